@@ -1,0 +1,64 @@
+"""Build the native hot paths.
+
+Every ``ext/<name>.pyx`` becomes ``provgate._ext.<name>``. The Cython compiler directives live
+here and nowhere else. ``PROVGATE_BOUNDSCHECK=1`` builds a checked variant (bounds checks on)
+so the test suite can also run against it. ``PROVGATE_BUILD_ONLY=a,b`` limits a development
+build to some modules.
+"""
+
+import os
+from pathlib import Path
+
+import numpy
+from Cython.Build import cythonize
+from setuptools import Extension, setup
+
+HERE = Path(__file__).parent
+EXT_DIR = HERE / "ext"
+
+CHECKED = os.environ.get("PROVGATE_BOUNDSCHECK", "") not in ("", "0")
+
+COMPILER_DIRECTIVES = {
+    "language_level": 3,
+    "wraparound": False,
+    "cdivision": True,
+    "initializedcheck": False,
+    "boundscheck": CHECKED,
+    "embedsignature": True,
+}
+
+BASE_COMPILE_ARGS = ["-O3"]
+# Modules compiled twice with different instruction sets; the import switch picks one at
+# run time after asking the CPU, so a build never runs AVX2 code on a machine without it.
+EXTRA_COMPILE_ARGS = {
+    "hashing_avx2": ["-mavx2"],
+}
+
+
+def extensions():
+    only = {n for n in os.environ.get("PROVGATE_BUILD_ONLY", "").split(",") if n}
+    exts = []
+    for pyx in sorted(EXT_DIR.glob("*.pyx")):
+        name = pyx.stem
+        if only and name not in only:
+            continue
+        exts.append(
+            Extension(
+                f"provgate._ext.{name}",
+                [str(pyx.relative_to(HERE))],
+                include_dirs=[numpy.get_include(), str(EXT_DIR)],
+                define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
+                extra_compile_args=BASE_COMPILE_ARGS + EXTRA_COMPILE_ARGS.get(name, []),
+            )
+        )
+    return exts
+
+
+setup(
+    ext_modules=cythonize(
+        extensions(),
+        include_path=[str(EXT_DIR)],
+        compiler_directives=COMPILER_DIRECTIVES,
+        build_dir="build/cython",
+    ),
+)

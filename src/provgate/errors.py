@@ -1,0 +1,73 @@
+"""Every error provgate raises. All derive from :class:`ProvgateError`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class ProvgateError(Exception):
+    """Base class of every provgate error."""
+
+
+class InvalidHandleError(ProvgateError, ValueError):
+    """A handle is empty, too long, not a ``str``, or contains NUL or a lone surrogate."""
+
+
+class InvalidContentError(ProvgateError, ValueError):
+    """Content is of the wrong type, not valid UTF-8, contains a lone surrogate, or is too large."""
+
+
+class HandleConflictError(ProvgateError):
+    """A handle was put again with different content; handles are immutable."""
+
+
+class UnknownHandleError(ProvgateError, KeyError):
+    """A handle does not resolve in the durable store."""
+
+    def __str__(self) -> str:  # KeyError would repr() the message
+        return str(self.args[0]) if self.args else ""
+
+
+class StoreCorruptionError(ProvgateError):
+    """Bytes read from the store do not hash to the digest recorded for them."""
+
+
+class InvalidDigestError(ProvgateError, ValueError):
+    """A digest string is malformed or names an unsupported algorithm."""
+
+
+class ProvenanceResolutionError(ProvgateError):
+    """A pointer cannot be resolved byte-exactly against its original source.
+
+    ``reason`` is one of ``unknown_handle``, ``source_changed``, ``out_of_range``,
+    ``span_mismatch``, ``nominal`` (the pointer points into a summary, not a source).
+    """
+
+    def __init__(self, message: str, *, reason: str, pointer: Any = None) -> None:
+        super().__init__(message)
+        self.reason = reason
+        self.pointer = pointer
+
+
+class SpanError(ProvgateError, ValueError):
+    """Span offsets are out of range, inverted, or of the wrong type."""
+
+
+class LimitExceededError(ProvgateError, ValueError):
+    """An input exceeds a documented cap (pattern count, pattern length, match count, size)."""
+
+
+class EditFormatError(ProvgateError, ValueError):
+    """An edit, window or block is malformed; ``field`` names the offending field."""
+
+    def __init__(self, message: str, *, field: str | None = None) -> None:
+        super().__init__(message)
+        self.field = field
+
+
+class ProvenanceInvariantError(ProvgateError):
+    """A context edit violates a provenance invariant; ``verdict`` carries the evidence."""
+
+    def __init__(self, message: str, *, verdict: Any = None) -> None:
+        super().__init__(message)
+        self.verdict = verdict
