@@ -1,0 +1,435 @@
+"""The context window model and the edit interchange format (``provgate.edit/1``).
+
+A :class:`Window` is an ordered list of :class:`Block`. An :class:`Edit` proposes replacing a
+``pre`` window by a ``post`` window with an operator, and carries the eviction records,
+supersession edges and pointers that justify what it drops or cites. Everything converts to and
+from plain JSON values losslessly; see ``docs/format.md`` and ``schema/edit-v1.schema.json``.
+
+Parsing is strict about types and lenient about unknown fields: a wrong type, a missing
+required field or a duplicate block id raises :class:`~provgate.errors.EditFormatError` whose
+``field`` names the offending field (``post[3].handles[0]``); unknown fields are ignored so that
+newer writers can add fields without breaking older readers.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from provgate.errors import EditFormatError
+
+FORMAT = "provgate.edit/1"
+FORMAT_MAJOR = 1
+_FORMAT_RE = re.compile(r"provgate\.edit/(\d+)(?:\.\d+)?\Z")
+
+ROLES = frozenset({"system", "user", "assistant", "tool", "summary"})
+LOSSLESS_OPERATORS = frozenset({"prune", "dedupe", "reorder", "rewrite"})
+LOSSY_OPERATORS = frozenset({"summarize", "abstract", "compress"})
+OPERATORS = LOSSLESS_OPERATORS | LOSSY_OPERATORS | {"evict"}
+
+MAX_ID_CHARS = 256
+MAX_HANDLE_BYTES = 1024
+
+
+# -- field checks -----------------------------------------------------------------------------
+
+
+def _fail(field_path: str, message: str) -> EditFormatError:
+    return EditFormatError(f"{field_path}: {message}", field=field_path)
+
+
+def _type_name(value: Any) -> str:
+    if value is None:
+        return "null"
+    return {bool: "boolean", int: "integer", float: "number", str: "string", list: "array",
+            tuple: "array", dict: "object"}.get(type(value), type(value).__name__)
+
+
+def _text(value: Any, path: str, *, allow_empty: bool = True, check_unicode: bool = True) -> str:
+    if not isinstance(value, str):
+        raise _fail(path, f"expected a string, got {_type_name(value)}")
+    if not allow_empty and not value:
+        raise _fail(path, "must not be empty")
+    if check_unicode:
+        encode_text(value, path)
+    return value
+
+
+def encode_text(value: str, path: str) -> bytes:
+    """UTF-8 bytes of ``value``; a lone surrogate is an error naming ``path``."""
+    try:
+        return value.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise _fail(path, f"contains a lone surrogate at index {exc.start}; text must be valid Unicode") from None
+
+
+def _ident(value: Any, path: str) -> str:
+    value = _text(value, path, allow_empty=False)
+    if len(value) > MAX_ID_CHARS:
+        raise _fail(path, f"longer than {MAX_ID_CHARS} characters")
+    if "\x00" in value:
+        raise _fail(path, "contains a NUL character")
+    return value
+
+
+def _handle(value: Any, path: str) -> str:
+    value = _text(value, path, allow_empty=False)
+    if "\x00" in value:
+        raise _fail(path, "handle contains a NUL character")
+    if len(value.encode("utf-8")) > MAX_HANDLE_BYTES:
+        raise _fail(path, f"handle longer than {MAX_HANDLE_BYTES} UTF-8 bytes")
+    return value
+
+
+def _bool(value: Any, path: str) -> bool:
+    if not isinstance(value, bool):
+        raise _fail(path, f"expected a boolean, got {_type_name(value)}")
+    return value
+
+
+def _int(value: Any, path: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise _fail(path, f"expected an integer, got {_type_name(value)}")
+    return value
+
+
+def _ts(value: Any, path: str) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise _fail(path, f"expected a number or null, got {_type_name(value)}")
+    if not math.isfinite(value):
+        raise _fail(path, "must be a finite number")
+    return float(value)
+
+
+def _array(value: Any, path: str) -> Sequence[Any]:
+    if not isinstance(value, (list, tuple)):
+        raise _fail(path, f"expected an array, got {_type_name(value)}")
+    return value
+
+
+def _object(value: Any, path: str) -> Mapping[str, Any]:
+    if not isinstance(value, Mapping):
+        raise _fail(path, f"expected an object, got {_type_name(value)}")
+    return value
+
+
+def _handles(value: Any, path: str) -> tuple[str, ...]:
+    return tuple(_handle(h, f"{path}[{i}]") for i, h in enumerate(_array(value, path)))
+
+
+# -- model ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Block:
+    """One item of a context window.
+
+    ``handles`` name the sources the text comes from (primary blocks); a ``derived`` block is
+    the output of a lossy operator and names its sources in ``derived_from``. ``pinned`` blocks
+    may be kept verbatim or evicted, never rewritten. ``resource`` (optional) names what a tool
+    output is a read of (``file:src/app.py``), so two reads of one resource can be told apart
+    from two unrelated outputs (invariant I4).
+    """
+
+    id: str
+    role: str
+    text: str
+    handles: tuple[str, ...] = ()
+    derived: bool = False
+    derived_from: tuple[str, ...] = ()
+    pinned: bool = False
+    ts: float | None = None
+    resource: str | None = None
+
+    def __post_init__(self) -> None:
+        # Python callers get the same checks as JSON input; tuples keep blocks hashable. Block
+        # text is checked for type only: it is encoded (and a lone surrogate reported) once,
+        # where it is hashed.
+        values = _block_fields(self.__getattribute__, "block")
+        for name, value in zip(_BLOCK_FIELDS, values):
+            object.__setattr__(self, name, value)
+
+    @property
+    def provenance(self) -> tuple[str, ...]:
+        """The handles this block's text is justified by (I1)."""
+        return self.derived_from if self.derived else self.handles
+
+    @classmethod
+    def from_json(cls, obj: Any, path: str = "block") -> Block:
+        obj = _object(obj, path)
+        for required in ("id", "role", "text"):
+            if required not in obj:
+                raise _fail(f"{path}.{required}", "required field is missing")
+        block = object.__new__(cls)
+        values = _block_fields(lambda name: obj.get(name, _BLOCK_DEFAULTS.get(name)), path)
+        for name, value in zip(_BLOCK_FIELDS, values):
+            object.__setattr__(block, name, value)
+        return block
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "id": self.id,
+            "role": self.role,
+            "text": self.text,
+            "handles": list(self.handles),
+            "derived": self.derived,
+            "derived_from": list(self.derived_from),
+            "pinned": self.pinned,
+            "ts": self.ts,
+        }
+        if self.resource is not None:
+            out["resource"] = self.resource
+        return out
+
+
+_BLOCK_FIELDS = ("id", "role", "text", "handles", "derived", "derived_from", "pinned", "ts", "resource")
+_BLOCK_DEFAULTS: dict[str, Any] = {"handles": (), "derived": False, "derived_from": (), "pinned": False}
+
+
+def _block_fields(get: Any, path: str) -> tuple[Any, ...]:
+    """Validated block field values, in ``_BLOCK_FIELDS`` order; ``get(name)`` reads one."""
+    role = _text(get("role"), f"{path}.role")
+    if role not in ROLES:
+        raise _fail(f"{path}.role", f"unknown role {role!r}; expected one of {sorted(ROLES)}")
+    resource = get("resource")
+    return (
+        _ident(get("id"), f"{path}.id"),
+        role,
+        _text(get("text"), f"{path}.text", check_unicode=False),
+        _handles(get("handles"), f"{path}.handles"),
+        _bool(get("derived"), f"{path}.derived"),
+        _handles(get("derived_from"), f"{path}.derived_from"),
+        _bool(get("pinned"), f"{path}.pinned"),
+        _ts(get("ts"), f"{path}.ts"),
+        None if resource is None else _handle(resource, f"{path}.resource"),
+    )
+
+
+class Window(Sequence[Block]):
+    """An ordered, immutable list of blocks with unique ids."""
+
+    __slots__ = ("_blocks", "_by_id")
+
+    def __init__(self, blocks: Iterable[Block | Mapping[str, Any]] = (), *, path: str = "window") -> None:
+        items: list[Block] = []
+        by_id: dict[str, int] = {}
+        for i, block in enumerate(blocks):
+            if not isinstance(block, Block):
+                block = Block.from_json(block, f"{path}[{i}]")
+            if block.id in by_id:
+                raise _fail(f"{path}[{i}].id", f"duplicate block id {block.id!r} (also at {path}[{by_id[block.id]}])")
+            by_id[block.id] = i
+            items.append(block)
+        self._blocks: tuple[Block, ...] = tuple(items)
+        self._by_id = by_id
+
+    @classmethod
+    def coerce(cls, value: Window | Iterable[Block | Mapping[str, Any]], path: str = "window") -> Window:
+        if isinstance(value, Window):
+            return value
+        if isinstance(value, (str, bytes, Mapping)):
+            raise _fail(path, f"expected an array of blocks, got {_type_name(value)}")
+        return cls(_array(list(value) if not isinstance(value, (list, tuple)) else value, path), path=path)
+
+    def __getitem__(self, index):  # type: ignore[override]
+        return self._blocks[index]
+
+    def __len__(self) -> int:
+        return len(self._blocks)
+
+    def __iter__(self) -> Iterator[Block]:
+        return iter(self._blocks)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Window) and self._blocks == other._blocks
+
+    def __hash__(self) -> int:
+        return hash(self._blocks)
+
+    def __repr__(self) -> str:
+        return f"Window({len(self._blocks)} blocks)"
+
+    def get(self, block_id: str) -> Block | None:
+        i = self._by_id.get(block_id)
+        return None if i is None else self._blocks[i]
+
+    def index(self, block_id: str) -> int:  # type: ignore[override]
+        return self._by_id[block_id]
+
+    def to_json(self) -> list[dict[str, Any]]:
+        return [b.to_json() for b in self._blocks]
+
+    @classmethod
+    def from_json(cls, value: Any, path: str = "window") -> Window:
+        return cls(_array(value, path), path=path)
+
+
+@dataclass(frozen=True, slots=True)
+class Supersession:
+    """Post block ``block`` replaces the older source ``handle`` (invariant I4)."""
+
+    block: str
+    handle: str
+
+    def to_json(self) -> dict[str, str]:
+        return {"block": self.block, "handle": self.handle}
+
+    @classmethod
+    def from_json(cls, obj: Any, path: str) -> Supersession:
+        obj = _object(obj, path)
+        for required in ("block", "handle"):
+            if required not in obj:
+                raise _fail(f"{path}.{required}", "required field is missing")
+        return cls(_ident(obj["block"], f"{path}.block"), _handle(obj["handle"], f"{path}.handle"))
+
+
+@dataclass(frozen=True, slots=True)
+class Citation:
+    """A byte-range citation from post block ``block`` into the original source ``handle``.
+
+    ``start``/``end`` are UTF-8 byte offsets into the source (end exclusive); ``hash`` is the
+    algorithm-prefixed digest of those bytes (``blake3:`` or ``sha256:``).
+    """
+
+    block: str
+    handle: str
+    start: int
+    end: int
+    hash: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"block": self.block, "handle": self.handle, "start": self.start, "end": self.end, "hash": self.hash}
+
+    @classmethod
+    def from_json(cls, obj: Any, path: str) -> Citation:
+        obj = _object(obj, path)
+        for required in ("block", "handle", "start", "end", "hash"):
+            if required not in obj:
+                raise _fail(f"{path}.{required}", "required field is missing")
+        start = _int(obj["start"], f"{path}.start")
+        end = _int(obj["end"], f"{path}.end")
+        if start < 0:
+            raise _fail(f"{path}.start", "must be >= 0")
+        if end < start:
+            raise _fail(f"{path}.end", f"must be >= start ({start})")
+        return cls(
+            _ident(obj["block"], f"{path}.block"),
+            _handle(obj["handle"], f"{path}.handle"),
+            start,
+            end,
+            _text(obj["hash"], f"{path}.hash", allow_empty=False),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Edit:
+    """A proposed context edit: replace ``pre`` by ``post`` with ``operator``."""
+
+    operator: str
+    pre: Window
+    post: Window
+    evicted: tuple[str, ...] = ()
+    supersedes: tuple[Supersession, ...] = ()
+    pointers: tuple[Citation, ...] = ()
+    sources: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def lossless(self) -> bool:
+        return self.operator in LOSSLESS_OPERATORS
+
+    @property
+    def lossy(self) -> bool:
+        return self.operator in LOSSY_OPERATORS
+
+    @classmethod
+    def from_json(cls, obj: Any) -> Edit:
+        obj = _object(obj, "edit")
+        fmt = obj.get("format", FORMAT)
+        fmt = _text(fmt, "format")
+        m = _FORMAT_RE.match(fmt)
+        if m is None:
+            raise _fail("format", f"unrecognised format {fmt!r}; expected {FORMAT!r}")
+        if int(m.group(1)) != FORMAT_MAJOR:
+            raise _fail("format", f"unsupported format version {fmt!r}; this provgate reads {FORMAT!r}")
+        for required in ("operator", "pre", "post"):
+            if required not in obj:
+                raise _fail(required, "required field is missing")
+        operator = _text(obj["operator"], "operator")
+        if operator not in OPERATORS:
+            raise _fail("operator", f"unknown operator {operator!r}; expected one of {sorted(OPERATORS)}")
+        sources_obj = _object(obj.get("sources", {}), "sources")
+        sources = {}
+        for key, text in sources_obj.items():
+            handle = _handle(key, f"sources[{key!r}]")
+            sources[handle] = _text(text, f"sources[{key!r}]")
+        return cls(
+            operator=operator,
+            pre=Window.from_json(obj["pre"], "pre"),
+            post=Window.from_json(obj["post"], "post"),
+            evicted=_handles(obj.get("evicted", ()), "evicted"),
+            supersedes=tuple(
+                Supersession.from_json(s, f"supersedes[{i}]") for i, s in enumerate(_array(obj.get("supersedes", ()), "supersedes"))
+            ),
+            pointers=tuple(
+                Citation.from_json(p, f"pointers[{i}]") for i, p in enumerate(_array(obj.get("pointers", ()), "pointers"))
+            ),
+            sources=sources,
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "format": FORMAT,
+            "operator": self.operator,
+            "pre": self.pre.to_json(),
+            "post": self.post.to_json(),
+            "evicted": list(self.evicted),
+            "supersedes": [s.to_json() for s in self.supersedes],
+            "pointers": [p.to_json() for p in self.pointers],
+        }
+        if self.sources:
+            out["sources"] = dict(self.sources)
+        return out
+
+
+# -- JSON text --------------------------------------------------------------------------------
+
+
+def _reject_constant(name: str) -> Any:
+    raise EditFormatError(f"JSON contains {name}, which is not valid JSON", field=None)
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise EditFormatError(f"JSON object has the key {key!r} twice; which one is meant is ambiguous", field=key)
+        out[key] = value
+    return out
+
+
+def loads_json(data: str | bytes) -> Any:
+    """Parse JSON strictly: valid UTF-8, no NaN/Infinity, no duplicate keys."""
+    if isinstance(data, (bytes, bytearray, memoryview)):
+        try:
+            data = bytes(data).decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise EditFormatError(f"input is not valid UTF-8 (byte {exc.start})", field=None) from None
+    try:
+        return json.loads(data, parse_constant=_reject_constant, object_pairs_hook=_unique_keys)
+    except json.JSONDecodeError as exc:
+        raise EditFormatError(f"invalid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}", field=None) from None
+    except RecursionError:
+        raise EditFormatError("invalid JSON: nested too deeply", field=None) from None
+
+
+def parse_edit(data: str | bytes | Mapping[str, Any]) -> Edit:
+    """An :class:`Edit` from JSON text or an already-decoded JSON object."""
+    if isinstance(data, Mapping):
+        return Edit.from_json(data)
+    return Edit.from_json(loads_json(data))
