@@ -365,3 +365,13 @@ def test_drift_needs_a_config(w50):
     with pytest.raises(ValueError):
         corpus.drift_edit(w)
     assert corpus.drift_edit(w50)  # the 50k window always has the retries=3 config
+
+
+def test_edits_parse_as_edit_format_v1(w50):
+    from provgate.window import Edit
+
+    for make in (corpus.prune_edit, corpus.rewrite_edit, corpus.summarize_edit, corpus.drift_edit):
+        raw = make(w50)
+        edit = Edit.from_json(raw)
+        assert edit.operator == raw["operator"]
+        assert len(edit.post) == len(raw["post"])
