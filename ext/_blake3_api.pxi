@@ -1,0 +1,255 @@
+# The Python boundary of bulk span hashing: check every argument exactly as the reference
+# (provgate._hashing_py) does, gather pointers and lengths with the GIL held while keeping
+# their owners alive, then hash everything in one nogil call of hash_batch (_blake3.pxi).
+
+from cpython.buffer cimport PyBUF_FULL_RO, PyBuffer_IsContiguous, PyBuffer_Release, PyObject_GetBuffer
+from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_CheckExact, PyBytes_GET_SIZE
+from libc.stdint cimport int32_t, int64_t
+from libc.stdlib cimport calloc, free, malloc
+
+from _types cimport span_index_t
+
+import numpy as np
+
+from provgate.errors import SpanError
+
+DIGEST_SIZE = OUT_LEN
+KEY_SIZE = KEY_LEN
+IMPLEMENTATION = "native"
+
+cdef object _INT64_MAX = np.iinfo(np.int64).max
+cdef object _NATIVE_INT32 = np.dtype(np.int32)
+cdef object _NATIVE_INT64 = np.dtype(np.int64)
+
+
+cdef int acquire_bytes(object obj, Py_buffer* view, const byte_t** data, offset_t* length,
+                       str what, offset_t index=-1) except -1:
+    """Point data/length at obj's bytes. Returns 1 when view now holds an export that the
+    caller must release with PyBuffer_Release, 0 when there is none (bytes).
+
+    Errors name the argument as what, or what[index] when index >= 0.
+    """
+    if index >= 0 and not PyBytes_CheckExact(obj):
+        # the name is needed only for an error, and formatting it per buffer costs
+        what = f"{what}[{index}]"
+    if isinstance(obj, str):
+        raise TypeError(f"{what} must be bytes-like, not str (encode it as UTF-8 first)")
+    if PyBytes_CheckExact(obj):
+        # immutable and kept alive by the caller's reference: no export needed
+        data[0] = <const byte_t*>PyBytes_AS_STRING(obj)
+        length[0] = PyBytes_GET_SIZE(obj)
+        return 0
+    try:
+        # the flags memoryview() uses, so the same objects are accepted as in the reference
+        PyObject_GetBuffer(obj, view, PyBUF_FULL_RO)
+    except TypeError:
+        raise TypeError(f"{what} must be bytes, bytearray or memoryview, not {type(obj).__name__}") from None
+    if not PyBuffer_IsContiguous(view, b'C'):
+        PyBuffer_Release(view)
+        raise TypeError(f"{what} must be a C-contiguous buffer")
+    data[0] = <const byte_t*>view.buf
+    length[0] = view.len
+    return 1
+
+
+cdef int key_words_of(object key, word_t* words) except -1:
+    """IV for the hash mode, the key's eight little-endian words for keyed mode."""
+    cdef bytes key_bytes
+    cdef const byte_t* p
+    cdef int i
+    if key is None:
+        for i in range(8):
+            words[i] = IV[i]
+        return 0
+    if isinstance(key, str) or not isinstance(key, (bytes, bytearray, memoryview)):
+        raise TypeError(f"key must be {KEY_LEN} bytes, not {type(key).__name__}")
+    key_bytes = bytes(key)
+    if len(key_bytes) != KEY_LEN:
+        raise ValueError(f"key must be exactly {KEY_LEN} bytes, got {len(key_bytes)}")
+    p = key_bytes
+    for i in range(8):
+        words[i] = load_le32(p + 4 * i)
+    return 0
+
+
+cdef object as_offsets(object values, str what):
+    """A C-contiguous int32 or int64 array of offsets, with the reference's checks."""
+    arr = np.asarray(values)
+    if arr.ndim != 1:
+        raise SpanError(f"{what} must be one-dimensional, got shape {arr.shape}")
+    if arr.size == 0:
+        return np.empty(0, dtype=np.int64)
+    if arr.dtype.kind not in "iu":
+        raise SpanError(f"{what} must hold integers, got dtype {arr.dtype}")
+    if arr.dtype.kind == "u" and arr.dtype.itemsize == 8 and int(arr.max()) > _INT64_MAX:
+        raise SpanError(f"{what} holds an offset beyond int64")
+    if arr.dtype != _NATIVE_INT32 and arr.dtype != _NATIVE_INT64:
+        arr = arr.astype(np.int64)
+    return np.ascontiguousarray(arr)
+
+
+cdef offset_t place_spans(const span_index_t[::1] starts, const span_index_t[::1] ends,
+                          const byte_t* base, offset_t size,
+                          const byte_t** data, offset_t* lengths) noexcept nogil:
+    """Pointers and lengths of the spans; the index of the first invalid span, or -1."""
+    cdef offset_t i, start, end
+    for i in range(starts.shape[0]):
+        start = starts[i]
+        end = ends[i]
+        if start < 0 or end < start or end > size:
+            return i
+        data[i] = base + start
+        lengths[i] = end - start
+    return -1
+
+
+cdef object span_error(object starts, object ends, offset_t i, offset_t size):
+    cdef object st = int(starts[i])
+    cdef object en = int(ends[i])
+    if st < 0:
+        why = "negative start"
+    elif en < st:
+        why = "end before start"
+    else:
+        why = f"end beyond the buffer of {size} bytes"
+    return SpanError(f"span {i} [{st}, {en}) is invalid: {why}")
+
+
+cdef int hash_gathered(const byte_t* const* data, const offset_t* lengths, offset_t n,
+                       const word_t* key_words, word_t mode, byte_t* out) except -1:
+    """Plan, allocate the scratch (MemoryError if it cannot), hash without the GIL."""
+    cdef Plan plan
+    cdef Job* chunk_jobs = NULL
+    cdef Job* parent_jobs = NULL
+    cdef Tree* trees = NULL
+    cdef byte_t* cvs = NULL
+    with nogil:
+        plan_batch(lengths, n, &plan)
+    try:
+        # +1: malloc(0) may return NULL, which must not read as failure
+        chunk_jobs = <Job*>malloc((plan.n_chunk_jobs + 1) * sizeof(Job))
+        parent_jobs = <Job*>malloc((plan.n_cv_slots // 2 + 1) * sizeof(Job))
+        trees = <Tree*>malloc((plan.n_trees + 1) * sizeof(Tree))
+        cvs = <byte_t*>malloc((plan.n_cv_slots + 1) * OUT_LEN)
+        if chunk_jobs == NULL or parent_jobs == NULL or trees == NULL or cvs == NULL:
+            raise MemoryError("not enough memory for the hashing scratch space")
+        with nogil:
+            hash_batch(data, lengths, &plan, key_words, mode, out,
+                       chunk_jobs, parent_jobs, trees, cvs)
+    finally:
+        free(chunk_jobs)
+        free(parent_jobs)
+        free(trees)
+        free(cvs)
+    return 0
+
+
+def hash_spans(data, starts, ends, *, key=None):
+    """BLAKE3 digests of ``data[starts[i]:ends[i]]`` as an ``(n, 32)`` uint8 array.
+
+    ``key`` (32 bytes) selects BLAKE3's keyed mode. Raises ``TypeError`` for ``str`` or
+    non-contiguous data, ``TypeError``/``ValueError`` for a bad key, and ``SpanError``
+    naming the first span that is out of range, inverted, or malformed.
+    """
+    cdef Py_buffer view
+    cdef const byte_t* base
+    cdef offset_t size
+    cdef bint exported
+    cdef word_t key_words[8]
+    cdef offset_t n, bad
+    cdef const byte_t** span_data = NULL
+    cdef offset_t* span_lengths = NULL
+    cdef byte_t[:, ::1] out_view
+    cdef word_t mode
+    exported = acquire_bytes(data, &view, &base, &size, "data")
+    try:
+        key_words_of(key, key_words)
+        mode = 0 if key is None else KEYED_HASH
+        s = as_offsets(starts, "starts")
+        e = as_offsets(ends, "ends")
+        if s.shape[0] != e.shape[0]:
+            raise SpanError(f"starts and ends differ in length: {s.shape[0]} != {e.shape[0]}")
+        n = s.shape[0]
+        out = np.empty((n, OUT_LEN), dtype=np.uint8)
+        if n == 0:
+            return out
+        if s.dtype != e.dtype:
+            s = s.astype(np.int64)
+            e = e.astype(np.int64)
+        span_data = <const byte_t**>malloc(n * sizeof(byte_t*))
+        span_lengths = <offset_t*>malloc(n * sizeof(offset_t))
+        if span_data == NULL or span_lengths == NULL:
+            raise MemoryError("not enough memory for the span table")
+        if s.dtype == _NATIVE_INT32:
+            bad = _place_int32(s, e, base, size, span_data, span_lengths)
+        else:
+            bad = _place_int64(s, e, base, size, span_data, span_lengths)
+        if bad >= 0:
+            raise span_error(s, e, bad, size)
+        out_view = out
+        hash_gathered(span_data, span_lengths, n, key_words, mode, &out_view[0, 0])
+        return out
+    finally:
+        free(span_data)
+        free(span_lengths)
+        if exported:
+            PyBuffer_Release(&view)
+
+
+cdef offset_t _place_int32(const int32_t[::1] s, const int32_t[::1] e, const byte_t* base,
+                           offset_t size, const byte_t** data, offset_t* lengths) noexcept:
+    with nogil:
+        return place_spans(s, e, base, size, data, lengths)
+
+
+cdef offset_t _place_int64(const int64_t[::1] s, const int64_t[::1] e, const byte_t* base,
+                           offset_t size, const byte_t** data, offset_t* lengths) noexcept:
+    with nogil:
+        return place_spans(s, e, base, size, data, lengths)
+
+
+def hash_buffers(buffers, *, key=None):
+    """BLAKE3 digests of each bytes-like object of ``buffers`` as an ``(n, 32)`` uint8 array.
+
+    The buffers are hashed where they are, without concatenation. Errors as ``hash_spans``.
+    """
+    cdef word_t key_words[8]
+    cdef Py_buffer* views = NULL
+    cdef char* exported = NULL
+    cdef const byte_t** buffer_data = NULL
+    cdef offset_t* buffer_lengths = NULL
+    cdef offset_t n, i
+    cdef byte_t[:, ::1] out_view
+    cdef word_t mode
+    if isinstance(buffers, (str, bytes, bytearray, memoryview)):
+        raise TypeError("buffers must be a sequence of bytes-like objects, not a single buffer")
+    key_words_of(key, key_words)
+    mode = 0 if key is None else KEYED_HASH
+    # our own tuple keeps every buffer alive even if the caller's list changes meanwhile
+    items = tuple(buffers)
+    n = len(items)
+    out = np.empty((n, OUT_LEN), dtype=np.uint8)
+    if n == 0:
+        return out
+    try:
+        views = <Py_buffer*>malloc(n * sizeof(Py_buffer))
+        exported = <char*>calloc(n, 1)
+        buffer_data = <const byte_t**>malloc(n * sizeof(byte_t*))
+        buffer_lengths = <offset_t*>malloc(n * sizeof(offset_t))
+        if views == NULL or exported == NULL or buffer_data == NULL or buffer_lengths == NULL:
+            raise MemoryError("not enough memory for the buffer table")
+        for i in range(n):
+            exported[i] = acquire_bytes(items[i], &views[i], &buffer_data[i], &buffer_lengths[i],
+                                        "buffers", i)
+        out_view = out
+        hash_gathered(buffer_data, buffer_lengths, n, key_words, mode, &out_view[0, 0])
+        return out
+    finally:
+        if exported != NULL:
+            for i in range(n):
+                if exported[i]:
+                    PyBuffer_Release(&views[i])
+        free(exported)
+        free(views)
+        free(buffer_data)
+        free(buffer_lengths)

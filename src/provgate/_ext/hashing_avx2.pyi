@@ -1,0 +1,26 @@
+"""Bulk span hashing, native AVX2 build (ext/hashing_avx2.pyx); import only after
+provgate._ext.hashing.cpu_supports_avx2() returned True."""
+
+from collections.abc import Sequence
+from typing import Any, Final, Literal
+
+import numpy as np
+import numpy.typing as npt
+
+DIGEST_SIZE: Final[int]
+KEY_SIZE: Final[int]
+IMPLEMENTATION: Final[Literal["native"]]
+INSTRUCTION_SET: Final[Literal["avx2"]]
+
+def hash_spans(
+    data: bytes | bytearray | memoryview,
+    starts: npt.ArrayLike,
+    ends: npt.ArrayLike,
+    *,
+    key: bytes | bytearray | memoryview | None = None,
+) -> npt.NDArray[np.uint8]: ...
+def hash_buffers(
+    buffers: Sequence[Any],
+    *,
+    key: bytes | bytearray | memoryview | None = None,
+) -> npt.NDArray[np.uint8]: ...
