@@ -1,0 +1,1152 @@
+"""The durable source store: the persisted tool log that outlives the context window (I3).
+
+Every tool output, document and user turn is put here once under a handle; its BLAKE3 digest
+identifies the content. The store is one SQLite file (stdlib ``sqlite3``) in WAL mode with
+``synchronous=FULL``: when :meth:`SourceStore.put` returns, the source is on disk and survives
+a crash of the process (and, on a disk that honours fsync, of the machine).
+
+What the store guarantees, and how:
+
+- **Immutable handles.** A handle names one content forever. Putting the same content again is
+  a no-op; different content raises :class:`HandleConflictError`. Triggers in the schema refuse
+  UPDATE and DELETE of sources, content and audit records, so not even a bug in a later
+  version of this module can rewrite history.
+- **Verified reads.** SQLite does not notice a flipped bit inside a row. Every read re-hashes
+  the bytes it got and raises :class:`StoreCorruptionError` if they no longer match.
+- **Strict text.** Content is text (pointers are UTF-8 byte offsets and extraction works on
+  text): ``str`` must encode as strict UTF-8 (a lone surrogate is refused), ``bytes`` must be
+  valid UTF-8 (the error names the offset of the first bad byte). NUL characters are ordinary
+  content and are stored and returned faithfully. Empty content is allowed.
+- **Concurrency.** Threads and processes may write at once. Each thread has its own connection,
+  a forked child never touches its parent's connections, writes take the write lock up front
+  (``BEGIN IMMEDIATE``) and SQLITE_BUSY is retried with backoff, so "database is locked" does not
+  reach the caller unless the lock stays taken beyond ``busy_timeout`` (then
+  :class:`StoreBusyError`).
+
+The default file is ``$PROVGATE_STORE`` if set, else ``$XDG_DATA_HOME/provgate/store.sqlite3``
+(``~/.local/share/provgate/store.sqlite3`` when ``XDG_DATA_HOME`` is unset); ``":memory:"`` gives
+a private in-memory store for tests. See ``docs/store.md``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import numbers
+import os
+import random
+import sqlite3
+import threading
+import time
+import weakref
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar
+
+from provgate.digests import BLAKE3, compute_digest, digest_matches, digests_equal, parse_digest
+from provgate.errors import (
+    HandleConflictError,
+    InvalidArgumentError,
+    InvalidContentError,
+    InvalidDigestError,
+    LimitExceededError,
+    PointerFormatError,
+    ProvenanceResolutionError,
+    SpanError,
+    StoreBusyError,
+    StoreClosedError,
+    StoreCorruptionError,
+    StoreSchemaError,
+    UnknownHandleError,
+)
+from provgate.handles import check_handle
+from provgate.pointers import (
+    REASON_NOMINAL,
+    REASON_OUT_OF_RANGE,
+    REASON_SOURCE_CHANGED,
+    REASON_SPAN_MISMATCH,
+    REASON_UNKNOWN_HANDLE,
+    Pointer,
+    check_byte_span,
+    str_span_to_byte_span,
+)
+
+MEMORY = ":memory:"
+SCHEMA_VERSION = 1
+# PRAGMA application_id marks the file as ours ("pgst"), so a store never adopts, or writes
+# tables into, some other application's SQLite database.
+APPLICATION_ID = 0x70677374
+DEFAULT_MAX_CONTENT_BYTES = 64 * 1024 * 1024
+# SQLite's default SQLITE_MAX_LENGTH: no row value can be larger.
+SQLITE_MAX_LENGTH = 1_000_000_000
+DEFAULT_BUSY_TIMEOUT = 30.0
+MAX_KIND_BYTES = 128
+MAX_VERSION_BYTES = 128
+MAX_AUDIT_DEPTH = 64
+# IN (...) lists stay far below SQLITE_MAX_VARIABLE_NUMBER on old SQLite builds (999).
+_IN_CHUNK = 500
+_PAGE = 1000
+
+_SQLITE_BUSY = 5
+_SQLITE_LOCKED = 6
+_SQLITE_CORRUPT = 11
+_SQLITE_NOTADB = 26
+
+_SCHEMA_V1: tuple[str, ...] = (
+    # Content is stored once per digest; sources map handles onto it. body is a BLOB, not TEXT,
+    # so SQLite never transcodes or truncates it (NUL bytes included).
+    """CREATE TABLE content (
+        digest TEXT PRIMARY KEY,
+        size INTEGER NOT NULL,
+        body BLOB NOT NULL
+    )""",
+    # seq is the insertion order; rows are never deleted (trigger below), so it only grows.
+    """CREATE TABLE sources (
+        seq INTEGER PRIMARY KEY,
+        handle TEXT NOT NULL UNIQUE,
+        digest TEXT NOT NULL REFERENCES content(digest),
+        kind TEXT,
+        ts REAL
+    )""",
+    # [src:call_8] cites tool:call_8: handles are looked up by the name after their kind prefix.
+    """CREATE INDEX sources_by_name ON sources (substr(handle, instr(handle, ':') + 1))
+        WHERE instr(handle, ':') > 0""",
+    """CREATE TABLE audit (
+        seq INTEGER PRIMARY KEY,
+        record BLOB NOT NULL,
+        digest TEXT NOT NULL
+    )""",
+    """CREATE TABLE fact_cache (
+        digest TEXT NOT NULL,
+        version TEXT NOT NULL,
+        blob BLOB NOT NULL,
+        blob_digest TEXT NOT NULL,
+        PRIMARY KEY (digest, version)
+    )""",
+    *(
+        f"""CREATE TRIGGER {table}_no_{op.lower()} BEFORE {op} ON {table}
+            BEGIN SELECT RAISE(ABORT, 'provgate: {table} rows are immutable'); END"""
+        for table in ("content", "sources", "audit")
+        for op in ("UPDATE", "DELETE")
+    ),
+)
+
+T = TypeVar("T")
+
+# Connections a forked child inherited while another thread of the parent was inside them.
+# They are never closed: closing would wait for a mutex that a thread which does not exist in
+# the child still holds. Keeping the reference also stops garbage collection from closing them.
+_ABANDONED: list[sqlite3.Connection] = []
+_LIVE_STORES: weakref.WeakSet[SourceStore] = weakref.WeakSet()
+
+
+def _after_fork_in_child() -> None:
+    for store in list(_LIVE_STORES):
+        store._forget_parent_connections()
+
+
+os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
+def default_store_path() -> Path:
+    """The store file used when ``SourceStore()`` is given no path.
+
+    ``$PROVGATE_STORE`` if set and non-empty; else ``$XDG_DATA_HOME/provgate/store.sqlite3``
+    (only if ``XDG_DATA_HOME`` is absolute, as the XDG spec requires); else
+    ``~/.local/share/provgate/store.sqlite3``.
+    """
+    explicit = os.environ.get("PROVGATE_STORE", "")
+    if explicit:
+        return Path(explicit).expanduser()
+    xdg = os.environ.get("XDG_DATA_HOME", "")
+    base = Path(xdg) if xdg and os.path.isabs(xdg) else Path.home() / ".local" / "share"
+    return base / "provgate" / "store.sqlite3"
+
+
+@dataclass(frozen=True)
+class SourceInfo:
+    """What the store knows about one handle, without reading its content."""
+
+    handle: str
+    digest: str
+    size: int
+    kind: str | None
+    ts: float | None
+    seq: int
+
+
+class _Connection:
+    """One sqlite3 connection, owned by one thread of one process."""
+
+    __slots__ = ("raw", "pid", "thread", "busy")
+
+    def __init__(self, raw: sqlite3.Connection, thread: threading.Thread) -> None:
+        self.raw = raw
+        self.pid = os.getpid()
+        self.thread = thread
+        # Non-zero while an operation is inside the connection; a child forked at that moment
+        # must not close it (see _ABANDONED).
+        self.busy = 0
+
+
+class SourceStore:
+    """The durable, content-addressed store of sources. See the module docstring."""
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str] | None = None,
+        *,
+        max_content_bytes: int = DEFAULT_MAX_CONTENT_BYTES,
+        busy_timeout: float = DEFAULT_BUSY_TIMEOUT,
+    ) -> None:
+        if not _is_int(max_content_bytes) or not 0 < max_content_bytes <= SQLITE_MAX_LENGTH:
+            raise InvalidArgumentError(
+                f"max_content_bytes must be an int in 1..{SQLITE_MAX_LENGTH}, got {max_content_bytes!r}",
+                argument="max_content_bytes",
+            )
+        if not _is_real(busy_timeout) or not 0 < float(busy_timeout) < math.inf:
+            raise InvalidArgumentError(
+                f"busy_timeout must be a positive finite number of seconds, got {busy_timeout!r}",
+                argument="busy_timeout",
+            )
+        self._max_content_bytes = int(max_content_bytes)
+        self._busy_timeout = float(busy_timeout)
+        self._path = self._resolve_path(path)
+        self._memory = self._path == MEMORY
+        self._closed = False
+        self._schema_ready = False
+        self._pid = os.getpid()
+        self._lock = threading.Lock()  # guards the connection registry
+        self._conns: dict[int, _Connection] = {}
+        self._inherited: list[_Connection] = []
+        self._memory_conn: _Connection | None = None
+        # One ":memory:" connection is one database, so all threads share it, one at a time.
+        self._memory_lock = threading.Lock()
+        self._forked_memory = False
+        if self._memory:
+            self._memory_conn = _Connection(self._connect(), threading.current_thread())
+        else:
+            self._connection()  # open now, so a bad path or a foreign file fails here
+        _LIVE_STORES.add(self)
+
+    # ------------------------------------------------------------------ life cycle
+
+    @property
+    def path(self) -> str:
+        """The store file, or ``":memory:"``."""
+        return self._path
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    @property
+    def max_content_bytes(self) -> int:
+        return self._max_content_bytes
+
+    def close(self) -> None:
+        """Close every connection of this store. Idempotent.
+
+        Do not call it while other threads are still using the store: their operations would
+        fail with :class:`StoreClosedError`.
+        """
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+            conns, self._conns = list(self._conns.values()), {}
+            if self._memory_conn is not None and not self._forked_memory:
+                conns.append(self._memory_conn)
+            self._memory_conn = None
+            self._release_inherited()
+        for conn in conns:
+            if conn.pid == os.getpid():
+                conn.raw.close()
+        _LIVE_STORES.discard(self)
+
+    def __enter__(self) -> SourceStore:
+        return self
+
+    def __exit__(self, *exc_info: Any) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        state = "closed" if self._closed else "open"
+        return f"SourceStore({self._path!r}, {state})"
+
+    # ------------------------------------------------------------------ sources
+
+    def put(self, handle: str, content: str | bytes, *, kind: str | None = None, ts: float | None = None) -> str:
+        """Store ``content`` under ``handle`` durably and return its digest ``"blake3:<hex>"``.
+
+        Putting the same content under the same handle again returns the digest and changes
+        nothing (``kind`` and ``ts`` of the first put are kept). Different content under an
+        existing handle raises :class:`HandleConflictError`.
+        """
+        handle = check_handle(handle)
+        data = self._content_bytes(content)
+        kind = _check_short_text(kind, "kind", MAX_KIND_BYTES, optional=True)
+        ts = _check_ts(ts)
+        digest = compute_digest(data)  # outside the write lock: hashing needs no lock
+
+        def txn(conn: sqlite3.Connection) -> str:
+            row = conn.execute("SELECT digest FROM sources WHERE handle = ?", (handle,)).fetchone()
+            if row is not None:
+                if row[0] == digest:
+                    return digest
+                raise HandleConflictError(
+                    f"handle {handle!r} already holds {row[0]}; refusing different content {digest} "
+                    "(handles are immutable: put the new content under a new handle)"
+                )
+            existing = conn.execute("SELECT size, body FROM content WHERE digest = ?", (digest,)).fetchone()
+            if existing is None:
+                conn.execute("INSERT INTO content (digest, size, body) VALUES (?, ?, ?)", (digest, len(data), data))
+            else:
+                # Deduplicated: this put will be served by bytes already on disk, so they must be
+                # intact, or the put would be acknowledged onto corrupt data.
+                self._check_body(f"content {digest}", digest, existing[0], existing[1])
+            conn.execute(
+                "INSERT INTO sources (handle, digest, kind, ts) VALUES (?, ?, ?, ?)", (handle, digest, kind, ts)
+            )
+            return digest
+
+        return self._write(txn)
+
+    def get(self, handle: str) -> str:
+        """The text stored under ``handle``, re-hashed on read."""
+        data = self.get_bytes(handle)
+        try:
+            return data.decode("utf-8")
+        except UnicodeDecodeError as exc:  # only reachable if the digest check was defeated
+            raise StoreCorruptionError(f"content of {handle!r} is not valid UTF-8 at byte {exc.start}") from None
+
+    def get_bytes(self, handle: str) -> bytes:
+        """The UTF-8 bytes stored under ``handle``, re-hashed on read."""
+        return self._read_verified(check_handle(handle))[1]
+
+    def get_many(self, handles: Iterable[str], *, missing: str = "raise") -> dict[str, str]:
+        """Texts of many handles in one query (per 500 handles), each verified.
+
+        ``missing="raise"`` raises :class:`UnknownHandleError` naming the handles that do not
+        resolve; ``missing="skip"`` leaves them out of the result.
+        """
+        if missing not in ("raise", "skip"):
+            raise InvalidArgumentError(f"missing must be 'raise' or 'skip', got {missing!r}", argument="missing")
+        wanted = self._handle_list(handles)
+        rows = self._read_chunks(
+            "SELECT s.handle, s.digest, c.size, c.body FROM sources s "
+            "LEFT JOIN content c ON c.digest = s.digest WHERE s.handle IN ({})",
+            wanted,
+        )
+        found: dict[str, str] = {}
+        for handle, digest, size, body in rows:
+            data = self._check_body(f"content of {handle!r}", digest, size, body)
+            try:
+                found[handle] = data.decode("utf-8")
+            except UnicodeDecodeError:
+                raise StoreCorruptionError(f"content of {handle!r} is not valid UTF-8") from None
+        absent = [h for h in wanted if h not in found]
+        if absent and missing == "raise":
+            raise UnknownHandleError(_unknown_message(absent))
+        return {h: found[h] for h in wanted if h in found}
+
+    def resolves(self, handle: str) -> bool:
+        """Whether ``handle`` is durable in this store (content present; not re-hashed)."""
+        handle = check_handle(handle)
+        row = self._read(
+            lambda conn: conn.execute(
+                "SELECT 1 FROM sources s JOIN content c ON c.digest = s.digest WHERE s.handle = ?", (handle,)
+            ).fetchone()
+        )
+        return row is not None
+
+    def unresolved(self, handles: Iterable[str]) -> list[str]:
+        """The given handles that do not resolve, in the order given (duplicates once)."""
+        wanted = self._handle_list(handles)
+        rows = self._read_chunks(
+            "SELECT s.handle FROM sources s JOIN content c ON c.digest = s.digest WHERE s.handle IN ({})", wanted
+        )
+        present = {row[0] for row in rows}
+        return [h for h in wanted if h not in present]
+
+    def handles_named(self, name: str) -> list[str]:
+        """Handles whose name after the kind prefix is ``name``, in insertion order.
+
+        ``handles_named("call_8841")`` finds ``tool:call_8841`` (and ``doc:call_8841``, if that
+        exists too: the caller decides what an ambiguous citation means). The prefix is
+        everything up to the first ``:``; a handle without ``:`` has no name part. Indexed.
+        """
+        name = check_handle(name)
+        rows = self._read(
+            lambda conn: conn.execute(
+                "SELECT handle FROM sources INDEXED BY sources_by_name "
+                "WHERE instr(handle, ':') > 0 AND substr(handle, instr(handle, ':') + 1) = ? ORDER BY seq",
+                (name,),
+            ).fetchall()
+        )
+        return [row[0] for row in rows]
+
+    def digest(self, handle: str) -> str:
+        """The digest recorded for ``handle`` (not re-hashed; :meth:`get` verifies)."""
+        return self.info(handle).digest
+
+    def info(self, handle: str) -> SourceInfo:
+        """Digest, size, kind, ts and insertion sequence number of ``handle``."""
+        handle = check_handle(handle)
+        row = self._read(
+            lambda conn: conn.execute(
+                "SELECT s.seq, s.digest, c.size, s.kind, s.ts FROM sources s "
+                "LEFT JOIN content c ON c.digest = s.digest WHERE s.handle = ?",
+                (handle,),
+            ).fetchone()
+        )
+        if row is None:
+            raise UnknownHandleError(_unknown_message([handle]))
+        seq, digest, size, kind, ts = row
+        _check_stored_digest(f"source {handle!r}", digest)
+        if size is None:
+            raise StoreCorruptionError(f"source {handle!r} refers to content {digest} that is not in the store")
+        if not _is_int(size) or not _is_int(seq) or not (kind is None or isinstance(kind, str)):
+            raise StoreCorruptionError(f"the row of source {handle!r} holds values of the wrong type")
+        if ts is not None and not isinstance(ts, float):
+            raise StoreCorruptionError(f"the row of source {handle!r} holds a timestamp of the wrong type")
+        return SourceInfo(handle=handle, digest=digest, size=size, kind=kind, ts=ts, seq=seq)
+
+    def __iter__(self) -> Iterator[str]:
+        """Handles in insertion order, read a page at a time (no transaction stays open)."""
+        last = 0
+        while True:
+            rows = self._read(
+                lambda conn: conn.execute(
+                    "SELECT seq, handle FROM sources WHERE seq > ? ORDER BY seq LIMIT ?", (last, _PAGE)
+                ).fetchall()
+            )
+            for seq, handle in rows:
+                if not isinstance(handle, str):
+                    raise StoreCorruptionError(f"source row {seq} holds a handle that is not text")
+                yield handle
+            if len(rows) < _PAGE:
+                return
+            last = rows[-1][0]
+
+    def __len__(self) -> int:
+        return self._read(lambda conn: conn.execute("SELECT count(*) FROM sources").fetchone()[0])
+
+    def __contains__(self, handle: object) -> bool:
+        """``handle in store``: like :meth:`resolves`, but anything that is not a valid handle is
+        simply not in the store (container protocol) instead of raising."""
+        try:
+            return self.resolves(handle)  # type: ignore[arg-type]
+        except ValueError as exc:  # InvalidHandleError
+            if isinstance(exc, StoreClosedError):
+                raise
+            return False
+
+    # ------------------------------------------------------------------ pointers
+
+    def pointer(
+        self, handle: str, start: int, end: int, *, algorithm: str = BLAKE3, label: str | None = None
+    ) -> Pointer:
+        """A pointer to bytes ``[start, end)`` of the source under ``handle``.
+
+        Offsets are UTF-8 byte offsets on character boundaries, ``end`` exclusive, span
+        non-empty; otherwise :class:`SpanError`. ``algorithm="sha256"`` makes a pointer whose
+        two digests are SHA-256, for tools that only speak SHA-256.
+        """
+        handle = check_handle(handle)
+        stored_digest, source = self._read_verified(handle)
+        check_byte_span(source, start, end)
+        return self._cut(handle, stored_digest, source, int(start), int(end), algorithm, label)
+
+    def pointer_from_str_indices(
+        self, handle: str, start: int, end: int, *, algorithm: str = BLAKE3, label: str | None = None
+    ) -> Pointer:
+        """Like :meth:`pointer`, with ``start``/``end`` given as indices into ``store.get(handle)``."""
+        handle = check_handle(handle)
+        stored_digest, source = self._read_verified(handle)
+        byte_start, byte_end = str_span_to_byte_span(source.decode("utf-8"), start, end)
+        return self._cut(handle, stored_digest, source, byte_start, byte_end, algorithm, label)
+
+    def resolve(self, pointer: Pointer) -> str:
+        """The text the pointer names, byte-exact against the stored original, or
+        :class:`ProvenanceResolutionError` with ``reason`` saying why not (see
+        :meth:`resolve_bytes`)."""
+        span = self.resolve_bytes(pointer)
+        try:
+            return span.decode("utf-8")
+        except UnicodeDecodeError:
+            raise SpanError(
+                f"pointer {pointer.describe()} names bytes that are verified but cut inside a UTF-8 "
+                "character, so they are not text; use resolve_bytes() for them"
+            ) from None
+
+    def resolve_bytes(self, pointer: Pointer) -> bytes:
+        """The bytes the pointer names, or :class:`ProvenanceResolutionError`.
+
+        Checked in this order, each failure closing with its ``reason``:
+        ``nominal`` (a pointer into a summary never resolves for reconstruction),
+        ``unknown_handle``, ``source_changed`` (the stored source is not the one the pointer
+        was cut from), ``out_of_range``, ``span_mismatch`` (the bytes at those offsets do not
+        hash to the span digest: the pointer was re-anchored). Digests compare in constant
+        time. Only the store's own copy of the source is ever consulted.
+        """
+        if not isinstance(pointer, Pointer):
+            raise PointerFormatError(
+                f"resolve() takes a Pointer, not {type(pointer).__name__} (parse JSON with Pointer.from_json)"
+            )
+        name = pointer.describe()
+        if pointer.nominal:
+            raise ProvenanceResolutionError(
+                f"pointer {name} is nominal: it points into a derived text, not an original source, "
+                "and cannot be resolved for reconstruction",
+                reason=REASON_NOMINAL,
+                pointer=pointer,
+            )
+        try:
+            stored_digest, source = self._read_verified(pointer.handle)
+        except UnknownHandleError:
+            raise ProvenanceResolutionError(
+                f"pointer {name}: handle {pointer.handle!r} does not resolve in the store",
+                reason=REASON_UNKNOWN_HANDLE,
+                pointer=pointer,
+            ) from None
+        if not self._is_source(pointer.source_digest, stored_digest, source):
+            raise ProvenanceResolutionError(
+                f"pointer {name} was cut from source {pointer.source_digest}, but {pointer.handle!r} "
+                f"holds {stored_digest}",
+                reason=REASON_SOURCE_CHANGED,
+                pointer=pointer,
+            )
+        if pointer.end > len(source):
+            raise ProvenanceResolutionError(
+                f"pointer {name} ends at byte {pointer.end}, beyond the {len(source)}-byte source "
+                "(offsets computed against another buffer?)",
+                reason=REASON_OUT_OF_RANGE,
+                pointer=pointer,
+            )
+        span = source[pointer.start : pointer.end]
+        if not digest_matches(span, pointer.span_digest):
+            raise ProvenanceResolutionError(
+                f"pointer {name}: the source bytes at [{pointer.start}, {pointer.end}) do not hash to "
+                f"{pointer.span_digest}; the pointer was re-anchored (e.g. recomputed against a summary)",
+                reason=REASON_SPAN_MISMATCH,
+                pointer=pointer,
+            )
+        return span
+
+    @staticmethod
+    def _is_source(pointer_source_digest: str, stored_digest: str, source: bytes) -> bool:
+        algorithm, _ = parse_digest(pointer_source_digest)
+        if algorithm == BLAKE3:
+            return digests_equal(pointer_source_digest, stored_digest)
+        return digest_matches(source, pointer_source_digest)
+
+    @staticmethod
+    def _cut(
+        handle: str, stored_digest: str, source: bytes, start: int, end: int, algorithm: Any, label: Any
+    ) -> Pointer:
+        span_digest = compute_digest(source[start:end], algorithm)  # validates algorithm
+        source_digest = stored_digest if algorithm == BLAKE3 else compute_digest(source, algorithm)
+        return Pointer(
+            handle=handle,
+            start=start,
+            end=end,
+            span_digest=span_digest,
+            source_digest=source_digest,
+            label=label,
+        )
+
+    # ------------------------------------------------------------------ audit log
+
+    def append_audit(self, record: dict[str, Any]) -> int:
+        """Append one JSON-serialisable record to the audit log, durably; return its sequence
+        number (strictly increasing). Keys must be ``str``; tuples are stored as lists; floats
+        must be finite."""
+        if not isinstance(record, dict):
+            raise InvalidArgumentError(
+                f"an audit record must be a dict, not {type(record).__name__}", argument="record"
+            )
+        _check_json_value(record, "record", 0)
+        data = json.dumps(record, ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode("utf-8")
+        if len(data) > self._max_content_bytes:
+            raise LimitExceededError(
+                f"audit record is {len(data)} bytes as JSON; the limit is {self._max_content_bytes}"
+            )
+        digest = compute_digest(data)
+        return self._write(
+            lambda conn: conn.execute("INSERT INTO audit (record, digest) VALUES (?, ?)", (data, digest)).lastrowid
+        )
+
+    def iter_audit(self, since: int = 0) -> Iterator[tuple[int, dict[str, Any]]]:
+        """``(seq, record)`` for every audit record with ``seq > since``, oldest first; verified."""
+        if not _is_int(since) or since < 0:
+            raise InvalidArgumentError(f"since must be a non-negative int, got {since!r}", argument="since")
+        last = int(since)
+        while True:
+            rows = self._read(
+                lambda conn: conn.execute(
+                    "SELECT seq, record, digest FROM audit WHERE seq > ? ORDER BY seq LIMIT ?", (last, _PAGE)
+                ).fetchall()
+            )
+            for seq, blob, digest in rows:
+                data = self._check_body(f"audit record {seq}", digest, None, blob)
+                try:
+                    record = json.loads(data.decode("utf-8"))
+                except (UnicodeDecodeError, ValueError):
+                    raise StoreCorruptionError(f"audit record {seq} is not valid JSON") from None
+                yield seq, record
+            if len(rows) < _PAGE:
+                return
+            last = rows[-1][0]
+
+    # ------------------------------------------------------------------ fact-table cache
+
+    def get_cached_facts(self, digest: str, version: str) -> bytes | None:
+        """The cached fact table of content ``digest`` made by extractor ``version``, or None."""
+        digest = _canonical_digest(digest)
+        version = _check_short_text(version, "version", MAX_VERSION_BYTES, optional=False)
+        row = self._read(
+            lambda conn: conn.execute(
+                "SELECT blob, blob_digest FROM fact_cache WHERE digest = ? AND version = ?", (digest, version)
+            ).fetchone()
+        )
+        if row is None:
+            return None
+        return self._check_body(f"cached facts of {digest} ({version})", row[1], None, row[0])
+
+    def put_cached_facts(self, digest: str, version: str, blob: bytes) -> None:
+        """Cache a serialised fact table for content ``digest`` and extractor ``version``.
+
+        A later put for the same key replaces the entry (it is a cache: the extractor is
+        deterministic, so a new blob for the same key can only fix an old bug)."""
+        digest = _canonical_digest(digest)
+        version = _check_short_text(version, "version", MAX_VERSION_BYTES, optional=False)
+        if isinstance(blob, str) or not isinstance(blob, (bytes, bytearray, memoryview)):
+            raise InvalidArgumentError(f"blob must be bytes, not {type(blob).__name__}", argument="blob")
+        data = bytes(blob)
+        if len(data) > self._max_content_bytes:
+            raise LimitExceededError(f"fact blob is {len(data)} bytes; the limit is {self._max_content_bytes}")
+        blob_digest = compute_digest(data)
+        self._write(
+            lambda conn: conn.execute(
+                "INSERT OR REPLACE INTO fact_cache (digest, version, blob, blob_digest) VALUES (?, ?, ?, ?)",
+                (digest, version, data, blob_digest),
+            )
+        )
+
+    # ------------------------------------------------------------------ maintenance
+
+    def verify(self) -> list[str]:
+        """Check the whole store; return the problems found (empty: healthy).
+
+        Runs SQLite's ``integrity_check`` and ``foreign_key_check``, re-hashes every content
+        row, audit record and cached fact table, and checks that every source refers to content.
+        """
+        problems: list[str] = []
+        integrity = self._read(lambda conn: [r[0] for r in conn.execute("PRAGMA integrity_check").fetchall()])
+        if integrity != ["ok"]:
+            problems.extend(f"integrity_check: {line}" for line in integrity)
+        dangling = self._read(
+            lambda conn: conn.execute(
+                "SELECT s.handle, s.digest FROM sources s LEFT JOIN content c ON c.digest = s.digest "
+                "WHERE c.digest IS NULL"
+            ).fetchall()
+        )
+        problems.extend(f"source {h!r} refers to missing content {d}" for h, d in dangling)
+        for table, key, body_col, digest_col, size_col in (
+            ("content", "digest", "body", "digest", "size"),
+            ("audit", "seq", "record", "digest", None),
+            ("fact_cache", "digest || ' ' || version", "blob", "blob_digest", None),
+        ):
+            last = 0
+            while True:
+                size_expr = size_col or "NULL"
+                rows = self._read(
+                    lambda conn: conn.execute(
+                        f"SELECT rowid, {key}, {digest_col}, {size_expr}, {body_col} FROM {table} "  # noqa: S608
+                        "WHERE rowid > ? ORDER BY rowid LIMIT 100",
+                        (last,),
+                    ).fetchall()
+                )
+                for _rowid, name, digest, size, body in rows:
+                    try:
+                        self._check_body(f"{table} {name}", digest, size, body)
+                    except StoreCorruptionError as exc:
+                        problems.append(str(exc))
+                if len(rows) < 100:
+                    break
+                last = rows[-1][0]
+        return problems
+
+    # ------------------------------------------------------------------ internals: content
+
+    def _content_bytes(self, content: Any) -> bytes:
+        limit = self._max_content_bytes
+        if isinstance(content, str):
+            if len(content) > limit:  # every character is at least one byte
+                raise LimitExceededError(f"content has {len(content)} characters; the limit is {limit} bytes")
+            try:
+                data = content.encode("utf-8")
+            except UnicodeEncodeError as exc:
+                raise InvalidContentError(
+                    f"content contains a lone surrogate U+{ord(content[exc.start]):04X} at str index {exc.start}; "
+                    "sources are strict UTF-8 text (fix the producer, or decode its bytes with errors='replace')"
+                ) from None
+        elif isinstance(content, (bytes, bytearray, memoryview)):
+            view = memoryview(content)
+            if view.nbytes > limit:
+                raise LimitExceededError(f"content is {view.nbytes} bytes; the limit is {limit}")
+            data = content if type(content) is bytes else view.tobytes()
+            try:
+                data.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise InvalidContentError(
+                    f"content is not valid UTF-8: byte 0x{data[exc.start]:02x} at byte offset {exc.start} "
+                    f"({exc.reason}); sources are UTF-8 text because pointers are UTF-8 byte offsets"
+                ) from None
+        else:
+            raise InvalidContentError(f"content must be str or UTF-8 bytes, not {type(content).__name__}")
+        if len(data) > limit:
+            raise LimitExceededError(f"content is {len(data)} bytes as UTF-8; the limit is {limit}")
+        return data
+
+    def _read_verified(self, handle: str) -> tuple[str, bytes]:
+        row = self._read(
+            lambda conn: conn.execute(
+                "SELECT s.digest, c.size, c.body FROM sources s "
+                "LEFT JOIN content c ON c.digest = s.digest WHERE s.handle = ?",
+                (handle,),
+            ).fetchone()
+        )
+        if row is None:
+            raise UnknownHandleError(_unknown_message([handle]))
+        digest, size, body = row
+        return digest, self._check_body(f"content of {handle!r}", digest, size, body)
+
+    @staticmethod
+    def _check_body(what: str, digest: Any, size: Any, body: Any) -> bytes:
+        """Return ``body`` if it is bytes that hash to ``digest`` (and are ``size`` long)."""
+        _check_stored_digest(what, digest)
+        if body is None:
+            raise StoreCorruptionError(f"{what}: the bytes for {digest} are not in the store")
+        if not isinstance(body, bytes):
+            raise StoreCorruptionError(f"{what}: stored value is {type(body).__name__}, not bytes")
+        if size is not None and size != len(body):
+            raise StoreCorruptionError(f"{what}: {len(body)} bytes stored, {size!r} recorded")
+        if not digest_matches(body, digest):
+            raise StoreCorruptionError(
+                f"{what}: the stored bytes no longer hash to {digest} (the store file was damaged)"
+            )
+        return body
+
+    @staticmethod
+    def _handle_list(handles: Iterable[str]) -> list[str]:
+        if isinstance(handles, (str, bytes)):
+            raise InvalidArgumentError(
+                "handles must be an iterable of handles, not a single str", argument="handles"
+            )
+        try:
+            items = list(handles)
+        except TypeError:
+            raise InvalidArgumentError(
+                f"handles must be an iterable of handles, not {type(handles).__name__}", argument="handles"
+            ) from None
+        return list(dict.fromkeys(check_handle(h) for h in items))
+
+    def _read_chunks(self, sql: str, handles: list[str]) -> list[tuple[Any, ...]]:
+        """Run ``sql`` (one ``IN ({})``) over all handles inside one read transaction."""
+        if not handles:
+            return []
+
+        def query(conn: sqlite3.Connection) -> list[tuple[Any, ...]]:
+            conn.execute("BEGIN")  # one snapshot across chunks
+            try:
+                rows: list[tuple[Any, ...]] = []
+                for i in range(0, len(handles), _IN_CHUNK):
+                    chunk = handles[i : i + _IN_CHUNK]
+                    rows.extend(conn.execute(sql.format(",".join("?" * len(chunk))), chunk).fetchall())
+                return rows
+            finally:
+                conn.execute("COMMIT")
+
+        return self._read(query)
+
+    # ------------------------------------------------------------------ internals: SQLite
+
+    @staticmethod
+    def _resolve_path(path: Any) -> str:
+        if path is None:
+            default = default_store_path()
+            if str(default) != MEMORY:
+                default.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+            return str(default)
+        if isinstance(path, bytes) or not isinstance(path, (str, os.PathLike)):
+            raise InvalidArgumentError(
+                f"path must be a str, os.PathLike or None, not {type(path).__name__}", argument="path"
+            )
+        path = os.fspath(path)
+        if not isinstance(path, str):
+            raise InvalidArgumentError("path must be a text path, not bytes", argument="path")
+        if path == MEMORY:
+            return path
+        if not path or "\x00" in path:
+            raise InvalidArgumentError(f"path {path!r} is not a usable file name", argument="path")
+        parent = os.path.dirname(os.path.abspath(path))
+        if not os.path.isdir(parent):
+            raise FileNotFoundError(f"the directory of the store {path!r} does not exist: {parent}")
+        return path
+
+    def _connect(self) -> sqlite3.Connection:
+        try:
+            raw = sqlite3.connect(
+                self._path,
+                timeout=self._busy_timeout,
+                isolation_level=None,  # we issue BEGIN/COMMIT ourselves
+                check_same_thread=False,  # close() may run on another thread; use stays per thread
+            )
+        except sqlite3.Error as exc:
+            raise self._translate(exc) from exc
+        try:
+            raw.execute("PRAGMA foreign_keys = ON")
+            raw.execute("PRAGMA trusted_schema = OFF")
+            raw.execute("PRAGMA cell_size_check = ON")
+            if not self._schema_ready:
+                # Before anything writes to the file (switching to WAL rewrites its header):
+                # a foreign or newer file must be refused untouched.
+                self._retrying(lambda: self._check_is_ours(raw))
+            if not self._memory:
+                mode = self._retrying(lambda: raw.execute("PRAGMA journal_mode = WAL").fetchone()[0])
+                if str(mode).lower() != "wal":
+                    raise StoreSchemaError(f"store {self._path!r}: cannot switch to WAL journal mode (got {mode!r})")
+                # FULL in WAL mode: every commit fsyncs the WAL, so a put is durable when it returns.
+                raw.execute("PRAGMA synchronous = FULL")
+            if not self._schema_ready:
+                self._ensure_schema(raw)
+                self._schema_ready = True
+        except sqlite3.Error as exc:
+            raw.close()
+            raise self._translate(exc) from exc
+        except BaseException:
+            raw.close()
+            raise
+        return raw
+
+    def _check_is_ours(self, conn: sqlite3.Connection) -> bool:
+        """Whether the file already holds the current schema; raise if it is not a provgate
+        store (or an empty file that can become one). Reads only."""
+        app_id, version = _read_header(conn)
+        if app_id == APPLICATION_ID and version == SCHEMA_VERSION:
+            return True
+        _check_header(self._path, app_id, version)
+        objects = conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
+        if objects:
+            raise StoreSchemaError(
+                f"{self._path!r} is a SQLite database of another application ({objects} schema objects, "
+                "no provgate application_id); refusing to write into it"
+            )
+        return False
+
+    def _ensure_schema(self, raw: sqlite3.Connection) -> None:
+        if self._retrying(lambda: self._check_is_ours(raw)):
+            return
+
+        def create(conn: sqlite3.Connection) -> None:
+            # Re-check under the write lock: another process may have created it meanwhile.
+            if self._check_is_ours(conn):
+                return
+            for statement in _SCHEMA_V1:
+                conn.execute(statement)
+            conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+            conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+
+        self._retrying(lambda: self._transaction(raw, create))
+
+    def _forget_parent_connections(self) -> None:
+        """In a forked child: drop every connection inherited from the parent (no SQLite call)."""
+        # The registry lock may have been held by a parent thread that does not exist here.
+        self._lock = threading.Lock()
+        self._memory_lock = threading.Lock()
+        self._pid = os.getpid()
+        for conn in self._conns.values():
+            if conn.busy:
+                _ABANDONED.append(conn.raw)
+            else:
+                self._inherited.append(conn)
+        self._conns = {}
+        if self._memory_conn is not None:
+            # The child's copy of an in-memory database would silently diverge from the parent's.
+            self._forked_memory = True
+            _ABANDONED.append(self._memory_conn.raw)
+            self._memory_conn = None
+
+    def _release_inherited(self) -> None:
+        """Close the connections inherited across fork() before this process opens its own.
+
+        SQLite keeps per-process lock bookkeeping per file. While an inherited connection is
+        open, a new connection in the child believes it holds the parent's locks without
+        actually holding them; the parent can then checkpoint and delete the WAL under it and
+        acknowledged writes are lost. Closing the inherited ones first (idle, so no mutex is
+        held) clears that bookkeeping, and the new connection takes real locks.
+        """
+        inherited, self._inherited = self._inherited, []
+        for conn in inherited:
+            try:
+                conn.raw.close()
+            except Exception:  # noqa: BLE001 - it belongs to the parent; we only drop it
+                _ABANDONED.append(conn.raw)
+
+    def _connection(self) -> _Connection:
+        if self._closed:
+            raise StoreClosedError(f"store {self._path!r} is closed")
+        if os.getpid() != self._pid:  # fork without the at-fork hook (should not happen)
+            self._forget_parent_connections()
+        if self._memory:
+            if self._forked_memory or self._memory_conn is None:
+                raise StoreClosedError(
+                    "an in-memory store cannot be used in a child process after fork(): its contents "
+                    "live in the parent; use a file store"
+                )
+            return self._memory_conn
+        current = threading.current_thread()
+        conn = self._conns.get(threading.get_ident())
+        if conn is not None and conn.thread is current:
+            return conn
+        with self._lock:
+            self._release_inherited()
+            self._reap_dead_threads()
+        raw = self._connect()
+        conn = _Connection(raw, current)
+        with self._lock:
+            if self._closed:
+                raw.close()
+                raise StoreClosedError(f"store {self._path!r} is closed")
+            stale = self._conns.get(threading.get_ident())
+            self._conns[threading.get_ident()] = conn
+        if stale is not None:  # thread id reused by a new thread
+            stale.raw.close()
+        return conn
+
+    def _reap_dead_threads(self) -> None:
+        for ident, conn in list(self._conns.items()):
+            if not conn.thread.is_alive():
+                del self._conns[ident]
+                conn.raw.close()
+
+    @contextmanager
+    def _using(self) -> Iterator[sqlite3.Connection]:
+        conn = self._connection()
+        lock = self._memory_lock if self._memory else None
+        if lock is not None:
+            lock.acquire()
+        conn.busy += 1
+        try:
+            yield conn.raw
+        except sqlite3.Error as exc:
+            raise self._translate(exc) from exc
+        finally:
+            conn.busy -= 1
+            if lock is not None:
+                lock.release()
+
+    def _read(self, fn: Callable[[sqlite3.Connection], T]) -> T:
+        with self._using() as raw:
+            return self._retrying(lambda: fn(raw))
+
+    def _write(self, fn: Callable[[sqlite3.Connection], T]) -> T:
+        with self._using() as raw:
+            return self._retrying(lambda: self._transaction(raw, fn))
+
+    @staticmethod
+    def _transaction(raw: sqlite3.Connection, fn: Callable[[sqlite3.Connection], T]) -> T:
+        # IMMEDIATE takes the write lock before reading, so a write transaction never has to
+        # upgrade a read snapshot (an upgrade fails with SQLITE_BUSY without waiting).
+        raw.execute("BEGIN IMMEDIATE")
+        try:
+            result = fn(raw)
+            raw.execute("COMMIT")
+        except BaseException:
+            if raw.in_transaction:
+                try:
+                    raw.execute("ROLLBACK")
+                except sqlite3.Error:
+                    pass  # the connection rolls back on its own when it is closed
+            raise
+        return result
+
+    def _retrying(self, attempt: Callable[[], T]) -> T:
+        """Run ``attempt``, retrying SQLITE_BUSY/LOCKED with jittered backoff until busy_timeout.
+
+        SQLite's own busy handler covers most waits; it is not consulted in a few cases (e.g.
+        WAL recovery by another connection, or a deadlock it resolves by failing one side), and
+        those reach here."""
+        deadline = time.monotonic() + self._busy_timeout
+        delay = 0.001
+        while True:
+            try:
+                return attempt()
+            except sqlite3.OperationalError as exc:
+                if not _is_busy(exc):
+                    raise
+                if time.monotonic() >= deadline:
+                    raise StoreBusyError(
+                        f"store {self._path!r} stayed locked by other writers for {self._busy_timeout:g} s ({exc})"
+                    ) from exc
+                time.sleep(delay * random.uniform(0.5, 1.5))  # noqa: S311 - jitter, not crypto
+                delay = min(delay * 2, 0.1)
+
+    def _translate(self, exc: sqlite3.Error) -> Exception:
+        message = str(exc)
+        code = getattr(exc, "sqlite_errorcode", None)
+        primary = code & 0xFF if isinstance(code, int) else None
+        if primary in (_SQLITE_CORRUPT, _SQLITE_NOTADB) or "malformed" in message or "not a database" in message:
+            return StoreCorruptionError(
+                f"store {self._path!r} is damaged or not a SQLite database ({message}); "
+                "restore it from a copy, or check the path"
+            )
+        if "Could not decode to UTF-8" in message:
+            return StoreCorruptionError(f"store {self._path!r}: a text column holds invalid UTF-8 ({message})")
+        if isinstance(exc, sqlite3.ProgrammingError) and "closed" in message:
+            return StoreClosedError(f"store {self._path!r} was closed during the operation")
+        if primary in (_SQLITE_BUSY, _SQLITE_LOCKED):
+            return StoreBusyError(f"store {self._path!r} is locked ({message})")
+        return exc
+
+
+# ---------------------------------------------------------------------- helpers
+
+
+def _read_header(conn: sqlite3.Connection) -> tuple[int, int]:
+    app_id = conn.execute("PRAGMA application_id").fetchone()[0]
+    version = conn.execute("PRAGMA user_version").fetchone()[0]
+    return app_id, version
+
+
+def _check_header(path: str, app_id: int, version: int) -> None:
+    """Refuse files that are not an (old or current) provgate store."""
+    if app_id == 0 and version == 0:
+        return  # fresh or foreign: the caller looks at the schema under the write lock
+    if app_id != APPLICATION_ID:
+        raise StoreSchemaError(
+            f"{path!r} is not a provgate store (SQLite application_id {app_id:#x}, expected {APPLICATION_ID:#x})"
+        )
+    if version > SCHEMA_VERSION:
+        raise StoreSchemaError(
+            f"store {path!r} has schema version {version}, written by a newer provgate; this version "
+            f"reads schema versions up to {SCHEMA_VERSION}. Upgrade provgate to open it."
+        )
+    if version != SCHEMA_VERSION:
+        raise StoreSchemaError(f"store {path!r} has unknown schema version {version}")
+
+
+def _is_busy(exc: sqlite3.OperationalError) -> bool:
+    code = getattr(exc, "sqlite_errorcode", None)
+    if isinstance(code, int):
+        return (code & 0xFF) in (_SQLITE_BUSY, _SQLITE_LOCKED)
+    message = str(exc)
+    return "database is locked" in message or "database is busy" in message or "database table is locked" in message
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
+
+
+def _is_real(value: Any) -> bool:
+    return isinstance(value, numbers.Real) and not isinstance(value, bool)
+
+
+def _check_ts(ts: Any) -> float | None:
+    if ts is None:
+        return None
+    if not _is_real(ts):
+        raise InvalidArgumentError(f"ts must be seconds as an int or float, or None; not {type(ts).__name__}", argument="ts")
+    try:
+        value = float(ts)
+    except OverflowError:
+        raise InvalidArgumentError(f"ts {ts!r} does not fit in a float", argument="ts") from None
+    if not math.isfinite(value):
+        raise InvalidArgumentError(f"ts must be finite, got {ts!r}", argument="ts")
+    return value
+
+
+def _check_short_text(value: Any, name: str, max_bytes: int, *, optional: bool) -> str | None:
+    if value is None and optional:
+        return None
+    if not isinstance(value, str):
+        expected = "a str or None" if optional else "a str"
+        raise InvalidArgumentError(f"{name} must be {expected}, not {type(value).__name__}", argument=name)
+    value = str.__str__(value)
+    if not value:
+        raise InvalidArgumentError(f"{name} must not be empty", argument=name)
+    if "\x00" in value:
+        raise InvalidArgumentError(f"{name} {value[:40]!r} contains NUL", argument=name)
+    try:
+        size = len(value.encode("utf-8"))
+    except UnicodeEncodeError:
+        raise InvalidArgumentError(f"{name} {value[:40]!r} contains a lone surrogate", argument=name) from None
+    if size > max_bytes:
+        raise InvalidArgumentError(f"{name} is {size} UTF-8 bytes long; the limit is {max_bytes}", argument=name)
+    return value
+
+
+def _canonical_digest(digest: Any) -> str:
+    parse_digest(digest)  # raises InvalidDigestError
+    return str.__str__(digest)
+
+
+def _check_stored_digest(what: str, digest: Any) -> None:
+    try:
+        parse_digest(digest)
+    except InvalidDigestError as exc:
+        raise StoreCorruptionError(f"{what}: the recorded digest is damaged ({exc})") from None
+
+
+def _check_json_value(value: Any, path: str, depth: int) -> None:
+    """Accept exactly what round-trips through JSON unchanged (tuples become lists)."""
+    if depth > MAX_AUDIT_DEPTH:
+        raise InvalidArgumentError(f"{path} is nested deeper than {MAX_AUDIT_DEPTH} levels", argument="record")
+    if value is None or isinstance(value, (bool, int)):
+        return
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise InvalidArgumentError(f"{path} is {value!r}; JSON has no NaN or infinity", argument="record")
+        return
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            raise InvalidArgumentError(f"{path} contains a lone surrogate", argument="record") from None
+        return
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if not isinstance(key, str):
+                raise InvalidArgumentError(
+                    f"{path} has a key of type {type(key).__name__}; JSON object keys must be str", argument="record"
+                )
+            _check_json_value(key, f"{path} key {key[:40]!r}", depth + 1)
+            _check_json_value(item, f"{path}[{key[:40]!r}]", depth + 1)
+        return
+    if isinstance(value, (list, tuple)):
+        for i, item in enumerate(value):
+            _check_json_value(item, f"{path}[{i}]", depth + 1)
+        return
+    raise InvalidArgumentError(f"{path} is a {type(value).__name__}, which JSON cannot represent", argument="record")
+
+
+def _unknown_message(handles: list[str]) -> str:
+    shown = ", ".join(repr(h) for h in handles[:5])
+    more = f" and {len(handles) - 5} more" if len(handles) > 5 else ""
+    noun = "handle does" if len(handles) == 1 else "handles do"
+    return f"{noun} not resolve in the store: {shown}{more}"
+
+
+__all__ = [
+    "APPLICATION_ID",
+    "DEFAULT_MAX_CONTENT_BYTES",
+    "MEMORY",
+    "SCHEMA_VERSION",
+    "SourceInfo",
+    "SourceStore",
+    "default_store_path",
+]

@@ -1,0 +1,115 @@
+"""Helpers shared by the store tests: snapshots, raw SQLite access, on-disk corruption,
+and the worker bodies of the multi-process tests (importable, so spawn can run them)."""
+
+from __future__ import annotations
+
+import os
+import random
+import sqlite3
+import threading
+import traceback
+from pathlib import Path
+
+from provgate.store import SourceStore
+
+
+def snapshot(store: SourceStore) -> tuple[list[str], int, dict[str, str]]:
+    """Everything a failed operation must leave untouched."""
+    handles = list(store)
+    return handles, len(store), {h: store.digest(h) for h in handles}
+
+
+def raw_query(path: str | Path, sql: str, params: tuple = ()) -> list[tuple]:
+    conn = sqlite3.connect(str(path))
+    try:
+        return conn.execute(sql, params).fetchall()
+    finally:
+        conn.close()
+
+
+def integrity(path: str | Path) -> list[str]:
+    return [row[0] for row in raw_query(path, "PRAGMA integrity_check")]
+
+
+def flip_byte_after(path: str | Path, marker: bytes, skip: int = 0) -> int:
+    """Flip one byte of the store file, ``skip`` bytes after the unique ``marker``.
+
+    The store must be closed (so the WAL was checkpointed into the file). Returns the offset.
+    """
+    data = bytearray(Path(path).read_bytes())
+    at = data.find(marker)
+    assert at >= 0, "marker not found in the store file"
+    assert data.find(marker, at + 1) < 0, "marker is not unique in the store file"
+    offset = at + skip
+    data[offset] ^= 0x01
+    Path(path).write_bytes(bytes(data))
+    return offset
+
+
+_ALPHABET = "abcdefghij retries=3 timeout_s=30 ü€𝄞\n\x00"
+_BASE = "".join(random.Random(0).choices(_ALPHABET, k=65_536))
+
+
+def content_for(handle: str) -> str:
+    """Deterministic, varied content for a handle (sizes 0 B to ~600 KiB, multibyte and NUL
+    characters), so a checker can regenerate exactly what a writer put."""
+    rng = random.Random(handle)
+    size = 150_000 if rng.random() < 0.04 else rng.choice([0, 1, 40, 300, 4096, 20_000])
+    offset = rng.randrange(len(_BASE))
+    body = (_BASE * (size // len(_BASE) + 2))[offset : offset + size]
+    return f"{handle}|{body}"
+
+
+SHARED_HANDLES = [f"doc:shared_{i}" for i in range(10)]
+
+
+def concurrent_writer(store_path: str, worker: int, threads: int, per_thread: int, results) -> None:
+    """Worker process: ``threads`` threads put records; report acknowledged puts and errors.
+
+    With the fork start method the parent's open store object is reused (its connections were
+    inherited); with spawn the worker opens its own.
+    """
+    store = _INHERITED_STORE if _INHERITED_STORE is not None and os.getpid() != _INHERITED_PID else None
+    own = store is None
+    if own:
+        store = SourceStore(store_path)
+    acked: list[tuple[str, str]] = []
+    errors: list[str] = []
+    lock = threading.Lock()
+
+    def run(t: int) -> None:
+        try:
+            for i in range(per_thread):
+                handle = f"tool:w{worker}_t{t}_{i}"
+                digest = store.put(handle, content_for(handle), kind="tool_output", ts=float(i))
+                with lock:
+                    acked.append((handle, digest))
+                if i % 10 == 0:  # identical puts from every worker: must all be no-ops
+                    shared = SHARED_HANDLES[i // 10 % len(SHARED_HANDLES)]
+                    with lock:
+                        acked.append((shared, store.put(shared, content_for(shared))))
+                if i % 25 == 0:
+                    store.append_audit({"worker": worker, "thread": t, "i": i})
+        except BaseException:  # noqa: BLE001 - reported to the parent, which fails the test
+            with lock:
+                errors.append(traceback.format_exc())
+
+    pool = [threading.Thread(target=run, args=(t,)) for t in range(threads)]
+    for th in pool:
+        th.start()
+    for th in pool:
+        th.join()
+    if own:
+        store.close()
+    results.put((worker, acked, errors))
+
+
+_INHERITED_STORE: SourceStore | None = None
+_INHERITED_PID: int | None = None
+
+
+def set_inherited_store(store: SourceStore | None) -> None:
+    """Make a parent's open store visible to fork-started workers."""
+    global _INHERITED_STORE, _INHERITED_PID
+    _INHERITED_STORE = store
+    _INHERITED_PID = os.getpid() if store is not None else None

@@ -1,0 +1,701 @@
+"""The durable source store: put/get, immutability, verified reads, schema, audit log,
+fact cache, and bad input that must raise a specific error and change nothing."""
+
+from __future__ import annotations
+
+import math
+import os
+import sqlite3
+import threading
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from provgate.digests import compute_digest
+from provgate.errors import (
+    HandleConflictError,
+    InvalidArgumentError,
+    InvalidContentError,
+    InvalidDigestError,
+    InvalidHandleError,
+    LimitExceededError,
+    StoreBusyError,
+    StoreClosedError,
+    StoreCorruptionError,
+    StoreSchemaError,
+    UnknownHandleError,
+)
+from provgate.handles import MAX_HANDLE_BYTES
+from provgate.store import (
+    APPLICATION_ID,
+    DEFAULT_MAX_CONTENT_BYTES,
+    SCHEMA_VERSION,
+    SourceInfo,
+    SourceStore,
+    default_store_path,
+)
+from store_helpers import flip_byte_after, integrity, raw_query, snapshot
+
+CONFIG = "# service.conf\nretries=3\ntimeout_s=30\nendpoint=https://api.example.com/v2\n"
+
+
+@pytest.fixture()
+def mem():
+    with SourceStore(":memory:") as store:
+        yield store
+
+
+@pytest.fixture()
+def store_path(tmp_path) -> Path:
+    return tmp_path / "store.sqlite3"
+
+
+@pytest.fixture()
+def fstore(store_path):
+    with SourceStore(store_path) as store:
+        yield store
+
+
+@pytest.fixture(params=["memory", "file"])
+def store(request, tmp_path):
+    path = ":memory:" if request.param == "memory" else tmp_path / "s.sqlite3"
+    with SourceStore(path) as s:
+        yield s
+
+
+# ---------------------------------------------------------------------- put / get
+
+
+def test_put_returns_blake3_of_the_utf8_bytes_and_get_returns_the_text(store):
+    digest = store.put("tool:call_8841", CONFIG)
+    assert digest == compute_digest(CONFIG.encode("utf-8"))
+    assert digest.startswith("blake3:") and len(digest) == 7 + 64
+    assert store.get("tool:call_8841") == CONFIG
+    assert store.get_bytes("tool:call_8841") == CONFIG.encode("utf-8")
+    assert store.digest("tool:call_8841") == digest
+
+
+def test_bytes_bytearray_and_memoryview_content_store_the_same_source(store):
+    text = "naïve café — 𝄞"
+    d1 = store.put("doc:a", text)
+    d2 = store.put("doc:b", text.encode("utf-8"))
+    d3 = store.put("doc:c", bytearray(text.encode("utf-8")))
+    d4 = store.put("doc:d", memoryview(b"##" + text.encode("utf-8"))[2:])
+    assert d1 == d2 == d3 == d4
+    assert {store.get(h) for h in "doc:a doc:b doc:c doc:d".split()} == {text}
+
+
+def test_content_is_stored_once_per_digest(fstore, store_path):
+    for i in range(5):
+        fstore.put(f"tool:call_{i}", CONFIG)
+    fstore.put("tool:other", "different")
+    assert raw_query(store_path, "SELECT count(*) FROM content") == [(2,)]
+    assert raw_query(store_path, "SELECT count(*) FROM sources") == [(6,)]
+
+
+def test_same_content_again_is_a_no_op_keeping_the_first_metadata(store):
+    d = store.put("tool:call_1", CONFIG, kind="tool_output", ts=1700000000.5)
+    before = snapshot(store)
+    assert store.put("tool:call_1", CONFIG) == d
+    assert store.put("tool:call_1", CONFIG.encode(), kind="other", ts=1) == d
+    assert snapshot(store) == before
+    info = store.info("tool:call_1")
+    assert (info.kind, info.ts) == ("tool_output", 1700000000.5)
+
+
+def test_different_content_under_a_handle_conflicts_and_names_both_digests(store):
+    d3 = store.put("tool:call_8841", "retries=3")
+    before = snapshot(store)
+    with pytest.raises(HandleConflictError) as err:
+        store.put("tool:call_8841", "retries=5")
+    assert d3 in str(err.value)
+    assert compute_digest(b"retries=5") in str(err.value)
+    assert snapshot(store) == before
+    assert store.get("tool:call_8841") == "retries=3"
+
+
+def test_nul_bytes_in_content_are_stored_faithfully(store):
+    text = "before\x00after\x00\x00"
+    d = store.put("tool:bin", text)
+    assert d == compute_digest(text.encode())
+    assert store.get("tool:bin") == text
+    assert store.get_bytes("tool:bin") == b"before\x00after\x00\x00"
+    assert store.info("tool:bin").size == len(text)
+
+
+def test_empty_content_is_allowed(store):
+    d = store.put("tool:empty", "")
+    assert d == compute_digest(b"")
+    assert store.get("tool:empty") == ""
+    assert store.info("tool:empty").size == 0
+
+
+def test_info_iteration_len_and_contains(store):
+    handles = ["user:u3", "tool:call_8841", "doc:doc_7", "tool:call_1"]
+    for i, h in enumerate(handles):
+        store.put(h, f"content {i}", kind=h.split(":")[0], ts=i)
+    assert list(store) == handles  # insertion order, not sorted
+    assert len(store) == 4
+    assert "doc:doc_7" in store and "doc:doc_8" not in store
+    assert 42 not in store and "" not in store and "a\x00b" not in store
+    info = store.info("doc:doc_7")
+    assert info == SourceInfo(
+        handle="doc:doc_7",
+        digest=compute_digest(b"content 2"),
+        size=9,
+        kind="doc",
+        ts=2.0,
+        seq=info.seq,
+    )
+    assert [store.info(h).seq for h in handles] == sorted(store.info(h).seq for h in handles)
+
+
+def test_handles_named_finds_handles_by_the_name_after_their_kind(store):
+    for h in ["tool:call_8841", "doc:call_8841", "tool:call_88", "call_8841", "doc:a:b", "user:u3"]:
+        store.put(h, h)
+    assert store.handles_named("call_8841") == ["tool:call_8841", "doc:call_8841"]
+    assert store.handles_named("a:b") == ["doc:a:b"]
+    assert store.handles_named("b") == []
+    assert store.handles_named("u3") == ["user:u3"]
+    assert store.handles_named("call_88") == ["tool:call_88"]
+    assert store.handles_named("tool:call_8841") == []  # exact handles are not names
+    with pytest.raises(InvalidHandleError):
+        store.handles_named("")
+
+
+def test_handles_named_uses_its_index(fstore):
+    conn = fstore._connection().raw
+    plan = conn.execute(
+        "EXPLAIN QUERY PLAN SELECT handle FROM sources INDEXED BY sources_by_name "
+        "WHERE instr(handle, ':') > 0 AND substr(handle, instr(handle, ':') + 1) = ? ORDER BY seq",
+        ("x",),
+    ).fetchall()
+    assert any("sources_by_name" in str(row) for row in plan)
+
+
+def test_iteration_pages_through_many_handles(mem):
+    handles = [f"tool:call_{i}" for i in range(2503)]
+    for h in handles:
+        mem.put(h, "x")
+    assert list(mem) == handles
+
+
+def test_unknown_handles(store):
+    store.put("tool:known", "x")
+    for op in (store.get, store.get_bytes, store.digest, store.info):
+        with pytest.raises(UnknownHandleError, match="tool:missing"):
+            op("tool:missing")
+    assert not store.resolves("tool:missing")
+    assert store.resolves("tool:known")
+
+
+def test_get_many_returns_verified_texts_in_request_order(store):
+    handles = [f"tool:call_{i}" for i in range(1200)]  # several IN chunks
+    for i, h in enumerate(handles):
+        store.put(h, f"output {i}")
+    wanted = handles[::-1] + handles[:3]
+    got = store.get_many(wanted)
+    assert list(got) == handles[::-1]
+    assert all(got[h] == f"output {int(h.split('_')[1])}" for h in handles)
+    assert store.get_many([]) == {}
+
+
+def test_get_many_missing_handles(store):
+    store.put("tool:a", "A")
+    with pytest.raises(UnknownHandleError, match="'tool:b'"):
+        store.get_many(["tool:a", "tool:b"])
+    assert store.get_many(["tool:b", "tool:a"], missing="skip") == {"tool:a": "A"}
+    assert store.unresolved(["tool:b", "tool:a", "tool:c", "tool:b"]) == ["tool:b", "tool:c"]
+    with pytest.raises(InvalidArgumentError, match="missing"):
+        store.get_many(["tool:a"], missing="ignore")
+    with pytest.raises(InvalidArgumentError, match="single str"):
+        store.get_many("tool:a")
+    with pytest.raises(InvalidHandleError):
+        store.get_many(["tool:a", ""])
+
+
+@settings(max_examples=60, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(text=st.text(max_size=300))
+def test_any_text_round_trips(mem, text):
+    handle = f"doc:{compute_digest(text.encode())}"
+    digest = mem.put(handle, text)
+    assert mem.get(handle) == text
+    assert mem.put(handle, text.encode("utf-8")) == digest
+
+
+# ---------------------------------------------------------------------- durability and files
+
+
+def test_sources_survive_reopening_the_file(store_path):
+    with SourceStore(store_path) as s:
+        d = s.put("tool:call_8841", CONFIG, kind="tool_output", ts=12.5)
+        s.append_audit({"verdict": "accepted"})
+    with SourceStore(store_path) as s:
+        assert s.get("tool:call_8841") == CONFIG
+        assert s.digest("tool:call_8841") == d
+        assert s.info("tool:call_8841").ts == 12.5
+        assert list(s.iter_audit()) == [(1, {"verdict": "accepted"})]
+
+
+def test_file_store_uses_wal_full_sync_and_marks_the_file(fstore, store_path):
+    assert raw_query(store_path, "PRAGMA journal_mode") == [("wal",)]
+    assert raw_query(store_path, "PRAGMA application_id") == [(APPLICATION_ID,)]
+    assert raw_query(store_path, "PRAGMA user_version") == [(SCHEMA_VERSION,)]
+    conn = fstore._connection().raw
+    assert conn.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL
+
+
+def test_default_path_order(monkeypatch, tmp_path):
+    monkeypatch.setenv("PROVGATE_STORE", str(tmp_path / "explicit.sqlite3"))
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
+    assert default_store_path() == tmp_path / "explicit.sqlite3"
+    monkeypatch.delenv("PROVGATE_STORE")
+    assert default_store_path() == tmp_path / "xdg" / "provgate" / "store.sqlite3"
+    monkeypatch.setenv("XDG_DATA_HOME", "relative/dir")  # the XDG spec says: ignore it
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    assert default_store_path() == tmp_path / "home" / ".local" / "share" / "provgate" / "store.sqlite3"
+    monkeypatch.delenv("XDG_DATA_HOME")
+    assert default_store_path() == tmp_path / "home" / ".local" / "share" / "provgate" / "store.sqlite3"
+
+
+def test_store_without_path_creates_the_default_file(monkeypatch, tmp_path):
+    monkeypatch.delenv("PROVGATE_STORE", raising=False)
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    with SourceStore() as s:
+        s.put("user:u3", "please keep retries=3")
+        assert s.path == str(tmp_path / "data" / "provgate" / "store.sqlite3")
+    assert (tmp_path / "data" / "provgate" / "store.sqlite3").is_file()
+
+
+def test_missing_directory_is_an_error_not_a_surprise_mkdir(tmp_path):
+    with pytest.raises(FileNotFoundError, match="does not exist"):
+        SourceStore(tmp_path / "no" / "such" / "dir" / "s.sqlite3")
+    assert not (tmp_path / "no").exists()
+
+
+def test_schema_tables_refuse_update_and_delete(fstore, store_path):
+    fstore.put("tool:a", "A")
+    fstore.append_audit({"x": 1})
+    for sql in (
+        "UPDATE content SET body = x'00'",
+        "DELETE FROM content",
+        "UPDATE sources SET handle = 'tool:b'",
+        "DELETE FROM sources",
+        "UPDATE audit SET record = x'7b7d'",
+        "DELETE FROM audit",
+    ):
+        with pytest.raises(sqlite3.IntegrityError, match="immutable"):
+            raw_query(store_path, sql)
+    assert fstore.get("tool:a") == "A"
+
+
+# ---------------------------------------------------------------------- corruption
+
+
+def test_flipped_byte_on_disk_is_detected_on_read(store_path):
+    marker = b"MARKER-8841-"
+    with SourceStore(store_path) as s:
+        s.put("tool:call_8841", marker.decode() + "retries=3 " * 20)
+        s.put("tool:clean", "unrelated")
+    assert not Path(str(store_path) + "-wal").exists()  # checkpointed into the main file
+    flip_byte_after(store_path, marker, skip=len(marker) + 8)  # '3' -> '2'
+    assert integrity(store_path) == ["ok"]  # SQLite itself sees nothing wrong
+    with SourceStore(store_path) as s:
+        with pytest.raises(StoreCorruptionError, match="no longer hash"):
+            s.get("tool:call_8841")
+        with pytest.raises(StoreCorruptionError):
+            s.get_many(["tool:clean", "tool:call_8841"])
+        with pytest.raises(StoreCorruptionError):
+            s.pointer("tool:call_8841", 0, 5)
+        assert s.get("tool:clean") == "unrelated"
+        problems = s.verify()
+        assert len(problems) == 1 and "no longer hash" in problems[0]
+
+
+def test_dedup_onto_a_corrupted_row_is_refused(store_path):
+    marker = b"MARKER-DEDUP-"
+    text = marker.decode() + "x" * 100
+    with SourceStore(store_path) as s:
+        s.put("tool:first", text)
+    flip_byte_after(store_path, marker, skip=len(marker) + 5)
+    with SourceStore(store_path) as s:
+        before = snapshot(s)
+        with pytest.raises(StoreCorruptionError):
+            s.put("tool:second", text)  # would be served from the damaged bytes
+        assert snapshot(s) == before
+
+
+def test_damaged_digest_column_is_detected(store_path):
+    with SourceStore(store_path) as s:
+        s.put("tool:a", "A")
+        s.put("tool:b", "B")
+    conn = sqlite3.connect(store_path)
+    conn.execute("DROP TRIGGER sources_no_update")  # simulate damage the triggers cannot stop
+    conn.execute("UPDATE sources SET digest = 'blake3:zz' WHERE handle = 'tool:a'")
+    conn.execute("UPDATE sources SET digest = ? WHERE handle = 'tool:b'", (compute_digest(b"other"),))
+    conn.commit()
+    conn.close()
+    with SourceStore(store_path) as s:
+        with pytest.raises(StoreCorruptionError, match="recorded digest is damaged"):
+            s.get("tool:a")
+        with pytest.raises(StoreCorruptionError, match="not in the store"):
+            s.get("tool:b")
+        assert not s.resolves("tool:b")
+        assert len(s.verify()) >= 2
+
+
+def test_non_sqlite_file_is_reported_as_damaged_or_wrong(tmp_path):
+    path = tmp_path / "notes.txt"
+    path.write_text("these are not the bytes of a database\n" * 200)
+    before = path.read_bytes()
+    with pytest.raises(StoreCorruptionError, match="not a SQLite database"):
+        SourceStore(path)
+    assert path.read_bytes() == before
+
+
+def test_foreign_sqlite_database_is_not_adopted(tmp_path):
+    path = tmp_path / "app.db"
+    conn = sqlite3.connect(path)
+    conn.execute("CREATE TABLE users (id INTEGER)")
+    conn.commit()
+    conn.close()
+    before = path.read_bytes()
+    with pytest.raises(StoreSchemaError, match="another application"):
+        SourceStore(path)
+    assert path.read_bytes() == before  # not even switched to WAL
+    assert raw_query(path, "PRAGMA journal_mode") == [("delete",)]
+    raw_query(path, "PRAGMA application_id = 1234")
+    before = path.read_bytes()
+    with pytest.raises(StoreSchemaError, match="not a provgate store"):
+        SourceStore(path)
+    assert path.read_bytes() == before
+
+
+def test_newer_schema_is_refused_clearly(store_path):
+    with SourceStore(store_path) as s:
+        s.put("tool:a", "A")
+    raw_query(store_path, f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
+    before = store_path.read_bytes()
+    with pytest.raises(StoreSchemaError, match="newer provgate"):
+        SourceStore(store_path)
+    assert store_path.read_bytes() == before
+
+
+# ---------------------------------------------------------------------- audit log
+
+
+def test_audit_log_appends_in_order_and_reads_since(store):
+    seqs = [store.append_audit({"cycle": i, "verdict": "accepted", "why": []}) for i in range(5)]
+    assert seqs == sorted(seqs) and len(set(seqs)) == 5
+    records = list(store.iter_audit())
+    assert [r for _, r in records] == [{"cycle": i, "verdict": "accepted", "why": []} for i in range(5)]
+    assert [s for s, _ in store.iter_audit(since=seqs[2])] == seqs[3:]
+    rec = {"t": (1, 2), "text": "retries=3 — ü\x00", "n": None, "f": 0.5, "b": True, "nested": {"a": [{}]}}
+    seq = store.append_audit(rec)
+    assert dict(store.iter_audit(since=seq - 1))[seq] == {**rec, "t": [1, 2]}
+
+
+def test_audit_log_pages(mem):
+    for i in range(2100):
+        mem.append_audit({"i": i})
+    assert [r["i"] for _, r in mem.iter_audit()] == list(range(2100))
+
+
+def test_damaged_audit_record_is_detected(store_path):
+    with SourceStore(store_path) as s:
+        s.append_audit({"note": "MARKER-AUDIT-retries=3"})
+    flip_byte_after(store_path, b"MARKER-AUDIT-", skip=20)
+    with SourceStore(store_path) as s:
+        with pytest.raises(StoreCorruptionError, match="audit record 1"):
+            list(s.iter_audit())
+
+
+# ---------------------------------------------------------------------- fact cache
+
+
+def test_fact_cache_round_trip_and_replace(store):
+    d = store.put("tool:call_8841", CONFIG)
+    assert store.get_cached_facts(d, "extract-1") is None
+    store.put_cached_facts(d, "extract-1", b"\x00\x01facts")
+    assert store.get_cached_facts(d, "extract-1") == b"\x00\x01facts"
+    assert store.get_cached_facts(d, "extract-2") is None
+    store.put_cached_facts(d, "extract-1", bytearray(b"fixed"))
+    assert store.get_cached_facts(d, "extract-1") == b"fixed"
+    sha = compute_digest(b"x", "sha256")
+    store.put_cached_facts(sha, "v", b"")
+    assert store.get_cached_facts(sha, "v") == b""
+
+
+def test_damaged_fact_cache_entry_is_detected(store_path):
+    with SourceStore(store_path) as s:
+        s.put_cached_facts(compute_digest(b"x"), "v1", b"MARKER-FACTS-0123456789")
+    flip_byte_after(store_path, b"MARKER-FACTS-", skip=15)
+    with SourceStore(store_path) as s:
+        with pytest.raises(StoreCorruptionError):
+            s.get_cached_facts(compute_digest(b"x"), "v1")
+
+
+# ---------------------------------------------------------------------- life cycle, threads
+
+
+def test_closed_store_refuses_work(store_path):
+    s = SourceStore(store_path)
+    s.put("tool:a", "A")
+    s.close()
+    s.close()  # idempotent
+    assert s.closed
+    for op in (lambda: s.put("tool:b", "B"), lambda: s.get("tool:a"), lambda: len(s), lambda: "tool:a" in s):
+        with pytest.raises(StoreClosedError):
+            op()
+
+
+def test_threads_share_a_memory_store(mem):
+    errors = []
+
+    def run(t):
+        try:
+            for i in range(100):
+                mem.put(f"tool:t{t}_{i}", f"{t}/{i}")
+        except Exception as exc:  # noqa: BLE001
+            errors.append(exc)
+
+    threads = [threading.Thread(target=run, args=(t,)) for t in range(6)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    assert errors == []
+    assert len(mem) == 600
+    assert all(mem.get(f"tool:t{t}_{i}") == f"{t}/{i}" for t in range(6) for i in range(100))
+
+
+def test_each_thread_gets_its_own_connection_and_dead_threads_are_reaped(fstore):
+    seen = []
+
+    def run():
+        fstore.put(f"tool:{threading.get_ident()}_{len(seen)}", "x")
+        seen.append(fstore._connection())
+
+    for _ in range(5):
+        th = threading.Thread(target=run)
+        th.start()
+        th.join()
+    assert len({id(c) for c in seen}) == 5
+    # A new thread's connection reaps those of the five finished threads.
+    th = threading.Thread(target=lambda: fstore.put("tool:last", "x"))
+    th.start()
+    th.join()
+    assert all(not c.thread.is_alive() for c in seen)
+    assert len(fstore._conns) <= 2  # the main thread's and at most the last one's
+
+
+def test_busy_beyond_the_budget_is_a_store_busy_error(store_path):
+    with SourceStore(store_path, busy_timeout=0.3) as s:
+        s.put("tool:a", "A")
+        blocker = sqlite3.connect(store_path, isolation_level=None)
+        blocker.execute("BEGIN IMMEDIATE")
+        try:
+            with pytest.raises(StoreBusyError, match="locked"):
+                s.put("tool:b", "B")
+        finally:
+            blocker.execute("ROLLBACK")
+            blocker.close()
+        assert s.put("tool:b", "B") == compute_digest(b"B")
+        assert list(s) == ["tool:a", "tool:b"]
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="fork() is POSIX only")
+def test_memory_store_refuses_use_after_fork(mem):
+    mem.put("tool:a", "A")
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # child
+        try:
+            mem.get("tool:a")
+            os.write(w, b"used")
+        except StoreClosedError:
+            os.write(w, b"refused")
+        except BaseException:  # noqa: BLE001
+            os.write(w, b"other")
+        os._exit(0)
+    os.close(w)
+    _, status = os.waitpid(pid, 0)
+    assert os.read(r, 100) == b"refused"
+    assert mem.get("tool:a") == "A"  # the parent's store is untouched
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="fork() is POSIX only")
+def test_child_reconnects_after_fork_and_its_writes_survive_the_parent_closing(store_path):
+    """The hazard this guards against: a child that keeps the inherited connection open gets
+    SQLite's in-process lock bookkeeping, holds no real lock, and the parent's close() then
+    checkpoints and deletes the WAL under it, losing the child's later acknowledged write."""
+    parent = SourceStore(store_path)
+    parent.put("tool:parent", "P")
+    to_parent_r, to_parent_w = os.pipe()
+    to_child_r, to_child_w = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # child: uses the very same store object
+        try:
+            parent.put("tool:child_1", "C1")
+            os.write(to_parent_w, b"1")
+            os.read(to_child_r, 1)  # wait until the parent has closed its store
+            parent.put("tool:child_2", "C2")
+            parent.close()
+            os.write(to_parent_w, b"2")
+        except BaseException:  # noqa: BLE001
+            os.write(to_parent_w, b"E")
+        os._exit(0)
+    assert os.read(to_parent_r, 1) == b"1"
+    parent.close()
+    os.write(to_child_w, b"go")
+    assert os.read(to_parent_r, 1) == b"2"
+    os.waitpid(pid, 0)
+    with SourceStore(store_path) as s:
+        assert s.get("tool:child_1") == "C1"
+        assert s.get("tool:child_2") == "C2"
+        assert s.verify() == []
+
+
+# ---------------------------------------------------------------------- bad input
+
+
+LONG_OK = "h" * MAX_HANDLE_BYTES
+
+
+def _bad_inputs(limit: int):
+    d = compute_digest(b"x")
+    return [
+        # handles
+        ("handle int", lambda s: s.put(42, "x"), InvalidHandleError),
+        ("handle bytes", lambda s: s.put(b"tool:a", "x"), InvalidHandleError),
+        ("handle None", lambda s: s.get(None), InvalidHandleError),
+        ("handle empty", lambda s: s.put("", "x"), InvalidHandleError),
+        ("handle NUL", lambda s: s.put("tool:a\x00b", "x"), InvalidHandleError),
+        ("handle surrogate", lambda s: s.put("tool:\ud800", "x"), InvalidHandleError),
+        ("handle too long", lambda s: s.put(LONG_OK + "h", "x"), InvalidHandleError),
+        ("handle too many bytes", lambda s: s.put("€" * 342, "x"), InvalidHandleError),  # 1026 bytes
+        ("handle NUL on read", lambda s: s.resolves("a\x00"), InvalidHandleError),
+        ("handle wrong type on info", lambda s: s.info(["tool:a"]), InvalidHandleError),
+        # content
+        ("content None", lambda s: s.put("tool:n", None), InvalidContentError),
+        ("content int", lambda s: s.put("tool:n", 3), InvalidContentError),
+        ("content list", lambda s: s.put("tool:n", ["a"]), InvalidContentError),
+        ("lone surrogate", lambda s: s.put("tool:n", "ok \udc80 bad"), InvalidContentError),
+        ("invalid utf-8", lambda s: s.put("tool:n", b"ok \xff bad"), InvalidContentError),
+        ("truncated utf-8", lambda s: s.put("tool:n", "€".encode()[:2]), InvalidContentError),
+        ("overlong utf-8", lambda s: s.put("tool:n", b"\xc0\xaf"), InvalidContentError),
+        ("encoded surrogate", lambda s: s.put("tool:n", b"\xed\xa0\x80"), InvalidContentError),
+        ("huge str", lambda s: s.put("tool:n", "x" * (limit + 1)), LimitExceededError),
+        ("huge bytes", lambda s: s.put("tool:n", b"x" * (limit + 1)), LimitExceededError),
+        ("huge once encoded", lambda s: s.put("tool:n", "€" * (limit // 3 + 1)), LimitExceededError),
+        # metadata
+        ("kind int", lambda s: s.put("tool:n", "x", kind=1), InvalidArgumentError),
+        ("kind empty", lambda s: s.put("tool:n", "x", kind=""), InvalidArgumentError),
+        ("kind NUL", lambda s: s.put("tool:n", "x", kind="a\x00"), InvalidArgumentError),
+        ("kind long", lambda s: s.put("tool:n", "x", kind="k" * 129), InvalidArgumentError),
+        ("ts str", lambda s: s.put("tool:n", "x", ts="1700000000"), InvalidArgumentError),
+        ("ts bool", lambda s: s.put("tool:n", "x", ts=True), InvalidArgumentError),
+        ("ts nan", lambda s: s.put("tool:n", "x", ts=math.nan), InvalidArgumentError),
+        ("ts inf", lambda s: s.put("tool:n", "x", ts=math.inf), InvalidArgumentError),
+        ("ts huge int", lambda s: s.put("tool:n", "x", ts=10**400), InvalidArgumentError),
+        # conflicts and unknowns
+        ("conflict", lambda s: s.put("tool:a", "not A"), HandleConflictError),
+        ("unknown get", lambda s: s.get("tool:zzz"), UnknownHandleError),
+        ("unknown many", lambda s: s.get_many(["tool:a", "tool:zzz"]), UnknownHandleError),
+        # audit
+        ("audit list", lambda s: s.append_audit(["x"]), InvalidArgumentError),
+        ("audit int key", lambda s: s.append_audit({1: "x"}), InvalidArgumentError),
+        ("audit nan", lambda s: s.append_audit({"x": math.nan}), InvalidArgumentError),
+        ("audit set", lambda s: s.append_audit({"x": {1}}), InvalidArgumentError),
+        ("audit bytes", lambda s: s.append_audit({"x": b"1"}), InvalidArgumentError),
+        ("audit surrogate", lambda s: s.append_audit({"x": "\ud800"}), InvalidArgumentError),
+        ("audit deep", lambda s: s.append_audit(_deep(200)), InvalidArgumentError),
+        ("audit huge", lambda s: s.append_audit({"x": "y" * limit}), LimitExceededError),
+        ("audit since", lambda s: list(s.iter_audit(since=-1)), InvalidArgumentError),
+        ("audit since type", lambda s: list(s.iter_audit(since="0")), InvalidArgumentError),
+        # fact cache and digests
+        ("facts bad digest", lambda s: s.put_cached_facts("blake3:xyz", "v", b""), InvalidDigestError),
+        ("facts upper digest", lambda s: s.get_cached_facts(d.upper(), "v"), InvalidDigestError),
+        ("facts digest type", lambda s: s.get_cached_facts(None, "v"), InvalidDigestError),
+        ("facts version type", lambda s: s.put_cached_facts(d, 1, b""), InvalidArgumentError),
+        ("facts version empty", lambda s: s.get_cached_facts(d, ""), InvalidArgumentError),
+        ("facts blob str", lambda s: s.put_cached_facts(d, "v", "facts"), InvalidArgumentError),
+        ("facts blob huge", lambda s: s.put_cached_facts(d, "v", b"x" * (limit + 1)), LimitExceededError),
+        # collections
+        ("many not iterable", lambda s: s.get_many(7), InvalidArgumentError),
+        ("unresolved bad handle", lambda s: s.unresolved(["tool:a", 3]), InvalidHandleError),
+    ]
+
+
+def _deep(n):
+    obj: dict = {}
+    for _ in range(n):
+        obj = {"x": obj}
+    return obj
+
+
+LIMIT = 4096
+BAD_INPUTS = _bad_inputs(LIMIT)
+
+
+@pytest.mark.parametrize(("what", "op", "exc"), BAD_INPUTS, ids=[b[0] for b in BAD_INPUTS])
+def test_bad_input_raises_a_specific_error_and_changes_nothing(tmp_path, what, op, exc):
+    path = tmp_path / "bad.sqlite3"
+    with SourceStore(path, max_content_bytes=LIMIT) as s:
+        s.put("tool:a", "A", kind="tool_output", ts=1.0)
+        s.put("doc:b", "retries=3\x00")
+        s.append_audit({"cycle": 1})
+        before = snapshot(s)
+        audit_before = list(s.iter_audit())
+        with pytest.raises(exc) as info:
+            op(s)
+        assert str(info.value)  # a message, not a bare exception
+        assert snapshot(s) == before
+        assert list(s.iter_audit()) == audit_before
+        assert s.verify() == []
+    assert integrity(path) == ["ok"]
+
+
+def test_error_messages_locate_the_problem(mem):
+    with pytest.raises(InvalidContentError, match=r"byte 0xff at byte offset 3"):
+        mem.put("tool:n", b"abc\xffdef")
+    with pytest.raises(InvalidContentError, match=r"U\+DC80 at str index 3"):
+        mem.put("tool:n", "abc\udc80")
+    with pytest.raises(InvalidHandleError, match="NUL character at index 4"):
+        mem.put("tool\x00x", "x")
+
+
+def test_content_exactly_at_the_limit_is_accepted(tmp_path):
+    with SourceStore(":memory:", max_content_bytes=30) as s:
+        s.put("tool:a", "x" * 30)
+        s.put("tool:b", "€" * 10)  # 30 bytes
+        with pytest.raises(LimitExceededError):
+            s.put("tool:c", "€" * 10 + "x")
+        assert len(s) == 2
+
+
+def test_default_limit_is_64_mib():
+    assert DEFAULT_MAX_CONTENT_BYTES == 64 * 1024 * 1024
+    with SourceStore(":memory:") as s:
+        assert s.max_content_bytes == DEFAULT_MAX_CONTENT_BYTES
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"path": b"/tmp/x.sqlite3"},
+        {"path": 3},
+        {"path": ""},
+        {"path": ":memory:", "max_content_bytes": 0},
+        {"path": ":memory:", "max_content_bytes": True},
+        {"path": ":memory:", "max_content_bytes": 2 * 10**9},
+        {"path": ":memory:", "busy_timeout": 0},
+        {"path": ":memory:", "busy_timeout": math.inf},
+        {"path": ":memory:", "busy_timeout": "5"},
+    ],
+)
+def test_bad_constructor_arguments(kwargs):
+    with pytest.raises(InvalidArgumentError):
+        SourceStore(**kwargs)
