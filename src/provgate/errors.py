@@ -71,3 +71,28 @@ class ProvenanceInvariantError(ProvgateError):
     def __init__(self, message: str, *, verdict: Any = None) -> None:
         super().__init__(message)
         self.verdict = verdict
+
+
+class InvalidArgumentError(ProvgateError, ValueError):
+    """An argument other than a handle, content or digest (``kind``, ``ts``, an audit record,
+    a cache version, a limit) has the wrong type or value; ``argument`` names it."""
+
+    def __init__(self, message: str, *, argument: str | None = None) -> None:
+        super().__init__(message)
+        self.argument = argument
+
+
+class StoreSchemaError(ProvgateError):
+    """The file is not a provgate store, or it was written by a newer provgate schema."""
+
+
+class StoreClosedError(ProvgateError, ValueError):
+    """The store was closed, or is an in-memory store used in a child after ``fork()``."""
+
+
+class StoreBusyError(ProvgateError, TimeoutError):
+    """Other writers held the store's write lock for longer than the retry budget allows."""
+
+
+class PointerFormatError(EditFormatError):
+    """A pointer or its JSON form is malformed; ``field`` names the offending field."""
