@@ -13,7 +13,7 @@
 # Everything here is C data and nogil code; the Python boundary is in _blake3_api.pxi.
 # Included (not cimported) by hashing.pyx and hashing_avx2.pyx: one source, two builds.
 
-from libc.stdint cimport uint64_t
+from libc.stdint cimport int32_t, uint8_t, uint64_t
 from libc.string cimport memcpy, memmove, memset
 
 from _types cimport byte_t, offset_t, word_t
@@ -29,12 +29,83 @@ cdef extern from *:
     #endif
     /* One row of the lane-parallel state: the same word of eight independent compressions. */
     typedef uint32_t pg_lanes_t __attribute__((vector_size(32)));
-    static inline pg_lanes_t pg_lanes_load(const uint32_t *p) {
-        pg_lanes_t v; memcpy(&v, p, sizeof v); return v;
-    }
-    static inline void pg_lanes_store(uint32_t *p, const pg_lanes_t *v) { memcpy(p, v, sizeof *v); }
+    /* The same at any address and aliasing anything. Loads and stores go through this type,
+       not memcpy: gcc split a memcpy into two 16-byte stores followed by one 32-byte load of
+       the same bytes, which stalls on store forwarding (it cost a third of the time). */
+    typedef uint32_t pg_lanes_any_t __attribute__((vector_size(32), aligned(1), may_alias));
+    static inline pg_lanes_t pg_lanes_load(const void *p) { return *(const pg_lanes_any_t *)p; }
+    static inline void pg_lanes_store(void *p, const pg_lanes_t *v) { *(pg_lanes_any_t *)p = *v; }
     static inline pg_lanes_t pg_lanes_splat(uint32_t x) {
         pg_lanes_t v = {x, x, x, x, x, x, x, x}; return v;
+    }
+    #if defined(__clang__)
+    #define PG_SHUFFLE(a, b, ...) __builtin_shufflevector(a, b, __VA_ARGS__)
+    #else
+    #define PG_SHUFFLE(a, b, ...) __builtin_shuffle(a, b, (pg_lanes_t){__VA_ARGS__})
+    #endif
+    /* In-place 8x8 transpose of 32-bit words: interleave pairs of words, then pairs of pairs,
+       then 128-bit halves. 24 shuffles instead of 64 word-sized loads and stores. */
+    static inline void pg_transpose8(pg_lanes_t *r) {
+        pg_lanes_t a[8], b[8];
+        int i;
+        for (i = 0; i < 8; i += 2) {
+            a[i] = PG_SHUFFLE(r[i], r[i + 1], 0, 8, 1, 9, 4, 12, 5, 13);
+            a[i + 1] = PG_SHUFFLE(r[i], r[i + 1], 2, 10, 3, 11, 6, 14, 7, 15);
+        }
+        for (i = 0; i < 8; i += 4) {
+            b[i] = PG_SHUFFLE(a[i], a[i + 2], 0, 1, 8, 9, 4, 5, 12, 13);
+            b[i + 1] = PG_SHUFFLE(a[i], a[i + 2], 2, 3, 10, 11, 6, 7, 14, 15);
+            b[i + 2] = PG_SHUFFLE(a[i + 1], a[i + 3], 0, 1, 8, 9, 4, 5, 12, 13);
+            b[i + 3] = PG_SHUFFLE(a[i + 1], a[i + 3], 2, 3, 10, 11, 6, 7, 14, 15);
+        }
+        for (i = 0; i < 4; i++) {
+            r[i] = PG_SHUFFLE(b[i], b[i + 4], 0, 1, 2, 3, 8, 9, 10, 11);
+            r[i + 4] = PG_SHUFFLE(b[i], b[i + 4], 4, 5, 6, 7, 12, 13, 14, 15);
+        }
+    }
+    #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    #define PG_LITTLE_ENDIAN 1
+    #else
+    #define PG_LITTLE_ENDIAN 0
+    #endif
+    static inline uint32_t pg_load_le32(const uint8_t *p) {
+        return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
+    }
+    /* 64 bytes from pg_keep_mask + 64 - n keep the first n bytes of a block and zero the rest */
+    static const uint8_t pg_keep_mask[128] = { [0 ... 63] = 0xFF };
+    /* rows[w] = word w of the 64-byte block of every lane, bytes masked by masks[lane] */
+    static inline void pg_load_message_rows(const uint8_t *const *blocks, const uint8_t *const *masks,
+                                            uint32_t (*rows)[8]) {
+        int half, l, w;
+        if (PG_LITTLE_ENDIAN) {
+            pg_lanes_t r[8];
+            for (half = 0; half < 2; half++) {
+                for (l = 0; l < 8; l++)
+                    r[l] = pg_lanes_load(blocks[l] + 32 * half) & pg_lanes_load(masks[l] + 32 * half);
+                pg_transpose8(r);
+                for (w = 0; w < 8; w++) pg_lanes_store(rows[8 * half + w], &r[w]);
+            }
+        } else {
+            uint8_t bytes[64];
+            for (l = 0; l < 8; l++) {
+                for (w = 0; w < 64; w++) bytes[w] = blocks[l][w] & masks[l][w];
+                for (w = 0; w < 16; w++) rows[w][l] = pg_load_le32(bytes + 4 * w);
+            }
+        }
+    }
+    /* the 32 little-endian bytes of lane l (rows[w][l] for w < 8) to outs[l], for l < count */
+    static inline void pg_store_lane_outputs(uint32_t (*rows)[8], uint8_t *const *outs, int count) {
+        int l, w;
+        if (PG_LITTLE_ENDIAN) {
+            pg_lanes_t r[8];
+            for (w = 0; w < 8; w++) r[w] = pg_lanes_load(rows[w]);
+            pg_transpose8(r);
+            for (l = 0; l < count; l++) pg_lanes_store(outs[l], &r[l]);
+        } else {
+            for (l = 0; l < count; l++)
+                for (w = 0; w < 8; w++)
+                    for (int k = 0; k < 4; k++) outs[l][4 * w + k] = (uint8_t)(rows[w][l] >> (8 * k));
+        }
     }
     """
     # Cython sees an unsigned int; C sees a vector, and + ^ >> << | act lane by lane.
@@ -42,6 +113,11 @@ cdef extern from *:
     lanes_t lanes_load "pg_lanes_load"(const word_t* p) noexcept nogil
     void lanes_store "pg_lanes_store"(word_t* p, const lanes_t* v) noexcept nogil
     lanes_t lanes_splat "pg_lanes_splat"(word_t x) noexcept nogil
+    const byte_t* keep_mask "pg_keep_mask"
+    void load_message_rows "pg_load_message_rows"(const byte_t** blocks, const byte_t** masks,
+                                                 word_t (*rows)[8]) noexcept nogil
+    word_t load_le32 "pg_load_le32"(const byte_t* p) noexcept nogil
+    void store_lane_outputs "pg_store_lane_outputs"(word_t (*rows)[8], byte_t** outs, int count) noexcept nogil
 
 cdef enum:
     LANES = 8                 # must match the vector width above (8 x 32 bits)
@@ -82,18 +158,6 @@ cdef void _build_msg_schedule() noexcept:
 
 
 _build_msg_schedule()
-
-
-cdef inline word_t load_le32(const byte_t* p) noexcept nogil:
-    # byte by byte so the result is right on any endianness; gcc folds it into one load
-    return (<word_t>p[0] | (<word_t>p[1] << 8) | (<word_t>p[2] << 16) | (<word_t>p[3] << 24))
-
-
-cdef inline void store_le32(byte_t* p, word_t w) noexcept nogil:
-    p[0] = <byte_t>w
-    p[1] = <byte_t>(w >> 8)
-    p[2] = <byte_t>(w >> 16)
-    p[3] = <byte_t>(w >> 24)
 
 
 cdef inline void mix(lanes_t* v, int a, int b, int c, int d,
@@ -152,14 +216,15 @@ cdef void compress_lanes(word_t (*cv)[LANES], const word_t (*msg)[LANES],
 
 # A job is one run of compressions that chain into each other: a chunk (1 to 16 blocks) or
 # a parent node (one block: the two child chaining values side by side).
+# Packed into 32 bytes: small-span batches make one per span, and they are streamed twice.
 ctypedef struct Job:
     const byte_t* data        # the job's input bytes
-    offset_t length           # 0..CHUNK_LEN for a chunk (0 only for an empty input), 64 for a parent
-    uint64_t counter          # chunk index within its input; 0 for parents
-    word_t mode_flags         # on every block: KEYED_HASH and/or PARENT
-    word_t start_flags        # extra on the first block: CHUNK_START for chunks
-    word_t end_flags          # extra on the last block: CHUNK_END for chunks, ROOT for the root
     byte_t* out               # 32 bytes: the chaining value, or the digest for the root
+    uint64_t counter          # chunk index within its input; 0 for parents
+    int32_t length            # 0..CHUNK_LEN for a chunk (0 only for an empty input), 64 for a parent
+    uint8_t mode_flags        # on every block: KEYED_HASH and/or PARENT
+    uint8_t start_flags       # extra on the first block: CHUNK_START for chunks
+    uint8_t end_flags         # extra on the last block: CHUNK_END for chunks, ROOT for the root
 
 
 cdef inline int blocks_in(offset_t length) noexcept nogil:
@@ -169,18 +234,48 @@ cdef inline int blocks_in(offset_t length) noexcept nogil:
     return <int>((length + BLOCK_LEN - 1) // BLOCK_LEN)
 
 
-cdef void compress_job_group(const Job* jobs, int count, int n_blocks,
-                             const word_t* key_words) noexcept nogil:
-    """Run up to LANES jobs of the same block count side by side and write their outputs."""
+cdef inline void copy_short(byte_t* dst, const byte_t* src, offset_t n) noexcept nogil:
+    # n < 64 bytes as two overlapping fixed-size copies, which compile to a few moves where
+    # memcpy(n) is a library call; for small spans that call was a fifth of the time
+    cdef offset_t i
+    if n >= 32:
+        memcpy(dst, src, 32)
+        memcpy(dst + n - 32, src + n - 32, 32)
+    elif n >= 16:
+        memcpy(dst, src, 16)
+        memcpy(dst + n - 16, src + n - 16, 16)
+    elif n >= 8:
+        memcpy(dst, src, 8)
+        memcpy(dst + n - 8, src + n - 8, 8)
+    elif n >= 4:
+        memcpy(dst, src, 4)
+        memcpy(dst + n - 4, src + n - 4, 4)
+    else:
+        for i in range(n):
+            dst[i] = src[i]
+
+
+cdef byte_t ZERO_BLOCK[BLOCK_LEN]   # what idle lanes compress; static, so all zeros
+
+
+cdef void compress_job_group(const Job* jobs, int count, int n_blocks, const word_t* key_words,
+                             const byte_t* readable_end) noexcept nogil:
+    """Run up to LANES jobs of the same block count side by side and write their outputs.
+
+    readable_end, when not NULL, ends one buffer that holds every job's data: a short final
+    block is then read in place and masked, instead of copied into a zeroed block.
+    """
     cdef word_t cv[8][LANES]
     cdef word_t msg[MSG_WORDS][LANES]
     cdef word_t counter_lo[LANES]
     cdef word_t counter_hi[LANES]
     cdef word_t block_len[LANES]
     cdef word_t flags[LANES]
+    cdef const byte_t* blocks[LANES]
+    cdef const byte_t* masks[LANES]
+    cdef byte_t* outs[LANES]
     cdef byte_t padded[LANES][BLOCK_LEN]   # a short final block, zero-filled as specified
     cdef const Job* job
-    cdef const byte_t* p
     cdef offset_t at, remaining
     cdef int lane, i, b
     cdef word_t f
@@ -196,8 +291,8 @@ cdef void compress_job_group(const Job* jobs, int count, int n_blocks,
             counter_hi[lane] = 0
             block_len[lane] = 0
             flags[lane] = 0
-            for i in range(MSG_WORDS):
-                msg[i][lane] = 0
+            blocks[lane] = ZERO_BLOCK
+        masks[lane] = keep_mask
     for b in range(n_blocks):
         at = <offset_t>b * BLOCK_LEN
         for lane in range(count):
@@ -205,34 +300,39 @@ cdef void compress_job_group(const Job* jobs, int count, int n_blocks,
             f = job.mode_flags
             if b == 0:
                 f = f | job.start_flags
-            remaining = job.length - at
             if b == n_blocks - 1:
                 f = f | job.end_flags
+                remaining = job.length - at
                 if remaining < BLOCK_LEN:
-                    memset(padded[lane], 0, BLOCK_LEN)
-                    if remaining > 0:
-                        memcpy(padded[lane], job.data + at, <size_t>remaining)
-                    p = padded[lane]
+                    if readable_end != NULL and readable_end - (job.data + at) >= BLOCK_LEN:
+                        blocks[lane] = job.data + at
+                        masks[lane] = keep_mask + BLOCK_LEN - remaining
+                    else:
+                        memset(padded[lane], 0, BLOCK_LEN)
+                        copy_short(padded[lane], job.data + at, remaining)
+                        blocks[lane] = padded[lane]
                 else:
-                    p = job.data + at
+                    blocks[lane] = job.data + at
                 block_len[lane] = <word_t>remaining
             else:
-                p = job.data + at
+                blocks[lane] = job.data + at
                 block_len[lane] = BLOCK_LEN
             flags[lane] = f
-            for i in range(MSG_WORDS):
-                msg[i][lane] = load_le32(p + 4 * i)
+        load_message_rows(blocks, masks, msg)
         compress_lanes(cv, msg, counter_lo, counter_hi, block_len, flags)
+        for lane in range(count):
+            masks[lane] = keep_mask   # only a final block is masked
     for lane in range(count):
-        for i in range(8):
-            store_le32(jobs[lane].out + 4 * i, cv[i][lane])
+        outs[lane] = jobs[lane].out
+    store_lane_outputs(cv, outs, count)
 
 
-cdef void compress_jobs(const Job* jobs, offset_t n_jobs, int n_blocks,
-                        const word_t* key_words) noexcept nogil:
+cdef void compress_jobs(const Job* jobs, offset_t n_jobs, int n_blocks, const word_t* key_words,
+                        const byte_t* readable_end) noexcept nogil:
     cdef offset_t done = 0
     while done < n_jobs:
-        compress_job_group(jobs + done, <int>min(<offset_t>LANES, n_jobs - done), n_blocks, key_words)
+        compress_job_group(jobs + done, <int>min(<offset_t>LANES, n_jobs - done), n_blocks, key_words,
+                           readable_end)
         done += LANES
 
 
@@ -281,19 +381,21 @@ cdef void plan_batch(const offset_t* lengths, offset_t n, Plan* plan) noexcept n
 cdef inline void set_chunk_job(Job* job, const byte_t* data, offset_t length, uint64_t counter,
                                word_t mode, word_t root, byte_t* out) noexcept nogil:
     job.data = data
-    job.length = length
+    job.length = <int32_t>length
     job.counter = counter
-    job.mode_flags = mode
+    job.mode_flags = <uint8_t>mode
     job.start_flags = CHUNK_START
-    job.end_flags = CHUNK_END | root
+    job.end_flags = <uint8_t>(CHUNK_END | root)
     job.out = out
 
 
 cdef void hash_batch(const byte_t* const* data, const offset_t* lengths, const Plan* plan,
                      const word_t* key_words, word_t mode, byte_t* out,
-                     Job* chunk_jobs, Job* parent_jobs, Tree* trees, byte_t* cvs) noexcept nogil:
+                     Job* chunk_jobs, Job* parent_jobs, Tree* trees, byte_t* cvs,
+                     const byte_t* readable_end) noexcept nogil:
     """BLAKE3 of every input into out (n_inputs x 32 bytes), using the planned scratch.
 
+    readable_end: the end of the one buffer all inputs lie in, or NULL (see compress_job_group).
     chunk_jobs holds plan.n_chunk_jobs, parent_jobs plan.n_cv_slots // 2, trees
     plan.n_trees, cvs plan.n_cv_slots * 32 bytes.
     """
@@ -336,7 +438,7 @@ cdef void hash_batch(const byte_t* const* data, const offset_t* lengths, const P
 
     for k in range(1, BLOCKS_PER_CHUNK + 1):
         compress_jobs(chunk_jobs + plan.bucket_start[k],
-                      plan.bucket_start[k + 1] - plan.bucket_start[k], k, key_words)
+                      plan.bucket_start[k + 1] - plan.bucket_start[k], k, key_words, readable_end)
 
     # The tree of parents, one level at a time across all inputs, so that the parents of
     # different inputs share lanes. Pairing neighbours left to right and carrying an odd
@@ -358,7 +460,7 @@ cdef void hash_batch(const byte_t* const* data, const offset_t* lengths, const P
                 job.data = slots + pair * 2 * OUT_LEN
                 job.length = BLOCK_LEN
                 job.counter = 0
-                job.mode_flags = mode | PARENT
+                job.mode_flags = <uint8_t>(mode | PARENT)
                 job.start_flags = 0
                 if width == 2:
                     job.end_flags = ROOT
@@ -368,7 +470,7 @@ cdef void hash_batch(const byte_t* const* data, const offset_t* lengths, const P
                     job.out = slots + pair * OUT_LEN
         if n_parents == 0:
             break
-        compress_jobs(parent_jobs, n_parents, 1, key_words)
+        compress_jobs(parent_jobs, n_parents, 1, key_words, NULL)
         for t in range(n_trees):
             tree = &trees[t]
             width = tree.width

@@ -116,8 +116,12 @@ cdef object span_error(object starts, object ends, offset_t i, offset_t size):
 
 
 cdef int hash_gathered(const byte_t* const* data, const offset_t* lengths, offset_t n,
-                       const word_t* key_words, word_t mode, byte_t* out) except -1:
-    """Plan, allocate the scratch (MemoryError if it cannot), hash without the GIL."""
+                       const word_t* key_words, word_t mode, byte_t* out,
+                       const byte_t* readable_end) except -1:
+    """Plan, allocate the scratch (MemoryError if it cannot), hash without the GIL.
+
+    readable_end: the end of the one buffer that holds every input, or NULL.
+    """
     cdef Plan plan
     cdef Job* chunk_jobs = NULL
     cdef Job* parent_jobs = NULL
@@ -135,7 +139,7 @@ cdef int hash_gathered(const byte_t* const* data, const offset_t* lengths, offse
             raise MemoryError("not enough memory for the hashing scratch space")
         with nogil:
             hash_batch(data, lengths, &plan, key_words, mode, out,
-                       chunk_jobs, parent_jobs, trees, cvs)
+                       chunk_jobs, parent_jobs, trees, cvs, readable_end)
     finally:
         free(chunk_jobs)
         free(parent_jobs)
@@ -187,7 +191,7 @@ def hash_spans(data, starts, ends, *, key=None):
         if bad >= 0:
             raise span_error(s, e, bad, size)
         out_view = out
-        hash_gathered(span_data, span_lengths, n, key_words, mode, &out_view[0, 0])
+        hash_gathered(span_data, span_lengths, n, key_words, mode, &out_view[0, 0], base + size)
         return out
     finally:
         free(span_data)
@@ -242,7 +246,7 @@ def hash_buffers(buffers, *, key=None):
             exported[i] = acquire_bytes(items[i], &views[i], &buffer_data[i], &buffer_lengths[i],
                                         "buffers", i)
         out_view = out
-        hash_gathered(buffer_data, buffer_lengths, n, key_words, mode, &out_view[0, 0])
+        hash_gathered(buffer_data, buffer_lengths, n, key_words, mode, &out_view[0, 0], NULL)
         return out
     finally:
         if exported != NULL:
