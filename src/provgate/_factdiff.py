@@ -1,0 +1,11 @@
+"""Import switch for fact-table diffing (hot path 3); see ``provgate._factdiff_py`` for the spec."""
+
+from provgate._switch import load
+
+_impl, IMPLEMENTATION = load("factdiff", "_factdiff_py")
+
+sort_fingerprints = _impl.sort_fingerprints
+diff_sorted = _impl.diff_sorted
+diff = _impl.diff
+
+__all__ = ["IMPLEMENTATION", "diff", "diff_sorted", "sort_fingerprints"]

@@ -1,0 +1,126 @@
+"""Fact-table diffing (hot path 3), pure-Python reference: the executable specification.
+
+Fingerprints are 128-bit values stored as ``(n, 2)`` uint64 numpy arrays, column 0 the high
+word and column 1 the low word (the format of ``provgate.facts.FactTable``). Two rows are equal
+when both words are equal; rows are ordered by ``(hi, lo)`` as unsigned integers.
+
+``sort_fingerprints(fp)``
+    The int64 permutation that sorts the rows by ``(hi, lo)``, stable: equal rows keep their
+    original relative order. ``fp[sort_fingerprints(fp)]`` is sorted.
+
+``diff_sorted(a, b) -> (only_a, only_b, common_a, common_b)``
+    ``a`` and ``b`` must already be sorted (duplicates allowed). All four results are int64
+    index arrays:
+
+    - ``only_a``: every index ``i`` of ``a`` whose value occurs nowhere in ``b`` (every
+      duplicate is reported), ascending;
+    - ``only_b``: likewise for ``b``;
+    - ``common_a``, ``common_b`` (same length): the matched pairs. Every index ``i`` of ``a``
+      whose value occurs in ``b`` appears in ``common_a`` (ascending), paired with the FIRST
+      (smallest) index ``j`` of ``b`` with ``b[j] == a[i]``. Later duplicates of that value in
+      ``b`` appear in neither ``common_b`` nor ``only_b``: they are matched, and their
+      positions follow from ``common_b`` because ``b`` is sorted.
+
+    So ``len(only_a) + len(common_a) == len(a)``, and the indices of ``b`` not in ``only_b``
+    are exactly the rows equal to some row of ``a``.
+
+``diff(a, b)``
+    The same four arrays for unsorted inputs, with indices into the ORIGINAL arrays and the
+    same rules: ``only_a``, ``only_b`` and ``common_a`` ascending, ``common_b[k]`` the smallest
+    index of ``b`` whose value equals ``a[common_a[k]]``.
+
+Bad input fails closed: an argument that is not a numpy array, or whose dtype is not native
+uint64, raises ``TypeError``; a wrong shape (not ``(n, 2)``), a non-C-contiguous array, or
+(for ``diff_sorted``) rows out of order raise ``provgate.errors.InvalidArgumentError`` (a
+``ValueError``) naming the argument and, for order, the first offending row. ``diff`` accepts
+non-contiguous arrays (it sorts into new arrays anyway); ``sort_fingerprints`` does not.
+
+The native module ``provgate._ext.factdiff`` returns identical arrays and raises the same
+exception types with the same messages.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from provgate.errors import InvalidArgumentError
+
+IMPLEMENTATION = "reference"
+FINGERPRINT_DTYPE = np.dtype(np.uint64)
+
+
+def check_fingerprints(fp: Any, name: str, *, contiguous: bool = True) -> np.ndarray:
+    """Validate one fingerprint array; return it unchanged."""
+    if not isinstance(fp, np.ndarray):
+        raise TypeError(f"{name} must be a numpy array of shape (n, 2) and dtype uint64, not {type(fp).__name__}")
+    if fp.dtype != FINGERPRINT_DTYPE:
+        raise TypeError(f"{name} must have dtype uint64 (native byte order), not {fp.dtype}")
+    if fp.ndim != 2 or fp.shape[1] != 2:
+        raise InvalidArgumentError(f"{name} must have shape (n, 2), got {fp.shape}", argument=name)
+    if contiguous and not fp.flags.c_contiguous:
+        raise InvalidArgumentError(
+            f"{name} must be C-contiguous (use numpy.ascontiguousarray)", argument=name
+        )
+    return fp
+
+
+def unsorted_error(name: str, i: int, row: tuple[int, int], prev: tuple[int, int]) -> InvalidArgumentError:
+    return InvalidArgumentError(
+        f"{name} is not sorted by (hi, lo): row {i} (hi={row[0]:#x}, lo={row[1]:#x}) sorts before "
+        f"row {i - 1} (hi={prev[0]:#x}, lo={prev[1]:#x}); sort it with sort_fingerprints first",
+        argument=name,
+    )
+
+
+def _rows(fp: np.ndarray) -> list[tuple[int, int]]:
+    return [(int(hi), int(lo)) for hi, lo in fp.tolist()]
+
+
+def _check_sorted(rows: list[tuple[int, int]], name: str) -> None:
+    for i in range(1, len(rows)):
+        if rows[i] < rows[i - 1]:
+            raise unsorted_error(name, i, rows[i], rows[i - 1])
+
+
+def _index_array(values: list[int]) -> np.ndarray:
+    return np.array(values, dtype=np.int64)
+
+
+def sort_fingerprints(fp: Any) -> np.ndarray:
+    check_fingerprints(fp, "fp")
+    rows = _rows(fp)
+    return _index_array(sorted(range(len(rows)), key=rows.__getitem__))  # sorted() is stable
+
+
+def _diff_rows(ra: list[tuple[int, int]], rb: list[tuple[int, int]]) -> tuple[np.ndarray, ...]:
+    first_in_b: dict[tuple[int, int], int] = {}
+    for j, row in enumerate(rb):
+        first_in_b.setdefault(row, j)
+    in_a = set(ra)
+    only_a, common_a, common_b = [], [], []
+    for i, row in enumerate(ra):
+        j = first_in_b.get(row)
+        if j is None:
+            only_a.append(i)
+        else:
+            common_a.append(i)
+            common_b.append(j)
+    only_b = [j for j, row in enumerate(rb) if row not in in_a]
+    return _index_array(only_a), _index_array(only_b), _index_array(common_a), _index_array(common_b)
+
+
+def diff_sorted(a: Any, b: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    check_fingerprints(a, "a")
+    check_fingerprints(b, "b")
+    ra, rb = _rows(a), _rows(b)
+    _check_sorted(ra, "a")
+    _check_sorted(rb, "b")
+    return _diff_rows(ra, rb)  # type: ignore[return-value]
+
+
+def diff(a: Any, b: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    check_fingerprints(a, "a", contiguous=False)
+    check_fingerprints(b, "b", contiguous=False)
+    return _diff_rows(_rows(a), _rows(b))  # type: ignore[return-value]

@@ -1,0 +1,343 @@
+"""Fact-table diffing (hot path 3): sort and merge-diff of 128-bit fingerprint arrays.
+
+Every test runs on the native module and on the reference. Results are checked against
+properties that define them (a partition of the indices, pairs of equal rows, first index of
+a run) and numpy's own stable lexsort, and native is compared with reference on generated
+arrays full of duplicates, equal high words and extreme values.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+import time
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from conftest import IMPLEMENTATIONS, NO_EXTENSIONS, load_implementation
+from provgate import _factdiff
+from provgate.errors import InvalidArgumentError
+
+U64_MAX = 2**64 - 1
+
+
+def _load(which: str):
+    return load_implementation("factdiff", "_factdiff_py", which)
+
+
+@pytest.fixture(params=IMPLEMENTATIONS)
+def impl(request):
+    return _load(request.param)
+
+
+def _only_with_native(test):
+    return test if "native" in IMPLEMENTATIONS else None
+
+
+def fp(rows) -> np.ndarray:
+    return np.array(rows, dtype=np.uint64).reshape(-1, 2)
+
+
+def lexsorted(a: np.ndarray) -> np.ndarray:
+    return np.ascontiguousarray(a[np.lexsort((a[:, 1], a[:, 0]))])
+
+
+def check_diff_properties(a: np.ndarray, b: np.ndarray, result) -> None:
+    """What diff_sorted and diff promise, checked from first principles."""
+    only_a, only_b, common_a, common_b = result
+    for arr in result:
+        assert arr.dtype == np.int64 and arr.ndim == 1
+    rows_a = [tuple(r) for r in a.tolist()]
+    rows_b = [tuple(r) for r in b.tolist()]
+    first_b: dict = {}
+    for j, r in enumerate(rows_b):
+        first_b.setdefault(r, j)
+    set_a = set(rows_a)
+    assert only_a.tolist() == [i for i, r in enumerate(rows_a) if r not in first_b]
+    assert only_b.tolist() == [j for j, r in enumerate(rows_b) if r not in set_a]
+    assert common_a.tolist() == [i for i, r in enumerate(rows_a) if r in first_b]
+    assert common_b.tolist() == [first_b[rows_a[i]] for i in common_a.tolist()]
+    assert len(only_a) + len(common_a) == len(a)
+    if len(common_a):
+        assert np.array_equal(a[common_a], b[common_b])
+
+
+# ---- generated fingerprint arrays ----------------------------------------------------------
+
+WORDS = st.sampled_from([0, 1, 2, 3, 2**63 - 1, 2**63, U64_MAX - 1, U64_MAX])
+
+
+@st.composite
+def fingerprint_arrays(draw, max_rows: int = 40):
+    """Arrays drawn from a small pool of rows, so duplicates, shared rows between two arrays
+    and rows with equal high words but different low words are frequent."""
+    pool_size = draw(st.integers(1, 10))
+    hi_pool = draw(st.lists(st.one_of(WORDS, st.integers(0, U64_MAX)), min_size=1, max_size=4))
+    pool = [
+        (draw(st.sampled_from(hi_pool)), draw(st.one_of(WORDS, st.integers(0, U64_MAX))))
+        for _ in range(pool_size)
+    ]
+    rows_a = draw(st.lists(st.sampled_from(pool), max_size=max_rows))
+    rows_b = draw(st.lists(st.sampled_from(pool), max_size=max_rows))
+    return fp(rows_a), fp(rows_b)
+
+
+SETTINGS = settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+
+
+@SETTINGS
+@given(pair=fingerprint_arrays())
+def test_sort_is_stable_lexicographic(impl, pair):
+    a, _ = pair
+    order = impl.sort_fingerprints(a)
+    assert order.dtype == np.int64
+    # numpy's lexsort is stable: equal rows keep their original order
+    assert order.tolist() == np.lexsort((a[:, 1], a[:, 0])).tolist()
+
+
+@SETTINGS
+@given(pair=fingerprint_arrays())
+def test_diff_sorted_properties(impl, pair):
+    a, b = lexsorted(pair[0]), lexsorted(pair[1])
+    check_diff_properties(a, b, impl.diff_sorted(a, b))
+
+
+@SETTINGS
+@given(pair=fingerprint_arrays())
+def test_diff_unsorted_properties(impl, pair):
+    a, b = pair
+    check_diff_properties(a, b, impl.diff(a, b))
+
+
+@_only_with_native
+@settings(max_examples=1500, deadline=None)
+@given(pair=fingerprint_arrays(max_rows=80))
+def test_native_equals_reference(pair):
+    native, reference = _load("native"), _load("reference")
+    a, b = pair
+    assert np.array_equal(native.sort_fingerprints(a), reference.sort_fingerprints(a))
+    for x, y in zip(native.diff(a, b), reference.diff(a, b)):
+        assert np.array_equal(x, y)
+    sa, sb = lexsorted(a), lexsorted(b)
+    for x, y in zip(native.diff_sorted(sa, sb), reference.diff_sorted(sa, sb)):
+        assert np.array_equal(x, y)
+
+
+# ---- fixed cases ------------------------------------------------------------------------------
+
+
+def test_empty_inputs(impl):
+    empty = fp([])
+    some = fp([[1, 2], [3, 4]])
+    assert impl.sort_fingerprints(empty).tolist() == []
+    only_a, only_b, ca, cb = impl.diff_sorted(empty, empty)
+    assert [x.tolist() for x in (only_a, only_b, ca, cb)] == [[], [], [], []]
+    only_a, only_b, ca, cb = impl.diff_sorted(some, empty)
+    assert (only_a.tolist(), only_b.tolist(), ca.tolist(), cb.tolist()) == ([0, 1], [], [], [])
+    only_a, only_b, ca, cb = impl.diff(empty, some)
+    assert (only_a.tolist(), only_b.tolist(), ca.tolist(), cb.tolist()) == ([], [0, 1], [], [])
+
+
+def test_equal_high_words_differ_in_low_word(impl):
+    # a changed fact must not hide behind its high word
+    a = fp([[7, 1], [7, 2], [7, 3]])
+    b = fp([[7, 2], [7, 4]])
+    only_a, only_b, ca, cb = impl.diff_sorted(a, b)
+    assert only_a.tolist() == [0, 2] and only_b.tolist() == [1]
+    assert ca.tolist() == [1] and cb.tolist() == [0]
+
+
+def test_duplicates_pair_with_the_first_equal_row(impl):
+    a = fp([[1, 1], [5, 5], [5, 5], [5, 5], [9, 9]])
+    b = fp([[5, 5], [5, 5], [9, 9], [9, 9], [10, 0]])
+    only_a, only_b, ca, cb = impl.diff_sorted(a, b)
+    assert only_a.tolist() == [0]
+    assert only_b.tolist() == [4]  # b's second 5 and second 9 are matched, not "only in b"
+    assert ca.tolist() == [1, 2, 3, 4]
+    assert cb.tolist() == [0, 0, 0, 2]
+
+
+def test_all_equal_arrays(impl):
+    a = fp([[3, 3]] * 50)
+    b = fp([[3, 3]] * 7)
+    only_a, only_b, ca, cb = impl.diff_sorted(a, b)
+    assert only_a.size == 0 and only_b.size == 0
+    assert ca.tolist() == list(range(50)) and cb.tolist() == [0] * 50
+    assert impl.sort_fingerprints(a).tolist() == list(range(50))
+
+
+def test_extreme_words_order_as_unsigned(impl):
+    a = fp([[U64_MAX, 0], [0, U64_MAX], [2**63, 1], [2**63 - 1, U64_MAX], [0, 0]])
+    assert impl.sort_fingerprints(a).tolist() == [4, 1, 3, 2, 0]
+
+
+def test_diff_returns_original_indices(impl):
+    a = fp([[9, 0], [1, 0], [5, 0], [1, 0], [7, 7]])
+    b = fp([[5, 0], [2, 0], [1, 0], [5, 0], [1, 0]])
+    only_a, only_b, ca, cb = impl.diff(a, b)
+    assert only_a.tolist() == [0, 4]
+    assert only_b.tolist() == [1]
+    assert ca.tolist() == [1, 2, 3]
+    assert cb.tolist() == [2, 0, 2]  # the smallest index of b holding that value
+
+
+def test_large_random_overlap(impl):
+    rng = np.random.default_rng(5)
+    n = 20_000 if impl.IMPLEMENTATION == "native" else 3_000
+    base = rng.integers(0, 2**64, size=(n + n // 10, 2), dtype=np.uint64)
+    a = base[:n].copy()
+    b = np.concatenate([base[: 9 * n // 10], base[n:], base[:50]])  # 50 duplicates in b
+    rng.shuffle(b)
+    check_diff_properties(a, b, impl.diff(a, b))
+    sa, sb = a[impl.sort_fingerprints(a)], b[impl.sort_fingerprints(b)]
+    only_a, only_b, ca, cb = impl.diff_sorted(sa, sb)
+    assert len(only_a) == n // 10 and len(only_b) == n // 10 and len(ca) == 9 * n // 10
+
+
+def test_sort_adversarial_equal_high_words(impl):
+    # one giant bucket (all high words equal) and many mid-sized buckets: the merge-sort path
+    rng = np.random.default_rng(9)
+    n = 5_000 if impl.IMPLEMENTATION == "native" else 1_000
+    a = np.empty((n, 2), dtype=np.uint64)
+    a[:, 0] = 42
+    a[:, 1] = rng.integers(0, 50, n, dtype=np.uint64)
+    assert impl.sort_fingerprints(a).tolist() == np.lexsort((a[:, 1], a[:, 0])).tolist()
+    a[:, 0] = rng.integers(0, 8, n, dtype=np.uint64) << np.uint64(61)
+    assert impl.sort_fingerprints(a).tolist() == np.lexsort((a[:, 1], a[:, 0])).tolist()
+
+
+def test_read_only_inputs(impl):
+    a = fp([[1, 1], [2, 2]])
+    b = fp([[2, 2], [3, 3]])
+    a.flags.writeable = False
+    b.flags.writeable = False
+    assert impl.diff_sorted(a, b)[0].tolist() == [0]
+    assert impl.sort_fingerprints(a).tolist() == [0, 1]
+
+
+# ---- bad input ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "bad, exc, words",
+    [
+        ([[1, 2]], TypeError, "numpy array"),
+        (np.array([[1, 2]], dtype=np.int64), TypeError, "uint64"),
+        (np.array([[1, 2]], dtype=">u8"), TypeError, "uint64"),
+        (np.array([[1.0, 2.0]]), TypeError, "uint64"),
+        (np.zeros(4, dtype=np.uint64), InvalidArgumentError, "shape"),
+        (np.zeros((3, 3), dtype=np.uint64), InvalidArgumentError, "shape"),
+        (np.zeros((2, 2, 2), dtype=np.uint64), InvalidArgumentError, "shape"),
+        (np.zeros((6, 2), dtype=np.uint64)[::2], InvalidArgumentError, "C-contiguous"),
+        (np.asfortranarray(np.zeros((3, 2), dtype=np.uint64)), InvalidArgumentError, "C-contiguous"),
+    ],
+)
+def test_bad_arrays(impl, bad, exc, words):
+    good = fp([[1, 1]])
+    for call in (lambda: impl.diff_sorted(bad, good), lambda: impl.sort_fingerprints(bad)):
+        with pytest.raises(exc, match=words):
+            call()
+    with pytest.raises(exc, match=words) as info:
+        impl.diff_sorted(good, bad)
+    assert str(info.value).startswith("b ")
+
+
+def test_diff_accepts_non_contiguous(impl):
+    a = np.array([[5, 5], [0, 0], [1, 1], [0, 0]], dtype=np.uint64)[::2]  # rows (5,5), (1,1)
+    b = fp([[1, 1]])
+    only_a, only_b, ca, cb = impl.diff(a, b)
+    assert only_a.tolist() == [0] and ca.tolist() == [1] and cb.tolist() == [0]
+    with pytest.raises(TypeError):
+        impl.diff(a.astype(np.int64), b)
+
+
+UNSORTED_CASES = [
+    # (a, b, argument reported, row reported)
+    (fp([[2, 0], [1, 0]]), fp([[0, 0]]), "a", 1),
+    (fp([[1, 5], [1, 4]]), fp([[1, 5]]), "a", 1),             # equal hi, low word descends
+    (fp([[1, 0]]), fp([[3, 0], [2, 0]]), "b", 1),
+    (fp([[0, 0], [1, 0], [2, 0], [1, 0]]), fp([[0, 0]]), "a", 3),  # in a's tail, b exhausted
+    (fp([[0, 0]]), fp([[0, 0], [5, 0], [4, 0]]), "b", 2),        # in b's tail
+    (fp([[1, 1], [1, 1], [0, 9]]), fp([[1, 1]]), "a", 2),        # right after a run of duplicates
+    (fp([[0, 0], [9, 9], [1, 1]]), fp([[5, 5], [4, 4]]), "a", 2),  # both unsorted: a first
+]
+
+
+@pytest.mark.parametrize("a, b, name, row", UNSORTED_CASES)
+def test_unsorted_input_is_refused(impl, a, b, name, row):
+    with pytest.raises(InvalidArgumentError, match=rf"^{name} is not sorted by \(hi, lo\): row {row} ") as info:
+        impl.diff_sorted(a, b)
+    assert info.value.argument == name
+    assert isinstance(info.value, ValueError)
+    # diff sorts by itself, so the same arrays are fine there
+    check_diff_properties(a, b, impl.diff(a, b))
+
+
+@_only_with_native
+@pytest.mark.parametrize("a, b, name, row", UNSORTED_CASES)
+def test_native_errors_match_reference(a, b, name, row):
+    messages = []
+    for which in ("native", "reference"):
+        with pytest.raises(InvalidArgumentError) as info:
+            _load(which).diff_sorted(a, b)
+        messages.append(str(info.value))
+    assert messages[0] == messages[1]
+
+
+# ---- GIL and switch ----------------------------------------------------------------------------
+
+
+def _observed_while_running(fn) -> int:
+    """How often the main thread ran while fn ran in a worker thread (huge switch interval:
+    the main thread only gets to run if fn releases the GIL by itself)."""
+    inside = [False]
+    errors = []
+
+    def worker():
+        inside[0] = True
+        try:
+            fn()
+        except BaseException as exc:  # noqa: BLE001 - reported below
+            errors.append(exc)
+        inside[0] = False
+
+    old = sys.getswitchinterval()
+    sys.setswitchinterval(1000.0)
+    try:
+        t = threading.Thread(target=worker)
+        seen = 0
+        t.start()
+        while t.is_alive():
+            if inside[0]:
+                seen += 1
+            time.sleep(0.0005)
+        t.join()
+    finally:
+        sys.setswitchinterval(old)
+    assert not errors, errors
+    return seen
+
+
+@_only_with_native
+def test_native_releases_the_gil():
+    native = _load("native")
+    rng = np.random.default_rng(1)
+    a = rng.integers(0, 2**64, size=(2_000_000, 2), dtype=np.uint64)
+    sa = a[native.sort_fingerprints(a)]
+    assert _observed_while_running(lambda: sum(range(20_000_000))) == 0
+    assert _observed_while_running(lambda: [native.diff_sorted(sa, sa) for _ in range(10)]) > 0
+    assert _observed_while_running(lambda: [native.sort_fingerprints(a) for _ in range(3)]) > 0
+
+
+def test_switch_loaded_the_native_build():
+    if NO_EXTENSIONS:
+        assert _factdiff.IMPLEMENTATION == "reference"
+        assert _factdiff.diff_sorted is _load("reference").diff_sorted
+        return
+    assert _factdiff.IMPLEMENTATION == "native"
+    native = _load("native")
+    assert (_factdiff.diff_sorted, _factdiff.diff, _factdiff.sort_fingerprints) == (
+        native.diff_sorted, native.diff, native.sort_fingerprints)
