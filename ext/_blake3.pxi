@@ -352,6 +352,57 @@ ctypedef struct Tree:
     offset_t width            # nodes on the current level
 
 
+# Inputs are hashed in windows of consecutive inputs, so the scratch space stays small
+# enough to live in cache and to be reused without page faults however many spans a call
+# has. Only a single input of more than WINDOW_CHUNKS chunks makes a window bigger.
+cdef enum:
+    WINDOW_INPUTS = 1024
+    WINDOW_CHUNKS = 4096
+
+
+cdef inline offset_t chunks_in(offset_t length) noexcept nogil:
+    if length <= CHUNK_LEN:
+        return 1
+    return (length + CHUNK_LEN - 1) // CHUNK_LEN
+
+
+cdef offset_t window_end(const offset_t* lengths, offset_t start, offset_t n) noexcept nogil:
+    """The end of the window of inputs that begins at start."""
+    cdef offset_t i = start
+    cdef offset_t chunks = 0
+    cdef offset_t c
+    while i < n and i - start < WINDOW_INPUTS:
+        c = chunks_in(lengths[i])
+        if i > start and chunks + c > WINDOW_CHUNKS:
+            break
+        chunks += c
+        i += 1
+    return i
+
+
+cdef void capacity_for(offset_t total_chunks, offset_t largest_chunks, offset_t n_inputs,
+                       Plan* capacity) noexcept nogil:
+    """Scratch space enough for every window of a batch, field by field.
+
+    A window holds at most WINDOW_CHUNKS chunks unless its first input alone has more
+    (window_end), never more than the whole batch, and at most WINDOW_INPUTS trees.
+    """
+    capacity.n_chunk_jobs = min(total_chunks, max(<offset_t>WINDOW_CHUNKS, largest_chunks))
+    capacity.n_cv_slots = capacity.n_chunk_jobs
+    capacity.n_trees = min(n_inputs, <offset_t>WINDOW_INPUTS)
+
+
+cdef void plan_capacity(const offset_t* lengths, offset_t n, Plan* capacity) noexcept nogil:
+    cdef offset_t i, c
+    cdef offset_t total = 0
+    cdef offset_t largest = 0
+    for i in range(n):
+        c = chunks_in(lengths[i])
+        total += c
+        largest = max(largest, c)
+    capacity_for(total, largest, n, capacity)
+
+
 cdef void plan_batch(const offset_t* lengths, offset_t n, Plan* plan) noexcept nogil:
     cdef offset_t counts[BLOCKS_PER_CHUNK + 1]
     cdef offset_t i, length, n_chunks, tail
@@ -365,7 +416,7 @@ cdef void plan_batch(const offset_t* lengths, offset_t n, Plan* plan) noexcept n
         if length <= CHUNK_LEN:
             counts[blocks_in(length)] += 1
         else:
-            n_chunks = (length + CHUNK_LEN - 1) // CHUNK_LEN
+            n_chunks = chunks_in(length)
             tail = length - (n_chunks - 1) * CHUNK_LEN
             counts[BLOCKS_PER_CHUNK] += n_chunks - 1
             counts[blocks_in(tail)] += 1
@@ -418,7 +469,7 @@ cdef void hash_batch(const byte_t* const* data, const offset_t* lengths, const P
             set_chunk_job(&chunk_jobs[fill[k]], base, length, 0, mode, ROOT, out + i * OUT_LEN)
             fill[k] += 1
             continue
-        n_chunks = (length + CHUNK_LEN - 1) // CHUNK_LEN
+        n_chunks = chunks_in(length)
         tree = &trees[n_trees]
         n_trees += 1
         tree.input_index = i
@@ -480,3 +531,26 @@ cdef void hash_batch(const byte_t* const* data, const offset_t* lengths, const P
                 slots = cvs + tree.cv_first * OUT_LEN
                 memmove(slots + (width // 2) * OUT_LEN, slots + (width - 1) * OUT_LEN, OUT_LEN)
             tree.width = (width + 1) // 2
+
+
+# The scratch space of one call, allocated (with the GIL) for its largest window.
+ctypedef struct Scratch:
+    Job* chunk_jobs
+    Job* parent_jobs
+    Tree* trees
+    byte_t* cvs
+
+
+cdef void hash_inputs(const byte_t* const* data, const offset_t* lengths, offset_t n,
+                      const word_t* key_words, word_t mode, byte_t* out, const Scratch* scratch,
+                      const byte_t* readable_end) noexcept nogil:
+    """BLAKE3 of every input into out (n x 32 bytes), window by window."""
+    cdef Plan plan
+    cdef offset_t start = 0
+    cdef offset_t end
+    while start < n:
+        end = window_end(lengths, start, n)
+        plan_batch(lengths + start, end - start, &plan)
+        hash_batch(data + start, lengths + start, &plan, key_words, mode, out + start * OUT_LEN,
+                   scratch.chunk_jobs, scratch.parent_jobs, scratch.trees, scratch.cvs, readable_end)
+        start = end

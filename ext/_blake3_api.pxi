@@ -1,6 +1,6 @@
 # The Python boundary of bulk span hashing: check every argument exactly as the reference
 # (provgate._hashing_py) does, gather pointers and lengths with the GIL held while keeping
-# their owners alive, then hash everything in one nogil call of hash_batch (_blake3.pxi).
+# their owners alive, then hash everything without the GIL (hash_inputs, _blake3.pxi).
 
 from cpython.buffer cimport PyBUF_FULL_RO, PyBuffer_IsContiguous, PyBuffer_Release, PyObject_GetBuffer
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_CheckExact, PyBytes_GET_SIZE
@@ -88,19 +88,42 @@ cdef object as_offsets(object values, str what):
     return np.ascontiguousarray(arr)
 
 
-cdef offset_t place_spans(const span_index_t[::1] starts, const span_index_t[::1] ends,
-                          const byte_t* base, offset_t size,
-                          const byte_t** data, offset_t* lengths) noexcept nogil:
-    """Pointers and lengths of the spans; the index of the first invalid span, or -1."""
-    cdef offset_t i, start, end
+cdef offset_t check_spans(const span_index_t[::1] starts, const span_index_t[::1] ends,
+                          offset_t size, offset_t* total_chunks, offset_t* largest_chunks) noexcept nogil:
+    """The index of the first invalid span, or -1 and the chunk counts that size the scratch."""
+    cdef offset_t i, start, end, c
+    cdef offset_t total = 0
+    cdef offset_t largest = 0
     for i in range(starts.shape[0]):
         start = starts[i]
         end = ends[i]
         if start < 0 or end < start or end > size:
             return i
-        data[i] = base + start
-        lengths[i] = end - start
+        c = chunks_in(end - start)
+        total += c
+        largest = max(largest, c)
+    total_chunks[0] = total
+    largest_chunks[0] = largest
     return -1
+
+
+cdef void hash_checked_spans(const span_index_t[::1] starts, const span_index_t[::1] ends,
+                             const byte_t* base, offset_t size, const word_t* key_words, word_t mode,
+                             byte_t* out, const Scratch* scratch,
+                             const byte_t** slice_data, offset_t* slice_lengths) noexcept nogil:
+    """Hash spans already checked by check_spans, WINDOW_INPUTS at a time, so the table of
+    pointers and lengths stays small however many spans there are."""
+    cdef offset_t n = starts.shape[0]
+    cdef offset_t first = 0
+    cdef offset_t count, j
+    while first < n:
+        count = min(<offset_t>WINDOW_INPUTS, n - first)
+        for j in range(count):
+            slice_data[j] = base + starts[first + j]
+            slice_lengths[j] = ends[first + j] - starts[first + j]
+        hash_inputs(slice_data, slice_lengths, count, key_words, mode, out + first * OUT_LEN,
+                    scratch, base + size)
+        first += count
 
 
 cdef object span_error(object starts, object ends, offset_t i, offset_t size):
@@ -115,37 +138,23 @@ cdef object span_error(object starts, object ends, offset_t i, offset_t size):
     return SpanError(f"span {i} [{st}, {en}) is invalid: {why}")
 
 
-cdef int hash_gathered(const byte_t* const* data, const offset_t* lengths, offset_t n,
-                       const word_t* key_words, word_t mode, byte_t* out,
-                       const byte_t* readable_end) except -1:
-    """Plan, allocate the scratch (MemoryError if it cannot), hash without the GIL.
-
-    readable_end: the end of the one buffer that holds every input, or NULL.
-    """
-    cdef Plan plan
-    cdef Job* chunk_jobs = NULL
-    cdef Job* parent_jobs = NULL
-    cdef Tree* trees = NULL
-    cdef byte_t* cvs = NULL
-    with nogil:
-        plan_batch(lengths, n, &plan)
-    try:
-        # +1: malloc(0) may return NULL, which must not read as failure
-        chunk_jobs = <Job*>malloc((plan.n_chunk_jobs + 1) * sizeof(Job))
-        parent_jobs = <Job*>malloc((plan.n_cv_slots // 2 + 1) * sizeof(Job))
-        trees = <Tree*>malloc((plan.n_trees + 1) * sizeof(Tree))
-        cvs = <byte_t*>malloc((plan.n_cv_slots + 1) * OUT_LEN)
-        if chunk_jobs == NULL or parent_jobs == NULL or trees == NULL or cvs == NULL:
-            raise MemoryError("not enough memory for the hashing scratch space")
-        with nogil:
-            hash_batch(data, lengths, &plan, key_words, mode, out,
-                       chunk_jobs, parent_jobs, trees, cvs, readable_end)
-    finally:
-        free(chunk_jobs)
-        free(parent_jobs)
-        free(trees)
-        free(cvs)
+cdef int allocate_scratch(Scratch* scratch, const Plan* capacity) except -1:
+    # +1: malloc(0) may return NULL, which must not read as failure
+    scratch.chunk_jobs = <Job*>malloc((capacity.n_chunk_jobs + 1) * sizeof(Job))
+    scratch.parent_jobs = <Job*>malloc((capacity.n_cv_slots // 2 + 1) * sizeof(Job))
+    scratch.trees = <Tree*>malloc((capacity.n_trees + 1) * sizeof(Tree))
+    scratch.cvs = <byte_t*>malloc((capacity.n_cv_slots + 1) * OUT_LEN)
+    if (scratch.chunk_jobs == NULL or scratch.parent_jobs == NULL or scratch.trees == NULL
+            or scratch.cvs == NULL):
+        raise MemoryError("not enough memory for the hashing scratch space")
     return 0
+
+
+cdef void free_scratch(Scratch* scratch) noexcept:
+    free(scratch.chunk_jobs)
+    free(scratch.parent_jobs)
+    free(scratch.trees)
+    free(scratch.cvs)
 
 
 def hash_spans(data, starts, ends, *, key=None):
@@ -157,14 +166,22 @@ def hash_spans(data, starts, ends, *, key=None):
     """
     cdef Py_buffer view
     cdef const byte_t* base
-    cdef offset_t size
+    cdef offset_t size, n, bad
+    cdef offset_t total_chunks = 0
+    cdef offset_t largest_chunks = 0
     cdef bint exported
     cdef word_t key_words[8]
-    cdef offset_t n, bad
-    cdef const byte_t** span_data = NULL
-    cdef offset_t* span_lengths = NULL
-    cdef byte_t[:, ::1] out_view
     cdef word_t mode
+    cdef const int32_t[::1] s32
+    cdef const int32_t[::1] e32
+    cdef const int64_t[::1] s64
+    cdef const int64_t[::1] e64
+    cdef bint narrow
+    cdef Plan capacity
+    cdef Scratch scratch = Scratch(NULL, NULL, NULL, NULL)
+    cdef const byte_t** slice_data = NULL
+    cdef offset_t* slice_lengths = NULL
+    cdef byte_t[:, ::1] out_view
     exported = acquire_bytes(data, &view, &base, &size, "data")
     try:
         key_words_of(key, key_words)
@@ -180,36 +197,40 @@ def hash_spans(data, starts, ends, *, key=None):
         if s.dtype != e.dtype:
             s = s.astype(np.int64)
             e = e.astype(np.int64)
-        span_data = <const byte_t**>malloc(n * sizeof(byte_t*))
-        span_lengths = <offset_t*>malloc(n * sizeof(offset_t))
-        if span_data == NULL or span_lengths == NULL:
-            raise MemoryError("not enough memory for the span table")
-        if s.dtype == _NATIVE_INT32:
-            bad = _place_int32(s, e, base, size, span_data, span_lengths)
+        narrow = s.dtype == _NATIVE_INT32
+        if narrow:
+            s32 = s
+            e32 = e
+            with nogil:
+                bad = check_spans(s32, e32, size, &total_chunks, &largest_chunks)
         else:
-            bad = _place_int64(s, e, base, size, span_data, span_lengths)
+            s64 = s
+            e64 = e
+            with nogil:
+                bad = check_spans(s64, e64, size, &total_chunks, &largest_chunks)
         if bad >= 0:
             raise span_error(s, e, bad, size)
+        capacity_for(total_chunks, largest_chunks, n, &capacity)
+        allocate_scratch(&scratch, &capacity)
+        slice_data = <const byte_t**>malloc(min(n, <offset_t>WINDOW_INPUTS) * sizeof(byte_t*))
+        slice_lengths = <offset_t*>malloc(min(n, <offset_t>WINDOW_INPUTS) * sizeof(offset_t))
+        if slice_data == NULL or slice_lengths == NULL:
+            raise MemoryError("not enough memory for the span table")
         out_view = out
-        hash_gathered(span_data, span_lengths, n, key_words, mode, &out_view[0, 0], base + size)
+        with nogil:
+            if narrow:
+                hash_checked_spans(s32, e32, base, size, key_words, mode, &out_view[0, 0], &scratch,
+                                   slice_data, slice_lengths)
+            else:
+                hash_checked_spans(s64, e64, base, size, key_words, mode, &out_view[0, 0], &scratch,
+                                   slice_data, slice_lengths)
         return out
     finally:
-        free(span_data)
-        free(span_lengths)
+        free_scratch(&scratch)
+        free(slice_data)
+        free(slice_lengths)
         if exported:
             PyBuffer_Release(&view)
-
-
-cdef offset_t _place_int32(const int32_t[::1] s, const int32_t[::1] e, const byte_t* base,
-                           offset_t size, const byte_t** data, offset_t* lengths) noexcept:
-    with nogil:
-        return place_spans(s, e, base, size, data, lengths)
-
-
-cdef offset_t _place_int64(const int64_t[::1] s, const int64_t[::1] e, const byte_t* base,
-                           offset_t size, const byte_t** data, offset_t* lengths) noexcept:
-    with nogil:
-        return place_spans(s, e, base, size, data, lengths)
 
 
 def hash_buffers(buffers, *, key=None):
@@ -223,6 +244,8 @@ def hash_buffers(buffers, *, key=None):
     cdef const byte_t** buffer_data = NULL
     cdef offset_t* buffer_lengths = NULL
     cdef offset_t n, i
+    cdef Plan capacity
+    cdef Scratch scratch = Scratch(NULL, NULL, NULL, NULL)
     cdef byte_t[:, ::1] out_view
     cdef word_t mode
     if isinstance(buffers, (str, bytes, bytearray, memoryview)):
@@ -245,8 +268,12 @@ def hash_buffers(buffers, *, key=None):
         for i in range(n):
             exported[i] = acquire_bytes(items[i], &views[i], &buffer_data[i], &buffer_lengths[i],
                                         "buffers", i)
+        plan_capacity(buffer_lengths, n, &capacity)
+        allocate_scratch(&scratch, &capacity)
         out_view = out
-        hash_gathered(buffer_data, buffer_lengths, n, key_words, mode, &out_view[0, 0], NULL)
+        with nogil:
+            # separate objects: nothing may be read past the end of any of them (NULL)
+            hash_inputs(buffer_data, buffer_lengths, n, key_words, mode, &out_view[0, 0], &scratch, NULL)
         return out
     finally:
         if exported != NULL:
@@ -257,3 +284,4 @@ def hash_buffers(buffers, *, key=None):
         free(views)
         free(buffer_data)
         free(buffer_lengths)
+        free_scratch(&scratch)

@@ -185,6 +185,19 @@ def test_trees_of_every_width_in_one_call(impl):
                               _expected([data[s:e] for s, e in zip(starts, ends)], key=k))
 
 
+def test_many_spans_across_internal_windows(impl):
+    # thousands of spans are hashed in several windows of consecutive spans; one span of
+    # more than 4096 chunks gets a window of its own in the middle of the others
+    data = _random_bytes(4 * 1024 * 1024 + 3 * 1024 + 5, 17)
+    lengths = [EDGE_LENGTHS[i % len(EDGE_LENGTHS)] for i in range(2500)]
+    lengths[1300] = len(data) - 2
+    starts = [(i * 7919) % (len(data) - n + 1) for i, n in enumerate(lengths)]
+    ends = [s + n for s, n in zip(starts, lengths)]
+    want = _expected([data[s:e] for s, e in zip(starts, ends)])
+    assert np.array_equal(impl.hash_spans(data, starts, ends), want)
+    assert np.array_equal(impl.hash_buffers([data[s:e] for s, e in zip(starts, ends)]), want)
+
+
 def test_one_large_span(impl):
     data = _random_bytes(3 * 1024 * 1024 + 1, 3)
     got = impl.hash_spans(data, [0, 1, 5], [len(data), len(data) - 1, 5 + 1024 * 1024])
