@@ -43,6 +43,23 @@ cdef extern from *:
     #else
     #define PG_SHUFFLE(a, b, ...) __builtin_shuffle(a, b, (pg_lanes_t){__VA_ARGS__})
     #endif
+    /* Rotations of every word right by 16 and by 8 bits. Both move whole bytes, so with
+       SSSE3/AVX2 one byte shuffle (pshufb) does what otherwise takes two shifts and an or. */
+    #if defined(__SSSE3__)
+    typedef uint8_t pg_bytes_t __attribute__((vector_size(32)));
+    #if defined(__clang__)
+    #define PG_BYTE_SHUFFLE(x, ...) ((pg_lanes_t)__builtin_shufflevector((pg_bytes_t)(x), (pg_bytes_t)(x), __VA_ARGS__))
+    #else
+    #define PG_BYTE_SHUFFLE(x, ...) ((pg_lanes_t)__builtin_shuffle((pg_bytes_t)(x), (pg_bytes_t){__VA_ARGS__}))
+    #endif
+    #define PG_ROTR16(x) PG_BYTE_SHUFFLE(x, 2, 3, 0, 1, 6, 7, 4, 5, 10, 11, 8, 9, 14, 15, 12, 13, \
+        18, 19, 16, 17, 22, 23, 20, 21, 26, 27, 24, 25, 30, 31, 28, 29)
+    #define PG_ROTR8(x) PG_BYTE_SHUFFLE(x, 1, 2, 3, 0, 5, 6, 7, 4, 9, 10, 11, 8, 13, 14, 15, 12, \
+        17, 18, 19, 16, 21, 22, 23, 20, 25, 26, 27, 24, 29, 30, 31, 28)
+    #else
+    #define PG_ROTR16(x) (((x) >> 16) | ((x) << 16))
+    #define PG_ROTR8(x) (((x) >> 8) | ((x) << 24))
+    #endif
     /* In-place 8x8 transpose of 32-bit words: interleave pairs of words, then pairs of pairs,
        then 128-bit halves. 24 shuffles instead of 64 word-sized loads and stores. */
     static inline void pg_transpose8(pg_lanes_t *r) {
@@ -113,6 +130,8 @@ cdef extern from *:
     lanes_t lanes_load "pg_lanes_load"(const word_t* p) noexcept nogil
     void lanes_store "pg_lanes_store"(word_t* p, const lanes_t* v) noexcept nogil
     lanes_t lanes_splat "pg_lanes_splat"(word_t x) noexcept nogil
+    lanes_t rotr16 "PG_ROTR16"(lanes_t x) noexcept nogil
+    lanes_t rotr8 "PG_ROTR8"(lanes_t x) noexcept nogil
     const byte_t* keep_mask "pg_keep_mask"
     void load_message_rows "pg_load_message_rows"(const byte_t** blocks, const byte_t** masks,
                                                  word_t (*rows)[8]) noexcept nogil
@@ -162,17 +181,15 @@ _build_msg_schedule()
 
 cdef inline void mix(lanes_t* v, int a, int b, int c, int d,
                      const word_t* mx, const word_t* my) noexcept nogil:
-    # the quarter-round G of the specification, on eight lanes at once; the rotations are
-    # spelled out because a helper taking a vector by value trips gcc's ABI note
+    # the quarter-round G of the specification, on eight lanes at once; rotations by 12 and
+    # 7 are spelled out because a helper taking a vector by value trips gcc's ABI note
     v[a] = v[a] + v[b] + lanes_load(mx)
-    v[d] = v[d] ^ v[a]
-    v[d] = (v[d] >> 16) | (v[d] << 16)
+    v[d] = rotr16(v[d] ^ v[a])
     v[c] = v[c] + v[d]
     v[b] = v[b] ^ v[c]
     v[b] = (v[b] >> 12) | (v[b] << 20)
     v[a] = v[a] + v[b] + lanes_load(my)
-    v[d] = v[d] ^ v[a]
-    v[d] = (v[d] >> 8) | (v[d] << 24)
+    v[d] = rotr8(v[d] ^ v[a])
     v[c] = v[c] + v[d]
     v[b] = v[b] ^ v[c]
     v[b] = (v[b] >> 7) | (v[b] << 25)
