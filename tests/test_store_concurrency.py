@@ -122,3 +122,35 @@ def test_busy_errors_that_escape_sqlites_handler_are_retried(tmp_path, monkeypat
         assert store.put("tool:a", "A") == store.digest("tool:a")
         assert len(injected) == 3
         assert list(store) == ["tool:a"]
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not hasattr(__import__("os"), "fork"), reason="fork() is POSIX only")
+def test_many_processes_create_a_fresh_store_at_once(tmp_path):
+    """Opening races creation: whoever loses must see the finished schema, never a half view
+    (header read before another process committed, tables read after)."""
+    import os
+
+    for attempt in range(30):
+        path = tmp_path / f"fresh_{attempt}.sqlite3"
+        go_r, go_w = os.pipe()
+        pids = []
+        for w in range(4):
+            pid = os.fork()
+            if pid == 0:
+                code = 1
+                try:
+                    os.read(go_r, 1)  # start together
+                    with SourceStore(path) as s:
+                        s.put(f"tool:w{w}", f"writer {w}")
+                    code = 0
+                finally:
+                    os._exit(code)
+            pids.append(pid)
+        os.write(go_w, b"xxxx")
+        statuses = [os.waitpid(pid, 0)[1] for pid in pids]
+        os.close(go_r)
+        os.close(go_w)
+        assert statuses == [0, 0, 0, 0], f"attempt {attempt}: {statuses}"
+        with SourceStore(path) as s:
+            assert sorted(s) == [f"tool:w{w}" for w in range(4)]

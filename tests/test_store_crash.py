@@ -12,6 +12,8 @@ import random
 import signal
 import threading
 import time
+import traceback
+from pathlib import Path
 
 import pytest
 
@@ -30,6 +32,11 @@ THREADS = 2
 
 def _writer(store_path, inherited, trial: int, writer: int, ack_path) -> None:
     """Child process body: put until killed; never returns."""
+    def fail(code: int) -> None:
+        # The parent reports this traceback when the writer did not die by SIGKILL.
+        Path(f"{ack_path}.err").write_text(traceback.format_exc())
+        os._exit(code)
+
     try:
         store = inherited if inherited is not None else SourceStore(store_path)
         ack = os.open(ack_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
@@ -43,15 +50,17 @@ def _writer(store_path, inherited, trial: int, writer: int, ack_path) -> None:
                     os.write(ack, f"{handle}\t{digest}\n".encode())  # only after put returned
                     i += 1
             except BaseException:  # noqa: BLE001 - an exit code the parent can see
-                os._exit(3)
+                fail(3)
 
         threads = [threading.Thread(target=loop, args=(t,), daemon=True) for t in range(THREADS)]
         for th in threads:
             th.start()
         while True:
             time.sleep(1)
+    except BaseException:  # noqa: BLE001
+        fail(2)
     finally:
-        os._exit(2)  # reached only on an error before the loops started
+        os._exit(2)
 
 
 def _acknowledged(ack_path) -> list[tuple[str, str]]:
@@ -91,10 +100,14 @@ def test_sigkill_never_loses_an_acknowledged_put(tmp_path):
             time.sleep(rng.uniform(0.02, 0.4))
         for pid in pids:
             os.kill(pid, signal.SIGKILL)
-        for pid in pids:
+        for pid, ack_path in zip(pids, ack_paths):
             _, status = os.waitpid(pid, 0)
             # Killed, not exited: the writers were mid-run and saw no exception.
-            assert os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGKILL, status
+            err = Path(f"{ack_path}.err")
+            assert os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGKILL, (
+                f"trial {trial}: writer exited with status {status}:\n"
+                + (err.read_text() if err.exists() else "(no traceback)")
+            )
         if parent is not None:
             parent.close()
 

@@ -761,17 +761,13 @@ class SourceStore:
             return []
 
         def query(conn: sqlite3.Connection) -> list[tuple[Any, ...]]:
-            conn.execute("BEGIN")  # one snapshot across chunks
-            try:
-                rows: list[tuple[Any, ...]] = []
-                for i in range(0, len(handles), _IN_CHUNK):
-                    chunk = handles[i : i + _IN_CHUNK]
-                    rows.extend(conn.execute(sql.format(",".join("?" * len(chunk))), chunk).fetchall())
-                return rows
-            finally:
-                conn.execute("COMMIT")
+            rows: list[tuple[Any, ...]] = []
+            for i in range(0, len(handles), _IN_CHUNK):
+                chunk = handles[i : i + _IN_CHUNK]
+                rows.extend(conn.execute(sql.format(",".join("?" * len(chunk))), chunk).fetchall())
+            return rows
 
-        return self._read(query)
+        return self._read(lambda conn: _in_snapshot(conn, query))  # one snapshot across chunks
 
     # ------------------------------------------------------------------ internals: SQLite
 
@@ -815,7 +811,7 @@ class SourceStore:
             if not self._schema_ready:
                 # Before anything writes to the file (switching to WAL rewrites its header):
                 # a foreign or newer file must be refused untouched.
-                self._retrying(lambda: self._check_is_ours(raw))
+                self._retrying(lambda: _in_snapshot(raw, self._check_is_ours))
             if not self._memory:
                 mode = self._retrying(lambda: raw.execute("PRAGMA journal_mode = WAL").fetchone()[0])
                 if str(mode).lower() != "wal":
@@ -835,7 +831,9 @@ class SourceStore:
 
     def _check_is_ours(self, conn: sqlite3.Connection) -> bool:
         """Whether the file already holds the current schema; raise if it is not a provgate
-        store (or an empty file that can become one). Reads only."""
+        store (or an empty file that can become one). Reads only; the caller runs it inside
+        one transaction, so header and schema come from the same snapshot even while another
+        process is creating the store."""
         app_id, version = _read_header(conn)
         if app_id == APPLICATION_ID and version == SCHEMA_VERSION:
             return True
@@ -849,7 +847,7 @@ class SourceStore:
         return False
 
     def _ensure_schema(self, raw: sqlite3.Connection) -> None:
-        if self._retrying(lambda: self._check_is_ours(raw)):
+        if self._retrying(lambda: _in_snapshot(raw, self._check_is_ours)):
             return
 
         def create(conn: sqlite3.Connection) -> None:
@@ -1015,6 +1013,21 @@ class SourceStore:
 
 
 # ---------------------------------------------------------------------- helpers
+
+
+def _in_snapshot(conn: sqlite3.Connection, fn: Callable[[sqlite3.Connection], T]) -> T:
+    """Run read-only ``fn`` inside one read transaction: all its statements see one snapshot.
+
+    Inside a caller's transaction it simply runs. On any error the read transaction is rolled
+    back, so a retry starts clean."""
+    if conn.in_transaction:
+        return fn(conn)
+    conn.execute("BEGIN")
+    try:
+        return fn(conn)
+    finally:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")  # read-only: nothing to keep
 
 
 def _read_header(conn: sqlite3.Connection) -> tuple[int, int]:
