@@ -1,0 +1,203 @@
+"""Matching source facts at token boundaries, native helpers.
+
+The specification, including why the text is rewritten with boundary markers, is
+``provgate._matching_py``; ``collect`` here must return identical arrays and raise the same
+errors. The automaton is pyahocorasick's (built by the reference's ``build_automaton``), which
+holds the GIL while it runs. What this module does natively: classify every byte position and
+write the marked haystack straight into a new latin-1 ``str`` without the GIL, consume the
+automaton's iterator with C-level ``tp_iternext`` calls (no Python loop), recover byte offsets
+by counting non-marker bytes with a pointer that only moves forward (hits arrive by end), and
+collect hits in C buffers that grow geometrically and become numpy arrays at the end.
+"""
+
+import numpy as np
+
+cimport numpy as cnp
+from libc.stdint cimport int64_t
+from libc.stdlib cimport free, malloc, realloc
+from libc.string cimport memcpy
+
+from _types cimport byte_t, offset_t
+
+from provgate._matching_py import END as _END
+from provgate._matching_py import FIRST as _FIRST
+from provgate._matching_py import LAST as _LAST
+from provgate._matching_py import JOINERS, START as _START, WORD_BYTES, too_many_matches
+from provgate.errors import InvalidContentError
+
+cdef extern from "Python.h":
+    object PyUnicode_New(Py_ssize_t size, Py_UCS4 maxchar)
+    void* PyUnicode_DATA(object o)
+
+cnp.import_array()
+
+IMPLEMENTATION = "native"
+
+cdef enum:
+    WORD = 1
+    JOINER = 2
+    CAN_END = 1
+    CAN_START = 2
+    INITIAL_CAPACITY = 4096
+
+cdef byte_t BYTE_CLASS[256]
+cdef byte_t START_MARK = _START
+cdef byte_t END_MARK = _END
+cdef byte_t FIRST = _FIRST
+cdef byte_t LAST = _LAST
+
+
+def _init_byte_classes():
+    # built from the reference's sets, so the two cannot drift apart
+    for c in range(256):
+        BYTE_CLASS[c] = (WORD if c in WORD_BYTES else 0) | (JOINER if c in JOINERS else 0)
+
+
+_init_byte_classes()
+
+
+cdef offset_t classify(const byte_t* d, offset_t n, const byte_t* edges, byte_t* flags) noexcept nogil:
+    """flags[p] for p in 0..n: CAN_END if a match may end at p, CAN_START if one may begin.
+
+    Returns the number of markers, or -1 if the data holds a marker byte (not UTF-8).
+    """
+    cdef offset_t p, markers = 0
+    cdef byte_t f, c
+    for p in range(n + 1):
+        f = 0
+        if p < n:
+            c = d[p]
+            if c == START_MARK or c == END_MARK:
+                return -1
+        if p > 0 and (edges[d[p - 1]] & LAST):
+            f = CAN_END
+            if p < n:
+                c = BYTE_CLASS[d[p]]
+                if (c & WORD) or ((c & JOINER) and p + 1 < n and (BYTE_CLASS[d[p + 1]] & WORD)):
+                    f = 0
+        if p < n and (edges[d[p]] & FIRST):
+            f |= CAN_START
+            if p > 0:
+                c = BYTE_CLASS[d[p - 1]]
+                if (c & WORD) or ((c & JOINER) and p >= 2 and (BYTE_CLASS[d[p - 2]] & WORD)):
+                    f &= ~CAN_START
+        flags[p] = f
+        markers += (f & CAN_END) != 0
+        markers += (f & CAN_START) != 0
+    return markers
+
+
+cdef void write_marked(const byte_t* d, offset_t n, const byte_t* flags, byte_t* out) noexcept nogil:
+    cdef offset_t p, k = 0
+    for p in range(n + 1):
+        if flags[p] & CAN_END:
+            out[k] = END_MARK
+            k += 1
+        if flags[p] & CAN_START:
+            out[k] = START_MARK
+            k += 1
+        if p < n:
+            out[k] = d[p]
+            k += 1
+
+
+cdef struct HitBuffer:
+    offset_t* start
+    offset_t* end
+    offset_t* pattern
+    offset_t size
+    offset_t capacity
+
+
+cdef int grow(HitBuffer* buf, offset_t limit) except -1:
+    """Double the capacity (never beyond limit, the most hits there can be)."""
+    cdef offset_t capacity = min(max(buf.capacity * 2, <offset_t>INITIAL_CAPACITY), max(limit, <offset_t>1))
+    cdef size_t nbytes = <size_t>capacity * sizeof(offset_t)
+    cdef offset_t* p
+    p = <offset_t*>realloc(buf.start, nbytes)
+    if p == NULL:
+        raise MemoryError()
+    buf.start = p
+    p = <offset_t*>realloc(buf.end, nbytes)
+    if p == NULL:
+        raise MemoryError()
+    buf.end = p
+    p = <offset_t*>realloc(buf.pattern, nbytes)
+    if p == NULL:
+        raise MemoryError()
+    buf.pattern = p
+    buf.capacity = capacity
+    return 0
+
+
+cdef cnp.ndarray to_array(const offset_t* values, offset_t n):
+    cdef cnp.ndarray out = np.empty(n, dtype=np.int64)
+    if n:
+        memcpy(cnp.PyArray_DATA(out), values, <size_t>n * sizeof(offset_t))
+    return out
+
+
+def collect(automaton, const byte_t[::1] data, const int64_t[::1] pattern_bytes, const byte_t[::1] edges,
+            offset_t max_matches):
+    cdef offset_t n = data.shape[0]
+    cdef offset_t npatterns = pattern_bytes.shape[0]
+    cdef const byte_t* d = &data[0] if n else NULL
+    cdef byte_t* flags = NULL
+    cdef byte_t* hay = NULL
+    cdef offset_t markers, total, last, index, e
+    cdef offset_t scan_k = 0, scan_bytes = 0  # haystack index reached, data bytes before it
+    cdef HitBuffer buf
+    cdef object haystack, item
+    if edges.shape[0] != 256:
+        raise ValueError(f"edges must have 256 entries, not {edges.shape[0]}")
+    buf.start = NULL
+    buf.end = NULL
+    buf.pattern = NULL
+    buf.size = 0
+    buf.capacity = 0
+    try:
+        flags = <byte_t*>malloc(<size_t>(n + 1))
+        if flags == NULL:
+            raise MemoryError()
+        with nogil:
+            markers = classify(d, n, &edges[0], flags)
+        if markers < 0:
+            raise InvalidContentError("data contains byte 0xF8 or 0xF9, so it is not valid UTF-8")
+        empty = (to_array(NULL, 0), to_array(NULL, 0), to_array(NULL, 0))
+        if len(automaton) == 0:
+            return empty
+        total = n + markers
+        # a fresh latin-1 str, filled in place before anyone else can see it; it always holds
+        # a START marker (> 127), so its latin-1 representation is the canonical one
+        haystack = PyUnicode_New(total, 255)
+        hay = <byte_t*>PyUnicode_DATA(haystack)
+        with nogil:
+            write_marked(d, n, flags, hay)
+        free(flags)
+        flags = NULL
+        for item in automaton.iter(haystack):
+            if buf.size == max_matches:
+                raise too_many_matches(max_matches)
+            last = (<tuple>item)[0]
+            index = (<tuple>item)[1]
+            if index < 0 or index >= npatterns or last < scan_k or last >= total:
+                raise ValueError(f"automaton hit ({last}, {index}) does not belong to this matcher's patterns")
+            # `last` is the pattern's END marker, which sits right before byte `e` of data
+            while scan_k < last:
+                scan_bytes += hay[scan_k] != START_MARK and hay[scan_k] != END_MARK
+                scan_k += 1
+            e = scan_bytes
+            if e < pattern_bytes[index]:
+                raise ValueError(f"automaton hit ({last}, {index}) does not belong to this matcher's patterns")
+            if buf.size == buf.capacity:
+                grow(&buf, max_matches)
+            buf.start[buf.size] = e - pattern_bytes[index]
+            buf.end[buf.size] = e
+            buf.pattern[buf.size] = index
+            buf.size += 1
+        return (to_array(buf.start, buf.size), to_array(buf.end, buf.size), to_array(buf.pattern, buf.size))
+    finally:
+        free(flags)
+        free(buf.start)
+        free(buf.end)
+        free(buf.pattern)

@@ -1,0 +1,12 @@
+"""Native helpers for source-fact matching; the specification is ``provgate._matching_py``."""
+
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+IMPLEMENTATION: str
+
+def collect(
+    automaton: Any, data: bytes, pattern_bytes: npt.NDArray[np.int64], edges: bytes, max_matches: int
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int64]]: ...

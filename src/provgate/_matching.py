@@ -1,0 +1,9 @@
+"""Import switch for source-fact matching (part of hot path 2); see ``provgate._matching_py``."""
+
+from provgate._switch import load
+
+_impl, IMPLEMENTATION = load("matching", "_matching_py")
+
+collect = _impl.collect
+
+__all__ = ["IMPLEMENTATION", "collect"]

@@ -1,0 +1,185 @@
+"""Matching source facts at token boundaries, pure-Python reference: the executable spec.
+
+The result
+----------
+``collect(automaton, data, pattern_bytes, edges, max_matches)`` returns three int64 arrays
+``(start, end, pattern)``: every occurrence ``data[start:end] == patterns[pattern]`` of a
+pattern in the UTF-8 bytes ``data`` that lies at token boundaries (below), ordered by ``end``,
+then by ``start``. ``automaton, edges = build_automaton(patterns)`` from the UTF-8 bytes of the
+patterns; ``pattern_bytes[i]`` is the length of pattern ``i`` in bytes. More than
+``max_matches`` matches raise :class:`provgate.errors.LimitExceededError`, as soon as the
+count is crossed.
+
+Token boundaries (the rule the extraction grammar uses)
+--------------------------------------------------------
+A *word byte* is an ASCII letter, a digit, ``_`` or any byte >= 0x80; a *joiner* is one of
+``. , - : / @``. A match ``[s, e)`` is at token boundaries iff ``start_ok(s)`` and
+``end_ok(e)``:
+
+- ``start_ok(s)``: ``s == 0``, or ``data[s-1]`` is not a word byte and is not a joiner that
+  follows a word byte (``data[s-2]``);
+- ``end_ok(e)``: ``e == len(data)``, or ``data[e]`` is not a word byte and is not a joiner
+  followed by a word byte (``data[e+1]``).
+
+How: boundary markers instead of filtering
+------------------------------------------
+Running the automaton over the raw text and filtering afterwards examines every hit inside a
+longer token (``3`` inside ``30``, ``2026``, ``v3``, …): on an agent window that is most
+hits, and pathological input (a million ``a`` against ``a``, ``aa``, ``aaa``, …) makes it
+quadratic. Instead the text is rewritten with two marker bytes that never occur in UTF-8, at
+each position ``p`` (0 to ``len(data)``):
+
+- ``END`` (0xF9) if a match may end at ``p``: ``end_ok(p)`` and the byte before ``p`` ends some
+  pattern (is in the vocabulary's *last-byte* set);
+- then ``START`` (0xF8) if a match may begin at ``p``: ``start_ok(p)`` and the byte at ``p``
+  begins some pattern (*first-byte* set);
+- then the byte ``data[p]`` itself.
+
+Each pattern is rewritten the same way, as if it were a whole text (its own first byte is in
+the first-byte set and its last in the last-byte set, so it starts with ``START`` and ends
+with ``END``). The marked pattern occurs in the marked text exactly where the pattern occurs at
+token boundaries:
+
+- the outer markers match only at positions that pass ``start_ok`` / ``end_ok``;
+- a marker inside the pattern depends on the pattern's own bytes, on the two global byte sets,
+  and, in the text, possibly on the byte just outside the match (``start_ok(s+1)`` reads
+  ``data[s-1]``, ``end_ok(e-1)`` reads ``data[e]``) — but only through "is it a word byte",
+  which the outer markers already rule out, which is also what "absent" means in the pattern.
+  So inside a boundary-aligned occurrence both agree.
+
+Every automaton hit is then a match to report, in the automaton's order (by end; at one end
+the longest pattern first, i.e. by start). The haystack is the marked bytes decoded as latin-1,
+so each byte is one character and offsets are recovered by counting the non-marker bytes. The
+byte sets only drop markers that no pattern could use (inside runs of spaces, before closing
+punctuation, …), which keeps the haystack short.
+
+The native ``provgate._ext.matching.collect`` builds the marked text in C and consumes the
+automaton's iterator at C level; it returns identical arrays and raises the same errors.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import ahocorasick
+import numpy as np
+
+from provgate.errors import InvalidContentError, LimitExceededError
+
+IMPLEMENTATION = "reference"
+
+WORD_BYTES = frozenset(b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_") | frozenset(range(0x80, 0x100))
+JOINERS = frozenset(b".,-:/@")
+START = 0xF8  # bytes 0xF5-0xFF never occur in UTF-8, so these cannot collide with text
+END = 0xF9
+
+
+def start_ok(data: bytes, s: int) -> bool:
+    if s == 0:
+        return True
+    before = data[s - 1]
+    if before in WORD_BYTES:
+        return False
+    return not (before in JOINERS and s >= 2 and data[s - 2] in WORD_BYTES)
+
+
+def end_ok(data: bytes, e: int) -> bool:
+    if e == len(data):
+        return True
+    after = data[e]
+    if after in WORD_BYTES:
+        return False
+    return not (after in JOINERS and e + 1 < len(data) and data[e + 1] in WORD_BYTES)
+
+
+def at_token_boundaries(data: bytes, s: int, e: int) -> bool:
+    return start_ok(data, s) and end_ok(data, e)
+
+
+FIRST = 1  # edges[b] & FIRST: some pattern begins with byte b
+LAST = 2  # edges[b] & LAST: some pattern ends with byte b
+
+
+def edge_bytes(patterns: list[bytes]) -> bytes:
+    edges = bytearray(256)
+    for pattern in patterns:
+        edges[pattern[0]] |= FIRST
+        edges[pattern[-1]] |= LAST
+    return bytes(edges)
+
+
+def marked(data: bytes, edges: bytes) -> bytearray:
+    """``data`` with END where a match may end, then START where one may begin."""
+    out = bytearray()
+    for p in range(len(data) + 1):
+        if p > 0 and edges[data[p - 1]] & LAST and end_ok(data, p):
+            out.append(END)
+        if p < len(data) and edges[data[p]] & FIRST and start_ok(data, p):
+            out.append(START)
+        if p < len(data):
+            out.append(data[p])
+    return out
+
+
+def marked_pattern(pattern: bytes, edges: bytes) -> str:
+    """The automaton key of a pattern: its marked form, which runs from START to END."""
+    key = marked(pattern, edges)
+    if not (key and key[0] == START and key[-1] == END):  # cannot happen: its own ends always pass
+        raise RuntimeError(f"marking pattern {pattern!r} did not produce START…END")
+    return key.decode("latin-1")
+
+
+def build_automaton(patterns: list[bytes]) -> tuple[Any, bytes]:
+    """An automaton whose value for each marked pattern is its index in ``patterns``, and the
+    pattern edge-byte table that marking a text for it needs."""
+    edges = edge_bytes(patterns)
+    automaton = ahocorasick.Automaton(ahocorasick.STORE_INTS)
+    for index, pattern in enumerate(patterns):
+        automaton.add_word(marked_pattern(pattern, edges), index)
+    if patterns:
+        automaton.make_automaton()
+    return automaton, edges
+
+
+def too_many_matches(max_matches: int) -> LimitExceededError:
+    return LimitExceededError(
+        f"the text holds more than max_matches={max_matches} matches of source facts; "
+        "raise max_matches or search a smaller text"
+    )
+
+
+def check_data(data: bytes) -> None:
+    if START in data or END in data:
+        raise InvalidContentError("data contains byte 0xF8 or 0xF9, so it is not valid UTF-8")
+
+
+def collect(
+    automaton: Any, data: bytes, pattern_bytes: np.ndarray, edges: bytes, max_matches: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    check_data(data)
+    lengths = pattern_bytes.tolist()
+    haystack = marked(data, edges)
+    # offset_of[k]: how many bytes of data precede character k of the haystack
+    offset_of = []
+    seen = 0
+    for c in haystack:
+        offset_of.append(seen)
+        if c != START and c != END:
+            seen += 1
+    starts: list[int] = []
+    ends: list[int] = []
+    patterns: list[int] = []
+    if len(automaton) == 0:
+        return _arrays(starts, ends, patterns)
+    for last, index in automaton.iter(haystack.decode("latin-1")):
+        if len(starts) == max_matches:
+            raise too_many_matches(max_matches)
+        end = offset_of[last]  # last is the pattern's END marker, which precedes byte `end`
+        starts.append(end - lengths[index])
+        ends.append(end)
+        patterns.append(index)
+    return _arrays(starts, ends, patterns)
+
+
+def _arrays(*columns: list[int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    return tuple(np.array(c, dtype=np.int64) for c in columns)  # type: ignore[return-value]

@@ -1,0 +1,376 @@
+"""Matching source facts at token boundaries (Aho-Corasick), native and reference.
+
+Results are checked against a brute-force oracle written here from the rule alone (every
+occurrence found with bytes.find, kept by the boundary rule, sorted by end then start), and
+native against reference on generated text with non-ASCII and astral characters, NUL,
+overlapping facts and facts made of several tokens.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from conftest import IMPLEMENTATIONS, NO_EXTENSIONS, load_implementation
+from provgate import _matching
+from provgate.errors import InvalidContentError, InvalidHandleError, LimitExceededError
+from provgate.matching import GroundedMatches, SourceMatcher
+
+ROOT = Path(__file__).resolve().parent.parent
+
+WORD = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") | frozenset(range(0x80, 0x100))
+JOIN = frozenset(b".,-:/@")
+
+
+def _load(which: str):
+    return load_implementation("matching", "_matching_py", which)
+
+
+@pytest.fixture(params=IMPLEMENTATIONS)
+def impl(request):
+    return _load(request.param)
+
+
+def _only_with_native(test):
+    return test if "native" in IMPLEMENTATIONS else None
+
+
+def find(matcher: SourceMatcher, text, impl) -> GroundedMatches:
+    return matcher._find(text, impl.collect)
+
+
+def oracle(patterns: list[str], text: str) -> list[tuple[int, int, str]]:
+    """Every occurrence at token boundaries, from the rule as written in the issue."""
+    data = text.encode("utf-8")
+    n = len(data)
+    out = []
+    for p in dict.fromkeys(patterns):
+        needle = p.encode("utf-8")
+        if not needle:
+            continue
+        i = data.find(needle)
+        while i >= 0:
+            s, e = i, i + len(needle)
+            left = s == 0 or (data[s - 1] not in WORD and not (data[s - 1] in JOIN and s >= 2 and data[s - 2] in WORD))
+            right = e == n or (data[e] not in WORD and not (data[e] in JOIN and e + 1 < n and data[e + 1] in WORD))
+            if left and right:
+                out.append((s, e, p))
+            i = data.find(needle, i + 1)
+    return sorted(out, key=lambda m: (m[1], m[0]))
+
+
+def triples(matches: GroundedMatches) -> list[tuple[int, int, str]]:
+    return [(s, e, t) for s, e, t, _ in matches.to_list()]
+
+
+# ---- the boundary rule, by the issue's examples -------------------------------------------------
+
+
+@pytest.mark.parametrize("text", ["30", "v3", "1.3", "3.5", "a3", "3a", "_3", "é3", "3é", "x.3", "3/x", "3-x", "x@3"])
+def test_three_is_not_a_token_here(impl, text):
+    assert len(find(SourceMatcher({"tool:c1": ["3"]}), text, impl)) == 0
+
+
+@pytest.mark.parametrize(
+    "text, start",
+    [("retries=3", 8), ("(3)", 1), ("is 3.", 3), ("-3", 1), ("3", 0), ("x 3", 2), ("3\n", 0),
+     ("a\x003", 2), ("[3]", 1), ("3.", 0), ("3, 4", 0), ("'3'", 1), ("..3", 2), ("é 3", 3)],
+)
+def test_three_is_a_token_here(impl, text, start):
+    m = find(SourceMatcher({"tool:c1": ["3"]}), text, impl)
+    assert (m.start.tolist(), m.end.tolist()) == ([start], [start + 1])
+
+
+def test_multi_token_facts_and_overlaps(impl):
+    matcher = SourceMatcher({"tool:a": ["retries", "retries=3", "3", "MAX_RETRIES = 3", "src/app/x.py:12", "x.py"]})
+    text = "MAX_RETRIES = 3; retries=3 at src/app/x.py:12 and x.py"
+    got = triples(find(matcher, text, impl))
+    assert got == oracle(list(matcher.patterns), text)
+    assert ("retries" in {t for _, _, t in got}) and ("retries=3" in {t for _, _, t in got})
+    # x.py inside src/app/x.py:12 is glued to its neighbours by joiners: not a token there
+    assert [t for _, _, t in got].count("x.py") == 1
+
+
+def test_facts_at_both_ends_of_the_text(impl):
+    matcher = SourceMatcher({"doc:d": ["alpha", "omega", "alpha beta omega"]})
+    text = "alpha beta omega"
+    got = triples(find(matcher, text, impl))
+    assert got == [(0, 5, "alpha"), (0, 16, "alpha beta omega"), (11, 16, "omega")]
+
+
+def test_offsets_are_utf8_bytes(impl):
+    matcher = SourceMatcher({"doc:d": ["café", "😀", "日本"]})
+    text = "au café 😀 日本"
+    m = find(matcher, text, impl)
+    data = text.encode("utf-8")
+    for s, e, t, _ in m.to_list():
+        assert data[s:e] == t.encode("utf-8")
+    assert [t for _, _, t, _ in m.to_list()] == ["café", "😀", "日本"]
+
+
+def test_order_is_end_then_start(impl):
+    matcher = SourceMatcher({"tool:a": ["a b c", "b c", "c", "a", "a b"]})
+    m = find(matcher, "a b c", impl)
+    pairs = list(zip(m.end.tolist(), m.start.tolist()))
+    assert pairs == sorted(pairs)
+    assert len(pairs) == 5
+
+
+# ---- sources ---------------------------------------------------------------------------------
+
+
+def test_sources_of_each_match():
+    matcher = SourceMatcher({"tool:call_1": ["retries=3", "timeout=30s"], "doc:doc_2": ["retries=3", "x"],
+                             "user:u1": []})
+    m = matcher.find_grounded("retries=3 timeout=30s x")
+    rows = m.to_list()
+    assert [(t, src) for _, _, t, src in rows] == [
+        ("retries=3", ("tool:call_1", "doc:doc_2")), ("timeout=30s", ("tool:call_1",)), ("x", ("doc:doc_2",))]
+    assert m.sources(0) == ("tool:call_1", "doc:doc_2")
+    assert m.source_ids(1).tolist() == [0]
+    assert m.text(2) == "x"
+    assert m.from_source("doc:doc_2").tolist() == [True, False, True]
+    assert m.from_source("user:u1").tolist() == [False, False, False]
+    with pytest.raises(KeyError):
+        m.from_source("tool:nope")
+    assert matcher.sources == ("tool:call_1", "doc:doc_2", "user:u1")
+    assert len(matcher) == 3
+
+
+def test_repeats_and_empty_facts():
+    matcher = SourceMatcher({"tool:a": ["x", "x", "", "y"], "tool:b": ["x", ""]})
+    assert matcher.patterns == ("x", "y")
+    assert matcher.sources_of(0) == ("tool:a", "tool:b")
+    assert matcher.source_ptr.tolist() == [0, 2, 3]
+    assert len(matcher.find_grounded("")) == 0
+
+
+def test_empty_vocabulary(impl):
+    matcher = SourceMatcher({})
+    assert len(find(matcher, "anything 3", impl)) == 0
+    assert len(find(SourceMatcher({"tool:a": [""]}), "anything", impl)) == 0
+
+
+def test_text_forms_agree():
+    matcher = SourceMatcher({"doc:d": ["naïve", "3"]})
+    text = "a naïve 3"
+    expected = triples(matcher.find_grounded(text))
+    for form in (text.encode(), bytearray(text.encode()), memoryview(text.encode())):
+        assert triples(matcher.find_grounded(form)) == expected
+    assert len(expected) == 2
+
+
+def test_from_fact_tables():
+    class Span:
+        def __init__(self, text):
+            self.text = text
+
+    class Table:
+        def __init__(self, texts):
+            self.texts = texts
+
+        def __len__(self):
+            return len(self.texts)
+
+        def span(self, i):
+            return Span(self.texts[i])
+
+    matcher = SourceMatcher.from_fact_tables({"tool:a": Table(["retries=3", "x.py"]), "doc:b": Table([])})
+    assert matcher.patterns == ("retries=3", "x.py")
+    assert matcher.find_grounded("see x.py").to_list() == [(4, 8, "x.py", ("tool:a",))]
+    with pytest.raises(TypeError):
+        SourceMatcher.from_fact_tables([("tool:a", Table([]))])
+
+
+# ---- generated text: native == reference == oracle --------------------------------------------
+
+ALPHABET = st.sampled_from(list("ab3_Z9 .,-:/@=()\n\x00") + ["é", "日", "😀", "\u00a0"])
+TEXTS = st.text(alphabet=ALPHABET, max_size=60)
+
+
+@st.composite
+def vocab_and_text(draw):
+    text = draw(TEXTS)
+    patterns = draw(st.lists(TEXTS.filter(lambda p: 0 < len(p) <= 6), max_size=6))
+    # substrings of the text, so that matches (and near misses) are frequent
+    for _ in range(draw(st.integers(0, 6))):
+        if text:
+            i = draw(st.integers(0, len(text) - 1))
+            j = draw(st.integers(i + 1, min(len(text), i + 8)))
+            patterns.append(text[i:j])
+    # facts never contain NUL (the matcher refuses them); the text may
+    return [p for p in patterns if "\x00" not in p], text
+
+
+GEN = settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+
+
+@GEN
+@given(case=vocab_and_text())
+def test_matches_equal_the_oracle(impl, case):
+    patterns, text = case
+    matcher = SourceMatcher({"tool:c": patterns})
+    assert triples(find(matcher, text, impl)) == oracle(patterns, text)
+
+
+@_only_with_native
+@settings(max_examples=2000, deadline=None)
+@given(case=vocab_and_text())
+def test_native_equals_reference(case):
+    patterns, text = case
+    matcher = SourceMatcher({"tool:c": patterns[::2], "doc:d": patterns[1::2]})
+    native, reference = find(matcher, text, _load("native")), find(matcher, text, _load("reference"))
+    for column in ("start", "end", "pattern"):
+        assert np.array_equal(getattr(native, column), getattr(reference, column))
+
+
+def test_corpus_window_native_equals_oracle(impl):
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    import corpus
+
+    w = corpus.make_window(50_000 if impl.IMPLEMENTATION == "native" else 10_000, seed=3)
+    matcher = SourceMatcher(w.facts)
+    text = w.data.decode("utf-8")
+    got = triples(find(matcher, text, impl))
+    assert got == oracle(list(matcher.patterns), text)
+    assert len(got) > 100
+
+
+# ---- limits ----------------------------------------------------------------------------------
+
+
+def test_pattern_limits():
+    with pytest.raises(LimitExceededError, match="max_patterns=2"):
+        SourceMatcher({"tool:a": ["x", "y"], "tool:b": ["x", "z"]}, max_patterns=2)
+    assert len(SourceMatcher({"tool:a": ["x", "y"], "tool:b": ["x", "y"]}, max_patterns=2)) == 2
+    with pytest.raises(LimitExceededError, match="max_pattern_bytes is 4"):
+        SourceMatcher({"tool:a": ["ééé"]}, max_pattern_bytes=4)  # 3 characters, 6 bytes
+    assert len(SourceMatcher({"tool:a": ["éé"]}, max_pattern_bytes=4)) == 1
+    with pytest.raises(LimitExceededError, match="max_total_pattern_bytes=5"):
+        SourceMatcher({"tool:a": ["abc", "def"]}, max_total_pattern_bytes=5)
+
+
+def test_text_limit():
+    matcher = SourceMatcher({"tool:a": ["x"]}, max_text_bytes=10)
+    assert len(matcher.find_grounded("x" * 3 + " x")) == 1
+    with pytest.raises(LimitExceededError, match="max_text_bytes is 10"):
+        matcher.find_grounded("é" * 6)  # 6 characters, 12 bytes
+
+
+def test_match_limit_is_exact(impl):
+    matcher = SourceMatcher({"tool:a": ["x"]}, max_matches=3)
+    assert len(find(matcher, "x x x", impl)) == 3
+    with pytest.raises(LimitExceededError, match="max_matches=3"):
+        find(matcher, "x x x x", impl)
+
+
+def test_pathological_repetition_is_cheap_or_capped(impl):
+    ladder = ["a" * k for k in range(1, 41)] + [" ".join("a" * k) for k in range(2, 41)]
+    matcher = SourceMatcher({"tool:a": ladder}, max_matches=50_000)
+    size = 1_000_000 if impl.IMPLEMENTATION == "native" else 20_000
+    # inside one huge token nothing is at a boundary, and no hit is even examined
+    assert len(find(matcher, "a" * size, impl)) == 0
+    # separate tokens: every rung "a a … a" matches at every word, so the cap stops the search
+    with pytest.raises(LimitExceededError):
+        find(matcher, "a " * (size // 2), impl)
+
+
+@pytest.mark.parametrize("name", ["max_patterns", "max_pattern_bytes", "max_total_pattern_bytes",
+                                  "max_matches", "max_text_bytes"])
+@pytest.mark.parametrize("bad", [0, -1, 1.5, True, "10"])
+def test_limits_must_be_positive_ints(name, bad):
+    with pytest.raises(ValueError, match=name):
+        SourceMatcher({"tool:a": ["x"]}, **{name: bad})
+
+
+# ---- bad input ---------------------------------------------------------------------------------
+
+
+def test_bad_vocabularies():
+    with pytest.raises(TypeError):
+        SourceMatcher([("tool:a", ["x"])])
+    with pytest.raises(TypeError):
+        SourceMatcher({"tool:a": "retries=3"})  # a str is not a list of facts
+    with pytest.raises(TypeError):
+        SourceMatcher({"tool:a": 3})
+    with pytest.raises(InvalidContentError, match="must be str"):
+        SourceMatcher({"tool:a": [b"x"]})
+    with pytest.raises(InvalidContentError, match="lone surrogate"):
+        SourceMatcher({"tool:a": ["x\ud800"]})
+    with pytest.raises(InvalidContentError, match="NUL"):
+        SourceMatcher({"tool:a": ["x\x00y"]})
+    for handle in ("", 3, "a\x00b", "x\udc00"):
+        with pytest.raises(InvalidHandleError):
+            SourceMatcher({handle: ["x"]})
+
+
+@pytest.mark.parametrize("text", [b"\xff abc", b"abc \xc3", b"\xf8", b"\xed\xa0\x80", "x\ud83d y", 3, None, ["x"]])
+def test_bad_texts(impl, text):
+    matcher = SourceMatcher({"tool:a": ["x"]})
+    with pytest.raises(InvalidContentError):
+        find(matcher, text, impl)
+
+
+def test_nul_and_controls_in_text_are_boundaries(impl):
+    matcher = SourceMatcher({"tool:a": ["x", "3"]})
+    m = find(matcher, "\x00x\x003\x01", impl)
+    assert triples(m) == [(1, 2, "x"), (3, 4, "3")]
+
+
+def test_collect_refuses_foreign_automaton(impl):
+    from provgate._matching_py import build_automaton
+
+    automaton, edges = build_automaton([b"x", b"yy"])
+    with pytest.raises((ValueError, IndexError)):
+        impl.collect(automaton, b"a yy b", np.array([1], dtype=np.int64), edges, 10)  # no length for pattern 1
+    with pytest.raises(InvalidContentError):
+        impl.collect(automaton, b"x \xf9", np.array([1, 2], dtype=np.int64), edges, 10)
+
+
+# ---- threads and switch ----------------------------------------------------------------------
+
+
+def test_one_matcher_from_many_threads():
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    import corpus
+
+    w = corpus.make_window(20_000, seed=1)
+    matcher = SourceMatcher(w.facts)
+    texts = [b["text"] for b in w.blocks[:40]]
+    expected = [triples(matcher.find_grounded(t)) for t in texts]
+    results: dict[int, list] = {}
+    errors = []
+
+    def work(k):
+        try:
+            for _ in range(5):
+                for i in range(k % 4, len(texts), 4):
+                    got = triples(matcher.find_grounded(texts[i]))
+                    assert got == expected[i]
+                    results[i] = got
+        except BaseException as exc:  # noqa: BLE001 - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors
+    assert len(results) == len(texts)
+    assert sum(len(r) for r in results.values()) > 0
+
+
+def test_switch_loaded_the_native_build():
+    if NO_EXTENSIONS:
+        assert _matching.IMPLEMENTATION == "reference"
+        assert _matching.collect is _load("reference").collect
+        return
+    assert _matching.IMPLEMENTATION == "native"
+    assert _matching.collect is _load("native").collect
