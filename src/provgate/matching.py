@@ -46,10 +46,13 @@ Limits (each raises :class:`provgate.errors.LimitExceededError`, naming the limi
 -----------------------------------------------------------------------------------
 ``max_patterns`` distinct fact texts, ``max_pattern_bytes`` bytes in one fact,
 ``max_total_pattern_bytes`` bytes over all distinct facts (the automaton's memory grows with
-it), ``max_text_bytes`` bytes of searched text, and ``max_matches`` automaton matches examined
-in one search **before** the token-boundary filter: that count, not the number of kept matches,
-is what costs time, so the cap stops a pathological input (a million ``a`` against the facts
-``a``, ``aa``, ``aaa``, …) early instead of letting it run.
+it), ``max_text_bytes`` bytes of searched text, and ``max_matches`` matches in one search,
+raised as soon as the count is crossed. The automaton runs over a copy of the text in which
+token boundaries are marked (see ``provgate._matching_py``), so it never even reports a hit
+that is not at token boundaries: a search costs time linear in the text plus the matches it
+returns. A million ``a`` against the facts ``a``, ``aa``, ``aaa``, … has no match and costs one
+pass; a million ``a a a …`` against ``a``, ``a a``, ``a a a``, … has tens of millions and stops
+at ``max_matches``.
 
 The searched text may contain NUL and any other code point; ``str`` input must be encodable as
 UTF-8 (no lone surrogates) and bytes input must be valid UTF-8, else ``InvalidContentError``.
