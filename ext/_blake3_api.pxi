@@ -107,23 +107,40 @@ cdef offset_t check_spans(const span_index_t[::1] starts, const span_index_t[::1
     return -1
 
 
-cdef void hash_checked_spans(const span_index_t[::1] starts, const span_index_t[::1] ends,
-                             const byte_t* base, offset_t size, const word_t* key_words, word_t mode,
-                             byte_t* out, const Scratch* scratch,
-                             const byte_t** slice_data, offset_t* slice_lengths) noexcept nogil:
-    """Hash spans already checked by check_spans, WINDOW_INPUTS at a time, so the table of
-    pointers and lengths stays small however many spans there are."""
+cdef offset_t hash_checked_spans(const span_index_t[::1] starts, const span_index_t[::1] ends,
+                               const byte_t* base, offset_t size, offset_t total_chunks,
+                               offset_t largest_chunks, const word_t* key_words, word_t mode,
+                               byte_t* out, const Scratch* scratch,
+                               const byte_t** slice_data, offset_t* slice_lengths) noexcept nogil:
+    """Hash spans that check_spans accepted, WINDOW_INPUTS at a time, so the table of pointers
+    and lengths stays small however many spans there are.
+
+    The offsets may belong to the caller and another thread may change them while the GIL is
+    released, so each span is read once into the table and checked again against what
+    check_spans saw: in the buffer, and within the chunk counts the scratch was sized for.
+    Returns -1, or the index of a span that changed (nothing past it is hashed).
+    """
     cdef offset_t n = starts.shape[0]
     cdef offset_t first = 0
-    cdef offset_t count, j
+    cdef offset_t chunks_seen = 0
+    cdef offset_t count, j, start, end, c
     while first < n:
         count = min(<offset_t>WINDOW_INPUTS, n - first)
         for j in range(count):
-            slice_data[j] = base + starts[first + j]
-            slice_lengths[j] = ends[first + j] - starts[first + j]
+            start = starts[first + j]
+            end = ends[first + j]
+            if start < 0 or end < start or end > size:
+                return first + j
+            c = chunks_in(end - start)
+            chunks_seen += c
+            if c > largest_chunks or chunks_seen > total_chunks:
+                return first + j
+            slice_data[j] = base + start
+            slice_lengths[j] = end - start
         hash_inputs(slice_data, slice_lengths, count, key_words, mode, out + first * OUT_LEN,
                     scratch, base + size)
         first += count
+    return -1
 
 
 cdef object span_error(object starts, object ends, offset_t i, offset_t size):
@@ -219,11 +236,14 @@ def hash_spans(data, starts, ends, *, key=None):
         out_view = out
         with nogil:
             if narrow:
-                hash_checked_spans(s32, e32, base, size, key_words, mode, &out_view[0, 0], &scratch,
-                                   slice_data, slice_lengths)
+                bad = hash_checked_spans(s32, e32, base, size, total_chunks, largest_chunks, key_words,
+                                         mode, &out_view[0, 0], &scratch, slice_data, slice_lengths)
             else:
-                hash_checked_spans(s64, e64, base, size, key_words, mode, &out_view[0, 0], &scratch,
-                                   slice_data, slice_lengths)
+                bad = hash_checked_spans(s64, e64, base, size, total_chunks, largest_chunks, key_words,
+                                         mode, &out_view[0, 0], &scratch, slice_data, slice_lengths)
+        if bad >= 0:
+            raise SpanError(f"span {bad} changed while it was being hashed: "
+                            "starts and ends must not be modified during the call")
         return out
     finally:
         free_scratch(&scratch)

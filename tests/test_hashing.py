@@ -439,6 +439,45 @@ def test_hashing_releases_the_gil(native):
     assert _observed_while_running(lambda: [native.hash_spans(big, spans, spans + 40) for _ in range(5)]) > 0
 
 
+def test_offsets_changed_by_another_thread_never_crash(impl):
+    # The native code releases the GIL between checking the spans and hashing them; a thread
+    # that rewrites the caller's offset arrays meanwhile must get a SpanError or digests,
+    # never a read outside the buffer (which would end the whole test run with a crash).
+    data = _random_bytes(1 << 20, 4)
+    n = 50_000
+    starts = np.arange(n, dtype=np.int64) * 16
+    ends = starts + 40
+    good_starts, good_ends = starts.copy(), ends.copy()
+    stop = threading.Event()
+
+    def vandal():
+        while not stop.is_set():
+            ends[::97] = 1 << 40
+            starts[1::89] = -(1 << 40)
+            ends[:] = good_ends
+            starts[:] = good_starts
+
+    outcomes = {"digests": 0, "SpanError": 0}
+    t = threading.Thread(target=vandal)
+    t.start()
+    try:
+        deadline = time.monotonic() + 1.5
+        while time.monotonic() < deadline:
+            try:
+                out = impl.hash_spans(data, starts, ends)
+            except SpanError:
+                outcomes["SpanError"] += 1
+            else:
+                assert out.shape == (n, 32)
+                outcomes["digests"] += 1
+    finally:
+        stop.set()
+        t.join()
+    assert sum(outcomes.values()) > 0
+    assert np.array_equal(impl.hash_spans(data, good_starts[:100], good_ends[:100]),
+                          _expected([data[a:b] for a, b in zip(good_starts[:100], good_ends[:100])]))
+
+
 def test_switch_loaded_the_native_build():
     if NO_EXTENSIONS:
         assert _hashing.IMPLEMENTATION == "reference"
