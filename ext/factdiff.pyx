@@ -6,8 +6,9 @@ must return identical arrays and raise the same exceptions with the same message
 Sorting: an MSD bucket pass on the top bits of ``hi`` (fingerprints are hashes, so buckets hold
 a few rows each), then a stable insertion sort per bucket, or a stable merge sort for a bucket
 that grew large (adversarial input such as all-equal ``hi``), so the worst case stays
-O(n log n). Diffing: one merge pass over both arrays that also checks their order, so an
-unsorted input is reported instead of producing wrong indices. Both loops run without the GIL.
+O(n log n). Diffing: one merge pass over both arrays that also vets their order (plus an
+exact order pass when it saw duplicates or equal high words), so an unsorted input is reported
+instead of producing wrong indices. All loops run without the GIL.
 """
 
 import numpy as np
