@@ -80,15 +80,21 @@ def check_spans(size: int, starts: Any, ends: Any) -> tuple[np.ndarray, np.ndarr
     return s, e
 
 
+def _digest_rows(views: Any, key: bytes | None) -> np.ndarray:
+    """The 32-byte BLAKE3 digests of ``views`` as the rows of a fresh writable array."""
+    if key is None:
+        digests = [blake3(v).digest() for v in views]
+    else:
+        digests = [blake3(v, key=key).digest() for v in views]
+    # one array from the joined digests: filling rows one at a time took 2/3 of the time
+    return np.frombuffer(bytearray(b"".join(digests)), dtype=np.uint8).reshape(len(digests), DIGEST_SIZE)
+
+
 def hash_spans(data: Any, starts: Any, ends: Any, *, key: bytes | None = None) -> np.ndarray:
     view = _as_buffer(data, "data")
     key = _check_key(key)
     s, e = check_spans(view.nbytes, starts, ends)
-    out = np.empty((s.shape[0], DIGEST_SIZE), dtype=np.uint8)
-    for i in range(s.shape[0]):
-        h = blake3(view[s[i] : e[i]], key=key) if key is not None else blake3(view[s[i] : e[i]])
-        out[i] = np.frombuffer(h.digest(), dtype=np.uint8)
-    return out
+    return _digest_rows((view[a:b] for a, b in zip(s.tolist(), e.tolist())), key)
 
 
 def hash_buffers(buffers: Sequence[Any], *, key: bytes | None = None) -> np.ndarray:
@@ -96,8 +102,4 @@ def hash_buffers(buffers: Sequence[Any], *, key: bytes | None = None) -> np.ndar
         raise TypeError("buffers must be a sequence of bytes-like objects, not a single buffer")
     key = _check_key(key)
     views = [_as_buffer(b, f"buffers[{i}]") for i, b in enumerate(buffers)]
-    out = np.empty((len(views), DIGEST_SIZE), dtype=np.uint8)
-    for i, view in enumerate(views):
-        h = blake3(view, key=key) if key is not None else blake3(view)
-        out[i] = np.frombuffer(h.digest(), dtype=np.uint8)
-    return out
+    return _digest_rows(views, key)
