@@ -59,6 +59,7 @@ setup(
         extensions(),
         include_path=[str(EXT_DIR)],
         compiler_directives=COMPILER_DIRECTIVES,
-        build_dir="build/cython",
+        # cythonize only compares timestamps, so a checked build needs its own C files
+        build_dir="build/cython-checked" if CHECKED else "build/cython",
     ),
 )
