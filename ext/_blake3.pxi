@@ -312,13 +312,20 @@ cdef void compress_job_group(const Job* jobs, int count, int n_blocks, const wor
         masks[lane] = keep_mask
     for b in range(n_blocks):
         at = <offset_t>b * BLOCK_LEN
-        for lane in range(count):
-            job = &jobs[lane]
-            f = job.mode_flags
-            if b == 0:
-                f = f | job.start_flags
-            if b == n_blocks - 1:
-                f = f | job.end_flags
+        if b < n_blocks - 1:
+            # a full block inside the chunk; from the third block on only the pointers move
+            for lane in range(count):
+                blocks[lane] = jobs[lane].data + at
+            if b <= 1:
+                for lane in range(count):
+                    flags[lane] = jobs[lane].mode_flags | (jobs[lane].start_flags if b == 0 else 0)
+                    block_len[lane] = BLOCK_LEN
+        else:
+            for lane in range(count):
+                job = &jobs[lane]
+                f = job.mode_flags | job.end_flags
+                if b == 0:
+                    f = f | job.start_flags
                 remaining = job.length - at
                 if remaining < BLOCK_LEN:
                     if readable_end != NULL and readable_end - (job.data + at) >= BLOCK_LEN:
@@ -331,14 +338,9 @@ cdef void compress_job_group(const Job* jobs, int count, int n_blocks, const wor
                 else:
                     blocks[lane] = job.data + at
                 block_len[lane] = <word_t>remaining
-            else:
-                blocks[lane] = job.data + at
-                block_len[lane] = BLOCK_LEN
-            flags[lane] = f
+                flags[lane] = f
         load_message_rows(blocks, masks, msg)
         compress_lanes(cv, msg, counter_lo, counter_hi, block_len, flags)
-        for lane in range(count):
-            masks[lane] = keep_mask   # only a final block is masked
     for lane in range(count):
         outs[lane] = jobs[lane].out
     store_lane_outputs(cv, outs, count)
