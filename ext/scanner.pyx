@@ -1,0 +1,1753 @@
+"""Grounded-span scanner (hot path 2), native: one pass over UTF-8 bytes per layer.
+
+The grammar is ``docs/grammar.md``; the executable specification is ``provgate._scanner_py``.
+This module must return exactly the same columns for every input, span for span. Each
+``m_*`` matcher below mirrors one pattern of the reference (which uses atomic groups and
+possessive quantifiers precisely so that a greedy loop like these is equivalent), and the
+token loop tries them in the reference's order.
+
+Bytes are classified through one 256-entry table of flags. The scan runs without the GIL and
+appends rows to malloc'ed vectors that grow by doubling; a row cap (``max_spans``) bounds the
+memory. The rows are copied into numpy columns at the end, with the GIL held again.
+"""
+
+import numpy as np
+
+cimport numpy as cnp
+from libc.stdint cimport int64_t, uint8_t, uint32_t, uint64_t
+from libc.stdlib cimport free, malloc, realloc
+from libc.string cimport memchr, memcmp, memcpy, memmove
+
+from _types cimport byte_t, offset_t
+
+from provgate.errors import LimitExceededError, SpanError
+
+cnp.import_array()
+
+IMPLEMENTATION = "native"
+
+# ---- kinds and value classes (identical numbering to the reference) ----------------------------
+
+cdef enum:
+    K_NUMBER = 1
+    K_IDENTIFIER = 2
+    K_PATH = 3
+    K_URL = 4
+    K_DIGEST = 5
+    K_KV = 6
+    K_QUOTE = 7
+    K_CITATION = 8
+    K_NAME = 9
+
+cdef enum:
+    V_RAW = 0
+    V_NUMBER = 1
+    V_HEX = 2
+
+cdef enum:
+    MAX_HANDLE_BYTES = 256
+    MAX_JSON_KEY_BYTES = 128
+    MAX_EXTENSION_BYTES = 16
+
+# ---- byte classes ------------------------------------------------------------------------------
+
+cdef enum:
+    F_W = 1 << 0            # word byte: 0-9 A-Z a-z _ and >= 0x80
+    F_SEP = 1 << 1          # 0x00-0x20, 0x7f
+    F_DIGIT = 1 << 2
+    F_UPPER = 1 << 3
+    F_LOWER = 1 << 4
+    F_HEX = 1 << 5
+    F_PATH = 1 << 6         # W and . - ~ @ + % / \
+    F_PATH_PUNCT = 1 << 7   # . - ~ @ + % / \
+    F_NO_START = 1 << 8     # a lexeme never starts right after: W . \ @
+    F_OPENER = 1 << 9       # transparent when looking back for a sentence start
+    F_TERM = 1 << 10        # . ! ? :
+    F_URL = 1 << 11         # URL bytes after the scheme
+    F_URL_TRIM = 1 << 12    # . , : ; ! ? ' *
+    F_BARE = 1 << 13        # unquoted kv value bytes (a comma is handled apart)
+    F_BARE_TRIM = 1 << 14   # . : ! ? *
+    F_HANDLE = 1 << 15      # citation handle bytes
+    F_SCHEME = 1 << 16      # A-Z a-z 0-9 + . -
+    F_KEY = 1 << 17         # 0-9 A-Z a-z _
+    F_JSON_KEY = 1 << 18    # bytes of a quoted JSON key
+    F_SAFE_AFTER = 1 << 19  # after a lower-case word, this byte rules out every lexeme
+    F_QUOTE_DELIM = 1 << 20 # " ' `
+    F_BLANK = 1 << 21       # space, tab
+    F_IDSTART = 1 << 22     # A-Z a-z _ and >= 0x80
+    F_UNDERSCORE = 1 << 23
+    F_PSEP = 1 << 25        # / and \\
+    F_INERT = 1 << 24       # punctuation at which no lexeme starts: ! # $ % & ' ( ) * , : ; < = > ? @ ] ^ ` { | }
+
+cdef uint32_t CLS[256]
+
+cdef extern from *:
+    """
+    #define PG_ONES 0x0101010101010101ULL
+    #define PG_HIGHS 0x8080808080808080ULL
+    #define PG_NW_MUL1 0x9E3779B97F4A7C15ULL
+    #define PG_NW_MUL2 0xBF58476D1CE4E5B9ULL
+    """
+    # compile-time constants, so masks like ONES * 0x5F fold away
+    const uint64_t ONES "PG_ONES"
+    const uint64_t HIGHS "PG_HIGHS"
+    const uint64_t NW_MUL1 "PG_NW_MUL1"
+    const uint64_t NW_MUL2 "PG_NW_MUL2"
+
+
+cdef extern from *:
+    """
+    static inline int pg_ctz64(unsigned long long x) { return __builtin_ctzll(x); }
+    """
+    int pg_ctz64(uint64_t x) noexcept nogil
+
+
+cdef inline uint64_t load8(const byte_t* p) noexcept nogil:
+    cdef uint64_t x
+    memcpy(&x, p, 8)
+    return x
+
+
+cdef inline uint64_t bytes_in(uint64_t x, uint64_t lo, uint64_t hi) noexcept nogil:
+    """High bit of each byte of x set iff that byte is in [lo, hi] (1 <= lo <= hi < 0x80).
+    Bytes >= 0x80 are masked to 7 bits first, so no addition carries into the next byte."""
+    cdef uint64_t y = x & ~HIGHS
+    return (y + ONES * (0x80 - lo)) & ~(y + ONES * (0x7F - hi)) & ~x & HIGHS
+
+
+cdef void _set(const char* chars, uint32_t flag) noexcept:
+    cdef Py_ssize_t i = 0
+    while chars[i] != 0:
+        CLS[<uint8_t>chars[i]] |= flag
+        i += 1
+
+
+cdef void _init_classes() noexcept:
+    cdef int b
+    for b in range(256):
+        CLS[b] = 0
+    for b in range(0x30, 0x3A):
+        CLS[b] |= F_W | F_DIGIT | F_HEX | F_KEY | F_SCHEME
+    for b in range(0x41, 0x5B):
+        CLS[b] |= F_W | F_UPPER | F_KEY | F_SCHEME | F_IDSTART
+    for b in range(0x61, 0x7B):
+        CLS[b] |= F_W | F_LOWER | F_KEY | F_SCHEME | F_IDSTART
+    for b in range(0x41, 0x47):
+        CLS[b] |= F_HEX
+    for b in range(0x61, 0x67):
+        CLS[b] |= F_HEX
+    CLS[0x5F] |= F_W | F_KEY | F_IDSTART | F_UNDERSCORE
+    for b in range(0x80, 0x100):
+        CLS[b] |= F_W | F_IDSTART
+    for b in range(0x00, 0x21):
+        CLS[b] |= F_SEP
+    CLS[0x7F] |= F_SEP
+    CLS[0x20] |= F_BLANK
+    CLS[0x09] |= F_BLANK
+    _set(b".-~@+%/\\", F_PATH_PUNCT | F_PATH)
+    _set(b".\\@", F_NO_START)
+    _set(b"\"'([{<*#>-|`", F_OPENER)
+    _set(b".!?:", F_TERM)
+    _set(b".,:;!?'*", F_URL_TRIM)
+    _set(b".:!?*", F_BARE_TRIM)
+    _set(b"+.-", F_SCHEME)
+    _set(b"\"'`", F_QUOTE_DELIM)
+    _set(b"!#$%&'()*,:;<=>?@]^`{|}", F_INERT)
+    _set(b"/\\", F_PSEP)
+    # control bytes (other than tab and newline, which are SEP anyway) and these punctuation
+    # bytes: after a lower-case word none of them can continue a URL, path, key or name
+    _set(b"(){};,<>*&|!?^#$'`\"[]", F_SAFE_AFTER)
+    for b in range(256):
+        if CLS[b] & (F_W | F_PATH):
+            CLS[b] |= F_PATH
+        if CLS[b] & F_W:
+            CLS[b] |= F_NO_START
+        if not (CLS[b] & F_SEP) and b not in (0x22, 0x3C, 0x3E, 0x5B, 0x5D, 0x5C, 0x5E, 0x60, 0x7B, 0x7C, 0x7D):
+            CLS[b] |= F_URL
+        if not (CLS[b] & F_SEP) and b not in (0x22, 0x27, 0x60, 0x2C, 0x3B, 0x26, 0x7C, 0x28, 0x29, 0x5B, 0x5D, 0x7B, 0x7D, 0x3C, 0x3E):
+            CLS[b] |= F_BARE
+        if not (CLS[b] & F_SEP) and b not in (0x5B, 0x5D):
+            CLS[b] |= F_HANDLE
+        if b >= 0x20 and b not in (0x22, 0x5C, 0x5B, 0x5D):
+            CLS[b] |= F_JSON_KEY
+        if CLS[b] & F_SEP:
+            CLS[b] |= F_SAFE_AFTER
+
+
+_init_classes()
+
+# number words, lower case: the reference's NUMBER_WORDS, kept alive here and indexed from C
+NUMBER_WORDS = frozenset(
+    b"zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
+    b"fifteen sixteen seventeen eighteen nineteen twenty thirty forty fifty sixty seventy "
+    b"eighty ninety hundred thousand million billion trillion "
+    b"first second third fourth fifth sixth seventh eighth ninth tenth".split()
+)
+# Looked up in a small open-addressing table keyed by the word packed into two integers (the
+# longest number word has 9 bytes), so the hot loop never calls memcmp.
+cdef enum:
+    NW_SLOTS = 128  # a power of two, more than twice the number of words
+
+cdef uint64_t NW_LO[NW_SLOTS]
+cdef uint64_t NW_HI[NW_SLOTS]   # the 9th byte and the length; 0 marks an empty slot
+cdef uint32_t NW_LENGTHS[26]    # by first letter: bit k set if a number word has k bytes
+
+
+cdef inline void pack_word(const byte_t* w, Py_ssize_t n, uint64_t* lo, uint64_t* hi) noexcept nogil:
+    cdef Py_ssize_t k
+    cdef uint64_t v = 0
+    for k in range(n if n < 8 else 8):
+        v |= (<uint64_t>w[k]) << (8 * k)
+    lo[0] = v
+    hi[0] = (<uint64_t>n << 8) | (<uint64_t>w[8] if n > 8 else 0)
+
+
+
+
+cdef inline Py_ssize_t nw_slot(uint64_t lo, uint64_t hi) noexcept nogil:
+    return <Py_ssize_t>(((lo ^ (hi * NW_MUL1)) * NW_MUL2) >> 57) & (NW_SLOTS - 1)
+
+
+cdef void _init_number_words() except *:
+    cdef uint64_t lo, hi
+    cdef Py_ssize_t slot
+    cdef bytes word
+    for slot in range(NW_SLOTS):
+        NW_LO[slot] = 0
+        NW_HI[slot] = 0
+    for slot in range(26):
+        NW_LENGTHS[slot] = 0
+    for word in sorted(NUMBER_WORDS):
+        NW_LENGTHS[word[0] - 0x61] |= 1 << len(word)
+        if not 3 <= len(word) <= 9:
+            raise AssertionError("number words must have 3 to 9 bytes")
+        pack_word(word, len(word), &lo, &hi)
+        slot = nw_slot(lo, hi)
+        while NW_HI[slot] != 0:
+            slot = (slot + 1) & (NW_SLOTS - 1)
+        NW_LO[slot] = lo
+        NW_HI[slot] = hi
+
+
+_init_number_words()
+
+cdef Py_ssize_t UUID_GROUPS[5]
+UUID_GROUPS[0] = 8
+UUID_GROUPS[1] = 4
+UUID_GROUPS[2] = 4
+UUID_GROUPS[3] = 4
+UUID_GROUPS[4] = 12
+
+
+cdef inline bint has(byte_t c, uint32_t flag) noexcept nogil:
+    return (CLS[c] & flag) != 0
+
+
+cdef bint is_number_word(const byte_t* d, Py_ssize_t p, Py_ssize_t e) noexcept nogil:
+    cdef uint64_t lo, hi
+    cdef Py_ssize_t slot, n = e - p
+    cdef byte_t c = d[p]
+    # most words are ruled out by their first letter and length alone
+    if n < 3 or n > 9 or c < b'a' or c > b'z' or not ((NW_LENGTHS[c - 0x61] >> n) & 1):
+        return False
+    pack_word(d + p, n, &lo, &hi)
+    slot = nw_slot(lo, hi)
+    while NW_HI[slot] != 0:
+        if NW_LO[slot] == lo and NW_HI[slot] == hi:
+            return True
+        slot = (slot + 1) & (NW_SLOTS - 1)
+    return False
+
+
+# ---- growable row vectors (C memory, no GIL needed) -------------------------------------------
+
+cdef struct Row:
+    offset_t start
+    offset_t end
+    offset_t key_start
+    offset_t key_end
+    offset_t value_start
+    offset_t value_end
+    uint8_t kind
+    uint8_t value_kind
+
+cdef struct Rows:
+    Row* rows
+    Py_ssize_t n
+    Py_ssize_t cap
+    Py_ssize_t limit      # more rows than this is an error (max_spans)
+    bint over_limit
+    bint no_memory
+
+
+cdef int rows_push(Rows* v, uint8_t kind, offset_t s, offset_t e, offset_t ks, offset_t ke,
+                   offset_t vs, offset_t ve, uint8_t vk) noexcept nogil:
+    """Append a row; returns -1 (and sets a flag) when over the limit or out of memory."""
+    cdef Py_ssize_t cap
+    cdef Row* grown
+    if v.n >= v.limit:
+        v.over_limit = True
+        return -1
+    if v.n == v.cap:
+        cap = v.cap * 2 if v.cap else 256
+        grown = <Row*>realloc(v.rows, cap * sizeof(Row))
+        if grown == NULL:
+            v.no_memory = True
+            return -1
+        v.rows = grown
+        v.cap = cap
+    v.rows[v.n].kind = kind
+    v.rows[v.n].start = s
+    v.rows[v.n].end = e
+    v.rows[v.n].key_start = ks
+    v.rows[v.n].key_end = ke
+    v.rows[v.n].value_start = vs
+    v.rows[v.n].value_end = ve
+    v.rows[v.n].value_kind = vk
+    v.n += 1
+    return 0
+
+
+# ---- lexemes of the token layer ----------------------------------------------------------------
+# Every matcher takes the text (d, n) and a start p, and returns the end of its match or -1.
+# None of them can fail otherwise, so they are noexcept.
+
+cdef Py_ssize_t m_citation(const byte_t* d, Py_ssize_t n, Py_ssize_t p,
+                           Py_ssize_t* hs, Py_ssize_t* he) noexcept nogil:
+    cdef Py_ssize_t q, lim
+    if p + 5 > n or memcmp(d + p, b"[src:", 5) != 0:
+        return -1
+    q = p + 5
+    lim = q + MAX_HANDLE_BYTES
+    if lim > n:
+        lim = n
+    while q < lim and has(d[q], F_HANDLE):
+        q += 1
+    if q == p + 5 or q >= n or d[q] != b']':
+        return -1
+    hs[0] = p + 5
+    he[0] = q
+    return q + 1
+
+
+cdef Py_ssize_t m_url(const byte_t* d, Py_ssize_t n, Py_ssize_t p) noexcept nogil:
+    """scheme://rest, then trailing punctuation trimmed (a ")" only while unbalanced)."""
+    cdef Py_ssize_t q = p + 1, body, e, opens = 0, closes = 0
+    cdef byte_t c
+    while q < n and has(d[q], F_SCHEME):
+        q += 1
+    if q + 3 > n or d[q] != b':' or d[q + 1] != b'/' or d[q + 2] != b'/':
+        return -1
+    body = q + 3
+    e = body
+    while e < n and has(d[e], F_URL):
+        e += 1
+    if e == body:
+        return -1
+    for q in range(p, e):
+        if d[q] == b'(':
+            opens += 1
+        elif d[q] == b')':
+            closes += 1
+    while e > body:
+        c = d[e - 1]
+        if has(c, F_URL_TRIM):
+            e -= 1
+        elif c == b')' and closes > opens:
+            e -= 1
+            closes -= 1
+        else:
+            break
+    return e if e > body else -1
+
+
+cdef bint has_extension(const byte_t* d, Py_ssize_t s, Py_ssize_t e) noexcept nogil:
+    """The segment d[s:e] is "stem.ext": a stem of >= 1 byte, an alphanumeric extension of
+    1..MAX_EXTENSION_BYTES bytes with at least one letter."""
+    cdef Py_ssize_t dot = e - 1, q
+    cdef bint letter = False
+    while dot >= s and d[dot] != b'.':
+        dot -= 1
+    if dot < s + 1 or e - (dot + 1) < 1 or e - (dot + 1) > MAX_EXTENSION_BYTES:
+        return False
+    for q in range(dot + 1, e):
+        if not has(d[q], F_KEY) or d[q] == b'_':
+            return False
+        if has(d[q], F_UPPER | F_LOWER):
+            letter = True
+    return letter
+
+
+cdef Py_ssize_t m_path(const byte_t* d, Py_ssize_t n, Py_ssize_t p) noexcept nogil:
+    cdef bint drive, ok, any_word, seg_has_non_dot = False
+    cdef Py_ssize_t run_start, r, q, last_sep = -1, slashes = 0, backslashes = 0, suffix_end = -1
+    cdef Py_ssize_t seg
+    cdef uint32_t f, seen = 0
+    cdef byte_t c
+    drive = (p + 2 < n and has(d[p], F_UPPER | F_LOWER) and d[p + 1] == b':'
+             and (d[p + 2] == b'/' or d[p + 2] == b'\\'))
+    run_start = p + 2 if drive else p
+    r = run_start
+    while r < n:
+        f = CLS[d[r]]
+        if not (f & F_PATH):
+            break
+        seen |= f
+        r += 1
+    if not (seen & F_PSEP):
+        return -1  # every path has a separator
+    any_word = (seen & F_W) != 0
+    for q in range(run_start, r):
+        c = d[q]
+        if c == b'/':
+            slashes += 1
+            last_sep = q
+        elif c == b'\\':
+            backslashes += 1
+            last_sep = q
+    # :line[:col]
+    if r + 1 < n and d[r] == b':' and has(d[r + 1], F_DIGIT):
+        q = r + 1
+        while q < n and has(d[q], F_DIGIT):
+            q += 1
+        if q + 1 < n and d[q] == b':' and has(d[q + 1], F_DIGIT):
+            q += 1
+            while q < n and has(d[q], F_DIGIT):
+                q += 1
+        if q >= n or not has(d[q], F_W):
+            suffix_end = q
+    seg = last_sep + 1
+    if seg < run_start:
+        seg = run_start
+    if suffix_end < 0:
+        for q in range(seg, r):
+            if d[q] != b'.':
+                seg_has_non_dot = True
+                break
+        if seg_has_non_dot:
+            while r > run_start and d[r - 1] == b'.':
+                r -= 1
+    if not any_word:
+        return -1
+    if drive:
+        ok = True
+    elif d[p] == b'/':
+        ok = not (p > 0 and d[p - 1] == b'<')
+    elif r - p >= 2 and ((d[p] == b'~' and (d[p + 1] == b'/' or d[p + 1] == b'\\'))
+                         or (d[p] == b'\\' and d[p + 1] == b'\\')
+                         or (d[p] == b'.' and (d[p + 1] == b'/' or d[p + 1] == b'\\'))):
+        ok = True
+    elif r - p >= 3 and d[p] == b'.' and d[p + 1] == b'.' and (d[p + 2] == b'/' or d[p + 2] == b'\\'):
+        ok = True
+    else:
+        ok = slashes >= 2 or has_extension(d, seg, r)
+    if not ok:
+        return -1
+    return suffix_end if suffix_end >= 0 else r
+
+
+cdef Py_ssize_t m_number(const byte_t* d, Py_ssize_t n, Py_ssize_t p) noexcept nogil:
+    """[+-]? (hex | thousands | digits(.digits)* | .digits) (% | exponent | unit)? then a
+    non-word byte; every part possessive, the alternatives atomic (see _scanner_py._NUMBER)."""
+    cdef Py_ssize_t q = p, r, g, t, groups
+    if q < n and (d[q] == b'+' or d[q] == b'-'):
+        q += 1
+    if q >= n:
+        return -1
+    if d[q] == b'0' and q + 2 < n and (d[q + 1] == b'x' or d[q + 1] == b'X') and has(d[q + 2], F_HEX):
+        q += 3
+        while q < n and has(d[q], F_HEX):
+            q += 1
+    else:
+        r = q
+        while r < n and r - q < 3 and has(d[r], F_DIGIT):
+            r += 1
+        groups = 0
+        g = r
+        if r > q:
+            while (g + 3 < n and d[g] == b',' and has(d[g + 1], F_DIGIT) and has(d[g + 2], F_DIGIT)
+                   and has(d[g + 3], F_DIGIT) and not (g + 4 < n and has(d[g + 4], F_DIGIT))):
+                g += 4
+                groups += 1
+        if groups:
+            q = g
+            if q + 1 < n and d[q] == b'.' and has(d[q + 1], F_DIGIT):
+                q += 1
+                while q < n and has(d[q], F_DIGIT):
+                    q += 1
+        elif has(d[q], F_DIGIT):
+            while q < n and has(d[q], F_DIGIT):
+                q += 1
+            while q + 1 < n and d[q] == b'.' and has(d[q + 1], F_DIGIT):
+                q += 1
+                while q < n and has(d[q], F_DIGIT):
+                    q += 1
+        elif d[q] == b'.' and q + 1 < n and has(d[q + 1], F_DIGIT):
+            q += 1
+            while q < n and has(d[q], F_DIGIT):
+                q += 1
+        else:
+            return -1
+    # suffix
+    if q < n:
+        if d[q] == b'%':
+            q += 1
+        else:
+            t = -1
+            if d[q] == b'e' or d[q] == b'E':
+                t = q + 1
+                if t < n and (d[t] == b'+' or d[t] == b'-'):
+                    t += 1
+                if t < n and has(d[t], F_DIGIT):
+                    while t < n and has(d[t], F_DIGIT):
+                        t += 1
+                else:
+                    t = -1
+            if t >= 0:
+                q = t
+            elif has(d[q], F_UPPER | F_LOWER):
+                while q < n and has(d[q], F_UPPER | F_LOWER):
+                    q += 1
+                while q < n and has(d[q], F_DIGIT):
+                    q += 1
+    if q < n and has(d[q], F_W):
+        return -1
+    return q
+
+
+cdef Py_ssize_t m_version(const byte_t* d, Py_ssize_t n, Py_ssize_t p) noexcept nogil:
+    cdef Py_ssize_t q = p + 1
+    if q >= n or not has(d[q], F_DIGIT):
+        return -1
+    while q < n and has(d[q], F_DIGIT):
+        q += 1
+    while q + 1 < n and d[q] == b'.' and has(d[q + 1], F_DIGIT):
+        q += 1
+        while q < n and has(d[q], F_DIGIT):
+            q += 1
+    if q < n and has(d[q], F_UPPER | F_LOWER):
+        while q < n and has(d[q], F_UPPER | F_LOWER):
+            q += 1
+        while q < n and has(d[q], F_DIGIT):
+            q += 1
+    if q < n and has(d[q], F_W):
+        return -1
+    return q
+
+
+cdef Py_ssize_t m_uuid(const byte_t* d, Py_ssize_t n, Py_ssize_t p) noexcept nogil:
+    cdef Py_ssize_t q = p, k, g
+    for g in range(5):
+        if g:
+            if q >= n or d[q] != b'-':
+                return -1
+            q += 1
+        for k in range(UUID_GROUPS[g]):
+            if q >= n or not has(d[q], F_HEX):
+                return -1
+            q += 1
+    if q < n and has(d[q], F_W):
+        return -1
+    return q
+
+
+cdef Py_ssize_t m_digest(const byte_t* d, Py_ssize_t n, Py_ssize_t p) noexcept nogil:
+    """7+ hex digits with at least one digit and one letter, ending at a word boundary."""
+    cdef Py_ssize_t q = p
+    cdef bint digit = False, letter = False
+    while q < n and has(d[q], F_HEX):
+        if has(d[q], F_DIGIT):
+            digit = True
+        else:
+            letter = True
+        q += 1
+    if q < n and has(d[q], F_W):
+        return -1
+    if q - p < 7 or not digit or not letter:
+        return -1
+    return q
+
+
+cdef Py_ssize_t word_end(const byte_t* d, Py_ssize_t n, Py_ssize_t p) noexcept nogil:
+    """End of the run of word bytes (0-9 A-Z a-z _ >= 0x80) at p, eight bytes at a time."""
+    cdef uint64_t x, rest
+    while p + 8 <= n:
+        x = load8(d + p)
+        rest = ~(bytes_in(x | (ONES * 0x20), 0x61, 0x7A) | bytes_in(x, 0x30, 0x39)
+                 | bytes_in(x, 0x5F, 0x5F) | (x & HIGHS)) & HIGHS
+        if rest:
+            return p + (pg_ctz64(rest) >> 3)
+        p += 8
+    while p < n and has(d[p], F_W):
+        p += 1
+    return p
+
+
+cdef Py_ssize_t m_dotted(const byte_t* d, Py_ssize_t n, Py_ssize_t p) noexcept nogil:
+    """name.name(.name)*, at least one part of two or more bytes."""
+    cdef Py_ssize_t q = word_end(d, n, p), parts = 1, longest = q - p, s
+    while q + 1 < n and d[q] == b'.' and has(d[q + 1], F_IDSTART):
+        s = q + 1
+        q = word_end(d, n, s)
+        parts += 1
+        if q - s > longest:
+            longest = q - s
+    if parts < 2 or longest < 2:
+        return -1
+    return q
+
+
+cdef Py_ssize_t skip_blanks(const byte_t* d, Py_ssize_t n, Py_ssize_t q) noexcept nogil:
+    while q < n and has(d[q], F_BLANK):
+        q += 1
+    return q
+
+
+cdef int bare_value_kind(const byte_t* d, Py_ssize_t s, Py_ssize_t e) noexcept nogil:
+    if m_uuid(d, e, s) == e or m_digest(d, e, s) == e:
+        return V_HEX
+    if m_number(d, e, s) == e:
+        return V_NUMBER
+    return V_RAW
+
+
+cdef struct Value:
+    Py_ssize_t end
+    Py_ssize_t start     # of the value itself (inside the quotes for a quoted value)
+    Py_ssize_t stop
+    int kind
+    bint quoted
+
+
+cdef bint m_value(const byte_t* d, Py_ssize_t n, Py_ssize_t v, Value* out) noexcept nogil:
+    """A kv value: a quoted string (verbatim), a URL, or a bare run (see _match_value)."""
+    cdef Py_ssize_t q, e
+    cdef byte_t c, quote
+    if v >= n:
+        return False
+    c = d[v]
+    if c == b'"':
+        q = v + 1
+        while True:
+            if q >= n or d[q] == b'\n':
+                return False
+            if d[q] == b'"':
+                break
+            if d[q] == b'\\':
+                if q + 1 < n and d[q + 1] != b'\n':
+                    q += 2
+                    continue
+                return False
+            q += 1
+        out.end = q + 1
+        out.start = v + 1
+        out.stop = q
+        out.kind = V_RAW
+        out.quoted = True
+        return True
+    if c == b'\'' or c == b'`':
+        quote = c
+        q = v + 1
+        while q < n and d[q] != quote and d[q] != b'\n':
+            q += 1
+        if q >= n or d[q] != quote:
+            return False
+        out.end = q + 1
+        out.start = v + 1
+        out.stop = q
+        out.kind = V_RAW
+        out.quoted = True
+        return True
+    if has(c, F_UPPER | F_LOWER):
+        e = m_url(d, n, v)
+        if e >= 0:
+            out.end = e
+            out.start = v
+            out.stop = e
+            out.kind = V_RAW
+            out.quoted = False
+            return True
+    q = v
+    while q < n:
+        if has(d[q], F_BARE):
+            q += 1
+        elif (d[q] == b',' and q + 3 < n and has(d[q + 1], F_DIGIT) and has(d[q + 2], F_DIGIT)
+              and has(d[q + 3], F_DIGIT) and not (q + 4 < n and has(d[q + 4], F_DIGIT))):
+            q += 1
+        else:
+            break
+    e = q
+    while e > v and has(d[e - 1], F_BARE_TRIM):
+        e -= 1
+    if e == v:
+        return False
+    out.end = e
+    out.start = v
+    out.stop = e
+    out.kind = bare_value_kind(d, v, e)
+    out.quoted = False
+    return True
+
+
+cdef bint at_line_start(const byte_t* d, Py_ssize_t p) noexcept nogil:
+    cdef Py_ssize_t j = p - 1, blanks = 0
+    while j >= 0 and has(d[j], F_BLANK):
+        j -= 1
+        blanks += 1
+    if j >= 0 and d[j] == b'-' and blanks:
+        j -= 1
+        while j >= 0 and has(d[j], F_BLANK):
+            j -= 1
+    return j < 0 or d[j] == b'\n'
+
+
+cdef struct KeyValue:
+    Py_ssize_t end
+    Py_ssize_t key_start
+    Py_ssize_t key_end
+    Py_ssize_t resume
+    Value value
+
+
+cdef inline void kv_finish(KeyValue* kv, Py_ssize_t ks, Py_ssize_t ke) noexcept nogil:
+    kv.end = kv.value.end
+    kv.key_start = ks
+    kv.key_end = ke
+    # the inside of a quoted value is scanned too; an unquoted value is absorbed
+    kv.resume = kv.value.start if kv.value.quoted else kv.value.end
+
+
+cdef bint m_key_value(const byte_t* d, Py_ssize_t n, Py_ssize_t p, KeyValue* kv) noexcept nogil:
+    """key=value anywhere; key: value as a whole YAML line."""
+    cdef Py_ssize_t q = p + 1, ke, s, v, t
+    cdef bint yaml = False
+    while q < n and has(d[q], F_KEY):
+        q += 1
+    while q + 1 < n and (d[q] == b'.' or d[q] == b'-') and has(d[q + 1], F_KEY):
+        q += 2
+        while q < n and has(d[q], F_KEY):
+            q += 1
+    ke = q
+    s = skip_blanks(d, n, ke)
+    if s < n and d[s] == b'=' and not (s + 1 < n and (d[s + 1] == b'=' or d[s + 1] == b'>')):
+        v = skip_blanks(d, n, s + 1)
+    elif ke + 1 < n and d[ke] == b':' and has(d[ke + 1], F_BLANK):
+        if not at_line_start(d, p):
+            return False
+        v = skip_blanks(d, n, ke + 1)
+        yaml = True
+    else:
+        return False
+    if not m_value(d, n, v, &kv.value):
+        return False
+    if yaml:
+        t = kv.value.end
+        while t < n and (has(d[t], F_BLANK) or d[t] == b'\r'):
+            t += 1
+        if t < n and d[t] != b'\n' and d[t] != b'#':
+            return False
+    kv_finish(kv, p, ke)
+    return True
+
+
+cdef Py_ssize_t m_flag(const byte_t* d, Py_ssize_t n, Py_ssize_t p) noexcept nogil:
+    """--name(-part)*, ending at a word boundary; returns the end of the name."""
+    cdef Py_ssize_t q
+    if p + 2 >= n or d[p + 1] != b'-' or not has(d[p + 2], F_UPPER | F_LOWER):
+        return -1
+    q = p + 3
+    while q < n and has(d[q], F_KEY):
+        q += 1
+    while q + 1 < n and d[q] == b'-' and has(d[q + 1], F_KEY):
+        q += 2
+        while q < n and has(d[q], F_KEY):
+            q += 1
+    if q < n and has(d[q], F_W):
+        return -1
+    return q
+
+
+cdef bint m_flag_value(const byte_t* d, Py_ssize_t n, Py_ssize_t p, KeyValue* kv) noexcept nogil:
+    cdef Py_ssize_t fe = m_flag(d, n, p), v
+    if fe < 0:
+        return False
+    if fe < n and d[fe] == b'=':
+        v = fe + 1
+    else:
+        if fe >= n or not has(d[fe], F_BLANK):
+            return False
+        v = skip_blanks(d, n, fe)
+        if v < n and d[v] == b'-':
+            # a value never looks like another flag; a negative number is fine
+            if not ((v + 1 < n and has(d[v + 1], F_DIGIT))
+                    or (v + 2 < n and d[v + 1] == b'.' and has(d[v + 2], F_DIGIT))):
+                return False
+    if not m_value(d, n, v, &kv.value):
+        return False
+    kv_finish(kv, p + 2, fe)
+    return True
+
+
+cdef bint m_json_key_value(const byte_t* d, Py_ssize_t n, Py_ssize_t p, KeyValue* kv) noexcept nogil:
+    cdef Py_ssize_t q = p + 1, lim = p + 1 + MAX_JSON_KEY_BYTES, ke
+    if lim > n:
+        lim = n
+    while q < lim and has(d[q], F_JSON_KEY):
+        q += 1
+    if q == p + 1 or q >= n or d[q] != b'"':
+        return False
+    ke = q
+    q = skip_blanks(d, n, q + 1)
+    if q >= n or d[q] != b':':
+        return False
+    q = skip_blanks(d, n, q + 1)
+    if not m_value(d, n, q, &kv.value):
+        return False
+    kv_finish(kv, p + 1, ke)
+    return True
+
+
+cdef Py_ssize_t citation_start_ending_at(const byte_t* d, Py_ssize_t j) noexcept nogil:
+    """Start of a citation marker whose "]" is at j, or -1."""
+    cdef Py_ssize_t lo = j - (MAX_HANDLE_BYTES + 5), i = j - 1
+    if lo < 0:
+        lo = 0
+    while i >= lo and has(d[i], F_HANDLE):
+        i -= 1
+    if i < lo or d[i] != b'[' or j - (i + 5) < 1 or j - (i + 5) > MAX_HANDLE_BYTES:
+        return -1
+    if memcmp(d + i + 1, b"src:", 4) != 0:
+        return -1
+    return i
+
+
+cdef bint sentence_initial(const byte_t* d, Py_ssize_t p) noexcept nogil:
+    cdef Py_ssize_t j = p - 1, k
+    cdef byte_t b
+    while j >= 0:
+        b = d[j]
+        if b == b'\n':
+            return True
+        if has(b, F_SEP | F_OPENER):
+            j -= 1
+            continue
+        if b == b']':
+            k = citation_start_ending_at(d, j)
+            if k >= 0:
+                j = k - 1
+                continue
+            return False
+        return has(b, F_TERM)
+    return True
+
+
+cdef int classify_word(const byte_t* d, Py_ssize_t p, Py_ssize_t e) noexcept nogil:
+    """Kind of the plain word d[p:e] (a maximal run of word bytes), 0 for none."""
+    cdef Py_ssize_t q, uppers = 0, lowers = 0, digits = 0, underscores = 0
+    cdef byte_t c
+    for q in range(p, e):
+        c = d[q]
+        if has(c, F_DIGIT):
+            digits += 1
+        elif has(c, F_UPPER):
+            uppers += 1
+        elif has(c, F_LOWER):
+            lowers += 1
+        elif c == b'_':
+            underscores += 1
+    if digits == e - p or is_number_word(d, p, e):
+        return K_NUMBER
+    if digits or underscores:
+        return K_IDENTIFIER if underscores != e - p else 0
+    c = d[p]
+    if has(c, F_LOWER):
+        return K_IDENTIFIER if uppers else 0
+    if not has(c, F_UPPER) or e - p < 2:
+        return 0
+    if lowers == 0:
+        return K_NAME
+    if uppers >= 2:
+        return K_IDENTIFIER
+    return 0 if sentence_initial(d, p) else K_NAME
+
+
+# ---- the token layer ---------------------------------------------------------------------------
+
+cdef inline int emit(Rows* out, int kind, Py_ssize_t s, Py_ssize_t e, int vk) noexcept nogil:
+    return rows_push(out, <uint8_t>kind, s, e, -1, -1, s, e, <uint8_t>vk)
+
+
+cdef inline int emit_kv(Rows* out, Py_ssize_t p, KeyValue* kv) noexcept nogil:
+    return rows_push(out, K_KV, p, kv.end, kv.key_start, kv.key_end, kv.value.start,
+                     kv.value.stop, <uint8_t>kv.value.kind)
+
+
+
+
+cdef inline uint64_t has_zero_byte(uint64_t v) noexcept nogil:
+    return (v - ONES) & ~v & HIGHS
+
+
+cdef struct Shape:
+    Py_ssize_t end          # of the maximal run of word bytes
+    bint any_digit
+    bint all_digit
+    bint any_under
+    bint all_under
+    bint any_upper
+    bint two_uppers         # at least two upper-case letters
+    bint any_lower
+    bint all_lower
+    bint all_hex
+    bint ascii              # no byte >= 0x80
+
+
+cdef inline Py_ssize_t skip_seps(const byte_t* d, Py_ssize_t n, Py_ssize_t p) noexcept nogil:
+    """End of the run of SEP bytes (0x00-0x20, 0x7f) at p, eight bytes at a time."""
+    cdef uint64_t x, y, sep
+    while p + 8 <= n:
+        x = load8(d + p)
+        y = x & ~HIGHS
+        sep = (~(y + ONES * 0x5F) & ~x & HIGHS) | bytes_in(x, 0x7F, 0x7F)
+        if sep != HIGHS:
+            return p + (pg_ctz64(~sep & HIGHS) >> 3)
+        p += 8
+    while p < n and CLS[d[p]] & F_SEP:
+        p += 1
+    return p
+
+
+cdef inline Py_ssize_t lower_run_end(const byte_t* d, Py_ssize_t n, Py_ssize_t p) noexcept nogil:
+    """End of the run of a-z at p, as far as the next eight bytes tell (a longer run returns
+    p + 8; the caller then sees a lower-case letter there, not a word boundary)."""
+    cdef uint64_t rest
+    if p + 8 <= n:
+        rest = ~bytes_in(load8(d + p), 0x61, 0x7A) & HIGHS
+        return p + (pg_ctz64(rest) >> 3) if rest else p + 8
+    while p < n and CLS[d[p]] & F_LOWER:
+        p += 1
+    return p
+
+
+cdef inline void word_shape(const byte_t* d, Py_ssize_t n, Py_ssize_t p, Shape* w) noexcept nogil:
+    """The end of the run of word bytes at p and what it is made of, eight bytes at a time
+    (masks instead of one unpredictable branch per byte). A letter's case is bit 5 of its
+    byte, so one range test on the byte with that bit set finds letters of both cases."""
+    cdef uint64_t x, letter, caseb, digit, under, word, keep, hexes, upper, lower, high
+    cdef uint64_t any_digit = 0, any_under = 0, any_lower = 0, any_upper = 0, any_high = 0
+    cdef uint64_t not_digit = 0, not_under = 0, not_lower = 0, not_hex = 0
+    cdef int uppers = 0
+    cdef uint32_t f
+    cdef bint done = False
+    while p + 8 <= n:
+        x = load8(d + p)
+        letter = bytes_in(x | (ONES * 0x20), 0x61, 0x7A)
+        caseb = (x << 2) & HIGHS  # bit 5 of each byte, moved to bit 7
+        lower = letter & caseb
+        upper = letter & ~caseb
+        digit = bytes_in(x, 0x30, 0x39)
+        under = bytes_in(x, 0x5F, 0x5F)
+        high = x & HIGHS
+        word = letter | digit | under | high
+        keep = HIGHS
+        if word != HIGHS:
+            keep = ~word & HIGHS
+            keep = ((keep & (~keep + 1)) - 1) & HIGHS  # the bytes before the first non-word byte
+            done = True
+        hexes = digit | bytes_in(x | (ONES * 0x20), 0x61, 0x66)
+        any_digit |= digit & keep
+        any_under |= under & keep
+        any_lower |= lower & keep
+        any_high |= high & keep
+        not_digit |= keep & ~digit
+        not_under |= keep & ~under
+        not_lower |= keep & ~lower
+        not_hex |= keep & ~hexes
+        upper &= keep
+        if upper:
+            uppers += 1 if (upper & (upper - 1)) == 0 else 2
+            any_upper = 1
+        if done:
+            p += pg_ctz64(~word & HIGHS) >> 3
+            break
+        p += 8
+    if not done:
+        while p < n:
+            f = CLS[d[p]]
+            if not (f & F_W):
+                break
+            if f & F_DIGIT:
+                any_digit = 1
+            else:
+                not_digit = 1
+            if f & F_UNDERSCORE:
+                any_under = 1
+            else:
+                not_under = 1
+            if f & F_LOWER:
+                any_lower = 1
+            else:
+                not_lower = 1
+            if f & F_UPPER:
+                any_upper = 1
+                uppers += 1
+            if not (f & F_HEX):
+                not_hex = 1
+            if d[p] >= 0x80:
+                any_high = 1
+            p += 1
+    w.end = p
+    w.any_digit = any_digit != 0
+    w.all_digit = not_digit == 0
+    w.any_under = any_under != 0
+    w.all_under = not_under == 0
+    w.any_upper = any_upper != 0
+    w.two_uppers = uppers >= 2
+    w.any_lower = any_lower != 0
+    w.all_lower = not_lower == 0
+    w.all_hex = not_hex == 0
+    w.ascii = any_high == 0
+
+
+cdef int classify_shape(const byte_t* d, Py_ssize_t p, Shape* w) noexcept nogil:
+    """Kind of the plain word d[p:w.end] (see classify_word), from its shape."""
+    cdef byte_t c = d[p]
+    if w.all_digit:
+        return K_NUMBER
+    if w.any_digit or w.any_under:
+        return 0 if w.all_under else K_IDENTIFIER
+    if has(c, F_LOWER):
+        if w.any_upper:
+            return K_IDENTIFIER
+        return K_NUMBER if is_number_word(d, p, w.end) else 0
+    if not has(c, F_UPPER) or w.end - p < 2:
+        return 0
+    if not w.any_lower:
+        return K_NAME
+    if w.two_uppers:
+        return K_IDENTIFIER
+    return 0 if sentence_initial(d, p) else K_NAME
+
+
+cdef int word_token(const byte_t* d, Py_ssize_t n, Py_ssize_t p, byte_t prev, Shape* shape,
+                    Rows* out, Py_ssize_t* next_p) noexcept nogil:
+    """The token at a word byte p (a lexeme may start here). The word's shape and the byte
+    after it decide which of the reference's matchers can possibly match; only those run, in
+    the reference's order. Sets next_p; returns -1 when a row could not be added."""
+    cdef Shape* w = shape
+    cdef Py_ssize_t e, t
+    cdef byte_t c = d[p], b
+    cdef bint letter = has(c, F_UPPER | F_LOWER), ascii_word
+    cdef int kind
+    cdef KeyValue kv
+    ascii_word = w.ascii
+    b = d[w.end] if w.end < n else 0
+    if w.end < n:
+        # a URL scheme is ASCII letters, digits and + . - followed by "://"
+        if (letter and prev != b'+' and prev != b'-' and ascii_word and not w.any_under
+                and (b == b':' or b == b'+' or b == b'.' or b == b'-')):
+            e = m_url(d, n, p)
+            if e >= 0:
+                next_p[0] = e
+                return emit(out, K_URL, p, e, V_RAW)
+        # a key is ASCII, followed by . - (more key), =, ": " or blanks and "="
+        if (letter or c == b'_') and prev != b'-' and ascii_word:
+            t = skip_blanks(d, n, w.end) if has(b, F_BLANK) else w.end
+            if (b == b'.' or b == b'-' or b == b':' or (t < n and d[t] == b'=')) and m_key_value(d, n, p, &kv):
+                next_p[0] = kv.resume
+                return emit_kv(out, p, &kv)
+        # a path continues past the word through path punctuation (or is a drive "C:\")
+        if not has(prev, F_PATH_PUNCT) and (has(b, F_PATH_PUNCT) or (letter and w.end == p + 1 and b == b':')):
+            e = m_path(d, n, p)
+            if e >= 0:
+                next_p[0] = e
+                return emit(out, K_PATH, p, e, V_RAW)
+    if w.all_hex:
+        if w.end - p == 8 and b == b'-':
+            e = m_uuid(d, n, p)
+            if e >= 0:
+                next_p[0] = e
+                return emit(out, K_DIGEST, p, e, V_HEX)
+        if w.end - p >= 7 and w.any_digit and not w.all_digit:
+            next_p[0] = w.end
+            return emit(out, K_DIGEST, p, w.end, V_HEX)
+    if has(c, F_DIGIT):
+        e = m_number(d, n, p)
+        if e >= 0:
+            next_p[0] = e
+            return emit(out, K_NUMBER, p, e, V_NUMBER)
+    else:
+        if (c == b'v' or c == b'V') and p + 1 < n and has(d[p + 1], F_DIGIT):
+            e = m_version(d, n, p)
+            if e >= 0:
+                next_p[0] = e
+                return emit(out, K_NUMBER, p, e, V_NUMBER)
+        if b == b'.':
+            e = m_dotted(d, n, p)
+            if e >= 0:
+                next_p[0] = e
+                return emit(out, K_IDENTIFIER, p, e, V_RAW)
+    next_p[0] = w.end
+    kind = classify_shape(d, p, w)
+    if kind:
+        return emit(out, kind, p, w.end, V_NUMBER if kind == K_NUMBER else V_RAW)
+    return 0
+
+
+cdef int token_spans(const byte_t* d, Py_ssize_t n, Rows* out) noexcept nogil:
+    """Returns -1 when a row could not be added (out of memory or over the limit)."""
+    cdef Py_ssize_t p = 0, q, e, hs = 0, he = 0
+    cdef byte_t c, prev, b
+    cdef uint32_t f
+    cdef Shape w
+    cdef KeyValue kv
+    while p < n:
+        c = d[p]
+        f = CLS[c]
+        if f & F_SEP:
+            p += 1
+            if p < n and CLS[d[p]] & F_SEP:
+                p = skip_seps(d, n, p)
+            continue
+        if f & F_INERT:
+            p += 1
+            continue
+        prev = d[p - 1] if p > 0 else b' '
+        if f & F_W:
+            if p > 0 and has(prev, F_NO_START):
+                p = word_end(d, n, p)  # inside a word, a dotted name, an escape or an address
+                continue
+            if f & F_LOWER:
+                # The common case, decided here without word_token: a lower-case word followed
+                # by a byte that rules out every lexeme but a plain word (see the reference's
+                # _NOTHING_HERE for why this is exact). It is a number word or nothing.
+                q = lower_run_end(d, n, p)
+                if q >= n or (CLS[d[q]] & F_SAFE_AFTER):
+                    e = skip_blanks(d, n, q) if q < n and (CLS[d[q]] & F_BLANK) else q
+                    if e >= n or d[e] != b'=' or e == q:
+                        if is_number_word(d, p, q) and emit(out, K_NUMBER, p, q, V_NUMBER) < 0:
+                            return -1
+                        p = q
+                        continue
+            word_shape(d, n, p, &w)
+            if word_token(d, n, p, prev, &w, out, &p) < 0:
+                return -1
+            continue
+        if c == b'[':
+            e = m_citation(d, n, p, &hs, &he)
+            if e >= 0:
+                if rows_push(out, K_CITATION, p, e, -1, -1, hs, he, V_RAW) < 0:
+                    return -1
+                p = e
+                continue
+        if p > 0 and has(prev, F_NO_START):
+            p += 1
+            continue
+        # punctuation starts: paths, flags, signed numbers, JSON keys
+        if (c == b'.' or c == b'/' or c == b'~' or c == b'\\') and not has(prev, F_PATH_PUNCT):
+            e = m_path(d, n, p)
+            if e >= 0:
+                if emit(out, K_PATH, p, e, V_RAW) < 0:
+                    return -1
+                p = e
+                continue
+        if c == b'+' or c == b'-' or c == b'.':
+            if c == b'-':
+                if m_flag_value(d, n, p, &kv):
+                    if emit_kv(out, p, &kv) < 0:
+                        return -1
+                    p = kv.resume
+                    continue
+                e = m_flag(d, n, p)
+                if e >= 0:
+                    if emit(out, K_IDENTIFIER, p, e, V_RAW) < 0:
+                        return -1
+                    p = e
+                    continue
+            e = m_number(d, n, p)
+            if e >= 0:
+                if emit(out, K_NUMBER, p, e, V_NUMBER) < 0:
+                    return -1
+                p = e
+                continue
+        if c == b'"' and m_json_key_value(d, n, p, &kv):
+            if emit_kv(out, p, &kv) < 0:
+                return -1
+            p = kv.resume
+            continue
+        p += 1
+    return 0
+
+
+# ---- the quote layer ---------------------------------------------------------------------------
+
+cdef inline Py_ssize_t next_quote_delim(const byte_t* d, Py_ssize_t i, Py_ssize_t le) noexcept nogil:
+    """First " ' or ` in d[i:le] (or le), eight bytes at a time."""
+    cdef uint64_t x
+    cdef uint64_t hits
+    while i + 8 <= le:
+        memcpy(&x, d + i, 8)
+        hits = (has_zero_byte(x ^ (ONES * 0x22)) | has_zero_byte(x ^ (ONES * 0x27))
+                | has_zero_byte(x ^ (ONES * 0x60)))
+        if hits:
+            # the lowest flagged byte is always a true match (a false flag needs a borrow
+            # from a true match below it)
+            return i + (pg_ctz64(hits) >> 3)
+        i += 8
+    while i < le and not has(d[i], F_QUOTE_DELIM):
+        i += 1
+    return i
+
+
+cdef inline Py_ssize_t line_end(const byte_t* d, Py_ssize_t n, Py_ssize_t ls) noexcept nogil:
+    cdef const void* hit
+    if ls >= n:
+        return n
+    hit = memchr(d + ls, b'\n', <size_t>(n - ls))
+    return n if hit == NULL else <Py_ssize_t>(<const byte_t*>hit - d)
+
+
+cdef int inline_quotes(const byte_t* d, Py_ssize_t n, Py_ssize_t ls, Py_ssize_t le,
+                       Rows* out) noexcept nogil:
+    cdef Py_ssize_t i = ls, j, k, m
+    cdef bint double_dead = False, single_dead = False, found
+    cdef byte_t c
+    while True:
+        i = next_quote_delim(d, i, le)
+        if i >= le:
+            return 0
+        c = d[i]
+        if c == b'`':
+            k = i
+            while k < le and d[k] == b'`':
+                k += 1
+            k -= i
+            j = i + k
+            found = False
+            while j < le:
+                if d[j] != b'`':
+                    j += 1
+                    continue
+                m = j
+                while m < le and d[m] == b'`':
+                    m += 1
+                if m - j == k:
+                    found = True
+                    break
+                j = m
+            if not found:
+                i += k
+                continue
+            if rows_push(out, K_QUOTE, i, j + k, -1, -1, i + k, j, V_RAW) < 0:
+                return -1
+            i = j + k
+        elif c == b'"':
+            if double_dead:
+                i += 1
+                continue
+            j = i + 1
+            found = False
+            while j < le:
+                if d[j] == b'"':
+                    found = True
+                    break
+                if d[j] == b'\\':
+                    if j + 1 < le:
+                        j += 2
+                        continue
+                    break
+                j += 1
+            if not found:
+                double_dead = True
+                i += 1
+                continue
+            if j > i + 1:
+                if rows_push(out, K_QUOTE, i, j + 1, -1, -1, i + 1, j, V_RAW) < 0:
+                    return -1
+            i = j + 1
+        else:
+            if (single_dead or (i > 0 and has(d[i - 1], F_W)) or i + 1 >= le
+                    or has(d[i + 1], F_SEP) or d[i + 1] == b'\''):
+                i += 1
+                continue
+            found = False
+            j = i + 2
+            while j < le:
+                if (d[j] == b'\'' and not has(d[j - 1], F_SEP)
+                        and (j + 1 >= le or not has(d[j + 1], F_W))):
+                    found = True
+                    break
+                j += 1
+            if not found:
+                single_dead = True
+                i += 1
+                continue
+            if rows_push(out, K_QUOTE, i, j + 1, -1, -1, i + 1, j, V_RAW) < 0:
+                return -1
+            i = j + 1
+
+
+cdef Py_ssize_t fence_run(const byte_t* d, Py_ssize_t ls, Py_ssize_t le, Py_ssize_t* run_start) noexcept nogil:
+    """Length of the backtick run of a fence line (<= 3 spaces, then >= 3 backticks), or 0."""
+    cdef Py_ssize_t q = ls, s
+    while q < le and q - ls < 3 and d[q] == b' ':
+        q += 1
+    s = q
+    while q < le and d[q] == b'`':
+        q += 1
+    if q - s < 3:
+        return 0
+    run_start[0] = s
+    return q - s
+
+
+cdef Py_ssize_t fence_value_end(const byte_t* d, Py_ssize_t vs, Py_ssize_t body_end) noexcept nogil:
+    cdef Py_ssize_t e = body_end
+    if e > vs and d[e - 1] == b'\n':
+        e -= 1
+        if e > vs and d[e - 1] == b'\r':
+            e -= 1
+    return e
+
+
+cdef int quote_spans(const byte_t* d, Py_ssize_t n, Rows* out) noexcept nogil:
+    cdef Py_ssize_t ls = 0, le, q, k, rs = 0, slot = -1, fence_k = 0, fence_vs = 0, ve
+    cdef bint is_fence
+    while True:
+        le = line_end(d, n, ls)
+        if slot < 0:
+            k = fence_run(d, ls, le, &rs)
+            is_fence = k > 0
+            if is_fence:
+                for q in range(rs + k, le):
+                    if d[q] == b'`':
+                        is_fence = False
+                        break
+            if is_fence:
+                # a placeholder row: the fence starts before the quotes inside it
+                if rows_push(out, 0, rs, rs, -1, -1, 0, 0, V_RAW) < 0:
+                    return -1
+                slot = out.n - 1
+                fence_k = k
+                fence_vs = le + 1 if le < n else n
+            elif inline_quotes(d, n, ls, le, out) < 0:
+                return -1
+        else:
+            k = fence_run(d, ls, le, &rs)
+            is_fence = k >= fence_k
+            if is_fence:
+                for q in range(rs + k, le):
+                    if not (has(d[q], F_BLANK) or d[q] == b'\r'):
+                        is_fence = False
+                        break
+            if is_fence:
+                ve = fence_value_end(d, fence_vs, ls)
+                if ve > fence_vs:
+                    out.rows[slot].kind = K_QUOTE
+                    out.rows[slot].end = rs + k
+                    out.rows[slot].value_start = fence_vs
+                    out.rows[slot].value_end = ve
+                else:
+                    out.n = slot  # an empty fence holds nothing: drop its placeholder
+                slot = -1
+            elif inline_quotes(d, n, ls, le, out) < 0:
+                return -1
+        if le >= n:
+            break
+        ls = le + 1
+    if slot >= 0:  # an unclosed fence runs to the end of the text
+        ve = fence_value_end(d, fence_vs, n)
+        if ve > fence_vs:
+            out.rows[slot].kind = K_QUOTE
+            out.rows[slot].end = n
+            out.rows[slot].value_start = fence_vs
+            out.rows[slot].value_end = ve
+        else:
+            out.n = slot
+    return 0
+
+
+cdef inline bint row_before(Row* a, Row* b) noexcept nogil:
+    if a.start != b.start:
+        return a.start < b.start
+    if a.end != b.end:
+        return a.end < b.end
+    return a.kind < b.kind
+
+
+# ---- Python entry points -----------------------------------------------------------------------
+
+cdef class _Scratch:
+    """Row vectors reused across calls: fresh memory costs a page fault per 4 KiB, which was a
+    large share of the scan time. A pool keeps a few; very large ones are freed, not kept."""
+    cdef Rows rows
+
+    def __dealloc__(self):
+        free(self.rows.rows)
+        self.rows.rows = NULL
+
+
+cdef enum:
+    SCRATCH_POOL_SIZE = 8
+    SCRATCH_KEEP_ROWS = 1 << 18  # 14 MiB of rows at most per pooled vector
+
+_scratch_pool = []
+
+
+cdef _Scratch _take_scratch(Py_ssize_t limit):
+    cdef _Scratch s
+    try:
+        s = _scratch_pool.pop()  # atomic under the GIL, so threads never share a vector
+    except IndexError:
+        s = _Scratch()
+        s.rows.rows = NULL
+        s.rows.cap = 0
+    s.rows.n = 0
+    s.rows.limit = limit
+    s.rows.over_limit = False
+    s.rows.no_memory = False
+    return s
+
+
+cdef void _give_scratch(_Scratch s) noexcept:
+    if s.rows.cap <= SCRATCH_KEEP_ROWS and len(_scratch_pool) < SCRATCH_POOL_SIZE:
+        _scratch_pool.append(s)
+
+
+def scan(data, Py_ssize_t max_spans):
+    """The grounded spans of UTF-8 ``data``: eight columns ``(kind, start, end, key_start,
+    key_end, value_start, value_end, value_kind)`` sorted by ``(start, end, kind)``.
+
+    Raises ``LimitExceededError`` when there are more than ``max_spans`` spans.
+    """
+    if isinstance(data, str):
+        raise TypeError("data must be bytes-like, not str")
+    if max_spans < 0:
+        raise ValueError("max_spans must be >= 0")
+    cdef const byte_t[::1] view = data
+    cdef const byte_t* d = &view[0] if view.shape[0] else <const byte_t*>b""
+    cdef Py_ssize_t n = view.shape[0], total
+    cdef int rc_tokens = 0
+    cdef _Scratch token_rows = _take_scratch(max_spans)
+    # the fence placeholder may briefly need one row beyond the limit
+    cdef _Scratch quote_rows = _take_scratch(max_spans + 1)
+    cdef Rows* tokens = &token_rows.rows
+    cdef Rows* quotes = &quote_rows.rows
+    try:
+        with nogil:
+            rc_tokens = token_spans(d, n, tokens)
+            if rc_tokens == 0:
+                quote_spans(d, n, quotes)
+        if tokens.no_memory or quotes.no_memory:
+            raise MemoryError("out of memory while scanning for grounded spans")
+        total = tokens.n + quotes.n
+        if tokens.over_limit or quotes.over_limit or total > max_spans:
+            raise LimitExceededError(
+                f"text has more than {max_spans} grounded spans (max_spans); split it or raise the limit"
+            )
+        kind = np.empty(total, dtype=np.uint8)
+        start = np.empty(total, dtype=np.int64)
+        end = np.empty(total, dtype=np.int64)
+        key_start = np.empty(total, dtype=np.int64)
+        key_end = np.empty(total, dtype=np.int64)
+        value_start = np.empty(total, dtype=np.int64)
+        value_end = np.empty(total, dtype=np.int64)
+        value_kind = np.empty(total, dtype=np.uint8)
+        _merge(tokens[0], quotes[0], kind, start, end, key_start, key_end, value_start, value_end, value_kind)
+        return kind, start, end, key_start, key_end, value_start, value_end, value_kind
+    finally:
+        _give_scratch(token_rows)
+        _give_scratch(quote_rows)
+
+
+cdef void _merge(Rows tokens, Rows quotes, uint8_t[::1] kind, int64_t[::1] start, int64_t[::1] end,
+                 int64_t[::1] key_start, int64_t[::1] key_end, int64_t[::1] value_start,
+                 int64_t[::1] value_end, uint8_t[::1] value_kind) noexcept:
+    cdef Py_ssize_t a = 0, b = 0, i = 0
+    cdef Row* row
+    with nogil:
+        while a < tokens.n or b < quotes.n:
+            if b >= quotes.n or (a < tokens.n and row_before(&tokens.rows[a], &quotes.rows[b])):
+                row = &tokens.rows[a]
+                a += 1
+            else:
+                row = &quotes.rows[b]
+                b += 1
+            kind[i] = row.kind
+            start[i] = row.start
+            end[i] = row.end
+            key_start[i] = row.key_start
+            key_end[i] = row.key_end
+            value_start[i] = row.value_start
+            value_end[i] = row.value_end
+            value_kind[i] = row.value_kind
+            i += 1
+
+
+# ---- UTF-8 validation --------------------------------------------------------------------------
+
+cdef inline bint cont(byte_t c) noexcept nogil:
+    return (c & 0xC0) == 0x80
+
+
+cdef Py_ssize_t utf8_error(const byte_t* d, Py_ssize_t n) noexcept nogil:
+    """Offset of the first ill-formed sequence (Unicode table 3-7, as Python decodes), or -1."""
+    cdef Py_ssize_t i = 0
+    cdef byte_t c, c1
+    while i < n:
+        c = d[i]
+        if c < 0x80:
+            i += 1
+            continue
+        if 0xC2 <= c <= 0xDF:
+            if i + 1 >= n or not cont(d[i + 1]):
+                return i
+            i += 2
+        elif 0xE0 <= c <= 0xEF:
+            if i + 2 >= n:
+                # a truncated sequence is still reported at its first byte
+                return i
+            c1 = d[i + 1]
+            if c == 0xE0:
+                if not (0xA0 <= c1 <= 0xBF):
+                    return i
+            elif c == 0xED:
+                if not (0x80 <= c1 <= 0x9F):
+                    return i
+            elif not cont(c1):
+                return i
+            if not cont(d[i + 2]):
+                return i
+            i += 3
+        elif 0xF0 <= c <= 0xF4:
+            if i + 3 >= n:
+                return i
+            c1 = d[i + 1]
+            if c == 0xF0:
+                if not (0x90 <= c1 <= 0xBF):
+                    return i
+            elif c == 0xF4:
+                if not (0x80 <= c1 <= 0x8F):
+                    return i
+            elif not cont(c1):
+                return i
+            if not cont(d[i + 2]) or not cont(d[i + 3]):
+                return i
+            i += 4
+        else:
+            return i
+    return -1
+
+
+def utf8_error_offset(data):
+    """Offset of the first byte that is not part of valid UTF-8, or -1 if ``data`` is valid."""
+    if isinstance(data, str):
+        raise TypeError("data must be bytes-like, not str")
+    cdef const byte_t[::1] view = data
+    cdef Py_ssize_t n = view.shape[0], r
+    if n == 0:
+        return -1
+    with nogil:
+        r = utf8_error(&view[0], n)
+    return r
+
+
+# ---- framing of facts for fingerprinting -------------------------------------------------------
+
+cdef void lower_ascii(byte_t* s, Py_ssize_t n) noexcept nogil:
+    cdef Py_ssize_t i
+    for i in range(n):
+        if has(s[i], F_UPPER):
+            s[i] += 32
+
+
+cdef Py_ssize_t normalize_number(const byte_t* s, Py_ssize_t n, byte_t* out) noexcept nogil:
+    """Write the normalised number (see _scanner_py.normalize_number) to out; returns its
+    length, never more than n."""
+    cdef Py_ssize_t m = 0, i = 0, body, j
+    cdef bint negative, hexlit, zero = True
+    for j in range(n):
+        if s[j] != b',':
+            out[m] = s[j]
+            m += 1
+    if m and out[0] == b'+':
+        i = 1
+    negative = i < m and out[i] == b'-'
+    if negative:
+        i += 1
+    body = i
+    hexlit = m - body >= 2 and out[body] == b'0' and (out[body + 1] == b'x' or out[body + 1] == b'X')
+    if hexlit:
+        lower_ascii(out + body, m - body)
+        j = body + 2
+        while j < m and has(out[j], F_HEX):
+            if out[j] != b'0':
+                zero = False
+            j += 1
+    else:
+        j = body
+        while j < m and (out[j] == b'.' or has(out[j], F_DIGIT)):
+            if out[j] != b'0' and out[j] != b'.':
+                zero = False
+            j += 1
+    if negative and not zero:
+        out[0] = b'-'
+        memmove(out + 1, out + body, m - body)
+        return 1 + m - body
+    memmove(out, out + body, m - body)
+    return m - body
+
+
+cdef inline byte_t* put_len(byte_t* w, Py_ssize_t length) noexcept nogil:
+    cdef int k
+    cdef unsigned long long v = <unsigned long long>length
+    for k in range(8):
+        w[k] = <byte_t>(v & 0xFF)
+        v >>= 8
+    return w + 8
+
+
+cdef enum FrameError:
+    FRAME_OK = 0
+    BAD_KIND = 1
+    BAD_VALUE_KIND = 2
+    BAD_VALUE_SPAN = 3
+    BAD_KEY_SPAN = 4
+
+
+cdef FrameError check_rows(const uint8_t[::1] k, const int64_t[::1] ks, const int64_t[::1] ke,
+                           const int64_t[::1] vs, const int64_t[::1] ve, const uint8_t[::1] vk,
+                           Py_ssize_t size, Py_ssize_t* bad_row, Py_ssize_t* bound,
+                           Py_ssize_t* kv_rows) noexcept nogil:
+    """Validate every row; count the buffer bytes the frames need at most."""
+    cdef Py_ssize_t i, total = 0, kvs = 0, klen
+    for i in range(k.shape[0]):
+        bad_row[0] = i
+        if k[i] < 1 or k[i] > 9:
+            return BAD_KIND
+        if vk[i] > 2:
+            return BAD_VALUE_KIND
+        if not (0 <= vs[i] <= ve[i] <= size):
+            return BAD_VALUE_SPAN
+        if ks[i] == -1 and ke[i] == -1:
+            klen = 10  # no kind name is longer
+        elif 0 <= ks[i] <= ke[i] <= size:
+            klen = ke[i] - ks[i]
+            kvs += 1
+        else:
+            return BAD_KEY_SPAN
+        # value frame 9 + v, fact frame 18 + k + v, key frame 10 + k (kv rows only)
+        total += 37 + 2 * klen + 2 * (ve[i] - vs[i])
+    bound[0] = total
+    kv_rows[0] = kvs
+    return FRAME_OK
+
+
+def frame_facts(data, kind, key_start, key_end, value_start, value_end, value_kind):
+    """The framed records of the spans in one buffer (see ``_scanner_py.frame_facts`` for the
+    layout): spans 2i and 2i+1 of ``(buffer, starts, ends)`` are row i's value and fact
+    frames; then come the key frames of the kv rows (rows with a key span), in row order."""
+    if isinstance(data, str):
+        raise TypeError("data must be bytes-like, not str")
+    cdef const byte_t[::1] view = data
+    cdef const uint8_t[::1] k = np.ascontiguousarray(kind, dtype=np.uint8)
+    cdef const int64_t[::1] ks = np.ascontiguousarray(key_start, dtype=np.int64)
+    cdef const int64_t[::1] ke = np.ascontiguousarray(key_end, dtype=np.int64)
+    cdef const int64_t[::1] vs = np.ascontiguousarray(value_start, dtype=np.int64)
+    cdef const int64_t[::1] ve = np.ascontiguousarray(value_end, dtype=np.int64)
+    cdef const uint8_t[::1] vk = np.ascontiguousarray(value_kind, dtype=np.uint8)
+    cdef Py_ssize_t rows = k.shape[0], size = view.shape[0], i, klen, vlen, bound = 0
+    cdef Py_ssize_t bad = 0, kvs = 0, kv_slot
+    cdef FrameError err
+    cdef const byte_t* d = &view[0] if size else <const byte_t*>b""
+    cdef const byte_t* key
+    cdef byte_t* w
+    cdef byte_t* vstart
+    cdef byte_t flag
+    if not (ks.shape[0] == rows and ke.shape[0] == rows and vs.shape[0] == rows
+            and ve.shape[0] == rows and vk.shape[0] == rows):
+        raise SpanError("fact columns differ in length")
+    with nogil:
+        err = check_rows(k, ks, ke, vs, ve, vk, size, &bad, &bound, &kvs)
+    if err == BAD_KIND:
+        raise SpanError(f"row {bad} has an unknown kind {k[bad]}")
+    if err == BAD_VALUE_KIND:
+        raise SpanError(f"row {bad} has an unknown value kind {vk[bad]}")
+    if err == BAD_VALUE_SPAN:
+        raise SpanError(f"row {bad} has a value span [{vs[bad]}, {ve[bad]}) outside the text")
+    if err == BAD_KEY_SPAN:
+        raise SpanError(f"row {bad} has a key span [{ks[bad]}, {ke[bad]}) outside the text")
+    buf = np.empty(bound, dtype=np.uint8)
+    starts = np.empty(2 * rows + kvs, dtype=np.int64)
+    ends = np.empty(2 * rows + kvs, dtype=np.int64)
+    cdef uint8_t[::1] bv = buf
+    cdef int64_t[::1] st = starts
+    cdef int64_t[::1] en = ends
+    cdef byte_t* base = &bv[0] if bound else NULL
+    cdef const char* names[10]
+    cdef Py_ssize_t name_len[10]
+    for i in range(1, 10):
+        names[i] = <const char*>(<bytes>KIND_NAMES[i])
+        name_len[i] = len(KIND_NAMES[i])
+    with nogil:
+        w = base
+        kv_slot = 2 * rows
+        for i in range(rows):
+            if ks[i] < 0:
+                key = <const byte_t*>names[k[i]]
+                klen = name_len[k[i]]
+                flag = 0
+            else:
+                key = d + ks[i]
+                klen = ke[i] - ks[i]
+                flag = 1
+            # value frame: "V" len value (normalised in place)
+            st[2 * i] = w - base
+            w[0] = b'V'
+            vstart = w + 9
+            vlen = ve[i] - vs[i]
+            if vk[i] == V_NUMBER:
+                vlen = normalize_number(d + vs[i], vlen, vstart)
+            else:
+                memcpy(vstart, d + vs[i], vlen)
+                if vk[i] == V_HEX:
+                    lower_ascii(vstart, vlen)
+            put_len(w + 1, vlen)
+            w = vstart + vlen
+            en[2 * i] = w - base
+            # fact frame: "F" flag len key len value
+            st[2 * i + 1] = w - base
+            w[0] = b'F'
+            w[1] = flag
+            w = put_len(w + 2, klen)
+            memcpy(w, key, klen)
+            w += klen
+            w = put_len(w, vlen)
+            memcpy(w, vstart, vlen)
+            w += vlen
+            en[2 * i + 1] = w - base
+            if flag:
+                # key frame: "K" flag len key
+                st[kv_slot] = w - base
+                w[0] = b'K'
+                w[1] = flag
+                w = put_len(w + 2, klen)
+                memcpy(w, key, klen)
+                w += klen
+                en[kv_slot] = w - base
+                kv_slot += 1
+    used = (w - base) if bound else 0
+    return buf[:used], starts, ends
+
+
+KIND_NAMES = {
+    K_NUMBER: b"number",
+    K_IDENTIFIER: b"identifier",
+    K_PATH: b"path",
+    K_URL: b"url",
+    K_DIGEST: b"digest",
+    K_KV: b"kv",
+    K_QUOTE: b"quote",
+    K_CITATION: b"citation",
+    K_NAME: b"name",
+}

@@ -1,0 +1,33 @@
+"""Grounded-span scanner, native (ext/scanner.pyx); same API as provgate._scanner_py."""
+
+from typing import Final, Literal
+
+import numpy as np
+import numpy.typing as npt
+
+IMPLEMENTATION: Final[Literal["native"]]
+NUMBER_WORDS: Final[frozenset[bytes]]
+KIND_NAMES: Final[dict[int, bytes]]
+
+def scan(
+    data: bytes | bytearray | memoryview, max_spans: int
+) -> tuple[
+    npt.NDArray[np.uint8],  # kind
+    npt.NDArray[np.int64],  # start
+    npt.NDArray[np.int64],  # end
+    npt.NDArray[np.int64],  # key_start (-1: the key is the kind's name)
+    npt.NDArray[np.int64],  # key_end
+    npt.NDArray[np.int64],  # value_start
+    npt.NDArray[np.int64],  # value_end
+    npt.NDArray[np.uint8],  # value_kind
+]: ...
+def utf8_error_offset(data: bytes | bytearray | memoryview) -> int: ...
+def frame_facts(
+    data: bytes | bytearray | memoryview,
+    kind: npt.ArrayLike,
+    key_start: npt.ArrayLike,
+    key_end: npt.ArrayLike,
+    value_start: npt.ArrayLike,
+    value_end: npt.ArrayLike,
+    value_kind: npt.ArrayLike,
+) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.int64], npt.NDArray[np.int64]]: ...

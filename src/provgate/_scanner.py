@@ -1,0 +1,12 @@
+"""Import switch for grounded-span scanning (hot path 2); see ``provgate._scanner_py`` for the
+specification and ``docs/grammar.md`` for the grammar."""
+
+from provgate._switch import load
+
+_impl, IMPLEMENTATION = load("scanner", "_scanner_py")
+
+scan = _impl.scan
+utf8_error_offset = _impl.utf8_error_offset
+frame_facts = _impl.frame_facts
+
+__all__ = ["IMPLEMENTATION", "frame_facts", "scan", "utf8_error_offset"]

@@ -1,0 +1,806 @@
+"""Grounded-span scanner, pure-Python reference: the executable specification.
+
+The grammar is written down once, with examples, in ``docs/grammar.md``; this module is that
+grammar as code, and the native scanner ``provgate._ext.scanner`` must produce exactly the same
+columns, span for span, on every input. Where the two could disagree, this module decides.
+
+Everything works on UTF-8 **bytes**: offsets are byte offsets, ends exclusive. The scanner
+assumes valid UTF-8 (``provgate.facts.extract`` validates first); on other bytes it still
+terminates and never reads out of bounds, but its spans are then unspecified.
+
+Byte classes
+------------
+``W`` ("word")  ``0-9 A-Z a-z _`` and every byte >= 0x80 (so a token is never cut inside a
+multi-byte character, and no non-ASCII character starts a number).
+``SEP``         0x00-0x20 and 0x7F (whitespace, NUL and the other control bytes).
+Everything else is punctuation.
+
+Two independent layers, merged at the end
+-----------------------------------------
+1. **Quote layer** (``_quote_spans``), line by line (lines end at ``\\n``): fenced code blocks
+   (CommonMark-style ``` fences, an unclosed fence runs to the end of the text) and inline
+   quotes ``"…"``, ``'…'``, `` `…` `` inside one line. Inline quotes are found on every line
+   that is not itself a fence line, inside fences too; they do not nest in each other.
+2. **Token layer** (``_token_spans``), one left-to-right pass that tries lexemes at each
+   position in a fixed priority order and consumes the first that matches. It scans inside
+   quotes like anywhere else. Citations, numbers, identifiers, names, paths, URLs, digests and
+   ``kv`` facts come from here.
+
+The output is sorted by ``(start, end, kind)``.
+
+Output columns (``scan``)
+-------------------------
+``kind`` (uint8), ``start``, ``end``, ``key_start``, ``key_end``, ``value_start``,
+``value_end`` (int64), ``value_kind`` (uint8). ``key_start == key_end == -1`` means the
+fact's key is the name of its kind; otherwise the key is ``data[key_start:key_end]`` (kv
+facts). The value is ``normalize_value(value_kind, data[value_start:value_end])``.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import numpy as np
+
+from provgate.errors import LimitExceededError
+
+IMPLEMENTATION = "reference"
+
+# -- kinds and value classes (the numbering is part of the fact-table format) ----------------
+
+NUMBER, IDENTIFIER, PATH, URL, DIGEST, KV, QUOTE, CITATION, NAME = range(1, 10)
+KIND_NAMES = {
+    NUMBER: b"number",
+    IDENTIFIER: b"identifier",
+    PATH: b"path",
+    URL: b"url",
+    DIGEST: b"digest",
+    KV: b"kv",
+    QUOTE: b"quote",
+    CITATION: b"citation",
+    NAME: b"name",
+}
+# how a value is normalised before it is fingerprinted (see normalize_value)
+VALUE_RAW, VALUE_NUMBER, VALUE_HEX = 0, 1, 2
+
+MAX_HANDLE_BYTES = 256  # longest handle inside a citation marker
+MAX_JSON_KEY_BYTES = 128  # longest quoted JSON key that can make a kv fact
+MAX_EXTENSION_BYTES = 16  # longest file-name extension that makes "dir/name.ext" a path
+
+# -- byte classes ------------------------------------------------------------------------------
+
+_DIGITS = frozenset(b"0123456789")
+_UPPER = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+_LOWER = frozenset(b"abcdefghijklmnopqrstuvwxyz")
+_LETTERS = _UPPER | _LOWER
+_HEX = frozenset(b"0123456789abcdefABCDEF")
+W = _DIGITS | _LETTERS | {ord("_")} | frozenset(range(0x80, 0x100))
+SEP = frozenset(range(0x00, 0x21)) | {0x7F}
+# a lexeme never starts right after one of these (inside a word, a dotted name, an escape, an
+# e-mail address)
+_NO_START_AFTER = W | frozenset(b".\\@")
+# path bytes besides W; a path starts only at the beginning of a run of path bytes
+_PATH_PUNCT = frozenset(b".-~@+%/\\")
+_PATH_BYTES = W | _PATH_PUNCT
+# skipped (transparent) when looking back for the start of a sentence
+_OPENERS = frozenset(b"\"'([{<*#>-|`")
+_TERMINATORS = frozenset(b".!?:")
+
+# English number words are numbers too ("three", "fifth", "25 billion"), lower case only, so
+# a capitalised "First" starting a sentence is not one
+NUMBER_WORDS = frozenset(
+    b"zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
+    b"fifteen sixteen seventeen eighteen nineteen twenty thirty forty fifty sixty seventy "
+    b"eighty ninety hundred thousand million billion trillion "
+    b"first second third fourth fifth sixth seventh eighth ninth tenth".split()
+)
+
+_W = rb"0-9A-Za-z_\x80-\xff"
+_END = rb"(?![" + _W + rb"])"  # the next byte is not a word byte (or there is none)
+
+# -- lexeme patterns (atomic groups and possessive quantifiers: no backtracking into a part
+#    once it matched, exactly like the native scanner's greedy loops) ------------------------
+
+_CITATION = re.compile(rb"\[src:([^\x00-\x20\x7f\[\]]{1,%d}+)\]" % MAX_HANDLE_BYTES)
+_CITATION_AT_END = re.compile(rb"\[src:[^\x00-\x20\x7f\[\]]{1,%d}+\]\Z" % MAX_HANDLE_BYTES)
+_URL = re.compile(rb"[A-Za-z][A-Za-z0-9+.\-]*+://[^\x00-\x20\x7f\"<>\[\]\\^`{|}]++")
+_URL_TRIM = frozenset(b".,:;!?'*")
+_PATH_RUN = re.compile(rb"[" + _W + rb".\-~@+%/\\]*+")
+_LINE_COL = re.compile(rb":[0-9]++(?::[0-9]++)?+" + _END)
+_EXTENSION = re.compile(rb"[0-9A-Za-z]{0,%d}+\Z" % MAX_EXTENSION_BYTES)
+_NUMBER = re.compile(
+    rb"""
+    [+\-]?+
+    (?>
+        0[xX][0-9A-Fa-f]++                                   # hex literal
+      | [0-9]{1,3}+(?:,[0-9]{3}+(?![0-9]))++(?:\.[0-9]++)?+  # thousands separators
+      | [0-9]++(?:\.[0-9]++)*+                               # integer, decimal, 1.2.3
+      | \.[0-9]++                                            # .5
+    )
+    (?>%|[eE][+\-]?[0-9]++|[A-Za-z]++[0-9]*+)?+              # percent, exponent, unit
+    """
+    + _END,
+    re.X,
+)
+_VERSION = re.compile(rb"[vV][0-9]++(?:\.[0-9]++)*+(?:[A-Za-z]++[0-9]*+)?+" + _END)
+_HEX_RUN = re.compile(rb"[0-9A-Fa-f]++" + _END)
+_UUID = re.compile(
+    rb"[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}" + _END
+)
+_IDPART = rb"[A-Za-z_\x80-\xff][" + _W + rb"]*+"
+_DOTTED = re.compile(_IDPART + rb"(?:\." + _IDPART + rb")++")
+_WORD = re.compile(rb"[" + _W + rb"]++")
+_KEY = re.compile(rb"[A-Za-z_][0-9A-Za-z_]*+(?:[.\-][0-9A-Za-z_]++)*+")
+_EQUALS = re.compile(rb"[ \t]*+=(?![=>])[ \t]*+")
+_COLON = re.compile(rb":[ \t]++")
+_LINE_END = re.compile(rb"[ \t\r]*+(?:\n|#|\Z)")
+_FLAG = re.compile(rb"--([A-Za-z][0-9A-Za-z_]*+(?:-[0-9A-Za-z_]++)*+)" + _END)
+_BLANKS = re.compile(rb"[ \t]++")
+_NEGATIVE = re.compile(rb"-\.?[0-9]")
+_JSON_KEY = re.compile(
+    rb'"([^"\\\x00-\x1f\[\]]{1,%d}+)"[ \t]*+:[ \t]*+' % MAX_JSON_KEY_BYTES
+)
+_QUOTED_VALUE = {
+    ord('"'): re.compile(rb'"((?:[^"\\\n]|\\[^\n])*+)"'),
+    ord("'"): re.compile(rb"'([^'\n]*+)'"),
+    ord("`"): re.compile(rb"`([^`\n]*+)`"),
+}
+_BARE_VALUE = re.compile(rb"(?:[^\x00-\x20\x7f\"'`,;&|()\[\]{}<>]|,(?=[0-9]{3}(?![0-9])))++")
+_BARE_TRIM = frozenset(b".:!?*")
+
+# A shortcut, not part of the grammar: a stretch of bytes at which no lexeme can start or
+# match, so the token loop may jump over it. It is blanks, punctuation that starts nothing,
+# and lower-case words that cannot begin a URL, path, kv key, dotted name or digest (the next
+# byte is not one of ``. - + / \\ ~ @ % : =`` and no ``=`` follows after blanks) and are not
+# number words. ``scan(..., shortcut=False)`` runs without it; the tests check both agree.
+_NOTHING_HERE = re.compile(
+    rb"(?:[\x00-\x20\x7f(){};,<>=*&|!?^#$:'`%@\]]++"
+    rb"|(?!(?:" + b"|".join(sorted(NUMBER_WORDS)) + rb")(?![a-z]))[a-z]++"
+    rb"(?=[\x00-\x08\x0a-\x1f\x7f(){};,<>*&|!?^#$'`\"\[\]]|[ \t]++(?!=)|\Z)"
+    rb")*+"
+)
+
+# quote layer
+_FENCE_OPEN = re.compile(rb" {0,3}+(`{3,}+)[^`]*+")
+_FENCE_CLOSE = re.compile(rb" {0,3}+(`{3,}+)[ \t\r]*+")
+_DOUBLE_QUOTED = re.compile(rb'"((?:[^"\\\n]|\\[^\n])*+)"')
+_SINGLE_CLOSE = re.compile(rb"(?<=[^\x00-\x20\x7f])'" + _END)
+_INLINE_DELIM = re.compile(rb"[\"'`]")
+_BACKTICKS = re.compile(rb"`++")
+
+
+class _Out:
+    """Rows of the output columns, appended one span at a time."""
+
+    def __init__(self, max_spans: int) -> None:
+        self.rows: list[tuple[int, int, int, int, int, int, int, int]] = []
+        self.max_spans = max_spans
+
+    def add(self, kind: int, start: int, end: int, ks: int, ke: int, vs: int, ve: int, vk: int) -> None:
+        if len(self.rows) >= self.max_spans:
+            raise LimitExceededError(
+                f"text has more than {self.max_spans} grounded spans (max_spans); "
+                "split it or raise the limit"
+            )
+        self.rows.append((kind, start, end, ks, ke, vs, ve, vk))
+
+
+# -- value normalisation ---------------------------------------------------------------------
+
+
+def normalize_number(raw: bytes) -> bytes:
+    """``1,000`` -> ``1000``; ``+5`` -> ``5``; ``-0``/``-0.0`` -> ``0``/``0.0``; hex literals
+    lower-cased. Everything else is kept as written (``3.10`` stays ``3.10``)."""
+    v = raw.replace(b",", b"")
+    if v[:1] == b"+":
+        v = v[1:]
+    negative = v[:1] == b"-"
+    body = v[1:] if negative else v
+    if body[:2] in (b"0x", b"0X"):
+        body = body.lower()
+        mantissa = re.match(rb"0x([0-9a-f]*)", body).group(1)
+    else:
+        mantissa = re.match(rb"[0-9.]*", body).group(0)
+    if negative and not mantissa.strip(b"0."):
+        negative = False  # -0 is 0
+    return (b"-" if negative else b"") + body
+
+
+def normalize_value(value_kind: int, raw: bytes) -> bytes:
+    if value_kind == VALUE_NUMBER:
+        return normalize_number(raw)
+    if value_kind == VALUE_HEX:
+        return raw.lower()
+    return raw
+
+
+def _bare_value_kind(raw: bytes) -> int:
+    """How an unquoted kv value is normalised: as the token layer would classify it alone."""
+    if _UUID.fullmatch(raw) or _is_digest(raw):
+        return VALUE_HEX
+    if _NUMBER.fullmatch(raw):
+        return VALUE_NUMBER
+    return VALUE_RAW
+
+
+def _is_digest(run: bytes) -> bool:
+    return (
+        len(run) >= 7
+        and _HEX_RUN.fullmatch(run) is not None
+        and any(b in _DIGITS for b in run)
+        and any(b in _LETTERS for b in run)
+    )
+
+
+# -- token layer -------------------------------------------------------------------------------
+
+
+def _start_ok(data: bytes, p: int) -> bool:
+    return p == 0 or data[p - 1] not in _NO_START_AFTER
+
+
+def _match_url(data: bytes, p: int) -> int:
+    m = _URL.match(data, p)
+    if m is None:
+        return -1
+    end = m.end()
+    body = data.index(b"://", p) + 3
+    while end > body:
+        last = data[end - 1]
+        if last in _URL_TRIM:
+            end -= 1
+        elif last == ord(")") and data.count(b")", p, end) > data.count(b"(", p, end):
+            end -= 1
+        else:
+            break
+    return end if end > body else -1
+
+
+def _has_extension(segment: bytes) -> bool:
+    dot = segment.rfind(b".")
+    if dot < 1:
+        return False
+    ext = segment[dot + 1 :]
+    return bool(ext) and _EXTENSION.match(ext) is not None and any(b in _LETTERS for b in ext)
+
+
+def _match_path(data: bytes, p: int) -> int:
+    """End of the path starting at ``p``, or -1. See docs/grammar.md, "path"."""
+    n = len(data)
+    drive = (
+        p + 2 < n
+        and data[p] in _LETTERS
+        and data[p + 1] == ord(":")
+        and data[p + 2] in (ord("/"), ord("\\"))
+    )
+    run_start = p + 2 if drive else p
+    r = _PATH_RUN.match(data, run_start).end()
+    if data.find(b"/", run_start, r) < 0 and data.find(b"\\", run_start, r) < 0:
+        return -1  # every path has a separator
+    m = _LINE_COL.match(data, r)
+    suffix_end = m.end() if m else -1
+    if suffix_end < 0:
+        # sentence punctuation after a path is not part of it, but "." and ".." are segments
+        last_sep = max(data.rfind(b"/", run_start, r), data.rfind(b"\\", run_start, r))
+        segment = data[max(last_sep + 1, run_start) : r]
+        if segment.strip(b"."):
+            while r > run_start and data[r - 1] == ord("."):
+                r -= 1
+    path = data[p:r]
+    if not any(b in W for b in path[2 if drive else 0 :]):
+        return -1
+    if drive:
+        ok = True
+    elif path[:1] == b"/":
+        ok = not (p > 0 and data[p - 1] == ord("<"))  # "</div>" is markup, not a path
+    elif path[:2] in (b"~/", b"~\\", b"\\\\", b"./", b".\\") or path[:3] in (b"../", b"..\\"):
+        ok = True
+    else:
+        slashes = path.count(b"/")
+        separators = slashes + path.count(b"\\")
+        last_sep = max(path.rfind(b"/"), path.rfind(b"\\"))
+        ok = slashes >= 2 or (separators >= 1 and _has_extension(path[last_sep + 1 :]))
+    if not ok:
+        return -1
+    return suffix_end if suffix_end >= 0 else r
+
+
+def _match_value(data: bytes, v: int) -> tuple[int, int, int, int, bool] | None:
+    """A kv value at ``v``: ``(end, value_start, value_end, value_kind, quoted)`` or None."""
+    if v >= len(data):
+        return None
+    quoted = _QUOTED_VALUE.get(data[v])
+    if quoted is not None:
+        m = quoted.match(data, v)
+        if m is None:
+            return None
+        return m.end(), m.start(1), m.end(1), VALUE_RAW, True
+    url_end = _match_url(data, v) if data[v] in _LETTERS else -1
+    if url_end >= 0:
+        return url_end, v, url_end, VALUE_RAW, False
+    m = _BARE_VALUE.match(data, v)
+    if m is None:
+        return None
+    end = m.end()
+    while end > v and data[end - 1] in _BARE_TRIM:
+        end -= 1
+    if end == v:
+        return None
+    return end, v, end, _bare_value_kind(data[v:end]), False
+
+
+def _at_line_start(data: bytes, p: int) -> bool:
+    """Only blanks, optionally one ``-`` list marker followed by blanks, since the line began."""
+    j = p - 1
+    blanks = 0
+    while j >= 0 and data[j] in (0x20, 0x09):
+        j -= 1
+        blanks += 1
+    if j >= 0 and data[j] == ord("-") and blanks:
+        j -= 1
+        while j >= 0 and data[j] in (0x20, 0x09):
+            j -= 1
+    return j < 0 or data[j] == 0x0A
+
+
+def _match_key_value(data: bytes, p: int) -> tuple[int, int, int, int, int, int, int] | None:
+    """``key=value`` anywhere, ``key: value`` as a whole YAML line. Returns
+    ``(end, key_start, key_end, value_start, value_end, value_kind, resume)`` or None."""
+    key = _KEY.match(data, p)
+    if key is None:
+        return None
+    ke = key.end()
+    sep = _EQUALS.match(data, ke)
+    yaml = False
+    if sep is None:
+        sep = _COLON.match(data, ke)
+        if sep is None or not _at_line_start(data, p):
+            return None
+        yaml = True
+    value = _match_value(data, sep.end())
+    if value is None:
+        return None
+    end, vs, ve, vk, quoted = value
+    if yaml and _LINE_END.match(data, end) is None:
+        return None
+    return end, p, ke, vs, ve, vk, (vs if quoted else end)
+
+
+def _match_flag_value(data: bytes, p: int) -> tuple[int, int, int, int, int, int, int] | None:
+    """``--key=value`` and ``--key value``; the key is the flag without its dashes."""
+    flag = _FLAG.match(data, p)
+    if flag is None:
+        return None
+    fe = flag.end()
+    if fe < len(data) and data[fe] == ord("="):
+        v = fe + 1
+    else:
+        blanks = _BLANKS.match(data, fe)
+        if blanks is None:
+            return None
+        v = blanks.end()
+        if v < len(data) and data[v] == ord("-") and not _NEGATIVE.match(data, v):
+            return None  # a value never looks like another flag; a negative number is fine
+    value = _match_value(data, v)
+    if value is None:
+        return None
+    end, vs, ve, vk, quoted = value
+    return end, flag.start(1), fe, vs, ve, vk, (vs if quoted else end)
+
+
+def _match_json_key_value(data: bytes, p: int) -> tuple[int, int, int, int, int, int, int] | None:
+    key = _JSON_KEY.match(data, p)
+    if key is None:
+        return None
+    value = _match_value(data, key.end())
+    if value is None:
+        return None
+    end, vs, ve, vk, quoted = value
+    return end, key.start(1), key.end(1), vs, ve, vk, (vs if quoted else end)
+
+
+def _sentence_initial(data: bytes, p: int) -> bool:
+    """Does the word at ``p`` begin a sentence? Look back over blanks, opening punctuation and
+    whole citation markers: the start of the text, a line break, or one of ``. ! ? :`` means
+    yes; anything else means no."""
+    j = p - 1
+    while j >= 0:
+        b = data[j]
+        if b == 0x0A:
+            return True
+        if b in SEP or b in _OPENERS:
+            j -= 1
+            continue
+        if b == ord("]"):
+            lo = max(0, j - (MAX_HANDLE_BYTES + 5))
+            m = _CITATION_AT_END.search(data, lo, j + 1)
+            if m is not None:
+                j = m.start() - 1
+                continue
+            return False
+        return b in _TERMINATORS
+    return True
+
+
+def _classify_word(data: bytes, p: int, end: int) -> int:
+    """Kind of the plain word ``data[p:end]`` (a maximal run of W bytes), 0 for none."""
+    word = data[p:end]
+    if word in NUMBER_WORDS or all(b in _DIGITS for b in word):
+        return NUMBER
+    if any(b in _DIGITS for b in word) or ord("_") in word:
+        # Q4, H1N1, x86_64, snake_case, CONSTANT_CASE; but "___" is punctuation
+        return IDENTIFIER if any(b != ord("_") for b in word) else 0
+    first = word[0]
+    uppers = sum(1 for b in word if b in _UPPER)
+    lowers = sum(1 for b in word if b in _LOWER)
+    if first in _LOWER:
+        return IDENTIFIER if uppers else 0  # camelCase, iPhone; else an ordinary word
+    if first not in _UPPER or len(word) < 2:
+        return 0  # starts with a non-ASCII character, or a lone capital ("I", "A")
+    if lowers == 0:
+        return NAME  # an acronym: NASA, EEG, CEO (also at the start of a sentence)
+    if uppers >= 2:
+        return IDENTIFIER  # PascalCase / mixed case: FactTable, YouTube, McDonald, NaN
+    return 0 if _sentence_initial(data, p) else NAME  # a capitalised word
+
+
+def _token_spans(data: bytes, out: _Out, shortcut: bool = True) -> None:
+    n = len(data)
+    p = 0
+    while p < n:
+        if shortcut:
+            p = _NOTHING_HERE.match(data, p).end()
+            if p >= n:
+                break
+        c = data[p]
+        if c in SEP:
+            p += 1
+            continue
+        if c == ord("["):
+            m = _CITATION.match(data, p)
+            if m is not None:
+                out.add(CITATION, p, m.end(), -1, -1, m.start(1), m.end(1), VALUE_RAW)
+                p = m.end()
+                continue
+        if not _start_ok(data, p):
+            p = _WORD.match(data, p).end() if c in W else p + 1
+            continue
+        prev = data[p - 1] if p else 0x20
+        path_ok = prev not in _PATH_PUNCT
+
+        if c in _LETTERS or c == ord("_"):
+            if c in _LETTERS and prev not in b"+-":
+                e = _match_url(data, p)
+                if e >= 0:
+                    out.add(URL, p, e, -1, -1, p, e, VALUE_RAW)
+                    p = e
+                    continue
+            if prev != ord("-"):
+                kv = _match_key_value(data, p)
+                if kv is not None:
+                    end, ks, ke, vs, ve, vk, resume = kv
+                    out.add(KV, p, end, ks, ke, vs, ve, vk)
+                    p = resume
+                    continue
+        if (c in W or c in b"./~\\") and path_ok:
+            e = _match_path(data, p)
+            if e >= 0:
+                out.add(PATH, p, e, -1, -1, p, e, VALUE_RAW)
+                p = e
+                continue
+        if c in _HEX:
+            m = _UUID.match(data, p)
+            if m is None:
+                m = _HEX_RUN.match(data, p)
+                if m is not None and not _is_digest(m.group()):
+                    m = None
+            if m is not None:
+                out.add(DIGEST, p, m.end(), -1, -1, p, m.end(), VALUE_HEX)
+                p = m.end()
+                continue
+        if c in _DIGITS or c in b"+-.":
+            if c == ord("-"):
+                kv = _match_flag_value(data, p)
+                if kv is not None:
+                    end, ks, ke, vs, ve, vk, resume = kv
+                    out.add(KV, p, end, ks, ke, vs, ve, vk)
+                    p = resume
+                    continue
+                m = _FLAG.match(data, p)
+                if m is not None:
+                    out.add(IDENTIFIER, p, m.end(), -1, -1, p, m.end(), VALUE_RAW)
+                    p = m.end()
+                    continue
+            m = _NUMBER.match(data, p)
+            if m is not None:
+                out.add(NUMBER, p, m.end(), -1, -1, p, m.end(), VALUE_NUMBER)
+                p = m.end()
+                continue
+        if c == ord('"'):
+            kv = _match_json_key_value(data, p)
+            if kv is not None:
+                end, ks, ke, vs, ve, vk, resume = kv
+                out.add(KV, p, end, ks, ke, vs, ve, vk)
+                p = resume
+                continue
+        if c in W:
+            if c in b"vV":
+                m = _VERSION.match(data, p)
+                if m is not None:
+                    out.add(NUMBER, p, m.end(), -1, -1, p, m.end(), VALUE_NUMBER)
+                    p = m.end()
+                    continue
+            if c not in _DIGITS:
+                m = _DOTTED.match(data, p)
+                if m is not None and any(len(part) >= 2 for part in m.group().split(b".")):
+                    out.add(IDENTIFIER, p, m.end(), -1, -1, p, m.end(), VALUE_RAW)
+                    p = m.end()
+                    continue
+            end = _WORD.match(data, p).end()
+            kind = _classify_word(data, p, end)
+            if kind:
+                vk = VALUE_NUMBER if kind == NUMBER else VALUE_RAW
+                out.add(kind, p, end, -1, -1, p, end, vk)
+            p = end
+            continue
+        p += 1
+
+
+# -- quote layer -------------------------------------------------------------------------------
+
+
+_BACKTICK_RUNS: dict[int, re.Pattern] = {}
+
+
+def _backtick_run(k: int) -> re.Pattern:
+    """A run of exactly ``k`` backticks."""
+    pattern = _BACKTICK_RUNS.get(k)
+    if pattern is None:
+        pattern = _BACKTICK_RUNS[k] = re.compile(rb"(?<!`)`{%d}(?!`)" % k)
+    return pattern
+
+
+def _inline_quotes(data: bytes, ls: int, le: int, out: list) -> None:
+    """Inline quotes of the line ``data[ls:le]`` (``le`` is at its ``\\n`` or the end)."""
+    double_dead = single_dead = False  # a failed opener means no later one can close either
+    i = ls
+    while True:
+        m = _INLINE_DELIM.search(data, i, le)
+        if m is None:
+            return
+        i = m.start()
+        c = data[i]
+        if c == ord("`"):
+            k = _BACKTICKS.match(data, i, le).end() - i
+            close = _backtick_run(k).search(data, i + k, le)
+            if close is None:
+                i += k
+                continue
+            j = close.start()
+            out.append((QUOTE, i, j + k, -1, -1, i + k, j, VALUE_RAW))
+            i = j + k
+        elif c == ord('"'):
+            q = None if double_dead else _DOUBLE_QUOTED.match(data, i, le)
+            if q is None:
+                double_dead = True
+                i += 1
+                continue
+            if q.end(1) > q.start(1):
+                out.append((QUOTE, i, q.end(), -1, -1, q.start(1), q.end(1), VALUE_RAW))
+            i = q.end()
+        else:  # "'": an apostrophe inside a word never opens, "don't" is not a quote
+            opens = (
+                not single_dead
+                and (i == 0 or data[i - 1] not in W)
+                and i + 1 < le
+                and data[i + 1] not in SEP
+                and data[i + 1] != ord("'")
+            )
+            if not opens:
+                i += 1
+                continue
+            close = _SINGLE_CLOSE.search(data, i + 2, le) if i + 2 <= le else None
+            if close is None:
+                single_dead = True
+                i += 1
+                continue
+            j = close.start()
+            out.append((QUOTE, i, j + 1, -1, -1, i + 1, j, VALUE_RAW))
+            i = j + 1
+
+
+def _fence_value_end(data: bytes, value_start: int, body_end: int) -> int:
+    """The body without the line break before the closing fence (or the end of the text)."""
+    e = body_end
+    if e > value_start and data[e - 1] == 0x0A:
+        e -= 1
+        if e > value_start and data[e - 1] == 0x0D:
+            e -= 1
+    return e
+
+
+def _quote_spans(data: bytes) -> list:
+    n = len(data)
+    out: list = []
+    fence = None  # [slot, backtick count, span start, value start] of the open fence
+    ls = 0
+    while True:
+        le = data.find(b"\n", ls)
+        if le < 0:
+            le = n
+        if fence is None:
+            m = _FENCE_OPEN.fullmatch(data, ls, le)
+            if m is not None:
+                fence = [len(out), len(m.group(1)), m.start(1), min(le + 1, n)]
+                out.append(None)  # the fence starts before the quotes inside it
+            else:
+                _inline_quotes(data, ls, le, out)
+        else:
+            m = _FENCE_CLOSE.fullmatch(data, ls, le)
+            if m is not None and len(m.group(1)) >= fence[1]:
+                slot, _, start, vs = fence
+                ve = _fence_value_end(data, vs, ls)
+                if ve > vs:
+                    out[slot] = (QUOTE, start, m.end(1), -1, -1, vs, ve, VALUE_RAW)
+                fence = None
+            else:
+                _inline_quotes(data, ls, le, out)
+        if le >= n:
+            break
+        ls = le + 1
+    if fence is not None:  # an unclosed fence runs to the end of the text (CommonMark)
+        slot, _, start, vs = fence
+        ve = _fence_value_end(data, vs, n)
+        if ve > vs:
+            out[slot] = (QUOTE, start, n, -1, -1, vs, ve, VALUE_RAW)
+    return [row for row in out if row is not None]
+
+
+# -- entry points ------------------------------------------------------------------------------
+
+_COLUMNS = (
+    ("kind", np.uint8),
+    ("start", np.int64),
+    ("end", np.int64),
+    ("key_start", np.int64),
+    ("key_end", np.int64),
+    ("value_start", np.int64),
+    ("value_end", np.int64),
+    ("value_kind", np.uint8),
+)
+
+
+def _as_bytes(data: Any) -> bytes:
+    if isinstance(data, bytes):
+        return data
+    if isinstance(data, (bytearray, memoryview)):
+        return bytes(data)
+    raise TypeError(f"data must be bytes-like, not {type(data).__name__}")
+
+
+def scan(data: Any, max_spans: int, *, shortcut: bool = True) -> tuple[np.ndarray, ...]:
+    """The grounded spans of UTF-8 ``data`` as eight columns (see the module docstring).
+
+    Raises ``LimitExceededError`` when there are more than ``max_spans`` spans.
+    """
+    data = _as_bytes(data)
+    if max_spans < 0:
+        raise ValueError("max_spans must be >= 0")
+    tokens = _Out(max_spans)
+    _token_spans(data, tokens, shortcut)
+    quotes = _quote_spans(data)
+    rows = sorted(tokens.rows + quotes, key=lambda r: (r[1], r[2], r[0]))
+    if len(rows) > max_spans:
+        raise LimitExceededError(
+            f"text has more than {max_spans} grounded spans (max_spans); split it or raise the limit"
+        )
+    if not rows:
+        return tuple(np.empty(0, dtype=t) for _, t in _COLUMNS)
+    cols = list(zip(*rows))
+    return tuple(np.array(col, dtype=t) for col, (_, t) in zip(cols, _COLUMNS))
+
+
+def utf8_error_offset(data: Any) -> int:
+    """Offset of the first byte that is not part of valid UTF-8, or -1 if ``data`` is valid.
+
+    Valid means what Python's strict UTF-8 codec accepts: no overlong forms, no surrogates
+    (U+D800-U+DFFF), nothing above U+10FFFF, no truncated sequence.
+    """
+    data = _as_bytes(data)
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return exc.start
+    return -1
+
+
+# -- framing for fingerprints ------------------------------------------------------------------
+
+_LEN = 8  # every length in a frame is an unsigned 64-bit little-endian integer
+
+
+def _frame_len(length: int) -> bytes:
+    return length.to_bytes(_LEN, "little")
+
+
+def key_bytes(data: bytes, kind: int, key_start: int, key_end: int) -> tuple[bytes, int]:
+    """``(key, flag)``: the config key of a kv fact (flag 1), or the kind's name (flag 0). The
+    flag keeps ``number=5`` (key "number") apart from the number ``5`` (kind "number")."""
+    if key_start < 0:
+        return KIND_NAMES[kind], 0
+    return data[key_start:key_end], 1
+
+
+def frame_key(key: bytes, flag: int) -> bytes:
+    return b"K" + bytes((flag,)) + _frame_len(len(key)) + key
+
+
+def frame_value(value: bytes) -> bytes:
+    return b"V" + _frame_len(len(value)) + value
+
+
+def frame_fact(key: bytes, flag: int, value: bytes) -> bytes:
+    return b"F" + bytes((flag,)) + _frame_len(len(key)) + key + _frame_len(len(value)) + value
+
+
+def frame_facts(
+    data: Any,
+    kind: Any,
+    key_start: Any,
+    key_end: Any,
+    value_start: Any,
+    value_end: Any,
+    value_kind: Any,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The framed records of every span in one buffer, for one bulk hashing call.
+
+    Spans ``2i`` and ``2i+1`` of the returned ``(buffer, starts, ends)`` are row ``i``'s value
+    and fact frames; after the ``2n`` of them come the key frames of the kv rows (the rows
+    with a key span), in row order. A row whose key is its kind's name has no key frame: that
+    key's fingerprint is a constant of the kind. Frames (lengths are u64 little-endian):
+
+    - key:   ``b"K" + flag + len(key) + key``
+    - value: ``b"V" + len(value) + value``  (the normalised value)
+    - fact:  ``b"F" + flag + len(key) + key + len(value) + value``
+
+    ``flag`` is 1 for a config key (kv facts) and 0 when the key is the kind's name.
+    """
+    from provgate.errors import SpanError
+
+    data = _as_bytes(data)
+    cols = [np.asarray(c).astype(np.int64).tolist() for c in (kind, key_start, key_end, value_start, value_end, value_kind)]
+    rows = len(cols[0])
+    if any(len(c) != rows for c in cols):
+        raise SpanError("fact columns differ in length")
+    size = len(data)
+    parts: list[bytes] = []  # in buffer order: value, fact and (kv rows) key frame of each row
+    spans: list[tuple[int, int]] = []
+    key_spans: list[tuple[int, int]] = []
+    pos = 0
+    for i, (k, ks, ke, vs, ve, vk) in enumerate(zip(*cols)):
+        if k not in KIND_NAMES:
+            raise SpanError(f"row {i} has an unknown kind {k}")
+        if vk not in (VALUE_RAW, VALUE_NUMBER, VALUE_HEX):
+            raise SpanError(f"row {i} has an unknown value kind {vk}")
+        if not 0 <= vs <= ve <= size:
+            raise SpanError(f"row {i} has a value span [{vs}, {ve}) outside the text")
+        if not ((ks == -1 and ke == -1) or 0 <= ks <= ke <= size):
+            raise SpanError(f"row {i} has a key span [{ks}, {ke}) outside the text")
+        key, flag = key_bytes(data, k, ks, ke)
+        value = normalize_value(vk, data[vs:ve])
+        for frame, where in (
+            (frame_value(value), spans),
+            (frame_fact(key, flag, value), spans),
+            (frame_key(key, flag) if flag else None, key_spans),
+        ):
+            if frame is not None:
+                parts.append(frame)
+                where.append((pos, pos + len(frame)))
+                pos += len(frame)
+    index = np.array(spans + key_spans, dtype=np.int64).reshape(-1, 2)
+    return (
+        np.frombuffer(b"".join(parts), dtype=np.uint8),
+        np.ascontiguousarray(index[:, 0]),
+        np.ascontiguousarray(index[:, 1]),
+    )

@@ -1,0 +1,482 @@
+"""Grounded-span extraction: the facts a text asserts, as a columnar fact table.
+
+``extract(text)`` scans UTF-8 text for grounded spans (numbers, identifiers, names, paths,
+URLs, digests, ``key=value`` facts, quotes and citation markers; the grammar is
+``docs/grammar.md``) and returns a :class:`FactTable`: numpy columns of kinds, byte offsets and
+128-bit fingerprints of each fact's key, value and ``(key, value)`` pair. Python objects are
+made only when asked for (``table.span(i)``, iteration, ``keys()``, ``values()``).
+
+Offsets are UTF-8 **byte** offsets into ``table.data``, end exclusive: the unit of pointers.
+
+Fingerprints
+------------
+Each fingerprint is the first 16 bytes of a keyed BLAKE3 digest, stored as two big-endian
+uint64 words ``(hi, lo)`` in an ``(n, 2)`` uint64 array, so ``(hi, lo)`` order is digest byte
+order. The BLAKE3 key is derived, not chosen::
+
+    FINGERPRINT_KEY = BLAKE3.derive_key(context="provgate 2026-11 fact fingerprints",
+                                        key_material=b"extractor %d" % EXTRACTOR_VERSION)
+
+so fingerprints of different extractor versions never compare equal by accident. The hashed
+messages frame their parts unambiguously (lengths are u64 little-endian):
+
+- ``fp_key``:   ``b"K" + flag + len(key) + key``
+- ``fp_value``: ``b"V" + len(value) + value``
+- ``fp_fact``:  ``b"F" + flag + len(key) + key + len(value) + value``
+
+where ``key`` is the config key of a kv fact (``flag`` 1) or the kind's name (``flag`` 0, so
+``number=5`` and the number ``5`` are different facts), and ``value`` is the normalised value.
+``fp_value`` does not depend on the kind: the same value asserted as a number, inside a kv
+fact or as a name has one value fingerprint.
+
+Value normalisation (before hashing, and in ``Span.value``)
+------------------------------------------------------------
+- numbers: thousands separators removed (``1,000`` == ``1000``), a leading ``+`` removed,
+  negative zero is zero (``-0``, ``-0.0`` == ``0``, ``0.0``), hex literals lower-cased
+  (``0xFF`` == ``0xff``); everything else as written (``3.10`` != ``3.1``, ``007`` != ``7``,
+  ``v2`` != ``2``, ``three`` != ``3``, ``30s`` != ``30 s``). ``NaN`` and ``inf`` are words.
+- digests and UUIDs: lower-cased.
+- an unquoted kv value: as the token it would be on its own (``retries=1,000`` has the
+  value ``1000``); a quoted kv value: verbatim.
+- quotes, fenced code, paths, URLs, identifiers, names, citation handles: verbatim, whitespace
+  included (a quote is checked byte for byte against its source).
+
+Limits
+------
+``extract`` refuses text over ``max_bytes`` (default 64 MiB) and texts with more than
+``max_spans`` spans (default 8 Mi) with :class:`~provgate.errors.LimitExceededError`. Memory is
+proportional to the input: about 100 bytes per span on top of the text while extracting
+(scanner rows, framing buffer, digests) and 75 bytes per span in the finished table.
+"""
+
+from __future__ import annotations
+
+import enum
+import struct
+from collections.abc import Iterator
+from typing import Any, NamedTuple
+
+import numpy as np
+from blake3 import blake3
+
+from provgate import _scanner, _scanner_py
+from provgate._hashing import hash_spans
+from provgate.errors import InvalidContentError, LimitExceededError, StoreCorruptionError
+
+__all__ = [
+    "DEFAULT_MAX_BYTES",
+    "DEFAULT_MAX_SPANS",
+    "EXTRACTOR_VERSION",
+    "FINGERPRINT_KEY",
+    "FactTable",
+    "Kind",
+    "Span",
+    "extract",
+    "fingerprint_fact",
+    "fingerprint_key",
+    "fingerprint_value",
+    "fingerprint_values",
+    "normalize_value",
+]
+
+# Changes whenever the grammar, the normalisation or the fingerprint framing changes, so
+# cached fact tables keyed by (content digest, EXTRACTOR_VERSION) are never stale.
+EXTRACTOR_VERSION = 1
+
+DEFAULT_MAX_BYTES = 64 * 1024 * 1024
+DEFAULT_MAX_SPANS = 8 * 1024 * 1024
+
+_FINGERPRINT_CONTEXT = "provgate 2026-11 fact fingerprints"
+FINGERPRINT_KEY: bytes = blake3(
+    b"extractor %d" % EXTRACTOR_VERSION, derive_key_context=_FINGERPRINT_CONTEXT
+).digest()
+
+
+class Kind(enum.IntEnum):
+    """What a span asserts. The numbers are part of the stored fact-table format."""
+
+    NUMBER = _scanner_py.NUMBER
+    IDENTIFIER = _scanner_py.IDENTIFIER
+    PATH = _scanner_py.PATH
+    URL = _scanner_py.URL
+    DIGEST = _scanner_py.DIGEST
+    KV = _scanner_py.KV
+    QUOTE = _scanner_py.QUOTE
+    CITATION = _scanner_py.CITATION
+    NAME = _scanner_py.NAME
+
+
+class Span(NamedTuple):
+    """One fact: its kind, byte offsets, literal text, key and (normalised) value."""
+
+    kind: Kind
+    start: int
+    end: int
+    text: str
+    key: str
+    value: str
+
+
+# -- input -------------------------------------------------------------------------------------
+
+
+def _utf8(text: Any, what: str = "text") -> bytes:
+    """The UTF-8 bytes of ``text``, validated; bytes-like input is copied (a table must not
+    change under the caller's later writes)."""
+    if isinstance(text, str):
+        try:
+            return text.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            raise InvalidContentError(
+                f"{what} contains a lone surrogate U+{ord(text[exc.start]):04X} at character "
+                f"{exc.start}; it cannot be encoded as UTF-8"
+            ) from None
+    if isinstance(text, bytes):
+        data = text
+    elif isinstance(text, (bytearray, memoryview)):
+        view = memoryview(text)
+        if not view.c_contiguous:
+            raise InvalidContentError(f"{what} must be a contiguous buffer")
+        data = view.tobytes()
+    else:
+        raise InvalidContentError(
+            f"{what} must be str, bytes, bytearray or memoryview, not {type(text).__name__}"
+        )
+    bad = _scanner.utf8_error_offset(data)
+    if bad >= 0:
+        raise InvalidContentError(
+            f"{what} is not valid UTF-8: byte 0x{data[bad]:02x} at offset {bad} does not start "
+            "a valid sequence"
+        )
+    return data
+
+
+# -- fingerprints ------------------------------------------------------------------------------
+
+
+def _fingerprints(digests: np.ndarray) -> np.ndarray:
+    """``(n, 32)`` uint8 digests -> ``(n, 2)`` uint64 ``(hi, lo)`` of their first 16 bytes."""
+    return digests.view(">u8")[:, :2].astype(np.uint64, order="C")
+
+
+def _as_bytes(value: str | bytes, what: str) -> bytes:
+    if isinstance(value, str):
+        return _utf8(value, what)
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return _utf8(value, what)
+    raise InvalidContentError(f"{what} must be str or bytes, not {type(value).__name__}")
+
+
+def fingerprint_values(values: Any) -> np.ndarray:
+    """``(n, 2)`` uint64 value fingerprints of already-normalised values (str or bytes)."""
+    frames = [_scanner_py.frame_value(_as_bytes(v, "value")) for v in values]
+    return _hash_frames(frames)
+
+
+def fingerprint_value(value: str | bytes) -> np.ndarray:
+    """The ``(2,)`` uint64 fingerprint of one already-normalised value (see :func:`normalize_value`)."""
+    return fingerprint_values([value])[0]
+
+
+def _key_frame(kind: Kind, key: str | bytes | None) -> tuple[bytes, int]:
+    kind = Kind(kind)
+    if kind == Kind.KV:
+        if key is None:
+            raise InvalidContentError("a kv fact needs its key")
+        return _as_bytes(key, "key"), 1
+    if key is not None:
+        raise InvalidContentError(f"a {kind.name.lower()} fact has no key of its own (its key is its kind)")
+    return _scanner_py.KIND_NAMES[kind], 0
+
+
+def fingerprint_key(kind: Kind, key: str | bytes | None = None) -> np.ndarray:
+    """The ``(2,)`` key fingerprint of a fact of ``kind`` (``key`` only for :attr:`Kind.KV`)."""
+    k, flag = _key_frame(kind, key)
+    return _hash_frames([_scanner_py.frame_key(k, flag)])[0]
+
+
+def fingerprint_fact(kind: Kind, value: str | bytes, key: str | bytes | None = None) -> np.ndarray:
+    """The ``(2,)`` fingerprint of the fact ``(key, value)``; ``value`` already normalised."""
+    k, flag = _key_frame(kind, key)
+    return _hash_frames([_scanner_py.frame_fact(k, flag, _as_bytes(value, "value"))])[0]
+
+
+def _hash_frames(frames: list[bytes]) -> np.ndarray:
+    buf = b"".join(frames)
+    ends = np.cumsum([len(f) for f in frames], dtype=np.int64)
+    starts = ends - np.array([len(f) for f in frames], dtype=np.int64)
+    return _fingerprints(hash_spans(buf, starts, ends, key=FINGERPRINT_KEY))
+
+
+# fingerprints of the keys that are kind names, indexed by kind number (row 0 unused)
+_KIND_KEY_FINGERPRINTS = np.zeros((max(Kind) + 1, 2), dtype=np.uint64)
+_KIND_KEY_FINGERPRINTS[1:] = _hash_frames(
+    [_scanner_py.frame_key(_scanner_py.KIND_NAMES[k], 0) for k in range(1, max(Kind) + 1)]
+)
+
+
+def normalize_value(kind: Kind, value: str) -> str:
+    """The normalised form of a value written as ``value`` in a fact of ``kind`` (for a kv
+    fact: an unquoted value). See the module docstring."""
+    raw = _as_bytes(value, "value")
+    kind = Kind(kind)
+    if kind == Kind.NUMBER:
+        vk = _scanner_py.VALUE_NUMBER
+    elif kind == Kind.DIGEST:
+        vk = _scanner_py.VALUE_HEX
+    elif kind == Kind.KV:
+        vk = _scanner_py._bare_value_kind(raw)
+    else:
+        vk = _scanner_py.VALUE_RAW
+    return _scanner_py.normalize_value(vk, raw).decode("utf-8")
+
+
+# -- the table ---------------------------------------------------------------------------------
+
+_MAGIC = b"PGFACTS\x00"
+_FORMAT_VERSION = 1
+_HEADER = struct.Struct("<8sIIQQ32s")  # magic, format, extractor version, rows, text bytes, text digest
+_CHECKSUM_BYTES = 32
+_INT_COLUMNS = ("start", "end", "key_start", "key_end", "value_start", "value_end")
+
+
+class FactTable:
+    """The facts of one text, column by column.
+
+    Columns (numpy, read-only, one row per span, sorted by ``(start, end, kind)``):
+    ``kind`` (uint8, see :class:`Kind`), ``start``, ``end`` (int64 byte offsets),
+    ``fp_key``, ``fp_value``, ``fp_fact`` (``(n, 2)`` uint64 ``(hi, lo)`` fingerprints), and
+    the raw offsets ``key_start``/``key_end`` (-1 when the key is the kind's name),
+    ``value_start``/``value_end`` (the value as written, before normalisation) and
+    ``value_kind`` (how the value is normalised).
+    """
+
+    __slots__ = (
+        "data",
+        "kind",
+        "start",
+        "end",
+        "key_start",
+        "key_end",
+        "value_start",
+        "value_end",
+        "value_kind",
+        "fp_key",
+        "fp_value",
+        "fp_fact",
+        "_text",
+    )
+
+    def __init__(self, data: bytes, columns: tuple[np.ndarray, ...], fingerprints: tuple[np.ndarray, ...]) -> None:
+        # internal: use extract() or from_bytes()
+        self.data = data
+        (
+            self.kind,
+            self.start,
+            self.end,
+            self.key_start,
+            self.key_end,
+            self.value_start,
+            self.value_end,
+            self.value_kind,
+        ) = columns
+        self.fp_key, self.fp_value, self.fp_fact = fingerprints
+        for name in self.__slots__[1:-1]:
+            getattr(self, name).flags.writeable = False
+        self._text: str | None = None
+
+    # -- Python objects, on request ------------------------------------------------------------
+
+    def __len__(self) -> int:
+        return int(self.kind.shape[0])
+
+    def __repr__(self) -> str:
+        return f"<FactTable of {len(self)} spans over {len(self.data)} bytes>"
+
+    @property
+    def text(self) -> str:
+        """The text the table was extracted from (decoded once, on first use)."""
+        if self._text is None:
+            self._text = self.data.decode("utf-8")
+        return self._text
+
+    def _index(self, i: Any) -> int:
+        if isinstance(i, (bool, np.bool_)) or not isinstance(i, (int, np.integer)):
+            raise TypeError(f"span index must be an int, not {type(i).__name__}")
+        n = len(self)
+        i = int(i)
+        if not -n <= i < n:
+            raise IndexError(f"span index {i} out of range for {n} spans")
+        return i + n if i < 0 else i
+
+    def key_bytes(self, i: int) -> bytes:
+        i = self._index(i)
+        ks = int(self.key_start[i])
+        if ks < 0:
+            return _scanner_py.KIND_NAMES[int(self.kind[i])]
+        return self.data[ks : int(self.key_end[i])]
+
+    def value_bytes(self, i: int) -> bytes:
+        """The normalised value of span ``i``, as bytes."""
+        i = self._index(i)
+        raw = self.data[int(self.value_start[i]) : int(self.value_end[i])]
+        return _scanner_py.normalize_value(int(self.value_kind[i]), raw)
+
+    def span(self, i: int) -> Span:
+        i = self._index(i)
+        s, e = int(self.start[i]), int(self.end[i])
+        return Span(
+            Kind(int(self.kind[i])),
+            s,
+            e,
+            self.data[s:e].decode("utf-8"),
+            self.key_bytes(i).decode("utf-8"),
+            self.value_bytes(i).decode("utf-8"),
+        )
+
+    def __getitem__(self, i: int) -> Span:
+        return self.span(i)
+
+    def __iter__(self) -> Iterator[Span]:
+        for i in range(len(self)):
+            yield self.span(i)
+
+    def keys(self) -> Iterator[str]:
+        for i in range(len(self)):
+            yield self.key_bytes(i).decode("utf-8")
+
+    def values(self) -> Iterator[str]:
+        for i in range(len(self)):
+            yield self.value_bytes(i).decode("utf-8")
+
+    # -- durable cache form ----------------------------------------------------------------------
+
+    def to_bytes(self) -> bytes:
+        """A self-checking serialisation for caching by ``(content digest, EXTRACTOR_VERSION)``.
+        The text itself is not included (only its length and BLAKE3 digest)."""
+        header = _HEADER.pack(
+            _MAGIC, _FORMAT_VERSION, EXTRACTOR_VERSION, len(self), len(self.data), blake3(self.data).digest()
+        )
+        parts = [header, self.kind.tobytes(), self.value_kind.tobytes()]
+        parts += [getattr(self, c).astype("<i8").tobytes() for c in _INT_COLUMNS]
+        parts += [fp.astype("<u8").tobytes() for fp in (self.fp_key, self.fp_value, self.fp_fact)]
+        body = b"".join(parts)
+        return body + blake3(body).digest()
+
+    @classmethod
+    def from_bytes(cls, blob: Any, data: Any) -> FactTable:
+        """Rebuild a table from :meth:`to_bytes` output and the text it was made from.
+
+        Strict: a truncated or altered blob, one from another extractor version, or one made
+        from other text raises :class:`~provgate.errors.StoreCorruptionError`.
+        """
+        data = _utf8(data, "data")
+        if not isinstance(blob, (bytes, bytearray, memoryview)):
+            raise StoreCorruptionError(f"fact table blob must be bytes, not {type(blob).__name__}")
+        blob = bytes(blob)
+        if len(blob) < _HEADER.size + _CHECKSUM_BYTES:
+            raise StoreCorruptionError(f"fact table blob is truncated ({len(blob)} bytes)")
+        body, checksum = blob[:-_CHECKSUM_BYTES], blob[-_CHECKSUM_BYTES:]
+        magic, fmt, version, rows, size, digest = _HEADER.unpack_from(body)
+        if magic != _MAGIC:
+            raise StoreCorruptionError("not a provgate fact table (bad magic)")
+        if blake3(body).digest() != checksum:
+            raise StoreCorruptionError("fact table blob is corrupted (checksum mismatch)")
+        if fmt != _FORMAT_VERSION:
+            raise StoreCorruptionError(f"fact table format {fmt} is not supported (expected {_FORMAT_VERSION})")
+        if version != EXTRACTOR_VERSION:
+            raise StoreCorruptionError(
+                f"fact table was made by extractor version {version}, this is version {EXTRACTOR_VERSION}"
+            )
+        if size != len(data) or blake3(data).digest() != digest:
+            raise StoreCorruptionError("fact table was made from different text than the data given")
+        expected = _HEADER.size + rows * (2 + 8 * len(_INT_COLUMNS) + 3 * 16)
+        if len(body) != expected:
+            raise StoreCorruptionError(f"fact table blob has {len(body)} bytes, {rows} rows need {expected}")
+        pos = _HEADER.size
+
+        def take(dtype: str, count: int) -> np.ndarray:
+            nonlocal pos
+            width = np.dtype(dtype).itemsize * count
+            arr = np.frombuffer(body, dtype=dtype, count=count, offset=pos)
+            pos += width
+            return arr
+
+        kind = take("u1", rows).copy()
+        value_kind = take("u1", rows).copy()
+        ints = [take("<i8", rows).astype(np.int64) for _ in _INT_COLUMNS]
+        fps = [take("<u8", 2 * rows).astype(np.uint64).reshape(rows, 2) for _ in range(3)]
+        start, end, ks, ke, vs, ve = ints
+        _check_columns(len(data), kind, start, end, ks, ke, vs, ve, value_kind)
+        return cls(data, (kind, start, end, ks, ke, vs, ve, value_kind), tuple(fps))
+
+
+def _check_columns(size, kind, start, end, ks, ke, vs, ve, vk) -> None:
+    """Every row of a deserialised table must be one the scanner could have produced."""
+
+    def fail(what: str, rows: np.ndarray) -> None:
+        raise StoreCorruptionError(f"fact table row {int(np.flatnonzero(rows)[0])} is invalid: {what}")
+
+    bad = (kind < 1) | (kind > max(Kind))
+    if bad.any():
+        fail("unknown kind", bad)
+    bad = vk > _scanner_py.VALUE_HEX
+    if bad.any():
+        fail("unknown value kind", bad)
+    bad = (start < 0) | (end <= start) | (end > size)
+    if bad.any():
+        fail("span outside the text", bad)
+    bad = (vs < start) | (ve < vs) | (ve > end)
+    if bad.any():
+        fail("value outside its span", bad)
+    is_kv = kind == Kind.KV
+    no_key = (ks == -1) & (ke == -1)
+    bad = np.where(is_kv, no_key | (ks < start) | (ke < ks) | (ke > end), ~no_key)
+    if bad.any():
+        fail("key does not match its kind", bad)
+    if kind.shape[0] > 1:
+        order = np.lexsort((kind, end, start))
+        if not np.array_equal(order, np.arange(kind.shape[0])):
+            fail("rows out of order", order != np.arange(kind.shape[0]))
+
+
+# -- extraction --------------------------------------------------------------------------------
+
+
+def extract(text: Any, *, max_bytes: int = DEFAULT_MAX_BYTES, max_spans: int = DEFAULT_MAX_SPANS) -> FactTable:
+    """The fact table of ``text`` (str, or UTF-8 bytes / bytearray / memoryview).
+
+    Raises :class:`~provgate.errors.InvalidContentError` for a lone surrogate in a ``str``,
+    invalid UTF-8 in bytes (naming the offset) or a wrong type, and
+    :class:`~provgate.errors.LimitExceededError` over ``max_bytes`` or ``max_spans``.
+    """
+    if isinstance(max_bytes, bool) or not isinstance(max_bytes, int) or max_bytes < 0:
+        raise LimitExceededError(f"max_bytes must be a non-negative int, not {max_bytes!r}")
+    if isinstance(max_spans, bool) or not isinstance(max_spans, int) or max_spans < 0:
+        raise LimitExceededError(f"max_spans must be a non-negative int, not {max_spans!r}")
+    if isinstance(text, str) and len(text) > max_bytes:  # each character is >= 1 byte
+        raise LimitExceededError(f"text of {len(text)} characters exceeds max_bytes={max_bytes}")
+    if isinstance(text, (bytes, bytearray, memoryview)) and memoryview(text).nbytes > max_bytes:
+        raise LimitExceededError(f"text of {memoryview(text).nbytes} bytes exceeds max_bytes={max_bytes}")
+    data = _utf8(text)
+    if len(data) > max_bytes:
+        raise LimitExceededError(f"text of {len(data)} bytes exceeds max_bytes={max_bytes}")
+    columns = _scanner.scan(data, max_spans)
+    return FactTable(data, columns, _table_fingerprints(data, columns))
+
+
+def _table_fingerprints(data: bytes, columns: tuple[np.ndarray, ...]) -> tuple[np.ndarray, ...]:
+    """``(fp_key, fp_value, fp_fact)`` of scanned rows: one bulk hashing call over the framed
+    rows; a key that is a kind's name is a constant looked up, not hashed again."""
+    kind, _, _, ks, ke, vs, ve, vk = columns
+    n = kind.shape[0]
+    if n == 0:
+        return tuple(np.empty((0, 2), dtype=np.uint64) for _ in range(3))
+    buf, starts, ends = _scanner.frame_facts(data, kind, ks, ke, vs, ve, vk)
+    words = hash_spans(buf, starts, ends, key=FINGERPRINT_KEY).view(">u8")  # (rows, 4) big-endian
+    pairs = words[: 2 * n].reshape(n, 2, 4)
+    fp_value = pairs[:, 0, :2].astype(np.uint64, order="C")
+    fp_fact = pairs[:, 1, :2].astype(np.uint64, order="C")
+    fp_key = _KIND_KEY_FINGERPRINTS[kind]
+    fp_key[ks >= 0] = words[2 * n :, :2]
+    return fp_key, fp_value, fp_fact

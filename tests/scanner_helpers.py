@@ -1,0 +1,78 @@
+"""Helpers for the grounded-span scanner tests: readable span tuples and input generators."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import strategies as st
+
+from provgate import _scanner_py
+
+KIND_NAME = {k: v.decode() for k, v in _scanner_py.KIND_NAMES.items()}
+
+
+def columns(impl, data: bytes, max_spans: int = 10**7) -> tuple[np.ndarray, ...]:
+    return impl.scan(data, max_spans)
+
+
+def rows(cols: tuple[np.ndarray, ...]) -> list[tuple[int, ...]]:
+    return list(zip(*(c.tolist() for c in cols)))
+
+
+def spans(impl, text: str | bytes) -> list[tuple[str, str, str, str]]:
+    """``(kind, literal text, key, normalised value)`` of every span, in output order."""
+    data = text.encode() if isinstance(text, str) else text
+    out = []
+    for k, s, e, ks, ke, vs, ve, vk in rows(columns(impl, data)):
+        key = data[ks:ke] if ks >= 0 else _scanner_py.KIND_NAMES[k]
+        value = _scanner_py.normalize_value(vk, data[vs:ve])
+        out.append((KIND_NAME[k], data[s:e].decode(), key.decode(), value.decode()))
+    return out
+
+
+def assert_same_columns(a: tuple[np.ndarray, ...], b: tuple[np.ndarray, ...], data: bytes) -> None:
+    assert len(a) == len(b) == 8
+    for x, y in zip(a, b):
+        assert x.dtype == y.dtype
+    ra, rb = rows(a), rows(b)
+    if ra != rb:
+        only_a = sorted(set(ra) - set(rb))[:5]
+        only_b = sorted(set(rb) - set(ra))[:5]
+        raise AssertionError(
+            f"implementations disagree on {data[:200]!r}...:\n"
+            f"  only in first:  {[(r, data[r[1]:r[2]]) for r in only_a]}\n"
+            f"  only in second: {[(r, data[r[1]:r[2]]) for r in only_b]}"
+        )
+
+
+# Fragments built from the grammar's special characters, so generated text hits the edges of
+# every lexeme: quotes and fences, citations, separators, signs, dots, commas, slashes,
+# backslashes, hex, units, case changes, non-ASCII and astral characters, NUL.
+FRAGMENTS = [
+    "[src:", "[src:call_1]", "]", "[", '"', "'", "`", "``", "```", "```py", "\n", "\r\n", " ", "  ",
+    "\t", "\x00", "=", "==", "=>", ":", ": ", "--", "-", "+", ".", "..", ",", ";", "/", "//",
+    "\\", "\\\\", "~", "@", "%", "#", "$", "(", ")", "{", "}", "<", ">", "*", "&", "|", "?",
+    "!", "_", "0", "1", "12", "123", "1,000", ",000", "0x", "0xFF", "3.10", "1.2.3", "e5",
+    "v2", "V8", "rc1", "30s", "MB", "a", "e", "x", "abc", "deadbeef", "cafe1234", "Abc",
+    "Amanda", "ABC", "NASA", "aB", "a_b", "__", "key", "retries", "http", "://", "https://x.io/",
+    "C:", "src/", "foo.py", ".md", "one", "three", "billion", "é", "ü", "€", "😀", "\u2019",
+    "\ud7ff", "日本", "- ", "   - ", "# ", "'s", "don't", "src",
+]
+
+fragment_text = st.lists(st.sampled_from(FRAGMENTS), max_size=40).map("".join)
+
+# any Unicode text (astral characters, controls, NUL), but valid UTF-8 when encoded
+unicode_text = st.text(st.characters(exclude_categories=["Cs"]), max_size=200)
+
+# arbitrary bytes: the scanner must not crash and both implementations still agree
+any_bytes = st.binary(max_size=300)
+
+
+@st.composite
+def long_tokens(draw) -> str:
+    """A few very long runs of one fragment, with other fragments around them."""
+    parts = draw(st.lists(st.tuples(st.sampled_from(FRAGMENTS), st.integers(1, 400)), min_size=1, max_size=4))
+    glue = draw(st.lists(st.sampled_from(FRAGMENTS), min_size=len(parts), max_size=len(parts)))
+    return "".join(f * k + g for (f, k), g in zip(parts, glue))
+
+
+all_text = st.one_of(fragment_text, unicode_text, long_tokens())

@@ -1,0 +1,661 @@
+"""The grounded-span scanner: per-kind examples and non-examples, differential tests of the
+native scanner against the reference (span for span), invariants, framing, UTF-8 validation
+and bad or pathological input. Every test runs against both implementations."""
+
+from __future__ import annotations
+
+import importlib
+import os
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from conftest import IMPLEMENTATIONS, NO_EXTENSIONS, load_implementation
+from provgate import _scanner_py
+from provgate.errors import LimitExceededError, SpanError
+from scanner_helpers import (
+    all_text,
+    any_bytes,
+    assert_same_columns,
+    columns,
+    fragment_text,
+    long_tokens,
+    rows,
+    spans,
+    unicode_text,
+)
+
+DIFFERENTIAL = settings(
+    max_examples=int(os.environ.get("PROVGATE_SCANNER_EXAMPLES", "3000")),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+
+
+@pytest.fixture(params=IMPLEMENTATIONS, scope="module")
+def impl(request):
+    return load_implementation("scanner", "_scanner_py", request.param)
+
+
+def test_native_loaded():
+    switch = importlib.import_module("provgate._scanner")
+    if NO_EXTENSIONS:
+        assert switch.IMPLEMENTATION == "reference"
+        assert switch.scan is _scanner_py.scan
+    else:
+        native = importlib.import_module("provgate._ext.scanner")
+        assert switch.IMPLEMENTATION == "native"
+        assert switch.scan is native.scan
+        assert native.IMPLEMENTATION == "native"
+
+
+def test_number_words_agree():
+    if NO_EXTENSIONS:
+        return
+    native = importlib.import_module("provgate._ext.scanner")
+    assert native.NUMBER_WORDS == _scanner_py.NUMBER_WORDS
+    assert native.KIND_NAMES == _scanner_py.KIND_NAMES
+
+
+# -- hand-checked examples, one group per kind (expected spans read off docs/grammar.md) -----
+
+EXPECTED = [
+    (
+        '1 22 333 1,000 1,000,000 12,345.67 1,0000 1,2,3',
+        [
+            ('number', '1', 'number', '1'),
+            ('number', '22', 'number', '22'),
+            ('number', '333', 'number', '333'),
+            ('number', '1,000', 'number', '1000'),
+            ('number', '1,000,000', 'number', '1000000'),
+            ('number', '12,345.67', 'number', '12345.67'),
+            ('number', '1', 'number', '1'),
+            ('number', '0000', 'number', '0000'),
+            ('number', '1', 'number', '1'),
+            ('number', '2', 'number', '2'),
+            ('number', '3', 'number', '3'),
+        ],
+    ),
+    (
+        '+5 -5 -0 -0.0 -0% +0x1F -.5 .5',
+        [
+            ('number', '+5', 'number', '5'),
+            ('number', '-5', 'number', '-5'),
+            ('number', '-0', 'number', '0'),
+            ('number', '-0.0', 'number', '0.0'),
+            ('number', '-0%', 'number', '0%'),
+            ('number', '+0x1F', 'number', '0x1f'),
+            ('number', '-.5', 'number', '-.5'),
+            ('number', '.5', 'number', '.5'),
+        ],
+    ),
+    (
+        '0xFF 0Xab 3.10 3.1 1.2.3 10.0.0.1 v2 v2.0.0rc1 V8',
+        [
+            ('number', '0xFF', 'number', '0xff'),
+            ('number', '0Xab', 'number', '0xab'),
+            ('number', '3.10', 'number', '3.10'),
+            ('number', '3.1', 'number', '3.1'),
+            ('number', '1.2.3', 'number', '1.2.3'),
+            ('number', '10.0.0.1', 'number', '10.0.0.1'),
+            ('number', 'v2', 'number', 'v2'),
+            ('number', 'v2.0.0rc1', 'number', 'v2.0.0rc1'),
+            ('number', 'V8', 'number', 'V8'),
+        ],
+    ),
+    (
+        '30s 512MB 2nd 1990s 1e10 1.5e-3 4K 50% 10x',
+        [
+            ('number', '30s', 'number', '30s'),
+            ('number', '512MB', 'number', '512MB'),
+            ('number', '2nd', 'number', '2nd'),
+            ('number', '1990s', 'number', '1990s'),
+            ('number', '1e10', 'number', '1e10'),
+            ('number', '1.5e-3', 'number', '1.5e-3'),
+            ('number', '4K', 'number', '4K'),
+            ('number', '50%', 'number', '50%'),
+            ('number', '10x', 'number', '10x'),
+        ],
+    ),
+    (
+        'NaN nan inf Infinity',
+        [
+            ('identifier', 'NaN', 'identifier', 'NaN'),
+            ('name', 'Infinity', 'name', 'Infinity'),
+        ],
+    ),
+    (
+        'zero one three twenty billion first tenth seventeen',
+        [
+            ('number', 'zero', 'number', 'zero'),
+            ('number', 'one', 'number', 'one'),
+            ('number', 'three', 'number', 'three'),
+            ('number', 'twenty', 'number', 'twenty'),
+            ('number', 'billion', 'number', 'billion'),
+            ('number', 'first', 'number', 'first'),
+            ('number', 'tenth', 'number', 'tenth'),
+            ('number', 'seventeen', 'number', 'seventeen'),
+        ],
+    ),
+    (
+        'v3x3 abc3 3abc_d x-5 a.5',
+        [
+            ('number', 'v3x3', 'number', 'v3x3'),
+            ('identifier', 'abc3', 'identifier', 'abc3'),
+            ('identifier', '3abc_d', 'identifier', '3abc_d'),
+            ('number', '5', 'number', '5'),
+        ],
+    ),
+    (
+        'snake_case CONSTANT_CASE maxRetries FactTable iPhone x86_64 Q4 __init__ ___',
+        [
+            ('identifier', 'snake_case', 'identifier', 'snake_case'),
+            ('identifier', 'CONSTANT_CASE', 'identifier', 'CONSTANT_CASE'),
+            ('identifier', 'maxRetries', 'identifier', 'maxRetries'),
+            ('identifier', 'FactTable', 'identifier', 'FactTable'),
+            ('identifier', 'iPhone', 'identifier', 'iPhone'),
+            ('identifier', 'x86_64', 'identifier', 'x86_64'),
+            ('identifier', 'Q4', 'identifier', 'Q4'),
+            ('identifier', '__init__', 'identifier', '__init__'),
+        ],
+    ),
+    (
+        'os.path.join example.com e.g. U.S. a.b Node.js',
+        [
+            ('identifier', 'os.path.join', 'identifier', 'os.path.join'),
+            ('identifier', 'example.com', 'identifier', 'example.com'),
+            ('identifier', 'Node.js', 'identifier', 'Node.js'),
+        ],
+    ),
+    (
+        '--max-retries --verbose -v ---x',
+        [
+            ('identifier', '--max-retries', 'identifier', '--max-retries'),
+            ('identifier', '--verbose', 'identifier', '--verbose'),
+            ('identifier', '--x', 'identifier', '--x'),
+        ],
+    ),
+    (
+        'Amanda met Bob in Paris. However NASA said no. Then Carol left.',
+        [
+            ('name', 'Bob', 'name', 'Bob'),
+            ('name', 'Paris', 'name', 'Paris'),
+            ('name', 'NASA', 'name', 'NASA'),
+            ('name', 'Carol', 'name', 'Carol'),
+        ],
+    ),
+    (
+        'I saw A and OK and EEG-SSVEP.',
+        [
+            ('name', 'OK', 'name', 'OK'),
+            ('name', 'EEG', 'name', 'EEG'),
+            ('name', 'SSVEP', 'name', 'SSVEP'),
+        ],
+    ),
+    (
+        'He said "Hello there" to McDonald and O\'Brien.',
+        [
+            ('quote', '"Hello there"', 'quote', 'Hello there'),
+            ('name', 'Hello', 'name', 'Hello'),
+            ('identifier', 'McDonald', 'identifier', 'McDonald'),
+            ('name', 'Brien', 'name', 'Brien'),
+        ],
+    ),
+    (
+        '/etc/hosts /usr/lib/x.py:12:3 src/foo.py ./run.sh ../up ~/notes.txt',
+        [
+            ('path', '/etc/hosts', 'path', '/etc/hosts'),
+            ('path', '/usr/lib/x.py:12:3', 'path', '/usr/lib/x.py:12:3'),
+            ('path', 'src/foo.py', 'path', 'src/foo.py'),
+            ('path', './run.sh', 'path', './run.sh'),
+            ('path', '../up', 'path', '../up'),
+            ('path', '~/notes.txt', 'path', '~/notes.txt'),
+        ],
+    ),
+    (
+        'C:\\Users\\a.txt C:/x/y \\\\server\\share a/b/c and/or km/h 24/7 src/ a\\nb\\nc',
+        [
+            ('path', 'C:\\Users\\a.txt', 'path', 'C:\\Users\\a.txt'),
+            ('path', 'C:/x/y', 'path', 'C:/x/y'),
+            ('path', '\\\\server\\share', 'path', '\\\\server\\share'),
+            ('path', 'a/b/c', 'path', 'a/b/c'),
+            ('number', '24', 'number', '24'),
+            ('number', '7', 'number', '7'),
+        ],
+    ),
+    (
+        'see /etc/hosts. done',
+        [
+            ('path', '/etc/hosts', 'path', '/etc/hosts'),
+        ],
+    ),
+    (
+        '</div> <b>/x</b>',
+        [
+            ('path', '/x', 'path', '/x'),
+        ],
+    ),
+    (
+        'https://example.com/a?b=1&c=2#f http://x.io/a_(b)) (see https://x.io/p). ftp://h',
+        [
+            ('url', 'https://example.com/a?b=1&c=2#f', 'url', 'https://example.com/a?b=1&c=2#f'),
+            ('url', 'http://x.io/a_(b)', 'url', 'http://x.io/a_(b)'),
+            ('url', 'https://x.io/p', 'url', 'https://x.io/p'),
+            ('url', 'ftp://h', 'url', 'ftp://h'),
+        ],
+    ),
+    (
+        'git+ssh://host/repo https:// mailto:x',
+        [
+            ('url', 'git+ssh://host/repo', 'url', 'git+ssh://host/repo'),
+        ],
+    ),
+    (
+        'deadbeef cafe1234 1234567 e3b0c44 DEADBEEF12 123e4567-e89b-12d3-a456-426614174000',
+        [
+            ('digest', 'cafe1234', 'digest', 'cafe1234'),
+            ('number', '1234567', 'number', '1234567'),
+            ('digest', 'e3b0c44', 'digest', 'e3b0c44'),
+            ('digest', 'DEADBEEF12', 'digest', 'deadbeef12'),
+            ('digest', '123e4567-e89b-12d3-a456-426614174000', 'digest', '123e4567-e89b-12d3-a456-426614174000'),
+        ],
+    ),
+    (
+        'retries=3 timeout = 30s x==5 a=>b f(x=5, y=6) url=https://a.b/c?d=1&e=2',
+        [
+            ('kv', 'retries=3', 'retries', '3'),
+            ('kv', 'timeout = 30s', 'timeout', '30s'),
+            ('number', '5', 'number', '5'),
+            ('kv', 'x=5', 'x', '5'),
+            ('kv', 'y=6', 'y', '6'),
+            ('kv', 'url=https://a.b/c?d=1&e=2', 'url', 'https://a.b/c?d=1&e=2'),
+        ],
+    ),
+    (
+        'retries=1,000 hex=0XAB id=ABCDEF12 name="John Smith" empty="" q=\'a b\' t=`c`',
+        [
+            ('kv', 'retries=1,000', 'retries', '1000'),
+            ('kv', 'hex=0XAB', 'hex', '0xab'),
+            ('kv', 'id=ABCDEF12', 'id', 'abcdef12'),
+            ('kv', 'name="John Smith"', 'name', 'John Smith'),
+            ('quote', '"John Smith"', 'quote', 'John Smith'),
+            ('name', 'John', 'name', 'John'),
+            ('name', 'Smith', 'name', 'Smith'),
+            ('kv', 'empty=""', 'empty', ''),
+            ('kv', "q='a b'", 'q', 'a b'),
+            ('quote', "'a b'", 'quote', 'a b'),
+            ('kv', 't=`c`', 't', 'c'),
+            ('quote', '`c`', 'quote', 'c'),
+        ],
+    ),
+    (
+        'timeout: 30s\n  - level: debug # c\nNote: the value is 5\nkey: two words\n',
+        [
+            ('kv', 'timeout: 30s', 'timeout', '30s'),
+            ('kv', 'level: debug', 'level', 'debug'),
+            ('number', '5', 'number', '5'),
+            ('number', 'two', 'number', 'two'),
+        ],
+    ),
+    (
+        '{"retries": 3, "name": "x y", "ok": true}',
+        [
+            ('quote', '"retries"', 'quote', 'retries'),
+            ('kv', '"retries": 3', 'retries', '3'),
+            ('quote', '"name"', 'quote', 'name'),
+            ('kv', '"name": "x y"', 'name', 'x y'),
+            ('quote', '"x y"', 'quote', 'x y'),
+            ('quote', '"ok"', 'quote', 'ok'),
+            ('kv', '"ok": true', 'ok', 'true'),
+        ],
+    ),
+    (
+        '--max-retries 5 --out=file.txt --offset -5 --a --b',
+        [
+            ('kv', '--max-retries 5', 'max-retries', '5'),
+            ('kv', '--out=file.txt', 'out', 'file.txt'),
+            ('kv', '--offset -5', 'offset', '-5'),
+            ('identifier', '--a', 'identifier', '--a'),
+            ('identifier', '--b', 'identifier', '--b'),
+        ],
+    ),
+    (
+        'export MAX_RETRIES=5\nserver.port=8080\nmax-retries: 3\n',
+        [
+            ('kv', 'MAX_RETRIES=5', 'MAX_RETRIES', '5'),
+            ('kv', 'server.port=8080', 'server.port', '8080'),
+            ('kv', 'max-retries: 3', 'max-retries', '3'),
+        ],
+    ),
+    (
+        "'quoted' don't it's 'it's fine' the dogs' bowls",
+        [
+            ('quote', "'quoted'", 'quote', 'quoted'),
+            ('quote', "'it's fine'", 'quote', "it's fine"),
+        ],
+    ),
+    (
+        '"a \\" b" "" `code` ``a ` b`` ```inline```',
+        [
+            ('quote', '"a \\" b"', 'quote', 'a \\" b'),
+            ('quote', '`code`', 'quote', 'code'),
+            ('quote', '``a ` b``', 'quote', 'a ` b'),
+            ('quote', '```inline```', 'quote', 'inline'),
+        ],
+    ),
+    (
+        '```python\nretries = 3\n```\ntext',
+        [
+            ('quote', '```python\nretries = 3\n```', 'quote', 'retries = 3'),
+            ('kv', 'retries = 3', 'retries', '3'),
+        ],
+    ),
+    (
+        '```\nunclosed\nretries=4',
+        [
+            ('quote', '```\nunclosed\nretries=4', 'quote', 'unclosed\nretries=4'),
+            ('kv', 'retries=4', 'retries', '4'),
+        ],
+    ),
+    (
+        '````\n```\nx\n````',
+        [
+            ('quote', '````\n```\nx\n````', 'quote', '```\nx'),
+        ],
+    ),
+    (
+        'rose 5%[src:call_8841] and [src:tool:call_1]. [service] [src:] [src:a b]',
+        [
+            ('number', '5%', 'number', '5%'),
+            ('citation', '[src:call_8841]', 'citation', 'call_8841'),
+            ('citation', '[src:tool:call_1]', 'citation', 'tool:call_1'),
+        ],
+    ),
+]
+
+
+@pytest.mark.parametrize("text, expected", EXPECTED, ids=[t[:30] for t, _ in EXPECTED])
+def test_examples(impl, text, expected):
+    assert spans(impl, text) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "the value is small and well-known, e.g. in the docs",  # English words
+        "However, this is fine.",  # a sentence-initial capital
+        "I think so. A cat.",  # lone capitals
+        "don't won't it's the dogs' bowls",  # apostrophes
+        "deadbeef facade",  # hex-looking words without a digit
+        "x3 is not 3",  # "3" inside a word
+        "and/or km/h I/O src/",  # slashes that are not paths
+        "[service] [src:] [src:a b]",  # not citations
+        "x == y, a => b, c <= d",  # comparisons are not kv facts
+        "Note: this line is prose",  # a mid-prose colon
+        "café naïve über",  # lower-case non-ASCII words
+        "'' \"\" `",  # empty and unmatched quotes
+    ],
+)
+def test_non_examples(impl, text):
+    # only the explicitly listed facts may appear in each of these
+    allowed = {"x3 is not 3": [("identifier", "x3", "identifier", "x3"), ("number", "3", "number", "3")]}
+    assert spans(impl, text) == allowed.get(text, [])
+
+
+def test_three_inside_v3_is_not_a_number(impl):
+    found = spans(impl, "release v3 and 3")
+    assert found == [("number", "v3", "number", "v3"), ("number", "3", "number", "3")]
+    # the "3" of "v3" never appears as its own span
+    assert [s for s in found if s[1] == "3"] == [("number", "3", "number", "3")]
+
+
+def test_sentence_initial_capitals_across_citations(impl):
+    # a citation between sentences is transparent when deciding where a sentence starts
+    assert spans(impl, "It rose. [src:call_1] The end") == [("citation", "[src:call_1]", "citation", "call_1")]
+    assert spans(impl, "It rose [src:call_1] The end") == [
+        ("citation", "[src:call_1]", "citation", "call_1"),
+        ("name", "The", "name", "The"),
+    ]
+
+
+def test_quote_insides_are_scanned(impl):
+    found = spans(impl, "```ini\nretries=3\n```\nand \"v2 at /etc/x\"")
+    kinds = [(k, t) for k, t, _, _ in found]
+    assert ("kv", "retries=3") in kinds
+    assert ("number", "v2") in kinds
+    assert ("path", "/etc/x") in kinds
+    assert [t for k, t in kinds if k == "quote"] == ["```ini\nretries=3\n```", '"v2 at /etc/x"']
+
+
+def test_kv_absorbs_its_value(impl):
+    assert spans(impl, "retries=3") == [("kv", "retries=3", "retries", "3")]
+    assert spans(impl, "--max-retries 5") == [("kv", "--max-retries 5", "max-retries", "5")]
+
+
+def test_crlf_lines(impl):
+    text = "timeout: 30s\r\n```\r\nx=1\r\n```\r\n"
+    assert spans(impl, text) == [
+        ("kv", "timeout: 30s", "timeout", "30s"),
+        ("quote", "```\r\nx=1\r\n```", "quote", "x=1"),
+        ("kv", "x=1", "x", "1"),
+    ]
+
+
+# -- native == reference ------------------------------------------------------------------
+
+
+def _reference_columns(data: bytes):
+    # without the shortcut: the plain reading of the grammar
+    return _scanner_py.scan(data, 10**7, shortcut=False)
+
+
+@DIFFERENTIAL
+@given(all_text)
+def test_differential_text(impl, text):
+    data = text.encode("utf-8")
+    assert_same_columns(columns(impl, data), _reference_columns(data), data)
+
+
+@DIFFERENTIAL
+@given(any_bytes)
+def test_differential_arbitrary_bytes(impl, data):
+    # invalid UTF-8 has unspecified spans, but the scan still terminates, stays in bounds, and
+    # both implementations still agree
+    assert_same_columns(columns(impl, data), _reference_columns(data), data)
+
+
+@settings(DIFFERENTIAL, max_examples=300)
+@given(st.lists(all_text, min_size=2, max_size=30).map("\n".join))
+def test_differential_documents(impl, text):
+    data = text.encode("utf-8")
+    assert_same_columns(columns(impl, data), _reference_columns(data), data)
+
+
+@DIFFERENTIAL
+@given(all_text)
+def test_framing_agrees(impl, text):
+    data = text.encode("utf-8")
+    cols = _scanner_py.scan(data, 10**7)
+    kind, _, _, ks, ke, vs, ve, vk = cols
+    got = impl.frame_facts(data, kind, ks, ke, vs, ve, vk)
+    want = _scanner_py.frame_facts(data, kind, ks, ke, vs, ve, vk)
+    for a, b in zip(got, want):
+        assert a.dtype == b.dtype
+        assert np.array_equal(a, b)
+
+
+def test_differential_on_real_text(impl, testdata):
+    import json
+
+    with open(testdata / "summedits" / "summedits_evaluation.jsonl", encoding="utf-8") as f:
+        docs = [json.loads(line) for line in f]
+    data = "\n".join(r["doc"] + "\n" + r["summary"] for r in docs[:200]).encode("utf-8")
+    assert_same_columns(columns(impl, data), _reference_columns(data), data)
+
+
+def test_differential_on_source_code(impl):
+    import inspect
+
+    import numpy  # real Python with strings, paths, numbers and docstrings
+
+    data = "\n".join(inspect.getsource(m) for m in (numpy, np.lib.npyio, np.linalg, json_module())).encode()
+    assert_same_columns(columns(impl, data), _reference_columns(data), data)
+
+
+def json_module():
+    import json.decoder
+
+    return json.decoder
+
+
+# -- invariants -----------------------------------------------------------------------------
+
+
+@settings(DIFFERENTIAL, max_examples=1000)
+@given(all_text)
+def test_invariants(impl, text):
+    data = text.encode("utf-8")
+    n = len(data)
+    got = rows(columns(impl, data))
+    assert got == sorted(got, key=lambda r: (r[1], r[2], r[0]))
+    for kind, s, e, ks, ke, vs, ve, vk in got:
+        assert kind in _scanner_py.KIND_NAMES
+        assert 0 <= s < e <= n
+        assert s <= vs <= ve <= e
+        if kind == _scanner_py.KV:
+            assert s <= ks < ke <= vs
+        else:
+            assert ks == ke == -1
+        # no offset ever cuts a multi-byte character
+        for off in (s, e, vs, ve) + ((ks, ke) if ks >= 0 else ()):
+            data[:off].decode("utf-8")
+        assert vk in (_scanner_py.VALUE_RAW, _scanner_py.VALUE_NUMBER, _scanner_py.VALUE_HEX)
+
+
+@DIFFERENTIAL
+@given(all_text)
+def test_reference_shortcut_changes_nothing(text):
+    data = text.encode("utf-8")
+    assert_same_columns(_scanner_py.scan(data, 10**7), _reference_columns(data), data)
+
+
+# -- UTF-8 validation -------------------------------------------------------------------------
+
+
+def _python_utf8_error(data: bytes) -> int:
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return exc.start
+    return -1
+
+
+@DIFFERENTIAL
+@given(st.one_of(any_bytes, unicode_text.map(lambda t: t.encode("utf-8"))))
+def test_utf8_error_offset(impl, data):
+    assert impl.utf8_error_offset(data) == _python_utf8_error(data)
+
+
+@pytest.mark.parametrize(
+    "data, offset",
+    [
+        (b"", -1),
+        (b"plain", -1),
+        ("h\u00e9\u20ac\U0001f600".encode(), -1),
+        (b"ab\x80", 2),  # a lone continuation byte
+        (b"a\xc0\xaf", 1),  # overlong "/"
+        (b"a\xed\xa0\x80z", 1),  # a UTF-8 encoded surrogate
+        (b"\xf4\x90\x80\x80", 0),  # beyond U+10FFFF
+        (b"abc\xe2\x82", 3),  # truncated at the end
+        (b"\xe2\x28\xa1", 0),
+        (b"ok\xff", 2),
+    ],
+)
+def test_utf8_error_offset_cases(impl, data, offset):
+    assert impl.utf8_error_offset(data) == offset
+
+
+# -- bad and pathological input ------------------------------------------------------------
+
+
+def test_scan_rejects_str_and_bad_limits(impl):
+    with pytest.raises(TypeError):
+        impl.scan("text", 10)
+    with pytest.raises(TypeError):
+        impl.utf8_error_offset("text")
+    with pytest.raises(ValueError):
+        impl.scan(b"text", -1)
+
+
+def test_span_limit_is_exact(impl):
+    data = b"1 2 3 \"q\""  # three numbers and a quote
+    assert len(rows(impl.scan(data, 4))) == 4
+    with pytest.raises(LimitExceededError):
+        impl.scan(data, 3)
+    with pytest.raises(LimitExceededError):
+        impl.scan(b"1 2 3 4", 3)
+    with pytest.raises(LimitExceededError):
+        impl.scan(b"```\nx\n```\n'a' 'b'", 2)  # quote spans count too
+    assert rows(impl.scan(b"", 0)) == []
+
+
+def test_frame_facts_rejects_bad_rows(impl):
+    data = b"retries=3"
+    cols = list(_scanner_py.scan(data, 10))
+    kind, _, _, ks, ke, vs, ve, vk = cols
+    with pytest.raises(SpanError):
+        impl.frame_facts(data, kind, ks, ke, vs, ve + 100, vk)
+    with pytest.raises(SpanError):
+        impl.frame_facts(data, np.array([42], dtype=np.uint8), ks, ke, vs, ve, vk)
+    with pytest.raises(SpanError):
+        impl.frame_facts(data, kind, ks, ke + 50, vs, ve, vk)
+    with pytest.raises(SpanError):
+        impl.frame_facts(data, kind, ks, ke, vs, ve, np.array([7], dtype=np.uint8))
+    with pytest.raises(SpanError):
+        impl.frame_facts(data, kind, ks[:0], ke, vs, ve, vk)
+
+
+PATHOLOGICAL = [
+    "'x " * 20000,  # quote marks that never close
+    '"\\"' * 20000,  # escaped double quotes that never close
+    "` `` ``` " * 5000,  # backtick runs of several lengths
+    "[src:" * 20000,  # unterminated citations
+    "a-" * 40000,  # a path run without separators, re-entered after each dash
+    "a." * 40000,  # a long dotted name
+    "1," * 40000,  # thousands separators that never complete
+    "--a-" * 20000,
+    "x=" * 40000,
+    "\x00" * 50000,
+    "-" * 80000,
+    "é" * 40000,  # one long word of non-ASCII
+    "Ab " * 20000,  # capitalised words, each looking back for a sentence start
+    "```\n" * 20000,  # fences opening and closing
+    "http://" * 10000,
+    "/" * 80000 + "a",
+]
+
+
+@pytest.mark.parametrize("text", PATHOLOGICAL, ids=[repr(t[:8]) for t in PATHOLOGICAL])
+def test_pathological_input_agrees(impl, text):
+    data = text.encode("utf-8")
+    assert_same_columns(columns(impl, data), _scanner_py.scan(data, 10**7), data)
+
+
+def test_a_million_one_character_tokens(impl):
+    data = b"1 " * 1_000_000
+    got = impl.scan(data, 10**7)
+    assert got[0].shape == (1_000_000,)
+    assert np.array_equal(got[1], np.arange(0, 2_000_000, 2))
+    assert impl.scan(b"a " * 1_000_000, 10)[0].shape == (0,)
+
+
+def test_gil_released_scans_agree_across_threads(impl):
+    from concurrent.futures import ThreadPoolExecutor
+
+    texts = [("retries=%d [src:c%d] Amanda /etc/x%d 'q%d' " % (i, i, i, i) * 500).encode() for i in range(8)]
+    expected = [rows(impl.scan(t, 10**7)) for t in texts]
+    with ThreadPoolExecutor(4) as pool:
+        got = list(pool.map(lambda t: rows(impl.scan(t, 10**7)), texts * 3))
+    assert got == expected * 3
