@@ -38,7 +38,9 @@ Edit format v1 (JSON-compatible)::
      "sources": {handle: text}}
     block = {"id": "b12", "role": "system" | "user" | "assistant" | "tool" | "summary",
              "text": str, "handles": [...], "derived": bool, "derived_from": [...],
-             "pinned": bool, "ts": float | None}
+             "pinned": bool, "ts": float | None, "resource": str (optional)}
+
+The two reads of one file in ``rereads`` carry ``"resource": "file:<path>"``.
 
 Pointer offsets are UTF-8 byte offsets into the source, end exclusive.
 """
@@ -742,6 +744,10 @@ def make_window(tokens: int, *, seed: int = 0) -> CorpusWindow:
                     g.reread_done.add(path)
                     add("tool", new_text, h, lang, new_facts)
                     rereads.append((old_handle, h))
+                    # both reads name the file, so the gate can order them (I4)
+                    for b in blocks:
+                        if b["handles"] in ([old_handle], [h]):
+                            b["resource"] = f"file:{path}"
                     continue
             if k < 0.34:
                 lang, path = rng.choice(g.project.files)
@@ -861,7 +867,8 @@ def prune_edit(window: CorpusWindow, keep: float = 0.6, *, seed: int = 0) -> dic
     It drops tool outputs and assistant turns (never pinned blocks, the system prompt or user
     turns). An assistant turn with citation markers is dropped only when every source it cites is
     dropped too, so no surviving fact loses its source. Every dropped handle is listed in
-    ``evicted``. For two reads of one file, the older is never kept alone: if the newer read is
+    ``evicted`` (a dropped assistant turn, which has no handle, by its block id). For two reads
+    of one file, the older is never kept alone: if the newer read is
     dropped the older goes too; if only the older is dropped, the newer gets a ``supersedes``
     edge.
     """
@@ -901,7 +908,8 @@ def prune_edit(window: CorpusWindow, keep: float = 0.6, *, seed: int = 0) -> dic
         if io in drop and inew not in drop:
             supersedes.append({"block": blocks[inew]["id"], "handle": older})
     post = [_copy_block(b) for i, b in enumerate(blocks) if i not in drop]
-    evicted = [h for i in sorted(drop) for h in blocks[i]["handles"]]
+    # a dropped block without a handle (an assistant turn) is recorded by its id
+    evicted = [h for i in sorted(drop) for h in (blocks[i]["handles"] or [blocks[i]["id"]])]
     return _edit("prune", window, post, evicted=evicted, supersedes=supersedes)
 
 

@@ -436,3 +436,28 @@ def diff(a, b):
                 p_ob_out[k] = i
                 k += 1
     return only_a, only_b, common_a, common_b
+
+
+def unique_counts(fp):
+    """The distinct rows of ``fp`` sorted by (hi, lo), and how often each occurs: one sort,
+    one gather and one run-length pass, without the GIL."""
+    check_fingerprints(fp, "fp", contiguous=False)
+    fp = np.ascontiguousarray(fp)
+    cdef offset_t n = fp.shape[0], k, m = 0
+    cdef cnp.ndarray ordered = _gather(fp, _sort_order(fp))
+    cdef cnp.ndarray values = np.empty((n, 2), dtype=np.uint64)
+    cdef cnp.ndarray counts = np.empty(n, dtype=np.int64)
+    cdef const fp_word_t* src = rows_ptr(ordered)
+    cdef fp_word_t* dst = <fp_word_t*>cnp.PyArray_DATA(values)
+    cdef offset_t* pc = index_ptr(counts)
+    with nogil:
+        for k in range(n):
+            if m > 0 and src[2 * k] == dst[2 * (m - 1)] and src[2 * k + 1] == dst[2 * (m - 1) + 1]:
+                pc[m - 1] += 1
+            else:
+                dst[2 * m] = src[2 * k]
+                dst[2 * m + 1] = src[2 * k + 1]
+                pc[m] = 1
+                m += 1
+    values.resize((m, 2), refcheck=False)  # made here: nothing else refers to its buffer
+    return values, _shrunk(counts, m)

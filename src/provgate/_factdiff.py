@@ -7,5 +7,6 @@ _impl, IMPLEMENTATION = load("factdiff", "_factdiff_py")
 sort_fingerprints = _impl.sort_fingerprints
 diff_sorted = _impl.diff_sorted
 diff = _impl.diff
+unique_counts = _impl.unique_counts
 
-__all__ = ["IMPLEMENTATION", "diff", "diff_sorted", "sort_fingerprints"]
+__all__ = ["IMPLEMENTATION", "diff", "diff_sorted", "sort_fingerprints", "unique_counts"]

@@ -124,3 +124,14 @@ def diff(a: Any, b: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray
     check_fingerprints(a, "a", contiguous=False)
     check_fingerprints(b, "b", contiguous=False)
     return _diff_rows(_rows(a), _rows(b))  # type: ignore[return-value]
+
+
+def unique_counts(fp: Any) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct rows of ``fp`` sorted by (hi, lo), and how often each occurs."""
+    check_fingerprints(fp, "fp", contiguous=False)
+    counts: dict[tuple[int, int], int] = {}
+    for row in _rows(fp):
+        counts[row] = counts.get(row, 0) + 1
+    keys = sorted(counts)
+    values = np.array(keys, dtype=np.uint64).reshape(-1, 2)
+    return values, np.array([counts[k] for k in keys], dtype=np.int64)

@@ -1,0 +1,5 @@
+import sys
+
+from provgate.cli import main
+
+sys.exit(main())

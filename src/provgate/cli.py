@@ -1,0 +1,151 @@
+"""The ``provgate`` command line.
+
+    provgate check EDIT.json [--store PATH] [--policy reject|reclassify]
+    provgate verify --store PATH ANSWER.txt
+    provgate report [--store PATH] [--json] [--plot FILE.png]
+    provgate --version
+
+Exit status: 0 accepted (or all citations accurate), 1 rejected (or an inaccurate citation),
+2 unusable input — with a JSON error object on stderr that names what is wrong, and nothing
+written to the store.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any, BinaryIO
+
+from provgate import __version__
+from provgate.errors import ProvgateError
+
+EXIT_OK, EXIT_REJECTED, EXIT_UNUSABLE = 0, 1, 2
+DEFAULT_MAX_INPUT_BYTES = 64 << 20
+
+
+class UsageError(Exception):
+    """Unusable input detected by the command line itself (missing file, too large, …)."""
+
+    def __init__(self, message: str, *, kind: str = "usage", field: str | None = None) -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.field = field
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse exits 2 on bad arguments already; make it print the same JSON error."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.print_usage(sys.stderr)
+        _print_error(UsageError(message, kind="usage"))
+        raise SystemExit(EXIT_UNUSABLE)
+
+
+def _print_error(exc: BaseException) -> None:
+    kind = getattr(exc, "kind", None) or type(exc).__name__
+    obj: dict[str, Any] = {"error": {"type": kind, "message": str(exc)}}
+    field = getattr(exc, "field", None)
+    if field is not None:
+        obj["error"]["field"] = field
+    reason = getattr(exc, "reason", None)
+    if reason is not None:
+        obj["error"]["reason"] = reason
+    sys.stderr.write(json.dumps(obj, ensure_ascii=False) + "\n")
+
+
+def _read_input(name: str, max_bytes: int) -> bytes:
+    """Read a file (or stdin for ``-``) without ever holding more than ``max_bytes + 1``."""
+    if name == "-":
+        stream: BinaryIO = sys.stdin.buffer
+        data = stream.read(max_bytes + 1)
+    else:
+        path = Path(name)
+        if not path.exists():
+            raise UsageError(f"input file {name!r} does not exist", kind="missing_input")
+        if path.is_dir():
+            raise UsageError(f"input {name!r} is a directory, not a file", kind="missing_input")
+        size = path.stat().st_size
+        if size > max_bytes:
+            raise UsageError(f"input {name!r} is {size} bytes, above the limit of {max_bytes} bytes "
+                             "(--max-input-bytes)", kind="input_too_large")
+        with path.open("rb") as fh:
+            data = fh.read(max_bytes + 1)
+    if len(data) > max_bytes:
+        raise UsageError(f"input is larger than the limit of {max_bytes} bytes (--max-input-bytes)",
+                         kind="input_too_large")
+    return data
+
+
+def _open_store(path: str | None, *, create: bool) -> Any:
+    from provgate.store import SourceStore, default_store_path
+
+    target = Path(path) if path else default_store_path()
+    if str(target) != ":memory:" and not target.exists() and not create:
+        raise UsageError(f"store {str(target)!r} does not exist (pass --create to make a new one)",
+                         kind="missing_store", field="--store")
+    return SourceStore(str(target))
+
+
+def _cmd_check(args: argparse.Namespace) -> int:
+    from provgate.gate import Gate
+    from provgate.window import parse_edit
+
+    data = _read_input(args.edit, args.max_input_bytes)
+    edit = parse_edit(data)  # everything about the input is validated before the store is opened
+    store = _open_store(args.store, create=args.create)
+    try:
+        gate = Gate(store, policy=args.policy, retention_floor=args.retention_floor)
+        verdict = gate.check_edit(edit)
+    finally:
+        store.close()
+    sys.stdout.write(json.dumps(verdict.to_json(include_window=args.window), ensure_ascii=False, indent=2) + "\n")
+    return EXIT_OK if verdict.accepted else EXIT_REJECTED
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="provgate", description="Gate LLM-agent context edits on provenance.")
+    parser.add_argument("--version", action="version", version=f"provgate {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+
+    check = sub.add_parser("check", help="check one edit (JSON) and print the verdict",
+                           description="Check one context edit against I1-I5, P and R. Prints the verdict as "
+                           "JSON; exit 0 accepted, 1 rejected, 2 unusable input.")
+    check.add_argument("edit", metavar="EDIT.json", help="the edit in provgate.edit/1 format, or - for stdin")
+    check.add_argument("--store", metavar="PATH", default=os.environ.get("PROVGATE_STORE"),
+                       help="the durable source store (default: $PROVGATE_STORE, else the per-user default path)")
+    check.add_argument("--create", action="store_true", help="create the store if it does not exist")
+    check.add_argument("--policy", choices=("reject", "reclassify"), default="reject",
+                       help="what to do with a lossless edit that changed facts (default: reject)")
+    check.add_argument("--retention-floor", type=float, default=0.95, metavar="F",
+                       help="citation-marker retention floor per cycle (default: 0.95)")
+    check.add_argument("--window", action="store_true", help="include the window to commit in the output")
+    check.add_argument("--max-input-bytes", type=int, default=DEFAULT_MAX_INPUT_BYTES, metavar="N",
+                       help=f"refuse larger inputs (default: {DEFAULT_MAX_INPUT_BYTES})")
+    check.set_defaults(func=_cmd_check)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help(sys.stderr)
+        return EXIT_UNUSABLE
+    try:
+        return int(args.func(args))
+    except (UsageError, ProvgateError) as exc:
+        _print_error(exc)
+        return EXIT_UNUSABLE
+    except OSError as exc:
+        _print_error(UsageError(f"{exc.strerror or exc}: {exc.filename or ''}".strip(": "), kind="os_error"))
+        return EXIT_UNUSABLE
+    except Exception as exc:  # a bug must never read as "accepted" (0) or "rejected" (1)
+        _print_error(UsageError(f"internal error: {type(exc).__name__}: {exc}", kind="internal_error"))
+        return EXIT_UNUSABLE
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,1261 @@
+"""The gate: the commit point every context edit passes through.
+
+``Gate(store).check(pre, post, operator=...)`` answers whether replacing ``pre`` by ``post``
+keeps provenance, and why not (a :class:`~provgate.verdict.Verdict`); ``commit`` returns the
+window to commit or raises :class:`~provgate.errors.ProvenanceInvariantError`. The checks are
+those of ``docs/gate.md``; in short:
+
+- **structural fast path** - post blocks whose text digest equals a pre block's (or equals it
+  after the documented whitespace normalisation) are unchanged and cost a lookup;
+- **I1** every post block resolves to a handle, and every grounded span of a changed or
+  derived block occurs in the sources of its handles;
+- **I2** a lossless operator introduces no fact, and drops one only through a supersession
+  edge or an eviction record (``policy="reclassify"`` turns such an edit into a lossy one);
+- **I3** every handle the post window references resolves in the durable store;
+- **I4** two reads of one resource, or two values of one key, are never silently reduced to
+  the older one;
+- **I5** citation-marker retention per cycle stays above the floor;
+- **P** every pointer resolves byte-exactly in the store;
+- **R** pinned blocks are kept byte-identical or evicted with a record, in every pass.
+
+A ``Gate`` keeps per-session state: the cycle history (for the retention curve), the pins of
+earlier passes, and caches keyed by content digest, so re-checking a window after a one-block
+change only pays for that block.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+import time
+import uuid
+from functools import cmp_to_key
+from collections import OrderedDict
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from blake3 import blake3
+
+from provgate import digests as _digests
+from provgate._hashing import hash_buffers
+from provgate.errors import (
+    EditFormatError,
+    InvalidDigestError,
+    ProvenanceInvariantError,
+    StoreCorruptionError,
+    UnknownHandleError,
+)
+from provgate.facts import EXTRACTOR_VERSION, FactTable, Kind, extract, fingerprint_key
+from provgate.fingerprints import EMPTY, FingerprintSet
+from provgate.verdict import Verdict, Violation
+from provgate.window import (
+    LOSSLESS_OPERATORS,
+    LOSSY_OPERATORS,
+    OPERATORS,
+    Block,
+    Citation,
+    Edit,
+    Supersession,
+    Window,
+    encode_text,
+)
+
+POLICIES = ("reject", "reclassify")
+DEFAULT_RETENTION_FLOOR = 0.95
+# Evidence lists are cut here so one pathological edit cannot make a verdict of megabytes;
+# the counts in Verdict.facts stay exact.
+MAX_VIOLATIONS_PER_CHECK = 1000
+
+_KIND_CITATION = int(Kind.CITATION)
+_KIND_KV = int(Kind.KV)
+_KIND_QUOTE = int(Kind.QUOTE)
+_CACHE_VERSION = f"facts-{EXTRACTOR_VERSION}"
+
+
+def _hex(digest: bytes) -> str:
+    return "blake3:" + digest.hex()
+
+
+_TRAILING_BLANKS = re.compile(r"[ \t]+(?=\n|\Z)")
+
+
+def normalize_whitespace(text: str) -> str:
+    """The documented whitespace normalisation of the structural fast path.
+
+    Line endings become ``\\n``, trailing spaces and tabs of every line are removed, and
+    leading and trailing blank lines are dropped. Nothing inside a line changes, so no token is
+    split or joined and the grounded spans of the text keep their values.
+    """
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    return _TRAILING_BLANKS.sub("", text).strip("\n")
+
+
+# -- per-content facts ------------------------------------------------------------------------
+
+
+class _Facts:
+    """A fact table plus what the gate asks of it again and again."""
+
+    __slots__ = ("table", "n_markers", "n_facts", "_markers", "_vocab", "_pairs", "_keys", "_ground_rows",
+                 "_fact_fps", "_kv")
+
+    def __init__(self, table: FactTable) -> None:
+        self.table = table
+        kinds = table.kind
+        is_marker = kinds == _KIND_CITATION
+        self.n_markers = int(np.count_nonzero(is_marker))
+        self.n_facts = len(table) - self.n_markers
+        self._markers: tuple[str, ...] | None = None
+        self._vocab: frozenset[tuple[int, int]] | None = None
+        self._pairs: frozenset[tuple[int, int]] | None = None
+        self._keys: frozenset[tuple[int, int]] | None = None
+        self._ground_rows: np.ndarray | None = None
+        self._fact_fps: np.ndarray | None = None
+        self._kv: dict[tuple[int, int], dict[tuple[int, int], int]] | None = None
+
+    def markers(self) -> tuple[str, ...]:
+        """The handle names cited by ``[src:…]`` markers, in order of first appearance."""
+        if self._markers is None:
+            rows = np.flatnonzero(self.table.kind == _KIND_CITATION)
+            seen: dict[str, None] = {}
+            for i in rows:
+                seen.setdefault(self.table.span(int(i)).value, None)
+            self._markers = tuple(seen)
+        return self._markers
+
+    # Grounding asks "is this value in that source?" for a few dozen facts against a few
+    # sources; Python sets of exact (hi, lo) pairs answer that faster than sorted arrays, whose
+    # per-call overhead dominates at this size.
+    def vocabulary(self) -> frozenset[tuple[int, int]]:
+        """Every value this text asserts: what it can ground."""
+        if self._vocab is None:
+            fp = self.table.fp_value
+            self._vocab = frozenset(zip(fp[:, 0].tolist(), fp[:, 1].tolist()))
+        return self._vocab
+
+    def pairs(self) -> frozenset[tuple[int, int]]:
+        """Every (key, value) fact of this text."""
+        if self._pairs is None:
+            fp = self.table.fp_fact
+            self._pairs = frozenset(zip(fp[:, 0].tolist(), fp[:, 1].tolist()))
+        return self._pairs
+
+    def keys(self) -> frozenset[tuple[int, int]]:
+        """The keys this text's kv facts set (key fingerprints)."""
+        if self._keys is None:
+            t = self.table
+            fp = t.fp_key[t.kind == _KIND_KV]
+            self._keys = frozenset(zip(fp[:, 0].tolist(), fp[:, 1].tolist()))
+        return self._keys
+
+    def groundable_rows(self) -> np.ndarray:
+        """Rows that must be grounded in a source: every fact but citation markers."""
+        if self._ground_rows is None:
+            self._ground_rows = np.flatnonzero(self.table.kind != _KIND_CITATION)
+        return self._ground_rows
+
+    def fact_fps(self) -> np.ndarray:
+        """The (key, value) fingerprints of :meth:`groundable_rows`, contiguous."""
+        if self._fact_fps is None:
+            self._fact_fps = np.ascontiguousarray(self.table.fp_fact[self.groundable_rows()])
+        return self._fact_fps
+
+    def kv(self) -> dict[tuple[int, int], dict[tuple[int, int], int]]:
+        """key fingerprint -> {value fingerprint: first row} of the kv facts."""
+        if self._kv is None:
+            t = self.table
+            rows = np.flatnonzero(t.kind == _KIND_KV)
+            out: dict[tuple[int, int], dict[tuple[int, int], int]] = {}
+            keys = zip(t.fp_key[rows, 0].tolist(), t.fp_key[rows, 1].tolist())
+            vals = zip(t.fp_value[rows, 0].tolist(), t.fp_value[rows, 1].tolist())
+            for row, key, val in zip(rows.tolist(), keys, vals):
+                out.setdefault(key, {}).setdefault(val, row)
+            self._kv = out
+        return self._kv
+
+
+class _LRU:
+    """A small thread-safe LRU map with a cost budget (bytes of text cached)."""
+
+    def __init__(self, budget: int) -> None:
+        self._budget = budget
+        self._cost = 0
+        self._items: OrderedDict[Any, tuple[Any, int]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: Any) -> Any:
+        with self._lock:
+            item = self._items.get(key)
+            if item is None:
+                return None
+            self._items.move_to_end(key)
+            return item[0]
+
+    def put(self, key: Any, value: Any, cost: int) -> None:
+        with self._lock:
+            old = self._items.pop(key, None)
+            if old is not None:
+                self._cost -= old[1]
+            self._items[key] = (value, cost)
+            self._cost += cost
+            while self._cost > self._budget and len(self._items) > 1:
+                _, (_, c) = self._items.popitem(last=False)
+                self._cost -= c
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+
+# -- one check --------------------------------------------------------------------------------
+
+
+@dataclass
+class _Side:
+    """The blocks of one window with their digests and facts."""
+
+    window: Window
+    digests: list[bytes]
+    facts: list[_Facts] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class CycleRecord:
+    """One gated edit of a session, for the retention curve and the report."""
+
+    cycle: int
+    operator: str
+    accepted: bool
+    classification: str
+    retention: float | None
+    cumulative_retention: float | None
+    violations: dict[str, int]
+    check_ms: float
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "cycle": self.cycle,
+            "operator": self.operator,
+            "accepted": self.accepted,
+            "classification": self.classification,
+            "retention": self.retention,
+            "cumulative_retention": self.cumulative_retention,
+            "violations": dict(self.violations),
+            "check_ms": round(self.check_ms, 4),
+        }
+
+
+class Gate:
+    """The provenance gate for one agent session over one durable store.
+
+    Thread-safe: checks may run from several threads; session state (cycle history, pins) is
+    updated under a lock in the order checks finish.
+    """
+
+    def __init__(
+        self,
+        store: Any,
+        *,
+        policy: str = "reject",
+        retention_floor: float = DEFAULT_RETENTION_FLOOR,
+        audit: bool = True,
+        session: str | None = None,
+        cache_bytes: int = 256 << 20,
+    ) -> None:
+        _check_policy(policy)
+        if session is not None and (not isinstance(session, str) or not session or len(session) > 256):
+            raise ValueError("session must be a non-empty str of at most 256 characters")
+        # groups this gate's cycles in the audit log, for the session report
+        self.session = session or uuid.uuid4().hex
+        _check_floor(retention_floor)
+        self.store = store
+        self.policy = policy
+        self.retention_floor = float(retention_floor)
+        self.audit = audit
+        self._text_digest = _LRU(cache_bytes)
+        self._facts = _LRU(cache_bytes)
+        self._source_bytes = _LRU(cache_bytes)
+        self._handle_digest: dict[str, str] = {}  # handles are immutable: a hit never goes stale
+        self._marker_handles: dict[str, tuple[str, ...]] = {}
+        self._pre_sets = _LRU(64)
+        self._lock = threading.Lock()
+        self._history: list[CycleRecord] = []
+        self._pinned_handles: set[str] = set()
+        self._pinned_ids: set[str] = set()  # pinned blocks without a handle
+        self._cumulative: float | None = None
+
+    # -- public API ---------------------------------------------------------------------------
+
+    @property
+    def history(self) -> list[CycleRecord]:
+        with self._lock:
+            return list(self._history)
+
+    def check(
+        self,
+        pre: Window | Iterable[Block | Mapping[str, Any]],
+        post: Window | Iterable[Block | Mapping[str, Any]],
+        *,
+        operator: str,
+        supersedes: Iterable[Supersession | Mapping[str, Any] | tuple[str, str]] = (),
+        evicted: Iterable[str] = (),
+        pointers: Iterable[Citation | Mapping[str, Any]] = (),
+        policy: str | None = None,
+        retention_floor: float | None = None,
+    ) -> Verdict:
+        """Judge one edit; append the verdict to the audit log; never raise for a bad edit."""
+        edit = _coerce_edit(operator, pre, post, supersedes, evicted, pointers)
+        return self.check_edit(edit, policy=policy, retention_floor=retention_floor)
+
+    def check_edit(self, edit: Edit, *, policy: str | None = None, retention_floor: float | None = None) -> Verdict:
+        policy = self.policy if policy is None else policy
+        floor = self.retention_floor if retention_floor is None else retention_floor
+        _check_policy(policy)
+        _check_floor(floor)
+        with self._lock:
+            pinned_handles = set(self._pinned_handles)
+            pinned_ids = set(self._pinned_ids)
+            cycle = len(self._history) + 1
+        run = _Check(self, edit, floor, pinned_handles, pinned_ids)
+        if edit.sources:
+            # Unusable input must leave the store untouched: validate the whole edit (block
+            # texts are encoded while hashing) and every source before the first put.
+            run.prepare()
+            self._ingest(edit.sources)
+        started = time.perf_counter()
+        verdict = run.run(policy, cycle)
+        total_ms = (time.perf_counter() - started) * 1e3
+        verdict.timings_ms["total"] = total_ms
+        self._record(edit, verdict, run, total_ms)
+        if self.audit:
+            t0 = time.perf_counter()
+            self._append_audit(edit, verdict, run)
+            verdict.timings_ms["audit"] = (time.perf_counter() - t0) * 1e3
+        return verdict
+
+    def commit(self, pre: Any, post: Any, *, operator: str, **kwargs: Any) -> Window:
+        """The window to commit, or ``ProvenanceInvariantError`` carrying the verdict."""
+        verdict = self.check(pre, post, operator=operator, **kwargs)
+        if not verdict.accepted:
+            raise ProvenanceInvariantError(f"edit rejected by provgate: {verdict.summary()}", verdict=verdict)
+        return verdict.window
+
+    def commit_edit(self, edit: Edit, **kwargs: Any) -> Window:
+        verdict = self.check_edit(edit, **kwargs)
+        if not verdict.accepted:
+            raise ProvenanceInvariantError(f"edit rejected by provgate: {verdict.summary()}", verdict=verdict)
+        return verdict.window
+
+    def _ingest(self, sources: Mapping[str, str]) -> None:
+        """Put an edit's inline sources; all-or-nothing with respect to bad input."""
+        new: list[tuple[str, str]] = []
+        for handle, text in sources.items():
+            data = encode_text(text, f"sources[{handle!r}]")
+            known = self.handle_digest(handle)
+            if known is None:
+                new.append((handle, text))
+            elif not _digests.digests_equal(known, _digests.compute_digest(data)):
+                raise EditFormatError(
+                    f"sources[{handle!r}]: the store already holds different content for this handle "
+                    f"({known}); handles are immutable", field=f"sources[{handle!r}]")
+        for handle, text in new:
+            self.store.put(handle, text)
+
+    # -- session state --------------------------------------------------------------------------
+
+    def _record(self, edit: Edit, verdict: Verdict, run: _Check, total_ms: float) -> None:
+        with self._lock:
+            if verdict.accepted:
+                # Pins are sticky: once a pass has seen a block pinned, every later pass
+                # protects it, even if a compactor forgets the flag.
+                for b in (*run.pre.window, *verdict.window):
+                    if b.pinned:
+                        if b.handles:
+                            self._pinned_handles.update(b.handles)
+                        else:
+                            self._pinned_ids.add(b.id)
+                if verdict.retention is not None:
+                    self._cumulative = (1.0 if self._cumulative is None else self._cumulative) * verdict.retention
+            self._history.append(
+                CycleRecord(
+                    cycle=verdict.cycle,
+                    operator=edit.operator,
+                    accepted=verdict.accepted,
+                    classification=verdict.classification,
+                    retention=verdict.retention,
+                    cumulative_retention=self._cumulative,
+                    violations=verdict.by_invariant(),
+                    check_ms=total_ms,
+                )
+            )
+
+    def _append_audit(self, edit: Edit, verdict: Verdict, run: _Check) -> None:
+        record = verdict.to_json()
+        record["session"] = self.session
+        record["evicted_handles"] = len(edit.evicted)
+        record["pre_digest"] = run.window_digest(run.pre)
+        record["post_digest"] = run.window_digest(run.post)
+        record["ts"] = time.time()
+        record["blocks"] = {"pre": len(edit.pre), "post": len(edit.post)}
+        object.__setattr__(verdict, "pre_digest", record["pre_digest"])
+        object.__setattr__(verdict, "post_digest", record["post_digest"])
+        self.store.append_audit(record)
+
+    # -- caches shared by checks ----------------------------------------------------------------
+
+    def digests(self, window: Window, path: str, pending: dict[bytes, bytes]) -> list[bytes]:
+        out: list[bytes | None] = []
+        missing: list[int] = []
+        for i, block in enumerate(window):
+            d = self._text_digest.get(block.text)
+            out.append(d)
+            if d is None:
+                missing.append(i)
+        if missing:
+            encoded = [encode_text(window[i].text, f"{path}[{i}].text") for i in missing]
+            hashed = hash_buffers(encoded)
+            for k, i in enumerate(missing):
+                d = hashed[k].tobytes()
+                out[i] = d
+                self._text_digest.put(window[i].text, d, len(encoded[k]) + 64)
+                pending[d] = encoded[k]  # this check extracts from these bytes, no second encode
+        return out  # type: ignore[return-value]
+
+    def facts_for(self, digest: bytes, block: Block, pending: dict[bytes, bytes]) -> _Facts:
+        cached = self._facts.get(digest)
+        if cached is not None:
+            return cached
+        table = self._source_table_for(digest, block)
+        if table is None:
+            data = pending.get(digest)
+            if data is None:
+                data = block.text.encode("utf-8")
+            table = extract(data)
+        info = _Facts(table)
+        self._facts.put(digest, info, len(table.data) + 64 * len(table) + 64)
+        return info
+
+    def _source_table_for(self, digest: bytes, block: Block) -> FactTable | None:
+        """A primary block whose text is exactly one of its sources reuses that source's
+        fact table from the store's durable cache instead of scanning again."""
+        hexdigest = _hex(digest)
+        for handle in block.handles:
+            if self.handle_digest(handle) == hexdigest:
+                return self._cached_source_table(hexdigest, lambda: self.source_bytes(handle))
+        return None
+
+    def _cached_source_table(self, hexdigest: str, data: Any) -> FactTable:
+        blob = self.store.get_cached_facts(hexdigest, _CACHE_VERSION)
+        raw = data()
+        if blob is not None:
+            try:
+                return FactTable.from_bytes(blob, raw)
+            except ValueError:
+                pass  # a damaged cache entry is recomputed and overwritten, never trusted
+        table = extract(raw)
+        self.store.put_cached_facts(hexdigest, _CACHE_VERSION, table.to_bytes())
+        return table
+
+    def handle_digest(self, handle: str) -> str | None:
+        d = self._handle_digest.get(handle)
+        if d is None:
+            try:
+                d = self.store.digest(handle)
+            except UnknownHandleError:
+                return None
+            self._handle_digest[handle] = d
+        return d
+
+    def source_bytes(self, handle: str) -> bytes:
+        data = self._source_bytes.get(handle)
+        if data is None:
+            data = self.store.get_bytes(handle)
+            self._source_bytes.put(handle, data, len(data) + 64)
+        return data
+
+    def source_facts(self, handle: str) -> _Facts | None:
+        digest = self.handle_digest(handle)
+        if digest is None:
+            return None
+        key = bytes.fromhex(digest.split(":", 1)[1])
+        cached = self._facts.get(key)
+        if cached is not None:
+            return cached
+        table = self._cached_source_table(digest, lambda: self.source_bytes(handle))
+        info = _Facts(table)
+        self._facts.put(key, info, len(table.data) + 64 * len(table) + 64)
+        return info
+
+    def marker_handles(self, name: str) -> tuple[str, ...]:
+        """The stored handles a ``[src:NAME]`` marker cites.
+
+        ``NAME`` is a handle when it is stored under exactly that name (``[src:tool:call_8]``);
+        otherwise it is a handle's name without its kind prefix (``[src:call_8]`` cites
+        ``tool:call_8``). More than one match is ambiguous and resolves to all of them, so I3
+        can report it.
+        """
+        cached = self._marker_handles.get(name)
+        if cached is not None:
+            return cached
+        if self.handle_digest(name) is not None:
+            found: tuple[str, ...] = (name,)
+        else:
+            found = tuple(self.store.handles_named(name))
+        if found:
+            self._marker_handles[name] = found
+        return found
+
+
+def _check_policy(policy: str) -> None:
+    if policy not in POLICIES:
+        raise ValueError(f"policy must be one of {POLICIES}, got {policy!r}")
+
+
+def _check_floor(floor: float) -> None:
+    if isinstance(floor, bool) or not isinstance(floor, (int, float)) or not (0.0 <= floor <= 1.0):
+        raise ValueError(f"retention_floor must be a number in [0, 1], got {floor!r}")
+
+
+def _coerce_edit(operator: Any, pre: Any, post: Any, supersedes: Any, evicted: Any, pointers: Any) -> Edit:
+    if operator not in OPERATORS:
+        raise EditFormatError(f"operator: unknown operator {operator!r}; expected one of {sorted(OPERATORS)}", field="operator")
+    edges = []
+    for i, s in enumerate(supersedes):
+        if isinstance(s, Supersession):
+            edges.append(s)
+        elif isinstance(s, tuple) and len(s) == 2:
+            edges.append(Supersession.from_json({"block": s[0], "handle": s[1]}, f"supersedes[{i}]"))
+        else:
+            edges.append(Supersession.from_json(s, f"supersedes[{i}]"))
+    cites = [p if isinstance(p, Citation) else Citation.from_json(p, f"pointers[{i}]") for i, p in enumerate(pointers)]
+    if isinstance(evicted, str):
+        raise EditFormatError("evicted: expected an array of handles, got a string", field="evicted")
+    ev = Edit.from_json({"operator": operator, "pre": [], "post": [], "evicted": list(evicted)}).evicted
+    return Edit(
+        operator=operator,
+        pre=Window.coerce(pre, "pre"),
+        post=Window.coerce(post, "post"),
+        evicted=ev,
+        supersedes=tuple(edges),
+        pointers=tuple(cites),
+    )
+
+
+class _Check:
+    """The state of one check: built in phases, each timed."""
+
+    def __init__(self, gate: Gate, edit: Edit, floor: float, pinned_handles: set[str], pinned_ids: set[str]) -> None:
+        self.gate = gate
+        self.store = gate.store
+        self.edit = edit
+        self.floor = floor
+        self.pinned_handles = pinned_handles
+        self.pinned_ids = pinned_ids
+        self.violations: list[Violation] = []
+        self.dropped_violations = 0
+        self.timings: dict[str, float] = {}
+        self.counts = {"pre": 0, "post": 0, "introduced": 0, "dropped": 0, "superseded": 0, "evicted": 0}
+        self.retention: float | None = None
+
+    # -- bookkeeping ----------------------------------------------------------------------------
+
+    def violate(self, invariant: str, message: str, **fields: Any) -> None:
+        if len(self.violations) >= MAX_VIOLATIONS_PER_CHECK:
+            self.dropped_violations += 1
+            return
+        self.violations.append(Violation(invariant, message, **fields))
+
+    def _timed(self, name: str, fn: Any) -> None:
+        t0 = time.perf_counter()
+        fn()
+        self.timings[name] = (time.perf_counter() - t0) * 1e3
+
+    def window_digest(self, side: _Side) -> str:
+        """Digest of a window: block texts by digest, plus every block's metadata."""
+        h = blake3()
+        for block, d in zip(side.window, side.digests):
+            h.update(d)
+            meta = "\x1f".join(
+                [block.id, block.role, ",".join(block.handles), str(block.derived),
+                 ",".join(block.derived_from), str(block.pinned), repr(block.ts), block.resource or ""]
+            )
+            h.update(meta.encode("utf-8", "surrogatepass"))
+            h.update(b"\x1e")
+        return "blake3:" + h.hexdigest()
+
+    # -- the phases -----------------------------------------------------------------------------
+
+    def run(self, policy: str, cycle: int) -> Verdict:
+        edit = self.edit
+        self._run_phases()
+        classification, accepted, window, reclassified = self._classify(policy)
+        return Verdict(
+            accepted=accepted,
+            classification=classification,
+            operator=edit.operator,
+            violations=tuple(self.violations),
+            facts=dict(self.counts, violations_omitted=self.dropped_violations),
+            retention=self.retention,
+            cycle=cycle,
+            timings_ms=self.timings,
+            window=window,
+            reclassified=reclassified,
+        )
+
+    def prepare(self) -> None:
+        """Hash (and so validate) both windows ahead of the timed run."""
+        self._timed("hash", self._hash)
+
+    def _run_phases(self) -> None:
+        lossless = self.edit.operator in LOSSLESS_OPERATORS or self.edit.operator == "evict"
+        if not hasattr(self, "pre"):
+            self._timed("hash", self._hash)
+        self._timed("structure", self._structure)
+        self._timed("facts", self._load_facts)
+        self._timed("I3", self._check_handles)
+        self._timed("I1", self._check_grounding)
+        self._timed("I2", self._check_purity if lossless else self._check_reachability)
+        self._timed("I4", self._check_freshness)
+        self._timed("I5", self._check_retention)
+        self._timed("P", self._check_pointers)
+        self._timed("R", self._check_pins)
+        self.pending = {}
+
+    def _hash(self) -> None:
+        self.pending: dict[bytes, bytes] = {}
+        self.pre = _Side(self.edit.pre, self.gate.digests(self.edit.pre, "pre", self.pending))
+        self.post = _Side(self.edit.post, self.gate.digests(self.edit.post, "post", self.pending))
+
+    def _structure(self) -> None:
+        """Match post blocks to pre blocks by digest; what is left over changed."""
+        pre, post = self.pre, self.post
+        by_digest: dict[bytes, list[int]] = {}
+        for i, d in enumerate(pre.digests):
+            by_digest.setdefault(d, []).append(i)
+        self.match: list[int | None] = [None] * len(post.window)  # post index -> pre index
+        used = [False] * len(pre.window)
+        pending: list[int] = []
+        for j, d in enumerate(post.digests):
+            cands = by_digest.get(d)
+            if not cands:
+                pending.append(j)
+                continue
+            pid = post.window[j].id
+            pick = next((i for i in cands if not used[i] and pre.window[i].id == pid), None)
+            if pick is None:
+                pick = next((i for i in cands if not used[i]), cands[0])
+            used[pick] = True
+            self.match[j] = pick
+        # whitespace-only edits of the remaining blocks are structural too
+        self.ws_matched: set[int] = set()
+        leftover_pre = [i for i, u in enumerate(used) if not u]
+        if pending and leftover_pre:
+            norm_pre: dict[str, list[int]] = {}
+            for i in leftover_pre:
+                norm_pre.setdefault(normalize_whitespace(pre.window[i].text), []).append(i)
+            for j in pending:
+                cands = norm_pre.get(normalize_whitespace(post.window[j].text))
+                if cands:
+                    pick = next((i for i in cands if not used[i]), None)
+                    if pick is not None:
+                        used[pick] = True
+                        self.match[j] = pick
+                        self.ws_matched.add(j)
+        self.changed = [j for j, m in enumerate(self.match) if m is None]
+        self.removed = [i for i, u in enumerate(used) if not u]
+        # dropped byte-identical duplicates are not "removed" content: their text survives
+        post_digests = set(post.digests)
+        self.removed_content = [i for i in self.removed if pre.digests[i] not in post_digests]
+        self.pre_id = {b.id: i for i, b in enumerate(pre.window)}
+
+    def _load_facts(self) -> None:
+        gate = self.gate
+        for side in (self.pre, self.post):
+            side.facts = [gate.facts_for(d, b, self.pending) for b, d in zip(side.window, side.digests)]
+        # a whitespace-matched post block inherits the facts of its pre block, by definition
+        for j in self.ws_matched:
+            self.post.facts[j] = self.pre.facts[self.match[j]]  # type: ignore[index]
+        self.counts["pre"] = sum(f.n_facts for f in self.pre.facts)
+        self.counts["post"] = sum(f.n_facts for f in self.post.facts)
+
+    # I3 --------------------------------------------------------------------------------------
+
+    def _check_handles(self) -> None:
+        """Every handle the post window references resolves in the durable store."""
+        gate = self.gate
+        edit = self.edit
+        self.block_markers: list[tuple[str, ...]] = []  # post index -> cited handles
+        refs: dict[str, tuple[str, str, str | None]] = {}  # handle -> (how, block, marker)
+
+        def ref(handle: str, how: str, block: str | None, marker: str | None = None) -> None:
+            refs.setdefault(handle, (how, block or "", marker))
+
+        for block, facts in zip(edit.post, self.post.facts):
+            for h in block.handles:
+                ref(h, "handles", block.id)
+            for h in block.derived_from:
+                ref(h, "derived_from", block.id)
+            cited: list[str] = []
+            for name in facts.markers():
+                found = gate.marker_handles(name)
+                if not found:
+                    self.violate("I3", f"block {block.id!r} cites [src:{name}], which names no handle in the durable store",
+                                 block=block.id, handle=name, key="citation", value=name,
+                                 evidence={"marker": f"[src:{name}]"})
+                elif len(found) > 1:
+                    self.violate("I3", f"block {block.id!r} cites [src:{name}], which is ambiguous: {list(found)}",
+                                 block=block.id, handle=name, key="citation", value=name,
+                                 evidence={"marker": f"[src:{name}]", "candidates": list(found)})
+                else:
+                    cited.append(found[0])
+            self.block_markers.append(tuple(cited))
+        for s in edit.supersedes:
+            ref(s.handle, "supersedes", s.block)
+        for p in edit.pointers:
+            ref(p.handle, "pointers", p.block)
+        post_ids = {b.id for b in edit.post}
+        for e in edit.evicted:
+            if e in self.pre_id and e not in post_ids and not edit.pre[self.pre_id[e]].handles and gate.handle_digest(e) is None:
+                continue  # an eviction record naming a handle-less pre block by id
+            ref(e, "evicted", None)
+        for handle, (how, block, _) in refs.items():
+            if gate.handle_digest(handle) is None:
+                where = f"block {block!r} ({how})" if block else how
+                self.violate("I3", f"{where} references {handle!r}, which does not resolve in the durable store",
+                             block=block or None, handle=handle, evidence={"field": how})
+
+    # I1 --------------------------------------------------------------------------------------
+
+    def _check_grounding(self) -> None:
+        """Every post block resolves to a handle; changed and derived blocks are grounded."""
+        edit = self.edit
+        gate = self.gate
+        lossy = edit.operator in LOSSY_OPERATORS
+        self.metadata_changed: list[int] = []
+        for j, block in enumerate(edit.post):
+            m = self.match[j]
+            changed = m is None
+            # A block's pre version is part of its provenance: an unchanged assistant turn needs
+            # no handle, and a rewritten turn may restate what its pre version (same id) said.
+            pre_block = edit.pre[m] if m is not None else None
+            if pre_block is None and block.id in self.pre_id:
+                pre_block = edit.pre[self.pre_id[block.id]]
+            own = block.provenance
+            cited = self.block_markers[j]
+            if changed and lossy and not block.derived:
+                self.violate("I1", f"block {block.id!r} is new output of the lossy operator {edit.operator!r} "
+                             "but is not tagged derived", block=block.id, evidence={"operator": edit.operator})
+            if block.derived and not block.derived_from:
+                self.violate("I1", f"derived block {block.id!r} names no derived_from handle", block=block.id)
+                continue
+            if not changed:
+                if pre_block.provenance and not own:  # type: ignore[union-attr]
+                    self.violate("I1", f"block {block.id!r} lost its last handle (pre had "
+                                 f"{list(pre_block.provenance)})", block=block.id,  # type: ignore[union-attr]
+                                 evidence={"pre_handles": list(pre_block.provenance)})  # type: ignore[union-attr]
+                    continue
+                if set(own) == set(pre_block.provenance) and block.derived == pre_block.derived:  # type: ignore[union-attr]
+                    continue  # unchanged text, unchanged provenance: grounded as before
+                self.metadata_changed.append(j)
+            elif not own and not cited and pre_block is None:
+                self.violate("I1", f"block {block.id!r} resolves to no handle: no handles, no derived_from, "
+                             "no [src:…] marker and no pre version", block=block.id)
+                continue
+            handles = [h for h in dict.fromkeys(own + cited) if gate.handle_digest(h) is not None]
+            texts: list[_Facts] = [f for f in (gate.source_facts(h) for h in handles) if f is not None]
+            if pre_block is not None and not block.derived:
+                texts.append(self.pre.facts[self.pre_id[pre_block.id]])
+            self._ground_block(j, block, handles, texts)
+
+    def _ground_block(self, j: int, block: Block, handles: list[str], texts: list[_Facts]) -> None:
+        """Each fact of the block must occur in one of ``texts``: a kv fact as the same
+        (key, value) pair, any other fact as a value (or a kv key) those texts assert, or else
+        literally, at token boundaries, in the source bytes."""
+        facts = self.post.facts[j]
+        rows = facts.groundable_rows()
+        if rows.size == 0:
+            return
+        t = facts.table
+        kinds = t.kind[rows].tolist()
+        values = list(zip(t.fp_value[rows, 0].tolist(), t.fp_value[rows, 1].tolist()))
+        pairs = list(zip(t.fp_fact[rows, 0].tolist(), t.fp_fact[rows, 1].tolist()))
+        missing: list[int] = []
+        for k, kind in enumerate(kinds):
+            if kind == _KIND_KV:
+                if not any(pairs[k] in x.pairs() for x in texts):
+                    missing.append(k)
+            elif not any(values[k] in x.vocabulary() for x in texts):
+                missing.append(k)
+        if not missing:
+            return
+        sources: list[bytes] | None = None
+        for k in missing:
+            span = t.span(int(rows[k]))
+            if span.kind != Kind.KV:
+                as_key = fingerprint_key(Kind.KV, span.value)
+                key = (int(as_key[0]), int(as_key[1]))
+                if any(key in x.keys() for x in texts):
+                    continue  # an identifier restating a config key the source sets
+            if sources is None:
+                sources = [self.gate.source_bytes(h) for h in handles]
+            needle = (span.value if span.kind == Kind.QUOTE else span.text).encode("utf-8")
+            if any(_occurs_at_boundary(src, needle) for src in sources):
+                continue
+            self.violate(
+                "I1",
+                f"block {block.id!r} asserts {span.kind.name.lower()} {span.text!r}, which occurs in none of its "
+                f"sources {handles}",
+                block=block.id, key=span.key, value=span.value,
+                evidence={"span": [span.start, span.end], "text": span.text, "searched": handles},
+            )
+
+    # I2 --------------------------------------------------------------------------------------
+
+    def _fact_rows(self, side: _Side, indices: list[int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Concatenated fact fingerprints of some blocks, with the block and row of each."""
+        fps, owners, rows = [], [], []
+        for i in indices:
+            f = side.facts[i]
+            r = f.groundable_rows()
+            if r.size:
+                fps.append(f.fact_fps())
+                owners.append(np.full(r.size, i, dtype=np.int64))
+                rows.append(r)
+        if not fps:
+            e = np.empty(0, dtype=np.int64)
+            return EMPTY, e, e
+        return np.concatenate(fps), np.concatenate(owners), np.concatenate(rows)
+
+    def _pre_set(self) -> FingerprintSet:
+        key = tuple(self.pre.digests)
+        cached = self.gate._pre_sets.get(key)
+        if cached is None:
+            fps = [f.fact_fps() for f in self.pre.facts]
+            cached = FingerprintSet(np.concatenate(fps) if fps else EMPTY)
+            self.gate._pre_sets.put(key, cached, 1)
+        return cached
+
+    def _check_purity(self) -> None:
+        """Lossless operators: no fact introduced; a fact dropped only with a record."""
+        edit = self.edit
+        if edit.operator == "evict":
+            for j in self.changed:
+                b = edit.post[j]
+                self.violate("I2", f"evict may only remove whole blocks, but block {b.id!r} is new or changed",
+                             block=b.id, evidence={"operator": "evict"})
+        if not self.changed and not self.removed_content:
+            self._check_handle_drops("I2")
+            return
+        pre_set = self._pre_set()
+        a_fp, a_owner, a_row = self._fact_rows(self.post, self.changed)
+        d_fp, d_owner, d_row = self._fact_rows(self.pre, self.removed_content + [i for i in self.removed if i not in self.removed_content])
+        # introduced: facts of changed post blocks that pre never had
+        present, _ = pre_set.lookup(a_fp)
+        intro = np.flatnonzero(~present)
+        if intro.size:
+            seen = FingerprintSet(a_fp[intro])
+            self.counts["introduced"] = len(seen)
+            reported: set[bytes] = set()
+            for k in intro:
+                key = a_fp[k].tobytes()
+                if key in reported:
+                    continue
+                reported.add(key)
+                b = edit.post[int(a_owner[k])]
+                span = self.post.facts[int(a_owner[k])].table.span(int(a_row[k]))
+                self.violate("I2", f"{edit.operator} introduced {span.key}={span.value!r} in block {b.id!r}, "
+                             "a fact the pre window does not have", block=b.id, key=span.key, value=span.value,
+                             evidence={"span": [span.start, span.end], "text": span.text, "change": "introduced"})
+        # dropped: facts of removed pre blocks that survive neither in changed post blocks nor in
+        # the unchanged rest (their count in pre equals their count among the removed blocks)
+        if d_fp.shape[0]:
+            in_a = FingerprintSet(a_fp).contains(d_fp) if a_fp.shape[0] else np.zeros(d_fp.shape[0], dtype=bool)
+            d_set = FingerprintSet(d_fp)
+            _, d_counts = d_set.lookup(d_fp)
+            _, pre_counts = pre_set.lookup(d_fp)
+            gone = np.flatnonzero(~in_a & (d_counts == pre_counts))
+            self._account_drops(d_fp, d_owner, d_row, gone)
+        self._check_handle_drops("I2")
+
+    def _covering(self) -> tuple[set[str], dict[str, str]]:
+        evicted = set(self.edit.evicted)
+        superseded = {s.handle: s.block for s in self.edit.supersedes}
+        return evicted, superseded
+
+    def _account_drops(self, d_fp: np.ndarray, d_owner: np.ndarray, d_row: np.ndarray, gone: np.ndarray) -> None:
+        """Count dropped facts as evicted, superseded or unaccounted (a violation each).
+
+        A fact is covered when ANY removed pre block that held it was evicted (by handle or,
+        for a block without handles, by id) or superseded."""
+        edit = self.edit
+        if gone.size == 0:
+            return
+        evicted, superseded = self._covering()
+        how = np.zeros(len(edit.pre), dtype=np.int8)  # 0 none, 1 evicted, 2 superseded
+        for i in np.unique(d_owner[gone]).tolist():
+            b = edit.pre[i]
+            refs = b.handles + b.derived_from
+            if b.id in evicted or any(h in evicted for h in refs):
+                how[i] = 1
+            elif any(h in superseded for h in refs):
+                how[i] = 2
+        fact_how = how[d_owner[gone]]
+        gone_set = FingerprintSet(d_fp[gone])
+        ev_set = FingerprintSet(d_fp[gone[fact_how == 1]])
+        covered = FingerprintSet(d_fp[gone[fact_how > 0]])
+        self.counts["evicted"] += len(ev_set)
+        self.counts["superseded"] += len(covered) - len(ev_set)
+        uncovered = gone[~covered.contains(d_fp[gone])] if len(covered) else gone
+        self.counts["dropped"] += len(gone_set) - len(covered)
+        reported: set[bytes] = set()
+        for k in uncovered.tolist():
+            key = d_fp[k].tobytes()
+            if key in reported:
+                continue
+            reported.add(key)
+            b = edit.pre[int(d_owner[k])]
+            span = self.pre.facts[int(d_owner[k])].table.span(int(d_row[k]))
+            self.violate("I2", f"{edit.operator} dropped {span.key}={span.value!r} (block {b.id!r}) with neither an "
+                         "eviction record nor a supersession edge", block=b.id, handle=(b.handles or (None,))[0],
+                         key=span.key, value=span.value,
+                         evidence={"span": [span.start, span.end], "text": span.text, "change": "dropped"})
+
+    def _check_handle_drops(self, invariant: str) -> None:
+        """A handle that leaves the window must leave with a record (eviction, supersession) or,
+        after a lossy operator, stay reachable through a derived block's derived_from."""
+        edit = self.edit
+        pre_handles: dict[str, str] = {}
+        for b in edit.pre:
+            for h in b.handles + b.derived_from:
+                pre_handles.setdefault(h, b.id)
+        post_handles = {h for b in edit.post for h in b.handles + b.derived_from}
+        for cited in self.block_markers:
+            post_handles.update(cited)
+        evicted, superseded = self._covering()
+        for h, bid in pre_handles.items():
+            if h in post_handles or h in evicted or h in superseded or bid in evicted:
+                continue
+            self.violate(invariant, f"{edit.operator} removed every reference to {h!r} (block {bid!r}) without an "
+                         "eviction record or supersession edge", block=bid, handle=h,
+                         evidence={"change": "handle dropped"})
+
+    def _check_reachability(self) -> None:
+        """Lossy operators may lose text, never the way back to it (I1 for what they drop)."""
+        self._check_handle_drops("I1")
+
+    # I4 --------------------------------------------------------------------------------------
+
+    def _newer(self, a: int, b: int) -> bool:
+        """Is pre block ``a`` newer than pre block ``b`` (by ts when both have one, else order)?"""
+        ta, tb = self.edit.pre[a].ts, self.edit.pre[b].ts
+        if ta is not None and tb is not None and ta != tb:
+            return ta > tb
+        return a > b
+
+    def _check_freshness(self) -> None:
+        edit = self.edit
+        kept_pre = {m for m in self.match if m is not None}
+        evicted, superseded = self._covering()
+        derived_refs = {h for b in edit.post if b.derived for h in b.derived_from}
+        # supersession edges must point forwards in time
+        post_ids = {b.id: j for j, b in enumerate(edit.post)}
+        handle_block = {h: i for i, b in enumerate(edit.pre) for h in b.handles}
+        for s in edit.supersedes:
+            j = post_ids.get(s.block)
+            if j is None:
+                self.violate("I4", f"supersession edge names block {s.block!r}, which is not in the post window",
+                             block=s.block, handle=s.handle)
+                continue
+            older = handle_block.get(s.handle)
+            newer = self.match[j]
+            if older is not None and newer is not None and older != newer and self._newer(older, newer):
+                self.violate("I4", f"supersession edge goes backwards: block {s.block!r} is older than {s.handle!r}",
+                             block=s.block, handle=s.handle,
+                             evidence={"older": edit.pre[newer].id, "newer": edit.pre[older].id})
+        # two reads of one resource
+        groups: dict[str, list[int]] = {}
+        for i, b in enumerate(edit.pre):
+            if b.resource is not None:
+                groups.setdefault(b.resource, []).append(i)
+        for resource, reads in groups.items():
+            if len({self.pre.digests[i] for i in reads}) >= 2:
+                self._check_reads(resource, reads, kept_pre, evicted, superseded, derived_refs)
+
+
+    def _check_reads(self, resource: str, reads: list[int], kept_pre: set[int], evicted: set[str],
+                     superseded: dict[str, str], derived_refs: set[str]) -> None:
+        """Two or more different reads of one resource: never reduce them to an older one."""
+        edit = self.edit
+        newest = max(reads, key=cmp_to_key(lambda a, b: 1 if self._newer(a, b) else -1))
+        newest_digest = self.pre.digests[newest]
+        # the newest read survives verbatim, or rewritten in place (same id or its handles),
+        # where I1 and I2 check the rewrite; a block that is an OLDER read's bytes does not count
+        # even when it claims the newer handle
+        newest_kept = any(self.pre.digests[m] == newest_digest for m in kept_pre) or any(
+            self.match[j] is None and (b.id == edit.pre[newest].id or set(edit.pre[newest].handles) & set(b.provenance))
+            for j, b in enumerate(edit.post)
+        )
+        older = [i for i in reads if self.pre.digests[i] != newest_digest]
+        older_kept = [i for i in older if i in kept_pre]
+        if not newest_kept and older_kept:
+            claim = [edit.post[j].id for j, m in enumerate(self.match) if m in older_kept
+                     and set(edit.pre[newest].handles) & set(edit.post[j].handles)]
+            how = f"; block {claim[0]!r} carries the newer read's handle but the older read's text" if claim else ""
+            self.violate("I4", f"silent merge: the older read of {resource!r} is kept and the newer read "
+                         f"{edit.pre[newest].id!r} is gone{how}",
+                         block=edit.pre[older_kept[0]].id, handle=(edit.pre[newest].handles or (None,))[0],
+                         key="resource", value=resource,
+                         evidence={"kept": [edit.pre[i].id for i in older_kept], "newest": edit.pre[newest].id})
+            return
+        for i in older:
+            if i in kept_pre:
+                continue
+            hs = edit.pre[i].handles
+            if edit.pre[i].id in evicted or any(h in superseded or h in evicted or h in derived_refs for h in hs):
+                continue
+            self.violate("I4", f"the older read {edit.pre[i].id!r} of {resource!r} was dropped without a "
+                         "supersession edge or an eviction record", block=edit.pre[i].id,
+                         handle=(hs or (None,))[0], key="resource", value=resource)
+        self._check_stale_values(resource, reads, newest)
+
+    def _check_stale_values(self, resource: str, reads: list[int], newest: int) -> None:
+        """A key whose value changed between reads: the window may not end up asserting only
+        an older value (a summary or rewrite that restates the stale one)."""
+        edit = self.edit
+        newest_kv = self.pre.facts[newest].kv()
+        older_kv: dict[tuple[int, int], dict[tuple[int, int], int]] = {}
+        older_owner: dict[tuple[tuple[int, int], tuple[int, int]], int] = {}
+        for i in reads:
+            if i == newest or self.pre.digests[i] == self.pre.digests[newest]:
+                continue
+            for key, vals in self.pre.facts[i].kv().items():
+                if key not in newest_kv:
+                    continue  # the newer read does not cover this key (another part of the file)
+                for v, row in vals.items():
+                    if v not in newest_kv[key]:
+                        older_kv.setdefault(key, {})[v] = row
+                        older_owner.setdefault((key, v), i)
+        if not older_kv:
+            return
+        handles = {h for i in reads for h in edit.pre[i].handles}
+        post_kv: dict[tuple[int, int], set[tuple[int, int]]] = {}
+        for j in self._post_blocks_touching(resource, handles):
+            for key, vals in self.post.facts[j].kv().items():
+                if key in older_kv:
+                    post_kv.setdefault(key, set()).update(vals)
+        for key, stale in older_kv.items():
+            present = post_kv.get(key, set())
+            if present & newest_kv[key].keys() or not present & stale.keys():
+                continue
+            v = next(v for v in stale if v in present)
+            owner = older_owner[(key, v)]
+            old_span = self.pre.facts[owner].table.span(stale[v])
+            new_span = self.pre.facts[newest].table.span(next(iter(newest_kv[key].values())))
+            self.violate("I4", f"stale value kept alone: {old_span.key}={old_span.value!r} from an older read of "
+                         f"{resource!r} survives, the newer {new_span.key}={new_span.value!r} "
+                         f"(block {edit.pre[newest].id!r}) does not",
+                         block=edit.pre[owner].id, key=old_span.key, value=old_span.value,
+                         evidence={"resource": resource, "newer_value": new_span.value,
+                                   "newer_block": edit.pre[newest].id})
+
+    def _post_blocks_touching(self, resource: str, handles: set[str]) -> list[int]:
+        """Post blocks that are reads of ``resource`` or derive from one of ``handles``."""
+        if not hasattr(self, "_by_resource"):
+            self._by_resource: dict[str, list[int]] = {}
+            self._by_handle: dict[str, list[int]] = {}
+            for j, b in enumerate(self.edit.post):
+                if b.resource is not None:
+                    self._by_resource.setdefault(b.resource, []).append(j)
+                for h in b.provenance:
+                    self._by_handle.setdefault(h, []).append(j)
+        out = set(self._by_resource.get(resource, ()))
+        for h in handles:
+            out.update(self._by_handle.get(h, ()))
+        return sorted(out)
+
+    # I5 --------------------------------------------------------------------------------------
+
+    def _check_retention(self) -> None:
+        pre_m = sum(f.n_markers for f in self.pre.facts)
+        post_m = sum(f.n_markers for f in self.post.facts)
+        pre_f = self.counts["pre"]
+        post_f = self.counts["post"]
+        if pre_m == 0:
+            self.retention = None
+            return
+        pre_ratio = pre_m / max(pre_f, 1)
+        if post_f == 0 and post_m == 0:
+            self.retention = None  # nothing left to cite: retention is undefined, not zero
+            return
+        post_ratio = post_m / max(post_f, 1)
+        self.retention = post_ratio / pre_ratio
+        if self.retention < self.floor:
+            self.violate("I5", f"citation-marker retention {self.retention:.3f} is below the floor {self.floor:.2f} "
+                         f"(markers per fact {pre_ratio:.4f} -> {post_ratio:.4f})",
+                         evidence={"pre_markers": pre_m, "post_markers": post_m, "pre_facts": pre_f,
+                                   "post_facts": post_f, "retention": self.retention, "floor": self.floor})
+
+    # P ---------------------------------------------------------------------------------------
+
+    def _check_pointers(self) -> None:
+        post_ids = {b.id for b in self.edit.post}
+        for p in self.edit.pointers:
+            ev = {"start": p.start, "end": p.end, "hash": p.hash}
+            if p.block not in post_ids:
+                self.violate("P", f"pointer from block {p.block!r}, which is not in the post window",
+                             block=p.block, handle=p.handle, evidence=dict(ev, reason="unknown_block"))
+                continue
+            try:
+                _digests.parse_digest(p.hash)
+            except InvalidDigestError as exc:
+                self.violate("P", f"pointer hash is malformed: {exc}", block=p.block, handle=p.handle,
+                             evidence=dict(ev, reason="malformed_digest"))
+                continue
+            if self.gate.handle_digest(p.handle) is None:
+                self.violate("P", f"pointer into {p.handle!r}, which is not in the durable store",
+                             block=p.block, handle=p.handle, evidence=dict(ev, reason="unknown_handle"))
+                continue
+            try:
+                data = self.gate.source_bytes(p.handle)
+            except StoreCorruptionError as exc:
+                self.violate("P", f"source {p.handle!r} is corrupted in the store: {exc}", block=p.block,
+                             handle=p.handle, evidence=dict(ev, reason="source_corrupted"))
+                continue
+            if p.end > len(data):
+                self.violate("P", f"pointer [{p.start}, {p.end}) is out of range of {p.handle!r} ({len(data)} bytes)",
+                             block=p.block, handle=p.handle, evidence=dict(ev, reason="out_of_range", size=len(data)))
+                continue
+            if not _digests.digest_matches(data[p.start : p.end], p.hash):
+                self.violate("P", f"pointer [{p.start}, {p.end}) into {p.handle!r} does not hash to {p.hash[:20]}…: "
+                             "it was re-anchored and resolves to different bytes", block=p.block, handle=p.handle,
+                             evidence=dict(ev, reason="span_mismatch"))
+
+    # R ---------------------------------------------------------------------------------------
+
+    def _check_pins(self) -> None:
+        edit = self.edit
+        evicted, _ = self._covering()
+        pinned: list[int] = [
+            i for i, (b, d) in enumerate(zip(edit.pre, self.pre.digests))
+            if b.pinned or (b.id in self.pinned_ids and not b.handles) or set(b.handles) & self.pinned_handles
+        ]
+        if not pinned:
+            return
+        pinned_handles = {h for i in pinned for h in edit.pre[i].handles} | self.pinned_handles
+        exact = {}
+        for j, m in enumerate(self.match):
+            if m is not None and j not in self.ws_matched:
+                exact.setdefault(m, j)
+        for i in pinned:
+            b = edit.pre[i]
+            j = exact.get(i)
+            if j is None:
+                # another exact copy of the same bytes also preserves it
+                j = next((k for k, d in enumerate(self.post.digests) if d == self.pre.digests[i] and k not in self.ws_matched), None)
+            if j is not None:
+                if not edit.post[j].pinned:
+                    self.violate("R", f"pinned block {b.id!r} is kept but its pin was removed", block=b.id,
+                                 evidence={"post_block": edit.post[j].id})
+                continue
+            if b.id in evicted or (b.handles and all(h in evicted for h in b.handles)):
+                continue
+            rewritten = next((p.id for p in edit.post if p.id == b.id), None)
+            what = f"rewritten as {rewritten!r}" if rewritten else "neither kept byte-identical nor evicted with a record"
+            self.violate("R", f"pinned block {b.id!r} was {what}", block=b.id,
+                         handle=(b.handles or (None,))[0], evidence={"preserve_or_evict": True})
+        for b in edit.post:
+            if b.derived:
+                hit = [h for h in b.derived_from if h in pinned_handles]
+                if hit:
+                    self.violate("R", f"derived block {b.id!r} summarizes pinned source(s) {hit}", block=b.id,
+                                 handle=hit[0], evidence={"derived_from": list(b.derived_from)})
+
+    # verdict ---------------------------------------------------------------------------------
+
+    def _classify(self, policy: str) -> tuple[str, bool, Window, bool]:
+        edit = self.edit
+        if self.violations:
+            only_purity = all(v.invariant == "I2" for v in self.violations)
+            if policy == "reclassify" and only_purity and edit.operator in LOSSLESS_OPERATORS:
+                retagged = self._reclassified_window()
+                if retagged is not None:
+                    return "lossy", True, retagged, True
+            return "rejected", False, edit.post, False
+        if edit.operator in LOSSY_OPERATORS:
+            return "lossy", True, edit.post, False
+        structural = not self.changed and not self.removed_content and not self.metadata_changed
+        if structural:
+            # dropped duplicates are structural only when a kept copy carries their handles
+            carried: dict[bytes, set[str]] = {}
+            for b, d in zip(edit.post, self.post.digests):
+                carried.setdefault(d, set()).update(b.handles)
+            structural = all(set(edit.pre[i].handles) <= carried.get(self.pre.digests[i], set()) for i in self.removed)
+        return ("structural" if structural else "lossless"), True, edit.post, False
+
+    def _reclassified_window(self) -> Window | None:
+        """Tag the changed blocks derived (from their own handles) and re-check as lossy; the
+        reclassification stands only if every other invariant still holds."""
+        edit = self.edit
+        blocks = []
+        for j, b in enumerate(edit.post):
+            if j in self.changed and not b.derived:
+                sources = b.handles or (edit.pre[self.pre_id[b.id]].handles if b.id in self.pre_id else ())
+                if not sources:
+                    return None
+                blocks.append(Block(b.id, b.role, b.text, (), True, tuple(sources), b.pinned, b.ts, b.resource))
+            else:
+                blocks.append(b)
+        window = Window(blocks)
+        lossy = Edit("compress", edit.pre, window, edit.evicted, edit.supersedes, edit.pointers)
+        again = _Check(self.gate, lossy, self.floor, self.pinned_handles, self.pinned_ids)
+        again._run_phases()
+        if again.violations:
+            return None
+        return window
+
+
+def _is_word_byte(c: int) -> bool:
+    return c >= 0x80 or c == 0x5F or 0x30 <= c <= 0x39 or 0x41 <= c <= 0x5A or 0x61 <= c <= 0x7A
+
+
+_JOINERS = frozenset(b".,-:/@")
+
+
+def _occurs_at_boundary(haystack: bytes, needle: bytes) -> bool:
+    """Does ``needle`` occur in ``haystack`` at token boundaries (the matcher's rule)?"""
+    if not needle:
+        return False
+    n = len(haystack)
+    start = haystack.find(needle)
+    while start >= 0:
+        end = start + len(needle)
+        left_ok = start == 0 or not (
+            _is_word_byte(haystack[start - 1])
+            or (haystack[start - 1] in _JOINERS and start >= 2 and _is_word_byte(haystack[start - 2]))
+        )
+        right_ok = end == n or not (
+            _is_word_byte(haystack[end]) or (haystack[end] in _JOINERS and end + 1 < n and _is_word_byte(haystack[end + 1]))
+        )
+        # a needle that itself starts or ends with a non-word byte brings its own boundary
+        if (left_ok or not _is_word_byte(needle[0])) and (right_ok or not _is_word_byte(needle[-1])):
+            return True
+        start = haystack.find(needle, start + 1)
+    return False
+
+
+# -- module-level conveniences ----------------------------------------------------------------
+
+
+def check(pre: Any, post: Any, *, operator: str, store: Any, supersedes: Any = (), evicted: Any = (),
+          pointers: Any = (), policy: str = "reject", retention_floor: float = DEFAULT_RETENTION_FLOOR) -> Verdict:
+    """Check one edit with a fresh :class:`Gate` (no session state). See :meth:`Gate.check`."""
+    return Gate(store, policy=policy, retention_floor=retention_floor).check(
+        pre, post, operator=operator, supersedes=supersedes, evicted=evicted, pointers=pointers)
+
+
+def commit(pre: Any, post: Any, *, operator: str, store: Any, supersedes: Any = (), evicted: Any = (),
+           pointers: Any = (), policy: str = "reject", retention_floor: float = DEFAULT_RETENTION_FLOOR) -> Window:
+    """The window to commit, or :class:`ProvenanceInvariantError` carrying the verdict."""
+    return Gate(store, policy=policy, retention_floor=retention_floor).commit(
+        pre, post, operator=operator, supersedes=supersedes, evicted=evicted, pointers=pointers)

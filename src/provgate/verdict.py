@@ -1,0 +1,107 @@
+"""What the gate answers: a :class:`Verdict` with every :class:`Violation` and its evidence."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from provgate.window import Window
+
+INVARIANTS = ("I1", "I2", "I3", "I4", "I5", "P", "R")
+CLASSIFICATIONS = ("structural", "lossless", "lossy", "rejected")
+
+
+@dataclass(frozen=True, slots=True)
+class Violation:
+    """One broken invariant, with what is needed to show it to a human or an agent."""
+
+    invariant: str
+    message: str
+    block: str | None = None
+    handle: str | None = None
+    key: str | None = None
+    value: str | None = None
+    evidence: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "invariant": self.invariant,
+            "block": self.block,
+            "handle": self.handle,
+            "key": self.key,
+            "value": self.value,
+            "evidence": self.evidence,
+            "message": self.message,
+        }
+
+    @classmethod
+    def from_json(cls, obj: dict[str, Any]) -> Violation:
+        return cls(
+            invariant=obj["invariant"],
+            message=obj["message"],
+            block=obj.get("block"),
+            handle=obj.get("handle"),
+            key=obj.get("key"),
+            value=obj.get("value"),
+            evidence=dict(obj.get("evidence") or {}),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """The gate's answer for one edit.
+
+    ``window`` is what to commit when ``accepted``: the post window, with blocks re-tagged as
+    derived when the edit was reclassified as lossy. ``facts`` counts pre, post, introduced,
+    dropped, superseded and evicted facts; ``retention`` is the cycle's citation-marker
+    retention (``None`` when pre had no markers to retain); ``timings_ms`` gives each phase.
+    """
+
+    accepted: bool
+    classification: str
+    operator: str
+    violations: tuple[Violation, ...]
+    facts: dict[str, int]
+    retention: float | None
+    cycle: int
+    timings_ms: dict[str, float]
+    window: Window
+    reclassified: bool = False
+    pre_digest: str = ""
+    post_digest: str = ""
+
+    def __bool__(self) -> bool:
+        return self.accepted
+
+    def by_invariant(self) -> dict[str, int]:
+        counts = dict.fromkeys(INVARIANTS, 0)
+        for v in self.violations:
+            counts[v.invariant] = counts.get(v.invariant, 0) + 1
+        return {k: n for k, n in counts.items() if n}
+
+    def to_json(self, *, include_window: bool = False) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "accepted": self.accepted,
+            "classification": self.classification,
+            "operator": self.operator,
+            "reclassified": self.reclassified,
+            "cycle": self.cycle,
+            "violations": [v.to_json() for v in self.violations],
+            "violations_by_invariant": self.by_invariant(),
+            "facts": dict(self.facts),
+            "retention": self.retention,
+            "timings_ms": {k: round(v, 4) for k, v in self.timings_ms.items()},
+            "pre_digest": self.pre_digest,
+            "post_digest": self.post_digest,
+        }
+        if include_window:
+            out["window"] = self.window.to_json()
+        return out
+
+    def summary(self) -> str:
+        """One line for logs and error messages."""
+        if self.accepted:
+            return f"accepted ({self.classification}{', reclassified' if self.reclassified else ''})"
+        parts = ", ".join(f"{k}×{n}" for k, n in self.by_invariant().items())
+        first = self.violations[0].message if self.violations else ""
+        return f"rejected: {parts}; first: {first}"
