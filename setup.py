@@ -7,6 +7,7 @@ build to some modules.
 """
 
 import os
+import platform
 from pathlib import Path
 
 import numpy
@@ -30,8 +31,10 @@ COMPILER_DIRECTIVES = {
 BASE_COMPILE_ARGS = ["-O3"]
 # Modules compiled twice with different instruction sets; the import switch picks one at
 # run time after asking the CPU, so a build never runs AVX2 code on a machine without it.
+X86_64 = platform.machine().lower() in ("x86_64", "amd64")
 EXTRA_COMPILE_ARGS = {
-    "hashing_avx2": ["-mavx2"],
+    # elsewhere the module still builds, with portable vectors, and the CPU check says no
+    "hashing_avx2": ["-mavx2"] if X86_64 else [],
 }
 
 
