@@ -177,6 +177,7 @@ cdef void _init_classes() noexcept:
 _init_classes()
 
 # number words, lower case: the reference's NUMBER_WORDS, kept alive here and indexed from C
+TITLES = frozenset(b"Mr Mrs Ms Dr Prof".split())  # must match title_before()
 NUMBER_WORDS = frozenset(
     b"zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
     b"fifteen sixteen seventeen eighteen nineteen twenty thirty forty fifty sixty seventy "
@@ -821,6 +822,22 @@ cdef Py_ssize_t citation_start_ending_at(const byte_t* d, Py_ssize_t j) noexcept
     return i
 
 
+cdef bint title_before(const byte_t* d, Py_ssize_t j) noexcept nogil:
+    """Is d[j] the dot of a title abbreviation ("Mr. Smith")? Titles: Mr Mrs Ms Dr Prof."""
+    cdef Py_ssize_t k = j, n
+    while k > 0 and j - k <= 4 and has(d[k - 1], F_W):
+        k -= 1
+    n = j - k
+    if n == 2:
+        return (memcmp(d + k, b"Mr", 2) == 0 or memcmp(d + k, b"Ms", 2) == 0
+                or memcmp(d + k, b"Dr", 2) == 0)
+    if n == 3:
+        return memcmp(d + k, b"Mrs", 3) == 0
+    if n == 4:
+        return memcmp(d + k, b"Prof", 4) == 0
+    return False
+
+
 cdef bint sentence_initial(const byte_t* d, Py_ssize_t p) noexcept nogil:
     cdef Py_ssize_t j = p - 1, k
     cdef byte_t b
@@ -836,6 +853,8 @@ cdef bint sentence_initial(const byte_t* d, Py_ssize_t p) noexcept nogil:
             if k >= 0:
                 j = k - 1
                 continue
+            return False
+        if b == b'.' and title_before(d, j):
             return False
         return has(b, F_TERM)
     return True

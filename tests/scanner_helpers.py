@@ -55,7 +55,7 @@ FRAGMENTS = [
     "v2", "V8", "rc1", "30s", "MB", "a", "e", "x", "abc", "deadbeef", "cafe1234", "Abc",
     "Amanda", "ABC", "NASA", "aB", "a_b", "__", "key", "retries", "http", "://", "https://x.io/",
     "C:", "src/", "foo.py", ".md", "one", "three", "billion", "é", "ü", "€", "😀", "\u2019",
-    "\ud7ff", "日本", "- ", "   - ", "# ", "'s", "don't", "src",
+    "\ud7ff", "日本", "- ", "   - ", "# ", "'s", "don't", "src", "Mr", "Mrs. ", "Dr.", "xMr",
 ]
 
 fragment_text = st.lists(st.sampled_from(FRAGMENTS), max_size=40).map("".join)

@@ -56,6 +56,7 @@ def test_number_words_agree():
         return
     native = importlib.import_module("provgate._ext.scanner")
     assert native.NUMBER_WORDS == _scanner_py.NUMBER_WORDS
+    assert native.TITLES == _scanner_py.TITLES
     assert native.KIND_NAMES == _scanner_py.KIND_NAMES
 
 
@@ -184,6 +185,17 @@ EXPECTED = [
             ('name', 'Paris', 'name', 'Paris'),
             ('name', 'NASA', 'name', 'NASA'),
             ('name', 'Carol', 'name', 'Carol'),
+        ],
+    ),
+    (
+        'He met Mr. Smith, Mrs. Jones and Dr. Who. Mister. Brown',
+        [
+            ('name', 'Mr', 'name', 'Mr'),
+            ('name', 'Smith', 'name', 'Smith'),
+            ('name', 'Mrs', 'name', 'Mrs'),
+            ('name', 'Jones', 'name', 'Jones'),
+            ('name', 'Dr', 'name', 'Dr'),
+            ('name', 'Who', 'name', 'Who'),
         ],
     ),
     (

@@ -96,6 +96,10 @@ NUMBER_WORDS = frozenset(
     b"first second third fourth fifth sixth seventh eighth ninth tenth".split()
 )
 
+# a dot after one of these does not end a sentence: the name after "Mr. " is a name
+TITLES = frozenset(b"Mr Mrs Ms Dr Prof".split())
+MAX_TITLE_BYTES = 4
+
 _W = rb"0-9A-Za-z_\x80-\xff"
 _END = rb"(?![" + _W + rb"])"  # the next byte is not a word byte (or there is none)
 
@@ -400,10 +404,18 @@ def _match_json_key_value(data: bytes, p: int) -> tuple[int, int, int, int, int,
     return end, key.start(1), key.end(1), vs, ve, vk, (vs if quoted else end)
 
 
+def _title_before(data: bytes, j: int) -> bool:
+    """Is ``data[j]`` the dot of a title abbreviation such as the one in "Mr. Smith"?"""
+    k = j
+    while k > 0 and j - k <= MAX_TITLE_BYTES and data[k - 1] in W:
+        k -= 1
+    return data[k:j] in TITLES
+
+
 def _sentence_initial(data: bytes, p: int) -> bool:
     """Does the word at ``p`` begin a sentence? Look back over blanks, opening punctuation and
     whole citation markers: the start of the text, a line break, or one of ``. ! ? :`` means
-    yes; anything else means no."""
+    yes (but not the dot of a title: "Mr. Smith"); anything else means no."""
     j = p - 1
     while j >= 0:
         b = data[j]
@@ -418,6 +430,8 @@ def _sentence_initial(data: bytes, p: int) -> bool:
             if m is not None:
                 j = m.start() - 1
                 continue
+            return False
+        if b == ord(".") and _title_before(data, j):
             return False
         return b in _TERMINATORS
     return True
