@@ -441,23 +441,119 @@ def diff(a, b):
 def unique_counts(fp):
     """The distinct rows of ``fp`` sorted by (hi, lo), and how often each occurs: one sort,
     one gather and one run-length pass, without the GIL."""
+    values, counts, _ = unique_inverse(fp)
+    return values, counts
+
+
+def unique_inverse(fp):
+    """Like :func:`unique_counts`, plus ``inverse``: the index in ``values`` of every row."""
     check_fingerprints(fp, "fp", contiguous=False)
     fp = np.ascontiguousarray(fp)
-    cdef offset_t n = fp.shape[0], k, m = 0
-    cdef cnp.ndarray ordered = _gather(fp, _sort_order(fp))
+    cdef offset_t n = fp.shape[0], k, r, m = 0
+    cdef cnp.ndarray order = _sort_order(fp)
     cdef cnp.ndarray values = np.empty((n, 2), dtype=np.uint64)
     cdef cnp.ndarray counts = np.empty(n, dtype=np.int64)
-    cdef const fp_word_t* src = rows_ptr(ordered)
+    cdef cnp.ndarray inverse = np.empty(n, dtype=np.int64)
+    cdef const fp_word_t* src = rows_ptr(fp)
     cdef fp_word_t* dst = <fp_word_t*>cnp.PyArray_DATA(values)
     cdef offset_t* pc = index_ptr(counts)
+    cdef offset_t* pi = index_ptr(inverse)
+    cdef const offset_t* po = index_ptr(order)
     with nogil:
         for k in range(n):
-            if m > 0 and src[2 * k] == dst[2 * (m - 1)] and src[2 * k + 1] == dst[2 * (m - 1) + 1]:
+            r = po[k]
+            if m > 0 and src[2 * r] == dst[2 * (m - 1)] and src[2 * r + 1] == dst[2 * (m - 1) + 1]:
                 pc[m - 1] += 1
             else:
-                dst[2 * m] = src[2 * k]
-                dst[2 * m + 1] = src[2 * k + 1]
+                dst[2 * m] = src[2 * r]
+                dst[2 * m + 1] = src[2 * r + 1]
                 pc[m] = 1
                 m += 1
+            pi[r] = m - 1
     values.resize((m, 2), refcheck=False)  # made here: nothing else refers to its buffer
-    return values, _shrunk(counts, m)
+    return values, _shrunk(counts, m), inverse
+
+
+cdef inline int cmp_rows(const fp_word_t* x, offset_t i, const fp_word_t* y, offset_t j) noexcept nogil:
+    if x[2 * i] != y[2 * j]:
+        return -1 if x[2 * i] < y[2 * j] else 1
+    if x[2 * i + 1] != y[2 * j + 1]:
+        return -1 if x[2 * i + 1] < y[2 * j + 1] else 1
+    return 0
+
+
+cdef offset_t merge_delta(const fp_word_t* v, const offset_t* c, offset_t n,
+                          const fp_word_t* rv, const offset_t* rc, offset_t rn,
+                          const fp_word_t* av, const offset_t* ac, offset_t an,
+                          fp_word_t* out_v, offset_t* out_c) noexcept nogil:
+    """One pass over three sorted distinct arrays: counts of ``v`` minus ``rv`` plus ``av``.
+    Returns the number of rows written, or -1 when a removal exceeds what ``v`` holds."""
+    cdef offset_t i = 0, r = 0, a = 0, m = 0, cnt
+    cdef int ca
+    while i < n or a < an:
+        if a >= an or (i < n and cmp_rows(v, i, av, a) < 0):
+            cnt = c[i]
+            while r < rn and cmp_rows(rv, r, v, i) < 0:
+                return -1  # a removal of a value the multiset does not hold
+            if r < rn and cmp_rows(rv, r, v, i) == 0:
+                cnt -= rc[r]
+                r += 1
+            if cnt < 0:
+                return -1
+            if cnt > 0:
+                out_v[2 * m] = v[2 * i]
+                out_v[2 * m + 1] = v[2 * i + 1]
+                out_c[m] = cnt
+                m += 1
+            i += 1
+        else:
+            ca = 1 if i >= n else cmp_rows(v, i, av, a)
+            cnt = ac[a]
+            if ca == 0:
+                cnt += c[i]
+                while r < rn and cmp_rows(rv, r, v, i) < 0:
+                    return -1
+                if r < rn and cmp_rows(rv, r, v, i) == 0:
+                    cnt -= rc[r]
+                    r += 1
+                i += 1
+            if cnt < 0:
+                return -1
+            if cnt > 0:
+                out_v[2 * m] = av[2 * a]
+                out_v[2 * m + 1] = av[2 * a + 1]
+                out_c[m] = cnt
+                m += 1
+            a += 1
+    if r < rn:
+        return -1
+    return m
+
+
+def apply_delta(values, counts, removed, removed_counts, added, added_counts):
+    """The multiset ``values``/``counts`` minus ``removed`` plus ``added`` (all sorted and
+    distinct, as :func:`unique_counts` returns them), in one merge pass without the GIL."""
+    for arr, name in ((values, "values"), (removed, "removed"), (added, "added")):
+        check_fingerprints(arr, name)
+    cdef cnp.ndarray c = np.ascontiguousarray(counts, dtype=np.int64)
+    cdef cnp.ndarray rc = np.ascontiguousarray(removed_counts, dtype=np.int64)
+    cdef cnp.ndarray ac = np.ascontiguousarray(added_counts, dtype=np.int64)
+    if c.shape[0] != values.shape[0] or rc.shape[0] != removed.shape[0] or ac.shape[0] != added.shape[0]:
+        raise InvalidArgumentError("every fingerprint array needs one count per row", argument="counts")
+    cdef offset_t n = values.shape[0], rn = removed.shape[0], an = added.shape[0], m
+    cdef cnp.ndarray out_v = np.empty((n + an, 2), dtype=np.uint64)
+    cdef cnp.ndarray out_c = np.empty(n + an, dtype=np.int64)
+    cdef const fp_word_t* pv = rows_ptr(values)
+    cdef const fp_word_t* prv = rows_ptr(removed)
+    cdef const fp_word_t* pav = rows_ptr(added)
+    cdef const offset_t* pc = index_ptr(c)
+    cdef const offset_t* prc = index_ptr(rc)
+    cdef const offset_t* pac = index_ptr(ac)
+    cdef fp_word_t* pov = <fp_word_t*>cnp.PyArray_DATA(out_v)
+    cdef offset_t* poc = index_ptr(out_c)
+    with nogil:
+        m = merge_delta(pv, pc, n, prv, prc, rn, pav, pac, an, pov, poc)
+    if m < 0:
+        raise InvalidArgumentError("removed holds a value more often than values does", argument="removed")
+    out_v.resize((m, 2), refcheck=False)
+    return out_v, _shrunk(out_c, m)

@@ -8,5 +8,7 @@ sort_fingerprints = _impl.sort_fingerprints
 diff_sorted = _impl.diff_sorted
 diff = _impl.diff
 unique_counts = _impl.unique_counts
+unique_inverse = _impl.unique_inverse
+apply_delta = _impl.apply_delta
 
-__all__ = ["IMPLEMENTATION", "diff", "diff_sorted", "sort_fingerprints", "unique_counts"]
+__all__ = ["IMPLEMENTATION", "apply_delta", "diff", "diff_sorted", "sort_fingerprints", "unique_counts", "unique_inverse"]

@@ -128,10 +128,42 @@ def diff(a: Any, b: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray
 
 def unique_counts(fp: Any) -> tuple[np.ndarray, np.ndarray]:
     """The distinct rows of ``fp`` sorted by (hi, lo), and how often each occurs."""
+    values, counts, _ = unique_inverse(fp)
+    return values, counts
+
+
+def unique_inverse(fp: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Like :func:`unique_counts`, plus ``inverse``: the index in ``values`` of every row."""
     check_fingerprints(fp, "fp", contiguous=False)
-    counts: dict[tuple[int, int], int] = {}
-    for row in _rows(fp):
-        counts[row] = counts.get(row, 0) + 1
-    keys = sorted(counts)
+    rows = _rows(fp)
+    keys = sorted(set(rows))
+    position = {key: i for i, key in enumerate(keys)}
+    counts = [0] * len(keys)
+    for row in rows:
+        counts[position[row]] += 1
     values = np.array(keys, dtype=np.uint64).reshape(-1, 2)
-    return values, np.array([counts[k] for k in keys], dtype=np.int64)
+    inverse = _index_array([position[row] for row in rows])
+    return values, np.array(counts, dtype=np.int64), inverse
+
+
+def apply_delta(values: Any, counts: Any, removed: Any, removed_counts: Any, added: Any,
+                added_counts: Any) -> tuple[np.ndarray, np.ndarray]:
+    """The multiset ``values``/``counts`` minus ``removed`` plus ``added`` (all sorted and
+    distinct, as :func:`unique_counts` returns them)."""
+    for arr, name in ((values, "values"), (removed, "removed"), (added, "added")):
+        check_fingerprints(arr, name)
+    if len(counts) != len(values) or len(removed_counts) != len(removed) or len(added_counts) != len(added):
+        raise InvalidArgumentError("every fingerprint array needs one count per row", argument="counts")
+    total: dict[tuple[int, int], int] = {}
+    for row, n in zip(_rows(values), np.asarray(counts).tolist()):
+        total[row] = total.get(row, 0) + n
+    for row, n in zip(_rows(removed), np.asarray(removed_counts).tolist()):
+        left = total.get(row, 0) - n
+        if left < 0:
+            raise InvalidArgumentError("removed holds a value more often than values does", argument="removed")
+        total[row] = left
+    for row, n in zip(_rows(added), np.asarray(added_counts).tolist()):
+        total[row] = total.get(row, 0) + n
+    keys = sorted(k for k, n in total.items() if n > 0)
+    return (np.array(keys, dtype=np.uint64).reshape(-1, 2),
+            np.array([total[k] for k in keys], dtype=np.int64))

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from provgate._factdiff import diff_sorted, sort_fingerprints, unique_counts
+from provgate._factdiff import diff_sorted, sort_fingerprints, unique_counts, unique_inverse
 
 EMPTY = np.empty((0, 2), dtype=np.uint64)
 
@@ -24,10 +24,25 @@ def as_fingerprints(fp: np.ndarray) -> np.ndarray:
 class FingerprintSet:
     """The distinct fingerprints of an array, sorted, with how often each occurred."""
 
-    __slots__ = ("values", "counts")
+    __slots__ = ("values", "counts", "inverse")
 
-    def __init__(self, fp: np.ndarray) -> None:
-        self.values, self.counts = unique_counts(as_fingerprints(fp))
+    def __init__(self, fp: np.ndarray, *, inverse: bool = False) -> None:
+        fp = as_fingerprints(fp)
+        if inverse:
+            # inverse[i]: the index in ``values`` of row i of ``fp``
+            self.values, self.counts, self.inverse = unique_inverse(fp)
+        else:
+            self.values, self.counts = unique_counts(fp)
+            self.inverse = None
+
+    @classmethod
+    def of_sorted(cls, values: np.ndarray, counts: np.ndarray) -> FingerprintSet:
+        """A set from values already sorted and distinct (a slice of another set)."""
+        out = cls.__new__(cls)
+        out.values = np.ascontiguousarray(values)
+        out.counts = counts
+        out.inverse = None
+        return out
 
     def __len__(self) -> int:
         return int(self.values.shape[0])
@@ -49,6 +64,11 @@ class FingerprintSet:
 
     def contains(self, queries: np.ndarray) -> np.ndarray:
         return self.lookup(queries)[0]
+
+    def match(self, other: FingerprintSet) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Against another set, by value index: (only here, common here, common there)."""
+        only, _, common_here, common_there = diff_sorted(self.values, other.values)
+        return only, common_here, common_there
 
 
 def union(sets: list[FingerprintSet]) -> FingerprintSet:

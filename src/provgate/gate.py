@@ -48,6 +48,7 @@ from provgate.errors import (
     UnknownHandleError,
 )
 from provgate.facts import EXTRACTOR_VERSION, FactTable, Kind, extract, fingerprint_key
+from provgate._factdiff import apply_delta
 from provgate.fingerprints import EMPTY, FingerprintSet
 from provgate.verdict import Verdict, Violation
 from provgate.window import (
@@ -71,6 +72,7 @@ MAX_VIOLATIONS_PER_CHECK = 1000
 _KIND_CITATION = int(Kind.CITATION)
 _KIND_KV = int(Kind.KV)
 _KIND_QUOTE = int(Kind.QUOTE)
+_KIND_IDENTIFIER = int(Kind.IDENTIFIER)
 _CACHE_VERSION = f"facts-{EXTRACTOR_VERSION}"
 
 
@@ -88,8 +90,11 @@ def normalize_whitespace(text: str) -> str:
     leading and trailing blank lines are dropped. Nothing inside a line changes, so no token is
     split or joined and the grounded spans of the text keep their values.
     """
-    text = text.replace("\r\n", "\n").replace("\r", "\n")
-    return _TRAILING_BLANKS.sub("", text).strip("\n")
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    if " \n" in text or "\t\n" in text or text.endswith((" ", "\t")):
+        text = _TRAILING_BLANKS.sub("", text)
+    return text.strip("\n")
 
 
 # -- per-content facts ------------------------------------------------------------------------
@@ -114,6 +119,14 @@ class _Facts:
         self._ground_rows: np.ndarray | None = None
         self._fact_fps: np.ndarray | None = None
         self._kv: dict[tuple[int, int], dict[tuple[int, int], int]] | None = None
+
+    def indexed(self) -> _Facts:
+        """Build the grounding indexes now. A source's fact table is computed once and kept
+        (DESIGN: data flow, step 1); its indexes are part of it, paid when the gate first meets
+        the source rather than by the first summary that cites it."""
+        self.vocabulary()
+        self.pairs()
+        return self
 
     def markers(self) -> tuple[str, ...]:
         """The handle names cited by ``[src:…]`` markers, in order of first appearance."""
@@ -153,13 +166,17 @@ class _Facts:
     def groundable_rows(self) -> np.ndarray:
         """Rows that must be grounded in a source: every fact but citation markers."""
         if self._ground_rows is None:
-            self._ground_rows = np.flatnonzero(self.table.kind != _KIND_CITATION)
+            n = len(self.table)
+            self._ground_rows = (np.arange(n) if self.n_markers == 0
+                                 else np.flatnonzero(self.table.kind != _KIND_CITATION))
         return self._ground_rows
 
     def fact_fps(self) -> np.ndarray:
         """The (key, value) fingerprints of :meth:`groundable_rows`, contiguous."""
         if self._fact_fps is None:
-            self._fact_fps = np.ascontiguousarray(self.table.fp_fact[self.groundable_rows()])
+            fp = self.table.fp_fact
+            self._fact_fps = (np.ascontiguousarray(fp) if self.n_markers == 0
+                              else np.ascontiguousarray(fp[self.groundable_rows()]))
         return self._fact_fps
 
     def kv(self) -> dict[tuple[int, int], dict[tuple[int, int], int]]:
@@ -176,33 +193,35 @@ class _Facts:
         return self._kv
 
 
-class _LRU:
-    """A small thread-safe LRU map with a cost budget (bytes of text cached)."""
+class _Cache:
+    """A bounded map for the gate's hot caches.
+
+    Reads are a plain ``dict.get`` (atomic under the GIL, no lock, no reordering: a check looks
+    up two entries per block, so a read must cost nanoseconds); inserts take a lock and evict
+    the oldest entries once the cost budget is exceeded.
+    """
 
     def __init__(self, budget: int) -> None:
         self._budget = budget
         self._cost = 0
-        self._items: OrderedDict[Any, tuple[Any, int]] = OrderedDict()
+        self._items: dict[Any, Any] = {}
+        self._costs: dict[Any, int] = {}
         self._lock = threading.Lock()
-
-    def get(self, key: Any) -> Any:
-        with self._lock:
-            item = self._items.get(key)
-            if item is None:
-                return None
-            self._items.move_to_end(key)
-            return item[0]
+        self.get = self._items.get
 
     def put(self, key: Any, value: Any, cost: int) -> None:
         with self._lock:
-            old = self._items.pop(key, None)
-            if old is not None:
-                self._cost -= old[1]
-            self._items[key] = (value, cost)
+            if key in self._items:
+                self._cost -= self._costs[key]
+            self._items[key] = value
+            self._costs[key] = cost
             self._cost += cost
-            while self._cost > self._budget and len(self._items) > 1:
-                _, (_, c) = self._items.popitem(last=False)
-                self._cost -= c
+            if self._cost > self._budget:
+                for old in list(self._items)[: max(1, len(self._items) // 4)]:
+                    if self._cost <= self._budget // 2 or old == key:
+                        break
+                    del self._items[old]
+                    self._cost -= self._costs.pop(old)
 
     def __len__(self) -> int:
         return len(self._items)
@@ -273,12 +292,12 @@ class Gate:
         self.policy = policy
         self.retention_floor = float(retention_floor)
         self.audit = audit
-        self._text_digest = _LRU(cache_bytes)
-        self._facts = _LRU(cache_bytes)
-        self._source_bytes = _LRU(cache_bytes)
+        self._text_digest = _Cache(cache_bytes // 8)
+        self._facts = _Cache(cache_bytes)
+        self._source_bytes = _Cache(cache_bytes // 2)
         self._handle_digest: dict[str, str] = {}  # handles are immutable: a hit never goes stale
         self._marker_handles: dict[str, tuple[str, ...]] = {}
-        self._pre_sets = _LRU(64)
+        self._pre_sets = _Cache(16)
         self._lock = threading.Lock()
         self._history: list[CycleRecord] = []
         self._pinned_handles: set[str] = set()
@@ -405,14 +424,10 @@ class Gate:
     # -- caches shared by checks ----------------------------------------------------------------
 
     def digests(self, window: Window, path: str, pending: dict[bytes, bytes]) -> list[bytes]:
-        out: list[bytes | None] = []
-        missing: list[int] = []
-        for i, block in enumerate(window):
-            d = self._text_digest.get(block.text)
-            out.append(d)
-            if d is None:
-                missing.append(i)
-        if missing:
+        get = self._text_digest.get
+        out = [get(block.text) for block in window]
+        if None in out:
+            missing = [i for i, d in enumerate(out) if d is None]
             encoded = [encode_text(window[i].text, f"{path}[{i}].text") for i in missing]
             hashed = hash_buffers(encoded)
             for k, i in enumerate(missing):
@@ -431,9 +446,10 @@ class Gate:
             data = pending.get(digest)
             if data is None:
                 data = block.text.encode("utf-8")
-            table = extract(data)
-        info = _Facts(table)
-        self._facts.put(digest, info, len(table.data) + 64 * len(table) + 64)
+            info = _Facts(extract(data))
+        else:
+            info = _Facts(table).indexed()
+        self._facts.put(digest, info, len(info.table.data) + 64 * len(info.table) + 64)
         return info
 
     def _source_table_for(self, digest: bytes, block: Block) -> FactTable | None:
@@ -483,7 +499,7 @@ class Gate:
         if cached is not None:
             return cached
         table = self._cached_source_table(digest, lambda: self.source_bytes(handle))
-        info = _Facts(table)
+        info = _Facts(table).indexed()
         self._facts.put(key, info, len(table.data) + 64 * len(table) + 64)
         return info
 
@@ -620,6 +636,7 @@ class _Check:
         self._timed("I5", self._check_retention)
         self._timed("P", self._check_pointers)
         self._timed("R", self._check_pins)
+        self.remember_post_set()
         self.pending = {}
 
     def _hash(self) -> None:
@@ -647,21 +664,18 @@ class _Check:
                 pick = next((i for i in cands if not used[i]), cands[0])
             used[pick] = True
             self.match[j] = pick
-        # whitespace-only edits of the remaining blocks are structural too
+        # a block rewritten in place (same id) that differs only in whitespace is unchanged too
         self.ws_matched: set[int] = set()
-        leftover_pre = [i for i, u in enumerate(used) if not u]
-        if pending and leftover_pre:
-            norm_pre: dict[str, list[int]] = {}
-            for i in leftover_pre:
-                norm_pre.setdefault(normalize_whitespace(pre.window[i].text), []).append(i)
+        if pending:
+            pre_index = {b.id: i for i, b in enumerate(pre.window) if not used[i]}
             for j in pending:
-                cands = norm_pre.get(normalize_whitespace(post.window[j].text))
-                if cands:
-                    pick = next((i for i in cands if not used[i]), None)
-                    if pick is not None:
-                        used[pick] = True
-                        self.match[j] = pick
-                        self.ws_matched.add(j)
+                i = pre_index.get(post.window[j].id)
+                if i is not None and not used[i] and (
+                    normalize_whitespace(post.window[j].text) == normalize_whitespace(pre.window[i].text)
+                ):
+                    used[i] = True
+                    self.match[j] = i
+                    self.ws_matched.add(j)
         self.changed = [j for j, m in enumerate(self.match) if m is None]
         self.removed = [i for i, u in enumerate(used) if not u]
         # dropped byte-identical duplicates are not "removed" content: their text survives
@@ -671,8 +685,9 @@ class _Check:
 
     def _load_facts(self) -> None:
         gate = self.gate
+        get = gate._facts.get
         for side in (self.pre, self.post):
-            side.facts = [gate.facts_for(d, b, self.pending) for b, d in zip(side.window, side.digests)]
+            side.facts = [get(d) or gate.facts_for(d, b, self.pending) for b, d in zip(side.window, side.digests)]
         # a whitespace-matched post block inherits the facts of its pre block, by definition
         for j in self.ws_matched:
             self.post.facts[j] = self.pre.facts[self.match[j]]  # type: ignore[index]
@@ -685,45 +700,68 @@ class _Check:
         """Every handle the post window references resolves in the durable store."""
         gate = self.gate
         edit = self.edit
-        self.block_markers: list[tuple[str, ...]] = []  # post index -> cited handles
-        refs: dict[str, tuple[str, str, str | None]] = {}  # handle -> (how, block, marker)
-
-        def ref(handle: str, how: str, block: str | None, marker: str | None = None) -> None:
-            refs.setdefault(handle, (how, block or "", marker))
-
-        for block, facts in zip(edit.post, self.post.facts):
-            for h in block.handles:
-                ref(h, "handles", block.id)
-            for h in block.derived_from:
-                ref(h, "derived_from", block.id)
-            cited: list[str] = []
-            for name in facts.markers():
-                found = gate.marker_handles(name)
-                if not found:
-                    self.violate("I3", f"block {block.id!r} cites [src:{name}], which names no handle in the durable store",
-                                 block=block.id, handle=name, key="citation", value=name,
-                                 evidence={"marker": f"[src:{name}]"})
-                elif len(found) > 1:
-                    self.violate("I3", f"block {block.id!r} cites [src:{name}], which is ambiguous: {list(found)}",
-                                 block=block.id, handle=name, key="citation", value=name,
-                                 evidence={"marker": f"[src:{name}]", "candidates": list(found)})
-                else:
-                    cited.append(found[0])
-            self.block_markers.append(tuple(cited))
-        for s in edit.supersedes:
-            ref(s.handle, "supersedes", s.block)
-        for p in edit.pointers:
-            ref(p.handle, "pointers", p.block)
-        post_ids = {b.id for b in edit.post}
+        post = edit.post
+        refs: set[str] = set()
+        refs.update(*(b.handles for b in post))
+        refs.update(*(b.derived_from for b in post))
+        refs.update(s.handle for s in edit.supersedes)
+        refs.update(p.handle for p in edit.pointers)
+        post_ids = {b.id for b in post}
         for e in edit.evicted:
-            if e in self.pre_id and e not in post_ids and not edit.pre[self.pre_id[e]].handles and gate.handle_digest(e) is None:
+            i = self.pre_id.get(e)
+            if i is not None and e not in post_ids and not edit.pre[i].handles:
                 continue  # an eviction record naming a handle-less pre block by id
-            ref(e, "evicted", None)
-        for handle, (how, block, _) in refs.items():
+            refs.add(e)
+        # markers: resolve each distinct name once
+        names: set[str] = set()
+        names.update(*(f.markers() for f in self.post.facts))
+        self.marker_targets: dict[str, tuple[str, ...]] = {n: gate.marker_handles(n) for n in names}
+        for name, found in self.marker_targets.items():
+            if len(found) != 1:
+                for block, facts in zip(post, self.post.facts):
+                    if name in facts.markers():
+                        what = "names no handle in the durable store" if not found else f"is ambiguous: {list(found)}"
+                        self.violate("I3", f"block {block.id!r} cites [src:{name}], which {what}",
+                                     block=block.id, handle=name, key="citation", value=name,
+                                     evidence={"marker": f"[src:{name}]", "candidates": list(found)})
+            else:
+                refs.add(found[0])
+        known = gate._handle_digest
+        for handle in sorted(h for h in refs if h not in known):
             if gate.handle_digest(handle) is None:
+                how, block = self._where_referenced(handle)
                 where = f"block {block!r} ({how})" if block else how
                 self.violate("I3", f"{where} references {handle!r}, which does not resolve in the durable store",
                              block=block or None, handle=handle, evidence={"field": how})
+
+    def _where_referenced(self, handle: str) -> tuple[str, str]:
+        """The first place post references ``handle`` (for the message of a violation)."""
+        edit = self.edit
+        for b in edit.post:
+            if handle in b.handles:
+                return "handles", b.id
+            if handle in b.derived_from:
+                return "derived_from", b.id
+        for s in edit.supersedes:
+            if s.handle == handle:
+                return "supersedes", s.block
+        for p in edit.pointers:
+            if p.handle == handle:
+                return "pointers", p.block
+        for b, f in zip(edit.post, self.post.facts):
+            if any(handle in self.marker_targets.get(n, ()) for n in f.markers()):
+                return "citation marker", b.id
+        return "evicted", ""
+
+    def cited(self, j: int) -> tuple[str, ...]:
+        """The handles post block ``j``'s markers cite (resolved, unambiguous ones)."""
+        targets = self.marker_targets
+        out: list[str] = []
+        for name in self.post.facts[j].markers():
+            found = targets.get(name, ())
+            if len(found) == 1 and found[0] not in out:
+                out.append(found[0])
+        return tuple(out)
 
     # I1 --------------------------------------------------------------------------------------
 
@@ -734,38 +772,41 @@ class _Check:
         lossy = edit.operator in LOSSY_OPERATORS
         self.metadata_changed: list[int] = []
         for j, block in enumerate(edit.post):
-            m = self.match[j]
-            changed = m is None
-            # A block's pre version is part of its provenance: an unchanged assistant turn needs
-            # no handle, and a rewritten turn may restate what its pre version (same id) said.
-            pre_block = edit.pre[m] if m is not None else None
-            if pre_block is None and block.id in self.pre_id:
-                pre_block = edit.pre[self.pre_id[block.id]]
-            own = block.provenance
-            cited = self.block_markers[j]
-            if changed and lossy and not block.derived:
-                self.violate("I1", f"block {block.id!r} is new output of the lossy operator {edit.operator!r} "
-                             "but is not tagged derived", block=block.id, evidence={"operator": edit.operator})
             if block.derived and not block.derived_from:
                 self.violate("I1", f"derived block {block.id!r} names no derived_from handle", block=block.id)
                 continue
-            if not changed:
-                if pre_block.provenance and not own:  # type: ignore[union-attr]
-                    self.violate("I1", f"block {block.id!r} lost its last handle (pre had "
-                                 f"{list(pre_block.provenance)})", block=block.id,  # type: ignore[union-attr]
-                                 evidence={"pre_handles": list(pre_block.provenance)})  # type: ignore[union-attr]
-                    continue
-                if set(own) == set(pre_block.provenance) and block.derived == pre_block.derived:  # type: ignore[union-attr]
+            m = self.match[j]
+            own = block.provenance
+            if m is not None:
+                pre_block = edit.pre[m]
+                if own == pre_block.provenance and block.derived == pre_block.derived:
                     continue  # unchanged text, unchanged provenance: grounded as before
+                if pre_block.provenance and not own:
+                    self.violate("I1", f"block {block.id!r} lost its last handle (pre had "
+                                 f"{list(pre_block.provenance)})", block=block.id,
+                                 evidence={"pre_handles": list(pre_block.provenance)})
+                    continue
+                if set(own) == set(pre_block.provenance) and block.derived == pre_block.derived:
+                    continue
                 self.metadata_changed.append(j)
-            elif not own and not cited and pre_block is None:
+                pre_index: int | None = m
+            else:
+                # A block's pre version is part of its provenance: an unchanged assistant turn
+                # needs no handle, and a rewritten turn may restate what its pre version (the
+                # pre block with the same id) said.
+                pre_index = self.pre_id.get(block.id)
+                if lossy and not block.derived:
+                    self.violate("I1", f"block {block.id!r} is new output of the lossy operator {edit.operator!r} "
+                                 "but is not tagged derived", block=block.id, evidence={"operator": edit.operator})
+            cited = self.cited(j)
+            if not own and not cited and pre_index is None:
                 self.violate("I1", f"block {block.id!r} resolves to no handle: no handles, no derived_from, "
                              "no [src:…] marker and no pre version", block=block.id)
                 continue
             handles = [h for h in dict.fromkeys(own + cited) if gate.handle_digest(h) is not None]
             texts: list[_Facts] = [f for f in (gate.source_facts(h) for h in handles) if f is not None]
-            if pre_block is not None and not block.derived:
-                texts.append(self.pre.facts[self.pre_id[pre_block.id]])
+            if pre_index is not None and not block.derived:
+                texts.append(self.pre.facts[pre_index])
             self._ground_block(j, block, handles, texts)
 
     def _ground_block(self, j: int, block: Block, handles: list[str], texts: list[_Facts]) -> None:
@@ -779,24 +820,38 @@ class _Check:
         t = facts.table
         kinds = t.kind[rows].tolist()
         values = list(zip(t.fp_value[rows, 0].tolist(), t.fp_value[rows, 1].tolist()))
-        pairs = list(zip(t.fp_fact[rows, 0].tolist(), t.fp_fact[rows, 1].tolist()))
-        missing: list[int] = []
-        for k, kind in enumerate(kinds):
-            if kind == _KIND_KV:
-                if not any(pairs[k] in x.pairs() for x in texts):
-                    missing.append(k)
-            elif not any(values[k] in x.vocabulary() for x in texts):
-                missing.append(k)
-        if not missing:
-            return
+        # set differences run in C: whittle the block's values (and kv pairs) down by each text
+        open_values = {v for v, kind in zip(values, kinds) if kind != _KIND_KV}
+        kv_rows = [k for k, kind in enumerate(kinds) if kind == _KIND_KV]
+        open_pairs: set[tuple[int, int]] = set()
+        if kv_rows:
+            fp = t.fp_fact[rows[kv_rows]]
+            open_pairs = set(zip(fp[:, 0].tolist(), fp[:, 1].tolist()))
+        for x in texts:
+            if open_values:
+                open_values -= x.vocabulary()
+            if open_pairs:
+                open_pairs -= x.pairs()
+            if not open_values and not open_pairs:
+                return
+        missing = [k for k, (v, kind) in enumerate(zip(values, kinds)) if kind != _KIND_KV and v in open_values]
+        if open_pairs:
+            kv_fp = t.fp_fact[rows[kv_rows]]
+            missing += [k for k, h, lo in zip(kv_rows, kv_fp[:, 0].tolist(), kv_fp[:, 1].tolist()) if (h, lo) in open_pairs]
+            missing.sort()
+        # an identifier may restate a key a config sets ("max_retries" for "max_retries: 5")
+        keyish = [k for k in missing if kinds[k] == _KIND_IDENTIFIER]
+        if keyish:
+            known_keys: frozenset[tuple[int, int]] = frozenset().union(*(x.keys() for x in texts))
+            restated = set()
+            for k in keyish:
+                fp = fingerprint_key(Kind.KV, t.value_bytes(int(rows[k])))
+                if (int(fp[0]), int(fp[1])) in known_keys:
+                    restated.add(k)
+            missing = [k for k in missing if k not in restated]
         sources: list[bytes] | None = None
         for k in missing:
             span = t.span(int(rows[k]))
-            if span.kind != Kind.KV:
-                as_key = fingerprint_key(Kind.KV, span.value)
-                key = (int(as_key[0]), int(as_key[1]))
-                if any(key in x.keys() for x in texts):
-                    continue  # an identifier restating a config key the source sets
             if sources is None:
                 sources = [self.gate.source_bytes(h) for h in handles]
             needle = (span.value if span.kind == Kind.QUOTE else span.text).encode("utf-8")
@@ -828,16 +883,50 @@ class _Check:
         return np.concatenate(fps), np.concatenate(owners), np.concatenate(rows)
 
     def _pre_set(self) -> FingerprintSet:
+        """The fact multiset of the pre window: cached by the window's block digests, and
+        usually derived from the previous check (whose post window this pre window is) by one
+        native merge instead of a sort of every fact."""
         key = tuple(self.pre.digests)
-        cached = self.gate._pre_sets.get(key)
+        cache = self.gate._pre_sets
+        cached = cache.get(key)
+        if callable(cached):
+            cached = cached()
+            cache.put(key, cached, 1)
         if cached is None:
             fps = [f.fact_fps() for f in self.pre.facts]
             cached = FingerprintSet(np.concatenate(fps) if fps else EMPTY)
-            self.gate._pre_sets.put(key, cached, 1)
+            cache.put(key, cached, 1)
         return cached
 
+    def remember_post_set(self) -> None:
+        """Leave a recipe for the post window's fact multiset (pre minus removed plus changed),
+        evaluated only if a later check starts from this post window."""
+        cache = self.gate._pre_sets
+        post_key = tuple(self.post.digests)
+        pre_key = tuple(self.pre.digests)
+        if cache.get(post_key) is not None or cache.get(pre_key) is None:
+            return
+        removed = [self.pre.facts[i] for i in self.removed]
+        changed = [self.post.facts[j] for j in self.changed]
+
+        def build() -> FingerprintSet:
+            base = cache.get(pre_key)
+            if callable(base):
+                base = base()
+            rm = FingerprintSet(np.concatenate([f.fact_fps() for f in removed]) if removed else EMPTY)
+            add = FingerprintSet(np.concatenate([f.fact_fps() for f in changed]) if changed else EMPTY)
+            values, counts = apply_delta(base.values, base.counts, rm.values, rm.counts, add.values, add.counts)
+            return FingerprintSet.of_sorted(values, counts)
+
+        cache.put(post_key, build, 1)
+
     def _check_purity(self) -> None:
-        """Lossless operators: no fact introduced; a fact dropped only with a record."""
+        """Lossless operators: no fact introduced; a fact dropped only with a record.
+
+        Everything is on sorted distinct fingerprints (one native sort per side, merges after):
+        a fact of a changed post block is introduced when pre lacks it; a fact of a removed or
+        changed pre block is gone when the changed post blocks lack it and pre holds it no more
+        often than the removed blocks do (so no unchanged block still has it)."""
         edit = self.edit
         if edit.operator == "evict":
             for j in self.changed:
@@ -849,33 +938,27 @@ class _Check:
             return
         pre_set = self._pre_set()
         a_fp, a_owner, a_row = self._fact_rows(self.post, self.changed)
-        d_fp, d_owner, d_row = self._fact_rows(self.pre, self.removed_content + [i for i in self.removed if i not in self.removed_content])
-        # introduced: facts of changed post blocks that pre never had
-        present, _ = pre_set.lookup(a_fp)
-        intro = np.flatnonzero(~present)
-        if intro.size:
-            seen = FingerprintSet(a_fp[intro])
-            self.counts["introduced"] = len(seen)
-            reported: set[bytes] = set()
-            for k in intro:
-                key = a_fp[k].tobytes()
-                if key in reported:
-                    continue
-                reported.add(key)
+        content = set(self.removed_content)
+        d_fp, d_owner, d_row = self._fact_rows(self.pre, self.removed_content + [i for i in self.removed if i not in content])
+        a_set = FingerprintSet(a_fp, inverse=True)
+        d_set = FingerprintSet(d_fp, inverse=True)
+        if len(a_set):
+            introduced, _, _ = a_set.match(pre_set)
+            self.counts["introduced"] = int(introduced.size)
+            for u in introduced.tolist():
+                k = int(np.argmax(a_set.inverse == u))  # first occurrence, for the evidence
                 b = edit.post[int(a_owner[k])]
                 span = self.post.facts[int(a_owner[k])].table.span(int(a_row[k]))
                 self.violate("I2", f"{edit.operator} introduced {span.key}={span.value!r} in block {b.id!r}, "
                              "a fact the pre window does not have", block=b.id, key=span.key, value=span.value,
                              evidence={"span": [span.start, span.end], "text": span.text, "change": "introduced"})
-        # dropped: facts of removed pre blocks that survive neither in changed post blocks nor in
-        # the unchanged rest (their count in pre equals their count among the removed blocks)
-        if d_fp.shape[0]:
-            in_a = FingerprintSet(a_fp).contains(d_fp) if a_fp.shape[0] else np.zeros(d_fp.shape[0], dtype=bool)
-            d_set = FingerprintSet(d_fp)
-            _, d_counts = d_set.lookup(d_fp)
-            _, pre_counts = pre_set.lookup(d_fp)
-            gone = np.flatnonzero(~in_a & (d_counts == pre_counts))
-            self._account_drops(d_fp, d_owner, d_row, gone)
+        if len(d_set):
+            candidates, _, _ = d_set.match(a_set)  # removed facts that no changed block restates
+            if candidates.size:
+                sub = FingerprintSet.of_sorted(d_set.values[candidates], d_set.counts[candidates])
+                _, here, there = sub.match(pre_set)
+                gone = candidates[here[sub.counts[here] == pre_set.counts[there]]]
+                self._account_drops(d_set, d_owner, d_row, gone)
         self._check_handle_drops("I2")
 
     def _covering(self) -> tuple[set[str], dict[str, str]]:
@@ -883,37 +966,32 @@ class _Check:
         superseded = {s.handle: s.block for s in self.edit.supersedes}
         return evicted, superseded
 
-    def _account_drops(self, d_fp: np.ndarray, d_owner: np.ndarray, d_row: np.ndarray, gone: np.ndarray) -> None:
-        """Count dropped facts as evicted, superseded or unaccounted (a violation each).
-
-        A fact is covered when ANY removed pre block that held it was evicted (by handle or,
-        for a block without handles, by id) or superseded."""
+    def _account_drops(self, d_set: FingerprintSet, d_owner: np.ndarray, d_row: np.ndarray, gone: np.ndarray) -> None:
+        """Count gone facts (distinct values of ``d_set``) as evicted, superseded or unaccounted
+        (a violation each). A fact is covered when ANY removed pre block that held it was
+        evicted (by handle or, for a block without handles, by id) or superseded."""
         edit = self.edit
         if gone.size == 0:
             return
         evicted, superseded = self._covering()
-        how = np.zeros(len(edit.pre), dtype=np.int8)  # 0 none, 1 evicted, 2 superseded
-        for i in np.unique(d_owner[gone]).tolist():
+        # per pre block: 2 evicted, 1 superseded, 0 neither (an eviction record wins)
+        how = np.zeros(len(edit.pre), dtype=np.int8)
+        for i in np.unique(d_owner).tolist():
             b = edit.pre[i]
             refs = b.handles + b.derived_from
             if b.id in evicted or any(h in evicted for h in refs):
-                how[i] = 1
-            elif any(h in superseded for h in refs):
                 how[i] = 2
-        fact_how = how[d_owner[gone]]
-        gone_set = FingerprintSet(d_fp[gone])
-        ev_set = FingerprintSet(d_fp[gone[fact_how == 1]])
-        covered = FingerprintSet(d_fp[gone[fact_how > 0]])
-        self.counts["evicted"] += len(ev_set)
-        self.counts["superseded"] += len(covered) - len(ev_set)
-        uncovered = gone[~covered.contains(d_fp[gone])] if len(covered) else gone
-        self.counts["dropped"] += len(gone_set) - len(covered)
-        reported: set[bytes] = set()
-        for k in uncovered.tolist():
-            key = d_fp[k].tobytes()
-            if key in reported:
-                continue
-            reported.add(key)
+            elif any(h in superseded for h in refs):
+                how[i] = 1
+        value_how = np.zeros(len(d_set), dtype=np.int8)
+        np.maximum.at(value_how, d_set.inverse, how[d_owner])
+        g = value_how[gone]
+        self.counts["evicted"] += int(np.count_nonzero(g == 2))
+        self.counts["superseded"] += int(np.count_nonzero(g == 1))
+        unaccounted = gone[g == 0]
+        self.counts["dropped"] += int(unaccounted.size)
+        for u in unaccounted.tolist():
+            k = int(np.argmax(d_set.inverse == u))
             b = edit.pre[int(d_owner[k])]
             span = self.pre.facts[int(d_owner[k])].table.span(int(d_row[k]))
             self.violate("I2", f"{edit.operator} dropped {span.key}={span.value!r} (block {b.id!r}) with neither an "
@@ -925,16 +1003,18 @@ class _Check:
         """A handle that leaves the window must leave with a record (eviction, supersession) or,
         after a lossy operator, stay reachable through a derived block's derived_from."""
         edit = self.edit
-        pre_handles: dict[str, str] = {}
-        for b in edit.pre:
-            for h in b.handles + b.derived_from:
-                pre_handles.setdefault(h, b.id)
-        post_handles = {h for b in edit.post for h in b.handles + b.derived_from}
-        for cited in self.block_markers:
-            post_handles.update(cited)
+        pre_handles: set[str] = set()
+        pre_handles.update(*(b.handles for b in edit.pre))
+        pre_handles.update(*(b.derived_from for b in edit.pre))
+        post_handles: set[str] = set()
+        post_handles.update(*(b.handles for b in edit.post))
+        post_handles.update(*(b.derived_from for b in edit.post))
+        post_handles.update(found[0] for found in self.marker_targets.values() if len(found) == 1)
         evicted, superseded = self._covering()
-        for h, bid in pre_handles.items():
-            if h in post_handles or h in evicted or h in superseded or bid in evicted:
+        missing = pre_handles - post_handles - evicted - superseded.keys()
+        for h in sorted(missing):
+            bid = next(b.id for b in edit.pre if h in b.handles or h in b.derived_from)
+            if bid in evicted:
                 continue
             self.violate(invariant, f"{edit.operator} removed every reference to {h!r} (block {bid!r}) without an "
                          "eviction record or supersession edge", block=bid, handle=h,
