@@ -1514,6 +1514,11 @@ cdef Py_ssize_t utf8_error(const byte_t* d, Py_ssize_t n) noexcept nogil:
     cdef Py_ssize_t i = 0
     cdef byte_t c, c1
     while i < n:
+        # ASCII, the common case, sixteen bytes at a time
+        while i + 16 <= n and ((load8(d + i) | load8(d + i + 8)) & HIGHS) == 0:
+            i += 16
+        if i >= n:
+            break
         c = d[i]
         if c < 0x80:
             i += 1

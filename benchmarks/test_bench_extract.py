@@ -1,0 +1,150 @@
+"""Grounded-span extraction (hot path 2) on the standard 200k-token window (~800 KB).
+
+Run:  cd /work/main && PYTHONPATH=src:benchmarks python -m pytest benchmarks/test_bench_extract.py --benchmark-autosave
+
+Targets (issue 3): the native scanner >= 300 MB/s on the window (moonshot 1 GB/s), against
+the reference (compiled ``re``). Scanning alone (group "scan") and extraction with
+fingerprints (group "extract") are measured apart, and the fingerprinting steps on their own
+(group "fingerprint"), to show which dominates. Each result records ``MB/s`` (window bytes /
+median time) in its extra info.
+"""
+
+from __future__ import annotations
+
+import importlib
+import threading
+
+import numpy as np
+import pytest
+from corpus import make_window
+
+from provgate import _hashing, _hashing_py, _scanner, _scanner_py, facts
+from provgate.facts import FINGERPRINT_KEY, extract
+
+WINDOW_TOKENS = 200_000
+MAX_SPANS = 10**7
+
+native = importlib.import_module("provgate._ext.scanner")
+
+
+@pytest.fixture(scope="module")
+def window() -> bytes:
+    data = make_window(WINDOW_TOKENS, seed=0).data
+    assert 700_000 < len(data) < 900_000
+    return data
+
+
+@pytest.fixture(scope="module")
+def scanned(window):
+    return native.scan(window, MAX_SPANS)
+
+
+def _record(benchmark, nbytes: int, **info) -> None:
+    median = benchmark.stats.stats.median
+    benchmark.extra_info["bytes"] = nbytes
+    benchmark.extra_info["MB/s"] = round(nbytes / median / 1e6, 1)
+    benchmark.extra_info.update(info)
+
+
+def _same_rows(a, b) -> bool:
+    return all(np.array_equal(x, y) for x, y in zip(a, b))
+
+
+# --------------------------------------------------------------------------- scanning alone
+
+
+@pytest.mark.benchmark(group="scan")
+def test_scan_native(benchmark, window):
+    cols = benchmark(native.scan, window, MAX_SPANS)
+    _record(benchmark, len(window), spans=int(cols[0].shape[0]))
+
+
+@pytest.mark.benchmark(group="scan")
+def test_scan_reference(benchmark, window, scanned):
+    cols = benchmark.pedantic(_scanner_py.scan, args=(window, MAX_SPANS), rounds=3, iterations=1)
+    assert _same_rows(cols, scanned)
+    _record(benchmark, len(window), spans=int(cols[0].shape[0]))
+
+
+@pytest.mark.benchmark(group="scan")
+def test_utf8_validation_native(benchmark, window):
+    """A plain byte loop over the window, for scale: every extract() pays it once."""
+    assert benchmark(native.utf8_error_offset, window) == -1
+    _record(benchmark, len(window))
+
+
+@pytest.mark.benchmark(group="scan")
+def test_scan_native_two_threads(benchmark, window):
+    """Two threads scanning the window at once: the scan runs without the GIL, so on two
+    idle cores this takes about as long as one scan, not two."""
+    results = [None, None]
+
+    def work(k: int) -> None:
+        results[k] = native.scan(window, MAX_SPANS)
+
+    def both() -> None:
+        threads = [threading.Thread(target=work, args=(k,)) for k in range(2)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+
+    benchmark(both)
+    assert _same_rows(results[0], results[1])
+    _record(benchmark, 2 * len(window))
+
+
+# --------------------------------------------------------------------------- with fingerprints
+
+
+def _extract_reference(data: bytes):
+    """extract() with every hot path in its pure-Python reference."""
+    assert _scanner_py.utf8_error_offset(data) == -1
+    kind, start, end, ks, ke, vs, ve, vk = _scanner_py.scan(data, MAX_SPANS)
+    buf, starts, ends = _scanner_py.frame_facts(data, kind, ks, ke, vs, ve, vk)
+    return _hashing_py.hash_spans(buf, starts, ends, key=FINGERPRINT_KEY)
+
+
+@pytest.mark.benchmark(group="extract")
+def test_extract_native(benchmark, window):
+    table = benchmark(extract, window)
+    _record(
+        benchmark,
+        len(window),
+        spans=len(table),
+        scanner=_scanner.IMPLEMENTATION,
+        hashing=f"{_hashing.IMPLEMENTATION}/{_hashing.INSTRUCTION_SET}",
+    )
+
+
+@pytest.mark.benchmark(group="extract")
+def test_extract_reference(benchmark, window, scanned):
+    digests = benchmark.pedantic(_extract_reference, args=(window,), rounds=3, iterations=1)
+    assert digests.shape[0] >= 2 * scanned[0].shape[0]
+    _record(benchmark, len(window))
+
+
+# --------------------------------------------------------------------------- the fingerprint steps
+
+
+@pytest.mark.benchmark(group="fingerprint")
+def test_frame_facts_native(benchmark, window, scanned):
+    kind, _, _, ks, ke, vs, ve, vk = scanned
+    buf, starts, _ = benchmark(native.frame_facts, window, kind, ks, ke, vs, ve, vk)
+    _record(benchmark, len(window), frames=int(starts.shape[0]), frame_bytes=int(buf.shape[0]))
+
+
+@pytest.mark.benchmark(group="fingerprint")
+def test_hash_frames_native(benchmark, window, scanned):
+    kind, _, _, ks, ke, vs, ve, vk = scanned
+    buf, starts, ends = native.frame_facts(window, kind, ks, ke, vs, ve, vk)
+    benchmark(_hashing.hash_spans, buf, starts, ends, key=FINGERPRINT_KEY)
+    _record(benchmark, len(window), frames=int(starts.shape[0]))
+
+
+@pytest.mark.benchmark(group="fingerprint")
+def test_table_fingerprints(benchmark, window, scanned):
+    """Framing + hashing + the (hi, lo) columns: what extract() adds to the scan."""
+    fps = benchmark(facts._table_fingerprints, window, scanned)
+    assert fps[2].shape == (scanned[0].shape[0], 2)
+    _record(benchmark, len(window), spans=int(scanned[0].shape[0]))
