@@ -30,7 +30,7 @@ import threading
 import time
 import uuid
 from functools import cmp_to_key
-from collections import OrderedDict
+from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -647,23 +647,16 @@ class _Check:
     def _structure(self) -> None:
         """Match post blocks to pre blocks by digest; what is left over changed."""
         pre, post = self.pre, self.post
-        by_digest: dict[bytes, list[int]] = {}
-        for i, d in enumerate(pre.digests):
-            by_digest.setdefault(d, []).append(i)
-        self.match: list[int | None] = [None] * len(post.window)  # post index -> pre index
+        pre_pos = {d: i for i, d in enumerate(pre.digests)}
+        match: list[int | None] = [pre_pos.get(d) for d in post.digests]  # post index -> pre index
+        if len(pre_pos) != len(pre.digests):
+            self._match_duplicates(match)
+        self.match = match
         used = [False] * len(pre.window)
-        pending: list[int] = []
-        for j, d in enumerate(post.digests):
-            cands = by_digest.get(d)
-            if not cands:
-                pending.append(j)
-                continue
-            pid = post.window[j].id
-            pick = next((i for i in cands if not used[i] and pre.window[i].id == pid), None)
-            if pick is None:
-                pick = next((i for i in cands if not used[i]), cands[0])
-            used[pick] = True
-            self.match[j] = pick
+        for m in match:
+            if m is not None:
+                used[m] = True
+        pending = [j for j, m in enumerate(match) if m is None]
         # a block rewritten in place (same id) that differs only in whitespace is unchanged too
         self.ws_matched: set[int] = set()
         if pending:
@@ -682,6 +675,32 @@ class _Check:
         post_digests = set(post.digests)
         self.removed_content = [i for i in self.removed if pre.digests[i] not in post_digests]
         self.pre_id = {b.id: i for i, b in enumerate(pre.window)}
+
+    def _match_duplicates(self, match: list[int | None]) -> None:
+        """Where a text occurs more than once in pre, each post copy takes an unused pre copy,
+        the one with its own id first (only those digests are revisited)."""
+        pre, post = self.pre, self.post
+        dups = {d for d, n in Counter(pre.digests).items() if n > 1}
+        by_digest: dict[bytes, list[int]] = {}
+        for i, d in enumerate(pre.digests):
+            if d in dups:
+                by_digest.setdefault(d, []).append(i)
+        by_id = {i: pre.window[i].id for c in by_digest.values() for i in c}
+        id_pick = {(d, by_id[i]): i for d, c in by_digest.items() for i in c}
+        free = {d: list(reversed(c)) for d, c in by_digest.items()}  # pop() takes the first
+        used: set[int] = set()
+        digests = post.digests
+        for j in [j for j, d in enumerate(digests) if d in dups]:
+            d = digests[j]
+            cands = by_digest[d]
+            pick = id_pick.get((d, post.window[j].id))
+            if pick is None or pick in used:
+                stack = free[d]
+                while stack and stack[-1] in used:
+                    stack.pop()
+                pick = stack.pop() if stack else cands[0]
+            used.add(pick)
+            match[j] = pick
 
     def _load_facts(self) -> None:
         gate = self.gate
@@ -771,7 +790,15 @@ class _Check:
         gate = self.gate
         lossy = edit.operator in LOSSY_OPERATORS
         self.metadata_changed: list[int] = []
-        for j, block in enumerate(edit.post):
+        pre = edit.pre
+        # only blocks that changed, or whose provenance changed, need a look
+        todo = [
+            j for j, (b, m) in enumerate(zip(edit.post, self.match))
+            if m is None or (b.derived and not b.derived_from) or b.handles != pre[m].handles
+            or b.derived_from != pre[m].derived_from or b.derived != pre[m].derived
+        ]
+        for j in todo:
+            block = edit.post[j]
             if block.derived and not block.derived_from:
                 self.violate("I1", f"derived block {block.id!r} names no derived_from handle", block=block.id)
                 continue
@@ -849,13 +876,15 @@ class _Check:
                 if (int(fp[0]), int(fp[1])) in known_keys:
                     restated.add(k)
             missing = [k for k in missing if k not in restated]
-        sources: list[bytes] | None = None
+        haystack: bytes | None = None
         for k in missing:
             span = t.span(int(rows[k]))
-            if sources is None:
-                sources = [self.gate.source_bytes(h) for h in handles]
+            if haystack is None:
+                # one search over all sources: 0xFF never occurs in UTF-8, so no match spans two
+                # sources, and the newlines around it keep token boundaries at their edges
+                haystack = _SOURCE_SEPARATOR.join(self.gate.source_bytes(h) for h in handles)
             needle = (span.value if span.kind == Kind.QUOTE else span.text).encode("utf-8")
-            if any(_occurs_at_boundary(src, needle) for src in sources):
+            if _occurs_at_boundary(haystack, needle):
                 continue
             self.violate(
                 "I1",
@@ -1072,9 +1101,10 @@ class _Check:
         # the newest read survives verbatim, or rewritten in place (same id or its handles),
         # where I1 and I2 check the rewrite; a block that is an OLDER read's bytes does not count
         # even when it claims the newer handle
+        newest_handles = set(edit.pre[newest].handles)
         newest_kept = any(self.pre.digests[m] == newest_digest for m in kept_pre) or any(
-            self.match[j] is None and (b.id == edit.pre[newest].id or set(edit.pre[newest].handles) & set(b.provenance))
-            for j, b in enumerate(edit.post)
+            edit.post[j].id == edit.pre[newest].id or not newest_handles.isdisjoint(edit.post[j].provenance)
+            for j in self.changed
         )
         older = [i for i in reads if self.pre.digests[i] != newest_digest]
         older_kept = [i for i in older if i in kept_pre]
@@ -1218,7 +1248,8 @@ class _Check:
         evicted, _ = self._covering()
         pinned: list[int] = [
             i for i, (b, d) in enumerate(zip(edit.pre, self.pre.digests))
-            if b.pinned or (b.id in self.pinned_ids and not b.handles) or set(b.handles) & self.pinned_handles
+            if b.pinned or (b.id in self.pinned_ids and not b.handles)
+            or (self.pinned_handles and not self.pinned_handles.isdisjoint(b.handles))
         ]
         if not pinned:
             return
@@ -1300,6 +1331,7 @@ def _is_word_byte(c: int) -> bool:
 
 
 _JOINERS = frozenset(b".,-:/@")
+_SOURCE_SEPARATOR = b"\n\xff\n"
 
 
 def _occurs_at_boundary(haystack: bytes, needle: bytes) -> bool:
