@@ -13,7 +13,31 @@ __version__ = "0.1.0"
 
 # public name -> module that defines it
 _EXPORTS: dict[str, str] = {
-    # errors
+    "SourceStore": "provgate.store",
+    "SourceInfo": "provgate.store",
+    "default_store_path": "provgate.store",
+    "Pointer": "provgate.pointers",
+    "hash_spans": "provgate._hashing",
+    "hash_buffers": "provgate._hashing",
+    "extract": "provgate.facts",
+    "FactTable": "provgate.facts",
+    "Kind": "provgate.facts",
+    "Span": "provgate.facts",
+    "EXTRACTOR_VERSION": "provgate.facts",
+    "SourceMatcher": "provgate.matching",
+    "GroundedMatches": "provgate.matching",
+    "Block": "provgate.window",
+    "Window": "provgate.window",
+    "Edit": "provgate.window",
+    "Supersession": "provgate.window",
+    "Citation": "provgate.window",
+    "parse_edit": "provgate.window",
+    "Gate": "provgate.gate",
+    "check": "provgate.gate",
+    "commit": "provgate.gate",
+    "CycleRecord": "provgate.gate",
+    "Verdict": "provgate.verdict",
+    "Violation": "provgate.verdict",
     "ProvgateError": "provgate.errors",
     "InvalidHandleError": "provgate.errors",
     "InvalidContentError": "provgate.errors",
@@ -26,6 +50,11 @@ _EXPORTS: dict[str, str] = {
     "LimitExceededError": "provgate.errors",
     "EditFormatError": "provgate.errors",
     "ProvenanceInvariantError": "provgate.errors",
+    "InvalidArgumentError": "provgate.errors",
+    "StoreSchemaError": "provgate.errors",
+    "StoreClosedError": "provgate.errors",
+    "StoreBusyError": "provgate.errors",
+    "PointerFormatError": "provgate.errors",
 }
 
 __all__ = ["__version__", *_EXPORTS]
@@ -45,17 +74,63 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:  # pragma: no cover
+    from provgate.store import (
+        SourceInfo,
+        SourceStore,
+        default_store_path,
+    )
+    from provgate.pointers import (
+        Pointer,
+    )
+    from provgate._hashing import (
+        hash_buffers,
+        hash_spans,
+    )
+    from provgate.facts import (
+        EXTRACTOR_VERSION,
+        FactTable,
+        Kind,
+        Span,
+        extract,
+    )
+    from provgate.matching import (
+        GroundedMatches,
+        SourceMatcher,
+    )
+    from provgate.window import (
+        Block,
+        Citation,
+        Edit,
+        Supersession,
+        Window,
+        parse_edit,
+    )
+    from provgate.gate import (
+        CycleRecord,
+        Gate,
+        check,
+        commit,
+    )
+    from provgate.verdict import (
+        Verdict,
+        Violation,
+    )
     from provgate.errors import (
         EditFormatError,
         HandleConflictError,
+        InvalidArgumentError,
         InvalidContentError,
         InvalidDigestError,
         InvalidHandleError,
         LimitExceededError,
+        PointerFormatError,
         ProvenanceInvariantError,
         ProvenanceResolutionError,
         ProvgateError,
         SpanError,
+        StoreBusyError,
+        StoreClosedError,
         StoreCorruptionError,
+        StoreSchemaError,
         UnknownHandleError,
     )
