@@ -96,3 +96,35 @@ class StoreBusyError(ProvgateError, TimeoutError):
 
 class PointerFormatError(EditFormatError):
     """A pointer or its JSON form is malformed; ``field`` names the offending field."""
+
+
+class CompactionError(ProvgateError):
+    """A compaction cannot be planned or carried out as asked."""
+
+
+class CompactionBudgetError(CompactionError, ValueError):
+    """The token budget is smaller than the pinned blocks alone, which may not be evicted.
+
+    ``pinned`` lists ``(block id, tokens)`` of every pinned block, ``pinned_tokens`` their sum.
+    """
+
+    def __init__(self, message: str, *, budget_tokens: int, pinned_tokens: int,
+                 pinned: tuple[tuple[str, int], ...]) -> None:
+        super().__init__(message)
+        self.budget_tokens = budget_tokens
+        self.pinned_tokens = pinned_tokens
+        self.pinned = pinned
+
+
+class SummarizerError(CompactionError):
+    """The caller's summarizer raised, or returned what cannot be a summary.
+
+    ``summarizer`` names the callable, ``group`` the summary it was asked for, ``reason`` is one
+    of ``raised``, ``not_text``, ``empty``, ``invalid_text``, ``unchanged``, ``over_allowance``.
+    """
+
+    def __init__(self, message: str, *, summarizer: str, group: str, reason: str) -> None:
+        super().__init__(message)
+        self.summarizer = summarizer
+        self.group = group
+        self.reason = reason

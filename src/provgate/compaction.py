@@ -1,0 +1,949 @@
+"""Compaction policies: plan which blocks to summarize, preserve or evict, then gate the result.
+
+The seed (``compaction-provenance-loss.md``) names two policies at the retrieval-linked
+boundary:
+
+- **preserve-or-evict** - a retrieval-linked block (one with handles into the store, or one a
+  pointer cites) is never rewritten: it is kept verbatim and pinned, or dropped whole with an
+  eviction record. Every surviving pointer stays byte-valid. The safe default.
+- **rewrite-and-relabel** - a linked block may be summarized; the summary is a derived block and
+  the pointers it inherits become *nominal* (``Pointer(nominal=True)``): they may carry recall,
+  and resolving one for reconstruction raises ``ProvenanceResolutionError(reason="nominal")``.
+
+Which one applies is the downstream ``task``: ``"reconstruction"`` (quote, verify, expand, cite
+exact text) or ``"recall"`` (answer from gist); unknown (``None``) is reconstruction.
+
+:func:`plan_compaction` decides, deterministically and without reading any text but to count
+its tokens; :func:`compact` runs plan -> the caller's summarizer -> :class:`~provgate.gate.Gate`
+and returns the committed window. The library never calls a model. Passes are idempotent with
+respect to preservation: what pass *n* preserved is pinned in the window it commits and in the
+gate's sticky pins, and the planner never summarizes a pinned block (``docs/compaction.md``).
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+import re
+import threading
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
+
+from blake3 import blake3
+
+from provgate.errors import (
+    CompactionBudgetError,
+    EditFormatError,
+    InvalidArgumentError,
+    ProvenanceInvariantError,
+    ProvgateError,
+    SummarizerError,
+)
+from provgate.pointers import Pointer
+from provgate.window import Block, Citation, Window
+
+TASKS = ("reconstruction", "recall")
+RECONSTRUCTION = "reconstruction"
+RECALL = "recall"
+
+DEFAULT_THRESHOLD = 0.85
+# Compacting to just under the threshold would trigger the next pass after a few turns; the
+# target leaves room (hysteresis). As a fraction of the threshold, so a custom threshold keeps it.
+DEFAULT_TARGET_OF_THRESHOLD = 0.7
+DEFAULT_SUMMARY_RATIO = 0.25
+DEFAULT_MIN_SUMMARY_TOKENS = 64
+DEFAULT_MAX_GROUP_TOKENS = 8192
+# Budgets are token counts of one window; anything above this is a unit mistake (bytes?).
+MAX_BUDGET_TOKENS = 1 << 40
+
+BYTES_PER_TOKEN = 4
+ON_REJECT = ("raise", "evict")
+
+# Source kind given to the window texts a summary is derived from when they have no handle.
+BLOCK_SOURCE_KIND = "window_block"
+BLOCK_HANDLE_PREFIX = "block:"
+
+
+# -- token counting ---------------------------------------------------------------------------
+
+
+def approx_tokens(text: str) -> int:
+    """The default token estimate: UTF-8 bytes / 4, rounded up.
+
+    Four bytes per token is the usual rule of thumb for English with BPE tokenizers (the
+    benchmark corpus defines its "200k-token" window the same way). It is an estimate, not a
+    count: code, JSON and numbers tokenize denser (about 3 bytes per token), and scripts outside
+    Latin (CJK: about one token per 3-byte character) denser still, so it can undercount by a
+    quarter or more there; pass ``count_tokens="tiktoken"`` or your model's counter when the
+    budget is tight. See ``docs/compaction.md``.
+    """
+    if text.isascii():  # O(1) for str: the length is the byte count
+        return (len(text) + BYTES_PER_TOKEN - 1) // BYTES_PER_TOKEN
+    if len(text) > _CACHED_TEXT_CHARS:
+        return (len(text.encode("utf-8")) + BYTES_PER_TOKEN - 1) // BYTES_PER_TOKEN
+    return (_utf8_length(text) + BYTES_PER_TOKEN - 1) // BYTES_PER_TOKEN
+
+
+# Encoding a non-ASCII text only to measure it costs about a microsecond per KB; compaction
+# passes see mostly the same block texts again, so their byte lengths are memoised. Bounded in
+# entries and in text size, so at most ~64 MB of texts are kept alive by the cache.
+_CACHED_TEXT_CHARS = 1 << 16
+
+
+@lru_cache(maxsize=1024)
+def _utf8_length(text: str) -> int:
+    return len(text.encode("utf-8"))
+
+
+TokenCounter = Callable[[str], int]
+
+
+@dataclass(frozen=True, slots=True)
+class _Counter:
+    name: str
+    fn: TokenCounter
+    trusted: bool  # our own counters return valid ints; a caller's is checked on every call
+
+
+_APPROX = _Counter("approx-utf8-bytes/4", approx_tokens, True)
+_TIKTOKEN_DEFAULT_ENCODING = "o200k_base"
+_tiktoken_lock = threading.Lock()
+_tiktoken_encodings: dict[str, Any] = {}
+
+
+def _tiktoken_counter(spec: str) -> _Counter:
+    name = spec.partition(":")[2] or _TIKTOKEN_DEFAULT_ENCODING
+    with _tiktoken_lock:
+        enc = _tiktoken_encodings.get(name)
+        if enc is None:
+            try:
+                import tiktoken  # optional: never a dependency of provgate
+            except ImportError:
+                raise _missing_tiktoken() from None
+            try:
+                enc = tiktoken.get_encoding(name)
+            except Exception as exc:  # unknown name, or its BPE file cannot be fetched offline
+                raise InvalidArgumentError(
+                    f"count_tokens={spec!r}: tiktoken could not load the encoding {name!r}: {exc}",
+                    argument="count_tokens",
+                ) from exc
+            _tiktoken_encodings[name] = enc
+    return _Counter(f"tiktoken:{name}", lambda text: len(enc.encode_ordinary(text)), True)
+
+
+def _missing_tiktoken() -> ProvgateError:
+    message = (
+        "count_tokens='tiktoken' needs the package tiktoken, which is not installed "
+        "(pip install tiktoken), or pass count_tokens=None for the built-in estimate or a "
+        "callable str -> int"
+    )
+    try:
+        from provgate.errors import OptionalDependencyError
+    except ImportError:  # pragma: no cover - older errors module
+        return InvalidArgumentError(message, argument="count_tokens")
+    return OptionalDependencyError(message, package="tiktoken", extra="tiktoken")
+
+
+def _resolve_counter(count_tokens: Any) -> _Counter:
+    if count_tokens is None or count_tokens == "approx":
+        return _APPROX
+    if isinstance(count_tokens, str):
+        if count_tokens == "tiktoken" or count_tokens.startswith("tiktoken:"):
+            return _tiktoken_counter(count_tokens)
+        raise InvalidArgumentError(
+            f"count_tokens must be None, 'approx', 'tiktoken', 'tiktoken:<encoding>' or a callable "
+            f"str -> int, got {count_tokens!r}", argument="count_tokens")
+    if not callable(count_tokens):
+        raise InvalidArgumentError(
+            f"count_tokens must be None, 'approx', 'tiktoken' or a callable str -> int, not "
+            f"{type(count_tokens).__name__}", argument="count_tokens")
+    return _Counter(_callable_name(count_tokens), count_tokens, False)
+
+
+def _count(counter: _Counter, text: str, where: str) -> int:
+    try:
+        n = counter.fn(text)
+    except ProvgateError:
+        raise
+    except Exception as exc:
+        raise InvalidArgumentError(f"count_tokens ({counter.name}) raised on {where}: {exc!r}",
+                                   argument="count_tokens") from exc
+    if not counter.trusted and (isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 0):
+        raise InvalidArgumentError(
+            f"count_tokens ({counter.name}) returned {n!r} for {where}; it must return an int >= 0",
+            argument="count_tokens")
+    return int(n)
+
+
+def _callable_name(fn: Any) -> str:
+    name = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None)
+    if name is None:
+        name = type(fn).__qualname__
+    module = getattr(fn, "__module__", None)
+    return f"{module}.{name}" if module and module != "builtins" else str(name)
+
+
+# -- the plan ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class SummaryGroup:
+    """Blocks to be replaced by one derived summary block.
+
+    ``blocks`` are in window order; they are consecutive among the summarizable blocks but may
+    skip over kept, preserved or pinned ones, which stay where they are. The summary takes
+    ``id`` and the place of the first member. ``max_tokens`` is its allowance: the plan's
+    expected fill assumes it, and :func:`compact` refuses a longer summary. ``linked`` lists the
+    retrieval-linked members (only under the recall task: rewrite-and-relabel).
+    """
+
+    id: str
+    blocks: tuple[str, ...]
+    tokens: int
+    max_tokens: int
+    linked: tuple[str, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        return {"id": self.id, "blocks": list(self.blocks), "tokens": self.tokens,
+                "max_tokens": self.max_tokens, "linked": list(self.linked)}
+
+
+@dataclass(frozen=True, slots=True)
+class CompactionPlan:
+    """What :func:`plan_compaction` decided. Every block of the window is in exactly one of
+    ``keep``, ``pinned``, ``preserve``, ``evict`` or one group of ``summarize``.
+
+    - ``keep``: unchanged, not pinned by this plan;
+    - ``pinned``: already pinned (flag, or the caller's sticky pins), kept verbatim, stays pinned;
+    - ``preserve``: retrieval-linked, kept verbatim and pinned from now on (reconstruction);
+    - ``summarize``: groups replaced by one derived summary each;
+    - ``evict``: dropped whole; ``eviction_records`` are what the gate is told (the block's
+      handles, or its id when it has none).
+
+    ``tokens``/``fill`` are before the plan, ``expected_tokens``/``expected_fill`` after it,
+    counting every summary at its full allowance (an upper bound). ``needed`` is false when the
+    fill is below the threshold: then nothing is done. ``meets_target`` is false when even
+    evicting everything allowed cannot reach the target fill (the pinned blocks are too large).
+    """
+
+    task: str
+    task_given: str | None
+    budget_tokens: int
+    threshold: float
+    target: float
+    counter: str
+    tokens: int
+    fill: float
+    needed: bool
+    keep: tuple[str, ...]
+    pinned: tuple[str, ...]
+    preserve: tuple[str, ...]
+    summarize: tuple[SummaryGroup, ...]
+    evict: tuple[str, ...]
+    eviction_records: tuple[str, ...]
+    expected_tokens: int
+    expected_fill: float
+    meets_target: bool
+    block_tokens: Mapping[str, int] = field(repr=False, default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "task": self.task, "task_given": self.task_given, "budget_tokens": self.budget_tokens,
+            "threshold": self.threshold, "target": self.target, "counter": self.counter,
+            "tokens": self.tokens, "fill": self.fill, "needed": self.needed,
+            "keep": list(self.keep), "pinned": list(self.pinned), "preserve": list(self.preserve),
+            "summarize": [g.to_json() for g in self.summarize], "evict": list(self.evict),
+            "eviction_records": list(self.eviction_records), "expected_tokens": self.expected_tokens,
+            "expected_fill": self.expected_fill, "meets_target": self.meets_target,
+        }
+
+
+def plan_compaction(
+    window: Window,
+    *,
+    budget_tokens: int,
+    threshold: float = DEFAULT_THRESHOLD,
+    task: str | None = None,
+    count_tokens: str | TokenCounter | None = None,
+    target: float | None = None,
+    pointers: Iterable[Citation | Mapping[str, Any]] = (),
+    pinned_handles: Iterable[str] = (),
+    pinned_ids: Iterable[str] = (),
+    evict_pinned: bool = False,
+    summary_ratio: float = DEFAULT_SUMMARY_RATIO,
+    min_summary_tokens: int = DEFAULT_MIN_SUMMARY_TOKENS,
+    max_group_tokens: int = DEFAULT_MAX_GROUP_TOKENS,
+) -> CompactionPlan:
+    """Plan one compaction pass of ``window`` for a budget of ``budget_tokens``.
+
+    Fill = tokens / budget. Below ``threshold`` nothing is done (``plan.needed`` is false).
+    Otherwise the plan brings the fill down to ``target`` (default 0.7 x threshold):
+
+    1. **summarize**, oldest first, groups of summarizable blocks (at most
+       ``max_group_tokens`` each), each summary allowed ``max(min_summary_tokens,
+       ceil(summary_ratio x group tokens))`` tokens, until the target is reached. Summarizable:
+       not pinned, and - under reconstruction - not retrieval-linked. Under recall, linked
+       blocks are summarizable too (rewrite-and-relabel).
+    2. if that is not enough, **evict**, oldest first: retrieval-linked blocks (their sources
+       stay in the store), then the other unpinned blocks and summary groups, then - only with
+       ``evict_pinned=True`` - pinned blocks.
+
+    Retrieval-linked = has handles, or is the ``block`` of one of ``pointers`` (citations:
+    ``Citation`` or their JSON objects). Pinned = ``pinned`` flag, or a handle in
+    ``pinned_handles``, or (for a block without handles) its id in ``pinned_ids`` - the gate's
+    sticky pins, which :func:`compact` passes. Under reconstruction every surviving linked block
+    is preserved and pinned. Raises :class:`~provgate.errors.CompactionBudgetError` when the
+    pinned blocks alone exceed the budget and ``evict_pinned`` is false.
+    """
+    blocks = _check_window(window)
+    budget = _check_budget(budget_tokens)
+    threshold = _check_fraction(threshold, "threshold")
+    if target is None:
+        target = threshold * DEFAULT_TARGET_OF_THRESHOLD
+    else:
+        target = _check_fraction(target, "target")
+        if target > threshold:
+            raise InvalidArgumentError(f"target ({target}) must not exceed threshold ({threshold})",
+                                       argument="target")
+    task_name = _check_task(task)
+    counter = _resolve_counter(count_tokens)
+    ratio = _check_ratio(summary_ratio)
+    min_summary = _check_count(min_summary_tokens, "min_summary_tokens")
+    max_group = _check_count(max_group_tokens, "max_group_tokens")
+    if not isinstance(evict_pinned, bool):
+        raise InvalidArgumentError(f"evict_pinned must be a bool, not {type(evict_pinned).__name__}",
+                                   argument="evict_pinned")
+    cited = _cited_blocks(pointers, blocks)
+    pin_handles = _string_set(pinned_handles, "pinned_handles")
+    pin_ids = _string_set(pinned_ids, "pinned_ids")
+
+    n = len(blocks)
+    ids = [b.id for b in blocks]
+    if counter is _APPROX:
+        try:
+            tok = [approx_tokens(b.text) for b in blocks]
+        except UnicodeEncodeError:
+            tok = [_count_checked(counter, b.text, i) for i, b in enumerate(blocks)]
+    else:
+        tok = [_count_checked(counter, b.text, i) for i, b in enumerate(blocks)]
+    total = sum(tok)
+    fill = total / budget
+    common = dict(task=task_name, task_given=task, budget_tokens=budget, threshold=threshold, target=target,
+                  counter=counter.name, tokens=total, fill=fill, block_tokens=dict(zip(ids, tok)))
+    if fill < threshold:
+        return CompactionPlan(**common, needed=False, keep=tuple(ids), pinned=(), preserve=(), summarize=(),
+                              evict=(), eviction_records=(), expected_tokens=total, expected_fill=fill,
+                              meets_target=True)
+
+    if pin_handles or pin_ids:
+        pin = [b.pinned or (not pin_handles.isdisjoint(b.handles) if b.handles else b.id in pin_ids)
+               for b in blocks]
+    else:
+        pin = [b.pinned for b in blocks]
+    pinned_tokens = sum(t for t, p in zip(tok, pin) if p)
+    if pinned_tokens > budget and not evict_pinned:
+        listed = tuple((ids[i], tok[i]) for i in range(n) if pin[i])
+        raise CompactionBudgetError(
+            f"the budget of {budget} tokens is smaller than the pinned blocks alone ({pinned_tokens} tokens "
+            f"in {len(listed)} blocks), which cannot be summarized and may not be evicted without "
+            f"evict_pinned=True; pinned: " + ", ".join(f"{bid} ({t} tokens)" for bid, t in listed),
+            budget_tokens=budget, pinned_tokens=pinned_tokens, pinned=listed)
+    recall = task_name == RECALL
+    linked = [bool(b.handles) or b.id in cited for b in blocks] if cited else [bool(b.handles) for b in blocks]
+    if recall:
+        summ = [not p for p in pin]
+    else:
+        summ = [not p and not k for p, k in zip(pin, linked)]
+
+    goal = math.floor(target * budget)
+    expected = total
+
+    def allowance(tokens: int) -> int:
+        return max(min_summary, math.ceil(tokens * ratio))
+
+    # 1. summarize, oldest first, only as much as the target needs
+    groups: list[tuple[list[int], int, int]] = []  # (members, tokens, allowance)
+    i = 0
+    while expected > goal and i < n:
+        if not summ[i]:
+            i += 1
+            continue
+        members: list[int] = []
+        gt = 0
+        j = i
+        while j < n:
+            if summ[j]:
+                if members and gt + tok[j] > max_group:
+                    break
+                members.append(j)
+                gt += tok[j]
+                if expected - (gt - allowance(gt)) <= goal:
+                    j += 1
+                    break
+            j += 1
+        a = allowance(gt)
+        if a < gt:
+            groups.append((members, gt, a))
+            expected -= gt - a
+        i = j
+
+    # 2. evict, oldest first: linked blocks, then everything else unpinned, then pinned blocks
+    evicted = [False] * n
+    group_of = [-1] * n
+    for g, (members, _, _) in enumerate(groups):
+        for m in members:
+            group_of[m] = g
+    group_gone = [False] * len(groups)
+    if expected > goal and not recall:
+        for i in range(n):
+            if expected <= goal:
+                break
+            if linked[i] and not pin[i]:
+                evicted[i] = True
+                expected -= tok[i]
+    if expected > goal:
+        for i in range(n):
+            if expected <= goal:
+                break
+            if pin[i] or evicted[i]:
+                continue
+            g = group_of[i]
+            if g < 0:
+                evicted[i] = True
+                expected -= tok[i]
+            elif not group_gone[g]:
+                group_gone[g] = True
+                expected -= groups[g][2]
+                for m in groups[g][0]:
+                    evicted[m] = True
+    if expected > goal and evict_pinned:
+        for i in range(n):
+            if expected <= goal:
+                break
+            if pin[i] and not evicted[i]:
+                evicted[i] = True
+                expected -= tok[i]
+
+    used_ids = set(ids)
+    summarize: list[SummaryGroup] = []
+    for g, (members, gt, a) in enumerate(groups):
+        if group_gone[g]:
+            continue
+        member_ids = tuple(ids[m] for m in members)
+        summarize.append(SummaryGroup(
+            id=_group_id(member_ids, used_ids), blocks=member_ids, tokens=gt, max_tokens=a,
+            linked=tuple(ids[m] for m in members if linked[m]) if recall else ()))
+    keep: list[str] = []
+    pinned: list[str] = []
+    preserve: list[str] = []
+    evict: list[str] = []
+    records: dict[str, None] = {}
+    for i, b in enumerate(blocks):
+        if evicted[i]:
+            evict.append(b.id)
+            for h in b.handles or (b.id,):
+                records[h] = None
+        elif group_of[i] >= 0:
+            continue
+        elif pin[i]:
+            pinned.append(b.id)
+        elif linked[i] and not recall:
+            preserve.append(b.id)
+        else:
+            keep.append(b.id)
+    return CompactionPlan(
+        **common, needed=True, keep=tuple(keep), pinned=tuple(pinned), preserve=tuple(preserve),
+        summarize=tuple(summarize), evict=tuple(evict), eviction_records=tuple(records),
+        expected_tokens=expected, expected_fill=expected / budget, meets_target=expected <= goal)
+
+
+def _count_checked(counter: _Counter, text: str, i: int) -> int:
+    if counter is _APPROX:
+        try:
+            return approx_tokens(text)
+        except UnicodeEncodeError as exc:
+            raise EditFormatError(f"window[{i}].text: contains a lone surrogate at index {exc.start}; "
+                                  "text must be valid Unicode", field=f"window[{i}].text") from None
+    return _count(counter, text, f"window[{i}]")
+
+
+def _group_id(member_ids: tuple[str, ...], used: set[str]) -> str:
+    """A summary id that is a pure function of what it summarizes, unique in the window."""
+    digest = blake3("\x1f".join(member_ids).encode("utf-8", "surrogatepass")).hexdigest()
+    base = f"summary-{digest[:16]}"
+    sid, k = base, 1
+    while sid in used:
+        k += 1
+        sid = f"{base}-{k}"
+    used.add(sid)
+    return sid
+
+
+# -- argument checks --------------------------------------------------------------------------
+
+
+def _check_window(window: Any) -> Window:
+    if isinstance(window, Window):
+        return window
+    if isinstance(window, (list, tuple)):
+        return Window.coerce(window, "window")  # malformed blocks: EditFormatError naming the field
+    raise InvalidArgumentError(
+        f"window must be a provgate Window (or a list of blocks), not {type(window).__name__}", argument="window")
+
+
+def _check_budget(budget: Any) -> int:
+    if isinstance(budget, bool) or not isinstance(budget, numbers.Integral):
+        raise InvalidArgumentError(f"budget_tokens must be an int, not {type(budget).__name__}",
+                                   argument="budget_tokens")
+    budget = int(budget)
+    if not 0 < budget <= MAX_BUDGET_TOKENS:
+        raise InvalidArgumentError(f"budget_tokens must be between 1 and {MAX_BUDGET_TOKENS}, got {budget}",
+                                   argument="budget_tokens")
+    return budget
+
+
+def _check_fraction(value: Any, name: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise InvalidArgumentError(f"{name} must be a number in (0, 1], not {type(value).__name__}", argument=name)
+    value = float(value)
+    if not (math.isfinite(value) and 0.0 < value <= 1.0):
+        raise InvalidArgumentError(f"{name} must be in (0, 1], got {value!r}", argument=name)
+    return value
+
+
+def _check_ratio(value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not (
+            math.isfinite(float(value)) and 0.0 < float(value) < 1.0):
+        raise InvalidArgumentError(f"summary_ratio must be a number in (0, 1), got {value!r}",
+                                   argument="summary_ratio")
+    return float(value)
+
+
+def _check_count(value: Any, name: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or not 0 < value <= MAX_BUDGET_TOKENS:
+        raise InvalidArgumentError(f"{name} must be a positive int, got {value!r}", argument=name)
+    return int(value)
+
+
+def _check_task(task: Any) -> str:
+    if task is None:
+        return RECONSTRUCTION  # unknown downstream use: the safe default
+    if not isinstance(task, str) or task not in TASKS:
+        raise InvalidArgumentError(f"task must be None, 'reconstruction' or 'recall', got {task!r}",
+                                   argument="task")
+    return task
+
+
+def _string_set(values: Any, name: str) -> frozenset[str]:
+    if isinstance(values, (str, bytes)) or not isinstance(values, Iterable):
+        raise InvalidArgumentError(f"{name} must be a collection of str, not {type(values).__name__}",
+                                   argument=name)
+    out = frozenset(values)
+    for v in out:
+        if not isinstance(v, str):
+            raise InvalidArgumentError(f"{name} must hold str, found {type(v).__name__}", argument=name)
+    return out
+
+
+def _coerce_citations(pointers: Any) -> tuple[Citation, ...]:
+    if isinstance(pointers, (str, bytes, Mapping)) or not isinstance(pointers, Iterable):
+        raise InvalidArgumentError(
+            f"pointers must be a list of citations ({{block, handle, start, end, hash}}), not "
+            f"{type(pointers).__name__}", argument="pointers")
+    out = []
+    for i, p in enumerate(pointers):
+        if isinstance(p, Citation):
+            out.append(p)
+        elif isinstance(p, Mapping):
+            out.append(Citation.from_json(p, f"pointers[{i}]"))
+        else:
+            raise InvalidArgumentError(
+                f"pointers[{i}] must be a Citation or its JSON object, not {type(p).__name__} (a store "
+                "Pointer names no block; cite it from a block with a Citation)", argument="pointers")
+    return tuple(out)
+
+
+def _cited_blocks(pointers: Any, window: Window) -> frozenset[str]:
+    cites = _coerce_citations(pointers)
+    for i, c in enumerate(cites):
+        if window.get(c.block) is None:
+            raise InvalidArgumentError(f"pointers[{i}] is cited from block {c.block!r}, which is not in the window",
+                                       argument="pointers")
+    return frozenset(c.block for c in cites)
+
+
+# -- compact ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class SummaryRequest:
+    """What the summarizer is given for one summary (see ``docs/compaction.md``).
+
+    ``blocks`` are the blocks to summarize, in window order; ``text`` is their texts
+    concatenated. The summary must be a non-empty ``str`` of at most ``max_tokens`` tokens (as
+    counted by the plan's counter, ``counter``) and must not be the input unchanged. It will be
+    a derived block whose ``derived_from`` is ``derived_from``: every fact it states must occur
+    in those sources or in a source it cites with a ``[src:…]`` marker (``markers`` are the
+    marker names the input carries; keep them, or the gate's citation retention may fail).
+    ``task`` is the downstream use; under ``"reconstruction"`` no retrieval-linked block is ever
+    in ``blocks``; under ``"recall"`` ``linked`` names those that are (rewrite-and-relabel).
+    """
+
+    group: str
+    blocks: tuple[Block, ...]
+    max_tokens: int
+    task: str
+    derived_from: tuple[str, ...]
+    linked: tuple[str, ...]
+    counter: str
+
+    @property
+    def text(self) -> str:
+        return "".join(b.text for b in self.blocks)
+
+    @property
+    def markers(self) -> tuple[str, ...]:
+        seen: dict[str, None] = {}
+        for b in self.blocks:
+            for m in _MARKER.finditer(b.text):
+                seen.setdefault(m.group(1), None)
+        return tuple(seen)
+
+
+# The citation lexeme of docs/grammar.md: "[src:" then 1-256 bytes other than SEP, "[" and "]".
+_MARKER = re.compile(r"\[src:([^\x00-\x20\x7f\[\]]{1,256})\]")
+
+
+@dataclass(frozen=True)
+class CompactionResult:
+    """What :func:`compact` committed.
+
+    ``window`` is the accepted post window (the input window when ``plan.needed`` is false);
+    ``evicted`` the eviction records given to the gate; ``verdict`` the gate's final verdict
+    (``None`` when nothing was to be done) and ``verdicts`` every verdict of this call (two when
+    a rejected summary was replaced by an eviction, ``on_reject="evict"``); ``pointers`` the
+    citations that survive (checked by the gate, invariant P) - pass them to the next pass;
+    ``dropped_pointers`` those whose block was evicted; ``nominal`` maps each summary that
+    rewrote retrieval-linked content (recall) to its nominal pointers; ``fallback`` lists the
+    summary groups that were evicted instead because the gate rejected their summary;
+    ``tokens``/``fill`` are measured on the committed window.
+    """
+
+    window: Window
+    evicted: tuple[str, ...]
+    verdict: Any
+    plan: CompactionPlan
+    pointers: tuple[Citation, ...] = ()
+    dropped_pointers: tuple[Citation, ...] = ()
+    nominal: Mapping[str, tuple[Pointer, ...]] = field(default_factory=dict)
+    verdicts: tuple[Any, ...] = ()
+    fallback: tuple[str, ...] = ()
+    stored: tuple[str, ...] = ()
+    tokens: int = 0
+    fill: float = 0.0
+
+
+def compact(
+    window: Window,
+    summarize: Callable[[SummaryRequest], str],
+    *,
+    store: Any,
+    budget_tokens: int,
+    gate: Any = None,
+    task: str | None = None,
+    threshold: float = DEFAULT_THRESHOLD,
+    target: float | None = None,
+    count_tokens: str | TokenCounter | None = None,
+    pointers: Iterable[Citation | Mapping[str, Any]] = (),
+    evict_pinned: bool = False,
+    summary_ratio: float = DEFAULT_SUMMARY_RATIO,
+    min_summary_tokens: int = DEFAULT_MIN_SUMMARY_TOKENS,
+    max_group_tokens: int = DEFAULT_MAX_GROUP_TOKENS,
+    on_reject: str = "raise",
+) -> CompactionResult:
+    """Plan, summarize with the caller's ``summarize``, gate, and return what to commit.
+
+    ``summarize(request: SummaryRequest) -> str`` is called once per summary group, in window
+    order; it is any callable (an LLM call in real use). Its output is checked before anything
+    is written: an exception, a non-``str``, an empty or whitespace-only text, a lone surrogate
+    or NUL, the input returned unchanged, or more than ``request.max_tokens`` tokens raise
+    :class:`~provgate.errors.SummarizerError` (the original exception chained) and nothing is
+    written to the store and nothing is gated.
+
+    The post window has, in window order: the kept and pinned blocks (pinned ones flagged
+    ``pinned``), the preserved linked blocks flagged ``pinned``, one ``summary`` block per group
+    at its first member's place (``derived``; ``derived_from`` = the handles of what it
+    summarizes, minus pinned handles; a member with no handle of its own contributes the handle
+    of its text, which is put into the store as ``block:<blake3 prefix>``), and nothing of the
+    evicted blocks, whose handles (or ids) are the eviction records.
+
+    The edit is judged by ``gate`` (a :class:`~provgate.gate.Gate` on ``store``; pass the same
+    one every pass so its pins stay sticky; a fresh one is made when ``None``) with operator
+    ``summarize`` (``evict`` when there is no summary). Rejected: ``on_reject="raise"`` raises
+    :class:`~provgate.errors.ProvenanceInvariantError` carrying the verdict;
+    ``on_reject="evict"`` replaces the summaries the verdict blames (all of them when a
+    violation names no summary) by evictions of their blocks and gates once more, raising if
+    that is rejected too.
+    """
+    from provgate.gate import Gate  # the gate imports numpy and the native modules; plans do not
+
+    if not callable(summarize):
+        raise InvalidArgumentError(f"summarize must be a callable (SummaryRequest -> str), not "
+                                   f"{type(summarize).__name__}", argument="summarize")
+    for attr in ("put", "digest", "resolves", "get_bytes"):
+        if not callable(getattr(store, attr, None)):
+            raise InvalidArgumentError(f"store must be a provgate SourceStore, not {type(store).__name__}",
+                                       argument="store")
+    if gate is None:
+        gate = Gate(store)
+    elif not isinstance(gate, Gate):
+        raise InvalidArgumentError(f"gate must be a provgate Gate, not {type(gate).__name__}", argument="gate")
+    elif gate.store is not store:
+        raise InvalidArgumentError("gate judges against another store than the one given", argument="gate")
+    if on_reject not in ON_REJECT:
+        raise InvalidArgumentError(f"on_reject must be one of {ON_REJECT}, got {on_reject!r}", argument="on_reject")
+    window = _check_window(window)
+    cites = _coerce_citations(pointers)
+    pin_handles, pin_ids = _sticky_pins(gate)
+    plan = plan_compaction(
+        window, budget_tokens=budget_tokens, threshold=threshold, task=task, count_tokens=count_tokens,
+        target=target, pointers=cites, pinned_handles=pin_handles, pinned_ids=pin_ids,
+        evict_pinned=evict_pinned, summary_ratio=summary_ratio, min_summary_tokens=min_summary_tokens,
+        max_group_tokens=max_group_tokens)
+    if not plan.needed:
+        return CompactionResult(window=window, evicted=(), verdict=None, plan=plan, pointers=cites,
+                                tokens=plan.tokens, fill=plan.fill)
+    counter = _resolve_counter(count_tokens)
+
+    # Handles a summary may not derive from: the gate reads that as "summarized a pinned block".
+    pinned_now = set(pin_handles)
+    for bid in (*plan.pinned, *plan.preserve):
+        pinned_now.update(window.get(bid).handles)  # type: ignore[union-attr]
+
+    # 1. every summary, checked, before anything is written
+    summaries: dict[str, tuple[SummaryGroup, str, tuple[str, ...]]] = {}
+    to_store: dict[str, Block] = {}
+    for g in plan.summarize:
+        members = tuple(window.get(bid) for bid in g.blocks)
+        derived_from, own_texts = _derivation(members, pinned_now)  # type: ignore[arg-type]
+        request = SummaryRequest(group=g.id, blocks=members, max_tokens=g.max_tokens,  # type: ignore[arg-type]
+                                 task=plan.task, derived_from=derived_from, linked=g.linked, counter=plan.counter)
+        text = _call_summarizer(summarize, request, counter)
+        summaries[g.id] = (g, text, derived_from)
+        to_store.update(own_texts)
+
+    # 2. build, store the texts it derives from or evicts, gate; on_reject="evict" falls back to
+    #    evicting the summaries the gate blamed
+    stored: dict[str, None] = {}
+    verdicts = []
+    fallback: list[str] = []
+    live = dict(summaries)
+    while True:
+        post, records, kept_cites, dropped, nominal, evicted_texts = _build(window, plan, live, cites)
+        to_store.update(evicted_texts)
+        for handle, block in to_store.items():
+            if handle not in stored:
+                store.put(handle, block.text, kind=BLOCK_SOURCE_KIND, ts=block.ts)
+                stored[handle] = None
+        operator = "summarize" if live else "evict"
+        verdict = gate.check(window, post, operator=operator, evicted=records, pointers=kept_cites)
+        verdicts.append(verdict)
+        if verdict.accepted:
+            break
+        if on_reject == "raise" or not live or len(verdicts) > 1:
+            blamed = f" after evicting the rejected summaries {fallback}" if fallback else ""
+            raise ProvenanceInvariantError(
+                f"compaction rejected by the gate{blamed}: {verdict.summary()}", verdict=verdict)
+        blamed_ids = {v.block for v in verdict.violations}
+        if all(b in live for b in blamed_ids):
+            gone = [sid for sid in live if sid in blamed_ids]
+        else:
+            gone = list(live)  # a violation no single summary explains: keep none of them
+        for sid in gone:
+            del live[sid]
+        fallback.extend(gone)
+    window_out = verdict.window
+    tokens = 0
+    for b in window_out:
+        before = window.get(b.id)
+        same = before is not None and before.text == b.text
+        tokens += plan.block_tokens[b.id] if same else _count(counter, b.text, f"block {b.id!r}")
+    return CompactionResult(
+        window=window_out, evicted=records, verdict=verdict, plan=plan, pointers=kept_cites,
+        dropped_pointers=dropped, nominal=nominal, verdicts=tuple(verdicts), fallback=tuple(fallback),
+        stored=tuple(stored), tokens=tokens, fill=tokens / plan.budget_tokens)
+
+
+def _sticky_pins(gate: Any) -> tuple[frozenset[str], frozenset[str]]:
+    """The pins a gate session has seen (handles, and ids of blocks without handles).
+
+    Pass n+1 must respect pass n's preservation even when a caller dropped the flags from the
+    window; the gate remembers them. ``Gate.pins`` is used when the gate offers it; otherwise
+    its session state is read under its lock.
+    """
+    pins = getattr(gate, "pins", None)
+    if pins is not None:
+        handles, ids = pins() if callable(pins) else pins
+        return frozenset(handles), frozenset(ids)
+    with gate._lock:
+        return frozenset(gate._pinned_handles), frozenset(gate._pinned_ids)
+
+
+def block_source_handle(block: Block) -> str:
+    """The handle under which :func:`compact` stores the text of a summarized block that has no
+    handle of its own: ``block:`` + the first 32 hex digits of the BLAKE3 of its UTF-8 text."""
+    return BLOCK_HANDLE_PREFIX + blake3(block.text.encode("utf-8")).hexdigest()[:32]
+
+
+def _derivation(members: tuple[Block, ...], pinned: set[str]) -> tuple[tuple[str, ...], dict[str, Block]]:
+    """``derived_from`` of a summary of ``members``, and the texts that must be stored for it."""
+    out: dict[str, None] = {}
+    own: dict[str, Block] = {}
+    for b in members:
+        hs = [h for h in b.provenance if h not in pinned]
+        if not hs:
+            # nothing else to derive from (an assistant turn; or only pinned handles): the text
+            # itself becomes a source, content-addressed, so the summary is grounded in it
+            h = block_source_handle(b)
+            own[h] = b
+            hs = [h]
+        for h in hs:
+            out[h] = None
+    return tuple(out), own
+
+
+def _call_summarizer(summarize: Callable[[SummaryRequest], str], request: SummaryRequest,
+                     counter: _Counter) -> str:
+    name = _callable_name(summarize)
+
+    def fail(reason: str, message: str) -> SummarizerError:
+        return SummarizerError(f"summarizer {name} {message} (summary {request.group!r} of blocks "
+                               f"{list(b.id for b in request.blocks)})", summarizer=name, group=request.group,
+                               reason=reason)
+
+    try:
+        text = summarize(request)
+    except Exception as exc:
+        raise fail("raised", f"raised {type(exc).__name__}: {exc}") from exc
+    if not isinstance(text, str):
+        raise fail("not_text", f"returned {type(text).__name__}, not str")
+    if not text.strip():
+        raise fail("empty", "returned an empty summary; to drop blocks, evict them")
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise fail("invalid_text", f"returned text with a lone surrogate at index {exc.start}") from None
+    if "\x00" in text:
+        raise fail("invalid_text", f"returned text with a NUL character at index {text.index(chr(0))}")
+    if _unchanged(text, request.blocks):
+        raise fail("unchanged", "returned its input unchanged: no reduction, so the plan's fill cannot be met")
+    n = _count(counter, text, f"the summary {request.group!r}")
+    if n > request.max_tokens:
+        raise fail("over_allowance", f"returned {n} tokens ({counter.name}); the plan allows "
+                   f"{request.max_tokens} for this summary")
+    return text
+
+
+def _unchanged(text: str, blocks: tuple[Block, ...]) -> bool:
+    from provgate.gate import normalize_whitespace
+
+    got = normalize_whitespace(text)
+    return any(got == normalize_whitespace(sep.join(b.text for b in blocks)) for sep in ("", "\n"))
+
+
+def _build(window: Window, plan: CompactionPlan, live: Mapping[str, tuple[SummaryGroup, str, tuple[str, ...]]],
+           cites: tuple[Citation, ...]):
+    """The post window, eviction records, surviving / dropped citations, nominal pointers, and
+    the evicted texts without a handle, which are stored so that nothing evicted is lost."""
+    first: dict[str, str] = {}
+    member_of: dict[str, str] = {}
+    evict = set(plan.evict)
+    for sid, (g, _, _) in live.items():
+        first[g.blocks[0]] = sid
+        for bid in g.blocks:
+            member_of[bid] = sid
+    # summaries that fell back to eviction take their members with them
+    for g in plan.summarize:
+        if g.id not in live:
+            evict.update(g.blocks)
+    pin = set(plan.pinned) | set(plan.preserve)
+    blocks: list[Block] = []
+    records: dict[str, None] = {}
+    evicted_texts: dict[str, Block] = {}
+    for b in window:
+        if b.id in evict:
+            if b.handles:
+                records.update(dict.fromkeys(b.handles))
+            else:
+                # the gate accounts a handle-less block by its id; the text's own handle keeps
+                # it retrievable from the store like any evicted source
+                h = block_source_handle(b)
+                records[b.id] = None
+                records[h] = None
+                evicted_texts[h] = b
+            continue
+        sid = first.get(b.id)
+        if sid is not None:
+            g, text, derived_from = live[sid]
+            members = [window.get(m) for m in g.blocks]
+            ts = [m.ts for m in members if m.ts is not None]  # type: ignore[union-attr]
+            blocks.append(Block(sid, "summary", text, (), True, derived_from, False, max(ts) if ts else None, None))
+            continue
+        if b.id in member_of:
+            continue
+        if b.id in pin and not b.pinned:
+            b = Block(b.id, b.role, b.text, b.handles, b.derived, b.derived_from, True, b.ts, b.resource)
+        blocks.append(b)
+    kept: list[Citation] = []
+    dropped: list[Citation] = []
+    relabel: dict[str, list[Citation]] = {}
+    for c in cites:
+        if c.block in evict:
+            dropped.append(c)
+        elif c.block in member_of:
+            relabel.setdefault(member_of[c.block], []).append(c)
+        else:
+            kept.append(c)
+    nominal = _nominal_pointers(window, live, relabel)
+    return Window(blocks), tuple(records), tuple(kept), tuple(dropped), nominal, evicted_texts
+
+
+def _nominal_pointers(window: Window, live: Mapping[str, tuple[SummaryGroup, str, tuple[str, ...]]],
+                      relabel: Mapping[str, list[Citation]]) -> dict[str, tuple[Pointer, ...]]:
+    """Rewrite-and-relabel: a summary that replaced retrieval-linked content carries pointers
+    to it only as nominal labels. Each points into the summary's own text (its whole span; its
+    digests are the summary's), so it could never resolve against the source even with the flag
+    stripped (``source_changed``), and with the flag it is refused as ``nominal``."""
+    out: dict[str, tuple[Pointer, ...]] = {}
+    for sid, (g, text, _) in live.items():
+        handles: dict[str, None] = {}
+        for bid in g.linked:
+            for h in window.get(bid).handles:  # type: ignore[union-attr]
+                handles[h] = None
+        for c in relabel.get(sid, ()):
+            handles[c.handle] = None
+        if not handles:
+            continue
+        data = text.encode("utf-8")
+        digest = "blake3:" + blake3(data).hexdigest()
+        out[sid] = tuple(
+            Pointer(handle=h, start=0, end=len(data), span_digest=digest, source_digest=digest,
+                    label=f"{h} (nominal: summarized into {sid})", nominal=True)
+            for h in handles)
+    return out
+
+
+__all__ = [
+    "BLOCK_HANDLE_PREFIX",
+    "CompactionPlan",
+    "CompactionResult",
+    "SummaryGroup",
+    "SummaryRequest",
+    "TASKS",
+    "approx_tokens",
+    "block_source_handle",
+    "compact",
+    "plan_compaction",
+]

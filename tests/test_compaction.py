@@ -1,0 +1,640 @@
+"""The compaction planner and one compaction pass: policies, the summarizer contract, bad input."""
+
+from __future__ import annotations
+
+import math
+import sys
+import types
+
+import pytest
+
+from compaction_helpers import (
+    audit_count,
+    citation,
+    corpus_blocks,
+    filler,
+    markers_only,
+    memory_store,
+    small_window,
+    store_state,
+)
+from provgate.compaction import (
+    CompactionPlan,
+    SummaryRequest,
+    approx_tokens,
+    block_source_handle,
+    compact,
+    plan_compaction,
+)
+from provgate.errors import (
+    CompactionBudgetError,
+    EditFormatError,
+    InvalidArgumentError,
+    ProvenanceInvariantError,
+    ProvgateError,
+    SummarizerError,
+)
+from provgate.gate import Gate
+from provgate.pointers import Pointer
+from provgate.window import Block, Window
+
+
+def tokens_of(window: Window) -> int:
+    return sum(approx_tokens(b.text) for b in window)
+
+
+def partition(plan: CompactionPlan) -> list[str]:
+    """Every block id the plan places, in any class (a block must appear exactly once)."""
+    out = [*plan.keep, *plan.pinned, *plan.preserve, *plan.evict]
+    for g in plan.summarize:
+        out.extend(g.blocks)
+    return out
+
+
+# -- token counting -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [("", 0), ("a", 1), ("abcd", 1), ("abcde", 2), ("é", 1), ("日本語", 3), ("日本語x" * 10, 25), ("x" * 4001, 1001)],
+)
+def test_approx_tokens_is_utf8_bytes_over_four_rounded_up(text, expected):
+    assert approx_tokens(text) == expected == math.ceil(len(text.encode("utf-8")) / 4)
+
+
+def test_approx_tokens_of_long_non_ascii_text_is_not_cached_but_still_exact():
+    text = "ü" * 70_000  # above the memoisation limit
+    assert approx_tokens(text) == 35_000
+
+
+def test_custom_token_counter_is_used_for_every_block():
+    window, _ = small_window()
+    words = lambda text: len(text.split())  # noqa: E731
+    plan = plan_compaction(window, budget_tokens=10_000, count_tokens=words)
+    assert plan.tokens == sum(len(b.text.split()) for b in window)
+    assert plan.block_tokens == {b.id: len(b.text.split()) for b in window}
+    assert plan.counter.endswith("<lambda>")
+
+
+@pytest.mark.parametrize("bad", [lambda t: -1, lambda t: "3", lambda t: True, lambda t: 2.5, lambda t: None])
+def test_counter_returning_garbage_is_refused(bad):
+    window, _ = small_window()
+    with pytest.raises(InvalidArgumentError, match="count_tokens") as exc:
+        plan_compaction(window, budget_tokens=100, count_tokens=bad)
+    assert exc.value.argument == "count_tokens"
+
+
+def test_counter_that_raises_is_wrapped_with_its_cause():
+    window, _ = small_window()
+
+    def broken(text):
+        raise RuntimeError("tokenizer offline")
+
+    with pytest.raises(InvalidArgumentError, match="tokenizer offline") as exc:
+        plan_compaction(window, budget_tokens=100, count_tokens=broken)
+    assert isinstance(exc.value.__cause__, RuntimeError)
+
+
+@pytest.mark.parametrize("bad", ["bytes/4", "", 5, object()])
+def test_unknown_counter_is_refused(bad):
+    window, _ = small_window()
+    with pytest.raises(InvalidArgumentError, match="count_tokens"):
+        plan_compaction(window, budget_tokens=100, count_tokens=bad)
+
+
+def test_tiktoken_asked_for_but_not_installed_is_a_clear_error(monkeypatch):
+    from provgate import compaction
+
+    monkeypatch.setitem(sys.modules, "tiktoken", None)  # import tiktoken -> ImportError
+    monkeypatch.setattr(compaction, "_tiktoken_encodings", {})
+    window, _ = small_window()
+    with pytest.raises(ProvgateError, match="tiktoken, which is not installed") as exc:
+        plan_compaction(window, budget_tokens=100, count_tokens="tiktoken")
+    assert isinstance(exc.value, ImportError) or getattr(exc.value, "argument", None) == "count_tokens"
+
+
+def test_tiktoken_is_used_when_installed_and_asked_for(monkeypatch):
+    """The wiring, with a stand-in module (tiktoken is not a dependency and not installed here)."""
+    from provgate import compaction
+
+    asked = []
+
+    class Encoding:
+        def encode_ordinary(self, text):
+            return text.split()
+
+    fake = types.SimpleNamespace(get_encoding=lambda name: asked.append(name) or Encoding())
+    monkeypatch.setitem(sys.modules, "tiktoken", fake)
+    monkeypatch.setattr(compaction, "_tiktoken_encodings", {})
+    window, _ = small_window()
+    plan = plan_compaction(window, budget_tokens=10_000, count_tokens="tiktoken")
+    assert asked == ["o200k_base"]
+    assert plan.counter == "tiktoken:o200k_base"
+    assert plan.tokens == sum(len(b.text.split()) for b in window)
+    plan = plan_compaction(window, budget_tokens=10_000, count_tokens="tiktoken:cl100k_base")
+    assert asked == ["o200k_base", "cl100k_base"] and plan.counter == "tiktoken:cl100k_base"
+
+
+def test_tiktoken_encoding_that_cannot_load_is_a_clear_error(monkeypatch):
+    from provgate import compaction
+
+    def get_encoding(name):
+        raise ValueError(f"Unknown encoding {name}")
+
+    monkeypatch.setitem(sys.modules, "tiktoken", types.SimpleNamespace(get_encoding=get_encoding))
+    monkeypatch.setattr(compaction, "_tiktoken_encodings", {})
+    window, _ = small_window()
+    with pytest.raises(InvalidArgumentError, match="could not load the encoding 'nope'"):
+        plan_compaction(window, budget_tokens=100, count_tokens="tiktoken:nope")
+
+
+# -- the plan -----------------------------------------------------------------------------------
+
+
+def test_below_threshold_nothing_is_done():
+    window, _ = small_window()
+    total = tokens_of(window)
+    plan = plan_compaction(window, budget_tokens=math.ceil(total / 0.84))
+    assert not plan.needed
+    assert plan.keep == tuple(b.id for b in window)
+    assert plan.summarize == () and plan.evict == () and plan.preserve == () and plan.eviction_records == ()
+    assert plan.expected_tokens == plan.tokens == total
+
+
+def test_at_threshold_a_plan_is_made():
+    window, _ = small_window()
+    total = tokens_of(window)
+    plan = plan_compaction(window, budget_tokens=total, threshold=1.0)
+    assert plan.needed and plan.fill == 1.0
+
+
+def test_reconstruction_never_summarizes_a_linked_block_and_pins_what_it_keeps():
+    window, _ = small_window()
+    plan = plan_compaction(window, budget_tokens=tokens_of(window))
+    assert plan.task == "reconstruction" and plan.task_given is None
+    assert sorted(partition(plan)) == sorted(b.id for b in window)
+    summarized = {bid for g in plan.summarize for bid in g.blocks}
+    assert summarized and not any(window.get(bid).handles for bid in summarized)
+    assert plan.pinned == ("b0", "b1")
+    linked = {b.id for b in window if b.handles and not b.pinned}
+    assert set(plan.preserve) | set(plan.evict) == linked
+    # evicted oldest first: every evicted linked block is older than every preserved one
+    assert max(window.index(b) for b in plan.evict) < min(window.index(b) for b in plan.preserve)
+    assert plan.eviction_records == tuple(h for bid in plan.evict for h in window.get(bid).handles)
+
+
+def test_expected_fill_counts_kept_blocks_and_summary_allowances():
+    window, _ = small_window()
+    budget = tokens_of(window)
+    plan = plan_compaction(window, budget_tokens=budget)
+    kept = sum(plan.block_tokens[b] for b in (*plan.keep, *plan.pinned, *plan.preserve))
+    assert plan.expected_tokens == kept + sum(g.max_tokens for g in plan.summarize)
+    assert plan.expected_fill == plan.expected_tokens / budget
+    assert plan.meets_target and plan.expected_fill <= plan.target == pytest.approx(0.85 * 0.7)
+    for g in plan.summarize:
+        assert g.tokens == sum(plan.block_tokens[b] for b in g.blocks)
+        assert g.max_tokens == max(64, math.ceil(0.25 * g.tokens)) < g.tokens
+
+
+def test_unknown_task_is_reconstruction():
+    window, _ = small_window()
+    a = plan_compaction(window, budget_tokens=400).to_json()
+    b = plan_compaction(window, budget_tokens=400, task="reconstruction").to_json()
+    assert a.pop("task_given") is None and b.pop("task_given") == "reconstruction"
+    assert a == b
+
+
+def test_recall_may_summarize_linked_blocks():
+    window, _ = small_window()
+    plan = plan_compaction(window, budget_tokens=tokens_of(window), task="recall")
+    linked_in_groups = {bid for g in plan.summarize for bid in g.linked}
+    assert linked_in_groups and all(window.get(b).handles for b in linked_in_groups)
+    assert plan.preserve == ()
+    for g in plan.summarize:
+        assert set(g.linked) == {b for b in g.blocks if window.get(b).handles}
+        assert not any(window.get(b).pinned for b in g.blocks)
+
+
+def test_plan_is_deterministic():
+    window, _ = small_window()
+    plans = [plan_compaction(window, budget_tokens=500, task=t).to_json() for t in (None, None, "recall", "recall")]
+    assert plans[0] == plans[1] and plans[2] == plans[3]
+
+
+def test_summary_ids_are_unique_and_new():
+    blocks = [Block(f"b{i}", "assistant", filler(200), ts=float(i)) for i in range(12)]
+    blocks.append(Block("summary-x", "assistant", filler(10)))
+    window = Window(blocks)
+    plan = plan_compaction(window, budget_tokens=tokens_of(window), max_group_tokens=300, target=0.2)
+    ids = [g.id for g in plan.summarize]
+    assert len(ids) >= 3 and len(set(ids)) == len(ids)
+    assert not set(ids) & {b.id for b in window}
+
+
+def test_groups_respect_max_group_tokens():
+    blocks = [Block(f"b{i}", "assistant", filler(100 + 10 * i), ts=float(i)) for i in range(20)]
+    window = Window(blocks)
+    plan = plan_compaction(window, budget_tokens=tokens_of(window), max_group_tokens=500, target=0.1)
+    assert len(plan.summarize) > 1
+    for g in plan.summarize:
+        assert g.tokens <= 500 or len(g.blocks) == 1
+
+
+def test_only_as_much_is_summarized_as_the_target_needs_oldest_first():
+    blocks = [Block(f"b{i}", "assistant", filler(200), ts=float(i)) for i in range(20)]
+    window = Window(blocks)
+    total = tokens_of(window)
+    plan = plan_compaction(window, budget_tokens=total, threshold=0.9, target=0.8)
+    summarized = [b for g in plan.summarize for b in g.blocks]
+    assert summarized == [f"b{i}" for i in range(len(summarized))]  # a prefix: the oldest
+    assert 0 < len(summarized) < 20 and plan.keep == tuple(f"b{i}" for i in range(len(summarized), 20))
+    assert plan.expected_fill <= 0.8
+
+
+def test_pointers_make_a_handleless_block_linked():
+    window, sources = small_window()
+    cite = citation("b3", "tool:call_1", sources["tool:call_1"], "retries=3")
+    plan = plan_compaction(window, budget_tokens=tokens_of(window), pointers=[cite])
+    assert "b3" not in {b for g in plan.summarize for b in g.blocks}
+    assert "b3" in plan.preserve or "b3" in plan.evict
+    as_json = plan_compaction(window, budget_tokens=tokens_of(window), pointers=[cite.to_json()])
+    assert as_json == plan
+
+
+def test_sticky_pins_given_to_the_planner_are_honoured():
+    window, _ = small_window()
+    plan = plan_compaction(window, budget_tokens=tokens_of(window), pinned_handles={"tool:call_2"},
+                           pinned_ids={"b6"}, task="recall")
+    assert {"b4", "b6", "b0", "b1"} <= set(plan.pinned)
+    assert not {"b4", "b6"} & {b for g in plan.summarize for b in g.blocks}
+
+
+def test_pinned_blocks_larger_than_the_budget_are_an_error_listing_them():
+    window, _ = small_window()
+    pinned_tokens = approx_tokens(window[0].text) + approx_tokens(window[1].text)
+    with pytest.raises(CompactionBudgetError) as exc:
+        plan_compaction(window, budget_tokens=pinned_tokens - 1)
+    err = exc.value
+    assert err.pinned == (("b0", approx_tokens(window[0].text)), ("b1", approx_tokens(window[1].text)))
+    assert err.pinned_tokens == pinned_tokens and err.budget_tokens == pinned_tokens - 1
+    assert "b0" in str(err) and "b1" in str(err) and "evict_pinned=True" in str(err)
+    # exactly the pinned size fits: the plan evicts everything else and keeps the pins
+    plan = plan_compaction(window, budget_tokens=pinned_tokens)
+    assert plan.pinned == ("b0", "b1") and not plan.meets_target
+
+
+def test_evict_pinned_allows_evicting_pinned_blocks_oldest_first_with_records():
+    window, _ = small_window()
+    plan = plan_compaction(window, budget_tokens=15, evict_pinned=True)
+    assert "b0" in plan.evict and "doc:sys" in plan.eviction_records
+    assert plan.expected_tokens <= math.floor(plan.target * 15)
+
+
+def test_evictions_without_handles_are_recorded_by_id():
+    blocks = [Block(f"b{i}", "assistant", filler(20), ts=float(i)) for i in range(10)]
+    window = Window(blocks)
+    # one-block groups (max_group_tokens) are below the minimum allowance: summaries save nothing
+    plan = plan_compaction(window, budget_tokens=tokens_of(window), target=0.3, max_group_tokens=30)
+    assert plan.summarize == ()
+    assert plan.evict and plan.eviction_records == plan.evict
+
+
+# -- bad arguments ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("budget", ["100", 1.5, True, None, 0, -5, 1 << 41])
+def test_invalid_budget_is_refused(budget):
+    window, _ = small_window()
+    with pytest.raises(InvalidArgumentError, match="budget_tokens") as exc:
+        plan_compaction(window, budget_tokens=budget)
+    assert exc.value.argument == "budget_tokens"
+
+
+@pytest.mark.parametrize("threshold", [0, 0.0, -0.5, 1.01, float("nan"), float("inf"), "0.8", True, None])
+def test_invalid_threshold_is_refused(threshold):
+    window, _ = small_window()
+    with pytest.raises(InvalidArgumentError, match="threshold"):
+        plan_compaction(window, budget_tokens=100, threshold=threshold)
+
+
+@pytest.mark.parametrize("target", [0, 0.9, "0.5", float("nan")])
+def test_invalid_target_is_refused(target):
+    window, _ = small_window()
+    with pytest.raises(InvalidArgumentError, match="target"):
+        plan_compaction(window, budget_tokens=100, threshold=0.85, target=target)
+
+
+@pytest.mark.parametrize("task", ["summary", "RECALL", 1, ""])
+def test_invalid_task_is_refused(task):
+    window, _ = small_window()
+    with pytest.raises(InvalidArgumentError, match="task"):
+        plan_compaction(window, budget_tokens=100, task=task)
+
+
+@pytest.mark.parametrize(
+    "name, value",
+    [("summary_ratio", 0), ("summary_ratio", 1), ("summary_ratio", "0.2"), ("min_summary_tokens", 0),
+     ("max_group_tokens", -1), ("max_group_tokens", 2.0), ("evict_pinned", 1), ("pinned_handles", "tool:x"),
+     ("pinned_ids", [1])],
+)
+def test_invalid_tuning_arguments_are_refused(name, value):
+    window, _ = small_window()
+    with pytest.raises(InvalidArgumentError) as exc:
+        plan_compaction(window, budget_tokens=100, **{name: value})
+    assert exc.value.argument == name
+
+
+@pytest.mark.parametrize("window", ["b0 b1", 5, None, {"id": "b0"}, b"blocks"])
+def test_a_window_that_is_not_a_window_is_refused(window):
+    with pytest.raises(InvalidArgumentError, match="window must be a provgate Window"):
+        plan_compaction(window, budget_tokens=100)
+
+
+def test_a_list_of_blocks_is_read_as_a_window_and_malformed_blocks_name_their_field():
+    window, _ = small_window()
+    assert plan_compaction(list(window), budget_tokens=500) == plan_compaction(window, budget_tokens=500)
+    with pytest.raises(EditFormatError) as exc:
+        plan_compaction([{"id": "b0", "role": "tool"}], budget_tokens=100)
+    assert exc.value.field == "window[0].text"
+
+
+def test_a_lone_surrogate_in_a_block_is_refused_naming_the_block():
+    window = Window([Block("b0", "assistant", "ok\n"), Block("b1", "assistant", "bad \udc80 text\n")])
+    with pytest.raises(EditFormatError, match="lone surrogate") as exc:
+        plan_compaction(window, budget_tokens=10)
+    assert exc.value.field == "window[1].text"
+
+
+def test_pointers_must_be_citations_of_blocks_in_the_window():
+    window, sources = small_window()
+    with pytest.raises(InvalidArgumentError, match="not in the window"):
+        plan_compaction(window, budget_tokens=100, pointers=[citation("zz", "tool:call_1", sources["tool:call_1"], "retries")])
+    store = memory_store(sources)
+    p = store.pointer("tool:call_1", 0, 9)
+    with pytest.raises(InvalidArgumentError, match="names no block"):
+        plan_compaction(window, budget_tokens=100, pointers=[p])
+    with pytest.raises(InvalidArgumentError, match="pointers must be a list"):
+        plan_compaction(window, budget_tokens=100, pointers={"block": "b3"})
+    with pytest.raises(EditFormatError):
+        plan_compaction(window, budget_tokens=100, pointers=[{"block": "b3", "handle": "tool:call_1"}])
+
+
+# -- one compaction pass --------------------------------------------------------------------------
+
+
+def test_compact_commits_a_gated_window_with_summaries_pins_and_records():
+    window, sources = small_window()
+    store = memory_store(sources)
+    gate = Gate(store)
+    seen: list[SummaryRequest] = []
+
+    def summarize(request):
+        seen.append(request)
+        return markers_only(request)
+
+    result = compact(window, summarize, store=store, budget_tokens=tokens_of(window), gate=gate)
+    plan = result.plan
+    assert result.verdict.accepted and result.verdicts == (result.verdict,)
+    assert result.verdict.classification == "lossy" and result.verdict.operator == "summarize"
+    assert gate.history[-1].accepted and audit_count(store) == 1
+    assert [r.group for r in seen] == [g.id for g in plan.summarize]
+    for req, g in zip(seen, plan.summarize):
+        assert tuple(b.id for b in req.blocks) == g.blocks and req.max_tokens == g.max_tokens
+        assert req.task == "reconstruction" and req.linked == ()
+        assert req.text == "".join(b.text for b in req.blocks)
+        assert req.markers == ("call_1", "call_2", "call_3")
+    post = result.window
+    ids = [b.id for b in post]
+    # the summary takes the place of its first member; kept blocks keep their order
+    assert ids == ["b0", "b1", plan.summarize[0].id, "b4", "b7"]
+    summary = post.get(plan.summarize[0].id)
+    assert summary.derived and summary.role == "summary" and not summary.handles
+    # handle-less members are derived from their own stored texts
+    assert summary.derived_from == tuple(block_source_handle(window.get(b)) for b in plan.summarize[0].blocks)
+    for h, bid in zip(summary.derived_from, plan.summarize[0].blocks):
+        assert store.get(h) == window.get(bid).text
+    assert summary.ts == max(window.get(b).ts for b in plan.summarize[0].blocks)
+    for bid in ("b0", "b1", "b4", "b7"):
+        assert post.get(bid).pinned and post.get(bid).text == window.get(bid).text
+    assert result.evicted == plan.eviction_records == ("tool:call_1",)
+    assert store.get("tool:call_1") == sources["tool:call_1"]
+    assert result.tokens == tokens_of(post) and result.fill == result.tokens / plan.budget_tokens
+    assert result.fill <= plan.expected_fill
+
+
+def test_compact_below_threshold_returns_the_window_without_a_verdict():
+    window, sources = small_window()
+    store = memory_store(sources)
+    calls = []
+    result = compact(window, lambda r: calls.append(r) or "x", store=store, budget_tokens=10 * tokens_of(window))
+    assert result.window is window and result.verdict is None and result.evicted == () and calls == []
+    assert audit_count(store) == 0
+
+
+def test_evicted_blocks_without_handles_stay_retrievable_in_the_store():
+    blocks = [Block("b0", "assistant", "first remark " + filler(20), ts=1.0),
+              Block("b1", "assistant", "second remark " + filler(20), ts=2.0),
+              Block("b2", "assistant", "third remark " + filler(20), ts=3.0)]
+    window = Window(blocks)
+    store = memory_store({})
+    result = compact(window, markers_only, store=store, budget_tokens=tokens_of(window), target=0.4)
+    assert result.verdict.accepted and result.verdict.operator == "evict"
+    assert result.plan.evict
+    for bid in result.plan.evict:
+        h = block_source_handle(window.get(bid))
+        assert bid in result.evicted and h in result.evicted
+        assert store.get(h) == window.get(bid).text
+
+
+def test_gate_rejection_raises_with_the_verdict_and_is_audited():
+    window, sources = small_window()
+    store = memory_store(sources)
+    gate = Gate(store)
+
+    def drifting(request):
+        return "the client sets retries=5 [src:call_1] [src:call_2] [src:call_3]\n"
+
+    with pytest.raises(ProvenanceInvariantError, match="rejected") as exc:
+        compact(window, drifting, store=store, budget_tokens=tokens_of(window), gate=gate)
+    verdict = exc.value.verdict
+    assert not verdict.accepted and "I1" in verdict.by_invariant()
+    assert any(v.value == "5" or "retries=5" in v.message for v in verdict.violations)
+    assert audit_count(store) == 1 and not gate.history[-1].accepted
+
+
+def test_on_reject_evict_replaces_the_blamed_summary_by_evictions():
+    blocks, sources, _ = corpus_blocks(30000)
+    window = Window(blocks)
+    store = memory_store(sources)
+    gate = Gate(store)
+    calls = []
+
+    def drifts_once(request):
+        calls.append(request.group)
+        if len(calls) == 1:  # an invented value, with the markers kept
+            return "the limit was raised to 987654 " + markers_only(request)
+        return markers_only(request)
+
+    result = compact(window, drifts_once, store=store, budget_tokens=tokens_of(window), gate=gate,
+                     on_reject="evict", max_group_tokens=400)
+    assert len(result.plan.summarize) > 2
+    assert [v.accepted for v in result.verdicts] == [False, True]
+    first = result.verdicts[0]
+    assert {v.block for v in first.violations} == {calls[0]} and "987654" in first.violations[0].message
+    assert result.fallback == (calls[0],)
+    blamed = result.plan.summarize[0]
+    assert blamed.id == calls[0] and result.window.get(blamed.id) is None
+    for bid in blamed.blocks:
+        assert result.window.get(bid) is None and bid in result.evicted
+        assert store.get(block_source_handle(window.get(bid))) == window.get(bid).text
+    survivors = [g.id for g in result.plan.summarize[1:]]
+    assert all(result.window.get(sid).derived for sid in survivors)
+    assert audit_count(store) == 2 and [c.accepted for c in gate.history] == [False, True]
+
+
+def test_on_reject_evict_raises_when_the_eviction_is_rejected_too():
+    """Evicting every marked assistant turn leaves no citation markers: the gate's I5 refuses
+    the fallback as well, and the error says both attempts failed."""
+    window, sources = small_window()
+    store = memory_store(sources)
+
+    def drifting(request):
+        return "the client sets retries=5 [src:call_1] [src:call_2] [src:call_3]\n"
+
+    with pytest.raises(ProvenanceInvariantError, match="after evicting the rejected summaries") as exc:
+        compact(window, drifting, store=store, budget_tokens=tokens_of(window), on_reject="evict")
+    assert "I5" in exc.value.verdict.by_invariant()
+    assert audit_count(store) == 2
+
+
+def test_citations_survive_with_their_blocks_and_drop_with_evicted_ones():
+    window, sources = small_window()
+    store = memory_store(sources)
+    cites = [citation("b3", "tool:call_1", sources["tool:call_1"], "retries=3"),
+             citation("b4", "tool:call_2", sources["tool:call_2"], "backoff_ms=250"),
+             citation("b2", "tool:call_1", sources["tool:call_1"], "timeout=30s")]
+    result = compact(window, markers_only, store=store, budget_tokens=tokens_of(window), pointers=cites)
+    assert result.verdict.accepted
+    survivors = {c.block for c in result.pointers}
+    dropped = {c.block for c in result.dropped_pointers}
+    assert survivors | dropped == {"b2", "b3", "b4"} and not survivors & dropped
+    assert "b3" not in {b for g in result.plan.summarize for b in g.blocks}  # cited: linked
+    for c in result.pointers:
+        assert result.window.get(c.block).pinned
+    for c in result.dropped_pointers:
+        assert c.block in result.plan.evict
+
+
+# -- the summarizer contract: bad output ----------------------------------------------------------
+
+
+def run_compact(summarize, **kw):
+    window, sources = small_window()
+    store = memory_store(sources)
+    before = store_state(store)
+    with pytest.raises(SummarizerError) as exc:
+        compact(window, summarize, store=store, budget_tokens=tokens_of(window), **kw)
+    assert store_state(store) == before, "a failed summary must leave the store untouched (no audit either)"
+    return exc.value
+
+
+def test_summarizer_that_raises_is_wrapped_naming_it_with_the_cause_chained():
+    def flaky_llm(request):
+        raise TimeoutError("model endpoint timed out")
+
+    err = run_compact(flaky_llm)
+    assert err.reason == "raised" and "flaky_llm" in err.summarizer and "flaky_llm" in str(err)
+    assert "model endpoint timed out" in str(err) and isinstance(err.__cause__, TimeoutError)
+    assert err.group.startswith("summary-")
+
+
+@pytest.mark.parametrize("value", [None, b"bytes summary", 42, ["a list"], {"text": "x"}])
+def test_summarizer_returning_non_text_is_refused(value):
+    err = run_compact(lambda r: value)
+    assert err.reason == "not_text" and type(value).__name__ in str(err)
+
+
+@pytest.mark.parametrize("value", ["", "   \n\t"])
+def test_summarizer_returning_nothing_is_refused(value):
+    assert run_compact(lambda r: value).reason == "empty"
+
+
+@pytest.mark.parametrize("value", ["ok \udc80 not ok", "nul\x00inside"])
+def test_summarizer_returning_invalid_text_is_refused(value):
+    assert run_compact(lambda r: value).reason == "invalid_text"
+
+
+@pytest.mark.parametrize("join", ["".join, "\n".join, lambda texts: "".join(texts) + "\n\n  "])
+def test_summarizer_returning_its_input_unchanged_is_refused(join):
+    err = run_compact(lambda r: join([b.text for b in r.blocks]))
+    assert err.reason == "unchanged" and "no reduction" in str(err)
+
+
+def test_summarizer_returning_something_huge_is_refused_and_nothing_commits():
+    err = run_compact(lambda r: "word " * 100_000)
+    assert err.reason == "over_allowance" and "the plan allows" in str(err)
+
+
+def test_summary_one_token_over_its_allowance_is_refused():
+    def exactly(n):
+        return lambda r: "x" * (4 * (r.max_tokens + n))
+
+    assert run_compact(exactly(1)).reason == "over_allowance"
+    window, sources = small_window()
+    store = memory_store(sources)
+    # at the allowance it is accepted as far as the summary contract goes (the gate still judges:
+    # these summaries dropped the markers, which the gate's citation retention refuses)
+    with pytest.raises(ProvenanceInvariantError):
+        compact(window, exactly(0), store=store, budget_tokens=tokens_of(window))
+
+
+def test_summarizer_is_not_called_for_a_budget_below_the_pinned_blocks():
+    window, sources = small_window()
+    store = memory_store(sources)
+    calls = []
+    before = store_state(store)
+    with pytest.raises(CompactionBudgetError, match="b0.*b1"):
+        compact(window, lambda r: calls.append(r) or "x", store=store, budget_tokens=5)
+    assert calls == [] and store_state(store) == before
+
+
+@pytest.mark.parametrize(
+    "kwargs, argument",
+    [({"summarize": "not callable"}, "summarize"), ({"store": None}, "store"), ({"store": {}}, "store"),
+     ({"gate": object()}, "gate"), ({"on_reject": "ignore"}, "on_reject"), ({"budget_tokens": "big"}, "budget_tokens"),
+     ({"threshold": 2}, "threshold"), ({"window": "text"}, "window")],
+)
+def test_compact_refuses_bad_arguments_before_anything_happens(kwargs, argument):
+    window, sources = small_window()
+    store = memory_store(sources)
+    calls = []
+    args = {"window": window, "summarize": lambda r: calls.append(r) or "x", "store": store,
+            "budget_tokens": tokens_of(window)}
+    args.update(kwargs)
+    before = store_state(store)
+    with pytest.raises(InvalidArgumentError) as exc:
+        compact(args.pop("window"), args.pop("summarize"), **args)
+    assert exc.value.argument == argument and calls == [] and store_state(store) == before
+
+
+def test_compact_refuses_a_gate_of_another_store():
+    window, sources = small_window()
+    store = memory_store(sources)
+    with pytest.raises(InvalidArgumentError, match="another store"):
+        compact(window, markers_only, store=store, budget_tokens=100, gate=Gate(memory_store(sources)))
+
+
+def test_nominal_pointer_refuses_reconstruction():
+    """The recall path's pointers (see test_compaction_passes for the full run)."""
+    blocks, sources, cw = corpus_blocks(3000)
+    window = Window(blocks)
+    store = memory_store(sources)
+    result = compact(window, markers_only, store=store, budget_tokens=tokens_of(window), task="recall")
+    assert result.nominal
+    for sid, pointers in result.nominal.items():
+        assert result.window.get(sid).derived
+        for p in pointers:
+            assert isinstance(p, Pointer) and p.nominal
+            with pytest.raises(ProvgateError) as exc:
+                store.resolve(p)
+            assert exc.value.reason == "nominal" and "nominal" in str(exc.value)
