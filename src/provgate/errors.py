@@ -128,3 +128,13 @@ class SummarizerError(CompactionError):
         self.summarizer = summarizer
         self.group = group
         self.reason = reason
+
+
+class OptionalDependencyError(ProvgateError, ImportError):
+    """A feature needs a package that is only installed with an optional extra
+    (``pip install "provgate[EXTRA]"``); ``package`` and ``extra`` name them."""
+
+    def __init__(self, message: str, *, package: str, extra: str) -> None:
+        super().__init__(message, name=package)
+        self.package = package
+        self.extra = extra
