@@ -621,18 +621,26 @@ class SourceStore:
 
         A later put for the same key replaces the entry (it is a cache: the extractor is
         deterministic, so a new blob for the same key can only fix an old bug)."""
-        digest = _canonical_digest(digest)
-        version = _check_short_text(version, "version", MAX_VERSION_BYTES, optional=False)
-        if isinstance(blob, str) or not isinstance(blob, (bytes, bytearray, memoryview)):
-            raise InvalidArgumentError(f"blob must be bytes, not {type(blob).__name__}", argument="blob")
-        data = bytes(blob)
-        if len(data) > self._max_content_bytes:
-            raise LimitExceededError(f"fact blob is {len(data)} bytes; the limit is {self._max_content_bytes}")
-        blob_digest = compute_digest(data)
+        self.put_cached_facts_many([(digest, version, blob)])
+
+    def put_cached_facts_many(self, entries: Iterable[tuple[str, str, bytes]]) -> None:
+        """Cache several fact tables in one transaction (one fsync instead of one each)."""
+        rows = []
+        for digest, version, blob in entries:
+            digest = _canonical_digest(digest)
+            version = _check_short_text(version, "version", MAX_VERSION_BYTES, optional=False)
+            if isinstance(blob, str) or not isinstance(blob, (bytes, bytearray, memoryview)):
+                raise InvalidArgumentError(f"blob must be bytes, not {type(blob).__name__}", argument="blob")
+            data = bytes(blob)
+            if len(data) > self._max_content_bytes:
+                raise LimitExceededError(f"fact blob is {len(data)} bytes; the limit is {self._max_content_bytes}")
+            rows.append((digest, version, data, compute_digest(data)))
+        if not rows:
+            return
         self._write(
-            lambda conn: conn.execute(
+            lambda conn: conn.executemany(
                 "INSERT OR REPLACE INTO fact_cache (digest, version, blob, blob_digest) VALUES (?, ?, ?, ?)",
-                (digest, version, data, blob_digest),
+                rows,
             )
         )
 
