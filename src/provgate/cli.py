@@ -97,12 +97,25 @@ def _cmd_check(args: argparse.Namespace) -> int:
     edit = parse_edit(data)  # everything about the input is validated before the store is opened
     store = _open_store(args.store, create=args.create)
     try:
-        gate = Gate(store, policy=args.policy, retention_floor=args.retention_floor)
+        gate = Gate(store, policy=args.policy, retention_floor=args.retention_floor, session=args.session)
         verdict = gate.check_edit(edit)
     finally:
         store.close()
     sys.stdout.write(json.dumps(verdict.to_json(include_window=args.window), ensure_ascii=False, indent=2) + "\n")
     return EXIT_OK if verdict.accepted else EXIT_REJECTED
+
+
+def _cmd_report(args: argparse.Namespace) -> int:
+    from provgate.report import run_report
+
+    store = _open_store(args.store, create=False)
+    try:
+        session = None if not args.session else (args.session[0] if len(args.session) == 1 else args.session)
+        text, code = run_report(store, session=session, as_json=args.json, plot=args.plot)
+    finally:
+        store.close()
+    (sys.stdout if code == EXIT_OK else sys.stderr).write(text + "\n")
+    return code
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -121,10 +134,24 @@ def build_parser() -> argparse.ArgumentParser:
                        help="what to do with a lossless edit that changed facts (default: reject)")
     check.add_argument("--retention-floor", type=float, default=0.95, metavar="F",
                        help="citation-marker retention floor per cycle (default: 0.95)")
+    check.add_argument("--session", metavar="ID", help="continue a gate session recorded in the store's audit log "
+                       "(cycle numbers, cumulative retention and sticky pins carry over)")
     check.add_argument("--window", action="store_true", help="include the window to commit in the output")
     check.add_argument("--max-input-bytes", type=int, default=DEFAULT_MAX_INPUT_BYTES, metavar="N",
                        help=f"refuse larger inputs (default: {DEFAULT_MAX_INPUT_BYTES})")
     check.set_defaults(func=_cmd_check)
+
+    report = sub.add_parser("report", help="per-cycle session report from the audit log",
+                            description="Citation retention per cycle, rejections by invariant, silent merges and "
+                            "fact drift caught, evictions and gate latency, from the store's audit log.")
+    report.add_argument("--store", metavar="PATH", default=os.environ.get("PROVGATE_STORE"),
+                        help="the durable source store (default: $PROVGATE_STORE, else the per-user default path)")
+    report.add_argument("--session", metavar="ID", action="append",
+                        help="a session id, or 'all' (default: the most recent session); repeat for several")
+    report.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    report.add_argument("--plot", metavar="FILE.png", help="draw the retention curve and rejections per cycle "
+                        "(needs the plot extra: pip install \"provgate[plot]\")")
+    report.set_defaults(func=_cmd_report)
     return parser
 
 

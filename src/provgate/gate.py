@@ -304,6 +304,27 @@ class Gate:
         self._pinned_handles: set[str] = set()
         self._pinned_ids: set[str] = set()  # pinned blocks without a handle
         self._cumulative: float | None = None
+        self._cycle_base = 0
+        if session is not None and audit:
+            self._resume()
+
+    def _resume(self) -> None:
+        """Continue a session recorded in the audit log by earlier processes: cycle numbers,
+        the cumulative retention and the sticky pins carry over (``provgate check --session``)."""
+        for _, record in self.store.iter_audit():
+            if not isinstance(record, dict) or record.get("session") != self.session:
+                continue
+            cycle = record.get("cycle")
+            if isinstance(cycle, int):
+                self._cycle_base = max(self._cycle_base, cycle)
+            if record.get("accepted") is True:
+                retention = record.get("retention")
+                if isinstance(retention, (int, float)):
+                    self._cumulative = (1.0 if self._cumulative is None else self._cumulative) * retention
+                pins = record.get("pins")
+                if isinstance(pins, dict):
+                    self._pinned_handles.update(h for h in pins.get("handles", ()) if isinstance(h, str))
+                    self._pinned_ids.update(i for i in pins.get("ids", ()) if isinstance(i, str))
 
     # -- public API ---------------------------------------------------------------------------
 
@@ -336,7 +357,7 @@ class Gate:
         with self._lock:
             pinned_handles = set(self._pinned_handles)
             pinned_ids = set(self._pinned_ids)
-            cycle = len(self._history) + 1
+            cycle = self._cycle_base + len(self._history) + 1
         run = _Check(self, edit, floor, pinned_handles, pinned_ids)
         if edit.sources:
             # Unusable input must leave the store untouched: validate the whole edit (block
@@ -426,6 +447,9 @@ class Gate:
         record["policy"] = policy
         record["retention_floor"] = floor
         record["evicted_handles"] = len(edit.evicted)
+        if verdict.accepted:
+            with self._lock:
+                record["pins"] = {"handles": sorted(self._pinned_handles), "ids": sorted(self._pinned_ids)}
         record["pre_digest"] = run.window_digest(run.pre)
         record["post_digest"] = run.window_digest(run.post)
         record["ts"] = time.time()
