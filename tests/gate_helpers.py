@@ -1,0 +1,130 @@
+"""Builders shared by the gate tests: blocks, stores holding the seeds' sources, and
+assertions that name the violation they expect (invariant, block, key/value, handle, reason)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from typing import Any
+
+from blake3 import blake3
+
+from provgate.gate import Gate
+from provgate.store import SourceStore
+from provgate.verdict import Verdict, Violation
+
+
+def blk(
+    id: str,
+    role: str,
+    text: str,
+    handles: Iterable[str] = (),
+    *,
+    derived_from: Iterable[str] | None = None,
+    pinned: bool = False,
+    ts: float | None = None,
+    resource: str | None = None,
+) -> dict[str, Any]:
+    """One block in the edit format; ``derived_from`` given means a derived block."""
+    out: dict[str, Any] = {
+        "id": id,
+        "role": role,
+        "text": text,
+        "handles": list(handles),
+        "derived": derived_from is not None,
+        "derived_from": list(derived_from or ()),
+        "pinned": pinned,
+        "ts": ts,
+    }
+    if resource is not None:
+        out["resource"] = resource
+    return out
+
+
+def tool(id: str, handle: str, text: str, **kw: Any) -> dict[str, Any]:
+    """A tool output whose text IS its source text (the usual primary block)."""
+    return blk(id, "tool", text, [handle], **kw)
+
+
+def summary(id: str, text: str, derived_from: Iterable[str], **kw: Any) -> dict[str, Any]:
+    return blk(id, "summary", text, derived_from=list(derived_from), **kw)
+
+
+def store_with(sources: dict[str, str], path: Any = ":memory:") -> SourceStore:
+    store = SourceStore(path)
+    for handle, text in sources.items():
+        store.put(handle, text)
+    return store
+
+
+def gate_for(sources: dict[str, str], **kw: Any) -> Gate:
+    return Gate(store_with(sources), **kw)
+
+
+def of(verdict: Verdict, invariant: str) -> list[Violation]:
+    return [v for v in verdict.violations if v.invariant == invariant]
+
+
+def describe(verdict: Verdict) -> str:
+    return json.dumps(verdict.to_json(), indent=1, default=str)
+
+
+def assert_accepted(verdict: Verdict, classification: str | None = None) -> None:
+    assert verdict.accepted, describe(verdict)
+    assert verdict.violations == (), describe(verdict)
+    if classification is not None:
+        assert verdict.classification == classification, describe(verdict)
+
+
+def find(verdict: Verdict, invariant: str, **fields: Any) -> Violation:
+    """The violation of ``invariant`` whose fields (and evidence items, ``evidence__x=``)
+    match; fails with the whole verdict when there is none."""
+    assert not verdict.accepted, describe(verdict)
+    assert verdict.classification == "rejected", describe(verdict)
+    for v in of(verdict, invariant):
+        ok = True
+        for name, want in fields.items():
+            if name.startswith("evidence__"):
+                got = v.evidence.get(name[len("evidence__"):])
+            else:
+                got = getattr(v, name)
+            if got != want:
+                ok = False
+                break
+        if ok:
+            return v
+    raise AssertionError(f"no {invariant} violation with {fields}:\n{describe(verdict)}")
+
+
+def invariants(verdict: Verdict) -> set[str]:
+    return {v.invariant for v in verdict.violations}
+
+
+def blake3_of(data: bytes) -> str:
+    return "blake3:" + blake3(data).hexdigest()
+
+
+def byte_span(text: str, needle: str) -> tuple[int, int]:
+    """UTF-8 byte offsets of the first ``needle`` in ``text``."""
+    i = text.index(needle)
+    start = len(text[:i].encode("utf-8"))
+    return start, start + len(needle.encode("utf-8"))
+
+
+def pointer_to(block: str, handle: str, source: str, needle: str, *, algo: str = "blake3") -> dict[str, Any]:
+    """A byte-exact pointer from ``block`` to the first ``needle`` in ``source``."""
+    import hashlib
+
+    start, end = byte_span(source, needle)
+    data = source.encode("utf-8")[start:end]
+    digest = blake3(data).hexdigest() if algo == "blake3" else hashlib.sha256(data).hexdigest()
+    return {"block": block, "handle": handle, "start": start, "end": end, "hash": f"{algo}:{digest}"}
+
+
+def audit_count(store: SourceStore) -> int:
+    return sum(1 for _ in store.iter_audit())
+
+
+def store_state(store: SourceStore) -> tuple[list[tuple[str, str]], int]:
+    """Every source (handle, digest) and the audit length: what bad input must not change."""
+    return [(h, store.digest(h)) for h in store], audit_count(store)

@@ -1,0 +1,343 @@
+"""`provgate check`: exit 0 accepted, 1 rejected, 2 unusable input with a JSON error object on
+stderr, and nothing written to the store on exit 2. Run in-process through
+``provgate.cli.main(argv)`` and as ``python -m provgate`` in a subprocess."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import provgate
+import provgate.cli as cli
+from gate_helpers import blk, store_state, store_with, tool
+from provgate.store import SourceStore
+
+ROOT = Path(__file__).resolve().parent.parent
+CONF_H, CONF = "tool:call_8841", "retries=3\ntimeout=30s\n"
+
+
+def accepted_edit() -> dict:
+    pre = [tool("b1", CONF_H, CONF), blk("b2", "assistant", "The client retries 3 times [src:call_8841].\n")]
+    return {"format": "provgate.edit/1", "operator": "reorder", "pre": pre, "post": pre[::-1],
+            "sources": {CONF_H: CONF}}
+
+
+def rejected_edit() -> dict:
+    edit = accepted_edit()
+    edit["operator"] = "rewrite"
+    edit["post"] = [tool("b1", CONF_H, CONF.replace("retries=3", "retries=5")), edit["pre"][1]]
+    return edit
+
+
+def reclassifiable_edit() -> dict:
+    # a rewrite that adds a grounded line of the block's own source: I2 only
+    pre = [blk("b1", "tool", "retries=3\n", [CONF_H])]
+    return {"operator": "rewrite", "pre": pre, "post": [blk("b1", "tool", CONF, [CONF_H])], "sources": {CONF_H: CONF}}
+
+
+@pytest.fixture()
+def store_path(tmp_path) -> Path:
+    path = tmp_path / "store.sqlite3"
+    with store_with({"tool:existing": "kept\n"}, path) as store:
+        from provgate.gate import Gate
+
+        Gate(store).check([tool("t", "tool:existing", "kept\n")], [tool("t", "tool:existing", "kept\n")],
+                          operator="reorder")
+    return path
+
+
+def state(path: Path):
+    with SourceStore(path) as store:
+        return store_state(store)
+
+
+def write(tmp_path: Path, doc, name: str = "edit.json") -> Path:
+    p = tmp_path / name
+    if isinstance(doc, bytes):
+        p.write_bytes(doc)
+    elif isinstance(doc, str):
+        p.write_text(doc, encoding="utf-8")
+    else:
+        p.write_text(json.dumps(doc), encoding="utf-8")
+    return p
+
+
+def run_main(argv, capsys, stdin: bytes | None = None, monkeypatch=None):
+    if stdin is not None:
+        monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(stdin), encoding="utf-8"))
+    try:
+        code = cli.main([str(a) for a in argv])
+    except SystemExit as exc:  # argparse's own exits (--help, --version, bad arguments)
+        code = exc.code
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def run_sub(argv, stdin: bytes | None = None, env_extra: dict | None = None):
+    env = dict(os.environ, PYTHONPATH=str(ROOT / "src"))
+    env.pop("PROVGATE_STORE", None)
+    env.update(env_extra or {})
+    r = subprocess.run([sys.executable, "-m", "provgate", *map(str, argv)], input=stdin, capture_output=True,
+                       env=env, timeout=120)
+    return r.returncode, r.stdout.decode("utf-8"), r.stderr.decode("utf-8")
+
+
+def error_of(err: str) -> dict:
+    """The JSON error object: the last line of stderr (argparse may print its usage first)."""
+    lines = [ln for ln in err.splitlines() if ln.strip()]
+    obj = json.loads(lines[-1])
+    assert set(obj) == {"error"}
+    assert {"type", "message"} <= set(obj["error"]) <= {"type", "message", "field", "reason"}
+    return obj["error"]
+
+
+def only_json_error(err: str) -> dict:
+    """For input errors stderr is exactly one JSON object."""
+    assert len(err.strip().splitlines()) == 1, err
+    return error_of(err)
+
+
+# -- exit 0 and 1 -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("runner", ["main", "subprocess"])
+def test_accepted_exits_0_with_the_verdict_on_stdout(tmp_path, store_path, capsys, runner):
+    argv = ["check", write(tmp_path, accepted_edit()), "--store", store_path]
+    code, out, err = run_main(argv, capsys) if runner == "main" else run_sub(argv)
+    assert code == 0, err
+    verdict = json.loads(out)
+    assert verdict["accepted"] is True and verdict["classification"] == "structural"
+    assert err == ""
+    handles, audits = state(store_path)
+    assert dict(handles)[CONF_H].startswith("blake3:") and audits == 2
+
+
+@pytest.mark.parametrize("runner", ["main", "subprocess"])
+def test_rejected_exits_1_with_the_violations(tmp_path, store_path, capsys, runner):
+    argv = ["check", write(tmp_path, rejected_edit()), "--store", store_path]
+    code, out, err = run_main(argv, capsys) if runner == "main" else run_sub(argv)
+    assert code == 1, err
+    verdict = json.loads(out)
+    assert verdict["accepted"] is False and verdict["classification"] == "rejected"
+    found = {(v["invariant"], v["key"], v["value"]) for v in verdict["violations"]}
+    assert {("I2", "retries", "5"), ("I2", "retries", "3"), ("I1", "retries", "5")} <= found
+    assert state(store_path)[1] == 2  # a rejection is a verdict too: audited
+
+
+def test_policy_reclassify(tmp_path, store_path, capsys):
+    path = write(tmp_path, reclassifiable_edit())
+    code, out, _ = run_main(["check", path, "--store", store_path], capsys)
+    assert code == 1 and json.loads(out)["violations"][0]["invariant"] == "I2"
+    code, out, _ = run_main(["check", path, "--store", store_path, "--policy", "reclassify", "--window"], capsys)
+    verdict = json.loads(out)
+    assert code == 0 and verdict["reclassified"] is True and verdict["classification"] == "lossy"
+    assert verdict["window"][0]["derived"] is True and verdict["window"][0]["derived_from"] == [CONF_H]
+
+
+def test_retention_floor_option(tmp_path, store_path, capsys):
+    edit = accepted_edit()
+    edit["operator"] = "rewrite"
+    edit["post"] = [edit["pre"][0], blk("b2", "assistant", "The client retries 3 times.\n")]
+    path = write(tmp_path, edit)
+    code, out, _ = run_main(["check", path, "--store", store_path], capsys)
+    assert code == 1 and any(v["invariant"] == "I5" for v in json.loads(out)["violations"])
+    code, out, _ = run_main(["check", path, "--store", store_path, "--retention-floor", "0"], capsys)
+    assert code == 0, out
+
+
+@pytest.mark.parametrize("runner", ["main", "subprocess"])
+def test_stdin_via_dash(store_path, capsys, monkeypatch, runner):
+    data = json.dumps(rejected_edit()).encode()
+    argv = ["check", "-", "--store", store_path]
+    code, out, err = run_main(argv, capsys, data, monkeypatch) if runner == "main" else run_sub(argv, data)
+    assert code == 1, err
+    assert json.loads(out)["operator"] == "rewrite"
+
+
+def test_create_makes_a_new_store(tmp_path, capsys):
+    target = tmp_path / "new" / "store.sqlite3"
+    target.parent.mkdir()
+    code, out, _ = run_main(["check", write(tmp_path, accepted_edit()), "--store", target, "--create"], capsys)
+    assert code == 0 and target.exists()
+    assert state(target) == ([(CONF_H, SourceStore(target).digest(CONF_H))], 1)
+
+
+def test_the_store_defaults_to_provgate_store(tmp_path, store_path):
+    code, out, err = run_sub(["check", write(tmp_path, accepted_edit())], env_extra={"PROVGATE_STORE": str(store_path)})
+    assert code == 0, err
+    assert state(store_path)[1] == 2
+
+
+# -- exit 2: unusable input, a JSON error on stderr, nothing written ---------------------------
+
+UNUSABLE = [
+    ("invalid-json", b'{"operator": "prune", "pre": [', None, "invalid JSON"),
+    ("invalid-utf8", b'{"operator": "prune", "pre": [], "post": [], "x": "\xff"}', None, "UTF-8"),
+    ("nan", b'{"operator": "prune", "pre": [{"id": "a", "role": "user", "text": "x", "ts": NaN}], "post": []}', None,
+     "NaN"),
+    ("duplicate-key", b'{"operator": "prune", "operator": "rewrite", "pre": [], "post": []}', "operator", "twice"),
+    ("wrong-type", {"operator": "prune", "pre": [], "post": [{"id": "a", "role": "user", "text": "x",
+                                                                "handles": ["h", 5]}]},
+     "post[0].handles[1]", "expected a string, got integer"),
+    ("unknown-operator", {"operator": "merge", "pre": [], "post": []}, "operator", "unknown operator 'merge'"),
+    ("unknown-major-version", {"format": "provgate.edit/2", "operator": "prune", "pre": [], "post": []}, "format",
+     "unsupported format"),
+    ("duplicate-id", {"operator": "prune", "pre": [], "post": [blk("a", "user", "x"), blk("a", "user", "y")]},
+     "post[1].id", "duplicate block id"),
+    ("bad-sources-with-good-ones", {"operator": "prune", "pre": [], "post": [],
+                                    "sources": {"tool:new": "fresh\n", "tool:bad": 5}}, "sources['tool:bad']",
+     "expected a string"),
+    ("surrogate-text-with-sources", '{"operator": "prune", "pre": [], "post": [{"id": "a", "role": "user", '
+                                    '"text": "\\udc80"}], "sources": {"tool:new": "fresh\\n"}}', "post[0].text",
+     "surrogate"),
+    ("conflicting-source", {"operator": "prune", "pre": [], "post": [],
+                            "sources": {"tool:new": "fresh\n", "tool:existing": "changed\n"}},
+     "sources['tool:existing']", "immutable"),
+]
+
+
+@pytest.mark.parametrize("name, doc, field, words", UNUSABLE, ids=[u[0] for u in UNUSABLE])
+@pytest.mark.parametrize("runner", ["main", "subprocess"])
+def test_unusable_input_exits_2_names_the_problem_and_writes_nothing(tmp_path, store_path, capsys, runner, name,
+                                                                      doc, field, words):
+    before = state(store_path)
+    argv = ["check", write(tmp_path, doc), "--store", store_path]
+    code, out, err = run_main(argv, capsys) if runner == "main" else run_sub(argv)
+    assert code == 2, (out, err)
+    assert out == ""
+    e = only_json_error(err)
+    assert words in e["message"]
+    assert e.get("field") == field
+    assert state(store_path) == before
+
+
+@pytest.mark.parametrize("runner", ["main", "subprocess"])
+def test_a_missing_store_without_create_exits_2_and_creates_nothing(tmp_path, capsys, runner):
+    target = tmp_path / "nowhere.sqlite3"
+    argv = ["check", write(tmp_path, accepted_edit()), "--store", target]
+    code, out, err = run_main(argv, capsys) if runner == "main" else run_sub(argv)
+    assert code == 2 and out == ""
+    e = only_json_error(err)
+    assert e["type"] == "missing_store" and e["field"] == "--store" and "--create" in e["message"]
+    assert not target.exists()
+    assert list(tmp_path.iterdir()) == [tmp_path / "edit.json"]
+
+
+def test_a_missing_input_file_exits_2(tmp_path, store_path, capsys):
+    before = state(store_path)
+    code, out, err = run_main(["check", tmp_path / "absent.json", "--store", store_path], capsys)
+    assert code == 2 and only_json_error(err)["type"] == "missing_input"
+    code, out, err = run_main(["check", tmp_path, "--store", store_path], capsys)
+    assert code == 2 and "directory" in only_json_error(err)["message"]
+    assert state(store_path) == before
+
+
+@pytest.mark.parametrize("runner", ["main", "subprocess"])
+def test_a_100_mb_input_is_refused_by_size_before_parsing(tmp_path, store_path, capsys, monkeypatch, runner):
+    big = tmp_path / "big.json"
+    with open(big, "wb") as fh:  # sparse: the size is what the CLI must look at
+        fh.truncate(100 * 1024 * 1024)
+    before = state(store_path)
+    parsed = []
+    if runner == "main":
+        import provgate.window as window_module
+
+        monkeypatch.setattr(window_module, "parse_edit", lambda *a: parsed.append(1))
+    argv = ["check", big, "--store", store_path]
+    code, out, err = run_main(argv, capsys) if runner == "main" else run_sub(argv)
+    assert code == 2 and out == ""
+    e = only_json_error(err)
+    assert e["type"] == "input_too_large" and str(100 * 1024 * 1024) in e["message"]
+    assert parsed == []
+    assert state(store_path) == before
+
+
+def test_oversized_stdin_is_refused(store_path, capsys, monkeypatch):
+    data = json.dumps(accepted_edit()).encode()
+    before = state(store_path)
+    code, out, err = run_main(["check", "-", "--store", store_path, "--max-input-bytes", len(data) - 1], capsys, data,
+                              monkeypatch)
+    assert code == 2 and only_json_error(err)["type"] == "input_too_large"
+    code, out, err = run_main(["check", "-", "--store", store_path, "--max-input-bytes", len(data)], capsys, data,
+                              monkeypatch)
+    assert code == 0, err
+    assert state(store_path)[1] == before[1] + 1
+
+
+def test_a_store_that_is_not_a_provgate_store_exits_2(tmp_path, capsys):
+    foreign = tmp_path / "foreign.sqlite3"
+    foreign.write_bytes(b"this is not sqlite at all" * 100)
+    code, out, err = run_main(["check", write(tmp_path, accepted_edit()), "--store", foreign], capsys)
+    assert code == 2 and out == ""
+    error_of(err)
+    assert foreign.read_bytes() == b"this is not sqlite at all" * 100
+
+
+# -- arguments, --version, --help -------------------------------------------------------------
+
+
+@pytest.mark.parametrize("argv", [
+    ["check"], ["check", "a.json", "--policy", "lenient"], ["check", "a.json", "--bogus"], ["frobnicate"],
+    ["check", "a.json", "--retention-floor", "high"], ["check", "a.json", "--max-input-bytes", "lots"],
+])
+def test_bad_arguments_exit_2_with_a_json_error(argv, capsys):
+    code, out, err = run_main(argv, capsys)
+    assert code == 2 and out == ""
+    assert error_of(err)["type"] == "usage"
+
+
+def test_no_command_exits_2_with_help(capsys):
+    code, out, err = run_main([], capsys)
+    assert code == 2 and "check" in err
+
+
+@pytest.mark.parametrize("runner", ["main", "subprocess"])
+def test_version(capsys, runner):
+    code, out, err = run_main(["--version"], capsys) if runner == "main" else run_sub(["--version"])
+    assert code == 0
+    assert out.strip() == f"provgate {provgate.__version__}"
+
+
+def _commands() -> list[str]:
+    import argparse
+
+    parser = cli.build_parser()
+    subs = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    return sorted(name for s in subs for name in s.choices)
+
+
+def test_check_is_a_command():
+    assert "check" in _commands()
+
+
+@pytest.mark.parametrize("command", [None, *_commands()])
+def test_help_on_every_command(command, capsys):
+    argv = ["--help"] if command is None else [command, "--help"]
+    code, out, err = run_main(argv, capsys)
+    assert code == 0 and out.startswith("usage: provgate")
+    if command == "check":
+        for option in ("--store", "--create", "--policy", "--retention-floor", "--window", "--max-input-bytes"):
+            assert option in out
+
+
+def test_help_in_a_subprocess():
+    code, out, _ = run_sub(["check", "--help"])
+    assert code == 0 and "EDIT.json" in out
+
+
+def test_an_internal_error_is_exit_2_never_accepted(tmp_path, store_path, capsys, monkeypatch):
+    import provgate.gate as gate_module
+
+    def boom(self, edit, **kw):
+        raise RuntimeError("bug")
+
+    monkeypatch.setattr(gate_module.Gate, "check_edit", boom)
+    code, out, err = run_main(["check", write(tmp_path, accepted_edit()), "--store", store_path], capsys)
+    assert code == 2 and out == ""
+    assert only_json_error(err)["type"] == "internal_error"

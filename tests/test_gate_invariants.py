@@ -1,0 +1,604 @@
+"""docs/gate.md, rule by rule: the structural fast path, classification, I1-I5, P and R, each
+with edits it must accept and edits it must reject (naming the violation it must carry)."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import pytest
+
+import provgate.gate as gate_module
+from gate_helpers import (
+    assert_accepted,
+    blake3_of,
+    blk,
+    find,
+    gate_for,
+    invariants,
+    of,
+    pointer_to,
+    store_with,
+    summary,
+    tool,
+)
+from provgate.gate import MAX_VIOLATIONS_PER_CHECK, Gate, normalize_whitespace
+
+CONF_H = "tool:call_1"
+CONF = "retries=3\ntimeout=30s\nmax_retries: 5\nendpoint=https://api.internal.example/v2\n"
+HTTP_H = "tool:call_2"
+HTTP = "GET /v2/orders -> 200 in 250ms; 12 rows; cursor 9f1c2ab\n"
+NOTE = "It retries 3 times [src:call_1]; the orders call returned 12 rows [src:call_2].\n"
+SOURCES = {CONF_H: CONF, HTTP_H: HTTP}
+
+
+def window() -> list[dict]:
+    return [tool("t1", CONF_H, CONF), blk("a1", "assistant", NOTE), tool("t2", HTTP_H, HTTP)]
+
+
+@pytest.fixture()
+def g() -> Gate:
+    return gate_for(SOURCES)
+
+
+# -- structural fast path and classification --------------------------------------------------
+
+
+def test_reorder_is_structural(g):
+    pre = window()
+    v = g.check(pre, [pre[2], pre[0], pre[1]], operator="reorder")
+    assert_accepted(v, "structural")
+    assert v.facts["pre"] == v.facts["post"] > 0
+    assert v.facts["introduced"] == v.facts["dropped"] == 0
+
+
+def test_identity_edit_is_structural_for_every_lossless_operator(g):
+    for op in ("prune", "dedupe", "reorder", "rewrite", "evict"):
+        assert_accepted(g.check(window(), window(), operator=op), "structural")
+
+
+@pytest.mark.parametrize("variant", [
+    CONF.replace("\n", "\r\n"),
+    CONF.replace("\n", "\r"),
+    CONF.replace("retries=3\n", "retries=3   \t\n"),
+    "\n\n" + CONF + "\n\n\n",
+], ids=["crlf", "cr", "trailing-blanks", "blank-lines-around"])
+def test_documented_whitespace_normalisation_is_structural(g, variant):
+    pre = window()
+    post = [tool("t1", CONF_H, variant), pre[1], pre[2]]
+    assert normalize_whitespace(variant) == normalize_whitespace(CONF)
+    assert_accepted(g.check(pre, post, operator="rewrite"), "structural")
+
+
+def test_whitespace_inside_a_line_is_a_change_not_structural(g):
+    # "retries = 3" is the same kv fact, so the rewrite is lossless, but not structural
+    pre = window()
+    post = [tool("t1", CONF_H, CONF.replace("retries=3", "retries = 3")), pre[1], pre[2]]
+    assert normalize_whitespace(post[0]["text"]) != normalize_whitespace(CONF)
+    assert_accepted(g.check(pre, post, operator="rewrite"), "lossless")
+
+
+def test_leading_indentation_is_not_part_of_the_normalisation(g):
+    pre = window()
+    post = [tool("t1", CONF_H, "  " + CONF), pre[1], pre[2]]
+    assert_accepted(g.check(pre, post, operator="rewrite"), "lossless")
+
+
+def test_renaming_a_block_id_with_unchanged_text_and_handles_is_structural(g):
+    pre = window()
+    post = [pre[0] | {"id": "t1-renamed"}, pre[1], pre[2]]
+    assert_accepted(g.check(pre, post, operator="reorder"), "structural")
+
+
+def test_changing_a_blocks_handles_is_not_structural(g):
+    pre = window()
+    post = [pre[0] | {"handles": [CONF_H, HTTP_H]}, pre[1], pre[2]]
+    v = g.check(pre, post, operator="rewrite")
+    assert v.classification != "structural"
+
+
+def test_a_warm_gate_rechecks_a_structural_edit_without_extracting(g, monkeypatch):
+    pre = window()
+    post = [pre[2], pre[0], pre[1]]
+    g.check(pre, post, operator="reorder")
+    calls = []
+    real = gate_module.extract
+    monkeypatch.setattr(gate_module, "extract", lambda *a, **k: calls.append(1) or real(*a, **k))
+    assert_accepted(g.check(pre, post, operator="reorder"), "structural")
+    assert calls == []
+    # one changed block costs one extraction, not a window's worth
+    post2 = [pre[2], pre[0], blk("a1", "assistant", NOTE.replace("; the", ", and the"))]
+    assert_accepted(g.check(pre, post2, operator="rewrite"), "lossless")
+    assert len(calls) == 1
+
+
+def test_summarize_is_lossy_and_rejected_edits_are_classified_rejected(g):
+    pre = window()
+    post = [summary("s1", "Retries 3, timeout 30s; 12 rows in 250ms.\n", [CONF_H, HTTP_H]), pre[1]]
+    assert_accepted(g.check(pre, post, operator="summarize"), "lossy")
+    bad = [summary("s1", "Retries 4.\n", [CONF_H, HTTP_H]), pre[1]]
+    v = g.check(pre, bad, operator="summarize")
+    assert not v.accepted and v.classification == "rejected"
+
+
+@pytest.mark.parametrize("op", ["summarize", "abstract", "compress"])
+def test_every_lossy_operator_accepts_a_grounded_derived_summary(g, op):
+    pre = window()
+    post = [summary("s1", "Retries 3, timeout 30s [src:call_1].\n", [CONF_H]), pre[1], pre[2]]
+    assert_accepted(g.check(pre, post, operator=op), "lossy")
+
+
+# -- I1: provenance monotonicity -------------------------------------------------------------
+
+
+def test_a_new_block_with_no_handle_no_marker_and_no_pre_version_is_rejected(g):
+    pre = window()
+    post = pre + [blk("a9", "assistant", "All done.\n")]
+    find(g.check(pre, post, operator="rewrite"), "I1", block="a9")
+
+
+def test_a_new_block_justified_by_its_marker_is_accepted(g):
+    pre = window()
+    post = pre + [blk("a9", "assistant", "The orders call returned 12 rows [src:call_2].\n")]
+    assert_accepted(g.check(pre, post, operator="rewrite"), "lossless")
+
+
+def test_an_unchanged_block_that_lost_its_last_handle_is_rejected(g):
+    pre = window()
+    post = [pre[0] | {"handles": []}, pre[1], pre[2]]
+    v = g.check(pre, post, operator="rewrite", evicted=[CONF_H])
+    lost = find(v, "I1", block="t1")
+    assert lost.evidence == {"pre_handles": [CONF_H]}
+
+
+def test_an_unchanged_assistant_turn_needs_no_handle(g):
+    pre = [blk("a0", "assistant", "Looking at the config next.\n"), *window()]
+    assert_accepted(g.check(pre, pre[::-1], operator="reorder"), "structural")
+
+
+def test_a_derived_block_with_empty_derived_from_is_rejected(g):
+    pre = window()
+    post = [blk("s1", "summary", "Retries 3.\n", derived_from=[]), pre[1], pre[2]]
+    find(g.check(pre, post, operator="summarize", evicted=[CONF_H]), "I1", block="s1")
+
+
+def test_new_output_of_a_lossy_operator_must_be_tagged_derived(g):
+    pre = window()
+    post = [blk("s1", "summary", "Retries 3 [src:call_1].\n", [CONF_H]), pre[1], pre[2]]
+    v = g.check(pre, post, operator="summarize")
+    tag = find(v, "I1", block="s1")
+    assert "not tagged derived" in tag.message
+
+
+def test_a_fabricated_number_in_a_summary_is_ungrounded(g):
+    pre = window()
+    post = [summary("s1", "The orders call returned 13 rows in 250ms.\n", [HTTP_H]), pre[0], pre[1]]
+    v = g.check(pre, post, operator="summarize")
+    bad = find(v, "I1", block="s1", key="number", value="13")
+    assert bad.evidence["searched"] == [HTTP_H]
+    assert bad.evidence["text"] == "13"
+    assert invariants(v) == {"I1"}
+
+
+def test_a_kv_fact_is_grounded_only_by_the_same_key_value_pair(g):
+    # 250ms occurs in a source, but not as timeout=250ms
+    pre = window()
+    post = [summary("s1", "timeout=250ms\n", [CONF_H, HTTP_H]), pre[1]]
+    find(g.check(pre, post, operator="summarize"), "I1", block="s1", key="timeout", value="250ms")
+    ok = [summary("s1", "timeout=30s\n", [CONF_H, HTTP_H]), pre[1]]
+    assert_accepted(g.check(pre, ok, operator="summarize"))
+
+
+def test_a_plain_value_is_grounded_by_a_kv_value_and_an_identifier_by_a_config_key(g):
+    # `3` by retries=3, `max_retries` by `max_retries: 5`
+    pre = window()
+    post = [summary("s1", "It uses max_retries and retries 3 times.\n", [CONF_H]), pre[1], pre[2]]
+    assert_accepted(g.check(pre, post, operator="summarize"), "lossy")
+
+
+def test_literal_occurrence_must_be_at_token_boundaries():
+    # 3 occurs inside 30 and v3, never as a token of its own
+    src = {"tool:call_7": "timeout=30 version=v3 build 2031\n"}
+    pre = [tool("t7", "tool:call_7", src["tool:call_7"])]
+    bad = [summary("s1", "It retried 3 times.\n", ["tool:call_7"])]
+    find(gate_for(src).check(pre, bad, operator="summarize"), "I1", block="s1", key="number", value="3")
+
+
+def test_a_fact_whose_literal_text_occurs_in_the_source_is_grounded():
+    # "Amanda" starts a sentence in the source, so it is no fact there, but the bytes are there
+    src = {"user:u3": "Amanda asked to move the review. It starts at 5pm.\n"}
+    pre = [blk("u3", "user", src["user:u3"], ["user:u3"])]
+    post = [summary("s1", "The review with Amanda starts at 5pm.\n", ["user:u3"])]
+    assert_accepted(gate_for(src).check(pre, post, operator="summarize"), "lossy")
+
+
+def test_a_quote_must_occur_byte_exactly_in_a_source():
+    src = {"doc:doc_7": "Restores must be tested every 90 days.\n"}
+    pre = [tool("d7", "doc:doc_7", src["doc:doc_7"])]
+    ok = [summary("s1", 'The runbook says "must be tested every 90 days".\n', ["doc:doc_7"])]
+    assert_accepted(gate_for(src).check(pre, ok, operator="summarize"))
+    bad = [summary("s1", 'The runbook says "must be checked every 90 days".\n', ["doc:doc_7"])]
+    q = find(gate_for(src).check(pre, bad, operator="summarize"), "I1", block="s1", key="quote")
+    assert q.value == "must be checked every 90 days"
+
+
+def test_a_rewritten_assistant_turn_may_restate_its_pre_version(g):
+    pre = window()
+    post = [pre[0], blk("a1", "assistant", "The orders call returned 12 rows [src:call_2]; it retries 3 times "
+                                          "[src:call_1].\n"), pre[2]]
+    assert_accepted(g.check(pre, post, operator="rewrite"), "lossless")
+
+
+def test_a_derived_block_is_not_grounded_by_the_pre_text_it_replaces(g):
+    # a summary (same id as the assistant turn it replaces) grounds in derived_from only
+    pre = [blk("a1", "assistant", "Cursor 77aa10f came back [src:call_2].\n"), tool("t2", HTTP_H, HTTP)]
+    post = [blk("a1", "summary", "Cursor 77aa10f came back.\n", derived_from=[HTTP_H]), pre[1]]
+    find(gate_for(SOURCES).check(pre, post, operator="summarize"), "I1", block="a1", key="digest", value="77aa10f")
+
+
+def test_a_lossy_edit_that_drops_a_handle_without_record_loses_the_way_back(g):
+    pre = window()
+    post = [summary("s1", "Retries 3 [src:call_1].\n", [CONF_H]), pre[1]]
+    # t2 is gone but a1 still cites call_2: reachable
+    assert_accepted(g.check(pre, post, operator="summarize"))
+    post = [summary("s1", "Retries 3 [src:call_1].\n", [CONF_H])]
+    v = g.check(pre, post, operator="summarize")
+    gone = find(v, "I1", handle=HTTP_H)
+    assert gone.evidence == {"change": "handle dropped"}
+    assert_accepted(g.check(pre, post, operator="summarize", evicted=[HTTP_H, "a1"]))
+
+
+# -- I2: lossless-operator purity -------------------------------------------------------------
+
+
+def test_a_rewrite_may_not_introduce_a_fact_even_a_grounded_one():
+    # the pre block shows an excerpt of its source; the rewrite adds a line of the same source
+    src = {CONF_H: CONF}
+    pre = [blk("t1", "tool", "retries=3\n", [CONF_H])]
+    post = [blk("t1", "tool", "retries=3\ntimeout=30s\n", [CONF_H])]
+    g = gate_for(src)
+    v = g.check(pre, post, operator="rewrite")
+    find(v, "I2", block="t1", key="timeout", value="30s", evidence__change="introduced")
+    assert invariants(v) == {"I2"}
+    again = g.check(pre, post, operator="rewrite", policy="reclassify")
+    assert again.accepted and again.reclassified and again.classification == "lossy"
+    assert again.window.get("t1").derived_from == (CONF_H,)
+    assert again.window.get("t1").derived is True and again.window.get("t1").handles == ()
+
+
+def test_a_dropped_fact_needs_an_eviction_record_or_a_supersession_edge(g):
+    pre = window()
+    post = [pre[1], pre[2]]
+    v = g.check(pre, post, operator="prune")
+    find(v, "I2", block="t1", handle=CONF_H, key="endpoint", evidence__change="dropped")
+    # a1 still cites [src:call_1], so the handle itself has not left the window
+    assert not any(x.evidence.get("change") == "handle dropped" for x in of(v, "I2"))
+    ev = g.check(pre, post, operator="prune", evicted=[CONF_H])
+    assert_accepted(ev, "lossless")
+    assert ev.facts["evicted"] > 0 and ev.facts["dropped"] == 0
+
+
+def test_a_fact_that_survives_elsewhere_is_not_dropped(g):
+    pre = window() + [blk("a2", "assistant", "Again: 12 rows.\n")]
+    v = g.check(pre, pre[:3], operator="prune")  # a2 has no handle and no fact of its own left
+    assert_accepted(v, "lossless")
+    assert v.facts["dropped"] == 0
+
+
+def test_a_handle_less_block_with_a_unique_fact_is_recorded_by_its_id(g):
+    pre = window() + [blk("a2", "assistant", "I will raise the quota to 64 next.\n")]
+    v = g.check(pre, pre[:3], operator="prune")
+    find(v, "I2", block="a2", key="number", value="64", evidence__change="dropped")
+    assert_accepted(g.check(pre, pre[:3], operator="prune", evicted=["a2"]), "lossless")
+
+
+def test_dropped_facts_are_counted_per_fact_as_a_multiset(g):
+    # 64 is held by two handle-less turns: removing one copy drops nothing, removing both does
+    pre = window() + [blk("a2", "assistant", "Quota 64 now.\n"), blk("a3", "assistant", "Quota 64, again.\n")]
+    assert_accepted(g.check(pre, pre[:3] + [pre[4]], operator="prune"))
+    assert_accepted(g.check(pre, pre[:4], operator="prune"))
+    v = g.check(pre, pre[:3], operator="prune")
+    find(v, "I2", key="number", value="64", evidence__change="dropped")
+    assert v.facts["dropped"] == 1
+    assert_accepted(g.check(pre, pre[:3], operator="prune", evicted=["a3"]))
+
+
+def test_evict_may_only_remove_whole_blocks(g):
+    pre = window()
+    post = [pre[0], blk("a1", "assistant", "It retries 3 times [src:call_1].\n")]
+    v = g.check(pre, post, operator="evict", evicted=[HTTP_H])
+    bad = find(v, "I2", block="a1")
+    assert bad.evidence == {"operator": "evict"}
+    assert_accepted(g.check(pre, [pre[0], pre[1]], operator="evict", evicted=[HTTP_H]), "lossless")
+
+
+def test_a_reorder_that_changes_a_value_is_caught(g):
+    pre = window()
+    post = [pre[2], tool("t1", CONF_H, CONF.replace("timeout=30s", "timeout=60s")), pre[1]]
+    v = g.check(pre, post, operator="reorder")
+    find(v, "I2", key="timeout", value="60s", evidence__change="introduced")
+    find(v, "I2", key="timeout", value="30s", evidence__change="dropped")
+
+
+def test_a_supersession_edge_covers_a_dropped_fact(g):
+    pre = window()
+    post = [pre[1], pre[2]]
+    v = g.check(pre, post, operator="prune", supersedes=[{"block": "t2", "handle": CONF_H}])
+    assert_accepted(v, "lossless")
+    assert v.facts["superseded"] > 0
+
+
+# -- I3: handle durability --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("where", ["handles", "derived_from", "supersedes", "pointers", "evicted"])
+def test_every_kind_of_reference_must_resolve_in_the_store(g, where):
+    pre = window()
+    ghost = "tool:call_404"
+    kw: dict = {}
+    post = list(pre)
+    op = "rewrite"
+    if where == "handles":
+        post = [pre[0] | {"handles": [CONF_H, ghost]}, pre[1], pre[2]]
+    elif where == "derived_from":
+        post = [summary("s1", "Retries 3.\n", [CONF_H, ghost]), pre[1], pre[2]]
+        op = "summarize"
+    elif where == "supersedes":
+        kw["supersedes"] = [{"block": "t1", "handle": ghost}]
+    elif where == "pointers":
+        kw["pointers"] = [{"block": "t1", "handle": ghost, "start": 0, "end": 1, "hash": blake3_of(b"r")}]
+    else:
+        kw["evicted"] = [ghost]
+    v = g.check(pre, post, operator=op, **kw)
+    find(v, "I3", handle=ghost, evidence__field=where)
+
+
+def test_a_handle_held_only_by_the_window_does_not_resolve():
+    pre = [tool("t1", CONF_H, CONF)]
+    v = Gate(store_with({})).check(pre, pre, operator="reorder")
+    find(v, "I3", block="t1", handle=CONF_H, evidence__field="handles")
+
+
+def test_an_ambiguous_marker_is_rejected_and_a_full_handle_marker_is_not():
+    src = {"tool:call_5": "rows=12\n", "doc:call_5": "rows=12\n"}
+    amb = [tool("t5", "tool:call_5", "rows=12\n"), blk("a1", "assistant", "Twelve rows [src:call_5].\n")]
+    v = gate_for(src).check(amb, amb[::-1], operator="reorder")
+    bad = find(v, "I3", block="a1", handle="call_5", key="citation", value="call_5")
+    assert sorted(bad.evidence["candidates"]) == ["doc:call_5", "tool:call_5"]
+    full = [amb[0], blk("a1", "assistant", "Twelve rows [src:tool:call_5].\n")]
+    assert_accepted(gate_for(src).check(full, full[::-1], operator="reorder"), "structural")
+
+
+def test_an_eviction_record_naming_an_unknown_handle_is_rejected(g):
+    pre = window()
+    v = g.check(pre, pre[:2], operator="prune", evicted=[HTTP_H, "tool:call_9999"])
+    i3 = find(v, "I3", handle="tool:call_9999", evidence__field="evicted")
+    assert i3.block is None
+
+
+def test_an_eviction_record_by_id_of_a_handle_less_block_is_not_a_handle(g):
+    pre = window() + [blk("a2", "assistant", "Quota goes to 64.\n")]
+    assert_accepted(g.check(pre, pre[:3], operator="prune", evicted=["a2"]))
+
+
+# -- I4: freshness ordering (the refinement and the rules not covered by the seed file) --------
+
+A_H, B_H = "tool:call_21", "tool:call_22"
+READ_A = "retries=3\ntimeout=30s\n"
+READ_B = "retries=5\ntimeout=30s\n"
+R_SRC = {A_H: READ_A, B_H: READ_B}
+
+
+def reads(resource: str | None = "file:conf/app.ini") -> list[dict]:
+    return [tool("ra", A_H, READ_A, ts=1.0, resource=resource), tool("rb", B_H, READ_B, ts=2.0, resource=resource)]
+
+
+def test_a_summary_restating_the_stale_value_of_a_re_read_file_is_rejected():
+    pre = reads()
+    post = [summary("s1", "The config sets retries=3 and timeout=30s.\n", [A_H, B_H])]
+    v = gate_for(R_SRC).check(pre, post, operator="summarize")
+    stale = find(v, "I4", block="ra", key="retries", value="3")
+    assert stale.evidence["newer_value"] == "5" and stale.evidence["newer_block"] == "rb"
+    assert stale.evidence["resource"] == "file:conf/app.ini"
+    assert "I1" not in invariants(v)  # retries=3 is grounded: the older read says it
+
+
+@pytest.mark.parametrize("text", ["The config sets retries=5 and timeout=30s.\n",
+                                  "retries=3 until the edit, now retries=5.\n"], ids=["newer", "both"])
+def test_a_summary_restating_the_newer_value_or_both_is_accepted(text):
+    post = [summary("s1", text, [A_H, B_H])]
+    assert_accepted(gate_for(R_SRC).check(reads(), post, operator="summarize"), "lossy")
+
+
+def test_different_values_of_one_key_in_unrelated_outputs_are_not_a_conflict():
+    # docs/gate.md refinement: without a resource the gate cannot tell a stale read
+    pre = reads(resource=None)
+    v = gate_for(R_SRC).check(pre, [pre[0]], operator="prune", evicted=[B_H])
+    assert_accepted(v, "lossless")
+
+
+def test_two_reads_of_one_resource_with_equal_content_are_not_a_conflict():
+    src = {A_H: READ_A, B_H: READ_A}
+    pre = [tool("ra", A_H, READ_A, ts=1.0, resource="file:conf/app.ini"),
+           tool("rb", B_H, READ_A, ts=2.0, resource="file:conf/app.ini")]
+    assert_accepted(gate_for(src).check(pre, [pre[0]], operator="dedupe", evicted=[B_H]))
+
+
+def test_an_older_read_may_leave_through_a_derived_block_that_derives_from_it():
+    pre = reads()
+    post = [summary("s0", "Earlier read: timeout=30s.\n", [A_H]), pre[1]]
+    assert_accepted(gate_for(R_SRC).check(pre, post, operator="summarize"))
+
+
+def test_a_supersession_edge_must_name_a_post_block():
+    pre = reads()
+    v = gate_for(R_SRC).check(pre, [pre[1]], operator="prune", supersedes=[{"block": "zz", "handle": A_H}])
+    find(v, "I4", block="zz", handle=A_H)
+
+
+def test_with_three_reads_each_dropped_older_read_needs_its_own_record():
+    c_h = "tool:call_23"
+    src = dict(R_SRC, **{c_h: "retries=6\ntimeout=30s\n"})
+    pre = reads() + [tool("rc", c_h, src[c_h], ts=3.0, resource="file:conf/app.ini")]
+    g = gate_for(src)
+    v = g.check(pre, [pre[2]], operator="prune", supersedes=[{"block": "rc", "handle": B_H}])
+    find(v, "I4", block="ra", handle=A_H)
+    assert not any(x.block == "rb" for x in of(v, "I4"))
+    assert_accepted(g.check(pre, [pre[2]], operator="prune",
+                            supersedes=[{"block": "rc", "handle": B_H}, {"block": "rc", "handle": A_H}]))
+
+
+def test_the_newest_read_rewritten_in_place_counts_as_kept_and_is_checked_by_i1_i2():
+    pre = reads()
+    post = [tool("rb", B_H, READ_B.replace("timeout=30s", "timeout=30s\n# reviewed")),]
+    v = gate_for(R_SRC).check(pre, post, operator="rewrite", supersedes=[{"block": "rb", "handle": A_H}])
+    assert "I4" not in invariants(v)
+    assert_accepted(v, "lossless")
+
+
+# -- I5: decay budget (undefined cases and the floor parameter) --------------------------------
+
+
+def test_retention_is_undefined_when_pre_has_no_markers():
+    pre = reads(resource=None)
+    v = gate_for(R_SRC).check(pre, pre[::-1], operator="reorder")
+    assert v.retention is None
+    assert_accepted(v)
+
+
+def test_retention_is_undefined_when_nothing_is_left_to_cite(g):
+    pre = window()
+    v = g.check(pre, [], operator="evict", evicted=[CONF_H, HTTP_H, "a1"])
+    assert v.retention is None
+    assert_accepted(v)
+
+
+def test_a_rewrite_that_drops_markers_is_rejected_by_i5(g):
+    pre = window()
+    post = [pre[0], blk("a1", "assistant", "It retries 3 times; the orders call returned 12 rows.\n"), pre[2]]
+    v = g.check(pre, post, operator="rewrite")
+    i5 = find(v, "I5")
+    assert i5.evidence["pre_markers"] == 2 and i5.evidence["post_markers"] == 0
+    assert v.retention == pytest.approx(0.0)
+
+
+def test_the_floor_is_a_parameter_and_validated(g):
+    pre = [blk("a1", "assistant", "A 3 [src:call_1]. B 12 [src:call_2]. C 250ms [src:call_2].\n"),
+           tool("t1", CONF_H, CONF), tool("t2", HTTP_H, HTTP)]
+    post = [blk("a1", "assistant", "A 3 [src:call_1]. B 12 [src:call_2]. C 250ms.\n"), pre[1], pre[2]]
+    low = g.check(pre, post, operator="rewrite", retention_floor=0.5)
+    assert_accepted(low)
+    assert low.retention == pytest.approx(2 / 3)
+    find(g.check(pre, post, operator="rewrite"), "I5")
+    for bad in (-0.1, 1.5, "0.9", True, float("nan")):
+        with pytest.raises(ValueError):
+            g.check(pre, post, operator="rewrite", retention_floor=bad)
+
+
+# -- P: pointers ------------------------------------------------------------------------------
+
+DOC_H = "doc:doc_7"
+DOC = "Backups are kept for 35 days.\nRestores are tested every 90 days — “always”.\n"
+
+
+def _p_edit():
+    return [tool("d7", DOC_H, DOC)], [summary("s1", "Backups 35 days, restores every 90 days.\n", [DOC_H])]
+
+
+@pytest.mark.parametrize("needle", ["Backups are kept for 35 days.", "“always”", DOC])
+@pytest.mark.parametrize("algo", ["blake3", "sha256"])
+def test_pointers_resolving_byte_exactly_are_accepted(needle, algo):
+    pre, post = _p_edit()
+    p = pointer_to("s1", DOC_H, DOC, needle, algo=algo)
+    assert_accepted(gate_for({DOC_H: DOC}).check(pre, post, operator="summarize", pointers=[p]))
+
+
+@pytest.mark.parametrize("change, reason", [
+    (lambda p: p | {"block": "nope"}, "unknown_block"),
+    (lambda p: p | {"hash": "md5:" + "0" * 32}, "malformed_digest"),
+    (lambda p: p | {"hash": "blake3:" + "Z" * 64}, "malformed_digest"),
+    (lambda p: p | {"hash": "blake3:abc"}, "malformed_digest"),
+    (lambda p: p | {"handle": "doc:doc_8"}, "unknown_handle"),
+    (lambda p: p | {"end": len(DOC.encode()) + 1}, "out_of_range"),
+    (lambda p: p | {"start": p["start"] + 1, "end": p["end"] + 1}, "span_mismatch"),
+], ids=["unknown_block", "md5", "bad-hex", "short", "unknown_handle", "out_of_range", "shifted"])
+def test_pointer_failures_name_their_reason(change, reason):
+    pre, post = _p_edit()
+    p = change(pointer_to("s1", DOC_H, DOC, "Backups are kept for 35 days."))
+    v = gate_for({DOC_H: DOC}).check(pre, post, operator="summarize", pointers=[p])
+    bad = find(v, "P", evidence__reason=reason)
+    assert bad.block == p["block"] and bad.handle == p["handle"]
+
+
+def test_a_pointer_into_a_corrupted_source_fails_closed(tmp_path):
+    path = tmp_path / "store.sqlite3"
+    store = store_with({DOC_H: DOC, "doc:other": "unrelated text\n"}, path)
+    store.close()
+    conn = sqlite3.connect(path)
+    conn.execute("DROP TRIGGER content_no_update")
+    conn.execute("UPDATE content SET body = ? WHERE body = ?",
+                 (DOC.replace("35", "36").encode(), DOC.encode()))
+    conn.commit()
+    conn.close()
+    pre = [blk("a1", "assistant", "Backups: see the retention doc.\n")]
+    post = [summary("s1", "Backups: see the retention doc.\n", ["doc:other"])]
+    p = pointer_to("s1", DOC_H, DOC, "Backups are kept for 35 days.")
+    from provgate.store import SourceStore
+
+    v = Gate(SourceStore(path)).check(pre, post, operator="summarize", pointers=[p])
+    find(v, "P", block="s1", handle=DOC_H, evidence__reason="source_corrupted")
+
+
+# -- R: preservation of pinned blocks ---------------------------------------------------------
+
+SYS = "You are a coding agent. Never push to main.\n"
+
+
+def test_a_pinned_block_kept_byte_identical_and_pinned_is_accepted(g):
+    pre = [blk("sys", "system", SYS, pinned=True), *window()]
+    assert_accepted(g.check(pre, [pre[0], pre[1], pre[2]], operator="prune", evicted=[HTTP_H]))
+
+
+def test_whitespace_normalisation_does_not_preserve_a_pinned_block(g):
+    pre = [blk("sys", "system", SYS, pinned=True), *window()]
+    post = [blk("sys", "system", SYS.rstrip("\n") + "  \n", pinned=True), *pre[1:]]
+    v = g.check(pre, post, operator="rewrite")
+    r = find(v, "R", block="sys")
+    assert "rewritten as 'sys'" in r.message
+
+
+def test_a_pinned_block_rewritten_in_place_is_rejected(g):
+    pre = [tool("t1", CONF_H, CONF, pinned=True), pre_a := blk("a1", "assistant", NOTE)]
+    post = [tool("t1", CONF_H, CONF.replace("timeout=30s\n", ""), pinned=True), pre_a]
+    v = g.check(pre, post, operator="rewrite", policy="reclassify")
+    find(v, "R", block="t1", handle=CONF_H)
+    assert not v.reclassified  # R is not an I2 violation: no reclassification
+
+
+def test_a_pinned_block_dropped_without_a_record_is_rejected(g):
+    pre = [blk("sys", "system", SYS, pinned=True), *window()]
+    v = g.check(pre, pre[1:], operator="prune")
+    find(v, "R", block="sys", evidence__preserve_or_evict=True)
+    assert_accepted(g.check(pre, pre[1:], operator="evict", evicted=["sys"]))
+
+
+def test_a_pin_on_a_handle_less_block_is_sticky_by_id(g):
+    pre = [blk("sys", "system", SYS, pinned=True), *window()]
+    assert_accepted(g.check(pre, pre, operator="reorder"))
+    # the next compactor forgot the flag and rewrites the prompt
+    pre2 = [blk("sys", "system", SYS), *window()]
+    post2 = [blk("sys", "system", "You are a coding agent.\n"), *window()]
+    find(g.check(pre2, post2, operator="rewrite", evicted=[]), "R", block="sys")
+
+
+# -- verdict size cap --------------------------------------------------------------------------
+
+
+def test_violations_are_capped_and_the_rest_counted():
+    src = {"tool:call_1": "nothing numeric here\n"}
+    pre = [tool("t1", "tool:call_1", src["tool:call_1"])]
+    n = MAX_VIOLATIONS_PER_CHECK + 150
+    text = " ".join(str(10_000 + i) for i in range(n)) + "\n"
+    v = gate_for(src).check(pre, [summary("s1", text, ["tool:call_1"])], operator="summarize")
+    assert len(v.violations) == MAX_VIOLATIONS_PER_CHECK
+    assert v.facts["violations_omitted"] == 150
+    assert all(x.invariant == "I1" for x in v.violations)

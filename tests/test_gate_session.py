@@ -1,0 +1,351 @@
+"""The gate API: check() and commit(), the Verdict and its JSON form, the durable audit log,
+bad input that raises before anything is written, sessions (cycles, caches) and threads."""
+
+from __future__ import annotations
+
+import json
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+
+from gate_helpers import (
+    assert_accepted,
+    audit_count,
+    blk,
+    find,
+    gate_for,
+    store_state,
+    store_with,
+    summary,
+    tool,
+)
+from provgate.errors import EditFormatError, ProvenanceInvariantError
+from provgate.gate import Gate, check, commit
+from provgate.store import SourceStore
+from provgate.verdict import CLASSIFICATIONS, INVARIANTS, Verdict, Violation
+from provgate.window import Block, Supersession, Window, parse_edit
+
+CONF_H, CONF = "tool:call_1", "retries=3\ntimeout=30s\n"
+HTTP_H, HTTP = "tool:call_2", "GET /v2/orders -> 200 in 250ms; 12 rows\n"
+SOURCES = {CONF_H: CONF, HTTP_H: HTTP}
+NOTE = "It retries 3 times [src:call_1]; 12 rows came back [src:call_2].\n"
+
+
+def window() -> list[dict]:
+    return [tool("t1", CONF_H, CONF), blk("a1", "assistant", NOTE), tool("t2", HTTP_H, HTTP)]
+
+
+def good() -> tuple[list, list, dict]:
+    pre = window()
+    return pre, [pre[1], pre[2]], {"operator": "prune", "evicted": [CONF_H]}
+
+
+def bad() -> tuple[list, list, dict]:
+    pre = window()
+    return pre, [tool("t1", CONF_H, CONF.replace("retries=3", "retries=5")), pre[1], pre[2]], {"operator": "rewrite"}
+
+
+# -- check and commit -------------------------------------------------------------------------
+
+
+def test_module_level_check_and_commit():
+    store = store_with(SOURCES)
+    pre, post, kw = good()
+    v = check(pre, post, store=store, **kw)
+    assert isinstance(v, Verdict) and v.accepted and bool(v)
+    committed = commit(pre, post, store=store, **kw)
+    assert isinstance(committed, Window)
+    assert committed == Window(post)
+    pre, post, kw = bad()
+    with pytest.raises(ProvenanceInvariantError) as info:
+        commit(pre, post, store=store, **kw)
+    verdict = info.value.verdict
+    assert isinstance(verdict, Verdict) and not verdict.accepted
+    find(verdict, "I2", key="retries", value="5")
+    assert "I2" in str(info.value) and "rejected" in str(info.value)
+
+
+def test_commit_returns_the_reclassified_window():
+    src = {CONF_H: CONF}
+    pre = [blk("t1", "tool", "retries=3\n", [CONF_H])]
+    post = [blk("t1", "tool", CONF, [CONF_H])]
+    with pytest.raises(ProvenanceInvariantError):
+        commit(pre, post, operator="rewrite", store=store_with(src))
+    w = commit(pre, post, operator="rewrite", store=store_with(src), policy="reclassify")
+    assert w.get("t1").derived and w.get("t1").derived_from == (CONF_H,)
+
+
+def test_gate_commit_and_commit_edit():
+    g = gate_for(SOURCES)
+    pre, post, kw = good()
+    assert g.commit(pre, post, **kw) == Window(post)
+    edit = parse_edit({"pre": bad()[0], "post": bad()[1], "operator": "rewrite"})
+    with pytest.raises(ProvenanceInvariantError) as info:
+        g.commit_edit(edit)
+    assert info.value.verdict.classification == "rejected"
+
+
+def test_check_accepts_python_objects_as_well_as_json_dicts():
+    g = gate_for(SOURCES)
+    pre, post, kw = good()
+    as_objects = g.check(Window(pre), [Block.from_json(b) for b in post], operator="prune", evicted=(CONF_H,))
+    as_dicts = g.check(pre, post, **kw)
+    assert as_objects.accepted == as_dicts.accepted is True
+    # supersession edges as tuples, dicts or objects
+    for edge in [("t2", CONF_H), {"block": "t2", "handle": CONF_H}, Supersession("t2", CONF_H)]:
+        assert g.check(pre, post, operator="prune", supersedes=[edge]).accepted
+
+
+# -- the verdict ------------------------------------------------------------------------------
+
+TIMING_PHASES = {"hash", "structure", "facts", "I3", "I1", "I2", "I4", "I5", "P", "R", "total", "audit"}
+
+
+@pytest.mark.parametrize("which", [good, bad])
+def test_verdict_json_has_every_documented_field_and_serialises(which):
+    pre, post, kw = which()
+    v = gate_for(SOURCES).check(pre, post, **kw)
+    out = v.to_json()
+    text = json.dumps(out, allow_nan=False)
+    assert json.loads(text) == out
+    assert {"accepted", "classification", "operator", "reclassified", "cycle", "violations", "facts", "retention",
+            "timings_ms", "pre_digest", "post_digest"} <= set(out)
+    assert out["classification"] in CLASSIFICATIONS
+    assert out["operator"] == kw["operator"]
+    assert {"pre", "post", "introduced", "dropped", "superseded", "evicted"} <= set(out["facts"])
+    assert all(isinstance(n, int) for n in out["facts"].values())
+    assert TIMING_PHASES <= set(out["timings_ms"])
+    assert all(t >= 0 for t in out["timings_ms"].values())
+    assert out["pre_digest"].startswith("blake3:") and out["post_digest"].startswith("blake3:")
+    assert "window" not in out
+    assert v.to_json(include_window=True)["window"] == Window(post).to_json()
+    for viol in out["violations"]:
+        assert set(viol) == {"invariant", "block", "handle", "key", "value", "evidence", "message"}
+        assert viol["invariant"] in INVARIANTS
+    assert out["violations_by_invariant"] == v.by_invariant()
+    assert sum(out["violations_by_invariant"].values()) == len(out["violations"])
+    assert (out["violations"] == []) == out["accepted"]
+
+
+def test_violation_json_round_trips():
+    v = gate_for(SOURCES).check(*bad()[:2], operator="rewrite")
+    for viol in v.violations:
+        assert Violation.from_json(json.loads(json.dumps(viol.to_json()))) == viol
+
+
+def test_summary_line():
+    g = gate_for(SOURCES)
+    assert g.check(*good()[:2], **good()[2]).summary() == "accepted (lossless)"
+    s = g.check(*bad()[:2], **bad()[2]).summary()
+    assert s.startswith("rejected: ") and "I2×" in s and "I1×" in s
+
+
+def test_window_digests_cover_text_and_metadata():
+    g = gate_for(SOURCES)
+    pre, post, kw = good()
+    a = g.check(pre, post, **kw)
+    b = gate_for(SOURCES).check(pre, post, **kw)
+    assert (a.pre_digest, a.post_digest) == (b.pre_digest, b.post_digest)
+    assert a.pre_digest != a.post_digest
+    pinned = [post[0], post[1] | {"pinned": True}]
+    assert g.check(pre, pinned, **kw).post_digest != a.post_digest
+    retexted = [post[0] | {"text": NOTE + " "}, post[1]]
+    assert g.check(pre, retexted, **kw).post_digest != a.post_digest
+
+
+# -- the audit log ----------------------------------------------------------------------------
+
+
+def test_every_verdict_is_appended_to_the_audit_log_durably(tmp_path):
+    path = tmp_path / "store.sqlite3"
+    store = store_with(SOURCES, path)
+    g = Gate(store, session="session-7")
+    verdicts = [g.check(*good()[:2], **good()[2]), g.check(*bad()[:2], **bad()[2]),
+                g.check(*good()[:2], **good()[2])]
+    store.close()
+    reopened = SourceStore(path)
+    records = [r for _, r in reopened.iter_audit()]
+    assert len(records) == 3
+    for rec, v in zip(records, verdicts):
+        assert rec["session"] == "session-7"
+        assert rec["cycle"] == v.cycle
+        assert rec["operator"] == v.operator
+        assert rec["accepted"] == v.accepted and rec["classification"] == v.classification
+        assert rec["pre_digest"] == v.pre_digest and rec["post_digest"] == v.post_digest
+        assert rec["violations"] == [x.to_json() for x in v.violations]
+        assert rec["facts"] == v.facts
+        assert rec["retention"] == v.retention
+        assert set(rec["timings_ms"]) >= TIMING_PHASES - {"audit"}
+    assert [r["cycle"] for r in records] == [1, 2, 3]
+    reopened.close()
+
+
+def test_audit_can_be_switched_off():
+    g = gate_for(SOURCES, audit=False)
+    g.check(*good()[:2], **good()[2])
+    assert audit_count(g.store) == 0
+
+
+def test_sessions_are_told_apart_in_the_audit_log():
+    store = store_with(SOURCES)
+    a, b = Gate(store), Gate(store)
+    a.check(*good()[:2], **good()[2])
+    b.check(*good()[:2], **good()[2])
+    sessions = [r["session"] for _, r in store.iter_audit()]
+    assert len(set(sessions)) == 2 and sessions == [a.session, b.session]
+
+
+def test_inline_sources_are_ingested_before_the_check():
+    doc = {"operator": "prune", "pre": good()[0], "post": good()[1], "evicted": [CONF_H], "sources": SOURCES}
+    store = SourceStore(":memory:")
+    v = Gate(store).check_edit(parse_edit(doc))
+    assert_accepted(v, "lossless")
+    assert sorted(store) == sorted(SOURCES) and store.get(CONF_H) == CONF
+    assert audit_count(store) == 1
+    # the same content again is fine; handles are immutable
+    assert Gate(store).check_edit(parse_edit(doc)).accepted
+
+
+# -- bad input raises and writes nothing ------------------------------------------------------
+
+
+def _bad_inputs():
+    pre, post, _ = good()
+    return [
+        ("unknown operator", lambda g: g.check(pre, post, operator="merge"), "operator"),
+        ("wrong block type", lambda g: g.check(pre, [post[0], "b"], operator="prune"), "post[1]"),
+        ("wrong handle type", lambda g: g.check(pre, [post[0] | {"handles": [1]}], operator="prune"),
+         "post[0].handles[0]"),
+        ("duplicate ids", lambda g: g.check(pre, [post[0], post[0]], operator="prune"), "post[1].id"),
+        ("evicted as a string", lambda g: g.check(pre, post, operator="prune", evicted=CONF_H), "evicted"),
+        ("bad edge", lambda g: g.check(pre, post, operator="prune", supersedes=[{"block": "t2"}]),
+         "supersedes[0].handle"),
+        ("bad pointer", lambda g: g.check(pre, post, operator="prune",
+                                          pointers=[{"block": "t2", "handle": HTTP_H, "start": 5, "end": 1,
+                                                     "hash": "blake3:" + "0" * 64}]), "pointers[0].end"),
+        ("lone surrogate in text", lambda g: g.check(pre, [post[0] | {"text": "a\udfffb"}], operator="prune"),
+         "post[0].text"),
+        ("pre not a list", lambda g: g.check("text", post, operator="prune"), "pre"),
+        ("conflicting inline source", lambda g: g.check_edit(parse_edit(
+            {"operator": "prune", "pre": pre, "post": post, "sources": {"tool:new": "new\n", CONF_H: "different\n"}})),
+         f"sources[{CONF_H!r}]"),
+        ("surrogate blocks inline sources", lambda g: g.check_edit(parse_edit(
+            {"operator": "prune", "pre": pre, "post": [post[0] | {"text": "\ud800"}],
+             "sources": {"tool:new": "new\n"}})), "post[0].text"),
+    ]
+
+
+@pytest.mark.parametrize("name, call, field", _bad_inputs(), ids=[n for n, _, _ in _bad_inputs()])
+def test_bad_input_raises_edit_format_error_and_writes_nothing(tmp_path, name, call, field):
+    path = tmp_path / "store.sqlite3"
+    g = Gate(store_with(SOURCES, path))
+    g.check(*good()[:2], **good()[2])  # one audit record already there
+    before = store_state(g.store)
+    with pytest.raises(EditFormatError) as info:
+        call(g)
+    assert info.value.field == field
+    assert store_state(g.store) == before
+    assert len(g.history) == 1
+    g.store.close()
+    assert store_state(SourceStore(path)) == before
+
+
+def test_invalid_policy_and_floor_are_value_errors_and_write_nothing():
+    g = gate_for(SOURCES)
+    before = store_state(g.store)
+    for kw in ({"policy": "lenient"}, {"retention_floor": 2.0}):
+        with pytest.raises(ValueError):
+            g.check(*good()[:2], operator="prune", **kw)
+    assert store_state(g.store) == before
+    for kw in ({"policy": "x"}, {"retention_floor": -1}, {"session": ""}, {"session": 5}):
+        with pytest.raises(ValueError):
+            Gate(g.store, **kw)
+
+
+# -- sessions and caches ----------------------------------------------------------------------
+
+
+def test_cycles_count_up_per_gate_and_fresh_gates_start_at_one():
+    g = gate_for(SOURCES)
+    assert [g.check(*good()[:2], **good()[2]).cycle for _ in range(3)] == [1, 2, 3]
+    assert [h.cycle for h in g.history] == [1, 2, 3]
+    assert check(*good()[:2], store=g.store, **good()[2]).cycle == 1
+    assert g.history[0].to_json()["classification"] == "lossless"
+
+
+def test_history_records_rejections_with_their_invariants():
+    g = gate_for(SOURCES)
+    g.check(*bad()[:2], **bad()[2])
+    h = g.history[0]
+    assert not h.accepted and h.classification == "rejected"
+    assert h.violations["I2"] >= 1 and h.violations["I1"] == 1
+    assert h.check_ms >= 0
+
+
+def test_caches_never_serve_a_stale_verdict():
+    g = gate_for(SOURCES)
+    pre = window()
+    assert g.check(pre, pre, operator="rewrite").accepted
+    # one block changes: only its verdict changes, and back again
+    changed = [pre[0], blk("a1", "assistant", NOTE.replace("12 rows", "13 rows")), pre[2]]
+    v = g.check(pre, changed, operator="rewrite")
+    find(v, "I2", block="a1", key="number", value="13")
+    assert g.check(pre, pre, operator="rewrite").accepted
+    # the same text under another handle is grounded against that handle, not a cached one
+    other = {CONF_H: CONF, HTTP_H: HTTP, "tool:call_3": "nothing here\n"}
+    g2 = gate_for(other)
+    s_ok = [summary("s1", "12 rows [src:call_2]\n", [HTTP_H])]
+    s_bad = [summary("s1", "12 rows [src:call_3]\n", ["tool:call_3"])]
+    assert g2.check(pre, s_ok, operator="summarize", evicted=[CONF_H, "a1"]).accepted
+    find(g2.check(pre, s_bad, operator="summarize", evicted=[CONF_H, HTTP_H, "a1"]), "I1", value="12")
+
+
+def test_a_small_cache_budget_gives_the_same_verdicts():
+    big, tiny = gate_for(SOURCES), Gate(store_with(SOURCES), cache_bytes=1)
+    for make in (good, bad, good, bad):
+        pre, post, kw = make()
+        a, b = big.check(pre, post, **kw), tiny.check(pre, post, **kw)
+        assert _comparable(a) == _comparable(b)
+
+
+# -- threads ----------------------------------------------------------------------------------
+
+
+def _comparable(v: Verdict) -> dict:
+    out = v.to_json(include_window=True)
+    for volatile in ("timings_ms", "cycle"):
+        out.pop(volatile)
+    return out
+
+
+def _edits() -> list[tuple[list, list, dict]]:
+    pre = window()
+    out = [good(), bad()]
+    out.append((pre, [pre[2], pre[0], pre[1]], {"operator": "reorder"}))
+    out.append((pre, [summary("s1", "Retries 3 [src:call_1], 12 rows [src:call_2].\n", [CONF_H, HTTP_H])],
+                {"operator": "summarize", "evicted": ["a1"]}))
+    out.append((pre, [summary("s1", "Retries 4.\n", [CONF_H, HTTP_H])], {"operator": "summarize"}))
+    out.append((pre, [pre[0], pre[1]], {"operator": "prune"}))
+    out.append((pre, pre, {"operator": "rewrite", "pointers": [
+        {"block": "t1", "handle": CONF_H, "start": 0, "end": 9, "hash": "blake3:" + "0" * 64}]}))
+    return out
+
+
+def test_threads_checking_on_one_gate_get_the_sequential_verdicts():
+    edits = _edits() * 6
+    expected = [_comparable(gate_for(SOURCES).check(pre, post, **kw)) for pre, post, kw in edits]
+    g = gate_for(SOURCES)
+    start = threading.Barrier(6)
+
+    def run(i: int):
+        if i < 6:
+            start.wait()
+        pre, post, kw = edits[i]
+        return _comparable(g.check(pre, post, **kw))
+
+    with ThreadPoolExecutor(max_workers=6) as pool:
+        got = list(pool.map(run, range(len(edits))))
+    assert got == expected
+    assert len(g.history) == len(edits)
+    assert audit_count(g.store) == len(edits)
