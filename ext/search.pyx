@@ -1,0 +1,538 @@
+"""Batch quote search, native: exact and whitespace-normalised substring search of many
+needles in many haystacks in one call, without the GIL.
+
+The specification (results, whitespace set, errors) is ``provgate._search_py``; this module
+must return identical arrays and raise the same exceptions with the same messages (input is
+checked by the reference's own validators, so the messages cannot drift).
+
+The search is the two-way algorithm of Crochemore and Perrin (J. ACM 38(3), 1991), written
+here from the paper's description: a critical factorisation of the needle from its two maximal
+suffixes, then a left-to-right scan of the right part and a right-to-left scan of the left part
+at each alignment. It runs in O(n + m) time and O(1) space on every input, so a hostile quote
+(``"a" * 10_000 + "b"`` against ``"a" * 10**7``) cannot make it quadratic. Whenever the first
+compared byte mismatches, the next alignment at which it can match is found with ``memchr``,
+which skips most of an ordinary text at memory speed.
+
+Whitespace-normalised search normalises each distinct haystack once per call into a scratch
+buffer (owned by a numpy array), searches the normalised needles in it, and maps the first
+match back to original offsets by walking the original bytes once.
+"""
+
+import numpy as np
+
+cimport numpy as cnp
+from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_GET_SIZE
+from libc.string cimport memchr, memcmp
+
+from _types cimport byte_t, offset_t
+
+from provgate._search_py import WHITESPACE, WHITESPACE_CODEPOINTS
+from provgate._search_py import check_batch, check_max_spans, check_pair
+
+cnp.import_array()
+
+IMPLEMENTATION = "native"
+
+# How rare a byte is expected to be in agent context (prose, code, logs, JSON, config): the
+# bytes below from most to least common; every other byte ranks rarest. A rough ordering from
+# general knowledge of English text and source code. It only decides which needle byte the
+# memchr skip looks for, so it affects speed, never results.
+_COMMON_FIRST = (
+    b" etaoinsrhldcumfpgwybvk\n.,_-\"':=/0123456789()"
+    b"ITSACMEPRDNBLFOHWG{}[];x\t*#<>jqz\xc3\xe2\x80UVYKJQXZ@$%&+|!?\\^~`"
+)
+cdef byte_t BYTE_RANK[256]
+cdef int _b
+for _b in range(256):
+    BYTE_RANK[_b] = 255
+for _b in range(len(_COMMON_FIRST)):
+    BYTE_RANK[_COMMON_FIRST[_b]] = _b
+
+# 1 for ASCII whitespace, 2 for the first byte of a multi-byte whitespace sequence (which the
+# following bytes decide), 0 for bytes that never begin whitespace
+cdef byte_t WHITESPACE_LEAD[256]
+for _b in range(256):
+    WHITESPACE_LEAD[_b] = 1 if _b in (0x09, 0x0A, 0x0B, 0x0C, 0x0D, 0x20) else 2 if _b in (0xC2, 0xE1, 0xE2, 0xE3) else 0
+
+
+# ---- two-way search ----------------------------------------------------------------------------
+
+cdef struct Factorization:
+    offset_t ell       # the left part of the needle is x[0 .. ell] (ell may be -1: empty)
+    offset_t period    # shift after a full match
+    bint periodic      # the left part repeats within the period: the search keeps a memory
+
+
+cdef offset_t maximal_suffix(const byte_t* x, offset_t m, bint reverse, offset_t* period) noexcept nogil:
+    """Start - 1 of the lexicographically maximal suffix of x (order reversed if ``reverse``),
+    and its period."""
+    cdef offset_t ms = -1, j = 0, k = 1, p = 1
+    cdef byte_t a, b
+    while j + k < m:
+        a = x[j + k]
+        b = x[ms + k]
+        if (a > b) if reverse else (a < b):
+            # the candidate suffix stays maximal; the period grows to the whole compared part
+            j += k
+            k = 1
+            p = j - ms
+        elif a == b:
+            if k != p:
+                k += 1
+            else:
+                j += p
+                k = 1
+        else:
+            # a larger suffix starts at j
+            ms = j
+            j = ms + 1
+            k = 1
+            p = 1
+    period[0] = p
+    return ms
+
+
+cdef void factorize(const byte_t* x, offset_t m, Factorization* f) noexcept nogil:
+    cdef offset_t p, q
+    cdef offset_t i = maximal_suffix(x, m, False, &p)
+    cdef offset_t j = maximal_suffix(x, m, True, &q)
+    if i > j:
+        f.ell = i
+        f.period = p
+    else:
+        f.ell = j
+        f.period = q
+    # period + ell + 1 <= m: the period of the right part is at most its length
+    if memcmp(x, x + f.period, <size_t>(f.ell + 1)) == 0:
+        f.periodic = True
+    else:
+        f.periodic = False
+        f.period = max(f.ell + 1, m - f.ell - 1) + 1
+
+
+cdef offset_t two_way(const byte_t* x, offset_t m, const Factorization* f, offset_t rare,
+                      const byte_t* y, offset_t n, bint first_only, offset_t* count) noexcept nogil:
+    """First offset of x in y (or -1); ``count`` receives the number of (overlapping)
+    occurrences, or 0/1 when ``first_only`` stops at the first one.
+
+    ``rare`` is an index into x. Between matches (memory = -1) an alignment j can only match
+    if y[j + rare] == x[rare], so the next such j is found with memchr; skipping alignments
+    that cannot match and forgetting nothing (memory is already -1) keeps two-way's result
+    and its linear bound."""
+    cdef offset_t ell = f.ell, per = f.period
+    cdef offset_t j = 0, i, memory = -1, first = -1, found = 0
+    cdef bint matched
+    cdef byte_t probe = x[rare]
+    cdef const byte_t* hit
+    while j <= n - m:
+        if memory < 0 and y[j + rare] != probe:
+            # alignments j+1 .. n-m put their probe byte at j+1+rare .. n-m+rare
+            hit = <const byte_t*>memchr(y + j + 1 + rare, probe, <size_t>(n - m - j))
+            if hit == NULL:
+                break
+            j = (hit - y) - rare
+        i = (ell if ell > memory else memory) + 1
+        while i < m and x[i] == y[i + j]:
+            i += 1
+        if i >= m:
+            i = ell
+            if f.periodic:
+                while i > memory and x[i] == y[i + j]:
+                    i -= 1
+                matched = i <= memory
+            else:
+                while i >= 0 and x[i] == y[i + j]:
+                    i -= 1
+                matched = i < 0
+            if matched:
+                if found == 0:
+                    first = j
+                found += 1
+                if first_only:
+                    break
+            j += per
+            memory = m - per - 1 if f.periodic else -1
+        else:
+            j += i - ell
+            memory = -1
+    count[0] = found
+    return first
+
+
+cdef offset_t rarest_index(const byte_t* x, offset_t m) noexcept nogil:
+    """The index of the needle byte expected to be rarest in text (see BYTE_RANK)."""
+    cdef offset_t i, best = 0
+    cdef byte_t best_rank = BYTE_RANK[x[0]]
+    for i in range(1, m):
+        if BYTE_RANK[x[i]] > best_rank:
+            best_rank = BYTE_RANK[x[i]]
+            best = i
+    return best
+
+
+cdef offset_t find_bytes(const byte_t* x, offset_t m, const byte_t* y, offset_t n,
+                         bint first_only, offset_t* count) noexcept nogil:
+    cdef Factorization f
+    if m > n:
+        count[0] = 0
+        return -1
+    factorize(x, m, &f)
+    return two_way(x, m, &f, rarest_index(x, m), y, n, first_only, count)
+
+
+# ---- whitespace normalisation ------------------------------------------------------------------
+
+cdef inline offset_t whitespace_length(const byte_t* p, offset_t avail) noexcept nogil:
+    """Length of the whitespace sequence at p (see WHITESPACE), or 0."""
+    cdef byte_t b = p[0]
+    if not WHITESPACE_LEAD[b]:
+        return 0
+    if b == 0x20 or (b >= 0x09 and b <= 0x0D):
+        return 1
+    if b < 0xC2:
+        return 0
+    if b == 0xC2:
+        return 2 if avail >= 2 and (p[1] == 0x85 or p[1] == 0xA0) else 0
+    if avail < 3 or b > 0xE3:
+        return 0
+    if b == 0xE1:
+        return 3 if p[1] == 0x9A and p[2] == 0x80 else 0
+    if b == 0xE2:
+        if p[1] == 0x80:
+            # U+2000..U+200A, U+2028, U+2029, U+202F
+            return 3 if (0x80 <= p[2] <= 0x8A) or p[2] == 0xA8 or p[2] == 0xA9 or p[2] == 0xAF else 0
+        return 3 if p[1] == 0x81 and p[2] == 0x9F else 0
+    if b == 0xE3:
+        return 3 if p[1] == 0x80 and p[2] == 0x80 else 0
+    return 0
+
+
+cdef offset_t normalize_into(const byte_t* src, offset_t n, byte_t* dst) noexcept nogil:
+    """Write the normalised src to dst (room for n bytes); return its length.
+
+    Branch-free for ASCII: every byte is written (a whitespace byte as a space), and the
+    output position advances unless this byte and the previous one are both whitespace. Only
+    a lead byte of a multi-byte whitespace sequence takes a branch, and it is rare in text."""
+    cdef offset_t i = 0, k = 0, w
+    cdef byte_t b, lead, ws, prev_ws = 0
+    while i < n:
+        b = src[i]
+        lead = WHITESPACE_LEAD[b]
+        if lead == 2:
+            w = whitespace_length(src + i, n - i)
+            if w:
+                dst[k] = 0x20
+                k += 1 - prev_ws
+                prev_ws = 1
+                i += w
+                continue
+        ws = lead & 1
+        # a space where ws is 1, else the byte itself
+        dst[k] = b ^ ((b ^ 0x20) & (0 - ws))
+        k += 1 - (ws & prev_ws)
+        prev_ws = ws
+        i += 1
+    return k
+
+
+cdef void map_to_original(const byte_t* src, offset_t n, const offset_t* targets, offset_t nt,
+                          offset_t* out) noexcept nogil:
+    """out[t] = the original offset where normalised byte targets[t] begins (the normalised
+    length maps to n). targets ascend."""
+    cdef offset_t i = 0, k = 0, t, w
+    for t in range(nt):
+        while k < targets[t]:
+            if not WHITESPACE_LEAD[src[i]]:
+                i += 1
+                k += 1
+                continue
+            w = whitespace_length(src + i, n - i)
+            if w:
+                i += w
+                while i < n:
+                    w = whitespace_length(src + i, n - i)
+                    if w == 0:
+                        break
+                    i += w
+            else:
+                i += 1
+            k += 1
+        out[t] = i
+
+
+cdef void longest_chunk(const byte_t* x, offset_t m, offset_t* start, offset_t* length) noexcept nogil:
+    """The longest run of x without whitespace: every normalised occurrence of x contains it
+    verbatim, in the original haystack too (normalising never touches such bytes)."""
+    cdef offset_t i = 0, s, w
+    start[0] = 0
+    length[0] = 0
+    while i < m:
+        w = whitespace_length(x + i, m - i)
+        if w:
+            i += w
+            continue
+        s = i
+        while i < m and whitespace_length(x + i, m - i) == 0:
+            i += 1
+        if i - s > length[0]:
+            start[0] = s
+            length[0] = i - s
+
+
+# ---- gathering (GIL held) ----------------------------------------------------------------------
+
+cdef inline const byte_t* data_of(bytes b):
+    return <const byte_t*>PyBytes_AS_STRING(b)
+
+
+cdef inline offset_t* index_ptr(cnp.ndarray arr):
+    return <offset_t*>cnp.PyArray_DATA(arr)
+
+
+cdef inline byte_t* byte_ptr(cnp.ndarray arr):
+    return <byte_t*>cnp.PyArray_DATA(arr)
+
+
+cdef cnp.ndarray pointers_of(tuple items):
+    """Addresses of the bytes objects' buffers; the caller keeps ``items`` alive."""
+    cdef Py_ssize_t k, n = len(items)
+    cdef cnp.ndarray out = np.empty(n, dtype=np.uintp)
+    cdef size_t* p = <size_t*>cnp.PyArray_DATA(out)
+    for k in range(n):
+        p[k] = <size_t>PyBytes_AS_STRING(items[k])
+    return out
+
+
+cdef cnp.ndarray lengths_of(tuple items):
+    cdef Py_ssize_t k, n = len(items)
+    cdef cnp.ndarray out = np.empty(n, dtype=np.int64)
+    cdef offset_t* p = index_ptr(out)
+    for k in range(n):
+        p[k] = PyBytes_GET_SIZE(items[k])
+    return out
+
+
+# ---- Python API --------------------------------------------------------------------------------
+
+def find_exact(needles, haystacks):
+    cdef tuple keep_n, keep_h
+    keep_n, keep_h = check_batch(needles, haystacks)  # tuples: the buffers outlive the loop
+    cdef offset_t items = len(keep_n)
+    cdef cnp.ndarray first = np.empty(items, dtype=np.int64)
+    cdef cnp.ndarray count = np.empty(items, dtype=np.int64)
+    cdef cnp.ndarray n_ptr = pointers_of(keep_n), h_ptr = pointers_of(keep_h)
+    cdef cnp.ndarray n_len = lengths_of(keep_n), h_len = lengths_of(keep_h)
+    cdef const size_t* np_ = <const size_t*>cnp.PyArray_DATA(n_ptr)
+    cdef const size_t* hp = <const size_t*>cnp.PyArray_DATA(h_ptr)
+    cdef const offset_t* nl = index_ptr(n_len)
+    cdef const offset_t* hl = index_ptr(h_len)
+    cdef offset_t* pf = index_ptr(first)
+    cdef offset_t* pc = index_ptr(count)
+    cdef offset_t i
+    with nogil:
+        for i in range(items):
+            pf[i] = find_bytes(<const byte_t*>np_[i], nl[i], <const byte_t*>hp[i], hl[i], False, &pc[i])
+    return first, count
+
+
+def normalize_whitespace(data):
+    if type(data) is not bytes:
+        raise TypeError(f"data must be bytes, not {type(data).__name__}")
+    cdef bytes keep = data
+    cdef offset_t n = PyBytes_GET_SIZE(keep), k
+    cdef cnp.ndarray out = np.empty(n, dtype=np.uint8)
+    cdef const byte_t* src = data_of(keep)
+    cdef byte_t* dst = byte_ptr(out)
+    with nogil:
+        k = normalize_into(src, n, dst)
+    return out[:k].tobytes()
+
+
+def find_whitespace(needles, haystacks):
+    cdef tuple keep_n, keep_h
+    keep_n, keep_h = check_batch(needles, haystacks)
+    cdef offset_t items = len(keep_n), i
+    cdef cnp.ndarray start = np.full(items, -1, dtype=np.int64)
+    cdef cnp.ndarray end = np.full(items, -1, dtype=np.int64)
+    cdef cnp.ndarray count = np.zeros(items, dtype=np.int64)
+    cdef cnp.ndarray possible = np.empty(items, dtype=np.uint8)
+    cdef cnp.ndarray n_ptr = pointers_of(keep_n), h_ptr = pointers_of(keep_h)
+    cdef cnp.ndarray n_len = lengths_of(keep_n), h_len = lengths_of(keep_h)
+    cdef const size_t* np_ = <const size_t*>cnp.PyArray_DATA(n_ptr)
+    cdef const size_t* hp = <const size_t*>cnp.PyArray_DATA(h_ptr)
+    cdef const offset_t* nl = index_ptr(n_len)
+    cdef const offset_t* hl = index_ptr(h_len)
+    cdef byte_t* pp = byte_ptr(possible)
+    cdef offset_t chunk_start, chunk_len, ignored
+    # 1. a needle whose longest whitespace-free chunk is not in the original haystack has no
+    #    normalised occurrence either: most misses end here, without normalising anything
+    with nogil:
+        for i in range(items):
+            longest_chunk(<const byte_t*>np_[i], nl[i], &chunk_start, &chunk_len)
+            pp[i] = chunk_len == 0 or find_bytes(<const byte_t*>np_[i] + chunk_start, chunk_len,
+                                                 <const byte_t*>hp[i], hl[i], True, &ignored) >= 0
+    # 2. normalise each distinct haystack (by identity) that a surviving item needs, once
+    cdef dict slot_of = {}
+    cdef list distinct = []
+    cdef cnp.ndarray slot = np.full(items, -1, dtype=np.int64)
+    cdef offset_t* ps = index_ptr(slot)
+    cdef offset_t total_h = 0, total_n = 0
+    for i in range(items):
+        if not pp[i]:
+            continue
+        h = keep_h[i]
+        d = slot_of.get(id(h))
+        if d is None:
+            d = slot_of[id(h)] = len(distinct)
+            distinct.append(h)
+            total_h += PyBytes_GET_SIZE(h)
+        ps[i] = d
+        total_n += nl[i]
+    cdef tuple keep_d = tuple(distinct)
+    cdef offset_t nd = len(keep_d), k, at, mm
+    cdef cnp.ndarray h_norm = np.empty(max(total_h, 1), dtype=np.uint8)
+    cdef cnp.ndarray n_norm = np.empty(max(total_n, 1), dtype=np.uint8)
+    cdef cnp.ndarray h_off = np.empty(max(nd, 1), dtype=np.int64)
+    cdef cnp.ndarray h_nlen = np.empty(max(nd, 1), dtype=np.int64)
+    cdef cnp.ndarray d_ptr = pointers_of(keep_d), d_len = lengths_of(keep_d)
+    cdef const size_t* dp = <const size_t*>cnp.PyArray_DATA(d_ptr)
+    cdef const offset_t* dl = index_ptr(d_len)
+    cdef offset_t* ho = index_ptr(h_off)
+    cdef offset_t* hn = index_ptr(h_nlen)
+    cdef byte_t* hb = byte_ptr(h_norm)
+    cdef byte_t* nb = byte_ptr(n_norm)
+    cdef offset_t* p_start = index_ptr(start)
+    cdef offset_t* p_end = index_ptr(end)
+    cdef offset_t* p_count = index_ptr(count)
+    cdef offset_t targets[2]
+    cdef offset_t mapped[2]
+    cdef offset_t d_i, s_i
+    with nogil:
+        at = 0
+        for d_i in range(nd):
+            ho[d_i] = at
+            hn[d_i] = normalize_into(<const byte_t*>dp[d_i], dl[d_i], hb + at)
+            at += dl[d_i]
+        # 3. search the normalised needles; map each first match back to original offsets
+        at = 0
+        for i in range(items):
+            s_i = ps[i]
+            if s_i < 0:
+                continue
+            mm = normalize_into(<const byte_t*>np_[i], nl[i], nb + at)
+            k = find_bytes(nb + at, mm, hb + ho[s_i], hn[s_i], False, &p_count[i])
+            if k >= 0:
+                targets[0] = k
+                targets[1] = k + mm
+                map_to_original(<const byte_t*>hp[i], hl[i], targets, 2, mapped)
+                p_start[i] = mapped[0]
+                p_end[i] = mapped[1]
+            at += nl[i]
+    return start, end, count
+
+
+def whitespace_spans(needle, haystack, max_spans):
+    check_pair(needle, haystack)
+    cdef offset_t limit = check_max_spans(max_spans)
+    cdef bytes keep_n = needle, keep_h = haystack
+    cdef offset_t m = PyBytes_GET_SIZE(keep_n), n = PyBytes_GET_SIZE(keep_h)
+    cdef cnp.ndarray n_norm = np.empty(m, dtype=np.uint8)
+    cdef cnp.ndarray h_norm = np.empty(max(n, 1), dtype=np.uint8)
+    cdef const byte_t* src_n = data_of(keep_n)
+    cdef const byte_t* src_h = data_of(keep_h)
+    cdef byte_t* pn = byte_ptr(n_norm)
+    cdef byte_t* ph = byte_ptr(h_norm)
+    cdef offset_t mm, nn, found = 0, j, ignored, k, rare
+    cdef Factorization f
+    with nogil:
+        mm = normalize_into(src_n, m, pn)
+        nn = normalize_into(src_h, n, ph)
+    # at most one occurrence per normalised offset
+    limit = min(limit, max(nn - mm + 1, 0))
+    cdef cnp.ndarray starts = np.empty(limit, dtype=np.int64)
+    cdef cnp.ndarray ends = np.empty(limit, dtype=np.int64)
+    cdef offset_t* ps = index_ptr(starts)
+    cdef offset_t* pe = index_ptr(ends)
+    with nogil:
+        if mm <= nn:
+            factorize(pn, mm, &f)
+            rare = rarest_index(pn, mm)
+            j = 0
+            while found < limit:
+                k = two_way(pn, mm, &f, rare, ph + j, nn - j, True, &ignored)
+                if k < 0:
+                    break
+                ps[found] = j + k
+                pe[found] = j + k + mm
+                found += 1
+                j += k + 1
+        # both lists ascend, so each maps back in one walk over the original
+        map_to_original(src_h, n, ps, found, ps)
+        map_to_original(src_h, n, pe, found, pe)
+    spans = np.empty((found, 2), dtype=np.int64)
+    spans[:, 0] = starts[:found]
+    spans[:, 1] = ends[:found]
+    return spans
+
+
+cdef offset_t prefix_scan(const byte_t* x, offset_t m, const byte_t* y, offset_t n,
+                          offset_t* border, offset_t* at) noexcept nogil:
+    """Length of the longest prefix of x that occurs in y, and (in ``at``) its first offset.
+
+    Knuth-Morris-Pratt: after reading y[i], q is the longest prefix of x ending at y[i], so
+    the largest q ever reached is the answer, and the first i reaching it ends its first
+    occurrence. One pass, O(n + m). ``border`` has room for m entries."""
+    cdef offset_t i, k = 0, q = 0, best = 0, best_end = -1
+    cdef byte_t head = x[0]
+    cdef const byte_t* hit
+    border[0] = 0
+    for i in range(1, m):
+        while k > 0 and x[i] != x[k]:
+            k = border[k - 1]
+        if x[i] == x[k]:
+            k += 1
+        border[i] = k
+    i = 0
+    while i < n:
+        if q == 0 and y[i] != head:
+            # in state 0 only the needle's first byte moves the automaton
+            hit = <const byte_t*>memchr(y + i, head, <size_t>(n - i))
+            if hit == NULL:
+                break
+            i = hit - y
+        while q > 0 and y[i] != x[q]:
+            q = border[q - 1]
+        if y[i] == x[q]:
+            q += 1
+        if q > best:
+            best = q
+            best_end = i
+            if best == m:
+                break
+        i += 1
+    at[0] = best_end - best + 1 if best > 0 else -1
+    return best
+
+
+def longest_prefix(needles, haystacks):
+    cdef tuple keep_n, keep_h
+    keep_n, keep_h = check_batch(needles, haystacks)
+    cdef offset_t items = len(keep_n), i, longest = 1
+    for i in range(items):
+        longest = max(longest, PyBytes_GET_SIZE(keep_n[i]))
+    cdef cnp.ndarray length = np.empty(items, dtype=np.int64)
+    cdef cnp.ndarray at = np.empty(items, dtype=np.int64)
+    cdef cnp.ndarray border = np.empty(longest, dtype=np.int64)
+    cdef cnp.ndarray n_ptr = pointers_of(keep_n), h_ptr = pointers_of(keep_h)
+    cdef cnp.ndarray n_len = lengths_of(keep_n), h_len = lengths_of(keep_h)
+    cdef const size_t* np_ = <const size_t*>cnp.PyArray_DATA(n_ptr)
+    cdef const size_t* hp = <const size_t*>cnp.PyArray_DATA(h_ptr)
+    cdef const offset_t* nl = index_ptr(n_len)
+    cdef const offset_t* hl = index_ptr(h_len)
+    cdef offset_t* pl = index_ptr(length)
+    cdef offset_t* pa = index_ptr(at)
+    cdef offset_t* pb = index_ptr(border)
+    with nogil:
+        for i in range(items):
+            pl[i] = prefix_scan(<const byte_t*>np_[i], nl[i], <const byte_t*>hp[i], hl[i], pb, &pa[i])
+    return length, at

@@ -1,0 +1,24 @@
+"""Import switch for batch quote search; see ``provgate._search_py`` for the spec."""
+
+from provgate._switch import load
+
+_impl, IMPLEMENTATION = load("search", "_search_py")
+
+find_exact = _impl.find_exact
+find_whitespace = _impl.find_whitespace
+whitespace_spans = _impl.whitespace_spans
+longest_prefix = _impl.longest_prefix
+normalize_whitespace = _impl.normalize_whitespace
+WHITESPACE = _impl.WHITESPACE
+WHITESPACE_CODEPOINTS = _impl.WHITESPACE_CODEPOINTS
+
+__all__ = [
+    "IMPLEMENTATION",
+    "WHITESPACE",
+    "WHITESPACE_CODEPOINTS",
+    "find_exact",
+    "find_whitespace",
+    "longest_prefix",
+    "normalize_whitespace",
+    "whitespace_spans",
+]

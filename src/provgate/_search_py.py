@@ -1,0 +1,228 @@
+"""Batch quote search, pure-Python reference: the executable specification.
+
+The native module ``provgate._ext.search`` must return identical arrays and raise the same
+exceptions with the same messages for every input; where the two could disagree, this module
+decides. Everything works on **bytes**; offsets are byte offsets, ends exclusive. The search is
+byte-exact and does not care whether the bytes are valid UTF-8 (callers pass UTF-8, and a valid
+UTF-8 needle found in valid UTF-8 always starts and ends on character boundaries).
+
+Item ``i`` of a batch searches ``needles[i]`` in ``haystacks[i]``; callers that search many
+quotes in one source pass the same ``bytes`` object several times (it is not copied).
+
+Exact search (``find_exact``)
+-----------------------------
+``first[i]`` is the offset of the first occurrence of ``needles[i]`` in ``haystacks[i]``, or -1;
+``count[i]`` is the number of offsets at which it occurs, overlapping occurrences included
+(``b"aa"`` occurs twice in ``b"aaa"``).
+
+Whitespace-normalised search (``find_whitespace``)
+--------------------------------------------------
+*Whitespace* is the Unicode ``White_Space`` property, as UTF-8 byte sequences
+(:data:`WHITESPACE`): ``\\t \\n \\v \\f \\r`` and space, U+0085, U+00A0, U+1680, U+2000-U+200A,
+U+2028, U+2029, U+202F, U+205F and U+3000. A sequence is recognised wherever its bytes occur,
+scanning left to right (the sequences are prefix-free, so there is one way to read any bytes).
+``normalize_whitespace`` replaces every maximal run of whitespace by one space (0x20) and keeps
+every other byte. Leading and trailing runs become one space too: nothing is trimmed.
+
+The needle and the haystack are both normalised; ``count[i]`` is the number of (overlapping)
+occurrences of the normalised needle in the normalised haystack, and ``start[i]``/``end[i]`` are
+the ORIGINAL haystack bytes that the first occurrence covers: a space of the normalised text
+stands for its whole run, so a match that begins or ends with a space covers the whole run.
+-1, -1 when there is none.
+
+``whitespace_spans(needle, haystack, max_spans)`` gives the original ``(start, end)`` of the
+first ``max_spans`` normalised occurrences, as an ``(k, 2)`` array.
+
+Longest prefix (``longest_prefix``), a diagnostic
+-------------------------------------------------
+``length[i]`` is the largest ``L`` such that ``needles[i][:L]`` occurs in ``haystacks[i]``
+(``len(needle)`` when the needle occurs; 0 when not even its first byte does), and ``at[i]`` the
+first offset of that prefix, or -1 when ``L == 0``. The prefix may end inside a UTF-8 character;
+callers cut it back to a character boundary.
+
+Input
+-----
+``needles`` and ``haystacks`` are lists or tuples of the same length whose items are ``bytes``
+(not ``bytearray`` or ``memoryview``: a mutable buffer could change or move while the native
+search runs without the GIL). A needle must not be empty (it would occur everywhere).
+Wrong types raise ``TypeError``; wrong values raise
+:class:`~provgate.errors.InvalidArgumentError`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from provgate.errors import InvalidArgumentError
+
+IMPLEMENTATION = "reference"
+
+# The Unicode White_Space characters (PropList.txt), as code points and as UTF-8.
+WHITESPACE_CODEPOINTS: tuple[int, ...] = (
+    0x09, 0x0A, 0x0B, 0x0C, 0x0D, 0x20, 0x85, 0xA0, 0x1680,
+    *range(0x2000, 0x200B), 0x2028, 0x2029, 0x202F, 0x205F, 0x3000,
+)  # fmt: skip
+WHITESPACE: tuple[bytes, ...] = tuple(chr(c).encode("utf-8") for c in WHITESPACE_CODEPOINTS)
+
+_WHITESPACE_RUN = re.compile(b"(?:" + b"|".join(re.escape(w) for w in WHITESPACE) + b")+")
+
+
+# -- input -----------------------------------------------------------------------------------
+
+
+def _check_items(values: Any, name: str, *, needles: bool) -> tuple[bytes, ...]:
+    if not isinstance(values, (list, tuple)):
+        raise TypeError(f"{name} must be a list or tuple of bytes, not {type(values).__name__}")
+    for i, value in enumerate(values):
+        if type(value) is not bytes:
+            raise TypeError(f"{name}[{i}] must be bytes, not {type(value).__name__}")
+        if needles and not value:
+            raise InvalidArgumentError(f"{name}[{i}] is empty; an empty needle occurs everywhere", argument=name)
+    return tuple(values)
+
+
+def check_batch(needles: Any, haystacks: Any) -> tuple[tuple[bytes, ...], tuple[bytes, ...]]:
+    n = _check_items(needles, "needles", needles=True)
+    h = _check_items(haystacks, "haystacks", needles=False)
+    if len(n) != len(h):
+        raise InvalidArgumentError(
+            f"needles and haystacks must have the same length ({len(n)} != {len(h)})", argument="haystacks"
+        )
+    return n, h
+
+
+def check_pair(needle: Any, haystack: Any) -> None:
+    for name, value in (("needle", needle), ("haystack", haystack)):
+        if type(value) is not bytes:
+            raise TypeError(f"{name} must be bytes, not {type(value).__name__}")
+    if not needle:
+        raise InvalidArgumentError("needle is empty; an empty needle occurs everywhere", argument="needle")
+
+
+def check_max_spans(max_spans: Any) -> int:
+    if isinstance(max_spans, bool) or not isinstance(max_spans, int) or max_spans < 1:
+        raise InvalidArgumentError(f"max_spans must be a positive int, not {max_spans!r}", argument="max_spans")
+    return max_spans
+
+
+# -- the definitions ---------------------------------------------------------------------------
+
+
+def occurrences(needle: bytes, haystack: bytes) -> list[int]:
+    """Every offset at which ``needle`` occurs in ``haystack``, overlapping ones included."""
+    found = []
+    at = haystack.find(needle)
+    while at >= 0:
+        found.append(at)
+        at = haystack.find(needle, at + 1)
+    return found
+
+
+def normalize_whitespace(data: bytes) -> bytes:
+    """``data`` with every maximal run of whitespace replaced by one space."""
+    if type(data) is not bytes:
+        raise TypeError(f"data must be bytes, not {type(data).__name__}")
+    return _WHITESPACE_RUN.sub(b" ", data)
+
+
+def _normalized_with_offsets(data: bytes) -> tuple[bytes, list[int]]:
+    """The normalised text and, for each of its bytes plus one past the end, the original
+    offset at which that byte's source begins."""
+    out = bytearray()
+    origin: list[int] = []
+    pos = 0
+    for run in _WHITESPACE_RUN.finditer(data):
+        out += data[pos : run.start()]
+        origin.extend(range(pos, run.start()))
+        out += b" "
+        origin.append(run.start())
+        pos = run.end()
+    out += data[pos:]
+    origin.extend(range(pos, len(data)))
+    origin.append(len(data))
+    return bytes(out), origin
+
+
+# -- the batch API -----------------------------------------------------------------------------
+
+
+def find_exact(needles: Sequence[bytes], haystacks: Sequence[bytes]) -> tuple[np.ndarray, np.ndarray]:
+    """``(first, count)``: int64 arrays, see the module docstring."""
+    needles, haystacks = check_batch(needles, haystacks)
+    first = np.full(len(needles), -1, dtype=np.int64)
+    count = np.zeros(len(needles), dtype=np.int64)
+    for i, (needle, haystack) in enumerate(zip(needles, haystacks)):
+        found = occurrences(needle, haystack)
+        if found:
+            first[i] = found[0]
+            count[i] = len(found)
+    return first, count
+
+
+def find_whitespace(
+    needles: Sequence[bytes], haystacks: Sequence[bytes]
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(start, end, count)``: int64 arrays, see the module docstring."""
+    needles, haystacks = check_batch(needles, haystacks)
+    start = np.full(len(needles), -1, dtype=np.int64)
+    end = np.full(len(needles), -1, dtype=np.int64)
+    count = np.zeros(len(needles), dtype=np.int64)
+    for i, (needle, haystack) in enumerate(zip(needles, haystacks)):
+        pattern = normalize_whitespace(needle)
+        text, origin = _normalized_with_offsets(haystack)
+        found = occurrences(pattern, text)
+        if found:
+            start[i] = origin[found[0]]
+            end[i] = origin[found[0] + len(pattern)]
+            count[i] = len(found)
+    return start, end, count
+
+
+def whitespace_spans(needle: bytes, haystack: bytes, max_spans: int) -> np.ndarray:
+    """Original ``(start, end)`` of the first ``max_spans`` normalised occurrences, ``(k, 2)``."""
+    check_pair(needle, haystack)
+    max_spans = check_max_spans(max_spans)
+    pattern = normalize_whitespace(needle)
+    text, origin = _normalized_with_offsets(haystack)
+    found = occurrences(pattern, text)[:max_spans]
+    spans = np.empty((len(found), 2), dtype=np.int64)
+    for k, at in enumerate(found):
+        spans[k, 0] = origin[at]
+        spans[k, 1] = origin[at + len(pattern)]
+    return spans
+
+
+def longest_prefix(needles: Sequence[bytes], haystacks: Sequence[bytes]) -> tuple[np.ndarray, np.ndarray]:
+    """``(length, at)``: int64 arrays, see the module docstring."""
+    needles, haystacks = check_batch(needles, haystacks)
+    length = np.zeros(len(needles), dtype=np.int64)
+    at = np.full(len(needles), -1, dtype=np.int64)
+    for i, (needle, haystack) in enumerate(zip(needles, haystacks)):
+        # occurring is monotone in the prefix length, so the largest L is found by bisection
+        lo, hi = 0, len(needle)
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            if needle[:mid] in haystack:
+                lo = mid
+            else:
+                hi = mid - 1
+        length[i] = lo
+        if lo:
+            at[i] = haystack.find(needle[:lo])
+    return length, at
+
+
+__all__ = [
+    "IMPLEMENTATION",
+    "WHITESPACE",
+    "WHITESPACE_CODEPOINTS",
+    "find_exact",
+    "find_whitespace",
+    "longest_prefix",
+    "normalize_whitespace",
+    "whitespace_spans",
+]
