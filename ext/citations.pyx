@@ -1,0 +1,808 @@
+"""Citation scanner, native: the quotations, citation markers and unmarked quotes of an answer
+in one pass over its bytes, without the GIL.
+
+The specification is ``provgate._citations_py`` (the rules of ``docs/reconstruction.md`` as
+code); this module must return identical arrays for every input. Each function below is the
+function of the same name there, over a byte pointer instead of a ``bytes`` object; every
+backwards search is bounded as there (by the paragraph and by the previous marker group), so
+the whole scan is linear in the answer. Rows grow in C vectors (freed in ``finally``) and are
+copied into numpy arrays at the end.
+"""
+
+import numpy as np
+
+cimport numpy as cnp
+from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_GET_SIZE
+from libc.stdlib cimport free, realloc
+from libc.string cimport memchr, memcmp, memcpy, memset
+
+from _types cimport byte_t, offset_t
+
+from provgate._citations_py import FORMS, MAX_NAME_BYTES
+
+cnp.import_array()
+
+IMPLEMENTATION = "native"
+
+cdef enum Form:
+    DOUBLE = 0
+    CURLY = 1
+    SINGLE = 2
+    CURLY_SINGLE = 3
+    BACKTICK = 4
+    BLOCKQUOTE = 5
+    FENCE = 6
+
+cdef enum:
+    NAME_LIMIT = 256   # MAX_NAME_BYTES; checked against the reference at import
+    QUOTE_WIDTH = 5    # start, end, form, seg_lo, seg_hi
+
+if NAME_LIMIT != MAX_NAME_BYTES:  # pragma: no cover - a build against a changed reference
+    raise ImportError("provgate._ext.citations was built for another MAX_NAME_BYTES")
+
+# byte classes
+cdef bint IS_WORD[256]      # ASCII letters, digits, "_" and every byte >= 0x80
+cdef bint IS_ASCII_WS[256]  # space \t \n \r \v \f
+cdef bint IS_NAME[256]      # bytes of a marker name: not 0x00-0x20, 0x7F, "[" or "]"
+cdef int _b
+for _b in range(256):
+    IS_WORD[_b] = (0x30 <= _b <= 0x39) or (0x41 <= _b <= 0x5A) or (0x61 <= _b <= 0x7A) or _b == 0x5F or _b >= 0x80
+    IS_ASCII_WS[_b] = _b in (0x20, 0x09, 0x0A, 0x0D, 0x0B, 0x0C)
+    IS_NAME[_b] = not (_b <= 0x20 or _b == 0x7F or _b == 0x5B or _b == 0x5D)
+
+
+# ---- growable vectors of offsets ---------------------------------------------------------------
+
+cdef struct Vec:
+    offset_t* v
+    offset_t n
+    offset_t cap
+
+
+cdef bint vec_grow(Vec* a, offset_t need) noexcept nogil:
+    """Room for ``need`` more values; False when memory ran out."""
+    cdef offset_t cap
+    cdef offset_t* grown
+    if a.n + need <= a.cap:
+        return True
+    cap = max(a.cap * 2, a.n + need, 64)
+    grown = <offset_t*>realloc(a.v, <size_t>cap * sizeof(offset_t))
+    if grown == NULL:
+        return False
+    a.v = grown
+    a.cap = cap
+    return True
+
+
+cdef inline bint push2(Vec* a, offset_t x, offset_t y) noexcept nogil:
+    if not vec_grow(a, 2):
+        return False
+    a.v[a.n] = x
+    a.v[a.n + 1] = y
+    a.n += 2
+    return True
+
+
+cdef inline bint push3(Vec* a, offset_t x, offset_t y, offset_t z) noexcept nogil:
+    if not vec_grow(a, 3):
+        return False
+    a.v[a.n] = x
+    a.v[a.n + 1] = y
+    a.v[a.n + 2] = z
+    a.n += 3
+    return True
+
+
+cdef inline bint push4(Vec* a, offset_t w, offset_t x, offset_t y, offset_t z) noexcept nogil:
+    if not vec_grow(a, 4):
+        return False
+    a.v[a.n] = w
+    a.v[a.n + 1] = x
+    a.v[a.n + 2] = y
+    a.v[a.n + 3] = z
+    a.n += 4
+    return True
+
+
+cdef inline bint push5(Vec* a, offset_t s, offset_t e, offset_t f, offset_t lo, offset_t hi) noexcept nogil:
+    if not vec_grow(a, 5):
+        return False
+    a.v[a.n] = s
+    a.v[a.n + 1] = e
+    a.v[a.n + 2] = f
+    a.v[a.n + 3] = lo
+    a.v[a.n + 4] = hi
+    a.n += 5
+    return True
+
+
+# ---- the scanner state -------------------------------------------------------------------------
+
+cdef struct Scan:
+    const byte_t* p
+    offset_t n
+    Vec fences     # open_line, content_start, content_end, close_end
+    Vec bounds     # paragraph boundaries, ascending
+    Vec groups     # start, end, first marker row, marker count
+    Vec marks      # start, end of every marker (in groups)
+    Vec quotes     # QUOTE_WIDTH per carried quotation
+    Vec markers    # quote row, start, end
+    Vec segments   # start, end
+    Vec unmarked   # QUOTE_WIDTH per unmarked quotation (inline ones)
+    Vec unmarked_bq  # QUOTE_WIDTH per unmarked blockquote
+    Vec claimed    # quotation start, group end
+    Vec lines      # scratch: (start, end) of blockquote lines, bottom up
+    bint oom
+
+
+cdef offset_t rfind_byte(const byte_t* p, offset_t lo, offset_t hi, byte_t b) noexcept nogil:
+    """Last i in [lo, hi) with p[i] == b, or -1 (bytes.rfind)."""
+    cdef offset_t i = hi - 1
+    while i >= lo:
+        if p[i] == b:
+            return i
+        i -= 1
+    return -1
+
+
+cdef offset_t find_byte(const byte_t* p, offset_t lo, offset_t hi, byte_t b) noexcept nogil:
+    cdef const byte_t* hit
+    if hi <= lo:
+        return -1
+    hit = <const byte_t*>memchr(p + lo, b, <size_t>(hi - lo))
+    return -1 if hit == NULL else hit - p
+
+
+cdef offset_t rfind3(const byte_t* p, offset_t lo, offset_t hi, byte_t a, byte_t b, byte_t c) noexcept nogil:
+    """Last i in [lo, hi - 3] where the three bytes a b c start, or -1."""
+    cdef offset_t i = hi - 3
+    while i >= lo:
+        if p[i] == a and p[i + 1] == b and p[i + 2] == c:
+            return i
+        i -= 1
+    return -1
+
+
+cdef offset_t find3(const byte_t* p, offset_t lo, offset_t hi, byte_t a, byte_t b, byte_t c) noexcept nogil:
+    """First i in [lo, hi - 3] where the three bytes a b c start, or -1."""
+    cdef offset_t i = find_byte(p, lo, hi - 2, a)
+    while i >= 0:
+        if p[i + 1] == b and p[i + 2] == c:
+            return i
+        i = find_byte(p, i + 1, hi - 2, a)
+    return -1
+
+
+cdef inline bint has_text(const byte_t* p, offset_t start, offset_t end) noexcept nogil:
+    cdef offset_t i
+    for i in range(start, end):
+        if not IS_ASCII_WS[p[i]]:
+            return True
+    return False
+
+
+cdef offset_t marker_end(const byte_t* p, offset_t j, offset_t limit) noexcept nogil:
+    """End of the marker ``[src:NAME]`` starting at j and ending by ``limit``, or -1."""
+    cdef offset_t k = 0
+    if j + 7 > limit or memcmp(p + j, b"[src:", 5) != 0:
+        return -1
+    while j + 5 + k < limit and k <= NAME_LIMIT and IS_NAME[p[j + 5 + k]]:
+        k += 1
+    if k < 1 or k > NAME_LIMIT or j + 5 + k >= limit or p[j + 5 + k] != 0x5D:
+        return -1
+    return j + 6 + k
+
+
+cdef bint has_marker(const byte_t* p, offset_t start, offset_t end) noexcept nogil:
+    """A whole marker inside [start, end) (re.search on the range)."""
+    cdef offset_t j = find_byte(p, start, end, 0x5B)
+    while j >= 0:
+        if marker_end(p, j, end) >= 0:
+            return True
+        j = find_byte(p, j + 1, end, 0x5B)
+    return False
+
+
+cdef inline offset_t line_start(const byte_t* p, offset_t pos) noexcept nogil:
+    return rfind_byte(p, 0, pos, 0x0A) + 1
+
+
+cdef inline offset_t line_end(const byte_t* p, offset_t n, offset_t pos) noexcept nogil:
+    cdef offset_t e = find_byte(p, pos, n, 0x0A)
+    return n if e < 0 else e
+
+
+cdef bint rest_blank(const byte_t* p, offset_t n, offset_t pos) noexcept nogil:
+    cdef offset_t i = pos
+    while i < n and (p[i] == 0x20 or p[i] == 0x09 or p[i] == 0x0D):
+        i += 1
+    return i == n or p[i] == 0x0A
+
+
+cdef bint blank_since_line_start(const byte_t* p, offset_t pos) noexcept nogil:
+    cdef offset_t i = pos
+    while i > 0 and (p[i - 1] == 0x20 or p[i - 1] == 0x09):
+        i -= 1
+    return i == 0 or p[i - 1] == 0x0A
+
+
+cdef offset_t blockquote_prefix(const byte_t* p, offset_t start, offset_t limit) noexcept nogil:
+    """Length of `` {0,3}> ?`` matched at start within [start, limit), or -1."""
+    cdef offset_t i = start
+    while i < limit and i - start < 3 and p[i] == 0x20:
+        i += 1
+    if i >= limit or p[i] != 0x3E:
+        return -1
+    i += 1
+    if i < limit and p[i] == 0x20:
+        i += 1
+    return i - start
+
+
+# ---- structure ---------------------------------------------------------------------------------
+
+cdef void find_fences(Scan* s) noexcept nogil:
+    cdef const byte_t* p = s.p
+    cdef offset_t n = s.n, ls = 0, le, i, r, k
+    cdef offset_t open_line = -1, content_start = 0, open_len = 0, content_end
+    cdef byte_t open_char = 0, c
+    cdef bint rest_has_backtick, rest_blank_
+    while ls <= n:
+        le = line_end(p, n, ls)
+        i = ls
+        while i < le and i - ls < 3 and p[i] == 0x20:
+            i += 1
+        if i < le and (p[i] == 0x60 or p[i] == 0x7E):
+            c = p[i]
+            r = 0
+            while i + r < le and p[i + r] == c:
+                r += 1
+            if r >= 3:
+                rest_has_backtick = find_byte(p, i + r, le, 0x60) >= 0
+                rest_blank_ = True
+                for k in range(i + r, le):
+                    if not (p[k] == 0x20 or p[k] == 0x09 or p[k] == 0x0D):
+                        rest_blank_ = False
+                        break
+                if open_line < 0:
+                    if not (c == 0x60 and rest_has_backtick):
+                        open_line = ls
+                        content_start = min(le + 1, n)
+                        open_char = c
+                        open_len = r
+                elif c == open_char and r >= open_len and rest_blank_:
+                    content_end = max(ls - 1, content_start)
+                    if content_end > content_start and p[content_end - 1] == 0x0D:
+                        content_end -= 1
+                    if not push4(&s.fences, open_line, content_start, content_end, le):
+                        s.oom = True
+                        return
+                    open_line = -1
+        if le >= n:
+            break
+        ls = le + 1
+    if open_line >= 0:
+        if not push4(&s.fences, open_line, content_start, content_start, n):
+            s.oom = True
+
+
+cdef void find_bounds(Scan* s) noexcept nogil:
+    """Blank lines (``\\n[ \\t\\r]*\\n``, non-overlapping, left to right) and fence lines,
+    merged into one ascending list."""
+    cdef const byte_t* p = s.p
+    cdef offset_t n = s.n, i = 0, j, f = 0, nf = s.fences.n // 4, blank
+    cdef Vec blanks
+    blanks.v = NULL
+    blanks.n = 0
+    blanks.cap = 0
+    while i < n:
+        i = find_byte(p, i, n, 0x0A)
+        if i < 0:
+            break
+        j = i + 1
+        while j < n and (p[j] == 0x20 or p[j] == 0x09 or p[j] == 0x0D):
+            j += 1
+        if j < n and p[j] == 0x0A:
+            if not push2(&blanks, i + 1, 0):
+                s.oom = True
+                free(blanks.v)
+                return
+            i = j + 1
+        else:
+            i += 1
+    # merge: blank bounds ascend, fence bounds (open_line, close_end) ascend
+    cdef offset_t a = 0, na = blanks.n // 2, fb
+    cdef offset_t fk = 0, nfb = 2 * nf
+    while a < na or fk < nfb:
+        fb = s.fences.v[4 * (fk // 2) + (0 if fk % 2 == 0 else 3)] if fk < nfb else -1
+        if fk >= nfb or (a < na and blanks.v[2 * a] <= fb):
+            blank = blanks.v[2 * a]
+            a += 1
+        else:
+            blank = fb
+            fk += 1
+        if not vec_grow(&s.bounds, 1):
+            s.oom = True
+            break
+        s.bounds.v[s.bounds.n] = blank
+        s.bounds.n += 1
+    free(blanks.v)
+
+
+cdef void find_groups(Scan* s) noexcept nogil:
+    cdef const byte_t* p = s.p
+    cdef offset_t n = s.n, i = 0, j, e, g_end = -1, k, last
+    cdef bint gap_blank
+    while i < n:
+        j = find_byte(p, i, n, 0x5B)
+        if j < 0:
+            break
+        e = marker_end(p, j, n)
+        if e < 0:
+            i = j + 1
+            continue
+        gap_blank = False
+        if s.groups.n and g_end >= 0:
+            gap_blank = True
+            for k in range(g_end, j):
+                if not (p[k] == 0x20 or p[k] == 0x09):
+                    gap_blank = False
+                    break
+        if not push2(&s.marks, j, e):
+            s.oom = True
+            return
+        if gap_blank:
+            last = s.groups.n - 4
+            s.groups.v[last + 1] = e
+            s.groups.v[last + 3] += 1
+        else:
+            if not push4(&s.groups, j, e, s.marks.n // 2 - 1, 1):
+                s.oom = True
+                return
+        g_end = e
+        i = e
+
+
+cdef offset_t fence_after(const Scan* s, offset_t pos) noexcept nogil:
+    """Index of the first fence whose close_end is > pos (bisect_right on close ends)."""
+    cdef offset_t lo = 0, hi = s.fences.n // 4, mid
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if s.fences.v[4 * mid + 3] <= pos:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+cdef bint in_fence(const Scan* s, offset_t pos) noexcept nogil:
+    cdef offset_t k = fence_after(s, pos)
+    return k < s.fences.n // 4 and s.fences.v[4 * k] <= pos
+
+
+cdef bint touches_fence(const Scan* s, offset_t start, offset_t end) noexcept nogil:
+    cdef offset_t k = fence_after(s, start)
+    return k < s.fences.n // 4 and s.fences.v[4 * k] < end
+
+
+cdef offset_t lower_bound(const Scan* s, offset_t pos) noexcept nogil:
+    """The greatest paragraph boundary <= pos, or 0."""
+    cdef offset_t lo = 0, hi = s.bounds.n, mid
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if s.bounds.v[mid] <= pos:
+            lo = mid + 1
+        else:
+            hi = mid
+    return s.bounds.v[lo - 1] if lo > 0 else 0
+
+
+# ---- the quotation a group carries --------------------------------------------------------------
+
+cdef bint between(Scan* s, offset_t opener, offset_t opener_len, offset_t close, offset_t form,
+                  offset_t* out) noexcept nogil:
+    if opener < 0:
+        return False
+    if not has_text(s.p, opener + opener_len, close):
+        return False
+    out[0] = opener + opener_len
+    out[1] = close
+    out[2] = form
+    out[3] = 0
+    out[4] = 0
+    return True
+
+
+cdef bint single_quote(Scan* s, offset_t lo, offset_t c, offset_t* out) noexcept nogil:
+    cdef const byte_t* p = s.p
+    cdef offset_t close = c - 1, opener
+    if close == 0 or IS_ASCII_WS[p[close - 1]]:
+        return False
+    opener = rfind_byte(p, lo, close, 0x27)
+    while opener > 0 and IS_WORD[p[opener - 1]]:
+        opener = rfind_byte(p, lo, opener, 0x27)
+    return between(s, opener, 1, close, SINGLE, out)
+
+
+cdef bint backtick_quote(Scan* s, offset_t lo, offset_t c, offset_t* out) noexcept nogil:
+    cdef const byte_t* p = s.p
+    cdef offset_t run_start = c, n, i, e, start, end
+    while run_start > lo and p[run_start - 1] == 0x60:
+        run_start -= 1
+    n = c - run_start
+    # walk the backtick runs to the left (clipped at lo): the nearest of exactly n opens
+    i = run_start
+    while True:
+        while i > lo and p[i - 1] != 0x60:
+            i -= 1
+        if i <= lo:
+            return False
+        e = i
+        while i > lo and p[i - 1] == 0x60:
+            i -= 1
+        if e - i == n:
+            break
+    start = e
+    end = run_start
+    if end - start >= 2 and p[start] == 0x20 and p[end - 1] == 0x20:
+        for i in range(start, end):
+            if p[i] != 0x20:
+                start += 1  # CommonMark strips one space from each end
+                end -= 1
+                break
+    if not has_text(p, start, end):
+        return False
+    out[0] = start
+    out[1] = end
+    out[2] = BACKTICK
+    out[3] = 0
+    out[4] = 0
+    return True
+
+
+cdef bint inline_quote(Scan* s, offset_t group_start, offset_t previous_end, offset_t* out) noexcept nogil:
+    cdef const byte_t* p = s.p
+    cdef offset_t c = group_start, lo, close, opener
+    cdef byte_t last
+    while c > 0 and (p[c - 1] == 0x20 or p[c - 1] == 0x09):
+        c -= 1
+    if c > 0 and p[c - 1] == 0x28:
+        c -= 1
+        while c > 0 and (p[c - 1] == 0x20 or p[c - 1] == 0x09):
+            c -= 1
+    if c == 0:
+        return False
+    lo = max(lower_bound(s, c), previous_end)
+    last = p[c - 1]
+    if last == 0x22:
+        return between(s, rfind_byte(p, lo, c - 1, 0x22), 1, c - 1, DOUBLE, out)
+    if last == 0x60:
+        return backtick_quote(s, lo, c, out)
+    if last == 0x27:
+        return single_quote(s, lo, c, out)
+    if c >= 3 and p[c - 3] == 0xE2 and p[c - 2] == 0x80 and p[c - 1] == 0x9D:
+        close = c - 3
+        opener = rfind3(p, lo, close, 0xE2, 0x80, 0x9C)
+        if opener >= 0 and find3(p, opener + 3, close, 0xE2, 0x80, 0x9D) >= 0:
+            return False
+        return between(s, opener, 3, close, CURLY, out)
+    if c >= 3 and p[c - 3] == 0xE2 and p[c - 2] == 0x80 and p[c - 1] == 0x99:
+        close = c - 3
+        return between(s, rfind3(p, lo, close, 0xE2, 0x80, 0x98), 3, close, CURLY_SINGLE, out)
+    return False
+
+
+cdef bint blockquote_quote(Scan* s, offset_t group_start, offset_t group_end, offset_t* out) noexcept nogil:
+    cdef const byte_t* p = s.p
+    cdef offset_t ls, pe, own_end, pos, prev_start, m, end, k, lo
+    cdef bint any_text = False
+    if not rest_blank(p, s.n, group_end):
+        return False
+    ls = line_start(p, group_start)
+    s.lines.n = 0
+    pe = blockquote_prefix(p, ls, group_start)
+    if pe >= 0:
+        own_end = group_start
+        while own_end > ls + pe and (p[own_end - 1] == 0x20 or p[own_end - 1] == 0x09):
+            own_end -= 1
+        if has_marker(p, ls + pe, own_end):
+            return False
+        if has_text(p, ls + pe, own_end):
+            if not push2(&s.lines, ls + pe, own_end):
+                s.oom = True
+                return False
+    elif not blank_since_line_start(p, group_start):
+        return False
+    pos = ls
+    while pos > 0:
+        prev_start = line_start(p, pos - 1)
+        m = blockquote_prefix(p, prev_start, pos - 1)
+        if m < 0 or has_marker(p, prev_start, pos - 1):
+            break
+        end = pos - 1
+        if end > prev_start + m and p[end - 1] == 0x0D:
+            end -= 1
+        if not push2(&s.lines, prev_start + m, end):
+            s.oom = True
+            return False
+        pos = prev_start
+    for k in range(s.lines.n // 2):
+        if has_text(p, s.lines.v[2 * k], s.lines.v[2 * k + 1]):
+            any_text = True
+            break
+    if not any_text:
+        return False
+    lo = s.segments.n // 2
+    k = s.lines.n // 2 - 1
+    while k >= 0:  # the lines were collected bottom up
+        if not push2(&s.segments, s.lines.v[2 * k], s.lines.v[2 * k + 1]):
+            s.oom = True
+            return False
+        k -= 1
+    out[0] = s.lines.v[s.lines.n - 2]
+    out[1] = s.lines.v[1]
+    out[2] = BLOCKQUOTE
+    out[3] = lo
+    out[4] = s.segments.n // 2
+    return True
+
+
+cdef bint fenced_quote(Scan* s, offset_t group_start, offset_t group_end, offset_t* out) noexcept nogil:
+    cdef const byte_t* p = s.p
+    cdef offset_t ls, k
+    if not rest_blank(p, s.n, group_end) or not blank_since_line_start(p, group_start):
+        return False
+    ls = line_start(p, group_start)
+    if ls == 0:
+        return False
+    k = fence_after(s, ls - 2)  # the first fence with close_end >= ls - 1
+    if k >= s.fences.n // 4 or s.fences.v[4 * k + 3] != ls - 1:
+        return False
+    if not has_text(p, s.fences.v[4 * k + 1], s.fences.v[4 * k + 2]):
+        return False
+    out[0] = s.fences.v[4 * k + 1]
+    out[1] = s.fences.v[4 * k + 2]
+    out[2] = FENCE
+    out[3] = 0
+    out[4] = 0
+    return True
+
+
+cdef void scan_groups(Scan* s) noexcept nogil:
+    cdef offset_t g, ng = s.groups.n // 4, gs, ge, first, count, m, row
+    cdef offset_t previous_end = 0
+    cdef offset_t q[QUOTE_WIDTH]
+    cdef bint found
+    for g in range(ng):
+        gs = s.groups.v[4 * g]
+        ge = s.groups.v[4 * g + 1]
+        first = s.groups.v[4 * g + 2]
+        count = s.groups.v[4 * g + 3]
+        if in_fence(s, gs):
+            continue
+        found = inline_quote(s, gs, previous_end, q)
+        if not found and not s.oom:
+            found = blockquote_quote(s, gs, ge, q)
+        if not found and not s.oom:
+            found = fenced_quote(s, gs, ge, q)
+        if s.oom:
+            return
+        previous_end = ge
+        row = -1
+        if found:
+            row = s.quotes.n // QUOTE_WIDTH
+            if not push5(&s.quotes, q[0], q[1], q[2], q[3], q[4]) or not push2(&s.claimed, q[0], ge):
+                s.oom = True
+                return
+        for m in range(first, first + count):
+            if not push3(&s.markers, row, s.marks.v[2 * m], s.marks.v[2 * m + 1]):
+                s.oom = True
+                return
+
+
+# ---- quotations without a marker -----------------------------------------------------------------
+
+cdef bint is_carried(const Scan* s, offset_t start, offset_t end) noexcept nogil:
+    """Whether a carried quotation spans exactly [start, end) (their starts ascend)."""
+    cdef offset_t lo = 0, hi = s.quotes.n // QUOTE_WIDTH, mid
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if s.quotes.v[QUOTE_WIDTH * mid] < start:
+            lo = mid + 1
+        else:
+            hi = mid
+    while lo < s.quotes.n // QUOTE_WIDTH and s.quotes.v[QUOTE_WIDTH * lo] == start:
+        if s.quotes.v[QUOTE_WIDTH * lo + 1] == end:
+            return True
+        lo += 1
+    return False
+
+
+cdef bint is_free(const Scan* s, offset_t start, offset_t end) noexcept nogil:
+    """[start, end) touches no fence and overlaps no claimed span (start, group end)."""
+    cdef offset_t lo = 0, hi = s.claimed.n // 2, mid
+    if touches_fence(s, start, end):
+        return False
+    while lo < hi:  # the number of claims starting before end
+        mid = (lo + hi) // 2
+        if s.claimed.v[2 * mid] < end:
+            lo = mid + 1
+        else:
+            hi = mid
+    return not (lo > 0 and s.claimed.v[2 * (lo - 1) + 1] > start)
+
+
+cdef void unmarked_inline(Scan* s, offset_t a, offset_t b) noexcept nogil:
+    """Double and curly quotations paired left to right inside the paragraph [a, b)."""
+    cdef const byte_t* p = s.p
+    cdef offset_t i = a, j, start, end, ms, me, form
+    cdef const byte_t* hit
+    while i < b:
+        # the next '"' or 0xE2, whichever comes first
+        j = find_byte(p, i, b, 0x22)
+        hit = <const byte_t*>memchr(p + i, 0xE2, <size_t>((j if j >= 0 else b) - i))
+        if hit != NULL:
+            j = hit - p
+        if j < 0:
+            return
+        i = j
+        if p[i] == 0x22:
+            j = find_byte(p, i + 1, b, 0x22)
+            if j < 0:
+                i += 1
+                continue
+            start, end, ms, me, form = i + 1, j, i, j + 1, DOUBLE
+        elif i + 3 <= b and p[i + 1] == 0x80 and p[i + 2] == 0x9C:
+            j = find3(p, i + 3, b, 0xE2, 0x80, 0x9D)
+            if j < 0:
+                i += 1
+                continue
+            start, end, ms, me, form = i + 3, j, i, j + 3, CURLY
+        else:
+            i += 1
+            continue
+        i = me
+        if is_carried(s, start, end) or not has_text(p, start, end) or not is_free(s, ms, me):
+            continue
+        if not push5(&s.unmarked, start, end, form, 0, 0):
+            s.oom = True
+            return
+
+
+cdef void unmarked_blockquotes(Scan* s) noexcept nogil:
+    cdef const byte_t* p = s.p
+    cdef offset_t n = s.n, ls = 0, le, first, end, row, m, text_start, text_end, lo, k
+    cdef bint any_text
+    while ls <= n:
+        le = line_end(p, n, ls)
+        if blockquote_prefix(p, ls, le) < 0:
+            if le >= n:
+                break
+            ls = le + 1
+            continue
+        first = ls
+        end = le
+        while end < n and blockquote_prefix(p, end + 1, line_end(p, n, end + 1)) >= 0:
+            end = line_end(p, n, end + 1)
+        # the run is the lines first .. end; collect each line's text
+        s.lines.n = 0
+        row = first
+        any_text = False
+        while True:
+            m = blockquote_prefix(p, row, line_end(p, n, row))
+            text_start = row + m
+            text_end = line_end(p, n, row)
+            if text_end > text_start and p[text_end - 1] == 0x0D:
+                text_end -= 1
+            if not push2(&s.lines, text_start, text_end):
+                s.oom = True
+                return
+            if has_text(p, text_start, text_end):
+                any_text = True
+            if line_end(p, n, row) >= end:
+                break
+            row = line_end(p, n, row) + 1
+        if any_text and is_free(s, first, end):
+            lo = s.segments.n // 2
+            for k in range(s.lines.n // 2):
+                if not push2(&s.segments, s.lines.v[2 * k], s.lines.v[2 * k + 1]):
+                    s.oom = True
+                    return
+            if not push5(&s.unmarked_bq, s.lines.v[0], s.lines.v[s.lines.n - 1], BLOCKQUOTE, lo, s.segments.n // 2):
+                s.oom = True
+                return
+        if end >= n:
+            break
+        ls = end + 1
+
+
+cdef void scan_unmarked(Scan* s) noexcept nogil:
+    cdef offset_t k, a = 0, b
+    for k in range(s.bounds.n + 1):
+        b = s.bounds.v[k] if k < s.bounds.n else s.n
+        if b > a:
+            unmarked_inline(s, a, b)
+        if s.oom:
+            return
+        a = max(a, b)
+    unmarked_blockquotes(s)
+
+
+cdef void scan_all(Scan* s) noexcept nogil:
+    find_fences(s)
+    if not s.oom:
+        find_bounds(s)
+    if not s.oom:
+        find_groups(s)
+    if not s.oom:
+        scan_groups(s)
+    if not s.oom:
+        scan_unmarked(s)
+
+
+# ---- Python API --------------------------------------------------------------------------------
+
+cdef cnp.ndarray rows_of(const Vec* a, offset_t width):
+    cdef offset_t rows = a.n // width
+    cdef cnp.ndarray out = np.empty((rows, width), dtype=np.int64)
+    if a.n:
+        memcpy(cnp.PyArray_DATA(out), a.v, <size_t>a.n * sizeof(offset_t))
+    return out
+
+
+cdef cnp.ndarray merged_unmarked(const Vec* inline, const Vec* bq):
+    """Both lists ascend by (start, end, form); merge them (the reference sorts)."""
+    cdef offset_t ni = inline.n // QUOTE_WIDTH, nb = bq.n // QUOTE_WIDTH, i = 0, j = 0, k = 0
+    cdef cnp.ndarray out = np.empty((ni + nb, QUOTE_WIDTH), dtype=np.int64)
+    cdef offset_t* o = <offset_t*>cnp.PyArray_DATA(out)
+    cdef const offset_t* x
+    cdef bint take_inline
+    while i < ni or j < nb:
+        if j >= nb:
+            take_inline = True
+        elif i >= ni:
+            take_inline = False
+        else:
+            x = inline.v + QUOTE_WIDTH * i
+            take_inline = (x[0], x[1], x[2]) <= (bq.v[QUOTE_WIDTH * j], bq.v[QUOTE_WIDTH * j + 1], bq.v[QUOTE_WIDTH * j + 2])
+        if take_inline:
+            memcpy(o + QUOTE_WIDTH * k, inline.v + QUOTE_WIDTH * i, QUOTE_WIDTH * sizeof(offset_t))
+            i += 1
+        else:
+            memcpy(o + QUOTE_WIDTH * k, bq.v + QUOTE_WIDTH * j, QUOTE_WIDTH * sizeof(offset_t))
+            j += 1
+        k += 1
+    return out
+
+
+def scan(data):
+    if type(data) is not bytes:
+        raise TypeError(f"data must be bytes, not {type(data).__name__}")
+    cdef bytes keep = data
+    cdef Scan s
+    memset(&s, 0, sizeof(Scan))
+    s.p = <const byte_t*>PyBytes_AS_STRING(keep)
+    s.n = PyBytes_GET_SIZE(keep)
+    try:
+        with nogil:
+            scan_all(&s)
+        if s.oom:
+            raise MemoryError("out of memory while scanning an answer for citations")
+        return (
+            rows_of(&s.quotes, QUOTE_WIDTH),
+            rows_of(&s.markers, 3),
+            rows_of(&s.segments, 2),
+            merged_unmarked(&s.unmarked, &s.unmarked_bq),
+        )
+    finally:
+        free(s.fences.v)
+        free(s.bounds.v)
+        free(s.groups.v)
+        free(s.marks.v)
+        free(s.quotes.v)
+        free(s.markers.v)
+        free(s.segments.v)
+        free(s.unmarked.v)
+        free(s.unmarked_bq.v)
+        free(s.claimed.v)
+        free(s.lines.v)

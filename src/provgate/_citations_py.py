@@ -1,0 +1,361 @@
+"""Citation scanner, pure-Python reference: the executable specification of how an answer's
+quotations, citation markers and unmarked quotes are found.
+
+The rules are written down for humans in ``docs/reconstruction.md`` and in the docstring of
+``provgate.reconstruct`` ("Citations in an answer"); this module is those rules as code, and
+the native scanner ``provgate._ext.citations`` must return identical arrays for every input.
+Where the two could disagree, this module decides.
+
+``scan(data)`` takes the answer's UTF-8 bytes and returns four int64 arrays (offsets are byte
+offsets, ends exclusive):
+
+``quotes``    ``(n, 5)``: ``start, end, form, seg_lo, seg_hi`` of each quotation that carries a
+              marker group, in the order of the groups. ``form`` indexes :data:`FORMS`. The
+              quotation's text is ``data[start:end]``, except for blockquotes, whose text is
+              the segments ``segments[seg_lo:seg_hi]`` joined with ``\\n`` (``seg_lo == seg_hi``
+              for every other form).
+``markers``   ``(m, 3)``: ``quote, start, end`` of every marker that is not inside a fenced code
+              block, in text order; ``quote`` is the row of the quotation the marker's group
+              carries, or -1 for a bare marker. The name is ``data[start + 5 : end - 1]``.
+``segments``  ``(k, 2)``: ``start, end`` of the lines of blockquotes (of ``quotes`` and
+              ``unmarked``).
+``unmarked``  ``(u, 5)``: quotations without a marker, same columns as ``quotes``, sorted by
+              ``(start, end, form)``.
+
+The scanner assumes valid UTF-8 (the caller validates) but terminates and stays in bounds on
+any bytes.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from typing import Any
+
+import numpy as np
+
+IMPLEMENTATION = "reference"
+
+FORMS: tuple[str, ...] = ("double", "curly", "single", "curly_single", "backtick", "blockquote", "fence")
+DOUBLE, CURLY, SINGLE, CURLY_SINGLE, BACKTICK, BLOCKQUOTE, FENCE = range(7)
+
+MAX_NAME_BYTES = 256
+
+_NAME = rb"[^\x00-\x20\x7f\[\]]{1,%d}" % MAX_NAME_BYTES
+_MARKER = re.compile(rb"\[src:(" + _NAME + rb")\]")
+_GROUP = re.compile(rb"\[src:" + _NAME + rb"\](?:[ \t]*+\[src:" + _NAME + rb"\])*+")
+_BLANK_LINE = re.compile(rb"\n[ \t\r]*\n")
+_FENCE_LINE = re.compile(rb"^ {0,3}(`{3,}|~{3,})([^\n]*)$", re.M)
+_BLOCKQUOTE_PREFIX = re.compile(rb" {0,3}> ?")
+_BLOCKQUOTE_LINE = re.compile(rb"^ {0,3}>", re.M)
+_TEXT = re.compile(rb"[^ \t\n\r\x0b\x0c]")
+# the rest of a line is blank (only spaces, tabs and a \r before its end)
+_REST_BLANK = re.compile(rb"[ \t\r]*+(?:\n|\Z)")
+# only spaces and tabs since the line began (matched on the reversed prefix's start)
+_BLANKS_RUN = re.compile(rb"[ \t]*+")
+_UNMARKED = re.compile(rb'"([^"]*+)"|\xe2\x80\x9c((?:[^\xe2]++|\xe2(?!\x80\x9d))*+)\xe2\x80\x9d')
+_WORD_BYTES = frozenset(b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_") | frozenset(range(0x80, 0x100))
+_WHITESPACE_BYTES = frozenset(b" \t\n\r\x0b\x0c")
+_BLANKS = frozenset(b" \t")
+_CURLY_OPEN, _CURLY_CLOSE = "\u201c".encode(), "\u201d".encode()
+_CURLY_SINGLE_OPEN, _CURLY_SINGLE_CLOSE = "\u2018".encode(), "\u2019".encode()
+
+
+def _has_text(data: bytes, start: int, end: int) -> bool:
+    """At least one byte of ``data[start:end]`` that is not ASCII whitespace."""
+    return _TEXT.search(data, start, end) is not None
+
+
+class _Scanner:
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+        self.segments: list[tuple[int, int]] = []
+        self.fences = self._fences()
+        # paragraph boundaries: inline quotations never reach back across these offsets
+        bounds = [m.start() + 1 for m in _BLANK_LINE.finditer(data)]
+        for open_line, _, _, close_end in self.fences:
+            bounds.append(open_line)
+            bounds.append(close_end)
+        self.bounds = sorted(bounds)
+        self.fence_ends = [f[3] for f in self.fences]  # fences are disjoint and in order
+
+    # -- structure ---------------------------------------------------------------------------
+
+    def _fences(self) -> list[tuple[int, int, int, int]]:
+        """``(open_line, content_start, content_end, close_end)`` of each fenced code block:
+        the offset of the opening fence line, the block's content without its final line
+        break (and a ``\\r`` before it), and the end of the closing fence line."""
+        data = self.data
+        fences = []
+        opening: tuple[int, int, int, int] | None = None  # line start, content start, char, length
+        for m in _FENCE_LINE.finditer(data):
+            run, rest = m.group(1), m.group(2)
+            if opening is None:
+                if run[0] == 0x60 and b"`" in rest:
+                    continue  # CommonMark: the info string of a backtick fence has no backtick
+                opening = (m.start(), min(m.end() + 1, len(data)), run[0], len(run))
+            elif run[0] == opening[2] and len(run) >= opening[3] and not rest.strip(b" \t\r"):
+                content_start = opening[1]
+                content_end = max(m.start() - 1, content_start)
+                if content_end > content_start and data[content_end - 1] == 0x0D:
+                    content_end -= 1
+                fences.append((opening[0], content_start, content_end, m.end()))
+                opening = None
+        if opening is not None:  # an unclosed fence runs to the end of the text, quoting nothing
+            fences.append((opening[0], opening[1], opening[1], len(data)))
+        return fences
+
+    def in_fence(self, pos: int) -> bool:
+        """Whether ``pos`` lies in a fenced block, fence lines included."""
+        k = bisect.bisect_right(self.fence_ends, pos)  # the first fence ending after pos
+        return k < len(self.fences) and self.fences[k][0] <= pos
+
+    def touches_fence(self, start: int, end: int) -> bool:
+        """Whether ``[start, end)`` overlaps a fenced block."""
+        k = bisect.bisect_right(self.fence_ends, start)
+        return k < len(self.fences) and self.fences[k][0] < end
+
+    def rest_blank(self, pos: int) -> bool:
+        """Only spaces, tabs and ``\r`` from ``pos`` to the end of its line."""
+        return _REST_BLANK.match(self.data, pos) is not None
+
+    def blank_since_line_start(self, pos: int) -> bool:
+        """Only spaces and tabs between the start of the line and ``pos``."""
+        data = self.data
+        i = pos
+        while i > 0 and data[i - 1] in _BLANKS:
+            i -= 1
+        return i == 0 or data[i - 1] == 0x0A
+
+    def lower_bound(self, pos: int) -> int:
+        k = bisect.bisect_right(self.bounds, pos) - 1
+        return self.bounds[k] if k >= 0 else 0
+
+    def line_start(self, pos: int) -> int:
+        return self.data.rfind(b"\n", 0, pos) + 1
+
+    def line_end(self, pos: int) -> int:
+        """Offset of the ``\\n`` that ends the line of ``pos``, or the end of the text."""
+        end = self.data.find(b"\n", pos)
+        return len(self.data) if end < 0 else end
+
+    def groups(self) -> list[tuple[int, int, list[tuple[int, int]]]]:
+        """Marker groups: ``(start, end, [(marker start, marker end), ...])``."""
+        return [
+            (g.start(), g.end(), [m.span() for m in _MARKER.finditer(self.data, g.start(), g.end())])
+            for g in _GROUP.finditer(self.data)
+        ]
+
+    # -- the quotation a group carries --------------------------------------------------------
+
+    def carried(self, start: int, end: int, previous_end: int) -> tuple[int, int, int, int, int] | None:
+        """The quotation carried by the group at ``[start, end)``; ``previous_end`` is the end
+        of the group before it (a quotation never contains a marker)."""
+        return self._inline(start, previous_end) or self._blockquote(start, end) or self._fenced(start, end)
+
+    def _inline(self, group_start: int, previous_end: int) -> tuple[int, int, int, int, int] | None:
+        data = self.data
+        c = group_start
+        while c > 0 and data[c - 1] in _BLANKS:
+            c -= 1
+        if c > 0 and data[c - 1] == 0x28:  # "("
+            c -= 1
+            while c > 0 and data[c - 1] in _BLANKS:
+                c -= 1
+        if c == 0:
+            return None
+        lo = max(self.lower_bound(c), previous_end)
+        last = data[c - 1]
+        if last == 0x22:  # "
+            return self._between(data.rfind(b'"', lo, c - 1), 1, c - 1, DOUBLE)
+        if last == 0x60:  # `
+            return self._backtick(lo, c)
+        if last == 0x27:  # '
+            return self._single(lo, c)
+        if data.endswith(_CURLY_CLOSE, 0, c):
+            close = c - 3
+            opener = data.rfind(_CURLY_OPEN, lo, close)
+            if opener >= 0 and data.find(_CURLY_CLOSE, opener + 3, close) >= 0:
+                return None  # the quotation would contain its own closing delimiter
+            return self._between(opener, 3, close, CURLY)
+        if data.endswith(_CURLY_SINGLE_CLOSE, 0, c):
+            close = c - 3
+            return self._between(data.rfind(_CURLY_SINGLE_OPEN, lo, close), 3, close, CURLY_SINGLE)
+        return None
+
+    def _between(self, opener: int, opener_len: int, close: int, form: int) -> tuple[int, int, int, int, int] | None:
+        if opener < 0:
+            return None
+        start = opener + opener_len
+        if not _has_text(self.data, start, close):
+            return None
+        return (start, close, form, 0, 0)
+
+    def _single(self, lo: int, c: int) -> tuple[int, int, int, int, int] | None:
+        data = self.data
+        close = c - 1
+        if close == 0 or data[close - 1] in _WHITESPACE_BYTES:
+            return None  # a closing ' follows text
+        opener = data.rfind(b"'", lo, close)
+        while opener > 0 and data[opener - 1] in _WORD_BYTES:
+            opener = data.rfind(b"'", lo, opener)  # an apostrophe inside a word stays in the quote
+        return self._between(opener, 1, close, SINGLE)
+
+    def _backtick(self, lo: int, c: int) -> tuple[int, int, int, int, int] | None:
+        data = self.data
+        run_start = c
+        while run_start > lo and data[run_start - 1] == 0x60:
+            run_start -= 1
+        n = c - run_start
+        pos = run_start
+        while True:
+            at = data.rfind(b"`" * n, lo, pos)
+            if at < 0:
+                return None
+            s, e = at, at + n  # widen to the whole run: it must be exactly n long
+            while s > lo and data[s - 1] == 0x60:
+                s -= 1
+            while data[e] == 0x60:
+                e += 1
+            if e - s == n:
+                break
+            pos = s
+        start, end = e, run_start
+        if end - start >= 2 and data[start] == 0x20 and data[end - 1] == 0x20 and data[start:end].strip(b" "):
+            start, end = start + 1, end - 1  # CommonMark strips one space from each end
+        if not _has_text(data, start, end):
+            return None
+        return (start, end, BACKTICK, 0, 0)
+
+    def _blockquote(self, group_start: int, group_end: int) -> tuple[int, int, int, int, int] | None:
+        data = self.data
+        if not self.rest_blank(group_end):
+            return None  # the group does not end its line
+        line_start = self.line_start(group_start)
+        before = data[line_start:group_start]
+        prefix = _BLOCKQUOTE_PREFIX.match(before)
+        lines: list[tuple[int, int]] = []  # (start, end) of each line's text, bottom up
+        if prefix is not None:
+            own = before[prefix.end() :].rstrip(b" \t")
+            if _MARKER.search(own):
+                return None
+            if _has_text(own, 0, len(own)):
+                lines.append((line_start + prefix.end(), line_start + prefix.end() + len(own)))
+        elif before.strip(b" \t"):
+            return None
+        pos = line_start
+        while pos > 0:
+            prev_start = self.line_start(pos - 1)
+            prev = data[prev_start : pos - 1]
+            m = _BLOCKQUOTE_PREFIX.match(prev)
+            if m is None or _MARKER.search(prev):
+                break
+            end = pos - 1
+            if end > prev_start + m.end() and data[end - 1] == 0x0D:
+                end -= 1
+            lines.append((prev_start + m.end(), end))
+            pos = prev_start
+        if not any(_has_text(data, s, e) for s, e in lines):
+            return None
+        lines.reverse()
+        return self._with_segments(lines)
+
+    def _with_segments(self, lines: list[tuple[int, int]]) -> tuple[int, int, int, int, int]:
+        lo = len(self.segments)
+        self.segments.extend(lines)
+        return (lines[0][0], lines[-1][1], BLOCKQUOTE, lo, len(self.segments))
+
+    def _fenced(self, group_start: int, group_end: int) -> tuple[int, int, int, int, int] | None:
+        data = self.data
+        if not self.rest_blank(group_end) or not self.blank_since_line_start(group_start):
+            return None  # the group is not alone on its line
+        line_start = self.line_start(group_start)
+        k = bisect.bisect_left(self.fence_ends, line_start - 1)  # a fence closing on the line above
+        if k == len(self.fences) or self.fence_ends[k] != line_start - 1 or line_start == 0:
+            return None
+        _, content_start, content_end, _ = self.fences[k]
+        if _has_text(data, content_start, content_end):
+            return (content_start, content_end, FENCE, 0, 0)
+        return None
+
+    # -- quotations without a marker ----------------------------------------------------------
+
+    def unmarked(self, claimed: list[tuple[int, int]], carried: set[tuple[int, int]]) -> list[tuple[int, int, int, int, int]]:
+        """``claimed``: the spans (quotation start, group end) of the citations, in order;
+        ``carried``: their quotations' spans."""
+        data = self.data
+        starts = [s for s, _ in claimed]
+
+        def free(start: int, end: int) -> bool:
+            if self.touches_fence(start, end):
+                return False
+            # claims are disjoint and in order: only the last one starting before end can overlap
+            k = bisect.bisect_left(starts, end) - 1
+            return not (k >= 0 and claimed[k][1] > start)
+
+        out = []
+        edges = [0, *self.bounds, len(data)]
+        for a, b in zip(edges, edges[1:]):
+            for m in _UNMARKED.finditer(data, a, b):
+                group = 1 if m.start(1) >= 0 else 2
+                start, end = m.start(group), m.end(group)
+                if (start, end) not in carried and _has_text(data, start, end) and free(m.start(), m.end()):
+                    out.append((start, end, DOUBLE if group == 1 else CURLY, 0, 0))
+        pos = 0
+        for m in _BLOCKQUOTE_LINE.finditer(data):
+            if m.start() < pos:
+                continue
+            first = m.start()
+            end = self.line_end(first)
+            rows = [first]
+            while end < len(data) and _BLOCKQUOTE_PREFIX.match(data, end + 1, self.line_end(end + 1)):
+                rows.append(end + 1)
+                end = self.line_end(end + 1)
+            pos = end
+            lines = []
+            for row in rows:
+                text_start = _BLOCKQUOTE_PREFIX.match(data, row).end()  # type: ignore[union-attr]
+                text_end = self.line_end(row)
+                if text_end > text_start and data[text_end - 1] == 0x0D:
+                    text_end -= 1
+                lines.append((text_start, text_end))
+            if any(_has_text(data, s, e) for s, e in lines) and free(first, end):
+                out.append(self._with_segments(lines))
+        out.sort(key=lambda q: q[:3])
+        return out
+
+
+def scan(data: bytes) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """``(quotes, markers, segments, unmarked)``: see the module docstring."""
+    if type(data) is not bytes:
+        raise TypeError(f"data must be bytes, not {type(data).__name__}")
+    s = _Scanner(data)
+    quotes: list[tuple[int, int, int, int, int]] = []
+    markers: list[tuple[int, int, int]] = []
+    claimed: list[tuple[int, int]] = []
+    previous_end = 0
+    for start, end, spans in s.groups():
+        if s.in_fence(start):
+            continue  # fenced code is verbatim text, markers included
+        quote = s.carried(start, end, previous_end)
+        previous_end = end
+        row = -1
+        if quote is not None:
+            row = len(quotes)
+            quotes.append(quote)
+            claimed.append((quote[0], end))
+        markers.extend((row, ms, me) for ms, me in spans)
+    unmarked = s.unmarked(claimed, {(q[0], q[1]) for q in quotes})
+    return (
+        _rows(quotes, 5),
+        _rows(markers, 3),
+        _rows(s.segments, 2),
+        _rows(unmarked, 5),
+    )
+
+
+def _rows(rows: list[Any], width: int) -> np.ndarray:
+    return np.array(rows, dtype=np.int64).reshape(len(rows), width)
+
+
+__all__ = ["FORMS", "IMPLEMENTATION", "MAX_NAME_BYTES", "scan"]

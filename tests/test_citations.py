@@ -1,0 +1,189 @@
+"""The citation scanner (``provgate._citations``): which quotation a marker group carries.
+
+Each rule of docs/reconstruction.md is pinned by hand-written examples (run on the native
+scanner and the reference), and native is compared with the reference on generated answers
+built from the grammar's own pieces (every delimiter, markers, blank lines, fences,
+blockquote prefixes, apostrophes, broken UTF-8 delimiters).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from conftest import IMPLEMENTATIONS, NO_EXTENSIONS, load_implementation
+from provgate import _citations
+
+
+def _load(which: str):
+    return load_implementation("citations", "_citations_py", which)
+
+
+@pytest.fixture(params=IMPLEMENTATIONS)
+def impl(request):
+    return _load(request.param)
+
+
+def _only_with_native(test):
+    return test if "native" in IMPLEMENTATIONS else None
+
+
+def parse(impl, text: str):
+    """``(carried, bare, unmarked)`` as readable tuples: carried = [(form, text, [names])]."""
+    data = text.encode()
+    quotes, markers, segments, unmarked = impl.scan(data)
+    for arr, width in ((quotes, 5), (markers, 3), (segments, 2), (unmarked, 5)):
+        assert arr.dtype == np.int64 and arr.ndim == 2 and arr.shape[1] == width
+
+    def text_of(row):
+        start, end, form, lo, hi = row
+        if impl.FORMS[form] == "blockquote":
+            return b"\n".join(data[s:e] for s, e in segments[lo:hi].tolist()).decode()
+        assert lo == hi
+        return data[start:end].decode()
+
+    carried = [(impl.FORMS[q[2]], text_of(q), []) for q in quotes.tolist()]
+    bare = []
+    for quote, start, end in markers.tolist():
+        name = data[start + 5 : end - 1].decode()
+        assert data[start:end] == b"[src:" + name.encode() + b"]"
+        (bare if quote < 0 else carried[quote][2]).append(name)
+    return carried, bare, [(impl.FORMS[u[2]], text_of(u)) for u in unmarked.tolist()]
+
+
+CASES = [
+    # inline forms, with and without blanks or "(" before the group
+    ('He said "retry limit reached" [src:call_1].', [("double", "retry limit reached", ["call_1"])], []),
+    ('"no space"[src:a]', [("double", "no space", ["a"])], []),
+    ('"paren" ([src:a])', [("double", "paren", ["a"])], []),
+    ("\u201ccurly quotes\u201d [src:a]", [("curly", "curly quotes", ["a"])], []),
+    ("It is \u2018don\u2019t retry\u2019 [src:a]", [("curly_single", "don\u2019t retry", ["a"])], []),
+    ("it's 'doesn't retry' [src:a]", [("single", "doesn't retry", ["a"])], []),
+    ("`retries=3` [src:a]", [("backtick", "retries=3", ["a"])], []),
+    ("`` a `tick` b `` [src:a]", [("backtick", "a `tick` b", ["a"])], []),
+    ("` x ` [src:a]", [("backtick", "x", ["a"])], []),
+    # several markers after one quote: each is a citation of the same quotation
+    ('"q" [src:a][src:b] [src:c]', [("double", "q", ["a", "b", "c"])], []),
+    # a quotation may span lines inside a paragraph, never a blank line
+    ('"one\ntwo" [src:a]', [("double", "one\ntwo", ["a"])], []),
+    ('"one\n\ntwo" [src:a]', [], ["a"]),
+    # the nearest opener: "a" [src:x] and "b" [src:y]
+    ('"a" [src:x] and "b" [src:y]', [("double", "a", ["x"]), ("double", "b", ["y"])], []),
+    # a quotation never contains a marker
+    ('"a [src:x] b" [src:y]', [], ["x", "y"]),
+    # bare markers
+    ("as the log says [src:call_9].", [], ["call_9"]),
+    ('"q", [src:a]', [], ["a"]),
+    ('"   " [src:a]', [], ["a"]),  # no text in the quotation
+    ("\u201ca \u201d b\u201d [src:a]", [], ["a"]),  # would contain its own closing delimiter
+    ("the users' [src:a]", [], ["a"]),
+    ("' x' [src:a]", [("single", " x", ["a"])], []),
+    ("'x ' [src:a]", [], ["a"]),  # a closing ' must follow text
+    # blockquotes
+    ("> first line\n> second line [src:doc_7]", [("blockquote", "first line\nsecond line", ["doc_7"])], []),
+    ("> quoted text\n> [src:a]", [("blockquote", "quoted text", ["a"])], []),
+    ("> quoted text\n[src:a]", [("blockquote", "quoted text", ["a"])], []),
+    ("> a [src:x]\n> b [src:y]", [("blockquote", "a", ["x"]), ("blockquote", "b", ["y"])], []),
+    ("   >  indented [src:a]", [("blockquote", " indented", ["a"])], []),
+    ("    > four spaces is code [src:a]", [], ["a"]),
+    ("> a [src:x] b [src:y]", [], ["x", "y"]),
+    ('> He wrote "x" [src:a]', [("double", "x", ["a"])], []),  # inline first
+    ("> line one\r\n> line two [src:a]", [("blockquote", "line one\nline two", ["a"])], []),
+    # fenced code followed by a marker line
+    ("```\nkey: value\nport: 80\n```\n[src:cfg]", [("fence", "key: value\nport: 80", ["cfg"])], []),
+    ("~~~~ yaml\nx\n~~~~\n  [src:a]  ", [("fence", "x", ["a"])], []),
+    ("```\n```\n[src:a]", [], ["a"]),
+    ("```\ncode [src:inside] here\n```\n[src:a]", [("fence", "code [src:inside] here", ["a"])], []),
+    ("```\nunclosed [src:a]", [], []),  # markers inside a fence are code
+    # markers: names and groups
+    ("[src:] [src:a b] [src:x[y]", [], []),
+    ("[src:" + "n" * 256 + "]", [], ["n" * 256]),
+    ("[src:" + "n" * 257 + "]", [], []),
+    ("[src:tool:call_1]", [], ["tool:call_1"]),
+]
+
+
+@pytest.mark.parametrize("text, carried, bare", CASES)
+def test_rules(impl, text, carried, bare):
+    got_carried, got_bare, _ = parse(impl, text)
+    assert [tuple(c) for c in got_carried] == [tuple(c) for c in carried]
+    assert got_bare == bare
+
+
+@pytest.mark.parametrize(
+    "text, unmarked",
+    [
+        ('She said "hello there" and "bye".', [("double", "hello there"), ("double", "bye")]),
+        ('"cited" [src:a] and "not cited"', [("double", "not cited")]),
+        ("\u201ccurly\u201d alone", [("curly", "curly")]),
+        ('"a\n\nb"', []),  # never across a blank line
+        ("> a quote\n> on two lines\n\nprose", [("blockquote", "a quote\non two lines")]),
+        ("> cited [src:a]", []),
+        ("```\n\"in code\"\n```", []),
+        ("'single' and `code` are not counted", []),
+        ('"   "', []),
+    ],
+)
+def test_unmarked_quotes(impl, text, unmarked):
+    assert parse(impl, text)[2] == unmarked
+
+
+def test_offsets_are_utf8_bytes(impl):
+    text = 'Zoë said "ünïcödé 😀" [src:a]'
+    data = text.encode()
+    quotes, markers, _, _ = impl.scan(data)
+    start, end = quotes[0, :2].tolist()
+    assert data[start:end] == "ünïcödé 😀".encode()
+    assert data[markers[0, 1] : markers[0, 2]] == b"[src:a]"
+
+
+def test_scan_takes_bytes_only(impl):
+    with pytest.raises(TypeError, match="data must be bytes, not str"):
+        impl.scan("text")
+
+
+def test_empty_and_marker_free_answers(impl):
+    for data in (b"", b"\n", b"no citations here", b"[src:" * 1000):
+        quotes, markers, segments, unmarked = impl.scan(data)
+        assert quotes.shape == (0, 5) and markers.shape == (0, 3) and segments.shape == (0, 2)
+
+
+def test_long_lines_with_many_markers_stay_linear(impl):
+    # each group only looks back to the previous one and forward to the next non-blank byte
+    data = b'"q" [src:a] ' * 20_000 + b"\n" + b"[src:b] x " * 20_000
+    quotes, markers, _, _ = impl.scan(data)
+    assert len(quotes) == 20_000 and len(markers) == 40_000
+    assert (markers[20_000:, 0] == -1).all()
+
+
+# ---- generated answers: native == reference ------------------------------------------------------
+
+PIECES = [
+    '"', '"', "'", "`", "``", "```", "~~~", "\n", "\n\n", "\r\n", " ", "\t", "(", "> ", ">", "   > ",
+    "[src:a]", "[src:call_1]", "[src:b][src:c]", "[src:", "]", "word", "don't", "x", "é", "😀",
+    "\u201c", "\u201d", "\u2018", "\u2019", "\x00",
+]  # fmt: skip
+ANSWERS = st.one_of(
+    st.lists(st.sampled_from(PIECES), max_size=50).map(lambda p: "".join(p).encode()),
+    st.lists(st.sampled_from([p.encode() for p in PIECES] + [b"\xe2", b"\xe2\x80", b"\x80"]), max_size=50).map(b"".join),
+    st.binary(max_size=80),
+)
+
+
+@_only_with_native
+@settings(max_examples=3000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(ANSWERS)
+def test_native_equals_reference(data):
+    native, reference = _load("native"), _load("reference")
+    for x, y in zip(native.scan(data), reference.scan(data)):
+        assert np.array_equal(x, y)
+
+
+def test_switch_loaded_the_native_build():
+    if NO_EXTENSIONS:
+        assert _citations.IMPLEMENTATION == "reference"
+    else:
+        assert _citations.IMPLEMENTATION == "native"
+        assert _citations.scan is _load("native").scan
