@@ -341,3 +341,40 @@ def test_an_internal_error_is_exit_2_never_accepted(tmp_path, store_path, capsys
     code, out, err = run_main(["check", write(tmp_path, accepted_edit()), "--store", store_path], capsys)
     assert code == 2 and out == ""
     assert only_json_error(err)["type"] == "internal_error"
+
+
+# -- --session: one gate session across processes ---------------------------------------------
+
+DOC_H, DOC = "doc:doc_7", "Backups are kept for 35 days in region eu-west-1.\n"
+
+
+def test_session_cycles_carry_over_between_invocations(tmp_path, store_path, capsys):
+    path = write(tmp_path, accepted_edit())
+    cycles = []
+    for _ in range(3):
+        code, out, _ = run_main(["check", path, "--store", store_path, "--session", "agent-42"], capsys)
+        assert code == 0
+        cycles.append(json.loads(out)["cycle"])
+    assert cycles == [1, 2, 3]
+    code, out, _ = run_main(["check", path, "--store", store_path, "--session", "other"], capsys)
+    assert json.loads(out)["cycle"] == 1
+    with SourceStore(store_path) as store:
+        sessions = [r.get("session") for _, r in store.iter_audit()]
+    assert sessions.count("agent-42") == 3 and sessions.count("other") == 1
+
+
+def test_sticky_pins_hold_in_a_later_process_of_the_same_session(tmp_path, store_path, capsys):
+    # the compaction seed's second pass: pass 1 preserves the pinned span, pass 2 (another
+    # process, pin flag lost) summarizes it
+    first = {"operator": "reorder", "pre": [tool("d7", DOC_H, DOC, pinned=True)],
+             "post": [tool("d7", DOC_H, DOC, pinned=True)], "sources": {DOC_H: DOC}}
+    second = {"operator": "summarize", "pre": [tool("d7", DOC_H, DOC)],
+              "post": [blk("s1", "summary", "Backups: 35 days.\n") | {"derived": True, "derived_from": [DOC_H]}]}
+    p1, p2 = write(tmp_path, first, "first.json"), write(tmp_path, second, "second.json")
+    assert run_main(["check", p1, "--store", store_path, "--session", "s"], capsys)[0] == 0
+    code, out, _ = run_main(["check", p2, "--store", store_path, "--session", "s"], capsys)
+    assert code == 1
+    r = {(v["block"], v["handle"]) for v in json.loads(out)["violations"] if v["invariant"] == "R"}
+    assert ("s1", DOC_H) in r  # the summary of the pinned source
+    # without the session, the later process cannot know about the pin
+    assert run_main(["check", p2, "--store", store_path], capsys)[0] == 0
