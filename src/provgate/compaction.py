@@ -28,7 +28,6 @@ import re
 import threading
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import Any
 
 from blake3 import blake3
@@ -37,10 +36,13 @@ from provgate.errors import (
     CompactionBudgetError,
     EditFormatError,
     InvalidArgumentError,
+    InvalidContentError,
     ProvenanceInvariantError,
     ProvgateError,
     SummarizerError,
 )
+from provgate._textsize import utf8_lengths
+from provgate.gate import Gate, normalize_whitespace
 from provgate.pointers import Pointer
 from provgate.window import Block, Citation, Window
 
@@ -59,7 +61,9 @@ DEFAULT_MAX_GROUP_TOKENS = 8192
 MAX_BUDGET_TOKENS = 1 << 40
 
 BYTES_PER_TOKEN = 4
-ON_REJECT = ("raise", "evict")
+_MARKER_START = "[src:"
+_CITING_ROLES = frozenset({"assistant", "summary"})
+ON_REJECT = ("raise", "keep", "evict")
 
 # Source kind given to the window texts a summary is derived from when they have no handle.
 BLOCK_SOURCE_KIND = "window_block"
@@ -79,22 +83,11 @@ def approx_tokens(text: str) -> int:
     quarter or more there; pass ``count_tokens="tiktoken"`` or your model's counter when the
     budget is tight. See ``docs/compaction.md``.
     """
+    if not isinstance(text, str):
+        raise InvalidArgumentError(f"approx_tokens takes a str, not {type(text).__name__}", argument="text")
     if text.isascii():  # O(1) for str: the length is the byte count
         return (len(text) + BYTES_PER_TOKEN - 1) // BYTES_PER_TOKEN
-    if len(text) > _CACHED_TEXT_CHARS:
-        return (len(text.encode("utf-8")) + BYTES_PER_TOKEN - 1) // BYTES_PER_TOKEN
-    return (_utf8_length(text) + BYTES_PER_TOKEN - 1) // BYTES_PER_TOKEN
-
-
-# Encoding a non-ASCII text only to measure it costs about a microsecond per KB; compaction
-# passes see mostly the same block texts again, so their byte lengths are memoised. Bounded in
-# entries and in text size, so at most ~64 MB of texts are kept alive by the cache.
-_CACHED_TEXT_CHARS = 1 << 16
-
-
-@lru_cache(maxsize=1024)
-def _utf8_length(text: str) -> int:
-    return len(text.encode("utf-8"))
+    return (int(utf8_lengths((text,))[0]) + BYTES_PER_TOKEN - 1) // BYTES_PER_TOKEN
 
 
 TokenCounter = Callable[[str], int]
@@ -323,11 +316,14 @@ def plan_compaction(
     ids = [b.id for b in blocks]
     if counter is _APPROX:
         try:
-            tok = [approx_tokens(b.text) for b in blocks]
-        except UnicodeEncodeError:
-            tok = [_count_checked(counter, b.text, i) for i, b in enumerate(blocks)]
+            sizes = utf8_lengths([b.text for b in blocks])
+        except InvalidContentError:
+            bad = next(i for i, b in enumerate(blocks) if _has_surrogate(b.text))
+            raise EditFormatError(f"window[{bad}].text: contains a lone surrogate; text must be valid Unicode",
+                                  field=f"window[{bad}].text") from None
+        tok = ((sizes + (BYTES_PER_TOKEN - 1)) // BYTES_PER_TOKEN).tolist()
     else:
-        tok = [_count_checked(counter, b.text, i) for i, b in enumerate(blocks)]
+        tok = [_count(counter, b.text, f"window[{i}]") for i, b in enumerate(blocks)]
     total = sum(tok)
     fill = total / budget
     common = dict(task=task_name, task_given=task, budget_tokens=budget, threshold=threshold, target=target,
@@ -357,74 +353,101 @@ def plan_compaction(
     else:
         summ = [not p and not k for p, k in zip(pin, linked)]
 
+    # The newest of several differing reads of one resource is kept verbatim while an older read
+    # survives: summarizing or evicting it alone would leave only the stale value (the seed's
+    # silent merge; the gate's I4). It may go only after every older read has gone.
+    older_reads = _older_reads(blocks)
+    for i in older_reads:
+        summ[i] = False
+
     goal = math.floor(target * budget)
     expected = total
+    # Evictions aim for the target only where they cost no citation marker. Blocks that carry
+    # markers are evicted only as far as needed to get below the threshold, and when the pinned
+    # blocks alone exceed the target nothing is evicted past the threshold either: missing the
+    # target anyway, it would throw away the agent's recent context for nothing.
+    below_threshold = max(goal, math.ceil(threshold * budget) - 1)
+    evict_goal = goal if evict_pinned or pinned_tokens <= goal else below_threshold
 
     def allowance(tokens: int) -> int:
         return max(min_summary, math.ceil(tokens * ratio))
 
     # 1. summarize, oldest first, only as much as the target needs
     groups: list[tuple[list[int], int, int]] = []  # (members, tokens, allowance)
-    i = 0
-    while expected > goal and i < n:
-        if not summ[i]:
-            i += 1
-            continue
+    candidates = [i for i in range(n) if summ[i]]
+    c = 0
+    while expected > goal and c < len(candidates):
         members: list[int] = []
         gt = 0
-        j = i
-        while j < n:
-            if summ[j]:
-                if members and gt + tok[j] > max_group:
-                    break
-                members.append(j)
-                gt += tok[j]
-                if expected - (gt - allowance(gt)) <= goal:
-                    j += 1
-                    break
-            j += 1
+        while c < len(candidates):
+            j = candidates[c]
+            if members and gt + tok[j] > max_group:
+                break
+            members.append(j)
+            gt += tok[j]
+            c += 1
+            # the saving reached covers what is still needed: the group is big enough
+            if gt - max(min_summary, math.ceil(gt * ratio)) >= expected - goal:
+                break
         a = allowance(gt)
         if a < gt:
             groups.append((members, gt, a))
             expected -= gt - a
         i = j
 
-    # 2. evict, oldest first: linked blocks, then everything else unpinned, then pinned blocks
+    # 2. evict, oldest first within tiers: unpinned linked blocks (reconstruction; their sources
+    #    stay in the store), then the other unpinned blocks and summary groups, then - if
+    #    allowed - pinned blocks. Units without citation markers go through all tiers before
+    #    any unit with markers: dropping facts costs no audit trail, while dropping markers
+    #    lowers the cycle's citation retention (I5), which the gate measures over the whole
+    #    window and which would cost the whole pass.
     evicted = [False] * n
     group_of = [-1] * n
     for g, (members, _, _) in enumerate(groups):
         for m in members:
             group_of[m] = g
     group_gone = [False] * len(groups)
-    if expected > goal and not recall:
-        for i in range(n):
-            if expected <= goal:
-                break
-            if linked[i] and not pin[i]:
-                evicted[i] = True
-                expected -= tok[i]
-    if expected > goal:
-        for i in range(n):
-            if expected <= goal:
-                break
-            if pin[i] or evicted[i]:
-                continue
-            g = group_of[i]
-            if g < 0:
-                evicted[i] = True
-                expected -= tok[i]
-            elif not group_gone[g]:
-                group_gone[g] = True
-                expected -= groups[g][2]
-                for m in groups[g][0]:
-                    evicted[m] = True
-    if expected > goal and evict_pinned:
-        for i in range(n):
-            if expected <= goal:
-                break
-            if pin[i] and not evicted[i]:
-                evicted[i] = True
-                expected -= tok[i]
+    if expected > evict_goal:
+        marked: dict[int, bool] = {}
+
+        def cites(b: Block) -> bool:
+            # Only what the agent or a summarizer wrote is searched: tool outputs, user turns and
+            # system prompts are taken to carry no markers, which keeps the plan from reading
+            # every source byte (a preference only: the gate counts markers exactly).
+            return (b.derived or b.role in _CITING_ROLES) and _MARKER_START in b.text
+
+        def has_markers(i: int) -> bool:
+            hit = marked.get(i)
+            if hit is None:
+                g = group_of[i]
+                hit = any(cites(blocks[m]) for m in groups[g][0]) if g >= 0 else cites(blocks[i])
+                marked[i] = hit
+            return hit
+
+        tiers = []
+        if not recall:
+            tiers.append([i for i in range(n) if linked[i] and not pin[i]])
+        tiers.append([i for i in range(n) if not pin[i]])
+        if evict_pinned:
+            tiers.append([i for i in range(n) if pin[i]])
+        for with_markers, stop in ((False, evict_goal), (True, below_threshold)):
+            for tier in tiers:
+                for i in tier:
+                    if expected <= stop:
+                        break
+                    if evicted[i] or has_markers(i) != with_markers:
+                        continue
+                    if i in older_reads and not all(evicted[o] for o in older_reads[i]):
+                        continue
+                    g = group_of[i]
+                    if g < 0:
+                        evicted[i] = True
+                        expected -= tok[i]
+                    elif not group_gone[g]:
+                        group_gone[g] = True
+                        expected -= groups[g][2]
+                        for m in groups[g][0]:
+                            evicted[m] = True
 
     used_ids = set(ids)
     summarize: list[SummaryGroup] = []
@@ -459,14 +482,36 @@ def plan_compaction(
         expected_tokens=expected, expected_fill=expected / budget, meets_target=expected <= goal)
 
 
-def _count_checked(counter: _Counter, text: str, i: int) -> int:
-    if counter is _APPROX:
-        try:
-            return approx_tokens(text)
-        except UnicodeEncodeError as exc:
-            raise EditFormatError(f"window[{i}].text: contains a lone surrogate at index {exc.start}; "
-                                  "text must be valid Unicode", field=f"window[{i}].text") from None
-    return _count(counter, text, f"window[{i}]")
+def _older_reads(blocks: Window) -> dict[int, list[int]]:
+    """For the newest read of each resource read more than once with differing content, the
+    indices of its older reads. Newer = later ``ts`` when both have one, else later in the
+    window (the gate's order)."""
+    reads: dict[str, list[int]] = {}
+    for i, b in enumerate(blocks):
+        if b.resource is not None:
+            reads.setdefault(b.resource, []).append(i)
+    out: dict[int, list[int]] = {}
+    for idx in reads.values():
+        if len(idx) < 2:
+            continue
+        newest = idx[0]
+        for i in idx[1:]:
+            ti, tn = blocks[i].ts, blocks[newest].ts
+            if (ti > tn) if (ti is not None and tn is not None and ti != tn) else i > newest:
+                newest = i
+        text = blocks[newest].text
+        older = [i for i in idx if i != newest and blocks[i].text != text]
+        if older:
+            out[newest] = older
+    return out
+
+
+def _has_surrogate(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
 
 
 def _group_id(member_ids: tuple[str, ...], used: set[str]) -> str:
@@ -623,11 +668,11 @@ class CompactionResult:
     ``window`` is the accepted post window (the input window when ``plan.needed`` is false);
     ``evicted`` the eviction records given to the gate; ``verdict`` the gate's final verdict
     (``None`` when nothing was to be done) and ``verdicts`` every verdict of this call (two when
-    a rejected summary was replaced by an eviction, ``on_reject="evict"``); ``pointers`` the
+    a rejected summary was dropped, ``on_reject="keep"`` or ``"evict"``); ``pointers`` the
     citations that survive (checked by the gate, invariant P) - pass them to the next pass;
     ``dropped_pointers`` those whose block was evicted; ``nominal`` maps each summary that
     rewrote retrieval-linked content (recall) to its nominal pointers; ``fallback`` lists the
-    summary groups that were evicted instead because the gate rejected their summary;
+    summary groups whose summary the gate rejected, kept verbatim or evicted instead;
     ``tokens``/``fill`` are measured on the committed window.
     """
 
@@ -677,18 +722,22 @@ def compact(
     at its first member's place (``derived``; ``derived_from`` = the handles of what it
     summarizes, minus pinned handles; a member with no handle of its own contributes the handle
     of its text, which is put into the store as ``block:<blake3 prefix>``), and nothing of the
-    evicted blocks, whose handles (or ids) are the eviction records.
+    evicted blocks. Their eviction records are their handles; a block without handles is
+    recorded by its id and by the handle of its text, which is stored the same way, so every
+    evicted text stays retrievable. These puts happen after the summaries passed their checks
+    and before the gate; they are content-addressed (a repeat is a no-op) and stay when the gate
+    rejects the edit (the store is append-only, and they are exact copies of window text).
 
     The edit is judged by ``gate`` (a :class:`~provgate.gate.Gate` on ``store``; pass the same
     one every pass so its pins stay sticky; a fresh one is made when ``None``) with operator
     ``summarize`` (``evict`` when there is no summary). Rejected: ``on_reject="raise"`` raises
-    :class:`~provgate.errors.ProvenanceInvariantError` carrying the verdict;
-    ``on_reject="evict"`` replaces the summaries the verdict blames (all of them when a
-    violation names no summary) by evictions of their blocks and gates once more, raising if
-    that is rejected too.
+    :class:`~provgate.errors.ProvenanceInvariantError` carrying the verdict. Otherwise the
+    summaries the verdict blames (all of them when a violation names no summary) are dropped
+    and the edit is gated once more, raising if that is rejected too: ``on_reject="keep"``
+    leaves their blocks as they were (always provenance-safe, but the fill stays higher than
+    planned: see ``result.fill``); ``on_reject="evict"`` evicts them with records (reaches the
+    planned fill, but dropping citation markers can fail the gate's I5).
     """
-    from provgate.gate import Gate  # the gate imports numpy and the native modules; plans do not
-
     if not callable(summarize):
         raise InvalidArgumentError(f"summarize must be a callable (SummaryRequest -> str), not "
                                    f"{type(summarize).__name__}", argument="summarize")
@@ -734,14 +783,15 @@ def compact(
         summaries[g.id] = (g, text, derived_from)
         to_store.update(own_texts)
 
-    # 2. build, store the texts it derives from or evicts, gate; on_reject="evict" falls back to
-    #    evicting the summaries the gate blamed
+    # 2. build, store the texts it derives from or evicts, gate; on_reject="keep"/"evict" drop
+    #    the summaries the gate blamed and try once more
     stored: dict[str, None] = {}
     verdicts = []
     fallback: list[str] = []
     live = dict(summaries)
     while True:
-        post, records, kept_cites, dropped, nominal, evicted_texts = _build(window, plan, live, cites)
+        post, records, kept_cites, dropped, nominal, evicted_texts = _build(
+            window, plan, live, cites, evict_dropped=on_reject == "evict")
         to_store.update(evicted_texts)
         for handle, block in to_store.items():
             if handle not in stored:
@@ -753,7 +803,7 @@ def compact(
         if verdict.accepted:
             break
         if on_reject == "raise" or not live or len(verdicts) > 1:
-            blamed = f" after evicting the rejected summaries {fallback}" if fallback else ""
+            blamed = f" after dropping the rejected summaries {fallback} ({on_reject})" if fallback else ""
             raise ProvenanceInvariantError(
                 f"compaction rejected by the gate{blamed}: {verdict.summary()}", verdict=verdict)
         blamed_ids = {v.block for v in verdict.violations}
@@ -847,14 +897,12 @@ def _call_summarizer(summarize: Callable[[SummaryRequest], str], request: Summar
 
 
 def _unchanged(text: str, blocks: tuple[Block, ...]) -> bool:
-    from provgate.gate import normalize_whitespace
-
     got = normalize_whitespace(text)
     return any(got == normalize_whitespace(sep.join(b.text for b in blocks)) for sep in ("", "\n"))
 
 
 def _build(window: Window, plan: CompactionPlan, live: Mapping[str, tuple[SummaryGroup, str, tuple[str, ...]]],
-           cites: tuple[Citation, ...]):
+           cites: tuple[Citation, ...], *, evict_dropped: bool):
     """The post window, eviction records, surviving / dropped citations, nominal pointers, and
     the evicted texts without a handle, which are stored so that nothing evicted is lost."""
     first: dict[str, str] = {}
@@ -864,10 +912,11 @@ def _build(window: Window, plan: CompactionPlan, live: Mapping[str, tuple[Summar
         first[g.blocks[0]] = sid
         for bid in g.blocks:
             member_of[bid] = sid
-    # summaries that fell back to eviction take their members with them
-    for g in plan.summarize:
-        if g.id not in live:
-            evict.update(g.blocks)
+    # a summary the gate rejected takes its members with it (evict), or leaves them be (keep)
+    if evict_dropped:
+        for g in plan.summarize:
+            if g.id not in live:
+                evict.update(g.blocks)
     pin = set(plan.pinned) | set(plan.preserve)
     blocks: list[Block] = []
     records: dict[str, None] = {}

@@ -1,0 +1,378 @@
+"""Compaction across passes: pass n+1 respects pass n's preservation (the seed's single-pass
+guarantee that broke on the secondary compactions), under a shrinking budget and a summarizer
+that tries to rewrite everything it is given."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+
+import pytest
+
+from compaction_helpers import (
+    MARKER,
+    audit_count,
+    corpus_blocks,
+    corpus_citations,
+    markers_only,
+    resolve_citation,
+    store_state,
+)
+from provgate.compaction import approx_tokens, block_source_handle, compact, plan_compaction
+from provgate.errors import CompactionBudgetError, ProvenanceInvariantError, ProvenanceResolutionError, SummarizerError
+from provgate.gate import Gate
+from provgate.window import Block, Window
+
+PASSES = 10
+
+
+def fit(text: str, max_tokens: int) -> str:
+    """Cut ``text`` at a space so that it stays within ``max_tokens`` (the approximate count)."""
+    while approx_tokens(text) > max_tokens:
+        cut = text.rfind(" ", 0, max(1, len(text) - max(8, len(text) // 8)))
+        text = text[:cut] if cut > 0 else text[: len(text) // 2]
+    return text or "x"
+
+
+class Adversary:
+    """Tries to rewrite everything it is given, a different way on each call."""
+
+    STRATEGIES = ("sneak_linked", "change_numbers", "drop_markers", "rewrite_all", "honest")
+
+    def __init__(self, state: dict) -> None:
+        self.state = state
+        self.calls = 0
+        self.requests: list = []
+        self.used: list[str] = []
+
+    def __call__(self, request) -> str:
+        self.requests.append(request)
+        strategy = self.STRATEGIES[self.calls % len(self.STRATEGIES)]
+        self.calls += 1
+        self.used.append(strategy)
+        budget = request.max_tokens
+        markers = " ".join(MARKER.findall(request.text))
+        if strategy == "sneak_linked":
+            # paste the text of a pinned, retrieval-linked block it was NOT given, with the markers
+            linked = [b for b in self.state["window"] if b.handles and b.pinned]
+            stolen = linked[self.calls % len(linked)].text if linked else request.text
+            return fit(markers + " " + stolen, budget)
+        if strategy == "change_numbers":
+            drifted = re.sub(r"\d", lambda m: str((int(m.group()) + 1) % 10), request.text)
+            return fit(markers + " " + drifted, budget)
+        if strategy == "drop_markers":
+            return fit(MARKER.sub("", request.text), budget)
+        if strategy == "rewrite_all":
+            return fit(markers + " " + request.text.upper(), budget)
+        return markers_only(request)
+
+
+def pins_of(gate: Gate) -> tuple[frozenset[str], frozenset[str]]:
+    with gate._lock:
+        return frozenset(gate._pinned_handles), frozenset(gate._pinned_ids)
+
+
+def is_pinned(block: Block, pins: tuple[frozenset[str], frozenset[str]]) -> bool:
+    handles, ids = pins
+    return block.pinned or bool(set(block.handles) & handles) or (not block.handles and block.id in ids)
+
+
+def check_pass(pre: Window, result, pins_before, requests, cited_before: set[str], store) -> None:
+    """Everything the seed's failure would break, checked on one committed pass."""
+    post = result.window
+    pinned_pre = [b for b in pre if is_pinned(b, pins_before)]
+    pinned_handles = {h for b in pinned_pre for h in b.handles} | set(pins_before[0])
+    # 1. the summarizer was never given a pinned or a retrieval-linked block
+    for req in requests:
+        for b in req.blocks:
+            assert not is_pinned(b, pins_before), f"pinned block {b.id} was given to the summarizer"
+            assert not b.handles and b.id not in cited_before, f"linked block {b.id} given under reconstruction"
+    # 2. pinned blocks are kept byte-identical and still pinned, or evicted with a record
+    for b in pinned_pre:
+        kept = post.get(b.id)
+        if kept is not None:
+            assert kept.text == b.text and kept.pinned and kept.handles == b.handles
+        else:
+            assert b.handles and all(h in result.evicted for h in b.handles) or b.id in result.evicted
+    # 3. no summary derives from a pinned source
+    for b in post:
+        if b.derived and pre.get(b.id) is None:
+            assert not set(b.derived_from) & pinned_handles
+            assert not set(b.derived_from) & {h for p in post if p.pinned for h in p.handles}
+    # 4. every block that left was evicted with a record (its source still in the store) or summarized
+    summarized = {bid: g for g in result.plan.summarize if post.get(g.id) is not None for bid in g.blocks}
+    for b in pre:
+        if post.get(b.id) is not None:
+            continue
+        if b.id in summarized:
+            summary = post.get(summarized[b.id].id)
+            assert set(b.handles or (block_source_handle(b),)) <= set(summary.derived_from) or b.derived
+            continue
+        if b.handles:
+            assert all(h in result.evicted for h in b.handles)
+            for h in b.handles:
+                assert store.resolves(h)
+                if b.role != "summary":
+                    assert store.get(h) == b.text
+        else:
+            h = block_source_handle(b)
+            assert b.id in result.evicted and h in result.evicted and store.get(h) == b.text
+    # 5. every surviving pointer resolves byte-exactly in the store, from an unchanged block
+    for c in result.pointers:
+        assert post.get(c.block) is not None and post.get(c.block).text == pre.get(c.block).text
+        span = resolve_citation(store, c)
+        assert len(span) == c.end - c.start > 0
+    assert result.nominal == {}  # reconstruction never relabels
+
+
+def run_passes(*, evict_pinned: bool, budget0: int = 14_000, shrink: float = 0.88, seed: int = 3):
+    blocks, sources, cw = corpus_blocks(60_000, seed=seed)
+    store_sources = dict(sources)
+    from compaction_helpers import memory_store
+
+    store = memory_store(store_sources)
+    all_cites = corpus_citations(cw, blocks)[::3]  # some turns carry pointers, most do not
+    gate = Gate(store)
+    state: dict = {}
+    adversary = Adversary(state)
+    # the agent works on: each pass appends what it read and said since the last one
+    cursor = 0
+
+    def take(tokens: int) -> list[Block]:
+        nonlocal cursor
+        out, n = [], 0
+        while cursor < len(blocks) and n < tokens:
+            out.append(blocks[cursor])
+            n += approx_tokens(blocks[cursor].text)
+            cursor += 1
+        return out
+
+    window = Window(take(12_000))
+    cites = [c for c in all_cites if window.get(c.block) is not None]
+    log = []
+    for k in range(PASSES):
+        budget = int(budget0 * shrink**k)
+        pins_before = pins_of(gate)
+        cited_before = {c.block for c in cites}
+        state["window"] = window
+        n_req = len(adversary.requests)
+        history = len(gate.history)
+        audits = audit_count(store)
+        try:
+            result = compact(window, adversary, store=store, budget_tokens=budget, gate=gate, pointers=cites,
+                             evict_pinned=evict_pinned, on_reject="keep", max_group_tokens=600)
+        except ProvenanceInvariantError as exc:
+            # rejected (after the fallback, when there were summaries to evict instead): nothing
+            # is committed, the verdicts are on record
+            assert not exc.verdict.accepted
+            checks = len(gate.history) - history
+            assert checks in (1, 2) and audit_count(store) == audits + checks
+            assert not any(c.accepted for c in gate.history[history:])
+            log.append(("rejected", budget, exc.verdict, checks))
+        except CompactionBudgetError as exc:
+            assert not evict_pinned
+            assert len(gate.history) == history and audit_count(store) == audits
+            log.append(("budget", budget, exc))
+            return log, adversary, gate, store
+        else:
+            requests = adversary.requests[n_req:]
+            check_pass(window, result, pins_before, requests, cited_before, store)
+            if result.verdict is None:
+                assert len(gate.history) == history and audit_count(store) == audits
+            else:
+                assert result.verdict.accepted and result.verdict is result.verdicts[-1]
+                assert [c.accepted for c in gate.history[history:]] == [v.accepted for v in result.verdicts]
+                assert audit_count(store) == audits + len(result.verdicts)
+                if result.fallback:  # rejected summaries kept their blocks: less saved than planned
+                    assert result.fill <= result.plan.fill
+                else:
+                    assert result.fill <= result.plan.expected_fill + 1e-12
+                # pass n's preservation is pinned in the window pass n+1 starts from
+                for bid in (*result.plan.preserve, *result.plan.pinned):
+                    assert result.window.get(bid).pinned
+            log.append(("committed", budget, result))
+            window = result.window
+            cites = list(result.pointers)
+        new = take(2_500)
+        window = Window([*window, *new])
+        cites += [c for c in all_cites if any(c.block == b.id for b in new)]
+    return log, adversary, gate, store
+
+
+def test_ten_passes_under_a_shrinking_budget_never_summarize_a_pinned_block():
+    log, adversary, gate, store = run_passes(evict_pinned=True)
+    assert len(log) == PASSES
+    committed = [entry[2] for entry in log if entry[0] == "committed"]
+    assert len(committed) >= 6
+    # the adversary was really exercised: every strategy was tried, the gate refused some
+    # summaries, and some summaries and evictions still went through
+    assert set(adversary.used) == set(Adversary.STRATEGIES)
+    verdicts = [v for r in committed for v in r.verdicts]
+    assert any(not v.accepted for v in verdicts)
+    assert any(r.fallback for r in committed)
+    assert any(b.derived for r in committed for b in r.window if r.window.get(b.id) is not None)
+    assert sum(len(r.plan.evict) for r in committed) > 0
+    # every gate check of the session is in its history and in the audit log
+    assert len(gate.history) == audit_count(store) == sum(
+        len(e[2].verdicts) if e[0] == "committed" else 2 for e in log)
+    # nothing ever pinned was handed to the summarizer afterwards, in any later pass
+    ever_pinned: set[str] = set()
+    requests_by_pass = iter(adversary.requests)
+    for r in committed:
+        for b in r.window:
+            if b.pinned:
+                ever_pinned.add(b.id)
+    assert ever_pinned
+    assert not {b.id for req in adversary.requests for b in req.blocks} & {
+        bid for bid in ever_pinned if not bid.startswith("summary-")}
+    del requests_by_pass
+
+
+def test_without_evict_pinned_the_cascade_ends_in_a_clear_budget_error():
+    log, _, gate, store = run_passes(evict_pinned=False, shrink=0.8)
+    kind, budget, exc = log[-1]
+    assert kind == "budget", [e[0] for e in log]
+    assert exc.pinned_tokens > budget == exc.budget_tokens
+    assert exc.pinned and all(bid in str(exc) for bid, _ in exc.pinned)
+    committed = [e[2] for e in log if e[0] == "committed"]
+    assert committed
+    last = committed[-1].window
+    pinned_ids = {b.id for b in last if b.pinned}
+    assert pinned_ids <= {bid for bid, _ in exc.pinned}
+
+
+def _two_windows(seed: int):
+    """The first ~20k tokens of a session, and what the agent adds after the first pass."""
+    blocks, sources, _ = corpus_blocks(30_000, seed=seed)
+    n = 0
+    for cut, b in enumerate(blocks):
+        n += approx_tokens(b.text)
+        if n >= 20_000:
+            break
+    return blocks[: cut + 1], blocks[cut + 1 :], sources
+
+
+def test_pins_are_sticky_when_a_caller_strips_the_flags_between_passes():
+    first_blocks, later, sources = _two_windows(seed=5)
+    from compaction_helpers import memory_store
+
+    store = memory_store(sources)
+    gate = Gate(store)
+    window = Window(first_blocks)
+    first = compact(window, markers_only, store=store, budget_tokens=sum(approx_tokens(b.text) for b in window),
+                    gate=gate)
+    preserved = set(first.plan.preserve) | set(first.plan.pinned)
+    assert first.plan.preserve
+    # a forgetful agent rebuilds its window without the pinned flags, works on, and now asks for
+    # recall, where retrieval-linked blocks would be summarizable
+    stripped = Window([dataclasses.replace(b, pinned=False) for b in first.window] + later)
+    assert not any(b.pinned for b in stripped)
+    seen = []
+
+    def summarize(request):
+        seen.extend(b.id for b in request.blocks)
+        return markers_only(request)
+
+    budget = int(sum(approx_tokens(b.text) for b in stripped) / 0.9)
+    second = compact(stripped, summarize, store=store, budget_tokens=budget, gate=gate, task="recall")
+    assert second.verdict.accepted and seen
+    assert any(window.get(b) is None for b in seen)  # it did summarize, linked blocks of later turns too
+    assert not set(seen) & preserved
+    for bid in preserved:
+        b = second.window.get(bid)
+        if b is None:
+            assert bid in second.plan.evict
+        else:
+            assert b.pinned and b.text == window.get(bid).text  # the flag is restored
+    # the same stripped window with a fresh gate has no memory: nothing protects those blocks
+    fresh = plan_compaction(stripped, budget_tokens=budget, task="recall")
+    assert {bid for g in fresh.summarize for bid in g.blocks} & preserved
+
+
+def test_window_flags_alone_carry_preservation_to_a_fresh_gate():
+    first_blocks, later, sources = _two_windows(seed=6)
+    from compaction_helpers import memory_store
+
+    store = memory_store(sources)
+    window = Window(first_blocks)
+    first = compact(window, markers_only, store=store, budget_tokens=sum(approx_tokens(b.text) for b in window))
+    preserved = set(first.plan.preserve)
+    assert preserved
+    seen = []
+
+    def summarize(request):
+        seen.extend(b.id for b in request.blocks)
+        return markers_only(request)
+
+    w2 = Window([*first.window, *later])
+    budget = int(sum(approx_tokens(b.text) for b in w2) / 0.9)
+    second = compact(w2, summarize, store=store, budget_tokens=budget, task="recall")
+    assert second.verdict.accepted and seen and not set(seen) & preserved
+
+
+def test_recall_rewrites_and_relabels_and_its_pointers_refuse_reconstruction():
+    blocks, sources, cw = corpus_blocks(30_000, seed=4)
+    from compaction_helpers import memory_store
+
+    store = memory_store(sources)
+    gate = Gate(store)
+    window = Window(blocks)
+    cites = corpus_citations(cw, blocks)
+    requests = []
+
+    def summarize(request):
+        requests.append(request)
+        return markers_only(request)
+
+    total = sum(approx_tokens(b.text) for b in window)
+    result = compact(window, summarize, store=store, budget_tokens=total, gate=gate, task="recall", pointers=cites)
+    assert result.verdict.accepted and result.plan.task == "recall"
+    relabeled = [g for g in result.plan.summarize if g.linked]
+    assert relabeled, "recall should have summarized retrieval-linked blocks"
+    assert any(req.linked for req in requests) and all(req.task == "recall" for req in requests)
+    for g in result.plan.summarize:
+        summary = result.window.get(g.id)
+        assert summary.derived and not summary.pinned
+        linked_handles = {h for bid in g.linked for h in window.get(bid).handles}
+        assert linked_handles <= set(summary.derived_from)
+        moved = {c.handle for c in cites if c.block in g.blocks}
+        nominal = result.nominal.get(g.id, ())
+        assert {p.handle for p in nominal} == linked_handles | moved
+        for p in nominal:
+            assert p.nominal and g.id in p.label
+            with pytest.raises(ProvenanceResolutionError) as exc:
+                store.resolve(p)
+            assert exc.value.reason == "nominal" and "cannot be resolved for reconstruction" in str(exc.value)
+            # even with the flag stripped it names the summary's bytes, not the source's
+            with pytest.raises(ProvenanceResolutionError) as exc:
+                store.resolve(dataclasses.replace(p, nominal=False))
+            assert exc.value.reason == "source_changed"
+    # citations from summarized blocks are relabeled, never carried as if still byte-valid
+    summarized = {bid for g in result.plan.summarize for bid in g.blocks}
+    assert all(c.block not in summarized for c in result.pointers)
+    assert {c.block for c in cites} - summarized - set(result.plan.evict) == {c.block for c in result.pointers}
+    for c in result.pointers:
+        assert resolve_citation(store, c) == store.get_bytes(c.handle)[c.start:c.end]
+    # a pinned block is not summarized under recall either
+    assert not {bid for g in result.plan.summarize for bid in g.blocks} & {b.id for b in window if b.pinned}
+
+
+def test_a_failed_pass_changes_nothing_and_the_next_pass_proceeds():
+    blocks, sources, _ = corpus_blocks(20_000, seed=7)
+    from compaction_helpers import memory_store
+
+    store = memory_store(sources)
+    gate = Gate(store)
+    window = Window(blocks)
+    total = sum(approx_tokens(b.text) for b in window)
+    before = store_state(store)
+
+    def echo(request):
+        return request.text
+
+    with pytest.raises(SummarizerError) as exc:
+        compact(window, echo, store=store, budget_tokens=total, gate=gate)
+    assert exc.value.reason == "unchanged"
+    assert store_state(store) == before and gate.history == []
+    result = compact(window, markers_only, store=store, budget_tokens=total, gate=gate)
+    assert result.verdict.accepted and len(gate.history) == 1
