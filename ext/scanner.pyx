@@ -16,7 +16,7 @@ import numpy as np
 cimport numpy as cnp
 from libc.stdint cimport int64_t, uint8_t, uint32_t, uint64_t
 from libc.stdlib cimport free, malloc, realloc
-from libc.string cimport memchr, memcmp, memcpy, memmove
+from libc.string cimport memchr, memcmp, memcpy, memmove, memset
 
 from _types cimport byte_t, offset_t
 
@@ -77,6 +77,8 @@ cdef enum:
     F_IDSTART = 1 << 22     # A-Z a-z _ and >= 0x80
     F_UNDERSCORE = 1 << 23
     F_PSEP = 1 << 25        # / and \\
+    F_QUOTE_EVENT = 1 << 27 # " ' ` and the line break
+    F_STARTER = 1 << 26     # [ " - + . / ~ \\ : the punctuation at which a lexeme can start
     F_INERT = 1 << 24       # punctuation at which no lexeme starts: ! # $ % & ' ( ) * , : ; < = > ? @ ] ^ ` { | }
 
 cdef uint32_t CLS[256]
@@ -154,6 +156,8 @@ cdef void _init_classes() noexcept:
     _set(b"\"'`", F_QUOTE_DELIM)
     _set(b"!#$%&'()*,:;<=>?@]^`{|}", F_INERT)
     _set(b"/\\", F_PSEP)
+    _set(b"[\"-+./~\\", F_STARTER)
+    _set(b"\"'`\n", F_QUOTE_EVENT)
     # control bytes (other than tab and newline, which are SEP anyway) and these punctuation
     # bytes: after a lower-case word none of them can continue a URL, path, key or name
     _set(b"(){};,<>*&|!?^#$'`\"[]", F_SAFE_AFTER)
@@ -1113,6 +1117,153 @@ cdef int word_token(const byte_t* d, Py_ssize_t n, Py_ssize_t p, byte_t prev, Sh
     return 0
 
 
+
+# ---- 64-byte block masks: where the token loop has anything to do -----------------------------
+# SEP bytes, inert punctuation and the inside of a word never start a lexeme, so the token loop
+# only visits word starts and the eight punctuation bytes that do: [ " - + . / ~ \\. Their
+# positions come from one mask per 64-byte block (SSE2 where the compiler has it, a table
+# otherwise), and the loop jumps from one to the next with a count-trailing-zeros.
+
+cdef extern from *:
+    """
+    #include <stdint.h>
+    #if defined(__SSE2__)
+    #include <emmintrin.h>
+    static inline uint32_t pg_w16(__m128i x) {
+        __m128i y = _mm_or_si128(x, _mm_set1_epi8(0x20));
+        __m128i letter = _mm_and_si128(_mm_cmpgt_epi8(y, _mm_set1_epi8(0x60)),
+                                       _mm_cmplt_epi8(y, _mm_set1_epi8(0x7B)));
+        __m128i digit = _mm_and_si128(_mm_cmpgt_epi8(x, _mm_set1_epi8(0x2F)),
+                                      _mm_cmplt_epi8(x, _mm_set1_epi8(0x3A)));
+        __m128i under = _mm_cmpeq_epi8(x, _mm_set1_epi8(0x5F));
+        return (uint32_t)(_mm_movemask_epi8(_mm_or_si128(_mm_or_si128(letter, digit), under))
+                          | _mm_movemask_epi8(x));
+    }
+    static inline uint32_t pg_special16(__m128i x) {
+        __m128i m = _mm_cmpeq_epi8(x, _mm_set1_epi8('['));
+        m = _mm_or_si128(m, _mm_cmpeq_epi8(x, _mm_set1_epi8('"')));
+        m = _mm_or_si128(m, _mm_cmpeq_epi8(x, _mm_set1_epi8('-')));
+        m = _mm_or_si128(m, _mm_cmpeq_epi8(x, _mm_set1_epi8('+')));
+        m = _mm_or_si128(m, _mm_cmpeq_epi8(x, _mm_set1_epi8('.')));
+        m = _mm_or_si128(m, _mm_cmpeq_epi8(x, _mm_set1_epi8('/')));
+        m = _mm_or_si128(m, _mm_cmpeq_epi8(x, _mm_set1_epi8('~')));
+        m = _mm_or_si128(m, _mm_cmpeq_epi8(x, _mm_set1_epi8('\\\\')));
+        return (uint32_t)_mm_movemask_epi8(m);
+    }
+    #endif
+    /* bit i of *w: p[i] is a word byte; bit i of *s: p[i] is one of [ " - + . / ~ \\ */
+    static inline void pg_block_masks(const unsigned char* p, const uint32_t* cls,
+                                      uint32_t wflag, uint32_t sflag, uint64_t* w, uint64_t* s) {
+    #if defined(__SSE2__)
+        uint64_t wm = 0, sm = 0;
+        for (int k = 0; k < 4; k++) {
+            __m128i x = _mm_loadu_si128((const __m128i*)(p + 16 * k));
+            wm |= (uint64_t)pg_w16(x) << (16 * k);
+            sm |= (uint64_t)pg_special16(x) << (16 * k);
+        }
+        *w = wm;
+        *s = sm;
+    #else
+        uint64_t wm = 0, sm = 0;
+        for (int k = 0; k < 64; k++) {
+            uint32_t f = cls[p[k]];
+            wm |= (uint64_t)((f & wflag) != 0) << k;
+            sm |= (uint64_t)((f & sflag) != 0) << k;
+        }
+        *w = wm;
+        *s = sm;
+    #endif
+    }
+    """
+    void pg_block_masks(const byte_t* p, const uint32_t* cls, uint32_t wflag, uint32_t sflag,
+                        uint64_t* w, uint64_t* s) noexcept nogil
+
+cdef extern from *:
+    """
+    /* bit i set: p[i] is a quote mark " ' ` or a line break */
+    static inline uint64_t pg_quote_mask(const unsigned char* p, const uint32_t* cls, uint32_t qflag) {
+        uint64_t m = 0;
+    #if defined(__SSE2__)
+        for (int k = 0; k < 4; k++) {
+            __m128i x = _mm_loadu_si128((const __m128i*)(p + 16 * k));
+            __m128i e = _mm_or_si128(
+                _mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('"')), _mm_cmpeq_epi8(x, _mm_set1_epi8('\\''))),
+                _mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('`')), _mm_cmpeq_epi8(x, _mm_set1_epi8('\\n'))));
+            m |= (uint64_t)(uint32_t)_mm_movemask_epi8(e) << (16 * k);
+        }
+    #else
+        for (int k = 0; k < 64; k++)
+            m |= (uint64_t)((cls[p[k]] & qflag) != 0) << k;
+    #endif
+        return m;
+    }
+    """
+    uint64_t pg_quote_mask(const byte_t* p, const uint32_t* cls, uint32_t qflag) noexcept nogil
+
+
+cdef inline void load_quote_block(const byte_t* d, Py_ssize_t n, Py_ssize_t base, Cursor* cur) noexcept nogil:
+    cdef byte_t tail[64]
+    cur.base = base
+    if base + 64 <= n:
+        cur.bits = pg_quote_mask(d + base, CLS, F_QUOTE_EVENT)
+    else:
+        memset(tail, 0, 64)
+        memcpy(tail, d + base, n - base)
+        cur.bits = pg_quote_mask(tail, CLS, F_QUOTE_EVENT)
+
+
+cdef inline Py_ssize_t next_quote_event(const byte_t* d, Py_ssize_t n, Py_ssize_t p, Cursor* cur) noexcept nogil:
+    """The first position >= p holding " ' ` or a line break, or n."""
+    cdef uint64_t bits
+    if p >= n:
+        return n
+    if p < cur.base or p >= cur.base + 64:
+        load_quote_block(d, n, p, cur)
+    bits = cur.bits & (~(<uint64_t>0) << (p - cur.base))
+    while bits == 0:
+        if cur.base + 64 >= n:
+            return n
+        load_quote_block(d, n, cur.base + 64, cur)
+        bits = cur.bits
+    return cur.base + pg_ctz64(bits)
+
+
+cdef struct Cursor:
+    Py_ssize_t base     # the block covers d[base:base + 64]
+    uint64_t bits       # positions of the block still to visit
+
+
+cdef inline void load_block(const byte_t* d, Py_ssize_t n, Py_ssize_t base, Cursor* cur) noexcept nogil:
+    cdef uint64_t w, s, prev_w
+    cdef byte_t tail[64]
+    if base + 64 <= n:
+        pg_block_masks(d + base, CLS, F_W, F_STARTER, &w, &s)
+    else:
+        # the last block: pad with NUL, which is SEP (neither a word byte nor a starter)
+        memset(tail, 0, 64)
+        memcpy(tail, d + base, n - base)
+        pg_block_masks(tail, CLS, F_W, F_STARTER, &w, &s)
+    prev_w = 1 if base > 0 and has(d[base - 1], F_W) else 0
+    cur.base = base
+    cur.bits = (w & ~((w << 1) | prev_w)) | s
+
+
+cdef inline Py_ssize_t next_position(const byte_t* d, Py_ssize_t n, Py_ssize_t p, Cursor* cur) noexcept nogil:
+    """The first position >= p where a lexeme may start or a word begins, or n."""
+    cdef uint64_t bits
+    if p >= n:
+        return n
+    if p < cur.base or p >= cur.base + 64:
+        load_block(d, n, p, cur)
+    bits = cur.bits & (~(<uint64_t>0) << (p - cur.base))
+    while bits == 0:
+        if cur.base + 64 >= n:
+            return n
+        load_block(d, n, cur.base + 64, cur)
+        bits = cur.bits
+    return cur.base + pg_ctz64(bits)
+
+
 cdef int token_spans(const byte_t* d, Py_ssize_t n, Rows* out) noexcept nogil:
     """Returns -1 when a row could not be added (out of memory or over the limit)."""
     cdef Py_ssize_t p = 0, q, e, hs = 0, he = 0
@@ -1120,17 +1271,16 @@ cdef int token_spans(const byte_t* d, Py_ssize_t n, Rows* out) noexcept nogil:
     cdef uint32_t f
     cdef Shape w
     cdef KeyValue kv
-    while p < n:
+    cdef Cursor cur
+    cur.base = -64
+    cur.bits = 0
+    while True:
+        # SEP bytes, inert punctuation and word insides are skipped: nothing starts there
+        p = next_position(d, n, p, &cur)
+        if p >= n:
+            break
         c = d[p]
         f = CLS[c]
-        if f & F_SEP:
-            p += 1
-            if p < n and CLS[d[p]] & F_SEP:
-                p = skip_seps(d, n, p)
-            continue
-        if f & F_INERT:
-            p += 1
-            continue
         prev = d[p - 1] if p > 0 else b' '
         if f & F_W:
             if p > 0 and has(prev, F_NO_START):
@@ -1200,24 +1350,6 @@ cdef int token_spans(const byte_t* d, Py_ssize_t n, Rows* out) noexcept nogil:
 
 # ---- the quote layer ---------------------------------------------------------------------------
 
-cdef inline Py_ssize_t next_quote_delim(const byte_t* d, Py_ssize_t i, Py_ssize_t le) noexcept nogil:
-    """First " ' or ` in d[i:le] (or le), eight bytes at a time."""
-    cdef uint64_t x
-    cdef uint64_t hits
-    while i + 8 <= le:
-        memcpy(&x, d + i, 8)
-        hits = (has_zero_byte(x ^ (ONES * 0x22)) | has_zero_byte(x ^ (ONES * 0x27))
-                | has_zero_byte(x ^ (ONES * 0x60)))
-        if hits:
-            # the lowest flagged byte is always a true match (a false flag needs a borrow
-            # from a true match below it)
-            return i + (pg_ctz64(hits) >> 3)
-        i += 8
-    while i < le and not has(d[i], F_QUOTE_DELIM):
-        i += 1
-    return i
-
-
 cdef inline Py_ssize_t line_end(const byte_t* d, Py_ssize_t n, Py_ssize_t ls) noexcept nogil:
     cdef const void* hit
     if ls >= n:
@@ -1227,12 +1359,12 @@ cdef inline Py_ssize_t line_end(const byte_t* d, Py_ssize_t n, Py_ssize_t ls) no
 
 
 cdef int inline_quotes(const byte_t* d, Py_ssize_t n, Py_ssize_t ls, Py_ssize_t le,
-                       Rows* out) noexcept nogil:
+                       Rows* out, Cursor* cur) noexcept nogil:
     cdef Py_ssize_t i = ls, j, k, m
     cdef bint double_dead = False, single_dead = False, found
     cdef byte_t c
     while True:
-        i = next_quote_delim(d, i, le)
+        i = next_quote_event(d, n, i, cur)  # the line break at le ends the search
         if i >= le:
             return 0
         c = d[i]
@@ -1330,10 +1462,16 @@ cdef Py_ssize_t fence_value_end(const byte_t* d, Py_ssize_t vs, Py_ssize_t body_
 
 
 cdef int quote_spans(const byte_t* d, Py_ssize_t n, Rows* out) noexcept nogil:
-    cdef Py_ssize_t ls = 0, le, q, k, rs = 0, slot = -1, fence_k = 0, fence_vs = 0, ve
+    cdef Py_ssize_t ls = 0, le, q, k, rs = 0, slot = -1, fence_k = 0, fence_vs = 0, ve, first
     cdef bint is_fence
+    cdef Cursor cur
+    cur.base = -64
+    cur.bits = 0
     while True:
-        le = line_end(d, n, ls)
+        # the first quote mark or line break of the line: a line break there means the line
+        # holds no quote marks, and is where the line ends
+        first = next_quote_event(d, n, ls, &cur)
+        le = first if first >= n or d[first] == b'\n' else line_end(d, n, first)
         if slot < 0:
             k = fence_run(d, ls, le, &rs)
             is_fence = k > 0
@@ -1349,7 +1487,7 @@ cdef int quote_spans(const byte_t* d, Py_ssize_t n, Rows* out) noexcept nogil:
                 slot = out.n - 1
                 fence_k = k
                 fence_vs = le + 1 if le < n else n
-            elif inline_quotes(d, n, ls, le, out) < 0:
+            elif first < le and inline_quotes(d, n, first, le, out, &cur) < 0:
                 return -1
         else:
             k = fence_run(d, ls, le, &rs)
@@ -1369,7 +1507,7 @@ cdef int quote_spans(const byte_t* d, Py_ssize_t n, Rows* out) noexcept nogil:
                 else:
                     out.n = slot  # an empty fence holds nothing: drop its placeholder
                 slot = -1
-            elif inline_quotes(d, n, ls, le, out) < 0:
+            elif first < le and inline_quotes(d, n, first, le, out, &cur) < 0:
                 return -1
         if le >= n:
             break
@@ -1667,10 +1805,15 @@ cdef FrameError check_rows(const uint8_t[::1] k, const int64_t[::1] ks, const in
     return FRAME_OK
 
 
-def frame_facts(data, kind, key_start, key_end, value_start, value_end, value_kind):
+def frame_facts(data, kind, key_start, key_end, value_start, value_end, value_kind, *,
+                scratch=None):
     """The framed records of the spans in one buffer (see ``_scanner_py.frame_facts`` for the
     layout): spans 2i and 2i+1 of ``(buffer, starts, ends)`` are row i's value and fact
-    frames; then come the key frames of the kv rows (rows with a key span), in row order."""
+    frames; then come the key frames of the kv rows (rows with a key span), in row order.
+
+    ``scratch``, a ``(uint8 array, int64 array)`` pair, is written into instead of fresh
+    arrays when it is large enough (the results are then views of it): reusing it saves the
+    page faults of fresh memory on every call."""
     if isinstance(data, str):
         raise TypeError("data must be bytes-like, not str")
     cdef const byte_t[::1] view = data
@@ -1701,9 +1844,15 @@ def frame_facts(data, kind, key_start, key_end, value_start, value_end, value_ki
         raise SpanError(f"row {bad} has a value span [{vs[bad]}, {ve[bad]}) outside the text")
     if err == BAD_KEY_SPAN:
         raise SpanError(f"row {bad} has a key span [{ks[bad]}, {ke[bad]}) outside the text")
-    buf = np.empty(bound, dtype=np.uint8)
-    starts = np.empty(2 * rows + kvs, dtype=np.int64)
-    ends = np.empty(2 * rows + kvs, dtype=np.int64)
+    if (scratch is not None and scratch[0].shape[0] >= bound
+            and scratch[1].shape[0] >= 2 * (2 * rows + kvs)):
+        buf = scratch[0][:bound]
+        starts = scratch[1][: 2 * rows + kvs]
+        ends = scratch[1][2 * rows + kvs : 2 * (2 * rows + kvs)]
+    else:
+        buf = np.empty(bound, dtype=np.uint8)
+        starts = np.empty(2 * rows + kvs, dtype=np.int64)
+        ends = np.empty(2 * rows + kvs, dtype=np.int64)
     cdef uint8_t[::1] bv = buf
     cdef int64_t[::1] st = starts
     cdef int64_t[::1] en = ends

@@ -766,6 +766,8 @@ def frame_facts(
     value_start: Any,
     value_end: Any,
     value_kind: Any,
+    *,
+    scratch: Any = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The framed records of every span in one buffer, for one bulk hashing call.
 
@@ -778,7 +780,10 @@ def frame_facts(
     - value: ``b"V" + len(value) + value``  (the normalised value)
     - fact:  ``b"F" + flag + len(key) + key + len(value) + value``
 
-    ``flag`` is 1 for a config key (kv facts) and 0 when the key is the kind's name.
+    ``flag`` is 1 for a config key (kv facts) and 0 when the key is the kind's name. The
+    buffer holds each row's frames together (value, fact, key), so spans ``2n`` onwards point
+    back into it. ``scratch`` is accepted for the native module's sake (it may write into
+    it); the reference always returns new arrays.
     """
     from provgate.errors import SpanError
 

@@ -53,6 +53,7 @@ from __future__ import annotations
 
 import enum
 import struct
+import threading
 from collections.abc import Iterator
 from typing import Any, NamedTuple
 
@@ -465,15 +466,42 @@ def extract(text: Any, *, max_bytes: int = DEFAULT_MAX_BYTES, max_spans: int = D
     return FactTable(data, columns, _table_fingerprints(data, columns))
 
 
+class _FrameScratch(threading.local):
+    """Per-thread buffers for the framed facts, reused across extract() calls: they never
+    leave extract(), and fresh memory costs a page fault per 4 KiB touched."""
+
+    KEEP_BYTES = 16 * 1024 * 1024  # larger buffers are used once and dropped
+
+    def __init__(self) -> None:
+        self.pair: tuple[np.ndarray, np.ndarray] | None = None
+
+    def get(self, rows: int, size: int) -> tuple[np.ndarray, np.ndarray] | None:
+        # the frames of a row need 37 bytes, two copies of its key (a kind name has at most
+        # 10 bytes) and two of its value; a kv row's key and value both lie inside its span
+        need_bytes = 57 * rows + 2 * size
+        need_offsets = 6 * rows
+        if need_bytes > self.KEEP_BYTES:
+            return None
+        pair = self.pair
+        if pair is None or pair[0].shape[0] < need_bytes or pair[1].shape[0] < need_offsets:
+            pair = (np.empty(2 * need_bytes, dtype=np.uint8), np.empty(2 * need_offsets, dtype=np.int64))
+            self.pair = pair
+        return pair
+
+
+_frame_scratch = _FrameScratch()
+
+
 def _table_fingerprints(data: bytes, columns: tuple[np.ndarray, ...]) -> tuple[np.ndarray, ...]:
     """``(fp_key, fp_value, fp_fact)`` of scanned rows: one bulk hashing call over the framed
     rows; a key that is a kind's name is a constant looked up, not hashed again."""
-    kind, _, _, ks, ke, vs, ve, vk = columns
+    kind, start, end, ks, ke, vs, ve, vk = columns
     n = kind.shape[0]
     if n == 0:
         return tuple(np.empty((0, 2), dtype=np.uint64) for _ in range(3))
-    buf, starts, ends = _scanner.frame_facts(data, kind, ks, ke, vs, ve, vk)
-    words = hash_spans(buf, starts, ends, key=FINGERPRINT_KEY).view(">u8")  # (rows, 4) big-endian
+    scratch = _frame_scratch.get(n, int((end - start).sum()))
+    buf, starts, ends = _scanner.frame_facts(data, kind, ks, ke, vs, ve, vk, scratch=scratch)
+    words = hash_spans(buf, starts, ends, key=FINGERPRINT_KEY).view(">u8")  # (frames, 4) big-endian
     pairs = words[: 2 * n].reshape(n, 2, 4)
     fp_value = pairs[:, 0, :2].astype(np.uint64, order="C")
     fp_fact = pairs[:, 1, :2].astype(np.uint64, order="C")
