@@ -864,36 +864,6 @@ cdef bint sentence_initial(const byte_t* d, Py_ssize_t p) noexcept nogil:
     return True
 
 
-cdef int classify_word(const byte_t* d, Py_ssize_t p, Py_ssize_t e) noexcept nogil:
-    """Kind of the plain word d[p:e] (a maximal run of word bytes), 0 for none."""
-    cdef Py_ssize_t q, uppers = 0, lowers = 0, digits = 0, underscores = 0
-    cdef byte_t c
-    for q in range(p, e):
-        c = d[q]
-        if has(c, F_DIGIT):
-            digits += 1
-        elif has(c, F_UPPER):
-            uppers += 1
-        elif has(c, F_LOWER):
-            lowers += 1
-        elif c == b'_':
-            underscores += 1
-    if digits == e - p or is_number_word(d, p, e):
-        return K_NUMBER
-    if digits or underscores:
-        return K_IDENTIFIER if underscores != e - p else 0
-    c = d[p]
-    if has(c, F_LOWER):
-        return K_IDENTIFIER if uppers else 0
-    if not has(c, F_UPPER) or e - p < 2:
-        return 0
-    if lowers == 0:
-        return K_NAME
-    if uppers >= 2:
-        return K_IDENTIFIER
-    return 0 if sentence_initial(d, p) else K_NAME
-
-
 # ---- the token layer ---------------------------------------------------------------------------
 
 cdef inline int emit(Rows* out, int kind, Py_ssize_t s, Py_ssize_t e, int vk) noexcept nogil:
@@ -1033,7 +1003,7 @@ cdef inline void word_shape(const byte_t* d, Py_ssize_t n, Py_ssize_t p, Shape* 
 
 
 cdef int classify_shape(const byte_t* d, Py_ssize_t p, Shape* w) noexcept nogil:
-    """Kind of the plain word d[p:w.end] (see classify_word), from its shape."""
+    """Kind of the plain word d[p:w.end] (the reference's _classify_word), from its shape."""
     cdef byte_t c = d[p]
     if w.all_digit:
         return K_NUMBER
@@ -1127,7 +1097,7 @@ cdef int word_token(const byte_t* d, Py_ssize_t n, Py_ssize_t p, byte_t prev, Sh
 cdef extern from *:
     """
     #include <stdint.h>
-    #if defined(__SSE2__)
+    #if defined(__SSE2__) && !defined(PG_NO_SIMD)
     #include <emmintrin.h>
     static inline uint32_t pg_w16(__m128i x) {
         __m128i y = _mm_or_si128(x, _mm_set1_epi8(0x20));
@@ -1154,7 +1124,7 @@ cdef extern from *:
     /* bit i of *w: p[i] is a word byte; bit i of *s: p[i] is one of [ " - + . / ~ \\ */
     static inline void pg_block_masks(const unsigned char* p, const uint32_t* cls,
                                       uint32_t wflag, uint32_t sflag, uint64_t* w, uint64_t* s) {
-    #if defined(__SSE2__)
+    #if defined(__SSE2__) && !defined(PG_NO_SIMD)
         uint64_t wm = 0, sm = 0;
         for (int k = 0; k < 4; k++) {
             __m128i x = _mm_loadu_si128((const __m128i*)(p + 16 * k));
@@ -1183,7 +1153,7 @@ cdef extern from *:
     /* bit i set: p[i] is a quote mark " ' ` or a line break */
     static inline uint64_t pg_quote_mask(const unsigned char* p, const uint32_t* cls, uint32_t qflag) {
         uint64_t m = 0;
-    #if defined(__SSE2__)
+    #if defined(__SSE2__) && !defined(PG_NO_SIMD)
         for (int k = 0; k < 4; k++) {
             __m128i x = _mm_loadu_si128((const __m128i*)(p + 16 * k));
             __m128i e = _mm_or_si128(
