@@ -74,6 +74,16 @@ def test_utf8_validation_native(benchmark, window):
 
 
 @pytest.mark.benchmark(group="scan")
+def test_byte_loop_calibration(benchmark, window):
+    """A plain one-byte-at-a-time loop (UTF-8 validation of two-byte characters, which takes
+    the validator's per-byte path) over as many bytes as the window: the machine's speed for
+    the simplest byte-classifying loop right now, to read the scan figures against."""
+    text = ("\u00e9" * (len(window) // 2)).encode("utf-8")
+    assert benchmark(native.utf8_error_offset, text) == -1
+    _record(benchmark, len(text))
+
+
+@pytest.mark.benchmark(group="scan")
 def test_scan_native_two_threads(benchmark, window):
     """Two threads scanning the window at once: the scan runs without the GIL, so on two
     idle cores this takes about as long as one scan, not two."""

@@ -1262,9 +1262,17 @@ cdef int token_spans(const byte_t* d, Py_ssize_t n, Rows* out) noexcept nogil:
                 # _NOTHING_HERE for why this is exact). It is a number word or nothing.
                 q = lower_run_end(d, n, p)
                 if q >= n or (CLS[d[q]] & F_SAFE_AFTER):
-                    e = skip_blanks(d, n, q) if q < n and (CLS[d[q]] & F_BLANK) else q
-                    if e >= n or d[e] != b'=' or e == q:
-                        if is_number_word(d, p, q) and emit(out, K_NUMBER, p, q, V_NUMBER) < 0:
+                    # after blanks an "=" would make the word a kv key
+                    e = q
+                    if q < n and CLS[d[q]] & F_BLANK:
+                        e = q + 1
+                        if e < n and CLS[d[e]] & F_BLANK:
+                            e = skip_blanks(d, n, e)
+                    if e == q or e >= n or d[e] != b'=':
+                        # at most 8 letters here; number words have 3 to 9 (a prefilter by
+                        # first letter and length rules out most words without a lookup)
+                        if ((NW_LENGTHS[c - 0x61] >> (q - p)) & 1 and is_number_word(d, p, q)
+                                and emit(out, K_NUMBER, p, q, V_NUMBER) < 0):
                             return -1
                         p = q
                         continue
