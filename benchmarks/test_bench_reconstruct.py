@@ -1,0 +1,233 @@
+"""verify_citations over a 20 KB answer citing 50 sources of the 200k-token corpus window.
+
+The answer (``make_answer``, deterministic) quotes 2 passages of each of 50 sources of the
+window: 100 citations, each a run of whole words cut from one line of its source, in prose
+sentences, padded with uncited prose to 20,000 bytes. It is decided here, once, what a
+plausible agent answer looks like; the mix is not tuned to any result:
+
+- 80 citations quote their source verbatim (exact);
+- 5 join two words with a double space or a line break (whitespace grade, fact-checked);
+- 8 change one digit (or one letter when the passage has no digit): drifted, not found;
+- 7 name another of the 50 sources (misattributed): not found there;
+- plus 5 bare markers and 3 quotes without a marker.
+
+``low_accuracy`` is the seed's signature instead: the same answer with half of the quotes
+replaced by paraphrases that are in no source (presence stays 1.0, accuracy drops).
+
+The store is a file store (SQLite, WAL) holding all 214 sources of the window. Compared:
+
+- ``native_warm``: sources and marker resolutions already in memory (a :class:`SourceCache`
+  filled from the store beforehand) - the target, <= 1 ms;
+- ``reference_warm``: the same with the pure-Python scanner and search (the specs);
+- ``cold``: a fresh cache per call, so every source is read (and re-hashed) from SQLite and
+  every marker resolved in SQLite, as a one-shot ``provgate verify`` does;
+- ``store_fetch``: only that store part (50 sources and 50 marker names);
+- ``to_json``: native_warm plus the full JSON report (every pointer made);
+- ``search_*``: only the exact search of the 100 (quote, source) pairs.
+
+    cd /work/main && PYTHONPATH=src:benchmarks python -m pytest benchmarks/test_bench_reconstruct.py \\
+        --benchmark-columns=min,median,mean,rounds --benchmark-sort=name
+"""
+
+from __future__ import annotations
+
+import random
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import corpus  # noqa: E402
+
+from provgate import _citations_py, _search, _search_py, reconstruct  # noqa: E402
+from provgate.reconstruct import SourceCache, verify_citations  # noqa: E402
+from provgate.store import SourceStore  # noqa: E402
+
+ANSWER_BYTES = 20_000
+SOURCES = 50
+QUOTES_PER_SOURCE = 2
+MIX = {"exact": 80, "whitespace": 5, "drift": 8, "misattributed": 7}
+BARE_MARKERS = 5
+UNMARKED_QUOTES = 3
+
+_PROSE = (
+    "the service then reports that this value is used by the worker when it retries a request "
+    "and the operator confirmed that the change was deployed to every region after review"
+).split()
+_WORDS = re.compile(r"\S+")
+
+
+def _prose(rng: random.Random, lo: int, hi: int) -> str:
+    return " ".join(rng.choice(_PROSE) for _ in range(rng.randint(lo, hi)))
+
+
+def _passage(rng: random.Random, source: str) -> str:
+    """6 to 20 whole words from one line of the source, verbatim."""
+    lines = [line for line in source.split("\n") if len(_WORDS.findall(line)) >= 6 and "[src:" not in line]
+    if not lines:
+        lines = [line for line in source.split("\n") if line.strip()]
+    words = list(_WORDS.finditer(rng.choice(lines)))
+    a = rng.randrange(0, max(1, len(words) - 6))
+    b = min(len(words), a + rng.randint(6, 20))
+    line = words[0].string
+    return line[words[a].start() : words[b - 1].end()]
+
+
+def _drift(rng: random.Random, text: str) -> str:
+    digits = [i for i, ch in enumerate(text) if ch.isdigit()]
+    if digits:
+        i = rng.choice(digits)
+        return text[:i] + str((int(text[i]) + 1) % 10) + text[i + 1 :]
+    letters = [i for i, ch in enumerate(text) if ch.isalpha() and ch.isascii()]
+    i = rng.choice(letters)
+    return text[:i] + ("x" if text[i] != "x" else "y") + text[i + 1 :]
+
+
+def _quoted(text: str) -> str:
+    if '"' not in text:
+        return f'"{text}"'
+    if "\u201c" not in text and "\u201d" not in text:
+        return f"\u201c{text}\u201d"
+    return f"`` {text} ``"
+
+
+def make_answer(window: corpus.CorpusWindow, *, low_accuracy: bool = False, seed: int = 0) -> tuple[str, list[str]]:
+    rng = random.Random(seed)
+    handles = rng.sample(sorted(window.sources), SOURCES)
+    kinds = [k for k, n in MIX.items() for _ in range(n)]
+    rng.shuffle(kinds)
+    sentences = []
+    for i in range(SOURCES * QUOTES_PER_SOURCE):
+        handle = handles[i % SOURCES]
+        text = _passage(rng, window.sources[handle])
+        name = corpus.marker_name(handle)
+        kind = "paraphrase" if low_accuracy and i % 2 else kinds[i]
+        if kind == "whitespace":
+            text = text.replace(" ", rng.choice(["  ", "\n"]), 1) if " " in text else text
+        elif kind == "drift":
+            text = _drift(rng, text)
+        elif kind == "misattributed":
+            name = corpus.marker_name(handles[(i + 1 + rng.randrange(SOURCES - 1)) % SOURCES])
+        elif kind == "paraphrase":
+            text = _prose(rng, 8, 14)
+        sentences.append(f"{_prose(rng, 5, 12).capitalize()}: {_quoted(text)} [src:{name}].")
+        if i % 20 == 19:
+            sentences.append(f"See also [src:{corpus.marker_name(rng.choice(handles))}].")
+        if i % 33 == 32:
+            sentences.append(f'Someone wrote "{_prose(rng, 3, 6)}" without a source.')
+    paragraphs = [" ".join(sentences[k : k + 6]) for k in range(0, len(sentences), 6)]
+    answer = "\n\n".join(paragraphs)
+    while len(answer.encode()) < ANSWER_BYTES:
+        answer += "\n\n" + _prose(rng, 10, 20).capitalize() + "."
+    return answer, handles
+
+
+@pytest.fixture(scope="module")
+def setup(tmp_path_factory):
+    window = corpus.make_window(corpus.STANDARD_SIZES["200k"], seed=0)
+    path = tmp_path_factory.mktemp("reconstruct") / "store.sqlite3"
+    store = SourceStore(path)
+    for handle, text in window.sources.items():
+        store.put(handle, text)
+    answer, handles = make_answer(window)
+    low, _ = make_answer(window, low_accuracy=True)
+    cache = SourceCache(store)
+    verify_citations(store, answer, cache=cache)
+    verify_citations(store, low, cache=cache)
+    yield store, window, answer, low, handles, cache
+    store.close()
+
+
+def _record(benchmark, report) -> None:
+    t = report.totals()
+    benchmark.extra_info.update(
+        answer_bytes=report.answer_bytes,
+        citations=t["citations"],
+        accurate=t["accurate"],
+        presence_rate=t["presence_rate"],
+        accuracy_rate=t["accuracy_rate"],
+        by_grade=t["by_grade"],
+        search=_search.IMPLEMENTATION,
+    )
+
+
+def test_answer_is_what_the_docstring_says(setup):
+    store, window, answer, low, handles, cache = setup
+    report = verify_citations(store, answer, cache=cache)
+    t = report.totals()
+    assert len(answer.encode()) >= ANSWER_BYTES and len(set(handles)) == SOURCES
+    assert t["citations"] == SOURCES * QUOTES_PER_SOURCE and t["presence_rate"] == 1.0
+    assert t["bare_markers"] == BARE_MARKERS and t["unmarked_quotes"] == UNMARKED_QUOTES
+    assert t["accurate"] <= MIX["exact"] and t["by_grade"]["whitespace"] <= MIX["whitespace"]
+    assert verify_citations(store, low, cache=cache).totals()["accuracy_rate"] < 0.5
+
+
+def test_native_warm(benchmark, setup):
+    store, _, answer, _, _, cache = setup
+    report = benchmark(verify_citations, store, answer, cache=cache)
+    _record(benchmark, report)
+
+
+def test_native_warm_low_accuracy(benchmark, setup):
+    store, _, _, low, _, cache = setup
+    report = benchmark(verify_citations, store, low, cache=cache)
+    _record(benchmark, report)
+
+
+def test_reference_warm(benchmark, setup, monkeypatch):
+    store, _, answer, _, _, cache = setup
+    monkeypatch.setattr(reconstruct, "_search", _search_py)
+    monkeypatch.setattr(reconstruct, "_citations", _citations_py)
+    report = benchmark(verify_citations, store, answer, cache=cache)
+    _record(benchmark, report)
+    benchmark.extra_info["search"] = "reference"
+
+
+def test_cold(benchmark, setup):
+    store, _, answer, _, _, _ = setup
+    report = benchmark(lambda: verify_citations(store, answer, cache=SourceCache(store)))
+    _record(benchmark, report)
+
+
+def test_store_fetch(benchmark, setup):
+    store, _, _, _, handles, _ = setup
+    names = [corpus.marker_name(h) for h in handles]
+
+    def fetch():
+        cache = SourceCache(store)
+        for name in names:
+            cache.marker_handles(name)
+        return cache.preload(handles)
+
+    assert benchmark(fetch) == SOURCES
+
+
+def test_to_json(benchmark, setup):
+    store, _, answer, _, _, cache = setup
+    obj = benchmark(lambda: verify_citations(store, answer, cache=cache).to_json())
+    assert len(obj["citations"]) == SOURCES * QUOTES_PER_SOURCE
+
+
+def _pairs(setup):
+    store, _, answer, _, _, cache = setup
+    report = verify_citations(store, answer, cache=cache)
+    needles = [c.quotation.text.encode() for c in report.citations]
+    haystacks = [cache.source(c.marker.handles[0]).data for c in report.citations]
+    return needles, haystacks
+
+
+def test_search_native(benchmark, setup):
+    needles, haystacks = _pairs(setup)
+    benchmark(_search.find_exact, needles, haystacks)
+    benchmark.extra_info.update(
+        pairs=len(needles), haystack_bytes=sum(map(len, haystacks)), search=_search.IMPLEMENTATION
+    )
+
+
+def test_search_reference(benchmark, setup):
+    needles, haystacks = _pairs(setup)
+    benchmark(_search_py.find_exact, needles, haystacks)
+    benchmark.extra_info.update(pairs=len(needles), haystack_bytes=sum(map(len, haystacks)), search="reference")

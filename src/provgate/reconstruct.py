@@ -1,0 +1,976 @@
+"""Reconstruction checks: does a quote attributed to a source exist there, byte for byte?
+
+The seed's failure signature is *high citation presence, low citation accuracy*: a summary
+keeps its ``[src:call_8841]`` labels, but the sentence it quotes is in the summary, not in the
+source. This module measures both, without a model: ``verify_quote`` checks one quote against
+one stored source; ``verify_citations`` finds every quotation of an answer that carries a
+citation marker and checks each against the source(s) the marker names.
+
+Grades (:class:`QuoteCheck`)
+----------------------------
+``exact``           the quote's UTF-8 bytes occur in the source. The only pass (``ok``).
+``whitespace``      they occur only after whitespace normalisation of both sides (every run of
+                    Unicode whitespace becomes one space; ``provgate._search_py`` defines the
+                    set), AND the quote and the matched source bytes assert the same facts (equal
+                    multisets of fact fingerprints, ``provgate.facts.extract``). A near match,
+                    reported as evidence, never a pass.
+``not_found``       neither. A whitespace match whose facts differ is ``not_found`` (a changed
+                    number, key or quoted string is not a whitespace variant); the rejected match
+                    is kept as a diagnostic.
+``unknown_handle``  the handle does not resolve in the store.
+
+For ``exact`` and ``whitespace`` the check gives the first accepted occurrence as UTF-8 byte
+offsets into the ORIGINAL source and a content-addressed :class:`~provgate.pointers.Pointer`
+to those bytes (it resolves fail-closed later with ``store.resolve``), and ``occurrences``:
+how many times the quote occurs (overlapping occurrences counted; for ``whitespace``, in the
+normalised texts). For ``not_found`` a *diagnostic* may be attached (``diagnostic``): the
+longest prefix of the quote that does occur and where, or the whitespace match that was
+rejected. It is labelled as such and never changes the grade.
+
+Bad input (``verify_quote``): a handle that is not a valid handle string raises
+:class:`~provgate.errors.InvalidHandleError`; a valid handle that is not stored is the grade
+``unknown_handle`` (a clear result, like a citation naming a missing source); an empty quote or
+a quote that is neither ``str`` nor ``bytes`` raises
+:class:`~provgate.errors.InvalidArgumentError`; a lone surrogate or invalid UTF-8 raises
+:class:`~provgate.errors.InvalidContentError`. A quote longer than the source, or full of
+regular-expression metacharacters, is simply searched for (no regular expression is ever
+built from user text) and is ``not_found`` unless it occurs. Nothing is written to the store.
+
+Citations in an answer (``verify_citations``)
+---------------------------------------------
+All of this works on the answer's UTF-8 bytes; every offset is a UTF-8 byte offset, end
+exclusive. A **marker** is ``[src:NAME]`` with ``NAME`` 1 to 256 bytes, none of them ASCII
+whitespace or control, ``[`` or ``]`` (the citation lexeme of ``docs/grammar.md``). Which
+handles a name cites is :func:`provgate.markers.marker_handles` (exact handle, else the handle
+name without its kind prefix; several = ambiguous). A **marker group** is one or more markers
+separated only by spaces or tabs: ``[src:a][src:b]``, ``[src:a] [src:b]``.
+
+A marker group *carries* the quotation that ends right before it, in one of these forms
+(tried in this order):
+
+1. **inline**: a closing delimiter, then optional spaces/tabs, then optionally ``(`` and
+   optional spaces/tabs, then the group. The opening delimiter is searched backwards from the
+   closing one, never across a blank line, a code-fence line or the previous marker group
+   (one quotation may span lines inside one paragraph; it never contains a marker). The
+   quote is the text between the delimiters and must contain a non-whitespace character.
+
+   ================  ==========  ==============================================================
+   form              delimiters  opening delimiter
+   ================  ==========  ==============================================================
+   ``double``        ``"…"``     the nearest ``"`` before the closing one
+   ``curly``         ``“…”``     the nearest ``“``; the quote must not contain ``”``
+   ``single``        ``'…'``     the nearest ``'`` that starts the text or follows a byte that
+                                 is not a word byte (ASCII letter, digit, ``_``, any byte
+                                 >= 0x80), so apostrophes inside words (``doesn't``) stay in
+                                 the quote; the closing ``'`` must follow a non-whitespace byte
+   ``curly_single``  ``‘…’``     the nearest ``‘`` (a ``’`` inside is an apostrophe and stays)
+   ``backtick``      ```…```     a run of N backticks closes; the opening run is the nearest
+                                 earlier run of exactly N backticks; as in CommonMark, one
+                                 space is stripped from each end when both ends have one and
+                                 the quote is not all spaces
+   ================  ==========  ==============================================================
+
+2. **blockquote**: the group ends a line that starts with ``>`` (up to three spaces before
+   it), or the group stands alone on the line right after such a line. The quote is the run
+   of consecutive ``>`` lines ending there, each without ``> `` (the ``>`` and one optional
+   space), joined with ``\\n``, without the group and the blanks before it. A ``>`` line that
+   holds only the group is an attribution line: the quote is the lines above it. The run
+   stops (upwards) at a line that contains a marker, so ``> a [src:x]`` / ``> b [src:y]`` are
+   two citations; a last line with another marker before the group carries nothing.
+
+3. **fence**: the group stands alone (blanks aside) on the line right after the closing line
+   of a fenced code block. A fence line is up to three spaces, then three or more backticks
+   (with no backtick after them on an opening line) or tildes; it closes the open block when
+   it uses the same character, is at least as long and has only blanks after it; an unclosed
+   block runs to the end of the text. The quote is the block's content without its final
+   line break.
+
+Lines end at ``\\n``; a ``\\r`` before it belongs to the line ending. Each marker of a group is
+one **citation** of the quote: ``"…" [src:a][src:b]`` claims the quote is in ``a`` and in
+``b``, and each claim is checked. A marker group that carries no quotation is made of **bare
+markers**; markers inside a fenced code block are part of the code, neither. **Unmarked
+quotes** (counted for information) are ``"…"`` and ``“…”`` spans paired left to right inside
+a paragraph, and runs of ``>`` lines, that are not part of a citation and touch no fenced
+block. The scanner that applies these rules is ``provgate._citations`` (native, with the
+pure-Python ``provgate._citations_py`` as its executable specification).
+
+For each citation: ``present`` - the marker names at least one stored handle (citation
+presence); ``accurate`` - present and the quote is ``exact`` in at least one of the handles
+it names (citation accuracy). An ambiguous marker (several handles) is checked against each
+and flagged. :class:`CitationReport` gives every citation, bare marker and unmarked quote,
+and the totals, including the presence and accuracy rates; ``report.ok`` is True when every
+citation is accurate and every bare marker is present (``provgate verify`` exits 0 then, 1
+otherwise). Answers over :data:`MAX_ANSWER_BYTES` raise
+:class:`~provgate.errors.LimitExceededError`.
+
+Not recognised: a marker before its quote (``[src:a]: "…"``), punctuation between a quote
+and its marker other than ``(`` (``"…", [src:a]`` gives a bare marker), quotes with elisions
+(``"a … b"`` is checked as written and is ``not_found``), escaped delimiters.
+
+Speed and the cache
+-------------------
+The answer is scanned natively in one pass, and all quotes of an answer are searched in one
+native call (``provgate._search``), both without the GIL; the whitespace fallback (and its
+fact-table check, about 50-100 us per candidate) and the diagnostics run only for the quotes
+that were not found exactly. A :class:`CitationReport` computes its totals at once and makes
+its :class:`Citation` objects (and their pointers) only when they are asked for.
+Reading a source from SQLite and resolving a marker cost about 15-20 us each, more than
+searching it. A :class:`SourceCache` keeps, per store, the verified bytes and digest of
+every source read and the handles of every marker that resolved, so a session that verifies
+many answers reads each source once. This is sound because handles are immutable: a stored
+handle names the same bytes forever. The one thing a cache can miss is a handle stored *later*
+under an already-resolved marker name (which would make that marker ambiguous); a new cache
+sees it. Markers that resolved to nothing are not cached.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from provgate import _citations, _search
+from provgate.digests import compute_digest
+from provgate.errors import (
+    InvalidArgumentError,
+    InvalidContentError,
+    InvalidHandleError,
+    LimitExceededError,
+    UnknownHandleError,
+)
+from provgate.handles import check_handle
+from provgate.markers import marker_handles as _marker_handles_rule
+from provgate.pointers import Pointer
+
+GRADE_EXACT = "exact"
+GRADE_WHITESPACE = "whitespace"
+GRADE_NOT_FOUND = "not_found"
+GRADE_UNKNOWN_HANDLE = "unknown_handle"
+# best first: a citation whose marker names several handles takes the best of its checks
+GRADES: tuple[str, ...] = (GRADE_EXACT, GRADE_WHITESPACE, GRADE_NOT_FOUND, GRADE_UNKNOWN_HANDLE)
+_EXACT, _WHITESPACE, _NOT_FOUND, _UNKNOWN = range(4)
+
+# "double", "curly", "single", "curly_single", "backtick", "blockquote", "fence"
+FORMS: tuple[str, ...] = _citations.FORMS
+
+MAX_ANSWER_BYTES = 64 * 1024 * 1024
+MAX_MARKER_NAME_BYTES = 256
+# whitespace-normalised occurrences examined for one with equal facts (they all share their
+# non-whitespace bytes, so their facts differ only where line structure matters)
+MAX_WHITESPACE_CANDIDATES = 16
+DEFAULT_CACHE_BYTES = 256 * 1024 * 1024
+
+DIAGNOSTIC_LONGEST_PREFIX = "longest_prefix"
+DIAGNOSTIC_FACTS_DIFFER = "whitespace_match_facts_differ"
+
+
+# ---------------------------------------------------------------------------------- results
+# Result records are NamedTuples or __slots__ classes, not frozen dataclasses (an answer has
+# hundreds of citations; a frozen dataclass costs about 1 us more per object), and a report
+# keeps its rows as plain tuples and makes these objects only when they are asked for.
+
+
+class Diagnostic(NamedTuple):
+    """Evidence about a quote that was NOT found. Never a grade, never a pass.
+
+    ``longest_prefix``: the first ``quote_bytes`` bytes of the quote (whole characters) occur
+    in the source at ``[source_start, source_end)``; the quote diverges from the source after
+    them. ``whitespace_match_facts_differ``: the quote matched ``[source_start, source_end)``
+    after whitespace normalisation, but the two assert different facts (``detail`` says which).
+    """
+
+    kind: str
+    source_start: int
+    source_end: int
+    quote_bytes: int
+    detail: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "graded": False,
+            "source_start": self.source_start,
+            "source_end": self.source_end,
+            "quote_bytes": self.quote_bytes,
+            "detail": self.detail,
+        }
+
+
+class QuoteCheck:
+    """The result of checking one quote against the source of one handle (module docstring).
+
+    Read-only attributes: ``handle``, ``grade`` (one of :data:`GRADES`), ``quote_bytes`` (the
+    quote's length in UTF-8 bytes), ``start``/``end`` (the matched ORIGINAL source bytes, or
+    None), ``occurrences``, ``source_digest``, ``diagnostic`` (a :class:`Diagnostic` or None).
+    ``span_digest`` and ``pointer`` are computed on first use.
+    """
+
+    __slots__ = ("_handle", "_grade", "_quote_bytes", "_start", "_end", "_occurrences", "_source_digest",
+                 "_diagnostic", "_source", "_span_digest", "_pointer")  # fmt: skip
+
+    def __init__(
+        self,
+        handle: str,
+        grade: str,
+        quote_bytes: int,
+        start: int | None = None,
+        end: int | None = None,
+        occurrences: int = 0,
+        source: bytes | None = None,
+        source_digest: str | None = None,
+        diagnostic: Diagnostic | None = None,
+    ) -> None:
+        self._handle = handle
+        self._grade = grade
+        self._quote_bytes = quote_bytes
+        self._start = start
+        self._end = end
+        self._occurrences = occurrences
+        self._source_digest = source_digest
+        self._diagnostic = diagnostic
+        # the verified source the offsets refer to, for the span digest (a reference, no copy)
+        self._source = source
+        self._span_digest: str | None = None
+        self._pointer: Pointer | None = None
+
+    handle = property(lambda self: self._handle)
+    grade = property(lambda self: self._grade)
+    quote_bytes = property(lambda self: self._quote_bytes)
+    start = property(lambda self: self._start)
+    end = property(lambda self: self._end)
+    occurrences = property(lambda self: self._occurrences)
+    source_digest = property(lambda self: self._source_digest)
+    diagnostic = property(lambda self: self._diagnostic)
+
+    @property
+    def ok(self) -> bool:
+        """True only for an exact match: a near match is never a pass."""
+        return self._grade == GRADE_EXACT
+
+    @property
+    def span_digest(self) -> str | None:
+        """The digest of the matched source bytes (exact and whitespace grades)."""
+        if self._span_digest is None and self._source is not None and self._start is not None:
+            self._span_digest = compute_digest(self._source[self._start : self._end])
+        return self._span_digest
+
+    @property
+    def pointer(self) -> Pointer | None:
+        """A pointer to the matched ORIGINAL source bytes (exact and whitespace grades);
+        ``store.resolve(check.pointer)`` returns them, or fails closed."""
+        if self._pointer is None:
+            span_digest = self.span_digest
+            if span_digest is None or self._source_digest is None:
+                return None
+            self._pointer = Pointer(
+                handle=self._handle,
+                start=self._start,  # type: ignore[arg-type]
+                end=self._end,  # type: ignore[arg-type]
+                span_digest=span_digest,
+                source_digest=self._source_digest,
+            )
+        return self._pointer
+
+    def _key(self) -> tuple[Any, ...]:
+        return (self._handle, self._grade, self._quote_bytes, self._start, self._end, self._occurrences,
+                self._source_digest, self._diagnostic)  # fmt: skip
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, QuoteCheck) and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        where = f", start={self._start}, end={self._end}" if self._start is not None else ""
+        return f"QuoteCheck(handle={self._handle!r}, grade={self._grade!r}{where}, occurrences={self._occurrences})"
+
+    def describe(self) -> str:
+        """One sentence for a human."""
+        if self._grade == GRADE_EXACT:
+            more = f" ({self._occurrences} occurrences)" if self._occurrences > 1 else ""
+            return f"found byte-exactly in {self._handle} at [{self._start}, {self._end}){more}"
+        if self._grade == GRADE_WHITESPACE:
+            return (
+                f"not byte-exact; found in {self._handle} at [{self._start}, {self._end}) only after "
+                "whitespace normalisation, with the same facts (a near match, not a pass)"
+            )
+        if self._grade == GRADE_UNKNOWN_HANDLE:
+            return f"handle {self._handle!r} does not resolve in the store"
+        message = f"not found in {self._handle}"
+        d = self._diagnostic
+        if d is not None and d.kind == DIAGNOSTIC_FACTS_DIFFER:
+            message += (
+                f"; a whitespace-normalised match at [{d.source_start}, {d.source_end}) was rejected "
+                f"because the facts differ ({d.detail})"
+            )
+        elif d is not None:
+            message += (
+                f"; only the first {d.quote_bytes} of {self._quote_bytes} quote bytes occur (at "
+                f"[{d.source_start}, {d.source_end})), then the quote diverges"
+            )
+        return message
+
+    def to_json(self) -> dict[str, Any]:
+        pointer = self.pointer
+        return {
+            "handle": self._handle,
+            "grade": self._grade,
+            "ok": self.ok,
+            "quote_bytes": self._quote_bytes,
+            "start": self._start,
+            "end": self._end,
+            "occurrences": self._occurrences,
+            "pointer": None if pointer is None else pointer.to_json(),
+            "diagnostic": None if self._diagnostic is None else self._diagnostic.to_json(),
+            "message": self.describe(),
+        }
+
+
+class Marker(NamedTuple):
+    """One ``[src:NAME]`` marker of an answer (its byte span) and the stored handles it names."""
+
+    name: str
+    start: int
+    end: int
+    handles: tuple[str, ...]
+
+    @property
+    def present(self) -> bool:
+        return bool(self.handles)
+
+    @property
+    def ambiguous(self) -> bool:
+        return len(self.handles) > 1
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "marker": f"[src:{self.name}]",
+            "name": self.name,
+            "start": self.start,
+            "end": self.end,
+            "handles": list(self.handles),
+            "present": self.present,
+            "ambiguous": self.ambiguous,
+        }
+
+
+class Quotation(NamedTuple):
+    """A quotation of an answer: its text, form (:data:`FORMS`) and the byte span of the text
+    in the answer (a blockquote's span also covers the ``>`` prefixes between its lines)."""
+
+    text: str
+    form: str
+    start: int
+    end: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {"text": self.text, "form": self.form, "start": self.start, "end": self.end}
+
+
+class Citation(NamedTuple):
+    """One marker attached to one quotation: the claim "this text is in that source".
+    ``checks`` has one :class:`QuoteCheck` per handle the marker names."""
+
+    quotation: Quotation
+    marker: Marker
+    checks: tuple[QuoteCheck, ...]
+
+    @property
+    def present(self) -> bool:
+        """The marker names at least one stored handle (citation presence)."""
+        return bool(self.marker.handles)
+
+    @property
+    def best(self) -> QuoteCheck | None:
+        """The check with the best grade (the first of equals), or None without handles."""
+        if not self.checks:
+            return None
+        return min(self.checks, key=lambda c: GRADES.index(c.grade))
+
+    @property
+    def grade(self) -> str:
+        best = self.best
+        return GRADE_UNKNOWN_HANDLE if best is None else best.grade
+
+    @property
+    def accurate(self) -> bool:
+        """Present, and the quote is byte-exact in a source the marker names (accuracy)."""
+        return any(c.grade == GRADE_EXACT for c in self.checks)
+
+    def to_json(self) -> dict[str, Any]:
+        best = self.best
+        pointer = None if best is None else best.pointer
+        return {
+            "quote": self.quotation.text,
+            "form": self.quotation.form,
+            "quote_start": self.quotation.start,
+            "quote_end": self.quotation.end,
+            "marker": f"[src:{self.marker.name}]",
+            "name": self.marker.name,
+            "marker_start": self.marker.start,
+            "marker_end": self.marker.end,
+            "handles": list(self.marker.handles),
+            "present": self.present,
+            "ambiguous": self.marker.ambiguous,
+            "accurate": self.accurate,
+            "grade": self.grade,
+            "handle": None if best is None or best.grade == GRADE_UNKNOWN_HANDLE else best.handle,
+            "pointer": None if pointer is None else pointer.to_json(),
+            "checks": [c.to_json() for c in self.checks],
+        }
+
+
+class CitationReport:
+    """Every citation of an answer, its bare markers and unmarked quotes, and the totals.
+
+    The totals and rates are computed when the report is made; ``citations``,
+    ``bare_markers`` and ``unmarked_quotes`` are built on first access (an answer may have
+    thousands), and ``to_json()`` builds everything, pointers included.
+    """
+
+    __slots__ = ("_parsed", "_rows", "_bare_rows", "_handles", "_checks", "_best", "_citations", "_bare", "_unmarked")
+
+    def __init__(self, parsed: _Parsed, rows: list[tuple[int, str, int, int, tuple[int, ...]]],
+                 bare: list[tuple[str, int, int]], handles: dict[str, tuple[str, ...]], checks: _Checks,
+                 best: list[int]) -> None:  # fmt: skip
+        # internal: made by verify_citations; a row is (quotation, name, start, end, check slots)
+        self._parsed = parsed
+        self._rows = rows
+        self._bare_rows = bare
+        self._handles = handles
+        self._checks = checks
+        self._best = best  # best grade code of each citation row
+        self._citations: tuple[Citation, ...] | None = None
+        self._bare: tuple[Marker, ...] | None = None
+        self._unmarked: tuple[Quotation, ...] | None = None
+
+    @property
+    def answer_bytes(self) -> int:
+        return len(self._parsed.data)
+
+    @property
+    def citations(self) -> tuple[Citation, ...]:
+        if self._citations is None:
+            quotations = [self._parsed.quotation(q) for q in self._parsed.quotes]
+            out = []
+            for quote, name, start, end, slots in self._rows:
+                marker = Marker(name, start, end, self._handles[name])
+                out.append(Citation(quotations[quote], marker, tuple(self._checks.check(s) for s in slots)))
+            self._citations = tuple(out)
+        return self._citations
+
+    @property
+    def bare_markers(self) -> tuple[Marker, ...]:
+        if self._bare is None:
+            self._bare = tuple(Marker(n, s, e, self._handles[n]) for n, s, e in self._bare_rows)
+        return self._bare
+
+    @property
+    def unmarked_quotes(self) -> tuple[Quotation, ...]:
+        if self._unmarked is None:
+            self._unmarked = tuple(self._parsed.quotation(u) for u in self._parsed.unmarked)
+        return self._unmarked
+
+    @property
+    def present(self) -> int:
+        """Citations whose marker names at least one stored handle."""
+        return sum(1 for b in self._best if b != _UNKNOWN)
+
+    @property
+    def accurate(self) -> int:
+        """Citations whose quote is byte-exact in a source the marker names."""
+        return sum(1 for b in self._best if b == _EXACT)
+
+    @property
+    def presence_rate(self) -> float | None:
+        """Share of citations whose marker names a stored handle (None without citations)."""
+        return self.present / len(self._best) if self._best else None
+
+    @property
+    def accuracy_rate(self) -> float | None:
+        """Share of citations whose quote is byte-exact in a cited source (None without)."""
+        return self.accurate / len(self._best) if self._best else None
+
+    @property
+    def ok(self) -> bool:
+        """Every citation accurate and every bare marker present (``provgate verify`` exit 0)."""
+        return all(b == _EXACT for b in self._best) and all(self._handles[n] for n, _, _ in self._bare_rows)
+
+    def totals(self) -> dict[str, Any]:
+        by_grade = dict.fromkeys(GRADES, 0)
+        for b in self._best:
+            by_grade[GRADES[b]] += 1
+        bare = self._bare_rows
+        return {
+            "citations": len(self._best),
+            "quotations": len({row[0] for row in self._rows}),
+            "present": self.present,
+            "accurate": self.accurate,
+            "presence_rate": self.presence_rate,
+            "accuracy_rate": self.accuracy_rate,
+            "by_grade": by_grade,
+            "ambiguous": sum(1 for row in self._rows if len(self._handles[row[1]]) > 1),
+            "bare_markers": len(bare),
+            "bare_markers_present": sum(1 for n, _, _ in bare if self._handles[n]),
+            "unmarked_quotes": len(self._parsed.unmarked),
+        }
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "ok": self.ok,
+            "answer_bytes": self.answer_bytes,
+            "totals": self.totals(),
+            "citations": [c.to_json() for c in self.citations],
+            "bare_markers": [m.to_json() for m in self.bare_markers],
+            "unmarked_quotes": [q.to_json() for q in self.unmarked_quotes],
+        }
+
+    def __repr__(self) -> str:
+        t = self.totals()
+        return (
+            f"<CitationReport {t['citations']} citations, {t['present']} present, {t['accurate']} accurate, "
+            f"{t['bare_markers']} bare markers, {t['unmarked_quotes']} unmarked quotes>"
+        )
+
+
+# ---------------------------------------------------------------------------------- the cache
+
+
+class _Source(NamedTuple):
+    data: bytes
+    digest: str
+
+
+class SourceCache:
+    """Verified sources and marker resolutions of one store, kept across calls.
+
+    Pass it to :func:`verify_quote` / :func:`verify_citations` together with its store.
+    Sources come only from the store's verified reads (``get_bytes``); their digest is computed
+    once from those bytes. Beyond ``max_bytes`` of sources the oldest entries are dropped.
+    Safe to share between threads (at worst two threads read one source twice). The module
+    docstring says why caching is sound and what it can miss (a later same-name handle).
+    """
+
+    def __init__(self, store: Any, *, max_bytes: int = DEFAULT_CACHE_BYTES) -> None:
+        if isinstance(max_bytes, bool) or not isinstance(max_bytes, int) or max_bytes < 0:
+            raise InvalidArgumentError(f"max_bytes must be a non-negative int, not {max_bytes!r}", argument="max_bytes")
+        self._store = store
+        self._max_bytes = max_bytes
+        self._sources: dict[str, _Source] = {}
+        self._bytes = 0
+        self._markers: dict[str, tuple[str, ...]] = {}
+        self._lock = threading.Lock()
+
+    @property
+    def store(self) -> Any:
+        return self._store
+
+    def __len__(self) -> int:
+        """Number of sources held."""
+        return len(self._sources)
+
+    def source(self, handle: str) -> _Source | None:
+        """The verified bytes and digest of ``handle``, or None if it is not stored."""
+        cached = self._sources.get(handle)
+        if cached is not None:
+            return cached
+        try:
+            data = self._store.get_bytes(handle)
+        except UnknownHandleError:
+            return None
+        entry = _Source(data, compute_digest(data))
+        with self._lock:
+            if handle not in self._sources and len(data) <= self._max_bytes:
+                self._sources[handle] = entry
+                self._bytes += len(data)
+                while self._bytes > self._max_bytes:
+                    oldest = next(iter(self._sources))
+                    self._bytes -= len(self._sources.pop(oldest).data)
+        return entry
+
+    def marker_handles(self, name: str) -> tuple[str, ...]:
+        """The handles ``[src:NAME]`` cites, by :func:`provgate.markers.marker_handles`; a name
+        that is not a valid handle string cites nothing."""
+        found = self._markers.get(name)
+        if found is not None:
+            return found
+        try:
+            found = tuple(_marker_handles_rule(self._store, name))
+        except InvalidHandleError:
+            return ()
+        if found:
+            self._markers[name] = found
+        return found
+
+    def preload(self, handles: Iterable[str]) -> int:
+        """Read these sources now (e.g. before a timed section); return how many are stored."""
+        return sum(1 for h in handles if self.source(h) is not None)
+
+
+def _cache_for(store: Any, cache: SourceCache | None) -> SourceCache:
+    if cache is None:
+        return SourceCache(store)
+    if not isinstance(cache, SourceCache):
+        raise InvalidArgumentError(f"cache must be a SourceCache or None, not {type(cache).__name__}", argument="cache")
+    if cache.store is not store:
+        raise InvalidArgumentError("cache belongs to a different store", argument="cache")
+    return cache
+
+
+# ---------------------------------------------------------------------------------- one quote
+
+
+def _quote_bytes(quote: Any) -> bytes:
+    if isinstance(quote, str):
+        try:
+            data = quote.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            raise InvalidContentError(
+                f"quote contains a lone surrogate U+{ord(quote[exc.start]):04X} at index {exc.start}; "
+                "it has no UTF-8 bytes to search for"
+            ) from None
+    elif isinstance(quote, (bytes, bytearray, memoryview)):
+        data = bytes(quote)
+        try:
+            data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise InvalidContentError(f"quote is not valid UTF-8 at byte offset {exc.start}") from None
+    else:
+        raise InvalidArgumentError(f"quote must be str or UTF-8 bytes, not {type(quote).__name__}", argument="quote")
+    if not data:
+        raise InvalidArgumentError(
+            "quote is empty; an empty quote occurs everywhere and proves nothing", argument="quote"
+        )
+    return data
+
+
+def verify_quote(store: Any, handle: str, quote: str | bytes, *, cache: SourceCache | None = None) -> QuoteCheck:
+    """Check that ``quote`` occurs byte-exactly in the source of ``handle`` (module docstring:
+    grades, diagnostics, bad input). Reads the store (or ``cache``), never writes."""
+    handle = check_handle(handle)
+    needle = _quote_bytes(quote)
+    cache = _cache_for(store, cache)
+    return _check_pairs(cache, [needle], [handle], diagnose=True).check(0)
+
+
+# ---------------------------------------------------------------------------------- batch core
+
+
+class _Checks:
+    """The results of checking (quote, handle) pairs, as columns; a :class:`QuoteCheck` is
+    made for a pair when it is asked for."""
+
+    __slots__ = ("handles", "lengths", "grade", "start", "end", "count", "sources", "diagnostics", "_made")
+
+    def __init__(self, needles: list[bytes], handles: list[str]) -> None:
+        n = len(needles)
+        self.handles = handles
+        self.lengths = [len(x) for x in needles]
+        self.grade = [_UNKNOWN] * n
+        self.start: list[int | None] = [None] * n
+        self.end: list[int | None] = [None] * n
+        self.count = [0] * n
+        self.sources: list[_Source | None] = [None] * n
+        self.diagnostics: dict[int, Diagnostic] = {}
+        self._made: dict[int, QuoteCheck] = {}
+
+    def check(self, i: int) -> QuoteCheck:
+        made = self._made.get(i)
+        if made is None:
+            source = self.sources[i]
+            found = self.grade[i] in (_EXACT, _WHITESPACE)
+            made = QuoteCheck(
+                self.handles[i],
+                GRADES[self.grade[i]],
+                self.lengths[i],
+                self.start[i],
+                self.end[i],
+                self.count[i],
+                source.data if found and source is not None else None,
+                source.digest if found and source is not None else None,
+                self.diagnostics.get(i),
+            )
+            self._made[i] = made
+        return made
+
+
+def _char_boundary(data: bytes, length: int) -> int:
+    """The largest length <= ``length`` that ends on a UTF-8 character boundary of ``data``."""
+    while 0 < length < len(data) and (data[length] & 0xC0) == 0x80:
+        length -= 1
+    return length
+
+
+def _check_pairs(cache: SourceCache, needles: list[bytes], handles: list[str], *, diagnose: bool) -> _Checks:
+    """Check ``needles[i]`` against the source of ``handles[i]``: one native exact search for
+    all pairs, then the whitespace fallback and the diagnostics only for those not found."""
+    checks = _Checks(needles, handles)
+    by_handle: dict[str, _Source | None] = {}
+    todo: list[int] = []
+    for i, handle in enumerate(handles):
+        source = by_handle.get(handle, by_handle)
+        if source is by_handle:
+            source = by_handle[handle] = cache.source(handle)
+        if source is not None:
+            checks.sources[i] = source  # type: ignore[assignment]
+            todo.append(i)
+    if not todo:
+        return checks
+    t_needles = [needles[i] for i in todo]
+    t_haystacks = [checks.sources[i].data for i in todo]  # type: ignore[union-attr]
+    first, count = _search.find_exact(t_needles, t_haystacks)
+    missing: list[int] = []
+    for k, (i, at, n) in enumerate(zip(todo, first.tolist(), count.tolist())):
+        if at < 0:
+            missing.append(k)
+            continue
+        checks.grade[i] = _EXACT
+        checks.start[i] = at
+        checks.end[i] = at + checks.lengths[i]
+        checks.count[i] = n
+    if missing:
+        _check_missing(checks, [todo[k] for k in missing], [t_needles[k] for k in missing],
+                       [t_haystacks[k] for k in missing], diagnose)  # fmt: skip
+    return checks
+
+
+def _check_missing(
+    checks: _Checks, rows: list[int], needles: list[bytes], haystacks: list[bytes], diagnose: bool
+) -> None:
+    w_start, w_end, w_count = (a.tolist() for a in _search.find_whitespace(needles, haystacks))
+    plain: list[int] = []
+    for j, i in enumerate(rows):
+        checks.grade[i] = _NOT_FOUND
+        if w_start[j] < 0:
+            plain.append(j)
+            continue
+        span = _accepted_whitespace_match(needles[j], haystacks[j], w_start[j], w_end[j], w_count[j])
+        if isinstance(span, Diagnostic):
+            checks.diagnostics[i] = span
+            continue
+        checks.grade[i] = _WHITESPACE
+        checks.start[i], checks.end[i] = span
+        checks.count[i] = w_count[j]
+    if diagnose and plain:
+        lengths, ats = _search.longest_prefix([needles[j] for j in plain], [haystacks[j] for j in plain])
+        for j, length, at in zip(plain, lengths.tolist(), ats.tolist()):
+            length = _char_boundary(needles[j], length)
+            if length:
+                checks.diagnostics[rows[j]] = Diagnostic(DIAGNOSTIC_LONGEST_PREFIX, at, at + length, length)
+
+
+def _accepted_whitespace_match(
+    needle: bytes, haystack: bytes, start: int, end: int, count: int
+) -> tuple[int, int] | Diagnostic:
+    """The first whitespace-normalised occurrence whose facts equal the quote's, or a
+    diagnostic about the first one when none of the first MAX_WHITESPACE_CANDIDATES has."""
+    from provgate.facts import extract  # needed only on this rare path
+
+    quote_facts = _sorted_facts(extract(needle).fp_fact)
+    candidates = [(start, end)]
+    if count > 1:
+        spans = _search.whitespace_spans(needle, haystack, MAX_WHITESPACE_CANDIDATES)
+        candidates = [(s, e) for s, e in spans.tolist()]
+    first_table = None
+    for s, e in candidates:
+        table = extract(haystack[s:e])
+        if np.array_equal(_sorted_facts(table.fp_fact), quote_facts):
+            return s, e
+        if first_table is None:
+            first_table = table
+    s, e = candidates[0]
+    return Diagnostic(DIAGNOSTIC_FACTS_DIFFER, s, e, len(needle), _facts_difference(needle, first_table))
+
+
+def _sorted_facts(fp: np.ndarray) -> np.ndarray:
+    return fp[np.lexsort((fp[:, 1], fp[:, 0]))] if len(fp) else fp
+
+
+def _facts_difference(needle: bytes, source_table: Any) -> str:
+    """Which facts only one side asserts, for a human (at most three of each)."""
+    from provgate.facts import extract
+
+    def described(table: Any) -> dict[tuple[int, int], str]:
+        out = {}
+        for i in range(len(table)):
+            span = table.span(i)
+            out[(int(table.fp_fact[i, 0]), int(table.fp_fact[i, 1]))] = f"{span.kind.name.lower()} {span.text!r}"
+        return out
+
+    quote_side, source_side = described(extract(needle)), described(source_table)
+    only_quote = [v for k, v in quote_side.items() if k not in source_side][:3]
+    only_source = [v for k, v in source_side.items() if k not in quote_side][:3]
+    parts = []
+    if only_quote:
+        parts.append("quote only: " + ", ".join(only_quote))
+    if only_source:
+        parts.append("source only: " + ", ".join(only_source))
+    return "; ".join(parts) or "the same facts, a different number of times"
+
+
+# ---------------------------------------------------------------------------------- answers
+
+
+class _Parsed:
+    """The citation structure of an answer (``provgate._citations.scan``), as lists of rows."""
+
+    __slots__ = ("data", "quotes", "markers", "segments", "unmarked")
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+        quotes, markers, segments, unmarked = _citations.scan(data)
+        self.quotes: list[list[int]] = quotes.tolist()  # start, end, form, seg_lo, seg_hi
+        self.markers: list[list[int]] = markers.tolist()  # quote row or -1, start, end
+        self.segments: list[list[int]] = segments.tolist()
+        self.unmarked: list[list[int]] = unmarked.tolist()
+
+    def text(self, row: list[int]) -> bytes:
+        start, end, form, lo, hi = row
+        if form == _BLOCKQUOTE:
+            return b"\n".join(self.data[s:e] for s, e in self.segments[lo:hi])
+        return self.data[start:end]
+
+    def quotation(self, row: list[int]) -> Quotation:
+        return Quotation(self.text(row).decode("utf-8"), FORMS[row[2]], row[0], row[1])
+
+
+_BLOCKQUOTE = FORMS.index("blockquote")
+
+
+def _answer_bytes(text: Any) -> bytes:
+    if isinstance(text, str):
+        try:
+            data = text.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            raise InvalidContentError(
+                f"answer contains a lone surrogate U+{ord(text[exc.start]):04X} at index {exc.start}"
+            ) from None
+    elif isinstance(text, (bytes, bytearray, memoryview)):
+        data = bytes(text)
+        try:
+            data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise InvalidContentError(
+                f"answer is not valid UTF-8: byte 0x{data[exc.start]:02x} at offset {exc.start}"
+            ) from None
+    else:
+        raise InvalidArgumentError(f"answer must be str or UTF-8 bytes, not {type(text).__name__}", argument="text")
+    if len(data) > MAX_ANSWER_BYTES:
+        raise LimitExceededError(f"answer is {len(data)} bytes; the limit is {MAX_ANSWER_BYTES} (MAX_ANSWER_BYTES)")
+    return data
+
+
+def _name(data: bytes, start: int, end: int) -> str:
+    """The NAME of the marker ``[src:NAME]`` at ``data[start:end]``."""
+    return data[start + 5 : end - 1].decode("utf-8")
+
+
+_MarkerSpan = tuple[str, int, int]  # name, start, end
+
+
+def parse_citations(
+    text: str | bytes,
+) -> tuple[list[tuple[Quotation, list[_MarkerSpan]]], list[_MarkerSpan], list[Quotation]]:
+    """The citation structure of an answer, without a store: ``(carried, bare, unmarked)``.
+
+    ``carried`` pairs each quotation that carries markers with them (``(name, start, end)``),
+    ``bare`` lists the bare markers, ``unmarked`` the quotations without a marker."""
+    data = _answer_bytes(text)
+    parsed = _Parsed(data)
+    carried: list[tuple[Quotation, list[tuple[str, int, int]]]] = [(parsed.quotation(q), []) for q in parsed.quotes]
+    bare = []
+    for quote, start, end in parsed.markers:
+        marker = (_name(data, start, end), start, end)
+        if quote < 0:
+            bare.append(marker)
+        else:
+            carried[quote][1].append(marker)
+    return carried, bare, [parsed.quotation(u) for u in parsed.unmarked]
+
+
+def verify_citations(
+    store: Any, text: str | bytes, *, cache: SourceCache | None = None, diagnose: bool = True
+) -> CitationReport:
+    """Check every quotation of ``text`` that carries a citation marker (module docstring).
+
+    ``cache``, a :class:`SourceCache` of ``store``, is consulted before the store and filled
+    from it; without one, each source is read from the store once per call.
+    ``diagnose=False`` skips the longest-prefix diagnostic of quotes that were not found (it
+    never changes a grade). Reads the store, never writes.
+    """
+    data = _answer_bytes(text)
+    cache = _cache_for(store, cache)
+    parsed = _Parsed(data)
+    handles: dict[str, tuple[str, ...]] = {}
+    needles: list[bytes] = []
+    pair_handles: list[str] = []
+    slot_of: dict[tuple[bytes, str], int] = {}
+    quote_needles = [parsed.text(q) for q in parsed.quotes]
+    rows: list[tuple[int, str, int, int, tuple[int, ...]]] = []
+    bare: list[tuple[str, int, int]] = []
+    for quote, start, end in parsed.markers:
+        name = data[start + 5 : end - 1].decode("utf-8")  # [src:NAME]
+        found = handles.get(name)
+        if found is None:
+            found = handles[name] = cache.marker_handles(name)
+        if quote < 0:
+            bare.append((name, start, end))
+            continue
+        slots = []
+        for handle in found:
+            key = (quote_needles[quote], handle)
+            slot = slot_of.get(key)
+            if slot is None:
+                slot = slot_of[key] = len(needles)
+                needles.append(key[0])
+                pair_handles.append(handle)
+            slots.append(slot)
+        rows.append((quote, name, start, end, tuple(slots)))
+    checks = _check_pairs(cache, needles, pair_handles, diagnose=diagnose)
+    grade = checks.grade
+    # a citation takes the best grade among the handles its marker names
+    best = [grade[row[4][0]] if len(row[4]) == 1 else min([grade[s] for s in row[4]], default=_UNKNOWN) for row in rows]
+    return CitationReport(parsed, rows, bare, handles, checks, best)
+
+
+def run_verify(store: Any, answer: bytes, *, cache: SourceCache | None = None) -> tuple[dict[str, Any], int]:
+    """The logic of ``provgate verify --store PATH ANSWER.txt``: ``(report JSON, exit code)``.
+
+    Exit code 0 when every citation is accurate (byte-exact in a source its marker names) and
+    every bare marker names a stored handle, else 1. Unusable input raises a
+    :class:`~provgate.errors.ProvgateError` (invalid UTF-8: :class:`InvalidContentError` naming
+    the byte offset; too large: :class:`LimitExceededError`; not bytes:
+    :class:`InvalidArgumentError`), which the command line reports as a JSON error on stderr
+    with exit code 2. Nothing is written to the store.
+    """
+    if not isinstance(answer, (bytes, bytearray, memoryview)):
+        raise InvalidArgumentError(f"answer must be the file's bytes, not {type(answer).__name__}", argument="answer")
+    report = verify_citations(store, answer, cache=cache)
+    return report.to_json(), 0 if report.ok else 1
+
+
+__all__ = [
+    "DIAGNOSTIC_FACTS_DIFFER",
+    "DIAGNOSTIC_LONGEST_PREFIX",
+    "FORMS",
+    "GRADES",
+    "GRADE_EXACT",
+    "GRADE_NOT_FOUND",
+    "GRADE_UNKNOWN_HANDLE",
+    "GRADE_WHITESPACE",
+    "MAX_ANSWER_BYTES",
+    "Citation",
+    "CitationReport",
+    "Diagnostic",
+    "Marker",
+    "QuoteCheck",
+    "Quotation",
+    "SourceCache",
+    "parse_citations",
+    "run_verify",
+    "verify_citations",
+    "verify_quote",
+]

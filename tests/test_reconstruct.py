@@ -1,0 +1,564 @@
+"""Reconstruction checks: verify_quote, verify_citations and the logic of ``provgate verify``.
+
+Grades are asserted against what the store holds (pointers are resolved back through the
+store, offsets are compared with ``bytes.find`` on the source), on hand-made sources and on
+real documents from SummEdits: quotes cut from a document verbatim must be exact, and the same
+quotes with the number an inconsistent summary changed must not be.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from provgate import _citations_py, _search_py, reconstruct
+from provgate.errors import (
+    InvalidArgumentError,
+    InvalidContentError,
+    InvalidHandleError,
+    LimitExceededError,
+    ProvenanceResolutionError,
+)
+from provgate.reconstruct import (
+    GRADES,
+    SourceCache,
+    parse_citations,
+    run_verify,
+    verify_citations,
+    verify_quote,
+)
+from provgate.store import SourceStore
+from store_helpers import raw_query
+
+CONFIG = "loaded config\nretries: 3\ntimeout: 30s\nhost = api.internal.example\n"
+LOG = (
+    "2026-11-12T08:00:01Z INFO worker started\n"
+    "2026-11-12T08:00:02Z WARN retry limit reached after 3 attempts\n"
+    '2026-11-12T08:00:03Z ERROR msg = "disk  full" on /var/lib/data\n'
+    "2026-11-12T08:00:04Z INFO worker started\n"
+)
+DOC = "The quick brown fox jumps over the lazy dog.\nIt was the best of times,\nit was the worst of times.\n"
+UNICODE = "Zoë Martin wrote: naïve café — 😀 emoji and 日本語 text.\n"
+
+
+@pytest.fixture
+def store():
+    s = SourceStore(":memory:")
+    s.put("tool:call_1", CONFIG)
+    s.put("tool:call_2", LOG)
+    s.put("doc:doc_7", DOC)
+    s.put("user:u3", UNICODE)
+    s.put("tool:nul", "a\x00b\x00c")
+    s.put("tool:empty", "")
+    # two handles named "dup": a marker [src:dup] is ambiguous
+    s.put("tool:dup", "shared words here")
+    s.put("doc:dup", "other words there")
+    yield s
+    s.close()
+
+
+# ---------------------------------------------------------------------------------- verify_quote
+
+
+def test_exact_quote_has_a_pointer_that_resolves_to_it(store):
+    quote = "retry limit reached after 3 attempts"
+    check = verify_quote(store, "tool:call_2", quote)
+    assert check.ok and check.grade == "exact"
+    source = LOG.encode()
+    assert (check.start, check.end) == (source.find(quote.encode()), source.find(quote.encode()) + len(quote))
+    assert check.occurrences == 1 and check.diagnostic is None
+    assert store.resolve(check.pointer) == quote
+    assert check.pointer == store.pointer("tool:call_2", check.start, check.end)
+    assert check.source_digest == store.digest("tool:call_2")
+
+
+def test_exact_counts_every_occurrence_and_points_at_the_first(store):
+    check = verify_quote(store, "tool:call_2", "INFO worker started")
+    assert check.grade == "exact" and check.occurrences == 2
+    assert check.start == LOG.encode().find(b"INFO worker started")
+    overlapping = verify_quote(store, "tool:call_2", "0")
+    assert overlapping.occurrences == LOG.count("0")
+
+
+def test_offsets_are_utf8_bytes(store):
+    check = verify_quote(store, "user:u3", "café — 😀")
+    assert check.ok
+    assert UNICODE.encode()[check.start : check.end] == "café — 😀".encode()
+    assert check.start == len("Zoë Martin wrote: naïve ".encode()) and check.start != UNICODE.find("café")
+    assert store.resolve(check.pointer) == "café — 😀"
+
+
+def test_whitespace_variant_is_graded_and_never_a_pass(store):
+    check = verify_quote(store, "doc:doc_7", "It was the best of times, it was the worst of times.")
+    assert check.grade == "whitespace" and not check.ok
+    # the pointer names the ORIGINAL bytes, newline included
+    assert store.resolve(check.pointer) == "It was the best of times,\nit was the worst of times."
+    assert check.occurrences == 1
+
+
+def test_whitespace_match_with_different_facts_is_not_found(store):
+    # "retries: 3" on its own line is a YAML key/value fact; joined into one line it is not
+    check = verify_quote(store, "tool:call_1", "config retries: 3")
+    assert check.grade == "not_found" and check.pointer is None
+    d = check.diagnostic
+    assert d.kind == reconstruct.DIAGNOSTIC_FACTS_DIFFER and d.to_json()["graded"] is False
+    assert CONFIG.encode()[d.source_start : d.source_end] == b"config\nretries: 3"
+    assert "kv" in d.detail and "facts differ" in check.describe()
+    # whitespace inside a quoted string is part of the fact: "disk  full" is not "disk full"
+    quoted = verify_quote(store, "tool:call_2", 'msg = "disk full" on')
+    assert quoted.grade == "not_found" and quoted.diagnostic.kind == reconstruct.DIAGNOSTIC_FACTS_DIFFER
+
+
+def test_whitespace_candidates_are_tried_until_the_facts_agree():
+    s = SourceStore(":memory:")
+    s.put("tool:x", "head\nretries: 3\nand later: head  retries: 3 tail")
+    check = verify_quote(s, "tool:x", "head retries: 3")
+    # the first normalised occurrence spans a YAML line (a kv fact), the second is prose
+    assert check.grade == "whitespace" and check.occurrences == 2
+    assert s.resolve(check.pointer) == "head  retries: 3"
+    assert check.start == len("head\nretries: 3\nand later: ")
+
+
+def test_changed_number_is_not_found_with_the_divergence_as_evidence(store):
+    check = verify_quote(store, "tool:call_2", "retry limit reached after 5 attempts")
+    assert check.grade == "not_found" and not check.ok and check.pointer is None
+    d = check.diagnostic
+    assert d.kind == "longest_prefix"
+    assert d.quote_bytes == len("retry limit reached after ")
+    assert LOG.encode()[d.source_start : d.source_end] == b"retry limit reached after "
+    assert "only the first 26 of 36 quote bytes" in check.describe()
+
+
+def test_prefix_diagnostic_never_cuts_a_character(store):
+    check = verify_quote(store, "user:u3", "naïve café — 😃")  # a different emoji, same first 3 bytes
+    assert check.grade == "not_found"
+    assert check.diagnostic.quote_bytes == len("naïve café — ".encode())
+
+
+def test_unknown_handle_is_a_graded_result(store):
+    check = verify_quote(store, "tool:call_404", "anything")
+    assert check.grade == "unknown_handle" and not check.ok
+    assert check.pointer is None and "does not resolve" in check.describe()
+
+
+@pytest.mark.parametrize(
+    "quote",
+    [".*", "(a|b)", "[src:call_1]", "\\d+", "^$", "a{1,3}", "retries: 3\n.*", "?", "|"],
+)
+def test_regex_metacharacters_are_plain_bytes(store, quote):
+    source = "x .* (a|b) [src:call_1] \\d+ ^$ a{1,3} ? |"
+    store.put("tool:meta", source)
+    check = verify_quote(store, "tool:meta", quote)
+    assert check.ok == (quote in source)
+    if check.ok:
+        assert store.resolve(check.pointer) == quote
+    assert verify_quote(store, "tool:call_1", quote).grade in ("not_found", "exact")
+    assert verify_quote(store, "tool:call_1", quote).ok == (quote in CONFIG)
+
+
+def test_quote_longer_than_the_source(store):
+    assert verify_quote(store, "tool:empty", "x").grade == "not_found"
+    assert verify_quote(store, "doc:doc_7", DOC + "more").grade == "not_found"
+    assert verify_quote(store, "doc:doc_7", DOC).ok
+
+
+def test_nul_bytes_are_content(store):
+    check = verify_quote(store, "tool:nul", "b\x00c")
+    assert check.ok and store.resolve(check.pointer) == "b\x00c"
+
+
+def test_bytes_quotes_are_utf8(store):
+    assert verify_quote(store, "user:u3", "café".encode()).ok
+    with pytest.raises(InvalidContentError, match="not valid UTF-8 at byte offset 1"):
+        verify_quote(store, "user:u3", b"c\xff")
+
+
+@pytest.mark.parametrize(
+    "quote, error, message",
+    [
+        ("", InvalidArgumentError, "quote is empty"),
+        (b"", InvalidArgumentError, "quote is empty"),
+        (None, InvalidArgumentError, "quote must be str or UTF-8 bytes, not NoneType"),
+        (42, InvalidArgumentError, "not int"),
+        (["x"], InvalidArgumentError, "not list"),
+        ("a\ud800b", InvalidContentError, "lone surrogate U+D800 at index 1"),
+    ],
+)
+def test_bad_quotes(store, quote, error, message):
+    with pytest.raises(error, match=re.escape(message)):
+        verify_quote(store, "doc:doc_7", quote)
+
+
+@pytest.mark.parametrize("handle", [None, "", 7, "a\x00b", "x\udc00"])
+def test_bad_handles(store, handle):
+    with pytest.raises(InvalidHandleError):
+        verify_quote(store, handle, "quick")
+
+
+def test_quote_check_json(store):
+    obj = verify_quote(store, "doc:doc_7", "lazy dog").to_json()
+    assert json.loads(json.dumps(obj)) == obj
+    assert obj["grade"] == "exact" and obj["ok"] is True and obj["pointer"]["handle"] == "doc:doc_7"
+    assert set(GRADES) == {"exact", "whitespace", "not_found", "unknown_handle"}
+
+
+# ---------------------------------------------------------------------------------- citations
+
+ANSWER = """\
+The config says "retries: 3" [src:call_1] and the log \u201cretry limit reached after 3 attempts\u201d [src:call_2].
+It was 'the best of times' [src:doc_7] and `timeout: 30s` [src:tool:call_1][src:doc_7].
+The summary claims "retry limit reached after 5 attempts" [src:call_2][src:call_404].
+> It was the best of times,
+> it was the worst of times.
+[src:doc_7]
+
+```
+host = api.internal.example
+```
+[src:call_1]
+See [src:call_2] and [src:nowhere]. Someone said "hello" without a source.
+"shared words" [src:dup]
+"""
+
+
+def test_citations_presence_accuracy_and_grades(store):
+    report = verify_citations(store, ANSWER)
+    rows = [
+        (c.quotation.form, c.quotation.text, c.marker.name, c.grade, c.present, c.accurate) for c in report.citations
+    ]
+    assert rows == [
+        ("double", "retries: 3", "call_1", "exact", True, True),
+        ("curly", "retry limit reached after 3 attempts", "call_2", "exact", True, True),
+        ("single", "the best of times", "doc_7", "exact", True, True),
+        ("backtick", "timeout: 30s", "tool:call_1", "exact", True, True),
+        ("backtick", "timeout: 30s", "doc_7", "not_found", True, False),
+        ("double", "retry limit reached after 5 attempts", "call_2", "not_found", True, False),
+        ("double", "retry limit reached after 5 attempts", "call_404", "unknown_handle", False, False),
+        ("blockquote", "It was the best of times,\nit was the worst of times.", "doc_7", "exact", True, True),
+        ("fence", "host = api.internal.example", "call_1", "exact", True, True),
+        ("double", "shared words", "dup", "exact", True, True),
+    ]
+    t = report.totals()
+    assert t["citations"] == 10 and t["quotations"] == 8
+    assert (t["present"], t["accurate"]) == (9, 7)
+    assert t["presence_rate"] == pytest.approx(0.9) and t["accuracy_rate"] == pytest.approx(0.7)
+    assert t["by_grade"] == {"exact": 7, "whitespace": 0, "not_found": 2, "unknown_handle": 1}
+    assert t["ambiguous"] == 1
+    assert [(m.name, m.present) for m in report.bare_markers] == [("call_2", True), ("nowhere", False)]
+    assert (t["bare_markers"], t["bare_markers_present"]) == (2, 1)
+    assert [q.text for q in report.unmarked_quotes] == ["hello"]
+    assert not report.ok
+
+
+def test_citation_offsets_and_pointers_resolve(store):
+    report = verify_citations(store, ANSWER)
+    data = ANSWER.encode()
+    for c in report.citations:
+        marker = data[c.marker.start : c.marker.end].decode()
+        assert marker == f"[src:{c.marker.name}]"
+        if c.quotation.form != "blockquote":
+            assert data[c.quotation.start : c.quotation.end].decode() == c.quotation.text
+        if c.accurate:
+            assert store.resolve(c.best.pointer) == c.quotation.text
+    ambiguous = report.citations[-1]
+    assert ambiguous.marker.handles == ("tool:dup", "doc:dup") and ambiguous.marker.ambiguous
+    assert [ch.grade for ch in ambiguous.checks] == ["exact", "not_found"]
+    assert ambiguous.best.handle == "tool:dup"
+
+
+def test_report_json_is_complete_and_serialisable(store):
+    report = verify_citations(store, ANSWER)
+    obj = report.to_json()
+    assert json.loads(json.dumps(obj, ensure_ascii=False)) == obj
+    assert obj["ok"] is False and obj["answer_bytes"] == len(ANSWER.encode())
+    assert obj["totals"] == report.totals()
+    first = obj["citations"][0]
+    assert first["marker"] == "[src:call_1]" and first["handle"] == "tool:call_1" and first["pointer"]["start"] >= 0
+    missing = obj["citations"][6]
+    assert missing["grade"] == "unknown_handle" and missing["handle"] is None and missing["checks"] == []
+    assert obj["bare_markers"][1] == {
+        "marker": "[src:nowhere]", "name": "nowhere", "start": ANSWER.encode().find(b"[src:nowhere]"),
+        "end": ANSWER.encode().find(b"[src:nowhere]") + len("[src:nowhere]"), "handles": [],
+        "present": False, "ambiguous": False,
+    }  # fmt: skip
+
+
+def test_high_presence_low_accuracy_signature(store):
+    """The seed's signature: every label survives, the quoted sentences come from a summary."""
+    summary_quotes = [
+        ('"the worker retried three times before giving up"', "call_2"),
+        ('"the configuration sets a thirty second timeout"', "call_1"),
+        ('"a fox jumps over a dog"', "doc_7"),
+        ('"retry limit reached after 3 attempts"', "call_2"),
+    ]
+    answer = " ".join(f"{q} [src:{name}]." for q, name in summary_quotes)
+    t = verify_citations(store, answer).totals()
+    assert t["presence_rate"] == 1.0
+    assert t["accuracy_rate"] == 0.25
+
+
+def test_answers_without_citations(store):
+    for text in ("", "plain prose only.", '"quoted" but unmarked'):
+        report = verify_citations(store, text)
+        assert report.citations == () and report.ok
+        assert report.presence_rate is None and report.accuracy_rate is None
+        assert report.totals()["citations"] == 0
+
+
+def test_parse_citations_needs_no_store():
+    carried, bare, unmarked = parse_citations('"a" [src:x][src:y] then [src:z] and "b"')
+    assert [(q.text, q.form, [m[0] for m in ms]) for q, ms in carried] == [("a", "double", ["x", "y"])]
+    assert [m[0] for m in bare] == ["z"] and [q.text for q in unmarked] == ["b"]
+
+
+def test_whitespace_grade_in_citations(store):
+    report = verify_citations(store, '"It was the best of times, it was the worst" [src:doc_7]')
+    (c,) = report.citations
+    assert c.grade == "whitespace" and not c.accurate and c.present
+    assert report.totals()["by_grade"]["whitespace"] == 1 and not report.ok
+
+
+def test_diagnose_off_keeps_grades(store):
+    a = verify_citations(store, ANSWER)
+    b = verify_citations(store, ANSWER, diagnose=False)
+    assert [c.grade for c in a.citations] == [c.grade for c in b.citations]
+    assert any(ch.diagnostic is not None for c in a.citations for ch in c.checks)
+    assert all(ch.diagnostic is None for c in b.citations for ch in c.checks)
+
+
+@pytest.mark.parametrize(
+    "text, error, message",
+    [
+        (b"ok \xff", InvalidContentError, "byte 0xff at offset 3"),
+        ("bad \udc80", InvalidContentError, "lone surrogate U+DC80 at index 4"),
+        (12, InvalidArgumentError, "answer must be str or UTF-8 bytes, not int"),
+        (None, InvalidArgumentError, "not NoneType"),
+    ],
+)
+def test_bad_answers(store, text, error, message):
+    with pytest.raises(error, match=re.escape(message)):
+        verify_citations(store, text)
+
+
+def test_answer_size_limit(store, monkeypatch):
+    monkeypatch.setattr(reconstruct, "MAX_ANSWER_BYTES", 100)
+    verify_citations(store, "x" * 100)
+    with pytest.raises(LimitExceededError, match="101 bytes; the limit is 100"):
+        verify_citations(store, "x" * 101)
+
+
+# ---------------------------------------------------------------------------------- run_verify
+
+
+def test_run_verify_exit_codes(store):
+    good = '"retries: 3" [src:call_1] and "lazy dog" [src:doc_7]'.encode()
+    obj, code = run_verify(store, good)
+    assert code == 0 and obj["ok"] is True and obj["totals"]["accurate"] == 2
+    obj, code = run_verify(store, ANSWER.encode())
+    assert code == 1 and obj["ok"] is False
+    # a bare marker that names nothing fails too, even when every quote is exact
+    _, code = run_verify(store, b'"lazy dog" [src:doc_7] see [src:gone]')
+    assert code == 1
+    _, code = run_verify(store, b'"lazy dog" [src:doc_7] see [src:doc_7]')
+    assert code == 0
+    obj, code = run_verify(store, b"no citations at all")
+    assert code == 0 and obj["totals"]["presence_rate"] is None
+
+
+def test_run_verify_unusable_input(store):
+    with pytest.raises(InvalidContentError, match="not valid UTF-8: byte 0xc3 at offset 2"):
+        run_verify(store, b"ab\xc3(")
+    with pytest.raises(InvalidArgumentError, match="answer must be the file's bytes, not str"):
+        run_verify(store, "text")
+
+
+# ---------------------------------------------------------------------------------- no writes, cache
+
+
+def _disk_state(path: Path) -> tuple:
+    tables = {t: raw_query(path, f"SELECT * FROM {t}") for t in ("sources", "content", "audit", "fact_cache")}
+    files = {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(path.parent.glob(path.name + "*"))}
+    return tables, files
+
+
+def test_checks_never_write_to_the_store(tmp_path):
+    path = tmp_path / "store.sqlite3"
+    with SourceStore(path) as s:
+        s.put("tool:call_1", CONFIG)
+        s.put("doc:doc_7", DOC)
+        s.append_audit({"event": "setup"})
+    before = _disk_state(path)
+    with SourceStore(path) as s:
+        verify_quote(s, "tool:call_1", "retries: 3")
+        verify_quote(s, "doc:doc_7", "It was the best of times, it was the worst of times.")
+        verify_quote(s, "tool:call_1", "config retries: 3")  # extracts facts: no cached tables written
+        verify_quote(s, "tool:none", "x")
+        verify_citations(s, ANSWER).to_json()
+        run_verify(s, ANSWER.encode())
+        with pytest.raises(InvalidArgumentError):
+            verify_quote(s, "doc:doc_7", "")
+    assert _disk_state(path) == before
+
+
+def test_cache_serves_sources_and_markers_without_the_store(store, monkeypatch):
+    cache = SourceCache(store)
+    first = verify_citations(store, ANSWER, cache=cache).to_json()
+    assert len(cache) >= 3
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("the store was read although the cache holds everything")
+
+    # everything the answer names is cached, except the markers that name nothing
+    monkeypatch.setattr(store, "get_bytes", refuse)
+    monkeypatch.setattr(store, "handles_named", lambda name: [])
+    monkeypatch.setattr(store, "resolves", lambda name: False)
+    assert verify_citations(store, ANSWER, cache=cache).to_json() == first
+
+
+def test_cache_belongs_to_one_store(store):
+    other = SourceStore(":memory:")
+    with pytest.raises(InvalidArgumentError, match="different store"):
+        verify_citations(store, ANSWER, cache=SourceCache(other))
+    with pytest.raises(InvalidArgumentError, match="cache must be a SourceCache"):
+        verify_quote(store, "doc:doc_7", "dog", cache={})
+    with pytest.raises(InvalidArgumentError):
+        SourceCache(store, max_bytes=-1)
+    other.close()
+
+
+def test_cache_drops_old_sources_beyond_its_budget(store):
+    assert len(DOC) > len(CONFIG)
+    cache = SourceCache(store, max_bytes=len(LOG) + len(DOC))
+    assert cache.preload(["tool:call_1", "tool:call_2", "doc:doc_7", "tool:nope"]) == 3
+    assert len(cache) == 2  # call_1, the oldest, was dropped when doc_7 came in
+    assert verify_quote(store, "tool:call_1", "retries: 3", cache=cache).ok  # read again
+
+
+def test_cached_pointer_still_fails_closed_when_re_anchored(store):
+    check = verify_quote(store, "doc:doc_7", "lazy dog", cache=SourceCache(store))
+    moved = type(check.pointer)(
+        handle=check.pointer.handle,
+        start=check.pointer.start + 1,
+        end=check.pointer.end + 1,
+        span_digest=check.pointer.span_digest,
+        source_digest=check.pointer.source_digest,
+    )
+    with pytest.raises(ProvenanceResolutionError) as info:
+        store.resolve(moved)
+    assert info.value.reason == "span_mismatch"
+
+
+# ---------------------------------------------------------------------------------- native == reference
+
+ANSWER_PIECES = [
+    '"retries: 3"', '"retries: 5"', "\u201clazy dog\u201d", "'the best of times'", "`timeout: 30s`",
+    '"It was the best of times, it was"', '"INFO worker started"', " ", "\n", "\n\n", "> ", "```\n",
+    "[src:call_1]", "[src:call_2]", "[src:doc_7]", "[src:dup]", "[src:none]", "prose", "(",
+]  # fmt: skip
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.sampled_from(ANSWER_PIECES), max_size=30))
+def test_reports_agree_with_the_reference_implementations(store, monkeypatch, parts):
+    answer = "".join(parts)
+    native = verify_citations(store, answer).to_json()
+    with monkeypatch.context() as m:
+        m.setattr(reconstruct, "_search", _search_py)
+        m.setattr(reconstruct, "_citations", _citations_py)
+        reference = verify_citations(store, answer).to_json()
+    assert native == reference
+
+
+# ---------------------------------------------------------------------------------- real text
+
+NUMBER = re.compile(r"\d[\d,.]*\d|\d")
+SENTENCE = re.compile(r"[^\n.!?]{20,}[.!?]")
+
+
+@pytest.fixture(scope="module")
+def summedits(testdata):
+    rows = [json.loads(line) for line in (testdata / "summedits" / "summedits_evaluation.jsonl").open()]
+    docs = {}
+    for row in rows:
+        docs.setdefault(row["doc"], f"doc:se_{len(docs)}")
+    s = SourceStore(":memory:")
+    for text, handle in docs.items():
+        s.put(handle, text)
+    yield rows, docs, s
+    s.close()
+
+
+def test_verbatim_sentences_of_real_documents_are_exact(summedits):
+    rows, docs, s = summedits
+    cache = SourceCache(s)
+    checked = 0
+    for text, handle in docs.items():
+        for m in SENTENCE.finditer(text):
+            sentence = m.group().strip()
+            check = verify_quote(s, handle, sentence, cache=cache)
+            assert check.ok, (handle, sentence)
+            assert s.resolve(check.pointer) == sentence
+            assert check.start == text.encode().find(sentence.encode())
+            checked += 1
+    assert checked > 100
+
+
+def _changed_number_quotes(rows, docs):
+    """For inconsistent summaries that changed a number: the document sentence holding the
+    original number, and the same sentence with the summary's number instead."""
+    out = []
+    for row in rows:
+        if row["label"] != 0:
+            continue
+        old = set(NUMBER.findall(row["original_summary"]))
+        new = set(NUMBER.findall(row["summary"]))
+        if not (old - new and new - old):
+            continue
+        before, after = sorted(old - new)[0], sorted(new - old)[0]
+        pattern = re.compile(r"(?<![\d.,])" + re.escape(before) + r"(?!\d)")
+        for m in SENTENCE.finditer(row["doc"]):
+            hit = pattern.search(m.group())
+            if hit:
+                sentence = m.group().strip()
+                changed = pattern.sub(after, sentence, count=1)
+                out.append((docs[row["doc"]], row["doc"], sentence, changed))
+                break
+    return out
+
+
+def test_a_changed_number_from_a_real_summary_is_not_found(summedits):
+    rows, docs, s = summedits
+    cases = _changed_number_quotes(rows, docs)
+    assert len(cases) > 20
+    for handle, doc, sentence, changed in cases:
+        assert verify_quote(s, handle, sentence).ok
+        check = verify_quote(s, handle, changed)
+        in_doc = changed.encode() in doc.encode()
+        assert check.ok == in_doc
+        if not in_doc:
+            assert check.grade == "not_found"
+            # the diagnostic stops where the number was changed, or earlier
+            first_diff = next(i for i, (a, b) in enumerate(zip(sentence.encode(), changed.encode())) if a != b)
+            assert check.diagnostic.quote_bytes <= first_diff
+
+
+def test_real_answer_with_drifted_quotes(summedits):
+    rows, docs, s = summedits
+    cases = _changed_number_quotes(rows, docs)[:12]
+    parts = []
+    for handle, _, sentence, changed in cases:
+        name = handle.split(":", 1)[1]
+        parts.append(f"As reported, \u201c{sentence}\u201d [src:{name}]. Later: \u201c{changed}\u201d [src:{name}].")
+    report = verify_citations(s, "\n".join(parts))
+    t = report.totals()
+    assert t["citations"] == 2 * len(cases) and t["presence_rate"] == 1.0
+    expected_accurate = len(cases) + sum(changed.encode() in s.get_bytes(h) for h, _, _, changed in cases)
+    assert t["accurate"] == expected_accurate
+    for k, c in enumerate(report.citations):
+        assert c.accurate == (k % 2 == 0 or c.quotation.text.encode() in s.get_bytes(c.best.handle))
