@@ -167,7 +167,9 @@ PIECES = [
 ]  # fmt: skip
 ANSWERS = st.one_of(
     st.lists(st.sampled_from(PIECES), max_size=50).map(lambda p: "".join(p).encode()),
-    st.lists(st.sampled_from([p.encode() for p in PIECES] + [b"\xe2", b"\xe2\x80", b"\x80"]), max_size=50).map(b"".join),
+    st.lists(st.sampled_from([p.encode() for p in PIECES] + [b"\xe2", b"\xe2\x80", b"\x80"]), max_size=50).map(
+        b"".join
+    ),
     st.binary(max_size=80),
 )
 

@@ -54,7 +54,9 @@ _REST_BLANK = re.compile(rb"[ \t\r]*+(?:\n|\Z)")
 # only spaces and tabs since the line began (matched on the reversed prefix's start)
 _BLANKS_RUN = re.compile(rb"[ \t]*+")
 _UNMARKED = re.compile(rb'"([^"]*+)"|\xe2\x80\x9c((?:[^\xe2]++|\xe2(?!\x80\x9d))*+)\xe2\x80\x9d')
-_WORD_BYTES = frozenset(b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_") | frozenset(range(0x80, 0x100))
+_WORD_BYTES = frozenset(b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_") | frozenset(
+    range(0x80, 0x100)
+)
 _WHITESPACE_BYTES = frozenset(b" \t\n\r\x0b\x0c")
 _BLANKS = frozenset(b" \t")
 _CURLY_OPEN, _CURLY_CLOSE = "\u201c".encode(), "\u201d".encode()
@@ -280,7 +282,9 @@ class _Scanner:
 
     # -- quotations without a marker ----------------------------------------------------------
 
-    def unmarked(self, claimed: list[tuple[int, int]], carried: set[tuple[int, int]]) -> list[tuple[int, int, int, int, int]]:
+    def unmarked(
+        self, claimed: list[tuple[int, int]], carried: set[tuple[int, int]]
+    ) -> list[tuple[int, int, int, int, int]]:
         """``claimed``: the spans (quotation start, group end) of the citations, in order;
         ``carried``: their quotations' spans."""
         data = self.data
