@@ -498,6 +498,18 @@ def test_framing_agrees(impl, text):
         assert np.array_equal(a, b)
 
 
+@pytest.mark.parametrize("room", [0, 1, 10**6])
+def test_framing_into_scratch(impl, room):
+    """Writing into caller scratch (big enough or not) gives the same frames as fresh arrays."""
+    data = ("retries=1,000 Amanda [src:x] `q` 0xFF --a-b 5 " * 50).encode()
+    kind, _, _, ks, ke, vs, ve, vk = _scanner_py.scan(data, 10**7)
+    scratch = (np.zeros(room, dtype=np.uint8), np.zeros(room, dtype=np.int64))
+    got = impl.frame_facts(data, kind, ks, ke, vs, ve, vk, scratch=scratch)
+    want = _scanner_py.frame_facts(data, kind, ks, ke, vs, ve, vk)
+    for a, b in zip(got, want):
+        assert np.array_equal(a, b)
+
+
 def test_differential_on_real_text(impl, testdata):
     import json
 

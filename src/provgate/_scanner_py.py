@@ -28,6 +28,29 @@ Two independent layers, merged at the end
 
 The output is sorted by ``(start, end, kind)``.
 
+The token layer in brief (``_token_spans``; docs/grammar.md has the details and examples)
+----------------------------------------------------------------------------------------
+A lexeme may start at ``p`` only if the byte before is not W, ``.``, ``\\`` or ``@``
+(``_start_ok``); a citation ``[src:HANDLE]`` may start anywhere. At each position, in order:
+
+1. citation ``[src:HANDLE]`` (1 to 256 handle bytes);
+2. at a letter (not after ``+``/``-``): URL ``scheme://…``, trailing punctuation trimmed;
+3. at a letter or ``_`` (not after ``-``): kv ``key = value`` anywhere, or ``key: value`` as
+   a whole YAML line;
+4. at the start of a run of path bytes: a path (needs a separator; absolute, ``./``, two
+   ``/``, or a ``stem.ext`` last segment), optional ``:line[:col]``;
+5. at a hex digit: UUID, or a digest (7+ hex digits, a digit and a letter);
+6. at ``-``: ``--flag value`` / ``--flag=value`` (kv), else the ``--flag`` identifier; at a
+   digit, ``+``, ``-`` or ``.``: a number (``_NUMBER``);
+7. at ``"``: JSON ``"key": value`` (kv);
+8. at a word byte: a version ``v2.0``, a dotted name ``os.path.join``, else the word is
+   classified by its bytes (``_classify_word``: numbers, number words, identifiers, names; a
+   capitalised word is a name unless it starts a sentence, ``_sentence_initial``).
+
+Every pattern is possessive (atomic groups, ``*+``/``++``): a part that matched is never
+given back, so a greedy hand-written loop gives the same answer. A kv fact absorbs its key and
+an unquoted value; with a quoted value the scan resumes inside the quotes.
+
 Output columns (``scan``)
 -------------------------
 ``kind`` (uint8), ``start``, ``end``, ``key_start``, ``key_end``, ``value_start``,
