@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import sys
 import types
@@ -30,6 +31,7 @@ from provgate.errors import (
     CompactionBudgetError,
     EditFormatError,
     InvalidArgumentError,
+    OptionalDependencyError,
     ProvenanceInvariantError,
     ProvgateError,
     SummarizerError,
@@ -108,9 +110,9 @@ def test_tiktoken_asked_for_but_not_installed_is_a_clear_error(monkeypatch):
     monkeypatch.setitem(sys.modules, "tiktoken", None)  # import tiktoken -> ImportError
     monkeypatch.setattr(compaction, "_tiktoken_encodings", {})
     window, _ = small_window()
-    with pytest.raises(ProvgateError, match="tiktoken, which is not installed") as exc:
+    with pytest.raises(OptionalDependencyError, match="tiktoken, which is not installed") as exc:
         plan_compaction(window, budget_tokens=100, count_tokens="tiktoken")
-    assert isinstance(exc.value, ImportError) or getattr(exc.value, "argument", None) == "count_tokens"
+    assert isinstance(exc.value, ImportError) and exc.value.package == "tiktoken"
 
 
 def test_tiktoken_is_used_when_installed_and_asked_for(monkeypatch):
@@ -492,18 +494,21 @@ def test_on_reject_evict_replaces_the_blamed_summary_by_evictions():
     assert audit_count(store) == 2 and [c.accepted for c in gate.history] == [False, True]
 
 
-def test_on_reject_evict_raises_when_the_eviction_is_rejected_too():
-    """Evicting every marked assistant turn leaves no citation markers: the gate's I5 refuses
-    the fallback as well, and the error says both attempts failed."""
+@pytest.mark.parametrize("on_reject", ["keep", "evict"])
+def test_a_violation_no_summary_explains_drops_every_summary_then_raises(on_reject):
+    """A citation into a kept block that does not resolve (P) is not the summaries' fault: all
+    of them are dropped, the edit is gated once more, and its second rejection is raised."""
     window, sources = small_window()
     store = memory_store(sources)
-
-    def drifting(request):
-        return "the client sets retries=5 [src:call_1] [src:call_2] [src:call_3]\n"
-
+    good = citation("b4", "tool:call_2", sources["tool:call_2"], "backoff_ms=250")
+    bad = dataclasses.replace(good, hash="blake3:" + "0" * 64)
     with pytest.raises(ProvenanceInvariantError, match="after dropping the rejected summaries") as exc:
-        compact(window, drifting, store=store, budget_tokens=tokens_of(window), on_reject="evict")
-    assert "I5" in exc.value.verdict.by_invariant()
+        compact(window, markers_only, store=store, budget_tokens=tokens_of(window), pointers=[bad],
+                on_reject=on_reject)
+    verdict = exc.value.verdict
+    assert verdict.by_invariant()["P"] == 1 and verdict.operator == "evict"
+    (p,) = [v for v in verdict.violations if v.invariant == "P"]
+    assert p.block == "b4" and p.evidence["reason"] == "span_mismatch"
     assert audit_count(store) == 2
 
 

@@ -37,6 +37,7 @@ from provgate.errors import (
     EditFormatError,
     InvalidArgumentError,
     InvalidContentError,
+    OptionalDependencyError,
     ProvenanceInvariantError,
     ProvgateError,
     SummarizerError,
@@ -126,17 +127,11 @@ def _tiktoken_counter(spec: str) -> _Counter:
     return _Counter(f"tiktoken:{name}", lambda text: len(enc.encode_ordinary(text)), True)
 
 
-def _missing_tiktoken() -> ProvgateError:
-    message = (
+def _missing_tiktoken() -> OptionalDependencyError:
+    return OptionalDependencyError(
         "count_tokens='tiktoken' needs the package tiktoken, which is not installed "
         "(pip install tiktoken), or pass count_tokens=None for the built-in estimate or a "
-        "callable str -> int"
-    )
-    try:
-        from provgate.errors import OptionalDependencyError
-    except ImportError:  # pragma: no cover - older errors module
-        return InvalidArgumentError(message, argument="count_tokens")
-    return OptionalDependencyError(message, package="tiktoken", extra="tiktoken")
+        "callable str -> int", package="tiktoken", extra="tiktoken")
 
 
 def _resolve_counter(count_tokens: Any) -> _Counter:
@@ -398,9 +393,9 @@ def plan_compaction(
     # 2. evict, oldest first within tiers: unpinned linked blocks (reconstruction; their sources
     #    stay in the store), then the other unpinned blocks and summary groups, then - if
     #    allowed - pinned blocks. Units without citation markers go through all tiers before
-    #    any unit with markers: dropping facts costs no audit trail, while dropping markers
-    #    lowers the cycle's citation retention (I5), which the gate measures over the whole
-    #    window and which would cost the whole pass.
+    #    any unit with markers: an uncited tool output can be fetched again by its handle, a
+    #    dropped citation is gone from the agent's view, and the gate measures citation
+    #    retention (I5) as markers per fact over the window.
     evicted = [False] * n
     group_of = [-1] * n
     for g, (members, _, _) in enumerate(groups):
@@ -736,7 +731,7 @@ def compact(
     and the edit is gated once more, raising if that is rejected too: ``on_reject="keep"``
     leaves their blocks as they were (always provenance-safe, but the fill stays higher than
     planned: see ``result.fill``); ``on_reject="evict"`` evicts them with records (reaches the
-    planned fill, but dropping citation markers can fail the gate's I5).
+    planned fill; their text leaves the window and stays in the store).
     """
     if not callable(summarize):
         raise InvalidArgumentError(f"summarize must be a callable (SummaryRequest -> str), not "
