@@ -97,7 +97,7 @@ def test_counter_that_raises_is_wrapped_with_its_cause():
     assert isinstance(exc.value.__cause__, RuntimeError)
 
 
-@pytest.mark.parametrize("bad", ["bytes/4", "", 5, object()])
+@pytest.mark.parametrize("bad", ["bytes/4", "", 5, object(), __import__("numpy").array(["approx"])])
 def test_unknown_counter_is_refused(bad):
     window, _ = small_window()
     with pytest.raises(InvalidArgumentError, match="count_tokens"):
@@ -299,6 +299,44 @@ def test_evictions_without_handles_are_recorded_by_id():
     plan = plan_compaction(window, budget_tokens=tokens_of(window), target=0.3, max_group_tokens=30)
     assert plan.summarize == ()
     assert plan.evict and plan.eviction_records == plan.evict
+
+
+def test_the_newest_of_two_differing_reads_is_kept_while_the_older_survives():
+    """Summarizing or evicting the newer read alone would leave only the stale value (I4)."""
+    old = Block("r1", "tool", "retries=3\n" + filler(200), ("tool:read_1",), ts=1.0, resource="file:app.ini",
+                pinned=True)
+    new = Block("r2", "tool", "retries=5\n" + filler(200), ("tool:read_2",), ts=9.0, resource="file:app.ini")
+    rest = [Block(f"a{i}", "assistant", filler(150), ts=2.0 + i) for i in range(4)]
+    window = Window([old, *rest, new])
+    recall = plan_compaction(window, budget_tokens=tokens_of(window), task="recall", target=0.1)
+    assert "r2" not in {b for g in recall.summarize for b in g.blocks}
+    assert "r2" not in recall.evict and "r2" in recall.keep
+    # once the older read may go too, the newer one may follow it
+    freed = plan_compaction(window, budget_tokens=tokens_of(window), task="recall", target=0.05, evict_pinned=True)
+    assert "r1" in freed.evict
+    # identical reads are not a conflict: nothing protects the newer copy
+    same = Window([old, *rest, Block("r2", "tool", old.text, ("tool:read_2",), ts=9.0, resource="file:app.ini")])
+    plan = plan_compaction(same, budget_tokens=tokens_of(same), task="recall", target=0.1)
+    assert "r2" in {b for g in plan.summarize for b in g.blocks} | set(plan.evict)
+
+
+def test_blocks_without_markers_are_evicted_before_cited_ones():
+    blocks = []
+    for i in range(6):
+        blocks.append(Block(f"t{i}", "tool", filler(5), (f"tool:call_{i}",), ts=float(2 * i)))
+        blocks.append(Block(f"a{i}", "assistant", f"see [src:call_{i}] " + filler(150), ts=float(2 * i + 1)))
+    window = Window(blocks)
+    total = tokens_of(window)
+    # no summary would save anything here (min_summary_tokens): the plan can only evict
+    plan = plan_compaction(window, budget_tokens=total, target=0.1, min_summary_tokens=10_000)
+    assert plan.summarize == ()
+    marked = {f"a{i}" for i in range(6)}
+    evicted = set(plan.evict)
+    assert {f"t{i}" for i in range(6)} <= evicted  # every uncited block went first
+    # cited blocks are evicted only as far as needed to get below the threshold
+    assert evicted & marked == {"a0"}  # oldest first
+    assert plan.expected_tokens < 0.85 * total and not plan.meets_target
+    assert plan.expected_tokens + min(plan.block_tokens[b] for b in evicted & marked) >= math.ceil(0.85 * total) - 1
 
 
 # -- bad arguments ------------------------------------------------------------------------------

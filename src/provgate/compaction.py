@@ -13,8 +13,9 @@ boundary:
 Which one applies is the downstream ``task``: ``"reconstruction"`` (quote, verify, expand, cite
 exact text) or ``"recall"`` (answer from gist); unknown (``None``) is reconstruction.
 
-:func:`plan_compaction` decides, deterministically and without reading any text but to count
-its tokens; :func:`compact` runs plan -> the caller's summarizer -> :class:`~provgate.gate.Gate`
+:func:`plan_compaction` decides, deterministically, from per-block metadata and token counts
+(it reads no source text; when it must evict, it looks for citation markers in assistant turns
+and summaries); :func:`compact` runs plan -> the caller's summarizer -> :class:`~provgate.gate.Gate`
 and returns the committed window. The library never calls a model. Passes are idempotent with
 respect to preservation: what pass *n* preserved is pinned in the window it commits and in the
 gate's sticky pins, and the planner never summarizes a pinned block (``docs/compaction.md``).
@@ -135,7 +136,7 @@ def _missing_tiktoken() -> OptionalDependencyError:
 
 
 def _resolve_counter(count_tokens: Any) -> _Counter:
-    if count_tokens is None or count_tokens == "approx":
+    if count_tokens is None or (isinstance(count_tokens, str) and count_tokens == "approx"):
         return _APPROX
     if isinstance(count_tokens, str):
         if count_tokens == "tiktoken" or count_tokens.startswith("tiktoken:"):
@@ -212,8 +213,9 @@ class CompactionPlan:
 
     ``tokens``/``fill`` are before the plan, ``expected_tokens``/``expected_fill`` after it,
     counting every summary at its full allowance (an upper bound). ``needed`` is false when the
-    fill is below the threshold: then nothing is done. ``meets_target`` is false when even
-    evicting everything allowed cannot reach the target fill (the pinned blocks are too large).
+    fill is below the threshold: then nothing is done. ``meets_target`` is false when the plan
+    stops short of the target: the pinned blocks are too large, or only evicting blocks that
+    carry citation markers would reach it (those go only as far as below the threshold).
     """
 
     task: str
@@ -276,7 +278,9 @@ def plan_compaction(
        blocks are summarizable too (rewrite-and-relabel).
     2. if that is not enough, **evict**, oldest first: retrieval-linked blocks (their sources
        stay in the store), then the other unpinned blocks and summary groups, then - only with
-       ``evict_pinned=True`` - pinned blocks.
+       ``evict_pinned=True`` - pinned blocks; blocks without citation markers before any with
+       markers, which go only as far as below the threshold. The newest of several differing
+       reads of one resource is never summarized, and evicted only after its older reads.
 
     Retrieval-linked = has handles, or is the ``block`` of one of ``pointers`` (citations:
     ``Citation`` or their JSON objects). Pinned = ``pinned`` flag, or a handle in
