@@ -44,9 +44,10 @@ Value normalisation (before hashing, and in ``Span.value``)
 Limits
 ------
 ``extract`` refuses text over ``max_bytes`` (default 64 MiB) and texts with more than
-``max_spans`` spans (default 8 Mi) with :class:`~provgate.errors.LimitExceededError`. Memory is
-proportional to the input: about 100 bytes per span on top of the text while extracting
-(scanner rows, framing buffer, digests) and 75 bytes per span in the finished table.
+``max_spans`` spans (default 4 Mi) with :class:`~provgate.errors.LimitExceededError`. Memory is
+proportional to the spans: a finished table holds 98 bytes per span besides the text, and
+extraction peaks at about 300 bytes per span (scanner rows, framed facts, digests), so one call
+at the default limits peaks near 1.3 GB. A typical agent window has one span per 20 bytes.
 """
 
 from __future__ import annotations
@@ -85,7 +86,7 @@ __all__ = [
 EXTRACTOR_VERSION = 1
 
 DEFAULT_MAX_BYTES = 64 * 1024 * 1024
-DEFAULT_MAX_SPANS = 8 * 1024 * 1024
+DEFAULT_MAX_SPANS = 4 * 1024 * 1024
 
 _FINGERPRINT_CONTEXT = "provgate 2026-11 fact fingerprints"
 FINGERPRINT_KEY: bytes = blake3(
