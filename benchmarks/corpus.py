@@ -40,7 +40,8 @@ Edit format v1 (JSON-compatible)::
              "text": str, "handles": [...], "derived": bool, "derived_from": [...],
              "pinned": bool, "ts": float | None, "resource": str (optional)}
 
-The two reads of one file in ``rereads`` carry ``"resource": "file:<path>"``.
+The first read of a source file, and its re-read in ``rereads``, carry
+``"resource": "file:<path>"``.
 
 Pointer offsets are UTF-8 byte offsets into the source, end exclusive.
 """
@@ -673,11 +674,14 @@ def make_window(tokens: int, *, seed: int = 0) -> CorpusWindow:
     recent: list[str] = []  # linked handles not yet discussed, oldest first
     discussed: list[str] = []
 
-    def add(role: str, text: str, handle: str | None, kind: str, fact_list: list[str] | None, *, pinned=False):
+    def add(role: str, text: str, handle: str | None, kind: str, fact_list: list[str] | None, *, pinned=False,
+            resource: str | None = None):
         nonlocal total
         g.ts += rng.uniform(0.5, 40.0)
         handles = [handle] if handle else []
         blocks.append(_block(f"b{len(blocks)}", role, text, handles, round(g.ts, 3), pinned=pinned))
+        if resource is not None:
+            blocks[-1]["resource"] = resource
         kinds.append(kind)
         if handle:
             sources[handle] = text
@@ -742,20 +746,20 @@ def make_window(tokens: int, *, seed: int = 0) -> CorpusWindow:
                 if new_text != old_text:
                     h = next_call()
                     g.reread_done.add(path)
-                    add("tool", new_text, h, lang, new_facts)
+                    add("tool", new_text, h, lang, new_facts, resource=f"file:{path}")
                     rereads.append((old_handle, h))
-                    # both reads name the file, so the gate can order them (I4)
-                    for b in blocks:
-                        if b["handles"] in ([old_handle], [h]):
-                            b["resource"] = f"file:{path}"
                     continue
             if k < 0.34:
                 lang, path = rng.choice(g.project.files)
                 gen = {"python": g.python_file, "js": g.js_file, "go": g.go_file}[lang]
                 text, f = gen(path, size)
                 h = next_call()
+                # the first read of a file names it, so a later re-read can be ordered against it
+                # (I4); another independent read of the same path is left unnamed, since the
+                # corpus does not model it as the same file changing
+                first = path not in g.file_texts
                 g.file_texts.setdefault(path, (h, lang, text, f))
-                add("tool", text, h, lang, f)
+                add("tool", text, h, lang, f, resource=f"file:{path}" if first else None)
             elif k < 0.46:
                 text, f = g.json_payload(size)
                 add("tool", text, next_call(), "json", f)
@@ -971,6 +975,7 @@ def summarize_edit(window: CorpusWindow, fraction: float = 0.3, *, seed: int = 0
     rng = random.Random(seed)
     blocks = window.blocks
     in_reread = {h for pair in window.rereads for h in pair}
+    pinned = frozenset(h for b in blocks if b["pinned"] for h in b["handles"])
     eligible = [
         not b["pinned"] and b["role"] != "system" and not (set(b["handles"]) & in_reread)
         for b in blocks
@@ -990,7 +995,7 @@ def summarize_edit(window: CorpusWindow, fraction: float = 0.3, *, seed: int = 0
             e += 1
         if e - s < min(2, length):
             continue
-        handles = _group_handles(blocks[s:e])
+        handles = _group_handles(blocks[s:e], pinned)
         if not handles:
             continue
         for i in range(s, e):
@@ -1006,7 +1011,7 @@ def summarize_edit(window: CorpusWindow, fraction: float = 0.3, *, seed: int = 0
     while i < len(blocks):
         if gi < len(groups) and groups[gi][0] == i:
             s, e = groups[gi]
-            handles = _group_handles(blocks[s:e])
+            handles = _group_handles(blocks[s:e], pinned)
             sid = f"s{summary_no}"
             summary_no += 1
             text, first = _summary_text(window, handles, rng)
@@ -1026,11 +1031,13 @@ def summarize_edit(window: CorpusWindow, fraction: float = 0.3, *, seed: int = 0
     return _edit("summarize", window, post, pointers=pointers)
 
 
-def _group_handles(group: list[dict]) -> list[str]:
+def _group_handles(group: list[dict], pinned: frozenset[str] = frozenset()) -> list[str]:
+    """The handles a summary of ``group`` derives from: the blocks' own and those their markers
+    cite, except pinned ones (a summary may cite a pinned block, never derive from it: R)."""
     out: list[str] = []
     for b in group:
         for h in b["handles"] + _cited_handles(b["text"]):
-            if h not in out:
+            if h not in out and h not in pinned:
                 out.append(h)
     return out
 

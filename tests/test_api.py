@@ -19,6 +19,7 @@ HOT_PATHS = [
     ("provgate._factdiff", "provgate._ext.factdiff"),
     ("provgate._matching", "provgate._ext.matching"),
     ("provgate._search", "provgate._ext.search"),
+    ("provgate._textsize", "provgate._ext.textsize"),
 ]
 
 

@@ -134,7 +134,8 @@ def test_block_fields_and_order(w200):
     ts = [b["ts"] for b in w200.blocks]
     assert all(a < b for a, b in zip(ts, ts[1:]))
     for b in w200.blocks:
-        assert set(b) == {"id", "role", "text", "handles", "derived", "derived_from", "pinned", "ts"}
+        assert set(b) - {"resource"} == {"id", "role", "text", "handles", "derived", "derived_from", "pinned", "ts"}
+        assert "resource" not in b or (b["role"] == "tool" and b["resource"].startswith("file:"))
         assert b["role"] in ("system", "user", "assistant", "tool")
         assert b["derived"] is False and b["derived_from"] == []
         assert b["text"].endswith("\n")
@@ -269,7 +270,8 @@ def test_prune(w200):
     assert all(b == pre_by_id[b["id"]] for b in edit["post"])
     dropped = [b for b in w200.blocks if b["id"] not in set(post_ids)]
     assert all(b["role"] in ("tool", "assistant") and not b["pinned"] for b in dropped)
-    assert edit["evicted"] == [h for b in dropped for h in b["handles"]]
+    # a dropped block without a handle is recorded by its id
+    assert edit["evicted"] == [h for b in dropped for h in (b["handles"] or [b["id"]])]
     # every dropped assistant turn only cited evicted sources
     evicted = set(edit["evicted"])
     for b in dropped:
@@ -375,3 +377,12 @@ def test_edits_parse_as_edit_format_v1(w50):
         edit = Edit.from_json(raw)
         assert edit.operator == raw["operator"]
         assert len(edit.post) == len(raw["post"])
+
+
+def test_rereads_name_one_resource(w200):
+    by_handle = {b["handles"][0]: b for b in w200.blocks if b["handles"]}
+    assert w200.rereads
+    for older, newer in w200.rereads:
+        assert by_handle[older]["resource"] == by_handle[newer]["resource"]
+        assert by_handle[older]["text"] != by_handle[newer]["text"]
+        assert by_handle[older]["ts"] < by_handle[newer]["ts"]

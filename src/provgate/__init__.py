@@ -55,6 +55,19 @@ _EXPORTS: dict[str, str] = {
     "StoreClosedError": "provgate.errors",
     "StoreBusyError": "provgate.errors",
     "PointerFormatError": "provgate.errors",
+    "plan_compaction": "provgate.compaction",
+    "compact": "provgate.compaction",
+    "CompactionPlan": "provgate.compaction",
+    "CompactionResult": "provgate.compaction",
+    "SummaryGroup": "provgate.compaction",
+    "SummaryRequest": "provgate.compaction",
+    "approx_tokens": "provgate.compaction",
+    "session_report": "provgate.report",
+    "SessionReport": "provgate.report",
+    "CompactionError": "provgate.errors",
+    "CompactionBudgetError": "provgate.errors",
+    "SummarizerError": "provgate.errors",
+    "OptionalDependencyError": "provgate.errors",
 }
 
 __all__ = ["__version__", *_EXPORTS]
@@ -133,4 +146,23 @@ if TYPE_CHECKING:  # pragma: no cover
         StoreCorruptionError,
         StoreSchemaError,
         UnknownHandleError,
+    )
+    from provgate.compaction import (
+        CompactionPlan,
+        CompactionResult,
+        SummaryGroup,
+        SummaryRequest,
+        approx_tokens,
+        compact,
+        plan_compaction,
+    )
+    from provgate.report import (
+        SessionReport,
+        session_report,
+    )
+    from provgate.errors import (
+        CompactionBudgetError,
+        CompactionError,
+        OptionalDependencyError,
+        SummarizerError,
     )

@@ -39,8 +39,8 @@ class _Parser(argparse.ArgumentParser):
     """argparse exits 2 on bad arguments already; make it print the same JSON error."""
 
     def error(self, message: str) -> None:  # type: ignore[override]
-        self.print_usage(sys.stderr)
-        _print_error(UsageError(message, kind="usage"))
+        # stderr stays one JSON object; the usage is in the message's hint
+        _print_error(UsageError(f"{message} (see {self.prog} --help)", kind="usage"))
         raise SystemExit(EXIT_UNUSABLE)
 
 

@@ -825,19 +825,13 @@ def compact(
         stored=tuple(stored), tokens=tokens, fill=tokens / plan.budget_tokens)
 
 
-def _sticky_pins(gate: Any) -> tuple[frozenset[str], frozenset[str]]:
+def _sticky_pins(gate: Gate) -> tuple[frozenset[str], frozenset[str]]:
     """The pins a gate session has seen (handles, and ids of blocks without handles).
 
     Pass n+1 must respect pass n's preservation even when a caller dropped the flags from the
-    window; the gate remembers them. ``Gate.pins`` is used when the gate offers it; otherwise
-    its session state is read under its lock.
+    window; the gate remembers them (``Gate.pins``).
     """
-    pins = getattr(gate, "pins", None)
-    if pins is not None:
-        handles, ids = pins() if callable(pins) else pins
-        return frozenset(handles), frozenset(ids)
-    with gate._lock:
-        return frozenset(gate._pinned_handles), frozenset(gate._pinned_ids)
+    return gate.pins
 
 
 def block_source_handle(block: Block) -> str:

@@ -25,6 +25,7 @@ change only pays for that block.
 
 from __future__ import annotations
 
+import json
 import re
 import threading
 import time
@@ -86,12 +87,13 @@ _TRAILING_BLANKS = re.compile(r"[ \t]+(?=\n|\Z)")
 def normalize_whitespace(text: str) -> str:
     """The documented whitespace normalisation of the structural fast path.
 
-    Line endings become ``\\n``, trailing spaces and tabs of every line are removed, and
+    ``\\r\\n`` line endings become ``\\n`` (a lone ``\\r`` is kept: turning it into a line break
+    could start a ``key: value`` line), trailing spaces and tabs of every line are removed, and
     leading and trailing blank lines are dropped. Nothing inside a line changes, so no token is
     split or joined and the grounded spans of the text keep their values.
     """
-    if "\r" in text:
-        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    if "\r\n" in text:
+        text = text.replace("\r\n", "\n")
     if " \n" in text or "\t\n" in text or text.endswith((" ", "\t")):
         text = _TRAILING_BLANKS.sub("", text)
     return text.strip("\n")
@@ -333,6 +335,12 @@ class Gate:
         with self._lock:
             return list(self._history)
 
+    @property
+    def pins(self) -> tuple[frozenset[str], frozenset[str]]:
+        """The session's sticky pins: (pinned handles, ids of pinned blocks without a handle)."""
+        with self._lock:
+            return frozenset(self._pinned_handles), frozenset(self._pinned_ids)
+
     def check(
         self,
         pre: Window | Iterable[Block | Mapping[str, Any]],
@@ -357,7 +365,6 @@ class Gate:
         with self._lock:
             pinned_handles = set(self._pinned_handles)
             pinned_ids = set(self._pinned_ids)
-            cycle = self._cycle_base + len(self._history) + 1
         run = _Check(self, edit, floor, pinned_handles, pinned_ids)
         if edit.sources:
             # Unusable input must leave the store untouched: validate the whole edit (block
@@ -365,7 +372,7 @@ class Gate:
             run.prepare()
             self._ingest(edit.sources)
         started = time.perf_counter()
-        verdict = run.run(policy, cycle)
+        verdict = run.run(policy, 0)  # the cycle number is assigned by _record
         total_ms = (time.perf_counter() - started) * 1e3
         verdict.timings_ms["total"] = total_ms
         self._record(edit, verdict, run, total_ms)
@@ -417,17 +424,19 @@ class Gate:
 
     def _record(self, edit: Edit, verdict: Verdict, run: _Check, total_ms: float) -> None:
         with self._lock:
-            if verdict.accepted:
-                # Pins are sticky: once a pass has seen a block pinned, every later pass
-                # protects it, even if a compactor forgets the flag.
-                for b in (*run.pre.window, *verdict.window):
-                    if b.pinned:
-                        if b.handles:
-                            self._pinned_handles.update(b.handles)
-                        else:
-                            self._pinned_ids.add(b.id)
-                if verdict.retention is not None:
-                    self._cumulative = (1.0 if self._cumulative is None else self._cumulative) * verdict.retention
+            # numbered in the order checks finish, so concurrent checks never share a cycle
+            object.__setattr__(verdict, "cycle", self._cycle_base + len(self._history) + 1)
+            # Pins are sticky: once a pass has seen a block pinned, every later pass protects
+            # it, even if a compactor forgets the flag. The pre window is what the agent holds,
+            # whatever the verdict; the post window counts only once committed.
+            for b in (*run.pre.window, *(verdict.window if verdict.accepted else ())):
+                if b.pinned:
+                    if b.handles:
+                        self._pinned_handles.update(b.handles)
+                    else:
+                        self._pinned_ids.add(b.id)
+            if verdict.accepted and verdict.retention is not None:
+                self._cumulative = (1.0 if self._cumulative is None else self._cumulative) * verdict.retention
             self._history.append(
                 CycleRecord(
                     cycle=verdict.cycle,
@@ -573,7 +582,7 @@ def _check_floor(floor: float) -> None:
 
 
 def _coerce_edit(operator: Any, pre: Any, post: Any, supersedes: Any, evicted: Any, pointers: Any) -> Edit:
-    if operator not in OPERATORS:
+    if not isinstance(operator, str) or operator not in OPERATORS:
         raise EditFormatError(f"operator: unknown operator {operator!r}; expected one of {sorted(OPERATORS)}", field="operator")
     edges = []
     for i, s in enumerate(supersedes):
@@ -627,16 +636,18 @@ class _Check:
         self.timings[name] = (time.perf_counter() - t0) * 1e3
 
     def window_digest(self, side: _Side) -> str:
-        """Digest of a window: block texts by digest, plus every block's metadata."""
+        """Digest of a window: every block's text digest and its metadata, each block framed
+        by its length (handles are opaque strings, so no separator could be trusted)."""
         h = blake3()
         for block, d in zip(side.window, side.digests):
+            meta = json.dumps(
+                [block.id, block.role, list(block.handles), block.derived, list(block.derived_from),
+                 block.pinned, block.ts, block.resource],
+                ensure_ascii=False, separators=(",", ":"),
+            ).encode("utf-8", "surrogatepass")
             h.update(d)
-            meta = "\x1f".join(
-                [block.id, block.role, ",".join(block.handles), str(block.derived),
-                 ",".join(block.derived_from), str(block.pinned), repr(block.ts), block.resource or ""]
-            )
-            h.update(meta.encode("utf-8", "surrogatepass"))
-            h.update(b"\x1e")
+            h.update(len(meta).to_bytes(8, "little"))
+            h.update(meta)
         return "blake3:" + h.hexdigest()
 
     # -- the phases -----------------------------------------------------------------------------
@@ -667,15 +678,26 @@ class _Check:
         if not hasattr(self, "pre"):
             self._timed("hash", self._hash)
         self._timed("structure", self._structure)
-        self._timed("facts", self._load_facts)
-        self._timed("I3", self._check_handles)
-        self._timed("I1", self._check_grounding)
-        self._timed("I2", self._check_purity if lossless else self._check_reachability)
-        self._timed("I4", self._check_freshness)
-        self._timed("I5", self._check_retention)
+        if self.structural:
+            # Same texts, same provenance: judged from digests alone, without fact extraction
+            # (only a block that can hold a citation marker is scanned, for I3); every marker is
+            # kept (retention 1, or undefined when pre cannot hold one); I4 has no read to lose.
+            self.counts["pre"] = self.counts["post"] = None  # type: ignore[assignment]
+            self._timed("facts", self._load_marker_facts)
+            self.retention = 1.0 if any(_MARKER_OPENER in b.text for b in self.edit.pre) else None
+            self._timed("I3", self._check_handles)
+            self._timed("I2", lambda: self._check_handle_drops("I2" if lossless else "I1"))
+            self._timed("I4", self._check_edges)
+        else:
+            self._timed("facts", self._load_facts)
+            self._timed("I3", self._check_handles)
+            self._timed("I1", self._check_grounding)
+            self._timed("I2", self._check_purity if lossless else self._check_reachability)
+            self._timed("I4", self._check_freshness)
+            self._timed("I5", self._check_retention)
+            self.remember_post_set()
         self._timed("P", self._check_pointers)
         self._timed("R", self._check_pins)
-        self.remember_post_set()
         self.pending = {}
 
     def _hash(self) -> None:
@@ -714,6 +736,18 @@ class _Check:
         post_digests = set(post.digests)
         self.removed_content = [i for i in self.removed if pre.digests[i] not in post_digests]
         self.pre_id = {b.id: i for i, b in enumerate(pre.window)}
+        pre_blocks = pre.window
+        # blocks kept with the same text but other provenance, or a bad derived tag
+        self.restated = [
+            j for j, (b, m) in enumerate(zip(post.window, self.match))
+            if m is not None and (
+                (b.derived and not b.derived_from) or b.derived != pre_blocks[m].derived
+                or (b.handles != pre_blocks[m].handles and set(b.handles) != set(pre_blocks[m].handles))
+                or (b.derived_from != pre_blocks[m].derived_from
+                    and set(b.derived_from) != set(pre_blocks[m].derived_from))
+            )
+        ]
+        self.structural = not self.changed and not self.removed_content and not self.restated
 
     def _match_duplicates(self, match: list[int | None]) -> None:
         """Where a text occurs more than once in pre, each post copy takes an unused pre copy,
@@ -751,6 +785,20 @@ class _Check:
             self.post.facts[j] = self.pre.facts[self.match[j]]  # type: ignore[index]
         self.counts["pre"] = sum(f.n_facts for f in self.pre.facts)
         self.counts["post"] = sum(f.n_facts for f in self.post.facts)
+        self.marked = {j: f for j, f in enumerate(self.post.facts) if f.n_markers}
+
+    def _load_marker_facts(self) -> None:
+        """For a structural edit: facts only of the post blocks that can hold a marker."""
+        gate = self.gate
+        get = gate._facts.get
+        post = self.post
+        self.marked = {}
+        for j, b in enumerate(post.window):
+            if _MARKER_OPENER in b.text:
+                d = post.digests[j]
+                f = get(d) or gate.facts_for(d, b, self.pending)
+                if f.n_markers:
+                    self.marked[j] = f
 
     # I3 --------------------------------------------------------------------------------------
 
@@ -772,11 +820,12 @@ class _Check:
             refs.add(e)
         # markers: resolve each distinct name once
         names: set[str] = set()
-        names.update(*(f.markers() for f in self.post.facts))
+        names.update(*(f.markers() for f in self.marked.values()))
         self.marker_targets: dict[str, tuple[str, ...]] = {n: gate.marker_handles(n) for n in names}
         for name, found in self.marker_targets.items():
             if len(found) != 1:
-                for block, facts in zip(post, self.post.facts):
+                for j, facts in sorted(self.marked.items()):
+                    block = post[j]
                     if name in facts.markers():
                         what = "names no handle in the durable store" if not found else f"is ambiguous: {list(found)}"
                         self.violate("I3", f"block {block.id!r} cites [src:{name}], which {what}",
@@ -806,9 +855,9 @@ class _Check:
         for p in edit.pointers:
             if p.handle == handle:
                 return "pointers", p.block
-        for b, f in zip(edit.post, self.post.facts):
+        for j, f in sorted(self.marked.items()):
             if any(handle in self.marker_targets.get(n, ()) for n in f.markers()):
-                return "citation marker", b.id
+                return "citation marker", edit.post[j].id
         return "evicted", ""
 
     def cited(self, j: int) -> tuple[str, ...]:
@@ -828,15 +877,8 @@ class _Check:
         edit = self.edit
         gate = self.gate
         lossy = edit.operator in LOSSY_OPERATORS
-        self.metadata_changed: list[int] = []
-        pre = edit.pre
         # only blocks that changed, or whose provenance changed, need a look
-        todo = [
-            j for j, (b, m) in enumerate(zip(edit.post, self.match))
-            if m is None or (b.derived and not b.derived_from) or b.handles != pre[m].handles
-            or b.derived_from != pre[m].derived_from or b.derived != pre[m].derived
-        ]
-        for j in todo:
+        for j in sorted(self.changed + self.restated):
             block = edit.post[j]
             if block.derived and not block.derived_from:
                 self.violate("I1", f"derived block {block.id!r} names no derived_from handle", block=block.id)
@@ -854,7 +896,6 @@ class _Check:
                     continue
                 if set(own) == set(pre_block.provenance) and block.derived == pre_block.derived:
                     continue
-                self.metadata_changed.append(j)
                 pre_index: int | None = m
             else:
                 # A block's pre version is part of its provenance: an unchanged assistant turn
@@ -871,7 +912,10 @@ class _Check:
                 continue
             handles = [h for h in dict.fromkeys(own + cited) if gate.handle_digest(h) is not None]
             texts: list[_Facts] = [f for f in (gate.source_facts(h) for h in handles) if f is not None]
-            if pre_index is not None and not block.derived:
+            if pre_index is not None and not block.derived and not block.handles:
+                # only a block without sources of its own (an assistant turn) is grounded by its
+                # pre version; a primary block answers to its handles, so a text moved onto
+                # another block's handle cannot ground itself
                 texts.append(self.pre.facts[pre_index])
             self._ground_block(j, block, handles, texts)
 
@@ -1094,19 +1138,11 @@ class _Check:
 
     # I4 --------------------------------------------------------------------------------------
 
-    def _newer(self, a: int, b: int) -> bool:
-        """Is pre block ``a`` newer than pre block ``b`` (by ts when both have one, else order)?"""
-        ta, tb = self.edit.pre[a].ts, self.edit.pre[b].ts
-        if ta is not None and tb is not None and ta != tb:
-            return ta > tb
-        return a > b
-
-    def _check_freshness(self) -> None:
+    def _check_edges(self) -> None:
+        """Supersession edges must name a post block and point forwards in time."""
         edit = self.edit
-        kept_pre = {m for m in self.match if m is not None}
-        evicted, superseded = self._covering()
-        derived_refs = {h for b in edit.post if b.derived for h in b.derived_from}
-        # supersession edges must point forwards in time
+        if not edit.supersedes:
+            return
         post_ids = {b.id: j for j, b in enumerate(edit.post)}
         handle_block = {h: i for i, b in enumerate(edit.pre) for h in b.handles}
         for s in edit.supersedes:
@@ -1121,6 +1157,20 @@ class _Check:
                 self.violate("I4", f"supersession edge goes backwards: block {s.block!r} is older than {s.handle!r}",
                              block=s.block, handle=s.handle,
                              evidence={"older": edit.pre[newer].id, "newer": edit.pre[older].id})
+
+    def _newer(self, a: int, b: int) -> bool:
+        """Is pre block ``a`` newer than pre block ``b`` (by ts when both have one, else order)?"""
+        ta, tb = self.edit.pre[a].ts, self.edit.pre[b].ts
+        if ta is not None and tb is not None and ta != tb:
+            return ta > tb
+        return a > b
+
+    def _check_freshness(self) -> None:
+        edit = self.edit
+        kept_pre = {m for m in self.match if m is not None}
+        evicted, superseded = self._covering()
+        derived_refs = {h for b in edit.post if b.derived for h in b.derived_from}
+        self._check_edges()
         # two reads of one resource
         groups: dict[str, list[int]] = {}
         for i, b in enumerate(edit.pre):
@@ -1129,7 +1179,6 @@ class _Check:
         for resource, reads in groups.items():
             if len({self.pre.digests[i] for i in reads}) >= 2:
                 self._check_reads(resource, reads, kept_pre, evicted, superseded, derived_refs)
-
 
     def _check_reads(self, resource: str, reads: list[int], kept_pre: set[int], evicted: set[str],
                      superseded: dict[str, str], derived_refs: set[str]) -> None:
@@ -1189,12 +1238,17 @@ class _Check:
             return
         handles = {h for i in reads for h in edit.pre[i].handles}
         post_kv: dict[tuple[int, int], set[tuple[int, int]]] = {}
+        restated: set[tuple[int, int]] = set()  # any value a rewritten or derived block asserts
         for j in self._post_blocks_touching(resource, handles):
-            for key, vals in self.post.facts[j].kv().items():
+            facts = self.post.facts[j]
+            for key, vals in facts.kv().items():
                 if key in older_kv:
                     post_kv.setdefault(key, set()).update(vals)
+            if self.match[j] is None or edit.post[j].derived:
+                # a paraphrase ("backoff is 250 ms") restates a value without its key
+                restated |= facts.vocabulary()
         for key, stale in older_kv.items():
-            present = post_kv.get(key, set())
+            present = post_kv.get(key, set()) | (restated & (stale.keys() | newest_kv[key].keys()))
             if present & newest_kv[key].keys() or not present & stale.keys():
                 continue
             v = next(v for v in stale if v in present)
@@ -1226,9 +1280,20 @@ class _Check:
     # I5 --------------------------------------------------------------------------------------
 
     def _check_retention(self) -> None:
-        pre_m = sum(f.n_markers for f in self.pre.facts)
+        """Markers per fact in post over markers per fact in pre. Pre blocks dropped on the
+        record (evicted) or as byte-identical duplicates are left out of pre: I5 measures the
+        silent erosion of citations, and an eviction record is the opposite of silent."""
+        evicted, _ = self._covering()
+        kept_copy = set(self.removed) - set(self.removed_content)
+        explicit = {
+            i for i in self.removed
+            if i in kept_copy or self.edit.pre[i].id in evicted
+            or (self.edit.pre[i].handles and all(h in evicted for h in self.edit.pre[i].handles))
+        }
+        pre_facts = [f for i, f in enumerate(self.pre.facts) if i not in explicit] if explicit else self.pre.facts
+        pre_m = sum(f.n_markers for f in pre_facts)
         post_m = sum(f.n_markers for f in self.post.facts)
-        pre_f = self.counts["pre"]
+        pre_f = sum(f.n_facts for f in pre_facts) if explicit else self.counts["pre"]
         post_f = self.counts["post"]
         if pre_m == 0:
             self.retention = None
@@ -1334,7 +1399,7 @@ class _Check:
             return "rejected", False, edit.post, False
         if edit.operator in LOSSY_OPERATORS:
             return "lossy", True, edit.post, False
-        structural = not self.changed and not self.removed_content and not self.metadata_changed
+        structural = self.structural
         if structural:
             # dropped duplicates are structural only when a kept copy carries their handles
             carried: dict[bytes, set[str]] = {}
@@ -1371,6 +1436,7 @@ def _is_word_byte(c: int) -> bool:
 
 _JOINERS = frozenset(b".,-:/@")
 _SOURCE_SEPARATOR = b"\n\xff\n"
+_MARKER_OPENER = "[src:"  # every citation marker starts so (docs/grammar.md)
 
 
 def _occurs_at_boundary(haystack: bytes, needle: bytes) -> bool:

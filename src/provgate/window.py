@@ -102,9 +102,13 @@ def _ts(value: Any, path: str) -> float | None:
         return None
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise _fail(path, f"expected a number or null, got {_type_name(value)}")
-    if not math.isfinite(value):
+    try:
+        as_float = float(value)
+    except OverflowError:
+        raise _fail(path, "is beyond the range of a float") from None
+    if not math.isfinite(as_float):
         raise _fail(path, "must be a finite number")
-    return float(value)
+    return as_float
 
 
 def _array(value: Any, path: str) -> Sequence[Any]:
@@ -339,6 +343,26 @@ class Edit:
     pointers: tuple[Citation, ...] = ()
     sources: Mapping[str, str] = field(default_factory=dict)
 
+    def __post_init__(self) -> None:
+        # An Edit built in Python gets the checks a JSON edit gets, so nothing unchecked
+        # reaches the gate (or its audit log).
+        if not isinstance(self.operator, str) or self.operator not in OPERATORS:
+            raise _fail("operator", f"unknown operator {self.operator!r}; expected one of {sorted(OPERATORS)}")
+        for name in ("pre", "post"):
+            if not isinstance(getattr(self, name), Window):
+                raise _fail(name, f"expected a Window, got {_type_name(getattr(self, name))} (use Window(blocks))")
+        object.__setattr__(self, "evicted", _handles(self.evicted, "evicted"))
+        for name, kind in (("supersedes", Supersession), ("pointers", Citation)):
+            items = tuple(_array(getattr(self, name), name))
+            for i, item in enumerate(items):
+                if not isinstance(item, kind):
+                    raise _fail(f"{name}[{i}]", f"expected a {kind.__name__}, got {_type_name(item)}")
+            object.__setattr__(self, name, items)
+        sources = _object(self.sources, "sources")
+        for handle, text in sources.items():
+            _handle(handle, f"sources[{handle!r}]")
+            _text(text, f"sources[{handle!r}]", check_unicode=False)
+
     @property
     def lossless(self) -> bool:
         return self.operator in LOSSLESS_OPERATORS
@@ -426,6 +450,10 @@ def loads_json(data: str | bytes) -> Any:
         raise EditFormatError(f"invalid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}", field=None) from None
     except RecursionError:
         raise EditFormatError("invalid JSON: nested too deeply", field=None) from None
+    except EditFormatError:
+        raise
+    except ValueError as exc:  # e.g. an integer literal beyond Python's digit limit
+        raise EditFormatError(f"invalid JSON: {exc}", field=None) from None
 
 
 def parse_edit(data: str | bytes | Mapping[str, Any]) -> Edit:

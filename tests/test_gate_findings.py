@@ -1,0 +1,199 @@
+"""Regression tests for findings against docs/gate.md (written from the spec by a reviewer; each
+once failed against the gate and was fixed). The comment above each names the finding and the
+sentence of the spec or seed it holds the gate to."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+import provgate.gate as gate_module
+from gate_helpers import assert_accepted, blk, gate_for, store_with, tool
+from provgate.gate import Gate
+from provgate.window import parse_edit
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
+import corpus  # noqa: E402
+
+
+# F1. benchmarks/corpus.py: "The first three are meant to be accepted by a correct gate"
+# (prune_edit, rewrite_edit, summarize_edit). summarize_edit puts into derived_from "the handles
+# of the run and those its markers cite"; a cited handle may be the pinned user turn (user:u1)
+# or a pinned doc, and docs/gate.md R says "A derived block whose derived_from names a pinned
+# block's handle is a violation". Actual: rejected with R for seeds 0, 2, 3, 4, 5 at 20k tokens.
+@pytest.mark.parametrize("seed", [0, 3])
+def test_corpus_summarize_edit_is_accepted(seed):
+    w = corpus.make_window(20_000, seed=seed)
+    v = Gate(store_with({})).check_edit(parse_edit(corpus.summarize_edit(w)))
+    assert_accepted(v, "lossy")
+
+
+# F2. DESIGN.md: "Structural edits ... are recognised from block digests alone and accepted
+# without fact extraction". A fresh Gate used to extract every pre block that is not exactly a
+# stored source even for a pure reorder. Now nothing is scanned but a block that can hold a
+# citation marker (its markers must still resolve: I3).
+def test_structural_reorder_on_a_fresh_gate_extracts_nothing(monkeypatch):
+    src = {"tool:call_1": "retries=3\ntimeout=30s\n"}
+    pre = [tool("t1", "tool:call_1", src["tool:call_1"]), blk("a1", "assistant", "It retries 3 times.\n"),
+           blk("a2", "assistant", "Confirmed [src:call_1].\n")]
+    g = gate_for(src)
+    calls = []
+    real = gate_module.extract
+    monkeypatch.setattr(gate_module, "extract", lambda data, *a, **k: calls.append(bytes(data)) or real(data, *a, **k))
+    v = g.check(pre, pre[::-1], operator="reorder")
+    assert_accepted(v, "structural")
+    assert calls == [b"Confirmed [src:call_1].\n"]
+
+
+# F3. docs/gate.md: "A gate is thread-safe; its session state (history, pins) changes under a
+# lock", and I5: "The gate keeps the per-cycle history of its session". Actual: the cycle number
+# is taken (len(history) + 1) when a check starts, so checks running at once on one Gate get the
+# same cycle: the history and the audit log hold cycle 1 several times.
+def test_concurrent_checks_get_distinct_cycle_numbers(monkeypatch):
+    import threading
+    import time
+    from concurrent.futures import ThreadPoolExecutor
+
+    real_run = gate_module._Check.run
+
+    def slow_run(self, *a, **k):  # widen the window in which the checks overlap
+        time.sleep(0.05)
+        return real_run(self, *a, **k)
+
+    monkeypatch.setattr(gate_module._Check, "run", slow_run)
+
+    src = {"tool:call_1": "retries=3\ntimeout=30s\n"}
+    pre = [tool("t1", "tool:call_1", src["tool:call_1"]), blk("a1", "assistant", "It retries 3 times [src:call_1].\n")]
+    g = gate_for(src)
+    barrier = threading.Barrier(4)
+
+    def run(_):
+        barrier.wait()
+        return g.check(pre, pre[::-1], operator="reorder").cycle
+
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        cycles = list(pool.map(run, range(4)))
+    assert sorted(cycles) == [1, 2, 3, 4]
+    assert sorted(h.cycle for h in g.history) == [1, 2, 3, 4]
+    assert sorted(r["cycle"] for _, r in g.store.iter_audit()) == [1, 2, 3, 4]
+
+
+# F4. docs/gate.md R: "Pins are sticky within a gate session: once a pass has seen a block
+# pinned (by handle, or by id for a block without handles), every later pass protects it".
+# Actual: only ACCEPTED passes record pins (Gate._record), so a pass that saw the pin but was
+# rejected for something else leaves the block unprotected in the next pass.
+def test_a_rejected_pass_that_saw_a_pin_still_makes_it_sticky():
+    src = {"doc:doc_7": "Backups are kept for 35 days.\n", "tool:call_1": "retries=3\n"}
+    g = gate_for(src)
+    pre = [tool("d7", "doc:doc_7", src["doc:doc_7"], pinned=True), tool("t1", "tool:call_1", src["tool:call_1"])]
+    rejected = g.check(pre, [pre[0]], operator="prune")  # t1 dropped without a record
+    assert not rejected.accepted
+    unpinned = [tool("d7", "doc:doc_7", src["doc:doc_7"])]
+    post = [{"id": "s1", "role": "summary", "text": "Backups 35 days.\n", "derived": True,
+             "derived_from": ["doc:doc_7"]}]
+    v = g.check(unpinned, post, operator="summarize")
+    assert any(x.invariant == "R" for x in v.violations), v.to_json()
+
+
+# F5. docs/gate.md: "Bad input (a malformed edit) raises EditFormatError before anything is
+# written"; helper brief: wrong types raise a specific provgate error, never a crash. Actual:
+# Gate.check_edit trusts Edit objects built in Python (the Edit dataclass validates nothing):
+# operator=None is ACCEPTED as "structural" and audited; operator="merge" is judged as a lossy
+# edit and audited; sources with a non-str text crash with AttributeError; pre given as a list
+# crashes with AttributeError. Gate.check(operator=["prune"]) crashes with TypeError.
+from provgate.errors import EditFormatError  # noqa: E402
+from provgate.window import Edit, Window  # noqa: E402
+from gate_helpers import store_state  # noqa: E402
+
+_SRC = {"tool:call_1": "retries=3\n"}
+_PRE = [tool("t1", "tool:call_1", "retries=3\n")]
+
+
+@pytest.mark.parametrize("make, field", [
+    (lambda: Edit(None, Window(_PRE), Window(_PRE)), "operator"),
+    (lambda: Edit("merge", Window(_PRE), Window(_PRE)), "operator"),
+    (lambda: Edit("prune", Window(_PRE), Window(_PRE), sources={"tool:call_1": 5}), "sources['tool:call_1']"),
+    (lambda: Edit("prune", _PRE, Window(_PRE)), "pre"),
+    (lambda: Edit("prune", Window(_PRE), Window(_PRE), supersedes=({"block": "t1", "handle": "tool:call_1"},)),
+     "supersedes[0]"),
+], ids=["operator-None", "operator-merge", "source-int", "pre-list", "supersedes-dict"])
+def test_check_edit_validates_python_built_edits(make, field):
+    g = gate_for(_SRC)
+    before = store_state(g.store)
+    with pytest.raises(EditFormatError) as info:
+        g.check_edit(make())
+    assert info.value.field == field
+    assert store_state(g.store) == before
+
+
+def test_check_refuses_an_unhashable_operator_with_edit_format_error():
+    with pytest.raises(EditFormatError):
+        gate_for(_SRC).check(_PRE, _PRE, operator=["prune"])
+
+
+# F6. docs/gate.md I4: "a key whose value differs between the reads (retries=3, later
+# retries=5) may not end up with only the older value in the post blocks of that resource or
+# derived from its reads — a summary or rewrite that restates the stale value alone is a
+# violation". Actual: only a restatement as the same `key=value` fact is caught; a summary that
+# restates the stale value in prose ("Backoff is 250 ms.") while the newer value (400) is gone
+# is accepted — the seed's silent pick of the older value, one paraphrase away.
+def test_a_summary_restating_the_stale_value_in_prose_is_rejected():
+    import test_gate_seeds as S
+
+    pre = S._reads()
+    post = [{"id": "s1", "role": "summary", "text": "Backoff is 250 ms.\n", "derived": True,
+             "derived_from": [S.OLD_H, S.NEW_H]}, pre[1]]
+    v = gate_for(S.READ_SOURCES).check(pre, post, operator="summarize")
+    assert any(x.invariant == "I4" and x.value == "250" for x in v.violations), v.to_json()
+
+
+# F7. DESIGN.md I1: "every grounded span in it occurs in the sources of its handles"; seed I2:
+# "A prune/rewrite operator may not change the value of any grounded fact". Actual: a rewrite
+# that swaps the texts of two config blocks (tool:a now asserts retries=5, which only tool:b
+# says) is accepted, and so is a reorder that swaps their handles: docs/gate.md grounds a block
+# "plus — for a primary block — its pre version", and the pre version of a moved text is the
+# other block, so a mis-attribution grounds itself. The window-level fact multiset is unchanged.
+@pytest.mark.parametrize("post, op", [
+    ([tool("A", "tool:a", "retries=5\n"), tool("B", "tool:b", "retries=3\n")], "rewrite"),
+    ([tool("A", "tool:b", "retries=3\n"), tool("B", "tool:a", "retries=5\n")], "reorder"),
+], ids=["texts-swapped", "handles-swapped"])
+def test_swapping_values_between_sources_is_rejected(post, op):
+    src = {"tool:a": "retries=3\n", "tool:b": "retries=5\n"}
+    pre = [tool("A", "tool:a", "retries=3\n"), tool("B", "tool:b", "retries=5\n")]
+    v = gate_for(src).check(pre, post, operator=op)
+    assert not v.accepted, v.to_json()
+    assert any(x.invariant == "I1" and x.key == "retries" for x in v.violations)
+
+
+# F8. docs/gate.md: the audit log records "the digests of the pre and post windows (BLAKE3 over
+# every block's text digest and metadata)". Actual: metadata is joined with "," and "\x1f"
+# without length framing, and handles may contain "," (they are opaque strings), so a block
+# with handles ["tool:a", "tool:b"] and one with the single handle "tool:a,tool:b" give the same
+# window digest: two different windows are indistinguishable in the audit log.
+def test_window_digest_frames_handles_unambiguously():
+    src = {"tool:a": "x=1\n", "tool:b": "x=1\n", "tool:a,tool:b": "x=1\n"}
+    g = gate_for(src)
+    pre = [tool("t", "tool:a", "x=1\n")]
+    two = g.check(pre, [blk("t", "tool", "x=1\n", ["tool:a", "tool:b"])], operator="rewrite")
+    one = g.check(pre, [blk("t", "tool", "x=1\n", ["tool:a,tool:b"])], operator="rewrite")
+    assert two.post_digest != one.post_digest
+
+
+# F9. docs/format.md: "A wrong type ... is refused with an error that names the field"; helper
+# brief: bad input raises a specific provgate error, never a crash. Actual: parse_edit raises a
+# bare ValueError for any JSON integer of more than 4300 digits (Python's int-parsing limit; not
+# a JSONDecodeError, so loads_json does not translate it) and OverflowError for an integer `ts`
+# beyond the float range (math.isfinite on a huge int). `provgate check` then exits 2 with
+# "internal_error" instead of naming the input problem.
+@pytest.mark.parametrize("doc, field", [
+    ('{"operator": "prune", "pre": [], "post": [], "x": %s}' % ("1" * 5000), None),
+    ('{"operator": "prune", "pre": [{"id": "a", "role": "user", "text": "x", "ts": %s}], "post": []}' % ("9" * 400),
+     "pre[0].ts"),
+], ids=["5000-digit-int", "ts-beyond-float"])
+def test_huge_integers_are_refused_with_edit_format_error(doc, field):
+    with pytest.raises(EditFormatError) as info:
+        parse_edit(doc)
+    assert info.value.field == field
+
