@@ -2,8 +2,9 @@
 needles in many haystacks in one call, without the GIL.
 
 The specification (results, whitespace set, errors) is ``provgate._search_py``; this module
-must return identical arrays and raise the same exceptions with the same messages (input is
-checked by the reference's own validators, so the messages cannot drift).
+must return identical arrays and raise the same exceptions with the same messages (batches
+are checked here in C with the reference's messages, the rest by the reference's own
+validators).
 
 The search is the two-way algorithm of Crochemore and Perrin (J. ACM 38(3), 1991), written
 here from the paper's description: a critical factorisation of the needle from its two maximal
@@ -13,9 +14,13 @@ at each alignment. It runs in O(n + m) time and O(1) space on every input, so a 
 compared byte mismatches, the next alignment at which it can match is found with ``memchr``,
 which skips most of an ordinary text at memory speed.
 
-Whitespace-normalised search normalises each distinct haystack once per call into a scratch
-buffer (owned by a numpy array), searches the normalised needles in it, and maps the first
-match back to original offsets by walking the original bytes once.
+Whitespace-normalised search never normalises a haystack when it can avoid it: a needle
+whose longest whitespace-free run (or a run with a digit) is missing from the original bytes
+cannot occur, and otherwise each occurrence of that run is verified outwards over the
+original bytes (``verify_around``), which gives original offsets directly. Only when that
+verification would cost more than a linear budget (a run that occurs everywhere) or the needle
+is all whitespace are the needed haystacks normalised, once each per call, into a scratch
+buffer owned by a numpy array, searched, and the first match mapped back by one walk.
 """
 
 import numpy as np
@@ -27,7 +32,8 @@ from libc.string cimport memchr, memcmp
 from _types cimport byte_t, offset_t
 
 from provgate._search_py import WHITESPACE, WHITESPACE_CODEPOINTS
-from provgate._search_py import check_batch, check_max_spans, check_pair
+from provgate._search_py import check_max_spans, check_pair
+from provgate.errors import InvalidArgumentError
 
 cnp.import_array()
 
@@ -260,26 +266,180 @@ cdef void map_to_original(const byte_t* src, offset_t n, const offset_t* targets
         out[t] = i
 
 
-cdef void longest_chunk(const byte_t* x, offset_t m, offset_t* start, offset_t* length) noexcept nogil:
-    """The longest run of x without whitespace: every normalised occurrence of x contains it
-    verbatim, in the original haystack too (normalising never touches such bytes)."""
-    cdef offset_t i = 0, s, w
-    start[0] = 0
-    length[0] = 0
+cdef bint chunks_present(const byte_t* x, offset_t m, const byte_t* y, offset_t n) noexcept nogil:
+    """False when the needle cannot have a normalised occurrence in y.
+
+    Every normalised occurrence of x contains each run of x without whitespace (a *chunk*)
+    verbatim, in the original haystack too: normalising never touches those bytes. So if the
+    longest chunk, or a chunk with a digit (numbers are what drifts), is missing from y, there
+    is no occurrence. True means "maybe"; the normalised search decides."""
+    cdef offset_t i = 0, s, w, best_start = 0, best_len = 0, ignored
+    cdef bint digit
     while i < m:
         w = whitespace_length(x + i, m - i)
         if w:
             i += w
             continue
         s = i
+        digit = False
         while i < m and whitespace_length(x + i, m - i) == 0:
+            digit = digit or (0x30 <= x[i] <= 0x39)
             i += 1
-        if i - s > length[0]:
-            start[0] = s
-            length[0] = i - s
+        if digit and find_bytes(x + s, i - s, y, n, True, &ignored) < 0:
+            return False
+        if i - s > best_len:
+            best_start = s
+            best_len = i - s
+    return best_len == 0 or find_bytes(x + best_start, best_len, y, n, True, &ignored) >= 0
+
+
+cdef inline offset_t whitespace_ending_at(const byte_t* y, offset_t q) noexcept nogil:
+    """Length of the whitespace sequence y[q - len : q], or 0. The sequences never overlap
+    and no byte of one can start another, so reading them backwards finds the same ones."""
+    if q >= 1 and WHITESPACE_LEAD[y[q - 1]] == 1:
+        return 1
+    if q >= 2 and y[q - 2] == 0xC2 and (y[q - 1] == 0x85 or y[q - 1] == 0xA0):
+        return 2
+    if q >= 3 and whitespace_length(y + q - 3, 3) == 3:
+        return 3
+    return 0
+
+
+cdef inline bint straddles(const byte_t* y, offset_t n, offset_t b) noexcept nogil:
+    """A whitespace sequence begins before offset b and ends after it."""
+    if b <= 0 or b >= n:
+        return False
+    if whitespace_length(y + b - 1, n - b + 1) >= 2:
+        return True
+    return b >= 2 and whitespace_length(y + b - 2, n - b + 2) == 3
+
+
+cdef bint verify_around(const byte_t* x, offset_t mm, offset_t c0, offset_t chunk, const byte_t* y,
+                        offset_t n, offset_t p, offset_t* start, offset_t* end, offset_t* work) noexcept nogil:
+    """Whether the normalised needle x (length mm) occurs in the normalised view of y with its
+    chunk x[c0 : c0 + chunk] at the original offset p; if so, the original [start, end).
+
+    Walks outwards from the chunk over the ORIGINAL bytes: a space of x must meet a whole run
+    of whitespace (consumed to its maximal extent), any other byte of x must meet the same
+    byte, one that neither begins nor ends a whitespace sequence. Every whitespace sequence
+    touching a matched byte is thereby seen (or straddles the chunk's edges, checked first),
+    so this accepts exactly the normalised occurrences."""
+    cdef offset_t k, q, w
+    if straddles(y, n, p) or straddles(y, n, p + chunk):
+        return False
+    k = c0
+    q = p
+    while k > 0:
+        k -= 1
+        if x[k] == 0x20:
+            w = whitespace_ending_at(y, q)
+            if w == 0:
+                return False
+            while w:
+                q -= w
+                work[0] += w
+                w = whitespace_ending_at(y, q)
+        else:
+            if q == 0 or y[q - 1] != x[k] or whitespace_ending_at(y, q):
+                return False
+            q -= 1
+            work[0] += 1
+    start[0] = q
+    k = c0 + chunk
+    q = p + chunk
+    while k < mm:
+        if x[k] == 0x20:
+            w = whitespace_length(y + q, n - q) if q < n else 0
+            if w == 0:
+                return False
+            while w:
+                q += w
+                work[0] += w
+                w = whitespace_length(y + q, n - q) if q < n else 0
+        else:
+            if q >= n or y[q] != x[k] or whitespace_length(y + q, n - q):
+                return False
+            q += 1
+            work[0] += 1
+        k += 1
+    end[0] = q
+    return True
+
+
+cdef bint anchored_search(const byte_t* x, offset_t mm, const byte_t* y, offset_t n,
+                          offset_t* first_start, offset_t* first_end, offset_t* count) noexcept nogil:
+    """Normalised search of the normalised needle x in y WITHOUT normalising y: find each
+    occurrence of x's longest chunk (a run without spaces) in the original bytes and verify
+    around it. Returns False, results unset, when x has no chunk or the verification work
+    exceeds a linear budget (a chunk occurring everywhere); the caller then normalises."""
+    cdef offset_t i = 0, s, c0 = 0, chunk = 0, j = 0, k, p, rare, ignored, found = 0
+    cdef offset_t work = 0, budget = 8 * (n + mm) + 4096, st, en
+    cdef Factorization f
+    while i < mm:
+        if x[i] == 0x20:
+            i += 1
+            continue
+        s = i
+        while i < mm and x[i] != 0x20:
+            i += 1
+        if i - s > chunk:
+            c0 = s
+            chunk = i - s
+    if chunk == 0:
+        return False
+    first_start[0] = -1
+    first_end[0] = -1
+    if chunk > n:
+        count[0] = 0
+        return True
+    factorize(x + c0, chunk, &f)
+    rare = rarest_index(x + c0, chunk)
+    while j <= n - chunk:
+        k = two_way(x + c0, chunk, &f, rare, y + j, n - j, True, &ignored)
+        if k < 0:
+            break
+        p = j + k
+        work += chunk + 1
+        if verify_around(x, mm, c0, chunk, y, n, p, &st, &en, &work):
+            if found == 0:
+                first_start[0] = st
+                first_end[0] = en
+            found += 1
+        if work > budget:
+            return False
+        j = p + 1
+    count[0] = found
+    return True
 
 
 # ---- gathering (GIL held) ----------------------------------------------------------------------
+
+cdef tuple checked_items(object values, str name, bint needles):
+    """``_search_py._check_items`` at C speed, with its messages."""
+    cdef Py_ssize_t i
+    if not isinstance(values, (list, tuple)):
+        raise TypeError(f"{name} must be a list or tuple of bytes, not {type(values).__name__}")
+    cdef tuple items = tuple(values)  # a private copy: the buffers outlive the nogil loop
+    for i in range(len(items)):
+        value = items[i]
+        if type(value) is not bytes:
+            raise TypeError(f"{name}[{i}] must be bytes, not {type(value).__name__}")
+        if needles and PyBytes_GET_SIZE(value) == 0:
+            raise InvalidArgumentError(f"{name}[{i}] is empty; an empty needle occurs everywhere", argument=name)
+    return items
+
+
+cdef tuple check_batch(object needles, object haystacks):
+    """``_search_py.check_batch``."""
+    cdef tuple n = checked_items(needles, "needles", True)
+    cdef tuple h = checked_items(haystacks, "haystacks", False)
+    if len(n) != len(h):
+        raise InvalidArgumentError(
+            f"needles and haystacks must have the same length ({len(n)} != {len(h)})", argument="haystacks"
+        )
+    return n, h
+
+
 
 cdef inline const byte_t* data_of(bytes b):
     return <const byte_t*>PyBytes_AS_STRING(b)
@@ -351,34 +511,60 @@ def normalize_whitespace(data):
 def find_whitespace(needles, haystacks):
     cdef tuple keep_n, keep_h
     keep_n, keep_h = check_batch(needles, haystacks)
-    cdef offset_t items = len(keep_n), i
+    cdef offset_t items = len(keep_n), i, total_n = 0
+    for i in range(items):
+        total_n += PyBytes_GET_SIZE(keep_n[i])
     cdef cnp.ndarray start = np.full(items, -1, dtype=np.int64)
     cdef cnp.ndarray end = np.full(items, -1, dtype=np.int64)
     cdef cnp.ndarray count = np.zeros(items, dtype=np.int64)
-    cdef cnp.ndarray possible = np.empty(items, dtype=np.uint8)
+    cdef cnp.ndarray fallback = np.zeros(items, dtype=np.uint8)
+    cdef cnp.ndarray n_norm = np.empty(max(total_n, 1), dtype=np.uint8)
+    cdef cnp.ndarray n_at = np.empty(items, dtype=np.int64)
+    cdef cnp.ndarray n_mm = np.empty(items, dtype=np.int64)
     cdef cnp.ndarray n_ptr = pointers_of(keep_n), h_ptr = pointers_of(keep_h)
     cdef cnp.ndarray n_len = lengths_of(keep_n), h_len = lengths_of(keep_h)
     cdef const size_t* np_ = <const size_t*>cnp.PyArray_DATA(n_ptr)
     cdef const size_t* hp = <const size_t*>cnp.PyArray_DATA(h_ptr)
     cdef const offset_t* nl = index_ptr(n_len)
     cdef const offset_t* hl = index_ptr(h_len)
-    cdef byte_t* pp = byte_ptr(possible)
-    cdef offset_t chunk_start, chunk_len, ignored
-    # 1. a needle whose longest whitespace-free chunk is not in the original haystack has no
-    #    normalised occurrence either: most misses end here, without normalising anything
+    cdef byte_t* pf = byte_ptr(fallback)
+    cdef byte_t* nb = byte_ptr(n_norm)
+    cdef offset_t* pat = index_ptr(n_at)
+    cdef offset_t* pmm = index_ptr(n_mm)
+    cdef offset_t* p_start = index_ptr(start)
+    cdef offset_t* p_end = index_ptr(end)
+    cdef offset_t* p_count = index_ptr(count)
+    cdef offset_t at = 0
+    cdef bint any_fallback = False
     with nogil:
         for i in range(items):
-            longest_chunk(<const byte_t*>np_[i], nl[i], &chunk_start, &chunk_len)
-            pp[i] = chunk_len == 0 or find_bytes(<const byte_t*>np_[i] + chunk_start, chunk_len,
-                                                 <const byte_t*>hp[i], hl[i], True, &ignored) >= 0
-    # 2. normalise each distinct haystack (by identity) that a surviving item needs, once
+            pat[i] = at
+            pmm[i] = normalize_into(<const byte_t*>np_[i], nl[i], nb + at)
+            at += nl[i]
+            # most misses end at the chunk test; the rest are searched around their longest chunk
+            if not chunks_present(<const byte_t*>np_[i], nl[i], <const byte_t*>hp[i], hl[i]):
+                continue
+            if not anchored_search(nb + pat[i], pmm[i], <const byte_t*>hp[i], hl[i],
+                                   &p_start[i], &p_end[i], &p_count[i]):
+                pf[i] = 1
+                any_fallback = True
+    if any_fallback:
+        _normalised_fallback(keep_h, fallback, n_norm, n_at, n_mm, start, end, count)
+    return start, end, count
+
+
+cdef int _normalised_fallback(tuple keep_h, cnp.ndarray fallback, cnp.ndarray n_norm, cnp.ndarray n_at,
+                              cnp.ndarray n_mm, cnp.ndarray start, cnp.ndarray end, cnp.ndarray count) except -1:
+    """The items the anchored search gave up on: normalise each distinct haystack they need
+    once, search the normalised needle in it and map the first match back."""
+    cdef offset_t items = len(keep_h), i, total_h = 0
+    cdef byte_t* pf = byte_ptr(fallback)
     cdef dict slot_of = {}
     cdef list distinct = []
     cdef cnp.ndarray slot = np.full(items, -1, dtype=np.int64)
     cdef offset_t* ps = index_ptr(slot)
-    cdef offset_t total_h = 0, total_n = 0
     for i in range(items):
-        if not pp[i]:
+        if not pf[i]:
             continue
         h = keep_h[i]
         d = slot_of.get(id(h))
@@ -387,48 +573,49 @@ def find_whitespace(needles, haystacks):
             distinct.append(h)
             total_h += PyBytes_GET_SIZE(h)
         ps[i] = d
-        total_n += nl[i]
     cdef tuple keep_d = tuple(distinct)
-    cdef offset_t nd = len(keep_d), k, at, mm
+    cdef offset_t nd = len(keep_d), d_i, s_i, k, at
     cdef cnp.ndarray h_norm = np.empty(max(total_h, 1), dtype=np.uint8)
-    cdef cnp.ndarray n_norm = np.empty(max(total_n, 1), dtype=np.uint8)
-    cdef cnp.ndarray h_off = np.empty(max(nd, 1), dtype=np.int64)
-    cdef cnp.ndarray h_nlen = np.empty(max(nd, 1), dtype=np.int64)
+    cdef cnp.ndarray h_off = np.empty(nd, dtype=np.int64)
+    cdef cnp.ndarray h_nlen = np.empty(nd, dtype=np.int64)
     cdef cnp.ndarray d_ptr = pointers_of(keep_d), d_len = lengths_of(keep_d)
+    cdef cnp.ndarray h_ptr = pointers_of(keep_h), h_len = lengths_of(keep_h)
     cdef const size_t* dp = <const size_t*>cnp.PyArray_DATA(d_ptr)
     cdef const offset_t* dl = index_ptr(d_len)
+    cdef const size_t* hp = <const size_t*>cnp.PyArray_DATA(h_ptr)
+    cdef const offset_t* hl = index_ptr(h_len)
     cdef offset_t* ho = index_ptr(h_off)
     cdef offset_t* hn = index_ptr(h_nlen)
     cdef byte_t* hb = byte_ptr(h_norm)
-    cdef byte_t* nb = byte_ptr(n_norm)
+    cdef const byte_t* nb = byte_ptr(n_norm)
+    cdef const offset_t* pat = index_ptr(n_at)
+    cdef const offset_t* pmm = index_ptr(n_mm)
     cdef offset_t* p_start = index_ptr(start)
     cdef offset_t* p_end = index_ptr(end)
     cdef offset_t* p_count = index_ptr(count)
     cdef offset_t targets[2]
     cdef offset_t mapped[2]
-    cdef offset_t d_i, s_i
     with nogil:
         at = 0
         for d_i in range(nd):
             ho[d_i] = at
             hn[d_i] = normalize_into(<const byte_t*>dp[d_i], dl[d_i], hb + at)
             at += dl[d_i]
-        # 3. search the normalised needles; map each first match back to original offsets
-        at = 0
         for i in range(items):
             s_i = ps[i]
             if s_i < 0:
                 continue
-            mm = normalize_into(<const byte_t*>np_[i], nl[i], nb + at)
-            k = find_bytes(nb + at, mm, hb + ho[s_i], hn[s_i], False, &p_count[i])
+            k = find_bytes(nb + pat[i], pmm[i], hb + ho[s_i], hn[s_i], False, &p_count[i])
             if k >= 0:
                 targets[0] = k
-                targets[1] = k + mm
+                targets[1] = k + pmm[i]
                 map_to_original(<const byte_t*>hp[i], hl[i], targets, 2, mapped)
                 p_start[i] = mapped[0]
                 p_end[i] = mapped[1]
-            at += nl[i]
-    return start, end, count
+            else:
+                p_start[i] = -1
+                p_end[i] = -1
+    return 0
 
 
 def whitespace_spans(needle, haystack, max_spans):

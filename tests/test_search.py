@@ -291,6 +291,26 @@ def test_native_equals_reference(batch):
 
 
 @_only_with_native
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.sampled_from([b"a", b"a ", b" ", b"\n", b"\xc2\xa0", b"b", b"a a"]), min_size=1, max_size=8),
+    st.integers(200, 1500),
+    st.data(),
+)
+def test_native_equals_reference_on_long_whitespace_text(unit, repeat, data):
+    """Long repetitive text, where verifying around a chunk exceeds its budget and the native
+    search falls back to normalising the haystack."""
+    native, reference = _load("native"), _load("reference")
+    hay = b"".join(unit) * repeat + data.draw(st.sampled_from([b"", b"b", b" a b"]))
+    needles = [
+        data.draw(st.sampled_from([b"a ", b"a", b" ", b"\n"])) * data.draw(st.integers(1, 50)) + b"b",
+        data.draw(st.sampled_from([b" ", b"a a", b"a\ta", b"\xc2\xa0a"])),
+    ]
+    for x, y in zip(native.find_whitespace(needles, [hay, hay]), reference.find_whitespace(needles, [hay, hay])):
+        assert np.array_equal(x, y)
+
+
+@_only_with_native
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.sampled_from([b"a", b"b", b"ab", b"ba", b" ", b"\n", b"aab"]), min_size=1, max_size=60), st.data())
 def test_native_equals_reference_on_periodic_text(parts, data):
@@ -304,6 +324,31 @@ def test_native_equals_reference_on_periodic_text(parts, data):
         got = getattr(native, name)([needle, other], [hay, hay])
         for x, y in zip(got, getattr(reference, name)([needle, other], [hay, hay])):
             assert np.array_equal(x, y), name
+
+
+@pytest.mark.parametrize(
+    "needle",
+    [
+        b"a " * 40 + b"b",  # its longest chunk "a" is everywhere: too much work around it
+        b"a " * 40 + b"a",
+        b" ",  # no chunk at all
+        b"\n\t ",
+        b"a a",
+    ],
+)
+def test_find_whitespace_on_long_repetitive_text(impl, needle):
+    """The native search verifies around the needle's longest chunk and, when that chunk is
+    everywhere, gives up within a linear budget and normalises the haystack instead: both
+    paths must give the definition's answer."""
+    hay = b"a a\ta  a\n" * 3_000 + b"a " * 40 + b"b"
+    s, e, c = impl.find_whitespace([needle], [hay])
+    pattern = impl.normalize_whitespace(needle)
+    text = impl.normalize_whitespace(hay)
+    assert int(c[0]) == len(brute_occurrences(pattern, text))
+    if c[0]:
+        assert impl.normalize_whitespace(hay[s[0] : e[0]]) == pattern
+        # the first occurrence: as many normalised bytes precede it as in the definition
+        assert len(impl.normalize_whitespace(hay[: s[0]])) == brute_occurrences(pattern, text)[0]
 
 
 # ---- bad input ---------------------------------------------------------------------------------
