@@ -301,6 +301,8 @@ class Gate:
         self._marker_handles: dict[str, tuple[str, ...]] = {}
         self._unpersisted: list[tuple[str, str, FactTable]] = []
         self._pre_sets = _Cache(16)
+        self._normalized = _Cache(8 << 20)
+        self._grounded = _Cache(16 << 20)
         self._lock = threading.Lock()
         self._history: list[CycleRecord] = []
         self._pinned_handles: set[str] = set()
@@ -482,6 +484,14 @@ class Gate:
                 self._text_digest.put(window[i].text, d, len(encoded[k]) + 64)
                 pending[d] = encoded[k]  # this check extracts from these bytes, no second encode
         return out  # type: ignore[return-value]
+
+    def normalized_digest(self, digest: bytes, text: str) -> bytes:
+        """Digest of the whitespace-normalised text, cached by the text's digest."""
+        d = self._normalized.get(digest)
+        if d is None:
+            d = blake3(normalize_whitespace(text).encode("utf-8", "surrogatepass")).digest()
+            self._normalized.put(digest, d, 96)
+        return d
 
     def facts_for(self, digest: bytes, block: Block, pending: dict[bytes, bytes]) -> _Facts:
         cached = self._facts.get(digest)
@@ -725,7 +735,8 @@ class _Check:
             for j in pending:
                 i = pre_index.get(post.window[j].id)
                 if i is not None and not used[i] and (
-                    normalize_whitespace(post.window[j].text) == normalize_whitespace(pre.window[i].text)
+                    self.gate.normalized_digest(post.digests[j], post.window[j].text)
+                    == self.gate.normalized_digest(pre.digests[i], pre.window[i].text)
                 ):
                     used[i] = True
                     self.match[j] = i
@@ -735,8 +746,8 @@ class _Check:
         # dropped byte-identical duplicates are not "removed" content: their text survives
         post_digests = set(post.digests)
         self.removed_content = [i for i in self.removed if pre.digests[i] not in post_digests]
-        self.pre_id = {b.id: i for i, b in enumerate(pre.window)}
-        pre_blocks = pre.window
+        pre_blocks = pre.window.blocks
+        self.pre_id = {b.id: i for i, b in enumerate(pre_blocks)}
         # blocks kept with the same text but other provenance, or a bad derived tag
         self.restated = [
             j for j, (b, m) in enumerate(zip(post.window, self.match))
@@ -911,22 +922,39 @@ class _Check:
                              "no [src:…] marker and no pre version", block=block.id)
                 continue
             handles = [h for h in dict.fromkeys(own + cited) if gate.handle_digest(h) is not None]
-            texts: list[_Facts] = [f for f in (gate.source_facts(h) for h in handles) if f is not None]
-            if pre_index is not None and not block.derived and not block.handles:
-                # only a block without sources of its own (an assistant turn) is grounded by its
-                # pre version; a primary block answers to its handles, so a text moved onto
-                # another block's handle cannot ground itself
-                texts.append(self.pre.facts[pre_index])
-            self._ground_block(j, block, handles, texts)
+            # only a block without sources of its own (an assistant turn) is grounded by its pre
+            # version; a primary block answers to its handles, so a text moved onto another
+            # block's handle cannot ground itself
+            own_pre = pre_index if pre_index is not None and not block.derived and not block.handles else None
+            # grounding is a pure function of the block's text and what grounds it: cached, so a
+            # re-check after a one-block change re-grounds only that block
+            key = (self.post.digests[j], tuple(handles), None if own_pre is None else self.pre.digests[own_pre])
+            rows = gate._grounded.get(key)
+            if rows is None:
+                texts: list[_Facts] = [f for f in (gate.source_facts(h) for h in handles) if f is not None]
+                if own_pre is not None:
+                    texts.append(self.pre.facts[own_pre])
+                rows = self._ungrounded_rows(j, handles, texts)
+                gate._grounded.put(key, rows, 64 + 8 * len(rows))
+            table = self.post.facts[j].table
+            for row in rows:
+                span = table.span(row)
+                self.violate(
+                    "I1",
+                    f"block {block.id!r} asserts {span.kind.name.lower()} {span.text!r}, which occurs in none of "
+                    f"its sources {handles}",
+                    block=block.id, key=span.key, value=span.value,
+                    evidence={"span": [span.start, span.end], "text": span.text, "searched": handles},
+                )
 
-    def _ground_block(self, j: int, block: Block, handles: list[str], texts: list[_Facts]) -> None:
-        """Each fact of the block must occur in one of ``texts``: a kv fact as the same
-        (key, value) pair, any other fact as a value (or a kv key) those texts assert, or else
-        literally, at token boundaries, in the source bytes."""
+    def _ungrounded_rows(self, j: int, handles: list[str], texts: list[_Facts]) -> tuple[int, ...]:
+        """The fact rows of post block ``j`` that occur in none of ``texts``. A kv fact must
+        occur there as the same (key, value) pair, any other fact as a value (or a kv key) those
+        texts assert, or else literally, at token boundaries, in the source bytes."""
         facts = self.post.facts[j]
         rows = facts.groundable_rows()
         if rows.size == 0:
-            return
+            return ()
         t = facts.table
         kinds = t.kind[rows].tolist()
         values = list(zip(t.fp_value[rows, 0].tolist(), t.fp_value[rows, 1].tolist()))
@@ -943,7 +971,7 @@ class _Check:
             if open_pairs:
                 open_pairs -= x.pairs()
             if not open_values and not open_pairs:
-                return
+                return ()
         missing = [k for k, (v, kind) in enumerate(zip(values, kinds)) if kind != _KIND_KV and v in open_values]
         if open_pairs:
             kv_fp = t.fp_fact[rows[kv_rows]]
@@ -960,6 +988,7 @@ class _Check:
                     restated.add(k)
             missing = [k for k in missing if k not in restated]
         haystack: bytes | None = None
+        out: list[int] = []
         for k in missing:
             span = t.span(int(rows[k]))
             if haystack is None:
@@ -967,15 +996,9 @@ class _Check:
                 # sources, and the newlines around it keep token boundaries at their edges
                 haystack = _SOURCE_SEPARATOR.join(self.gate.source_bytes(h) for h in handles)
             needle = (span.value if span.kind == Kind.QUOTE else span.text).encode("utf-8")
-            if _occurs_at_boundary(haystack, needle):
-                continue
-            self.violate(
-                "I1",
-                f"block {block.id!r} asserts {span.kind.name.lower()} {span.text!r}, which occurs in none of its "
-                f"sources {handles}",
-                block=block.id, key=span.key, value=span.value,
-                evidence={"span": [span.start, span.end], "text": span.text, "searched": handles},
-            )
+            if not _occurs_at_boundary(haystack, needle):
+                out.append(int(rows[k]))
+        return tuple(out)
 
     # I2 --------------------------------------------------------------------------------------
 

@@ -244,6 +244,11 @@ class Window(Sequence[Block]):
     def __getitem__(self, index):  # type: ignore[override]
         return self._blocks[index]
 
+    @property
+    def blocks(self) -> tuple[Block, ...]:
+        """The blocks as a tuple (indexing a tuple skips a Python-level call per lookup)."""
+        return self._blocks
+
     def __len__(self) -> int:
         return len(self._blocks)
 

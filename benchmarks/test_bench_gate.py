@@ -1,0 +1,138 @@
+"""The whole gate check on the standard 200k-token window (issue 4, "Speed").
+
+Run (native, then the pure-Python reference path for the ratio):
+
+    PYTHONPATH=src:benchmarks python -m pytest benchmarks/test_bench_gate.py --benchmark-autosave
+    PROVGATE_NO_EXTENSIONS=1 PYTHONPATH=src:benchmarks python -m pytest benchmarks/test_bench_gate.py \
+        --benchmark-autosave -k "session"
+
+Scenarios, each on the corpus edits (prune keeping ~60% of blocks, rewrite of 10%, summarize of
+30%, and the one-value drift):
+
+- ``session``: the steady state of an agent session. The gate has already judged the previous
+  cycle (whose post window is this pre window), so pre's blocks are known by digest; the post
+  window's changed blocks are new and are hashed, scanned, diffed and grounded. Audit write
+  excluded (measured apart in ``audit``).
+- ``cold``: a fresh gate in a fresh session on a store whose durable fact cache already holds
+  the sources' tables (every pre block that is not a source is scanned).
+- ``recheck``: the session's next edit after committing one of those: the committed window
+  with one block changed (target <= 0.5 ms thanks to digest-keyed caches).
+
+Peak memory of one session check (tracemalloc, which numpy reports to) is recorded in
+``extra_info`` against the window's bytes.
+"""
+
+from __future__ import annotations
+
+import copy
+import tracemalloc
+
+import pytest
+from corpus import drift_edit, make_window, prune_edit, rewrite_edit, summarize_edit
+
+from provgate import _factdiff, _hashing, _scanner
+from provgate.gate import Gate
+from provgate.store import SourceStore
+from provgate.window import Edit, Window, parse_edit
+
+WINDOW_TOKENS = 200_000
+EDITS = {"prune": prune_edit, "rewrite": rewrite_edit, "summarize": summarize_edit, "drift": drift_edit}
+EXPECTED = {"prune": True, "rewrite": True, "summarize": True, "drift": False}
+IMPL = "native" if _scanner.IMPLEMENTATION == "native" else "reference"
+assert {_hashing.IMPLEMENTATION, _factdiff.IMPLEMENTATION, _scanner.IMPLEMENTATION} == {IMPL}
+
+
+@pytest.fixture(scope="module")
+def window():
+    return make_window(WINDOW_TOKENS, seed=0)
+
+
+@pytest.fixture(scope="module")
+def store(window, tmp_path_factory):
+    path = tmp_path_factory.mktemp("gate") / "store.sqlite3"
+    s = SourceStore(str(path))
+    for handle, text in window.sources.items():
+        s.put(handle, text)
+    # fill the durable fact cache once, as earlier sessions would have
+    Gate(s, audit=False).check_edit(Edit("reorder", Window(window.blocks), Window(window.blocks[::-1])))
+    Gate(s, audit=False).check_edit(parse_edit(_edit(window, "prune")))
+    yield s
+    s.close()
+
+
+def _edit(window, name: str) -> dict:
+    d = EDITS[name](window)
+    d.pop("sources")  # the store already holds them
+    return d
+
+
+def _session_gate(store: SourceStore, edit: Edit) -> Gate:
+    """A gate that has just accepted the previous cycle, whose post window is ``edit.pre``."""
+    prev = Window([*edit.pre, {"id": "zz_prev", "role": "assistant", "text": "earlier remark, since pruned\n"}])
+    gate = Gate(store, audit=False)
+    verdict = gate.check_edit(Edit("prune", prev, edit.pre, evicted=("zz_prev",)))
+    assert verdict.accepted, verdict.summary()
+    return gate
+
+
+def _next_cycle(verdict) -> Edit:
+    """The session's next edit after ``verdict`` was committed: one cited assistant turn of
+    the committed window reworded (whitespace inside a line, one sentence added)."""
+    post = verdict.window.to_json()
+    j = next(i for i, b in enumerate(post) if b["role"] == "assistant" and "[src:" in b["text"])
+    post[j] = dict(post[j], text=post[j]["text"].replace(". ", ".  ", 1) + "Nothing else changed.\n")
+    return Edit("rewrite", verdict.window, Window(post))
+
+
+@pytest.mark.parametrize("name", list(EDITS))
+@pytest.mark.benchmark(group="gate-session")
+def test_session(benchmark, window, store, name):
+    edit = parse_edit(_edit(window, name))
+
+    def setup():
+        return (_session_gate(store, edit),), {}
+
+    verdict = benchmark.pedantic(lambda gate: gate.check_edit(edit), setup=setup, rounds=15, iterations=1)
+    assert verdict.accepted is EXPECTED[name], verdict.summary()
+    gate = _session_gate(store, edit)
+    tracemalloc.start()
+    gate.check_edit(edit)
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    benchmark.extra_info.update(
+        implementation=IMPL, window_bytes=len(window.data), peak_bytes=peak,
+        peak_over_window=round(peak / len(window.data), 3), blocks=len(edit.pre),
+        phases_ms={k: round(v, 3) for k, v in verdict.timings_ms.items()},
+    )
+
+
+@pytest.mark.parametrize("name", ["prune", "summarize"])
+@pytest.mark.benchmark(group="gate-cold")
+def test_cold(benchmark, window, store, name):
+    edit = parse_edit(_edit(window, name))
+    verdict = benchmark.pedantic(lambda: Gate(store, audit=False).check_edit(edit), rounds=5, iterations=1)
+    assert verdict.accepted is EXPECTED[name]
+    benchmark.extra_info.update(implementation=IMPL)
+
+
+@pytest.mark.parametrize("name", ["prune", "summarize"])
+@pytest.mark.benchmark(group="gate-recheck")
+def test_recheck_after_one_block_changed(benchmark, window, store, name):
+    """The session committed ``name``; its next edit changes one block of that window."""
+    edit = parse_edit(_edit(window, name))
+    gate = _session_gate(store, edit)
+    committed = gate.check_edit(edit)
+    assert committed.accepted
+    nxt = _next_cycle(committed)
+    verdict = benchmark.pedantic(lambda: gate.check_edit(nxt), rounds=30, iterations=1, warmup_rounds=1)
+    assert verdict.accepted, verdict.summary()
+    benchmark.extra_info.update(implementation=IMPL, blocks=len(nxt.pre))
+
+
+@pytest.mark.benchmark(group="gate-audit")
+def test_audit_write(benchmark, window, store):
+    """The durable audit append of one verdict, reported apart from the check."""
+    edit = parse_edit(_edit(window, "summarize"))
+    gate = _session_gate(store, edit)
+    record = gate.check_edit(edit).to_json()
+    benchmark(lambda: store.append_audit(copy.deepcopy(record)))
