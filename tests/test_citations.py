@@ -14,6 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import IMPLEMENTATIONS, NO_EXTENSIONS, load_implementation
+from reconstruct_helpers import observed_while_running
 from provgate import _citations
 
 
@@ -181,6 +182,14 @@ def test_native_equals_reference(data):
     native, reference = _load("native"), _load("reference")
     for x, y in zip(native.scan(data), reference.scan(data)):
         assert np.array_equal(x, y)
+
+
+@_only_with_native
+def test_native_releases_the_gil():
+    native = _load("native")
+    data = b'He said "a quote" [src:a] and `code` [src:b]. ' * 200_000
+    assert observed_while_running(lambda: sum(range(5_000_000))) == 0
+    assert observed_while_running(lambda: native.scan(data)) > 0
 
 
 def test_switch_loaded_the_native_build():

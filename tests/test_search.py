@@ -10,8 +10,6 @@ haystack at its start and end.
 from __future__ import annotations
 
 import sys
-import threading
-import time
 import unicodedata
 
 import numpy as np
@@ -20,6 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import IMPLEMENTATIONS, NO_EXTENSIONS, load_implementation
+from reconstruct_helpers import observed_while_running
 from provgate import _search
 from provgate.errors import InvalidArgumentError
 
@@ -397,40 +396,13 @@ def test_normalize_whitespace_takes_bytes_only(impl):
 # ---- the GIL and the switch --------------------------------------------------------------------
 
 
-def _observed_while_running(fn) -> int:
-    """How many times another thread got to run while ``fn`` ran."""
-    ticks = 0
-    stop = threading.Event()
-
-    def counter():
-        nonlocal ticks
-        while not stop.is_set():
-            ticks += 1
-            time.sleep(0)
-
-    t = threading.Thread(target=counter)
-    switch = sys.getswitchinterval()
-    sys.setswitchinterval(10.0)  # without a GIL release the counter never runs during fn
-    try:
-        t.start()
-        time.sleep(0.05)
-        before = ticks
-        fn()
-        observed = ticks - before
-    finally:
-        stop.set()
-        sys.setswitchinterval(switch)
-        t.join()
-    return observed
-
-
 @_only_with_native
 def test_native_releases_the_gil():
     native = _load("native")
     hay = b"ab" * 4_000_000
     needles = [b"ab" * 3 + b"c"] * 8
-    assert _observed_while_running(lambda: sum(range(5_000_000))) == 0
-    assert _observed_while_running(lambda: native.find_exact(needles, [hay] * 8)) > 0
+    assert observed_while_running(lambda: sum(range(5_000_000))) == 0
+    assert observed_while_running(lambda: native.find_exact(needles, [hay] * 8)) > 0
 
 
 def test_switch_loaded_the_native_build():
