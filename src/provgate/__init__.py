@@ -68,6 +68,12 @@ _EXPORTS: dict[str, str] = {
     "CompactionBudgetError": "provgate.errors",
     "SummarizerError": "provgate.errors",
     "OptionalDependencyError": "provgate.errors",
+    "verify_quote": "provgate.reconstruct",
+    "verify_citations": "provgate.reconstruct",
+    "SourceCache": "provgate.reconstruct",
+    "QuoteCheck": "provgate.reconstruct",
+    "CitationReport": "provgate.reconstruct",
+    "parse_citations": "provgate.reconstruct",
 }
 
 __all__ = ["__version__", *_EXPORTS]
@@ -165,4 +171,12 @@ if TYPE_CHECKING:  # pragma: no cover
         CompactionError,
         OptionalDependencyError,
         SummarizerError,
+    )
+    from provgate.reconstruct import (
+        CitationReport,
+        QuoteCheck,
+        SourceCache,
+        parse_citations,
+        verify_citations,
+        verify_quote,
     )

@@ -5,8 +5,8 @@
     provgate report [--store PATH] [--json] [--plot FILE.png]
     provgate --version
 
-Exit status: 0 accepted (or all citations accurate), 1 rejected (or an inaccurate citation),
-2 unusable input — with a JSON error object on stderr that names what is wrong, and nothing
+Exit status: 0 accepted (or all citations accurate), 1 rejected (or a citation that is not
+accurate), 2 unusable input — with a JSON error object on stderr that names what is wrong, and nothing
 written to the store.
 """
 
@@ -105,6 +105,19 @@ def _cmd_check(args: argparse.Namespace) -> int:
     return EXIT_OK if verdict.accepted else EXIT_REJECTED
 
 
+def _cmd_verify(args: argparse.Namespace) -> int:
+    from provgate.reconstruct import run_verify
+
+    data = _read_input(args.answer, args.max_input_bytes)
+    store = _open_store(args.store, create=False)
+    try:
+        obj, code = run_verify(store, data)
+    finally:
+        store.close()
+    sys.stdout.write(json.dumps(obj, ensure_ascii=False, indent=2) + "\n")
+    return code
+
+
 def _cmd_report(args: argparse.Namespace) -> int:
     from provgate.report import run_report
 
@@ -140,6 +153,17 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--max-input-bytes", type=int, default=DEFAULT_MAX_INPUT_BYTES, metavar="N",
                        help=f"refuse larger inputs (default: {DEFAULT_MAX_INPUT_BYTES})")
     check.set_defaults(func=_cmd_check)
+
+    verify = sub.add_parser("verify", help="check the quoted citations of an answer against their sources",
+                            description="Find every quotation carrying a [src:…] marker in an answer and check it "
+                            "byte-exactly against the cited source. Prints citation presence vs accuracy as JSON; "
+                            "exit 0 all accurate, 1 any inaccurate, 2 unusable input.")
+    verify.add_argument("answer", metavar="ANSWER.txt", help="the answer text (UTF-8), or - for stdin")
+    verify.add_argument("--store", metavar="PATH", default=os.environ.get("PROVGATE_STORE"),
+                        help="the durable source store (default: $PROVGATE_STORE, else the per-user default path)")
+    verify.add_argument("--max-input-bytes", type=int, default=DEFAULT_MAX_INPUT_BYTES, metavar="N",
+                        help=f"refuse larger inputs (default: {DEFAULT_MAX_INPUT_BYTES})")
+    verify.set_defaults(func=_cmd_verify)
 
     report = sub.add_parser("report", help="per-cycle session report from the audit log",
                             description="Citation retention per cycle, rejections by invariant, silent merges and "
