@@ -1,4 +1,5 @@
-"""provgate end to end, stage 1: a durable source store and pointers that fail closed.
+"""provgate end to end: the durable store, fail-closed pointers, the gate, compaction,
+citation checks and the session report.
 
     python examples/end_to_end.py
 
@@ -8,6 +9,9 @@
 3. Compaction summarises the window. A compactor that re-derives pointer offsets against its
    own summary (the seed's failure) produces pointers that still look valid. provgate refuses
    to resolve them, and says why, instead of returning plausible wrong bytes.
+4. ... (steps 1-5: the store and pointers; steps 6-9: the gate at the commit point of every
+   context edit, a compaction pass that keeps provenance, the answer's citations checked byte
+   for byte, and the session report from the audit log.)
 
 Exits 0 when every step behaved as described, 1 otherwise.
 """
@@ -20,6 +24,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from provgate import Gate, Window, approx_tokens, compact, session_report, verify_citations
 from provgate.digests import compute_digest
 from provgate.errors import ProvenanceResolutionError
 from provgate.pointers import Pointer
@@ -165,6 +170,127 @@ def reopen(path: Path, cited: list[tuple[Pointer, str]]) -> bool:
     return ok and not problems
 
 
+# -- the gate ---------------------------------------------------------------------------------
+
+CONFIG_REREAD = CONFIG_FILE.replace("retries=3", "retries=4")  # after a concurrent edit
+
+ANSWER = (
+    'The client is configured with "retries=3" [src:call_8841], and the runbook says '
+    '"The client must never retry more than three times per request" [src:doc_7]. '
+    'The user asked to "keep retries at 5" [src:u3].\n'
+)
+
+
+def window() -> list[dict]:
+    """The agent's working set: three sources (one a read of a file) and its own analysis."""
+    return [
+        {"id": "b1", "role": "tool", "text": CONFIG_FILE, "handles": ["tool:call_8841"], "ts": 100.0,
+         "resource": "file:/srv/payments/client.conf"},
+        {"id": "b2", "role": "tool", "text": DOC_7, "handles": ["doc:doc_7"], "ts": 110.0},
+        {"id": "b3", "role": "user", "text": USER_TURN, "handles": ["user:u3"], "ts": 120.0, "pinned": True},
+        {"id": "b4", "role": "assistant", "ts": 130.0,
+         "text": "The client retries 3 times [src:call_8841]; the runbook caps it at three [src:doc_7].\n"},
+    ]
+
+
+def show(verdict, expect_accepted: bool, what: str) -> bool:
+    status = "accepted" if verdict.accepted else "REJECTED"
+    say(f"   {what}: {status} ({verdict.classification}) in {verdict.timings_ms['total']:.2f} ms")
+    for v in verdict.violations[:3]:
+        say(f"      {v.invariant}: {v.message[:110]}")
+    return verdict.accepted is expect_accepted
+
+
+def gate_edits(store: SourceStore, gate: Gate) -> bool:
+    say("6. Gate: every context edit passes the commit point; edits that break provenance are refused.")
+    pre = window()
+    ok = True
+    drift = [dict(pre[0], text=CONFIG_FILE.replace("retries=3", "retries=5")), *pre[1:]]
+    ok &= show(gate.check(pre, drift, operator="rewrite"), False,
+               "a 'formatting' rewrite that changed retries=3 to retries=5")
+    ok &= show(gate.check(pre, drift, operator="rewrite", policy="reclassify"), False,
+               "   ... even reclassified as lossy, the new value is grounded nowhere")
+    pruned = [pre[0], pre[2], pre[3]]
+    ok &= show(gate.check(pre, pruned, operator="prune"), False, "a prune that drops doc_7 silently")
+    ok &= show(gate.check(pre, pruned, operator="prune", evicted=["doc:doc_7"]), True,
+               "the same prune with an eviction record")
+    summary = {"id": "s1", "role": "summary", "derived": True, "derived_from": ["tool:call_8841", "tool:call_9999"],
+               "text": "The client retries 3 times [src:call_8841], per the runbook [src:doc_7].\n"}
+    ok &= show(gate.check(pre, [summary, pre[1], pre[2]], operator="summarize"), False,
+               "a summary derived from a tool call that was never persisted")
+    store.put("tool:call_8850", CONFIG_REREAD, kind="tool_output")
+    reread = {"id": "b5", "role": "tool", "text": CONFIG_REREAD, "handles": ["tool:call_8850"], "ts": 140.0,
+              "resource": "file:/srv/payments/client.conf"}
+    merged = [dict(pre[0], handles=["tool:call_8841", "tool:call_8850"]), *pre[1:]]
+    ok &= show(gate.check([*pre, reread], merged, operator="prune"), False,
+               "a prune that merged two reads of client.conf into the older one")
+    kept_newer = [*pre[1:], reread]
+    ok &= show(gate.check([*pre, reread], kept_newer, operator="prune",
+                          supersedes=[{"block": "b5", "handle": "tool:call_8841"}]), True,
+               "keeping the newer read with a supersedes edge")
+    say()
+    return ok
+
+
+ANALYSIS = (
+    "Step {n}: I compared the client configuration with the runbook. The client retries 3 times "
+    "[src:call_8841] and the runbook caps retries at three per request [src:doc_7], so the two "
+    "agree; the endpoint is the v3 one and nothing in this step changes the retry budget. I will "
+    "keep reading the rollout notes before proposing any change to the client.\n"
+)
+
+
+def compaction_pass(store: SourceStore, gate: Gate) -> bool:
+    say("7. Compact: plan, summarize (the caller's model; a stand-in here), gate - preserve-or-evict.")
+    blocks = window()
+    for n in range(1, 7):  # the agent's running analysis fills the window
+        blocks.append({"id": f"a{n}", "role": "assistant", "text": ANALYSIS.format(n=n), "ts": 140.0 + n})
+    pre = Window(blocks)
+
+    def stand_in_summarizer(request) -> str:
+        # an LLM call in real use. It may only restate what the sources say, and it keeps a
+        # marker on every claim: I5 counts markers per fact, cycle after cycle
+        return ("Analysis so far: the client retries 3 times [src:call_8841] (retries=3 [src:call_8841], "
+                "backoff_ms=250 [src:call_8841], timeout 30 s [src:call_8841]); the runbook caps retries at "
+                "three [src:doc_7] because a fourth attempt [src:doc_7] double-charges.\n")
+
+    tokens = sum(approx_tokens(b.text) for b in pre)
+    result = compact(pre, stand_in_summarizer, store=store, gate=gate, budget_tokens=int(tokens * 1.1))
+    plan = result.plan
+    summarized = [b for g in plan.summarize for b in g.blocks]
+    say(f"   fill {plan.fill:.0%} of the budget -> {result.fill:.0%}")
+    say(f"   summarized (no source of their own): {summarized}")
+    say(f"   kept verbatim, pinned (retrieval-linked: never rewritten): {list(plan.preserve)}")
+    say(f"   gate: {result.verdict.summary()}")
+    kept = {b.id: b for b in result.window}
+    preserved = all(kept[i].text == pre.get(i).text and kept[i].pinned for i in plan.preserve if i in kept)
+    say(f"   linked blocks byte-identical and pinned: {preserved}")
+    say()
+    return result.verdict.accepted and preserved and bool(summarized)
+
+
+def check_answer(store: SourceStore) -> bool:
+    say("8. Verify: an answer's quoted citations, checked byte for byte against the cited sources.")
+    report = verify_citations(store, ANSWER)
+    totals = report.to_json()["totals"]
+    say(f"   citations {totals['citations']}: presence {totals['presence_rate']:.0%}, "
+        f"accuracy {totals['accuracy_rate']:.0%}")
+    for c in report.citations:
+        say(f"      {c.grade:<10} {c.quotation.text[:60]!r} [src:{c.marker.name}]")
+    say()
+    return totals["presence_rate"] == 1.0 and 0 < totals["accuracy_rate"] < 1
+
+
+def show_report(store: SourceStore, session: str) -> bool:
+    say("9. Report: the session, cycle by cycle, from the durable audit log.")
+    report = session_report(store, session=session)
+    table = report.format_table()
+    for line in table.splitlines()[:16]:
+        say("   " + line)
+    say()
+    return "rejected" in table
+
+
 def main() -> int:
     with tempfile.TemporaryDirectory(prefix="provgate-example-") as tmp:
         path = Path(tmp) / "store.sqlite3"
@@ -174,6 +300,12 @@ def main() -> int:
             ok = resolve_all(store, cited)
             ok &= show_fail_closed(store, cited)
         ok &= reopen(path, cited)
+        with SourceStore(path) as store:
+            gate = Gate(store, session="example")
+            ok &= gate_edits(store, gate)
+            ok &= compaction_pass(store, gate)
+            ok &= check_answer(store)
+            ok &= show_report(store, "example")
     say("done: every step behaved as described." if ok else "FAILED: see above.")
     return 0 if ok else 1
 
