@@ -78,6 +78,7 @@ cdef enum:
     F_UNDERSCORE = 1 << 23
     F_PSEP = 1 << 25        # / and \\
     F_QUOTE_EVENT = 1 << 27 # " ' ` and the line break
+    F_NO_START_PUNCT = 1 << 28  # . \\ @
     F_STARTER = 1 << 26     # [ " - + . / ~ \\ : the punctuation at which a lexeme can start
     F_INERT = 1 << 24       # punctuation at which no lexeme starts: ! # $ % & ' ( ) * , : ; < = > ? @ ] ^ ` { | }
 
@@ -158,6 +159,7 @@ cdef void _init_classes() noexcept:
     _set(b"/\\", F_PSEP)
     _set(b"[\"-+./~\\", F_STARTER)
     _set(b"\"'`\n", F_QUOTE_EVENT)
+    _set(b".\\@", F_NO_START_PUNCT)
     # control bytes (other than tab and newline, which are SEP anyway) and these punctuation
     # bytes: after a lower-case word none of them can continue a URL, path, key or name
     _set(b"(){};,<>*&|!?^#$'`\"[]", F_SAFE_AFTER)
@@ -285,7 +287,7 @@ cdef struct Rows:
     bint no_memory
 
 
-cdef int rows_push(Rows* v, uint8_t kind, offset_t s, offset_t e, offset_t ks, offset_t ke,
+cdef inline int rows_push(Rows* v, uint8_t kind, offset_t s, offset_t e, offset_t ks, offset_t ke,
                    offset_t vs, offset_t ve, uint8_t vk) noexcept nogil:
     """Append a row; returns -1 (and sets a flag) when over the limit or out of memory."""
     cdef Py_ssize_t cap
@@ -1002,6 +1004,33 @@ cdef inline void word_shape(const byte_t* d, Py_ssize_t n, Py_ssize_t p, Shape* 
     w.ascii = any_high == 0
 
 
+cdef inline bint shape_in_block(Cursor* cur, Py_ssize_t p, Shape* w) noexcept nogil:
+    """The shape of the word at p from the block's masks, when the word ends inside the
+    block (else False: the caller measures it byte by byte)."""
+    cdef Py_ssize_t o = p - cur.base
+    cdef uint64_t rest = ~(cur.w >> o), m, u
+    cdef int length
+    if rest == 0:
+        return False
+    length = pg_ctz64(rest)
+    if o + length >= 64:
+        return False
+    m = ((<uint64_t>1 << length) - 1) << o
+    u = cur.upper & m
+    w.end = p + length
+    w.any_digit = (cur.digit & m) != 0
+    w.all_digit = (cur.digit & m) == m
+    w.any_under = (cur.under & m) != 0
+    w.all_under = (cur.under & m) == m
+    w.any_upper = u != 0
+    w.two_uppers = (u & (u - 1)) != 0
+    w.any_lower = (cur.lower & m) != 0
+    w.all_lower = (cur.lower & m) == m
+    w.all_hex = ((cur.digit | cur.hexl) & m) == m
+    w.ascii = ((cur.lower | cur.upper | cur.digit | cur.under) & m) == m
+    return True
+
+
 cdef int classify_shape(const byte_t* d, Py_ssize_t p, Shape* w) noexcept nogil:
     """Kind of the plain word d[p:w.end] (the reference's _classify_word), from its shape."""
     cdef byte_t c = d[p]
@@ -1022,8 +1051,22 @@ cdef int classify_shape(const byte_t* d, Py_ssize_t p, Shape* w) noexcept nogil:
     return 0 if sentence_initial(d, p) else K_NAME
 
 
+cdef inline bint may_hold_separator(Cursor* cur, Py_ssize_t p) noexcept nogil:
+    """False when the run of path bytes at p ends inside the current block without a / or \\
+    (so no path starts at p); True when it does hold one or runs past the block."""
+    cdef Py_ssize_t o = p - cur.base
+    cdef uint64_t run = ~(cur.path >> o)
+    cdef int length
+    if run == 0:
+        return True
+    length = pg_ctz64(run)
+    if o + length >= 64:
+        return True
+    return ((cur.sep >> o) & ((<uint64_t>1 << length) - 1)) != 0
+
+
 cdef int word_token(const byte_t* d, Py_ssize_t n, Py_ssize_t p, byte_t prev, Shape* shape,
-                    Rows* out, Py_ssize_t* next_p) noexcept nogil:
+                    Cursor* cur, Rows* out, Py_ssize_t* next_p) noexcept nogil:
     """The token at a word byte p (a lexeme may start here). The word's shape and the byte
     after it decide which of the reference's matchers can possibly match; only those run, in
     the reference's order. Sets next_p; returns -1 when a row could not be added."""
@@ -1050,7 +1093,8 @@ cdef int word_token(const byte_t* d, Py_ssize_t n, Py_ssize_t p, byte_t prev, Sh
                 next_p[0] = kv.resume
                 return emit_kv(out, p, &kv)
         # a path continues past the word through path punctuation (or is a drive "C:\")
-        if not has(prev, F_PATH_PUNCT) and (has(b, F_PATH_PUNCT) or (letter and w.end == p + 1 and b == b':')):
+        if (not has(prev, F_PATH_PUNCT) and (has(b, F_PATH_PUNCT) or (letter and w.end == p + 1 and b == b':'))
+                and (b == b':' or may_hold_separator(cur, p))):
             e = m_path(d, n, p)
             if e >= 0:
                 next_p[0] = e
@@ -1109,44 +1153,96 @@ cdef extern from *:
         return (uint32_t)(_mm_movemask_epi8(_mm_or_si128(_mm_or_si128(letter, digit), under))
                           | _mm_movemask_epi8(x));
     }
-    static inline uint32_t pg_special16(__m128i x) {
-        __m128i m = _mm_cmpeq_epi8(x, _mm_set1_epi8('['));
-        m = _mm_or_si128(m, _mm_cmpeq_epi8(x, _mm_set1_epi8('"')));
-        m = _mm_or_si128(m, _mm_cmpeq_epi8(x, _mm_set1_epi8('-')));
-        m = _mm_or_si128(m, _mm_cmpeq_epi8(x, _mm_set1_epi8('+')));
-        m = _mm_or_si128(m, _mm_cmpeq_epi8(x, _mm_set1_epi8('.')));
-        m = _mm_or_si128(m, _mm_cmpeq_epi8(x, _mm_set1_epi8('/')));
-        m = _mm_or_si128(m, _mm_cmpeq_epi8(x, _mm_set1_epi8('~')));
-        m = _mm_or_si128(m, _mm_cmpeq_epi8(x, _mm_set1_epi8('\\\\')));
-        return (uint32_t)_mm_movemask_epi8(m);
-    }
     #endif
-    /* bit i of *w: p[i] is a word byte; bit i of *s: p[i] is one of [ " - + . / ~ \\ */
-    static inline void pg_block_masks(const unsigned char* p, const uint32_t* cls,
-                                      uint32_t wflag, uint32_t sflag, uint64_t* w, uint64_t* s) {
+    /* what the bytes of a word are made of: a-z, A-Z, 0-9, _ and the hex letters a-f A-F */
+    static inline void pg_shape_masks(const unsigned char* p, const uint32_t* cls,
+                                      uint64_t* lower, uint64_t* upper, uint64_t* digit,
+                                      uint64_t* under, uint64_t* hexl) {
+        uint64_t lo = 0, up = 0, dg = 0, us = 0, hx = 0;
     #if defined(__SSE2__) && !defined(PG_NO_SIMD)
-        uint64_t wm = 0, sm = 0;
         for (int k = 0; k < 4; k++) {
-            __m128i x = _mm_loadu_si128((const __m128i*)(p + 16 * k));
-            wm |= (uint64_t)pg_w16(x) << (16 * k);
-            sm |= (uint64_t)pg_special16(x) << (16 * k);
+            __m128i v = _mm_loadu_si128((const __m128i*)(p + 16 * k));
+            __m128i y = _mm_or_si128(v, _mm_set1_epi8(0x20));
+            __m128i l = _mm_and_si128(_mm_cmpgt_epi8(v, _mm_set1_epi8(0x60)), _mm_cmplt_epi8(v, _mm_set1_epi8(0x7B)));
+            __m128i u = _mm_and_si128(_mm_cmpgt_epi8(v, _mm_set1_epi8(0x40)), _mm_cmplt_epi8(v, _mm_set1_epi8(0x5B)));
+            __m128i g = _mm_and_si128(_mm_cmpgt_epi8(v, _mm_set1_epi8(0x2F)), _mm_cmplt_epi8(v, _mm_set1_epi8(0x3A)));
+            __m128i h = _mm_and_si128(_mm_cmpgt_epi8(y, _mm_set1_epi8(0x60)), _mm_cmplt_epi8(y, _mm_set1_epi8(0x67)));
+            lo |= (uint64_t)(uint32_t)_mm_movemask_epi8(l) << (16 * k);
+            up |= (uint64_t)(uint32_t)_mm_movemask_epi8(u) << (16 * k);
+            dg |= (uint64_t)(uint32_t)_mm_movemask_epi8(g) << (16 * k);
+            us |= (uint64_t)(uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(0x5F))) << (16 * k);
+            hx |= (uint64_t)(uint32_t)_mm_movemask_epi8(h) << (16 * k);
         }
-        *w = wm;
-        *s = sm;
     #else
-        uint64_t wm = 0, sm = 0;
+        for (int k = 0; k < 64; k++) {
+            unsigned c = p[k];
+            lo |= (uint64_t)(c >= 'a' && c <= 'z') << k;
+            up |= (uint64_t)(c >= 'A' && c <= 'Z') << k;
+            dg |= (uint64_t)(c >= '0' && c <= '9') << k;
+            us |= (uint64_t)(c == '_') << k;
+            hx |= (uint64_t)((c | 0x20) >= 'a' && (c | 0x20) <= 'f') << k;
+        }
+    #endif
+        *lower = lo; *upper = up; *digit = dg; *under = us; *hexl = hx;
+    }
+    /* bit i of *w: p[i] is a word byte; of *s: one of [ " - + . / ~ \\ ; of *x: one of . \\ @
+       (after which, as after a word byte, nothing starts); of *b: [ */
+    static inline void pg_block_masks(const unsigned char* p, const uint32_t* cls,
+                                      uint32_t wflag, uint32_t sflag, uint32_t xflag,
+                                      uint32_t ppflag, uint32_t sepflag,
+                                      uint64_t* w, uint64_t* s, uint64_t* x, uint64_t* b,
+                                      uint64_t* pp, uint64_t* sep) {
+        uint64_t wm = 0, sm = 0, xm = 0, bm = 0, ppm = 0, sepm = 0;
+    #if defined(__SSE2__) && !defined(PG_NO_SIMD)
+        for (int k = 0; k < 4; k++) {
+            __m128i v = _mm_loadu_si128((const __m128i*)(p + 16 * k));
+            __m128i dot = _mm_cmpeq_epi8(v, _mm_set1_epi8('.'));
+            __m128i bsl = _mm_cmpeq_epi8(v, _mm_set1_epi8('\\\\'));
+            __m128i lbr = _mm_cmpeq_epi8(v, _mm_set1_epi8('['));
+            __m128i at = _mm_cmpeq_epi8(v, _mm_set1_epi8('@'));
+            __m128i st = _mm_or_si128(_mm_or_si128(dot, bsl), lbr);
+            st = _mm_or_si128(st, _mm_cmpeq_epi8(v, _mm_set1_epi8('"')));
+            st = _mm_or_si128(st, _mm_cmpeq_epi8(v, _mm_set1_epi8('-')));
+            st = _mm_or_si128(st, _mm_cmpeq_epi8(v, _mm_set1_epi8('+')));
+            st = _mm_or_si128(st, _mm_cmpeq_epi8(v, _mm_set1_epi8('/')));
+            st = _mm_or_si128(st, _mm_cmpeq_epi8(v, _mm_set1_epi8('~')));
+            __m128i minus = _mm_cmpeq_epi8(v, _mm_set1_epi8('-'));
+            __m128i slash = _mm_cmpeq_epi8(v, _mm_set1_epi8('/'));
+            __m128i ppv = _mm_or_si128(_mm_or_si128(dot, bsl), _mm_or_si128(at, _mm_or_si128(minus, slash)));
+            ppv = _mm_or_si128(ppv, _mm_cmpeq_epi8(v, _mm_set1_epi8('~')));
+            ppv = _mm_or_si128(ppv, _mm_cmpeq_epi8(v, _mm_set1_epi8('+')));
+            ppv = _mm_or_si128(ppv, _mm_cmpeq_epi8(v, _mm_set1_epi8('%')));
+            ppm |= (uint64_t)(uint32_t)_mm_movemask_epi8(ppv) << (16 * k);
+            sepm |= (uint64_t)(uint32_t)_mm_movemask_epi8(_mm_or_si128(slash, bsl)) << (16 * k);
+            wm |= (uint64_t)pg_w16(v) << (16 * k);
+            sm |= (uint64_t)(uint32_t)_mm_movemask_epi8(st) << (16 * k);
+            xm |= (uint64_t)(uint32_t)_mm_movemask_epi8(_mm_or_si128(_mm_or_si128(dot, bsl), at)) << (16 * k);
+            bm |= (uint64_t)(uint32_t)_mm_movemask_epi8(lbr) << (16 * k);
+        }
+    #else
         for (int k = 0; k < 64; k++) {
             uint32_t f = cls[p[k]];
             wm |= (uint64_t)((f & wflag) != 0) << k;
             sm |= (uint64_t)((f & sflag) != 0) << k;
+            xm |= (uint64_t)((f & xflag) != 0) << k;
+            bm |= (uint64_t)(p[k] == '[') << k;
+            ppm |= (uint64_t)((f & ppflag) != 0) << k;
+            sepm |= (uint64_t)((f & sepflag) != 0) << k;
         }
+    #endif
         *w = wm;
         *s = sm;
-    #endif
+        *x = xm;
+        *b = bm;
+        *pp = ppm;
+        *sep = sepm;
     }
     """
+    void pg_shape_masks(const byte_t* p, const uint32_t* cls, uint64_t* lower, uint64_t* upper,
+                        uint64_t* digit, uint64_t* under, uint64_t* hexl) noexcept nogil
     void pg_block_masks(const byte_t* p, const uint32_t* cls, uint32_t wflag, uint32_t sflag,
-                        uint64_t* w, uint64_t* s) noexcept nogil
+                        uint32_t xflag, uint32_t ppflag, uint32_t sepflag, uint64_t* w,
+                        uint64_t* s, uint64_t* x, uint64_t* b, uint64_t* pp, uint64_t* sep) noexcept nogil
 
 cdef extern from *:
     """
@@ -1201,21 +1297,39 @@ cdef inline Py_ssize_t next_quote_event(const byte_t* d, Py_ssize_t n, Py_ssize_
 cdef struct Cursor:
     Py_ssize_t base     # the block covers d[base:base + 64]
     uint64_t bits       # positions of the block still to visit
+    uint64_t path       # path bytes: word bytes and . - ~ @ + % / \\
+    uint64_t sep        # / and \\
+    uint64_t w          # word bytes
+    uint64_t lower      # a-z
+    uint64_t upper      # A-Z
+    uint64_t digit      # 0-9
+    uint64_t under      # _
+    uint64_t hexl       # a-f A-F
 
 
 cdef inline void load_block(const byte_t* d, Py_ssize_t n, Py_ssize_t base, Cursor* cur) noexcept nogil:
-    cdef uint64_t w, s, prev_w
+    cdef uint64_t w, s, x, b, pp, sep, prev_w, prev_ns, after_ns
     cdef byte_t tail[64]
     if base + 64 <= n:
-        pg_block_masks(d + base, CLS, F_W, F_STARTER, &w, &s)
+        pg_block_masks(d + base, CLS, F_W, F_STARTER, F_NO_START_PUNCT, F_PATH_PUNCT, F_PSEP,
+                       &w, &s, &x, &b, &pp, &sep)
     else:
         # the last block: pad with NUL, which is SEP (neither a word byte nor a starter)
         memset(tail, 0, 64)
         memcpy(tail, d + base, n - base)
-        pg_block_masks(tail, CLS, F_W, F_STARTER, &w, &s)
+        pg_block_masks(tail, CLS, F_W, F_STARTER, F_NO_START_PUNCT, F_PATH_PUNCT, F_PSEP,
+                       &w, &s, &x, &b, &pp, &sep)
+    cur.path = w | pp
+    cur.sep = sep
+    cur.w = w
+    pg_shape_masks(d + base if base + 64 <= n else tail, CLS, &cur.lower, &cur.upper,
+                   &cur.digit, &cur.under, &cur.hexl)
     prev_w = 1 if base > 0 and has(d[base - 1], F_W) else 0
+    prev_ns = 1 if base > 0 and has(d[base - 1], F_NO_START) else 0
+    # positions right after a word byte, . \\ or @: no lexeme starts there but a citation
+    after_ns = ((w | x) << 1) | prev_ns
     cur.base = base
-    cur.bits = (w & ~((w << 1) | prev_w)) | s
+    cur.bits = (((w & ~((w << 1) | prev_w)) | s) & ~after_ns) | b
 
 
 cdef inline Py_ssize_t next_position(const byte_t* d, Py_ssize_t n, Py_ssize_t p, Cursor* cur) noexcept nogil:
@@ -1242,6 +1356,7 @@ cdef int token_spans(const byte_t* d, Py_ssize_t n, Rows* out) noexcept nogil:
     cdef Shape w
     cdef KeyValue kv
     cdef Cursor cur
+    cdef uint64_t rest
     cur.base = -64
     cur.bits = 0
     while True:
@@ -1260,7 +1375,11 @@ cdef int token_spans(const byte_t* d, Py_ssize_t n, Rows* out) noexcept nogil:
                 # The common case, decided here without word_token: a lower-case word followed
                 # by a byte that rules out every lexeme but a plain word (see the reference's
                 # _NOTHING_HERE for why this is exact). It is a number word or nothing.
-                q = lower_run_end(d, n, p)
+                rest = ~(cur.lower >> (p - cur.base))
+                if rest and p - cur.base + pg_ctz64(rest) < 64:
+                    q = p + pg_ctz64(rest)
+                else:
+                    q = lower_run_end(d, n, p)
                 if q >= n or (CLS[d[q]] & F_SAFE_AFTER):
                     # after blanks an "=" would make the word a kv key
                     e = q
@@ -1276,8 +1395,9 @@ cdef int token_spans(const byte_t* d, Py_ssize_t n, Rows* out) noexcept nogil:
                             return -1
                         p = q
                         continue
-            word_shape(d, n, p, &w)
-            if word_token(d, n, p, prev, &w, out, &p) < 0:
+            if not shape_in_block(&cur, p, &w):
+                word_shape(d, n, p, &w)
+            if word_token(d, n, p, prev, &w, &cur, out, &p) < 0:
                 return -1
             continue
         if c == b'[':
@@ -1588,35 +1708,48 @@ def scan(data, Py_ssize_t max_spans):
         value_start = np.empty(total, dtype=np.int64)
         value_end = np.empty(total, dtype=np.int64)
         value_kind = np.empty(total, dtype=np.uint8)
-        _merge(tokens[0], quotes[0], kind, start, end, key_start, key_end, value_start, value_end, value_kind)
+        if total:
+            _merge_into(tokens, quotes, kind, start, end, key_start, key_end, value_start, value_end,
+                        value_kind)
         return kind, start, end, key_start, key_end, value_start, value_end, value_kind
     finally:
         _give_scratch(token_rows)
         _give_scratch(quote_rows)
 
 
-cdef void _merge(Rows tokens, Rows quotes, uint8_t[::1] kind, int64_t[::1] start, int64_t[::1] end,
-                 int64_t[::1] key_start, int64_t[::1] key_end, int64_t[::1] value_start,
-                 int64_t[::1] value_end, uint8_t[::1] value_kind) noexcept:
-    cdef Py_ssize_t a = 0, b = 0, i = 0
-    cdef Row* row
+cdef void _merge_into(Rows* tokens, Rows* quotes, uint8_t[::1] kind, int64_t[::1] start,
+                      int64_t[::1] end, int64_t[::1] key_start, int64_t[::1] key_end,
+                      int64_t[::1] value_start, int64_t[::1] value_end,
+                      uint8_t[::1] value_kind) noexcept:
     with nogil:
-        while a < tokens.n or b < quotes.n:
-            if b >= quotes.n or (a < tokens.n and row_before(&tokens.rows[a], &quotes.rows[b])):
-                row = &tokens.rows[a]
-                a += 1
-            else:
-                row = &quotes.rows[b]
-                b += 1
-            kind[i] = row.kind
-            start[i] = row.start
-            end[i] = row.end
-            key_start[i] = row.key_start
-            key_end[i] = row.key_end
-            value_start[i] = row.value_start
-            value_end[i] = row.value_end
-            value_kind[i] = row.value_kind
-            i += 1
+        merge_rows(tokens, quotes, &kind[0], &start[0], &end[0], &key_start[0], &key_end[0],
+                   &value_start[0], &value_end[0], &value_kind[0])
+
+
+cdef void merge_rows(Rows* tokens, Rows* quotes, uint8_t* kind, int64_t* start, int64_t* end,
+                     int64_t* key_start, int64_t* key_end, int64_t* value_start,
+                     int64_t* value_end, uint8_t* value_kind) noexcept nogil:
+    """The two sorted row lists, merged into the output columns."""
+    cdef Py_ssize_t a = 0, b = 0, i = 0, na = tokens.n, nb = quotes.n
+    cdef Row* row
+    cdef Row* ta = tokens.rows
+    cdef Row* qb = quotes.rows
+    while a < na or b < nb:
+        if b >= nb or (a < na and row_before(&ta[a], &qb[b])):
+            row = &ta[a]
+            a += 1
+        else:
+            row = &qb[b]
+            b += 1
+        kind[i] = row.kind
+        start[i] = row.start
+        end[i] = row.end
+        key_start[i] = row.key_start
+        key_end[i] = row.key_end
+        value_start[i] = row.value_start
+        value_end[i] = row.value_end
+        value_kind[i] = row.value_kind
+        i += 1
 
 
 # ---- UTF-8 validation --------------------------------------------------------------------------
