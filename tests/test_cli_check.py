@@ -80,7 +80,9 @@ def run_main(argv, capsys, stdin: bytes | None = None, monkeypatch=None):
 
 
 def run_sub(argv, stdin: bytes | None = None, env_extra: dict | None = None):
-    env = dict(os.environ, PYTHONPATH=str(ROOT / "src"))
+    # the same provgate as this test process: the installed one in CI, the source tree in a
+    # development run that sets PYTHONPATH itself
+    env = dict(os.environ)
     env.pop("PROVGATE_STORE", None)
     env.update(env_extra or {})
     r = subprocess.run([sys.executable, "-m", "provgate", *map(str, argv)], input=stdin, capture_output=True,

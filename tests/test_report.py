@@ -558,8 +558,7 @@ def test_plot_into_a_missing_directory_is_unusable(store, tmp_path):
 
 def test_importing_the_report_does_not_import_matplotlib():
     code = "import sys, provgate.report; print('matplotlib' in sys.modules)"
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
-                         env={"PYTHONPATH": str(ROOT / "src"), "PATH": ""})
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "False"
 
