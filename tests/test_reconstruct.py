@@ -175,7 +175,7 @@ def test_nul_bytes_are_content(store):
 
 def test_bytes_quotes_are_utf8(store):
     assert verify_quote(store, "user:u3", "café".encode()).ok
-    with pytest.raises(InvalidContentError, match="not valid UTF-8 at byte offset 1"):
+    with pytest.raises(InvalidContentError, match="not valid UTF-8: byte 0xff at offset 1"):
         verify_quote(store, "user:u3", b"c\xff")
 
 

@@ -659,9 +659,9 @@ def test_bad_input_raises_a_specific_error_and_changes_nothing(tmp_path, what, o
 
 
 def test_error_messages_locate_the_problem(mem):
-    with pytest.raises(InvalidContentError, match=r"byte 0xff at byte offset 3"):
+    with pytest.raises(InvalidContentError, match=r"byte 0xff at offset 3"):
         mem.put("tool:n", b"abc\xffdef")
-    with pytest.raises(InvalidContentError, match=r"U\+DC80 at str index 3"):
+    with pytest.raises(InvalidContentError, match=r"U\+DC80 at index 3"):
         mem.put("tool:n", "abc\udc80")
     with pytest.raises(InvalidHandleError, match="NUL character at index 4"):
         mem.put("tool\x00x", "x")

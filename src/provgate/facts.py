@@ -64,6 +64,7 @@ from blake3 import blake3
 from provgate import _scanner, _scanner_py
 from provgate._hashing import hash_spans
 from provgate.errors import InvalidContentError, LimitExceededError, StoreCorruptionError
+from provgate.text import utf8_bytes
 
 __all__ = [
     "DEFAULT_MAX_BYTES",
@@ -123,34 +124,7 @@ class Span(NamedTuple):
 
 
 def _utf8(text: Any, what: str = "text") -> bytes:
-    """The UTF-8 bytes of ``text``, validated; bytes-like input is copied (a table must not
-    change under the caller's later writes)."""
-    if isinstance(text, str):
-        try:
-            return text.encode("utf-8")
-        except UnicodeEncodeError as exc:
-            raise InvalidContentError(
-                f"{what} contains a lone surrogate U+{ord(text[exc.start]):04X} at character "
-                f"{exc.start}; it cannot be encoded as UTF-8"
-            ) from None
-    if isinstance(text, bytes):
-        data = text
-    elif isinstance(text, (bytearray, memoryview)):
-        view = memoryview(text)
-        if not view.c_contiguous:
-            raise InvalidContentError(f"{what} must be a contiguous buffer")
-        data = view.tobytes()
-    else:
-        raise InvalidContentError(
-            f"{what} must be str, bytes, bytearray or memoryview, not {type(text).__name__}"
-        )
-    bad = _scanner.utf8_error_offset(data)
-    if bad >= 0:
-        raise InvalidContentError(
-            f"{what} is not valid UTF-8: byte 0x{data[bad]:02x} at offset {bad} does not start "
-            "a valid sequence"
-        )
-    return data
+    return utf8_bytes(text, what)
 
 
 # -- fingerprints ------------------------------------------------------------------------------

@@ -78,6 +78,7 @@ from provgate import _matching
 from provgate._matching_py import build_automaton
 from provgate.errors import InvalidContentError, LimitExceededError
 from provgate.handles import check_handle
+from provgate.text import utf8_bytes
 
 DEFAULT_MAX_PATTERNS = 250_000
 DEFAULT_MAX_PATTERN_BYTES = 4096
@@ -107,21 +108,7 @@ def _fact_bytes(fact: Any, handle: str) -> bytes:
 
 
 def _text_bytes(text: Any, max_text_bytes: int) -> bytes:
-    if isinstance(text, str):
-        try:
-            data = text.encode("utf-8")
-        except UnicodeEncodeError as exc:
-            raise InvalidContentError(
-                f"text contains a lone surrogate U+{ord(text[exc.start]):04X} at index {exc.start}"
-            ) from None
-    elif isinstance(text, (bytes, bytearray, memoryview)):
-        data = bytes(text)
-        try:
-            data.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise InvalidContentError(f"text is not valid UTF-8 at byte {exc.start}: {exc.reason}") from None
-    else:
-        raise InvalidContentError(f"text must be str or UTF-8 bytes, not {type(text).__name__}")
+    data = utf8_bytes(text, "text")
     if len(data) > max_text_bytes:
         raise LimitExceededError(
             f"text is {len(data)} bytes; max_text_bytes is {max_text_bytes}"

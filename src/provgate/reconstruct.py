@@ -143,6 +143,7 @@ from provgate.errors import (
 from provgate.handles import check_handle
 from provgate.markers import marker_handles as _marker_handles_rule
 from provgate.pointers import Pointer
+from provgate.text import utf8_bytes
 
 GRADE_EXACT = "exact"
 GRADE_WHITESPACE = "whitespace"
@@ -624,22 +625,9 @@ def _cache_for(store: Any, cache: SourceCache | None) -> SourceCache:
 
 
 def _quote_bytes(quote: Any) -> bytes:
-    if isinstance(quote, str):
-        try:
-            data = quote.encode("utf-8")
-        except UnicodeEncodeError as exc:
-            raise InvalidContentError(
-                f"quote contains a lone surrogate U+{ord(quote[exc.start]):04X} at index {exc.start}; "
-                "it has no UTF-8 bytes to search for"
-            ) from None
-    elif isinstance(quote, (bytes, bytearray, memoryview)):
-        data = bytes(quote)
-        try:
-            data.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise InvalidContentError(f"quote is not valid UTF-8 at byte offset {exc.start}") from None
-    else:
+    if not isinstance(quote, (str, bytes, bytearray, memoryview)):
         raise InvalidArgumentError(f"quote must be str or UTF-8 bytes, not {type(quote).__name__}", argument="quote")
+    data = utf8_bytes(quote, "quote", hint="it has no UTF-8 bytes to search for")
     if not data:
         raise InvalidArgumentError(
             "quote is empty; an empty quote occurs everywhere and proves nothing", argument="quote"
@@ -841,23 +829,9 @@ _BLOCKQUOTE = FORMS.index("blockquote")
 
 
 def _answer_bytes(text: Any) -> bytes:
-    if isinstance(text, str):
-        try:
-            data = text.encode("utf-8")
-        except UnicodeEncodeError as exc:
-            raise InvalidContentError(
-                f"answer contains a lone surrogate U+{ord(text[exc.start]):04X} at index {exc.start}"
-            ) from None
-    elif isinstance(text, (bytes, bytearray, memoryview)):
-        data = bytes(text)
-        try:
-            data.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise InvalidContentError(
-                f"answer is not valid UTF-8: byte 0x{data[exc.start]:02x} at offset {exc.start}"
-            ) from None
-    else:
+    if not isinstance(text, (str, bytes, bytearray, memoryview)):
         raise InvalidArgumentError(f"answer must be str or UTF-8 bytes, not {type(text).__name__}", argument="text")
+    data = utf8_bytes(text, "answer")
     if len(data) > MAX_ANSWER_BYTES:
         raise LimitExceededError(f"answer is {len(data)} bytes; the limit is {MAX_ANSWER_BYTES} (MAX_ANSWER_BYTES)")
     return data

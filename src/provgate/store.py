@@ -72,6 +72,7 @@ from provgate.pointers import (
     check_byte_span,
     str_span_to_byte_span,
 )
+from provgate.text import utf8_bytes
 
 MEMORY = ":memory:"
 SCHEMA_VERSION = 1
@@ -695,25 +696,13 @@ class SourceStore:
         if isinstance(content, str):
             if len(content) > limit:  # every character is at least one byte
                 raise LimitExceededError(f"content has {len(content)} characters; the limit is {limit} bytes")
-            try:
-                data = content.encode("utf-8")
-            except UnicodeEncodeError as exc:
-                raise InvalidContentError(
-                    f"content contains a lone surrogate U+{ord(content[exc.start]):04X} at str index {exc.start}; "
-                    "sources are strict UTF-8 text (fix the producer, or decode its bytes with errors='replace')"
-                ) from None
+            data = utf8_bytes(content, "content", hint="sources are strict UTF-8 text (fix the producer, "
+                              "or decode its bytes with errors='replace')")
         elif isinstance(content, (bytes, bytearray, memoryview)):
             view = memoryview(content)
             if view.nbytes > limit:
                 raise LimitExceededError(f"content is {view.nbytes} bytes; the limit is {limit}")
-            data = content if type(content) is bytes else view.tobytes()
-            try:
-                data.decode("utf-8")
-            except UnicodeDecodeError as exc:
-                raise InvalidContentError(
-                    f"content is not valid UTF-8: byte 0x{data[exc.start]:02x} at byte offset {exc.start} "
-                    f"({exc.reason}); sources are UTF-8 text because pointers are UTF-8 byte offsets"
-                ) from None
+            data = utf8_bytes(content, "content", hint="sources are UTF-8 text because pointers are UTF-8 byte offsets")
         else:
             raise InvalidContentError(f"content must be str or UTF-8 bytes, not {type(content).__name__}")
         if len(data) > limit:
