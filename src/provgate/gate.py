@@ -133,11 +133,15 @@ class _Facts:
     def markers(self) -> tuple[str, ...]:
         """The handle names cited by ``[src:…]`` markers, in order of first appearance."""
         if self._markers is None:
-            rows = np.flatnonzero(self.table.kind == _KIND_CITATION)
-            seen: dict[str, None] = {}
-            for i in rows:
-                seen.setdefault(self.table.span(int(i)).value, None)
-            self._markers = tuple(seen)
+            if self.n_markers == 0:
+                self._markers = ()
+            else:
+                t = self.table
+                rows = np.flatnonzero(t.kind == _KIND_CITATION)
+                data = t.data
+                # a marker's value is the handle name as written (no normalisation)
+                names = (data[a:b].decode("utf-8") for a, b in zip(t.value_start[rows].tolist(), t.value_end[rows].tolist()))
+                self._markers = tuple(dict.fromkeys(names))
         return self._markers
 
     # Grounding asks "is this value in that source?" for a few dozen facts against a few
@@ -989,15 +993,21 @@ class _Check:
             missing = [k for k in missing if k not in restated]
         haystack: bytes | None = None
         out: list[int] = []
+        data = t.data
         for k in missing:
-            span = t.span(int(rows[k]))
+            r = int(rows[k])
             if haystack is None:
                 # one search over all sources: 0xFF never occurs in UTF-8, so no match spans two
                 # sources, and the newlines around it keep token boundaries at their edges
                 haystack = _SOURCE_SEPARATOR.join(self.gate.source_bytes(h) for h in handles)
-            needle = (span.value if span.kind == Kind.QUOTE else span.text).encode("utf-8")
+            # a quote is searched for by what it quotes (its value, verbatim), anything else by
+            # its literal text
+            if kinds[k] == _KIND_QUOTE:
+                needle = data[int(t.value_start[r]) : int(t.value_end[r])]
+            else:
+                needle = data[int(t.start[r]) : int(t.end[r])]
             if not _occurs_at_boundary(haystack, needle):
-                out.append(int(rows[k]))
+                out.append(r)
         return tuple(out)
 
     # I2 --------------------------------------------------------------------------------------
