@@ -341,3 +341,72 @@ def test_switch_loaded_the_native_build():
     native = _load("native")
     assert (_factdiff.diff_sorted, _factdiff.diff, _factdiff.sort_fingerprints) == (
         native.diff_sorted, native.diff, native.sort_fingerprints)
+
+
+# ---- distinct values, counts and multiset deltas (the gate's window fact multisets) -----------
+
+
+def _multiset(a: np.ndarray) -> dict:
+    out: dict = {}
+    for r in a.tolist():
+        out[tuple(r)] = out.get(tuple(r), 0) + 1
+    return out
+
+
+@SETTINGS
+@given(pair=fingerprint_arrays())
+def test_unique_inverse_properties(impl, pair):
+    a, _ = pair
+    values, counts, inverse = impl.unique_inverse(a)
+    expected = _multiset(a)
+    assert [tuple(r) for r in values.tolist()] == sorted(expected)  # sorted by (hi, lo), distinct
+    assert counts.tolist() == [expected[k] for k in sorted(expected)]
+    assert inverse.dtype == np.int64 and inverse.shape == (len(a),)
+    assert np.array_equal(values[inverse], a) if len(a) else values.shape == (0, 2)
+    v2, c2 = impl.unique_counts(a)
+    assert np.array_equal(v2, values) and np.array_equal(c2, counts)
+
+
+@SETTINGS
+@given(pair=fingerprint_arrays(), data=st.data())
+def test_apply_delta_is_multiset_arithmetic(impl, pair, data):
+    a, b = pair
+    keep = np.array(data.draw(st.lists(st.booleans(), min_size=len(a), max_size=len(a))), dtype=bool)
+    v, c = impl.unique_counts(a)
+    rv, rc = impl.unique_counts(np.ascontiguousarray(a[~keep]) if len(a) else a)
+    av, ac = impl.unique_counts(b)
+    out_v, out_c = impl.apply_delta(v, c, rv, rc, av, ac)
+    expected = _multiset(np.concatenate([a[keep], b]) if len(a) or len(b) else a)
+    assert [tuple(r) for r in out_v.tolist()] == sorted(expected)
+    assert out_c.tolist() == [expected[k] for k in sorted(expected)]
+
+
+def test_apply_delta_refuses_removing_what_is_not_there(impl):
+    v, c = impl.unique_counts(fp([(1, 1), (2, 2)]))
+    empty_v, empty_c = impl.unique_counts(fp([]))
+    with pytest.raises(InvalidArgumentError, match="removed holds a value more often"):
+        impl.apply_delta(v, c, fp([(3, 3)]), np.array([1]), empty_v, empty_c)
+    with pytest.raises(InvalidArgumentError, match="removed holds a value more often"):
+        impl.apply_delta(v, c, fp([(1, 1)]), np.array([2]), empty_v, empty_c)
+    with pytest.raises(InvalidArgumentError, match="one count per row"):
+        impl.apply_delta(v, c[:1], empty_v, empty_c, empty_v, empty_c)
+
+
+def test_unique_and_delta_native_equal_reference():
+    # with PROVGATE_NO_EXTENSIONS only the reference exists; the switch test covers that mode
+    if "native" not in IMPLEMENTATIONS:
+        assert NO_EXTENSIONS
+        return
+    native, reference = _load("native"), _load("reference")
+    rng = np.random.default_rng(7)
+    for _ in range(50):
+        a = rng.integers(0, 5, size=(rng.integers(0, 60), 2)).astype(np.uint64)
+        b = rng.integers(0, 5, size=(rng.integers(0, 60), 2)).astype(np.uint64)
+        for x, y in zip(native.unique_inverse(a), reference.unique_inverse(a)):
+            assert np.array_equal(x, y) and x.dtype == y.dtype
+        v, c = native.unique_counts(a)
+        av, ac = native.unique_counts(b)
+        half = np.ascontiguousarray(a[: len(a) // 2])
+        rv, rc = native.unique_counts(half)
+        for x, y in zip(native.apply_delta(v, c, rv, rc, av, ac), reference.apply_delta(v, c, rv, rc, av, ac)):
+            assert np.array_equal(x, y)
