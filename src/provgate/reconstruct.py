@@ -135,7 +135,6 @@ from provgate import _citations, _search
 from provgate.digests import compute_digest
 from provgate.errors import (
     InvalidArgumentError,
-    InvalidContentError,
     InvalidHandleError,
     LimitExceededError,
     UnknownHandleError,
