@@ -6,6 +6,8 @@ from __future__ import annotations
 import sqlite3
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import provgate.gate as gate_module
 from gate_helpers import (
@@ -612,3 +614,12 @@ def test_violations_are_capped_and_the_rest_counted():
     assert len(v.violations) == MAX_VIOLATIONS_PER_CHECK
     assert v.facts["violations_omitted"] == 150
     assert all(x.invariant == "I1" for x in v.violations)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(alphabet=" \t\r\nab=3", max_size=40), st.text(alphabet=" \t\r\nab=3", max_size=40))
+def test_the_fast_whitespace_comparison_is_the_documented_normalisation(a, b):
+    from provgate.gate import _same_after_normalisation
+
+    assert _same_after_normalisation(a, b) == (normalize_whitespace(a) == normalize_whitespace(b))
+    assert _same_after_normalisation(a, a)

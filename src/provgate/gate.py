@@ -99,6 +99,24 @@ def normalize_whitespace(text: str) -> str:
     return text.strip("\n")
 
 
+def _same_after_normalisation(a: str, b: str) -> bool:
+    """``normalize_whitespace(a) == normalize_whitespace(b)``, computed on line lists (no regex,
+    no joined copies): the common case, an indentation change, differs on an early line."""
+    return _normalised_lines(a) == _normalised_lines(b)
+
+
+def _normalised_lines(text: str) -> list[str]:
+    if "\r\n" in text:
+        text = text.replace("\r\n", "\n")
+    lines = [line.rstrip(" \t") for line in text.split("\n")]
+    i, j = 0, len(lines)
+    while i < j and not lines[i]:
+        i += 1
+    while j > i and not lines[j - 1]:
+        j -= 1
+    return lines[i:j]
+
+
 # -- per-content facts ------------------------------------------------------------------------
 
 
@@ -305,7 +323,6 @@ class Gate:
         self._marker_handles: dict[str, tuple[str, ...]] = {}
         self._unpersisted: list[tuple[str, str, FactTable]] = []
         self._pre_sets = _Cache(16)
-        self._normalized = _Cache(8 << 20)
         self._grounded = _Cache(16 << 20)
         self._lock = threading.Lock()
         self._history: list[CycleRecord] = []
@@ -488,14 +505,6 @@ class Gate:
                 self._text_digest.put(window[i].text, d, len(encoded[k]) + 64)
                 pending[d] = encoded[k]  # this check extracts from these bytes, no second encode
         return out  # type: ignore[return-value]
-
-    def normalized_digest(self, digest: bytes, text: str) -> bytes:
-        """Digest of the whitespace-normalised text, cached by the text's digest."""
-        d = self._normalized.get(digest)
-        if d is None:
-            d = blake3(normalize_whitespace(text).encode("utf-8", "surrogatepass")).digest()
-            self._normalized.put(digest, d, 96)
-        return d
 
     def facts_for(self, digest: bytes, block: Block, pending: dict[bytes, bytes]) -> _Facts:
         cached = self._facts.get(digest)
@@ -738,10 +747,7 @@ class _Check:
             pre_index = {b.id: i for i, b in enumerate(pre.window) if not used[i]}
             for j in pending:
                 i = pre_index.get(post.window[j].id)
-                if i is not None and not used[i] and (
-                    self.gate.normalized_digest(post.digests[j], post.window[j].text)
-                    == self.gate.normalized_digest(pre.digests[i], pre.window[i].text)
-                ):
+                if i is not None and not used[i] and _same_after_normalisation(post.window[j].text, pre.window[i].text):
                     used[i] = True
                     self.match[j] = i
                     self.ws_matched.add(j)
