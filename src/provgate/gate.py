@@ -251,6 +251,23 @@ class _Cache:
         return len(self._items)
 
 
+class _RowMap:
+    """Position in a concatenation of blocks' fact rows -> (block index, row in its table)."""
+
+    __slots__ = ("side", "indices", "ends")
+
+    def __init__(self, side: Any, indices: list[int], sizes: list[int]) -> None:
+        self.side = side
+        self.indices = indices
+        self.ends = np.cumsum(sizes) if sizes else np.empty(0, dtype=np.int64)
+
+    def __call__(self, k: int) -> tuple[int, int]:
+        pos = int(np.searchsorted(self.ends, k, side="right"))
+        start = int(self.ends[pos - 1]) if pos else 0
+        i = self.indices[pos]
+        return i, int(self.side.facts[i].groundable_rows()[k - start])
+
+
 # -- one check --------------------------------------------------------------------------------
 
 
@@ -557,8 +574,12 @@ class Gate:
     def source_bytes(self, handle: str) -> bytes:
         data = self._source_bytes.get(handle)
         if data is None:
-            data = self.store.get_bytes(handle)
-            self._source_bytes.put(handle, data, len(data) + 64)
+            # a fact table cached under the source's digest holds exactly the source's bytes
+            # (it was scanned from bytes with that digest, or verified against it on load)
+            digest = self.handle_digest(handle)
+            known = None if digest is None else self._facts.get(bytes.fromhex(digest.split(":", 1)[1]))
+            data = known.table.data if known is not None else self.store.get_bytes(handle)
+            self._source_bytes.put(handle, data, 64)
         return data
 
     def source_facts(self, handle: str) -> _Facts | None:
@@ -1018,17 +1039,16 @@ class _Check:
 
     # I2 --------------------------------------------------------------------------------------
 
-    def _fact_rows(self, side: _Side, indices: list[int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Concatenated fact fingerprints of some blocks, with the block and row of each."""
+    def _fact_rows(self, side: _Side, indices: list[int]) -> tuple[np.ndarray, np.ndarray, _RowMap]:
+        """Concatenated fact fingerprints of some blocks, the block of each, and a map from a
+        position back to its (block, row) for evidence: rows are needed only for violations."""
         facts = [side.facts[i] for i in indices]
-        sizes = [f.groundable_rows().size for f in facts]
+        sizes = [f.n_facts for f in facts]
         if not any(sizes):
-            e = np.empty(0, dtype=np.int64)
-            return EMPTY, e, e
+            return EMPTY, np.empty(0, dtype=np.int64), _RowMap(side, [], [])
         fps = np.concatenate([f.fact_fps() for f in facts])
         owners = np.repeat(np.asarray(indices, dtype=np.int64), sizes)
-        rows = np.concatenate([f.groundable_rows() for f in facts])
-        return fps, owners, rows
+        return fps, owners, _RowMap(side, indices, sizes)
 
     def _pre_set(self) -> FingerprintSet:
         """The fact multiset of the pre window: cached by the window's block digests, and
@@ -1095,8 +1115,9 @@ class _Check:
             self.counts["introduced"] = int(introduced.size)
             for u in introduced.tolist():
                 k = int(np.argmax(a_set.inverse == u))  # first occurrence, for the evidence
-                b = edit.post[int(a_owner[k])]
-                span = self.post.facts[int(a_owner[k])].table.span(int(a_row[k]))
+                owner, row = a_row(k)
+                b = edit.post[owner]
+                span = self.post.facts[owner].table.span(row)
                 self.violate("I2", f"{edit.operator} introduced {span.key}={span.value!r} in block {b.id!r}, "
                              "a fact the pre window does not have", block=b.id, key=span.key, value=span.value,
                              evidence={"span": [span.start, span.end], "text": span.text, "change": "introduced"})
@@ -1114,7 +1135,7 @@ class _Check:
         superseded = {s.handle: s.block for s in self.edit.supersedes}
         return evicted, superseded
 
-    def _account_drops(self, d_set: FingerprintSet, d_owner: np.ndarray, d_row: np.ndarray, gone: np.ndarray) -> None:
+    def _account_drops(self, d_set: FingerprintSet, d_owner: np.ndarray, d_row: _RowMap, gone: np.ndarray) -> None:
         """Count gone facts (distinct values of ``d_set``) as evicted, superseded or unaccounted
         (a violation each). A fact is covered when ANY removed pre block that held it was
         evicted (by handle or, for a block without handles, by id) or superseded."""
@@ -1144,8 +1165,9 @@ class _Check:
         self.counts["dropped"] += int(unaccounted.size)
         for u in unaccounted.tolist():
             k = int(np.argmax(d_set.inverse == u))
-            b = edit.pre[int(d_owner[k])]
-            span = self.pre.facts[int(d_owner[k])].table.span(int(d_row[k]))
+            owner, row = d_row(k)
+            b = edit.pre[owner]
+            span = self.pre.facts[owner].table.span(row)
             self.violate("I2", f"{edit.operator} dropped {span.key}={span.value!r} (block {b.id!r}) with neither an "
                          "eviction record nor a supersession edge", block=b.id, handle=(b.handles or (None,))[0],
                          key=span.key, value=span.value,
