@@ -14,7 +14,7 @@ memory. The rows are copied into numpy columns at the end, with the GIL held aga
 import numpy as np
 
 cimport numpy as cnp
-from libc.stdint cimport int64_t, uint8_t, uint32_t, uint64_t
+from libc.stdint cimport int64_t, uint8_t, uint16_t, uint32_t, uint64_t
 from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memchr, memcmp, memcpy, memmove, memset
 
@@ -77,7 +77,7 @@ cdef enum:
     F_IDSTART = 1 << 22     # A-Z a-z _ and >= 0x80
     F_UNDERSCORE = 1 << 23
     F_PSEP = 1 << 25        # / and \\
-    F_QUOTE_EVENT = 1 << 27 # " ' ` and the line break
+    F_QUOTE_EVENT = 1 << 27 # " ' `
     F_NO_START_PUNCT = 1 << 28  # . \\ @
     F_STARTER = 1 << 26     # [ " - + . / ~ \\ : the punctuation at which a lexeme can start
     F_INERT = 1 << 24       # punctuation at which no lexeme starts: ! # $ % & ' ( ) * , : ; < = > ? @ ] ^ ` { | }
@@ -158,7 +158,7 @@ cdef void _init_classes() noexcept:
     _set(b"!#$%&'()*,:;<=>?@]^`{|}", F_INERT)
     _set(b"/\\", F_PSEP)
     _set(b"[\"-+./~\\", F_STARTER)
-    _set(b"\"'`\n", F_QUOTE_EVENT)
+    _set(b"\"'`", F_QUOTE_EVENT)
     _set(b".\\@", F_NO_START_PUNCT)
     # control bytes (other than tab and newline, which are SEP anyway) and these punctuation
     # bytes: after a lower-case word none of them can continue a URL, path, key or name
@@ -197,7 +197,7 @@ cdef enum:
 
 cdef uint64_t NW_LO[NW_SLOTS]
 cdef uint64_t NW_HI[NW_SLOTS]   # the 9th byte and the length; 0 marks an empty slot
-cdef uint32_t NW_LENGTHS[26]    # by first letter: bit k set if a number word has k bytes
+cdef uint16_t NW_PREFIX[26 * 26]  # by first two letters: bit k set if a number word has k bytes
 
 
 cdef inline void pack_word(const byte_t* w, Py_ssize_t n, uint64_t* lo, uint64_t* hi) noexcept nogil:
@@ -222,10 +222,10 @@ cdef void _init_number_words() except *:
     for slot in range(NW_SLOTS):
         NW_LO[slot] = 0
         NW_HI[slot] = 0
-    for slot in range(26):
-        NW_LENGTHS[slot] = 0
+    for slot in range(26 * 26):
+        NW_PREFIX[slot] = 0
     for word in sorted(NUMBER_WORDS):
-        NW_LENGTHS[word[0] - 0x61] |= 1 << len(word)
+        NW_PREFIX[(word[0] - 0x61) * 26 + word[1] - 0x61] |= 1 << len(word)
         if not 3 <= len(word) <= 9:
             raise AssertionError("number words must have 3 to 9 bytes")
         pack_word(word, len(word), &lo, &hi)
@@ -250,14 +250,23 @@ cdef inline bint has(byte_t c, uint32_t flag) noexcept nogil:
     return (CLS[c] & flag) != 0
 
 
-cdef bint is_number_word(const byte_t* d, Py_ssize_t p, Py_ssize_t e) noexcept nogil:
-    cdef uint64_t lo, hi
-    cdef Py_ssize_t slot, n = e - p
-    cdef byte_t c = d[p]
-    # most words are ruled out by their first letter and length alone
-    if n < 3 or n > 9 or c < b'a' or c > b'z' or not ((NW_LENGTHS[c - 0x61] >> n) & 1):
+cdef inline bint is_number_word(const byte_t* d, Py_ssize_t p, Py_ssize_t e) noexcept nogil:
+    # most words are ruled out by their first two letters and length alone, without a lookup
+    cdef Py_ssize_t n = e - p
+    cdef unsigned int c0, c1
+    if n < 3 or n > 9:
         return False
-    pack_word(d + p, n, &lo, &hi)
+    c0 = <unsigned int>d[p] - 0x61
+    c1 = <unsigned int>d[p + 1] - 0x61
+    if c0 >= 26 or c1 >= 26 or not ((NW_PREFIX[c0 * 26 + c1] >> n) & 1):
+        return False
+    return in_number_words(d + p, n)
+
+
+cdef bint in_number_words(const byte_t* w, Py_ssize_t n) noexcept nogil:
+    cdef uint64_t lo, hi
+    cdef Py_ssize_t slot
+    pack_word(w, n, &lo, &hi)
     slot = nw_slot(lo, hi)
     while NW_HI[slot] != 0:
         if NW_LO[slot] == lo and NW_HI[slot] == hi:
@@ -387,7 +396,7 @@ cdef bint has_extension(const byte_t* d, Py_ssize_t s, Py_ssize_t e) noexcept no
 
 cdef Py_ssize_t m_path(const byte_t* d, Py_ssize_t n, Py_ssize_t p) noexcept nogil:
     cdef bint drive, ok, any_word, seg_has_non_dot = False
-    cdef Py_ssize_t run_start, r, q, last_sep = -1, slashes = 0, backslashes = 0, suffix_end = -1
+    cdef Py_ssize_t run_start, r, q, last_sep = -1, slashes = 0, suffix_end = -1
     cdef Py_ssize_t seg
     cdef uint32_t f, seen = 0
     cdef byte_t c
@@ -395,23 +404,20 @@ cdef Py_ssize_t m_path(const byte_t* d, Py_ssize_t n, Py_ssize_t p) noexcept nog
              and (d[p + 2] == b'/' or d[p + 2] == b'\\'))
     run_start = p + 2 if drive else p
     r = run_start
+    # one pass: the run of path bytes, its "/" count and its last separator (without
+    # branches on the separators, which would be mispredicted)
     while r < n:
-        f = CLS[d[r]]
+        c = d[r]
+        f = CLS[c]
         if not (f & F_PATH):
             break
         seen |= f
+        slashes += c == b'/'
+        last_sep = r if f & F_PSEP else last_sep
         r += 1
     if not (seen & F_PSEP):
         return -1  # every path has a separator
     any_word = (seen & F_W) != 0
-    for q in range(run_start, r):
-        c = d[q]
-        if c == b'/':
-            slashes += 1
-            last_sep = q
-        elif c == b'\\':
-            backslashes += 1
-            last_sep = q
     # :line[:col]
     if r + 1 < n and d[r] == b':' and has(d[r + 1], F_DIGIT):
         q = r + 1
@@ -611,9 +617,12 @@ cdef Py_ssize_t skip_blanks(const byte_t* d, Py_ssize_t n, Py_ssize_t q) noexcep
 
 
 cdef int bare_value_kind(const byte_t* d, Py_ssize_t s, Py_ssize_t e) noexcept nogil:
-    if m_uuid(d, e, s) == e or m_digest(d, e, s) == e:
-        return V_HEX
-    if m_number(d, e, s) == e:
+    # each matcher runs only if the value's length and first byte allow a whole match
+    cdef byte_t c = d[s]
+    if has(c, F_HEX):
+        if (e - s == 36 and m_uuid(d, e, s) == e) or (e - s >= 7 and m_digest(d, e, s) == e):
+            return V_HEX
+    if (has(c, F_DIGIT) or c == b'+' or c == b'-' or c == b'.') and m_number(d, e, s) == e:
         return V_NUMBER
     return V_RAW
 
@@ -665,16 +674,22 @@ cdef bint m_value(const byte_t* d, Py_ssize_t n, Py_ssize_t v, Value* out) noexc
         out.kind = V_RAW
         out.quoted = True
         return True
-    if has(c, F_UPPER | F_LOWER):
-        e = m_url(d, n, v)
-        if e >= 0:
-            out.end = e
-            out.start = v
-            out.stop = e
-            out.kind = V_RAW
-            out.quoted = False
-            return True
     q = v
+    if has(c, F_UPPER | F_LOWER):
+        # a URL's scheme; its bytes are bare value bytes too, so without "://" after it the
+        # bare run goes on from where the scheme ended
+        q = v + 1
+        while q < n and has(d[q], F_SCHEME):
+            q += 1
+        if q + 2 < n and d[q] == b':' and d[q + 1] == b'/' and d[q + 2] == b'/':
+            e = m_url(d, n, v)
+            if e >= 0:
+                out.end = e
+                out.start = v
+                out.stop = e
+                out.kind = V_RAW
+                out.quoted = False
+                return True
     while q < n:
         if has(d[q], F_BARE):
             q += 1
@@ -883,6 +898,22 @@ cdef inline uint64_t has_zero_byte(uint64_t v) noexcept nogil:
     return (v - ONES) & ~v & HIGHS
 
 
+cdef inline Py_ssize_t find_either(const byte_t* d, Py_ssize_t p, Py_ssize_t end, byte_t a,
+                                   byte_t b) noexcept nogil:
+    """The first position in [p, end) holding a or b, or end; eight bytes at a time (the
+    lowest flagged byte of has_zero_byte is always a true match)."""
+    cdef uint64_t x, hit
+    while p + 8 <= end:
+        x = load8(d + p)
+        hit = has_zero_byte(x ^ (ONES * a)) | has_zero_byte(x ^ (ONES * b))
+        if hit:
+            return p + (pg_ctz64(hit) >> 3)
+        p += 8
+    while p < end and d[p] != a and d[p] != b:
+        p += 1
+    return p
+
+
 cdef struct Shape:
     Py_ssize_t end          # of the maximal run of word bytes
     bint any_digit
@@ -1065,49 +1096,78 @@ cdef inline bint may_hold_separator(Cursor* cur, Py_ssize_t p) noexcept nogil:
     return ((cur.sep >> o) & ((<uint64_t>1 << length) - 1)) != 0
 
 
+cdef inline bint equals_after_blanks(const byte_t* d, Py_ssize_t n, Py_ssize_t q) noexcept nogil:
+    """Is d[q] a blank that starts a run of blanks followed by "="?"""
+    if q >= n or not has(d[q], F_BLANK):
+        return False
+    q = skip_blanks(d, n, q + 1)
+    return q < n and d[q] == b'='
+
+
 cdef int word_token(const byte_t* d, Py_ssize_t n, Py_ssize_t p, byte_t prev, Shape* shape,
                     Cursor* cur, Rows* out, Py_ssize_t* next_p) noexcept nogil:
-    """The token at a word byte p (a lexeme may start here). The word's shape and the byte
+    """The token at a word byte p (a lexeme may start here). The word's shape and the bytes
     after it decide which of the reference's matchers can possibly match; only those run, in
     the reference's order. Sets next_p; returns -1 when a row could not be added."""
     cdef Shape* w = shape
-    cdef Py_ssize_t e, t
-    cdef byte_t c = d[p], b
+    cdef Py_ssize_t e, t, we = w.end
+    cdef byte_t c = d[p], b, b1
     cdef bint letter = has(c, F_UPPER | F_LOWER), ascii_word
     cdef int kind
     cdef KeyValue kv
     ascii_word = w.ascii
-    b = d[w.end] if w.end < n else 0
-    if w.end < n:
+    b = d[we] if we < n else 0
+    b1 = d[we + 1] if we + 1 < n else 0
+    # A word followed by a SAFE_AFTER byte (not blanks then "=") cannot begin a URL, kv key,
+    # path, UUID or dotted name: each needs one of : + . - = / \\ ~ @ % after the word, and a
+    # number needs one of . , % to go on past an all-digit word. So it is a number, a digest
+    # or a plain word, decided from its shape (a digit-led word with letters, "30s", and a
+    # version "v2" still go through their matchers below).
+    if has(b, F_SAFE_AFTER) and not (b == b',' and has(c, F_DIGIT)) and not equals_after_blanks(d, n, we):
+        if has(c, F_DIGIT):
+            if w.all_digit:
+                next_p[0] = we
+                return emit(out, K_NUMBER, p, we, V_NUMBER)
+        elif not ((c == b'v' or c == b'V') and p + 1 < n and has(d[p + 1], F_DIGIT)):
+            next_p[0] = we
+            if w.all_hex and we - p >= 7 and w.any_digit:
+                return emit(out, K_DIGEST, p, we, V_HEX)
+            kind = classify_shape(d, p, w)
+            if kind:
+                return emit(out, kind, p, we, V_NUMBER if kind == K_NUMBER else V_RAW)
+            return 0
+    if we < n:
         # a URL scheme is ASCII letters, digits and + . - followed by "://"
         if (letter and prev != b'+' and prev != b'-' and ascii_word and not w.any_under
-                and (b == b':' or b == b'+' or b == b'.' or b == b'-')):
+                and ((b == b':' and b1 == b'/' and we + 2 < n and d[we + 2] == b'/')
+                     or ((b == b'+' or b == b'.' or b == b'-') and (has(b1, F_SCHEME) or b1 == b':')))):
             e = m_url(d, n, p)
             if e >= 0:
                 next_p[0] = e
                 return emit(out, K_URL, p, e, V_RAW)
-        # a key is ASCII, followed by . - (more key), =, ": " or blanks and "="
+        # a key is ASCII, followed by . - and more key, "=", ": " or blanks and "="
         if (letter or c == b'_') and prev != b'-' and ascii_word:
-            t = skip_blanks(d, n, w.end) if has(b, F_BLANK) else w.end
-            if (b == b'.' or b == b'-' or b == b':' or (t < n and d[t] == b'=')) and m_key_value(d, n, p, &kv):
+            t = skip_blanks(d, n, we) if has(b, F_BLANK) else we
+            if ((((b == b'.' or b == b'-') and has(b1, F_KEY)) or (b == b':' and has(b1, F_BLANK))
+                    or (t < n and d[t] == b'=')) and m_key_value(d, n, p, &kv)):
                 next_p[0] = kv.resume
                 return emit_kv(out, p, &kv)
-        # a path continues past the word through path punctuation (or is a drive "C:\")
-        if (not has(prev, F_PATH_PUNCT) and (has(b, F_PATH_PUNCT) or (letter and w.end == p + 1 and b == b':'))
+        # a path continues past the word through path punctuation (or is a drive "C:\\")
+        if (not has(prev, F_PATH_PUNCT) and (has(b, F_PATH_PUNCT) or (letter and we == p + 1 and b == b':'))
                 and (b == b':' or may_hold_separator(cur, p))):
             e = m_path(d, n, p)
             if e >= 0:
                 next_p[0] = e
                 return emit(out, K_PATH, p, e, V_RAW)
     if w.all_hex:
-        if w.end - p == 8 and b == b'-':
+        if we - p == 8 and b == b'-':
             e = m_uuid(d, n, p)
             if e >= 0:
                 next_p[0] = e
                 return emit(out, K_DIGEST, p, e, V_HEX)
-        if w.end - p >= 7 and w.any_digit and not w.all_digit:
-            next_p[0] = w.end
-            return emit(out, K_DIGEST, p, w.end, V_HEX)
+        if we - p >= 7 and w.any_digit and not w.all_digit:
+            next_p[0] = we
+            return emit(out, K_DIGEST, p, we, V_HEX)
     if has(c, F_DIGIT):
         e = m_number(d, n, p)
         if e >= 0:
@@ -1119,15 +1179,15 @@ cdef int word_token(const byte_t* d, Py_ssize_t n, Py_ssize_t p, byte_t prev, Sh
             if e >= 0:
                 next_p[0] = e
                 return emit(out, K_NUMBER, p, e, V_NUMBER)
-        if b == b'.':
+        if b == b'.' and has(b1, F_IDSTART):
             e = m_dotted(d, n, p)
             if e >= 0:
                 next_p[0] = e
                 return emit(out, K_IDENTIFIER, p, e, V_RAW)
-    next_p[0] = w.end
+    next_p[0] = we
     kind = classify_shape(d, p, w)
     if kind:
-        return emit(out, kind, p, w.end, V_NUMBER if kind == K_NUMBER else V_RAW)
+        return emit(out, kind, p, we, V_NUMBER if kind == K_NUMBER else V_RAW)
     return 0
 
 
@@ -1246,7 +1306,108 @@ cdef extern from *:
 
 cdef extern from *:
     """
-    /* bit i set: p[i] is a quote mark " ' ` or a line break */
+    /* The same masks from 32 bytes at a time, where the CPU has AVX2: this module is built for
+       any x86-64 CPU, so the function is compiled for AVX2 alone and called only after
+       pg_detect_avx2() said yes. Computing the masks was an eighth of the scan's instructions. */
+    #if (defined(__GNUC__) || defined(__clang__)) && (defined(__x86_64__) || defined(__i386__)) && !defined(PG_NO_SIMD)
+    #include <immintrin.h>
+    #define PG_AVX2_MASKS 1
+    typedef struct {
+        uint64_t w, s, x, b, pp, sep, lower, upper, digit, under, hexl;
+    } pg_block_t;
+    __attribute__((target("avx2"))) static void pg_block_masks_avx2(const unsigned char* p, pg_block_t* m) {
+        uint64_t w = 0, s = 0, x = 0, b = 0, pp = 0, sep = 0, lo = 0, up = 0, dg = 0, us = 0, hx = 0;
+        for (int k = 0; k < 2; k++) {
+            __m256i v = _mm256_loadu_si256((const __m256i*)(p + 32 * k));
+            __m256i y = _mm256_or_si256(v, _mm256_set1_epi8(0x20));
+            /* signed compares: bytes >= 0x80 are negative, so never letters or digits */
+            __m256i l = _mm256_and_si256(_mm256_cmpgt_epi8(v, _mm256_set1_epi8(0x60)), _mm256_cmpgt_epi8(_mm256_set1_epi8(0x7B), v));
+            __m256i u = _mm256_and_si256(_mm256_cmpgt_epi8(v, _mm256_set1_epi8(0x40)), _mm256_cmpgt_epi8(_mm256_set1_epi8(0x5B), v));
+            __m256i g = _mm256_and_si256(_mm256_cmpgt_epi8(v, _mm256_set1_epi8(0x2F)), _mm256_cmpgt_epi8(_mm256_set1_epi8(0x3A), v));
+            __m256i h = _mm256_and_si256(_mm256_cmpgt_epi8(y, _mm256_set1_epi8(0x60)), _mm256_cmpgt_epi8(_mm256_set1_epi8(0x67), y));
+            __m256i un = _mm256_cmpeq_epi8(v, _mm256_set1_epi8(0x5F));
+            __m256i dot = _mm256_cmpeq_epi8(v, _mm256_set1_epi8('.'));
+            __m256i bsl = _mm256_cmpeq_epi8(v, _mm256_set1_epi8('\\\\'));
+            __m256i lbr = _mm256_cmpeq_epi8(v, _mm256_set1_epi8('['));
+            __m256i at = _mm256_cmpeq_epi8(v, _mm256_set1_epi8('@'));
+            __m256i minus = _mm256_cmpeq_epi8(v, _mm256_set1_epi8('-'));
+            __m256i slash = _mm256_cmpeq_epi8(v, _mm256_set1_epi8('/'));
+            __m256i plus = _mm256_cmpeq_epi8(v, _mm256_set1_epi8('+'));
+            __m256i tilde = _mm256_cmpeq_epi8(v, _mm256_set1_epi8('~'));
+            __m256i dbs = _mm256_or_si256(dot, bsl);
+            __m256i common = _mm256_or_si256(_mm256_or_si256(dbs, minus), _mm256_or_si256(_mm256_or_si256(slash, plus), tilde));
+            __m256i st = _mm256_or_si256(_mm256_or_si256(common, lbr), _mm256_cmpeq_epi8(v, _mm256_set1_epi8('"')));
+            __m256i ppv = _mm256_or_si256(_mm256_or_si256(common, at), _mm256_cmpeq_epi8(v, _mm256_set1_epi8('%')));
+            int sh = 32 * k;
+            uint64_t lm = (uint32_t)_mm256_movemask_epi8(l), um = (uint32_t)_mm256_movemask_epi8(u);
+            uint64_t gm = (uint32_t)_mm256_movemask_epi8(g), unm = (uint32_t)_mm256_movemask_epi8(un);
+            lo |= lm << sh;
+            up |= um << sh;
+            dg |= gm << sh;
+            us |= unm << sh;
+            w |= (lm | um | gm | unm | (uint32_t)_mm256_movemask_epi8(v)) << sh;
+            hx |= (uint64_t)(uint32_t)_mm256_movemask_epi8(h) << sh;
+            s |= (uint64_t)(uint32_t)_mm256_movemask_epi8(st) << sh;
+            x |= (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_or_si256(dbs, at)) << sh;
+            b |= (uint64_t)(uint32_t)_mm256_movemask_epi8(lbr) << sh;
+            pp |= (uint64_t)(uint32_t)_mm256_movemask_epi8(ppv) << sh;
+            sep |= (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_or_si256(slash, bsl)) << sh;
+        }
+        m->w = w; m->s = s; m->x = x; m->b = b; m->pp = pp; m->sep = sep; m->lower = lo;
+        m->upper = up; m->digit = dg; m->under = us; m->hexl = hx;
+    }
+    static int pg_detect_avx2(void) {
+        __builtin_cpu_init();
+        return __builtin_cpu_supports("avx2") != 0;  /* also checks the OS saves ymm state */
+    }
+    #else
+    #define PG_AVX2_MASKS 0
+    typedef struct {
+        uint64_t w, s, x, b, pp, sep, lower, upper, digit, under, hexl;
+    } pg_block_t;
+    static void pg_block_masks_avx2(const unsigned char* p, pg_block_t* m) { (void)p; (void)m; }
+    static int pg_detect_avx2(void) { return 0; }
+    #endif
+    """
+    ctypedef struct pg_block_t:
+        uint64_t w
+        uint64_t s
+        uint64_t x
+        uint64_t b
+        uint64_t pp
+        uint64_t sep
+        uint64_t lower
+        uint64_t upper
+        uint64_t digit
+        uint64_t under
+        uint64_t hexl
+    void pg_block_masks_avx2(const byte_t* p, pg_block_t* m) noexcept nogil
+    int pg_detect_avx2() noexcept nogil
+
+# 1 when the block masks come from the AVX2 function (see _set_block_masks, for the tests)
+cdef int USE_AVX2_MASKS = pg_detect_avx2()
+HAVE_AVX2_MASKS = USE_AVX2_MASKS == 1
+
+
+def _set_block_masks(str which):
+    """Choose how block masks are computed: "avx2" (if the CPU has it) or "baseline". For the
+    tests, which check both against the reference; returns the previous choice."""
+    global USE_AVX2_MASKS
+    previous = "avx2" if USE_AVX2_MASKS else "baseline"
+    if which == "avx2":
+        if not HAVE_AVX2_MASKS:
+            raise ValueError("this CPU or build has no AVX2 block masks")
+        USE_AVX2_MASKS = 1
+    elif which == "baseline":
+        USE_AVX2_MASKS = 0
+    else:
+        raise ValueError(f"unknown block mask implementation {which!r}")
+    return previous
+
+
+cdef extern from *:
+    """
+    /* bit i set: p[i] is a quote mark " ' ` */
     static inline uint64_t pg_quote_mask(const unsigned char* p, const uint32_t* cls, uint32_t qflag) {
         uint64_t m = 0;
     #if defined(__SSE2__) && !defined(PG_NO_SIMD)
@@ -1254,7 +1415,7 @@ cdef extern from *:
             __m128i x = _mm_loadu_si128((const __m128i*)(p + 16 * k));
             __m128i e = _mm_or_si128(
                 _mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('"')), _mm_cmpeq_epi8(x, _mm_set1_epi8('\\''))),
-                _mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('`')), _mm_cmpeq_epi8(x, _mm_set1_epi8('\\n'))));
+                _mm_cmpeq_epi8(x, _mm_set1_epi8('`')));
             m |= (uint64_t)(uint32_t)_mm_movemask_epi8(e) << (16 * k);
         }
     #else
@@ -1279,7 +1440,7 @@ cdef inline void load_quote_block(const byte_t* d, Py_ssize_t n, Py_ssize_t base
 
 
 cdef inline Py_ssize_t next_quote_event(const byte_t* d, Py_ssize_t n, Py_ssize_t p, Cursor* cur) noexcept nogil:
-    """The first position >= p holding " ' ` or a line break, or n."""
+    """The first position >= p holding " ' `, or n."""
     cdef uint64_t bits
     if p >= n:
         return n
@@ -1310,20 +1471,24 @@ cdef struct Cursor:
 cdef inline void load_block(const byte_t* d, Py_ssize_t n, Py_ssize_t base, Cursor* cur) noexcept nogil:
     cdef uint64_t w, s, x, b, pp, sep, prev_w, prev_ns, after_ns
     cdef byte_t tail[64]
-    if base + 64 <= n:
-        pg_block_masks(d + base, CLS, F_W, F_STARTER, F_NO_START_PUNCT, F_PATH_PUNCT, F_PSEP,
-                       &w, &s, &x, &b, &pp, &sep)
-    else:
+    cdef const byte_t* block = d + base
+    cdef pg_block_t m
+    if base + 64 > n:
         # the last block: pad with NUL, which is SEP (neither a word byte nor a starter)
         memset(tail, 0, 64)
         memcpy(tail, d + base, n - base)
-        pg_block_masks(tail, CLS, F_W, F_STARTER, F_NO_START_PUNCT, F_PATH_PUNCT, F_PSEP,
+        block = tail
+    if USE_AVX2_MASKS:
+        pg_block_masks_avx2(block, &m)
+        w, s, x, b, pp, sep = m.w, m.s, m.x, m.b, m.pp, m.sep
+        cur.lower, cur.upper, cur.digit, cur.under, cur.hexl = m.lower, m.upper, m.digit, m.under, m.hexl
+    else:
+        pg_block_masks(block, CLS, F_W, F_STARTER, F_NO_START_PUNCT, F_PATH_PUNCT, F_PSEP,
                        &w, &s, &x, &b, &pp, &sep)
+        pg_shape_masks(block, CLS, &cur.lower, &cur.upper, &cur.digit, &cur.under, &cur.hexl)
     cur.path = w | pp
     cur.sep = sep
     cur.w = w
-    pg_shape_masks(d + base if base + 64 <= n else tail, CLS, &cur.lower, &cur.upper,
-                   &cur.digit, &cur.under, &cur.hexl)
     prev_w = 1 if base > 0 and has(d[base - 1], F_W) else 0
     prev_ns = 1 if base > 0 and has(d[base - 1], F_NO_START) else 0
     # positions right after a word byte, . \\ or @: no lexeme starts there but a citation
@@ -1388,10 +1553,7 @@ cdef int token_spans(const byte_t* d, Py_ssize_t n, Rows* out) noexcept nogil:
                         if e < n and CLS[d[e]] & F_BLANK:
                             e = skip_blanks(d, n, e)
                     if e == q or e >= n or d[e] != b'=':
-                        # at most 8 letters here; number words have 3 to 9 (a prefilter by
-                        # first letter and length rules out most words without a lookup)
-                        if ((NW_LENGTHS[c - 0x61] >> (q - p)) & 1 and is_number_word(d, p, q)
-                                and emit(out, K_NUMBER, p, q, V_NUMBER) < 0):
+                        if is_number_word(d, p, q) and emit(out, K_NUMBER, p, q, V_NUMBER) < 0:
                             return -1
                         p = q
                         continue
@@ -1462,7 +1624,7 @@ cdef int inline_quotes(const byte_t* d, Py_ssize_t n, Py_ssize_t ls, Py_ssize_t 
     cdef bint double_dead = False, single_dead = False, found
     cdef byte_t c
     while True:
-        i = next_quote_event(d, n, i, cur)  # the line break at le ends the search
+        i = next_quote_event(d, n, i, cur)
         if i >= le:
             return 0
         c = d[i]
@@ -1496,16 +1658,17 @@ cdef int inline_quotes(const byte_t* d, Py_ssize_t n, Py_ssize_t ls, Py_ssize_t 
                 continue
             j = i + 1
             found = False
-            while j < le:
+            while True:
+                j = find_either(d, j, le, b'"', b'\\')
+                if j >= le:
+                    break
                 if d[j] == b'"':
                     found = True
                     break
-                if d[j] == b'\\':
-                    if j + 1 < le:
-                        j += 2
-                        continue
-                    break
-                j += 1
+                if j + 1 < le:  # a backslash escapes the next byte
+                    j += 2
+                    continue
+                break
             if not found:
                 double_dead = True
                 i += 1
@@ -1559,17 +1722,30 @@ cdef Py_ssize_t fence_value_end(const byte_t* d, Py_ssize_t vs, Py_ssize_t body_
     return e
 
 
+cdef inline Py_ssize_t line_start(const byte_t* d, Py_ssize_t lo, Py_ssize_t i) noexcept nogil:
+    """The start of the line holding d[i]: just after the last line break in d[lo:i], or lo."""
+    while i > lo and d[i - 1] != b'\n':
+        i -= 1
+    return i
+
+
 cdef int quote_spans(const byte_t* d, Py_ssize_t n, Rows* out) noexcept nogil:
-    cdef Py_ssize_t ls = 0, le, q, k, rs = 0, slot = -1, fence_k = 0, fence_vs = 0, ve, first
+    """The quote layer. Only the lines holding a quote mark matter: a fence line holds
+    backticks, and a line without quote marks holds no quote and neither opens nor closes a
+    fence. So the loop goes from quote mark to quote mark (each taking its whole line), not
+    from line to line; most lines are never looked at."""
+    cdef Py_ssize_t pos = 0, ls, le, q, k, rs = 0, slot = -1, fence_k = 0, fence_vs = 0, ve, first
     cdef bint is_fence
     cdef Cursor cur
     cur.base = -64
     cur.bits = 0
     while True:
-        # the first quote mark or line break of the line: a line break there means the line
-        # holds no quote marks, and is where the line ends
-        first = next_quote_event(d, n, ls, &cur)
-        le = first if first >= n or d[first] == b'\n' else line_end(d, n, first)
+        # pos starts a line, and every line before it is done
+        first = next_quote_event(d, n, pos, &cur)
+        if first >= n:
+            break
+        ls = line_start(d, pos, first)
+        le = line_end(d, n, first)
         if slot < 0:
             k = fence_run(d, ls, le, &rs)
             is_fence = k > 0
@@ -1585,7 +1761,7 @@ cdef int quote_spans(const byte_t* d, Py_ssize_t n, Rows* out) noexcept nogil:
                 slot = out.n - 1
                 fence_k = k
                 fence_vs = le + 1 if le < n else n
-            elif first < le and inline_quotes(d, n, first, le, out, &cur) < 0:
+            elif inline_quotes(d, n, first, le, out, &cur) < 0:
                 return -1
         else:
             k = fence_run(d, ls, le, &rs)
@@ -1605,11 +1781,11 @@ cdef int quote_spans(const byte_t* d, Py_ssize_t n, Rows* out) noexcept nogil:
                 else:
                     out.n = slot  # an empty fence holds nothing: drop its placeholder
                 slot = -1
-            elif first < le and inline_quotes(d, n, first, le, out, &cur) < 0:
+            elif inline_quotes(d, n, first, le, out, &cur) < 0:
                 return -1
         if le >= n:
             break
-        ls = le + 1
+        pos = le + 1
     if slot >= 0:  # an unclosed fence runs to the end of the text
         ve = fence_value_end(d, fence_vs, n)
         if ve > fence_vs:
@@ -1700,14 +1876,18 @@ def scan(data, Py_ssize_t max_spans):
             raise LimitExceededError(
                 f"text has more than {max_spans} grounded spans (max_spans); split it or raise the limit"
             )
-        kind = np.empty(total, dtype=np.uint8)
-        start = np.empty(total, dtype=np.int64)
-        end = np.empty(total, dtype=np.int64)
-        key_start = np.empty(total, dtype=np.int64)
-        key_end = np.empty(total, dtype=np.int64)
-        value_start = np.empty(total, dtype=np.int64)
-        value_end = np.empty(total, dtype=np.int64)
-        value_kind = np.empty(total, dtype=np.uint8)
+        # one allocation for all columns: fewer, larger blocks are what the allocator reuses
+        # without returning them to the kernel, so the next call takes no page faults
+        block = np.empty(50 * total, dtype=np.uint8)
+        ints = block[: 48 * total].view(np.int64)
+        start = ints[0:total]
+        end = ints[total : 2 * total]
+        key_start = ints[2 * total : 3 * total]
+        key_end = ints[3 * total : 4 * total]
+        value_start = ints[4 * total : 5 * total]
+        value_end = ints[5 * total : 6 * total]
+        kind = block[48 * total : 49 * total]
+        value_kind = block[49 * total :]
         if total:
             _merge_into(tokens, quotes, kind, start, end, key_start, key_end, value_start, value_end,
                         value_kind)
@@ -1726,29 +1906,44 @@ cdef void _merge_into(Rows* tokens, Rows* quotes, uint8_t[::1] kind, int64_t[::1
                    &value_start[0], &value_end[0], &value_kind[0])
 
 
+cdef inline void put_row(Row* row, Py_ssize_t i, uint8_t* kind, int64_t* start, int64_t* end,
+                         int64_t* key_start, int64_t* key_end, int64_t* value_start,
+                         int64_t* value_end, uint8_t* value_kind) noexcept nogil:
+    kind[i] = row.kind
+    start[i] = row.start
+    end[i] = row.end
+    key_start[i] = row.key_start
+    key_end[i] = row.key_end
+    value_start[i] = row.value_start
+    value_end[i] = row.value_end
+    value_kind[i] = row.value_kind
+
+
 cdef void merge_rows(Rows* tokens, Rows* quotes, uint8_t* kind, int64_t* start, int64_t* end,
                      int64_t* key_start, int64_t* key_end, int64_t* value_start,
                      int64_t* value_end, uint8_t* value_kind) noexcept nogil:
-    """The two sorted row lists, merged into the output columns."""
+    """The two sorted row lists, merged into the output columns. Quote rows are few, so the
+    token rows before the next quote row are copied on a single comparison of starts."""
     cdef Py_ssize_t a = 0, b = 0, i = 0, na = tokens.n, nb = quotes.n
-    cdef Row* row
     cdef Row* ta = tokens.rows
     cdef Row* qb = quotes.rows
-    while a < na or b < nb:
-        if b >= nb or (a < na and row_before(&ta[a], &qb[b])):
-            row = &ta[a]
+    cdef offset_t next_quote
+    while b < nb:
+        next_quote = qb[b].start
+        while a < na and ta[a].start < next_quote:
+            put_row(&ta[a], i, kind, start, end, key_start, key_end, value_start, value_end, value_kind)
+            a += 1
+            i += 1
+        if a < na and row_before(&ta[a], &qb[b]):
+            put_row(&ta[a], i, kind, start, end, key_start, key_end, value_start, value_end, value_kind)
             a += 1
         else:
-            row = &qb[b]
+            put_row(&qb[b], i, kind, start, end, key_start, key_end, value_start, value_end, value_kind)
             b += 1
-        kind[i] = row.kind
-        start[i] = row.start
-        end[i] = row.end
-        key_start[i] = row.key_start
-        key_end[i] = row.key_end
-        value_start[i] = row.value_start
-        value_end[i] = row.value_end
-        value_kind[i] = row.value_kind
+        i += 1
+    while a < na:
+        put_row(&ta[a], i, kind, start, end, key_start, key_end, value_start, value_end, value_kind)
+        a += 1
         i += 1
 
 

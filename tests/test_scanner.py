@@ -683,3 +683,53 @@ def test_gil_released_scans_agree_across_threads(impl):
     with ThreadPoolExecutor(4) as pool:
         got = list(pool.map(lambda t: rows(impl.scan(t, 10**7)), texts * 3))
     assert got == expected * 3
+
+
+# -- both ways of computing the native scanner's block masks ---------------------------------
+
+
+@pytest.fixture(params=["baseline", "avx2"])
+def block_masks(request):
+    """The native scanner with its block masks from the portable SSE2 code or the AVX2 code
+    (chosen at import from the CPU; the tests must cover both wherever they can run)."""
+    if NO_EXTENSIONS:
+        pytest.skip("the native scanner is not built")
+    native = importlib.import_module("provgate._ext.scanner")
+    if request.param == "avx2" and not native.HAVE_AVX2_MASKS:
+        pytest.skip("this CPU has no AVX2")
+    previous = native._set_block_masks(request.param)
+    try:
+        yield native
+    finally:
+        native._set_block_masks(previous)
+
+
+@settings(
+    DIFFERENTIAL,
+    max_examples=500,
+    # the fixture only selects the mask code; every example may share it
+    suppress_health_check=[*DIFFERENTIAL.suppress_health_check, HealthCheck.function_scoped_fixture],
+)
+@given(st.lists(all_text, min_size=2, max_size=30).map("\n".join))
+def test_block_masks_agree_with_reference(block_masks, text):
+    data = text.encode("utf-8")
+    assert_same_columns(columns(block_masks, data), _reference_columns(data), data)
+
+
+def test_block_masks_agree_on_real_text(block_masks, testdata):
+    import json
+
+    with open(testdata / "summedits" / "summedits_evaluation.jsonl", encoding="utf-8") as f:
+        docs = [json.loads(line) for line in f]
+    data = "\n".join(r["doc"] + "\n" + r["summary"] for r in docs[:100]).encode("utf-8")
+    assert_same_columns(columns(block_masks, data), _reference_columns(data), data)
+
+
+def test_block_mask_choice_is_checked():
+    if NO_EXTENSIONS:
+        pytest.skip("the native scanner is not built")
+    native = importlib.import_module("provgate._ext.scanner")
+    with pytest.raises(ValueError):
+        native._set_block_masks("sse9")
+    assert native._set_block_masks("baseline") in ("baseline", "avx2")
+    native._set_block_masks("avx2" if native.HAVE_AVX2_MASKS else "baseline")

@@ -8,6 +8,8 @@ import numpy.typing as npt
 IMPLEMENTATION: Final[Literal["native"]]
 NUMBER_WORDS: Final[frozenset[bytes]]
 KIND_NAMES: Final[dict[int, bytes]]
+# the block masks can come from AVX2 code on this CPU (chosen at import)
+HAVE_AVX2_MASKS: Final[bool]
 
 def scan(
     data: bytes | bytearray | memoryview, max_spans: int
@@ -31,3 +33,4 @@ def frame_facts(
     value_end: npt.ArrayLike,
     value_kind: npt.ArrayLike,
 ) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.int64], npt.NDArray[np.int64]]: ...
+def _set_block_masks(which: Literal["avx2", "baseline"]) -> str: ...  # for the tests
