@@ -305,3 +305,56 @@ def hash_buffers(buffers, *, key=None):
         free(buffer_data)
         free(buffer_lengths)
         free_scratch(&scratch)
+
+
+# ---- for other native modules: one C function behind a capsule ---------------------------------
+# The scanner frames fact records and hashes them inside one GIL-free pass (no Python objects
+# per call); it reaches BLAKE3 through this function pointer, from whichever build of this
+# module provgate._hashing chose (provgate._hashing.C_API).
+
+from cpython.pycapsule cimport PyCapsule_New
+
+ctypedef int (*hash_many_t)(const byte_t* const* data, const offset_t* lengths, offset_t n,
+                            const byte_t* key, byte_t* out, const byte_t* readable_end) noexcept nogil
+
+
+cdef int hash_many(const byte_t* const* data, const offset_t* lengths, offset_t n,
+                   const byte_t* key, byte_t* out, const byte_t* readable_end) noexcept nogil:
+    """BLAKE3 digests of n inputs into out (n x 32 bytes): keyed mode with the 32-byte key,
+    or the plain hash when key is NULL. readable_end as for hash_inputs (NULL when the
+    inputs are separate objects). Lengths must be >= 0 (the caller made them). Returns 0,
+    or -1 when out of memory (nothing is hashed then)."""
+    cdef word_t key_words[8]
+    cdef word_t mode = 0
+    cdef Plan capacity
+    cdef Scratch scratch
+    cdef int i
+    if n <= 0:
+        return 0
+    for i in range(8):
+        key_words[i] = load_le32(key + 4 * i) if key != NULL else IV[i]
+    if key != NULL:
+        mode = KEYED_HASH
+    plan_capacity(lengths, n, &capacity)
+    scratch.chunk_jobs = <Job*>malloc((capacity.n_chunk_jobs + 1) * sizeof(Job))
+    scratch.parent_jobs = <Job*>malloc((capacity.n_cv_slots // 2 + 1) * sizeof(Job))
+    scratch.trees = <Tree*>malloc((capacity.n_trees + 1) * sizeof(Tree))
+    scratch.cvs = <byte_t*>malloc((capacity.n_cv_slots + 1) * OUT_LEN)
+    if (scratch.chunk_jobs == NULL or scratch.parent_jobs == NULL or scratch.trees == NULL
+            or scratch.cvs == NULL):
+        free(scratch.chunk_jobs)
+        free(scratch.parent_jobs)
+        free(scratch.trees)
+        free(scratch.cvs)
+        return -1
+    hash_inputs(data, lengths, n, key_words, mode, out, &scratch, readable_end)
+    free(scratch.chunk_jobs)
+    free(scratch.parent_jobs)
+    free(scratch.trees)
+    free(scratch.cvs)
+    return 0
+
+
+# the capsule's name is also its type: a hash_many_t
+HASH_MANY_CAPSULE_NAME = "provgate._ext.hashing.hash_many"
+C_API = PyCapsule_New(<void*>hash_many, b"provgate._ext.hashing.hash_many", NULL)

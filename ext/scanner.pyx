@@ -14,6 +14,7 @@ memory. The rows are copied into numpy columns at the end, with the GIL held aga
 import numpy as np
 
 cimport numpy as cnp
+from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_GET_SIZE
 from libc.stdint cimport int64_t, uint8_t, uint16_t, uint32_t, uint64_t
 from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memchr, memcmp, memcpy, memmove, memset
@@ -1808,40 +1809,104 @@ cdef inline bint row_before(Row* a, Row* b) noexcept nogil:
 
 # ---- Python entry points -----------------------------------------------------------------------
 
-cdef class _Scratch:
-    """Row vectors reused across calls: fresh memory costs a page fault per 4 KiB, which was a
-    large share of the scan time. A pool keeps a few; very large ones are freed, not kept."""
-    cdef Rows rows
-
-    def __dealloc__(self):
-        free(self.rows.rows)
-        self.rows.rows = NULL
+cdef struct RowFact:
+    uint64_t hash
+    const byte_t* key       # the config key (flag 1) or the kind's name (flag 0)
+    const byte_t* value     # the normalised value: in the text, or in the scratch arena
+    Py_ssize_t klen
+    Py_ssize_t vlen
+    Py_ssize_t frame        # while its batch is hashed: its value frame; the fact frame
+                            # follows, then (flag 1) the key frame
+    uint8_t flag
+    uint8_t kind
 
 
 cdef enum:
-    SCRATCH_POOL_SIZE = 8
-    SCRATCH_KEEP_ROWS = 1 << 18  # 14 MiB of rows at most per pooled vector
+    # distinct facts are framed and hashed in batches, so frames and digests stay in cache
+    # and their memory does not grow with the text
+    FP_BATCH_FACTS = 512
+    FP_BATCH_FRAMES = 3 * FP_BATCH_FACTS
+    FP_BATCH_BYTES = 48 * 1024
+
+
+cdef struct FpScratch:
+    RowFact* facts              # per row: its key, normalised value and hash
+    Py_ssize_t cap_facts
+    uint32_t* first             # per row: the first row of the same fact (itself if none before)
+    Py_ssize_t cap_first
+    uint64_t* table             # per slot: the hash's high half | first row + 1; 0 if empty
+    Py_ssize_t cap_table
+    byte_t* arena               # normalised values that differ from the text (numbers, hex)
+    Py_ssize_t cap_arena
+    byte_t* frames              # one batch's framed records, then 64 zero bytes (see hash_many)
+    Py_ssize_t cap_frames
+    const byte_t* frame_data[FP_BATCH_FRAMES]
+    offset_t frame_len[FP_BATCH_FRAMES]
+    byte_t digests[FP_BATCH_FRAMES * 32]
+    uint32_t batch_rows[FP_BATCH_FACTS]
+
+
+cdef class _Scratch:
+    """The work space of one call, reused across calls: the two layers' row vectors and the
+    fingerprinting buffers. Fresh memory costs a page fault per 4 KiB touched, which was a
+    large share of the scan time. A pool keeps a few; very large ones are freed, not kept."""
+    cdef Rows tokens
+    cdef Rows quotes
+    cdef FpScratch fp
+
+    def __cinit__(self):
+        memset(&self.tokens, 0, sizeof(Rows))
+        memset(&self.quotes, 0, sizeof(Rows))
+        self.fp.facts = NULL
+        self.fp.first = NULL
+        self.fp.table = NULL
+        self.fp.arena = NULL
+        self.fp.frames = NULL
+        self.fp.cap_facts = self.fp.cap_first = self.fp.cap_table = self.fp.cap_arena = self.fp.cap_frames = 0
+
+    def __dealloc__(self):
+        free(self.tokens.rows)
+        free(self.quotes.rows)
+        free(self.fp.facts)
+        free(self.fp.first)
+        free(self.fp.table)
+        free(self.fp.arena)
+        free(self.fp.frames)
+
+    cdef Py_ssize_t nbytes(self):
+        return ((self.tokens.cap + self.quotes.cap) * sizeof(Row) + self.fp.cap_facts * sizeof(RowFact)
+                + self.fp.cap_first * sizeof(uint32_t) + self.fp.cap_table * sizeof(uint64_t)
+                + self.fp.cap_arena + self.fp.cap_frames)
+
+
+cdef enum:
+    SCRATCH_POOL_SIZE = 4
+    SCRATCH_KEEP_BYTES = 32 * 1024 * 1024
 
 _scratch_pool = []
 
 
-cdef _Scratch _take_scratch(Py_ssize_t limit):
+cdef inline void reset_rows(Rows* rows, Py_ssize_t limit) noexcept:
+    rows.n = 0
+    rows.limit = limit
+    rows.over_limit = False
+    rows.no_memory = False
+
+
+cdef _Scratch _take_scratch(Py_ssize_t max_spans):
     cdef _Scratch s
     try:
         s = _scratch_pool.pop()  # atomic under the GIL, so threads never share a vector
     except IndexError:
         s = _Scratch()
-        s.rows.rows = NULL
-        s.rows.cap = 0
-    s.rows.n = 0
-    s.rows.limit = limit
-    s.rows.over_limit = False
-    s.rows.no_memory = False
+    reset_rows(&s.tokens, max_spans)
+    # the fence placeholder may briefly need one row beyond the limit
+    reset_rows(&s.quotes, max_spans + 1)
     return s
 
 
 cdef void _give_scratch(_Scratch s) noexcept:
-    if s.rows.cap <= SCRATCH_KEEP_ROWS and len(_scratch_pool) < SCRATCH_POOL_SIZE:
+    if s.nbytes() <= SCRATCH_KEEP_BYTES and len(_scratch_pool) < SCRATCH_POOL_SIZE:
         _scratch_pool.append(s)
 
 
@@ -1859,11 +1924,9 @@ def scan(data, Py_ssize_t max_spans):
     cdef const byte_t* d = &view[0] if view.shape[0] else <const byte_t*>b""
     cdef Py_ssize_t n = view.shape[0], total
     cdef int rc_tokens = 0
-    cdef _Scratch token_rows = _take_scratch(max_spans)
-    # the fence placeholder may briefly need one row beyond the limit
-    cdef _Scratch quote_rows = _take_scratch(max_spans + 1)
-    cdef Rows* tokens = &token_rows.rows
-    cdef Rows* quotes = &quote_rows.rows
+    cdef _Scratch scratch = _take_scratch(max_spans)
+    cdef Rows* tokens = &scratch.tokens
+    cdef Rows* quotes = &scratch.quotes
     try:
         with nogil:
             rc_tokens = token_spans(d, n, tokens)
@@ -1893,8 +1956,7 @@ def scan(data, Py_ssize_t max_spans):
                         value_kind)
         return kind, start, end, key_start, key_end, value_start, value_end, value_kind
     finally:
-        _give_scratch(token_rows)
-        _give_scratch(quote_rows)
+        _give_scratch(scratch)
 
 
 cdef void _merge_into(Rows* tokens, Rows* quotes, uint8_t[::1] kind, int64_t[::1] start,
@@ -2009,14 +2071,25 @@ cdef Py_ssize_t utf8_error(const byte_t* d, Py_ssize_t n) noexcept nogil:
 
 def utf8_error_offset(data):
     """Offset of the first byte that is not part of valid UTF-8, or -1 if ``data`` is valid."""
-    if isinstance(data, str):
-        raise TypeError("data must be bytes-like, not str")
-    cdef const byte_t[::1] view = data
-    cdef Py_ssize_t n = view.shape[0], r
+    cdef const byte_t[::1] view
+    cdef const byte_t* d
+    cdef Py_ssize_t n, r
+    if type(data) is bytes:
+        # every extract() validates its text: bytes need no buffer export
+        d = <const byte_t*>PyBytes_AS_STRING(data)
+        n = PyBytes_GET_SIZE(data)
+    else:
+        if isinstance(data, str):
+            raise TypeError("data must be bytes-like, not str")
+        view = data
+        n = view.shape[0]
+        d = &view[0] if n else NULL
     if n == 0:
         return -1
+    if n < 4096:
+        return utf8_error(d, n)  # shorter than the cost of releasing the GIL
     with nogil:
-        r = utf8_error(&view[0], n)
+        r = utf8_error(d, n)
     return r
 
 
@@ -2230,3 +2303,466 @@ KIND_NAMES = {
     K_CITATION: b"citation",
     K_NAME: b"name",
 }
+
+
+# ---- extraction: scan, frame and fingerprint in one call ----------------------------------------
+# extract_columns() is provgate.extract's hot path: the scan, then per distinct fact its framed
+# records and their BLAKE3 digests, all without the GIL and without a Python object per row.
+# Facts repeat a lot (in the benchmark window 37.6k rows are 12k distinct facts), so rows are
+# first deduplicated on (key, normalised value) in a hash table, and each distinct fact is
+# framed and hashed once. BLAKE3 itself comes from the hashing module chosen by
+# provgate._hashing (its C_API capsule), so the AVX2 build is used where the CPU has it.
+
+from cpython.pycapsule cimport PyCapsule_GetPointer
+
+ctypedef int (*hash_many_t)(const byte_t* const* data, const offset_t* lengths, offset_t n,
+                            const byte_t* key, byte_t* out, const byte_t* readable_end) noexcept nogil
+
+cdef hash_many_t HASH_MANY = NULL
+cdef bint HASH_MANY_LOOKED_UP = False
+
+
+cdef hash_many_t hash_many_function() except? NULL:
+    """The native BLAKE3 of provgate._hashing, or NULL when hashing runs in the reference."""
+    global HASH_MANY, HASH_MANY_LOOKED_UP
+    if not HASH_MANY_LOOKED_UP:
+        from provgate import _hashing  # late: the hashing switch imports after this module
+
+        capsule = _hashing.C_API
+        if capsule is not None:
+            HASH_MANY = <hash_many_t>PyCapsule_GetPointer(capsule, b"provgate._ext.hashing.hash_many")
+        HASH_MANY_LOOKED_UP = True
+    return HASH_MANY
+
+
+cdef int grow(void** p, Py_ssize_t* cap, Py_ssize_t need, Py_ssize_t item) noexcept nogil:
+    """At least need items of item bytes at p[0] (old contents are not kept); -1 when out of
+    memory."""
+    cdef void* q
+    if need <= cap[0]:
+        return 0
+    free(p[0])
+    p[0] = NULL
+    cap[0] = 0
+    q = malloc(need * item if need > 0 else 1)
+    if q == NULL:
+        return -1
+    p[0] = q
+    cap[0] = need
+    return 0
+
+
+cdef inline uint64_t rotl64(uint64_t x, int r) noexcept nogil:
+    return (x << r) | (x >> (64 - r))
+
+
+cdef inline uint32_t load4(const byte_t* p) noexcept nogil:
+    cdef uint32_t x
+    memcpy(&x, p, 4)
+    return x
+
+
+cdef inline uint64_t short_word(const byte_t* p, Py_ssize_t n) noexcept nogil:
+    """The 1 to 7 bytes at p as one integer, without reading past them: two overlapping
+    4-byte loads, or for 1 to 3 bytes the first, middle and last. Strings of one length are
+    equal exactly when their words are."""
+    if n >= 4:
+        return load4(p) | (<uint64_t>load4(p + n - 4) << 32)
+    return p[0] | (<uint64_t>p[n >> 1] << 8) | (<uint64_t>p[n - 1] << 16)
+
+
+cdef inline uint64_t hash_bytes(const byte_t* p, Py_ssize_t n, uint64_t h) noexcept nogil:
+    """A 64-bit hash for the dedup table only (collisions cost a comparison, nothing else)."""
+    cdef uint64_t w = 0
+    while n > 8:
+        h = (rotl64(h, 23) ^ load8(p)) * NW_MUL1
+        p += 8
+        n -= 8
+    if n == 8:
+        w = load8(p)
+    elif n > 0:
+        w = short_word(p, n)
+    h = (rotl64(h, 23) ^ w ^ (<uint64_t>n << 59)) * NW_MUL1
+    h ^= h >> 32
+    h *= NW_MUL2
+    return h ^ (h >> 29)
+
+
+cdef inline bint same_bytes(const byte_t* a, const byte_t* b, Py_ssize_t n) noexcept nogil:
+    # values are mostly short: a few loads instead of a call to memcmp
+    if n > 16:
+        return memcmp(a, b, n) == 0
+    if n >= 8:
+        return load8(a) == load8(b) and load8(a + n - 8) == load8(b + n - 8)
+    if n > 0:
+        return short_word(a, n) == short_word(b, n)
+    return True
+
+
+cdef inline byte_t* put_bytes(byte_t* w, const byte_t* src, Py_ssize_t n) noexcept nogil:
+    """Copy n bytes to w (short ones as overlapping fixed-size moves, not a call to memcpy);
+    returns the end of the copy."""
+    cdef Py_ssize_t i
+    if n > 16:
+        memcpy(w, src, n)
+    elif n >= 8:
+        memcpy(w, src, 8)
+        memcpy(w + n - 8, src + n - 8, 8)
+    elif n >= 4:
+        memcpy(w, src, 4)
+        memcpy(w + n - 4, src + n - 4, 4)
+    else:
+        for i in range(n):
+            w[i] = src[i]
+    return w + n
+
+
+cdef extern from *:
+    """
+    static inline unsigned long long pg_bswap64(unsigned long long x) { return __builtin_bswap64(x); }
+    """
+    uint64_t bswap64 "pg_bswap64"(uint64_t x) noexcept nogil
+
+
+cdef inline uint64_t load_be64(const byte_t* p) noexcept nogil:
+    return bswap64(load8(p))
+
+
+cdef extern from *:
+    """
+    #define pg_prefetch(p) __builtin_prefetch(p)
+    #define PG_HIGH32 0xFFFFFFFF00000000ULL
+    #define PG_LOW32 0x00000000FFFFFFFFULL
+    """
+    void prefetch "pg_prefetch"(const void* p) noexcept nogil
+    const uint64_t HIGH32 "PG_HIGH32"
+    const uint64_t LOW32 "PG_LOW32"
+
+
+cdef enum:
+    PREFETCH_ROWS = 16  # how far ahead the dedup loop asks for its hash table slot
+
+
+cdef inline bint same_fact(const RowFact* a, const RowFact* b) noexcept nogil:
+    return (a.hash == b.hash and a.flag == b.flag and a.vlen == b.vlen and a.klen == b.klen
+            and (a.kind == b.kind if a.flag == 0 else same_bytes(a.key, b.key, a.klen))
+            and same_bytes(a.value, b.value, a.vlen))
+
+
+cdef inline Py_ssize_t frame_bytes(const RowFact* f) noexcept nogil:
+    return (9 + f.vlen) + (18 + f.klen + f.vlen) + (10 + f.klen if f.flag else 0)
+
+
+cdef inline byte_t* put_frames(byte_t* w, RowFact* f, Py_ssize_t frame, FpScratch* s) noexcept nogil:
+    """The value, fact and (kv) key frames of f at w (_scanner_py.frame_facts' layout),
+    registered as batch frames frame, frame + 1 (, frame + 2); returns their end."""
+    f.frame = frame
+    s.frame_data[frame] = w
+    w[0] = b'V'
+    w = put_bytes(put_len(w + 1, f.vlen), f.value, f.vlen)
+    s.frame_len[frame] = w - s.frame_data[frame]
+    s.frame_data[frame + 1] = w
+    w[0] = b'F'
+    w[1] = f.flag
+    w = put_bytes(put_len(w + 2, f.klen), f.key, f.klen)
+    w = put_bytes(put_len(w, f.vlen), f.value, f.vlen)
+    s.frame_len[frame + 1] = w - s.frame_data[frame + 1]
+    if f.flag:
+        s.frame_data[frame + 2] = w
+        w[0] = b'K'
+        w[1] = 1
+        w = put_bytes(put_len(w + 2, f.klen), f.key, f.klen)
+        s.frame_len[frame + 2] = w - s.frame_data[frame + 2]
+    return w
+
+
+cdef int hash_batch(FpScratch* s, Py_ssize_t facts, Py_ssize_t frames, Py_ssize_t used,
+                    const byte_t* key, hash_many_t hash_many, const uint64_t* kind_fps,
+                    uint64_t* fp_key, uint64_t* fp_value, uint64_t* fp_fact) noexcept nogil:
+    """Hash one batch of framed facts and write their fingerprints (first 16 digest bytes as
+    big-endian words) at their rows; -1 when out of memory."""
+    cdef Py_ssize_t j, r
+    cdef const byte_t* dv
+    cdef RowFact* f
+    memset(s.frames + used, 0, 64)
+    if hash_many(s.frame_data, s.frame_len, frames, key, s.digests, s.frames + used + 64) < 0:
+        return -1
+    for j in range(facts):
+        r = s.batch_rows[j]
+        f = &s.facts[r]
+        dv = s.digests + 32 * f.frame
+        fp_value[2 * r] = load_be64(dv)
+        fp_value[2 * r + 1] = load_be64(dv + 8)
+        fp_fact[2 * r] = load_be64(dv + 32)
+        fp_fact[2 * r + 1] = load_be64(dv + 40)
+        if f.flag:
+            fp_key[2 * r] = load_be64(dv + 64)
+            fp_key[2 * r + 1] = load_be64(dv + 72)
+        else:
+            fp_key[2 * r] = kind_fps[2 * f.kind]
+            fp_key[2 * r + 1] = kind_fps[2 * f.kind + 1]
+    return 0
+
+
+cdef int fingerprint_rows(const byte_t* d, Py_ssize_t rows, const uint8_t* kind,
+                          const int64_t* ks, const int64_t* ke, const int64_t* vs,
+                          const int64_t* ve, const uint8_t* vk, const byte_t* key,
+                          const uint64_t* kind_fps, FpScratch* s, hash_many_t hash_many,
+                          uint64_t* fp_key, uint64_t* fp_value, uint64_t* fp_fact) noexcept nogil:
+    """fp_key, fp_value, fp_fact ((rows, 2) each) of scanned rows; -1 when out of memory.
+
+    The frames are those of _scanner_py.frame_facts (value "V", fact "F", key "K"), hashed
+    once per distinct (flag, key, normalised value); a kind's own key fingerprint is
+    kind_fps[2 * kind : 2 * kind + 2]."""
+    cdef Py_ssize_t i, arena_need = 0, table_size = 16, mask, apos = 0, slot, vlen, r
+    cdef Py_ssize_t facts = 0, frames = 0, used = 0, need
+    cdef uint64_t h, t, tag
+    cdef RowFact* f
+    if <uint64_t>rows >= LOW32:
+        return -1  # row indices are 32 bits (a text of 4 Gi spans is beyond any memory anyway)
+    for i in range(rows):
+        if vk[i] != V_RAW:
+            arena_need += ve[i] - vs[i]
+    while table_size < 2 * rows:
+        table_size *= 2
+    if (grow(<void**>&s.facts, &s.cap_facts, rows, sizeof(RowFact)) < 0
+            or grow(<void**>&s.first, &s.cap_first, rows, sizeof(uint32_t)) < 0
+            or grow(<void**>&s.table, &s.cap_table, table_size, sizeof(uint64_t)) < 0
+            or grow(<void**>&s.arena, &s.cap_arena, arena_need + 1, 1) < 0
+            or grow(<void**>&s.frames, &s.cap_frames, FP_BATCH_BYTES + 64, 1) < 0):
+        return -1
+    # 1. every row's key, normalised value and hash, in row order
+    for i in range(rows):
+        f = &s.facts[i]
+        f.kind = kind[i]
+        if ks[i] >= 0:
+            f.flag = 1
+            f.key = d + ks[i]
+            f.klen = ke[i] - ks[i]
+            h = hash_bytes(f.key, f.klen, 0x6B6579)
+        else:
+            f.flag = 0
+            f.key = <const byte_t*>KIND_NAME_PTRS[f.kind]
+            f.klen = KIND_NAME_LENS[f.kind]
+            h = f.kind
+        vlen = ve[i] - vs[i]
+        if vk[i] == V_NUMBER:
+            vlen = normalize_number(d + vs[i], vlen, s.arena + apos)
+            f.value = s.arena + apos
+            apos += vlen
+        elif vk[i] == V_HEX:
+            memcpy(s.arena + apos, d + vs[i], vlen)
+            lower_ascii(s.arena + apos, vlen)
+            f.value = s.arena + apos
+            apos += vlen
+        else:
+            f.value = d + vs[i]
+        f.vlen = vlen
+        f.hash = hash_bytes(f.value, vlen, h * NW_MUL2 + f.flag)
+    # 2. the first row of each fact, from a table of hash tags (a probe looks at a row only
+    # when its tag matches); slots are fetched a few rows ahead, they are cache misses
+    memset(s.table, 0, table_size * sizeof(uint64_t))
+    mask = table_size - 1
+    for i in range(rows):
+        if i + PREFETCH_ROWS < rows:
+            prefetch(&s.table[s.facts[i + PREFETCH_ROWS].hash & mask])
+        f = &s.facts[i]
+        tag = f.hash & HIGH32
+        slot = <Py_ssize_t>(f.hash & mask)
+        while True:
+            t = s.table[slot]
+            if t == 0:
+                s.table[slot] = tag | <uint64_t>(i + 1)
+                s.first[i] = <uint32_t>i
+                break
+            if (t & HIGH32) == tag and same_fact(&s.facts[(t & LOW32) - 1], f):
+                s.first[i] = <uint32_t>((t & LOW32) - 1)
+                break
+            slot = (slot + 1) & mask
+    # 3. frame and hash each fact once, at its first row, a batch at a time
+    for i in range(rows):
+        if s.first[i] != i:
+            continue
+        f = &s.facts[i]
+        need = frame_bytes(f)
+        if facts == FP_BATCH_FACTS or (facts and used + need > s.cap_frames - 64):
+            if hash_batch(s, facts, frames, used, key, hash_many, kind_fps, fp_key, fp_value, fp_fact) < 0:
+                return -1
+            facts = frames = used = 0
+        if need > s.cap_frames - 64 and grow(<void**>&s.frames, &s.cap_frames, need + 64, 1) < 0:
+            return -1  # one fact larger than a batch (a long quote): a buffer of its own
+        put_frames(s.frames + used, f, frames, s)
+        s.batch_rows[facts] = <uint32_t>i
+        facts += 1
+        frames += 2 + f.flag
+        used += need
+    if facts and hash_batch(s, facts, frames, used, key, hash_many, kind_fps, fp_key, fp_value, fp_fact) < 0:
+        return -1
+    # 4. every other row copies its first row's fingerprints
+    for i in range(rows):
+        r = s.first[i]
+        if r != i:
+            fp_value[2 * i] = fp_value[2 * r]
+            fp_value[2 * i + 1] = fp_value[2 * r + 1]
+            fp_fact[2 * i] = fp_fact[2 * r]
+            fp_fact[2 * i + 1] = fp_fact[2 * r + 1]
+            fp_key[2 * i] = fp_key[2 * r]
+            fp_key[2 * i + 1] = fp_key[2 * r + 1]
+    return 0
+
+
+# the kind names, from C (KIND_NAMES keeps the bytes alive)
+cdef const char* KIND_NAME_PTRS[10]
+cdef Py_ssize_t KIND_NAME_LENS[10]
+
+
+cdef void _init_kind_names() except *:
+    cdef int k
+    KIND_NAME_PTRS[0] = b""
+    KIND_NAME_LENS[0] = 0
+    for k in range(1, 10):
+        KIND_NAME_PTRS[k] = <const char*>(<bytes>KIND_NAMES[k])
+        KIND_NAME_LENS[k] = len(KIND_NAMES[k])
+
+
+_init_kind_names()
+
+# fingerprint key -> (10, 2) uint64: the key fingerprint of each kind's own name (row 0 unused)
+_kind_key_fingerprints = {}
+
+
+cdef object kind_key_fingerprints(bytes key):
+    fps = _kind_key_fingerprints.get(key)
+    if fps is None:
+        from provgate import _hashing
+
+        frames = [b"K\x00" + len(KIND_NAMES[k]).to_bytes(8, "little") + KIND_NAMES[k] for k in range(1, 10)]
+        fps = np.zeros((10, 2), dtype=np.uint64)
+        fps[1:] = _hashing.hash_buffers(frames, key=key).view(">u8")[:, :2]
+        if len(_kind_key_fingerprints) < 16:
+            _kind_key_fingerprints[key] = fps
+    return fps
+
+
+cdef object column(object owner, void* data, Py_ssize_t n, int width, int typenum):
+    """A read-only numpy view of n rows (of width items) at data, kept alive by owner."""
+    cdef cnp.npy_intp dims[2]
+    dims[0] = n
+    dims[1] = width
+    arr = cnp.PyArray_SimpleNewFromData(1 if width == 1 else 2, dims, typenum, data)
+    cnp.set_array_base(arr, owner)
+    cnp.PyArray_CLEARFLAGS(<cnp.ndarray>arr, cnp.NPY_ARRAY_WRITEABLE)
+    return arr
+
+
+def _no_columns():
+    cols = tuple(np.empty(0, dtype=t) for t in (np.uint8,) + (np.int64,) * 6 + (np.uint8,))
+    cols += tuple(np.empty((0, 2), dtype=np.uint64) for _ in range(3))
+    for c in cols:
+        c.flags.writeable = False
+    return cols
+
+
+_NO_COLUMNS = _no_columns()
+
+
+def extract_columns(data, Py_ssize_t max_spans, key):
+    """The fact table columns of UTF-8 ``data`` (not validated here): ``(kind, start, end,
+    key_start, key_end, value_start, value_end, value_kind, fp_key, fp_value, fp_fact)`` as
+    read-only arrays, the eight of :func:`scan` and the fingerprints of ``provgate.facts``
+    (``(n, 2)`` uint64, keyed BLAKE3 with ``key``, 32 bytes). All eleven share one buffer.
+
+    Raises ``LimitExceededError`` when there are more than ``max_spans`` spans.
+    """
+    if isinstance(data, str):
+        raise TypeError("data must be bytes-like, not str")
+    if max_spans < 0:
+        raise ValueError("max_spans must be >= 0")
+    if type(key) is not bytes or len(<bytes>key) != 32:
+        raise ValueError("key must be 32 bytes")
+    cdef hash_many_t hash_many = hash_many_function()
+    if hash_many == NULL:
+        return _extract_columns_with_python_hashing(data, max_spans, key)
+    cdef const byte_t[::1] view
+    cdef const byte_t* d
+    cdef Py_ssize_t n, total
+    if type(data) is bytes:
+        d = <const byte_t*>PyBytes_AS_STRING(data)
+        n = PyBytes_GET_SIZE(data)
+    else:
+        view = data
+        n = view.shape[0]
+        d = &view[0] if n else <const byte_t*>b""
+    kind_fps_array = kind_key_fingerprints(key)
+    cdef const uint64_t* kind_fps = <const uint64_t*>cnp.PyArray_DATA(<cnp.ndarray>kind_fps_array)
+    cdef const byte_t* key_ptr = <const byte_t*>PyBytes_AS_STRING(key)
+    cdef _Scratch scratch = _take_scratch(max_spans)
+    cdef Rows* tokens = &scratch.tokens
+    cdef Rows* quotes = &scratch.quotes
+    cdef char* base
+    cdef int rc = 0
+    try:
+        with nogil:
+            if token_spans(d, n, tokens) == 0:
+                quote_spans(d, n, quotes)
+        if tokens.no_memory or quotes.no_memory:
+            raise MemoryError("out of memory while scanning for grounded spans")
+        total = tokens.n + quotes.n
+        if tokens.over_limit or quotes.over_limit or total > max_spans:
+            raise LimitExceededError(
+                f"text has more than {max_spans} grounded spans (max_spans); split it or raise the limit"
+            )
+        if total == 0:
+            return _NO_COLUMNS  # read-only, so one set serves every call
+        # one buffer for all eleven columns: 6 int64, 3 (n, 2) uint64, 2 uint8 (98 bytes a row)
+        owner = np.empty(98 * total, dtype=np.uint8)
+        base = <char*>cnp.PyArray_DATA(<cnp.ndarray>owner)
+        with nogil:
+            if total:
+                merge_rows(tokens, quotes, <uint8_t*>(base + 96 * total), <int64_t*>base,
+                           <int64_t*>(base + 8 * total), <int64_t*>(base + 16 * total),
+                           <int64_t*>(base + 24 * total), <int64_t*>(base + 32 * total),
+                           <int64_t*>(base + 40 * total), <uint8_t*>(base + 97 * total))
+                rc = fingerprint_rows(
+                    d, total, <uint8_t*>(base + 96 * total), <int64_t*>(base + 16 * total),
+                    <int64_t*>(base + 24 * total), <int64_t*>(base + 32 * total),
+                    <int64_t*>(base + 40 * total), <uint8_t*>(base + 97 * total), key_ptr, kind_fps,
+                    &scratch.fp, hash_many, <uint64_t*>(base + 48 * total),
+                    <uint64_t*>(base + 64 * total), <uint64_t*>(base + 80 * total))
+        if rc < 0:
+            raise MemoryError("out of memory while fingerprinting grounded spans")
+        return (
+            column(owner, base + 96 * total, total, 1, cnp.NPY_UINT8),
+            column(owner, base, total, 1, cnp.NPY_INT64),
+            column(owner, base + 8 * total, total, 1, cnp.NPY_INT64),
+            column(owner, base + 16 * total, total, 1, cnp.NPY_INT64),
+            column(owner, base + 24 * total, total, 1, cnp.NPY_INT64),
+            column(owner, base + 32 * total, total, 1, cnp.NPY_INT64),
+            column(owner, base + 40 * total, total, 1, cnp.NPY_INT64),
+            column(owner, base + 97 * total, total, 1, cnp.NPY_UINT8),
+            column(owner, base + 48 * total, total, 2, cnp.NPY_UINT64),
+            column(owner, base + 64 * total, total, 2, cnp.NPY_UINT64),
+            column(owner, base + 80 * total, total, 2, cnp.NPY_UINT64),
+        )
+    finally:
+        _give_scratch(scratch)
+
+
+def _extract_columns_with_python_hashing(data, max_spans, key):
+    """extract_columns when provgate._hashing runs in the reference (a partial build): the
+    native scan and framing, hashed through provgate._hashing."""
+    from provgate import _hashing
+
+    cols = scan(data, max_spans)
+    kind, _, _, ks, ke, vs, ve, vk = cols
+    n = kind.shape[0]
+    buf, starts, ends = frame_facts(data, kind, ks, ke, vs, ve, vk)
+    words = _hashing.hash_spans(buf, starts, ends, key=key).view(">u8")
+    fp_value = np.ascontiguousarray(words[0 : 2 * n : 2, :2], dtype=np.uint64)
+    fp_fact = np.ascontiguousarray(words[1 : 2 * n : 2, :2], dtype=np.uint64)
+    fp_key = kind_key_fingerprints(key)[kind]
+    fp_key[ks >= 0] = words[2 * n :, :2]
+    out = tuple(np.array(c) for c in cols) + (fp_key, fp_value, fp_fact)
+    for c in out:
+        c.flags.writeable = False
+    return out

@@ -488,3 +488,21 @@ def test_switch_loaded_the_native_build():
     assert _hashing.INSTRUCTION_SET == ("avx2" if CPU_HAS_AVX2 else "baseline")
     assert _hashing.hash_spans is _load(expected).hash_spans
     assert _hashing.hash_buffers is _load(expected).hash_buffers
+
+
+def test_c_api_is_the_chosen_builds_hash_many():
+    """provgate._hashing.C_API: the capsule other native modules hash through (the scanner's
+    extract_columns; that its digests equal the reference's is tested in test_scanner)."""
+    if NO_EXTENSIONS:
+        assert _hashing.C_API is None
+        return
+    import ctypes
+
+    expected = "native_avx2" if CPU_HAS_AVX2 else "native"
+    assert _hashing.C_API is _load(expected).C_API
+    get_name = ctypes.pythonapi.PyCapsule_GetName
+    get_name.restype = ctypes.c_char_p
+    get_name.argtypes = [ctypes.py_object]
+    for build in {"native", expected}:
+        module = _load(build)
+        assert get_name(module.C_API).decode() == module.HASH_MANY_CAPSULE_NAME == "provgate._ext.hashing.hash_many"

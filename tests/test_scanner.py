@@ -733,3 +733,129 @@ def test_block_mask_choice_is_checked():
         native._set_block_masks("sse9")
     assert native._set_block_masks("baseline") in ("baseline", "avx2")
     native._set_block_masks("avx2" if native.HAVE_AVX2_MASKS else "baseline")
+
+
+# -- extract_columns: scan, frame and fingerprint in one call ---------------------------------
+
+FP_KEY = bytes(range(32))
+
+
+def assert_same_extraction(a, b, data: bytes) -> None:
+    assert len(a) == len(b) == 11
+    assert_same_columns(a[:8], b[:8], data)
+    for x, y in zip(a[8:], b[8:]):
+        assert x.dtype == y.dtype == np.uint64 and x.shape == y.shape == (a[0].shape[0], 2)
+        assert np.array_equal(x, y), data[:200]
+
+
+@DIFFERENTIAL
+@given(all_text)
+def test_extract_columns_agree(impl, text):
+    data = text.encode("utf-8")
+    assert_same_extraction(impl.extract_columns(data, 10**7, FP_KEY), _scanner_py.extract_columns(data, 10**7, FP_KEY), data)
+
+
+@settings(DIFFERENTIAL, max_examples=300)
+@given(st.lists(all_text, min_size=2, max_size=30).map("\n".join))
+def test_extract_columns_agree_on_documents(impl, text):
+    data = text.encode("utf-8")
+    assert_same_extraction(impl.extract_columns(data, 10**7, FP_KEY), _scanner_py.extract_columns(data, 10**7, FP_KEY), data)
+
+
+def test_extract_columns_agree_on_real_text(impl, testdata):
+    import json
+
+    with open(testdata / "summedits" / "summedits_evaluation.jsonl", encoding="utf-8") as f:
+        docs = [json.loads(line) for line in f]
+    data = "\n".join(r["doc"] + "\n" + r["summary"] for r in docs[:150]).encode("utf-8")
+    assert_same_extraction(impl.extract_columns(data, 10**7, FP_KEY), _scanner_py.extract_columns(data, 10**7, FP_KEY), data)
+
+
+def test_extract_columns_are_read_only_views_of_scan(impl):
+    data = b"retries=3 [src:call_1] Amanda 0xFF v1.2.3 'quoted' /etc/hosts e3b0c44"
+    cols = impl.extract_columns(data, 10**7, FP_KEY)
+    assert_same_columns(cols[:8], impl.scan(data, 10**7), data)
+    for c in cols:
+        assert not c.flags.writeable
+        with pytest.raises(ValueError):
+            c[...] = 0
+
+
+def test_repeated_facts_keep_their_own_fingerprints(impl):
+    """Rows of one fact share fingerprints (the native code hashes each distinct fact once);
+    facts that differ only in their key, their kind or their value's bytes do not, and values
+    that normalise alike do."""
+    data = (
+        b"number=5 5 number=5 five=5 5 retries=1,000 retries=1000 x=0xFF x=0xff 0xFF 0xff "
+        b"ABCDEF1 abcdef1 ABCDEF2 'q' \"q\" `q` Q5 q5 " * 40
+    )
+    cols = impl.extract_columns(data, 10**7, FP_KEY)
+    ref = _scanner_py.extract_columns(data, 10**7, FP_KEY)
+    assert_same_extraction(cols, ref, data)
+    kind, start, end, ks = cols[0], cols[1], cols[2], cols[3]
+    fp_fact = cols[10]
+    facts = {}
+    for i in range(kind.shape[0]):
+        facts.setdefault(data[start[i] : end[i]], set()).add(tuple(fp_fact[i]))
+    for text, fps in facts.items():
+        assert len(fps) == 1, text  # a repeated fact has one fingerprint
+    assert facts[b"retries=1,000"] == facts[b"retries=1000"]
+    assert facts[b"x=0xFF"] == facts[b"x=0xff"] and facts[b"0xFF"] == facts[b"0xff"]
+    assert facts[b"ABCDEF1"] == facts[b"abcdef1"] != facts[b"ABCDEF2"]
+    assert facts[b"number=5"] != facts[b"5"] != facts[b"five=5"]
+    assert facts[b"'q'"] == facts[b'"q"'] == facts[b"`q`"]  # a quote is its inside
+    assert facts[b"Q5"] != facts[b"q5"]
+    distinct = {text: next(iter(fps)) for text, fps in facts.items()}
+    # the four normalised pairs and the three quotes of one value, all else apart
+    assert len(set(distinct.values())) == len(distinct) - 6
+
+
+def test_extract_columns_rejects_bad_arguments(impl):
+    with pytest.raises(TypeError):
+        impl.extract_columns("retries=3", 10, FP_KEY)
+    for key in (b"short", FP_KEY + b"x", "x" * 32, None, bytearray(FP_KEY)):
+        with pytest.raises(ValueError):
+            impl.extract_columns(b"retries=3", 10, key)
+    with pytest.raises(ValueError):
+        impl.extract_columns(b"retries=3", -1, FP_KEY)
+    with pytest.raises(LimitExceededError):
+        impl.extract_columns(b"1 2 3", 2, FP_KEY)
+    assert impl.extract_columns(b"1 2 3", 3, FP_KEY)[0].shape == (3,)
+
+
+def test_extract_columns_accepts_bytes_like(impl):
+    data = b"retries=3 and 42 [src:a]"
+    want = impl.extract_columns(data, 10, FP_KEY)
+    for other in (bytearray(data), memoryview(data)):
+        assert_same_extraction(impl.extract_columns(other, 10, FP_KEY), want, data)
+
+
+def test_extract_columns_empty(impl):
+    cols = impl.extract_columns(b"", 10, FP_KEY)
+    assert [c.shape for c in cols] == [(0,)] * 8 + [(0, 2)] * 3
+
+
+def test_extract_columns_with_hashing_in_python():
+    """A partial build (native scanner, reference hashing) frames natively and hashes through
+    provgate._hashing: the same columns."""
+    if NO_EXTENSIONS:
+        pytest.skip("the native scanner is not built")
+    native = importlib.import_module("provgate._ext.scanner")
+    data = (b"retries=3 5 5 [src:x] 'q' Amanda --max-retries=2 v1.0 " * 30) + "naïve €500".encode()
+    assert_same_extraction(
+        native._extract_columns_with_python_hashing(data, 10**7, FP_KEY),
+        _scanner_py.extract_columns(data, 10**7, FP_KEY),
+        data,
+    )
+
+
+def test_extract_columns_releases_the_gil():
+    if NO_EXTENSIONS:
+        pytest.skip("the native scanner is not built")
+    from reconstruct_helpers import observed_while_running
+
+    native = importlib.import_module("provgate._ext.scanner")
+    data = ("retries=%d Amanda /etc/x.conf 'q' e3b0c44 " * 40000).encode()
+    native.extract_columns(data, 10**7, FP_KEY)  # warm: imports, scratch
+    assert observed_while_running(lambda: sum(range(5_000_000))) == 0
+    assert observed_while_running(lambda: native.extract_columns(data, 10**7, FP_KEY)) > 0

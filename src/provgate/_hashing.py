@@ -31,4 +31,9 @@ if IMPLEMENTATION == "native":
 hash_spans = _impl.hash_spans
 hash_buffers = _impl.hash_buffers
 
-__all__ = ["IMPLEMENTATION", "INSTRUCTION_SET", "hash_buffers", "hash_spans"]
+# For other native modules only: a capsule holding the chosen build's C function
+# hash_many (see ext/_blake3_api.pxi), so they can hash without the GIL and without Python
+# objects per call. None when hashing runs in the reference (there is no C to call).
+C_API = _impl.C_API if IMPLEMENTATION == "native" else None
+
+__all__ = ["C_API", "IMPLEMENTATION", "INSTRUCTION_SET", "hash_buffers", "hash_spans"]

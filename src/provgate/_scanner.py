@@ -8,5 +8,6 @@ _impl, IMPLEMENTATION = load("scanner", "_scanner_py")
 scan = _impl.scan
 utf8_error_offset = _impl.utf8_error_offset
 frame_facts = _impl.frame_facts
+extract_columns = _impl.extract_columns
 
-__all__ = ["IMPLEMENTATION", "frame_facts", "scan", "utf8_error_offset"]
+__all__ = ["IMPLEMENTATION", "extract_columns", "frame_facts", "scan", "utf8_error_offset"]

@@ -846,3 +846,41 @@ def frame_facts(
         np.ascontiguousarray(index[:, 0]),
         np.ascontiguousarray(index[:, 1]),
     )
+
+
+# -- extraction: columns and fingerprints ------------------------------------------------------
+
+
+def kind_key_frames() -> list[bytes]:
+    """The key frames of the kind names, for kinds 1 to 9: a fact whose key is its kind's name
+    has the key fingerprint of one of these."""
+    return [frame_key(KIND_NAMES[k], 0) for k in range(1, max(KIND_NAMES) + 1)]
+
+
+def extract_columns(data: Any, max_spans: int, key: bytes) -> tuple[np.ndarray, ...]:
+    """The eleven read-only columns of a fact table: the eight of :func:`scan`, then
+    ``fp_key``, ``fp_value``, ``fp_fact`` as ``(n, 2)`` uint64 ``(hi, lo)``: the first 16
+    bytes of the keyed BLAKE3 digest (``key``, 32 bytes) of the row's frames (see
+    :func:`frame_facts`), read as two big-endian words. ``data`` is not validated as UTF-8.
+    """
+    from provgate import _hashing_py
+
+    if isinstance(data, str):
+        raise TypeError("data must be bytes-like, not str")
+    if type(key) is not bytes or len(key) != 32:
+        raise ValueError("key must be 32 bytes")
+    cols = scan(data, max_spans)
+    kind, _, _, ks, ke, vs, ve, vk = cols
+    n = kind.shape[0]
+    buf, starts, ends = frame_facts(data, kind, ks, ke, vs, ve, vk)
+    words = _hashing_py.hash_spans(buf, starts, ends, key=key).view(">u8")  # (frames, 4)
+    fp_value = words[0 : 2 * n : 2, :2].astype(np.uint64)
+    fp_fact = words[1 : 2 * n : 2, :2].astype(np.uint64)
+    kind_fps = np.zeros((max(KIND_NAMES) + 1, 2), dtype=np.uint64)
+    kind_fps[1:] = _hashing_py.hash_buffers(kind_key_frames(), key=key).view(">u8")[:, :2]
+    fp_key = kind_fps[kind]
+    fp_key[ks >= 0] = words[2 * n :, :2]
+    out = (*cols, fp_key, fp_value, fp_fact)
+    for column in out:
+        column.flags.writeable = False
+    return out

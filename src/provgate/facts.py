@@ -45,16 +45,18 @@ Limits
 ------
 ``extract`` refuses text over ``max_bytes`` (default 64 MiB) and texts with more than
 ``max_spans`` spans (default 4 Mi) with :class:`~provgate.errors.LimitExceededError`. Memory is
-proportional to the spans: a finished table holds 98 bytes per span besides the text, and
-extraction peaks at about 300 bytes per span (scanner rows, framed facts, digests), so one call
-at the default limits peaks near 1.3 GB. A typical agent window has one span per 20 bytes.
+proportional to the spans: a finished table holds 98 bytes per span besides the text (its
+eleven columns share one buffer), and extraction peaks at about 250 bytes per span (scanner
+rows, a record per row for deduplicating facts, the dedup table; measured 233 on the benchmark
+window and 167 when every fact is distinct), so one call at the default limits peaks near
+1 GB. A typical agent window has one span per 20 bytes. Each distinct fact is framed and hashed
+once, however often it occurs.
 """
 
 from __future__ import annotations
 
 import enum
 import struct
-import threading
 from collections.abc import Iterator
 from typing import Any, NamedTuple
 
@@ -184,13 +186,6 @@ def _hash_frames(frames: list[bytes]) -> np.ndarray:
     return _fingerprints(hash_spans(buf, starts, ends, key=FINGERPRINT_KEY))
 
 
-# fingerprints of the keys that are kind names, indexed by kind number (row 0 unused)
-_KIND_KEY_FINGERPRINTS = np.zeros((max(Kind) + 1, 2), dtype=np.uint64)
-_KIND_KEY_FINGERPRINTS[1:] = _hash_frames(
-    [_scanner_py.frame_key(_scanner_py.KIND_NAMES[k], 0) for k in range(1, max(Kind) + 1)]
-)
-
-
 def normalize_value(kind: Kind, value: str) -> str:
     """The normalised form of a value written as ``value`` in a fact of ``kind`` (for a kv
     fact: an unquoted value). See the module docstring."""
@@ -260,6 +255,28 @@ class FactTable:
         for name in self.__slots__[1:-1]:
             getattr(self, name).flags.writeable = False
         self._text: str | None = None
+
+    @classmethod
+    def _extracted(cls, data: bytes, columns: tuple[np.ndarray, ...]) -> FactTable:
+        """The table of ``_scanner.extract_columns`` output: eleven columns that are already
+        read-only (both implementations make them so), taken as they are."""
+        table = object.__new__(cls)
+        (
+            table.kind,
+            table.start,
+            table.end,
+            table.key_start,
+            table.key_end,
+            table.value_start,
+            table.value_end,
+            table.value_kind,
+            table.fp_key,
+            table.fp_value,
+            table.fp_fact,
+        ) = columns
+        table.data = data
+        table._text = None
+        return table
 
     # -- Python objects, on request ------------------------------------------------------------
 
@@ -430,56 +447,18 @@ def extract(text: Any, *, max_bytes: int = DEFAULT_MAX_BYTES, max_spans: int = D
         raise LimitExceededError(f"max_bytes must be a non-negative int, not {max_bytes!r}")
     if isinstance(max_spans, bool) or not isinstance(max_spans, int) or max_spans < 0:
         raise LimitExceededError(f"max_spans must be a non-negative int, not {max_spans!r}")
-    if isinstance(text, str) and len(text) > max_bytes:  # each character is >= 1 byte
-        raise LimitExceededError(f"text of {len(text)} characters exceeds max_bytes={max_bytes}")
-    if isinstance(text, (bytes, bytearray, memoryview)) and memoryview(text).nbytes > max_bytes:
-        raise LimitExceededError(f"text of {memoryview(text).nbytes} bytes exceeds max_bytes={max_bytes}")
-    data = _utf8(text)
-    if len(data) > max_bytes:
-        raise LimitExceededError(f"text of {len(data)} bytes exceeds max_bytes={max_bytes}")
-    columns = _scanner.scan(data, max_spans)
-    return FactTable(data, columns, _table_fingerprints(data, columns))
-
-
-class _FrameScratch(threading.local):
-    """Per-thread buffers for the framed facts, reused across extract() calls: they never
-    leave extract(), and fresh memory costs a page fault per 4 KiB touched."""
-
-    KEEP_BYTES = 16 * 1024 * 1024  # larger buffers are used once and dropped
-
-    def __init__(self) -> None:
-        self.pair: tuple[np.ndarray, np.ndarray] | None = None
-
-    def get(self, rows: int, size: int) -> tuple[np.ndarray, np.ndarray] | None:
-        # the frames of a row need 37 bytes, two copies of its key (a kind name has at most
-        # 10 bytes) and two of its value; a kv row's key and value both lie inside its span
-        need_bytes = 57 * rows + 2 * size
-        need_offsets = 6 * rows
-        if need_bytes > self.KEEP_BYTES:
-            return None
-        pair = self.pair
-        if pair is None or pair[0].shape[0] < need_bytes or pair[1].shape[0] < need_offsets:
-            pair = (np.empty(2 * need_bytes, dtype=np.uint8), np.empty(2 * need_offsets, dtype=np.int64))
-            self.pair = pair
-        return pair
-
-
-_frame_scratch = _FrameScratch()
-
-
-def _table_fingerprints(data: bytes, columns: tuple[np.ndarray, ...]) -> tuple[np.ndarray, ...]:
-    """``(fp_key, fp_value, fp_fact)`` of scanned rows: one bulk hashing call over the framed
-    rows; a key that is a kind's name is a constant looked up, not hashed again."""
-    kind, start, end, ks, ke, vs, ve, vk = columns
-    n = kind.shape[0]
-    if n == 0:
-        return tuple(np.empty((0, 2), dtype=np.uint64) for _ in range(3))
-    scratch = _frame_scratch.get(n, int((end - start).sum()))
-    buf, starts, ends = _scanner.frame_facts(data, kind, ks, ke, vs, ve, vk, scratch=scratch)
-    words = hash_spans(buf, starts, ends, key=FINGERPRINT_KEY).view(">u8")  # (frames, 4) big-endian
-    pairs = words[: 2 * n].reshape(n, 2, 4)
-    fp_value = pairs[:, 0, :2].astype(np.uint64, order="C")
-    fp_fact = pairs[:, 1, :2].astype(np.uint64, order="C")
-    fp_key = _KIND_KEY_FINGERPRINTS[kind]
-    fp_key[ks >= 0] = words[2 * n :, :2]
-    return fp_key, fp_value, fp_fact
+    if type(text) is bytes:
+        # the gate's case, once per changed block of every edit: valid bytes are used as they
+        # are (invalid ones go through _utf8 for its error)
+        if len(text) > max_bytes:
+            raise LimitExceededError(f"text of {len(text)} bytes exceeds max_bytes={max_bytes}")
+        data = text if _scanner.utf8_error_offset(text) < 0 else _utf8(text)
+    else:
+        if isinstance(text, str) and len(text) > max_bytes:  # each character is >= 1 byte
+            raise LimitExceededError(f"text of {len(text)} characters exceeds max_bytes={max_bytes}")
+        if isinstance(text, (bytearray, memoryview)) and memoryview(text).nbytes > max_bytes:
+            raise LimitExceededError(f"text of {memoryview(text).nbytes} bytes exceeds max_bytes={max_bytes}")
+        data = _utf8(text)
+        if len(data) > max_bytes:
+            raise LimitExceededError(f"text of {len(data)} bytes exceeds max_bytes={max_bytes}")
+    return FactTable._extracted(data, _scanner.extract_columns(data, max_spans, FINGERPRINT_KEY))

@@ -10,6 +10,9 @@ import numpy.typing as npt
 DIGEST_SIZE: Final[int]
 KEY_SIZE: Final[int]
 IMPLEMENTATION: Final[Literal["native"]]
+# a capsule named HASH_MANY_CAPSULE_NAME holding the C function hash_many (for native modules)
+C_API: Final[Any]
+HASH_MANY_CAPSULE_NAME: Final[str]
 INSTRUCTION_SET: Final[Literal["avx2"]]
 
 def hash_spans(
