@@ -124,7 +124,7 @@ class _Facts:
     """A fact table plus what the gate asks of it again and again."""
 
     __slots__ = ("table", "n_markers", "n_facts", "_markers", "_vocab", "_pairs", "_keys", "_ground_rows",
-                 "_fact_fps", "_kv")
+                 "_fact_fps", "_kv", "_rows")
 
     def __init__(self, table: FactTable) -> None:
         self.table = table
@@ -139,6 +139,7 @@ class _Facts:
         self._ground_rows: np.ndarray | None = None
         self._fact_fps: np.ndarray | None = None
         self._kv: dict[tuple[int, int], dict[tuple[int, int], int]] | None = None
+        self._rows: tuple[list[int], list[tuple[int, int]], list[tuple[int, int]]] | None = None
 
     def indexed(self) -> _Facts:
         """Build the grounding indexes now. A source's fact table is computed once and kept
@@ -194,6 +195,18 @@ class _Facts:
             self._ground_rows = (np.arange(n) if self.n_markers == 0
                                  else np.flatnonzero(self.table.kind != _KIND_CITATION))
         return self._ground_rows
+
+    def rows(self) -> tuple[list[int], list[tuple[int, int]], list[tuple[int, int]]]:
+        """Every row's kind, value fingerprint and (key, value) fingerprint as Python objects,
+        made once: grounding a small block is then set algebra without numpy calls."""
+        if self._rows is None:
+            t = self.table
+            self._rows = (
+                t.kind.tolist(),
+                list(zip(t.fp_value[:, 0].tolist(), t.fp_value[:, 1].tolist())),
+                list(zip(t.fp_fact[:, 0].tolist(), t.fp_fact[:, 1].tolist())),
+            )
+        return self._rows
 
     def fact_fps(self) -> np.ndarray:
         """The (key, value) fingerprints of :meth:`groundable_rows`, contiguous."""
@@ -983,19 +996,13 @@ class _Check:
         occur there as the same (key, value) pair, any other fact as a value (or a kv key) those
         texts assert, or else literally, at token boundaries, in the source bytes."""
         facts = self.post.facts[j]
-        rows = facts.groundable_rows()
-        if rows.size == 0:
+        if facts.n_facts == 0:
             return ()
         t = facts.table
-        kinds = t.kind[rows].tolist()
-        values = list(zip(t.fp_value[rows, 0].tolist(), t.fp_value[rows, 1].tolist()))
+        kinds, values, pairs = facts.rows()
         # set differences run in C: whittle the block's values (and kv pairs) down by each text
-        open_values = {v for v, kind in zip(values, kinds) if kind != _KIND_KV}
-        kv_rows = [k for k, kind in enumerate(kinds) if kind == _KIND_KV]
-        open_pairs: set[tuple[int, int]] = set()
-        if kv_rows:
-            fp = t.fp_fact[rows[kv_rows]]
-            open_pairs = set(zip(fp[:, 0].tolist(), fp[:, 1].tolist()))
+        open_values = {v for v, kind in zip(values, kinds) if kind != _KIND_KV and kind != _KIND_CITATION}
+        open_pairs = {p for p, kind in zip(pairs, kinds) if kind == _KIND_KV}
         for x in texts:
             if open_values:
                 open_values -= x.vocabulary()
@@ -1003,33 +1010,31 @@ class _Check:
                 open_pairs -= x.pairs()
             if not open_values and not open_pairs:
                 return ()
-        missing = [k for k, (v, kind) in enumerate(zip(values, kinds)) if kind != _KIND_KV and v in open_values]
-        if open_pairs:
-            kv_fp = t.fp_fact[rows[kv_rows]]
-            missing += [k for k, h, lo in zip(kv_rows, kv_fp[:, 0].tolist(), kv_fp[:, 1].tolist()) if (h, lo) in open_pairs]
-            missing.sort()
+        missing = [
+            r for r, (kind, v, p) in enumerate(zip(kinds, values, pairs))
+            if (p in open_pairs if kind == _KIND_KV else (kind != _KIND_CITATION and v in open_values))
+        ]
         # an identifier may restate a key a config sets ("max_retries" for "max_retries: 5")
-        keyish = [k for k in missing if kinds[k] == _KIND_IDENTIFIER]
+        keyish = [r for r in missing if kinds[r] == _KIND_IDENTIFIER]
         if keyish:
             known_keys: frozenset[tuple[int, int]] = frozenset().union(*(x.keys() for x in texts))
             restated = set()
-            for k in keyish:
-                fp = fingerprint_key(Kind.KV, t.value_bytes(int(rows[k])))
+            for r in keyish:
+                fp = fingerprint_key(Kind.KV, t.value_bytes(r))
                 if (int(fp[0]), int(fp[1])) in known_keys:
-                    restated.add(k)
-            missing = [k for k in missing if k not in restated]
+                    restated.add(r)
+            missing = [r for r in missing if r not in restated]
         haystack: bytes | None = None
         out: list[int] = []
         data = t.data
-        for k in missing:
-            r = int(rows[k])
+        for r in missing:
             if haystack is None:
                 # one search over all sources: 0xFF never occurs in UTF-8, so no match spans two
                 # sources, and the newlines around it keep token boundaries at their edges
                 haystack = _SOURCE_SEPARATOR.join(self.gate.source_bytes(h) for h in handles)
             # a quote is searched for by what it quotes (its value, verbatim), anything else by
             # its literal text
-            if kinds[k] == _KIND_QUOTE:
+            if kinds[r] == _KIND_QUOTE:
                 needle = data[int(t.value_start[r]) : int(t.value_end[r])]
             else:
                 needle = data[int(t.start[r]) : int(t.end[r])]
