@@ -1499,11 +1499,12 @@ cdef inline void load_block(const byte_t* d, Py_ssize_t n, Py_ssize_t base, Curs
 
 
 cdef inline Py_ssize_t next_position(const byte_t* d, Py_ssize_t n, Py_ssize_t p, Cursor* cur) noexcept nogil:
-    """The first position >= p where a lexeme may start or a word begins, or n."""
+    """The first position >= p where a lexeme may start or a word begins, or n. The token
+    loop only moves forward, so p is never before the current block."""
     cdef uint64_t bits
     if p >= n:
         return n
-    if p < cur.base or p >= cur.base + 64:
+    if p >= cur.base + 64:
         load_block(d, n, p, cur)
     bits = cur.bits & (~(<uint64_t>0) << (p - cur.base))
     while bits == 0:
@@ -1532,11 +1533,9 @@ cdef int token_spans(const byte_t* d, Py_ssize_t n, Rows* out) noexcept nogil:
             break
         c = d[p]
         f = CLS[c]
-        prev = d[p - 1] if p > 0 else b' '
+        # A word byte here starts a word: the block masks leave out positions after a word
+        # byte or . \\ @ (where nothing starts), so no check of the byte before is needed.
         if f & F_W:
-            if p > 0 and has(prev, F_NO_START):
-                p = word_end(d, n, p)  # inside a word, a dotted name, an escape or an address
-                continue
             if f & F_LOWER:
                 # The common case, decided here without word_token: a lower-case word followed
                 # by a byte that rules out every lexeme but a plain word (see the reference's
@@ -1546,10 +1545,11 @@ cdef int token_spans(const byte_t* d, Py_ssize_t n, Rows* out) noexcept nogil:
                     q = p + pg_ctz64(rest)
                 else:
                     q = lower_run_end(d, n, p)
-                if q >= n or (CLS[d[q]] & F_SAFE_AFTER):
+                f = CLS[d[q]] if q < n else F_SAFE_AFTER
+                if f & F_SAFE_AFTER:
                     # after blanks an "=" would make the word a kv key
                     e = q
-                    if q < n and CLS[d[q]] & F_BLANK:
+                    if f & F_BLANK:
                         e = q + 1
                         if e < n and CLS[d[e]] & F_BLANK:
                             e = skip_blanks(d, n, e)
@@ -1558,11 +1558,13 @@ cdef int token_spans(const byte_t* d, Py_ssize_t n, Rows* out) noexcept nogil:
                             return -1
                         p = q
                         continue
+            prev = d[p - 1] if p > 0 else b' '
             if not shape_in_block(&cur, p, &w):
                 word_shape(d, n, p, &w)
             if word_token(d, n, p, prev, &w, &cur, out, &p) < 0:
                 return -1
             continue
+        prev = d[p - 1] if p > 0 else b' '
         if c == b'[':
             e = m_citation(d, n, p, &hs, &he)
             if e >= 0:
@@ -1723,11 +1725,18 @@ cdef Py_ssize_t fence_value_end(const byte_t* d, Py_ssize_t vs, Py_ssize_t body_
     return e
 
 
-cdef inline Py_ssize_t line_start(const byte_t* d, Py_ssize_t lo, Py_ssize_t i) noexcept nogil:
-    """The start of the line holding d[i]: just after the last line break in d[lo:i], or lo."""
-    while i > lo and d[i - 1] != b'\n':
-        i -= 1
-    return i
+cdef inline Py_ssize_t fence_line_start(const byte_t* d, Py_ssize_t pos, Py_ssize_t first) noexcept nogil:
+    """The start of the line whose first quote mark is d[first], if that line may be a fence
+    line (the mark is a backtick after at most three spaces), else -1. pos starts a line at or
+    before it."""
+    cdef Py_ssize_t j = first
+    if d[first] != b'`':
+        return -1
+    while j > pos and d[j - 1] == b' ' and first - j < 3:
+        j -= 1
+    if j == pos or d[j - 1] == b'\n':
+        return j
+    return -1
 
 
 cdef int quote_spans(const byte_t* d, Py_ssize_t n, Rows* out) noexcept nogil:
@@ -1745,10 +1754,12 @@ cdef int quote_spans(const byte_t* d, Py_ssize_t n, Rows* out) noexcept nogil:
         first = next_quote_event(d, n, pos, &cur)
         if first >= n:
             break
-        ls = line_start(d, pos, first)
+        # a fence line starts with at most three spaces and backticks, so only a line whose
+        # first quote mark is such a backtick needs its start
+        ls = fence_line_start(d, pos, first)
         le = line_end(d, n, first)
         if slot < 0:
-            k = fence_run(d, ls, le, &rs)
+            k = fence_run(d, ls, le, &rs) if ls >= 0 else 0
             is_fence = k > 0
             if is_fence:
                 for q in range(rs + k, le):
@@ -1765,7 +1776,7 @@ cdef int quote_spans(const byte_t* d, Py_ssize_t n, Rows* out) noexcept nogil:
             elif inline_quotes(d, n, first, le, out, &cur) < 0:
                 return -1
         else:
-            k = fence_run(d, ls, le, &rs)
+            k = fence_run(d, ls, le, &rs) if ls >= 0 else 0
             is_fence = k >= fence_k
             if is_fence:
                 for q in range(rs + k, le):

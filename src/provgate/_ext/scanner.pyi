@@ -24,6 +24,12 @@ def scan(
     npt.NDArray[np.uint8],  # value_kind
 ]: ...
 def utf8_error_offset(data: bytes | bytearray | memoryview) -> int: ...
+def extract_columns(
+    data: bytes | bytearray | memoryview, max_spans: int, key: bytes
+) -> tuple[npt.NDArray[np.uint8 | np.int64 | np.uint64], ...]: ...  # the 8 of scan, then fp_key, fp_value, fp_fact
+def _extract_columns_with_python_hashing(
+    data: bytes | bytearray | memoryview, max_spans: int, key: bytes
+) -> tuple[npt.NDArray[np.uint8 | np.int64 | np.uint64], ...]: ...
 def frame_facts(
     data: bytes | bytearray | memoryview,
     kind: npt.ArrayLike,
