@@ -859,3 +859,12 @@ def test_extract_columns_releases_the_gil():
     native.extract_columns(data, 10**7, FP_KEY)  # warm: imports, scratch
     assert observed_while_running(lambda: sum(range(5_000_000))) == 0
     assert observed_while_running(lambda: native.extract_columns(data, 10**7, FP_KEY)) > 0
+
+
+@pytest.mark.parametrize("tail", [b"\xff", b"\xc3", b"\xe2\x82", "é".encode(), "€".encode(), "😀".encode(), b"\xed\xa0\x80"])
+def test_utf8_error_offset_after_long_ascii(impl, tail):
+    """The native check skips ASCII 64 and 16 bytes at a time: errors right after, inside and
+    across those blocks are still found at their first byte."""
+    for k in list(range(0, 140)) + [1000, 4095, 4096, 4097, 70000]:
+        data = b"a" * k + tail + b"b" * (k % 70)
+        assert impl.utf8_error_offset(data) == _scanner_py.utf8_error_offset(data), (k, tail)
