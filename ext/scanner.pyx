@@ -6,9 +6,13 @@ This module must return exactly the same columns for every input, span for span.
 possessive quantifiers precisely so that a greedy loop like these is equivalent), and the
 token loop tries them in the reference's order.
 
-Bytes are classified through one 256-entry table of flags. The scan runs without the GIL and
-appends rows to malloc'ed vectors that grow by doubling; a row cap (``max_spans``) bounds the
-memory. The rows are copied into numpy columns at the end, with the GIL held again.
+Bytes are classified through one 256-entry table of flags, and per 64-byte block through bit
+masks (SSE2, or AVX2 where the CPU has it) that tell the token loop where anything can start.
+The scan runs without the GIL and appends rows to malloc'ed vectors that grow by doubling; a
+row cap (``max_spans``) bounds the memory. The rows are copied into numpy columns at the end.
+
+``extract_columns`` (what ``provgate.extract`` runs) does the scan and the fingerprints of
+``provgate.facts`` in one call: see "extraction" at the end of this file.
 """
 
 import numpy as np
