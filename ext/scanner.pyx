@@ -2054,10 +2054,12 @@ cdef Py_ssize_t utf8_error(const byte_t* d, Py_ssize_t n) noexcept nogil:
     cdef Py_ssize_t i = 0
     cdef byte_t c, c1
     while i < n:
-        # ASCII, the common case, 64 bytes at a time, then 16
-        i = pg_ascii_end(d, i, n)
-        while i + 16 <= n and ((load8(d + i) | load8(d + i + 8)) & HIGHS) == 0:
-            i += 16
+        # ASCII, the common case: once 16 bytes are, 64 at a time, then 16 (text that is
+        # mostly not ASCII pays only the first check per character)
+        if i + 16 <= n and ((load8(d + i) | load8(d + i + 8)) & HIGHS) == 0:
+            i = pg_ascii_end(d, i + 16, n)
+            while i + 16 <= n and ((load8(d + i) | load8(d + i + 8)) & HIGHS) == 0:
+                i += 16
         if i >= n:
             break
         c = d[i]
