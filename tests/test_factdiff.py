@@ -126,6 +126,52 @@ def test_native_equals_reference(pair):
         assert np.array_equal(x, y)
 
 
+@st.composite
+def distinct_then_anomaly(draw, max_rows: int = 60):
+    """Two sorted arrays whose high words strictly increase (the native merge's fast path),
+    sharing some rows; sometimes one anomaly at a drawn place makes that path give up late:
+    a repeated row, a row sharing its high word with its neighbour, a row of the other array
+    with the same high word but another low word, or a high word of 0."""
+    his = draw(st.lists(st.integers(1, U64_MAX), unique=True, max_size=2 * max_rows))
+    rows = [(h, draw(st.integers(0, U64_MAX))) for h in his]
+    in_a = draw(st.lists(st.booleans(), min_size=len(rows), max_size=len(rows)))
+    in_b = draw(st.lists(st.booleans(), min_size=len(rows), max_size=len(rows)))
+    rows_a = sorted(r for r, x in zip(rows, in_a) if x)
+    rows_b = sorted(r for r, x in zip(rows, in_b) if x)
+    anomaly = draw(st.sampled_from(["none", "repeat", "shared_high", "cross_low", "zero_high"]))
+    target, other = (rows_a, rows_b) if draw(st.booleans()) else (rows_b, rows_a)
+    if anomaly != "none" and target:
+        k = draw(st.integers(0, len(target) - 1))
+        if anomaly == "repeat":
+            target.insert(k, target[k])
+        elif anomaly == "shared_high":
+            h, lo = target[k]
+            target.insert(k + 1, (h, lo + 1) if lo < U64_MAX else (h, lo))
+        elif anomaly == "cross_low":
+            h, lo = target[k]
+            other[:] = sorted([r for r in other if r[0] != h] + [(h, lo ^ 1)])
+        else:
+            target.insert(0, (0, draw(st.integers(0, U64_MAX))))
+    return fp(rows_a), fp(rows_b)
+
+
+@SETTINGS
+@given(pair=distinct_then_anomaly())
+def test_diff_sorted_distinct_and_late_anomalies(impl, pair):
+    a, b = pair
+    check_diff_properties(a, b, impl.diff_sorted(a, b))
+
+
+@_only_with_native
+@settings(max_examples=1500, deadline=None)
+@given(pair=distinct_then_anomaly())
+def test_native_fast_merge_equals_reference(pair):
+    native, reference = _load("native"), _load("reference")
+    a, b = pair
+    for x, y in zip(native.diff_sorted(a, b), reference.diff_sorted(a, b)):
+        assert np.array_equal(x, y)
+
+
 # ---- fixed cases ------------------------------------------------------------------------------
 
 
