@@ -623,3 +623,51 @@ def apply_delta(values, counts, removed, removed_counts, added, added_counts):
         raise InvalidArgumentError("removed holds a value more often than values does", argument="removed")
     out_v.resize((m, 2), refcheck=False)
     return out_v, _shrunk(out_c, m)
+
+
+cdef inline bint contains_row(const fp_word_t* fp, offset_t n, fp_word_t h, fp_word_t l) noexcept nogil:
+    """Binary search for (h, l) in ``n`` rows sorted by (hi, lo)."""
+    cdef offset_t lo = 0, hi = n, mid
+    while lo < hi:
+        mid = lo + (hi - lo) // 2
+        if fp[2 * mid] < h or (fp[2 * mid] == h and fp[2 * mid + 1] < l):
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo < n and fp[2 * lo] == h and fp[2 * lo + 1] == l
+
+
+def absent_from_all(queries, sets):
+    """For each row of ``queries``: does it occur in none of the sorted arrays ``sets``? One
+    binary search per query per set, without the GIL; the sets' order is vetted first."""
+    check_fingerprints(queries, "queries")
+    if not isinstance(sets, (list, tuple)):
+        raise TypeError(f"sets must be a list or tuple of fingerprint arrays, not {type(sets).__name__}")
+    cdef Py_ssize_t k = len(sets), s
+    cdef list owners = list(sets)  # the arrays stay alive (and referenced here) while we read them
+    cdef cnp.ndarray ptrs = np.empty(k, dtype=np.uintp)
+    cdef cnp.ndarray lens = np.empty(k, dtype=np.int64)
+    cdef size_t* p_ptrs = <size_t*>cnp.PyArray_DATA(ptrs)
+    cdef offset_t* p_lens = index_ptr(lens)
+    cdef cnp.ndarray arr
+    for s in range(k):
+        name = f"sets[{s}]"
+        check_fingerprints(owners[s], name)
+        arr = owners[s]
+        _raise_if_unsorted(arr, name)
+        p_ptrs[s] = <size_t>cnp.PyArray_DATA(arr)
+        p_lens[s] = arr.shape[0]
+    cdef offset_t n = queries.shape[0], i
+    cdef cnp.ndarray out = np.empty(n, dtype=np.bool_)
+    cdef unsigned char* p_out = <unsigned char*>cnp.PyArray_DATA(out)
+    cdef const fp_word_t* q = rows_ptr(queries)
+    cdef bint absent
+    with nogil:
+        for i in range(n):
+            absent = True
+            for s in range(k):
+                if contains_row(<const fp_word_t*>p_ptrs[s], p_lens[s], q[2 * i], q[2 * i + 1]):
+                    absent = False
+                    break
+            p_out[i] = absent
+    return out

@@ -456,3 +456,74 @@ def test_unique_and_delta_native_equal_reference():
         rv, rc = native.unique_counts(half)
         for x, y in zip(native.apply_delta(v, c, rv, rc, av, ac), reference.apply_delta(v, c, rv, rc, av, ac)):
             assert np.array_equal(x, y)
+
+
+# ---- absent_from_all: grounding a block's facts against several sources -------------------
+
+
+@st.composite
+def queries_and_sets(draw):
+    """Queries and up to five sorted sets drawn from one small pool (so hits, misses, repeats
+    and equal high words are all frequent)."""
+    a, _ = draw(fingerprint_arrays())
+    n_sets = draw(st.integers(0, 5))
+    sets = [lexsorted(draw(fingerprint_arrays())[0]) for _ in range(n_sets)]
+    if sets and len(a):
+        # some queries certainly occur in some set
+        extra = a[: draw(st.integers(0, len(a)))]
+        sets[0] = lexsorted(np.concatenate([sets[0], extra]))
+    return a, sets
+
+
+@SETTINGS
+@given(case=queries_and_sets())
+def test_absent_from_all_is_membership_in_no_set(impl, case):
+    queries, sets = case
+    out = impl.absent_from_all(queries, sets)
+    assert out.dtype == np.bool_ and out.shape == (len(queries),)
+    present = {r for s in sets for r in map(tuple, s.tolist())}
+    assert out.tolist() == [tuple(r) not in present for r in queries.tolist()]
+
+
+@_only_with_native
+@settings(max_examples=1000, deadline=None)
+@given(case=queries_and_sets())
+def test_absent_from_all_native_equals_reference(case):
+    queries, sets = case
+    native, reference = _load("native"), _load("reference")
+    assert np.array_equal(native.absent_from_all(queries, sets), reference.absent_from_all(queries, sets))
+
+
+def test_absent_from_all_large_sets(impl):
+    rng = np.random.default_rng(11)
+    n = 20_000 if impl.IMPLEMENTATION == "native" else 2_000
+    base = rng.integers(0, 2**64, size=(2 * n, 2), dtype=np.uint64)
+    sets = [lexsorted(base[:n]), lexsorted(base[n // 2 : n + n // 4])]
+    out = impl.absent_from_all(np.ascontiguousarray(base[::-1]), sets)
+    # base reversed: rows 0 .. n + n//4 - 1 of base are in some set, the rest are not
+    assert out.tolist() == [i >= n + n // 4 for i in range(2 * n - 1, -1, -1)]
+
+
+def test_absent_from_all_no_sets_and_no_queries(impl):
+    assert impl.absent_from_all(fp([[1, 2], [3, 4]]), []).tolist() == [True, True]
+    assert impl.absent_from_all(fp([]), [fp([[1, 2]])]).tolist() == []
+
+
+@pytest.mark.parametrize("sets, exc, message", [
+    (fp([[1, 2]]), TypeError, "sets must be a list or tuple"),
+    ([fp([[1, 2]]), [[1, 2]]], TypeError, "sets\\[1\\] must be a numpy array"),
+    ([fp([[1, 2]]), np.zeros((2, 2), dtype=np.int64)], TypeError, "sets\\[1\\] must have dtype uint64"),
+    ([np.zeros((2, 3), dtype=np.uint64)], InvalidArgumentError, "sets\\[0\\] must have shape"),
+    ([fp([[1, 2]]), fp([[5, 0], [4, 0]])], InvalidArgumentError, "sets\\[1\\] is not sorted by \\(hi, lo\\): row 1 "),
+    ([fp([[3, 0], [2, 0]]), "x"], InvalidArgumentError, "sets\\[0\\] is not sorted"),  # checked in order
+])
+def test_absent_from_all_refuses_bad_sets(impl, sets, exc, message):
+    with pytest.raises(exc, match=message):
+        impl.absent_from_all(fp([[1, 2]]), sets)
+
+
+def test_absent_from_all_refuses_bad_queries(impl):
+    with pytest.raises(TypeError, match="queries must be a numpy array"):
+        impl.absent_from_all([[1, 2]], [])
+    with pytest.raises(InvalidArgumentError, match="queries must be C-contiguous"):
+        impl.absent_from_all(fp([[1, 2], [3, 4], [5, 6]])[::2], [])

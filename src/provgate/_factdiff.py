@@ -10,5 +10,6 @@ diff = _impl.diff
 unique_counts = _impl.unique_counts
 unique_inverse = _impl.unique_inverse
 apply_delta = _impl.apply_delta
+absent_from_all = _impl.absent_from_all
 
-__all__ = ["IMPLEMENTATION", "apply_delta", "diff", "diff_sorted", "sort_fingerprints", "unique_counts", "unique_inverse"]
+__all__ = ["IMPLEMENTATION", "absent_from_all", "apply_delta", "diff", "diff_sorted", "sort_fingerprints", "unique_counts", "unique_inverse"]

@@ -24,6 +24,13 @@ when both words are equal; rows are ordered by ``(hi, lo)`` as unsigned integers
     So ``len(only_a) + len(common_a) == len(a)``, and the indices of ``b`` not in ``only_b``
     are exactly the rows equal to some row of ``a``.
 
+``absent_from_all(queries, sets)``
+    A bool array, one entry per row of ``queries`` (any order, duplicates allowed): True where
+    the row occurs in none of the arrays of ``sets`` (a list or tuple of arrays sorted by
+    ``(hi, lo)``, duplicates allowed). An empty ``sets`` makes every row absent. A set out of
+    order raises like ``diff_sorted`` does, naming it ``sets[i]``; the sets are checked in
+    order, each in full, before any lookup.
+
 ``diff(a, b)``
     The same four arrays for unsorted inputs, with indices into the ORIGINAL arrays and the
     same rules: ``only_a``, ``only_b`` and ``common_a`` ascending, ``common_b[k]`` the smallest
@@ -167,3 +174,18 @@ def apply_delta(values: Any, counts: Any, removed: Any, removed_counts: Any, add
     keys = sorted(k for k, n in total.items() if n > 0)
     return (np.array(keys, dtype=np.uint64).reshape(-1, 2),
             np.array([total[k] for k in keys], dtype=np.int64))
+
+
+def absent_from_all(queries: Any, sets: Any) -> np.ndarray:
+    """True for each row of ``queries`` that occurs in none of the sorted arrays ``sets``."""
+    check_fingerprints(queries, "queries")
+    if not isinstance(sets, (list, tuple)):
+        raise TypeError(f"sets must be a list or tuple of fingerprint arrays, not {type(sets).__name__}")
+    present: set[tuple[int, int]] = set()
+    for s, arr in enumerate(sets):
+        name = f"sets[{s}]"
+        check_fingerprints(arr, name)
+        rows = _rows(arr)
+        _check_sorted(rows, name)
+        present.update(rows)
+    return np.array([row not in present for row in _rows(queries)], dtype=np.bool_)
