@@ -173,6 +173,11 @@ def fingerprint_key(kind: Kind, key: str | bytes | None = None) -> np.ndarray:
     return _hash_frames([_scanner_py.frame_key(k, flag)])[0]
 
 
+def fingerprint_kv_keys(keys: list[bytes]) -> np.ndarray:
+    """The ``(n, 2)`` key fingerprints of kv facts with these keys, hashed in one call."""
+    return _hash_frames([_scanner_py.frame_key(_as_bytes(k, "key"), 1) for k in keys])
+
+
 def fingerprint_fact(kind: Kind, value: str | bytes, key: str | bytes | None = None) -> np.ndarray:
     """The ``(2,)`` fingerprint of the fact ``(key, value)``; ``value`` already normalised."""
     k, flag = _key_frame(kind, key)

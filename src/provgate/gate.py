@@ -48,8 +48,9 @@ from provgate.errors import (
     StoreCorruptionError,
     UnknownHandleError,
 )
-from provgate.facts import EXTRACTOR_VERSION, FactTable, Kind, extract, fingerprint_key
-from provgate._factdiff import apply_delta
+from provgate.facts import EXTRACTOR_VERSION, FactTable, Kind, extract, fingerprint_kv_keys
+from provgate._factdiff import absent_from_all, apply_delta, unique_counts
+from provgate._textnorm import same_after_normalisation
 from provgate.fingerprints import EMPTY, FingerprintSet
 from provgate.verdict import Verdict, Violation
 from provgate.window import (
@@ -99,24 +100,6 @@ def normalize_whitespace(text: str) -> str:
     return text.strip("\n")
 
 
-def _same_after_normalisation(a: str, b: str) -> bool:
-    """``normalize_whitespace(a) == normalize_whitespace(b)``, computed on line lists (no regex,
-    no joined copies): the common case, an indentation change, differs on an early line."""
-    return _normalised_lines(a) == _normalised_lines(b)
-
-
-def _normalised_lines(text: str) -> list[str]:
-    if "\r\n" in text:
-        text = text.replace("\r\n", "\n")
-    lines = [line.rstrip(" \t") for line in text.split("\n")]
-    i, j = 0, len(lines)
-    while i < j and not lines[i]:
-        i += 1
-    while j > i and not lines[j - 1]:
-        j -= 1
-    return lines[i:j]
-
-
 # -- per-content facts ------------------------------------------------------------------------
 
 
@@ -124,7 +107,7 @@ class _Facts:
     """A fact table plus what the gate asks of it again and again."""
 
     __slots__ = ("table", "n_markers", "n_facts", "_markers", "_vocab", "_pairs", "_keys", "_ground_rows",
-                 "_fact_fps", "_kv", "_rows")
+                 "_fact_fps", "_kv", "_sorted_values", "_sorted_pairs", "_grounding_rows")
 
     def __init__(self, table: FactTable) -> None:
         self.table = table
@@ -139,15 +122,41 @@ class _Facts:
         self._ground_rows: np.ndarray | None = None
         self._fact_fps: np.ndarray | None = None
         self._kv: dict[tuple[int, int], dict[tuple[int, int], int]] | None = None
-        self._rows: tuple[list[int], list[tuple[int, int]], list[tuple[int, int]]] | None = None
+        self._sorted_values: np.ndarray | None = None
+        self._sorted_pairs: np.ndarray | None = None
+        self._grounding_rows: tuple[np.ndarray, np.ndarray] | None = None
 
     def indexed(self) -> _Facts:
         """Build the grounding indexes now. A source's fact table is computed once and kept
         (DESIGN: data flow, step 1); its indexes are part of it, paid when the gate first meets
         the source rather than by the first summary that cites it."""
-        self.vocabulary()
-        self.pairs()
+        self.sorted_values()
+        self.sorted_pairs()
         return self
+
+    # Grounding asks "does this fact occur in any of these sources?" for every fact of a
+    # changed block: one native call per block over the sources' sorted distinct fingerprints
+    # (absent_from_all), with no Python object per fact.
+    def sorted_values(self) -> np.ndarray:
+        """Every distinct value fingerprint of this text, sorted: what it can ground."""
+        if self._sorted_values is None:
+            self._sorted_values = unique_counts(self.table.fp_value)[0]
+        return self._sorted_values
+
+    def sorted_pairs(self) -> np.ndarray:
+        """Every distinct (key, value) fingerprint of this text, sorted."""
+        if self._sorted_pairs is None:
+            self._sorted_pairs = unique_counts(self.table.fp_fact)[0]
+        return self._sorted_pairs
+
+    def grounding_rows(self) -> tuple[np.ndarray, np.ndarray]:
+        """The rows grounded by their value (every fact but kv facts and citation markers) and
+        the kv rows, grounded by their (key, value) pair."""
+        if self._grounding_rows is None:
+            kinds = self.table.kind
+            is_kv = kinds == _KIND_KV
+            self._grounding_rows = (np.flatnonzero(~is_kv & (kinds != _KIND_CITATION)), np.flatnonzero(is_kv))
+        return self._grounding_rows
 
     def markers(self) -> tuple[str, ...]:
         """The handle names cited by ``[src:…]`` markers, in order of first appearance."""
@@ -195,18 +204,6 @@ class _Facts:
             self._ground_rows = (np.arange(n) if self.n_markers == 0
                                  else np.flatnonzero(self.table.kind != _KIND_CITATION))
         return self._ground_rows
-
-    def rows(self) -> tuple[list[int], list[tuple[int, int]], list[tuple[int, int]]]:
-        """Every row's kind, value fingerprint and (key, value) fingerprint as Python objects,
-        made once: grounding a small block is then set algebra without numpy calls."""
-        if self._rows is None:
-            t = self.table
-            self._rows = (
-                t.kind.tolist(),
-                list(zip(t.fp_value[:, 0].tolist(), t.fp_value[:, 1].tolist())),
-                list(zip(t.fp_fact[:, 0].tolist(), t.fp_fact[:, 1].tolist())),
-            )
-        return self._rows
 
     def fact_fps(self) -> np.ndarray:
         """The (key, value) fingerprints of :meth:`groundable_rows`, contiguous."""
@@ -779,12 +776,16 @@ class _Check:
         self.ws_matched: set[int] = set()
         if pending:
             pre_index = {b.id: i for i, b in enumerate(pre.window) if not used[i]}
-            for j in pending:
-                i = pre_index.get(post.window[j].id)
-                if i is not None and not used[i] and _same_after_normalisation(post.window[j].text, pre.window[i].text):
-                    used[i] = True
-                    self.match[j] = i
-                    self.ws_matched.add(j)
+            # ids are unique on each side, so every candidate pairs a different pre block
+            candidates = [(j, i) for j, i in ((j, pre_index.get(post.window[j].id)) for j in pending) if i is not None]
+            if candidates:
+                same = same_after_normalisation([post.window[j].text for j, _ in candidates],
+                                                [pre.window[i].text for _, i in candidates])
+                for (j, i), ws_equal in zip(candidates, same.tolist()):
+                    if ws_equal:
+                        used[i] = True
+                        self.match[j] = i
+                        self.ws_matched.add(j)
         self.changed = [j for j, m in enumerate(self.match) if m is None]
         self.removed = [i for i, u in enumerate(used) if not u]
         # dropped byte-identical duplicates are not "removed" content: their text survives
@@ -999,30 +1000,24 @@ class _Check:
         if facts.n_facts == 0:
             return ()
         t = facts.table
-        kinds, values, pairs = facts.rows()
-        # set differences run in C: whittle the block's values (and kv pairs) down by each text
-        open_values = {v for v, kind in zip(values, kinds) if kind != _KIND_KV and kind != _KIND_CITATION}
-        open_pairs = {p for p, kind in zip(pairs, kinds) if kind == _KIND_KV}
-        for x in texts:
-            if open_values:
-                open_values -= x.vocabulary()
-            if open_pairs:
-                open_pairs -= x.pairs()
-            if not open_values and not open_pairs:
-                return ()
-        missing = [
-            r for r, (kind, v, p) in enumerate(zip(kinds, values, pairs))
-            if (p in open_pairs if kind == _KIND_KV else (kind != _KIND_CITATION and v in open_values))
-        ]
+        value_rows, kv_rows = facts.grounding_rows()
+        found: list[int] = []
+        if len(value_rows):
+            queries = t.fp_value[value_rows]
+            found += value_rows[absent_from_all(queries, [x.sorted_values() for x in texts])].tolist()
+        if len(kv_rows):
+            queries = t.fp_fact[kv_rows]
+            found += kv_rows[absent_from_all(queries, [x.sorted_pairs() for x in texts])].tolist()
+        if not found:
+            return ()
+        missing = sorted(found)
+        kinds = dict(zip(missing, t.kind[missing].tolist()))
         # an identifier may restate a key a config sets ("max_retries" for "max_retries: 5")
         keyish = [r for r in missing if kinds[r] == _KIND_IDENTIFIER]
         if keyish:
-            known_keys: frozenset[tuple[int, int]] = frozenset().union(*(x.keys() for x in texts))
-            restated = set()
-            for r in keyish:
-                fp = fingerprint_key(Kind.KV, t.value_bytes(r))
-                if (int(fp[0]), int(fp[1])) in known_keys:
-                    restated.add(r)
+            key_sets = [x.keys() for x in texts]
+            fps = fingerprint_kv_keys([t.value_bytes(r) for r in keyish]).tolist()
+            restated = {r for r, fp in zip(keyish, fps) if any(tuple(fp) in keys for keys in key_sets)}
             missing = [r for r in missing if r not in restated]
         haystack: bytes | None = None
         out: list[int] = []

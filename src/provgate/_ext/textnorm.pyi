@@ -1,0 +1,10 @@
+"""Native whitespace-normalised text equality; the specification is ``provgate._textnorm_py``."""
+
+import numpy as np
+import numpy.typing as npt
+
+IMPLEMENTATION: str
+
+def same_after_normalisation(
+    a: list[str] | tuple[str, ...], b: list[str] | tuple[str, ...]
+) -> npt.NDArray[np.bool_]: ...

@@ -1,0 +1,9 @@
+"""Import switch for whitespace-normalised text equality; see ``provgate._textnorm_py`` for the spec."""
+
+from provgate._switch import load
+
+_impl, IMPLEMENTATION = load("textnorm", "_textnorm_py")
+
+same_after_normalisation = _impl.same_after_normalisation
+
+__all__ = ["IMPLEMENTATION", "same_after_normalisation"]
