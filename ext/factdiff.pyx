@@ -625,6 +625,15 @@ def apply_delta(values, counts, removed, removed_counts, added, added_counts):
     return out_v, _shrunk(out_c, m)
 
 
+cdef inline bint _is_fingerprint_array(object fp):
+    """The cheap yes of check_fingerprints (which is called for its message when this says no)."""
+    if type(fp) is not np.ndarray:
+        return False
+    cdef cnp.ndarray a = <cnp.ndarray>fp
+    return (a.ndim == 2 and a.shape[1] == 2 and cnp.PyArray_TYPE(a) == cnp.NPY_UINT64
+            and cnp.PyArray_ISNOTSWAPPED(a) and cnp.PyArray_IS_C_CONTIGUOUS(a))
+
+
 cdef inline bint contains_row(const fp_word_t* fp, offset_t n, fp_word_t h, fp_word_t l) noexcept nogil:
     """Binary search for (h, l) in ``n`` rows sorted by (hi, lo)."""
     cdef offset_t lo = 0, hi = n, mid
@@ -650,13 +659,17 @@ def absent_from_all(queries, sets):
     cdef size_t* p_ptrs = <size_t*>cnp.PyArray_DATA(ptrs)
     cdef offset_t* p_lens = index_ptr(lens)
     cdef cnp.ndarray arr
+    cdef bint ok
     for s in range(k):
-        name = f"sets[{s}]"
-        check_fingerprints(owners[s], name)
+        if not _is_fingerprint_array(owners[s]):
+            check_fingerprints(owners[s], f"sets[{s}]")  # raises, naming what is wrong
         arr = owners[s]
-        _raise_if_unsorted(arr, name)
         p_ptrs[s] = <size_t>cnp.PyArray_DATA(arr)
         p_lens[s] = arr.shape[0]
+        with nogil:
+            ok = is_sorted(<const fp_word_t*>p_ptrs[s], p_lens[s])
+        if not ok:
+            raise _unsorted_error(arr, f"sets[{s}]")
     cdef offset_t n = queries.shape[0], i
     cdef cnp.ndarray out = np.empty(n, dtype=np.bool_)
     cdef unsigned char* p_out = <unsigned char*>cnp.PyArray_DATA(out)

@@ -22,12 +22,17 @@ from _types cimport byte_t, offset_t
 from provgate._matching_py import END as _END
 from provgate._matching_py import FIRST as _FIRST
 from provgate._matching_py import LAST as _LAST
-from provgate._matching_py import JOINERS, START as _START, WORD_BYTES, too_many_matches
+from provgate._matching_py import JOINERS, START as _START, WORD_BYTES, check_byte_strings, too_many_matches
 from provgate.errors import InvalidContentError
 
 cdef extern from "Python.h":
     object PyUnicode_New(Py_ssize_t size, Py_UCS4 maxchar)
     void* PyUnicode_DATA(object o)
+    char* PyBytes_AS_STRING(object o)
+    Py_ssize_t PyBytes_GET_SIZE(object o)
+
+cdef extern from "string.h" nogil:
+    void* memmem(const void* haystack, size_t haystacklen, const void* needle, size_t needlelen)
 
 cnp.import_array()
 
@@ -201,3 +206,66 @@ def collect(automaton, const byte_t[::1] data, const int64_t[::1] pattern_bytes,
         free(buf.start)
         free(buf.end)
         free(buf.pattern)
+
+
+cdef inline bint starts_ok(const byte_t* d, offset_t s) noexcept nogil:
+    if s == 0:
+        return True
+    if BYTE_CLASS[d[s - 1]] & WORD:
+        return False
+    return not ((BYTE_CLASS[d[s - 1]] & JOINER) and s >= 2 and (BYTE_CLASS[d[s - 2]] & WORD))
+
+
+cdef inline bint ends_ok(const byte_t* d, offset_t n, offset_t e) noexcept nogil:
+    if e == n:
+        return True
+    if BYTE_CLASS[d[e]] & WORD:
+        return False
+    return not ((BYTE_CLASS[d[e]] & JOINER) and e + 1 < n and (BYTE_CLASS[d[e + 1]] & WORD))
+
+
+cdef bint occurs(const byte_t* h, offset_t hn, const byte_t* nd, offset_t nn) noexcept nogil:
+    if nn == 0 or nn > hn:
+        return False
+    cdef bint own_left = not (BYTE_CLASS[nd[0]] & WORD)
+    cdef bint own_right = not (BYTE_CLASS[nd[nn - 1]] & WORD)
+    cdef offset_t s = 0
+    cdef const byte_t* hit
+    while s + nn <= hn:
+        hit = <const byte_t*>memmem(h + s, <size_t>(hn - s), nd, <size_t>nn)
+        if hit == NULL:
+            return False
+        s = hit - h
+        if (own_left or starts_ok(h, s)) and (own_right or ends_ok(h, hn, s + nn)):
+            return True
+        s += 1
+    return False
+
+
+def occurs_at_boundaries(needles, haystacks):
+    check_byte_strings(needles, "needles")
+    check_byte_strings(haystacks, "haystacks")
+    # tuples keep every bytes object alive while the loop reads them without the GIL
+    cdef tuple keep_n = tuple(needles), keep_h = tuple(haystacks)
+    cdef Py_ssize_t n = len(keep_n), k = len(keep_h), i, j
+    cdef cnp.ndarray out = np.zeros(n, dtype=np.bool_)
+    if n == 0 or k == 0:
+        return out
+    cdef cnp.ndarray ptrs = np.empty(n + k, dtype=np.uintp)
+    cdef cnp.ndarray lens = np.empty(n + k, dtype=np.int64)
+    cdef size_t* p = <size_t*>cnp.PyArray_DATA(ptrs)
+    cdef offset_t* ln = <offset_t*>cnp.PyArray_DATA(lens)
+    for i in range(n):
+        p[i] = <size_t>PyBytes_AS_STRING(keep_n[i])
+        ln[i] = PyBytes_GET_SIZE(keep_n[i])
+    for j in range(k):
+        p[n + j] = <size_t>PyBytes_AS_STRING(keep_h[j])
+        ln[n + j] = PyBytes_GET_SIZE(keep_h[j])
+    cdef unsigned char* o = <unsigned char*>cnp.PyArray_DATA(out)
+    with nogil:
+        for i in range(n):
+            for j in range(k):
+                if occurs(<const byte_t*>p[n + j], ln[n + j], <const byte_t*>p[i], ln[i]):
+                    o[i] = 1
+                    break
+    return out

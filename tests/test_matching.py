@@ -374,3 +374,77 @@ def test_switch_loaded_the_native_build():
         return
     assert _matching.IMPLEMENTATION == "native"
     assert _matching.collect is _load("native").collect
+
+
+# ---- occurs_at_boundaries: literal search of a block's unmatched facts in its sources --------
+
+OCCURS_CASES = [
+    # (needle, haystacks, occurs)
+    (b"3", [b"retries=3\n"], True),
+    (b"3", [b"retries=30\n"], False),            # inside a longer number
+    (b"3", [b"v3 x"], False),                    # inside a word
+    (b"3", [b"v3 x", b"a 3"], True),             # the second source has it
+    (b"3", [b"1.3"], False),                     # a joiner after a word byte continues the token
+    (b"3", [b"3.x"], False),
+    (b"3", [b"3. x"], True),                     # a joiner before a non-word byte ends it
+    (b"3", [b"x :3"], True),
+    (b"3", [b"33 3"], True),                     # the second occurrence counts
+    (b'"retries=3"', [b'set"retries=3"now'], True),  # non-word edges bring their own boundary
+    (b"=3", [b"retries=3"], True),
+    (b"=3", [b"retries=30"], False),             # ... on that side only
+    (b"", [b"anything"], False),                 # an empty needle occurs nowhere
+    (b"abc", [], False),
+    (b"abc", [b"ab", b"c"], False),              # no occurrence straddles two sources
+    (b"ab\n", [b"ab", b"\n"], False),
+    ("é".encode(), ["caf\u00e9".encode()], False),  # a byte >= 0x80 is a word byte
+    ("é".encode(), ["(é)".encode()], True),
+    (b"x\x00y", [b"a x\x00y b"], True),           # NUL is an ordinary byte
+    (b"long" * 100, [b"long" * 100], True),
+    (b"long" * 100, [b"long" * 99], False),      # needle longer than the haystack
+]
+
+
+@pytest.mark.parametrize("needle, haystacks, occurs", OCCURS_CASES)
+def test_occurs_at_boundaries_cases(impl, needle, haystacks, occurs):
+    out = impl.occurs_at_boundaries([needle], haystacks)
+    assert out.dtype == np.bool_ and out.shape == (1,)
+    assert bool(out[0]) is occurs
+
+
+def test_occurs_at_boundaries_batch_and_empty(impl):
+    assert impl.occurs_at_boundaries([], [b"x"]).tolist() == []
+    assert impl.occurs_at_boundaries((b"a", b"b", b"c"), (b"a b", b"xc")).tolist() == [True, True, False]
+
+
+@pytest.mark.parametrize("needles, haystacks, message", [
+    (b"x", [b"x"], "needles must be a list or tuple of bytes, not bytes"),
+    ([b"x"], "x", "haystacks must be a list or tuple of bytes, not str"),
+    ([b"x", "y"], [b"x"], r"needles\[1\] must be bytes, not str"),
+    ([b"x"], [b"x", bytearray(b"y")], r"haystacks\[1\] must be bytes, not bytearray"),
+    ([b"x"], [memoryview(b"x")], r"haystacks\[0\] must be bytes, not memoryview"),
+])
+def test_occurs_at_boundaries_refuses_wrong_types(impl, needles, haystacks, message):
+    with pytest.raises(TypeError, match=message):
+        impl.occurs_at_boundaries(needles, haystacks)
+
+
+_OCCURS_BYTES = st.sampled_from([b"a", b"3", b"_", b".", b"-", b" ", b"\n", b"=", b'"', "é".encode(), b"\x00"])
+_OCCURS_TEXT = st.lists(_OCCURS_BYTES, max_size=30).map(b"".join)
+
+
+@settings(max_examples=2000, deadline=None)
+@given(needles=st.lists(st.lists(_OCCURS_BYTES, max_size=4).map(b"".join), max_size=6),
+       haystacks=st.lists(_OCCURS_TEXT, max_size=4))
+def test_occurs_at_boundaries_every_implementation_equals_the_reference(needles, haystacks):
+    expected = _load("reference").occurs_at_boundaries(needles, haystacks).tolist()
+    # the spec restated from the matcher's own boundary rule
+    ref = _load("reference")
+    for n, hit in zip(needles, expected):
+        assert hit == any(
+            n and h[s:s + len(n)] == n
+            and (n[0] not in ref.WORD_BYTES or ref.start_ok(h, s))
+            and (n[-1] not in ref.WORD_BYTES or ref.end_ok(h, s + len(n)))
+            for h in haystacks for s in range(len(h))
+        )
+    for which in IMPLEMENTATIONS:
+        assert _load(which).occurs_at_boundaries(needles, haystacks).tolist() == expected

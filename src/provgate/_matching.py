@@ -5,5 +5,6 @@ from provgate._switch import load
 _impl, IMPLEMENTATION = load("matching", "_matching_py")
 
 collect = _impl.collect
+occurs_at_boundaries = _impl.occurs_at_boundaries
 
-__all__ = ["IMPLEMENTATION", "collect"]
+__all__ = ["IMPLEMENTATION", "collect", "occurs_at_boundaries"]

@@ -53,6 +53,19 @@ so each byte is one character and offsets are recovered by counting the non-mark
 byte sets only drop markers that no pattern could use (inside runs of spaces, before closing
 punctuation, …), which keeps the haystack short.
 
+Literal occurrence (``occurs_at_boundaries``)
+---------------------------------------------
+``occurs_at_boundaries(needles, haystacks)`` answers, for each needle, whether it occurs in at
+least one of the haystacks at token boundaries, with one relaxation: a needle that starts (or
+ends) with a byte that is not a word byte brings its own boundary on that side (a quoted
+``"retries=3"`` may follow a word directly). So occurrence ``[s, e)`` counts iff
+``(start_ok(s) or needle[0] not a word byte) and (end_ok(e) or needle[-1] not a word byte)``,
+evaluated in the haystack it was found in; each haystack is searched on its own, so no
+occurrence straddles two of them. An empty needle occurs nowhere. ``needles`` and
+``haystacks`` are lists or tuples of ``bytes`` (``TypeError`` naming the item otherwise). The
+gate grounds the facts of a changed block that no source asserts as a fact this way: one call
+per block, its sources as the haystacks. Returns a bool array, one entry per needle.
+
 The native ``provgate._ext.matching.collect`` builds the marked text in C and consumes the
 automaton's iterator at C level; it returns identical arrays and raises the same errors.
 """
@@ -183,3 +196,31 @@ def collect(
 
 def _arrays(*columns: list[int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return tuple(np.array(c, dtype=np.int64) for c in columns)  # type: ignore[return-value]
+
+
+def check_byte_strings(items: Any, name: str) -> None:
+    if not isinstance(items, (list, tuple)):
+        raise TypeError(f"{name} must be a list or tuple of bytes, not {type(items).__name__}")
+    for i, item in enumerate(items):
+        if type(item) is not bytes:
+            raise TypeError(f"{name}[{i}] must be bytes, not {type(item).__name__}")
+
+
+def occurs_at_boundaries(needles: Any, haystacks: Any) -> np.ndarray:
+    """For each needle: does it occur in some haystack at token boundaries? (module docstring)"""
+    check_byte_strings(needles, "needles")
+    check_byte_strings(haystacks, "haystacks")
+    return np.array([any(_occurs(h, n) for h in haystacks) for n in needles], dtype=np.bool_)
+
+
+def _occurs(haystack: bytes, needle: bytes) -> bool:
+    if not needle:
+        return False
+    own_left = needle[0] not in WORD_BYTES
+    own_right = needle[-1] not in WORD_BYTES
+    start = haystack.find(needle)
+    while start >= 0:
+        if (own_left or start_ok(haystack, start)) and (own_right or end_ok(haystack, start + len(needle))):
+            return True
+        start = haystack.find(needle, start + 1)
+    return False

@@ -50,6 +50,7 @@ from provgate.errors import (
 )
 from provgate.facts import EXTRACTOR_VERSION, FactTable, Kind, extract, fingerprint_kv_keys
 from provgate._factdiff import absent_from_all, apply_delta, unique_counts
+from provgate._matching import occurs_at_boundaries
 from provgate._textnorm import same_after_normalisation
 from provgate.fingerprints import EMPTY, FingerprintSet
 from provgate.verdict import Verdict, Violation
@@ -1019,23 +1020,16 @@ class _Check:
             fps = fingerprint_kv_keys([t.value_bytes(r) for r in keyish]).tolist()
             restated = {r for r, fp in zip(keyish, fps) if any(tuple(fp) in keys for keys in key_sets)}
             missing = [r for r in missing if r not in restated]
-        haystack: bytes | None = None
-        out: list[int] = []
+        if not missing:
+            return ()
         data = t.data
-        for r in missing:
-            if haystack is None:
-                # one search over all sources: 0xFF never occurs in UTF-8, so no match spans two
-                # sources, and the newlines around it keep token boundaries at their edges
-                haystack = _SOURCE_SEPARATOR.join(self.gate.source_bytes(h) for h in handles)
-            # a quote is searched for by what it quotes (its value, verbatim), anything else by
-            # its literal text
-            if kinds[r] == _KIND_QUOTE:
-                needle = data[int(t.value_start[r]) : int(t.value_end[r])]
-            else:
-                needle = data[int(t.start[r]) : int(t.end[r])]
-            if not _occurs_at_boundary(haystack, needle):
-                out.append(r)
-        return tuple(out)
+        # a quote is searched for by what it quotes (its value, verbatim), anything else by its
+        # literal text; all of them in one native pass over the sources
+        starts = np.where(t.kind[missing] == _KIND_QUOTE, t.value_start[missing], t.start[missing]).tolist()
+        ends = np.where(t.kind[missing] == _KIND_QUOTE, t.value_end[missing], t.end[missing]).tolist()
+        needles = [data[a:b] for a, b in zip(starts, ends)]
+        found_literally = occurs_at_boundaries(needles, [self.gate.source_bytes(h) for h in handles])
+        return tuple(r for r, hit in zip(missing, found_literally.tolist()) if not hit)
 
     # I2 --------------------------------------------------------------------------------------
 
@@ -1492,35 +1486,7 @@ class _Check:
         return window
 
 
-def _is_word_byte(c: int) -> bool:
-    return c >= 0x80 or c == 0x5F or 0x30 <= c <= 0x39 or 0x41 <= c <= 0x5A or 0x61 <= c <= 0x7A
-
-
-_JOINERS = frozenset(b".,-:/@")
-_SOURCE_SEPARATOR = b"\n\xff\n"
 _MARKER_OPENER = "[src:"  # every citation marker starts so (docs/grammar.md)
-
-
-def _occurs_at_boundary(haystack: bytes, needle: bytes) -> bool:
-    """Does ``needle`` occur in ``haystack`` at token boundaries (the matcher's rule)?"""
-    if not needle:
-        return False
-    n = len(haystack)
-    start = haystack.find(needle)
-    while start >= 0:
-        end = start + len(needle)
-        left_ok = start == 0 or not (
-            _is_word_byte(haystack[start - 1])
-            or (haystack[start - 1] in _JOINERS and start >= 2 and _is_word_byte(haystack[start - 2]))
-        )
-        right_ok = end == n or not (
-            _is_word_byte(haystack[end]) or (haystack[end] in _JOINERS and end + 1 < n and _is_word_byte(haystack[end + 1]))
-        )
-        # a needle that itself starts or ends with a non-word byte brings its own boundary
-        if (left_ok or not _is_word_byte(needle[0])) and (right_ok or not _is_word_byte(needle[-1])):
-            return True
-        start = haystack.find(needle, start + 1)
-    return False
 
 
 # -- module-level conveniences ----------------------------------------------------------------

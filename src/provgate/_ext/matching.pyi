@@ -10,3 +10,6 @@ IMPLEMENTATION: str
 def collect(
     automaton: Any, data: bytes, pattern_bytes: npt.NDArray[np.int64], edges: bytes, max_matches: int
 ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int64]]: ...
+def occurs_at_boundaries(
+    needles: list[bytes] | tuple[bytes, ...], haystacks: list[bytes] | tuple[bytes, ...]
+) -> npt.NDArray[np.bool_]: ...
