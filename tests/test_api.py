@@ -20,6 +20,7 @@ HOT_PATHS = [
     ("provgate._matching", "provgate._ext.matching"),
     ("provgate._search", "provgate._ext.search"),
     ("provgate._textsize", "provgate._ext.textsize"),
+    ("provgate._textnorm", "provgate._ext.textnorm"),
     ("provgate._citations", "provgate._ext.citations"),
 ]
 
