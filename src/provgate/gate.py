@@ -107,8 +107,8 @@ def normalize_whitespace(text: str) -> str:
 class _Facts:
     """A fact table plus what the gate asks of it again and again."""
 
-    __slots__ = ("table", "n_markers", "n_facts", "_markers", "_vocab", "_pairs", "_keys", "_ground_rows",
-                 "_fact_fps", "_kv", "_sorted_values", "_sorted_pairs", "_grounding_rows")
+    __slots__ = ("table", "n_markers", "n_facts", "_markers", "_vocab", "_ground_rows",
+                 "_fact_fps", "_kv", "_grounding_set", "_grounding_queries")
 
     def __init__(self, table: FactTable) -> None:
         self.table = table
@@ -118,46 +118,40 @@ class _Facts:
         self.n_facts = len(table) - self.n_markers
         self._markers: tuple[str, ...] | None = None
         self._vocab: frozenset[tuple[int, int]] | None = None
-        self._pairs: frozenset[tuple[int, int]] | None = None
-        self._keys: frozenset[tuple[int, int]] | None = None
         self._ground_rows: np.ndarray | None = None
         self._fact_fps: np.ndarray | None = None
         self._kv: dict[tuple[int, int], dict[tuple[int, int], int]] | None = None
-        self._sorted_values: np.ndarray | None = None
-        self._sorted_pairs: np.ndarray | None = None
-        self._grounding_rows: tuple[np.ndarray, np.ndarray] | None = None
+        self._grounding_set: np.ndarray | None = None
+        self._grounding_queries: tuple[np.ndarray, np.ndarray] | None = None
 
     def indexed(self) -> _Facts:
-        """Build the grounding indexes now. A source's fact table is computed once and kept
-        (DESIGN: data flow, step 1); its indexes are part of it, paid when the gate first meets
+        """Build the grounding index now. A source's fact table is computed once and kept
+        (DESIGN: data flow, step 1); its index is part of it, paid when the gate first meets
         the source rather than by the first summary that cites it."""
-        self.sorted_values()
-        self.sorted_pairs()
+        self.grounding_set()
         return self
 
     # Grounding asks "does this fact occur in any of these sources?" for every fact of a
-    # changed block: one native call per block over the sources' sorted distinct fingerprints
-    # (absent_from_all), with no Python object per fact.
-    def sorted_values(self) -> np.ndarray:
-        """Every distinct value fingerprint of this text, sorted: what it can ground."""
-        if self._sorted_values is None:
-            self._sorted_values = unique_counts(self.table.fp_value)[0]
-        return self._sorted_values
+    # changed block: one native call per block (absent_from_all) over each source's sorted
+    # distinct fingerprints, with no Python object per fact. Values, (key, value) facts and
+    # kv keys are hashed in separate frames (V, F, K: facts.py), so one set can hold all three
+    # without a value ever standing in for a fact or a key.
+    def grounding_set(self) -> np.ndarray:
+        """Every distinct value, (key, value) fact and kv key this text asserts, sorted."""
+        if self._grounding_set is None:
+            t = self.table
+            self._grounding_set = unique_counts(np.concatenate([t.fp_value, t.fp_fact, t.fp_key[t.kind == _KIND_KV]]))[0]
+        return self._grounding_set
 
-    def sorted_pairs(self) -> np.ndarray:
-        """Every distinct (key, value) fingerprint of this text, sorted."""
-        if self._sorted_pairs is None:
-            self._sorted_pairs = unique_counts(self.table.fp_fact)[0]
-        return self._sorted_pairs
-
-    def grounding_rows(self) -> tuple[np.ndarray, np.ndarray]:
-        """The rows grounded by their value (every fact but kv facts and citation markers) and
-        the kv rows, grounded by their (key, value) pair."""
-        if self._grounding_rows is None:
-            kinds = self.table.kind
-            is_kv = kinds == _KIND_KV
-            self._grounding_rows = (np.flatnonzero(~is_kv & (kinds != _KIND_CITATION)), np.flatnonzero(is_kv))
-        return self._grounding_rows
+    def grounding_queries(self) -> tuple[np.ndarray, np.ndarray]:
+        """The rows to ground (every fact but citation markers) and what each must match: a kv
+        fact its (key, value) fingerprint, any other fact its value fingerprint."""
+        if self._grounding_queries is None:
+            t = self.table
+            rows = self.groundable_rows()
+            is_kv = (t.kind[rows] == _KIND_KV)[:, None]
+            self._grounding_queries = (rows, np.ascontiguousarray(np.where(is_kv, t.fp_fact[rows], t.fp_value[rows])))
+        return self._grounding_queries
 
     def markers(self) -> tuple[str, ...]:
         """The handle names cited by ``[src:…]`` markers, in order of first appearance."""
@@ -173,30 +167,13 @@ class _Facts:
                 self._markers = tuple(dict.fromkeys(names))
         return self._markers
 
-    # Grounding asks "is this value in that source?" for a few dozen facts against a few
-    # sources; Python sets of exact (hi, lo) pairs answer that faster than sorted arrays, whose
-    # per-call overhead dominates at this size.
     def vocabulary(self) -> frozenset[tuple[int, int]]:
-        """Every value this text asserts: what it can ground."""
+        """Every value this text asserts, as Python objects: I4 intersects it with the few
+        values of one key, where a set beats a native call."""
         if self._vocab is None:
             fp = self.table.fp_value
             self._vocab = frozenset(zip(fp[:, 0].tolist(), fp[:, 1].tolist()))
         return self._vocab
-
-    def pairs(self) -> frozenset[tuple[int, int]]:
-        """Every (key, value) fact of this text."""
-        if self._pairs is None:
-            fp = self.table.fp_fact
-            self._pairs = frozenset(zip(fp[:, 0].tolist(), fp[:, 1].tolist()))
-        return self._pairs
-
-    def keys(self) -> frozenset[tuple[int, int]]:
-        """The keys this text's kv facts set (key fingerprints)."""
-        if self._keys is None:
-            t = self.table
-            fp = t.fp_key[t.kind == _KIND_KV]
-            self._keys = frozenset(zip(fp[:, 0].tolist(), fp[:, 1].tolist()))
-        return self._keys
 
     def groundable_rows(self) -> np.ndarray:
         """Rows that must be grounded in a source: every fact but citation markers."""
@@ -1001,24 +978,18 @@ class _Check:
         if facts.n_facts == 0:
             return ()
         t = facts.table
-        value_rows, kv_rows = facts.grounding_rows()
-        found: list[int] = []
-        if len(value_rows):
-            queries = t.fp_value[value_rows]
-            found += value_rows[absent_from_all(queries, [x.sorted_values() for x in texts])].tolist()
-        if len(kv_rows):
-            queries = t.fp_fact[kv_rows]
-            found += kv_rows[absent_from_all(queries, [x.sorted_pairs() for x in texts])].tolist()
-        if not found:
+        rows, queries = facts.grounding_queries()
+        sets = [x.grounding_set() for x in texts]
+        missing = rows[absent_from_all(queries, sets)].tolist()
+        if not missing:
             return ()
-        missing = sorted(found)
         kinds = dict(zip(missing, t.kind[missing].tolist()))
         # an identifier may restate a key a config sets ("max_retries" for "max_retries: 5")
         keyish = [r for r in missing if kinds[r] == _KIND_IDENTIFIER]
         if keyish:
-            key_sets = [x.keys() for x in texts]
-            fps = fingerprint_kv_keys([t.value_bytes(r) for r in keyish]).tolist()
-            restated = {r for r, fp in zip(keyish, fps) if any(tuple(fp) in keys for keys in key_sets)}
+            key_fps = fingerprint_kv_keys([t.value_bytes(r) for r in keyish])
+            not_a_key = absent_from_all(key_fps, sets).tolist()
+            restated = {r for r, absent in zip(keyish, not_a_key) if not absent}
             missing = [r for r in missing if r not in restated]
         if not missing:
             return ()
