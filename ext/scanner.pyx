@@ -202,7 +202,7 @@ cdef enum:
 
 cdef uint64_t NW_LO[NW_SLOTS]
 cdef uint64_t NW_HI[NW_SLOTS]   # the 9th byte and the length; 0 marks an empty slot
-cdef uint16_t NW_PREFIX[26 * 26]  # by first two letters: bit k set if a number word has k bytes
+cdef uint16_t NW_PAIR[26 * 32]  # by first two letters: bit k set if a number word has k bytes
 
 
 cdef inline void pack_word(const byte_t* w, Py_ssize_t n, uint64_t* lo, uint64_t* hi) noexcept nogil:
@@ -227,10 +227,10 @@ cdef void _init_number_words() except *:
     for slot in range(NW_SLOTS):
         NW_LO[slot] = 0
         NW_HI[slot] = 0
-    for slot in range(26 * 26):
-        NW_PREFIX[slot] = 0
+    for slot in range(26 * 32):
+        NW_PAIR[slot] = 0
     for word in sorted(NUMBER_WORDS):
-        NW_PREFIX[(word[0] - 0x61) * 26 + word[1] - 0x61] |= 1 << len(word)
+        NW_PAIR[(word[0] - 0x61) * 32 + word[1] - 0x61] |= 1 << len(word)
         if not 3 <= len(word) <= 9:
             raise AssertionError("number words must have 3 to 9 bytes")
         pack_word(word, len(word), &lo, &hi)
@@ -256,14 +256,13 @@ cdef inline bint has(byte_t c, uint32_t flag) noexcept nogil:
 
 
 cdef inline bint is_number_word(const byte_t* d, Py_ssize_t p, Py_ssize_t e) noexcept nogil:
-    # most words are ruled out by their first two letters and length alone, without a lookup
+    """d[p:e], a word starting with a lower-case letter, is a number word. Most words are
+    ruled out by their first two letters and length alone, in one table look-up without a
+    branch (a second byte that is no letter may alias a letter's entry: the lookup decides)."""
     cdef Py_ssize_t n = e - p
-    cdef unsigned int c0, c1
-    if n < 3 or n > 9:
-        return False
-    c0 = <unsigned int>d[p] - 0x61
-    c1 = <unsigned int>d[p + 1] - 0x61
-    if c0 >= 26 or c1 >= 26 or not ((NW_PREFIX[c0 * 26 + c1] >> n) & 1):
+    cdef unsigned int c0 = <unsigned int>d[p] - 0x61
+    cdef unsigned int c1 = (<unsigned int>d[p + (n > 1)] - 0x61) & 31
+    if not ((NW_PAIR[c0 * 32 + c1] >> (n & 15)) & (n < 16)):
         return False
     return in_number_words(d + p, n)
 
@@ -297,6 +296,7 @@ cdef struct Rows:
     Py_ssize_t n
     Py_ssize_t cap
     Py_ssize_t limit      # more rows than this is an error (max_spans)
+    Py_ssize_t room       # min(cap, limit): below it a row is added without further checks
     bint over_limit
     bint no_memory
 
@@ -306,17 +306,19 @@ cdef inline int rows_push(Rows* v, uint8_t kind, offset_t s, offset_t e, offset_
     """Append a row; returns -1 (and sets a flag) when over the limit or out of memory."""
     cdef Py_ssize_t cap
     cdef Row* grown
-    if v.n >= v.limit:
-        v.over_limit = True
-        return -1
-    if v.n == v.cap:
-        cap = v.cap * 2 if v.cap else 256
-        grown = <Row*>realloc(v.rows, cap * sizeof(Row))
-        if grown == NULL:
-            v.no_memory = True
+    if v.n >= v.room:
+        if v.n >= v.limit:
+            v.over_limit = True
             return -1
-        v.rows = grown
-        v.cap = cap
+        if v.n >= v.cap:
+            cap = v.cap * 2 if v.cap else 256
+            grown = <Row*>realloc(v.rows, cap * sizeof(Row))
+            if grown == NULL:
+                v.no_memory = True
+                return -1
+            v.rows = grown
+            v.cap = cap
+        v.room = v.cap if v.cap < v.limit else v.limit
     v.rows[v.n].kind = kind
     v.rows[v.n].start = s
     v.rows[v.n].end = e
@@ -744,12 +746,12 @@ cdef inline void kv_finish(KeyValue* kv, Py_ssize_t ks, Py_ssize_t ke) noexcept 
     kv.resume = kv.value.start if kv.value.quoted else kv.value.end
 
 
-cdef bint m_key_value(const byte_t* d, Py_ssize_t n, Py_ssize_t p, KeyValue* kv) noexcept nogil:
-    """key=value anywhere; key: value as a whole YAML line."""
-    cdef Py_ssize_t q = p + 1, ke, s, v, t
+cdef bint m_key_value(const byte_t* d, Py_ssize_t n, Py_ssize_t p, Py_ssize_t first_end,
+                      KeyValue* kv) noexcept nogil:
+    """key=value anywhere; key: value as a whole YAML line. d[p:first_end] is the key's first
+    part: an ASCII word (its bytes are key bytes, and the byte at first_end is not)."""
+    cdef Py_ssize_t q = first_end, ke, s, v, t
     cdef bint yaml = False
-    while q < n and has(d[q], F_KEY):
-        q += 1
     while q + 1 < n and (d[q] == b'.' or d[q] == b'-') and has(d[q + 1], F_KEY):
         q += 2
         while q < n and has(d[q], F_KEY):
@@ -1067,7 +1069,7 @@ cdef inline bint shape_in_block(Cursor* cur, Py_ssize_t p, Shape* w) noexcept no
     return True
 
 
-cdef int classify_shape(const byte_t* d, Py_ssize_t p, Shape* w) noexcept nogil:
+cdef inline int classify_shape(const byte_t* d, Py_ssize_t p, Shape* w) noexcept nogil:
     """Kind of the plain word d[p:w.end] (the reference's _classify_word), from its shape."""
     cdef byte_t c = d[p]
     if w.all_digit:
@@ -1154,7 +1156,7 @@ cdef int word_token(const byte_t* d, Py_ssize_t n, Py_ssize_t p, byte_t prev, Sh
         if (letter or c == b'_') and prev != b'-' and ascii_word:
             t = skip_blanks(d, n, we) if has(b, F_BLANK) else we
             if ((((b == b'.' or b == b'-') and has(b1, F_KEY)) or (b == b':' and has(b1, F_BLANK))
-                    or (t < n and d[t] == b'=')) and m_key_value(d, n, p, &kv)):
+                    or (t < n and d[t] == b'=')) and m_key_value(d, n, p, we, &kv)):
                 next_p[0] = kv.resume
                 return emit_kv(out, p, &kv)
         # a path continues past the word through path punctuation (or is a drive "C:\\")
@@ -1904,6 +1906,7 @@ _scratch_pool = []
 cdef inline void reset_rows(Rows* rows, Py_ssize_t limit) noexcept:
     rows.n = 0
     rows.limit = limit
+    rows.room = 0  # the first row sets it
     rows.over_limit = False
     rows.no_memory = False
 
