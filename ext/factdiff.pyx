@@ -18,6 +18,7 @@ from libc.string cimport memcpy
 
 from _types cimport fp_word_t, offset_t
 
+from provgate._grouping import check_grouping
 from provgate.errors import InvalidArgumentError
 
 cnp.import_array()
@@ -646,9 +647,10 @@ cdef inline bint contains_row(const fp_word_t* fp, offset_t n, fp_word_t h, fp_w
     return lo < n and fp[2 * lo] == h and fp[2 * lo + 1] == l
 
 
-def absent_from_all(queries, sets):
-    """For each row of ``queries``: does it occur in none of the sorted arrays ``sets``? One
-    binary search per query per set, without the GIL; the sets' order is vetted first."""
+def absent_from_all(queries, sets, *, groups=None, query_group=None):
+    """For each row of ``queries``: does it occur in none of the sorted arrays ``sets`` (of its
+    group)? One binary search per query per set, without the GIL; the sets' order is vetted
+    first."""
     check_fingerprints(queries, "queries")
     if not isinstance(sets, (list, tuple)):
         raise TypeError(f"sets must be a list or tuple of fingerprint arrays, not {type(sets).__name__}")
@@ -670,7 +672,12 @@ def absent_from_all(queries, sets):
             ok = is_sorted(<const fp_word_t*>p_ptrs[s], p_lens[s])
         if not ok:
             raise _unsorted_error(arr, f"sets[{s}]")
-    cdef offset_t n = queries.shape[0], i
+    cdef offset_t n = queries.shape[0], i, g, m
+    offsets_a, members_a, group_a = check_grouping(groups, query_group, n, k, items="queries", members="sets", group_name="query_group")
+    cdef cnp.ndarray offsets_arr = offsets_a, members_arr = members_a, group_arr = group_a
+    cdef const offset_t* p_offsets = index_ptr(offsets_arr)
+    cdef const offset_t* p_members = index_ptr(members_arr)
+    cdef const offset_t* p_group = index_ptr(group_arr)
     cdef cnp.ndarray out = np.empty(n, dtype=np.bool_)
     cdef unsigned char* p_out = <unsigned char*>cnp.PyArray_DATA(out)
     cdef const fp_word_t* q = rows_ptr(queries)
@@ -678,7 +685,9 @@ def absent_from_all(queries, sets):
     with nogil:
         for i in range(n):
             absent = True
-            for s in range(k):
+            g = p_group[i]
+            for m in range(p_offsets[g], p_offsets[g + 1]):
+                s = p_members[m]
                 if contains_row(<const fp_word_t*>p_ptrs[s], p_lens[s], q[2 * i], q[2 * i + 1]):
                     absent = False
                     break

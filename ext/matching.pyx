@@ -23,6 +23,7 @@ from provgate._matching_py import END as _END
 from provgate._matching_py import FIRST as _FIRST
 from provgate._matching_py import LAST as _LAST
 from provgate._matching_py import JOINERS, START as _START, WORD_BYTES, check_byte_strings, too_many_matches
+from provgate._grouping import check_grouping
 from provgate.errors import InvalidContentError
 
 cdef extern from "Python.h":
@@ -242,12 +243,18 @@ cdef bint occurs(const byte_t* h, offset_t hn, const byte_t* nd, offset_t nn) no
     return False
 
 
-def occurs_at_boundaries(needles, haystacks):
+def occurs_at_boundaries(needles, haystacks, *, groups=None, needle_group=None):
     check_byte_strings(needles, "needles")
     check_byte_strings(haystacks, "haystacks")
     # tuples keep every bytes object alive while the loop reads them without the GIL
     cdef tuple keep_n = tuple(needles), keep_h = tuple(haystacks)
     cdef Py_ssize_t n = len(keep_n), k = len(keep_h), i, j
+    offsets_a, members_a, group_a = check_grouping(groups, needle_group, n, k, items="needles", members="haystacks",
+                                                  group_name="needle_group")
+    cdef cnp.ndarray offsets_arr = offsets_a, members_arr = members_a, group_arr = group_a
+    cdef const offset_t* p_offsets = <const offset_t*>cnp.PyArray_DATA(offsets_arr)
+    cdef const offset_t* p_members = <const offset_t*>cnp.PyArray_DATA(members_arr)
+    cdef const offset_t* p_group = <const offset_t*>cnp.PyArray_DATA(group_arr)
     cdef cnp.ndarray out = np.zeros(n, dtype=np.bool_)
     if n == 0 or k == 0:
         return out
@@ -262,9 +269,12 @@ def occurs_at_boundaries(needles, haystacks):
         p[n + j] = <size_t>PyBytes_AS_STRING(keep_h[j])
         ln[n + j] = PyBytes_GET_SIZE(keep_h[j])
     cdef unsigned char* o = <unsigned char*>cnp.PyArray_DATA(out)
+    cdef offset_t g, m
     with nogil:
         for i in range(n):
-            for j in range(k):
+            g = p_group[i]
+            for m in range(p_offsets[g], p_offsets[g + 1]):
+                j = p_members[m]
                 if occurs(<const byte_t*>p[n + j], ln[n + j], <const byte_t*>p[i], ln[i]):
                     o[i] = 1
                     break

@@ -527,3 +527,54 @@ def test_absent_from_all_refuses_bad_queries(impl):
         impl.absent_from_all([[1, 2]], [])
     with pytest.raises(InvalidArgumentError, match="queries must be C-contiguous"):
         impl.absent_from_all(fp([[1, 2], [3, 4], [5, 6]])[::2], [])
+
+
+@st.composite
+def grouped_queries(draw):
+    queries, sets = draw(queries_and_sets())
+    groups = [draw(st.lists(st.integers(0, len(sets) - 1), max_size=4)) if sets else [] for _ in range(draw(st.integers(1, 4)))]
+    query_group = np.array([draw(st.integers(0, len(groups) - 1)) for _ in range(len(queries))], dtype=np.int64)
+    return queries, sets, groups, query_group
+
+
+@SETTINGS
+@given(case=grouped_queries())
+def test_absent_from_all_grouped_is_the_ungrouped_call_per_group(impl, case):
+    queries, sets, groups, query_group = case
+    out = impl.absent_from_all(queries, sets, groups=groups, query_group=query_group)
+    for i, g in enumerate(query_group.tolist()):
+        alone = impl.absent_from_all(np.ascontiguousarray(queries[i:i + 1]), [sets[m] for m in groups[g]])
+        assert bool(out[i]) == bool(alone[0])
+
+
+@_only_with_native
+@settings(max_examples=1000, deadline=None)
+@given(case=grouped_queries())
+def test_absent_from_all_grouped_native_equals_reference(case):
+    queries, sets, groups, query_group = case
+    native, reference = _load("native"), _load("reference")
+    assert np.array_equal(native.absent_from_all(queries, sets, groups=groups, query_group=query_group),
+                          reference.absent_from_all(queries, sets, groups=groups, query_group=query_group))
+
+
+@pytest.mark.parametrize("groups, query_group, exc, message", [
+    ([[0]], None, TypeError, "groups and query_group go together"),
+    (None, np.zeros(2, dtype=np.int64), TypeError, "groups and query_group go together"),
+    ((0,), np.zeros(2, dtype=np.int64), TypeError, r"groups\[0\] must be a list or tuple"),
+    ([[0, True]], np.zeros(2, dtype=np.int64), TypeError, r"groups\[0\]\[1\] must be an int, not bool"),
+    ([[0], [2]], np.zeros(2, dtype=np.int64), InvalidArgumentError, r"groups\[1\]\[0\] = 2 is not an index of sets \(there are 2\)"),
+    ([[0], [-1]], np.zeros(2, dtype=np.int64), InvalidArgumentError, r"groups\[1\]\[0\] = -1"),
+    ([[0]], [0, 0], TypeError, "query_group must be a 1-D numpy array of integers"),
+    ([[0]], np.zeros(2, dtype=np.float64), TypeError, "query_group must be a 1-D numpy array of integers"),
+    ([[0]], np.zeros(3, dtype=np.int64), InvalidArgumentError, "one entry per item of queries: 3 for 2"),
+    ([[0]], np.array([0, 1]), InvalidArgumentError, r"query_group\[1\] = 1 is not an index of groups \(there are 1\)"),
+    ([[0]], np.array([-1, 0]), InvalidArgumentError, r"query_group\[0\] = -1"),
+])
+def test_absent_from_all_refuses_bad_grouping(impl, groups, query_group, exc, message):
+    with pytest.raises(exc, match=message):
+        impl.absent_from_all(fp([[1, 2], [3, 4]]), [fp([[1, 2]]), fp([[3, 4]])], groups=groups, query_group=query_group)
+
+
+def test_absent_from_all_empty_group_makes_its_queries_absent(impl):
+    out = impl.absent_from_all(fp([[1, 2], [1, 2]]), [fp([[1, 2]])], groups=[[], [0]], query_group=np.array([0, 1]))
+    assert out.tolist() == [True, False]

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from conftest import IMPLEMENTATIONS, NO_EXTENSIONS, load_implementation
 from provgate import _matching
-from provgate.errors import InvalidContentError, InvalidHandleError, LimitExceededError
+from provgate.errors import InvalidArgumentError, InvalidContentError, InvalidHandleError, LimitExceededError
 from provgate.matching import GroundedMatches, SourceMatcher
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -448,3 +448,30 @@ def test_occurs_at_boundaries_every_implementation_equals_the_reference(needles,
         )
     for which in IMPLEMENTATIONS:
         assert _load(which).occurs_at_boundaries(needles, haystacks).tolist() == expected
+
+
+@settings(max_examples=1000, deadline=None)
+@given(needles=st.lists(st.lists(_OCCURS_BYTES, max_size=4).map(b"".join), max_size=6),
+       haystacks=st.lists(_OCCURS_TEXT, max_size=4), data=st.data())
+def test_occurs_at_boundaries_grouped_is_the_ungrouped_call_per_group(needles, haystacks, data):
+    n_groups = data.draw(st.integers(1, 3))
+    groups = [data.draw(st.lists(st.integers(0, len(haystacks) - 1), max_size=3)) if haystacks else []
+              for _ in range(n_groups)]
+    needle_group = np.array([data.draw(st.integers(0, n_groups - 1)) for _ in needles], dtype=np.int64)
+    for which in IMPLEMENTATIONS:
+        impl = _load(which)
+        out = impl.occurs_at_boundaries(needles, haystacks, groups=groups, needle_group=needle_group).tolist()
+        alone = [bool(impl.occurs_at_boundaries([n], [haystacks[m] for m in groups[g]])[0])
+                 for n, g in zip(needles, needle_group.tolist())]
+        assert out == alone
+
+
+@pytest.mark.parametrize("groups, needle_group, exc, message", [
+    ([[0]], None, TypeError, "groups and needle_group go together"),
+    ([[1]], np.zeros(1, dtype=np.int64), InvalidArgumentError, r"groups\[0\]\[0\] = 1 is not an index of haystacks \(there are 1\)"),
+    ([[0]], np.array([1]), InvalidArgumentError, r"needle_group\[0\] = 1 is not an index of groups"),
+    ([[0]], np.zeros(2, dtype=np.int64), InvalidArgumentError, "one entry per item of needles: 2 for 1"),
+])
+def test_occurs_at_boundaries_refuses_bad_grouping(impl, groups, needle_group, exc, message):
+    with pytest.raises(exc, match=message):
+        impl.occurs_at_boundaries([b"x"], [b"x"], groups=groups, needle_group=needle_group)

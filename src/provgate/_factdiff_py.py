@@ -24,12 +24,15 @@ when both words are equal; rows are ordered by ``(hi, lo)`` as unsigned integers
     So ``len(only_a) + len(common_a) == len(a)``, and the indices of ``b`` not in ``only_b``
     are exactly the rows equal to some row of ``a``.
 
-``absent_from_all(queries, sets)``
+``absent_from_all(queries, sets, *, groups=None, query_group=None)``
     A bool array, one entry per row of ``queries`` (any order, duplicates allowed): True where
     the row occurs in none of the arrays of ``sets`` (a list or tuple of arrays sorted by
-    ``(hi, lo)``, duplicates allowed). An empty ``sets`` makes every row absent. A set out of
-    order raises like ``diff_sorted`` does, naming it ``sets[i]``; the sets are checked in
-    order, each in full, before any lookup.
+    ``(hi, lo)``, duplicates allowed). With ``groups`` (a list of lists of indices into
+    ``sets``) and ``query_group`` (an integer array, the group of each query), row ``i`` is
+    looked up only in the sets of group ``query_group[i]`` (``provgate._grouping``). No sets
+    makes every row absent. A set out of order raises like ``diff_sorted`` does, naming it
+    ``sets[i]``; the sets are checked in order, each in full, before the grouping and before
+    any lookup.
 
 ``diff(a, b)``
     The same four arrays for unsorted inputs, with indices into the ORIGINAL arrays and the
@@ -52,6 +55,7 @@ from typing import Any
 
 import numpy as np
 
+from provgate._grouping import check_grouping
 from provgate.errors import InvalidArgumentError
 
 IMPLEMENTATION = "reference"
@@ -176,16 +180,22 @@ def apply_delta(values: Any, counts: Any, removed: Any, removed_counts: Any, add
             np.array([total[k] for k in keys], dtype=np.int64))
 
 
-def absent_from_all(queries: Any, sets: Any) -> np.ndarray:
-    """True for each row of ``queries`` that occurs in none of the sorted arrays ``sets``."""
+def absent_from_all(queries: Any, sets: Any, *, groups: Any = None, query_group: Any = None) -> np.ndarray:
+    """True for each row of ``queries`` that occurs in none of the sorted arrays ``sets`` (of
+    its group, when grouped)."""
     check_fingerprints(queries, "queries")
     if not isinstance(sets, (list, tuple)):
         raise TypeError(f"sets must be a list or tuple of fingerprint arrays, not {type(sets).__name__}")
-    present: set[tuple[int, int]] = set()
+    members: list[set[tuple[int, int]]] = []
     for s, arr in enumerate(sets):
         name = f"sets[{s}]"
         check_fingerprints(arr, name)
         rows = _rows(arr)
         _check_sorted(rows, name)
-        present.update(rows)
-    return np.array([row not in present for row in _rows(queries)], dtype=np.bool_)
+        members.append(set(rows))
+    offsets, member_index, query_group = check_grouping(groups, query_group, len(queries), len(sets),
+                                                        items="queries", members="sets", group_name="query_group")
+    group_sets = [[members[m] for m in member_index[offsets[g]:offsets[g + 1]].tolist()]
+                  for g in range(len(offsets) - 1)]
+    return np.array([all(row not in m for m in group_sets[g])
+                     for row, g in zip(_rows(queries), query_group.tolist())], dtype=np.bool_)

@@ -62,9 +62,12 @@ ends) with a byte that is not a word byte brings its own boundary on that side (
 ``(start_ok(s) or needle[0] not a word byte) and (end_ok(e) or needle[-1] not a word byte)``,
 evaluated in the haystack it was found in; each haystack is searched on its own, so no
 occurrence straddles two of them. An empty needle occurs nowhere. ``needles`` and
-``haystacks`` are lists or tuples of ``bytes`` (``TypeError`` naming the item otherwise). The
-gate grounds the facts of a changed block that no source asserts as a fact this way: one call
-per block, its sources as the haystacks. Returns a bool array, one entry per needle.
+``haystacks`` are lists or tuples of ``bytes`` (``TypeError`` naming the item otherwise). With
+``groups`` (lists of haystack indices) and ``needle_group`` (an integer array, the group of each
+needle), needle ``i`` is searched only in the haystacks of group ``needle_group[i]``
+(``provgate._grouping``). The gate grounds the facts of changed blocks that no source asserts
+as a fact this way: one call for all blocks of a check, each block's sources its group.
+Returns a bool array, one entry per needle.
 
 The native ``provgate._ext.matching.collect`` builds the marked text in C and consumes the
 automaton's iterator at C level; it returns identical arrays and raises the same errors.
@@ -77,6 +80,7 @@ from typing import Any
 import ahocorasick
 import numpy as np
 
+from provgate._grouping import check_grouping
 from provgate.errors import InvalidContentError, LimitExceededError
 
 IMPLEMENTATION = "reference"
@@ -206,11 +210,16 @@ def check_byte_strings(items: Any, name: str) -> None:
             raise TypeError(f"{name}[{i}] must be bytes, not {type(item).__name__}")
 
 
-def occurs_at_boundaries(needles: Any, haystacks: Any) -> np.ndarray:
-    """For each needle: does it occur in some haystack at token boundaries? (module docstring)"""
+def occurs_at_boundaries(needles: Any, haystacks: Any, *, groups: Any = None, needle_group: Any = None) -> np.ndarray:
+    """For each needle: does it occur in some haystack (of its group) at token boundaries?"""
     check_byte_strings(needles, "needles")
     check_byte_strings(haystacks, "haystacks")
-    return np.array([any(_occurs(h, n) for h in haystacks) for n in needles], dtype=np.bool_)
+    offsets, members, needle_group = check_grouping(groups, needle_group, len(needles), len(haystacks),
+                                                    items="needles", members="haystacks", group_name="needle_group")
+    found = []
+    for n, g in zip(needles, needle_group.tolist()):
+        found.append(any(_occurs(haystacks[m], n) for m in members[offsets[g]:offsets[g + 1]].tolist()))
+    return np.array(found, dtype=np.bool_)
 
 
 def _occurs(haystack: bytes, needle: bytes) -> bool:

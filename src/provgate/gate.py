@@ -122,7 +122,7 @@ class _Facts:
         self._fact_fps: np.ndarray | None = None
         self._kv: dict[tuple[int, int], dict[tuple[int, int], int]] | None = None
         self._grounding_set: np.ndarray | None = None
-        self._grounding_queries: tuple[np.ndarray, np.ndarray] | None = None
+        self._grounding_queries: tuple[np.ndarray, ...] | None = None
 
     def indexed(self) -> _Facts:
         """Build the grounding index now. A source's fact table is computed once and kept
@@ -143,14 +143,21 @@ class _Facts:
             self._grounding_set = unique_counts(np.concatenate([t.fp_value, t.fp_fact, t.fp_key[t.kind == _KIND_KV]]))[0]
         return self._grounding_set
 
-    def grounding_queries(self) -> tuple[np.ndarray, np.ndarray]:
-        """The rows to ground (every fact but citation markers) and what each must match: a kv
-        fact its (key, value) fingerprint, any other fact its value fingerprint."""
+    def grounding_queries(self) -> tuple[np.ndarray, ...]:
+        """What grounding needs of each row to ground (every fact but citation markers): the
+        row, the fingerprint it must match (a kv fact its (key, value) pair, any other fact its
+        value), its kind, and the bytes searched for it literally (a quote what it quotes,
+        anything else its text), as parallel arrays."""
         if self._grounding_queries is None:
             t = self.table
             rows = self.groundable_rows()
-            is_kv = (t.kind[rows] == _KIND_KV)[:, None]
-            self._grounding_queries = (rows, np.ascontiguousarray(np.where(is_kv, t.fp_fact[rows], t.fp_value[rows])))
+            kinds = t.kind[rows]
+            is_kv = (kinds == _KIND_KV)[:, None]
+            is_quote = kinds == _KIND_QUOTE
+            self._grounding_queries = (
+                rows, np.ascontiguousarray(np.where(is_kv, t.fp_fact[rows], t.fp_value[rows])), kinds,
+                np.where(is_quote, t.value_start[rows], t.start[rows]), np.where(is_quote, t.value_end[rows], t.end[rows]),
+            )
         return self._grounding_queries
 
     def markers(self) -> tuple[str, ...]:
@@ -907,15 +914,24 @@ class _Check:
     # I1 --------------------------------------------------------------------------------------
 
     def _check_grounding(self) -> None:
-        """Every post block resolves to a handle; changed and derived blocks are grounded."""
+        """Every post block resolves to a handle; changed and derived blocks are grounded.
+
+        Two passes: the first decides per block what to report and what to ground; the blocks
+        whose grounding is not cached are then grounded together (a few native calls for the
+        whole check, not a few per block); the second pass reports in block order."""
         edit = self.edit
         gate = self.gate
         lossy = edit.operator in LOSSY_OPERATORS
+        # per block: the I1 violations found on the way, then what grounds it (if it needs it)
+        plan: list[tuple[int, list[tuple[str, dict[str, Any]]], tuple[Any, list[str], Any] | None]] = []
+        requests: list[tuple[Any, int, list[str], list[_Facts]]] = []
         # only blocks that changed, or whose provenance changed, need a look
         for j in sorted(self.changed + self.restated):
             block = edit.post[j]
+            found: list[tuple[str, dict[str, Any]]] = []
             if block.derived and not block.derived_from:
-                self.violate("I1", f"derived block {block.id!r} names no derived_from handle", block=block.id)
+                found.append((f"derived block {block.id!r} names no derived_from handle", {"block": block.id}))
+                plan.append((j, found, None))
                 continue
             m = self.match[j]
             own = block.provenance
@@ -924,9 +940,9 @@ class _Check:
                 if own == pre_block.provenance and block.derived == pre_block.derived:
                     continue  # unchanged text, unchanged provenance: grounded as before
                 if pre_block.provenance and not own:
-                    self.violate("I1", f"block {block.id!r} lost its last handle (pre had "
-                                 f"{list(pre_block.provenance)})", block=block.id,
-                                 evidence={"pre_handles": list(pre_block.provenance)})
+                    found.append((f"block {block.id!r} lost its last handle (pre had {list(pre_block.provenance)})",
+                                  {"block": block.id, "evidence": {"pre_handles": list(pre_block.provenance)}}))
+                    plan.append((j, found, None))
                     continue
                 if set(own) == set(pre_block.provenance) and block.derived == pre_block.derived:
                     continue
@@ -937,12 +953,13 @@ class _Check:
                 # pre block with the same id) said.
                 pre_index = self.pre_id.get(block.id)
                 if lossy and not block.derived:
-                    self.violate("I1", f"block {block.id!r} is new output of the lossy operator {edit.operator!r} "
-                                 "but is not tagged derived", block=block.id, evidence={"operator": edit.operator})
+                    found.append((f"block {block.id!r} is new output of the lossy operator {edit.operator!r} "
+                                  "but is not tagged derived", {"block": block.id, "evidence": {"operator": edit.operator}}))
             cited = self.cited(j)
             if not own and not cited and pre_index is None:
-                self.violate("I1", f"block {block.id!r} resolves to no handle: no handles, no derived_from, "
-                             "no [src:…] marker and no pre version", block=block.id)
+                found.append((f"block {block.id!r} resolves to no handle: no handles, no derived_from, "
+                              "no [src:…] marker and no pre version", {"block": block.id}))
+                plan.append((j, found, None))
                 continue
             handles = [h for h in dict.fromkeys(own + cited) if gate.handle_digest(h) is not None]
             # only a block without sources of its own (an assistant turn) is grounded by its pre
@@ -957,8 +974,22 @@ class _Check:
                 texts: list[_Facts] = [f for f in (gate.source_facts(h) for h in handles) if f is not None]
                 if own_pre is not None:
                     texts.append(self.pre.facts[own_pre])
-                rows = self._ungrounded_rows(j, handles, texts)
+                requests.append((key, j, handles, texts))
+            plan.append((j, found, (key, handles, rows)))
+        computed: dict[Any, tuple[int, ...]] = {}
+        if requests:
+            for (key, *_), rows in zip(requests, self._ungrounded_rows(requests)):
+                computed[key] = rows
                 gate._grounded.put(key, rows, 64 + 8 * len(rows))
+        for j, found, grounding in plan:
+            for message, fields in found:
+                self.violate("I1", message, **fields)
+            if grounding is None:
+                continue
+            key, handles, rows = grounding
+            if rows is None:
+                rows = computed[key]
+            block = edit.post[j]
             table = self.post.facts[j].table
             for row in rows:
                 span = table.span(row)
@@ -970,37 +1001,62 @@ class _Check:
                     evidence={"span": [span.start, span.end], "text": span.text, "searched": handles},
                 )
 
-    def _ungrounded_rows(self, j: int, handles: list[str], texts: list[_Facts]) -> tuple[int, ...]:
-        """The fact rows of post block ``j`` that occur in none of ``texts``. A kv fact must
-        occur there as the same (key, value) pair, any other fact as a value (or a kv key) those
-        texts assert, or else literally, at token boundaries, in the source bytes."""
-        facts = self.post.facts[j]
-        if facts.n_facts == 0:
-            return ()
-        t = facts.table
-        rows, queries = facts.grounding_queries()
-        sets = [x.grounding_set() for x in texts]
-        missing = rows[absent_from_all(queries, sets)].tolist()
-        if not missing:
-            return ()
-        kinds = dict(zip(missing, t.kind[missing].tolist()))
+    def _ungrounded_rows(self, requests: list[tuple[Any, int, list[str], list[_Facts]]]) -> list[tuple[int, ...]]:
+        """For each request ``(key, j, handles, texts)``: the fact rows of post block ``j`` that
+        occur in none of ``texts``. A kv fact must occur there as the same (key, value) pair, any
+        other fact as a value (or a kv key) those texts assert, or else literally, at token
+        boundaries, in the bytes of one of ``handles``. All blocks at once: one lookup of every
+        fact, one of the identifiers left over as keys, one literal search of the rest."""
+        sets: list[np.ndarray] = []
+        set_index: dict[int, int] = {}
+        groups: list[list[int]] = []
+        haystacks: list[bytes] = []
+        haystack_index: dict[str, int] = {}
+        haystack_groups: list[list[int]] = []
+        parts: list[tuple[np.ndarray, ...]] = []
+        tables: list[FactTable] = []
+        for _, j, handles, texts in requests:
+            group = []
+            for x in texts:
+                k = set_index.get(id(x))
+                if k is None:
+                    k = set_index[id(x)] = len(sets)
+                    sets.append(x.grounding_set())
+                group.append(k)
+            groups.append(group)
+            group = []
+            for h in handles:
+                k = haystack_index.get(h)
+                if k is None:
+                    k = haystack_index[h] = len(haystacks)
+                    haystacks.append(self.gate.source_bytes(h))
+                group.append(k)
+            haystack_groups.append(group)
+            facts = self.post.facts[j]
+            parts.append(facts.grounding_queries())
+            tables.append(facts.table)
+        out: list[list[int]] = [[] for _ in requests]
+        sizes = [len(p[0]) for p in parts]
+        if not any(sizes):
+            return [()] * len(requests)
+        rows, queries, kinds, needle_start, needle_end = (np.concatenate(column) for column in zip(*parts))
+        owner = np.repeat(np.arange(len(requests), dtype=np.int64), sizes)
+        missing = np.flatnonzero(absent_from_all(queries, sets, groups=groups, query_group=owner))
         # an identifier may restate a key a config sets ("max_retries" for "max_retries: 5")
-        keyish = [r for r in missing if kinds[r] == _KIND_IDENTIFIER]
-        if keyish:
-            key_fps = fingerprint_kv_keys([t.value_bytes(r) for r in keyish])
-            not_a_key = absent_from_all(key_fps, sets).tolist()
-            restated = {r for r, absent in zip(keyish, not_a_key) if not absent}
-            missing = [r for r in missing if r not in restated]
-        if not missing:
-            return ()
-        data = t.data
-        # a quote is searched for by what it quotes (its value, verbatim), anything else by its
-        # literal text; all of them in one native pass over the sources
-        starts = np.where(t.kind[missing] == _KIND_QUOTE, t.value_start[missing], t.start[missing]).tolist()
-        ends = np.where(t.kind[missing] == _KIND_QUOTE, t.value_end[missing], t.end[missing]).tolist()
-        needles = [data[a:b] for a, b in zip(starts, ends)]
-        found_literally = occurs_at_boundaries(needles, [self.gate.source_bytes(h) for h in handles])
-        return tuple(r for r, hit in zip(missing, found_literally.tolist()) if not hit)
+        ident = missing[kinds[missing] == _KIND_IDENTIFIER]
+        if ident.size:
+            ident_owner = owner[ident]
+            key_fps = fingerprint_kv_keys([tables[o].value_bytes(r) for o, r in zip(ident_owner.tolist(), rows[ident].tolist())])
+            restated = ~absent_from_all(key_fps, sets, groups=groups, query_group=ident_owner)
+            missing = np.setdiff1d(missing, ident[restated], assume_unique=True)
+        if missing.size:
+            m_owner = owner[missing].tolist()
+            needles = [tables[o].data[a:b] for o, a, b in zip(m_owner, needle_start[missing].tolist(), needle_end[missing].tolist())]
+            literal = occurs_at_boundaries(needles, haystacks, groups=haystack_groups, needle_group=owner[missing])
+            for o, r, hit in zip(m_owner, rows[missing].tolist(), literal.tolist()):
+                if not hit:
+                    out[o].append(r)
+        return [tuple(x) for x in out]
 
     # I2 --------------------------------------------------------------------------------------
 

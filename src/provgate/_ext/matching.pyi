@@ -11,5 +11,6 @@ def collect(
     automaton: Any, data: bytes, pattern_bytes: npt.NDArray[np.int64], edges: bytes, max_matches: int
 ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int64]]: ...
 def occurs_at_boundaries(
-    needles: list[bytes] | tuple[bytes, ...], haystacks: list[bytes] | tuple[bytes, ...]
+    needles: list[bytes] | tuple[bytes, ...], haystacks: list[bytes] | tuple[bytes, ...], *,
+    groups: list[list[int]] | None = ..., needle_group: npt.NDArray[np.integer[Any]] | None = ...,
 ) -> npt.NDArray[np.bool_]: ...

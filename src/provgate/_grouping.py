@@ -1,0 +1,55 @@
+"""Grouped batch arguments, shared by the batch lookups of several hot paths.
+
+A batch call that checks many items (queries, needles) each against its OWN subset of many
+members (sets, haystacks) takes ``groups`` — a list of member-index lists — and
+``item_group`` — the group of each item. One call then serves many blocks with different
+sources. Without both, every item is checked against every member (one group of all).
+Both the native modules and the references validate through :func:`check_grouping`, so they
+refuse the same input with the same message.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from provgate.errors import InvalidArgumentError
+
+
+def check_grouping(groups: Any, item_group: Any, n_items: int, n_members: int, *, items: str,
+                   members: str, group_name: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Validate and flatten: ``(offsets, member_index, item_group)`` as int64 arrays, where the
+    members of group ``g`` are ``member_index[offsets[g]:offsets[g + 1]]``. ``items``,
+    ``members`` and ``group_name`` name the arguments in error messages."""
+    if groups is None and item_group is None:
+        return (np.array([0, n_members], dtype=np.int64), np.arange(n_members, dtype=np.int64),
+                np.zeros(n_items, dtype=np.int64))
+    if groups is None or item_group is None:
+        raise TypeError(f"groups and {group_name} go together: pass both or neither")
+    if not isinstance(groups, (list, tuple)):
+        raise TypeError(f"groups must be a list or tuple of lists of {members} indices, not {type(groups).__name__}")
+    offsets = [0]
+    flat: list[int] = []
+    for g, group in enumerate(groups):
+        if not isinstance(group, (list, tuple)):
+            raise TypeError(f"groups[{g}] must be a list or tuple of {members} indices, not {type(group).__name__}")
+        for k, m in enumerate(group):
+            if type(m) is not int:
+                raise TypeError(f"groups[{g}][{k}] must be an int, not {type(m).__name__}")
+            if not 0 <= m < n_members:
+                raise InvalidArgumentError(f"groups[{g}][{k}] = {m} is not an index of {members} "
+                                           f"(there are {n_members})", argument="groups")
+            flat.append(m)
+        offsets.append(len(flat))
+    if not isinstance(item_group, np.ndarray) or item_group.dtype.kind not in "iu" or item_group.ndim != 1:
+        raise TypeError(f"{group_name} must be a 1-D numpy array of integers")
+    if len(item_group) != n_items:
+        raise InvalidArgumentError(f"{group_name} must have one entry per item of {items}: "
+                                   f"{len(item_group)} for {n_items}", argument=group_name)
+    if n_items and (int(item_group.min()) < 0 or int(item_group.max()) >= len(groups)):
+        bad = int(np.flatnonzero((item_group < 0) | (item_group >= len(groups)))[0])
+        raise InvalidArgumentError(f"{group_name}[{bad}] = {int(item_group[bad])} is not an index of groups "
+                                   f"(there are {len(groups)})", argument=group_name)
+    return (np.array(offsets, dtype=np.int64), np.array(flat, dtype=np.int64),
+            np.ascontiguousarray(item_group, dtype=np.int64))
