@@ -95,25 +95,33 @@ cdef extern from *:
     #define PG_HIGHS 0x8080808080808080ULL
     #define PG_NW_MUL1 0x9E3779B97F4A7C15ULL
     #define PG_NW_MUL2 0xBF58476D1CE4E5B9ULL
+    #define PG_ONE 1ULL
     """
     # compile-time constants, so masks like ONES * 0x5F fold away
     const uint64_t ONES "PG_ONES"
     const uint64_t HIGHS "PG_HIGHS"
     const uint64_t NW_MUL1 "PG_NW_MUL1"
     const uint64_t NW_MUL2 "PG_NW_MUL2"
+    const uint64_t ONE "PG_ONE"
 
 
 cdef extern from *:
     """
     static inline int pg_ctz64(unsigned long long x) { return __builtin_ctzll(x); }
+    static inline int pg_clz64(unsigned long long x) { return __builtin_clzll(x); }
     """
     int pg_ctz64(uint64_t x) noexcept nogil
+    int pg_clz64(uint64_t x) noexcept nogil
 
 
 cdef inline uint64_t load8(const byte_t* p) noexcept nogil:
     cdef uint64_t x
     memcpy(&x, p, 8)
     return x
+
+
+cdef inline uint64_t has_zero_byte(uint64_t v) noexcept nogil:
+    return (v - ONES) & ~v & HIGHS
 
 
 cdef inline uint64_t bytes_in(uint64_t x, uint64_t lo, uint64_t hi) noexcept nogil:
@@ -401,30 +409,48 @@ cdef bint has_extension(const byte_t* d, Py_ssize_t s, Py_ssize_t e) noexcept no
     return letter
 
 
-cdef Py_ssize_t m_path(const byte_t* d, Py_ssize_t n, Py_ssize_t p) noexcept nogil:
+cdef Py_ssize_t m_path(const byte_t* d, Py_ssize_t n, Py_ssize_t p, Cursor* cur) noexcept nogil:
+    """p is in the token loop's current block (cur)."""
     cdef bint drive, ok, any_word, seg_has_non_dot = False
-    cdef Py_ssize_t run_start, r, q, last_sep = -1, slashes = 0, suffix_end = -1
-    cdef Py_ssize_t seg
+    cdef Py_ssize_t run_start, r, q, last_sep = -1, slashes = -1, suffix_end = -1
+    cdef Py_ssize_t seg, o
     cdef uint32_t f, seen = 0
+    cdef uint64_t run, in_run, seps = 0
+    cdef int length
     cdef byte_t c
     drive = (p + 2 < n and has(d[p], F_UPPER | F_LOWER) and d[p + 1] == b':'
              and (d[p + 2] == b'/' or d[p + 2] == b'\\'))
     run_start = p + 2 if drive else p
-    r = run_start
-    # one pass: the run of path bytes, its "/" count and its last separator (without
-    # branches on the separators, which would be mispredicted)
-    while r < n:
-        c = d[r]
-        f = CLS[c]
-        if not (f & F_PATH):
-            break
-        seen |= f
-        slashes += c == b'/'
-        last_sep = r if f & F_PSEP else last_sep
-        r += 1
-    if not (seen & F_PSEP):
-        return -1  # every path has a separator
-    any_word = (seen & F_W) != 0
+    o = run_start - cur.base
+    run = ~(cur.path >> o) if o < 64 else 0
+    length = pg_ctz64(run) if run else 64
+    if o + length < 64:
+        # the run ends inside the block: its end, separators and word bytes from the block's
+        # masks, without a pass over its bytes
+        r = run_start + length
+        in_run = ((ONE << length) - 1) << o
+        seps = cur.sep & in_run
+        if not seps:
+            return -1  # every path has a separator
+        last_sep = cur.base + 63 - pg_clz64(seps)
+        any_word = (cur.w & in_run) != 0
+    else:
+        r = run_start
+        slashes = 0
+        # one pass: the run of path bytes, its "/" count and its last separator (without
+        # branches on the separators, which would be mispredicted)
+        while r < n:
+            c = d[r]
+            f = CLS[c]
+            if not (f & F_PATH):
+                break
+            seen |= f
+            slashes += c == b'/'
+            last_sep = r if f & F_PSEP else last_sep
+            r += 1
+        if not (seen & F_PSEP):
+            return -1  # every path has a separator
+        any_word = (seen & F_W) != 0
     # :line[:col]
     if r + 1 < n and d[r] == b':' and has(d[r + 1], F_DIGIT):
         q = r + 1
@@ -460,6 +486,13 @@ cdef Py_ssize_t m_path(const byte_t* d, Py_ssize_t n, Py_ssize_t p) noexcept nog
     elif r - p >= 3 and d[p] == b'.' and d[p + 1] == b'.' and (d[p + 2] == b'/' or d[p + 2] == b'\\'):
         ok = True
     else:
+        if slashes < 0:
+            # the "/" among the run's separators (from the masks, before trailing dots were
+            # trimmed: a dot is no separator, so the count is the same)
+            slashes = 0
+            while seps:
+                slashes += d[cur.base + pg_ctz64(seps)] == b'/'
+                seps &= seps - 1
         ok = slashes >= 2 or has_extension(d, seg, r)
     if not ok:
         return -1
@@ -817,12 +850,30 @@ cdef bint m_flag_value(const byte_t* d, Py_ssize_t n, Py_ssize_t p, KeyValue* kv
     return True
 
 
-cdef bint m_json_key_value(const byte_t* d, Py_ssize_t n, Py_ssize_t p, KeyValue* kv) noexcept nogil:
-    cdef Py_ssize_t q = p + 1, lim = p + 1 + MAX_JSON_KEY_BYTES, ke
-    if lim > n:
-        lim = n
+cdef inline Py_ssize_t json_key_end(const byte_t* d, Py_ssize_t q, Py_ssize_t lim) noexcept nogil:
+    """The first position in [q, lim) whose byte cannot be in a quoted JSON key (" \\ [ ] or
+    a control byte), or lim; eight bytes at a time (every '"' visits this, and most of them
+    open a string that is no key, so the whole string is read)."""
+    cdef uint64_t x, hit
+    while q + 8 <= lim:
+        x = load8(d + q)
+        # the lowest byte flagged by has_zero_byte and by the "below 0x20" test is exact
+        hit = (has_zero_byte(x ^ (ONES * 0x22)) | has_zero_byte(x ^ (ONES * 0x5C))
+               | has_zero_byte(x ^ (ONES * 0x5B)) | has_zero_byte(x ^ (ONES * 0x5D))
+               | ((x - ONES * 0x20) & ~x & HIGHS))
+        if hit:
+            return q + (pg_ctz64(hit) >> 3)
+        q += 8
     while q < lim and has(d[q], F_JSON_KEY):
         q += 1
+    return q
+
+
+cdef bint m_json_key_value(const byte_t* d, Py_ssize_t n, Py_ssize_t p, KeyValue* kv) noexcept nogil:
+    cdef Py_ssize_t q, lim = p + 1 + MAX_JSON_KEY_BYTES, ke
+    if lim > n:
+        lim = n
+    q = json_key_end(d, p + 1, lim)
     if q == p + 1 or q >= n or d[q] != b'"':
         return False
     ke = q
@@ -899,10 +950,6 @@ cdef inline int emit_kv(Rows* out, Py_ssize_t p, KeyValue* kv) noexcept nogil:
                      kv.value.stop, <uint8_t>kv.value.kind)
 
 
-
-
-cdef inline uint64_t has_zero_byte(uint64_t v) noexcept nogil:
-    return (v - ONES) & ~v & HIGHS
 
 
 cdef inline Py_ssize_t find_either(const byte_t* d, Py_ssize_t p, Py_ssize_t end, byte_t a,
@@ -1162,7 +1209,7 @@ cdef int word_token(const byte_t* d, Py_ssize_t n, Py_ssize_t p, byte_t prev, Sh
         # a path continues past the word through path punctuation (or is a drive "C:\\")
         if (not has(prev, F_PATH_PUNCT) and (has(b, F_PATH_PUNCT) or (letter and we == p + 1 and b == b':'))
                 and (b == b':' or may_hold_separator(cur, p))):
-            e = m_path(d, n, p)
+            e = m_path(d, n, p, cur)
             if e >= 0:
                 next_p[0] = e
                 return emit(out, K_PATH, p, e, V_RAW)
@@ -1583,7 +1630,7 @@ cdef int token_spans(const byte_t* d, Py_ssize_t n, Rows* out) noexcept nogil:
             continue
         # punctuation starts: paths, flags, signed numbers, JSON keys
         if (c == b'.' or c == b'/' or c == b'~' or c == b'\\') and not has(prev, F_PATH_PUNCT):
-            e = m_path(d, n, p)
+            e = m_path(d, n, p, &cur)
             if e >= 0:
                 if emit(out, K_PATH, p, e, V_RAW) < 0:
                     return -1
