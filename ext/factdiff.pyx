@@ -18,6 +18,7 @@ from libc.string cimport memcpy
 
 from _types cimport fp_word_t, offset_t
 
+from provgate._factdiff_py import SET_TYPE_ERROR
 from provgate._grouping import check_grouping
 from provgate.errors import InvalidArgumentError
 
@@ -626,6 +627,12 @@ def apply_delta(values, counts, removed, removed_counts, added, added_counts):
     return out_v, _shrunk(out_c, m)
 
 
+def _check_set(fp, str name):
+    if not isinstance(fp, np.ndarray):
+        raise TypeError(SET_TYPE_ERROR.format(name=name, type=type(fp).__name__))
+    check_fingerprints(fp, name)
+
+
 cdef inline bint _is_fingerprint_array(object fp):
     """The cheap yes of check_fingerprints (which is called for its message when this says no)."""
     if type(fp) is not np.ndarray:
@@ -647,6 +654,32 @@ cdef inline bint contains_row(const fp_word_t* fp, offset_t n, fp_word_t h, fp_w
     return lo < n and fp[2 * lo] == h and fp[2 * lo + 1] == l
 
 
+cdef class SortedFingerprints:
+    """A private, read-only copy of a fingerprint array, vetted as sorted by (hi, lo) once, when
+    it is made: :func:`absent_from_all` then looks rows up in it without checking the order
+    again. For sets that are searched many times (a source's facts, against every block that
+    cites it)."""
+
+    cdef cnp.ndarray _rows
+
+    def __init__(self, fp):
+        check_fingerprints(fp, "fp", contiguous=False)
+        cdef cnp.ndarray rows = np.array(fp, dtype=np.uint64, order="C", copy=True)
+        _raise_if_unsorted(rows, "fp")
+        rows.setflags(write=False)
+        self._rows = rows
+
+    def __len__(self):
+        return self._rows.shape[0]
+
+    def to_array(self):
+        """A copy of the rows (the object's own stay private, so they cannot change)."""
+        return self._rows.copy()
+
+    def __repr__(self):
+        return f"SortedFingerprints({self._rows.shape[0]} rows)"
+
+
 def absent_from_all(queries, sets, *, groups=None, query_group=None):
     """For each row of ``queries``: does it occur in none of the sorted arrays ``sets`` (of its
     group)? One binary search per query per set, without the GIL; the sets' order is vetted
@@ -663,8 +696,13 @@ def absent_from_all(queries, sets, *, groups=None, query_group=None):
     cdef cnp.ndarray arr
     cdef bint ok
     for s in range(k):
+        if type(owners[s]) is SortedFingerprints:
+            arr = (<SortedFingerprints>owners[s])._rows  # vetted when it was made
+            p_ptrs[s] = <size_t>cnp.PyArray_DATA(arr)
+            p_lens[s] = arr.shape[0]
+            continue
         if not _is_fingerprint_array(owners[s]):
-            check_fingerprints(owners[s], f"sets[{s}]")  # raises, naming what is wrong
+            _check_set(owners[s], f"sets[{s}]")  # raises, naming what is wrong
         arr = owners[s]
         p_ptrs[s] = <size_t>cnp.PyArray_DATA(arr)
         p_lens[s] = arr.shape[0]

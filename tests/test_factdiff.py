@@ -578,3 +578,53 @@ def test_absent_from_all_refuses_bad_grouping(impl, groups, query_group, exc, me
 def test_absent_from_all_empty_group_makes_its_queries_absent(impl):
     out = impl.absent_from_all(fp([[1, 2], [1, 2]]), [fp([[1, 2]])], groups=[[], [0]], query_group=np.array([0, 1]))
     assert out.tolist() == [True, False]
+
+
+# ---- SortedFingerprints: sets vetted once, searched many times ------------------------------
+
+
+@SETTINGS
+@given(case=grouped_queries())
+def test_sorted_fingerprints_stand_in_for_their_arrays(impl, case):
+    queries, sets, groups, query_group = case
+    frozen = [impl.SortedFingerprints(s) for s in sets]
+    assert [len(f) for f in frozen] == [len(s) for s in sets]
+    assert all(np.array_equal(f.to_array(), s) for f, s in zip(frozen, sets))
+    mixed = [f if i % 2 else s for i, (f, s) in enumerate(zip(frozen, sets))]
+    expected = impl.absent_from_all(queries, sets, groups=groups, query_group=query_group)
+    for variant in (frozen, mixed):
+        assert np.array_equal(impl.absent_from_all(queries, variant, groups=groups, query_group=query_group), expected)
+
+
+def test_sorted_fingerprints_keep_a_private_copy(impl):
+    source = fp([[1, 2], [3, 4]])
+    frozen = impl.SortedFingerprints(source)
+    source[0, 0] = 9  # changing the caller's array afterwards changes nothing
+    out = frozen.to_array()
+    out[1, 1] = 0     # nor does changing the copy it hands out
+    assert frozen.to_array().tolist() == [[1, 2], [3, 4]]
+    assert impl.absent_from_all(fp([[1, 2], [9, 2], [3, 4]]), [frozen]).tolist() == [False, True, False]
+    assert repr(frozen) == "SortedFingerprints(2 rows)"
+
+
+def test_sorted_fingerprints_accept_non_contiguous_input(impl):
+    rows = fp([[1, 2], [0, 0], [3, 4], [0, 0]])[::2]
+    assert impl.SortedFingerprints(rows).to_array().tolist() == [[1, 2], [3, 4]]
+
+
+@pytest.mark.parametrize("bad, exc, message", [
+    (fp([[3, 0], [2, 0]]), InvalidArgumentError, r"fp is not sorted by \(hi, lo\): row 1 "),
+    ([[1, 2]], TypeError, "fp must be a numpy array"),
+    (np.zeros((2, 3), dtype=np.uint64), InvalidArgumentError, "fp must have shape"),
+])
+def test_sorted_fingerprints_refuse_bad_arrays(impl, bad, exc, message):
+    with pytest.raises(exc, match=message):
+        impl.SortedFingerprints(bad)
+
+
+@_only_with_native
+def test_sorted_fingerprints_do_not_cross_implementations():
+    native, reference = _load("native"), _load("reference")
+    for mine, other in ((native, reference), (reference, native)):
+        with pytest.raises(TypeError, match=r"sets\[0\] must be a numpy array or a SortedFingerprints, not SortedFingerprints"):
+            mine.absent_from_all(fp([[1, 2]]), [other.SortedFingerprints(fp([[1, 2]]))])

@@ -29,7 +29,10 @@ when both words are equal; rows are ordered by ``(hi, lo)`` as unsigned integers
     the row occurs in none of the arrays of ``sets`` (a list or tuple of arrays sorted by
     ``(hi, lo)``, duplicates allowed). With ``groups`` (a list of lists of indices into
     ``sets``) and ``query_group`` (an integer array, the group of each query), row ``i`` is
-    looked up only in the sets of group ``query_group[i]`` (``provgate._grouping``). No sets
+    looked up only in the sets of group ``query_group[i]`` (``provgate._grouping``). A set may
+    also be a ``SortedFingerprints`` of the same implementation: a private read-only copy
+    vetted as sorted once, when made (``SortedFingerprints(fp)`` raises like ``diff_sorted``
+    on an unsorted ``fp``, naming it ``fp``), so it is not vetted again per call. No sets
     makes every row absent. A set out of order raises like ``diff_sorted`` does, naming it
     ``sets[i]``; the sets are checked in order, each in full, before the grouping and before
     any lookup.
@@ -180,19 +183,51 @@ def apply_delta(values: Any, counts: Any, removed: Any, removed_counts: Any, add
             np.array([total[k] for k in keys], dtype=np.int64))
 
 
+SET_TYPE_ERROR = "{name} must be a numpy array or a SortedFingerprints, not {type}"
+
+
+class SortedFingerprints:
+    """A private, read-only copy of a fingerprint array, vetted as sorted once, when made."""
+
+    __slots__ = ("_rows", "_members")
+
+    def __init__(self, fp: Any) -> None:
+        check_fingerprints(fp, "fp", contiguous=False)
+        rows = _rows(fp)
+        _check_sorted(rows, "fp")
+        self._rows = np.array(fp, dtype=np.uint64, order="C", copy=True)
+        self._rows.setflags(write=False)
+        self._members = frozenset(rows)
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    def to_array(self) -> np.ndarray:
+        """A copy of the rows (the object's own stay private, so they cannot change)."""
+        return self._rows.copy()
+
+    def __repr__(self) -> str:
+        return f"SortedFingerprints({len(self._rows)} rows)"
+
+
 def absent_from_all(queries: Any, sets: Any, *, groups: Any = None, query_group: Any = None) -> np.ndarray:
     """True for each row of ``queries`` that occurs in none of the sorted arrays ``sets`` (of
     its group, when grouped)."""
     check_fingerprints(queries, "queries")
     if not isinstance(sets, (list, tuple)):
         raise TypeError(f"sets must be a list or tuple of fingerprint arrays, not {type(sets).__name__}")
-    members: list[set[tuple[int, int]]] = []
+    members: list[frozenset[tuple[int, int]]] = []
     for s, arr in enumerate(sets):
+        if type(arr) is SortedFingerprints:
+            members.append(arr._members)
+            continue
         name = f"sets[{s}]"
+        if not isinstance(arr, np.ndarray):
+            raise TypeError(SET_TYPE_ERROR.format(name=name, type=type(arr).__name__))
         check_fingerprints(arr, name)
         rows = _rows(arr)
         _check_sorted(rows, name)
-        members.append(set(rows))
+        members.append(frozenset(rows))
     offsets, member_index, query_group = check_grouping(groups, query_group, len(queries), len(sets),
                                                         items="queries", members="sets", group_name="query_group")
     group_sets = [[members[m] for m in member_index[offsets[g]:offsets[g + 1]].tolist()]

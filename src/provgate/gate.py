@@ -49,7 +49,7 @@ from provgate.errors import (
     UnknownHandleError,
 )
 from provgate.facts import EXTRACTOR_VERSION, FactTable, Kind, extract, fingerprint_kv_keys
-from provgate._factdiff import absent_from_all, apply_delta, unique_counts
+from provgate._factdiff import SortedFingerprints, absent_from_all, apply_delta, unique_counts
 from provgate._matching import occurs_at_boundaries
 from provgate._textnorm import same_after_normalisation
 from provgate.fingerprints import EMPTY, FingerprintSet
@@ -121,7 +121,7 @@ class _Facts:
         self._ground_rows: np.ndarray | None = None
         self._fact_fps: np.ndarray | None = None
         self._kv: dict[tuple[int, int], dict[tuple[int, int], int]] | None = None
-        self._grounding_set: np.ndarray | None = None
+        self._grounding_set: SortedFingerprints | None = None
         self._grounding_queries: tuple[np.ndarray, ...] | None = None
 
     def indexed(self) -> _Facts:
@@ -136,11 +136,13 @@ class _Facts:
     # distinct fingerprints, with no Python object per fact. Values, (key, value) facts and
     # kv keys are hashed in separate frames (V, F, K: facts.py), so one set can hold all three
     # without a value ever standing in for a fact or a key.
-    def grounding_set(self) -> np.ndarray:
-        """Every distinct value, (key, value) fact and kv key this text asserts, sorted."""
+    def grounding_set(self) -> SortedFingerprints:
+        """Every distinct value, (key, value) fact and kv key this text asserts, sorted, and
+        vetted as sorted once (it is searched for every block that cites this text)."""
         if self._grounding_set is None:
             t = self.table
-            self._grounding_set = unique_counts(np.concatenate([t.fp_value, t.fp_fact, t.fp_key[t.kind == _KIND_KV]]))[0]
+            fps = unique_counts(np.concatenate([t.fp_value, t.fp_fact, t.fp_key[t.kind == _KIND_KV]]))[0]
+            self._grounding_set = SortedFingerprints(fps)
         return self._grounding_set
 
     def grounding_queries(self) -> tuple[np.ndarray, ...]:
@@ -1007,7 +1009,7 @@ class _Check:
         other fact as a value (or a kv key) those texts assert, or else literally, at token
         boundaries, in the bytes of one of ``handles``. All blocks at once: one lookup of every
         fact, one of the identifiers left over as keys, one literal search of the rest."""
-        sets: list[np.ndarray] = []
+        sets: list[SortedFingerprints] = []
         set_index: dict[int, int] = {}
         groups: list[list[int]] = []
         haystacks: list[bytes] = []
