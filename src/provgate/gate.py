@@ -1261,12 +1261,15 @@ class _Check:
         for i, b in enumerate(edit.pre):
             if b.resource is not None:
                 groups.setdefault(b.resource, []).append(i)
+        kept_digests: set[bytes] | None = None
         for resource, reads in groups.items():
             if len({self.pre.digests[i] for i in reads}) >= 2:
-                self._check_reads(resource, reads, kept_pre, evicted, superseded, derived_refs)
+                if kept_digests is None:
+                    kept_digests = {self.pre.digests[m] for m in kept_pre}
+                self._check_reads(resource, reads, kept_pre, kept_digests, evicted, superseded, derived_refs)
 
-    def _check_reads(self, resource: str, reads: list[int], kept_pre: set[int], evicted: set[str],
-                     superseded: dict[str, str], derived_refs: set[str]) -> None:
+    def _check_reads(self, resource: str, reads: list[int], kept_pre: set[int], kept_digests: set[bytes],
+                     evicted: set[str], superseded: dict[str, str], derived_refs: set[str]) -> None:
         """Two or more different reads of one resource: never reduce them to an older one."""
         edit = self.edit
         newest = max(reads, key=cmp_to_key(lambda a, b: 1 if self._newer(a, b) else -1))
@@ -1275,7 +1278,7 @@ class _Check:
         # where I1 and I2 check the rewrite; a block that is an OLDER read's bytes does not count
         # even when it claims the newer handle
         newest_handles = set(edit.pre[newest].handles)
-        newest_kept = any(self.pre.digests[m] == newest_digest for m in kept_pre) or any(
+        newest_kept = newest_digest in kept_digests or any(
             edit.post[j].id == edit.pre[newest].id or not newest_handles.isdisjoint(edit.post[j].provenance)
             for j in self.changed
         )
