@@ -185,6 +185,24 @@ cdef bint is_sorted(const fp_word_t* fp, offset_t n) noexcept nogil:
     return not bad
 
 
+cdef inline bint emit_rest(const fp_word_t* fp, offset_t i, offset_t n, fp_word_t prev_high,
+                           offset_t* only, offset_t* count) noexcept nogil:
+    """Rows ``i..n-1`` of one side, after the other side ran out, all go to ``only``. Returns
+    whether their high words strictly increase (from ``prev_high``, the last one consumed)."""
+    cdef bint increasing = True
+    cdef offset_t k = count[0]
+    cdef fp_word_t h
+    while i < n:
+        h = fp[2 * i]
+        increasing &= h > prev_high
+        prev_high = h
+        only[k] = i
+        k += 1
+        i += 1
+    count[0] = k
+    return increasing
+
+
 cdef bint merge_distinct(const fp_word_t* a, offset_t na, const fp_word_t* b, offset_t nb,
                          offset_t* only_a, offset_t* only_b, offset_t* common_a, offset_t* common_b,
                          offset_t* counts) noexcept nogil:
@@ -226,22 +244,8 @@ cdef bint merge_distinct(const fp_word_t* a, offset_t na, const fp_word_t* b, of
             nob += 1
             j += 1
             pbh = bh
-    while i < na:
-        ah = a[2 * i]
-        if ah <= pah:
-            return False
-        pah = ah
-        only_a[noa] = i
-        noa += 1
-        i += 1
-    while j < nb:
-        bh = b[2 * j]
-        if bh <= pbh:
-            return False
-        pbh = bh
-        only_b[nob] = j
-        nob += 1
-        j += 1
+    if not emit_rest(a, i, na, pah, only_a, &noa) or not emit_rest(b, j, nb, pbh, only_b, &nob):
+        return False
     counts[0] = noa
     counts[1] = nob
     counts[2] = nc
@@ -319,20 +323,8 @@ cdef int merge_diff(const fp_word_t* a, offset_t na, const fp_word_t* b, offset_
             nob += 1
             j += 1
             pbh = bh
-    while i < na:
-        ah = a[2 * i]
-        suspect |= ah <= pah
-        pah = ah
-        only_a[noa] = i
-        noa += 1
-        i += 1
-    while j < nb:
-        bh = b[2 * j]
-        suspect |= bh <= pbh
-        pbh = bh
-        only_b[nob] = j
-        nob += 1
-        j += 1
+    suspect |= not emit_rest(a, i, na, pah, only_a, &noa)
+    suspect |= not emit_rest(b, j, nb, pbh, only_b, &nob)
     counts[0] = noa
     counts[1] = nob
     counts[2] = nc
