@@ -108,7 +108,7 @@ class _Facts:
     """A fact table plus what the gate asks of it again and again."""
 
     __slots__ = ("table", "n_markers", "n_facts", "_markers", "_vocab", "_ground_rows",
-                 "_fact_fps", "_kv", "_grounding_set", "_grounding_queries")
+                 "_fact_fps", "_kv", "_grounding_set")
 
     def __init__(self, table: FactTable) -> None:
         self.table = table
@@ -122,7 +122,6 @@ class _Facts:
         self._fact_fps: np.ndarray | None = None
         self._kv: dict[tuple[int, int], dict[tuple[int, int], int]] | None = None
         self._grounding_set: SortedFingerprints | None = None
-        self._grounding_queries: tuple[np.ndarray, ...] | None = None
 
     def indexed(self) -> _Facts:
         """Build the grounding index now. A source's fact table is computed once and kept
@@ -144,23 +143,6 @@ class _Facts:
             fps = unique_counts(np.concatenate([t.fp_value, t.fp_fact, t.fp_key[t.kind == _KIND_KV]]))[0]
             self._grounding_set = SortedFingerprints(fps)
         return self._grounding_set
-
-    def grounding_queries(self) -> tuple[np.ndarray, ...]:
-        """What grounding needs of each row to ground (every fact but citation markers): the
-        row, the fingerprint it must match (a kv fact its (key, value) pair, any other fact its
-        value), its kind, and the bytes searched for it literally (a quote what it quotes,
-        anything else its text), as parallel arrays."""
-        if self._grounding_queries is None:
-            t = self.table
-            rows = self.groundable_rows()
-            kinds = t.kind[rows]
-            is_kv = (kinds == _KIND_KV)[:, None]
-            is_quote = kinds == _KIND_QUOTE
-            self._grounding_queries = (
-                rows, np.ascontiguousarray(np.where(is_kv, t.fp_fact[rows], t.fp_value[rows])), kinds,
-                np.where(is_quote, t.value_start[rows], t.start[rows]), np.where(is_quote, t.value_end[rows], t.end[rows]),
-            )
-        return self._grounding_queries
 
     def markers(self) -> tuple[str, ...]:
         """The handle names cited by ``[src:…]`` markers, in order of first appearance."""
@@ -1015,7 +997,6 @@ class _Check:
         haystacks: list[bytes] = []
         haystack_index: dict[str, int] = {}
         haystack_groups: list[list[int]] = []
-        parts: list[tuple[np.ndarray, ...]] = []
         tables: list[FactTable] = []
         for _, j, handles, texts in requests:
             group = []
@@ -1034,15 +1015,22 @@ class _Check:
                     haystacks.append(self.gate.source_bytes(h))
                 group.append(k)
             haystack_groups.append(group)
-            facts = self.post.facts[j]
-            parts.append(facts.grounding_queries())
-            tables.append(facts.table)
+            tables.append(self.post.facts[j].table)
         out: list[list[int]] = [[] for _ in requests]
-        sizes = [len(p[0]) for p in parts]
+        sizes = [len(t) for t in tables]
         if not any(sizes):
             return [()] * len(requests)
-        rows, queries, kinds, needle_start, needle_end = (np.concatenate(column) for column in zip(*parts))
+        # every row of every block in one set of columns: a handful of array operations for the
+        # whole check instead of a handful per block
+        kinds = np.concatenate([t.kind for t in tables])
         owner = np.repeat(np.arange(len(requests), dtype=np.int64), sizes)
+        rows = np.concatenate([np.arange(n, dtype=np.int64) for n in sizes])
+        groundable = np.flatnonzero(kinds != _KIND_CITATION)  # markers are cited, not grounded
+        kinds, owner, rows = kinds[groundable], owner[groundable], rows[groundable]
+        # a kv fact must match as its (key, value) pair, any other fact as its value
+        is_kv = (kinds == _KIND_KV)[:, None]
+        queries = np.ascontiguousarray(np.where(is_kv, np.concatenate([t.fp_fact for t in tables])[groundable],
+                                                np.concatenate([t.fp_value for t in tables])[groundable]))
         missing = np.flatnonzero(absent_from_all(queries, sets, groups=groups, query_group=owner))
         # an identifier may restate a key a config sets ("max_retries" for "max_retries: 5")
         ident = missing[kinds[missing] == _KIND_IDENTIFIER]
@@ -1053,9 +1041,16 @@ class _Check:
             missing = np.setdiff1d(missing, ident[restated], assume_unique=True)
         if missing.size:
             m_owner = owner[missing].tolist()
-            needles = [tables[o].data[a:b] for o, a, b in zip(m_owner, needle_start[missing].tolist(), needle_end[missing].tolist())]
+            m_rows = rows[missing].tolist()
+            # a quote is searched for by what it quotes, anything else by its literal text
+            quoted = (kinds[missing] == _KIND_QUOTE).tolist()
+            needles = []
+            for o, r, q in zip(m_owner, m_rows, quoted):
+                t = tables[o]
+                a, b = (t.value_start[r], t.value_end[r]) if q else (t.start[r], t.end[r])
+                needles.append(t.data[int(a):int(b)])
             literal = occurs_at_boundaries(needles, haystacks, groups=haystack_groups, needle_group=owner[missing])
-            for o, r, hit in zip(m_owner, rows[missing].tolist(), literal.tolist()):
+            for o, r, hit in zip(m_owner, m_rows, literal.tolist()):
                 if not hit:
                     out[o].append(r)
         return [tuple(x) for x in out]
