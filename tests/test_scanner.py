@@ -725,6 +725,47 @@ def test_block_masks_agree_on_real_text(block_masks, testdata):
     assert_same_columns(columns(block_masks, data), _reference_columns(data), data)
 
 
+# Lexemes whose native matchers read the block masks when the lexeme ends inside the 64-byte
+# block and walk the bytes otherwise (paths), or read eight bytes at a time with a byte loop for
+# the rest (quoted JSON keys): each is placed at every offset across two block edges, after
+# text that makes the scan visit the block first, and must come out as the reference says.
+BLOCK_EDGE_LEXEMES = [
+    "src/provgate/facts.py:120:5",
+    "a/b/c",
+    "docs\\x.md",
+    "C:\\Users\\a.txt",
+    "C:/x/y",
+    "/etc/hosts.",
+    "./run.sh",
+    "../up/..",
+    "~/x",
+    "\\\\server\\share",
+    "and/or",
+    "x/y.z1",
+    "</div>",
+    "web/src/tools/digest.js",
+    '"k": 5',
+    '"retries": "3"',
+    '"' + "k" * 20 + '": 1',
+    '"' + "k" * 128 + '": 1',
+    '"' + "k" * 129 + '": 1',
+    '"a[0]": 1',
+    '"abcdefgh]ij": 1',
+    '"abcdefghij\\"": 1',
+    '"abcdefghijk\x1fl": 1',
+    '"abcdefghijk\x7fl": 1',
+    '"not a key" and more',
+    "seven  = 7",
+]
+
+
+@pytest.mark.parametrize("lexeme", BLOCK_EDGE_LEXEMES)
+def test_lexemes_across_block_edges(block_masks, lexeme):
+    for offset in range(0, 140):
+        data = ("w " * (offset // 2) + "x" * (offset % 2) + " " + lexeme + " end").encode()
+        assert_same_columns(columns(block_masks, data), _reference_columns(data), data)
+
+
 def test_block_mask_choice_is_checked():
     if NO_EXTENSIONS:
         pytest.skip("the native scanner is not built")
