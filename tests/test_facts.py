@@ -10,7 +10,6 @@ import numpy as np
 import pytest
 from blake3 import blake3
 from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from provgate import facts
 from provgate.errors import InvalidContentError, LimitExceededError, StoreCorruptionError

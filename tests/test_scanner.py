@@ -20,8 +20,6 @@ from scanner_helpers import (
     any_bytes,
     assert_same_columns,
     columns,
-    fragment_text,
-    long_tokens,
     rows,
     spans,
     unicode_text,
@@ -833,7 +831,7 @@ def test_repeated_facts_keep_their_own_fingerprints(impl):
     cols = impl.extract_columns(data, 10**7, FP_KEY)
     ref = _scanner_py.extract_columns(data, 10**7, FP_KEY)
     assert_same_extraction(cols, ref, data)
-    kind, start, end, ks = cols[0], cols[1], cols[2], cols[3]
+    kind, start, end = cols[0], cols[1], cols[2]
     fp_fact = cols[10]
     facts = {}
     for i in range(kind.shape[0]):
