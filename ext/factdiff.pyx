@@ -19,7 +19,7 @@ from libc.string cimport memcpy
 from _types cimport fp_word_t, offset_t
 
 from provgate._factdiff_py import SET_TYPE_ERROR
-from provgate._grouping import check_grouping
+from provgate._batch import check_grouping
 from provgate.errors import InvalidArgumentError
 
 cnp.import_array()

@@ -17,20 +17,19 @@ from libc.stdint cimport int64_t
 from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memcpy
 
+from _byte_batches cimport lengths_of, pointers_of
 from _types cimport byte_t, offset_t
 
 from provgate._matching_py import END as _END
 from provgate._matching_py import FIRST as _FIRST
 from provgate._matching_py import LAST as _LAST
-from provgate._matching_py import JOINERS, START as _START, WORD_BYTES, check_byte_strings, too_many_matches
-from provgate._grouping import check_grouping
+from provgate._batch import check_byte_items, check_grouping
+from provgate._matching_py import JOINERS, START as _START, WORD_BYTES, too_many_matches
 from provgate.errors import InvalidContentError
 
 cdef extern from "Python.h":
     object PyUnicode_New(Py_ssize_t size, Py_UCS4 maxchar)
     void* PyUnicode_DATA(object o)
-    char* PyBytes_AS_STRING(object o)
-    Py_ssize_t PyBytes_GET_SIZE(object o)
 
 cdef extern from "string.h" nogil:
     void* memmem(const void* haystack, size_t haystacklen, const void* needle, size_t needlelen)
@@ -244,10 +243,9 @@ cdef bint occurs(const byte_t* h, offset_t hn, const byte_t* nd, offset_t nn) no
 
 
 def occurs_at_boundaries(needles, haystacks, *, groups=None, needle_group=None):
-    check_byte_strings(needles, "needles")
-    check_byte_strings(haystacks, "haystacks")
-    # tuples keep every bytes object alive while the loop reads them without the GIL
-    cdef tuple keep_n = tuple(needles), keep_h = tuple(haystacks)
+    # private tuples: every bytes object stays alive while the loop reads it without the GIL
+    cdef tuple keep_n = check_byte_items(needles, "needles")
+    cdef tuple keep_h = check_byte_items(haystacks, "haystacks")
     cdef Py_ssize_t n = len(keep_n), k = len(keep_h), i, j
     offsets_a, members_a, group_a = check_grouping(groups, needle_group, n, k, items="needles", members="haystacks",
                                                   group_name="needle_group")
@@ -258,16 +256,12 @@ def occurs_at_boundaries(needles, haystacks, *, groups=None, needle_group=None):
     cdef cnp.ndarray out = np.zeros(n, dtype=np.bool_)
     if n == 0 or k == 0:
         return out
-    cdef cnp.ndarray ptrs = np.empty(n + k, dtype=np.uintp)
-    cdef cnp.ndarray lens = np.empty(n + k, dtype=np.int64)
-    cdef size_t* p = <size_t*>cnp.PyArray_DATA(ptrs)
-    cdef offset_t* ln = <offset_t*>cnp.PyArray_DATA(lens)
-    for i in range(n):
-        p[i] = <size_t>PyBytes_AS_STRING(keep_n[i])
-        ln[i] = PyBytes_GET_SIZE(keep_n[i])
-    for j in range(k):
-        p[n + j] = <size_t>PyBytes_AS_STRING(keep_h[j])
-        ln[n + j] = PyBytes_GET_SIZE(keep_h[j])
+    cdef cnp.ndarray n_ptr = pointers_of(keep_n), h_ptr = pointers_of(keep_h)
+    cdef cnp.ndarray n_len = lengths_of(keep_n), h_len = lengths_of(keep_h)
+    cdef const size_t* np_ = <const size_t*>cnp.PyArray_DATA(n_ptr)
+    cdef const size_t* hp = <const size_t*>cnp.PyArray_DATA(h_ptr)
+    cdef const offset_t* nl = <const offset_t*>cnp.PyArray_DATA(n_len)
+    cdef const offset_t* hl = <const offset_t*>cnp.PyArray_DATA(h_len)
     cdef unsigned char* o = <unsigned char*>cnp.PyArray_DATA(out)
     cdef offset_t g, m
     with nogil:
@@ -275,7 +269,7 @@ def occurs_at_boundaries(needles, haystacks, *, groups=None, needle_group=None):
             g = p_group[i]
             for m in range(p_offsets[g], p_offsets[g + 1]):
                 j = p_members[m]
-                if occurs(<const byte_t*>p[n + j], ln[n + j], <const byte_t*>p[i], ln[i]):
+                if occurs(<const byte_t*>hp[j], hl[j], <const byte_t*>np_[i], nl[i]):
                     o[i] = 1
                     break
     return out

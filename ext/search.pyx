@@ -29,6 +29,7 @@ cimport numpy as cnp
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_GET_SIZE
 from libc.string cimport memchr, memcmp
 
+from _byte_batches cimport lengths_of, pointers_of
 from _types cimport byte_t, offset_t
 
 from provgate._search_py import WHITESPACE, WHITESPACE_CODEPOINTS
@@ -415,7 +416,7 @@ cdef bint anchored_search(const byte_t* x, offset_t mm, const byte_t* y, offset_
 # ---- gathering (GIL held) ----------------------------------------------------------------------
 
 cdef tuple checked_items(object values, str name, bint needles):
-    """``_search_py._check_items`` at C speed, with its messages."""
+    """``provgate._batch.check_byte_items`` at C speed, with its messages."""
     cdef Py_ssize_t i
     if not isinstance(values, (list, tuple)):
         raise TypeError(f"{name} must be a list or tuple of bytes, not {type(values).__name__}")
@@ -451,25 +452,6 @@ cdef inline offset_t* index_ptr(cnp.ndarray arr):
 
 cdef inline byte_t* byte_ptr(cnp.ndarray arr):
     return <byte_t*>cnp.PyArray_DATA(arr)
-
-
-cdef cnp.ndarray pointers_of(tuple items):
-    """Addresses of the bytes objects' buffers; the caller keeps ``items`` alive."""
-    cdef Py_ssize_t k, n = len(items)
-    cdef cnp.ndarray out = np.empty(n, dtype=np.uintp)
-    cdef size_t* p = <size_t*>cnp.PyArray_DATA(out)
-    for k in range(n):
-        p[k] = <size_t>PyBytes_AS_STRING(items[k])
-    return out
-
-
-cdef cnp.ndarray lengths_of(tuple items):
-    cdef Py_ssize_t k, n = len(items)
-    cdef cnp.ndarray out = np.empty(n, dtype=np.int64)
-    cdef offset_t* p = index_ptr(out)
-    for k in range(n):
-        p[k] = PyBytes_GET_SIZE(items[k])
-    return out
 
 
 # ---- Python API --------------------------------------------------------------------------------

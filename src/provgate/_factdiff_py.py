@@ -29,7 +29,7 @@ when both words are equal; rows are ordered by ``(hi, lo)`` as unsigned integers
     the row occurs in none of the arrays of ``sets`` (a list or tuple of arrays sorted by
     ``(hi, lo)``, duplicates allowed). With ``groups`` (a list of lists of indices into
     ``sets``) and ``query_group`` (an integer array, the group of each query), row ``i`` is
-    looked up only in the sets of group ``query_group[i]`` (``provgate._grouping``). A set may
+    looked up only in the sets of group ``query_group[i]`` (``provgate._batch``). A set may
     also be a ``SortedFingerprints`` of the same implementation: a private read-only copy
     vetted as sorted once, when made (``SortedFingerprints(fp)`` raises like ``diff_sorted``
     on an unsorted ``fp``, naming it ``fp``), so it is not vetted again per call. No sets
@@ -58,7 +58,7 @@ from typing import Any
 
 import numpy as np
 
-from provgate._grouping import check_grouping
+from provgate._batch import check_grouping
 from provgate.errors import InvalidArgumentError
 
 IMPLEMENTATION = "reference"

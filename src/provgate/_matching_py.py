@@ -65,7 +65,7 @@ occurrence straddles two of them. An empty needle occurs nowhere. ``needles`` an
 ``haystacks`` are lists or tuples of ``bytes`` (``TypeError`` naming the item otherwise). With
 ``groups`` (lists of haystack indices) and ``needle_group`` (an integer array, the group of each
 needle), needle ``i`` is searched only in the haystacks of group ``needle_group[i]``
-(``provgate._grouping``). The gate grounds the facts of changed blocks that no source asserts
+(``provgate._batch``). The gate grounds the facts of changed blocks that no source asserts
 as a fact this way: one call for all blocks of a check, each block's sources its group.
 Returns a bool array, one entry per needle.
 
@@ -80,7 +80,7 @@ from typing import Any
 import ahocorasick
 import numpy as np
 
-from provgate._grouping import check_grouping
+from provgate._batch import check_byte_items, check_grouping
 from provgate.errors import InvalidContentError, LimitExceededError
 
 IMPLEMENTATION = "reference"
@@ -202,18 +202,10 @@ def _arrays(*columns: list[int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return tuple(np.array(c, dtype=np.int64) for c in columns)  # type: ignore[return-value]
 
 
-def check_byte_strings(items: Any, name: str) -> None:
-    if not isinstance(items, (list, tuple)):
-        raise TypeError(f"{name} must be a list or tuple of bytes, not {type(items).__name__}")
-    for i, item in enumerate(items):
-        if type(item) is not bytes:
-            raise TypeError(f"{name}[{i}] must be bytes, not {type(item).__name__}")
-
-
 def occurs_at_boundaries(needles: Any, haystacks: Any, *, groups: Any = None, needle_group: Any = None) -> np.ndarray:
     """For each needle: does it occur in some haystack (of its group) at token boundaries?"""
-    check_byte_strings(needles, "needles")
-    check_byte_strings(haystacks, "haystacks")
+    needles = check_byte_items(needles, "needles")
+    haystacks = check_byte_items(haystacks, "haystacks")
     offsets, members, needle_group = check_grouping(groups, needle_group, len(needles), len(haystacks),
                                                     items="needles", members="haystacks", group_name="needle_group")
     found = []

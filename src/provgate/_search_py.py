@@ -57,6 +57,7 @@ from typing import Any
 
 import numpy as np
 
+from provgate._batch import check_byte_items
 from provgate.errors import InvalidArgumentError
 
 IMPLEMENTATION = "reference"
@@ -74,20 +75,9 @@ _WHITESPACE_RUN = re.compile(b"(?:" + b"|".join(re.escape(w) for w in WHITESPACE
 # -- input -----------------------------------------------------------------------------------
 
 
-def _check_items(values: Any, name: str, *, needles: bool) -> tuple[bytes, ...]:
-    if not isinstance(values, (list, tuple)):
-        raise TypeError(f"{name} must be a list or tuple of bytes, not {type(values).__name__}")
-    for i, value in enumerate(values):
-        if type(value) is not bytes:
-            raise TypeError(f"{name}[{i}] must be bytes, not {type(value).__name__}")
-        if needles and not value:
-            raise InvalidArgumentError(f"{name}[{i}] is empty; an empty needle occurs everywhere", argument=name)
-    return tuple(values)
-
-
 def check_batch(needles: Any, haystacks: Any) -> tuple[tuple[bytes, ...], tuple[bytes, ...]]:
-    n = _check_items(needles, "needles", needles=True)
-    h = _check_items(haystacks, "haystacks", needles=False)
+    n = check_byte_items(needles, "needles", non_empty=True)
+    h = check_byte_items(haystacks, "haystacks")
     if len(n) != len(h):
         raise InvalidArgumentError(
             f"needles and haystacks must have the same length ({len(n)} != {len(h)})", argument="haystacks"

@@ -1,4 +1,7 @@
-"""Grouped batch arguments, shared by the batch lookups of several hot paths.
+"""Batch arguments shared by the batch calls of several hot paths.
+
+Lists of byte strings (needles, haystacks) are checked by :func:`check_byte_items`, so every
+batch call refuses the same input with the same message.
 
 A batch call that checks many items (queries, needles) each against its OWN subset of many
 members (sets, haystacks) takes ``groups`` — a list of member-index lists — and
@@ -15,6 +18,20 @@ from typing import Any
 import numpy as np
 
 from provgate.errors import InvalidArgumentError
+
+
+def check_byte_items(values: Any, name: str, *, non_empty: bool = False) -> tuple[bytes, ...]:
+    """``values`` as a tuple (a private copy a native loop can rely on), after checking it is a
+    list or tuple of ``bytes``; with ``non_empty``, an empty item is refused as well (an empty
+    needle occurs everywhere)."""
+    if not isinstance(values, (list, tuple)):
+        raise TypeError(f"{name} must be a list or tuple of bytes, not {type(values).__name__}")
+    for i, value in enumerate(values):
+        if type(value) is not bytes:
+            raise TypeError(f"{name}[{i}] must be bytes, not {type(value).__name__}")
+        if non_empty and not value:
+            raise InvalidArgumentError(f"{name}[{i}] is empty; an empty needle occurs everywhere", argument=name)
+    return tuple(values)
 
 
 def check_grouping(groups: Any, item_group: Any, n_items: int, n_members: int, *, items: str,
