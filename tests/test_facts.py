@@ -21,6 +21,7 @@ from provgate.facts import (
     extract,
     fingerprint_fact,
     fingerprint_key,
+    fingerprint_kv_keys,
     fingerprint_value,
     fingerprint_values,
     normalize_value,
@@ -195,6 +196,9 @@ def test_helpers_match_the_table():
         assert fp(fingerprint_key(s.kind, key)) == fp(t.fp_key[i])
         assert fp(fingerprint_fact(s.kind, s.value, key)) == fp(t.fp_fact[i])
     assert np.array_equal(fingerprint_values(list(t.values())), t.fp_value)
+    kv = [i for i, s in enumerate(t) if s.kind == Kind.KV]
+    assert kv and np.array_equal(fingerprint_kv_keys([t.span(i).key for i in kv]), t.fp_key[kv])
+    assert fingerprint_kv_keys([]).shape == (0, 2)
     with pytest.raises(InvalidContentError):
         fingerprint_key(Kind.KV)
     with pytest.raises(InvalidContentError):

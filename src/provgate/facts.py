@@ -79,6 +79,7 @@ __all__ = [
     "extract",
     "fingerprint_fact",
     "fingerprint_key",
+    "fingerprint_kv_keys",
     "fingerprint_value",
     "fingerprint_values",
     "normalize_value",
@@ -173,9 +174,9 @@ def fingerprint_key(kind: Kind, key: str | bytes | None = None) -> np.ndarray:
     return _hash_frames([_scanner_py.frame_key(k, flag)])[0]
 
 
-def fingerprint_kv_keys(keys: list[bytes]) -> np.ndarray:
-    """The ``(n, 2)`` key fingerprints of kv facts with these keys, hashed in one call."""
-    return _hash_frames([_scanner_py.frame_key(_as_bytes(k, "key"), 1) for k in keys])
+def fingerprint_kv_keys(keys: list[str | bytes]) -> np.ndarray:
+    """``fingerprint_key(Kind.KV, key)`` for many keys, as an ``(n, 2)`` array, hashed in one call."""
+    return _hash_frames([_scanner_py.frame_key(*_key_frame(Kind.KV, k)) for k in keys])
 
 
 def fingerprint_fact(kind: Kind, value: str | bytes, key: str | bytes | None = None) -> np.ndarray:
