@@ -1,7 +1,8 @@
 """Whitespace-normalised text equality, the pure-Python reference (the executable specification).
 
 The gate's structural fast path treats a post block as unchanged when it equals a pre block
-after the documented whitespace normalisation (``provgate.gate.normalize_whitespace``):
+after the documented whitespace normalisation (:func:`normalize_whitespace`, also exported by
+``provgate.gate``):
 
 - ``\\r\\n`` line endings become ``\\n`` (a lone ``\\r`` is kept: it is text, not a line break);
 - trailing spaces and tabs of every line are removed;
@@ -52,6 +53,17 @@ def normalised_lines(text: str) -> list[str]:
     while j > i and not lines[j - 1]:
         j -= 1
     return lines[i:j]
+
+
+def normalize_whitespace(text: str) -> str:
+    """The documented whitespace normalisation of the gate's structural fast path.
+
+    ``\\r\\n`` line endings become ``\\n`` (a lone ``\\r`` is kept: turning it into a line break
+    could start a ``key: value`` line), trailing spaces and tabs of every line are removed, and
+    leading and trailing blank lines are dropped. Nothing inside a line changes, so no token is
+    split or joined and the grounded spans of the text keep their values.
+    """
+    return "\n".join(normalised_lines(text))
 
 
 def same_after_normalisation(a: Any, b: Any) -> np.ndarray:

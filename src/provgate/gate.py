@@ -26,7 +26,6 @@ change only pays for that block.
 from __future__ import annotations
 
 import json
-import re
 import threading
 import time
 import uuid
@@ -52,6 +51,7 @@ from provgate.facts import EXTRACTOR_VERSION, FactTable, Kind, extract, fingerpr
 from provgate._factdiff import SortedFingerprints, absent_from_all, apply_delta, unique_counts
 from provgate._matching import occurs_at_boundaries
 from provgate._textnorm import same_after_normalisation
+from provgate._textnorm_py import normalize_whitespace as normalize_whitespace  # the rule, re-exported here
 from provgate.fingerprints import EMPTY, FingerprintSet
 from provgate.verdict import Verdict, Violation
 from provgate.window import (
@@ -81,24 +81,6 @@ _CACHE_VERSION = f"facts-{EXTRACTOR_VERSION}"
 
 def _hex(digest: bytes) -> str:
     return "blake3:" + digest.hex()
-
-
-_TRAILING_BLANKS = re.compile(r"[ \t]+(?=\n|\Z)")
-
-
-def normalize_whitespace(text: str) -> str:
-    """The documented whitespace normalisation of the structural fast path.
-
-    ``\\r\\n`` line endings become ``\\n`` (a lone ``\\r`` is kept: turning it into a line break
-    could start a ``key: value`` line), trailing spaces and tabs of every line are removed, and
-    leading and trailing blank lines are dropped. Nothing inside a line changes, so no token is
-    split or joined and the grounded spans of the text keep their values.
-    """
-    if "\r\n" in text:
-        text = text.replace("\r\n", "\n")
-    if " \n" in text or "\t\n" in text or text.endswith((" ", "\t")):
-        text = _TRAILING_BLANKS.sub("", text)
-    return text.strip("\n")
 
 
 # -- per-content facts ------------------------------------------------------------------------
