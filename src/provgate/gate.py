@@ -298,6 +298,7 @@ class Gate:
         self._facts = _Cache(cache_bytes)
         self._source_bytes = _Cache(cache_bytes // 2)
         self._handle_digest: dict[str, str] = {}  # handles are immutable: a hit never goes stale
+        self._handle_key: dict[str, bytes] = {}  # the same, as raw digest bytes (the facts cache key)
         self._marker_handles: dict[str, tuple[str, ...]] = {}
         self._unpersisted: list[tuple[str, str, FactTable]] = []
         self._pre_sets = _Cache(16)
@@ -544,10 +545,12 @@ class Gate:
         return data
 
     def source_facts(self, handle: str) -> _Facts | None:
-        digest = self.handle_digest(handle)
-        if digest is None:
-            return None
-        key = bytes.fromhex(digest.split(":", 1)[1])
+        key = self._handle_key.get(handle)
+        if key is None:
+            digest = self.handle_digest(handle)
+            if digest is None:
+                return None
+            key = self._handle_key[handle] = bytes.fromhex(digest.split(":", 1)[1])
         cached = self._facts.get(key)
         if cached is not None:
             return cached
@@ -937,10 +940,8 @@ class _Check:
             key = (self.post.digests[j], tuple(handles), None if own_pre is None else self.pre.digests[own_pre])
             rows = gate._grounded.get(key)
             if rows is None:
-                texts: list[_Facts] = [f for f in (gate.source_facts(h) for h in handles) if f is not None]
-                if own_pre is not None:
-                    texts.append(self.pre.facts[own_pre])
-                requests.append((key, j, handles, texts))
+                sources: list[_Facts] = [f for f in map(gate.source_facts, handles) if f is not None]
+                requests.append((key, j, sources, None if own_pre is None else self.pre.facts[own_pre]))
             plan.append((j, found, (key, handles, rows)))
         computed: dict[Any, tuple[int, ...]] = {}
         if requests:
@@ -967,37 +968,32 @@ class _Check:
                     evidence={"span": [span.start, span.end], "text": span.text, "searched": handles},
                 )
 
-    def _ungrounded_rows(self, requests: list[tuple[Any, int, list[str], list[_Facts]]]) -> list[tuple[int, ...]]:
-        """For each request ``(key, j, handles, texts)``: the fact rows of post block ``j`` that
-        occur in none of ``texts``. A kv fact must occur there as the same (key, value) pair, any
-        other fact as a value (or a kv key) those texts assert, or else literally, at token
-        boundaries, in the bytes of one of ``handles``. All blocks at once: one lookup of every
-        fact, one of the identifiers left over as keys, one literal search of the rest."""
-        sets: list[SortedFingerprints] = []
-        set_index: dict[int, int] = {}
-        groups: list[list[int]] = []
-        haystacks: list[bytes] = []
-        haystack_index: dict[str, int] = {}
-        haystack_groups: list[list[int]] = []
+    def _ungrounded_rows(self, requests: list[tuple[Any, int, list[_Facts], _Facts | None]]) -> list[tuple[int, ...]]:
+        """For each request ``(key, j, sources, own_pre)``: the fact rows of post block ``j``
+        that occur in none of the texts ``sources`` (and ``own_pre``, the block's pre version,
+        when not None). A kv fact must occur there as the same (key, value) pair, any other fact
+        as a value (or a kv key) those texts assert, or else literally, at token boundaries, in
+        the bytes of one of ``sources``. All blocks at once: one lookup of every fact, one of the
+        identifiers left over as keys, one literal search of the rest."""
+        texts: list[_Facts] = []  # every distinct text that grounds something, by position
+        index: dict[int, int] = {}
+        groups: list[list[int]] = []  # per request: the texts that ground it
+        haystack_groups: list[list[int]] = []  # per request: the texts searched literally
         tables: list[FactTable] = []
-        for _, j, handles, texts in requests:
+        for _, j, sources, own_pre in requests:
             group = []
-            for x in texts:
-                k = set_index.get(id(x))
+            for x in sources if own_pre is None else (*sources, own_pre):
+                k = index.get(id(x))
                 if k is None:
-                    k = set_index[id(x)] = len(sets)
-                    sets.append(x.grounding_set())
+                    k = index[id(x)] = len(texts)
+                    texts.append(x)
                 group.append(k)
             groups.append(group)
-            group = []
-            for h in handles:
-                k = haystack_index.get(h)
-                if k is None:
-                    k = haystack_index[h] = len(haystacks)
-                    haystacks.append(self.gate.source_bytes(h))
-                group.append(k)
-            haystack_groups.append(group)
+            haystack_groups.append(group if own_pre is None else group[:-1])
             tables.append(self.post.facts[j].table)
+        sets = [x.grounding_set() for x in texts]
+        # a source's fact table holds exactly the source's bytes (it was scanned from them)
+        haystacks = [x.table.data for x in texts]
         out: list[list[int]] = [[] for _ in requests]
         sizes = [len(t) for t in tables]
         if not any(sizes):
