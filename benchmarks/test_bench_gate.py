@@ -16,7 +16,8 @@ Scenarios, each on the corpus edits (prune keeping ~60% of blocks, rewrite of 10
 - ``cold``: a fresh gate in a fresh session on a store whose durable fact cache already holds
   the sources' tables (every pre block that is not a source is scanned).
 - ``recheck``: the session's next edit after committing one of those: the committed window
-  with one block changed (target <= 0.5 ms thanks to digest-keyed caches).
+  with one block changed (target <= 0.5 ms thanks to digest-keyed caches). The gate kept the
+  committed window's side; every round's post window is a new object it has not seen.
 
 Peak memory of one session check (tracemalloc, which numpy reports to) is recorded in
 ``extra_info`` against the window's bytes.
@@ -75,12 +76,14 @@ def _session_gate(store: SourceStore, edit: Edit) -> Gate:
     return gate
 
 
-def _next_cycle(verdict) -> Edit:
+def _next_cycle(verdict, variant: int = 0) -> Edit:
     """The session's next edit after ``verdict`` was committed: one cited assistant turn of
-    the committed window reworded (whitespace inside a line, one sentence added)."""
+    the committed window reworded (whitespace inside a line, one sentence added); each
+    ``variant`` is a different text, so the gate has to hash, scan and ground it anew."""
     post = verdict.window.to_json()
     j = next(i for i, b in enumerate(post) if b["role"] == "assistant" and "[src:" in b["text"])
-    post[j] = dict(post[j], text=post[j]["text"].replace(". ", ".  ", 1) + "Nothing else changed.\n")
+    added = "Nothing" + " " * (variant + 1) + "else changed.\n"
+    post[j] = dict(post[j], text=post[j]["text"].replace(". ", ".  ", 1) + added)
     return Edit("rewrite", verdict.window, Window(post))
 
 
@@ -123,8 +126,14 @@ def test_recheck_after_one_block_changed(benchmark, window, store, name):
     gate = _session_gate(store, edit)
     committed = gate.check_edit(edit)
     assert committed.accepted
-    nxt = _next_cycle(committed)
-    verdict = benchmark.pedantic(lambda: gate.check_edit(nxt), rounds=30, iterations=1, warmup_rounds=1)
+    variants = iter(range(1, 1000))
+
+    def setup():
+        # each round a new post window from the committed window the gate kept, with a text
+        # the gate has not seen in the changed block (hashed, scanned and grounded in the round)
+        return (_next_cycle(committed, next(variants)),), {}
+
+    verdict = benchmark.pedantic(lambda nxt: gate.check_edit(nxt), setup=setup, rounds=30, iterations=1)
     assert verdict.accepted, verdict.summary()
     benchmark.extra_info.update(implementation=IMPL, blocks=len(nxt.pre))
 

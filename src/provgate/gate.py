@@ -29,10 +29,11 @@ import json
 import threading
 import time
 import uuid
+import weakref
 from functools import cmp_to_key
-from collections import Counter
+from operator import attrgetter
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -71,6 +72,9 @@ DEFAULT_RETENTION_FLOOR = 0.95
 # Evidence lists are cut here so one pathological edit cannot make a verdict of megabytes;
 # the counts in Verdict.facts stay exact.
 MAX_VIOLATIONS_PER_CHECK = 1000
+# Windows whose sides a gate keeps: the one a session just committed (the next pre) and the
+# post windows of a few checks in flight; a kept side costs a few lists over the blocks.
+_KEPT_SIDES = 8
 
 _KIND_CITATION = int(Kind.CITATION)
 _KIND_KV = int(Kind.KV)
@@ -215,10 +219,10 @@ class _Cache:
 class _RowMap:
     """Position in a concatenation of blocks' fact rows -> (block index, row in its table)."""
 
-    __slots__ = ("side", "indices", "ends")
+    __slots__ = ("facts", "indices", "ends")
 
-    def __init__(self, side: Any, indices: list[int], sizes: list[int]) -> None:
-        self.side = side
+    def __init__(self, facts: list[_Facts], indices: list[int], sizes: list[int]) -> None:
+        self.facts = facts
         self.indices = indices
         self.ends = np.cumsum(sizes) if sizes else np.empty(0, dtype=np.int64)
 
@@ -226,19 +230,170 @@ class _RowMap:
         pos = int(np.searchsorted(self.ends, k, side="right"))
         start = int(self.ends[pos - 1]) if pos else 0
         i = self.indices[pos]
-        return i, int(self.side.facts[i].groundable_rows()[k - start])
+        return i, int(self.facts[i].groundable_rows()[k - start])
 
 
 # -- one check --------------------------------------------------------------------------------
 
 
-@dataclass
 class _Side:
-    """The blocks of one window with their digests and facts."""
+    """One window as the checks see it: its blocks' digests and facts, and the indexes the
+    checks ask of it.
 
-    window: Window
-    digests: list[bytes]
-    facts: list[_Facts] = field(default_factory=list)
+    Everything here is a function of the window alone (texts, ids, metadata), computed on first
+    use and kept. A gate keeps the sides of the windows it judged (``Gate._side``): the next edit
+    of a session starts from the window the last one committed, so its pre side is already
+    built, and a check pays per block only for the post window it has not seen.
+    """
+
+    __slots__ = ("window", "blocks", "digests", "_ref", "_facts", "_n_facts", "_n_markers", "_ids",
+                 "_id_pos", "_pair_pos", "_meta", "_handle_union", "_derived_union", "_reads",
+                 "_handle_block", "_handle_blocks", "_pinned", "_may_cite", "_fact_set", "_touching",
+                 "_window_digest")
+
+    def __init__(self, window: Window, digests: list[bytes]) -> None:
+        self.window = window
+        self.blocks = window.blocks
+        self.digests = digests
+        self._ref = weakref.ref(window)
+        # true facts of each block (None: not computed yet); a whitespace-matched post block is
+        # judged with its pre block's facts, but that is the check's view, not this text's
+        self._facts: list[_Facts | None] | None = None
+        self._n_facts: int | None = None
+        self._n_markers: int | None = None
+        self._ids: list[str] | None = None
+        self._id_pos: dict[str, int] | None = None
+        self._pair_pos: dict[tuple[bytes, str], int] | None = None
+        self._meta: list[tuple[Any, ...]] | None = None
+        self._handle_union: frozenset[str] | None = None
+        self._derived_union: frozenset[str] | None = None
+        self._reads: dict[str, list[int]] | None = None
+        self._handle_block: dict[str, int] | None = None
+        self._handle_blocks: dict[str, list[int]] | None = None
+        self._pinned: list[int] | None = None
+        self._may_cite: bool | None = None
+        self._fact_set: Any = None  # a FingerprintSet, or a recipe that makes one
+        self._touching: tuple[dict[str, list[int]], dict[str, list[int]]] | None = None
+        self._window_digest: str | None = None
+
+    def is_of(self, window: Window) -> bool:
+        return self._ref() is window
+
+    def ids(self) -> list[str]:
+        if self._ids is None:
+            self._ids = list(map(_BLOCK_ID, self.blocks))
+        return self._ids
+
+    def id_pos(self) -> dict[str, int]:
+        """Block id -> position."""
+        if self._id_pos is None:
+            self._id_pos = dict(zip(self.ids(), range(len(self.blocks))))
+        return self._id_pos
+
+    def pair_pos(self) -> dict[tuple[bytes, str], int]:
+        """(text digest, block id) -> position: ids are unique, so every pair is too."""
+        if self._pair_pos is None:
+            self._pair_pos = dict(zip(zip(self.digests, self.ids()), range(len(self.blocks))))
+        return self._pair_pos
+
+    def meta(self) -> list[tuple[Any, ...]]:
+        """Per block: (handles, derived, derived_from), compared as one tuple."""
+        if self._meta is None:
+            self._meta = list(map(_PROVENANCE_FIELDS, self.blocks))
+        return self._meta
+
+    def handle_union(self) -> frozenset[str]:
+        """Every handle a block names in ``handles`` or ``derived_from``."""
+        if self._handle_union is None:
+            out: set[str] = set()
+            out.update(*map(_HANDLES, self.blocks))
+            out.update(*map(_DERIVED_FROM, self.blocks))
+            self._handle_union = frozenset(out)
+        return self._handle_union
+
+    def derived_union(self) -> frozenset[str]:
+        """The ``derived_from`` handles of the derived blocks."""
+        if self._derived_union is None:
+            self._derived_union = frozenset(h for b in self.blocks if b.derived for h in b.derived_from)
+        return self._derived_union
+
+    def reads(self) -> dict[str, list[int]]:
+        """resource -> positions of its reads, for resources read at least twice with
+        different content (I4 has nothing to check for the others)."""
+        if self._reads is None:
+            groups: dict[str, list[int]] = {}
+            for i, b in enumerate(self.blocks):
+                if b.resource is not None:
+                    groups.setdefault(b.resource, []).append(i)
+            d = self.digests
+            self._reads = {r: g for r, g in groups.items() if len(g) > 1 and len({d[i] for i in g}) > 1}
+        return self._reads
+
+    def handle_block(self) -> dict[str, int]:
+        """handle -> the last block naming it in ``handles``."""
+        if self._handle_block is None:
+            self._handle_block = {h: i for i, b in enumerate(self.blocks) for h in b.handles}
+        return self._handle_block
+
+    def handle_blocks(self) -> dict[str, list[int]]:
+        """handle -> every block naming it in ``handles``, in order."""
+        if self._handle_blocks is None:
+            out: dict[str, list[int]] = {}
+            for i, b in enumerate(self.blocks):
+                for h in b.handles:
+                    out.setdefault(h, []).append(i)
+            self._handle_blocks = out
+        return self._handle_blocks
+
+    def pinned(self) -> list[int]:
+        """Positions of the blocks flagged pinned."""
+        if self._pinned is None:
+            self._pinned = [i for i, b in enumerate(self.blocks) if b.pinned]
+        return self._pinned
+
+    def may_cite(self) -> bool:
+        """Could any block hold a citation marker?"""
+        if self._may_cite is None:
+            self._may_cite = any(_MARKER_OPENER in b.text for b in self.blocks)
+        return self._may_cite
+
+    def touching(self) -> tuple[dict[str, list[int]], dict[str, list[int]]]:
+        """(resource -> blocks that are reads of it, handle -> blocks it grounds), for I4."""
+        if self._touching is None:
+            by_resource: dict[str, list[int]] = {}
+            by_handle: dict[str, list[int]] = {}
+            for j, b in enumerate(self.blocks):
+                if b.resource is not None:
+                    by_resource.setdefault(b.resource, []).append(j)
+                for h in b.provenance:
+                    by_handle.setdefault(h, []).append(j)
+            self._touching = (by_resource, by_handle)
+        return self._touching
+
+    def facts(self, gate: Gate, pending: dict[bytes, bytes]) -> list[_Facts]:
+        """The true facts of every block."""
+        facts = self._facts
+        if facts is None or None in facts:
+            get = gate._facts.get
+            if facts is None:
+                facts = [get(d) or gate.facts_for(d, b, pending) for b, d in zip(self.blocks, self.digests)]
+            else:
+                facts = [f or get(d) or gate.facts_for(d, b, pending) for f, b, d in zip(facts, self.blocks, self.digests)]
+            self._facts = facts
+        return facts  # type: ignore[return-value]
+
+    def known_facts(self, facts: list[_Facts | None]) -> None:
+        """Facts a check found for this window's blocks (None where it does not know them)."""
+        if self._facts is None:
+            self._facts = facts
+
+    def totals(self, gate: Gate, pending: dict[bytes, bytes]) -> tuple[int, int]:
+        """(facts, citation markers) over the whole window."""
+        if self._n_facts is None:
+            facts = self.facts(gate, pending)
+            self._n_facts = sum(map(_N_FACTS, facts))
+            self._n_markers = sum(map(_N_MARKERS, facts))
+        return self._n_facts, self._n_markers  # type: ignore[return-value]
 
 
 @dataclass(frozen=True, slots=True)
@@ -301,7 +456,7 @@ class Gate:
         self._handle_key: dict[str, bytes] = {}  # the same, as raw digest bytes (the facts cache key)
         self._marker_handles: dict[str, tuple[str, ...]] = {}
         self._unpersisted: list[tuple[str, str, FactTable]] = []
-        self._pre_sets = _Cache(16)
+        self._sides: dict[int, _Side] = {}  # id(window) -> its side, for the last few windows
         self._grounded = _Cache(16 << 20)
         self._lock = threading.Lock()
         self._history: list[CycleRecord] = []
@@ -485,6 +640,20 @@ class Gate:
                 pending[d] = encoded[k]  # this check extracts from these bytes, no second encode
         return out  # type: ignore[return-value]
 
+    def side(self, window: Window, path: str, pending: dict[bytes, bytes]) -> _Side:
+        """The side of ``window``: kept from an earlier check of this very window object (a
+        window is immutable), else built, hashing the texts this gate has not seen."""
+        sides = self._sides
+        side = sides.get(id(window))
+        if side is not None and side.is_of(window):
+            return side
+        side = _Side(window, self.digests(window, path, pending))
+        with self._lock:
+            sides[id(window)] = side
+            while len(sides) > _KEPT_SIDES:
+                del sides[next(iter(sides))]  # the oldest; a dead window's entry goes this way too
+        return side
+
     def facts_for(self, digest: bytes, block: Block, pending: dict[bytes, bytes]) -> _Facts:
         cached = self._facts.get(digest)
         if cached is not None:
@@ -646,6 +815,8 @@ class _Check:
     def window_digest(self, side: _Side) -> str:
         """Digest of a window: every block's text digest and its metadata, each block framed
         by its length (handles are opaque strings, so no separator could be trusted)."""
+        if side._window_digest is not None:
+            return side._window_digest
         h = blake3()
         for block, d in zip(side.window, side.digests):
             meta = json.dumps(
@@ -656,7 +827,8 @@ class _Check:
             h.update(d)
             h.update(len(meta).to_bytes(8, "little"))
             h.update(meta)
-        return "blake3:" + h.hexdigest()
+        side._window_digest = "blake3:" + h.hexdigest()
+        return side._window_digest
 
     # -- the phases -----------------------------------------------------------------------------
 
@@ -692,7 +864,7 @@ class _Check:
             # kept (retention 1, or undefined when pre cannot hold one); I4 has no read to lose.
             self.counts["pre"] = self.counts["post"] = None  # type: ignore[assignment]
             self._timed("facts", self._load_marker_facts)
-            self.retention = 1.0 if any(_MARKER_OPENER in b.text for b in self.edit.pre) else None
+            self.retention = 1.0 if self.pre.may_cite() else None
             self._timed("I3", self._check_handles)
             self._timed("I2", lambda: self._check_handle_drops("I2" if lossless else "I1"))
             self._timed("I4", self._check_edges)
@@ -710,92 +882,100 @@ class _Check:
 
     def _hash(self) -> None:
         self.pending: dict[bytes, bytes] = {}
-        self.pre = _Side(self.edit.pre, self.gate.digests(self.edit.pre, "pre", self.pending))
-        self.post = _Side(self.edit.post, self.gate.digests(self.edit.post, "post", self.pending))
+        self.pre = self.gate.side(self.edit.pre, "pre", self.pending)
+        self.post = self.gate.side(self.edit.post, "post", self.pending)
 
     def _structure(self) -> None:
-        """Match post blocks to pre blocks by digest; what is left over changed."""
+        """Match post blocks to pre blocks by digest; what is left over changed.
+
+        A post block first takes the pre block with its own text AND its own id (ids are unique
+        on each side, so these pairs never compete); a block left over takes a pre block with
+        its text under another id (a moved block or a kept duplicate), an unused copy first.
+        Every pass over all blocks is a comprehension or a C-level map: this runs on every edit."""
         pre, post = self.pre, self.post
-        pre_pos = {d: i for i, d in enumerate(pre.digests)}
-        match: list[int | None] = [pre_pos.get(d) for d in post.digests]  # post index -> pre index
-        if len(pre_pos) != len(pre.digests):
-            self._match_duplicates(match)
-        self.match = match
-        used = [False] * len(pre.window)
-        for m in match:
-            if m is not None:
-                used[m] = True
+        pre_blocks, post_blocks = pre.blocks, post.blocks
+        n_pre = len(pre_blocks)
+        match: list[int | None] = list(map(pre.pair_pos().get, zip(post.digests, post.ids())))
+        used = {m for m in match if m is not None}
+        self.reused: list[int] = []  # post blocks that copy a pre block another post block kept
         pending = [j for j, m in enumerate(match) if m is None]
+        if pending:
+            wanted = {post.digests[j] for j in pending}
+            copies: dict[bytes, list[int]] = {}
+            for i in [i for i, d in enumerate(pre.digests) if d in wanted]:
+                copies.setdefault(pre.digests[i], []).append(i)
+            unmatched = []
+            for j in pending:
+                cands = copies.get(post.digests[j])
+                if cands is None:
+                    unmatched.append(j)
+                    continue
+                pick = next((i for i in cands if i not in used), None)
+                if pick is None:
+                    pick = cands[0]
+                    self.reused.append(j)
+                used.add(pick)
+                match[j] = pick
+            pending = unmatched
         # a block rewritten in place (same id) that differs only in whitespace is unchanged too
         self.ws_matched: set[int] = set()
         if pending:
-            pre_index = {b.id: i for i, b in enumerate(pre.window) if not used[i]}
+            pre_id = pre.id_pos()
             # ids are unique on each side, so every candidate pairs a different pre block
-            candidates = [(j, i) for j, i in ((j, pre_index.get(post.window[j].id)) for j in pending) if i is not None]
+            candidates = [(j, i) for j, i in ((j, pre_id.get(post_blocks[j].id)) for j in pending)
+                          if i is not None and i not in used]
             if candidates:
-                same = same_after_normalisation([post.window[j].text for j, _ in candidates],
-                                                [pre.window[i].text for _, i in candidates])
+                same = same_after_normalisation([post_blocks[j].text for j, _ in candidates],
+                                                [pre_blocks[i].text for _, i in candidates])
                 for (j, i), ws_equal in zip(candidates, same.tolist()):
                     if ws_equal:
-                        used[i] = True
-                        self.match[j] = i
+                        used.add(i)
+                        match[j] = i
                         self.ws_matched.add(j)
-        self.changed = [j for j, m in enumerate(self.match) if m is None]
-        self.removed = [i for i, u in enumerate(used) if not u]
+        self.match = match
+        self.used = used
+        self.changed = [j for j, m in enumerate(match) if m is None]
+        self.removed = sorted(set(range(n_pre)) - used) if len(used) < n_pre else []
         # dropped byte-identical duplicates are not "removed" content: their text survives
         post_digests = set(post.digests)
         self.removed_content = [i for i in self.removed if pre.digests[i] not in post_digests]
-        pre_blocks = pre.window.blocks
-        self.pre_id = {b.id: i for i, b in enumerate(pre_blocks)}
-        # blocks kept with the same text but other provenance, or a bad derived tag
+        # blocks kept with the same text but other provenance, or a bad derived tag: compared as
+        # (handles, derived, derived_from) tuples in C first, then in detail where they differ
+        pre_meta = pre.meta()
+        suspects = [j for j, meta, m in zip(range(len(match)), post.meta(), match)
+                    if m is not None and (meta != pre_meta[m] or (meta[1] and not meta[2]))]
         self.restated = [
-            j for j, (b, m) in enumerate(zip(post.window, self.match))
-            if m is not None and (
-                (b.derived and not b.derived_from) or b.derived != pre_blocks[m].derived
-                or (b.handles != pre_blocks[m].handles and set(b.handles) != set(pre_blocks[m].handles))
-                or (b.derived_from != pre_blocks[m].derived_from
-                    and set(b.derived_from) != set(pre_blocks[m].derived_from))
-            )
+            j for j in suspects
+            for b, pb in ((post_blocks[j], pre_blocks[match[j]]),)  # type: ignore[index]
+            if (b.derived and not b.derived_from) or b.derived != pb.derived
+            or (b.handles != pb.handles and set(b.handles) != set(pb.handles))
+            or (b.derived_from != pb.derived_from and set(b.derived_from) != set(pb.derived_from))
         ]
         self.structural = not self.changed and not self.removed_content and not self.restated
 
-    def _match_duplicates(self, match: list[int | None]) -> None:
-        """Where a text occurs more than once in pre, each post copy takes an unused pre copy,
-        the one with its own id first (only those digests are revisited)."""
-        pre, post = self.pre, self.post
-        dups = {d for d, n in Counter(pre.digests).items() if n > 1}
-        by_digest: dict[bytes, list[int]] = {}
-        for i, d in enumerate(pre.digests):
-            if d in dups:
-                by_digest.setdefault(d, []).append(i)
-        by_id = {i: pre.window[i].id for c in by_digest.values() for i in c}
-        id_pick = {(d, by_id[i]): i for d, c in by_digest.items() for i in c}
-        free = {d: list(reversed(c)) for d, c in by_digest.items()}  # pop() takes the first
-        used: set[int] = set()
-        digests = post.digests
-        for j in [j for j, d in enumerate(digests) if d in dups]:
-            d = digests[j]
-            cands = by_digest[d]
-            pick = id_pick.get((d, post.window[j].id))
-            if pick is None or pick in used:
-                stack = free[d]
-                while stack and stack[-1] in used:
-                    stack.pop()
-                pick = stack.pop() if stack else cands[0]
-            used.add(pick)
-            match[j] = pick
-
     def _load_facts(self) -> None:
         gate = self.gate
+        pre, post = self.pre, self.post
+        self.pre_facts = pre_facts = pre.facts(gate, self.pending)
+        # an unchanged post block has its pre block's facts; a whitespace-matched one inherits
+        # them, by definition (for this check: they are not its text's own, see _Side)
+        local: list[_Facts] = [None if m is None else pre_facts[m] for m in self.match]  # type: ignore[misc]
         get = gate._facts.get
-        for side in (self.pre, self.post):
-            side.facts = [get(d) or gate.facts_for(d, b, self.pending) for b, d in zip(side.window, side.digests)]
-        # a whitespace-matched post block inherits the facts of its pre block, by definition
-        for j in self.ws_matched:
-            self.post.facts[j] = self.pre.facts[self.match[j]]  # type: ignore[index]
-        self.counts["pre"] = sum(f.n_facts for f in self.pre.facts)
-        self.counts["post"] = sum(f.n_facts for f in self.post.facts)
-        self.marked = {j: f for j, f in enumerate(self.post.facts) if f.n_markers}
+        for j in self.changed:
+            d = post.digests[j]
+            local[j] = get(d) or gate.facts_for(d, post.blocks[j], self.pending)
+        if self.ws_matched:
+            own: list[_Facts | None] = list(local)
+            for j in self.ws_matched:
+                own[j] = None
+            post.known_facts(own)
+        else:
+            post.known_facts(local)  # type: ignore[arg-type]
+        self.post_facts = local
+        self.counts["pre"] = pre.totals(gate, self.pending)[0]
+        self.counts["post"] = sum(map(_N_FACTS, local))
+        self.post_markers = sum(map(_N_MARKERS, local))
+        self.marked = {j: f for j, f in enumerate(local) if f.n_markers}
 
     def _load_marker_facts(self) -> None:
         """For a structural edit: facts only of the post blocks that can hold a marker."""
@@ -803,7 +983,9 @@ class _Check:
         get = gate._facts.get
         post = self.post
         self.marked = {}
-        for j, b in enumerate(post.window):
+        if not post.may_cite():
+            return
+        for j, b in enumerate(post.blocks):
             if _MARKER_OPENER in b.text:
                 d = post.digests[j]
                 f = get(d) or gate.facts_for(d, b, self.pending)
@@ -817,14 +999,13 @@ class _Check:
         gate = self.gate
         edit = self.edit
         post = edit.post
-        refs: set[str] = set()
-        refs.update(*(b.handles for b in post))
-        refs.update(*(b.derived_from for b in post))
+        refs: set[str] = set(self.post.handle_union())
         refs.update(s.handle for s in edit.supersedes)
         refs.update(p.handle for p in edit.pointers)
-        post_ids = {b.id for b in post}
+        post_ids = self.post.id_pos()
+        pre_id = self.pre.id_pos()
         for e in edit.evicted:
-            i = self.pre_id.get(e)
+            i = pre_id.get(e)
             if i is not None and e not in post_ids and not edit.pre[i].handles:
                 continue  # an eviction record naming a handle-less pre block by id
             refs.add(e)
@@ -874,7 +1055,7 @@ class _Check:
         """The handles post block ``j``'s markers cite (resolved, unambiguous ones)."""
         targets = self.marker_targets
         out: list[str] = []
-        for name in self.post.facts[j].markers():
+        for name in self.post_facts[j].markers():
             found = targets.get(name, ())
             if len(found) == 1 and found[0] not in out:
                 out.append(found[0])
@@ -920,7 +1101,7 @@ class _Check:
                 # A block's pre version is part of its provenance: an unchanged assistant turn
                 # needs no handle, and a rewritten turn may restate what its pre version (the
                 # pre block with the same id) said.
-                pre_index = self.pre_id.get(block.id)
+                pre_index = self.pre.id_pos().get(block.id)
                 if lossy and not block.derived:
                     found.append((f"block {block.id!r} is new output of the lossy operator {edit.operator!r} "
                                   "but is not tagged derived", {"block": block.id, "evidence": {"operator": edit.operator}}))
@@ -941,7 +1122,7 @@ class _Check:
             rows = gate._grounded.get(key)
             if rows is None:
                 sources: list[_Facts] = [f for f in map(gate.source_facts, handles) if f is not None]
-                requests.append((key, j, sources, None if own_pre is None else self.pre.facts[own_pre]))
+                requests.append((key, j, sources, None if own_pre is None else self.pre_facts[own_pre]))
             plan.append((j, found, (key, handles, rows)))
         computed: dict[Any, tuple[int, ...]] = {}
         if requests:
@@ -957,7 +1138,7 @@ class _Check:
             if rows is None:
                 rows = computed[key]
             block = edit.post[j]
-            table = self.post.facts[j].table
+            table = self.post_facts[j].table
             for row in rows:
                 span = table.span(row)
                 self.violate(
@@ -990,7 +1171,7 @@ class _Check:
                 group.append(k)
             groups.append(group)
             haystack_groups.append(group if own_pre is None else group[:-1])
-            tables.append(self.post.facts[j].table)
+            tables.append(self.post_facts[j].table)
         sets = [x.grounding_set() for x in texts]
         # a source's fact table holds exactly the source's bytes (it was scanned from them)
         haystacks = [x.table.data for x in texts]
@@ -1035,54 +1216,48 @@ class _Check:
 
     # I2 --------------------------------------------------------------------------------------
 
-    def _fact_rows(self, side: _Side, indices: list[int]) -> tuple[np.ndarray, np.ndarray, _RowMap]:
+    def _fact_rows(self, facts: list[_Facts], indices: list[int]) -> tuple[np.ndarray, np.ndarray, _RowMap]:
         """Concatenated fact fingerprints of some blocks, the block of each, and a map from a
         position back to its (block, row) for evidence: rows are needed only for violations."""
-        facts = [side.facts[i] for i in indices]
-        sizes = [f.n_facts for f in facts]
+        chosen = [facts[i] for i in indices]
+        sizes = [f.n_facts for f in chosen]
         if not any(sizes):
-            return EMPTY, np.empty(0, dtype=np.int64), _RowMap(side, [], [])
-        fps = np.concatenate([f.fact_fps() for f in facts])
+            return EMPTY, np.empty(0, dtype=np.int64), _RowMap(facts, [], [])
+        fps = np.concatenate([f.fact_fps() for f in chosen])
         owners = np.repeat(np.asarray(indices, dtype=np.int64), sizes)
-        return fps, owners, _RowMap(side, indices, sizes)
+        return fps, owners, _RowMap(facts, indices, sizes)
 
     def _pre_set(self) -> FingerprintSet:
-        """The fact multiset of the pre window: cached by the window's block digests, and
-        usually derived from the previous check (whose post window this pre window is) by one
-        native merge instead of a sort of every fact."""
-        key = tuple(self.pre.digests)
-        cache = self.gate._pre_sets
-        cached = cache.get(key)
-        if callable(cached):
-            cached = cached()
-            cache.put(key, cached, 1)
-        if cached is None:
-            fps = [f.fact_fps() for f in self.pre.facts]
-            cached = FingerprintSet(np.concatenate(fps) if fps else EMPTY)
-            cache.put(key, cached, 1)
-        return cached
+        """The fact multiset of the pre window: kept with its side, and usually derived from
+        the previous check (whose post window this pre window is) by one native merge instead
+        of a sort of every fact."""
+        pre = self.pre
+        known = pre._fact_set
+        if callable(known):
+            known = known()
+        if known is None:
+            fps = [f.fact_fps() for f in self.pre_facts]
+            known = FingerprintSet(np.concatenate(fps) if fps else EMPTY)
+        pre._fact_set = known
+        return known
 
     def remember_post_set(self) -> None:
-        """Leave a recipe for the post window's fact multiset (pre minus removed plus changed),
-        evaluated only if a later check starts from this post window."""
-        cache = self.gate._pre_sets
-        post_key = tuple(self.post.digests)
-        pre_key = tuple(self.pre.digests)
-        if cache.get(post_key) is not None or cache.get(pre_key) is None:
+        """Leave a recipe for the post window's fact multiset (pre minus removed plus changed
+        and extra copies), evaluated only if a later check starts from this post window."""
+        pre, post = self.pre, self.post
+        base = pre._fact_set
+        if post._fact_set is not None or base is None or callable(base) or post is pre:
             return
-        removed = [self.pre.facts[i] for i in self.removed]
-        changed = [self.post.facts[j] for j in self.changed]
+        removed = [self.pre_facts[i] for i in self.removed]
+        added = [self.post_facts[j] for j in (*self.changed, *self.reused)]
 
         def build() -> FingerprintSet:
-            base = cache.get(pre_key)
-            if callable(base):
-                base = base()
             rm = FingerprintSet(np.concatenate([f.fact_fps() for f in removed]) if removed else EMPTY)
-            add = FingerprintSet(np.concatenate([f.fact_fps() for f in changed]) if changed else EMPTY)
+            add = FingerprintSet(np.concatenate([f.fact_fps() for f in added]) if added else EMPTY)
             values, counts = apply_delta(base.values, base.counts, rm.values, rm.counts, add.values, add.counts)
             return FingerprintSet.of_sorted(values, counts)
 
-        cache.put(post_key, build, 1)
+        post._fact_set = build
 
     def _check_purity(self) -> None:
         """Lossless operators: no fact introduced; a fact dropped only with a record.
@@ -1101,9 +1276,9 @@ class _Check:
             self._check_handle_drops("I2")
             return
         pre_set = self._pre_set()
-        a_fp, a_owner, a_row = self._fact_rows(self.post, self.changed)
+        a_fp, a_owner, a_row = self._fact_rows(self.post_facts, self.changed)
         content = set(self.removed_content)
-        d_fp, d_owner, d_row = self._fact_rows(self.pre, self.removed_content + [i for i in self.removed if i not in content])
+        d_fp, d_owner, d_row = self._fact_rows(self.pre_facts, self.removed_content + [i for i in self.removed if i not in content])
         a_set = FingerprintSet(a_fp, inverse=True)
         d_set = FingerprintSet(d_fp, inverse=True)
         if len(a_set):
@@ -1113,7 +1288,7 @@ class _Check:
                 k = int(np.argmax(a_set.inverse == u))  # first occurrence, for the evidence
                 owner, row = a_row(k)
                 b = edit.post[owner]
-                span = self.post.facts[owner].table.span(row)
+                span = self.post_facts[owner].table.span(row)
                 self.violate("I2", f"{edit.operator} introduced {span.key}={span.value!r} in block {b.id!r}, "
                              "a fact the pre window does not have", block=b.id, key=span.key, value=span.value,
                              evidence={"span": [span.start, span.end], "text": span.text, "change": "introduced"})
@@ -1163,7 +1338,7 @@ class _Check:
             k = int(np.argmax(d_set.inverse == u))
             owner, row = d_row(k)
             b = edit.pre[owner]
-            span = self.pre.facts[owner].table.span(row)
+            span = self.pre_facts[owner].table.span(row)
             self.violate("I2", f"{edit.operator} dropped {span.key}={span.value!r} (block {b.id!r}) with neither an "
                          "eviction record nor a supersession edge", block=b.id, handle=(b.handles or (None,))[0],
                          key=span.key, value=span.value,
@@ -1173,15 +1348,9 @@ class _Check:
         """A handle that leaves the window must leave with a record (eviction, supersession) or,
         after a lossy operator, stay reachable through a derived block's derived_from."""
         edit = self.edit
-        pre_handles: set[str] = set()
-        pre_handles.update(*(b.handles for b in edit.pre))
-        pre_handles.update(*(b.derived_from for b in edit.pre))
-        post_handles: set[str] = set()
-        post_handles.update(*(b.handles for b in edit.post))
-        post_handles.update(*(b.derived_from for b in edit.post))
-        post_handles.update(found[0] for found in self.marker_targets.values() if len(found) == 1)
+        cited = {found[0] for found in self.marker_targets.values() if len(found) == 1}
         evicted, superseded = self._covering()
-        missing = pre_handles - post_handles - evicted - superseded.keys()
+        missing = self.pre.handle_union() - self.post.handle_union() - cited - evicted - superseded.keys()
         for h in sorted(missing):
             bid = next(b.id for b in edit.pre if h in b.handles or h in b.derived_from)
             if bid in evicted:
@@ -1201,8 +1370,8 @@ class _Check:
         edit = self.edit
         if not edit.supersedes:
             return
-        post_ids = {b.id: j for j, b in enumerate(edit.post)}
-        handle_block = {h: i for i, b in enumerate(edit.pre) for h in b.handles}
+        post_ids = self.post.id_pos()
+        handle_block = self.pre.handle_block()
         for s in edit.supersedes:
             j = post_ids.get(s.block)
             if j is None:
@@ -1224,25 +1393,19 @@ class _Check:
         return a > b
 
     def _check_freshness(self) -> None:
-        edit = self.edit
-        kept_pre = {m for m in self.match if m is not None}
+        kept_pre = self.used
         evicted, superseded = self._covering()
-        derived_refs = {h for b in edit.post if b.derived for h in b.derived_from}
+        derived_refs = self.post.derived_union()
         self._check_edges()
-        # two reads of one resource
-        groups: dict[str, list[int]] = {}
-        for i, b in enumerate(edit.pre):
-            if b.resource is not None:
-                groups.setdefault(b.resource, []).append(i)
+        # two different reads of one resource
         kept_digests: set[bytes] | None = None
-        for resource, reads in groups.items():
-            if len({self.pre.digests[i] for i in reads}) >= 2:
-                if kept_digests is None:
-                    kept_digests = {self.pre.digests[m] for m in kept_pre}
-                self._check_reads(resource, reads, kept_pre, kept_digests, evicted, superseded, derived_refs)
+        for resource, reads in self.pre.reads().items():
+            if kept_digests is None:
+                kept_digests = {self.pre.digests[m] for m in kept_pre}
+            self._check_reads(resource, reads, kept_pre, kept_digests, evicted, superseded, derived_refs)
 
     def _check_reads(self, resource: str, reads: list[int], kept_pre: set[int], kept_digests: set[bytes],
-                     evicted: set[str], superseded: dict[str, str], derived_refs: set[str]) -> None:
+                     evicted: set[str], superseded: dict[str, str], derived_refs: frozenset[str]) -> None:
         """Two or more different reads of one resource: never reduce them to an older one."""
         edit = self.edit
         newest = max(reads, key=cmp_to_key(lambda a, b: 1 if self._newer(a, b) else -1))
@@ -1282,13 +1445,13 @@ class _Check:
         """A key whose value changed between reads: the window may not end up asserting only
         an older value (a summary or rewrite that restates the stale one)."""
         edit = self.edit
-        newest_kv = self.pre.facts[newest].kv()
+        newest_kv = self.pre_facts[newest].kv()
         older_kv: dict[tuple[int, int], dict[tuple[int, int], int]] = {}
         older_owner: dict[tuple[tuple[int, int], tuple[int, int]], int] = {}
         for i in reads:
             if i == newest or self.pre.digests[i] == self.pre.digests[newest]:
                 continue
-            for key, vals in self.pre.facts[i].kv().items():
+            for key, vals in self.pre_facts[i].kv().items():
                 if key not in newest_kv:
                     continue  # the newer read does not cover this key (another part of the file)
                 for v, row in vals.items():
@@ -1301,7 +1464,7 @@ class _Check:
         post_kv: dict[tuple[int, int], set[tuple[int, int]]] = {}
         restated: set[tuple[int, int]] = set()  # any value a rewritten or derived block asserts
         for j in self._post_blocks_touching(resource, handles):
-            facts = self.post.facts[j]
+            facts = self.post_facts[j]
             for key, vals in facts.kv().items():
                 if key in older_kv:
                     post_kv.setdefault(key, set()).update(vals)
@@ -1314,8 +1477,8 @@ class _Check:
                 continue
             v = next(v for v in stale if v in present)
             owner = older_owner[(key, v)]
-            old_span = self.pre.facts[owner].table.span(stale[v])
-            new_span = self.pre.facts[newest].table.span(next(iter(newest_kv[key].values())))
+            old_span = self.pre_facts[owner].table.span(stale[v])
+            new_span = self.pre_facts[newest].table.span(next(iter(newest_kv[key].values())))
             self.violate("I4", f"stale value kept alone: {old_span.key}={old_span.value!r} from an older read of "
                          f"{resource!r} survives, the newer {new_span.key}={new_span.value!r} "
                          f"(block {edit.pre[newest].id!r}) does not",
@@ -1325,17 +1488,10 @@ class _Check:
 
     def _post_blocks_touching(self, resource: str, handles: set[str]) -> list[int]:
         """Post blocks that are reads of ``resource`` or derive from one of ``handles``."""
-        if not hasattr(self, "_by_resource"):
-            self._by_resource: dict[str, list[int]] = {}
-            self._by_handle: dict[str, list[int]] = {}
-            for j, b in enumerate(self.edit.post):
-                if b.resource is not None:
-                    self._by_resource.setdefault(b.resource, []).append(j)
-                for h in b.provenance:
-                    self._by_handle.setdefault(h, []).append(j)
-        out = set(self._by_resource.get(resource, ()))
+        by_resource, by_handle = self.post.touching()
+        out = set(by_resource.get(resource, ()))
         for h in handles:
-            out.update(self._by_handle.get(h, ()))
+            out.update(by_handle.get(h, ()))
         return sorted(out)
 
     # I5 --------------------------------------------------------------------------------------
@@ -1351,10 +1507,11 @@ class _Check:
             if i in kept_copy or self.edit.pre[i].id in evicted
             or (self.edit.pre[i].handles and all(h in evicted for h in self.edit.pre[i].handles))
         }
-        pre_facts = [f for i, f in enumerate(self.pre.facts) if i not in explicit] if explicit else self.pre.facts
-        pre_m = sum(f.n_markers for f in pre_facts)
-        post_m = sum(f.n_markers for f in self.post.facts)
-        pre_f = sum(f.n_facts for f in pre_facts) if explicit else self.counts["pre"]
+        pre_f, pre_m = self.pre.totals(self.gate, self.pending)
+        if explicit:
+            pre_f -= sum(self.pre_facts[i].n_facts for i in explicit)
+            pre_m -= sum(self.pre_facts[i].n_markers for i in explicit)
+        post_m = self.post_markers
         post_f = self.counts["post"]
         if pre_m == 0:
             self.retention = None
@@ -1374,7 +1531,9 @@ class _Check:
     # P ---------------------------------------------------------------------------------------
 
     def _check_pointers(self) -> None:
-        post_ids = {b.id for b in self.edit.post}
+        if not self.edit.pointers:
+            return
+        post_ids = self.post.id_pos()
         for p in self.edit.pointers:
             ev = {"start": p.start, "end": p.end, "hash": p.hash}
             if p.block not in post_ids:
@@ -1410,25 +1569,34 @@ class _Check:
 
     def _check_pins(self) -> None:
         edit = self.edit
+        pre = self.pre
         evicted, _ = self._covering()
-        pinned: list[int] = [
-            i for i, (b, d) in enumerate(zip(edit.pre, self.pre.digests))
-            if b.pinned or (b.id in self.pinned_ids and not b.handles)
-            or (self.pinned_handles and not self.pinned_handles.isdisjoint(b.handles))
-        ]
-        if not pinned:
+        pinned_set = set(pre.pinned())
+        if self.pinned_ids:
+            id_pos = pre.id_pos()
+            for bid in self.pinned_ids:
+                i = id_pos.get(bid)
+                if i is not None and not pre.blocks[i].handles:
+                    pinned_set.add(i)
+        if self.pinned_handles:
+            handle_blocks = pre.handle_blocks()
+            for h in self.pinned_handles:
+                pinned_set.update(handle_blocks.get(h, ()))
+        if not pinned_set:
             return
+        pinned = sorted(pinned_set)
         pinned_handles = {h for i in pinned for h in edit.pre[i].handles} | self.pinned_handles
-        exact = {}
-        for j, m in enumerate(self.match):
-            if m is not None and j not in self.ws_matched:
-                exact.setdefault(m, j)
+        exact: dict[int, int] = {}
+        for j, m in [(j, m) for j, m in enumerate(self.match) if m in pinned_set]:
+            if j not in self.ws_matched:
+                exact.setdefault(m, j)  # type: ignore[arg-type]
+        post_ids = self.post.id_pos()
         for i in pinned:
             b = edit.pre[i]
             j = exact.get(i)
             if j is None:
                 # another exact copy of the same bytes also preserves it
-                j = next((k for k, d in enumerate(self.post.digests) if d == self.pre.digests[i] and k not in self.ws_matched), None)
+                j = next((k for k, d in enumerate(self.post.digests) if d == pre.digests[i] and k not in self.ws_matched), None)
             if j is not None:
                 if not edit.post[j].pinned:
                     self.violate("R", f"pinned block {b.id!r} is kept but its pin was removed", block=b.id,
@@ -1436,10 +1604,12 @@ class _Check:
                 continue
             if b.id in evicted or (b.handles and all(h in evicted for h in b.handles)):
                 continue
-            rewritten = next((p.id for p in edit.post if p.id == b.id), None)
+            rewritten = b.id if b.id in post_ids else None
             what = f"rewritten as {rewritten!r}" if rewritten else "neither kept byte-identical nor evicted with a record"
             self.violate("R", f"pinned block {b.id!r} was {what}", block=b.id,
                          handle=(b.handles or (None,))[0], evidence={"preserve_or_evict": True})
+        if pinned_handles.isdisjoint(self.post.derived_union()):
+            return  # no derived block names a pinned source
         for b in edit.post:
             if b.derived:
                 hit = [h for h in b.derived_from if h in pinned_handles]
@@ -1474,9 +1644,11 @@ class _Check:
         reclassification stands only if every other invariant still holds."""
         edit = self.edit
         blocks = []
+        changed = set(self.changed)
+        pre_id = self.pre.id_pos()
         for j, b in enumerate(edit.post):
-            if j in self.changed and not b.derived:
-                sources = b.handles or (edit.pre[self.pre_id[b.id]].handles if b.id in self.pre_id else ())
+            if j in changed and not b.derived:
+                sources = b.handles or (edit.pre[pre_id[b.id]].handles if b.id in pre_id else ())
                 if not sources:
                     return None
                 blocks.append(Block(b.id, b.role, b.text, (), True, tuple(sources), b.pinned, b.ts, b.resource))
@@ -1492,6 +1664,12 @@ class _Check:
 
 
 _MARKER_OPENER = "[src:"  # every citation marker starts so (docs/grammar.md)
+_BLOCK_ID = attrgetter("id")
+_HANDLES = attrgetter("handles")
+_DERIVED_FROM = attrgetter("derived_from")
+_PROVENANCE_FIELDS = attrgetter("handles", "derived", "derived_from")
+_N_FACTS = attrgetter("n_facts")
+_N_MARKERS = attrgetter("n_markers")
 
 
 # -- module-level conveniences ----------------------------------------------------------------

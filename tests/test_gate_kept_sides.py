@@ -1,0 +1,149 @@
+"""A gate keeps what it derived from the windows it judged (digests, facts, indexes, the fact
+multiset): the next edit of a session starts from the window the last one committed. These
+tests hold the kept path to the full one: a gate that has seen the windows must give exactly
+the verdict a fresh gate gives, on the corpus edits, on the session's next edits, and where the
+kept data could go wrong (a whitespace-matched block, duplicated blocks, windows alive in
+several threads)."""
+
+from __future__ import annotations
+
+import gc
+import sys
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from gate_helpers import blk, find, store_with, tool
+from provgate.gate import Gate
+from provgate.verdict import Verdict
+from provgate.window import Edit, Window, parse_edit
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
+import corpus  # noqa: E402
+
+EDITS = {"prune": corpus.prune_edit, "rewrite": corpus.rewrite_edit,
+         "summarize": corpus.summarize_edit, "drift": corpus.drift_edit}
+
+
+def _comparable(v: Verdict) -> dict:
+    out = v.to_json(include_window=True)
+    for volatile in ("timings_ms", "cycle", "pre_digest", "post_digest"):
+        out.pop(volatile, None)
+    return out
+
+
+def _corpus_case(name: str, seed: int):
+    w = corpus.make_window(20_000, seed=seed)
+    d = EDITS[name](w, seed=seed)
+    store = store_with(d.pop("sources"))
+    return store, parse_edit(d)
+
+
+def _warm_gate(store, edit: Edit) -> Gate:
+    """A gate that has just judged the previous cycle, whose post window is ``edit.pre``."""
+    prev = Window([*edit.pre, {"id": "zz_prev", "role": "assistant", "text": "an earlier remark\n"}])
+    gate = Gate(store, audit=False)
+    assert gate.check_edit(Edit("prune", prev, edit.pre, evicted=("zz_prev",))).accepted
+    return gate
+
+
+def _one_block_changed(window: Window, seed: int) -> Window:
+    """The window with one block reworded: a cited assistant turn gets a sentence, or a tool
+    output a fabricated value (so the next cycle has both accepted and rejected cases)."""
+    post = window.to_json()
+    kind = ("assistant", "tool")[seed % 2]
+    j = [i for i, b in enumerate(post) if b["role"] == kind and not b["pinned"]][seed % 3]
+    extra = "Nothing else changed.\n" if kind == "assistant" else "max_retries = 41\n"
+    post[j] = dict(post[j], text=post[j]["text"] + extra)
+    return Window(post)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+@pytest.mark.parametrize("name", list(EDITS))
+def test_kept_windows_give_the_fresh_gates_verdict(name, seed):
+    store, edit = _corpus_case(name, seed)
+    fresh = _comparable(Gate(store, audit=False).check_edit(edit))
+    gate = _warm_gate(store, edit)
+    first = gate.check_edit(edit)  # pre side kept from the previous cycle
+    assert _comparable(first) == fresh
+    assert _comparable(gate.check_edit(edit)) == fresh  # both sides kept now
+    # the session goes on from the committed window (or the pre window after a rejection)
+    committed = first.window if first.accepted else edit.pre
+    for k in range(3):
+        nxt = Edit("rewrite", committed, _one_block_changed(committed, seed + k))
+        assert _comparable(gate.check_edit(nxt)) == _comparable(Gate(store, audit=False).check_edit(nxt))
+
+
+NOTE = "backoff_ms: 250\nmax_retries: 3\n"
+CONF_H = "tool:call_1"
+
+
+def test_a_whitespace_matched_block_is_judged_by_its_own_text_in_the_next_cycle():
+    # cycle 1 rewrites t1 with blank lines and trailing spaces only (unchanged by the
+    # normalisation) and a1 for real (so the facts are loaded); in cycle 2 that window is pre,
+    # and the evidence of a dropped fact must point into t1's NEW bytes
+    store = store_with({CONF_H: NOTE})
+    pre = Window([tool("t1", CONF_H, NOTE), blk("a1", "assistant", "ok\n")])
+    spaced = Window([blk("t1", "tool", "\n\nbackoff_ms: 250   \nmax_retries: 3\n", [CONF_H]),
+                     blk("a1", "assistant", "ok, noted\n")])
+    gate = Gate(store, audit=False)
+    v = gate.check_edit(Edit("rewrite", pre, spaced))
+    assert v.accepted and v.classification == "lossless", v.summary()
+    dropped = Window([blk("t1", "tool", "\n\nbackoff_ms: 250   \n", [CONF_H]), spaced[1]])
+    kept = gate.check_edit(Edit("rewrite", spaced, dropped))
+    fresh = Gate(store, audit=False).check_edit(Edit("rewrite", spaced, dropped))
+    assert _comparable(kept) == _comparable(fresh)
+    v = find(kept, "I2", block="t1", value="3")
+    start, end = v.evidence["span"]
+    assert spaced[0].text.encode()[start:end] == b"max_retries: 3"
+
+
+def test_duplicated_blocks_keep_an_exact_fact_multiset_across_cycles():
+    # cycle 1 copies t1 (a second post block with the same text) and rewrites a1 (so the fact
+    # multisets are built): the kept multiset of that window must count the copy, or cycle 2
+    # would report a fact as dropped that the other copy still holds
+    store = store_with({CONF_H: NOTE})
+    pre = Window([tool("t1", CONF_H, NOTE), blk("a1", "assistant", "ok\n")])
+    copied = Window([pre[0], tool("t1_copy", CONF_H, NOTE), blk("a1", "assistant", "ok, noted\n")])
+    gate = Gate(store, audit=False)
+    v = gate.check_edit(Edit("rewrite", pre, copied))
+    assert v.accepted and v.classification == "lossless", v.summary()
+    verdicts = []
+    for post in ([copied[0], copied[2]], [copied[1], copied[2]], [copied[2]]):
+        e = Edit("prune", copied, Window(post))
+        verdicts.append(gate.check_edit(e))
+        assert _comparable(verdicts[-1]) == _comparable(Gate(store, audit=False).check_edit(e))
+    assert [v.accepted for v in verdicts] == [True, True, False]
+
+
+def test_kept_sides_follow_the_window_object_not_its_address():
+    store = store_with({CONF_H: NOTE})
+    gate = Gate(store, audit=False)
+    for k in range(40):
+        # windows die and new ones may reuse their addresses: never another window's side
+        w = Window([tool("t1", CONF_H, NOTE), blk("a1", "assistant", f"turn {k} of 12 rows\n")])
+        nxt = Window([w[0], blk("a1", "assistant", f"turn {k} of 13 rows\n")])
+        v = gate.check_edit(Edit("rewrite", w, nxt))
+        assert _comparable(v) == _comparable(Gate(store, audit=False).check_edit(Edit("rewrite", w, nxt)))
+        del w, nxt
+        gc.collect()
+    assert len(gate._sides) <= 8
+
+
+def test_threads_sharing_windows_get_the_sequential_verdicts():
+    store, edit = _corpus_case("summarize", 0)
+    nexts = [Edit("rewrite", edit.pre, _one_block_changed(edit.pre, k)) for k in range(6)]
+    jobs = [edit, *nexts] * 3
+    expected = [_comparable(Gate(store, audit=False).check_edit(e)) for e in jobs]
+    gate = Gate(store, audit=False)
+    start = threading.Barrier(4)
+
+    def run(i: int) -> dict:
+        if i < 4:
+            start.wait()
+        return _comparable(gate.check_edit(jobs[i]))
+
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        assert list(pool.map(run, range(len(jobs)))) == expected
