@@ -368,10 +368,12 @@ class _Side:
         if self._touching is None:
             by_resource: dict[str, list[int]] = {}
             by_handle: dict[str, list[int]] = {}
-            for j, b in enumerate(self.blocks):
-                if b.resource is not None:
-                    by_resource.setdefault(b.resource, []).append(j)
-                for h in b.provenance:
+            for j, r in enumerate(map(_RESOURCE, self.blocks)):
+                if r is not None:
+                    by_resource.setdefault(r, []).append(j)
+            # a block's provenance: derived_from for a derived block, else its handles
+            for j, (handles, derived, derived_from) in enumerate(self.meta()):
+                for h in derived_from if derived else handles:
                     by_handle.setdefault(h, []).append(j)
             self._touching = (by_resource, by_handle)
         return self._touching
@@ -1681,6 +1683,7 @@ class _Check:
 _MARKER_OPENER = "[src:"  # every citation marker starts so (docs/grammar.md)
 _BLOCK_ID = attrgetter("id")
 _HANDLES = attrgetter("handles")
+_RESOURCE = attrgetter("resource")
 _DERIVED_FROM = attrgetter("derived_from")
 _PROVENANCE_FIELDS = attrgetter("handles", "derived", "derived_from")
 _N_FACTS = attrgetter("n_facts")
