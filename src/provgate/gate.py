@@ -49,6 +49,7 @@ from provgate.errors import (
     UnknownHandleError,
 )
 from provgate.facts import EXTRACTOR_VERSION, FactTable, Kind, extract, fingerprint_kv_keys
+from provgate._scanner_py import normalize_value
 from provgate._factdiff import SortedFingerprints, absent_from_all, apply_delta, unique_counts
 from provgate._matching import occurs_at_boundaries
 from provgate._textnorm import same_after_normalisation
@@ -1191,7 +1192,8 @@ class _Check:
         # whole check instead of a handful per block
         kinds = np.concatenate([t.kind for t in tables])
         owner = np.repeat(np.arange(len(requests), dtype=np.int64), sizes)
-        rows = np.concatenate([np.arange(n, dtype=np.int64) for n in sizes])
+        firsts = np.cumsum(sizes) - sizes  # each block's first position in the columns
+        rows = np.arange(len(kinds), dtype=np.int64) - np.repeat(firsts, sizes)
         groundable = np.flatnonzero(kinds != _KIND_CITATION)  # markers are cited, not grounded
         kinds, owner, rows = kinds[groundable], owner[groundable], rows[groundable]
         # a kv fact must match as its (key, value) pair, any other fact as its value
@@ -1199,25 +1201,33 @@ class _Check:
         queries = np.ascontiguousarray(np.where(is_kv, np.concatenate([t.fp_fact for t in tables])[groundable],
                                                 np.concatenate([t.fp_value for t in tables])[groundable]))
         missing = np.flatnonzero(absent_from_all(queries, sets, groups=groups, query_group=owner))
+        if not missing.size:
+            return [()] * len(requests)
+        # the byte ranges of what is left, gathered once: a quote is searched for by what it
+        # quotes, anything else by its literal text; an identifier is also looked up as a key
+        value_start = np.concatenate([t.value_start for t in tables])[groundable][missing]
+        value_end = np.concatenate([t.value_end for t in tables])[groundable][missing]
+        quoted = kinds[missing] == _KIND_QUOTE
+        start = np.where(quoted, value_start, np.concatenate([t.start for t in tables])[groundable][missing])
+        end = np.where(quoted, value_end, np.concatenate([t.end for t in tables])[groundable][missing])
+        m_owner = owner[missing]
         # an identifier may restate a key a config sets ("max_retries" for "max_retries: 5")
-        ident = missing[kinds[missing] == _KIND_IDENTIFIER]
+        ident = np.flatnonzero(kinds[missing] == _KIND_IDENTIFIER)
         if ident.size:
-            ident_owner = owner[ident]
-            key_fps = fingerprint_kv_keys([tables[o].value_bytes(r) for o, r in zip(ident_owner.tolist(), rows[ident].tolist())])
-            restated = ~absent_from_all(key_fps, sets, groups=groups, query_group=ident_owner)
-            missing = np.setdiff1d(missing, ident[restated], assume_unique=True)
+            i_owner = m_owner[ident]
+            value_kind = np.concatenate([t.value_kind for t in tables])[groundable][missing][ident]
+            keys = [normalize_value(vk, tables[o].data[a:b]) for o, a, b, vk in
+                    zip(i_owner.tolist(), value_start[ident].tolist(), value_end[ident].tolist(), value_kind.tolist())]
+            restated = ~absent_from_all(fingerprint_kv_keys(keys), sets, groups=groups, query_group=i_owner)
+            if restated.any():
+                keep = np.ones(missing.size, dtype=np.bool_)
+                keep[ident[restated]] = False
+                missing, m_owner, start, end = missing[keep], m_owner[keep], start[keep], end[keep]
         if missing.size:
-            m_owner = owner[missing].tolist()
-            m_rows = rows[missing].tolist()
-            # a quote is searched for by what it quotes, anything else by its literal text
-            quoted = (kinds[missing] == _KIND_QUOTE).tolist()
-            needles = []
-            for o, r, q in zip(m_owner, m_rows, quoted):
-                t = tables[o]
-                a, b = (t.value_start[r], t.value_end[r]) if q else (t.start[r], t.end[r])
-                needles.append(t.data[int(a):int(b)])
-            literal = occurs_at_boundaries(needles, haystacks, groups=haystack_groups, needle_group=owner[missing])
-            for o, r, hit in zip(m_owner, m_rows, literal.tolist()):
+            owners = m_owner.tolist()
+            needles = [tables[o].data[a:b] for o, a, b in zip(owners, start.tolist(), end.tolist())]
+            literal = occurs_at_boundaries(needles, haystacks, groups=haystack_groups, needle_group=m_owner)
+            for o, r, hit in zip(owners, rows[missing].tolist(), literal.tolist()):
                 if not hit:
                     out[o].append(r)
         return [tuple(x) for x in out]
