@@ -135,7 +135,7 @@ def test_recheck_after_one_block_changed(benchmark, window, store, name):
 
     verdict = benchmark.pedantic(lambda nxt: gate.check_edit(nxt), setup=setup, rounds=30, iterations=1)
     assert verdict.accepted, verdict.summary()
-    benchmark.extra_info.update(implementation=IMPL, blocks=len(nxt.pre))
+    benchmark.extra_info.update(implementation=IMPL, blocks=len(committed.window))
 
 
 @pytest.mark.benchmark(group="gate-audit")
