@@ -147,3 +147,33 @@ def test_threads_sharing_windows_get_the_sequential_verdicts():
 
     with ThreadPoolExecutor(max_workers=4) as pool:
         assert list(pool.map(run, range(len(jobs)))) == expected
+
+
+@pytest.mark.parametrize("field", ["pinned", "resource", "handles", "derived_from", "id"])
+def test_windows_that_differ_only_in_metadata_do_not_share_indexes(field):
+    # same texts in the same order, one block's metadata changed: every index built from the
+    # metadata must be the post window's own (pins, reads, handles, ids)
+    store = store_with({CONF_H: NOTE, "tool:call_2": NOTE + "x\n"})
+    blocks = [tool("t1", CONF_H, NOTE, pinned=True, resource="file:a.yaml", ts=1.0),
+              tool("t2", "tool:call_2", NOTE + "x\n", resource="file:a.yaml", ts=2.0),
+              blk("s1", "summary", "backoff_ms: 250\n", derived_from=[CONF_H])]
+    pre = Window(blocks)
+    changed = {"pinned": {"pinned": False}, "resource": {"resource": "file:b.yaml"},
+               "handles": {"handles": ["tool:call_2"]}, "derived_from": {"derived_from": ["tool:call_2"]},
+               "id": {"id": "t1_renamed"}}[field]
+    k = 2 if field == "derived_from" else 0
+    post = Window([dict(b, **changed) if i == k else b for i, b in enumerate(blocks)])
+    edits = [Edit("reorder", Window(blocks[::-1]), pre)]  # after it the gate keeps pre's side
+    for operator in ("rewrite", "summarize"):
+        edits += [Edit(operator, pre, post), Edit(operator, post, pre)]
+    gate = Gate(store, audit=False)
+    kept = [_comparable(gate.check_edit(e)) for e in edits]
+    # the same session (same pins, same history) on copies of the windows: nothing kept
+    twin = Gate(store, audit=False)
+    assert kept == [_comparable(twin.check_edit(_copied(e))) for e in edits]
+
+
+def _copied(edit: Edit) -> Edit:
+    """The edit with new window objects (equal content), which no gate has seen."""
+    return Edit(edit.operator, Window(edit.pre.to_json()), Window(edit.post.to_json()), edit.evicted,
+                edit.supersedes, edit.pointers)
