@@ -25,6 +25,7 @@ change only pays for that block.
 
 from __future__ import annotations
 
+import hmac
 import json
 import threading
 import time
@@ -1177,8 +1178,7 @@ class _Check:
             key = (self.post.digests[j], tuple(handles), None if own_pre is None else self.pre.digests[own_pre])
             rows = gate._grounded.get(key)
             if rows is None:
-                sources: list[_Facts] = [f for f in map(gate.source_facts, handles) if f is not None]
-                requests.append((key, j, sources, None if own_pre is None else self.pre_facts[own_pre]))
+                requests.append((key, j, handles, None if own_pre is None else self.pre_facts[own_pre]))
             plan.append((j, found, (key, handles, rows)))
         computed: dict[Any, tuple[int, ...]] = {}
         if requests:
@@ -1205,28 +1205,39 @@ class _Check:
                     evidence={"span": [span.start, span.end], "text": span.text, "searched": handles},
                 )
 
-    def _ungrounded_rows(self, requests: list[tuple[Any, int, list[_Facts], _Facts | None]]) -> list[tuple[int, ...]]:
-        """For each request ``(key, j, sources, own_pre)``: the fact rows of post block ``j``
-        that occur in none of the texts ``sources`` (and ``own_pre``, the block's pre version,
-        when not None). A kv fact must occur there as the same (key, value) pair, any other fact
-        as a value (or a kv key) those texts assert, or else literally, at token boundaries, in
-        the bytes of one of ``sources``. All blocks at once: one lookup of every fact, one of the
-        identifiers left over as keys, one literal search of the rest."""
-        texts: list[_Facts] = []  # every distinct text that grounds something, by position
-        index: dict[int, int] = {}
+    def _ungrounded_rows(self, requests: list[tuple[Any, int, list[str], _Facts | None]]) -> list[tuple[int, ...]]:
+        """For each request ``(key, j, handles, own_pre)``: the fact rows of post block ``j``
+        that occur in none of the sources ``handles`` (and ``own_pre``, the facts of the block's
+        pre version, when not None). A kv fact must occur there as the same (key, value) pair,
+        any other fact as a value (or a kv key) those texts assert, or else literally, at token
+        boundaries, in the bytes of one of the sources. All blocks at once: one lookup of every
+        fact, one of the identifiers left over as keys, one literal search of the rest."""
+        source_facts = self.gate.source_facts
+        texts: list[_Facts] = []  # every text that grounds something, by position
+        by_handle: dict[str, int] = {}  # each source is fetched once per check
+        by_pre: dict[int, int] = {}
         groups: list[list[int]] = []  # per request: the texts that ground it
         haystack_groups: list[list[int]] = []  # per request: the texts searched literally
         tables: list[FactTable] = []
-        for _, j, sources, own_pre in requests:
+        for _, j, handles, own_pre in requests:
             group = []
-            for x in sources if own_pre is None else (*sources, own_pre):
-                k = index.get(id(x))
+            for h in handles:
+                k = by_handle.get(h)
                 if k is None:
-                    k = index[id(x)] = len(texts)
-                    texts.append(x)
-                group.append(k)
+                    facts = source_facts(h)
+                    k = by_handle[h] = -1 if facts is None else len(texts)
+                    if facts is not None:
+                        texts.append(facts)
+                if k >= 0:
+                    group.append(k)
+            haystack_groups.append(group)
+            if own_pre is not None:
+                k = by_pre.get(id(own_pre))
+                if k is None:
+                    k = by_pre[id(own_pre)] = len(texts)
+                    texts.append(own_pre)
+                group = [*group, k]
             groups.append(group)
-            haystack_groups.append(group if own_pre is None else group[:-1])
             tables.append(self.post_facts[j].table)
         sets = [x.grounding_set() for x in texts]
         # a source's fact table holds exactly the source's bytes (it was scanned from them)
@@ -1605,36 +1616,51 @@ class _Check:
     # P ---------------------------------------------------------------------------------------
 
     def _check_pointers(self) -> None:
+        """Every pointer resolves byte-exactly. Checked in order; the blake3 spans are hashed
+        in one native call, and every digest compared in constant time."""
         if not self.edit.pointers:
             return
         post_ids = self.post.id_pos()
+        found: list[tuple[Any, ...]] = []  # per pointer: a violation, or what to hash
         for p in self.edit.pointers:
             ev = {"start": p.start, "end": p.end, "hash": p.hash}
             if p.block not in post_ids:
-                self.violate("P", f"pointer from block {p.block!r}, which is not in the post window",
-                             block=p.block, handle=p.handle, evidence=dict(ev, reason="unknown_block"))
+                found.append(("P", f"pointer from block {p.block!r}, which is not in the post window",
+                              p, dict(ev, reason="unknown_block")))
                 continue
             try:
-                _digests.parse_digest(p.hash)
+                algorithm, expected = _digests.parse_digest(p.hash)
             except InvalidDigestError as exc:
-                self.violate("P", f"pointer hash is malformed: {exc}", block=p.block, handle=p.handle,
-                             evidence=dict(ev, reason="malformed_digest"))
+                found.append(("P", f"pointer hash is malformed: {exc}", p, dict(ev, reason="malformed_digest")))
                 continue
             if self.gate.handle_digest(p.handle) is None:
-                self.violate("P", f"pointer into {p.handle!r}, which is not in the durable store",
-                             block=p.block, handle=p.handle, evidence=dict(ev, reason="unknown_handle"))
+                found.append(("P", f"pointer into {p.handle!r}, which is not in the durable store",
+                              p, dict(ev, reason="unknown_handle")))
                 continue
             try:
                 data = self.gate.source_bytes(p.handle)
             except StoreCorruptionError as exc:
-                self.violate("P", f"source {p.handle!r} is corrupted in the store: {exc}", block=p.block,
-                             handle=p.handle, evidence=dict(ev, reason="source_corrupted"))
+                found.append(("P", f"source {p.handle!r} is corrupted in the store: {exc}", p,
+                              dict(ev, reason="source_corrupted")))
                 continue
             if p.end > len(data):
-                self.violate("P", f"pointer [{p.start}, {p.end}) is out of range of {p.handle!r} ({len(data)} bytes)",
-                             block=p.block, handle=p.handle, evidence=dict(ev, reason="out_of_range", size=len(data)))
+                found.append(("P", f"pointer [{p.start}, {p.end}) is out of range of {p.handle!r} ({len(data)} bytes)",
+                              p, dict(ev, reason="out_of_range", size=len(data))))
                 continue
-            if not _digests.digest_matches(data[p.start : p.end], p.hash):
+            found.append((algorithm, expected, p, ev, data[p.start:p.end]))
+        blake = [k for k, x in enumerate(found) if x[0] == _digests.BLAKE3]
+        actual: dict[int, bytes] = {}
+        if blake:
+            hashed = hash_buffers([found[k][4] for k in blake])
+            actual = {k: hashed[i].tobytes() for i, k in enumerate(blake)}
+        for k, item in enumerate(found):
+            if item[0] == "P":
+                _, message, p, ev = item
+                self.violate("P", message, block=p.block, handle=p.handle, evidence=ev)
+                continue
+            algorithm, expected, p, ev, span = item
+            got = actual[k] if k in actual else _digests.compute_raw(span, algorithm)
+            if not hmac.compare_digest(got, expected):
                 self.violate("P", f"pointer [{p.start}, {p.end}) into {p.handle!r} does not hash to {p.hash[:20]}…: "
                              "it was re-anchored and resolves to different bytes", block=p.block, handle=p.handle,
                              evidence=dict(ev, reason="span_mismatch"))
