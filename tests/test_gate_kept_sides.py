@@ -159,9 +159,11 @@ def test_windows_that_differ_only_in_metadata_do_not_share_indexes(field):
               blk("s1", "summary", "backoff_ms: 250\n", derived_from=[CONF_H])]
     pre = Window(blocks)
     changed = {"pinned": {"pinned": False}, "resource": {"resource": "file:b.yaml"},
-               "handles": {"handles": ["tool:call_2"]}, "derived_from": {"derived_from": ["tool:call_2"]},
+               "handles": {"handles": [CONF_H]}, "derived_from": {"derived_from": ["tool:call_2"]},
                "id": {"id": "t1_renamed"}}[field]
-    k = 2 if field == "derived_from" else 0
+    # t2 moved onto t1's handle drops tool:call_2 from the window: only a post side with its own
+    # handle union sees that
+    k = {"derived_from": 2, "handles": 1}.get(field, 0)
     post = Window([dict(b, **changed) if i == k else b for i, b in enumerate(blocks)])
     edits = [Edit("reorder", Window(blocks[::-1]), pre)]  # after it the gate keeps pre's side
     for operator in ("rewrite", "summarize"):

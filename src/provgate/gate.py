@@ -254,7 +254,7 @@ class _Side:
     built, and a check pays per block only for the post window it has not seen.
     """
 
-    __slots__ = ("window", "blocks", "digests", "_ref", "_shape", "_facts", "_n_facts", "_n_markers", "_ids",
+    __slots__ = ("window", "blocks", "digests", "_ref", "_flags", "_facts", "_n_facts", "_n_markers", "_ids",
                  "_id_pos", "_pair_pos", "_meta", "_handle_union", "_derived_union", "_reads",
                  "_handle_block", "_handle_blocks", "_pinned", "_may_cite", "_fact_set", "_touching",
                  "_window_digest")
@@ -264,7 +264,7 @@ class _Side:
         self.blocks = window.blocks
         self.digests = digests
         self._ref = weakref.ref(window)
-        self._shape: list[tuple[Any, ...]] | None = None
+        self._flags: list[tuple[Any, ...]] | None = None
         # true facts of each block (None: not computed yet); a whitespace-matched post block is
         # judged with its pre block's facts, but that is the check's view, not this text's
         self._facts: list[_Facts | None] | None = None
@@ -288,23 +288,25 @@ class _Side:
     def is_of(self, window: Window) -> bool:
         return self._ref() is window
 
-    # The indexes below the shape depend on the blocks' metadata only, never on their texts. A
-    # window whose blocks have the same metadata as another's, in the same order (the usual
-    # rewrite of a few texts in place), shares them instead of building them again.
-    _SHAPE_INDEXES = ("_ids", "_id_pos", "_meta", "_handle_union", "_derived_union", "_handle_block",
-                      "_handle_blocks", "_pinned", "_touching")
+    # These indexes depend on the blocks' metadata only, never on their texts. A window whose
+    # blocks have the same metadata as another's, in the same order (the usual rewrite of a few
+    # texts in place), shares them instead of building them again.
+    _SHAPE_INDEXES = ("_id_pos", "_handle_union", "_derived_union", "_handle_block", "_handle_blocks",
+                      "_pinned", "_touching")
 
-    def shape(self) -> list[tuple[Any, ...]]:
-        """Per block, every field an index below is built from."""
-        if self._shape is None:
-            self._shape = list(map(_SHAPE_FIELDS, self.blocks))
-        return self._shape
+    def flags(self) -> list[tuple[Any, ...]]:
+        """Per block, (pinned, resource): with ids() and meta(), every field an index below is
+        built from."""
+        if self._flags is None:
+            self._flags = list(map(_FLAG_FIELDS, self.blocks))
+        return self._flags
 
     def share_indexes_with(self, other: _Side) -> bool:
-        """Take ``other``'s metadata indexes if both windows have the same shape."""
-        if len(self.blocks) != len(other.blocks) or self.shape() != other.shape():
+        """Take ``other``'s metadata indexes if both windows have the same metadata. (The
+        checks build ids and meta of both sides anyway; compared as lists, in C.)"""
+        if (len(self.blocks) != len(other.blocks) or self.ids() != other.ids() or self.meta() != other.meta()
+                or self.flags() != other.flags()):
             return False
-        self._shape = other._shape
         for name in self._SHAPE_INDEXES:  # read-only once built, so they can be shared
             if getattr(self, name) is None:
                 setattr(self, name, getattr(other, name))
@@ -949,7 +951,7 @@ class _Check:
         pre, post = self.pre, self.post
         pre_blocks, post_blocks = pre.blocks, post.blocks
         n_pre = len(pre_blocks)
-        if post._ids is None and post is not pre and len(post_blocks) == n_pre:
+        if post._id_pos is None and post is not pre and len(post_blocks) == n_pre:
             post.share_indexes_with(pre)
         match: list[int | None] = list(map(pre.pair_pos().get, zip(post.digests, post.ids())))
         used = {m for m in match if m is not None}
@@ -1769,7 +1771,7 @@ _HANDLES = attrgetter("handles")
 _RESOURCE = attrgetter("resource")
 _DERIVED_FROM = attrgetter("derived_from")
 _PROVENANCE_FIELDS = attrgetter("handles", "derived", "derived_from")
-_SHAPE_FIELDS = attrgetter("id", "handles", "derived", "derived_from", "pinned", "resource")
+_FLAG_FIELDS = attrgetter("pinned", "resource")
 _N_FACTS = attrgetter("n_facts")
 _N_MARKERS = attrgetter("n_markers")
 
