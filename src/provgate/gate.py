@@ -621,12 +621,16 @@ class Gate:
             # Pins are sticky: once a pass has seen a block pinned, every later pass protects
             # it, even if a compactor forgets the flag. The pre window is what the agent holds,
             # whatever the verdict; the post window counts only once committed.
-            for b in (*run.pre.window, *(verdict.window if verdict.accepted else ())):
-                if b.pinned:
-                    if b.handles:
-                        self._pinned_handles.update(b.handles)
-                    else:
-                        self._pinned_ids.add(b.id)
+            pinned = [run.pre.blocks[i] for i in run.pre.pinned()]
+            if verdict.accepted:
+                post = run.post if verdict.window is run.post.window else None
+                pinned += ([post.blocks[i] for i in post.pinned()] if post is not None
+                           else [b for b in verdict.window if b.pinned])
+            for b in pinned:
+                if b.handles:
+                    self._pinned_handles.update(b.handles)
+                else:
+                    self._pinned_ids.add(b.id)
             if verdict.accepted and verdict.retention is not None:
                 self._cumulative = (1.0 if self._cumulative is None else self._cumulative) * verdict.retention
             self._history.append(
