@@ -255,7 +255,7 @@ class _Side:
     """
 
     __slots__ = ("window", "blocks", "digests", "_ref", "_flags", "_facts", "_n_facts", "_n_markers", "_ids",
-                 "_id_pos", "_pair_pos", "_meta", "_handle_union", "_derived_union", "_reads",
+                 "_id_pos", "_meta", "_handle_union", "_derived_union", "_reads",
                  "_handle_block", "_handle_blocks", "_pinned", "_may_cite", "_fact_set", "_touching",
                  "_window_digest")
 
@@ -272,7 +272,6 @@ class _Side:
         self._n_markers: int | None = None
         self._ids: list[str] | None = None
         self._id_pos: dict[str, int] | None = None
-        self._pair_pos: dict[tuple[bytes, str], int] | None = None
         self._meta: list[tuple[Any, ...]] | None = None
         self._handle_union: frozenset[str] | None = None
         self._derived_union: frozenset[str] | None = None
@@ -322,12 +321,6 @@ class _Side:
         if self._id_pos is None:
             self._id_pos = dict(zip(self.ids(), range(len(self.blocks))))
         return self._id_pos
-
-    def pair_pos(self) -> dict[tuple[bytes, str], int]:
-        """(text digest, block id) -> position: ids are unique, so every pair is too."""
-        if self._pair_pos is None:
-            self._pair_pos = dict(zip(zip(self.digests, self.ids()), range(len(self.blocks))))
-        return self._pair_pos
 
     def meta(self) -> list[tuple[Any, ...]]:
         """Per block: (handles, derived, derived_from), compared as one tuple."""
@@ -957,7 +950,10 @@ class _Check:
         n_pre = len(pre_blocks)
         if post._id_pos is None and post is not pre and len(post_blocks) == n_pre:
             post.share_indexes_with(pre)
-        match: list[int | None] = list(map(pre.pair_pos().get, zip(post.digests, post.ids())))
+        # the pre block with the post block's id, if it has the same text
+        pre_digests = pre.digests
+        match: list[int | None] = [i if i is not None and pre_digests[i] == d else None
+                                   for i, d in zip(map(pre.id_pos().get, post.ids()), post.digests)]
         used = {m for m in match if m is not None}
         self.reused: list[int] = []  # post blocks that copy a pre block another post block kept
         pending = [j for j, m in enumerate(match) if m is None]
