@@ -179,3 +179,29 @@ def _copied(edit: Edit) -> Edit:
     """The edit with new window objects (equal content), which no gate has seen."""
     return Edit(edit.operator, Window(edit.pre.to_json()), Window(edit.post.to_json()), edit.evicted,
                 edit.supersedes, edit.pointers)
+
+
+def test_in_place_edits_that_move_copy_or_retag_texts_match_the_full_path():
+    # same ids and metadata in the same order (the in-place path): texts swapped between two
+    # blocks, one text copied over another, a whitespace-only rewrite, a derived tag without
+    # derived_from: each judged as a gate that keeps nothing judges it
+    store = store_with({CONF_H: NOTE, "tool:call_2": "rows: 12\n"})
+    pre = Window([tool("t1", CONF_H, NOTE), tool("t2", "tool:call_2", "rows: 12\n"),
+                  blk("a1", "assistant", "ok\n"), blk("s1", "summary", "rows: 12\n", derived_from=[])])
+    texts = [b.text for b in pre]
+    variants = [
+        [texts[1], texts[0], texts[2], texts[3]],  # swapped
+        [texts[0], texts[0], texts[2], texts[3]],  # copied over
+        [texts[0], texts[1], "ok   \n", texts[3]],  # whitespace only
+        [texts[0], texts[1], "ok, noted\n", texts[3]],  # a real rewrite
+    ]
+    edits = [Edit("reorder", Window(pre.blocks[::-1]), pre)]
+    for v in variants:
+        post = Window([dict(b.to_json(), text=t) for b, t in zip(pre, v)])
+        edits += [Edit("rewrite", pre, post), Edit("rewrite", post, pre)]
+    gate, twin = Gate(store, audit=False), Gate(store, audit=False)
+    kept = [_comparable(gate.check_edit(e)) for e in edits]
+    assert kept == [_comparable(twin.check_edit(_copied(e))) for e in edits]
+    # and both are right: a swap or a copy moves a source's text onto another handle
+    assert [v["accepted"] for v in kept[1::2]] == [False, False, False, False]  # s1 lacks derived_from
+    assert [(v["invariant"], v["block"]) for v in kept[1]["violations"]][:2] == [("I1", "t1"), ("I1", "t2")]

@@ -32,7 +32,8 @@ import time
 import uuid
 import weakref
 from functools import cmp_to_key
-from operator import attrgetter
+from itertools import compress
+from operator import attrgetter, ne
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -255,7 +256,7 @@ class _Side:
     """
 
     __slots__ = ("window", "blocks", "digests", "_ref", "_flags", "_facts", "_n_facts", "_n_markers", "_ids",
-                 "_id_pos", "_meta", "_handle_union", "_derived_union", "_reads",
+                 "_id_pos", "_meta", "_positions", "_bad_derived", "_handle_union", "_derived_union", "_reads",
                  "_handle_block", "_handle_blocks", "_pinned", "_may_cite", "_fact_set", "_touching",
                  "_window_digest")
 
@@ -273,6 +274,8 @@ class _Side:
         self._ids: list[str] | None = None
         self._id_pos: dict[str, int] | None = None
         self._meta: list[tuple[Any, ...]] | None = None
+        self._positions: dict[bytes, list[int]] | None = None
+        self._bad_derived: list[int] | None = None
         self._handle_union: frozenset[str] | None = None
         self._derived_union: frozenset[str] | None = None
         self._reads: dict[str, list[int]] | None = None
@@ -290,8 +293,8 @@ class _Side:
     # These indexes depend on the blocks' metadata only, never on their texts. A window whose
     # blocks have the same metadata as another's, in the same order (the usual rewrite of a few
     # texts in place), shares them instead of building them again.
-    _SHAPE_INDEXES = ("_id_pos", "_handle_union", "_derived_union", "_handle_block", "_handle_blocks",
-                      "_pinned", "_touching")
+    _SHAPE_INDEXES = ("_ids", "_meta", "_flags", "_id_pos", "_handle_union", "_derived_union",
+                      "_handle_block", "_handle_blocks", "_pinned", "_touching", "_bad_derived")
 
     def flags(self) -> list[tuple[Any, ...]]:
         """Per block, (pinned, resource): with ids() and meta(), every field an index below is
@@ -307,7 +310,7 @@ class _Side:
                 or self.flags() != other.flags()):
             return False
         for name in self._SHAPE_INDEXES:  # read-only once built, so they can be shared
-            if getattr(self, name) is None:
+            if getattr(other, name) is not None:
                 setattr(self, name, getattr(other, name))
         return True
 
@@ -321,6 +324,21 @@ class _Side:
         if self._id_pos is None:
             self._id_pos = dict(zip(self.ids(), range(len(self.blocks))))
         return self._id_pos
+
+    def positions(self) -> dict[bytes, list[int]]:
+        """Text digest -> positions of the blocks with that text."""
+        if self._positions is None:
+            out: dict[bytes, list[int]] = {}
+            for i, d in enumerate(self.digests):
+                out.setdefault(d, []).append(i)
+            self._positions = out
+        return self._positions
+
+    def bad_derived(self) -> list[int]:
+        """Positions of derived blocks that name no derived_from handle."""
+        if self._bad_derived is None:
+            self._bad_derived = [j for j, m in enumerate(self.meta()) if m[1] and not m[2]]
+        return self._bad_derived
 
     def meta(self) -> list[tuple[Any, ...]]:
         """Per block: (handles, derived, derived_from), compared as one tuple."""
@@ -950,18 +968,25 @@ class _Check:
         n_pre = len(pre_blocks)
         if post._id_pos is None and post is not pre and len(post_blocks) == n_pre:
             post.share_indexes_with(pre)
-        # the pre block with the post block's id, if it has the same text
         pre_digests = pre.digests
-        match: list[int | None] = [i if i is not None and pre_digests[i] == d else None
-                                   for i, d in zip(map(pre.id_pos().get, post.ids()), post.digests)]
-        used = {m for m in match if m is not None}
+        # same ids in the same order (a shared index list): block j can only be pre block j
+        in_place = post._ids is not None and post._ids is pre._ids
+        if in_place:
+            pending = list(compress(range(n_pre), map(ne, post.digests, pre_digests)))
+            match: list[int | None] = list(range(n_pre))
+            for j in pending:
+                match[j] = None
+            used = set(range(n_pre)).difference(pending)
+        else:
+            # the pre block with the post block's id, if it has the same text
+            match = [i if i is not None and pre_digests[i] == d else None
+                     for i, d in zip(map(pre.id_pos().get, post.ids()), post.digests)]
+            used = {m for m in match if m is not None}
+            pending = [j for j, m in enumerate(match) if m is None]
         self.reused: list[int] = []  # post blocks that copy a pre block another post block kept
-        pending = [j for j, m in enumerate(match) if m is None]
+        moved: list[int] = []  # post blocks matched to a pre block with their text under another id
         if pending:
-            wanted = {post.digests[j] for j in pending}
-            copies: dict[bytes, list[int]] = {}
-            for i in [i for i, d in enumerate(pre.digests) if d in wanted]:
-                copies.setdefault(pre.digests[i], []).append(i)
+            copies = pre.positions()
             unmatched = []
             for j in pending:
                 cands = copies.get(post.digests[j])
@@ -974,6 +999,7 @@ class _Check:
                     self.reused.append(j)
                 used.add(pick)
                 match[j] = pick
+                moved.append(j)
             pending = unmatched
         # a block rewritten in place (same id) that differs only in whitespace is unchanged too
         self.ws_matched: set[int] = set()
@@ -992,16 +1018,21 @@ class _Check:
                         self.ws_matched.add(j)
         self.match = match
         self.used = used
-        self.changed = [j for j, m in enumerate(match) if m is None]
+        self.changed = [j for j in pending if j not in self.ws_matched]
         self.removed = sorted(set(range(n_pre)) - used) if len(used) < n_pre else []
         # dropped byte-identical duplicates are not "removed" content: their text survives
-        post_digests = set(post.digests)
+        post_digests = set(post.digests) if self.removed else set()
         self.removed_content = [i for i in self.removed if pre.digests[i] not in post_digests]
         # blocks kept with the same text but other provenance, or a bad derived tag: compared as
         # (handles, derived, derived_from) tuples in C first, then in detail where they differ
-        pre_meta = pre.meta()
-        suspects = [j for j, meta, m in zip(range(len(match)), post.meta(), match)
-                    if m is not None and (meta != pre_meta[m] or (meta[1] and not meta[2]))]
+        if in_place:
+            # same metadata in the same order (so pre's list of bad derived tags is post's too):
+            # only a block matched elsewhere can differ
+            suspects = sorted({*moved, *(j for j in pre.bad_derived() if match[j] is not None)})
+        else:
+            pre_meta = pre.meta()
+            suspects = [j for j, meta, m in zip(range(len(match)), post.meta(), match)
+                        if m is not None and (meta != pre_meta[m] or (meta[1] and not meta[2]))]
         self.restated = [
             j for j in suspects
             for b, pb in ((post_blocks[j], pre_blocks[match[j]]),)  # type: ignore[index]
