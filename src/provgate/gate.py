@@ -255,9 +255,9 @@ class _Side:
     built, and a check pays per block only for the post window it has not seen.
     """
 
-    __slots__ = ("window", "blocks", "digests", "_ref", "_flags", "_facts", "_n_facts", "_n_markers", "_ids",
+    __slots__ = ("window", "blocks", "digests", "_ref", "_flags", "_shape", "_marked", "_holding", "_facts", "_n_facts", "_n_markers", "_ids",
                  "_id_pos", "_meta", "_positions", "_bad_derived", "_handle_union", "_derived_union", "_reads",
-                 "_handle_block", "_handle_blocks", "_pinned", "_may_cite", "_fact_set", "_touching",
+                 "_handle_block", "_pinned", "_may_cite", "_fact_set", "_touching",
                  "_window_digest")
 
     def __init__(self, window: Window, digests: list[bytes]) -> None:
@@ -266,6 +266,9 @@ class _Side:
         self.digests = digests
         self._ref = weakref.ref(window)
         self._flags: list[tuple[Any, ...]] | None = None
+        self._shape: list[tuple[Any, ...]] | None = None
+        self._marked: dict[int, _Facts] | None = None
+        self._holding: tuple[frozenset[str], list[int]] | None = None
         # true facts of each block (None: not computed yet); a whitespace-matched post block is
         # judged with its pre block's facts, but that is the check's view, not this text's
         self._facts: list[_Facts | None] | None = None
@@ -280,7 +283,6 @@ class _Side:
         self._derived_union: frozenset[str] | None = None
         self._reads: dict[str, list[int]] | None = None
         self._handle_block: dict[str, int] | None = None
-        self._handle_blocks: dict[str, list[int]] | None = None
         self._pinned: list[int] | None = None
         self._may_cite: bool | None = None
         self._fact_set: Any = None  # a FingerprintSet, or a recipe that makes one
@@ -294,7 +296,7 @@ class _Side:
     # blocks have the same metadata as another's, in the same order (the usual rewrite of a few
     # texts in place), shares them instead of building them again.
     _SHAPE_INDEXES = ("_ids", "_meta", "_flags", "_id_pos", "_handle_union", "_derived_union",
-                      "_handle_block", "_handle_blocks", "_pinned", "_touching", "_bad_derived")
+                      "_handle_block", "_pinned", "_touching", "_bad_derived")
 
     def flags(self) -> list[tuple[Any, ...]]:
         """Per block, (pinned, resource): with ids() and meta(), every field an index below is
@@ -303,16 +305,26 @@ class _Side:
             self._flags = list(map(_FLAG_FIELDS, self.blocks))
         return self._flags
 
+    def shape(self) -> list[tuple[Any, ...]]:
+        """Per block: every metadata field an index below is built from."""
+        if self._shape is None:
+            self._shape = list(map(_SHAPE_FIELDS, self.blocks))
+        return self._shape
+
     def share_indexes_with(self, other: _Side) -> bool:
-        """Take ``other``'s metadata indexes if both windows have the same metadata. (The
-        checks build ids and meta of both sides anyway; compared as lists, in C.)"""
-        if (len(self.blocks) != len(other.blocks) or self.ids() != other.ids() or self.meta() != other.meta()
-                or self.flags() != other.flags()):
+        """Take ``other``'s metadata indexes if both windows have the same metadata (one list
+        of tuples per window, compared in C; ``other``'s is kept with it)."""
+        if len(self.blocks) != len(other.blocks) or self.shape() != other.shape():
             return False
+        self._shape = other._shape  # the same object: the two windows are known to match
         for name in self._SHAPE_INDEXES:  # read-only once built, so they can be shared
             if getattr(other, name) is not None:
                 setattr(self, name, getattr(other, name))
         return True
+
+    def same_shape(self, other: _Side) -> bool:
+        """Known (shared) to have the same metadata in the same order."""
+        return self._shape is not None and self._shape is other._shape
 
     def ids(self) -> list[str]:
         if self._ids is None:
@@ -379,15 +391,13 @@ class _Side:
             self._handle_block = {h: i for i, b in enumerate(self.blocks) for h in b.handles}
         return self._handle_block
 
-    def handle_blocks(self) -> dict[str, list[int]]:
-        """handle -> every block naming it in ``handles``, in order."""
-        if self._handle_blocks is None:
-            out: dict[str, list[int]] = {}
-            for i, b in enumerate(self.blocks):
-                for h in b.handles:
-                    out.setdefault(h, []).append(i)
-            self._handle_blocks = out
-        return self._handle_blocks
+    def holding(self, handles: set[str] | frozenset[str]) -> list[int]:
+        """Positions of the blocks naming one of ``handles`` in ``handles`` (kept for the last
+        set asked: a session's sticky pins change rarely)."""
+        key = frozenset(handles)
+        if self._holding is None or self._holding[0] != key:
+            self._holding = (key, [i for i, m in enumerate(self.meta()) if not key.isdisjoint(m[0])])
+        return self._holding[1]
 
     def pinned(self) -> list[int]:
         """Positions of the blocks flagged pinned."""
@@ -432,6 +442,12 @@ class _Side:
         """Facts a check found for this window's blocks (None where it does not know them)."""
         if self._facts is None:
             self._facts = facts
+
+    def marked(self) -> dict[int, _Facts]:
+        """Position -> facts of the blocks that hold a citation marker (facts must be known)."""
+        if self._marked is None:
+            self._marked = {j: f for j, f in enumerate(self._facts) if f.n_markers}  # type: ignore[arg-type, union-attr]
+        return self._marked
 
     def totals(self, gate: Gate, pending: dict[bytes, bytes]) -> tuple[int, int]:
         """(facts, citation markers) over the whole window."""
@@ -970,7 +986,7 @@ class _Check:
             post.share_indexes_with(pre)
         pre_digests = pre.digests
         # same ids in the same order (a shared index list): block j can only be pre block j
-        in_place = post._ids is not None and post._ids is pre._ids
+        in_place = self.in_place = post.same_shape(pre)
         if in_place:
             pending = list(compress(range(n_pre), map(ne, post.digests, pre_digests)))
             match: list[int | None] = list(range(n_pre))
@@ -984,7 +1000,7 @@ class _Check:
             used = {m for m in match if m is not None}
             pending = [j for j, m in enumerate(match) if m is None]
         self.reused: list[int] = []  # post blocks that copy a pre block another post block kept
-        moved: list[int] = []  # post blocks matched to a pre block with their text under another id
+        self.moved = moved = []  # post blocks matched to a pre block with their text under another id
         if pending:
             copies = pre.positions()
             unmatched = []
@@ -1048,7 +1064,12 @@ class _Check:
         self.pre_facts = pre_facts = pre.facts(gate, self.pending)
         # an unchanged post block has its pre block's facts; a whitespace-matched one inherits
         # them, by definition (for this check: they are not its text's own, see _Side)
-        local: list[_Facts] = [None if m is None else pre_facts[m] for m in self.match]  # type: ignore[misc]
+        if self.in_place:
+            local: list[_Facts] = list(pre_facts)
+            for j in self.moved:
+                local[j] = pre_facts[self.match[j]]  # type: ignore[index]
+        else:
+            local = [None if m is None else pre_facts[m] for m in self.match]  # type: ignore[misc]
         if self.changed:
             changed = gate.facts_for_many([post.digests[j] for j in self.changed],
                                           [post.blocks[j] for j in self.changed], self.pending)
@@ -1062,10 +1083,26 @@ class _Check:
         else:
             post.known_facts(local)  # type: ignore[arg-type]
         self.post_facts = local
-        self.counts["pre"] = pre.totals(gate, self.pending)[0]
-        self.counts["post"] = sum(map(_N_FACTS, local))
-        self.post_markers = sum(map(_N_MARKERS, local))
-        self.marked = {j: f for j, f in enumerate(local) if f.n_markers}
+        pre_n, pre_m = pre.totals(gate, self.pending)
+        self.counts["pre"] = pre_n
+        if self.in_place:
+            # the same positions: only the blocks that changed or moved change the counts
+            touched = self.changed + self.moved
+            self.counts["post"] = pre_n + sum(local[j].n_facts - pre_facts[j].n_facts for j in touched)
+            self.post_markers = pre_m + sum(local[j].n_markers - pre_facts[j].n_markers for j in touched)
+            self.marked = dict(pre.marked())
+            for j in touched:
+                if local[j].n_markers:
+                    self.marked[j] = local[j]
+                else:
+                    self.marked.pop(j, None)
+        else:
+            self.counts["post"] = sum(map(_N_FACTS, local))
+            self.post_markers = sum(map(_N_MARKERS, local))
+            self.marked = {j: f for j, f in enumerate(local) if f.n_markers}
+        if not self.ws_matched and post._n_facts is None:
+            # the post window's own totals, ready for when it is the pre window
+            post._n_facts, post._n_markers, post._marked = self.counts["post"], self.post_markers, self.marked
 
     def _load_marker_facts(self) -> None:
         """For a structural edit: facts only of the post blocks that can hold a marker."""
@@ -1712,9 +1749,7 @@ class _Check:
                 if i is not None and not pre.blocks[i].handles:
                     pinned_set.add(i)
         if self.pinned_handles:
-            handle_blocks = pre.handle_blocks()
-            for h in self.pinned_handles:
-                pinned_set.update(handle_blocks.get(h, ()))
+            pinned_set.update(pre.holding(self.pinned_handles))
         if not pinned_set:
             return
         pinned = sorted(pinned_set)
@@ -1803,6 +1838,7 @@ _RESOURCE = attrgetter("resource")
 _DERIVED_FROM = attrgetter("derived_from")
 _PROVENANCE_FIELDS = attrgetter("handles", "derived", "derived_from")
 _FLAG_FIELDS = attrgetter("pinned", "resource")
+_SHAPE_FIELDS = attrgetter("id", "handles", "derived", "derived_from", "pinned", "resource")
 _N_FACTS = attrgetter("n_facts")
 _N_MARKERS = attrgetter("n_markers")
 
