@@ -30,7 +30,6 @@ import json
 import threading
 import time
 import uuid
-import weakref
 from functools import cmp_to_key
 from itertools import compress
 from operator import attrgetter, ne
@@ -75,8 +74,8 @@ DEFAULT_RETENTION_FLOOR = 0.95
 # Evidence lists are cut here so one pathological edit cannot make a verdict of megabytes;
 # the counts in Verdict.facts stay exact.
 MAX_VIOLATIONS_PER_CHECK = 1000
-# Windows whose sides a gate keeps: the one a session just committed (the next pre) and the
-# post windows of a few checks in flight; a kept side costs a few lists over the blocks.
+# Windows whose sides a gate keeps (holding the windows): the one a session just committed (the
+# next pre) and the post windows of a few checks in flight; a side costs a few lists per block.
 _KEPT_SIDES = 8
 
 _KIND_CITATION = int(Kind.CITATION)
@@ -255,7 +254,7 @@ class _Side:
     built, and a check pays per block only for the post window it has not seen.
     """
 
-    __slots__ = ("window", "blocks", "digests", "_ref", "_flags", "_shape", "_marked", "_holding", "_facts", "_n_facts", "_n_markers", "_ids",
+    __slots__ = ("window", "blocks", "digests", "_flags", "_shape", "_marked", "_holding", "_facts", "_n_facts", "_n_markers", "_ids",
                  "_id_pos", "_meta", "_positions", "_bad_derived", "_handle_union", "_derived_union", "_reads",
                  "_handle_block", "_pinned", "_may_cite", "_fact_set", "_touching",
                  "_window_digest")
@@ -264,7 +263,6 @@ class _Side:
         self.window = window
         self.blocks = window.blocks
         self.digests = digests
-        self._ref = weakref.ref(window)
         self._flags: list[tuple[Any, ...]] | None = None
         self._shape: list[tuple[Any, ...]] | None = None
         self._marked: dict[int, _Facts] | None = None
@@ -290,7 +288,8 @@ class _Side:
         self._window_digest: str | None = None
 
     def is_of(self, window: Window) -> bool:
-        return self._ref() is window
+        # the side holds its window, so no other window can have taken its address meanwhile
+        return self.window is window
 
     # These indexes depend on the blocks' metadata only, never on their texts. A window whose
     # blocks have the same metadata as another's, in the same order (the usual rewrite of a few
@@ -717,7 +716,7 @@ class Gate:
         with self._lock:
             sides[id(window)] = side
             while len(sides) > _KEPT_SIDES:
-                del sides[next(iter(sides))]  # the oldest; a dead window's entry goes this way too
+                del sides[next(iter(sides))]  # the oldest, and the window it holds
         return side
 
     def facts_for(self, digest: bytes, block: Block, pending: dict[bytes, bytes]) -> _Facts:

@@ -218,8 +218,7 @@ def _block_fields(get: Any, path: str) -> tuple[Any, ...]:
 class Window(Sequence[Block]):
     """An ordered, immutable list of blocks with unique ids."""
 
-    # __weakref__: a gate keeps what it derived from a window it judged only while the window lives
-    __slots__ = ("_blocks", "_by_id", "__weakref__")
+    __slots__ = ("_blocks", "_by_id")
 
     def __init__(self, blocks: Iterable[Block | Mapping[str, Any]] = (), *, path: str = "window") -> None:
         items: list[Block] = []
