@@ -14,8 +14,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-
 from gate_helpers import blk, find, store_with, tool
+
 from provgate.gate import Gate
 from provgate.verdict import Verdict
 from provgate.window import Edit, Window, parse_edit

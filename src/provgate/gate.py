@@ -30,18 +30,30 @@ import json
 import threading
 import time
 import uuid
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from functools import cmp_to_key
 from itertools import compress
 from operator import attrgetter, ne
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 from blake3 import blake3
 
 from provgate import digests as _digests
+from provgate._factdiff import (
+    SortedFingerprints,
+    absent_from_all,
+    apply_delta,
+    unique_counts,
+)
 from provgate._hashing import hash_buffers
+from provgate._matching import occurs_at_boundaries
+from provgate._scanner_py import normalize_value
+from provgate._textnorm import same_after_normalisation
+from provgate._textnorm_py import (
+    normalize_whitespace as normalize_whitespace,  # the rule, re-exported here
+)
 from provgate.errors import (
     EditFormatError,
     InvalidDigestError,
@@ -49,12 +61,13 @@ from provgate.errors import (
     StoreCorruptionError,
     UnknownHandleError,
 )
-from provgate.facts import EXTRACTOR_VERSION, FactTable, Kind, extract, fingerprint_kv_keys
-from provgate._scanner_py import normalize_value
-from provgate._factdiff import SortedFingerprints, absent_from_all, apply_delta, unique_counts
-from provgate._matching import occurs_at_boundaries
-from provgate._textnorm import same_after_normalisation
-from provgate._textnorm_py import normalize_whitespace as normalize_whitespace  # the rule, re-exported here
+from provgate.facts import (
+    EXTRACTOR_VERSION,
+    FactTable,
+    Kind,
+    extract,
+    fingerprint_kv_keys,
+)
 from provgate.fingerprints import EMPTY, FingerprintSet
 from provgate.verdict import Verdict, Violation
 from provgate.window import (
