@@ -267,7 +267,7 @@ class _Side:
     built, and a check pays per block only for the post window it has not seen.
     """
 
-    __slots__ = ("window", "blocks", "digests", "_flags", "_shape", "_marked", "_holding", "_facts", "_n_facts", "_n_markers", "_ids",
+    __slots__ = ("window", "blocks", "digests", "_shape", "_marked", "_holding", "_facts", "_n_facts", "_n_markers", "_ids",
                  "_id_pos", "_meta", "_positions", "_bad_derived", "_handle_union", "_derived_union", "_reads",
                  "_handle_block", "_pinned", "_may_cite", "_fact_set", "_touching",
                  "_window_digest")
@@ -276,7 +276,6 @@ class _Side:
         self.window = window
         self.blocks = window.blocks
         self.digests = digests
-        self._flags: list[tuple[Any, ...]] | None = None
         self._shape: list[tuple[Any, ...]] | None = None
         self._marked: dict[int, _Facts] | None = None
         self._holding: tuple[frozenset[str], list[int]] | None = None
@@ -307,15 +306,8 @@ class _Side:
     # These indexes depend on the blocks' metadata only, never on their texts. A window whose
     # blocks have the same metadata as another's, in the same order (the usual rewrite of a few
     # texts in place), shares them instead of building them again.
-    _SHAPE_INDEXES = ("_ids", "_meta", "_flags", "_id_pos", "_handle_union", "_derived_union",
+    _SHAPE_INDEXES = ("_ids", "_meta", "_id_pos", "_handle_union", "_derived_union",
                       "_handle_block", "_pinned", "_touching", "_bad_derived")
-
-    def flags(self) -> list[tuple[Any, ...]]:
-        """Per block, (pinned, resource): with ids() and meta(), every field an index below is
-        built from."""
-        if self._flags is None:
-            self._flags = list(map(_FLAG_FIELDS, self.blocks))
-        return self._flags
 
     def shape(self) -> list[tuple[Any, ...]]:
         """Per block: every metadata field an index below is built from."""
@@ -1849,7 +1841,6 @@ _HANDLES = attrgetter("handles")
 _RESOURCE = attrgetter("resource")
 _DERIVED_FROM = attrgetter("derived_from")
 _PROVENANCE_FIELDS = attrgetter("handles", "derived", "derived_from")
-_FLAG_FIELDS = attrgetter("pinned", "resource")
 _SHAPE_FIELDS = attrgetter("id", "handles", "derived", "derived_from", "pinned", "resource")
 _N_FACTS = attrgetter("n_facts")
 _N_MARKERS = attrgetter("n_markers")
