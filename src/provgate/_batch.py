@@ -13,7 +13,7 @@ refuse the same input with the same message.
 
 from __future__ import annotations
 
-from itertools import chain
+from itertools import accumulate, chain
 from typing import Any
 
 import numpy as np
@@ -53,13 +53,7 @@ def check_grouping(groups: Any, item_group: Any, n_items: int, n_members: int, *
         g = next(g for g, group in enumerate(groups) if not isinstance(group, (list, tuple)))
         raise TypeError(f"groups[{g}] must be a list or tuple of {members} indices, not {type(groups[g]).__name__}")
     flat_list = list(chain.from_iterable(groups))
-    flat = None
-    if set(map(type, flat_list)) <= {int}:
-        try:
-            flat = np.array(flat_list, dtype=np.int64)
-        except OverflowError:
-            pass  # named below
-    if flat is None or (flat.size and (int(flat.min()) < 0 or int(flat.max()) >= n_members)):
+    if not (set(map(type, flat_list)) <= {int} and (not flat_list or (min(flat_list) >= 0 and max(flat_list) < n_members))):
         for g, group in enumerate(groups):
             for k, m in enumerate(group):
                 if type(m) is not int:
@@ -67,8 +61,8 @@ def check_grouping(groups: Any, item_group: Any, n_items: int, n_members: int, *
                 if not 0 <= m < n_members:
                     raise InvalidArgumentError(f"groups[{g}][{k}] = {m} is not an index of {members} "
                                                f"(there are {n_members})", argument="groups")
-    offsets = np.zeros(len(groups) + 1, dtype=np.int64)
-    np.cumsum(np.fromiter(map(len, groups), dtype=np.int64, count=len(groups)), out=offsets[1:])
+    flat = np.array(flat_list, dtype=np.int64)
+    offsets = np.fromiter(accumulate(map(len, groups), initial=0), dtype=np.int64, count=len(groups) + 1)
     if not isinstance(item_group, np.ndarray) or item_group.dtype.kind not in "iu" or item_group.ndim != 1:
         raise TypeError(f"{group_name} must be a 1-D numpy array of integers")
     if len(item_group) != n_items:

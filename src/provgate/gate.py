@@ -33,7 +33,7 @@ import uuid
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import cmp_to_key
-from itertools import compress
+from itertools import accumulate, compress
 from operator import attrgetter, ne
 from typing import Any
 
@@ -1324,8 +1324,8 @@ class _Check:
         # whole check instead of a handful per block
         kinds = np.concatenate([t.kind for t in tables])
         owner = np.repeat(np.arange(len(requests), dtype=np.int64), sizes)
-        firsts = np.cumsum(sizes) - sizes  # each block's first position in the columns
-        rows = np.arange(len(kinds), dtype=np.int64) - np.repeat(firsts, sizes)
+        firsts = np.fromiter(accumulate(sizes, initial=0), dtype=np.int64, count=len(sizes) + 1)
+        rows = np.arange(len(kinds), dtype=np.int64) - firsts[owner]  # each row's index in its table
         groundable = np.flatnonzero(kinds != _KIND_CITATION)  # markers are cited, not grounded
         kinds, owner, rows = kinds[groundable], owner[groundable], rows[groundable]
         # a kv fact must match as its (key, value) pair, any other fact as its value
