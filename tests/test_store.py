@@ -165,6 +165,23 @@ def test_handles_named_finds_handles_by_the_name_after_their_kind(store):
         store.handles_named("")
 
 
+def test_handles_cited_as_is_the_exact_handle_else_the_handles_of_that_name(store):
+    for h in ["tool:call_8841", "doc:call_8841", "tool:call_88", "call_88", "doc:a:b"]:
+        store.put(h, h)
+    assert store.handles_cited_as("tool:call_8841") == ["tool:call_8841"]  # a handle: itself
+    assert store.handles_cited_as("call_88") == ["call_88"]  # a handle wins over a name
+    assert store.handles_cited_as("call_8841") == ["tool:call_8841", "doc:call_8841"]  # ambiguous
+    assert store.handles_cited_as("a:b") == ["doc:a:b"]
+    assert store.handles_cited_as("nothing") == []
+    for name in ["tool:call_8841", "call_88", "call_8841", "a:b", "nothing", "b"]:
+        expected = [name] if store.resolves(name) else store.handles_named(name)
+        assert store.handles_cited_as(name) == expected
+    with pytest.raises(InvalidHandleError):
+        store.handles_cited_as("")
+    with pytest.raises(InvalidHandleError):
+        store.handles_cited_as("bad\x00name")
+
+
 def test_handles_named_uses_its_index(fstore):
     conn = fstore._connection().raw
     plan = conn.execute(

@@ -830,10 +830,8 @@ class Gate:
         cached = self._marker_handles.get(name)
         if cached is not None:
             return cached
-        if self.handle_digest(name) is not None:
-            found: tuple[str, ...] = (name,)
-        else:
-            found = tuple(self.store.handles_named(name))
+        # a known handle needs no query; anything else is one query (exact handle, else by name)
+        found: tuple[str, ...] = (name,) if name in self._handle_digest else tuple(self.store.handles_cited_as(name))
         if found:
             self._marker_handles[name] = found
         return found
@@ -1143,20 +1141,19 @@ class _Check:
         # markers: resolve each distinct name once
         names: set[str] = set()
         names.update(*(f.markers() for f in self.marked.values()))
-        self.marker_targets: dict[str, tuple[str, ...]] = {n: gate.marker_handles(n) for n in names}
-        for name, found in self.marker_targets.items():
-            if len(found) != 1:
-                for j, facts in sorted(self.marked.items()):
-                    block = post[j]
-                    if name in facts.markers():
-                        what = "names no handle in the durable store" if not found else f"is ambiguous: {list(found)}"
-                        self.violate("I3", f"block {block.id!r} cites [src:{name}], which {what}",
-                                     block=block.id, handle=name, key="citation", value=name,
-                                     evidence={"marker": f"[src:{name}]", "candidates": list(found)})
-            else:
-                refs.add(found[0])
-        known = gate._handle_digest
-        for handle in sorted(h for h in refs if h not in known):
+        cached = gate._marker_handles.get
+        targets = self.marker_targets = {n: cached(n) or gate.marker_handles(n) for n in names}
+        refs.update(found[0] for found in targets.values() if len(found) == 1)
+        for name in sorted(n for n, found in targets.items() if len(found) != 1):
+            found = targets[name]
+            for j, facts in sorted(self.marked.items()):
+                block = post[j]
+                if name in facts.markers():
+                    what = "names no handle in the durable store" if not found else f"is ambiguous: {list(found)}"
+                    self.violate("I3", f"block {block.id!r} cites [src:{name}], which {what}",
+                                 block=block.id, handle=name, key="citation", value=name,
+                                 evidence={"marker": f"[src:{name}]", "candidates": list(found)})
+        for handle in sorted(refs.difference(gate._handle_digest)):
             if gate.handle_digest(handle) is None:
                 how, block = self._where_referenced(handle)
                 where = f"block {block!r} ({how})" if block else how

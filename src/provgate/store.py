@@ -389,6 +389,22 @@ class SourceStore:
         )
         return [row[0] for row in rows]
 
+    def handles_cited_as(self, name: str) -> list[str]:
+        """The handles a citation marker ``[src:NAME]`` names: ``[NAME]`` when ``NAME`` is itself
+        a stored handle, else :meth:`handles_named` ``(NAME)`` (empty, one, or several when the
+        name is ambiguous). One query: the gate resolves every new marker name this way."""
+        name = check_handle(name)
+        rows = self._read(
+            lambda conn: conn.execute(
+                "SELECT handle, 0, seq FROM sources WHERE handle = ?1 "
+                "UNION ALL SELECT handle, 1, seq FROM sources INDEXED BY sources_by_name "
+                "WHERE instr(handle, ':') > 0 AND substr(handle, instr(handle, ':') + 1) = ?1 ORDER BY 2, 3",
+                (name,),
+            ).fetchall()
+        )
+        exact = [row[0] for row in rows if row[1] == 0]
+        return exact or [row[0] for row in rows]
+
     def digest(self, handle: str) -> str:
         """The digest recorded for ``handle`` (not re-hashed; :meth:`get` verifies)."""
         return self.info(handle).digest
