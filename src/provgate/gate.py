@@ -220,18 +220,28 @@ class _Cache:
         self.get = self._items.get
 
     def put(self, key: Any, value: Any, cost: int) -> None:
+        self.put_many(((key, value, cost),))
+
+    def put_many(self, entries: Iterable[tuple[Any, Any, int]]) -> None:
+        """Insert ``(key, value, cost)`` entries under one lock (a check inserts one per
+        changed block into each cache); never evicts an entry inserted by this call."""
         with self._lock:
-            if key in self._items:
-                self._cost -= self._costs[key]
-            self._items[key] = value
-            self._costs[key] = cost
-            self._cost += cost
+            items, costs = self._items, self._costs
+            added = []
+            for key, value, cost in entries:
+                if key in items:
+                    self._cost -= costs[key]
+                items[key] = value
+                costs[key] = cost
+                self._cost += cost
+                added.append(key)
             if self._cost > self._budget:
-                for old in list(self._items)[: max(1, len(self._items) // 4)]:
-                    if self._cost <= self._budget // 2 or old == key:
+                fresh = set(added)
+                for old in list(items)[: max(1, len(items) // 4)]:
+                    if self._cost <= self._budget // 2 or old in fresh:
                         break
-                    del self._items[old]
-                    self._cost -= self._costs.pop(old)
+                    del items[old]
+                    self._cost -= costs.pop(old)
 
     def __len__(self) -> int:
         return len(self._items)
@@ -703,11 +713,13 @@ class Gate:
             missing = [i for i, d in enumerate(out) if d is None]
             encoded = [encode_text(window[i].text, f"{path}[{i}].text") for i in missing]
             hashed = hash_buffers(encoded)
+            entries = []
             for k, i in enumerate(missing):
                 d = hashed[k].tobytes()
                 out[i] = d
-                self._text_digest.put(window[i].text, d, len(encoded[k]) + 64)
+                entries.append((window[i].text, d, len(encoded[k]) + 64))
                 pending[d] = encoded[k]  # this check extracts from these bytes, no second encode
+            self._text_digest.put_many(entries)
         return out  # type: ignore[return-value]
 
     def side(self, window: Window, path: str, pending: dict[bytes, bytes]) -> _Side:
@@ -744,6 +756,7 @@ class Gate:
         go (the scanner's code and tables stay hot from one text to the next)."""
         out: list[_Facts | None] = [self._facts.get(d) for d in digests]
         scan: list[int] = []
+        entries = []
         for k, (d, b) in enumerate(zip(digests, blocks)):
             if out[k] is not None:
                 continue
@@ -751,13 +764,14 @@ class Gate:
             if table is None:
                 scan.append(k)
             else:
-                out[k] = _Facts(table).indexed()
-                self._facts.put(d, out[k], len(table.data) + 64 * len(table) + 64)
+                info = out[k] = _Facts(table).indexed()
+                entries.append((d, info, len(table.data) + 64 * len(table) + 64))
         if scan:
             datas = [pending.get(digests[k]) or blocks[k].text.encode("utf-8") for k in scan]
             for k, table in zip(scan, [extract(data) for data in datas]):
                 info = out[k] = _Facts(table)
-                self._facts.put(digests[k], info, len(table.data) + 64 * len(table) + 64)
+                entries.append((digests[k], info, len(table.data) + 64 * len(table) + 64))
+        self._facts.put_many(entries)
         return out  # type: ignore[return-value]
 
     def _source_table_for(self, digest: bytes, block: Block) -> FactTable | None:
@@ -1255,7 +1269,7 @@ class _Check:
         if requests:
             for (key, *_), rows in zip(requests, self._ungrounded_rows(requests)):
                 computed[key] = rows
-                gate._grounded.put(key, rows, 64 + 8 * len(rows))
+            gate._grounded.put_many((key, rows, 64 + 8 * len(rows)) for key, rows in computed.items())
         for j, found, grounding in plan:
             for message, fields in found:
                 self.violate("I1", message, **fields)
