@@ -349,3 +349,21 @@ def test_threads_checking_on_one_gate_get_the_sequential_verdicts():
     assert got == expected
     assert len(g.history) == len(edits)
     assert audit_count(g.store) == len(edits)
+
+
+def test_the_gate_caches_stay_within_budget_and_keep_what_one_check_inserted():
+    from provgate.gate import _Cache
+
+    cache = _Cache(100)
+    cache.put_many([(k, str(k), 10) for k in range(8)])  # 80 of 100
+    assert len(cache) == 8 and cache.get(0) == "0"
+    cache.put_many([(k, str(k), 10) for k in range(8, 12)])  # 120: the oldest go, down to <= 50
+    assert all(cache.get(k) == str(k) for k in range(8, 12))  # this call's entries all stay
+    assert cache.get(0) is None and len(cache) < 12
+    cache.put(5, "five", 10)  # re-inserting replaces the value and its cost
+    assert cache.get(5) == "five"
+    big = _Cache(1)
+    big.put_many([("a", 1, 50), ("b", 2, 50)])  # one call larger than the budget keeps both
+    assert big.get("a") == 1 and big.get("b") == 2
+    big.put("c", 3, 50)
+    assert big.get("c") == 3 and big.get("a") is None
