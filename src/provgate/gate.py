@@ -444,11 +444,11 @@ class _Side:
         """The true facts of every block."""
         facts = self._facts
         if facts is None or None in facts:
-            get = gate._facts.get
-            if facts is None:
-                facts = [get(d) or gate.facts_for(d, b, pending) for b, d in zip(self.blocks, self.digests)]
-            else:
-                facts = [f or get(d) or gate.facts_for(d, b, pending) for f, b, d in zip(facts, self.blocks, self.digests)]
+            facts = [None] * len(self.blocks) if facts is None else list(facts)
+            missing = [i for i, f in enumerate(facts) if f is None]
+            found = gate.facts_for_many([self.digests[i] for i in missing], [self.blocks[i] for i in missing], pending)
+            for i, f in zip(missing, found):
+                facts[i] = f
             self._facts = facts
         return facts  # type: ignore[return-value]
 
@@ -736,23 +736,9 @@ class Gate:
                 del sides[next(iter(sides))]  # the oldest, and the window it holds
         return side
 
-    def facts_for(self, digest: bytes, block: Block, pending: dict[bytes, bytes]) -> _Facts:
-        cached = self._facts.get(digest)
-        if cached is not None:
-            return cached
-        table = self._source_table_for(digest, block)
-        if table is None:
-            data = pending.get(digest)
-            if data is None:
-                data = block.text.encode("utf-8")
-            info = _Facts(extract(data))
-        else:
-            info = _Facts(table).indexed()
-        self._facts.put(digest, info, len(info.table.data) + 64 * len(info.table) + 64)
-        return info
-
     def facts_for_many(self, digests: list[bytes], blocks: list[Block], pending: dict[bytes, bytes]) -> list[_Facts]:
-        """:meth:`facts_for` of many blocks; the texts that must be scanned are scanned in one
+        """The facts of blocks (with their text digests): cached by digest; a primary block
+        whose text is one of its sources takes that source's table; the rest are scanned in one
         go (the scanner's code and tables stay hot from one text to the next)."""
         out: list[_Facts | None] = [self._facts.get(d) for d in digests]
         scan: list[int] = []
@@ -1122,18 +1108,13 @@ class _Check:
 
     def _load_marker_facts(self) -> None:
         """For a structural edit: facts only of the post blocks that can hold a marker."""
-        gate = self.gate
-        get = gate._facts.get
         post = self.post
         self.marked = {}
         if not post.may_cite():
             return
-        for j, b in enumerate(post.blocks):
-            if _MARKER_OPENER in b.text:
-                d = post.digests[j]
-                f = get(d) or gate.facts_for(d, b, self.pending)
-                if f.n_markers:
-                    self.marked[j] = f
+        can = [j for j, b in enumerate(post.blocks) if _MARKER_OPENER in b.text]
+        found = self.gate.facts_for_many([post.digests[j] for j in can], [post.blocks[j] for j in can], self.pending)
+        self.marked = {j: f for j, f in zip(can, found) if f.n_markers}
 
     # I3 --------------------------------------------------------------------------------------
 
