@@ -1329,17 +1329,21 @@ class _Check:
             return [()] * len(requests)
         # the byte ranges of what is left, gathered once: a quote is searched for by what it
         # quotes, anything else by its literal text; an identifier is also looked up as a key
-        value_start = np.concatenate([t.value_start for t in tables])[groundable][missing]
-        value_end = np.concatenate([t.value_end for t in tables])[groundable][missing]
+        left = groundable[missing]  # the leftover rows' positions in the blocks' joined columns
+
+        def column(name: str) -> np.ndarray:
+            return np.concatenate([getattr(t, name) for t in tables])[left]
+
+        value_start, value_end = column("value_start"), column("value_end")
         quoted = kinds[missing] == _KIND_QUOTE
-        start = np.where(quoted, value_start, np.concatenate([t.start for t in tables])[groundable][missing])
-        end = np.where(quoted, value_end, np.concatenate([t.end for t in tables])[groundable][missing])
+        start = np.where(quoted, value_start, column("start"))
+        end = np.where(quoted, value_end, column("end"))
         m_owner = owner[missing]
         # an identifier may restate a key a config sets ("max_retries" for "max_retries: 5")
         ident = np.flatnonzero(kinds[missing] == _KIND_IDENTIFIER)
         if ident.size:
             i_owner = m_owner[ident]
-            value_kind = np.concatenate([t.value_kind for t in tables])[groundable][missing][ident]
+            value_kind = column("value_kind")[ident]
             keys = [normalize_value(vk, tables[o].data[a:b]) for o, a, b, vk in
                     zip(i_owner.tolist(), value_start[ident].tolist(), value_end[ident].tolist(), value_kind.tolist())]
             restated = ~absent_from_all(fingerprint_kv_keys(keys), sets, groups=groups, query_group=i_owner)
