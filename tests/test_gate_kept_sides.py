@@ -8,6 +8,7 @@ several threads)."""
 from __future__ import annotations
 
 import gc
+import re
 import sys
 import threading
 from concurrent.futures import ThreadPoolExecutor
@@ -205,3 +206,91 @@ def test_in_place_edits_that_move_copy_or_retag_texts_match_the_full_path():
     # and both are right: a swap or a copy moves a source's text onto another handle
     assert [v["accepted"] for v in kept[1::2]] == [False, False, False, False]  # s1 lacks derived_from
     assert [(v["invariant"], v["block"]) for v in kept[1]["violations"]][:2] == [("I1", "t1"), ("I1", "t2")]
+
+
+def _session(gate: Gate, twin: Gate, edits: list[Edit]) -> list[dict]:
+    """Each edit through a gate that keeps the windows and, on copies of the windows, through a
+    twin gate of the same session that can keep nothing: the verdicts must be equal."""
+    kept = [_comparable(gate.check_edit(e)) for e in edits]
+    assert kept == [_comparable(twin.check_edit(_copied(e))) for e in edits]
+    return kept
+
+
+def _rewritten(window: Window, **texts: str) -> Window:
+    """``window`` with the named blocks' texts replaced (same ids and metadata: in place)."""
+    return Window([dict(b.to_json(), text=texts.get(b.id, b.text)) for b in window])
+
+
+def test_marker_names_carried_across_in_place_edits_match_the_full_path():
+    # in-place rewrites start from the pre window's marker names; every way a name can come or
+    # go must give the full path's verdict: a marker dropped while another block still cites
+    # it, one that names nothing, one kept after it failed, one that resolves once its source
+    # is stored, one that becomes ambiguous
+    store = store_with({CONF_H: NOTE, "doc:guide": "retry guide\n"})
+    w0 = Window([tool("t1", CONF_H, NOTE), blk("a1", "assistant", "per [src:call_1], backoff_ms is 250.\n"),
+                 blk("a2", "assistant", "again [src:call_1]: max_retries 3.\n")])
+    w1 = _rewritten(w0, a1="backoff_ms is 250.\n")  # call_1 still cited by a2
+    w2 = _rewritten(w1, a2="again [src:call_1] and [src:nosuch]: max_retries 3.\n")
+    w3 = _rewritten(w2, a1="backoff_ms is 250 [src:guide].\n")  # a2 still cites nosuch
+    w4 = _rewritten(w3, a2="again [src:call_1]: max_retries 3.\n")  # nosuch gone
+    w5 = _rewritten(w4, a1="backoff_ms is 250 [src:later].\n")
+    # markers come and go here on purpose: I5 is not under test
+    gate, twin = Gate(store, audit=False, retention_floor=0.0), Gate(store, audit=False, retention_floor=0.0)
+    v = _session(gate, twin, [Edit("rewrite", w0, w1), Edit("rewrite", w1, w2), Edit("rewrite", w2, w3),
+                              Edit("rewrite", w3, w4), Edit("rewrite", w4, w5)])
+    assert [x["accepted"] for x in v] == [True, False, False, True, False]
+    assert [(x["invariant"], x["value"]) for x in v[1]["violations"] if x["invariant"] == "I3"] == [("I3", "nosuch")]
+    assert [(x["invariant"], x["value"]) for x in v[2]["violations"] if x["invariant"] == "I3"] == [("I3", "nosuch")]
+    assert [x["value"] for x in v[4]["violations"] if x["invariant"] == "I3"] == ["later"]
+    # the name resolves once its source is stored (a failed look-up is never kept)
+    store.put("doc:later", "backoff_ms is 250\n")
+    assert _session(gate, twin, [Edit("rewrite", w4, w5)])[0]["accepted"]
+    # and the same session on: a marker dropped from the only block citing it drops the handle
+    w6 = _rewritten(w5, a2="again: max_retries 3.\n")
+    assert _session(gate, twin, [Edit("rewrite", w5, w6)])[0]["accepted"]  # t1 still holds call_1
+    w7 = _rewritten(w6, a2="again [src:later]: max_retries 3.\n")
+    w8 = _rewritten(w7, a1="backoff_ms is 250.\n")  # a2 still cites later
+    assert [x["accepted"] for x in _session(gate, twin, [Edit("rewrite", w6, w7), Edit("rewrite", w7, w8)])] == [True, True]
+    # what the gate kept of each window names exactly the markers its texts hold
+    for w in (w1, w2, w3, w4, w5, w6, w7, w8):
+        side = gate._sides.get(id(w))
+        if side is not None and side._names is not None:
+            assert side._names == set(re.findall(r"\[src:([^\]]+)\]", "".join(b.text for b in w))), w
+
+
+def test_a_window_whose_handles_did_not_resolve_is_looked_up_again():
+    # the "every handle resolves" finding is kept per window shape only when it is true
+    store = store_with({CONF_H: NOTE})
+    w0 = Window([tool("t1", CONF_H, NOTE), tool("t2", "tool:call_9", "rows: 12\n")])
+    w1 = _rewritten(w0, t2="rows: 12\n\n")
+    gate = Gate(store, audit=False)
+    for _ in range(2):  # the second time both sides are kept
+        find(gate.check_edit(Edit("rewrite", w0, w1)), "I3", handle="tool:call_9")
+    store.put("tool:call_9", "rows: 12\n")
+    again = gate.check_edit(Edit("rewrite", w0, w1))
+    assert again.accepted, again.summary()
+
+
+def test_in_place_windows_share_one_set_of_metadata_indexes():
+    # an index built for either window after they were found alike serves both
+    store, edit = _corpus_case("rewrite", 0)
+    gate = _warm_gate(store, edit)
+    committed = gate.check_edit(edit).window
+    nxt = Edit("rewrite", committed, _one_block_changed(committed, 0))
+    gate.check_edit(nxt)
+    pre_side, post_side = gate._sides[id(nxt.pre)], gate._sides[id(nxt.post)]
+    assert pre_side._ix is post_side._ix
+    assert post_side.derived_union() is pre_side.derived_union()
+
+
+def test_the_session_window_keeps_its_side_while_many_next_edits_are_checked():
+    # sides are dropped least recently used first: the committed window every next edit starts
+    # from is used each time, so it stays however many post windows come and go
+    store, edit = _corpus_case("prune", 1)
+    gate = _warm_gate(store, edit)
+    committed = gate.check_edit(edit).window
+    kept = gate._sides[id(committed)]
+    for k in range(12):
+        gate.check_edit(Edit("rewrite", committed, _one_block_changed(committed, k)))
+        assert gate._sides.get(id(committed)) is kept
+    assert len(gate._sides) <= 8

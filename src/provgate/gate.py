@@ -267,6 +267,32 @@ class _RowMap:
 # -- one check --------------------------------------------------------------------------------
 
 
+class _Shape:
+    """The indexes built from a window's block metadata only (ids, handles, provenance, pins,
+    resources), never from texts. Windows whose blocks have the same metadata in the same order
+    (the usual rewrite of a few texts in place, a session's next one-block edit) hold one
+    ``_Shape`` between them, so an index built for either serves both."""
+
+    __slots__ = ("fields", "ids", "id_pos", "meta", "bad_derived", "handle_union", "derived_union",
+                 "handle_block", "holding", "pinned", "touching", "resolved_by")
+
+    def __init__(self, fields: list[tuple[Any, ...]]) -> None:
+        self.fields = fields  # per block: every metadata field an index below is built from
+        self.ids: list[str] | None = None
+        self.id_pos: dict[str, int] | None = None
+        self.meta: list[tuple[Any, ...]] | None = None
+        self.bad_derived: list[int] | None = None
+        self.handle_union: frozenset[str] | None = None
+        self.derived_union: frozenset[str] | None = None
+        self.handle_block: dict[str, int] | None = None
+        self.holding: tuple[frozenset[str], list[int]] | None = None
+        self.pinned: list[int] | None = None
+        self.touching: tuple[dict[str, list[int]], dict[str, list[int]]] | None = None
+        # the gate that found every handle of handle_union in its durable store (the store
+        # never deletes, so the finding holds for as long as that gate lives)
+        self.resolved_by: Any = None
+
+
 class _Side:
     """One window as the checks see it: its blocks' digests and facts, and the indexes the
     checks ask of it.
@@ -277,79 +303,64 @@ class _Side:
     built, and a check pays per block only for the post window it has not seen.
     """
 
-    __slots__ = ("window", "blocks", "digests", "_shape", "_marked", "_holding", "_facts", "_n_facts", "_n_markers", "_ids",
-                 "_id_pos", "_meta", "_positions", "_bad_derived", "_handle_union", "_derived_union", "_reads",
-                 "_handle_block", "_pinned", "_may_cite", "_fact_set", "_touching",
-                 "_window_digest")
+    __slots__ = ("window", "blocks", "digests", "_ix", "_marked", "_facts", "_n_facts", "_n_markers",
+                 "_positions", "_reads", "_may_cite", "_fact_set", "_window_digest", "_names", "_names_ok")
 
     def __init__(self, window: Window, digests: list[bytes]) -> None:
         self.window = window
         self.blocks = window.blocks
         self.digests = digests
-        self._shape: list[tuple[Any, ...]] | None = None
+        self._ix: _Shape | None = None
         self._marked: dict[int, _Facts] | None = None
-        self._holding: tuple[frozenset[str], list[int]] | None = None
         # true facts of each block (None: not computed yet); a whitespace-matched post block is
         # judged with its pre block's facts, but that is the check's view, not this text's
         self._facts: list[_Facts | None] | None = None
         self._n_facts: int | None = None
         self._n_markers: int | None = None
-        self._ids: list[str] | None = None
-        self._id_pos: dict[str, int] | None = None
-        self._meta: list[tuple[Any, ...]] | None = None
         self._positions: dict[bytes, list[int]] | None = None
-        self._bad_derived: list[int] | None = None
-        self._handle_union: frozenset[str] | None = None
-        self._derived_union: frozenset[str] | None = None
         self._reads: dict[str, list[int]] | None = None
-        self._handle_block: dict[str, int] | None = None
-        self._pinned: list[int] | None = None
         self._may_cite: bool | None = None
         self._fact_set: Any = None  # a FingerprintSet, or a recipe that makes one
-        self._touching: tuple[dict[str, list[int]], dict[str, list[int]]] | None = None
         self._window_digest: str | None = None
+        # the marker names the blocks cite (None: not gathered yet), and whether each resolved
+        # to exactly one handle for the gate that gathered them
+        self._names: frozenset[str] | None = None
+        self._names_ok = False
 
     def is_of(self, window: Window) -> bool:
         # the side holds its window, so no other window can have taken its address meanwhile
         return self.window is window
 
-    # These indexes depend on the blocks' metadata only, never on their texts. A window whose
-    # blocks have the same metadata as another's, in the same order (the usual rewrite of a few
-    # texts in place), shares them instead of building them again.
-    _SHAPE_INDEXES = ("_ids", "_meta", "_id_pos", "_handle_union", "_derived_union",
-                      "_handle_block", "_pinned", "_touching", "_bad_derived")
-
-    def shape(self) -> list[tuple[Any, ...]]:
-        """Per block: every metadata field an index below is built from."""
-        if self._shape is None:
-            self._shape = list(map(_SHAPE_FIELDS, self.blocks))
-        return self._shape
+    @property
+    def ix(self) -> _Shape:
+        if self._ix is None:
+            self._ix = _Shape(list(map(_SHAPE_FIELDS, self.blocks)))
+        return self._ix
 
     def share_indexes_with(self, other: _Side) -> bool:
-        """Take ``other``'s metadata indexes if both windows have the same metadata (one list
-        of tuples per window, compared in C; ``other``'s is kept with it)."""
-        if len(self.blocks) != len(other.blocks) or self.shape() != other.shape():
+        """Hold ``other``'s metadata indexes if both windows have the same metadata (one list
+        of tuples per window, compared in C)."""
+        if self._ix is not None or len(self.blocks) != len(other.blocks) or self.ix.fields != other.ix.fields:
             return False
-        self._shape = other._shape  # the same object: the two windows are known to match
-        for name in self._SHAPE_INDEXES:  # read-only once built, so they can be shared
-            if getattr(other, name) is not None:
-                setattr(self, name, getattr(other, name))
+        self._ix = other._ix
         return True
 
     def same_shape(self, other: _Side) -> bool:
         """Known (shared) to have the same metadata in the same order."""
-        return self._shape is not None and self._shape is other._shape
+        return self._ix is not None and self._ix is other._ix
 
     def ids(self) -> list[str]:
-        if self._ids is None:
-            self._ids = list(map(_BLOCK_ID, self.blocks))
-        return self._ids
+        ix = self.ix
+        if ix.ids is None:
+            ix.ids = list(map(_BLOCK_ID, self.blocks))
+        return ix.ids
 
     def id_pos(self) -> dict[str, int]:
         """Block id -> position."""
-        if self._id_pos is None:
-            self._id_pos = dict(zip(self.ids(), range(len(self.blocks))))
-        return self._id_pos
+        ix = self.ix
+        if ix.id_pos is None:
+            ix.id_pos = dict(zip(self.ids(), range(len(self.blocks))))
+        return ix.id_pos
 
     def positions(self) -> dict[bytes, list[int]]:
         """Text digest -> positions of the blocks with that text."""
@@ -362,30 +373,34 @@ class _Side:
 
     def bad_derived(self) -> list[int]:
         """Positions of derived blocks that name no derived_from handle."""
-        if self._bad_derived is None:
-            self._bad_derived = [j for j, m in enumerate(self.meta()) if m[1] and not m[2]]
-        return self._bad_derived
+        ix = self.ix
+        if ix.bad_derived is None:
+            ix.bad_derived = [j for j, m in enumerate(self.meta()) if m[1] and not m[2]]
+        return ix.bad_derived
 
     def meta(self) -> list[tuple[Any, ...]]:
         """Per block: (handles, derived, derived_from), compared as one tuple."""
-        if self._meta is None:
-            self._meta = list(map(_PROVENANCE_FIELDS, self.blocks))
-        return self._meta
+        ix = self.ix
+        if ix.meta is None:
+            ix.meta = list(map(_PROVENANCE_FIELDS, self.blocks))
+        return ix.meta
 
     def handle_union(self) -> frozenset[str]:
         """Every handle a block names in ``handles`` or ``derived_from``."""
-        if self._handle_union is None:
+        ix = self.ix
+        if ix.handle_union is None:
             out: set[str] = set()
             out.update(*map(_HANDLES, self.blocks))
             out.update(*map(_DERIVED_FROM, self.blocks))
-            self._handle_union = frozenset(out)
-        return self._handle_union
+            ix.handle_union = frozenset(out)
+        return ix.handle_union
 
     def derived_union(self) -> frozenset[str]:
         """The ``derived_from`` handles of the derived blocks."""
-        if self._derived_union is None:
-            self._derived_union = frozenset(h for b in self.blocks if b.derived for h in b.derived_from)
-        return self._derived_union
+        ix = self.ix
+        if ix.derived_union is None:
+            ix.derived_union = frozenset(h for b in self.blocks if b.derived for h in b.derived_from)
+        return ix.derived_union
 
     def reads(self) -> dict[str, list[int]]:
         """resource -> positions of its reads, for resources read at least twice with
@@ -401,23 +416,26 @@ class _Side:
 
     def handle_block(self) -> dict[str, int]:
         """handle -> the last block naming it in ``handles``."""
-        if self._handle_block is None:
-            self._handle_block = {h: i for i, b in enumerate(self.blocks) for h in b.handles}
-        return self._handle_block
+        ix = self.ix
+        if ix.handle_block is None:
+            ix.handle_block = {h: i for i, b in enumerate(self.blocks) for h in b.handles}
+        return ix.handle_block
 
     def holding(self, handles: set[str] | frozenset[str]) -> list[int]:
         """Positions of the blocks naming one of ``handles`` in ``handles`` (kept for the last
         set asked: a session's sticky pins change rarely)."""
+        ix = self.ix
         key = frozenset(handles)
-        if self._holding is None or self._holding[0] != key:
-            self._holding = (key, [i for i, m in enumerate(self.meta()) if not key.isdisjoint(m[0])])
-        return self._holding[1]
+        if ix.holding is None or ix.holding[0] != key:
+            ix.holding = (key, [i for i, m in enumerate(self.meta()) if not key.isdisjoint(m[0])])
+        return ix.holding[1]
 
     def pinned(self) -> list[int]:
         """Positions of the blocks flagged pinned."""
-        if self._pinned is None:
-            self._pinned = [i for i, b in enumerate(self.blocks) if b.pinned]
-        return self._pinned
+        ix = self.ix
+        if ix.pinned is None:
+            ix.pinned = [i for i, b in enumerate(self.blocks) if b.pinned]
+        return ix.pinned
 
     def may_cite(self) -> bool:
         """Could any block hold a citation marker?"""
@@ -427,7 +445,8 @@ class _Side:
 
     def touching(self) -> tuple[dict[str, list[int]], dict[str, list[int]]]:
         """(resource -> blocks that are reads of it, handle -> blocks it grounds), for I4."""
-        if self._touching is None:
+        ix = self.ix
+        if ix.touching is None:
             by_resource: dict[str, list[int]] = {}
             by_handle: dict[str, list[int]] = {}
             for j, r in enumerate(map(_RESOURCE, self.blocks)):
@@ -437,8 +456,8 @@ class _Side:
             for j, (handles, derived, derived_from) in enumerate(self.meta()):
                 for h in derived_from if derived else handles:
                     by_handle.setdefault(h, []).append(j)
-            self._touching = (by_resource, by_handle)
-        return self._touching
+            ix.touching = (by_resource, by_handle)
+        return ix.touching
 
     def facts(self, gate: Gate, pending: dict[bytes, bytes]) -> list[_Facts]:
         """The true facts of every block."""
@@ -728,6 +747,9 @@ class Gate:
         sides = self._sides
         side = sides.get(id(window))
         if side is not None and side.is_of(window):
+            with self._lock:  # the least recently used goes first: a session's pre is its last post
+                if sides.pop(id(window), None) is side:
+                    sides[id(window)] = side
             return side
         side = _Side(window, self.digests(window, path, pending))
         with self._lock:
@@ -984,7 +1006,7 @@ class _Check:
         pre, post = self.pre, self.post
         pre_blocks, post_blocks = pre.blocks, post.blocks
         n_pre = len(pre_blocks)
-        if post._id_pos is None and post is not pre and len(post_blocks) == n_pre:
+        if post._ix is None and post is not pre and len(post_blocks) == n_pre:
             post.share_indexes_with(pre)
         pre_digests = pre.digests
         # same ids in the same order (a shared index list): block j can only be pre block j
@@ -1092,6 +1114,7 @@ class _Check:
             touched = self.changed + self.moved
             self.counts["post"] = pre_n + sum(local[j].n_facts - pre_facts[j].n_facts for j in touched)
             self.post_markers = pre_m + sum(local[j].n_markers - pre_facts[j].n_markers for j in touched)
+            self.touched = touched
             self.marked = dict(pre.marked())
             for j in touched:
                 if local[j].n_markers:
@@ -1118,12 +1141,51 @@ class _Check:
 
     # I3 --------------------------------------------------------------------------------------
 
+    def _marker_names(self) -> tuple[frozenset[str], Iterable[str]]:
+        """(every marker name the post window cites, the names among them not known to resolve
+        to exactly one handle). A window rewritten in place starts from its pre window's names:
+        only the blocks that changed or moved can add or take away a name."""
+        if hasattr(self, "_names"):
+            return self._names
+        pre = self.pre
+        touched = getattr(self, "touched", None)
+        if touched is not None and pre._names is not None:
+            pre_facts, post_facts = self.pre_facts, self.post_facts
+            old: set[str] = set().union(*(pre_facts[j].markers() for j in touched))
+            new: set[str] = set().union(*(post_facts[j].markers() for j in touched))
+            names = set(pre._names)
+            gone = old - new
+            if gone:
+                names -= gone
+                names.update(n for n in gone if any(n in f.markers() for f in self.marked.values()))
+            names |= new
+            # the gate's resolutions never expire (the store never deletes): what resolved for
+            # pre still does, so only names pre lacked (or could not resolve) are looked at
+            unknown: Iterable[str] = names if not pre._names_ok else new - pre._names
+        else:
+            names = set().union(*(f.markers() for f in self.marked.values()))
+            unknown = names
+        self._names = (frozenset(names), unknown)
+        return self._names
+
+    def _targets(self, name: str) -> tuple[str, ...]:
+        """The handles marker ``name`` cites (one: it resolves; none or several: I3 fails)."""
+        found = self.gate._marker_handles.get(name)
+        if found is None:
+            found = self.marker_targets.get(name)
+            if found is None:
+                found = self.marker_targets[name] = self.gate.marker_handles(name)
+        return found
+
     def _check_handles(self) -> None:
         """Every handle the post window references resolves in the durable store."""
         gate = self.gate
         edit = self.edit
         post = edit.post
-        refs: set[str] = set(self.post.handle_union())
+        side = self.post
+        # the blocks' own handles: looked up once per window shape (in-place rewrites share it)
+        union_known = side.ix.resolved_by is gate
+        refs: set[str] = set() if union_known else set(side.handle_union())
         refs.update(s.handle for s in edit.supersedes)
         refs.update(p.handle for p in edit.pointers)
         post_ids = self.post.id_pos()
@@ -1133,14 +1195,15 @@ class _Check:
             if i is not None and e not in post_ids and not edit.pre[i].handles:
                 continue  # an eviction record naming a handle-less pre block by id
             refs.add(e)
-        # markers: resolve each distinct name once
-        names: set[str] = set()
-        names.update(*(f.markers() for f in self.marked.values()))
-        cached = gate._marker_handles.get
-        targets = self.marker_targets = {n: cached(n) or gate.marker_handles(n) for n in names}
-        refs.update(found[0] for found in targets.values() if len(found) == 1)
-        for name in sorted(n for n, found in targets.items() if len(found) != 1):
-            found = targets[name]
+        # markers: each distinct name resolved once (a marker's handle comes from the store, so
+        # it needs no second look-up)
+        self.marker_targets: dict[str, tuple[str, ...]] = {}
+        names, unknown = self._marker_names()
+        bad = sorted(n for n in unknown if len(self._targets(n)) != 1)
+        if not self.ws_matched:
+            side._names, side._names_ok = names, not bad
+        for name in bad:
+            found = self._targets(name)
             for j, facts in sorted(self.marked.items()):
                 block = post[j]
                 if name in facts.markers():
@@ -1148,12 +1211,14 @@ class _Check:
                     self.violate("I3", f"block {block.id!r} cites [src:{name}], which {what}",
                                  block=block.id, handle=name, key="citation", value=name,
                                  evidence={"marker": f"[src:{name}]", "candidates": list(found)})
-        for handle in sorted(refs.difference(gate._handle_digest)):
-            if gate.handle_digest(handle) is None:
-                how, block = self._where_referenced(handle)
-                where = f"block {block!r} ({how})" if block else how
-                self.violate("I3", f"{where} references {handle!r}, which does not resolve in the durable store",
-                             block=block or None, handle=handle, evidence={"field": how})
+        unresolved = [h for h in sorted(refs.difference(gate._handle_digest)) if gate.handle_digest(h) is None]
+        for handle in unresolved:
+            how, block = self._where_referenced(handle)
+            where = f"block {block!r} ({how})" if block else how
+            self.violate("I3", f"{where} references {handle!r}, which does not resolve in the durable store",
+                         block=block or None, handle=handle, evidence={"field": how})
+        if not union_known and side.handle_union().isdisjoint(unresolved):
+            side.ix.resolved_by = gate
 
     def _where_referenced(self, handle: str) -> tuple[str, str]:
         """The first place post references ``handle`` (for the message of a violation)."""
@@ -1170,16 +1235,15 @@ class _Check:
             if p.handle == handle:
                 return "pointers", p.block
         for j, f in sorted(self.marked.items()):
-            if any(handle in self.marker_targets.get(n, ()) for n in f.markers()):
+            if any(handle in self._targets(n) for n in f.markers()):
                 return "citation marker", edit.post[j].id
         return "evicted", ""
 
     def cited(self, j: int) -> tuple[str, ...]:
         """The handles post block ``j``'s markers cite (resolved, unambiguous ones)."""
-        targets = self.marker_targets
         out: list[str] = []
         for name in self.post_facts[j].markers():
-            found = targets.get(name, ())
+            found = self._targets(name)
             if len(found) == 1 and found[0] not in out:
                 out.append(found[0])
         return tuple(out)
@@ -1494,9 +1558,12 @@ class _Check:
         """A handle that leaves the window must leave with a record (eviction, supersession) or,
         after a lossy operator, stay reachable through a derived block's derived_from."""
         edit = self.edit
-        cited = {found[0] for found in self.marker_targets.values() if len(found) == 1}
+        if self.post.same_shape(self.pre):
+            return  # the same handles in the same blocks
         evicted, superseded = self._covering()
-        missing = self.pre.handle_union() - self.post.handle_union() - cited - evicted - superseded.keys()
+        missing = self.pre.handle_union() - self.post.handle_union() - evicted - superseded.keys()
+        if missing:  # a handle a post marker still cites is not dropped
+            missing = {h for h in missing if not self._cited_anywhere(h)}
         for h in sorted(missing):
             bid = next(b.id for b in edit.pre if h in b.handles or h in b.derived_from)
             if bid in evicted:
@@ -1504,6 +1571,11 @@ class _Check:
             self.violate(invariant, f"{edit.operator} removed every reference to {h!r} (block {bid!r}) without an "
                          "eviction record or supersession edge", block=bid, handle=h,
                          evidence={"change": "handle dropped"})
+
+    def _cited_anywhere(self, handle: str) -> bool:
+        if not hasattr(self, "_cited"):
+            self._cited = {found[0] for found in map(self._targets, self._marker_names()[0]) if len(found) == 1}
+        return handle in self._cited
 
     def _check_reachability(self) -> None:
         """Lossy operators may lose text, never the way back to it (I1 for what they drop)."""
