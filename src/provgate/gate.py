@@ -30,11 +30,12 @@ import json
 import threading
 import time
 import uuid
-from collections.abc import Iterable, Mapping
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cmp_to_key
-from itertools import accumulate, compress
-from operator import attrgetter, ne
+from itertools import accumulate, compress, count, repeat
+from operator import attrgetter, eq, is_, ne
 from typing import Any
 
 import numpy as np
@@ -153,16 +154,11 @@ class _Facts:
                 self._markers = ()
             else:
                 t = self.table
-                kinds = t.kind.tobytes()
-                starts, ends = t.value_start, t.value_end
+                rows = np.flatnonzero(t.kind == _KIND_CITATION)
                 data = t.data
-                names: dict[str, None] = {}
-                row = kinds.find(_CITATION_BYTE)
-                while row >= 0:
-                    # a marker's value is the handle name as written (no normalisation)
-                    names[data[starts[row]:ends[row]].decode("utf-8")] = None
-                    row = kinds.find(_CITATION_BYTE, row + 1)
-                self._markers = tuple(names)
+                # a marker's value is the handle name as written (no normalisation)
+                self._markers = tuple(dict.fromkeys(
+                    data[a:b].decode("utf-8") for a, b in zip(t.value_start[rows].tolist(), t.value_end[rows].tolist())))
         return self._markers
 
     def vocabulary(self) -> frozenset[tuple[int, int]]:
@@ -273,11 +269,10 @@ class _Shape:
     (the usual rewrite of a few texts in place, a session's next one-block edit) hold one
     ``_Shape`` between them, so an index built for either serves both."""
 
-    __slots__ = ("fields", "ids", "id_pos", "meta", "bad_derived", "handle_union", "derived_union",
-                 "handle_block", "holding", "pinned", "touching", "resolved_by")
+    __slots__ = ("ids", "id_pos", "meta", "bad_derived", "handle_union", "derived_union",
+                 "handle_block", "holding", "pinned", "resources", "touching", "resolved_by")
 
-    def __init__(self, fields: list[tuple[Any, ...]]) -> None:
-        self.fields = fields  # per block: every metadata field an index below is built from
+    def __init__(self) -> None:
         self.ids: list[str] | None = None
         self.id_pos: dict[str, int] | None = None
         self.meta: list[tuple[Any, ...]] | None = None
@@ -287,6 +282,7 @@ class _Shape:
         self.handle_block: dict[str, int] | None = None
         self.holding: tuple[frozenset[str], list[int]] | None = None
         self.pinned: list[int] | None = None
+        self.resources: list[str | None] | None = None
         self.touching: tuple[dict[str, list[int]], dict[str, list[int]]] | None = None
         # the gate that found every handle of handle_union in its durable store (the store
         # never deletes, so the finding holds for as long as that gate lives)
@@ -304,7 +300,7 @@ class _Side:
     """
 
     __slots__ = ("window", "blocks", "digests", "_ix", "_marked", "_facts", "_n_facts", "_n_markers",
-                 "_positions", "_reads", "_may_cite", "_fact_set", "_window_digest", "_names", "_names_ok")
+                 "_positions", "_text_counts", "_reads", "_may_cite", "_fact_set", "_window_digest", "_names", "_names_ok")
 
     def __init__(self, window: Window, digests: list[bytes]) -> None:
         self.window = window
@@ -317,7 +313,8 @@ class _Side:
         self._facts: list[_Facts | None] | None = None
         self._n_facts: int | None = None
         self._n_markers: int | None = None
-        self._positions: dict[bytes, list[int]] | None = None
+        self._positions: tuple[dict[bytes, int], dict[bytes, list[int]]] | None = None
+        self._text_counts: Counter[bytes] | None = None
         self._reads: dict[str, list[int]] | None = None
         self._may_cite: bool | None = None
         self._fact_set: Any = None  # a FingerprintSet, or a recipe that makes one
@@ -334,13 +331,21 @@ class _Side:
     @property
     def ix(self) -> _Shape:
         if self._ix is None:
-            self._ix = _Shape(list(map(_SHAPE_FIELDS, self.blocks)))
+            self._ix = _Shape()
         return self._ix
 
     def share_indexes_with(self, other: _Side) -> bool:
         """Hold ``other``'s metadata indexes if both windows have the same metadata (one list
         of tuples per window, compared in C)."""
-        if self._ix is not None or len(self.blocks) != len(other.blocks) or self.ix.fields != other.ix.fields:
+        if self._ix is not None or len(self.blocks) != len(other.blocks):
+            return False
+        # field by field against the other's indexes (usually built already), ids first: most
+        # windows that differ differ there
+        blocks = self.blocks
+        if not (all(map(eq, map(_BLOCK_ID, blocks), other.ids()))
+                and all(map(eq, map(_PROVENANCE_FIELDS, blocks), other.meta()))
+                and list(compress(count(), map(_PINNED, blocks))) == other.pinned()
+                and all(map(eq, map(_RESOURCE, blocks), other.resources()))):
             return False
         self._ix = other._ix
         return True
@@ -362,14 +367,32 @@ class _Side:
             ix.id_pos = dict(zip(self.ids(), range(len(self.blocks))))
         return ix.id_pos
 
-    def positions(self) -> dict[bytes, list[int]]:
-        """Text digest -> positions of the blocks with that text."""
+    def text_counts(self) -> Counter[bytes]:
+        """Text digest -> how many blocks have that text (counted in C)."""
+        if self._text_counts is None:
+            self._text_counts = Counter(self.digests)
+        return self._text_counts
+
+    def positions(self, digest: bytes) -> Sequence[int]:
+        """Positions of the blocks with this text digest, in window order."""
+        if digest not in self.text_counts():
+            return ()
         if self._positions is None:
-            out: dict[bytes, list[int]] = {}
-            for i, d in enumerate(self.digests):
-                out.setdefault(d, []).append(i)
-            self._positions = out
-        return self._positions
+            digests = self.digests
+            # most texts occur once: one C-level dict of positions, lists only for repeated texts
+            last = dict(zip(digests, range(len(digests))))
+            repeated: dict[bytes, list[int]] = {}
+            if len(last) < len(digests):
+                repeated = {d: [] for d, k in self.text_counts().items() if k > 1}
+                for i in compress(range(len(digests)), map(repeated.__contains__, digests)):
+                    repeated[digests[i]].append(i)
+            self._positions = (last, repeated)
+        last, repeated = self._positions
+        found = repeated.get(digest)
+        if found is not None:
+            return found
+        i = last.get(digest)
+        return () if i is None else (i,)
 
     def bad_derived(self) -> list[int]:
         """Positions of derived blocks that name no derived_from handle."""
@@ -434,8 +457,15 @@ class _Side:
         """Positions of the blocks flagged pinned."""
         ix = self.ix
         if ix.pinned is None:
-            ix.pinned = [i for i, b in enumerate(self.blocks) if b.pinned]
+            ix.pinned = list(compress(count(), map(_PINNED, self.blocks)))
         return ix.pinned
+
+    def resources(self) -> list[str | None]:
+        """Per block: the resource it is a read of, if any."""
+        ix = self.ix
+        if ix.resources is None:
+            ix.resources = list(map(_RESOURCE, self.blocks))
+        return ix.resources
 
     def may_cite(self) -> bool:
         """Could any block hold a citation marker?"""
@@ -449,7 +479,7 @@ class _Side:
         if ix.touching is None:
             by_resource: dict[str, list[int]] = {}
             by_handle: dict[str, list[int]] = {}
-            for j, r in enumerate(map(_RESOURCE, self.blocks)):
+            for j, r in enumerate(self.resources()):
                 if r is not None:
                     by_resource.setdefault(r, []).append(j)
             # a block's provenance: derived_from for a derived block, else its handles
@@ -726,10 +756,9 @@ class Gate:
     # -- caches shared by checks ----------------------------------------------------------------
 
     def digests(self, window: Window, path: str, pending: dict[bytes, bytes]) -> list[bytes]:
-        get = self._text_digest.get
-        out = [get(block.text) for block in window]
+        out = list(map(self._text_digest.get, map(_TEXT, window.blocks)))
         if None in out:
-            missing = [i for i, d in enumerate(out) if d is None]
+            missing = list(compress(count(), map(is_, out, repeat(None))))
             encoded = [encode_text(window[i].text, f"{path}[{i}].text") for i in missing]
             hashed = hash_buffers(encoded)
             entries = []
@@ -1017,20 +1046,22 @@ class _Check:
             for j in pending:
                 match[j] = None
             used = set(range(n_pre)).difference(pending)
+            unused = pending  # only a pre block whose position changed can be left unused
         else:
             # the pre block with the post block's id, if it has the same text
             match = [i if i is not None and pre_digests[i] == d else None
                      for i, d in zip(map(pre.id_pos().get, post.ids()), post.digests)]
             used = {m for m in match if m is not None}
             pending = [j for j, m in enumerate(match) if m is None]
+            unused = None
         self.reused: list[int] = []  # post blocks that copy a pre block another post block kept
         self.moved = moved = []  # post blocks matched to a pre block with their text under another id
         if pending:
-            copies = pre.positions()
+            copies = pre.positions
             unmatched = []
             for j in pending:
-                cands = copies.get(post.digests[j])
-                if cands is None:
+                cands = copies(post.digests[j])
+                if not cands:
                     unmatched.append(j)
                     continue
                 pick = next((i for i in cands if i not in used), None)
@@ -1059,10 +1090,15 @@ class _Check:
         self.match = match
         self.used = used
         self.changed = [j for j in pending if j not in self.ws_matched]
-        self.removed = sorted(set(range(n_pre)) - used) if len(used) < n_pre else []
+        if len(used) == n_pre:
+            self.removed = []
+        elif unused is not None:
+            self.removed = [i for i in unused if i not in used]
+        else:
+            self.removed = sorted(set(range(n_pre)) - used)
         # dropped byte-identical duplicates are not "removed" content: their text survives
-        post_digests = set(post.digests) if self.removed else set()
-        self.removed_content = [i for i in self.removed if pre.digests[i] not in post_digests]
+        survives = self._text_survives(unused) if self.removed else None
+        self.removed_content = [i for i in self.removed if not survives(pre.digests[i])]  # type: ignore[misc]
         # blocks kept with the same text but other provenance, or a bad derived tag: compared as
         # (handles, derived, derived_from) tuples in C first, then in detail where they differ
         if in_place:
@@ -1081,6 +1117,18 @@ class _Check:
             or (b.derived_from != pb.derived_from and set(b.derived_from) != set(pb.derived_from))
         ]
         self.structural = not self.changed and not self.removed_content and not self.restated
+
+    def _text_survives(self, changed: list[int] | None) -> Callable[[bytes], bool]:
+        """Does a post block have this text? In place (``changed``: the positions whose texts
+        differ, else None) only those positions, and pre's copies elsewhere, need a look."""
+        if changed is None:
+            return set(self.post.digests).__contains__
+        post_digests, pre_digests = self.post.digests, self.pre.digests
+        new_texts = {post_digests[j] for j in changed}
+        in_pre = self.pre.text_counts()
+        at_changed = Counter(pre_digests[j] for j in changed)
+        # a pre block with this text at a position whose text did not change is in post
+        return lambda d: d in new_texts or in_pre[d] > at_changed[d]
 
     def _load_facts(self) -> None:
         gate = self.gate
@@ -1826,10 +1874,15 @@ class _Check:
             return
         pinned = sorted(pinned_set)
         pinned_handles = {h for i in pinned for h in edit.pre[i].handles} | self.pinned_handles
-        exact: dict[int, int] = {}
-        for j, m in [(j, m) for j, m in enumerate(self.match) if m in pinned_set]:
+        exact: dict[int, int] = {}  # pinned pre block -> the first post block that is its bytes
+        match = self.match
+        if self.in_place:  # a pre block stays at its position, or moved to one of self.moved
+            keeping = sorted({*(i for i in pinned if match[i] == i), *(j for j in self.moved if match[j] in pinned_set)})
+        else:
+            keeping = [j for j, m in enumerate(match) if m in pinned_set]
+        for j in keeping:
             if j not in self.ws_matched:
-                exact.setdefault(m, j)  # type: ignore[arg-type]
+                exact.setdefault(match[j], j)  # type: ignore[arg-type]
         post_ids = self.post.id_pos()
         for i in pinned:
             b = edit.pre[i]
@@ -1905,11 +1958,12 @@ class _Check:
 
 _MARKER_OPENER = "[src:"  # every citation marker starts so (docs/grammar.md)
 _BLOCK_ID = attrgetter("id")
+_TEXT = attrgetter("text")
 _HANDLES = attrgetter("handles")
 _RESOURCE = attrgetter("resource")
 _DERIVED_FROM = attrgetter("derived_from")
 _PROVENANCE_FIELDS = attrgetter("handles", "derived", "derived_from")
-_SHAPE_FIELDS = attrgetter("id", "handles", "derived", "derived_from", "pinned", "resource")
+_PINNED = attrgetter("pinned")
 _N_FACTS = attrgetter("n_facts")
 _N_MARKERS = attrgetter("n_markers")
 
