@@ -11,6 +11,7 @@ import gc
 import re
 import sys
 import threading
+import weakref
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -294,3 +295,20 @@ def test_the_session_window_keeps_its_side_while_many_next_edits_are_checked():
         gate.check_edit(Edit("rewrite", committed, _one_block_changed(committed, k)))
         assert gate._sides.get(id(committed)) is kept
     assert len(gate._sides) <= 8
+
+
+def test_a_gate_and_the_windows_it_keeps_are_freed_by_reference_counting():
+    # a reference cycle through the kept sides would leave every gate (and the windows, fact
+    # tables and caches it holds) to the cycle collector, whose full passes then land inside
+    # some later check
+    store, edit = _corpus_case("summarize", 0)
+    gc.disable()
+    try:
+        gate = _warm_gate(store, edit)
+        committed = gate.check_edit(edit).window
+        gate.check_edit(Edit("rewrite", committed, _one_block_changed(committed, 0)))
+        alive = weakref.ref(gate)
+        del gate
+        assert alive() is None
+    finally:
+        gc.enable()

@@ -154,11 +154,15 @@ class _Facts:
                 self._markers = ()
             else:
                 t = self.table
-                rows = np.flatnonzero(t.kind == _KIND_CITATION)
-                data = t.data
-                # a marker's value is the handle name as written (no normalisation)
-                self._markers = tuple(dict.fromkeys(
-                    data[a:b].decode("utf-8") for a, b in zip(t.value_start[rows].tolist(), t.value_end[rows].tolist())))
+                kinds, data = t.kind.tobytes(), t.data
+                starts, ends = t.value_start.tolist(), t.value_end.tolist()
+                names: dict[str, None] = {}
+                row = kinds.find(_CITATION_BYTE)
+                while row >= 0:
+                    # a marker's value is the handle name as written (no normalisation)
+                    names[data[starts[row]:ends[row]].decode("utf-8")] = None
+                    row = kinds.find(_CITATION_BYTE, row + 1)
+                self._markers = tuple(names)
         return self._markers
 
     def vocabulary(self) -> frozenset[tuple[int, int]]:
@@ -270,7 +274,7 @@ class _Shape:
     ``_Shape`` between them, so an index built for either serves both."""
 
     __slots__ = ("ids", "id_pos", "meta", "bad_derived", "handle_union", "derived_union",
-                 "handle_block", "holding", "pinned", "resources", "touching", "resolved_by")
+                 "handle_block", "holding", "pinned", "resources", "touching", "resolved")
 
     def __init__(self) -> None:
         self.ids: list[str] | None = None
@@ -284,9 +288,10 @@ class _Shape:
         self.pinned: list[int] | None = None
         self.resources: list[str | None] | None = None
         self.touching: tuple[dict[str, list[int]], dict[str, list[int]]] | None = None
-        # the gate that found every handle of handle_union in its durable store (the store
-        # never deletes, so the finding holds for as long as that gate lives)
-        self.resolved_by: Any = None
+        # every handle of handle_union was found in the durable store of the gate that keeps
+        # this (one gate's sides never reach another's; the store never deletes, so the finding
+        # holds; a flag, not the gate, so that a gate is freed by reference counting)
+        self.resolved = False
 
 
 class _Side:
@@ -1232,7 +1237,7 @@ class _Check:
         post = edit.post
         side = self.post
         # the blocks' own handles: looked up once per window shape (in-place rewrites share it)
-        union_known = side.ix.resolved_by is gate
+        union_known = side.ix.resolved
         refs: set[str] = set() if union_known else set(side.handle_union())
         refs.update(s.handle for s in edit.supersedes)
         refs.update(p.handle for p in edit.pointers)
@@ -1266,7 +1271,7 @@ class _Check:
             self.violate("I3", f"{where} references {handle!r}, which does not resolve in the durable store",
                          block=block or None, handle=handle, evidence={"field": how})
         if not union_known and side.handle_union().isdisjoint(unresolved):
-            side.ix.resolved_by = gate
+            side.ix.resolved = True
 
     def _where_referenced(self, handle: str) -> tuple[str, str]:
         """The first place post references ``handle`` (for the message of a violation)."""
