@@ -312,3 +312,31 @@ def test_a_gate_and_the_windows_it_keeps_are_freed_by_reference_counting():
         assert alive() is None
     finally:
         gc.enable()
+
+
+def test_the_gate_holds_the_callers_windows_weakly():
+    # a window dies where its caller drops it (not inside a later check that evicts its side),
+    # and a new window at its address is never judged by the dead one's side
+    store, edit = _corpus_case("rewrite", 0)
+    fresh = [_comparable(Gate(store, audit=False).check_edit(_copied(edit))) for _ in range(2)]
+    gc.disable()
+    try:
+        gate = Gate(store, audit=False)
+        for k in range(12):
+            pre, post = _copied(edit).pre, _copied(edit).post
+            verdict = gate.check_edit(Edit("rewrite", pre, post))
+            assert _comparable(verdict) == fresh[0]
+            alive = [weakref.ref(pre), weakref.ref(post)]
+            del pre, post, verdict
+            assert [w() for w in alive] == [None, None], k
+        assert len(gate._sides) <= 8
+    finally:
+        gc.enable()
+
+
+def test_a_windows_positions_by_id_are_its_own_and_read_only():
+    w = Window([blk("a", "user", "x\n"), blk("b", "assistant", "y\n")])
+    index = w.positions_by_id()
+    assert dict(index) == {"a": 0, "b": 1} and index["b"] == w.index("b")
+    with pytest.raises(TypeError):
+        index["c"] = 2  # type: ignore[index]

@@ -30,12 +30,13 @@ import json
 import threading
 import time
 import uuid
+import weakref
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cmp_to_key
 from itertools import accumulate, compress, count, repeat
-from operator import attrgetter, eq, is_, ne
+from operator import attrgetter, eq, is_, is_not
 from typing import Any
 
 import numpy as np
@@ -278,7 +279,7 @@ class _Shape:
 
     def __init__(self) -> None:
         self.ids: list[str] | None = None
-        self.id_pos: dict[str, int] | None = None
+        self.id_pos: Mapping[str, int] | None = None
         self.meta: list[tuple[Any, ...]] | None = None
         self.bad_derived: list[int] | None = None
         self.handle_union: frozenset[str] | None = None
@@ -304,12 +305,14 @@ class _Side:
     built, and a check pays per block only for the post window it has not seen.
     """
 
-    __slots__ = ("window", "blocks", "digests", "_ix", "_marked", "_facts", "_n_facts", "_n_markers",
+    __slots__ = ("_window", "texts", "digests", "_ix", "_marked", "_facts", "_n_facts", "_n_markers",
                  "_positions", "_text_counts", "_reads", "_may_cite", "_fact_set", "_window_digest", "_names", "_names_ok")
 
-    def __init__(self, window: Window, digests: list[bytes]) -> None:
-        self.window = window
-        self.blocks = window.blocks
+    def __init__(self, window: Window, texts: list[str], digests: list[bytes]) -> None:
+        # The window is the caller's: held weakly, so that it (and its blocks) dies where the
+        # caller drops it, not inside a later check that evicts this side.
+        self._window = weakref.ref(window)
+        self.texts = texts
         self.digests = digests
         self._ix: _Shape | None = None
         self._marked: dict[int, _Facts] | None = None
@@ -330,8 +333,18 @@ class _Side:
         self._names_ok = False
 
     def is_of(self, window: Window) -> bool:
-        # the side holds its window, so no other window can have taken its address meanwhile
-        return self.window is window
+        # a dead window's address may be taken by another: the reference tells them apart
+        return self._window() is window
+
+    @property
+    def window(self) -> Window:
+        window = self._window()
+        assert window is not None, "a side is used only while a check holds its window"
+        return window
+
+    @property
+    def blocks(self) -> tuple[Block, ...]:
+        return self.window.blocks
 
     @property
     def ix(self) -> _Shape:
@@ -365,11 +378,11 @@ class _Side:
             ix.ids = list(map(_BLOCK_ID, self.blocks))
         return ix.ids
 
-    def id_pos(self) -> dict[str, int]:
+    def id_pos(self) -> Mapping[str, int]:
         """Block id -> position."""
         ix = self.ix
         if ix.id_pos is None:
-            ix.id_pos = dict(zip(self.ids(), range(len(self.blocks))))
+            ix.id_pos = self.window.positions_by_id()
         return ix.id_pos
 
     def text_counts(self) -> Counter[bytes]:
@@ -760,22 +773,33 @@ class Gate:
 
     # -- caches shared by checks ----------------------------------------------------------------
 
-    def digests(self, window: Window, path: str, pending: dict[bytes, bytes]) -> list[bytes]:
-        out = list(map(self._text_digest.get, map(_TEXT, window.blocks)))
+    def digests(self, texts: list[str], path: str, pending: dict[bytes, bytes], like: _Side | None = None) -> list[bytes]:
+        """The text digests of a window's blocks (``texts``), hashing the texts this gate has
+        not seen. ``like``: the side of a window this one was probably made from."""
+        get = self._text_digest.get
+        if like is not None and len(like.texts) == len(texts):
+            # a window rewritten in place holds the very text objects of the window it was made
+            # from, except where it changed: comparing pointers reads neither texts nor the cache
+            out = list(like.digests)
+            differ = list(compress(count(), map(is_not, texts, like.texts)))
+            for i in differ:
+                out[i] = get(texts[i])
+        else:
+            out = list(map(get, texts))
         if None in out:
             missing = list(compress(count(), map(is_, out, repeat(None))))
-            encoded = [encode_text(window[i].text, f"{path}[{i}].text") for i in missing]
+            encoded = [encode_text(texts[i], f"{path}[{i}].text") for i in missing]
             hashed = hash_buffers(encoded)
             entries = []
             for k, i in enumerate(missing):
                 d = hashed[k].tobytes()
                 out[i] = d
-                entries.append((window[i].text, d, len(encoded[k]) + 64))
+                entries.append((texts[i], d, len(encoded[k]) + 64))
                 pending[d] = encoded[k]  # this check extracts from these bytes, no second encode
             self._text_digest.put_many(entries)
         return out  # type: ignore[return-value]
 
-    def side(self, window: Window, path: str, pending: dict[bytes, bytes]) -> _Side:
+    def side(self, window: Window, path: str, pending: dict[bytes, bytes], like: _Side | None = None) -> _Side:
         """The side of ``window``: kept from an earlier check of this very window object (a
         window is immutable), else built, hashing the texts this gate has not seen."""
         sides = self._sides
@@ -785,11 +809,15 @@ class Gate:
                 if sides.pop(id(window), None) is side:
                     sides[id(window)] = side
             return side
-        side = _Side(window, self.digests(window, path, pending))
+        texts = list(map(_TEXT, window.blocks))
+        side = _Side(window, texts, self.digests(texts, path, pending, like))
         with self._lock:
             sides[id(window)] = side
+            if len(sides) > _KEPT_SIDES:
+                for key in [k for k, kept in sides.items() if kept._window() is None]:
+                    del sides[key]  # windows their callers dropped
             while len(sides) > _KEPT_SIDES:
-                del sides[next(iter(sides))]  # the oldest, and the window it holds
+                del sides[next(iter(sides))]  # the least recently used
         return side
 
     def facts_for_many(self, digests: list[bytes], blocks: list[Block], pending: dict[bytes, bytes]) -> list[_Facts]:
@@ -1028,7 +1056,7 @@ class _Check:
     def _hash(self) -> None:
         self.pending: dict[bytes, bytes] = {}
         self.pre = self.gate.side(self.edit.pre, "pre", self.pending)
-        self.post = self.gate.side(self.edit.post, "post", self.pending)
+        self.post = self.gate.side(self.edit.post, "post", self.pending, like=self.pre)
 
     def _structure(self) -> None:
         """Match post blocks to pre blocks by digest; what is left over changed.
@@ -1046,7 +1074,9 @@ class _Check:
         # same ids in the same order (a shared index list): block j can only be pre block j
         in_place = self.in_place = post.same_shape(pre)
         if in_place:
-            pending = list(compress(range(n_pre), map(ne, post.digests, pre_digests)))
+            # digests of unchanged texts are usually the very same objects (Gate.digests)
+            pending = [j for j in compress(range(n_pre), map(is_not, post.digests, pre_digests))
+                       if post.digests[j] != pre_digests[j]]
             match: list[int | None] = list(range(n_pre))
             for j in pending:
                 match[j] = None

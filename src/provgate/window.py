@@ -18,6 +18,7 @@ import math
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any
 
 from provgate.errors import EditFormatError
@@ -218,7 +219,7 @@ def _block_fields(get: Any, path: str) -> tuple[Any, ...]:
 class Window(Sequence[Block]):
     """An ordered, immutable list of blocks with unique ids."""
 
-    __slots__ = ("_blocks", "_by_id")
+    __slots__ = ("_blocks", "_by_id", "__weakref__")
 
     def __init__(self, blocks: Iterable[Block | Mapping[str, Any]] = (), *, path: str = "window") -> None:
         items: list[Block] = []
@@ -251,6 +252,10 @@ class Window(Sequence[Block]):
 
     def __len__(self) -> int:
         return len(self._blocks)
+
+    def positions_by_id(self) -> Mapping[str, int]:
+        """Block id -> position (a read-only view of the index built with the window)."""
+        return MappingProxyType(self._by_id)
 
     def __iter__(self) -> Iterator[Block]:
         return iter(self._blocks)
