@@ -9,6 +9,23 @@ from _types cimport offset_t
 import numpy as np
 
 
+cdef inline tuple byte_items(object values, str name, bint non_empty):
+    """``provgate._batch.check_byte_items`` at C speed, with its messages: ``values`` as a
+    private tuple (its buffers outlive a loop without the GIL)."""
+    cdef Py_ssize_t i
+    if not isinstance(values, (list, tuple)):
+        raise TypeError(f"{name} must be a list or tuple of bytes, not {type(values).__name__}")
+    cdef tuple items = tuple(values)
+    for i in range(len(items)):
+        value = items[i]
+        if type(value) is not bytes:
+            raise TypeError(f"{name}[{i}] must be bytes, not {type(value).__name__}")
+        if non_empty and PyBytes_GET_SIZE(value) == 0:
+            from provgate.errors import InvalidArgumentError  # (a .pxd's imports do not run)
+            raise InvalidArgumentError(f"{name}[{i}] is empty; an empty needle occurs everywhere", argument=name)
+    return items
+
+
 cdef inline cnp.ndarray pointers_of(tuple items):
     """Addresses of the bytes objects' buffers, as uintp."""
     cdef Py_ssize_t k, n = len(items)

@@ -16,10 +16,10 @@ import numpy as np
 cimport numpy as cnp
 from libc.string cimport memcpy
 
+from _grouping cimport flat_grouping
 from _types cimport fp_word_t, offset_t
 
 from provgate._factdiff_py import SET_TYPE_ERROR
-from provgate._batch import check_grouping
 from provgate.errors import InvalidArgumentError
 
 cnp.import_array()
@@ -703,7 +703,7 @@ def absent_from_all(queries, sets, *, groups=None, query_group=None):
         if not ok:
             raise _unsorted_error(arr, f"sets[{s}]")
     cdef offset_t n = queries.shape[0], i, g, m
-    offsets_a, members_a, group_a = check_grouping(groups, query_group, n, k, items="queries", members="sets", group_name="query_group")
+    offsets_a, members_a, group_a = flat_grouping(groups, query_group, n, k, "queries", "sets", "query_group")
     cdef cnp.ndarray offsets_arr = offsets_a, members_arr = members_a, group_arr = group_a
     cdef const offset_t* p_offsets = index_ptr(offsets_arr)
     cdef const offset_t* p_members = index_ptr(members_arr)

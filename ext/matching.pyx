@@ -17,13 +17,13 @@ from libc.stdint cimport int64_t
 from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memcpy
 
-from _byte_batches cimport lengths_of, pointers_of
+from _byte_batches cimport byte_items, lengths_of, pointers_of
+from _grouping cimport flat_grouping
 from _types cimport byte_t, offset_t
 
 from provgate._matching_py import END as _END
 from provgate._matching_py import FIRST as _FIRST
 from provgate._matching_py import LAST as _LAST
-from provgate._batch import check_byte_items, check_grouping
 from provgate._matching_py import JOINERS, START as _START, WORD_BYTES, too_many_matches
 from provgate.errors import InvalidContentError
 
@@ -244,11 +244,10 @@ cdef bint occurs(const byte_t* h, offset_t hn, const byte_t* nd, offset_t nn) no
 
 def occurs_at_boundaries(needles, haystacks, *, groups=None, needle_group=None):
     # private tuples: every bytes object stays alive while the loop reads it without the GIL
-    cdef tuple keep_n = check_byte_items(needles, "needles")
-    cdef tuple keep_h = check_byte_items(haystacks, "haystacks")
+    cdef tuple keep_n = byte_items(needles, "needles", False)
+    cdef tuple keep_h = byte_items(haystacks, "haystacks", False)
     cdef Py_ssize_t n = len(keep_n), k = len(keep_h), i, j
-    offsets_a, members_a, group_a = check_grouping(groups, needle_group, n, k, items="needles", members="haystacks",
-                                                  group_name="needle_group")
+    offsets_a, members_a, group_a = flat_grouping(groups, needle_group, n, k, "needles", "haystacks", "needle_group")
     cdef cnp.ndarray offsets_arr = offsets_a, members_arr = members_a, group_arr = group_a
     cdef const offset_t* p_offsets = <const offset_t*>cnp.PyArray_DATA(offsets_arr)
     cdef const offset_t* p_members = <const offset_t*>cnp.PyArray_DATA(members_arr)

@@ -29,7 +29,7 @@ cimport numpy as cnp
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_GET_SIZE
 from libc.string cimport memchr, memcmp
 
-from _byte_batches cimport lengths_of, pointers_of
+from _byte_batches cimport byte_items, lengths_of, pointers_of
 from _types cimport byte_t, offset_t
 
 from provgate._search_py import WHITESPACE, WHITESPACE_CODEPOINTS
@@ -415,25 +415,10 @@ cdef bint anchored_search(const byte_t* x, offset_t mm, const byte_t* y, offset_
 
 # ---- gathering (GIL held) ----------------------------------------------------------------------
 
-cdef tuple checked_items(object values, str name, bint needles):
-    """``provgate._batch.check_byte_items`` at C speed, with its messages."""
-    cdef Py_ssize_t i
-    if not isinstance(values, (list, tuple)):
-        raise TypeError(f"{name} must be a list or tuple of bytes, not {type(values).__name__}")
-    cdef tuple items = tuple(values)  # a private copy: the buffers outlive the nogil loop
-    for i in range(len(items)):
-        value = items[i]
-        if type(value) is not bytes:
-            raise TypeError(f"{name}[{i}] must be bytes, not {type(value).__name__}")
-        if needles and PyBytes_GET_SIZE(value) == 0:
-            raise InvalidArgumentError(f"{name}[{i}] is empty; an empty needle occurs everywhere", argument=name)
-    return items
-
-
 cdef tuple check_batch(object needles, object haystacks):
     """``_search_py.check_batch``."""
-    cdef tuple n = checked_items(needles, "needles", True)
-    cdef tuple h = checked_items(haystacks, "haystacks", False)
+    cdef tuple n = byte_items(needles, "needles", True)
+    cdef tuple h = byte_items(haystacks, "haystacks", False)
     if len(n) != len(h):
         raise InvalidArgumentError(
             f"needles and haystacks must have the same length ({len(n)} != {len(h)})", argument="haystacks"

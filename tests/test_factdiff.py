@@ -569,10 +569,30 @@ def test_absent_from_all_grouped_native_equals_reference(case):
     ([[0]], np.zeros(3, dtype=np.int64), InvalidArgumentError, "one entry per item of queries: 3 for 2"),
     ([[0]], np.array([0, 1]), InvalidArgumentError, r"query_group\[1\] = 1 is not an index of groups \(there are 1\)"),
     ([[0]], np.array([-1, 0]), InvalidArgumentError, r"query_group\[0\] = -1"),
+    ([[0, 2**70]], np.zeros(2, dtype=np.int64), InvalidArgumentError, r"groups\[0\]\[1\] = 1180591620717411303424 is not"),
+    ([[0], {1}], np.zeros(2, dtype=np.int64), TypeError, r"groups\[1\] must be a list or tuple of sets indices, not set"),
+    ([[0]], np.zeros((2, 1), dtype=np.int64), TypeError, "query_group must be a 1-D numpy array of integers"),
 ])
 def test_absent_from_all_refuses_bad_grouping(impl, groups, query_group, exc, message):
     with pytest.raises(exc, match=message):
         impl.absent_from_all(fp([[1, 2], [3, 4]]), [fp([[1, 2]]), fp([[3, 4]])], groups=groups, query_group=query_group)
+
+
+def test_absent_from_all_takes_every_valid_form_of_grouping(impl):
+    # the native module flattens lists of int lists with an int64 C-contiguous query_group in
+    # C, and hands every other valid form to the shared Python validation: same answers
+    queries = fp([[1, 2], [3, 4], [5, 6]])
+    sets = [fp([[1, 2]]), fp([[3, 4], [5, 6]])]
+    expected = [False, True, False]
+    forms = [
+        ([[0], [1]], np.array([0, 0, 1], dtype=np.int64)),
+        (([0], (1,)), np.array([0, 0, 1], dtype=np.int64)),
+        (([0], [1]), np.array([0, 0, 1], dtype=np.int32)),
+        ([[0], [1]], np.array([0, 9, 0, 9, 1, 9], dtype=np.int64)[::2]),  # not contiguous
+        ([[0], [1]], np.array([0, 0, 1], dtype=np.uint8)),
+    ]
+    for groups, query_group in forms:
+        assert impl.absent_from_all(queries, sets, groups=groups, query_group=query_group).tolist() == expected
 
 
 def test_absent_from_all_empty_group_makes_its_queries_absent(impl):

@@ -8,7 +8,8 @@ members (sets, haystacks) takes ``groups`` — a list of member-index lists — 
 ``item_group`` — the group of each item. One call then serves many blocks with different
 sources. Without both, every item is checked against every member (one group of all).
 Both the native modules and the references validate through :func:`check_grouping`, so they
-refuse the same input with the same message.
+refuse the same input with the same message (the native modules flatten the usual valid form,
+lists of int lists and an int64 C-contiguous ``item_group``, in C first: ``ext/_grouping.pxd``).
 """
 
 from __future__ import annotations
