@@ -306,7 +306,7 @@ class _Side:
     """
 
     __slots__ = ("_window", "texts", "digests", "_ix", "_marked", "_facts", "_n_facts", "_n_markers",
-                 "_positions", "_text_counts", "_reads", "_may_cite", "_fact_set", "_window_digest", "_names", "_names_ok")
+                 "_positions", "_text_counts", "_reads", "_newest", "_may_cite", "_fact_set", "_window_digest", "_names", "_names_ok")
 
     def __init__(self, window: Window, texts: list[str], digests: list[bytes]) -> None:
         # The window is the caller's: held weakly, so that it (and its blocks) dies where the
@@ -324,6 +324,7 @@ class _Side:
         self._positions: tuple[dict[bytes, int], dict[bytes, list[int]]] | None = None
         self._text_counts: Counter[bytes] | None = None
         self._reads: dict[str, list[int]] | None = None
+        self._newest: dict[str, int] | None = None
         self._may_cite: bool | None = None
         self._fact_set: Any = None  # a FingerprintSet, or a recipe that makes one
         self._window_digest: str | None = None
@@ -454,6 +455,16 @@ class _Side:
             d = self.digests
             self._reads = {r: g for r, g in groups.items() if len(g) > 1 and len({d[i] for i in g}) > 1}
         return self._reads
+
+    def newest_read(self, resource: str, reads: list[int], newer: Callable[[int, int], bool]) -> int:
+        """The newest of a resource's reads (``newer(a, b)``: is block a newer than b?),
+        kept: it depends on the blocks' ts and order only."""
+        if self._newest is None:
+            self._newest = {}
+        found = self._newest.get(resource)
+        if found is None:
+            found = self._newest[resource] = max(reads, key=cmp_to_key(lambda a, b: 1 if newer(a, b) else -1))
+        return found
 
     def handle_block(self) -> dict[str, int]:
         """handle -> the last block naming it in ``handles``."""
@@ -1699,23 +1710,32 @@ class _Check:
         derived_refs = self.post.derived_union()
         self._check_edges()
         # two different reads of one resource
-        kept_digests: set[bytes] | None = None
         for resource, reads in self.pre.reads().items():
-            if kept_digests is None:
-                kept_digests = {self.pre.digests[m] for m in kept_pre}
-            self._check_reads(resource, reads, kept_pre, kept_digests, evicted, superseded, derived_refs)
+            self._check_reads(resource, reads, kept_pre, evicted, superseded, derived_refs)
 
-    def _check_reads(self, resource: str, reads: list[int], kept_pre: set[int], kept_digests: set[bytes],
+    def _pre_text_kept(self, digest: bytes) -> bool:
+        """Does a pre block that post kept (matched) have this text?"""
+        if not hasattr(self, "_kept_texts"):
+            if self.in_place:
+                # every pre block is kept but the removed ones: count those instead of the rest
+                in_pre = self.pre.text_counts()
+                gone = Counter(self.pre.digests[i] for i in self.removed)
+                self._kept_texts = lambda d: in_pre[d] > gone[d]
+            else:
+                self._kept_texts = {self.pre.digests[m] for m in self.used}.__contains__
+        return self._kept_texts(digest)
+
+    def _check_reads(self, resource: str, reads: list[int], kept_pre: set[int],
                      evicted: set[str], superseded: dict[str, str], derived_refs: frozenset[str]) -> None:
         """Two or more different reads of one resource: never reduce them to an older one."""
         edit = self.edit
-        newest = max(reads, key=cmp_to_key(lambda a, b: 1 if self._newer(a, b) else -1))
+        newest = self.pre.newest_read(resource, reads, self._newer)
         newest_digest = self.pre.digests[newest]
         # the newest read survives verbatim, or rewritten in place (same id or its handles),
         # where I1 and I2 check the rewrite; a block that is an OLDER read's bytes does not count
         # even when it claims the newer handle
         newest_handles = set(edit.pre[newest].handles)
-        newest_kept = newest_digest in kept_digests or any(
+        newest_kept = self._pre_text_kept(newest_digest) or any(
             edit.post[j].id == edit.pre[newest].id or not newest_handles.isdisjoint(edit.post[j].provenance)
             for j in self.changed
         )
