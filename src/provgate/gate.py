@@ -31,6 +31,7 @@ import threading
 import time
 import uuid
 import weakref
+from bisect import bisect_right
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -251,16 +252,19 @@ class _Cache:
 class _RowMap:
     """Position in a concatenation of blocks' fact rows -> (block index, row in its table)."""
 
-    __slots__ = ("facts", "indices", "ends")
+    __slots__ = ("facts", "indices", "sizes", "ends")
 
     def __init__(self, facts: list[_Facts], indices: list[int], sizes: list[int]) -> None:
         self.facts = facts
         self.indices = indices
-        self.ends = np.cumsum(sizes) if sizes else np.empty(0, dtype=np.int64)
+        self.sizes = sizes
+        self.ends: list[int] | None = None  # made on the first look-up: only a violation asks
 
     def __call__(self, k: int) -> tuple[int, int]:
-        pos = int(np.searchsorted(self.ends, k, side="right"))
-        start = int(self.ends[pos - 1]) if pos else 0
+        if self.ends is None:
+            self.ends = list(accumulate(self.sizes))
+        pos = bisect_right(self.ends, k)
+        start = self.ends[pos - 1] if pos else 0
         i = self.indices[pos]
         return i, int(self.facts[i].groundable_rows()[k - start])
 
