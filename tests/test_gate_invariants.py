@@ -414,6 +414,21 @@ def test_a_summary_restating_the_stale_value_of_a_re_read_file_is_rejected():
     assert "I1" not in invariants(v)  # retries=3 is grounded: the older read says it
 
 
+def test_a_stale_value_two_older_reads_share_is_reported_from_the_first_with_its_own_span():
+    # the stale retries=3 sits at another row in each older read: the evidence must be the
+    # first read's own span (a row of one read looked up in the other's table is wrong or
+    # out of range)
+    older = {"tool:call_20": "retries=3\n", A_H: "mode=fast\nname=app\nretries=3\ntimeout=30s\n"}
+    pre = [tool("r0", "tool:call_20", older["tool:call_20"], ts=0.5, resource="file:conf/app.ini"),
+           tool("ra", A_H, older[A_H], ts=1.0, resource="file:conf/app.ini"),
+           tool("rb", B_H, READ_B, ts=2.0, resource="file:conf/app.ini")]
+    post = [summary("s1", "The config sets retries=3.\n", ["tool:call_20", A_H, B_H])]
+    v = gate_for({**older, B_H: READ_B}).check(pre, post, operator="summarize")
+    stale = find(v, "I4", block="r0", key="retries", value="3")
+    assert stale.evidence["newer_value"] == "5" and stale.evidence["newer_block"] == "rb"
+    assert len([x for x in v.violations if x.invariant == "I4"]) == 1
+
+
 @pytest.mark.parametrize("text", ["The config sets retries=5 and timeout=30s.\n",
                                   "retries=3 until the edit, now retries=5.\n"], ids=["newer", "both"])
 def test_a_summary_restating_the_newer_value_or_both_is_accepted(text):

@@ -113,7 +113,7 @@ class _Facts:
     """A fact table plus what the gate asks of it again and again."""
 
     __slots__ = ("table", "n_markers", "n_facts", "_markers", "_vocab", "_ground_rows",
-                 "_fact_fps", "_kv", "_grounding_set")
+                 "_fact_fps", "_kv", "_kv_sets", "_grounding_set")
 
     def __init__(self, table: FactTable) -> None:
         self.table = table
@@ -126,6 +126,7 @@ class _Facts:
         self._ground_rows: np.ndarray | None = None
         self._fact_fps: np.ndarray | None = None
         self._kv: dict[tuple[int, int], dict[tuple[int, int], int]] | None = None
+        self._kv_sets: tuple[np.ndarray, SortedFingerprints, SortedFingerprints] | None = None
         self._grounding_set: SortedFingerprints | None = None
 
     def indexed(self) -> _Facts:
@@ -190,6 +191,17 @@ class _Facts:
             self._fact_fps = (np.ascontiguousarray(fp) if self.n_markers == 0
                               else np.ascontiguousarray(fp[self.groundable_rows()]))
         return self._fact_fps
+
+    def kv_sets(self) -> tuple[np.ndarray, SortedFingerprints, SortedFingerprints]:
+        """(rows of the kv facts, their distinct keys, their distinct (key, value) facts): I4
+        asks which facts of an older read set a key the newer read sets to another value."""
+        if self._kv_sets is None:
+            t = self.table
+            rows = np.flatnonzero(t.kind == _KIND_KV)
+            keys = SortedFingerprints(unique_counts(np.ascontiguousarray(t.fp_key[rows]))[0])
+            facts = SortedFingerprints(unique_counts(np.ascontiguousarray(t.fp_fact[rows]))[0])
+            self._kv_sets = (rows, keys, facts)
+        return self._kv_sets
 
     def kv(self) -> dict[tuple[int, int], dict[tuple[int, int], int]]:
         """key fingerprint -> {value fingerprint: first row} of the kv facts."""
@@ -1779,21 +1791,30 @@ class _Check:
         """A key whose value changed between reads: the window may not end up asserting only
         an older value (a summary or rewrite that restates the stale one)."""
         edit = self.edit
-        newest_kv = self.pre_facts[newest].kv()
+        _, newest_keys, newest_facts = self.pre_facts[newest].kv_sets()
+        # per (key, stale value): the first older read that has it, and its row there
         older_kv: dict[tuple[int, int], dict[tuple[int, int], int]] = {}
         older_owner: dict[tuple[tuple[int, int], tuple[int, int]], int] = {}
         for i in reads:
             if i == newest or self.pre.digests[i] == self.pre.digests[newest]:
                 continue
-            for key, vals in self.pre_facts[i].kv().items():
-                if key not in newest_kv:
-                    continue  # the newer read does not cover this key (another part of the file)
-                for v, row in vals.items():
-                    if v not in newest_kv[key]:
-                        older_kv.setdefault(key, {})[v] = row
-                        older_owner.setdefault((key, v), i)
+            rows, _, _ = self.pre_facts[i].kv_sets()
+            if not rows.size:
+                continue
+            t = self.pre_facts[i].table
+            # a key the newer read also sets (else another part of the file), to a value it
+            # does not set: two native look-ups instead of a dict of every kv fact
+            stale = rows[~absent_from_all(np.ascontiguousarray(t.fp_key[rows]), [newest_keys])
+                         & absent_from_all(np.ascontiguousarray(t.fp_fact[rows]), [newest_facts])]
+            for row in stale.tolist():
+                key = (int(t.fp_key[row, 0]), int(t.fp_key[row, 1]))
+                v = (int(t.fp_value[row, 0]), int(t.fp_value[row, 1]))
+                if v not in older_kv.setdefault(key, {}):
+                    older_kv[key][v] = row
+                    older_owner[(key, v)] = i
         if not older_kv:
             return
+        newest_kv = self.pre_facts[newest].kv()
         handles = {h for i in reads for h in edit.pre[i].handles}
         post_kv: dict[tuple[int, int], set[tuple[int, int]]] = {}
         restated: set[tuple[int, int]] = set()  # any value a rewritten or derived block asserts
