@@ -112,8 +112,8 @@ def _hex(digest: bytes) -> str:
 class _Facts:
     """A fact table plus what the gate asks of it again and again."""
 
-    __slots__ = ("table", "n_markers", "n_facts", "_markers", "_vocab", "_ground_rows",
-                 "_fact_fps", "_kv", "_kv_sets", "_grounding_set")
+    __slots__ = ("table", "n_markers", "n_facts", "_markers", "_ground_rows", "_fact_fps", "_kv_sets",
+                 "_grounding_set")
 
     def __init__(self, table: FactTable) -> None:
         self.table = table
@@ -122,10 +122,8 @@ class _Facts:
         self.n_markers = table.kind.tobytes().count(_CITATION_BYTE)
         self.n_facts = len(table) - self.n_markers
         self._markers: tuple[str, ...] | None = None
-        self._vocab: frozenset[tuple[int, int]] | None = None
         self._ground_rows: np.ndarray | None = None
         self._fact_fps: np.ndarray | None = None
-        self._kv: dict[tuple[int, int], dict[tuple[int, int], int]] | None = None
         self._kv_sets: tuple[np.ndarray, SortedFingerprints, SortedFingerprints] | None = None
         self._grounding_set: SortedFingerprints | None = None
 
@@ -168,14 +166,6 @@ class _Facts:
                 self._markers = tuple(names)
         return self._markers
 
-    def vocabulary(self) -> frozenset[tuple[int, int]]:
-        """Every value this text asserts, as Python objects: I4 intersects it with the few
-        values of one key, where a set beats a native call."""
-        if self._vocab is None:
-            fp = self.table.fp_value
-            self._vocab = frozenset(zip(fp[:, 0].tolist(), fp[:, 1].tolist()))
-        return self._vocab
-
     def groundable_rows(self) -> np.ndarray:
         """Rows that must be grounded in a source: every fact but citation markers."""
         if self._ground_rows is None:
@@ -202,19 +192,6 @@ class _Facts:
             facts = SortedFingerprints(unique_counts(np.ascontiguousarray(t.fp_fact[rows]))[0])
             self._kv_sets = (rows, keys, facts)
         return self._kv_sets
-
-    def kv(self) -> dict[tuple[int, int], dict[tuple[int, int], int]]:
-        """key fingerprint -> {value fingerprint: first row} of the kv facts."""
-        if self._kv is None:
-            t = self.table
-            rows = np.flatnonzero(t.kind == _KIND_KV)
-            out: dict[tuple[int, int], dict[tuple[int, int], int]] = {}
-            keys = zip(t.fp_key[rows, 0].tolist(), t.fp_key[rows, 1].tolist())
-            vals = zip(t.fp_value[rows, 0].tolist(), t.fp_value[rows, 1].tolist())
-            for row, key, val in zip(rows.tolist(), keys, vals):
-                out.setdefault(key, {}).setdefault(val, row)
-            self._kv = out
-        return self._kv
 
 
 class _Cache:
@@ -1814,32 +1791,59 @@ class _Check:
                     older_owner[(key, v)] = i
         if not older_kv:
             return
-        newest_kv = self.pre_facts[newest].kv()
+        # only the keys that went stale are looked at from here on, each text's kv facts
+        # filtered natively to them
+        keys = SortedFingerprints(unique_counts(np.array(list(older_kv), dtype=np.uint64).reshape(-1, 2))[0])
+        newest_values, newest_row = self._kv_values(self.pre_facts[newest], keys)
+        values = {v for key, stale in older_kv.items() for v in (*stale, *newest_values.get(key, ()))}
+        candidates = list(values)
+        candidate_fps = np.array(candidates, dtype=np.uint64).reshape(-1, 2)
         handles = {h for i in reads for h in edit.pre[i].handles}
         post_kv: dict[tuple[int, int], set[tuple[int, int]]] = {}
-        restated: set[tuple[int, int]] = set()  # any value a rewritten or derived block asserts
+        restated: set[tuple[int, int]] = set()  # any of those values a rewritten or derived block asserts
         for j in self._post_blocks_touching(resource, handles):
             facts = self.post_facts[j]
-            for key, vals in facts.kv().items():
-                if key in older_kv:
-                    post_kv.setdefault(key, set()).update(vals)
+            for key, vals in self._kv_values(facts, keys)[0].items():
+                post_kv.setdefault(key, set()).update(vals)
             if self.match[j] is None or edit.post[j].derived:
-                # a paraphrase ("backoff is 250 ms") restates a value without its key
-                restated |= facts.vocabulary()
+                # a paraphrase ("backoff is 250 ms") restates a value without its key (a value's
+                # fingerprint can only equal a value's in the grounding set: facts.py framing)
+                found = ~absent_from_all(candidate_fps, [facts.grounding_set()])
+                restated.update(compress(candidates, found.tolist()))
         for key, stale in older_kv.items():
-            present = post_kv.get(key, set()) | (restated & (stale.keys() | newest_kv[key].keys()))
-            if present & newest_kv[key].keys() or not present & stale.keys():
+            newer = newest_values.get(key, set())
+            present = post_kv.get(key, set()) | (restated & (stale.keys() | newer))
+            if present & newer or not present & stale.keys():
                 continue
             v = next(v for v in stale if v in present)
             owner = older_owner[(key, v)]
             old_span = self.pre_facts[owner].table.span(stale[v])
-            new_span = self.pre_facts[newest].table.span(next(iter(newest_kv[key].values())))
+            new_span = self.pre_facts[newest].table.span(newest_row[key])
             self.violate("I4", f"stale value kept alone: {old_span.key}={old_span.value!r} from an older read of "
                          f"{resource!r} survives, the newer {new_span.key}={new_span.value!r} "
                          f"(block {edit.pre[newest].id!r}) does not",
                          block=edit.pre[owner].id, key=old_span.key, value=old_span.value,
                          evidence={"resource": resource, "newer_value": new_span.value,
                                    "newer_block": edit.pre[newest].id})
+
+    @staticmethod
+    def _kv_values(facts: _Facts, keys: SortedFingerprints) -> tuple[dict[tuple[int, int], set[tuple[int, int]]],
+                                                                     dict[tuple[int, int], int]]:
+        """For the kv facts of ``facts`` whose key is one of ``keys``: key -> its values, and
+        key -> its first row."""
+        rows, _, _ = facts.kv_sets()
+        values: dict[tuple[int, int], set[tuple[int, int]]] = {}
+        first: dict[tuple[int, int], int] = {}
+        if not rows.size:
+            return values, first
+        t = facts.table
+        hit = rows[~absent_from_all(np.ascontiguousarray(t.fp_key[rows]), [keys])].tolist()
+        key_fp, value_fp = t.fp_key[hit].tolist(), t.fp_value[hit].tolist()
+        for row, (k_hi, k_lo), (v_hi, v_lo) in zip(hit, key_fp, value_fp):
+            key = (k_hi, k_lo)
+            values.setdefault(key, set()).add((v_hi, v_lo))
+            first.setdefault(key, row)
+        return values, first
 
     def _post_blocks_touching(self, resource: str, handles: set[str]) -> list[int]:
         """Post blocks that are reads of ``resource`` or derive from one of ``handles``."""
