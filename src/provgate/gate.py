@@ -1286,7 +1286,8 @@ class _Check:
         # it needs no second look-up)
         self.marker_targets: dict[str, tuple[str, ...]] = {}
         names, unknown = self._marker_names()
-        bad = sorted(n for n in unknown if len(self._targets(n)) != 1)
+        known = gate._marker_handles  # resolutions kept by the gate: most names are there
+        bad = sorted(n for n in unknown if len(known.get(n) or self._targets(n)) != 1)
         if not self.ws_matched:
             side._names, side._names_ok = names, not bad
         for name in bad:
@@ -1329,8 +1330,9 @@ class _Check:
     def cited(self, j: int) -> tuple[str, ...]:
         """The handles post block ``j``'s markers cite (resolved, unambiguous ones)."""
         out: list[str] = []
+        known = self.gate._marker_handles
         for name in self.post_facts[j].markers():
-            found = self._targets(name)
+            found = known.get(name) or self._targets(name)
             if len(found) == 1 and found[0] not in out:
                 out.append(found[0])
         return tuple(out)
@@ -1345,6 +1347,7 @@ class _Check:
         whole check, not a few per block); the second pass reports in block order."""
         edit = self.edit
         gate = self.gate
+        known = gate._handle_digest  # handles the gate found in the store (they never go away)
         lossy = edit.operator in LOSSY_OPERATORS
         # per block: the I1 violations found on the way, then what grounds it (if it needs it)
         plan: list[tuple[int, list[tuple[str, dict[str, Any]]], tuple[Any, list[str], Any] | None]] = []
@@ -1385,7 +1388,7 @@ class _Check:
                               "no [src:…] marker and no pre version", {"block": block.id}))
                 plan.append((j, found, None))
                 continue
-            handles = [h for h in dict.fromkeys(own + cited) if gate.handle_digest(h) is not None]
+            handles = [h for h in dict.fromkeys(own + cited) if h in known or gate.handle_digest(h) is not None]
             # only a block without sources of its own (an assistant turn) is grounded by its pre
             # version; a primary block answers to its handles, so a text moved onto another
             # block's handle cannot ground itself
@@ -1612,14 +1615,15 @@ class _Check:
             return
         evicted, superseded = self._covering()
         # per pre block: 2 evicted, 1 superseded, 0 neither (an eviction record wins)
-        how = np.zeros(len(edit.pre), dtype=np.int8)
+        pre_blocks = self.pre.blocks
+        codes = []
         for i in self.removed:
-            b = edit.pre[i]
+            b = pre_blocks[i]
             refs = b.handles + b.derived_from
-            if b.id in evicted or any(h in evicted for h in refs):
-                how[i] = 2
-            elif any(h in superseded for h in refs):
-                how[i] = 1
+            codes.append(2 if b.id in evicted or not evicted.isdisjoint(refs)
+                         else 1 if not superseded.keys().isdisjoint(refs) else 0)
+        how = np.zeros(len(pre_blocks), dtype=np.int8)
+        how[self.removed] = codes
         # per distinct value, the strongest record among the rows that held it: write the
         # weaker first, so the stronger overwrites it (ufunc.at would be ten times slower)
         row_how = how[d_owner]
@@ -1861,10 +1865,11 @@ class _Check:
         silent erosion of citations, and an eviction record is the opposite of silent."""
         evicted, _ = self._covering()
         kept_copy = set(self.removed) - set(self.removed_content)
+        pre_blocks = self.pre.blocks
         explicit = {
             i for i in self.removed
-            if i in kept_copy or self.edit.pre[i].id in evicted
-            or (self.edit.pre[i].handles and all(h in evicted for h in self.edit.pre[i].handles))
+            if i in kept_copy or pre_blocks[i].id in evicted
+            or (pre_blocks[i].handles and evicted.issuperset(pre_blocks[i].handles))
         }
         pre_f, pre_m = self.pre.totals(self.gate, self.pending)
         if explicit:
