@@ -33,7 +33,7 @@ import uuid
 import weakref
 from bisect import bisect_right
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cmp_to_key
 from itertools import accumulate, compress, count, repeat
@@ -238,6 +238,29 @@ class _Cache:
         return len(self._items)
 
 
+class _AllBut:
+    """The positions ``0 .. n-1`` but a few: the pre blocks an edit in place keeps, as a set
+    that costs the few, not the window."""
+
+    __slots__ = ("n", "missing")
+
+    def __init__(self, n: int, missing: Iterable[int]) -> None:
+        self.n = n
+        self.missing = set(missing)
+
+    def __contains__(self, i: object) -> bool:
+        return type(i) is int and 0 <= i < self.n and i not in self.missing
+
+    def __len__(self) -> int:
+        return self.n - len(self.missing)
+
+    def __iter__(self) -> Iterator[int]:
+        return (i for i in range(self.n) if i not in self.missing)
+
+    def add(self, i: int) -> None:
+        self.missing.discard(i)
+
+
 class _RowMap:
     """Position in a concatenation of blocks' fact rows -> (block index, row in its table)."""
 
@@ -354,7 +377,7 @@ class _Side:
         # field by field against the other's indexes (usually built already), ids first: most
         # windows that differ differ there
         blocks = self.blocks
-        if not (all(map(eq, map(_BLOCK_ID, blocks), other.ids()))
+        if not ((all(map(is_, map(_BLOCK_ID, blocks), other.ids())) or all(map(eq, map(_BLOCK_ID, blocks), other.ids())))
                 and all(map(eq, map(_PROVENANCE_FIELDS, blocks), other.meta()))
                 and list(compress(count(), map(_PINNED, blocks))) == other.pinned()
                 and all(map(eq, map(_RESOURCE, blocks), other.resources()))):
@@ -779,7 +802,8 @@ class Gate:
 
     def digests(self, texts: list[str], path: str, pending: dict[bytes, bytes], like: _Side | None = None) -> list[bytes]:
         """The text digests of a window's blocks (``texts``), hashing the texts this gate has
-        not seen. ``like``: the side of a window this one was probably made from."""
+        not seen. ``like``: the side of a window this one was probably made from (its digest
+        objects are reused where the text objects are the same)."""
         get = self._text_digest.get
         if like is not None and len(like.texts) == len(texts):
             # a window rewritten in place holds the very text objects of the window it was made
@@ -788,10 +812,11 @@ class Gate:
             differ = list(compress(count(), map(is_not, texts, like.texts)))
             for i in differ:
                 out[i] = get(texts[i])
+            missing = [i for i in differ if out[i] is None]
         else:
             out = list(map(get, texts))
-        if None in out:
-            missing = list(compress(count(), map(is_, out, repeat(None))))
+            missing = list(compress(count(), map(is_, out, repeat(None)))) if None in out else []
+        if missing:
             encoded = [encode_text(texts[i], f"{path}[{i}].text") for i in missing]
             hashed = hash_buffers(encoded)
             entries = []
@@ -1084,7 +1109,7 @@ class _Check:
             match: list[int | None] = list(range(n_pre))
             for j in pending:
                 match[j] = None
-            used = set(range(n_pre)).difference(pending)
+            used: set[int] | _AllBut = _AllBut(n_pre, pending)
             unused = pending  # only a pre block whose position changed can be left unused
         else:
             # the pre block with the post block's id, if it has the same text
