@@ -322,7 +322,7 @@ class _Side:
     """
 
     __slots__ = ("_window", "texts", "digests", "_ix", "_marked", "_facts", "_n_facts", "_n_markers",
-                 "_positions", "_text_counts", "_reads", "_newest", "_may_cite", "_fact_set", "_window_digest", "_names", "_names_ok")
+                 "_positions", "_by_block", "_text_counts", "_reads", "_newest", "_may_cite", "_fact_set", "_window_digest", "_names", "_names_ok")
 
     def __init__(self, window: Window, texts: list[str], digests: list[bytes]) -> None:
         # The window is the caller's: held weakly, so that it (and its blocks) dies where the
@@ -339,6 +339,7 @@ class _Side:
         self._n_markers: int | None = None
         self._positions: tuple[dict[bytes, int], dict[bytes, list[int]]] | None = None
         self._text_counts: Counter[bytes] | None = None
+        self._by_block: dict[tuple[str, bytes], int] | None = None
         self._reads: dict[str, list[int]] | None = None
         self._newest: dict[str, int] | None = None
         self._may_cite: bool | None = None
@@ -407,6 +408,12 @@ class _Side:
         if self._text_counts is None:
             self._text_counts = Counter(self.digests)
         return self._text_counts
+
+    def position_of_block(self) -> dict[tuple[str, bytes], int]:
+        """(block id, text digest) -> position."""
+        if self._by_block is None:
+            self._by_block = dict(zip(zip(self.ids(), self.digests), count()))
+        return self._by_block
 
     def positions(self, digest: bytes) -> Sequence[int]:
         """Positions of the blocks with this text digest, in window order."""
@@ -1112,11 +1119,12 @@ class _Check:
             used: set[int] | _AllBut = _AllBut(n_pre, pending)
             unused = pending  # only a pre block whose position changed can be left unused
         else:
-            # the pre block with the post block's id, if it has the same text
-            match = [i if i is not None and pre_digests[i] == d else None
-                     for i, d in zip(map(pre.id_pos().get, post.ids()), post.digests)]
-            used = {m for m in match if m is not None}
-            pending = [j for j, m in enumerate(match) if m is None]
+            # the pre block with the post block's id, if it has the same text: (id, digest) pairs
+            # looked up in C (ids are unique, so each pair names at most one pre block)
+            match = list(map(pre.position_of_block().get, zip(post.ids(), post.digests)))
+            used = set(match)
+            used.discard(None)
+            pending = list(compress(count(), map(is_, match, repeat(None))))
             unused = None
         self.reused: list[int] = []  # post blocks that copy a pre block another post block kept
         self.moved = moved = []  # post blocks matched to a pre block with their text under another id
@@ -1493,7 +1501,7 @@ class _Check:
             return [()] * len(requests)
         # every row of every block in one set of columns: a handful of array operations for the
         # whole check instead of a handful per block
-        kinds = np.concatenate([t.kind for t in tables])
+        kinds = _joined([t.kind for t in tables])
         owner = np.repeat(np.arange(len(requests), dtype=np.int64), sizes)
         firsts = np.fromiter(accumulate(sizes, initial=0), dtype=np.int64, count=len(sizes) + 1)
         rows = np.arange(len(kinds), dtype=np.int64) - firsts[owner]  # each row's index in its table
@@ -1501,8 +1509,8 @@ class _Check:
         kinds, owner, rows = kinds[groundable], owner[groundable], rows[groundable]
         # a kv fact must match as its (key, value) pair, any other fact as its value
         is_kv = (kinds == _KIND_KV)[:, None]
-        queries = np.ascontiguousarray(np.where(is_kv, np.concatenate([t.fp_fact for t in tables])[groundable],
-                                                np.concatenate([t.fp_value for t in tables])[groundable]))
+        queries = np.ascontiguousarray(np.where(is_kv, _joined([t.fp_fact for t in tables])[groundable],
+                                                _joined([t.fp_value for t in tables])[groundable]))
         missing = np.flatnonzero(absent_from_all(queries, sets, groups=groups, query_group=owner))
         if not missing.size:
             return [()] * len(requests)
@@ -1511,7 +1519,7 @@ class _Check:
         left = groundable[missing]  # the leftover rows' positions in the blocks' joined columns
 
         def column(name: str) -> np.ndarray:
-            return np.concatenate([getattr(t, name) for t in tables])[left]
+            return _joined([getattr(t, name) for t in tables])[left]
 
         value_start, value_end = column("value_start"), column("value_end")
         quoted = kinds[missing] == _KIND_QUOTE
@@ -1548,7 +1556,7 @@ class _Check:
         sizes = [f.n_facts for f in chosen]
         if not any(sizes):
             return EMPTY, np.empty(0, dtype=np.int64), _RowMap(facts, [], [])
-        fps = np.concatenate([f.fact_fps() for f in chosen])
+        fps = _joined([f.fact_fps() for f in chosen])
         owners = np.repeat(np.asarray(indices, dtype=np.int64), sizes)
         return fps, owners, _RowMap(facts, indices, sizes)
 
@@ -2068,6 +2076,12 @@ class _Check:
         if again.violations:
             return None
         return window
+
+
+def _joined(arrays: list[np.ndarray]) -> np.ndarray:
+    """The arrays end to end (one array as it is: a check of one changed block is common, and
+    each numpy call costs microseconds there). Callers only read the result."""
+    return arrays[0] if len(arrays) == 1 else np.concatenate(arrays)
 
 
 _MARKER_OPENER = "[src:"  # every citation marker starts so (docs/grammar.md)
