@@ -16,6 +16,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from gate_helpers import blk, find, store_with, tool
 
 from provgate.gate import Gate
@@ -340,3 +342,78 @@ def test_a_windows_positions_by_id_are_its_own_and_read_only():
     assert dict(index) == {"a": 0, "b": 1} and index["b"] == w.index("b")
     with pytest.raises(TypeError):
         index["c"] = 2  # type: ignore[index]
+
+
+# -- random sessions: the kept path against a gate that keeps nothing -------------------------
+
+_SOURCES = {
+    CONF_H: NOTE,
+    "tool:call_2": "backoff_ms: 500\nmax_retries: 3\n",
+    "doc:guide": "The retry guide says backoff_ms is 250 and max_retries is 3.\n",
+}
+_TEXTS = [
+    "per [src:call_1], backoff_ms is 250.\n",
+    "per [src:call_1] and [src:guide], max_retries is 3.\n",
+    "backoff_ms is 250.\n",
+    "per [src:nosuch], backoff_ms is 250.\n",
+    "per [src:call_1],  backoff_ms   is 250.\n",  # a whitespace variant of the first
+    "per [src:call_2], backoff_ms is 500 and max_retries is 7.\n",
+    NOTE,
+]
+
+
+def _base_window() -> Window:
+    return Window([
+        tool("t1", CONF_H, NOTE, resource="file:conf.yaml", ts=1.0),
+        tool("t2", "tool:call_2", _SOURCES["tool:call_2"], resource="file:conf.yaml", ts=2.0),
+        blk("a1", "assistant", _TEXTS[0]),
+        blk("a2", "assistant", _TEXTS[1]),
+        blk("s1", "summary", "The guide: backoff_ms is 250.\n", derived_from=["doc:guide"]),
+        blk("u1", "user", "keep retries low\n", pinned=True),
+    ])
+
+
+def _apply(window: Window, op: tuple) -> tuple[str, Window, tuple[str, ...]]:
+    """One random edit of ``window``: (operator, post window, evicted)."""
+    blocks = [b.to_json() for b in window]
+    kind, k, x = op
+    k %= len(blocks)
+    if kind == "text":
+        blocks[k]["text"] = _TEXTS[x % len(_TEXTS)]
+        return "rewrite", Window(blocks), ()
+    if kind == "copy":
+        blocks[k]["text"] = blocks[x % len(blocks)]["text"]
+        return "rewrite", Window(blocks), ()
+    if kind == "drop" and len(blocks) > 2:
+        gone = blocks.pop(k)
+        return "prune", Window(blocks), ((gone["handles"] or [gone["id"]])[0],) if x % 2 else ()
+    if kind == "swap":
+        j = x % len(blocks)
+        blocks[k], blocks[j] = blocks[j], blocks[k]
+        return "reorder", Window(blocks), ()
+    if kind == "pin":
+        blocks[k]["pinned"] = not blocks[k]["pinned"]
+        return "rewrite", Window(blocks), ()
+    return "rewrite", Window(blocks), ()
+
+
+_OPS = st.tuples(st.sampled_from(["text", "copy", "drop", "swap", "pin", "same"]),
+                 st.integers(0, 7), st.integers(0, 7))
+
+
+@settings(max_examples=60, deadline=None)
+@given(ops=st.lists(_OPS, min_size=1, max_size=6), follow_rejected=st.booleans())
+def test_random_sessions_get_the_verdicts_of_a_gate_that_keeps_nothing(ops, follow_rejected):
+    # every kept index, carried marker name, counted text and shared shape must give the
+    # verdict a fresh computation gives, whatever sequence of edits a session makes
+    store = store_with(_SOURCES)
+    gate = Gate(store, audit=False, retention_floor=0.0)
+    twin = Gate(store, audit=False, retention_floor=0.0)  # the same session, on copies
+    window = _base_window()
+    for op in ops:
+        operator, post, evicted = _apply(window, op)
+        edit = Edit(operator, window, post, evicted=evicted)
+        kept = _comparable(gate.check_edit(edit))
+        assert kept == _comparable(twin.check_edit(_copied(edit))), (op, kept)
+        if kept["accepted"] or follow_rejected:
+            window = post
