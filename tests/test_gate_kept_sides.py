@@ -401,14 +401,15 @@ _OPS = st.tuples(st.sampled_from(["text", "copy", "drop", "swap", "pin", "same"]
                  st.integers(0, 7), st.integers(0, 7))
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(ops=st.lists(_OPS, min_size=1, max_size=6), follow_rejected=st.booleans())
 def test_random_sessions_get_the_verdicts_of_a_gate_that_keeps_nothing(ops, follow_rejected):
-    # every kept index, carried marker name, counted text and shared shape must give the
-    # verdict a fresh computation gives, whatever sequence of edits a session makes
+    # every kept index, carried marker name, counted text, shared shape and in-place shortcut
+    # must give the verdict of the general path, whatever sequence of edits a session makes
     store = store_with(_SOURCES)
     gate = Gate(store, audit=False, retention_floor=0.0)
     twin = Gate(store, audit=False, retention_floor=0.0)  # the same session, on copies
+    twin._in_place = False  # and without the shortcuts of edits in place
     window = _base_window()
     for op in ops:
         operator, post, evicted = _apply(window, op)
