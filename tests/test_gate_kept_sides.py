@@ -428,3 +428,30 @@ def test_random_sessions_get_the_verdicts_of_a_gate_that_keeps_nothing(ops, foll
         assert kept == _comparable(twin.check_edit(_copied(edit))), (op, kept)
         if kept["accepted"] or follow_rejected:
             window = post
+
+
+def test_a_window_compared_again_and_again_shares_indexes_only_with_its_equals():
+    # from the second comparison on, a window is compared through one list of per-block
+    # metadata tuples: each field must still tell windows apart
+    store = store_with({CONF_H: NOTE, "tool:call_2": NOTE + "x\n"})
+    blocks = [tool("t1", CONF_H, NOTE, pinned=True, resource="file:a.yaml", ts=1.0),
+              tool("t2", "tool:call_2", NOTE + "x\n", resource="file:a.yaml", ts=2.0),
+              blk("s1", "summary", "backoff_ms: 250\n", derived_from=[CONF_H])]
+    pre = Window(blocks)
+    changes = [{}, {"pinned": False}, {"resource": "file:b.yaml"}, {"handles": [CONF_H]},
+               {"derived_from": ["tool:call_2"]}, {"id": "t1_renamed"}, {"text": NOTE + "\n"}, {}]
+    edits = []
+    for k, change in enumerate(changes * 2):
+        i = {"derived_from": 2, "handles": 1}.get(next(iter(change), ""), 0)
+        edits.append(Edit("rewrite", pre, Window([dict(b, **change) if j == i else b for j, b in enumerate(blocks)])))
+    gate, twin = Gate(store, audit=False), Gate(store, audit=False)
+    twin._in_place = False
+    kept = [_comparable(gate.check_edit(e)) for e in edits]
+    assert kept == [_comparable(twin.check_edit(_copied(e))) for e in edits]
+    assert gate._sides[id(pre)].ix.fields is not None  # the single-pass comparison was used
+    assert [v["accepted"] for v in kept].count(False) >= 4
+    # and directly: indexes are shared exactly with the windows whose metadata is equal
+    for e, change in zip(edits, changes * 2):
+        gate.check_edit(e)
+        shared = gate._sides[id(e.post)]._ix is gate._sides[id(pre)]._ix
+        assert shared == (set(change) <= {"text"}), change

@@ -291,9 +291,13 @@ class _Shape:
     ``_Shape`` between them, so an index built for either serves both."""
 
     __slots__ = ("ids", "id_pos", "meta", "bad_derived", "handle_union", "derived_union",
-                 "handle_block", "holding", "pinned", "resources", "touching", "resolved")
+                 "handle_block", "holding", "pinned", "resources", "touching", "resolved", "fields", "compared")
 
     def __init__(self) -> None:
+        # per block: every metadata field above, for windows compared with this one again and
+        # again (None until the second comparison)
+        self.fields: list[tuple[Any, ...]] | None = None
+        self.compared = 0
         self.ids: list[str] | None = None
         self.id_pos: Mapping[str, int] | None = None
         self.meta: list[tuple[Any, ...]] | None = None
@@ -371,20 +375,29 @@ class _Side:
         return self._ix
 
     def share_indexes_with(self, other: _Side) -> bool:
-        """Hold ``other``'s metadata indexes if both windows have the same metadata (one list
-        of tuples per window, compared in C)."""
+        """Hold ``other``'s metadata indexes if both windows have the same metadata (compared
+        in C)."""
         if self._ix is not None or len(self.blocks) != len(other.blocks):
             return False
-        # field by field against the other's indexes (usually built already), ids first: most
-        # windows that differ differ there
         blocks = self.blocks
-        if not ((all(map(is_, map(_BLOCK_ID, blocks), other.ids())) or all(map(eq, map(_BLOCK_ID, blocks), other.ids())))
-                and all(map(eq, map(_PROVENANCE_FIELDS, blocks), other.meta()))
-                and list(compress(count(), map(_PINNED, blocks))) == other.pinned()
-                and all(map(eq, map(_RESOURCE, blocks), other.resources()))):
-            return False
-        self._ix = other._ix
-        return True
+        theirs = other.ix
+        if theirs.fields is not None:
+            same = all(map(eq, map(_SHAPE_FIELDS, blocks), theirs.fields))
+        else:
+            # field by field against the other's indexes (usually built already), ids first:
+            # most windows that differ differ there
+            same = ((all(map(is_, map(_BLOCK_ID, blocks), other.ids())) or all(map(eq, map(_BLOCK_ID, blocks), other.ids())))
+                    and all(map(eq, map(_PROVENANCE_FIELDS, blocks), other.meta()))
+                    and list(compress(count(), map(_PINNED, blocks))) == other.pinned()
+                    and all(map(eq, map(_RESOURCE, blocks), other.resources())))
+            theirs.compared += 1
+            if theirs.compared > 1:
+                # compared again (an agent re-proposing edits of one window): one list of
+                # per-block tuples makes every later comparison a single pass
+                theirs.fields = list(map(_SHAPE_FIELDS, other.blocks))
+        if same:
+            self._ix = theirs
+        return same
 
     def same_shape(self, other: _Side) -> bool:
         """Known (shared) to have the same metadata in the same order."""
@@ -2102,6 +2115,7 @@ _RESOURCE = attrgetter("resource")
 _DERIVED_FROM = attrgetter("derived_from")
 _PROVENANCE_FIELDS = attrgetter("handles", "derived", "derived_from")
 _PINNED = attrgetter("pinned")
+_SHAPE_FIELDS = attrgetter("id", "handles", "derived", "derived_from", "pinned", "resource")
 _N_FACTS = attrgetter("n_facts")
 _N_MARKERS = attrgetter("n_markers")
 
