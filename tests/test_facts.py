@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from blake3 import blake3
 from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from provgate import facts
 from provgate.errors import InvalidContentError, LimitExceededError, StoreCorruptionError
@@ -186,6 +187,28 @@ def test_key_and_value_fingerprints():
     assert fp(t.fp_fact[kv1]) != fp(t.fp_fact[num])
     assert fp(t.fp_key[kv1]) != fp(t.fp_key[kv2])
     assert fp(t.fp_fact[kv1]) != fp(t.fp_fact[kv2])
+
+
+@settings(max_examples=200, deadline=None)
+@given(keys=st.lists(st.one_of(st.text(max_size=12), st.binary(max_size=12)), max_size=8))
+def test_kv_keys_are_fingerprinted_in_bulk_exactly_as_one_by_one(keys):
+    # the bulk path checks all bytes keys with one UTF-8 check of their newline-joined bytes;
+    # any invalid key (alone, or only invalid with its neighbour) must still be refused
+    one_by_one = []
+    try:
+        for k in keys:
+            one_by_one.append(fingerprint_key(Kind.KV, k))
+    except InvalidContentError as exc:
+        with pytest.raises(InvalidContentError, match=str(exc).split(":")[0]):
+            fingerprint_kv_keys(keys)
+        return
+    assert np.array_equal(fingerprint_kv_keys(keys), np.array(one_by_one, dtype=np.uint64).reshape(-1, 2))
+
+
+@pytest.mark.parametrize("keys", [[b"\xc3", b"\xa9"], [b"ok", b"\xff"], [b"\xe2\x82", b"\xac"], ["\ud800"], [3]])
+def test_kv_keys_in_bulk_refuse_what_one_key_would(keys):
+    with pytest.raises(InvalidContentError):
+        fingerprint_kv_keys(keys)
 
 
 def test_helpers_match_the_table():

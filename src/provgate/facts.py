@@ -175,8 +175,22 @@ def fingerprint_key(kind: Kind, key: str | bytes | None = None) -> np.ndarray:
 
 
 def fingerprint_kv_keys(keys: list[str | bytes]) -> np.ndarray:
-    """``fingerprint_key(Kind.KV, key)`` for many keys, as an ``(n, 2)`` array, hashed in one call."""
-    return _hash_frames([_scanner_py.frame_key(*_key_frame(Kind.KV, k)) for k in keys])
+    """``fingerprint_key(Kind.KV, key)`` for many keys, as an ``(n, 2)`` array, hashed in one call.
+
+    The gate asks this for every leftover identifier of a check, so the usual input (UTF-8
+    ``bytes``) is checked and framed without the per-key helpers; anything else goes through
+    them, which convert it or raise.
+    """
+    keys = list(keys)
+    # bytes joined by an ASCII byte are valid UTF-8 exactly when each one is (a newline can
+    # neither complete nor continue a multi-byte sequence): one native check for all of them
+    if not (set(map(type, keys)) <= {bytes} and _scanner.utf8_error_offset(b"\n".join(keys)) < 0):
+        keys = [_key_frame(Kind.KV, k)[0] for k in keys]  # encodes str, copies bytes-like; raises on bad input
+    return _hash_frames([_KV_KEY_TAG + len(k).to_bytes(8, "little") + k for k in keys])
+
+
+# _scanner_py.frame_key(key, 1): the tag, the kv flag, then the u64 little-endian length
+_KV_KEY_TAG = b"K\x01"
 
 
 def fingerprint_fact(kind: Kind, value: str | bytes, key: str | bytes | None = None) -> np.ndarray:
