@@ -773,6 +773,12 @@ def frame_key(key: bytes, flag: int) -> bytes:
     return b"K" + bytes((flag,)) + _frame_len(len(key)) + key
 
 
+def frame_keys(keys: list[bytes], flag: int) -> list[bytes]:
+    """``frame_key`` of many keys with one flag (the gate frames every leftover identifier)."""
+    tag = b"K" + bytes((flag,))
+    return [tag + len(k).to_bytes(_LEN, "little") + k for k in keys]
+
+
 def frame_value(value: bytes) -> bytes:
     return b"V" + _frame_len(len(value)) + value
 

@@ -186,11 +186,7 @@ def fingerprint_kv_keys(keys: list[str | bytes]) -> np.ndarray:
     # neither complete nor continue a multi-byte sequence): one native check for all of them
     if not (set(map(type, keys)) <= {bytes} and _scanner.utf8_error_offset(b"\n".join(keys)) < 0):
         keys = [_key_frame(Kind.KV, k)[0] for k in keys]  # encodes str, copies bytes-like; raises on bad input
-    return _hash_frames([_KV_KEY_TAG + len(k).to_bytes(8, "little") + k for k in keys])
-
-
-# _scanner_py.frame_key(key, 1): the tag, the kv flag, then the u64 little-endian length
-_KV_KEY_TAG = b"K\x01"
+    return _hash_frames(_scanner_py.frame_keys(keys, 1))
 
 
 def fingerprint_fact(kind: Kind, value: str | bytes, key: str | bytes | None = None) -> np.ndarray:
