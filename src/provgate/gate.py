@@ -90,8 +90,9 @@ DEFAULT_RETENTION_FLOOR = 0.95
 # Evidence lists are cut here so one pathological edit cannot make a verdict of megabytes;
 # the counts in Verdict.facts stay exact.
 MAX_VIOLATIONS_PER_CHECK = 1000
-# Windows whose sides a gate keeps (holding the windows): the one a session just committed (the
-# next pre) and the post windows of a few checks in flight; a side costs a few lists per block.
+# Windows whose sides a gate keeps (the windows themselves are held weakly): the one a session
+# just committed (the next pre) and the post windows of a few checks in flight; a side costs a
+# few lists per block.
 _KEPT_SIDES = 8
 
 _KIND_CITATION = int(Kind.CITATION)
@@ -124,7 +125,7 @@ class _Facts:
         self._markers: tuple[str, ...] | None = None
         self._ground_rows: np.ndarray | None = None
         self._fact_fps: np.ndarray | None = None
-        self._kv_sets: tuple[np.ndarray, SortedFingerprints, SortedFingerprints] | None = None
+        self._kv_sets: tuple[np.ndarray, np.ndarray, SortedFingerprints, SortedFingerprints] | None = None
         self._grounding_set: SortedFingerprints | None = None
 
     def indexed(self) -> _Facts:
@@ -182,16 +183,23 @@ class _Facts:
                               else np.ascontiguousarray(fp[self.groundable_rows()]))
         return self._fact_fps
 
-    def kv_sets(self) -> tuple[np.ndarray, SortedFingerprints, SortedFingerprints]:
-        """(rows of the kv facts, their distinct keys, their distinct (key, value) facts): I4
-        asks which facts of an older read set a key the newer read sets to another value."""
+    def kv_sets(self) -> tuple[np.ndarray, np.ndarray, SortedFingerprints, SortedFingerprints]:
+        """(rows of the kv facts, their keys row by row, their distinct keys, their distinct
+        (key, value) facts): I4 asks which facts of an older read set a key the newer read sets
+        to another value."""
         if self._kv_sets is None:
             t = self.table
             rows = np.flatnonzero(t.kind == _KIND_KV)
-            keys = SortedFingerprints(unique_counts(np.ascontiguousarray(t.fp_key[rows]))[0])
+            row_keys = np.ascontiguousarray(t.fp_key[rows])
+            keys = SortedFingerprints(unique_counts(row_keys)[0])
             facts = SortedFingerprints(unique_counts(np.ascontiguousarray(t.fp_fact[rows]))[0])
-            self._kv_sets = (rows, keys, facts)
+            self._kv_sets = (rows, row_keys, keys, facts)
         return self._kv_sets
+
+    def kv_rows_keyed(self, keys: SortedFingerprints) -> np.ndarray:
+        """The rows of the kv facts whose key is one of ``keys``."""
+        rows, row_keys, _, _ = self.kv_sets()
+        return rows[~absent_from_all(row_keys, [keys])] if rows.size else rows
 
 
 class _Cache:
@@ -291,7 +299,8 @@ class _Shape:
     ``_Shape`` between them, so an index built for either serves both."""
 
     __slots__ = ("ids", "id_pos", "meta", "bad_derived", "handle_union", "derived_union",
-                 "handle_block", "holding", "pinned", "resources", "touching", "resolved", "fields", "compared")
+                 "handle_block", "holding", "pinned", "resources", "by_resource", "by_provenance", "resolved", "fields",
+                 "compared")
 
     def __init__(self) -> None:
         # per block: every metadata field above, for windows compared with this one again and
@@ -308,7 +317,8 @@ class _Shape:
         self.holding: tuple[frozenset[str], list[int]] | None = None
         self.pinned: list[int] | None = None
         self.resources: list[str | None] | None = None
-        self.touching: tuple[dict[str, list[int]], dict[str, list[int]]] | None = None
+        self.by_resource: dict[str, list[int]] | None = None
+        self.by_provenance: dict[str, list[int]] | None = None
         # every handle of handle_union was found in the durable store of the gate that keeps
         # this (one gate's sides never reach another's; the store never deletes, so the finding
         # holds; a flag, not the gate, so that a gate is freed by reference counting)
@@ -320,7 +330,7 @@ class _Side:
     checks ask of it.
 
     Everything here is a function of the window alone (texts, ids, metadata), computed on first
-    use and kept. A gate keeps the sides of the windows it judged (``Gate._side``): the next edit
+    use and kept. A gate keeps the sides of the windows it judged (``Gate.side``): the next edit
     of a session starts from the window the last one committed, so its pre side is already
     built, and a check pays per block only for the post window it has not seen.
     """
@@ -422,6 +432,13 @@ class _Side:
             self._text_counts = Counter(self.digests)
         return self._text_counts
 
+    def has_text_outside(self, positions: Iterable[int]) -> Callable[[bytes], bool]:
+        """Is a text held by a block at a position not among ``positions``? (By counts: the
+        blocks with the text, less those among the few positions.)"""
+        in_window = self.text_counts()
+        among = Counter(self.digests[i] for i in positions)
+        return lambda d: in_window[d] > among[d]
+
     def position_of_block(self) -> dict[tuple[str, bytes], int]:
         """(block id, text digest) -> position."""
         if self._by_block is None:
@@ -484,13 +501,20 @@ class _Side:
         """resource -> positions of its reads, for resources read at least twice with
         different content (I4 has nothing to check for the others)."""
         if self._reads is None:
-            groups: dict[str, list[int]] = {}
-            for i, b in enumerate(self.blocks):
-                if b.resource is not None:
-                    groups.setdefault(b.resource, []).append(i)
             d = self.digests
-            self._reads = {r: g for r, g in groups.items() if len(g) > 1 and len({d[i] for i in g}) > 1}
+            self._reads = {r: g for r, g in self.by_resource().items() if len(g) > 1 and len({d[i] for i in g}) > 1}
         return self._reads
+
+    def by_resource(self) -> dict[str, list[int]]:
+        """resource -> positions of the blocks that are reads of it."""
+        ix = self.ix
+        if ix.by_resource is None:
+            groups: dict[str, list[int]] = {}
+            for j, r in enumerate(self.resources()):
+                if r is not None:
+                    groups.setdefault(r, []).append(j)
+            ix.by_resource = groups
+        return ix.by_resource
 
     def newest_read(self, resource: str, reads: list[int], newer: Callable[[int, int], bool]) -> int:
         """The newest of a resource's reads (``newer(a, b)``: is block a newer than b?),
@@ -535,24 +559,20 @@ class _Side:
     def may_cite(self) -> bool:
         """Could any block hold a citation marker?"""
         if self._may_cite is None:
-            self._may_cite = any(_MARKER_OPENER in b.text for b in self.blocks)
+            self._may_cite = any(_MARKER_OPENER in t for t in self.texts)
         return self._may_cite
 
-    def touching(self) -> tuple[dict[str, list[int]], dict[str, list[int]]]:
-        """(resource -> blocks that are reads of it, handle -> blocks it grounds), for I4."""
+    def by_provenance(self) -> dict[str, list[int]]:
+        """handle -> positions of the blocks it grounds (derived_from for a derived block,
+        else handles)."""
         ix = self.ix
-        if ix.touching is None:
-            by_resource: dict[str, list[int]] = {}
-            by_handle: dict[str, list[int]] = {}
-            for j, r in enumerate(self.resources()):
-                if r is not None:
-                    by_resource.setdefault(r, []).append(j)
-            # a block's provenance: derived_from for a derived block, else its handles
+        if ix.by_provenance is None:
+            groups: dict[str, list[int]] = {}
             for j, (handles, derived, derived_from) in enumerate(self.meta()):
                 for h in derived_from if derived else handles:
-                    by_handle.setdefault(h, []).append(j)
-            ix.touching = (by_resource, by_handle)
-        return ix.touching
+                    groups.setdefault(h, []).append(j)
+            ix.by_provenance = groups
+        return ix.by_provenance
 
     def facts(self, gate: Gate, pending: dict[bytes, bytes]) -> list[_Facts]:
         """The true facts of every block."""
@@ -1025,6 +1045,11 @@ class _Check:
         self.timings: dict[str, float] = {}
         self.counts = {"pre": 0, "post": 0, "introduced": 0, "dropped": 0, "superseded": 0, "evicted": 0}
         self.retention: float | None = None
+        # made on first use, where a phase needs them
+        self.touched: list[int] | None = None  # an edit in place: the positions that changed or moved
+        self._names: tuple[frozenset[str], Iterable[str]] | None = None
+        self._cited: set[str] | None = None
+        self._kept_texts: Callable[[bytes], bool] | None = None
 
     # -- bookkeeping ----------------------------------------------------------------------------
 
@@ -1213,12 +1238,11 @@ class _Check:
         differ, else None) only those positions, and pre's copies elsewhere, need a look."""
         if changed is None:
             return set(self.post.digests).__contains__
-        post_digests, pre_digests = self.post.digests, self.pre.digests
+        post_digests = self.post.digests
         new_texts = {post_digests[j] for j in changed}
-        in_pre = self.pre.text_counts()
-        at_changed = Counter(pre_digests[j] for j in changed)
         # a pre block with this text at a position whose text did not change is in post
-        return lambda d: d in new_texts or in_pre[d] > at_changed[d]
+        unchanged = self.pre.has_text_outside(changed)
+        return lambda d: d in new_texts or unchanged(d)
 
     def _load_facts(self) -> None:
         gate = self.gate
@@ -1273,7 +1297,7 @@ class _Check:
         self.marked = {}
         if not post.may_cite():
             return
-        can = [j for j, b in enumerate(post.blocks) if _MARKER_OPENER in b.text]
+        can = [j for j, t in enumerate(post.texts) if _MARKER_OPENER in t]
         found = self.gate.facts_for_many([post.digests[j] for j in can], [post.blocks[j] for j in can], self.pending)
         self.marked = {j: f for j, f in zip(can, found) if f.n_markers}
 
@@ -1283,10 +1307,10 @@ class _Check:
         """(every marker name the post window cites, the names among them not known to resolve
         to exactly one handle). A window rewritten in place starts from its pre window's names:
         only the blocks that changed or moved can add or take away a name."""
-        if hasattr(self, "_names"):
+        if self._names is not None:
             return self._names
         pre = self.pre
-        touched = getattr(self, "touched", None)
+        touched = self.touched
         if touched is not None and pre._names is not None:
             pre_facts, post_facts = self.pre_facts, self.post_facts
             old: set[str] = set().union(*(pre_facts[j].markers() for j in touched))
@@ -1337,8 +1361,7 @@ class _Check:
         # it needs no second look-up)
         self.marker_targets: dict[str, tuple[str, ...]] = {}
         names, unknown = self._marker_names()
-        known = gate._marker_handles  # resolutions kept by the gate: most names are there
-        bad = sorted(n for n in unknown if len(known.get(n) or self._targets(n)) != 1)
+        bad = sorted(n for n in unknown if len(self._targets(n)) != 1)
         if not self.ws_matched:
             side._names, side._names_ok = names, not bad
         for name in bad:
@@ -1381,9 +1404,8 @@ class _Check:
     def cited(self, j: int) -> tuple[str, ...]:
         """The handles post block ``j``'s markers cite (resolved, unambiguous ones)."""
         out: list[str] = []
-        known = self.gate._marker_handles
         for name in self.post_facts[j].markers():
-            found = known.get(name) or self._targets(name)
+            found = self._targets(name)
             if len(found) == 1 and found[0] not in out:
                 out.append(found[0])
         return tuple(out)
@@ -1715,7 +1737,7 @@ class _Check:
                          evidence={"change": "handle dropped"})
 
     def _cited_anywhere(self, handle: str) -> bool:
-        if not hasattr(self, "_cited"):
+        if self._cited is None:
             self._cited = {found[0] for found in map(self._targets, self._marker_names()[0]) if len(found) == 1}
         return handle in self._cited
 
@@ -1768,12 +1790,10 @@ class _Check:
 
     def _pre_text_kept(self, digest: bytes) -> bool:
         """Does a pre block that post kept (matched) have this text?"""
-        if not hasattr(self, "_kept_texts"):
+        if self._kept_texts is None:
             if self.in_place:
-                # every pre block is kept but the removed ones: count those instead of the rest
-                in_pre = self.pre.text_counts()
-                gone = Counter(self.pre.digests[i] for i in self.removed)
-                self._kept_texts = lambda d: in_pre[d] > gone[d]
+                # every pre block is kept but the removed ones
+                self._kept_texts = self.pre.has_text_outside(self.removed)
             else:
                 self._kept_texts = {self.pre.digests[m] for m in self.used}.__contains__
         return self._kept_texts(digest)
@@ -1828,21 +1848,20 @@ class _Check:
         """A key whose value changed between reads: the window may not end up asserting only
         an older value (a summary or rewrite that restates the stale one)."""
         edit = self.edit
-        _, newest_keys, newest_facts = self.pre_facts[newest].kv_sets()
+        _, _, newest_keys, newest_facts = self.pre_facts[newest].kv_sets()
         # per (key, stale value): the first older read that has it, and its row there
         older_kv: dict[tuple[int, int], dict[tuple[int, int], int]] = {}
         older_owner: dict[tuple[tuple[int, int], tuple[int, int]], int] = {}
         for i in reads:
             if i == newest or self.pre.digests[i] == self.pre.digests[newest]:
                 continue
-            rows, _, _ = self.pre_facts[i].kv_sets()
+            # a key the newer read also sets (else another part of the file), to a value it
+            # does not set: two native look-ups instead of a dict of every kv fact
+            rows = self.pre_facts[i].kv_rows_keyed(newest_keys)
             if not rows.size:
                 continue
             t = self.pre_facts[i].table
-            # a key the newer read also sets (else another part of the file), to a value it
-            # does not set: two native look-ups instead of a dict of every kv fact
-            stale = rows[~absent_from_all(np.ascontiguousarray(t.fp_key[rows]), [newest_keys])
-                         & absent_from_all(np.ascontiguousarray(t.fp_fact[rows]), [newest_facts])]
+            stale = rows[absent_from_all(np.ascontiguousarray(t.fp_fact[rows]), [newest_facts])]
             for row in stale.tolist():
                 key = (int(t.fp_key[row, 0]), int(t.fp_key[row, 1]))
                 v = (int(t.fp_value[row, 0]), int(t.fp_value[row, 1]))
@@ -1891,13 +1910,10 @@ class _Check:
                                                                      dict[tuple[int, int], int]]:
         """For the kv facts of ``facts`` whose key is one of ``keys``: key -> its values, and
         key -> its first row."""
-        rows, _, _ = facts.kv_sets()
         values: dict[tuple[int, int], set[tuple[int, int]]] = {}
         first: dict[tuple[int, int], int] = {}
-        if not rows.size:
-            return values, first
+        hit = facts.kv_rows_keyed(keys).tolist()
         t = facts.table
-        hit = rows[~absent_from_all(np.ascontiguousarray(t.fp_key[rows]), [keys])].tolist()
         key_fp, value_fp = t.fp_key[hit].tolist(), t.fp_value[hit].tolist()
         for row, (k_hi, k_lo), (v_hi, v_lo) in zip(hit, key_fp, value_fp):
             key = (k_hi, k_lo)
@@ -1907,10 +1923,10 @@ class _Check:
 
     def _post_blocks_touching(self, resource: str, handles: set[str]) -> list[int]:
         """Post blocks that are reads of ``resource`` or derive from one of ``handles``."""
-        by_resource, by_handle = self.post.touching()
-        out = set(by_resource.get(resource, ()))
+        out = set(self.post.by_resource().get(resource, ()))
+        by_provenance = self.post.by_provenance()
         for h in handles:
-            out.update(by_handle.get(h, ()))
+            out.update(by_provenance.get(h, ()))
         return sorted(out)
 
     # I5 --------------------------------------------------------------------------------------
