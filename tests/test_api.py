@@ -22,6 +22,7 @@ HOT_PATHS = [
     ("provgate._textsize", "provgate._ext.textsize"),
     ("provgate._textnorm", "provgate._ext.textnorm"),
     ("provgate._citations", "provgate._ext.citations"),
+    ("provgate._blockscan", "provgate._ext.blockscan"),
 ]
 
 

@@ -37,13 +37,14 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cmp_to_key
 from itertools import accumulate, compress, count, repeat
-from operator import attrgetter, eq, is_, is_not
+from operator import attrgetter, is_, is_not
 from typing import Any
 
 import numpy as np
 from blake3 import blake3
 
 from provgate import digests as _digests
+from provgate._blockscan import block_texts, same_shape, shape_of, texts_changed
 from provgate._factdiff import (
     SortedFingerprints,
     absent_from_all,
@@ -299,14 +300,12 @@ class _Shape:
     ``_Shape`` between them, so an index built for either serves both."""
 
     __slots__ = ("ids", "id_pos", "meta", "bad_derived", "handle_union", "derived_union",
-                 "handle_block", "holding", "pinned", "resources", "by_resource", "by_provenance", "resolved", "fields",
-                 "compared")
+                 "handle_block", "holding", "pinned", "resources", "by_resource", "by_provenance", "resolved", "fields")
 
     def __init__(self) -> None:
-        # per block: every metadata field above, for windows compared with this one again and
-        # again (None until the second comparison)
+        # per block, the fields the indexes are built from (_blockscan.SHAPE_FIELDS), made on
+        # the first comparison with another window
         self.fields: list[tuple[Any, ...]] | None = None
-        self.compared = 0
         self.ids: list[str] | None = None
         self.id_pos: Mapping[str, int] | None = None
         self.meta: list[tuple[Any, ...]] | None = None
@@ -336,7 +335,8 @@ class _Side:
     """
 
     __slots__ = ("_window", "texts", "digests", "_ix", "_marked", "_facts", "_n_facts", "_n_markers",
-                 "_positions", "_by_block", "_text_counts", "_reads", "_newest", "_may_cite", "_fact_set", "_window_digest", "_names", "_names_ok")
+                 "_positions", "_by_block", "_text_counts", "_reads", "_newest", "_may_cite", "_fact_set", "_window_digest", "_names", "_names_ok", "_differ",
+                 "_facts_complete")
 
     def __init__(self, window: Window, texts: list[str], digests: list[bytes]) -> None:
         # The window is the caller's: held weakly, so that it (and its blocks) dies where the
@@ -349,6 +349,7 @@ class _Side:
         # true facts of each block (None: not computed yet); a whitespace-matched post block is
         # judged with its pre block's facts, but that is the check's view, not this text's
         self._facts: list[_Facts | None] | None = None
+        self._facts_complete = False
         self._n_facts: int | None = None
         self._n_markers: int | None = None
         self._positions: tuple[dict[bytes, int], dict[bytes, list[int]]] | None = None
@@ -363,6 +364,9 @@ class _Side:
         # to exactly one handle for the gate that gathered them
         self._names: frozenset[str] | None = None
         self._names_ok = False
+        # made from another window's side: (that side's digest list, the positions whose text
+        # objects differ from it); every other position holds that side's very digest object
+        self._differ: tuple[list[bytes], list[int]] | None = None
 
     def is_of(self, window: Window) -> bool:
         # a dead window's address may be taken by another: the reference tells them apart
@@ -385,26 +389,14 @@ class _Side:
         return self._ix
 
     def share_indexes_with(self, other: _Side) -> bool:
-        """Hold ``other``'s metadata indexes if both windows have the same metadata (compared
-        in C)."""
+        """Hold ``other``'s metadata indexes if both windows have the same metadata (one native
+        pass over this window's blocks against the other's fields, kept for later windows)."""
         if self._ix is not None or len(self.blocks) != len(other.blocks):
             return False
-        blocks = self.blocks
         theirs = other.ix
-        if theirs.fields is not None:
-            same = all(map(eq, map(_SHAPE_FIELDS, blocks), theirs.fields))
-        else:
-            # field by field against the other's indexes (usually built already), ids first:
-            # most windows that differ differ there
-            same = ((all(map(is_, map(_BLOCK_ID, blocks), other.ids())) or all(map(eq, map(_BLOCK_ID, blocks), other.ids())))
-                    and all(map(eq, map(_PROVENANCE_FIELDS, blocks), other.meta()))
-                    and list(compress(count(), map(_PINNED, blocks))) == other.pinned()
-                    and all(map(eq, map(_RESOURCE, blocks), other.resources())))
-            theirs.compared += 1
-            if theirs.compared > 1:
-                # compared again (an agent re-proposing edits of one window): one list of
-                # per-block tuples makes every later comparison a single pass
-                theirs.fields = list(map(_SHAPE_FIELDS, other.blocks))
+        if theirs.fields is None:
+            theirs.fields = shape_of(other.blocks)
+        same = same_shape(self.blocks, theirs.fields)
         if same:
             self._ix = theirs
         return same
@@ -577,13 +569,15 @@ class _Side:
     def facts(self, gate: Gate, pending: dict[bytes, bytes]) -> list[_Facts]:
         """The true facts of every block."""
         facts = self._facts
-        if facts is None or None in facts:
-            facts = [None] * len(self.blocks) if facts is None else list(facts)
-            missing = [i for i, f in enumerate(facts) if f is None]
-            found = gate.facts_for_many([self.digests[i] for i in missing], [self.blocks[i] for i in missing], pending)
-            for i, f in zip(missing, found):
-                facts[i] = f
-            self._facts = facts
+        if not self._facts_complete:
+            if facts is None or None in facts:
+                facts = [None] * len(self.blocks) if facts is None else list(facts)
+                missing = [i for i, f in enumerate(facts) if f is None]
+                found = gate.facts_for_many([self.digests[i] for i in missing], [self.blocks[i] for i in missing], pending)
+                for i, f in zip(missing, found):
+                    facts[i] = f
+                self._facts = facts
+            self._facts_complete = True  # (a scan for None costs ~40 ns a block, every check)
         return facts  # type: ignore[return-value]
 
     def known_facts(self, facts: list[_Facts | None]) -> None:
@@ -845,16 +839,17 @@ class Gate:
 
     # -- caches shared by checks ----------------------------------------------------------------
 
-    def digests(self, texts: list[str], path: str, pending: dict[bytes, bytes], like: _Side | None = None) -> list[bytes]:
+    def digests(self, texts: list[str], path: str, pending: dict[bytes, bytes],
+                like: tuple[_Side, list[int]] | None = None) -> list[bytes]:
         """The text digests of a window's blocks (``texts``), hashing the texts this gate has
-        not seen. ``like``: the side of a window this one was probably made from (its digest
-        objects are reused where the text objects are the same)."""
+        not seen. ``like``: the side of a window this one was probably made from, with the
+        positions whose text objects differ from it (its digest objects are reused elsewhere)."""
         get = self._text_digest.get
-        if like is not None and len(like.texts) == len(texts):
+        if like is not None:
             # a window rewritten in place holds the very text objects of the window it was made
             # from, except where it changed: comparing pointers reads neither texts nor the cache
-            out = list(like.digests)
-            differ = list(compress(count(), map(is_not, texts, like.texts)))
+            out = list(like[0].digests)
+            differ = like[1]
             for i in differ:
                 out[i] = get(texts[i])
             missing = [i for i in differ if out[i] is None]
@@ -883,8 +878,14 @@ class Gate:
                 if sides.pop(id(window), None) is side:
                     sides[id(window)] = side
             return side
-        texts = list(map(_TEXT, window.blocks))
-        side = _Side(window, texts, self.digests(texts, path, pending, like))
+        blocks = window.blocks
+        if like is not None and len(like.texts) == len(blocks):
+            texts, differ = texts_changed(blocks, like.texts)
+            side = _Side(window, texts, self.digests(texts, path, pending, (like, differ)))
+            side._differ = (like.digests, differ)
+        else:
+            texts = block_texts(blocks)
+            side = _Side(window, texts, self.digests(texts, path, pending))
         with self._lock:
             sides[id(window)] = side
             if len(sides) > _KEPT_SIDES:
@@ -1154,8 +1155,12 @@ class _Check:
         in_place = self.in_place = post.same_shape(pre)
         if in_place:
             # digests of unchanged texts are usually the very same objects (Gate.digests)
-            pending = [j for j in compress(range(n_pre), map(is_not, post.digests, pre_digests))
-                       if post.digests[j] != pre_digests[j]]
+            if post._differ is not None and post._differ[0] is pre_digests:
+                # post was hashed from pre: only where a text object differs can a digest
+                pending = [j for j in post._differ[1] if post.digests[j] != pre_digests[j]]
+            else:
+                pending = [j for j in compress(range(n_pre), map(is_not, post.digests, pre_digests))
+                           if post.digests[j] != pre_digests[j]]
             match: list[int | None] = list(range(n_pre))
             for j in pending:
                 match[j] = None
@@ -2125,13 +2130,11 @@ def _joined(arrays: list[np.ndarray]) -> np.ndarray:
 
 _MARKER_OPENER = "[src:"  # every citation marker starts so (docs/grammar.md)
 _BLOCK_ID = attrgetter("id")
-_TEXT = attrgetter("text")
 _HANDLES = attrgetter("handles")
 _RESOURCE = attrgetter("resource")
 _DERIVED_FROM = attrgetter("derived_from")
 _PROVENANCE_FIELDS = attrgetter("handles", "derived", "derived_from")
 _PINNED = attrgetter("pinned")
-_SHAPE_FIELDS = attrgetter("id", "handles", "derived", "derived_from", "pinned", "resource")
 _N_FACTS = attrgetter("n_facts")
 _N_MARKERS = attrgetter("n_markers")
 

@@ -1,0 +1,162 @@
+"""Per-block passes over a window, native; the specification is ``provgate._blockscan_py``.
+
+A ``Block`` is a slotted dataclass, so each field lives at a fixed offset in the object. The
+offsets are read once, at import, from the class's member descriptors; a block whose type is
+exactly ``Block`` is then read by pointer, with no attribute look-up and no tuple per block
+(the reference's ``attrgetter`` does both, about 200 ns a block). Any other ``Block`` (a
+subclass may override a field with a property) is read through ``getattr``, as the reference
+reads it. These passes handle Python objects only, so they run with the GIL held.
+"""
+
+from types import MemberDescriptorType
+
+from cpython.object cimport PyObject, PyObject_GetAttr, PyObject_RichCompareBool, Py_EQ, Py_TYPE
+from cpython.ref cimport Py_INCREF
+from cpython.list cimport PyList_New, PyList_SET_ITEM
+from cpython.tuple cimport PyTuple_New, PyTuple_SET_ITEM
+
+from provgate._blockscan_py import SHAPE_FIELDS, check_blocks, check_parallel
+
+__all__ = ["IMPLEMENTATION", "SHAPE_FIELDS", "block_texts", "same_shape", "shape_of", "texts_changed"]
+from provgate.window import Block
+
+IMPLEMENTATION = "native"
+
+cdef extern from "Python.h":
+    ctypedef struct PyMemberDef:
+        int type
+        Py_ssize_t offset
+    ctypedef struct PyMemberDescrObject:
+        PyMemberDef* d_member
+    enum:
+        T_OBJECT_EX
+
+DEF N_SHAPE = 6
+
+cdef object _block_type = Block
+cdef PyObject* _block_type_ptr = <PyObject*>Block
+# byte offsets of the text and the shape fields in a Block; -1: read through getattr
+cdef Py_ssize_t _text_offset = -1
+cdef Py_ssize_t _shape_offsets[N_SHAPE]
+cdef tuple _shape_names = tuple(SHAPE_FIELDS)
+_text_name = "text"
+
+
+cdef Py_ssize_t _slot_offset(str name) except -2:
+    """The offset of slot ``name`` in a Block, or -1 when it is not a plain object slot."""
+    descriptor = Block.__dict__.get(name)
+    if type(descriptor) is not MemberDescriptorType:
+        return -1
+    cdef PyMemberDef* member = (<PyMemberDescrObject*>descriptor).d_member
+    if member.type != T_OBJECT_EX:
+        return -1
+    return member.offset
+
+
+assert len(SHAPE_FIELDS) == N_SHAPE
+_text_offset = _slot_offset("text")
+for _k in range(N_SHAPE):
+    _shape_offsets[_k] = _slot_offset(SHAPE_FIELDS[_k])
+
+
+cdef inline PyObject* _slot(object block, Py_ssize_t offset) noexcept:
+    """The borrowed value of a Block slot (NULL if the slot is empty)."""
+    return (<PyObject**>((<char*><PyObject*>block) + offset))[0]
+
+
+cdef tuple _blocks_tuple(object blocks):
+    """``blocks`` as a tuple (a list is copied: a getattr on a Block subclass could change
+    it under the loop), every item checked to be a Block, with the reference's messages."""
+    if type(blocks) is not tuple and type(blocks) is not list:
+        check_blocks(blocks)  # raises for anything else that is not a tuple or list
+    cdef tuple items = blocks if type(blocks) is tuple else tuple(blocks)
+    cdef Py_ssize_t i
+    for i in range(len(items)):
+        if <PyObject*>Py_TYPE(items[i]) != _block_type_ptr and not isinstance(items[i], _block_type):
+            check_blocks(items)  # raises, naming the item
+    return items
+
+
+cdef tuple _parallel_tuple(tuple blocks, object other, str name):
+    if type(other) is not tuple and type(other) is not list or len(other) != len(blocks):
+        check_parallel(blocks, other, name)  # raises, naming the argument
+    return other if type(other) is tuple else tuple(other)
+
+
+cdef object _field(object block, Py_ssize_t offset, object name):
+    """Field ``name`` of ``block``: by pointer for an exact Block, else through getattr (which
+    also raises for an empty slot, as the reference would)."""
+    cdef PyObject* value
+    if offset >= 0 and <PyObject*>Py_TYPE(block) == _block_type_ptr:
+        value = _slot(block, offset)
+        if value != NULL:
+            return <object>value
+    return PyObject_GetAttr(block, name)
+
+
+cdef tuple _shape(object block):
+    cdef tuple fields = PyTuple_New(N_SHAPE)
+    cdef Py_ssize_t k
+    for k in range(N_SHAPE):
+        value = _field(block, _shape_offsets[k], _shape_names[k])
+        Py_INCREF(value)
+        PyTuple_SET_ITEM(fields, k, value)
+    return fields
+
+
+def block_texts(blocks):
+    cdef tuple items = _blocks_tuple(blocks)
+    cdef Py_ssize_t i, n = len(items)
+    cdef list out = PyList_New(n)
+    for i in range(n):
+        text = _field(items[i], _text_offset, _text_name)
+        Py_INCREF(text)
+        PyList_SET_ITEM(out, i, text)
+    return out
+
+
+def texts_changed(blocks, texts):
+    cdef tuple items = _blocks_tuple(blocks)
+    cdef tuple before = _parallel_tuple(items, texts, "texts")
+    cdef Py_ssize_t i, n = len(items)
+    cdef list out = PyList_New(n)
+    cdef list differ = []
+    for i in range(n):
+        text = _field(items[i], _text_offset, _text_name)
+        Py_INCREF(text)
+        PyList_SET_ITEM(out, i, text)
+        if text is not before[i]:
+            differ.append(i)
+    return out, differ
+
+
+def shape_of(blocks):
+    cdef tuple items = _blocks_tuple(blocks)
+    cdef Py_ssize_t i, n = len(items)
+    cdef list out = PyList_New(n)
+    for i in range(n):
+        fields = _shape(items[i])
+        Py_INCREF(fields)
+        PyList_SET_ITEM(out, i, fields)
+    return out
+
+
+def same_shape(blocks, shape):
+    cdef tuple items = _blocks_tuple(blocks)
+    cdef tuple expected = _parallel_tuple(items, shape, "shape")
+    cdef Py_ssize_t i, k, n = len(items)
+    cdef tuple fields
+    for i in range(n):
+        block = items[i]
+        if type(expected[i]) is not tuple or len(<tuple>expected[i]) != N_SHAPE:
+            # not a tuple shape_of made: compared as the reference compares it
+            if not _shape(block) == expected[i]:
+                return False
+            continue
+        fields = <tuple>expected[i]
+        for k in range(N_SHAPE):
+            value = _field(block, _shape_offsets[k], _shape_names[k])
+            # identity first: an unchanged field is usually the very object (ids, flags, None)
+            if value is not fields[k] and not PyObject_RichCompareBool(value, fields[k], Py_EQ):
+                return False
+    return True

@@ -1,0 +1,13 @@
+"""Import switch for the per-block passes over a window; see ``provgate._blockscan_py`` for the spec."""
+
+from provgate._switch import load
+
+_impl, IMPLEMENTATION = load("blockscan", "_blockscan_py")
+
+SHAPE_FIELDS = _impl.SHAPE_FIELDS
+block_texts = _impl.block_texts
+texts_changed = _impl.texts_changed
+shape_of = _impl.shape_of
+same_shape = _impl.same_shape
+
+__all__ = ["IMPLEMENTATION", "SHAPE_FIELDS", "block_texts", "same_shape", "shape_of", "texts_changed"]

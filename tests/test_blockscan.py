@@ -1,0 +1,218 @@
+"""Per-block passes over a window: native agrees with the reference, and the reference does
+what its docstring says (each field read as the Block has it, text changes found by identity)."""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from conftest import IMPLEMENTATIONS, NO_EXTENSIONS, load_implementation
+from provgate import _blockscan, _blockscan_py
+from provgate.errors import InvalidArgumentError
+from provgate.window import Block, Window
+
+FUNCTIONS = ("block_texts", "texts_changed", "shape_of", "same_shape")
+
+
+@pytest.fixture(params=IMPLEMENTATIONS)
+def impl(request):
+    return load_implementation("blockscan", "_blockscan_py", request.param)
+
+
+def both():
+    return [load_implementation("blockscan", "_blockscan_py", which) for which in IMPLEMENTATIONS]
+
+
+def window(n: int = 4) -> tuple[Block, ...]:
+    return Window([
+        {"id": f"b{i}", "role": "tool", "text": f"line {i}\n", "handles": [f"tool:call_{i}"],
+         "resource": "file:a.py" if i % 2 else None, "ts": float(i)}
+        for i in range(n)
+    ]).blocks
+
+
+def copied(blocks: tuple[Block, ...]) -> tuple[Block, ...]:
+    """The same blocks made anew from JSON, as an agent's next window arrives: new Block and
+    tuple objects, the same strings."""
+    return Window([b.to_json() for b in blocks]).blocks
+
+
+def test_switch_loaded_the_native_build():
+    if NO_EXTENSIONS:
+        assert _blockscan.IMPLEMENTATION == "reference"
+        assert _blockscan.same_shape is _blockscan_py.same_shape
+        return
+    native = importlib.import_module("provgate._ext.blockscan")
+    assert _blockscan.IMPLEMENTATION == native.IMPLEMENTATION == "native"
+    for name in FUNCTIONS:
+        assert getattr(_blockscan, name) is getattr(native, name)
+    assert native.SHAPE_FIELDS == _blockscan_py.SHAPE_FIELDS
+
+
+def test_texts_and_shape_read_the_fields(impl):
+    blocks = window()
+    assert impl.block_texts(blocks) == [b.text for b in blocks]
+    assert impl.shape_of(blocks) == [(b.id, b.handles, b.derived, b.derived_from, b.pinned, b.resource) for b in blocks]
+    assert impl.block_texts(list(blocks)) == impl.block_texts(blocks)  # a list as well as a tuple
+    assert impl.block_texts(()) == [] and impl.shape_of([]) == []
+
+
+def test_texts_changed_is_an_identity_test(impl):
+    blocks = window()
+    texts = [b.text for b in blocks]
+    assert impl.texts_changed(blocks, texts) == (texts, [])
+    again = copied(blocks)  # JSON round trip keeps the very str objects
+    assert impl.texts_changed(again, texts)[1] == []
+    # an equal text that is another object is reported: the caller compares digests there
+    other = list(texts)
+    other[2] = "".join(["line 2", "\n"])
+    assert other[2] == texts[2] and other[2] is not texts[2]
+    mine, differ = impl.texts_changed(blocks, other)
+    assert mine == texts and mine[2] is texts[2] and differ == [2]
+    edited = Window([*blocks[:1], dataclasses.replace(blocks[1], text="changed\n"), *blocks[2:]]).blocks
+    assert impl.texts_changed(edited, tuple(texts))[1] == [1]
+
+
+FIELD_CHANGES = [("id", "renamed"), ("handles", ("tool:other",)), ("derived", True),
+                 ("derived_from", ("tool:call_0",)), ("pinned", True), ("resource", "file:b.py"),
+                 ("resource", None)]
+
+
+def test_same_shape_tells_each_field_apart(impl):
+    blocks = window()
+    shape = impl.shape_of(blocks)
+    assert impl.same_shape(blocks, shape)
+    assert impl.same_shape(copied(blocks), shape)  # equal, not identical, tuples of handles
+    # the text and the role and ts are not shape fields
+    other = [dataclasses.replace(b, text="x\n", role="user", ts=None) for b in blocks]
+    assert impl.same_shape(other, shape)
+    for name, value in FIELD_CHANGES:
+        i = 1 if name != "resource" or value is not None else 1  # block 1 has a resource
+        changed = list(blocks)
+        changed[i] = dataclasses.replace(blocks[i], **{name: value})
+        assert getattr(changed[i], name) != getattr(blocks[i], name), name
+        assert not impl.same_shape(changed, shape), name
+        assert impl.same_shape(changed, impl.shape_of(changed)), name
+
+
+def test_same_shape_compares_foreign_shapes_as_the_reference_does(impl):
+    blocks = window(2)
+    shape = impl.shape_of(blocks)
+    assert not impl.same_shape(blocks, [list(shape[0]), shape[1]])  # a list never equals a tuple
+    assert not impl.same_shape(blocks, [shape[0][:5], shape[1]])  # a shorter tuple
+    assert not impl.same_shape(blocks, [(*shape[0], None), shape[1]])  # a longer one
+
+    class Shape(tuple):
+        pass
+
+    assert impl.same_shape(blocks, [Shape(shape[0]), shape[1]])  # a tuple subclass compares as a tuple
+
+
+class Renamed(Block):
+    """A subclass may answer a field through a property: it is read with getattr."""
+
+    __slots__ = ()
+
+    @property  # type: ignore[override]
+    def text(self) -> str:  # noqa: D102
+        return "from the property\n"
+
+
+def test_a_block_subclass_is_read_through_getattr():
+    base = window(2)
+    sub = object.__new__(Renamed)
+    stored = Block("b0", "tool", "stored text\n", ("tool:call_0",))
+    for field in dataclasses.fields(Block):  # the slots are filled; the property hides one
+        Block.__dict__[field.name].__set__(sub, getattr(stored, field.name))
+    blocks = [sub, base[1]]
+    for impl in both():
+        assert impl.block_texts(blocks) == ["from the property\n", base[1].text]
+        assert impl.texts_changed(blocks, [sub.text, base[1].text]) == (["from the property\n", base[1].text], [])
+        assert impl.shape_of(blocks)[0] == ("b0", ("tool:call_0",), False, (), False, None)
+
+
+def test_a_block_with_an_empty_slot_raises_as_getattr_does():
+    empty = object.__new__(Block)  # no field set: every read raises AttributeError
+    for impl in both():
+        with pytest.raises(AttributeError):
+            impl.block_texts([empty])
+        with pytest.raises(AttributeError):
+            impl.shape_of([empty])
+        with pytest.raises(AttributeError):
+            impl.same_shape([empty], [("a", (), False, (), False, None)])
+
+
+@pytest.mark.parametrize("bad", [None, "abc", {"a": 1}, iter(()), b"xy"])
+def test_blocks_must_be_a_tuple_or_list(impl, bad):
+    for fn, args in ((impl.block_texts, ()), (impl.shape_of, ()), (impl.texts_changed, ([],)), (impl.same_shape, ([],))):
+        with pytest.raises(TypeError, match="blocks must be a tuple or list of Block"):
+            fn(bad, *args)
+
+
+def test_every_item_must_be_a_block(impl):
+    blocks = list(window(3))
+    blocks[2] = {"id": "x"}
+    for fn, args in ((impl.block_texts, ()), (impl.shape_of, ()), (impl.texts_changed, ([""] * 3,)),
+                     (impl.same_shape, ([()] * 3,))):
+        with pytest.raises(TypeError, match=r"blocks\[2\] must be a Block, not dict"):
+            fn(blocks, *args)
+
+
+def test_parallel_arguments_are_checked(impl):
+    blocks = window(3)
+    with pytest.raises(InvalidArgumentError, match="texts must have one item per block, got 2 for 3 blocks") as e:
+        impl.texts_changed(blocks, ["a", "b"])
+    assert e.value.argument == "texts"
+    with pytest.raises(InvalidArgumentError, match="shape must have one item per block") as e:
+        impl.same_shape(blocks, impl.shape_of(blocks)[:2])
+    assert e.value.argument == "shape"
+    with pytest.raises(TypeError, match="texts must be a tuple or list, not str"):
+        impl.texts_changed(blocks, "abc")
+    with pytest.raises(TypeError, match="shape must be a tuple or list, not NoneType"):
+        impl.same_shape(blocks, None)
+
+
+_TEXTS = st.sampled_from(["", "a\n", "b\n", "😀\n", "x\x00y"])
+_HANDLES = st.lists(st.sampled_from(["tool:a", "tool:b", "file:c"]), max_size=2).map(tuple)
+
+
+@st.composite
+def _blocks(draw):
+    n = draw(st.integers(0, 6))
+    return tuple(Block(f"b{i}", "tool", draw(_TEXTS), draw(_HANDLES), draw(st.booleans()), draw(_HANDLES),
+                       draw(st.booleans()), None, draw(st.sampled_from([None, "file:c"])))
+                 for i in range(n))
+
+
+@settings(max_examples=300, deadline=None)
+@given(a=_blocks(), data=st.data())
+def test_native_agrees_with_the_reference(a, data):
+    # b: a window made from a (some blocks kept as objects, some made anew, some changed)
+    b = []
+    for block in a:
+        how = data.draw(st.sampled_from(["same", "copy", "text", "field"]))
+        if how == "same":
+            b.append(block)
+        elif how == "copy":
+            b.append(Block.from_json(block.to_json()))
+        elif how == "text":
+            b.append(dataclasses.replace(block, text=data.draw(_TEXTS)))
+        else:
+            name = data.draw(st.sampled_from(_blockscan_py.SHAPE_FIELDS))
+            value = {"id": "renamed", "resource": data.draw(st.sampled_from([None, "file:c", "file:d"]))}.get(
+                name, data.draw(_HANDLES) if name in ("handles", "derived_from") else data.draw(st.booleans()))
+            b.append(dataclasses.replace(block, **{name: value}))
+    texts = [x.text for x in a]
+    impls = both()
+    reference = _blockscan_py
+    shape = reference.shape_of(a)
+    for impl in impls:
+        assert impl.block_texts(b) == reference.block_texts(b)
+        assert impl.texts_changed(b, texts) == reference.texts_changed(b, texts)
+        assert impl.shape_of(a) == shape
+        assert impl.same_shape(b, shape) == reference.same_shape(b, shape)
+        assert impl.same_shape(a, shape)
