@@ -271,6 +271,33 @@ def test_marker_names_carried_across_in_place_edits_match_the_full_path():
             assert side._names == set(re.findall(r"\[src:([^\]]+)\]", "".join(b.text for b in w))), w
 
 
+def test_edits_that_are_not_in_place_look_up_only_names_pre_did_not_resolve():
+    # a prune or summary is not an edit in place, but its pre window's names that resolved
+    # still do: only the others are looked up in the store (and every failure is still found)
+    store = store_with({CONF_H: NOTE, "doc:guide": "retry guide\n"})
+    cited = [blk(f"a{k}", "assistant", f"turn {k} [src:call_1] [src:guide].\n") for k in range(3)]
+    good = Window([tool("t1", CONF_H, NOTE), *cited])
+    bad = Window([tool("t1", CONF_H, NOTE), *cited, blk("x", "assistant", "see [src:nosuch].\n")])
+    asked: list[str] = []
+    real = store.handles_cited_as
+    store.handles_cited_as = lambda name: asked.append(name) or real(name)  # type: ignore[method-assign]
+    gate, twin = Gate(store, audit=False), _general(store)
+    first = _session(gate, twin, [Edit("prune", Window([*good, blk("z", "user", "hi\n")]), good)])
+    assert first[0]["accepted"]
+    asked.clear()
+    pruned = Window([b for b in good if b.id != "a0"])
+    added = Window([*pruned, blk("s1", "summary", "turn 0 [src:call_1] [src:later].\n",
+                                 derived_from=[CONF_H])])
+    v = _session(gate, twin, [Edit("prune", good, pruned, evicted=("a0",)), Edit("summarize", good, added)])
+    assert v[0]["accepted"] and not v[1]["accepted"]
+    assert [x["value"] for x in v[1]["violations"] if x["invariant"] == "I3"] == ["later"]
+    assert sorted(set(asked)) == ["later"] and asked.count("later") == 2  # gate and twin
+    # a name pre could not resolve is looked up again, and still fails
+    assert not _session(gate, twin, [Edit("prune", Window([*bad, blk("z", "user", "hi\n")]), bad)])[0]["accepted"]
+    v = _session(gate, twin, [Edit("prune", bad, Window([b for b in bad if b.id != "a0"]))])
+    assert [x["value"] for x in v[0]["violations"] if x["invariant"] == "I3"] == ["nosuch"]
+
+
 def test_a_window_whose_handles_did_not_resolve_is_looked_up_again():
     # the "every handle resolves" finding is kept per window shape only when it is true
     store = store_with({CONF_H: NOTE})

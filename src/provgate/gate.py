@@ -1331,7 +1331,8 @@ class _Check:
             unknown: Iterable[str] = names if not pre._names_ok else new - pre._names
         else:
             names = set().union(*(f.markers() for f in self.marked.values()))
-            unknown = names
+            # a name pre cited resolved then, so it still does; only new names are looked at
+            unknown = names - pre._names if pre._names is not None and pre._names_ok else names
         self._names = (frozenset(names), unknown)
         return self._names
 
