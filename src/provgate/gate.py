@@ -335,7 +335,7 @@ class _Side:
     """
 
     __slots__ = ("_window", "texts", "digests", "_ix", "_marked", "_facts", "_n_facts", "_n_markers",
-                 "_positions", "_by_block", "_text_counts", "_reads", "_newest", "_may_cite", "_fact_set", "_window_digest", "_names", "_names_ok", "_differ",
+                 "_positions", "_text_counts", "_reads", "_newest", "_may_cite", "_fact_set", "_window_digest", "_names", "_names_ok", "_differ",
                  "_facts_complete")
 
     def __init__(self, window: Window, texts: list[str], digests: list[bytes]) -> None:
@@ -354,7 +354,6 @@ class _Side:
         self._n_markers: int | None = None
         self._positions: tuple[dict[bytes, int], dict[bytes, list[int]]] | None = None
         self._text_counts: Counter[bytes] | None = None
-        self._by_block: dict[tuple[str, bytes], int] | None = None
         self._reads: dict[str, list[int]] | None = None
         self._newest: dict[str, int] | None = None
         self._may_cite: bool | None = None
@@ -430,12 +429,6 @@ class _Side:
         in_window = self.text_counts()
         among = Counter(self.digests[i] for i in positions)
         return lambda d: in_window[d] > among[d]
-
-    def position_of_block(self) -> dict[tuple[str, bytes], int]:
-        """(block id, text digest) -> position."""
-        if self._by_block is None:
-            self._by_block = dict(zip(zip(self.ids(), self.digests), count()))
-        return self._by_block
 
     def positions(self, digest: bytes) -> Sequence[int]:
         """Positions of the blocks with this text digest, in window order."""
@@ -1167,9 +1160,11 @@ class _Check:
             used: set[int] | _AllBut = _AllBut(n_pre, pending)
             unused = pending  # only a pre block whose position changed can be left unused
         else:
-            # the pre block with the post block's id, if it has the same text: (id, digest) pairs
-            # looked up in C (ids are unique, so each pair names at most one pre block)
-            match = list(map(pre.position_of_block().get, zip(post.ids(), post.digests)))
+            # the pre block with the post block's id, if it has the same text (ids are unique,
+            # so each post block names at most one pre block)
+            at = pre.id_pos().get
+            match = [i if (i := at(block_id)) is not None and pre_digests[i] == d else None
+                     for block_id, d in zip(post.ids(), post.digests)]
             used = set(match)
             used.discard(None)
             pending = list(compress(count(), map(is_, match, repeat(None))))
