@@ -19,7 +19,7 @@ from libc.string cimport memcpy
 from _grouping cimport flat_grouping
 from _types cimport fp_word_t, offset_t
 
-from provgate._factdiff_py import SET_TYPE_ERROR
+from provgate._factdiff_py import SET_TYPE_ERROR, check_groups_per_table, check_tables
 from provgate.errors import InvalidArgumentError
 
 cnp.import_array()
@@ -672,17 +672,11 @@ cdef class SortedFingerprints:
         return f"SortedFingerprints({self._rows.shape[0]} rows)"
 
 
-def absent_from_all(queries, sets, *, groups=None, query_group=None):
-    """For each row of ``queries``: does it occur in none of the sorted arrays ``sets`` (of its
-    group)? One binary search per query per set, without the GIL; the sets' order is vetted
-    first."""
-    check_fingerprints(queries, "queries")
-    if not isinstance(sets, (list, tuple)):
-        raise TypeError(f"sets must be a list or tuple of fingerprint arrays, not {type(sets).__name__}")
+cdef list _set_pointers(object sets, cnp.ndarray ptrs, cnp.ndarray lens):
+    """Fill ``ptrs``/``lens`` with each set's rows and row count, vetting the order of any set
+    that is not a SortedFingerprints; returns the list that keeps them alive."""
     cdef Py_ssize_t k = len(sets), s
     cdef list owners = list(sets)  # the arrays stay alive (and referenced here) while we read them
-    cdef cnp.ndarray ptrs = np.empty(k, dtype=np.uintp)
-    cdef cnp.ndarray lens = np.empty(k, dtype=np.int64)
     cdef size_t* p_ptrs = <size_t*>cnp.PyArray_DATA(ptrs)
     cdef offset_t* p_lens = index_ptr(lens)
     cdef cnp.ndarray arr
@@ -702,7 +696,33 @@ def absent_from_all(queries, sets, *, groups=None, query_group=None):
             ok = is_sorted(<const fp_word_t*>p_ptrs[s], p_lens[s])
         if not ok:
             raise _unsorted_error(arr, f"sets[{s}]")
-    cdef offset_t n = queries.shape[0], i, g, m
+    return owners
+
+
+cdef inline bint absent_in_group(const size_t* p_ptrs, const offset_t* p_lens, const offset_t* p_members,
+                                 offset_t first, offset_t last, fp_word_t h, fp_word_t l) noexcept nogil:
+    cdef offset_t m, s
+    for m in range(first, last):
+        s = p_members[m]
+        if contains_row(<const fp_word_t*>p_ptrs[s], p_lens[s], h, l):
+            return False
+    return True
+
+
+def absent_from_all(queries, sets, *, groups=None, query_group=None):
+    """For each row of ``queries``: does it occur in none of the sorted arrays ``sets`` (of its
+    group)? One binary search per query per set, without the GIL; the sets' order is vetted
+    first."""
+    check_fingerprints(queries, "queries")
+    if not isinstance(sets, (list, tuple)):
+        raise TypeError(f"sets must be a list or tuple of fingerprint arrays, not {type(sets).__name__}")
+    cdef Py_ssize_t k = len(sets)
+    cdef cnp.ndarray ptrs = np.empty(k, dtype=np.uintp)
+    cdef cnp.ndarray lens = np.empty(k, dtype=np.int64)
+    owners = _set_pointers(sets, ptrs, lens)
+    cdef const size_t* p_ptrs = <const size_t*>cnp.PyArray_DATA(ptrs)
+    cdef const offset_t* p_lens = index_ptr(lens)
+    cdef offset_t n = queries.shape[0], i, g
     offsets_a, members_a, group_a = flat_grouping(groups, query_group, n, k, "queries", "sets", "query_group")
     cdef cnp.ndarray offsets_arr = offsets_a, members_arr = members_a, group_arr = group_a
     cdef const offset_t* p_offsets = index_ptr(offsets_arr)
@@ -711,15 +731,97 @@ def absent_from_all(queries, sets, *, groups=None, query_group=None):
     cdef cnp.ndarray out = np.empty(n, dtype=np.bool_)
     cdef unsigned char* p_out = <unsigned char*>cnp.PyArray_DATA(out)
     cdef const fp_word_t* q = rows_ptr(queries)
-    cdef bint absent
     with nogil:
         for i in range(n):
-            absent = True
             g = p_group[i]
-            for m in range(p_offsets[g], p_offsets[g + 1]):
-                s = p_members[m]
-                if contains_row(<const fp_word_t*>p_ptrs[s], p_lens[s], q[2 * i], q[2 * i + 1]):
-                    absent = False
-                    break
-            p_out[i] = absent
+            p_out[i] = absent_in_group(p_ptrs, p_lens, p_members, p_offsets[g], p_offsets[g + 1],
+                                       q[2 * i], q[2 * i + 1])
     return out
+
+
+cdef inline bint _is_kind_array(object kind):
+    if type(kind) is not np.ndarray:
+        return False
+    cdef cnp.ndarray a = <cnp.ndarray>kind
+    return a.ndim == 1 and cnp.PyArray_TYPE(a) == cnp.NPY_UINT8 and cnp.PyArray_IS_C_CONTIGUOUS(a)
+
+
+def absent_rows(kinds, pair_fps, value_fps, sets, *, groups, skip_kind, pair_kind):
+    """(table, row) of the rows of several fact tables found in none of their table's sets;
+    the specification is ``provgate._factdiff_py.absent_rows``. The tables' columns are read in
+    place (no joined copies, no query array), without the GIL."""
+    cdef Py_ssize_t n_tables, t
+    cdef cnp.ndarray kind_arr, pair_arr, value_arr
+    fast = (type(kinds) is list and type(pair_fps) is list and type(value_fps) is list
+            and type(skip_kind) is int and type(pair_kind) is int
+            and 0 <= skip_kind <= 255 and 0 <= pair_kind <= 255
+            and len(kinds) == len(pair_fps) == len(value_fps))
+    if fast:
+        for t in range(len(kinds)):
+            if not (_is_kind_array(kinds[t]) and _is_fingerprint_array(pair_fps[t])
+                    and _is_fingerprint_array(value_fps[t])
+                    and (<cnp.ndarray>pair_fps[t]).shape[0] == (<cnp.ndarray>kinds[t]).shape[0]
+                    and (<cnp.ndarray>value_fps[t]).shape[0] == (<cnp.ndarray>kinds[t]).shape[0]):
+                fast = False
+                break
+    if fast:
+        columns = (list(kinds), list(pair_fps), list(value_fps))  # private: the loop relies on them
+    else:
+        columns = check_tables(kinds, pair_fps, value_fps, skip_kind, pair_kind)  # raises, or converts
+        columns = (list(columns[0]), columns[1], columns[2])
+        for t in range(len(columns[0])):
+            if not _is_kind_array(columns[0][t]):
+                columns[0][t] = np.ascontiguousarray(columns[0][t])
+    cdef list kind_cols = columns[0], pair_cols = columns[1], value_cols = columns[2]
+    n_tables = len(kind_cols)
+    if type(groups) is not list and type(groups) is not tuple or len(groups) != n_tables:
+        check_groups_per_table(groups, n_tables)  # raises
+    if not isinstance(sets, (list, tuple)):
+        raise TypeError(f"sets must be a list or tuple of fingerprint arrays, not {type(sets).__name__}")
+    cdef Py_ssize_t k = len(sets)
+    cdef cnp.ndarray ptrs = np.empty(k, dtype=np.uintp)
+    cdef cnp.ndarray lens = np.empty(k, dtype=np.int64)
+    owners = _set_pointers(sets, ptrs, lens)
+    offsets_a, members_a, _ = flat_grouping(groups, np.arange(n_tables, dtype=np.int64), n_tables, k,
+                                           "tables", "sets", "query_group")
+    cdef cnp.ndarray offsets_arr = offsets_a, members_arr = members_a
+    # per table: its three columns and row count, gathered with the GIL held
+    cdef cnp.ndarray table_ptrs = np.empty((n_tables, 3), dtype=np.uintp)
+    cdef cnp.ndarray table_rows = np.empty(n_tables, dtype=np.int64)
+    cdef size_t* p_tp = <size_t*>cnp.PyArray_DATA(table_ptrs)
+    cdef offset_t* p_tr = index_ptr(table_rows)
+    cdef offset_t total = 0
+    for t in range(n_tables):
+        kind_arr = kind_cols[t]
+        pair_arr = pair_cols[t]
+        value_arr = value_cols[t]
+        p_tp[3 * t] = <size_t>cnp.PyArray_DATA(kind_arr)
+        p_tp[3 * t + 1] = <size_t>cnp.PyArray_DATA(pair_arr)
+        p_tp[3 * t + 2] = <size_t>cnp.PyArray_DATA(value_arr)
+        p_tr[t] = kind_arr.shape[0]
+        total += kind_arr.shape[0]
+    cdef cnp.ndarray out_table = np.empty(total, dtype=np.int64)
+    cdef cnp.ndarray out_row = np.empty(total, dtype=np.int64)
+    cdef offset_t* p_ot = index_ptr(out_table)
+    cdef offset_t* p_or = index_ptr(out_row)
+    cdef const size_t* p_ptrs = <const size_t*>cnp.PyArray_DATA(ptrs)
+    cdef const offset_t* p_lens = index_ptr(lens)
+    cdef const offset_t* p_offsets = index_ptr(offsets_arr)
+    cdef const offset_t* p_members = index_ptr(members_arr)
+    cdef unsigned char skip = skip_kind, pair = pair_kind
+    cdef const unsigned char* kind_p
+    cdef const fp_word_t* fp
+    cdef offset_t r, found = 0
+    with nogil:
+        for t in range(n_tables):
+            kind_p = <const unsigned char*>p_tp[3 * t]
+            for r in range(p_tr[t]):
+                if kind_p[r] == skip:
+                    continue
+                fp = <const fp_word_t*>(p_tp[3 * t + 1] if kind_p[r] == pair else p_tp[3 * t + 2])
+                if absent_in_group(p_ptrs, p_lens, p_members, p_offsets[t], p_offsets[t + 1],
+                                   fp[2 * r], fp[2 * r + 1]):
+                    p_ot[found] = t
+                    p_or[found] = r
+                    found += 1
+    return _shrunk(out_table, found), _shrunk(out_row, found)

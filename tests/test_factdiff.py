@@ -648,3 +648,112 @@ def test_sorted_fingerprints_do_not_cross_implementations():
     for mine, other in ((native, reference), (reference, native)):
         with pytest.raises(TypeError, match=r"sets\[0\] must be a numpy array or a SortedFingerprints, not SortedFingerprints"):
             mine.absent_from_all(fp([[1, 2]]), [other.SortedFingerprints(fp([[1, 2]]))])
+
+
+# ---- absent_rows: the rows of several fact tables found in none of their group's sets --------
+
+SKIP, PAIR = 9, 3  # row kinds: a marker (not looked up) and a kv fact (looked up as a pair)
+
+
+@st.composite
+def tables_and_sets(draw):
+    """Fact tables drawn against the sets, so rows are often present by value, by pair, or
+    only by the fingerprint of the other column."""
+    _, sets = draw(queries_and_sets())
+    pool = [tuple(r) for s in sets for r in s.tolist()] + [(1, 1), (2**63, 5), (U64_MAX, U64_MAX)]
+    n_tables = draw(st.integers(0, 4))
+    kinds, pairs, values = [], [], []
+    for _ in range(n_tables):
+        n = draw(st.integers(0, 6))
+        kinds.append(np.array(draw(st.lists(st.sampled_from([0, PAIR, SKIP, 4]), min_size=n, max_size=n)), dtype=np.uint8))
+        pairs.append(fp(draw(st.lists(st.sampled_from(pool), min_size=n, max_size=n))))
+        values.append(fp(draw(st.lists(st.sampled_from(pool), min_size=n, max_size=n))))
+    groups = [draw(st.lists(st.integers(0, len(sets) - 1), max_size=3)) if sets else [] for _ in range(n_tables)]
+    return kinds, pairs, values, sets, groups
+
+
+def expected_absent_rows(kinds, pairs, values, sets, groups):
+    """From the definition: per table, per row not skipped, its query in none of its sets."""
+    out = []
+    for t, kind in enumerate(kinds):
+        members = {r for m in groups[t] for r in map(tuple, sets[m].tolist())}
+        for r, k in enumerate(kind.tolist()):
+            query = tuple((pairs if k == PAIR else values)[t][r].tolist())
+            if k != SKIP and query not in members:
+                out.append((t, r))
+    return out
+
+
+@SETTINGS
+@given(case=tables_and_sets())
+def test_absent_rows_is_absent_from_all_over_the_tables_rows(impl, case):
+    kinds, pairs, values, sets, groups = case
+    table, row = impl.absent_rows(kinds, pairs, values, sets, groups=groups, skip_kind=SKIP, pair_kind=PAIR)
+    assert table.dtype == np.int64 and row.dtype == np.int64
+    assert list(zip(table.tolist(), row.tolist())) == expected_absent_rows(kinds, pairs, values, sets, groups)
+    frozen = [impl.SortedFingerprints(s) for s in sets]
+    again = impl.absent_rows(tuple(kinds), tuple(pairs), tuple(values), frozen, groups=tuple(groups),
+                             skip_kind=SKIP, pair_kind=PAIR)
+    assert all(np.array_equal(x, y) for x, y in zip(again, (table, row)))
+
+
+@_only_with_native
+@settings(max_examples=1000, deadline=None)
+@given(case=tables_and_sets())
+def test_absent_rows_native_equals_reference(case):
+    kinds, pairs, values, sets, groups = case
+    args = dict(groups=groups, skip_kind=SKIP, pair_kind=PAIR)
+    native = _load("native").absent_rows(kinds, pairs, values, sets, **args)
+    reference = _load("reference").absent_rows(kinds, pairs, values, sets, **args)
+    assert all(np.array_equal(x, y) for x, y in zip(native, reference))
+
+
+def test_absent_rows_reads_columns_that_are_not_contiguous(impl):
+    # a table's columns may be views: they are read as the values they hold
+    kinds = np.array([0, 7, PAIR, 7, 0, 7], dtype=np.uint8)[::2]
+    wide = fp([[1, 1], [0, 0], [2, 2], [0, 0], [5, 5], [0, 0]])[::2]
+    table, row = impl.absent_rows([kinds], [wide], [wide], [fp([[1, 1], [2, 2]])], groups=[[0]],
+                                  skip_kind=SKIP, pair_kind=PAIR)
+    assert (table.tolist(), row.tolist()) == ([0], [2])
+
+
+GOOD = dict(kinds=[np.array([0], dtype=np.uint8)], pair_fps=[fp([[1, 2]])], value_fps=[fp([[1, 2]])],
+            sets=[fp([[1, 2]])], groups=[[0]], skip_kind=SKIP, pair_kind=PAIR)
+
+
+@pytest.mark.parametrize("change, exc, message", [
+    ({"kinds": np.zeros(1, dtype=np.uint8)}, TypeError, "kinds must be a list or tuple of arrays, not ndarray"),
+    ({"value_fps": None}, TypeError, "value_fps must be a list or tuple of arrays, not NoneType"),
+    ({"pair_fps": []}, InvalidArgumentError, "one array per table, got 1, 0 and 1"),
+    ({"kinds": [np.array([0], dtype=np.int64)]}, TypeError, r"kinds\[0\] must be a 1-D uint8 array, not 1-D int64 array"),
+    ({"kinds": [[0]]}, TypeError, r"kinds\[0\] must be a 1-D uint8 array, not list"),
+    ({"kinds": [np.zeros((1, 1), dtype=np.uint8)]}, TypeError, r"kinds\[0\] must be a 1-D uint8 array, not 2-D uint8"),
+    ({"pair_fps": [np.zeros((1, 2), dtype=np.int64)]}, TypeError, r"pair_fps\[0\] must have dtype uint64"),
+    ({"value_fps": [np.zeros((1, 3), dtype=np.uint64)]}, InvalidArgumentError, r"value_fps\[0\] must have shape"),
+    ({"value_fps": [fp([[1, 2], [3, 4]])]}, InvalidArgumentError, r"value_fps\[0\] has 2 rows for 1 kinds"),
+    ({"skip_kind": True}, TypeError, "skip_kind must be an int, not bool"),
+    ({"pair_kind": 256}, InvalidArgumentError, r"pair_kind must be in 0..255, got 256"),
+    ({"pair_kind": -1}, InvalidArgumentError, r"pair_kind must be in 0..255, got -1"),
+    ({"groups": [[0], [0]]}, InvalidArgumentError, "groups must have one group per table, got 2 for 1 tables"),
+    ({"groups": None}, TypeError, "groups must be a list or tuple of lists of sets indices, not NoneType"),
+    ({"sets": fp([[1, 2]])}, TypeError, "sets must be a list or tuple"),
+    ({"sets": [fp([[3, 0], [2, 0]])]}, InvalidArgumentError, r"sets\[0\] is not sorted"),
+    ({"groups": [[1]]}, InvalidArgumentError, r"groups\[0\]\[0\] = 1 is not an index of sets \(there are 1\)"),
+    ({"groups": [[0, "1"]]}, TypeError, r"groups\[0\]\[1\] must be an int, not str"),
+    ({"groups": [{0}]}, TypeError, r"groups\[0\] must be a list or tuple of sets indices, not set"),
+])
+def test_absent_rows_refuses_bad_input(impl, change, exc, message):
+    args = dict(GOOD, **change)
+    kinds, pairs, values, sets = args.pop("kinds"), args.pop("pair_fps"), args.pop("value_fps"), args.pop("sets")
+    with pytest.raises(exc, match=message):
+        impl.absent_rows(kinds, pairs, values, sets, **args)
+
+
+def test_absent_rows_without_rows_or_sets(impl):
+    empty = impl.absent_rows([], [], [], [], groups=[], skip_kind=SKIP, pair_kind=PAIR)
+    assert [x.tolist() for x in empty] == [[], []]
+    # no set in a group: every row not skipped is absent
+    kinds = [np.array([0, SKIP, PAIR], dtype=np.uint8)]
+    rows = fp([[1, 2], [1, 2], [1, 2]])
+    table, row = impl.absent_rows(kinds, [rows], [rows], [fp([[1, 2]])], groups=[[]], skip_kind=SKIP, pair_kind=PAIR)
+    assert (table.tolist(), row.tolist()) == ([0, 0], [0, 2])

@@ -37,6 +37,21 @@ when both words are equal; rows are ordered by ``(hi, lo)`` as unsigned integers
     ``sets[i]``; the sets are checked in order, each in full, before the grouping and before
     any lookup.
 
+``absent_rows(kinds, pair_fps, value_fps, sets, *, groups, skip_kind, pair_kind)``
+    The rows of several fact tables that occur in none of their group's sets: table ``t`` is
+    ``kinds[t]`` (a 1-D uint8 array of row kinds) with ``pair_fps[t]`` and ``value_fps[t]``
+    (fingerprint arrays with one row per kind); ``groups[t]`` lists the indices of the sets
+    it is looked up in. A row of kind ``skip_kind`` is not looked up; a row of kind
+    ``pair_kind`` is looked up by its ``pair_fps`` row, any other by its ``value_fps`` row.
+    Returns ``(table, row)``, two int64 arrays, ordered by table and then row: the same as
+    ``absent_from_all`` on those queries with ``query_group`` = their table. The three lists
+    must be lists or tuples of one length (``InvalidArgumentError`` otherwise); a kinds array
+    that is not 1-D uint8 raises ``TypeError``; the fingerprint arrays are checked as
+    ``diff`` checks them (contiguity not required), each naming itself (``pair_fps[2]``), and
+    must have one row per kind; both kinds must be ints in 0..255; ``groups`` must be a list
+    or tuple with one group per table. Sets, then the groups' members, are checked as by
+    ``absent_from_all``.
+
 ``diff(a, b)``
     The same four arrays for unsorted inputs, with indices into the ORIGINAL arrays and the
     same rules: ``only_a``, ``only_b`` and ``common_a`` ascending, ``common_b[k]`` the smallest
@@ -234,3 +249,59 @@ def absent_from_all(queries: Any, sets: Any, *, groups: Any = None, query_group:
                   for g in range(len(offsets) - 1)]
     return np.array([all(row not in m for m in group_sets[g])
                      for row, g in zip(_rows(queries), query_group.tolist())], dtype=np.bool_)
+
+
+def check_tables(kinds: Any, pair_fps: Any, value_fps: Any, skip_kind: Any, pair_kind: Any) -> tuple[list[np.ndarray], ...]:
+    """The three column lists of ``absent_rows``, checked (messages shared by both
+    implementations); fingerprint arrays made C-contiguous."""
+    for value, name in ((kinds, "kinds"), (pair_fps, "pair_fps"), (value_fps, "value_fps")):
+        if not isinstance(value, (list, tuple)):
+            raise TypeError(f"{name} must be a list or tuple of arrays, not {type(value).__name__}")
+    if not len(kinds) == len(pair_fps) == len(value_fps):
+        raise InvalidArgumentError(
+            f"kinds, pair_fps and value_fps must have one array per table, got {len(kinds)}, {len(pair_fps)} "
+            f"and {len(value_fps)}", argument="pair_fps")
+    for value, name in ((skip_kind, "skip_kind"), (pair_kind, "pair_kind")):
+        if type(value) is not int:
+            raise TypeError(f"{name} must be an int, not {type(value).__name__}")
+        if not 0 <= value <= 255:
+            raise InvalidArgumentError(f"{name} must be in 0..255, got {value}", argument=name)
+    out_pairs, out_values = [], []
+    for t, kind in enumerate(kinds):
+        if not isinstance(kind, np.ndarray) or kind.dtype != np.uint8 or kind.ndim != 1:
+            what = type(kind).__name__ if not isinstance(kind, np.ndarray) else f"{kind.ndim}-D {kind.dtype} array"
+            raise TypeError(f"kinds[{t}] must be a 1-D uint8 array, not {what}")
+        for column, name, out in ((pair_fps[t], f"pair_fps[{t}]", out_pairs), (value_fps[t], f"value_fps[{t}]", out_values)):
+            check_fingerprints(column, name, contiguous=False)
+            if column.shape[0] != kind.shape[0]:
+                raise InvalidArgumentError(f"{name} has {column.shape[0]} rows for {kind.shape[0]} kinds", argument=name)
+            out.append(np.ascontiguousarray(column))
+    return list(kinds), out_pairs, out_values
+
+
+def check_groups_per_table(groups: Any, n_tables: int) -> None:
+    if not isinstance(groups, (list, tuple)):
+        raise TypeError(f"groups must be a list or tuple of lists of sets indices, not {type(groups).__name__}")
+    if len(groups) != n_tables:
+        raise InvalidArgumentError(f"groups must have one group per table, got {len(groups)} for {n_tables} tables",
+                                   argument="groups")
+
+
+def absent_rows(kinds: Any, pair_fps: Any, value_fps: Any, sets: Any, *, groups: Any, skip_kind: Any,
+                pair_kind: Any) -> tuple[np.ndarray, np.ndarray]:
+    """(table, row) of the rows found in none of their table's sets (module docstring)."""
+    kinds, pair_fps, value_fps = check_tables(kinds, pair_fps, value_fps, skip_kind, pair_kind)
+    check_groups_per_table(groups, len(kinds))
+    tables: list[int] = []
+    rows: list[int] = []
+    queries: list[tuple[int, int]] = []
+    for t, kind in enumerate(kinds):
+        pairs, values = _rows(pair_fps[t]), _rows(value_fps[t])
+        for r, k in enumerate(kind.tolist()):
+            if k != skip_kind:
+                tables.append(t)
+                rows.append(r)
+                queries.append(pairs[r] if k == pair_kind else values[r])
+    query_fps = np.array(queries, dtype=np.uint64).reshape(-1, 2)
+    absent = absent_from_all(query_fps, sets, groups=groups, query_group=np.array(tables, dtype=np.int64))
+    return _index_array(tables)[absent], _index_array(rows)[absent]

@@ -48,6 +48,7 @@ from provgate._blockscan import block_texts, same_shape, shape_of, texts_changed
 from provgate._factdiff import (
     SortedFingerprints,
     absent_from_all,
+    absent_rows,
     apply_delta,
     unique_counts,
 )
@@ -1540,35 +1541,35 @@ class _Check:
         sizes = [len(t) for t in tables]
         if not any(sizes):
             return [()] * len(requests)
-        # every row of every block in one set of columns: a handful of array operations for the
-        # whole check instead of a handful per block
-        kinds = _joined([t.kind for t in tables])
-        owner = np.repeat(np.arange(len(requests), dtype=np.int64), sizes)
-        firsts = np.fromiter(accumulate(sizes, initial=0), dtype=np.int64, count=len(sizes) + 1)
-        rows = np.arange(len(kinds), dtype=np.int64) - firsts[owner]  # each row's index in its table
-        groundable = np.flatnonzero(kinds != _KIND_CITATION)  # markers are cited, not grounded
-        kinds, owner, rows = kinds[groundable], owner[groundable], rows[groundable]
-        # a kv fact must match as its (key, value) pair, any other fact as its value
-        is_kv = (kinds == _KIND_KV)[:, None]
-        queries = np.ascontiguousarray(np.where(is_kv, _joined([t.fp_fact for t in tables])[groundable],
-                                                _joined([t.fp_value for t in tables])[groundable]))
-        missing = np.flatnonzero(absent_from_all(queries, sets, groups=groups, query_group=owner))
-        if not missing.size:
+        # one native pass over every row of every block, reading the columns in place: a kv
+        # fact must match as its (key, value) pair, any other fact as its value; markers are
+        # cited, not grounded
+        m_owner, m_row = absent_rows([t.kind for t in tables], [t.fp_fact for t in tables],
+                                     [t.fp_value for t in tables], sets, groups=groups,
+                                     skip_kind=_KIND_CITATION, pair_kind=_KIND_KV)
+        if not m_owner.size:
             return [()] * len(requests)
         # the byte ranges of what is left, gathered once: a quote is searched for by what it
         # quotes, anything else by its literal text; an identifier is also looked up as a key
-        left = groundable[missing]  # the leftover rows' positions in the blocks' joined columns
+        if len(tables) == 1:
+            only = tables[0]
 
-        def column(name: str) -> np.ndarray:
-            return _joined([getattr(t, name) for t in tables])[left]
+            def column(name: str) -> np.ndarray:
+                return getattr(only, name)[m_row]
+        else:
+            firsts = np.fromiter(accumulate(sizes, initial=0), dtype=np.int64, count=len(sizes) + 1)
+            left = firsts[m_owner] + m_row  # the leftover rows' positions in the joined columns
 
+            def column(name: str) -> np.ndarray:
+                return _joined([getattr(t, name) for t in tables])[left]
+
+        m_kind = column("kind")
         value_start, value_end = column("value_start"), column("value_end")
-        quoted = kinds[missing] == _KIND_QUOTE
+        quoted = m_kind == _KIND_QUOTE
         start = np.where(quoted, value_start, column("start"))
         end = np.where(quoted, value_end, column("end"))
-        m_owner = owner[missing]
         # an identifier may restate a key a config sets ("max_retries" for "max_retries: 5")
-        ident = np.flatnonzero(kinds[missing] == _KIND_IDENTIFIER)
+        ident = np.flatnonzero(m_kind == _KIND_IDENTIFIER)
         if ident.size:
             i_owner = m_owner[ident]
             value_kind = column("value_kind")[ident]
@@ -1576,14 +1577,14 @@ class _Check:
                     zip(i_owner.tolist(), value_start[ident].tolist(), value_end[ident].tolist(), value_kind.tolist())]
             restated = ~absent_from_all(fingerprint_kv_keys(keys), sets, groups=groups, query_group=i_owner)
             if restated.any():
-                keep = np.ones(missing.size, dtype=np.bool_)
+                keep = np.ones(m_owner.size, dtype=np.bool_)
                 keep[ident[restated]] = False
-                missing, m_owner, start, end = missing[keep], m_owner[keep], start[keep], end[keep]
-        if missing.size:
+                m_owner, m_row, start, end = m_owner[keep], m_row[keep], start[keep], end[keep]
+        if m_owner.size:
             owners = m_owner.tolist()
             needles = [tables[o].data[a:b] for o, a, b in zip(owners, start.tolist(), end.tolist())]
             literal = occurs_at_boundaries(needles, haystacks, groups=haystack_groups, needle_group=m_owner)
-            for o, r, hit in zip(owners, rows[missing].tolist(), literal.tolist()):
+            for o, r, hit in zip(owners, m_row.tolist(), literal.tolist()):
                 if not hit:
                     out[o].append(r)
         return [tuple(x) for x in out]
