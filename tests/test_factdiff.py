@@ -757,3 +757,25 @@ def test_absent_rows_without_rows_or_sets(impl):
     rows = fp([[1, 2], [1, 2], [1, 2]])
     table, row = impl.absent_rows(kinds, [rows], [rows], [fp([[1, 2]])], groups=[[]], skip_kind=SKIP, pair_kind=PAIR)
     assert (table.tolist(), row.tolist()) == ([0, 0], [0, 2])
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 3, 7, 64, 1000, 20_000])
+def test_sorted_fingerprints_find_every_row_of_a_large_set(impl, n):
+    # the native set keeps an index of runs of equal top bits of hi: rows at the ends of the
+    # range, many rows with one hi, and rows next to every run boundary must all be found,
+    # and near misses not
+    if impl.IMPLEMENTATION == "reference":
+        n = min(n, 1000)
+    rng = np.random.default_rng(n)
+    rows = rng.integers(0, 2**64, size=(n, 2), dtype=np.uint64)
+    edge = fp([[0, 0], [0, 5], [U64_MAX, 0], [U64_MAX, U64_MAX], [2**63, 1], [2**63 - 1, U64_MAX]]
+              + [[2**60, k] for k in range(20)])
+    data = lexsorted(np.concatenate([rows, edge]))
+    frozen = impl.SortedFingerprints(data)
+    near = data.copy()
+    near[:, 1] ^= np.uint64(1)  # the same hi, another lo: absent unless that row exists too
+    queries = np.ascontiguousarray(np.concatenate([data, near, fp([[1, 0], [2**60, 99], [U64_MAX - 1, 0]])]))
+    present = {tuple(r) for r in data.tolist()}
+    expected = [tuple(r) not in present for r in queries.tolist()]
+    assert impl.absent_from_all(queries, [frozen]).tolist() == expected
+    assert impl.absent_from_all(queries, [data]).tolist() == expected
