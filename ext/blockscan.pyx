@@ -15,9 +15,9 @@ from cpython.ref cimport Py_INCREF
 from cpython.list cimport PyList_New, PyList_SET_ITEM
 from cpython.tuple cimport PyTuple_New, PyTuple_SET_ITEM
 
-from provgate._blockscan_py import SHAPE_FIELDS, check_blocks, check_parallel
+from provgate._blockscan_py import SHAPE_FIELDS, check_blocks, check_match, check_parallel
 
-__all__ = ["IMPLEMENTATION", "SHAPE_FIELDS", "block_texts", "same_shape", "shape_of", "texts_changed"]
+__all__ = ["IMPLEMENTATION", "SHAPE_FIELDS", "block_texts", "provenance_changed", "same_shape", "shape_of", "texts_changed"]
 from provgate.window import Block
 
 IMPLEMENTATION = "native"
@@ -40,6 +40,9 @@ cdef Py_ssize_t _text_offset = -1
 cdef Py_ssize_t _shape_offsets[N_SHAPE]
 cdef tuple _shape_names = tuple(SHAPE_FIELDS)
 _text_name = "text"
+# the provenance fields, in the reference's order: handles, derived, derived_from
+cdef Py_ssize_t _provenance_offsets[3]
+cdef tuple _provenance_names = ("handles", "derived", "derived_from")
 
 
 cdef Py_ssize_t _slot_offset(str name) except -2:
@@ -57,6 +60,8 @@ assert len(SHAPE_FIELDS) == N_SHAPE
 _text_offset = _slot_offset("text")
 for _k in range(N_SHAPE):
     _shape_offsets[_k] = _slot_offset(SHAPE_FIELDS[_k])
+for _k in range(3):
+    _provenance_offsets[_k] = _slot_offset(_provenance_names[_k])
 
 
 cdef inline PyObject* _slot(object block, Py_ssize_t offset) noexcept:
@@ -160,3 +165,35 @@ def same_shape(blocks, shape):
             if value is not fields[k] and not PyObject_RichCompareBool(value, fields[k], Py_EQ):
                 return False
     return True
+
+
+cdef inline bint _equal(object a, object b) except -1:
+    return a is b or PyObject_RichCompareBool(a, b, Py_EQ)
+
+
+def provenance_changed(blocks, match, other):
+    cdef tuple items = _blocks_tuple(blocks)
+    cdef tuple matched = _parallel_tuple(items, match, "match")
+    cdef tuple others = _blocks_tuple(other)
+    cdef Py_ssize_t j, n = len(items), n_other = len(others), m
+    for j in range(n):
+        entry = matched[j]
+        if entry is not None and (type(entry) is not int or not 0 <= <object>entry < n_other):
+            check_match(matched, n_other)  # raises, naming the entry
+    cdef list out = []
+    for j in range(n):
+        entry = matched[j]
+        if entry is None:
+            continue
+        m = entry
+        block = items[j]
+        mine_handles = _field(block, _provenance_offsets[0], "handles")
+        mine_derived = _field(block, _provenance_offsets[1], "derived")
+        mine_from = _field(block, _provenance_offsets[2], "derived_from")
+        theirs = others[m]
+        if (not _equal(mine_handles, _field(theirs, _provenance_offsets[0], "handles"))
+                or not _equal(mine_derived, _field(theirs, _provenance_offsets[1], "derived"))
+                or not _equal(mine_from, _field(theirs, _provenance_offsets[2], "derived_from"))
+                or (mine_derived and not mine_from)):
+            out.append(j)
+    return out

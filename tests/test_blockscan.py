@@ -15,7 +15,7 @@ from provgate import _blockscan, _blockscan_py
 from provgate.errors import InvalidArgumentError
 from provgate.window import Block, Window
 
-FUNCTIONS = ("block_texts", "texts_changed", "shape_of", "same_shape")
+FUNCTIONS = ("block_texts", "texts_changed", "shape_of", "same_shape", "provenance_changed")
 
 
 @pytest.fixture(params=IMPLEMENTATIONS)
@@ -216,3 +216,52 @@ def test_native_agrees_with_the_reference(a, data):
         assert impl.shape_of(a) == shape
         assert impl.same_shape(b, shape) == reference.same_shape(b, shape)
         assert impl.same_shape(a, shape)
+
+
+def test_provenance_changed_finds_matched_blocks_with_other_provenance(impl):
+    pre = window(4)
+    post = [pre[0],
+            dataclasses.replace(pre[1], handles=("tool:other",)),  # other handles
+            Block.from_json(pre[2].to_json()),  # equal, new objects
+            dataclasses.replace(pre[3], derived=True, derived_from=("tool:call_3",)),  # now derived
+            dataclasses.replace(pre[0], id="new", derived=True),  # derived without derived_from
+            dataclasses.replace(pre[1], id="unmatched", handles=())]
+    assert impl.provenance_changed(post, [0, 1, 2, 3, 0, None], pre) == [1, 3, 4]
+    # a block compared with another pre block: any provenance difference counts
+    assert impl.provenance_changed([pre[0], pre[1]], [1, 0], pre) == [0, 1]
+    assert impl.provenance_changed([pre[0]], [0], pre) == []
+    # handles in another order are a difference here (the gate looks in detail later)
+    two = dataclasses.replace(pre[0], handles=("a:1", "b:2"))
+    assert impl.provenance_changed([dataclasses.replace(two, handles=("b:2", "a:1"))], [0], [two]) == [0]
+
+
+@pytest.mark.parametrize("match, exc, message", [
+    ([0, 5], InvalidArgumentError, r"match\[1\] = 5 is not an index of other \(there are 2\)"),
+    ([-1, 0], InvalidArgumentError, r"match\[0\] = -1"),
+    ([0, True], TypeError, r"match\[1\] must be an int or None, not bool"),
+    ([0, 1.0], TypeError, r"match\[1\] must be an int or None, not float"),
+    ([0], InvalidArgumentError, "match must have one item per block, got 1 for 2 blocks"),
+    ("ab", TypeError, "match must be a tuple or list, not str"),
+])
+def test_provenance_changed_refuses_a_bad_match(impl, match, exc, message):
+    with pytest.raises(exc, match=message):
+        impl.provenance_changed(window(2), match, window(2))
+
+
+def test_provenance_changed_checks_the_other_blocks(impl):
+    with pytest.raises(TypeError, match=r"blocks\[1\] must be a Block, not str"):
+        impl.provenance_changed(window(1), [0], [window(1)[0], "x"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(a=_blocks(), data=st.data())
+def test_provenance_changed_native_agrees_with_the_reference(a, data):
+    b = [data.draw(st.sampled_from([block, Block.from_json(block.to_json()),
+                                    dataclasses.replace(block, derived=not block.derived),
+                                    dataclasses.replace(block, handles=data.draw(_HANDLES)),
+                                    dataclasses.replace(block, derived_from=data.draw(_HANDLES))]))
+         for block in a]
+    match = [data.draw(st.one_of(st.none(), st.integers(0, len(a) - 1))) for _ in b] if a else []
+    expected = _blockscan_py.provenance_changed(b, match, a)
+    for impl in both():
+        assert impl.provenance_changed(b, match, a) == expected

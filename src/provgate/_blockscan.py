@@ -9,5 +9,6 @@ block_texts = _impl.block_texts
 texts_changed = _impl.texts_changed
 shape_of = _impl.shape_of
 same_shape = _impl.same_shape
+provenance_changed = _impl.provenance_changed
 
-__all__ = ["IMPLEMENTATION", "SHAPE_FIELDS", "block_texts", "same_shape", "shape_of", "texts_changed"]
+__all__ = ["IMPLEMENTATION", "SHAPE_FIELDS", "block_texts", "provenance_changed", "same_shape", "shape_of", "texts_changed"]

@@ -10,10 +10,17 @@ them without building a tuple per block. It must agree exactly with the function
 the texts are compared by digest). Two windows have the same shape when block ``i`` of one
 equals block ``i`` of the other in every one of these fields.
 
+``provenance_changed(blocks, match, other)`` gives the positions ``j`` of blocks matched to a
+block of ``other`` (``match[j]`` an index of ``other``; ``None``: not matched) whose provenance
+fields ``(handles, derived, derived_from)`` differ from that block's, or that are tagged
+derived without a ``derived_from`` handle: the blocks whose text is unchanged but whose
+provenance the gate must look at again.
+
 Arguments: ``blocks`` is a tuple or list of :class:`provgate.window.Block`; ``texts`` and
 ``shape`` are lists or tuples as long as ``blocks``. A wrong container type or an item that is
 not a ``Block`` raises ``TypeError`` naming it; a length mismatch raises
-``InvalidArgumentError``.
+``InvalidArgumentError``; so does a ``match`` entry that is neither ``None`` nor an index of
+``other`` (``TypeError`` for a non-int, bool included).
 """
 
 from __future__ import annotations
@@ -31,6 +38,7 @@ SHAPE_FIELDS = ("id", "handles", "derived", "derived_from", "pinned", "resource"
 
 _TEXT = attrgetter("text")
 _SHAPE = attrgetter(*SHAPE_FIELDS)
+_PROVENANCE = attrgetter("handles", "derived", "derived_from")
 
 
 def check_blocks(blocks: Any) -> None:
@@ -76,3 +84,30 @@ def same_shape(blocks: Sequence[Block], shape: Sequence[tuple[Any, ...]]) -> boo
     """Does every block's ``SHAPE_FIELDS`` tuple equal ``shape[i]`` (as ``shape_of`` gives it)?"""
     check_parallel(blocks, shape, "shape")
     return all(map(eq, map(_SHAPE, blocks), shape))
+
+
+def check_match(match: Any, n_other: int) -> None:
+    for j, m in enumerate(match):
+        if m is None:
+            continue
+        if type(m) is not int:
+            raise TypeError(f"match[{j}] must be an int or None, not {type(m).__name__}")
+        if not 0 <= m < n_other:
+            raise InvalidArgumentError(f"match[{j}] = {m} is not an index of other (there are {n_other})",
+                                       argument="match")
+
+
+def provenance_changed(blocks: Sequence[Block], match: Sequence[int | None], other: Sequence[Block]) -> list[int]:
+    """Positions of matched blocks whose provenance differs from their match's, or that are
+    derived without a derived_from handle (module docstring)."""
+    check_parallel(blocks, match, "match")
+    check_blocks(other)
+    check_match(match, len(other))
+    out = []
+    for j, (block, m) in enumerate(zip(blocks, match)):
+        if m is None:
+            continue
+        mine = _PROVENANCE(block)
+        if mine != _PROVENANCE(other[m]) or (mine[1] and not mine[2]):
+            out.append(j)
+    return out

@@ -44,7 +44,7 @@ import numpy as np
 from blake3 import blake3
 
 from provgate import digests as _digests
-from provgate._blockscan import block_texts, same_shape, shape_of, texts_changed
+from provgate._blockscan import block_texts, provenance_changed, same_shape, shape_of, texts_changed
 from provgate._factdiff import (
     SortedFingerprints,
     absent_from_all,
@@ -1216,15 +1216,13 @@ class _Check:
         survives = self._text_survives(unused) if self.removed else None
         self.removed_content = [i for i in self.removed if not survives(pre.digests[i])]  # type: ignore[misc]
         # blocks kept with the same text but other provenance, or a bad derived tag: compared as
-        # (handles, derived, derived_from) tuples in C first, then in detail where they differ
+        # (handles, derived, derived_from) natively first, then in detail where they differ
         if in_place:
             # same metadata in the same order (so pre's list of bad derived tags is post's too):
             # only a block matched elsewhere can differ
             suspects = sorted({*moved, *(j for j in pre.bad_derived() if match[j] is not None)})
         else:
-            pre_meta = pre.meta()
-            suspects = [j for j, meta, m in zip(range(len(match)), post.meta(), match)
-                        if m is not None and (meta != pre_meta[m] or (meta[1] and not meta[2]))]
+            suspects = provenance_changed(post_blocks, match, pre_blocks)
         self.restated = [
             j for j in suspects
             for b, pb in ((post_blocks[j], pre_blocks[match[j]]),)  # type: ignore[index]
