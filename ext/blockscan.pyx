@@ -17,7 +17,7 @@ from cpython.tuple cimport PyTuple_New, PyTuple_SET_ITEM
 
 from provgate._blockscan_py import SHAPE_FIELDS, check_blocks, check_match, check_parallel
 
-__all__ = ["IMPLEMENTATION", "SHAPE_FIELDS", "block_texts", "provenance_changed", "same_shape", "shape_of", "texts_changed"]
+__all__ = ["IMPLEMENTATION", "SHAPE_FIELDS", "block_texts", "bad_derived", "by_provenance", "holding", "provenance_changed", "same_shape", "shape_of", "texts_changed"]
 from provgate.window import Block
 
 IMPLEMENTATION = "native"
@@ -195,5 +195,56 @@ def provenance_changed(blocks, match, other):
                 or not _equal(mine_derived, _field(theirs, _provenance_offsets[1], "derived"))
                 or not _equal(mine_from, _field(theirs, _provenance_offsets[2], "derived_from"))
                 or (mine_derived and not mine_from)):
+            out.append(j)
+    return out
+
+
+def holding(blocks, handles):
+    cdef tuple items = _blocks_tuple(blocks)
+    cdef bint exact = type(handles) is set or type(handles) is frozenset
+    if not exact and not isinstance(handles, (set, frozenset)):
+        raise TypeError(f"handles must be a set or frozenset, not {type(handles).__name__}")
+    cdef Py_ssize_t i, k, n = len(items)
+    cdef tuple names
+    cdef list out = []
+    for i in range(n):
+        mine = _field(items[i], _provenance_offsets[0], "handles")
+        if exact and type(mine) is tuple:
+            names = <tuple>mine
+            for k in range(len(names)):
+                if names[k] in handles:
+                    out.append(i)
+                    break
+        elif not handles.isdisjoint(mine):  # anything unusual: exactly as the reference
+            out.append(i)
+    return out
+
+
+def by_provenance(blocks):
+    cdef tuple items = _blocks_tuple(blocks)
+    cdef Py_ssize_t j, n = len(items)
+    cdef dict groups = {}
+    for j in range(n):
+        block = items[j]
+        if _field(block, _provenance_offsets[1], "derived"):
+            source = _field(block, _provenance_offsets[2], "derived_from")
+        else:
+            source = _field(block, _provenance_offsets[0], "handles")
+        for h in source:
+            positions = groups.get(h)
+            if positions is None:
+                groups[h] = [j]
+            else:
+                (<list>positions).append(j)
+    return groups
+
+
+def bad_derived(blocks):
+    cdef tuple items = _blocks_tuple(blocks)
+    cdef Py_ssize_t j, n = len(items)
+    cdef list out = []
+    for j in range(n):
+        block = items[j]
+        if _field(block, _provenance_offsets[1], "derived") and not _field(block, _provenance_offsets[2], "derived_from"):
             out.append(j)
     return out

@@ -15,7 +15,8 @@ from provgate import _blockscan, _blockscan_py
 from provgate.errors import InvalidArgumentError
 from provgate.window import Block, Window
 
-FUNCTIONS = ("block_texts", "texts_changed", "shape_of", "same_shape", "provenance_changed")
+FUNCTIONS = ("block_texts", "texts_changed", "shape_of", "same_shape", "provenance_changed", "holding",
+             "by_provenance", "bad_derived")
 
 
 @pytest.fixture(params=IMPLEMENTATIONS)
@@ -265,3 +266,33 @@ def test_provenance_changed_native_agrees_with_the_reference(a, data):
     expected = _blockscan_py.provenance_changed(b, match, a)
     for impl in both():
         assert impl.provenance_changed(b, match, a) == expected
+
+
+def test_provenance_indexes(impl):
+    blocks = [Block("a", "tool", "x\n", ("tool:1", "tool:2")),
+              Block("b", "summary", "y\n", (), True, ("tool:2", "tool:3")),
+              Block("c", "summary", "z\n", ("tool:9",), True, ()),  # derived: its handles do not ground it
+              Block("d", "tool", "w\n", ("tool:3",))]
+    assert impl.holding(blocks, {"tool:2"}) == [0]
+    assert impl.holding(blocks, frozenset({"tool:3", "tool:9"})) == [2, 3]
+    assert impl.holding(blocks, set()) == []
+    assert impl.by_provenance(blocks) == {"tool:1": [0], "tool:2": [0, 1], "tool:3": [1, 3]}
+    assert list(impl.by_provenance(blocks)) == ["tool:1", "tool:2", "tool:3"]  # first appearance
+    assert impl.bad_derived(blocks) == [2]
+    with pytest.raises(TypeError, match="handles must be a set or frozenset, not list"):
+        impl.holding(blocks, ["tool:2"])
+    with pytest.raises(TypeError, match=r"blocks\[0\] must be a Block, not int"):
+        impl.by_provenance([1])
+
+
+@settings(max_examples=300, deadline=None)
+@given(a=_blocks(), wanted=st.frozensets(st.sampled_from(["tool:a", "tool:b", "file:c", "x"])))
+def test_provenance_indexes_native_agree_with_the_reference(a, wanted):
+    class Wanted(set):
+        pass
+
+    for impl in both():
+        assert impl.holding(a, wanted) == _blockscan_py.holding(a, wanted)
+        assert impl.holding(a, Wanted(wanted)) == _blockscan_py.holding(a, wanted)
+        assert list(impl.by_provenance(a).items()) == list(_blockscan_py.by_provenance(a).items())
+        assert impl.bad_derived(a) == _blockscan_py.bad_derived(a)

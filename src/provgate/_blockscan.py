@@ -10,5 +10,8 @@ texts_changed = _impl.texts_changed
 shape_of = _impl.shape_of
 same_shape = _impl.same_shape
 provenance_changed = _impl.provenance_changed
+holding = _impl.holding
+by_provenance = _impl.by_provenance
+bad_derived = _impl.bad_derived
 
-__all__ = ["IMPLEMENTATION", "SHAPE_FIELDS", "block_texts", "provenance_changed", "same_shape", "shape_of", "texts_changed"]
+__all__ = ["IMPLEMENTATION", "SHAPE_FIELDS", "bad_derived", "block_texts", "by_provenance", "holding", "provenance_changed", "same_shape", "shape_of", "texts_changed"]

@@ -16,6 +16,12 @@ fields ``(handles, derived, derived_from)`` differ from that block's, or that ar
 derived without a ``derived_from`` handle: the blocks whose text is unchanged but whose
 provenance the gate must look at again.
 
+Indexes of one window's provenance: ``holding(blocks, handles)`` gives the positions of the
+blocks naming one of ``handles`` (a set or frozenset of str) in their ``handles``;
+``by_provenance(blocks)`` maps each handle to the positions of the blocks it grounds (their
+``derived_from`` for a derived block, else their ``handles``), in first-appearance order;
+``bad_derived(blocks)`` gives the positions of derived blocks without a ``derived_from``.
+
 Arguments: ``blocks`` is a tuple or list of :class:`provgate.window.Block`; ``texts`` and
 ``shape`` are lists or tuples as long as ``blocks``. A wrong container type or an item that is
 not a ``Block`` raises ``TypeError`` naming it; a length mismatch raises
@@ -111,3 +117,28 @@ def provenance_changed(blocks: Sequence[Block], match: Sequence[int | None], oth
         if mine != _PROVENANCE(other[m]) or (mine[1] and not mine[2]):
             out.append(j)
     return out
+
+
+def holding(blocks: Sequence[Block], handles: set[str] | frozenset[str]) -> list[int]:
+    """Positions of the blocks naming one of ``handles`` in their ``handles``."""
+    check_blocks(blocks)
+    if not isinstance(handles, (set, frozenset)):
+        raise TypeError(f"handles must be a set or frozenset, not {type(handles).__name__}")
+    return [i for i, block in enumerate(blocks) if not handles.isdisjoint(block.handles)]
+
+
+def by_provenance(blocks: Sequence[Block]) -> dict[str, list[int]]:
+    """Handle -> positions of the blocks it grounds (derived_from of a derived block, else
+    handles)."""
+    check_blocks(blocks)
+    groups: dict[str, list[int]] = {}
+    for j, block in enumerate(blocks):
+        for h in block.derived_from if block.derived else block.handles:
+            groups.setdefault(h, []).append(j)
+    return groups
+
+
+def bad_derived(blocks: Sequence[Block]) -> list[int]:
+    """Positions of derived blocks that name no derived_from handle."""
+    check_blocks(blocks)
+    return [j for j, block in enumerate(blocks) if block.derived and not block.derived_from]

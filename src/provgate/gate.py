@@ -43,6 +43,7 @@ from typing import Any
 import numpy as np
 from blake3 import blake3
 
+from provgate import _blockscan
 from provgate import digests as _digests
 from provgate._blockscan import block_texts, provenance_changed, same_shape, shape_of, texts_changed
 from provgate._factdiff import (
@@ -300,7 +301,7 @@ class _Shape:
     (the usual rewrite of a few texts in place, a session's next one-block edit) hold one
     ``_Shape`` between them, so an index built for either serves both."""
 
-    __slots__ = ("ids", "id_pos", "meta", "bad_derived", "handle_union", "derived_union",
+    __slots__ = ("ids", "id_pos", "bad_derived", "handle_union", "derived_union",
                  "handle_block", "holding", "pinned", "resources", "by_resource", "by_provenance", "resolved", "fields")
 
     def __init__(self) -> None:
@@ -309,7 +310,6 @@ class _Shape:
         self.fields: list[tuple[Any, ...]] | None = None
         self.ids: list[str] | None = None
         self.id_pos: Mapping[str, int] | None = None
-        self.meta: list[tuple[Any, ...]] | None = None
         self.bad_derived: list[int] | None = None
         self.handle_union: frozenset[str] | None = None
         self.derived_union: frozenset[str] | None = None
@@ -456,15 +456,8 @@ class _Side:
         """Positions of derived blocks that name no derived_from handle."""
         ix = self.ix
         if ix.bad_derived is None:
-            ix.bad_derived = [j for j, m in enumerate(self.meta()) if m[1] and not m[2]]
+            ix.bad_derived = _blockscan.bad_derived(self.blocks)
         return ix.bad_derived
-
-    def meta(self) -> list[tuple[Any, ...]]:
-        """Per block: (handles, derived, derived_from), compared as one tuple."""
-        ix = self.ix
-        if ix.meta is None:
-            ix.meta = list(map(_PROVENANCE_FIELDS, self.blocks))
-        return ix.meta
 
     def handle_union(self) -> frozenset[str]:
         """Every handle a block names in ``handles`` or ``derived_from``."""
@@ -525,7 +518,7 @@ class _Side:
         ix = self.ix
         key = frozenset(handles)
         if ix.holding is None or ix.holding[0] != key:
-            ix.holding = (key, [i for i, m in enumerate(self.meta()) if not key.isdisjoint(m[0])])
+            ix.holding = (key, _blockscan.holding(self.blocks, key))
         return ix.holding[1]
 
     def pinned(self) -> list[int]:
@@ -553,11 +546,7 @@ class _Side:
         else handles)."""
         ix = self.ix
         if ix.by_provenance is None:
-            groups: dict[str, list[int]] = {}
-            for j, (handles, derived, derived_from) in enumerate(self.meta()):
-                for h in derived_from if derived else handles:
-                    groups.setdefault(h, []).append(j)
-            ix.by_provenance = groups
+            ix.by_provenance = _blockscan.by_provenance(self.blocks)
         return ix.by_provenance
 
     def facts(self, gate: Gate, pending: dict[bytes, bytes]) -> list[_Facts]:
@@ -2128,7 +2117,6 @@ _BLOCK_ID = attrgetter("id")
 _HANDLES = attrgetter("handles")
 _RESOURCE = attrgetter("resource")
 _DERIVED_FROM = attrgetter("derived_from")
-_PROVENANCE_FIELDS = attrgetter("handles", "derived", "derived_from")
 _PINNED = attrgetter("pinned")
 _N_FACTS = attrgetter("n_facts")
 _N_MARKERS = attrgetter("n_markers")
