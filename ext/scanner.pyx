@@ -19,6 +19,7 @@ import numpy as np
 
 cimport numpy as cnp
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_GET_SIZE
+from cpython.unicode cimport PyUnicode_DecodeUTF8
 from libc.stdint cimport int64_t, uint8_t, uint16_t, uint32_t, uint64_t
 from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memchr, memcmp, memcpy, memmove, memset
@@ -2853,3 +2854,43 @@ def _extract_columns_with_python_hashing(data, max_spans, key):
     for c in out:
         c.flags.writeable = False
     return out
+
+
+# ---- citation-marker names of a fact table -------------------------------------------------------
+
+def span_values(data, kind, value_start, value_end, wanted):
+    """The distinct value texts of the rows of kind ``wanted``, decoded, in order of first
+    appearance; the specification is ``provgate._scanner_py.span_values``. One pass over the
+    kind column in C, a str made only for each wanted row."""
+    from provgate._scanner_py import check_span_columns
+    from provgate.errors import InvalidArgumentError
+    if not (type(data) is bytes and type(kind) is np.ndarray and type(value_start) is np.ndarray
+            and type(value_end) is np.ndarray and type(wanted) is int and 0 <= wanted <= 255):
+        check_span_columns(data, kind, value_start, value_end, wanted)  # raises
+    cdef cnp.ndarray k_arr = kind, s_arr = value_start, e_arr = value_end
+    if not (k_arr.ndim == 1 and cnp.PyArray_TYPE(k_arr) == cnp.NPY_UINT8
+            and s_arr.ndim == 1 and cnp.PyArray_TYPE(s_arr) == cnp.NPY_INT64
+            and e_arr.ndim == 1 and cnp.PyArray_TYPE(e_arr) == cnp.NPY_INT64
+            and s_arr.shape[0] == k_arr.shape[0] and e_arr.shape[0] == k_arr.shape[0]):
+        check_span_columns(data, kind, value_start, value_end, wanted)  # raises
+    # strided reads: a table's columns may be views
+    cdef Py_ssize_t n = k_arr.shape[0], row
+    cdef Py_ssize_t k_stride = k_arr.strides[0], s_stride = s_arr.strides[0], e_stride = e_arr.strides[0]
+    cdef const char* kp = <const char*>cnp.PyArray_DATA(k_arr)
+    cdef const char* sp = <const char*>cnp.PyArray_DATA(s_arr)
+    cdef const char* ep = <const char*>cnp.PyArray_DATA(e_arr)
+    cdef const char* d = PyBytes_AS_STRING(data)
+    cdef Py_ssize_t size = PyBytes_GET_SIZE(data)
+    cdef uint8_t target = wanted
+    cdef int64_t a, b
+    cdef dict names = {}
+    for row in range(n):
+        if (<const uint8_t*>(kp + row * k_stride))[0] != target:
+            continue
+        a = (<const int64_t*>(sp + row * s_stride))[0]
+        b = (<const int64_t*>(ep + row * e_stride))[0]
+        if not (0 <= a <= b <= size):
+            raise InvalidArgumentError(f"the value span of row {row}, [{a}, {b}), is outside the {size} bytes of data",
+                                       argument="value_start")
+        names[PyUnicode_DecodeUTF8(d + a, b - a, NULL)] = None
+    return tuple(names)

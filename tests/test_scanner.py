@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from conftest import IMPLEMENTATIONS, NO_EXTENSIONS, load_implementation
 from provgate import _scanner_py
-from provgate.errors import LimitExceededError, SpanError
+from provgate.errors import InvalidArgumentError, LimitExceededError, SpanError
 from scanner_helpers import (
     all_text,
     any_bytes,
@@ -912,3 +912,58 @@ def test_utf8_error_offset_after_long_ascii(impl, tail):
     for k in list(range(0, 140)) + [1000, 4095, 4096, 4097, 70000]:
         data = b"a" * k + tail + b"b" * (k % 70)
         assert impl.utf8_error_offset(data) == _scanner_py.utf8_error_offset(data), (k, tail)
+
+
+# -- span_values: the distinct value texts of one kind of row (the gate's marker names) ------
+
+def _marker_table(text: str):
+    from provgate.facts import extract
+    return extract(text)
+
+
+def test_span_values_are_the_distinct_markers_in_order(impl):
+    t = _marker_table("per [src:call_8] and [src:doc:guide], again [src:call_8]; [src:ünï] x=1\n")
+    from provgate.facts import Kind
+    cit = int(Kind.CITATION)
+    got = impl.span_values(t.data, t.kind, t.value_start, t.value_end, cit)
+    assert got == ("call_8", "doc:guide", "ünï")
+    assert impl.span_values(t.data, t.kind, t.value_start, t.value_end, 255) == ()
+    # views: every other row of the columns, read through their strides
+    rows = slice(None, None, 2)
+    expected = _scanner_py.span_values(t.data, t.kind[rows].copy(), t.value_start[rows].copy(),
+                                       t.value_end[rows].copy(), cit)
+    assert impl.span_values(t.data, t.kind[rows], t.value_start[rows], t.value_end[rows], cit) == expected
+
+
+@settings(max_examples=200, deadline=None)
+@given(text=st.lists(st.sampled_from(["[src:", "a", "]", "b:c", " ", "é", "😀", "\n", "x=1"]), max_size=30).map("".join))
+def test_span_values_native_agree_with_the_reference(text):
+    from provgate.facts import Kind
+    t = _marker_table(text)
+    for wanted in (int(Kind.CITATION), int(Kind.IDENTIFIER), int(Kind.KV)):
+        expected = _scanner_py.span_values(t.data, t.kind, t.value_start, t.value_end, wanted)
+        for which in IMPLEMENTATIONS:
+            got = load_implementation("scanner", "_scanner_py", which).span_values(
+                t.data, t.kind, t.value_start, t.value_end, wanted)
+            assert got == expected
+
+
+def test_span_values_refuse_bad_input(impl):
+    kind = np.array([3, 3], dtype=np.uint8)
+    vs, ve = np.array([0, 1], dtype=np.int64), np.array([1, 9], dtype=np.int64)
+    with pytest.raises(TypeError, match="data must be bytes, not str"):
+        impl.span_values("ab", kind, vs, ve, 3)
+    with pytest.raises(TypeError, match="kind must be a 1-D uint8 array"):
+        impl.span_values(b"ab", kind.astype(np.int64), vs, ve, 3)
+    with pytest.raises(TypeError, match="value_end must be a 1-D int64 array"):
+        impl.span_values(b"ab", kind, vs, ve.astype(np.int32), 3)
+    with pytest.raises(InvalidArgumentError, match="value_start has 1 rows for 2 kinds"):
+        impl.span_values(b"ab", kind, vs[:1], ve, 3)
+    with pytest.raises(TypeError, match="wanted must be an int, not bool"):
+        impl.span_values(b"ab", kind, vs, ve, True)
+    with pytest.raises(InvalidArgumentError, match="wanted must be in 0..255, got 300"):
+        impl.span_values(b"ab", kind, vs, ve, 300)
+    with pytest.raises(InvalidArgumentError, match=r"the value span of row 1, \[1, 9\), is outside the 2 bytes"):
+        impl.span_values(b"ab", kind, vs, ve, 3)
+    with pytest.raises(UnicodeDecodeError):
+        impl.span_values(b"\xff\xfe", kind, vs, np.array([1, 2], dtype=np.int64), 3)

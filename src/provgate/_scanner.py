@@ -9,5 +9,6 @@ scan = _impl.scan
 utf8_error_offset = _impl.utf8_error_offset
 frame_facts = _impl.frame_facts
 extract_columns = _impl.extract_columns
+span_values = _impl.span_values
 
-__all__ = ["IMPLEMENTATION", "extract_columns", "frame_facts", "scan", "utf8_error_offset"]
+__all__ = ["IMPLEMENTATION", "extract_columns", "frame_facts", "scan", "span_values", "utf8_error_offset"]

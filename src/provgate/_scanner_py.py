@@ -66,7 +66,7 @@ from typing import Any
 
 import numpy as np
 
-from provgate.errors import LimitExceededError
+from provgate.errors import InvalidArgumentError, LimitExceededError
 
 IMPLEMENTATION = "reference"
 
@@ -890,3 +890,36 @@ def extract_columns(data: Any, max_spans: int, key: bytes) -> tuple[np.ndarray, 
     for column in out:
         column.flags.writeable = False
     return out
+
+
+def check_span_columns(data: Any, kind: Any, value_start: Any, value_end: Any, wanted: Any) -> None:
+    """The arguments of ``span_values`` (messages shared by both implementations)."""
+    if type(data) is not bytes:
+        raise TypeError(f"data must be bytes, not {type(data).__name__}")
+    if not isinstance(kind, np.ndarray) or kind.dtype != np.uint8 or kind.ndim != 1:
+        raise TypeError("kind must be a 1-D uint8 array")
+    for column, name in ((value_start, "value_start"), (value_end, "value_end")):
+        if not isinstance(column, np.ndarray) or column.dtype != np.int64 or column.ndim != 1:
+            raise TypeError(f"{name} must be a 1-D int64 array")
+        if column.shape[0] != kind.shape[0]:
+            raise InvalidArgumentError(f"{name} has {column.shape[0]} rows for {kind.shape[0]} kinds", argument=name)
+    if type(wanted) is not int:
+        raise TypeError(f"wanted must be an int, not {type(wanted).__name__}")
+    if not 0 <= wanted <= 255:
+        raise InvalidArgumentError(f"wanted must be in 0..255, got {wanted}", argument="wanted")
+
+
+def span_values(data: Any, kind: Any, value_start: Any, value_end: Any, wanted: Any) -> tuple[str, ...]:
+    """The distinct value texts of the rows of kind ``wanted``, decoded from UTF-8, in order of
+    first appearance (the gate's citation-marker names of a fact table). A value span outside
+    ``data`` raises ``InvalidArgumentError`` naming its row; bytes that are not UTF-8 raise
+    ``UnicodeDecodeError``."""
+    check_span_columns(data, kind, value_start, value_end, wanted)
+    names: dict[str, None] = {}
+    for row in np.flatnonzero(kind == wanted).tolist():
+        a, b = int(value_start[row]), int(value_end[row])
+        if not 0 <= a <= b <= len(data):
+            raise InvalidArgumentError(f"the value span of row {row}, [{a}, {b}), is outside the {len(data)} bytes of data",
+                                       argument="value_start")
+        names[data[a:b].decode("utf-8")] = None
+    return tuple(names)

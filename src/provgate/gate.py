@@ -55,6 +55,7 @@ from provgate._factdiff import (
 )
 from provgate._hashing import hash_buffers
 from provgate._matching import occurs_at_boundaries
+from provgate._scanner import span_values
 from provgate._scanner_py import normalize_value
 from provgate._textnorm import same_after_normalisation
 from provgate._textnorm_py import (
@@ -158,16 +159,9 @@ class _Facts:
             if self.n_markers == 0:
                 self._markers = ()
             else:
+                # a marker's value is the handle name as written (no normalisation)
                 t = self.table
-                kinds, data = t.kind.tobytes(), t.data
-                starts, ends = t.value_start.tolist(), t.value_end.tolist()
-                names: dict[str, None] = {}
-                row = kinds.find(_CITATION_BYTE)
-                while row >= 0:
-                    # a marker's value is the handle name as written (no normalisation)
-                    names[data[starts[row]:ends[row]].decode("utf-8")] = None
-                    row = kinds.find(_CITATION_BYTE, row + 1)
-                self._markers = tuple(names)
+                self._markers = span_values(t.data, t.kind, t.value_start, t.value_end, _KIND_CITATION)
         return self._markers
 
     def groundable_rows(self) -> np.ndarray:

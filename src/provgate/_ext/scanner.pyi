@@ -40,3 +40,7 @@ def frame_facts(
     value_kind: npt.ArrayLike,
 ) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.int64], npt.NDArray[np.int64]]: ...
 def _set_block_masks(which: Literal["avx2", "baseline"]) -> str: ...  # for the tests
+def span_values(
+    data: bytes, kind: npt.NDArray[np.uint8], value_start: npt.NDArray[np.int64], value_end: npt.NDArray[np.int64],
+    wanted: int,
+) -> tuple[str, ...]: ...
