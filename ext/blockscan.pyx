@@ -109,20 +109,9 @@ cdef tuple _shape(object block):
     return fields
 
 
-def block_texts(blocks):
-    cdef tuple items = _blocks_tuple(blocks)
-    cdef Py_ssize_t i, n = len(items)
-    cdef list out = PyList_New(n)
-    for i in range(n):
-        text = _field(items[i], _text_offset, _text_name)
-        Py_INCREF(text)
-        PyList_SET_ITEM(out, i, text)
-    return out
-
-
-def texts_changed(blocks, texts):
-    cdef tuple items = _blocks_tuple(blocks)
-    cdef tuple before = _parallel_tuple(items, texts, "texts")
+cdef tuple _texts(tuple items, tuple before):
+    """(the blocks' texts, the positions whose text is not the object at that position of
+    ``before``; empty when ``before`` is None)."""
     cdef Py_ssize_t i, n = len(items)
     cdef list out = PyList_New(n)
     cdef list differ = []
@@ -130,9 +119,18 @@ def texts_changed(blocks, texts):
         text = _field(items[i], _text_offset, _text_name)
         Py_INCREF(text)
         PyList_SET_ITEM(out, i, text)
-        if text is not before[i]:
+        if before is not None and text is not before[i]:
             differ.append(i)
     return out, differ
+
+
+def block_texts(blocks):
+    return _texts(_blocks_tuple(blocks), None)[0]
+
+
+def texts_changed(blocks, texts):
+    cdef tuple items = _blocks_tuple(blocks)
+    return _texts(items, _parallel_tuple(items, texts, "texts"))
 
 
 def shape_of(blocks):

@@ -706,12 +706,16 @@ cdef class SortedFingerprints:
         return f"SortedFingerprints({self._rows.shape[0]} rows)"
 
 
-cdef list _set_pointers(object sets, cnp.ndarray ptrs, cnp.ndarray lens):
-    """Fill ``ptrs`` (k, 2) with each set's rows and run index (0: none) and ``lens`` (k, 2)
-    with its row count and run shift, vetting the order of any set that is not a
-    SortedFingerprints; returns the list that keeps them alive."""
+cdef tuple _set_pointers(object sets):
+    """``(owners, ptrs, lens)``: ``ptrs`` (k, 2) holds each set's rows and run index (0: none),
+    ``lens`` (k, 2) its row count and run shift; the order of any set that is not a
+    SortedFingerprints is vetted; ``owners`` keeps every array alive while they are read."""
+    if not isinstance(sets, (list, tuple)):
+        raise TypeError(f"sets must be a list or tuple of fingerprint arrays, not {type(sets).__name__}")
     cdef Py_ssize_t k = len(sets), s
-    cdef list owners = list(sets)  # the arrays stay alive (and referenced here) while we read them
+    cdef list owners = list(sets)
+    cdef cnp.ndarray ptrs = np.empty((k, 2), dtype=np.uintp)
+    cdef cnp.ndarray lens = np.empty((k, 2), dtype=np.int64)
     cdef size_t* p_ptrs = <size_t*>cnp.PyArray_DATA(ptrs)
     cdef offset_t* p_lens = index_ptr(lens)
     cdef cnp.ndarray arr
@@ -737,7 +741,7 @@ cdef list _set_pointers(object sets, cnp.ndarray ptrs, cnp.ndarray lens):
             ok = is_sorted(<const fp_word_t*>p_ptrs[2 * s], p_lens[2 * s])
         if not ok:
             raise _unsorted_error(arr, f"sets[{s}]")
-    return owners
+    return owners, ptrs, lens
 
 
 cdef inline bint absent_in_group(const size_t* p_ptrs, const offset_t* p_lens, const offset_t* p_members,
@@ -761,12 +765,9 @@ def absent_from_all(queries, sets, *, groups=None, query_group=None):
     group)? One binary search per query per set, without the GIL; the sets' order is vetted
     first."""
     check_fingerprints(queries, "queries")
-    if not isinstance(sets, (list, tuple)):
-        raise TypeError(f"sets must be a list or tuple of fingerprint arrays, not {type(sets).__name__}")
-    cdef Py_ssize_t k = len(sets)
-    cdef cnp.ndarray ptrs = np.empty((k, 2), dtype=np.uintp)
-    cdef cnp.ndarray lens = np.empty((k, 2), dtype=np.int64)
-    owners = _set_pointers(sets, ptrs, lens)
+    owners, ptrs_a, lens_a = _set_pointers(sets)
+    cdef Py_ssize_t k = len(owners)
+    cdef cnp.ndarray ptrs = ptrs_a, lens = lens_a
     cdef const size_t* p_ptrs = <const size_t*>cnp.PyArray_DATA(ptrs)
     cdef const offset_t* p_lens = index_ptr(lens)
     cdef offset_t n = queries.shape[0], i, g
@@ -823,12 +824,9 @@ def absent_rows(kinds, pair_fps, value_fps, sets, *, groups, skip_kind, pair_kin
     n_tables = len(kind_cols)
     if type(groups) is not list and type(groups) is not tuple or len(groups) != n_tables:
         check_groups_per_table(groups, n_tables)  # raises
-    if not isinstance(sets, (list, tuple)):
-        raise TypeError(f"sets must be a list or tuple of fingerprint arrays, not {type(sets).__name__}")
-    cdef Py_ssize_t k = len(sets)
-    cdef cnp.ndarray ptrs = np.empty((k, 2), dtype=np.uintp)
-    cdef cnp.ndarray lens = np.empty((k, 2), dtype=np.int64)
-    owners = _set_pointers(sets, ptrs, lens)
+    owners, ptrs_a, lens_a = _set_pointers(sets)
+    cdef Py_ssize_t k = len(owners)
+    cdef cnp.ndarray ptrs = ptrs_a, lens = lens_a
     offsets_a, members_a, _ = flat_grouping(groups, np.arange(n_tables, dtype=np.int64), n_tables, k,
                                            "tables", "sets", "query_group")
     cdef cnp.ndarray offsets_arr = offsets_a, members_arr = members_a
