@@ -16,9 +16,10 @@ from cpython.list cimport PyList_New, PyList_SET_ITEM
 from cpython.tuple cimport PyTuple_New, PyTuple_SET_ITEM
 
 from provgate._blockscan_py import SHAPE_FIELDS, check_blocks, check_match, check_parallel
-
-__all__ = ["IMPLEMENTATION", "SHAPE_FIELDS", "block_texts", "bad_derived", "by_provenance", "holding", "provenance_changed", "same_shape", "shape_of", "texts_changed"]
 from provgate.window import Block
+
+__all__ = ["IMPLEMENTATION", "SHAPE_FIELDS", "bad_derived", "block_texts", "by_provenance", "holding",
+           "provenance_changed", "same_shape", "shape_of", "texts_changed"]
 
 IMPLEMENTATION = "native"
 
@@ -31,7 +32,8 @@ cdef extern from "Python.h":
     enum:
         T_OBJECT_EX
 
-DEF N_SHAPE = 6
+cdef enum:
+    N_SHAPE = 6  # len(SHAPE_FIELDS), asserted below
 
 cdef object _block_type = Block
 cdef PyObject* _block_type_ptr = <PyObject*>Block
