@@ -816,10 +816,6 @@ def absent_rows(kinds, pair_fps, value_fps, sets, *, groups, skip_kind, pair_kin
         columns = (list(kinds), list(pair_fps), list(value_fps))  # private: the loop relies on them
     else:
         columns = check_tables(kinds, pair_fps, value_fps, skip_kind, pair_kind)  # raises, or converts
-        columns = (list(columns[0]), columns[1], columns[2])
-        for t in range(len(columns[0])):
-            if not _is_kind_array(columns[0][t]):
-                columns[0][t] = np.ascontiguousarray(columns[0][t])
     cdef list kind_cols = columns[0], pair_cols = columns[1], value_cols = columns[2]
     n_tables = len(kind_cols)
     if type(groups) is not list and type(groups) is not tuple or len(groups) != n_tables:

@@ -26,7 +26,8 @@ from libc.string cimport memchr, memcmp, memcpy, memmove, memset
 
 from _types cimport byte_t, offset_t
 
-from provgate.errors import LimitExceededError, SpanError
+from provgate._scanner_py import check_span_columns
+from provgate.errors import InvalidArgumentError, LimitExceededError, SpanError
 
 cnp.import_array()
 
@@ -2858,21 +2859,20 @@ def _extract_columns_with_python_hashing(data, max_spans, key):
 
 # ---- citation-marker names of a fact table -------------------------------------------------------
 
+cdef inline bint _is_column(object column, int type_num):
+    return (type(column) is np.ndarray and (<cnp.ndarray>column).ndim == 1
+            and cnp.PyArray_TYPE(<cnp.ndarray>column) == type_num)
+
+
 def span_values(data, kind, value_start, value_end, wanted):
     """The distinct value texts of the rows of kind ``wanted``, decoded, in order of first
     appearance; the specification is ``provgate._scanner_py.span_values``. One pass over the
     kind column in C, a str made only for each wanted row."""
-    from provgate._scanner_py import check_span_columns
-    from provgate.errors import InvalidArgumentError
-    if not (type(data) is bytes and type(kind) is np.ndarray and type(value_start) is np.ndarray
-            and type(value_end) is np.ndarray and type(wanted) is int and 0 <= wanted <= 255):
+    if not (type(data) is bytes and _is_column(kind, cnp.NPY_UINT8) and _is_column(value_start, cnp.NPY_INT64)
+            and _is_column(value_end, cnp.NPY_INT64) and type(wanted) is int and 0 <= wanted <= 255
+            and len(value_start) == len(kind) and len(value_end) == len(kind)):
         check_span_columns(data, kind, value_start, value_end, wanted)  # raises
     cdef cnp.ndarray k_arr = kind, s_arr = value_start, e_arr = value_end
-    if not (k_arr.ndim == 1 and cnp.PyArray_TYPE(k_arr) == cnp.NPY_UINT8
-            and s_arr.ndim == 1 and cnp.PyArray_TYPE(s_arr) == cnp.NPY_INT64
-            and e_arr.ndim == 1 and cnp.PyArray_TYPE(e_arr) == cnp.NPY_INT64
-            and s_arr.shape[0] == k_arr.shape[0] and e_arr.shape[0] == k_arr.shape[0]):
-        check_span_columns(data, kind, value_start, value_end, wanted)  # raises
     # strided reads: a table's columns may be views
     cdef Py_ssize_t n = k_arr.shape[0], row
     cdef Py_ssize_t k_stride = k_arr.strides[0], s_stride = s_arr.strides[0], e_stride = e_arr.strides[0]

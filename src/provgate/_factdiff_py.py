@@ -253,7 +253,7 @@ def absent_from_all(queries: Any, sets: Any, *, groups: Any = None, query_group:
 
 def check_tables(kinds: Any, pair_fps: Any, value_fps: Any, skip_kind: Any, pair_kind: Any) -> tuple[list[np.ndarray], ...]:
     """The three column lists of ``absent_rows``, checked (messages shared by both
-    implementations); fingerprint arrays made C-contiguous."""
+    implementations); every array made C-contiguous."""
     for value, name in ((kinds, "kinds"), (pair_fps, "pair_fps"), (value_fps, "value_fps")):
         if not isinstance(value, (list, tuple)):
             raise TypeError(f"{name} must be a list or tuple of arrays, not {type(value).__name__}")
@@ -266,7 +266,7 @@ def check_tables(kinds: Any, pair_fps: Any, value_fps: Any, skip_kind: Any, pair
             raise TypeError(f"{name} must be an int, not {type(value).__name__}")
         if not 0 <= value <= 255:
             raise InvalidArgumentError(f"{name} must be in 0..255, got {value}", argument=name)
-    out_pairs, out_values = [], []
+    out_kinds, out_pairs, out_values = [], [], []
     for t, kind in enumerate(kinds):
         if not isinstance(kind, np.ndarray) or kind.dtype != np.uint8 or kind.ndim != 1:
             what = type(kind).__name__ if not isinstance(kind, np.ndarray) else f"{kind.ndim}-D {kind.dtype} array"
@@ -276,7 +276,8 @@ def check_tables(kinds: Any, pair_fps: Any, value_fps: Any, skip_kind: Any, pair
             if column.shape[0] != kind.shape[0]:
                 raise InvalidArgumentError(f"{name} has {column.shape[0]} rows for {kind.shape[0]} kinds", argument=name)
             out.append(np.ascontiguousarray(column))
-    return list(kinds), out_pairs, out_values
+        out_kinds.append(np.ascontiguousarray(kind))
+    return out_kinds, out_pairs, out_values
 
 
 def check_groups_per_table(groups: Any, n_tables: int) -> None:
