@@ -817,16 +817,17 @@ class Gate:
     # -- caches shared by checks ----------------------------------------------------------------
 
     def digests(self, texts: list[str], path: str, pending: dict[bytes, bytes],
-                like: tuple[_Side, list[int]] | None = None) -> list[bytes]:
+                made_from: tuple[list[bytes], list[int]] | None = None) -> list[bytes]:
         """The text digests of a window's blocks (``texts``), hashing the texts this gate has
-        not seen. ``like``: the side of a window this one was probably made from, with the
-        positions whose text objects differ from it (its digest objects are reused elsewhere)."""
+        not seen. ``made_from``: the digests of a window this one was probably made from, with
+        the positions whose text objects differ from it (its digest objects are reused
+        elsewhere)."""
         get = self._text_digest.get
-        if like is not None:
+        if made_from is not None:
             # a window rewritten in place holds the very text objects of the window it was made
             # from, except where it changed: comparing pointers reads neither texts nor the cache
-            out = list(like[0].digests)
-            differ = like[1]
+            out = list(made_from[0])
+            differ = made_from[1]
             for i in differ:
                 out[i] = get(texts[i])
             missing = [i for i in differ if out[i] is None]
@@ -858,8 +859,9 @@ class Gate:
         blocks = window.blocks
         if like is not None and len(like.texts) == len(blocks):
             texts, differ = texts_changed(blocks, like.texts)
-            side = _Side(window, texts, self.digests(texts, path, pending, (like, differ)))
-            side._differ = (like.digests, differ)
+            made_from = (like.digests, differ)
+            side = _Side(window, texts, self.digests(texts, path, pending, made_from))
+            side._differ = made_from
         else:
             texts = block_texts(blocks)
             side = _Side(window, texts, self.digests(texts, path, pending))
@@ -1532,17 +1534,11 @@ class _Check:
             return [()] * len(requests)
         # the byte ranges of what is left, gathered once: a quote is searched for by what it
         # quotes, anything else by its literal text; an identifier is also looked up as a key
-        if len(tables) == 1:
-            only = tables[0]
+        firsts = np.fromiter(accumulate(sizes, initial=0), dtype=np.int64, count=len(sizes) + 1)
+        left = firsts[m_owner] + m_row  # the leftover rows' positions in the joined columns
 
-            def column(name: str) -> np.ndarray:
-                return getattr(only, name)[m_row]
-        else:
-            firsts = np.fromiter(accumulate(sizes, initial=0), dtype=np.int64, count=len(sizes) + 1)
-            left = firsts[m_owner] + m_row  # the leftover rows' positions in the joined columns
-
-            def column(name: str) -> np.ndarray:
-                return _joined([getattr(t, name) for t in tables])[left]
+        def column(name: str) -> np.ndarray:
+            return _joined([getattr(t, name) for t in tables])[left]
 
         m_kind = column("kind")
         value_start, value_end = column("value_start"), column("value_end")
