@@ -34,6 +34,10 @@ cdef extern from "Python.h":
 
 cdef enum:
     N_SHAPE = 6  # len(SHAPE_FIELDS), asserted below
+    # the provenance fields' places in SHAPE_FIELDS
+    HANDLES = 1
+    DERIVED = 2
+    DERIVED_FROM = 3
 
 cdef object _block_type = Block
 cdef PyObject* _block_type_ptr = <PyObject*>Block
@@ -42,9 +46,6 @@ cdef Py_ssize_t _text_offset = -1
 cdef Py_ssize_t _shape_offsets[N_SHAPE]
 cdef tuple _shape_names = tuple(SHAPE_FIELDS)
 _text_name = "text"
-# the provenance fields, in the reference's order: handles, derived, derived_from
-cdef Py_ssize_t _provenance_offsets[3]
-cdef tuple _provenance_names = ("handles", "derived", "derived_from")
 
 
 cdef Py_ssize_t _slot_offset(str name) except -2:
@@ -59,11 +60,11 @@ cdef Py_ssize_t _slot_offset(str name) except -2:
 
 
 assert len(SHAPE_FIELDS) == N_SHAPE
+assert SHAPE_FIELDS[HANDLES] == "handles" and SHAPE_FIELDS[DERIVED] == "derived"
+assert SHAPE_FIELDS[DERIVED_FROM] == "derived_from"
 _text_offset = _slot_offset("text")
 for _k in range(N_SHAPE):
     _shape_offsets[_k] = _slot_offset(SHAPE_FIELDS[_k])
-for _k in range(3):
-    _provenance_offsets[_k] = _slot_offset(_provenance_names[_k])
 
 
 cdef inline PyObject* _slot(object block, Py_ssize_t offset) noexcept:
@@ -90,6 +91,16 @@ cdef tuple _parallel_tuple(tuple blocks, object other, str name):
     return other if type(other) is tuple else tuple(other)
 
 
+cdef inline object _shape_field(object block, int k):
+    """Field ``SHAPE_FIELDS[k]`` of ``block``."""
+    return _field(block, _shape_offsets[k], _shape_names[k])
+
+
+cdef inline bint _equal(object a, object b) except -1:
+    # identity first: an unchanged field is usually the very object (ids, flags, None)
+    return a is b or PyObject_RichCompareBool(a, b, Py_EQ)
+
+
 cdef object _field(object block, Py_ssize_t offset, object name):
     """Field ``name`` of ``block``: by pointer for an exact Block, else through getattr (which
     also raises for an empty slot, as the reference would)."""
@@ -105,7 +116,7 @@ cdef tuple _shape(object block):
     cdef tuple fields = PyTuple_New(N_SHAPE)
     cdef Py_ssize_t k
     for k in range(N_SHAPE):
-        value = _field(block, _shape_offsets[k], _shape_names[k])
+        value = _shape_field(block, k)
         Py_INCREF(value)
         PyTuple_SET_ITEM(fields, k, value)
     return fields
@@ -160,15 +171,9 @@ def same_shape(blocks, shape):
             continue
         fields = <tuple>expected[i]
         for k in range(N_SHAPE):
-            value = _field(block, _shape_offsets[k], _shape_names[k])
-            # identity first: an unchanged field is usually the very object (ids, flags, None)
-            if value is not fields[k] and not PyObject_RichCompareBool(value, fields[k], Py_EQ):
+            if not _equal(_shape_field(block, k), fields[k]):
                 return False
     return True
-
-
-cdef inline bint _equal(object a, object b) except -1:
-    return a is b or PyObject_RichCompareBool(a, b, Py_EQ)
 
 
 def provenance_changed(blocks, match, other):
@@ -187,13 +192,12 @@ def provenance_changed(blocks, match, other):
             continue
         m = entry
         block = items[j]
-        mine_handles = _field(block, _provenance_offsets[0], "handles")
-        mine_derived = _field(block, _provenance_offsets[1], "derived")
-        mine_from = _field(block, _provenance_offsets[2], "derived_from")
         theirs = others[m]
-        if (not _equal(mine_handles, _field(theirs, _provenance_offsets[0], "handles"))
-                or not _equal(mine_derived, _field(theirs, _provenance_offsets[1], "derived"))
-                or not _equal(mine_from, _field(theirs, _provenance_offsets[2], "derived_from"))
+        mine_derived = _shape_field(block, DERIVED)
+        mine_from = _shape_field(block, DERIVED_FROM)
+        if (not _equal(_shape_field(block, HANDLES), _shape_field(theirs, HANDLES))
+                or not _equal(mine_derived, _shape_field(theirs, DERIVED))
+                or not _equal(mine_from, _shape_field(theirs, DERIVED_FROM))
                 or (mine_derived and not mine_from)):
             out.append(j)
     return out
@@ -208,7 +212,7 @@ def holding(blocks, handles):
     cdef tuple names
     cdef list out = []
     for i in range(n):
-        mine = _field(items[i], _provenance_offsets[0], "handles")
+        mine = _shape_field(items[i], HANDLES)
         if exact and type(mine) is tuple:
             names = <tuple>mine
             for k in range(len(names)):
@@ -226,10 +230,7 @@ def by_provenance(blocks):
     cdef dict groups = {}
     for j in range(n):
         block = items[j]
-        if _field(block, _provenance_offsets[1], "derived"):
-            source = _field(block, _provenance_offsets[2], "derived_from")
-        else:
-            source = _field(block, _provenance_offsets[0], "handles")
+        source = _shape_field(block, DERIVED_FROM if _shape_field(block, DERIVED) else HANDLES)
         for h in source:
             positions = groups.get(h)
             if positions is None:
@@ -245,6 +246,6 @@ def bad_derived(blocks):
     cdef list out = []
     for j in range(n):
         block = items[j]
-        if _field(block, _provenance_offsets[1], "derived") and not _field(block, _provenance_offsets[2], "derived_from"):
+        if _shape_field(block, DERIVED) and not _shape_field(block, DERIVED_FROM):
             out.append(j)
     return out
