@@ -779,3 +779,83 @@ def test_sorted_fingerprints_find_every_row_of_a_large_set(impl, n):
     expected = [tuple(r) not in present for r in queries.tolist()]
     assert impl.absent_from_all(queries, [frozen]).tolist() == expected
     assert impl.absent_from_all(queries, [data]).tolist() == expected
+
+
+# ---- positions: where each query row sits in a set of distinct rows ---------------------------
+
+
+def _positions_oracle(index_rows: np.ndarray, queries: list[np.ndarray]) -> list[int]:
+    at = {tuple(r): i for i, r in enumerate(index_rows.tolist())}
+    return [at.get(tuple(r), -1) for q in queries for r in q.tolist()]
+
+
+@SETTINGS
+@given(pair=fingerprint_arrays(), cut=st.integers(0, 40))
+def test_positions_find_each_row_or_minus_one(impl, pair, cut):
+    a, b = pair
+    index_rows = impl.unique_counts(a)[0]
+    # the queries split over two arrays (one may be empty): hits, misses and repeats
+    queries = [np.ascontiguousarray(b[:cut]), np.ascontiguousarray(b[cut:])]
+    out = impl.positions(impl.SortedFingerprints(index_rows), queries)
+    assert out.dtype == np.int64 and out.ndim == 1
+    assert out.tolist() == _positions_oracle(index_rows, queries)
+
+
+@_only_with_native
+@SETTINGS
+@given(pair=fingerprint_arrays())
+def test_positions_native_equals_reference(pair):
+    a, b = pair
+    native, reference = _load("native"), _load("reference")
+    rows = reference.unique_counts(a)[0]
+    assert np.array_equal(native.positions(native.SortedFingerprints(rows), [b, a]),
+                          reference.positions(reference.SortedFingerprints(rows), [b, a]))
+
+
+@pytest.mark.parametrize("n", [0, 1, 3, 64, 1000, 20_000])
+def test_positions_in_a_large_set(impl, n):
+    # every row at its own index through the run index, near misses (same hi) at -1
+    if impl.IMPLEMENTATION == "reference":
+        n = min(n, 1000)
+    rng = np.random.default_rng(n + 1)
+    rows = rng.integers(0, 2**64, size=(n, 2), dtype=np.uint64)
+    edge = fp([[0, 0], [U64_MAX, U64_MAX], [2**63, 1]] + [[2**60, k] for k in range(20)])
+    data = impl.unique_counts(np.concatenate([rows, edge]))[0]
+    near = data.copy()
+    near[:, 1] ^= np.uint64(1)
+    out = impl.positions(impl.SortedFingerprints(data), [data[::-1], near])
+    assert out.tolist() == _positions_oracle(data, [data[::-1], near])
+    assert out[:len(data)].tolist() == list(range(len(data)))[::-1]
+
+
+def test_positions_read_views_that_are_not_contiguous(impl):
+    data = fp([[1, 1], [2, 2], [3, 3]])
+    wide = np.ascontiguousarray(np.concatenate([data, data], axis=1))
+    view = wide[::-1, 2:]  # every row of data, reversed, as a strided view
+    assert not view.flags.c_contiguous
+    assert impl.positions(impl.SortedFingerprints(data), (view,)).tolist() == [2, 1, 0]
+
+
+@pytest.mark.parametrize(
+    "call, exc, message",
+    [
+        (lambda m, s: m.positions(fp([[1, 2]]), [fp([[1, 2]])]), TypeError, "index must be a SortedFingerprints, not ndarray"),
+        (lambda m, s: m.positions(s, fp([[1, 2]])), TypeError, "queries must be a list or tuple of fingerprint arrays, not ndarray"),
+        (lambda m, s: m.positions(s, [fp([[1, 2]]), [[1, 2]]]), TypeError, r"queries\[1\] must be a numpy array"),
+        (lambda m, s: m.positions(s, [np.zeros((2, 2), dtype=np.int64)]), TypeError, r"queries\[0\] must have dtype uint64"),
+        (lambda m, s: m.positions(s, [np.zeros((2, 3), dtype=np.uint64)]), InvalidArgumentError, r"queries\[0\] must have shape \(n, 2\)"),
+        (lambda m, s: m.positions(m.SortedFingerprints(fp([[1, 2], [1, 2]])), [fp([[1, 2]])]), InvalidArgumentError,
+         "index has a repeated row"),
+    ],
+)
+def test_positions_refuse_bad_input(impl, call, exc, message):
+    with pytest.raises(exc, match=message):
+        call(impl, impl.SortedFingerprints(fp([[1, 2], [3, 4]])))
+
+
+@_only_with_native
+def test_positions_do_not_cross_implementations():
+    native, reference = _load("native"), _load("reference")
+    for mine, other in ((native, reference), (reference, native)):
+        with pytest.raises(TypeError, match="index must be a SortedFingerprints, not SortedFingerprints"):
+            mine.positions(other.SortedFingerprints(fp([[1, 2]])), [fp([[1, 2]])])

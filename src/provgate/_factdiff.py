@@ -12,6 +12,7 @@ unique_inverse = _impl.unique_inverse
 apply_delta = _impl.apply_delta
 absent_from_all = _impl.absent_from_all
 absent_rows = _impl.absent_rows
+positions = _impl.positions
 SortedFingerprints = _impl.SortedFingerprints
 
-__all__ = ["IMPLEMENTATION", "SortedFingerprints", "absent_from_all", "absent_rows", "apply_delta", "diff", "diff_sorted", "sort_fingerprints", "unique_counts", "unique_inverse"]
+__all__ = ["IMPLEMENTATION", "SortedFingerprints", "absent_from_all", "absent_rows", "apply_delta", "diff", "diff_sorted", "positions", "sort_fingerprints", "unique_counts", "unique_inverse"]

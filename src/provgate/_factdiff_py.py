@@ -52,6 +52,15 @@ when both words are equal; rows are ordered by ``(hi, lo)`` as unsigned integers
     or tuple with one group per table. Sets, then the groups' members, are checked as by
     ``absent_from_all``.
 
+``positions(index, queries)``
+    Where each row of the fingerprint arrays ``queries`` (a list or tuple, read as one array
+    joined in order) sits in ``index``, a ``SortedFingerprints`` of the same implementation
+    whose rows are distinct: an int64 array with the row's index in ``index``, or -1 where it
+    is absent. ``index`` of another type raises ``TypeError``; ``queries`` that is not a list
+    or tuple raises ``TypeError``; each array is checked as ``diff`` checks its inputs
+    (contiguity not required), naming itself ``queries[k]``. An ``index`` with a repeated row
+    raises ``InvalidArgumentError`` naming ``index`` (a position would be ambiguous).
+
 ``diff(a, b)``
     The same four arrays for unsorted inputs, with indices into the ORIGINAL arrays and the
     same rules: ``only_a``, ``only_b`` and ``common_a`` ascending, ``common_b[k]`` the smallest
@@ -249,6 +258,21 @@ def absent_from_all(queries: Any, sets: Any, *, groups: Any = None, query_group:
                   for g in range(len(offsets) - 1)]
     return np.array([all(row not in m for m in group_sets[g])
                      for row, g in zip(_rows(queries), query_group.tolist())], dtype=np.bool_)
+
+
+def positions(index: Any, queries: Any) -> np.ndarray:
+    """Each query row's index in the distinct sorted rows of ``index``, or -1."""
+    if type(index) is not SortedFingerprints:
+        raise TypeError(f"index must be a SortedFingerprints, not {type(index).__name__}")
+    if not isinstance(queries, (list, tuple)):
+        raise TypeError(f"queries must be a list or tuple of fingerprint arrays, not {type(queries).__name__}")
+    for k, q in enumerate(queries):
+        check_fingerprints(q, f"queries[{k}]", contiguous=False)
+    rows = _rows(index._rows)
+    at = {row: i for i, row in enumerate(rows)}
+    if len(at) != len(rows):
+        raise InvalidArgumentError("index has a repeated row, so a position would be ambiguous", argument="index")
+    return _index_array([at.get(row, -1) for q in queries for row in _rows(q)])
 
 
 def check_tables(kinds: Any, pair_fps: Any, value_fps: Any, skip_kind: Any, pair_kind: Any) -> tuple[list[np.ndarray], ...]:

@@ -37,3 +37,7 @@ def absent_rows(
     sets: list[Any] | tuple[Any, ...], *, groups: list[list[int]] | tuple[list[int], ...],
     skip_kind: int, pair_kind: int,
 ) -> tuple[_Index, _Index]: ...
+def positions(
+    index: SortedFingerprints,
+    queries: list[npt.NDArray[np.uint64]] | tuple[npt.NDArray[np.uint64], ...],
+) -> _Index: ...
