@@ -277,6 +277,20 @@ def test_a_rewrite_may_not_introduce_a_fact_even_a_grounded_one():
     assert again.window.get("t1").derived is True and again.window.get("t1").handles == ()
 
 
+def test_introduced_facts_are_counted_once_each_with_their_first_row_as_evidence():
+    # the same new fact twice in one block and once in another is one introduced fact; two
+    # different new facts are two, each reported once, at its first occurrence
+    pre = [blk("t1", "tool", "retries=3\n", [CONF_H]), blk("t2", "tool", "timeout=30s\n", [CONF_H])]
+    post = [blk("t1", "tool", "retries=3\nport=8080\nport=8080\n", [CONF_H]),
+            blk("t2", "tool", "timeout=30s\nport=8080\nhost=db1\n", [CONF_H])]
+    v = gate_for({CONF_H: CONF}).check(pre, post, operator="rewrite")
+    assert v.facts["introduced"] == 2
+    introduced = [x for x in of(v, "I2") if x.evidence.get("change") == "introduced"]
+    assert sorted((x.block, x.key, x.value) for x in introduced) == [("t1", "port", "8080"), ("t2", "host", "db1")]
+    port = find(v, "I2", key="port", evidence__change="introduced")
+    assert port.evidence["span"][0] == len("retries=3\n")  # the first of the three rows
+
+
 def test_a_dropped_fact_needs_an_eviction_record_or_a_supersession_edge(g):
     pre = window()
     post = [pre[1], pre[2]]

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from provgate._factdiff import diff_sorted, sort_fingerprints, unique_counts, unique_inverse
+from provgate._factdiff import SortedFingerprints, diff_sorted, sort_fingerprints, unique_counts
 
 EMPTY = np.empty((0, 2), dtype=np.uint64)
 
@@ -24,16 +24,11 @@ def as_fingerprints(fp: np.ndarray) -> np.ndarray:
 class FingerprintSet:
     """The distinct fingerprints of an array, sorted, with how often each occurred."""
 
-    __slots__ = ("values", "counts", "inverse")
+    __slots__ = ("values", "counts", "_index")
 
-    def __init__(self, fp: np.ndarray, *, inverse: bool = False) -> None:
-        fp = as_fingerprints(fp)
-        if inverse:
-            # inverse[i]: the index in ``values`` of row i of ``fp``
-            self.values, self.counts, self.inverse = unique_inverse(fp)
-        else:
-            self.values, self.counts = unique_counts(fp)
-            self.inverse = None
+    def __init__(self, fp: np.ndarray) -> None:
+        self.values, self.counts = unique_counts(as_fingerprints(fp))
+        self._index: SortedFingerprints | None = None
 
     @classmethod
     def of_sorted(cls, values: np.ndarray, counts: np.ndarray) -> FingerprintSet:
@@ -41,8 +36,15 @@ class FingerprintSet:
         out = cls.__new__(cls)
         out.values = np.ascontiguousarray(values)
         out.counts = counts
-        out.inverse = None
+        out._index = None
         return out
+
+    def index(self) -> SortedFingerprints:
+        """The values as a vetted, indexed set (made once): :func:`positions` places rows of
+        other arrays among them (a fact's distinct value, and so its count)."""
+        if self._index is None:
+            self._index = SortedFingerprints(self.values)
+        return self._index
 
     def __len__(self) -> int:
         return int(self.values.shape[0])

@@ -51,6 +51,7 @@ from provgate._factdiff import (
     absent_from_all,
     absent_rows,
     apply_delta,
+    positions,
     unique_counts,
 )
 from provgate._hashing import hash_buffers
@@ -117,8 +118,8 @@ def _hex(digest: bytes) -> str:
 class _Facts:
     """A fact table plus what the gate asks of it again and again."""
 
-    __slots__ = ("table", "n_markers", "n_facts", "_markers", "_ground_rows", "_fact_fps", "_kv_sets",
-                 "_grounding_set")
+    __slots__ = ("table", "n_markers", "n_facts", "_markers", "_ground_rows", "_fact_fps", "_kv_rows",
+                 "_kv_sets", "_grounding_set")
 
     def __init__(self, table: FactTable) -> None:
         self.table = table
@@ -129,7 +130,8 @@ class _Facts:
         self._markers: tuple[str, ...] | None = None
         self._ground_rows: np.ndarray | None = None
         self._fact_fps: np.ndarray | None = None
-        self._kv_sets: tuple[np.ndarray, np.ndarray, SortedFingerprints, SortedFingerprints] | None = None
+        self._kv_rows: tuple[np.ndarray, np.ndarray] | None = None
+        self._kv_sets: tuple[SortedFingerprints, SortedFingerprints] | None = None
         self._grounding_set: SortedFingerprints | None = None
 
     def indexed(self) -> _Facts:
@@ -180,22 +182,27 @@ class _Facts:
                               else np.ascontiguousarray(fp[self.groundable_rows()]))
         return self._fact_fps
 
-    def kv_sets(self) -> tuple[np.ndarray, np.ndarray, SortedFingerprints, SortedFingerprints]:
-        """(rows of the kv facts, their keys row by row, their distinct keys, their distinct
-        (key, value) facts): I4 asks which facts of an older read set a key the newer read sets
-        to another value."""
+    def kv_rows(self) -> tuple[np.ndarray, np.ndarray]:
+        """(rows of the kv facts, their keys row by row)."""
+        if self._kv_rows is None:
+            rows = np.flatnonzero(self.table.kind == _KIND_KV)
+            self._kv_rows = (rows, np.ascontiguousarray(self.table.fp_key[rows]))
+        return self._kv_rows
+
+    def kv_sets(self) -> tuple[SortedFingerprints, SortedFingerprints]:
+        """(the distinct keys of the kv facts, their distinct (key, value) facts): I4 asks which
+        facts of an older read set a key the newer read sets to another value. Only the newer
+        read needs these sorts; an older one is only looked up in them (:meth:`kv_rows`)."""
         if self._kv_sets is None:
-            t = self.table
-            rows = np.flatnonzero(t.kind == _KIND_KV)
-            row_keys = np.ascontiguousarray(t.fp_key[rows])
+            rows, row_keys = self.kv_rows()
             keys = SortedFingerprints(unique_counts(row_keys)[0])
-            facts = SortedFingerprints(unique_counts(np.ascontiguousarray(t.fp_fact[rows]))[0])
-            self._kv_sets = (rows, row_keys, keys, facts)
+            facts = SortedFingerprints(unique_counts(np.ascontiguousarray(self.table.fp_fact[rows]))[0])
+            self._kv_sets = (keys, facts)
         return self._kv_sets
 
     def kv_rows_keyed(self, keys: SortedFingerprints) -> np.ndarray:
         """The rows of the kv facts whose key is one of ``keys``."""
-        rows, row_keys, _, _ = self.kv_sets()
+        rows, row_keys = self.kv_rows()
         return rows[~absent_from_all(row_keys, [keys])] if rows.size else rows
 
 
@@ -1568,16 +1575,14 @@ class _Check:
 
     # I2 --------------------------------------------------------------------------------------
 
-    def _fact_rows(self, facts: list[_Facts], indices: list[int]) -> tuple[np.ndarray, np.ndarray, _RowMap]:
-        """Concatenated fact fingerprints of some blocks, the block of each, and a map from a
-        position back to its (block, row) for evidence: rows are needed only for violations."""
+    def _fact_rows(self, facts: list[_Facts], indices: list[int]) -> tuple[list[np.ndarray], np.ndarray, _RowMap]:
+        """The fact fingerprints of some blocks (one array a block, read in place), the block of
+        each row, and a map from a row's position in them joined back to its (block, row) for
+        evidence: rows are needed only for violations."""
         chosen = [facts[i] for i in indices]
         sizes = [f.n_facts for f in chosen]
-        if not any(sizes):
-            return EMPTY, np.empty(0, dtype=np.int64), _RowMap(facts, [], [])
-        fps = _joined([f.fact_fps() for f in chosen])
         owners = np.repeat(np.asarray(indices, dtype=np.int64), sizes)
-        return fps, owners, _RowMap(facts, indices, sizes)
+        return [f.fact_fps() for f in chosen], owners, _RowMap(facts, indices, sizes)
 
     def _pre_set(self) -> FingerprintSet:
         """The fact multiset of the pre window: kept with its side, and usually derived from
@@ -1614,10 +1619,10 @@ class _Check:
     def _check_purity(self) -> None:
         """Lossless operators: no fact introduced; a fact dropped only with a record.
 
-        Everything is on sorted distinct fingerprints (one native sort per side, merges after):
-        a fact of a changed post block is introduced when pre lacks it; a fact of a removed or
-        changed pre block is gone when the changed post blocks lack it and pre holds it no more
-        often than the removed blocks do (so no unchanged block still has it)."""
+        Every fact of a changed post block and of a removed or changed pre block is placed
+        among pre's distinct facts (one native look-up each, no sort): one pre lacks is
+        introduced; a pre fact is gone when no changed post block has it and the removed
+        blocks hold it as often as pre does (so no unchanged block still has it)."""
         edit = self.edit
         if edit.operator == "evict":
             for j in self.changed:
@@ -1628,29 +1633,37 @@ class _Check:
             self._check_handle_drops("I2")
             return
         pre_set = self._pre_set()
-        a_fp, a_owner, a_row = self._fact_rows(self.post_facts, self.changed)
+        index = pre_set.index()
+        a_fps, _, a_row = self._fact_rows(self.post_facts, self.changed)
         content = set(self.removed_content)
-        d_fp, d_owner, d_row = self._fact_rows(self.pre_facts, self.removed_content + [i for i in self.removed if i not in content])
-        a_set = FingerprintSet(a_fp, inverse=True)
-        d_set = FingerprintSet(d_fp, inverse=True)
-        if len(a_set):
-            introduced, _, _ = a_set.match(pre_set)
-            self.counts["introduced"] = int(introduced.size)
-            for u in introduced.tolist():
-                k = int(np.argmax(a_set.inverse == u))  # first occurrence, for the evidence
-                owner, row = a_row(k)
+        d_fps, d_owner, d_row = self._fact_rows(self.pre_facts, self.removed_content + [i for i in self.removed if i not in content])
+        a_pos = positions(index, a_fps)
+        d_pos = positions(index, d_fps)
+        if d_pos.size and int(d_pos.min()) < 0:
+            # pre's fact set is derived from the previous check's; a pre fact it lacks would
+            # make every count below wrong, so the check stops rather than guess
+            raise RuntimeError("provgate internal error: the pre window's fact set lacks a fact of one of its blocks")
+        introduced = np.flatnonzero(a_pos < 0)
+        if introduced.size:
+            fps = _joined(a_fps)[introduced]
+            first: dict[tuple[int, int], int] = {}  # each distinct fact's first row, for the evidence
+            for k, row in zip(introduced.tolist(), fps.tolist()):
+                first.setdefault((row[0], row[1]), k)
+            self.counts["introduced"] = len(first)
+            for hi, lo in unique_counts(fps)[0].tolist():
+                owner, row = a_row(first[(hi, lo)])
                 b = edit.post[owner]
                 span = self.post_facts[owner].table.span(row)
                 self.violate("I2", f"{edit.operator} introduced {span.key}={span.value!r} in block {b.id!r}, "
                              "a fact the pre window does not have", block=b.id, key=span.key, value=span.value,
                              evidence={"span": [span.start, span.end], "text": span.text, "change": "introduced"})
-        if len(d_set):
-            candidates, _, _ = d_set.match(a_set)  # removed facts that no changed block restates
-            if candidates.size:
-                sub = FingerprintSet.of_sorted(d_set.values[candidates], d_set.counts[candidates])
-                _, here, there = sub.match(pre_set)
-                gone = candidates[here[sub.counts[here] == pre_set.counts[there]]]
-                self._account_drops(d_set, d_owner, d_row, gone)
+        if d_pos.size:
+            removed = np.bincount(d_pos, minlength=len(pre_set))
+            gone_here = removed == pre_set.counts
+            gone_here[a_pos[a_pos >= 0]] = False  # restated by a changed block
+            gone = np.flatnonzero(gone_here)
+            if gone.size:
+                self._account_drops(d_pos, d_owner, d_row, gone)
         self._check_handle_drops("I2")
 
     def _covering(self) -> tuple[set[str], dict[str, str]]:
@@ -1658,37 +1671,36 @@ class _Check:
         superseded = {s.handle: s.block for s in self.edit.supersedes}
         return evicted, superseded
 
-    def _account_drops(self, d_set: FingerprintSet, d_owner: np.ndarray, d_row: _RowMap, gone: np.ndarray) -> None:
-        """Count gone facts (distinct values of ``d_set``) as evicted, superseded or unaccounted
-        (a violation each). A fact is covered when ANY removed pre block that held it was
-        evicted (by handle or, for a block without handles, by id) or superseded."""
+    def _account_drops(self, d_pos: np.ndarray, d_owner: np.ndarray, d_row: _RowMap, gone: np.ndarray) -> None:
+        """Count gone facts (``gone``: positions among pre's distinct facts; ``d_pos``: the
+        position of each removed row) as evicted, superseded or unaccounted (a violation each).
+        A fact is covered when ANY removed pre block that held it was evicted (by handle or,
+        for a block without handles, by id) or superseded."""
         edit = self.edit
-        if gone.size == 0:
-            return
         evicted, superseded = self._covering()
         # per pre block: 2 evicted, 1 superseded, 0 neither (an eviction record wins)
         pre_blocks = self.pre.blocks
         codes = []
         for i in self.removed:
             b = pre_blocks[i]
-            refs = b.handles + b.derived_from
-            codes.append(2 if b.id in evicted or not evicted.isdisjoint(refs)
-                         else 1 if not superseded.keys().isdisjoint(refs) else 0)
+            codes.append(2 if b.id in evicted or not evicted.isdisjoint(b.handles) or not evicted.isdisjoint(b.derived_from)
+                         else 1 if not (superseded.keys().isdisjoint(b.handles) and superseded.keys().isdisjoint(b.derived_from))
+                         else 0)
         how = np.zeros(len(pre_blocks), dtype=np.int8)
         how[self.removed] = codes
-        # per distinct value, the strongest record among the rows that held it: write the
+        # per distinct fact, the strongest record among the rows that held it: write the
         # weaker first, so the stronger overwrites it (ufunc.at would be ten times slower)
         row_how = how[d_owner]
-        value_how = np.zeros(len(d_set), dtype=np.int8)
-        value_how[d_set.inverse[row_how == 1]] = 1
-        value_how[d_set.inverse[row_how == 2]] = 2
+        value_how = np.zeros(len(self._pre_set()), dtype=np.int8)
+        value_how[d_pos[row_how == 1]] = 1
+        value_how[d_pos[row_how == 2]] = 2
         g = value_how[gone]
         self.counts["evicted"] += int(np.count_nonzero(g == 2))
         self.counts["superseded"] += int(np.count_nonzero(g == 1))
         unaccounted = gone[g == 0]
         self.counts["dropped"] += int(unaccounted.size)
         for u in unaccounted.tolist():
-            k = int(np.argmax(d_set.inverse == u))
+            k = int(np.argmax(d_pos == u))  # its first row, for the evidence
             owner, row = d_row(k)
             b = edit.pre[owner]
             span = self.pre_facts[owner].table.span(row)
@@ -1827,7 +1839,11 @@ class _Check:
         """A key whose value changed between reads: the window may not end up asserting only
         an older value (a summary or rewrite that restates the stale one)."""
         edit = self.edit
-        _, _, newest_keys, newest_facts = self.pre_facts[newest].kv_sets()
+        handles = {h for i in reads for h in edit.pre[i].handles}
+        touching = self._post_blocks_touching(resource, handles)
+        if not touching:
+            return  # no post block reads the resource or derives from a read: none asserts a value
+        newest_keys, newest_facts = self.pre_facts[newest].kv_sets()
         # per (key, stale value): the first older read that has it, and its row there
         older_kv: dict[tuple[int, int], dict[tuple[int, int], int]] = {}
         older_owner: dict[tuple[tuple[int, int], tuple[int, int]], int] = {}
@@ -1856,10 +1872,9 @@ class _Check:
         values = {v for key, stale in older_kv.items() for v in (*stale, *newest_values.get(key, ()))}
         candidates = list(values)
         candidate_fps = np.array(candidates, dtype=np.uint64).reshape(-1, 2)
-        handles = {h for i in reads for h in edit.pre[i].handles}
         post_kv: dict[tuple[int, int], set[tuple[int, int]]] = {}
         restated: set[tuple[int, int]] = set()  # any of those values a rewritten or derived block asserts
-        for j in self._post_blocks_touching(resource, handles):
+        for j in touching:
             facts = self.post_facts[j]
             for key, vals in self._kv_values(facts, keys)[0].items():
                 post_kv.setdefault(key, set()).update(vals)
