@@ -23,6 +23,7 @@ from gate_helpers import (
     summary,
     tool,
 )
+from provgate.facts import Kind, extract
 from provgate.gate import MAX_VIOLATIONS_PER_CHECK, Gate, normalize_whitespace
 
 CONF_H = "tool:call_1"
@@ -289,6 +290,34 @@ def test_introduced_facts_are_counted_once_each_with_their_first_row_as_evidence
     assert sorted((x.block, x.key, x.value) for x in introduced) == [("t1", "port", "8080"), ("t2", "host", "db1")]
     port = find(v, "I2", key="port", evidence__change="introduced")
     assert port.evidence["span"][0] == len("retries=3\n")  # the first of the three rows
+
+
+def _fact_counts(blocks: list[dict]) -> tuple[int, int]:
+    """(facts, citation markers) of blocks' texts, from extraction directly."""
+    tables = [extract(b["text"]) for b in blocks]
+    markers = sum(int((t.kind == Kind.CITATION).sum()) for t in tables)
+    return sum(len(t) for t in tables) - markers, markers
+
+
+@pytest.mark.parametrize("edit", ["prune", "copy", "copy-twice", "summary", "reorder-and-change"])
+def test_fact_counts_are_the_windows_own(edit):
+    # the post count is derived from pre's (removed, reused and changed blocks only): it must
+    # equal a count of the post window's blocks from scratch, whatever the edit keeps twice
+    pre = window() + [blk("a2", "assistant", "Quota 64 now [src:call_2].\n")]
+    new = blk("n1", "assistant", "Next: 7 items [src:call_2] [src:call_1].\n")
+    post = {
+        "prune": [pre[1], pre[2], new],
+        "copy": [pre[0], pre[1], dict(pre[1], id="a1-copy"), pre[2], pre[3], new],
+        "copy-twice": [dict(pre[3], id="x1"), pre[0], dict(pre[3], id="x2"), pre[3], pre[1], pre[2], new],
+        "summary": [pre[0], summary("s1", "Retries 3, 12 rows [src:call_1] [src:call_2].\n", [CONF_H, HTTP_H])],
+        "reorder-and-change": [pre[3], blk("a1", "assistant", NOTE + "Also 250ms [src:call_2].\n"), pre[2], pre[0]],
+    }[edit]
+    operator = "summarize" if edit == "summary" else "rewrite"
+    v = gate_for(SOURCES).check(pre, post, operator=operator)
+    (pre_facts, pre_markers), (post_facts, post_markers) = _fact_counts(pre), _fact_counts(post)
+    assert (v.facts["pre"], v.facts["post"]) == (pre_facts, post_facts)
+    if edit not in ("prune", "summary"):  # nothing removed, so I5 compares the whole windows
+        assert v.retention == pytest.approx((post_markers / post_facts) / (pre_markers / pre_facts))
 
 
 def test_a_dropped_fact_needs_an_eviction_record_or_a_supersession_edge(g):

@@ -1275,8 +1275,12 @@ class _Check:
                 else:
                     self.marked.pop(j, None)
         else:
-            self.counts["post"] = sum(map(_N_FACTS, local))
-            self.post_markers = sum(map(_N_MARKERS, local))
+            # every pre block but the removed ones is kept once; a reused one once more; the
+            # changed ones are new (so no pass over the whole window is needed)
+            others = [pre_facts[i] for i in self.removed]
+            extra = [pre_facts[self.match[j]] for j in self.reused] + [local[j] for j in self.changed]  # type: ignore[index]
+            self.counts["post"] = pre_n - sum(map(_N_FACTS, others)) + sum(map(_N_FACTS, extra))
+            self.post_markers = pre_m - sum(map(_N_MARKERS, others)) + sum(map(_N_MARKERS, extra))
             self.marked = {j: f for j, f in enumerate(local) if f.n_markers}
         if not self.ws_matched and post._n_facts is None:
             # the post window's own totals, ready for when it is the pre window
@@ -1396,8 +1400,9 @@ class _Check:
     def cited(self, j: int) -> tuple[str, ...]:
         """The handles post block ``j``'s markers cite (resolved, unambiguous ones)."""
         out: list[str] = []
+        known = self.gate._marker_handles.get  # most names resolved before (a cached one is never empty)
         for name in self.post_facts[j].markers():
-            found = self._targets(name)
+            found = known(name) or self._targets(name)
             if len(found) == 1 and found[0] not in out:
                 out.append(found[0])
         return tuple(out)
