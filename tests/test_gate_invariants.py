@@ -357,6 +357,37 @@ def test_dropped_facts_are_counted_per_fact_as_a_multiset(g):
     assert_accepted(g.check(pre, pre[:3], operator="prune", evicted=["a3"]))
 
 
+I2_EDITS = {
+    "dropped": lambda pre: ([pre[1], pre[2]], {}),
+    "evicted": lambda pre: ([pre[1], pre[2]], {"evicted": [CONF_H]}),
+    "superseded": lambda pre: ([pre[1], pre[2]], {"supersedes": [{"block": "t2", "handle": CONF_H}]}),
+    "one-copy-left": lambda pre: (pre[:3] + [pre[4]], {}),
+    "both-copies": lambda pre: (pre[:3], {}),
+    "restated": lambda pre: ([blk("a1", "assistant", NOTE + "Quota 64.\n"), pre[0], pre[2]], {}),
+    "changed-value": lambda pre: ([pre[2], tool("t1", CONF_H, CONF.replace("timeout=30s", "timeout=60s")), pre[1]], {}),
+}
+
+
+@pytest.mark.parametrize("edit", list(I2_EDITS))
+def test_i2_counts_the_same_a_few_removed_facts_or_many(monkeypatch, edit):
+    # a few removed facts are counted one by one, many with one pass over pre's distinct
+    # facts: the verdicts must be the same either way
+    pre = window() + [blk("a2", "assistant", "Quota 64 now.\n"), blk("a3", "assistant", "Quota 64, again.\n")]
+    post, kw = I2_EDITS[edit](pre)
+    operator = "reorder" if edit == "changed-value" else "rewrite" if edit == "restated" else "prune"
+
+    def verdict() -> dict:
+        out = gate_for(SOURCES).check(pre, post, operator=operator, **kw).to_json()
+        out.pop("timings_ms")
+        return out
+
+    few = verdict()
+    monkeypatch.setattr(gate_module, "_FEW_REMOVED_FACTS", 0)
+    assert verdict() == few
+    gone = few["facts"]["dropped"] + few["facts"]["evicted"] + few["facts"]["superseded"]
+    assert (gone == 0) is (edit in ("one-copy-left", "restated"))
+
+
 def test_evict_may_only_remove_whole_blocks(g):
     pre = window()
     post = [pre[0], blk("a1", "assistant", "It retries 3 times [src:call_1].\n")]

@@ -98,6 +98,9 @@ MAX_VIOLATIONS_PER_CHECK = 1000
 # Windows whose sides a gate keeps (the windows themselves are held weakly): the one a session
 # just committed (the next pre) and the post windows of a few checks in flight; a side costs a
 # few lists per block.
+# I2 counts at most this many removed facts one by one (a next edit's block or two); more are
+# counted with one pass over pre's distinct facts
+_FEW_REMOVED_FACTS = 256
 _KEPT_SIDES = 8
 
 _KIND_CITATION = int(Kind.CITATION)
@@ -179,7 +182,7 @@ class _Facts:
         if self._fact_fps is None:
             fp = self.table.fp_fact
             self._fact_fps = (np.ascontiguousarray(fp) if self.n_markers == 0
-                              else np.ascontiguousarray(fp[self.groundable_rows()]))
+                              else fp[self.table.kind != _KIND_CITATION])  # a new C-ordered array
         return self._fact_fps
 
     def kv_rows(self) -> tuple[np.ndarray, np.ndarray]:
@@ -1580,14 +1583,11 @@ class _Check:
 
     # I2 --------------------------------------------------------------------------------------
 
-    def _fact_rows(self, facts: list[_Facts], indices: list[int]) -> tuple[list[np.ndarray], np.ndarray, _RowMap]:
-        """The fact fingerprints of some blocks (one array a block, read in place), the block of
-        each row, and a map from a row's position in them joined back to its (block, row) for
-        evidence: rows are needed only for violations."""
+    def _fact_rows(self, facts: list[_Facts], indices: list[int]) -> tuple[list[np.ndarray], _RowMap]:
+        """The fact fingerprints of some blocks (one array a block, read in place) and a map
+        from a row's position in them joined back to its (block, row), for evidence."""
         chosen = [facts[i] for i in indices]
-        sizes = [f.n_facts for f in chosen]
-        owners = np.repeat(np.asarray(indices, dtype=np.int64), sizes)
-        return [f.fact_fps() for f in chosen], owners, _RowMap(facts, indices, sizes)
+        return [f.fact_fps() for f in chosen], _RowMap(facts, indices, [f.n_facts for f in chosen])
 
     def _pre_set(self) -> FingerprintSet:
         """The fact multiset of the pre window: kept with its side, and usually derived from
@@ -1639,17 +1639,19 @@ class _Check:
             return
         pre_set = self._pre_set()
         index = pre_set.index()
-        a_fps, _, a_row = self._fact_rows(self.post_facts, self.changed)
+        a_fps, a_row = self._fact_rows(self.post_facts, self.changed)
         content = set(self.removed_content)
-        d_fps, d_owner, d_row = self._fact_rows(self.pre_facts, self.removed_content + [i for i in self.removed if i not in content])
+        d_fps, d_row = self._fact_rows(self.pre_facts, self.removed_content + [i for i in self.removed if i not in content])
         a_pos = positions(index, a_fps)
         d_pos = positions(index, d_fps)
-        if d_pos.size and int(d_pos.min()) < 0:
+        few = d_pos.size <= _FEW_REMOVED_FACTS  # a block or two (every next edit): Python lists beat numpy calls
+        d_list = d_pos.tolist() if few else None
+        if d_pos.size and (min(d_list) if few else d_pos.min()) < 0:  # type: ignore[arg-type]
             # pre's fact set is derived from the previous check's; a pre fact it lacks would
             # make every count below wrong, so the check stops rather than guess
             raise RuntimeError("provgate internal error: the pre window's fact set lacks a fact of one of its blocks")
-        introduced = np.flatnonzero(a_pos < 0)
-        if introduced.size:
+        if a_pos.size and a_pos.min() < 0:
+            introduced = np.flatnonzero(a_pos < 0)
             fps = _joined(a_fps)[introduced]
             first: dict[tuple[int, int], int] = {}  # each distinct fact's first row, for the evidence
             for k, row in zip(introduced.tolist(), fps.tolist()):
@@ -1662,13 +1664,22 @@ class _Check:
                 self.violate("I2", f"{edit.operator} introduced {span.key}={span.value!r} in block {b.id!r}, "
                              "a fact the pre window does not have", block=b.id, key=span.key, value=span.value,
                              evidence={"span": [span.start, span.end], "text": span.text, "change": "introduced"})
-        if d_pos.size:
+        if not few:
             removed = np.bincount(d_pos, minlength=len(pre_set))
             gone_here = removed == pre_set.counts
             gone_here[a_pos[a_pos >= 0]] = False  # restated by a changed block
             gone = np.flatnonzero(gone_here)
-            if gone.size:
-                self._account_drops(d_pos, d_owner, d_row, gone)
+        elif d_list:
+            # count the few positions instead of pass over every one of pre's distinct facts
+            held = Counter(d_list)
+            restated = set(a_pos.tolist())
+            places = sorted(held)
+            gone = np.array([p for p, n in zip(places, pre_set.counts[places].tolist()) if n == held[p] and p not in restated],
+                            dtype=np.int64)
+        else:
+            gone = d_pos
+        if gone.size:
+            self._account_drops(d_pos, d_row, gone)
         self._check_handle_drops("I2")
 
     def _covering(self) -> tuple[set[str], dict[str, str]]:
@@ -1676,7 +1687,7 @@ class _Check:
         superseded = {s.handle: s.block for s in self.edit.supersedes}
         return evicted, superseded
 
-    def _account_drops(self, d_pos: np.ndarray, d_owner: np.ndarray, d_row: _RowMap, gone: np.ndarray) -> None:
+    def _account_drops(self, d_pos: np.ndarray, d_row: _RowMap, gone: np.ndarray) -> None:
         """Count gone facts (``gone``: positions among pre's distinct facts; ``d_pos``: the
         position of each removed row) as evicted, superseded or unaccounted (a violation each).
         A fact is covered when ANY removed pre block that held it was evicted (by handle or,
@@ -1695,7 +1706,7 @@ class _Check:
         how[self.removed] = codes
         # per distinct fact, the strongest record among the rows that held it: write the
         # weaker first, so the stronger overwrites it (ufunc.at would be ten times slower)
-        row_how = how[d_owner]
+        row_how = np.repeat(how[d_row.indices], d_row.sizes)  # per removed row, its block's record
         value_how = np.zeros(len(self._pre_set()), dtype=np.int8)
         value_how[d_pos[row_how == 1]] = 1
         value_how[d_pos[row_how == 2]] = 2
