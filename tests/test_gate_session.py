@@ -309,6 +309,22 @@ def test_a_small_cache_budget_gives_the_same_verdicts():
         assert _comparable(a) == _comparable(b)
 
 
+def test_a_source_whose_facts_left_the_cache_is_read_again():
+    # the gate remembers a handle's digest for good but its facts only within the cache
+    # budget: grounding against a source whose facts were dropped reads them again (this
+    # once raised UnboundLocalError on the second round)
+    sources = {f"tool:{c}": f"retries={i}\ntimeout={i}0s\n" for i, c in enumerate("abcdef")}
+    tiny = Gate(store_with(sources), cache_bytes=1)
+    pre = [blk("u", "user", "hello there\n")]
+    for k in range(12):
+        c = "abcdef"[k % 6]
+        text = f"Retries {k % 6}" + " again" * (k // 6) + ".\n"  # a new text each round
+        assert tiny.check(pre, [pre[0], summary(f"s{k}", text, [f"tool:{c}"])], operator="summarize").accepted
+        wrong = f"Retries {k % 6 + 1}" + " again" * (k // 6) + ".\n"
+        find(tiny.check(pre, [pre[0], summary(f"s{k}", wrong, [f"tool:{c}"])], operator="summarize"), "I1")
+    assert len(tiny._facts) < len(sources) == len(tiny._handle_key)  # facts were dropped, keys kept
+
+
 # -- threads ----------------------------------------------------------------------------------
 
 

@@ -954,6 +954,7 @@ class Gate:
 
     def source_facts(self, handle: str) -> _Facts | None:
         key = self._handle_key.get(handle)
+        digest = None
         if key is None:
             digest = self.handle_digest(handle)
             if digest is None:
@@ -962,7 +963,9 @@ class Gate:
         cached = self._facts.get(key)
         if cached is not None:
             return cached
-        table = self._cached_source_table(digest, lambda: self.source_bytes(handle))
+        if digest is None:  # its key is known, its facts were dropped from the cache since
+            digest = self.handle_digest(handle)
+        table = self._cached_source_table(digest, lambda: self.source_bytes(handle))  # type: ignore[arg-type]
         info = _Facts(table).indexed()
         self._facts.put(key, info, len(table.data) + 64 * len(table) + 64)
         return info
@@ -1425,18 +1428,22 @@ class _Check:
         # per block: the I1 violations found on the way, then what grounds it (if it needs it)
         plan: list[tuple[int, list[tuple[str, dict[str, Any]]], tuple[Any, list[str], Any] | None]] = []
         requests: list[tuple[Any, int, list[str], list[_Facts]]] = []
+        post_blocks, pre_blocks, match = self.post.blocks, self.pre.blocks, self.match
+        post_digests, pre_digests = self.post.digests, self.pre.digests
+        pre_id = self.pre.id_pos()
+        grounded = gate._grounded.get
         # only blocks that changed, or whose provenance changed, need a look
         for j in sorted(self.changed + self.restated):
-            block = edit.post[j]
+            block = post_blocks[j]
             found: list[tuple[str, dict[str, Any]]] = []
             if block.derived and not block.derived_from:
                 found.append((f"derived block {block.id!r} names no derived_from handle", {"block": block.id}))
                 plan.append((j, found, None))
                 continue
-            m = self.match[j]
+            m = match[j]
             own = block.provenance
             if m is not None:
-                pre_block = edit.pre[m]
+                pre_block = pre_blocks[m]
                 if own == pre_block.provenance and block.derived == pre_block.derived:
                     continue  # unchanged text, unchanged provenance: grounded as before
                 if pre_block.provenance and not own:
@@ -1451,7 +1458,7 @@ class _Check:
                 # A block's pre version is part of its provenance: an unchanged assistant turn
                 # needs no handle, and a rewritten turn may restate what its pre version (the
                 # pre block with the same id) said.
-                pre_index = self.pre.id_pos().get(block.id)
+                pre_index = pre_id.get(block.id)
                 if lossy and not block.derived:
                     found.append((f"block {block.id!r} is new output of the lossy operator {edit.operator!r} "
                                   "but is not tagged derived", {"block": block.id, "evidence": {"operator": edit.operator}}))
@@ -1468,8 +1475,8 @@ class _Check:
             own_pre = pre_index if pre_index is not None and not block.derived and not block.handles else None
             # grounding is a pure function of the block's text and what grounds it: cached, so a
             # re-check after a one-block change re-grounds only that block
-            key = (self.post.digests[j], tuple(handles), None if own_pre is None else self.pre.digests[own_pre])
-            rows = gate._grounded.get(key)
+            key = (post_digests[j], tuple(handles), None if own_pre is None else pre_digests[own_pre])
+            rows = grounded(key)
             if rows is None:
                 requests.append((key, j, handles, None if own_pre is None else self.pre_facts[own_pre]))
             plan.append((j, found, (key, handles, rows)))
