@@ -38,6 +38,7 @@ cdef enum:
     HANDLES = 1
     DERIVED = 2
     DERIVED_FROM = 3
+    RESOURCE = 5
 
 cdef object _block_type = Block
 cdef PyObject* _block_type_ptr = <PyObject*>Block
@@ -61,7 +62,7 @@ cdef Py_ssize_t _slot_offset(str name) except -2:
 
 assert len(SHAPE_FIELDS) == N_SHAPE
 assert SHAPE_FIELDS[HANDLES] == "handles" and SHAPE_FIELDS[DERIVED] == "derived"
-assert SHAPE_FIELDS[DERIVED_FROM] == "derived_from"
+assert SHAPE_FIELDS[DERIVED_FROM] == "derived_from" and SHAPE_FIELDS[RESOURCE] == "resource"
 _text_offset = _slot_offset("text")
 for _k in range(N_SHAPE):
     _shape_offsets[_k] = _slot_offset(SHAPE_FIELDS[_k])
@@ -235,6 +236,21 @@ def by_provenance(blocks):
             positions = groups.get(h)
             if positions is None:
                 groups[h] = [j]
+            else:
+                (<list>positions).append(j)
+    return groups
+
+
+def by_resource(blocks):
+    cdef tuple items = _blocks_tuple(blocks)
+    cdef Py_ssize_t j, n = len(items)
+    cdef dict groups = {}
+    for j in range(n):
+        resource = _shape_field(items[j], RESOURCE)
+        if resource is not None:
+            positions = groups.get(resource)
+            if positions is None:
+                groups[resource] = [j]
             else:
                 (<list>positions).append(j)
     return groups

@@ -16,7 +16,7 @@ from provgate.errors import InvalidArgumentError
 from provgate.window import Block, Window
 
 FUNCTIONS = ("block_texts", "texts_changed", "shape_of", "same_shape", "provenance_changed", "holding",
-             "by_provenance", "bad_derived")
+             "by_provenance", "by_resource", "bad_derived")
 
 
 @pytest.fixture(params=IMPLEMENTATIONS)
@@ -185,7 +185,7 @@ _HANDLES = st.lists(st.sampled_from(["tool:a", "tool:b", "file:c"]), max_size=2)
 def _blocks(draw):
     n = draw(st.integers(0, 6))
     return tuple(Block(f"b{i}", "tool", draw(_TEXTS), draw(_HANDLES), draw(st.booleans()), draw(_HANDLES),
-                       draw(st.booleans()), None, draw(st.sampled_from([None, "file:c"])))
+                       draw(st.booleans()), None, draw(st.sampled_from([None, "file:c", "file:d"])))
                  for i in range(n))
 
 
@@ -279,6 +279,12 @@ def test_provenance_indexes(impl):
     assert impl.by_provenance(blocks) == {"tool:1": [0], "tool:2": [0, 1], "tool:3": [1, 3]}
     assert list(impl.by_provenance(blocks)) == ["tool:1", "tool:2", "tool:3"]  # first appearance
     assert impl.bad_derived(blocks) == [2]
+    reads = [dataclasses.replace(b, resource=r) for b, r in zip(blocks, ["file:b", None, "file:a", "file:b"])]
+    assert impl.by_resource(reads) == {"file:b": [0, 3], "file:a": [2]}
+    assert list(impl.by_resource(reads)) == ["file:b", "file:a"]  # first appearance
+    assert impl.by_resource(blocks) == {}
+    with pytest.raises(TypeError, match=r"blocks\[1\] must be a Block, not str"):
+        impl.by_resource([reads[0], "file:b"])
     with pytest.raises(TypeError, match="handles must be a set or frozenset, not list"):
         impl.holding(blocks, ["tool:2"])
     with pytest.raises(TypeError, match=r"blocks\[0\] must be a Block, not int"):
@@ -295,4 +301,5 @@ def test_provenance_indexes_native_agree_with_the_reference(a, wanted):
         assert impl.holding(a, wanted) == _blockscan_py.holding(a, wanted)
         assert impl.holding(a, Wanted(wanted)) == _blockscan_py.holding(a, wanted)
         assert list(impl.by_provenance(a).items()) == list(_blockscan_py.by_provenance(a).items())
+        assert list(impl.by_resource(a).items()) == list(_blockscan_py.by_resource(a).items())
         assert impl.bad_derived(a) == _blockscan_py.bad_derived(a)

@@ -12,6 +12,7 @@ same_shape = _impl.same_shape
 provenance_changed = _impl.provenance_changed
 holding = _impl.holding
 by_provenance = _impl.by_provenance
+by_resource = _impl.by_resource
 bad_derived = _impl.bad_derived
 
-__all__ = ["IMPLEMENTATION", "SHAPE_FIELDS", "bad_derived", "block_texts", "by_provenance", "holding", "provenance_changed", "same_shape", "shape_of", "texts_changed"]
+__all__ = ["IMPLEMENTATION", "SHAPE_FIELDS", "bad_derived", "block_texts", "by_provenance", "by_resource", "holding", "provenance_changed", "same_shape", "shape_of", "texts_changed"]

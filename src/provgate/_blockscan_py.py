@@ -20,7 +20,9 @@ Indexes of one window's provenance: ``holding(blocks, handles)`` gives the posit
 blocks naming one of ``handles`` (a set or frozenset of str) in their ``handles``;
 ``by_provenance(blocks)`` maps each handle to the positions of the blocks it grounds (their
 ``derived_from`` for a derived block, else their ``handles``), in first-appearance order;
-``bad_derived(blocks)`` gives the positions of derived blocks without a ``derived_from``.
+``bad_derived(blocks)`` gives the positions of derived blocks without a ``derived_from``;
+``by_resource(blocks)`` maps each resource (a block's ``resource`` that is not None) to the
+positions of the blocks that are reads of it, in first-appearance order.
 
 Arguments: ``blocks`` is a tuple or list of :class:`provgate.window.Block`; ``texts`` and
 ``shape`` are lists or tuples as long as ``blocks``. A wrong container type or an item that is
@@ -135,6 +137,16 @@ def by_provenance(blocks: Sequence[Block]) -> dict[str, list[int]]:
     for j, block in enumerate(blocks):
         for h in block.derived_from if block.derived else block.handles:
             groups.setdefault(h, []).append(j)
+    return groups
+
+
+def by_resource(blocks: Sequence[Block]) -> dict[str, list[int]]:
+    """Resource -> positions of the blocks that are reads of it."""
+    check_blocks(blocks)
+    groups: dict[str, list[int]] = {}
+    for j, block in enumerate(blocks):
+        if block.resource is not None:
+            groups.setdefault(block.resource, []).append(j)
     return groups
 
 

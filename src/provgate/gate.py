@@ -306,7 +306,7 @@ class _Shape:
     ``_Shape`` between them, so an index built for either serves both."""
 
     __slots__ = ("ids", "id_pos", "bad_derived", "handle_union", "derived_union",
-                 "handle_block", "holding", "pinned", "resources", "by_resource", "by_provenance", "resolved", "fields")
+                 "handle_block", "holding", "pinned", "by_resource", "by_provenance", "resolved", "fields")
 
     def __init__(self) -> None:
         # per block, the fields the indexes are built from (_blockscan.SHAPE_FIELDS), made on
@@ -320,7 +320,6 @@ class _Shape:
         self.handle_block: dict[str, int] | None = None
         self.holding: tuple[frozenset[str], list[int]] | None = None
         self.pinned: list[int] | None = None
-        self.resources: list[str | None] | None = None
         self.by_resource: dict[str, list[int]] | None = None
         self.by_provenance: dict[str, list[int]] | None = None
         # every handle of handle_union was found in the durable store of the gate that keeps
@@ -492,11 +491,7 @@ class _Side:
         """resource -> positions of the blocks that are reads of it."""
         ix = self.ix
         if ix.by_resource is None:
-            groups: dict[str, list[int]] = {}
-            for j, r in enumerate(self.resources()):
-                if r is not None:
-                    groups.setdefault(r, []).append(j)
-            ix.by_resource = groups
+            ix.by_resource = _blockscan.by_resource(self.blocks)
         return ix.by_resource
 
     def newest_read(self, resource: str, reads: list[int], newer: Callable[[int, int], bool]) -> int:
@@ -531,13 +526,6 @@ class _Side:
         if ix.pinned is None:
             ix.pinned = list(compress(count(), map(_PINNED, self.blocks)))
         return ix.pinned
-
-    def resources(self) -> list[str | None]:
-        """Per block: the resource it is a read of, if any."""
-        ix = self.ix
-        if ix.resources is None:
-            ix.resources = list(map(_RESOURCE, self.blocks))
-        return ix.resources
 
     def may_cite(self) -> bool:
         """Could any block hold a citation marker?"""
@@ -2143,7 +2131,6 @@ def _joined(arrays: list[np.ndarray]) -> np.ndarray:
 _MARKER_OPENER = "[src:"  # every citation marker starts so (docs/grammar.md)
 _BLOCK_ID = attrgetter("id")
 _HANDLES = attrgetter("handles")
-_RESOURCE = attrgetter("resource")
 _DERIVED_FROM = attrgetter("derived_from")
 _PINNED = attrgetter("pinned")
 _N_FACTS = attrgetter("n_facts")
