@@ -225,19 +225,24 @@ def holding(blocks, handles):
     return out
 
 
+cdef inline int _add_position(dict groups, object key, Py_ssize_t j) except -1:
+    """Append position ``j`` to ``key``'s list in ``groups`` (a new list for a new key)."""
+    positions = groups.get(key)
+    if positions is None:
+        groups[key] = [j]
+    else:
+        (<list>positions).append(j)
+    return 0
+
+
 def by_provenance(blocks):
     cdef tuple items = _blocks_tuple(blocks)
     cdef Py_ssize_t j, n = len(items)
     cdef dict groups = {}
     for j in range(n):
         block = items[j]
-        source = _shape_field(block, DERIVED_FROM if _shape_field(block, DERIVED) else HANDLES)
-        for h in source:
-            positions = groups.get(h)
-            if positions is None:
-                groups[h] = [j]
-            else:
-                (<list>positions).append(j)
+        for h in _shape_field(block, DERIVED_FROM if _shape_field(block, DERIVED) else HANDLES):
+            _add_position(groups, h, j)
     return groups
 
 
@@ -248,11 +253,7 @@ def by_resource(blocks):
     for j in range(n):
         resource = _shape_field(items[j], RESOURCE)
         if resource is not None:
-            positions = groups.get(resource)
-            if positions is None:
-                groups[resource] = [j]
-            else:
-                (<list>positions).append(j)
+            _add_position(groups, resource, j)
     return groups
 
 
