@@ -20,6 +20,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from gate_helpers import blk, find, store_with, tool
 
+from provgate.fingerprints import EMPTY, FingerprintSet
 from provgate.gate import Gate
 from provgate.verdict import Verdict
 from provgate.window import Edit, Window, parse_edit
@@ -482,3 +483,17 @@ def test_a_window_compared_again_and_again_shares_indexes_only_with_its_equals()
         gate.check_edit(e)
         shared = gate._sides[id(e.post)]._ix is gate._sides[id(pre)]._ix
         assert shared == (set(change) <= {"text"}), change
+
+
+def test_a_kept_fact_set_out_of_step_with_its_window_stops_the_check():
+    # a kept side's fact multiset is derived from earlier checks; were it ever to lack a fact
+    # of one of its blocks, I2's counts would be wrong, so the check raises instead of judging
+    store = store_with({CONF_H: NOTE, "tool:call_2": NOTE + "x\n"})
+    pre = Window([tool("t1", CONF_H, NOTE), tool("t2", "tool:call_2", NOTE + "x\n")])
+    gate = Gate(store, audit=False)
+    assert gate.check_edit(Edit("rewrite", pre, pre)).accepted  # keeps pre's side
+    gate._sides[id(pre)]._fact_set = FingerprintSet(EMPTY)
+    with pytest.raises(RuntimeError, match="lacks a fact of one of its blocks"):
+        gate.check_edit(Edit("prune", pre, Window([pre[0]]), evicted=("tool:call_2",)))
+    # a gate whose kept set is whole judges the same edit
+    assert Gate(store, audit=False).check_edit(Edit("prune", pre, Window([pre[0]]), evicted=("tool:call_2",))).accepted
