@@ -382,7 +382,7 @@ def test_i2_counts_the_same_a_few_removed_facts_or_many(monkeypatch, edit):
         return out
 
     few = verdict()
-    monkeypatch.setattr(gate_module, "_FEW_REMOVED_FACTS", 0)
+    monkeypatch.setattr(gate_module, "_FEW_FACTS", 0)
     assert verdict() == few
     gone = few["facts"]["dropped"] + few["facts"]["evicted"] + few["facts"]["superseded"]
     assert (gone == 0) is (edit in ("one-copy-left", "restated"))

@@ -98,9 +98,9 @@ MAX_VIOLATIONS_PER_CHECK = 1000
 # Windows whose sides a gate keeps (the windows themselves are held weakly): the one a session
 # just committed (the next pre) and the post windows of a few checks in flight; a side costs a
 # few lists per block.
-# I2 counts at most this many removed facts one by one (a next edit's block or two); more are
-# counted with one pass over pre's distinct facts
-_FEW_REMOVED_FACTS = 256
+# I2 handles at most this many removed (or changed) facts as Python lists, one by one (a next
+# edit's block or two); more with numpy, counting with one pass over pre's distinct facts
+_FEW_FACTS = 256
 _KEPT_SIDES = 8
 
 _KIND_CITATION = int(Kind.CITATION)
@@ -947,7 +947,7 @@ class Gate:
             digest = self.handle_digest(handle)
             if digest is None:
                 return None
-            key = self._handle_key[handle] = bytes.fromhex(digest.split(":", 1)[1])
+            key = self._handle_key[handle] = bytes.fromhex(digest[digest.index(":") + 1:])
         cached = self._facts.get(key)
         if cached is not None:
             return cached
@@ -1639,13 +1639,14 @@ class _Check:
         d_fps, d_row = self._fact_rows(self.pre_facts, self.removed_content + [i for i in self.removed if i not in content])
         a_pos = positions(index, a_fps)
         d_pos = positions(index, d_fps)
-        few = d_pos.size <= _FEW_REMOVED_FACTS  # a block or two (every next edit): Python lists beat numpy calls
+        few = d_pos.size <= _FEW_FACTS  # a block or two (every next edit): Python lists beat numpy calls
         d_list = d_pos.tolist() if few else None
         if d_pos.size and (min(d_list) if few else d_pos.min()) < 0:  # type: ignore[arg-type]
             # pre's fact set is derived from the previous check's; a pre fact it lacks would
             # make every count below wrong, so the check stops rather than guess
             raise RuntimeError("provgate internal error: the pre window's fact set lacks a fact of one of its blocks")
-        if a_pos.size and a_pos.min() < 0:
+        a_list = a_pos.tolist() if a_pos.size <= _FEW_FACTS else None
+        if a_pos.size and (min(a_list) if a_list is not None else a_pos.min()) < 0:
             introduced = np.flatnonzero(a_pos < 0)
             fps = _joined(a_fps)[introduced]
             first: dict[tuple[int, int], int] = {}  # each distinct fact's first row, for the evidence
@@ -1667,7 +1668,7 @@ class _Check:
         elif d_list:
             # count the few positions instead of pass over every one of pre's distinct facts
             held = Counter(d_list)
-            restated = set(a_pos.tolist())
+            restated = set(a_list if a_list is not None else a_pos.tolist())
             places = sorted(held)
             gone = np.array([p for p, n in zip(places, pre_set.counts[places].tolist()) if n == held[p] and p not in restated],
                             dtype=np.int64)
