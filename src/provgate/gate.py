@@ -98,10 +98,10 @@ MAX_VIOLATIONS_PER_CHECK = 1000
 # Windows whose sides a gate keeps (the windows themselves are held weakly): the one a session
 # just committed (the next pre) and the post windows of a few checks in flight; a side costs a
 # few lists per block.
+_KEPT_SIDES = 8
 # I2 handles at most this many removed (or changed) facts as Python lists, one by one (a next
 # edit's block or two); more with numpy, counting with one pass over pre's distinct facts
 _FEW_FACTS = 256
-_KEPT_SIDES = 8
 
 _KIND_CITATION = int(Kind.CITATION)
 _CITATION_BYTE = bytes([_KIND_CITATION])
