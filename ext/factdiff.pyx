@@ -638,12 +638,15 @@ cdef inline bint _is_fingerprint_array(object fp):
 
 cdef inline bint contains_row(const fp_word_t* fp, offset_t n, fp_word_t h, fp_word_t l) noexcept nogil:
     """Binary search for (h, l) in ``n`` rows sorted by (hi, lo)."""
-    return contains_between(fp, 0, n, h, l)
+    return find_between(fp, 0, n, h, l) >= 0
 
 
-cdef inline bint contains_between(const fp_word_t* fp, offset_t lo, offset_t hi, fp_word_t h, fp_word_t l) noexcept nogil:
-    """Binary search for (h, l) in rows ``lo .. hi - 1`` sorted by (hi, lo)."""
-    return find_between(fp, lo, hi, h, l) >= 0
+cdef inline offset_t find_indexed(const fp_word_t* fp, const offset_t* starts, int shift, fp_word_t h,
+                                  fp_word_t l) noexcept nogil:
+    """The row of (h, l) in a SortedFingerprints' rows ``fp``, found through its run index
+    (``starts``, ``shift``): only the rows of h's run are searched; -1 when absent."""
+    cdef offset_t b = <offset_t>(h >> shift)
+    return find_between(fp, starts[b], starts[b + 1], h, l)
 
 
 cdef inline offset_t find_between(const fp_word_t* fp, offset_t lo, offset_t hi, fp_word_t h, fp_word_t l) noexcept nogil:
@@ -746,15 +749,12 @@ def positions(index, queries):
     cdef cnp.ndarray out = np.empty(total, dtype=np.int64)
     cdef offset_t* p_out = index_ptr(out)
     cdef const fp_word_t* qp
-    cdef offset_t b, at = 0
-    cdef fp_word_t h
+    cdef offset_t at = 0
     with nogil:
         for k in range(n_arrays):
             qp = <const fp_word_t*>p_ptrs[k]
             for r in range(p_lens[k]):
-                h = qp[2 * r]
-                b = <offset_t>(h >> shift)
-                p_out[at] = find_between(rows, starts[b], starts[b + 1], h, qp[2 * r + 1])
+                p_out[at] = find_indexed(rows, starts, shift, qp[2 * r], qp[2 * r + 1])
                 at += 1
     return out
 
@@ -799,14 +799,12 @@ cdef tuple _set_pointers(object sets):
 
 cdef inline bint absent_in_group(const size_t* p_ptrs, const offset_t* p_lens, const offset_t* p_members,
                                  offset_t first, offset_t last, fp_word_t h, fp_word_t l) noexcept nogil:
-    cdef offset_t m, s, b
-    cdef const offset_t* starts
+    cdef offset_t m, s
     for m in range(first, last):
         s = p_members[m]
         if p_ptrs[2 * s + 1]:
-            starts = <const offset_t*>p_ptrs[2 * s + 1]
-            b = <offset_t>(h >> p_lens[2 * s + 1])
-            if contains_between(<const fp_word_t*>p_ptrs[2 * s], starts[b], starts[b + 1], h, l):
+            if find_indexed(<const fp_word_t*>p_ptrs[2 * s], <const offset_t*>p_ptrs[2 * s + 1],
+                            <int>p_lens[2 * s + 1], h, l) >= 0:
                 return False
         elif contains_row(<const fp_word_t*>p_ptrs[2 * s], p_lens[2 * s], h, l):
             return False
