@@ -99,8 +99,8 @@ MAX_VIOLATIONS_PER_CHECK = 1000
 # just committed (the next pre) and the post windows of a few checks in flight; a side costs a
 # few lists per block.
 _KEPT_SIDES = 8
-# I2 handles at most this many removed (or changed) facts as Python lists, one by one (a next
-# edit's block or two); more with numpy, counting with one pass over pre's distinct facts
+# I2 counts at most this many removed facts one by one (a next edit's block or two); more are
+# counted with one pass over pre's distinct facts
 _FEW_FACTS = 256
 
 _KIND_CITATION = int(Kind.CITATION)
@@ -1639,14 +1639,11 @@ class _Check:
         d_fps, d_row = self._fact_rows(self.pre_facts, self.removed_content + [i for i in self.removed if i not in content])
         a_pos = positions(index, a_fps)
         d_pos = positions(index, d_fps)
-        few = d_pos.size <= _FEW_FACTS  # a block or two (every next edit): Python lists beat numpy calls
-        d_list = d_pos.tolist() if few else None
-        if d_pos.size and (min(d_list) if few else d_pos.min()) < 0:  # type: ignore[arg-type]
+        if d_pos.size and d_pos.min() < 0:
             # pre's fact set is derived from the previous check's; a pre fact it lacks would
             # make every count below wrong, so the check stops rather than guess
             raise RuntimeError("provgate internal error: the pre window's fact set lacks a fact of one of its blocks")
-        a_list = a_pos.tolist() if a_pos.size <= _FEW_FACTS else None
-        if a_pos.size and (min(a_list) if a_list is not None else a_pos.min()) < 0:
+        if a_pos.size and a_pos.min() < 0:
             introduced = np.flatnonzero(a_pos < 0)
             fps = _joined(a_fps)[introduced]
             first: dict[tuple[int, int], int] = {}  # each distinct fact's first row, for the evidence
@@ -1660,20 +1657,19 @@ class _Check:
                 self.violate("I2", f"{edit.operator} introduced {span.key}={span.value!r} in block {b.id!r}, "
                              "a fact the pre window does not have", block=b.id, key=span.key, value=span.value,
                              evidence={"span": [span.start, span.end], "text": span.text, "change": "introduced"})
-        if not few:
+        if d_pos.size > _FEW_FACTS:
             removed = np.bincount(d_pos, minlength=len(pre_set))
             gone_here = removed == pre_set.counts
             gone_here[a_pos[a_pos >= 0]] = False  # restated by a changed block
             gone = np.flatnonzero(gone_here)
-        elif d_list:
-            # count the few positions instead of pass over every one of pre's distinct facts
-            held = Counter(d_list)
-            restated = set(a_list if a_list is not None else a_pos.tolist())
+        else:
+            # a block or two (every next edit): count the few positions instead of passing
+            # over every one of pre's distinct facts
+            held = Counter(d_pos.tolist())
+            restated = set(a_pos.tolist())
             places = sorted(held)
             gone = np.array([p for p, n in zip(places, pre_set.counts[places].tolist()) if n == held[p] and p not in restated],
                             dtype=np.int64)
-        else:
-            gone = d_pos
         if gone.size:
             self._account_drops(d_pos, d_row, gone)
         self._check_handle_drops("I2")
@@ -1695,9 +1691,9 @@ class _Check:
         codes = []
         for i in self.removed:
             b = pre_blocks[i]
-            codes.append(2 if b.id in evicted or not evicted.isdisjoint(b.handles) or not evicted.isdisjoint(b.derived_from)
-                         else 1 if not (superseded.keys().isdisjoint(b.handles) and superseded.keys().isdisjoint(b.derived_from))
-                         else 0)
+            refs = b.handles + b.derived_from
+            codes.append(2 if b.id in evicted or not evicted.isdisjoint(refs)
+                         else 1 if not superseded.keys().isdisjoint(refs) else 0)
         how = np.zeros(len(pre_blocks), dtype=np.int8)
         how[self.removed] = codes
         # per distinct fact, the strongest record among the rows that held it: write the
