@@ -935,7 +935,7 @@ class Gate:
             # a fact table cached under the source's digest holds exactly the source's bytes
             # (it was scanned from bytes with that digest, or verified against it on load)
             digest = self.handle_digest(handle)
-            known = None if digest is None else self._facts.get(bytes.fromhex(digest.split(":", 1)[1]))
+            known = None if digest is None else self._facts.get(_digests.parse_digest(digest)[1])
             data = known.table.data if known is not None else self.store.get_bytes(handle)
             self._source_bytes.put(handle, data, 64)
         return data
@@ -947,7 +947,7 @@ class Gate:
             digest = self.handle_digest(handle)
             if digest is None:
                 return None
-            key = self._handle_key[handle] = bytes.fromhex(digest[digest.index(":") + 1:])
+            key = self._handle_key[handle] = _digests.parse_digest(digest)[1]
         cached = self._facts.get(key)
         if cached is not None:
             return cached
