@@ -16,10 +16,14 @@ import numpy as np
 cimport numpy as cnp
 from libc.string cimport memcpy
 
-from _grouping cimport flat_grouping
-from _types cimport fp_word_t, offset_t
+from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_GET_SIZE
 
-from provgate._factdiff_py import SET_TYPE_ERROR, check_groups_per_table, check_tables
+from _boundaries cimport fill_byte_classes, occurs
+from _byte_batches cimport byte_items, lengths_of, pointers_of
+from _grouping cimport flat_grouping
+from _types cimport byte_t, fp_word_t, offset_t
+
+from provgate._factdiff_py import SET_TYPE_ERROR, check_ground_tables, check_groups_per_table, span_error
 from provgate.errors import InvalidArgumentError
 
 cnp.import_array()
@@ -34,6 +38,9 @@ cdef enum:
     MAX_RUN_BITS = 20
     # the bucket pass uses at most 2**MAX_BUCKET_BITS buckets
     MAX_BUCKET_BITS = 16
+
+cdef byte_t BYTE_CLASS[256]  # token boundaries of the literal search (ungrounded_rows)
+fill_byte_classes(BYTE_CLASS)
 
 cdef enum DiffStatus:
     DIFF_OK = 0
@@ -838,60 +845,100 @@ def absent_from_all(queries, sets, *, groups=None, query_group=None):
     return out
 
 
-cdef inline bint _is_kind_array(object kind):
-    if type(kind) is not np.ndarray:
+cdef inline bint _is_column(object column, int type_num, offset_t n):
+    """A 1-D C-contiguous array of ``type_num`` with ``n`` rows: the cheap yes of
+    check_ground_tables (which is called for its message, or to convert, when this says no)."""
+    if type(column) is not np.ndarray:
         return False
-    cdef cnp.ndarray a = <cnp.ndarray>kind
-    return a.ndim == 1 and cnp.PyArray_TYPE(a) == cnp.NPY_UINT8 and cnp.PyArray_IS_C_CONTIGUOUS(a)
+    cdef cnp.ndarray a = <cnp.ndarray>column
+    return (a.ndim == 1 and cnp.PyArray_TYPE(a) == type_num and cnp.PyArray_IS_C_CONTIGUOUS(a)
+            and cnp.PyArray_ISNOTSWAPPED(a) and a.shape[0] == n)
 
 
-def absent_rows(kinds, pair_fps, value_fps, sets, *, groups, skip_kind, pair_kind):
-    """(table, row) of the rows of several fact tables found in none of their table's sets;
-    the specification is ``provgate._factdiff_py.absent_rows``. The tables' columns are read in
-    place (no joined copies, no query array), without the GIL."""
-    cdef Py_ssize_t n_tables, t
-    cdef cnp.ndarray kind_arr, pair_arr, value_arr
-    fast = (type(kinds) is list and type(pair_fps) is list and type(value_fps) is list
-            and type(skip_kind) is int and type(pair_kind) is int
-            and 0 <= skip_kind <= 255 and 0 <= pair_kind <= 255
-            and len(kinds) == len(pair_fps) == len(value_fps))
-    if fast:
-        for t in range(len(kinds)):
-            if not (_is_kind_array(kinds[t]) and _is_fingerprint_array(pair_fps[t])
-                    and _is_fingerprint_array(value_fps[t])
-                    and (<cnp.ndarray>pair_fps[t]).shape[0] == (<cnp.ndarray>kinds[t]).shape[0]
-                    and (<cnp.ndarray>value_fps[t]).shape[0] == (<cnp.ndarray>kinds[t]).shape[0]):
-                fast = False
-                break
-    if fast:
-        columns = (list(kinds), list(pair_fps), list(value_fps))  # private: the loop relies on them
-    else:
-        columns = check_tables(kinds, pair_fps, value_fps, skip_kind, pair_kind)  # raises, or converts
-    cdef list kind_cols = columns[0], pair_cols = columns[1], value_cols = columns[2]
-    n_tables = len(kind_cols)
+cdef tuple _ground_columns(object tables, object skip_kind, object pair_kind, object quote_kind):
+    """The columns of ``tables`` as check_ground_tables returns them, gathered without a
+    numpy call when they are already what the loop reads (every table the gate passes)."""
+    cdef Py_ssize_t t
+    cdef offset_t n
+    cdef list datas = [], kinds = [], pairs = [], values = [], starts = [], ends = [], v_starts = [], v_ends = []
+    if not ((type(tables) is list or type(tables) is tuple)
+            and type(skip_kind) is int and type(pair_kind) is int and type(quote_kind) is int
+            and 0 <= skip_kind <= 255 and 0 <= pair_kind <= 255 and 0 <= quote_kind <= 255):
+        return check_ground_tables(tables, skip_kind, pair_kind, quote_kind)  # raises
+    for table in tables:
+        data = getattr(table, "data", None)
+        kind = getattr(table, "kind", None)
+        if type(data) is not bytes or type(kind) is not np.ndarray or (<cnp.ndarray>kind).ndim != 1:
+            return check_ground_tables(tables, skip_kind, pair_kind, quote_kind)
+        n = (<cnp.ndarray>kind).shape[0]
+        pair = getattr(table, "fp_fact", None)
+        value = getattr(table, "fp_value", None)
+        start = getattr(table, "start", None)
+        end = getattr(table, "end", None)
+        v_start = getattr(table, "value_start", None)
+        v_end = getattr(table, "value_end", None)
+        if not (_is_column(kind, cnp.NPY_UINT8, n)
+                and _is_fingerprint_array(pair) and (<cnp.ndarray>pair).shape[0] == n
+                and _is_fingerprint_array(value) and (<cnp.ndarray>value).shape[0] == n
+                and _is_column(start, cnp.NPY_INT64, n) and _is_column(end, cnp.NPY_INT64, n)
+                and _is_column(v_start, cnp.NPY_INT64, n) and _is_column(v_end, cnp.NPY_INT64, n)):
+            return check_ground_tables(tables, skip_kind, pair_kind, quote_kind)  # raises, or converts
+        datas.append(data)
+        kinds.append(kind)
+        pairs.append(pair)
+        values.append(value)
+        starts.append(start)
+        ends.append(end)
+        v_starts.append(v_start)
+        v_ends.append(v_end)
+    return datas, kinds, pairs, values, starts, ends, v_starts, v_ends
+
+
+cdef enum:
+    # a table's columns, as addresses, in ungrounded_rows' pointer table
+    COL_KIND, COL_PAIR, COL_VALUE, COL_START, COL_END, COL_VALUE_START, COL_VALUE_END, COL_DATA, N_COLS
+
+
+def ungrounded_rows(tables, sets, haystacks, *, groups, haystack_groups, skip_kind, pair_kind, quote_kind):
+    """(table, row) of the rows of several fact tables found neither in their table's sets nor
+    literally in their table's haystacks; the specification is
+    ``provgate._factdiff_py.ungrounded_rows``. One pass over every row, reading the tables'
+    columns in place, without the GIL: a set look-up per row, a literal search per row no set
+    holds."""
+    columns = _ground_columns(tables, skip_kind, pair_kind, quote_kind)
+    cdef Py_ssize_t n_tables = len(columns[1]), t, c
     if type(groups) is not list and type(groups) is not tuple or len(groups) != n_tables:
         check_groups_per_table(groups, n_tables)  # raises
+    if type(haystack_groups) is not list and type(haystack_groups) is not tuple or len(haystack_groups) != n_tables:
+        check_groups_per_table(haystack_groups, n_tables, "haystack_groups", "haystacks")  # raises
     owners, ptrs_a, lens_a = _set_pointers(sets)
     cdef Py_ssize_t k = len(owners)
     cdef cnp.ndarray ptrs = ptrs_a, lens = lens_a
-    offsets_a, members_a, _ = flat_grouping(groups, np.arange(n_tables, dtype=np.int64), n_tables, k,
-                                           "tables", "sets", "query_group")
+    table_index = np.arange(n_tables, dtype=np.int64)
+    offsets_a, members_a, _ = flat_grouping(groups, table_index, n_tables, k, "tables", "sets", "query_group")
     cdef cnp.ndarray offsets_arr = offsets_a, members_arr = members_a
-    # per table: its three columns and row count, gathered with the GIL held
-    cdef cnp.ndarray table_ptrs = np.empty((n_tables, 3), dtype=np.uintp)
-    cdef cnp.ndarray table_rows = np.empty(n_tables, dtype=np.int64)
+    # a private tuple: every haystack stays alive while the loop reads it without the GIL
+    cdef tuple keep_h = byte_items(haystacks, "haystacks", False)
+    h_offsets_a, h_members_a, _ = flat_grouping(haystack_groups, table_index, n_tables, len(keep_h), "tables",
+                                                "haystacks", "haystack_groups")
+    cdef cnp.ndarray h_offsets_arr = h_offsets_a, h_members_arr = h_members_a
+    cdef cnp.ndarray h_ptr = pointers_of(keep_h), h_len = lengths_of(keep_h)
+    # per table: its columns' addresses, row count and data size, gathered with the GIL held
+    # (``columns`` keeps every array alive)
+    cdef cnp.ndarray table_ptrs = np.empty((n_tables, N_COLS), dtype=np.uintp)
+    cdef cnp.ndarray table_sizes = np.empty((n_tables, 2), dtype=np.int64)
     cdef size_t* p_tp = <size_t*>cnp.PyArray_DATA(table_ptrs)
-    cdef offset_t* p_tr = index_ptr(table_rows)
+    cdef offset_t* p_ts = index_ptr(table_sizes)
     cdef offset_t total = 0
+    cdef object data
     for t in range(n_tables):
-        kind_arr = kind_cols[t]
-        pair_arr = pair_cols[t]
-        value_arr = value_cols[t]
-        p_tp[3 * t] = <size_t>cnp.PyArray_DATA(kind_arr)
-        p_tp[3 * t + 1] = <size_t>cnp.PyArray_DATA(pair_arr)
-        p_tp[3 * t + 2] = <size_t>cnp.PyArray_DATA(value_arr)
-        p_tr[t] = kind_arr.shape[0]
-        total += kind_arr.shape[0]
+        for c in range(COL_DATA):
+            p_tp[N_COLS * t + c] = <size_t>cnp.PyArray_DATA(<cnp.ndarray>columns[1 + c][t])
+        data = columns[0][t]
+        p_tp[N_COLS * t + COL_DATA] = <size_t>PyBytes_AS_STRING(data)
+        p_ts[2 * t] = (<cnp.ndarray>columns[1][t]).shape[0]
+        p_ts[2 * t + 1] = PyBytes_GET_SIZE(data)
+        total += p_ts[2 * t]
     cdef cnp.ndarray out_table = np.empty(total, dtype=np.int64)
     cdef cnp.ndarray out_row = np.empty(total, dtype=np.int64)
     cdef offset_t* p_ot = index_ptr(out_table)
@@ -900,20 +947,51 @@ def absent_rows(kinds, pair_fps, value_fps, sets, *, groups, skip_kind, pair_kin
     cdef const offset_t* p_lens = index_ptr(lens)
     cdef const offset_t* p_offsets = index_ptr(offsets_arr)
     cdef const offset_t* p_members = index_ptr(members_arr)
-    cdef unsigned char skip = skip_kind, pair = pair_kind
-    cdef const unsigned char* kind_p
+    cdef const offset_t* p_h_offsets = index_ptr(h_offsets_arr)
+    cdef const offset_t* p_h_members = index_ptr(h_members_arr)
+    cdef const size_t* hp = <const size_t*>cnp.PyArray_DATA(h_ptr)
+    cdef const offset_t* hl = index_ptr(h_len)
+    cdef unsigned char skip = skip_kind, pair = pair_kind, quote = quote_kind, kind
+    cdef const size_t* cols
     cdef const fp_word_t* fp
-    cdef offset_t r, found = 0
+    cdef const byte_t* text
+    cdef offset_t r, m, j, a, b, found = 0, bad_table = -1, bad_row = -1
+    cdef bint literal
     with nogil:
         for t in range(n_tables):
-            kind_p = <const unsigned char*>p_tp[3 * t]
-            for r in range(p_tr[t]):
-                if kind_p[r] == skip:
+            cols = p_tp + N_COLS * t
+            text = <const byte_t*>cols[COL_DATA]
+            for r in range(p_ts[2 * t]):
+                kind = (<const unsigned char*>cols[COL_KIND])[r]
+                if kind == skip:
                     continue
-                fp = <const fp_word_t*>(p_tp[3 * t + 1] if kind_p[r] == pair else p_tp[3 * t + 2])
-                if absent_in_group(p_ptrs, p_lens, p_members, p_offsets[t], p_offsets[t + 1],
-                                   fp[2 * r], fp[2 * r + 1]):
+                # a quote is searched for by what it quotes, anything else by its literal text
+                if kind == quote:
+                    a = (<const offset_t*>cols[COL_VALUE_START])[r]
+                    b = (<const offset_t*>cols[COL_VALUE_END])[r]
+                else:
+                    a = (<const offset_t*>cols[COL_START])[r]
+                    b = (<const offset_t*>cols[COL_END])[r]
+                if a < 0 or a > b or b > p_ts[2 * t + 1]:
+                    bad_table = t
+                    bad_row = r
+                    break
+                fp = <const fp_word_t*>(cols[COL_PAIR] if kind == pair else cols[COL_VALUE])
+                if not absent_in_group(p_ptrs, p_lens, p_members, p_offsets[t], p_offsets[t + 1],
+                                       fp[2 * r], fp[2 * r + 1]):
+                    continue
+                literal = False
+                for m in range(p_h_offsets[t], p_h_offsets[t + 1]):
+                    j = p_h_members[m]
+                    if occurs(BYTE_CLASS, <const byte_t*>hp[j], hl[j], text + a, b - a):
+                        literal = True
+                        break
+                if not literal:
                     p_ot[found] = t
                     p_or[found] = r
                     found += 1
+            if bad_table >= 0:
+                break
+    if bad_table >= 0:
+        raise span_error(bad_table, bad_row, a, b, p_ts[2 * bad_table + 1])
     return _shrunk(out_table, found), _shrunk(out_row, found)

@@ -17,6 +17,7 @@ from libc.stdint cimport int64_t
 from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memcpy
 
+from _boundaries cimport JOINER, WORD, fill_byte_classes, occurs
 from _byte_batches cimport byte_items, lengths_of, pointers_of
 from _grouping cimport flat_grouping
 from _types cimport byte_t, offset_t
@@ -24,23 +25,18 @@ from _types cimport byte_t, offset_t
 from provgate._matching_py import END as _END
 from provgate._matching_py import FIRST as _FIRST
 from provgate._matching_py import LAST as _LAST
-from provgate._matching_py import JOINERS, START as _START, WORD_BYTES, too_many_matches
+from provgate._matching_py import START as _START, too_many_matches
 from provgate.errors import InvalidContentError
 
 cdef extern from "Python.h":
     object PyUnicode_New(Py_ssize_t size, Py_UCS4 maxchar)
     void* PyUnicode_DATA(object o)
 
-cdef extern from "string.h" nogil:
-    void* memmem(const void* haystack, size_t haystacklen, const void* needle, size_t needlelen)
-
 cnp.import_array()
 
 IMPLEMENTATION = "native"
 
 cdef enum:
-    WORD = 1
-    JOINER = 2
     CAN_END = 1
     CAN_START = 2
     INITIAL_CAPACITY = 4096
@@ -52,13 +48,7 @@ cdef byte_t FIRST = _FIRST
 cdef byte_t LAST = _LAST
 
 
-def _init_byte_classes():
-    # built from the reference's sets, so the two cannot drift apart
-    for c in range(256):
-        BYTE_CLASS[c] = (WORD if c in WORD_BYTES else 0) | (JOINER if c in JOINERS else 0)
-
-
-_init_byte_classes()
+fill_byte_classes(BYTE_CLASS)
 
 
 cdef offset_t classify(const byte_t* d, offset_t n, const byte_t* edges, byte_t* flags) noexcept nogil:
@@ -208,40 +198,6 @@ def collect(automaton, const byte_t[::1] data, const int64_t[::1] pattern_bytes,
         free(buf.pattern)
 
 
-cdef inline bint starts_ok(const byte_t* d, offset_t s) noexcept nogil:
-    if s == 0:
-        return True
-    if BYTE_CLASS[d[s - 1]] & WORD:
-        return False
-    return not ((BYTE_CLASS[d[s - 1]] & JOINER) and s >= 2 and (BYTE_CLASS[d[s - 2]] & WORD))
-
-
-cdef inline bint ends_ok(const byte_t* d, offset_t n, offset_t e) noexcept nogil:
-    if e == n:
-        return True
-    if BYTE_CLASS[d[e]] & WORD:
-        return False
-    return not ((BYTE_CLASS[d[e]] & JOINER) and e + 1 < n and (BYTE_CLASS[d[e + 1]] & WORD))
-
-
-cdef bint occurs(const byte_t* h, offset_t hn, const byte_t* nd, offset_t nn) noexcept nogil:
-    if nn == 0 or nn > hn:
-        return False
-    cdef bint own_left = not (BYTE_CLASS[nd[0]] & WORD)
-    cdef bint own_right = not (BYTE_CLASS[nd[nn - 1]] & WORD)
-    cdef offset_t s = 0
-    cdef const byte_t* hit
-    while s + nn <= hn:
-        hit = <const byte_t*>memmem(h + s, <size_t>(hn - s), nd, <size_t>nn)
-        if hit == NULL:
-            return False
-        s = hit - h
-        if (own_left or starts_ok(h, s)) and (own_right or ends_ok(h, hn, s + nn)):
-            return True
-        s += 1
-    return False
-
-
 def occurs_at_boundaries(needles, haystacks, *, groups=None, needle_group=None):
     # private tuples: every bytes object stays alive while the loop reads it without the GIL
     cdef tuple keep_n = byte_items(needles, "needles", False)
@@ -268,7 +224,7 @@ def occurs_at_boundaries(needles, haystacks, *, groups=None, needle_group=None):
             g = p_group[i]
             for m in range(p_offsets[g], p_offsets[g + 1]):
                 j = p_members[m]
-                if occurs(<const byte_t*>hp[j], hl[j], <const byte_t*>np_[i], nl[i]):
+                if occurs(BYTE_CLASS, <const byte_t*>hp[j], hl[j], <const byte_t*>np_[i], nl[i]):
                     o[i] = 1
                     break
     return out

@@ -11,6 +11,7 @@ from __future__ import annotations
 import sys
 import threading
 import time
+from functools import partial
 
 import numpy as np
 import pytest
@@ -650,113 +651,217 @@ def test_sorted_fingerprints_do_not_cross_implementations():
             mine.absent_from_all(fp([[1, 2]]), [other.SortedFingerprints(fp([[1, 2]]))])
 
 
-# ---- absent_rows: the rows of several fact tables found in none of their group's sets --------
+# ---- ungrounded_rows: rows found neither in their group's sets nor literally in its haystacks --
 
-SKIP, PAIR = 9, 3  # row kinds: a marker (not looked up) and a kv fact (looked up as a pair)
+SKIP, PAIR, QUOTE = 9, 3, 8  # row kinds: a marker (neither), a kv fact (a pair), a quote (its value)
+OFFSET_COLUMNS = ("start", "end", "value_start", "value_end")
+
+
+class Table:
+    """The columns ungrounded_rows reads from a fact table, built from plain lists."""
+
+    def __init__(self, data, kinds, pairs, values, spans, value_spans):
+        self.data = data
+        self.kind = np.array(kinds, dtype=np.uint8)
+        self.fp_fact, self.fp_value = fp(pairs), fp(values)
+        self.start, self.end = (np.array([s[i] for s in spans], dtype=np.int64).reshape(-1) for i in (0, 1))
+        self.value_start, self.value_end = (np.array([s[i] for s in value_spans], dtype=np.int64).reshape(-1)
+                                            for i in (0, 1))
+
+
+TEXT_PIECES = (b"retries", b"=", b"3", b" ", b"x-y", b".", b"\"", b"5", b"ab", b"-")
+
+
+def _span_from(size, start):
+    return st.tuples(st.just(start), st.integers(start, size))
 
 
 @st.composite
 def tables_and_sets(draw):
-    """Fact tables drawn against the sets, so rows are often present by value, by pair, or
-    only by the fingerprint of the other column."""
+    """Fact tables drawn against the sets and haystacks, so rows are often present by value,
+    by pair, only by the fingerprint of the other column, or only literally (at a boundary or
+    inside a word)."""
     _, sets = draw(queries_and_sets())
     pool = [tuple(r) for s in sets for r in s.tolist()] + [(1, 1), (2**63, 5), (U64_MAX, U64_MAX)]
-    n_tables = draw(st.integers(0, 4))
-    kinds, pairs, values = [], [], []
-    for _ in range(n_tables):
+    text = st.lists(st.sampled_from(TEXT_PIECES), max_size=8).map(b"".join)
+    haystacks = draw(st.lists(text, max_size=4))
+    tables = []
+    for _ in range(draw(st.integers(0, 4))):
+        data = draw(text)
         n = draw(st.integers(0, 6))
-        kinds.append(np.array(draw(st.lists(st.sampled_from([0, PAIR, SKIP, 4]), min_size=n, max_size=n)), dtype=np.uint8))
-        pairs.append(fp(draw(st.lists(st.sampled_from(pool), min_size=n, max_size=n))))
-        values.append(fp(draw(st.lists(st.sampled_from(pool), min_size=n, max_size=n))))
-    groups = [draw(st.lists(st.integers(0, len(sets) - 1), max_size=3)) if sets else [] for _ in range(n_tables)]
-    return kinds, pairs, values, sets, groups
+        rows = st.lists(st.sampled_from(pool), min_size=n, max_size=n)
+        span = st.integers(0, len(data)).flatmap(partial(_span_from, len(data)))
+        tables.append(Table(data, draw(st.lists(st.sampled_from([0, PAIR, SKIP, QUOTE, 4]), min_size=n, max_size=n)),
+                            draw(rows), draw(rows), draw(st.lists(span, min_size=n, max_size=n)),
+                            draw(st.lists(span, min_size=n, max_size=n))))
+    groups = [draw(st.lists(st.integers(0, len(sets) - 1), max_size=3)) if sets else [] for _ in tables]
+    haystack_groups = [draw(st.lists(st.integers(0, len(haystacks) - 1), max_size=3)) if haystacks else []
+                       for _ in tables]
+    return tables, sets, haystacks, dict(groups=groups, haystack_groups=haystack_groups, skip_kind=SKIP,
+                                         pair_kind=PAIR, quote_kind=QUOTE)
 
 
-def expected_absent_rows(kinds, pairs, values, sets, groups):
-    """From the definition: per table, per row not skipped, its query in none of its sets."""
+def literally_in(needle, haystack):
+    """From the definition: some occurrence whose both ends are token boundaries (or the
+    needle's own non-word byte at that end)."""
+    from provgate._matching_py import WORD_BYTES, end_ok, start_ok
+    if not needle:
+        return False
+    return any(haystack[s:s + len(needle)] == needle
+               and (needle[0] not in WORD_BYTES or start_ok(haystack, s))
+               and (needle[-1] not in WORD_BYTES or end_ok(haystack, s + len(needle)))
+               for s in range(len(haystack) - len(needle) + 1))
+
+
+def expected_ungrounded_rows(tables, sets, haystacks, args):
+    """From the definition: per table, per row not skipped, its query in none of its sets and
+    its text (a quote's value) in none of its haystacks."""
     out = []
-    for t, kind in enumerate(kinds):
-        members = {r for m in groups[t] for r in map(tuple, sets[m].tolist())}
-        for r, k in enumerate(kind.tolist()):
-            query = tuple((pairs if k == PAIR else values)[t][r].tolist())
-            if k != SKIP and query not in members:
+    for t, table in enumerate(tables):
+        members = {r for m in args["groups"][t] for r in map(tuple, sets[m].tolist())}
+        for r, k in enumerate(table.kind.tolist()):
+            query = tuple((table.fp_fact if k == PAIR else table.fp_value)[r].tolist())
+            a, b = ((table.value_start[r], table.value_end[r]) if k == QUOTE else (table.start[r], table.end[r]))
+            if k != SKIP and query not in members and not any(
+                    literally_in(table.data[a:b], haystacks[m]) for m in args["haystack_groups"][t]):
                 out.append((t, r))
     return out
 
 
 @SETTINGS
 @given(case=tables_and_sets())
-def test_absent_rows_is_absent_from_all_over_the_tables_rows(impl, case):
-    kinds, pairs, values, sets, groups = case
-    table, row = impl.absent_rows(kinds, pairs, values, sets, groups=groups, skip_kind=SKIP, pair_kind=PAIR)
+def test_ungrounded_rows_are_found_in_no_set_and_no_haystack(impl, case):
+    tables, sets, haystacks, args = case
+    table, row = impl.ungrounded_rows(tables, sets, haystacks, **args)
     assert table.dtype == np.int64 and row.dtype == np.int64
-    assert list(zip(table.tolist(), row.tolist())) == expected_absent_rows(kinds, pairs, values, sets, groups)
+    assert list(zip(table.tolist(), row.tolist())) == expected_ungrounded_rows(tables, sets, haystacks, args)
     frozen = [impl.SortedFingerprints(s) for s in sets]
-    again = impl.absent_rows(tuple(kinds), tuple(pairs), tuple(values), frozen, groups=tuple(groups),
-                             skip_kind=SKIP, pair_kind=PAIR)
+    again = impl.ungrounded_rows(tuple(tables), frozen, tuple(haystacks), **dict(
+        args, groups=tuple(args["groups"]), haystack_groups=tuple(args["haystack_groups"])))
     assert all(np.array_equal(x, y) for x, y in zip(again, (table, row)))
 
 
 @_only_with_native
 @settings(max_examples=1000, deadline=None)
 @given(case=tables_and_sets())
-def test_absent_rows_native_equals_reference(case):
-    kinds, pairs, values, sets, groups = case
-    args = dict(groups=groups, skip_kind=SKIP, pair_kind=PAIR)
-    native = _load("native").absent_rows(kinds, pairs, values, sets, **args)
-    reference = _load("reference").absent_rows(kinds, pairs, values, sets, **args)
+def test_ungrounded_rows_native_equals_reference(case):
+    tables, sets, haystacks, args = case
+    native = _load("native").ungrounded_rows(tables, sets, haystacks, **args)
+    reference = _load("reference").ungrounded_rows(tables, sets, haystacks, **args)
     assert all(np.array_equal(x, y) for x, y in zip(native, reference))
 
 
-def test_absent_rows_reads_columns_that_are_not_contiguous(impl):
+def test_ungrounded_rows_search_a_quote_by_its_value_and_anything_else_by_its_span(impl):
+    data = b'say "retries=3" now'
+    # rows: the quote (value 5..14), the same span as a plain fact, and a fact over "now"
+    table = Table(data, [QUOTE, 0, 0], [[1, 1]] * 3, [[1, 1]] * 3, [(4, 15), (4, 15), (16, 19)],
+                  [(5, 14), (5, 14), (16, 19)])
+    args = dict(groups=[[]], haystack_groups=[[0]], skip_kind=SKIP, pair_kind=PAIR, quote_kind=QUOTE)
+    table_ix, row = impl.ungrounded_rows([table], [], [b"set retries=3 then"], **args)
+    assert (table_ix.tolist(), row.tolist()) == ([0, 0], [1, 2])
+    # a set that holds the row's fingerprint grounds it without any text
+    _, row = impl.ungrounded_rows([table], [fp([[1, 1]])], [b""], **dict(args, groups=[[0]]))
+    assert row.tolist() == []
+
+
+def test_ungrounded_rows_read_columns_that_are_not_contiguous(impl):
     # a table's columns may be views: they are read as the values they hold
-    kinds = np.array([0, 7, PAIR, 7, 0, 7], dtype=np.uint8)[::2]
-    wide = fp([[1, 1], [0, 0], [2, 2], [0, 0], [5, 5], [0, 0]])[::2]
-    table, row = impl.absent_rows([kinds], [wide], [wide], [fp([[1, 1], [2, 2]])], groups=[[0]],
-                                  skip_kind=SKIP, pair_kind=PAIR)
-    assert (table.tolist(), row.tolist()) == ([0], [2])
+    table = Table(b"abc", [0, 7, PAIR, 7, 0, 7], [[1, 1], [0, 0], [2, 2], [0, 0], [5, 5], [0, 0]],
+                  [[1, 1], [0, 0], [2, 2], [0, 0], [5, 5], [0, 0]], [(0, 1)] * 6, [(0, 1)] * 6)
+    for name in ("kind", "fp_fact", "fp_value", *OFFSET_COLUMNS):
+        setattr(table, name, getattr(table, name)[::2])
+    table_ix, row = impl.ungrounded_rows([table], [fp([[1, 1], [2, 2]])], [], groups=[[0]], haystack_groups=[[]],
+                                         skip_kind=SKIP, pair_kind=PAIR, quote_kind=QUOTE)
+    assert (table_ix.tolist(), row.tolist()) == ([0], [2])
 
 
-GOOD = dict(kinds=[np.array([0], dtype=np.uint8)], pair_fps=[fp([[1, 2]])], value_fps=[fp([[1, 2]])],
-            sets=[fp([[1, 2]])], groups=[[0]], skip_kind=SKIP, pair_kind=PAIR)
+def _good_table():
+    return Table(b"ab", [0], [[1, 2]], [[1, 2]], [(0, 2)], [(0, 1)])
+
+
+def _with(column, value):
+    table = _good_table()
+    setattr(table, column, value)
+    return [table]
+
+
+GOOD = dict(tables=None, sets=[fp([[1, 2]])], haystacks=[b"ab"], groups=[[0]], haystack_groups=[[0]],
+            skip_kind=SKIP, pair_kind=PAIR, quote_kind=QUOTE)
 
 
 @pytest.mark.parametrize("change, exc, message", [
-    ({"kinds": np.zeros(1, dtype=np.uint8)}, TypeError, "kinds must be a list or tuple of arrays, not ndarray"),
-    ({"value_fps": None}, TypeError, "value_fps must be a list or tuple of arrays, not NoneType"),
-    ({"pair_fps": []}, InvalidArgumentError, "one array per table, got 1, 0 and 1"),
-    ({"kinds": [np.array([0], dtype=np.int64)]}, TypeError, r"kinds\[0\] must be a 1-D uint8 array, not 1-D int64 array"),
-    ({"kinds": [[0]]}, TypeError, r"kinds\[0\] must be a 1-D uint8 array, not list"),
-    ({"kinds": [np.zeros((1, 1), dtype=np.uint8)]}, TypeError, r"kinds\[0\] must be a 1-D uint8 array, not 2-D uint8"),
-    ({"pair_fps": [np.zeros((1, 2), dtype=np.int64)]}, TypeError, r"pair_fps\[0\] must have dtype uint64"),
-    ({"value_fps": [np.zeros((1, 3), dtype=np.uint64)]}, InvalidArgumentError, r"value_fps\[0\] must have shape"),
-    ({"value_fps": [fp([[1, 2], [3, 4]])]}, InvalidArgumentError, r"value_fps\[0\] has 2 rows for 1 kinds"),
+    ({"tables": _good_table()}, TypeError, "tables must be a list or tuple of fact tables, not Table"),
     ({"skip_kind": True}, TypeError, "skip_kind must be an int, not bool"),
     ({"pair_kind": 256}, InvalidArgumentError, r"pair_kind must be in 0..255, got 256"),
-    ({"pair_kind": -1}, InvalidArgumentError, r"pair_kind must be in 0..255, got -1"),
+    ({"quote_kind": -1}, InvalidArgumentError, r"quote_kind must be in 0..255, got -1"),
+    ({"tables": _with("data", "ab")}, TypeError, r"tables\[0\].data must be bytes, not str"),
+    ({"tables": [object()]}, TypeError, r"tables\[0\].data must be bytes, not NoneType"),
+    ({"tables": _with("kind", np.array([0], dtype=np.int64))}, TypeError,
+     r"tables\[0\].kind must be a 1-D uint8 array, not 1-D int64 array"),
+    ({"tables": _with("kind", [0])}, TypeError, r"tables\[0\].kind must be a 1-D uint8 array, not list"),
+    ({"tables": _with("kind", np.zeros((1, 1), dtype=np.uint8))}, TypeError,
+     r"tables\[0\].kind must be a 1-D uint8 array, not 2-D uint8"),
+    ({"tables": _with("fp_fact", np.zeros((1, 2), dtype=np.int64))}, TypeError,
+     r"tables\[0\].fp_fact must have dtype uint64"),
+    ({"tables": _with("fp_value", np.zeros((1, 3), dtype=np.uint64))}, InvalidArgumentError,
+     r"tables\[0\].fp_value must have shape"),
+    ({"tables": _with("fp_value", fp([[1, 2], [3, 4]]))}, InvalidArgumentError,
+     r"tables\[0\].fp_value has 2 rows for 1 kinds"),
+    ({"tables": _with("start", np.zeros(1, dtype=np.int32))}, TypeError,
+     r"tables\[0\].start must be a 1-D int64 array, not 1-D int32 array"),
+    ({"tables": _with("value_end", None)}, TypeError, r"tables\[0\].value_end must be a 1-D int64 array, not NoneType"),
+    ({"tables": _with("end", np.zeros(2, dtype=np.int64))}, InvalidArgumentError, r"tables\[0\].end has 2 rows for 1 kinds"),
     ({"groups": [[0], [0]]}, InvalidArgumentError, "groups must have one group per table, got 2 for 1 tables"),
     ({"groups": None}, TypeError, "groups must be a list or tuple of lists of sets indices, not NoneType"),
+    ({"haystack_groups": []}, InvalidArgumentError, "haystack_groups must have one group per table, got 0 for 1"),
+    ({"haystack_groups": {0: 0}}, TypeError, "haystack_groups must be a list or tuple of lists of haystacks indices"),
     ({"sets": fp([[1, 2]])}, TypeError, "sets must be a list or tuple"),
     ({"sets": [fp([[3, 0], [2, 0]])]}, InvalidArgumentError, r"sets\[0\] is not sorted"),
     ({"groups": [[1]]}, InvalidArgumentError, r"groups\[0\]\[0\] = 1 is not an index of sets \(there are 1\)"),
     ({"groups": [[0, "1"]]}, TypeError, r"groups\[0\]\[1\] must be an int, not str"),
     ({"groups": [{0}]}, TypeError, r"groups\[0\] must be a list or tuple of sets indices, not set"),
+    ({"haystacks": [b"ab", "cd"]}, TypeError, r"haystacks\[1\] must be bytes, not str"),
+    ({"haystacks": b"ab"}, TypeError, "haystacks must be a list or tuple of bytes, not bytes"),
+    ({"haystack_groups": [[2]]}, InvalidArgumentError, r"\[0\]\[0\] = 2 is not an index of haystacks \(there are 1\)"),
+    ({"tables": _with("end", np.array([3], dtype=np.int64))}, InvalidArgumentError,
+     r"tables\[0\] row 0 spans bytes 0..3, outside its 2 bytes of data"),
+    ({"tables": _with("start", np.array([-1], dtype=np.int64))}, InvalidArgumentError,
+     r"tables\[0\] row 0 spans bytes -1..2, outside its 2 bytes of data"),
+    # the first bad range in table order, after every other check
+    ({"tables": _with("kind", np.array([QUOTE], dtype=np.uint8)) + _with("start", np.array([3], dtype=np.int64)),
+      "groups": [[0], [0]], "haystack_groups": [[0], []]}, InvalidArgumentError,
+     r"tables\[1\] row 0 spans bytes 3..2, outside its 2 bytes of data"),
 ])
-def test_absent_rows_refuses_bad_input(impl, change, exc, message):
+def test_ungrounded_rows_refuse_bad_input(impl, change, exc, message):
     args = dict(GOOD, **change)
-    kinds, pairs, values, sets = args.pop("kinds"), args.pop("pair_fps"), args.pop("value_fps"), args.pop("sets")
+    if args["tables"] is None:
+        args["tables"] = [_good_table()]
+    tables, sets, haystacks = args.pop("tables"), args.pop("sets"), args.pop("haystacks")
     with pytest.raises(exc, match=message):
-        impl.absent_rows(kinds, pairs, values, sets, **args)
+        impl.ungrounded_rows(tables, sets, haystacks, **args)
 
 
-def test_absent_rows_without_rows_or_sets(impl):
-    empty = impl.absent_rows([], [], [], [], groups=[], skip_kind=SKIP, pair_kind=PAIR)
+def test_ungrounded_rows_check_the_range_each_row_is_searched_by(impl):
+    # a quote is searched by its value range, so its span may be anything; a skipped row by
+    # neither; a plain row by its span, whose value range may be anything
+    table = Table(b"abcd", [QUOTE, SKIP, 0], [[1, 2]] * 3, [[1, 2]] * 3, [(-5, 99), (7, 1), (0, 4)],
+                  [(1, 3), (9, 2), (-1, 50)])
+    args = dict(groups=[[]], haystack_groups=[[0]], skip_kind=SKIP, pair_kind=PAIR, quote_kind=QUOTE)
+    _, row = impl.ungrounded_rows([table], [], [b"x abcd"], **args)
+    assert row.tolist() == [0]  # "bc" sits inside a word of the haystack; "abcd" is a word of it
+    table.value_end = np.array([5, 2, 50], dtype=np.int64)
+    with pytest.raises(InvalidArgumentError, match=r"tables\[0\] row 0 spans bytes 1..5, outside its 4 bytes"):
+        impl.ungrounded_rows([table], [], [b"x abcd"], **args)
+
+
+def test_ungrounded_rows_without_rows_sets_or_haystacks(impl):
+    args = dict(skip_kind=SKIP, pair_kind=PAIR, quote_kind=QUOTE)
+    empty = impl.ungrounded_rows([], [], [], groups=[], haystack_groups=[], **args)
     assert [x.tolist() for x in empty] == [[], []]
-    # no set in a group: every row not skipped is absent
-    kinds = [np.array([0, SKIP, PAIR], dtype=np.uint8)]
-    rows = fp([[1, 2], [1, 2], [1, 2]])
-    table, row = impl.absent_rows(kinds, [rows], [rows], [fp([[1, 2]])], groups=[[]], skip_kind=SKIP, pair_kind=PAIR)
-    assert (table.tolist(), row.tolist()) == ([0, 0], [0, 2])
+    # nothing in a group: every row not skipped is ungrounded
+    table = Table(b"ab", [0, SKIP, PAIR], [[1, 2]] * 3, [[1, 2]] * 3, [(0, 2)] * 3, [(0, 2)] * 3)
+    table_ix, row = impl.ungrounded_rows([table], [fp([[1, 2]])], [b"ab"], groups=[[]], haystack_groups=[[]], **args)
+    assert (table_ix.tolist(), row.tolist()) == ([0, 0], [0, 2])
 
 
 @pytest.mark.parametrize("n", [0, 1, 2, 3, 7, 64, 1000, 20_000])

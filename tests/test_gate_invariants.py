@@ -208,6 +208,18 @@ def test_a_plain_value_is_grounded_by_a_kv_value_and_an_identifier_by_a_config_k
     assert_accepted(g.check(pre, post, operator="summarize"), "lossy")
 
 
+@pytest.mark.parametrize("config", ["run --max-retries 5\n", "run --max-retries=5\n", '{"max-retries": 5}\n',
+                                    "max-retries: 5\n", "max-retries = 5\n"])
+def test_an_identifier_naming_a_config_key_is_grounded_in_every_key_form(config):
+    src = {"tool:call_9": config}
+    pre = [tool("t9", "tool:call_9", config)]
+    ok = [summary("s1", "It tunes max-retries.\n", ["tool:call_9"])]
+    assert_accepted(gate_for(src).check(pre, ok, operator="summarize"), "lossy")
+    # a key the config does not set is not grounded by one spelt alike
+    bad = [summary("s1", "It tunes max_retries.\n", ["tool:call_9"])]
+    find(gate_for(src).check(pre, bad, operator="summarize"), "I1", block="s1", value="max_retries")
+
+
 def test_literal_occurrence_must_be_at_token_boundaries():
     # 3 occurs inside 30 and v3, never as a token of its own
     src = {"tool:call_7": "timeout=30 version=v3 build 2031\n"}

@@ -11,8 +11,8 @@ unique_counts = _impl.unique_counts
 unique_inverse = _impl.unique_inverse
 apply_delta = _impl.apply_delta
 absent_from_all = _impl.absent_from_all
-absent_rows = _impl.absent_rows
 positions = _impl.positions
+ungrounded_rows = _impl.ungrounded_rows
 SortedFingerprints = _impl.SortedFingerprints
 
-__all__ = ["IMPLEMENTATION", "SortedFingerprints", "absent_from_all", "absent_rows", "apply_delta", "diff", "diff_sorted", "positions", "sort_fingerprints", "unique_counts", "unique_inverse"]
+__all__ = ["IMPLEMENTATION", "SortedFingerprints", "absent_from_all", "apply_delta", "diff", "diff_sorted", "positions", "sort_fingerprints", "ungrounded_rows", "unique_counts", "unique_inverse"]

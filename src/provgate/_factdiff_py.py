@@ -37,20 +37,29 @@ when both words are equal; rows are ordered by ``(hi, lo)`` as unsigned integers
     ``sets[i]``; the sets are checked in order, each in full, before the grouping and before
     any lookup.
 
-``absent_rows(kinds, pair_fps, value_fps, sets, *, groups, skip_kind, pair_kind)``
-    The rows of several fact tables that occur in none of their group's sets: table ``t`` is
-    ``kinds[t]`` (a 1-D uint8 array of row kinds) with ``pair_fps[t]`` and ``value_fps[t]``
-    (fingerprint arrays with one row per kind); ``groups[t]`` lists the indices of the sets
-    it is looked up in. A row of kind ``skip_kind`` is not looked up; a row of kind
-    ``pair_kind`` is looked up by its ``pair_fps`` row, any other by its ``value_fps`` row.
-    Returns ``(table, row)``, two int64 arrays, ordered by table and then row: the same as
-    ``absent_from_all`` on those queries with ``query_group`` = their table. The three lists
-    must be lists or tuples of one length (``InvalidArgumentError`` otherwise); a kinds array
-    that is not 1-D uint8 raises ``TypeError``; the fingerprint arrays are checked as
-    ``diff`` checks them (contiguity not required), each naming itself (``pair_fps[2]``), and
-    must have one row per kind; both kinds must be ints in 0..255; ``groups`` must be a list
-    or tuple with one group per table. Sets, then the groups' members, are checked as by
-    ``absent_from_all``.
+``ungrounded_rows(tables, sets, haystacks, *, groups, haystack_groups, skip_kind, pair_kind, quote_kind)``
+    The rows of several fact tables that occur neither as a fact in their group's sets nor
+    literally in their group's haystacks: the gate's grounding (I1) of every changed block of
+    a check in one call. ``tables`` is a list or tuple of fact tables (``FactTable``, or any
+    object with its columns ``data``, ``kind``, ``fp_fact``, ``fp_value``, ``start``, ``end``,
+    ``value_start``, ``value_end``); ``groups[t]`` lists the indices of the sets table ``t`` is
+    looked up in, ``haystack_groups[t]`` the indices of the haystacks (``bytes``) it is
+    searched in. A row of kind ``skip_kind`` is neither. Any other row is looked up in the sets
+    by its ``fp_fact`` row if its kind is ``pair_kind``, else by its ``fp_value`` row (as
+    ``absent_from_all``); a row found in none is then searched for literally, at token
+    boundaries (as ``occurs_at_boundaries``), by its value bytes
+    (``data[value_start:value_end]``) if its kind is ``quote_kind``, else by its span
+    (``data[start:end]``). Returns ``(table, row)``, two int64 arrays of the rows found
+    neither way, ordered by table and then row. Checked in this order, the first failure
+    raised: ``tables`` a list or tuple (``TypeError``); the three kinds ints (``TypeError``)
+    in 0..255 (``InvalidArgumentError``); per table in order, ``data`` bytes, ``kind`` a 1-D
+    uint8 array, the fingerprint columns as ``diff`` checks them (contiguity not required),
+    the offset columns 1-D int64 arrays (``TypeError``), each column with one row per kind
+    (``InvalidArgumentError``), each message naming ``tables[t].column``; ``groups`` then
+    ``haystack_groups`` a list or tuple with one group per table; the sets and the groups'
+    members as ``absent_from_all`` checks them; the haystacks and their groups' members as
+    ``occurs_at_boundaries`` checks them; then, row by row, that each row's range lies in its
+    table's data (``InvalidArgumentError`` naming the table, row and range).
 
 ``positions(index, queries)``
     Where each row of the fingerprint arrays ``queries`` (a list or tuple, read as one array
@@ -82,7 +91,8 @@ from typing import Any
 
 import numpy as np
 
-from provgate._batch import check_grouping
+from provgate._batch import check_byte_items, check_grouping
+from provgate._matching_py import occurs_at_boundaries
 from provgate.errors import InvalidArgumentError
 
 IMPLEMENTATION = "reference"
@@ -275,58 +285,95 @@ def positions(index: Any, queries: Any) -> np.ndarray:
     return _index_array([at.get(row, -1) for q in queries for row in _rows(q)])
 
 
-def check_tables(kinds: Any, pair_fps: Any, value_fps: Any, skip_kind: Any, pair_kind: Any) -> tuple[list[np.ndarray], ...]:
-    """The three column lists of ``absent_rows``, checked (messages shared by both
-    implementations); every array made C-contiguous."""
-    for value, name in ((kinds, "kinds"), (pair_fps, "pair_fps"), (value_fps, "value_fps")):
-        if not isinstance(value, (list, tuple)):
-            raise TypeError(f"{name} must be a list or tuple of arrays, not {type(value).__name__}")
-    if not len(kinds) == len(pair_fps) == len(value_fps):
-        raise InvalidArgumentError(
-            f"kinds, pair_fps and value_fps must have one array per table, got {len(kinds)}, {len(pair_fps)} "
-            f"and {len(value_fps)}", argument="pair_fps")
-    for value, name in ((skip_kind, "skip_kind"), (pair_kind, "pair_kind")):
-        if type(value) is not int:
-            raise TypeError(f"{name} must be an int, not {type(value).__name__}")
-        if not 0 <= value <= 255:
-            raise InvalidArgumentError(f"{name} must be in 0..255, got {value}", argument=name)
-    out_kinds, out_pairs, out_values = [], [], []
-    for t, kind in enumerate(kinds):
+GROUND_COLUMNS = ("kind", "fp_fact", "fp_value", "start", "end", "value_start", "value_end")
+
+
+def _check_kind_int(value: Any, name: str) -> None:
+    if type(value) is not int:
+        raise TypeError(f"{name} must be an int, not {type(value).__name__}")
+    if not 0 <= value <= 255:
+        raise InvalidArgumentError(f"{name} must be in 0..255, got {value}", argument=name)
+
+
+def check_ground_tables(tables: Any, skip_kind: Any, pair_kind: Any, quote_kind: Any) -> tuple[list[Any], ...]:
+    """The columns of ``ungrounded_rows``' tables, checked (messages shared by both
+    implementations): ``(datas, kinds, fp_facts, fp_values, starts, ends, value_starts,
+    value_ends)``, one list each, every array made C-contiguous."""
+    if not isinstance(tables, (list, tuple)):
+        raise TypeError(f"tables must be a list or tuple of fact tables, not {type(tables).__name__}")
+    for value, name in ((skip_kind, "skip_kind"), (pair_kind, "pair_kind"), (quote_kind, "quote_kind")):
+        _check_kind_int(value, name)
+    out: tuple[list[Any], ...] = tuple([] for _ in range(1 + len(GROUND_COLUMNS)))
+    for t, table in enumerate(tables):
+        data = getattr(table, "data", None)
+        if type(data) is not bytes:
+            raise TypeError(f"tables[{t}].data must be bytes, not {type(data).__name__}")
+        out[0].append(data)
+        kind = getattr(table, "kind", None)
         if not isinstance(kind, np.ndarray) or kind.dtype != np.uint8 or kind.ndim != 1:
             what = type(kind).__name__ if not isinstance(kind, np.ndarray) else f"{kind.ndim}-D {kind.dtype} array"
-            raise TypeError(f"kinds[{t}] must be a 1-D uint8 array, not {what}")
-        for column, name, out in ((pair_fps[t], f"pair_fps[{t}]", out_pairs), (value_fps[t], f"value_fps[{t}]", out_values)):
-            check_fingerprints(column, name, contiguous=False)
+            raise TypeError(f"tables[{t}].kind must be a 1-D uint8 array, not {what}")
+        out[1].append(np.ascontiguousarray(kind))
+        for c, column_name in enumerate(GROUND_COLUMNS[1:], start=2):
+            column = getattr(table, column_name, None)
+            name = f"tables[{t}].{column_name}"
+            if column_name.startswith("fp_"):
+                check_fingerprints(column, name, contiguous=False)
+            elif not isinstance(column, np.ndarray) or column.dtype != np.int64 or column.ndim != 1:
+                what = (type(column).__name__ if not isinstance(column, np.ndarray)
+                        else f"{column.ndim}-D {column.dtype} array")
+                raise TypeError(f"{name} must be a 1-D int64 array, not {what}")
             if column.shape[0] != kind.shape[0]:
-                raise InvalidArgumentError(f"{name} has {column.shape[0]} rows for {kind.shape[0]} kinds", argument=name)
-            out.append(np.ascontiguousarray(column))
-        out_kinds.append(np.ascontiguousarray(kind))
-    return out_kinds, out_pairs, out_values
+                raise InvalidArgumentError(f"{name} has {column.shape[0]} rows for {kind.shape[0]} kinds",
+                                           argument="tables")
+            out[c].append(np.ascontiguousarray(column))
+    return out
 
 
-def check_groups_per_table(groups: Any, n_tables: int) -> None:
+def span_error(t: int, r: int, start: int, end: int, size: int) -> InvalidArgumentError:
+    return InvalidArgumentError(f"tables[{t}] row {r} spans bytes {start}..{end}, outside its {size} bytes of data",
+                                argument="tables")
+
+
+def check_groups_per_table(groups: Any, n_tables: int, name: str = "groups", members: str = "sets") -> None:
     if not isinstance(groups, (list, tuple)):
-        raise TypeError(f"groups must be a list or tuple of lists of sets indices, not {type(groups).__name__}")
+        raise TypeError(f"{name} must be a list or tuple of lists of {members} indices, not {type(groups).__name__}")
     if len(groups) != n_tables:
-        raise InvalidArgumentError(f"groups must have one group per table, got {len(groups)} for {n_tables} tables",
-                                   argument="groups")
+        raise InvalidArgumentError(f"{name} must have one group per table, got {len(groups)} for {n_tables} tables",
+                                   argument=name)
 
 
-def absent_rows(kinds: Any, pair_fps: Any, value_fps: Any, sets: Any, *, groups: Any, skip_kind: Any,
-                pair_kind: Any) -> tuple[np.ndarray, np.ndarray]:
-    """(table, row) of the rows found in none of their table's sets (module docstring)."""
-    kinds, pair_fps, value_fps = check_tables(kinds, pair_fps, value_fps, skip_kind, pair_kind)
+def ungrounded_rows(tables: Any, sets: Any, haystacks: Any, *, groups: Any, haystack_groups: Any, skip_kind: Any,
+                    pair_kind: Any, quote_kind: Any) -> tuple[np.ndarray, np.ndarray]:
+    """(table, row) of the rows found in none of their table's sets and, literally, in none of
+    their table's haystacks (module docstring)."""
+    datas, kinds, pair_fps, value_fps, starts, ends, value_starts, value_ends = check_ground_tables(
+        tables, skip_kind, pair_kind, quote_kind)
     check_groups_per_table(groups, len(kinds))
-    tables: list[int] = []
+    check_groups_per_table(haystack_groups, len(kinds), "haystack_groups", "haystacks")
+    table_of: list[int] = []
     rows: list[int] = []
     queries: list[tuple[int, int]] = []
+    ranges: list[tuple[int, int]] = []
     for t, kind in enumerate(kinds):
         pairs, values = _rows(pair_fps[t]), _rows(value_fps[t])
-        for r, k in enumerate(kind.tolist()):
+        spans = zip(starts[t].tolist(), ends[t].tolist(), value_starts[t].tolist(), value_ends[t].tolist())
+        for r, (k, (start, end, value_start, value_end)) in enumerate(zip(kind.tolist(), spans)):
             if k != skip_kind:
-                tables.append(t)
+                table_of.append(t)
                 rows.append(r)
                 queries.append(pairs[r] if k == pair_kind else values[r])
-    query_fps = np.array(queries, dtype=np.uint64).reshape(-1, 2)
-    absent = absent_from_all(query_fps, sets, groups=groups, query_group=np.array(tables, dtype=np.int64))
-    return _index_array(tables)[absent], _index_array(rows)[absent]
+                # a quote is searched for by what it quotes, anything else by its literal text
+                ranges.append((value_start, value_end) if k == quote_kind else (start, end))
+    owner = _index_array(table_of)
+    absent = absent_from_all(np.array(queries, dtype=np.uint64).reshape(-1, 2), sets, groups=groups, query_group=owner)
+    haystacks = check_byte_items(haystacks, "haystacks")
+    check_grouping(haystack_groups, owner, len(owner), len(haystacks), items="tables", members="haystacks",
+                   group_name="haystack_groups")
+    for t, r, (a, b) in zip(table_of, rows, ranges):
+        if not 0 <= a <= b <= len(datas[t]):
+            raise span_error(t, r, a, b, len(datas[t]))
+    needles = [datas[t][a:b] for t, (a, b) in zip(owner[absent].tolist(), np.array(ranges, dtype=np.int64).reshape(-1, 2)[absent].tolist())]
+    literal = occurs_at_boundaries(needles, haystacks, groups=haystack_groups, needle_group=owner[absent])
+    left = np.flatnonzero(absent)[~literal]
+    return owner[left], _index_array(rows)[left]

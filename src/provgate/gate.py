@@ -49,15 +49,13 @@ from provgate._blockscan import block_texts, provenance_changed, same_shape, sha
 from provgate._factdiff import (
     SortedFingerprints,
     absent_from_all,
-    absent_rows,
     apply_delta,
     positions,
+    ungrounded_rows,
     unique_counts,
 )
 from provgate._hashing import hash_buffers
-from provgate._matching import occurs_at_boundaries
 from provgate._scanner import span_values
-from provgate._scanner_py import normalize_value
 from provgate._textnorm import same_after_normalisation
 from provgate._textnorm_py import (
     normalize_whitespace as normalize_whitespace,  # the rule, re-exported here
@@ -74,7 +72,6 @@ from provgate.facts import (
     FactTable,
     Kind,
     extract,
-    fingerprint_kv_keys,
 )
 from provgate.fingerprints import EMPTY, FingerprintSet
 from provgate.verdict import Verdict, Violation
@@ -107,7 +104,6 @@ _KIND_CITATION = int(Kind.CITATION)
 _CITATION_BYTE = bytes([_KIND_CITATION])
 _KIND_KV = int(Kind.KV)
 _KIND_QUOTE = int(Kind.QUOTE)
-_KIND_IDENTIFIER = int(Kind.IDENTIFIER)
 _CACHE_VERSION = f"facts-{EXTRACTOR_VERSION}"
 
 
@@ -144,17 +140,17 @@ class _Facts:
         self.grounding_set()
         return self
 
-    # Grounding asks "does this fact occur in any of these sources?" for every fact of a
-    # changed block: one native call per block (absent_from_all) over each source's sorted
-    # distinct fingerprints, with no Python object per fact. Values, (key, value) facts and
-    # kv keys are hashed in separate frames (V, F, K: facts.py), so one set can hold all three
-    # without a value ever standing in for a fact or a key.
+    # Grounding asks "does this fact occur in any of these sources?" for every fact of the
+    # changed blocks: one native call per check (ungrounded_rows) over each source's sorted
+    # distinct fingerprints, with no Python object per fact. Values and (key, value) facts are
+    # hashed in separate frames (V, F: facts.py), so one set holds both without a value ever
+    # standing in for a fact.
     def grounding_set(self) -> SortedFingerprints:
-        """Every distinct value, (key, value) fact and kv key this text asserts, sorted, and
-        vetted as sorted once (it is searched for every block that cites this text)."""
+        """Every distinct value and (key, value) fact this text asserts, sorted, and vetted as
+        sorted once (it is searched for every block that cites this text)."""
         if self._grounding_set is None:
             t = self.table
-            fps = unique_counts(np.concatenate([t.fp_value, t.fp_fact, t.fp_key[t.kind == _KIND_KV]]))[0]
+            fps = unique_counts(np.concatenate([t.fp_value, t.fp_fact]))[0]
             self._grounding_set = SortedFingerprints(fps)
         return self._grounding_set
 
@@ -1497,22 +1493,27 @@ class _Check:
         """For each request ``(key, j, handles, own_pre)``: the fact rows of post block ``j``
         that occur in none of the sources ``handles`` (and ``own_pre``, the facts of the block's
         pre version, when not None). A kv fact must occur there as the same (key, value) pair,
-        any other fact as a value (or a kv key) those texts assert, or else literally, at token
-        boundaries, in the bytes of one of the sources. All blocks at once: one lookup of every
-        fact, one of the identifiers left over as keys, one literal search of the rest."""
-        source_facts = self.gate.source_facts
+        any other fact as a value those texts assert, or else literally, at token boundaries,
+        in the bytes of one of the sources. An identifier that names a key a source sets
+        ("max_retries" for "max_retries: 5") is found literally: a kv key always stands at
+        token boundaries in its text (docs/grammar.md; tests/test_facts.py holds the scanner
+        to it). All blocks at once, in one native pass."""
+        gate = self.gate
+        source_facts, cached, key_of = gate.source_facts, gate._facts.get, gate._handle_key.get
         texts: list[_Facts] = []  # every text that grounds something, by position
         by_handle: dict[str, int] = {}  # each source is fetched once per check
         by_pre: dict[int, int] = {}
         groups: list[list[int]] = []  # per request: the texts that ground it
         haystack_groups: list[list[int]] = []  # per request: the texts searched literally
         tables: list[FactTable] = []
+        post_facts = self.post_facts
         for _, j, handles, own_pre in requests:
             group = []
             for h in handles:
                 k = by_handle.get(h)
                 if k is None:
-                    facts = source_facts(h)
+                    # a source met before is one dict look-up from its facts
+                    facts = cached(key_of(h)) or source_facts(h)
                     k = by_handle[h] = -1 if facts is None else len(texts)
                     if facts is not None:
                         texts.append(facts)
@@ -1526,54 +1527,17 @@ class _Check:
                     texts.append(own_pre)
                 group = [*group, k]
             groups.append(group)
-            tables.append(self.post_facts[j].table)
+            tables.append(post_facts[j].table)
+        # a source's fact table holds exactly the source's bytes (it was scanned from them);
+        # markers are cited, not grounded; a kv fact matches as its (key, value) pair, any other
+        # as its value, else literally (a quote by what it quotes)
         sets = [x.grounding_set() for x in texts]
-        # a source's fact table holds exactly the source's bytes (it was scanned from them)
-        haystacks = [x.table.data for x in texts]
+        owner, row = ungrounded_rows(tables, sets, [x.table.data for x in texts],
+                                     groups=groups, haystack_groups=haystack_groups, skip_kind=_KIND_CITATION,
+                                     pair_kind=_KIND_KV, quote_kind=_KIND_QUOTE)
         out: list[list[int]] = [[] for _ in requests]
-        sizes = [len(t) for t in tables]
-        if not any(sizes):
-            return [()] * len(requests)
-        # one native pass over every row of every block, reading the columns in place: a kv
-        # fact must match as its (key, value) pair, any other fact as its value; markers are
-        # cited, not grounded
-        m_owner, m_row = absent_rows([t.kind for t in tables], [t.fp_fact for t in tables],
-                                     [t.fp_value for t in tables], sets, groups=groups,
-                                     skip_kind=_KIND_CITATION, pair_kind=_KIND_KV)
-        if not m_owner.size:
-            return [()] * len(requests)
-        # the byte ranges of what is left, gathered once: a quote is searched for by what it
-        # quotes, anything else by its literal text; an identifier is also looked up as a key
-        firsts = np.fromiter(accumulate(sizes, initial=0), dtype=np.int64, count=len(sizes) + 1)
-        left = firsts[m_owner] + m_row  # the leftover rows' positions in the joined columns
-
-        def column(name: str) -> np.ndarray:
-            return _joined([getattr(t, name) for t in tables])[left]
-
-        m_kind = column("kind")
-        value_start, value_end = column("value_start"), column("value_end")
-        quoted = m_kind == _KIND_QUOTE
-        start = np.where(quoted, value_start, column("start"))
-        end = np.where(quoted, value_end, column("end"))
-        # an identifier may restate a key a config sets ("max_retries" for "max_retries: 5")
-        ident = np.flatnonzero(m_kind == _KIND_IDENTIFIER)
-        if ident.size:
-            i_owner = m_owner[ident]
-            value_kind = column("value_kind")[ident]
-            keys = [normalize_value(vk, tables[o].data[a:b]) for o, a, b, vk in
-                    zip(i_owner.tolist(), value_start[ident].tolist(), value_end[ident].tolist(), value_kind.tolist())]
-            restated = ~absent_from_all(fingerprint_kv_keys(keys), sets, groups=groups, query_group=i_owner)
-            if restated.any():
-                keep = np.ones(m_owner.size, dtype=np.bool_)
-                keep[ident[restated]] = False
-                m_owner, m_row, start, end = m_owner[keep], m_row[keep], start[keep], end[keep]
-        if m_owner.size:
-            owners = m_owner.tolist()
-            needles = [tables[o].data[a:b] for o, a, b in zip(owners, start.tolist(), end.tolist())]
-            literal = occurs_at_boundaries(needles, haystacks, groups=haystack_groups, needle_group=m_owner)
-            for o, r, hit in zip(owners, m_row.tolist(), literal.tolist()):
-                if not hit:
-                    out[o].append(r)
+        for o, r in zip(owner.tolist(), row.tolist()):
+            out[o].append(r)
         return [tuple(x) for x in out]
 
     # I2 --------------------------------------------------------------------------------------

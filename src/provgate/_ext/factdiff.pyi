@@ -30,12 +30,10 @@ def absent_from_all(
     queries: npt.NDArray[np.uint64], sets: list[Any] | tuple[Any, ...], *,
     groups: list[list[int]] | None = ..., query_group: npt.NDArray[np.integer[Any]] | None = ...,
 ) -> npt.NDArray[np.bool_]: ...
-def absent_rows(
-    kinds: list[npt.NDArray[np.uint8]] | tuple[npt.NDArray[np.uint8], ...],
-    pair_fps: list[npt.NDArray[np.uint64]] | tuple[npt.NDArray[np.uint64], ...],
-    value_fps: list[npt.NDArray[np.uint64]] | tuple[npt.NDArray[np.uint64], ...],
-    sets: list[Any] | tuple[Any, ...], *, groups: list[list[int]] | tuple[list[int], ...],
-    skip_kind: int, pair_kind: int,
+def ungrounded_rows(
+    tables: list[Any] | tuple[Any, ...], sets: list[Any] | tuple[Any, ...],
+    haystacks: list[bytes] | tuple[bytes, ...], *, groups: list[list[int]] | tuple[list[int], ...],
+    haystack_groups: list[list[int]] | tuple[list[int], ...], skip_kind: int, pair_kind: int, quote_kind: int,
 ) -> tuple[_Index, _Index]: ...
 def positions(
     index: SortedFingerprints,

@@ -1,0 +1,56 @@
+# Token boundaries (provgate._matching_py: start_ok, end_ok, occurs_at_boundaries), shared by the
+# modules that search a needle literally at token boundaries (matching, and factdiff's
+# grounding). Each module keeps its own 256-byte class table, filled once from the reference's
+# byte sets, so the two implementations cannot drift apart.
+from _types cimport byte_t, offset_t
+
+cdef extern from "string.h" nogil:
+    void* memmem(const void* haystack, size_t haystacklen, const void* needle, size_t needlelen)
+
+cdef enum:
+    WORD = 1
+    JOINER = 2
+
+
+cdef inline void fill_byte_classes(byte_t* classes):
+    # imported here: a .pxd's module-level imports do not run in the module that cimports it
+    from provgate._matching_py import JOINERS, WORD_BYTES
+    for c in range(256):
+        classes[c] = (WORD if c in WORD_BYTES else 0) | (JOINER if c in JOINERS else 0)
+
+
+cdef inline bint starts_ok(const byte_t* classes, const byte_t* d, offset_t s) noexcept nogil:
+    if s == 0:
+        return True
+    if classes[d[s - 1]] & WORD:
+        return False
+    return not ((classes[d[s - 1]] & JOINER) and s >= 2 and (classes[d[s - 2]] & WORD))
+
+
+cdef inline bint ends_ok(const byte_t* classes, const byte_t* d, offset_t n, offset_t e) noexcept nogil:
+    if e == n:
+        return True
+    if classes[d[e]] & WORD:
+        return False
+    return not ((classes[d[e]] & JOINER) and e + 1 < n and (classes[d[e + 1]] & WORD))
+
+
+cdef inline bint occurs(const byte_t* classes, const byte_t* h, offset_t hn, const byte_t* nd,
+                        offset_t nn) noexcept nogil:
+    """Does needle ``nd`` occur in ``h`` at token boundaries (a needle that begins or ends with
+    a byte that is not a word byte brings its own boundary on that side)?"""
+    if nn == 0 or nn > hn:
+        return False
+    cdef bint own_left = not (classes[nd[0]] & WORD)
+    cdef bint own_right = not (classes[nd[nn - 1]] & WORD)
+    cdef offset_t s = 0
+    cdef const byte_t* hit
+    while s + nn <= hn:
+        hit = <const byte_t*>memmem(h + s, <size_t>(hn - s), nd, <size_t>nn)
+        if hit == NULL:
+            return False
+        s = hit - h
+        if (own_left or starts_ok(classes, h, s)) and (own_right or ends_ok(classes, h, hn, s + nn)):
+            return True
+        s += 1
+    return False
