@@ -804,18 +804,32 @@ cdef tuple _set_pointers(object sets):
     return owners, ptrs, lens
 
 
+cdef inline bint in_set(const size_t* p_ptrs, const offset_t* p_lens, offset_t s, fp_word_t h,
+                        fp_word_t l) noexcept nogil:
+    if p_ptrs[2 * s + 1]:
+        return find_indexed(<const fp_word_t*>p_ptrs[2 * s], <const offset_t*>p_ptrs[2 * s + 1],
+                            <int>p_lens[2 * s + 1], h, l) >= 0
+    return contains_row(<const fp_word_t*>p_ptrs[2 * s], p_lens[2 * s], h, l)
+
+
+cdef inline offset_t group_member_holding(const size_t* p_ptrs, const offset_t* p_lens, const offset_t* p_members,
+                                          offset_t first, offset_t last, offset_t hint, fp_word_t h,
+                                          fp_word_t l) noexcept nogil:
+    """The position (first .. last - 1) of a member of the group whose set holds (h, l), or -1.
+    The member at ``hint`` (if in range) is asked first: consecutive rows of a block usually
+    come from one source, and each set asked is memory the check may not have touched yet."""
+    cdef offset_t m
+    if first <= hint < last and in_set(p_ptrs, p_lens, p_members[hint], h, l):
+        return hint
+    for m in range(first, last):
+        if m != hint and in_set(p_ptrs, p_lens, p_members[m], h, l):
+            return m
+    return -1
+
+
 cdef inline bint absent_in_group(const size_t* p_ptrs, const offset_t* p_lens, const offset_t* p_members,
                                  offset_t first, offset_t last, fp_word_t h, fp_word_t l) noexcept nogil:
-    cdef offset_t m, s
-    for m in range(first, last):
-        s = p_members[m]
-        if p_ptrs[2 * s + 1]:
-            if find_indexed(<const fp_word_t*>p_ptrs[2 * s], <const offset_t*>p_ptrs[2 * s + 1],
-                            <int>p_lens[2 * s + 1], h, l) >= 0:
-                return False
-        elif contains_row(<const fp_word_t*>p_ptrs[2 * s], p_lens[2 * s], h, l):
-            return False
-    return True
+    return group_member_holding(p_ptrs, p_lens, p_members, first, last, -1, h, l) < 0
 
 
 def absent_from_all(queries, sets, *, groups=None, query_group=None):
@@ -955,12 +969,14 @@ def ungrounded_rows(tables, sets, haystacks, *, groups, haystack_groups, skip_ki
     cdef const size_t* cols
     cdef const fp_word_t* fp
     cdef const byte_t* text
-    cdef offset_t r, m, j, a, b, found = 0, bad_table = -1, bad_row = -1
+    cdef offset_t r, m, j, a, b, found = 0, bad_table = -1, bad_row = -1, set_hint, text_hint
     cdef bint literal
     with nogil:
         for t in range(n_tables):
             cols = p_tp + N_COLS * t
             text = <const byte_t*>cols[COL_DATA]
+            set_hint = -1
+            text_hint = -1
             for r in range(p_ts[2 * t]):
                 kind = (<const unsigned char*>cols[COL_KIND])[r]
                 if kind == skip:
@@ -977,14 +993,22 @@ def ungrounded_rows(tables, sets, haystacks, *, groups, haystack_groups, skip_ki
                     bad_row = r
                     break
                 fp = <const fp_word_t*>(cols[COL_PAIR] if kind == pair else cols[COL_VALUE])
-                if not absent_in_group(p_ptrs, p_lens, p_members, p_offsets[t], p_offsets[t + 1],
-                                       fp[2 * r], fp[2 * r + 1]):
+                m = group_member_holding(p_ptrs, p_lens, p_members, p_offsets[t], p_offsets[t + 1], set_hint,
+                                         fp[2 * r], fp[2 * r + 1])
+                if m >= 0:
+                    set_hint = m
                     continue
+                # the haystack that held the last literal hit is searched first (as the sets)
+                if p_h_offsets[t] <= text_hint < p_h_offsets[t + 1]:
+                    j = p_h_members[text_hint]
+                    if occurs(BYTE_CLASS, <const byte_t*>hp[j], hl[j], text + a, b - a):
+                        continue
                 literal = False
                 for m in range(p_h_offsets[t], p_h_offsets[t + 1]):
                     j = p_h_members[m]
-                    if occurs(BYTE_CLASS, <const byte_t*>hp[j], hl[j], text + a, b - a):
+                    if m != text_hint and occurs(BYTE_CLASS, <const byte_t*>hp[j], hl[j], text + a, b - a):
                         literal = True
+                        text_hint = m
                         break
                 if not literal:
                     p_ot[found] = t
