@@ -177,9 +177,8 @@ def fingerprint_key(kind: Kind, key: str | bytes | None = None) -> np.ndarray:
 def fingerprint_kv_keys(keys: list[str | bytes]) -> np.ndarray:
     """``fingerprint_key(Kind.KV, key)`` for many keys, as an ``(n, 2)`` array, hashed in one call.
 
-    The gate asks this for every leftover identifier of a check, so the usual input (UTF-8
-    ``bytes``) is checked and framed without the per-key helpers; anything else goes through
-    them, which convert it or raise.
+    The usual input (UTF-8 ``bytes``) is checked and framed without the per-key helpers;
+    anything else goes through them, which convert it or raise.
     """
     keys = list(keys)
     # bytes joined by an ASCII byte are valid UTF-8 exactly when each one is (a newline can

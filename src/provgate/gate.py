@@ -25,6 +25,7 @@ change only pays for that block.
 
 from __future__ import annotations
 
+import functools
 import hmac
 import json
 import threading
@@ -931,7 +932,7 @@ class Gate:
             # a fact table cached under the source's digest holds exactly the source's bytes
             # (it was scanned from bytes with that digest, or verified against it on load)
             digest = self.handle_digest(handle)
-            known = None if digest is None else self._facts.get(_digests.parse_digest(digest)[1])
+            known = None if digest is None else self._facts.get(_digest_key(digest))
             data = known.table.data if known is not None else self.store.get_bytes(handle)
             self._source_bytes.put(handle, data, 64)
         return data
@@ -943,7 +944,7 @@ class Gate:
             digest = self.handle_digest(handle)
             if digest is None:
                 return None
-            key = self._handle_key[handle] = _digests.parse_digest(digest)[1]
+            key = self._handle_key[handle] = _digest_key(digest)
         cached = self._facts.get(key)
         if cached is not None:
             return cached
@@ -970,6 +971,13 @@ class Gate:
         if found:
             self._marker_handles[name] = found
         return found
+
+
+@functools.lru_cache(maxsize=1 << 14)
+def _digest_key(digest: str) -> bytes:
+    """The raw bytes of a store digest, vetted; remembered across gates (a new session meets
+    the sources of the last one, and parsing is most of a cached source's look-up)."""
+    return _digests.parse_digest(digest)[1]
 
 
 def _check_policy(policy: str) -> None:
