@@ -208,16 +208,19 @@ def test_a_plain_value_is_grounded_by_a_kv_value_and_an_identifier_by_a_config_k
     assert_accepted(g.check(pre, post, operator="summarize"), "lossy")
 
 
-@pytest.mark.parametrize("config", ["run --max-retries 5\n", "run --max-retries=5\n", '{"max-retries": 5}\n',
-                                    "max-retries: 5\n", "max-retries = 5\n"])
+# the last: a key that does not stand at a token boundary, so only the key grounds it
+@pytest.mark.parametrize("config", ["run --max_retries 5\n", "run --max_retries=5\n", '{"max_retries": 5}\n',
+                                    "max_retries: 5\n", "max_retries = 5\n", "opts:max_retries=5\n"])
 def test_an_identifier_naming_a_config_key_is_grounded_in_every_key_form(config):
     src = {"tool:call_9": config}
     pre = [tool("t9", "tool:call_9", config)]
-    ok = [summary("s1", "It tunes max-retries.\n", ["tool:call_9"])]
-    assert_accepted(gate_for(src).check(pre, ok, operator="summarize"), "lossy")
+    ok = [summary("s1", "It tunes max_retries.\n", ["tool:call_9"])]
+    verdict = gate_for(src).check(pre, ok, operator="summarize")
+    assert verdict.facts["post"] == 1  # the identifier is a fact, and it is grounded
+    assert_accepted(verdict, "lossy")
     # a key the config does not set is not grounded by one spelt alike
-    bad = [summary("s1", "It tunes max_retries.\n", ["tool:call_9"])]
-    find(gate_for(src).check(pre, bad, operator="summarize"), "I1", block="s1", value="max_retries")
+    bad = [summary("s1", "It tunes max_retry.\n", ["tool:call_9"])]
+    find(gate_for(src).check(pre, bad, operator="summarize"), "I1", block="s1", value="max_retry")
 
 
 def test_literal_occurrence_must_be_at_token_boundaries():

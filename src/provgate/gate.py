@@ -57,6 +57,7 @@ from provgate._factdiff import (
 )
 from provgate._hashing import hash_buffers
 from provgate._scanner import span_values
+from provgate._scanner_py import normalize_value
 from provgate._textnorm import same_after_normalisation
 from provgate._textnorm_py import (
     normalize_whitespace as normalize_whitespace,  # the rule, re-exported here
@@ -73,6 +74,7 @@ from provgate.facts import (
     FactTable,
     Kind,
     extract,
+    fingerprint_kv_keys,
 )
 from provgate.fingerprints import EMPTY, FingerprintSet
 from provgate.verdict import Verdict, Violation
@@ -105,6 +107,7 @@ _KIND_CITATION = int(Kind.CITATION)
 _CITATION_BYTE = bytes([_KIND_CITATION])
 _KIND_KV = int(Kind.KV)
 _KIND_QUOTE = int(Kind.QUOTE)
+_KIND_IDENTIFIER = int(Kind.IDENTIFIER)
 _CACHE_VERSION = f"facts-{EXTRACTOR_VERSION}"
 
 
@@ -143,15 +146,15 @@ class _Facts:
 
     # Grounding asks "does this fact occur in any of these sources?" for every fact of the
     # changed blocks: one native call per check (ungrounded_rows) over each source's sorted
-    # distinct fingerprints, with no Python object per fact. Values and (key, value) facts are
-    # hashed in separate frames (V, F: facts.py), so one set holds both without a value ever
-    # standing in for a fact.
+    # distinct fingerprints, with no Python object per fact. Values, (key, value) facts and
+    # kv keys are hashed in separate frames (V, F, K: facts.py), so one set can hold all three
+    # without a value ever standing in for a fact or a key.
     def grounding_set(self) -> SortedFingerprints:
-        """Every distinct value and (key, value) fact this text asserts, sorted, and vetted as
-        sorted once (it is searched for every block that cites this text)."""
+        """Every distinct value, (key, value) fact and kv key this text asserts, sorted, and
+        vetted as sorted once (it is searched for every block that cites this text)."""
         if self._grounding_set is None:
             t = self.table
-            fps = unique_counts(np.concatenate([t.fp_value, t.fp_fact]))[0]
+            fps = unique_counts(np.concatenate([t.fp_value, t.fp_fact, t.fp_key[t.kind == _KIND_KV]]))[0]
             self._grounding_set = SortedFingerprints(fps)
         return self._grounding_set
 
@@ -1501,11 +1504,10 @@ class _Check:
         """For each request ``(key, j, handles, own_pre)``: the fact rows of post block ``j``
         that occur in none of the sources ``handles`` (and ``own_pre``, the facts of the block's
         pre version, when not None). A kv fact must occur there as the same (key, value) pair,
-        any other fact as a value those texts assert, or else literally, at token boundaries,
-        in the bytes of one of the sources. An identifier that names a key a source sets
-        ("max_retries" for "max_retries: 5") is found literally: a kv key always stands at
-        token boundaries in its text (docs/grammar.md; tests/test_facts.py holds the scanner
-        to it). All blocks at once, in one native pass."""
+        any other fact as a value (or a kv key) those texts assert, or else literally, at token
+        boundaries, in the bytes of one of the sources. All blocks at once: one native pass
+        that looks every fact up and searches the rest literally, then a look-up of the
+        identifiers left over as keys."""
         gate = self.gate
         source_facts, cached, key_of = gate.source_facts, gate._facts.get, gate._handle_key.get
         texts: list[_Facts] = []  # every text that grounds something, by position
@@ -1544,8 +1546,22 @@ class _Check:
                                      groups=groups, haystack_groups=haystack_groups, skip_kind=_KIND_CITATION,
                                      pair_kind=_KIND_KV, quote_kind=_KIND_QUOTE)
         out: list[list[int]] = [[] for _ in requests]
-        for o, r in zip(owner.tolist(), row.tolist()):
-            out[o].append(r)
+        left = list(zip(owner.tolist(), row.tolist()))
+        # an identifier may name a key a source sets where the key does not stand at token
+        # boundaries ("max_retries" for "opts:max_retries=5"): the few identifiers left over are
+        # looked up as keys
+        ident = [(o, r) for o, r in left if tables[o].kind[r] == _KIND_IDENTIFIER]
+        restated: set[tuple[int, int]] = set()
+        if ident:
+            keys = [normalize_value(int(tables[o].value_kind[r]),
+                                    tables[o].data[int(tables[o].value_start[r]):int(tables[o].value_end[r])])
+                    for o, r in ident]
+            found = ~absent_from_all(fingerprint_kv_keys(keys), sets, groups=groups,
+                                     query_group=np.array([o for o, _ in ident], dtype=np.int64))
+            restated = set(compress(ident, found.tolist()))
+        for o, r in left:
+            if (o, r) not in restated:
+                out[o].append(r)
         return [tuple(x) for x in out]
 
     # I2 --------------------------------------------------------------------------------------
