@@ -40,8 +40,12 @@ EXTRA_COMPILE_ARGS = {
 
 def extensions():
     only = {n for n in os.environ.get("PROVGATE_BUILD_ONLY", "").split(",") if n}
+    sources = sorted(EXT_DIR.glob("*.pyx"))
+    if not sources:
+        # without them the package would install and quietly run the pure-Python references
+        raise SystemExit(f"provgate: no native sources in {EXT_DIR}: this source tree or sdist is incomplete")
     exts = []
-    for pyx in sorted(EXT_DIR.glob("*.pyx")):
+    for pyx in sources:
         name = pyx.stem
         if only and name not in only:
             continue
