@@ -720,6 +720,41 @@ def test_violations_are_capped_and_the_rest_counted():
     assert all(x.invariant == "I1" for x in v.violations)
 
 
+def test_introduced_facts_beyond_the_cap_are_counted_not_reported():
+    src = {"tool:call_1": "nothing numeric here\n"}
+    pre = [tool("t1", "tool:call_1", src["tool:call_1"])]
+    n = MAX_VIOLATIONS_PER_CHECK + 150
+    text = " ".join(str(10_000 + i) for i in range(n)) + "\n"
+    v = gate_for(src).check(pre, [tool("t1", "tool:call_1", text)], operator="rewrite")
+    assert v.facts["introduced"] == n
+    assert len(v.violations) == MAX_VIOLATIONS_PER_CHECK
+    # each number is ungrounded (I1) and introduced (I2): every one is reported or counted
+    assert len(v.violations) + v.facts["violations_omitted"] == 2 * n
+
+
+def test_dropped_facts_beyond_the_cap_are_counted_not_reported():
+    n = MAX_VIOLATIONS_PER_CHECK + 150
+    src = {"tool:call_1": " ".join(str(10_000 + i) for i in range(n)) + "\n", "tool:call_2": "see 10000\n"}
+    pre = [tool("t1", "tool:call_1", src["tool:call_1"]), tool("t2", "tool:call_2", src["tool:call_2"])]
+    # both blocks go; t2 is evicted, t1 is not: every number but 10000 (t2 holds it too, and
+    # an eviction record covers it) is dropped without a record, and so is t1's handle
+    v = gate_for(src).check(pre, [], operator="prune", evicted=["tool:call_2"])
+    assert v.facts["dropped"] == n - 1
+    assert len(v.violations) == MAX_VIOLATIONS_PER_CHECK
+    assert len(v.violations) + v.facts["violations_omitted"] == (n - 1) + 1
+    reported = [x for x in v.violations if x.evidence.get("change") == "dropped"]
+    assert len(reported) == MAX_VIOLATIONS_PER_CHECK and "10000" not in {x.value for x in reported}
+    # each names the row that holds it
+    assert all(src["tool:call_1"][x.evidence["span"][0]:x.evidence["span"][1]] == x.value for x in reported)
+
+
+def test_a_dropped_fact_is_reported_at_its_first_row():
+    src = {"tool:call_1": "port 8080 then 8080 again\n"}
+    pre = [tool("t1", "tool:call_1", src["tool:call_1"])]
+    v = gate_for(src).check(pre, [], operator="prune")
+    assert find(v, "I2", block="t1", value="8080").evidence["span"] == [5, 9]
+
+
 @settings(max_examples=500, deadline=None)
 @given(st.text(alphabet=" \t\r\nab=3", max_size=40), st.text(alphabet=" \t\r\nab=3", max_size=40))
 def test_the_fast_whitespace_comparison_is_the_documented_normalisation(a, b):

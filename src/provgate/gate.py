@@ -1047,6 +1047,16 @@ class _Check:
             return
         self.violations.append(Violation(invariant, message, **fields))
 
+    def reportable(self, items: Sequence[Any]) -> Sequence[Any]:
+        """The first of ``items`` the verdict still has room for; the rest are counted as
+        omitted here, so an edit with a million bad facts does not build a million pieces of
+        evidence that would be thrown away."""
+        room = max(MAX_VIOLATIONS_PER_CHECK - len(self.violations), 0)
+        if len(items) <= room:
+            return items
+        self.dropped_violations += len(items) - room
+        return items[:room]
+
     def _timed(self, name: str, fn: Any) -> None:
         t0 = time.perf_counter()
         fn()
@@ -1490,7 +1500,7 @@ class _Check:
                 rows = computed[key]
             block = edit.post[j]
             table = self.post_facts[j].table
-            for row in rows:
+            for row in self.reportable(rows):
                 span = table.span(row)
                 self.violate(
                     "I1",
@@ -1545,24 +1555,25 @@ class _Check:
         owner, row = ungrounded_rows(tables, sets, [x.table.data for x in texts],
                                      groups=groups, haystack_groups=haystack_groups, skip_kind=_KIND_CITATION,
                                      pair_kind=_KIND_KV, quote_kind=_KIND_QUOTE)
-        out: list[list[int]] = [[] for _ in requests]
-        left = list(zip(owner.tolist(), row.tolist()))
-        # an identifier may name a key a source sets where the key does not stand at token
-        # boundaries ("max_retries" for "opts:max_retries=5"): the few identifiers left over are
-        # looked up as keys
-        ident = [(o, r) for o, r in left if tables[o].kind[r] == _KIND_IDENTIFIER]
-        restated: set[tuple[int, int]] = set()
-        if ident:
-            keys = [normalize_value(int(tables[o].value_kind[r]),
-                                    tables[o].data[int(tables[o].value_start[r]):int(tables[o].value_end[r])])
-                    for o, r in ident]
-            found = ~absent_from_all(fingerprint_kv_keys(keys), sets, groups=groups,
-                                     query_group=np.array([o for o, _ in ident], dtype=np.int64))
-            restated = set(compress(ident, found.tolist()))
-        for o, r in left:
-            if (o, r) not in restated:
-                out[o].append(r)
-        return [tuple(x) for x in out]
+        if owner.size:
+            # an identifier may name a key a source sets where the key does not stand at token
+            # boundaries ("max_retries" for "opts:max_retries=5"): the identifiers left over are
+            # looked up as keys. Rows come ordered by table, so each table's are one slice.
+            starts = np.searchsorted(owner, np.arange(len(tables) + 1))
+            kinds = np.concatenate([tables[t].kind[row[starts[t]:starts[t + 1]]] for t in range(len(tables))])
+            ident = np.flatnonzero(kinds == _KIND_IDENTIFIER)
+            if ident.size:
+                i_owner = owner[ident]
+                keys = [normalize_value(int(t.value_kind[r]), t.data[int(t.value_start[r]):int(t.value_end[r])])
+                        for t, r in zip(map(tables.__getitem__, i_owner.tolist()), row[ident].tolist())]
+                restated = ~absent_from_all(fingerprint_kv_keys(keys), sets, groups=groups, query_group=i_owner)
+                if restated.any():
+                    keep = np.ones(owner.size, dtype=np.bool_)
+                    keep[ident[restated]] = False
+                    owner, row = owner[keep], row[keep]
+        starts = np.searchsorted(owner, np.arange(len(tables) + 1)).tolist()
+        rows = row.tolist()
+        return [tuple(rows[starts[t]:starts[t + 1]]) for t in range(len(tables))]
 
     # I2 --------------------------------------------------------------------------------------
 
@@ -1638,7 +1649,7 @@ class _Check:
             for k, row in zip(introduced.tolist(), fps.tolist()):
                 first.setdefault((row[0], row[1]), k)
             self.counts["introduced"] = len(first)
-            for hi, lo in unique_counts(fps)[0].tolist():
+            for hi, lo in self.reportable(unique_counts(fps)[0].tolist()):
                 owner, row = a_row(first[(hi, lo)])
                 b = edit.post[owner]
                 span = self.post_facts[owner].table.span(row)
@@ -1695,8 +1706,13 @@ class _Check:
         self.counts["superseded"] += int(np.count_nonzero(g == 1))
         unaccounted = gone[g == 0]
         self.counts["dropped"] += int(unaccounted.size)
-        for u in unaccounted.tolist():
-            k = int(np.argmax(d_pos == u))  # its first row, for the evidence
+        report = self.reportable(unaccounted)
+        if not len(report):
+            return
+        # each reported fact's first removed row, for the evidence, found in one pass (a
+        # search of every row per fact would be quadratic in a large drop)
+        values, first = np.unique(d_pos, return_index=True)
+        for k in first[np.searchsorted(values, report)].tolist():
             owner, row = d_row(k)
             b = edit.pre[owner]
             span = self.pre_facts[owner].table.span(row)
