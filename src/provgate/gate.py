@@ -1560,7 +1560,7 @@ class _Check:
             # boundaries ("max_retries" for "opts:max_retries=5"): the identifiers left over are
             # looked up as keys. Rows come ordered by table, so each table's are one slice.
             starts = np.searchsorted(owner, np.arange(len(tables) + 1))
-            kinds = np.concatenate([tables[t].kind[row[starts[t]:starts[t + 1]]] for t in range(len(tables))])
+            kinds = np.concatenate([tables[t].kind[row[starts[t]:starts[t + 1]]] for t in np.unique(owner).tolist()])
             ident = np.flatnonzero(kinds == _KIND_IDENTIFIER)
             if ident.size:
                 i_owner = owner[ident]
