@@ -510,19 +510,25 @@ def diff(a, b):
 def unique_counts(fp):
     """The distinct rows of ``fp`` sorted by (hi, lo), and how often each occurs: one sort,
     one gather and one run-length pass, without the GIL."""
-    values, counts, _ = unique_inverse(fp)
+    values, counts, _ = _unique(fp, False)
     return values, counts
 
 
 def unique_inverse(fp):
     """Like :func:`unique_counts`, plus ``inverse``: the index in ``values`` of every row."""
+    return _unique(fp, True)
+
+
+cdef tuple _unique(object fp, bint with_inverse):
+    """(values, counts, inverse or None): the inverse is written only when asked for (every
+    source's grounding set is made with unique_counts, which has no use for it)."""
     check_fingerprints(fp, "fp", contiguous=False)
     fp = np.ascontiguousarray(fp)
     cdef offset_t n = fp.shape[0], k, r, m = 0
     cdef cnp.ndarray order = _sort_order(fp)
     cdef cnp.ndarray values = np.empty((n, 2), dtype=np.uint64)
     cdef cnp.ndarray counts = np.empty(n, dtype=np.int64)
-    cdef cnp.ndarray inverse = np.empty(n, dtype=np.int64)
+    cdef cnp.ndarray inverse = np.empty(n if with_inverse else 0, dtype=np.int64)
     cdef const fp_word_t* src = rows_ptr(fp)
     cdef fp_word_t* dst = <fp_word_t*>cnp.PyArray_DATA(values)
     cdef offset_t* pc = index_ptr(counts)
@@ -538,9 +544,10 @@ def unique_inverse(fp):
                 dst[2 * m + 1] = src[2 * r + 1]
                 pc[m] = 1
                 m += 1
-            pi[r] = m - 1
+            if with_inverse:
+                pi[r] = m - 1
     values.resize((m, 2), refcheck=False)  # made here: nothing else refers to its buffer
-    return values, _shrunk(counts, m), inverse
+    return values, _shrunk(counts, m), (inverse if with_inverse else None)
 
 
 cdef inline int cmp_rows(const fp_word_t* x, offset_t i, const fp_word_t* y, offset_t j) noexcept nogil:
