@@ -54,3 +54,21 @@ cdef inline bint occurs(const byte_t* classes, const byte_t* h, offset_t hn, con
             return True
         s += 1
     return False
+
+
+cdef inline offset_t group_member_occurring(const byte_t* classes, const size_t* hay_ptrs, const offset_t* hay_lens,
+                                            const offset_t* members, offset_t first, offset_t last, offset_t hint,
+                                            const byte_t* nd, offset_t nn) noexcept nogil:
+    """The position (first .. last - 1) of a member whose haystack holds the needle at token
+    boundaries, or -1. The member at ``hint`` (if in range) is searched first: a block's
+    next quote usually comes from the source its last one came from."""
+    cdef offset_t m, j
+    if first <= hint < last:
+        j = members[hint]
+        if occurs(classes, <const byte_t*>hay_ptrs[j], hay_lens[j], nd, nn):
+            return hint
+    for m in range(first, last):
+        j = members[m]
+        if m != hint and occurs(classes, <const byte_t*>hay_ptrs[j], hay_lens[j], nd, nn):
+            return m
+    return -1

@@ -18,7 +18,7 @@ from libc.string cimport memcpy
 
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_GET_SIZE
 
-from _boundaries cimport fill_byte_classes, occurs
+from _boundaries cimport fill_byte_classes, group_member_occurring
 from _byte_batches cimport byte_items, lengths_of, pointers_of
 from _grouping cimport flat_grouping
 from _types cimport byte_t, fp_word_t, offset_t
@@ -976,8 +976,7 @@ def ungrounded_rows(tables, sets, haystacks, *, groups, haystack_groups, skip_ki
     cdef const size_t* cols
     cdef const fp_word_t* fp
     cdef const byte_t* text
-    cdef offset_t r, m, j, a, b, found = 0, bad_table = -1, bad_row = -1, set_hint, text_hint
-    cdef bint literal
+    cdef offset_t r, m, a, b, found = 0, bad_table = -1, bad_row = -1, set_hint, text_hint
     with nogil:
         for t in range(n_tables):
             cols = p_tp + N_COLS * t
@@ -1005,19 +1004,11 @@ def ungrounded_rows(tables, sets, haystacks, *, groups, haystack_groups, skip_ki
                 if m >= 0:
                     set_hint = m
                     continue
-                # the haystack that held the last literal hit is searched first (as the sets)
-                if p_h_offsets[t] <= text_hint < p_h_offsets[t + 1]:
-                    j = p_h_members[text_hint]
-                    if occurs(BYTE_CLASS, <const byte_t*>hp[j], hl[j], text + a, b - a):
-                        continue
-                literal = False
-                for m in range(p_h_offsets[t], p_h_offsets[t + 1]):
-                    j = p_h_members[m]
-                    if m != text_hint and occurs(BYTE_CLASS, <const byte_t*>hp[j], hl[j], text + a, b - a):
-                        literal = True
-                        text_hint = m
-                        break
-                if not literal:
+                m = group_member_occurring(BYTE_CLASS, hp, hl, p_h_members, p_h_offsets[t], p_h_offsets[t + 1],
+                                           text_hint, text + a, b - a)
+                if m >= 0:
+                    text_hint = m
+                else:
                     p_ot[found] = t
                     p_or[found] = r
                     found += 1

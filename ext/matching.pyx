@@ -17,7 +17,7 @@ from libc.stdint cimport int64_t
 from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memcpy
 
-from _boundaries cimport JOINER, WORD, fill_byte_classes, occurs
+from _boundaries cimport JOINER, WORD, fill_byte_classes, group_member_occurring
 from _byte_batches cimport byte_items, lengths_of, pointers_of
 from _grouping cimport flat_grouping
 from _types cimport byte_t, offset_t
@@ -202,7 +202,7 @@ def occurs_at_boundaries(needles, haystacks, *, groups=None, needle_group=None):
     # private tuples: every bytes object stays alive while the loop reads it without the GIL
     cdef tuple keep_n = byte_items(needles, "needles", False)
     cdef tuple keep_h = byte_items(haystacks, "haystacks", False)
-    cdef Py_ssize_t n = len(keep_n), k = len(keep_h), i, j
+    cdef Py_ssize_t n = len(keep_n), k = len(keep_h), i
     offsets_a, members_a, group_a = flat_grouping(groups, needle_group, n, k, "needles", "haystacks", "needle_group")
     cdef cnp.ndarray offsets_arr = offsets_a, members_arr = members_a, group_arr = group_a
     cdef const offset_t* p_offsets = <const offset_t*>cnp.PyArray_DATA(offsets_arr)
@@ -218,13 +218,10 @@ def occurs_at_boundaries(needles, haystacks, *, groups=None, needle_group=None):
     cdef const offset_t* nl = <const offset_t*>cnp.PyArray_DATA(n_len)
     cdef const offset_t* hl = <const offset_t*>cnp.PyArray_DATA(h_len)
     cdef unsigned char* o = <unsigned char*>cnp.PyArray_DATA(out)
-    cdef offset_t g, m
+    cdef offset_t g
     with nogil:
         for i in range(n):
             g = p_group[i]
-            for m in range(p_offsets[g], p_offsets[g + 1]):
-                j = p_members[m]
-                if occurs(BYTE_CLASS, <const byte_t*>hp[j], hl[j], <const byte_t*>np_[i], nl[i]):
-                    o[i] = 1
-                    break
+            o[i] = group_member_occurring(BYTE_CLASS, hp, hl, p_members, p_offsets[g], p_offsets[g + 1], -1,
+                                          <const byte_t*>np_[i], nl[i]) >= 0
     return out
