@@ -373,7 +373,7 @@ def ungrounded_rows(tables: Any, sets: Any, haystacks: Any, *, groups: Any, hays
     for t, r, (a, b) in zip(table_of, rows, ranges):
         if not 0 <= a <= b <= len(datas[t]):
             raise span_error(t, r, a, b, len(datas[t]))
-    needles = [datas[t][a:b] for t, (a, b) in zip(owner[absent].tolist(), np.array(ranges, dtype=np.int64).reshape(-1, 2)[absent].tolist())]
+    needles = [datas[t][a:b] for t, (a, b), is_absent in zip(table_of, ranges, absent.tolist()) if is_absent]
     literal = occurs_at_boundaries(needles, haystacks, groups=haystack_groups, needle_group=owner[absent])
     left = np.flatnonzero(absent)[~literal]
     return owner[left], _index_array(rows)[left]

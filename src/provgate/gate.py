@@ -1555,11 +1555,12 @@ class _Check:
         owner, row = ungrounded_rows(tables, sets, [x.table.data for x in texts],
                                      groups=groups, haystack_groups=haystack_groups, skip_kind=_KIND_CITATION,
                                      pair_kind=_KIND_KV, quote_kind=_KIND_QUOTE)
+        # rows come ordered by table, so each table's are one slice
+        starts = np.searchsorted(owner, np.arange(len(tables) + 1))
         if owner.size:
             # an identifier may name a key a source sets where the key does not stand at token
             # boundaries ("max_retries" for "opts:max_retries=5"): the identifiers left over are
-            # looked up as keys. Rows come ordered by table, so each table's are one slice.
-            starts = np.searchsorted(owner, np.arange(len(tables) + 1))
+            # looked up as keys
             kinds = np.concatenate([tables[t].kind[row[starts[t]:starts[t + 1]]] for t in np.unique(owner).tolist()])
             ident = np.flatnonzero(kinds == _KIND_IDENTIFIER)
             if ident.size:
@@ -1571,9 +1572,9 @@ class _Check:
                     keep = np.ones(owner.size, dtype=np.bool_)
                     keep[ident[restated]] = False
                     owner, row = owner[keep], row[keep]
-        starts = np.searchsorted(owner, np.arange(len(tables) + 1)).tolist()
-        rows = row.tolist()
-        return [tuple(rows[starts[t]:starts[t + 1]]) for t in range(len(tables))]
+                    starts = np.searchsorted(owner, np.arange(len(tables) + 1))
+        bounds, rows = starts.tolist(), row.tolist()
+        return [tuple(rows[bounds[t]:bounds[t + 1]]) for t in range(len(tables))]
 
     # I2 --------------------------------------------------------------------------------------
 
@@ -1649,8 +1650,9 @@ class _Check:
             for k, row in zip(introduced.tolist(), fps.tolist()):
                 first.setdefault((row[0], row[1]), k)
             self.counts["introduced"] = len(first)
-            for hi, lo in self.reportable(unique_counts(fps)[0].tolist()):
-                owner, row = a_row(first[(hi, lo)])
+            # reported in the order they first occur (the dict's order): no second pass to sort them
+            for k in self.reportable(list(first.values())):
+                owner, row = a_row(k)
                 b = edit.post[owner]
                 span = self.post_facts[owner].table.span(row)
                 self.violate("I2", f"{edit.operator} introduced {span.key}={span.value!r} in block {b.id!r}, "
