@@ -431,8 +431,12 @@ class _Side:
         """Is a text held by a block at a position not among ``positions``? (By counts: the
         blocks with the text, less those among the few positions.)"""
         in_window = self.text_counts()
-        among = Counter(self.digests[i] for i in positions)
-        return lambda d: in_window[d] > among[d]
+        among: dict[bytes, int] = {}  # a plain dict: a Counter costs more to make than counting the few
+        digests = self.digests
+        for i in positions:
+            d = digests[i]
+            among[d] = among.get(d, 0) + 1
+        return lambda d: in_window[d] > among.get(d, 0)
 
     def positions(self, digest: bytes) -> Sequence[int]:
         """Positions of the blocks with this text digest, in window order."""
