@@ -931,6 +931,10 @@ class Gate:
             except UnknownHandleError:
                 return None
             self._handle_digest[handle] = d
+            # the facts cache's key, while the digest is at hand (the store vetted it): grounding
+            # looks up every source a changed block cites by it, and deriving it there cost more
+            # than the look-up itself
+            self._handle_key[handle] = _digest_key(d)
         return d
 
     def source_bytes(self, handle: str) -> bytes:
