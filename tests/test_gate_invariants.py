@@ -645,6 +645,27 @@ def test_pointer_failures_name_their_reason(change, reason):
     assert bad.block == p["block"] and bad.handle == p["handle"]
 
 
+def test_many_pointers_mixing_algorithms_and_failures_are_reported_in_order():
+    # the blake3 spans are hashed together and the sha256 ones one by one: each digest must be
+    # compared with its own pointer's span, and each failure reported at its pointer
+    pre, post = _p_edit()
+    needles = ["Backups are kept for 35 days.", "“always”", DOC]
+    good_b3 = [pointer_to("s1", DOC_H, DOC, n) for n in needles]
+    good_sha = [pointer_to("s1", DOC_H, DOC, n, algo="sha256") for n in needles]
+    shifted = good_b3[0] | {"start": good_b3[0]["start"] + 1, "end": good_b3[0]["end"] + 1}
+    shifted_sha = good_sha[0] | {"start": good_sha[0]["start"] + 1, "end": good_sha[0]["end"] + 1}
+    pointers = [good_b3[0], shifted_sha, good_sha[1], good_b3[0] | {"block": "nope"}, good_b3[1], shifted,
+                good_sha[2], good_b3[2] | {"end": len(DOC.encode()) + 1}, good_b3[2]]
+    v = gate_for({DOC_H: DOC}).check(pre, post, operator="summarize", pointers=pointers)
+    got = [(x.block, x.evidence["reason"], x.evidence["start"], x.evidence["hash"][:6]) for x in v.violations]
+    assert got == [
+        ("s1", "span_mismatch", shifted_sha["start"], "sha256"),
+        ("nope", "unknown_block", good_b3[0]["start"], "blake3"),
+        ("s1", "span_mismatch", shifted["start"], "blake3"),
+        ("s1", "out_of_range", good_b3[2]["start"], "blake3"),
+    ]
+
+
 def test_a_pointer_into_a_corrupted_source_fails_closed(tmp_path):
     path = tmp_path / "store.sqlite3"
     store = store_with({DOC_H: DOC, "doc:other": "unrelated text\n"}, path)

@@ -1985,52 +1985,50 @@ class _Check:
     def _check_pointers(self) -> None:
         """Every pointer resolves byte-exactly. Checked in order; the blake3 spans are hashed
         in one native call, and every digest compared in constant time."""
-        if not self.edit.pointers:
+        pointers = self.edit.pointers
+        if not pointers:
             return
         post_ids = self.post.id_pos()
-        found: list[tuple[Any, ...]] = []  # per pointer: a violation, or what to hash
-        for p in self.edit.pointers:
-            ev = {"start": p.start, "end": p.end, "hash": p.hash}
+        gate = self.gate
+        parse = _digests.parse_digest
+        failed: dict[int, tuple[str | None, dict[str, Any]]] = {}  # pointer -> (message, evidence extras)
+        spans: list[tuple[int, str, bytes, bytes]] = []  # (pointer, algorithm, expected, span)
+        for k, p in enumerate(pointers):
             if p.block not in post_ids:
-                found.append(("P", f"pointer from block {p.block!r}, which is not in the post window",
-                              p, dict(ev, reason="unknown_block")))
+                failed[k] = (f"pointer from block {p.block!r}, which is not in the post window", {"reason": "unknown_block"})
                 continue
             try:
-                algorithm, expected = _digests.parse_digest(p.hash)
+                algorithm, expected = parse(p.hash)
             except InvalidDigestError as exc:
-                found.append(("P", f"pointer hash is malformed: {exc}", p, dict(ev, reason="malformed_digest")))
+                failed[k] = (f"pointer hash is malformed: {exc}", {"reason": "malformed_digest"})
                 continue
-            if self.gate.handle_digest(p.handle) is None:
-                found.append(("P", f"pointer into {p.handle!r}, which is not in the durable store",
-                              p, dict(ev, reason="unknown_handle")))
+            if gate.handle_digest(p.handle) is None:
+                failed[k] = (f"pointer into {p.handle!r}, which is not in the durable store", {"reason": "unknown_handle"})
                 continue
             try:
-                data = self.gate.source_bytes(p.handle)
+                data = gate.source_bytes(p.handle)
             except StoreCorruptionError as exc:
-                found.append(("P", f"source {p.handle!r} is corrupted in the store: {exc}", p,
-                              dict(ev, reason="source_corrupted")))
+                failed[k] = (f"source {p.handle!r} is corrupted in the store: {exc}", {"reason": "source_corrupted"})
                 continue
             if p.end > len(data):
-                found.append(("P", f"pointer [{p.start}, {p.end}) is out of range of {p.handle!r} ({len(data)} bytes)",
-                              p, dict(ev, reason="out_of_range", size=len(data))))
+                failed[k] = (f"pointer [{p.start}, {p.end}) is out of range of {p.handle!r} ({len(data)} bytes)",
+                             {"reason": "out_of_range", "size": len(data)})
                 continue
-            found.append((algorithm, expected, p, ev, data[p.start:p.end]))
-        blake = [k for k, x in enumerate(found) if x[0] == _digests.BLAKE3]
-        actual: dict[int, bytes] = {}
-        if blake:
-            hashed = hash_buffers([found[k][4] for k in blake])
-            actual = {k: hashed[i].tobytes() for i, k in enumerate(blake)}
-        for k, item in enumerate(found):
-            if item[0] == "P":
-                _, message, p, ev = item
-                self.violate("P", message, block=p.block, handle=p.handle, evidence=ev)
-                continue
-            algorithm, expected, p, ev, span = item
-            got = actual[k] if k in actual else _digests.compute_raw(span, algorithm)
+            spans.append((k, algorithm, expected, data[p.start:p.end]))
+        blake = [span for _, algorithm, _, span in spans if algorithm == _digests.BLAKE3]
+        hashed = iter(hash_buffers(blake)) if blake else iter(())
+        for k, algorithm, expected, span in spans:
+            got = next(hashed).tobytes() if algorithm == _digests.BLAKE3 else _digests.compute_raw(span, algorithm)
             if not hmac.compare_digest(got, expected):
-                self.violate("P", f"pointer [{p.start}, {p.end}) into {p.handle!r} does not hash to {p.hash[:20]}…: "
-                             "it was re-anchored and resolves to different bytes", block=p.block, handle=p.handle,
-                             evidence=dict(ev, reason="span_mismatch"))
+                failed[k] = (None, {"reason": "span_mismatch"})
+        for k in sorted(failed):
+            p = pointers[k]
+            message, extra = failed[k]
+            if message is None:
+                message = (f"pointer [{p.start}, {p.end}) into {p.handle!r} does not hash to {p.hash[:20]}…: "
+                           "it was re-anchored and resolves to different bytes")
+            self.violate("P", message, block=p.block, handle=p.handle,
+                         evidence={"start": p.start, "end": p.end, "hash": p.hash, **extra})
 
     # R ---------------------------------------------------------------------------------------
 
