@@ -272,6 +272,23 @@ def test_marker_names_carried_across_in_place_edits_match_the_full_path():
             assert side._names == set(re.findall(r"\[src:([^\]]+)\]", "".join(b.text for b in w))), w
 
 
+def test_marker_names_a_check_has_not_met_are_resolved_in_one_store_read():
+    sources = {f"tool:call_{k}": f"value_{k} = {k}\n" for k in range(40)}
+    sources["doc:call_7"] = "another source of the same name\n"
+    store = store_with(sources)
+    calls: list[list[str]] = []
+    real_many = store.handles_cited_as_many
+    store.handles_cited_as = lambda name: pytest.fail(f"{name!r} was looked up on its own")  # type: ignore[method-assign]
+    store.handles_cited_as_many = lambda names: calls.append(list(names)) or real_many(names)  # type: ignore[method-assign]
+    pre = Window([tool(f"t{k}", f"tool:call_{k}", sources[f"tool:call_{k}"]) for k in range(40)])
+    text = " ".join(f"value_{k} = {k} [src:call_{k}]." for k in range(40)) + " See [src:nowhere].\n"
+    post = Window([blk("s", "summary", text, derived_from=[f"tool:call_{k}" for k in range(40)])])
+    v = Gate(store, audit=False).check_edit(Edit("summarize", pre, post))
+    assert len(calls) == 1 and sorted(calls[0]) == sorted([*(f"call_{k}" for k in range(40)), "nowhere"])
+    # each name still resolves on its own terms: the ambiguous one and the unknown one fail I3
+    assert sorted(x.value for x in v.violations if x.invariant == "I3") == ["call_7", "nowhere"]
+
+
 def test_edits_that_are_not_in_place_look_up_only_names_pre_did_not_resolve():
     # a prune or summary is not an edit in place, but its pre window's names that resolved
     # still do: only the others are looked up in the store (and every failure is still found)
@@ -280,8 +297,9 @@ def test_edits_that_are_not_in_place_look_up_only_names_pre_did_not_resolve():
     good = Window([tool("t1", CONF_H, NOTE), *cited])
     bad = Window([tool("t1", CONF_H, NOTE), *cited, blk("x", "assistant", "see [src:nosuch].\n")])
     asked: list[str] = []
-    real = store.handles_cited_as
+    real, real_many = store.handles_cited_as, store.handles_cited_as_many
     store.handles_cited_as = lambda name: asked.append(name) or real(name)  # type: ignore[method-assign]
+    store.handles_cited_as_many = lambda names: asked.extend(names) or real_many(names)  # type: ignore[method-assign]
     gate, twin = Gate(store, audit=False), _general(store)
     first = _session(gate, twin, [Edit("prune", Window([*good, blk("z", "user", "hi\n")]), good)])
     assert first[0]["accepted"]

@@ -182,6 +182,40 @@ def test_handles_cited_as_is_the_exact_handle_else_the_handles_of_that_name(stor
         store.handles_cited_as("bad\x00name")
 
 
+def test_handles_cited_as_many_answers_each_name_as_handles_cited_as_does(store):
+    for h in ["tool:call_8841", "doc:call_8841", "tool:call_88", "call_88", "doc:a:b", "user:u3", "b"]:
+        store.put(h, h)
+    names = ["call_8841", "tool:call_8841", "call_88", "a:b", "nothing", "b", "u3", "call_8841", "doc:a:b"]
+    got = store.handles_cited_as_many(names)
+    assert list(got) == list(dict.fromkeys(names))  # each distinct name once, in the order given
+    assert got == {name: store.handles_cited_as(name) for name in names}
+    assert got["call_8841"] == ["tool:call_8841", "doc:call_8841"]  # ambiguous: both, stored order
+    assert store.handles_cited_as_many([]) == {}
+    assert store.handles_cited_as_many(iter(["u3"])) == {"u3": ["user:u3"]}
+
+
+def test_handles_cited_as_many_reads_names_beyond_one_query_in_one_snapshot(store):
+    # more names than one statement takes: answered across queries, none lost at a boundary
+    for k in range(0, 1203, 7):
+        store.put(f"tool:call_{k}", "x")
+    store.put("doc:call_700", "x")  # ambiguous, in a later query's range
+    names = [f"call_{k}" for k in range(1203)]
+    got = store.handles_cited_as_many(names)
+    assert len(got) == 1203
+    assert got == {f"call_{k}": store.handles_cited_as(f"call_{k}") for k in range(1203)}
+    assert got["call_700"] == ["tool:call_700", "doc:call_700"] and got["call_1202"] == []
+
+
+def test_handles_cited_as_many_rejects_bad_names_with_the_name_s_error(store):
+    with pytest.raises(InvalidArgumentError, match="single str"):
+        store.handles_cited_as_many("call_1")
+    with pytest.raises(InvalidArgumentError, match="iterable"):
+        store.handles_cited_as_many(42)
+    for bad in ["", "bad\x00name", "x" * (MAX_HANDLE_BYTES + 1), "\ud800", 7]:
+        with pytest.raises(InvalidHandleError):
+            store.handles_cited_as_many(["call_1", bad])
+
+
 def test_handles_named_uses_its_index(fstore):
     conn = fstore._connection().raw
     from provgate.store import _NAMED  # the clause handles_named and handles_cited_as run

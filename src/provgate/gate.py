@@ -984,6 +984,20 @@ class Gate:
         return found
 
 
+    def marker_handles_many(self, names: Iterable[str]) -> dict[str, tuple[str, ...]]:
+        """:meth:`marker_handles` of many names, with one store read for those that are not
+        known handles."""
+        known = self._handle_digest
+        names = list(names)
+        found = self.store.handles_cited_as_many([n for n in names if n not in known])
+        out: dict[str, tuple[str, ...]] = {}
+        for name in names:
+            handles = out[name] = (name,) if name in known else tuple(found[name])
+            if handles:
+                self._marker_handles[name] = handles
+        return out
+
+
 @functools.lru_cache(maxsize=1 << 14)
 def _digest_key(digest: str) -> bytes:
     """The raw bytes of a store digest, vetted; remembered across gates (a new session meets
@@ -1376,6 +1390,10 @@ class _Check:
         # it needs no second look-up)
         self.marker_targets: dict[str, tuple[str, ...]] = {}
         names, unknown = self._marker_names()
+        met = self.gate._marker_handles
+        new = [n for n in unknown if n not in met]
+        if new:  # resolved together: one store read, not one per name
+            self.marker_targets.update(self.gate.marker_handles_many(new))
         bad = sorted(n for n in unknown if len(self._targets(n)) != 1)
         if not self.ws_matched:
             side._names, side._names_ok = names, not bad

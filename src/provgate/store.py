@@ -404,6 +404,33 @@ class SourceStore:
         exact = [row[0] for row in rows if row[1] == 0]
         return exact or [row[0] for row in rows]
 
+    def handles_cited_as_many(self, names: Iterable[str]) -> dict[str, list[str]]:
+        """:meth:`handles_cited_as` of many names: ``{name: handles}`` for each distinct name,
+        in the order given, read in one snapshot with one query per 500 names instead of one
+        per name (a check resolves every marker name it has not met; a cold one meets many)."""
+        wanted = self._handle_list(names)
+        exact: dict[str, list[str]] = {name: [] for name in wanted}
+        named: dict[str, list[str]] = {name: [] for name in wanted}
+
+        def query(conn: sqlite3.Connection) -> list[tuple[Any, ...]]:
+            rows: list[tuple[Any, ...]] = []
+            for i in range(0, len(wanted), _IN_CHUNK):
+                chunk = wanted[i : i + _IN_CHUNK]
+                marks = ",".join(f"?{k}" for k in range(1, len(chunk) + 1))  # both halves read the chunk
+                rows.extend(conn.execute(
+                    f"SELECT handle, 0, seq, handle FROM sources WHERE handle IN ({marks}) UNION ALL "
+                    f"SELECT handle, 1, seq, substr(handle, instr(handle, ':') + 1) FROM sources "
+                    f"INDEXED BY sources_by_name WHERE instr(handle, ':') > 0 "
+                    f"AND substr(handle, instr(handle, ':') + 1) IN ({marks}) ORDER BY 2, 3",
+                    chunk,
+                ).fetchall())
+            return rows
+
+        if wanted:
+            for handle, how, _, name in self._read(lambda conn: _in_snapshot(conn, query)):
+                (named if how else exact)[name].append(handle)
+        return {name: exact[name] or named[name] for name in wanted}
+
     def digest(self, handle: str) -> str:
         """The digest recorded for ``handle`` (not re-hashed; :meth:`get` verifies)."""
         return self.info(handle).digest
