@@ -272,6 +272,31 @@ def test_marker_names_carried_across_in_place_edits_match_the_full_path():
             assert side._names == set(re.findall(r"\[src:([^\]]+)\]", "".join(b.text for b in w))), w
 
 
+def test_a_window_not_edited_in_place_looks_up_the_handles_of_its_new_and_retagged_blocks():
+    # once pre's handles all resolved, a prune or summary looks up only the handles of blocks
+    # that are new or whose handles changed: an unknown handle there is still found, wherever
+    # it is named, and the verdicts are the general path's
+    store = store_with({CONF_H: NOTE, "doc:guide": "retry guide\n", "user:u1": "hi\n"})
+    pre = Window([tool("t1", CONF_H, NOTE), tool("g", "doc:guide", "retry guide\n"),
+                  blk("u1", "user", "hi\n", ["user:u1"]), blk("a1", "assistant", "ok [src:call_1].\n")])
+    retagged = dict(pre[1].to_json(), handles=["doc:guide", "doc:nosuch"])
+    reordered = dict(pre[1].to_json(), handles=["doc:guide"])
+    cases = {
+        "summary of a missing source": (
+            [pre[0], pre[1], blk("s1", "summary", "hi\n", derived_from=["user:u1", "user:gone"])], ["user:gone"]),
+        "kept text, a new unknown handle": ([pre[0], retagged, pre[3]], ["doc:nosuch"]),
+        "kept text, its own handles": ([pre[0], reordered, pre[3]], []),
+    }
+    for name, (post, unknown) in cases.items():
+        gate, twin = _warm_gate(store, Edit("prune", pre, pre)), Gate(store, audit=False)
+        assert gate._sides[id(pre)].ix.resolved, name
+        operator = "summarize" if "summary" in name else "prune"
+        evicted = ("user:u1",) if operator == "prune" else ("a1",)
+        v = _session(gate, twin, [Edit(operator, pre, Window(post), evicted=evicted)])[0]
+        found = sorted(x["handle"] for x in v["violations"] if x["invariant"] == "I3")
+        assert found == unknown, name
+
+
 def test_marker_names_a_check_has_not_met_are_resolved_in_one_store_read():
     sources = {f"tool:call_{k}": f"value_{k} = {k}\n" for k in range(40)}
     sources["doc:call_7"] = "another source of the same name\n"
