@@ -15,11 +15,12 @@ from cpython.ref cimport Py_INCREF
 from cpython.list cimport PyList_New, PyList_SET_ITEM
 from cpython.tuple cimport PyTuple_New, PyTuple_SET_ITEM
 
-from provgate._blockscan_py import SHAPE_FIELDS, check_blocks, check_match, check_parallel
+from provgate._blockscan_py import (SHAPE_FIELDS, check_blocks, check_digest_list, check_match, check_parallel,
+                                   check_position)
 from provgate.window import Block
 
 __all__ = ["IMPLEMENTATION", "SHAPE_FIELDS", "bad_derived", "block_texts", "by_provenance", "holding",
-           "provenance_changed", "same_shape", "shape_of", "texts_changed"]
+           "matched_by_id", "provenance_changed", "same_shape", "shape_of", "texts_changed"]
 
 IMPLEMENTATION = "native"
 
@@ -34,7 +35,8 @@ cdef extern from "Python.h":
 
 cdef enum:
     N_SHAPE = 6  # len(SHAPE_FIELDS), asserted below
-    # the provenance fields' places in SHAPE_FIELDS
+    # the places in SHAPE_FIELDS of the id and the provenance fields
+    ID = 0
     HANDLES = 1
     DERIVED = 2
     DERIVED_FROM = 3
@@ -61,7 +63,7 @@ cdef Py_ssize_t _slot_offset(str name) except -2:
 
 
 assert len(SHAPE_FIELDS) == N_SHAPE
-assert SHAPE_FIELDS[HANDLES] == "handles" and SHAPE_FIELDS[DERIVED] == "derived"
+assert SHAPE_FIELDS[ID] == "id" and SHAPE_FIELDS[HANDLES] == "handles" and SHAPE_FIELDS[DERIVED] == "derived"
 assert SHAPE_FIELDS[DERIVED_FROM] == "derived_from" and SHAPE_FIELDS[RESOURCE] == "resource"
 _text_offset = _slot_offset("text")
 for _k in range(N_SHAPE):
@@ -175,6 +177,30 @@ def same_shape(blocks, shape):
             if not _equal(_shape_field(block, k), fields[k]):
                 return False
     return True
+
+
+def matched_by_id(blocks, digests, id_pos, other_digests):
+    cdef tuple items = _blocks_tuple(blocks)
+    cdef tuple mine = _parallel_tuple(items, digests, "digests")
+    if type(other_digests) is not tuple and type(other_digests) is not list:
+        check_digest_list(other_digests)  # raises
+    cdef tuple theirs = other_digests if type(other_digests) is tuple else tuple(other_digests)
+    get = id_pos.get
+    cdef Py_ssize_t j, n = len(items), n_other = len(theirs), i
+    cdef list match = [None] * n
+    cdef list pending = []
+    for j in range(n):
+        block_id = _shape_field(items[j], ID)
+        found = get(block_id)
+        if found is not None:
+            if type(found) is not int or not 0 <= <object>found < n_other:
+                check_position(found, n_other, block_id)  # raises, naming the id
+            i = found
+            if _equal(theirs[i], mine[j]):
+                match[j] = found
+                continue
+        pending.append(j)
+    return match, pending
 
 
 def provenance_changed(blocks, match, other):

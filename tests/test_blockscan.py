@@ -15,8 +15,8 @@ from provgate import _blockscan, _blockscan_py
 from provgate.errors import InvalidArgumentError
 from provgate.window import Block, Window
 
-FUNCTIONS = ("block_texts", "texts_changed", "shape_of", "same_shape", "provenance_changed", "holding",
-             "by_provenance", "by_resource", "bad_derived")
+FUNCTIONS = ("block_texts", "texts_changed", "shape_of", "same_shape", "matched_by_id", "provenance_changed",
+             "holding", "by_provenance", "by_resource", "bad_derived")
 
 
 @pytest.fixture(params=IMPLEMENTATIONS)
@@ -266,6 +266,70 @@ def test_provenance_changed_native_agrees_with_the_reference(a, data):
     expected = _blockscan_py.provenance_changed(b, match, a)
     for impl in both():
         assert impl.provenance_changed(b, match, a) == expected
+
+
+def test_matched_by_id_pairs_a_block_with_its_id_and_text_in_the_other_window(impl):
+    pre = Window([{"id": f"b{i}", "role": "tool", "text": f"line {i}\n"} for i in range(4)])
+    digests = [b.text.encode() for b in pre]  # any bytes stand in for digests here
+    post = Window([pre[2].to_json(), {"id": "b0", "role": "tool", "text": "other\n"},
+                   {"id": "new", "role": "tool", "text": "line 1\n"}, pre[3].to_json()])
+    mine = [b.text.encode() for b in post]
+    assert impl.matched_by_id(post.blocks, mine, pre.positions_by_id(), digests) == ([2, None, None, 3], [1, 2])
+    # any mapping with .get, a list or a tuple of digests, equal bytes that are other objects
+    assert impl.matched_by_id(list(post.blocks), tuple(mine), dict(pre.positions_by_id()), tuple(digests))[0] == [
+        2, None, None, 3]
+    assert impl.matched_by_id((), [], {}, []) == ([], [])
+    assert impl.matched_by_id(post.blocks, mine, {}, digests) == ([None] * 4, [0, 1, 2, 3])
+
+
+@pytest.mark.parametrize("id_pos, exc, message", [
+    ({"b0": 2}, InvalidArgumentError, r"id_pos\['b0'\] = 2 is not an index of other_digests \(there are 2\)"),
+    ({"b0": -1}, InvalidArgumentError, r"id_pos\['b0'\] = -1"),
+    ({"b1": True}, TypeError, r"id_pos\['b1'\] must be an int position, not bool"),
+    ({"b1": "0"}, TypeError, r"id_pos\['b1'\] must be an int position, not str"),
+])
+def test_matched_by_id_refuses_a_bad_position(impl, id_pos, exc, message):
+    blocks = window(2)
+    with pytest.raises(exc, match=message) as e:
+        impl.matched_by_id(blocks, [b"x", b"y"], id_pos, [b"x", b"y"])
+    if exc is InvalidArgumentError:
+        assert e.value.argument == "id_pos"
+
+
+def test_matched_by_id_checks_its_arguments(impl):
+    blocks = window(2)
+    with pytest.raises(InvalidArgumentError, match="digests must have one item per block, got 1 for 2 blocks"):
+        impl.matched_by_id(blocks, [b"x"], {}, [])
+    with pytest.raises(TypeError, match="other_digests must be a tuple or list, not bytes"):
+        impl.matched_by_id(blocks, [b"x", b"y"], {}, b"xy")
+    with pytest.raises(TypeError, match=r"blocks\[1\] must be a Block, not int"):
+        impl.matched_by_id([blocks[0], 3], [b"x", b"y"], {}, [])
+    with pytest.raises(AttributeError):
+        impl.matched_by_id(blocks, [b"x", b"y"], [("b0", 0)], [b"x"])  # not a mapping
+
+
+@settings(max_examples=300, deadline=None)
+@given(a=_blocks(), data=st.data())
+def test_matched_by_id_native_agrees_with_the_reference(a, data):
+    # b: blocks of a (kept, copied, retexted, renamed) in any order, some dropped, some new
+    b = []
+    for block in data.draw(st.permutations(a)):
+        how = data.draw(st.sampled_from(["same", "copy", "text", "id", "drop"]))
+        if how == "same":
+            b.append(block)
+        elif how == "copy":
+            b.append(Block.from_json(block.to_json()))
+        elif how == "text":
+            b.append(dataclasses.replace(block, text=data.draw(_TEXTS)))
+        elif how == "id":
+            b.append(dataclasses.replace(block, id=block.id + "x"))
+    ids = {block.id: i for i, block in enumerate(a)}
+    theirs = [block.text.encode("utf-8", "surrogatepass") for block in a]
+    mine = [block.text.encode("utf-8", "surrogatepass") for block in b]
+    expected = _blockscan_py.matched_by_id(b, mine, ids, theirs)
+    assert expected[0] == [ids[x.id] if x.id in ids and a[ids[x.id]].text == x.text else None for x in b]
+    for impl in both():
+        assert impl.matched_by_id(b, mine, ids, theirs) == expected
 
 
 def test_provenance_indexes(impl):

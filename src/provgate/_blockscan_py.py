@@ -16,6 +16,14 @@ fields ``(handles, derived, derived_from)`` differ from that block's, or that ar
 derived without a ``derived_from`` handle: the blocks whose text is unchanged but whose
 provenance the gate must look at again.
 
+``matched_by_id(blocks, digests, id_pos, other_digests)`` pairs each block with the block of
+another window that has its id AND its text: ``match[j]`` is ``id_pos[blocks[j].id]`` when that
+id is in ``id_pos`` (a mapping from the other window's ids to its positions) and
+``other_digests`` at that position equals ``digests[j]`` (the text digests of ``blocks``), else
+None; it returns ``(match, the positions j whose match is None)``. A position in ``id_pos``
+that is not an int index of ``other_digests`` raises (``TypeError`` for a non-int, bool
+included, else ``InvalidArgumentError``), naming the id.
+
 Indexes of one window's provenance: ``holding(blocks, handles)`` gives the positions of the
 blocks naming one of ``handles`` (a set or frozenset of str) in their ``handles``;
 ``by_provenance(blocks)`` maps each handle to the positions of the blocks it grounds (their
@@ -35,7 +43,7 @@ from __future__ import annotations
 
 from itertools import compress, count
 from operator import attrgetter, eq, is_not
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 from provgate.errors import InvalidArgumentError
 from provgate.window import Block
@@ -103,6 +111,39 @@ def check_match(match: Any, n_other: int) -> None:
         if not 0 <= m < n_other:
             raise InvalidArgumentError(f"match[{j}] = {m} is not an index of other (there are {n_other})",
                                        argument="match")
+
+
+def check_position(i: Any, n_other: int, block_id: str) -> None:
+    if type(i) is not int:
+        raise TypeError(f"id_pos[{block_id!r}] must be an int position, not {type(i).__name__}")
+    if not 0 <= i < n_other:
+        raise InvalidArgumentError(f"id_pos[{block_id!r}] = {i} is not an index of other_digests "
+                                   f"(there are {n_other})", argument="id_pos")
+
+
+def check_digest_list(other_digests: Any) -> None:
+    if not isinstance(other_digests, (tuple, list)):
+        raise TypeError(f"other_digests must be a tuple or list, not {type(other_digests).__name__}")
+
+
+def matched_by_id(blocks: Sequence[Block], digests: Sequence[bytes], id_pos: Mapping[str, int],
+                  other_digests: Sequence[bytes]) -> tuple[list[int | None], list[int]]:
+    """Each block's position in the other window when it has the same id and the same text
+    digest there, else None; and the positions left unmatched (module docstring)."""
+    check_parallel(blocks, digests, "digests")
+    check_digest_list(other_digests)
+    get = id_pos.get
+    match: list[int | None] = []
+    for block, digest in zip(blocks, digests):
+        i = get(block.id)
+        if i is not None:
+            check_position(i, len(other_digests), block.id)
+            theirs = other_digests[i]
+            if theirs is digest or theirs == digest:
+                match.append(i)
+                continue
+        match.append(None)
+    return match, [j for j, m in enumerate(match) if m is None]
 
 
 def provenance_changed(blocks: Sequence[Block], match: Sequence[int | None], other: Sequence[Block]) -> list[int]:

@@ -46,7 +46,7 @@ from blake3 import blake3
 
 from provgate import _blockscan
 from provgate import digests as _digests
-from provgate._blockscan import block_texts, provenance_changed, same_shape, shape_of, texts_changed
+from provgate._blockscan import block_texts, matched_by_id, provenance_changed, same_shape, shape_of, texts_changed
 from provgate._factdiff import (
     SortedFingerprints,
     absent_from_all,
@@ -1188,12 +1188,9 @@ class _Check:
         else:
             # the pre block with the post block's id, if it has the same text (ids are unique,
             # so each post block names at most one pre block)
-            at = pre.id_pos().get
-            match = [i if (i := at(block_id)) is not None and pre_digests[i] == d else None
-                     for block_id, d in zip(post.ids(), post.digests)]
+            match, pending = matched_by_id(post_blocks, post.digests, pre.id_pos(), pre_digests)
             used = set(match)
             used.discard(None)
-            pending = list(compress(count(), map(is_, match, repeat(None))))
             unused = None
         self.reused: list[int] = []  # post blocks that copy a pre block another post block kept
         self.moved = moved = []  # post blocks matched to a pre block with their text under another id
