@@ -21,9 +21,10 @@ from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_GET_SIZE
 from _boundaries cimport fill_byte_classes, group_member_occurring
 from _byte_batches cimport byte_items, lengths_of, pointers_of
 from _grouping cimport flat_grouping
+from libc.stdint cimport uint8_t
 from _types cimport byte_t, fp_word_t, offset_t
 
-from provgate._factdiff_py import SET_TYPE_ERROR, check_ground_tables, check_groups_per_table, span_error
+from provgate._factdiff_py import SET_TYPE_ERROR, check_codes, check_ground_tables, check_groups_per_table, span_error
 from provgate.errors import InvalidArgumentError
 
 cnp.import_array()
@@ -731,18 +732,13 @@ cdef class SortedFingerprints:
         return f"SortedFingerprints({self._rows.shape[0]} rows)"
 
 
-def positions(index, queries):
-    """Each row of the arrays ``queries``: its index in ``index`` (distinct rows), or -1; the
-    specification is ``provgate._factdiff_py.positions``. One run-index look-up per row, over
-    the query arrays in place (no joined copy), without the GIL."""
-    if type(index) is not SortedFingerprints:
-        raise TypeError(f"index must be a SortedFingerprints, not {type(index).__name__}")
+cdef tuple _gather_queries(SortedFingerprints ix, object queries, list owners):
+    """(row pointers, row counts, total rows) of the query arrays, each made C-contiguous if
+    it is not (kept alive in ``owners`` while it is read)."""
     if not isinstance(queries, (list, tuple)):
         raise TypeError(f"queries must be a list or tuple of fingerprint arrays, not {type(queries).__name__}")
-    cdef SortedFingerprints ix = <SortedFingerprints>index
-    cdef list owners = []
     cdef Py_ssize_t k, n_arrays = len(queries)
-    cdef offset_t total = 0, r
+    cdef offset_t total = 0
     cdef cnp.ndarray ptrs = np.empty(n_arrays, dtype=np.uintp)
     cdef cnp.ndarray lens = np.empty(n_arrays, dtype=np.int64)
     cdef size_t* p_ptrs = <size_t*>cnp.PyArray_DATA(ptrs)
@@ -751,15 +747,31 @@ def positions(index, queries):
     for k in range(n_arrays):
         q = queries[k] if _is_fingerprint_array(queries[k]) else np.ascontiguousarray(
             check_fingerprints(queries[k], f"queries[{k}]", contiguous=False))
-        owners.append(q)  # keeps a contiguous copy alive while it is read
+        owners.append(q)
         p_ptrs[k] = <size_t>cnp.PyArray_DATA(q)
         p_lens[k] = q.shape[0]
         total += q.shape[0]
+    if not ix._distinct:
+        raise InvalidArgumentError("index has a repeated row, so a position would be ambiguous", argument="index")
+    return ptrs, lens, total
+
+
+def positions(index, queries):
+    """Each row of the arrays ``queries``: its index in ``index`` (distinct rows), or -1; the
+    specification is ``provgate._factdiff_py.positions``. One run-index look-up per row, over
+    the query arrays in place (no joined copy), without the GIL."""
+    if type(index) is not SortedFingerprints:
+        raise TypeError(f"index must be a SortedFingerprints, not {type(index).__name__}")
+    cdef SortedFingerprints ix = <SortedFingerprints>index
+    cdef list owners = []
+    ptrs, lens, total_obj = _gather_queries(ix, queries, owners)
+    cdef offset_t total = total_obj, r
+    cdef Py_ssize_t k, n_arrays = len(owners)
+    cdef const size_t* p_ptrs = <const size_t*>cnp.PyArray_DATA(<cnp.ndarray>ptrs)
+    cdef const offset_t* p_lens = index_ptr(<cnp.ndarray>lens)
     cdef const fp_word_t* rows = rows_ptr(ix._rows)
     cdef const offset_t* starts = index_ptr(ix._starts)
     cdef int shift = ix._shift
-    if not ix._distinct:
-        raise InvalidArgumentError("index has a repeated row, so a position would be ambiguous", argument="index")
     cdef cnp.ndarray out = np.empty(total, dtype=np.int64)
     cdef offset_t* p_out = index_ptr(out)
     cdef const fp_word_t* qp
@@ -771,6 +783,56 @@ def positions(index, queries):
                 p_out[at] = find_indexed(rows, starts, shift, qp[2 * r], qp[2 * r + 1])
                 at += 1
     return out
+
+
+def place_rows(index, queries, codes):
+    """:func:`positions` of the rows of ``queries``, with per distinct row of ``index`` how
+    many query rows sit there and the largest code of the arrays holding one there; the
+    specification is ``provgate._factdiff_py.place_rows``. One pass without the GIL."""
+    if type(index) is not SortedFingerprints:
+        raise TypeError(f"index must be a SortedFingerprints, not {type(index).__name__}")
+    cdef SortedFingerprints ix = <SortedFingerprints>index
+    cdef list owners = []
+    ptrs, lens, total_obj = _gather_queries(ix, queries, owners)
+    cdef Py_ssize_t k, n_arrays = len(owners)
+    if not (type(codes) is list or type(codes) is tuple) or len(codes) != n_arrays:
+        check_codes(codes, n_arrays)  # raises
+    cdef cnp.ndarray code_array = np.empty(n_arrays, dtype=np.uint8)
+    cdef uint8_t* p_codes = <uint8_t*>cnp.PyArray_DATA(code_array)
+    for k in range(n_arrays):
+        code = codes[k]
+        if type(code) is not int or not 0 <= <object>code <= 255:
+            check_codes(codes, n_arrays)  # raises, naming the entry
+        p_codes[k] = <uint8_t>code
+    cdef offset_t total = total_obj, r, p
+    cdef offset_t n_index = ix._rows.shape[0]
+    cdef const size_t* p_ptrs = <const size_t*>cnp.PyArray_DATA(<cnp.ndarray>ptrs)
+    cdef const offset_t* p_lens = index_ptr(<cnp.ndarray>lens)
+    cdef const fp_word_t* rows = rows_ptr(ix._rows)
+    cdef const offset_t* starts = index_ptr(ix._starts)
+    cdef int shift = ix._shift
+    cdef cnp.ndarray out = np.empty(total, dtype=np.int64)
+    cdef cnp.ndarray counts = np.zeros(n_index, dtype=np.int64)
+    cdef cnp.ndarray strongest = np.zeros(n_index, dtype=np.uint8)
+    cdef offset_t* p_out = index_ptr(out)
+    cdef offset_t* p_counts = index_ptr(counts)
+    cdef uint8_t* p_strongest = <uint8_t*>cnp.PyArray_DATA(strongest)
+    cdef const fp_word_t* qp
+    cdef offset_t at = 0
+    cdef uint8_t c
+    with nogil:
+        for k in range(n_arrays):
+            qp = <const fp_word_t*>p_ptrs[k]
+            c = p_codes[k]
+            for r in range(p_lens[k]):
+                p = find_indexed(rows, starts, shift, qp[2 * r], qp[2 * r + 1])
+                p_out[at] = p
+                at += 1
+                if p >= 0:
+                    p_counts[p] += 1
+                    if c > p_strongest[p]:
+                        p_strongest[p] = c
+    return out, counts, strongest
 
 
 cdef tuple _set_pointers(object sets):

@@ -958,6 +958,78 @@ def test_positions_refuse_bad_input(impl, call, exc, message):
         call(impl, impl.SortedFingerprints(fp([[1, 2], [3, 4]])))
 
 
+def _place_oracle(index_rows: np.ndarray, queries: list[np.ndarray], codes: list[int]):
+    at = {tuple(r): i for i, r in enumerate(index_rows.tolist())}
+    counts, strongest = [0] * len(index_rows), [0] * len(index_rows)
+    for q, code in zip(queries, codes):
+        for r in q.tolist():
+            p = at.get(tuple(r))
+            if p is not None:
+                counts[p] += 1
+                strongest[p] = max(strongest[p], code)
+    return counts, strongest
+
+
+@SETTINGS
+@given(pair=fingerprint_arrays(), cuts=st.lists(st.integers(0, 40), max_size=4),
+       codes=st.lists(st.integers(0, 255), min_size=5, max_size=5))
+def test_place_rows_counts_each_distinct_row_and_keeps_the_strongest_code(impl, pair, cuts, codes):
+    a, b = pair
+    index_rows = impl.unique_counts(a)[0]
+    bounds = [0, *sorted(cuts), len(b)]
+    queries = [np.ascontiguousarray(b[x:y]) for x, y in zip(bounds, bounds[1:])]
+    codes = codes[:len(queries)]
+    out, counts, strongest = impl.place_rows(impl.SortedFingerprints(index_rows), queries, codes)
+    assert out.dtype == np.int64 and counts.dtype == np.int64 and strongest.dtype == np.uint8
+    assert out.tolist() == _positions_oracle(index_rows, queries)
+    assert (counts.tolist(), strongest.tolist()) == _place_oracle(index_rows, queries, codes)
+
+
+@_only_with_native
+@SETTINGS
+@given(pair=fingerprint_arrays(), codes=st.lists(st.integers(0, 255), min_size=3, max_size=3))
+def test_place_rows_native_equals_reference(pair, codes):
+    a, b = pair
+    native, reference = _load("native"), _load("reference")
+    rows = reference.unique_counts(a)[0]
+    queries = [b, a, b[::2]]
+    mine = native.place_rows(native.SortedFingerprints(rows), queries, codes)
+    theirs = reference.place_rows(reference.SortedFingerprints(rows), queries, tuple(codes))
+    assert all(np.array_equal(x, y) and x.dtype == y.dtype for x, y in zip(mine, theirs))
+
+
+def test_place_rows_keeps_the_largest_code_whatever_the_order(impl):
+    index = impl.SortedFingerprints(fp([[1, 1], [2, 2], [3, 3]]))
+    queries = [fp([[2, 2], [9, 9]]), fp([[2, 2], [1, 1]]), fp([[2, 2]]), fp([])]
+    out, counts, strongest = impl.place_rows(index, queries, [1, 2, 0, 255])
+    assert out.tolist() == [1, -1, 1, 0, 1]
+    assert counts.tolist() == [1, 3, 0] and strongest.tolist() == [2, 2, 0]
+    assert [x.tolist() for x in impl.place_rows(index, [], [])] == [[], [0, 0, 0], [0, 0, 0]]
+
+
+@pytest.mark.parametrize(
+    "call, exc, message",
+    [
+        (lambda m, s: m.place_rows(fp([[1, 2]]), [fp([[1, 2]])], [0]), TypeError, "index must be a SortedFingerprints"),
+        (lambda m, s: m.place_rows(s, fp([[1, 2]]), [0]), TypeError, "queries must be a list or tuple"),
+        (lambda m, s: m.place_rows(s, [[[1, 2]]], [0]), TypeError, r"queries\[0\] must be a numpy array"),
+        (lambda m, s: m.place_rows(s, [fp([[1, 2]])], np.zeros(1, dtype=np.uint8)), TypeError,
+         "codes must be a list or tuple of ints, not ndarray"),
+        (lambda m, s: m.place_rows(s, [fp([[1, 2]])], [0, 1]), InvalidArgumentError,
+         "codes must have one item per query array, got 2 for 1"),
+        (lambda m, s: m.place_rows(s, [fp([[1, 2]])], [256]), InvalidArgumentError, r"codes\[0\] must be in 0..255, got 256"),
+        (lambda m, s: m.place_rows(s, [fp([[1, 2]])], [-1]), InvalidArgumentError, r"codes\[0\] must be in 0..255"),
+        (lambda m, s: m.place_rows(s, [fp([[1, 2]]), fp([])], [1, True]), TypeError, r"codes\[1\] must be an int, not bool"),
+        (lambda m, s: m.place_rows(s, [fp([[1, 2]])], [1.0]), TypeError, r"codes\[0\] must be an int, not float"),
+        (lambda m, s: m.place_rows(m.SortedFingerprints(fp([[1, 2], [1, 2]])), [fp([[1, 2]])], [0]), InvalidArgumentError,
+         "index has a repeated row"),
+    ],
+)
+def test_place_rows_refuses_bad_input(impl, call, exc, message):
+    with pytest.raises(exc, match=message):
+        call(impl, impl.SortedFingerprints(fp([[1, 2], [3, 4]])))
+
+
 @_only_with_native
 def test_positions_do_not_cross_implementations():
     native, reference = _load("native"), _load("reference")

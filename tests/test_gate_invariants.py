@@ -378,6 +378,9 @@ I2_EDITS = {
     "superseded": lambda pre: ([pre[1], pre[2]], {"supersedes": [{"block": "t2", "handle": CONF_H}]}),
     "one-copy-left": lambda pre: (pre[:3] + [pre[4]], {}),
     "both-copies": lambda pre: (pre[:3], {}),
+    # a fact held by two removed blocks is covered when either was evicted, whichever comes first
+    "first-copy-evicted": lambda pre: (pre[:3], {"evicted": ["a2"]}),
+    "last-copy-evicted": lambda pre: (pre[:3], {"evicted": ["a3"]}),
     "restated": lambda pre: ([blk("a1", "assistant", NOTE + "Quota 64.\n"), pre[0], pre[2]], {}),
     "changed-value": lambda pre: ([pre[2], tool("t1", CONF_H, CONF.replace("timeout=30s", "timeout=60s")), pre[1]], {}),
 }
@@ -401,6 +404,8 @@ def test_i2_counts_the_same_a_few_removed_facts_or_many(monkeypatch, edit):
     assert verdict() == few
     gone = few["facts"]["dropped"] + few["facts"]["evicted"] + few["facts"]["superseded"]
     assert (gone == 0) is (edit in ("one-copy-left", "restated"))
+    if edit.endswith("-copy-evicted"):
+        assert few["accepted"] and few["facts"]["dropped"] == 0 and few["facts"]["evicted"] >= 1
 
 
 def test_evict_may_only_remove_whole_blocks(g):

@@ -12,7 +12,8 @@ unique_inverse = _impl.unique_inverse
 apply_delta = _impl.apply_delta
 absent_from_all = _impl.absent_from_all
 positions = _impl.positions
+place_rows = _impl.place_rows
 ungrounded_rows = _impl.ungrounded_rows
 SortedFingerprints = _impl.SortedFingerprints
 
-__all__ = ["IMPLEMENTATION", "SortedFingerprints", "absent_from_all", "apply_delta", "diff", "diff_sorted", "positions", "sort_fingerprints", "ungrounded_rows", "unique_counts", "unique_inverse"]
+__all__ = ["IMPLEMENTATION", "SortedFingerprints", "absent_from_all", "apply_delta", "diff", "diff_sorted", "place_rows", "positions", "sort_fingerprints", "ungrounded_rows", "unique_counts", "unique_inverse"]

@@ -285,6 +285,41 @@ def positions(index: Any, queries: Any) -> np.ndarray:
     return _index_array([at.get(row, -1) for q in queries for row in _rows(q)])
 
 
+def check_codes(codes: Any, n_queries: int) -> list[int]:
+    """``place_rows``' codes: one int in 0..255 per query array (messages shared by both
+    implementations)."""
+    if not isinstance(codes, (list, tuple)):
+        raise TypeError(f"codes must be a list or tuple of ints, not {type(codes).__name__}")
+    if len(codes) != n_queries:
+        raise InvalidArgumentError(f"codes must have one item per query array, got {len(codes)} for {n_queries}",
+                                   argument="codes")
+    for k, code in enumerate(codes):
+        _check_kind_int(code, f"codes[{k}]")
+    return list(codes)
+
+
+def place_rows(index: Any, queries: Any, codes: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`positions` of the rows of ``queries``, and per distinct row of ``index``: how many
+    query rows sit there (int64), and the largest ``codes[k]`` among the query arrays ``k``
+    holding one there (uint8; 0 where none does). One pass instead of a bincount and a
+    scatter per code over every row (the gate accounts for each fact a prune removes by the
+    record of the blocks that held it)."""
+    out = positions(index, queries)
+    code_list = check_codes(codes, len(queries))
+    n = len(index)
+    counts = [0] * n
+    strongest = [0] * n
+    k = 0
+    for q, code in zip(queries, code_list):
+        for _ in range(q.shape[0]):
+            p = int(out[k])
+            k += 1
+            if p >= 0:
+                counts[p] += 1
+                strongest[p] = max(strongest[p], code)
+    return out, np.array(counts, dtype=np.int64), np.array(strongest, dtype=np.uint8)
+
+
 GROUND_COLUMNS = ("kind", "fp_fact", "fp_value", "start", "end", "value_start", "value_end")
 
 

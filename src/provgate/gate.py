@@ -51,6 +51,7 @@ from provgate._factdiff import (
     SortedFingerprints,
     absent_from_all,
     apply_delta,
+    place_rows,
     positions,
     ungrounded_rows,
     unique_counts,
@@ -1659,9 +1660,16 @@ class _Check:
         index = pre_set.index()
         a_fps, a_row = self._fact_rows(self.post_facts, self.changed)
         content = set(self.removed_content)
-        d_fps, d_row = self._fact_rows(self.pre_facts, self.removed_content + [i for i in self.removed if i not in content])
+        d_blocks = self.removed_content + [i for i in self.removed if i not in content]
+        d_fps, d_row = self._fact_rows(self.pre_facts, d_blocks)
         a_pos = positions(index, a_fps)
-        d_pos = positions(index, d_fps)
+        strongest = None
+        if sum(d_row.sizes) > _FEW_FACTS:
+            # placed, counted per distinct fact and marked with the strongest record of the
+            # blocks that held it, in one native pass (a prune removes tens of thousands of rows)
+            d_pos, removed, strongest = place_rows(index, d_fps, self._drop_codes(d_blocks))
+        else:
+            d_pos = positions(index, d_fps)
         if d_pos.size and d_pos.min() < 0:
             # pre's fact set is derived from the previous check's; a pre fact it lacks would
             # make every count below wrong, so the check stops rather than guess
@@ -1681,8 +1689,7 @@ class _Check:
                 self.violate("I2", f"{edit.operator} introduced {span.key}={span.value!r} in block {b.id!r}, "
                              "a fact the pre window does not have", block=b.id, key=span.key, value=span.value,
                              evidence={"span": [span.start, span.end], "text": span.text, "change": "introduced"})
-        if d_pos.size > _FEW_FACTS:
-            removed = np.bincount(d_pos, minlength=len(pre_set))
+        if strongest is not None:
             gone_here = removed == pre_set.counts
             gone_here[a_pos[a_pos >= 0]] = False  # restated by a changed block
             gone = np.flatnonzero(gone_here)
@@ -1695,7 +1702,7 @@ class _Check:
             gone = np.array([p for p, n in zip(places, pre_set.counts[places].tolist()) if n == held[p] and p not in restated],
                             dtype=np.int64)
         if gone.size:
-            self._account_drops(d_pos, d_row, gone)
+            self._account_drops(d_pos, d_row, gone, strongest)
         self._check_handle_drops("I2")
 
     def _covering(self) -> tuple[set[str], dict[str, str]]:
@@ -1703,30 +1710,35 @@ class _Check:
         superseded = {s.handle: s.block for s in self.edit.supersedes}
         return evicted, superseded
 
-    def _account_drops(self, d_pos: np.ndarray, d_row: _RowMap, gone: np.ndarray) -> None:
-        """Count gone facts (``gone``: positions among pre's distinct facts; ``d_pos``: the
-        position of each removed row) as evicted, superseded or unaccounted (a violation each).
-        A fact is covered when ANY removed pre block that held it was evicted (by handle or,
-        for a block without handles, by id) or superseded."""
-        edit = self.edit
+    def _drop_codes(self, indices: list[int]) -> list[int]:
+        """The record of each of these removed pre blocks: 2 evicted (by handle or, for a block
+        without handles, by id), 1 superseded, 0 neither (an eviction record wins)."""
         evicted, superseded = self._covering()
-        # per pre block: 2 evicted, 1 superseded, 0 neither (an eviction record wins)
         pre_blocks = self.pre.blocks
         codes = []
-        for i in self.removed:
+        for i in indices:
             b = pre_blocks[i]
             refs = b.handles + b.derived_from
             codes.append(2 if b.id in evicted or not evicted.isdisjoint(refs)
                          else 1 if not superseded.keys().isdisjoint(refs) else 0)
-        how = np.zeros(len(pre_blocks), dtype=np.int8)
-        how[self.removed] = codes
-        # per distinct fact, the strongest record among the rows that held it: write the
-        # weaker first, so the stronger overwrites it (ufunc.at would be ten times slower)
-        row_how = np.repeat(how[d_row.indices], d_row.sizes)  # per removed row, its block's record
-        value_how = np.zeros(len(self._pre_set()), dtype=np.int8)
-        value_how[d_pos[row_how == 1]] = 1
-        value_how[d_pos[row_how == 2]] = 2
-        g = value_how[gone]
+        return codes
+
+    def _account_drops(self, d_pos: np.ndarray, d_row: _RowMap, gone: np.ndarray,
+                       strongest: np.ndarray | None) -> None:
+        """Count gone facts (``gone``: positions among pre's distinct facts; ``d_pos``: the
+        position of each removed row) as evicted, superseded or unaccounted (a violation each).
+        A fact is covered when ANY removed pre block that held it was evicted or superseded
+        (``strongest``: per distinct fact, the strongest record of the blocks that held it,
+        when already known)."""
+        edit = self.edit
+        if strongest is None:
+            # write the weaker record first, so the stronger overwrites it (ufunc.at would be
+            # ten times slower)
+            row_how = np.repeat(np.array(self._drop_codes(d_row.indices), dtype=np.int8), d_row.sizes)
+            strongest = np.zeros(len(self._pre_set()), dtype=np.int8)
+            strongest[d_pos[row_how == 1]] = 1
+            strongest[d_pos[row_how == 2]] = 2
+        g = strongest[gone]
         self.counts["evicted"] += int(np.count_nonzero(g == 2))
         self.counts["superseded"] += int(np.count_nonzero(g == 1))
         unaccounted = gone[g == 0]

@@ -39,3 +39,8 @@ def positions(
     index: SortedFingerprints,
     queries: list[npt.NDArray[np.uint64]] | tuple[npt.NDArray[np.uint64], ...],
 ) -> _Index: ...
+def place_rows(
+    index: SortedFingerprints,
+    queries: list[npt.NDArray[np.uint64]] | tuple[npt.NDArray[np.uint64], ...],
+    codes: list[int] | tuple[int, ...],
+) -> tuple[_Index, _Index, npt.NDArray[np.uint8]]: ...
