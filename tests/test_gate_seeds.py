@@ -146,6 +146,32 @@ def test_a_backwards_supersession_edge_is_rejected():
     assert "backwards" in back.message
 
 
+def test_the_newer_read_kept_with_whitespace_normalised_is_kept():
+    # not an edit in place (a1 goes): the newer read survives only as a whitespace variant,
+    # which is still its text, so keeping the older read beside it is no silent merge
+    pre = _reads()
+    spaced = dict(pre[2], text=READ_NEW.replace("\n", "  \n", 1))
+    v = gate_for(READ_SOURCES).check(pre, [pre[0], spaced], operator="prune", evicted=["a1"])
+    assert_accepted(v, "lossless")
+    v = gate_for(READ_SOURCES).check(pre, [pre[0]], operator="prune", evicted=["a1", NEW_H])
+    find(v, "I4", block="r1", key="resource", value=RESOURCE, evidence__newest="r2")
+
+
+def test_a_supersession_edge_is_judged_against_the_last_block_naming_its_handle():
+    # the old read's handle is named again by a later copy (ts 300): an edge from r2 (ts 200)
+    # over that handle points backwards; one over the handle of a block that only came
+    # earlier does not, and each edge is judged on its own handle
+    pre = [*_reads(), tool("r1_again", OLD_H, READ_OLD, ts=300.0, resource=RESOURCE),
+           tool("n1", "tool:note", "note 1\n", ts=50.0)]
+    post = [pre[0], pre[2], pre[3], pre[4]]
+    edges = [{"block": "r2", "handle": OLD_H}, {"block": "r2", "handle": "tool:note"}]
+    v = gate_for({**READ_SOURCES, "tool:note": "note 1\n"}).check(pre, post, operator="prune", evicted=["a1"],
+                                                                  supersedes=edges)
+    back = [x for x in of(v, "I4") if "backwards" in x.message]
+    assert [(x.block, x.handle) for x in back] == [("r2", OLD_H)]
+    assert back[0].evidence == {"older": "r2", "newer": "r1_again"}
+
+
 def test_the_older_read_is_kept_alone_and_claims_to_supersede_the_newer():
     pre = _reads()
     v = gate_for(READ_SOURCES).check(pre, [pre[0], pre[1]], operator="prune",

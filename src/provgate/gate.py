@@ -307,7 +307,7 @@ class _Shape:
     ``_Shape`` between them, so an index built for either serves both."""
 
     __slots__ = ("ids", "id_pos", "bad_derived", "handle_union", "derived_union",
-                 "handle_block", "holding", "pinned", "by_resource", "by_provenance", "resolved", "fields")
+                 "holding", "pinned", "by_resource", "by_provenance", "resolved", "fields")
 
     def __init__(self) -> None:
         # per block, the fields the indexes are built from (_blockscan.SHAPE_FIELDS), made on
@@ -318,7 +318,6 @@ class _Shape:
         self.bad_derived: list[int] | None = None
         self.handle_union: frozenset[str] | None = None
         self.derived_union: frozenset[str] | None = None
-        self.handle_block: dict[str, int] | None = None
         self.holding: tuple[frozenset[str], list[int]] | None = None
         self.pinned: list[int] | None = None
         self.by_resource: dict[str, list[int]] | None = None
@@ -508,13 +507,6 @@ class _Side:
         if found is None:
             found = self._newest[resource] = max(reads, key=cmp_to_key(lambda a, b: 1 if newer(a, b) else -1))
         return found
-
-    def handle_block(self) -> dict[str, int]:
-        """handle -> the last block naming it in ``handles``."""
-        ix = self.ix
-        if ix.handle_block is None:
-            ix.handle_block = {h: i for i, b in enumerate(self.blocks) for h in b.handles}
-        return ix.handle_block
 
     def holding(self, handles: set[str] | frozenset[str]) -> list[int]:
         """Positions of the blocks naming one of ``handles`` in ``handles`` (kept for the last
@@ -1061,6 +1053,7 @@ class _Check:
         self._names: tuple[frozenset[str], Iterable[str]] | None = None
         self._cited: set[str] | None = None
         self._kept_texts: Callable[[bytes], bool] | None = None
+        self._post_texts: set[bytes] | None = None  # post's text digests, when structure made them
 
     # -- bookkeeping ----------------------------------------------------------------------------
 
@@ -1259,7 +1252,8 @@ class _Check:
         """Does a post block have this text? In place (``changed``: the positions whose texts
         differ, else None) only those positions, and pre's copies elsewhere, need a look."""
         if changed is None:
-            return set(self.post.digests).__contains__
+            self._post_texts = set(self.post.digests)
+            return self._post_texts.__contains__
         post_digests = self.post.digests
         new_texts = {post_digests[j] for j in changed}
         # a pre block with this text at a position whose text did not change is in post
@@ -1793,7 +1787,15 @@ class _Check:
         if not edit.supersedes:
             return
         post_ids = self.post.id_pos()
-        handle_block = self.pre.handle_block()
+        # the last pre block naming each superseded handle: one native pass for the few edges,
+        # not an index of every handle of pre
+        wanted = frozenset(s.handle for s in edit.supersedes)
+        pre_blocks = self.pre.blocks
+        handle_block: dict[str, int] = {}
+        for i in _blockscan.holding(pre_blocks, wanted):
+            for h in pre_blocks[i].handles:
+                if h in wanted:
+                    handle_block[h] = i
         for s in edit.supersedes:
             j = post_ids.get(s.block)
             if j is None:
@@ -1835,7 +1837,13 @@ class _Check:
                 # every pre block is kept but the removed ones
                 self._kept_texts = self.pre.has_text_outside(self.removed)
             else:
-                self._kept_texts = {self.pre.digests[m] for m in self.used}.__contains__
+                # a post block whose text is a pre text was matched to a pre block with it
+                # (_structure), so the kept pre texts are post's texts, plus the pre texts of
+                # whitespace-matched blocks (for a pre text, that is; only pre texts are asked)
+                texts = self._post_texts if self._post_texts is not None else set(self.post.digests)
+                if self.ws_matched:
+                    texts = texts | {self.pre.digests[self.match[j]] for j in self.ws_matched}  # type: ignore[index]
+                self._kept_texts = texts.__contains__
         return self._kept_texts(digest)
 
     def _check_reads(self, resource: str, reads: list[int], kept_pre: set[int],
@@ -1880,7 +1888,7 @@ class _Check:
         """Is the newest read of ``resource`` in post under its own id, with its own text, as a
         read of ``resource``? Then post asserts the newest value of every key, and no value can
         be stale alone (the look at every post block that touches the resource is skipped)."""
-        j = self.post.id_pos().get(self.pre.ids()[newest])
+        j = self.post.id_pos().get(self.edit.pre[newest].id)
         return (j is not None and self.match[j] == newest and j not in self.ws_matched
                 and self.post.blocks[j].resource == resource)
 
