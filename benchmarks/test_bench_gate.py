@@ -165,3 +165,31 @@ def test_audit_write(benchmark, window, store):
     gate = _session_gate(store, edit)
     record = gate.check_edit(edit).to_json()
     benchmark(lambda: store.append_audit(copy.deepcopy(record)))
+
+
+@pytest.mark.benchmark(group="gate-large-rereads")
+def test_large_rereads(benchmark, tmp_path):
+    """Two reads of one 20k-line config (one value changed between them) summarized into a
+    block that restates the stale value: I4 compares every key the reads set. Not one of the
+    issue's targets; it keeps the checks' cost on large reads in view (a change that is faster
+    on the corpus's reads of tens of keys must not be an order of magnitude slower here)."""
+    old = "".join(f"key_{i} = {i}\n" for i in range(20_000))
+    new = old.replace("key_7 = 7\n", "key_7 = 70\n")
+    store = SourceStore(str(tmp_path / "large.sqlite3"))
+    store.put("tool:read_1", old)
+    store.put("tool:read_2", new)
+    pre = Window([
+        {"id": "r1", "role": "tool", "text": old, "handles": ["tool:read_1"], "resource": "file:big.ini", "ts": 1.0},
+        {"id": "r2", "role": "tool", "text": new, "handles": ["tool:read_2"], "resource": "file:big.ini", "ts": 2.0},
+    ])
+    post = Window([{"id": "s", "role": "summary", "text": "key_7 = 7 and key_8 = 8\n", "derived": True,
+                    "derived_from": ["tool:read_1", "tool:read_2"]}])
+    edit = Edit("summarize", pre, post)
+
+    def setup():
+        return (_session_gate(store, edit),), {}
+
+    verdict = benchmark.pedantic(lambda gate: gate.check_edit(edit), setup=setup, rounds=5, iterations=1)
+    assert [v.key for v in verdict.violations if v.invariant == "I4"] == ["key_7"], verdict.summary()
+    benchmark.extra_info.update(implementation=IMPL, phases_ms={k: round(v, 3) for k, v in verdict.timings_ms.items()})
+    store.close()
