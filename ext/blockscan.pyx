@@ -20,7 +20,7 @@ from provgate._blockscan_py import (SHAPE_FIELDS, check_blocks, check_digest_lis
 from provgate.window import Block
 
 __all__ = ["IMPLEMENTATION", "SHAPE_FIELDS", "bad_derived", "block_texts", "by_provenance", "holding",
-           "matched_by_id", "provenance_changed", "same_shape", "shape_of", "texts_changed"]
+           "matched_by_id", "provenance_changed", "same_shape", "same_shape_as", "shape_of", "texts_changed"]
 
 IMPLEMENTATION = "native"
 
@@ -201,6 +201,23 @@ def matched_by_id(blocks, digests, id_pos, other_digests):
                 continue
         pending.append(j)
     return match, pending
+
+
+def same_shape_as(blocks, other):
+    cdef tuple items = _blocks_tuple(blocks)
+    cdef tuple others = _blocks_tuple(other)
+    if len(others) != len(items):
+        return False
+    cdef Py_ssize_t i, k, n = len(items)
+    for i in range(n):
+        block = items[i]
+        theirs = others[i]
+        if block is theirs:
+            continue
+        for k in range(N_SHAPE):
+            if not _equal(_shape_field(block, k), _shape_field(theirs, k)):
+                return False
+    return True
 
 
 def provenance_changed(blocks, match, other):

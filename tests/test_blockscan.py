@@ -15,7 +15,8 @@ from provgate import _blockscan, _blockscan_py
 from provgate.errors import InvalidArgumentError
 from provgate.window import Block, Window
 
-FUNCTIONS = ("block_texts", "texts_changed", "shape_of", "same_shape", "matched_by_id", "provenance_changed",
+FUNCTIONS = ("block_texts", "texts_changed", "shape_of", "same_shape", "same_shape_as", "matched_by_id",
+             "provenance_changed",
              "holding", "by_provenance", "by_resource", "bad_derived")
 
 
@@ -98,6 +99,24 @@ def test_same_shape_tells_each_field_apart(impl):
         assert getattr(changed[i], name) != getattr(blocks[i], name), name
         assert not impl.same_shape(changed, shape), name
         assert impl.same_shape(changed, impl.shape_of(changed)), name
+
+
+def test_same_shape_as_compares_two_windows_block_by_block(impl):
+    blocks = window()
+    assert impl.same_shape_as(blocks, copied(blocks)) and impl.same_shape_as(list(blocks), blocks)
+    assert not impl.same_shape_as(blocks, blocks[:3]) and not impl.same_shape_as(blocks[:3], blocks)
+    assert impl.same_shape_as((), [])
+    text_only = Window([*blocks[:2], dataclasses.replace(blocks[2], text="other\n"), blocks[3]]).blocks
+    assert impl.same_shape_as(blocks, text_only)  # the text is not part of the shape
+    for name, value in [("id", "renamed"), ("handles", ("tool:other",)), ("derived", True),
+                        ("derived_from", ("tool:x",)), ("pinned", True), ("resource", "file:z.py")]:
+        changed = Window([*blocks[:3], dataclasses.replace(blocks[3], **{name: value})]).blocks
+        assert not impl.same_shape_as(blocks, changed), name
+        assert not impl.same_shape_as(changed, blocks), name
+    with pytest.raises(TypeError, match=r"blocks\[1\] must be a Block, not str"):
+        impl.same_shape_as(blocks, [blocks[0], "x"])
+    with pytest.raises(TypeError, match="blocks must be a tuple or list of Block"):
+        impl.same_shape_as(None, blocks)
 
 
 def test_same_shape_compares_foreign_shapes_as_the_reference_does(impl):
@@ -217,6 +236,9 @@ def test_native_agrees_with_the_reference(a, data):
         assert impl.shape_of(a) == shape
         assert impl.same_shape(b, shape) == reference.same_shape(b, shape)
         assert impl.same_shape(a, shape)
+        # against the blocks themselves: the same answer as against their shape
+        assert impl.same_shape_as(b, a) == reference.same_shape_as(b, a) == reference.same_shape(b, shape)
+        assert impl.same_shape_as(a, b) == impl.same_shape_as(b, a) and impl.same_shape_as(a, a)
 
 
 def test_provenance_changed_finds_matched_blocks_with_other_provenance(impl):

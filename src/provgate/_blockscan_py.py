@@ -102,6 +102,15 @@ def same_shape(blocks: Sequence[Block], shape: Sequence[tuple[Any, ...]]) -> boo
     return all(map(eq, map(_SHAPE, blocks), shape))
 
 
+def same_shape_as(blocks: Sequence[Block], other: Sequence[Block]) -> bool:
+    """Do ``blocks`` and ``other`` have the same length and, block by block, equal
+    ``SHAPE_FIELDS`` (``same_shape`` against the other window's blocks themselves, without
+    making its shape first)?"""
+    check_blocks(blocks)
+    check_blocks(other)
+    return len(blocks) == len(other) and all(map(eq, map(_SHAPE, blocks), map(_SHAPE, other)))
+
+
 def check_match(match: Any, n_other: int) -> None:
     for j, m in enumerate(match):
         if m is None:

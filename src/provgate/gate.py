@@ -46,7 +46,7 @@ from blake3 import blake3
 
 from provgate import _blockscan
 from provgate import digests as _digests
-from provgate._blockscan import block_texts, matched_by_id, provenance_changed, same_shape, shape_of, texts_changed
+from provgate._blockscan import block_texts, matched_by_id, provenance_changed, same_shape_as, texts_changed
 from provgate._factdiff import (
     SortedFingerprints,
     absent_from_all,
@@ -307,12 +307,9 @@ class _Shape:
     ``_Shape`` between them, so an index built for either serves both."""
 
     __slots__ = ("ids", "id_pos", "bad_derived", "handle_union", "derived_union",
-                 "holding", "pinned", "by_resource", "by_provenance", "resolved", "fields")
+                 "holding", "pinned", "by_resource", "by_provenance", "resolved")
 
     def __init__(self) -> None:
-        # per block, the fields the indexes are built from (_blockscan.SHAPE_FIELDS), made on
-        # the first comparison with another window
-        self.fields: list[tuple[Any, ...]] | None = None
         self.ids: list[str] | None = None
         self.id_pos: Mapping[str, int] | None = None
         self.bad_derived: list[int] | None = None
@@ -393,15 +390,12 @@ class _Side:
 
     def share_indexes_with(self, other: _Side) -> bool:
         """Hold ``other``'s metadata indexes if both windows have the same metadata (one native
-        pass over this window's blocks against the other's fields, kept for later windows)."""
+        pass over both windows' blocks, field by field: no copy of either's fields is made)."""
         if self._ix is not None or len(self.blocks) != len(other.blocks):
             return False
-        theirs = other.ix
-        if theirs.fields is None:
-            theirs.fields = shape_of(other.blocks)
-        same = same_shape(self.blocks, theirs.fields)
+        same = same_shape_as(self.blocks, other.blocks)
         if same:
-            self._ix = theirs
+            self._ix = other.ix
         return same
 
     def same_shape(self, other: _Side) -> bool:
