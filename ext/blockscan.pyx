@@ -13,14 +13,13 @@ from types import MemberDescriptorType
 from cpython.object cimport PyObject, PyObject_GetAttr, PyObject_RichCompareBool, Py_EQ, Py_TYPE
 from cpython.ref cimport Py_INCREF
 from cpython.list cimport PyList_New, PyList_SET_ITEM
-from cpython.tuple cimport PyTuple_New, PyTuple_SET_ITEM
 
 from provgate._blockscan_py import (SHAPE_FIELDS, check_blocks, check_digest_list, check_match, check_parallel,
                                    check_position)
 from provgate.window import Block
 
 __all__ = ["IMPLEMENTATION", "SHAPE_FIELDS", "bad_derived", "block_texts", "by_provenance", "holding",
-           "matched_by_id", "provenance_changed", "same_shape", "same_shape_as", "shape_of", "texts_changed"]
+           "matched_by_id", "provenance_changed", "same_shape_as", "texts_changed"]
 
 IMPLEMENTATION = "native"
 
@@ -115,16 +114,6 @@ cdef object _field(object block, Py_ssize_t offset, object name):
     return PyObject_GetAttr(block, name)
 
 
-cdef tuple _shape(object block):
-    cdef tuple fields = PyTuple_New(N_SHAPE)
-    cdef Py_ssize_t k
-    for k in range(N_SHAPE):
-        value = _shape_field(block, k)
-        Py_INCREF(value)
-        PyTuple_SET_ITEM(fields, k, value)
-    return fields
-
-
 cdef tuple _texts(tuple items, tuple before):
     """(the blocks' texts, the positions whose text is not the object at that position of
     ``before``; empty when ``before`` is None)."""
@@ -147,36 +136,6 @@ def block_texts(blocks):
 def texts_changed(blocks, texts):
     cdef tuple items = _blocks_tuple(blocks)
     return _texts(items, _parallel_tuple(items, texts, "texts"))
-
-
-def shape_of(blocks):
-    cdef tuple items = _blocks_tuple(blocks)
-    cdef Py_ssize_t i, n = len(items)
-    cdef list out = PyList_New(n)
-    for i in range(n):
-        fields = _shape(items[i])
-        Py_INCREF(fields)
-        PyList_SET_ITEM(out, i, fields)
-    return out
-
-
-def same_shape(blocks, shape):
-    cdef tuple items = _blocks_tuple(blocks)
-    cdef tuple expected = _parallel_tuple(items, shape, "shape")
-    cdef Py_ssize_t i, k, n = len(items)
-    cdef tuple fields
-    for i in range(n):
-        block = items[i]
-        if type(expected[i]) is not tuple or len(<tuple>expected[i]) != N_SHAPE:
-            # not a tuple shape_of made: compared as the reference compares it
-            if not _shape(block) == expected[i]:
-                return False
-            continue
-        fields = <tuple>expected[i]
-        for k in range(N_SHAPE):
-            if not _equal(_shape_field(block, k), fields[k]):
-                return False
-    return True
 
 
 def matched_by_id(blocks, digests, id_pos, other_digests):

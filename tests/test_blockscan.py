@@ -15,8 +15,7 @@ from provgate import _blockscan, _blockscan_py
 from provgate.errors import InvalidArgumentError
 from provgate.window import Block, Window
 
-FUNCTIONS = ("block_texts", "texts_changed", "shape_of", "same_shape", "same_shape_as", "matched_by_id",
-             "provenance_changed",
+FUNCTIONS = ("block_texts", "texts_changed", "same_shape_as", "matched_by_id", "provenance_changed",
              "holding", "by_provenance", "by_resource", "bad_derived")
 
 
@@ -46,7 +45,7 @@ def copied(blocks: tuple[Block, ...]) -> tuple[Block, ...]:
 def test_switch_loaded_the_native_build():
     if NO_EXTENSIONS:
         assert _blockscan.IMPLEMENTATION == "reference"
-        assert _blockscan.same_shape is _blockscan_py.same_shape
+        assert _blockscan.same_shape_as is _blockscan_py.same_shape_as
         return
     native = importlib.import_module("provgate._ext.blockscan")
     assert _blockscan.IMPLEMENTATION == native.IMPLEMENTATION == "native"
@@ -55,12 +54,11 @@ def test_switch_loaded_the_native_build():
     assert native.SHAPE_FIELDS == _blockscan_py.SHAPE_FIELDS
 
 
-def test_texts_and_shape_read_the_fields(impl):
+def test_texts_read_the_field(impl):
     blocks = window()
     assert impl.block_texts(blocks) == [b.text for b in blocks]
-    assert impl.shape_of(blocks) == [(b.id, b.handles, b.derived, b.derived_from, b.pinned, b.resource) for b in blocks]
     assert impl.block_texts(list(blocks)) == impl.block_texts(blocks)  # a list as well as a tuple
-    assert impl.block_texts(()) == [] and impl.shape_of([]) == []
+    assert impl.block_texts(()) == []
 
 
 def test_texts_changed_is_an_identity_test(impl):
@@ -84,21 +82,18 @@ FIELD_CHANGES = [("id", "renamed"), ("handles", ("tool:other",)), ("derived", Tr
                  ("resource", None)]
 
 
-def test_same_shape_tells_each_field_apart(impl):
+def test_same_shape_as_tells_each_field_apart(impl):
     blocks = window()
-    shape = impl.shape_of(blocks)
-    assert impl.same_shape(blocks, shape)
-    assert impl.same_shape(copied(blocks), shape)  # equal, not identical, tuples of handles
+    assert impl.same_shape_as(copied(blocks), blocks)  # equal, not identical, tuples of handles
     # the text and the role and ts are not shape fields
     other = [dataclasses.replace(b, text="x\n", role="user", ts=None) for b in blocks]
-    assert impl.same_shape(other, shape)
+    assert impl.same_shape_as(other, blocks)
     for name, value in FIELD_CHANGES:
-        i = 1 if name != "resource" or value is not None else 1  # block 1 has a resource
         changed = list(blocks)
-        changed[i] = dataclasses.replace(blocks[i], **{name: value})
-        assert getattr(changed[i], name) != getattr(blocks[i], name), name
-        assert not impl.same_shape(changed, shape), name
-        assert impl.same_shape(changed, impl.shape_of(changed)), name
+        changed[1] = dataclasses.replace(blocks[1], **{name: value})  # block 1 has a resource
+        assert getattr(changed[1], name) != getattr(blocks[1], name), name
+        assert not impl.same_shape_as(changed, blocks), name
+        assert impl.same_shape_as(changed, list(changed)), name
 
 
 def test_same_shape_as_compares_two_windows_block_by_block(impl):
@@ -117,19 +112,6 @@ def test_same_shape_as_compares_two_windows_block_by_block(impl):
         impl.same_shape_as(blocks, [blocks[0], "x"])
     with pytest.raises(TypeError, match="blocks must be a tuple or list of Block"):
         impl.same_shape_as(None, blocks)
-
-
-def test_same_shape_compares_foreign_shapes_as_the_reference_does(impl):
-    blocks = window(2)
-    shape = impl.shape_of(blocks)
-    assert not impl.same_shape(blocks, [list(shape[0]), shape[1]])  # a list never equals a tuple
-    assert not impl.same_shape(blocks, [shape[0][:5], shape[1]])  # a shorter tuple
-    assert not impl.same_shape(blocks, [(*shape[0], None), shape[1]])  # a longer one
-
-    class Shape(tuple):
-        pass
-
-    assert impl.same_shape(blocks, [Shape(shape[0]), shape[1]])  # a tuple subclass compares as a tuple
 
 
 class Renamed(Block):
@@ -152,7 +134,7 @@ def test_a_block_subclass_is_read_through_getattr():
     for impl in both():
         assert impl.block_texts(blocks) == ["from the property\n", base[1].text]
         assert impl.texts_changed(blocks, [sub.text, base[1].text]) == (["from the property\n", base[1].text], [])
-        assert impl.shape_of(blocks)[0] == ("b0", ("tool:call_0",), False, (), False, None)
+        assert impl.same_shape_as(blocks, [stored, base[1]])
 
 
 def test_a_block_with_an_empty_slot_raises_as_getattr_does():
@@ -161,14 +143,12 @@ def test_a_block_with_an_empty_slot_raises_as_getattr_does():
         with pytest.raises(AttributeError):
             impl.block_texts([empty])
         with pytest.raises(AttributeError):
-            impl.shape_of([empty])
-        with pytest.raises(AttributeError):
-            impl.same_shape([empty], [("a", (), False, (), False, None)])
+            impl.same_shape_as([empty], window(1))
 
 
 @pytest.mark.parametrize("bad", [None, "abc", {"a": 1}, iter(()), b"xy"])
 def test_blocks_must_be_a_tuple_or_list(impl, bad):
-    for fn, args in ((impl.block_texts, ()), (impl.shape_of, ()), (impl.texts_changed, ([],)), (impl.same_shape, ([],))):
+    for fn, args in ((impl.block_texts, ()), (impl.texts_changed, ([],)), (impl.same_shape_as, ([],))):
         with pytest.raises(TypeError, match="blocks must be a tuple or list of Block"):
             fn(bad, *args)
 
@@ -176,8 +156,7 @@ def test_blocks_must_be_a_tuple_or_list(impl, bad):
 def test_every_item_must_be_a_block(impl):
     blocks = list(window(3))
     blocks[2] = {"id": "x"}
-    for fn, args in ((impl.block_texts, ()), (impl.shape_of, ()), (impl.texts_changed, ([""] * 3,)),
-                     (impl.same_shape, ([()] * 3,))):
+    for fn, args in ((impl.block_texts, ()), (impl.texts_changed, ([""] * 3,)), (impl.same_shape_as, (window(3),))):
         with pytest.raises(TypeError, match=r"blocks\[2\] must be a Block, not dict"):
             fn(blocks, *args)
 
@@ -187,13 +166,8 @@ def test_parallel_arguments_are_checked(impl):
     with pytest.raises(InvalidArgumentError, match="texts must have one item per block, got 2 for 3 blocks") as e:
         impl.texts_changed(blocks, ["a", "b"])
     assert e.value.argument == "texts"
-    with pytest.raises(InvalidArgumentError, match="shape must have one item per block") as e:
-        impl.same_shape(blocks, impl.shape_of(blocks)[:2])
-    assert e.value.argument == "shape"
     with pytest.raises(TypeError, match="texts must be a tuple or list, not str"):
         impl.texts_changed(blocks, "abc")
-    with pytest.raises(TypeError, match="shape must be a tuple or list, not NoneType"):
-        impl.same_shape(blocks, None)
 
 
 _TEXTS = st.sampled_from(["", "a\n", "b\n", "😀\n", "x\x00y"])
@@ -229,16 +203,14 @@ def test_native_agrees_with_the_reference(a, data):
     texts = [x.text for x in a]
     impls = both()
     reference = _blockscan_py
-    shape = reference.shape_of(a)
     for impl in impls:
         assert impl.block_texts(b) == reference.block_texts(b)
         assert impl.texts_changed(b, texts) == reference.texts_changed(b, texts)
-        assert impl.shape_of(a) == shape
-        assert impl.same_shape(b, shape) == reference.same_shape(b, shape)
-        assert impl.same_shape(a, shape)
-        # against the blocks themselves: the same answer as against their shape
-        assert impl.same_shape_as(b, a) == reference.same_shape_as(b, a) == reference.same_shape(b, shape)
+        assert impl.same_shape_as(b, a) == reference.same_shape_as(b, a)
         assert impl.same_shape_as(a, b) == impl.same_shape_as(b, a) and impl.same_shape_as(a, a)
+        # by definition: every shape field equal, block by block
+        fields = reference.SHAPE_FIELDS
+        assert impl.same_shape_as(b, a) == all(getattr(x, f) == getattr(y, f) for x, y in zip(a, b) for f in fields)
 
 
 def test_provenance_changed_finds_matched_blocks_with_other_provenance(impl):

@@ -7,8 +7,6 @@ _impl, IMPLEMENTATION = load("blockscan", "_blockscan_py")
 SHAPE_FIELDS = _impl.SHAPE_FIELDS
 block_texts = _impl.block_texts
 texts_changed = _impl.texts_changed
-shape_of = _impl.shape_of
-same_shape = _impl.same_shape
 same_shape_as = _impl.same_shape_as
 provenance_changed = _impl.provenance_changed
 holding = _impl.holding
@@ -17,4 +15,4 @@ by_provenance = _impl.by_provenance
 by_resource = _impl.by_resource
 bad_derived = _impl.bad_derived
 
-__all__ = ["IMPLEMENTATION", "SHAPE_FIELDS", "bad_derived", "block_texts", "by_provenance", "by_resource", "holding", "matched_by_id", "provenance_changed", "same_shape", "same_shape_as", "shape_of", "texts_changed"]
+__all__ = ["IMPLEMENTATION", "SHAPE_FIELDS", "bad_derived", "block_texts", "by_provenance", "by_resource", "holding", "matched_by_id", "provenance_changed", "same_shape_as", "texts_changed"]

@@ -8,7 +8,7 @@ them without building a tuple per block. It must agree exactly with the function
 
 ``SHAPE_FIELDS`` are the block fields the gate's metadata indexes are built from (text aside:
 the texts are compared by digest). Two windows have the same shape when block ``i`` of one
-equals block ``i`` of the other in every one of these fields.
+equals block ``i`` of the other in every one of these fields (``same_shape_as``).
 
 ``provenance_changed(blocks, match, other)`` gives the positions ``j`` of blocks matched to a
 block of ``other`` (``match[j]`` an index of ``other``; ``None``: not matched) whose provenance
@@ -32,8 +32,8 @@ blocks naming one of ``handles`` (a set or frozenset of str) in their ``handles`
 ``by_resource(blocks)`` maps each resource (a block's ``resource`` that is not None) to the
 positions of the blocks that are reads of it, in first-appearance order.
 
-Arguments: ``blocks`` is a tuple or list of :class:`provgate.window.Block`; ``texts`` and
-``shape`` are lists or tuples as long as ``blocks``. A wrong container type or an item that is
+Arguments: ``blocks`` (and ``other``) is a tuple or list of :class:`provgate.window.Block`;
+``texts`` and ``digests`` are lists or tuples as long as ``blocks``. A wrong container type or an item that is
 not a ``Block`` raises ``TypeError`` naming it; a length mismatch raises
 ``InvalidArgumentError``; so does a ``match`` entry that is neither ``None`` nor an index of
 ``other`` (``TypeError`` for a non-int, bool included).
@@ -90,22 +90,9 @@ def texts_changed(blocks: Sequence[Block], texts: Sequence[str]) -> tuple[list[s
     return mine, list(compress(count(), map(is_not, mine, texts)))
 
 
-def shape_of(blocks: Sequence[Block]) -> list[tuple[Any, ...]]:
-    """Per block, its ``SHAPE_FIELDS`` values as a tuple."""
-    check_blocks(blocks)
-    return list(map(_SHAPE, blocks))
-
-
-def same_shape(blocks: Sequence[Block], shape: Sequence[tuple[Any, ...]]) -> bool:
-    """Does every block's ``SHAPE_FIELDS`` tuple equal ``shape[i]`` (as ``shape_of`` gives it)?"""
-    check_parallel(blocks, shape, "shape")
-    return all(map(eq, map(_SHAPE, blocks), shape))
-
-
 def same_shape_as(blocks: Sequence[Block], other: Sequence[Block]) -> bool:
     """Do ``blocks`` and ``other`` have the same length and, block by block, equal
-    ``SHAPE_FIELDS`` (``same_shape`` against the other window's blocks themselves, without
-    making its shape first)?"""
+    ``SHAPE_FIELDS``?"""
     check_blocks(blocks)
     check_blocks(other)
     return len(blocks) == len(other) and all(map(eq, map(_SHAPE, blocks), map(_SHAPE, other)))
