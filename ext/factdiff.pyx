@@ -17,6 +17,7 @@ cimport numpy as cnp
 from libc.string cimport memcpy
 
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_GET_SIZE
+from cpython.unicode cimport PyUnicode_DecodeUTF8
 
 from _boundaries cimport fill_byte_classes, group_member_occurring
 from _byte_batches cimport byte_items, lengths_of, pointers_of
@@ -24,7 +25,8 @@ from _grouping cimport flat_grouping
 from libc.stdint cimport uint8_t
 from _types cimport byte_t, fp_word_t, offset_t
 
-from provgate._factdiff_py import SET_TYPE_ERROR, check_codes, check_ground_tables, check_groups_per_table, span_error
+from provgate._factdiff_py import (SET_TYPE_ERROR, check_codes, check_ground_tables, check_groups_per_table,
+                                   check_hints, span_error)
 from provgate.errors import InvalidArgumentError
 
 cnp.import_array()
@@ -982,18 +984,72 @@ cdef enum:
     COL_KIND, COL_PAIR, COL_VALUE, COL_START, COL_END, COL_VALUE_START, COL_VALUE_END, COL_DATA, N_COLS
 
 
-def ungrounded_rows(tables, sets, haystacks, *, groups, haystack_groups, skip_kind, pair_kind, quote_kind):
+cdef inline offset_t member_position(const offset_t* members, offset_t first, offset_t last, offset_t index) noexcept nogil:
+    """The position (first .. last - 1) of ``index`` among a group's members, or -1."""
+    cdef offset_t m
+    for m in range(first, last):
+        if members[m] == index:
+            return m
+    return -1
+
+
+cdef cnp.ndarray _row_hints(tuple columns, dict hints, unsigned char skip, offset_t total):
+    """Per row of every table (joined in order), the text index ``hints`` gives the name of the
+    next citation marker after it in its table, or -1. Names are decoded with the GIL held; a
+    marker range outside its data or bytes that are not UTF-8 give no hint (the main pass
+    reports bad ranges; a hint never changes an answer)."""
+    cdef cnp.ndarray out = np.full(total, -1, dtype=np.int64)
+    cdef offset_t* p = index_ptr(out)
+    cdef offset_t base = 0, r, n, a, b, carry, size
+    cdef Py_ssize_t t
+    cdef const unsigned char* kp
+    cdef const offset_t* vs
+    cdef const offset_t* ve
+    cdef const char* d
+    for t in range(len(columns[1])):
+        kp = <const unsigned char*>cnp.PyArray_DATA(<cnp.ndarray>columns[1][t])
+        vs = <const offset_t*>cnp.PyArray_DATA(<cnp.ndarray>columns[6][t])
+        ve = <const offset_t*>cnp.PyArray_DATA(<cnp.ndarray>columns[7][t])
+        data = columns[0][t]
+        d = PyBytes_AS_STRING(data)
+        size = PyBytes_GET_SIZE(data)
+        n = (<cnp.ndarray>columns[1][t]).shape[0]
+        carry = -1
+        for r in range(n - 1, -1, -1):
+            if kp[r] != skip:
+                p[base + r] = carry
+                continue
+            carry = -1
+            a = vs[r]
+            b = ve[r]
+            if 0 <= a <= b <= size:
+                try:
+                    name = PyUnicode_DecodeUTF8(d + a, b - a, NULL)
+                except UnicodeDecodeError:
+                    continue
+                found = hints.get(name)
+                if found is not None and <object>found >= 0:
+                    carry = found
+        base += n
+    return out
+
+
+def ungrounded_rows(tables, sets, haystacks, *, groups, haystack_groups, skip_kind, pair_kind, quote_kind,
+                    hints=None):
     """(table, row) of the rows of several fact tables found neither in their table's sets nor
     literally in their table's haystacks; the specification is
     ``provgate._factdiff_py.ungrounded_rows``. One pass over every row, reading the tables'
     columns in place, without the GIL: a set look-up per row, a literal search per row no set
-    holds."""
+    holds, each starting where the row's next citation marker points (``hints``), else where
+    the table's last row was found."""
     columns = _ground_columns(tables, skip_kind, pair_kind, quote_kind)
     cdef Py_ssize_t n_tables = len(columns[1]), t, c
     if type(groups) is not list and type(groups) is not tuple or len(groups) != n_tables:
         check_groups_per_table(groups, n_tables)  # raises
     if type(haystack_groups) is not list and type(haystack_groups) is not tuple or len(haystack_groups) != n_tables:
         check_groups_per_table(haystack_groups, n_tables, "haystack_groups", "haystacks")  # raises
+    if hints is not None:
+        check_hints(hints)  # a check per entry: the gate passes a few hundred
     owners, ptrs_a, lens_a = _set_pointers(sets)
     cdef Py_ssize_t k = len(owners)
     cdef cnp.ndarray ptrs = ptrs_a, lens = lens_a
@@ -1022,6 +1078,8 @@ def ungrounded_rows(tables, sets, haystacks, *, groups, haystack_groups, skip_ki
         p_ts[2 * t] = (<cnp.ndarray>columns[1][t]).shape[0]
         p_ts[2 * t + 1] = PyBytes_GET_SIZE(data)
         total += p_ts[2 * t]
+    cdef cnp.ndarray row_hint = _row_hints(columns, hints, skip_kind, total) if hints else None
+    cdef const offset_t* p_hint = index_ptr(row_hint) if row_hint is not None else NULL
     cdef cnp.ndarray out_table = np.empty(total, dtype=np.int64)
     cdef cnp.ndarray out_row = np.empty(total, dtype=np.int64)
     cdef offset_t* p_ot = index_ptr(out_table)
@@ -1038,7 +1096,8 @@ def ungrounded_rows(tables, sets, haystacks, *, groups, haystack_groups, skip_ki
     cdef const size_t* cols
     cdef const fp_word_t* fp
     cdef const byte_t* text
-    cdef offset_t r, m, a, b, found = 0, bad_table = -1, bad_row = -1, set_hint, text_hint
+    cdef offset_t r, m, a, b, found = 0, bad_table = -1, bad_row = -1, set_hint, text_hint, row_base = 0
+    cdef offset_t cited, set_first, text_first
     with nogil:
         for t in range(n_tables):
             cols = p_tp + N_COLS * t
@@ -1049,6 +1108,18 @@ def ungrounded_rows(tables, sets, haystacks, *, groups, haystack_groups, skip_ki
                 kind = (<const unsigned char*>cols[COL_KIND])[r]
                 if kind == skip:
                     continue
+                # first where the row's citation points, else where the last row was found
+                set_first = set_hint
+                text_first = text_hint
+                if p_hint != NULL:
+                    cited = p_hint[row_base + r]
+                    if cited >= 0:
+                        m = member_position(p_members, p_offsets[t], p_offsets[t + 1], cited)
+                        if m >= 0:
+                            set_first = m
+                        m = member_position(p_h_members, p_h_offsets[t], p_h_offsets[t + 1], cited)
+                        if m >= 0:
+                            text_first = m
                 # a quote is searched for by what it quotes, anything else by its literal text
                 if kind == quote:
                     a = (<const offset_t*>cols[COL_VALUE_START])[r]
@@ -1061,13 +1132,13 @@ def ungrounded_rows(tables, sets, haystacks, *, groups, haystack_groups, skip_ki
                     bad_row = r
                     break
                 fp = <const fp_word_t*>(cols[COL_PAIR] if kind == pair else cols[COL_VALUE])
-                m = group_member_holding(p_ptrs, p_lens, p_members, p_offsets[t], p_offsets[t + 1], set_hint,
+                m = group_member_holding(p_ptrs, p_lens, p_members, p_offsets[t], p_offsets[t + 1], set_first,
                                          fp[2 * r], fp[2 * r + 1])
                 if m >= 0:
                     set_hint = m
                     continue
                 m = group_member_occurring(BYTE_CLASS, hp, hl, p_h_members, p_h_offsets[t], p_h_offsets[t + 1],
-                                           text_hint, text + a, b - a)
+                                           text_first, text + a, b - a)
                 if m >= 0:
                     text_hint = m
                 else:
@@ -1076,6 +1147,7 @@ def ungrounded_rows(tables, sets, haystacks, *, groups, haystack_groups, skip_ki
                     found += 1
             if bad_table >= 0:
                 break
+            row_base += p_ts[2 * t]
     if bad_table >= 0:
         raise span_error(bad_table, bad_row, a, b, p_ts[2 * bad_table + 1])
     return _shrunk(out_table, found), _shrunk(out_row, found)

@@ -739,6 +739,14 @@ def test_ungrounded_rows_are_found_in_no_set_and_no_haystack(impl, case):
     again = impl.ungrounded_rows(tuple(tables), frozen, tuple(haystacks), **dict(
         args, groups=tuple(args["groups"]), haystack_groups=tuple(args["haystack_groups"])))
     assert all(np.array_equal(x, y) for x, y in zip(again, (table, row)))
+    # hints only say where to look first: any hint, right, wrong, out of range or for a name
+    # no marker has, gives the same answer
+    names = {t.data[a:b].decode() for t in tables for k, a, b in zip(t.kind.tolist(), t.value_start.tolist(),
+                                                                      t.value_end.tolist())
+             if k == SKIP and 0 <= a <= b <= len(t.data)}
+    hints = {name: i % (len(sets) + len(haystacks) + 3) - 1 for i, name in enumerate(sorted(names))}
+    hinted = impl.ungrounded_rows(tables, sets, haystacks, **dict(args, hints=dict(hints, nowhere=0)))
+    assert all(np.array_equal(x, y) for x, y in zip(hinted, (table, row)))
 
 
 @_only_with_native
@@ -815,6 +823,11 @@ GOOD = dict(tables=None, sets=[fp([[1, 2]])], haystacks=[b"ab"], groups=[[0]], h
     ({"groups": None}, TypeError, "groups must be a list or tuple of lists of sets indices, not NoneType"),
     ({"haystack_groups": []}, InvalidArgumentError, "haystack_groups must have one group per table, got 0 for 1"),
     ({"haystack_groups": {0: 0}}, TypeError, "haystack_groups must be a list or tuple of lists of haystacks indices"),
+    ({"hints": [("a", 0)]}, TypeError, "hints must be a dict from marker names to text indices, not list"),
+    ({"hints": {"a": "0"}}, TypeError, r"hints\['a'\] must be an int, not str"),
+    ({"hints": {"a": True}}, TypeError, r"hints\['a'\] must be an int, not bool"),
+    ({"hints": {1: 0}}, TypeError, "hints keys must be str, not int"),
+    ({"hints": {"a": 0.5}, "sets": fp([[1, 2]])}, TypeError, r"hints\['a'\] must be an int"),  # before the sets
     ({"sets": fp([[1, 2]])}, TypeError, "sets must be a list or tuple"),
     ({"sets": [fp([[3, 0], [2, 0]])]}, InvalidArgumentError, r"sets\[0\] is not sorted"),
     ({"groups": [[1]]}, InvalidArgumentError, r"groups\[0\]\[0\] = 1 is not an index of sets \(there are 1\)"),
@@ -852,6 +865,23 @@ def test_ungrounded_rows_check_the_range_each_row_is_searched_by(impl):
     table.value_end = np.array([5, 2, 50], dtype=np.int64)
     with pytest.raises(InvalidArgumentError, match=r"tables\[0\] row 0 spans bytes 1..5, outside its 4 bytes"):
         impl.ungrounded_rows([table], [], [b"x abcd"], **args)
+
+
+def test_ungrounded_rows_look_first_where_the_next_marker_points(impl):
+    # "a [src:second]": with the hint, the row is found in the second haystack; without it,
+    # in the second too, after the first was searched in vain: the same answer either way
+    data = b"a [src:second] b [src:nosuch]"
+    table = Table(data, [0, SKIP, 0, SKIP], [[9, 9]] * 4, [[9, 9]] * 4, [(0, 1), (2, 14), (15, 16), (17, 29)],
+                  [(0, 1), (7, 13), (15, 16), (23, 28)])
+    args = dict(groups=[[0, 1]], haystack_groups=[[0, 1]], skip_kind=SKIP, pair_kind=PAIR, quote_kind=QUOTE)
+    haystacks = [b"x y z", b"a b c"]
+    plain = impl.ungrounded_rows([table], [fp([]), fp([])], haystacks, **args)
+    hinted = impl.ungrounded_rows([table], [fp([]), fp([])], haystacks, **dict(args, hints={"second": 1}))
+    assert [x.tolist() for x in plain] == [x.tolist() for x in hinted] == [[], []]
+    # a hint pointing outside the group, or nowhere, changes nothing either
+    for hints in ({"second": 5}, {"second": -3}, {}, {"nosuch": 0}):
+        got = impl.ungrounded_rows([table], [fp([]), fp([])], [b"x y z", b"a c"], **dict(args, hints=hints))
+        assert [x.tolist() for x in got] == [[0], [2]]
 
 
 def test_ungrounded_rows_without_rows_sets_or_haystacks(impl):

@@ -37,7 +37,7 @@ when both words are equal; rows are ordered by ``(hi, lo)`` as unsigned integers
     ``sets[i]``; the sets are checked in order, each in full, before the grouping and before
     any lookup.
 
-``ungrounded_rows(tables, sets, haystacks, *, groups, haystack_groups, skip_kind, pair_kind, quote_kind)``
+``ungrounded_rows(tables, sets, haystacks, *, groups, haystack_groups, skip_kind, pair_kind, quote_kind, hints=None)``
     The rows of several fact tables that occur neither as a fact in their group's sets nor
     literally in their group's haystacks: the gate's grounding (I1) of every changed block of
     a check in one call. ``tables`` is a list or tuple of fact tables (``FactTable``, or any
@@ -50,16 +50,20 @@ when both words are equal; rows are ordered by ``(hi, lo)`` as unsigned integers
     boundaries (as ``occurs_at_boundaries``), by its value bytes
     (``data[value_start:value_end]``) if its kind is ``quote_kind``, else by its span
     (``data[start:end]``). Returns ``(table, row)``, two int64 arrays of the rows found
-    neither way, ordered by table and then row. Checked in this order, the first failure
-    raised: ``tables`` a list or tuple (``TypeError``); the three kinds ints (``TypeError``)
-    in 0..255 (``InvalidArgumentError``); per table in order, ``data`` bytes, ``kind`` a 1-D
-    uint8 array, the fingerprint columns as ``diff`` checks them (contiguity not required),
-    the offset columns 1-D int64 arrays (``TypeError``), each column with one row per kind
-    (``InvalidArgumentError``), each message naming ``tables[t].column``; ``groups`` then
-    ``haystack_groups`` a list or tuple with one group per table; the sets and the groups'
-    members as ``absent_from_all`` checks them; the haystacks and their groups' members as
-    ``occurs_at_boundaries`` checks them; then, row by row, that each row's range lies in its
-    table's data (``InvalidArgumentError`` naming the table, row and range).
+    neither way, ordered by table and then row. ``hints`` maps a citation marker's name (its
+    value as written) to an index into both ``sets`` and ``haystacks``: the rows before that
+    marker in its table are looked for there first ("fact [src:NAME]": a marker follows what
+    it cites). It changes where the search starts, never its answer. Checked in this order,
+    the first failure raised: ``tables`` a list or tuple (``TypeError``); the three kinds
+    ints (``TypeError``) in 0..255 (``InvalidArgumentError``); per table in order, ``data``
+    bytes, ``kind`` a 1-D uint8 array, the fingerprint columns as ``diff`` checks them
+    (contiguity not required), the offset columns 1-D int64 arrays (``TypeError``), each
+    column with one row per kind (``InvalidArgumentError``), each message naming
+    ``tables[t].column``; ``groups`` then ``haystack_groups`` a list or tuple with one group
+    per table; ``hints`` None or a dict from str to int (``TypeError``); the sets and the
+    groups' members as ``absent_from_all`` checks them; the haystacks and their groups'
+    members as ``occurs_at_boundaries`` checks them; then, row by row, that each row's range
+    lies in its table's data (``InvalidArgumentError`` naming the table, row and range).
 
 ``positions(index, queries)``
     Where each row of the fingerprint arrays ``queries`` (a list or tuple, read as one array
@@ -378,14 +382,30 @@ def check_groups_per_table(groups: Any, n_tables: int, name: str = "groups", mem
                                    argument=name)
 
 
+def check_hints(hints: Any) -> None:
+    """``ungrounded_rows``' hints: None, or a dict from str to int (messages shared by both
+    implementations)."""
+    if hints is None:
+        return
+    if not isinstance(hints, dict):
+        raise TypeError(f"hints must be a dict from marker names to text indices, not {type(hints).__name__}")
+    for name, index in hints.items():
+        if not isinstance(name, str):
+            raise TypeError(f"hints keys must be str, not {type(name).__name__}")
+        if type(index) is not int:
+            raise TypeError(f"hints[{name!r}] must be an int, not {type(index).__name__}")
+
+
 def ungrounded_rows(tables: Any, sets: Any, haystacks: Any, *, groups: Any, haystack_groups: Any, skip_kind: Any,
-                    pair_kind: Any, quote_kind: Any) -> tuple[np.ndarray, np.ndarray]:
+                    pair_kind: Any, quote_kind: Any, hints: Any = None) -> tuple[np.ndarray, np.ndarray]:
     """(table, row) of the rows found in none of their table's sets and, literally, in none of
-    their table's haystacks (module docstring)."""
+    their table's haystacks (module docstring). ``hints`` (marker name -> an index into both
+    ``sets`` and ``haystacks``) only says where to look first; the answer never depends on it."""
     datas, kinds, pair_fps, value_fps, starts, ends, value_starts, value_ends = check_ground_tables(
         tables, skip_kind, pair_kind, quote_kind)
     check_groups_per_table(groups, len(kinds))
     check_groups_per_table(haystack_groups, len(kinds), "haystack_groups", "haystacks")
+    check_hints(hints)
     table_of: list[int] = []
     rows: list[int] = []
     queries: list[tuple[int, int]] = []

@@ -970,7 +970,6 @@ class Gate:
             self._marker_handles[name] = found
         return found
 
-
     def marker_handles_many(self, names: Iterable[str]) -> dict[str, tuple[str, ...]]:
         """:meth:`marker_handles` of many names, with one store read for those that are not
         known handles."""
@@ -1048,6 +1047,7 @@ class _Check:
         self._cited: set[str] | None = None
         self._kept_texts: Callable[[bytes], bool] | None = None
         self._post_texts: set[bytes] | None = None  # post's text digests, when structure made them
+        self.cited_names: dict[str, str] = {}  # marker name -> the one handle it cites (I1's blocks)
 
     # -- bookkeeping ----------------------------------------------------------------------------
 
@@ -1421,13 +1421,17 @@ class _Check:
         return "evicted", ""
 
     def cited(self, j: int) -> tuple[str, ...]:
-        """The handles post block ``j``'s markers cite (resolved, unambiguous ones)."""
+        """The handles post block ``j``'s markers cite (resolved, unambiguous ones); each name
+        resolved is noted in ``cited_names`` (name -> handle) for grounding's search hints."""
         out: list[str] = []
         known = self.gate._marker_handles.get  # most names resolved before (a cached one is never empty)
+        names = self.cited_names
         for name in self.post_facts[j].markers():
             found = known(name) or self._targets(name)
-            if len(found) == 1 and found[0] not in out:
-                out.append(found[0])
+            if len(found) == 1:
+                names[name] = found[0]
+                if found[0] not in out:
+                    out.append(found[0])
         return tuple(out)
 
     # I1 --------------------------------------------------------------------------------------
@@ -1564,9 +1568,11 @@ class _Check:
         # markers are cited, not grounded; a kv fact matches as its (key, value) pair, any other
         # as its value, else literally (a quote by what it quotes)
         sets = [x.grounding_set() for x in texts]
+        # "fact [src:NAME]": a row is looked for first in the source its next marker cites
+        hints = {name: k for name, h in self.cited_names.items() if (k := by_handle.get(h, -1)) >= 0}
         owner, row = ungrounded_rows(tables, sets, [x.table.data for x in texts],
                                      groups=groups, haystack_groups=haystack_groups, skip_kind=_KIND_CITATION,
-                                     pair_kind=_KIND_KV, quote_kind=_KIND_QUOTE)
+                                     pair_kind=_KIND_KV, quote_kind=_KIND_QUOTE, hints=hints)
         # rows come ordered by table, so each table's are one slice
         starts = np.searchsorted(owner, np.arange(len(tables) + 1))
         if owner.size:
