@@ -758,83 +758,75 @@ cdef tuple _gather_queries(SortedFingerprints ix, object queries, list owners):
     return ptrs, lens, total
 
 
-def positions(index, queries):
-    """Each row of the arrays ``queries``: its index in ``index`` (distinct rows), or -1; the
-    specification is ``provgate._factdiff_py.positions``. One run-index look-up per row, over
-    the query arrays in place (no joined copy), without the GIL."""
+cdef void place_all(const size_t* p_ptrs, const offset_t* p_lens, Py_ssize_t n_arrays, const fp_word_t* rows,
+                    const offset_t* starts, int shift, const uint8_t* codes, offset_t* out, offset_t* counts,
+                    uint8_t* strongest) noexcept nogil:
+    """Each query row's position; with ``counts`` (not NULL), also the rows per position and
+    the strongest of the arrays' ``codes`` per position."""
+    cdef Py_ssize_t k
+    cdef offset_t r, p, at = 0
+    cdef const fp_word_t* qp
+    for k in range(n_arrays):
+        qp = <const fp_word_t*>p_ptrs[k]
+        for r in range(p_lens[k]):
+            p = find_indexed(rows, starts, shift, qp[2 * r], qp[2 * r + 1])
+            out[at] = p
+            at += 1
+            if counts != NULL and p >= 0:
+                counts[p] += 1
+                if codes[k] > strongest[p]:
+                    strongest[p] = codes[k]
+
+
+cdef tuple _placed(object index, object queries, object codes):
+    """(positions, counts, strongest) of ``place_rows``; only the positions when ``codes`` is
+    None (``positions``). Arguments checked in the reference's order."""
     if type(index) is not SortedFingerprints:
         raise TypeError(f"index must be a SortedFingerprints, not {type(index).__name__}")
     cdef SortedFingerprints ix = <SortedFingerprints>index
     cdef list owners = []
     ptrs, lens, total_obj = _gather_queries(ix, queries, owners)
-    cdef offset_t total = total_obj, r
     cdef Py_ssize_t k, n_arrays = len(owners)
+    cdef cnp.ndarray code_array = np.zeros(n_arrays, dtype=np.uint8)
+    cdef uint8_t* p_codes = <uint8_t*>cnp.PyArray_DATA(code_array)
+    if codes is not None:
+        if not (type(codes) is list or type(codes) is tuple) or len(codes) != n_arrays:
+            check_codes(codes, n_arrays)  # raises
+        for k in range(n_arrays):
+            code = codes[k]
+            if type(code) is not int or not 0 <= <object>code <= 255:
+                check_codes(codes, n_arrays)  # raises, naming the entry
+            p_codes[k] = <uint8_t>code
+    cdef offset_t total = total_obj
+    cdef offset_t n_index = ix._rows.shape[0] if codes is not None else 0
+    cdef cnp.ndarray out = np.empty(total, dtype=np.int64)
+    cdef cnp.ndarray counts = np.zeros(n_index, dtype=np.int64)
+    cdef cnp.ndarray strongest = np.zeros(n_index, dtype=np.uint8)
     cdef const size_t* p_ptrs = <const size_t*>cnp.PyArray_DATA(<cnp.ndarray>ptrs)
     cdef const offset_t* p_lens = index_ptr(<cnp.ndarray>lens)
     cdef const fp_word_t* rows = rows_ptr(ix._rows)
     cdef const offset_t* starts = index_ptr(ix._starts)
-    cdef int shift = ix._shift
-    cdef cnp.ndarray out = np.empty(total, dtype=np.int64)
     cdef offset_t* p_out = index_ptr(out)
-    cdef const fp_word_t* qp
-    cdef offset_t at = 0
+    cdef offset_t* p_counts = index_ptr(counts) if codes is not None else NULL
+    cdef uint8_t* p_strongest = <uint8_t*>cnp.PyArray_DATA(strongest)
+    cdef int shift = ix._shift
     with nogil:
-        for k in range(n_arrays):
-            qp = <const fp_word_t*>p_ptrs[k]
-            for r in range(p_lens[k]):
-                p_out[at] = find_indexed(rows, starts, shift, qp[2 * r], qp[2 * r + 1])
-                at += 1
-    return out
+        place_all(p_ptrs, p_lens, n_arrays, rows, starts, shift, p_codes, p_out, p_counts, p_strongest)
+    return out, counts, strongest
+
+
+def positions(index, queries):
+    """Each row of the arrays ``queries``: its index in ``index`` (distinct rows), or -1; the
+    specification is ``provgate._factdiff_py.positions``. One run-index look-up per row, over
+    the query arrays in place (no joined copy), without the GIL."""
+    return _placed(index, queries, None)[0]
 
 
 def place_rows(index, queries, codes):
     """:func:`positions` of the rows of ``queries``, with per distinct row of ``index`` how
     many query rows sit there and the largest code of the arrays holding one there; the
     specification is ``provgate._factdiff_py.place_rows``. One pass without the GIL."""
-    if type(index) is not SortedFingerprints:
-        raise TypeError(f"index must be a SortedFingerprints, not {type(index).__name__}")
-    cdef SortedFingerprints ix = <SortedFingerprints>index
-    cdef list owners = []
-    ptrs, lens, total_obj = _gather_queries(ix, queries, owners)
-    cdef Py_ssize_t k, n_arrays = len(owners)
-    if not (type(codes) is list or type(codes) is tuple) or len(codes) != n_arrays:
-        check_codes(codes, n_arrays)  # raises
-    cdef cnp.ndarray code_array = np.empty(n_arrays, dtype=np.uint8)
-    cdef uint8_t* p_codes = <uint8_t*>cnp.PyArray_DATA(code_array)
-    for k in range(n_arrays):
-        code = codes[k]
-        if type(code) is not int or not 0 <= <object>code <= 255:
-            check_codes(codes, n_arrays)  # raises, naming the entry
-        p_codes[k] = <uint8_t>code
-    cdef offset_t total = total_obj, r, p
-    cdef offset_t n_index = ix._rows.shape[0]
-    cdef const size_t* p_ptrs = <const size_t*>cnp.PyArray_DATA(<cnp.ndarray>ptrs)
-    cdef const offset_t* p_lens = index_ptr(<cnp.ndarray>lens)
-    cdef const fp_word_t* rows = rows_ptr(ix._rows)
-    cdef const offset_t* starts = index_ptr(ix._starts)
-    cdef int shift = ix._shift
-    cdef cnp.ndarray out = np.empty(total, dtype=np.int64)
-    cdef cnp.ndarray counts = np.zeros(n_index, dtype=np.int64)
-    cdef cnp.ndarray strongest = np.zeros(n_index, dtype=np.uint8)
-    cdef offset_t* p_out = index_ptr(out)
-    cdef offset_t* p_counts = index_ptr(counts)
-    cdef uint8_t* p_strongest = <uint8_t*>cnp.PyArray_DATA(strongest)
-    cdef const fp_word_t* qp
-    cdef offset_t at = 0
-    cdef uint8_t c
-    with nogil:
-        for k in range(n_arrays):
-            qp = <const fp_word_t*>p_ptrs[k]
-            c = p_codes[k]
-            for r in range(p_lens[k]):
-                p = find_indexed(rows, starts, shift, qp[2 * r], qp[2 * r + 1])
-                p_out[at] = p
-                at += 1
-                if p >= 0:
-                    p_counts[p] += 1
-                    if c > p_strongest[p]:
-                        p_strongest[p] = c
-    return out, counts, strongest
+    return _placed(index, queries, codes)
 
 
 cdef tuple _set_pointers(object sets):

@@ -182,6 +182,18 @@ def _blocks(draw):
                  for i in range(n))
 
 
+def _variant(block: Block, how: str, data) -> Block:
+    """``block`` kept as the object ("same"), made anew from JSON ("copy"), with another text
+    ("text") or another id ("id")."""
+    if how == "same":
+        return block
+    if how == "copy":
+        return Block.from_json(block.to_json())
+    if how == "text":
+        return dataclasses.replace(block, text=data.draw(_TEXTS))
+    return dataclasses.replace(block, id=block.id + "x")
+
+
 @settings(max_examples=300, deadline=None)
 @given(a=_blocks(), data=st.data())
 def test_native_agrees_with_the_reference(a, data):
@@ -189,12 +201,8 @@ def test_native_agrees_with_the_reference(a, data):
     b = []
     for block in a:
         how = data.draw(st.sampled_from(["same", "copy", "text", "field"]))
-        if how == "same":
-            b.append(block)
-        elif how == "copy":
-            b.append(Block.from_json(block.to_json()))
-        elif how == "text":
-            b.append(dataclasses.replace(block, text=data.draw(_TEXTS)))
+        if how != "field":
+            b.append(_variant(block, how, data))
         else:
             name = data.draw(st.sampled_from(_blockscan_py.SHAPE_FIELDS))
             value = {"id": "renamed", "resource": data.draw(st.sampled_from([None, "file:c", "file:d"]))}.get(
@@ -309,14 +317,8 @@ def test_matched_by_id_native_agrees_with_the_reference(a, data):
     b = []
     for block in data.draw(st.permutations(a)):
         how = data.draw(st.sampled_from(["same", "copy", "text", "id", "drop"]))
-        if how == "same":
-            b.append(block)
-        elif how == "copy":
-            b.append(Block.from_json(block.to_json()))
-        elif how == "text":
-            b.append(dataclasses.replace(block, text=data.draw(_TEXTS)))
-        elif how == "id":
-            b.append(dataclasses.replace(block, id=block.id + "x"))
+        if how != "drop":
+            b.append(_variant(block, how, data))
     ids = {block.id: i for i, block in enumerate(a)}
     theirs = [block.text.encode("utf-8", "surrogatepass") for block in a]
     mine = [block.text.encode("utf-8", "surrogatepass") for block in b]
