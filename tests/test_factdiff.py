@@ -882,6 +882,12 @@ def test_ungrounded_rows_look_first_where_the_next_marker_points(impl):
     for hints in ({"second": 5}, {"second": -3}, {}, {"nosuch": 0}):
         got = impl.ungrounded_rows([table], [fp([]), fp([])], [b"x y z", b"a c"], **dict(args, hints=hints))
         assert [x.tolist() for x in got] == [[0], [2]]
+    # a marker whose name is not UTF-8, or whose range lies outside the data, gives no hint
+    # (skipped rows are never searched, so their ranges are not an error)
+    odd = Table(b"a \xff b", [0, SKIP, 0, SKIP], [[9, 9]] * 4, [[9, 9]] * 4, [(0, 1), (2, 3), (4, 5), (0, 1)],
+                [(0, 1), (2, 3), (4, 5), (7, 99)])
+    got = impl.ungrounded_rows([odd], [fp([]), fp([])], [b"x", b"a b"], **dict(args, hints={"\ufffd": 0, "a": 0}))
+    assert [x.tolist() for x in got] == [[], []]
 
 
 def test_ungrounded_rows_without_rows_sets_or_haystacks(impl):
