@@ -787,28 +787,32 @@ cdef tuple _placed(object index, object queries, object codes):
     cdef list owners = []
     ptrs, lens, total_obj = _gather_queries(ix, queries, owners)
     cdef Py_ssize_t k, n_arrays = len(owners)
-    cdef cnp.ndarray code_array = np.zeros(n_arrays, dtype=np.uint8)
-    cdef uint8_t* p_codes = <uint8_t*>cnp.PyArray_DATA(code_array)
+    # positions alone (every check, several times) allocates nothing but its answer
+    cdef cnp.ndarray code_array = None, counts = None, strongest = None
+    cdef uint8_t* p_codes = NULL
+    cdef offset_t* p_counts = NULL
+    cdef uint8_t* p_strongest = NULL
     if codes is not None:
         if not (type(codes) is list or type(codes) is tuple) or len(codes) != n_arrays:
             check_codes(codes, n_arrays)  # raises
+        code_array = np.empty(n_arrays, dtype=np.uint8)
+        p_codes = <uint8_t*>cnp.PyArray_DATA(code_array)
         for k in range(n_arrays):
             code = codes[k]
             if type(code) is not int or not 0 <= <object>code <= 255:
                 check_codes(codes, n_arrays)  # raises, naming the entry
             p_codes[k] = <uint8_t>code
+        counts = np.zeros(ix._rows.shape[0], dtype=np.int64)
+        strongest = np.zeros(ix._rows.shape[0], dtype=np.uint8)
+        p_counts = index_ptr(counts)
+        p_strongest = <uint8_t*>cnp.PyArray_DATA(strongest)
     cdef offset_t total = total_obj
-    cdef offset_t n_index = ix._rows.shape[0] if codes is not None else 0
     cdef cnp.ndarray out = np.empty(total, dtype=np.int64)
-    cdef cnp.ndarray counts = np.zeros(n_index, dtype=np.int64)
-    cdef cnp.ndarray strongest = np.zeros(n_index, dtype=np.uint8)
     cdef const size_t* p_ptrs = <const size_t*>cnp.PyArray_DATA(<cnp.ndarray>ptrs)
     cdef const offset_t* p_lens = index_ptr(<cnp.ndarray>lens)
     cdef const fp_word_t* rows = rows_ptr(ix._rows)
     cdef const offset_t* starts = index_ptr(ix._starts)
     cdef offset_t* p_out = index_ptr(out)
-    cdef offset_t* p_counts = index_ptr(counts) if codes is not None else NULL
-    cdef uint8_t* p_strongest = <uint8_t*>cnp.PyArray_DATA(strongest)
     cdef int shift = ix._shift
     with nogil:
         place_all(p_ptrs, p_lens, n_arrays, rows, starts, shift, p_codes, p_out, p_counts, p_strongest)
@@ -1041,7 +1045,11 @@ def ungrounded_rows(tables, sets, haystacks, *, groups, haystack_groups, skip_ki
     if type(haystack_groups) is not list and type(haystack_groups) is not tuple or len(haystack_groups) != n_tables:
         check_groups_per_table(haystack_groups, n_tables, "haystack_groups", "haystacks")  # raises
     if hints is not None:
-        check_hints(hints)  # a check per entry: the gate passes a few hundred
+        if type(hints) is not dict:
+            check_hints(hints)  # raises (or accepts a dict subclass, read as a dict below)
+        for name, index in (<dict>hints).items():
+            if type(name) is not str or type(index) is not int:
+                check_hints(hints)  # raises, naming the entry
     owners, ptrs_a, lens_a = _set_pointers(sets)
     cdef Py_ssize_t k = len(owners)
     cdef cnp.ndarray ptrs = ptrs_a, lens = lens_a
