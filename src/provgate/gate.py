@@ -962,20 +962,15 @@ class Gate:
         can report it.
         """
         cached = self._marker_handles.get(name)
-        if cached is not None:
-            return cached
-        # a known handle needs no query; anything else is one query (exact handle, else by name)
-        found: tuple[str, ...] = (name,) if name in self._handle_digest else tuple(self.store.handles_cited_as(name))
-        if found:
-            self._marker_handles[name] = found
-        return found
+        return cached if cached is not None else self.marker_handles_many([name])[name]
 
     def marker_handles_many(self, names: Iterable[str]) -> dict[str, tuple[str, ...]]:
-        """:meth:`marker_handles` of many names, with one store read for those that are not
-        known handles."""
+        """:meth:`marker_handles` of many names: a known handle needs no query; the others are
+        one store read together (exact handle, else by name)."""
         known = self._handle_digest
         names = list(names)
-        found = self.store.handles_cited_as_many([n for n in names if n not in known])
+        asked = [n for n in names if n not in known]
+        found = self.store.handles_cited_as_many(asked) if asked else {}
         out: dict[str, tuple[str, ...]] = {}
         for name in names:
             handles = out[name] = (name,) if name in known else tuple(found[name])

@@ -88,10 +88,13 @@ MAX_VERSION_BYTES = 128
 MAX_AUDIT_DEPTH = 64
 # IN (...) lists stay far below SQLITE_MAX_VARIABLE_NUMBER on old SQLite builds (999).
 _IN_CHUNK = 500
-# the handles whose name after the kind prefix (everything up to the first ':') is ?1, indexed;
-# handles_named and handles_cited_as share it, so the rule is written once
-_NAMED = ("FROM sources INDEXED BY sources_by_name "
-          "WHERE instr(handle, ':') > 0 AND substr(handle, instr(handle, ':') + 1) = ?1")
+# a handle's name: everything after its kind prefix (up to the first ':'); the index
+# sources_by_name is on this expression
+_NAME_OF = "substr(handle, instr(handle, ':') + 1)"
+# the handles with a name, to be compared with the name (or names) asked, indexed;
+# handles_named and handles_cited_as_many share it, so the rule is written once
+_WITH_NAME = f"FROM sources INDEXED BY sources_by_name WHERE instr(handle, ':') > 0 AND {_NAME_OF}"
+_NAMED = f"{_WITH_NAME} = ?1"
 _PAGE = 1000
 
 _SQLITE_BUSY = 5
@@ -392,17 +395,9 @@ class SourceStore:
     def handles_cited_as(self, name: str) -> list[str]:
         """The handles a citation marker ``[src:NAME]`` names: ``[NAME]`` when ``NAME`` is itself
         a stored handle, else :meth:`handles_named` ``(NAME)`` (empty, one, or several when the
-        name is ambiguous). One query: the gate resolves every new marker name this way."""
+        name is ambiguous). One query (:meth:`handles_cited_as_many` of one name)."""
         name = check_handle(name)
-        rows = self._read(
-            lambda conn: conn.execute(
-                f"SELECT handle, 0, seq FROM sources WHERE handle = ?1 UNION ALL SELECT handle, 1, seq {_NAMED} "
-                "ORDER BY 2, 3",
-                (name,),
-            ).fetchall()
-        )
-        exact = [row[0] for row in rows if row[1] == 0]
-        return exact or [row[0] for row in rows]
+        return self.handles_cited_as_many([name])[name]
 
     def handles_cited_as_many(self, names: Iterable[str]) -> dict[str, list[str]]:
         """:meth:`handles_cited_as` of many names: ``{name: handles}`` for each distinct name,
@@ -419,9 +414,7 @@ class SourceStore:
                 marks = ",".join(f"?{k}" for k in range(1, len(chunk) + 1))  # both halves read the chunk
                 rows.extend(conn.execute(
                     f"SELECT handle, 0, seq, handle FROM sources WHERE handle IN ({marks}) UNION ALL "
-                    f"SELECT handle, 1, seq, substr(handle, instr(handle, ':') + 1) FROM sources "
-                    f"INDEXED BY sources_by_name WHERE instr(handle, ':') > 0 "
-                    f"AND substr(handle, instr(handle, ':') + 1) IN ({marks}) ORDER BY 2, 3",
+                    f"SELECT handle, 1, seq, {_NAME_OF} {_WITH_NAME} IN ({marks}) ORDER BY 2, 3",
                     chunk,
                 ).fetchall())
             return rows
