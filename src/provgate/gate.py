@@ -1691,6 +1691,8 @@ class _Check:
             gone = np.array([p for p, n in zip(places, pre_set.counts[places].tolist()) if n == held[p] and p not in restated],
                             dtype=np.int64)
         if gone.size:
+            if strongest is None:  # a few rows, and something gone after all: place them again
+                strongest = place_rows(index, d_fps, self._drop_codes(d_blocks))[2]
             self._account_drops(d_pos, d_row, gone, strongest)
         self._check_handle_drops("I2")
 
@@ -1712,21 +1714,12 @@ class _Check:
                          else 1 if not superseded.keys().isdisjoint(refs) else 0)
         return codes
 
-    def _account_drops(self, d_pos: np.ndarray, d_row: _RowMap, gone: np.ndarray,
-                       strongest: np.ndarray | None) -> None:
+    def _account_drops(self, d_pos: np.ndarray, d_row: _RowMap, gone: np.ndarray, strongest: np.ndarray) -> None:
         """Count gone facts (``gone``: positions among pre's distinct facts; ``d_pos``: the
         position of each removed row) as evicted, superseded or unaccounted (a violation each).
         A fact is covered when ANY removed pre block that held it was evicted or superseded
-        (``strongest``: per distinct fact, the strongest record of the blocks that held it,
-        when already known)."""
+        (``strongest``: per distinct fact, the strongest record of the blocks that held it)."""
         edit = self.edit
-        if strongest is None:
-            # write the weaker record first, so the stronger overwrites it (ufunc.at would be
-            # ten times slower)
-            row_how = np.repeat(np.array(self._drop_codes(d_row.indices), dtype=np.int8), d_row.sizes)
-            strongest = np.zeros(len(self._pre_set()), dtype=np.int8)
-            strongest[d_pos[row_how == 1]] = 1
-            strongest[d_pos[row_how == 2]] = 2
         g = strongest[gone]
         self.counts["evicted"] += int(np.count_nonzero(g == 2))
         self.counts["superseded"] += int(np.count_nonzero(g == 1))
