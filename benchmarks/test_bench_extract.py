@@ -8,7 +8,9 @@ fingerprints (group "extract") are measured apart. Group "fingerprint" shows wha
 fingerprints cost: native ``extract_columns`` (scan + dedup + framing + hashing in one call)
 against the scan alone, and the old unfused steps (frame every row, hash every frame) for
 comparison. Group "blocks" is how the gate uses extract(): once per changed block of ~1.4 KB,
-where the fixed cost per call matters as much as MB/s. Each result records ``MB/s`` (bytes /
+where the fixed cost per call matters as much as MB/s, and extract_many, how the gate now
+scans a check's changed blocks (group "changed blocks": the 49 new summaries of the corpus's
+summarize edit, one call each against one call for all). Each result records ``MB/s`` (bytes /
 median time) in its extra info.
 """
 
@@ -22,7 +24,7 @@ import pytest
 from corpus import make_window
 
 from provgate import _hashing, _scanner, _scanner_py
-from provgate.facts import FINGERPRINT_KEY, extract
+from provgate.facts import FINGERPRINT_KEY, extract, extract_many
 
 WINDOW_TOKENS = 200_000
 MAX_SPANS = 10**7
@@ -196,3 +198,36 @@ def test_extract_tiny_text(benchmark):
     table = benchmark(extract, b"retries=3 and 42")
     assert len(table) == 2
     _record(benchmark, 16)
+
+
+@pytest.mark.benchmark(group="blocks")
+def test_extract_many_blocks_native(benchmark, blocks):
+    """The window's blocks in extract_many's batches, against test_extract_blocks_native."""
+    tables = benchmark(extract_many, blocks)
+    median = benchmark.stats.stats.median
+    _record(benchmark, sum(map(len, blocks)), blocks=len(blocks), spans=sum(map(len, tables)),
+            us_per_block=round(median / len(blocks) * 1e6, 2))
+
+
+@pytest.fixture(scope="module")
+def summaries() -> list[bytes]:
+    """The texts a gate check of the corpus's summarize edit scans: its new summaries."""
+    from corpus import summarize_edit
+
+    window = make_window(WINDOW_TOKENS, seed=0)
+    edit = summarize_edit(window)
+    seen = {b["text"] for b in edit["pre"]}
+    return [b["text"].encode("utf-8") for b in edit["post"] if b["text"] not in seen]
+
+
+@pytest.mark.benchmark(group="changed blocks")
+def test_extract_summaries_one_by_one(benchmark, summaries):
+    benchmark(lambda: [extract(b) for b in summaries])
+    _record(benchmark, sum(map(len, summaries)), blocks=len(summaries))
+
+
+@pytest.mark.benchmark(group="changed blocks")
+def test_extract_summaries_together(benchmark, summaries):
+    tables = benchmark(extract_many, summaries)
+    assert [t.fp_fact.tolist() for t in tables] == [extract(b).fp_fact.tolist() for b in summaries]
+    _record(benchmark, sum(map(len, summaries)), blocks=len(summaries))

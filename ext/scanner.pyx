@@ -19,11 +19,13 @@ import numpy as np
 
 cimport numpy as cnp
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_GET_SIZE
+from cpython.pyport cimport PY_SSIZE_T_MAX
 from cpython.unicode cimport PyUnicode_DecodeUTF8
 from libc.stdint cimport int64_t, uint8_t, uint16_t, uint32_t, uint64_t
 from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memchr, memcmp, memcpy, memmove, memset
 
+from _byte_batches cimport byte_items, lengths_of, pointers_of
 from _types cimport byte_t, offset_t
 
 from provgate._scanner_py import check_span_columns
@@ -1918,11 +1920,17 @@ cdef class _Scratch:
     large share of the scan time. A pool keeps a few; very large ones are freed, not kept."""
     cdef Rows tokens
     cdef Rows quotes
+    cdef Rows merged  # extract_columns_many: the rows of all its texts
+    cdef char* columns  # extract_columns_many: their columns
+    cdef Py_ssize_t cap_columns
     cdef FpScratch fp
 
     def __cinit__(self):
         memset(&self.tokens, 0, sizeof(Rows))
         memset(&self.quotes, 0, sizeof(Rows))
+        memset(&self.merged, 0, sizeof(Rows))
+        self.columns = NULL
+        self.cap_columns = 0
         self.fp.facts = NULL
         self.fp.first = NULL
         self.fp.table = NULL
@@ -1933,6 +1941,8 @@ cdef class _Scratch:
     def __dealloc__(self):
         free(self.tokens.rows)
         free(self.quotes.rows)
+        free(self.merged.rows)
+        free(self.columns)
         free(self.fp.facts)
         free(self.fp.first)
         free(self.fp.table)
@@ -1940,7 +1950,8 @@ cdef class _Scratch:
         free(self.fp.frames)
 
     cdef Py_ssize_t nbytes(self):
-        return ((self.tokens.cap + self.quotes.cap) * sizeof(Row) + self.fp.cap_facts * sizeof(RowFact)
+        return ((self.tokens.cap + self.quotes.cap + self.merged.cap) * sizeof(Row) + self.cap_columns
+                + self.fp.cap_facts * sizeof(RowFact)
                 + self.fp.cap_first * sizeof(uint32_t) + self.fp.cap_table * sizeof(uint64_t)
                 + self.fp.cap_arena + self.fp.cap_frames)
 
@@ -1952,7 +1963,7 @@ cdef enum:
 _scratch_pool = []
 
 
-cdef inline void reset_rows(Rows* rows, Py_ssize_t limit) noexcept:
+cdef inline void reset_rows(Rows* rows, Py_ssize_t limit) noexcept nogil:
     rows.n = 0
     rows.limit = limit
     rows.room = 0  # the first row sets it
@@ -2820,21 +2831,193 @@ def extract_columns(data, Py_ssize_t max_spans, key):
                     <uint64_t*>(base + 64 * total), <uint64_t*>(base + 80 * total))
         if rc < 0:
             raise MemoryError("out of memory while fingerprinting grounded spans")
-        return (
-            column(owner, base + 96 * total, total, 1, cnp.NPY_UINT8),
-            column(owner, base, total, 1, cnp.NPY_INT64),
-            column(owner, base + 8 * total, total, 1, cnp.NPY_INT64),
-            column(owner, base + 16 * total, total, 1, cnp.NPY_INT64),
-            column(owner, base + 24 * total, total, 1, cnp.NPY_INT64),
-            column(owner, base + 32 * total, total, 1, cnp.NPY_INT64),
-            column(owner, base + 40 * total, total, 1, cnp.NPY_INT64),
-            column(owner, base + 97 * total, total, 1, cnp.NPY_UINT8),
-            column(owner, base + 48 * total, total, 2, cnp.NPY_UINT64),
-            column(owner, base + 64 * total, total, 2, cnp.NPY_UINT64),
-            column(owner, base + 80 * total, total, 2, cnp.NPY_UINT64),
-        )
+        return columns_of(owner, base, total)
     finally:
         _give_scratch(scratch)
+
+
+cdef int push_shifted(Rows* out, Row* row, offset_t shift) noexcept nogil:
+    """Append ``row`` with its offsets moved by ``shift`` (a missing key stays -1)."""
+    return rows_push(out, row.kind, row.start + shift, row.end + shift,
+                     row.key_start + shift if row.key_start >= 0 else row.key_start,
+                     row.key_end + shift if row.key_end >= 0 else row.key_end,
+                     row.value_start + shift, row.value_end + shift, row.value_kind)
+
+
+cdef int merge_shifted(Rows* tokens, Rows* quotes, Rows* out, offset_t shift) noexcept nogil:
+    """:func:`merge_rows` into a row vector, offsets moved by ``shift``; -1 when out of memory."""
+    cdef Py_ssize_t a = 0, b = 0, na = tokens.n, nb = quotes.n
+    cdef Row* ta = tokens.rows
+    cdef Row* qb = quotes.rows
+    while b < nb:
+        while a < na and ta[a].start < qb[b].start:
+            if push_shifted(out, &ta[a], shift) < 0:
+                return -1
+            a += 1
+        if a < na and row_before(&ta[a], &qb[b]):
+            if push_shifted(out, &ta[a], shift) < 0:
+                return -1
+            a += 1
+        else:
+            if push_shifted(out, &qb[b], shift) < 0:
+                return -1
+            b += 1
+    while a < na:
+        if push_shifted(out, &ta[a], shift) < 0:
+            return -1
+        a += 1
+    return 0
+
+
+def extract_columns_many(datas, Py_ssize_t max_spans, key):
+    """:func:`extract_columns` of each of ``datas`` (a list or tuple of bytes), in one call:
+    the texts are scanned one by one (each on its own: the same rows as alone) without the
+    GIL, and their facts fingerprinted together, so the hashing lanes stay full and the fixed
+    cost of a call is paid once (a gate check scans dozens of short changed blocks). Each
+    text's eleven columns share one buffer of their own, as extract_columns' do. The first
+    text over ``max_spans`` raises ``LimitExceededError``, as calling extract_columns in
+    order would.
+    """
+    if max_spans < 0:
+        raise ValueError("max_spans must be >= 0")
+    if type(key) is not bytes or len(<bytes>key) != 32:
+        raise ValueError("key must be 32 bytes")
+    cdef tuple items = byte_items(datas, "datas", False)
+    cdef hash_many_t hash_many = hash_many_function()
+    if hash_many == NULL:
+        return [_extract_columns_with_python_hashing(d, max_spans, key) for d in items]
+    cdef Py_ssize_t n_texts = len(items), t, total_bytes = 0, r0, r1, n, i, failed = -1
+    if n_texts == 0:
+        return []
+    ptrs_owner = pointers_of(items)
+    lens_owner = lengths_of(items)
+    cdef size_t* ptrs = <size_t*>cnp.PyArray_DATA(<cnp.ndarray>ptrs_owner)
+    cdef offset_t* lens = <offset_t*>cnp.PyArray_DATA(<cnp.ndarray>lens_owner)
+    for t in range(n_texts):
+        total_bytes += lens[t]
+    # the texts side by side, so that one fingerprinting pass can address every row's bytes
+    joined_owner = np.empty(total_bytes + 1, dtype=np.uint8)
+    cdef byte_t* joined = <byte_t*>cnp.PyArray_DATA(<cnp.ndarray>joined_owner)
+    bounds_owner = np.empty(2 * n_texts + 1, dtype=np.int64)  # text starts, then row starts
+    cdef int64_t* text_start = <int64_t*>cnp.PyArray_DATA(<cnp.ndarray>bounds_owner)
+    cdef int64_t* row_start = text_start + n_texts
+    kind_fps_array = kind_key_fingerprints(key)
+    cdef const uint64_t* kind_fps = <const uint64_t*>cnp.PyArray_DATA(<cnp.ndarray>kind_fps_array)
+    cdef const byte_t* key_ptr = <const byte_t*>PyBytes_AS_STRING(key)
+    cdef _Scratch scratch = _take_scratch(max_spans)
+    cdef Rows* tokens = &scratch.tokens
+    cdef Rows* quotes = &scratch.quotes
+    cdef Rows* merged = &scratch.merged
+    reset_rows(merged, PY_SSIZE_T_MAX)
+    cdef char* base = NULL
+    cdef int rc = 0
+    cdef bint over = False
+    cdef char* dst
+    cdef Py_ssize_t shift = 0, rows
+    try:
+        with nogil:
+            for t in range(n_texts):
+                text_start[t] = shift
+                row_start[t] = merged.n
+                memcpy(joined + shift, <const byte_t*>ptrs[t], lens[t])
+                reset_rows(tokens, max_spans)
+                reset_rows(quotes, max_spans + 1)
+                if token_spans(joined + shift, lens[t], tokens) == 0:
+                    quote_spans(joined + shift, lens[t], quotes)
+                if tokens.no_memory or quotes.no_memory:
+                    failed = t
+                    break
+                if tokens.over_limit or quotes.over_limit or tokens.n + quotes.n > max_spans:
+                    failed = t
+                    over = True
+                    break
+                if merge_shifted(tokens, quotes, merged, shift) < 0:
+                    failed = t
+                    break
+                shift += lens[t]
+            row_start[n_texts] = merged.n
+        if failed >= 0:
+            if over:
+                raise LimitExceededError(
+                    f"text has more than {max_spans} grounded spans (max_spans); split it or raise the limit"
+                )
+            raise MemoryError("out of memory while scanning for grounded spans")
+        rows = merged.n
+        # every row's eleven columns (98 bytes a row, as extract_columns lays them out), then
+        # the rows of each text copied into a buffer of its own
+        if grow(<void**>&scratch.columns, &scratch.cap_columns, 98 * rows + 1, 1) < 0:
+            raise MemoryError("out of memory while fingerprinting grounded spans")
+        base = scratch.columns
+        with nogil:
+            for i in range(rows):
+                put_row(&merged.rows[i], i, <uint8_t*>(base + 96 * rows), <int64_t*>base,
+                        <int64_t*>(base + 8 * rows), <int64_t*>(base + 16 * rows),
+                        <int64_t*>(base + 24 * rows), <int64_t*>(base + 32 * rows),
+                        <int64_t*>(base + 40 * rows), <uint8_t*>(base + 97 * rows))
+            if rows:
+                rc = fingerprint_rows(
+                    joined, rows, <uint8_t*>(base + 96 * rows), <int64_t*>(base + 16 * rows),
+                    <int64_t*>(base + 24 * rows), <int64_t*>(base + 32 * rows),
+                    <int64_t*>(base + 40 * rows), <uint8_t*>(base + 97 * rows), key_ptr, kind_fps,
+                    &scratch.fp, hash_many, <uint64_t*>(base + 48 * rows),
+                    <uint64_t*>(base + 64 * rows), <uint64_t*>(base + 80 * rows))
+        if rc < 0:
+            raise MemoryError("out of memory while fingerprinting grounded spans")
+        out = []
+        owner = np.empty(98 * rows + 1, dtype=np.uint8)
+        dst = <char*>cnp.PyArray_DATA(<cnp.ndarray>owner)
+        with nogil:
+            for t in range(n_texts):
+                r0 = row_start[t]
+                copy_text_rows(base, rows, r0, row_start[t + 1] - r0, text_start[t], dst + 98 * r0)
+        for t in range(n_texts):
+            r0 = row_start[t]
+            n = row_start[t + 1] - r0
+            out.append(columns_of(owner, dst + 98 * r0, n) if n else _NO_COLUMNS)
+        return out
+    finally:
+        _give_scratch(scratch)
+
+
+cdef void copy_text_rows(const char* src, Py_ssize_t rows, Py_ssize_t r0, Py_ssize_t n, int64_t shift,
+                         char* dst) noexcept nogil:
+    """Rows [r0, r0 + n) of the batch's columns (``rows`` rows each, at ``src``) into one
+    text's own columns at ``dst``, offsets made relative to the text again."""
+    cdef int c
+    cdef Py_ssize_t i
+    cdef const int64_t* a
+    cdef int64_t* b
+    for c in range(6):
+        a = <const int64_t*>(src + 8 * c * rows) + r0
+        b = <int64_t*>(dst + 8 * c * n)
+        if c == 2 or c == 3:  # key_start, key_end: -1 (no key of its own) stays -1
+            for i in range(n):
+                b[i] = a[i] - shift if a[i] >= 0 else a[i]
+        else:
+            for i in range(n):
+                b[i] = a[i] - shift
+    for c in range(3):
+        memcpy(dst + 48 * n + 16 * c * n, src + 48 * rows + 16 * c * rows + 16 * r0, 16 * n)
+    memcpy(dst + 96 * n, src + 96 * rows + r0, n)
+    memcpy(dst + 97 * n, src + 97 * rows + r0, n)
+
+
+cdef tuple columns_of(object owner, char* base, Py_ssize_t total):
+    """The eleven read-only columns of ``total`` rows laid out at ``base`` (98 bytes a row,
+    column by column), inside ``owner``'s buffer."""
+    return (
+        column(owner, base + 96 * total, total, 1, cnp.NPY_UINT8),
+        column(owner, base, total, 1, cnp.NPY_INT64),
+        column(owner, base + 8 * total, total, 1, cnp.NPY_INT64),
+        column(owner, base + 16 * total, total, 1, cnp.NPY_INT64),
+        column(owner, base + 24 * total, total, 1, cnp.NPY_INT64),
+        column(owner, base + 32 * total, total, 1, cnp.NPY_INT64),
+        column(owner, base + 40 * total, total, 1, cnp.NPY_INT64),
+        column(owner, base + 97 * total, total, 1, cnp.NPY_UINT8),
+        column(owner, base + 48 * total, total, 2, cnp.NPY_UINT64),
+        column(owner, base + 64 * total, total, 2, cnp.NPY_UINT64),
+        column(owner, base + 80 * total, total, 2, cnp.NPY_UINT64),
+    )
 
 
 def _extract_columns_with_python_hashing(data, max_spans, key):

@@ -9,6 +9,7 @@ from typing import Any
 
 from blake3 import blake3
 
+from provgate import gate as gate_module
 from provgate.gate import Gate
 from provgate.store import SourceStore
 from provgate.verdict import Verdict, Violation
@@ -128,3 +129,13 @@ def audit_count(store: SourceStore) -> int:
 def store_state(store: SourceStore) -> tuple[list[tuple[str, str]], int]:
     """Every source (handle, digest) and the audit length: what bad input must not change."""
     return [(h, store.digest(h)) for h in store], audit_count(store)
+
+
+def record_extractions(monkeypatch: Any) -> list[bytes]:
+    """Every text the gate scans for facts from now on (one by one or many at once), in order."""
+    calls: list[bytes] = []
+    one, many = gate_module.extract, gate_module.extract_many
+    monkeypatch.setattr(gate_module, "extract", lambda data, *a, **k: calls.append(bytes(data)) or one(data, *a, **k))
+    monkeypatch.setattr(gate_module, "extract_many",
+                        lambda datas, *a, **k: calls.extend(map(bytes, datas)) or many(datas, *a, **k))
+    return calls

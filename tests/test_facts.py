@@ -449,3 +449,78 @@ def test_concurrent_extraction_is_consistent():
     for k, got in results.items():
         assert np.array_equal(got, expected[k % len(texts)])
 
+
+
+# -- extract_many: many texts in one call -----------------------------------------------------
+
+_COLUMNS = ("kind", "start", "end", "key_start", "key_end", "value_start", "value_end", "value_kind",
+            "fp_key", "fp_value", "fp_fact")
+
+
+def assert_same_table(a: FactTable, b: FactTable) -> None:
+    assert a.data == b.data
+    for name in _COLUMNS:
+        x, y = getattr(a, name), getattr(b, name)
+        assert x.dtype == y.dtype and x.shape == y.shape and np.array_equal(x, y), name
+        assert not x.flags.writeable
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(all_text, max_size=10))
+def test_extract_many_is_extract_of_each(texts):
+    for got, text in zip(facts.extract_many(texts), texts, strict=True):
+        assert_same_table(got, extract(text))
+
+
+def test_extract_many_takes_what_extract_takes():
+    texts = [SAMPLE, SAMPLE.encode(), bytearray(b"retries=3"), memoryview(b"x 42"), "", "naïve €500", ("a", "b")[0]]
+    got = facts.extract_many(texts)
+    assert len(got) == len(texts)
+    for table, text in zip(got, texts):
+        assert_same_table(table, extract(text))
+    assert facts.extract_many(tuple(texts[:2]))[1].data == SAMPLE.encode()
+    assert facts.extract_many([]) == []
+
+
+def test_extract_many_across_batches(monkeypatch):
+    """Texts past the batch size go to another native call (tables of one call share one
+    buffer, so a call is kept small): the same tables, and a text larger than a batch alone."""
+    monkeypatch.setattr(facts, "_BATCH_BYTES", 100)
+    texts = [SAMPLE * k for k in (0, 1, 3, 1, 1, 1)] + ["retries=5"] * 30
+    for table, text in zip(facts.extract_many(texts), texts, strict=True):
+        assert_same_table(table, extract(text))
+
+
+def test_extract_many_fails_on_the_first_bad_text_and_names_it(monkeypatch):
+    with pytest.raises(InvalidContentError, match="offset 2") as e:
+        facts.extract_many(["fine 1", b"ok", b"ab\xff", "\ud800"])
+    assert e.value.__notes__ == ["in texts[2]"]
+    with pytest.raises(InvalidContentError, match="surrogate") as e:
+        facts.extract_many(["fine 1", "x \ud800"])
+    assert e.value.__notes__ == ["in texts[1]"]
+    with pytest.raises(InvalidContentError, match="must be str") as e:
+        facts.extract_many(["fine", None])
+    assert e.value.__notes__ == ["in texts[1]"]
+    with pytest.raises(LimitExceededError, match="max_bytes") as e:
+        facts.extract_many(["ok", "x" * 60], max_bytes=50)
+    assert e.value.__notes__ == ["in texts[1]"]
+    # a text over max_spans before an invalid one is the error, as extract in order would find it
+    for batch_bytes in (1 << 16, 4):
+        monkeypatch.setattr(facts, "_BATCH_BYTES", batch_bytes)
+        with pytest.raises(LimitExceededError, match="max_spans") as e:
+            facts.extract_many(["1", "1 2 3", "4", b"\xff"], max_spans=2)
+        assert e.value.__notes__ == ["in texts[1]"]
+        with pytest.raises(LimitExceededError, match="max_spans") as e:
+            facts.extract_many(["1", "2", "3 4 5"], max_spans=2)
+        assert e.value.__notes__ == ["in texts[2]"]
+
+
+def test_extract_many_rejects_bad_arguments():
+    for bad in ("retries=3", b"retries=3", None, {"a": 1}, iter(["x"])):
+        with pytest.raises(TypeError, match="texts must be a list or tuple"):
+            facts.extract_many(bad)
+    for bad in (-1, "10", 1.5, True):
+        with pytest.raises(LimitExceededError):
+            facts.extract_many(["x"], max_spans=bad)
+        with pytest.raises(LimitExceededError):
+            facts.extract_many(["x"], max_bytes=bad)

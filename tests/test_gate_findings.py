@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 import provgate.gate as gate_module
-from gate_helpers import assert_accepted, blk, gate_for, store_with, tool
+from gate_helpers import assert_accepted, blk, gate_for, record_extractions, store_with, tool
 from provgate.gate import Gate
 from provgate.window import parse_edit
 
@@ -39,9 +39,7 @@ def test_structural_reorder_on_a_fresh_gate_extracts_nothing(monkeypatch):
     pre = [tool("t1", "tool:call_1", src["tool:call_1"]), blk("a1", "assistant", "It retries 3 times.\n"),
            blk("a2", "assistant", "Confirmed [src:call_1].\n")]
     g = gate_for(src)
-    calls = []
-    real = gate_module.extract
-    monkeypatch.setattr(gate_module, "extract", lambda data, *a, **k: calls.append(bytes(data)) or real(data, *a, **k))
+    calls = record_extractions(monkeypatch)
     v = g.check(pre, pre[::-1], operator="reorder")
     assert_accepted(v, "structural")
     assert calls == [b"Confirmed [src:call_1].\n"]

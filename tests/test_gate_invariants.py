@@ -19,6 +19,7 @@ from gate_helpers import (
     invariants,
     of,
     pointer_to,
+    record_extractions,
     store_with,
     summary,
     tool,
@@ -113,15 +114,13 @@ def test_a_warm_gate_rechecks_a_structural_edit_without_extracting(g, monkeypatc
     # a structural check extracts nothing, so warm the gate with a check that reads pre's facts
     g.check(pre, [pre[0], blk("a1", "assistant", NOTE.replace("It retries", "It still retries")), pre[2]],
             operator="rewrite")
-    calls = []
-    real = gate_module.extract
-    monkeypatch.setattr(gate_module, "extract", lambda *a, **k: calls.append(1) or real(*a, **k))
+    calls = record_extractions(monkeypatch)
     assert_accepted(g.check(pre, post, operator="reorder"), "structural")
     assert calls == []
     # one changed block costs one extraction, not a window's worth
     post2 = [pre[2], pre[0], blk("a1", "assistant", NOTE.replace("; the", ", and the"))]
     assert_accepted(g.check(pre, post2, operator="rewrite"), "lossless")
-    assert len(calls) == 1
+    assert calls == [post2[2]["text"].encode()]
 
 
 def test_summarize_is_lossy_and_rejected_edits_are_classified_rejected(g):

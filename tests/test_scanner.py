@@ -879,6 +879,82 @@ def test_extract_columns_empty(impl):
     assert [c.shape for c in cols] == [(0,)] * 8 + [(0, 2)] * 3
 
 
+# -- extract_columns_many: many texts, one call ---------------------------------------------
+
+
+@settings(DIFFERENTIAL, max_examples=400)
+@given(st.lists(all_text, max_size=12))
+def test_extract_columns_many_is_extract_columns_of_each(impl, texts):
+    """Text for text the columns extract_columns gives, with each text on its own (a text that
+    ends mid-token does not run on into the next one), in both implementations."""
+    datas = [t.encode("utf-8") for t in texts]
+    many = impl.extract_columns_many(datas, 10**7, FP_KEY)
+    assert isinstance(many, list) and len(many) == len(datas)
+    for data, cols in zip(datas, many):
+        assert_same_extraction(cols, _scanner_py.extract_columns(data, 10**7, FP_KEY), data)
+        assert not any(c.flags.writeable for c in cols)
+
+
+def test_extract_columns_many_keeps_texts_apart(impl):
+    """Pieces that would make other facts if they were one text (a kv split at "=", a quote
+    split in half, a path split at "/") are scanned as the separate texts they are."""
+    pieces = [b"retries", b"=3 and '", b"half' /etc", b"/hosts", b"", b"12", b"34 [src:", b"a]"]
+    many = impl.extract_columns_many(pieces, 10**7, FP_KEY)
+    for data, cols in zip(pieces, many):
+        assert_same_extraction(cols, _scanner_py.extract_columns(data, 10**7, FP_KEY), data)
+    joined = b"".join(pieces)
+    together = _scanner_py.extract_columns(joined, 10**7, FP_KEY)
+    assert sum(c[0].shape[0] for c in many) != together[0].shape[0]  # the pieces really differ from the whole
+
+
+def test_extract_columns_many_on_real_text(impl, testdata):
+    import json
+
+    with open(testdata / "summedits" / "summedits_evaluation.jsonl", encoding="utf-8") as f:
+        docs = [json.loads(line) for line in f][:60]
+    datas = [d.encode("utf-8") for r in docs for d in (r["doc"], r["summary"])]
+    for data, cols in zip(datas, impl.extract_columns_many(datas, 10**7, FP_KEY)):
+        assert_same_extraction(cols, _scanner_py.extract_columns(data, 10**7, FP_KEY), data)
+
+
+def test_extract_columns_many_limit_is_per_text_and_the_first_one_fails(impl):
+    ok = impl.extract_columns_many([b"1 2", b"3 4", b""], 2, FP_KEY)  # 4 spans in all, 2 a text
+    assert [c[0].shape[0] for c in ok] == [2, 2, 0]
+    with pytest.raises(LimitExceededError, match="more than 2 grounded spans"):
+        impl.extract_columns_many([b"1 2", b"1 2 3", b"4"], 2, FP_KEY)
+    with pytest.raises(LimitExceededError):
+        impl.extract_columns_many([b"1 2 3"], 0, FP_KEY)
+    assert impl.extract_columns_many([b"words only"], 0, FP_KEY)[0][0].shape == (0,)
+
+
+def test_extract_columns_many_rejects_bad_arguments(impl):
+    assert impl.extract_columns_many([], 10, FP_KEY) == []
+    assert impl.extract_columns_many((), 10, FP_KEY) == []
+    with pytest.raises(TypeError, match="datas must be a list or tuple of bytes, not str"):
+        impl.extract_columns_many("retries=3", 10, FP_KEY)
+    with pytest.raises(TypeError, match="datas must be a list or tuple of bytes, not bytes"):
+        impl.extract_columns_many(b"retries=3", 10, FP_KEY)
+    for bad in ("x=1", bytearray(b"x=1"), memoryview(b"x=1"), None, 5):
+        with pytest.raises(TypeError, match=r"datas\[1\] must be bytes"):
+            impl.extract_columns_many([b"ok", bad], 10, FP_KEY)
+    for key in (b"short", FP_KEY + b"x", "x" * 32, None, bytearray(FP_KEY)):
+        with pytest.raises(ValueError, match="key must be 32 bytes"):
+            impl.extract_columns_many([b"retries=3"], 10, key)
+    with pytest.raises(ValueError, match="max_spans must be >= 0"):
+        impl.extract_columns_many([b"retries=3"], -1, FP_KEY)
+
+
+def test_extract_columns_many_survives_a_failed_call(impl):
+    """A call that fails part-way (a later text over the limit) leaves nothing behind that
+    changes the next call's answer (the native scratch space is reused)."""
+    datas = [b"retries=3 " * 50, b"x=1 y=2 " * 40, b"1 2 3 4 5 6"]
+    want = impl.extract_columns_many(datas, 10**4, FP_KEY)
+    with pytest.raises(LimitExceededError):
+        impl.extract_columns_many(datas, 5, FP_KEY)
+    for got, expected, data in zip(impl.extract_columns_many(datas, 10**4, FP_KEY), want, datas):
+        assert_same_extraction(got, expected, data)
+
+
 def test_extract_columns_with_hashing_in_python():
     """A partial build (native scanner, reference hashing) frames natively and hashes through
     provgate._hashing: the same columns."""
@@ -903,6 +979,8 @@ def test_extract_columns_releases_the_gil():
     native.extract_columns(data, 10**7, FP_KEY)  # warm: imports, scratch
     assert observed_while_running(lambda: sum(range(5_000_000))) == 0
     assert observed_while_running(lambda: native.extract_columns(data, 10**7, FP_KEY)) > 0
+    pieces = [data[k : k + 40_000] for k in range(0, len(data), 40_000)]  # extract_columns_many too
+    assert observed_while_running(lambda: native.extract_columns_many(pieces, 10**7, FP_KEY)) > 0
 
 
 @pytest.mark.parametrize("tail", [b"\xff", b"\xc3", b"\xe2\x82", "é".encode(), "€".encode(), "😀".encode(), b"\xed\xa0\x80"])

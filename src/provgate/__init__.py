@@ -20,6 +20,7 @@ _EXPORTS: dict[str, str] = {
     "hash_spans": "provgate._hashing",
     "hash_buffers": "provgate._hashing",
     "extract": "provgate.facts",
+    "extract_many": "provgate.facts",
     "FactTable": "provgate.facts",
     "Kind": "provgate.facts",
     "Span": "provgate.facts",
@@ -111,6 +112,7 @@ if TYPE_CHECKING:  # pragma: no cover
         Kind,
         Span,
         extract,
+        extract_many,
     )
     from provgate.matching import (
         GroundedMatches,

@@ -9,6 +9,7 @@ scan = _impl.scan
 utf8_error_offset = _impl.utf8_error_offset
 frame_facts = _impl.frame_facts
 extract_columns = _impl.extract_columns
+extract_columns_many = _impl.extract_columns_many
 span_values = _impl.span_values
 
-__all__ = ["IMPLEMENTATION", "extract_columns", "frame_facts", "scan", "span_values", "utf8_error_offset"]
+__all__ = ["IMPLEMENTATION", "extract_columns", "extract_columns_many", "frame_facts", "scan", "span_values", "utf8_error_offset"]

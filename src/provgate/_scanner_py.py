@@ -66,6 +66,7 @@ from typing import Any
 
 import numpy as np
 
+from provgate._batch import check_byte_items
 from provgate.errors import InvalidArgumentError, LimitExceededError
 
 IMPLEMENTATION = "reference"
@@ -890,6 +891,17 @@ def extract_columns(data: Any, max_spans: int, key: bytes) -> tuple[np.ndarray, 
     for column in out:
         column.flags.writeable = False
     return out
+
+
+def extract_columns_many(datas: Any, max_spans: int, key: bytes) -> list[tuple[np.ndarray, ...]]:
+    """:func:`extract_columns` of each of ``datas`` (a list or tuple of ``bytes``), in order:
+    the first text over ``max_spans`` raises, as calling it text by text would. (The native
+    module scans the texts in one call and fingerprints their facts together.)"""
+    if max_spans < 0:
+        raise ValueError("max_spans must be >= 0")
+    if type(key) is not bytes or len(key) != 32:
+        raise ValueError("key must be 32 bytes")
+    return [extract_columns(data, max_spans, key) for data in check_byte_items(datas, "datas")]
 
 
 def check_span_columns(data: Any, kind: Any, value_start: Any, value_end: Any, wanted: Any) -> None:

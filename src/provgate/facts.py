@@ -77,6 +77,7 @@ __all__ = [
     "Kind",
     "Span",
     "extract",
+    "extract_many",
     "fingerprint_fact",
     "fingerprint_key",
     "fingerprint_kv_keys",
@@ -451,6 +452,31 @@ def _check_columns(size, kind, start, end, ks, ke, vs, ve, vk) -> None:
 # -- extraction --------------------------------------------------------------------------------
 
 
+def _checked_limits(max_bytes: Any, max_spans: Any) -> None:
+    if isinstance(max_bytes, bool) or not isinstance(max_bytes, int) or max_bytes < 0:
+        raise LimitExceededError(f"max_bytes must be a non-negative int, not {max_bytes!r}")
+    if isinstance(max_spans, bool) or not isinstance(max_spans, int) or max_spans < 0:
+        raise LimitExceededError(f"max_spans must be a non-negative int, not {max_spans!r}")
+
+
+def _checked_data(text: Any, max_bytes: int) -> bytes:
+    """``text`` as valid UTF-8 bytes within ``max_bytes``, or the error :func:`extract` raises."""
+    if type(text) is bytes:
+        # the gate's case, once per changed block of every edit: valid bytes are used as they
+        # are (invalid ones go through _utf8 for its error)
+        if len(text) > max_bytes:
+            raise LimitExceededError(f"text of {len(text)} bytes exceeds max_bytes={max_bytes}")
+        return text if _scanner.utf8_error_offset(text) < 0 else _utf8(text)
+    if isinstance(text, str) and len(text) > max_bytes:  # each character is >= 1 byte
+        raise LimitExceededError(f"text of {len(text)} characters exceeds max_bytes={max_bytes}")
+    if isinstance(text, (bytearray, memoryview)) and memoryview(text).nbytes > max_bytes:
+        raise LimitExceededError(f"text of {memoryview(text).nbytes} bytes exceeds max_bytes={max_bytes}")
+    data = _utf8(text)
+    if len(data) > max_bytes:
+        raise LimitExceededError(f"text of {len(data)} bytes exceeds max_bytes={max_bytes}")
+    return data
+
+
 def extract(text: Any, *, max_bytes: int = DEFAULT_MAX_BYTES, max_spans: int = DEFAULT_MAX_SPANS) -> FactTable:
     """The fact table of ``text`` (str, or UTF-8 bytes / bytearray / memoryview).
 
@@ -458,22 +484,60 @@ def extract(text: Any, *, max_bytes: int = DEFAULT_MAX_BYTES, max_spans: int = D
     invalid UTF-8 in bytes (naming the offset) or a wrong type, and
     :class:`~provgate.errors.LimitExceededError` over ``max_bytes`` or ``max_spans``.
     """
-    if isinstance(max_bytes, bool) or not isinstance(max_bytes, int) or max_bytes < 0:
-        raise LimitExceededError(f"max_bytes must be a non-negative int, not {max_bytes!r}")
-    if isinstance(max_spans, bool) or not isinstance(max_spans, int) or max_spans < 0:
-        raise LimitExceededError(f"max_spans must be a non-negative int, not {max_spans!r}")
-    if type(text) is bytes:
-        # the gate's case, once per changed block of every edit: valid bytes are used as they
-        # are (invalid ones go through _utf8 for its error)
-        if len(text) > max_bytes:
-            raise LimitExceededError(f"text of {len(text)} bytes exceeds max_bytes={max_bytes}")
-        data = text if _scanner.utf8_error_offset(text) < 0 else _utf8(text)
-    else:
-        if isinstance(text, str) and len(text) > max_bytes:  # each character is >= 1 byte
-            raise LimitExceededError(f"text of {len(text)} characters exceeds max_bytes={max_bytes}")
-        if isinstance(text, (bytearray, memoryview)) and memoryview(text).nbytes > max_bytes:
-            raise LimitExceededError(f"text of {memoryview(text).nbytes} bytes exceeds max_bytes={max_bytes}")
-        data = _utf8(text)
-        if len(data) > max_bytes:
-            raise LimitExceededError(f"text of {len(data)} bytes exceeds max_bytes={max_bytes}")
+    _checked_limits(max_bytes, max_spans)
+    data = _checked_data(text, max_bytes)
     return FactTable._extracted(data, _scanner.extract_columns(data, max_spans, FINGERPRINT_KEY))
+
+
+# extract_many scans at most this much text per native call: the tables of one call share one
+# buffer, which lives while any of them does, so a batch is kept small enough that a table
+# kept alone never holds much memory that is not its own
+_BATCH_BYTES = 64 * 1024
+
+
+def extract_many(texts: Any, *, max_bytes: int = DEFAULT_MAX_BYTES,
+                 max_spans: int = DEFAULT_MAX_SPANS) -> list[FactTable]:
+    """:func:`extract` of each of ``texts`` (a list or tuple), in order: the same tables, made
+    by one native call for many short texts (a call's fixed cost and the hashing of a few
+    facts at a time are paid once per batch instead of once per text).
+
+    ``max_bytes`` and ``max_spans`` apply to each text. A text that :func:`extract` would
+    refuse raises its error (with a note naming its index), the first such text in order.
+    """
+    _checked_limits(max_bytes, max_spans)
+    if not isinstance(texts, (list, tuple)):
+        raise TypeError(f"texts must be a list or tuple, not {type(texts).__name__}")
+    tables: list[FactTable] = []
+    batch: list[bytes] = []
+    size = 0
+    for i, text in enumerate(texts):
+        try:
+            data = _checked_data(text, max_bytes)
+        except (InvalidContentError, LimitExceededError) as e:
+            _extract_batch(batch, max_spans, i - len(batch))  # an earlier text over max_spans comes first
+            e.add_note(f"in texts[{i}]")
+            raise
+        if batch and size + len(data) > _BATCH_BYTES:
+            tables += _extract_batch(batch, max_spans, i - len(batch))
+            batch, size = [], 0
+        batch.append(data)
+        size += len(data)
+    tables += _extract_batch(batch, max_spans, len(texts) - len(batch))
+    return tables
+
+
+def _extract_batch(datas: list[bytes], max_spans: int, first: int) -> list[FactTable]:
+    if not datas:
+        return []
+    try:
+        columns = _scanner.extract_columns_many(datas, max_spans, FINGERPRINT_KEY)
+    except LimitExceededError as e:
+        # which text: the first over the limit, as extract would find it text by text
+        for k, data in enumerate(datas):
+            try:
+                _scanner.extract_columns(data, max_spans, FINGERPRINT_KEY)
+            except LimitExceededError:
+                e.add_note(f"in texts[{first + k}]")
+                break
+        raise
+    return [FactTable._extracted(data, cols) for data, cols in zip(datas, columns)]

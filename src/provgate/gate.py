@@ -75,6 +75,7 @@ from provgate.facts import (
     FactTable,
     Kind,
     extract,
+    extract_many,
     fingerprint_kv_keys,
 )
 from provgate.fingerprints import EMPTY, FingerprintSet
@@ -881,7 +882,7 @@ class Gate:
                 entries.append((d, info, len(table.data) + 64 * len(table) + 64))
         if scan:
             datas = [pending.get(digests[k]) or blocks[k].text.encode("utf-8") for k in scan]
-            for k, table in zip(scan, [extract(data) for data in datas]):
+            for k, table in zip(scan, extract_many(datas)):
                 info = out[k] = _Facts(table)
                 entries.append((digests[k], info, len(table.data) + 64 * len(table) + 64))
         self._facts.put_many(entries)

@@ -27,6 +27,9 @@ def utf8_error_offset(data: bytes | bytearray | memoryview) -> int: ...
 def extract_columns(
     data: bytes | bytearray | memoryview, max_spans: int, key: bytes
 ) -> tuple[npt.NDArray[np.uint8 | np.int64 | np.uint64], ...]: ...  # the 8 of scan, then fp_key, fp_value, fp_fact
+def extract_columns_many(
+    datas: list[bytes] | tuple[bytes, ...], max_spans: int, key: bytes
+) -> list[tuple[npt.NDArray[np.uint8 | np.int64 | np.uint64], ...]]: ...
 def _extract_columns_with_python_hashing(
     data: bytes | bytearray | memoryview, max_spans: int, key: bytes
 ) -> tuple[npt.NDArray[np.uint8 | np.int64 | np.uint64], ...]: ...
