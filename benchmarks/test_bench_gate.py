@@ -23,6 +23,8 @@ Scenarios, each on the corpus edits (prune keeping ~60% of blocks, rewrite of 10
 - ``recheck``: the session's next edit after committing one of those: the committed window
   with one block changed (target <= 0.5 ms thanks to digest-keyed caches). The gate kept the
   committed window's side; every round's post window is a new object it has not seen.
+  ``recheck_with_plain_json_blocks``: the same edit passed as plain JSON blocks (pre and post)
+  to ``gate.check``, the wall time of the call, building both windows included.
 
 Peak memory of one session check (tracemalloc, which numpy reports to) is recorded in
 ``extra_info`` against the window's bytes.
@@ -82,15 +84,20 @@ def _session_gate(store: SourceStore, edit: Edit) -> Gate:
     return gate
 
 
-def _next_cycle(verdict, variant: int = 0) -> Edit:
-    """The session's next edit after ``verdict`` was committed: one cited assistant turn of
-    the committed window reworded (whitespace inside a line, one sentence added); each
-    ``variant`` is a different text, so the gate has to hash, scan and ground it anew."""
-    post = verdict.window.to_json()
+def _next_blocks(blocks: list[dict], variant: int = 0) -> list[dict]:
+    """The next window's JSON blocks: one cited assistant turn of ``blocks`` reworded
+    (whitespace inside a line, one sentence added), every other block the very same object;
+    each ``variant`` is a different text, so the gate has to hash, scan and ground it anew."""
+    post = list(blocks)
     j = next(i for i, b in enumerate(post) if b["role"] == "assistant" and "[src:" in b["text"])
     added = "Nothing" + " " * (variant + 1) + "else changed.\n"
     post[j] = dict(post[j], text=post[j]["text"].replace(". ", ".  ", 1) + added)
-    return Edit("rewrite", verdict.window, Window(post))
+    return post
+
+
+def _next_cycle(verdict, variant: int = 0) -> Edit:
+    """The session's next edit after ``verdict`` was committed (see _next_blocks)."""
+    return Edit("rewrite", verdict.window, Window(_next_blocks(verdict.window.to_json(), variant)))
 
 
 @pytest.mark.parametrize("name", list(EDITS))
@@ -156,6 +163,28 @@ def test_recheck_after_one_block_changed(benchmark, window, store, name):
     verdict = benchmark.pedantic(lambda nxt: gate.check_edit(nxt), setup=setup, rounds=30, iterations=1)
     assert verdict.accepted, verdict.summary()
     benchmark.extra_info.update(implementation=IMPL, blocks=len(committed.window))
+
+
+@pytest.mark.parametrize("name", ["prune", "summarize"])
+@pytest.mark.benchmark(group="gate-recheck-json")
+def test_recheck_with_plain_json_blocks(benchmark, window, store, name):
+    """The same next edit for an agent that holds its window as plain JSON blocks: each round
+    it passes the committed window's blocks and the next window's (one block changed, the others
+    the same dicts) to ``gate.check``, which builds both windows. Wall time of the call."""
+    edit = parse_edit(_edit(window, name))
+    gate = _session_gate(store, edit)
+    committed = gate.check_edit(edit)
+    assert committed.accepted
+    pre_blocks = committed.window.to_json()
+    variants = iter(range(1, 1000))
+
+    def setup():
+        return (_next_blocks(pre_blocks, next(variants)),), {}
+
+    verdict = benchmark.pedantic(lambda post: gate.check(pre_blocks, post, operator="rewrite"), setup=setup,
+                                 rounds=30, iterations=1)
+    assert verdict.accepted, verdict.summary()
+    benchmark.extra_info.update(implementation=IMPL, blocks=len(pre_blocks))
 
 
 @pytest.mark.benchmark(group="gate-audit")

@@ -10,16 +10,24 @@ reads it. These passes handle Python objects only, so they run with the GIL held
 
 from types import MemberDescriptorType
 
-from cpython.object cimport PyObject, PyObject_GetAttr, PyObject_RichCompareBool, Py_EQ, Py_TYPE
+from cpython.dict cimport PyDict_GetItem, PyDict_SetItem
+from cpython.float cimport PyFloat_FromDouble
+from cpython.list cimport PyList_AsTuple, PyList_New, PyList_SET_ITEM
+from cpython.long cimport PyLong_AsDouble
+from cpython.object cimport (PyObject, PyObject_GenericSetAttr, PyObject_GetAttr, PyObject_RichCompareBool, Py_EQ,
+                             Py_TYPE)
 from cpython.ref cimport Py_INCREF
-from cpython.list cimport PyList_New, PyList_SET_ITEM
+from cpython.set cimport PySet_Contains
+from libc.math cimport isfinite
+from libc.string cimport memchr
 
 from provgate._blockscan_py import (SHAPE_FIELDS, check_blocks, check_digest_list, check_match, check_parallel,
                                    check_position)
-from provgate.window import Block
+from provgate.window import _BLOCK_FIELDS, MAX_HANDLE_BYTES, MAX_ID_CHARS, ROLES, Block, duplicate_id_error
 
 __all__ = ["IMPLEMENTATION", "SHAPE_FIELDS", "bad_derived", "block_texts", "by_provenance", "holding",
-           "matched_by_id", "provenance_changed", "same_shape_as", "texts_changed"]
+           "matched_by_id", "provenance_changed", "same_blocks_as", "same_shape_as", "texts_changed",
+           "window_blocks"]
 
 IMPLEMENTATION = "native"
 
@@ -268,3 +276,194 @@ def bad_derived(blocks):
         if _shape_field(block, DERIVED) and not _shape_field(block, DERIVED_FROM):
             out.append(j)
     return out
+
+
+# ---- a window's blocks from JSON objects ----------------------------------------------------------
+
+cdef extern from "Python.h":
+    bint PyUnicode_IS_ASCII(object)
+    Py_ssize_t PyUnicode_GET_LENGTH(object)
+    void* PyUnicode_DATA(object)
+    void PyObject_GC_UnTrack(void*)
+
+cdef enum:
+    N_FIELDS = 9  # len(_BLOCK_FIELDS), asserted below
+
+# byte offsets of every field of a Block in _BLOCK_FIELDS order; all >= 0, or blocks are made
+# through object.__setattr__ (as the reference makes them)
+cdef Py_ssize_t _field_offsets[N_FIELDS]
+cdef bint _by_offset = True
+cdef tuple _field_names = tuple(_BLOCK_FIELDS)
+cdef object _roles = ROLES
+cdef Py_ssize_t _max_id = MAX_ID_CHARS, _max_handle = MAX_HANDLE_BYTES
+cdef object _empty = ()
+assert len(_BLOCK_FIELDS) == N_FIELDS and type(ROLES) is frozenset
+for _k in range(N_FIELDS):
+    _field_offsets[_k] = _slot_offset(_BLOCK_FIELDS[_k])
+    if _field_offsets[_k] < 0:
+        _by_offset = False
+
+
+cdef inline bint _plain_name(object value, Py_ssize_t limit) noexcept:
+    """An exact, non-empty ASCII str of at most ``limit`` characters without NUL: a valid id or
+    handle (ASCII has no surrogate, and its UTF-8 length is its length)."""
+    if type(value) is not str or not PyUnicode_IS_ASCII(value):
+        return False
+    cdef Py_ssize_t n = PyUnicode_GET_LENGTH(value)
+    return 0 < n <= limit and memchr(PyUnicode_DATA(value), 0, n) == NULL
+
+
+cdef object _plain_handles(PyObject* value):
+    """A JSON list or tuple of plain handles as a tuple (``()`` when absent: the default);
+    ``False`` when the value needs the reference's checks."""
+    if value == NULL:
+        return _empty
+    cdef object seq = <object>value
+    cdef Py_ssize_t k, n
+    if type(seq) is list:
+        n = len(<list>seq)
+        for k in range(n):
+            if not _plain_name((<list>seq)[k], _max_handle):
+                return False
+        handles = PyList_AsTuple(seq)
+        PyObject_GC_UnTrack(<PyObject*>handles)  # strings only: it can be in no reference cycle
+        return handles
+    if type(seq) is tuple:
+        n = len(<tuple>seq)
+        for k in range(n):
+            if not _plain_name((<tuple>seq)[k], _max_handle):
+                return False
+        return seq
+    return False
+
+
+cdef inline object _flag(PyObject* value):
+    """A JSON boolean (False when absent), or None when it needs the reference's checks."""
+    if value == NULL:
+        return False
+    if <object>value is True or <object>value is False:
+        return <object>value
+    return None
+
+
+cdef object _plain_block(dict obj):
+    """The Block ``Block.from_json(obj)`` makes when every field has its usual form (exact
+    types, ASCII ids and handles, a float or int ts), else None: the caller then asks
+    Block.from_json itself, which also raises the error of an invalid object."""
+    cdef PyObject* p
+    cdef double ts_value
+    p = PyDict_GetItem(obj, "id")
+    if p == NULL or not _plain_name(<object>p, _max_id):
+        return None
+    block_id = <object>p
+    p = PyDict_GetItem(obj, "role")
+    if p == NULL or type(<object>p) is not str or PySet_Contains(_roles, <object>p) != 1:
+        return None
+    role = <object>p
+    p = PyDict_GetItem(obj, "text")
+    if p == NULL or type(<object>p) is not str:
+        return None
+    text = <object>p
+    handles = _plain_handles(PyDict_GetItem(obj, "handles"))
+    if handles is False:
+        return None
+    derived_from = _plain_handles(PyDict_GetItem(obj, "derived_from"))
+    if derived_from is False:
+        return None
+    derived = _flag(PyDict_GetItem(obj, "derived"))
+    pinned = _flag(PyDict_GetItem(obj, "pinned"))
+    if derived is None or pinned is None:
+        return None
+    p = PyDict_GetItem(obj, "ts")
+    if p == NULL or <object>p is None:
+        ts = None
+    elif type(<object>p) is float:
+        if not isfinite(<double><object>p):
+            return None
+        ts = <object>p
+    elif type(<object>p) is int:
+        ts_value = PyLong_AsDouble(<object>p)  # raises OverflowError beyond a double
+        ts = PyFloat_FromDouble(ts_value)
+    else:
+        return None
+    p = PyDict_GetItem(obj, "resource")
+    if p == NULL or <object>p is None:
+        resource = None
+    elif _plain_name(<object>p, _max_handle):
+        resource = <object>p
+    else:
+        return None
+    block = object.__new__(_block_type)
+    values = (block_id, role, text, handles, derived, derived_from, pinned, ts, resource)
+    cdef Py_ssize_t k
+    cdef PyObject** slot
+    for k in range(N_FIELDS):
+        if _by_offset:
+            slot = <PyObject**>((<char*><PyObject*>block) + _field_offsets[k])
+            value = values[k]
+            Py_INCREF(value)
+            slot[0] = <PyObject*>value
+        else:
+            PyObject_GenericSetAttr(block, _field_names[k], values[k])
+    # Its fields are strings, tuples of strings, bools, a float or None: the block can be in no
+    # reference cycle, so the cycle collector need not track it. An agent's every edit builds
+    # two windows of hundreds of blocks; tracked, they made the collector's passes (which
+    # visit every tracked object that survived them) a third of a next edit's time.
+    PyObject_GC_UnTrack(<PyObject*>block)
+    return block
+
+
+def window_blocks(items, str path):
+    cdef list blocks = []
+    cdef dict by_id = {}
+    cdef Py_ssize_t i = 0
+    cdef PyObject* first
+    for item in items:
+        block = None
+        if <PyObject*>Py_TYPE(item) == _block_type_ptr or isinstance(item, _block_type):
+            block = item
+        elif type(item) is dict:
+            try:
+                block = _plain_block(<dict>item)
+            except OverflowError:
+                block = None  # an int ts beyond a float: the reference's message
+        if block is None:
+            block = Block.from_json(item, f"{path}[{i}]")
+        block_id = _field(block, _field_offsets[0], "id")
+        first = PyDict_GetItem(by_id, block_id)
+        if first != NULL:
+            raise duplicate_id_error(path, i, block_id, <object>first)
+        PyDict_SetItem(by_id, block_id, i)
+        blocks.append(block)
+        i += 1
+    return tuple(blocks), by_id
+
+
+def same_blocks_as(blocks, other):
+    cdef tuple items = _blocks_tuple(blocks)
+    cdef tuple others = _blocks_tuple(other)
+    if len(others) != len(items):
+        return False
+    cdef Py_ssize_t i, k, n = len(items)
+    cdef PyObject* mine
+    cdef PyObject* theirs
+    for i in range(n):
+        block = items[i]
+        their_block = others[i]
+        if block is their_block:
+            continue
+        if (not _by_offset or <PyObject*>Py_TYPE(block) != _block_type_ptr
+                or <PyObject*>Py_TYPE(their_block) != _block_type_ptr):
+            if not PyObject_RichCompareBool(block, their_block, Py_EQ):  # the dataclass's own ==
+                return False
+            continue
+        for k in range(N_FIELDS):
+            mine = _slot(block, _field_offsets[k])
+            theirs = _slot(their_block, _field_offsets[k])
+            if mine == NULL or theirs == NULL:  # an empty slot: == raises, as the reference's would
+                if not PyObject_RichCompareBool(block, their_block, Py_EQ):
+                    return False
+                break
+            if not _equal(<object>mine, <object>theirs):
+                return False
+    return True

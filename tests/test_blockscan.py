@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
+import re
 
 import pytest
 from hypothesis import given, settings
@@ -16,7 +17,7 @@ from provgate.errors import InvalidArgumentError
 from provgate.window import Block, Window
 
 FUNCTIONS = ("block_texts", "texts_changed", "same_shape_as", "matched_by_id", "provenance_changed",
-             "holding", "by_provenance", "by_resource", "bad_derived")
+             "holding", "by_provenance", "by_resource", "bad_derived", "window_blocks")
 
 
 @pytest.fixture(params=IMPLEMENTATIONS)
@@ -363,3 +364,171 @@ def test_provenance_indexes_native_agree_with_the_reference(a, wanted):
         assert list(impl.by_provenance(a).items()) == list(_blockscan_py.by_provenance(a).items())
         assert list(impl.by_resource(a).items()) == list(_blockscan_py.by_resource(a).items())
         assert impl.bad_derived(a) == _blockscan_py.bad_derived(a)
+
+
+
+# -- window_blocks: a window's blocks from JSON objects ---------------------------------------
+
+# every kind of value a field may hold, valid and not: the native fast path takes only the usual
+# forms and hands everything else to Block.from_json, so both implementations must agree on all
+_names = st.one_of(
+    st.sampled_from(["tool:call_1", "b1", "x", "doc:a/b.md", "file:src/app.py"]),
+    st.text(min_size=0, max_size=6),
+    st.just("a\x00b"), st.just("caf\u00e9"), st.just("\ud800"), st.just("x" * 257), st.just("h" * 1025),
+    st.just("h" * 1024),
+)
+_values = st.one_of(st.none(), st.booleans(), st.integers(-3, 3), st.just(2**1100), st.floats(allow_nan=True),
+                    _names, st.lists(_names, max_size=3), st.lists(_names, max_size=3).map(tuple),
+                    st.dictionaries(_names, st.integers(), max_size=1))
+_fields = {
+    "id": st.one_of(_names, _values),
+    "role": st.one_of(st.sampled_from(["system", "user", "assistant", "tool", "summary", "bot", "User"]), _values),
+    "text": st.one_of(st.text(max_size=8), st.just("x\ud800y"), _values),
+    "handles": st.one_of(st.lists(_names, max_size=3), st.lists(_names, max_size=3).map(tuple), _values),
+    "derived": st.one_of(st.booleans(), _values),
+    "derived_from": st.one_of(st.lists(_names, max_size=3), _values),
+    "pinned": st.one_of(st.booleans(), _values),
+    "ts": st.one_of(st.floats(allow_nan=True, allow_infinity=True), st.integers(-(2**64), 2**64), st.just(2**1100),
+                    _values),
+    "resource": st.one_of(st.none(), _names, _values),
+    "extra": _values,  # an unknown field: ignored
+}
+
+
+@st.composite
+def _json_block(draw):
+    keys = draw(st.lists(st.sampled_from(list(_fields)), unique=True))
+    if draw(st.booleans()):  # mostly the usual form: every required field, valid values
+        obj = {"id": draw(st.sampled_from(["b1", "b2", "b3", "call_4"])), "role": "tool", "text": draw(st.text(max_size=5))}
+    else:
+        obj = {}
+    for key in keys:
+        obj[key] = draw(_fields[key])
+    return obj
+
+
+def _outcome(impl, items, path="window"):
+    try:
+        blocks, by_id = impl.window_blocks(items, path)
+    except Exception as exc:  # the same error, with the same message and field
+        return ("error", type(exc), str(exc), getattr(exc, "field", None))
+    return ("ok", blocks, by_id, [tuple(type(getattr(b, f)) for f in Block.__slots__) for b in blocks])
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.lists(st.one_of(_json_block(), st.sampled_from([None, 3, "b", ["id"]])), max_size=5))
+def test_window_blocks_native_agrees_with_the_reference(items):
+    outcomes = [_outcome(impl, items) for impl in both()]
+    assert outcomes[0] == outcomes[-1]
+
+
+def test_window_blocks_makes_what_block_from_json_makes(impl):
+    items = [{"id": "b1", "role": "tool", "text": "retries=3\n", "handles": ["tool:call_1"], "ts": 5,
+              "resource": "file:a.cfg", "unknown": [1, 2]},
+             {"id": "b2", "role": "summary", "text": "x", "derived": True, "derived_from": ("tool:call_1",),
+              "pinned": False, "ts": 1.5},
+             {"id": "caf\u00e9", "role": "user", "text": "non-ASCII id: the reference's own checks"}]
+    blocks, by_id = impl.window_blocks(items, "post")
+    assert blocks == tuple(Block.from_json(o) for o in items)
+    assert by_id == {"b1": 0, "b2": 1, "caf\u00e9": 2}
+    assert blocks[0].ts == 5.0 and type(blocks[0].ts) is float and blocks[0].handles == ("tool:call_1",)
+    assert blocks[1].derived_from == ("tool:call_1",) and blocks[1].handles == ()
+    assert type(blocks[0].handles) is tuple
+    # Block objects are taken as they are (a subclass too), any iterable of items is read once
+    again, _ = impl.window_blocks(iter(blocks), "w")
+    assert all(a is b for a, b in zip(again, blocks))
+
+
+@pytest.mark.parametrize("bad, field, message", [
+    ({"id": "b1", "role": "tool"}, "w[1].text", "required field is missing"),
+    ({"id": "b1", "role": "bot", "text": ""}, "w[1].role", "unknown role"),
+    ({"id": "", "role": "tool", "text": ""}, "w[1].id", "must not be empty"),
+    ({"id": "a\x00", "role": "tool", "text": ""}, "w[1].id", "NUL"),
+    ({"id": "x" * 257, "role": "tool", "text": ""}, "w[1].id", "longer than 256"),
+    ({"id": "b1", "role": "tool", "text": "", "handles": ["h" * 1025]}, "w[1].handles[0]", "longer than 1024"),
+    ({"id": "b1", "role": "tool", "text": "", "handles": "tool:x"}, "w[1].handles", "expected an array"),
+    ({"id": "b1", "role": "tool", "text": "", "handles": [""]}, "w[1].handles[0]", "must not be empty"),
+    ({"id": "b1", "role": "tool", "text": "", "derived_from": ["\ud800"]}, "w[1].derived_from[0]", "surrogate"),
+    ({"id": "b1", "role": "tool", "text": "", "derived": 1}, "w[1].derived", "expected a boolean"),
+    ({"id": "b1", "role": "tool", "text": "", "pinned": None}, "w[1].pinned", "expected a boolean"),
+    ({"id": "b1", "role": "tool", "text": "", "ts": float("nan")}, "w[1].ts", "finite"),
+    ({"id": "b1", "role": "tool", "text": "", "ts": 2**1100}, "w[1].ts", "beyond the range of a float"),
+    ({"id": "b1", "role": "tool", "text": "", "ts": True}, "w[1].ts", "expected a number"),
+    ({"id": "b1", "role": "tool", "text": "", "resource": "a\x00"}, "w[1].resource", "NUL"),
+    ({"id": "b0", "role": "tool", "text": ""}, "w[1].id", "duplicate block id 'b0' (also at w[0])"),
+    ("b1", "w[1]", "expected an object"),
+])
+def test_window_blocks_refuses_what_the_format_refuses(impl, bad, field, message):
+    from provgate.errors import EditFormatError
+
+    with pytest.raises(EditFormatError, match=re.escape(message)) as e:
+        impl.window_blocks([{"id": "b0", "role": "tool", "text": "ok"}, bad, {"id": "b9", "role": "x"}], "w")
+    assert e.value.field == field
+
+
+# -- same_blocks_as: equal windows, field for field -------------------------------------------
+
+ALL_FIELD_CHANGES = [("id", "renamed"), ("role", "user"), ("text", "other\n"), ("handles", ("tool:other",)),
+                     ("derived", True), ("derived_from", ("tool:x",)), ("pinned", True), ("ts", 99.0),
+                     ("resource", "file:z.py")]
+
+
+def test_same_blocks_as_tells_every_field_apart(impl):
+    blocks = window()
+    assert impl.same_blocks_as(copied(blocks), blocks)  # equal, not identical, blocks
+    assert impl.same_blocks_as((), []) and not impl.same_blocks_as(blocks, blocks[:3])
+    assert {f.name for f in dataclasses.fields(Block)} == {name for name, _ in ALL_FIELD_CHANGES}
+    texts_anew = [dataclasses.replace(b, text="".join(list(b.text))) for b in blocks]  # equal, other objects
+    assert impl.same_blocks_as(texts_anew, blocks)
+    for name, value in ALL_FIELD_CHANGES:
+        for k in (0, 3):
+            changed = list(blocks)
+            changed[k] = dataclasses.replace(blocks[k], **{name: value})
+            assert not impl.same_blocks_as(changed, blocks), (name, k)
+            assert not impl.same_blocks_as(blocks, changed), (name, k)
+    with pytest.raises(TypeError, match=r"blocks\[1\] must be a Block, not str"):
+        impl.same_blocks_as(blocks, [blocks[0], "x"])
+
+
+def test_same_blocks_as_compares_a_subclass_as_the_dataclass_does():
+    base = window(2)
+    sub = object.__new__(Renamed)
+    for field in dataclasses.fields(Block):
+        Block.__dict__[field.name].__set__(sub, getattr(base[0], field.name))
+    for impl in both():
+        assert not impl.same_blocks_as([sub, base[1]], base)  # another class: not equal (==)
+        assert impl.same_blocks_as([sub, base[1]], [sub, base[1]])  # the very block
+        with pytest.raises(AttributeError):
+            impl.same_blocks_as([object.__new__(Block)], window(1))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(0, 5), st.sampled_from(ALL_FIELD_CHANGES), st.booleans())
+def test_same_blocks_as_native_agrees_with_the_reference(k, change, rebuilt):
+    blocks = window(6)
+    other = list(copied(blocks) if rebuilt else blocks)
+    other[k] = dataclasses.replace(other[k], **{change[0]: change[1]})
+    answers = {impl.same_blocks_as(blocks, other) for impl in both()} | {impl.same_blocks_as(other, blocks) for impl in both()}
+    assert answers == {getattr(blocks[k], change[0]) == change[1]}
+
+
+def test_blocks_made_from_json_are_left_out_of_the_cycle_collector():
+    """A block's fields are strings, tuples of strings, bools, a float or None, so no block can
+    be in a reference cycle: the native pass does not make the collector track the hundreds it
+    makes per window (the reference's Block.from_json leaves that to CPython)."""
+    import gc
+
+    items = [{"id": f"b{i}", "role": "tool", "text": f"x{i}\n", "handles": [f"tool:c{i}", "tool:d"],
+              "derived_from": ["tool:e"], "ts": float(i), "resource": "file:a"} for i in range(50)]
+    for impl in both():
+        blocks, _ = impl.window_blocks(items, "w")
+        for b in blocks:
+            for name in Block.__slots__:
+                value = getattr(b, name)
+                assert value is None or type(value) in (str, bool, float) or (
+                    type(value) is tuple and all(type(h) is str for h in value)), name
+            if impl.IMPLEMENTATION == "native":
+                assert not gc.is_tracked(b) and not gc.is_tracked(b.handles) and not gc.is_tracked(b.derived_from)
+        assert blocks == tuple(Block.from_json(o) for o in items)
+        del blocks
+        gc.collect()

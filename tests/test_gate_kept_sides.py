@@ -397,24 +397,77 @@ def test_a_gate_and_the_windows_it_keeps_are_freed_by_reference_counting():
         gc.enable()
 
 
-def test_the_gate_holds_the_callers_windows_weakly():
-    # a window dies where its caller drops it (not inside a later check that evicts its side),
-    # and a new window at its address is never judged by the dead one's side
+def test_the_gate_holds_the_callers_windows_only_until_its_next_check():
+    # a window outlives its caller's reference only until the gate's next check has been judged
+    # (the gate keeps its last check's windows, for a caller that passes one again as a new
+    # object); a new window at a dead window's address is never judged by the dead one's side
     store, edit = _corpus_case("rewrite", 0)
     fresh = [_comparable(Gate(store, audit=False).check_edit(_copied(edit))) for _ in range(2)]
     gc.disable()
     try:
         gate = Gate(store, audit=False)
+        earlier: list[weakref.ref] = []
         for k in range(12):
             pre, post = _copied(edit).pre, _copied(edit).post
             verdict = gate.check_edit(Edit("rewrite", pre, post))
             assert _comparable(verdict) == fresh[0]
-            alive = [weakref.ref(pre), weakref.ref(post)]
+            assert [w() for w in earlier] == [None, None][: len(earlier)], k  # the last check's: freed
+            earlier = [weakref.ref(pre), weakref.ref(post)]
             del pre, post, verdict
-            assert [w() for w in alive] == [None, None], k
+            assert None not in [w() for w in earlier]  # kept until the next check
         assert len(gate._sides) <= 8
+        gate.check_edit(_copied(edit))
+        assert [w() for w in earlier] == [None, None]
     finally:
         gc.enable()
+
+
+def test_a_pre_window_rebuilt_from_json_starts_from_the_committed_windows_side(monkeypatch):
+    """An agent that holds its window as plain JSON blocks passes the window the gate committed
+    as a new object, equal block for block: the gate shares what it derived from the committed
+    window (one native comparison), and gives the verdict of a gate that kept nothing."""
+    from gate_helpers import record_extractions
+
+    store, edit = _corpus_case("summarize", 0)
+    gate = _warm_gate(store, edit)
+    committed = gate.check_edit(edit).window
+    for k in range(3):
+        pre = Window(committed.to_json())  # new Block objects, the same strings
+        post = _one_block_changed(pre, k)
+        calls = record_extractions(monkeypatch)
+        verdict = gate.check_edit(Edit("rewrite", pre, post))
+        assert len(calls) <= 1  # only the changed block is scanned, not the whole pre window
+        monkeypatch.undo()
+        assert gate._sides[id(pre)]._ix is gate._sides[id(committed)]._ix  # shared, not rebuilt
+        assert _comparable(verdict) == _comparable(Gate(store, audit=False).check_edit(Edit("rewrite", pre, post)))
+
+
+@pytest.mark.parametrize("change", ["role", "ts", "pinned", "text", "handles", "id", "order"])
+def test_a_pre_window_that_differs_in_anything_gets_a_side_of_its_own(change):
+    store, edit = _corpus_case("rewrite", 1)
+    gate = _warm_gate(store, edit)
+    committed = gate.check_edit(edit).window
+    blocks = committed.to_json()
+    j = next(i for i, b in enumerate(blocks) if b["role"] == "tool" and b["handles"])
+    if change == "role":
+        blocks[j]["role"] = "user"
+    elif change == "ts":
+        blocks[j]["ts"] = 12345.0
+    elif change == "pinned":
+        blocks[j]["pinned"] = True
+    elif change == "text":
+        blocks[j]["text"] += "retries=9\n"
+    elif change == "handles":
+        blocks[j]["handles"] = blocks[j]["handles"] + ["tool:not_stored"]
+    elif change == "id":
+        blocks[j]["id"] += "_renamed"
+    else:
+        blocks[j], blocks[j + 1] = blocks[j + 1], blocks[j]
+    pre = Window(blocks)
+    post = _one_block_changed(pre, 0)
+    verdict = gate.check_edit(Edit("rewrite", pre, post))
+    assert gate._sides[id(pre)].ix is not gate._sides[id(committed)].ix
+    assert _comparable(verdict) == _comparable(Gate(store, audit=False).check_edit(Edit("rewrite", pre, post)))
 
 
 def test_a_windows_positions_by_id_are_its_own_and_read_only():

@@ -46,7 +46,7 @@ from operator import attrgetter, eq, is_not
 from typing import Any, Mapping, Sequence
 
 from provgate.errors import InvalidArgumentError
-from provgate.window import Block
+from provgate.window import Block, duplicate_id_error
 
 IMPLEMENTATION = "reference"
 
@@ -55,6 +55,25 @@ SHAPE_FIELDS = ("id", "handles", "derived", "derived_from", "pinned", "resource"
 _TEXT = attrgetter("text")
 _SHAPE = attrgetter(*SHAPE_FIELDS)
 _PROVENANCE = attrgetter("handles", "derived", "derived_from")
+
+
+def window_blocks(items: Any, path: str) -> tuple[tuple[Block, ...], dict[str, int]]:
+    """The blocks of a window made from ``items`` (an iterable of :class:`Block` and JSON
+    objects, each object parsed by ``Block.from_json`` as ``{path}[{i}]``), and their positions
+    by id; a second block with an id raises ``duplicate_id_error``. This is what
+    ``Window(items)`` does; the native module makes the usual JSON object's block (a ``dict``
+    with ASCII ids and handles) without the per-field checks' Python calls, and hands every
+    other item to ``Block.from_json``, so both raise the same error for the same input."""
+    blocks: list[Block] = []
+    by_id: dict[str, int] = {}
+    for i, block in enumerate(items):
+        if not isinstance(block, Block):
+            block = Block.from_json(block, f"{path}[{i}]")
+        if block.id in by_id:
+            raise duplicate_id_error(path, i, block.id, by_id[block.id])
+        by_id[block.id] = i
+        blocks.append(block)
+    return tuple(blocks), by_id
 
 
 def check_blocks(blocks: Any) -> None:
@@ -96,6 +115,13 @@ def same_shape_as(blocks: Sequence[Block], other: Sequence[Block]) -> bool:
     check_blocks(blocks)
     check_blocks(other)
     return len(blocks) == len(other) and all(map(eq, map(_SHAPE, blocks), map(_SHAPE, other)))
+
+
+def same_blocks_as(blocks: Sequence[Block], other: Sequence[Block]) -> bool:
+    """Are ``blocks`` and ``other`` equal block for block, in every field (texts included)?"""
+    check_blocks(blocks)
+    check_blocks(other)
+    return tuple(blocks) == tuple(other)
 
 
 def check_match(match: Any, n_other: int) -> None:

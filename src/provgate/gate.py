@@ -46,7 +46,8 @@ from blake3 import blake3
 
 from provgate import _blockscan
 from provgate import digests as _digests
-from provgate._blockscan import block_texts, matched_by_id, provenance_changed, same_shape_as, texts_changed
+from provgate._blockscan import (block_texts, matched_by_id, provenance_changed, same_blocks_as, same_shape_as,
+                                 texts_changed)
 from provgate._factdiff import (
     SortedFingerprints,
     absent_from_all,
@@ -373,6 +374,17 @@ class _Side:
         # a dead window's address may be taken by another: the reference tells them apart
         return self._window() is window
 
+    def twin_for(self, window: Window, texts: list[str]) -> _Side:
+        """This side for ``window``, a window equal to this one block for block (every field):
+        all that is kept here is a function of the window's content, so the twin shares it;
+        only the window and its own text objects (``texts``) are its own."""
+        twin = _Side.__new__(_Side)
+        for name in _Side.__slots__:
+            setattr(twin, name, getattr(self, name))
+        twin._window = weakref.ref(window)
+        twin.texts = texts
+        return twin
+
     @property
     def window(self) -> Window:
         window = self._window()
@@ -633,6 +645,10 @@ class Gate:
         self._marker_handles: dict[str, tuple[str, ...]] = {}
         self._unpersisted: list[tuple[str, str, FactTable]] = []
         self._sides: dict[int, _Side] = {}  # id(window) -> its side, for the last few windows
+        # the windows of the last check, held until the next one has been judged: a caller that
+        # passes the window it committed again as a new object (rebuilt from its plain JSON
+        # blocks, as most agents hold them) starts from what the gate derived from it
+        self._last_windows: tuple[Window, ...] = ()
         self._grounded = _Cache(16 << 20)
         self._lock = threading.Lock()
         self._history: list[CycleRecord] = []
@@ -709,6 +725,9 @@ class Gate:
         total_ms = (time.perf_counter() - started) * 1e3
         verdict.timings_ms["total"] = total_ms
         self._record(edit, verdict, run, total_ms)
+        # (the windows it replaces are freed here, outside the timed check, if the caller
+        # dropped them)
+        self._last_windows = tuple({id(w): w for w in (verdict.window, edit.post, edit.pre)}.values())
         t0 = time.perf_counter()
         self._persist_fact_tables()
         if self.audit:
@@ -838,7 +857,8 @@ class Gate:
 
     def side(self, window: Window, path: str, pending: dict[bytes, bytes], like: _Side | None = None) -> _Side:
         """The side of ``window``: kept from an earlier check of this very window object (a
-        window is immutable), else built, hashing the texts this gate has not seen."""
+        window is immutable), or shared with an equal window of the last check (a pre window
+        only), else built, hashing the texts this gate has not seen."""
         sides = self._sides
         side = sides.get(id(window))
         if side is not None and side.is_of(window):
@@ -847,7 +867,10 @@ class Gate:
                     sides[id(window)] = side
             return side
         blocks = window.blocks
-        if like is not None and len(like.texts) == len(blocks):
+        twin = self._kept_twin(window) if path == "pre" else None
+        if twin is not None:
+            side = twin.twin_for(window, block_texts(blocks))
+        elif like is not None and len(like.texts) == len(blocks):
             texts, differ = texts_changed(blocks, like.texts)
             made_from = (like.digests, differ)
             side = _Side(window, texts, self.digests(texts, path, pending, made_from))
@@ -863,6 +886,19 @@ class Gate:
             while len(sides) > _KEPT_SIDES:
                 del sides[next(iter(sides))]  # the least recently used
         return side
+
+    def _kept_twin(self, window: Window) -> _Side | None:
+        """The kept side of one of the last check's windows equal to ``window`` block for block
+        (a pre window is usually the window the last check committed, as a new object when the
+        caller rebuilt it from plain JSON blocks); one native pass over the blocks each."""
+        blocks = window.blocks
+        for other in self._last_windows:
+            if other is window or len(other.blocks) != len(blocks):
+                continue
+            side = self._sides.get(id(other))
+            if side is not None and side.is_of(other) and same_blocks_as(blocks, other.blocks):
+                return side
+        return None
 
     def facts_for_many(self, digests: list[bytes], blocks: list[Block], pending: dict[bytes, bytes]) -> list[_Facts]:
         """The facts of blocks (with their text digests): cached by digest; a primary block
