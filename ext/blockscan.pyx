@@ -10,7 +10,7 @@ reads it. These passes handle Python objects only, so they run with the GIL held
 
 from types import MemberDescriptorType
 
-from cpython.dict cimport PyDict_GetItem, PyDict_SetItem
+from cpython.dict cimport PyDict_GetItem, PyDict_GetItemWithError, PyDict_SetItem
 from cpython.float cimport PyFloat_FromDouble
 from cpython.list cimport PyList_AsTuple, PyList_New, PyList_SET_ITEM
 from cpython.long cimport PyLong_AsDouble
@@ -285,6 +285,8 @@ cdef extern from "Python.h":
     Py_ssize_t PyUnicode_GET_LENGTH(object)
     void* PyUnicode_DATA(object)
     void PyObject_GC_UnTrack(void*)
+    ctypedef struct PyTypeObject
+    object PyType_GenericAlloc(PyTypeObject* type, Py_ssize_t nitems)
 
 cdef enum:
     N_FIELDS = 9  # len(_BLOCK_FIELDS), asserted below
@@ -298,6 +300,8 @@ cdef object _roles = ROLES
 cdef Py_ssize_t _max_id = MAX_ID_CHARS, _max_handle = MAX_HANDLE_BYTES
 cdef object _empty = ()
 assert len(_BLOCK_FIELDS) == N_FIELDS and type(ROLES) is frozenset
+# a Block is made as object.__new__ makes it (the type's allocation; neither __new__ nor __init__ runs)
+assert Block.__new__ is object.__new__
 for _k in range(N_FIELDS):
     _field_offsets[_k] = _slot_offset(_BLOCK_FIELDS[_k])
     if _field_offsets[_k] < 0:
@@ -352,29 +356,29 @@ cdef object _plain_block(dict obj):
     Block.from_json itself, which also raises the error of an invalid object."""
     cdef PyObject* p
     cdef double ts_value
-    p = PyDict_GetItem(obj, "id")
+    p = PyDict_GetItemWithError(obj, "id")
     if p == NULL or not _plain_name(<object>p, _max_id):
         return None
     block_id = <object>p
-    p = PyDict_GetItem(obj, "role")
+    p = PyDict_GetItemWithError(obj, "role")
     if p == NULL or type(<object>p) is not str or PySet_Contains(_roles, <object>p) != 1:
         return None
     role = <object>p
-    p = PyDict_GetItem(obj, "text")
+    p = PyDict_GetItemWithError(obj, "text")
     if p == NULL or type(<object>p) is not str:
         return None
     text = <object>p
-    handles = _plain_handles(PyDict_GetItem(obj, "handles"))
+    handles = _plain_handles(PyDict_GetItemWithError(obj, "handles"))
     if handles is False:
         return None
-    derived_from = _plain_handles(PyDict_GetItem(obj, "derived_from"))
+    derived_from = _plain_handles(PyDict_GetItemWithError(obj, "derived_from"))
     if derived_from is False:
         return None
-    derived = _flag(PyDict_GetItem(obj, "derived"))
-    pinned = _flag(PyDict_GetItem(obj, "pinned"))
+    derived = _flag(PyDict_GetItemWithError(obj, "derived"))
+    pinned = _flag(PyDict_GetItemWithError(obj, "pinned"))
     if derived is None or pinned is None:
         return None
-    p = PyDict_GetItem(obj, "ts")
+    p = PyDict_GetItemWithError(obj, "ts")
     if p == NULL or <object>p is None:
         ts = None
     elif type(<object>p) is float:
@@ -386,14 +390,14 @@ cdef object _plain_block(dict obj):
         ts = PyFloat_FromDouble(ts_value)
     else:
         return None
-    p = PyDict_GetItem(obj, "resource")
+    p = PyDict_GetItemWithError(obj, "resource")
     if p == NULL or <object>p is None:
         resource = None
     elif _plain_name(<object>p, _max_handle):
         resource = <object>p
     else:
         return None
-    block = object.__new__(_block_type)
+    block = PyType_GenericAlloc(<PyTypeObject*>_block_type, 0)  # object.__new__(Block), without the call
     values = (block_id, role, text, handles, derived, derived_from, pinned, ts, resource)
     cdef Py_ssize_t k
     cdef PyObject** slot
@@ -420,13 +424,13 @@ def window_blocks(items, str path):
     cdef PyObject* first
     for item in items:
         block = None
-        if <PyObject*>Py_TYPE(item) == _block_type_ptr or isinstance(item, _block_type):
-            block = item
-        elif type(item) is dict:
+        if type(item) is dict:
             try:
                 block = _plain_block(<dict>item)
             except OverflowError:
                 block = None  # an int ts beyond a float: the reference's message
+        elif <PyObject*>Py_TYPE(item) == _block_type_ptr or isinstance(item, _block_type):
+            block = item
         if block is None:
             block = Block.from_json(item, f"{path}[{i}]")
         block_id = _field(block, _field_offsets[0], "id")
