@@ -170,23 +170,6 @@ def matched_by_id(blocks, digests, id_pos, other_digests):
     return match, pending
 
 
-def same_shape_as(blocks, other):
-    cdef tuple items = _blocks_tuple(blocks)
-    cdef tuple others = _blocks_tuple(other)
-    if len(others) != len(items):
-        return False
-    cdef Py_ssize_t i, k, n = len(items)
-    for i in range(n):
-        block = items[i]
-        theirs = others[i]
-        if block is theirs:
-            continue
-        for k in range(N_SHAPE):
-            if not _equal(_shape_field(block, k), _shape_field(theirs, k)):
-                return False
-    return True
-
-
 def provenance_changed(blocks, match, other):
     cdef tuple items = _blocks_tuple(blocks)
     cdef tuple matched = _parallel_tuple(items, match, "match")
@@ -443,31 +426,54 @@ def window_blocks(items, str path):
     return tuple(blocks), by_id
 
 
-def same_blocks_as(blocks, other):
+# ---- two windows compared block by block ---------------------------------------------------------
+
+cdef bint _same_shape(object block, object theirs) except -1:
+    cdef int k
+    for k in range(N_SHAPE):
+        if not _equal(_shape_field(block, k), _shape_field(theirs, k)):
+            return False
+    return True
+
+
+cdef bint _same_block(object block, object theirs) except -1:
+    """Every field equal: slot by slot for two exact Blocks, else the dataclass's own == (a
+    subclass, or an empty slot, for which == raises as the reference's would)."""
+    cdef int k
+    cdef PyObject* a
+    cdef PyObject* b
+    if _by_offset and <PyObject*>Py_TYPE(block) == _block_type_ptr and <PyObject*>Py_TYPE(theirs) == _block_type_ptr:
+        for k in range(N_FIELDS):
+            a = _slot(block, _field_offsets[k])
+            b = _slot(theirs, _field_offsets[k])
+            if a == NULL or b == NULL:
+                break
+            if not _equal(<object>a, <object>b):
+                return False
+        else:
+            return True
+    return PyObject_RichCompareBool(block, theirs, Py_EQ)
+
+
+cdef bint _all_pairs_same(object blocks, object other, bint every_field) except -1:
     cdef tuple items = _blocks_tuple(blocks)
     cdef tuple others = _blocks_tuple(other)
     if len(others) != len(items):
         return False
-    cdef Py_ssize_t i, k, n = len(items)
-    cdef PyObject* mine
-    cdef PyObject* theirs
-    for i in range(n):
+    cdef Py_ssize_t i
+    for i in range(len(items)):
         block = items[i]
-        their_block = others[i]
-        if block is their_block:
+        theirs = others[i]
+        if block is theirs:
             continue
-        if (not _by_offset or <PyObject*>Py_TYPE(block) != _block_type_ptr
-                or <PyObject*>Py_TYPE(their_block) != _block_type_ptr):
-            if not PyObject_RichCompareBool(block, their_block, Py_EQ):  # the dataclass's own ==
-                return False
-            continue
-        for k in range(N_FIELDS):
-            mine = _slot(block, _field_offsets[k])
-            theirs = _slot(their_block, _field_offsets[k])
-            if mine == NULL or theirs == NULL:  # an empty slot: == raises, as the reference's would
-                if not PyObject_RichCompareBool(block, their_block, Py_EQ):
-                    return False
-                break
-            if not _equal(<object>mine, <object>theirs):
-                return False
+        if not (_same_block(block, theirs) if every_field else _same_shape(block, theirs)):
+            return False
     return True
+
+
+def same_shape_as(blocks, other):
+    return _all_pairs_same(blocks, other, False)
+
+
+def same_blocks_as(blocks, other):
+    return _all_pairs_same(blocks, other, True)

@@ -2744,6 +2744,16 @@ cdef object kind_key_fingerprints(bytes key):
     return fps
 
 
+cdef int fingerprint_columns(const byte_t* d, char* base, Py_ssize_t rows, const byte_t* key,
+                             const uint64_t* kind_fps, FpScratch* s, hash_many_t hash_many) noexcept nogil:
+    """:func:`fingerprint_rows` of ``rows`` rows laid out at ``base`` as extract_columns lays
+    them out (98 bytes a row, column by column); -1 when out of memory."""
+    return fingerprint_rows(
+        d, rows, <uint8_t*>(base + 96 * rows), <int64_t*>(base + 16 * rows), <int64_t*>(base + 24 * rows),
+        <int64_t*>(base + 32 * rows), <int64_t*>(base + 40 * rows), <uint8_t*>(base + 97 * rows), key, kind_fps,
+        s, hash_many, <uint64_t*>(base + 48 * rows), <uint64_t*>(base + 64 * rows), <uint64_t*>(base + 80 * rows))
+
+
 cdef object column(object owner, void* data, Py_ssize_t n, int width, int typenum):
     """A read-only numpy view of n rows (of width items) at data, kept alive by owner."""
     cdef cnp.npy_intp dims[2]
@@ -2823,12 +2833,7 @@ def extract_columns(data, Py_ssize_t max_spans, key):
                            <int64_t*>(base + 8 * total), <int64_t*>(base + 16 * total),
                            <int64_t*>(base + 24 * total), <int64_t*>(base + 32 * total),
                            <int64_t*>(base + 40 * total), <uint8_t*>(base + 97 * total))
-                rc = fingerprint_rows(
-                    d, total, <uint8_t*>(base + 96 * total), <int64_t*>(base + 16 * total),
-                    <int64_t*>(base + 24 * total), <int64_t*>(base + 32 * total),
-                    <int64_t*>(base + 40 * total), <uint8_t*>(base + 97 * total), key_ptr, kind_fps,
-                    &scratch.fp, hash_many, <uint64_t*>(base + 48 * total),
-                    <uint64_t*>(base + 64 * total), <uint64_t*>(base + 80 * total))
+                rc = fingerprint_columns(d, base, total, key_ptr, kind_fps, &scratch.fp, hash_many)
         if rc < 0:
             raise MemoryError("out of memory while fingerprinting grounded spans")
         return columns_of(owner, base, total)
@@ -2944,7 +2949,7 @@ def extract_columns_many(datas, Py_ssize_t max_spans, key):
             raise MemoryError("out of memory while scanning for grounded spans")
         rows = merged.n
         # every row's eleven columns (98 bytes a row, as extract_columns lays them out), then
-        # the rows of each text copied into a buffer of its own
+        # each text's rows copied into its own part of one buffer, offsets its own again
         if grow(<void**>&scratch.columns, &scratch.cap_columns, 98 * rows + 1, 1) < 0:
             raise MemoryError("out of memory while fingerprinting grounded spans")
         base = scratch.columns
@@ -2955,12 +2960,7 @@ def extract_columns_many(datas, Py_ssize_t max_spans, key):
                         <int64_t*>(base + 24 * rows), <int64_t*>(base + 32 * rows),
                         <int64_t*>(base + 40 * rows), <uint8_t*>(base + 97 * rows))
             if rows:
-                rc = fingerprint_rows(
-                    joined, rows, <uint8_t*>(base + 96 * rows), <int64_t*>(base + 16 * rows),
-                    <int64_t*>(base + 24 * rows), <int64_t*>(base + 32 * rows),
-                    <int64_t*>(base + 40 * rows), <uint8_t*>(base + 97 * rows), key_ptr, kind_fps,
-                    &scratch.fp, hash_many, <uint64_t*>(base + 48 * rows),
-                    <uint64_t*>(base + 64 * rows), <uint64_t*>(base + 80 * rows))
+                rc = fingerprint_columns(joined, base, rows, key_ptr, kind_fps, &scratch.fp, hash_many)
         if rc < 0:
             raise MemoryError("out of memory while fingerprinting grounded spans")
         out = []
