@@ -195,3 +195,65 @@ def test_huge_integers_are_refused_with_edit_format_error(doc, field):
         parse_edit(doc)
     assert info.value.field == field
 
+
+
+# F10. DESIGN.md, principles: "Deterministic and offline ... same input, same verdict"; I3: a
+# marker whose name matches handles of two kinds is ambiguous. Actual: a gate kept every marker
+# resolution for its whole session ("a name that once resolved to one handle is not looked up
+# again"), so after the store gained doc:call_8, a session gate still let [src:call_8] cite
+# tool:call_8 and accepted what a fresh gate over the same store rejects as ambiguous; and after
+# the store gained a handle named exactly call_8 (an exact handle wins), it still grounded the
+# marker in tool:call_8. Now a check first forgets the resolutions that sources stored since the
+# gate last looked may have changed.
+SRC8 = {"tool:call_8": "retries=3\ntimeout=30s\n"}
+PRE8 = [tool("t1", "tool:call_8", SRC8["tool:call_8"]), blk("a1", "assistant", "It retries 3 times [src:call_8].\n"),
+        blk("a2", "assistant", "Nothing to add.\n")]
+
+
+def _session_and_fresh(g, pre, post, operator="rewrite"):
+    from provgate.gate import Gate
+
+    return g.check(pre, post, operator=operator), Gate(g.store, audit=False).check(pre, post, operator=operator)
+
+
+def test_a_name_made_ambiguous_by_a_newer_source_is_ambiguous_for_a_session_gate_too():
+    g = gate_for(SRC8)
+    post = [PRE8[0], blk("a1", "assistant", "It retries 3 times, as set [src:call_8].\n"), PRE8[2]]
+    assert g.check(PRE8, post, operator="rewrite").accepted
+    g.store.put("doc:call_8", "another source whose name is call_8\n")
+    post2 = [PRE8[0], blk("a1", "assistant", "It retries 3 times, as configured [src:call_8].\n"), PRE8[2]]
+    session, fresh = _session_and_fresh(g, PRE8, post2)
+    assert not session.accepted and session.to_json()["violations"] == fresh.to_json()["violations"]
+    assert "ambiguous" in session.violations[0].message
+
+
+def test_a_name_carried_unchanged_through_an_edit_in_place_is_looked_up_again_after_a_new_source():
+    # the block that cites call_8 does not change: the check starts from its pre window's names
+    g = gate_for(SRC8)
+    committed = g.commit(PRE8, [*PRE8[:2], blk("a2", "assistant", "Nothing more to add.\n")], operator="rewrite")
+    g.store.put("doc:call_8", "another source whose name is call_8\n")
+    post = [*committed.to_json()[:2], blk("a2", "assistant", "Nothing else to add.\n")]
+    session, fresh = _session_and_fresh(g, committed, post)
+    assert not fresh.accepted and not session.accepted
+    assert session.to_json()["violations"] == fresh.to_json()["violations"]
+
+
+def test_a_newer_exact_handle_takes_over_the_name_for_a_session_gate_too():
+    g = gate_for(SRC8)
+    summary_text = "Retries 3 [src:call_8].\n"
+    pre = [PRE8[0]]
+    post = [pre[0], {"id": "s1", "role": "summary", "text": summary_text, "derived": True, "derived_from": ["tool:call_8"]}]
+    assert g.check(pre, post, operator="summarize").accepted
+    g.store.put("call_8", "a source named exactly call_8, which says retries=9\n")
+    post2 = [pre[0], {"id": "s1", "role": "summary", "text": "Retries 3, timeout 30s [src:call_8].\n", "derived": True,
+                      "derived_from": ["tool:call_8"]}]
+    session, fresh = _session_and_fresh(g, pre, post2, "summarize")
+    assert _comparable_verdicts(session) == _comparable_verdicts(fresh)
+    assert g.marker_handles("call_8") == ("call_8",)
+
+
+def _comparable_verdicts(v):
+    out = v.to_json()
+    for volatile in ("timings_ms", "cycle", "pre_digest", "post_digest"):
+        out.pop(volatile, None)
+    return out

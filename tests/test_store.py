@@ -216,6 +216,23 @@ def test_handles_cited_as_many_rejects_bad_names_with_the_name_s_error(store):
             store.handles_cited_as_many(["call_1", bad])
 
 
+def test_handles_added_since_gives_the_newest_sequence_number_and_the_newer_handles(store):
+    assert store.handles_added_since(None) == (0, [])  # an empty store
+    assert store.handles_added_since(0) == (0, [])
+    store.put("tool:a", "x")
+    store.put("tool:b", "y")
+    latest, added = store.handles_added_since(None)
+    assert added == [] and latest == store.info("tool:b").seq
+    store.put("doc:a", "x")  # the same content under a new handle is a new source
+    store.put("tool:a", "x")  # an existing handle with its own content is no new source
+    assert store.handles_added_since(latest) == (store.info("doc:a").seq, ["doc:a"])
+    assert store.handles_added_since(0) == (store.info("doc:a").seq, ["tool:a", "tool:b", "doc:a"])
+    assert store.handles_added_since(10**6) == (10**6, [])
+    for bad in (-1, 1.5, True, "3"):
+        with pytest.raises(InvalidArgumentError, match="seq must be"):
+            store.handles_added_since(bad)
+
+
 def test_handles_named_uses_its_index(fstore):
     conn = fstore._connection().raw
     from provgate.store import _NAMED  # the clause handles_named and handles_cited_as run

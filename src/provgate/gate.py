@@ -338,7 +338,7 @@ class _Side:
     """
 
     __slots__ = ("_window", "texts", "digests", "_ix", "_marked", "_facts", "_n_facts", "_n_markers",
-                 "_positions", "_text_counts", "_reads", "_newest", "_may_cite", "_fact_set", "_window_digest", "_names", "_names_ok", "_differ",
+                 "_positions", "_text_counts", "_reads", "_newest", "_may_cite", "_fact_set", "_window_digest", "_names", "_names_ok_at", "_differ",
                  "_facts_complete")
 
     def __init__(self, window: Window, texts: list[str], digests: list[bytes]) -> None:
@@ -362,10 +362,10 @@ class _Side:
         self._may_cite: bool | None = None
         self._fact_set: Any = None  # a FingerprintSet, or a recipe that makes one
         self._window_digest: str | None = None
-        # the marker names the blocks cite (None: not gathered yet), and whether each resolved
-        # to exactly one handle for the gate that gathered them
+        # the marker names the blocks cite (None: not gathered yet), and the names epoch of the
+        # gate that gathered them at which each resolved to exactly one handle (-1: not so)
         self._names: frozenset[str] | None = None
-        self._names_ok = False
+        self._names_ok_at = -1
         # made from another window's side: (that side's digest list, the positions whose text
         # objects differ from it); every other position holds that side's very digest object
         self._differ: tuple[list[bytes], list[int]] | None = None
@@ -643,6 +643,11 @@ class Gate:
         self._handle_digest: dict[str, str] = {}  # handles are immutable: a hit never goes stale
         self._handle_key: dict[str, bytes] = {}  # the same, as raw digest bytes (the facts cache key)
         self._marker_handles: dict[str, tuple[str, ...]] = {}
+        # the newest source the marker resolutions above have been checked against, and a count
+        # of the times newer sources changed what one of them cites (sides record at which count
+        # their names all resolved)
+        self._names_seq: int | None = None
+        self._names_epoch = 0
         self._unpersisted: list[tuple[str, str, FactTable]] = []
         self._sides: dict[int, _Side] = {}  # id(window) -> its side, for the last few windows
         # the windows of the last check, held until the next one has been judged: a caller that
@@ -990,6 +995,25 @@ class Gate:
         self._facts.put(key, info, len(table.data) + 64 * len(table) + 64)
         return info
 
+    def forget_stale_names(self) -> int:
+        """Forget the marker resolutions that sources stored since the last call may have
+        changed, and return the names epoch. A new handle changes what its own name cites (an
+        exact handle wins) and what its name after the kind prefix cites (a second match makes
+        it ambiguous); the store never deletes or replaces a source, so nothing else can change.
+        One indexed query: the sources stored since the newest one seen."""
+        latest, added = self.store.handles_added_since(self._names_seq)
+        with self._lock:
+            if added:
+                affected = set(added).union(h.partition(":")[2] for h in added if ":" in h)
+                stale = [name for name in affected if name in self._marker_handles]
+                for name in stale:
+                    del self._marker_handles[name]
+                if stale:
+                    self._names_epoch += 1
+            if self._names_seq is None or latest > self._names_seq:
+                self._names_seq = latest
+            return self._names_epoch
+
     def marker_handles(self, name: str) -> tuple[str, ...]:
         """The stored handles a ``[src:NAME]`` marker cites.
 
@@ -998,6 +1022,7 @@ class Gate:
         ``tool:call_8``). More than one match is ambiguous and resolves to all of them, so I3
         can report it.
         """
+        self.forget_stale_names()
         cached = self._marker_handles.get(name)
         return cached if cached is not None else self.marker_handles_many([name])[name]
 
@@ -1369,11 +1394,12 @@ class _Check:
             names |= new
             # the gate's resolutions never expire (the store never deletes): what resolved for
             # pre still does, so only names pre lacked (or could not resolve) are looked at
-            unknown: Iterable[str] = names if not pre._names_ok else new - pre._names
+            unknown: Iterable[str] = new - pre._names if pre._names_ok_at == self.gate._names_epoch else names
         else:
             names = set().union(*(f.markers() for f in self.marked.values()))
             # a name pre cited resolved then, so it still does; only new names are looked at
-            unknown = names - pre._names if pre._names is not None and pre._names_ok else names
+            unknown = (names - pre._names if pre._names is not None and pre._names_ok_at == self.gate._names_epoch
+                       else names)
         self._names = (frozenset(names), unknown)
         return self._names
 
@@ -1405,8 +1431,9 @@ class _Check:
                 continue  # an eviction record naming a handle-less pre block by id
             refs.add(e)
         # markers: each distinct name resolved once (a marker's handle comes from the store, so
-        # it needs no second look-up)
+        # it needs no second look-up), after the gate forgot what newer sources may have changed
         self.marker_targets: dict[str, tuple[str, ...]] = {}
+        epoch = gate.forget_stale_names() if self.marked else gate._names_epoch
         names, unknown = self._marker_names()
         met = self.gate._marker_handles
         new = [n for n in unknown if n not in met]
@@ -1414,7 +1441,7 @@ class _Check:
             self.marker_targets.update(self.gate.marker_handles_many(new))
         bad = sorted(n for n in unknown if len(self._targets(n)) != 1)
         if not self.ws_matched:
-            side._names, side._names_ok = names, not bad
+            side._names, side._names_ok_at = names, -1 if bad else epoch
         for name in bad:
             found = self._targets(name)
             for j, facts in sorted(self.marked.items()):

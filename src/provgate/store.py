@@ -392,6 +392,22 @@ class SourceStore:
         )
         return [row[0] for row in rows]
 
+    def handles_added_since(self, seq: int | None) -> tuple[int, list[str]]:
+        """``(latest, handles)``: the insertion sequence number of the newest source (0 for an
+        empty store) and the handles stored after source number ``seq``, in insertion order
+        (none when ``seq`` is None). A reader that resolved names against the store asks this
+        to learn which of its answers a newer source may have changed (sources are never
+        deleted or replaced, so nothing else can change them). One indexed query."""
+        if seq is None:
+            row = self._read(lambda conn: conn.execute("SELECT max(seq) FROM sources").fetchone())
+            return (row[0] or 0), []
+        if isinstance(seq, bool) or not isinstance(seq, int) or seq < 0:
+            raise InvalidArgumentError(f"seq must be a non-negative int or None, not {seq!r}", argument="seq")
+        rows = self._read(
+            lambda conn: conn.execute("SELECT seq, handle FROM sources WHERE seq > ? ORDER BY seq", (seq,)).fetchall()
+        )
+        return (rows[-1][0] if rows else seq), [handle for _, handle in rows]
+
     def handles_cited_as(self, name: str) -> list[str]:
         """The handles a citation marker ``[src:NAME]`` names: ``[NAME]`` when ``NAME`` is itself
         a stored handle, else :meth:`handles_named` ``(NAME)`` (empty, one, or several when the
