@@ -532,3 +532,22 @@ def test_blocks_made_from_json_are_left_out_of_the_cycle_collector():
         assert blocks == tuple(Block.from_json(o) for o in items)
         del blocks
         gc.collect()
+
+
+def test_window_blocks_reads_any_iterable_once_and_lets_its_errors_through(impl):
+    good = {"id": "b1", "role": "tool", "text": "x"}
+
+    def items():
+        yield good
+        yield Block("b2", "user", "y")
+        raise LookupError("the caller's iterator failed")
+
+    with pytest.raises(LookupError, match="caller's iterator"):
+        impl.window_blocks(items(), "w")
+    blocks, by_id = impl.window_blocks(iter([good, Block("b2", "user", "y")]), "w")
+    assert [b.id for b in blocks] == ["b1", "b2"] and by_id == {"b1": 0, "b2": 1}
+    from provgate.errors import EditFormatError
+
+    with pytest.raises(EditFormatError, match="expected an object") as e:
+        impl.window_blocks({"b1": good}, "w")  # a dict iterates over its keys
+    assert e.value.field == "w[0]"
