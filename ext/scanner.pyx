@@ -2878,10 +2878,10 @@ def extract_columns_many(datas, Py_ssize_t max_spans, key):
     """:func:`extract_columns` of each of ``datas`` (a list or tuple of bytes), in one call:
     the texts are scanned one by one (each on its own: the same rows as alone) without the
     GIL, and their facts fingerprinted together, so the hashing lanes stay full and the fixed
-    cost of a call is paid once (a gate check scans dozens of short changed blocks). Each
-    text's eleven columns share one buffer of their own, as extract_columns' do. The first
-    text over ``max_spans`` raises ``LimitExceededError``, as calling extract_columns in
-    order would.
+    cost of a call is paid once (a gate check scans dozens of short changed blocks). All
+    the texts' columns share one buffer, which lives while any of them does
+    (``provgate.facts.extract_many`` calls this per 64 KiB of text). The first text over
+    ``max_spans`` raises ``LimitExceededError``, as calling extract_columns in order would.
     """
     if max_spans < 0:
         raise ValueError("max_spans must be >= 0")
@@ -2891,7 +2891,7 @@ def extract_columns_many(datas, Py_ssize_t max_spans, key):
     cdef hash_many_t hash_many = hash_many_function()
     if hash_many == NULL:
         return [_extract_columns_with_python_hashing(d, max_spans, key) for d in items]
-    cdef Py_ssize_t n_texts = len(items), t, total_bytes = 0, r0, r1, n, i, failed = -1
+    cdef Py_ssize_t n_texts = len(items), t, total_bytes = 0, r0, n, i, failed = -1
     if n_texts == 0:
         return []
     ptrs_owner = pointers_of(items)
