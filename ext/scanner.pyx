@@ -29,6 +29,7 @@ from _byte_batches cimport byte_items, lengths_of, pointers_of
 from _types cimport byte_t, offset_t
 
 from provgate._scanner_py import check_span_columns
+from provgate._scanner_py import first_invalid_row as _first_invalid_row_py
 from provgate.errors import InvalidArgumentError, LimitExceededError, SpanError
 
 cnp.import_array()
@@ -3038,6 +3039,91 @@ def _extract_columns_with_python_hashing(data, max_spans, key):
     for c in out:
         c.flags.writeable = False
     return out
+
+
+# ---- a fact table read back from the store: could a scan have made it? ----------------------------
+
+cdef inline bint _plain_column(object column, int type_num, Py_ssize_t n):
+    return (type(column) is np.ndarray and (<cnp.ndarray>column).ndim == 1
+            and cnp.PyArray_TYPE(<cnp.ndarray>column) == type_num and (<cnp.ndarray>column).shape[0] == n
+            and cnp.PyArray_IS_C_CONTIGUOUS(<cnp.ndarray>column))
+
+
+cdef inline bint _after(const int64_t* start, const int64_t* end, const uint8_t* kind, Py_ssize_t a,
+                        Py_ssize_t b) noexcept nogil:
+    """Does row a sort after row b by (start, end, kind)?"""
+    if start[a] != start[b]:
+        return start[a] > start[b]
+    if end[a] != end[b]:
+        return end[a] > end[b]
+    return kind[a] > kind[b]
+
+
+def first_invalid_row(size, kind, start, end, key_start, key_end, value_start, value_end, value_kind, max_kind,
+                      max_value_kind, kv_kind):
+    """The specification is ``provgate._scanner_py.first_invalid_row``: one pass over the rows
+    per check in C (the store's cached tables are checked on every load; the reference's numpy
+    expressions cost about 60 us a table). Columns of other dtypes or layouts are checked by
+    the reference."""
+    cdef Py_ssize_t n = kind.shape[0] if type(kind) is np.ndarray and (<cnp.ndarray>kind).ndim == 1 else -1
+    if not (n >= 0 and type(size) is int and type(max_kind) is int and type(max_value_kind) is int
+            and type(kv_kind) is int and _plain_column(kind, cnp.NPY_UINT8, n)
+            and _plain_column(value_kind, cnp.NPY_UINT8, n) and _plain_column(start, cnp.NPY_INT64, n)
+            and _plain_column(end, cnp.NPY_INT64, n) and _plain_column(key_start, cnp.NPY_INT64, n)
+            and _plain_column(key_end, cnp.NPY_INT64, n) and _plain_column(value_start, cnp.NPY_INT64, n)
+            and _plain_column(value_end, cnp.NPY_INT64, n) and 0 <= max_kind <= 255 and 0 <= max_value_kind <= 255
+            and 0 <= kv_kind <= 255):
+        return _first_invalid_row_py(size, kind, start, end, key_start, key_end, value_start, value_end, value_kind,
+                                     max_kind, max_value_kind, kv_kind)
+    cdef const uint8_t* k = <const uint8_t*>cnp.PyArray_DATA(<cnp.ndarray>kind)
+    cdef const uint8_t* vk = <const uint8_t*>cnp.PyArray_DATA(<cnp.ndarray>value_kind)
+    cdef const int64_t* s = <const int64_t*>cnp.PyArray_DATA(<cnp.ndarray>start)
+    cdef const int64_t* e = <const int64_t*>cnp.PyArray_DATA(<cnp.ndarray>end)
+    cdef const int64_t* ks = <const int64_t*>cnp.PyArray_DATA(<cnp.ndarray>key_start)
+    cdef const int64_t* ke = <const int64_t*>cnp.PyArray_DATA(<cnp.ndarray>key_end)
+    cdef const int64_t* vs = <const int64_t*>cnp.PyArray_DATA(<cnp.ndarray>value_start)
+    cdef const int64_t* ve = <const int64_t*>cnp.PyArray_DATA(<cnp.ndarray>value_end)
+    cdef int64_t text_size = size
+    cdef int top_kind = max_kind, top_value_kind = max_value_kind, kv = kv_kind
+    # the first failing row of each check, in the reference's order of checks
+    cdef Py_ssize_t first[6]
+    cdef Py_ssize_t i, least
+    cdef int c
+    cdef bint no_key
+    for c in range(6):
+        first[c] = -1
+    with nogil:
+        for i in range(n):
+            if first[0] < 0 and (k[i] < 1 or k[i] > top_kind):
+                first[0] = i
+            if first[1] < 0 and vk[i] > top_value_kind:
+                first[1] = i
+            if first[2] < 0 and (s[i] < 0 or e[i] <= s[i] or e[i] > text_size):
+                first[2] = i
+            if first[3] < 0 and (vs[i] < s[i] or ve[i] < vs[i] or ve[i] > e[i]):
+                first[3] = i
+            if first[4] < 0:
+                no_key = ks[i] == -1 and ke[i] == -1
+                if (no_key or ks[i] < s[i] or ke[i] < ks[i] or ke[i] > e[i]) if k[i] == kv else not no_key:
+                    first[4] = i
+            if first[5] < 0 and i > 0 and _after(s, e, k, i - 1, i):
+                first[5] = i  # some row is out of order: where, is found below
+        if first[5] >= 0:
+            # the first position a stable sort moves: the first row with a later row before it
+            least = n - 1
+            first[5] = -1
+            i = n - 2
+            while i >= 0:
+                if _after(s, e, k, i, least):
+                    first[5] = i
+                else:
+                    least = i
+                i -= 1
+    for c, what in enumerate(("unknown kind", "unknown value kind", "span outside the text",
+                              "value outside its span", "key does not match its kind", "rows out of order")):
+        if first[c] >= 0:
+            return first[c], what
+    return None
 
 
 # ---- citation-marker names of a fact table -------------------------------------------------------

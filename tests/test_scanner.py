@@ -1045,3 +1045,67 @@ def test_span_values_refuse_bad_input(impl):
         impl.span_values(b"ab", kind, vs, ve, 3)
     with pytest.raises(UnicodeDecodeError):
         impl.span_values(b"\xff\xfe", kind, vs, np.array([1, 2], dtype=np.int64), 3)
+
+
+# -- first_invalid_row: could a scan have made these columns? ------------------------------------
+
+from provgate.facts import Kind  # noqa: E402
+
+_MAX_KIND, _MAX_VALUE_KIND, _KV = int(max(Kind)), _scanner_py.VALUE_HEX, int(Kind.KV)
+
+
+@st.composite
+def _table_columns(draw):
+    """Columns a scan could have made (sorted rows, spans in the text, keys only on kv rows),
+    then a few values bent anywhere, or rows swapped: every check gets to be the first to fail."""
+    n = draw(st.integers(0, 12))
+    size = draw(st.integers(1, 40))
+    rows = []
+    for _ in range(n):
+        s = draw(st.integers(0, size - 1))
+        e = draw(st.integers(s + 1, size))
+        k = draw(st.integers(1, _MAX_KIND))
+        ks, ke = (s, draw(st.integers(s, e))) if k == _KV else (-1, -1)
+        rows.append((k, s, e, ks, ke, s, e, draw(st.integers(0, _MAX_VALUE_KIND))))
+    rows.sort(key=lambda r: (r[1], r[2], r[0]))
+    cols = [np.array([r[c] for r in rows], dtype=np.uint8 if c in (0, 7) else np.int64) for c in range(8)]
+    for _ in range(draw(st.integers(0, 2)) if n else 0):
+        i = draw(st.integers(0, n - 1))
+        if draw(st.integers(0, 4)) == 0:
+            j = draw(st.integers(0, n - 1))
+            for column in cols:
+                column[[i, j]] = column[[j, i]]
+        else:
+            c = draw(st.integers(0, 7))
+            cols[c][i] = draw(st.integers(0, 12) if c in (0, 7) else st.integers(-2, size + 2))
+    return (size, *cols)
+
+
+@settings(DIFFERENTIAL, max_examples=1500)
+@given(_table_columns())
+def test_first_invalid_row_native_agrees_with_the_reference(impl, columns):
+    assert (impl.first_invalid_row(*columns, _MAX_KIND, _MAX_VALUE_KIND, _KV)
+            == _scanner_py.first_invalid_row(*columns, _MAX_KIND, _MAX_VALUE_KIND, _KV))
+
+
+def test_first_invalid_row_reports_the_first_failing_check_and_row(impl):
+    data = b"retries=3 and 42 [src:a] 'q' v1.2"
+    cols = impl.extract_columns(data, 10**6, FP_KEY)[:8]
+    kind, start, end, ks, ke, vs, ve, vk = (np.array(c) for c in cols)
+    args = lambda: (len(data), kind, start, end, ks, ke, vs, ve, vk, _MAX_KIND, _MAX_VALUE_KIND, _KV)  # noqa: E731
+    assert impl.first_invalid_row(*args()) is None
+    end[3] = len(data) + 1
+    kind[4] = 0
+    assert impl.first_invalid_row(*args()) == (4, "unknown kind")  # an earlier check wins over an earlier row
+    kind[4] = cols[0][4]
+    assert impl.first_invalid_row(*args()) == (3, "span outside the text")
+    end[3] = cols[2][3]
+    for column in (kind, start, end, ks, ke, vs, ve, vk):  # rows 1 and 2 swapped, whole
+        column[[1, 2]] = column[[2, 1]]
+    assert impl.first_invalid_row(*args()) == (1, "rows out of order")
+    # a copy of the last row first: a stable sort moves position 0
+    rows = [np.concatenate([c[-1:], c]) for c in (np.array(x) for x in cols)]
+    assert impl.first_invalid_row(len(data), *rows, _MAX_KIND, _MAX_VALUE_KIND, _KV) == (0, "rows out of order")
+    # columns of another dtype or layout: checked all the same
+    strided = [np.repeat(np.array(c), 2)[::2] for c in cols]
+    assert impl.first_invalid_row(len(data), *strided, _MAX_KIND, _MAX_VALUE_KIND, _KV) is None

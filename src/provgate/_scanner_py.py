@@ -904,6 +904,38 @@ def extract_columns_many(datas: Any, max_spans: int, key: bytes) -> list[tuple[n
     return [extract_columns(data, max_spans, key) for data in check_byte_items(datas, "datas")]
 
 
+def first_invalid_row(size: int, kind: np.ndarray, start: np.ndarray, end: np.ndarray, key_start: np.ndarray,
+                      key_end: np.ndarray, value_start: np.ndarray, value_end: np.ndarray, value_kind: np.ndarray,
+                      max_kind: int, max_value_kind: int, kv_kind: int) -> tuple[int, str] | None:
+    """The first row no scan of a ``size``-byte text could have produced, as ``(row, what is
+    wrong)``, or None. The checks go in this order, and the row is the first that fails the
+    first check any row fails: a kind outside 1..``max_kind``; a value kind above
+    ``max_value_kind``; a span outside the text (``0 <= start < end <= size``); a value
+    outside its span; a key that does not match its kind (a ``kv_kind`` row has its key inside
+    its span, any other row none: -1, -1); rows not sorted by (start, end, kind), where the
+    row is the first position a stable sort would change. (A fact table read back from the
+    store's cache is checked with this before it is used.)"""
+    checks = (
+        ("unknown kind", (kind < 1) | (kind > max_kind)),
+        ("unknown value kind", value_kind > max_value_kind),
+        ("span outside the text", (start < 0) | (end <= start) | (end > size)),
+        ("value outside its span", (value_start < start) | (value_end < value_start) | (value_end > end)),
+    )
+    no_key = (key_start == -1) & (key_end == -1)
+    is_kv = kind == kv_kind
+    checks += (("key does not match its kind",
+                np.where(is_kv, no_key | (key_start < start) | (key_end < key_start) | (key_end > end), ~no_key)),)
+    for what, bad in checks:
+        if bad.any():
+            return int(np.flatnonzero(bad)[0]), what
+    if kind.shape[0] > 1:
+        order = np.lexsort((kind, end, start))
+        moved = order != np.arange(kind.shape[0])
+        if moved.any():
+            return int(np.flatnonzero(moved)[0]), "rows out of order"
+    return None
+
+
 def check_span_columns(data: Any, kind: Any, value_start: Any, value_end: Any, wanted: Any) -> None:
     """The arguments of ``span_values`` (messages shared by both implementations)."""
     if type(data) is not bytes:

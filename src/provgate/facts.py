@@ -422,31 +422,10 @@ class FactTable:
 
 def _check_columns(size, kind, start, end, ks, ke, vs, ve, vk) -> None:
     """Every row of a deserialised table must be one the scanner could have produced."""
-
-    def fail(what: str, rows: np.ndarray) -> None:
-        raise StoreCorruptionError(f"fact table row {int(np.flatnonzero(rows)[0])} is invalid: {what}")
-
-    bad = (kind < 1) | (kind > max(Kind))
-    if bad.any():
-        fail("unknown kind", bad)
-    bad = vk > _scanner_py.VALUE_HEX
-    if bad.any():
-        fail("unknown value kind", bad)
-    bad = (start < 0) | (end <= start) | (end > size)
-    if bad.any():
-        fail("span outside the text", bad)
-    bad = (vs < start) | (ve < vs) | (ve > end)
-    if bad.any():
-        fail("value outside its span", bad)
-    is_kv = kind == Kind.KV
-    no_key = (ks == -1) & (ke == -1)
-    bad = np.where(is_kv, no_key | (ks < start) | (ke < ks) | (ke > end), ~no_key)
-    if bad.any():
-        fail("key does not match its kind", bad)
-    if kind.shape[0] > 1:
-        order = np.lexsort((kind, end, start))
-        if not np.array_equal(order, np.arange(kind.shape[0])):
-            fail("rows out of order", order != np.arange(kind.shape[0]))
+    found = _scanner.first_invalid_row(size, kind, start, end, ks, ke, vs, ve, vk, int(max(Kind)),
+                                       _scanner_py.VALUE_HEX, int(Kind.KV))
+    if found is not None:
+        raise StoreCorruptionError(f"fact table row {found[0]} is invalid: {found[1]}")
 
 
 # -- extraction --------------------------------------------------------------------------------

@@ -47,3 +47,9 @@ def span_values(
     data: bytes, kind: npt.NDArray[np.uint8], value_start: npt.NDArray[np.int64], value_end: npt.NDArray[np.int64],
     wanted: int,
 ) -> tuple[str, ...]: ...
+def first_invalid_row(
+    size: int, kind: npt.NDArray[np.uint8], start: npt.NDArray[np.int64], end: npt.NDArray[np.int64],
+    key_start: npt.NDArray[np.int64], key_end: npt.NDArray[np.int64], value_start: npt.NDArray[np.int64],
+    value_end: npt.NDArray[np.int64], value_kind: npt.NDArray[np.uint8], max_kind: int, max_value_kind: int,
+    kv_kind: int,
+) -> tuple[int, str] | None: ...
