@@ -410,7 +410,7 @@ def _json_block(draw):
 def _outcome(impl, items, path="window"):
     try:
         blocks, by_id = impl.window_blocks(items, path)
-    except Exception as exc:  # the same error, with the same message and field
+    except Exception as exc:  # noqa: BLE001 -- any error: both must raise the same, with the same message and field
         return ("error", type(exc), str(exc), getattr(exc, "field", None))
     return ("ok", blocks, by_id, [tuple(type(getattr(b, f)) for f in Block.__slots__) for b in blocks])
 

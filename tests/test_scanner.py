@@ -1049,7 +1049,7 @@ def test_span_values_refuse_bad_input(impl):
 
 # -- first_invalid_row: could a scan have made these columns? ------------------------------------
 
-from provgate.facts import Kind  # noqa: E402
+from provgate.facts import Kind
 
 _MAX_KIND, _MAX_VALUE_KIND, _KV = int(max(Kind)), _scanner_py.VALUE_HEX, int(Kind.KV)
 
@@ -1092,7 +1092,10 @@ def test_first_invalid_row_reports_the_first_failing_check_and_row(impl):
     data = b"retries=3 and 42 [src:a] 'q' v1.2"
     cols = impl.extract_columns(data, 10**6, FP_KEY)[:8]
     kind, start, end, ks, ke, vs, ve, vk = (np.array(c) for c in cols)
-    args = lambda: (len(data), kind, start, end, ks, ke, vs, ve, vk, _MAX_KIND, _MAX_VALUE_KIND, _KV)  # noqa: E731
+
+    def args():
+        return len(data), kind, start, end, ks, ke, vs, ve, vk, _MAX_KIND, _MAX_VALUE_KIND, _KV
+
     assert impl.first_invalid_row(*args()) is None
     end[3] = len(data) + 1
     kind[4] = 0

@@ -471,4 +471,4 @@ def parse_edit(data: str | bytes | Mapping[str, Any]) -> Edit:
 
 
 # The per-block passes import Block from here, so they are imported once it exists.
-from provgate import _blockscan  # noqa: E402
+from provgate import _blockscan
