@@ -139,3 +139,12 @@ def record_extractions(monkeypatch: Any) -> list[bytes]:
     monkeypatch.setattr(gate_module, "extract_many",
                         lambda datas, *a, **k: calls.extend(map(bytes, datas)) or many(datas, *a, **k))
     return calls
+
+
+def comparable(verdict: Verdict) -> dict[str, Any]:
+    """A verdict's JSON (window included) without what differs between two gates judging the
+    same edit (timings, cycle numbers, the window digests of the audit record)."""
+    out = verdict.to_json(include_window=True)
+    for volatile in ("timings_ms", "cycle", "pre_digest", "post_digest"):
+        out.pop(volatile, None)
+    return out

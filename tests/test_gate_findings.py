@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 import provgate.gate as gate_module
-from gate_helpers import assert_accepted, blk, gate_for, record_extractions, store_with, tool
+from gate_helpers import assert_accepted, blk, comparable, gate_for, record_extractions, store_with, tool
 from provgate.gate import Gate
 from provgate.window import parse_edit
 
@@ -248,12 +248,6 @@ def test_a_newer_exact_handle_takes_over_the_name_for_a_session_gate_too():
     post2 = [pre[0], {"id": "s1", "role": "summary", "text": "Retries 3, timeout 30s [src:call_8].\n", "derived": True,
                       "derived_from": ["tool:call_8"]}]
     session, fresh = _session_and_fresh(g, pre, post2, "summarize")
-    assert _comparable_verdicts(session) == _comparable_verdicts(fresh)
+    assert comparable(session) == comparable(fresh)
     assert g.marker_handles("call_8") == ("call_8",)
 
-
-def _comparable_verdicts(v):
-    out = v.to_json()
-    for volatile in ("timings_ms", "cycle", "pre_digest", "post_digest"):
-        out.pop(volatile, None)
-    return out

@@ -18,11 +18,10 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from gate_helpers import blk, find, store_with, tool
+from gate_helpers import blk, comparable, find, store_with, tool
 
 from provgate.fingerprints import EMPTY, FingerprintSet
 from provgate.gate import Gate
-from provgate.verdict import Verdict
 from provgate.window import Edit, Window, parse_edit
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
@@ -30,13 +29,6 @@ import corpus  # noqa: E402
 
 EDITS = {"prune": corpus.prune_edit, "rewrite": corpus.rewrite_edit,
          "summarize": corpus.summarize_edit, "drift": corpus.drift_edit}
-
-
-def _comparable(v: Verdict) -> dict:
-    out = v.to_json(include_window=True)
-    for volatile in ("timings_ms", "cycle", "pre_digest", "post_digest"):
-        out.pop(volatile, None)
-    return out
 
 
 def _corpus_case(name: str, seed: int):
@@ -76,16 +68,16 @@ def _general(store) -> Gate:
 @pytest.mark.parametrize("name", list(EDITS))
 def test_kept_windows_give_the_fresh_gates_verdict(name, seed):
     store, edit = _corpus_case(name, seed)
-    fresh = _comparable(_general(store).check_edit(edit))
+    fresh = comparable(_general(store).check_edit(edit))
     gate = _warm_gate(store, edit)
     first = gate.check_edit(edit)  # pre side kept from the previous cycle
-    assert _comparable(first) == fresh
-    assert _comparable(gate.check_edit(edit)) == fresh  # both sides kept now
+    assert comparable(first) == fresh
+    assert comparable(gate.check_edit(edit)) == fresh  # both sides kept now
     # the session goes on from the committed window (or the pre window after a rejection)
     committed = first.window if first.accepted else edit.pre
     for k in range(3):
         nxt = Edit("rewrite", committed, _one_block_changed(committed, seed + k))
-        assert _comparable(gate.check_edit(nxt)) == _comparable(_general(store).check_edit(nxt))
+        assert comparable(gate.check_edit(nxt)) == comparable(_general(store).check_edit(nxt))
 
 
 NOTE = "backoff_ms: 250\nmax_retries: 3\n"
@@ -106,7 +98,7 @@ def test_a_whitespace_matched_block_is_judged_by_its_own_text_in_the_next_cycle(
     dropped = Window([blk("t1", "tool", "\n\nbackoff_ms: 250   \n", [CONF_H]), spaced[1]])
     kept = gate.check_edit(Edit("rewrite", spaced, dropped))
     fresh = Gate(store, audit=False).check_edit(Edit("rewrite", spaced, dropped))
-    assert _comparable(kept) == _comparable(fresh)
+    assert comparable(kept) == comparable(fresh)
     v = find(kept, "I2", block="t1", value="3")
     start, end = v.evidence["span"]
     assert spaced[0].text.encode()[start:end] == b"max_retries: 3"
@@ -126,7 +118,7 @@ def test_duplicated_blocks_keep_an_exact_fact_multiset_across_cycles():
     for post in ([copied[0], copied[2]], [copied[1], copied[2]], [copied[2]]):
         e = Edit("prune", copied, Window(post))
         verdicts.append(gate.check_edit(e))
-        assert _comparable(verdicts[-1]) == _comparable(Gate(store, audit=False).check_edit(e))
+        assert comparable(verdicts[-1]) == comparable(Gate(store, audit=False).check_edit(e))
     assert [v.accepted for v in verdicts] == [True, True, False]
 
 
@@ -138,7 +130,7 @@ def test_kept_sides_follow_the_window_object_not_its_address():
         w = Window([tool("t1", CONF_H, NOTE), blk("a1", "assistant", f"turn {k} of 12 rows\n")])
         nxt = Window([w[0], blk("a1", "assistant", f"turn {k} of 13 rows\n")])
         v = gate.check_edit(Edit("rewrite", w, nxt))
-        assert _comparable(v) == _comparable(Gate(store, audit=False).check_edit(Edit("rewrite", w, nxt)))
+        assert comparable(v) == comparable(Gate(store, audit=False).check_edit(Edit("rewrite", w, nxt)))
         del w, nxt
         gc.collect()
     assert len(gate._sides) <= 8
@@ -148,14 +140,14 @@ def test_threads_sharing_windows_get_the_sequential_verdicts():
     store, edit = _corpus_case("summarize", 0)
     nexts = [Edit("rewrite", edit.pre, _one_block_changed(edit.pre, k)) for k in range(6)]
     jobs = [edit, *nexts] * 3
-    expected = [_comparable(Gate(store, audit=False).check_edit(e)) for e in jobs]
+    expected = [comparable(Gate(store, audit=False).check_edit(e)) for e in jobs]
     gate = Gate(store, audit=False)
     start = threading.Barrier(4)
 
     def run(i: int) -> dict:
         if i < 4:
             start.wait()
-        return _comparable(gate.check_edit(jobs[i]))
+        return comparable(gate.check_edit(jobs[i]))
 
     with ThreadPoolExecutor(max_workers=4) as pool:
         assert list(pool.map(run, range(len(jobs)))) == expected
@@ -181,10 +173,10 @@ def test_windows_that_differ_only_in_metadata_do_not_share_indexes(field):
     for operator in ("rewrite", "summarize"):
         edits += [Edit(operator, pre, post), Edit(operator, post, pre)]
     gate = Gate(store, audit=False)
-    kept = [_comparable(gate.check_edit(e)) for e in edits]
+    kept = [comparable(gate.check_edit(e)) for e in edits]
     # the same session (same pins, same history) on copies of the windows: nothing kept
     twin = Gate(store, audit=False)
-    assert kept == [_comparable(twin.check_edit(_copied(e))) for e in edits]
+    assert kept == [comparable(twin.check_edit(_copied(e))) for e in edits]
 
 
 def _copied(edit: Edit) -> Edit:
@@ -213,8 +205,8 @@ def test_in_place_edits_that_move_copy_or_retag_texts_match_the_full_path():
         edits += [Edit("rewrite", pre, post), Edit("rewrite", post, pre)]
     gate, twin = Gate(store, audit=False), Gate(store, audit=False)
     twin._in_place = False  # the general path
-    kept = [_comparable(gate.check_edit(e)) for e in edits]
-    assert kept == [_comparable(twin.check_edit(_copied(e))) for e in edits]
+    kept = [comparable(gate.check_edit(e)) for e in edits]
+    assert kept == [comparable(twin.check_edit(_copied(e))) for e in edits]
     # and both are right: a swap or a copy moves a source's text onto another handle
     assert [v["accepted"] for v in kept[1::2]] == [False, False, False, False]  # s1 lacks derived_from
     assert [(v["invariant"], v["block"]) for v in kept[1]["violations"]][:2] == [("I1", "t1"), ("I1", "t2")]
@@ -225,8 +217,8 @@ def _session(gate: Gate, twin: Gate, edits: list[Edit]) -> list[dict]:
     twin gate of the same session that can keep nothing and takes no in-place shortcut: the
     verdicts must be equal."""
     twin._in_place = False
-    kept = [_comparable(gate.check_edit(e)) for e in edits]
-    assert kept == [_comparable(twin.check_edit(_copied(e))) for e in edits]
+    kept = [comparable(gate.check_edit(e)) for e in edits]
+    assert kept == [comparable(twin.check_edit(_copied(e))) for e in edits]
     return kept
 
 
@@ -402,7 +394,7 @@ def test_the_gate_holds_the_callers_windows_only_until_its_next_check():
     # (the gate keeps its last check's windows, for a caller that passes one again as a new
     # object); a new window at a dead window's address is never judged by the dead one's side
     store, edit = _corpus_case("rewrite", 0)
-    fresh = [_comparable(Gate(store, audit=False).check_edit(_copied(edit))) for _ in range(2)]
+    fresh = [comparable(Gate(store, audit=False).check_edit(_copied(edit))) for _ in range(2)]
     gc.disable()
     try:
         gate = Gate(store, audit=False)
@@ -410,7 +402,7 @@ def test_the_gate_holds_the_callers_windows_only_until_its_next_check():
         for k in range(12):
             pre, post = _copied(edit).pre, _copied(edit).post
             verdict = gate.check_edit(Edit("rewrite", pre, post))
-            assert _comparable(verdict) == fresh[0]
+            assert comparable(verdict) == fresh[0]
             assert [w() for w in earlier] == [None, None][: len(earlier)], k  # the last check's: freed
             earlier = [weakref.ref(pre), weakref.ref(post)]
             del pre, post, verdict
@@ -439,7 +431,7 @@ def test_a_pre_window_rebuilt_from_json_starts_from_the_committed_windows_side(m
         assert len(calls) <= 1  # only the changed block is scanned, not the whole pre window
         monkeypatch.undo()
         assert gate._sides[id(pre)]._ix is gate._sides[id(committed)]._ix  # shared, not rebuilt
-        assert _comparable(verdict) == _comparable(Gate(store, audit=False).check_edit(Edit("rewrite", pre, post)))
+        assert comparable(verdict) == comparable(Gate(store, audit=False).check_edit(Edit("rewrite", pre, post)))
 
 
 @pytest.mark.parametrize("change", ["role", "ts", "pinned", "text", "handles", "id", "order"])
@@ -467,7 +459,7 @@ def test_a_pre_window_that_differs_in_anything_gets_a_side_of_its_own(change):
     post = _one_block_changed(pre, 0)
     verdict = gate.check_edit(Edit("rewrite", pre, post))
     assert gate._sides[id(pre)].ix is not gate._sides[id(committed)].ix
-    assert _comparable(verdict) == _comparable(Gate(store, audit=False).check_edit(Edit("rewrite", pre, post)))
+    assert comparable(verdict) == comparable(Gate(store, audit=False).check_edit(Edit("rewrite", pre, post)))
 
 
 def test_a_windows_positions_by_id_are_its_own_and_read_only():
@@ -548,8 +540,8 @@ def test_random_sessions_get_the_verdicts_of_a_gate_that_keeps_nothing(ops, foll
     for op in ops:
         operator, post, evicted = _apply(window, op)
         edit = Edit(operator, window, post, evicted=evicted)
-        kept = _comparable(gate.check_edit(edit))
-        assert kept == _comparable(twin.check_edit(_copied(edit))), (op, kept)
+        kept = comparable(gate.check_edit(edit))
+        assert kept == comparable(twin.check_edit(_copied(edit))), (op, kept)
         if kept["accepted"] or follow_rejected:
             window = post
 
@@ -570,8 +562,8 @@ def test_a_window_compared_again_and_again_shares_indexes_only_with_its_equals()
         edits.append(Edit("rewrite", pre, Window([dict(b, **change) if j == i else b for j, b in enumerate(blocks)])))
     gate, twin = Gate(store, audit=False), Gate(store, audit=False)
     twin._in_place = False
-    kept = [_comparable(gate.check_edit(e)) for e in edits]
-    assert kept == [_comparable(twin.check_edit(_copied(e))) for e in edits]
+    kept = [comparable(gate.check_edit(e)) for e in edits]
+    assert kept == [comparable(twin.check_edit(_copied(e))) for e in edits]
     assert [v["accepted"] for v in kept].count(False) >= 4
     # and directly: indexes are shared exactly with the windows whose metadata is equal
     for e, change in zip(edits, changes * 2):
