@@ -420,10 +420,14 @@ class FactTable:
         return cls(data, (kind, start, end, ks, ke, vs, ve, value_kind), tuple(fps))
 
 
+_MAX_KIND = int(max(Kind))
+_KIND_KV = int(Kind.KV)
+
+
 def _check_columns(size, kind, start, end, ks, ke, vs, ve, vk) -> None:
     """Every row of a deserialised table must be one the scanner could have produced."""
-    found = _scanner.first_invalid_row(size, kind, start, end, ks, ke, vs, ve, vk, int(max(Kind)),
-                                       _scanner_py.VALUE_HEX, int(Kind.KV))
+    found = _scanner.first_invalid_row(size, kind, start, end, ks, ke, vs, ve, vk, _MAX_KIND, _scanner_py.VALUE_HEX,
+                                       _KIND_KV)
     if found is not None:
         raise StoreCorruptionError(f"fact table row {found[0]} is invalid: {found[1]}")
 
