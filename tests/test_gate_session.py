@@ -325,6 +325,43 @@ def test_a_source_whose_facts_left_the_cache_is_read_again():
     assert len(tiny._facts) < len(sources) == len(tiny._handle_key)  # facts were dropped, keys kept
 
 
+@pytest.mark.parametrize("damage", ["other text", "garbage", "removed"])
+def test_a_fresh_gate_never_trusts_a_wrong_cached_source_table(tmp_path, damage):
+    # a fresh gate loads the cached tables of a window's sources together; one made from
+    # other text (a valid blob), one that fails its checks or one missing is scanned again,
+    # gives the verdict an intact cache gives, and is cached correctly for the next gate
+    from provgate.facts import extract
+    from provgate.gate import _CACHE_VERSION
+
+    path = str(tmp_path / "s.sqlite3")
+    store = SourceStore(path)
+    for h, t in SOURCES.items():
+        store.put(h, t)
+    pre, post, kw = bad()
+    first = Gate(store).check(pre, post, **kw)
+    find(first, "I2", value="3")
+    digest = store.digest(CONF_H)
+    intact = store.get_cached_facts(digest, _CACHE_VERSION)
+    assert intact is not None
+    if damage == "other text":
+        blob = extract(CONF.replace("retries=3", "retries=4")).to_bytes()
+    elif damage == "garbage":
+        blob = b"\x00" * 40
+    else:
+        blob = None
+    conn = __import__("sqlite3").connect(path)
+    if blob is None:
+        conn.execute("DROP TRIGGER IF EXISTS fact_cache_no_delete")
+        conn.execute("DELETE FROM fact_cache WHERE digest = ?", (digest,))
+        conn.commit()
+    conn.close()
+    if blob is not None:
+        store.put_cached_facts(digest, _CACHE_VERSION, blob)
+    again = Gate(store).check(pre, post, **kw)
+    assert _comparable(again) == _comparable(first)
+    assert store.get_cached_facts(digest, _CACHE_VERSION) == intact  # recomputed and overwritten
+
+
 # -- threads ----------------------------------------------------------------------------------
 
 

@@ -282,6 +282,73 @@ def test_get_many_missing_handles(store):
         store.get_many(["tool:a", ""])
 
 
+def test_info_many_is_info_of_each_handle_that_resolves(store):
+    handles = [f"tool:call_{i}" for i in range(1100)]  # several IN chunks
+    for i, h in enumerate(handles):
+        store.put(h, f"output {i % 7}", kind="tool_output", ts=float(i))
+    wanted = ["tool:missing", *handles[::-1], handles[0]]
+    got = store.info_many(wanted)
+    assert list(got) == handles[::-1]  # the order given, each once, the unknown left out
+    assert all(got[h] == store.info(h) for h in handles[:50])
+    assert store.info_many([]) == {}
+    with pytest.raises(InvalidArgumentError, match="single str"):
+        store.info_many("tool:call_1")
+    with pytest.raises(InvalidArgumentError, match="iterable"):
+        store.info_many(5)
+    with pytest.raises(InvalidHandleError):
+        store.info_many(["tool:call_1", ""])
+
+
+def test_info_many_reports_a_damaged_row_as_info_does(store_path):
+    with SourceStore(store_path) as s:
+        s.put("tool:a", "A")
+        s.put("tool:b", "B")
+    conn = sqlite3.connect(store_path)
+    conn.execute("DROP TRIGGER sources_no_update")  # simulate damage the triggers cannot stop
+    conn.execute("UPDATE sources SET digest = ? WHERE handle = 'tool:b'", (compute_digest(b"other"),))
+    conn.commit()
+    conn.close()
+    with SourceStore(store_path) as s:
+        assert s.info_many(["tool:a"])["tool:a"] == s.info("tool:a")
+        with pytest.raises(StoreCorruptionError, match="not in the store") as many:
+            s.info_many(["tool:a", "tool:b"])
+        with pytest.raises(StoreCorruptionError) as one:
+            s.info("tool:b")
+        assert str(many.value) == str(one.value)
+
+
+def test_get_cached_facts_many(store):
+    digests = [store.put(f"tool:call_{i}", f"output {i}") for i in range(1100)]
+    store.put_cached_facts_many([(d, "v1", f"facts {i}".encode()) for i, d in enumerate(digests) if i % 3])
+    store.put_cached_facts(digests[0], "v2", b"other version")
+    absent = compute_digest(b"never stored")
+    got = store.get_cached_facts_many([absent, *digests[::-1], digests[1]], "v1")
+    assert list(got) == [d for d in digests[::-1] if digests.index(d) % 3]
+    assert all(got[d] == store.get_cached_facts(d, "v1") for d in digests[:60] if d in got)
+    assert store.get_cached_facts_many(digests[:1], "v2") == {digests[0]: b"other version"}
+    assert store.get_cached_facts_many([], "v1") == {}
+    with pytest.raises(InvalidArgumentError, match="single str"):
+        store.get_cached_facts_many(digests[0], "v1")
+    with pytest.raises(InvalidArgumentError, match="iterable"):
+        store.get_cached_facts_many(None, "v1")
+    with pytest.raises(InvalidDigestError):
+        store.get_cached_facts_many([digests[0], "blake3:zz"], "v1")
+    with pytest.raises(InvalidArgumentError):
+        store.get_cached_facts_many(digests[:1], "")
+
+
+def test_get_cached_facts_many_leaves_out_a_damaged_entry(store_path):
+    x, y = compute_digest(b"x"), compute_digest(b"y")
+    with SourceStore(store_path) as s:
+        s.put_cached_facts(x, "v1", b"MARKER-FACTS-0123456789")
+        s.put_cached_facts(y, "v1", b"intact")
+    flip_byte_after(store_path, b"MARKER-FACTS-", skip=15)
+    with SourceStore(store_path) as s:
+        assert s.get_cached_facts_many([x, y], "v1") == {y: b"intact"}  # read as never cached
+        with pytest.raises(StoreCorruptionError):
+            s.get_cached_facts(x, "v1")
+
+
 @settings(max_examples=60, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(text=st.text(max_size=300))
 def test_any_text_round_trips(mem, text):

@@ -379,7 +379,13 @@ class FactTable:
         Strict: a truncated or altered blob, one from another extractor version, or one made
         from other text raises :class:`~provgate.errors.StoreCorruptionError`.
         """
-        data = _utf8(data, "data")
+        return cls._from_blob(blob, _utf8(data, "data"), None)
+
+    @classmethod
+    def _from_blob(cls, blob: Any, data: bytes, data_digest: bytes | None) -> FactTable:
+        """:meth:`from_bytes` of valid UTF-8 ``data`` whose BLAKE3 digest (32 bytes) the caller
+        may already hold as ``data_digest`` (the gate hashed every block text it checks): it
+        is compared with the one the blob was made from instead of hashing ``data`` again."""
         if not isinstance(blob, (bytes, bytearray, memoryview)):
             raise StoreCorruptionError(f"fact table blob must be bytes, not {type(blob).__name__}")
         blob = bytes(blob)
@@ -397,7 +403,7 @@ class FactTable:
             raise StoreCorruptionError(
                 f"fact table was made by extractor version {version}, this is version {EXTRACTOR_VERSION}"
             )
-        if size != len(data) or blake3(data).digest() != digest:
+        if size != len(data) or (blake3(data).digest() if data_digest is None else data_digest) != digest:
             raise StoreCorruptionError("fact table was made from different text than the data given")
         expected = _HEADER.size + rows * (2 + 8 * len(_INT_COLUMNS) + 3 * 16)
         if len(body) != expected:

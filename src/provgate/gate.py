@@ -910,17 +910,25 @@ class Gate:
         whose text is one of its sources takes that source's table; the rest are scanned in one
         go (the scanner's code and tables stay hot from one text to the next)."""
         out: list[_Facts | None] = [self._facts.get(d) for d in digests]
+        todo = [k for k, f in enumerate(out) if f is None]
+        if not todo:
+            return out  # type: ignore[return-value]
+        known = self._handle_digest
+        first = [h for k in todo if (h := blocks[k].handles[0] if blocks[k].handles else None) and h not in known]
+        if len(first) > 1:
+            # a gate meeting a window for the first time: its blocks' first handles in one
+            # store read, not one each (each block's first handle is always looked up)
+            self._learn_handles(first)
         scan: list[int] = []
+        sourced: list[int] = []
+        for k in todo:
+            (sourced if blocks[k].handles and self._text_source(digests[k], blocks[k]) else scan).append(k)
         entries = []
-        for k, (d, b) in enumerate(zip(digests, blocks)):
-            if out[k] is not None:
-                continue
-            table = self._source_table_for(d, b) if b.handles else None
-            if table is None:
-                scan.append(k)
-            else:
+        if sourced:
+            tables = self._source_tables([digests[k] for k in sourced], [blocks[k] for k in sourced], pending)
+            for k, table in zip(sourced, tables):
                 info = out[k] = _Facts(table).indexed()
-                entries.append((d, info, len(table.data) + 64 * len(table) + 64))
+                entries.append((digests[k], info, len(table.data) + 64 * len(table) + 64))
         if scan:
             datas = [pending.get(digests[k]) or blocks[k].text.encode("utf-8") for k in scan]
             for k, table in zip(scan, extract_many(datas)):
@@ -929,28 +937,62 @@ class Gate:
         self._facts.put_many(entries)
         return out  # type: ignore[return-value]
 
-    def _source_table_for(self, digest: bytes, block: Block) -> FactTable | None:
-        """A primary block whose text is exactly one of its sources reuses that source's
-        fact table from the store's durable cache instead of scanning again."""
+    def _learn_handles(self, handles: list[str]) -> None:
+        for handle, info in self.store.info_many(handles).items():
+            self._handle_digest[handle] = info.digest
+            self._handle_key[handle] = _digest_key(info.digest)
+
+    def _text_source(self, digest: bytes, block: Block) -> str | None:
+        """The handle among ``block``'s whose source is exactly the block's text, if any."""
         hexdigest = _hex(digest)
         for handle in block.handles:
             if self.handle_digest(handle) == hexdigest:
-                return self._cached_source_table(hexdigest, lambda: self.source_bytes(handle))
+                return handle
         return None
 
-    def _cached_source_table(self, hexdigest: str, data: Any) -> FactTable:
-        raw = data()
-        try:
-            blob = self.store.get_cached_facts(hexdigest, _CACHE_VERSION)
+    def _source_tables(self, digests: list[bytes], blocks: list[Block], pending: dict[bytes, bytes]) -> list[FactTable]:
+        """The fact tables of blocks whose texts are sources (``_text_source``), from the
+        store's durable cache: each block's text is its source's bytes (the same digest), so
+        only the tables are read, in one store read for many."""
+        hexes = [_hex(d) for d in digests]
+        if len(hexes) > 1:
+            blobs = self.store.get_cached_facts_many(hexes, _CACHE_VERSION)
+        else:
+            blobs = {}
+            try:
+                blob = self.store.get_cached_facts(hexes[0], _CACHE_VERSION)
+            except StoreCorruptionError:
+                blob = None  # a damaged cache entry is recomputed and overwritten, never trusted
             if blob is not None:
-                return FactTable.from_bytes(blob, raw)
-        except (ValueError, StoreCorruptionError):
-            pass  # a damaged cache entry is recomputed and overwritten, never trusted
+                blobs[hexes[0]] = blob
+        tables = []
+        for d, block, hexdigest in zip(digests, blocks, hexes):
+            raw = pending.get(d) or block.text.encode("utf-8")
+            blob = blobs.get(hexdigest)
+            tables.append(self._table_from_cache(hexdigest, raw, blob, d))
+        return tables
+
+    def _table_from_cache(self, hexdigest: str, raw: bytes, blob: bytes | None, raw_digest: bytes | None) -> FactTable:
+        """The table of source bytes ``raw`` from its cached ``blob``, else scanned (and
+        persisted after the check)."""
+        if blob is not None:
+            try:
+                return FactTable._from_blob(blob, raw, raw_digest)
+            except (ValueError, StoreCorruptionError):
+                pass  # a damaged cache entry is recomputed and overwritten, never trusted
         table = extract(raw)
         with self._lock:
             # persisted after the check, all in one transaction (_persist_fact_tables)
             self._unpersisted.append((hexdigest, _CACHE_VERSION, table))
         return table
+
+    def _cached_source_table(self, hexdigest: str, data: Any) -> FactTable:
+        raw = data()
+        try:
+            blob = self.store.get_cached_facts(hexdigest, _CACHE_VERSION)
+        except StoreCorruptionError:
+            blob = None
+        return self._table_from_cache(hexdigest, raw, blob, None)
 
     def handle_digest(self, handle: str) -> str | None:
         d = self._handle_digest.get(handle)

@@ -96,6 +96,8 @@ _NAME_OF = "substr(handle, instr(handle, ':') + 1)"
 _WITH_NAME = f"FROM sources INDEXED BY sources_by_name WHERE instr(handle, ':') > 0 AND {_NAME_OF}"
 _NAMED = f"{_WITH_NAME} = ?1"
 _PAGE = 1000
+_INFO = ("SELECT s.handle, s.seq, s.digest, c.size, s.kind, s.ts FROM sources s "
+         "LEFT JOIN content c ON c.digest = s.digest")
 
 _SQLITE_BUSY = 5
 _SQLITE_LOCKED = 6
@@ -447,24 +449,19 @@ class SourceStore:
     def info(self, handle: str) -> SourceInfo:
         """Digest, size, kind, ts and insertion sequence number of ``handle``."""
         handle = check_handle(handle)
-        row = self._read(
-            lambda conn: conn.execute(
-                "SELECT s.seq, s.digest, c.size, s.kind, s.ts FROM sources s "
-                "LEFT JOIN content c ON c.digest = s.digest WHERE s.handle = ?",
-                (handle,),
-            ).fetchone()
-        )
+        row = self._read(lambda conn: conn.execute(f"{_INFO} WHERE s.handle = ?", (handle,)).fetchone())
         if row is None:
             raise UnknownHandleError(_unknown_message([handle]))
-        seq, digest, size, kind, ts = row
-        _check_stored_digest(f"source {handle!r}", digest)
-        if size is None:
-            raise StoreCorruptionError(f"source {handle!r} refers to content {digest} that is not in the store")
-        if not _is_int(size) or not _is_int(seq) or not (kind is None or isinstance(kind, str)):
-            raise StoreCorruptionError(f"the row of source {handle!r} holds values of the wrong type")
-        if ts is not None and not isinstance(ts, float):
-            raise StoreCorruptionError(f"the row of source {handle!r} holds a timestamp of the wrong type")
-        return SourceInfo(handle=handle, digest=digest, size=size, kind=kind, ts=ts, seq=seq)
+        return _source_info(row)
+
+    def info_many(self, handles: Iterable[str]) -> dict[str, SourceInfo]:
+        """:meth:`info` of many handles, read in one snapshot with one query per 500 handles:
+        ``{handle: SourceInfo}`` in the order given, without the handles that do not resolve (a
+        gate meeting a window's sources for the first time asks for hundreds at once). A
+        damaged row raises :class:`StoreCorruptionError`, as :meth:`info` of it would."""
+        wanted = self._handle_list(handles)
+        found = {row[0]: _source_info(row) for row in self._read_chunks(f"{_INFO} WHERE s.handle IN ({{}})", wanted)}
+        return {h: found[h] for h in wanted if h in found}
 
     def __iter__(self) -> Iterator[str]:
         """Handles in insertion order, read a page at a time (no transaction stays open)."""
@@ -667,6 +664,41 @@ class SourceStore:
         if row is None:
             return None
         return self._check_body(f"cached facts of {digest} ({version})", row[1], None, row[0])
+
+    def get_cached_facts_many(self, digests: Iterable[str], version: str) -> dict[str, bytes]:
+        """:meth:`get_cached_facts` of many content digests: ``{digest: blob}`` in the order
+        given, for the digests with a table cached by extractor ``version``, read in one
+        snapshot with one query per 500 digests (a gate meeting a window's sources for the
+        first time loads hundreds). An entry that fails its check is left out, as if it had
+        never been cached (it is a cache: recomputed and overwritten, never trusted), where
+        :meth:`get_cached_facts` of it raises :class:`StoreCorruptionError`."""
+        version = _check_short_text(version, "version", MAX_VERSION_BYTES, optional=False)
+        if isinstance(digests, (str, bytes)):
+            raise InvalidArgumentError("digests must be an iterable of digests, not a single str", argument="digests")
+        try:
+            wanted = list(dict.fromkeys(_canonical_digest(d) for d in digests))
+        except TypeError:
+            raise InvalidArgumentError(f"digests must be an iterable of digests, not {type(digests).__name__}",
+                                       argument="digests") from None
+
+        def query(conn: sqlite3.Connection) -> list[tuple[Any, ...]]:
+            rows: list[tuple[Any, ...]] = []
+            for i in range(0, len(wanted), _IN_CHUNK):
+                chunk = wanted[i : i + _IN_CHUNK]
+                rows.extend(conn.execute(
+                    f"SELECT digest, blob, blob_digest FROM fact_cache WHERE version = ? "
+                    f"AND digest IN ({','.join('?' * len(chunk))})",
+                    (version, *chunk),
+                ).fetchall())
+            return rows
+
+        found: dict[str, bytes] = {}
+        for digest, blob, blob_digest in self._read(lambda conn: _in_snapshot(conn, query)) if wanted else ():
+            try:
+                found[digest] = self._check_body(f"cached facts of {digest} ({version})", blob_digest, None, blob)
+            except StoreCorruptionError:
+                pass  # read as absent
+        return {d: found[d] for d in wanted if d in found}
 
     def put_cached_facts(self, digest: str, version: str, blob: bytes) -> None:
         """Cache a serialised fact table for content ``digest`` and extractor ``version``.
@@ -1076,6 +1108,20 @@ def _in_snapshot(conn: sqlite3.Connection, fn: Callable[[sqlite3.Connection], T]
     finally:
         if conn.in_transaction:
             conn.execute("ROLLBACK")  # read-only: nothing to keep
+
+
+
+def _source_info(row: tuple[Any, ...]) -> SourceInfo:
+    """The SourceInfo of a row of ``_INFO``, or StoreCorruptionError for a damaged one."""
+    handle, seq, digest, size, kind, ts = row
+    _check_stored_digest(f"source {handle!r}", digest)
+    if size is None:
+        raise StoreCorruptionError(f"source {handle!r} refers to content {digest} that is not in the store")
+    if not _is_int(size) or not _is_int(seq) or not (kind is None or isinstance(kind, str)):
+        raise StoreCorruptionError(f"the row of source {handle!r} holds values of the wrong type")
+    if ts is not None and not isinstance(ts, float):
+        raise StoreCorruptionError(f"the row of source {handle!r} holds a timestamp of the wrong type")
+    return SourceInfo(handle=handle, digest=digest, size=size, kind=kind, ts=ts, seq=seq)
 
 
 def _read_header(conn: sqlite3.Connection) -> tuple[int, int]:
