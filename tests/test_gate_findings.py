@@ -251,3 +251,30 @@ def test_a_newer_exact_handle_takes_over_the_name_for_a_session_gate_too():
     assert comparable(session) == comparable(fresh)
     assert g.marker_handles("call_8") == ("call_8",)
 
+
+
+# F11 (red team F05). DESIGN.md: "same input, same verdict"; docs/gate.md: "a session gate and a
+# fresh gate therefore give the same verdict for the same edit". A block matched only after the
+# whitespace normalisation counts as its pre block in that check, but its own text can assert
+# other facts (a fenced line's trailing spaces are part of the quote's value); the session gate
+# kept the post window's fact multiset as if it held the pre block's facts, and the next check
+# from that window crashed ("internal error") or gave the opposite verdict of a fresh gate.
+FENCE, FENCE_WS = "```\nx = 1   \n```\n", "```\nx = 1\n```\n"  # equal after the normalisation
+
+
+@pytest.mark.parametrize("last, kw", [
+    ([tool("b", "tool:b", "retries=3\n")], {"operator": "prune", "evicted": ["tool:a"]}),
+    ([tool("a", "tool:a", FENCE_WS), blk("b", "tool", "retries=3\n" + FENCE_WS, ["tool:b", "tool:a"])],
+     {"operator": "rewrite"}),
+    ([tool("a", "tool:a", FENCE_WS), blk("b", "tool", "retries=3\n" + FENCE, ["tool:b", "tool:a"])],
+     {"operator": "rewrite"}),
+])
+def test_a_whitespace_matched_block_counts_with_its_own_facts_in_the_next_check(last, kw):
+    g = gate_for({"tool:a": FENCE, "tool:b": "retries=3\n"})
+    w0 = [tool("a", "tool:a", FENCE), tool("b", "tool:b", "retries=3\n")]
+    w1 = [tool("a", "tool:a", FENCE), tool("b", "tool:b", "retries = 3\n")]
+    w2 = [tool("a", "tool:a", FENCE_WS), tool("b", "tool:b", "retries=3\n")]  # a: whitespace only
+    assert g.check(w0, w1, operator="rewrite").accepted
+    committed = g.commit(w1, w2, operator="rewrite")
+    fresh = Gate(g.store).check(w2, last, **kw)
+    assert comparable(g.check(committed, last, **kw)) == comparable(fresh)

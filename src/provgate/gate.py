@@ -1722,7 +1722,10 @@ class _Check:
         and extra copies), evaluated only if a later check starts from this post window."""
         pre, post = self.pre, self.post
         base = pre._fact_set
-        if post._fact_set is not None or base is None or callable(base) or post is pre:
+        if post._fact_set is not None or base is None or callable(base) or post is pre or self.ws_matched:
+            # a block matched after whitespace normalisation counts as its pre block here, but
+            # its own text can assert other facts (a fenced line's trailing spaces are part of
+            # the quote): a check starting from this window counts its blocks' own facts
             return
         removed = [self.pre_facts[i] for i in self.removed]
         added = [self.post_facts[j] for j in (*self.changed, *self.reused)]
