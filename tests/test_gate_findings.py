@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 import provgate.gate as gate_module
-from gate_helpers import assert_accepted, blk, comparable, gate_for, record_extractions, store_with, tool
+from gate_helpers import assert_accepted, blk, comparable, find, gate_for, record_extractions, store_with, tool
 from provgate.gate import Gate
 from provgate.window import parse_edit
 
@@ -278,3 +278,33 @@ def test_a_whitespace_matched_block_counts_with_its_own_facts_in_the_next_check(
     committed = g.commit(w1, w2, operator="rewrite")
     fresh = Gate(g.store).check(w2, last, **kw)
     assert comparable(g.check(committed, last, **kw)) == comparable(fresh)
+
+
+# F12 (red team F01). Issue, R: "a pinned block is byte-identical in post or evicted with a
+# record; a summary of it is a violation, in this pass and every later one". A summary that
+# named the pinned source only through a [src:...] marker (derived_from naming another source)
+# was accepted although the pinned block left the window: it restated it in its place. A
+# summary citing a pinned block post keeps is a reference (docs/gate.md R) and stays accepted.
+PINNED_SRC = {"tool:p1": "Deploy region: eu-west-1\nmax_replicas=7\n", "tool:q1": "unrelated log line 42\n"}
+PINNED_PRE = [tool("p", "tool:p1", PINNED_SRC["tool:p1"], pinned=True), tool("q", "tool:q1", PINNED_SRC["tool:q1"])]
+
+
+def _restating(derived_from: list[str], marker: str = " [src:p1]") -> dict:
+    return {"id": "s", "role": "summary", "text": f"Summary: max_replicas=7{marker}\n", "derived": True,
+            "derived_from": derived_from}
+
+
+def test_a_summary_citing_a_pinned_block_that_leaves_the_window_is_a_violation():
+    g = gate_for(PINNED_SRC)
+    v = g.check(PINNED_PRE, [_restating(["tool:q1"])], operator="summarize", evicted=["tool:p1", "tool:q1"])
+    find(v, "R", block="s", handle="tool:p1")
+    assert_accepted(g.check(PINNED_PRE, [PINNED_PRE[0], _restating(["tool:q1"])], operator="summarize",
+                            evicted=["tool:q1"]), "lossy")
+
+
+@pytest.mark.parametrize("derived_from, marker", [(["tool:p1"], ""), (["tool:q1"], " [src:p1]")])
+def test_a_pinned_block_evicted_in_an_earlier_pass_is_never_summarized_later(derived_from, marker):
+    g = gate_for(PINNED_SRC)
+    assert_accepted(g.check(PINNED_PRE, [PINNED_PRE[1]], operator="evict", evicted=["tool:p1"]))
+    v = g.check([PINNED_PRE[1]], [_restating(derived_from, marker)], operator="summarize", evicted=["tool:q1"])
+    find(v, "R", block="s", handle="tool:p1")

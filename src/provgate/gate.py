@@ -2177,7 +2177,7 @@ class _Check:
                     pinned_set.add(i)
         if self.pinned_handles:
             pinned_set.update(pre.holding(self.pinned_handles))
-        if not pinned_set:
+        if not pinned_set and not self.pinned_handles:
             return
         pinned = sorted(pinned_set)
         pinned_handles = {h for i in pinned for h in edit.pre[i].handles} | self.pinned_handles
@@ -2191,6 +2191,7 @@ class _Check:
             if j not in self.ws_matched:
                 exact.setdefault(match[j], j)  # type: ignore[arg-type]
         post_ids = self.post.id_pos()
+        kept_handles: set[str] = set()  # the handles of the pinned blocks post keeps
         for i in pinned:
             b = edit.pre[i]
             j = exact.get(i)
@@ -2198,6 +2199,7 @@ class _Check:
                 # another exact copy of the same bytes also preserves it
                 j = next((k for k, d in enumerate(self.post.digests) if d == pre.digests[i] and k not in self.ws_matched), None)
             if j is not None:
+                kept_handles.update(b.handles)
                 if not edit.post[j].pinned:
                     self.violate("R", f"pinned block {b.id!r} is kept but its pin was removed", block=b.id,
                                  evidence={"post_block": edit.post[j].id})
@@ -2208,14 +2210,31 @@ class _Check:
             what = f"rewritten as {rewritten!r}" if rewritten else "neither kept byte-identical nor evicted with a record"
             self.violate("R", f"pinned block {b.id!r} was {what}", block=b.id,
                          handle=(b.handles or (None,))[0], evidence={"preserve_or_evict": True})
-        if pinned_handles.isdisjoint(self.post.derived_union()):
-            return  # no derived block names a pinned source
-        for b in edit.post:
-            if b.derived:
-                hit = [h for h in b.derived_from if h in pinned_handles]
-                if hit:
-                    self.violate("R", f"derived block {b.id!r} summarizes pinned source(s) {hit}", block=b.id,
-                                 handle=hit[0], evidence={"derived_from": list(b.derived_from)})
+        named: set[int] = set()
+        if not pinned_handles.isdisjoint(self.post.derived_union()):
+            for j, b in enumerate(edit.post):
+                if b.derived:
+                    hit = [h for h in b.derived_from if h in pinned_handles]
+                    if hit:
+                        named.add(j)
+                        self.violate("R", f"derived block {b.id!r} summarizes pinned source(s) {hit}", block=b.id,
+                                     handle=hit[0], evidence={"derived_from": list(b.derived_from)})
+        # a derived block this edit makes may cite a pinned block the window keeps (a
+        # reference); citing one the window no longer holds restates it in its place, which is
+        # summarizing it (a summary made while the block was kept stays a reference)
+        gone = pinned_handles - kept_handles
+        made = set(self.changed) | set(self.restated) if not self.structural else set()
+        if not gone or not made:
+            return
+        for j, facts in sorted(self.marked.items()):
+            b = edit.post[j]
+            if not b.derived or j in named or j not in made:
+                continue
+            hit = list(dict.fromkeys(t[0] for t in map(self._targets, facts.markers()) if len(t) == 1 and t[0] in gone))
+            if hit:
+                self.violate("R", f"derived block {b.id!r} cites pinned source(s) {hit} that the window no longer "
+                             "holds: it summarizes a pinned block", block=b.id, handle=hit[0],
+                             evidence={"cited": hit})
 
     # verdict ---------------------------------------------------------------------------------
 
