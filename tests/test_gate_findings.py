@@ -308,3 +308,39 @@ def test_a_pinned_block_evicted_in_an_earlier_pass_is_never_summarized_later(der
     assert_accepted(g.check(PINNED_PRE, [PINNED_PRE[1]], operator="evict", evicted=["tool:p1"]))
     v = g.check([PINNED_PRE[1]], [_restating(derived_from, marker)], operator="summarize", evicted=["tool:q1"])
     find(v, "R", block="s", handle="tool:p1")
+
+
+# F13 (red team F02). Issue, I4: "keeps the newer (by ts, else window order) with a supersession
+# edge. Keeping the older alone ... is a silent merge". With a ts on some reads only, the pairwise
+# order went round in a circle (a newer than c by ts, b after a, c after b) and the gate took
+# whichever read came out of the sort: keeping c (ts=1) alone was accepted, keeping a (ts=5)
+# alone rejected. Now no read of such a circle is the newest: keep all of them, or none.
+CONF_R = "file:conf.ini"
+
+
+def _read(bid: str, text: str, ts: float | None) -> dict:
+    return blk(bid, "tool", text, [f"tool:{bid}"], ts=ts, resource=CONF_R)
+
+
+READS_F13 = [_read("a", "version 1.0.5\nretries=3\n", 5), _read("b", "version 1.0.4\nretries=4\n", None),
+             _read("c", "version 1.0.3\nretries=2\n", 1)]
+
+
+@pytest.mark.parametrize("keep", ["a", "c", "ab"])
+def test_reads_with_no_order_must_all_be_kept_or_all_go(keep):
+    g = gate_for({f"tool:{b['id']}": b["text"] for b in READS_F13})
+    post = [b for b in READS_F13 if b["id"] in keep]
+    v = g.check(READS_F13, post, operator="prune", evicted=[f"tool:{b['id']}" for b in READS_F13 if b["id"] not in keep])
+    assert "have no order" in find(v, "I4", key="resource", value=CONF_R).message
+
+
+def test_reads_with_no_order_kept_together_or_evicted_together_are_accepted():
+    g = gate_for({f"tool:{b['id']}": b["text"] for b in READS_F13} | {"user:n": "next question\n"})
+    assert_accepted(g.check(READS_F13, READS_F13[::-1], operator="reorder"))
+    other = blk("n", "user", "next question\n", ["user:n"])
+    assert_accepted(g.check([*READS_F13, other], [other], operator="prune", evicted=["tool:a", "tool:b", "tool:c"]))
+    # with a ts on every read the order is a line again: c (ts=1) is older than a (ts=5)
+    timed = [dict(READS_F13[0]), dict(READS_F13[1], ts=3), dict(READS_F13[2])]
+    assert "silent merge" in find(g.check(timed, [timed[2]], operator="prune", evicted=["tool:a", "tool:b"]),
+                                  "I4").message
+    assert_accepted(g.check(timed, [timed[0]], operator="prune", evicted=["tool:b", "tool:c"]))

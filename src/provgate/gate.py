@@ -36,7 +36,6 @@ from bisect import bisect_right
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from functools import cmp_to_key
 from itertools import accumulate, compress, count, repeat
 from operator import attrgetter, is_, is_not
 from typing import Any
@@ -505,14 +504,26 @@ class _Side:
             ix.by_resource = _blockscan.by_resource(self.blocks)
         return ix.by_resource
 
-    def newest_read(self, resource: str, reads: list[int], newer: Callable[[int, int], bool]) -> int:
-        """The newest of a resource's reads (``newer(a, b)``: is block a newer than b?),
-        kept: it depends on the blocks' ts and order only."""
+    def newest_reads(self, resource: str, reads: list[int], newer: Callable[[int, int], bool]) -> list[int]:
+        """The newest of a resource's reads (``newer(a, b)``: is block a newer than b?), as a
+        list of one; kept: it depends on the blocks' ts and order only. By ts when both reads
+        have one, else by window order, which is not transitive when only some reads have a ts
+        (a by ts over c, b after a, c after b): then every read of the cycle that beats all the
+        others is returned (the top cycle: no one of them can be called the newest)."""
         if self._newest is None:
             self._newest = {}
         found = self._newest.get(resource)
         if found is None:
-            found = self._newest[resource] = max(reads, key=cmp_to_key(lambda a, b: 1 if newer(a, b) else -1))
+            wins = {i: sum(newer(i, j) for j in reads if j != i) for i in reads}
+            ranked = sorted(reads, key=lambda i: (-wins[i], i))
+            n, total = len(ranked), 0
+            for k in range(1, n + 1):
+                # the first k reads beat every other read exactly when their wins add up to the
+                # games among themselves plus every game against the rest
+                total += wins[ranked[k - 1]]
+                if total == k * (k - 1) // 2 + k * (n - k):
+                    break
+            found = self._newest[resource] = sorted(ranked[:k])
         return found
 
     def holding(self, handles: set[str] | frozenset[str]) -> list[int]:
@@ -1947,16 +1958,19 @@ class _Check:
                      evicted: set[str], superseded: dict[str, str], derived_refs: frozenset[str]) -> None:
         """Two or more different reads of one resource: never reduce them to an older one."""
         edit = self.edit
-        newest = self.pre.newest_read(resource, reads, self._newer)
+        top = self.pre.newest_reads(resource, reads, self._newer)
+        kept_top = [i for i in top if self._read_kept(i)]
+        if len(top) > 1 and kept_top and len(kept_top) < len(top):
+            gone = [edit.pre[i].id for i in top if i not in kept_top]
+            self.violate("I4", f"the reads of {resource!r} have no order (ts on some reads only, against their window "
+                         f"order), so each of {[edit.pre[i].id for i in top]} may be the newest; post keeps "
+                         f"{[edit.pre[i].id for i in kept_top]} but not {gone}: keep all of them or give every read a ts",
+                         block=gone[0], handle=(edit.pre[top[0]].handles or (None,))[0], key="resource", value=resource,
+                         evidence={"candidates": [edit.pre[i].id for i in top], "gone": gone})
+            return
+        newest = kept_top[-1] if kept_top else top[-1]
         newest_digest = self.pre.digests[newest]
-        # the newest read survives verbatim, or rewritten in place (same id or its handles),
-        # where I1 and I2 check the rewrite; a block that is an OLDER read's bytes does not count
-        # even when it claims the newer handle
-        newest_handles = set(edit.pre[newest].handles)
-        newest_kept = self._pre_text_kept(newest_digest) or any(
-            edit.post[j].id == edit.pre[newest].id or not newest_handles.isdisjoint(edit.post[j].provenance)
-            for j in self.changed
-        )
+        newest_kept = bool(kept_top)
         older = [i for i in reads if self.pre.digests[i] != newest_digest]
         older_kept = [i for i in older if i in kept_pre]
         if not newest_kept and older_kept:
@@ -1979,7 +1993,22 @@ class _Check:
                          "supersession edge or an eviction record", block=edit.pre[i].id,
                          handle=(hs or (None,))[0], key="resource", value=resource)
         if not self._newest_read_kept_as_is(resource, newest):
-            self._check_stale_values(resource, reads, newest)
+            for candidate in top if len(top) > 1 and not kept_top else (newest,):
+                # no read kept: with no order, a value any other candidate changed is stale
+                before = len(self.violations)
+                self._check_stale_values(resource, reads, candidate)
+                if len(self.violations) > before:
+                    break
+
+    def _read_kept(self, i: int) -> bool:
+        """Does pre read ``i`` survive in post: verbatim, or rewritten in place (same id or its
+        handles), where I1 and I2 check the rewrite? A block that is an older read's bytes
+        does not count even when it claims this read's handle."""
+        edit = self.edit
+        handles = set(edit.pre[i].handles)
+        return self._pre_text_kept(self.pre.digests[i]) or any(
+            edit.post[j].id == edit.pre[i].id or not handles.isdisjoint(edit.post[j].provenance) for j in self.changed
+        )
 
     def _newest_read_kept_as_is(self, resource: str, newest: int) -> bool:
         """Is the newest read of ``resource`` in post under its own id, with its own text, as a
