@@ -1910,6 +1910,13 @@ class _Check:
                 self.violate("I4", f"supersession edge names block {s.block!r}, which is not in the post window",
                              block=s.block, handle=s.handle)
                 continue
+            if s.handle in edit.post[j].handles:
+                # the block says it is a read of that source and that it replaces it: the edge
+                # would let the block drop the source's values while still claiming them
+                self.violate("I4", f"supersession edge: block {s.block!r} carries {s.handle!r} itself, and a block "
+                             "cannot supersede its own source", block=s.block, handle=s.handle,
+                             evidence={"handles": list(edit.post[j].handles)})
+                continue
             older = handle_block.get(s.handle)
             newer = self.match[j]
             if older is not None and newer is not None and older != newer and self._newer(older, newer):
@@ -2002,13 +2009,18 @@ class _Check:
 
     def _read_kept(self, i: int) -> bool:
         """Does pre read ``i`` survive in post: verbatim, or rewritten in place (same id or its
-        handles), where I1 and I2 check the rewrite? A block that is an older read's bytes
-        does not count even when it claims this read's handle."""
+        handles, not all of them evicted or superseded), where I1 and I2 check the rewrite? A
+        block that is an older read's bytes does not count even when it claims this read's
+        handle."""
         edit = self.edit
+        if self._pre_text_kept(self.pre.digests[i]):
+            return True
         handles = set(edit.pre[i].handles)
-        return self._pre_text_kept(self.pre.digests[i]) or any(
-            edit.post[j].id == edit.pre[i].id or not handles.isdisjoint(edit.post[j].provenance) for j in self.changed
-        )
+        evicted, superseded = self._covering()
+        if handles and all(h in evicted or h in superseded for h in handles):
+            return False  # a rewrite whose every source left on the record is not that read any more
+        return any(edit.post[j].id == edit.pre[i].id or not handles.isdisjoint(edit.post[j].provenance)
+                   for j in self.changed)
 
     def _newest_read_kept_as_is(self, resource: str, newest: int) -> bool:
         """Is the newest read of ``resource`` in post under its own id, with its own text, as a
