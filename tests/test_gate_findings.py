@@ -344,3 +344,47 @@ def test_reads_with_no_order_kept_together_or_evicted_together_are_accepted():
     assert "silent merge" in find(g.check(timed, [timed[2]], operator="prune", evicted=["tool:a", "tool:b"]),
                                   "I4").message
     assert_accepted(g.check(timed, [timed[0]], operator="prune", evicted=["tool:b", "tool:c"]))
+
+
+# F14 (red team F03). Issue, I4: "Keeping the older alone — even if it claims both handles — is
+# a silent merge and a violation." The newest read rewritten in place to the older read's value
+# (a version, not key=value) was accepted: with edges from the block to its own handles, or with
+# the newest read's handle evicted while the block still claimed it.
+VERSION_R = "file:VERSION"
+OLD_V, NEW_V = "release 1.2.3 built on host alpha-01\n", "release 1.2.4 built on host alpha-01\n"
+READS_F14 = [blk("a", "tool", OLD_V, ["tool:ra"], ts=1, resource=VERSION_R),
+             blk("b", "tool", NEW_V, ["tool:rb"], ts=2, resource=VERSION_R)]
+MERGED = blk("b", "tool", "release 1.2.3, built on host alpha-01\n", ["tool:ra", "tool:rb"], ts=2, resource=VERSION_R)
+
+
+def test_a_block_cannot_supersede_its_own_source():
+    g = gate_for({"tool:ra": OLD_V, "tool:rb": NEW_V})
+    v = g.check(READS_F14, [MERGED], operator="rewrite",
+                supersedes=[{"block": "b", "handle": "tool:rb"}, {"block": "b", "handle": "tool:ra"}])
+    assert "cannot supersede its own source" in find(v, "I4", block="b", handle="tool:rb").message
+    # the usual edge, from the kept newer read to the older one's handle, stays accepted
+    assert_accepted(g.check(READS_F14, [READS_F14[1]], operator="prune",
+                            supersedes=[{"block": "b", "handle": "tool:ra"}]))
+
+
+def test_a_newest_read_whose_sources_were_evicted_is_not_kept_by_its_rewrite():
+    g = gate_for({"tool:ra": OLD_V, "tool:rb": NEW_V})
+    v = g.check(READS_F14, [READS_F14[0], MERGED], operator="rewrite", evicted=["tool:rb"])
+    assert "silent merge" in find(v, "I4", block="a").message
+
+
+# F15 (red team F06). docs/gate.md I4: "a key whose value differs between the reads ... may not
+# end up with only the older value". A summary restating only the stale retries=3 was accepted
+# when it also said workers=5: the newer retries value 5 counted as restated under another key.
+def test_a_newer_value_under_another_key_does_not_excuse_a_stale_one():
+    a, b = "retries=3\nworkers=5\n", "retries=5\nworkers=5\n"
+    pre = [blk("a", "tool", a, ["tool:r1"], ts=100, resource="file:app.ini"),
+           blk("b", "tool", b, ["tool:r2"], ts=200, resource="file:app.ini")]
+    g = gate_for({"tool:r1": a, "tool:r2": b})
+
+    def summary_of(text: str) -> dict:
+        return {"id": "s", "role": "summary", "text": text, "derived": True, "derived_from": ["tool:r1", "tool:r2"]}
+
+    find(g.check(pre, [summary_of("Config: retries=3, workers=5.\n")], operator="summarize"), "I4", value="3")
+    assert_accepted(g.check(pre, [summary_of("Config: retries=5, workers=5.\n")], operator="summarize"))
+    assert_accepted(g.check(pre, [summary_of("It retries 5 times; workers=5.\n")], operator="summarize"))

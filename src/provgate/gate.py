@@ -160,6 +160,13 @@ class _Facts:
             self._grounding_set = SortedFingerprints(fps)
         return self._grounding_set
 
+    def unkeyed_values(self) -> SortedFingerprints:
+        """The distinct values this text asserts outside a ``key=value`` fact (and outside
+        citation markers): I4 counts them as a paraphrase of any key's value."""
+        t = self.table
+        keep = (t.kind != _KIND_KV) & (t.kind != _KIND_CITATION)
+        return SortedFingerprints(unique_counts(np.ascontiguousarray(t.fp_value[keep]))[0])
+
     def markers(self) -> tuple[str, ...]:
         """The handle names cited by ``[src:…]`` markers, in order of first appearance."""
         if self._markers is None:
@@ -2074,9 +2081,9 @@ class _Check:
             for key, vals in self._kv_values(facts, keys)[0].items():
                 post_kv.setdefault(key, set()).update(vals)
             if self.match[j] is None or edit.post[j].derived:
-                # a paraphrase ("backoff is 250 ms") restates a value without its key (a value's
-                # fingerprint can only equal a value's in the grounding set: facts.py framing)
-                found = ~absent_from_all(candidate_fps, [facts.grounding_set()])
+                # a paraphrase ("backoff is 250 ms") restates a value without its key; a value
+                # another key holds ("workers=5") restates nothing about this key
+                found = ~absent_from_all(candidate_fps, [facts.unkeyed_values()])
                 restated.update(compress(candidates, found.tolist()))
         for key, stale in older_kv.items():
             newer = newest_values.get(key, set())
