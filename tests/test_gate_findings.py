@@ -388,3 +388,24 @@ def test_a_newer_value_under_another_key_does_not_excuse_a_stale_one():
     find(g.check(pre, [summary_of("Config: retries=3, workers=5.\n")], operator="summarize"), "I4", value="3")
     assert_accepted(g.check(pre, [summary_of("Config: retries=5, workers=5.\n")], operator="summarize"))
     assert_accepted(g.check(pre, [summary_of("It retries 5 times; workers=5.\n")], operator="summarize"))
+
+
+# F16 (red team F10). DESIGN.md: "within a few milliseconds even for a 200k-token window"; bad
+# input gets a clear answer, not a stall. Each unresolved handle was looked up in the store on
+# its own and located by a pass over the whole post window, past the 1000-violation cap too:
+# 8000 unknown handles took seconds. Now I3 asks the store once for all of them and locates the
+# reported ones in one pass over post (a missing handle is still asked for once by extraction
+# and once by grounding: the gate never caches that a handle is missing, the store may gain it).
+def test_many_unresolved_handles_cost_one_store_read_and_keep_their_messages(monkeypatch):
+    store = store_with({"tool:a": "x\n"})
+    pre = [tool("a", "tool:a", "x\n")]
+    post = pre + [tool(f"b{i}", f"tool:missing_{i:04d}", f"y{i}\n") for i in range(1500)]
+    post[1] = dict(post[1], derived=True, derived_from=["tool:missing_0000"], handles=[], role="summary")
+    asked: list[str] = []
+    real_digest = store.digest
+    monkeypatch.setattr(store, "digest", lambda h: asked.append(h) or real_digest(h))
+    v = Gate(store, audit=False).check(pre, post, operator="rewrite")
+    i3 = [x for x in v.violations if x.invariant == "I3"]
+    assert len(asked) <= 2 * 1500 and len(v.violations) == 1000 and v.facts["violations_omitted"] >= 500
+    assert i3[0].handle == "tool:missing_0000" and i3[0].block == "b0" and "(derived_from)" in i3[0].message
+    assert i3[1].handle == "tool:missing_0001" and i3[1].block == "b1" and "(handles)" in i3[1].message

@@ -1511,33 +1511,52 @@ class _Check:
                     self.violate("I3", f"block {block.id!r} cites [src:{name}], which {what}",
                                  block=block.id, handle=name, key="citation", value=name,
                                  evidence={"marker": f"[src:{name}]", "candidates": list(found)})
-        unresolved = [h for h in sorted(refs.difference(gate._handle_digest)) if gate.handle_digest(h) is None]
-        for handle in unresolved:
-            how, block = self._where_referenced(handle)
+        todo = sorted(refs.difference(gate._handle_digest))
+        if len(todo) > 1:  # one store read for all (a fresh gate, or a window of unknown handles)
+            gate._learn_handles(todo)
+            unresolved = [h for h in todo if h not in gate._handle_digest]
+        else:
+            unresolved = [h for h in todo if gate.handle_digest(h) is None]
+        report = self.reportable(unresolved)  # the rest only counted: each would cost a pass over post
+        places = self._where_referenced(report)
+        for handle in report:
+            how, block = places[handle]
             where = f"block {block!r} ({how})" if block else how
             self.violate("I3", f"{where} references {handle!r}, which does not resolve in the durable store",
                          block=block or None, handle=handle, evidence={"field": how})
         if not union_known and side.handle_union().isdisjoint(unresolved):
             side.ix.resolved = True
 
-    def _where_referenced(self, handle: str) -> tuple[str, str]:
-        """The first place post references ``handle`` (for the message of a violation)."""
+    def _where_referenced(self, handles: Sequence[str]) -> dict[str, tuple[str, str]]:
+        """The first place post references each of ``handles`` (for the messages of
+        violations): one pass over post, however many handles are asked."""
         edit = self.edit
+        left = set(handles)
+        out: dict[str, tuple[str, str]] = {}
+
+        def found(handle: str, how: str, block: str) -> None:
+            if handle in left:
+                left.discard(handle)
+                out[handle] = (how, block)
+
         for b in edit.post:
-            if handle in b.handles:
-                return "handles", b.id
-            if handle in b.derived_from:
-                return "derived_from", b.id
+            for h in b.handles:
+                found(h, "handles", b.id)
+            for h in b.derived_from:
+                found(h, "derived_from", b.id)
+            if not left:
+                return out
         for s in edit.supersedes:
-            if s.handle == handle:
-                return "supersedes", s.block
+            found(s.handle, "supersedes", s.block)
         for p in edit.pointers:
-            if p.handle == handle:
-                return "pointers", p.block
+            found(p.handle, "pointers", p.block)
         for j, f in sorted(self.marked.items()):
-            if any(handle in self._targets(n) for n in f.markers()):
-                return "citation marker", edit.post[j].id
-        return "evicted", ""
+            for n in f.markers():
+                for h in self._targets(n):
+                    found(h, "citation marker", edit.post[j].id)
+        for h in list(left):
+            out[h] = ("evicted", "")
+        return out
 
     def cited(self, j: int) -> tuple[str, ...]:
         """The handles post block ``j``'s markers cite (resolved, unambiguous ones); each name
