@@ -409,3 +409,30 @@ def test_many_unresolved_handles_cost_one_store_read_and_keep_their_messages(mon
     assert len(asked) <= 2 * 1500 and len(v.violations) == 1000 and v.facts["violations_omitted"] >= 500
     assert i3[0].handle == "tool:missing_0000" and i3[0].block == "b0" and "(derived_from)" in i3[0].message
     assert i3[1].handle == "tool:missing_0001" and i3[1].block == "b1" and "(handles)" in i3[1].message
+
+
+# F17 (red team F09). docs/format.md: "A wrong type ... is refused with an error that names the
+# field". Gate.check given None or a number for a window or a list field raised a bare TypeError
+# ("'NoneType' object is not iterable"), and a dict passed as evicted was taken for its keys.
+@pytest.mark.parametrize("args, kw, field", [
+    ((None, "pre"), {}, "pre"),
+    (("pre", 5), {}, "post"),
+    (("pre", "pre"), {"evicted": None}, "evicted"),
+    (("pre", "pre"), {"evicted": 7}, "evicted"),
+    (("pre", "pre"), {"evicted": {"tool:a": 1}}, "evicted"),
+    (("pre", "pre"), {"evicted": "tool:a"}, "evicted"),
+    (("pre", "pre"), {"supersedes": None}, "supersedes"),
+    (("pre", "pre"), {"pointers": 3.5}, "pointers"),
+])
+def test_wrong_types_in_a_python_call_name_the_field(args, kw, field):
+    from provgate.errors import EditFormatError
+
+    g = gate_for({"tool:a": "retries=3\n"})
+    pre = [tool("a", "tool:a", "retries=3\n")]
+    before = len(g.history)
+    with pytest.raises(EditFormatError) as e:
+        g.check(*(pre if a == "pre" else a for a in args), operator="prune", **kw)
+    assert e.value.field == field and str(e.value).startswith(f"{field}: expected an array")
+    assert len(g.history) == before
+    # iterables that are arrays in all but type are still taken
+    assert g.check(iter(pre), (b for b in pre), operator="prune", evicted=iter(()), supersedes=(), pointers=[]).accepted

@@ -90,6 +90,7 @@ from provgate.window import (
     Supersession,
     Window,
     encode_text,
+    type_name,
 )
 
 POLICIES = ("reject", "reclassify")
@@ -1118,9 +1119,24 @@ def _check_floor(floor: float) -> None:
         raise ValueError(f"retention_floor must be a number in [0, 1], got {floor!r}")
 
 
+def _array_of(value: Any, field: str) -> list[Any]:
+    """``value`` (a list, tuple or other iterable of items) as a list, or EditFormatError
+    naming ``field``: None, a number, a string or a mapping is not an array."""
+    if isinstance(value, (list, tuple)):
+        return list(value)
+    if not isinstance(value, (str, bytes, bytearray, Mapping)):
+        try:
+            return list(value)
+        except TypeError:
+            pass
+    raise EditFormatError(f"{field}: expected an array, got {type_name(value)}", field=field)
+
+
 def _coerce_edit(operator: Any, pre: Any, post: Any, supersedes: Any, evicted: Any, pointers: Any) -> Edit:
     if not isinstance(operator, str) or operator not in OPERATORS:
         raise EditFormatError(f"operator: unknown operator {operator!r}; expected one of {sorted(OPERATORS)}", field="operator")
+    supersedes, pointers, evicted = (_array_of(v, name) for v, name in (
+        (supersedes, "supersedes"), (pointers, "pointers"), (evicted, "evicted")))
     edges = []
     for i, s in enumerate(supersedes):
         if isinstance(s, Supersession):
@@ -1130,9 +1146,7 @@ def _coerce_edit(operator: Any, pre: Any, post: Any, supersedes: Any, evicted: A
         else:
             edges.append(Supersession.from_json(s, f"supersedes[{i}]"))
     cites = [p if isinstance(p, Citation) else Citation.from_json(p, f"pointers[{i}]") for i, p in enumerate(pointers)]
-    if isinstance(evicted, str):
-        raise EditFormatError("evicted: expected an array of handles, got a string", field="evicted")
-    ev = Edit.from_json({"operator": operator, "pre": [], "post": [], "evicted": list(evicted)}).evicted
+    ev = Edit.from_json({"operator": operator, "pre": [], "post": [], "evicted": evicted}).evicted
     return Edit(
         operator=operator,
         pre=Window.coerce(pre, "pre"),

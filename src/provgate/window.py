@@ -43,7 +43,8 @@ def _fail(field_path: str, message: str) -> EditFormatError:
     return EditFormatError(f"{field_path}: {message}", field=field_path)
 
 
-def _type_name(value: Any) -> str:
+def type_name(value: Any) -> str:
+    """The JSON name of ``value``'s type, for error messages ("null", "integer", "object", …)."""
     if value is None:
         return "null"
     return {bool: "boolean", int: "integer", float: "number", str: "string", list: "array",
@@ -52,7 +53,7 @@ def _type_name(value: Any) -> str:
 
 def _text(value: Any, path: str, *, allow_empty: bool = True, check_unicode: bool = True) -> str:
     if not isinstance(value, str):
-        raise _fail(path, f"expected a string, got {_type_name(value)}")
+        raise _fail(path, f"expected a string, got {type_name(value)}")
     if not allow_empty and not value:
         raise _fail(path, "must not be empty")
     if check_unicode:
@@ -93,13 +94,13 @@ def _handle(value: Any, path: str) -> str:
 
 def _bool(value: Any, path: str) -> bool:
     if not isinstance(value, bool):
-        raise _fail(path, f"expected a boolean, got {_type_name(value)}")
+        raise _fail(path, f"expected a boolean, got {type_name(value)}")
     return value
 
 
 def _int(value: Any, path: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
-        raise _fail(path, f"expected an integer, got {_type_name(value)}")
+        raise _fail(path, f"expected an integer, got {type_name(value)}")
     return value
 
 
@@ -107,7 +108,7 @@ def _ts(value: Any, path: str) -> float | None:
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise _fail(path, f"expected a number or null, got {_type_name(value)}")
+        raise _fail(path, f"expected a number or null, got {type_name(value)}")
     try:
         as_float = float(value)
     except OverflowError:
@@ -119,13 +120,13 @@ def _ts(value: Any, path: str) -> float | None:
 
 def _array(value: Any, path: str) -> Sequence[Any]:
     if not isinstance(value, (list, tuple)):
-        raise _fail(path, f"expected an array, got {_type_name(value)}")
+        raise _fail(path, f"expected an array, got {type_name(value)}")
     return value
 
 
 def _object(value: Any, path: str) -> Mapping[str, Any]:
     if not isinstance(value, Mapping):
-        raise _fail(path, f"expected an object, got {_type_name(value)}")
+        raise _fail(path, f"expected an object, got {type_name(value)}")
     return value
 
 
@@ -236,8 +237,13 @@ class Window(Sequence[Block]):
         if isinstance(value, Window):
             return value
         if isinstance(value, (str, bytes, Mapping)):
-            raise _fail(path, f"expected an array of blocks, got {_type_name(value)}")
-        return cls(_array(list(value) if not isinstance(value, (list, tuple)) else value, path), path=path)
+            raise _fail(path, f"expected an array of blocks, got {type_name(value)}")
+        if not isinstance(value, (list, tuple)):
+            try:
+                value = list(value)
+            except TypeError:
+                raise _fail(path, f"expected an array of blocks, got {type_name(value)}") from None
+        return cls(_array(value, path), path=path)
 
     def __getitem__(self, index):  # type: ignore[override]
         return self._blocks[index]
@@ -357,13 +363,13 @@ class Edit:
             raise _fail("operator", f"unknown operator {self.operator!r}; expected one of {sorted(OPERATORS)}")
         for name in ("pre", "post"):
             if not isinstance(getattr(self, name), Window):
-                raise _fail(name, f"expected a Window, got {_type_name(getattr(self, name))} (use Window(blocks))")
+                raise _fail(name, f"expected a Window, got {type_name(getattr(self, name))} (use Window(blocks))")
         object.__setattr__(self, "evicted", _handles(self.evicted, "evicted"))
         for name, kind in (("supersedes", Supersession), ("pointers", Citation)):
             items = tuple(_array(getattr(self, name), name))
             for i, item in enumerate(items):
                 if not isinstance(item, kind):
-                    raise _fail(f"{name}[{i}]", f"expected a {kind.__name__}, got {_type_name(item)}")
+                    raise _fail(f"{name}[{i}]", f"expected a {kind.__name__}, got {type_name(item)}")
             object.__setattr__(self, name, items)
         sources = _object(self.sources, "sources")
         for handle, text in sources.items():
