@@ -231,6 +231,21 @@ def test_a_missing_store_without_create_exits_2_and_creates_nothing(tmp_path, ca
     assert list(tmp_path.iterdir()) == [tmp_path / "edit.json"]
 
 
+@pytest.mark.parametrize("where", ["text", "handle"])
+def test_a_lone_surrogate_with_create_exits_2_and_creates_no_store(tmp_path, capsys, where):
+    # red team F11: a surrogate in a block text was found only where the gate encodes it, after
+    # --create had made the store file
+    block = {"id": "b1", "role": "tool", "text": "retries=3\\ud800", "handles": ["tool:c1"]} if where == "text" else \
+        {"id": "b1", "role": "tool", "text": "retries=3", "handles": ["tool:\\ud800"]}
+    doc = '{"operator": "rewrite", "pre": [], "post": [' + json.dumps(block).replace("\\\\", "\\") + ']}'
+    target = tmp_path / "new.sqlite3"
+    code, out, err = run_main(["check", write(tmp_path, doc), "--store", target, "--create"], capsys)
+    assert code == 2 and out == ""
+    e = only_json_error(err)
+    assert "surrogate" in e["message"] and e["field"].startswith("post[0].")
+    assert not target.exists()
+
+
 def test_a_missing_input_file_exits_2(tmp_path, store_path, capsys):
     before = state(store_path)
     code, out, err = run_main(["check", tmp_path / "absent.json", "--store", store_path], capsys)

@@ -91,10 +91,15 @@ def _open_store(path: str | None, *, create: bool) -> Any:
 
 def _cmd_check(args: argparse.Namespace) -> int:
     from provgate.gate import Gate
-    from provgate.window import parse_edit
+    from provgate.window import encode_text, parse_edit
 
     data = _read_input(args.edit, args.max_input_bytes)
     edit = parse_edit(data)  # everything about the input is validated before the store is opened
+    for side, window in (("pre", edit.pre), ("post", edit.post)):
+        for i, block in enumerate(window):
+            # block texts are checked for lone surrogates where the gate encodes them, which is
+            # after the store is opened (and, with --create, made)
+            encode_text(block.text, f"{side}[{i}].text")
     store = _open_store(args.store, create=args.create)
     try:
         gate = Gate(store, policy=args.policy, retention_floor=args.retention_floor, session=args.session)
