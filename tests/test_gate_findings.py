@@ -436,3 +436,27 @@ def test_wrong_types_in_a_python_call_name_the_field(args, kw, field):
     assert len(g.history) == before
     # iterables that are arrays in all but type are still taken
     assert g.check(iter(pre), (b for b in pre), operator="prune", evicted=iter(()), supersedes=(), pointers=[]).accepted
+
+
+# F18 (red team F04). Issue, I4: "Keeping the older one alone ... is a silent merge"; the
+# seed: "The preservation guarantee was single-pass only". An edit that only re-stamped the
+# older read with a later ts (or took a read out of its resource) passed as structural, and the
+# next edit then dropped the newer read as if it were the stale one.
+STAMP_R = "file:conf.ini"
+STAMP_PRE = [blk("a", "tool", "retries=3\ntimeout=30\n", ["tool:ra"], ts=100.0, resource=STAMP_R),
+             blk("b", "tool", "retries=5\ntimeout=30\n", ["tool:rb"], ts=200.0, resource=STAMP_R)]
+
+
+@pytest.mark.parametrize("change, key", [({"ts": 300.0}, "ts"), ({"ts": None}, "ts"), ({"resource": None}, "resource"),
+                                         ({"resource": "file:other.ini"}, "resource")])
+def test_a_kept_read_keeps_its_resource_and_ts(change, key):
+    g = gate_for({"tool:ra": STAMP_PRE[0]["text"], "tool:rb": STAMP_PRE[1]["text"]})
+    restamped = [dict(STAMP_PRE[0], **change), STAMP_PRE[1]]
+    for operator, post in (("reorder", restamped), ("reorder", restamped[::-1]),
+                           ("rewrite", [dict(restamped[0], text="retries=3\ntimeout=30\n\n"), STAMP_PRE[1]])):
+        find(g.check(STAMP_PRE, post, operator=operator), "I4", block="a", key=key)
+    assert_accepted(g.check(STAMP_PRE, STAMP_PRE[::-1], operator="reorder"), "structural")
+    # a block that is not a read may take a ts
+    note = blk("n", "user", "hello\n", ["user:n"])
+    g.store.put("user:n", "hello\n")
+    assert_accepted(g.check([note], [dict(note, ts=5.0)], operator="rewrite"))

@@ -346,7 +346,7 @@ class _Side:
 
     __slots__ = ("_window", "texts", "digests", "_ix", "_marked", "_facts", "_n_facts", "_n_markers",
                  "_positions", "_text_counts", "_reads", "_newest", "_may_cite", "_fact_set", "_window_digest", "_names", "_names_ok_at", "_differ",
-                 "_facts_complete")
+                 "_facts_complete", "_stamps")
 
     def __init__(self, window: Window, texts: list[str], digests: list[bytes]) -> None:
         # The window is the caller's: held weakly, so that it (and its blocks) dies where the
@@ -360,6 +360,7 @@ class _Side:
         # judged with its pre block's facts, but that is the check's view, not this text's
         self._facts: list[_Facts | None] | None = None
         self._facts_complete = False
+        self._stamps: list[float | None] | None = None
         self._n_facts: int | None = None
         self._n_markers: int | None = None
         self._positions: tuple[dict[bytes, int], dict[bytes, list[int]]] | None = None
@@ -504,6 +505,12 @@ class _Side:
             d = self.digests
             self._reads = {r: g for r, g in self.by_resource().items() if len(g) > 1 and len({d[i] for i in g}) > 1}
         return self._reads
+
+    def stamps(self) -> list[float | None]:
+        """Every block's ts, in order."""
+        if self._stamps is None:
+            self._stamps = [b.ts for b in self.blocks]
+        return self._stamps
 
     def by_resource(self) -> dict[str, list[int]]:
         """resource -> positions of the blocks that are reads of it."""
@@ -1929,9 +1936,32 @@ class _Check:
 
     # I4 --------------------------------------------------------------------------------------
 
+    def _check_read_stamps(self) -> None:
+        """A read's ``resource`` and ``ts`` say what it read and when: they order reads (I4), so
+        an edit that keeps a read keeps them; an older read re-stamped as newer (or taken out
+        of its resource) would let the next edit drop the newer read as stale."""
+        pre, post = self.pre, self.post
+        if not pre.by_resource() and not post.by_resource():
+            return  # no block is a read
+        pre_blocks, post_blocks, match = pre.blocks, post.blocks, self.match
+        if self.in_place and pre.stamps() == post.stamps():
+            return  # same resources (the same shape) and the same ts at every position
+        for j, m in enumerate(match):
+            if m is None:
+                continue
+            b, pb = post_blocks[j], pre_blocks[m]
+            if b.id != pb.id or (b.ts == pb.ts or b.resource is None and pb.resource is None) and b.resource == pb.resource:
+                continue  # a copy of a pre text under another id is not that block kept
+            what = "resource" if b.resource != pb.resource else "ts"
+            self.violate("I4", f"block {b.id!r} keeps the read {pb.id!r} but changes its {what} from "
+                         f"{getattr(pb, what)!r} to {getattr(b, what)!r}: a read's resource and ts order the "
+                         "reads of a resource and are kept as read", block=b.id, handle=(pb.handles or (None,))[0],
+                         key=what, value=getattr(b, what), evidence={"pre": getattr(pb, what), "pre_block": pb.id})
+
     def _check_edges(self) -> None:
         """Supersession edges must name a post block and point forwards in time."""
         edit = self.edit
+        self._check_read_stamps()
         if not edit.supersedes:
             return
         post_ids = self.post.id_pos()
