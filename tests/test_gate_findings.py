@@ -460,3 +460,26 @@ def test_a_kept_read_keeps_its_resource_and_ts(change, key):
     note = blk("n", "user", "hello\n", ["user:n"])
     g.store.put("user:n", "hello\n")
     assert_accepted(g.check([note], [dict(note, ts=5.0)], operator="rewrite"))
+
+
+# F19 (red team F07). Issue, I5: retention = markers per fact in post / markers per fact in pre
+# must stay >= the floor. A summarize that dropped every marker was accepted when it also listed
+# the summarized turn as evicted: evicted blocks are left out of pre's counts (docs/gate.md I5),
+# but this turn's facts were restated, not dropped. An evicted turn whose facts are gone stays
+# out of the counts.
+I5_SRC = {"tool:call_1": "retries=3\n", "tool:call_2": "timeout=30\n"}
+I5_PRE = [tool("t1", "tool:call_1", "retries=3\n"), tool("t2", "tool:call_2", "timeout=30\n"),
+          blk("a1", "assistant", "The client uses retries=3 [src:call_1] and timeout=30 [src:call_2].\n")]
+
+
+def test_evicting_a_summarized_turn_does_not_exempt_its_summary_from_i5():
+    g = gate_for(I5_SRC)
+    s1 = {"id": "s1", "role": "summary", "text": "The client uses retries=3 and timeout=30.\n", "derived": True,
+          "derived_from": ["tool:call_1", "tool:call_2"]}
+    for evicted in ([], ["a1"]):
+        find(g.check(I5_PRE, [*I5_PRE[:2], s1], operator="summarize", evicted=evicted), "I5")
+    cited = dict(s1, text="The client uses retries=3 [src:call_1] and timeout=30 [src:call_2].\n")
+    assert_accepted(g.check(I5_PRE, [*I5_PRE[:2], cited], operator="summarize", evicted=["a1"]), "lossy")
+    other = dict(s1, text="A summary of something else: 42 rows.\n", derived_from=["tool:call_3"])
+    g.store.put("tool:call_3", "42 rows\n")
+    assert_accepted(g.check(I5_PRE, [*I5_PRE[:2], other], operator="summarize", evicted=["a1"]), "lossy")

@@ -2193,7 +2193,9 @@ class _Check:
     def _check_retention(self) -> None:
         """Markers per fact in post over markers per fact in pre. Pre blocks dropped on the
         record (evicted) or as byte-identical duplicates are left out of pre: I5 measures the
-        silent erosion of citations, and an eviction record is the opposite of silent."""
+        silent erosion of citations, and an eviction record is the opposite of silent. An
+        evicted block with markers at least half of whose facts the edit's new blocks restate
+        stays in: it was rewritten, not dropped."""
         evicted, _ = self._covering()
         kept_copy = set(self.removed) - set(self.removed_content)
         pre_blocks = self.pre.blocks
@@ -2202,6 +2204,14 @@ class _Check:
             if i in kept_copy or pre_blocks[i].id in evicted
             or (pre_blocks[i].handles and evicted.issuperset(pre_blocks[i].handles))
         }
+        if self.changed and any(self.pre_facts[i].n_markers for i in explicit):
+            # an evicted cited block whose facts the edit's new blocks restate was not dropped:
+            # its content lives on without its markers, which is what I5 watches for
+            new_facts = SortedFingerprints(unique_counts(_joined([self.post_facts[j].fact_fps() for j in self.changed]))[0])
+            for i in [i for i in explicit if self.pre_facts[i].n_markers and self.pre_facts[i].n_facts]:
+                restated = ~absent_from_all(self.pre_facts[i].fact_fps(), [new_facts])
+                if 2 * int(np.count_nonzero(restated)) >= restated.size:
+                    explicit.discard(i)
         pre_f, pre_m = self.pre.totals(self.gate, self.pending)
         if explicit:
             pre_f -= sum(self.pre_facts[i].n_facts for i in explicit)
