@@ -54,3 +54,15 @@ def test_default_install_uses_the_compiled_module(switch: str, native: str) -> N
 
 def test_version_is_a_string() -> None:
     assert isinstance(provgate.__version__, str) and provgate.__version__.count(".") == 2
+
+
+@pytest.mark.parametrize("first", ["provgate._blockscan_py", "provgate._blockscan", "provgate.window", "provgate.gate"])
+def test_any_module_can_be_imported_first(first: str) -> None:
+    # the per-block passes import Block from provgate.window; window once imported them at
+    # import time, so importing the reference first found window half-made (red team note)
+    code = (f"import importlib; importlib.import_module({first!r}); import provgate._blockscan as b; "
+            "from provgate.window import Window; print(b.IMPLEMENTATION, len(Window([{'id': 'a', 'role': 'user', "
+            "'text': 'x'}])))")
+    run = subprocess.run([sys.executable, "-W", "error", "-c", code], capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.split() == ["reference" if NO_EXTENSIONS else "native", "1"]

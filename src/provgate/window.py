@@ -230,7 +230,7 @@ class Window(Sequence[Block]):
     def __init__(self, blocks: Iterable[Block | Mapping[str, Any]] = (), *, path: str = "window") -> None:
         # JSON objects parsed as Block.from_json does, ids checked unique (natively: every edit
         # an agent passes as plain objects builds two windows of hundreds of blocks)
-        self._blocks, self._by_id = _blockscan.window_blocks(blocks, path)
+        self._blocks, self._by_id = _window_blocks(blocks, path)
 
     @classmethod
     def coerce(cls, value: Window | Iterable[Block | Mapping[str, Any]], path: str = "window") -> Window:
@@ -476,5 +476,13 @@ def parse_edit(data: str | bytes | Mapping[str, Any]) -> Edit:
     return Edit.from_json(loads_json(data))
 
 
-# The per-block passes import Block from here, so they are imported once it exists.
-from provgate import _blockscan
+
+def _window_blocks(items: Any, path: str) -> tuple[tuple[Block, ...], dict[str, int]]:
+    """``_blockscan.window_blocks``, imported on the first window made: the per-block passes
+    import Block from this module, so importing them here at import time would be a cycle
+    (and whichever of the two modules was imported first would find the other half-made)."""
+    global _window_blocks
+    from provgate._blockscan import window_blocks
+
+    _window_blocks = window_blocks
+    return window_blocks(items, path)
