@@ -41,7 +41,7 @@ cdef extern from "Python.h":
         T_OBJECT_EX
 
 cdef enum:
-    N_SHAPE = 6  # len(SHAPE_FIELDS), asserted below
+    N_SHAPE = 7  # len(SHAPE_FIELDS), asserted below
     # the places in SHAPE_FIELDS of the id and the provenance fields
     ID = 0
     HANDLES = 1

@@ -80,14 +80,14 @@ def test_texts_changed_is_an_identity_test(impl):
 
 FIELD_CHANGES = [("id", "renamed"), ("handles", ("tool:other",)), ("derived", True),
                  ("derived_from", ("tool:call_0",)), ("pinned", True), ("resource", "file:b.py"),
-                 ("resource", None)]
+                 ("resource", None), ("ts", 5.0), ("ts", None)]
 
 
 def test_same_shape_as_tells_each_field_apart(impl):
     blocks = window()
     assert impl.same_shape_as(copied(blocks), blocks)  # equal, not identical, tuples of handles
-    # the text and the role and ts are not shape fields
-    other = [dataclasses.replace(b, text="x\n", role="user", ts=None) for b in blocks]
+    # the text and the role are not shape fields
+    other = [dataclasses.replace(b, text="x\n", role="user") for b in blocks]
     assert impl.same_shape_as(other, blocks)
     for name, value in FIELD_CHANGES:
         changed = list(blocks)
@@ -206,7 +206,8 @@ def test_native_agrees_with_the_reference(a, data):
             b.append(_variant(block, how, data))
         else:
             name = data.draw(st.sampled_from(_blockscan_py.SHAPE_FIELDS))
-            value = {"id": "renamed", "resource": data.draw(st.sampled_from([None, "file:c", "file:d"]))}.get(
+            value = {"id": "renamed", "resource": data.draw(st.sampled_from([None, "file:c", "file:d"])),
+                     "ts": data.draw(st.sampled_from([None, 1.0, 2.5]))}.get(
                 name, data.draw(_HANDLES) if name in ("handles", "derived_from") else data.draw(st.booleans()))
             b.append(dataclasses.replace(block, **{name: value}))
     texts = [x.text for x in a]

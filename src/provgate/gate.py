@@ -346,7 +346,7 @@ class _Side:
 
     __slots__ = ("_window", "texts", "digests", "_ix", "_marked", "_facts", "_n_facts", "_n_markers",
                  "_positions", "_text_counts", "_reads", "_newest", "_may_cite", "_fact_set", "_window_digest", "_names", "_names_ok_at", "_differ",
-                 "_facts_complete", "_stamps")
+                 "_facts_complete")
 
     def __init__(self, window: Window, texts: list[str], digests: list[bytes]) -> None:
         # The window is the caller's: held weakly, so that it (and its blocks) dies where the
@@ -360,7 +360,6 @@ class _Side:
         # judged with its pre block's facts, but that is the check's view, not this text's
         self._facts: list[_Facts | None] | None = None
         self._facts_complete = False
-        self._stamps: list[float | None] | None = None
         self._n_facts: int | None = None
         self._n_markers: int | None = None
         self._positions: tuple[dict[bytes, int], dict[bytes, list[int]]] | None = None
@@ -505,12 +504,6 @@ class _Side:
             d = self.digests
             self._reads = {r: g for r, g in self.by_resource().items() if len(g) > 1 and len({d[i] for i in g}) > 1}
         return self._reads
-
-    def stamps(self) -> list[float | None]:
-        """Every block's ts, in order."""
-        if self._stamps is None:
-            self._stamps = [b.ts for b in self.blocks]
-        return self._stamps
 
     def by_resource(self) -> dict[str, list[int]]:
         """resource -> positions of the blocks that are reads of it."""
@@ -1941,11 +1934,9 @@ class _Check:
         an edit that keeps a read keeps them; an older read re-stamped as newer (or taken out
         of its resource) would let the next edit drop the newer read as stale."""
         pre, post = self.pre, self.post
-        if not pre.by_resource() and not post.by_resource():
-            return  # no block is a read
+        if self.in_place or (not pre.by_resource() and not post.by_resource()):
+            return  # the same shape (resource and ts included) at every position, or no reads
         pre_blocks, post_blocks, match = pre.blocks, post.blocks, self.match
-        if self.in_place and pre.stamps() == post.stamps():
-            return  # same resources (the same shape) and the same ts at every position
         for j, m in enumerate(match):
             if m is None:
                 continue
