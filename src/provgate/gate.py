@@ -1941,9 +1941,14 @@ class _Check:
             if m is None:
                 continue
             b, pb = post_blocks[j], pre_blocks[m]
-            if b.id != pb.id or (b.ts == pb.ts or b.resource is None and pb.resource is None) and b.resource == pb.resource:
+            if b.id != pb.id:
                 continue  # a copy of a pre text under another id is not that block kept
-            what = "resource" if b.resource != pb.resource else "ts"
+            if b.resource != pb.resource:
+                what = "resource"
+            elif b.ts != pb.ts and b.resource is not None:
+                what = "ts"
+            else:
+                continue
             self.violate("I4", f"block {b.id!r} keeps the read {pb.id!r} but changes its {what} from "
                          f"{getattr(pb, what)!r} to {getattr(b, what)!r}: a read's resource and ts order the "
                          "reads of a resource and are kept as read", block=b.id, handle=(pb.handles or (None,))[0],
