@@ -299,15 +299,21 @@ def test_info_many_is_info_of_each_handle_that_resolves(store):
         store.info_many(["tool:call_1", ""])
 
 
-def test_info_many_reports_a_damaged_row_as_info_does(store_path):
+def _with_damaged_digests(store_path, digests: dict[str, str]) -> None:
+    """Store tool:a = "A" and tool:b = "B", then overwrite the recorded digests of ``digests``."""
     with SourceStore(store_path) as s:
         s.put("tool:a", "A")
         s.put("tool:b", "B")
     conn = sqlite3.connect(store_path)
     conn.execute("DROP TRIGGER sources_no_update")  # simulate damage the triggers cannot stop
-    conn.execute("UPDATE sources SET digest = ? WHERE handle = 'tool:b'", (compute_digest(b"other"),))
+    for handle, digest in digests.items():
+        conn.execute("UPDATE sources SET digest = ? WHERE handle = ?", (digest, handle))
     conn.commit()
     conn.close()
+
+
+def test_info_many_reports_a_damaged_row_as_info_does(store_path):
+    _with_damaged_digests(store_path, {"tool:b": compute_digest(b"other")})
     with SourceStore(store_path) as s:
         assert s.info_many(["tool:a"])["tool:a"] == s.info("tool:a")
         with pytest.raises(StoreCorruptionError, match="not in the store") as many:
@@ -461,15 +467,7 @@ def test_dedup_onto_a_corrupted_row_is_refused(store_path):
 
 
 def test_damaged_digest_column_is_detected(store_path):
-    with SourceStore(store_path) as s:
-        s.put("tool:a", "A")
-        s.put("tool:b", "B")
-    conn = sqlite3.connect(store_path)
-    conn.execute("DROP TRIGGER sources_no_update")  # simulate damage the triggers cannot stop
-    conn.execute("UPDATE sources SET digest = 'blake3:zz' WHERE handle = 'tool:a'")
-    conn.execute("UPDATE sources SET digest = ? WHERE handle = 'tool:b'", (compute_digest(b"other"),))
-    conn.commit()
-    conn.close()
+    _with_damaged_digests(store_path, {"tool:a": "blake3:zz", "tool:b": compute_digest(b"other")})
     with SourceStore(store_path) as s:
         with pytest.raises(StoreCorruptionError, match="recorded digest is damaged"):
             s.get("tool:a")
