@@ -8,6 +8,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import provgate.gate as gate_module
 from gate_helpers import assert_accepted, blk, comparable, find, gate_for, record_extractions, store_with, tool
@@ -483,3 +485,32 @@ def test_evicting_a_summarized_turn_does_not_exempt_its_summary_from_i5():
     other = dict(s1, text="A summary of something else: 42 rows.\n", derived_from=["tool:call_3"])
     g.store.put("tool:call_3", "42 rows\n")
     assert_accepted(g.check(I5_PRE, [*I5_PRE[:2], other], operator="summarize", evicted=["a1"]), "lossy")
+
+
+# F20 (red team 2, G06): the top cycle of F13 was counted pairwise, so a resource read 4000
+# times cost 3.4 s of I4; it is counted with sorts now. The pairwise definition is the
+# specification the fast count is held to.
+def _top_cycle_pairwise(blocks: list, reads: list[int]) -> list[int]:
+    def newer(a: int, b: int) -> bool:
+        ta, tb = blocks[a].ts, blocks[b].ts
+        return ta > tb if ta is not None and tb is not None and ta != tb else a > b
+
+    top = set(reads)
+    # the smallest set of reads each of which is newer than every read outside it
+    for k in range(1, len(reads) + 1):
+        for group in __import__("itertools").combinations(reads, k):
+            if all(newer(a, b) for a in group for b in reads if b not in group):
+                return sorted(group)
+    return sorted(top)
+
+
+@settings(max_examples=300, deadline=None)
+@given(stamps=st.lists(st.one_of(st.none(), st.sampled_from([1.0, 2.0, 3.0, 5.0])), min_size=1, max_size=7))
+def test_the_newest_reads_are_the_top_cycle_of_the_pairwise_order(stamps):
+    from provgate.gate import _Side
+    from provgate.window import Window
+
+    window = Window([blk(f"r{i}", "tool", f"v{i}\n", [f"tool:r{i}"], ts=t, resource="file:x") for i, t in enumerate(stamps)])
+    side = _Side(window, [b.text for b in window], [b"\0" * 32] * len(window))
+    reads = list(range(len(stamps)))
+    assert side.newest_reads("file:x", reads) == _top_cycle_pairwise(list(window), reads)

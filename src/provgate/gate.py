@@ -32,7 +32,7 @@ import threading
 import time
 import uuid
 import weakref
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -512,26 +512,39 @@ class _Side:
             ix.by_resource = _blockscan.by_resource(self.blocks)
         return ix.by_resource
 
-    def newest_reads(self, resource: str, reads: list[int], newer: Callable[[int, int], bool]) -> list[int]:
-        """The newest of a resource's reads (``newer(a, b)``: is block a newer than b?), as a
-        list of one; kept: it depends on the blocks' ts and order only. By ts when both reads
-        have one, else by window order, which is not transitive when only some reads have a ts
-        (a by ts over c, b after a, c after b): then every read of the cycle that beats all the
-        others is returned (the top cycle: no one of them can be called the newest)."""
+    def newest_reads(self, resource: str, reads: list[int]) -> list[int]:
+        """The newest of a resource's reads, as a list of one; kept: it depends on the blocks'
+        ts and order only. Two reads are ordered by ts when both have one (then by position),
+        else by window position, which goes round in a circle when only some reads have a ts
+        (a over c by ts, b after a, c after b): then every read of the circle that beats all
+        the others is returned (the top cycle: no one of them can be called the newest).
+
+        The reads' scores (how many others each is newer than) are counted with sorts, not
+        pairwise, so a resource read thousands of times costs n log n."""
         if self._newest is None:
             self._newest = {}
         found = self._newest.get(resource)
         if found is None:
-            wins = {i: sum(newer(i, j) for j in reads if j != i) for i in reads}
-            ranked = sorted(reads, key=lambda i: (-wins[i], i))
-            n, total = len(ranked), 0
-            for k in range(1, n + 1):
-                # the first k reads beat every other read exactly when their wins add up to the
-                # games among themselves plus every game against the rest
-                total += wins[ranked[k - 1]]
-                if total == k * (k - 1) // 2 + k * (n - k):
-                    break
-            found = self._newest[resource] = sorted(ranked[:k])
+            blocks = self.blocks
+            stamped = sorted((blocks[i].ts, i) for i in reads if blocks[i].ts is not None)
+            if len(stamped) in (0, len(reads)):
+                found = [stamped[-1][1] if stamped else max(reads)]  # one order: a line
+            else:
+                by_position = sorted(reads)
+                unstamped = [i for i in by_position if blocks[i].ts is None]
+                wins = {i: rank + bisect_left(unstamped, i) for rank, (_, i) in enumerate(stamped)}
+                for i in unstamped:
+                    wins[i] = bisect_left(by_position, i)  # a read without ts is newer than every earlier one
+                ranked = sorted(reads, key=lambda i: (-wins[i], i))
+                n, total = len(ranked), 0
+                for k in range(1, n + 1):
+                    # the first k reads beat every other read exactly when their wins add up to
+                    # the games among themselves plus every game against the rest
+                    total += wins[ranked[k - 1]]
+                    if total == k * (k - 1) // 2 + k * (n - k):
+                        break
+                found = sorted(ranked[:k])
+            self._newest[resource] = found
         return found
 
     def holding(self, handles: set[str] | frozenset[str]) -> list[int]:
@@ -2031,7 +2044,7 @@ class _Check:
                      evicted: set[str], superseded: dict[str, str], derived_refs: frozenset[str]) -> None:
         """Two or more different reads of one resource: never reduce them to an older one."""
         edit = self.edit
-        top = self.pre.newest_reads(resource, reads, self._newer)
+        top = self.pre.newest_reads(resource, reads)
         kept_top = [i for i in top if self._read_kept(i)]
         if len(top) > 1 and kept_top and len(kept_top) < len(top):
             gone = [edit.pre[i].id for i in top if i not in kept_top]
