@@ -514,3 +514,39 @@ def test_the_newest_reads_are_the_top_cycle_of_the_pairwise_order(stamps):
     side = _Side(window, [b.text for b in window], [b"\0" * 32] * len(window))
     reads = list(range(len(stamps)))
     assert side.newest_reads("file:x", reads) == _top_cycle_pairwise(list(window), reads)
+
+
+# F21 (red team 2, G01). docs/gate.md I4: a stale value may not end up alone "in the post blocks
+# of that resource or derived from its reads". A summary or a new turn that cited the older read
+# with a [src:...] marker (I1 grounds it there) was not looked at, and kept retries=3 alone.
+def test_a_stale_value_cited_by_marker_is_a_stale_value():
+    a, b = "retries=3\ntimeout=30\n", "retries=5\ntimeout=30\n"
+    pre = [blk("a", "tool", a, ["tool:ra"], ts=1.0, resource="file:conf.ini"),
+           blk("b", "tool", b, ["tool:rb"], ts=2.0, resource="file:conf.ini"),
+           blk("x", "tool", "misc notes timeout=30\n", ["tool:x"])]
+    g = gate_for({"tool:ra": a, "tool:rb": b, "tool:x": pre[2]["text"]})
+    evicted = ["tool:ra", "tool:rb"]
+    summary = {"id": "s", "role": "summary", "text": "Config: retries=3 [src:ra], timeout=30.\n", "derived": True,
+               "derived_from": ["tool:x"]}
+    find(g.check(pre, [summary, pre[2]], operator="summarize", evicted=evicted), "I4", value="3")
+    find(g.check(pre, [pre[2], blk("t", "assistant", "Config: retries=3 [src:ra].\n")], operator="rewrite",
+                 evicted=evicted), "I4", value="3")
+    both = dict(summary, text="Config: retries went from 3 [src:ra] to retries=5 [src:rb].\n")
+    assert not [v for v in g.check(pre, [both, pre[2]], operator="summarize", evicted=evicted).violations
+                if v.invariant == "I4"]
+
+
+# F22 (red team 2, G02). The F19 rule compared whole facts, so a summary restating the evicted
+# turn's kv facts in prose ("retries 3 times"), or its prose as kv facts, still shed every
+# marker. A value restated counts too.
+@pytest.mark.parametrize("turn, restated", [
+    ("The client uses retries=3 [src:call_1] and timeout=30 [src:call_2].\n",
+     "The client retries 3 times and times out after 30 seconds.\n"),
+    ("The client retries 3 times [src:call_1] and waits 30 seconds [src:call_2].\n",
+     "The client uses retries=3 and timeout=30.\n"),
+])
+def test_an_evicted_turn_restated_in_another_form_still_counts_for_i5(turn, restated):
+    g = gate_for(I5_SRC)
+    pre = [*I5_PRE[:2], blk("a1", "assistant", turn)]
+    s1 = {"id": "s1", "role": "summary", "text": restated, "derived": True, "derived_from": ["tool:call_1", "tool:call_2"]}
+    find(g.check(pre, [*pre[:2], s1], operator="summarize", evicted=["a1"]), "I5")

@@ -195,6 +195,11 @@ class _Facts:
                               else fp[self.table.kind != _KIND_CITATION])  # a new C-ordered array
         return self._fact_fps
 
+    def value_fps(self) -> np.ndarray:
+        """The value fingerprints of :meth:`groundable_rows`, row for row with :meth:`fact_fps`."""
+        fp = self.table.fp_value
+        return np.ascontiguousarray(fp) if self.n_markers == 0 else fp[self.table.kind != _KIND_CITATION]
+
     def kv_rows(self) -> tuple[np.ndarray, np.ndarray]:
         """(rows of the kv facts, their keys row by row)."""
         if self._kv_rows is None:
@@ -2190,11 +2195,15 @@ class _Check:
         return values, first
 
     def _post_blocks_touching(self, resource: str, handles: set[str]) -> list[int]:
-        """Post blocks that are reads of ``resource`` or derive from one of ``handles``."""
+        """Post blocks that are reads of ``resource``, derive from one of ``handles``, or cite
+        one with a ``[src:…]`` marker (I1 grounds a block in what its markers cite)."""
         out = set(self.post.by_resource().get(resource, ()))
         by_provenance = self.post.by_provenance()
         for h in handles:
             out.update(by_provenance.get(h, ()))
+        for j, facts in self.marked.items():
+            if j not in out and any(len(t) == 1 and t[0] in handles for t in map(self._targets, facts.markers())):
+                out.add(j)
         return sorted(out)
 
     # I5 --------------------------------------------------------------------------------------
@@ -2215,10 +2224,13 @@ class _Check:
         }
         if self.changed and any(self.pre_facts[i].n_markers for i in explicit):
             # an evicted cited block whose facts the edit's new blocks restate was not dropped:
-            # its content lives on without its markers, which is what I5 watches for
-            new_facts = SortedFingerprints(unique_counts(_joined([self.post_facts[j].fact_fps() for j in self.changed]))[0])
+            # its content lives on without its markers, which is what I5 watches for. A fact
+            # counts as restated as itself or by its value ("retries=3" as "retries 3 times")
+            new_facts = SortedFingerprints(unique_counts(_joined(
+                [f for j in self.changed for f in (self.post_facts[j].fact_fps(), self.post_facts[j].value_fps())]))[0])
             for i in [i for i in explicit if self.pre_facts[i].n_markers and self.pre_facts[i].n_facts]:
-                restated = ~absent_from_all(self.pre_facts[i].fact_fps(), [new_facts])
+                facts = self.pre_facts[i]
+                restated = (~absent_from_all(facts.fact_fps(), [new_facts])) | (~absent_from_all(facts.value_fps(), [new_facts]))
                 if 2 * int(np.count_nonzero(restated)) >= restated.size:
                     explicit.discard(i)
         pre_f, pre_m = self.pre.totals(self.gate, self.pending)
