@@ -550,3 +550,45 @@ def test_an_evicted_turn_restated_in_another_form_still_counts_for_i5(turn, rest
     pre = [*I5_PRE[:2], blk("a1", "assistant", turn)]
     s1 = {"id": "s1", "role": "summary", "text": restated, "derived": True, "derived_from": ["tool:call_1", "tool:call_2"]}
     find(g.check(pre, [*pre[:2], s1], operator="summarize", evicted=["a1"]), "I5")
+
+
+# F23 (red team 2, G03). DESIGN.md: a pinned block "may be kept verbatim or evicted, never
+# rewritten, in this pass and every later pass"; docs/compaction.md: a summarized block without
+# a handle contributes "the handle of its own text, block:<first 32 hex of BLAKE3(text)>". A
+# pinned assistant turn summarized through that handle was accepted, in one pass and in a later
+# one (the same edit on a pinned tool block is rejected).
+def test_a_pinned_turn_without_handles_is_protected_through_its_text_handle():
+    from provgate.compaction import block_source_handle
+    from provgate.window import Block
+
+    text = "Decision: deploy to eu-west-1 with max_replicas=7.\n"
+    turn_handle = block_source_handle(Block("a", "assistant", text))
+    q = tool("q", "tool:q", "log line 42\n")
+    g = gate_for({turn_handle: text, "tool:q": "log line 42\n"})
+    summary = {"id": "s", "role": "summary", "text": "Decided eu-west-1, max_replicas=7.\n", "derived": True,
+               "derived_from": [turn_handle]}
+    pre = [blk("a", "assistant", text, pinned=True), q]
+    find(Gate(g.store).check(pre, [summary, q], operator="summarize", evicted=["a", turn_handle]), "R",
+         handle=turn_handle)
+    assert_accepted(g.check(pre, [q], operator="evict", evicted=["a"]))  # pass 1: evicted on the record
+    find(g.check([q], [summary, q], operator="summarize"), "R", handle=turn_handle)  # a later pass
+    assert turn_handle in g.pins[0]
+
+
+# F24 (red team 2, G04). docs/gate.md: "Pins are sticky from every pre window a check sees
+# (whatever the verdict)" and Gate(store, session=...) continues a session "(cycle numbers,
+# cumulative retention, sticky pins)". The audit log kept the pins of accepted verdicts only, so
+# a session continued in another process forgot a pin a rejected cycle had seen.
+def test_a_continued_session_keeps_the_pins_of_rejected_cycles(tmp_path):
+    p_text = "Deploy region: eu-west-1\nmax_replicas=7\n"
+    store = store_with({"tool:p": p_text, "tool:q": "log line 42\n"}, tmp_path / "s.sqlite3")
+    q = tool("q", "tool:q", "log line 42\n")
+    pinned = tool("p", "tool:p", p_text, pinned=True)
+    first = Gate(store, session="S").check([pinned, q], [pinned, tool("q", "tool:q", "log line 43\n")],
+                                           operator="rewrite")
+    assert not first.accepted
+    summary = {"id": "s", "role": "summary", "text": "Region eu-west-1, max_replicas=7.\n", "derived": True,
+               "derived_from": ["tool:p"]}
+    later = Gate(store, session="S")  # another process continuing the session
+    assert "tool:p" in later.pins[0]
+    find(later.check([tool("p", "tool:p", p_text), q], [summary, q], operator="summarize"), "R", handle="tool:p")

@@ -45,6 +45,7 @@ from provgate.errors import (
 )
 from provgate._textsize import utf8_lengths
 from provgate.gate import Gate, normalize_whitespace
+from provgate.handles import BLOCK_HANDLE_PREFIX, block_text_handle
 from provgate.pointers import Pointer
 from provgate.window import Block, Citation, Window
 
@@ -69,7 +70,6 @@ ON_REJECT = ("raise", "keep", "evict")
 
 # Source kind given to the window texts a summary is derived from when they have no handle.
 BLOCK_SOURCE_KIND = "window_block"
-BLOCK_HANDLE_PREFIX = "block:"
 
 
 # -- token counting ---------------------------------------------------------------------------
@@ -837,7 +837,7 @@ def _sticky_pins(gate: Gate) -> tuple[frozenset[str], frozenset[str]]:
 def block_source_handle(block: Block) -> str:
     """The handle under which :func:`compact` stores the text of a summarized block that has no
     handle of its own: ``block:`` + the first 32 hex digits of the BLAKE3 of its UTF-8 text."""
-    return BLOCK_HANDLE_PREFIX + blake3(block.text.encode("utf-8")).hexdigest()[:32]
+    return block_text_handle(blake3(block.text.encode("utf-8")).digest())
 
 
 def _derivation(members: tuple[Block, ...], pinned: set[str]) -> tuple[tuple[str, ...], dict[str, Block]]:

@@ -79,6 +79,7 @@ from provgate.facts import (
     fingerprint_kv_keys,
 )
 from provgate.fingerprints import EMPTY, FingerprintSet
+from provgate.handles import block_text_handle
 from provgate.verdict import Verdict, Violation
 from provgate.window import (
     LOSSLESS_OPERATORS,
@@ -714,10 +715,10 @@ class Gate:
                 retention = record.get("retention")
                 if isinstance(retention, (int, float)):
                     self._cumulative = (1.0 if self._cumulative is None else self._cumulative) * retention
-                pins = record.get("pins")
-                if isinstance(pins, dict):
-                    self._pinned_handles.update(h for h in pins.get("handles", ()) if isinstance(h, str))
-                    self._pinned_ids.update(i for i in pins.get("ids", ()) if isinstance(i, str))
+            pins = record.get("pins")  # from every verdict: a rejected check saw its pre's pins too
+            if isinstance(pins, dict):
+                self._pinned_handles.update(h for h in pins.get("handles", ()) if isinstance(h, str))
+                self._pinned_ids.update(i for i in pins.get("ids", ()) if isinstance(i, str))
 
     # -- public API ---------------------------------------------------------------------------
 
@@ -823,16 +824,19 @@ class Gate:
             # Pins are sticky: once a pass has seen a block pinned, every later pass protects
             # it, even if a compactor forgets the flag. The pre window is what the agent holds,
             # whatever the verdict; the post window counts only once committed.
-            pinned = [run.pre.blocks[i] for i in run.pre.pinned()]
+            pinned = [(run.pre.blocks[i], run.pre.digests[i]) for i in run.pre.pinned()]
             if verdict.accepted:
                 post = run.post if verdict.window is run.post.window else None
-                pinned += ([post.blocks[i] for i in post.pinned()] if post is not None
-                           else [b for b in verdict.window if b.pinned])
-            for b in pinned:
+                pinned += ([(post.blocks[i], post.digests[i]) for i in post.pinned()] if post is not None
+                           else [(b, blake3(b.text.encode("utf-8")).digest()) for b in verdict.window if b.pinned])
+            for b, digest in pinned:
                 if b.handles:
                     self._pinned_handles.update(b.handles)
                 else:
+                    # a block without a handle is its text: protected by id, and by the handle
+                    # its text is stored under when it is summarized (handles.block_text_handle)
                     self._pinned_ids.add(b.id)
+                    self._pinned_handles.add(block_text_handle(digest))
             if verdict.accepted and verdict.retention is not None:
                 self._cumulative = (1.0 if self._cumulative is None else self._cumulative) * verdict.retention
             self._history.append(
@@ -854,9 +858,8 @@ class Gate:
         record["policy"] = policy
         record["retention_floor"] = floor
         record["evicted_handles"] = len(edit.evicted)
-        if verdict.accepted:
-            with self._lock:
-                record["pins"] = {"handles": sorted(self._pinned_handles), "ids": sorted(self._pinned_ids)}
+        with self._lock:  # every verdict's: a rejected check's pre window pins too (_record)
+            record["pins"] = {"handles": sorted(self._pinned_handles), "ids": sorted(self._pinned_ids)}
         record["pre_digest"] = run.window_digest(run.pre)
         record["post_digest"] = run.window_digest(run.post)
         record["ts"] = time.time()
@@ -2322,7 +2325,9 @@ class _Check:
         if not pinned_set and not self.pinned_handles:
             return
         pinned = sorted(pinned_set)
-        pinned_handles = {h for i in pinned for h in edit.pre[i].handles} | self.pinned_handles
+        # a pinned block without a handle is summarized through the handle of its text
+        pinned_handles = {h for i in pinned for h in (edit.pre[i].handles or (block_text_handle(pre.digests[i]),))}
+        pinned_handles |= self.pinned_handles
         exact: dict[int, int] = {}  # pinned pre block -> the first post block that is its bytes
         match = self.match
         if self.in_place:  # a pre block stays at its position, or moved to one of self.moved
@@ -2341,7 +2346,7 @@ class _Check:
                 # another exact copy of the same bytes also preserves it
                 j = next((k for k, d in enumerate(self.post.digests) if d == pre.digests[i] and k not in self.ws_matched), None)
             if j is not None:
-                kept_handles.update(b.handles)
+                kept_handles.update(b.handles or (block_text_handle(pre.digests[i]),))
                 if not edit.post[j].pinned:
                     self.violate("R", f"pinned block {b.id!r} is kept but its pin was removed", block=b.id,
                                  evidence={"post_block": edit.post[j].id})

@@ -15,6 +15,14 @@ from typing import Any
 from provgate.errors import InvalidHandleError
 
 MAX_HANDLE_BYTES = 1024
+# The handle of a window block that has no handle of its own (an assistant turn): its text, as
+# the compactor stores it when it summarizes the block, named by the text's BLAKE3.
+BLOCK_HANDLE_PREFIX = "block:"
+
+
+def block_text_handle(text_digest: bytes) -> str:
+    """``block:`` + the first 32 hex digits of ``text_digest``, the BLAKE3 of a block's UTF-8 text."""
+    return BLOCK_HANDLE_PREFIX + text_digest[:16].hex()
 
 
 def check_handle(handle: Any) -> str:
