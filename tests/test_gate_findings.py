@@ -592,3 +592,25 @@ def test_a_continued_session_keeps_the_pins_of_rejected_cycles(tmp_path):
     later = Gate(store, session="S")  # another process continuing the session
     assert "tool:p" in later.pins[0]
     find(later.check([tool("p", "tool:p", p_text), q], [summary, q], operator="summarize"), "R", handle="tool:p")
+
+
+# F25 (red team 2, G05). docs/store.md: "Offsets inside a UTF-8 character ... empty or beyond
+# the source raise SpanError. Empty spans are refused because the empty string hashes the same
+# at every offset". P accepted an empty pointer (any offset, hash of b"") and spans cutting a
+# character, which the store refuses to resolve.
+@pytest.mark.parametrize("start, end, reason", [(5, 5, "empty_span"), (20, 20, "empty_span"),
+                                                (17, 18, "inside_character"), (18, 19, "inside_character"),
+                                                (15, 18, "inside_character")])
+def test_p_refuses_empty_pointers_and_pointers_inside_a_character(start, end, reason):
+    from blake3 import blake3
+
+    src = "ABC retries=3 café\n"  # é is bytes 17 and 18
+    data = src.encode()
+    g = gate_for({"tool:a": src})
+    pre = [tool("a", "tool:a", src)]
+    pointer = {"block": "a", "handle": "tool:a", "start": start, "end": end,
+               "hash": "blake3:" + blake3(data[start:end]).hexdigest()}
+    v = g.check(pre, pre, operator="rewrite", pointers=[pointer])
+    assert find(v, "P", block="a", handle="tool:a").evidence["reason"] == reason
+    whole = dict(pointer, start=14, end=19, hash="blake3:" + blake3(data[14:19]).hexdigest())  # café, whole
+    assert_accepted(g.check(pre, pre, operator="rewrite", pointers=[whole]))

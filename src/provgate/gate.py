@@ -2291,6 +2291,17 @@ class _Check:
                 failed[k] = (f"pointer [{p.start}, {p.end}) is out of range of {p.handle!r} ({len(data)} bytes)",
                              {"reason": "out_of_range", "size": len(data)})
                 continue
+            if p.end == p.start:
+                # the empty string hashes the same at every offset: such a pointer would survive
+                # any re-anchoring (the store refuses to make or resolve one: docs/store.md)
+                failed[k] = (f"pointer [{p.start}, {p.end}) into {p.handle!r} is empty and points at nothing",
+                             {"reason": "empty_span"})
+                continue
+            cut = next((at for at in (p.start, p.end) if at < len(data) and 0x80 <= data[at] <= 0xBF), None)
+            if cut is not None:
+                failed[k] = (f"pointer [{p.start}, {p.end}) into {p.handle!r} cuts a UTF-8 character at byte {cut}",
+                             {"reason": "inside_character", "offset": cut})
+                continue
             spans.append((k, algorithm, expected, data[p.start:p.end]))
         blake = [span for _, algorithm, _, span in spans if algorithm == _digests.BLAKE3]
         hashed = iter(hash_buffers(blake)) if blake else iter(())
