@@ -246,6 +246,21 @@ def test_a_lone_surrogate_with_create_exits_2_and_creates_no_store(tmp_path, cap
     assert not target.exists()
 
 
+@pytest.mark.parametrize("option, field", [(["--retention-floor", "nan"], "--retention-floor"),
+                                           (["--retention-floor", "2"], "--retention-floor"),
+                                           (["--retention-floor", "-1"], "--retention-floor"),
+                                           (["--session="], "--session"), (["--session", "x" * 257], "--session")])
+def test_a_bad_option_exits_2_naming_it_and_creates_no_store(tmp_path, capsys, option, field):
+    # red team 2, G07: these were an internal_error naming nothing, after --create made the store
+    target = tmp_path / "new.sqlite3"
+    code, out, err = run_main(["check", write(tmp_path, accepted_edit()), "--store", target, "--create", *option],
+                              capsys)
+    assert code == 2 and out == ""
+    e = only_json_error(err)
+    assert e["type"] == "usage" and e["field"] == field
+    assert not target.exists()
+
+
 def test_a_missing_input_file_exits_2(tmp_path, store_path, capsys):
     before = state(store_path)
     code, out, err = run_main(["check", tmp_path / "absent.json", "--store", store_path], capsys)

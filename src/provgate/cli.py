@@ -93,6 +93,12 @@ def _cmd_check(args: argparse.Namespace) -> int:
     from provgate.gate import Gate
     from provgate.window import encode_text, parse_edit
 
+    if not 0.0 <= args.retention_floor <= 1.0:  # NaN fails both
+        raise UsageError(f"--retention-floor must be a number in [0, 1], got {args.retention_floor!r}",
+                         kind="usage", field="--retention-floor")
+    if args.session is not None and not 0 < len(args.session) <= 256:
+        raise UsageError("--session must be a non-empty name of at most 256 characters", kind="usage",
+                         field="--session")
     data = _read_input(args.edit, args.max_input_bytes)
     edit = parse_edit(data)  # everything about the input is validated before the store is opened
     for side, window in (("pre", edit.pre), ("post", edit.post)):
