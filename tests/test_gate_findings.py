@@ -614,3 +614,17 @@ def test_p_refuses_empty_pointers_and_pointers_inside_a_character(start, end, re
     assert find(v, "P", block="a", handle="tool:a").evidence["reason"] == reason
     whole = dict(pointer, start=14, end=19, hash="blake3:" + blake3(data[14:19]).hexdigest())  # café, whole
     assert_accepted(g.check(pre, pre, operator="rewrite", pointers=[whole]))
+
+
+# F26. benchmarks/corpus.py: "The first three are meant to be accepted by a correct gate". A
+# change to I4 (blocks citing a read by marker) rejected the benchmark's own prune of the 200k
+# window, whose kept history holds an old turn that cited the older read of a file; only the
+# benchmarks noticed, on windows larger than the tests used. The standard window itself is
+# checked here.
+def test_the_standard_benchmark_window_edits_get_their_verdicts():
+    w = corpus.make_window(200_000, seed=0)
+    g = Gate(store_with({}), audit=False)
+    for make, classification in ((corpus.prune_edit, "lossless"), (corpus.rewrite_edit, "lossless"),
+                                 (corpus.summarize_edit, "lossy")):
+        assert_accepted(g.check_edit(parse_edit(make(w))), classification)
+    assert not g.check_edit(parse_edit(corpus.drift_edit(w))).accepted

@@ -1191,6 +1191,7 @@ class _Check:
         self.violations: list[Violation] = []
         self.dropped_violations = 0
         self.timings: dict[str, float] = {}
+        self._names_citing: dict[str, set[str]] | None = None  # handle -> marker names citing it (I4)
         self.counts = {"pre": 0, "post": 0, "introduced": 0, "dropped": 0, "superseded": 0, "evicted": 0}
         self.retention: float | None = None
         # made on first use, where a phase needs them
@@ -2198,15 +2199,26 @@ class _Check:
         return values, first
 
     def _post_blocks_touching(self, resource: str, handles: set[str]) -> list[int]:
-        """Post blocks that are reads of ``resource``, derive from one of ``handles``, or cite
-        one with a ``[src:…]`` marker (I1 grounds a block in what its markers cite)."""
+        """Post blocks that are reads of ``resource``, derive from one of ``handles``, or are
+        new or changed and cite one with a ``[src:…]`` marker (I1 grounds a block in what its
+        markers cite)."""
         out = set(self.post.by_resource().get(resource, ()))
         by_provenance = self.post.by_provenance()
         for h in handles:
             out.update(by_provenance.get(h, ()))
-        for j, facts in self.marked.items():
-            if j not in out and any(len(t) == 1 and t[0] in handles for t in map(self._targets, facts.markers())):
-                out.add(j)
+        if self._names_citing is None:
+            # handle -> the marker names that cite it, over the distinct names post cites (once
+            # per check: most resources' reads are cited by no marker, and then no block is read)
+            self._names_citing = {}
+            for name in self._marker_names()[0]:
+                found = self._targets(name)
+                if len(found) == 1:
+                    self._names_citing.setdefault(found[0], set()).add(name)
+        names = set().union(*(self._names_citing.get(h, ()) for h in handles))
+        if names:
+            # only the blocks this edit wrote: a turn kept as it was, which cited the older read
+            # when it was the newest, is history, not a restatement (no more than an uncited one)
+            out.update(j for j in self.changed if j in self.marked and not names.isdisjoint(self.marked[j].markers()))
         return sorted(out)
 
     # I5 --------------------------------------------------------------------------------------
