@@ -26,7 +26,7 @@ from provgate._blockscan_py import (SHAPE_FIELDS, check_blocks, check_digest_lis
 from provgate.window import _BLOCK_FIELDS, MAX_HANDLE_BYTES, MAX_ID_CHARS, ROLES, Block, duplicate_id_error
 
 __all__ = ["IMPLEMENTATION", "SHAPE_FIELDS", "bad_derived", "block_texts", "by_provenance", "holding",
-           "matched_by_id", "provenance_changed", "same_blocks_as", "same_shape_as", "texts_changed",
+           "matched_by_id", "provenance_changed", "same_blocks_as", "same_shape_as", "stamps_changed", "texts_changed",
            "window_blocks"]
 
 IMPLEMENTATION = "native"
@@ -48,6 +48,7 @@ cdef enum:
     DERIVED = 2
     DERIVED_FROM = 3
     RESOURCE = 5
+    TS = 6
 
 cdef object _block_type = Block
 cdef PyObject* _block_type_ptr = <PyObject*>Block
@@ -72,6 +73,7 @@ cdef Py_ssize_t _slot_offset(str name) except -2:
 assert len(SHAPE_FIELDS) == N_SHAPE
 assert SHAPE_FIELDS[ID] == "id" and SHAPE_FIELDS[HANDLES] == "handles" and SHAPE_FIELDS[DERIVED] == "derived"
 assert SHAPE_FIELDS[DERIVED_FROM] == "derived_from" and SHAPE_FIELDS[RESOURCE] == "resource"
+assert SHAPE_FIELDS[TS] == "ts"
 _text_offset = _slot_offset("text")
 for _k in range(N_SHAPE):
     _shape_offsets[_k] = _slot_offset(SHAPE_FIELDS[_k])
@@ -193,6 +195,32 @@ def provenance_changed(blocks, match, other):
                 or not _equal(mine_derived, _shape_field(theirs, DERIVED))
                 or not _equal(mine_from, _shape_field(theirs, DERIVED_FROM))
                 or (mine_derived and not mine_from)):
+            out.append(j)
+    return out
+
+
+def stamps_changed(blocks, match, other):
+    cdef tuple items = _blocks_tuple(blocks)
+    cdef tuple matched = _parallel_tuple(items, match, "match")
+    cdef tuple others = _blocks_tuple(other)
+    cdef Py_ssize_t j, n = len(items), n_other = len(others), m
+    for j in range(n):
+        entry = matched[j]
+        if entry is not None and (type(entry) is not int or not 0 <= <object>entry < n_other):
+            check_match(matched, n_other)  # raises, naming the entry
+    cdef list out = []
+    for j in range(n):
+        entry = matched[j]
+        if entry is None:
+            continue
+        m = entry
+        block = items[j]
+        theirs = others[m]
+        if block is theirs or not _equal(_shape_field(block, ID), _shape_field(theirs, ID)):
+            continue
+        resource = _shape_field(block, RESOURCE)
+        if not _equal(resource, _shape_field(theirs, RESOURCE)) or (
+                resource is not None and not _equal(_shape_field(block, TS), _shape_field(theirs, TS))):
             out.append(j)
     return out
 

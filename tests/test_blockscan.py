@@ -17,7 +17,7 @@ from provgate.errors import InvalidArgumentError
 from provgate.window import Block, Window
 
 FUNCTIONS = ("block_texts", "texts_changed", "same_shape_as", "matched_by_id", "provenance_changed",
-             "holding", "by_provenance", "by_resource", "bad_derived", "window_blocks")
+             "stamps_changed", "holding", "by_provenance", "by_resource", "bad_derived", "window_blocks")
 
 
 @pytest.fixture(params=IMPLEMENTATIONS)
@@ -218,6 +218,9 @@ def test_native_agrees_with_the_reference(a, data):
         assert impl.texts_changed(b, texts) == reference.texts_changed(b, texts)
         assert impl.same_shape_as(b, a) == reference.same_shape_as(b, a)
         assert impl.same_shape_as(a, b) == impl.same_shape_as(b, a) and impl.same_shape_as(a, a)
+        positions = list(range(len(a)))
+        assert impl.stamps_changed(b, positions, a) == reference.stamps_changed(b, positions, a)
+        assert impl.provenance_changed(b, positions, a) == reference.provenance_changed(b, positions, a)
         # by definition: every shape field equal, block by block
         fields = reference.SHAPE_FIELDS
         assert impl.same_shape_as(b, a) == all(getattr(x, f) == getattr(y, f) for x, y in zip(a, b) for f in fields)
@@ -248,14 +251,29 @@ def test_provenance_changed_finds_matched_blocks_with_other_provenance(impl):
     ([0], InvalidArgumentError, "match must have one item per block, got 1 for 2 blocks"),
     ("ab", TypeError, "match must be a tuple or list, not str"),
 ])
-def test_provenance_changed_refuses_a_bad_match(impl, match, exc, message):
+@pytest.mark.parametrize("name", ["provenance_changed", "stamps_changed"])
+def test_provenance_changed_refuses_a_bad_match(impl, match, exc, message, name):
     with pytest.raises(exc, match=message):
-        impl.provenance_changed(window(2), match, window(2))
+        getattr(impl, name)(window(2), match, window(2))
 
 
-def test_provenance_changed_checks_the_other_blocks(impl):
+@pytest.mark.parametrize("name", ["provenance_changed", "stamps_changed"])
+def test_provenance_changed_checks_the_other_blocks(impl, name):
     with pytest.raises(TypeError, match=r"blocks\[1\] must be a Block, not str"):
-        impl.provenance_changed(window(1), [0], [window(1)[0], "x"])
+        getattr(impl, name)(window(1), [0], [window(1)[0], "x"])
+
+
+def test_stamps_changed_finds_reads_kept_with_another_resource_or_ts(impl):
+    pre = window(4)  # blocks 1 and 3 are reads of file:a.py; every block has a ts
+    post = [dataclasses.replace(pre[0], ts=9.0),  # not a read: its ts may change
+            dataclasses.replace(pre[1], ts=9.0),  # a read re-stamped
+            Block.from_json(pre[2].to_json()),  # equal, new objects
+            dataclasses.replace(pre[3], resource=None),  # taken out of its resource
+            dataclasses.replace(pre[0], resource="file:b.py"),  # made a read
+            dataclasses.replace(pre[1], id="other", ts=9.0),  # a copy under another id
+            dataclasses.replace(pre[1], ts=None)]
+    assert impl.stamps_changed(post, [0, 1, 2, 3, 0, 1, None], pre) == [1, 3, 4]
+    assert impl.stamps_changed(list(pre), [0, 1, 2, 3], pre) == []
 
 
 @settings(max_examples=300, deadline=None)

@@ -17,6 +17,10 @@ fields ``(handles, derived, derived_from)`` differ from that block's, or that ar
 derived without a ``derived_from`` handle: the blocks whose text is unchanged but whose
 provenance the gate must look at again.
 
+``stamps_changed(blocks, match, other)`` gives the positions ``j`` of matched blocks with the
+id of their match whose ``resource`` differs from the match's, or whose ``ts`` does while they
+are a read (a resource, the same as the match's): the reads an edit re-stamped.
+
 ``matched_by_id(blocks, digests, id_pos, other_digests)`` pairs each block with the block of
 another window that has its id AND its text: ``match[j]`` is ``id_pos[blocks[j].id]`` when that
 id is in ``id_pos`` (a mapping from the other window's ids to its positions) and
@@ -181,6 +185,25 @@ def provenance_changed(blocks: Sequence[Block], match: Sequence[int | None], oth
             continue
         mine = _PROVENANCE(block)
         if mine != _PROVENANCE(other[m]) or (mine[1] and not mine[2]):
+            out.append(j)
+    return out
+
+
+def stamps_changed(blocks: Sequence[Block], match: Sequence[int | None], other: Sequence[Block]) -> list[int]:
+    """Positions of blocks matched to a block of ``other`` with the same id whose ``resource``
+    differs from that block's, or whose ``ts`` differs while either of the two is a read (has a
+    resource): a read kept under its id must keep what and when it read (module docstring)."""
+    check_parallel(blocks, match, "match")
+    check_blocks(other)
+    check_match(match, len(other))
+    out = []
+    for j, (block, m) in enumerate(zip(blocks, match)):
+        if m is None:
+            continue
+        theirs = other[m]
+        if block.id != theirs.id:
+            continue
+        if block.resource != theirs.resource or (block.ts != theirs.ts and block.resource is not None):
             out.append(j)
     return out
 

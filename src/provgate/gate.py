@@ -961,11 +961,19 @@ class Gate:
             self._learn_handles(first)
         scan: list[int] = []
         sourced: list[int] = []
+        handles: list[str] = []
         for k in todo:
-            (sourced if blocks[k].handles and self._text_source(digests[k], blocks[k]) else scan).append(k)
+            handle = self._text_source(digests[k], blocks[k]) if blocks[k].handles else None
+            if handle is None:
+                scan.append(k)
+            else:
+                sourced.append(k)
+                handles.append(handle)
         entries = []
         if sourced:
             tables = self._source_tables([digests[k] for k in sourced], [blocks[k] for k in sourced], pending)
+            # the source's bytes are its table's (P reads them for every pointer into it)
+            self._source_bytes.put_many((h, t.data, 64) for h, t in zip(handles, tables))
             for k, table in zip(sourced, tables):
                 info = out[k] = _Facts(table).indexed()
                 entries.append((digests[k], info, len(table.data) + 64 * len(table) + 64))
@@ -1191,7 +1199,8 @@ class _Check:
         self.violations: list[Violation] = []
         self.dropped_violations = 0
         self.timings: dict[str, float] = {}
-        self._names_citing: dict[str, set[str]] | None = None  # handle -> marker names citing it (I4)
+        self._changed_cites: list[tuple[int, frozenset[str]]] | None = None  # (changed block, handles its markers cite)
+        self._covered: tuple[set[str], dict[str, str]] | None = None
         self.counts = {"pre": 0, "post": 0, "introduced": 0, "dropped": 0, "superseded": 0, "evicted": 0}
         self.retention: float | None = None
         # made on first use, where a phase needs them
@@ -1879,9 +1888,11 @@ class _Check:
         self._check_handle_drops("I2")
 
     def _covering(self) -> tuple[set[str], dict[str, str]]:
-        evicted = set(self.edit.evicted)
-        superseded = {s.handle: s.block for s in self.edit.supersedes}
-        return evicted, superseded
+        """(the handles and ids evicted, superseded handle -> the block superseding it); made
+        once per check (I4 asks for each read)."""
+        if self._covered is None:
+            self._covered = (set(self.edit.evicted), {s.handle: s.block for s in self.edit.supersedes})
+        return self._covered
 
     def _drop_codes(self, indices: list[int]) -> list[int]:
         """The record of each of these removed pre blocks: 2 evicted (by handle or, for a block
@@ -1959,18 +1970,10 @@ class _Check:
         if self.in_place or (not pre.by_resource() and not post.by_resource()):
             return  # the same shape (resource and ts included) at every position, or no reads
         pre_blocks, post_blocks, match = pre.blocks, post.blocks, self.match
-        for j, m in enumerate(match):
-            if m is None:
-                continue
-            b, pb = post_blocks[j], pre_blocks[m]
-            if b.id != pb.id:
-                continue  # a copy of a pre text under another id is not that block kept
-            if b.resource != pb.resource:
-                what = "resource"
-            elif b.ts != pb.ts and b.resource is not None:
-                what = "ts"
-            else:
-                continue
+        # a copy of a pre text under another id is not that block kept: same ids only
+        for j in _blockscan.stamps_changed(post_blocks, match, pre_blocks):
+            b, pb = post_blocks[j], pre_blocks[match[j]]  # type: ignore[index]
+            what = "resource" if b.resource != pb.resource else "ts"
             self.violate("I4", f"block {b.id!r} keeps the read {pb.id!r} but changes its {what} from "
                          f"{getattr(pb, what)!r} to {getattr(b, what)!r}: a read's resource and ts order the "
                          "reads of a resource and are kept as read", block=b.id, handle=(pb.handles or (None,))[0],
@@ -2206,19 +2209,14 @@ class _Check:
         by_provenance = self.post.by_provenance()
         for h in handles:
             out.update(by_provenance.get(h, ()))
-        if self._names_citing is None:
-            # handle -> the marker names that cite it, over the distinct names post cites (once
-            # per check: most resources' reads are cited by no marker, and then no block is read)
-            self._names_citing = {}
-            for name in self._marker_names()[0]:
-                found = self._targets(name)
-                if len(found) == 1:
-                    self._names_citing.setdefault(found[0], set()).add(name)
-        names = set().union(*(self._names_citing.get(h, ()) for h in handles))
-        if names:
-            # only the blocks this edit wrote: a turn kept as it was, which cited the older read
-            # when it was the newest, is history, not a restatement (no more than an uncited one)
-            out.update(j for j in self.changed if j in self.marked and not names.isdisjoint(self.marked[j].markers()))
+        if self._changed_cites is None:
+            # the handles each new or changed block cites by marker, once per check (a turn kept
+            # as it was, which cited the older read when it was the newest, is history, not a
+            # restatement: no more than an uncited one)
+            self._changed_cites = [
+                (j, frozenset(t[0] for t in map(self._targets, self.marked[j].markers()) if len(t) == 1))
+                for j in self.changed if j in self.marked]
+        out.update(j for j, cites in self._changed_cites if not cites.isdisjoint(handles))
         return sorted(out)
 
     # I5 --------------------------------------------------------------------------------------
@@ -2309,7 +2307,10 @@ class _Check:
                 failed[k] = (f"pointer [{p.start}, {p.end}) into {p.handle!r} is empty and points at nothing",
                              {"reason": "empty_span"})
                 continue
-            cut = next((at for at in (p.start, p.end) if at < len(data) and 0x80 <= data[at] <= 0xBF), None)
+            n = len(data)
+            # a UTF-8 continuation byte (0b10xxxxxx) at either end: the span starts or ends inside a character
+            cut = (p.start if p.start < n and data[p.start] & 0xC0 == 0x80
+                   else p.end if p.end < n and data[p.end] & 0xC0 == 0x80 else None)
             if cut is not None:
                 failed[k] = (f"pointer [{p.start}, {p.end}) into {p.handle!r} cuts a UTF-8 character at byte {cut}",
                              {"reason": "inside_character", "offset": cut})
