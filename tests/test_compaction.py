@@ -681,3 +681,28 @@ def test_nominal_pointer_refuses_reconstruction():
             with pytest.raises(ProvgateError) as exc:
                 store.resolve(p)
             assert exc.value.reason == "nominal" and "nominal" in str(exc.value)
+
+
+# red team 3, H08: the gate protects a pinned turn without handles through the handle of its
+# text (block:...), so a copy of that text is pinned for the planner too; summarizing the copy
+# made every pass of an honest compaction fail R
+def test_a_copy_of_a_pinned_turn_is_pinned_too():
+    big = "lorem ipsum dolor sit amet " * 60 + "\n"
+    store = memory_store({"tool:t1": big})
+    window = Window([Block("a1", "assistant", "OK, noted.\n", pinned=True), Block("u1", "user", "please go on\n" * 30),
+                     Block("a2", "assistant", "OK, noted.\n"), Block("u2", "user", "and the next file\n" * 30),
+                     Block("t1", "tool", big, handles=("tool:t1",), pinned=True)])
+    plan = plan_compaction(window, budget_tokens=600)
+    assert "a2" in plan.pinned and "a2" not in {b for g in plan.summarize for b in g.blocks}
+    seen = []
+
+    def honest(request: SummaryRequest) -> str:
+        seen.extend(b.id for b in request.blocks)
+        return "summary of earlier turns.\n"
+
+    result = compact(window, honest, store=store, budget_tokens=600, gate=Gate(store))
+    assert result.verdict.accepted and "a2" not in seen
+    # a sticky pin of the text handle pins a later copy without the flag
+    later = Window([Block("a3", "assistant", "OK, noted.\n"), Block("u3", "user", "more\n" * 200)])
+    text_pin = block_source_handle(later[0])
+    assert "a3" in plan_compaction(later, budget_tokens=100, pinned_handles=[text_pin]).pinned
