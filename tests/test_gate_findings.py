@@ -628,3 +628,25 @@ def test_the_standard_benchmark_window_edits_get_their_verdicts():
                                  (corpus.summarize_edit, "lossy")):
         assert_accepted(g.check_edit(parse_edit(make(w))), classification)
     assert not g.check_edit(parse_edit(corpus.drift_edit(w))).accepted
+
+
+# F27 (red team 3, H05). DESIGN.md: an eviction record is "this handle was dropped from the
+# window on purpose"; R: pinned = "kept verbatim or evicted, never rewritten". A block rewritten
+# in place that kept its handle was accepted as lossless when the edit listed that handle as
+# evicted: the record covered the facts the rewrite dropped, and R took the pinned block as
+# evicted. A record for a handle post still carries (or an id post still holds) covers nothing;
+# a summary may still derive from an evicted handle.
+def test_an_eviction_record_for_a_handle_still_in_the_window_covers_nothing():
+    p_text = "Deploy region: eu-west-1\nmax_replicas=7\nretries=3\n"
+    g = gate_for({"tool:p1": p_text, "tool:c3": "retries=3\ntimeout=30\nport=8080\n"})
+    pre = [tool("p", "tool:p1", p_text, pinned=True)]
+    rewritten = tool("p", "tool:p1", "max_replicas=7\n", pinned=True)
+    v = g.check(pre, [rewritten], operator="rewrite", evicted=["tool:p1"])
+    find(v, "R", block="p")
+    find(v, "I2", block="p")
+    plain = [tool("b", "tool:c3", "retries=3\ntimeout=30\nport=8080\n")]
+    find(g.check(plain, [tool("b", "tool:c3", "retries=3\n")], operator="rewrite", evicted=["tool:c3"]), "I2")
+    find(g.check(plain, [tool("b", "tool:c3", "retries=3\n")], operator="rewrite", evicted=["b"]), "I2")
+    # the usual eviction: the block leaves, a summary derived from its handle stays
+    s = {"id": "s", "role": "summary", "text": "Port 8080.\n", "derived": True, "derived_from": ["tool:c3"]}
+    assert_accepted(g.check([*plain, s], [s], operator="prune", evicted=["tool:c3"]), "lossless")

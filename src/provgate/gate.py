@@ -1201,6 +1201,9 @@ class _Check:
         self.timings: dict[str, float] = {}
         self._changed_cites: list[tuple[int, frozenset[str]]] | None = None  # (changed block, handles its markers cite)
         self._covered: tuple[set[str], dict[str, str]] | None = None
+        self._changed_ids: set[str] | None = None  # ids and provenance of the changed post blocks (I4)
+        self._changed_refs: set[str] = set()
+        self._claimed: frozenset[str] = frozenset()  # every eviction record, even one that covers nothing
         self.counts = {"pre": 0, "post": 0, "introduced": 0, "dropped": 0, "superseded": 0, "evicted": 0}
         self.retention: float | None = None
         # made on first use, where a phase needs them
@@ -1889,9 +1892,22 @@ class _Check:
 
     def _covering(self) -> tuple[set[str], dict[str, str]]:
         """(the handles and ids evicted, superseded handle -> the block superseding it); made
-        once per check (I4 asks for each read)."""
+        once per check (I4 asks for each read). An eviction record says a handle (or a block
+        without handles, by id) left the window on purpose: one for a handle a post block still
+        carries, or an id post still holds, records nothing and covers nothing (else a rewrite in
+        place could drop any fact of a block, pinned or not, by "evicting" its own handle); a
+        derived block may still name an evicted handle in derived_from."""
         if self._covered is None:
-            self._covered = (set(self.edit.evicted), {s.handle: s.block for s in self.edit.supersedes})
+            evicted = set(self.edit.evicted)
+            self._claimed = frozenset(evicted)
+            if evicted:
+                # a handle post still carries as a block's own (a summary may still derive from
+                # an evicted handle: the source is in the store), or an id post still holds
+                blocks = self.post.blocks
+                evicted.difference_update([h for i in _blockscan.holding(blocks, frozenset(evicted))
+                                           for h in blocks[i].handles])
+                evicted.difference_update(self.post.id_pos())
+            self._covered = (evicted, {s.handle: s.block for s in self.edit.supersedes})
         return self._covered
 
     def _drop_codes(self, indices: list[int]) -> list[int]:
@@ -2107,11 +2123,16 @@ class _Check:
         if self._pre_text_kept(self.pre.digests[i]):
             return True
         handles = set(edit.pre[i].handles)
-        evicted, superseded = self._covering()
-        if handles and all(h in evicted or h in superseded for h in handles):
-            return False  # a rewrite whose every source left on the record is not that read any more
-        return any(edit.post[j].id == edit.pre[i].id or not handles.isdisjoint(edit.post[j].provenance)
-                   for j in self.changed)
+        _, superseded = self._covering()
+        # the records the edit claims, even one for a handle post still carries: a rewrite whose
+        # every source is said to have left is not that read any more
+        if handles and all(h in self._claimed or h in superseded for h in handles):
+            return False
+        if self._changed_ids is None:  # once per check, not a pass over the changed blocks per read
+            changed = [edit.post[j] for j in self.changed]
+            self._changed_ids = {b.id for b in changed}
+            self._changed_refs = set().union(*(b.provenance for b in changed))
+        return edit.pre[i].id in self._changed_ids or not handles.isdisjoint(self._changed_refs)
 
     def _newest_read_kept_as_is(self, resource: str, newest: int) -> bool:
         """Is the newest read of ``resource`` in post under its own id, with its own text, as a
@@ -2363,12 +2384,19 @@ class _Check:
                 exact.setdefault(match[j], j)  # type: ignore[arg-type]
         post_ids = self.post.id_pos()
         kept_handles: set[str] = set()  # the handles of the pinned blocks post keeps
+        first_copy: dict[bytes, int] | None = None
         for i in pinned:
             b = edit.pre[i]
             j = exact.get(i)
             if j is None:
-                # another exact copy of the same bytes also preserves it
-                j = next((k for k, d in enumerate(self.post.digests) if d == pre.digests[i] and k not in self.ws_matched), None)
+                # another exact copy of the same bytes also preserves it (post's first block with
+                # each text, indexed once: an edit may evict thousands of pinned blocks)
+                if first_copy is None:
+                    first_copy = {}
+                    for k, d in enumerate(self.post.digests):
+                        if k not in self.ws_matched:
+                            first_copy.setdefault(d, k)
+                j = first_copy.get(pre.digests[i])
             if j is not None:
                 kept_handles.update(b.handles or (block_text_handle(pre.digests[i]),))
                 if not edit.post[j].pinned:
