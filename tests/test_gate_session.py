@@ -20,7 +20,7 @@ from gate_helpers import (
     summary,
     tool,
 )
-from provgate.errors import EditFormatError, ProvenanceInvariantError
+from provgate.errors import EditFormatError, ProvenanceInvariantError, StoreCorruptionError
 from provgate.gate import Gate, check, commit
 from provgate.store import SourceStore
 from provgate.verdict import CLASSIFICATIONS, INVARIANTS, Verdict, Violation
@@ -420,3 +420,23 @@ def test_the_gate_caches_stay_within_budget_and_keep_what_one_check_inserted():
     assert big.get("a") == 1 and big.get("b") == 2
     big.put("c", 3, 50)
     assert big.get("c") == 3 and big.get("a") is None
+
+
+def test_a_fresh_gate_never_vouches_for_a_source_whose_stored_bytes_are_damaged(tmp_path):
+    # red team 3, H04: a fresh gate took a window block's text for its source's bytes (the same
+    # digest) without reading the store, and accepted I3 and P for a source the store refuses
+    from store_helpers import flip_byte_after
+
+    path = str(tmp_path / "s.sqlite3")
+    text = "ZQXJ-config-marker retries=3\ntimeout=30\n"
+    with SourceStore(path) as s:
+        s.put("tool:c1", text)
+        s.put("tool:c2", HTTP)
+    pre = [tool("t1", "tool:c1", text), tool("t2", "tool:c2", HTTP)]
+    post = [*pre, summary("s1", "Config: retries=3, timeout=30.\n", ["tool:c1"])]
+    with SourceStore(path) as s:
+        assert Gate(s).check(pre, post, operator="summarize").accepted
+    flip_byte_after(path, b"ZQXJ-config-marker", skip=0)
+    with SourceStore(path) as s:
+        with pytest.raises(StoreCorruptionError, match="tool:c1"):
+            Gate(s).check(pre, post, operator="summarize")

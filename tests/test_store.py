@@ -830,3 +830,22 @@ def test_default_limit_is_64_mib():
 def test_bad_constructor_arguments(kwargs):
     with pytest.raises(InvalidArgumentError):
         SourceStore(**kwargs)
+
+
+def test_unmatched_contents_compares_stored_bytes(store_path):
+    with SourceStore(store_path) as s:
+        a = s.put("tool:a", "MARKER-BODY-aaaa retries=3\n")
+        b = s.put("tool:b", "intact\n")
+        absent = compute_digest(b"never stored")
+        assert s.unmatched_contents({a: b"MARKER-BODY-aaaa retries=3\n", b: b"intact\n"}) == []
+        assert s.unmatched_contents({b: b"other\n", absent: b"never stored", a: b"MARKER-BODY-aaaa retries=3\n"}) == [b, absent]
+        assert s.unmatched_contents({}) == []
+        with pytest.raises(InvalidArgumentError, match="mapping"):
+            s.unmatched_contents([a])
+        with pytest.raises(InvalidArgumentError, match="bytes"):
+            s.unmatched_contents({a: "text"})
+        with pytest.raises(InvalidDigestError):
+            s.unmatched_contents({"blake3:zz": b""})
+    flip_byte_after(store_path, b"MARKER-BODY-", skip=13)
+    with SourceStore(store_path) as s:
+        assert s.unmatched_contents({a: b"MARKER-BODY-aaaa retries=3\n", b: b"intact\n"}) == [a]

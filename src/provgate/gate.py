@@ -971,7 +971,7 @@ class Gate:
                 handles.append(handle)
         entries = []
         if sourced:
-            tables = self._source_tables([digests[k] for k in sourced], [blocks[k] for k in sourced], pending)
+            tables = self._source_tables([digests[k] for k in sourced], [blocks[k] for k in sourced], handles, pending)
             # the source's bytes are its table's (P reads them for every pointer into it)
             self._source_bytes.put_many((h, t.data, 64) for h, t in zip(handles, tables))
             for k, table in zip(sourced, tables):
@@ -998,11 +998,18 @@ class Gate:
                 return handle
         return None
 
-    def _source_tables(self, digests: list[bytes], blocks: list[Block], pending: dict[bytes, bytes]) -> list[FactTable]:
-        """The fact tables of blocks whose texts are sources (``_text_source``), from the
-        store's durable cache: each block's text is its source's bytes (the same digest), so
-        only the tables are read, in one store read for many."""
+    def _source_tables(self, digests: list[bytes], blocks: list[Block], handles: list[str],
+                       pending: dict[bytes, bytes]) -> list[FactTable]:
+        """The fact tables of blocks whose texts are sources (``_text_source``, ``handles``),
+        from the store's durable cache: each block's text is its source's bytes (the same
+        digest), so the tables are read, and the stored bytes compared with the block's (not
+        hashed again), in two store reads for many. A source whose stored bytes are damaged or
+        gone is read as the store reads it, which raises: the gate never vouches for a source
+        the store cannot return."""
         hexes = [_hex(d) for d in digests]
+        raws = [pending.get(d) or block.text.encode("utf-8") for d, block in zip(digests, blocks)]
+        for hexdigest in self.store.unmatched_contents(dict(zip(hexes, raws))):
+            self.store.get_bytes(handles[hexes.index(hexdigest)])  # raises StoreCorruptionError
         if len(hexes) > 1:
             blobs = self.store.get_cached_facts_many(hexes, _CACHE_VERSION)
         else:
@@ -1013,12 +1020,8 @@ class Gate:
                 blob = None  # a damaged cache entry is recomputed and overwritten, never trusted
             if blob is not None:
                 blobs[hexes[0]] = blob
-        tables = []
-        for d, block, hexdigest in zip(digests, blocks, hexes):
-            raw = pending.get(d) or block.text.encode("utf-8")
-            blob = blobs.get(hexdigest)
-            tables.append(self._table_from_cache(hexdigest, raw, blob, d))
-        return tables
+        return [self._table_from_cache(hexdigest, raw, blobs.get(hexdigest), d)
+                for d, raw, hexdigest in zip(digests, raws, hexes)]
 
     def _table_from_cache(self, hexdigest: str, raw: bytes, blob: bytes | None, raw_digest: bytes | None) -> FactTable:
         """The table of source bytes ``raw`` from its cached ``blob``, else scanned (and

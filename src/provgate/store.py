@@ -39,7 +39,7 @@ import sqlite3
 import threading
 import time
 import weakref
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -699,6 +699,33 @@ class SourceStore:
             except StoreCorruptionError:
                 pass  # read as absent
         return {d: found[d] for d in wanted if d in found}
+
+    def unmatched_contents(self, expected: Mapping[str, bytes]) -> list[str]:
+        """The digests of ``expected`` (digest -> bytes) whose stored content is missing or is
+        not exactly those bytes, in the order given; one query per 500 digests in one snapshot.
+        A reader holding bytes it hashed to a digest learns here, with a comparison instead of a
+        second hash, that the store's copy is intact (the gate, meeting the sources a window
+        holds verbatim)."""
+        if not isinstance(expected, Mapping):
+            raise InvalidArgumentError(f"expected must be a mapping of digest to bytes, not {type(expected).__name__}",
+                                       argument="expected")
+        wanted = {_canonical_digest(d): b for d, b in expected.items()}
+        for d, b in wanted.items():
+            if not isinstance(b, bytes):
+                raise InvalidArgumentError(f"expected[{d!r}] must be bytes, not {type(b).__name__}", argument="expected")
+        keys = list(wanted)
+
+        def query(conn: sqlite3.Connection) -> list[tuple[Any, ...]]:
+            rows: list[tuple[Any, ...]] = []
+            for i in range(0, len(keys), _IN_CHUNK):
+                chunk = keys[i : i + _IN_CHUNK]
+                rows.extend(conn.execute(
+                    f"SELECT digest, body FROM content WHERE digest IN ({','.join('?' * len(chunk))})", chunk
+                ).fetchall())
+            return rows
+
+        same = {d for d, body in (self._read(lambda conn: _in_snapshot(conn, query)) if keys else ()) if body == wanted[d]}
+        return [d for d in keys if d not in same]
 
     def put_cached_facts(self, digest: str, version: str, blob: bytes) -> None:
         """Cache a serialised fact table for content ``digest`` and extractor ``version``.
