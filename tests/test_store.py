@@ -849,3 +849,23 @@ def test_unmatched_contents_compares_stored_bytes(store_path):
     flip_byte_after(store_path, b"MARKER-BODY-", skip=13)
     with SourceStore(store_path) as s:
         assert s.unmatched_contents({a: b"MARKER-BODY-aaaa retries=3\n", b: b"intact\n"}) == [a]
+
+
+@pytest.mark.parametrize("sql", [
+    "INSERT OR REPLACE INTO sources (seq, handle, digest, kind, ts) SELECT seq, handle, ?, NULL, NULL FROM sources "
+    "WHERE handle = 'tool:a'",
+    "REPLACE INTO audit (seq, record, digest) SELECT seq, record, ? FROM audit WHERE seq = 1",
+    "INSERT OR REPLACE INTO content (digest, size, body) SELECT digest, 1, ? FROM content LIMIT 1",
+])
+def test_replace_cannot_rewrite_history_through_the_store_connection(store, sql):
+    # red team 3, H09: REPLACE deletes the conflicting row without firing DELETE triggers unless
+    # recursive_triggers is on; the store's connections turn it on
+    store.put("tool:a", "retries=3\n")
+    store.put("tool:b", "retries=5\n")
+    store.append_audit({"accepted": False})
+    before = (store.get("tool:a"), list(store.iter_audit()))
+    other = store.digest("tool:b")
+    with pytest.raises(Exception, match="immutable"):
+        store._write(lambda conn: conn.execute(sql, (other,)))
+    assert (store.get("tool:a"), list(store.iter_audit())) == before
+    assert store.verify() == []

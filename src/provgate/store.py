@@ -915,6 +915,10 @@ class SourceStore:
             raw.execute("PRAGMA foreign_keys = ON")
             raw.execute("PRAGMA trusted_schema = OFF")
             raw.execute("PRAGMA cell_size_check = ON")
+            # REPLACE deletes the row it conflicts with, and fires DELETE triggers only with this
+            # on: without it, INSERT OR REPLACE would rewrite a source or an audit record past
+            # the triggers that refuse UPDATE and DELETE
+            raw.execute("PRAGMA recursive_triggers = ON")
             if not self._schema_ready:
                 # Before anything writes to the file (switching to WAL rewrites its header):
                 # a foreign or newer file must be refused untouched.
