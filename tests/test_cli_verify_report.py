@@ -81,6 +81,21 @@ def test_verify_missing_store_or_answer_exits_2(tmp_path, store_path, capsys):
     assert code == 2 and json.loads(err)["error"]["type"] == "missing_input"
 
 
+@pytest.mark.parametrize("command", [["verify"], ["report"], ["check"]])
+def test_an_empty_file_as_the_store_is_refused_and_left_empty(tmp_path, capsys, command):
+    # red team 3, H03: opening it wrote a provgate schema into it (verify and report only read)
+    empty = tmp_path / "empty.sqlite3"
+    empty.write_bytes(b"")
+    answer = tmp_path / "a.txt"
+    answer.write_text('{"operator": "prune", "pre": [], "post": []}' if command == ["check"] else "x\n")
+    argv = [*command, "--store", empty] + ([] if command == ["report"] else [answer])
+    if command == ["check"]:
+        argv = ["check", answer, "--store", empty]
+    code, _, err = run(argv, capsys)
+    assert code == 2 and json.loads(err)["error"]["type"] == "missing_store"
+    assert empty.read_bytes() == b""
+
+
 def test_verify_refuses_an_oversized_answer(tmp_path, store_path, capsys):
     answer = tmp_path / "a.txt"
     answer.write_bytes(b"x" * 2048)

@@ -86,6 +86,11 @@ def _open_store(path: str | None, *, create: bool) -> Any:
     if str(target) != ":memory:" and not target.exists() and not create:
         raise UsageError(f"store {str(target)!r} does not exist (pass --create to make a new one)",
                          kind="missing_store", field="--store")
+    if str(target) != ":memory:" and not create and target.is_file() and target.stat().st_size == 0:
+        # opening would write a new schema into it: verify and report only read, and check
+        # makes a store only when asked to
+        raise UsageError(f"store {str(target)!r} is an empty file, not a provgate store (pass --create to make one "
+                         "there)", kind="missing_store", field="--store")
     return SourceStore(str(target))
 
 
