@@ -357,6 +357,7 @@ def test_undefined_retention_is_na_and_keeps_the_cumulative():
     ("cycle", "1"), ("cycle", -1), ("accepted", 1), ("timings_ms", {"total": float("inf")}),
     ("timings_ms", [1]), ("violations", "I2"), ("violations", [{"no": "invariant"}]),
     ("violations_by_invariant", {"I2": "two"}), ("facts", None), ("evicted_handles", 1.5), ("ts", "now"),
+    ("retention", 10**400), ("timings_ms", {"total": 10**400}),  # ints beyond any float (red team 3, H02)
 ])
 def test_malformed_fields_are_unknown(field, value):
     rec = _record(**{field: value})
@@ -367,6 +368,22 @@ def test_malformed_fields_are_unknown(field, value):
     assert row.unknown, f"{field}={value!r} should be reported as unknown"
     report.format_table()
     json.dumps(report.to_json(), allow_nan=False)
+
+
+def test_a_time_no_calendar_has_and_an_overflowing_cumulative_are_unknown(tmp_path):
+    # red team 3, H02: a finite ts past year 9999 crashed the table; two retentions of 1e200
+    # made the cumulative infinite (printed as Infinity in strict JSON); Gate(session=...) over
+    # an int retention beyond any float crashed
+    recs = [_record(cycle=1, retention=1e200, ts=1e20), _record(cycle=2, retention=1e200, ts=1e20)]
+    report = report_from_records(recs)
+    assert "?" in report.format_table()
+    rows = report.sessions[0].rows
+    assert rows[1].cumulative_retention is None and "cumulative_retention" in rows[1].unknown
+    json.dumps(report.to_json(), allow_nan=False)
+    store = SourceStore(str(tmp_path / "s.sqlite3"))
+    store.append_audit(_record("odd", 1, retention=10**400))
+    store.append_audit(_record("odd", 2, retention=1e300))
+    assert Gate(store, session="odd").history == []
 
 
 def test_partial_violation_list_is_not_counted_as_exact():

@@ -28,6 +28,7 @@ from __future__ import annotations
 import functools
 import hmac
 import json
+import math
 import threading
 import time
 import uuid
@@ -713,8 +714,13 @@ class Gate:
                 self._cycle_base = max(self._cycle_base, cycle)
             if record.get("accepted") is True:
                 retention = record.get("retention")
-                if isinstance(retention, (int, float)):
-                    self._cumulative = (1.0 if self._cumulative is None else self._cumulative) * retention
+                if isinstance(retention, (int, float)) and not isinstance(retention, bool):
+                    try:
+                        cumulative = (1.0 if self._cumulative is None else self._cumulative) * float(retention)
+                    except OverflowError:  # a foreign record's int beyond any float
+                        cumulative = math.inf
+                    # a record this gate could not have written leaves the product unknown
+                    self._cumulative = cumulative if math.isfinite(cumulative) and cumulative >= 0 else None
             pins = record.get("pins")  # from every verdict: a rejected check saw its pre's pins too
             if isinstance(pins, dict):
                 self._pinned_handles.update(h for h in pins.get("handles", ()) if isinstance(h, str))

@@ -63,7 +63,10 @@ def _real(v: Any) -> float | None:
     """A finite non-negative number, or None (unknown)."""
     if isinstance(v, bool) or not isinstance(v, (int, float)):
         return None
-    v = float(v)
+    try:
+        v = float(v)
+    except OverflowError:  # an int beyond any float
+        return None
     return v if math.isfinite(v) and v >= 0 else None
 
 
@@ -224,6 +227,9 @@ class _Cumulative:
             self.value = None
             return
         self.value = (1.0 if self.value is None else self.value) * retention  # type: ignore[operator]
+        if not math.isfinite(self.value):  # beyond any float: unknown, never "Infinity"
+            self.known = False
+            self.value = None
 
 
 def _read_row(index: int, seq: int | None, rec: Mapping[str, Any], cumulative: _Cumulative) -> CycleRow:
@@ -697,7 +703,10 @@ def _ms(v: float | None) -> str:
 def _utc(ts: float | None) -> str:
     if ts is None:
         return "?"
-    return datetime.fromtimestamp(ts, tz=timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
+    try:
+        return datetime.fromtimestamp(ts, tz=timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
+    except (OverflowError, OSError, ValueError):  # a finite time no calendar date has
+        return "?"
 
 
 def _time_span(first: float, last: float) -> str:
