@@ -172,23 +172,30 @@ def matched_by_id(blocks, digests, id_pos, other_digests):
     return match, pending
 
 
-def provenance_changed(blocks, match, other):
+cdef tuple _matched(object blocks, object match, object other):
+    """(blocks, match, other) as tuples, every match entry vetted as None or an index of other."""
     cdef tuple items = _blocks_tuple(blocks)
     cdef tuple matched = _parallel_tuple(items, match, "match")
     cdef tuple others = _blocks_tuple(other)
-    cdef Py_ssize_t j, n = len(items), n_other = len(others), m
-    for j in range(n):
+    cdef Py_ssize_t j, n_other = len(others)
+    for j in range(len(items)):
         entry = matched[j]
         if entry is not None and (type(entry) is not int or not 0 <= <object>entry < n_other):
             check_match(matched, n_other)  # raises, naming the entry
+    return items, matched, others
+
+
+def provenance_changed(blocks, match, other):
+    cdef tuple items, matched, others
+    items, matched, others = _matched(blocks, match, other)
+    cdef Py_ssize_t j
     cdef list out = []
-    for j in range(n):
+    for j in range(len(items)):
         entry = matched[j]
         if entry is None:
             continue
-        m = entry
         block = items[j]
-        theirs = others[m]
+        theirs = others[<Py_ssize_t>entry]
         mine_derived = _shape_field(block, DERIVED)
         mine_from = _shape_field(block, DERIVED_FROM)
         if (not _equal(_shape_field(block, HANDLES), _shape_field(theirs, HANDLES))
@@ -200,22 +207,16 @@ def provenance_changed(blocks, match, other):
 
 
 def stamps_changed(blocks, match, other):
-    cdef tuple items = _blocks_tuple(blocks)
-    cdef tuple matched = _parallel_tuple(items, match, "match")
-    cdef tuple others = _blocks_tuple(other)
-    cdef Py_ssize_t j, n = len(items), n_other = len(others), m
-    for j in range(n):
-        entry = matched[j]
-        if entry is not None and (type(entry) is not int or not 0 <= <object>entry < n_other):
-            check_match(matched, n_other)  # raises, naming the entry
+    cdef tuple items, matched, others
+    items, matched, others = _matched(blocks, match, other)
+    cdef Py_ssize_t j
     cdef list out = []
-    for j in range(n):
+    for j in range(len(items)):
         entry = matched[j]
         if entry is None:
             continue
-        m = entry
         block = items[j]
-        theirs = others[m]
+        theirs = others[<Py_ssize_t>entry]
         if block is theirs or not _equal(_shape_field(block, ID), _shape_field(theirs, ID)):
             continue
         resource = _shape_field(block, RESOURCE)

@@ -173,18 +173,21 @@ def matched_by_id(blocks: Sequence[Block], digests: Sequence[bytes], id_pos: Map
     return match, [j for j, m in enumerate(match) if m is None]
 
 
-def provenance_changed(blocks: Sequence[Block], match: Sequence[int | None], other: Sequence[Block]) -> list[int]:
-    """Positions of matched blocks whose provenance differs from their match's, or that are
-    derived without a derived_from handle (module docstring)."""
+def _matched_pairs(blocks: Sequence[Block], match: Sequence[int | None], other: Sequence[Block]) -> list[tuple[int, Block, Block]]:
+    """``(j, blocks[j], other[match[j]])`` for every matched position, the arguments checked."""
     check_parallel(blocks, match, "match")
     check_blocks(other)
     check_match(match, len(other))
+    return [(j, block, other[m]) for j, (block, m) in enumerate(zip(blocks, match)) if m is not None]
+
+
+def provenance_changed(blocks: Sequence[Block], match: Sequence[int | None], other: Sequence[Block]) -> list[int]:
+    """Positions of matched blocks whose provenance differs from their match's, or that are
+    derived without a derived_from handle (module docstring)."""
     out = []
-    for j, (block, m) in enumerate(zip(blocks, match)):
-        if m is None:
-            continue
+    for j, block, theirs in _matched_pairs(blocks, match, other):
         mine = _PROVENANCE(block)
-        if mine != _PROVENANCE(other[m]) or (mine[1] and not mine[2]):
+        if mine != _PROVENANCE(theirs) or (mine[1] and not mine[2]):
             out.append(j)
     return out
 
@@ -193,14 +196,8 @@ def stamps_changed(blocks: Sequence[Block], match: Sequence[int | None], other: 
     """Positions of blocks matched to a block of ``other`` with the same id whose ``resource``
     differs from that block's, or whose ``ts`` differs while either of the two is a read (has a
     resource): a read kept under its id must keep what and when it read (module docstring)."""
-    check_parallel(blocks, match, "match")
-    check_blocks(other)
-    check_match(match, len(other))
     out = []
-    for j, (block, m) in enumerate(zip(blocks, match)):
-        if m is None:
-            continue
-        theirs = other[m]
+    for j, block, theirs in _matched_pairs(blocks, match, other):
         if block.id != theirs.id:
             continue
         if block.resource != theirs.resource or (block.ts != theirs.ts and block.resource is not None):
