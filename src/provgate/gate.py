@@ -1016,16 +1016,8 @@ class Gate:
         raws = [pending.get(d) or block.text.encode("utf-8") for d, block in zip(digests, blocks)]
         for hexdigest in self.store.unmatched_contents(dict(zip(hexes, raws))):
             self.store.get_bytes(handles[hexes.index(hexdigest)])  # raises StoreCorruptionError
-        if len(hexes) > 1:
-            blobs = self.store.get_cached_facts_many(hexes, _CACHE_VERSION)
-        else:
-            blobs = {}
-            try:
-                blob = self.store.get_cached_facts(hexes[0], _CACHE_VERSION)
-            except StoreCorruptionError:
-                blob = None  # a damaged cache entry is recomputed and overwritten, never trusted
-            if blob is not None:
-                blobs[hexes[0]] = blob
+        # (a damaged cache entry is left out: recomputed and overwritten, never trusted)
+        blobs = self.store.get_cached_facts_many(hexes, _CACHE_VERSION)
         return [self._table_from_cache(hexdigest, raw, blobs.get(hexdigest), d)
                 for d, raw, hexdigest in zip(digests, raws, hexes)]
 
@@ -1044,12 +1036,8 @@ class Gate:
         return table
 
     def _cached_source_table(self, hexdigest: str, data: Any) -> FactTable:
-        raw = data()
-        try:
-            blob = self.store.get_cached_facts(hexdigest, _CACHE_VERSION)
-        except StoreCorruptionError:
-            blob = None
-        return self._table_from_cache(hexdigest, raw, blob, None)
+        blobs = self.store.get_cached_facts_many([hexdigest], _CACHE_VERSION)
+        return self._table_from_cache(hexdigest, data(), blobs.get(hexdigest), None)
 
     def handle_digest(self, handle: str) -> str | None:
         d = self._handle_digest.get(handle)
@@ -2243,9 +2231,7 @@ class _Check:
             # the handles each new or changed block cites by marker, once per check (a turn kept
             # as it was, which cited the older read when it was the newest, is history, not a
             # restatement: no more than an uncited one)
-            self._changed_cites = [
-                (j, frozenset(t[0] for t in map(self._targets, self.marked[j].markers()) if len(t) == 1))
-                for j in self.changed if j in self.marked]
+            self._changed_cites = [(j, frozenset(self.cited(j))) for j in self.changed if j in self.marked]
         out.update(j for j, cites in self._changed_cites if not cites.isdisjoint(handles))
         return sorted(out)
 
@@ -2434,11 +2420,11 @@ class _Check:
         made = set(self.changed) | set(self.restated) if not self.structural else set()
         if not gone or not made:
             return
-        for j, facts in sorted(self.marked.items()):
+        for j in sorted(self.marked):
             b = edit.post[j]
             if not b.derived or j in named or j not in made:
                 continue
-            hit = list(dict.fromkeys(t[0] for t in map(self._targets, facts.markers()) if len(t) == 1 and t[0] in gone))
+            hit = [h for h in self.cited(j) if h in gone]
             if hit:
                 self.violate("R", f"derived block {b.id!r} cites pinned source(s) {hit} that the window no longer "
                              "holds: it summarizes a pinned block", block=b.id, handle=hit[0],
