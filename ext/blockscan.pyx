@@ -185,7 +185,14 @@ cdef tuple _matched(object blocks, object match, object other):
     return items, matched, others
 
 
-def provenance_changed(blocks, match, other):
+cdef enum:
+    # what _changed compares between a block and its match
+    PROVENANCE_CHANGED, STAMPS_CHANGED
+
+
+cdef list _changed(object blocks, object match, object other, int what):
+    """The positions of matched blocks that differ from their match as ``what`` says: see
+    provenance_changed and stamps_changed."""
     cdef tuple items, matched, others
     items, matched, others = _matched(blocks, match, other)
     cdef Py_ssize_t j
@@ -196,34 +203,30 @@ def provenance_changed(blocks, match, other):
             continue
         block = items[j]
         theirs = others[<Py_ssize_t>entry]
-        mine_derived = _shape_field(block, DERIVED)
-        mine_from = _shape_field(block, DERIVED_FROM)
-        if (not _equal(_shape_field(block, HANDLES), _shape_field(theirs, HANDLES))
-                or not _equal(mine_derived, _shape_field(theirs, DERIVED))
-                or not _equal(mine_from, _shape_field(theirs, DERIVED_FROM))
-                or (mine_derived and not mine_from)):
-            out.append(j)
+        if what == PROVENANCE_CHANGED:
+            mine_derived = _shape_field(block, DERIVED)
+            mine_from = _shape_field(block, DERIVED_FROM)
+            if (not _equal(_shape_field(block, HANDLES), _shape_field(theirs, HANDLES))
+                    or not _equal(mine_derived, _shape_field(theirs, DERIVED))
+                    or not _equal(mine_from, _shape_field(theirs, DERIVED_FROM))
+                    or (mine_derived and not mine_from)):
+                out.append(j)
+        else:
+            if block is theirs or not _equal(_shape_field(block, ID), _shape_field(theirs, ID)):
+                continue
+            resource = _shape_field(block, RESOURCE)
+            if not _equal(resource, _shape_field(theirs, RESOURCE)) or (
+                    resource is not None and not _equal(_shape_field(block, TS), _shape_field(theirs, TS))):
+                out.append(j)
     return out
+
+
+def provenance_changed(blocks, match, other):
+    return _changed(blocks, match, other, PROVENANCE_CHANGED)
 
 
 def stamps_changed(blocks, match, other):
-    cdef tuple items, matched, others
-    items, matched, others = _matched(blocks, match, other)
-    cdef Py_ssize_t j
-    cdef list out = []
-    for j in range(len(items)):
-        entry = matched[j]
-        if entry is None:
-            continue
-        block = items[j]
-        theirs = others[<Py_ssize_t>entry]
-        if block is theirs or not _equal(_shape_field(block, ID), _shape_field(theirs, ID)):
-            continue
-        resource = _shape_field(block, RESOURCE)
-        if not _equal(resource, _shape_field(theirs, RESOURCE)) or (
-                resource is not None and not _equal(_shape_field(block, TS), _shape_field(theirs, TS))):
-            out.append(j)
-    return out
+    return _changed(blocks, match, other, STAMPS_CHANGED)
 
 
 def holding(blocks, handles):

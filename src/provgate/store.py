@@ -680,20 +680,10 @@ class SourceStore:
         except TypeError:
             raise InvalidArgumentError(f"digests must be an iterable of digests, not {type(digests).__name__}",
                                        argument="digests") from None
-
-        def query(conn: sqlite3.Connection) -> list[tuple[Any, ...]]:
-            rows: list[tuple[Any, ...]] = []
-            for i in range(0, len(wanted), _IN_CHUNK):
-                chunk = wanted[i : i + _IN_CHUNK]
-                rows.extend(conn.execute(
-                    f"SELECT digest, blob, blob_digest FROM fact_cache WHERE version = ? "
-                    f"AND digest IN ({','.join('?' * len(chunk))})",
-                    (version, *chunk),
-                ).fetchall())
-            return rows
-
         found: dict[str, bytes] = {}
-        for digest, blob, blob_digest in self._read(lambda conn: _in_snapshot(conn, query)) if wanted else ():
+        rows = self._read_chunks("SELECT digest, blob, blob_digest FROM fact_cache WHERE version = ? AND digest IN ({})",
+                                 wanted, (version,))
+        for digest, blob, blob_digest in rows:
             try:
                 found[digest] = self._check_body(f"cached facts of {digest} ({version})", blob_digest, None, blob)
             except StoreCorruptionError:
@@ -714,17 +704,8 @@ class SourceStore:
             if not isinstance(b, bytes):
                 raise InvalidArgumentError(f"expected[{d!r}] must be bytes, not {type(b).__name__}", argument="expected")
         keys = list(wanted)
-
-        def query(conn: sqlite3.Connection) -> list[tuple[Any, ...]]:
-            rows: list[tuple[Any, ...]] = []
-            for i in range(0, len(keys), _IN_CHUNK):
-                chunk = keys[i : i + _IN_CHUNK]
-                rows.extend(conn.execute(
-                    f"SELECT digest, body FROM content WHERE digest IN ({','.join('?' * len(chunk))})", chunk
-                ).fetchall())
-            return rows
-
-        same = {d for d, body in (self._read(lambda conn: _in_snapshot(conn, query)) if keys else ()) if body == wanted[d]}
+        rows = self._read_chunks("SELECT digest, body FROM content WHERE digest IN ({})", keys)
+        same = {d for d, body in rows if body == wanted[d]}
         return [d for d in keys if d not in same]
 
     def put_cached_facts(self, digest: str, version: str, blob: bytes) -> None:
@@ -862,8 +843,9 @@ class SourceStore:
             ) from None
         return list(dict.fromkeys(check_handle(h) for h in items))
 
-    def _read_chunks(self, sql: str, handles: list[str]) -> list[tuple[Any, ...]]:
-        """Run ``sql`` (one ``IN ({})``) over all handles inside one read transaction."""
+    def _read_chunks(self, sql: str, handles: list[str], params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+        """Run ``sql`` (one ``IN ({})``, after ``params``' placeholders) over all handles (or
+        digests) inside one read transaction."""
         if not handles:
             return []
 
@@ -871,7 +853,7 @@ class SourceStore:
             rows: list[tuple[Any, ...]] = []
             for i in range(0, len(handles), _IN_CHUNK):
                 chunk = handles[i : i + _IN_CHUNK]
-                rows.extend(conn.execute(sql.format(",".join("?" * len(chunk))), chunk).fetchall())
+                rows.extend(conn.execute(sql.format(",".join("?" * len(chunk))), (*params, *chunk)).fetchall())
             return rows
 
         return self._read(lambda conn: _in_snapshot(conn, query))  # one snapshot across chunks
