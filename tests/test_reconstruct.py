@@ -324,6 +324,25 @@ def test_whitespace_grade_in_citations(store):
     assert report.totals()["by_grade"]["whitespace"] == 1 and not report.ok
 
 
+def test_crlf_lines_quoted_verbatim_are_exact_in_every_form(store):
+    """A CRLF answer quoting CRLF source lines: a blockquote keeps each line's own ending,
+    as a fenced or inline quote does (review 3, H10: it joined them with a bare \\n)."""
+    store.put("tool:crlf", "retries=3\r\ntimeout=30\r\n")
+    answers = {
+        "fence": "```\r\nretries=3\r\ntimeout=30\r\n```\r\n[src:crlf]\r\n",
+        "double": '"retries=3\r\ntimeout=30" [src:crlf]\r\n',
+        "blockquote": "> retries=3\r\n> timeout=30\r\n[src:crlf]\r\n",
+    }
+    for form, answer in answers.items():
+        (c,) = verify_citations(store, answer).citations
+        assert (c.quotation.form, c.quotation.text, c.grade) == (form, "retries=3\r\ntimeout=30", "exact")
+    # a blockquote mixing line endings keeps each one; an LF blockquote of CRLF lines is not exact
+    (mixed,) = verify_citations(store, "> a\r\n> b\n> c\n[src:crlf]\n").citations
+    assert mixed.quotation.text == "a\r\nb\nc"
+    (lf,) = verify_citations(store, "> retries=3\n> timeout=30\n[src:crlf]\n").citations
+    assert lf.quotation.text == "retries=3\ntimeout=30" and lf.grade == "whitespace"
+
+
 def test_diagnose_off_keeps_grades(store):
     a = verify_citations(store, ANSWER)
     b = verify_citations(store, ANSWER, diagnose=False)

@@ -12,8 +12,9 @@ offsets, ends exclusive):
 ``quotes``    ``(n, 5)``: ``start, end, form, seg_lo, seg_hi`` of each quotation that carries a
               marker group, in the order of the groups. ``form`` indexes :data:`FORMS`. The
               quotation's text is ``data[start:end]``, except for blockquotes, whose text is
-              the segments ``segments[seg_lo:seg_hi]`` joined with ``\\n`` (``seg_lo == seg_hi``
-              for every other form).
+              the segments ``segments[seg_lo:seg_hi]``, each joined to the next by the line
+              ending that follows it (``\\n`` or ``\\r\\n``; ``seg_lo == seg_hi`` for
+              every other form).
 ``markers``   ``(m, 3)``: ``quote, start, end`` of every marker that is not inside a fenced code
               block, in text order; ``quote`` is the row of the quotation the marker's group
               carries, or -1 for a bare marker. The name is ``data[start + 5 : end - 1]``.

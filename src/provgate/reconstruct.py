@@ -73,8 +73,9 @@ A marker group *carries* the quotation that ends right before it, in one of thes
 2. **blockquote**: the group ends a line that starts with ``>`` (up to three spaces before
    it), or the group stands alone on the line right after such a line. The quote is the run
    of consecutive ``>`` lines ending there, each without ``> `` (the ``>`` and one optional
-   space), joined with ``\\n``, without the group and the blanks before it. A ``>`` line that
-   holds only the group is an attribution line: the quote is the lines above it. The run
+   space), each joined to the next by its own line ending (``\\n`` or ``\\r\\n``), without
+   the group and the blanks before it. A ``>`` line that holds only the group is an
+   attribution line: the quote is the lines above it. The run
    stops (upwards) at a line that contains a marker, so ``> a [src:x]`` / ``> b [src:y]`` are
    two citations; a last line with another marker before the group carries nothing.
 
@@ -817,7 +818,16 @@ class _Parsed:
     def text(self, row: list[int]) -> bytes:
         start, end, form, lo, hi = row
         if form == _BLOCKQUOTE:
-            return b"\n".join(self.data[s:e] for s, e in self.segments[lo:hi])
+            # each line joined to the next by its own line ending, as a fenced or inline quote
+            # keeps it: CRLF lines quoted verbatim stay exact
+            data = self.data
+            lines = self.segments[lo:hi]
+            parts = []
+            for (s, e), _ in zip(lines, lines[1:]):
+                parts.append(data[s:e])
+                parts.append(b"\r\n" if data[e:e + 2] == b"\r\n" else b"\n")
+            parts.append(data[lines[-1][0]:lines[-1][1]] if lines else b"")
+            return b"".join(parts)
         return self.data[start:end]
 
     def quotation(self, row: list[int]) -> Quotation:
