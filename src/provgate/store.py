@@ -438,7 +438,8 @@ class SourceStore:
             return rows
 
         if wanted:
-            for handle, how, _, name in self._read(lambda conn: _in_snapshot(conn, query)):
+            read = query if len(wanted) <= _IN_CHUNK else (lambda conn: _in_snapshot(conn, query))
+            for handle, how, _, name in self._read(read):
                 (named if how else exact)[name].append(handle)
         return {name: exact[name] or named[name] for name in wanted}
 
@@ -856,6 +857,8 @@ class SourceStore:
                 rows.extend(conn.execute(sql.format(",".join("?" * len(chunk))), (*params, *chunk)).fetchall())
             return rows
 
+        if len(handles) <= _IN_CHUNK:
+            return self._read(query)  # one statement reads one snapshot
         return self._read(lambda conn: _in_snapshot(conn, query))  # one snapshot across chunks
 
     # ------------------------------------------------------------------ internals: SQLite
