@@ -650,3 +650,69 @@ def test_an_eviction_record_for_a_handle_still_in_the_window_covers_nothing():
     # the usual eviction: the block leaves, a summary derived from its handle stays
     s = {"id": "s", "role": "summary", "text": "Port 8080.\n", "derived": True, "derived_from": ["tool:c3"]}
     assert_accepted(g.check([*plain, s], [s], operator="prune", evicted=["tool:c3"]), "lossless")
+
+
+# F28 (red team 4, b01). docs/gate.md I3: every check with markers "first asks the store which
+# sources were stored since it last looked ... a session gate and a fresh gate therefore give
+# the same verdict for the same edit over the same store", and "A gate is thread-safe". A check
+# whose marker read ran while another thread's check moved the gate past a newer source (which
+# made the name ambiguous, but was not yet kept, so nothing was forgotten) kept its older
+# answer for good: the session accepted what a fresh gate rejects.
+def test_a_marker_read_overtaken_by_a_newer_source_is_not_kept(tmp_path):
+    import threading
+
+    from provgate.store import SourceStore
+
+    paused, resume = threading.Event(), threading.Event()
+
+    class PausingStore(SourceStore):
+        pause = False
+
+        def handles_cited_as_many(self, names):
+            out = super().handles_cited_as_many(names)
+            if PausingStore.pause and threading.current_thread().name == "A" and "x" in out:
+                PausingStore.pause = False
+                paused.set()
+                resume.wait(10)  # between the read and what the gate keeps of it
+            return out
+
+    path = tmp_path / "s.sqlite3"
+    store = PausingStore(path)
+    store.put("tool:x", "port=8080\n")
+    store.put("tool:y", "host=alpha\n")
+    t, u = tool("t", "tool:x", "port=8080\n"), tool("u", "tool:y", "host=alpha\n")
+    cites_y = [t, u, {"id": "s", "role": "summary", "text": "Host alpha [src:y].\n", "derived": True,
+                      "derived_from": ["tool:y"]}]
+    edit = dict(pre=[t, u], post=[t, u, {"id": "s", "role": "summary", "text": "Port 8080 [src:x].\n",
+                                         "derived": True, "derived_from": ["tool:x"]}], operator="summarize")
+    gate = Gate(store, audit=False)
+    assert_accepted(gate.check([t, u], cites_y, operator="summarize"))
+    errors = []
+
+    def a():
+        try:
+            gate.check(**edit)  # reads x -> tool:x, then waits
+        except Exception as exc:  # pragma: no cover - reported below
+            errors.append(exc)
+
+    def b():
+        try:
+            paused.wait(10)
+            other = SourceStore(path)  # another process stores doc:x: [src:x] is now ambiguous
+            other.put("doc:x", "an unrelated document\n")
+            other.close()
+            gate.check([t, u], cites_y, operator="summarize")  # moves the gate past doc:x
+        except Exception as exc:  # pragma: no cover - reported below
+            errors.append(exc)
+        finally:
+            resume.set()
+
+    PausingStore.pause = True
+    threads = [threading.Thread(target=a, name="A"), threading.Thread(target=b, name="B")]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    assert not errors and paused.is_set()
+    assert find(Gate(store, audit=False).check(**edit), "I3", handle="x")
+    assert find(gate.check(**edit), "I3", handle="x")  # the session gate agrees

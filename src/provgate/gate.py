@@ -1119,12 +1119,22 @@ class Gate:
         known = self._handle_digest
         names = list(names)
         asked = [n for n in names if n not in known]
+        with self._lock:
+            seen = self._names_seq
         found = self.store.handles_cited_as_many(asked) if asked else {}
         out: dict[str, tuple[str, ...]] = {}
-        for name in names:
-            handles = out[name] = (name,) if name in known else tuple(found[name])
-            if handles:
-                self._marker_handles[name] = handles
+        with self._lock:
+            # Another thread's forget_stale_names may have moved past a source stored after
+            # this read's snapshot without forgetting these names (they were not kept yet): the
+            # answer serves this check but is not kept, and the epoch moves on, so no side keeps
+            # vouching for names resolved against that snapshot.
+            keep = seen is not None and self._names_seq == seen
+            if asked and not keep:
+                self._names_epoch += 1
+            for name in names:
+                handles = out[name] = (name,) if name in known else tuple(found[name])
+                if handles and (keep or name in known):
+                    self._marker_handles[name] = handles
         return out
 
 
