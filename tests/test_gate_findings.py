@@ -716,3 +716,34 @@ def test_a_marker_read_overtaken_by_a_newer_source_is_not_kept(tmp_path):
     assert not errors and paused.is_set()
     assert find(Gate(store, audit=False).check(**edit), "I3", handle="x")
     assert find(gate.check(**edit), "I3", handle="x")  # the session gate agrees
+
+
+# F29 (red team 4, b02). docs/gate.md: "Pins are sticky from every pre window a check sees
+# (whatever the verdict) and from committed post windows." Every accepted check's post pins
+# stuck, so a candidate the agent only weighed (and dropped for another) made the session reject
+# (R) the edit it did commit, which a fresh gate accepts. Committing (commit(), or
+# check(commit=True) for a caller that commits verdict.window itself) still pins at once.
+def test_only_a_committed_post_window_pins():
+    conf, log = "retries=3\ntimeout=30\n", "worker started on host alpha-01\n"
+    pre = [tool("c", "tool:conf", conf), tool("l", "tool:log", log)]
+    pinning = [tool("c", "tool:conf", conf, pinned=True), pre[1]]
+    summary = {"id": "s", "role": "summary", "text": "Config: retries=3, timeout=30.\n", "derived": True,
+               "derived_from": ["tool:conf"]}
+    chosen = dict(pre=pre, post=[summary, pre[1]], operator="summarize", evicted=["tool:conf"])
+    g = gate_for({"tool:conf": conf, "tool:log": log}, audit=False)
+    assert_accepted(g.check(pre, pinning, operator="reorder"), "structural")  # a candidate, dropped
+    assert g.pins == (frozenset(), frozenset())
+    assert_accepted(g.check(**chosen), "lossy")
+    for commit in (lambda g: g.commit(pre, pinning, operator="reorder"),
+                   lambda g: g.check(pre, pinning, operator="reorder", commit=True)):
+        committed = gate_for({"tool:conf": conf, "tool:log": log}, audit=False)
+        commit(committed)
+        assert committed.pins[0] == {"tool:conf"}
+        find(committed.check(**chosen), "R", handle="tool:conf")
+    # a rejected edit commits nothing, even when asked to
+    rejected = gate_for({"tool:conf": conf, "tool:log": log}, audit=False)
+    bad = [tool("c", "tool:conf", "retries=5\n", pinned=True), pre[1]]
+    assert not rejected.check(pre, bad, operator="rewrite", commit=True).accepted
+    assert rejected.pins == (frozenset(), frozenset())
+    with pytest.raises(TypeError, match="commit must be a bool"):
+        g.check(pre, pinning, operator="reorder", commit=1)

@@ -114,7 +114,8 @@ def _cmd_check(args: argparse.Namespace) -> int:
     store = _open_store(args.store, create=args.create)
     try:
         gate = Gate(store, policy=args.policy, retention_floor=args.retention_floor, session=args.session)
-        verdict = gate.check_edit(edit)
+        # exit 0 is a command-line agent's commit point: an accepted edit's post pins stick
+        verdict = gate.check_edit(edit, commit=True)
     finally:
         store.close()
     sys.stdout.write(json.dumps(verdict.to_json(include_window=args.window), ensure_ascii=False, indent=2) + "\n")

@@ -804,7 +804,8 @@ def compact(
                 store.put(handle, block.text, kind=BLOCK_SOURCE_KIND, ts=block.ts)
                 stored[handle] = None
         operator = "summarize" if live else "evict"
-        verdict = gate.check(window, post, operator=operator, evicted=records, pointers=kept_cites)
+        # the pass commits the window of an accepted verdict (its pins stick now)
+        verdict = gate.check(window, post, operator=operator, evicted=records, pointers=kept_cites, commit=True)
         verdicts.append(verdict)
         if verdict.accepted:
             break

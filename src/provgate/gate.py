@@ -750,12 +750,21 @@ class Gate:
         pointers: Iterable[Citation | Mapping[str, Any]] = (),
         policy: str | None = None,
         retention_floor: float | None = None,
+        commit: bool = False,
     ) -> Verdict:
-        """Judge one edit; append the verdict to the audit log; never raise for a bad edit."""
-        edit = _coerce_edit(operator, pre, post, supersedes, evicted, pointers)
-        return self.check_edit(edit, policy=policy, retention_floor=retention_floor)
+        """Judge one edit; append the verdict to the audit log; never raise for a bad edit.
 
-    def check_edit(self, edit: Edit, *, policy: str | None = None, retention_floor: float | None = None) -> Verdict:
+        ``commit``: the caller commits the window of an accepted verdict (as :meth:`commit`
+        does, without raising), so the pins of that window become the session's now; a check
+        alone only weighs a candidate (its post window's pins stick once it is committed, or
+        once a later check starts from it)."""
+        edit = _coerce_edit(operator, pre, post, supersedes, evicted, pointers)
+        return self.check_edit(edit, policy=policy, retention_floor=retention_floor, commit=commit)
+
+    def check_edit(self, edit: Edit, *, policy: str | None = None, retention_floor: float | None = None,
+                   commit: bool = False) -> Verdict:
+        if type(commit) is not bool:
+            raise TypeError(f"commit must be a bool, not {type(commit).__name__}")
         policy = self.policy if policy is None else policy
         floor = self.retention_floor if retention_floor is None else retention_floor
         _check_policy(policy)
@@ -773,7 +782,7 @@ class Gate:
         verdict = run.run(policy, 0)  # the cycle number is assigned by _record
         total_ms = (time.perf_counter() - started) * 1e3
         verdict.timings_ms["total"] = total_ms
-        self._record(edit, verdict, run, total_ms)
+        self._record(edit, verdict, run, total_ms, commit)
         # (the windows it replaces are freed here, outside the timed check, if the caller
         # dropped them)
         self._last_windows = tuple({id(w): w for w in (verdict.window, edit.post, edit.pre)}.values())
@@ -795,13 +804,13 @@ class Gate:
 
     def commit(self, pre: Any, post: Any, *, operator: str, **kwargs: Any) -> Window:
         """The window to commit, or ``ProvenanceInvariantError`` carrying the verdict."""
-        verdict = self.check(pre, post, operator=operator, **kwargs)
+        verdict = self.check(pre, post, operator=operator, **kwargs, commit=True)
         if not verdict.accepted:
             raise ProvenanceInvariantError(f"edit rejected by provgate: {verdict.summary()}", verdict=verdict)
         return verdict.window
 
     def commit_edit(self, edit: Edit, **kwargs: Any) -> Window:
-        verdict = self.check_edit(edit, **kwargs)
+        verdict = self.check_edit(edit, **kwargs, commit=True)
         if not verdict.accepted:
             raise ProvenanceInvariantError(f"edit rejected by provgate: {verdict.summary()}", verdict=verdict)
         return verdict.window
@@ -823,15 +832,16 @@ class Gate:
 
     # -- session state --------------------------------------------------------------------------
 
-    def _record(self, edit: Edit, verdict: Verdict, run: _Check, total_ms: float) -> None:
+    def _record(self, edit: Edit, verdict: Verdict, run: _Check, total_ms: float, commit: bool) -> None:
         with self._lock:
             # numbered in the order checks finish, so concurrent checks never share a cycle
             object.__setattr__(verdict, "cycle", self._cycle_base + len(self._history) + 1)
             # Pins are sticky: once a pass has seen a block pinned, every later pass protects
             # it, even if a compactor forgets the flag. The pre window is what the agent holds,
-            # whatever the verdict; the post window counts only once committed.
+            # whatever the verdict; the post window counts only once committed (a candidate
+            # the agent only weighed, and then dropped, pins nothing).
             pinned = [(run.pre.blocks[i], run.pre.digests[i]) for i in run.pre.pinned()]
-            if verdict.accepted:
+            if verdict.accepted and commit:
                 post = run.post if verdict.window is run.post.window else None
                 pinned += ([(post.blocks[i], post.digests[i]) for i in post.pinned()] if post is not None
                            else [(b, blake3(b.text.encode("utf-8")).digest()) for b in verdict.window if b.pinned])
