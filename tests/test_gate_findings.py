@@ -747,3 +747,21 @@ def test_only_a_committed_post_window_pins():
     assert rejected.pins == (frozenset(), frozenset())
     with pytest.raises(TypeError, match="commit must be a bool"):
         g.check(pre, pinning, operator="reorder", commit=1)
+
+
+# F30 (red team 4, b03). docs/gate.md: the audit record carries "the digests of the pre and post
+# windows". A pre window equal block for block to the last check's window shares its side; with
+# ts -0.0 against 0.0 (equal times) it shared the other window's digest too, while its own post
+# digest was computed from its blocks: one window, two digests in one record.
+def test_equal_windows_have_one_digest_whatever_the_sign_of_a_zero_ts():
+    def read(i, text, handle, ts):
+        return {"id": i, "role": "tool", "text": text, "handles": [handle], "ts": ts, "resource": "file:x"}
+
+    sources = {"tool:a": "retries=3\n", "tool:b": "retries=5\n"}
+    plus = [read("a", "retries=3\n", "tool:a", 0.0), read("b", "retries=5\n", "tool:b", 1.0)]
+    minus = [read("a", "retries=3\n", "tool:a", -0.0), read("b", "retries=5\n", "tool:b", 1.0)]
+    g = gate_for(sources)
+    g.check(plus, plus, operator="reorder")
+    session = g.check(minus, minus, operator="reorder")  # pre: a twin of the last window
+    fresh = gate_for(sources).check(minus, minus, operator="reorder")
+    assert session.pre_digest == session.post_digest == fresh.pre_digest == fresh.post_digest

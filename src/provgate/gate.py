@@ -1261,9 +1261,10 @@ class _Check:
             return side._window_digest
         h = blake3()
         for block, d in zip(side.window, side.digests):
+            # ts + 0.0: -0.0 is the time 0.0 is (equal windows share a side, and so a digest)
             meta = json.dumps(
                 [block.id, block.role, list(block.handles), block.derived, list(block.derived_from),
-                 block.pinned, block.ts, block.resource],
+                 block.pinned, None if block.ts is None else block.ts + 0.0, block.resource],
                 ensure_ascii=False, separators=(",", ":"),
             ).encode("utf-8", "surrogatepass")
             h.update(d)
