@@ -9,6 +9,17 @@ from _types cimport offset_t
 import numpy as np
 
 
+cdef inline bytes byte_data(object data):
+    """``data`` as bytes, as the references' ``_as_bytes`` makes it: bytes as they are, a
+    bytearray or memoryview copied (whatever its shape or format), anything else (None, str,
+    a numpy array) a TypeError."""
+    if type(data) is bytes:
+        return <bytes>data
+    if isinstance(data, (bytes, bytearray, memoryview)):
+        return bytes(data)
+    raise TypeError(f"data must be bytes-like, not {type(data).__name__}")
+
+
 cdef inline tuple byte_items(object values, str name, bint non_empty):
     """``provgate._batch.check_byte_items`` at C speed, with its messages: ``values`` as a
     private tuple (its buffers outlive a loop without the GIL)."""

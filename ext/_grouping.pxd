@@ -37,7 +37,8 @@ cdef inline tuple flat_grouping(object groups, object item_group, Py_ssize_t n_i
         total += len(group)
     else:
         if (cnp.PyArray_NDIM(item_arr) == 1 and cnp.PyArray_TYPE(item_arr) == cnp.NPY_INT64
-                and cnp.PyArray_IS_C_CONTIGUOUS(item_arr) and cnp.PyArray_DIMS(item_arr)[0] == n_items):
+                and cnp.PyArray_IS_C_CONTIGUOUS(item_arr) and cnp.PyArray_ISNOTSWAPPED(item_arr)
+                and cnp.PyArray_DIMS(item_arr)[0] == n_items):
             offsets = cnp.PyArray_EMPTY(1, [n_groups + 1], cnp.NPY_INT64, 0)
             flat = cnp.PyArray_EMPTY(1, [total], cnp.NPY_INT64, 0)
             p_offsets = <offset_t*>cnp.PyArray_DATA(offsets)

@@ -26,7 +26,7 @@ from libc.stdint cimport uint8_t
 from _types cimport byte_t, fp_word_t, offset_t
 
 from provgate._factdiff_py import (SET_TYPE_ERROR, check_codes, check_ground_tables, check_groups_per_table,
-                                   check_hints, span_error)
+                                   check_hints, check_multiset, span_error)
 from provgate.errors import InvalidArgumentError
 
 cnp.import_array()
@@ -566,10 +566,20 @@ cdef offset_t merge_delta(const fp_word_t* v, const offset_t* c, offset_t n,
                           const fp_word_t* av, const offset_t* ac, offset_t an,
                           fp_word_t* out_v, offset_t* out_c) noexcept nogil:
     """One pass over three sorted distinct arrays: counts of ``v`` minus ``rv`` plus ``av``.
-    Returns the number of rows written, or -1 when a removal exceeds what ``v`` holds."""
+    Returns the number of rows written, -1 when a removal exceeds what ``v`` holds, or -2
+    when an array is not sorted and distinct or a count is below 1 (each row is vetted as
+    the pass reaches it)."""
     cdef offset_t i = 0, r = 0, a = 0, m = 0, cnt
     cdef int ca
+    for r in range(rn):
+        if rc[r] < 1 or (r and cmp_rows(rv, r - 1, rv, r) >= 0):
+            return -2
+    r = 0
     while i < n or a < an:
+        if i < n and (c[i] < 1 or (i and cmp_rows(v, i - 1, v, i) >= 0)):
+            return -2
+        if a < an and (ac[a] < 1 or (a and cmp_rows(av, a - 1, av, a) >= 0)):
+            return -2
         if a >= an or (i < n and cmp_rows(v, i, av, a) < 0):
             cnt = c[i]
             while r < rn and cmp_rows(rv, r, v, i) < 0:
@@ -614,6 +624,12 @@ def apply_delta(values, counts, removed, removed_counts, added, added_counts):
     distinct, as :func:`unique_counts` returns them), in one merge pass without the GIL."""
     for arr, name in ((values, "values"), (removed, "removed"), (added, "added")):
         check_fingerprints(arr, name)
+    for arr, name in ((counts, "counts"), (removed_counts, "removed_counts"), (added_counts, "added_counts")):
+        if not (type(arr) is np.ndarray and cnp.PyArray_TYPE(<cnp.ndarray>arr) == cnp.NPY_INT64):
+            # a float count would be truncated by the cast below
+            found = np.asarray(arr)
+            if found.ndim != 1 or (found.size and found.dtype.kind not in "iu"):
+                raise InvalidArgumentError(f"{name} must be a 1-D sequence of integers", argument=name)
     cdef cnp.ndarray c = np.ascontiguousarray(counts, dtype=np.int64)
     cdef cnp.ndarray rc = np.ascontiguousarray(removed_counts, dtype=np.int64)
     cdef cnp.ndarray ac = np.ascontiguousarray(added_counts, dtype=np.int64)
@@ -633,6 +649,12 @@ def apply_delta(values, counts, removed, removed_counts, added, added_counts):
     with nogil:
         m = merge_delta(pv, pc, n, prv, prc, rn, pav, pac, an, pov, poc)
     if m < 0:
+        # the pass stops at the first problem it meets; the reference's checks (every array,
+        # in order) name the first one it would have raised
+        for arr, arr_counts, name, counts_name in ((values, counts, "values", "counts"),
+                                                   (removed, removed_counts, "removed", "removed_counts"),
+                                                   (added, added_counts, "added", "added_counts")):
+            check_multiset(arr, arr_counts, name, counts_name)
         raise InvalidArgumentError("removed holds a value more often than values does", argument="removed")
     out_v.resize((m, 2), refcheck=False)
     return out_v, _shrunk(out_c, m)
@@ -694,6 +716,19 @@ cdef class SortedFingerprints:
     cdef cnp.ndarray _starts  # run starts, int64, 2**bits + 1 entries
     cdef int _shift  # 64 - bits: hi >> _shift is a row's run
     cdef bint _distinct  # no row repeated: a row's position is well defined (positions)
+
+    def __cinit__(self):
+        # an object made without __init__ (SortedFingerprints.__new__) is a valid empty set,
+        # never one whose arrays a look-up would read through a NULL pointer
+        self._rows = np.empty((0, 2), dtype=np.uint64)
+        self._rows.setflags(write=False)
+        self._starts = np.zeros(3, dtype=np.int64)
+        self._shift = 63
+        self._distinct = True
+
+    def __reduce__(self):
+        # rebuilt (and vetted) by __init__, never from a state written field by field
+        return (SortedFingerprints, (self._rows,))
 
     def __init__(self, fp):
         check_fingerprints(fp, "fp", contiguous=False)

@@ -18,14 +18,14 @@ from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memcpy
 
 from _boundaries cimport JOINER, WORD, fill_byte_classes, group_member_occurring
-from _byte_batches cimport byte_items, lengths_of, pointers_of
+from _byte_batches cimport byte_data, byte_items, lengths_of, pointers_of
 from _grouping cimport flat_grouping
 from _types cimport byte_t, offset_t
 
 from provgate._matching_py import END as _END
 from provgate._matching_py import FIRST as _FIRST
 from provgate._matching_py import LAST as _LAST
-from provgate._matching_py import START as _START, too_many_matches
+from provgate._matching_py import START as _START, check_max_matches, too_many_matches
 from provgate.errors import InvalidContentError
 
 cdef extern from "Python.h":
@@ -132,11 +132,12 @@ cdef cnp.ndarray to_array(const offset_t* values, offset_t n):
     return out
 
 
-def collect(automaton, const byte_t[::1] data, const int64_t[::1] pattern_bytes, const byte_t[::1] edges,
+def collect(automaton, data, const int64_t[::1] pattern_bytes, const byte_t[::1] edges,
             offset_t max_matches):
-    cdef offset_t n = data.shape[0]
+    cdef const byte_t[::1] view = byte_data(data)
+    cdef offset_t n = view.shape[0]
     cdef offset_t npatterns = pattern_bytes.shape[0]
-    cdef const byte_t* d = &data[0] if n else NULL
+    cdef const byte_t* d = &view[0] if n else NULL
     cdef byte_t* flags = NULL
     cdef byte_t* hay = NULL
     cdef offset_t markers, total, last, index, e
@@ -145,6 +146,9 @@ def collect(automaton, const byte_t[::1] data, const int64_t[::1] pattern_bytes,
     cdef object haystack, item
     if edges.shape[0] != 256:
         raise ValueError(f"edges must have 256 entries, not {edges.shape[0]}")
+    if max_matches < 0:
+        # the hit buffer grows up to max_matches: a negative limit would never let it grow
+        check_max_matches(max_matches)  # raises
     buf.start = NULL
     buf.end = NULL
     buf.pattern = NULL

@@ -25,11 +25,12 @@ from libc.stdint cimport int64_t, uint8_t, uint16_t, uint32_t, uint64_t
 from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memchr, memcmp, memcpy, memmove, memset
 
-from _byte_batches cimport byte_items, lengths_of, pointers_of
+from _byte_batches cimport byte_data, byte_items, lengths_of, pointers_of
 from _types cimport byte_t, offset_t
 
-from provgate._scanner_py import check_span_columns
+from provgate._scanner_py import check_span_columns, span_limit
 from provgate._scanner_py import first_invalid_row as _first_invalid_row_py
+from provgate._scanner_py import frame_facts as _frame_facts_py
 from provgate.errors import InvalidArgumentError, LimitExceededError, SpanError
 
 cnp.import_array()
@@ -1989,21 +1990,19 @@ cdef void _give_scratch(_Scratch s) noexcept:
         _scratch_pool.append(s)
 
 
-def scan(data, Py_ssize_t max_spans):
+def scan(data, max_spans):
     """The grounded spans of UTF-8 ``data``: eight columns ``(kind, start, end, key_start,
     key_end, value_start, value_end, value_kind)`` sorted by ``(start, end, kind)``.
 
     Raises ``LimitExceededError`` when there are more than ``max_spans`` spans.
     """
-    if isinstance(data, str):
-        raise TypeError("data must be bytes-like, not str")
-    if max_spans < 0:
-        raise ValueError("max_spans must be >= 0")
+    data = byte_data(data)
+    cdef Py_ssize_t limit = span_limit(max_spans)
     cdef const byte_t[::1] view = data
     cdef const byte_t* d = &view[0] if view.shape[0] else <const byte_t*>b""
     cdef Py_ssize_t n = view.shape[0], total
     cdef int rc_tokens = 0
-    cdef _Scratch scratch = _take_scratch(max_spans)
+    cdef _Scratch scratch = _take_scratch(limit)
     cdef Rows* tokens = &scratch.tokens
     cdef Rows* quotes = &scratch.quotes
     try:
@@ -2014,9 +2013,9 @@ def scan(data, Py_ssize_t max_spans):
         if tokens.no_memory or quotes.no_memory:
             raise MemoryError("out of memory while scanning for grounded spans")
         total = tokens.n + quotes.n
-        if tokens.over_limit or quotes.over_limit or total > max_spans:
+        if tokens.over_limit or quotes.over_limit or total > limit:
             raise LimitExceededError(
-                f"text has more than {max_spans} grounded spans (max_spans); split it or raise the limit"
+                f"text has more than {limit} grounded spans (max_spans); split it or raise the limit"
             )
         # one allocation for all columns: fewer, larger blocks are what the allocator reuses
         # without returning them to the kernel, so the next call takes no page faults
@@ -2172,19 +2171,12 @@ cdef Py_ssize_t utf8_error(const byte_t* d, Py_ssize_t n) noexcept nogil:
 
 def utf8_error_offset(data):
     """Offset of the first byte that is not part of valid UTF-8, or -1 if ``data`` is valid."""
-    cdef const byte_t[::1] view
     cdef const byte_t* d
     cdef Py_ssize_t n, r
-    if type(data) is bytes:
-        # every extract() validates its text: bytes need no buffer export
-        d = <const byte_t*>PyBytes_AS_STRING(data)
-        n = PyBytes_GET_SIZE(data)
-    else:
-        if isinstance(data, str):
-            raise TypeError("data must be bytes-like, not str")
-        view = data
-        n = view.shape[0]
-        d = &view[0] if n else NULL
+    # every extract() validates its text: bytes need no buffer export
+    data = byte_data(data)
+    d = <const byte_t*>PyBytes_AS_STRING(data)
+    n = PyBytes_GET_SIZE(data)
     if n == 0:
         return -1
     if n < 4096:
@@ -2285,6 +2277,18 @@ cdef FrameError check_rows(const uint8_t[::1] k, const int64_t[::1] ks, const in
     return FRAME_OK
 
 
+cdef bint _within_byte_range(object column) except -1:
+    """Are the values of a kind column all in 0..255 (so a uint8 cast keeps them)?"""
+    if type(column) is np.ndarray and cnp.PyArray_TYPE(<cnp.ndarray>column) == cnp.NPY_UINT8:
+        return True
+    values = np.asarray(column)
+    if values.size == 0:
+        return True
+    if values.dtype.kind not in "iub":
+        return False  # floats and the rest: the reference converts them as it says
+    return bool(values.min() >= 0 and values.max() <= 255)
+
+
 def frame_facts(data, kind, key_start, key_end, value_start, value_end, value_kind, *,
                 scratch=None):
     """The framed records of the spans in one buffer (see ``_scanner_py.frame_facts`` for the
@@ -2294,8 +2298,10 @@ def frame_facts(data, kind, key_start, key_end, value_start, value_end, value_ki
     ``scratch``, a ``(uint8 array, int64 array)`` pair, is written into instead of fresh
     arrays when it is large enough (the results are then views of it): reusing it saves the
     page faults of fresh memory on every call."""
-    if isinstance(data, str):
-        raise TypeError("data must be bytes-like, not str")
+    data = byte_data(data)
+    if not (_within_byte_range(kind) and _within_byte_range(value_kind)):
+        # a cast to uint8 would wrap a kind of 257 round to 1: the reference names the row
+        return _frame_facts_py(data, kind, key_start, key_end, value_start, value_end, value_kind)
     cdef const byte_t[::1] view = data
     cdef const uint8_t[::1] k = np.ascontiguousarray(kind, dtype=np.uint8)
     cdef const int64_t[::1] ks = np.ascontiguousarray(key_start, dtype=np.int64)
@@ -2777,7 +2783,7 @@ def _no_columns():
 _NO_COLUMNS = _no_columns()
 
 
-def extract_columns(data, Py_ssize_t max_spans, key):
+def extract_columns(data, max_spans, key):
     """The fact table columns of UTF-8 ``data`` (not validated here): ``(kind, start, end,
     key_start, key_end, value_start, value_end, value_kind, fp_key, fp_value, fp_fact)`` as
     read-only arrays, the eight of :func:`scan` and the fingerprints of ``provgate.facts``
@@ -2785,15 +2791,13 @@ def extract_columns(data, Py_ssize_t max_spans, key):
 
     Raises ``LimitExceededError`` when there are more than ``max_spans`` spans.
     """
-    if isinstance(data, str):
-        raise TypeError("data must be bytes-like, not str")
-    if max_spans < 0:
-        raise ValueError("max_spans must be >= 0")
+    data = byte_data(data)
+    cdef Py_ssize_t limit = span_limit(max_spans)
     if type(key) is not bytes or len(<bytes>key) != 32:
         raise ValueError("key must be 32 bytes")
     cdef hash_many_t hash_many = hash_many_function()
     if hash_many == NULL:
-        return _extract_columns_with_python_hashing(data, max_spans, key)
+        return _extract_columns_with_python_hashing(data, limit, key)
     cdef const byte_t[::1] view
     cdef const byte_t* d
     cdef Py_ssize_t n, total
@@ -2807,7 +2811,7 @@ def extract_columns(data, Py_ssize_t max_spans, key):
     kind_fps_array = kind_key_fingerprints(key)
     cdef const uint64_t* kind_fps = <const uint64_t*>cnp.PyArray_DATA(<cnp.ndarray>kind_fps_array)
     cdef const byte_t* key_ptr = <const byte_t*>PyBytes_AS_STRING(key)
-    cdef _Scratch scratch = _take_scratch(max_spans)
+    cdef _Scratch scratch = _take_scratch(limit)
     cdef Rows* tokens = &scratch.tokens
     cdef Rows* quotes = &scratch.quotes
     cdef char* base
@@ -2819,9 +2823,9 @@ def extract_columns(data, Py_ssize_t max_spans, key):
         if tokens.no_memory or quotes.no_memory:
             raise MemoryError("out of memory while scanning for grounded spans")
         total = tokens.n + quotes.n
-        if tokens.over_limit or quotes.over_limit or total > max_spans:
+        if tokens.over_limit or quotes.over_limit or total > limit:
             raise LimitExceededError(
-                f"text has more than {max_spans} grounded spans (max_spans); split it or raise the limit"
+                f"text has more than {limit} grounded spans (max_spans); split it or raise the limit"
             )
         if total == 0:
             return _NO_COLUMNS  # read-only, so one set serves every call
@@ -2875,7 +2879,7 @@ cdef int merge_shifted(Rows* tokens, Rows* quotes, Rows* out, offset_t shift) no
     return 0
 
 
-def extract_columns_many(datas, Py_ssize_t max_spans, key):
+def extract_columns_many(datas, max_spans, key):
     """:func:`extract_columns` of each of ``datas`` (a list or tuple of bytes), in one call:
     the texts are scanned one by one (each on its own: the same rows as alone) without the
     GIL, and their facts fingerprinted together, so the hashing lanes stay full and the fixed
@@ -2884,14 +2888,13 @@ def extract_columns_many(datas, Py_ssize_t max_spans, key):
     (``provgate.facts.extract_many`` calls this per 64 KiB of text). The first text over
     ``max_spans`` raises ``LimitExceededError``, as calling extract_columns in order would.
     """
-    if max_spans < 0:
-        raise ValueError("max_spans must be >= 0")
+    cdef Py_ssize_t limit = span_limit(max_spans)
     if type(key) is not bytes or len(<bytes>key) != 32:
         raise ValueError("key must be 32 bytes")
     cdef tuple items = byte_items(datas, "datas", False)
     cdef hash_many_t hash_many = hash_many_function()
     if hash_many == NULL:
-        return [_extract_columns_with_python_hashing(d, max_spans, key) for d in items]
+        return [_extract_columns_with_python_hashing(d, limit, key) for d in items]
     cdef Py_ssize_t n_texts = len(items), t, total_bytes = 0, r0, n, i, failed = -1
     if n_texts == 0:
         return []
@@ -2910,7 +2913,7 @@ def extract_columns_many(datas, Py_ssize_t max_spans, key):
     kind_fps_array = kind_key_fingerprints(key)
     cdef const uint64_t* kind_fps = <const uint64_t*>cnp.PyArray_DATA(<cnp.ndarray>kind_fps_array)
     cdef const byte_t* key_ptr = <const byte_t*>PyBytes_AS_STRING(key)
-    cdef _Scratch scratch = _take_scratch(max_spans)
+    cdef _Scratch scratch = _take_scratch(limit)
     cdef Rows* tokens = &scratch.tokens
     cdef Rows* quotes = &scratch.quotes
     cdef Rows* merged = &scratch.merged
@@ -2926,14 +2929,14 @@ def extract_columns_many(datas, Py_ssize_t max_spans, key):
                 text_start[t] = shift
                 row_start[t] = merged.n
                 memcpy(joined + shift, <const byte_t*>ptrs[t], lens[t])
-                reset_rows(tokens, max_spans)
-                reset_rows(quotes, max_spans + 1)
+                reset_rows(tokens, limit)
+                reset_rows(quotes, limit + 1)
                 if token_spans(joined + shift, lens[t], tokens) == 0:
                     quote_spans(joined + shift, lens[t], quotes)
                 if tokens.no_memory or quotes.no_memory:
                     failed = t
                     break
-                if tokens.over_limit or quotes.over_limit or tokens.n + quotes.n > max_spans:
+                if tokens.over_limit or quotes.over_limit or tokens.n + quotes.n > limit:
                     failed = t
                     over = True
                     break
@@ -2945,7 +2948,7 @@ def extract_columns_many(datas, Py_ssize_t max_spans, key):
         if failed >= 0:
             if over:
                 raise LimitExceededError(
-                    f"text has more than {max_spans} grounded spans (max_spans); split it or raise the limit"
+                    f"text has more than {limit} grounded spans (max_spans); split it or raise the limit"
                 )
             raise MemoryError("out of memory while scanning for grounded spans")
         rows = merged.n
@@ -3046,7 +3049,7 @@ def _extract_columns_with_python_hashing(data, max_spans, key):
 cdef inline bint _plain_column(object column, int type_num, Py_ssize_t n):
     return (type(column) is np.ndarray and (<cnp.ndarray>column).ndim == 1
             and cnp.PyArray_TYPE(<cnp.ndarray>column) == type_num and (<cnp.ndarray>column).shape[0] == n
-            and cnp.PyArray_IS_C_CONTIGUOUS(<cnp.ndarray>column))
+            and cnp.PyArray_IS_C_CONTIGUOUS(<cnp.ndarray>column) and cnp.PyArray_ISNOTSWAPPED(<cnp.ndarray>column))
 
 
 cdef inline bint _after(const int64_t* start, const int64_t* end, const uint8_t* kind, Py_ssize_t a,
@@ -3066,7 +3069,8 @@ def first_invalid_row(size, kind, start, end, key_start, key_end, value_start, v
     expressions cost about 60 us a table). Columns of other dtypes or layouts are checked by
     the reference."""
     cdef Py_ssize_t n = kind.shape[0] if type(kind) is np.ndarray and (<cnp.ndarray>kind).ndim == 1 else -1
-    if not (n >= 0 and type(size) is int and type(max_kind) is int and type(max_value_kind) is int
+    if not (n >= 0 and type(size) is int and -0x8000000000000000 <= size <= 0x7FFFFFFFFFFFFFFF
+            and type(max_kind) is int and type(max_value_kind) is int
             and type(kv_kind) is int and _plain_column(kind, cnp.NPY_UINT8, n)
             and _plain_column(value_kind, cnp.NPY_UINT8, n) and _plain_column(start, cnp.NPY_INT64, n)
             and _plain_column(end, cnp.NPY_INT64, n) and _plain_column(key_start, cnp.NPY_INT64, n)
@@ -3130,7 +3134,7 @@ def first_invalid_row(size, kind, start, end, key_start, key_end, value_start, v
 
 cdef inline bint _is_column(object column, int type_num):
     return (type(column) is np.ndarray and (<cnp.ndarray>column).ndim == 1
-            and cnp.PyArray_TYPE(<cnp.ndarray>column) == type_num)
+            and cnp.PyArray_TYPE(<cnp.ndarray>column) == type_num and cnp.PyArray_ISNOTSWAPPED(<cnp.ndarray>column))
 
 
 def span_values(data, kind, value_start, value_end, wanted):

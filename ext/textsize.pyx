@@ -15,6 +15,7 @@ from libc.stdint cimport uint8_t, uint16_t, uint32_t
 from _types cimport offset_t
 
 from provgate._textsize_py import check_texts, surrogate_error
+from provgate._textsize_py import utf8_lengths as _utf8_lengths_py
 
 cnp.import_array()
 
@@ -120,6 +121,8 @@ def utf8_lengths(texts):
     for i in range(n):
         text = owned[i]
         if not isinstance(text, str):
+            # the reference goes text by text: an earlier text that cannot be encoded fails first
+            _utf8_lengths_py(owned[:i])
             raise TypeError(f"texts[{i}] must be a str, not {type(text).__name__}")
         PyUnicode_READY(text)
         lengths[i] = PyUnicode_GET_LENGTH(text)

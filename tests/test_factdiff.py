@@ -439,6 +439,41 @@ def test_apply_delta_refuses_removing_what_is_not_there(impl):
         impl.apply_delta(v, c[:1], empty_v, empty_c, empty_v, empty_c)
 
 
+@pytest.mark.parametrize("which", ["values", "removed", "added"])
+@pytest.mark.parametrize("rows, counts, message", [
+    ([(1, 0), (1, 0)], [1, 1], "must be sorted by \\(hi, lo\\) and distinct: row 1"),
+    ([(2, 0), (1, 0)], [1, 1], "must be sorted by \\(hi, lo\\) and distinct: row 1"),
+    ([(1, 0), (2, 0)], [1, -1], "counts\\[1\\] is -1; a count is at least 1"),
+    ([(1, 0), (2, 0)], [1, 0], "counts\\[1\\] is 0; a count is at least 1"),
+    ([(1, 0), (2, 0)], [0.5, 1.0], "counts must be a 1-D sequence of integers"),
+])
+def test_apply_delta_takes_only_multisets_as_unique_counts_makes_them(impl, which, rows, counts, message):
+    """Native merged unvetted input: duplicates came out twice, unsorted rows or a negative
+    count read as a false 'removed holds a value', float counts were truncated (review 4, a05)."""
+    big_v, big_c = impl.unique_counts(fp([(1, 0), (1, 0), (2, 0), (2, 0), (3, 0)]))
+    empty_v, empty_c = impl.unique_counts(fp([]))
+    args = {"values": (big_v, big_c), "removed": (empty_v, empty_c), "added": (empty_v, empty_c)}
+    args[which] = (fp(rows), np.array(counts))
+    with pytest.raises(InvalidArgumentError, match=message) as exc:
+        impl.apply_delta(*args["values"], *args["removed"], *args["added"])
+    assert exc.value.argument == (which if "sorted" in message else {"values": "counts"}.get(which, f"{which}_counts"))
+
+
+def test_a_sorted_fingerprints_made_without_init_is_an_empty_set(impl):
+    """Native dereferenced the arrays __init__ makes (SIGSEGV); pickling restored fields
+    without vetting them (review 4, a09)."""
+    import pickle
+
+    blank = impl.SortedFingerprints.__new__(impl.SortedFingerprints)
+    assert len(blank) == 0 and repr(blank) == "SortedFingerprints(0 rows)"
+    assert impl.absent_from_all(fp([(1, 2)]), [blank]).tolist() == [True]
+    full = impl.SortedFingerprints(fp([(1, 2), (3, 4)]))
+    again = pickle.loads(pickle.dumps(full))
+    assert type(again) is impl.SortedFingerprints and again.to_array().tolist() == [[1, 2], [3, 4]]
+    assert impl.absent_from_all(fp([(3, 4), (5, 6)]), [again]).tolist() == [False, True]
+    assert not hasattr(full, "__setstate_cython__")
+
+
 def test_unique_and_delta_native_equal_reference():
     # with PROVGATE_NO_EXTENSIONS only the reference exists; the switch test covers that mode
     if "native" not in IMPLEMENTATIONS:

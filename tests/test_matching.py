@@ -475,3 +475,45 @@ def test_occurs_at_boundaries_grouped_is_the_ungrouped_call_per_group(needles, h
 def test_occurs_at_boundaries_refuses_bad_grouping(impl, groups, needle_group, exc, message):
     with pytest.raises(exc, match=message):
         impl.occurs_at_boundaries([b"x"], [b"x"], groups=groups, needle_group=needle_group)
+
+
+# -- review 4 (native vs reference): limits changed after __init__, and odd data ------------------
+
+
+def test_a_negative_max_matches_is_refused_not_overflowed(impl):
+    """The native hit buffer grows up to max_matches: a negative one (set on the public
+    attribute after __init__ checked it) once made it write past its end (review 4, a01)."""
+    automaton, edges = _load("reference").build_automaton([b"x"])
+    text = b" ".join([b"x"] * 2000)
+    with pytest.raises(ValueError, match="max_matches must be in 0"):
+        impl.collect(automaton, text, np.array([1], dtype=np.int64), edges, -1)
+    matcher = SourceMatcher({"tool:a": ["x"]})
+    matcher.max_matches = -1
+    with pytest.raises(ValueError, match="max_matches must be a positive int"):
+        find(matcher, text, impl)
+    matcher.max_matches = 2**64  # beyond int64: the same as no limit a text can reach (a08)
+    assert len(find(matcher, text, impl).start) == 2000
+
+
+@pytest.mark.parametrize("data", [None, "x", 7, np.frombuffer(b"x y", dtype=np.uint8)])
+def test_collect_refuses_what_is_not_bytes_like(impl, data):
+    automaton, edges = _load("reference").build_automaton([b"x"])
+    with pytest.raises(TypeError, match="data must be bytes-like"):
+        impl.collect(automaton, data, np.array([1], dtype=np.int64), edges, 10)
+
+
+def test_collect_reads_any_bytes_like_as_its_bytes(impl):
+    automaton, edges = _load("reference").build_automaton([b"x"])
+    lengths = np.array([1], dtype=np.int64)
+    want = [a.tolist() for a in impl.collect(automaton, b"x y x", lengths, edges, 10)]
+    for data in (bytearray(b"x y x"), memoryview(b"x y x"), memoryview(b"xx  yy  xx")[::2]):
+        assert [a.tolist() for a in impl.collect(automaton, data, lengths, edges, 10)] == want
+
+
+def test_a_byte_swapped_group_index_is_read_as_its_value(impl):
+    """Native read a big-endian needle_group as a native one: a needle was searched in a group
+    that does not exist (review 4, a04)."""
+    with pytest.raises(InvalidArgumentError, match="is not an index of groups"):
+        impl.occurs_at_boundaries([b"x"], [b"a", b"x"], groups=[[0], [1]], needle_group=np.array([1]).view(">i8"))
+    found = impl.occurs_at_boundaries([b"x"], [b"a", b"x"], groups=[[0], [1]], needle_group=np.array([1]).astype(">i8"))
+    assert found.tolist() == [True]

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import sys
 
 import numpy as np
 import pytest
@@ -1112,3 +1113,81 @@ def test_first_invalid_row_reports_the_first_failing_check_and_row(impl):
     # columns of another dtype or layout: checked all the same
     strided = [np.repeat(np.array(c), 2)[::2] for c in cols]
     assert impl.first_invalid_row(len(data), *strided, _MAX_KIND, _MAX_VALUE_KIND, _KV) is None
+
+
+# -- review 4 (native vs reference): odd arguments get the reference's answer or error ----------
+
+
+@pytest.mark.parametrize("data", [None, "text", 7, np.frombuffer(b"x=1", dtype=np.uint8)])
+def test_data_that_is_not_bytes_like_is_refused_everywhere(impl, data):
+    """Native read None as an empty (so valid) text and took numpy buffers (review 4, a02)."""
+    for call in (lambda: impl.scan(data, 100), lambda: impl.utf8_error_offset(data),
+                 lambda: impl.extract_columns(data, 100, FP_KEY)):
+        with pytest.raises(TypeError, match="data must be bytes-like"):
+            call()
+
+
+def test_bytes_like_data_of_any_shape_is_read_as_its_bytes(impl):
+    text = b"retries=3 at /etc/app.conf"
+    want = [c.tolist() for c in impl.scan(text, 100)]
+    spread = bytes(b for c in text for b in (c, 0))
+    for data in (bytearray(text), memoryview(text), memoryview(spread)[::2],
+                 memoryview(bytearray(text)).cast("B", (2, len(text) // 2))):
+        assert [c.tolist() for c in impl.scan(data, 100)] == want
+    assert impl.utf8_error_offset(memoryview(b"ok \xff")[::1]) == 3
+    assert impl.utf8_error_offset(bytearray(b"\xff")) == 0
+
+
+@pytest.mark.parametrize("max_spans", [sys.maxsize, 2**63, 2**64])
+def test_a_limit_beyond_any_text_is_no_limit(impl, max_spans):
+    """max_spans + 1 (room for a fence placeholder) wrapped for sys.maxsize, and 2**63 did not
+    fit the native count (review 4, a07 and a08)."""
+    for text in (b'the flag is "on"', b"```\nretries=3\n```", b"retries=3"):
+        assert [c.tolist() for c in impl.scan(text, max_spans)] == [c.tolist() for c in impl.scan(text, 100)]
+        assert len(impl.extract_columns(text, max_spans, FP_KEY)[0]) == len(impl.scan(text, 100)[0])
+        assert len(impl.extract_columns_many([text], max_spans, FP_KEY)[0][0]) == len(impl.scan(text, 100)[0])
+
+
+@pytest.mark.parametrize("max_spans, error", [(-1, ValueError), (1.5, TypeError), (True, TypeError), ("9", TypeError)])
+def test_a_bad_limit_is_the_same_error_in_both(impl, max_spans, error):
+    for call in (lambda: impl.scan(b"x=1", max_spans), lambda: impl.extract_columns(b"x=1", max_spans, FP_KEY),
+                 lambda: impl.extract_columns_many([b"x=1"], max_spans, FP_KEY)):
+        with pytest.raises(error, match="max_spans"):
+            call()
+
+
+@pytest.mark.parametrize("column, value", [("kind", 257), ("kind", -255), ("value_kind", 256)])
+def test_frame_facts_names_a_kind_beyond_a_byte(impl, column, value):
+    """A uint8 cast wrapped a kind of 257 round to 1 (raw) natively (review 4, a03)."""
+    data = b"retries=3 x"
+    cols = {"kind": [1], "key_start": [-1], "key_end": [-1], "value_start": [8], "value_end": [9], "value_kind": [0]}
+    cols[column] = [value]
+    arrays = {k: np.array(v, dtype=np.int64) for k, v in cols.items()}
+    with pytest.raises(SpanError, match=f"unknown {column.replace('_', ' ')} {value}"):
+        impl.frame_facts(data, **arrays)
+
+
+def test_byte_swapped_columns_are_read_as_their_values(impl):
+    """Native read big-endian int64 columns byte by byte as native ones (review 4, a04)."""
+    data = b"Paris and NASA"
+    cols = [np.array(c) for c in impl.extract_columns(data, 100, FP_KEY)[:8]]
+    swapped = [c.astype(c.dtype.newbyteorder(">")) if c.dtype == np.int64 else c for c in cols]
+    assert impl.first_invalid_row(len(data), *swapped, _MAX_KIND, _MAX_VALUE_KIND, _KV) is None
+    start = cols[1].copy()
+    start[0] = 10 * 2**56
+    bent = [*cols[:1], start.astype(">i8"), *cols[2:]]
+    assert impl.first_invalid_row(len(data), *bent, _MAX_KIND, _MAX_VALUE_KIND, _KV) == (0, "span outside the text")
+
+
+def test_first_invalid_row_of_a_size_beyond_int64(impl):
+    data = b"retries=3"
+    cols = impl.extract_columns(data, 100, FP_KEY)[:8]
+    for size in (2**63, 2**64):  # every span is inside such a text (natively: OverflowError, a06)
+        assert impl.first_invalid_row(size, *cols, _MAX_KIND, _MAX_VALUE_KIND, _KV) is None
+
+
+def test_span_values_of_byte_swapped_columns_is_a_type_error(impl):
+    t = _marker_table("per [src:call_8]\n")
+    from provgate.facts import Kind
+    with pytest.raises(TypeError):
+        impl.span_values(t.data, t.kind, t.value_start.astype(">i8"), t.value_end.astype(">i8"), int(Kind.CITATION))

@@ -199,6 +199,8 @@ def test_find_whitespace_maps_back_to_original_bytes(impl):
 def test_whitespace_spans_lists_occurrences(impl):
     haystack = b"a  b x a\nb y a b"
     spans = impl.whitespace_spans(b"a b", haystack, 10)
+    for beyond in (2**63, 2**64):  # more than any haystack holds: every one (native: OverflowError, a06)
+        assert impl.whitespace_spans(b"a b", haystack, beyond).tolist() == spans.tolist()
     assert spans.dtype == np.int64 and spans.shape == (3, 2)
     assert [haystack[s:e] for s, e in spans.tolist()] == [b"a  b", b"a\nb", b"a b"]
     assert impl.whitespace_spans(b"a b", haystack, 2).tolist() == spans[:2].tolist()

@@ -62,6 +62,14 @@ def test_empty_input(impl):
     assert out.dtype == np.int64 and out.shape == (0,)
 
 
+def test_an_earlier_lone_surrogate_fails_before_a_later_wrong_type(impl):
+    """Text by text, as the reference: native checked every type first (review 4, a06)."""
+    with pytest.raises(InvalidContentError, match="texts\\[0\\] contains a lone surrogate"):
+        impl.utf8_lengths(["\ud800", 5])
+    with pytest.raises(TypeError, match="texts\\[1\\] must be a str"):
+        impl.utf8_lengths(["fine", 5, "\ud800"])
+
+
 @pytest.mark.parametrize(
     "texts, i, index",
     [(["ok", "ab\udc80"], 1, 2), (["x" * 10 + "\U0001F600\ud800"], 0, 11), (["\ud83d"], 0, 0),

@@ -198,6 +198,23 @@ def unique_inverse(fp: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return values, np.array(counts, dtype=np.int64), inverse
 
 
+def check_multiset(values: np.ndarray, counts: Any, name: str, counts_name: str) -> None:
+    """A multiset as :func:`unique_counts` returns it: rows sorted by (hi, lo) and distinct,
+    one integer count >= 1 per row; else InvalidArgumentError naming what is wrong."""
+    found = np.asarray(counts)
+    if found.ndim != 1 or (found.size and found.dtype.kind not in "iu"):
+        raise InvalidArgumentError(f"{counts_name} must be a 1-D sequence of integers", argument=counts_name)
+    low = np.flatnonzero(found < 1) if found.size else found
+    if low.size:
+        raise InvalidArgumentError(f"{counts_name}[{int(low[0])}] is {found[low[0]]}; a count is at least 1",
+                                   argument=counts_name)
+    rows = _rows(values)
+    for i in range(1, len(rows)):
+        if rows[i - 1] >= rows[i]:
+            raise InvalidArgumentError(f"{name} must be sorted by (hi, lo) and distinct: row {i} is not after row {i - 1}",
+                                       argument=name)
+
+
 def apply_delta(values: Any, counts: Any, removed: Any, removed_counts: Any, added: Any,
                 added_counts: Any) -> tuple[np.ndarray, np.ndarray]:
     """The multiset ``values``/``counts`` minus ``removed`` plus ``added`` (all sorted and
@@ -206,6 +223,10 @@ def apply_delta(values: Any, counts: Any, removed: Any, removed_counts: Any, add
         check_fingerprints(arr, name)
     if len(counts) != len(values) or len(removed_counts) != len(removed) or len(added_counts) != len(added):
         raise InvalidArgumentError("every fingerprint array needs one count per row", argument="counts")
+    for arr, arr_counts, name, counts_name in ((values, counts, "values", "counts"),
+                                               (removed, removed_counts, "removed", "removed_counts"),
+                                               (added, added_counts, "added", "added_counts")):
+        check_multiset(arr, arr_counts, name, counts_name)
     total: dict[tuple[int, int], int] = {}
     for row, n in zip(_rows(values), np.asarray(counts).tolist()):
         total[row] = total.get(row, 0) + n
@@ -229,6 +250,14 @@ class SortedFingerprints:
 
     __slots__ = ("_rows", "_members")
 
+    def __new__(cls, *args: Any, **kwargs: Any) -> SortedFingerprints:
+        # made without __init__ (SortedFingerprints.__new__), it is an empty set
+        self = super().__new__(cls)
+        self._rows = np.empty((0, 2), dtype=np.uint64)
+        self._rows.setflags(write=False)
+        self._members = frozenset()
+        return self
+
     def __init__(self, fp: Any) -> None:
         check_fingerprints(fp, "fp", contiguous=False)
         rows = _rows(fp)
@@ -246,6 +275,9 @@ class SortedFingerprints:
 
     def __repr__(self) -> str:
         return f"SortedFingerprints({len(self._rows)} rows)"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (SortedFingerprints, (self._rows,))
 
 
 def absent_from_all(queries: Any, sets: Any, *, groups: Any = None, query_group: Any = None) -> np.ndarray:

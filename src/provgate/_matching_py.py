@@ -165,6 +165,13 @@ def too_many_matches(max_matches: int) -> LimitExceededError:
     )
 
 
+def check_max_matches(max_matches: Any) -> None:
+    if isinstance(max_matches, bool) or not isinstance(max_matches, int):
+        raise TypeError(f"max_matches must be an int, not {type(max_matches).__name__}")
+    if not 0 <= max_matches < 1 << 63:
+        raise ValueError(f"max_matches must be in 0..2**63-1, got {max_matches!r}")
+
+
 def check_data(data: bytes) -> None:
     if START in data or END in data:
         raise InvalidContentError("data contains byte 0xF8 or 0xF9, so it is not valid UTF-8")
@@ -173,6 +180,10 @@ def check_data(data: bytes) -> None:
 def collect(
     automaton: Any, data: bytes, pattern_bytes: np.ndarray, edges: bytes, max_matches: int
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    if not isinstance(data, (bytes, bytearray, memoryview)):
+        raise TypeError(f"data must be bytes-like, not {type(data).__name__}")
+    data = bytes(data)
+    check_max_matches(max_matches)
     check_data(data)
     lengths = pattern_bytes.tolist()
     haystack = marked(data, edges)

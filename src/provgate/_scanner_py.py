@@ -717,14 +717,27 @@ def _as_bytes(data: Any) -> bytes:
     raise TypeError(f"data must be bytes-like, not {type(data).__name__}")
 
 
+# No text has this many spans: a larger limit is this one (and one more row still fits an
+# int64, the native module's count).
+MAX_SPAN_LIMIT = (1 << 63) - 2
+
+
+def span_limit(max_spans: Any) -> int:
+    """``max_spans`` checked (an int >= 0), at most :data:`MAX_SPAN_LIMIT`."""
+    if isinstance(max_spans, bool) or not isinstance(max_spans, int):
+        raise TypeError(f"max_spans must be an int, not {type(max_spans).__name__}")
+    if max_spans < 0:
+        raise ValueError("max_spans must be >= 0")
+    return min(max_spans, MAX_SPAN_LIMIT)
+
+
 def scan(data: Any, max_spans: int, *, shortcut: bool = True) -> tuple[np.ndarray, ...]:
     """The grounded spans of UTF-8 ``data`` as eight columns (see the module docstring).
 
     Raises ``LimitExceededError`` when there are more than ``max_spans`` spans.
     """
     data = _as_bytes(data)
-    if max_spans < 0:
-        raise ValueError("max_spans must be >= 0")
+    max_spans = span_limit(max_spans)
     tokens = _Out(max_spans)
     _token_spans(data, tokens, shortcut)
     quotes = _quote_spans(data)
@@ -872,8 +885,8 @@ def extract_columns(data: Any, max_spans: int, key: bytes) -> tuple[np.ndarray, 
     """
     from provgate import _hashing_py
 
-    if isinstance(data, str):
-        raise TypeError("data must be bytes-like, not str")
+    data = _as_bytes(data)
+    max_spans = span_limit(max_spans)
     if type(key) is not bytes or len(key) != 32:
         raise ValueError("key must be 32 bytes")
     cols = scan(data, max_spans)
@@ -897,8 +910,7 @@ def extract_columns_many(datas: Any, max_spans: int, key: bytes) -> list[tuple[n
     """:func:`extract_columns` of each of ``datas`` (a list or tuple of ``bytes``), in order:
     the first text over ``max_spans`` raises, as calling it text by text would. (The native
     module scans the texts in one call and fingerprints their facts together.)"""
-    if max_spans < 0:
-        raise ValueError("max_spans must be >= 0")
+    max_spans = span_limit(max_spans)
     if type(key) is not bytes or len(key) != 32:
         raise ValueError("key must be 32 bytes")
     return [extract_columns(data, max_spans, key) for data in check_byte_items(datas, "datas")]

@@ -96,7 +96,7 @@ def check_pair(needle: Any, haystack: Any) -> None:
 def check_max_spans(max_spans: Any) -> int:
     if isinstance(max_spans, bool) or not isinstance(max_spans, int) or max_spans < 1:
         raise InvalidArgumentError(f"max_spans must be a positive int, not {max_spans!r}", argument="max_spans")
-    return max_spans
+    return min(max_spans, (1 << 63) - 1)  # no haystack has more occurrences than that
 
 
 # -- the definitions ---------------------------------------------------------------------------

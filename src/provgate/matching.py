@@ -87,6 +87,9 @@ DEFAULT_MAX_MATCHES = 8_000_000
 DEFAULT_MAX_TEXT_BYTES = 64 * 1024 * 1024
 
 
+_MAX_MATCHES_LIMIT = (1 << 63) - 1
+
+
 def _positive_int(value: Any, name: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
         raise ValueError(f"{name} must be a positive int, got {value!r}")
@@ -276,8 +279,11 @@ class SourceMatcher:
         if not self.patterns:
             empty = np.empty(0, dtype=np.int64)
             return GroundedMatches(self, data, empty, empty.copy(), empty.copy())
+        # a plain attribute a caller may have changed since __init__ checked it; no text holds
+        # 2**63 matches, so a larger limit is that one
+        max_matches = min(_positive_int(self.max_matches, "max_matches"), _MAX_MATCHES_LIMIT)
         with self._lock:
-            start, end, pattern = collect(self._automaton, data, self.pattern_bytes, self._edges, self.max_matches)
+            start, end, pattern = collect(self._automaton, data, self.pattern_bytes, self._edges, max_matches)
         return GroundedMatches(self, data, start, end, pattern)
 
 

@@ -8,7 +8,8 @@ import numpy.typing as npt
 IMPLEMENTATION: str
 
 def collect(
-    automaton: Any, data: bytes, pattern_bytes: npt.NDArray[np.int64], edges: bytes, max_matches: int
+    automaton: Any, data: bytes | bytearray | memoryview, pattern_bytes: npt.NDArray[np.int64], edges: bytes,
+    max_matches: int,
 ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int64]]: ...
 def occurs_at_boundaries(
     needles: list[bytes] | tuple[bytes, ...], haystacks: list[bytes] | tuple[bytes, ...], *,
