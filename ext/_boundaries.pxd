@@ -11,6 +11,13 @@ cdef enum:
     WORD = 1
     JOINER = 2
 
+# literal occurrence modes (provgate._matching_py: RELAXED, TOKEN, NUMBER, URL)
+cdef enum:
+    MODE_RELAXED = 0
+    MODE_TOKEN = 1
+    MODE_NUMBER = 2
+    MODE_URL = 3
+
 
 cdef inline void fill_byte_classes(byte_t* classes):
     # imported here: a .pxd's module-level imports do not run in the module that cimports it
@@ -35,22 +42,31 @@ cdef inline bint ends_ok(const byte_t* classes, const byte_t* d, offset_t n, off
     return not ((classes[d[e]] & JOINER) and e + 1 < n and (classes[d[e + 1]] & WORD))
 
 
+cdef inline bint is_sign(byte_t c) noexcept nogil:
+    return c == b'+' or c == b'-'
+
+
 cdef inline bint occurs(const byte_t* classes, const byte_t* h, offset_t hn, const byte_t* nd,
-                        offset_t nn) noexcept nogil:
-    """Does needle ``nd`` occur in ``h`` at token boundaries (a needle that begins or ends with
-    a byte that is not a word byte brings its own boundary on that side)?"""
+                        offset_t nn, int mode) noexcept nogil:
+    """Does needle ``nd`` occur in ``h`` at token boundaries, as strictly as ``mode`` says
+    (provgate._matching_py.occurs_in)?"""
     if nn == 0 or nn > hn:
         return False
-    cdef bint own_left = not (classes[nd[0]] & WORD)
-    cdef bint own_right = not (classes[nd[nn - 1]] & WORD)
-    cdef offset_t s = 0
+    cdef bint own_left = mode == MODE_RELAXED and not (classes[nd[0]] & WORD)
+    cdef bint own_right = mode == MODE_RELAXED and not (classes[nd[nn - 1]] & WORD)
+    cdef bint unsigned = not is_sign(nd[0])
+    cdef offset_t s = 0, e
     cdef const byte_t* hit
     while s + nn <= hn:
         hit = <const byte_t*>memmem(h + s, <size_t>(hn - s), nd, <size_t>nn)
         if hit == NULL:
             return False
         s = hit - h
-        if (own_left or starts_ok(classes, h, s)) and (own_right or ends_ok(classes, h, hn, s + nn)):
+        e = s + nn
+        if ((own_left or starts_ok(classes, h, s)) and (own_right or ends_ok(classes, h, hn, e))
+                and not (mode == MODE_NUMBER and unsigned and s >= 1 and is_sign(h[s - 1])
+                         and (s == 1 or not (classes[h[s - 2]] & WORD)))
+                and not (mode == MODE_URL and e < hn and (h[e] == b'?' or h[e] == b'#'))):
             return True
         s += 1
     return False
@@ -58,17 +74,17 @@ cdef inline bint occurs(const byte_t* classes, const byte_t* h, offset_t hn, con
 
 cdef inline offset_t group_member_occurring(const byte_t* classes, const size_t* hay_ptrs, const offset_t* hay_lens,
                                             const offset_t* members, offset_t first, offset_t last, offset_t hint,
-                                            const byte_t* nd, offset_t nn) noexcept nogil:
+                                            const byte_t* nd, offset_t nn, int mode) noexcept nogil:
     """The position (first .. last - 1) of a member whose haystack holds the needle at token
     boundaries, or -1. The member at ``hint`` (if in range) is searched first: a block's
     next quote usually comes from the source its last one came from."""
     cdef offset_t m, j
     if first <= hint < last:
         j = members[hint]
-        if occurs(classes, <const byte_t*>hay_ptrs[j], hay_lens[j], nd, nn):
+        if occurs(classes, <const byte_t*>hay_ptrs[j], hay_lens[j], nd, nn, mode):
             return hint
     for m in range(first, last):
         j = members[m]
-        if m != hint and occurs(classes, <const byte_t*>hay_ptrs[j], hay_lens[j], nd, nn):
+        if m != hint and occurs(classes, <const byte_t*>hay_ptrs[j], hay_lens[j], nd, nn, mode):
             return m
     return -1

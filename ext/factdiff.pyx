@@ -26,7 +26,7 @@ from libc.stdint cimport uint8_t
 from _types cimport byte_t, fp_word_t, offset_t
 
 from provgate._factdiff_py import (SET_TYPE_ERROR, check_codes, check_ground_tables, check_groups_per_table,
-                                   check_hints, check_multiset, span_error)
+                                   check_hints, check_multiset, literal_modes, span_error)
 from provgate.errors import InvalidArgumentError
 
 cnp.import_array()
@@ -1066,7 +1066,7 @@ cdef cnp.ndarray _row_hints(tuple columns, dict hints, unsigned char skip, offse
 
 
 def ungrounded_rows(tables, sets, haystacks, *, groups, haystack_groups, skip_kind, pair_kind, quote_kind,
-                    hints=None):
+                    number_kind=None, url_kind=None, hints=None):
     """(table, row) of the rows of several fact tables found neither in their table's sets nor
     literally in their table's haystacks; the specification is
     ``provgate._factdiff_py.ungrounded_rows``. One pass over every row, reading the tables'
@@ -1074,6 +1074,8 @@ def ungrounded_rows(tables, sets, haystacks, *, groups, haystack_groups, skip_ki
     holds, each starting where the row's next citation marker points (``hints``), else where
     the table's last row was found."""
     columns = _ground_columns(tables, skip_kind, pair_kind, quote_kind)
+    cdef bytes modes_owner = literal_modes(quote_kind, number_kind, url_kind)
+    cdef const unsigned char* modes = <const unsigned char*>PyBytes_AS_STRING(modes_owner)
     cdef Py_ssize_t n_tables = len(columns[1]), t, c
     if type(groups) is not list and type(groups) is not tuple or len(groups) != n_tables:
         check_groups_per_table(groups, n_tables)  # raises
@@ -1173,7 +1175,7 @@ def ungrounded_rows(tables, sets, haystacks, *, groups, haystack_groups, skip_ki
                     set_hint = m
                     continue
                 m = group_member_occurring(BYTE_CLASS, hp, hl, p_h_members, p_h_offsets[t], p_h_offsets[t + 1],
-                                           text_first, text + a, b - a)
+                                           text_first, text + a, b - a, modes[kind])
                 if m >= 0:
                     text_hint = m
                 else:

@@ -25,7 +25,7 @@ from _types cimport byte_t, offset_t
 from provgate._matching_py import END as _END
 from provgate._matching_py import FIRST as _FIRST
 from provgate._matching_py import LAST as _LAST
-from provgate._matching_py import START as _START, check_max_matches, too_many_matches
+from provgate._matching_py import START as _START, check_max_matches, check_modes, too_many_matches
 from provgate.errors import InvalidContentError
 
 cdef extern from "Python.h":
@@ -202,13 +202,15 @@ def collect(automaton, data, const int64_t[::1] pattern_bytes, const byte_t[::1]
         free(buf.pattern)
 
 
-def occurs_at_boundaries(needles, haystacks, *, groups=None, needle_group=None):
+def occurs_at_boundaries(needles, haystacks, *, groups=None, needle_group=None, modes=None):
     # private tuples: every bytes object stays alive while the loop reads it without the GIL
     cdef tuple keep_n = byte_items(needles, "needles", False)
     cdef tuple keep_h = byte_items(haystacks, "haystacks", False)
     cdef Py_ssize_t n = len(keep_n), k = len(keep_h), i
     offsets_a, members_a, group_a = flat_grouping(groups, needle_group, n, k, "needles", "haystacks", "needle_group")
     cdef cnp.ndarray offsets_arr = offsets_a, members_arr = members_a, group_arr = group_a
+    cdef cnp.ndarray modes_arr = check_modes(modes, n)
+    cdef const unsigned char* p_modes = <const unsigned char*>cnp.PyArray_DATA(modes_arr)
     cdef const offset_t* p_offsets = <const offset_t*>cnp.PyArray_DATA(offsets_arr)
     cdef const offset_t* p_members = <const offset_t*>cnp.PyArray_DATA(members_arr)
     cdef const offset_t* p_group = <const offset_t*>cnp.PyArray_DATA(group_arr)
@@ -227,5 +229,5 @@ def occurs_at_boundaries(needles, haystacks, *, groups=None, needle_group=None):
         for i in range(n):
             g = p_group[i]
             o[i] = group_member_occurring(BYTE_CLASS, hp, hl, p_members, p_offsets[g], p_offsets[g + 1], -1,
-                                          <const byte_t*>np_[i], nl[i]) >= 0
+                                          <const byte_t*>np_[i], nl[i], p_modes[i]) >= 0
     return out

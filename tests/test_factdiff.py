@@ -704,7 +704,7 @@ class Table:
                                             for i in (0, 1))
 
 
-TEXT_PIECES = (b"retries", b"=", b"3", b" ", b"x-y", b".", b"\"", b"5", b"ab", b"-")
+TEXT_PIECES = (b"retries", b"=", b"3", b" ", b"x-y", b".", b"\"", b"5", b"ab", b"-", b"?", b"+")
 
 
 def _span_from(size, start):
@@ -732,20 +732,32 @@ def tables_and_sets(draw):
     groups = [draw(st.lists(st.integers(0, len(sets) - 1), max_size=3)) if sets else [] for _ in tables]
     haystack_groups = [draw(st.lists(st.integers(0, len(haystacks) - 1), max_size=3)) if haystacks else []
                        for _ in tables]
+    modes = draw(st.sampled_from([{}, {"number_kind": 4}, {"url_kind": 0}, {"number_kind": 0, "url_kind": 4}]))
     return tables, sets, haystacks, dict(groups=groups, haystack_groups=haystack_groups, skip_kind=SKIP,
-                                         pair_kind=PAIR, quote_kind=QUOTE)
+                                         pair_kind=PAIR, quote_kind=QUOTE, **modes)
 
 
-def literally_in(needle, haystack):
-    """From the definition: some occurrence whose both ends are token boundaries (or the
-    needle's own non-word byte at that end)."""
+def literally_in(needle, haystack, mode="relaxed"):
+    """From the definition: some occurrence whose both ends are token boundaries (or, for a
+    quote, the needle's own non-word byte at that end); a number not right after a sign that
+    starts a token, a URL not followed by ? or #."""
     from provgate._matching_py import WORD_BYTES, end_ok, start_ok
     if not needle:
         return False
-    return any(haystack[s:s + len(needle)] == needle
-               and (needle[0] not in WORD_BYTES or start_ok(haystack, s))
-               and (needle[-1] not in WORD_BYTES or end_ok(haystack, s + len(needle)))
-               for s in range(len(haystack) - len(needle) + 1))
+
+    def counts(s):
+        e = s + len(needle)
+        relaxed = mode == "relaxed"
+        if not ((relaxed and needle[0] not in WORD_BYTES) or start_ok(haystack, s)):
+            return False
+        if not ((relaxed and needle[-1] not in WORD_BYTES) or end_ok(haystack, e)):
+            return False
+        if mode == "number" and needle[:1] not in (b"+", b"-") and s and haystack[s - 1:s] in (b"+", b"-") \
+                and (s == 1 or haystack[s - 2] not in WORD_BYTES):
+            return False
+        return not (mode == "url" and haystack[e:e + 1] in (b"?", b"#"))
+
+    return any(haystack[s:s + len(needle)] == needle and counts(s) for s in range(len(haystack) - len(needle) + 1))
 
 
 def expected_ungrounded_rows(tables, sets, haystacks, args):
@@ -757,8 +769,10 @@ def expected_ungrounded_rows(tables, sets, haystacks, args):
         for r, k in enumerate(table.kind.tolist()):
             query = tuple((table.fp_fact if k == PAIR else table.fp_value)[r].tolist())
             a, b = ((table.value_start[r], table.value_end[r]) if k == QUOTE else (table.start[r], table.end[r]))
+            mode = ("relaxed" if k == QUOTE else "number" if k == args.get("number_kind")
+                    else "url" if k == args.get("url_kind") else "token")
             if k != SKIP and query not in members and not any(
-                    literally_in(table.data[a:b], haystacks[m]) for m in args["haystack_groups"][t]):
+                    literally_in(table.data[a:b], haystacks[m], mode) for m in args["haystack_groups"][t]):
                 out.append((t, r))
     return out
 
@@ -1107,3 +1121,16 @@ def test_positions_do_not_cross_implementations():
     for mine, other in ((native, reference), (reference, native)):
         with pytest.raises(TypeError, match="index must be a SortedFingerprints, not SortedFingerprints"):
             mine.positions(other.SortedFingerprints(fp([[1, 2]])), [fp([[1, 2]])])
+
+
+@pytest.mark.parametrize("name, value, error", [("number_kind", "4", TypeError), ("url_kind", 1.0, TypeError),
+                                                ("number_kind", 256, InvalidArgumentError),
+                                                ("url_kind", -1, InvalidArgumentError)])
+def test_ungrounded_rows_refuses_bad_literal_kinds(impl, name, value, error):
+    table = Table(b"x -5", [4], [[1, 1]], [[1, 1]], [(3, 4)], [(3, 4)])
+    args = dict(groups=[[]], haystack_groups=[[0]], skip_kind=SKIP, pair_kind=PAIR, quote_kind=QUOTE)
+    with pytest.raises(error, match=name):
+        impl.ungrounded_rows([table], [], [b"x -5"], **args, **{name: value})
+    # "5" in "x -5": a plain token there, not a number (its sign starts the source's token)
+    assert impl.ungrounded_rows([table], [], [b"x -5"], **args)[1].tolist() == []
+    assert impl.ungrounded_rows([table], [], [b"x -5"], **args, number_kind=4)[1].tolist() == [0]

@@ -517,3 +517,38 @@ def test_a_byte_swapped_group_index_is_read_as_its_value(impl):
         impl.occurs_at_boundaries([b"x"], [b"a", b"x"], groups=[[0], [1]], needle_group=np.array([1]).view(">i8"))
     found = impl.occurs_at_boundaries([b"x"], [b"a", b"x"], groups=[[0], [1]], needle_group=np.array([1]).astype(">i8"))
     assert found.tolist() == [True]
+
+
+# (needle, haystack, found in RELAXED, TOKEN, NUMBER, URL mode)
+MODE_CASES = [
+    (b"/etc/passwd", b"reads /srv/app/etc/passwd now", (True, False, False, False)),
+    (b"/etc/passwd", b"reads /etc/passwd now", (True, True, True, True)),
+    (b".5", b"rate 10.5%", (True, False, False, False)),
+    (b"-5", b"GPT-4 and GPT-5.", (True, False, False, False)),
+    (b"500", b"fees: -500 EUR", (True, True, False, True)),
+    (b"500", b"-500", (True, True, False, True)),
+    (b"-500", b"fees: -500 EUR", (True, True, True, True)),
+    (b"500", b"fees: 500 EUR", (True, True, True, True)),
+    (b"https://x.io/deploy", b"curl https://x.io/deploy?dry_run=true", (True, True, True, False)),
+    (b"https://x.io/deploy", b"see https://x.io/deploy#top", (True, True, True, False)),
+    (b"https://x.io/deploy", b"see https://x.io/deploy.", (True, True, True, True)),
+    (b"(see above)", b"as noted(see above)", (True, False, False, False)),
+]
+
+
+@pytest.mark.parametrize("needle, haystack, expected", MODE_CASES)
+def test_literal_occurrence_modes(impl, needle, haystack, expected):
+    """A quote brings its own boundaries; any other fact must stand as a token of the source,
+    a number with its sign, a URL with its query (review 4, C01 and C02)."""
+    found = impl.occurs_at_boundaries([needle] * 4, [haystack], groups=[[0]], needle_group=np.zeros(4, dtype=np.int64),
+                                      modes=[0, 1, 2, 3])
+    assert tuple(found.tolist()) == expected
+    assert impl.occurs_at_boundaries([needle], [haystack]).tolist() == [expected[0]]  # default: relaxed
+
+
+@pytest.mark.parametrize("modes, error", [([4], InvalidArgumentError), ([-1], InvalidArgumentError),
+                                          ([0, 1], InvalidArgumentError), ("0", TypeError), (7, TypeError),
+                                          ([0.5], InvalidArgumentError)])
+def test_bad_modes(impl, modes, error):
+    with pytest.raises(error, match="modes"):
+        impl.occurs_at_boundaries([b"x"], [b"x"], modes=modes)

@@ -37,7 +37,7 @@ when both words are equal; rows are ordered by ``(hi, lo)`` as unsigned integers
     ``sets[i]``; the sets are checked in order, each in full, before the grouping and before
     any lookup.
 
-``ungrounded_rows(tables, sets, haystacks, *, groups, haystack_groups, skip_kind, pair_kind, quote_kind, hints=None)``
+``ungrounded_rows(tables, sets, haystacks, *, groups, haystack_groups, skip_kind, pair_kind, quote_kind, number_kind=None, url_kind=None, hints=None)``
     The rows of several fact tables that occur neither as a fact in their group's sets nor
     literally in their group's haystacks: the gate's grounding (I1) of every changed block of
     a check in one call. ``tables`` is a list or tuple of fact tables (``FactTable``, or any
@@ -49,7 +49,8 @@ when both words are equal; rows are ordered by ``(hi, lo)`` as unsigned integers
     ``absent_from_all``); a row found in none is then searched for literally, at token
     boundaries (as ``occurs_at_boundaries``), by its value bytes
     (``data[value_start:value_end]``) if its kind is ``quote_kind``, else by its span
-    (``data[start:end]``). Returns ``(table, row)``, two int64 arrays of the rows found
+    (``data[start:end]``), in the mode ``literal_modes`` gives its kind (a quote ``RELAXED``,
+    ``number_kind`` ``NUMBER``, ``url_kind`` ``URL``, anything else ``TOKEN``). Returns ``(table, row)``, two int64 arrays of the rows found
     neither way, ordered by table and then row. ``hints`` maps a citation marker's name (its
     value as written) to an index into both ``sets`` and ``haystacks``: the rows before that
     marker in its table are looked for there first ("fact [src:NAME]": a marker follows what
@@ -96,7 +97,7 @@ from typing import Any
 import numpy as np
 
 from provgate._batch import check_byte_items, check_grouping
-from provgate._matching_py import occurs_at_boundaries
+from provgate._matching_py import NUMBER, RELAXED, TOKEN, URL, occurs_at_boundaries
 from provgate.errors import InvalidArgumentError
 
 IMPLEMENTATION = "reference"
@@ -428,13 +429,28 @@ def check_hints(hints: Any) -> None:
             raise TypeError(f"hints[{name!r}] must be an int, not {type(index).__name__}")
 
 
+def literal_modes(quote_kind: int, number_kind: Any, url_kind: Any) -> bytes:
+    """Kind -> the mode its rows are searched for literally in (``occurs_at_boundaries``): a
+    quote ``RELAXED`` (it is searched by what it quotes), a number ``NUMBER``, a URL ``URL``,
+    any other kind ``TOKEN``. ``number_kind`` and ``url_kind`` are None or ints in 0..255."""
+    modes = bytearray([TOKEN]) * 256
+    for value, name, mode in ((number_kind, "number_kind", NUMBER), (url_kind, "url_kind", URL)):
+        if value is not None:
+            _check_kind_int(value, name)
+            modes[value] = mode
+    modes[quote_kind] = RELAXED
+    return bytes(modes)
+
+
 def ungrounded_rows(tables: Any, sets: Any, haystacks: Any, *, groups: Any, haystack_groups: Any, skip_kind: Any,
-                    pair_kind: Any, quote_kind: Any, hints: Any = None) -> tuple[np.ndarray, np.ndarray]:
+                    pair_kind: Any, quote_kind: Any, number_kind: Any = None, url_kind: Any = None,
+                    hints: Any = None) -> tuple[np.ndarray, np.ndarray]:
     """(table, row) of the rows found in none of their table's sets and, literally, in none of
     their table's haystacks (module docstring). ``hints`` (marker name -> an index into both
     ``sets`` and ``haystacks``) only says where to look first; the answer never depends on it."""
     datas, kinds, pair_fps, value_fps, starts, ends, value_starts, value_ends = check_ground_tables(
         tables, skip_kind, pair_kind, quote_kind)
+    modes = literal_modes(quote_kind, number_kind, url_kind)
     check_groups_per_table(groups, len(kinds))
     check_groups_per_table(haystack_groups, len(kinds), "haystack_groups", "haystacks")
     check_hints(hints)
@@ -461,6 +477,8 @@ def ungrounded_rows(tables: Any, sets: Any, haystacks: Any, *, groups: Any, hays
         if not 0 <= a <= b <= len(datas[t]):
             raise span_error(t, r, a, b, len(datas[t]))
     needles = [datas[t][a:b] for t, (a, b), is_absent in zip(table_of, ranges, absent.tolist()) if is_absent]
-    literal = occurs_at_boundaries(needles, haystacks, groups=haystack_groups, needle_group=owner[absent])
+    row_kinds = [int(kinds[t][r]) for t, r, is_absent in zip(table_of, rows, absent.tolist()) if is_absent]
+    literal = occurs_at_boundaries(needles, haystacks, groups=haystack_groups, needle_group=owner[absent],
+                                   modes=[modes[k] for k in row_kinds])
     left = np.flatnonzero(absent)[~literal]
     return owner[left], _index_array(rows)[left]

@@ -56,12 +56,23 @@ punctuation, …), which keeps the haystack short.
 Literal occurrence (``occurs_at_boundaries``)
 ---------------------------------------------
 ``occurs_at_boundaries(needles, haystacks)`` answers, for each needle, whether it occurs in at
-least one of the haystacks at token boundaries, with one relaxation: a needle that starts (or
-ends) with a byte that is not a word byte brings its own boundary on that side (a quoted
-``"retries=3"`` may follow a word directly). So occurrence ``[s, e)`` counts iff
-``(start_ok(s) or needle[0] not a word byte) and (end_ok(e) or needle[-1] not a word byte)``,
-evaluated in the haystack it was found in; each haystack is searched on its own, so no
-occurrence straddles two of them. An empty needle occurs nowhere. ``needles`` and
+least one of the haystacks at token boundaries. How strictly is each needle's *mode*
+(``modes``, one per needle, default ``RELAXED`` for all):
+
+- ``RELAXED``: a needle that starts (or ends) with a byte that is not a word byte brings its
+  own boundary on that side (what a quote quotes, ``(see above)``, may follow a word
+  directly). Occurrence ``[s, e)`` counts iff ``(start_ok(s) or needle[0] not a word byte)
+  and (end_ok(e) or needle[-1] not a word byte)``.
+- ``TOKEN``: ``start_ok(s) and end_ok(e)``, whatever the needle's bytes: ``/etc/passwd`` does
+  not occur in ``/srv/app/etc/passwd``, nor ``.5`` in ``10.5``, nor ``-5`` in ``GPT-5``.
+- ``NUMBER``: ``TOKEN``, and a needle that does not start with a sign does not occur right
+  after one that starts a token (``500`` is not in ``-500`` or ``x -500``: the grammar reads
+  the sign as part of the number).
+- ``URL``: ``TOKEN``, and the occurrence is not followed by ``?`` or ``#`` (a URL token runs
+  on through its query and fragment: ``…/deploy`` is not in ``…/deploy?dry_run=true``).
+
+Each haystack is searched on its own, so no occurrence straddles two of them. An empty needle
+occurs nowhere. ``needles`` and
 ``haystacks`` are lists or tuples of ``bytes`` (``TypeError`` naming the item otherwise). With
 ``groups`` (lists of haystack indices) and ``needle_group`` (an integer array, the group of each
 needle), needle ``i`` is searched only in the haystacks of group ``needle_group[i]``
@@ -81,12 +92,19 @@ import ahocorasick
 import numpy as np
 
 from provgate._batch import check_byte_items, check_grouping
-from provgate.errors import InvalidContentError, LimitExceededError
+from provgate.errors import InvalidArgumentError, InvalidContentError, LimitExceededError
 
 IMPLEMENTATION = "reference"
 
 WORD_BYTES = frozenset(b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_") | frozenset(range(0x80, 0x100))
 JOINERS = frozenset(b".,-:/@")
+# literal occurrence modes (occurs_at_boundaries)
+RELAXED = 0
+TOKEN = 1
+NUMBER = 2
+URL = 3
+SIGNS = frozenset(b"+-")
+URL_CONTINUERS = frozenset(b"?#")
 START = 0xF8  # bytes 0xF5-0xFF never occur in UTF-8, so these cannot collide with text
 END = 0xF9
 
@@ -213,26 +231,49 @@ def _arrays(*columns: list[int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return tuple(np.array(c, dtype=np.int64) for c in columns)  # type: ignore[return-value]
 
 
-def occurs_at_boundaries(needles: Any, haystacks: Any, *, groups: Any = None, needle_group: Any = None) -> np.ndarray:
-    """For each needle: does it occur in some haystack (of its group) at token boundaries?"""
+def occurs_at_boundaries(needles: Any, haystacks: Any, *, groups: Any = None, needle_group: Any = None,
+                         modes: Any = None) -> np.ndarray:
+    """For each needle: does it occur in some haystack (of its group) at token boundaries (as
+    strictly as its mode says)?"""
     needles = check_byte_items(needles, "needles")
     haystacks = check_byte_items(haystacks, "haystacks")
     offsets, members, needle_group = check_grouping(groups, needle_group, len(needles), len(haystacks),
                                                     items="needles", members="haystacks", group_name="needle_group")
+    modes = check_modes(modes, len(needles))
     found = []
-    for n, g in zip(needles, needle_group.tolist()):
-        found.append(any(_occurs(haystacks[m], n) for m in members[offsets[g]:offsets[g + 1]].tolist()))
+    for n, g, mode in zip(needles, needle_group.tolist(), modes.tolist()):
+        found.append(any(occurs_in(haystacks[m], n, mode) for m in members[offsets[g]:offsets[g + 1]].tolist()))
     return np.array(found, dtype=np.bool_)
 
 
-def _occurs(haystack: bytes, needle: bytes) -> bool:
+def check_modes(modes: Any, n: int) -> np.ndarray:
+    """``modes`` as a uint8 array of ``n`` modes (None: all RELAXED)."""
+    if modes is None:
+        return np.zeros(n, dtype=np.uint8)
+    if isinstance(modes, (str, bytes)) or not isinstance(modes, (list, tuple, np.ndarray)):
+        raise TypeError(f"modes must be a list, tuple or array of ints, not {type(modes).__name__}")
+    values = np.asarray(modes)
+    if values.ndim != 1 or values.shape[0] != n:
+        raise InvalidArgumentError(f"modes must hold one mode per needle ({n}), not {values.shape}", argument="modes")
+    if n and (values.dtype.kind not in "iu" or values.min() < RELAXED or values.max() > URL):
+        raise InvalidArgumentError(f"modes must be ints in {RELAXED}..{URL}", argument="modes")
+    return values.astype(np.uint8)
+
+
+def occurs_in(haystack: bytes, needle: bytes, mode: int) -> bool:
+    """Does ``needle`` occur in ``haystack`` at token boundaries, as strictly as ``mode`` says?"""
     if not needle:
         return False
-    own_left = needle[0] not in WORD_BYTES
-    own_right = needle[-1] not in WORD_BYTES
+    own_left = mode == RELAXED and needle[0] not in WORD_BYTES
+    own_right = mode == RELAXED and needle[-1] not in WORD_BYTES
+    unsigned = needle[0] not in SIGNS
     start = haystack.find(needle)
     while start >= 0:
-        if (own_left or start_ok(haystack, start)) and (own_right or end_ok(haystack, start + len(needle))):
+        end = start + len(needle)
+        if ((own_left or start_ok(haystack, start)) and (own_right or end_ok(haystack, end))
+                and not (mode == NUMBER and unsigned and start >= 1 and haystack[start - 1] in SIGNS
+                         and (start == 1 or haystack[start - 2] not in WORD_BYTES))
+                and not (mode == URL and end < len(haystack) and haystack[end] in URL_CONTINUERS)):
             return True
         start = haystack.find(needle, start + 1)
     return False

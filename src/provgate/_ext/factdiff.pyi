@@ -34,7 +34,7 @@ def ungrounded_rows(
     tables: list[Any] | tuple[Any, ...], sets: list[Any] | tuple[Any, ...],
     haystacks: list[bytes] | tuple[bytes, ...], *, groups: list[list[int]] | tuple[list[int], ...],
     haystack_groups: list[list[int]] | tuple[list[int], ...], skip_kind: int, pair_kind: int, quote_kind: int,
-    hints: dict[str, int] | None = ...,
+    number_kind: int | None = ..., url_kind: int | None = ..., hints: dict[str, int] | None = ...,
 ) -> tuple[_Index, _Index]: ...
 def positions(
     index: SortedFingerprints,

@@ -14,4 +14,5 @@ def collect(
 def occurs_at_boundaries(
     needles: list[bytes] | tuple[bytes, ...], haystacks: list[bytes] | tuple[bytes, ...], *,
     groups: list[list[int]] | None = ..., needle_group: npt.NDArray[np.integer[Any]] | None = ...,
+    modes: list[int] | tuple[int, ...] | npt.NDArray[np.integer[Any]] | None = ...,
 ) -> npt.NDArray[np.bool_]: ...
