@@ -813,3 +813,72 @@ def test_a_resumed_session_reads_the_audit_log_only_back_to_its_newest_record(tm
     assert old.pins[0] == {"tool:p1", "tool:p2"}
     old.check(cited, cited, operator="reorder")
     assert old.history[-1].cycle == 3 and old.history[-1].cumulative_retention == 0.25
+
+
+# F32 (red team 4, C01). docs/gate.md I1: what no source asserts as a fact "must occur ... at
+# token boundaries (3 does not occur in 30 or v3)". A fact that begins or ends with a byte that
+# is not a word byte brought its own boundary, as a quote's text does: a summary's /etc/passwd
+# was grounded by /srv/app/etc/passwd, .5% by 10.5%, -5 by GPT-5, and a URL without its
+# ?dry_run=true query (a dry run become a real deploy) by the URL with it.
+@pytest.mark.parametrize("source, summary", [
+    ("The service reads /srv/app/etc/passwd at start.\n", "The service reads /etc/passwd at start.\n"),
+    ("Error rate was 10.5% last week.\n", "Error rate was .5% last week.\n"),
+    ("Models tested: GPT-4 and GPT-5.\n", "The clock offset is -5 hours.\n"),
+    ("Run curl -X POST https://api.example.com/deploy?dry_run=true\n", "Run curl -X POST https://api.example.com/deploy\n"),
+])
+def test_a_fragment_of_a_source_token_does_not_ground_a_fact(source, summary):
+    g = gate_for({"tool:c1": source})
+    pre = [tool("t", "tool:c1", source)]
+    s = {"id": "s", "role": "summary", "text": summary, "derived": True, "derived_from": ["tool:c1"]}
+    find(g.check(pre, [s], operator="summarize"), "I1", block="s")
+    # a quote still brings its own boundaries (what it quotes may follow a word directly)
+    quoted = {"id": "q", "role": "summary", "text": 'It said "(see above)".\n', "derived": True,
+              "derived_from": ["tool:n"]}
+    g2 = gate_for({"tool:n": "as noted(see above)\n"})
+    assert_accepted(g2.check([tool("n", "tool:n", "as noted(see above)\n")], [quoted], operator="summarize"), "lossy")
+
+
+# F33 (red team 4, C02). docs/grammar.md: a number is one token with its sign ([+-]?...); a
+# summary that dropped the sign (-500 -> 500, -12% -> 12%, --offset -3 -> offset 3) was
+# grounded by the signed number, read as a separator and a number.
+@pytest.mark.parametrize("source, summary", [
+    ("Balance after fees: -500 EUR.\n", "Balance after fees: 500 EUR.\n"),
+    ("Revenue change this quarter: -12%.\n", "Revenue grew 12% this quarter.\n"),
+    ("Run with --offset -3 to rewind.\n", "Run with offset 3 to rewind.\n"),
+])
+def test_a_dropped_sign_is_a_changed_number(source, summary):
+    g = gate_for({"tool:c1": source})
+    pre = [tool("t", "tool:c1", source)]
+    s = {"id": "s", "role": "summary", "text": summary, "derived": True, "derived_from": ["tool:c1"]}
+    find(g.check(pre, [s], operator="summarize"), "I1", block="s")
+    kept = {"id": "s", "role": "summary", "text": source, "derived": True, "derived_from": ["tool:c1"]}
+    assert_accepted(g.check(pre, [kept], operator="summarize"), "lossy")
+
+
+# F34 (red team 4, C07). Seed I2: a rewrite "may not change the value of any grounded fact
+# (retries=3 -> retries=5)". Counted window-wide, a value moved between blocks introduces and
+# drops nothing: an assistant turn's retries=3 [src:call_1] rewritten to retries=5
+# [src:call_2] (another tool output says retries=5, the first still says 3), or a tool output
+# rewritten to retries=5 after taking the other output's handle, was accepted as lossless. A
+# block rewritten in place now keeps the value of every key it still sets (a supersession
+# edge from it says it replaces an older source).
+def test_a_block_rewritten_in_place_keeps_the_values_of_its_keys():
+    sources = {"tool:call_1": "staging config: retries=3\n", "tool:call_2": "production config: retries=5\n"}
+    t1 = tool("t1", "tool:call_1", sources["tool:call_1"])
+    t2 = tool("t2", "tool:call_2", sources["tool:call_2"])
+    a1 = blk("a1", "assistant", "Staging uses retries=3 [src:call_1].\n")
+    g = gate_for(sources)
+    pre = [t1, t2, a1]
+    repointed = blk("a1", "assistant", "Staging uses retries=5 [src:call_2].\n")
+    v = g.check(pre, [t1, t2, repointed], operator="rewrite")
+    changed = find(v, "I2", block="a1")
+    assert changed.evidence["change"] == "value_changed" and changed.evidence["pre_value"] == "3"
+    merged = blk("t1", "tool", "staging config: retries=5\n", ["tool:call_1", "tool:call_2"])
+    find(g.check(pre, [merged, t2, a1], operator="rewrite"), "I2", block="t1")
+    # both values kept, a reworded line, or a supersession edge from the block: accepted
+    both = blk("a1", "assistant", "Staging uses retries=3 [src:call_1]; production retries=5 [src:call_2].\n")
+    assert_accepted(g.check(pre, [t1, t2, both], operator="rewrite"), "lossless")
+    assert_accepted(g.check(pre, [t1, t2, blk("a1", "assistant", "Staging: retries=3 [src:call_1].\n")],
+                            operator="rewrite"), "lossless")
+    assert_accepted(g.check(pre, [t1, t2, repointed], operator="rewrite",
+                            supersedes=[{"block": "a1", "handle": "tool:call_1"}]))

@@ -113,6 +113,8 @@ _CITATION_BYTE = bytes([_KIND_CITATION])
 _KIND_KV = int(Kind.KV)
 _KIND_QUOTE = int(Kind.QUOTE)
 _KIND_IDENTIFIER = int(Kind.IDENTIFIER)
+_KIND_NUMBER = int(Kind.NUMBER)
+_KIND_URL = int(Kind.URL)
 _CACHE_VERSION = f"facts-{EXTRACTOR_VERSION}"
 
 
@@ -1812,7 +1814,8 @@ class _Check:
         hints = {name: k for name, h in self.cited_names.items() if (k := by_handle.get(h, -1)) >= 0}
         owner, row = ungrounded_rows(tables, sets, [x.table.data for x in texts],
                                      groups=groups, haystack_groups=haystack_groups, skip_kind=_KIND_CITATION,
-                                     pair_kind=_KIND_KV, quote_kind=_KIND_QUOTE, hints=hints)
+                                     pair_kind=_KIND_KV, quote_kind=_KIND_QUOTE, number_kind=_KIND_NUMBER,
+                                     url_kind=_KIND_URL, hints=hints)
         # rows come ordered by table, so each table's are one slice
         starts = np.searchsorted(owner, np.arange(len(tables) + 1))
         if owner.size:
@@ -1942,7 +1945,53 @@ class _Check:
             if strongest is None:  # a few rows, and something gone after all: place them again
                 strongest = place_rows(index, d_fps, self._drop_codes(d_blocks))[2]
             self._account_drops(d_pos, d_row, gone, strongest)
+        self._check_rebound_values()
         self._check_handle_drops("I2")
+
+    def _check_rebound_values(self) -> None:
+        """A block rewritten in place keeps the value of every key it still sets.
+
+        Window-wide counts miss a value moved between blocks: ``retries=3`` rewritten to
+        ``retries=5`` where another block already says ``retries=5`` (and a third still says
+        ``retries=3``) introduces and drops nothing. The seed's I2 example is exactly that
+        change, so a changed block that sets a key its pre version (the pre block with its
+        id) set, to a value that version did not have, without the value it had, changed the
+        value of a grounded fact. A supersession edge from the block says it replaces an older
+        source: its values may be the newer ones."""
+        edit = self.edit
+        pre_id = self.pre.id_pos()
+        post_blocks = self.post.blocks
+        superseding = {s.block for s in edit.supersedes}
+        for j in self.changed:
+            block = post_blocks[j]
+            i = pre_id.get(block.id)
+            if i is None or block.id in superseding:
+                continue
+            post_table, pre_table = self.post_facts[j].table, self.pre_facts[i].table
+            post_rows, pre_rows = self.post_facts[j].kv_rows()[0], self.pre_facts[i].kv_rows()[0]
+            if not post_rows.size or not pre_rows.size:
+                continue
+            before: dict[tuple[int, int], dict[tuple[int, int], int]] = {}
+            for row, key, value in zip(pre_rows.tolist(), pre_table.fp_key[pre_rows].tolist(),
+                                       pre_table.fp_value[pre_rows].tolist()):
+                before.setdefault(tuple(key), {}).setdefault(tuple(value), row)
+            after: dict[tuple[int, int], dict[tuple[int, int], int]] = {}
+            for row, key, value in zip(post_rows.tolist(), post_table.fp_key[post_rows].tolist(),
+                                       post_table.fp_value[post_rows].tolist()):
+                if tuple(key) in before:
+                    after.setdefault(tuple(key), {}).setdefault(tuple(value), row)
+            for key, values in after.items():
+                old = before[key]
+                new = [row for value, row in values.items() if value not in old]
+                lost = [row for value, row in old.items() if value not in values]
+                if not new or not lost:
+                    continue
+                span, was = post_table.span(new[0]), pre_table.span(lost[0])
+                self.violate("I2", f"{edit.operator} changed {span.key} in block {block.id!r} from {was.value!r} to "
+                             f"{span.value!r}: a lossless operator keeps the values of a block it rewrites",
+                             block=block.id, key=span.key, value=span.value,
+                             evidence={"span": [span.start, span.end], "text": span.text, "change": "value_changed",
+                                       "pre_value": was.value, "pre_text": was.text})
 
     def _covering(self) -> tuple[set[str], dict[str, str]]:
         """(the handles and ids evicted, superseded handle -> the block superseding it); made
