@@ -815,6 +815,13 @@ def test_a_resumed_session_reads_the_audit_log_only_back_to_its_newest_record(tm
     assert old.history[-1].cycle == 3 and old.history[-1].cumulative_retention == 0.25
 
 
+def _summary_of_one_source(source: str, summary: str):
+    """The verdict on summarizing the one tool output ``source`` (tool:c1) as ``summary``."""
+    g = gate_for({"tool:c1": source})
+    s = {"id": "s", "role": "summary", "text": summary, "derived": True, "derived_from": ["tool:c1"]}
+    return g.check([tool("t", "tool:c1", source)], [s], operator="summarize")
+
+
 # F32 (red team 4, C01). docs/gate.md I1: what no source asserts as a fact "must occur ... at
 # token boundaries (3 does not occur in 30 or v3)". A fact that begins or ends with a byte that
 # is not a word byte brought its own boundary, as a quote's text does: a summary's /etc/passwd
@@ -827,10 +834,7 @@ def test_a_resumed_session_reads_the_audit_log_only_back_to_its_newest_record(tm
     ("Run curl -X POST https://api.example.com/deploy?dry_run=true\n", "Run curl -X POST https://api.example.com/deploy\n"),
 ])
 def test_a_fragment_of_a_source_token_does_not_ground_a_fact(source, summary):
-    g = gate_for({"tool:c1": source})
-    pre = [tool("t", "tool:c1", source)]
-    s = {"id": "s", "role": "summary", "text": summary, "derived": True, "derived_from": ["tool:c1"]}
-    find(g.check(pre, [s], operator="summarize"), "I1", block="s")
+    find(_summary_of_one_source(source, summary), "I1", block="s")
     # a quote still brings its own boundaries (what it quotes may follow a word directly)
     quoted = {"id": "q", "role": "summary", "text": 'It said "(see above)".\n', "derived": True,
               "derived_from": ["tool:n"]}
@@ -847,12 +851,8 @@ def test_a_fragment_of_a_source_token_does_not_ground_a_fact(source, summary):
     ("Run with --offset -3 to rewind.\n", "Run with offset 3 to rewind.\n"),
 ])
 def test_a_dropped_sign_is_a_changed_number(source, summary):
-    g = gate_for({"tool:c1": source})
-    pre = [tool("t", "tool:c1", source)]
-    s = {"id": "s", "role": "summary", "text": summary, "derived": True, "derived_from": ["tool:c1"]}
-    find(g.check(pre, [s], operator="summarize"), "I1", block="s")
-    kept = {"id": "s", "role": "summary", "text": source, "derived": True, "derived_from": ["tool:c1"]}
-    assert_accepted(g.check(pre, [kept], operator="summarize"), "lossy")
+    find(_summary_of_one_source(source, summary), "I1", block="s")
+    assert_accepted(_summary_of_one_source(source, source), "lossy")
 
 
 # F34 (red team 4, C07). Seed I2: a rewrite "may not change the value of any grounded fact
