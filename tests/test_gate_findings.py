@@ -882,3 +882,26 @@ def test_a_block_rewritten_in_place_keeps_the_values_of_its_keys():
                             operator="rewrite"), "lossless")
     assert_accepted(g.check(pre, [t1, t2, repointed], operator="rewrite",
                             supersedes=[{"block": "a1", "handle": "tool:call_1"}]))
+    # review 5 (e03, e05): the same change under a new id, or with an edge naming a source the
+    # turn never cited, is still a changed value; an eviction record for the old turn covers it
+    renamed = blk("a1-v2", "assistant", "Staging uses retries=5 [src:call_2].\n")
+    find(g.check(pre, [t1, t2, renamed], operator="rewrite"), "I2", block="a1-v2")
+    for unrelated in ("tool:call_2", "tool:log"):
+        find(g.check(pre, [t1, t2, repointed], operator="rewrite",
+                     supersedes=[{"block": "a1", "handle": unrelated}]), "I2", block="a1")
+    assert_accepted(g.check(pre, [t1, t2, renamed], operator="rewrite", evicted=["a1"]), "lossless")
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.integers(0, 12), max_size=30), st.lists(st.integers(0, 12), max_size=30), st.randoms())
+def test_count_differences_is_multiset_subtraction_both_ways(added, taken, rnd):
+    from collections import Counter
+
+    import numpy as np
+    a, t = Counter(added), Counter(taken)
+    if rnd.random() < 0.3:  # the same multiset, in order or not
+        taken = rnd.sample(added, len(added)) if rnd.random() < 0.5 else list(added)
+        t = Counter(taken)
+    gained, lost = gate_module._count_differences(np.array(added, dtype=np.int64), np.array(taken, dtype=np.int64))
+    assert gained.tolist() == sorted(p for p in a if a[p] > t[p])
+    assert lost.tolist() == sorted(p for p in t if t[p] > a[p])
