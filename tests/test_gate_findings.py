@@ -767,54 +767,6 @@ def test_equal_windows_have_one_digest_whatever_the_sign_of_a_zero_ts():
     assert session.pre_digest == session.post_digest == fresh.pre_digest == fresh.post_digest
 
 
-# F31 (red team 4, b04). DESIGN.md: "Latency is a feature". Gate(store, session=...) (every
-# provgate check --session) read and verified every audit record of every session of the store,
-# oldest first: 484 ms at 30k records for a 0.4 ms check, so a command-line session's cost grew
-# with the square of its length. A record now carries the session's state after it
-# (session_state, pins), and a resume reads newest first, up to its session's newest record.
-def test_a_resumed_session_reads_the_audit_log_only_back_to_its_newest_record(tmp_path):
-    from gate_helpers import summary
-
-    from provgate.store import SourceStore
-
-    class CountingStore(SourceStore):
-        read = 0
-
-        def iter_audit(self, since=0, *, newest_first=False):
-            for item in super().iter_audit(since, newest_first=newest_first):
-                CountingStore.read += 1
-                yield item
-
-    conf = "retries=3\ntimeout=30\n"
-    store = CountingStore(tmp_path / "s.sqlite3")
-    store.put("tool:conf", conf)
-    store.put("tool:pin", "region=eu-west-1\n")
-    pinned = [tool("p", "tool:pin", "region=eu-west-1\n", pinned=True)]
-    cited = [tool("c", "tool:conf", conf), blk("a", "assistant", "Retries: 3 [src:conf].\n")]
-    mine = Gate(store, session="mine")
-    assert_accepted(mine.check(pinned, pinned, operator="reorder"))
-    assert_accepted(mine.check(cited, [cited[0], blk("a", "assistant", "Retries: 3.\n")], operator="rewrite",
-                               retention_floor=0.0))  # retention 0: the cumulative is 0 from here
-    for _ in range(40):  # the other sessions' records since
-        Gate(store).check(cited, cited, operator="reorder")
-    CountingStore.read = 0
-    resumed = Gate(store, session="mine")
-    assert CountingStore.read == 41  # the other sessions' 40, then its own newest
-    assert resumed.pins[0] == {"tool:pin"}
-    v = resumed.check(cited, cited, operator="reorder")
-    assert v.cycle == 3 and resumed.history[-1].cumulative_retention == 0.0
-    find(resumed.check([tool("p", "tool:pin", "region=eu-west-1\n")],
-                       [summary("s", "Region eu-west-1.\n", ["tool:pin"])], operator="summarize"), "R", handle="tool:pin")
-    # records an earlier provgate wrote (no session_state) are folded in, as far back as it takes
-    for cycle, retention in ((1, 0.5), (2, 0.5)):
-        store.append_audit({"session": "old", "cycle": cycle, "accepted": True, "retention": retention,
-                            "pins": {"handles": [f"tool:p{cycle}"], "ids": []}})
-    old = Gate(store, session="old")
-    assert old.pins[0] == {"tool:p1", "tool:p2"}
-    old.check(cited, cited, operator="reorder")
-    assert old.history[-1].cycle == 3 and old.history[-1].cumulative_retention == 0.25
-
-
 def _summary_of_one_source(source: str, summary: str):
     """The verdict on summarizing the one tool output ``source`` (tool:c1) as ``summary``."""
     g = gate_for({"tool:c1": source})

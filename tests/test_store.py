@@ -532,10 +532,6 @@ def test_audit_log_pages(mem):
     for i in range(2100):
         mem.append_audit({"i": i})
     assert [r["i"] for _, r in mem.iter_audit()] == list(range(2100))
-    # newest first, across pages, down to since
-    assert [r["i"] for _, r in mem.iter_audit(newest_first=True)] == list(range(2099, -1, -1))
-    assert [s for s, _ in mem.iter_audit(since=1000, newest_first=True)] == list(range(2100, 1000, -1))
-    assert list(mem.iter_audit(since=2100, newest_first=True)) == []
 
 
 def test_damaged_audit_record_is_detected(store_path):
@@ -750,7 +746,6 @@ def _bad_inputs(limit: int):
         ("audit huge", lambda s: s.append_audit({"x": "y" * limit}), LimitExceededError),
         ("audit since", lambda s: list(s.iter_audit(since=-1)), InvalidArgumentError),
         ("audit since type", lambda s: list(s.iter_audit(since="0")), InvalidArgumentError),
-        ("audit newest_first type", lambda s: list(s.iter_audit(newest_first=1)), InvalidArgumentError),
         # fact cache and digests
         ("facts bad digest", lambda s: s.put_cached_facts("blake3:xyz", "v", b""), InvalidDigestError),
         ("facts upper digest", lambda s: s.get_cached_facts(d.upper(), "v"), InvalidDigestError),

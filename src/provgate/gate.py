@@ -697,7 +697,6 @@ class Gate:
         self._last_windows: tuple[Window, ...] = ()
         self._grounded = _Cache(16 << 20)
         self._lock = threading.Lock()
-        self._audit_lock = threading.Lock()  # one audit append at a time (_append_audit)
         self._history: list[CycleRecord] = []
         self._pinned_handles: set[str] = set()
         self._pinned_ids: set[str] = set()  # pinned blocks without a handle
@@ -708,43 +707,26 @@ class Gate:
 
     def _resume(self) -> None:
         """Continue a session recorded in the audit log by earlier processes: cycle numbers,
-        the cumulative retention and the sticky pins carry over (``provgate check --session``).
-
-        Read newest first: a record carries the session's state after its verdict and every
-        one recorded before it (``session_state``: cycles and cumulative retention; ``pins``),
-        so the session's newest record is all a resume reads of it, however long the log
-        (shared by every session of the store) has grown. Records without that state (written
-        by an earlier provgate) are folded in one by one, as far back as it takes."""
-        retentions: list[Any] = []  # of accepted records newer than the state found, newest first
-        state: dict[str, Any] | None = None
-        for _, record in self.store.iter_audit(newest_first=True):
+        the cumulative retention and the sticky pins carry over (``provgate check --session``)."""
+        for _, record in self.store.iter_audit():
             if not isinstance(record, dict) or record.get("session") != self.session:
                 continue
             cycle = record.get("cycle")
             if isinstance(cycle, int):
                 self._cycle_base = max(self._cycle_base, cycle)
+            if record.get("accepted") is True:
+                retention = record.get("retention")
+                if isinstance(retention, (int, float)) and not isinstance(retention, bool):
+                    try:
+                        cumulative = (1.0 if self._cumulative is None else self._cumulative) * float(retention)
+                    except OverflowError:  # a foreign record's int beyond any float
+                        cumulative = math.inf
+                    # a record this gate could not have written leaves the product unknown
+                    self._cumulative = cumulative if math.isfinite(cumulative) and cumulative >= 0 else None
             pins = record.get("pins")  # from every verdict: a rejected check saw its pre's pins too
             if isinstance(pins, dict):
                 self._pinned_handles.update(h for h in pins.get("handles", ()) if isinstance(h, str))
                 self._pinned_ids.update(i for i in pins.get("ids", ()) if isinstance(i, str))
-            found = record.get("session_state")
-            if isinstance(found, dict):
-                state = found
-                cycles = found.get("cycles")
-                if isinstance(cycles, int):
-                    self._cycle_base = max(self._cycle_base, cycles)
-                break
-            if record.get("accepted") is True:
-                retentions.append(record.get("retention"))
-        if state is not None:
-            self._cumulative = _known_product(state.get("cumulative_retention"))
-        for retention in reversed(retentions):
-            if isinstance(retention, (int, float)) and not isinstance(retention, bool):
-                try:
-                    cumulative = (1.0 if self._cumulative is None else self._cumulative) * float(retention)
-                except OverflowError:  # a foreign record's int beyond any float
-                    cumulative = math.inf
-                self._cumulative = _known_product(cumulative)
 
     # -- public API ---------------------------------------------------------------------------
 
@@ -894,21 +876,15 @@ class Gate:
         record["policy"] = policy
         record["retention_floor"] = floor
         record["evicted_handles"] = len(edit.evicted)
+        with self._lock:  # every verdict's: a rejected check's pre window pins too (_record)
+            record["pins"] = {"handles": sorted(self._pinned_handles), "ids": sorted(self._pinned_ids)}
         record["pre_digest"] = run.window_digest(run.pre)
         record["post_digest"] = run.window_digest(run.post)
+        record["ts"] = time.time()
         record["blocks"] = {"pre": len(edit.pre), "post": len(edit.post)}
         object.__setattr__(verdict, "pre_digest", record["pre_digest"])
         object.__setattr__(verdict, "post_digest", record["post_digest"])
-        # The session's state goes with every record, read and appended in one step: records
-        # follow one another in the order of their states, so the newest holds every earlier
-        # one's (what _resume reads).
-        with self._audit_lock:
-            with self._lock:  # every verdict's: a rejected check's pre window pins too (_record)
-                record["pins"] = {"handles": sorted(self._pinned_handles), "ids": sorted(self._pinned_ids)}
-                record["session_state"] = {"cycles": self._cycle_base + len(self._history),
-                                           "cumulative_retention": self._cumulative}
-            record["ts"] = time.time()
-            self.store.append_audit(record)
+        self.store.append_audit(record)
 
     # -- caches shared by checks ----------------------------------------------------------------
 
@@ -1203,18 +1179,6 @@ def _first_rows(positions: np.ndarray, wanted: np.ndarray) -> np.ndarray:
 
 
 EMPTY_POSITIONS = np.empty(0, dtype=np.int64)
-
-
-def _known_product(value: Any) -> float | None:
-    """A cumulative retention read back from the audit log, or None (none yet, or unknown: a
-    value this gate could not have written)."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return None
-    try:
-        value = float(value)
-    except OverflowError:  # a foreign record's int beyond any float
-        return None
-    return value if math.isfinite(value) and value >= 0 else None
 
 
 @functools.lru_cache(maxsize=1 << 14)

@@ -629,30 +629,17 @@ class SourceStore:
             lambda conn: conn.execute("INSERT INTO audit (record, digest) VALUES (?, ?)", (data, digest)).lastrowid
         )
 
-    def iter_audit(self, since: int = 0, *, newest_first: bool = False) -> Iterator[tuple[int, dict[str, Any]]]:
-        """``(seq, record)`` for every audit record with ``seq > since``, oldest first (newest
-        first with ``newest_first``: a reader after the latest state of something stops early);
-        verified."""
+    def iter_audit(self, since: int = 0) -> Iterator[tuple[int, dict[str, Any]]]:
+        """``(seq, record)`` for every audit record with ``seq > since``, oldest first; verified."""
         if not _is_int(since) or since < 0:
             raise InvalidArgumentError(f"since must be a non-negative int, got {since!r}", argument="since")
-        if type(newest_first) is not bool:
-            raise InvalidArgumentError(f"newest_first must be a bool, got {newest_first!r}", argument="newest_first")
         last = int(since)
-        upto = (1 << 63) - 1  # newest first: the pages go down from the newest record
         while True:
-            if newest_first:
-                rows = self._read(
-                    lambda conn: conn.execute(
-                        "SELECT seq, record, digest FROM audit WHERE seq > ? AND seq <= ? ORDER BY seq DESC LIMIT ?",
-                        (last, upto, _PAGE)
-                    ).fetchall()
-                )
-            else:
-                rows = self._read(
-                    lambda conn: conn.execute(
-                        "SELECT seq, record, digest FROM audit WHERE seq > ? ORDER BY seq LIMIT ?", (last, _PAGE)
-                    ).fetchall()
-                )
+            rows = self._read(
+                lambda conn: conn.execute(
+                    "SELECT seq, record, digest FROM audit WHERE seq > ? ORDER BY seq LIMIT ?", (last, _PAGE)
+                ).fetchall()
+            )
             for seq, blob, digest in rows:
                 data = self._check_body(f"audit record {seq}", digest, None, blob)
                 try:
@@ -662,10 +649,7 @@ class SourceStore:
                 yield seq, record
             if len(rows) < _PAGE:
                 return
-            if newest_first:
-                upto = rows[-1][0] - 1
-            else:
-                last = rows[-1][0]
+            last = rows[-1][0]
 
     # ------------------------------------------------------------------ fact-table cache
 
