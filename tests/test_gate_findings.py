@@ -857,3 +857,47 @@ def test_count_differences_is_multiset_subtraction_both_ways(added, taken, rnd):
     gained, lost = gate_module._count_differences(np.array(added, dtype=np.int64), np.array(taken, dtype=np.int64))
     assert gained.tolist() == sorted(p for p in a if a[p] > t[p])
     assert lost.tolist() == sorted(p for p in t if t[p] > a[p])
+
+
+# F31 (red team 4, b04; red team 5, e01). DESIGN.md: "Latency is a feature". Gate(store,
+# session=...) (every provgate check --session) read, verified and parsed every audit record of
+# every session: 484 ms at 30k records for a 0.4 ms check. It now reads only its session's
+# records (SQLite picks them by their encoded "session" key). A first fix read only back to the
+# session's newest record and lost a second writer's pins (e01): every record of the session
+# still counts.
+def test_a_resumed_session_reads_only_its_own_records_and_all_of_them(tmp_path):
+    from gate_helpers import summary
+
+    from provgate.store import SourceStore
+
+    class CountingStore(SourceStore):
+        parsed = 0
+
+        def _iter_audit(self, since, needle):
+            for item in super()._iter_audit(since, needle):
+                CountingStore.parsed += 1
+                yield item
+
+    conf = "retries=3\ntimeout=30\n"
+    store = CountingStore(tmp_path / "s.sqlite3")
+    store.put("tool:conf", conf)
+    store.put("tool:pin", "region=eu-west-1\n")
+    pinned = [tool("p", "tool:pin", "region=eu-west-1\n", pinned=True)]
+    plain = [tool("c", "tool:conf", conf)]
+    first, second = Gate(store, session="mine"), Gate(store, session="mine")  # two writers
+    for _ in range(3):
+        assert_accepted(first.check(pinned, pinned, operator="reorder"))
+    assert_accepted(second.check(plain, plain, operator="reorder"))
+    for _ in range(40):  # other sessions' records
+        Gate(store, session="other").check(plain, plain, operator="reorder")
+    store.append_audit({"session": "x", "nested": {"session": "mine"}})  # the bytes, under another key
+    CountingStore.parsed = 0
+    resumed = Gate(store, session="mine")
+    assert CountingStore.parsed == 5  # its own four, and the one with the name under another key
+    assert resumed.pins[0] == {"tool:pin"}
+    assert resumed.check(plain, plain, operator="reorder").cycle == 4
+    find(resumed.check([tool("p", "tool:pin", "region=eu-west-1\n")],
+                       [summary("s", "Region eu-west-1.\n", ["tool:pin"])], operator="summarize"), "R", handle="tool:pin")
+    odd = "naïve \"quoted\" \\ name"
+    Gate(store, session=odd).check(pinned, pinned, operator="reorder")
+    assert Gate(store, session=odd).pins[0] == {"tool:pin"}

@@ -746,6 +746,8 @@ def _bad_inputs(limit: int):
         ("audit huge", lambda s: s.append_audit({"x": "y" * limit}), LimitExceededError),
         ("audit since", lambda s: list(s.iter_audit(since=-1)), InvalidArgumentError),
         ("audit since type", lambda s: list(s.iter_audit(since="0")), InvalidArgumentError),
+        ("audit session empty", lambda s: list(s.iter_audit_of_session("")), InvalidArgumentError),
+        ("audit session type", lambda s: list(s.iter_audit_of_session(None)), InvalidArgumentError),
         # fact cache and digests
         ("facts bad digest", lambda s: s.put_cached_facts("blake3:xyz", "v", b""), InvalidDigestError),
         ("facts upper digest", lambda s: s.get_cached_facts(d.upper(), "v"), InvalidDigestError),

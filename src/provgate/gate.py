@@ -707,8 +707,10 @@ class Gate:
 
     def _resume(self) -> None:
         """Continue a session recorded in the audit log by earlier processes: cycle numbers,
-        the cumulative retention and the sticky pins carry over (``provgate check --session``)."""
-        for _, record in self.store.iter_audit():
+        the cumulative retention and the sticky pins carry over (``provgate check --session``).
+        Every record of the session counts (one session may have had several writers), and
+        only those are read and parsed (``SourceStore.iter_audit_of_session``)."""
+        for _, record in self.store.iter_audit_of_session(self.session):
             if not isinstance(record, dict) or record.get("session") != self.session:
                 continue
             cycle = record.get("cycle")
