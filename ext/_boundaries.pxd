@@ -52,8 +52,8 @@ cdef inline bint occurs(const byte_t* classes, const byte_t* h, offset_t hn, con
     (provgate._matching_py.occurs_in)?"""
     if nn == 0 or nn > hn:
         return False
-    cdef bint own_left = mode == MODE_RELAXED and not (classes[nd[0]] & WORD)
-    cdef bint own_right = mode == MODE_RELAXED and not (classes[nd[nn - 1]] & WORD)
+    cdef bint own_left = mode == MODE_RELAXED and not (classes[nd[0]] & (WORD | JOINER))
+    cdef bint own_right = mode == MODE_RELAXED and not (classes[nd[nn - 1]] & (WORD | JOINER))
     cdef bint unsigned = not is_sign(nd[0])
     cdef offset_t s = 0, e
     cdef const byte_t* hit
@@ -66,6 +66,7 @@ cdef inline bint occurs(const byte_t* classes, const byte_t* h, offset_t hn, con
         if ((own_left or starts_ok(classes, h, s)) and (own_right or ends_ok(classes, h, hn, e))
                 and not (mode == MODE_NUMBER and unsigned and s >= 1 and is_sign(h[s - 1])
                          and (s == 1 or not (classes[h[s - 2]] & WORD)))
+                and not (mode == MODE_NUMBER and e < hn and h[e] == b'%')
                 and not (mode == MODE_URL and e < hn and (h[e] == b'?' or h[e] == b'#'))):
             return True
         s += 1

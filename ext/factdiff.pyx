@@ -569,7 +569,7 @@ cdef offset_t merge_delta(const fp_word_t* v, const offset_t* c, offset_t n,
     Returns the number of rows written, -1 when a removal exceeds what ``v`` holds, or -2
     when an array is not sorted and distinct or a count is below 1 (each row is vetted as
     the pass reaches it)."""
-    cdef offset_t i = 0, r = 0, a = 0, m = 0, cnt
+    cdef offset_t i = 0, r = 0, a = 0, m = 0, cnt, base
     cdef int ca
     for r in range(rn):
         if rc[r] < 1 or (r and cmp_rows(rv, r - 1, rv, r) >= 0):
@@ -599,12 +599,17 @@ cdef offset_t merge_delta(const fp_word_t* v, const offset_t* c, offset_t n,
             ca = 1 if i >= n else cmp_rows(v, i, av, a)
             cnt = ac[a]
             if ca == 0:
-                cnt += c[i]
+                # the removal is checked against values alone, before the addition (as the
+                # reference does: added rows cannot make up for removing what is not there)
+                base = c[i]
                 while r < rn and cmp_rows(rv, r, v, i) < 0:
                     return -1
                 if r < rn and cmp_rows(rv, r, v, i) == 0:
-                    cnt -= rc[r]
+                    base -= rc[r]
                     r += 1
+                if base < 0:
+                    return -1
+                cnt += base
                 i += 1
             if cnt < 0:
                 return -1

@@ -428,6 +428,16 @@ def test_apply_delta_is_multiset_arithmetic(impl, pair, data):
     assert out_c.tolist() == [expected[k] for k in sorted(expected)]
 
 
+def test_apply_delta_checks_a_removal_before_the_addition(impl):
+    """Native added first, so added rows made up for removing more than values held (review
+    5, e09); the reference refused."""
+    values, counts = fp([(0, 0), (2, 1)]), np.array([2, 3])
+    with pytest.raises(InvalidArgumentError, match="removed holds a value more often"):
+        impl.apply_delta(values, counts, fp([(0, 0)]), np.array([3]), fp([(0, 0)]), np.array([2]))
+    out_v, out_c = impl.apply_delta(values, counts, fp([(0, 0)]), np.array([2]), fp([(0, 0)]), np.array([2]))
+    assert (out_v.tolist(), out_c.tolist()) == ([[0, 0], [2, 1]], [2, 3])
+
+
 def test_apply_delta_refuses_removing_what_is_not_there(impl):
     v, c = impl.unique_counts(fp([(1, 1), (2, 2)]))
     empty_v, empty_c = impl.unique_counts(fp([]))
@@ -704,7 +714,7 @@ class Table:
                                             for i in (0, 1))
 
 
-TEXT_PIECES = (b"retries", b"=", b"3", b" ", b"x-y", b".", b"\"", b"5", b"ab", b"-", b"?", b"+")
+TEXT_PIECES = (b"retries", b"=", b"3", b" ", b"x-y", b".", b"\"", b"5", b"ab", b"-", b"?", b"+", b"%", b"/")
 
 
 def _span_from(size, start):
@@ -741,19 +751,22 @@ def literally_in(needle, haystack, mode="relaxed"):
     """From the definition: some occurrence whose both ends are token boundaries (or, for a
     quote, the needle's own non-word byte at that end); a number not right after a sign that
     starts a token, a URL not followed by ? or #."""
-    from provgate._matching_py import WORD_BYTES, end_ok, start_ok
+    from provgate._matching_py import JOINERS, WORD_BYTES, end_ok, start_ok
     if not needle:
         return False
 
     def counts(s):
         e = s + len(needle)
         relaxed = mode == "relaxed"
-        if not ((relaxed and needle[0] not in WORD_BYTES) or start_ok(haystack, s)):
+        own = WORD_BYTES | JOINERS  # a quote's edge byte that is neither brings its own boundary
+        if not ((relaxed and needle[0] not in own) or start_ok(haystack, s)):
             return False
-        if not ((relaxed and needle[-1] not in WORD_BYTES) or end_ok(haystack, e)):
+        if not ((relaxed and needle[-1] not in own) or end_ok(haystack, e)):
             return False
         if mode == "number" and needle[:1] not in (b"+", b"-") and s and haystack[s - 1:s] in (b"+", b"-") \
                 and (s == 1 or haystack[s - 2] not in WORD_BYTES):
+            return False
+        if mode == "number" and haystack[e:e + 1] == b"%":
             return False
         return not (mode == "url" and haystack[e:e + 1] in (b"?", b"#"))
 

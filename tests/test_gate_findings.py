@@ -784,6 +784,9 @@ def _summary_of_one_source(source: str, summary: str):
     ("Error rate was 10.5% last week.\n", "Error rate was .5% last week.\n"),
     ("Models tested: GPT-4 and GPT-5.\n", "The clock offset is -5 hours.\n"),
     ("Run curl -X POST https://api.example.com/deploy?dry_run=true\n", "Run curl -X POST https://api.example.com/deploy\n"),
+    # review 5 (e07, e08): a number without its %, a quote ending inside a path
+    ("The rollout reached 10% of hosts.\n", "The rollout reached 10 hosts.\n"),
+    ("cleanup: rm -rf /tmp/build/cache\n", 'The cleanup step ran "rm -rf /".\n'),
 ])
 def test_a_fragment_of_a_source_token_does_not_ground_a_fact(source, summary):
     find(_summary_of_one_source(source, summary), "I1", block="s")
@@ -901,3 +904,24 @@ def test_a_resumed_session_reads_only_its_own_records_and_all_of_them(tmp_path):
     odd = "naïve \"quoted\" \\ name"
     Gate(store, session=odd).check(pinned, pinned, operator="reorder")
     assert Gate(store, session=odd).pins[0] == {"tool:pin"}
+
+
+# F35 (red team 5, e02). docs/gate.md I4: an older read must be kept or dropped with a record;
+# a read "rewritten in place (same id or its handle)" is kept. A whitespace rewrite of the
+# older of two reads of one file (its indentation halved) was reported as the older read
+# dropped, so the corpus's own honest rewrite edit was rejected on some windows.
+def test_an_older_read_rewritten_in_place_is_kept():
+    old, new = "def f():\n        return 1\n", "def f():\n        return 2\n"
+    g = gate_for({"tool:r1": old, "tool:r2": new})
+    pre = [blk("r1", "tool", old, ["tool:r1"], ts=1.0) | {"resource": "file:app.py"},
+           blk("r2", "tool", new, ["tool:r2"], ts=2.0) | {"resource": "file:app.py"}]
+    reformatted = pre[0] | {"text": "def f():\n    return 1\n"}
+    assert_accepted(g.check(pre, [reformatted, pre[1]], operator="rewrite"))
+    # dropping it is still a violation
+    find(g.check(pre, [pre[1]], operator="prune"), "I4", block="r1")
+
+
+@pytest.mark.parametrize("tokens, seed", [(200_000, 3), (50_000, 2), (50_000, 5), (50_000, 6), (50_000, 10)])
+def test_the_corpus_rewrite_is_accepted_on_more_windows(tokens, seed):
+    w = corpus.make_window(tokens, seed=seed)
+    assert_accepted(Gate(store_with({}), audit=False).check_edit(parse_edit(corpus.rewrite_edit(w))), "lossless")

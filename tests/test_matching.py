@@ -442,8 +442,8 @@ def test_occurs_at_boundaries_every_implementation_equals_the_reference(needles,
     for n, hit in zip(needles, expected):
         assert hit == any(
             n and h[s:s + len(n)] == n
-            and (n[0] not in ref.WORD_BYTES or ref.start_ok(h, s))
-            and (n[-1] not in ref.WORD_BYTES or ref.end_ok(h, s + len(n)))
+            and ((n[0] not in ref.WORD_BYTES and n[0] not in ref.JOINERS) or ref.start_ok(h, s))
+            and ((n[-1] not in ref.WORD_BYTES and n[-1] not in ref.JOINERS) or ref.end_ok(h, s + len(n)))
             for h in haystacks for s in range(len(h))
         )
     for which in IMPLEMENTATIONS:
@@ -521,10 +521,10 @@ def test_a_byte_swapped_group_index_is_read_as_its_value(impl):
 
 # (needle, haystack, found in RELAXED, TOKEN, NUMBER, URL mode)
 MODE_CASES = [
-    (b"/etc/passwd", b"reads /srv/app/etc/passwd now", (True, False, False, False)),
+    (b"/etc/passwd", b"reads /srv/app/etc/passwd now", (False, False, False, False)),
     (b"/etc/passwd", b"reads /etc/passwd now", (True, True, True, True)),
-    (b".5", b"rate 10.5%", (True, False, False, False)),
-    (b"-5", b"GPT-4 and GPT-5.", (True, False, False, False)),
+    (b".5", b"rate 10.5%", (False, False, False, False)),
+    (b"-5", b"GPT-4 and GPT-5.", (False, False, False, False)),
     (b"500", b"fees: -500 EUR", (True, True, False, True)),
     (b"500", b"-500", (True, True, False, True)),
     (b"-500", b"fees: -500 EUR", (True, True, True, True)),
@@ -533,6 +533,10 @@ MODE_CASES = [
     (b"https://x.io/deploy", b"see https://x.io/deploy#top", (True, True, True, False)),
     (b"https://x.io/deploy", b"see https://x.io/deploy.", (True, True, True, True)),
     (b"(see above)", b"as noted(see above)", (True, False, False, False)),
+    # review 5: a number keeps its %, a quote's joiner edge does not bring its own boundary
+    (b"10", b"reached 10% of hosts", (True, True, False, True)),
+    (b"rm -rf /", b"ran rm -rf /tmp/build/cache", (False, False, False, False)),
+    (b"rm -rf /", b"ran rm -rf / by mistake", (True, True, True, True)),
 ]
 
 

@@ -59,15 +59,16 @@ Literal occurrence (``occurs_at_boundaries``)
 least one of the haystacks at token boundaries. How strictly is each needle's *mode*
 (``modes``, one per needle, default ``RELAXED`` for all):
 
-- ``RELAXED``: a needle that starts (or ends) with a byte that is not a word byte brings its
-  own boundary on that side (what a quote quotes, ``(see above)``, may follow a word
-  directly). Occurrence ``[s, e)`` counts iff ``(start_ok(s) or needle[0] not a word byte)
-  and (end_ok(e) or needle[-1] not a word byte)``.
+- ``RELAXED``: a needle that starts (or ends) with a byte that is neither a word byte nor a
+  joiner brings its own boundary on that side (what a quote quotes, ``(see above)``, may
+  follow a word directly; ``rm -rf /`` does not end inside ``rm -rf /tmp``). Occurrence
+  ``[s, e)`` counts iff ``(start_ok(s) or needle[0] is neither) and (end_ok(e) or needle[-1]
+  is neither)``.
 - ``TOKEN``: ``start_ok(s) and end_ok(e)``, whatever the needle's bytes: ``/etc/passwd`` does
   not occur in ``/srv/app/etc/passwd``, nor ``.5`` in ``10.5``, nor ``-5`` in ``GPT-5``.
 - ``NUMBER``: ``TOKEN``, and a needle that does not start with a sign does not occur right
   after one that starts a token (``500`` is not in ``-500`` or ``x -500``: the grammar reads
-  the sign as part of the number).
+  the sign as part of the number), nor right before ``%`` (``10`` is not in ``10%``).
 - ``URL``: ``TOKEN``, and the occurrence is not followed by ``?`` or ``#`` (a URL token runs
   on through its query and fragment: ``…/deploy`` is not in ``…/deploy?dry_run=true``).
 
@@ -104,6 +105,7 @@ TOKEN = 1
 NUMBER = 2
 URL = 3
 SIGNS = frozenset(b"+-")
+PERCENT = ord("%")
 URL_CONTINUERS = frozenset(b"?#")
 START = 0xF8  # bytes 0xF5-0xFF never occur in UTF-8, so these cannot collide with text
 END = 0xF9
@@ -264,8 +266,8 @@ def occurs_in(haystack: bytes, needle: bytes, mode: int) -> bool:
     """Does ``needle`` occur in ``haystack`` at token boundaries, as strictly as ``mode`` says?"""
     if not needle:
         return False
-    own_left = mode == RELAXED and needle[0] not in WORD_BYTES
-    own_right = mode == RELAXED and needle[-1] not in WORD_BYTES
+    own_left = mode == RELAXED and needle[0] not in WORD_BYTES and needle[0] not in JOINERS
+    own_right = mode == RELAXED and needle[-1] not in WORD_BYTES and needle[-1] not in JOINERS
     unsigned = needle[0] not in SIGNS
     start = haystack.find(needle)
     while start >= 0:
@@ -273,6 +275,7 @@ def occurs_in(haystack: bytes, needle: bytes, mode: int) -> bool:
         if ((own_left or start_ok(haystack, start)) and (own_right or end_ok(haystack, end))
                 and not (mode == NUMBER and unsigned and start >= 1 and haystack[start - 1] in SIGNS
                          and (start == 1 or haystack[start - 2] not in WORD_BYTES))
+                and not (mode == NUMBER and end < len(haystack) and haystack[end] == PERCENT)
                 and not (mode == URL and end < len(haystack) and haystack[end] in URL_CONTINUERS)):
             return True
         start = haystack.find(needle, start + 1)

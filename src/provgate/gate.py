@@ -2230,7 +2230,8 @@ class _Check:
                          evidence={"kept": [edit.pre[i].id for i in older_kept], "newest": edit.pre[newest].id})
             return
         for i in older:
-            if i in kept_pre:
+            # kept verbatim, or rewritten in place (where I1 and I2 check the rewrite)
+            if i in kept_pre or self._read_kept(i):
                 continue
             hs = edit.pre[i].handles
             if edit.pre[i].id in evicted or any(h in superseded or h in evicted or h in derived_refs for h in hs):
