@@ -53,7 +53,8 @@ cdef inline bint occurs(const byte_t* classes, const byte_t* h, offset_t hn, con
     if nn == 0 or nn > hn:
         return False
     cdef bint own_left = mode == MODE_RELAXED and not (classes[nd[0]] & (WORD | JOINER))
-    cdef bint own_right = mode == MODE_RELAXED and not (classes[nd[nn - 1]] & (WORD | JOINER))
+    cdef bint own_right = mode == MODE_RELAXED and (not (classes[nd[nn - 1]] & (WORD | JOINER))
+                                                    or nd[nn - 1] == b'.' or nd[nn - 1] == b',')
     cdef bint unsigned = not is_sign(nd[0])
     cdef offset_t s = 0, e
     cdef const byte_t* hit

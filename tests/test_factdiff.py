@@ -761,7 +761,7 @@ def literally_in(needle, haystack, mode="relaxed"):
         own = WORD_BYTES | JOINERS  # a quote's edge byte that is neither brings its own boundary
         if not ((relaxed and needle[0] not in own) or start_ok(haystack, s)):
             return False
-        if not ((relaxed and needle[-1] not in own) or end_ok(haystack, e)):
+        if not ((relaxed and (needle[-1] not in own or needle[-1] in b".,")) or end_ok(haystack, e)):
             return False
         if mode == "number" and needle[:1] not in (b"+", b"-") and s and haystack[s - 1:s] in (b"+", b"-") \
                 and (s == 1 or haystack[s - 2] not in WORD_BYTES):

@@ -443,7 +443,8 @@ def test_occurs_at_boundaries_every_implementation_equals_the_reference(needles,
         assert hit == any(
             n and h[s:s + len(n)] == n
             and ((n[0] not in ref.WORD_BYTES and n[0] not in ref.JOINERS) or ref.start_ok(h, s))
-            and ((n[-1] not in ref.WORD_BYTES and n[-1] not in ref.JOINERS) or ref.end_ok(h, s + len(n)))
+            and ((n[-1] not in ref.WORD_BYTES and (n[-1] not in ref.JOINERS or n[-1] in b".,"))
+                 or ref.end_ok(h, s + len(n)))
             for h in haystacks for s in range(len(h))
         )
     for which in IMPLEMENTATIONS:
@@ -537,6 +538,8 @@ MODE_CASES = [
     (b"10", b"reached 10% of hosts", (True, True, False, True)),
     (b"rm -rf /", b"ran rm -rf /tmp/build/cache", (False, False, False, False)),
     (b"rm -rf /", b"ran rm -rf / by mistake", (True, True, True, True)),
+    (b"Building...", b"Building...OK", (True, False, False, False)),  # review 6, g05
+    (b"db,", b"host db,replica", (True, False, False, False)),
 ]
 
 

@@ -59,11 +59,11 @@ Literal occurrence (``occurs_at_boundaries``)
 least one of the haystacks at token boundaries. How strictly is each needle's *mode*
 (``modes``, one per needle, default ``RELAXED`` for all):
 
-- ``RELAXED``: a needle that starts (or ends) with a byte that is neither a word byte nor a
-  joiner brings its own boundary on that side (what a quote quotes, ``(see above)``, may
-  follow a word directly; ``rm -rf /`` does not end inside ``rm -rf /tmp``). Occurrence
-  ``[s, e)`` counts iff ``(start_ok(s) or needle[0] is neither) and (end_ok(e) or needle[-1]
-  is neither)``.
+- ``RELAXED``: a needle that starts with a byte that is neither a word byte nor a joiner, or
+  ends with such a byte or with ``.`` or ``,`` (sentence punctuation), brings its own boundary
+  on that side (what a quote quotes, ``(see above)`` or ``Building...``, may touch a word;
+  ``rm -rf /`` does not end inside ``rm -rf /tmp``). Occurrence ``[s, e)`` counts iff
+  ``(start_ok(s) or needle[0] brings its own) and (end_ok(e) or needle[-1] brings its own)``.
 - ``TOKEN``: ``start_ok(s) and end_ok(e)``, whatever the needle's bytes: ``/etc/passwd`` does
   not occur in ``/srv/app/etc/passwd``, nor ``.5`` in ``10.5``, nor ``-5`` in ``GPT-5``.
 - ``NUMBER``: ``TOKEN``, and a needle that does not start with a sign does not occur right
@@ -106,6 +106,7 @@ NUMBER = 2
 URL = 3
 SIGNS = frozenset(b"+-")
 PERCENT = ord("%")
+CLOSERS = frozenset(b".,")  # joiners that may end a quote on their own
 URL_CONTINUERS = frozenset(b"?#")
 START = 0xF8  # bytes 0xF5-0xFF never occur in UTF-8, so these cannot collide with text
 END = 0xF9
@@ -267,7 +268,8 @@ def occurs_in(haystack: bytes, needle: bytes, mode: int) -> bool:
     if not needle:
         return False
     own_left = mode == RELAXED and needle[0] not in WORD_BYTES and needle[0] not in JOINERS
-    own_right = mode == RELAXED and needle[-1] not in WORD_BYTES and needle[-1] not in JOINERS
+    # sentence punctuation ends a quote ("Building..." of Building...OK); a path's / does not
+    own_right = mode == RELAXED and needle[-1] not in WORD_BYTES and (needle[-1] not in JOINERS or needle[-1] in CLOSERS)
     unsigned = needle[0] not in SIGNS
     start = haystack.find(needle)
     while start >= 0:

@@ -1152,37 +1152,6 @@ class Gate:
         return out
 
 
-def _count_differences(added: np.ndarray, taken: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(positions ``added`` holds more often than ``taken``, positions ``taken`` holds more
-    often than ``added``), each sorted: two multisets of integer positions compared."""
-    # a rewrite that keeps its facts usually keeps them in order: one comparison, no sort
-    if added.size == taken.size and (np.array_equal(added, taken) or np.array_equal(np.sort(added), np.sort(taken))):
-        return EMPTY_POSITIONS, EMPTY_POSITIONS
-    a_vals, a_counts = np.unique(added, return_counts=True)
-    t_vals, t_counts = np.unique(taken, return_counts=True)
-    at = np.searchsorted(t_vals, a_vals)
-    in_t = at < t_vals.size
-    in_t[in_t] = t_vals[at[in_t]] == a_vals[in_t]
-    t_for_a = np.zeros(a_vals.size, dtype=np.int64)
-    t_for_a[in_t] = t_counts[at[in_t]]
-    back = np.searchsorted(a_vals, t_vals)
-    in_a = back < a_vals.size
-    in_a[in_a] = a_vals[back[in_a]] == t_vals[in_a]
-    a_for_t = np.zeros(t_vals.size, dtype=np.int64)
-    a_for_t[in_a] = a_counts[back[in_a]]
-    return a_vals[a_counts > t_for_a], t_vals[t_counts > a_for_t]
-
-
-def _first_rows(positions: np.ndarray, wanted: np.ndarray) -> np.ndarray:
-    """For each of the sorted distinct ``wanted`` positions, the first index of ``positions``
-    that holds it (every one is held)."""
-    order = np.argsort(positions, kind="stable")
-    return order[np.searchsorted(positions[order], wanted)]
-
-
-EMPTY_POSITIONS = np.empty(0, dtype=np.int64)
-
-
 @functools.lru_cache(maxsize=1 << 14)
 def _digest_key(digest: str) -> bytes:
     """The raw bytes of a store digest, vetted; remembered across gates (a new session meets
@@ -1942,64 +1911,72 @@ class _Check:
             if strongest is None:  # a few rows, and something gone after all: place them again
                 strongest = place_rows(index, d_fps, self._drop_codes(d_blocks))[2]
             self._account_drops(d_pos, d_row, gone, strongest)
-        self._check_rebound_values(a_pos, a_row, d_pos, d_row, sum(d_row.sizes[:len(self.removed_content)]))
+        self._check_rebound_values()
         self._check_handle_drops("I2")
 
-    def _check_rebound_values(self, a_pos: np.ndarray, a_row: _RowMap, d_pos: np.ndarray, d_row: _RowMap,
-                              n_content: int) -> None:
-        """No key's value is traded for another: the seed's I2 example, ``retries=3`` ->
-        ``retries=5``, counted over the facts the edit writes and takes away.
+    def _check_rebound_values(self) -> None:
+        """A block rewritten in place keeps the value of every key it still sets: the seed's I2
+        example, ``retries=3`` -> ``retries=5``.
 
-        Presence alone misses a value moved between blocks (another block already says
-        ``retries=5``, a third still ``retries=3``: nothing introduced, nothing gone), whatever
-        ids the blocks have. So the edit's own facts are counted: the changed post blocks'
-        (``a_pos``) against the removed or changed pre blocks' (``d_pos``, the first
-        ``n_content`` rows from blocks whose text is gone). A ``key=value`` fact the edit adds
-        more often than it takes away, for a key one of whose values it takes away more often
-        than it adds, changed that key's value, unless every pre block the lost value came
-        from is covered by a record: evicted, a handle superseded, or (a block without handles)
-        rewritten in place with a supersession edge from it naming a source it cited. Positions
-        first (sorted integer arrays); rows only for the few positions whose counts differ."""
-        if not a_pos.size or not n_content:
-            return
-        gained_at, lost_at = _count_differences(a_pos[a_pos >= 0], d_pos[:n_content])
-        if not gained_at.size or not lost_at.size:
-            return
+        Window-wide presence misses a value moved between blocks (another block already says
+        ``retries=5``, a third still ``retries=3``: nothing introduced, nothing gone), so each
+        post block under the id of a pre block whose text it does not have (rewritten, or given
+        another pre block's text) is held to that pre version: a ``key=value`` fact it holds
+        that the pre version did not, for a key one of whose values the pre version held and it
+        does not, changed that value, unless the pre version is covered by a record (a handle of
+        it superseded, or a supersession edge from the block naming a source its markers
+        cited). Blocks whose facts are the pre version's, row for row, cost one comparison."""
         edit = self.edit
-        first_a = _first_rows(a_pos, gained_at)
-        gained: dict[tuple[int, int], tuple[int, int]] = {}  # key -> (post block, row)
-        for k in first_a.tolist():
-            j, row = a_row(k)
-            table = self.post_facts[j].table
-            if table.kind[row] == _KIND_KV:
-                gained.setdefault(tuple(table.fp_key[row].tolist()), (j, row))
-        if not gained:
-            return
-        d_head = d_pos[:n_content]
-        order = np.argsort(d_head, kind="stable")
-        sorted_pos = d_head[order]
-        covered = self._rebind_cover()
-        reported: set[tuple[int, int]] = set()
-        for p in lost_at.tolist():
-            lo, hi = np.searchsorted(sorted_pos, [p, p + 1]).tolist()
-            rows = [d_row(int(k)) for k in order[lo:hi].tolist()]
-            i, row = rows[0]
-            table = self.pre_facts[i].table
-            if table.kind[row] != _KIND_KV:
+        pre_id = self.pre.id_pos()
+        post_blocks = self.post.blocks
+        covered = None
+        for j in (*self.changed, *self.moved):
+            block = post_blocks[j]
+            i = pre_id.get(block.id)
+            if i is None or i == self.match[j]:
                 continue
-            key = tuple(table.fp_key[row].tolist())
-            if key not in gained or key in reported or all(covered(i2) for i2, _ in rows):
+            new_facts, old_facts = self.post_facts[j], self.pre_facts[i]
+            new_fp, old_fp = new_facts.table.fp_fact, old_facts.table.fp_fact
+            if new_fp.shape == old_fp.shape and np.array_equal(new_fp, old_fp):
+                continue  # the same facts in the same order (a reworded or re-indented block)
+            found = self._traded_value(new_facts, old_facts)
+            if found is None:
                 continue
-            reported.add(key)
-            j, new_row = gained[key]
-            block = edit.post[j]
-            span, was = self.post_facts[j].table.span(new_row), table.span(row)
-            self.violate("I2", f"{edit.operator} changed {span.key} from {was.value!r} (block "
-                         f"{edit.pre[i].id!r}) to {span.value!r} (block {block.id!r}): a lossless operator "
-                         "moves no value onto a key that held another", block=block.id, key=span.key,
-                         value=span.value, evidence={"span": [span.start, span.end], "text": span.text,
-                                                     "change": "value_changed", "pre_value": was.value,
-                                                     "pre_block": edit.pre[i].id, "pre_text": was.text})
+            if covered is None:
+                covered = self._rebind_cover()
+            if covered(i):
+                continue
+            new_row, old_row = found
+            span, was = new_facts.table.span(new_row), old_facts.table.span(old_row)
+            self.violate("I2", f"{edit.operator} changed {span.key} in block {block.id!r} from {was.value!r} to "
+                         f"{span.value!r}: a lossless operator keeps the values of a block it rewrites",
+                         block=block.id, key=span.key, value=span.value,
+                         evidence={"span": [span.start, span.end], "text": span.text, "change": "value_changed",
+                                   "pre_value": was.value, "pre_text": was.text})
+
+    @staticmethod
+    def _traded_value(new: _Facts, old: _Facts) -> tuple[int, int] | None:
+        """(a row of ``new`` setting a key to a value ``old`` did not set it to, a row of ``old``
+        setting that key to a value ``new`` does not have), or None."""
+        new_rows, old_rows = new.kv_rows()[0], old.kv_rows()[0]
+        if not new_rows.size or not old_rows.size:
+            return None
+        before: dict[tuple[int, ...], dict[tuple[int, ...], int]] = {}
+        for row, key, value in zip(old_rows.tolist(), old.table.fp_key[old_rows].tolist(),
+                                   old.table.fp_value[old_rows].tolist()):
+            before.setdefault(tuple(key), {}).setdefault(tuple(value), row)
+        after: dict[tuple[int, ...], dict[tuple[int, ...], int]] = {}
+        for row, key, value in zip(new_rows.tolist(), new.table.fp_key[new_rows].tolist(),
+                                   new.table.fp_value[new_rows].tolist()):
+            if tuple(key) in before:
+                after.setdefault(tuple(key), {}).setdefault(tuple(value), row)
+        for key, values in after.items():
+            old_values = before[key]
+            gained = [row for value, row in values.items() if value not in old_values]
+            lost = [row for value, row in old_values.items() if value not in values]
+            if gained and lost:
+                return gained[0], lost[0]
+        return None
 
     def _rebind_cover(self) -> Callable[[int], bool]:
         """Is pre block ``i``'s loss of a value covered by a record (see _check_rebound_values)?"""
