@@ -22,6 +22,18 @@ import numpy as np
 from provgate.errors import InvalidArgumentError
 
 
+def bytes_like(data: Any) -> bytes:
+    """``data`` as bytes: bytes as they are, a bytearray or memoryview copied (whatever its
+    shape or format); anything else (None, str, a numpy array) is a TypeError. The one data
+    argument check of the references (scanner, matching) and of the native modules
+    (``ext/_byte_batches.pxd`` ``byte_data``)."""
+    if isinstance(data, bytes):
+        return data
+    if isinstance(data, (bytearray, memoryview)):
+        return bytes(data)
+    raise TypeError(f"data must be bytes-like, not {type(data).__name__}")
+
+
 def check_byte_items(values: Any, name: str, *, non_empty: bool = False) -> tuple[bytes, ...]:
     """``values`` as a tuple (a private copy a native loop can rely on), after checking it is a
     list or tuple of ``bytes``; with ``non_empty``, an empty item is refused as well (an empty

@@ -92,7 +92,7 @@ from typing import Any
 import ahocorasick
 import numpy as np
 
-from provgate._batch import check_byte_items, check_grouping
+from provgate._batch import bytes_like, check_byte_items, check_grouping
 from provgate.errors import InvalidArgumentError, InvalidContentError, LimitExceededError
 
 IMPLEMENTATION = "reference"
@@ -201,9 +201,7 @@ def check_data(data: bytes) -> None:
 def collect(
     automaton: Any, data: bytes, pattern_bytes: np.ndarray, edges: bytes, max_matches: int
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    if not isinstance(data, (bytes, bytearray, memoryview)):
-        raise TypeError(f"data must be bytes-like, not {type(data).__name__}")
-    data = bytes(data)
+    data = bytes_like(data)
     check_max_matches(max_matches)
     check_data(data)
     lengths = pattern_bytes.tolist()

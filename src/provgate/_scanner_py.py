@@ -66,7 +66,7 @@ from typing import Any
 
 import numpy as np
 
-from provgate._batch import check_byte_items
+from provgate._batch import bytes_like, check_byte_items
 from provgate.errors import InvalidArgumentError, LimitExceededError
 
 IMPLEMENTATION = "reference"
@@ -709,14 +709,6 @@ _COLUMNS = (
 )
 
 
-def _as_bytes(data: Any) -> bytes:
-    if isinstance(data, bytes):
-        return data
-    if isinstance(data, (bytearray, memoryview)):
-        return bytes(data)
-    raise TypeError(f"data must be bytes-like, not {type(data).__name__}")
-
-
 # No text has this many spans: a larger limit is this one (and one more row still fits an
 # int64, the native module's count).
 MAX_SPAN_LIMIT = (1 << 63) - 2
@@ -736,7 +728,7 @@ def scan(data: Any, max_spans: int, *, shortcut: bool = True) -> tuple[np.ndarra
 
     Raises ``LimitExceededError`` when there are more than ``max_spans`` spans.
     """
-    data = _as_bytes(data)
+    data = bytes_like(data)
     max_spans = span_limit(max_spans)
     tokens = _Out(max_spans)
     _token_spans(data, tokens, shortcut)
@@ -758,7 +750,7 @@ def utf8_error_offset(data: Any) -> int:
     Valid means what Python's strict UTF-8 codec accepts: no overlong forms, no surrogates
     (U+D800-U+DFFF), nothing above U+10FFFF, no truncated sequence.
     """
-    data = _as_bytes(data)
+    data = bytes_like(data)
     try:
         data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -830,7 +822,7 @@ def frame_facts(
     """
     from provgate.errors import SpanError
 
-    data = _as_bytes(data)
+    data = bytes_like(data)
     cols = [np.asarray(c).astype(np.int64).tolist() for c in (kind, key_start, key_end, value_start, value_end, value_kind)]
     rows = len(cols[0])
     if any(len(c) != rows for c in cols):
@@ -885,7 +877,7 @@ def extract_columns(data: Any, max_spans: int, key: bytes) -> tuple[np.ndarray, 
     """
     from provgate import _hashing_py
 
-    data = _as_bytes(data)
+    data = bytes_like(data)
     max_spans = span_limit(max_spans)
     if type(key) is not bytes or len(key) != 32:
         raise ValueError("key must be 32 bytes")
