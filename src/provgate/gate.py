@@ -1958,20 +1958,13 @@ class _Check:
     def _traded_value(new: _Facts, old: _Facts) -> tuple[int, int] | None:
         """(a row of ``new`` setting a key to a value ``old`` did not set it to, a row of ``old``
         setting that key to a value ``new`` does not have), or None."""
-        new_rows, old_rows = new.kv_rows()[0], old.kv_rows()[0]
-        if not new_rows.size or not old_rows.size:
+        if not new.kv_rows()[0].size or not old.kv_rows()[0].size:
             return None
-        before: dict[tuple[int, ...], dict[tuple[int, ...], int]] = {}
-        for row, key, value in zip(old_rows.tolist(), old.table.fp_key[old_rows].tolist(),
-                                   old.table.fp_value[old_rows].tolist()):
-            before.setdefault(tuple(key), {}).setdefault(tuple(value), row)
-        after: dict[tuple[int, ...], dict[tuple[int, ...], int]] = {}
-        for row, key, value in zip(new_rows.tolist(), new.table.fp_key[new_rows].tolist(),
-                                   new.table.fp_value[new_rows].tolist()):
-            if tuple(key) in before:
-                after.setdefault(tuple(key), {}).setdefault(tuple(value), row)
+        before, after = _kv_map(old), _kv_map(new)
         for key, values in after.items():
-            old_values = before[key]
+            old_values = before.get(key)
+            if old_values is None:
+                continue
             gained = [row for value, row in values.items() if value not in old_values]
             lost = [row for value, row in old_values.items() if value not in values]
             if gained and lost:
@@ -1980,19 +1973,17 @@ class _Check:
 
     def _rebind_cover(self) -> Callable[[int], bool]:
         """Is pre block ``i``'s loss of a value covered by a record (see _check_rebound_values)?"""
-        evicted, superseded = self._covering()
         pre_blocks = self.pre.blocks
         edges_from: dict[str, set[str]] = {}
         for edge in self.edit.supersedes:
             edges_from.setdefault(edge.block, set()).add(edge.handle)
 
         def covered(i: int) -> bool:
-            b = pre_blocks[i]
-            refs = b.handles + b.derived_from
-            if b.id in evicted or not evicted.isdisjoint(refs) or not superseded.keys().isdisjoint(refs):
+            if self._drop_codes([i])[0]:  # evicted, or a handle superseded: I2's own records
                 return True
+            b = pre_blocks[i]
             named = edges_from.get(b.id)
-            if refs or not named:
+            if b.handles or b.derived_from or not named:
                 return False
             cited = {h for name in self.pre_facts[i].markers() for h in self._targets(name)}
             return not named.isdisjoint(cited)
@@ -2587,6 +2578,16 @@ class _Check:
         if again.violations:
             return None
         return window
+
+
+def _kv_map(facts: _Facts) -> dict[tuple[int, ...], dict[tuple[int, ...], int]]:
+    """The ``key=value`` facts of a text: key -> value -> the first row setting it."""
+    rows = facts.kv_rows()[0]
+    t = facts.table
+    out: dict[tuple[int, ...], dict[tuple[int, ...], int]] = {}
+    for row, key, value in zip(rows.tolist(), t.fp_key[rows].tolist(), t.fp_value[rows].tolist()):
+        out.setdefault(tuple(key), {}).setdefault(tuple(value), row)
+    return out
 
 
 def _joined(arrays: list[np.ndarray]) -> np.ndarray:
