@@ -222,3 +222,19 @@ def test_large_rereads(benchmark, tmp_path):
     assert [v.key for v in verdict.violations if v.invariant == "I4"] == ["key_7"], verdict.summary()
     benchmark.extra_info.update(implementation=IMPL, phases_ms={k: round(v, 3) for k, v in verdict.timings_ms.items()})
     store.close()
+
+
+@pytest.mark.benchmark(group="gate-resume")
+def test_resume_session_among_30k_records(benchmark, tmp_path):
+    """``Gate(store, session=...)`` (every ``provgate check --session``) on a log of 30k audit
+    records, 30 of them the session's own: it reads only those, through the store's index of the
+    log by session."""
+    store = SourceStore(str(tmp_path / "log.sqlite3"))
+    store._connection().raw.execute("PRAGMA synchronous = OFF")  # setup only: 30k appends
+    record = {"session": "other", "cycle": 0, "accepted": True, "violations": [], "pins": [],
+              "pre": "blake3:" + "0" * 64, "post": "blake3:" + "1" * 64}
+    for i in range(30_000):
+        store.append_audit(dict(record, cycle=i // 1000 + 1, session="mine" if i % 1000 == 0 else "other"))
+    gate = benchmark(Gate, store, session="mine")
+    assert gate.check([], [], operator="reorder").cycle == 31
+    store.close()

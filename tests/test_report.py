@@ -413,7 +413,7 @@ def test_non_object_records_in_a_real_store(tmp_path):
         conn = sqlite3.connect(str(path))
         with conn:
             for body in (b"[1,2,3]", b'"a string"'):
-                conn.execute("INSERT INTO audit (record, digest) VALUES (?, ?)", (body, compute_digest(body)))
+                conn.execute("INSERT INTO audit (record, digest, session) VALUES (?, ?, '')", (body, compute_digest(body)))
         conn.close()
         report = session_report(store)
         assert [k["seq"] for k in report.skipped] == [7, 8]
@@ -438,7 +438,8 @@ def test_corrupted_audit_record_fails_closed(tmp_path):
         body = json.dumps(_record("real", 7)).encode()
         conn = sqlite3.connect(str(path))
         with conn:
-            conn.execute("INSERT INTO audit (record, digest) VALUES (?, ?)", (body, compute_digest(body + b" ")))
+            conn.execute("INSERT INTO audit (record, digest, session) VALUES (?, ?, 'real')",
+                         (body, compute_digest(body + b" ")))
         conn.close()
         with pytest.raises(StoreCorruptionError):
             session_report(store)

@@ -3,6 +3,7 @@ fact cache, and bad input that must raise a specific error and change nothing.""
 
 from __future__ import annotations
 
+import json
 import math
 import os
 import sqlite3
@@ -534,6 +535,140 @@ def test_audit_log_pages(mem):
     assert [r["i"] for _, r in mem.iter_audit()] == list(range(2100))
 
 
+def test_audit_log_of_one_session_is_read_by_its_index(store):
+    odd = 'naïve "quoted" \\ name\x00𝄞'
+    written = []
+    for i in range(7):
+        for session in ("a", odd, "b"):
+            written.append((store.append_audit({"session": session, "i": i}), session))
+    store.append_audit({"i": 99})  # no session
+    store.append_audit({"session": 7, "i": 98})  # not a session name
+    store.append_audit({"nested": {"session": "a"}, "session": "c"})  # the name under another key
+    store.append_audit({"session": "", "i": 97})
+    for session in ("a", odd, "b"):
+        got = list(store.iter_audit_of_session(session))
+        assert [seq for seq, _ in got] == [seq for seq, s in written if s == session]
+        assert [r["i"] for _, r in got] == list(range(7))
+    assert list(store.iter_audit_of_session("A")) == []
+    plan = store._read(lambda conn: conn.execute(
+        "EXPLAIN QUERY PLAN SELECT seq FROM audit INDEXED BY audit_by_session WHERE session = 'a' AND seq > 0").fetchall())
+    assert "audit_by_session" in str(plan)
+
+
+def test_audit_log_of_one_session_pages(mem):
+    for i in range(2100):
+        mem.append_audit({"session": "s", "i": i})
+        mem.append_audit({"session": "t", "i": i})
+    assert [r["i"] for _, r in mem.iter_audit_of_session("s")] == list(range(2100))
+
+
+def _version_1_store(path, records: list[bytes]) -> None:
+    """A store as provgate's schema version 1 wrote it (no session column), holding
+    ``records`` as audit records and one source."""
+    from provgate.digests import compute_digest
+    from provgate.store import _SCHEMA_V1
+
+    conn = sqlite3.connect(str(path), isolation_level=None)
+    try:
+        conn.execute("BEGIN")
+        for statement in _SCHEMA_V1:
+            conn.execute(statement)
+        conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+        conn.execute("PRAGMA user_version = 1")
+        body = b"retries=3\n"
+        conn.execute("INSERT INTO content VALUES (?, ?, ?)", (compute_digest(body), len(body), body))
+        conn.execute("INSERT INTO sources (handle, digest) VALUES ('tool:a', ?)", (compute_digest(body),))
+        for data in records:
+            conn.execute("INSERT INTO audit (record, digest) VALUES (?, ?)", (data, compute_digest(data)))
+        conn.execute("COMMIT")
+    finally:
+        conn.close()
+
+
+@pytest.mark.parametrize("damage", ["head", "column"])
+def test_a_damaged_session_index_fails_closed_instead_of_losing_records(store_path, damage):
+    # red team 7, s05: a resumed session that silently missed one of its records lost the
+    # pins it held; the log's index and the session's head are kept apart, and must agree
+    with SourceStore(store_path) as s:
+        for i in range(3):
+            s.append_audit({"session": "mine", "i": i})
+            s.append_audit({"session": "other", "i": i})
+    conn = sqlite3.connect(str(store_path))
+    try:
+        with conn:
+            if damage == "head":
+                conn.execute("UPDATE audit_session_heads SET records = 2 WHERE session = 'mine'")
+            else:  # the record's session column (and so its index entry) says another session
+                conn.execute("DROP TRIGGER audit_no_update")
+                conn.execute("UPDATE audit SET session = 'other' WHERE seq = 3")
+    finally:
+        conn.close()
+    with SourceStore(store_path) as s:
+        with pytest.raises(StoreCorruptionError, match="session 'mine'"):
+            list(s.iter_audit_of_session("mine"))
+
+
+def test_a_version_1_store_is_upgraded_in_place_with_its_records_indexed(store_path):
+    records = [json.dumps({"session": s, "i": i}, ensure_ascii=False, separators=(",", ":")).encode()
+               for i in range(1500) for s in ("mine", "théirs")]
+    records += [b'{"i":-1}', b'not json at all', b'{"session":["mine"]}']
+    _version_1_store(store_path, records)
+    with SourceStore(store_path) as s:
+        assert raw_query(store_path, "PRAGMA user_version") == [(2,)]
+        assert s.get("tool:a") == "retries=3\n"
+        assert [r["i"] for _, r in s.iter_audit_of_session("mine")] == list(range(1500))
+        assert [r["i"] for _, r in s.iter_audit_of_session("théirs")] == list(range(1500))
+        with pytest.raises(StoreCorruptionError, match="not valid JSON"):
+            list(s.iter_audit())  # the damaged record is still there, and still reported
+        s.append_audit({"session": "mine", "i": 1500})
+        assert [r["i"] for _, r in s.iter_audit_of_session("mine")][-2:] == [1499, 1500]
+        assert s.verify() == []
+    # the log is immutable again after the one update the upgrade made
+    with pytest.raises(sqlite3.DatabaseError, match="immutable"):
+        raw_query(store_path, "UPDATE audit SET session = 'x' WHERE seq = 1")
+    assert raw_query(store_path, "SELECT count(*) FROM audit WHERE session IS NULL") == [(0,)]
+    with SourceStore(store_path) as s:  # a second open finds version 2 and changes nothing
+        assert len(list(s.iter_audit_of_session("mine"))) == 1501
+
+
+def test_a_failed_upgrade_leaves_the_version_1_store_as_it_was(store_path, monkeypatch):
+    from provgate import store as store_module
+
+    _version_1_store(store_path, [b'{"session":"mine"}'])
+    before = store_path.read_bytes()
+
+    def broken(conn):
+        conn.execute(store_module._UPGRADE_TO_V2[0])
+        raise sqlite3.OperationalError("disk I/O error")
+
+    monkeypatch.setattr(store_module, "_upgrade_to_v2", broken)
+    with pytest.raises(Exception, match="disk I/O"):
+        SourceStore(store_path)
+    assert raw_query(store_path, "PRAGMA user_version") == [(1,)]
+    assert "session" not in [row[1] for row in raw_query(store_path, "PRAGMA table_info(audit)")]
+    monkeypatch.undo()
+    with SourceStore(store_path) as s:
+        assert [r for _, r in s.iter_audit_of_session("mine")] == [{"session": "mine"}]
+    assert before  # the file was a store before, and is one after
+
+
+def test_a_version_1_writer_cannot_append_unindexed_records_after_an_upgrade(store_path):
+    # a process that opened the file as version 1 keeps its connection across another
+    # process's upgrade: its next append (version 1's statement) must fail, not go unindexed
+    _version_1_store(store_path, [])
+    old = sqlite3.connect(str(store_path), isolation_level=None)
+    try:
+        old.execute("SELECT count(*) FROM audit").fetchone()
+        with SourceStore(store_path) as s:
+            s.append_audit({"session": "mine", "i": 0})
+        with pytest.raises(sqlite3.IntegrityError, match="upgraded to schema 2"):
+            old.execute("INSERT INTO audit (record, digest) VALUES (?, 'blake3:00')", (b'{"session":"mine"}',))
+    finally:
+        old.close()
+    with SourceStore(store_path) as s:
+        assert [r["i"] for _, r in s.iter_audit_of_session("mine")] == [0]
+
+
 def test_damaged_audit_record_is_detected(store_path):
     with SourceStore(store_path) as s:
         s.append_audit({"note": "MARKER-AUDIT-retries=3"})
@@ -748,6 +883,7 @@ def _bad_inputs(limit: int):
         ("audit since type", lambda s: list(s.iter_audit(since="0")), InvalidArgumentError),
         ("audit session empty", lambda s: list(s.iter_audit_of_session("")), InvalidArgumentError),
         ("audit session type", lambda s: list(s.iter_audit_of_session(None)), InvalidArgumentError),
+        ("audit session surrogate", lambda s: list(s.iter_audit_of_session("a\ud800")), InvalidArgumentError),
         # fact cache and digests
         ("facts bad digest", lambda s: s.put_cached_facts("blake3:xyz", "v", b""), InvalidDigestError),
         ("facts upper digest", lambda s: s.get_cached_facts(d.upper(), "v"), InvalidDigestError),
@@ -856,7 +992,7 @@ def test_unmatched_contents_compares_stored_bytes(store_path):
 @pytest.mark.parametrize("sql", [
     "INSERT OR REPLACE INTO sources (seq, handle, digest, kind, ts) SELECT seq, handle, ?, NULL, NULL FROM sources "
     "WHERE handle = 'tool:a'",
-    "REPLACE INTO audit (seq, record, digest) SELECT seq, record, ? FROM audit WHERE seq = 1",
+    "REPLACE INTO audit (seq, record, digest, session) SELECT seq, record, ?, session FROM audit WHERE seq = 1",
     "INSERT OR REPLACE INTO content (digest, size, body) SELECT digest, 1, ? FROM content LIMIT 1",
 ])
 def test_replace_cannot_rewrite_history_through_the_store_connection(store, sql):

@@ -75,7 +75,9 @@ from provgate.pointers import (
 from provgate.text import utf8_bytes
 
 MEMORY = ":memory:"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+# older schema versions a store is upgraded from, in place, on its first open
+_UPGRADABLE_FROM = (1,)
 # PRAGMA application_id marks the file as ours ("pgst"), so a store never adopts, or writes
 # tables into, some other application's SQLite database.
 APPLICATION_ID = 0x70677374
@@ -141,6 +143,30 @@ _SCHEMA_V1: tuple[str, ...] = (
         for table in ("content", "sources", "audit")
         for op in ("UPDATE", "DELETE")
     ),
+)
+
+# Version 2 indexes the audit log by session, so a resumed gate session reads its own records
+# instead of scanning every session's. Each record's top-level "session" (a str; '' when it
+# has none) is written beside it by append_audit. A process still running version 1 code on a
+# file another process has upgraded would append records without it: the trigger makes that
+# append fail, instead of leaving a record the index would never find. A session's head (how
+# many records it has, and its newest) is kept apart from the index, by SQLite, so a reader
+# that finds fewer records through the index than the head counts knows the log is damaged,
+# instead of resuming the session without them.
+_UPGRADE_TO_V2: tuple[str, ...] = (
+    "ALTER TABLE audit ADD COLUMN session TEXT",
+    """CREATE TRIGGER audit_needs_session BEFORE INSERT ON audit WHEN NEW.session IS NULL
+        BEGIN SELECT RAISE(ABORT, 'provgate: this store was upgraded to schema 2 by a newer provgate; \
+open it with that version to append to its audit log'); END""",
+    "CREATE INDEX audit_by_session ON audit (session)",
+    """CREATE TABLE audit_session_heads (
+        session TEXT PRIMARY KEY,
+        records INTEGER NOT NULL,
+        last_seq INTEGER NOT NULL
+    ) WITHOUT ROWID""",
+    """CREATE TRIGGER audit_counts_session AFTER INSERT ON audit WHEN NEW.session != ''
+        BEGIN INSERT INTO audit_session_heads (session, records, last_seq) VALUES (NEW.session, 1, NEW.seq)
+            ON CONFLICT (session) DO UPDATE SET records = records + 1, last_seq = NEW.seq; END""",
 )
 
 T = TypeVar("T")
@@ -625,8 +651,11 @@ class SourceStore:
                 f"audit record is {len(data)} bytes as JSON; the limit is {self._max_content_bytes}"
             )
         digest = compute_digest(data)
+        session = _session_of_record(record)
         return self._write(
-            lambda conn: conn.execute("INSERT INTO audit (record, digest) VALUES (?, ?)", (data, digest)).lastrowid
+            lambda conn: conn.execute(
+                "INSERT INTO audit (record, digest, session) VALUES (?, ?, ?)", (data, digest, session)
+            ).lastrowid
         )
 
     def iter_audit(self, since: int = 0) -> Iterator[tuple[int, dict[str, Any]]]:
@@ -635,37 +664,49 @@ class SourceStore:
 
     def iter_audit_of_session(self, session: str) -> Iterator[tuple[int, dict[str, Any]]]:
         """``(seq, record)`` for every audit record whose ``"session"`` is ``session``, oldest
-        first; verified. A resumed gate session reads only these: the store holds every
-        session's records, and reading and parsing them all cost 0.5 s at 30k records. SQLite
-        picks the candidates, in C, by the bytes ``"session":<the name as JSON>``, which
-        :meth:`append_audit`'s encoding (the only one it has ever had: compact separators, no
-        ASCII escaping) writes for that key; each candidate is verified and parsed, and kept
-        only if its ``session`` is exactly the name (another key's value may hold the bytes)."""
+        first; verified. A resumed gate session reads only these, through the log's index by
+        session, so resuming costs what the session's own records cost, however many records
+        of other sessions the log holds. The records are checked against the session's head
+        (its count and newest record, kept apart from the index): an index that lost a record
+        raises ``StoreCorruptionError`` after the last record, as a damaged record does where
+        it is met, instead of leaving the session's state short of what the record held."""
         if not isinstance(session, str) or not session:
             raise InvalidArgumentError(f"session must be a non-empty str, got {session!r}", argument="session")
-        needle = b'"session":' + json.dumps(session, ensure_ascii=False).encode("utf-8", "surrogatepass")
-        for seq, record in self._iter_audit(0, needle):
-            if isinstance(record, dict) and record.get("session") == session:
-                yield seq, record
+        try:
+            session.encode("utf-8")
+        except UnicodeEncodeError:  # no record can hold it (append_audit refuses it too)
+            raise InvalidArgumentError("session contains a lone surrogate", argument="session") from None
 
-    def _iter_audit(self, since: int, needle: bytes | None) -> Iterator[tuple[int, dict[str, Any]]]:
+        def head(conn: sqlite3.Connection) -> tuple[int, int, int]:
+            bound = conn.execute("SELECT max(seq) FROM audit").fetchone()[0]
+            row = conn.execute("SELECT records, last_seq FROM audit_session_heads WHERE session = ?",
+                               (session,)).fetchone()
+            return (bound or 0, *(row or (0, 0)))
+
+        bound, records, last_seq = self._read(lambda conn: _in_snapshot(conn, head))
+        found = newest = 0
+        for seq, record in self._iter_audit(0, session, bound):
+            if not isinstance(record, dict) or record.get("session") != session:
+                raise StoreCorruptionError(f"audit record {seq} is indexed under session {session!r}, "
+                                           "but its session is another")
+            found, newest = found + 1, seq
+            yield seq, record
+        if (found, newest) != (records, last_seq):
+            raise StoreCorruptionError(
+                f"the audit log's index of session {session!r} is damaged: its head counts {records} record(s) "
+                f"up to seq {last_seq}, the index gives {found} up to seq {newest}")
+
+    def _iter_audit(self, since: int, session: str | None = None,
+                    bound: int | None = None) -> Iterator[tuple[int, dict[str, Any]]]:
         if not _is_int(since) or since < 0:
             raise InvalidArgumentError(f"since must be a non-negative int, got {since!r}", argument="since")
         last = int(since)
+        query = ("SELECT seq, record, digest FROM audit WHERE seq > ?1 ORDER BY seq LIMIT ?2" if session is None else
+                 "SELECT seq, record, digest FROM audit INDEXED BY audit_by_session "
+                 "WHERE session = ?3 AND seq > ?1 AND seq <= ?4 ORDER BY seq LIMIT ?2")
         while True:
-            if needle is None:
-                rows = self._read(
-                    lambda conn: conn.execute(
-                        "SELECT seq, record, digest FROM audit WHERE seq > ? ORDER BY seq LIMIT ?", (last, _PAGE)
-                    ).fetchall()
-                )
-            else:
-                rows = self._read(
-                    lambda conn: conn.execute(
-                        "SELECT seq, record, digest FROM audit WHERE seq > ? AND instr(record, ?) > 0 "
-                        "ORDER BY seq LIMIT ?", (last, needle, _PAGE)
-                    ).fetchall()
-                )
+            args = (last, _PAGE) if session is None else (last, _PAGE, session, bound)
+            rows = self._read(lambda conn: conn.execute(query, args).fetchall())
             for seq, blob, digest in rows:
                 data = self._check_body(f"audit record {seq}", digest, None, blob)
                 try:
@@ -960,6 +1001,8 @@ class SourceStore:
         if app_id == APPLICATION_ID and version == SCHEMA_VERSION:
             return True
         _check_header(self._path, app_id, version)
+        if version:
+            return False  # an older provgate schema: upgraded under the write lock
         objects = conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
         if objects:
             raise StoreSchemaError(
@@ -976,9 +1019,11 @@ class SourceStore:
             # Re-check under the write lock: another process may have created it meanwhile.
             if self._check_is_ours(conn):
                 return
-            for statement in _SCHEMA_V1:
-                conn.execute(statement)
-            conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+            if not _read_header(conn)[1]:
+                for statement in _SCHEMA_V1:
+                    conn.execute(statement)
+                conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+            _upgrade_to_v2(conn)
             conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
         self._retrying(lambda: self._transaction(raw, create))
@@ -1185,8 +1230,46 @@ def _check_header(path: str, app_id: int, version: int) -> None:
             f"store {path!r} has schema version {version}, written by a newer provgate; this version "
             f"reads schema versions up to {SCHEMA_VERSION}. Upgrade provgate to open it."
         )
-    if version != SCHEMA_VERSION:
+    if version not in _UPGRADABLE_FROM and version != SCHEMA_VERSION:
         raise StoreSchemaError(f"store {path!r} has unknown schema version {version}")
+
+
+def _upgrade_to_v2(conn: sqlite3.Connection) -> None:
+    """Add the audit log's session column and index (in the caller's write transaction, so a
+    failure leaves the file at version 1) and fill it in for the records already there."""
+    for statement in _UPGRADE_TO_V2:
+        conn.execute(statement)
+    # the one update the audit log ever sees, made before any record has a session of its own:
+    # its immutability trigger is set aside for it and put back unchanged
+    no_update = "audit_no_update"
+    (trigger_sql,) = conn.execute("SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = ?",
+                                  (no_update,)).fetchone()
+    conn.execute(f"DROP TRIGGER {no_update}")
+    last = 0
+    while True:
+        rows = conn.execute("SELECT seq, record FROM audit WHERE seq > ? ORDER BY seq LIMIT ?", (last, _PAGE)).fetchall()
+        conn.executemany("UPDATE audit SET session = ? WHERE seq = ?",
+                         [(_session_of_record(blob), seq) for seq, blob in rows])
+        if len(rows) < _PAGE:
+            break
+        last = rows[-1][0]
+    conn.execute(trigger_sql)
+    conn.execute("INSERT INTO audit_session_heads (session, records, last_seq) "
+                 "SELECT session, count(*), max(seq) FROM audit WHERE session != '' GROUP BY session")
+
+
+def _session_of_record(data: Any) -> str:
+    """The audit log's session column for a record: its top-level "session" when that is a
+    non-empty str, else ''. A record that is not JSON (damage, reported when it is read)
+    gets ''."""
+    record: Any = data
+    if isinstance(data, bytes):
+        try:
+            record = json.loads(data.decode("utf-8"))
+        except (UnicodeDecodeError, ValueError):
+            return ""
+    session = record.get("session") if isinstance(record, dict) else None
+    return session if isinstance(session, str) else ""
 
 
 def _is_busy(exc: sqlite3.OperationalError) -> bool:
