@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import provgate.gate as gate_module
-from gate_helpers import assert_accepted, blk, comparable, find, gate_for, record_extractions, store_with, tool
+from gate_helpers import assert_accepted, blk, comparable, find, gate_for, record_extractions, store_with, summary, tool
 from provgate.gate import Gate
 from provgate.window import parse_edit
 
@@ -338,8 +338,11 @@ def test_reads_with_no_order_must_all_be_kept_or_all_go(keep):
 
 def test_reads_with_no_order_kept_together_or_evicted_together_are_accepted():
     g = gate_for({f"tool:{b['id']}": b["text"] for b in READS_F13} | {"user:n": "next question\n"})
-    assert_accepted(g.check(READS_F13, READS_F13[::-1], operator="reorder"))
     other = blk("n", "user", "next question\n", ["user:n"])
+    assert_accepted(g.check([*READS_F13, other], [other, *READS_F13], operator="reorder"), "structural")
+    # reversed, b (no ts) comes before a and after c: the reads now have an order, a newest
+    # (red team 7, r05: a reorder must not give reads an order their reads did not have)
+    assert "change order" in find(g.check(READS_F13, READS_F13[::-1], operator="reorder"), "I4").message
     assert_accepted(g.check([*READS_F13, other], [other], operator="prune", evicted=["tool:a", "tool:b", "tool:c"]))
     # with a ts on every read the order is a line again: c (ts=1) is older than a (ts=5)
     timed = [dict(READS_F13[0]), dict(READS_F13[1], ts=3), dict(READS_F13[2])]
@@ -926,3 +929,106 @@ def test_an_older_read_rewritten_in_place_is_kept():
 def test_the_corpus_rewrite_is_accepted_on_more_windows(tokens, seed):
     w = corpus.make_window(tokens, seed=seed)
     assert_accepted(Gate(store_with({}), audit=False).check_edit(parse_edit(corpus.rewrite_edit(w))), "lossless")
+
+
+# F36-F41 (red team 7, r01-r06). docs/gate.md I4: a read's ts and place order the reads of a
+# resource, and the newest read is what post must keep. Each edit below left a resource
+# asserting only its stale value, alone or by setting up the next edit (which, looking at a
+# window whose order was already wrong, could only agree).
+APP_R = "file:conf/app.ini"
+OLD_CONF, NEW_CONF = "retries=3\n", "retries=5\n"
+SRC_F36 = {"tool:c1": OLD_CONF, "tool:c2": NEW_CONF, "tool:c3": OLD_CONF, "tool:c9": NEW_CONF}
+READS_F36 = [tool("r1", "tool:c1", OLD_CONF, ts=1.0, resource=APP_R),
+             tool("r2", "tool:c2", NEW_CONF, ts=2.0, resource=APP_R)]
+
+
+def test_an_older_read_rewritten_in_place_is_an_older_read_kept():
+    # r01: one added word is not a newer read: the silent merge and the backwards edge hold
+    cached = blk("r1", "tool", "retries=3 (cached)\n", ["tool:c1"], ts=1.0, resource=APP_R)
+    g = gate_for(SRC_F36)
+    find(g.check(READS_F36, [cached], operator="rewrite", evicted=["tool:c2"]), "I4", block="r1", key="resource")
+    v = g.check(READS_F36, [cached], operator="rewrite", supersedes=[{"block": "r1", "handle": "tool:c2"}])
+    assert "goes backwards" in find(v, "I4", block="r1", handle="tool:c2").message
+    # the newer read rewritten in place still supersedes the older one
+    assert_accepted(g.check(READS_F36, [blk("r2", "tool", "retries=5 (cached)\n", ["tool:c2"], ts=2.0,
+                                            resource=APP_R)], operator="rewrite",
+                            supersedes=[{"block": "r2", "handle": "tool:c1"}]))
+
+
+def test_the_newest_read_is_kept_only_by_itself_or_a_copy_of_it_as_new():
+    # r02: a value that went back (3, 5, 3): dropping the newest read because an older read
+    # has its bytes leaves r2's retries=5 as the newest; a read of another file with the same
+    # bytes does not keep it either
+    reverted = [*READS_F36, tool("r3", "tool:c3", OLD_CONF, ts=3.0, resource=APP_R)]
+    g = gate_for(SRC_F36)
+    v = g.check(reverted, reverted[:2], operator="dedupe", evicted=["tool:c3"])
+    assert "silent merge" in find(v, "I4", key="resource", value=APP_R).message
+    claimed = blk("r1", "tool", OLD_CONF, ["tool:c1", "tool:c3"], ts=1.0, resource=APP_R)
+    find(g.check(reverted, [claimed, reverted[1]], operator="dedupe"), "I4", key="resource", value=APP_R)
+    other = tool("b1", "tool:c9", NEW_CONF, ts=6.0, resource="file:b.ini")
+    v = g.check([*READS_F36, other], [READS_F36[0], other], operator="prune", evicted=["tool:c2"])
+    assert "silent merge" in find(v, "I4", key="resource", value=APP_R).message
+    # dropping the OLDER copy of the reverted value keeps the newest read
+    assert_accepted(g.check(reverted, reverted[1:], operator="dedupe", evicted=["tool:c1"]))
+
+
+def test_a_renamed_read_keeps_its_stamps():
+    # r03: renamed (matched by its text under a new id), a read re-stamped as newer or taken
+    # out of its resource was accepted as structural
+    g = gate_for(SRC_F36)
+    newer = dict(READS_F36[0], id="r1b", ts=3.0)
+    assert "changes its ts" in find(g.check(READS_F36, [newer, READS_F36[1]], operator="reorder"), "I4",
+                                    block="r1b").message
+    outside = dict(READS_F36[0], id="r1b", resource=None)
+    assert "changes its resource" in find(g.check(READS_F36, [outside, READS_F36[1]], operator="reorder"), "I4",
+                                          block="r1b").message
+    # renamed with its stamps: structural
+    assert_accepted(g.check(READS_F36, [dict(READS_F36[0], id="r1b"), READS_F36[1]], operator="reorder"), "structural")
+
+
+def test_a_pinned_block_rewritten_under_its_id_is_rewritten_whatever_is_evicted():
+    # r04: DESIGN.md, a pinned block is kept verbatim or evicted, never rewritten
+    text = "Backups are kept for 35 days in the Frankfurt region.\n"
+    pre = [tool("p", "doc:d7", text, pinned=True)]
+    g = gate_for({"doc:d7": text})
+    for post in ([blk("p", "tool", "Backups: 35 days, Frankfurt region.\n", [], pinned=True)],
+                 [blk("p", "summary", "Backups: 35 days, Frankfurt region [src:d7].\n", [])]):
+        assert "rewritten as 'p'" in find(g.check(pre, post, operator="rewrite", evicted=["doc:d7"]), "R",
+                                          block="p").message
+    assert_accepted(gate_for({"doc:d7": text}).check(pre, [], operator="evict", evicted=["doc:d7"]))
+
+
+def test_reads_without_a_ts_keep_their_order():
+    # r05: without a ts a read is as new as its place: swapping two reads made the older one
+    # the newest, and the next prune kept it alone
+    untimed = [dict(b, ts=None) for b in READS_F36]
+    g = gate_for(SRC_F36)
+    assert "change order" in find(g.check(untimed, untimed[::-1], operator="reorder"), "I4", key="resource").message
+    user = blk("u", "user", "and now?\n", [])
+    assert_accepted(gate_for(SRC_F36).check([*untimed, user], [user, *untimed], operator="reorder"), "structural")
+    # with a ts on each, their order is the ts's: a swap in the window changes nothing
+    assert_accepted(gate_for(SRC_F36).check(READS_F36, READS_F36[::-1], operator="reorder"), "structural")
+
+
+def test_a_new_or_rewritten_read_is_no_newer_than_what_it_holds():
+    # r06: a block tagged as a read of the resource with a made-up newer ts became "the newest
+    # read" and superseded the real one in the next edit
+    g = gate_for(SRC_F36)
+    stale = dict(summary("s", "Config summary: retries=3\n", ["tool:c1"]), resource=APP_R, ts=9.0)
+    v = g.check(READS_F36, [*READS_F36, stale], operator="summarize")
+    assert "claims a read" in find(v, "I4", block="s", key="ts").message
+    cached = blk("r1b", "tool", "retries=3\n# cached\n", ["tool:c1"], ts=9.0, resource=APP_R)
+    find(g.check(READS_F36, [cached, READS_F36[1]], operator="rewrite", supersedes=[{"block": "r1b", "handle": "tool:c1"}]),
+         "I4", block="r1b", key="ts")
+    in_place = dict(cached, id="r1")
+    find(g.check(READS_F36, [in_place, READS_F36[1]], operator="rewrite"), "I4", block="r1", key="ts")
+    # a user turn does not become a read by being tagged as one
+    user = blk("u", "user", "retries=3 is what I saw\n", [])
+    v = g.check([*READS_F36, user], [*READS_F36, dict(user, text="retries=3 is what I saw.\n", resource=APP_R)],
+                operator="rewrite")
+    assert "none of the blocks it comes from" in find(v, "I4", block="u").message
+    # honest: a summary of both reads stamped with the newest's ts; a fresh read of a new source
+    both = dict(summary("s", "Config summary: retries=5\n", ["tool:c1", "tool:c2"]), resource=APP_R, ts=2.0)
+    assert_accepted(gate_for(SRC_F36).check(READS_F36, [*READS_F36, both], operator="summarize"), "lossy")
+    fresh = tool("r9", "tool:c9", NEW_CONF, ts=10.0, resource=APP_R)
+    assert_accepted(gate_for(SRC_F36).check(READS_F36, [*READS_F36, fresh], operator="reorder"))

@@ -1305,7 +1305,7 @@ class _Check:
         if not hasattr(self, "pre"):
             self._timed("hash", self._hash)
         self._timed("structure", self._structure)
-        if self.structural:
+        if self.structural and not self._reads_touched():
             # Same texts, same provenance: judged from digests alone, without fact extraction
             # (only a block that can hold a citation marker is scanned, for I3); every marker is
             # kept (retention 1, or undefined when pre cannot hold one); I4 has no read to lose.
@@ -1428,6 +1428,27 @@ class _Check:
             or (b.derived_from != pb.derived_from and set(b.derived_from) != set(pb.derived_from))
         ]
         self.structural = not self.changed and not self.removed_content and not self.restated
+
+    def _reads_touched(self) -> bool:
+        """Could this structural edit change what a resource's reads say is newest? Dropping a
+        read, even a byte-identical copy of another (its ts or its place in the window go with
+        it), or moving one can: such an edit is judged by every I4 rule, not from digests
+        alone (its classification stays structural)."""
+        reads = self.pre.reads()
+        if not reads:
+            return False
+        in_reads = {i for group in reads.values() for i in group}
+        post_blocks, match = self.post.blocks, self.match
+        if not in_reads.isdisjoint(self.removed) or any(
+                match[j] in in_reads or post_blocks[j].resource is not None for j in self.moved):
+            return True
+        if self.in_place:
+            return False  # every read at its place
+        where: dict[int, int] = {}
+        for j, m in enumerate(match):
+            if m is not None:
+                where.setdefault(m, j)
+        return any([where[i] for i in group] != sorted(where[i] for i in group) for group in reads.values())
 
     def _text_survives(self, changed: list[int] | None) -> Callable[[bytes], bool]:
         """Does a post block have this text? In place (``changed``: the positions whose texts
@@ -2083,17 +2104,31 @@ class _Check:
         an edit that keeps a read keeps them; an older read re-stamped as newer (or taken out
         of its resource) would let the next edit drop the newer read as stale."""
         pre, post = self.pre, self.post
-        if self.in_place or (not pre.by_resource() and not post.by_resource()):
-            return  # the same shape (resource and ts included) at every position, or no reads
         pre_blocks, post_blocks, match = pre.blocks, post.blocks, self.match
-        # a copy of a pre text under another id is not that block kept: same ids only
-        for j in _blockscan.stamps_changed(post_blocks, match, pre_blocks):
+        if not self.in_place and (pre.by_resource() or post.by_resource()):
+            # (in place: the same shape, resource and ts included, at every position)
+            for j in _blockscan.stamps_changed(post_blocks, match, pre_blocks):
+                b, pb = post_blocks[j], pre_blocks[match[j]]  # type: ignore[index]
+                self._restamped(b, pb, pb)
+        # a copy of a pre text under another id (renamed, or a text moved to another block)
+        # carries the stamps of a pre block with that text, or it re-stamps a read: a read
+        # renamed with a newer ts would let the next edit drop the newer read as the stale one
+        for j in self.moved:
             b, pb = post_blocks[j], pre_blocks[match[j]]  # type: ignore[index]
-            what = "resource" if b.resource != pb.resource else "ts"
-            self.violate("I4", f"block {b.id!r} keeps the read {pb.id!r} but changes its {what} from "
-                         f"{getattr(pb, what)!r} to {getattr(b, what)!r}: a read's resource and ts order the "
-                         "reads of a resource and are kept as read", block=b.id, handle=(pb.handles or (None,))[0],
-                         key=what, value=getattr(b, what), evidence={"pre": getattr(pb, what), "pre_block": pb.id})
+            if b.id == pb.id or not _stamps_differ(b, pb):
+                continue
+            if any(not _stamps_differ(b, pre_blocks[i]) for i in pre.positions(post.digests[j])):
+                continue  # the stamps of another copy of its text
+            if self._fresh(j):
+                continue  # a new read of a new source that found the same bytes
+            self._restamped(b, pb, pb)
+
+    def _restamped(self, b: Block, pb: Block, read: Block) -> None:
+        what = "resource" if b.resource != pb.resource else "ts"
+        self.violate("I4", f"block {b.id!r} keeps the read {read.id!r} but changes its {what} from "
+                     f"{getattr(pb, what)!r} to {getattr(b, what)!r}: a read's resource and ts order the "
+                     "reads of a resource and are kept as read", block=b.id, handle=(pb.handles or (None,))[0],
+                     key=what, value=getattr(b, what), evidence={"pre": getattr(pb, what), "pre_block": pb.id})
 
     def _check_edges(self) -> None:
         """Supersession edges must name a post block and point forwards in time."""
@@ -2126,10 +2161,163 @@ class _Check:
                 continue
             older = handle_block.get(s.handle)
             newer = self.match[j]
+            if newer is None and older is not None:
+                # a new or rewritten block is as new as the newest pre block it comes from (of
+                # the superseded read's resource, when it comes from reads of it); a block
+                # whose every source is new to the window is a fresh read, newer than all
+                newer = self._newest_origin(j, edit.pre[older].resource)
             if older is not None and newer is not None and older != newer and self._newer(older, newer):
                 self.violate("I4", f"supersession edge goes backwards: block {s.block!r} is older than {s.handle!r}",
                              block=s.block, handle=s.handle,
                              evidence={"older": edit.pre[newer].id, "newer": edit.pre[older].id})
+
+    def _fresh(self, j: int) -> bool:
+        """Is post block ``j``'s provenance wholly new to the window (a new read, whatever
+        bytes it found)?"""
+        block = self.edit.post[j]
+        refs = (*block.handles, *block.derived_from)
+        holders = self.pre.by_provenance()
+        return bool(refs) and all(h not in holders for h in refs) and block.id not in self.pre.id_pos()
+
+    def _origins(self, j: int) -> list[int] | None:
+        """The pre blocks post block ``j`` comes from: the pre block it was matched to or has
+        the id of, and those holding a handle of its provenance (handles, derived_from, the
+        handles its markers cite). None when its provenance is wholly new to the window (a
+        fresh read, not a restatement of anything pre held)."""
+        block = self.edit.post[j]
+        found: set[int] = set()
+        m = self.match[j]
+        if m is not None:
+            found.add(m)
+        own = self.pre.id_pos().get(block.id)
+        if own is not None:
+            found.add(own)
+        refs = (*block.handles, *block.derived_from, *(self.cited(j) if j in self.marked else ()))
+        holders = self.pre.by_provenance()
+        known = [h for h in refs if h in holders]
+        if refs and not known and not found:
+            return None
+        for h in known:
+            found.update(holders[h])
+        return sorted(found)
+
+    def _newest_origin(self, j: int, resource: str | None) -> int | None:
+        """The newest pre block post block ``j`` comes from (among the reads of ``resource``
+        when it comes from any); None for a fresh read or a block that comes from nothing."""
+        origins = self._origins(j)
+        if not origins:
+            return None
+        pre_blocks = self.edit.pre
+        if resource is not None:
+            reads = [i for i in origins if pre_blocks[i].resource == resource]
+            origins = reads or origins
+        best = origins[0]
+        for i in origins[1:]:
+            if self._newer(i, best):
+                best = i
+        return best
+
+    def _post_newer(self, a: int, b: int) -> bool:
+        """Is post block ``a`` newer than post block ``b`` (the order _newer gives pre)?"""
+        ta, tb = self.edit.post[a].ts, self.edit.post[b].ts
+        if ta is not None and tb is not None and ta != tb:
+            return ta > tb
+        return a > b
+
+    def _check_read_order(self) -> None:
+        """The post window orders a resource's reads as pre ordered what they come from.
+
+        Reads are ordered by ts, else by window order; the newest one is what I4 keeps. A read
+        moved after a newer one (without a ts, its place is its time), or a new or rewritten
+        block tagged as a read of the resource with a newer ts than what it holds was read at,
+        would let the next edit drop the newer read as stale: each edit alone looks fine."""
+        post = self.post
+        post_res = post.by_resource()
+        if not post_res:
+            return
+        pre, match = self.pre, self.match
+        pre_res = pre.by_resource()
+        pre_blocks, post_blocks = pre.blocks, post.blocks
+        touched = ({*self.changed, *self.moved, *self.ws_matched} if self.in_place else None)
+        # the resources whose reads can be out of order: read twice with different content in
+        # pre (kept reads can change places), and those a new or changed block claims to read
+        resources = [r for r in pre.reads() if r in post_res]
+        resources += {post_blocks[j].resource for j in self.changed} - {None, *resources}  # type: ignore[operator]
+        for resource in resources:
+            post_reads = post_res[resource]
+            if touched is not None and touched.isdisjoint(post_reads):
+                continue
+            pre_reads = set(pre_res.get(resource, ()))
+            origin: dict[int, int] = {}  # post read -> the pre read of the resource it comes from
+            in_order = True  # every post read kept with its stamps, in its pre order
+            for j in post_reads:
+                b = post_blocks[j]
+                m = match[j]
+                if m is not None:
+                    # kept: the pre copy of its text with its stamps (another one re-stamps it,
+                    # reported as such; a new read that found the same bytes is fresh)
+                    if _stamps_differ(b, pre_blocks[m]):
+                        in_order = False
+                        if self._fresh(j):
+                            continue
+                        m = next((i for i in pre.positions(post.digests[j]) if not _stamps_differ(b, pre_blocks[i])),
+                                 None)
+                    if m is not None and pre_blocks[m].resource == resource:
+                        in_order = in_order and all(m > i for i in origin.values())
+                        origin[j] = m
+                    continue
+                in_order = False
+                origins = self._origins(j)
+                if origins is None:
+                    continue  # a fresh read: newer than everything pre held
+                reads = [i for i in origins if i in pre_reads]
+                if not reads:
+                    self.violate("I4", f"block {b.id!r} is tagged as a read of {resource!r}, but none of the blocks "
+                                 "it comes from is one", block=b.id, handle=(b.handles or (None,))[0],
+                                 key="resource", value=resource,
+                                 evidence={"comes_from": [pre_blocks[i].id for i in origins]})
+                    continue
+                stamped = [pre_blocks[i].ts for i in reads if pre_blocks[i].ts is not None]
+                if b.ts is not None and (not stamped or b.ts > max(stamped)):
+                    read_at = f"at ts {max(stamped)!r} at the latest" if stamped else "without a ts"
+                    self.violate("I4", f"block {b.id!r} claims a read of {resource!r} at ts {b.ts!r}, but what it "
+                                 f"holds comes from reads of it made {read_at} "
+                                 f"({[pre_blocks[i].id for i in reads]}): a newer ts would let a later edit drop "
+                                 "a newer read as the stale one", block=b.id, handle=(b.handles or (None,))[0],
+                                 key="ts", value=b.ts,
+                                 evidence={"comes_from": [pre_blocks[i].id for i in reads], "read_at": max(stamped, default=None)})
+                    continue
+                best = reads[0]
+                for i in reads[1:]:
+                    if self._newer(i, best):
+                        best = i
+                origin[j] = best
+            if not in_order:  # (kept reads in their order, with their stamps, are ordered as before)
+                self._check_pair_order(resource, origin, touched)
+
+    def _check_pair_order(self, resource: str, origin: dict[int, int], touched: set[int] | None) -> None:
+        """Every two post reads of ``resource`` (with what they come from in ``origin``) are in
+        the order of their pre reads; the first pair out of order is reported."""
+        items = sorted(origin.items())
+        pre_digests = self.pre.digests
+        for a, (j, oj) in enumerate(items):
+            for k, ok in items[a + 1:]:
+                if oj == ok or pre_digests[oj] == pre_digests[ok]:
+                    continue  # one read, or two with the same content: their order says nothing
+                if touched is not None and j not in touched and k not in touched:
+                    continue
+                if self._newer(oj, ok) != self._post_newer(j, k):
+                    post, pre = self.edit.post, self.edit.pre
+                    newer, older = (j, k) if self._post_newer(j, k) else (k, j)
+                    self.violate("I4", f"the reads of {resource!r} change order: {post[newer].id!r} is now newer "
+                                 f"than {post[older].id!r}, but it holds the older read "
+                                 f"{pre[origin[newer]].id!r} (the newer is {pre[origin[older]].id!r}); a read "
+                                 "without a ts is as new as its place in the window",
+                                 block=post[newer].id, handle=(post[newer].handles or (None,))[0],
+                                 key="resource", value=resource,
+                                 evidence={"newer_in_post": post[newer].id, "holds": pre[origin[newer]].id,
+                                           "newer_in_pre": pre[origin[older]].id})
+                    return
 
     def _newer(self, a: int, b: int) -> bool:
         """Is pre block ``a`` newer than pre block ``b`` (by ts when both have one, else order)?"""
@@ -2151,6 +2339,7 @@ class _Check:
             if touched is not None and touched.isdisjoint(reads):
                 continue
             self._check_reads(resource, reads, kept_pre, evicted, superseded, derived_refs)
+        self._check_read_order()
 
     def _pre_text_kept(self, digest: bytes) -> bool:
         """Does a pre block that post kept (matched) have this text?"""
@@ -2173,7 +2362,7 @@ class _Check:
         """Two or more different reads of one resource: never reduce them to an older one."""
         edit = self.edit
         top = self.pre.newest_reads(resource, reads)
-        kept_top = [i for i in top if self._read_kept(i)]
+        kept_top = [i for i in top if self._newest_kept(i, reads)]
         if len(top) > 1 and kept_top and len(kept_top) < len(top):
             gone = [edit.pre[i].id for i in top if i not in kept_top]
             self.violate("I4", f"the reads of {resource!r} have no order (ts on some reads only, against their window "
@@ -2186,7 +2375,8 @@ class _Check:
         newest_digest = self.pre.digests[newest]
         newest_kept = bool(kept_top)
         older = [i for i in reads if self.pre.digests[i] != newest_digest]
-        older_kept = [i for i in older if i in kept_pre]
+        # an older read kept, or rewritten in place (one added word is not a newer read)
+        older_kept = [i for i in older if i in kept_pre or self._read_kept(i, by_text=False)]
         if not newest_kept and older_kept:
             claim = [edit.post[j].id for j, m in enumerate(self.match) if m in older_kept
                      and set(edit.pre[newest].handles) & set(edit.post[j].handles)]
@@ -2215,13 +2405,24 @@ class _Check:
                 if len(self.violations) > before:
                     break
 
-    def _read_kept(self, i: int) -> bool:
-        """Does pre read ``i`` survive in post: verbatim, or rewritten in place (same id or its
-        handles, not all of them evicted or superseded), where I1 and I2 check the rewrite? A
-        block that is an older read's bytes does not count even when it claims this read's
-        handle."""
+    def _newest_kept(self, i: int, reads: list[int]) -> bool:
+        """Does the newest read ``i`` survive: itself kept, or a kept read of its resource with
+        its bytes that is not older (its ts and place go with it: an older copy of the same
+        bytes, or a read of another resource, is not it), or rewritten in place?"""
+        if i in self.used:
+            return True
+        digests = self.pre.digests
+        if any(k != i and k in self.used and digests[k] == digests[i] and not self._newer(i, k) for k in reads):
+            return True
+        return self._read_kept(i, by_text=False)
+
+    def _read_kept(self, i: int, by_text: bool = True) -> bool:
+        """Does pre read ``i`` survive in post: verbatim (with ``by_text``, any block with its
+        bytes), or rewritten in place (same id or its handles, not all of them evicted or
+        superseded), where I1 and I2 check the rewrite? A block that is an older read's bytes
+        does not count even when it claims this read's handle."""
         edit = self.edit
-        if self._pre_text_kept(self.pre.digests[i]):
+        if by_text and self._pre_text_kept(self.pre.digests[i]):
             return True
         handles = set(edit.pre[i].handles)
         _, superseded = self._covering()
@@ -2502,9 +2703,9 @@ class _Check:
                     self.violate("R", f"pinned block {b.id!r} is kept but its pin was removed", block=b.id,
                                  evidence={"post_block": edit.post[j].id})
                 continue
-            if b.id in evicted or (b.handles and all(h in evicted for h in b.handles)):
-                continue
             rewritten = b.id if b.id in post_ids else None
+            if not rewritten and (b.id in evicted or (b.handles and all(h in evicted for h in b.handles))):
+                continue  # (a block post still holds under the pinned id was rewritten, records or not)
             what = f"rewritten as {rewritten!r}" if rewritten else "neither kept byte-identical nor evicted with a record"
             self.violate("R", f"pinned block {b.id!r} was {what}", block=b.id,
                          handle=(b.handles or (None,))[0], evidence={"preserve_or_evict": True})
@@ -2578,6 +2779,11 @@ class _Check:
         if again.violations:
             return None
         return window
+
+
+def _stamps_differ(b: Block, pb: Block) -> bool:
+    """Do two blocks' stamps differ: their resource, or their ts when either is a read?"""
+    return b.resource != pb.resource or (b.ts != pb.ts and (b.resource is not None or pb.resource is not None))
 
 
 def _kv_map(facts: _Facts) -> dict[tuple[int, ...], dict[tuple[int, ...], int]]:
