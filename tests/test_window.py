@@ -337,6 +337,24 @@ def test_minor_versions_are_read_as_1(fmt):
     assert parse_edit(minimal(format=fmt)) == parse_edit(minimal())
 
 
+# Red team 7, s07: docs/format.md and the schema's pattern ^provgate\.edit/1(\.[0-9]+)?$ allow
+# ASCII digits only and the major version 1 as written: Unicode digits (read by \d and int())
+# and a leading zero were read as format 1 and checked.
+@pytest.mark.parametrize("fmt", ["provgate.edit/\u0661", "provgate.edit/\U0001D7D9", "provgate.edit/1.\u0663",
+                                 "provgate.edit/01", "provgate.edit/00", "provgate.edit/1.", "provgate.edit/1\n",
+                                 "provgate.edit/ 1", "provgate.edit/+1", "provgate.edit/1.0.0"])
+def test_a_format_the_schema_refuses_is_refused(fmt):
+    assert not re.fullmatch(SCHEMA["properties"]["format"]["pattern"].strip("^$"), fmt, re.ASCII)
+    err = format_error(minimal(format=fmt))
+    assert err.field == "format"
+
+
+@pytest.mark.parametrize("fmt", ["provgate.edit/1.007", "provgate.edit/1.12"])
+def test_a_minor_version_may_have_any_ascii_digits(fmt):
+    assert re.fullmatch(SCHEMA["properties"]["format"]["pattern"].strip("^$"), fmt, re.ASCII)
+    assert parse_edit(minimal(format=fmt)) == parse_edit(minimal())
+
+
 def test_a_top_level_that_is_not_an_object_is_refused():
     for text in ("[]", "5", '"edit"', "null"):
         assert format_error(text).field == "edit"

@@ -25,7 +25,10 @@ from provgate.errors import EditFormatError
 
 FORMAT = "provgate.edit/1"
 FORMAT_MAJOR = 1
-_FORMAT_RE = re.compile(r"provgate\.edit/(\d+)(?:\.\d+)?\Z")
+# ASCII digits only, and a major version without leading zeros, as the schema's pattern
+# ^provgate\.edit/1(\.[0-9]+)?$ has it (Unicode \d and int() would read "provgate.edit/\u0661"
+# and "provgate.edit/01" as 1); any other major is named as unsupported rather than unrecognised
+_FORMAT_RE = re.compile(r"provgate\.edit/(0|[1-9][0-9]*)(?:\.[0-9]+)?\Z", re.ASCII)
 
 ROLES = frozenset({"system", "user", "assistant", "tool", "summary"})
 LOSSLESS_OPERATORS = frozenset({"prune", "dedupe", "reorder", "rewrite"})
