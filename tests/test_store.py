@@ -37,6 +37,7 @@ from provgate.store import (
     SourceStore,
     default_store_path,
 )
+from conftest import IMPLEMENTATIONS, load_implementation
 from store_helpers import flip_byte_after, integrity, raw_query, snapshot
 
 CONFIG = "# service.conf\nretries=3\ntimeout_s=30\nendpoint=https://api.example.com/v2\n"
@@ -86,6 +87,39 @@ def test_bytes_bytearray_and_memoryview_content_store_the_same_source(store):
     d4 = store.put("doc:d", memoryview(b"##" + text.encode("utf-8"))[2:])
     assert d1 == d2 == d3 == d4
     assert {store.get(h) for h in "doc:a doc:b doc:c doc:d".split()} == {text}
+
+
+class _Bytes(bytes):
+    """A bytes subclass whose own methods lie about its bytes."""
+
+    def __bytes__(self):
+        return b"lie"
+
+    def __eq__(self, other):
+        return True
+
+    __hash__ = bytes.__hash__
+
+
+# Red team 7, s06: docs/store.md says bytes are valid content, and utf8_bytes copies bytes-like
+# input into bytes. A bytes subclass went through uncopied: the native UTF-8 check raised a raw
+# TypeError, the reference stored it. Both implementations now store its exact bytes.
+@pytest.mark.parametrize("which", IMPLEMENTATIONS)
+def test_a_bytes_subclass_is_copied_to_exact_bytes_natively_and_in_the_reference(mem, monkeypatch, which):
+    from provgate import _scanner
+    from provgate.text import utf8_bytes
+
+    impl = load_implementation("scanner", "_scanner_py", which)
+    monkeypatch.setattr(_scanner, "utf8_error_offset", impl.utf8_error_offset)
+    data = utf8_bytes(_Bytes(b"hi \xc3\xa9"))
+    assert type(data) is bytes and bytes.__eq__(data, b"hi \xc3\xa9")
+    assert impl.utf8_error_offset(_Bytes(b"ok")) == -1
+    assert impl.utf8_error_offset(_Bytes(b"ok\xff")) == 2
+    assert mem.put("tool:b", _Bytes(b"hi\n")) == compute_digest(b"hi\n")
+    assert mem.get_bytes("tool:b") == b"hi\n"
+    with pytest.raises(InvalidContentError, match="offset 2"):
+        mem.put("tool:bad", _Bytes(b"hi\xff"))
+    assert "tool:bad" not in mem
 
 
 def test_content_is_stored_once_per_digest(fstore, store_path):
