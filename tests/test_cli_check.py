@@ -17,6 +17,7 @@ import provgate
 import provgate.cli as cli
 from gate_helpers import blk, store_state, store_with, tool
 from provgate.store import SourceStore
+from store_helpers import row_counts
 
 ROOT = Path(__file__).resolve().parent.parent
 CONF_H, CONF = "tool:call_8841", "retries=3\ntimeout=30s\n"
@@ -249,7 +250,8 @@ def test_a_lone_surrogate_with_create_exits_2_and_creates_no_store(tmp_path, cap
 @pytest.mark.parametrize("option, field", [(["--retention-floor", "nan"], "--retention-floor"),
                                            (["--retention-floor", "2"], "--retention-floor"),
                                            (["--retention-floor", "-1"], "--retention-floor"),
-                                           (["--session="], "--session"), (["--session", "x" * 257], "--session")])
+                                           (["--session="], "--session"), (["--session", "x" * 257], "--session"),
+                                           (["--session", "a\udc80"], "--session")])
 def test_a_bad_option_exits_2_naming_it_and_creates_no_store(tmp_path, capsys, option, field):
     # red team 2, G07: these were an internal_error naming nothing, after --create made the store
     target = tmp_path / "new.sqlite3"
@@ -259,6 +261,32 @@ def test_a_bad_option_exits_2_naming_it_and_creates_no_store(tmp_path, capsys, o
     e = only_json_error(err)
     assert e["type"] == "usage" and e["field"] == field
     assert not target.exists()
+
+
+# Red team 7, s01: "exit 2 ... nothing written to the store". A --session that is not UTF-8 (argv
+# bytes reach Python as a lone surrogate) was refused only by the audit record, after the check
+# had stored the edit's inline sources and a fact table; the error named record['session'].
+@pytest.mark.parametrize("runner", ["main", "subprocess"])
+def test_a_session_that_is_not_utf8_exits_2_naming_it_before_anything_is_written(tmp_path, store_path, capsys,
+                                                                                 runner):
+    big = "".join(f"key{i}=value{i}\n" for i in range(200))  # a check of it persists a fact table
+    edit = accepted_edit()
+    edit["sources"]["tool:big"] = big
+    edit["pre"].append(tool("b3", "tool:big", big))
+    edit["post"] = [*edit["pre"][:2][::-1], tool("b3", "tool:big", big.replace("key5=value5\n", ""))]
+    edit["operator"] = "rewrite"
+    path = write(tmp_path, edit)
+    before = row_counts(store_path)
+    if runner == "main":
+        code, out, err = run_main(["check", path, "--store", store_path, "--session", "agent-\udcff"], capsys)
+    else:
+        r = subprocess.run([os.fsencode(sys.executable), b"-m", b"provgate", b"check", os.fsencode(path), b"--store",
+                            os.fsencode(store_path), b"--session", b"agent-\xff"], capture_output=True, timeout=120)
+        code, out, err = r.returncode, r.stdout.decode(), r.stderr.decode()
+    assert code == 2 and out == ""
+    e = only_json_error(err)
+    assert e["field"] == "--session" and "surrogate" in e["message"]
+    assert row_counts(store_path) == before
 
 
 def test_a_missing_input_file_exits_2(tmp_path, store_path, capsys):

@@ -926,3 +926,19 @@ def test_an_older_read_rewritten_in_place_is_kept():
 def test_the_corpus_rewrite_is_accepted_on_more_windows(tokens, seed):
     w = corpus.make_window(tokens, seed=seed)
     assert_accepted(Gate(store_with({}), audit=False).check_edit(parse_edit(corpus.rewrite_edit(w))), "lossless")
+
+
+# Red team 7, s01: "nothing half-written is left behind". Gate(store, session=...) checked only
+# the type and length of the name, so a name with a lone surrogate failed at the audit record,
+# after the check had stored its inline sources; it is refused when the gate is made, with the
+# error of every other bad session name.
+@pytest.mark.parametrize("session", ["agent-\udcff", "\ud800", "", "x" * 257, 7, "a\x00b"])
+@pytest.mark.parametrize("audit", [True, False])
+def test_a_session_name_that_cannot_be_stored_is_refused_when_the_gate_is_made(session, audit):
+    from provgate.errors import InvalidArgumentError
+
+    store = store_with({})
+    with pytest.raises(InvalidArgumentError) as info:
+        Gate(store, session=session, audit=audit)
+    assert info.value.argument == "session" and isinstance(info.value, ValueError)
+    assert list(store) == [] and list(store.iter_audit()) == []

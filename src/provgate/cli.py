@@ -95,15 +95,20 @@ def _open_store(path: str | None, *, create: bool) -> Any:
 
 
 def _cmd_check(args: argparse.Namespace) -> int:
-    from provgate.gate import Gate
+    from provgate.errors import InvalidArgumentError
+    from provgate.gate import Gate, check_session
     from provgate.window import encode_text, parse_edit
 
     if not 0.0 <= args.retention_floor <= 1.0:  # NaN fails both
         raise UsageError(f"--retention-floor must be a number in [0, 1], got {args.retention_floor!r}",
                          kind="usage", field="--retention-floor")
-    if args.session is not None and not 0 < len(args.session) <= 256:
-        raise UsageError("--session must be a non-empty name of at most 256 characters", kind="usage",
-                         field="--session")
+    if args.session is not None:
+        # before anything is read or written: a name that is not UTF-8 (argv bytes arrive as
+        # lone surrogates) could otherwise fail only at the audit record, after the check's writes
+        try:
+            check_session(args.session, "--session")
+        except InvalidArgumentError as exc:
+            raise UsageError(str(exc), kind="usage", field="--session") from None
     data = _read_input(args.edit, args.max_input_bytes)
     edit = parse_edit(data)  # everything about the input is validated before the store is opened
     for side, window in (("pre", edit.pre), ("post", edit.post)):
@@ -136,8 +141,15 @@ def _cmd_verify(args: argparse.Namespace) -> int:
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
+    from provgate.errors import InvalidArgumentError
+    from provgate.gate import check_session
     from provgate.report import run_report
 
+    for name in args.session or ():
+        try:
+            check_session(name, "--session")
+        except InvalidArgumentError as exc:
+            raise UsageError(str(exc), kind="usage", field="--session") from None
     store = _open_store(args.store, create=False)
     try:
         session = None if not args.session else (args.session[0] if len(args.session) == 1 else args.session)

@@ -66,6 +66,7 @@ from provgate._textnorm_py import (
 )
 from provgate.errors import (
     EditFormatError,
+    InvalidArgumentError,
     InvalidDigestError,
     ProvenanceInvariantError,
     StoreCorruptionError,
@@ -669,8 +670,8 @@ class Gate:
         cache_bytes: int = 256 << 20,
     ) -> None:
         _check_policy(policy)
-        if session is not None and (not isinstance(session, str) or not session or len(session) > 256):
-            raise ValueError("session must be a non-empty str of at most 256 characters")
+        if session is not None:
+            check_session(session)
         # groups this gate's cycles in the audit log, for the session report
         self.session = session or uuid.uuid4().hex
         _check_floor(retention_floor)
@@ -1150,6 +1151,29 @@ class Gate:
                 if handles and (keep or name in known):
                     self._marker_handles[name] = handles
         return out
+
+
+MAX_SESSION_CHARS = 256
+
+
+def check_session(session: Any, argument: str = "session") -> str:
+    """``session`` if it can name a session in the audit log: a non-empty str of at most 256
+    characters that encodes as UTF-8 (no lone surrogate: a name read from a non-UTF-8 argv or
+    file name arrives as one), without NUL; else InvalidArgumentError naming ``argument``.
+    Checked when the gate is made, so a check never writes a source or a fact table and then
+    fails on the audit record."""
+    if not isinstance(session, str) or not session or len(session) > MAX_SESSION_CHARS:
+        raise InvalidArgumentError(f"{argument} must be a non-empty str of at most {MAX_SESSION_CHARS} characters",
+                                   argument=argument)
+    try:
+        session.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise InvalidArgumentError(f"{argument} contains a lone surrogate U+{ord(session[exc.start]):04X} at index "
+                                   f"{exc.start}; a session name must be valid Unicode (UTF-8)",
+                                   argument=argument) from None
+    if "\x00" in session:
+        raise InvalidArgumentError(f"{argument} contains a NUL character", argument=argument)
+    return session
 
 
 @functools.lru_cache(maxsize=1 << 14)
