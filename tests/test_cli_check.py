@@ -289,6 +289,46 @@ def test_a_session_that_is_not_utf8_exits_2_naming_it_before_anything_is_written
     assert row_counts(store_path) == before
 
 
+# Red team 7, s08: ordinary mistakes are unusable input naming the option, not the "internal
+# error" kept for bugs: --store naming a directory, a device or nothing at all ("" used to fall
+# back to $PROVGATE_STORE or the default store), and --max-input-bytes out of range.
+@pytest.mark.parametrize("command", ["check", "verify", "report"])
+@pytest.mark.parametrize("store", ["directory", os.devnull, ""])
+def test_a_store_option_that_names_no_store_file_exits_2_naming_it(tmp_path, store_path, capsys, monkeypatch,
+                                                                 command, store):
+    if store == "directory":
+        store = tmp_path / "adir"
+        store.mkdir()
+    monkeypatch.setenv("PROVGATE_STORE", str(store_path))  # "" must not fall back to it
+    before = row_counts(store_path)
+    argv = {"check": ["check", write(tmp_path, accepted_edit())], "verify": ["verify", write(tmp_path, "hi\n", "a.txt")],
+            "report": ["report"]}[command]
+    code, out, err = run_main([*argv, "--store", store, *(["--create"] if command == "check" else [])], capsys)
+    assert code == 2 and out == ""
+    e = only_json_error(err)
+    assert e["field"] == "--store" and e["type"] != "internal_error", e
+    assert row_counts(store_path) == before
+
+
+@pytest.mark.parametrize("command", ["check", "verify"])
+@pytest.mark.parametrize("value", ["-1", str(sys.maxsize), "9" * 25])
+def test_a_max_input_bytes_out_of_range_exits_2_naming_it(tmp_path, store_path, capsys, command, value):
+    before = row_counts(store_path)
+    path = write(tmp_path, accepted_edit()) if command == "check" else write(tmp_path, "hi\n", "a.txt")
+    code, out, err = run_main([command, path, "--store", store_path, "--max-input-bytes", value], capsys)
+    assert code == 2 and out == ""
+    e = only_json_error(err)
+    assert e["field"] == "--max-input-bytes" and e["type"] == "usage", e
+    assert row_counts(store_path) == before
+
+
+def test_a_large_max_input_bytes_reads_only_what_there_is(tmp_path, store_path, capsys):
+    # a read of max_input_bytes + 1 at once allocated it up front: 1 TiB was a MemoryError
+    code, out, err = run_main(["check", write(tmp_path, accepted_edit()), "--store", store_path,
+                               "--max-input-bytes", 1 << 40], capsys)
+    assert code == 0, err
+
+
 def test_a_missing_input_file_exits_2(tmp_path, store_path, capsys):
     before = state(store_path)
     code, out, err = run_main(["check", tmp_path / "absent.json", "--store", store_path], capsys)

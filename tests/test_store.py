@@ -449,6 +449,27 @@ def test_missing_directory_is_an_error_not_a_surprise_mkdir(tmp_path):
     assert not (tmp_path / "no").exists()
 
 
+# Red team 7, s08: every error provgate raises derives from ProvgateError (docs/store.md: an
+# explicit path names a store file). A directory raised a raw sqlite3.OperationalError, and
+# /dev/null a "disk I/O error" after SQLite had tried to write a schema into it.
+@pytest.mark.parametrize("what", ["directory", "device", "fifo"])
+def test_a_path_that_cannot_hold_a_store_is_an_invalid_argument(tmp_path, what):
+    if what == "directory":
+        path = tmp_path / "adir"
+        path.mkdir()
+    elif what == "device":
+        path = Path(os.devnull)
+    else:
+        if not hasattr(os, "mkfifo"):
+            pytest.skip("no FIFOs here")
+        path = tmp_path / "fifo"
+        os.mkfifo(path)
+    with pytest.raises(InvalidArgumentError, match="directory|not a regular file") as info:
+        SourceStore(path)
+    assert info.value.argument == "path"
+    assert list(tmp_path.iterdir()) == ([path] if what != "device" else [])
+
+
 def test_schema_tables_refuse_update_and_delete(fstore, store_path):
     fstore.put("tool:a", "A")
     fstore.append_audit({"x": 1})

@@ -36,6 +36,7 @@ import numbers
 import os
 import random
 import sqlite3
+import stat
 import threading
 import time
 import weakref
@@ -104,6 +105,7 @@ _INFO = ("SELECT s.handle, s.seq, s.digest, c.size, s.kind, s.ts FROM sources s 
 _SQLITE_BUSY = 5
 _SQLITE_LOCKED = 6
 _SQLITE_CORRUPT = 11
+_SQLITE_CANTOPEN = 14
 _SQLITE_NOTADB = 26
 
 _SCHEMA_V1: tuple[str, ...] = (
@@ -951,6 +953,19 @@ class SourceStore:
         parent = os.path.dirname(os.path.abspath(path))
         if not os.path.isdir(parent):
             raise FileNotFoundError(f"the directory of the store {path!r} does not exist: {parent}")
+        try:
+            mode = os.stat(path).st_mode
+        except FileNotFoundError:
+            return path  # a new store (or a dangling symlink, which SQLite refuses: _connect)
+        except OSError as exc:
+            raise InvalidArgumentError(f"path {path!r} cannot be examined: {exc.strerror or exc}",
+                                       argument="path") from None
+        if stat.S_ISDIR(mode):
+            raise InvalidArgumentError(f"path {path!r} is a directory, not a store file", argument="path")
+        if not stat.S_ISREG(mode):
+            # /dev/null would take the schema and lose it; a FIFO would block
+            raise InvalidArgumentError(f"path {path!r} is not a regular file (a device, FIFO or socket cannot "
+                                       "hold a store)", argument="path")
         return path
 
     def _connect(self) -> sqlite3.Connection:
@@ -962,7 +977,7 @@ class SourceStore:
                 check_same_thread=False,  # close() may run on another thread; use stays per thread
             )
         except sqlite3.Error as exc:
-            raise self._translate(exc) from exc
+            raise self._translate_open(exc) from exc
         try:
             raw.execute("PRAGMA foreign_keys = ON")
             raw.execute("PRAGMA trusted_schema = OFF")
@@ -986,11 +1001,19 @@ class SourceStore:
                 self._schema_ready = True
         except sqlite3.Error as exc:
             raw.close()
-            raise self._translate(exc) from exc
+            raise self._translate_open(exc) from exc
         except BaseException:
             raw.close()
             raise
         return raw
+
+    def _translate_open(self, exc: sqlite3.Error) -> Exception:
+        """``_translate``, and a file SQLite cannot open (SQLITE_CANTOPEN: no permission, a
+        dangling symlink, a path that became a directory) is the path's fault."""
+        code = getattr(exc, "sqlite_errorcode", None)
+        if isinstance(code, int) and code & 0xFF == _SQLITE_CANTOPEN:
+            return InvalidArgumentError(f"cannot open the store file {self._path!r} ({exc})", argument="path")
+        return self._translate(exc)
 
     def _check_is_ours(self, conn: sqlite3.Connection) -> bool:
         """Whether the file already holds the current schema; raise if it is not a provgate
