@@ -942,3 +942,30 @@ def test_a_session_name_that_cannot_be_stored_is_refused_when_the_gate_is_made(s
         Gate(store, session=session, audit=audit)
     assert info.value.argument == "session" and isinstance(info.value, ValueError)
     assert list(store) == [] and list(store.iter_audit()) == []
+
+
+# Red team 7, s04: a pointer with a negative start (data[-22:9] is data[0:9]) was accepted and
+# audit-logged when made in Python. Its checks are the JSON form's, wherever it comes from, and
+# an edit refused for one writes nothing.
+@pytest.mark.parametrize("start", [-22, True, 0.0])
+def test_a_python_pointer_json_would_refuse_never_reaches_the_gate(start):
+    import blake3
+
+    from provgate.errors import EditFormatError
+    from provgate.window import Citation
+
+    text = "retries=3\ntimeout=30s\n"
+    store = store_with({"tool:call_8841": text})
+    pre = [tool("b1", "tool:call_8841", text), blk("b2", "assistant", "The client retries 3 times [src:call_8841].\n")]
+    span = "blake3:" + blake3.blake3(text.encode()[0:9]).hexdigest()
+    with pytest.raises(EditFormatError) as made:
+        Citation("b1", "tool:call_8841", start, 9, span)
+    assert made.value.field == "citation.start"
+    with pytest.raises(EditFormatError) as checked:
+        Gate(store).check(pre, pre[::-1], operator="reorder",
+                          pointers=[{"block": "b1", "handle": "tool:call_8841", "start": start, "end": 9, "hash": span}])
+    assert checked.value.field == "pointers[0].start"
+    with pytest.raises(EditFormatError) as edge:
+        Gate(store).check(pre, pre[::-1], operator="reorder", supersedes=[(5, None)])
+    assert edge.value.field == "supersedes[0].block"
+    assert list(store.iter_audit()) == []
