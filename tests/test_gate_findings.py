@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 import provgate.gate as gate_module
 from gate_helpers import assert_accepted, blk, comparable, find, gate_for, record_extractions, store_with, tool
 from provgate.gate import Gate
+from provgate.store import SourceStore
 from provgate.window import parse_edit
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
@@ -969,3 +970,50 @@ def test_a_python_pointer_json_would_refuse_never_reaches_the_gate(start):
         Gate(store).check(pre, pre[::-1], operator="reorder", supersedes=[(5, None)])
     assert edge.value.field == "supersedes[0].block"
     assert list(store.iter_audit()) == []
+
+
+# Red team 7, s02: Gate._ingest is "all-or-nothing with respect to bad input", and an exit 2 of
+# provgate check writes nothing. Inline sources went in one put (one transaction) each, after
+# checking only encodings and conflicts: a source over the store's max_content_bytes, or one the
+# store refused inside its transaction, left the sources before it stored. Now every source is
+# checked first, the error names sources['HANDLE'], and the new ones go in in one transaction.
+@pytest.mark.parametrize("case", ["over-the-limit", "store-refuses-in-its-transaction", "conflict"])
+def test_inline_sources_are_ingested_all_or_nothing(tmp_path, monkeypatch, case):
+    from provgate.errors import EditFormatError, HandleConflictError, LimitExceededError
+    from store_helpers import row_counts
+
+    path = tmp_path / "store.sqlite3"
+    text = "retries=3\ntimeout=30s\n"
+    with SourceStore(path) as store:
+        store.put("tool:kept", "kept\n")
+        Gate(store).check([tool("k", "tool:kept", "kept\n")], [tool("k", "tool:kept", "kept\n")], operator="reorder")
+    before = row_counts(path)
+    pre = [tool("b1", "tool:call_8841", text), blk("b2", "assistant", "The client retries 3 times [src:call_8841].\n")]
+    sources = {"tool:a_small": "small\n", "tool:call_8841": text}
+    if case == "over-the-limit":
+        sources["tool:z_big"] = "y" * 65
+        exc, field = LimitExceededError, "sources['tool:z_big']"
+    elif case == "conflict":
+        sources["tool:kept"] = "changed\n"
+        exc, field = EditFormatError, "sources['tool:kept']"
+    else:
+        # another writer stores tool:z first, with other content, after the gate's checks: the
+        # store refuses it inside the transaction that already holds the sources before it
+        sources["tool:z"] = "mine\n"
+        real = SourceStore.put_many
+
+        def racing(self, batch, **kw):
+            with SourceStore(path) as other:
+                other.put("tool:z", "theirs\n")
+            return real(self, batch, **kw)
+
+        monkeypatch.setattr(SourceStore, "put_many", racing)
+        exc, field = HandleConflictError, None
+        before = dict(before, content=before["content"] + 1, sources=before["sources"] + 1)
+    edit = parse_edit({"operator": "reorder", "pre": pre, "post": pre[::-1], "sources": sources})
+    with SourceStore(path, max_content_bytes=64) as store:
+        with pytest.raises(exc) as info:
+            Gate(store).check_edit(edit)
+        assert getattr(info.value, "field", None) == field
+        assert field is None or str(info.value).startswith(field + ":")
+    assert row_counts(path) == before

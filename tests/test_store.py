@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import sqlite3
 import threading
 from pathlib import Path
@@ -38,7 +39,7 @@ from provgate.store import (
     default_store_path,
 )
 from conftest import IMPLEMENTATIONS, load_implementation
-from store_helpers import flip_byte_after, integrity, raw_query, snapshot
+from store_helpers import flip_byte_after, integrity, raw_query, row_counts, snapshot
 
 CONFIG = "# service.conf\nretries=3\ntimeout_s=30\nendpoint=https://api.example.com/v2\n"
 
@@ -468,6 +469,60 @@ def test_a_path_that_cannot_hold_a_store_is_an_invalid_argument(tmp_path, what):
         SourceStore(path)
     assert info.value.argument == "path"
     assert list(tmp_path.iterdir()) == ([path] if what != "device" else [])
+
+
+# Red team 7, s02: an edit's inline sources went in one put (one transaction) each, so a source
+# refused later left the earlier ones stored. put_many checks every source first and writes
+# them in one transaction: all of them, or (whatever refuses one) none.
+def test_put_many_stores_every_source_in_one_transaction(fstore, store_path):
+    fstore.put("tool:old", "old\n")
+    digests = fstore.put_many({"tool:a": "A\n", "tool:b": b"B\n", "tool:old": "old\n", "tool:a2": "A\n"}, kind="doc")
+    assert digests == {h: compute_digest(t) for h, t in
+                       (("tool:a", b"A\n"), ("tool:b", b"B\n"), ("tool:old", b"old\n"), ("tool:a2", b"A\n"))}
+    assert fstore.get_many(["tool:a", "tool:b", "tool:a2"]) == {"tool:a": "A\n", "tool:b": "B\n", "tool:a2": "A\n"}
+    assert fstore.info("tool:b").kind == "doc" and fstore.info("tool:old").kind is None
+    assert fstore.put_many([("tool:c", "C")]) == {"tool:c": compute_digest(b"C")}
+    assert fstore.put_many({}) == {}
+    assert row_counts(store_path)["content"] == 4
+
+
+def _put_many_refusals(store_path):
+    yield "over-the-limit", {"tool:a": "A", "tool:big": "x" * 65}, LimitExceededError, "content of 'tool:big'"
+    yield "not-utf8", {"tool:a": "A", "tool:bad": b"\xff"}, InvalidContentError, "content of 'tool:bad'"
+    yield "surrogate", {"tool:a": "A", "tool:bad": "\udc80"}, InvalidContentError, "content of 'tool:bad'"
+    yield "bad-handle", {"tool:a": "A", "tool:\x00": "x"}, InvalidHandleError, "NUL"
+    yield "not-content", {"tool:a": "A", "tool:bad": 5}, InvalidContentError, "content of 'tool:bad'"
+    yield "twice-in-the-batch", [("tool:a", "A"), ("tool:a", "B")], HandleConflictError, "given twice"
+    yield "stored-conflict", {"tool:a": "A", "tool:kept": "other"}, HandleConflictError, "'tool:kept' already holds"
+    yield "not-pairs", [("tool:a", "A", "x")], InvalidArgumentError, "pair"
+    yield "a-str", "tool:a", InvalidArgumentError, "mapping"
+
+
+@pytest.mark.parametrize("name", [n for n, *_ in _put_many_refusals(None)])
+def test_put_many_refused_for_one_source_writes_none(store_path, name):
+    _, sources, exc, words = next(r for r in _put_many_refusals(store_path) if r[0] == name)
+    with SourceStore(store_path, max_content_bytes=64) as s:
+        s.put("tool:kept", "kept\n")
+        before = row_counts(store_path)
+        with pytest.raises(exc, match=re.escape(words)):
+            s.put_many(sources)
+        assert row_counts(store_path) == before and list(s) == ["tool:kept"]
+
+
+def test_put_many_onto_damaged_content_writes_none(store_path):
+    # the last source deduplicates onto a stored row whose bytes are damaged: found inside the
+    # transaction, after the first source was inserted, and rolled back with it
+    marker = b"DAMAGED-ROW-"
+    text = marker.decode() + "retries=3\n"
+    with SourceStore(store_path) as s:
+        s.put("tool:kept", text)
+    flip_byte_after(store_path, marker, skip=len(marker) + 8)
+    before = row_counts(store_path)
+    with SourceStore(store_path) as s:
+        with pytest.raises(StoreCorruptionError, match="tool:copy"):
+            s.put_many({"tool:new": "fresh\n", "tool:copy": text})
+        assert list(s) == ["tool:kept"]
+    assert row_counts(store_path) == before
 
 
 def test_schema_tables_refuse_update_and_delete(fstore, store_path):

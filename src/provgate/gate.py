@@ -68,6 +68,8 @@ from provgate.errors import (
     EditFormatError,
     InvalidArgumentError,
     InvalidDigestError,
+    InvalidHandleError,
+    LimitExceededError,
     ProvenanceInvariantError,
     StoreCorruptionError,
     UnknownHandleError,
@@ -81,7 +83,7 @@ from provgate.facts import (
     fingerprint_kv_keys,
 )
 from provgate.fingerprints import EMPTY, FingerprintSet
-from provgate.handles import block_text_handle
+from provgate.handles import block_text_handle, check_handle
 from provgate.verdict import Verdict, Violation
 from provgate.window import (
     LOSSLESS_OPERATORS,
@@ -821,19 +823,32 @@ class Gate:
         return verdict.window
 
     def _ingest(self, sources: Mapping[str, str]) -> None:
-        """Put an edit's inline sources; all-or-nothing with respect to bad input."""
-        new: list[tuple[str, str]] = []
+        """Put an edit's inline sources, all or nothing: every source is checked first (its
+        handle, its encoding, its size against the store's limit, a conflict with what the store
+        holds), each error naming the field ``sources['HANDLE']``, and then the new ones are
+        written in one store transaction (``SourceStore.put_many``), which the store rolls back
+        whole if it refuses any of them."""
+        limit = self.store.max_content_bytes
+        new: dict[str, bytes] = {}
         for handle, text in sources.items():
-            data = encode_text(text, f"sources[{handle!r}]")
+            field = f"sources[{handle!r}]"
+            try:
+                check_handle(handle)
+            except InvalidHandleError as exc:
+                raise EditFormatError(f"{field}: {exc}", field=field) from None
+            data = encode_text(text, field)
+            if len(data) > limit:
+                raise LimitExceededError(f"{field}: the source is {len(data)} bytes as UTF-8; the store's limit is "
+                                         f"{limit} bytes (max_content_bytes)", field=field)
             known = self.handle_digest(handle)
             if known is None:
-                new.append((handle, text))
+                new[handle] = data
             elif not _digests.digests_equal(known, _digests.compute_digest(data)):
                 raise EditFormatError(
-                    f"sources[{handle!r}]: the store already holds different content for this handle "
-                    f"({known}); handles are immutable", field=f"sources[{handle!r}]")
-        for handle, text in new:
-            self.store.put(handle, text)
+                    f"{field}: the store already holds different content for this handle "
+                    f"({known}); handles are immutable", field=field)
+        if new:
+            self.store.put_many(new)
 
     # -- session state --------------------------------------------------------------------------
 

@@ -328,29 +328,81 @@ class SourceStore:
         kind = _check_short_text(kind, "kind", MAX_KIND_BYTES, optional=True)
         ts = _check_ts(ts)
         digest = compute_digest(data)  # outside the write lock: hashing needs no lock
+        return self._write(lambda conn: self._insert_source(conn, handle, digest, data, kind, ts))
 
-        def txn(conn: sqlite3.Connection) -> str:
-            row = conn.execute("SELECT digest FROM sources WHERE handle = ?", (handle,)).fetchone()
-            if row is not None:
-                if row[0] == digest:
-                    return digest
-                raise HandleConflictError(
-                    f"handle {handle!r} already holds {row[0]}; refusing different content {digest} "
-                    "(handles are immutable: put the new content under a new handle)"
-                )
-            existing = conn.execute("SELECT size, body FROM content WHERE digest = ?", (digest,)).fetchone()
-            if existing is None:
-                conn.execute("INSERT INTO content (digest, size, body) VALUES (?, ?, ?)", (digest, len(data), data))
-            else:
-                # Deduplicated: this put will be served by bytes already on disk, so they must be
-                # intact, or the put would be acknowledged onto corrupt data.
-                self._check_body(f"content {digest}", digest, existing[0], existing[1])
-            conn.execute(
-                "INSERT INTO sources (handle, digest, kind, ts) VALUES (?, ?, ?, ?)", (handle, digest, kind, ts)
+    def put_many(
+        self,
+        sources: Mapping[str, str | bytes] | Iterable[tuple[str, str | bytes]],
+        *,
+        kind: str | None = None,
+        ts: float | None = None,
+    ) -> dict[str, str]:
+        """Store several sources in ONE transaction, all of them or none; ``{handle: digest}``
+        in the order given.
+
+        Every handle and content is checked (as :meth:`put` checks them; an error names the
+        handle) and hashed before the write lock is taken; the same handle twice in the batch
+        with different content is a :class:`HandleConflictError` there too. A conflict with a
+        stored handle, or a deduplicated content row found damaged, rolls the whole batch back.
+        Durable like ``put``: when it returns, every source is on disk (one commit, one fsync).
+        ``kind`` and ``ts`` apply to every source of the batch."""
+        if isinstance(sources, Mapping):
+            items = list(sources.items())
+        elif isinstance(sources, (str, bytes, bytearray, memoryview)):
+            raise InvalidArgumentError("sources must be a mapping of handle to content, or (handle, content) "
+                                       f"pairs, not {type(sources).__name__}", argument="sources")
+        else:
+            try:
+                items = [tuple(pair) for pair in sources]
+            except TypeError:
+                raise InvalidArgumentError("sources must be a mapping of handle to content, or (handle, content) "
+                                           f"pairs, not {type(sources).__name__}", argument="sources") from None
+            for i, pair in enumerate(items):
+                if len(pair) != 2:
+                    raise InvalidArgumentError(f"sources[{i}] must be a (handle, content) pair, not {len(pair)} items",
+                                               argument="sources")
+        kind = _check_short_text(kind, "kind", MAX_KIND_BYTES, optional=True)
+        ts = _check_ts(ts)
+        rows: dict[str, tuple[str, bytes]] = {}
+        for handle, content in items:
+            handle = check_handle(handle)
+            try:
+                data = self._content_bytes(content)
+            except (InvalidContentError, LimitExceededError) as exc:
+                raise type(exc)(f"content of {handle!r}: {exc}") from None
+            digest = compute_digest(data)
+            first = rows.setdefault(handle, (digest, data))
+            if first[0] != digest:
+                raise HandleConflictError(f"handle {handle!r} is given twice, with {first[0]} and {digest} "
+                                          "(handles are immutable)")
+
+        def txn(conn: sqlite3.Connection) -> dict[str, str]:
+            return {h: self._insert_source(conn, h, d, data, kind, ts) for h, (d, data) in rows.items()}
+
+        return self._write(txn) if rows else {}
+
+    def _insert_source(self, conn: sqlite3.Connection, handle: str, digest: str, data: bytes, kind: str | None,
+                       ts: float | None) -> str:
+        """One put, inside the caller's write transaction."""
+        row = conn.execute("SELECT digest FROM sources WHERE handle = ?", (handle,)).fetchone()
+        if row is not None:
+            if row[0] == digest:
+                return digest
+            raise HandleConflictError(
+                f"handle {handle!r} already holds {row[0]}; refusing different content {digest} "
+                "(handles are immutable: put the new content under a new handle)"
             )
-            return digest
-
-        return self._write(txn)
+        existing = conn.execute("SELECT size, body FROM content WHERE digest = ?", (digest,)).fetchone()
+        if existing is None:
+            conn.execute("INSERT INTO content (digest, size, body) VALUES (?, ?, ?)", (digest, len(data), data))
+        else:
+            # Deduplicated: this put will be served by bytes already on disk, so they must be
+            # intact, or the put would be acknowledged onto corrupt data.
+            self._check_body(f"content {digest} (for {handle!r})", digest, existing[0], existing[1])
+        conn.execute(
+            "INSERT INTO sources (handle, digest, kind, ts) VALUES (?, ?, ?, ?)", (handle, digest, kind, ts)
+        )
+        return digest
 
     def get(self, handle: str) -> str:
         """The text stored under ``handle``, re-hashed on read."""
