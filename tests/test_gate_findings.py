@@ -1017,3 +1017,59 @@ def test_inline_sources_are_ingested_all_or_nothing(tmp_path, monkeypatch, case)
         assert getattr(info.value, "field", None) == field
         assert field is None or str(info.value).startswith(field + ":")
     assert row_counts(path) == before
+
+
+# Red team 7, s03: docs/gate.md "the gate never vouches for a source the store cannot return";
+# I3: an eviction record names a source that resolves in the durable store. An evict edit
+# dropping a block that held part of a source whose stored bytes are damaged was judged from
+# digests alone and accepted: the agent would drop its last good copy. Every source an edit
+# evicts or supersedes is now confirmed intact first (StoreCorruptionError, as reading it
+# does), reading only the sources the gate has not seen intact, in one store read.
+@pytest.mark.parametrize("how", ["evicted", "superseded"])
+def test_an_edit_dropping_a_source_whose_stored_bytes_are_damaged_raises(tmp_path, how):
+    from provgate.errors import StoreCorruptionError
+    from store_helpers import flip_byte_after
+
+    path = tmp_path / "s.sqlite3"
+    text = "retries=3\ntimeout=30s\nzqxjk_unique_marker\n"
+    newer = "retries=3\ntimeout=45s\n"
+    with SourceStore(path) as s:
+        s.put("tool:call_8841", text)
+        s.put("tool:call_9000", newer)
+    cite = blk("b2", "assistant", "The client retries 3 times [src:call_8841].\n")
+    part = tool("b1", "tool:call_8841", "retries=3\n")  # part of the tool output, not a copy
+    if how == "superseded":
+        pre = [part, tool("b3", "tool:call_9000", newer)]
+        post = pre[1:]
+        kw = {"operator": "prune", "supersedes": [{"block": "b3", "handle": "tool:call_8841"}]}
+    else:
+        pre, post, kw = [part, cite], [cite], {"operator": "evict", "evicted": ["tool:call_8841"]}
+    with SourceStore(path) as s:
+        assert Gate(s, audit=False).check(pre, post, **kw).accepted  # intact: accepted
+    flip_byte_after(path, b"zqxjk_unique_marker", skip=2)
+    with SourceStore(path) as s:
+        with pytest.raises(StoreCorruptionError, match="tool:call_8841"):
+            Gate(s).check(pre, post, **kw)
+        assert list(s.iter_audit()) == []
+
+
+def test_a_session_confirms_each_dropped_source_once_in_one_read(tmp_path, monkeypatch):
+    texts = {f"tool:c{i}": f"part {i} of the log\nvalue_{i}=1\n" for i in range(4)}
+    store = store_with(texts, tmp_path / "s.sqlite3")
+    reads: list[list[str]] = []
+    real = SourceStore.get_bytes_many
+    monkeypatch.setattr(SourceStore, "get_bytes_many", lambda self, hs, **kw: reads.append(list(hs)) or real(self, hs, **kw))
+    gate = Gate(store, audit=False)
+    pre = [tool(f"b{i}", h, t.splitlines(keepends=True)[0]) for i, (h, t) in enumerate(texts.items())]
+    keep = [blk("a", "assistant", "Done.\n")]
+    v = gate.check([*pre, *keep], [pre[0], *keep], operator="evict", evicted=["tool:c1", "tool:c2", "tool:c3"])
+    assert v.accepted, v.summary()
+    assert reads == [["tool:c1", "tool:c2", "tool:c3"]]
+    v = gate.check([*pre, *keep], [*keep], operator="evict", evicted=["tool:c0", "tool:c1", "tool:c2", "tool:c3"])
+    assert v.accepted, v.summary()
+    assert reads == [["tool:c1", "tool:c2", "tool:c3"], ["tool:c0"]]
+    # a verbatim copy was compared with the store's bytes when its facts were read: not read again
+    whole = [tool("w", "tool:c0", texts["tool:c0"]), *keep]
+    fresh = Gate(store, audit=False)
+    assert fresh.check(whole, keep, operator="evict", evicted=["tool:c0"]).accepted
+    assert len(reads) == 2

@@ -525,6 +525,24 @@ def test_put_many_onto_damaged_content_writes_none(store_path):
     assert row_counts(store_path) == before
 
 
+# Red team 7, s03: the gate confirms the sources an edit evicts or supersedes with one verified
+# read of many (get_bytes_many: get_many's bytes, re-hashed, a damaged one named).
+def test_get_bytes_many_reads_verified_bytes_and_names_a_damaged_one(store_path):
+    marker = b"BYTES-MANY-"
+    with SourceStore(store_path) as s:
+        s.put("tool:a", marker.decode() + "retries=3\n")
+        s.put("tool:b", "caf\u00e9\n")
+        assert s.get_bytes_many(["tool:b", "tool:a"]) == {"tool:b": "caf\u00e9\n".encode(),
+                                                         "tool:a": marker + b"retries=3\n"}
+        assert s.get_bytes_many(["tool:b", "tool:x"], missing="skip") == {"tool:b": "caf\u00e9\n".encode()}
+        with pytest.raises(UnknownHandleError, match="tool:x"):
+            s.get_bytes_many(["tool:x"])
+    flip_byte_after(store_path, marker, skip=len(marker) + 8)
+    with SourceStore(store_path) as s:
+        with pytest.raises(StoreCorruptionError, match="'tool:a'"):
+            s.get_bytes_many(["tool:b", "tool:a"])
+
+
 def test_schema_tables_refuse_update_and_delete(fstore, store_path):
     fstore.put("tool:a", "A")
     fstore.append_audit({"x": 1})

@@ -686,6 +686,10 @@ class Gate:
         self._source_bytes = _Cache(cache_bytes // 2)
         self._handle_digest: dict[str, str] = {}  # handles are immutable: a hit never goes stale
         self._handle_key: dict[str, bytes] = {}  # the same, as raw digest bytes (the facts cache key)
+        # the content digests whose stored bytes this gate has seen intact (compared with a
+        # block's bytes, or read and re-hashed): an eviction or supersession of their sources is
+        # vouched for without reading them again (confirm_intact)
+        self._intact: set[str] = set()
         self._marker_handles: dict[str, tuple[str, ...]] = {}
         # the newest source the marker resolutions above have been checked against, and a count
         # of the times newer sources changed what one of them cites (sides record at which count
@@ -1046,6 +1050,7 @@ class Gate:
         raws = [pending.get(d) or block.text.encode("utf-8") for d, block in zip(digests, blocks)]
         for hexdigest in self.store.unmatched_contents(dict(zip(hexes, raws))):
             self.store.get_bytes(handles[hexes.index(hexdigest)])  # raises StoreCorruptionError
+        self._intact.update(hexes)  # every stored copy is exactly a block's bytes, or verified
         # (a damaged cache entry is left out: recomputed and overwritten, never trusted)
         blobs = self.store.get_cached_facts_many(hexes, _CACHE_VERSION)
         return [self._table_from_cache(hexdigest, raw, blobs.get(hexdigest), d)
@@ -1090,9 +1095,36 @@ class Gate:
             # (it was scanned from bytes with that digest, or verified against it on load)
             digest = self.handle_digest(handle)
             known = None if digest is None else self._facts.get(_digest_key(digest))
-            data = known.table.data if known is not None else self.store.get_bytes(handle)
+            if known is not None:
+                data = known.table.data
+            else:
+                data = self.store.get_bytes(handle)  # re-hashed: the stored copy is intact
+                if digest is not None:
+                    self._intact.add(digest)
             self._source_bytes.put(handle, data, 64)
         return data
+
+    def confirm_intact(self, handles: Iterable[str]) -> None:
+        """Raise StoreCorruptionError, as reading them does, unless the stored bytes of every
+        one of ``handles`` that resolves are intact: an eviction record or a supersession edge
+        lets the agent drop its copy of a source, so the gate vouches for one only when the
+        store can return it. A source whose bytes this gate has seen intact (compared with a
+        block's bytes, read and re-hashed) is not read again; the others are read and re-hashed
+        in one store read, one handle per content digest. Unknown handles are I3's to report."""
+        todo: dict[str, str] = {}  # digest -> a handle of it
+        intact = self._intact
+        for handle in handles:
+            digest = self.handle_digest(handle)
+            if digest is not None and digest not in intact:
+                todo.setdefault(digest, handle)
+        if not todo:
+            return
+        found = self.store.get_bytes_many(list(todo.values()), missing="skip")  # raises StoreCorruptionError
+        for digest, handle in todo.items():
+            data = found.get(handle)
+            if data is not None:
+                intact.add(digest)
+                self._source_bytes.put(handle, data, 64)  # P reads them for a pointer into it
 
     def source_facts(self, handle: str) -> _Facts | None:
         key = self._handle_key.get(handle)
@@ -1626,6 +1658,13 @@ class _Check:
             unresolved = [h for h in todo if h not in gate._handle_digest]
         else:
             unresolved = [h for h in todo if gate.handle_digest(h) is None]
+        # an eviction record or a supersession edge lets the agent drop its copy of a source:
+        # only for a source the store can still return (StoreCorruptionError otherwise)
+        dropped = [e for e in edit.evicted if e in refs]
+        dropped.extend(s.handle for s in edit.supersedes)
+        if dropped:
+            gone = set(unresolved)
+            gate.confirm_intact([h for h in dropped if h not in gone])
         report = self.reportable(unresolved)  # the rest only counted: each would cost a pass over post
         places = self._where_referenced(report)
         for handle in report:
