@@ -519,7 +519,7 @@ def test_put_many_onto_damaged_content_writes_none(store_path):
     flip_byte_after(store_path, marker, skip=len(marker) + 8)
     before = row_counts(store_path)
     with SourceStore(store_path) as s:
-        with pytest.raises(StoreCorruptionError, match="tool:copy"):
+        with pytest.raises(StoreCorruptionError, match="tool:copy"):  # noqa: SIM117 - the store is read after
             s.put_many({"tool:new": "fresh\n", "tool:copy": text})
         assert list(s) == ["tool:kept"]
     assert row_counts(store_path) == before
