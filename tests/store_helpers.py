@@ -27,6 +27,11 @@ def raw_query(path: str | Path, sql: str, params: tuple = ()) -> list[tuple]:
         conn.close()
 
 
+def row_counts(path: str | Path) -> dict[str, int]:
+    """The rows of every table of a store file: a failed operation must leave them as they were."""
+    return {t: raw_query(path, f"SELECT count(*) FROM {t}")[0][0] for t in ("content", "sources", "audit", "fact_cache")}
+
+
 def integrity(path: str | Path) -> list[str]:
     return [row[0] for row in raw_query(path, "PRAGMA integrity_check")]
 

@@ -17,6 +17,7 @@ import provgate
 import provgate.cli as cli
 from gate_helpers import blk, store_state, store_with, tool
 from provgate.store import SourceStore
+from store_helpers import row_counts
 
 ROOT = Path(__file__).resolve().parent.parent
 CONF_H, CONF = "tool:call_8841", "retries=3\ntimeout=30s\n"
@@ -249,7 +250,8 @@ def test_a_lone_surrogate_with_create_exits_2_and_creates_no_store(tmp_path, cap
 @pytest.mark.parametrize("option, field", [(["--retention-floor", "nan"], "--retention-floor"),
                                            (["--retention-floor", "2"], "--retention-floor"),
                                            (["--retention-floor", "-1"], "--retention-floor"),
-                                           (["--session="], "--session"), (["--session", "x" * 257], "--session")])
+                                           (["--session="], "--session"), (["--session", "x" * 257], "--session"),
+                                           (["--session", "a\udc80"], "--session")])
 def test_a_bad_option_exits_2_naming_it_and_creates_no_store(tmp_path, capsys, option, field):
     # red team 2, G07: these were an internal_error naming nothing, after --create made the store
     target = tmp_path / "new.sqlite3"
@@ -259,6 +261,73 @@ def test_a_bad_option_exits_2_naming_it_and_creates_no_store(tmp_path, capsys, o
     e = only_json_error(err)
     assert e["type"] == "usage" and e["field"] == field
     assert not target.exists()
+
+
+# Red team 7, s01: "exit 2 ... nothing written to the store". A --session that is not UTF-8 (argv
+# bytes reach Python as a lone surrogate) was refused only by the audit record, after the check
+# had stored the edit's inline sources and a fact table; the error named record['session'].
+@pytest.mark.parametrize("runner", ["main", "subprocess"])
+def test_a_session_that_is_not_utf8_exits_2_naming_it_before_anything_is_written(tmp_path, store_path, capsys,
+                                                                                 runner):
+    big = "".join(f"key{i}=value{i}\n" for i in range(200))  # a check of it persists a fact table
+    edit = accepted_edit()
+    edit["sources"]["tool:big"] = big
+    edit["pre"].append(tool("b3", "tool:big", big))
+    edit["post"] = [*edit["pre"][:2][::-1], tool("b3", "tool:big", big.replace("key5=value5\n", ""))]
+    edit["operator"] = "rewrite"
+    path = write(tmp_path, edit)
+    before = row_counts(store_path)
+    if runner == "main":
+        code, out, err = run_main(["check", path, "--store", store_path, "--session", "agent-\udcff"], capsys)
+    else:
+        r = subprocess.run([os.fsencode(sys.executable), b"-m", b"provgate", b"check", os.fsencode(path), b"--store",
+                            os.fsencode(store_path), b"--session", b"agent-\xff"], capture_output=True, timeout=120,
+                           check=False)
+        code, out, err = r.returncode, r.stdout.decode(), r.stderr.decode()
+    assert code == 2 and out == ""
+    e = only_json_error(err)
+    assert e["field"] == "--session" and "surrogate" in e["message"]
+    assert row_counts(store_path) == before
+
+
+# Red team 7, s08: ordinary mistakes are unusable input naming the option, not the "internal
+# error" kept for bugs: --store naming a directory, a device or nothing at all ("" used to fall
+# back to $PROVGATE_STORE or the default store), and --max-input-bytes out of range.
+@pytest.mark.parametrize("command", ["check", "verify", "report"])
+@pytest.mark.parametrize("store", ["directory", os.devnull, ""])
+def test_a_store_option_that_names_no_store_file_exits_2_naming_it(tmp_path, store_path, capsys, monkeypatch,
+                                                                 command, store):
+    if store == "directory":
+        store = tmp_path / "adir"
+        store.mkdir()
+    monkeypatch.setenv("PROVGATE_STORE", str(store_path))  # "" must not fall back to it
+    before = row_counts(store_path)
+    argv = {"check": ["check", write(tmp_path, accepted_edit())], "verify": ["verify", write(tmp_path, "hi\n", "a.txt")],
+            "report": ["report"]}[command]
+    code, out, err = run_main([*argv, "--store", store, *(["--create"] if command == "check" else [])], capsys)
+    assert code == 2 and out == ""
+    e = only_json_error(err)
+    assert e["field"] == "--store" and e["type"] != "internal_error", e
+    assert row_counts(store_path) == before
+
+
+@pytest.mark.parametrize("command", ["check", "verify"])
+@pytest.mark.parametrize("value", ["-1", str(sys.maxsize), "9" * 25])
+def test_a_max_input_bytes_out_of_range_exits_2_naming_it(tmp_path, store_path, capsys, command, value):
+    before = row_counts(store_path)
+    path = write(tmp_path, accepted_edit()) if command == "check" else write(tmp_path, "hi\n", "a.txt")
+    code, out, err = run_main([command, path, "--store", store_path, "--max-input-bytes", value], capsys)
+    assert code == 2 and out == ""
+    e = only_json_error(err)
+    assert e["field"] == "--max-input-bytes" and e["type"] == "usage", e
+    assert row_counts(store_path) == before
+
+
+def test_a_large_max_input_bytes_reads_only_what_there_is(tmp_path, store_path, capsys):
+    # a read of max_input_bytes + 1 at once allocated it up front: 1 TiB was a MemoryError
+    code, _, err = run_main(["check", write(tmp_path, accepted_edit()), "--store", store_path,
+                             "--max-input-bytes", 1 << 40], capsys)
+    assert code == 0, err
 
 
 def test_a_missing_input_file_exits_2(tmp_path, store_path, capsys):

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 import provgate.gate as gate_module
 from gate_helpers import assert_accepted, blk, comparable, find, gate_for, record_extractions, store_with, summary, tool
 from provgate.gate import Gate
+from provgate.store import SourceStore
 from provgate.window import parse_edit
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
@@ -1032,3 +1033,149 @@ def test_a_new_or_rewritten_read_is_no_newer_than_what_it_holds():
     assert_accepted(gate_for(SRC_F36).check(READS_F36, [*READS_F36, both], operator="summarize"), "lossy")
     fresh = tool("r9", "tool:c9", NEW_CONF, ts=10.0, resource=APP_R)
     assert_accepted(gate_for(SRC_F36).check(READS_F36, [*READS_F36, fresh], operator="reorder"))
+
+
+# Red team 7, s01: "nothing half-written is left behind". Gate(store, session=...) checked only
+# the type and length of the name, so a name with a lone surrogate failed at the audit record,
+# after the check had stored its inline sources; it is refused when the gate is made, with the
+# error of every other bad session name.
+@pytest.mark.parametrize("session", ["agent-\udcff", "\ud800", "", "x" * 257, 7, "a\x00b"])
+@pytest.mark.parametrize("audit", [True, False])
+def test_a_session_name_that_cannot_be_stored_is_refused_when_the_gate_is_made(session, audit):
+    from provgate.errors import InvalidArgumentError
+
+    store = store_with({})
+    with pytest.raises(InvalidArgumentError) as info:
+        Gate(store, session=session, audit=audit)
+    assert info.value.argument == "session" and isinstance(info.value, ValueError)
+    assert list(store) == [] and list(store.iter_audit()) == []
+
+
+# Red team 7, s04: a pointer with a negative start (data[-22:9] is data[0:9]) was accepted and
+# audit-logged when made in Python. Its checks are the JSON form's, wherever it comes from, and
+# an edit refused for one writes nothing.
+@pytest.mark.parametrize("start", [-22, True, 0.0])
+def test_a_python_pointer_json_would_refuse_never_reaches_the_gate(start):
+    import blake3
+
+    from provgate.errors import EditFormatError
+    from provgate.window import Citation
+
+    text = "retries=3\ntimeout=30s\n"
+    store = store_with({"tool:call_8841": text})
+    pre = [tool("b1", "tool:call_8841", text), blk("b2", "assistant", "The client retries 3 times [src:call_8841].\n")]
+    span = "blake3:" + blake3.blake3(text.encode()[0:9]).hexdigest()
+    with pytest.raises(EditFormatError) as made:
+        Citation("b1", "tool:call_8841", start, 9, span)
+    assert made.value.field == "citation.start"
+    with pytest.raises(EditFormatError) as checked:
+        Gate(store).check(pre, pre[::-1], operator="reorder",
+                          pointers=[{"block": "b1", "handle": "tool:call_8841", "start": start, "end": 9, "hash": span}])
+    assert checked.value.field == "pointers[0].start"
+    with pytest.raises(EditFormatError) as edge:
+        Gate(store).check(pre, pre[::-1], operator="reorder", supersedes=[(5, None)])
+    assert edge.value.field == "supersedes[0].block"
+    assert list(store.iter_audit()) == []
+
+
+# Red team 7, s02: Gate._ingest is "all-or-nothing with respect to bad input", and an exit 2 of
+# provgate check writes nothing. Inline sources went in one put (one transaction) each, after
+# checking only encodings and conflicts: a source over the store's max_content_bytes, or one the
+# store refused inside its transaction, left the sources before it stored. Now every source is
+# checked first, the error names sources['HANDLE'], and the new ones go in in one transaction.
+@pytest.mark.parametrize("case", ["over-the-limit", "store-refuses-in-its-transaction", "conflict"])
+def test_inline_sources_are_ingested_all_or_nothing(tmp_path, monkeypatch, case):
+    from provgate.errors import EditFormatError, HandleConflictError, LimitExceededError
+    from store_helpers import row_counts
+
+    path = tmp_path / "store.sqlite3"
+    text = "retries=3\ntimeout=30s\n"
+    with SourceStore(path) as store:
+        store.put("tool:kept", "kept\n")
+        Gate(store).check([tool("k", "tool:kept", "kept\n")], [tool("k", "tool:kept", "kept\n")], operator="reorder")
+    before = row_counts(path)
+    pre = [tool("b1", "tool:call_8841", text), blk("b2", "assistant", "The client retries 3 times [src:call_8841].\n")]
+    sources = {"tool:a_small": "small\n", "tool:call_8841": text}
+    if case == "over-the-limit":
+        sources["tool:z_big"] = "y" * 65
+        exc, field = LimitExceededError, "sources['tool:z_big']"
+    elif case == "conflict":
+        sources["tool:kept"] = "changed\n"
+        exc, field = EditFormatError, "sources['tool:kept']"
+    else:
+        # another writer stores tool:z first, with other content, after the gate's checks: the
+        # store refuses it inside the transaction that already holds the sources before it
+        sources["tool:z"] = "mine\n"
+        real = SourceStore.put_many
+
+        def racing(self, batch, **kw):
+            with SourceStore(path) as other:
+                other.put("tool:z", "theirs\n")
+            return real(self, batch, **kw)
+
+        monkeypatch.setattr(SourceStore, "put_many", racing)
+        exc, field = HandleConflictError, None
+        before = dict(before, content=before["content"] + 1, sources=before["sources"] + 1)
+    edit = parse_edit({"operator": "reorder", "pre": pre, "post": pre[::-1], "sources": sources})
+    with SourceStore(path, max_content_bytes=64) as store:
+        with pytest.raises(exc) as info:
+            Gate(store).check_edit(edit)
+        assert getattr(info.value, "field", None) == field
+        assert field is None or str(info.value).startswith(field + ":")
+    assert row_counts(path) == before
+
+
+# Red team 7, s03: docs/gate.md "the gate never vouches for a source the store cannot return";
+# I3: an eviction record names a source that resolves in the durable store. An evict edit
+# dropping a block that held part of a source whose stored bytes are damaged was judged from
+# digests alone and accepted: the agent would drop its last good copy. Every source an edit
+# evicts or supersedes is now confirmed intact first (StoreCorruptionError, as reading it
+# does), reading only the sources the gate has not seen intact, in one store read.
+@pytest.mark.parametrize("how", ["evicted", "superseded"])
+def test_an_edit_dropping_a_source_whose_stored_bytes_are_damaged_raises(tmp_path, how):
+    from provgate.errors import StoreCorruptionError
+    from store_helpers import flip_byte_after
+
+    path = tmp_path / "s.sqlite3"
+    text = "retries=3\ntimeout=30s\nzqxjk_unique_marker\n"
+    newer = "retries=3\ntimeout=45s\n"
+    with SourceStore(path) as s:
+        s.put("tool:call_8841", text)
+        s.put("tool:call_9000", newer)
+    cite = blk("b2", "assistant", "The client retries 3 times [src:call_8841].\n")
+    part = tool("b1", "tool:call_8841", "retries=3\n")  # part of the tool output, not a copy
+    if how == "superseded":
+        pre = [part, tool("b3", "tool:call_9000", newer)]
+        post = pre[1:]
+        kw = {"operator": "prune", "supersedes": [{"block": "b3", "handle": "tool:call_8841"}]}
+    else:
+        pre, post, kw = [part, cite], [cite], {"operator": "evict", "evicted": ["tool:call_8841"]}
+    with SourceStore(path) as s:
+        assert Gate(s, audit=False).check(pre, post, **kw).accepted  # intact: accepted
+    flip_byte_after(path, b"zqxjk_unique_marker", skip=2)
+    with SourceStore(path) as s:
+        with pytest.raises(StoreCorruptionError, match="tool:call_8841"):
+            Gate(s).check(pre, post, **kw)
+        assert list(s.iter_audit()) == []
+
+
+def test_a_session_confirms_each_dropped_source_once_in_one_read(tmp_path, monkeypatch):
+    texts = {f"tool:c{i}": f"part {i} of the log\nvalue_{i}=1\n" for i in range(4)}
+    store = store_with(texts, tmp_path / "s.sqlite3")
+    reads: list[list[str]] = []
+    real = SourceStore.get_bytes_many
+    monkeypatch.setattr(SourceStore, "get_bytes_many", lambda self, hs, **kw: reads.append(list(hs)) or real(self, hs, **kw))
+    gate = Gate(store, audit=False)
+    pre = [tool(f"b{i}", h, t.splitlines(keepends=True)[0]) for i, (h, t) in enumerate(texts.items())]
+    keep = [blk("a", "assistant", "Done.\n")]
+    v = gate.check([*pre, *keep], [pre[0], *keep], operator="evict", evicted=["tool:c1", "tool:c2", "tool:c3"])
+    assert v.accepted, v.summary()
+    assert reads == [["tool:c1", "tool:c2", "tool:c3"]]
+    v = gate.check([*pre, *keep], [*keep], operator="evict", evicted=["tool:c0", "tool:c1", "tool:c2", "tool:c3"])
+    assert v.accepted, v.summary()
+    assert reads == [["tool:c1", "tool:c2", "tool:c3"], ["tool:c0"]]
+    # a verbatim copy was compared with the store's bytes when its facts were read: not read again
+    whole = [tool("w", "tool:c0", texts["tool:c0"]), *keep]
+    fresh = Gate(store, audit=False)
+    assert fresh.check(whole, keep, operator="evict", evicted=["tool:c0"]).accepted
+    assert len(reads) == 2

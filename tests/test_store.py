@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import sqlite3
 import threading
 from pathlib import Path
@@ -37,7 +38,8 @@ from provgate.store import (
     SourceStore,
     default_store_path,
 )
-from store_helpers import flip_byte_after, integrity, raw_query, snapshot
+from conftest import IMPLEMENTATIONS, load_implementation
+from store_helpers import flip_byte_after, integrity, raw_query, row_counts, snapshot
 
 CONFIG = "# service.conf\nretries=3\ntimeout_s=30\nendpoint=https://api.example.com/v2\n"
 
@@ -86,6 +88,39 @@ def test_bytes_bytearray_and_memoryview_content_store_the_same_source(store):
     d4 = store.put("doc:d", memoryview(b"##" + text.encode("utf-8"))[2:])
     assert d1 == d2 == d3 == d4
     assert {store.get(h) for h in "doc:a doc:b doc:c doc:d".split()} == {text}
+
+
+class _Bytes(bytes):
+    """A bytes subclass whose own methods lie about its bytes."""
+
+    def __bytes__(self):
+        return b"lie"
+
+    def __eq__(self, other):
+        return True
+
+    __hash__ = bytes.__hash__
+
+
+# Red team 7, s06: docs/store.md says bytes are valid content, and utf8_bytes copies bytes-like
+# input into bytes. A bytes subclass went through uncopied: the native UTF-8 check raised a raw
+# TypeError, the reference stored it. Both implementations now store its exact bytes.
+@pytest.mark.parametrize("which", IMPLEMENTATIONS)
+def test_a_bytes_subclass_is_copied_to_exact_bytes_natively_and_in_the_reference(mem, monkeypatch, which):
+    from provgate import _scanner
+    from provgate.text import utf8_bytes
+
+    impl = load_implementation("scanner", "_scanner_py", which)
+    monkeypatch.setattr(_scanner, "utf8_error_offset", impl.utf8_error_offset)
+    data = utf8_bytes(_Bytes(b"hi \xc3\xa9"))
+    assert type(data) is bytes and bytes.__eq__(data, b"hi \xc3\xa9")
+    assert impl.utf8_error_offset(_Bytes(b"ok")) == -1
+    assert impl.utf8_error_offset(_Bytes(b"ok\xff")) == 2
+    assert mem.put("tool:b", _Bytes(b"hi\n")) == compute_digest(b"hi\n")
+    assert mem.get_bytes("tool:b") == b"hi\n"
+    with pytest.raises(InvalidContentError, match="offset 2"):
+        mem.put("tool:bad", _Bytes(b"hi\xff"))
+    assert "tool:bad" not in mem
 
 
 def test_content_is_stored_once_per_digest(fstore, store_path):
@@ -413,6 +448,99 @@ def test_missing_directory_is_an_error_not_a_surprise_mkdir(tmp_path):
     with pytest.raises(FileNotFoundError, match="does not exist"):
         SourceStore(tmp_path / "no" / "such" / "dir" / "s.sqlite3")
     assert not (tmp_path / "no").exists()
+
+
+# Red team 7, s08: every error provgate raises derives from ProvgateError (docs/store.md: an
+# explicit path names a store file). A directory raised a raw sqlite3.OperationalError, and
+# /dev/null a "disk I/O error" after SQLite had tried to write a schema into it.
+@pytest.mark.parametrize("what", ["directory", "device", "fifo"])
+def test_a_path_that_cannot_hold_a_store_is_an_invalid_argument(tmp_path, what):
+    if what == "directory":
+        path = tmp_path / "adir"
+        path.mkdir()
+    elif what == "device":
+        path = Path(os.devnull)
+    else:
+        if not hasattr(os, "mkfifo"):
+            pytest.skip("no FIFOs here")
+        path = tmp_path / "fifo"
+        os.mkfifo(path)
+    with pytest.raises(InvalidArgumentError, match="directory|not a regular file") as info:
+        SourceStore(path)
+    assert info.value.argument == "path"
+    assert list(tmp_path.iterdir()) == ([path] if what != "device" else [])
+
+
+# Red team 7, s02: an edit's inline sources went in one put (one transaction) each, so a source
+# refused later left the earlier ones stored. put_many checks every source first and writes
+# them in one transaction: all of them, or (whatever refuses one) none.
+def test_put_many_stores_every_source_in_one_transaction(fstore, store_path):
+    fstore.put("tool:old", "old\n")
+    digests = fstore.put_many({"tool:a": "A\n", "tool:b": b"B\n", "tool:old": "old\n", "tool:a2": "A\n"}, kind="doc")
+    assert digests == {h: compute_digest(t) for h, t in
+                       (("tool:a", b"A\n"), ("tool:b", b"B\n"), ("tool:old", b"old\n"), ("tool:a2", b"A\n"))}
+    assert fstore.get_many(["tool:a", "tool:b", "tool:a2"]) == {"tool:a": "A\n", "tool:b": "B\n", "tool:a2": "A\n"}
+    assert fstore.info("tool:b").kind == "doc" and fstore.info("tool:old").kind is None
+    assert fstore.put_many([("tool:c", "C")]) == {"tool:c": compute_digest(b"C")}
+    assert fstore.put_many({}) == {}
+    assert row_counts(store_path)["content"] == 4
+
+
+def _put_many_refusals(store_path):
+    yield "over-the-limit", {"tool:a": "A", "tool:big": "x" * 65}, LimitExceededError, "content of 'tool:big'"
+    yield "not-utf8", {"tool:a": "A", "tool:bad": b"\xff"}, InvalidContentError, "content of 'tool:bad'"
+    yield "surrogate", {"tool:a": "A", "tool:bad": "\udc80"}, InvalidContentError, "content of 'tool:bad'"
+    yield "bad-handle", {"tool:a": "A", "tool:\x00": "x"}, InvalidHandleError, "NUL"
+    yield "not-content", {"tool:a": "A", "tool:bad": 5}, InvalidContentError, "content of 'tool:bad'"
+    yield "twice-in-the-batch", [("tool:a", "A"), ("tool:a", "B")], HandleConflictError, "given twice"
+    yield "stored-conflict", {"tool:a": "A", "tool:kept": "other"}, HandleConflictError, "'tool:kept' already holds"
+    yield "not-pairs", [("tool:a", "A", "x")], InvalidArgumentError, "pair"
+    yield "a-str", "tool:a", InvalidArgumentError, "mapping"
+
+
+@pytest.mark.parametrize("name", [n for n, *_ in _put_many_refusals(None)])
+def test_put_many_refused_for_one_source_writes_none(store_path, name):
+    _, sources, exc, words = next(r for r in _put_many_refusals(store_path) if r[0] == name)
+    with SourceStore(store_path, max_content_bytes=64) as s:
+        s.put("tool:kept", "kept\n")
+        before = row_counts(store_path)
+        with pytest.raises(exc, match=re.escape(words)):
+            s.put_many(sources)
+        assert row_counts(store_path) == before and list(s) == ["tool:kept"]
+
+
+def test_put_many_onto_damaged_content_writes_none(store_path):
+    # the last source deduplicates onto a stored row whose bytes are damaged: found inside the
+    # transaction, after the first source was inserted, and rolled back with it
+    marker = b"DAMAGED-ROW-"
+    text = marker.decode() + "retries=3\n"
+    with SourceStore(store_path) as s:
+        s.put("tool:kept", text)
+    flip_byte_after(store_path, marker, skip=len(marker) + 8)
+    before = row_counts(store_path)
+    with SourceStore(store_path) as s:
+        with pytest.raises(StoreCorruptionError, match="tool:copy"):  # noqa: SIM117 - the store is read after
+            s.put_many({"tool:new": "fresh\n", "tool:copy": text})
+        assert list(s) == ["tool:kept"]
+    assert row_counts(store_path) == before
+
+
+# Red team 7, s03: the gate confirms the sources an edit evicts or supersedes with one verified
+# read of many (get_bytes_many: get_many's bytes, re-hashed, a damaged one named).
+def test_get_bytes_many_reads_verified_bytes_and_names_a_damaged_one(store_path):
+    marker = b"BYTES-MANY-"
+    with SourceStore(store_path) as s:
+        s.put("tool:a", marker.decode() + "retries=3\n")
+        s.put("tool:b", "caf\u00e9\n")
+        assert s.get_bytes_many(["tool:b", "tool:a"]) == {"tool:b": "caf\u00e9\n".encode(),
+                                                         "tool:a": marker + b"retries=3\n"}
+        assert s.get_bytes_many(["tool:b", "tool:x"], missing="skip") == {"tool:b": "caf\u00e9\n".encode()}
+        with pytest.raises(UnknownHandleError, match="tool:x"):
+            s.get_bytes_many(["tool:x"])
+    flip_byte_after(store_path, marker, skip=len(marker) + 8)
+    with SourceStore(store_path) as s:
+        with pytest.raises(StoreCorruptionError, match="'tool:a'"):
+            s.get_bytes_many(["tool:b", "tool:a"])
 
 
 def test_schema_tables_refuse_update_and_delete(fstore, store_path):

@@ -327,6 +327,57 @@ def test_wrong_values_are_refused_naming_the_field(path, value, field):
     assert str(err).startswith(field + ":"), str(err)
 
 
+# Red team 7, s04: Edit.__post_init__ promises "An Edit built in Python gets the checks a JSON
+# edit gets, so nothing unchecked reaches the gate (or its audit log)". Citation and Supersession
+# made in Python were not checked at all: Citation(start=-22) sliced the source from its end, was
+# accepted and audit-logged, and its to_json() did not parse back; float offsets and a
+# Supersession(5, None) reached the gate and raised a raw TypeError.
+_PY_WRONG = [
+    (Citation, dict(POINTER, start=-1), "start", "must be >= 0"),
+    (Citation, dict(POINTER, start=True), "start", "expected an integer, got boolean"),
+    (Citation, dict(POINTER, end=False), "end", "expected an integer, got boolean"),
+    (Citation, dict(POINTER, start=0.0), "start", "expected an integer, got number"),
+    (Citation, dict(POINTER, end=3.0), "end", "expected an integer, got number"),
+    (Citation, dict(POINTER, start=5, end=4), "end", "must be >= start"),
+    (Citation, dict(POINTER, end=None), "end", "expected an integer, got null"),
+    (Citation, dict(POINTER, block=7), "block", "expected a string"),
+    (Citation, dict(POINTER, block=""), "block", "must not be empty"),
+    (Citation, dict(POINTER, handle=None), "handle", "expected a string"),
+    (Citation, dict(POINTER, handle="tool:\x00"), "handle", "NUL"),
+    (Citation, dict(POINTER, handle="tool:\udc80"), "handle", "lone surrogate"),
+    (Citation, dict(POINTER, hash=""), "hash", "must not be empty"),
+    (Citation, dict(POINTER, hash=b"blake3:"), "hash", "expected a string"),
+    (Supersession, {"block": 5, "handle": "tool:a"}, "block", "expected a string"),
+    (Supersession, {"block": "b1", "handle": None}, "handle", "expected a string"),
+    (Supersession, {"block": "b1", "handle": ""}, "handle", "must not be empty"),
+]
+
+
+@pytest.mark.parametrize("cls, fields, name, words", _PY_WRONG, ids=[f"{c.__name__}-{n}-{w}"[:50] for c, _, n, w in _PY_WRONG])
+def test_citations_and_supersessions_made_in_python_get_the_json_checks(cls, fields, name, words):
+    kind = "pointers" if cls is Citation else "supersedes"
+    with pytest.raises(EditFormatError, match=re.escape(words)) as made:
+        cls(**fields)
+    assert made.value.field == f"{cls.__name__.lower()}.{name}"
+    with pytest.raises(EditFormatError, match=re.escape(words)) as parsed:
+        parse_edit(minimal(**{kind: [fields]}))
+    assert parsed.value.field == f"{kind}[0].{name}"
+    # however it was made, an invalid item does not get into an Edit
+    item = object.__new__(cls)
+    for key, value in fields.items():
+        object.__setattr__(item, key, value)
+    with pytest.raises(EditFormatError) as edit:
+        Edit("rewrite", Window(), Window(), **{kind: (item,)})
+    assert edit.value.field == f"{kind}[0].{name}"
+
+
+def test_a_python_edit_with_pointers_and_edges_round_trips_through_json():
+    edit = Edit("rewrite", Window(), Window([blk("b1", "tool", "x", ["tool:a"])]),
+                supersedes=(Supersession("b1", "tool:old"),),
+                pointers=(Citation("b1", "tool:a", 0, 1, "blake3:" + "0" * 64), Citation("b1", "tool:a", 2, 2, "x")))
+    assert parse_edit(json.dumps(edit.to_json())) == edit
+
+
 def test_the_documented_message_shape():
     err = format_error(_set(minimal(), "post[3].handles", [7]))
     assert str(err) == "post[3].handles[0]: expected a string, got integer"
@@ -334,6 +385,24 @@ def test_the_documented_message_shape():
 
 @pytest.mark.parametrize("fmt", ["provgate.edit/1", "provgate.edit/1.0", "provgate.edit/1.7"])
 def test_minor_versions_are_read_as_1(fmt):
+    assert parse_edit(minimal(format=fmt)) == parse_edit(minimal())
+
+
+# Red team 7, s07: docs/format.md and the schema's pattern ^provgate\.edit/1(\.[0-9]+)?$ allow
+# ASCII digits only and the major version 1 as written: Unicode digits (read by \d and int())
+# and a leading zero were read as format 1 and checked.
+@pytest.mark.parametrize("fmt", ["provgate.edit/\u0661", "provgate.edit/\U0001D7D9", "provgate.edit/1.\u0663",
+                                 "provgate.edit/01", "provgate.edit/00", "provgate.edit/1.", "provgate.edit/1\n",
+                                 "provgate.edit/ 1", "provgate.edit/+1", "provgate.edit/1.0.0"])
+def test_a_format_the_schema_refuses_is_refused(fmt):
+    assert not re.fullmatch(SCHEMA["properties"]["format"]["pattern"].strip("^$"), fmt, re.ASCII)
+    err = format_error(minimal(format=fmt))
+    assert err.field == "format"
+
+
+@pytest.mark.parametrize("fmt", ["provgate.edit/1.007", "provgate.edit/1.12"])
+def test_a_minor_version_may_have_any_ascii_digits(fmt):
+    assert re.fullmatch(SCHEMA["properties"]["format"]["pattern"].strip("^$"), fmt, re.ASCII)
     assert parse_edit(minimal(format=fmt)) == parse_edit(minimal())
 
 

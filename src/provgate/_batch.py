@@ -23,14 +23,15 @@ from provgate.errors import InvalidArgumentError
 
 
 def bytes_like(data: Any) -> bytes:
-    """``data`` as bytes: bytes as they are, a bytearray or memoryview copied (whatever its
-    shape or format); anything else (None, str, a numpy array) is a TypeError. The one data
-    argument check of the references (scanner, matching) and of the native modules
-    (``ext/_byte_batches.pxd`` ``byte_data``)."""
-    if isinstance(data, bytes):
+    """``data`` as exact bytes: bytes as they are; a bytes subclass, bytearray or memoryview
+    copied (whatever its shape or format); anything else (None, str, a numpy array) is a
+    TypeError. The one data argument check of the references (scanner, matching) and of the
+    native modules (``ext/_byte_batches.pxd`` ``byte_data``, typed ``bytes``: a subclass passed
+    through would be a raw TypeError there and accepted here)."""
+    if type(data) is bytes:
         return data
-    if isinstance(data, (bytearray, memoryview)):
-        return bytes(data)
+    if isinstance(data, (bytes, bytearray, memoryview)):
+        return memoryview(data).tobytes()  # not bytes(data): a subclass's __bytes__ is its own
     raise TypeError(f"data must be bytes-like, not {type(data).__name__}")
 
 

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -24,6 +23,9 @@ from provgate.errors import ProvgateError
 
 EXIT_OK, EXIT_REJECTED, EXIT_UNUSABLE = 0, 1, 2
 DEFAULT_MAX_INPUT_BYTES = 64 << 20
+# the largest --max-input-bytes: inputs are read in chunks, so the bound is only what an index can hold
+MAX_INPUT_BYTES_LIMIT = sys.maxsize - 1
+_READ_CHUNK = 1 << 20
 
 
 class UsageError(Exception):
@@ -56,11 +58,33 @@ def _print_error(exc: BaseException) -> None:
     sys.stderr.write(json.dumps(obj, ensure_ascii=False) + "\n")
 
 
+def _check_max_input_bytes(value: int) -> int:
+    if not 0 <= value <= MAX_INPUT_BYTES_LIMIT:
+        raise UsageError(f"--max-input-bytes must be an integer in 0..{MAX_INPUT_BYTES_LIMIT}, got {value}",
+                         kind="usage", field="--max-input-bytes")
+    return value
+
+
+def _read_limited(stream: BinaryIO, max_bytes: int) -> bytes:
+    """At most ``max_bytes + 1`` bytes of ``stream``, read in chunks: a single read of that many
+    would allocate it up front, whatever the input's size."""
+    chunks: list[bytes] = []
+    left = max_bytes + 1
+    while left > 0:
+        chunk = stream.read(min(left, _READ_CHUNK))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        left -= len(chunk)
+    return b"".join(chunks)
+
+
 def _read_input(name: str, max_bytes: int) -> bytes:
     """Read a file (or stdin for ``-``) without ever holding more than ``max_bytes + 1``."""
+    max_bytes = _check_max_input_bytes(max_bytes)
     if name == "-":
         stream: BinaryIO = sys.stdin.buffer
-        data = stream.read(max_bytes + 1)
+        data = _read_limited(stream, max_bytes)
     else:
         path = Path(name)
         if not path.exists():
@@ -72,7 +96,7 @@ def _read_input(name: str, max_bytes: int) -> bytes:
             raise UsageError(f"input {name!r} is {size} bytes, above the limit of {max_bytes} bytes "
                              "(--max-input-bytes)", kind="input_too_large")
         with path.open("rb") as fh:
-            data = fh.read(max_bytes + 1)
+            data = _read_limited(fh, max_bytes)
     if len(data) > max_bytes:
         raise UsageError(f"input is larger than the limit of {max_bytes} bytes (--max-input-bytes)",
                          kind="input_too_large")
@@ -80,9 +104,23 @@ def _read_input(name: str, max_bytes: int) -> bytes:
 
 
 def _open_store(path: str | None, *, create: bool) -> Any:
+    import stat
+
+    from provgate.errors import InvalidArgumentError
     from provgate.store import SourceStore, default_store_path
 
-    target = Path(path) if path else default_store_path()
+    if path is None:  # no --store: $PROVGATE_STORE if set and not empty, else the default path
+        target = default_store_path()
+    elif not path:
+        raise UsageError("--store is an empty path; name the store file (or leave --store out for "
+                         "$PROVGATE_STORE or the default store)", kind="usage", field="--store")
+    else:
+        target = Path(path)
+    if str(target) != ":memory:" and target.is_dir():
+        raise UsageError(f"store {str(target)!r} is a directory, not a store file", kind="bad_store", field="--store")
+    if str(target) != ":memory:" and target.exists() and not stat.S_ISREG(target.stat().st_mode):
+        raise UsageError(f"store {str(target)!r} is not a regular file (a device, FIFO or socket cannot hold a store)",
+                         kind="bad_store", field="--store")
     if str(target) != ":memory:" and not target.exists() and not create:
         raise UsageError(f"store {str(target)!r} does not exist (pass --create to make a new one)",
                          kind="missing_store", field="--store")
@@ -91,19 +129,29 @@ def _open_store(path: str | None, *, create: bool) -> Any:
         # makes a store only when asked to
         raise UsageError(f"store {str(target)!r} is an empty file, not a provgate store (pass --create to make one "
                          "there)", kind="missing_store", field="--store")
-    return SourceStore(str(target))
+    try:
+        return SourceStore(str(target))
+    except InvalidArgumentError as exc:  # the path, refused by the store itself (a race with the checks above)
+        if exc.argument != "path":
+            raise
+        raise UsageError(str(exc), kind="bad_store", field="--store") from None
 
 
 def _cmd_check(args: argparse.Namespace) -> int:
-    from provgate.gate import Gate
+    from provgate.errors import InvalidArgumentError
+    from provgate.gate import Gate, check_session
     from provgate.window import encode_text, parse_edit
 
     if not 0.0 <= args.retention_floor <= 1.0:  # NaN fails both
         raise UsageError(f"--retention-floor must be a number in [0, 1], got {args.retention_floor!r}",
                          kind="usage", field="--retention-floor")
-    if args.session is not None and not 0 < len(args.session) <= 256:
-        raise UsageError("--session must be a non-empty name of at most 256 characters", kind="usage",
-                         field="--session")
+    if args.session is not None:
+        # before anything is read or written: a name that is not UTF-8 (argv bytes arrive as
+        # lone surrogates) could otherwise fail only at the audit record, after the check's writes
+        try:
+            check_session(args.session, "--session")
+        except InvalidArgumentError as exc:
+            raise UsageError(str(exc), kind="usage", field="--session") from None
     data = _read_input(args.edit, args.max_input_bytes)
     edit = parse_edit(data)  # everything about the input is validated before the store is opened
     for side, window in (("pre", edit.pre), ("post", edit.post)):
@@ -136,8 +184,15 @@ def _cmd_verify(args: argparse.Namespace) -> int:
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
+    from provgate.errors import InvalidArgumentError
+    from provgate.gate import check_session
     from provgate.report import run_report
 
+    for name in args.session or ():
+        try:
+            check_session(name, "--session")
+        except InvalidArgumentError as exc:
+            raise UsageError(str(exc), kind="usage", field="--session") from None
     store = _open_store(args.store, create=False)
     try:
         session = None if not args.session else (args.session[0] if len(args.session) == 1 else args.session)
@@ -157,7 +212,7 @@ def build_parser() -> argparse.ArgumentParser:
                            description="Check one context edit against I1-I5, P and R. Prints the verdict as "
                            "JSON; exit 0 accepted, 1 rejected, 2 unusable input.")
     check.add_argument("edit", metavar="EDIT.json", help="the edit in provgate.edit/1 format, or - for stdin")
-    check.add_argument("--store", metavar="PATH", default=os.environ.get("PROVGATE_STORE"),
+    check.add_argument("--store", metavar="PATH", default=None,
                        help="the durable source store (default: $PROVGATE_STORE, else the per-user default path)")
     check.add_argument("--create", action="store_true", help="create the store if it does not exist")
     check.add_argument("--policy", choices=("reject", "reclassify"), default="reject",
@@ -176,7 +231,7 @@ def build_parser() -> argparse.ArgumentParser:
                             "byte-exactly against the cited source. Prints citation presence vs accuracy as JSON; "
                             "exit 0 all accurate, 1 any inaccurate, 2 unusable input.")
     verify.add_argument("answer", metavar="ANSWER.txt", help="the answer text (UTF-8), or - for stdin")
-    verify.add_argument("--store", metavar="PATH", default=os.environ.get("PROVGATE_STORE"),
+    verify.add_argument("--store", metavar="PATH", default=None,
                         help="the durable source store (default: $PROVGATE_STORE, else the per-user default path)")
     verify.add_argument("--max-input-bytes", type=int, default=DEFAULT_MAX_INPUT_BYTES, metavar="N",
                         help=f"refuse larger inputs (default: {DEFAULT_MAX_INPUT_BYTES})")
@@ -185,7 +240,7 @@ def build_parser() -> argparse.ArgumentParser:
     report = sub.add_parser("report", help="per-cycle session report from the audit log",
                             description="Citation retention per cycle, rejections by invariant, silent merges and "
                             "fact drift caught, evictions and gate latency, from the store's audit log.")
-    report.add_argument("--store", metavar="PATH", default=os.environ.get("PROVGATE_STORE"),
+    report.add_argument("--store", metavar="PATH", default=None,
                         help="the durable source store (default: $PROVGATE_STORE, else the per-user default path)")
     report.add_argument("--session", metavar="ID", action="append",
                         help="a session id, or 'all' (default: the most recent session); repeat for several")

@@ -54,7 +54,12 @@ class SpanError(ProvgateError, ValueError):
 
 
 class LimitExceededError(ProvgateError, ValueError):
-    """An input exceeds a documented cap (pattern count, pattern length, match count, size)."""
+    """An input exceeds a documented cap (pattern count, pattern length, match count, size);
+    ``field`` names the offending field of an edit when there is one (``sources['tool:x']``)."""
+
+    def __init__(self, message: str, *, field: str | None = None) -> None:
+        super().__init__(message)
+        self.field = field
 
 
 class EditFormatError(ProvgateError, ValueError):

@@ -66,7 +66,10 @@ from provgate._textnorm_py import (
 )
 from provgate.errors import (
     EditFormatError,
+    InvalidArgumentError,
     InvalidDigestError,
+    InvalidHandleError,
+    LimitExceededError,
     ProvenanceInvariantError,
     StoreCorruptionError,
     UnknownHandleError,
@@ -80,7 +83,7 @@ from provgate.facts import (
     fingerprint_kv_keys,
 )
 from provgate.fingerprints import EMPTY, FingerprintSet
-from provgate.handles import block_text_handle
+from provgate.handles import block_text_handle, check_handle
 from provgate.verdict import Verdict, Violation
 from provgate.window import (
     LOSSLESS_OPERATORS,
@@ -669,8 +672,8 @@ class Gate:
         cache_bytes: int = 256 << 20,
     ) -> None:
         _check_policy(policy)
-        if session is not None and (not isinstance(session, str) or not session or len(session) > 256):
-            raise ValueError("session must be a non-empty str of at most 256 characters")
+        if session is not None:
+            check_session(session)
         # groups this gate's cycles in the audit log, for the session report
         self.session = session or uuid.uuid4().hex
         _check_floor(retention_floor)
@@ -683,6 +686,10 @@ class Gate:
         self._source_bytes = _Cache(cache_bytes // 2)
         self._handle_digest: dict[str, str] = {}  # handles are immutable: a hit never goes stale
         self._handle_key: dict[str, bytes] = {}  # the same, as raw digest bytes (the facts cache key)
+        # the content digests whose stored bytes this gate has seen intact (compared with a
+        # block's bytes, or read and re-hashed): an eviction or supersession of their sources is
+        # vouched for without reading them again (confirm_intact)
+        self._intact: set[str] = set()
         self._marker_handles: dict[str, tuple[str, ...]] = {}
         # the newest source the marker resolutions above have been checked against, and a count
         # of the times newer sources changed what one of them cites (sides record at which count
@@ -820,19 +827,32 @@ class Gate:
         return verdict.window
 
     def _ingest(self, sources: Mapping[str, str]) -> None:
-        """Put an edit's inline sources; all-or-nothing with respect to bad input."""
-        new: list[tuple[str, str]] = []
+        """Put an edit's inline sources, all or nothing: every source is checked first (its
+        handle, its encoding, its size against the store's limit, a conflict with what the store
+        holds), each error naming the field ``sources['HANDLE']``, and then the new ones are
+        written in one store transaction (``SourceStore.put_many``), which the store rolls back
+        whole if it refuses any of them."""
+        limit = self.store.max_content_bytes
+        new: dict[str, bytes] = {}
         for handle, text in sources.items():
-            data = encode_text(text, f"sources[{handle!r}]")
+            field = f"sources[{handle!r}]"
+            try:
+                check_handle(handle)
+            except InvalidHandleError as exc:
+                raise EditFormatError(f"{field}: {exc}", field=field) from None
+            data = encode_text(text, field)
+            if len(data) > limit:
+                raise LimitExceededError(f"{field}: the source is {len(data)} bytes as UTF-8; the store's limit is "
+                                         f"{limit} bytes (max_content_bytes)", field=field)
             known = self.handle_digest(handle)
             if known is None:
-                new.append((handle, text))
+                new[handle] = data
             elif not _digests.digests_equal(known, _digests.compute_digest(data)):
                 raise EditFormatError(
-                    f"sources[{handle!r}]: the store already holds different content for this handle "
-                    f"({known}); handles are immutable", field=f"sources[{handle!r}]")
-        for handle, text in new:
-            self.store.put(handle, text)
+                    f"{field}: the store already holds different content for this handle "
+                    f"({known}); handles are immutable", field=field)
+        if new:
+            self.store.put_many(new)
 
     # -- session state --------------------------------------------------------------------------
 
@@ -1030,6 +1050,7 @@ class Gate:
         raws = [pending.get(d) or block.text.encode("utf-8") for d, block in zip(digests, blocks)]
         for hexdigest in self.store.unmatched_contents(dict(zip(hexes, raws))):
             self.store.get_bytes(handles[hexes.index(hexdigest)])  # raises StoreCorruptionError
+        self._intact.update(hexes)  # every stored copy is exactly a block's bytes, or verified
         # (a damaged cache entry is left out: recomputed and overwritten, never trusted)
         blobs = self.store.get_cached_facts_many(hexes, _CACHE_VERSION)
         return [self._table_from_cache(hexdigest, raw, blobs.get(hexdigest), d)
@@ -1074,9 +1095,36 @@ class Gate:
             # (it was scanned from bytes with that digest, or verified against it on load)
             digest = self.handle_digest(handle)
             known = None if digest is None else self._facts.get(_digest_key(digest))
-            data = known.table.data if known is not None else self.store.get_bytes(handle)
+            if known is not None:
+                data = known.table.data
+            else:
+                data = self.store.get_bytes(handle)  # re-hashed: the stored copy is intact
+                if digest is not None:
+                    self._intact.add(digest)
             self._source_bytes.put(handle, data, 64)
         return data
+
+    def confirm_intact(self, handles: Iterable[str]) -> None:
+        """Raise StoreCorruptionError, as reading them does, unless the stored bytes of every
+        one of ``handles`` that resolves are intact: an eviction record or a supersession edge
+        lets the agent drop its copy of a source, so the gate vouches for one only when the
+        store can return it. A source whose bytes this gate has seen intact (compared with a
+        block's bytes, read and re-hashed) is not read again; the others are read and re-hashed
+        in one store read, one handle per content digest. Unknown handles are I3's to report."""
+        todo: dict[str, str] = {}  # digest -> a handle of it
+        intact = self._intact
+        for handle in handles:
+            digest = self.handle_digest(handle)
+            if digest is not None and digest not in intact:
+                todo.setdefault(digest, handle)
+        if not todo:
+            return
+        found = self.store.get_bytes_many(list(todo.values()), missing="skip")  # raises StoreCorruptionError
+        for digest, handle in todo.items():
+            data = found.get(handle)
+            if data is not None:
+                intact.add(digest)
+                self._source_bytes.put(handle, data, 64)  # P reads them for a pointer into it
 
     def source_facts(self, handle: str) -> _Facts | None:
         key = self._handle_key.get(handle)
@@ -1150,6 +1198,29 @@ class Gate:
                 if handles and (keep or name in known):
                     self._marker_handles[name] = handles
         return out
+
+
+MAX_SESSION_CHARS = 256
+
+
+def check_session(session: Any, argument: str = "session") -> str:
+    """``session`` if it can name a session in the audit log: a non-empty str of at most 256
+    characters that encodes as UTF-8 (no lone surrogate: a name read from a non-UTF-8 argv or
+    file name arrives as one), without NUL; else InvalidArgumentError naming ``argument``.
+    Checked when the gate is made, so a check never writes a source or a fact table and then
+    fails on the audit record."""
+    if not isinstance(session, str) or not session or len(session) > MAX_SESSION_CHARS:
+        raise InvalidArgumentError(f"{argument} must be a non-empty str of at most {MAX_SESSION_CHARS} characters",
+                                   argument=argument)
+    try:
+        session.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise InvalidArgumentError(f"{argument} contains a lone surrogate U+{ord(session[exc.start]):04X} at index "
+                                   f"{exc.start}; a session name must be valid Unicode (UTF-8)",
+                                   argument=argument) from None
+    if "\x00" in session:
+        raise InvalidArgumentError(f"{argument} contains a NUL character", argument=argument)
+    return session
 
 
 @functools.lru_cache(maxsize=1 << 14)
@@ -1608,6 +1679,13 @@ class _Check:
             unresolved = [h for h in todo if h not in gate._handle_digest]
         else:
             unresolved = [h for h in todo if gate.handle_digest(h) is None]
+        # an eviction record or a supersession edge lets the agent drop its copy of a source:
+        # only for a source the store can still return (StoreCorruptionError otherwise)
+        dropped = [e for e in edit.evicted if e in refs]
+        dropped.extend(s.handle for s in edit.supersedes)
+        if dropped:
+            gone = set(unresolved)
+            gate.confirm_intact([h for h in dropped if h not in gone])
         report = self.reportable(unresolved)  # the rest only counted: each would cost a pass over post
         places = self._where_referenced(report)
         for handle in report:

@@ -36,6 +36,7 @@ import numbers
 import os
 import random
 import sqlite3
+import stat
 import threading
 import time
 import weakref
@@ -104,6 +105,7 @@ _INFO = ("SELECT s.handle, s.seq, s.digest, c.size, s.kind, s.ts FROM sources s 
 _SQLITE_BUSY = 5
 _SQLITE_LOCKED = 6
 _SQLITE_CORRUPT = 11
+_SQLITE_CANTOPEN = 14
 _SQLITE_NOTADB = 26
 
 _SCHEMA_V1: tuple[str, ...] = (
@@ -326,29 +328,81 @@ class SourceStore:
         kind = _check_short_text(kind, "kind", MAX_KIND_BYTES, optional=True)
         ts = _check_ts(ts)
         digest = compute_digest(data)  # outside the write lock: hashing needs no lock
+        return self._write(lambda conn: self._insert_source(conn, handle, digest, data, kind, ts))
 
-        def txn(conn: sqlite3.Connection) -> str:
-            row = conn.execute("SELECT digest FROM sources WHERE handle = ?", (handle,)).fetchone()
-            if row is not None:
-                if row[0] == digest:
-                    return digest
-                raise HandleConflictError(
-                    f"handle {handle!r} already holds {row[0]}; refusing different content {digest} "
-                    "(handles are immutable: put the new content under a new handle)"
-                )
-            existing = conn.execute("SELECT size, body FROM content WHERE digest = ?", (digest,)).fetchone()
-            if existing is None:
-                conn.execute("INSERT INTO content (digest, size, body) VALUES (?, ?, ?)", (digest, len(data), data))
-            else:
-                # Deduplicated: this put will be served by bytes already on disk, so they must be
-                # intact, or the put would be acknowledged onto corrupt data.
-                self._check_body(f"content {digest}", digest, existing[0], existing[1])
-            conn.execute(
-                "INSERT INTO sources (handle, digest, kind, ts) VALUES (?, ?, ?, ?)", (handle, digest, kind, ts)
+    def put_many(
+        self,
+        sources: Mapping[str, str | bytes] | Iterable[tuple[str, str | bytes]],
+        *,
+        kind: str | None = None,
+        ts: float | None = None,
+    ) -> dict[str, str]:
+        """Store several sources in ONE transaction, all of them or none; ``{handle: digest}``
+        in the order given.
+
+        Every handle and content is checked (as :meth:`put` checks them; an error names the
+        handle) and hashed before the write lock is taken; the same handle twice in the batch
+        with different content is a :class:`HandleConflictError` there too. A conflict with a
+        stored handle, or a deduplicated content row found damaged, rolls the whole batch back.
+        Durable like ``put``: when it returns, every source is on disk (one commit, one fsync).
+        ``kind`` and ``ts`` apply to every source of the batch."""
+        if isinstance(sources, Mapping):
+            items = list(sources.items())
+        elif isinstance(sources, (str, bytes, bytearray, memoryview)):
+            raise InvalidArgumentError("sources must be a mapping of handle to content, or (handle, content) "
+                                       f"pairs, not {type(sources).__name__}", argument="sources")
+        else:
+            try:
+                items = [tuple(pair) for pair in sources]
+            except TypeError:
+                raise InvalidArgumentError("sources must be a mapping of handle to content, or (handle, content) "
+                                           f"pairs, not {type(sources).__name__}", argument="sources") from None
+            for i, pair in enumerate(items):
+                if len(pair) != 2:
+                    raise InvalidArgumentError(f"sources[{i}] must be a (handle, content) pair, not {len(pair)} items",
+                                               argument="sources")
+        kind = _check_short_text(kind, "kind", MAX_KIND_BYTES, optional=True)
+        ts = _check_ts(ts)
+        rows: dict[str, tuple[str, bytes]] = {}
+        for handle, content in items:
+            handle = check_handle(handle)
+            try:
+                data = self._content_bytes(content)
+            except (InvalidContentError, LimitExceededError) as exc:
+                raise type(exc)(f"content of {handle!r}: {exc}") from None
+            digest = compute_digest(data)
+            first = rows.setdefault(handle, (digest, data))
+            if first[0] != digest:
+                raise HandleConflictError(f"handle {handle!r} is given twice, with {first[0]} and {digest} "
+                                          "(handles are immutable)")
+
+        def txn(conn: sqlite3.Connection) -> dict[str, str]:
+            return {h: self._insert_source(conn, h, d, data, kind, ts) for h, (d, data) in rows.items()}
+
+        return self._write(txn) if rows else {}
+
+    def _insert_source(self, conn: sqlite3.Connection, handle: str, digest: str, data: bytes, kind: str | None,
+                       ts: float | None) -> str:
+        """One put, inside the caller's write transaction."""
+        row = conn.execute("SELECT digest FROM sources WHERE handle = ?", (handle,)).fetchone()
+        if row is not None:
+            if row[0] == digest:
+                return digest
+            raise HandleConflictError(
+                f"handle {handle!r} already holds {row[0]}; refusing different content {digest} "
+                "(handles are immutable: put the new content under a new handle)"
             )
-            return digest
-
-        return self._write(txn)
+        existing = conn.execute("SELECT size, body FROM content WHERE digest = ?", (digest,)).fetchone()
+        if existing is None:
+            conn.execute("INSERT INTO content (digest, size, body) VALUES (?, ?, ?)", (digest, len(data), data))
+        else:
+            # Deduplicated: this put will be served by bytes already on disk, so they must be
+            # intact, or the put would be acknowledged onto corrupt data.
+            self._check_body(f"content {digest} (for {handle!r})", digest, existing[0], existing[1])
+        conn.execute(
+            "INSERT INTO sources (handle, digest, kind, ts) VALUES (?, ?, ?, ?)", (handle, digest, kind, ts)
+        )
+        return digest
 
     def get(self, handle: str) -> str:
         """The text stored under ``handle``, re-hashed on read."""
@@ -368,6 +422,18 @@ class SourceStore:
         ``missing="raise"`` raises :class:`UnknownHandleError` naming the handles that do not
         resolve; ``missing="skip"`` leaves them out of the result.
         """
+        found: dict[str, str] = {}
+        for handle, data in self.get_bytes_many(handles, missing=missing).items():
+            try:
+                found[handle] = data.decode("utf-8")
+            except UnicodeDecodeError:
+                raise StoreCorruptionError(f"content of {handle!r} is not valid UTF-8") from None
+        return found
+
+    def get_bytes_many(self, handles: Iterable[str], *, missing: str = "raise") -> dict[str, bytes]:
+        """The UTF-8 bytes of many handles in one query (per 500 handles, in one snapshot), each
+        re-hashed on read (a damaged one raises :class:`StoreCorruptionError` naming its
+        handle); ``missing`` as for :meth:`get_many`."""
         if missing not in ("raise", "skip"):
             raise InvalidArgumentError(f"missing must be 'raise' or 'skip', got {missing!r}", argument="missing")
         wanted = self._handle_list(handles)
@@ -376,13 +442,8 @@ class SourceStore:
             "LEFT JOIN content c ON c.digest = s.digest WHERE s.handle IN ({})",
             wanted,
         )
-        found: dict[str, str] = {}
-        for handle, digest, size, body in rows:
-            data = self._check_body(f"content of {handle!r}", digest, size, body)
-            try:
-                found[handle] = data.decode("utf-8")
-            except UnicodeDecodeError:
-                raise StoreCorruptionError(f"content of {handle!r} is not valid UTF-8") from None
+        found = {handle: self._check_body(f"content of {handle!r}", digest, size, body)
+                 for handle, digest, size, body in rows}
         absent = [h for h in wanted if h not in found]
         if absent and missing == "raise":
             raise UnknownHandleError(_unknown_message(absent))
@@ -951,6 +1012,19 @@ class SourceStore:
         parent = os.path.dirname(os.path.abspath(path))
         if not os.path.isdir(parent):
             raise FileNotFoundError(f"the directory of the store {path!r} does not exist: {parent}")
+        try:
+            mode = os.stat(path).st_mode
+        except FileNotFoundError:
+            return path  # a new store (or a dangling symlink, which SQLite refuses: _connect)
+        except OSError as exc:
+            raise InvalidArgumentError(f"path {path!r} cannot be examined: {exc.strerror or exc}",
+                                       argument="path") from None
+        if stat.S_ISDIR(mode):
+            raise InvalidArgumentError(f"path {path!r} is a directory, not a store file", argument="path")
+        if not stat.S_ISREG(mode):
+            # /dev/null would take the schema and lose it; a FIFO would block
+            raise InvalidArgumentError(f"path {path!r} is not a regular file (a device, FIFO or socket cannot "
+                                       "hold a store)", argument="path")
         return path
 
     def _connect(self) -> sqlite3.Connection:
@@ -962,7 +1036,7 @@ class SourceStore:
                 check_same_thread=False,  # close() may run on another thread; use stays per thread
             )
         except sqlite3.Error as exc:
-            raise self._translate(exc) from exc
+            raise self._translate_open(exc) from exc
         try:
             raw.execute("PRAGMA foreign_keys = ON")
             raw.execute("PRAGMA trusted_schema = OFF")
@@ -986,11 +1060,19 @@ class SourceStore:
                 self._schema_ready = True
         except sqlite3.Error as exc:
             raw.close()
-            raise self._translate(exc) from exc
+            raise self._translate_open(exc) from exc
         except BaseException:
             raw.close()
             raise
         return raw
+
+    def _translate_open(self, exc: sqlite3.Error) -> Exception:
+        """``_translate``, and a file SQLite cannot open (SQLITE_CANTOPEN: no permission, a
+        dangling symlink, a path that became a directory) is the path's fault."""
+        code = getattr(exc, "sqlite_errorcode", None)
+        if isinstance(code, int) and code & 0xFF == _SQLITE_CANTOPEN:
+            return InvalidArgumentError(f"cannot open the store file {self._path!r} ({exc})", argument="path")
+        return self._translate(exc)
 
     def _check_is_ours(self, conn: sqlite3.Connection) -> bool:
         """Whether the file already holds the current schema; raise if it is not a provgate

@@ -29,9 +29,11 @@ def utf8_bytes(text: Any, what: str = "text", *, hint: str = "") -> bytes:
             raise InvalidContentError(
                 f"{what} contains a lone surrogate U+{ord(text[exc.start]):04X} at index {exc.start}{suffix}"
             ) from None
-    if isinstance(text, bytes):
+    if type(text) is bytes:
         data = text
-    elif isinstance(text, (bytearray, memoryview)):
+    elif isinstance(text, (bytes, bytearray, memoryview)):
+        # a bytes subclass too is copied into exact bytes: the native modules take bytes only,
+        # and its own methods (__bytes__, __eq__, ...) must not decide what is stored
         view = memoryview(text)
         if not view.c_contiguous:
             raise InvalidContentError(f"{what} must be a contiguous buffer")

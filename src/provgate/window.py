@@ -25,7 +25,10 @@ from provgate.errors import EditFormatError
 
 FORMAT = "provgate.edit/1"
 FORMAT_MAJOR = 1
-_FORMAT_RE = re.compile(r"provgate\.edit/(\d+)(?:\.\d+)?\Z")
+# ASCII digits only, and a major version without leading zeros, as the schema's pattern
+# ^provgate\.edit/1(\.[0-9]+)?$ has it (Unicode \d and int() would read "provgate.edit/\u0661"
+# and "provgate.edit/01" as 1); any other major is named as unsupported rather than unrecognised
+_FORMAT_RE = re.compile(r"provgate\.edit/(0|[1-9][0-9]*)(?:\.[0-9]+)?\Z", re.ASCII)
 
 ROLES = frozenset({"system", "user", "assistant", "tool", "summary"})
 LOSSLESS_OPERATORS = frozenset({"prune", "dedupe", "reorder", "rewrite"})
@@ -289,10 +292,16 @@ class Window(Sequence[Block]):
 
 @dataclass(frozen=True, slots=True)
 class Supersession:
-    """Post block ``block`` replaces the older source ``handle`` (invariant I4)."""
+    """Post block ``block`` replaces the older source ``handle`` (invariant I4).
+
+    Made in Python it gets the checks its JSON form gets (EditFormatError naming the field)."""
 
     block: str
     handle: str
+
+    def __post_init__(self) -> None:
+        for name, value in zip(("block", "handle"), _supersession_fields(self.block, self.handle, "supersession")):
+            object.__setattr__(self, name, value)
 
     def to_json(self) -> dict[str, str]:
         return {"block": self.block, "handle": self.handle}
@@ -303,7 +312,17 @@ class Supersession:
         for required in ("block", "handle"):
             if required not in obj:
                 raise _fail(f"{path}.{required}", "required field is missing")
-        return cls(_ident(obj["block"], f"{path}.block"), _handle(obj["handle"], f"{path}.handle"))
+        edge = object.__new__(cls)  # checked once, naming the JSON path
+        for name, value in zip(("block", "handle"), _supersession_fields(obj["block"], obj["handle"], path)):
+            object.__setattr__(edge, name, value)
+        return edge
+
+
+def _supersession_fields(block: Any, handle: Any, path: str) -> tuple[str, str]:
+    return _ident(block, f"{path}.block"), _handle(handle, f"{path}.handle")
+
+
+_CITATION_FIELDS = ("block", "handle", "start", "end", "hash")
 
 
 @dataclass(frozen=True, slots=True)
@@ -311,7 +330,10 @@ class Citation:
     """A byte-range citation from post block ``block`` into the original source ``handle``.
 
     ``start``/``end`` are UTF-8 byte offsets into the source (end exclusive); ``hash`` is the
-    algorithm-prefixed digest of those bytes (``blake3:`` or ``sha256:``).
+    algorithm-prefixed digest of those bytes (``blake3:`` or ``sha256:``). Made in Python it gets
+    the checks its JSON form gets (EditFormatError naming the field): offsets are ints (not
+    bools) with ``0 <= start <= end``, ``block`` an id, ``handle`` a handle, ``hash`` a non-empty
+    string (a malformed digest is a P violation of the check, as in JSON).
     """
 
     block: str
@@ -320,28 +342,43 @@ class Citation:
     end: int
     hash: str
 
+    def __post_init__(self) -> None:
+        values = _citation_fields(self.block, self.handle, self.start, self.end, self.hash, "citation")
+        for name, value in zip(_CITATION_FIELDS, values):
+            object.__setattr__(self, name, value)
+
     def to_json(self) -> dict[str, Any]:
         return {"block": self.block, "handle": self.handle, "start": self.start, "end": self.end, "hash": self.hash}
 
     @classmethod
     def from_json(cls, obj: Any, path: str) -> Citation:
         obj = _object(obj, path)
-        for required in ("block", "handle", "start", "end", "hash"):
+        for required in _CITATION_FIELDS:
             if required not in obj:
                 raise _fail(f"{path}.{required}", "required field is missing")
-        start = _int(obj["start"], f"{path}.start")
-        end = _int(obj["end"], f"{path}.end")
-        if start < 0:
-            raise _fail(f"{path}.start", "must be >= 0")
-        if end < start:
-            raise _fail(f"{path}.end", f"must be >= start ({start})")
-        return cls(
-            _ident(obj["block"], f"{path}.block"),
-            _handle(obj["handle"], f"{path}.handle"),
-            start,
-            end,
-            _text(obj["hash"], f"{path}.hash", allow_empty=False),
-        )
+        citation = object.__new__(cls)  # checked once, naming the JSON path
+        values = _citation_fields(*(obj[name] for name in _CITATION_FIELDS), path)
+        for name, value in zip(_CITATION_FIELDS, values):
+            object.__setattr__(citation, name, value)
+        return citation
+
+
+def _citation_fields(block: Any, handle: Any, start: Any, end: Any, hash_: Any, path: str) -> tuple[Any, ...]:
+    """Validated citation field values, in ``_CITATION_FIELDS`` order (a negative start would
+    slice from the end of the source, and still "resolve")."""
+    start = _int(start, f"{path}.start")
+    end = _int(end, f"{path}.end")
+    if start < 0:
+        raise _fail(f"{path}.start", "must be >= 0")
+    if end < start:
+        raise _fail(f"{path}.end", f"must be >= start ({start})")
+    return (
+        _ident(block, f"{path}.block"),
+        _handle(handle, f"{path}.handle"),
+        start,
+        end,
+        _text(hash_, f"{path}.hash", allow_empty=False),
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -370,6 +407,12 @@ class Edit:
             for i, item in enumerate(items):
                 if not isinstance(item, kind):
                     raise _fail(f"{name}[{i}]", f"expected a {kind.__name__}, got {type_name(item)}")
+                # each item checked itself when it was made; again here, cheaply, whatever made it
+                # (a subclass, or object.__new__), naming its place in the edit as JSON would
+                if kind is Citation:
+                    _citation_fields(*(getattr(item, f) for f in _CITATION_FIELDS), f"{name}[{i}]")
+                else:
+                    _supersession_fields(item.block, item.handle, f"{name}[{i}]")
             object.__setattr__(self, name, items)
         sources = _object(self.sources, "sources")
         for handle, text in sources.items():
