@@ -690,9 +690,9 @@ def test_audit_log_of_one_session_pages(mem):
     assert [r["i"] for _, r in mem.iter_audit_of_session("s")] == list(range(2100))
 
 
-def _version_1_store(path, records: list[bytes]) -> None:
+def _version_1_store(path, records: list[bytes], digests: list[str] | None = None) -> None:
     """A store as provgate's schema version 1 wrote it (no session column), holding
-    ``records`` as audit records and one source."""
+    ``records`` as audit records (under ``digests``, by default their own) and one source."""
     from provgate.digests import compute_digest
     from provgate.store import _SCHEMA_V1
 
@@ -706,11 +706,72 @@ def _version_1_store(path, records: list[bytes]) -> None:
         body = b"retries=3\n"
         conn.execute("INSERT INTO content VALUES (?, ?, ?)", (compute_digest(body), len(body), body))
         conn.execute("INSERT INTO sources (handle, digest) VALUES ('tool:a', ?)", (compute_digest(body),))
-        for data in records:
-            conn.execute("INSERT INTO audit (record, digest) VALUES (?, ?)", (data, compute_digest(data)))
+        for k, data in enumerate(records):
+            digest = digests[k] if digests is not None else compute_digest(data)
+            conn.execute("INSERT INTO audit (record, digest) VALUES (?, ?)", (data, digest))
         conn.execute("COMMIT")
     finally:
         conn.close()
+
+
+@pytest.mark.parametrize("record", [
+    b'{"session":"R","pins":["tool:p"]}',  # "S" rotted to "R": the digest no longer matches
+    b'{"session":"S"#"pins":["tool:p"]}',  # rotted JSON syntax
+    b"[" * 100_000 + b"]" * 100_000,  # intact, but too deep to read
+])
+def test_an_upgrade_never_files_an_unreadable_record_under_a_session(store_path, record):
+    # red team 8, u01/u02: the upgrade filed a damaged version 1 record under the session its
+    # rotted bytes named (or none), head and index agreeing, so the session resumed without the
+    # record's pins; an odd intact record made the upgrade, and so every open, fail
+    from provgate.digests import compute_digest
+
+    original = b'{"session":"S","pins":["tool:p"]}'
+    digest = compute_digest(original if record[:1] == b"{" else record)
+    _version_1_store(store_path, [b'{"session":"S","cycle":1}', record], [compute_digest(b'{"session":"S","cycle":1}'), digest])
+    with SourceStore(store_path) as s:
+        assert s.get("tool:a") == "retries=3\n"  # the store opens
+        with pytest.raises(StoreCorruptionError, match="audit record 2 was damaged or unreadable"):
+            list(s.iter_audit_of_session("S"))
+        with pytest.raises(StoreCorruptionError, match="audit record 2 was damaged or unreadable"):
+            list(s.iter_audit_of_session("other"))
+        assert any("audit record 2: its session is unknown" in p for p in s.verify())
+
+
+def test_an_upgrade_reads_an_escaped_lone_surrogate_session_as_none(store_path):
+    _version_1_store(store_path, [b'{"session":"\\ud800","i":1}', b'{"session":"S","i":2}'])
+    with SourceStore(store_path) as s:
+        assert [r["i"] for _, r in s.iter_audit_of_session("S")] == [2]
+
+
+def test_verify_reports_a_session_index_that_disagrees_with_the_log(store_path):
+    # red team 8, u03: verify() called the store healthy while a resume of the session failed
+    with SourceStore(store_path) as s:
+        for i in range(3):
+            s.append_audit({"session": "mine", "i": i})
+        assert s.verify() == []
+    conn = sqlite3.connect(str(store_path))
+    try:
+        with conn:
+            conn.execute("UPDATE audit_session_heads SET records = 4 WHERE session = 'mine'")
+    finally:
+        conn.close()
+    with SourceStore(store_path) as s:
+        assert s.verify() == ["audit session 'mine': its head counts 4 record(s) up to seq 3, the log holds 3 up to seq 3"]
+
+
+@pytest.mark.parametrize("edit", [
+    "PRAGMA user_version = 1",  # a version 2 file that says 1
+    "DROP TABLE audit_session_heads",
+    "DROP INDEX audit_by_session",
+])
+def test_a_schema_that_disagrees_with_its_version_is_refused_naming_it(store_path, edit):
+    # red team 8, u04: raw sqlite3 errors ("duplicate column name", "no such table") on a later
+    # open, append or resume
+    with SourceStore(store_path) as s:
+        s.append_audit({"session": "mine"})
+    raw_query(store_path, edit)
+    with pytest.raises(StoreSchemaError, match="edited by hand"):
+        SourceStore(store_path)
 
 
 @pytest.mark.parametrize("damage", ["head", "column"])
@@ -727,8 +788,10 @@ def test_a_damaged_session_index_fails_closed_instead_of_losing_records(store_pa
             if damage == "head":
                 conn.execute("UPDATE audit_session_heads SET records = 2 WHERE session = 'mine'")
             else:  # the record's session column (and so its index entry) says another session
+                (trigger,) = conn.execute("SELECT sql FROM sqlite_master WHERE name = 'audit_no_update'").fetchone()
                 conn.execute("DROP TRIGGER audit_no_update")
                 conn.execute("UPDATE audit SET session = 'other' WHERE seq = 3")
+                conn.execute(trigger)
     finally:
         conn.close()
     with SourceStore(store_path) as s:
@@ -739,15 +802,13 @@ def test_a_damaged_session_index_fails_closed_instead_of_losing_records(store_pa
 def test_a_version_1_store_is_upgraded_in_place_with_its_records_indexed(store_path):
     records = [json.dumps({"session": s, "i": i}, ensure_ascii=False, separators=(",", ":")).encode()
                for i in range(1500) for s in ("mine", "théirs")]
-    records += [b'{"i":-1}', b'not json at all', b'{"session":["mine"]}']
+    records += [b'{"i":-1}', b'{"session":["mine"]}']
     _version_1_store(store_path, records)
     with SourceStore(store_path) as s:
         assert raw_query(store_path, "PRAGMA user_version") == [(2,)]
         assert s.get("tool:a") == "retries=3\n"
         assert [r["i"] for _, r in s.iter_audit_of_session("mine")] == list(range(1500))
         assert [r["i"] for _, r in s.iter_audit_of_session("théirs")] == list(range(1500))
-        with pytest.raises(StoreCorruptionError, match="not valid JSON"):
-            list(s.iter_audit())  # the damaged record is still there, and still reported
         s.append_audit({"session": "mine", "i": 1500})
         assert [r["i"] for _, r in s.iter_audit_of_session("mine")][-2:] == [1499, 1500]
         assert s.verify() == []

@@ -738,13 +738,19 @@ class SourceStore:
         except UnicodeEncodeError:  # no record can hold it (append_audit refuses it too)
             raise InvalidArgumentError("session contains a lone surrogate", argument="session") from None
 
-        def head(conn: sqlite3.Connection) -> tuple[int, int, int]:
+        def head(conn: sqlite3.Connection) -> tuple[int, int, int, int | None]:
             bound = conn.execute("SELECT max(seq) FROM audit").fetchone()[0]
             row = conn.execute("SELECT records, last_seq FROM audit_session_heads WHERE session = ?",
                                (session,)).fetchone()
-            return (bound or 0, *(row or (0, 0)))
+            unknown = conn.execute("SELECT min(seq) FROM audit INDEXED BY audit_by_session "
+                                   "WHERE session IS NULL").fetchone()[0]
+            return (bound or 0, *(row or (0, 0)), unknown)
 
-        bound, records, last_seq = self._read(lambda conn: _in_snapshot(conn, head))
+        bound, records, last_seq, unknown = self._read(lambda conn: _in_snapshot(conn, head))
+        if unknown is not None:
+            raise StoreCorruptionError(
+                f"audit record {unknown} was damaged or unreadable when the store was upgraded to schema 2, so "
+                "the session it belongs to cannot be told; no session is resumed without it")
         found = newest = 0
         for seq, record in self._iter_audit(0, session, bound):
             if not isinstance(record, dict) or record.get("session") != session:
@@ -907,6 +913,41 @@ class SourceStore:
                 if len(rows) < 100:
                     break
                 last = rows[-1][0]
+        problems.extend(self._session_index_problems())
+        return problems
+
+    def _session_index_problems(self) -> list[str]:
+        """The audit log's session index against its records: each record's session column is
+        what its bytes say (or unknown, NULL, for one unreadable when the store was upgraded),
+        and each session's head counts its records."""
+        problems: list[str] = []
+        last = 0
+        while True:
+            rows = self._read(lambda conn: conn.execute(
+                "SELECT seq, record, digest, session FROM audit WHERE seq > ? ORDER BY seq LIMIT ?",
+                (last, _PAGE)).fetchall())
+            for seq, blob, digest, column in rows:
+                if column is None:
+                    problems.append(f"audit record {seq}: its session is unknown (it was damaged or unreadable "
+                                    "when the store was upgraded to schema 2)")
+                    continue
+                expected = _stored_session(seq, blob, digest)
+                if expected is not None and expected != column:
+                    problems.append(f"audit record {seq}: indexed under session {column!r}, but it names {expected!r}")
+            if len(rows) < _PAGE:
+                break
+            last = rows[-1][0]
+        counted = dict(self._read(lambda conn: [
+            (session, (n, top)) for session, n, top in conn.execute(
+                "SELECT session, count(*), max(seq) FROM audit WHERE session != '' GROUP BY session").fetchall()]))
+        heads = dict(self._read(lambda conn: [
+            (session, (n, top)) for session, n, top in conn.execute(
+                "SELECT session, records, last_seq FROM audit_session_heads").fetchall()]))
+        for session in sorted(counted.keys() | heads.keys()):
+            if counted.get(session) != heads.get(session):
+                found, head = counted.get(session, (0, None)), heads.get(session, (0, None))
+                problems.append(f"audit session {session!r}: its head counts {head[0]} record(s) up to seq {head[1]}, "
+                                f"the log holds {found[0]} up to seq {found[1]}")
         return problems
 
     # ------------------------------------------------------------------ internals: content
@@ -1081,6 +1122,7 @@ class SourceStore:
         process is creating the store."""
         app_id, version = _read_header(conn)
         if app_id == APPLICATION_ID and version == SCHEMA_VERSION:
+            _check_schema_objects(self._path, conn)
             return True
         _check_header(self._path, app_id, version)
         if version:
@@ -1316,28 +1358,72 @@ def _check_header(path: str, app_id: int, version: int) -> None:
         raise StoreSchemaError(f"store {path!r} has unknown schema version {version}")
 
 
+# the schema objects the store's queries name or rely on to keep the session index whole: a
+# file whose version says 2 without them was edited by hand, and would fail later, on some
+# append or resume, with a raw error (the immutability triggers are guards only: a file without
+# them still reads right, and the tests that damage rows on purpose drop them)
+_SCHEMA_OBJECTS = frozenset({
+    "content", "sources", "sources_by_name", "audit", "fact_cache", "audit_by_session", "audit_session_heads",
+    "audit_needs_session", "audit_counts_session",
+})
+
+
+def _check_schema_objects(path: str, conn: sqlite3.Connection) -> None:
+    names = {row[0] for row in conn.execute("SELECT name FROM sqlite_master").fetchall()}
+    missing = sorted(_SCHEMA_OBJECTS - names)
+    if missing:
+        raise StoreSchemaError(f"store {path!r} says schema version {SCHEMA_VERSION} but lacks {missing}: "
+                               "it was edited by hand or damaged")
+
+
 def _upgrade_to_v2(conn: sqlite3.Connection) -> None:
     """Add the audit log's session column and index (in the caller's write transaction, so a
-    failure leaves the file at version 1) and fill it in for the records already there."""
+    failure leaves the file at version 1) and fill it in for the records already there: each is
+    verified first, and one that is damaged or unreadable gets no session (NULL), which every
+    later resume of a session reports, since the session it belonged to cannot be told."""
+    columns = [row[1] for row in conn.execute("PRAGMA table_info(audit)").fetchall()]
+    if "session" in columns:
+        raise StoreSchemaError("the store says schema version 1 but its audit log has version 2's session column: "
+                               "its version was edited by hand; refusing to upgrade it again")
     for statement in _UPGRADE_TO_V2:
         conn.execute(statement)
     # the one update the audit log ever sees, made before any record has a session of its own:
     # its immutability trigger is set aside for it and put back unchanged
     no_update = "audit_no_update"
-    (trigger_sql,) = conn.execute("SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = ?",
-                                  (no_update,)).fetchone()
+    found = conn.execute("SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = ?", (no_update,)).fetchone()
+    if found is None:
+        raise StoreSchemaError(f"a version 1 store without its {no_update} trigger: it was edited by hand; "
+                               "refusing to upgrade it")
+    (trigger_sql,) = found
     conn.execute(f"DROP TRIGGER {no_update}")
     last = 0
     while True:
-        rows = conn.execute("SELECT seq, record FROM audit WHERE seq > ? ORDER BY seq LIMIT ?", (last, _PAGE)).fetchall()
+        rows = conn.execute("SELECT seq, record, digest FROM audit WHERE seq > ? ORDER BY seq LIMIT ?",
+                            (last, _PAGE)).fetchall()
         conn.executemany("UPDATE audit SET session = ? WHERE seq = ?",
-                         [(_session_of_record(blob), seq) for seq, blob in rows])
+                         [(_stored_session(seq, blob, digest), seq) for seq, blob, digest in rows])
         if len(rows) < _PAGE:
             break
         last = rows[-1][0]
     conn.execute(trigger_sql)
     conn.execute("INSERT INTO audit_session_heads (session, records, last_seq) "
                  "SELECT session, count(*), max(seq) FROM audit WHERE session != '' GROUP BY session")
+
+
+def _stored_session(seq: int, blob: Any, digest: Any) -> str | None:
+    """The session column of a stored record: None when the record is damaged or unreadable
+    (its session cannot be told), else what append_audit writes for it."""
+    try:
+        data = SourceStore._check_body(f"audit record {seq}", digest, None, blob)
+        record = json.loads(data.decode("utf-8"))
+    except (StoreCorruptionError, UnicodeDecodeError, ValueError, RecursionError):
+        return None
+    session = _session_of_record(record)
+    try:
+        session.encode("utf-8")
+    except UnicodeEncodeError:  # a name no session can have (append_audit refuses it)
+        return ""
+    return session
 
 
 def _session_of_record(data: Any) -> str:
