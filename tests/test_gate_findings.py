@@ -1179,3 +1179,92 @@ def test_a_session_confirms_each_dropped_source_once_in_one_read(tmp_path, monke
     fresh = Gate(store, audit=False)
     assert fresh.check(whole, keep, operator="evict", evicted=["tool:c0"]).accepted
     assert len(reads) == 2
+
+
+# F42-F47 (red team 8, t01-t06): what the I4 rules of red team 7 still let through, or
+# rejected wrongly. Same reads as F36: r1 says retries=3 at ts 1, r2 retries=5 at ts 2.
+def test_a_new_block_ordered_as_the_newest_read_states_no_stale_value():
+    # t01: a summary of both reads, stamped as the newer one (or after it without a ts), that
+    # says retries=3 is the newest read of the next edit
+    g = gate_for(SRC_F36)
+    for ts in (2.0, None):
+        stale = dict(summary("s", "Config summary: retries=3\n", ["tool:c1", "tool:c2"]), resource=APP_R, ts=ts)
+        v = g.check(READS_F36, [*READS_F36, stale], operator="summarize")
+        assert "stale value kept alone" in find(v, "I4", key="retries", value="3").message
+    # saying the newer value, or ordered before the newest read, it is no newest stale read
+    newer = dict(summary("s", "Config summary: retries=5\n", ["tool:c1", "tool:c2"]), resource=APP_R, ts=2.0)
+    assert_accepted(gate_for(SRC_F36).check(READS_F36, [*READS_F36, newer], operator="summarize"), "lossy")
+    early = dict(summary("s", "Config summary: retries=3\n", ["tool:c1"]), resource=APP_R, ts=1.0)
+    assert_accepted(gate_for(SRC_F36).check(READS_F36, [early, *READS_F36], operator="summarize"), "lossy")
+
+
+def test_a_read_rewritten_in_place_keeps_its_resource():
+    # t02 (also in test_gate_invariants): dropped, the file had one read left and the next
+    # edit evicted the newest
+    g = gate_for(SRC_F36)
+    untagged = dict(READS_F36[1], text="retries=5 (cached)\n", resource=None)
+    assert "changes its resource" in find(g.check(READS_F36, [READS_F36[0], untagged], operator="rewrite"),
+                                          "I4", block="r2").message
+
+
+def test_a_renamed_copy_is_matched_to_the_block_it_is_not_to_the_newest_read():
+    # t03: a renamed block with the newest read's bytes (another file's read) was matched to
+    # the newest read, which so "was kept" while the edit evicted it
+    old_v, new_v = "app version 1.2.3 deployed\n", "app version 1.2.4 deployed\n"
+    src = {"tool:c1": old_v, "tool:c2": new_v, "tool:c9": new_v}
+    pre = [tool("r1", "tool:c1", old_v, ts=1.0, resource="file:VERSION"),
+           tool("r2", "tool:c2", new_v, ts=2.0, resource="file:VERSION"),
+           tool("b1", "tool:c9", new_v, ts=6.0, resource="file:other/VERSION")]
+    v = gate_for(src).check(pre, [pre[0], dict(pre[2], id="b1x")], operator="prune", evicted=["tool:c2"])
+    assert "silent merge" in find(v, "I4", key="resource", value="file:VERSION").message
+
+
+@pytest.mark.parametrize("tagged", [True, False])
+def test_a_summary_of_sources_that_left_the_window_is_no_fresh_read(tagged):
+    # t04: a derived block observes nothing: made from a source pruned an edit earlier, it
+    # carried any ts and superseded the newest read
+    g = gate_for(SRC_F36)
+    assert_accepted(g.check(READS_F36, [READS_F36[1]], operator="prune",
+                            supersedes=[{"block": "r2", "handle": "tool:c1"}], commit=True))
+    stale = summary("s", "Config summary: retries=3\n", ["tool:c1"])
+    if tagged:
+        stale = dict(stale, resource=APP_R, ts=9.0)
+    v = g.check([READS_F36[1]], [stale], operator="summarize", supersedes=[{"block": "s", "handle": "tool:c2"}])
+    assert "comes from nothing the window holds" in find(v, "I4", block="s", handle="tool:c2").message
+    if tagged:
+        assert "none of the blocks it comes from" in find(v, "I4", block="s", key="resource").message
+
+
+def test_an_unchanged_re_read_deduplicated_to_its_first_copy_keeps_the_newest_read():
+    # t05: r3 re-read r2's bytes; keeping the first copy is the usual dedupe, and no read of
+    # other content lies between them (unlike a value that went back, F37)
+    reread = [*READS_F36, tool("r3", "tool:c9", NEW_CONF, ts=3.0, resource=APP_R)]
+    assert_accepted(gate_for(SRC_F36).check(reread, reread[:2], operator="dedupe", evicted=["tool:c9"]))
+    untimed = [dict(b, ts=None) for b in reread]
+    assert_accepted(gate_for(SRC_F36).check(untimed, untimed[:2], operator="dedupe", evicted=["tool:c9"]))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from([None, 0.0, 1.0, 2.0, 3.0]), st.integers(0, 5), st.booleans(),
+                          st.sampled_from([None, 0.0, 1.0, 2.0, 3.0])), min_size=0, max_size=60), st.randoms())
+def test_the_read_order_check_in_numpy_finds_the_first_pair_the_pairwise_loop_finds(specs, rnd):
+    # t06: pair by pair in Python, 500 reads of one resource took 50 ms; many reads go through
+    # numpy now, which must find the very pair the loop (the reference) finds
+    from provgate import gate as gate_module
+    from provgate.gate import ReadOrder, first_out_of_order
+
+    post_positions = list(range(len(specs)))
+    pre_positions = rnd.sample(range(100), len(specs))
+    rows = [ReadOrder(j, post_ts, pre_positions[j], pre_ts, content, touched)
+            for j, (post_ts, content, touched, pre_ts) in zip(post_positions, specs)]
+    numpy_answer = first_out_of_order(rows) if len(rows) > gate_module._PAIRWISE_READS else None
+    saved = gate_module._PAIRWISE_READS
+    try:
+        gate_module._PAIRWISE_READS = 10**9
+        loop_answer = first_out_of_order(rows)
+        gate_module._PAIRWISE_READS = 0
+        assert first_out_of_order(rows) == loop_answer
+    finally:
+        gate_module._PAIRWISE_READS = saved
+    if numpy_answer is not None:
+        assert numpy_answer == loop_answer

@@ -569,10 +569,16 @@ def test_with_three_reads_each_dropped_older_read_needs_its_own_record():
 
 def test_the_newest_read_rewritten_in_place_counts_as_kept_and_is_checked_by_i1_i2():
     pre = reads()
-    post = [tool("rb", B_H, READ_B.replace("timeout=30s", "timeout=30s\n# reviewed")),]
+    rewritten = READ_B.replace("timeout=30s", "timeout=30s\n# reviewed")
+    post = [tool("rb", B_H, rewritten, ts=2.0, resource="file:conf/app.ini")]
     v = gate_for(R_SRC).check(pre, post, operator="rewrite", supersedes=[{"block": "rb", "handle": A_H}])
     assert "I4" not in invariants(v)
     assert_accepted(v, "lossless")
+    # rewritten in place, it is still a read of its resource (red team 8, t02: one that dropped
+    # the tag left one read of the file, and the next edit evicted the newest)
+    v = gate_for(R_SRC).check(pre, [tool("rb", B_H, rewritten)], operator="rewrite",
+                              supersedes=[{"block": "rb", "handle": A_H}])
+    assert "changes its resource" in find(v, "I4", block="rb", key="resource").message
 
 
 # -- I5: decay budget (undefined cases and the floor parameter) --------------------------------

@@ -39,7 +39,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import accumulate, compress, count, repeat
 from operator import attrgetter, is_, is_not
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 from blake3 import blake3
@@ -1448,7 +1448,18 @@ class _Check:
                 if not cands:
                     unmatched.append(j)
                     continue
-                pick = next((i for i in cands if i not in used), None)
+                # the unused copy that is this block (its handles, resource and ts) first, then
+                # one with its stamps: a renamed read of one file must not stand in for another
+                # file's read with its bytes
+                pick = None
+                if len(cands) > 1:
+                    b = post_blocks[j]
+                    free = [i for i in cands if i not in used]
+                    pick = next((i for i in free if _same_source(b, pre_blocks[i])), None)
+                    if pick is None:
+                        pick = next((i for i in free if not _stamps_differ(b, pre_blocks[i])), None)
+                if pick is None:
+                    pick = next((i for i in cands if i not in used), None)
                 if pick is None:
                     pick = cands[0]
                     self.reused.append(j)
@@ -2195,11 +2206,21 @@ class _Check:
             b, pb = post_blocks[j], pre_blocks[match[j]]  # type: ignore[index]
             if b.id == pb.id or not _stamps_differ(b, pb):
                 continue
-            if any(not _stamps_differ(b, pre_blocks[i]) for i in pre.positions(post.digests[j])):
-                continue  # the stamps of another copy of its text
+            if j in self.reused and any(not _stamps_differ(b, pre_blocks[i]) for i in pre.positions(post.digests[j])):
+                continue  # a second copy of a text another post block kept, with a pre copy's stamps
             if self._fresh(j):
                 continue  # a new read of a new source that found the same bytes
             self._restamped(b, pb, pb)
+        # t02: a read rewritten in place stays a read of its resource (its text may change, what
+        # it read may not), unless it is a new read of a new source under the old id
+        if pre.by_resource():
+            pre_id = pre.id_pos()
+            for j in self.changed:
+                b = post_blocks[j]
+                i = pre_id.get(b.id)
+                if i is not None and pre_blocks[i].resource is not None and b.resource != pre_blocks[i].resource \
+                        and not self._fresh(j, allow_own_id=True):
+                    self._restamped(b, pre_blocks[i], pre_blocks[i])
 
     def _restamped(self, b: Block, pb: Block, read: Block) -> None:
         what = "resource" if b.resource != pb.resource else "ts"
@@ -2241,21 +2262,29 @@ class _Check:
             newer = self.match[j]
             if newer is None and older is not None:
                 # a new or rewritten block is as new as the newest pre block it comes from (of
-                # the superseded read's resource, when it comes from reads of it); a block
-                # whose every source is new to the window is a fresh read, newer than all
-                newer = self._newest_origin(j, edit.pre[older].resource)
+                # the superseded read's resource, when it comes from reads of it); a new read
+                # of a new source is newer than all
+                if not self._fresh(j):
+                    newer = self._newest_origin(j, edit.pre[older].resource)
+                    if newer is None:
+                        self.violate("I4", f"supersession edge: block {s.block!r} comes from nothing the window "
+                                     f"holds, so it cannot be shown newer than {s.handle!r} (a summary of sources "
+                                     "that left the window earlier is no newer read)", block=s.block, handle=s.handle,
+                                     evidence={"superseded_block": edit.pre[older].id})
+                        continue
             if older is not None and newer is not None and older != newer and self._newer(older, newer):
                 self.violate("I4", f"supersession edge goes backwards: block {s.block!r} is older than {s.handle!r}",
                              block=s.block, handle=s.handle,
                              evidence={"older": edit.pre[newer].id, "newer": edit.pre[older].id})
 
-    def _fresh(self, j: int) -> bool:
-        """Is post block ``j``'s provenance wholly new to the window (a new read, whatever
-        bytes it found)?"""
+    def _fresh(self, j: int, allow_own_id: bool = False) -> bool:
+        """Is post block ``j`` a new read: a primary block (a derived one observes nothing)
+        whose handles are all new to the window, whatever bytes it found?"""
         block = self.edit.post[j]
-        refs = (*block.handles, *block.derived_from)
+        if block.derived or not block.handles:
+            return False
         holders = self.pre.by_provenance()
-        return bool(refs) and all(h not in holders for h in refs) and block.id not in self.pre.id_pos()
+        return all(h not in holders for h in block.handles) and (allow_own_id or block.id not in self.pre.id_pos())
 
     def _origins(self, j: int) -> list[int] | None:
         """The pre blocks post block ``j`` comes from: the pre block it was matched to or has
@@ -2270,13 +2299,12 @@ class _Check:
         own = self.pre.id_pos().get(block.id)
         if own is not None:
             found.add(own)
+        if not found and self._fresh(j):
+            return None
         refs = (*block.handles, *block.derived_from, *(self.cited(j) if j in self.marked else ()))
         holders = self.pre.by_provenance()
-        known = [h for h in refs if h in holders]
-        if refs and not known and not found:
-            return None
-        for h in known:
-            found.update(holders[h])
+        for h in refs:
+            found.update(holders.get(h, ()))
         return sorted(found)
 
     def _newest_origin(self, j: int, resource: str | None) -> int | None:
@@ -2372,30 +2400,46 @@ class _Check:
                 origin[j] = best
             if not in_order:  # (kept reads in their order, with their stamps, are ordered as before)
                 self._check_pair_order(resource, origin, touched)
+            self._check_newest_restatement(resource, post_reads)
+
+    def _check_newest_restatement(self, resource: str, post_reads: list[int]) -> None:
+        """A new or changed block that post orders as the newest read of ``resource`` is what
+        the next edit keeps as its current content: it states no value the newest pre read
+        changed, without the newer one (a summary of both reads, stamped as the newer one,
+        that says retries=3)."""
+        reads = self.pre.reads().get(resource)
+        if not reads:
+            return
+        newest_post = post_reads[0]
+        for j in post_reads[1:]:
+            if self._post_newer(j, newest_post):
+                newest_post = j
+        if self.match[newest_post] is not None:
+            return
+        top = self.pre.newest_reads(resource, reads)
+        if len(top) == 1:
+            self._check_stale_values(resource, reads, top[0], only=[newest_post])
 
     def _check_pair_order(self, resource: str, origin: dict[int, int], touched: set[int] | None) -> None:
         """Every two post reads of ``resource`` (with what they come from in ``origin``) are in
         the order of their pre reads; the first pair out of order is reported."""
         items = sorted(origin.items())
-        pre_digests = self.pre.digests
-        for a, (j, oj) in enumerate(items):
-            for k, ok in items[a + 1:]:
-                if oj == ok or pre_digests[oj] == pre_digests[ok]:
-                    continue  # one read, or two with the same content: their order says nothing
-                if touched is not None and j not in touched and k not in touched:
-                    continue
-                if self._newer(oj, ok) != self._post_newer(j, k):
-                    post, pre = self.edit.post, self.edit.pre
-                    newer, older = (j, k) if self._post_newer(j, k) else (k, j)
-                    self.violate("I4", f"the reads of {resource!r} change order: {post[newer].id!r} is now newer "
-                                 f"than {post[older].id!r}, but it holds the older read "
-                                 f"{pre[origin[newer]].id!r} (the newer is {pre[origin[older]].id!r}); a read "
-                                 "without a ts is as new as its place in the window",
-                                 block=post[newer].id, handle=(post[newer].handles or (None,))[0],
-                                 key="resource", value=resource,
-                                 evidence={"newer_in_post": post[newer].id, "holds": pre[origin[newer]].id,
-                                           "newer_in_pre": pre[origin[older]].id})
-                    return
+        pre, post = self.edit.pre, self.edit.post
+        content: dict[bytes, int] = {}
+        rows = [ReadOrder(j, post[j].ts, oj, pre[oj].ts, content.setdefault(self.pre.digests[oj], len(content)),
+                          touched is None or j in touched) for j, oj in items]
+        pair = first_out_of_order(rows)
+        if pair is None:
+            return
+        a, b = rows[pair[0]], rows[pair[1]]
+        newer, older = (a, b) if _ordered_after(a.post_pos, a.post_ts, b.post_pos, b.post_ts) else (b, a)
+        self.violate("I4", f"the reads of {resource!r} change order: {post[newer.post_pos].id!r} is now newer "
+                     f"than {post[older.post_pos].id!r}, but it holds the older read {pre[newer.pre_pos].id!r} "
+                     f"(the newer is {pre[older.pre_pos].id!r}); a read without a ts is as new as its place in "
+                     "the window", block=post[newer.post_pos].id, handle=(post[newer.post_pos].handles or (None,))[0],
+                     key="resource", value=resource,
+                     evidence={"newer_in_post": post[newer.post_pos].id, "holds": pre[newer.pre_pos].id,
+                               "newer_in_pre": pre[older.pre_pos].id})
 
     def _newer(self, a: int, b: int) -> bool:
         """Is pre block ``a`` newer than pre block ``b`` (by ts when both have one, else order)?"""
@@ -2490,8 +2534,14 @@ class _Check:
         if i in self.used:
             return True
         digests = self.pre.digests
-        if any(k != i and k in self.used and digests[k] == digests[i] and not self._newer(i, k) for k in reads):
-            return True
+        newer = self._newer
+        for k in reads:
+            if k == i or k not in self.used or digests[k] != digests[i]:
+                continue
+            # a copy as new, or an older one with no read of other content between the two (an
+            # unchanged re-read deduplicated to its first copy); not a value that went back
+            if not newer(i, k) or not any(digests[m] != digests[i] and newer(m, k) and newer(i, m) for m in reads):
+                return True
         return self._read_kept(i, by_text=False)
 
     def _read_kept(self, i: int, by_text: bool = True) -> bool:
@@ -2522,12 +2572,16 @@ class _Check:
         return (j is not None and self.match[j] == newest and j not in self.ws_matched
                 and self.post.blocks[j].resource == resource)
 
-    def _check_stale_values(self, resource: str, reads: list[int], newest: int) -> None:
-        """A key whose value changed between reads: the window may not end up asserting only
-        an older value (a summary or rewrite that restates the stale one)."""
+    def _check_stale_values(self, resource: str, reads: list[int], newest: int, only: list[int] | None = None) -> None:
+        """A key whose value changed between reads: the window (or the post blocks ``only``)
+        may not end up asserting only an older value (a summary or rewrite that restates the
+        stale one)."""
         edit = self.edit
-        handles = {h for i in reads for h in edit.pre[i].handles}
-        touching = self._post_blocks_touching(resource, handles)
+        if only is not None:
+            touching = only
+        else:
+            handles = {h for i in reads for h in edit.pre[i].handles}
+            touching = self._post_blocks_touching(resource, handles)
         if not touching:
             return  # no post block reads the resource or derives from a read: none asserts a value
         newest_keys, newest_facts = self.pre_facts[newest].kv_sets()
@@ -2857,6 +2911,82 @@ class _Check:
         if again.violations:
             return None
         return window
+
+
+class ReadOrder(NamedTuple):
+    """One post read of a resource, for the order check: its place and ts in post, the place
+    and ts in pre of the read it comes from, an id of that read's content, and whether the
+    edit touched it (a pair of untouched reads cannot have changed order)."""
+    post_pos: int
+    post_ts: float | None
+    pre_pos: int
+    pre_ts: float | None
+    content: int
+    touched: bool
+
+
+def _ordered_after(pos_a: int, ts_a: float | None, pos_b: int, ts_b: float | None) -> bool:
+    """Is a read newer than another: by ts when both have one and they differ, else by place?"""
+    if ts_a is not None and ts_b is not None and ts_a != ts_b:
+        return ts_a > ts_b
+    return pos_a > pos_b
+
+
+# up to this many reads of a resource are compared pair by pair in Python; more, in numpy
+# blocks of rows (a window polling one status file holds hundreds of reads of it)
+_PAIRWISE_READS = 24
+_PAIR_ROWS = 256
+
+
+def first_out_of_order(rows: Sequence[ReadOrder]) -> tuple[int, int] | None:
+    """The first pair ``(a, b)``, ``a < b`` in row order, of reads that come from different
+    reads of different content, at least one touched, whose order in post is not their
+    origins' order in pre; None when every pair keeps its order. The reference is the loop
+    over pairs; many rows go through numpy, row blocks against all rows, with the same answer."""
+    n = len(rows)
+    if n <= _PAIRWISE_READS:
+        for a in range(n):
+            x = rows[a]
+            for b in range(a + 1, n):
+                y = rows[b]
+                if x.pre_pos == y.pre_pos or x.content == y.content or not (x.touched or y.touched):
+                    continue
+                if (_ordered_after(x.pre_pos, x.pre_ts, y.pre_pos, y.pre_ts)
+                        != _ordered_after(x.post_pos, x.post_ts, y.post_pos, y.post_ts)):
+                    return a, b
+        return None
+    nan = float("nan")
+    post_pos = np.array([r.post_pos for r in rows], dtype=np.int64)
+    pre_pos = np.array([r.pre_pos for r in rows], dtype=np.int64)
+    post_ts = np.array([nan if r.post_ts is None else r.post_ts for r in rows], dtype=np.float64)
+    pre_ts = np.array([nan if r.pre_ts is None else r.pre_ts for r in rows], dtype=np.float64)
+    content = np.array([r.content for r in rows], dtype=np.int64)
+    touched = np.array([r.touched for r in rows], dtype=np.bool_)
+    index = np.arange(n)
+
+    def after(pos: np.ndarray, ts: np.ndarray, rows_: slice) -> np.ndarray:
+        ta, tb = ts[rows_, None], ts[None, :]
+        with np.errstate(invalid="ignore"):
+            by_ts = ~np.isnan(ta) & ~np.isnan(tb) & (ta != tb)
+            return np.where(by_ts, ta > tb, pos[rows_, None] > pos[None, :])
+
+    for start in range(0, n, _PAIR_ROWS):
+        block = slice(start, min(start + _PAIR_ROWS, n))
+        candidates = ((index[None, :] > index[block, None]) & (pre_pos[block, None] != pre_pos[None, :])
+                      & (content[block, None] != content[None, :]) & (touched[block, None] | touched[None, :]))
+        if not candidates.any():
+            continue
+        bad = candidates & (after(pre_pos, pre_ts, block) != after(post_pos, post_ts, block))
+        if bad.any():
+            a, b = np.argwhere(bad)[0].tolist()
+            return start + a, b
+    return None
+
+
+def _same_source(b: Block, pb: Block) -> bool:
+    """Is ``b`` the block ``pb`` by everything but id and text: handles, provenance, stamps?"""
+    return (b.handles == pb.handles and b.derived_from == pb.derived_from and b.resource == pb.resource
+            and b.ts == pb.ts)
 
 
 def _stamps_differ(b: Block, pb: Block) -> bool:
