@@ -1255,7 +1255,9 @@ def test_the_read_order_check_in_numpy_finds_the_first_pair_the_pairwise_loop_fi
 
     post_positions = list(range(len(specs)))
     pre_positions = rnd.sample(range(100), len(specs))
-    rows = [ReadOrder(j, post_ts, pre_positions[j], pre_ts, content, touched)
+    few = rnd.random() < 0.5  # an edit in place touches a read or two: the rows-of-touched path
+    picked = set(rnd.sample(range(len(specs)), min(2, len(specs)))) if few else set()
+    rows = [ReadOrder(j, post_ts, pre_positions[j], pre_ts, content, (j in picked) if few else touched)
             for j, (post_ts, content, touched, pre_ts) in zip(post_positions, specs)]
     numpy_answer = first_out_of_order(rows) if len(rows) > gate_module._PAIRWISE_READS else None
     saved = gate_module._PAIRWISE_READS
@@ -1268,3 +1270,39 @@ def test_the_read_order_check_in_numpy_finds_the_first_pair_the_pairwise_loop_fi
         gate_module._PAIRWISE_READS = saved
     if numpy_answer is not None:
         assert numpy_answer == loop_answer
+
+
+# F48-F50 (red team 9, v01, v02, v04).
+def test_every_new_block_ordered_as_new_as_the_newest_read_states_no_stale_value():
+    # v01: the stale value split over two new summaries: only the newest of them was checked
+    g = gate_for(SRC_F36)
+    s1 = dict(summary("s1", "Config summary: retries=3\n", ["tool:c1", "tool:c2"]), resource=APP_R, ts=2.0)
+    s2 = dict(summary("s2", "Config summary: workers=4\n", ["tool:c1", "tool:c2"]), resource=APP_R, ts=2.0)
+    v = g.check(READS_F36, [*READS_F36, s1, s2], operator="summarize")
+    assert "stale value kept alone" in find(v, "I4", key="retries", value="3").message
+
+
+def test_a_source_evicted_earlier_is_no_fresh_read_of_its_resource():
+    # v02: the older read's source, evicted an edit earlier, re-added as a read stamped ts 3,
+    # became the newest read (the store put it before the newest read's source)
+    note = blk("n", "assistant", "Earlier the config had retries=3, later raised.\n", [])
+    g = gate_for(SRC_F36)
+    assert_accepted(g.check([*READS_F36, note], [READS_F36[1], note], operator="prune", evicted=["tool:c1"],
+                            commit=True))
+    back = tool("x", "tool:c1", OLD_CONF, ts=3.0, resource=APP_R)
+    v = g.check([READS_F36[1], note], [note, back], operator="prune", evicted=["tool:c2"])
+    find(v, "I4", block="x", key="resource")
+    # a source stored after the newest read's is a new read of the file, whatever its bytes
+    store = store_with(SRC_F36)
+    store.put("tool:c10", OLD_CONF)
+    assert_accepted(Gate(store).check(READS_F36, [*READS_F36, tool("r3", "tool:c10", OLD_CONF, ts=3.0,
+                                                                      resource=APP_R)], operator="reorder"))
+
+
+def test_a_pinned_block_evicted_on_the_record_is_evicted_whatever_block_shares_its_bytes():
+    # v04: an unpinned tool output with the same bytes was taken for the pinned block "kept"
+    text = "build ok: version=1.4.2 workers=4\n"
+    pinned, other = tool("a", "tool:h1", text, pinned=True), tool("c", "tool:h2", text)
+    user = blk("u", "user", "ship it\n", [])
+    g = gate_for({"tool:h1": text, "tool:h2": text})
+    assert_accepted(g.check([pinned, other, user], [other, user], operator="prune", evicted=["tool:h1"]))

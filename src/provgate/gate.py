@@ -707,6 +707,7 @@ class Gate:
         self._history: list[CycleRecord] = []
         self._pinned_handles: set[str] = set()
         self._pinned_ids: set[str] = set()  # pinned blocks without a handle
+        self._handle_seq: dict[str, int] = {}  # handle -> the store's insertion order (fresh reads)
         self._cumulative: float | None = None
         self._cycle_base = 0
         if session is not None and audit:
@@ -1024,6 +1025,16 @@ class Gate:
                 entries.append((digests[k], info, len(table.data) + 64 * len(table) + 64))
         self._facts.put_many(entries)
         return out  # type: ignore[return-value]
+
+    def handle_seqs(self, handles: Iterable[str]) -> dict[str, int]:
+        """The store's insertion order of each of ``handles`` that resolves (sources are put as
+        tool calls return, so a later seq is a later read); one store read for the unknown."""
+        known = self._handle_seq
+        todo = [h for h in dict.fromkeys(handles) if h not in known]
+        if todo:
+            for handle, info in self.store.info_many(todo).items():
+                known[handle] = info.seq
+        return {h: known[h] for h in handles if h in known}
 
     def _learn_handles(self, handles: list[str]) -> None:
         for handle, info in self.store.info_many(handles).items():
@@ -2264,7 +2275,7 @@ class _Check:
                 # a new or rewritten block is as new as the newest pre block it comes from (of
                 # the superseded read's resource, when it comes from reads of it); a new read
                 # of a new source is newer than all
-                if not self._fresh(j):
+                if not self._fresh(j, than=(s.handle,)):
                     newer = self._newest_origin(j, edit.pre[older].resource)
                     if newer is None:
                         self.violate("I4", f"supersession edge: block {s.block!r} comes from nothing the window "
@@ -2277,14 +2288,27 @@ class _Check:
                              block=s.block, handle=s.handle,
                              evidence={"older": edit.pre[newer].id, "newer": edit.pre[older].id})
 
-    def _fresh(self, j: int, allow_own_id: bool = False) -> bool:
+    def _fresh(self, j: int, allow_own_id: bool = False, than: Iterable[str] = ()) -> bool:
         """Is post block ``j`` a new read: a primary block (a derived one observes nothing)
-        whose handles are all new to the window, whatever bytes it found?"""
+        whose handles are all new to the window, and stored after every source of the pre
+        reads of its resource (and after the sources ``than``), whatever bytes it found? A
+        source evicted in an earlier edit is new to the window, not a new read: the store's
+        insertion order tells the two apart."""
         block = self.edit.post[j]
         if block.derived or not block.handles:
             return False
         holders = self.pre.by_provenance()
-        return all(h not in holders for h in block.handles) and (allow_own_id or block.id not in self.pre.id_pos())
+        if any(h in holders for h in block.handles) or (not allow_own_id and block.id in self.pre.id_pos()):
+            return False
+        pre_blocks = self.pre.blocks
+        older = [*than, *(h for i in self.pre.by_resource().get(block.resource, ()) if block.resource is not None
+                          for h in pre_blocks[i].handles)]
+        if not older:
+            return True
+        seqs = self.gate.handle_seqs([*block.handles, *older])
+        own = [seqs[h] for h in block.handles if h in seqs]
+        others = [seqs[h] for h in older if h in seqs]
+        return bool(own) and (not others or min(own) > max(others))
 
     def _origins(self, j: int) -> list[int] | None:
         """The pre blocks post block ``j`` comes from: the pre block it was matched to or has
@@ -2356,6 +2380,7 @@ class _Check:
             pre_reads = set(pre_res.get(resource, ()))
             origin: dict[int, int] = {}  # post read -> the pre read of the resource it comes from
             in_order = True  # every post read kept with its stamps, in its pre order
+            last_origin = -1
             for j in post_reads:
                 b = post_blocks[j]
                 m = match[j]
@@ -2369,7 +2394,8 @@ class _Check:
                         m = next((i for i in pre.positions(post.digests[j]) if not _stamps_differ(b, pre_blocks[i])),
                                  None)
                     if m is not None and pre_blocks[m].resource == resource:
-                        in_order = in_order and all(m > i for i in origin.values())
+                        in_order = in_order and m > last_origin
+                        last_origin = max(last_origin, m)
                         origin[j] = m
                     continue
                 in_order = False
@@ -2410,15 +2436,18 @@ class _Check:
         reads = self.pre.reads().get(resource)
         if not reads:
             return
-        newest_post = post_reads[0]
-        for j in post_reads[1:]:
-            if self._post_newer(j, newest_post):
-                newest_post = j
-        if self.match[newest_post] is not None:
+        match = self.match
+        new_reads = [j for j in post_reads if match[j] is None]
+        if not new_reads:
             return
         top = self.pre.newest_reads(resource, reads)
-        if len(top) == 1:
-            self._check_stale_values(resource, reads, top[0], only=[newest_post])
+        if len(top) != 1:
+            return
+        # the post copies of the newest read: a new read ordered after all of them is as new
+        kept = [j for j in post_reads if match[j] is not None and self.pre.digests[match[j]] == self.pre.digests[top[0]]]
+        claim = [j for j in new_reads if all(self._post_newer(j, k) for k in kept)]
+        if claim:
+            self._check_stale_values(resource, reads, top[0], only=claim)
 
     def _check_pair_order(self, resource: str, origin: dict[int, int], touched: set[int] | None) -> None:
         """Every two post reads of ``resource`` (with what they come from in ``origin``) are in
@@ -2534,14 +2563,30 @@ class _Check:
         if i in self.used:
             return True
         digests = self.pre.digests
-        newer = self._newer
-        for k in reads:
-            if k == i or k not in self.used or digests[k] != digests[i]:
-                continue
-            # a copy as new, or an older one with no read of other content between the two (an
-            # unchanged re-read deduplicated to its first copy); not a value that went back
-            if not newer(i, k) or not any(digests[m] != digests[i] and newer(m, k) and newer(i, m) for m in reads):
-                return True
+        copies = [k for k in reads if k != i and digests[k] == digests[i] and k in self.used]
+        if copies:
+            blocks = self.pre.blocks
+            stamped = sum(blocks[k].ts is not None for k in reads)
+            if stamped in (0, len(reads)):
+                # the reads are a line (by ts, then place): a kept copy stands for the newest
+                # read when it is as new, or in the run of its copies just before it (an
+                # unchanged re-read deduplicated to its first copy); not a value that went back
+                line = sorted(reads, key=lambda k: (blocks[k].ts or 0.0, k))
+                at = line.index(i)
+                kept = set(copies)
+                for k in reversed(line[:at]):
+                    if digests[k] != digests[i]:
+                        break
+                    if k in kept:
+                        return True
+                if any(k in kept for k in line[at + 1:]):
+                    return True
+            else:  # no line: pair by pair (few reads have a ts on some only)
+                newer = self._newer
+                for k in copies:
+                    if not newer(i, k) or not any(digests[m] != digests[i] and newer(m, k) and newer(i, m)
+                                                  for m in reads):
+                        return True
         return self._read_kept(i, by_text=False)
 
     def _read_kept(self, i: int, by_text: bool = True) -> bool:
@@ -2820,6 +2865,8 @@ class _Check:
         for i in pinned:
             b = edit.pre[i]
             j = exact.get(i)
+            if j is None and b.id not in post_ids and (b.id in evicted or (b.handles and all(h in evicted for h in b.handles))):
+                continue  # evicted on the record (an unpinned block with its bytes is another block)
             if j is None:
                 # another exact copy of the same bytes also preserves it (post's first block with
                 # each text, indexed once: an edit may evict thousands of pinned blocks)
@@ -2964,12 +3011,29 @@ def first_out_of_order(rows: Sequence[ReadOrder]) -> tuple[int, int] | None:
     touched = np.array([r.touched for r in rows], dtype=np.bool_)
     index = np.arange(n)
 
-    def after(pos: np.ndarray, ts: np.ndarray, rows_: slice) -> np.ndarray:
+    def after(pos: np.ndarray, ts: np.ndarray, rows_: slice | np.ndarray) -> np.ndarray:
         ta, tb = ts[rows_, None], ts[None, :]
         with np.errstate(invalid="ignore"):
             by_ts = ~np.isnan(ta) & ~np.isnan(tb) & (ta != tb)
             return np.where(by_ts, ta > tb, pos[rows_, None] > pos[None, :])
 
+    hit = np.flatnonzero(touched)
+    if hit.size * 4 < n:
+        # few touched reads (an edit in place): only their rows against every row, and the
+        # first pair in row order among what they find
+        first: tuple[int, int] | None = None
+        for start in range(0, hit.size, _PAIR_ROWS):
+            rows_ = hit[start:start + _PAIR_ROWS]
+            bad = ((index[None, :] != rows_[:, None]) & (pre_pos[rows_, None] != pre_pos[None, :])
+                   & (content[rows_, None] != content[None, :])
+                   & (after(pre_pos, pre_ts, rows_) != after(post_pos, post_ts, rows_)))
+            if bad.any():
+                r, c = np.nonzero(bad)
+                a, b = np.minimum(rows_[r], c), np.maximum(rows_[r], c)
+                k = np.lexsort((b, a))[0]
+                pair = (int(a[k]), int(b[k]))
+                first = pair if first is None else min(first, pair)
+        return first
     for start in range(0, n, _PAIR_ROWS):
         block = slice(start, min(start + _PAIR_ROWS, n))
         candidates = ((index[None, :] > index[block, None]) & (pre_pos[block, None] != pre_pos[None, :])
