@@ -1314,6 +1314,7 @@ class _Check:
         self._names: tuple[frozenset[str], Iterable[str]] | None = None
         self._cited: set[str] | None = None
         self._kept_texts: Callable[[bytes], bool] | None = None
+        self._stale_bases: dict[tuple[int, tuple[int, ...]], tuple[Any, ...] | None] = {}  # I4, per resource
         self._post_texts: set[bytes] | None = None  # post's text digests, when structure made them
         self.cited_names: dict[str, str] = {}  # marker name -> the one handle it cites (I1's blocks)
 
@@ -2618,17 +2619,31 @@ class _Check:
                 and self.post.blocks[j].resource == resource)
 
     def _check_stale_values(self, resource: str, reads: list[int], newest: int, only: list[int] | None = None) -> None:
-        """A key whose value changed between reads: the window (or the post blocks ``only``)
-        may not end up asserting only an older value (a summary or rewrite that restates the
-        stale one)."""
-        edit = self.edit
+        """A key whose value changed between reads: the window (or each of the post blocks
+        ``only``, alone) may not end up asserting only an older value (a summary or rewrite
+        that restates the stale one)."""
         if only is not None:
-            touching = only
+            groups = [[j] for j in only]
         else:
-            handles = {h for i in reads for h in edit.pre[i].handles}
-            touching = self._post_blocks_touching(resource, handles)
-        if not touching:
+            handles = {h for i in reads for h in self.edit.pre[i].handles}
+            groups = [self._post_blocks_touching(resource, handles)]
+        groups = [g for g in groups if g]
+        if not groups:
             return  # no post block reads the resource or derives from a read: none asserts a value
+        basis = self._stale_basis(reads, newest)
+        if basis is None:
+            return
+        for touching in groups:
+            if self._stale_kept_alone(resource, newest, basis, touching):
+                return
+
+    def _stale_basis(self, reads: list[int], newest: int) -> tuple[Any, ...] | None:
+        """What the stale-value check of a resource compares post with: per key the newest
+        read changed, the older values (with the first read and row saying each) and the newer
+        ones; made once per check (the window's check and each new newest read's share it)."""
+        cache_key = (newest, tuple(reads))
+        if cache_key in self._stale_bases:
+            return self._stale_bases[cache_key]
         newest_keys, newest_facts = self.pre_facts[newest].kv_sets()
         # per (key, stale value): the first older read that has it, and its row there
         older_kv: dict[tuple[int, int], dict[tuple[int, int], int]] = {}
@@ -2649,15 +2664,24 @@ class _Check:
                 if v not in older_kv.setdefault(key, {}):
                     older_kv[key][v] = row
                     older_owner[(key, v)] = i
-        if not older_kv:
-            return
-        # only the keys that went stale are looked at from here on, each text's kv facts
-        # filtered natively to them
-        keys = SortedFingerprints(unique_counts(np.array(list(older_kv), dtype=np.uint64).reshape(-1, 2))[0])
-        newest_values, newest_row = self._kv_values(self.pre_facts[newest], keys)
-        values = {v for key, stale in older_kv.items() for v in (*stale, *newest_values.get(key, ()))}
-        candidates = list(values)
-        candidate_fps = np.array(candidates, dtype=np.uint64).reshape(-1, 2)
+        basis = None
+        if older_kv:
+            # only the keys that went stale are looked at from here on, each text's kv facts
+            # filtered natively to them
+            keys = SortedFingerprints(unique_counts(np.array(list(older_kv), dtype=np.uint64).reshape(-1, 2))[0])
+            newest_values, newest_row = self._kv_values(self.pre_facts[newest], keys)
+            values = {v for key, stale in older_kv.items() for v in (*stale, *newest_values.get(key, ()))}
+            candidates = list(values)
+            candidate_fps = np.array(candidates, dtype=np.uint64).reshape(-1, 2)
+            basis = (older_kv, older_owner, keys, newest_values, newest_row, candidates, candidate_fps)
+        self._stale_bases[cache_key] = basis
+        return basis
+
+    def _stale_kept_alone(self, resource: str, newest: int, basis: tuple[Any, ...], touching: list[int]) -> bool:
+        """Report (and say whether) the post blocks ``touching`` together assert an older
+        value of a key without its newer one."""
+        edit = self.edit
+        older_kv, older_owner, keys, newest_values, newest_row, candidates, candidate_fps = basis
         post_kv: dict[tuple[int, int], set[tuple[int, int]]] = {}
         restated: set[tuple[int, int]] = set()  # any of those values a rewritten or derived block asserts
         for j in touching:
@@ -2669,11 +2693,13 @@ class _Check:
                 # another key holds ("workers=5") restates nothing about this key
                 found = ~absent_from_all(candidate_fps, [facts.unkeyed_values()])
                 restated.update(compress(candidates, found.tolist()))
+        found_stale = False
         for key, stale in older_kv.items():
             newer = newest_values.get(key, set())
             present = post_kv.get(key, set()) | (restated & (stale.keys() | newer))
             if present & newer or not present & stale.keys():
                 continue
+            found_stale = True
             v = next(v for v in stale if v in present)
             owner = older_owner[(key, v)]
             old_span = self.pre_facts[owner].table.span(stale[v])
@@ -2684,6 +2710,7 @@ class _Check:
                          block=edit.pre[owner].id, key=old_span.key, value=old_span.value,
                          evidence={"resource": resource, "newer_value": new_span.value,
                                    "newer_block": edit.pre[newest].id})
+        return found_stale
 
     @staticmethod
     def _kv_values(facts: _Facts, keys: SortedFingerprints) -> tuple[dict[tuple[int, int], set[tuple[int, int]]],
