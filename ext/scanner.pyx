@@ -92,6 +92,8 @@ cdef enum:
     F_NO_START_PUNCT = 1 << 28  # . \\ @
     F_STARTER = 1 << 26     # [ " - + . / ~ \\ : the punctuation at which a lexeme can start
     F_INERT = 1 << 24       # punctuation at which no lexeme starts: ! # $ % & ' ( ) * , : ; < = > ? @ ] ^ ` { | }
+    F_ALNUM = 1 << 29       # 0-9 A-Z a-z
+    F_LOCAL = 1 << 30       # bytes of an e-mail address's local part: 0-9 A-Z a-z _ . % + -
 
 cdef uint32_t CLS[256]
 
@@ -149,11 +151,11 @@ cdef void _init_classes() noexcept:
     for b in range(256):
         CLS[b] = 0
     for b in range(0x30, 0x3A):
-        CLS[b] |= F_W | F_DIGIT | F_HEX | F_KEY | F_SCHEME
+        CLS[b] |= F_W | F_DIGIT | F_HEX | F_KEY | F_SCHEME | F_ALNUM | F_LOCAL
     for b in range(0x41, 0x5B):
-        CLS[b] |= F_W | F_UPPER | F_KEY | F_SCHEME | F_IDSTART
+        CLS[b] |= F_W | F_UPPER | F_KEY | F_SCHEME | F_IDSTART | F_ALNUM | F_LOCAL
     for b in range(0x61, 0x7B):
-        CLS[b] |= F_W | F_LOWER | F_KEY | F_SCHEME | F_IDSTART
+        CLS[b] |= F_W | F_LOWER | F_KEY | F_SCHEME | F_IDSTART | F_ALNUM | F_LOCAL
     for b in range(0x41, 0x47):
         CLS[b] |= F_HEX
     for b in range(0x61, 0x67):
@@ -179,6 +181,7 @@ cdef void _init_classes() noexcept:
     _set(b"[\"-+./~\\", F_STARTER)
     _set(b"\"'`", F_QUOTE_EVENT)
     _set(b".\\@", F_NO_START_PUNCT)
+    _set(b"_.%+-", F_LOCAL)
     # control bytes (other than tab and newline, which are SEP anyway) and these punctuation
     # bytes: after a lower-case word none of them can continue a URL, path, key or name
     _set(b"(){};,<>*&|!?^#$'`\"[]", F_SAFE_AFTER)
@@ -656,6 +659,59 @@ cdef Py_ssize_t m_dotted(const byte_t* d, Py_ssize_t n, Py_ssize_t p) noexcept n
     return q
 
 
+cdef inline Py_ssize_t email_label_end(const byte_t* d, Py_ssize_t n, Py_ssize_t q) noexcept nogil:
+    """End of a domain label at q (runs of letters and digits joined by single "-"); q holds
+    a letter or digit."""
+    while True:
+        while q < n and has(d[q], F_ALNUM):
+            q += 1
+        if q + 1 < n and d[q] == b'-' and has(d[q + 1], F_ALNUM):
+            q += 1
+        else:
+            return q
+
+
+cdef Py_ssize_t m_email(const byte_t* d, Py_ssize_t n, Py_ssize_t p, Py_ssize_t q) noexcept nogil:
+    """local@label(.label)+ at p, ending at a non-word byte, the last label two or more
+    letters (see _scanner_py._EMAIL). d[p:q] is already known to be local-part bytes."""
+    cdef Py_ssize_t tld, k
+    while q < n and has(d[q], F_LOCAL):
+        q += 1
+    if q + 1 >= n or d[q] != b'@' or not has(d[q + 1], F_ALNUM):
+        return -1
+    q = email_label_end(d, n, q + 1)
+    tld = -1
+    while q + 1 < n and d[q] == b'.' and has(d[q + 1], F_ALNUM):
+        tld = q + 1
+        q = email_label_end(d, n, tld)
+    if tld < 0 or (q < n and has(d[q], F_W)) or q - tld < 2:
+        return -1
+    for k in range(tld, q):
+        if not has(d[k], F_UPPER | F_LOWER):
+            return -1
+    return q
+
+
+cdef Py_ssize_t m_hyphen_id(const byte_t* d, Py_ssize_t n, Py_ssize_t p, Py_ssize_t we,
+                            bint digit) noexcept nogil:
+    """eu-west-1: runs of a-z 0-9 joined by single - or ., with a - and a digit, that are the
+    whole chain (see _scanner_py._HYPHEN_ID). d[p:we] is the first run, a lower-case letter
+    then a-z 0-9 (digit: it holds a digit)."""
+    cdef Py_ssize_t q = we
+    cdef bint hyphen = False
+    while q + 1 < n and (d[q] == b'-' or d[q] == b'.') and has(d[q + 1], F_LOWER | F_DIGIT):
+        hyphen = hyphen or d[q] == b'-'
+        q += 1
+        while q < n and has(d[q], F_LOWER | F_DIGIT):
+            digit = digit or has(d[q], F_DIGIT)
+            q += 1
+    if q < n and has(d[q], F_W):
+        return -1
+    if q + 1 < n and (d[q] == b'-' or d[q] == b'.') and has(d[q + 1], F_W):
+        return -1
+    return q if hyphen and digit else -1
+
+
 cdef Py_ssize_t skip_blanks(const byte_t* d, Py_ssize_t n, Py_ssize_t q) noexcept nogil:
     while q < n and has(d[q], F_BLANK):
         q += 1
@@ -668,6 +724,8 @@ cdef int bare_value_kind(const byte_t* d, Py_ssize_t s, Py_ssize_t e) noexcept n
     if has(c, F_HEX):
         if (e - s == 36 and m_uuid(d, e, s) == e) or (e - s >= 7 and m_digest(d, e, s) == e):
             return V_HEX
+    if has(c, F_KEY) and m_email(d, e, s, s) == e:
+        return V_HEX  # an e-mail address, lower-cased
     if (has(c, F_DIGIT) or c == b'+' or c == b'-' or c == b'.') and m_number(d, e, s) == e:
         return V_NUMBER
     return V_RAW
@@ -1219,6 +1277,12 @@ cdef int word_token(const byte_t* d, Py_ssize_t n, Py_ssize_t p, byte_t prev, Sh
             if e >= 0:
                 next_p[0] = e
                 return emit(out, K_PATH, p, e, V_RAW)
+        # an e-mail address: an ASCII local part runs on through . % + - to "@"
+        if ascii_word and (b == b'@' or b == b'.' or b == b'-' or b == b'+' or b == b'%'):
+            e = m_email(d, n, p, we)
+            if e >= 0:
+                next_p[0] = e
+                return emit(out, K_IDENTIFIER, p, e, V_HEX)
     if w.all_hex:
         if we - p == 8 and b == b'-':
             e = m_uuid(d, n, p)
@@ -1234,6 +1298,14 @@ cdef int word_token(const byte_t* d, Py_ssize_t n, Py_ssize_t p, byte_t prev, Sh
             next_p[0] = e
             return emit(out, K_NUMBER, p, e, V_NUMBER)
     else:
+        # a hyphenated lower-case ID: the first run is a-z 0-9 only, then "-" or "."; it never
+        # starts right after a "-" that follows a word byte
+        if (has(c, F_LOWER) and (b == b'-' or b == b'.') and ascii_word and not w.any_upper
+                and not w.any_under and not (prev == b'-' and p >= 2 and has(d[p - 2], F_W))):
+            e = m_hyphen_id(d, n, p, we, w.any_digit)
+            if e >= 0:
+                next_p[0] = e
+                return emit(out, K_IDENTIFIER, p, e, V_RAW)
         if (c == b'v' or c == b'V') and p + 1 < n and has(d[p + 1], F_DIGIT):
             e = m_version(d, n, p)
             if e >= 0:
