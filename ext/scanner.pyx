@@ -1277,8 +1277,10 @@ cdef int word_token(const byte_t* d, Py_ssize_t n, Py_ssize_t p, byte_t prev, Sh
             if e >= 0:
                 next_p[0] = e
                 return emit(out, K_PATH, p, e, V_RAW)
-        # an e-mail address: an ASCII local part runs on through . % + - to "@"
-        if ascii_word and (b == b'@' or b == b'.' or b == b'-' or b == b'+' or b == b'%'):
+        # an e-mail address: an ASCII local part runs on through . % + - to "@"; it starts at
+        # the start of the local part (not after - + %)
+        if (ascii_word and (b == b'@' or b == b'.' or b == b'-' or b == b'+' or b == b'%')
+                and prev != b'-' and prev != b'+' and prev != b'%'):
             e = m_email(d, n, p, we)
             if e >= 0:
                 next_p[0] = e

@@ -103,6 +103,7 @@ _LOWER = frozenset(b"abcdefghijklmnopqrstuvwxyz")
 _LETTERS = _UPPER | _LOWER
 _HEX = frozenset(b"0123456789abcdefABCDEF")
 _KEY_START = _LETTERS | {ord("_")}
+_LOCAL_JOINERS = frozenset(b"-+%")  # the bytes of an e-mail local part that may precede a start
 W = _DIGITS | _LETTERS | {ord("_")} | frozenset(range(0x80, 0x100))
 SEP = frozenset(range(0x00, 0x21)) | {0x7F}
 # a lexeme never starts right after one of these (inside a word, a dotted name, an escape, an
@@ -373,7 +374,11 @@ def _match_value(data: bytes, v: int) -> tuple[int, int, int, int, bool] | None:
 
 
 def _match_email(data: bytes, p: int) -> int:
-    """End of the e-mail address ``local@domain.tld`` at ``p``, or -1."""
+    """End of the e-mail address ``local@domain.tld`` at ``p``, or -1. It starts only where
+    its local part does: not right after ``- + %`` (nor, as any lexeme, after a word byte or
+    ``.``), so a run without ``@`` is searched once, not again from each of its pieces."""
+    if p > 0 and data[p - 1] in _LOCAL_JOINERS:
+        return -1
     m = _EMAIL.match(data, p)
     if m is None:
         return -1
