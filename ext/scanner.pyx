@@ -724,10 +724,10 @@ cdef int bare_value_kind(const byte_t* d, Py_ssize_t s, Py_ssize_t e) noexcept n
     if has(c, F_HEX):
         if (e - s == 36 and m_uuid(d, e, s) == e) or (e - s >= 7 and m_digest(d, e, s) == e):
             return V_HEX
-    if has(c, F_KEY) and m_email(d, e, s, s) == e:
-        return V_HEX  # an e-mail address, lower-cased
     if (has(c, F_DIGIT) or c == b'+' or c == b'-' or c == b'.') and m_number(d, e, s) == e:
         return V_NUMBER
+    if has(c, F_KEY) and m_email(d, e, s, s) == e:
+        return V_HEX  # an e-mail address (never also a number), lower-cased
     return V_RAW
 
 
@@ -1214,6 +1214,36 @@ cdef inline bint may_hold_separator(Cursor* cur, Py_ssize_t p) noexcept nogil:
     return ((cur.sep >> o) & ((<uint64_t>1 << length) - 1)) != 0
 
 
+cdef inline Py_ssize_t path_run_in_block(Cursor* cur, Py_ssize_t p) noexcept nogil:
+    """The length of the run of path bytes at p (word bytes and . - ~ @ + % / \\) when it ends
+    inside the current block, else -1. An e-mail address or a hyphenated ID at p lies in it."""
+    cdef Py_ssize_t o = p - cur.base
+    cdef uint64_t run = ~(cur.path >> o)
+    cdef int length
+    if run == 0:
+        return -1
+    length = pg_ctz64(run)
+    return length if o + length < 64 else -1
+
+
+cdef inline bint may_hold_at(Cursor* cur, Py_ssize_t p) noexcept nogil:
+    """False when the run of path bytes at p ends inside the block without an "@" (so no
+    e-mail address starts at p)."""
+    cdef Py_ssize_t length = path_run_in_block(cur, p)
+    if length < 0:
+        return True
+    return ((cur.at >> (p - cur.base)) & ((<uint64_t>1 << length) - 1)) != 0
+
+
+cdef inline bint may_hold_digit(Cursor* cur, Py_ssize_t p) noexcept nogil:
+    """False when the run of path bytes at p ends inside the block without a digit (so no
+    hyphenated ID starts at p)."""
+    cdef Py_ssize_t length = path_run_in_block(cur, p)
+    if length < 0:
+        return True
+    return ((cur.digit >> (p - cur.base)) & ((<uint64_t>1 << length) - 1)) != 0
+
+
 cdef inline bint equals_after_blanks(const byte_t* d, Py_ssize_t n, Py_ssize_t q) noexcept nogil:
     """Is d[q] a blank that starts a run of blanks followed by "="?"""
     if q >= n or not has(d[q], F_BLANK):
@@ -1279,8 +1309,10 @@ cdef int word_token(const byte_t* d, Py_ssize_t n, Py_ssize_t p, byte_t prev, Sh
                 return emit(out, K_PATH, p, e, V_RAW)
         # an e-mail address: an ASCII local part runs on through . % + - to "@"; it starts at
         # the start of the local part (not after - + %)
+        # (the byte after the joiner must go on: not so at the end of a sentence, "word. ")
         if (ascii_word and (b == b'@' or b == b'.' or b == b'-' or b == b'+' or b == b'%')
-                and prev != b'-' and prev != b'+' and prev != b'%'):
+                and (has(b1, F_LOCAL) or b1 == b'@') and prev != b'-' and prev != b'+' and prev != b'%'
+                and may_hold_at(cur, p)):
             e = m_email(d, n, p, we)
             if e >= 0:
                 next_p[0] = e
@@ -1302,8 +1334,10 @@ cdef int word_token(const byte_t* d, Py_ssize_t n, Py_ssize_t p, byte_t prev, Sh
     else:
         # a hyphenated lower-case ID: the first run is a-z 0-9 only, then "-" or "."; it never
         # starts right after a "-" that follows a word byte
-        if (has(c, F_LOWER) and (b == b'-' or b == b'.') and ascii_word and not w.any_upper
-                and not w.any_under and not (prev == b'-' and p >= 2 and has(d[p - 2], F_W))):
+        if (has(c, F_LOWER) and (b == b'-' or b == b'.') and has(b1, F_LOWER | F_DIGIT)
+                and ascii_word and not w.any_upper
+                and not w.any_under and not (prev == b'-' and p >= 2 and has(d[p - 2], F_W))
+                and may_hold_digit(cur, p)):
             e = m_hyphen_id(d, n, p, we, w.any_digit)
             if e >= 0:
                 next_p[0] = e
@@ -1385,8 +1419,8 @@ cdef extern from *:
                                       uint32_t wflag, uint32_t sflag, uint32_t xflag,
                                       uint32_t ppflag, uint32_t sepflag,
                                       uint64_t* w, uint64_t* s, uint64_t* x, uint64_t* b,
-                                      uint64_t* pp, uint64_t* sep) {
-        uint64_t wm = 0, sm = 0, xm = 0, bm = 0, ppm = 0, sepm = 0;
+                                      uint64_t* pp, uint64_t* sep, uint64_t* at) {
+        uint64_t wm = 0, sm = 0, xm = 0, bm = 0, ppm = 0, sepm = 0, atm = 0;
     #if defined(__SSE2__) && !defined(PG_NO_SIMD)
         for (int k = 0; k < 4; k++) {
             __m128i v = _mm_loadu_si128((const __m128i*)(p + 16 * k));
@@ -1412,6 +1446,7 @@ cdef extern from *:
             sm |= (uint64_t)(uint32_t)_mm_movemask_epi8(st) << (16 * k);
             xm |= (uint64_t)(uint32_t)_mm_movemask_epi8(_mm_or_si128(_mm_or_si128(dot, bsl), at)) << (16 * k);
             bm |= (uint64_t)(uint32_t)_mm_movemask_epi8(lbr) << (16 * k);
+            atm |= (uint64_t)(uint32_t)_mm_movemask_epi8(at) << (16 * k);
         }
     #else
         for (int k = 0; k < 64; k++) {
@@ -1420,6 +1455,7 @@ cdef extern from *:
             sm |= (uint64_t)((f & sflag) != 0) << k;
             xm |= (uint64_t)((f & xflag) != 0) << k;
             bm |= (uint64_t)(p[k] == '[') << k;
+            atm |= (uint64_t)(p[k] == '@') << k;
             ppm |= (uint64_t)((f & ppflag) != 0) << k;
             sepm |= (uint64_t)((f & sepflag) != 0) << k;
         }
@@ -1430,13 +1466,15 @@ cdef extern from *:
         *b = bm;
         *pp = ppm;
         *sep = sepm;
+        *at = atm;
     }
     """
     void pg_shape_masks(const byte_t* p, const uint32_t* cls, uint64_t* lower, uint64_t* upper,
                         uint64_t* digit, uint64_t* under, uint64_t* hexl) noexcept nogil
     void pg_block_masks(const byte_t* p, const uint32_t* cls, uint32_t wflag, uint32_t sflag,
                         uint32_t xflag, uint32_t ppflag, uint32_t sepflag, uint64_t* w,
-                        uint64_t* s, uint64_t* x, uint64_t* b, uint64_t* pp, uint64_t* sep) noexcept nogil
+                        uint64_t* s, uint64_t* x, uint64_t* b, uint64_t* pp, uint64_t* sep,
+                        uint64_t* at) noexcept nogil
 
 cdef extern from *:
     """
@@ -1447,10 +1485,10 @@ cdef extern from *:
     #include <immintrin.h>
     #define PG_AVX2_MASKS 1
     typedef struct {
-        uint64_t w, s, x, b, pp, sep, lower, upper, digit, under, hexl;
+        uint64_t w, s, x, b, pp, sep, lower, upper, digit, under, hexl, at;
     } pg_block_t;
     __attribute__((target("avx2"))) static void pg_block_masks_avx2(const unsigned char* p, pg_block_t* m) {
-        uint64_t w = 0, s = 0, x = 0, b = 0, pp = 0, sep = 0, lo = 0, up = 0, dg = 0, us = 0, hx = 0;
+        uint64_t w = 0, s = 0, x = 0, b = 0, pp = 0, sep = 0, lo = 0, up = 0, dg = 0, us = 0, hx = 0, am = 0;
         for (int k = 0; k < 2; k++) {
             __m256i v = _mm256_loadu_si256((const __m256i*)(p + 32 * k));
             __m256i y = _mm256_or_si256(v, _mm256_set1_epi8(0x20));
@@ -1484,11 +1522,12 @@ cdef extern from *:
             s |= (uint64_t)(uint32_t)_mm256_movemask_epi8(st) << sh;
             x |= (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_or_si256(dbs, at)) << sh;
             b |= (uint64_t)(uint32_t)_mm256_movemask_epi8(lbr) << sh;
+            am |= (uint64_t)(uint32_t)_mm256_movemask_epi8(at) << sh;
             pp |= (uint64_t)(uint32_t)_mm256_movemask_epi8(ppv) << sh;
             sep |= (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_or_si256(slash, bsl)) << sh;
         }
         m->w = w; m->s = s; m->x = x; m->b = b; m->pp = pp; m->sep = sep; m->lower = lo;
-        m->upper = up; m->digit = dg; m->under = us; m->hexl = hx;
+        m->upper = up; m->digit = dg; m->under = us; m->hexl = hx; m->at = am;
     }
     static int pg_detect_avx2(void) {
         __builtin_cpu_init();
@@ -1497,7 +1536,7 @@ cdef extern from *:
     #else
     #define PG_AVX2_MASKS 0
     typedef struct {
-        uint64_t w, s, x, b, pp, sep, lower, upper, digit, under, hexl;
+        uint64_t w, s, x, b, pp, sep, lower, upper, digit, under, hexl, at;
     } pg_block_t;
     static void pg_block_masks_avx2(const unsigned char* p, pg_block_t* m) { (void)p; (void)m; }
     static int pg_detect_avx2(void) { return 0; }
@@ -1515,6 +1554,7 @@ cdef extern from *:
         uint64_t digit
         uint64_t under
         uint64_t hexl
+        uint64_t at
     void pg_block_masks_avx2(const byte_t* p, pg_block_t* m) noexcept nogil
     int pg_detect_avx2() noexcept nogil
 
@@ -1600,6 +1640,7 @@ cdef struct Cursor:
     uint64_t digit      # 0-9
     uint64_t under      # _
     uint64_t hexl       # a-f A-F
+    uint64_t at         # @
 
 
 cdef inline void load_block(const byte_t* d, Py_ssize_t n, Py_ssize_t base, Cursor* cur) noexcept nogil:
@@ -1616,9 +1657,10 @@ cdef inline void load_block(const byte_t* d, Py_ssize_t n, Py_ssize_t base, Curs
         pg_block_masks_avx2(block, &m)
         w, s, x, b, pp, sep = m.w, m.s, m.x, m.b, m.pp, m.sep
         cur.lower, cur.upper, cur.digit, cur.under, cur.hexl = m.lower, m.upper, m.digit, m.under, m.hexl
+        cur.at = m.at
     else:
         pg_block_masks(block, CLS, F_W, F_STARTER, F_NO_START_PUNCT, F_PATH_PUNCT, F_PSEP,
-                       &w, &s, &x, &b, &pp, &sep)
+                       &w, &s, &x, &b, &pp, &sep, &cur.at)
         pg_shape_masks(block, CLS, &cur.lower, &cur.upper, &cur.digit, &cur.under, &cur.hexl)
     cur.path = w | pp
     cur.sep = sep
