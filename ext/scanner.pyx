@@ -92,6 +92,8 @@ cdef enum:
     F_NO_START_PUNCT = 1 << 28  # . \\ @
     F_STARTER = 1 << 26     # [ " - + . / ~ \\ : the punctuation at which a lexeme can start
     F_INERT = 1 << 24       # punctuation at which no lexeme starts: ! # $ % & ' ( ) * , : ; < = > ? @ ] ^ ` { | }
+    F_ALNUM = 1 << 29       # 0-9 A-Z a-z
+    F_LOCAL = 1 << 30       # bytes of an e-mail address's local part: 0-9 A-Z a-z _ . % + -
 
 cdef uint32_t CLS[256]
 
@@ -149,11 +151,11 @@ cdef void _init_classes() noexcept:
     for b in range(256):
         CLS[b] = 0
     for b in range(0x30, 0x3A):
-        CLS[b] |= F_W | F_DIGIT | F_HEX | F_KEY | F_SCHEME
+        CLS[b] |= F_W | F_DIGIT | F_HEX | F_KEY | F_SCHEME | F_ALNUM | F_LOCAL
     for b in range(0x41, 0x5B):
-        CLS[b] |= F_W | F_UPPER | F_KEY | F_SCHEME | F_IDSTART
+        CLS[b] |= F_W | F_UPPER | F_KEY | F_SCHEME | F_IDSTART | F_ALNUM | F_LOCAL
     for b in range(0x61, 0x7B):
-        CLS[b] |= F_W | F_LOWER | F_KEY | F_SCHEME | F_IDSTART
+        CLS[b] |= F_W | F_LOWER | F_KEY | F_SCHEME | F_IDSTART | F_ALNUM | F_LOCAL
     for b in range(0x41, 0x47):
         CLS[b] |= F_HEX
     for b in range(0x61, 0x67):
@@ -179,6 +181,7 @@ cdef void _init_classes() noexcept:
     _set(b"[\"-+./~\\", F_STARTER)
     _set(b"\"'`", F_QUOTE_EVENT)
     _set(b".\\@", F_NO_START_PUNCT)
+    _set(b"_.%+-", F_LOCAL)
     # control bytes (other than tab and newline, which are SEP anyway) and these punctuation
     # bytes: after a lower-case word none of them can continue a URL, path, key or name
     _set(b"(){};,<>*&|!?^#$'`\"[]", F_SAFE_AFTER)
@@ -656,6 +659,59 @@ cdef Py_ssize_t m_dotted(const byte_t* d, Py_ssize_t n, Py_ssize_t p) noexcept n
     return q
 
 
+cdef inline Py_ssize_t email_label_end(const byte_t* d, Py_ssize_t n, Py_ssize_t q) noexcept nogil:
+    """End of a domain label at q (runs of letters and digits joined by single "-"); q holds
+    a letter or digit."""
+    while True:
+        while q < n and has(d[q], F_ALNUM):
+            q += 1
+        if q + 1 < n and d[q] == b'-' and has(d[q + 1], F_ALNUM):
+            q += 1
+        else:
+            return q
+
+
+cdef Py_ssize_t m_email(const byte_t* d, Py_ssize_t n, Py_ssize_t p, Py_ssize_t q) noexcept nogil:
+    """local@label(.label)+ at p, ending at a non-word byte, the last label two or more
+    letters (see _scanner_py._EMAIL). d[p:q] is already known to be local-part bytes."""
+    cdef Py_ssize_t tld, k
+    while q < n and has(d[q], F_LOCAL):
+        q += 1
+    if q + 1 >= n or d[q] != b'@' or not has(d[q + 1], F_ALNUM):
+        return -1
+    q = email_label_end(d, n, q + 1)
+    tld = -1
+    while q + 1 < n and d[q] == b'.' and has(d[q + 1], F_ALNUM):
+        tld = q + 1
+        q = email_label_end(d, n, tld)
+    if tld < 0 or (q < n and has(d[q], F_W)) or q - tld < 2:
+        return -1
+    for k in range(tld, q):
+        if not has(d[k], F_UPPER | F_LOWER):
+            return -1
+    return q
+
+
+cdef Py_ssize_t m_hyphen_id(const byte_t* d, Py_ssize_t n, Py_ssize_t p, Py_ssize_t we,
+                            bint digit) noexcept nogil:
+    """eu-west-1: runs of a-z 0-9 joined by single - or ., with a - and a digit, that are the
+    whole chain (see _scanner_py._HYPHEN_ID). d[p:we] is the first run, a lower-case letter
+    then a-z 0-9 (digit: it holds a digit)."""
+    cdef Py_ssize_t q = we
+    cdef bint hyphen = False
+    while q + 1 < n and (d[q] == b'-' or d[q] == b'.') and has(d[q + 1], F_LOWER | F_DIGIT):
+        hyphen = hyphen or d[q] == b'-'
+        q += 1
+        while q < n and has(d[q], F_LOWER | F_DIGIT):
+            digit = digit or has(d[q], F_DIGIT)
+            q += 1
+    if q < n and has(d[q], F_W):
+        return -1
+    if q + 1 < n and (d[q] == b'-' or d[q] == b'.') and has(d[q + 1], F_W):
+        return -1
+    return q if hyphen and digit else -1
+
+
 cdef Py_ssize_t skip_blanks(const byte_t* d, Py_ssize_t n, Py_ssize_t q) noexcept nogil:
     while q < n and has(d[q], F_BLANK):
         q += 1
@@ -670,6 +726,8 @@ cdef int bare_value_kind(const byte_t* d, Py_ssize_t s, Py_ssize_t e) noexcept n
             return V_HEX
     if (has(c, F_DIGIT) or c == b'+' or c == b'-' or c == b'.') and m_number(d, e, s) == e:
         return V_NUMBER
+    if has(c, F_KEY) and m_email(d, e, s, s) == e:
+        return V_HEX  # an e-mail address (never also a number), lower-cased
     return V_RAW
 
 
@@ -1156,6 +1214,36 @@ cdef inline bint may_hold_separator(Cursor* cur, Py_ssize_t p) noexcept nogil:
     return ((cur.sep >> o) & ((<uint64_t>1 << length) - 1)) != 0
 
 
+cdef inline Py_ssize_t path_run_in_block(Cursor* cur, Py_ssize_t p) noexcept nogil:
+    """The length of the run of path bytes at p (word bytes and . - ~ @ + % / \\) when it ends
+    inside the current block, else -1. An e-mail address or a hyphenated ID at p lies in it."""
+    cdef Py_ssize_t o = p - cur.base
+    cdef uint64_t run = ~(cur.path >> o)
+    cdef int length
+    if run == 0:
+        return -1
+    length = pg_ctz64(run)
+    return length if o + length < 64 else -1
+
+
+cdef inline bint may_hold_at(Cursor* cur, Py_ssize_t p) noexcept nogil:
+    """False when the run of path bytes at p ends inside the block without an "@" (so no
+    e-mail address starts at p)."""
+    cdef Py_ssize_t length = path_run_in_block(cur, p)
+    if length < 0:
+        return True
+    return ((cur.at >> (p - cur.base)) & ((<uint64_t>1 << length) - 1)) != 0
+
+
+cdef inline bint may_hold_digit(Cursor* cur, Py_ssize_t p) noexcept nogil:
+    """False when the run of path bytes at p ends inside the block without a digit (so no
+    hyphenated ID starts at p)."""
+    cdef Py_ssize_t length = path_run_in_block(cur, p)
+    if length < 0:
+        return True
+    return ((cur.digit >> (p - cur.base)) & ((<uint64_t>1 << length) - 1)) != 0
+
+
 cdef inline bint equals_after_blanks(const byte_t* d, Py_ssize_t n, Py_ssize_t q) noexcept nogil:
     """Is d[q] a blank that starts a run of blanks followed by "="?"""
     if q >= n or not has(d[q], F_BLANK):
@@ -1219,6 +1307,16 @@ cdef int word_token(const byte_t* d, Py_ssize_t n, Py_ssize_t p, byte_t prev, Sh
             if e >= 0:
                 next_p[0] = e
                 return emit(out, K_PATH, p, e, V_RAW)
+        # an e-mail address: an ASCII local part runs on through . % + - to "@"; it starts at
+        # the start of the local part (not after - + %)
+        # (the byte after the joiner must go on: not so at the end of a sentence, "word. ")
+        if (ascii_word and (b == b'@' or b == b'.' or b == b'-' or b == b'+' or b == b'%')
+                and (has(b1, F_LOCAL) or b1 == b'@') and prev != b'-' and prev != b'+' and prev != b'%'
+                and may_hold_at(cur, p)):
+            e = m_email(d, n, p, we)
+            if e >= 0:
+                next_p[0] = e
+                return emit(out, K_IDENTIFIER, p, e, V_HEX)
     if w.all_hex:
         if we - p == 8 and b == b'-':
             e = m_uuid(d, n, p)
@@ -1234,6 +1332,16 @@ cdef int word_token(const byte_t* d, Py_ssize_t n, Py_ssize_t p, byte_t prev, Sh
             next_p[0] = e
             return emit(out, K_NUMBER, p, e, V_NUMBER)
     else:
+        # a hyphenated lower-case ID: the first run is a-z 0-9 only, then "-" or "."; it never
+        # starts right after a "-" that follows a word byte
+        if (has(c, F_LOWER) and (b == b'-' or b == b'.') and has(b1, F_LOWER | F_DIGIT)
+                and ascii_word and not w.any_upper
+                and not w.any_under and not (prev == b'-' and p >= 2 and has(d[p - 2], F_W))
+                and may_hold_digit(cur, p)):
+            e = m_hyphen_id(d, n, p, we, w.any_digit)
+            if e >= 0:
+                next_p[0] = e
+                return emit(out, K_IDENTIFIER, p, e, V_RAW)
         if (c == b'v' or c == b'V') and p + 1 < n and has(d[p + 1], F_DIGIT):
             e = m_version(d, n, p)
             if e >= 0:
@@ -1311,8 +1419,8 @@ cdef extern from *:
                                       uint32_t wflag, uint32_t sflag, uint32_t xflag,
                                       uint32_t ppflag, uint32_t sepflag,
                                       uint64_t* w, uint64_t* s, uint64_t* x, uint64_t* b,
-                                      uint64_t* pp, uint64_t* sep) {
-        uint64_t wm = 0, sm = 0, xm = 0, bm = 0, ppm = 0, sepm = 0;
+                                      uint64_t* pp, uint64_t* sep, uint64_t* at) {
+        uint64_t wm = 0, sm = 0, xm = 0, bm = 0, ppm = 0, sepm = 0, atm = 0;
     #if defined(__SSE2__) && !defined(PG_NO_SIMD)
         for (int k = 0; k < 4; k++) {
             __m128i v = _mm_loadu_si128((const __m128i*)(p + 16 * k));
@@ -1338,6 +1446,7 @@ cdef extern from *:
             sm |= (uint64_t)(uint32_t)_mm_movemask_epi8(st) << (16 * k);
             xm |= (uint64_t)(uint32_t)_mm_movemask_epi8(_mm_or_si128(_mm_or_si128(dot, bsl), at)) << (16 * k);
             bm |= (uint64_t)(uint32_t)_mm_movemask_epi8(lbr) << (16 * k);
+            atm |= (uint64_t)(uint32_t)_mm_movemask_epi8(at) << (16 * k);
         }
     #else
         for (int k = 0; k < 64; k++) {
@@ -1346,6 +1455,7 @@ cdef extern from *:
             sm |= (uint64_t)((f & sflag) != 0) << k;
             xm |= (uint64_t)((f & xflag) != 0) << k;
             bm |= (uint64_t)(p[k] == '[') << k;
+            atm |= (uint64_t)(p[k] == '@') << k;
             ppm |= (uint64_t)((f & ppflag) != 0) << k;
             sepm |= (uint64_t)((f & sepflag) != 0) << k;
         }
@@ -1356,13 +1466,15 @@ cdef extern from *:
         *b = bm;
         *pp = ppm;
         *sep = sepm;
+        *at = atm;
     }
     """
     void pg_shape_masks(const byte_t* p, const uint32_t* cls, uint64_t* lower, uint64_t* upper,
                         uint64_t* digit, uint64_t* under, uint64_t* hexl) noexcept nogil
     void pg_block_masks(const byte_t* p, const uint32_t* cls, uint32_t wflag, uint32_t sflag,
                         uint32_t xflag, uint32_t ppflag, uint32_t sepflag, uint64_t* w,
-                        uint64_t* s, uint64_t* x, uint64_t* b, uint64_t* pp, uint64_t* sep) noexcept nogil
+                        uint64_t* s, uint64_t* x, uint64_t* b, uint64_t* pp, uint64_t* sep,
+                        uint64_t* at) noexcept nogil
 
 cdef extern from *:
     """
@@ -1373,10 +1485,10 @@ cdef extern from *:
     #include <immintrin.h>
     #define PG_AVX2_MASKS 1
     typedef struct {
-        uint64_t w, s, x, b, pp, sep, lower, upper, digit, under, hexl;
+        uint64_t w, s, x, b, pp, sep, lower, upper, digit, under, hexl, at;
     } pg_block_t;
     __attribute__((target("avx2"))) static void pg_block_masks_avx2(const unsigned char* p, pg_block_t* m) {
-        uint64_t w = 0, s = 0, x = 0, b = 0, pp = 0, sep = 0, lo = 0, up = 0, dg = 0, us = 0, hx = 0;
+        uint64_t w = 0, s = 0, x = 0, b = 0, pp = 0, sep = 0, lo = 0, up = 0, dg = 0, us = 0, hx = 0, am = 0;
         for (int k = 0; k < 2; k++) {
             __m256i v = _mm256_loadu_si256((const __m256i*)(p + 32 * k));
             __m256i y = _mm256_or_si256(v, _mm256_set1_epi8(0x20));
@@ -1410,11 +1522,12 @@ cdef extern from *:
             s |= (uint64_t)(uint32_t)_mm256_movemask_epi8(st) << sh;
             x |= (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_or_si256(dbs, at)) << sh;
             b |= (uint64_t)(uint32_t)_mm256_movemask_epi8(lbr) << sh;
+            am |= (uint64_t)(uint32_t)_mm256_movemask_epi8(at) << sh;
             pp |= (uint64_t)(uint32_t)_mm256_movemask_epi8(ppv) << sh;
             sep |= (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_or_si256(slash, bsl)) << sh;
         }
         m->w = w; m->s = s; m->x = x; m->b = b; m->pp = pp; m->sep = sep; m->lower = lo;
-        m->upper = up; m->digit = dg; m->under = us; m->hexl = hx;
+        m->upper = up; m->digit = dg; m->under = us; m->hexl = hx; m->at = am;
     }
     static int pg_detect_avx2(void) {
         __builtin_cpu_init();
@@ -1423,7 +1536,7 @@ cdef extern from *:
     #else
     #define PG_AVX2_MASKS 0
     typedef struct {
-        uint64_t w, s, x, b, pp, sep, lower, upper, digit, under, hexl;
+        uint64_t w, s, x, b, pp, sep, lower, upper, digit, under, hexl, at;
     } pg_block_t;
     static void pg_block_masks_avx2(const unsigned char* p, pg_block_t* m) { (void)p; (void)m; }
     static int pg_detect_avx2(void) { return 0; }
@@ -1441,6 +1554,7 @@ cdef extern from *:
         uint64_t digit
         uint64_t under
         uint64_t hexl
+        uint64_t at
     void pg_block_masks_avx2(const byte_t* p, pg_block_t* m) noexcept nogil
     int pg_detect_avx2() noexcept nogil
 
@@ -1526,6 +1640,7 @@ cdef struct Cursor:
     uint64_t digit      # 0-9
     uint64_t under      # _
     uint64_t hexl       # a-f A-F
+    uint64_t at         # @
 
 
 cdef inline void load_block(const byte_t* d, Py_ssize_t n, Py_ssize_t base, Cursor* cur) noexcept nogil:
@@ -1542,9 +1657,10 @@ cdef inline void load_block(const byte_t* d, Py_ssize_t n, Py_ssize_t base, Curs
         pg_block_masks_avx2(block, &m)
         w, s, x, b, pp, sep = m.w, m.s, m.x, m.b, m.pp, m.sep
         cur.lower, cur.upper, cur.digit, cur.under, cur.hexl = m.lower, m.upper, m.digit, m.under, m.hexl
+        cur.at = m.at
     else:
         pg_block_masks(block, CLS, F_W, F_STARTER, F_NO_START_PUNCT, F_PATH_PUNCT, F_PSEP,
-                       &w, &s, &x, &b, &pp, &sep)
+                       &w, &s, &x, &b, &pp, &sep, &cur.at)
         pg_shape_masks(block, CLS, &cur.lower, &cur.upper, &cur.digit, &cur.under, &cur.hexl)
     cur.path = w | pp
     cur.sep = sep

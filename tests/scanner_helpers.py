@@ -56,6 +56,9 @@ FRAGMENTS = [
     "Amanda", "ABC", "NASA", "aB", "a_b", "__", "key", "retries", "http", "://", "https://x.io/",
     "C:", "src/", "foo.py", ".md", "one", "three", "billion", "é", "ü", "€", "😀", "\u2019",
     "\ud7ff", "日本", "- ", "   - ", "# ", "'s", "don't", "src", "Mr", "Mrs. ", "Dr.", "xMr",
+    # hyphenated IDs and e-mail addresses, whole and in pieces
+    "eu-west-1", "req-8f3a2", "gpt-4.5", "x86-64", "k8s-node-3", "-1", "-a", "a-", "-x1",
+    "oncall@acme.io", "a.b+c", "@acme", ".io", ".co.uk", "io-z", "@x-y.io", "%", "+tag",
 ]
 
 fragment_text = st.lists(st.sampled_from(FRAGMENTS), max_size=40).map("".join)
@@ -75,4 +78,25 @@ def long_tokens(draw) -> str:
     return "".join(f * k + g for (f, k), g in zip(parts, glue))
 
 
-all_text = st.one_of(fragment_text, unicode_text, long_tokens())
+# pieces of hyphenated IDs and e-mail addresses: letter and digit runs of either case, joined
+# by the bytes that join or end them (- . @ _ + %), so that every edge of both lexemes is hit
+_ID_RUN = st.sampled_from(["a", "eu", "west", "x86", "8f3a2", "1", "42", "0", "A", "Node", "io", "com",
+                           "e89b", "cafe123", "v1", "é", "_", "k8s"])
+_ID_JOINER = st.sampled_from(["-", "-", ".", "--", "@", "_", "+", "%", "-.", ".-", ""])
+
+
+@st.composite
+def id_chains(draw) -> str:
+    """Chains like ``eu-west-1``, ``api-server-7d9f``, ``oncall@acme.io`` and near misses, after
+    and before something that may or may not end a token."""
+    runs = draw(st.lists(_ID_RUN, min_size=1, max_size=6))
+    joiners = draw(st.lists(_ID_JOINER, min_size=len(runs) - 1, max_size=len(runs) - 1))
+    chain = runs[0] + "".join(j + r for j, r in zip(joiners, runs[1:]))
+    before = draw(st.sampled_from(["", " ", "-", "x-", "(", "=", ":", "--", "/", "Z-", "@", "."]))
+    after = draw(st.sampled_from(["", " ", ".", ". ", ",", "-", "-A", ".A", "_", "/b/c", "=1", ": 2", "@x.io"]))
+    return before + chain + after
+
+
+id_text = st.lists(st.one_of(id_chains(), st.sampled_from(FRAGMENTS)), max_size=12).map("".join)
+
+all_text = st.one_of(fragment_text, unicode_text, long_tokens(), id_text)

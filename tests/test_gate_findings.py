@@ -1306,3 +1306,65 @@ def test_a_pinned_block_evicted_on_the_record_is_evicted_whatever_block_shares_i
     user = blk("u", "user", "ship it\n", [])
     g = gate_for({"tool:h1": text, "tool:h2": text})
     assert_accepted(g.check([pinned, other, user], [other, user], operator="prune", evicted=["tool:h1"]))
+
+
+# G1 (grammar, EXTRACTOR_VERSION 2). docs/grammar.md listed among what the fourth review found
+# the grammar does not see: "eu-west-1 asserts only the number 1 (so us-east-1 is the same
+# fact)" and "an e-mail address ... assert[s] nothing". A summary that moved a deployment to
+# another region, or to another request, pod or pager address, was grounded by the source and
+# accepted. A hyphenated lower-case ID and an e-mail address are now one identifier each.
+DEPLOY_LOG = ("Deployed api-server-7d9f to region eu-west-1 for request req-8f3a2 on k8s-node-3.\n"
+              "Pager: oncall@acme.io. Encoding utf-8, model gpt-4.5.\n")
+
+
+@pytest.mark.parametrize("before, after", [
+    ("eu-west-1", "us-east-1"),
+    ("eu-west-1", "eu-west-2"),
+    ("req-8f3a2", "req-8f3a7"),
+    ("api-server-7d9f", "api-server-7d9e"),
+    ("k8s-node-3", "k8s-node-4"),
+    ("gpt-4.5", "gpt-4.1"),
+    ("oncall@acme.io", "oncall@acme.com"),
+    ("oncall@acme.io", "oncall@acme-corp.io"),
+    ("oncall@acme.io", "ops@acme.io"),
+])
+def test_a_summary_that_changes_a_hyphenated_id_or_an_email_is_rejected(before, after):
+    changed = DEPLOY_LOG.replace(before, after)
+    assert changed != DEPLOY_LOG
+    v = _summary_of_one_source(DEPLOY_LOG, changed)
+    found = find(v, "I1", block="s", key="identifier")
+    assert found.value in (after, after.lower())
+
+
+@pytest.mark.parametrize("summary_text", [
+    DEPLOY_LOG,
+    "api-server-7d9f runs in eu-west-1 (req-8f3a2, k8s-node-3).\n",
+    "Page oncall@acme.io.\n",
+    "Page ONCALL@Acme.IO about eu-west-1.\n",  # an address is compared without case
+    "The pager address is oncall@acme.io, the region eu-west-1, the model gpt-4.5.\n",
+])
+def test_a_summary_restating_hyphenated_ids_and_emails_is_accepted(summary_text):
+    assert_accepted(_summary_of_one_source(DEPLOY_LOG, summary_text), "lossy")
+
+
+@pytest.mark.parametrize("source, summary_text", [
+    # the literal fallback: a fact must stand as a whole token of the source, "-" joins
+    ("zone eu-west-1a is up\n", "zone eu-west-1 is up\n"),
+    ("zone xeu-west-1 is up\n", "zone eu-west-1 is up\n"),
+    ("path a/eu-west-1/c\n", "zone eu-west-1\n"),
+    ("host eu-west-1.example.com\n", "zone eu-west-1\n"),
+    ("mail team-oncall@acme.io\n", "mail oncall@acme.io\n"),
+])
+def test_a_piece_of_a_longer_source_token_does_not_ground_an_id(source, summary_text):
+    find(_summary_of_one_source(source, summary_text), "I1", block="s", key="identifier")
+
+
+@pytest.mark.parametrize("source, summary_text", [
+    ("region=eu-west-1\n", "The region is eu-west-1.\n"),  # a kv value grounds it by value
+    ("region: eu-west-1\n", "Deployed to eu-west-1.\n"),
+    ('{"region": "eu-west-1"}\n', "Region eu-west-1.\n"),
+    ("--region eu-west-1\n", "region eu-west-1\n"),
+    ("email=Oncall@Acme.io\n", "Write to oncall@acme.io.\n"),  # a kv value is the token it would be
+])
+def test_an_id_in_a_kv_value_grounds_the_id(source, summary_text):
+    assert_accepted(_summary_of_one_source(source, summary_text), "lossy")

@@ -428,7 +428,7 @@ def test_occurs_at_boundaries_refuses_wrong_types(impl, needles, haystacks, mess
         impl.occurs_at_boundaries(needles, haystacks)
 
 
-_OCCURS_BYTES = st.sampled_from([b"a", b"3", b"_", b".", b"-", b" ", b"\n", b"=", b'"', "é".encode(), b"\x00"])
+_OCCURS_BYTES = st.sampled_from([b"a", b"3", b"_", b".", b"-", b"@", b" ", b"\n", b"=", b'"', "é".encode(), b"\x00"])
 _OCCURS_TEXT = st.lists(_OCCURS_BYTES, max_size=30).map(b"".join)
 
 
@@ -540,6 +540,23 @@ MODE_CASES = [
     (b"rm -rf /", b"ran rm -rf / by mistake", (True, True, True, True)),
     (b"Building...", b"Building...OK", (True, False, False, False)),  # review 6, g05
     (b"db,", b"host db,replica", (True, False, False, False)),
+    # hyphenated IDs and e-mail addresses (grammar, EXTRACTOR_VERSION 2): "-", "." and "@" are
+    # joiners, so an ID stands as a whole token only when neither side continues the chain
+    (b"eu-west-1", b"zone eu-west-1a is up", (False, False, False, False)),
+    (b"eu-west-1", b"zone xeu-west-1 is up", (False, False, False, False)),
+    (b"eu-west-1", b"zone us-eu-west-1 is up", (False, False, False, False)),
+    (b"eu-west-1", b"zone eu-west-1-b is up", (False, False, False, False)),
+    (b"eu-west-1", b"zone eu-west-10", (False, False, False, False)),
+    (b"eu-west-1", b"host eu-west-1.example.com", (False, False, False, False)),
+    (b"eu-west-1", b"region eu-west-1.", (True, True, True, True)),
+    (b"eu-west-1", b"(eu-west-1), then", (True, True, True, True)),
+    (b"eu-west-1", b"region=eu-west-1\n", (True, True, True, True)),
+    (b"eu-west-1", b"em dash--eu-west-1--here", (True, True, False, True)),  # NUMBER: read as signed
+    (b"oncall@acme.io", b"mail team-oncall@acme.io", (False, False, False, False)),
+    (b"oncall@acme.io", b"mail a.oncall@acme.io", (False, False, False, False)),
+    (b"oncall@acme.io", b"mail oncall@acme.io.uk", (False, False, False, False)),
+    (b"oncall@acme.io", b"mail oncall@acme.io.", (True, True, True, True)),
+    (b"oncall@acme.io", b"<oncall@acme.io>", (True, True, True, True)),
 ]
 
 

@@ -39,13 +39,16 @@ A lexeme may start at ``p`` only if the byte before is not W, ``.``, ``\\`` or `
    a whole YAML line;
 4. at the start of a run of path bytes: a path (needs a separator; absolute, ``./``, two
    ``/``, or a ``stem.ext`` last segment), optional ``:line[:col]``;
-5. at a hex digit: UUID, or a digest (7+ hex digits, a digit and a letter);
-6. at ``-``: ``--flag value`` / ``--flag=value`` (kv), else the ``--flag`` identifier; at a
+5. at an ASCII letter, digit or ``_``: an e-mail address ``local@domain.tld`` (an identifier,
+   lower-cased);
+6. at a hex digit: UUID, or a digest (7+ hex digits, a digit and a letter);
+7. at ``-``: ``--flag value`` / ``--flag=value`` (kv), else the ``--flag`` identifier; at a
    digit, ``+``, ``-`` or ``.``: a number (``_NUMBER``);
-7. at ``"``: JSON ``"key": value`` (kv);
-8. at a word byte: a version ``v2.0``, a dotted name ``os.path.join``, else the word is
-   classified by its bytes (``_classify_word``: numbers, number words, identifiers, names; a
-   capitalised word is a name unless it starts a sentence, ``_sentence_initial``).
+8. at ``"``: JSON ``"key": value`` (kv);
+9. at a word byte: a hyphenated lower-case ID ``eu-west-1`` (at a lower-case letter), a
+   version ``v2.0``, a dotted name ``os.path.join``, else the word is classified by its bytes
+   (``_classify_word``: numbers, number words, identifiers, names; a capitalised word is a name
+   unless it starts a sentence, ``_sentence_initial``).
 
 Every pattern is possessive (atomic groups, ``*+``/``++``): a part that matched is never
 given back, so a greedy hand-written loop gives the same answer. A kv fact absorbs its key and
@@ -99,6 +102,8 @@ _UPPER = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZ")
 _LOWER = frozenset(b"abcdefghijklmnopqrstuvwxyz")
 _LETTERS = _UPPER | _LOWER
 _HEX = frozenset(b"0123456789abcdefABCDEF")
+_KEY_START = _LETTERS | {ord("_")}
+_LOCAL_JOINERS = frozenset(b"-+%")  # the bytes of an e-mail local part that may precede a start
 W = _DIGITS | _LETTERS | {ord("_")} | frozenset(range(0x80, 0x100))
 SEP = frozenset(range(0x00, 0x21)) | {0x7F}
 # a lexeme never starts right after one of these (inside a word, a dotted name, an escape, an
@@ -158,6 +163,16 @@ _UUID = re.compile(
 )
 _IDPART = rb"[A-Za-z_\x80-\xff][" + _W + rb"]*+"
 _DOTTED = re.compile(_IDPART + rb"(?:\." + _IDPART + rb")++")
+# a hyphenated lower-case ID (eu-west-1, req-8f3a2, gpt-4.5): runs of a-z 0-9 joined by single
+# "-" or ".", starting with a letter, that are the whole chain (no word byte, nor "-" or "."
+# and a word byte, after it); the caller checks it holds a "-" and a digit
+_HYPHEN_ID = re.compile(rb"[a-z][a-z0-9]*+(?:[\-.][a-z0-9]++)*+(?![\-.]?[" + _W + rb"])")
+# an e-mail address: local@label.label..., labels of letters and digits joined by single "-";
+# the caller checks the last label (the TLD) is two or more letters
+_EMAIL_LABEL = rb"[A-Za-z0-9]++(?:-[A-Za-z0-9]++)*+"
+_EMAIL = re.compile(
+    rb"[A-Za-z0-9_][A-Za-z0-9._%+\-]*+@" + _EMAIL_LABEL + rb"(?:\." + _EMAIL_LABEL + rb")++" + _END
+)
 _WORD = re.compile(rb"[" + _W + rb"]++")
 _KEY = re.compile(rb"[A-Za-z_][0-9A-Za-z_]*+(?:[.\-][0-9A-Za-z_]++)*+")
 _EQUALS = re.compile(rb"[ \t]*+=(?![=>])[ \t]*+")
@@ -245,8 +260,8 @@ def normalize_value(value_kind: int, raw: bytes) -> bytes:
 
 def _bare_value_kind(raw: bytes) -> int:
     """How an unquoted kv value is normalised: as the token layer would classify it alone."""
-    if _UUID.fullmatch(raw) or _is_digest(raw):
-        return VALUE_HEX
+    if _UUID.fullmatch(raw) or _is_digest(raw) or _match_email(raw, 0) == len(raw):
+        return VALUE_HEX  # lower-cased: a digest, or an e-mail address
     if _NUMBER.fullmatch(raw):
         return VALUE_NUMBER
     return VALUE_RAW
@@ -356,6 +371,33 @@ def _match_value(data: bytes, v: int) -> tuple[int, int, int, int, bool] | None:
     if end == v:
         return None
     return end, v, end, _bare_value_kind(data[v:end]), False
+
+
+def _match_email(data: bytes, p: int) -> int:
+    """End of the e-mail address ``local@domain.tld`` at ``p``, or -1. It starts only where
+    its local part does: not right after ``- + %`` (nor, as any lexeme, after a word byte or
+    ``.``), so a run without ``@`` is searched once, not again from each of its pieces."""
+    if p > 0 and data[p - 1] in _LOCAL_JOINERS:
+        return -1
+    m = _EMAIL.match(data, p)
+    if m is None:
+        return -1
+    tld = m.group()[m.group().rfind(b".") + 1 :]
+    return m.end() if len(tld) >= 2 and all(b in _LETTERS for b in tld) else -1
+
+
+def _match_hyphen_id(data: bytes, p: int) -> int:
+    """End of the hyphenated lower-case ID at ``p`` (``eu-west-1``), or -1. It never starts
+    inside a chain: not right after a ``-`` that follows a word byte."""
+    if p >= 2 and data[p - 1] == ord("-") and data[p - 2] in W:
+        return -1
+    m = _HYPHEN_ID.match(data, p)
+    if m is None:
+        return -1
+    token = m.group()
+    if b"-" not in token or not any(b in _DIGITS for b in token):
+        return -1
+    return m.end()
 
 
 def _at_line_start(data: bytes, p: int) -> bool:
@@ -527,6 +569,12 @@ def _token_spans(data: bytes, out: _Out, shortcut: bool = True) -> None:
                 out.add(PATH, p, e, -1, -1, p, e, VALUE_RAW)
                 p = e
                 continue
+        if c in _KEY_START or c in _DIGITS:
+            e = _match_email(data, p)
+            if e >= 0:  # the value is lower-cased: e-mail addresses are compared without case
+                out.add(IDENTIFIER, p, e, -1, -1, p, e, VALUE_HEX)
+                p = e
+                continue
         if c in _HEX:
             m = _UUID.match(data, p)
             if m is None:
@@ -563,6 +611,12 @@ def _token_spans(data: bytes, out: _Out, shortcut: bool = True) -> None:
                 p = resume
                 continue
         if c in W:
+            if c in _LOWER:
+                e = _match_hyphen_id(data, p)
+                if e >= 0:
+                    out.add(IDENTIFIER, p, e, -1, -1, p, e, VALUE_RAW)
+                    p = e
+                    continue
             if c in b"vV":
                 m = _VERSION.match(data, p)
                 if m is not None:
