@@ -2342,18 +2342,19 @@ class _Check:
         if resource is not None:
             reads = [i for i in origins if pre_blocks[i].resource == resource]
             origins = reads or origins
-        best = origins[0]
-        for i in origins[1:]:
-            if self._newer(i, best):
-                best = i
-        return best
+        return self._newest_of(origins)
 
     def _post_newer(self, a: int, b: int) -> bool:
         """Is post block ``a`` newer than post block ``b`` (the order _newer gives pre)?"""
-        ta, tb = self.edit.post[a].ts, self.edit.post[b].ts
-        if ta is not None and tb is not None and ta != tb:
-            return ta > tb
-        return a > b
+        return _ordered_after(a, self.edit.post[a].ts, b, self.edit.post[b].ts)
+
+    def _newest_of(self, indices: list[int]) -> int:
+        """The newest of some pre blocks (the first of equals)."""
+        best = indices[0]
+        for i in indices[1:]:
+            if self._newer(i, best):
+                best = i
+        return best
 
     def _check_read_order(self) -> None:
         """The post window orders a resource's reads as pre ordered what they come from.
@@ -2420,11 +2421,7 @@ class _Check:
                                  key="ts", value=b.ts,
                                  evidence={"comes_from": [pre_blocks[i].id for i in reads], "read_at": max(stamped, default=None)})
                     continue
-                best = reads[0]
-                for i in reads[1:]:
-                    if self._newer(i, best):
-                        best = i
-                origin[j] = best
+                origin[j] = self._newest_of(reads)
             if not in_order:  # (kept reads in their order, with their stamps, are ordered as before)
                 self._check_pair_order(resource, origin, touched)
             self._check_newest_restatement(resource, post_reads)
@@ -2473,10 +2470,7 @@ class _Check:
 
     def _newer(self, a: int, b: int) -> bool:
         """Is pre block ``a`` newer than pre block ``b`` (by ts when both have one, else order)?"""
-        ta, tb = self.edit.pre[a].ts, self.edit.pre[b].ts
-        if ta is not None and tb is not None and ta != tb:
-            return ta > tb
-        return a > b
+        return _ordered_after(a, self.edit.pre[a].ts, b, self.edit.pre[b].ts)
 
     def _check_freshness(self) -> None:
         kept_pre = self.used
