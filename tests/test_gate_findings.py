@@ -1368,3 +1368,38 @@ def test_a_piece_of_a_longer_source_token_does_not_ground_an_id(source, summary_
 ])
 def test_an_id_in_a_kv_value_grounds_the_id(source, summary_text):
     assert_accepted(_summary_of_one_source(source, summary_text), "lossy")
+
+
+# F51-F52 (red team 10, w01, w02): false rejects of honest re-reads.
+def test_a_re_read_brought_by_the_edits_own_sources_is_fresh_whatever_their_key_order():
+    # w01: inline sources were put in the order the JSON object listed them, so sorted keys
+    # ("tool:call_10" before "tool:call_8") made an honest re-read "older" than the read it re-read
+    polls = {"tool:call_8": "retries=3\n", "tool:call_9": "retries=5\n", "tool:call_10": "retries=5\n"}
+    pre = [tool("r1", "tool:call_8", "retries=3\n", ts=1.0, resource=APP_R),
+           tool("r2", "tool:call_9", "retries=5\n", ts=2.0, resource=APP_R)]
+    reread = tool("r3", "tool:call_10", "retries=5\n", ts=3.0, resource=APP_R)
+    for order in (list(polls), sorted(polls)):
+        edit = {"format": "provgate.edit/1", "operator": "prune", "pre": pre, "post": [reread],
+                "supersedes": [{"block": "r3", "handle": "tool:call_8"}, {"block": "r3", "handle": "tool:call_9"}],
+                "sources": {h: polls[h] for h in order}}
+        assert_accepted(Gate(store_with({})).check_edit(parse_edit(edit)))
+
+
+def test_a_fresh_read_may_see_a_value_go_back():
+    # w02: a status that flaps (ok, degraded, ok): the third poll, a new tool call stored after
+    # the others, was rejected as "stale value kept alone" (appended, or superseding the polls)
+    health = "http:GET /health"
+    polls = ["10:00 status=ok\n", "10:05 status=degraded\n", "10:10 status=ok\n"]
+    store = store_with({})
+    for i, text in enumerate(polls, 1):
+        store.put(f"tool:poll_{i}", text)  # as the tool calls returned
+    pre = [tool(f"p{i}", f"tool:poll_{i}", polls[i - 1], ts=float(i), resource=health) for i in (1, 2)]
+    p3 = tool("p3", "tool:poll_3", polls[2], ts=3.0, resource=health)
+    assert_accepted(Gate(store).check(pre, [*pre, p3], operator="reorder"))
+    assert_accepted(Gate(store).check(pre, [p3], operator="prune", supersedes=[
+        {"block": "p3", "handle": "tool:poll_1"}, {"block": "p3", "handle": "tool:poll_2"}]))
+    # the same bytes as the first poll: still the newer read, superseding both
+    store.put("tool:poll_3b", polls[0])
+    same = tool("p3", "tool:poll_3b", polls[0], ts=3.0, resource=health)
+    assert_accepted(Gate(store).check(pre, [same], operator="prune", supersedes=[
+        {"block": "p3", "handle": "tool:poll_1"}, {"block": "p3", "handle": "tool:poll_2"}]))

@@ -789,7 +789,7 @@ class Gate:
             # Unusable input must leave the store untouched: validate the whole edit (block
             # texts are encoded while hashing) and every source before the first put.
             run.prepare()
-            self._ingest(edit.sources)
+            run.ingested = self._ingest(edit.sources)
         started = time.perf_counter()
         verdict = run.run(policy, 0)  # the cycle number is assigned by _record
         total_ms = (time.perf_counter() - started) * 1e3
@@ -827,7 +827,7 @@ class Gate:
             raise ProvenanceInvariantError(f"edit rejected by provgate: {verdict.summary()}", verdict=verdict)
         return verdict.window
 
-    def _ingest(self, sources: Mapping[str, str]) -> None:
+    def _ingest(self, sources: Mapping[str, str]) -> frozenset[str]:
         """Put an edit's inline sources, all or nothing: every source is checked first (its
         handle, its encoding, its size against the store's limit, a conflict with what the store
         holds), each error naming the field ``sources['HANDLE']``, and then the new ones are
@@ -854,6 +854,7 @@ class Gate:
                     f"({known}); handles are immutable", field=field)
         if new:
             self.store.put_many(new)
+        return frozenset(new)
 
     # -- session state --------------------------------------------------------------------------
 
@@ -1315,6 +1316,7 @@ class _Check:
         self._cited: set[str] | None = None
         self._kept_texts: Callable[[bytes], bool] | None = None
         self._stale_bases: dict[tuple[int, tuple[int, ...]], tuple[Any, ...] | None] = {}  # I4, per resource
+        self.ingested: frozenset[str] = frozenset()  # the handles this edit's inline sources added to the store
         self._post_texts: set[bytes] | None = None  # post's text digests, when structure made them
         self.cited_names: dict[str, str] = {}  # marker name -> the one handle it cites (I1's blocks)
 
@@ -2272,6 +2274,8 @@ class _Check:
                 continue
             older = handle_block.get(s.handle)
             newer = self.match[j]
+            if newer is not None and self._fresh(j, than=(s.handle,)):
+                continue  # a new read that found an older read's bytes is still the newer read
             if newer is None and older is not None:
                 # a new or rewritten block is as new as the newest pre block it comes from (of
                 # the superseded read's resource, when it comes from reads of it); a new read
@@ -2301,6 +2305,11 @@ class _Check:
         holders = self.pre.by_provenance()
         if any(h in holders for h in block.handles) or (not allow_own_id and block.id in self.pre.id_pos()):
             return False
+        if self.ingested.issuperset(block.handles):
+            # brought by this edit's inline sources: as new as anything the store held, and
+            # the sources of one edit are not ordered among themselves (a JSON object's keys
+            # have no order)
+            return True
         pre_blocks = self.pre.blocks
         older = [*than, *(h for i in self.pre.by_resource().get(block.resource, ()) if block.resource is not None
                           for h in pre_blocks[i].handles)]
@@ -2310,6 +2319,11 @@ class _Check:
         own = [seqs[h] for h in block.handles if h in seqs]
         others = [seqs[h] for h in older if h in seqs]
         return bool(own) and (not others or min(own) > max(others))
+
+    def _fresh_read_of(self, resource: str) -> bool:
+        """Does post hold a fresh read of ``resource`` (then it, not any pre read, is the newest
+        read: keeping an older read beside it merges nothing)?"""
+        return any(self._fresh(j) for j in self.post.by_resource().get(resource, ()))
 
     def _origins(self, j: int) -> list[int] | None:
         """The pre blocks post block ``j`` comes from: the pre block it was matched to or has
@@ -2435,7 +2449,9 @@ class _Check:
         if not reads:
             return
         match = self.match
-        new_reads = [j for j in post_reads if match[j] is None]
+        # a fresh read says what the resource holds now, whatever an older read said (a value
+        # can go back: a status that flaps)
+        new_reads = [j for j in post_reads if match[j] is None and not self._fresh(j)]
         if not new_reads:
             return
         top = self.pre.newest_reads(resource, reads)
@@ -2523,7 +2539,7 @@ class _Check:
         older = [i for i in reads if self.pre.digests[i] != newest_digest]
         # an older read kept, or rewritten in place (one added word is not a newer read)
         older_kept = [i for i in older if i in kept_pre or self._read_kept(i, by_text=False)]
-        if not newest_kept and older_kept:
+        if not newest_kept and older_kept and not self._fresh_read_of(resource):
             claim = [edit.post[j].id for j, m in enumerate(self.match) if m in older_kept
                      and set(edit.pre[newest].handles) & set(edit.post[j].handles)]
             how = f"; block {claim[0]!r} carries the newer read's handle but the older read's text" if claim else ""
@@ -2543,7 +2559,8 @@ class _Check:
             self.violate("I4", f"the older read {edit.pre[i].id!r} of {resource!r} was dropped without a "
                          "supersession edge or an eviction record", block=edit.pre[i].id,
                          handle=(hs or (None,))[0], key="resource", value=resource)
-        if not self._newest_read_kept_as_is(resource, newest):
+        if not self._newest_read_kept_as_is(resource, newest) and not self._fresh_read_of(resource):
+            # (a fresh read in post is the newest read, kept as it was read)
             for candidate in top if len(top) > 1 and not kept_top else (newest,):
                 # no read kept: with no order, a value any other candidate changed is stale
                 before = len(self.violations)
