@@ -1317,6 +1317,7 @@ class _Check:
         self._kept_texts: Callable[[bytes], bool] | None = None
         self._stale_bases: dict[tuple[int, tuple[int, ...]], tuple[Any, ...] | None] = {}  # I4, per resource
         self.ingested: frozenset[str] = frozenset()  # the handles this edit's inline sources added to the store
+        self._fresh_answers: dict[tuple[int, bool, tuple[str, ...]], bool] = {}  # I4: _fresh, per block
         self._post_texts: set[bytes] | None = None  # post's text digests, when structure made them
         self.cited_names: dict[str, str] = {}  # marker name -> the one handle it cites (I1's blocks)
 
@@ -1462,18 +1463,15 @@ class _Check:
                 if not cands:
                     unmatched.append(j)
                     continue
-                # the unused copy that is this block (its handles, resource and ts) first, then
-                # one with its stamps: a renamed read of one file must not stand in for another
-                # file's read with its bytes
-                pick = None
-                if len(cands) > 1:
+                free = [i for i in cands if i not in used]
+                pick = free[0] if free else None
+                if len(free) > 1:
+                    # the unused copy that is this block (its handles, resource and ts) first,
+                    # then one with its stamps: a renamed read of one file must not stand in
+                    # for another file's read with its bytes
                     b = post_blocks[j]
-                    free = [i for i in cands if i not in used]
-                    pick = next((i for i in free if _same_source(b, pre_blocks[i])), None)
-                    if pick is None:
-                        pick = next((i for i in free if not _stamps_differ(b, pre_blocks[i])), None)
-                if pick is None:
-                    pick = next((i for i in cands if i not in used), None)
+                    pick = next((i for i in free if _same_source(b, pre_blocks[i])),
+                                next((i for i in free if not _stamps_differ(b, pre_blocks[i])), pick))
                 if pick is None:
                     pick = cands[0]
                     self.reused.append(j)
@@ -2212,7 +2210,7 @@ class _Check:
             # (in place: the same shape, resource and ts included, at every position)
             for j in _blockscan.stamps_changed(post_blocks, match, pre_blocks):
                 b, pb = post_blocks[j], pre_blocks[match[j]]  # type: ignore[index]
-                self._restamped(b, pb, pb)
+                self._restamped(b, pb)
         # a copy of a pre text under another id (renamed, or a text moved to another block)
         # carries the stamps of a pre block with that text, or it re-stamps a read: a read
         # renamed with a newer ts would let the next edit drop the newer read as the stale one
@@ -2224,7 +2222,7 @@ class _Check:
                 continue  # a second copy of a text another post block kept, with a pre copy's stamps
             if self._fresh(j):
                 continue  # a new read of a new source that found the same bytes
-            self._restamped(b, pb, pb)
+            self._restamped(b, pb)
         # t02: a read rewritten in place stays a read of its resource (its text may change, what
         # it read may not), unless it is a new read of a new source under the old id
         if pre.by_resource():
@@ -2234,11 +2232,11 @@ class _Check:
                 i = pre_id.get(b.id)
                 if i is not None and pre_blocks[i].resource is not None and b.resource != pre_blocks[i].resource \
                         and not self._fresh(j, allow_own_id=True):
-                    self._restamped(b, pre_blocks[i], pre_blocks[i])
+                    self._restamped(b, pre_blocks[i])
 
-    def _restamped(self, b: Block, pb: Block, read: Block) -> None:
+    def _restamped(self, b: Block, pb: Block) -> None:
         what = "resource" if b.resource != pb.resource else "ts"
-        self.violate("I4", f"block {b.id!r} keeps the read {read.id!r} but changes its {what} from "
+        self.violate("I4", f"block {b.id!r} keeps the read {pb.id!r} but changes its {what} from "
                      f"{getattr(pb, what)!r} to {getattr(b, what)!r}: a read's resource and ts order the "
                      "reads of a resource and are kept as read", block=b.id, handle=(pb.handles or (None,))[0],
                      key=what, value=getattr(b, what), evidence={"pre": getattr(pb, what), "pre_block": pb.id})
@@ -2299,6 +2297,13 @@ class _Check:
         reads of its resource (and after the sources ``than``), whatever bytes it found? A
         source evicted in an earlier edit is new to the window, not a new read: the store's
         insertion order tells the two apart."""
+        key = (j, allow_own_id, tuple(than))
+        found = self._fresh_answers.get(key)
+        if found is None:
+            found = self._fresh_answers[key] = self._is_fresh(j, allow_own_id, than)
+        return found
+
+    def _is_fresh(self, j: int, allow_own_id: bool, than: Iterable[str]) -> bool:
         block = self.edit.post[j]
         if block.derived or not block.handles:
             return False
@@ -2903,8 +2908,11 @@ class _Check:
         for i in pinned:
             b = edit.pre[i]
             j = exact.get(i)
-            if j is None and b.id not in post_ids and (b.id in evicted or (b.handles and all(h in evicted for h in b.handles))):
-                continue  # evicted on the record (an unpinned block with its bytes is another block)
+            rewritten = b.id if b.id in post_ids else None
+            if j is None and not rewritten and (b.id in evicted or (b.handles and all(h in evicted for h in b.handles))):
+                # evicted on the record (an unpinned block with its bytes is another block; a
+                # block post still holds under the pinned id was rewritten, records or not)
+                continue
             if j is None:
                 # another exact copy of the same bytes also preserves it (post's first block with
                 # each text, indexed once: an edit may evict thousands of pinned blocks)
@@ -2920,9 +2928,6 @@ class _Check:
                     self.violate("R", f"pinned block {b.id!r} is kept but its pin was removed", block=b.id,
                                  evidence={"post_block": edit.post[j].id})
                 continue
-            rewritten = b.id if b.id in post_ids else None
-            if not rewritten and (b.id in evicted or (b.handles and all(h in evicted for h in b.handles))):
-                continue  # (a block post still holds under the pinned id was rewritten, records or not)
             what = f"rewritten as {rewritten!r}" if rewritten else "neither kept byte-identical nor evicted with a record"
             self.violate("R", f"pinned block {b.id!r} was {what}", block=b.id,
                          handle=(b.handles or (None,))[0], evidence={"preserve_or_evict": True})

@@ -1426,16 +1426,9 @@ def _stored_session(seq: int, blob: Any, digest: Any) -> str | None:
     return session
 
 
-def _session_of_record(data: Any) -> str:
-    """The audit log's session column for a record: its top-level "session" when that is a
-    non-empty str, else ''. A record that is not JSON (damage, reported when it is read)
-    gets ''."""
-    record: Any = data
-    if isinstance(data, bytes):
-        try:
-            record = json.loads(data.decode("utf-8"))
-        except (UnicodeDecodeError, ValueError):
-            return ""
+def _session_of_record(record: Any) -> str:
+    """The audit log's session column for a record (parsed): its top-level "session" when
+    that is a str, else ''."""
     session = record.get("session") if isinstance(record, dict) else None
     return session if isinstance(session, str) else ""
 
