@@ -890,6 +890,7 @@ class SourceStore:
             ).fetchall()
         )
         problems.extend(f"source {h!r} refers to missing content {d}" for h, d in dangling)
+        damaged: set[int] = set()  # audit records reported above (their session is not read again)
         for table, key, body_col, digest_col, size_col in (
             ("content", "digest", "body", "digest", "size"),
             ("audit", "seq", "record", "digest", None),
@@ -910,28 +911,31 @@ class SourceStore:
                         self._check_body(f"{table} {name}", digest, size, body)
                     except StoreCorruptionError as exc:
                         problems.append(str(exc))
+                        if table == "audit":
+                            damaged.add(name)
                 if len(rows) < 100:
                     break
                 last = rows[-1][0]
-        problems.extend(self._session_index_problems())
+        problems.extend(self._session_index_problems(damaged))
         return problems
 
-    def _session_index_problems(self) -> list[str]:
-        """The audit log's session index against its records: each record's session column is
-        what its bytes say (or unknown, NULL, for one unreadable when the store was upgraded),
-        and each session's head counts its records."""
+    def _session_index_problems(self, damaged: set[int]) -> list[str]:
+        """The audit log's session index against its records (those ``damaged`` left out:
+        verify has re-hashed every record and reported those): each record's session column
+        is what its bytes say (or unknown, NULL, for one unreadable when the store was
+        upgraded), and each session's head counts its records."""
         problems: list[str] = []
         last = 0
         while True:
             rows = self._read(lambda conn: conn.execute(
-                "SELECT seq, record, digest, session FROM audit WHERE seq > ? ORDER BY seq LIMIT ?",
+                "SELECT seq, record, session FROM audit WHERE seq > ? ORDER BY seq LIMIT ?",
                 (last, _PAGE)).fetchall())
-            for seq, blob, digest, column in rows:
+            for seq, blob, column in rows:
                 if column is None:
                     problems.append(f"audit record {seq}: its session is unknown (it was damaged or unreadable "
                                     "when the store was upgraded to schema 2)")
                     continue
-                expected = _stored_session(seq, blob, digest)
+                expected = None if seq in damaged else _parsed_session(blob)
                 if expected is not None and expected != column:
                     problems.append(f"audit record {seq}: indexed under session {column!r}, but it names {expected!r}")
             if len(rows) < _PAGE:
@@ -1415,8 +1419,17 @@ def _stored_session(seq: int, blob: Any, digest: Any) -> str | None:
     (its session cannot be told), else what append_audit writes for it."""
     try:
         data = SourceStore._check_body(f"audit record {seq}", digest, None, blob)
+    except StoreCorruptionError:
+        return None
+    return _parsed_session(data)
+
+
+def _parsed_session(data: bytes) -> str | None:
+    """What append_audit writes in the session column for a record of these (intact) bytes;
+    None when they are not a JSON document this version can read."""
+    try:
         record = json.loads(data.decode("utf-8"))
-    except (StoreCorruptionError, UnicodeDecodeError, ValueError, RecursionError):
+    except (UnicodeDecodeError, ValueError, RecursionError):
         return None
     session = _session_of_record(record)
     try:
