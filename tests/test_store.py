@@ -462,7 +462,7 @@ def test_a_path_that_cannot_hold_a_store_is_an_invalid_argument(tmp_path, what):
         path = Path(os.devnull)
     else:
         if not hasattr(os, "mkfifo"):
-            pytest.skip("no FIFOs here")
+            pytest.skip("os.mkfifo is POSIX only: this platform has no FIFOs to test")
         path = tmp_path / "fifo"
         os.mkfifo(path)
     with pytest.raises(InvalidArgumentError, match="directory|not a regular file") as info:
