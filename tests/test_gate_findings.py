@@ -1403,3 +1403,98 @@ def test_a_fresh_read_may_see_a_value_go_back():
     same = tool("p3", "tool:poll_3b", polls[0], ts=3.0, resource=health)
     assert_accepted(Gate(store).check(pre, [same], operator="prune", supersedes=[
         {"block": "p3", "handle": "tool:poll_1"}, {"block": "p3", "handle": "tool:poll_2"}]))
+
+
+# F53 (red team 8, t04 d, documented as a limit until now). docs/gate.md I4: "a key whose value
+# differs between the reads may not end up with only the older value in the post blocks of
+# that resource, derived from its reads". Once both reads had left the window (summarized to
+# the newer value), a summary of the summary could go back to the older value: I1 found the 3
+# in the older source and no read was left to order it against. The session keeps its read
+# order now (from every pre window and every committed post, persisted in the audit records).
+T04_SRC = {"tool:c1": OLD_CONF, "tool:c2": NEW_CONF}
+
+
+def _both_reads_summarized(g: Gate) -> dict:
+    s1 = summary("s1", "Config summary.\nretries=5\n", ["tool:c1", "tool:c2"])
+    assert_accepted(g.check(READS_F36, [s1], operator="summarize", commit=True), "lossy")
+    return s1
+
+
+@pytest.mark.parametrize("text", ["Config summary.\nretries=3\n", "Config summary: it retries 3 times.\n"])
+def test_a_summary_of_reads_that_left_the_window_cannot_go_back_to_the_older_value(text):
+    g = gate_for(T04_SRC)
+    s1 = _both_reads_summarized(g)
+    v = g.check([s1], [summary("s2", text, ["tool:c1", "tool:c2"])], operator="summarize")
+    stale = find(v, "I4", block="s2", value="3")
+    assert "stale value kept alone" in stale.message and stale.evidence["newer_read"] == "tool:c2"
+    # from the older source alone, or citing it, it is the same stale value
+    v = g.check([s1], [summary("s2", text, ["tool:c1"])], operator="summarize")
+    find(v, "I4", block="s2", value="3")
+    cited = blk("s2", "assistant", "retries=3 [src:c1]\n")
+    find(g.check([s1], [cited], operator="summarize"), "I4", block="s2", value="3")
+
+
+@pytest.mark.parametrize("text", ["Config summary.\nretries=5\n", "Config summary.\nretries=5 (was retries=3)\n",
+                                  "Config summary: retries went from 3 to 5.\n"])
+def test_a_summary_of_reads_that_left_the_window_may_keep_the_newer_value(text):
+    g = gate_for(T04_SRC)
+    s1 = _both_reads_summarized(g)
+    assert_accepted(g.check([s1], [summary("s2", text, ["tool:c1", "tool:c2"])], operator="summarize"), "lossy")
+
+
+def test_the_read_order_survives_a_new_process(tmp_path):
+    store = store_with(T04_SRC, tmp_path / "s.sqlite3")
+    s1 = _both_reads_summarized(Gate(store, session="agent-7"))
+    records = [r for _, r in store.iter_audit_of_session("agent-7")]
+    assert records[-1]["reads"] == {APP_R: [["tool:c1", 1.0], ["tool:c2", 2.0]]}
+    resumed = Gate(store, session="agent-7")
+    stale = summary("s2", "Config summary.\nretries=3\n", ["tool:c1", "tool:c2"])
+    find(resumed.check([s1], [stale], operator="summarize"), "I4", block="s2", value="3")
+    # a record adds only the reads new to the log
+    assert "reads" not in [r for _, r in store.iter_audit_of_session("agent-7")][-1]
+    # another session has a read log of its own
+    assert_accepted(Gate(store, session="other").check([s1], [stale], operator="summarize"), "lossy")
+
+
+def test_a_stale_value_the_window_already_held_alone_is_not_this_edits():
+    # after both reads were evicted (an eviction drops on purpose), an earlier turn citing the
+    # older read is history; compacting that turn restates nothing the window did not hold
+    # (its "Step 4" does not come from the newer read: it is no retries=4)
+    g = gate_for({**T04_SRC, "tool:c2": "retries=4\n"})
+    newer = dict(READS_F36[1], text="retries=4\n")
+    turn = blk("a1", "assistant", "Step 4: the client retries 3 times [src:c1].\n")
+    assert_accepted(g.check([READS_F36[0], newer, turn], [turn], operator="evict", evicted=["tool:c1", "tool:c2"],
+                            commit=True))
+    compacted = summary("s", "The client retries 3 times [src:c1].\n", ["tool:c1"])
+    assert_accepted(g.check([turn], [compacted], operator="summarize"), "lossy")
+    # a summary that says it anew, where the window had said only the newer value, is stale
+    said = blk("a2", "assistant", "Now it retries 4 times [src:c2].\n")
+    v = g.check([said], [summary("s", "The client retries 3 times [src:c1].\n", ["tool:c1"])], operator="summarize")
+    find(v, "I4", block="s", value="3")
+
+
+def test_a_fresh_read_in_the_window_says_what_the_resource_holds_now():
+    # the file went back to retries=3: a new read (appended by the agent) says so, and a
+    # summary may too
+    g = gate_for(T04_SRC)
+    s1 = _both_reads_summarized(g)
+    g.store.put("tool:c3", OLD_CONF)  # the third tool call returns
+    r3 = tool("r3", "tool:c3", OLD_CONF, ts=3.0, resource=APP_R)
+    s2 = summary("s2", "Config summary.\nretries=3\n", ["tool:c1", "tool:c2"])
+    find(g.check([s1], [s2], operator="summarize"), "I4", block="s2", value="3")  # before it
+    assert_accepted(g.check([s1, r3], [s2, r3], operator="summarize"), "lossy")
+    # and once the session has seen it, the newest read says 3
+    assert_accepted(g.check([s1], [s2], operator="summarize"), "lossy")
+
+
+@pytest.mark.parametrize("entries, expected", [
+    ([["tool:a", 2.0], ["tool:b", 1], ["tool:c", None]], [("tool:b", 1.0), ("tool:a", 2.0), ("tool:c", None)]),
+    ([["tool:a", 10**400], ["tool:b", True], ["tool:c", "1"], ["tool:d"], "tool:e", [3, 1.0]],
+     [("tool:a", None), ("tool:b", None), ("tool:c", None)]),
+])
+def test_a_resumed_read_log_takes_what_a_record_can_mean(tmp_path, entries, expected):
+    # a foreign or damaged record's entries: a ts it cannot use counts as none, the rest is skipped
+    store = store_with({}, tmp_path / "s.sqlite3")
+    store.append_audit({"session": "s", "cycle": 1, "reads": {"file:x": entries, "file:y": "nope", "7": 7}})
+    g = Gate(store, session="s")
+    assert g._read_log == {"file:x": expected} and set(g._read_of) == {h for h, _ in expected}

@@ -328,7 +328,7 @@ class _Shape:
     ``_Shape`` between them, so an index built for either serves both."""
 
     __slots__ = ("ids", "id_pos", "bad_derived", "handle_union", "derived_union",
-                 "holding", "pinned", "by_resource", "by_provenance", "resolved")
+                 "holding", "pinned", "by_resource", "by_provenance", "resolved", "read_line", "reads_logged")
 
     def __init__(self) -> None:
         self.ids: list[str] | None = None
@@ -344,6 +344,8 @@ class _Shape:
         # this (one gate's sides never reach another's; the store never deletes, so the finding
         # holds; a flag, not the gate, so that a gate is freed by reference counting)
         self.resolved = False
+        self.read_line: dict[str, list[tuple[str, float | None]]] | None = None
+        self.reads_logged = False  # every read of read_line is in the gate's session read log
 
 
 class _Side:
@@ -523,6 +525,22 @@ class _Side:
         if ix.by_resource is None:
             ix.by_resource = _blockscan.by_resource(self.blocks)
         return ix.by_resource
+
+    def read_line_of(self, resource: str) -> list[tuple[str, float | None]]:
+        """The reads of ``resource`` with one handle, oldest first, as (handle, ts): by ts
+        when every read has one, else by window position (the session's read log is made of
+        these)."""
+        ix = self.ix
+        if ix.read_line is None:
+            ix.read_line = {}
+        line = ix.read_line.get(resource)
+        if line is None:
+            blocks = self.blocks
+            ones = [i for i in self.by_resource().get(resource, ()) if len(blocks[i].handles) == 1]
+            if all(blocks[i].ts is not None for i in ones):
+                ones.sort(key=lambda i: (blocks[i].ts, i))
+            line = ix.read_line[resource] = [(blocks[i].handles[0], blocks[i].ts) for i in ones]
+        return line
 
     def newest_reads(self, resource: str, reads: list[int]) -> list[int]:
         """The newest of a resource's reads, as a list of one; kept: it depends on the blocks'
@@ -708,6 +726,13 @@ class Gate:
         self._pinned_handles: set[str] = set()
         self._pinned_ids: set[str] = set()  # pinned blocks without a handle
         self._handle_seq: dict[str, int] = {}  # handle -> the store's insertion order (fresh reads)
+        # The session's reads of each resource, oldest first, as (handle, ts), with the
+        # resource of each handle: kept like pins, from every pre window and every committed
+        # post, so that a summary of reads that have all left the window is still held to the
+        # newest of them (I4, red team 8's t04 d); persisted in the audit records
+        self._read_log: dict[str, list[tuple[str, float | None]]] = {}
+        self._read_of: dict[str, str] = {}
+        self._read_names: set[str] = set()  # the marker names that may cite a logged read
         self._cumulative: float | None = None
         self._cycle_base = 0
         if session is not None and audit:
@@ -733,6 +758,12 @@ class Gate:
                         cumulative = math.inf
                     # a record this gate could not have written leaves the product unknown
                     self._cumulative = cumulative if math.isfinite(cumulative) and cumulative >= 0 else None
+            reads = record.get("reads")
+            if isinstance(reads, dict):
+                for resource, added in reads.items():
+                    if isinstance(resource, str) and isinstance(added, list):
+                        new = log_reads(self._read_log, self._read_of, resource, _logged_reads(added))
+                        self._read_names.update(_names_citing(h for h, _ in new))
             pins = record.get("pins")  # from every verdict: a rejected check saw its pre's pins too
             if isinstance(pins, dict):
                 self._pinned_handles.update(h for h in pins.get("handles", ()) if isinstance(h, str))
@@ -871,6 +902,12 @@ class Gate:
                 post = run.post if verdict.window is run.post.window else None
                 pinned += ([(post.blocks[i], post.digests[i]) for i in post.pinned()] if post is not None
                            else [(b, blake3(b.text.encode("utf-8")).digest()) for b in verdict.window if b.pinned])
+            # the reads, like the pins: the pre window's whatever the verdict, the post's once
+            # committed (a reclassified window has the post window's reads)
+            run.reads_logged = self._log_reads(run.pre)
+            if verdict.accepted and commit:
+                for resource, added in self._log_reads(run.post).items():
+                    run.reads_logged.setdefault(resource, []).extend(added)
             for b, digest in pinned:
                 if b.handles:
                     self._pinned_handles.update(b.handles)
@@ -894,6 +931,21 @@ class Gate:
                 )
             )
 
+    def _log_reads(self, side: _Side) -> dict[str, list[tuple[str, float | None]]]:
+        """Add the reads of a window to the session's read log (under the lock); returns what
+        was added, per resource, for the audit record."""
+        ix = side.ix
+        if ix.reads_logged:  # (the log only grows: a window of this shape added all it had)
+            return {}
+        added = {}
+        for resource in side.by_resource():
+            new = log_reads(self._read_log, self._read_of, resource, side.read_line_of(resource))
+            if new:
+                added[resource] = new
+                self._read_names.update(_names_citing(h for h, _ in new))
+        ix.reads_logged = True
+        return added
+
     def _append_audit(self, edit: Edit, verdict: Verdict, run: _Check, policy: str, floor: float) -> None:
         record = verdict.to_json()
         record["session"] = self.session
@@ -902,6 +954,8 @@ class Gate:
         record["evicted_handles"] = len(edit.evicted)
         with self._lock:  # every verdict's: a rejected check's pre window pins too (_record)
             record["pins"] = {"handles": sorted(self._pinned_handles), "ids": sorted(self._pinned_ids)}
+        if run.reads_logged:  # only what this check added to the read log: a resume replays them in order
+            record["reads"] = {r: [[h, ts] for h, ts in added] for r, added in run.reads_logged.items()}
         record["pre_digest"] = run.window_digest(run.pre)
         record["post_digest"] = run.window_digest(run.post)
         record["ts"] = time.time()
@@ -1315,11 +1369,12 @@ class _Check:
         self._names: tuple[frozenset[str], Iterable[str]] | None = None
         self._cited: set[str] | None = None
         self._kept_texts: Callable[[bytes], bool] | None = None
-        self._stale_bases: dict[tuple[int, tuple[int, ...]], tuple[Any, ...] | None] = {}  # I4, per resource
+        self._stale_bases: dict[tuple[int, tuple[int, ...]], _StaleBasis | None] = {}  # I4, per resource
         self.ingested: frozenset[str] = frozenset()  # the handles this edit's inline sources added to the store
         self._fresh_answers: dict[tuple[int, bool, tuple[str, ...]], bool] = {}  # I4: _fresh, per block
         self._post_texts: set[bytes] | None = None  # post's text digests, when structure made them
         self.cited_names: dict[str, str] = {}  # marker name -> the one handle it cites (I1's blocks)
+        self.reads_logged: dict[str, list[tuple[str, float | None]]] = {}  # what the check added to the read log
 
     # -- bookkeeping ----------------------------------------------------------------------------
 
@@ -2507,6 +2562,7 @@ class _Check:
                 continue
             self._check_reads(resource, reads, kept_pre, evicted, superseded, derived_refs)
         self._check_read_order()
+        self._check_left_reads()
 
     def _pre_text_kept(self, digest: bytes) -> bool:
         """Does a pre block that post kept (matched) have this text?"""
@@ -2649,84 +2705,177 @@ class _Check:
         basis = self._stale_basis(reads, newest)
         if basis is None:
             return
+        pre = self.edit.pre
         for touching in groups:
-            if self._stale_kept_alone(resource, newest, basis, touching):
+            if self._stale_kept_alone(resource, basis, touching, lambda i: pre[i].id, f"block {pre[newest].id!r}",
+                                      {"newer_block": pre[newest].id}):
                 return
 
-    def _stale_basis(self, reads: list[int], newest: int) -> tuple[Any, ...] | None:
-        """What the stale-value check of a resource compares post with: per key the newest
-        read changed, the older values (with the first read and row saying each) and the newer
-        ones; made once per check (the window's check and each new newest read's share it)."""
+    def _stale_basis(self, reads: list[int], newest: int) -> _StaleBasis | None:
+        """The stale-value basis of a resource's pre reads (:func:`stale_basis`), made once
+        per check (the window's check and each new newest read's share it)."""
         cache_key = (newest, tuple(reads))
         if cache_key in self._stale_bases:
             return self._stale_bases[cache_key]
-        newest_keys, newest_facts = self.pre_facts[newest].kv_sets()
-        # per (key, stale value): the first older read that has it, and its row there
-        older_kv: dict[tuple[int, int], dict[tuple[int, int], int]] = {}
-        older_owner: dict[tuple[tuple[int, int], tuple[int, int]], int] = {}
-        for i in reads:
-            if i == newest or self.pre.digests[i] == self.pre.digests[newest]:
-                continue
-            # a key the newer read also sets (else another part of the file), to a value it
-            # does not set: two native look-ups instead of a dict of every kv fact
-            rows = self.pre_facts[i].kv_rows_keyed(newest_keys)
-            if not rows.size:
-                continue
-            t = self.pre_facts[i].table
-            stale = rows[absent_from_all(np.ascontiguousarray(t.fp_fact[rows]), [newest_facts])]
-            for row in stale.tolist():
-                key = (int(t.fp_key[row, 0]), int(t.fp_key[row, 1]))
-                v = (int(t.fp_value[row, 0]), int(t.fp_value[row, 1]))
-                if v not in older_kv.setdefault(key, {}):
-                    older_kv[key][v] = row
-                    older_owner[(key, v)] = i
-        basis = None
-        if older_kv:
-            # only the keys that went stale are looked at from here on, each text's kv facts
-            # filtered natively to them
-            keys = SortedFingerprints(unique_counts(np.array(list(older_kv), dtype=np.uint64).reshape(-1, 2))[0])
-            newest_values, newest_row = self._kv_values(self.pre_facts[newest], keys)
-            values = {v for key, stale in older_kv.items() for v in (*stale, *newest_values.get(key, ()))}
-            candidates = list(values)
-            candidate_fps = np.array(candidates, dtype=np.uint64).reshape(-1, 2)
-            basis = (older_kv, older_owner, keys, newest_values, newest_row, candidates, candidate_fps)
-        self._stale_bases[cache_key] = basis
+        digests, facts = self.pre.digests, self.pre_facts
+        older = [(i, facts[i]) for i in reads if i != newest and digests[i] != digests[newest]]
+        basis = self._stale_bases[cache_key] = stale_basis(facts[newest], older)
         return basis
 
-    def _stale_kept_alone(self, resource: str, newest: int, basis: tuple[Any, ...], touching: list[int]) -> bool:
+    def _stale_kept_alone(self, resource: str, basis: _StaleBasis, touching: list[int],
+                          block_of: Callable[[Any], str], newer: str, newer_evidence: dict[str, str],
+                          already: dict[tuple[int, int], list[tuple[int, int]]] | None = None) -> bool:
         """Report (and say whether) the post blocks ``touching`` together assert an older
-        value of a key without its newer one."""
-        edit = self.edit
-        older_kv, older_owner, keys, newest_values, newest_row, candidates, candidate_fps = basis
-        post_kv: dict[tuple[int, int], set[tuple[int, int]]] = {}
-        restated: set[tuple[int, int]] = set()  # any of those values a rewritten or derived block asserts
-        for j in touching:
-            facts = self.post_facts[j]
-            for key, vals in self._kv_values(facts, keys)[0].items():
-                post_kv.setdefault(key, set()).update(vals)
-            if self.match[j] is None or edit.post[j].derived:
-                # a paraphrase ("backoff is 250 ms") restates a value without its key; a value
-                # another key holds ("workers=5") restates nothing about this key
-                found = ~absent_from_all(candidate_fps, [facts.unkeyed_values()])
-                restated.update(compress(candidates, found.tolist()))
+        value of a key without its newer one (and not one ``already`` so before the edit).
+        ``block_of``: the block a violation names for the older read that held the value;
+        ``newer``: how the message names the newest read (``newer_evidence``: how the
+        evidence does)."""
+        post, match = self.edit.post, self.match
+        # a rewritten or derived block restates a value in prose too
+        alone = self._stale_alone(basis, ((self.post_facts[j], match[j] is None or post[j].derived, True)
+                                          for j in touching))
         found_stale = False
-        for key, stale in older_kv.items():
-            newer = newest_values.get(key, set())
-            present = post_kv.get(key, set()) | (restated & (stale.keys() | newer))
-            if present & newer or not present & stale.keys():
+        for key, values in alone.items():
+            values = [v for v in values if already is None or v not in already.get(key, ())]
+            if not values:
                 continue
             found_stale = True
-            v = next(v for v in stale if v in present)
-            owner = older_owner[(key, v)]
-            old_span = self.pre_facts[owner].table.span(stale[v])
-            new_span = self.pre_facts[newest].table.span(newest_row[key])
+            v = values[0]
+            owner = basis.older_owner[(key, v)]
+            old_span = basis.facts_of[owner].table.span(basis.older_kv[key][v])
+            new_span = basis.newest_facts.table.span(basis.newest_row[key])
             self.violate("I4", f"stale value kept alone: {old_span.key}={old_span.value!r} from an older read of "
-                         f"{resource!r} survives, the newer {new_span.key}={new_span.value!r} "
-                         f"(block {edit.pre[newest].id!r}) does not",
-                         block=edit.pre[owner].id, key=old_span.key, value=old_span.value,
-                         evidence={"resource": resource, "newer_value": new_span.value,
-                                   "newer_block": edit.pre[newest].id})
+                         f"{resource!r} survives, the newer {new_span.key}={new_span.value!r} ({newer}) does not",
+                         block=block_of(owner), key=old_span.key, value=old_span.value,
+                         evidence={"resource": resource, "newer_value": new_span.value, **newer_evidence})
         return found_stale
+
+    def _stale_alone(self, basis: _StaleBasis, texts: Iterable[tuple[_Facts, bool, bool]]
+                     ) -> dict[tuple[int, int], list[tuple[int, int]]]:
+        """Per key that went stale: the older values that ``texts`` together assert without
+        any newer value of the key. Each text is (facts, whether it restates values in prose,
+        whether it may state a newer value)."""
+        kv: dict[tuple[int, int], set[tuple[int, int]]] = {}
+        restated: set[tuple[int, int]] = set()
+        for facts, prose, newer in texts:
+            for key, vals in self._kv_values(facts, basis.keys)[0].items():
+                kv.setdefault(key, set()).update(vals if newer else vals - basis.newest_values.get(key, set()))
+            if prose:
+                # a paraphrase ("backoff is 250 ms") restates a value without its key; a value
+                # another key holds ("workers=5") restates nothing about this key
+                found = ~absent_from_all(basis.candidate_fps, [facts.unkeyed_values()])
+                values = compress(basis.candidates, found.tolist())
+                restated.update(values if newer else (v for v in values if v not in basis.newest_any))
+        out: dict[tuple[int, int], list[tuple[int, int]]] = {}
+        for key, stale in basis.older_kv.items():
+            newer_values = basis.newest_values.get(key, set())
+            present = kv.get(key, set()) | (restated & (stale.keys() | newer_values))
+            if present & newer_values:
+                continue
+            values = [v for v in stale if v in present]
+            if values:
+                out[key] = values
+        return out
+
+    def _check_left_reads(self) -> None:
+        """A new or changed block that comes from reads of a resource (derived from them, or
+        citing them) is held to the newest read of the session's read log, which may have left
+        the window edits ago: together with the blocks of that resource, it may not leave a
+        value that read changed alone, unless the window already did before the edit (red
+        team 8, t04 d: a summary of both reads re-summarized to the older value that one of
+        its sources holds)."""
+        gate = self.gate
+        if not gate._read_of or not self.changed:
+            return
+        post = self.edit.post
+        read_of = gate._read_of
+        changed = set(self.changed)
+        # what the changed blocks come from: their handles, derived_from and cited handles (each
+        # distinct marker name resolved once, not once per block)
+        refs = set().union(*(post[j].provenance for j in self.changed))
+        marked = self.marked
+        names = set().union(*(marked[j].markers() for j in self.changed if j in marked))
+        # only a name that can cite a logged read is resolved (a marker cites a handle by its
+        # full name or by its name after the kind prefix)
+        for n in names.intersection(gate._read_names):
+            refs.update(self._targets(n))
+        resources = sorted({read_of[h] for h in refs.intersection(read_of)})
+        if not resources:
+            return
+        reported = {v.value for v in self.violations if v.invariant == "I4" and v.key == "resource"}
+        reported.update(v.evidence.get("resource") for v in self.violations if v.invariant == "I4")
+        pre_blocks, match = self.pre.blocks, self.match
+        for resource in resources:
+            if resource in reported:
+                continue  # the rules on the window's reads have said what is wrong with it
+            with gate._lock:
+                line = list(gate._read_log.get(resource, ()))
+            # the pre window's reads the log does not hold yet (it takes them after this check)
+            if any(len(hs := pre_blocks[i].handles) == 1 and hs[0] not in read_of
+                   for i in self.pre.by_resource().get(resource, ())):
+                log_reads({resource: line}, dict.fromkeys(h for h, _ in line), resource,
+                          self.pre.read_line_of(resource))
+            if len(line) < 2:
+                continue
+            newest = line[-1][0]
+            handles = {h for h, _ in line}
+            # a read as new as the newest in post says what the resource holds now
+            if any(newest in post[j].handles or (match[j] is None and self._fresh(j, allow_own_id=True, than=handles))
+                   for j in self.post.by_resource().get(resource, ())):
+                continue
+            touching = self._post_blocks_touching(resource, handles)
+            if changed.isdisjoint(touching):
+                continue
+            basis = self._left_basis(newest, [h for h, _ in line[:-1]])
+            if basis is None:
+                continue
+            # the blocks of the pre window that touched the resource: a stale value they already
+            # left alone (an eviction may drop the newer value's last copy) is not this edit's
+            # (a block that does not come from the newest read cannot state its value: "Step 4"
+            # in a turn citing the older read is no retries=4)
+            before = self._pre_blocks_touching(resource, handles, newest)
+            already = self._stale_alone(basis, ((self.pre_facts[i], True, newer) for i, newer in before))
+            first = post[next(j for j in touching if j in changed)].id
+            self._stale_kept_alone(resource, basis, touching, lambda _, first=first: first,
+                                   f"the read {newest!r}, which is not in the window", {"newer_read": newest},
+                                   already)
+
+    def _left_basis(self, newest: str, older: list[str]) -> _StaleBasis | None:
+        """The stale-value basis of logged reads, from their sources in the store."""
+        gate = self.gate
+        newest_facts = gate.source_facts(newest)
+        if newest_facts is None:
+            return None
+        digest = gate.handle_digest(newest)
+        pairs = []
+        for h in older:
+            other = gate.handle_digest(h)
+            if other is not None and other != digest and (facts := gate.source_facts(h)) is not None:
+                pairs.append((h, facts))
+        return stale_basis(newest_facts, pairs)
+
+    def _pre_blocks_touching(self, resource: str, handles: set[str], newest: str) -> list[tuple[int, bool]]:
+        """Pre blocks that are reads of ``resource``, derive from one of ``handles`` or cite
+        one with a ``[src:…]`` marker, each with whether it comes from ``newest``."""
+        pre = self.pre
+        blocks = pre.blocks
+        out = {i: newest in blocks[i].provenance for i in pre.by_resource().get(resource, ())}
+        by_provenance = pre.by_provenance()
+        for h in handles:
+            for i in by_provenance.get(h, ()):
+                out[i] = out.get(i, False) or h == newest
+        for i, facts in enumerate(self.pre_facts):
+            if facts.n_markers:
+                cited = {h for n in facts.markers() for h in self._targets(n)}
+                if not handles.isdisjoint(cited):
+                    out[i] = out.get(i, False) or newest in cited
+        return sorted(out.items())
+
+    def _changed_citations(self) -> list[tuple[int, frozenset[str]]]:
+        """(changed block, the handles its markers cite), once per check."""
+        if self._changed_cites is None:
+            self._changed_cites = [(j, frozenset(self.cited(j))) for j in self.changed if j in self.marked]
+        return self._changed_cites
 
     @staticmethod
     def _kv_values(facts: _Facts, keys: SortedFingerprints) -> tuple[dict[tuple[int, int], set[tuple[int, int]]],
@@ -2752,12 +2901,10 @@ class _Check:
         by_provenance = self.post.by_provenance()
         for h in handles:
             out.update(by_provenance.get(h, ()))
-        if self._changed_cites is None:
-            # the handles each new or changed block cites by marker, once per check (a turn kept
-            # as it was, which cited the older read when it was the newest, is history, not a
-            # restatement: no more than an uncited one)
-            self._changed_cites = [(j, frozenset(self.cited(j))) for j in self.changed if j in self.marked]
-        out.update(j for j, cites in self._changed_cites if not cites.isdisjoint(handles))
+        # the handles each new or changed block cites by marker (a turn kept as it was, which
+        # cited the older read when it was the newest, is history, not a restatement: no more
+        # than an uncited one)
+        out.update(j for j, cites in self._changed_citations() if not cites.isdisjoint(handles))
         return sorted(out)
 
     # I5 --------------------------------------------------------------------------------------
@@ -3099,6 +3246,100 @@ def _same_source(b: Block, pb: Block) -> bool:
 def _stamps_differ(b: Block, pb: Block) -> bool:
     """Do two blocks' stamps differ: their resource, or their ts when either is a read?"""
     return b.resource != pb.resource or (b.ts != pb.ts and (b.resource is not None or pb.resource is not None))
+
+
+def log_reads(log: dict[str, list[tuple[str, float | None]]], read_of: dict[str, Any], resource: str,
+              reads: Iterable[tuple[str, float | None]]) -> list[tuple[str, float | None]]:
+    """Add to ``log`` (resource -> reads oldest first) the reads of ``resource`` (oldest
+    first, as (handle, ts)) that ``read_of`` (handle -> resource) does not know yet: after the
+    logged ones, or, with a ts, before the first logged read stamped later (a read is as old
+    as its ts says). Returns the reads added."""
+    added: list[tuple[str, float | None]] = []
+    line = log.get(resource)
+    for handle, ts in reads:
+        if handle in read_of:
+            continue
+        if line is None:
+            line = log[resource] = []
+        at = len(line)
+        if ts is not None and line and line[-1][1] is not None and line[-1][1] > ts:
+            at = next(k for k, (_, other) in enumerate(line) if other is not None and other > ts)
+        line.insert(at, (handle, ts))
+        read_of[handle] = resource
+        added.append((handle, ts))
+    return added
+
+
+def _names_citing(handles: Iterable[str]) -> Iterator[str]:
+    """The marker names that may cite one of ``handles``: the handle, and its name after the
+    kind prefix (``[src:call_8]`` for ``tool:call_8``)."""
+    for h in handles:
+        yield h
+        if ":" in h:
+            yield h.partition(":")[2]
+
+
+def _logged_reads(entries: list[Any]) -> Iterator[tuple[str, float | None]]:
+    """The (handle, ts) pairs of an audit record's read log entries; an entry this gate could
+    not have written is skipped (a ts it cannot use counts as none)."""
+    for entry in entries:
+        if isinstance(entry, list) and len(entry) == 2 and isinstance(entry[0], str):
+            ts = entry[1]
+            try:
+                usable = isinstance(ts, (int, float)) and not isinstance(ts, bool) and math.isfinite(ts)
+            except OverflowError:  # an int beyond any float
+                usable = False
+            yield entry[0], float(ts) if usable else None
+
+
+class _StaleBasis(NamedTuple):
+    """What the stale-value check of a resource compares post with (:func:`stale_basis`)."""
+
+    older_kv: dict[tuple[int, int], dict[tuple[int, int], int]]  # key -> {older value: its row}
+    older_owner: dict[tuple[tuple[int, int], tuple[int, int]], Any]  # (key, value) -> the first older read with it
+    facts_of: dict[Any, _Facts]  # older read -> its facts
+    keys: SortedFingerprints  # the keys that went stale
+    newest_values: dict[tuple[int, int], set[tuple[int, int]]]  # key -> the newest read's values
+    newest_row: dict[tuple[int, int], int]  # key -> its first row in the newest read
+    newest_facts: _Facts
+    candidates: list[tuple[int, int]]  # every older and newer value of those keys
+    candidate_fps: np.ndarray
+    newest_any: frozenset[tuple[int, int]]  # every newer value of those keys
+
+
+def stale_basis(newest: _Facts, older: list[tuple[Any, _Facts]]) -> _StaleBasis | None:
+    """Per key the newest read sets to another value than an older read did: the older
+    values (with the first read, of ``older``'s ``(read, facts)`` pairs, and its row saying
+    each) and the newer ones; None when no key changed."""
+    newest_keys, newest_facts = newest.kv_sets()
+    older_kv: dict[tuple[int, int], dict[tuple[int, int], int]] = {}
+    older_owner: dict[tuple[tuple[int, int], tuple[int, int]], Any] = {}
+    facts_of: dict[Any, _Facts] = {}
+    for owner, facts in older:
+        # a key the newer read also sets (else another part of the file), to a value it
+        # does not set: two native look-ups instead of a dict of every kv fact
+        rows = facts.kv_rows_keyed(newest_keys)
+        if not rows.size:
+            continue
+        t = facts.table
+        stale = rows[absent_from_all(np.ascontiguousarray(t.fp_fact[rows]), [newest_facts])]
+        for row in stale.tolist():
+            key = (int(t.fp_key[row, 0]), int(t.fp_key[row, 1]))
+            v = (int(t.fp_value[row, 0]), int(t.fp_value[row, 1]))
+            if v not in older_kv.setdefault(key, {}):
+                older_kv[key][v] = row
+                older_owner[(key, v)] = owner
+                facts_of[owner] = facts
+    if not older_kv:
+        return None
+    # only the keys that went stale are looked at from here on, each text's kv facts filtered
+    # natively to them
+    keys = SortedFingerprints(unique_counts(np.array(list(older_kv), dtype=np.uint64).reshape(-1, 2))[0])
+    newest_values, newest_row = _Check._kv_values(newest, keys)
+    candidates = list({v for key, stale in older_kv.items() for v in (*stale, *newest_values.get(key, ()))})
+    return _StaleBasis(older_kv, older_owner, facts_of, keys, newest_values, newest_row, newest,
+                       candidates, np.array(candidates, dtype=np.uint64).reshape(-1, 2),
+                       frozenset(v for values in newest_values.values() for v in values))
 
 
 def _kv_map(facts: _Facts) -> dict[tuple[int, ...], dict[tuple[int, ...], int]]:
