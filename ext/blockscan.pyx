@@ -41,7 +41,7 @@ cdef extern from "Python.h":
         T_OBJECT_EX
 
 cdef enum:
-    N_SHAPE = 7  # len(SHAPE_FIELDS), asserted below
+    N_SHAPE = 8  # len(SHAPE_FIELDS), asserted below
     # the places in SHAPE_FIELDS of the id and the provenance fields
     ID = 0
     HANDLES = 1
@@ -49,6 +49,7 @@ cdef enum:
     DERIVED_FROM = 3
     RESOURCE = 5
     TS = 6
+    ROLE = 7
 
 cdef object _block_type = Block
 cdef PyObject* _block_type_ptr = <PyObject*>Block
@@ -73,7 +74,7 @@ cdef Py_ssize_t _slot_offset(str name) except -2:
 assert len(SHAPE_FIELDS) == N_SHAPE
 assert SHAPE_FIELDS[ID] == "id" and SHAPE_FIELDS[HANDLES] == "handles" and SHAPE_FIELDS[DERIVED] == "derived"
 assert SHAPE_FIELDS[DERIVED_FROM] == "derived_from" and SHAPE_FIELDS[RESOURCE] == "resource"
-assert SHAPE_FIELDS[TS] == "ts"
+assert SHAPE_FIELDS[TS] == "ts" and SHAPE_FIELDS[ROLE] == "role"
 _text_offset = _slot_offset("text")
 for _k in range(N_SHAPE):
     _shape_offsets[_k] = _slot_offset(SHAPE_FIELDS[_k])
@@ -209,6 +210,7 @@ cdef list _changed(object blocks, object match, object other, int what):
             if (not _equal(_shape_field(block, HANDLES), _shape_field(theirs, HANDLES))
                     or not _equal(mine_derived, _shape_field(theirs, DERIVED))
                     or not _equal(mine_from, _shape_field(theirs, DERIVED_FROM))
+                    or not _equal(_shape_field(block, ROLE), _shape_field(theirs, ROLE))
                     or (mine_derived and not mine_from)):
                 out.append(j)
         else:

@@ -80,14 +80,14 @@ def test_texts_changed_is_an_identity_test(impl):
 
 FIELD_CHANGES = [("id", "renamed"), ("handles", ("tool:other",)), ("derived", True),
                  ("derived_from", ("tool:call_0",)), ("pinned", True), ("resource", "file:b.py"),
-                 ("resource", None), ("ts", 5.0), ("ts", None)]
+                 ("resource", None), ("ts", 5.0), ("ts", None), ("role", "system")]
 
 
 def test_same_shape_as_tells_each_field_apart(impl):
     blocks = window()
     assert impl.same_shape_as(copied(blocks), blocks)  # equal, not identical, tuples of handles
-    # the text and the role are not shape fields
-    other = [dataclasses.replace(b, text="x\n", role="user") for b in blocks]
+    # the text is not a shape field (the role is: who said a text is provenance, red team 11 y01)
+    other = [dataclasses.replace(b, text="x\n") for b in blocks]
     assert impl.same_shape_as(other, blocks)
     for name, value in FIELD_CHANGES:
         changed = list(blocks)
@@ -207,7 +207,8 @@ def test_native_agrees_with_the_reference(a, data):
         else:
             name = data.draw(st.sampled_from(_blockscan_py.SHAPE_FIELDS))
             value = {"id": "renamed", "resource": data.draw(st.sampled_from([None, "file:c", "file:d"])),
-                     "ts": data.draw(st.sampled_from([None, 1.0, 2.5]))}.get(
+                     "ts": data.draw(st.sampled_from([None, 1.0, 2.5])),
+                     "role": data.draw(st.sampled_from(["tool", "user", "system"]))}.get(
                 name, data.draw(_HANDLES) if name in ("handles", "derived_from") else data.draw(st.booleans()))
             b.append(dataclasses.replace(block, **{name: value}))
     texts = [x.text for x in a]
@@ -233,8 +234,9 @@ def test_provenance_changed_finds_matched_blocks_with_other_provenance(impl):
             Block.from_json(pre[2].to_json()),  # equal, new objects
             dataclasses.replace(pre[3], derived=True, derived_from=("tool:call_3",)),  # now derived
             dataclasses.replace(pre[0], id="new", derived=True),  # derived without derived_from
-            dataclasses.replace(pre[1], id="unmatched", handles=())]
-    assert impl.provenance_changed(post, [0, 1, 2, 3, 0, None], pre) == [1, 3, 4]
+            dataclasses.replace(pre[1], id="unmatched", handles=()),
+            dataclasses.replace(pre[2], role="system")]  # who said it
+    assert impl.provenance_changed(post, [0, 1, 2, 3, 0, None, 2], pre) == [1, 3, 4, 6]
     # a block compared with another pre block: any provenance difference counts
     assert impl.provenance_changed([pre[0], pre[1]], [1, 0], pre) == [0, 1]
     assert impl.provenance_changed([pre[0]], [0], pre) == []

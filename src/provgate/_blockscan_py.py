@@ -6,14 +6,15 @@ compared with the pre block at its position. These are the gate's passes over *a
 so they run on every edit, however small; the native module ``provgate._ext.blockscan`` does
 them without building a tuple per block. It must agree exactly with the functions here.
 
-``SHAPE_FIELDS`` are the block fields the gate's metadata indexes are built from, and ``ts``,
-which orders the reads of a resource (text aside: the texts are compared by digest). Two windows
+``SHAPE_FIELDS`` are the block fields the gate's metadata indexes are built from, ``ts``,
+which orders the reads of a resource, and ``role``, who said a text (text aside: the texts are
+compared by digest). Two windows
 have the same shape when block ``i`` of one equals block ``i`` of the other in every one of
 these fields (``same_shape_as``): an edit between them changed texts at most.
 
 ``provenance_changed(blocks, match, other)`` gives the positions ``j`` of blocks matched to a
 block of ``other`` (``match[j]`` an index of ``other``; ``None``: not matched) whose provenance
-fields ``(handles, derived, derived_from)`` differ from that block's, or that are tagged
+fields ``(handles, derived, derived_from, role)`` differ from that block's, or that are tagged
 derived without a ``derived_from`` handle: the blocks whose text is unchanged but whose
 provenance the gate must look at again.
 
@@ -55,11 +56,11 @@ from provgate.window import Block, duplicate_id_error
 
 IMPLEMENTATION = "reference"
 
-SHAPE_FIELDS = ("id", "handles", "derived", "derived_from", "pinned", "resource", "ts")
+SHAPE_FIELDS = ("id", "handles", "derived", "derived_from", "pinned", "resource", "ts", "role")
 
 _TEXT = attrgetter("text")
 _SHAPE = attrgetter(*SHAPE_FIELDS)
-_PROVENANCE = attrgetter("handles", "derived", "derived_from")
+_PROVENANCE = attrgetter("handles", "derived", "derived_from", "role")
 
 
 def window_blocks(items: Any, path: str) -> tuple[tuple[Block, ...], dict[str, int]]:

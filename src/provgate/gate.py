@@ -1572,7 +1572,7 @@ class _Check:
         self.restated = [
             j for j in suspects
             for b, pb in ((post_blocks[j], pre_blocks[match[j]]),)  # type: ignore[index]
-            if (b.derived and not b.derived_from) or b.derived != pb.derived
+            if (b.derived and not b.derived_from) or b.derived != pb.derived or b.role != pb.role
             or (b.handles != pb.handles and set(b.handles) != set(pb.handles))
             or (b.derived_from != pb.derived_from and set(b.derived_from) != set(pb.derived_from))
         ]
@@ -1850,6 +1850,18 @@ class _Check:
             own = block.provenance
             if m is not None:
                 pre_block = pre_blocks[m]
+                if block.role != pre_block.role and not (block.derived and block.role == "summary"):
+                    # who said a text is its provenance: a tool output made a system prompt, an
+                    # assistant's question made the user's answer (red team 11, y01)
+                    found.append((f"block {block.id!r} changes its role from {pre_block.role!r} to {block.role!r}: "
+                                  "who said a text is part of its provenance",
+                                  {"block": block.id, "key": "role", "value": block.role,
+                                   "evidence": {"pre_block": pre_block.id, "pre_role": pre_block.role}}))
+                if pre_block.derived and not block.derived and not self._is_one_source(j):
+                    found.append(self._tag_dropped(block, pre_block))
+                if found:
+                    plan.append((j, found, None))
+                    continue
                 if own == pre_block.provenance and block.derived == pre_block.derived:
                     continue  # unchanged text, unchanged provenance: grounded as before
                 if pre_block.provenance and not own:
@@ -1865,6 +1877,9 @@ class _Check:
                 # needs no handle, and a rewritten turn may restate what its pre version (the
                 # pre block with the same id) said.
                 pre_index = pre_id.get(block.id)
+                if (pre_index is not None and pre_blocks[pre_index].derived and not block.derived
+                        and not self._is_one_source(j)):
+                    found.append(self._tag_dropped(block, pre_blocks[pre_index]))
                 if lossy and not block.derived:
                     found.append((f"block {block.id!r} is new output of the lossy operator {edit.operator!r} "
                                   "but is not tagged derived", {"block": block.id, "evidence": {"operator": edit.operator}}))
@@ -1910,6 +1925,24 @@ class _Check:
                     block=block.id, key=span.key, value=span.value,
                     evidence={"span": [span.start, span.end], "text": span.text, "searched": handles},
                 )
+
+    def _is_one_source(self, j: int) -> bool:
+        """Is post block ``j``'s text exactly the content of one of its handles (a primary
+        block that is its source: a summary replaced by the source it summarized)?"""
+        digest = self.post.digests[j]
+        for h in self.edit.post[j].handles:
+            stored = self.gate.handle_digest(h)
+            if stored is not None and _digest_key(stored) == digest:
+                return True
+        return False
+
+    @staticmethod
+    def _tag_dropped(block: Block, pre_block: Block) -> tuple[str, dict[str, Any]]:
+        """The I1 violation of a derived block made primary without being its source."""
+        return (f"block {block.id!r} drops the derived tag of {pre_block.id!r} (derived from "
+                f"{list(pre_block.derived_from)}): a summary does not become source text; a primary block's text is "
+                "one of its sources", {"block": block.id, "key": "derived", "value": "false",
+                                       "evidence": {"pre_block": pre_block.id, "derived_from": list(pre_block.derived_from)}})
 
     def _ungrounded_rows(self, requests: list[tuple[Any, int, list[str], _Facts | None]]) -> list[tuple[int, ...]]:
         """For each request ``(key, j, handles, own_pre)``: the fact rows of post block ``j``
@@ -2196,7 +2229,7 @@ class _Check:
         for i in indices:
             b = pre_blocks[i]
             refs = b.handles + b.derived_from
-            codes.append(2 if b.id in evicted or not evicted.isdisjoint(refs)
+            codes.append(2 if (b.id in evicted and not b.handles) or not evicted.isdisjoint(refs)
                          else 1 if not superseded.keys().isdisjoint(refs) else 0)
         return codes
 
@@ -2237,8 +2270,9 @@ class _Check:
         if missing:  # a handle a post marker still cites is not dropped
             missing = {h for h in missing if not self._cited_anywhere(h)}
         for h in sorted(missing):
-            bid = next(b.id for b in edit.pre if h in b.handles or h in b.derived_from)
-            if bid in evicted:
+            holder = next(b for b in edit.pre if h in b.handles or h in b.derived_from)
+            bid = holder.id
+            if bid in evicted and not holder.handles:  # (an id record names a block without handles)
                 continue
             self.violate(invariant, f"{edit.operator} removed every reference to {h!r} (block {bid!r}) without an "
                          "eviction record or supersession edge", block=bid, handle=h,
@@ -2615,7 +2649,8 @@ class _Check:
             if i in kept_pre or self._read_kept(i):
                 continue
             hs = edit.pre[i].handles
-            if edit.pre[i].id in evicted or any(h in superseded or h in evicted or h in derived_refs for h in hs):
+            if (edit.pre[i].id in evicted and not hs) or any(h in superseded or h in evicted or h in derived_refs
+                                                             for h in hs):
                 continue
             self.violate("I4", f"the older read {edit.pre[i].id!r} of {resource!r} was dropped without a "
                          "supersession edge or an eviction record", block=edit.pre[i].id,
@@ -2920,7 +2955,7 @@ class _Check:
         pre_blocks = self.pre.blocks
         explicit = {
             i for i in self.removed
-            if i in kept_copy or pre_blocks[i].id in evicted
+            if i in kept_copy or (pre_blocks[i].id in evicted and not pre_blocks[i].handles)
             or (pre_blocks[i].handles and evicted.issuperset(pre_blocks[i].handles))
         }
         if self.changed and any(self.pre_facts[i].n_markers for i in explicit):
@@ -3056,7 +3091,8 @@ class _Check:
             b = edit.pre[i]
             j = exact.get(i)
             rewritten = b.id if b.id in post_ids else None
-            if j is None and not rewritten and (b.id in evicted or (b.handles and all(h in evicted for h in b.handles))):
+            if j is None and not rewritten and ((b.id in evicted and not b.handles)
+                                                or (b.handles and all(h in evicted for h in b.handles))):
                 # evicted on the record (an unpinned block with its bytes is another block; a
                 # block post still holds under the pinned id was rewritten, records or not)
                 continue
@@ -3087,21 +3123,23 @@ class _Check:
                         named.add(j)
                         self.violate("R", f"derived block {b.id!r} summarizes pinned source(s) {hit}", block=b.id,
                                      handle=hit[0], evidence={"derived_from": list(b.derived_from)})
-        # a derived block this edit makes may cite a pinned block the window keeps (a
-        # reference); citing one the window no longer holds restates it in its place, which is
-        # summarizing it (a summary made while the block was kept stays a reference)
+        # a block this edit makes may cite a pinned block the window keeps (a reference);
+        # citing one the window no longer holds restates it in its place, which is summarizing
+        # it, tagged derived or not (red team 11, y04: an untagged turn restating the evicted
+        # pinned block); a block made while the pinned one was kept stays a reference
         gone = pinned_handles - kept_handles
         made = set(self.changed) | set(self.restated) if not self.structural else set()
         if not gone or not made:
             return
         for j in sorted(self.marked):
             b = edit.post[j]
-            if not b.derived or j in named or j not in made:
+            if j in named or j not in made:
                 continue
             hit = [h for h in self.cited(j) if h in gone]
             if hit:
-                self.violate("R", f"derived block {b.id!r} cites pinned source(s) {hit} that the window no longer "
-                             "holds: it summarizes a pinned block", block=b.id, handle=hit[0],
+                what = "derived block" if b.derived else "block"
+                self.violate("R", f"{what} {b.id!r} cites pinned source(s) {hit} that the window no longer "
+                             "holds: it restates a pinned block in its place", block=b.id, handle=hit[0],
                              evidence={"cited": hit})
 
     # verdict ---------------------------------------------------------------------------------
@@ -3110,7 +3148,8 @@ class _Check:
         edit = self.edit
         if self.violations:
             only_purity = all(v.invariant == "I2" for v in self.violations)
-            if policy == "reclassify" and only_purity and edit.operator in LOSSLESS_OPERATORS:
+            if (policy == "reclassify" and only_purity and edit.operator in LOSSLESS_OPERATORS
+                    and not self.dropped_violations):
                 retagged = self._reclassified_window()
                 if retagged is not None:
                     return "lossy", True, retagged, True
@@ -3133,14 +3172,20 @@ class _Check:
         blocks = []
         changed = set(self.changed)
         pre_id = self.pre.id_pos()
+        retagged: set[str] = set()
         for j, b in enumerate(edit.post):
             if j in changed and not b.derived:
                 sources = b.handles or (edit.pre[pre_id[b.id]].handles if b.id in pre_id else ())
                 if not sources:
                     return None
                 blocks.append(Block(b.id, b.role, b.text, (), True, tuple(sources), b.pinned, b.ts, b.resource))
+                retagged.add(b.id)
             else:
                 blocks.append(b)
+        # only a change the retagging makes derived is reclassified: a fact dropped with a
+        # block the edit removed (nothing retagged holds it) stays a violation (red team 11, y08)
+        if any(v.block not in retagged for v in self.violations):
+            return None
         window = Window(blocks)
         lossy = Edit("compress", edit.pre, window, edit.evicted, edit.supersedes, edit.pointers)
         again = _Check(self.gate, lossy, self.floor, self.pinned_handles, self.pinned_ids)
