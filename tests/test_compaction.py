@@ -441,7 +441,7 @@ def test_compact_commits_a_gated_window_with_summaries_pins_and_records():
     for req, g in zip(seen, plan.summarize):
         assert tuple(b.id for b in req.blocks) == g.blocks and req.max_tokens == g.max_tokens
         assert req.task == "reconstruction" and req.linked == ()
-        assert req.text == "".join(b.text for b in req.blocks)
+        assert req.text == "\n".join(b.text if b.text.endswith("\n") else b.text + "\n" for b in req.blocks)
         assert req.markers == ("call_1", "call_2", "call_3")
     post = result.window
     ids = [b.id for b in post]
@@ -706,3 +706,33 @@ def test_a_copy_of_a_pinned_turn_is_pinned_too():
     later = Window([Block("a3", "assistant", "OK, noted.\n"), Block("u3", "user", "more\n" * 200)])
     text_pin = block_source_handle(later[0])
     assert "a3" in plan_compaction(later, budget_tokens=100, pinned_handles=[text_pin]).pinned
+
+
+def test_the_summarizer_reads_each_block_apart():
+    # red team 11, x12: the request's text was the block texts joined bare, so the last token of
+    # one block and the first of the next fused ("count=12" + "3 retries" -> "count=123
+    # retries") and a summarizer keeping what it read made compact()'s own pass drift a value
+    from provgate import Gate, SourceStore, compact
+
+    store = SourceStore(":memory:")
+    texts = {"tool:status_1": "status: count=12", "tool:status_2": "3 retries left on the payments queue",
+             "user:u1": "Keep an eye on the payments queue."}
+    for h, t in texts.items():
+        store.put(h, t)
+    window = [
+        {"id": "sys", "role": "system", "text": "You are a support agent.", "pinned": True},
+        {"id": "t1", "role": "tool", "text": texts["tool:status_1"], "handles": ["tool:status_1"]},
+        {"id": "t2", "role": "tool", "text": texts["tool:status_2"], "handles": ["tool:status_2"]},
+        {"id": "u1", "role": "user", "text": texts["user:u1"], "handles": ["user:u1"]},
+        {"id": "a1", "role": "assistant", "text": "Watching it. " + "Nothing else to report. " * 40},
+    ]
+    seen = []
+
+    def first_lines(request):  # extractive: keeps what it reads
+        seen.append(request.text)
+        return " ".join(request.text.splitlines()[:3]) + "".join(f" [src:{m}]" for m in request.markers)
+
+    result = compact(window, first_lines, store=store, budget_tokens=240, gate=Gate(store), task="recall")
+    assert result.verdict.accepted
+    assert seen and all("count=123" not in t for t in seen)
+    assert any("count=12\n" in t for t in seen)

@@ -1571,3 +1571,37 @@ def test_reclassify_needs_something_to_reclassify():
     v = gate_for(src).check(pre, pre[1:], operator="prune", policy="reclassify")
     assert not v.accepted and not v.reclassified
     find(v, "I2", block="t1")
+
+
+# F59-F61 (red team 11a, x05, x08, x03): false rejects of honest edits.
+def test_a_summary_evicted_by_its_sources_leaves_i5_as_it_leaves_i2():
+    # x05: evicted by its derived_from handles, the summary's facts counted as evicted (I2) but
+    # its markers stayed in pre's count (I5 0.38); by its id the same edit was accepted
+    src = {"doc:q3": "Q3 revenue was $4.2 billion, up 12% year over year.\n", "doc:q2": "Q2 revenue was $3.9 billion.\n",
+           "tool:build_1": "build 8812 ok\n" + "".join(f"step {i}: {100 + i} ms\n" for i in range(12))}
+    s = summary("s1", "Revenue $4.2 billion [src:q3], after $3.9 billion [src:q2].\n", ["doc:q3", "doc:q2"])
+    pre = [s, tool("t", "tool:build_1", src["tool:build_1"]), blk("a", "assistant", "Build 8812 passed [src:build_1].\n")]
+    for record in (["doc:q3", "doc:q2"], ["s1"]):
+        v = gate_for(src).check(pre, pre[1:], operator="evict", evicted=record)
+        assert_accepted(v)
+        assert v.retention == 1.0
+    # one of its two sources is not a record of the summary
+    find(gate_for(src).check(pre, pre[1:], operator="evict", evicted=["doc:q3"]), "I2", block="s1")
+
+
+def test_a_store_pointer_is_a_citation_once_it_names_its_block():
+    # x08: the store's pointer (span_digest) could not be given to the gate (hash)
+    from provgate.window import Citation
+
+    doc = "Runbook\n\nThe client must never retry more than three times per request.\nRollback: set enabled=false.\n"
+    g = gate_for({"doc:doc_7": doc})
+    p = g.store.pointer("doc:doc_7", 9, 72, label="doc_7#L3")
+    pre = [tool("d", "doc:doc_7", doc)]
+    post = [summary("s", "Never retry more than three times per request [src:doc_7].\n", ["doc:doc_7"])]
+    for cite in (Citation.from_pointer(p, "s"), {**p.to_json(), "block": "s"}):
+        assert_accepted(g.check(pre, post, operator="summarize", pointers=[cite]), "lossy")
+    with pytest.raises(EditFormatError, match=r"pointers\[0\]: a store Pointer names no post block"):
+        g.check(pre, post, operator="summarize", pointers=[p])
+    # the alias is the span's digest, checked as the hash is
+    moved = {**p.to_json(), "block": "s", "start": 10, "end": 73}
+    find(g.check(pre, post, operator="summarize", pointers=[moved]), "P")

@@ -549,6 +549,8 @@ def schema_errors(value: Any, node: dict | None = None, path: str = "edit") -> l
     if isinstance(value, list) and "items" in node:
         for i, item in enumerate(value):
             errors += schema_errors(item, node["items"], f"{path}[{i}]")
+    if "anyOf" in node and all(schema_errors(value, option, path) for option in node["anyOf"]):
+        errors.append(f"{path}: anyOf")
     return errors
 
 
@@ -567,8 +569,10 @@ def test_schema_fields_match_the_model():
     assert set(supersedes["properties"]) == {f.name for f in dataclasses.fields(Supersession)}
     assert set(supersedes["required"]) == set(supersedes["properties"])
     pointers = SCHEMA["properties"]["pointers"]["items"]
-    assert set(pointers["properties"]) == {f.name for f in dataclasses.fields(Citation)}
-    assert set(pointers["required"]) == set(pointers["properties"])
+    # (span_digest: a store pointer's name for the hash, read when hash is missing)
+    assert set(pointers["properties"]) == {f.name for f in dataclasses.fields(Citation)} | {"span_digest"}
+    assert set(pointers["required"]) == set(pointers["properties"]) - {"hash", "span_digest"}
+    assert pointers["anyOf"] == [{"required": ["hash"]}, {"required": ["span_digest"]}]
     assert set(SCHEMA["properties"]) == {f.name for f in dataclasses.fields(Edit)} | {"format"}
 
 
@@ -666,3 +670,16 @@ def test_inline_sources_and_a_tool_block_are_both_read():
     assert dict(e.sources) == {"tool:call_1": "retries=3\n"}
     assert e.to_json()["sources"] == {"tool:call_1": "retries=3\n"}
     assert parse_edit({"operator": "prune", "pre": [tool("t", "tool:x", "a")], "post": []}).pre[0].handles == ("tool:x",)
+
+
+def test_a_pointer_needs_its_hash_or_a_store_pointers_span_digest():
+    # red team 11, x08: a store pointer's JSON with a block is a citation
+    base = pointer_to("b", "h", "abc", "b")
+    for doc_pointer, ok in ((base, True), ({k: v for k, v in base.items() if k != "hash"}, False),
+                            ({**{k: v for k, v in base.items() if k != "hash"}, "span_digest": base["hash"]}, True)):
+        doc = minimal(pointers=[doc_pointer])
+        assert (schema_errors(doc) == []) == ok
+        if ok:
+            assert parse_edit(doc).pointers[0].hash == base["hash"]
+        else:
+            assert format_error(doc).field == "pointers[0].hash"

@@ -652,7 +652,7 @@ class SummaryRequest:
 
     @property
     def text(self) -> str:
-        return "".join(b.text for b in self.blocks)
+        return request_text(self.blocks)
 
     @property
     def markers(self) -> tuple[str, ...]:
@@ -897,9 +897,18 @@ def _call_summarizer(summarize: Callable[[SummaryRequest], str], request: Summar
     return text
 
 
+def request_text(blocks: Iterable[Block]) -> str:
+    """The texts of the blocks a summarizer is given: each ended by a newline and set apart
+    by a blank line. Joined bare, the last token of one block and the first of the next would
+    fuse ("count=12" and "3 retries" into "count=123 retries"), and a summarizer that keeps
+    what it reads would state a value no source holds (red team 11, x12)."""
+    return "\n".join(t if t.endswith("\n") else t + "\n" for t in (b.text for b in blocks))
+
+
 def _unchanged(text: str, blocks: tuple[Block, ...]) -> bool:
     got = normalize_whitespace(text)
-    return any(got == normalize_whitespace(sep.join(b.text for b in blocks)) for sep in ("", "\n"))
+    return got == normalize_whitespace(request_text(blocks)) or any(
+        got == normalize_whitespace(sep.join(b.text for b in blocks)) for sep in ("", "\n"))
 
 
 def _build(window: Window, plan: CompactionPlan, live: Mapping[str, tuple[SummaryGroup, str, tuple[str, ...]]],

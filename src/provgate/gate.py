@@ -84,6 +84,7 @@ from provgate.facts import (
 )
 from provgate.fingerprints import EMPTY, FingerprintSet
 from provgate.handles import block_text_handle, check_handle
+from provgate.pointers import Pointer
 from provgate.verdict import Verdict, Violation
 from provgate.window import (
     LOSSLESS_OPERATORS,
@@ -1319,6 +1320,16 @@ def _array_of(value: Any, field: str) -> list[Any]:
     raise EditFormatError(f"{field}: expected an array, got {type_name(value)}", field=field)
 
 
+def _citation_json(item: Any, i: int) -> Any:
+    """A pointer of the edit as JSON; a store ``Pointer`` names no post block, so it is refused
+    with the way to give it one."""
+    if isinstance(item, Pointer):
+        raise EditFormatError(f"pointers[{i}]: a store Pointer names no post block; cite it as "
+                              "Citation.from_pointer(pointer, block) or {**pointer.to_json(), 'block': ...}",
+                              field=f"pointers[{i}]")
+    return item
+
+
 def _coerce_edit(operator: Any, pre: Any, post: Any, supersedes: Any, evicted: Any, pointers: Any) -> Edit:
     if not isinstance(operator, str) or operator not in OPERATORS:
         raise EditFormatError(f"operator: unknown operator {operator!r}; expected one of {sorted(OPERATORS)}", field="operator")
@@ -1332,7 +1343,8 @@ def _coerce_edit(operator: Any, pre: Any, post: Any, supersedes: Any, evicted: A
             edges.append(Supersession.from_json({"block": s[0], "handle": s[1]}, f"supersedes[{i}]"))
         else:
             edges.append(Supersession.from_json(s, f"supersedes[{i}]"))
-    cites = [p if isinstance(p, Citation) else Citation.from_json(p, f"pointers[{i}]") for i, p in enumerate(pointers)]
+    cites = [p if isinstance(p, Citation) else Citation.from_json(_citation_json(p, i), f"pointers[{i}]")
+             for i, p in enumerate(pointers)]
     ev = Edit.from_json({"operator": operator, "pre": [], "post": [], "evicted": evicted}).evicted
     return Edit(
         operator=operator,
@@ -1853,8 +1865,8 @@ class _Check:
                 if block.role != pre_block.role and not (block.derived and block.role == "summary"):
                     # who said a text is its provenance: a tool output made a system prompt, an
                     # assistant's question made the user's answer (red team 11, y01)
-                    found.append((f"block {block.id!r} changes its role from {pre_block.role!r} to {block.role!r}: "
-                                  "who said a text is part of its provenance",
+                    found.append(((f"block {block.id!r} changes its role from {pre_block.role!r} to {block.role!r}: "
+                                   "who said a text is part of its provenance"),
                                   {"block": block.id, "key": "role", "value": block.role,
                                    "evidence": {"pre_block": pre_block.id, "pre_role": pre_block.role}}))
                 if pre_block.derived and not block.derived and not self._is_one_source(j):
@@ -1939,9 +1951,9 @@ class _Check:
     @staticmethod
     def _tag_dropped(block: Block, pre_block: Block) -> tuple[str, dict[str, Any]]:
         """The I1 violation of a derived block made primary without being its source."""
-        return (f"block {block.id!r} drops the derived tag of {pre_block.id!r} (derived from "
-                f"{list(pre_block.derived_from)}): a summary does not become source text; a primary block's text is "
-                "one of its sources", {"block": block.id, "key": "derived", "value": "false",
+        return ((f"block {block.id!r} drops the derived tag of {pre_block.id!r} (derived from "
+                 f"{list(pre_block.derived_from)}): a summary does not become source text; a primary block's text is "
+                 "one of its sources"), {"block": block.id, "key": "derived", "value": "false",
                                        "evidence": {"pre_block": pre_block.id, "derived_from": list(pre_block.derived_from)}})
 
     def _ungrounded_rows(self, requests: list[tuple[Any, int, list[str], _Facts | None]]) -> list[tuple[int, ...]]:
@@ -2953,10 +2965,11 @@ class _Check:
         evicted, _ = self._covering()
         kept_copy = set(self.removed) - set(self.removed_content)
         pre_blocks = self.pre.blocks
+        # (the record I2 counts: a derived block's sources are its derived_from, red team 11 x05)
         explicit = {
             i for i in self.removed
             if i in kept_copy or (pre_blocks[i].id in evicted and not pre_blocks[i].handles)
-            or (pre_blocks[i].handles and evicted.issuperset(pre_blocks[i].handles))
+            or (pre_blocks[i].provenance and evicted.issuperset(pre_blocks[i].provenance))
         }
         if self.changed and any(self.pre_facts[i].n_markers for i in explicit):
             # an evicted cited block whose facts the edit's new blocks restate was not dropped:

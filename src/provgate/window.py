@@ -351,8 +351,17 @@ class Citation:
         return {"block": self.block, "handle": self.handle, "start": self.start, "end": self.end, "hash": self.hash}
 
     @classmethod
+    def from_pointer(cls, pointer: Any, block: str) -> Citation:
+        """The citation of a store pointer (``SourceStore.pointer``) from post block ``block``."""
+        return cls(block, pointer.handle, pointer.start, pointer.end, pointer.span_digest)
+
+    @classmethod
     def from_json(cls, obj: Any, path: str) -> Citation:
         obj = _object(obj, path)
+        if "hash" not in obj and "span_digest" in obj:
+            # a store pointer's JSON (SourceStore.pointer(...).to_json()) with a block added: its
+            # digest of the span is the citation's hash
+            obj = {**obj, "hash": obj["span_digest"]}
         for required in _CITATION_FIELDS:
             if required not in obj:
                 raise _fail(f"{path}.{required}", "required field is missing")
