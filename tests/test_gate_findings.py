@@ -1605,3 +1605,18 @@ def test_a_store_pointer_is_a_citation_once_it_names_its_block():
     # the alias is the span's digest, checked as the hash is
     moved = {**p.to_json(), "block": "s", "start": 10, "end": 73}
     find(g.check(pre, post, operator="summarize", pointers=[moved]), "P")
+
+
+@pytest.mark.parametrize("operator", ["reorder", "rewrite"])
+def test_marker_syntax_in_a_tool_output_or_a_prompt_is_data(operator):
+    # x03: a pinned system prompt ("cite as [src:HANDLE]") and a fetched docs page quoting a
+    # marker failed I3 on every edit, the identity edit included
+    page = "Example: `retries=3 [src:call_8841]` cites the tool call.\n"
+    prompt = "You are a coding agent. Cite every fact as [src:HANDLE].\n"
+    pre = [blk("sys", "system", prompt, pinned=True), tool("t", "doc:format", page),
+           blk("a", "assistant", "The format cites by marker [src:format].\n")]
+    g = gate_for({"doc:format": page})
+    assert_accepted(g.check(pre, pre if operator == "rewrite" else [pre[0], pre[2], pre[1]], operator=operator))
+    # the agent's own unresolvable marker is still an I3 violation
+    bad = dict(pre[2], text="The format cites by marker [src:HANDLE].\n")
+    find(g.check(pre, [pre[0], pre[1], bad], operator="rewrite"), "I3", block="a", handle="HANDLE")

@@ -1754,6 +1754,15 @@ class _Check:
         bad = sorted(n for n in unknown if len(self._targets(n)) != 1)
         if not self.ws_matched:
             side._names, side._names_ok_at = names, -1 if bad else epoch
+        if bad:
+            # marker syntax in a tool output, a user turn or a system prompt is data (a docs page
+            # quoting "[src:call_8841]", a prompt saying "cite as [src:HANDLE]"): only what the
+            # agent writes cites, its turns, summaries and what this edit rewrote (a block that
+            # is not one of its sources any more; red team 11, x03)
+            changed = set(self.changed)
+            citing = [f for j, f in self.marked.items()
+                      if _cites(post[j]) or (j in changed and not self._is_one_source(j))]
+            bad = [n for n in bad if any(n in f.markers() for f in citing)]
         for name in bad:
             found = self._targets(name)
             for j, facts in sorted(self.marked.items()):
@@ -3326,6 +3335,12 @@ def log_reads(log: dict[str, list[tuple[str, float | None]]], read_of: dict[str,
         read_of[handle] = resource
         added.append((handle, ts))
     return added
+
+
+def _cites(block: Block) -> bool:
+    """Are ``[src:…]`` markers in this block citations (the agent's own text, or a summary),
+    not data (a tool's output, a user's or the system's words)?"""
+    return block.derived or block.role in ("assistant", "summary")
 
 
 def _names_citing(handles: Iterable[str]) -> Iterator[str]:
