@@ -1620,3 +1620,28 @@ def test_marker_syntax_in_a_tool_output_or_a_prompt_is_data(operator):
     # the agent's own unresolvable marker is still an I3 violation
     bad = dict(pre[2], text="The format cites by marker [src:HANDLE].\n")
     find(g.check(pre, [pre[0], pre[1], bad], operator="rewrite"), "I3", block="a", handle="HANDLE")
+
+
+# F62 (red team 11a, x01, x02): a value or key restated verbatim from an unquoted kv line
+@pytest.mark.parametrize("source, text", [
+    ("invoice: INV-2291\ndue: 2026-12-01\n", "Invoice INV-2291 is due 2026-12-01."),
+    ("ts=2026-11-30T14:02:11Z level=error msg=timeout\n", "The timeout was logged at 2026-11-30T14:02:11Z."),
+    ("containers:\n  - name: web\n    image: nginx:1.25.3-alpine\n", "The web container runs nginx:1.25.3-alpine."),
+    ("ONCALL_PHONE=+1-555-0100\n", "The on-call phone is +1-555-0100."),
+    ("HTTP/1.1 429 Too Many Requests\nRetry-After: 120\n", "The server answered 429 with Retry-After: 120."),
+    ("HTTP/1.1 200 OK\nX-Request-Id: req-8f3a2\n", "See its X-Request-Id header."),
+])
+def test_a_kv_value_restated_in_prose_is_grounded(source, text):
+    # x01: in the source an unquoted kv value is one fact; the summary's sentence reads its
+    # pieces (2026, 12, 01), which the same value quoted in JSON grounded and unquoted did not
+    assert_accepted(_summary_of_one_source(source, text + "\n"), "lossy")
+
+
+@pytest.mark.parametrize("source, text, value", [
+    ("due: 2026-12-01\n", "It is due 2026-12-02.", "02"),
+    ("invoice: INV-2291\n", "Invoice INV-2292.", "2292"),
+    ("ONCALL_PHONE=+1-555-0100\n", "The on-call phone is +1-555-0199.", "0199"),
+    ("Retry-After: 120\n", "Retry-After: 180.", "180"),
+])
+def test_a_changed_piece_of_a_kv_value_is_still_ungrounded(source, text, value):
+    find(_summary_of_one_source(source, text + "\n"), "I1", block="s", value=value)

@@ -133,7 +133,7 @@ class _Facts:
     """A fact table plus what the gate asks of it again and again."""
 
     __slots__ = ("table", "n_markers", "n_facts", "_markers", "_ground_rows", "_fact_fps", "_kv_rows",
-                 "_kv_sets", "_grounding_set")
+                 "_kv_sets", "_grounding_set", "_kv_prose_set")
 
     def __init__(self, table: FactTable) -> None:
         self.table = table
@@ -147,6 +147,7 @@ class _Facts:
         self._kv_rows: tuple[np.ndarray, np.ndarray] | None = None
         self._kv_sets: tuple[SortedFingerprints, SortedFingerprints] | None = None
         self._grounding_set: SortedFingerprints | None = None
+        self._kv_prose_set: SortedFingerprints | None = None
 
     def indexed(self) -> _Facts:
         """Build the grounding index now. A source's fact table is computed once and kept
@@ -168,6 +169,33 @@ class _Facts:
             fps = unique_counts(np.concatenate([t.fp_value, t.fp_fact, t.fp_key[t.kind == _KIND_KV]]))[0]
             self._grounding_set = SortedFingerprints(fps)
         return self._grounding_set
+
+    def kv_prose_set(self) -> SortedFingerprints:
+        """The values and facts of this text's ``key=value`` keys and values read as prose.
+        A kv value is one fact ("due: 2026-12-01" sets due), but a summary restating it in a
+        sentence reads its pieces (2026, 12, 01); a quoted value's pieces are in the text's own
+        facts, an unquoted one's only here (red team 11, x01), and so are the pieces of a key
+        (Retry-After in "the Retry-After header", x02). Made only when a grounding is left over."""
+        if self._kv_prose_set is None:
+            t = self.table
+            data = t.data
+            parts = []
+            for r in np.flatnonzero(t.kind == _KIND_KV).tolist():
+                if t.key_start[r] >= 0:
+                    parts.append(data[int(t.key_start[r]):int(t.key_end[r])])
+                parts.append(data[int(t.value_start[r]):int(t.value_end[r])])
+            fps = EMPTY
+            if parts:
+                try:
+                    # each piece read mid-sentence, as a summary reads it ("Retry" starting a
+                    # line would be a sentence's first word, no name)
+                    inner = extract(b"".join(b"x " + part + b"\n" for part in parts))
+                except LimitExceededError:  # (no larger than the text, which was scanned: not expected)
+                    inner = None
+                if inner is not None and len(inner):
+                    fps = unique_counts(np.concatenate([inner.fp_value, inner.fp_fact]))[0]
+            self._kv_prose_set = SortedFingerprints(fps)
+        return self._kv_prose_set
 
     def unkeyed_values(self) -> SortedFingerprints:
         """The distinct values this text asserts outside a ``key=value`` fact (and outside
@@ -2031,6 +2059,18 @@ class _Check:
                     keep[ident[restated]] = False
                     owner, row = owner[keep], row[keep]
                     starts = np.searchsorted(owner, np.arange(len(tables) + 1))
+        if owner.size:
+            # a value restated verbatim from an unquoted kv line ("due 2026-12-01" of "due:
+            # 2026-12-01"): its pieces are looked up in what the sources' kv keys and values
+            # say read as prose (only the texts that ground a block with a fact left over)
+            needed = {k for t in np.unique(owner).tolist() for k in groups[t]}
+            prose = [x.kv_prose_set() if k in needed else _NO_FINGERPRINTS for k, x in enumerate(texts)]
+            values = np.ascontiguousarray(np.concatenate([tables[t].fp_value[row[starts[t]:starts[t + 1]]]
+                                                          for t in range(len(tables))]))
+            restated = ~absent_from_all(values, prose, groups=groups, query_group=owner)
+            if restated.any():
+                owner, row = owner[~restated], row[~restated]
+                starts = np.searchsorted(owner, np.arange(len(tables) + 1))
         bounds, rows = starts.tolist(), row.tolist()
         return [tuple(rows[bounds[t]:bounds[t + 1]]) for t in range(len(tables))]
 
@@ -3335,6 +3375,9 @@ def log_reads(log: dict[str, list[tuple[str, float | None]]], read_of: dict[str,
         read_of[handle] = resource
         added.append((handle, ts))
     return added
+
+
+_NO_FINGERPRINTS = SortedFingerprints(EMPTY)
 
 
 def _cites(block: Block) -> bool:
