@@ -1645,3 +1645,15 @@ def test_a_kv_value_restated_in_prose_is_grounded(source, text):
 ])
 def test_a_changed_piece_of_a_kv_value_is_still_ungrounded(source, text, value):
     find(_summary_of_one_source(source, text + "\n"), "I1", block="s", value=value)
+
+
+# F63 (red team 11a, x11): the pronoun "one" is no count
+@pytest.mark.parametrize("text", ["No one objected to moving the launch to 2026-12-04.",
+                                  "test_retry is the one that failed.", "One of the tests failed on 2026-12-04."])
+def test_the_pronoun_one_needs_no_source(text):
+    assert_accepted(_summary_of_one_source("Objections: none. Launch moved to 2026-12-04; test_retry failed.\n",
+                                           text + "\n"), "lossy")
+
+
+def test_one_as_a_count_is_still_grounded():
+    find(_summary_of_one_source("retries=3\n", "It retries one time.\n"), "I1", block="s", value="one")

@@ -2072,7 +2072,15 @@ class _Check:
                 owner, row = owner[~restated], row[~restated]
                 starts = np.searchsorted(owner, np.arange(len(tables) + 1))
         bounds, rows = starts.tolist(), row.tolist()
-        return [tuple(rows[bounds[t]:bounds[t + 1]]) for t in range(len(tables))]
+        out = [tuple(rows[bounds[t]:bounds[t + 1]]) for t in range(len(tables))]
+        # "no one objected", "one of the tests", "the one that failed": a pronoun, not a count
+        # (red team 11, x11: consistent SummEdits summaries refused for it alone)
+        for t, found in enumerate(out):
+            if found:
+                table = tables[t]
+                out[t] = tuple(r for r in found if not (table.kind[r] == _KIND_NUMBER and _pronoun_one(
+                    table.data, int(table.start[r]), int(table.end[r]))))
+        return out
 
     # I2 --------------------------------------------------------------------------------------
 
@@ -3378,6 +3386,18 @@ def log_reads(log: dict[str, list[tuple[str, float | None]]], read_of: dict[str,
 
 
 _NO_FINGERPRINTS = SortedFingerprints(EMPTY)
+_ONE_AFTER = frozenset({b"no", b"any", b"every", b"each", b"the", b"this", b"that", b"which", b"someone", b"anyone"})
+_ONE_BEFORE = frozenset({b"of", b"another", b"who", b"that", b"which"})
+
+
+def _pronoun_one(data: bytes, start: int, end: int) -> bool:
+    """Is the number word at ``data[start:end]`` the pronoun "one" ("no one", "one of them",
+    "the one that failed"), not a count?"""
+    if data[start:end].lower() != b"one":
+        return False
+    before = data[max(0, start - 16):start].split()
+    after = data[end:end + 16].split()
+    return bool((before and before[-1].lower() in _ONE_AFTER) or (after and after[0].lower() in _ONE_BEFORE))
 
 
 def _cites(block: Block) -> bool:
