@@ -1657,3 +1657,29 @@ def test_the_pronoun_one_needs_no_source(text):
 
 def test_one_as_a_count_is_still_grounded():
     find(_summary_of_one_source("retries=3\n", "It retries one time.\n"), "I1", block="s", value="one")
+
+
+def test_an_eviction_by_an_id_post_renumbered_says_so():
+    # x07: a message list numbered by position renamed every block after a drop; the I3 message
+    # said only that the evicted id "does not resolve"
+    pre = [blk(f"m{i}", "assistant", f"Step {i}: done.\n") for i in range(4)]
+    post = [dict(pre[0]), dict(pre[1]), dict(pre[3], id="m2")]
+    v = gate_for({}).check(pre, post, operator="evict", evicted=["m2"])
+    assert "post gives that id to another block" in find(v, "I3", handle="m2").message
+
+
+# F64 (red team 11a, x10): a summary of a file read may name the file its read's resource names
+def test_a_summary_may_name_the_file_it_read():
+    src = "import os\n\nMAX_RETRIES = 3\nTIMEOUT = 30\n"
+    read = tool("r1", "tool:read_1", src, resource="file:src/client.py", ts=100.0)
+    g = gate_for({"tool:read_1": src})
+    named = summary("s", "src/client.py sets MAX_RETRIES = 3 and TIMEOUT = 30 [src:read_1].\n", ["tool:read_1"])
+    assert_accepted(g.check([read], [named], operator="summarize"), "lossy")
+    # another file, or a read that names no resource, grounds no path
+    other = dict(named, text="src/server.py sets MAX_RETRIES = 3 [src:read_1].\n")
+    find(g.check([read], [other], operator="summarize"), "I1", block="s", value="src/server.py")
+    untagged = dict(read, resource=None)
+    find(gate_for({"tool:read_1": src}).check([untagged], [named], operator="summarize"), "I1", block="s",
+         value="src/client.py")
+    # the grounding that took the tag is not kept for a window without it
+    find(g.check([untagged], [named], operator="summarize"), "I1", block="s", value="src/client.py")

@@ -1415,6 +1415,7 @@ class _Check:
         self._post_texts: set[bytes] | None = None  # post's text digests, when structure made them
         self.cited_names: dict[str, str] = {}  # marker name -> the one handle it cites (I1's blocks)
         self.reads_logged: dict[str, list[tuple[str, float | None]]] = {}  # what the check added to the read log
+        self._by_resource_name: set[Any] = set()  # groundings that took a read's resource name (I1)
 
     # -- bookkeeping ----------------------------------------------------------------------------
 
@@ -1818,7 +1819,12 @@ class _Check:
         for handle in report:
             how, block = places[handle]
             where = f"block {block!r} ({how})" if block else how
-            self.violate("I3", f"{where} references {handle!r}, which does not resolve in the durable store",
+            why = ""
+            if how == "evicted" and handle in pre_id and handle in post_ids:
+                # a message list numbered by position renames every block after a drop
+                why = (" (it is the id of a pre block, but post gives that id to another block: a block's id must "
+                       "name the same block across edits)")
+            self.violate("I3", f"{where} references {handle!r}, which does not resolve in the durable store{why}",
                          block=block or None, handle=handle, evidence={"field": how})
         if not union_known and side.handle_union().isdisjoint(unresolved):
             side.ix.resolved = True
@@ -1954,7 +1960,10 @@ class _Check:
         if requests:
             for (key, *_), rows in zip(requests, self._ungrounded_rows(requests)):
                 computed[key] = rows
-            gate._grounded.put_many((key, rows, 64 + 8 * len(rows)) for key, rows in computed.items())
+            # (a grounding that took a read's resource name depends on the window's tags, not
+            # only on the texts the key names: not kept)
+            gate._grounded.put_many((key, rows, 64 + 8 * len(rows)) for key, rows in computed.items()
+                                    if key not in self._by_resource_name)
         for j, found, grounding in plan:
             for message, fields in found:
                 self.violate("I1", message, **fields)
@@ -1974,6 +1983,45 @@ class _Check:
                     block=block.id, key=span.key, value=span.value,
                     evidence={"span": [span.start, span.end], "text": span.text, "searched": handles},
                 )
+
+    def _ground_in_resource_names(self, requests: list[tuple[Any, int, list[str], _Facts | None]],
+                                  tables: list[FactTable], owner: np.ndarray, row: np.ndarray
+                                  ) -> tuple[np.ndarray, np.ndarray]:
+        """The rows left over once the reads a block comes from name their resource: a read
+        file's tool output holds its contents, not its path, which the read's ``resource``
+        (``file:src/client.py``) says; a summary of it may name the file (red team 11, x10).
+        Returns the (owner, row) pairs still ungrounded."""
+        pre = self.pre
+        holders, blocks = pre.by_provenance(), pre.blocks
+        sets: list[SortedFingerprints] = []
+        index: dict[str, int] = {}
+        groups: list[list[int]] = []
+        for _, _, handles, _ in requests:
+            group = []
+            for h in handles:
+                for i in holders.get(h, ()):
+                    resource = blocks[i].resource
+                    if resource is None or blocks[i].derived:
+                        continue
+                    k = index.get(resource)
+                    if k is None:
+                        name = resource.partition(":")[2] or resource
+                        inner = extract(b"x " + name.encode("utf-8", "surrogatepass") + b"\n")
+                        k = index[resource] = len(sets)
+                        sets.append(SortedFingerprints(unique_counts(np.concatenate([inner.fp_value, inner.fp_fact]))[0]))
+                    if k not in group:
+                        group.append(k)
+            groups.append(group)
+        if not sets:
+            return owner, row
+        starts = np.searchsorted(owner, np.arange(len(tables) + 1))
+        values = np.ascontiguousarray(np.concatenate([tables[t].fp_value[row[starts[t]:starts[t + 1]]]
+                                                      for t in range(len(tables))]))
+        named = ~absent_from_all(values, sets, groups=groups, query_group=owner)
+        if named.any():
+            self._by_resource_name.update(requests[t][0] for t in np.unique(owner[named]).tolist())
+            owner, row = owner[~named], row[~named]
+        return owner, row
 
     def _is_one_source(self, j: int) -> bool:
         """Is post block ``j``'s text exactly the content of one of its handles (a primary
@@ -2071,6 +2119,9 @@ class _Check:
             if restated.any():
                 owner, row = owner[~restated], row[~restated]
                 starts = np.searchsorted(owner, np.arange(len(tables) + 1))
+        if owner.size:
+            owner, row = self._ground_in_resource_names(requests, tables, owner, row)
+            starts = np.searchsorted(owner, np.arange(len(tables) + 1))
         bounds, rows = starts.tolist(), row.tolist()
         out = [tuple(rows[bounds[t]:bounds[t + 1]]) for t in range(len(tables))]
         # "no one objected", "one of the tests", "the one that failed": a pronoun, not a count
