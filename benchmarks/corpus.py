@@ -967,10 +967,12 @@ def _byte_span(source: str, fact: str) -> tuple[int, int]:
 def summarize_edit(window: CorpusWindow, fraction: float = 0.3, *, seed: int = 0) -> dict:
     """A lossy summarize: runs of 2-5 consecutive blocks, ``fraction`` of all blocks in total,
     each replaced by one ``summary`` block (``derived``; ``derived_from`` = the handles of the
-    run and those its markers cite) made of short sentences that restate real facts of those
-    sources verbatim in backticks, each followed by its ``[src:…]`` marker. Each summary also
-    carries one byte-exact pointer into its first source. Pinned blocks, the system prompt and
-    blocks involved in two reads of one file are never summarized."""
+    run and those its markers cite, and the block handle of each member without a handle of
+    its own, whose text the edit's ``sources`` add under it: the way back to a summarized
+    assistant turn) made of short sentences that restate real facts of those sources verbatim
+    in backticks, each followed by its ``[src:…]`` marker. Each summary also carries one
+    byte-exact pointer into its first source. Pinned blocks, the system prompt and blocks
+    involved in two reads of one file are never summarized."""
     _check_fraction("fraction", fraction)
     rng = random.Random(seed)
     blocks = window.blocks
@@ -1005,6 +1007,7 @@ def summarize_edit(window: CorpusWindow, fraction: float = 0.3, *, seed: int = 0
     groups.sort()
     post: list[dict] = []
     pointers = []
+    turns: dict[str, str] = {}  # the summarized blocks without a handle, stored under their block handle
     gi = 0
     i = 0
     summary_no = 0
@@ -1015,8 +1018,12 @@ def summarize_edit(window: CorpusWindow, fraction: float = 0.3, *, seed: int = 0
             sid = f"s{summary_no}"
             summary_no += 1
             text, first = _summary_text(window, handles, rng)
+            # a turn without a source stays reachable through its stored text (the gate's I1
+            # after a lossy operator, as provgate's compact() does it)
+            own = {block_text_handle(b["text"]): b["text"] for b in blocks[s:e] if not b["handles"]}
+            turns.update(own)
             post.append({"id": sid, "role": "summary", "text": text, "handles": [], "derived": True,
-                         "derived_from": handles, "pinned": False,
+                         "derived_from": handles + list(own), "pinned": False,
                          "ts": max(b["ts"] for b in blocks[s:e])})
             h, fact = first
             src = window.sources[h]
@@ -1028,7 +1035,16 @@ def summarize_edit(window: CorpusWindow, fraction: float = 0.3, *, seed: int = 0
         else:
             post.append(_copy_block(blocks[i]))
             i += 1
-    return _edit("summarize", window, post, pointers=pointers)
+    edit = _edit("summarize", window, post, pointers=pointers)
+    edit["sources"].update(turns)
+    return edit
+
+
+def block_text_handle(text: str) -> str:
+    """The handle a block's text is stored under when the block has no source of its own:
+    ``block:`` and the first 32 hex digits of the BLAKE3 of its UTF-8 text (the definition of
+    ``provgate.handles.block_text_handle``, restated so that the corpus stands alone)."""
+    return "block:" + blake3(text.encode("utf-8")).digest()[:16].hex()
 
 
 def _group_handles(group: list[dict], pinned: frozenset[str] = frozenset()) -> list[str]:

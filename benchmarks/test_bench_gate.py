@@ -62,6 +62,10 @@ def store(window, tmp_path_factory):
     s = SourceStore(str(path))
     for handle, text in window.sources.items():
         s.put(handle, text)
+    for make in EDITS.values():  # the turns a summarize keeps a way back to (block handles)
+        for handle, text in make(window)["sources"].items():
+            if handle not in window.sources:
+                s.put(handle, text)
     # fill the durable fact cache once, as earlier sessions would have
     Gate(s, audit=False).check_edit(Edit("reorder", Window(window.blocks), Window(window.blocks[::-1])))
     Gate(s, audit=False).check_edit(parse_edit(_edit(window, "prune")))

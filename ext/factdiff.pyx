@@ -739,6 +739,10 @@ cdef class SortedFingerprints:
         check_fingerprints(fp, "fp", contiguous=False)
         cdef cnp.ndarray rows = np.array(fp, dtype=np.uint64, order="C", copy=True)
         _raise_if_unsorted(rows, "fp")
+        self._adopt(rows)
+
+    cdef int _adopt(self, cnp.ndarray rows) except -1:
+        """Take ``rows`` (C-ordered uint64 (n, 2), sorted, nobody else's) and index them."""
         rows.setflags(write=False)
         self._rows = rows
         cdef offset_t n = rows.shape[0], i, b, n_runs
@@ -762,6 +766,7 @@ cdef class SortedFingerprints:
             for b in range(n_runs):
                 starts[b + 1] += starts[b]
         self._distinct = not repeated
+        return 0
 
     def __len__(self):
         return self._rows.shape[0]
@@ -772,6 +777,57 @@ cdef class SortedFingerprints:
 
     def __repr__(self):
         return f"SortedFingerprints({self._rows.shape[0]} rows)"
+
+
+def grounding_index(fp_value, fp_fact, fp_key, kind, int kv_kind):
+    """The distinct rows of ``fp_value``, ``fp_fact`` and of the ``fp_key`` rows whose ``kind``
+    is ``kv_kind``, sorted, as a :class:`SortedFingerprints`: a text's grounding set, gathered,
+    sorted and deduplicated in one call (the reference: ``unique_counts`` of the three
+    concatenated; a summarized turn's text is made a grounding set on every summarize)."""
+    check_fingerprints(fp_value, "fp_value")
+    check_fingerprints(fp_fact, "fp_fact")
+    check_fingerprints(fp_key, "fp_key")
+    cdef offset_t n = fp_value.shape[0]
+    if fp_fact.shape[0] != n or fp_key.shape[0] != n:
+        raise InvalidArgumentError(f"fp_value, fp_fact and fp_key must have as many rows ({n}, {fp_fact.shape[0]}, "
+                                   f"{fp_key.shape[0]})", argument="fp_key")
+    if not isinstance(kind, np.ndarray) or kind.dtype != np.uint8 or kind.ndim != 1 or kind.shape[0] != n \
+            or not kind.flags.c_contiguous:
+        raise InvalidArgumentError(f"kind must be a C-contiguous uint8 array of {n} rows", argument="kind")
+    cdef const uint8_t* pk = <const uint8_t*>cnp.PyArray_DATA(kind)
+    cdef const fp_word_t* pv = rows_ptr(fp_value)
+    cdef const fp_word_t* pf = rows_ptr(fp_fact)
+    cdef const fp_word_t* pkey = rows_ptr(fp_key)
+    cdef offset_t i, m = 2 * n, r, d = 0
+    cdef uint8_t want = <uint8_t>kv_kind
+    for i in range(n):
+        m += pk[i] == want
+    cdef cnp.ndarray gathered = np.empty((m, 2), dtype=np.uint64)
+    cdef fp_word_t* pg = <fp_word_t*>cnp.PyArray_DATA(gathered)
+    with nogil:
+        memcpy(pg, pv, 2 * n * sizeof(fp_word_t))
+        memcpy(pg + 2 * n, pf, 2 * n * sizeof(fp_word_t))
+        r = 2 * n
+        for i in range(n):
+            if pk[i] == want:
+                pg[2 * r] = pkey[2 * i]
+                pg[2 * r + 1] = pkey[2 * i + 1]
+                r += 1
+    cdef cnp.ndarray order = _sort_order(gathered)
+    cdef const offset_t* po = index_ptr(order)
+    cdef cnp.ndarray rows = np.empty((m, 2), dtype=np.uint64)
+    cdef fp_word_t* pr = <fp_word_t*>cnp.PyArray_DATA(rows)
+    with nogil:
+        for i in range(m):
+            r = po[i]
+            if d == 0 or pg[2 * r] != pr[2 * (d - 1)] or pg[2 * r + 1] != pr[2 * (d - 1) + 1]:
+                pr[2 * d] = pg[2 * r]
+                pr[2 * d + 1] = pg[2 * r + 1]
+                d += 1
+    rows.resize((d, 2), refcheck=False)  # made here: nothing else refers to its buffer
+    cdef SortedFingerprints ix = SortedFingerprints.__new__(SortedFingerprints)
+    ix._adopt(rows)
+    return ix
 
 
 cdef tuple _gather_queries(SortedFingerprints ix, object queries, list owners):

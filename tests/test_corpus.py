@@ -229,7 +229,10 @@ def check_edit_common(edit, w):
     assert edit["format"] == corpus.EDIT_FORMAT
     assert json.loads(json.dumps(edit)) == edit
     assert edit["pre"] == w.blocks and edit["pre"] is not w.blocks
-    assert edit["sources"] == w.sources
+    # (a summarize edit adds the texts of the turns it summarizes, under their block handles)
+    assert {h: t for h, t in edit["sources"].items() if h in w.sources} == w.sources
+    turns = {b["text"] for b in w.blocks if not b["handles"]}
+    assert all(h.startswith("block:") and t in turns for h, t in edit["sources"].items() if h not in w.sources)
     ids = [b["id"] for b in edit["post"]]
     assert len(set(ids)) == len(ids)
     ts = [b["ts"] for b in edit["post"]]
@@ -331,12 +334,12 @@ def test_summarize(w200):
             assert not b["pinned"] and b["role"] != "system" and not set(b["handles"]) & in_reread
     for s in summaries:
         assert s["derived"] is True and s["handles"] == [] and s["derived_from"]
-        assert set(s["derived_from"]) <= set(w200.sources)
-        union = "".join(w200.sources[h] for h in s["derived_from"])
+        assert set(s["derived_from"]) <= set(edit["sources"])
+        union = "".join(edit["sources"][h] for h in s["derived_from"])
         quoted = BACKTICKED.findall(s["text"])
         assert quoted
         for fact in quoted:
-            assert any(occurs_as_token(w200.sources[h], fact) for h in s["derived_from"]), fact
+            assert any(occurs_as_token(edit["sources"][h], fact) for h in s["derived_from"]), fact
             assert fact in union
         cited = corpus._cited_handles(s["text"])
         assert cited and set(cited) <= set(s["derived_from"])
@@ -386,3 +389,18 @@ def test_rereads_name_one_resource(w200):
         assert by_handle[older]["resource"] == by_handle[newer]["resource"]
         assert by_handle[older]["text"] != by_handle[newer]["text"]
         assert by_handle[older]["ts"] < by_handle[newer]["ts"]
+
+
+def test_summarize_keeps_the_way_back_to_each_turn(w200):
+    # a summarized block without a handle is named by its summary under its block handle, and
+    # its text is among the edit's sources (I1 after a lossy operator)
+    from provgate.handles import block_text_handle
+
+    edit = corpus.summarize_edit(w200, fraction=0.3, seed=0)
+    kept = {b["id"] for b in edit["post"]}
+    named = {h for b in edit["post"] if b["derived"] for h in b["derived_from"]}
+    gone = [b for b in w200.blocks if b["id"] not in kept and not b["handles"]]
+    assert gone
+    for b in gone:
+        h = block_text_handle(blake3(b["text"].encode("utf-8")).digest())
+        assert h == corpus.block_text_handle(b["text"]) and h in named and edit["sources"][h] == b["text"]

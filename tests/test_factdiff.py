@@ -1147,3 +1147,43 @@ def test_ungrounded_rows_refuses_bad_literal_kinds(impl, name, value, error):
     # "5" in "x -5": a plain token there, not a number (its sign starts the source's token)
     assert impl.ungrounded_rows([table], [], [b"x -5"], **args)[1].tolist() == []
     assert impl.ungrounded_rows([table], [], [b"x -5"], **args, number_kind=4)[1].tolist() == [0]
+
+
+_GROUNDING_ROWS = st.lists(st.tuples(st.integers(0, 3), st.integers(0, 3), st.integers(0, 3), st.integers(0, 3),
+                                     st.sampled_from([U64_MAX, 0, 1]), st.integers(0, 4)), max_size=40)
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(rows=_GROUNDING_ROWS)
+def test_grounding_index_is_the_distinct_values_facts_and_kv_keys(impl, rows):
+    # the three fingerprint frames of a text (values, facts, and the keys of kv facts) in one
+    # sorted distinct set; native and reference equal, and equal to the definition
+    n = len(rows)
+    value = np.array([[a, b] for a, b, *_ in rows], dtype=np.uint64).reshape(n, 2)
+    fact = np.array([[b, c] for _, b, c, *_ in rows], dtype=np.uint64).reshape(n, 2)
+    key = np.array([[d, e] for *_, d, e, _ in rows], dtype=np.uint64).reshape(n, 2)
+    kind = np.array([k for *_, k in rows], dtype=np.uint8)
+    got = impl.grounding_index(value, fact, key, kind, 3)
+    assert type(got) is impl.SortedFingerprints
+    expected = sorted({*map(tuple, value.tolist()), *map(tuple, fact.tolist()),
+                       *(tuple(r) for r, k in zip(key.tolist(), kind.tolist()) if k == 3)})
+    assert [tuple(r) for r in got.to_array().tolist()] == expected
+    reference = _load("reference").grounding_index(value, fact, key, kind, 3)
+    assert got.to_array().tolist() == reference.to_array().tolist()
+    # it is searched as any set is
+    if n:
+        assert not impl.absent_from_all(value, [got]).any()
+
+
+@pytest.mark.parametrize("change, message", [
+    (lambda v, f, k, kind: (v, f[:-1], k, kind), "as many rows"),
+    (lambda v, f, k, kind: (v, f, k, kind.astype(np.int64)), "uint8"),
+    (lambda v, f, k, kind: (v, f, k, kind[:-1]), "uint8"),
+    (lambda v, f, k, kind: (v, f, k, list(kind)), "uint8"),
+    (lambda v, f, k, kind: (v[:, ::-1], f, k, kind), "C-contiguous"),
+])
+def test_grounding_index_refuses_mismatched_columns(impl, change, message):
+    value = np.arange(8, dtype=np.uint64).reshape(4, 2)
+    kind = np.array([3, 0, 3, 1], dtype=np.uint8)
+    with pytest.raises(InvalidArgumentError, match=message):
+        impl.grounding_index(*change(value, value.copy(), value.copy(), kind), 3)

@@ -1456,6 +1456,17 @@ def test_the_read_order_survives_a_new_process(tmp_path):
     assert_accepted(Gate(store, session="other").check([s1], [stale], operator="summarize"), "lossy")
 
 
+def _stored_turn(g: Gate, turn: dict) -> str:
+    """Store a turn's text under its block handle (a summary of it keeps that way back, I1)."""
+    from blake3 import blake3
+
+    from provgate.handles import block_text_handle
+
+    handle = block_text_handle(blake3(turn["text"].encode("utf-8")).digest())
+    g.store.put(handle, turn["text"])
+    return handle
+
+
 def test_a_stale_value_the_window_already_held_alone_is_not_this_edits():
     # after both reads were evicted (an eviction drops on purpose), an earlier turn citing the
     # older read is history; compacting that turn restates nothing the window did not hold
@@ -1465,12 +1476,12 @@ def test_a_stale_value_the_window_already_held_alone_is_not_this_edits():
     turn = blk("a1", "assistant", "Step 4: the client retries 3 times [src:c1].\n")
     assert_accepted(g.check([READS_F36[0], newer, turn], [turn], operator="evict", evicted=["tool:c1", "tool:c2"],
                             commit=True))
-    compacted = summary("s", "The client retries 3 times [src:c1].\n", ["tool:c1"])
+    compacted = summary("s", "The client retries 3 times [src:c1].\n", ["tool:c1", _stored_turn(g, turn)])
     assert_accepted(g.check([turn], [compacted], operator="summarize"), "lossy")
     # a summary that says it anew, where the window had said only the newer value, is stale
     said = blk("a2", "assistant", "Now it retries 4 times [src:c2].\n")
-    v = g.check([said], [summary("s", "The client retries 3 times [src:c1].\n", ["tool:c1"])], operator="summarize")
-    find(v, "I4", block="s", value="3")
+    stale = summary("s", "The client retries 3 times [src:c1].\n", ["tool:c1", _stored_turn(g, said)])
+    find(g.check([said], [stale], operator="summarize"), "I4", block="s", value="3")
 
 
 def test_a_fresh_read_in_the_window_says_what_the_resource_holds_now():
@@ -1683,3 +1694,24 @@ def test_a_summary_may_name_the_file_it_read():
          value="src/client.py")
     # the grounding that took the tag is not kept for a window without it
     find(g.check([untagged], [named], operator="summarize"), "I1", block="s", value="src/client.py")
+
+
+
+# F65 (red team 11b, y02): a lossy operator dropped a turn without a handle and without a trace
+@pytest.mark.parametrize("operator", ["summarize", "compress", "abstract"])
+def test_a_summarized_turn_keeps_a_way_back(operator):
+    conf = "region=eu-west-1\nbudget=4500\n"
+    decision = blk("a1", "assistant", "User approved region=eu-west-1 and budget 4500 EUR.\n")
+    pre = [tool("t", "tool:conf", conf), decision]
+    g = gate_for({"tool:conf": conf})
+    s = summary("s", "region=eu-west-1\n", ["tool:conf"])
+    v = g.check(pre, [pre[0], s], operator=operator)
+    assert "no way back" in find(v, "I1", block="a1").message
+    # named by its stored text, or evicted on the record, it may go
+    assert_accepted(g.check(pre, [pre[0], dict(s, derived_from=["tool:conf", _stored_turn(g, decision)])],
+                            operator=operator), "lossy")
+    assert_accepted(g.check(pre, [pre[0], s], operator=operator, evicted=["a1"]), "lossy")
+    # named but never stored: I3
+    unstored = dict(s, derived_from=["tool:conf", "block:" + "0" * 32])
+    find(g.check([pre[0], blk("a2", "assistant", "Another remark.\n")], [pre[0], unstored], operator=operator),
+         "I3", handle="block:" + "0" * 32)

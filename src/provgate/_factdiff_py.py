@@ -179,6 +179,22 @@ def diff(a: Any, b: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray
     return _diff_rows(_rows(a), _rows(b))  # type: ignore[return-value]
 
 
+def grounding_index(fp_value: Any, fp_fact: Any, fp_key: Any, kind: Any, kv_kind: int) -> SortedFingerprints:
+    """The distinct rows of ``fp_value``, ``fp_fact`` and of the ``fp_key`` rows whose
+    ``kind`` is ``kv_kind``, sorted, as a :class:`SortedFingerprints` (a text's grounding set:
+    its values, its (key, value) facts and its kv keys, each in its own fingerprint frame)."""
+    for fp, name in ((fp_value, "fp_value"), (fp_fact, "fp_fact"), (fp_key, "fp_key")):
+        check_fingerprints(fp, name)
+    n = fp_value.shape[0]
+    if fp_fact.shape[0] != n or fp_key.shape[0] != n:
+        raise InvalidArgumentError(f"fp_value, fp_fact and fp_key must have as many rows ({n}, {fp_fact.shape[0]}, "
+                                   f"{fp_key.shape[0]})", argument="fp_key")
+    if not isinstance(kind, np.ndarray) or kind.dtype != np.uint8 or kind.ndim != 1 or kind.shape[0] != n \
+            or not kind.flags.c_contiguous:
+        raise InvalidArgumentError(f"kind must be a C-contiguous uint8 array of {n} rows", argument="kind")
+    return SortedFingerprints(unique_counts(np.concatenate([fp_value, fp_fact, fp_key[kind == kv_kind]]))[0])
+
+
 def unique_counts(fp: Any) -> tuple[np.ndarray, np.ndarray]:
     """The distinct rows of ``fp`` sorted by (hi, lo), and how often each occurs."""
     values, counts, _ = unique_inverse(fp)

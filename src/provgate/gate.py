@@ -52,6 +52,7 @@ from provgate._factdiff import (
     SortedFingerprints,
     absent_from_all,
     apply_delta,
+    grounding_index,
     place_rows,
     positions,
     ungrounded_rows,
@@ -166,8 +167,7 @@ class _Facts:
         vetted as sorted once (it is searched for every block that cites this text)."""
         if self._grounding_set is None:
             t = self.table
-            fps = unique_counts(np.concatenate([t.fp_value, t.fp_fact, t.fp_key[t.kind == _KIND_KV]]))[0]
-            self._grounding_set = SortedFingerprints(fps)
+            self._grounding_set = grounding_index(t.fp_value, t.fp_fact, t.fp_key, t.kind, _KIND_KV)
         return self._grounding_set
 
     def kv_prose_set(self) -> SortedFingerprints:
@@ -2406,6 +2406,29 @@ class _Check:
     def _check_reachability(self) -> None:
         """Lossy operators may lose text, never the way back to it (I1 for what they drop)."""
         self._check_handle_drops("I1")
+        self._check_turns_reachable()
+
+    def _check_turns_reachable(self) -> None:
+        """A dropped block without a handle (an assistant turn, a user turn no tool logged) has
+        no source to go back to: after a lossy operator its text must be stored under its
+        block handle (``handles.block_text_handle``, as ``compact`` stores it) and named by
+        a post block (derived_from, a marker or a supersession edge; I3 checks that it
+        resolves), or the block evicted on the record (red team 11, y02: a summary dropped the
+        turn "User approved region=eu-west-1 and budget 4500 EUR." without a trace)."""
+        edit = self.edit
+        pre = self.pre
+        evicted, superseded = self._covering()
+        named = self.post.derived_union()
+        for i in self.removed_content:
+            b = pre.blocks[i]
+            if b.handles or b.derived or b.id in evicted:
+                continue
+            h = block_text_handle(pre.digests[i])
+            if h in named or h in superseded or self._cited_anywhere(h):
+                continue
+            self.violate("I1", f"{edit.operator} dropped block {b.id!r}, which has no handle, with no way back to it: "
+                         f"store its text under {h!r} and name that handle in a summary's derived_from, or evict "
+                         "the block on the record", block=b.id, handle=h, evidence={"change": "turn dropped"})
 
     # I4 --------------------------------------------------------------------------------------
 
