@@ -95,6 +95,49 @@ def test_leading_indentation_is_not_part_of_the_normalisation(g):
     assert_accepted(g.check(pre, post, operator="rewrite"), "lossless")
 
 
+DIFF_H = "tool:git_diff_3"
+DIFF = '```diff\n-API_KEY_SUFFIX="x7"  \t\n+API_KEY_SUFFIX="x7"\n```\n'
+
+
+def fence_value(text: str) -> str:
+    (value,) = [s.value for s in extract(text) if s.kind == Kind.QUOTE and s.text.startswith("```")]
+    return value
+
+
+UNCLOSED = DIFF[: -len("```\n")]  # a fence never closed runs to the end of the text
+
+
+@pytest.mark.parametrize("pre_text, post_text, in_no_source", [
+    (DIFF, DIFF.replace('"x7"  \t\n', '"x7"\n'), True),          # the diff now shows no change
+    (DIFF, DIFF.replace('"x7"  \t\n', '"x7"  \t\r\n'), True),    # \r\n inside the fence is text too
+    # an unclosed fence's blank lines are inside it; its shorter text occurs in the source (as
+    # its start), so only I2 sees the value change
+    (UNCLOSED + "\n", UNCLOSED, False),
+], ids=["trailing-blanks", "crlf", "unclosed-fence-blank-line"])
+def test_whitespace_inside_a_fence_is_a_change_and_is_rejected(pre_text, post_text, in_no_source):
+    # red team 11, y06: a fence's value is its lines verbatim, so this rewrite changes a quote
+    # fact. It is not whitespace-matched (which would keep the pre block's facts and accept it
+    # as structural); judged as a changed block it is rejected: the rewrite introduced a fence
+    # value and dropped the pre one (I2), and a value that occurs in no source is ungrounded (I1)
+    assert fence_value(post_text) != fence_value(pre_text)
+    pre = [tool("d", DIFF_H, pre_text)]
+    v = gate_for({DIFF_H: pre_text}).check(pre, [tool("d", DIFF_H, post_text)], operator="rewrite")
+    assert not v.accepted and v.classification == "rejected"
+    find(v, "I2", block="d", key="quote", value=fence_value(post_text))
+    find(v, "I2", block="d", key="quote", value=fence_value(pre_text))
+    if in_no_source:
+        find(v, "I1", block="d", key="quote", value=fence_value(post_text))
+
+
+def test_whitespace_around_a_fence_is_still_structural():
+    # the fence lines themselves and the lines outside the fence are normalised as before
+    text = "diff of the config:  \n" + DIFF
+    variant = "\n" + text.replace("```diff\n", "```diff \t\r\n").replace("config:  \n", "config:\n") + "\n\n"
+    assert normalize_whitespace(variant) == normalize_whitespace(text)
+    pre = [tool("d", DIFF_H, text)]
+    assert_accepted(gate_for({DIFF_H: text}).check(pre, [tool("d", DIFF_H, variant)], operator="rewrite"), "structural")
+
+
 def test_renaming_a_block_id_with_unchanged_text_and_handles_is_structural(g):
     pre = window()
     post = [pre[0] | {"id": "t1-renamed"}, pre[1], pre[2]]
