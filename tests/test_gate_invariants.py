@@ -663,6 +663,49 @@ def test_the_floor_is_a_parameter_and_validated(g):
             g.check(pre, post, operator="rewrite", retention_floor=bad)
 
 
+# red team 11, y03: counting marker tokens, every citation of one source could be stripped and
+# paid for by repeating another marker (or citing any other stored source). Once a handle is
+# cited fewer times than in pre, post is credited with the markers it kept, handle by handle.
+CITED_SOURCES = {**SOURCES, "tool:call_3": "unrelated: build 7 passed\n"}
+CITING = [tool("t1", CONF_H, CONF), tool("t2", HTTP_H, HTTP), tool("t3", "tool:call_3", CITED_SOURCES["tool:call_3"]),
+          blk("a1", "assistant", "Config sets retries=3 [src:call_1].\n"),
+          blk("a2", "assistant", "The orders call returned 12 rows [src:call_2].\n")]
+UNCITED_A2 = blk("a2", "assistant", "The orders call returned 12 rows.\n")
+
+
+@pytest.mark.parametrize("a1_text", [
+    "Config sets retries=3 [src:call_1][src:call_1].\n",            # the kept handle's marker repeated
+    "Config sets retries=3 [src:tool:call_1] [src:call_1].\n",       # ... spelled two ways
+    "Config sets retries=3 [src:call_1][src:call_3].\n",             # a stored source pre did not cite
+], ids=["repeated", "two-spellings", "new-handle"])
+def test_lost_citations_are_not_paid_for_by_other_markers(a1_text):
+    post = [*CITING[:3], blk("a1", "assistant", a1_text), UNCITED_A2]
+    v = gate_for(CITED_SOURCES).check(CITING, post, operator="rewrite")
+    i5 = find(v, "I5")
+    assert i5.evidence["pre_markers"] == i5.evidence["post_markers"] == 2
+    assert i5.evidence["lost_markers"] == 1 and i5.evidence["counted_post_markers"] == 1
+    assert v.retention == pytest.approx(0.5)  # as if the marker had only been stripped
+    stripped = gate_for(CITED_SOURCES).check(CITING, [*CITING[:4], UNCITED_A2], operator="rewrite")
+    assert stripped.retention == pytest.approx(0.5) and "lost_markers" in find(stripped, "I5").evidence
+
+
+def test_markers_added_with_nothing_lost_count_as_the_documented_formula():
+    # honest rewrites: facts restated with another marker of a handle pre cited, and with a
+    # marker of a source pre held but did not cite; nothing lost, so every marker counts
+    post = [*CITING[:3],
+            blk("a1", "assistant", "Config sets retries=3 [src:call_1] and timeout=30s [src:call_1].\n"),
+            blk("a2", "assistant", "The orders call returned 12 rows [src:call_2]; build 7 passed [src:call_3].\n")]
+    v = gate_for(CITED_SOURCES).check(CITING, post, operator="rewrite")
+    assert_accepted(v, "lossless")
+    pre_m, pre_f = 2, sum(len(extract(b["text"])) for b in CITING) - 2
+    post_m, post_f = 4, sum(len(extract(b["text"])) for b in post) - 4
+    assert v.retention == pytest.approx((post_m / post_f) / (pre_m / pre_f)) and v.retention > 1
+    # a marker moved to another block still cites its handle as often as pre did: not lost
+    # (whether it stands by the right fact is citation accuracy, docs/reconstruction.md)
+    moved = [*CITING[:3], blk("a1", "assistant", "Config sets retries=3 [src:call_1] (see [src:call_2]).\n"), UNCITED_A2]
+    assert_accepted(gate_for(CITED_SOURCES).check(CITING, moved, operator="rewrite"), "lossless")
+
+
 # -- P: pointers ------------------------------------------------------------------------------
 
 DOC_H = "doc:doc_7"
