@@ -1,8 +1,9 @@
 """Whitespace-normalised text equality, native; the specification is ``provgate._textnorm_py``.
 
 Walks both texts line by line in CPython's own storage (one, two or four bytes per character),
-trimming each line as the normalisation does, and stops at the first line that differs, so no
-normalised copy is ever built. Pointers, kinds and lengths are gathered with the GIL held from
+trimming each line as the normalisation does (a line inside a fenced code block is not trimmed:
+each text keeps its own fence state as it goes), and stops at the first line that differs, so
+no normalised copy is ever built. Pointers, kinds and lengths are gathered with the GIL held from
 the argument lists (which keep every text alive); the comparisons run without the GIL into a
 preallocated numpy array.
 """
@@ -35,31 +36,82 @@ cdef inline Py_UCS4 char_at(const text_t* t, Py_ssize_t i) noexcept nogil:
     return PyUnicode_READ(t.kind, t.data, i)
 
 
-cdef Py_ssize_t next_line(const text_t* t, Py_ssize_t pos, Py_ssize_t* start, Py_ssize_t* end) noexcept nogil:
-    """The line that starts at ``pos`` (``pos <= n``), trimmed: ``[start, end)``. Returns where
-    the next line starts, or ``n + 1`` when this line was the last."""
-    cdef Py_ssize_t i = pos, e
+cdef struct cursor_t:
+    Py_ssize_t pos    # where the next line starts; n + 1 when there is none
+    Py_ssize_t start  # the current line, as it is compared: [start, end)
+    Py_ssize_t end
+    Py_ssize_t fence  # backticks of the open fence's opening line; 0 outside a fence
+    bint verbatim     # the current line is inside a fence (kept as it is)
+
+
+cdef Py_ssize_t fence_backticks(const text_t* t, Py_ssize_t i, Py_ssize_t e, bint closing) noexcept nogil:
+    """The backticks of a fence line ``[i, e)`` (without its \\n, with its \\r), else 0: up to
+    three spaces, three or more backticks, then anything but a backtick (an opening line) or
+    only spaces, tabs and \\r (a closing line) -- the scanner's _FENCE_OPEN / _FENCE_CLOSE."""
+    cdef Py_ssize_t spaces = 0, ticks = 0
     cdef Py_UCS4 c
+    while i < e and spaces < 3 and char_at(t, i) == 32:
+        i += 1
+        spaces += 1
+    while i < e and char_at(t, i) == 96:
+        i += 1
+        ticks += 1
+    if ticks < 3:
+        return 0
+    while i < e:
+        c = char_at(t, i)
+        if c == 96 or (closing and c != 32 and c != 9 and c != 13):
+            return 0
+        i += 1
+    return ticks
+
+
+cdef bint next_line(const text_t* t, cursor_t* c) noexcept nogil:
+    """Read the line at ``c.pos`` into ``c`` (trimmed, unless it is inside a fence) and move
+    on; False when there is no line left."""
+    cdef Py_ssize_t pos = c.pos, i, e, ticks
+    cdef Py_UCS4 ch
+    if pos > t.n:
+        return False
+    i = pos
     while i < t.n and char_at(t, i) != 10:
         i += 1
+    c.pos = i + 1
+    c.start = pos
+    c.end = i
+    c.verbatim = False
+    if c.fence:
+        ticks = fence_backticks(t, pos, i, True)
+        if ticks < c.fence:
+            c.verbatim = True  # part of the fence's value: \r and trailing blanks are text
+            return True
+        c.fence = 0
+    else:
+        c.fence = fence_backticks(t, pos, i, False)
     e = i
     if i < t.n and e > pos and char_at(t, e - 1) == 13:
         e -= 1  # the \r of a \r\n line ending
     while e > pos:
-        c = char_at(t, e - 1)
-        if c != 32 and c != 9:
+        ch = char_at(t, e - 1)
+        if ch != 32 and ch != 9:
             break
         e -= 1
-    start[0] = pos
-    end[0] = e
-    return i + 1
+    c.end = e
+    return True
 
 
-cdef bint first_nonblank(const text_t* t, Py_ssize_t* pos, Py_ssize_t* start, Py_ssize_t* end) noexcept nogil:
-    """Skip leading blank lines; False when there is no non-blank line."""
-    while pos[0] <= t.n:
-        pos[0] = next_line(t, pos[0], start, end)
-        if end[0] > start[0]:
+cdef inline bint droppable(const cursor_t* c) noexcept nogil:
+    """A blank line outside any fence (a line inside one is never dropped)."""
+    return c.end == c.start and not c.verbatim
+
+
+cdef bint first_line(const text_t* t, cursor_t* c) noexcept nogil:
+    """Skip leading blank lines (no fence is open before the first line that is not blank);
+    False when there is no other line."""
+    c.pos = 0
+    c.fence = 0
+    while next_line(t, c):
+        if not droppable(c):
             return True
     return False
 
@@ -77,32 +129,26 @@ cdef bint same_range(const text_t* a, Py_ssize_t sa, Py_ssize_t ea,
     return True
 
 
-cdef bint only_blank_lines_left(const text_t* t, bint has_line, Py_ssize_t pos,
-                                Py_ssize_t start, Py_ssize_t end) noexcept nogil:
+cdef bint only_droppable_lines_left(const text_t* t, cursor_t* c, bint has_line) noexcept nogil:
+    """Trailing blank lines are dropped, but not those of an unclosed fence (they are inside it)."""
     while has_line:
-        if end > start:
+        if not droppable(c):
             return False
-        has_line = pos <= t.n
-        if has_line:
-            pos = next_line(t, pos, &start, &end)
+        has_line = next_line(t, c)
     return True
 
 
 cdef bint same_lines(const text_t* a, const text_t* b) noexcept nogil:
-    cdef Py_ssize_t pa = 0, pb = 0, sa = 0, ea = 0, sb = 0, eb = 0
-    cdef bint has_a = first_nonblank(a, &pa, &sa, &ea)
-    cdef bint has_b = first_nonblank(b, &pb, &sb, &eb)
+    cdef cursor_t ca, cb
+    cdef bint has_a = first_line(a, &ca)
+    cdef bint has_b = first_line(b, &cb)
     while has_a and has_b:
-        if not same_range(a, sa, ea, b, sb, eb):
+        if not same_range(a, ca.start, ca.end, b, cb.start, cb.end):
             return False
-        has_a = pa <= a.n
-        if has_a:
-            pa = next_line(a, pa, &sa, &ea)
-        has_b = pb <= b.n
-        if has_b:
-            pb = next_line(b, pb, &sb, &eb)
-    # trailing blank lines are dropped: whatever is left on either side must be blank
-    return only_blank_lines_left(a, has_a, pa, sa, ea) and only_blank_lines_left(b, has_b, pb, sb, eb)
+        has_a = next_line(a, &ca)
+        has_b = next_line(b, &cb)
+    # whatever is left on either side must be dropped as trailing blank lines
+    return only_droppable_lines_left(a, &ca, has_a) and only_droppable_lines_left(b, &cb, has_b)
 
 
 cdef int load_text(text_t* t, object s) except -1:

@@ -259,10 +259,12 @@ def test_a_newer_exact_handle_takes_over_the_name_for_a_session_gate_too():
 # F11 (red team F05). DESIGN.md: "same input, same verdict"; docs/gate.md: "a session gate and a
 # fresh gate therefore give the same verdict for the same edit". A block matched only after the
 # whitespace normalisation counts as its pre block in that check, but its own text can assert
-# other facts (a fenced line's trailing spaces are part of the quote's value); the session gate
-# kept the post window's fact multiset as if it held the pre block's facts, and the next check
-# from that window crashed ("internal error") or gave the opposite verdict of a fresh gate.
-FENCE, FENCE_WS = "```\nx = 1   \n```\n", "```\nx = 1\n```\n"  # equal after the normalisation
+# other facts (a fenced line's trailing spaces were, until red team 11's y06, normalised away
+# though part of the quote's value; its facts now always agree, at other offsets); the session
+# gate kept the post window's fact multiset as if it held the pre block's facts, and the next
+# check from that window crashed ("internal error") or gave the opposite verdict of a fresh gate.
+# equal after the normalisation (the fence lines and the lines around it; never its inside)
+FENCE, FENCE_WS = "\n\n```  \nx = 1\n```\t\n", "```\nx = 1\n```\n"
 
 
 @pytest.mark.parametrize("last, kw", [

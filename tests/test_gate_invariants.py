@@ -95,6 +95,49 @@ def test_leading_indentation_is_not_part_of_the_normalisation(g):
     assert_accepted(g.check(pre, post, operator="rewrite"), "lossless")
 
 
+DIFF_H = "tool:git_diff_3"
+DIFF = '```diff\n-API_KEY_SUFFIX="x7"  \t\n+API_KEY_SUFFIX="x7"\n```\n'
+
+
+def fence_value(text: str) -> str:
+    (value,) = [s.value for s in extract(text) if s.kind == Kind.QUOTE and s.text.startswith("```")]
+    return value
+
+
+UNCLOSED = DIFF[: -len("```\n")]  # a fence never closed runs to the end of the text
+
+
+@pytest.mark.parametrize("pre_text, post_text, in_no_source", [
+    (DIFF, DIFF.replace('"x7"  \t\n', '"x7"\n'), True),          # the diff now shows no change
+    (DIFF, DIFF.replace('"x7"  \t\n', '"x7"  \t\r\n'), True),    # \r\n inside the fence is text too
+    # an unclosed fence's blank lines are inside it; its shorter text occurs in the source (as
+    # its start), so only I2 sees the value change
+    (UNCLOSED + "\n", UNCLOSED, False),
+], ids=["trailing-blanks", "crlf", "unclosed-fence-blank-line"])
+def test_whitespace_inside_a_fence_is_a_change_and_is_rejected(pre_text, post_text, in_no_source):
+    # red team 11, y06: a fence's value is its lines verbatim, so this rewrite changes a quote
+    # fact. It is not whitespace-matched (which would keep the pre block's facts and accept it
+    # as structural); judged as a changed block it is rejected: the rewrite introduced a fence
+    # value and dropped the pre one (I2), and a value that occurs in no source is ungrounded (I1)
+    assert fence_value(post_text) != fence_value(pre_text)
+    pre = [tool("d", DIFF_H, pre_text)]
+    v = gate_for({DIFF_H: pre_text}).check(pre, [tool("d", DIFF_H, post_text)], operator="rewrite")
+    assert not v.accepted and v.classification == "rejected"
+    find(v, "I2", block="d", key="quote", value=fence_value(post_text))
+    find(v, "I2", block="d", key="quote", value=fence_value(pre_text))
+    if in_no_source:
+        find(v, "I1", block="d", key="quote", value=fence_value(post_text))
+
+
+def test_whitespace_around_a_fence_is_still_structural():
+    # the fence lines themselves and the lines outside the fence are normalised as before
+    text = "diff of the config:  \n" + DIFF
+    variant = "\n" + text.replace("```diff\n", "```diff \t\r\n").replace("config:  \n", "config:\n") + "\n\n"
+    assert normalize_whitespace(variant) == normalize_whitespace(text)
+    pre = [tool("d", DIFF_H, text)]
+    assert_accepted(gate_for({DIFF_H: text}).check(pre, [tool("d", DIFF_H, variant)], operator="rewrite"), "structural")
+
+
 def test_renaming_a_block_id_with_unchanged_text_and_handles_is_structural(g):
     pre = window()
     post = [pre[0] | {"id": "t1-renamed"}, pre[1], pre[2]]
@@ -618,6 +661,49 @@ def test_the_floor_is_a_parameter_and_validated(g):
     for bad in (-0.1, 1.5, "0.9", True, float("nan")):
         with pytest.raises(ValueError):
             g.check(pre, post, operator="rewrite", retention_floor=bad)
+
+
+# red team 11, y03: counting marker tokens, every citation of one source could be stripped and
+# paid for by repeating another marker (or citing any other stored source). Once a handle is
+# cited fewer times than in pre, post is credited with the markers it kept, handle by handle.
+CITED_SOURCES = {**SOURCES, "tool:call_3": "unrelated: build 7 passed\n"}
+CITING = [tool("t1", CONF_H, CONF), tool("t2", HTTP_H, HTTP), tool("t3", "tool:call_3", CITED_SOURCES["tool:call_3"]),
+          blk("a1", "assistant", "Config sets retries=3 [src:call_1].\n"),
+          blk("a2", "assistant", "The orders call returned 12 rows [src:call_2].\n")]
+UNCITED_A2 = blk("a2", "assistant", "The orders call returned 12 rows.\n")
+
+
+@pytest.mark.parametrize("a1_text", [
+    "Config sets retries=3 [src:call_1][src:call_1].\n",            # the kept handle's marker repeated
+    "Config sets retries=3 [src:tool:call_1] [src:call_1].\n",       # ... spelled two ways
+    "Config sets retries=3 [src:call_1][src:call_3].\n",             # a stored source pre did not cite
+], ids=["repeated", "two-spellings", "new-handle"])
+def test_lost_citations_are_not_paid_for_by_other_markers(a1_text):
+    post = [*CITING[:3], blk("a1", "assistant", a1_text), UNCITED_A2]
+    v = gate_for(CITED_SOURCES).check(CITING, post, operator="rewrite")
+    i5 = find(v, "I5")
+    assert i5.evidence["pre_markers"] == i5.evidence["post_markers"] == 2
+    assert i5.evidence["lost_markers"] == 1 and i5.evidence["counted_post_markers"] == 1
+    assert v.retention == pytest.approx(0.5)  # as if the marker had only been stripped
+    stripped = gate_for(CITED_SOURCES).check(CITING, [*CITING[:4], UNCITED_A2], operator="rewrite")
+    assert stripped.retention == pytest.approx(0.5) and "lost_markers" in find(stripped, "I5").evidence
+
+
+def test_markers_added_with_nothing_lost_count_as_the_documented_formula():
+    # honest rewrites: facts restated with another marker of a handle pre cited, and with a
+    # marker of a source pre held but did not cite; nothing lost, so every marker counts
+    post = [*CITING[:3],
+            blk("a1", "assistant", "Config sets retries=3 [src:call_1] and timeout=30s [src:call_1].\n"),
+            blk("a2", "assistant", "The orders call returned 12 rows [src:call_2]; build 7 passed [src:call_3].\n")]
+    v = gate_for(CITED_SOURCES).check(CITING, post, operator="rewrite")
+    assert_accepted(v, "lossless")
+    pre_m, pre_f = 2, sum(len(extract(b["text"])) for b in CITING) - 2
+    post_m, post_f = 4, sum(len(extract(b["text"])) for b in post) - 4
+    assert v.retention == pytest.approx((post_m / post_f) / (pre_m / pre_f)) and v.retention > 1
+    # a marker moved to another block still cites its handle as often as pre did: not lost
+    # (whether it stands by the right fact is citation accuracy, docs/reconstruction.md)
+    moved = [*CITING[:3], blk("a1", "assistant", "Config sets retries=3 [src:call_1] (see [src:call_2]).\n"), UNCITED_A2]
+    assert_accepted(gate_for(CITED_SOURCES).check(CITING, moved, operator="rewrite"), "lossless")
 
 
 # -- P: pointers ------------------------------------------------------------------------------

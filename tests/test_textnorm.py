@@ -1,5 +1,6 @@
-"""Whitespace-normalised text equality: native agrees with the reference, and the reference
-agrees with the gate's documented normalisation (normalize_whitespace)."""
+"""Whitespace-normalised text equality: native agrees with the reference, the reference agrees
+with the gate's documented normalisation (normalize_whitespace), and texts equal under it hold
+the same facts (fences included: red team 11, y06)."""
 
 from __future__ import annotations
 
@@ -12,17 +13,42 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conftest import IMPLEMENTATIONS, NO_EXTENSIONS, load_implementation
-from provgate import _textnorm
+from provgate import _scanner_py, _textnorm, _textnorm_py
 from provgate.errors import InvalidArgumentError
+from provgate.facts import extract
 from provgate.gate import normalize_whitespace
 
+# a fenced block as docs/grammar.md describes it, found in the whole text at once (the reference
+# and the scanner go line by line): the opening line, then either the lines up to the first
+# closing line with at least as many backticks, or (unclosed) the rest of the text
+FENCED = re.compile(
+    r"^( {0,3}(`{3,})[^`\n]*)"                              # 1: opening line, 2: its backticks
+    r"(?:\n((?:[^\n]*\n)*?)( {0,3}\2`*[ \t\r]*)(?=\n|\Z)"  # 3: the lines inside, 4: closing line
+    r"|\n(.*)"                                             # 5: an unclosed fence's lines
+    r"|\Z)",
+    re.MULTILINE | re.DOTALL)
+INSIDE = "\ue000"  # stands for a fence's inside in the skeleton (no generated text holds it)
 
-def documented_normalisation(text: str) -> str:
-    """docs/gate.md's rule written a second, independent way (a regex), as the oracle: \r\n
-    to \n, trailing spaces and tabs of each line removed, leading and trailing blank lines dropped."""
+
+def documented_normalisation(text: str) -> tuple[str, list[str]]:
+    """docs/gate.md's rule written a second, independent way (regexes), as the oracle: every
+    fence's inside is set aside verbatim; in what is left, \r\n to \n, trailing spaces and tabs
+    of each line removed, leading and trailing blank lines dropped."""
+    insides: list[str] = []
+
+    def set_aside(m: re.Match) -> str:
+        if m.group(3) is not None:
+            insides.append(m.group(3))
+            return f"{m.group(1)}\n{INSIDE}\n{m.group(4)}"
+        if m.group(5) is not None:
+            insides.append(m.group(5))
+            return f"{m.group(1)}\n{INSIDE}"
+        return m.group(1)
+
+    text = FENCED.sub(set_aside, text)
     text = text.replace("\r\n", "\n")
     text = re.sub(r"[ \t]+(?=\n|\Z)", "", text)
-    return text.strip("\n")
+    return text.strip("\n"), insides
 
 
 def _load(which: str):
@@ -66,6 +92,27 @@ CASES = [
     ("\ud800 \n", "\ud800", True),              # lone surrogates are characters here
     ("x\n\ny\n\n", "x\n\ny", True),
     ("x\n \ny", "x\n\ny", True),                # a line of blanks is a blank line
+    # inside a fenced block every line is its value, verbatim (red team 11, y06)
+    ('```diff\n-K="x7"  \t\n+K="x7"\n```\n', '```diff\n-K="x7"\n+K="x7"\n```\n', False),
+    ("```\na \n```", "```\na\n```", False),
+    ("```\na\r\n\r\n```", "```\na\n\n```", False),  # \r\n inside is part of the value
+    ("```\n\n```", "```\n```", False),           # a blank line inside is kept
+    ("```\n \n```", "```\n\n```", False),         # ... and its blanks
+    ("```diff  \r\na\n```\t\r\n\n", "```diff\na\n```", True),  # the fence lines themselves are not inside
+    ("x \n```\na\n```\ny\t", "x\n```\na\n```\ny", True),  # nor the lines around the fence
+    ("```\na\n", "```\na\n\n", False),          # an unclosed fence keeps its blank lines
+    ("```\na\n", "```\na", False),              # ... even its last line break
+    ("```\na  ", "```\na", False),               # ... and the blanks of its last line
+    ("```", "```\n", False),
+    ("````\na \n```\n````", "````\na\n```\n````", False),  # ``` does not close ````
+    ("````\na\n`````\nb \n", "````\na\n`````\nb", True),  # ````` does
+    ("    ```\na \n", "    ```\na", True),       # four spaces: no fence
+    ("``` `\na \n", "``` `\na", True),          # a backtick in the info string: no fence
+    ("```\na\n```x\nb \n", "```\na\n```x\nb \n", True),  # ```x closes nothing
+    ("```\na\n```x\nb \n", "```\na\n```x\nb", False),
+    ("```\n```\na \n", "```\n```\na", True),    # closed at once: what follows is outside
+    ("a\n```\n😀 \n```", "a\n```\n😀\n```", False),
+    ("é\n```\n😀\n```\t", "é\n```\n😀\n```", True),
 ]
 
 
@@ -74,6 +121,12 @@ def test_fixed_cases(impl, a, b, equal):
     assert same(impl, a, b) is equal
     assert same(impl, b, a) is equal
     assert (documented_normalisation(a) == documented_normalisation(b)) is equal
+
+
+def test_fence_lines_are_the_scanners():
+    # the reference spells the scanner's fence patterns over characters: the same patterns
+    assert _textnorm_py._FENCE_OPEN.pattern == _scanner_py._FENCE_OPEN.pattern.decode()
+    assert _textnorm_py._FENCE_CLOSE.pattern == _scanner_py._FENCE_CLOSE.pattern.decode()
 
 
 def test_mixed_storage_kinds_in_one_batch(impl):
@@ -116,7 +169,8 @@ def test_bad_input(impl, a, b, exc, message):
 
 # generated texts: few distinct characters, so that blanks, line endings and near-equal pairs
 # are frequent; characters of every storage width
-ALPHABET = st.sampled_from(["a", "b", " ", "\t", "\n", "\r", "é", "—", "😀", "\x00", "\ud800"])
+ALPHABET = st.sampled_from(["a", "b", " ", "\t", "\n", "\r", "é", "—", "😀", "\x00", "\ud800",
+                            "`", "```", "\n```", "\n````"])
 TEXT = st.lists(ALPHABET, max_size=40).map("".join)
 EDITS = st.sampled_from(["", " ", "\t", "\n", "\r\n", "  \n", "\n\n"])
 
@@ -141,7 +195,44 @@ def test_reference_is_the_documented_normalisation(pair):
     reference = _load("reference")
     assert same(reference, a, b) == (documented_normalisation(a) == documented_normalisation(b))
     # the gate's normalize_whitespace is that rule, as a string
-    assert normalize_whitespace(a) == documented_normalisation(a)
+    assert normalize_whitespace(a) == "\n".join(_textnorm_py.normalised_lines(a))
+
+
+# texts the scanner reads facts from: fences, quotes, kv lines, numbers, blanks and line endings
+FACT_PIECES = st.sampled_from(["```", "```diff", "````", "\n", "\r\n", "\r", " ", "\t", "  ",
+                               "a", "k=3", "k: 5", '"q"', "'q'", "`q`", "x7", "-", "+", "é", "😀"])
+FACT_TEXT = st.lists(FACT_PIECES, max_size=30).map("".join)
+
+
+@st.composite
+def whitespace_variants(draw):
+    a = draw(FACT_TEXT)
+    lines = a.split("\n")
+    lines = [line + draw(st.sampled_from(["", "", " ", "\t ", "\r"])) for line in lines]
+    return a, draw(EDITS) + draw(st.sampled_from(["\n", "\r\n"])).join(lines) + draw(EDITS)
+
+
+def facts(text: str) -> list[tuple[int, str, str]]:
+    return sorted((int(s.kind), s.key, s.value) for s in extract(text))
+
+
+@settings(max_examples=2000, deadline=None)
+@given(pair=whitespace_variants())
+def test_texts_equal_after_normalisation_hold_the_same_facts(pair):
+    # what the structural fast path relies on: a block whitespace-matched to its pre block keeps
+    # its pre block's facts, so those must be its own facts too (fence values verbatim)
+    a, b = pair
+    if same(_load("reference"), a, b):
+        assert facts(a) == facts(b)
+
+
+def test_fence_with_stripped_trailing_blanks_changes_a_fact(impl):
+    # red team 11, y06: the diff line's trailing blanks are part of the fence's value
+    pre = '```diff\n-API_KEY_SUFFIX="x7"  \t\n+API_KEY_SUFFIX="x7"\n```\n'
+    post = '```diff\n-API_KEY_SUFFIX="x7"\n+API_KEY_SUFFIX="x7"\n```\n'
+    assert facts(pre) != facts(post)
+    assert not same(impl, pre, post)
+    assert same(impl, pre, pre.replace("```diff\n", "```diff \t\n").replace("```\n", "```  \n\n\n"))
 
 
 @settings(max_examples=3000, deadline=None)

@@ -6,7 +6,15 @@ after the documented whitespace normalisation (:func:`normalize_whitespace`, als
 
 - ``\\r\\n`` line endings become ``\\n`` (a lone ``\\r`` is kept: it is text, not a line break);
 - trailing spaces and tabs of every line are removed;
-- leading and trailing blank lines are dropped.
+- leading and trailing blank lines are dropped;
+- except inside a fenced code block: the lines between an opening and a closing fence line (of
+  an unclosed fence: every line after the opening one, to the end of the text) are kept
+  verbatim, ``\\r`` and trailing blanks included, and are never dropped as blank lines. A
+  fence's value is its lines verbatim (docs/grammar.md), so trimming them would change a fact
+  (a diff line's trailing blanks, red team 11, y06). Fence lines are found as the scanner's
+  quote layer finds them (``provgate._scanner_py._quote_spans``), and the normalisation never
+  changes which lines those are: the opening and closing patterns allow trailing blanks and
+  ``\\r`` alike.
 
 Nothing inside a line changes. ``normalised_lines(text)`` gives the lines a text normalises to;
 ``same_after_normalisation(a, b)`` compares texts pairwise: item ``i`` of the returned bool
@@ -21,6 +29,7 @@ lists of different lengths: ``InvalidArgumentError``. The native module
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import numpy as np
@@ -42,17 +51,43 @@ def check_pairs(a: Any, b: Any) -> None:
                 raise TypeError(f"{name}[{i}] must be str, not {type(text).__name__}")
 
 
+# The scanner's fence lines (``_scanner_py._FENCE_OPEN`` / ``_FENCE_CLOSE``, there over UTF-8
+# bytes, here over characters: the patterns are ASCII, so both find the same lines). A line is
+# matched without its ``\n`` and with its ``\r``, as the scanner matches it.
+_FENCE_OPEN = re.compile(r" {0,3}+(`{3,}+)[^`]*+")
+_FENCE_CLOSE = re.compile(r" {0,3}+(`{3,}+)[ \t\r]*+")
+
+
 def normalised_lines(text: str) -> list[str]:
     """The lines of ``text`` after the whitespace normalisation (see the module docstring)."""
-    if "\r\n" in text:
-        text = text.replace("\r\n", "\n")
-    lines = [line.rstrip(" \t") for line in text.split("\n")]
-    i, j = 0, len(lines)
-    while i < j and not lines[i]:
+    lines = text.split("\n")
+    last = len(lines) - 1
+    out = []
+    fence = 0  # backticks of the open fence's opening line; 0 outside a fence
+    for k, line in enumerate(lines):
+        if fence:
+            closing = _FENCE_CLOSE.fullmatch(line)
+            if closing is None or len(closing.group(1)) < fence:
+                out.append(line)  # inside the fence: part of its value, verbatim
+                continue
+            fence = 0
+        else:
+            opening = _FENCE_OPEN.fullmatch(line)
+            if opening is not None:
+                fence = len(opening.group(1))
+        if k < last and line.endswith("\r"):
+            line = line[:-1]  # a \r\n line ending (a \r on the last line is no line ending)
+        out.append(line.rstrip(" \t"))
+    # a blank line before the first line that is not blank is outside any fence (only a line
+    # that is not blank opens one); blank lines at the end are dropped only when no fence is
+    # open there: an unclosed fence runs to the end of the text, its blank lines included
+    i, j = 0, len(out)
+    while i < j and not out[i]:
         i += 1
-    while j > i and not lines[j - 1]:
-        j -= 1
-    return lines[i:j]
+    if not fence:
+        while j > i and not out[j - 1]:
+            j -= 1
+    return out[i:j]
 
 
 def normalize_whitespace(text: str) -> str:
@@ -60,8 +95,9 @@ def normalize_whitespace(text: str) -> str:
 
     ``\\r\\n`` line endings become ``\\n`` (a lone ``\\r`` is kept: turning it into a line break
     could start a ``key: value`` line), trailing spaces and tabs of every line are removed, and
-    leading and trailing blank lines are dropped. Nothing inside a line changes, so no token is
-    split or joined and the grounded spans of the text keep their values.
+    leading and trailing blank lines are dropped; the lines inside a fenced code block are kept
+    verbatim. Nothing inside a line changes, so no token is split or joined and the grounded
+    spans of the text keep their values (a fence's value is its lines, whitespace and all).
     """
     return "\n".join(normalised_lines(text))
 

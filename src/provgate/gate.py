@@ -3092,7 +3092,9 @@ class _Check:
         record (evicted) or as byte-identical duplicates are left out of pre: I5 measures the
         silent erosion of citations, and an eviction record is the opposite of silent. An
         evicted block with markers at least half of whose facts the edit's new blocks restate
-        stays in: it was rewritten, not dropped."""
+        stays in: it was rewritten, not dropped. When post cites a handle fewer times than pre
+        did, post's markers count as pre's less those lost: extra markers (of that handle or
+        any other) cannot stand in for another handle's lost citations (red team 11, y03)."""
         evicted, _ = self._covering()
         kept_copy = set(self.removed) - set(self.removed_content)
         pre_blocks = self.pre.blocks
@@ -3126,13 +3128,52 @@ class _Check:
         if post_f == 0 and post_m == 0:
             self.retention = None  # nothing left to cite: retention is undefined, not zero
             return
-        post_ratio = post_m / max(post_f, 1)
+        # counting marker tokens alone, a repeated marker (or one of any other stored handle)
+        # paid for a handle no longer cited at all; once some handle lost markers, post is
+        # credited only with the markers it kept, handle by handle (never more than pre had)
+        lost = self._lost_citations(explicit)
+        counted_m = pre_m - lost if lost else post_m
+        post_ratio = counted_m / max(post_f, 1)
         self.retention = post_ratio / pre_ratio
         if self.retention < self.floor:
+            lost_note = (f"; {lost} of pre's markers lost, which {post_m - counted_m} extra marker(s) of other "
+                         "or the same handles cannot replace" if post_m > counted_m else "")
             self.violate("I5", f"citation-marker retention {self.retention:.3f} is below the floor {self.floor:.2f} "
-                         f"(markers per fact {pre_ratio:.4f} -> {post_ratio:.4f})",
+                         f"(markers per fact {pre_ratio:.4f} -> {post_ratio:.4f}{lost_note})",
                          evidence={"pre_markers": pre_m, "post_markers": post_m, "pre_facts": pre_f,
-                                   "post_facts": post_f, "retention": self.retention, "floor": self.floor})
+                                   "post_facts": post_f, "retention": self.retention, "floor": self.floor,
+                                   **({"lost_markers": lost, "counted_post_markers": counted_m} if lost else {})})
+
+    def _lost_citations(self, explicit: set[int]) -> int:
+        """How many of pre's markers (its blocks in ``explicit`` left out) post no longer has:
+        summed over handles, what pre cited more often than post. Blocks kept as they were cite
+        the same on both sides, so only the edit's removed, changed and repeated blocks count.
+        A superseded handle's markers are not lost: the edge says a newer block replaces that
+        source, and citing the newer one instead is what it declares (an eviction record is
+        not such a declaration: the evicted source stays in the store for its citations)."""
+        _, superseded = self._covering()
+        change: Counter[str] = Counter()
+        pre_facts, post_facts = self.pre_facts, self.post_facts
+        for i in self.removed:
+            if i not in explicit and pre_facts[i].n_markers:
+                change.subtract(self._citations_by_handle(pre_facts[i]))
+        added = [pre_facts[self.match[j]] for j in self.reused] + [post_facts[j] for j in self.changed]  # type: ignore[index]
+        for facts in added:
+            if facts.n_markers:
+                change.update(self._citations_by_handle(facts))
+        return sum(-n for h, n in change.items() if n < 0 and h not in superseded)
+
+    def _citations_by_handle(self, facts: _Facts) -> Counter[str]:
+        """Markers per handle they cite (two spellings of one handle's name are one citation);
+        a name that resolves to no handle or several (I3 reports it) counts as itself."""
+        t = facts.table
+        rows = np.flatnonzero(t.kind == _KIND_CITATION).tolist()
+        out: Counter[str] = Counter()
+        for r in rows:
+            name = t.data[int(t.value_start[r]):int(t.value_end[r])].decode("utf-8")
+            found = self._targets(name)
+            out[found[0] if len(found) == 1 else f"[src:{name}]"] += 1
+        return out
 
     # P ---------------------------------------------------------------------------------------
 
