@@ -25,7 +25,7 @@ from _grouping cimport flat_grouping
 from libc.stdint cimport uint8_t
 from _types cimport byte_t, fp_word_t, offset_t
 
-from provgate._factdiff_py import (SET_TYPE_ERROR, check_codes, check_ground_tables, check_groups_per_table,
+from provgate._factdiff_py import (SET_TYPE_ERROR, check_codes, check_grounding_columns, check_ground_tables, check_groups_per_table,
                                    check_hints, check_multiset, literal_modes, span_error)
 from provgate.errors import InvalidArgumentError
 
@@ -784,16 +784,8 @@ def grounding_index(fp_value, fp_fact, fp_key, kind, int kv_kind):
     is ``kv_kind``, sorted, as a :class:`SortedFingerprints`: a text's grounding set, gathered,
     sorted and deduplicated in one call (the reference: ``unique_counts`` of the three
     concatenated; a summarized turn's text is made a grounding set on every summarize)."""
-    check_fingerprints(fp_value, "fp_value")
-    check_fingerprints(fp_fact, "fp_fact")
-    check_fingerprints(fp_key, "fp_key")
+    check_grounding_columns(fp_value, fp_fact, fp_key, kind)
     cdef offset_t n = fp_value.shape[0]
-    if fp_fact.shape[0] != n or fp_key.shape[0] != n:
-        raise InvalidArgumentError(f"fp_value, fp_fact and fp_key must have as many rows ({n}, {fp_fact.shape[0]}, "
-                                   f"{fp_key.shape[0]})", argument="fp_key")
-    if not isinstance(kind, np.ndarray) or kind.dtype != np.uint8 or kind.ndim != 1 or kind.shape[0] != n \
-            or not kind.flags.c_contiguous:
-        raise InvalidArgumentError(f"kind must be a C-contiguous uint8 array of {n} rows", argument="kind")
     cdef const uint8_t* pk = <const uint8_t*>cnp.PyArray_DATA(kind)
     cdef const fp_word_t* pv = rows_ptr(fp_value)
     cdef const fp_word_t* pf = rows_ptr(fp_fact)

@@ -183,6 +183,13 @@ def grounding_index(fp_value: Any, fp_fact: Any, fp_key: Any, kind: Any, kv_kind
     """The distinct rows of ``fp_value``, ``fp_fact`` and of the ``fp_key`` rows whose
     ``kind`` is ``kv_kind``, sorted, as a :class:`SortedFingerprints` (a text's grounding set:
     its values, its (key, value) facts and its kv keys, each in its own fingerprint frame)."""
+    check_grounding_columns(fp_value, fp_fact, fp_key, kind)
+    return SortedFingerprints(unique_counts(np.concatenate([fp_value, fp_fact, fp_key[kind == kv_kind]]))[0])
+
+
+def check_grounding_columns(fp_value: Any, fp_fact: Any, fp_key: Any, kind: Any) -> None:
+    """The columns :func:`grounding_index` reads: three C-contiguous fingerprint arrays and a
+    C-contiguous uint8 ``kind``, all of one length (both implementations raise the same)."""
     for fp, name in ((fp_value, "fp_value"), (fp_fact, "fp_fact"), (fp_key, "fp_key")):
         check_fingerprints(fp, name)
     n = fp_value.shape[0]
@@ -192,7 +199,6 @@ def grounding_index(fp_value: Any, fp_fact: Any, fp_key: Any, kind: Any, kv_kind
     if not isinstance(kind, np.ndarray) or kind.dtype != np.uint8 or kind.ndim != 1 or kind.shape[0] != n \
             or not kind.flags.c_contiguous:
         raise InvalidArgumentError(f"kind must be a C-contiguous uint8 array of {n} rows", argument="kind")
-    return SortedFingerprints(unique_counts(np.concatenate([fp_value, fp_fact, fp_key[kind == kv_kind]]))[0])
 
 
 def unique_counts(fp: Any) -> tuple[np.ndarray, np.ndarray]:
