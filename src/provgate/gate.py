@@ -134,7 +134,7 @@ class _Facts:
     """A fact table plus what the gate asks of it again and again."""
 
     __slots__ = ("table", "n_markers", "n_facts", "_markers", "_ground_rows", "_fact_fps", "_kv_rows",
-                 "_kv_sets", "_grounding_set", "_kv_prose_set")
+                 "_kv_sets", "_grounding_set", "_kv_prose_set", "_cited_names")
 
     def __init__(self, table: FactTable) -> None:
         self.table = table
@@ -149,6 +149,7 @@ class _Facts:
         self._kv_sets: tuple[SortedFingerprints, SortedFingerprints] | None = None
         self._grounding_set: SortedFingerprints | None = None
         self._kv_prose_set: SortedFingerprints | None = None
+        self._cited_names: tuple[str, ...] | None = None
 
     def indexed(self) -> _Facts:
         """Build the grounding index now. A source's fact table is computed once and kept
@@ -203,6 +204,20 @@ class _Facts:
         t = self.table
         keep = (t.kind != _KIND_KV) & (t.kind != _KIND_CITATION)
         return SortedFingerprints(unique_counts(np.ascontiguousarray(t.fp_value[keep]))[0])
+
+    def cited_names(self) -> tuple[str, ...]:
+        """The name of every ``[src:…]`` marker, repeats included (I5 weighs what an edit kept
+        per handle); usually each name once, which :meth:`markers` already holds."""
+        if self._cited_names is None:
+            names = self.markers()
+            if len(names) != self.n_markers:
+                t = self.table
+                rows = np.flatnonzero(t.kind == _KIND_CITATION)
+                data = t.data
+                names = tuple(data[a:b].decode("utf-8") for a, b in zip(t.value_start[rows].tolist(),
+                                                                         t.value_end[rows].tolist()))
+            self._cited_names = names
+        return self._cited_names
 
     def markers(self) -> tuple[str, ...]:
         """The handle names cited by ``[src:…]`` markers, in order of first appearance."""
@@ -3152,28 +3167,25 @@ class _Check:
         source, and citing the newer one instead is what it declares (an eviction record is
         not such a declaration: the evicted source stays in the store for its citations)."""
         _, superseded = self._covering()
-        change: Counter[str] = Counter()
         pre_facts, post_facts = self.pre_facts, self.post_facts
-        for i in self.removed:
-            if i not in explicit and pre_facts[i].n_markers:
-                change.subtract(self._citations_by_handle(pre_facts[i]))
         added = [pre_facts[self.match[j]] for j in self.reused] + [post_facts[j] for j in self.changed]  # type: ignore[index]
-        for facts in added:
-            if facts.n_markers:
-                change.update(self._citations_by_handle(facts))
-        return sum(-n for h, n in change.items() if n < 0 and h not in superseded)
-
-    def _citations_by_handle(self, facts: _Facts) -> Counter[str]:
-        """Markers per handle they cite (two spellings of one handle's name are one citation);
-        a name that resolves to no handle or several (I3 reports it) counts as itself."""
-        t = facts.table
-        rows = np.flatnonzero(t.kind == _KIND_CITATION).tolist()
-        out: Counter[str] = Counter()
-        for r in rows:
-            name = t.data[int(t.value_start[r]):int(t.value_end[r])].decode("utf-8")
-            found = self._targets(name)
-            out[found[0] if len(found) == 1 else f"[src:{name}]"] += 1
-        return out
+        # per marker name as written: post's markers less pre's
+        net = Counter([n for facts in added if facts.n_markers for n in facts.cited_names()])
+        net.subtract([n for i in self.removed if i not in explicit and pre_facts[i].n_markers
+                      for n in pre_facts[i].cited_names()])
+        if not any(c < 0 for c in net.values()):
+            return 0
+        if superseded or any(c > 0 for c in net.values()):
+            # two spellings of one handle's name are one citation (a loss under one may be a
+            # gain under the other); a name that resolves to no handle or several (I3 reports
+            # it) counts as itself. Only the names whose count changed are resolved.
+            by_handle: Counter[str] = Counter()
+            for name, c in net.items():
+                if c:
+                    found = self._targets(name)
+                    by_handle[found[0] if len(found) == 1 else f"[src:{name}]"] += c
+            return sum(-c for h, c in by_handle.items() if c < 0 and h not in superseded)
+        return -sum(net.values())  # only losses: per handle or per name, the same sum
 
     # P ---------------------------------------------------------------------------------------
 
