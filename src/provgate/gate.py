@@ -84,7 +84,7 @@ from provgate.facts import (
     fingerprint_kv_keys,
 )
 from provgate.fingerprints import EMPTY, FingerprintSet
-from provgate.handles import block_text_handle, check_handle
+from provgate.handles import BLOCK_HANDLE_PREFIX, block_text_handle, check_handle
 from provgate.pointers import Pointer
 from provgate.verdict import Verdict, Violation
 from provgate.window import (
@@ -677,11 +677,12 @@ class _Side:
         return self._marked
 
     def totals(self, gate: Gate, pending: dict[bytes, bytes]) -> tuple[int, int]:
-        """(facts, citation markers) over the whole window."""
+        """(facts, citation markers) over the whole window (markers of the blocks that cite:
+        in a tool output, a user turn or a system prompt they are data, ``_cites``)."""
         if self._n_facts is None:
             facts = self.facts(gate, pending)
             self._n_facts = sum(map(_N_FACTS, facts))
-            self._n_markers = sum(map(_N_MARKERS, facts))
+            self._n_markers = sum(map(_citing_markers, self.blocks, facts))
         return self._n_facts, self._n_markers  # type: ignore[return-value]
 
 
@@ -1698,7 +1699,8 @@ class _Check:
             # the same positions: only the blocks that changed or moved change the counts
             touched = self.changed + self.moved
             self.counts["post"] = pre_n + sum(local[j].n_facts - pre_facts[j].n_facts for j in touched)
-            self.post_markers = pre_m + sum(local[j].n_markers - pre_facts[j].n_markers for j in touched)
+            self.post_markers = pre_m + sum(_citing_markers(post.blocks[j], local[j])
+                                            - _citing_markers(pre.blocks[j], pre_facts[j]) for j in touched)
             self.touched = touched
             self.marked = dict(pre.marked())
             for j in touched:
@@ -1712,7 +1714,9 @@ class _Check:
             others = [pre_facts[i] for i in self.removed]
             extra = [pre_facts[self.match[j]] for j in self.reused] + [local[j] for j in self.changed]  # type: ignore[index]
             self.counts["post"] = pre_n - sum(map(_N_FACTS, others)) + sum(map(_N_FACTS, extra))
-            self.post_markers = pre_m - sum(map(_N_MARKERS, others)) + sum(map(_N_MARKERS, extra))
+            self.post_markers = (pre_m - sum(_citing_markers(pre.blocks[i], pre_facts[i]) for i in self.removed)
+                                 + sum(map(_citing_markers, [post.blocks[j] for j in (*self.reused, *self.changed)],
+                                           extra)))
             self.marked = {j: f for j, f in enumerate(local) if f.n_markers}
         if not self.ws_matched and post._n_facts is None:
             # the post window's own totals, ready for when it is the pre window
@@ -1920,13 +1924,8 @@ class _Check:
             own = block.provenance
             if m is not None:
                 pre_block = pre_blocks[m]
-                if block.role != pre_block.role and not (block.derived and block.role == "summary"):
-                    # who said a text is its provenance: a tool output made a system prompt, an
-                    # assistant's question made the user's answer (red team 11, y01)
-                    found.append(((f"block {block.id!r} changes its role from {pre_block.role!r} to {block.role!r}: "
-                                   "who said a text is part of its provenance"),
-                                  {"block": block.id, "key": "role", "value": block.role,
-                                   "evidence": {"pre_block": pre_block.id, "pre_role": pre_block.role}}))
+                if _role_changed(block, pre_block):
+                    found.append(_role_change(block, pre_block))
                 if pre_block.derived and not block.derived and not self._is_one_source(j):
                     found.append(self._tag_dropped(block, pre_block))
                 if found:
@@ -1947,9 +1946,20 @@ class _Check:
                 # needs no handle, and a rewritten turn may restate what its pre version (the
                 # pre block with the same id) said.
                 pre_index = pre_id.get(block.id)
+                if (pre_index is not None and _role_changed(block, pre_blocks[pre_index])
+                        and not (pre_blocks[pre_index].derived and self._is_one_source(j))):
+                    # rewritten in place too (red team 12, z01); a summary whose source is put
+                    # back in its place is that source's block
+                    found.append(_role_change(block, pre_blocks[pre_index]))
                 if (pre_index is not None and pre_blocks[pre_index].derived and not block.derived
                         and not self._is_one_source(j)):
                     found.append(self._tag_dropped(block, pre_blocks[pre_index]))
+                elif pre_index is None and not block.derived and block.handles:
+                    summary_of = self._summarized_only(block)
+                    if summary_of is not None and not self._is_excerpt_of_source(j):
+                        # a summary reworded under a new id as a primary block of its sources
+                        # (red team 12, z02)
+                        found.append(self._tag_dropped(block, pre_blocks[summary_of]))
                 if lossy and not block.derived:
                     found.append((f"block {block.id!r} is new output of the lossy operator {edit.operator!r} "
                                   "but is not tagged derived", {"block": block.id, "evidence": {"operator": edit.operator}}))
@@ -2032,11 +2042,36 @@ class _Check:
         starts = np.searchsorted(owner, np.arange(len(tables) + 1))
         values = np.ascontiguousarray(np.concatenate([tables[t].fp_value[row[starts[t]:starts[t + 1]]]
                                                       for t in range(len(tables))]))
-        named = ~absent_from_all(values, sets, groups=groups, query_group=owner)
+        named = ~absent_from_all(values, sets, groups=groups, query_group=owner) & ~self._kv_rows(
+            tables, owner, row, starts)
         if named.any():
             self._by_resource_name.update(requests[t][0] for t in np.unique(owner[named]).tolist())
             owner, row = owner[~named], row[~named]
         return owner, row
+
+    @staticmethod
+    def _kv_rows(tables: list[FactTable], owner: np.ndarray, row: np.ndarray, starts: np.ndarray) -> np.ndarray:
+        """Which of the (owner, row) facts left over are key=value facts."""
+        return np.concatenate([tables[t].kind[row[starts[t]:starts[t + 1]]] == _KIND_KV
+                               for t in range(len(tables))]) if owner.size else np.zeros(0, dtype=np.bool_)
+
+    def _summarized_only(self, block: Block) -> int | None:
+        """A pre derived block whose derived_from holds one of ``block``'s handles, when no
+        pre primary block carries any of them (pre held those sources only as a summary)."""
+        holders, pre_blocks = self.pre.by_provenance(), self.pre.blocks
+        found = None
+        for h in block.handles:
+            for i in holders.get(h, ()):
+                if not pre_blocks[i].derived:
+                    return None
+                found = i if found is None else found
+        return found
+
+    def _is_excerpt_of_source(self, j: int) -> bool:
+        """Is post block ``j``'s text a byte-exact excerpt of one of its sources?"""
+        data = self.pending.get(self.post.digests[j]) or self.edit.post[j].text.encode("utf-8")
+        return any(data in self.gate.source_bytes(h) for h in self.edit.post[j].handles
+                   if self.gate.handle_digest(h) is not None)
 
     def _is_one_source(self, j: int) -> bool:
         """Is post block ``j``'s text exactly the content of one of its handles (a primary
@@ -2130,7 +2165,10 @@ class _Check:
             prose = [x.kv_prose_set() if k in needed else _NO_FINGERPRINTS for k, x in enumerate(texts)]
             values = np.ascontiguousarray(np.concatenate([tables[t].fp_value[row[starts[t]:starts[t + 1]]]
                                                           for t in range(len(tables))]))
-            restated = ~absent_from_all(values, prose, groups=groups, query_group=owner)
+            # a key=value fact is grounded as its pair or not at all: "retries=5" is no piece
+            # of "workers=5" (red team 12, z05)
+            restated = ~absent_from_all(values, prose, groups=groups, query_group=owner) & ~self._kv_rows(
+                tables, owner, row, starts)
             if restated.any():
                 owner, row = owner[~restated], row[~restated]
                 starts = np.searchsorted(owner, np.arange(len(tables) + 1))
@@ -2440,6 +2478,14 @@ class _Check:
                 continue
             h = block_text_handle(pre.digests[i])
             if h in named or h in superseded or self._cited_anywhere(h):
+                stored = self.gate.handle_digest(h)
+                if stored is None or _digest_key(stored) == pre.digests[i]:
+                    continue  # (not stored at all: I3 reports it)
+                # the name is the first 128 bits of the text's digest: another text under it is
+                # no way back to this one (red team 12, z06)
+                self.violate("I1", f"{edit.operator} dropped block {b.id!r}, and the store holds other text under its "
+                             f"block handle {h!r} ({stored})", block=b.id, handle=h,
+                             evidence={"change": "turn dropped", "stored": stored})
                 continue
             self.violate("I1", f"{edit.operator} dropped block {b.id!r}, which has no handle, with no way back to it: "
                          f"store its text under {h!r} and name that handle in a summary's derived_from, or evict "
@@ -2992,6 +3038,11 @@ class _Check:
         # full name or by its name after the kind prefix)
         for n in names.intersection(gate._read_names):
             refs.update(self._targets(n))
+        # a summary stored under its block handle stands for what it derives from (red team 12,
+        # z07: a summary derived from the block handle of a summary of the reads)
+        through = self._through_block_handles(refs)
+        for underlying in through.values():
+            refs |= underlying
         resources = sorted({read_of[h] for h in refs.intersection(read_of)})
         if not resources:
             return
@@ -3016,22 +3067,50 @@ class _Check:
             if any(newest in post[j].handles or (match[j] is None and self._fresh(j, allow_own_id=True, than=handles))
                    for j in self.post.by_resource().get(resource, ())):
                 continue
+            handles |= {h for h, underlying in through.items() if not underlying.isdisjoint(handles)}
             touching = self._post_blocks_touching(resource, handles)
             if changed.isdisjoint(touching):
                 continue
-            basis = self._left_basis(newest, [h for h, _ in line[:-1]])
+            basis = self._left_basis(newest, [h for h, _ in line[:-1]])  # (the reads themselves)
             if basis is None:
                 continue
             # the blocks of the pre window that touched the resource: a stale value they already
             # left alone (an eviction may drop the newer value's last copy) is not this edit's
             # (a block that does not come from the newest read cannot state its value: "Step 4"
-            # in a turn citing the older read is no retries=4)
+            # in a turn citing the older read is no retries=4; and what the window held is read
+            # as key=value facts only: "Ran 3 tests" held no retries=3, red team 12 z04)
             before = self._pre_blocks_touching(resource, handles, newest)
-            already = self._stale_alone(basis, ((self.pre_facts[i], True, newer) for i, newer in before))
+            already = self._stale_alone(basis, ((self.pre_facts[i], False, newer) for i, newer in before))
             first = post[next(j for j in touching if j in changed)].id
             self._stale_kept_alone(resource, basis, touching, lambda _, first=first: first,
                                    f"the read {newest!r}, which is not in the window", {"newer_read": newest},
                                    already)
+
+    def _through_block_handles(self, refs: set[str]) -> dict[str, set[str]]:
+        """For each block handle among ``refs`` that stores the text of a pre derived block:
+        the handles that block derives from, followed through further block handles."""
+        if not any(h.startswith(BLOCK_HANDLE_PREFIX) for h in refs):
+            return {}
+        pre = self.pre
+        summaries = {block_text_handle(pre.digests[i]): set(b.derived_from)
+                     for i, b in enumerate(pre.blocks) if b.derived}
+        out: dict[str, set[str]] = {}
+        todo = [h for h in refs if h in summaries]
+        while todo:
+            h = todo.pop()
+            if h in out:
+                continue
+            out[h] = set(summaries[h])
+            todo.extend(x for x in summaries[h] if x in summaries and x not in out)
+        for below in out.values():  # (a chain of summaries: each stands for all below it)
+            stack, seen = list(below), set()
+            while stack:
+                x = stack.pop()
+                if x in out and x not in seen:
+                    seen.add(x)
+                    below |= out[x]
+                    stack.extend(out[x])
+        return out
 
     def _left_basis(self, newest: str, older: list[str]) -> _StaleBasis | None:
         """The stale-value basis of logged reads, from their sources in the store."""
@@ -3133,7 +3212,7 @@ class _Check:
         pre_f, pre_m = self.pre.totals(self.gate, self.pending)
         if explicit:
             pre_f -= sum(self.pre_facts[i].n_facts for i in explicit)
-            pre_m -= sum(self.pre_facts[i].n_markers for i in explicit)
+            pre_m -= sum(_citing_markers(pre_blocks[i], self.pre_facts[i]) for i in explicit)
         post_m = self.post_markers
         post_f = self.counts["post"]
         if pre_m == 0:
@@ -3168,10 +3247,12 @@ class _Check:
         not such a declaration: the evicted source stays in the store for its citations)."""
         _, superseded = self._covering()
         pre_facts, post_facts = self.pre_facts, self.post_facts
-        added = [pre_facts[self.match[j]] for j in self.reused] + [post_facts[j] for j in self.changed]  # type: ignore[index]
-        # per marker name as written: post's markers less pre's
-        net = Counter([n for facts in added if facts.n_markers for n in facts.cited_names()])
-        net.subtract([n for i in self.removed if i not in explicit and pre_facts[i].n_markers
+        post_blocks, pre_blocks = self.edit.post, self.pre.blocks
+        added = ([(post_blocks[j], pre_facts[self.match[j]]) for j in self.reused]  # type: ignore[index]
+                 + [(post_blocks[j], post_facts[j]) for j in self.changed])
+        # per marker name as written: post's markers less pre's (of the blocks that cite)
+        net = Counter([n for b, facts in added if facts.n_markers and _cites(b) for n in facts.cited_names()])
+        net.subtract([n for i in self.removed if i not in explicit and pre_facts[i].n_markers and _cites(pre_blocks[i])
                       for n in pre_facts[i].cited_names()])
         if not any(c < 0 for c in net.values()):
             return 0
@@ -3512,6 +3593,22 @@ def log_reads(log: dict[str, list[tuple[str, float | None]]], read_of: dict[str,
     return added
 
 
+def _role_changed(block: Block, pre_block: Block) -> bool:
+    """Does a block kept or rewritten under its id say it was said by another than its pre
+    version? (Only a turn made a summary of itself, tagged derived, may.)"""
+    return block.role != pre_block.role and not (block.derived and block.role == "summary")
+
+
+def _role_change(block: Block, pre_block: Block) -> tuple[str, dict[str, Any]]:
+    """The I1 violation of a role change: who said a text is its provenance (a tool output
+    made a system prompt, an assistant's question made the user's answer: red team 11 y01,
+    red team 12 z01)."""
+    return ((f"block {block.id!r} changes its role from {pre_block.role!r} to {block.role!r}: who said a text is "
+             "part of its provenance"),
+            {"block": block.id, "key": "role", "value": block.role,
+             "evidence": {"pre_block": pre_block.id, "pre_role": pre_block.role}})
+
+
 _NO_FINGERPRINTS = SortedFingerprints(EMPTY)
 _ONE_AFTER = frozenset({b"no", b"any", b"every", b"each", b"the", b"this", b"that", b"which", b"someone", b"anyone"})
 _ONE_BEFORE = frozenset({b"of", b"another", b"who", b"that", b"which"})
@@ -3531,6 +3628,12 @@ def _cites(block: Block) -> bool:
     """Are ``[src:…]`` markers in this block citations (the agent's own text, or a summary),
     not data (a tool's output, a user's or the system's words)?"""
     return block.derived or block.role in ("assistant", "summary")
+
+
+def _citing_markers(block: Block, facts: _Facts) -> int:
+    """The markers of ``block`` that I5 counts: its citations, none where they are data
+    (red team 12, z03: a tool output quoting "[src:a]" paid for the citations a turn lost)."""
+    return facts.n_markers if _cites(block) else 0
 
 
 def _names_citing(handles: Iterable[str]) -> Iterator[str]:

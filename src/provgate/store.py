@@ -35,6 +35,7 @@ import math
 import numbers
 import os
 import random
+import re
 import sqlite3
 import stat
 import threading
@@ -62,7 +63,7 @@ from provgate.errors import (
     StoreSchemaError,
     UnknownHandleError,
 )
-from provgate.handles import check_handle
+from provgate.handles import BLOCK_HANDLE_PREFIX, check_handle
 from provgate.pointers import (
     REASON_NOMINAL,
     REASON_OUT_OF_RANGE,
@@ -328,6 +329,7 @@ class SourceStore:
         kind = _check_short_text(kind, "kind", MAX_KIND_BYTES, optional=True)
         ts = _check_ts(ts)
         digest = compute_digest(data)  # outside the write lock: hashing needs no lock
+        _check_block_handle(handle, digest)
         return self._write(lambda conn: self._insert_source(conn, handle, digest, data, kind, ts))
 
     def put_many(
@@ -371,6 +373,7 @@ class SourceStore:
             except (InvalidContentError, LimitExceededError) as exc:
                 raise type(exc)(f"content of {handle!r}: {exc}") from None
             digest = compute_digest(data)
+            _check_block_handle(handle, digest)
             first = rows.setdefault(handle, (digest, data))
             if first[0] != digest:
                 raise HandleConflictError(f"handle {handle!r} is given twice, with {first[0]} and {digest} "
@@ -1324,6 +1327,18 @@ def _in_snapshot(conn: sqlite3.Connection, fn: Callable[[sqlite3.Connection], T]
         if conn.in_transaction:
             conn.execute("ROLLBACK")  # read-only: nothing to keep
 
+
+
+_BLOCK_HANDLE = re.compile(re.escape(BLOCK_HANDLE_PREFIX) + r"[0-9a-f]{32}")
+
+
+def _check_block_handle(handle: str, digest: str) -> None:
+    """A block handle (``block:`` and 32 hex digits, ``handles.block_text_handle``) names its
+    text: the first 128 bits of the text's BLAKE3. Other content under it would be a summarized
+    turn's way back leading elsewhere (red team 12, z06)."""
+    if _BLOCK_HANDLE.fullmatch(handle) and not digest.startswith(BLAKE3 + ":" + handle[len(BLOCK_HANDLE_PREFIX):]):
+        raise HandleConflictError(f"handle {handle!r} names a block's text by its BLAKE3, but the content's digest is "
+                                  f"{digest}: store a block's text under handles.block_text_handle of its digest")
 
 
 def _source_info(row: tuple[Any, ...]) -> SourceInfo:

@@ -360,7 +360,10 @@ class Citation:
         obj = _object(obj, path)
         if "hash" not in obj and "span_digest" in obj:
             # a store pointer's JSON (SourceStore.pointer(...).to_json()) with a block added: its
-            # digest of the span is the citation's hash
+            # digest of the span is the citation's hash; a nominal one points into a derived
+            # text (a summary), not a source: no citation (red team 12, z08)
+            if obj.get("nominal") is True:
+                raise _fail(f"{path}.nominal", "a nominal pointer points into a derived text, not a source: it cannot be a citation")
             obj = {**obj, "hash": obj["span_digest"]}
         for required in _CITATION_FIELDS:
             if required not in obj:
