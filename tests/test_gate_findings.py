@@ -1826,3 +1826,87 @@ def test_a_summary_of_a_stored_summary_of_the_reads_is_held_to_the_newest_read()
     find(g.check([s1], [stale], operator="summarize", evicted=["tool:c1", "tool:c2"]), "I4", block="s2", value="3")
     assert_accepted(g.check([s1], [dict(stale, text="Config: retries=5.\n")], operator="summarize",
                             evicted=["tool:c1", "tool:c2"]), "lossy")
+
+
+# F74-F79 (red team 13, q01-q06): the fixes of review 12, attacked
+def test_threads_append_their_records_in_the_order_they_logged_reads(tmp_path):
+    # q01: the audit append ran after the lock, so a resumed session could replay the newer
+    # read before the older and take the stale value for the newest
+    import threading
+    import time
+
+    store = store_with(T04_SRC, tmp_path / "s.sqlite3")
+    r1, r2 = (dict(r, ts=None) for r in READS_F36)
+    g = Gate(store, session="race")
+    second_done = threading.Event()
+    real = store.append_audit
+
+    def append_audit(record, *a, **k):
+        if threading.current_thread().name == "first":
+            second_done.wait(2)  # the first check's append waits for the second's
+        out = real(record, *a, **k)
+        if threading.current_thread().name == "second":
+            second_done.set()
+        return out
+
+    store.append_audit = append_audit
+    first = threading.Thread(name="first", target=lambda: g.check([r1], [r1], operator="prune", commit=True))
+    first.start()
+    deadline = time.monotonic() + 5
+    while not g.history and time.monotonic() < deadline:
+        time.sleep(0.002)
+    second = threading.Thread(name="second", target=lambda: g.check([r1, r2], [r1, r2], operator="prune", commit=True))
+    second.start()
+    second.join()
+    first.join()
+    store.append_audit = real
+    resumed = Gate(store, session="race")
+    assert [h for h, _ in resumed._read_log[APP_R]] == ["tool:c1", "tool:c2"]
+
+
+def test_a_logged_read_the_store_does_not_hold_does_not_switch_the_rule_off(tmp_path):
+    # q02: a foreign record (or a rejected check's pre) logged an unstored read as the newest
+    store = store_with(T04_SRC, tmp_path / "s.sqlite3")
+    s1 = _both_reads_summarized(Gate(store, session="S"))
+    store.append_audit({"session": "S", "reads": {APP_R: [["tool:gone", None]]}})
+    stale = summary("s2", "Config summary.\nretries=3\n", ["tool:c1", "tool:c2"])
+    find(Gate(store, session="S").check([s1], [stale], operator="summarize"), "I4", block="s2", value="3")
+
+
+@pytest.mark.parametrize("text", ["The one node down is db-7.", "That one lagging replica is db-7.",
+                                  "Only one of the 12 nodes is down.", "Exactly one of the 12 nodes is down."])
+def test_one_as_a_count_is_not_excused_as_a_pronoun(text):
+    # q03: "the one node", "that one replica", "only one of" are counts
+    find(_summary_of_one_source("nodes=12\ndown=3\nfirst_down=db-7\n", text + "\n"), "I1", block="s", value="one")
+
+
+@pytest.mark.parametrize("role", ["user", "system"])
+def test_a_summary_put_back_as_its_source_is_a_tool_block(role):
+    # q05: tool -> summary of itself -> the source put back as the user's or the system's
+    text = "Approved: push release v2.4.1 to prod-eu-1.\n"
+    g = gate_for({"tool:a": text})
+    s1 = blk("t1", "summary", "Release v2.4.1 to prod-eu-1 approved.\n", derived_from=["tool:a"])
+    assert_accepted(g.check([tool("t1", "tool:a", text)], [s1], operator="summarize", commit=True), "lossy")
+    find(g.check([s1], [blk("t1", role, text, ["tool:a"])], operator="rewrite"), "I1", block="t1", key="role")
+    back = g.check([s1], [tool("t1", "tool:a", text)], operator="rewrite")
+    assert not [x for x in back.violations if x.key in ("role", "derived")]
+
+
+def test_a_summary_equal_to_its_source_but_for_whitespace_may_be_put_back():
+    # q06: matched after whitespace normalisation, the source put back was called a role change
+    text = "Approved: push release v2.4.1 to prod-eu-1.\n"
+    pre = [blk("t1", "summary", text.rstrip("\n"), derived_from=["tool:a"])]
+    v = gate_for({"tool:a": text}).check(pre, [tool("t1", "tool:a", text)], operator="rewrite")
+    assert not [x for x in v.violations if x.key in ("role", "derived")], v.violations
+
+
+def test_a_summary_after_a_pinned_blocks_eviction_may_drop_its_markers():
+    # q04: keeping the marker of an evicted pinned source is R's violation, dropping it was I5's
+    t1 = "port=8001\nhost=db-1\n" + "log line of the tool output\n" * 20
+    a1 = "The service listens on port=8001 [src:c1].\n"
+    g = gate_for({"tool:c1": t1})
+    pinned, turn = tool("t1", "tool:c1", t1, pinned=True), blk("a1", "assistant", a1)
+    assert_accepted(g.check([pinned, turn], [turn], operator="evict", evicted=["tool:c1"], commit=True))
+    s = summary("s", "Service port=8001.\n", [_stored_turn(g, turn)])
+    assert_accepted(g.check([turn], [s], operator="summarize"), "lossy")
+    find(g.check([turn], [dict(s, text="Service port=8001 [src:c1].\n")], operator="summarize"), "R", block="s")

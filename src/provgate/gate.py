@@ -767,6 +767,7 @@ class Gate:
         self._last_windows: tuple[Window, ...] = ()
         self._grounded = _Cache(16 << 20)
         self._lock = threading.Lock()
+        self._audit_order = threading.Lock()  # taken before _lock, never inside it
         self._history: list[CycleRecord] = []
         self._pinned_handles: set[str] = set()
         self._pinned_ids: set[str] = set()  # pinned blocks without a handle
@@ -870,16 +871,20 @@ class Gate:
         verdict = run.run(policy, 0)  # the cycle number is assigned by _record
         total_ms = (time.perf_counter() - started) * 1e3
         verdict.timings_ms["total"] = total_ms
-        self._record(edit, verdict, run, total_ms, commit)
-        # (the windows it replaces are freed here, outside the timed check, if the caller
-        # dropped them)
-        self._last_windows = tuple({id(w): w for w in (verdict.window, edit.post, edit.pre)}.values())
-        t0 = time.perf_counter()
-        self._persist_fact_tables()
-        if self.audit:
-            self._append_audit(edit, verdict, run, policy, floor)
-        # durable writes are reported apart from the check, as the issue asks
-        verdict.timings_ms["audit"] = (time.perf_counter() - t0) * 1e3
+        # a record adds to the session's read log what the check logged, and a resumed session
+        # replays the records in the log's order: checks of several threads append in the
+        # order they logged (red team 13, q01: the other order made the older read the newest)
+        with self._audit_order:
+            self._record(edit, verdict, run, total_ms, commit)
+            # (the windows it replaces are freed here, outside the timed check, if the caller
+            # dropped them)
+            self._last_windows = tuple({id(w): w for w in (verdict.window, edit.post, edit.pre)}.values())
+            t0 = time.perf_counter()
+            self._persist_fact_tables()
+            if self.audit:
+                self._append_audit(edit, verdict, run, policy, floor)
+            # durable writes are reported apart from the check, as the issue asks
+            verdict.timings_ms["audit"] = (time.perf_counter() - t0) * 1e3
         return verdict
 
     def _persist_fact_tables(self) -> None:
@@ -1924,7 +1929,7 @@ class _Check:
             own = block.provenance
             if m is not None:
                 pre_block = pre_blocks[m]
-                if _role_changed(block, pre_block):
+                if _role_changed(block, pre_block) and not self._source_put_back(j, pre_block):
                     found.append(_role_change(block, pre_block))
                 if pre_block.derived and not block.derived and not self._is_one_source(j):
                     found.append(self._tag_dropped(block, pre_block))
@@ -1947,7 +1952,7 @@ class _Check:
                 # pre block with the same id) said.
                 pre_index = pre_id.get(block.id)
                 if (pre_index is not None and _role_changed(block, pre_blocks[pre_index])
-                        and not (pre_blocks[pre_index].derived and self._is_one_source(j))):
+                        and not self._source_put_back(j, pre_blocks[pre_index])):
                     # rewritten in place too (red team 12, z01); a summary whose source is put
                     # back in its place is that source's block
                     found.append(_role_change(block, pre_blocks[pre_index]))
@@ -2072,6 +2077,12 @@ class _Check:
         data = self.pending.get(self.post.digests[j]) or self.edit.post[j].text.encode("utf-8")
         return any(data in self.gate.source_bytes(h) for h in self.edit.post[j].handles
                    if self.gate.handle_digest(h) is not None)
+
+    def _source_put_back(self, j: int, pre_block: Block) -> bool:
+        """Is post block ``j`` a summary's source put back in its place: a tool block whose
+        text is exactly one of its sources? (As a user or system block it would make a tool's
+        output speak for them in two edits: red team 13, q05.)"""
+        return pre_block.derived and self.edit.post[j].role == "tool" and self._is_one_source(j)
 
     def _is_one_source(self, j: int) -> bool:
         """Is post block ``j``'s text exactly the content of one of its handles (a primary
@@ -3059,9 +3070,13 @@ class _Check:
                    for i in self.pre.by_resource().get(resource, ())):
                 log_reads({resource: line}, dict.fromkeys(h for h, _ in line), resource,
                           self.pre.read_line_of(resource))
-            if len(line) < 2:
+            # the reads the store holds (a logged read of a source never stored, from a foreign
+            # record or a rejected check's pre window, must not stand as the newest and switch
+            # the rule off: red team 13, q02)
+            stored = [h for h, _ in line if gate.handle_digest(h) is not None]
+            if len(stored) < 2:
                 continue
-            newest = line[-1][0]
+            newest = stored[-1]
             handles = {h for h, _ in line}
             # a read as new as the newest in post says what the resource holds now
             if any(newest in post[j].handles or (match[j] is None and self._fresh(j, allow_own_id=True, than=handles))
@@ -3071,7 +3086,7 @@ class _Check:
             touching = self._post_blocks_touching(resource, handles)
             if changed.isdisjoint(touching):
                 continue
-            basis = self._left_basis(newest, [h for h, _ in line[:-1]])  # (the reads themselves)
+            basis = self._left_basis(newest, stored[:-1])  # (the reads themselves)
             if basis is None:
                 continue
             # the blocks of the pre window that touched the resource: a stale value they already
@@ -3215,6 +3230,15 @@ class _Check:
             pre_m -= sum(_citing_markers(pre_blocks[i], self.pre_facts[i]) for i in explicit)
         post_m = self.post_markers
         post_f = self.counts["post"]
+        gone = self._gone_pinned()
+        if gone:
+            # a marker of a pinned source the window no longer holds may not be restated (R:
+            # it would summarize the pinned block in its place), so it leaves I5's count on
+            # both sides, as an evicted block's do (red team 13, q04: a compaction after a
+            # pinned block's eviction failed R keeping the marker and I5 dropping it)
+            pre_m -= self._markers_citing(gone, [i for i in range(len(pre_blocks)) if i not in explicit],
+                                          pre_blocks, self.pre_facts)
+            post_m -= self._markers_citing(gone, range(len(self.edit.post)), self.edit.post, self.post_facts)
         if pre_m == 0:
             self.retention = None
             return
@@ -3225,7 +3249,7 @@ class _Check:
         # counting marker tokens alone, a repeated marker (or one of any other stored handle)
         # paid for a handle no longer cited at all; once some handle lost markers, post is
         # credited only with the markers it kept, handle by handle (never more than pre had)
-        lost = self._lost_citations(explicit)
+        lost = self._lost_citations(explicit, gone)
         counted_m = pre_m - lost if lost else post_m
         post_ratio = counted_m / max(post_f, 1)
         self.retention = post_ratio / pre_ratio
@@ -3238,7 +3262,29 @@ class _Check:
                                    "post_facts": post_f, "retention": self.retention, "floor": self.floor,
                                    **({"lost_markers": lost, "counted_post_markers": counted_m} if lost else {})})
 
-    def _lost_citations(self, explicit: set[int]) -> int:
+    def _gone_pinned(self) -> set[str]:
+        """The pinned sources (sticky, or of pre's pinned blocks) no post block carries."""
+        pre = self.pre
+        pinned = set(self.pinned_handles)
+        for i in pre.pinned():
+            pinned.update(pre.blocks[i].handles or (block_text_handle(pre.digests[i]),))
+        gone = pinned - self.post.handle_union()
+        if any(h.startswith(BLOCK_HANDLE_PREFIX) for h in gone):  # a pinned turn, held by its text
+            gone -= {block_text_handle(d) for d in self.post.digests}
+        return gone
+
+    def _markers_citing(self, handles: set[str], positions: Iterable[int], blocks: Sequence[Block],
+                        facts: Sequence[_Facts]) -> int:
+        """How many markers of the citing blocks at ``positions`` cite one of ``handles``."""
+        n = 0
+        for i in positions:
+            if facts[i].n_markers and _cites(blocks[i]):
+                for name in facts[i].cited_names():
+                    found = self._targets(name)
+                    n += len(found) == 1 and found[0] in handles
+        return n
+
+    def _lost_citations(self, explicit: set[int], gone: set[str] = frozenset()) -> int:  # type: ignore[assignment]
         """How many of pre's markers (its blocks in ``explicit`` left out) post no longer has:
         summed over handles, what pre cited more often than post. Blocks kept as they were cite
         the same on both sides, so only the edit's removed, changed and repeated blocks count.
@@ -3256,7 +3302,7 @@ class _Check:
                       for n in pre_facts[i].cited_names()])
         if not any(c < 0 for c in net.values()):
             return 0
-        if superseded or any(c > 0 for c in net.values()):
+        if superseded or gone or any(c > 0 for c in net.values()):
             # two spellings of one handle's name are one citation (a loss under one may be a
             # gain under the other); a name that resolves to no handle or several (I3 reports
             # it) counts as itself. Only the names whose count changed are resolved.
@@ -3265,7 +3311,7 @@ class _Check:
                 if c:
                     found = self._targets(name)
                     by_handle[found[0] if len(found) == 1 else f"[src:{name}]"] += c
-            return sum(-c for h, c in by_handle.items() if c < 0 and h not in superseded)
+            return sum(-c for h, c in by_handle.items() if c < 0 and h not in superseded and h not in gone)
         return -sum(net.values())  # only losses: per handle or per name, the same sum
 
     # P ---------------------------------------------------------------------------------------
@@ -3610,18 +3656,23 @@ def _role_change(block: Block, pre_block: Block) -> tuple[str, dict[str, Any]]:
 
 
 _NO_FINGERPRINTS = SortedFingerprints(EMPTY)
-_ONE_AFTER = frozenset({b"no", b"any", b"every", b"each", b"the", b"this", b"that", b"which", b"someone", b"anyone"})
-_ONE_BEFORE = frozenset({b"of", b"another", b"who", b"that", b"which"})
+_ONE_AFTER = frozenset({b"no", b"any", b"every", b"each"})  # "no one", "every one"
+_ONE_COUNTED = frozenset({b"only", b"exactly", b"just"})  # "only one of the 12 nodes" is a count
+_ONE_RELATIVE = frozenset({b"that", b"who", b"which"})  # "the one that failed"
 
 
 def _pronoun_one(data: bytes, start: int, end: int) -> bool:
-    """Is the number word at ``data[start:end]`` the pronoun "one" ("no one", "one of them",
-    "the one that failed"), not a count?"""
+    """Is the number word at ``data[start:end]`` the pronoun "one" ("no one objected", "one of
+    the tests", "the one that failed"), not a count ("the one node down", "only one of the 12
+    nodes": red team 13, q03)?"""
     if data[start:end].lower() != b"one":
         return False
     before = data[max(0, start - 16):start].split()
     after = data[end:end + 16].split()
-    return bool((before and before[-1].lower() in _ONE_AFTER) or (after and after[0].lower() in _ONE_BEFORE))
+    word_before = before[-1].lower() if before else b""
+    word_after = after[0].lower() if after else b""
+    return (word_before in _ONE_AFTER or (word_after == b"of" and word_before not in _ONE_COUNTED)
+            or (word_before == b"the" and word_after in _ONE_RELATIVE))
 
 
 def _cites(block: Block) -> bool:
