@@ -736,3 +736,35 @@ def test_the_summarizer_reads_each_block_apart():
     assert result.verdict.accepted
     assert seen and all("count=123" not in t for t in seen)
     assert any("count=12\n" in t for t in seen)
+
+
+@pytest.mark.parametrize("when", ["this pass", "an earlier pass"])
+def test_a_summary_is_told_not_to_keep_markers_of_pinned_sources_that_leave(when):
+    # red team 13, q04: a summary keeping the marker of a pinned source the window no longer
+    # holds restates it (R), so the request withholds it and its markers leave it out
+    from provgate import Gate, SourceStore, compact
+    from provgate.window import Block as B
+
+    tool_text = "port=8001\nhost=db-1\n" + "log line of the tool output\n" * 20
+    turn = "The service listens on port=8001 [src:c1] and host=db-1 [src:c2].\n" + "I will continue. " * 80
+    store = SourceStore(":memory:")
+    store.put("tool:c1", tool_text)
+    store.put("tool:c2", "host=db-1\n")
+    gate = Gate(store)
+    window = [B("t1", "tool", tool_text, ("tool:c1",), False, (), True, None, None),
+              B("a1", "assistant", turn, (), False, (), False, None, None),
+              B("u1", "user", "Thanks. " + "Please go on carefully. " * 40, (), False, (), False, None, None)]
+    if when == "an earlier pass":
+        assert gate.check(window, window[1:], operator="evict", evicted=["tool:c1"], commit=True).accepted
+        window = window[1:]
+    seen = []
+
+    def keeps_what_it_is_told(request):
+        seen.append(request)
+        return "Service port=8001, host=db-1 " + " ".join(f"[src:{m}]" for m in request.markers) + "\n"
+
+    result = compact(Window(window), keeps_what_it_is_told, store=store, budget_tokens=200, gate=gate,
+                     evict_pinned=(when == "this pass"))
+    assert result.verdict.accepted
+    a1_request = next(r for r in seen if any(b.id == "a1" for b in r.blocks))
+    assert a1_request.withheld == ("c1",) and "c1" not in a1_request.markers and "c2" in a1_request.markers

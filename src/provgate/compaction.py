@@ -632,12 +632,14 @@ def _cited_blocks(pointers: Any, window: Window) -> frozenset[str]:
 class SummaryRequest:
     """What the summarizer is given for one summary (see ``docs/compaction.md``).
 
-    ``blocks`` are the blocks to summarize, in window order; ``text`` is their texts
-    concatenated. The summary must be a non-empty ``str`` of at most ``max_tokens`` tokens (as
+    ``blocks`` are the blocks to summarize, in window order; ``text`` is their texts, each
+    ended by a newline and set apart by a blank line. The summary must be a non-empty ``str`` of at most ``max_tokens`` tokens (as
     counted by the plan's counter, ``counter``) and must not be the input unchanged. It will be
     a derived block whose ``derived_from`` is ``derived_from``: every fact it states must occur
     in those sources or in a source it cites with a ``[src:…]`` marker (``markers`` are the
-    marker names the input carries; keep them, or the gate's citation retention may fail).
+    marker names the input carries; keep them, or the gate's citation retention may fail;
+    ``withheld`` are the names the summary must not keep: they cite pinned sources the committed
+    window will not hold, and a summary citing one restates it in its place, R).
     ``task`` is the downstream use; under ``"reconstruction"`` no retrieval-linked block is ever
     in ``blocks``; under ``"recall"`` ``linked`` names those that are (rewrite-and-relabel).
     """
@@ -649,6 +651,7 @@ class SummaryRequest:
     derived_from: tuple[str, ...]
     linked: tuple[str, ...]
     counter: str
+    withheld: tuple[str, ...] = ()
 
     @property
     def text(self) -> str:
@@ -659,7 +662,8 @@ class SummaryRequest:
         seen: dict[str, None] = {}
         for b in self.blocks:
             for m in _MARKER.finditer(b.text):
-                seen.setdefault(m.group(1), None)
+                if m.group(1) not in self.withheld:
+                    seen.setdefault(m.group(1), None)
         return tuple(seen)
 
 
@@ -777,6 +781,19 @@ def compact(
     for bid in (*plan.pinned, *plan.preserve):
         pinned_now.update(window.get(bid).handles)  # type: ignore[union-attr]
 
+    # Marker names a summary must not keep: they cite a pinned source the committed window will
+    # not hold (evicted in this pass or an earlier one), which the gate reads as restating it
+    held = {h for bid in (*plan.pinned, *plan.preserve) if bid not in set(plan.evict)
+            for h in window.get(bid).handles}  # type: ignore[union-attr]
+    gone_pinned = (set(pin_handles) | {h for b in window if b.pinned for h in b.handles}) - held
+
+    def withheld(members: tuple[Block, ...]) -> tuple[str, ...]:
+        if not gone_pinned:
+            return ()
+        names = dict.fromkeys(m.group(1) for b in members for m in _MARKER.finditer(b.text))
+        return tuple(n for n in names if (found := gate.marker_handles(n)) and len(found) == 1
+                     and found[0] in gone_pinned)
+
     # 1. every summary, checked, before anything is written
     summaries: dict[str, tuple[SummaryGroup, str, tuple[str, ...]]] = {}
     to_store: dict[str, Block] = {}
@@ -784,7 +801,8 @@ def compact(
         members = tuple(window.get(bid) for bid in g.blocks)
         derived_from, own_texts = _derivation(members, pinned_now)  # type: ignore[arg-type]
         request = SummaryRequest(group=g.id, blocks=members, max_tokens=g.max_tokens,  # type: ignore[arg-type]
-                                 task=plan.task, derived_from=derived_from, linked=g.linked, counter=plan.counter)
+                                 task=plan.task, derived_from=derived_from, linked=g.linked, counter=plan.counter,
+                                 withheld=withheld(members))  # type: ignore[arg-type]
         text = _call_summarizer(summarize, request, counter)
         summaries[g.id] = (g, text, derived_from)
         to_store.update(own_texts)
