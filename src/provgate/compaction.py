@@ -633,8 +633,9 @@ class SummaryRequest:
     """What the summarizer is given for one summary (see ``docs/compaction.md``).
 
     ``blocks`` are the blocks to summarize, in window order; ``text`` is their texts, each
-    ended by a newline and set apart by a blank line. The summary must be a non-empty ``str`` of at most ``max_tokens`` tokens (as
-    counted by the plan's counter, ``counter``) and must not be the input unchanged. It will be
+    ended by a newline and set apart by a blank line. The summary must be a non-empty ``str``
+    of at most ``max_tokens`` tokens (as counted by the plan's counter, ``counter``) and must
+    not be the input unchanged. It will be
     a derived block whose ``derived_from`` is ``derived_from``: every fact it states must occur
     in those sources or in a source it cites with a ``[src:…]`` marker (``markers`` are the
     marker names the input carries; keep them, or the gate's citation retention may fail;
