@@ -1910,3 +1910,56 @@ def test_a_summary_after_a_pinned_blocks_eviction_may_drop_its_markers():
     s = summary("s", "Service port=8001.\n", [_stored_turn(g, turn)])
     assert_accepted(g.check([turn], [s], operator="summarize"), "lossy")
     find(g.check([turn], [dict(s, text="Service port=8001 [src:c1].\n")], operator="summarize"), "R", block="s")
+
+
+# F80-F84 (red team 14, p01-p03, p05, p06): the rules of reviews 12 and 13, attacked
+DEPLOY_A = ("Deployment log for release v2.4.1.\nStep 2: tests: 412 passed, 3 failed.\n"
+            "Step 3: rollout to prod-eu-1 paused by operator.\n")
+
+
+@pytest.mark.parametrize("operator", ["rewrite", "prune"])
+def test_a_new_primary_block_carries_its_sources_text(operator):
+    ticket = "ticket: OPS-1182\nstatus: open\n"
+    reworded = "Release v2.4.1: 412 tests passed and 3 failed; rollout to prod-eu-1 paused.\n"
+    g = gate_for({"tool:a": DEPLOY_A, "tool:b": ticket})
+    s1 = summary("s1", "Release v2.4.1: 412 tests passed, 3 failed; rollout to prod-eu-1 paused.\n", ["tool:a"])
+    t2, a1 = tool("t2", "tool:b", ticket), blk("a1", "assistant", "Checking OPS-1182 now.\n")
+    # p01: merged with a source pre carries as primary, the summary still became source text
+    merged = blk("t9", "tool", reworded + ticket, ["tool:a", "tool:b"])
+    find(g.check([s1, t2, a1], [merged, a1], operator=operator), "I1", block="t9", key="derived")
+    # p02: an assistant turn reworded under a new id, as a tool block of a source pre lacks
+    turn = blk("a9", "assistant", "Release v2.4.1: 412 passed, 3 failed; the rollout to prod-eu-1 is paused.\n")
+    find(g.check([turn, a1], [tool("t9", "tool:a", reworded), a1], operator=operator), "I1", block="t9",
+         key="derived")
+    # p03: an excerpt cut inside a number is no excerpt ("paused at 4" of "paused at 45%")
+    g.store.put("tool:c", "rollout paused at 45% by operator\n")
+    cut = tool("t8", "tool:c", "rollout paused at 4")
+    find(g.check([a1], [cut, a1], operator=operator), "I1", block="t8", key="derived")
+    # the source itself, or a whole-line excerpt of it, is its text
+    for text in (DEPLOY_A, "Step 2: tests: 412 passed, 3 failed.\n"):
+        v = g.check([a1], [tool("t7", "tool:a", text), a1], operator=operator)
+        assert not [x for x in v.violations if x.key == "derived"], v.violations
+
+
+def test_a_cited_turn_is_no_duplicate_of_a_tool_block_with_its_bytes():
+    # p05: dropped as a "duplicate" of a tool output quoting it, every citation went, at 1.0
+    a = "retries=3\ntimeout=30\nworkers=8\n"
+    x = "Config: retries=3 [src:a], timeout=30 [src:a], workers=8 [src:a].\n"
+    g = gate_for({"tool:a": a, "tool:echo2": x})
+    t1, a1, t2 = tool("t1", "tool:a", a), blk("a1", "assistant", x), tool("t2", "tool:echo2", x)
+    a2 = blk("a2", "assistant", "Next I will restart.\n")
+    for op in ("dedupe", "prune", "rewrite"):
+        find(g.check([t1, a1, t2, a2], [t1, t2, a2], operator=op), "I5")
+
+
+def test_a_resource_tag_grounds_no_number():
+    # p06: the page range of "#L1-200", or a search's "retries=5", grounded a count
+    p = "[db]\nmax_conn=100\nhost=db-1\n"
+    g = gate_for({"tool:p1": p, "tool:g1": "0 matches\n"})
+    a1 = blk("a1", "assistant", "Reading the config.\n")
+    pre = [tool("r1", "tool:p1", p, resource="file:conf/app.ini#L1-200", ts=1.0), a1]
+    s = summary("s1", "The db section allows 200 connections on db-1.\n", ["tool:p1"])
+    find(g.check(pre, [s, a1], operator="summarize"), "I1", block="s1", value="200")
+    pre = [tool("r2", "tool:g1", "0 matches\n", resource="grep:retries=5 conf/"), a1]
+    s = summary("s2", "The config retries 5 times.\n", ["tool:g1"])
+    find(g.check(pre, [s, a1], operator="summarize"), "I1", block="s2", value="5")

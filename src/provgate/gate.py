@@ -1623,6 +1623,14 @@ class _Check:
         # dropped byte-identical duplicates are not "removed" content: their text survives
         survives = self._text_survives(unused) if self.removed else None
         self.removed_content = [i for i in self.removed if not survives(pre.digests[i])]  # type: ignore[misc]
+        if len(self.removed_content) < len(self.removed):
+            # a cited turn "deduplicated" to a data block with its bytes loses its citations
+            # (markers in a tool output are data, I3/I5: red team 14, p05)
+            cited = [i for i in self.removed if _cites(pre.blocks[i]) and _MARKER_OPENER in pre.texts[i]
+                     and i not in set(self.removed_content)]
+            if cited:
+                citing = {d for d, b in zip(post.digests, post_blocks) if _cites(b)}
+                self.removed_content = sorted({*self.removed_content, *(i for i in cited if pre.digests[i] not in citing)})
         # blocks kept with the same text but other provenance, or a bad derived tag: compared as
         # (handles, derived, derived_from) natively first, then in detail where they differ
         if in_place:
@@ -1959,12 +1967,17 @@ class _Check:
                 if (pre_index is not None and pre_blocks[pre_index].derived and not block.derived
                         and not self._is_one_source(j)):
                     found.append(self._tag_dropped(block, pre_blocks[pre_index]))
-                elif pre_index is None and not block.derived and block.handles:
+                elif (pre_index is None and not lossy and not block.derived and block.handles
+                      and not self._is_excerpt_of_source(j)):
+                    # a new primary block carries its source's text (DESIGN: "primary blocks carry
+                    # source text"): not a summary reworded under a new id (red team 12 z02, red
+                    # team 14 p01), nor a turn relabelled as a tool output (p02)
                     summary_of = self._summarized_only(block)
-                    if summary_of is not None and not self._is_excerpt_of_source(j):
-                        # a summary reworded under a new id as a primary block of its sources
-                        # (red team 12, z02)
-                        found.append(self._tag_dropped(block, pre_blocks[summary_of]))
+                    found.append(self._tag_dropped(block, pre_blocks[summary_of]) if summary_of is not None else
+                                 (f"block {block.id!r} is a new primary block whose text is no excerpt of its sources "
+                                  f"{list(block.handles)}: a primary block carries its source's text",
+                                  {"block": block.id, "key": "derived", "value": "false",
+                                   "evidence": {"handles": list(block.handles)}}))
                 if lossy and not block.derived:
                     found.append((f"block {block.id!r} is new output of the lossy operator {edit.operator!r} "
                                   "but is not tagged derived", {"block": block.id, "evidence": {"operator": edit.operator}}))
@@ -2047,8 +2060,10 @@ class _Check:
         starts = np.searchsorted(owner, np.arange(len(tables) + 1))
         values = np.ascontiguousarray(np.concatenate([tables[t].fp_value[row[starts[t]:starts[t + 1]]]
                                                       for t in range(len(tables))]))
-        named = ~absent_from_all(values, sets, groups=groups, query_group=owner) & ~self._kv_rows(
-            tables, owner, row, starts)
+        # a name the tag gives: a path, a URL, an identifier; never a number (a page range
+        # "#L1-200" or a search "grep:retries=5" grounds no count: red team 14, p06)
+        kinds = np.concatenate([tables[t].kind[row[starts[t]:starts[t + 1]]] for t in range(len(tables))])
+        named = ~absent_from_all(values, sets, groups=groups, query_group=owner) & np.isin(kinds, _NAME_KINDS)
         if named.any():
             self._by_resource_name.update(requests[t][0] for t in np.unique(owner[named]).tolist())
             owner, row = owner[~named], row[~named]
@@ -2061,22 +2076,23 @@ class _Check:
                                for t in range(len(tables))]) if owner.size else np.zeros(0, dtype=np.bool_)
 
     def _summarized_only(self, block: Block) -> int | None:
-        """A pre derived block whose derived_from holds one of ``block``'s handles, when no
-        pre primary block carries any of them (pre held those sources only as a summary)."""
+        """A pre derived block whose derived_from holds one of ``block``'s handles that no pre
+        primary block carries (pre held that source only as a summary)."""
         holders, pre_blocks = self.pre.by_provenance(), self.pre.blocks
-        found = None
         for h in block.handles:
-            for i in holders.get(h, ()):
-                if not pre_blocks[i].derived:
-                    return None
-                found = i if found is None else found
-        return found
+            held = holders.get(h, ())
+            if held and all(pre_blocks[i].derived for i in held):
+                return held[0]
+        return None
 
     def _is_excerpt_of_source(self, j: int) -> bool:
-        """Is post block ``j``'s text a byte-exact excerpt of one of its sources?"""
+        """Is post block ``j``'s text a byte-exact excerpt of one of its sources, cut at token
+        boundaries ("paused at 4" is no excerpt of "paused at 45%": red team 14, p03)?"""
+        known = [h for h in self.edit.post[j].handles if h in self.gate._handle_digest]  # (I3 looked them up)
+        if not known:
+            return True  # no source to compare with: I3 reports each handle
         data = self.pending.get(self.post.digests[j]) or self.edit.post[j].text.encode("utf-8")
-        return any(data in self.gate.source_bytes(h) for h in self.edit.post[j].handles
-                   if self.gate.handle_digest(h) is not None)
+        return any(_bounded_in(data, self.gate.source_bytes(h)) for h in known)
 
     def _source_put_back(self, j: int, pre_block: Block) -> bool:
         """Is post block ``j`` a summary's source put back in its place: a tool block whose
@@ -3639,6 +3655,21 @@ def log_reads(log: dict[str, list[tuple[str, float | None]]], read_of: dict[str,
     return added
 
 
+def _bounded_in(part: bytes, whole: bytes) -> bool:
+    """Does ``part`` occur in ``whole`` where it does not cut a word or number in two?"""
+    if not part:
+        return False
+    at = whole.find(part)
+    while at >= 0:
+        end = at + len(part)
+        cut_start = at > 0 and whole[at - 1:at].isalnum() and part[:1].isalnum()
+        cut_end = end < len(whole) and whole[end:end + 1].isalnum() and part[-1:].isalnum()
+        if not cut_start and not cut_end:
+            return True
+        at = whole.find(part, at + 1)
+    return False
+
+
 def _role_changed(block: Block, pre_block: Block) -> bool:
     """Does a block kept or rewritten under its id say it was said by another than its pre
     version? (Only a turn made a summary of itself, tagged derived, may.)"""
@@ -3656,6 +3687,7 @@ def _role_change(block: Block, pre_block: Block) -> tuple[str, dict[str, Any]]:
 
 
 _NO_FINGERPRINTS = SortedFingerprints(EMPTY)
+_NAME_KINDS = np.array([int(Kind.PATH), int(Kind.URL), int(Kind.IDENTIFIER)], dtype=np.uint8)
 _ONE_AFTER = frozenset({b"no", b"any", b"every", b"each"})  # "no one", "every one"
 _ONE_COUNTED = frozenset({b"only", b"exactly", b"just"})  # "only one of the 12 nodes" is a count
 _ONE_RELATIVE = frozenset({b"that", b"who", b"which"})  # "the one that failed"
