@@ -1974,8 +1974,8 @@ class _Check:
                     # team 14 p01), nor a turn relabelled as a tool output (p02)
                     summary_of = self._summarized_only(block)
                     found.append(self._tag_dropped(block, pre_blocks[summary_of]) if summary_of is not None else
-                                 (f"block {block.id!r} is a new primary block whose text is no excerpt of its sources "
-                                  f"{list(block.handles)}: a primary block carries its source's text",
+                                 ((f"block {block.id!r} is a new primary block whose text is no excerpt of its sources "
+                                   f"{list(block.handles)}: a primary block carries its source's text"),
                                   {"block": block.id, "key": "derived", "value": "false",
                                    "evidence": {"handles": list(block.handles)}}))
                 if lossy and not block.derived:
