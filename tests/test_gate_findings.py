@@ -1963,3 +1963,76 @@ def test_a_resource_tag_grounds_no_number():
     pre = [tool("r2", "tool:g1", "0 matches\n", resource="grep:retries=5 conf/"), a1]
     s = summary("s2", "The config retries 5 times.\n", ["tool:g1"])
     find(g.check(pre, [s, a1], operator="summarize"), "I1", block="s2", value="5")
+
+
+# F85-F88 (red team 14, p04, p07-p09): the four findings its first round left open
+def test_a_superseded_handles_markers_are_replaced_only_by_the_superseding_blocks():
+    # p04: stripping a superseded read's markers failed I5 alone, and passed with one extra
+    # marker of an unrelated source: the edge said the stripped citations were "not lost"
+    r1t, r2t, c = "port=80\nhost=web-1\n", "port=8080\nhost=web-1\n", "retries=3\ntimeout=30\n"
+    g = gate_for({"tool:a": r1t, "tool:b": r2t, "tool:c": c})
+    r1 = tool("r1", "tool:a", r1t, resource="file:app.ini", ts=1.0)
+    r2 = tool("r2", "tool:b", r2t, resource="file:app.ini", ts=2.0)
+    t3 = tool("t3", "tool:c", c)
+    a1 = blk("a1", "assistant", "The app listens on host web-1 [src:a] [src:a].\n")
+    a2 = blk("a2", "assistant", "Retries are 3 [src:c] and timeout 30 [src:c].\n")
+    pre, edge = [r1, r2, t3, a1, a2], [{"block": "r2", "handle": "tool:a"}]
+    stripped = blk("a1", "assistant", "The app listens on host web-1.\n")
+    padded = blk("a2", "assistant", "Retries are 3 [src:c] and timeout 30 [src:c] [src:c] [src:c].\n")
+    for post in ([r2, t3, stripped, a2], [r2, t3, stripped, padded]):
+        assert find(g.check(pre, post, operator="rewrite", supersedes=edge), "I5").evidence["retention"] < 0.95
+    # citing the superseding read instead is what the edge declares
+    recited = blk("a1", "assistant", "The app listens on host web-1 [src:b] [src:b].\n")
+    assert_accepted(g.check(pre, [r2, t3, recited, a2], operator="rewrite", supersedes=edge), "lossless")
+
+
+@pytest.mark.parametrize("source", [
+    "server:\n  host: web-1\n  port: 8080\ndb:\n  port: 5432\n",
+    '{"server": {"host": "web-1", "port": 8080}, "db": {"port": 5432}}\n',
+    "[server]\nhost = web-1\nport = 8080\n\n[db]\nport = 5432\n",
+])
+def test_a_dotted_key_is_grounded_where_the_source_nests_it(source):
+    # p07: "server.port=8080" restating nested YAML/JSON was refused where "port=8080" passed
+    g = gate_for({"tool:a": source})
+    pre = [tool("t1", "tool:a", source), blk("a1", "assistant", "Reading the config.\n")]
+
+    def check(text):
+        return g.check(pre, [summary("s", text, ["tool:a"]), pre[1]], operator="summarize")
+
+    assert_accepted(check("The service is server.port=8080 on server.host=web-1, db.port=5432.\n"), "lossy")
+    # the leaf pair under another key, or another value under the right one: fabricated
+    find(check("Ports: db.port=8080.\n"), "I1", block="s", key="db.port", value="8080")
+    find(check("Ports: server.port=5432.\n"), "I1", block="s", key="server.port", value="5432")
+    find(check("Ports: cache.port=8080.\n"), "I1", block="s", key="cache.port")
+
+
+def test_a_summary_replaced_by_its_source_keeps_its_citations_of_it():
+    # p08: a summary put back as the source it cites lost its markers of that source (I5)
+    a = "retries=3\ntimeout=30\n"
+    g = gate_for({"tool:a": a, "tool:c": "x=1\n", "tool:d": "y=2\n"})
+    s = summary("s1", "retries=3 [src:a]\ntimeout=30 [src:a]\n", ["tool:a"])
+    a1 = blk("a1", "assistant", "Next: restart, x=1 [src:c].\n")
+    for back in (tool("s1", "tool:a", a), tool("t1", "tool:a", a)):
+        assert_accepted(g.check([s, a1], [back, a1], operator="rewrite"), "lossless")
+    # only the source the markers cite: another source put back pays for nothing
+    other = summary("s2", "retries=3 [src:a]\ny=2 [src:d]\n", ["tool:a", "tool:d"])
+    find(g.check([other, a1], [tool("s2", "tool:d", "y=2\n"), blk("a1", "assistant", "retries=3. Next: restart, x=1 [src:c].\n")],
+                 operator="rewrite"), "I5")
+
+
+def test_a_pages_line_numbers_are_its_name():
+    # p09: the page range of "file:conf/app.ini#L1-200" (the tag docs/gate.md asks a paged
+    # read to carry) grounded no line number: "lines 1-200" was a fabricated fact
+    p = "[db]\nmax_conn=100\nhost=db-1\n"
+    g = gate_for({"tool:p1": p})
+    a1 = blk("a1", "assistant", "Reading the config.\n")
+    pre = [tool("r1", "tool:p1", p, resource="file:conf/app.ini#L1-200", ts=1.0), a1]
+
+    def check(text):
+        return g.check(pre, [summary("s1", text, ["tool:p1"]), a1], operator="summarize")
+
+    for text in ("Lines 1-200 of conf/app.ini: max_conn=100 on db-1.\n", "lines 1 to 200 of conf/app.ini\n",
+                 "L1-L200 hold the db section.\n"):
+        assert_accepted(check(text), "lossy")
+    find(check("Lines 1-300 of conf/app.ini.\n"), "I1", block="s1", value="300")
+    find(check("The db section allows 200 connections on db-1.\n"), "I1", block="s1", value="200")  # p06 still

@@ -29,6 +29,7 @@ import functools
 import hmac
 import json
 import math
+import re
 import threading
 import time
 import uuid
@@ -85,6 +86,7 @@ from provgate.facts import (
 )
 from provgate.fingerprints import EMPTY, FingerprintSet
 from provgate.handles import BLOCK_HANDLE_PREFIX, block_text_handle, check_handle
+from provgate.nesting import enclosing_keys, path_encloses
 from provgate.pointers import Pointer
 from provgate.verdict import Verdict, Violation
 from provgate.window import (
@@ -2037,6 +2039,7 @@ class _Check:
         pre = self.pre
         holders, blocks = pre.by_provenance(), pre.blocks
         sets: list[SortedFingerprints] = []
+        pages: list[frozenset[str]] = []  # the line numbers of each tag's page ("#L1-200")
         index: dict[str, int] = {}
         groups: list[list[int]] = []
         for _, _, handles, _ in requests:
@@ -2051,6 +2054,7 @@ class _Check:
                         name = resource.partition(":")[2] or resource
                         inner = extract(b"x " + name.encode("utf-8", "surrogatepass") + b"\n")
                         k = index[resource] = len(sets)
+                        pages.append(_page_numbers(resource))
                         sets.append(SortedFingerprints(unique_counts(np.concatenate([inner.fp_value, inner.fp_fact]))[0]))
                     if k not in group:
                         group.append(k)
@@ -2064,6 +2068,18 @@ class _Check:
         # "#L1-200" or a search "grep:retries=5" grounds no count: red team 14, p06)
         kinds = np.concatenate([tables[t].kind[row[starts[t]:starts[t + 1]]] for t in range(len(tables))])
         named = ~absent_from_all(values, sets, groups=groups, query_group=owner) & np.isin(kinds, _NAME_KINDS)
+        # ...but a line number of the read's page ("lines 1-200" of "file:conf/app.ini#L1-200",
+        # the tag docs/gate.md asks paged reads to carry) is the page's name (red team 14, p09)
+        for n in np.flatnonzero(((kinds == _KIND_NUMBER) | (kinds == _KIND_IDENTIFIER)) & ~named).tolist():
+            t, r = int(owner[n]), int(row[n])
+            table = tables[t]
+            value = table.value_bytes(r).decode("utf-8", "replace")
+            if kinds[n] == _KIND_IDENTIFIER:  # "L40", "L1-L200"
+                value = value[1:] if len(value) > 1 and value[0] == "L" and value[1:].isdigit() else ""
+            elif not _line_reference(table.data, int(table.start[r])):
+                continue
+            if value:
+                named[n] = any(value in pages[k] for k in groups[t])
         if named.any():
             self._by_resource_name.update(requests[t][0] for t in np.unique(owner[named]).tolist())
             owner, row = owner[~named], row[~named]
@@ -2103,12 +2119,42 @@ class _Check:
     def _is_one_source(self, j: int) -> bool:
         """Is post block ``j``'s text exactly the content of one of its handles (a primary
         block that is its source: a summary replaced by the source it summarized)?"""
+        return bool(self._sources_it_is(j))
+
+    def _sources_it_is(self, j: int) -> list[str]:
+        """The handles of post block ``j`` whose stored content is exactly its text."""
         digest = self.post.digests[j]
+        found = []
         for h in self.edit.post[j].handles:
             stored = self.gate.handle_digest(h)
             if stored is not None and _digest_key(stored) == digest:
-                return True
-        return False
+                found.append(h)
+        return found
+
+    def _restored_citations(self, explicit: set[int]) -> Counter[str]:
+        """The markers (by name as written) of removed summaries that cite a source the edit
+        puts back whole as a tool block: the block IS the cited text, the strongest citation
+        there is, so I5 counts those markers as kept (red team 14, p08: a summary replaced by
+        its source lost its markers of that source and failed I5)."""
+        restored: Counter[str] = Counter()
+        pre_blocks, pre_facts, post_blocks = self.pre.blocks, self.pre_facts, self.edit.post
+        summaries = [i for i in self.removed
+                     if i not in explicit and pre_blocks[i].derived and pre_facts[i].n_markers]
+        summarized = {h for i in summaries for h in pre_blocks[i].derived_from}
+        if not summarized:
+            return restored
+        back = {h for j in self.changed
+                if post_blocks[j].role == "tool" and not post_blocks[j].derived and not summarized.isdisjoint(post_blocks[j].handles)
+                for h in self._sources_it_is(j)}
+        for i in summaries:
+            block = pre_blocks[i]
+            if back.isdisjoint(block.derived_from):
+                continue
+            for name in pre_facts[i].cited_names():
+                found = self._targets(name)
+                if len(found) == 1 and found[0] in back and found[0] in block.derived_from:
+                    restored[name] += 1
+        return restored
 
     @staticmethod
     def _tag_dropped(block: Block, pre_block: Block) -> tuple[str, dict[str, Any]]:
@@ -2201,6 +2247,9 @@ class _Check:
                 starts = np.searchsorted(owner, np.arange(len(tables) + 1))
         if owner.size:
             owner, row = self._ground_in_resource_names(requests, tables, owner, row)
+            starts = np.searchsorted(owner, np.arange(len(tables) + 1))
+        if owner.size:
+            owner, row = _ground_nested_keys(tables, [x.table for x in texts], groups, owner, row)
             starts = np.searchsorted(owner, np.arange(len(tables) + 1))
         bounds, rows = starts.tolist(), row.tolist()
         out = [tuple(rows[bounds[t]:bounds[t + 1]]) for t in range(len(tables))]
@@ -3244,7 +3293,8 @@ class _Check:
         if explicit:
             pre_f -= sum(self.pre_facts[i].n_facts for i in explicit)
             pre_m -= sum(_citing_markers(pre_blocks[i], self.pre_facts[i]) for i in explicit)
-        post_m = self.post_markers
+        restored = self._restored_citations(explicit)
+        post_m = self.post_markers + sum(restored.values())
         post_f = self.counts["post"]
         gone = self._gone_pinned()
         if gone:
@@ -3265,7 +3315,7 @@ class _Check:
         # counting marker tokens alone, a repeated marker (or one of any other stored handle)
         # paid for a handle no longer cited at all; once some handle lost markers, post is
         # credited only with the markers it kept, handle by handle (never more than pre had)
-        lost = self._lost_citations(explicit, gone)
+        lost = self._lost_citations(explicit, gone, restored)
         counted_m = pre_m - lost if lost else post_m
         post_ratio = counted_m / max(post_f, 1)
         self.retention = post_ratio / pre_ratio
@@ -3300,7 +3350,8 @@ class _Check:
                     n += len(found) == 1 and found[0] in handles
         return n
 
-    def _lost_citations(self, explicit: set[int], gone: set[str] = frozenset()) -> int:  # type: ignore[assignment]
+    def _lost_citations(self, explicit: set[int], gone: set[str] = frozenset(),  # type: ignore[assignment]
+                        restored: Counter[str] | None = None) -> int:
         """How many of pre's markers (its blocks in ``explicit`` left out) post no longer has:
         summed over handles, what pre cited more often than post. Blocks kept as they were cite
         the same on both sides, so only the edit's removed, changed and repeated blocks count.
@@ -3316,6 +3367,8 @@ class _Check:
         net = Counter([n for b, facts in added if facts.n_markers and _cites(b) for n in facts.cited_names()])
         net.subtract([n for i in self.removed if i not in explicit and pre_facts[i].n_markers and _cites(pre_blocks[i])
                       for n in pre_facts[i].cited_names()])
+        if restored:
+            net.update(restored)
         if not any(c < 0 for c in net.values()):
             return 0
         if superseded or gone or any(c > 0 for c in net.values()):
@@ -3327,8 +3380,46 @@ class _Check:
                 if c:
                     found = self._targets(name)
                     by_handle[found[0] if len(found) == 1 else f"[src:{name}]"] += c
-            return sum(-c for h, c in by_handle.items() if c < 0 and h not in superseded and h not in gone)
+            lost = sum(-c for h, c in by_handle.items() if c < 0 and h not in superseded and h not in gone)
+            if superseded:
+                lost += self._unreplaced(by_handle, superseded, gone)
+            return lost
         return -sum(net.values())  # only losses: per handle or per name, the same sum
+
+    def _stands_for(self, j: int | None) -> list[str]:
+        """The handles post block ``j`` stands for: its provenance, then what its markers cite."""
+        if j is None:
+            return []
+        block, facts = self.edit.post[j], self.post_facts[j]
+        out = list(block.provenance)
+        if facts.n_markers:
+            for name in facts.cited_names():
+                found = self._targets(name)
+                if len(found) == 1 and found[0] not in out:
+                    out.append(found[0])
+        return out
+
+    def _unreplaced(self, by_handle: Counter[str], superseded: dict[str, str], gone: set[str]) -> int:
+        """How many of the superseded handles' lost markers no marker of the block superseding
+        them replaces. The edge says which block stands for the source; a marker of any other
+        handle gained elsewhere pays for nothing (red team 14, p04: stripping a superseded
+        read's markers passed I5 with one extra marker of an unrelated source, and failed
+        without it). Each gained marker pays for one lost marker, once."""
+        id_pos = self.post.id_pos()
+        spare = {h: c for h, c in by_handle.items() if c > 0}
+        unpaid = 0
+        for h, c in by_handle.items():
+            if c >= 0 or h not in superseded or h in gone:
+                continue
+            owed = -c
+            j = id_pos.get(superseded[h])
+            for n in self._stands_for(j):
+                paid = min(owed, spare.get(n, 0))
+                if paid:
+                    spare[n] -= paid
+                    owed -= paid
+            unpaid += owed
+        return unpaid
 
     # P ---------------------------------------------------------------------------------------
 
@@ -3691,6 +3782,54 @@ _NAME_KINDS = np.array([int(Kind.PATH), int(Kind.URL), int(Kind.IDENTIFIER)], dt
 _ONE_AFTER = frozenset({b"no", b"any", b"every", b"each"})  # "no one", "every one"
 _ONE_COUNTED = frozenset({b"only", b"exactly", b"just"})  # "only one of the 12 nodes" is a count
 _ONE_RELATIVE = frozenset({b"that", b"who", b"which"})  # "the one that failed"
+
+
+def _ground_nested_keys(tables: list[FactTable], sources: list[FactTable], groups: list[list[int]],
+                        owner: np.ndarray, row: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The (owner, row) pairs left once a dotted key=value fact is looked up as a nested one:
+    ``server.port=8080`` is grounded by ``port: 8080`` under ``server:`` (YAML), ``"server":
+    {"port": 8080}`` (JSON) or ``[server]`` ``port=8080`` (INI, TOML), and by nothing else
+    (red team 14, p07). The leaf pair must be in the source; the keys enclosing it must end
+    with the dotted key's other parts."""
+    keep = np.ones(owner.size, dtype=np.bool_)
+    for n, (t, r) in enumerate(zip(owner.tolist(), row.tolist())):
+        table = tables[t]
+        if table.kind[r] != _KIND_KV or int(table.key_start[r]) < 0:
+            continue
+        parts = table.key_bytes(r).split(b".")
+        if len(parts) < 2 or not all(parts):
+            continue
+        value = table.fp_value[r]
+        for k in groups[t]:
+            source = sources[k]
+            same = np.flatnonzero((source.kind == _KIND_KV) & (source.key_start >= 0)
+                                  & np.all(source.fp_value == value, axis=1))
+            leaves = [(int(i), source.key_bytes(int(i)).strip(b"\"'")) for i in same.tolist()]
+            # the leaf may itself be dotted in the source ("http.port: 8080" under "server:")
+            splits = [(parts[:cut], b".".join(parts[cut:])) for cut in range(1, len(parts))]
+            places = [(i, prefix) for i, leaf in leaves for prefix, name in splits if leaf == name]
+            if not places:
+                continue
+            paths = enclosing_keys(source.data, [int(source.start[i]) for i, _ in places])
+            if any(path_encloses(paths[int(source.start[i])], prefix) for i, prefix in places):
+                keep[n] = False
+                break
+    return (owner, row) if keep.all() else (owner[keep], row[keep])
+
+
+_PAGE = re.compile(r"#L(\d+)(?:-L?(\d+))?$")
+_LINE_REFERENCE = re.compile(rb"(?i)(?:\blines?|\bL)\s*(?:\d+\s*(?:-|\xe2\x80\x93|to|through)\s*L?)?$")
+
+
+def _page_numbers(resource: str) -> frozenset[str]:
+    """The line numbers a resource's page fragment names (``file:a.ini#L1-200``: 1 and 200)."""
+    found = _PAGE.search(resource)
+    return frozenset(g for g in found.groups() if g is not None) if found else frozenset()
+
+
+def _line_reference(data: bytes, start: int) -> bool:
+    """Does the number at ``start`` read as a line number ("lines 1-200", "line 200", "L40")?"""
+    return _LINE_REFERENCE.search(data, max(0, start - 24), start) is not None
 
 
 def _pronoun_one(data: bytes, start: int, end: int) -> bool:
