@@ -335,6 +335,33 @@ def test_info_many_is_info_of_each_handle_that_resolves(store):
         store.info_many(["tool:call_1", ""])
 
 
+def test_digests_many_is_the_digest_info_many_gives(store):
+    handles = [f"tool:call_{i}" for i in range(1100)]  # several IN chunks
+    for i, h in enumerate(handles):
+        store.put(h, f"output {i % 7}")
+    wanted = ["tool:missing", *handles[::-1], handles[0]]
+    got = store.digests_many(wanted)
+    assert list(got) == handles[::-1]  # the order given, each once, the unknown left out
+    assert got == {h: info.digest for h, info in store.info_many(wanted).items()}
+    assert store.digests_many([]) == {}
+    with pytest.raises(InvalidArgumentError, match="single str"):
+        store.digests_many("tool:call_1")
+    with pytest.raises(InvalidHandleError):
+        store.digests_many(["tool:call_1", "bad\x00handle"])
+
+
+@pytest.mark.parametrize("damage", [compute_digest(b"other"), "blake3:" + "G" * 64, "md5:00"])
+def test_digests_many_reports_a_damaged_row_as_info_does(store_path, damage):
+    _with_damaged_digests(store_path, {"tool:b": damage})
+    with SourceStore(store_path) as s:
+        assert s.digests_many(["tool:a"]) == {"tool:a": s.info("tool:a").digest}
+        with pytest.raises(StoreCorruptionError) as many:
+            s.digests_many(["tool:a", "tool:b"])
+        with pytest.raises(StoreCorruptionError) as one:
+            s.info("tool:b")
+        assert str(many.value) == str(one.value)
+
+
 def _with_damaged_digests(store_path, digests: dict[str, str]) -> None:
     """Store tool:a = "A" and tool:b = "B", then overwrite the recorded digests of ``digests``."""
     with SourceStore(store_path) as s:

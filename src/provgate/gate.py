@@ -1144,9 +1144,9 @@ class Gate:
         return {h: known[h] for h in handles if h in known}
 
     def _learn_handles(self, handles: list[str]) -> None:
-        for handle, info in self.store.info_many(handles).items():
-            self._handle_digest[handle] = info.digest
-            self._handle_key[handle] = _digest_key(info.digest)
+        for handle, digest in self.store.digests_many(handles).items():
+            self._handle_digest[handle] = digest
+            self._handle_key[handle] = _digest_key(digest)
 
     def _text_source(self, digest: bytes, block: Block) -> str | None:
         """The handle among ``block``'s whose source is exactly the block's text, if any."""
