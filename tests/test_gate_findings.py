@@ -2036,3 +2036,124 @@ def test_a_pages_line_numbers_are_its_name():
         assert_accepted(check(text), "lossy")
     find(check("Lines 1-300 of conf/app.ini.\n"), "I1", block="s1", value="300")
     find(check("The db section allows 200 connections on db-1.\n"), "I1", block="s1", value="200")  # p06 still
+
+
+# F89-F95 (red team 15, f01-f12): the four rules above, attacked
+def test_a_superseded_handles_markers_are_replaced_only_by_a_successors():
+    # f01: the edit names the superseding block: an unrelated tool output, or the very turn
+    # given the extra markers, paid for the stripped citations
+    r1t, c = "port=80\nhost=web-1\n", "retries=3\ntimeout=30\n"
+    g = gate_for({"tool:a": r1t, "tool:c": c})
+    r1, t3 = tool("r1", "tool:a", r1t, resource="file:app.ini", ts=1.0), tool("t3", "tool:c", c)
+    a1 = blk("a1", "assistant", "The app listens on host web-1 [src:a] [src:a].\n")
+    a2 = blk("a2", "assistant", "Retries are 3 [src:c] and timeout 30 [src:c].\n")
+    stripped = blk("a1", "assistant", "The app listens on host web-1.\n")
+    padded = blk("a2", "assistant", "Retries are 3 [src:c] and timeout 30 [src:c] [src:c] [src:c].\n")
+    for by in ("t3", "a2"):
+        find(g.check([r1, t3, a1, a2], [t3, stripped, padded], operator="rewrite",
+                     supersedes=[{"block": by, "handle": "tool:a"}]), "I5")
+    # f02: a newer read whose text quotes [src:c] stands for nothing it quotes
+    r2t = "port=8080\nhost=web-1\nsee [src:c]\n"
+    g.store.put("tool:b", r2t)
+    r2 = tool("r2", "tool:b", r2t, resource="file:app.ini", ts=2.0)
+    find(g.check([r1, r2, t3, a1, a2], [r2, t3, stripped, padded], operator="rewrite",
+                 supersedes=[{"block": "r2", "handle": "tool:a"}]), "I5")
+    # a turn whose pre version cited the source may re-cite the successor it names
+    g.store.put("tool:d", "port=8080\nhost=web-1\n")
+    t4 = tool("t4", "tool:d", "port=8080\nhost=web-1\n")
+    recited = blk("a1", "assistant", "The app listens on host web-1 [src:d] [src:d].\n")
+    assert_accepted(g.check([r1, t4, a1, a2], [t4, recited, a2], operator="rewrite",
+                            supersedes=[{"block": "a1", "handle": "tool:a"}]), "lossless")
+
+
+def test_a_dotted_key_is_a_key_to_freshness_too():
+    # f03: two reads (retries 3, later 5); "retries=3" was refused by I4, "server.retries=3" not
+    old, new = "server:\n  retries: 3\n  port: 8080\n", "server:\n  retries: 5\n  port: 8080\n"
+    g = gate_for({"tool:a": old, "tool:b": new})
+    pre = [tool("r1", "tool:a", old, resource="file:app.yaml", ts=1.0),
+           tool("r2", "tool:b", new, resource="file:app.yaml", ts=2.0), blk("a1", "assistant", "Reading.\n")]
+
+    def check(text):
+        s = summary("s", text, ["tool:a", "tool:b"], resource="file:app.yaml")
+        return g.check(pre, [s, pre[2]], operator="summarize")
+
+    find(check("The server has server.retries=3 and server.port=8080.\n"), "I4", key="retries", value="3")
+    assert_accepted(check("The server has server.retries=5 and server.port=8080.\n"), "lossy")
+
+
+@pytest.mark.parametrize("source, wrong, right", [
+    # f04: a YAML key with an anchor, a tag or a space opened no block
+    ("server:\n  port: 8080\n  admin: &admin\n    port: 9090\n", "server.port=9090", "server.admin.port=9090"),
+    ("server:\n  port: 8080\n  admin: !!map\n    port: 9090\n", "server.port=9090", "server.admin.port=9090"),
+    ("server:\n  port: 8080\n  admin panel:\n    port: 9090\n", "server.port=9090", "server.port=8080"),
+    ("services:\n  - web:\n      port: 8080\n    port: 9090\n", "web.port=9090", "web.port=8080"),
+    # f05: headers it could not read continued the previous section
+    ("[tox]\nenvlist = py311\n[testenv]\ndeps = pytest\n[testenv:lint]\ndeps = ruff\n", "testenv.deps=ruff",
+     "testenv.deps=pytest"),
+    ('[core]\n\tbare = false\n[remote "origin"]\n\turl = https://github.com/o/r.git\n',
+     "core.url=https://github.com/o/r.git", "remote.origin.url=https://github.com/o/r.git"),
+    ('[servers]\nport = 80\n[servers."alpha"]\nport = 8080\n', "servers.port=8080", "servers.alpha.port=8080"),
+    ('[[servers]]\nname = "web"\nport = 8080\n[db]\nport = 5432\n', "servers.port=5432", "servers.port=8080"),
+    # f06: an apostrophe inside brackets left a bracket open, and no header was read after it
+    ("[server]\n; NOTE [don't change without ops]\nport = 8080\n[db]\nport = 5432\n", "server.port=5432",
+     "db.port=5432"),
+    ("[server]\nmotd = [Bob's server]\nport = 8080\n[db]\nport = 5432\n", "server.port=5432", "db.port=5432"),
+    # f09: a sequence at its parent's indentation closed the parent
+    (("jobs:\n  build:\n    timeout-minutes: 30\n    steps:\n    - uses: actions/checkout@v4\n"
+      "    - name: Test\n      timeout-minutes: 5\n"), "build.timeout-minutes=5", "steps.timeout-minutes=5"),
+    # f08: ordinary styles refused
+    ("server = { port = 8080 }\ndb = { port = 5432 }\n", "server.port=5432", "server.port=8080"),
+    ('{\n  // don\'t change\n  "server": {"port": 8080},\n  "db": {"port": 5432}\n}\n', "server.port=5432",
+     "server.port=8080"),
+    ("spec:\n  containers:\n  - name: web\n    image: nginx:1.25\n", "spec.image=nginx:1.25",
+     "containers.image=nginx:1.25"),
+    ("server.http:\n  port: 8080\nother:\n  port: 1\n", "other.port=8080", "server.http.port=8080"),
+])
+def test_a_nested_value_is_grounded_only_where_it_is(source, wrong, right):
+    g = gate_for({"tool:a": source})
+    pre = [tool("t1", "tool:a", source), blk("a1", "assistant", "Reading the config.\n")]
+
+    def check(text):
+        return g.check(pre, [summary("s", f"The config says {text}.\n", ["tool:a"]), pre[1]], operator="summarize")
+
+    find(check(wrong), "I1", block="s", key=wrong.partition("=")[0])
+    assert_accepted(check(right), "lossy")
+
+
+def test_a_page_is_named_by_its_whole_range_of_lines():
+    # f07: "max-lines 200" (a count) was grounded by the page tag #L1-200; f10: "lines 1–200"
+    # (an en dash) was not
+    p = "[lint]\nmax-lines: 150\ncontext-lines: 3\nhost=db-1\n"
+    g = gate_for({"tool:p1": p})
+    a1 = blk("a1", "assistant", "Reading the config.\n")
+    pre = [tool("r1", "tool:p1", p, resource="file:conf/app.ini#L1-200", ts=1.0), a1]
+
+    def check(text):
+        return g.check(pre, [summary("s1", text, ["tool:p1"]), a1], operator="summarize")
+
+    for text in ("The lint section sets max-lines 200.\n", "context-lines 200 apply.\n", "max lines 200\n",
+                 "Line 200 of conf/app.ini sets host=db-1.\n"):
+        find(check(text), "I1", block="s1", value="200")
+    for text in ("Lines 1–200 of conf/app.ini: host=db-1.\n", "L1–L200 hold the lint section.\n",
+                 "lines 1 through 200 of conf/app.ini\n"):
+        assert_accepted(check(text), "lossy")
+
+
+def test_nested_grounding_reads_each_source_once(monkeypatch):
+    # f11: each dotted fact re-read the whole source in Python (400 facts of a 426 KB config
+    # took 33 s); f12: a path per place of a deeply nested source took memory quadratic in depth
+    import provgate.nesting as nesting_module
+    calls = []
+    real = nesting_module.enclosing_keys
+    monkeypatch.setattr(gate_module, "enclosing_keys", lambda *a: calls.append(a[2]) or real(*a))
+    source = "".join(f"svc{i}:\n  opts:\n    retries: 3\n" for i in range(300))
+    g = gate_for({"tool:a": source})
+    pre = [tool("t1", "tool:a", source), blk("a1", "assistant", "Reading the config.\n")]
+    text = "".join(f"svc{i}.opts.retries=3\n" for i in range(0, 300, 3))
+    assert_accepted(g.check(pre, [summary("s", text, ["tool:a"]), pre[1]], operator="summarize"), "lossy")
+    assert len(calls) == 1  # one read of the source for its 300 places
+    other = "".join(f"svc{i}.opts.retries=3\n" for i in range(1, 300, 3))
+    assert_accepted(g.check(pre, [summary("s", other, ["tool:a"]), pre[1]], operator="summarize"), "lossy")
+    assert len(calls) == 1  # kept with the source's facts for the next check
+    deep = "".join(" " * i + f"k{i}:\n" for i in range(3000)) + " " * 3000 + "port: 1\n"
+    assert max(map(len, real(deep.encode(), [len(deep) - 3], 4).values())) == 4

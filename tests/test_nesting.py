@@ -6,7 +6,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from provgate.nesting import enclosing_keys, path_encloses
+from provgate.nesting import enclosing_keys
 
 
 def keys_at(text: bytes, needle: bytes) -> tuple[bytes, ...]:
@@ -43,20 +43,52 @@ def test_ini_and_toml_sections():
     assert keys_at(text, b"name") == (b"tool", b"poetry")
 
 
+def test_what_it_cannot_read_is_an_unknown_key():
+    # red team 15: a guess grounds a value under a key that does not hold it
+    text = b"server:\n  port: 8080\n  note: long text\n    continued: 9\n  admin: &admin\n    port: 9090\n"
+    assert keys_at(text, b"continued") == (b"server", None)  # under a line that opens nothing
+    assert keys_at(text, b"port: 9090") == (b"server", b"admin")  # an anchor opens a block
+    assert keys_at(b"[testenv:lint]\ndeps = ruff\n", b"deps") == (b"testenv:lint",)
+    assert keys_at(b'[remote "origin"]\n\turl = x\n', b"url") == (b"remote", b"origin")
+    assert keys_at(b'[servers."alpha"]\nport = 1\n', b"port") == (b"servers", b"alpha")
+    assert keys_at(b"[[servers]]\nport = 1\n", b"port") == (b"servers",)
+
+
+def test_yaml_sequences_and_items():
+    text = b"jobs:\n  steps:\n  - name: a\n    with:\n      x: 1\n  - web:\n      port: 1\n    port: 2\n  done: 3\n"
+    assert keys_at(text, b"x: 1") == (b"jobs", b"steps", b"with")  # a sequence at its parent's column
+    assert keys_at(text, b"port: 1") == (b"jobs", b"steps", b"web")
+    assert keys_at(text, b"port: 2") == (b"jobs", b"steps")  # the item's own key, not web's
+    assert keys_at(text, b"done") == (b"jobs",)
+
+
+def test_comments_and_apostrophes_open_nothing():
+    text = b"[server]\n; NOTE [don't change]\nmotd = [Bob's server]\nport = 1\n[db]\nport = 2\n"
+    assert keys_at(text, b"port = 1") == (b"server",)
+    assert keys_at(text, b"port = 2") == (b"db",)
+    jsonc = b'{\n  // don\'t\n  "a": {"b": 1},\n  "c":\n  {"d": 2}\n}\n'
+    assert keys_at(jsonc, b'"b"') == (b"a",)
+    assert keys_at(jsonc, b'"d"') == (b"c",)  # the key on the line before its brace
+
+
+def test_toml_inline_tables_and_dotted_keys():
+    assert keys_at(b"server = { port = 8080 }\n", b"port") == (b"server",)
+    assert keys_at(b"server.http:\n  port: 1\n", b"port") == (b"server", b"http")
+
+
+def test_only_the_innermost_keys_asked_for():
+    deep = b"".join(b" " * i + b"k%d:\n" % i for i in range(2000)) + b" " * 2000 + b"port: 1\n"
+    pos = deep.index(b"port")
+    assert enclosing_keys(deep, [pos], 3)[pos] == (b"k1997", b"k1998", b"k1999")
+    assert enclosing_keys(deep, [pos], 0)[pos] == ()
+
+
 def test_positions_in_one_pass_and_past_the_end():
     text = b"a:\n  b: 1\nc:\n  d: 2\n"
     got = enclosing_keys(text, [text.index(b"d:"), text.index(b"b:"), len(text) + 5, 0])
     assert got[text.index(b"b:")] == (b"a",) and got[text.index(b"d:")] == (b"c",)
     assert got[0] == () and len(got) == 4
     assert enclosing_keys(text, []) == {}
-
-
-def test_path_encloses_is_a_suffix_of_whole_keys():
-    assert path_encloses((b"app", b"server"), [b"server"])
-    assert path_encloses((b"app", b"server"), [b"app", b"server"])
-    assert not path_encloses((b"server",), [b"app", b"server"])
-    assert not path_encloses((b"myserver",), [b"server"])
-    assert not path_encloses((b"server",), [])
 
 
 @settings(max_examples=300, deadline=None)
@@ -66,3 +98,70 @@ def test_any_bytes_give_an_answer_for_every_position(data, positions):
     got = enclosing_keys(data, positions)
     assert set(got) == set(positions)
     assert all(isinstance(k, bytes) for path in got.values() for k in path)
+
+
+def _fully_read(data: bytes, positions, depth: int = 8):
+    """The executable spec of enclosing_keys: the same rules with every line's tokens read
+    (enclosing_keys reads only lines with a bracket, and the line before each)."""
+    from provgate import nesting as m
+
+    out, section, blocks, braces = {}, [], [], m._Braces()
+    prev_col, prev_opens, previous = 0, True, -1
+
+    def path():
+        found = [p for key in braces.stack if key is not None for p in m._parts(key)]
+        found = [*section, *(p for _, parts in blocks for p in parts), *found]
+        return tuple(found[max(0, len(found) - depth):]) if depth > 0 else ()
+
+    starts = [0] + [i + 1 for i, c in enumerate(data) if c == 0x0A]
+    for no, start in enumerate(starts):
+        end = data.find(b"\n", start)
+        end = len(data) if end < 0 else end
+        line = data[start:end].rstrip(b"\r")
+        body = line.lstrip(b" \t")
+        live = bool(body) and body[:1] not in (b"#", b";") and body[:2] != b"//"
+        item = m._ITEM.match(body) if live else None
+        indent = len(line) - len(body)
+        if live:
+            while blocks and (blocks[-1][0] > indent if item else blocks[-1][0] >= indent):
+                blocks.pop()
+            if indent > prev_col and not prev_opens and not braces.stack:
+                blocks.append((prev_col + 1, [None]))
+            braces.start_line(no, previous)
+        fed = start
+        for pos in sorted(p for p in set(positions) if start <= p <= end or (no == 0 and p < start)):
+            if live:
+                braces.feed(data, fed, pos, no)
+                fed = pos
+            out[pos] = path()
+        if not live:
+            continue
+        braces.feed(data, fed, end, no)
+        key_col = indent + (item.end() if item else 0)
+        header = m._HEADER.match(body) if indent == 0 and not braces.stack else None
+        opener = m._OPENER.match(body) if header is None else None
+        prev_col, prev_opens, previous = key_col, True, no
+        if header is not None:
+            section, blocks = m._header_parts(header.group(1)), []
+        elif opener is not None:
+            key = next(opener.group(g) for g in (2, 3, 4, 5) if opener.group(g) is not None)
+            blocks.append((key_col, m._parts(key.strip())))
+        elif not (item and item.end() == len(body)):
+            prev_opens = False
+    for pos in positions:
+        out.setdefault(pos, path())
+    return out
+
+
+_PIECES = [b"a", b"b.c", b'"k"', b"'q'", b"don't", b":", b": ", b" = ", b"{", b"}", b"[", b"]", b"[s]", b"[[t]]",
+           b"- ", b"-", b"  ", b"\t", b"#x", b"; c", b"// c", b"&anc", b"!!map", b"|", b",", b"1", b"\n", b"\n",
+           b"\r\n", b"\n  ", b"\n    ", b"\n- "]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(_PIECES), max_size=60), st.data())
+def test_reading_only_bracketed_lines_changes_no_answer(pieces, data):
+    text = b"".join(pieces)
+    positions = data.draw(st.lists(st.integers(min_value=0, max_value=len(text)), max_size=6))
+    depth = data.draw(st.integers(min_value=0, max_value=6))
+    assert enclosing_keys(text, positions, depth) == _fully_read(text, positions, depth)

@@ -86,7 +86,7 @@ from provgate.facts import (
 )
 from provgate.fingerprints import EMPTY, FingerprintSet
 from provgate.handles import BLOCK_HANDLE_PREFIX, block_text_handle, check_handle
-from provgate.nesting import enclosing_keys, path_encloses
+from provgate.nesting import enclosing_keys
 from provgate.pointers import Pointer
 from provgate.verdict import Verdict, Violation
 from provgate.window import (
@@ -136,7 +136,7 @@ class _Facts:
     """A fact table plus what the gate asks of it again and again."""
 
     __slots__ = ("table", "n_markers", "n_facts", "_markers", "_ground_rows", "_fact_fps", "_kv_rows",
-                 "_kv_sets", "_grounding_set", "_kv_prose_set", "_cited_names")
+                 "_kv_sets", "_grounding_set", "_kv_prose_set", "_cited_names", "_dotted", "_nesting")
 
     def __init__(self, table: FactTable) -> None:
         self.table = table
@@ -152,6 +152,8 @@ class _Facts:
         self._grounding_set: SortedFingerprints | None = None
         self._kv_prose_set: SortedFingerprints | None = None
         self._cited_names: tuple[str, ...] | None = None
+        self._dotted: tuple[list[int], list[bytes]] | None = None
+        self._nesting: tuple[dict[tuple[bytes, bytes], list[int]], dict[Any, Any], Any] | None = None
 
     def indexed(self) -> _Facts:
         """Build the grounding index now. A source's fact table is computed once and kept
@@ -270,6 +272,53 @@ class _Facts:
             facts = SortedFingerprints(unique_counts(np.ascontiguousarray(self.table.fp_fact[rows]))[0])
             self._kv_sets = (keys, facts)
         return self._kv_sets
+
+    def dotted_leaves(self) -> tuple[list[int], list[bytes]]:
+        """(rows of the kv facts whose key is a dotted path, each path's last part):
+        ``server.retries=3`` sets ``retries`` of ``server`` (I4 reads it as that key: red
+        team 15, f03)."""
+        if self._dotted is None:
+            t = self.table
+            rows, _ = self.kv_rows()
+            if rows.size:
+                data = t.data
+                if rows.size <= 16:  # a block's few: a look at each key
+                    rows = rows[np.array([t.key_start[r] >= 0 and b"." in data[t.key_start[r]:t.key_end[r]]
+                                          for r in rows.tolist()], dtype=np.bool_)]
+                else:  # a config's many: where the text's dots are
+                    rows = rows[t.key_start[rows] >= 0]
+                    dots = np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == 0x2E)
+                    rows = rows[np.searchsorted(dots, t.key_end[rows]) > np.searchsorted(dots, t.key_start[rows])]
+                leaves = [data[a:b].rpartition(b".")[2] for a, b in zip(t.key_start[rows].tolist(), t.key_end[rows].tolist())]
+                self._dotted = (rows.tolist(), leaves)
+            else:
+                self._dotted = ([], [])
+        return self._dotted
+
+    def nested_tails(self, pair: tuple[bytes, bytes]) -> frozenset[tuple[bytes | None, ...]]:
+        """Every tail of the keys enclosing each place this text sets ``pair`` (a value
+        fingerprint's bytes, a key): ``port: 8080`` under ``a:`` ``b:`` gives (a, b) and (b,).
+        The text is read once, for all its kv places, on the first question."""
+        if self._nesting is None:
+            t = self.table
+            places: dict[tuple[bytes, bytes], list[int]] = {}
+            kv = np.flatnonzero((t.kind == _KIND_KV) & (t.key_start >= 0))
+            data = t.data
+            for start, ks, ke, fp in zip(t.start[kv].tolist(), t.key_start[kv].tolist(),
+                                         t.key_end[kv].tolist(), t.fp_value[kv]):
+                places.setdefault((fp.tobytes(), data[ks:ke].strip(b"\"'")), []).append(start)
+            self._nesting = (places, {}, None)
+        places, tails, paths = self._nesting
+        found = tails.get(pair)
+        if found is None:
+            where = places.get(pair)
+            if not where:
+                return frozenset()
+            if paths is None:
+                paths = enclosing_keys(self.table.data, [p for ps in places.values() for p in ps], _MAX_KEY_PARTS - 1)
+                self._nesting = (places, tails, paths)
+            found = tails[pair] = frozenset(path[i:] for p in where for path in (paths[p],) for i in range(len(path)))
+        return found
 
     def kv_rows_keyed(self, keys: SortedFingerprints) -> np.ndarray:
         """The rows of the kv facts whose key is one of ``keys``."""
@@ -1439,6 +1488,7 @@ class _Check:
         self.cited_names: dict[str, str] = {}  # marker name -> the one handle it cites (I1's blocks)
         self.reads_logged: dict[str, list[tuple[str, float | None]]] = {}  # what the check added to the read log
         self._by_resource_name: set[Any] = set()  # groundings that took a read's resource name (I1)
+        self._changed_frozen: frozenset[int] | None = None
 
     # -- bookkeeping ----------------------------------------------------------------------------
 
@@ -2039,7 +2089,7 @@ class _Check:
         pre = self.pre
         holders, blocks = pre.by_provenance(), pre.blocks
         sets: list[SortedFingerprints] = []
-        pages: list[frozenset[str]] = []  # the line numbers of each tag's page ("#L1-200")
+        pages: list[tuple[str, str | None] | None] = []  # each tag's page ("#L1-200": 1 to 200)
         index: dict[str, int] = {}
         groups: list[list[int]] = []
         for _, _, handles, _ in requests:
@@ -2068,18 +2118,21 @@ class _Check:
         # "#L1-200" or a search "grep:retries=5" grounds no count: red team 14, p06)
         kinds = np.concatenate([tables[t].kind[row[starts[t]:starts[t + 1]]] for t in range(len(tables))])
         named = ~absent_from_all(values, sets, groups=groups, query_group=owner) & np.isin(kinds, _NAME_KINDS)
-        # ...but a line number of the read's page ("lines 1-200" of "file:conf/app.ini#L1-200",
-        # the tag docs/gate.md asks paged reads to carry) is the page's name (red team 14, p09)
+        # ...but the line range of the read's page ("lines 1-200" of "file:conf/app.ini#L1-200",
+        # the tag docs/gate.md asks paged reads to carry) is the page's name (red team 14, p09):
+        # both ends, as a range of lines, never one of its numbers as a count (red team 15, f07)
+        ranges: dict[int, list[tuple[int, int, tuple[str, str | None]]]] = {}
         for n in np.flatnonzero(((kinds == _KIND_NUMBER) | (kinds == _KIND_IDENTIFIER)) & ~named).tolist():
             t, r = int(owner[n]), int(row[n])
-            table = tables[t]
-            value = table.value_bytes(r).decode("utf-8", "replace")
-            if kinds[n] == _KIND_IDENTIFIER:  # "L40", "L1-L200"
-                value = value[1:] if len(value) > 1 and value[0] == "L" and value[1:].isdigit() else ""
-            elif not _line_reference(table.data, int(table.start[r])):
+            if not any(pages[k] for k in groups[t]):
                 continue
-            if value:
-                named[n] = any(value in pages[k] for k in groups[t])
+            found = ranges.get(t)
+            if found is None:
+                found = ranges[t] = [(m.start(), m.end(), (m.group(1).decode(), m.group(2) and m.group(2).decode()))
+                                     for m in _LINE_RANGE.finditer(tables[t].data)]
+            start, end = int(tables[t].start[r]), int(tables[t].end[r])
+            named[n] = any(a <= start and end <= b and page in pages_t
+                           for a, b, page in found for pages_t in [{pages[k] for k in groups[t]}])
         if named.any():
             self._by_resource_name.update(requests[t][0] for t in np.unique(owner[named]).tolist())
             owner, row = owner[~named], row[~named]
@@ -2249,7 +2302,7 @@ class _Check:
             owner, row = self._ground_in_resource_names(requests, tables, owner, row)
             starts = np.searchsorted(owner, np.arange(len(tables) + 1))
         if owner.size:
-            owner, row = _ground_nested_keys(tables, [x.table for x in texts], groups, owner, row)
+            owner, row = _ground_nested_keys(tables, texts, groups, owner, row)
             starts = np.searchsorted(owner, np.arange(len(tables) + 1))
         bounds, rows = starts.tolist(), row.tolist()
         out = [tuple(rows[bounds[t]:bounds[t + 1]]) for t in range(len(tables))]
@@ -3073,7 +3126,7 @@ class _Check:
         kv: dict[tuple[int, int], set[tuple[int, int]]] = {}
         restated: set[tuple[int, int]] = set()
         for facts, prose, newer in texts:
-            for key, vals in self._kv_values(facts, basis.keys)[0].items():
+            for key, vals in self._kv_values(facts, basis.keys, basis.names if prose else None)[0].items():
                 kv.setdefault(key, set()).update(vals if newer else vals - basis.newest_values.get(key, set()))
             if prose:
                 # a paraphrase ("backoff is 250 ms") restates a value without its key; a value
@@ -3230,15 +3283,26 @@ class _Check:
         return self._changed_cites
 
     @staticmethod
-    def _kv_values(facts: _Facts, keys: SortedFingerprints) -> tuple[dict[tuple[int, int], set[tuple[int, int]]],
-                                                                     dict[tuple[int, int], int]]:
-        """For the kv facts of ``facts`` whose key is one of ``keys``: key -> its values, and
-        key -> its first row."""
+    def _kv_values(facts: _Facts, keys: SortedFingerprints, names: frozenset[bytes] | None = None
+                   ) -> tuple[dict[tuple[int, int], set[tuple[int, int]]], dict[tuple[int, int], int]]:
+        """For the kv facts of ``facts`` whose key is one of ``keys`` (or, given the keys'
+        ``names``, whose dotted key's last part is one): key -> its values, and key -> its
+        first row."""
         values: dict[tuple[int, int], set[tuple[int, int]]] = {}
         first: dict[tuple[int, int], int] = {}
         hit = facts.kv_rows_keyed(keys).tolist()
         t = facts.table
         key_fp, value_fp = t.fp_key[hit].tolist(), t.fp_value[hit].tolist()
+        # a block that restates ("server.retries=3" of a read's "retries: 3") sets the key of
+        # a dotted path's last part too; a read's keys are as it writes them
+        if names and any(b"." + name in t.data for name in names):  # (a scan of the text's bytes per name)
+            rows, leaves = facts.dotted_leaves()
+            picked = [(r, leaf) for r, leaf in zip(rows, leaves) if leaf in names]
+            if picked:
+                leaf_fps = fingerprint_kv_keys([leaf for _, leaf in picked]).tolist()
+                hit = [*hit, *(r for r, _ in picked)]
+                key_fp = [*key_fp, *leaf_fps]
+                value_fp = [*value_fp, *t.fp_value[[r for r, _ in picked]].tolist()]
         for row, (k_hi, k_lo), (v_hi, v_lo) in zip(hit, key_fp, value_fp):
             key = (k_hi, k_lo)
             values.setdefault(key, set()).add((v_hi, v_lo))
@@ -3386,18 +3450,46 @@ class _Check:
             return lost
         return -sum(net.values())  # only losses: per handle or per name, the same sum
 
-    def _stands_for(self, j: int | None) -> list[str]:
-        """The handles post block ``j`` stands for: its provenance, then what its markers cite."""
+    def _stands_for(self, j: int | None, handle: str) -> list[str]:
+        """The handles post block ``j``, superseding ``handle``, stands for: a successor's.
+        The edit names the superseding block, so not any block will do (red team 15, f01: an
+        unrelated tool output, or the very turn given extra markers, was named). A read of a
+        tagged source is succeeded by a read of the same resource, kept or new; an untagged
+        one by a read new or changed in this edit: its handles. A summary derived from
+        ``handle`` stands for its sources and what it cites; a turn whose pre version cited
+        ``handle``, for what it cites now. Markers count only where they cite (in a tool
+        output they are data: f02)."""
         if j is None:
             return []
         block, facts = self.edit.post[j], self.post_facts[j]
-        out = list(block.provenance)
-        if facts.n_markers:
+        if block.derived:
+            if handle not in block.derived_from:
+                return []
+            out = list(block.derived_from)
+        elif block.handles:
+            resources = {self.pre.blocks[i].resource for i in self.pre.by_provenance().get(handle, ())} - {None}
+            if resources:  # a tagged read is succeeded by a read of its resource
+                return list(block.handles) if block.resource in resources else []
+            if self.match[j] is not None and j not in self._changed_set():
+                return []  # kept as it was: no newer version of anything
+            return list(block.handles)
+        else:
+            i = self.pre.id_pos().get(block.id)
+            if i is None or not self.pre_facts[i].n_markers or handle not in {
+                    t for name in self.pre_facts[i].markers() for t in self._targets(name)[:1]}:
+                return []
+            out = []
+        if facts.n_markers and _cites(block):
             for name in facts.cited_names():
                 found = self._targets(name)
                 if len(found) == 1 and found[0] not in out:
                     out.append(found[0])
         return out
+
+    def _changed_set(self) -> frozenset[int]:
+        if self._changed_frozen is None:
+            self._changed_frozen = frozenset(self.changed)
+        return self._changed_frozen
 
     def _unreplaced(self, by_handle: Counter[str], superseded: dict[str, str], gone: set[str]) -> int:
         """How many of the superseded handles' lost markers no marker of the block superseding
@@ -3413,7 +3505,7 @@ class _Check:
                 continue
             owed = -c
             j = id_pos.get(superseded[h])
-            for n in self._stands_for(j):
+            for n in self._stands_for(j, h):
                 paid = min(owed, spare.get(n, 0))
                 if paid:
                     spare[n] -= paid
@@ -3784,52 +3876,42 @@ _ONE_COUNTED = frozenset({b"only", b"exactly", b"just"})  # "only one of the 12 
 _ONE_RELATIVE = frozenset({b"that", b"who", b"which"})  # "the one that failed"
 
 
-def _ground_nested_keys(tables: list[FactTable], sources: list[FactTable], groups: list[list[int]],
+def _ground_nested_keys(tables: list[FactTable], sources: list[_Facts], groups: list[list[int]],
                         owner: np.ndarray, row: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The (owner, row) pairs left once a dotted key=value fact is looked up as a nested one:
     ``server.port=8080`` is grounded by ``port: 8080`` under ``server:`` (YAML), ``"server":
     {"port": 8080}`` (JSON) or ``[server]`` ``port=8080`` (INI, TOML), and by nothing else
     (red team 14, p07). The leaf pair must be in the source; the keys enclosing it must end
-    with the dotted key's other parts."""
+    with the dotted key's other parts. A source is read once for all its places, and what
+    was read is kept with its facts for the next check (red team 15, f11)."""
     keep = np.ones(owner.size, dtype=np.bool_)
     for n, (t, r) in enumerate(zip(owner.tolist(), row.tolist())):
         table = tables[t]
         if table.kind[r] != _KIND_KV or int(table.key_start[r]) < 0:
             continue
         parts = table.key_bytes(r).split(b".")
-        if len(parts) < 2 or not all(parts):
+        if not 2 <= len(parts) <= _MAX_KEY_PARTS or not all(parts):
             continue
-        value = table.fp_value[r]
-        for k in groups[t]:
-            source = sources[k]
-            same = np.flatnonzero((source.kind == _KIND_KV) & (source.key_start >= 0)
-                                  & np.all(source.fp_value == value, axis=1))
-            leaves = [(int(i), source.key_bytes(int(i)).strip(b"\"'")) for i in same.tolist()]
-            # the leaf may itself be dotted in the source ("http.port: 8080" under "server:")
-            splits = [(parts[:cut], b".".join(parts[cut:])) for cut in range(1, len(parts))]
-            places = [(i, prefix) for i, leaf in leaves for prefix, name in splits if leaf == name]
-            if not places:
-                continue
-            paths = enclosing_keys(source.data, [int(source.start[i]) for i, _ in places])
-            if any(path_encloses(paths[int(source.start[i])], prefix) for i, prefix in places):
-                keep[n] = False
-                break
+        value = table.fp_value[r].tobytes()
+        # the leaf may itself be dotted in the source ("http.port: 8080" under "server:")
+        if any(tuple(parts[:cut]) in sources[k].nested_tails((value, b".".join(parts[cut:])))
+               for k in groups[t] for cut in range(1, len(parts))):
+            keep[n] = False
     return (owner, row) if keep.all() else (owner[keep], row[keep])
 
 
+_MAX_KEY_PARTS = 16  # a dotted key of more parts is no config path anybody writes
+
 _PAGE = re.compile(r"#L(\d+)(?:-L?(\d+))?$")
-_LINE_REFERENCE = re.compile(rb"(?i)(?:\blines?|\bL)\s*(?:\d+\s*(?:-|\xe2\x80\x93|to|through)\s*L?)?$")
+# a page named in a text: "lines 1-200", "Lines 1 to 200", "L1-L200", "L1–L200", "line 40", "L40"
+_LINE_RANGE = re.compile(
+    rb"(?i)(?<![\w-])(?:lines?[ \t]+L?|L)(\d+)(?:[ \t]*(?:-|\xe2\x80\x93|to|through)[ \t]*L?(\d+))?(?![\w-])")
 
 
-def _page_numbers(resource: str) -> frozenset[str]:
-    """The line numbers a resource's page fragment names (``file:a.ini#L1-200``: 1 and 200)."""
+def _page_numbers(resource: str) -> tuple[str, str | None] | None:
+    """The line range a resource's page fragment names (``file:a.ini#L1-200``: 1 to 200)."""
     found = _PAGE.search(resource)
-    return frozenset(g for g in found.groups() if g is not None) if found else frozenset()
-
-
-def _line_reference(data: bytes, start: int) -> bool:
-    """Does the number at ``start`` read as a line number ("lines 1-200", "line 200", "L40")?"""
-    return _LINE_REFERENCE.search(data, max(0, start - 24), start) is not None
+    return (found.group(1), found.group(2)) if found else None
 
 
 def _pronoun_one(data: bytes, start: int, end: int) -> bool:
@@ -3893,6 +3975,7 @@ class _StaleBasis(NamedTuple):
     candidates: list[tuple[int, int]]  # every older and newer value of those keys
     candidate_fps: np.ndarray
     newest_any: frozenset[tuple[int, int]]  # every newer value of those keys
+    names: frozenset[bytes]  # those keys as written (a dotted key's last part is compared with them)
 
 
 def stale_basis(newest: _Facts, older: list[tuple[Any, _Facts]]) -> _StaleBasis | None:
@@ -3927,7 +4010,8 @@ def stale_basis(newest: _Facts, older: list[tuple[Any, _Facts]]) -> _StaleBasis 
     candidates = list({v for key, stale in older_kv.items() for v in (*stale, *newest_values.get(key, ()))})
     return _StaleBasis(older_kv, older_owner, facts_of, keys, newest_values, newest_row, newest,
                        candidates, np.array(candidates, dtype=np.uint64).reshape(-1, 2),
-                       frozenset(v for values in newest_values.values() for v in values))
+                       frozenset(v for values in newest_values.values() for v in values),
+                       frozenset(newest.table.key_bytes(r) for r in newest_row.values()))
 
 
 def _kv_map(facts: _Facts) -> dict[tuple[int, ...], dict[tuple[int, ...], int]]:

@@ -6,10 +6,24 @@ A summary of a YAML, JSON, INI or TOML source names a nested value by its path
 at a place whose enclosing keys end with the path's other components (red team 14, p07) — and
 only there: ``db.port=8080`` is not grounded by the server's port.
 
-The reading is deliberately shallow and never fails: indentation (YAML blocks), ``[section]``
-and ``[a.b]`` headers (INI, TOML), and braces and brackets after a key (JSON, YAML flow). A
-text that is none of these yields paths that match nothing, so a dotted fact stays ungrounded.
-This is a rare fallback of I1 (a dotted fact no source holds as written), not a hot path.
+The reading is shallow and never fails, and where it cannot tell what encloses a line it says
+so — an unknown key (``None``) — rather than guess: a wrong guess would ground a value under
+a key that does not hold it (red team 15). What it reads:
+
+- YAML blocks by indentation: a ``key:`` line (quoted or not, with an anchor, a tag or a block
+  scalar indicator after it; a dotted key is a path) opens a block that holds the lines
+  indented under it; a list item ``- key:`` opens one at the key's column, and a sequence may
+  sit at its parent's indentation. A line indented under a line that opens nothing sits under
+  an unknown key.
+- ``[section]``, ``[a.b]``, ``[[a]]``, ``[a "b"]`` and ``[a."b"]`` headers (INI, TOML, git
+  config); a header it cannot split (``[testenv:lint]``) is one key of that name.
+- ``{``/``[`` opened after a key (``"a": {``, ``a: {``, ``a = {``, or with the key alone on the
+  line before): JSON, JSONC, YAML flow and TOML inline tables; a bracket opened without a key
+  (an array's item) adds nothing.
+- Comment lines (``#``, ``;``, ``//``) are skipped.
+
+Cost: one pass over the source up to the last place asked, however many places are asked.
+This is a fallback of I1 for a dotted fact no source holds as written, not a hot path.
 """
 
 from __future__ import annotations
@@ -19,108 +33,165 @@ from collections.abc import Iterable
 
 __all__ = ["enclosing_keys"]
 
-_SECTION = re.compile(rb"^\s*\[\s*([A-Za-z0-9_.\- ]+?)\s*\]\s*(?:[#;].*)?$")
-_BLOCK_KEY = re.compile(rb"""^(?:-\s+)?(?:"([^"\n]+)"|'([^'\n]+)'|([A-Za-z0-9_.\-]+))\s*:\s*(?:#.*)?$""")
-_BARE = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-.")
+Path = tuple[bytes | None, ...]
+
+_HEADER = re.compile(rb"^\[\[?[ \t]*([^\[\]\n]+?)[ \t]*\]\]?[ \t]*(?:[#;].*)?$")
+_HEADER_PART = re.compile(rb"""[ \t]*(?:"([^"]*)"|'([^']*)'|([^\s."']+))[ \t]*(\.|(?=["'\s])|$)""")
+# a YAML key opening a block: nothing after the colon but anchors, tags, a block scalar
+# indicator or a comment
+_OPENER = re.compile(rb"""^(-[ \t]+)?(?:"([^"\n]*)"|'([^'\n]*)'|([^\s"'#:{}\[\],&*!|>%@`-][^:#\n]*?|-[^\s:#\n][^:#\n]*?))"""
+                     rb"""[ \t]*:(?:[ \t]+[&!][^\s#]*)*(?:[ \t]+[|>][-+0-9]*)?[ \t]*(?:#.*)?$""")
+_ITEM = re.compile(rb"^-(?:[ \t]+|$)")
+_COMMENT = frozenset(b"#;")
+# a string (cut at a line end: JSON strings hold no raw newline; an apostrophe inside a word
+# starts none), a bare word, a bracket or separator, or any other byte that is not white space
+_TOKEN = re.compile(rb"""(")((?:[^"\\\n]|\\.)*)"?|(?<![A-Za-z0-9_])(')([^'\n]*)'?|([A-Za-z0-9_.\-]+)|([{}\[\]:=,])|\S""")
 
 
 class _Braces:
-    """The keys of the open ``{``/``[`` of a JSON-like text, read character by character."""
+    """The keys of the open ``{``/``[`` of a JSON-like text, read token by token. A key is
+    pending from its ``:`` (or ``=``) to the end of the next non-blank line."""
 
     def __init__(self) -> None:
         self.stack: list[bytes | None] = []
         self.last: bytes | None = None  # the last string or bare word: a key if ':' follows
         self.pending: bytes | None = None  # a key whose ':' was read, waiting for its value
-        self.quote = 0  # the quote character of the open string, else 0
-        self.escaped = False
-        self.buf = bytearray()
+        self.pending_line = -1
 
-    def feed(self, data: bytes, start: int, end: int) -> None:
-        for i in range(start, end):
-            c = data[i]
-            if self.quote:
-                if self.escaped:
-                    self.escaped = False
-                    self.buf.append(c)
-                elif c == 0x5C:  # backslash
-                    self.escaped = True
-                elif c == self.quote:
-                    self.quote = 0
-                    self.last = bytes(self.buf)
-                else:
-                    self.buf.append(c)
-                continue
-            if c in _BARE:
-                if not self.buf or self.last is not None:
-                    self.buf = bytearray()
-                    self.last = None
-                self.buf.append(c)
-                continue
-            if self.buf and self.last is None:
-                self.last = bytes(self.buf)  # a bare word ended
-            if c in (0x22, 0x27):  # a string starts
-                self.quote, self.buf, self.last = c, bytearray(), None
-            elif c == 0x3A:  # ':'
-                self.pending, self.last, self.buf = self.last, None, bytearray()
-            elif c in (0x7B, 0x5B):  # '{' or '['
+    def start_line(self, line: int, previous: int) -> None:
+        """A new non-blank line ``line`` after non-blank line ``previous``."""
+        self.last = None
+        if self.pending_line != previous:
+            self.pending = None
+
+    def feed(self, data: bytes, start: int, end: int, line: int) -> None:
+        for m in _TOKEN.finditer(data, start, end):
+            _, dq, _, sq, bare, mark = m.groups()
+            if mark is None:
+                word = dq if dq is not None else sq if sq is not None else bare
+                if word is not None:
+                    self.last = word
+                else:  # another byte: no key is pending
+                    self.pending = self.last = None
+            elif mark in (b":", b"="):
+                self.pending, self.last, self.pending_line = self.last, None, line
+            elif mark in (b"{", b"["):
                 self.stack.append(self.pending)
-                self.pending, self.last, self.buf = None, None, bytearray()
-            elif c in (0x7D, 0x5D):  # '}' or ']'
+                self.pending = self.last = None
+            elif mark in (b"}", b"]"):
                 if self.stack:
                     self.stack.pop()
-                self.pending, self.last, self.buf = None, None, bytearray()
-            elif c not in b" \t\r\n":  # ',' or a value's first byte: no key is pending
-                self.pending, self.last, self.buf = None, None, bytearray()
-
-    def keys(self) -> list[bytes]:
-        return [k for k in self.stack if k is not None]
+                self.pending = self.last = None
+            else:  # ','
+                self.pending = self.last = None
 
 
-def enclosing_keys(data: bytes, positions: Iterable[int]) -> dict[int, tuple[bytes, ...]]:
-    """For each byte offset in ``positions``, the keys enclosing it, outermost first: the
-    ``[section]`` header above it (split at dots), the YAML block keys it is indented under,
-    then the keys of the JSON objects and arrays open around it."""
+def enclosing_keys(data: bytes, positions: Iterable[int], depth: int = 8) -> dict[int, Path]:
+    """For each byte offset in ``positions``, the innermost ``depth`` keys enclosing it,
+    outermost first: the ``[section]`` header above it (split into its parts), the YAML block
+    keys it is indented under, then the keys of the JSON-like objects and arrays open around
+    it; ``None`` for a key the text does not let it read."""
     wanted = sorted(set(positions))
-    out: dict[int, tuple[bytes, ...]] = {}
-    if not wanted:
-        return out
-    section: list[bytes] = []
-    blocks: list[tuple[int, bytes]] = []  # (indentation, key) of the open YAML blocks
+    out: dict[int, Path] = {}
+    if not wanted or depth <= 0:
+        return {p: () for p in wanted}
+    section: list[bytes | None] = []
+    blocks: list[tuple[int, list[bytes | None]]] = []  # (column of the key, its parts) of the open blocks
     braces = _Braces()
+    prev_col, prev_opens = 0, True  # the previous non-blank line's key column; does it open a block?
+    previous = -1  # the previous non-blank line's number
     k, n = 0, len(data)
-    line_start = 0
+    line_start, line_no = 0, 0
+
+    def path() -> Path:
+        found: list[bytes | None] = []  # innermost first, no more than asked
+        for key in reversed(braces.stack):
+            if key is not None:
+                found.extend(reversed(_parts(key)))
+                if len(found) >= depth:
+                    return tuple(reversed(found[:depth]))
+        for _, parts in reversed(blocks):
+            found.extend(reversed(parts))
+            if len(found) >= depth:
+                return tuple(reversed(found[:depth]))
+        found.extend(reversed(section))
+        return tuple(reversed(found[:depth]))
+
+    unfed: tuple[int, int, int] | None = None  # the previous non-blank line, if its tokens were not read
     while line_start < n and k < len(wanted):
         nl = data.find(b"\n", line_start)
         line_end = n if nl < 0 else nl
-        line = data[line_start:line_end]
+        line = data[line_start:line_end].rstrip(b"\r")
         body = line.lstrip(b" \t")
+        if not body or body[0] in _COMMENT or body[:2] == b"//":
+            while k < len(wanted) and wanted[k] <= line_end:
+                out[wanted[k]] = path()
+                k += 1
+            line_start, line_no = line_end + 1, line_no + 1
+            continue
         indent = len(line) - len(body)
-        if body.strip() and not body.startswith(b"#"):
-            # a line at this indentation closes the YAML blocks opened at it or deeper
-            while blocks and blocks[-1][0] >= indent:
-                blocks.pop()
+        item = _ITEM.match(body) if body[0] == 0x2D else None  # "-"
+        # a line closes the blocks opened at its column or deeper (a list item only the deeper
+        # ones: a sequence may sit at its parent's indentation)
+        while blocks and (blocks[-1][0] > indent if item else blocks[-1][0] >= indent):
+            blocks.pop()
+        if indent > prev_col and not prev_opens and not braces.stack:
+            blocks.append((prev_col + 1, [None]))  # under a line that opens nothing: unknown
+        # only a line with a bracket changes what is open; the line before it may hold its key
+        # (a key is pending to the end of the next non-blank line, no further)
+        bracketed = b"{" in line or b"[" in line or b"}" in line or b"]" in line
+        if bracketed:
+            if unfed is not None:
+                braces.pending = braces.last = None
+                braces.feed(data, unfed[0], unfed[1], unfed[2])
+            braces.start_line(line_no, previous)
         fed = line_start
-        while k < len(wanted) and wanted[k] < line_end + 1:
-            pos = max(wanted[k], line_start)
-            braces.feed(data, fed, pos)
-            fed = pos
-            out[wanted[k]] = (*section, *(key for _, key in blocks), *braces.keys())
+        while k < len(wanted) and wanted[k] <= line_end:
+            if bracketed:
+                pos = max(wanted[k], line_start)
+                braces.feed(data, fed, pos, line_no)
+                fed = pos
+            out[wanted[k]] = path()
             k += 1
-        braces.feed(data, fed, line_end + 1 if nl >= 0 else line_end)
-        header = _SECTION.match(line)
-        if header is not None and not braces.stack:
-            section = [part.strip() for part in header.group(1).split(b".")]
-            blocks.clear()
+        if bracketed:
+            braces.feed(data, fed, line_end, line_no)
+            unfed = None
         else:
-            opened = _BLOCK_KEY.match(body.rstrip(b"\r"))
-            if opened is not None:
-                blocks.append((indent, next(g for g in opened.groups() if g is not None)))
-        line_start = line_end + 1
+            unfed = (line_start, line_end, line_no)
+        key_col = indent + (item.end() if item else 0)
+        header = _HEADER.match(body) if body[0] == 0x5B and indent == 0 and not braces.stack else None  # "["
+        opener = _OPENER.match(body) if header is None and b":" in body else None
+        prev_col, prev_opens = key_col, True
+        if header is not None:  # a section holds the lines below it, indented or not
+            section = _header_parts(header.group(1))
+            blocks.clear()
+        elif opener is not None:
+            key = next(opener.group(g) for g in (2, 3, 4, 5) if opener.group(g) is not None)
+            blocks.append((key_col, _parts(key.strip())))
+        elif not (item and item.end() == len(body)):  # (a bare "-": an item whose lines follow)
+            prev_opens = False
+        previous = line_no
+        line_start, line_no = line_end + 1, line_no + 1
+    final = path()
     for pos in wanted[k:]:
-        out[pos] = (*section, *(key for _, key in blocks), *braces.keys())
+        out[pos] = final
     return out
 
 
-def path_encloses(path: tuple[bytes, ...], prefix: list[bytes]) -> bool:
-    """Do the enclosing keys ``path`` end with ``prefix`` (the dotted key's outer parts)?"""
-    return 0 < len(prefix) <= len(path) and list(path[len(path) - len(prefix):]) == prefix
+def _parts(key: bytes) -> list[bytes | None]:
+    """A key as path parts: a dotted key (``server.http``) is a path."""
+    return [part or None for part in key.split(b".")]
+
+
+def _header_parts(content: bytes) -> list[bytes | None]:
+    """``a.b`` -> a, b; ``remote "origin"`` -> remote, origin; ``servers."alpha"`` -> servers,
+    alpha; anything else (``testenv:lint``) is one key of that name."""
+    parts: list[bytes | None] = []
+    pos = 0
+    while pos < len(content):
+        m = _HEADER_PART.match(content, pos)
+        if m is None or m.end() == pos:
+            return [content.strip()]
+        parts.append(next(g for g in m.groups()[:3] if g is not None))
+        pos = m.end()
+    return parts or [None]
