@@ -2020,10 +2020,11 @@ def test_a_summary_replaced_by_its_source_keeps_its_citations_of_it():
                  operator="rewrite"), "I5")
 
 
-def test_a_pages_line_numbers_are_its_name():
+def test_a_page_is_named_by_its_whole_range_of_lines():
     # p09: the page range of "file:conf/app.ini#L1-200" (the tag docs/gate.md asks a paged
-    # read to carry) grounded no line number: "lines 1-200" was a fabricated fact
-    p = "[db]\nmax_conn=100\nhost=db-1\n"
+    # read to carry) grounded no line number: "lines 1-200" was a fabricated fact; f10: nor
+    # with an en dash; f07: "max-lines 200" (a count) was then grounded by it
+    p = "[db]\nmax_conn=100\nhost=db-1\nmax-lines: 150\n"
     g = gate_for({"tool:p1": p})
     a1 = blk("a1", "assistant", "Reading the config.\n")
     pre = [tool("r1", "tool:p1", p, resource="file:conf/app.ini#L1-200", ts=1.0), a1]
@@ -2032,10 +2033,13 @@ def test_a_pages_line_numbers_are_its_name():
         return g.check(pre, [summary("s1", text, ["tool:p1"]), a1], operator="summarize")
 
     for text in ("Lines 1-200 of conf/app.ini: max_conn=100 on db-1.\n", "lines 1 to 200 of conf/app.ini\n",
-                 "L1-L200 hold the db section.\n"):
+                 "L1-L200 hold the db section.\n", "Lines 1–200 of conf/app.ini: host=db-1.\n",
+                 "L1–L200 hold the db section.\n", "lines 1 through 200 of conf/app.ini\n"):
         assert_accepted(check(text), "lossy")
     find(check("Lines 1-300 of conf/app.ini.\n"), "I1", block="s1", value="300")
-    find(check("The db section allows 200 connections on db-1.\n"), "I1", block="s1", value="200")  # p06 still
+    for text in ("The db section allows 200 connections on db-1.\n",  # p06 still
+                 "The db section sets max-lines 200.\n", "max lines 200\n", "Line 200 of conf/app.ini sets host=db-1.\n"):
+        find(check(text), "I1", block="s1", value="200")
 
 
 # F89-F95 (red team 15, f01-f12): the four rules above, attacked
@@ -2118,25 +2122,6 @@ def test_a_nested_value_is_grounded_only_where_it_is(source, wrong, right):
 
     find(check(wrong), "I1", block="s", key=wrong.partition("=")[0])
     assert_accepted(check(right), "lossy")
-
-
-def test_a_page_is_named_by_its_whole_range_of_lines():
-    # f07: "max-lines 200" (a count) was grounded by the page tag #L1-200; f10: "lines 1–200"
-    # (an en dash) was not
-    p = "[lint]\nmax-lines: 150\ncontext-lines: 3\nhost=db-1\n"
-    g = gate_for({"tool:p1": p})
-    a1 = blk("a1", "assistant", "Reading the config.\n")
-    pre = [tool("r1", "tool:p1", p, resource="file:conf/app.ini#L1-200", ts=1.0), a1]
-
-    def check(text):
-        return g.check(pre, [summary("s1", text, ["tool:p1"]), a1], operator="summarize")
-
-    for text in ("The lint section sets max-lines 200.\n", "context-lines 200 apply.\n", "max lines 200\n",
-                 "Line 200 of conf/app.ini sets host=db-1.\n"):
-        find(check(text), "I1", block="s1", value="200")
-    for text in ("Lines 1–200 of conf/app.ini: host=db-1.\n", "L1–L200 hold the lint section.\n",
-                 "lines 1 through 200 of conf/app.ini\n"):
-        assert_accepted(check(text), "lossy")
 
 
 def test_nested_grounding_reads_each_source_once(monkeypatch):
