@@ -2062,6 +2062,12 @@ def test_a_superseded_handles_markers_are_replaced_only_by_a_successors():
     r2 = tool("r2", "tool:b", r2t, resource="file:app.ini", ts=2.0)
     find(g.check([r1, r2, t3, a1, a2], [r2, t3, stripped, padded], operator="rewrite",
                  supersedes=[{"block": "r2", "handle": "tool:a"}]), "I5")
+    # g01: the turn names itself the successor and cites an older, unrelated source instead
+    g2 = gate_for({"tool:c": c, "tool:a": r1t})
+    swapped = blk("a1", "assistant", "The app listens on host web-1 [src:c] [src:c].\n")
+    for post in ([t3, r1, swapped, a2], [t3, swapped, a2]):
+        find(g2.check([t3, r1, a1, a2], post, operator="rewrite", supersedes=[{"block": "a1", "handle": "tool:a"}]),
+             "I5")
     # a turn whose pre version cited the source may re-cite the successor it names
     g.store.put("tool:d", "port=8080\nhost=web-1\n")
     t4 = tool("t4", "tool:d", "port=8080\nhost=web-1\n")
@@ -2081,7 +2087,16 @@ def test_a_dotted_key_is_a_key_to_freshness_too():
         s = summary("s", text, ["tool:a", "tool:b"], resource="file:app.yaml")
         return g.check(pre, [s, pre[2]], operator="summarize")
 
-    find(check("The server has server.retries=3 and server.port=8080.\n"), "I4", key="retries", value="3")
+    find(check("The server has server.retries=3 and server.port=8080.\n"), "I4", key="server.retries", value="3")
+    # g02: compared by path, not by name: the client's retries: 3 in the newest read does not
+    # make the server's 3 current
+    old, new = old + "client:\n  retries: 3\n", new + "client:\n  retries: 3\n"
+    g = gate_for({"tool:a": old, "tool:b": new})
+    pre = [tool("r1", "tool:a", old, resource="file:app.yaml", ts=1.0),
+           tool("r2", "tool:b", new, resource="file:app.yaml", ts=2.0), pre[2]]
+    find(check("Config: server.retries=3, client.retries=3.\n"), "I4", key="server.retries", value="3")
+    assert_accepted(check("Config: server.retries=5, client.retries=3.\n"), "lossy")
+    assert_accepted(check("Config: server.retries=5 (it was server.retries=3).\n"), "lossy")
     assert_accepted(check("The server has server.retries=5 and server.port=8080.\n"), "lossy")
 
 
@@ -2112,6 +2127,19 @@ def test_a_dotted_key_is_a_key_to_freshness_too():
     ("spec:\n  containers:\n  - name: web\n    image: nginx:1.25\n", "spec.image=nginx:1.25",
      "containers.image=nginx:1.25"),
     ("server.http:\n  port: 8080\nother:\n  port: 1\n", "other.port=8080", "server.http.port=8080"),
+    # g03: an unbalanced bracket in a comment or a value shifted every later section
+    ("[server]\nport = 8080 ; allowed [1024, 65536)\n[db]\nport = 5432\n", "server.port=5432", "db.port=5432"),
+    ("[prompt]\nps1 = \\e[1;32m\\u@\\h\\e[0m $\nport = 8080\n[db]\nport = 5432\n", "prompt.port=5432",
+     "db.port=5432"),
+    ('{\n  "server": {\n    "host": "web" // ports [8080, 8090)\n  },\n  "port": 5432\n}\n', "server.port=5432",
+     "server.host=web"),
+    ('{\n  "server": {\n    "host": "web" /* ports [8080, 8090) */\n  },\n  "port": 5432\n}\n', "server.port=5432",
+     "server.host=web"),
+    # g04: TOML indents sub-tables
+    ('[params]\n  author = "Jane Doe"\n  [params.social]\n  author = "janedoe"\n', "params.author=janedoe",
+     "params.social.author=janedoe"),
+    ("[menu]\n  [[menu.main]]\n  weight = 1\n[db]\n  [db.primary]\n  weight = 5\n", "db.weight=5",
+     "db.primary.weight=5"),
 ])
 def test_a_nested_value_is_grounded_only_where_it_is(source, wrong, right):
     g = gate_for({"tool:a": source})

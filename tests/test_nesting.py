@@ -71,6 +71,21 @@ def test_comments_and_apostrophes_open_nothing():
     assert keys_at(jsonc, b'"d"') == (b"c",)  # the key on the line before its brace
 
 
+def test_a_bracket_opens_only_where_a_value_may_start():
+    # red team 16, g03/g05: an escape sequence or an index opened a bracket that never closed
+    text = b"[log]\nline = \x1b[32mok\x1b[0m a[0\nport = 1\n[db]\nport = 2\n"
+    assert keys_at(text, b"port = 1") == (b"log",)
+    assert keys_at(text, b"port = 2") == (b"db",)
+    # a header while a bracket is open: what follows is unknown, not the previous section
+    assert keys_at(b"[a]\nx = [1, 2)\n[b]\nport = 3\n", b"port") == (None,)
+
+
+def test_a_line_too_long_to_read_opens_nothing():
+    long_key = b"k" + b" " * 5000 + b"x:"
+    text = b"top:\n  " + long_key + b"\n    port: 1\n"
+    assert keys_at(text, b"port") == (b"top", None)
+
+
 def test_toml_inline_tables_and_dotted_keys():
     assert keys_at(b"server = { port = 8080 }\n", b"port") == (b"server",)
     assert keys_at(b"server.http:\n  port: 1\n", b"port") == (b"server", b"http")
@@ -110,6 +125,7 @@ def _fully_read(data: bytes, positions, depth: int = 8):
 
     def path():
         found = [p for key in braces.stack if key is not None for p in m._parts(key)]
+        assert [k for k in braces.stack if k is not None] == braces.keyed
         found = [*section, *(p for _, parts in blocks for p in parts), *found]
         return tuple(found[max(0, len(found) - depth):]) if depth > 0 else ()
 
@@ -138,15 +154,19 @@ def _fully_read(data: bytes, positions, depth: int = 8):
             continue
         braces.feed(data, fed, end, no)
         key_col = indent + (item.end() if item else 0)
-        header = m._HEADER.match(body) if indent == 0 and not braces.stack else None
-        opener = m._OPENER.match(body) if header is None else None
+        readable = len(body) <= m._LONGEST_LINE
+        header = (m._HEADER.match(body) if readable and not blocks and (indent == 0 or not braces.stack)
+                  else None)
+        opener = m._OPENER.match(body) if readable and header is None else None
         prev_col, prev_opens, previous = key_col, True, no
-        if header is not None:
+        if header is not None and braces.stack:
+            section, blocks, braces.stack, braces.keyed = [None], [], [], []
+        elif header is not None:
             section, blocks = m._header_parts(header.group(1)), []
         elif opener is not None:
             key = next(opener.group(g) for g in (2, 3, 4, 5) if opener.group(g) is not None)
             blocks.append((key_col, m._parts(key.strip())))
-        elif not (item and item.end() == len(body)):
+        elif not (readable and item and item.end() == len(body)):
             prev_opens = False
     for pos in positions:
         out.setdefault(pos, path())
@@ -154,6 +174,7 @@ def _fully_read(data: bytes, positions, depth: int = 8):
 
 
 _PIECES = [b"a", b"b.c", b'"k"', b"'q'", b"don't", b":", b": ", b" = ", b"{", b"}", b"[", b"]", b"[s]", b"[[t]]",
+           b" ; c [", b"/* [ */", b"\x1b[3m", b"x[0]", b"  [u.v]",
            b"- ", b"-", b"  ", b"\t", b"#x", b"; c", b"// c", b"&anc", b"!!map", b"|", b",", b"1", b"\n", b"\n",
            b"\r\n", b"\n  ", b"\n    ", b"\n- "]
 

@@ -295,6 +295,13 @@ class _Facts:
                 self._dotted = ([], [])
         return self._dotted
 
+    def nested_values(self, key: bytes, prefix: tuple[bytes, ...]) -> list[bytes]:
+        """The values (fingerprint bytes) this text sets ``key`` to under keys ending with
+        ``prefix``."""
+        self.nested_tails((b"", b""))  # (reads the text's places on the first question)
+        places = self._nesting[0]  # type: ignore[index]
+        return [v for (v, k) in places if k == key and prefix in self.nested_tails((v, k))]
+
     def nested_tails(self, pair: tuple[bytes, bytes]) -> frozenset[tuple[bytes | None, ...]]:
         """Every tail of the keys enclosing each place this text sets ``pair`` (a value
         fingerprint's bytes, a key): ``port: 8080`` under ``a:`` ``b:`` gives (a, b) and (b,).
@@ -1489,6 +1496,7 @@ class _Check:
         self.reads_logged: dict[str, list[tuple[str, float | None]]] = {}  # what the check added to the read log
         self._by_resource_name: set[Any] = set()  # groundings that took a read's resource name (I1)
         self._changed_frozen: frozenset[int] | None = None
+        self._dotted_said: dict[int, list[tuple[list[bytes], bytes, int, int]]] = {}
 
     # -- bookkeeping ----------------------------------------------------------------------------
 
@@ -3070,6 +3078,9 @@ class _Check:
         groups = [g for g in groups if g]
         if not groups:
             return  # no post block reads the resource or derives from a read: none asserts a value
+        for touching in groups:
+            if self._stale_paths(resource, reads, newest, touching):
+                return
         basis = self._stale_basis(reads, newest)
         if basis is None:
             return
@@ -3078,6 +3089,64 @@ class _Check:
             if self._stale_kept_alone(resource, basis, touching, lambda i: pre[i].id, f"block {pre[newest].id!r}",
                                       {"newer_block": pre[newest].id}):
                 return
+
+    def _stale_paths(self, resource: str, reads: list[int], newest: int, touching: list[int]) -> bool:
+        """Report (and say whether) a restating block among ``touching`` sets a dotted path
+        (``server.retries=3``) to a value only an older read sets there, where the newest read
+        sets it to another and the blocks do not also say that one. Keys are compared by path
+        here, not by name: another section's ``retries: 3`` in the newest read does not make
+        the server's 3 current (red team 16, g02)."""
+        post, pre_facts = self.edit.post, self.pre_facts
+        said = [x for j in touching for x in self._dotted_paths(j)]
+        if not said:
+            return False
+        claims = {(tuple(parts), v) for parts, v, _, _ in said}
+        newest_facts = pre_facts[newest]
+        # a fact the newest read writes as it is (a Python read's "self.retries = retries") is
+        # current without a look at where it sits
+        facts_of = [self.post_facts[j].table.fp_fact[r] for _, _, j, r in said]
+        as_written = ~absent_from_all(np.ascontiguousarray(facts_of), [newest_facts.kv_sets()[1]])
+        said = [x for x, current in zip(said, as_written.tolist()) if not current]
+        older = [pre_facts[i] for i in reads if i != newest]
+        found = False
+        for parts, v, j, r in said:
+            for cut in range(1, len(parts)):
+                prefix, leaf = tuple(parts[:cut]), b".".join(parts[cut:])
+                if prefix in newest_facts.nested_tails((v, leaf)):
+                    break  # the newest read sets it so
+                newer = newest_facts.nested_values(leaf, prefix)
+                if not newer or not any(prefix in o.nested_tails((v, leaf)) for o in older):
+                    continue
+                if any((tuple(parts), value) in claims for value in newer):
+                    break  # the newer value is said too
+                span = self.post_facts[j].table.span(r)
+                self.violate("I4", f"stale value kept alone: {span.key}={span.value!r} is what an older read of "
+                             f"{resource!r} set there; the newest read ({self.edit.pre[newest].id!r}) sets it otherwise",
+                             block=post[j].id, key=span.key, value=span.value,
+                             evidence={"resource": resource, "newer_block": self.edit.pre[newest].id,
+                                       "span": [span.start, span.end]})
+                found = True
+                break
+        return found
+
+    def _dotted_paths(self, j: int) -> list[tuple[list[bytes], bytes, int, int]]:
+        """The dotted key=value facts of post block ``j`` if it restates in its own words (a
+        new or changed turn, or a summary; a read writes its keys as its file does, which the
+        rule on keys compares): (path parts, value, block, row). Made once per block and check."""
+        found = self._dotted_said.get(j)
+        if found is None:
+            found = []
+            block = self.edit.post[j]
+            if block.derived or (self.match[j] is None and not block.handles):
+                facts = self.post_facts[j]
+                rows, _ = facts.dotted_leaves()
+                t = facts.table
+                for r in rows:
+                    parts = t.key_bytes(r).split(b".")
+                    if 2 <= len(parts) <= _MAX_KEY_PARTS and all(parts):
+                        found.append((parts, t.fp_value[r].tobytes(), j, r))
+            self._dotted_said[j] = found
+        return found
 
     def _stale_basis(self, reads: list[int], newest: int) -> _StaleBasis | None:
         """The stale-value basis of a resource's pre reads (:func:`stale_basis`), made once
@@ -3496,7 +3565,10 @@ class _Check:
         them replaces. The edge says which block stands for the source; a marker of any other
         handle gained elsewhere pays for nothing (red team 14, p04: stripping a superseded
         read's markers passed I5 with one extra marker of an unrelated source, and failed
-        without it). Each gained marker pays for one lost marker, once."""
+        without it). Each gained marker pays for one lost marker, once, and only a marker of
+        a source newer than the superseded one (stored after it): a successor is newer (red
+        team 16, g01: a turn naming itself the successor swapped its citations for an older,
+        unrelated source's)."""
         id_pos = self.post.id_pos()
         spare = {h: c for h, c in by_handle.items() if c > 0}
         unpaid = 0
@@ -3505,7 +3577,11 @@ class _Check:
                 continue
             owed = -c
             j = id_pos.get(superseded[h])
-            for n in self._stands_for(j, h):
+            heirs = self._stands_for(j, h)
+            seqs = self.gate.handle_seqs([h, *heirs])
+            for n in heirs:
+                if n not in seqs or h not in seqs or seqs[n] <= seqs[h]:
+                    continue
                 paid = min(owed, spare.get(n, 0))
                 if paid:
                     spare[n] -= paid

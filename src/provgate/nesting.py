@@ -20,7 +20,10 @@ a key that does not hold it (red team 15). What it reads:
 - ``{``/``[`` opened after a key (``"a": {``, ``a: {``, ``a = {``, or with the key alone on the
   line before): JSON, JSONC, YAML flow and TOML inline tables; a bracket opened without a key
   (an array's item) adds nothing.
-- Comment lines (``#``, ``;``, ``//``) are skipped.
+- Comment lines (``#``, ``;``, ``//``) are skipped, and so are comments after a blank and
+  ``/* */`` on one line, as far as brackets go.
+- YAML merge keys (``<<: *common``) are not followed: a key a block gets through an anchor
+  is found under the anchor's block, not the merging one.
 
 Cost: one pass over the source up to the last place asked, however many places are asked.
 This is a fallback of I1 for a dotted fact no source holds as written, not a hot path.
@@ -35,55 +38,79 @@ __all__ = ["enclosing_keys"]
 
 Path = tuple[bytes | None, ...]
 
-_HEADER = re.compile(rb"^\[\[?[ \t]*([^\[\]\n]+?)[ \t]*\]\]?[ \t]*(?:[#;].*)?$")
+# (each pattern is anchored and has no lazy run before a run of blanks: linear in the line,
+# which is also capped, red team 16 g06)
+_HEADER = re.compile(rb"^\[\[?[ \t]*([^\[\]\n]*[^\[\]\s])[ \t]*\]\]?[ \t]*(?:[#;].*)?$")
 _HEADER_PART = re.compile(rb"""[ \t]*(?:"([^"]*)"|'([^']*)'|([^\s."']+))[ \t]*(\.|(?=["'\s])|$)""")
 # a YAML key opening a block: nothing after the colon but anchors, tags, a block scalar
 # indicator or a comment
-_OPENER = re.compile(rb"""^(-[ \t]+)?(?:"([^"\n]*)"|'([^'\n]*)'|([^\s"'#:{}\[\],&*!|>%@`-][^:#\n]*?|-[^\s:#\n][^:#\n]*?))"""
-                     rb"""[ \t]*:(?:[ \t]+[&!][^\s#]*)*(?:[ \t]+[|>][-+0-9]*)?[ \t]*(?:#.*)?$""")
+_OPENER = re.compile(rb"""^(-[ \t]+)?(?:"([^"\n]*)"|'([^'\n]*)'|([^\s"'#:{}\[\],&*!|>%@`-](?:[^:#\n]*[^\s:#])?)"""
+                     rb"""|(-[^\s:#](?:[^:#\n]*[^\s:#])?))[ \t]*:(?:[ \t]+[&!][^\s#]*)*(?:[ \t]+[|>][-+0-9]*)?[ \t]*(?:#.*)?$""")
 _ITEM = re.compile(rb"^-(?:[ \t]+|$)")
 _COMMENT = frozenset(b"#;")
+_LONGEST_LINE = 4096  # a longer line opens nothing and heads nothing: it sits under an unknown key
+# a comment to the end of the line (after a blank: "a#b" is a value), a comment between /* */,
 # a string (cut at a line end: JSON strings hold no raw newline; an apostrophe inside a word
 # starts none), a bare word, a bracket or separator, or any other byte that is not white space
-_TOKEN = re.compile(rb"""(")((?:[^"\\\n]|\\.)*)"?|(?<![A-Za-z0-9_])(')([^'\n]*)'?|([A-Za-z0-9_.\-]+)|([{}\[\]:=,])|\S""")
+_TOKEN = re.compile(rb"""(?<![^ \t\n])(?:\#|;|//)()|/\*.*?(?:\*/|$)|(")((?:[^"\\\n]|\\.)*)"?|(?<![A-Za-z0-9_])(')([^'\n]*)'?"""
+                    rb"""|([A-Za-z0-9_.\-]+)|([{}\[\]:=,])|\S""")
+_OPENS_AFTER = frozenset((b":", b"=", b",", b"{", b"[", None))  # a bracket after these is structure
 
 
 class _Braces:
     """The keys of the open ``{``/``[`` of a JSON-like text, read token by token. A key is
-    pending from its ``:`` (or ``=``) to the end of the next non-blank line."""
+    pending from its ``:`` (or ``=``) to the end of the next non-blank line. A bracket opens
+    only where a value or an item may start (after ``:``, ``=``, ``,``, another bracket, or
+    first on its line): ``\x1b[32m`` or ``a[0]`` open nothing (red team 16, g03, g05)."""
 
     def __init__(self) -> None:
         self.stack: list[bytes | None] = []
+        self.keyed: list[bytes] = []  # the keys of ``stack``, without its keyless entries
         self.last: bytes | None = None  # the last string or bare word: a key if ':' follows
         self.pending: bytes | None = None  # a key whose ':' was read, waiting for its value
         self.pending_line = -1
+        self.before: bytes | None = None  # the mark before the next token (None: a line's start)
+        self.comment_line = -1  # the line whose rest is a comment
 
     def start_line(self, line: int, previous: int) -> None:
         """A new non-blank line ``line`` after non-blank line ``previous``."""
-        self.last = None
+        self.last = self.before = None
         if self.pending_line != previous:
             self.pending = None
 
     def feed(self, data: bytes, start: int, end: int, line: int) -> None:
+        if self.comment_line == line:
+            return
         for m in _TOKEN.finditer(data, start, end):
-            _, dq, _, sq, bare, mark = m.groups()
+            comment, _, dq, _, sq, bare, mark = m.groups()
+            if comment is not None:
+                self.comment_line = line
+                return
             if mark is None:
                 word = dq if dq is not None else sq if sq is not None else bare
                 if word is not None:
-                    self.last = word
+                    self.last, self.before = word, b"w"
+                elif m.group().startswith(b"/*"):
+                    continue
                 else:  # another byte: no key is pending
                     self.pending = self.last = None
-            elif mark in (b":", b"="):
+                    self.before = b"x"
+                continue
+            if mark in (b":", b"="):
                 self.pending, self.last, self.pending_line = self.last, None, line
             elif mark in (b"{", b"["):
-                self.stack.append(self.pending)
+                if self.before in _OPENS_AFTER:
+                    self.stack.append(self.pending)
+                    if self.pending is not None:
+                        self.keyed.append(self.pending)
                 self.pending = self.last = None
             elif mark in (b"}", b"]"):
-                if self.stack:
-                    self.stack.pop()
+                if self.stack and self.stack.pop() is not None:
+                    self.keyed.pop()
                 self.pending = self.last = None
             else:  # ','
                 self.pending = self.last = None
+            self.before = mark
 
 
 def enclosing_keys(data: bytes, positions: Iterable[int], depth: int = 8) -> dict[int, Path]:
@@ -105,11 +132,10 @@ def enclosing_keys(data: bytes, positions: Iterable[int], depth: int = 8) -> dic
 
     def path() -> Path:
         found: list[bytes | None] = []  # innermost first, no more than asked
-        for key in reversed(braces.stack):
-            if key is not None:
-                found.extend(reversed(_parts(key)))
-                if len(found) >= depth:
-                    return tuple(reversed(found[:depth]))
+        for key in reversed(braces.keyed):
+            found.extend(reversed(_parts(key)))
+            if len(found) >= depth:
+                return tuple(reversed(found[:depth]))
         for _, parts in reversed(blocks):
             found.extend(reversed(parts))
             if len(found) >= depth:
@@ -142,7 +168,7 @@ def enclosing_keys(data: bytes, positions: Iterable[int], depth: int = 8) -> dic
         bracketed = b"{" in line or b"[" in line or b"}" in line or b"]" in line
         if bracketed:
             if unfed is not None:
-                braces.pending = braces.last = None
+                braces.pending = braces.last = braces.before = None
                 braces.feed(data, unfed[0], unfed[1], unfed[2])
             braces.start_line(line_no, previous)
         fed = line_start
@@ -159,16 +185,25 @@ def enclosing_keys(data: bytes, positions: Iterable[int], depth: int = 8) -> dic
         else:
             unfed = (line_start, line_end, line_no)
         key_col = indent + (item.end() if item else 0)
-        header = _HEADER.match(body) if body[0] == 0x5B and indent == 0 and not braces.stack else None  # "["
-        opener = _OPENER.match(body) if header is None and b":" in body else None
+        readable = len(body) <= _LONGEST_LINE
+        # a header at any indentation (TOML indents sub-tables: g04), but not inside a YAML
+        # block (a flow sequence) or brackets (a JSON array)
+        header = (_HEADER.match(body) if readable and body[0] == 0x5B and not blocks and (not braces.stack or indent == 0)
+                  else None)  # "["
+        opener = _OPENER.match(body) if readable and header is None and b":" in body else None
         prev_col, prev_opens = key_col, True
-        if header is not None:  # a section holds the lines below it, indented or not
+        if header is not None and braces.stack:
+            # a header while a bracket is open: a bracket the reader took for structure was
+            # not (a stray "[" in a value), or the header is not one; what follows is unknown
+            section, braces.stack, braces.keyed = [None], [], []
+            blocks.clear()
+        elif header is not None:  # a section holds the lines below it, indented or not
             section = _header_parts(header.group(1))
             blocks.clear()
         elif opener is not None:
             key = next(opener.group(g) for g in (2, 3, 4, 5) if opener.group(g) is not None)
             blocks.append((key_col, _parts(key.strip())))
-        elif not (item and item.end() == len(body)):  # (a bare "-": an item whose lines follow)
+        elif not (readable and item and item.end() == len(body)):  # (a bare "-": an item whose lines follow)
             prev_opens = False
         previous = line_no
         line_start, line_no = line_end + 1, line_no + 1
