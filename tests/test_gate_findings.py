@@ -843,8 +843,12 @@ def test_a_block_rewritten_in_place_keeps_the_values_of_its_keys():
     assert_accepted(g.check(pre, [t1, t2, both], operator="rewrite"), "lossless")
     assert_accepted(g.check(pre, [t1, t2, blk("a1", "assistant", "Staging: retries=3 [src:call_1].\n")],
                             operator="rewrite"), "lossless")
-    assert_accepted(g.check(pre, [t1, t2, repointed], operator="rewrite",
+    # (I2 is satisfied by the edge; I5 counts the staging citation as lost: the production
+    # config is no successor of the staging one, red team 17 h01 - so the floor is lifted here)
+    assert_accepted(g.check(pre, [t1, t2, repointed], operator="rewrite", retention_floor=0.0,
                             supersedes=[{"block": "a1", "handle": "tool:call_1"}]))
+    find(g.check(pre, [t1, t2, repointed], operator="rewrite", supersedes=[{"block": "a1", "handle": "tool:call_1"}]),
+         "I5")
     # review 5 (e05): an edge naming a source the turn never cited covers nothing
     for unrelated in ("tool:call_2", "tool:log"):
         find(g.check(pre, [t1, t2, repointed], operator="rewrite",
@@ -2068,9 +2072,9 @@ def test_a_superseded_handles_markers_are_replaced_only_by_a_successors():
     for post in ([t3, r1, swapped, a2], [t3, swapped, a2]):
         find(g2.check([t3, r1, a1, a2], post, operator="rewrite", supersedes=[{"block": "a1", "handle": "tool:a"}]),
              "I5")
-    # a turn whose pre version cited the source may re-cite the successor it names
+    # a turn whose pre version cited the source may re-cite a successor: a read of its resource
     g.store.put("tool:d", "port=8080\nhost=web-1\n")
-    t4 = tool("t4", "tool:d", "port=8080\nhost=web-1\n")
+    t4 = tool("t4", "tool:d", "port=8080\nhost=web-1\n", resource="file:app.ini", ts=2.0)
     recited = blk("a1", "assistant", "The app listens on host web-1 [src:d] [src:d].\n")
     assert_accepted(g.check([r1, t4, a1, a2], [t4, recited, a2], operator="rewrite",
                             supersedes=[{"block": "a1", "handle": "tool:a"}]), "lossless")
@@ -2140,6 +2144,17 @@ def test_a_dotted_key_is_a_key_to_freshness_too():
      "params.social.author=janedoe"),
     ("[menu]\n  [[menu.main]]\n  weight = 1\n[db]\n  [db.primary]\n  weight = 5\n", "db.weight=5",
      "db.primary.weight=5"),
+    # red team 17, h06: "/*" in a glob is no comment
+    ("on:\n  push:\n    branches: [main, release/*]\njobs:\n  build:\n    timeout-minutes: 30\n",
+     "branches.timeout-minutes=30", "build.timeout-minutes=30"),
+    # h07: a comment over two lines closed the object around it
+    ('{\n  "compilerOptions": {\n    /* strict\n       [checks] } */\n    "strict": true\n  }\n}\n',
+     "compilerOptions.strict=false", "compilerOptions.strict=true"),
+    # h08: a header with a long comment after it
+    ("[server]\nport = 8080\n[db] ; " + "x" * 5000 + "\nport = 5432\n", "server.port=5432", "db.port=5432"),
+    # h09: headers inside a TOML multi-line string
+    ('[tool.tox]\nlegacy_tox_ini = """\n[testenv]\ndeps = pytest\n"""\nisolated_build = true\n',
+     "testenv.isolated_build=true", "tool.tox.isolated_build=true"),
 ])
 def test_a_nested_value_is_grounded_only_where_it_is(source, wrong, right):
     g = gate_for({"tool:a": source})
@@ -2170,3 +2185,44 @@ def test_nested_grounding_reads_each_source_once(monkeypatch):
     assert len(calls) == 1  # kept with the source's facts for the next check
     deep = "".join(" " * i + f"k{i}:\n" for i in range(3000)) + " " * 3000 + "port: 1\n"
     assert max(map(len, real(deep.encode(), [len(deep) - 3], 4).values())) == 4
+
+
+# F96-F98 (red team 17, h01-h09): red team 16's fixes, attacked
+@pytest.mark.parametrize("order", [["tool:a", "tool:b"], ["tool:b", "tool:a"]])
+def test_a_successor_is_a_read_of_the_resource_whatever_order_it_was_stored_in(order):
+    # h02: "a successor is newer" was read as the store's insertion order, so the same JSON
+    # edit was accepted or refused by the key order of its inline sources; h01: a source that
+    # was merely stored later (an unrelated one) paid for stripped citations
+    import json
+
+    from provgate.window import Edit
+    r1t, r2t, c = "port=80\nhost=web-1\n", "port=8080\nhost=web-1\n", "retries=3\ntimeout=30\n"
+    src = {"tool:a": r1t, "tool:b": r2t}
+    r1 = tool("r1", "tool:a", r1t, resource="file:app.ini", ts=1.0)
+    r2 = tool("r2", "tool:b", r2t, resource="file:app.ini", ts=2.0)
+    a1 = blk("a1", "assistant", "The app listens on host web-1 [src:a] [src:a].\n")
+    recited = blk("a1", "assistant", "The app listens on host web-1 [src:b] [src:b].\n")
+    obj = {"operator": "rewrite", "pre": [r1, r2, a1], "post": [r2, recited],
+           "supersedes": [{"block": "r2", "handle": "tool:a"}], "sources": {h: src[h] for h in order}}
+    assert_accepted(Gate(store_with({})).check_edit(Edit.from_json(json.loads(json.dumps(obj)))), "lossless")
+    g = gate_for({"tool:a": r1t, "tool:c": c})
+    t3, a2 = tool("t3", "tool:c", c), blk("a2", "assistant", "Retries are 3 [src:c].\n")
+    swapped = blk("a1", "assistant", "The app listens on host web-1 [src:c] [src:c].\n")
+    find(g.check([r1, t3, a1, a2], [r1, t3, swapped, a2], operator="rewrite",
+                 supersedes=[{"block": "a1", "handle": "tool:a"}]), "I5")
+
+
+def test_a_dotted_path_is_held_to_the_newest_logged_read():
+    # h03: once the reads had left the window, a re-summary to the stale server.retries=3
+    # passed whenever the newest read still had client.retries: 3
+    old = "server:\n  retries: 3\n  port: 8080\nclient:\n  retries: 3\n"
+    new = "server:\n  retries: 5\n  port: 8080\nclient:\n  retries: 3\n"
+    g = gate_for({"tool:a": old, "tool:b": new}, session="h03")
+    pre = [tool("r1", "tool:a", old, resource="file:app.yaml", ts=1.0),
+           tool("r2", "tool:b", new, resource="file:app.yaml", ts=2.0), blk("a1", "assistant", "Reading.\n")]
+    s1 = summary("s1", "Config: server.retries=5, server.port=8080.\n", ["tool:a", "tool:b"])
+    assert_accepted(g.check(pre, [s1, pre[2]], operator="summarize", commit=True), "lossy")
+    s2 = summary("s2", "Config: server.retries=3, server.port=8080.\n", ["tool:a", "tool:b"])
+    find(g.check([s1, pre[2]], [s2, pre[2]], operator="summarize"), "I4", key="server.retries", value="3")
+    s3 = summary("s3", "Config: server.retries=5 and client.retries=3.\n", ["tool:a", "tool:b"])
+    assert_accepted(g.check([s1, pre[2]], [s3, pre[2]], operator="summarize"), "lossy")

@@ -121,7 +121,7 @@ def _fully_read(data: bytes, positions, depth: int = 8):
     from provgate import nesting as m
 
     out, section, blocks, braces = {}, [], [], m._Braces()
-    prev_col, prev_opens, previous = 0, True, -1
+    prev_col, prev_opens, previous, closing = 0, True, -1, None
 
     def path():
         found = [p for key in braces.stack if key is not None for p in m._parts(key)]
@@ -135,7 +135,10 @@ def _fully_read(data: bytes, positions, depth: int = 8):
         end = len(data) if end < 0 else end
         line = data[start:end].rstrip(b"\r")
         body = line.lstrip(b" \t")
-        live = bool(body) and body[:1] not in (b"#", b";") and body[:2] != b"//"
+        skipped = closing is not None
+        if skipped and closing in line:
+            closing = None
+        live = not skipped and bool(body) and body[:1] not in (b"#", b";") and body[:2] != b"//"
         item = m._ITEM.match(body) if live else None
         indent = len(line) - len(body)
         if live:
@@ -153,13 +156,17 @@ def _fully_read(data: bytes, positions, depth: int = 8):
         if not live:
             continue
         braces.feed(data, fed, end, no)
+        closing = m._left_open(line)
         key_col = indent + (item.end() if item else 0)
         readable = len(body) <= m._LONGEST_LINE
         header = (m._HEADER.match(body) if readable and not blocks and (indent == 0 or not braces.stack)
                   else None)
         opener = m._OPENER.match(body) if readable and header is None else None
         prev_col, prev_opens, previous = key_col, True, no
-        if header is not None and braces.stack:
+        if not readable and body[:1] == b"[" and not blocks and not braces.stack:
+            head = m._LONG_HEADER.match(body)
+            section, blocks = (m._header_parts(head.group(1)) if head else [None]), []
+        elif header is not None and braces.stack:
             section, blocks, braces.stack, braces.keyed = [None], [], [], []
         elif header is not None:
             section, blocks = m._header_parts(header.group(1)), []
@@ -174,7 +181,7 @@ def _fully_read(data: bytes, positions, depth: int = 8):
 
 
 _PIECES = [b"a", b"b.c", b'"k"', b"'q'", b"don't", b":", b": ", b" = ", b"{", b"}", b"[", b"]", b"[s]", b"[[t]]",
-           b" ; c [", b"/* [ */", b"\x1b[3m", b"x[0]", b"  [u.v]",
+           b" ; c [", b"/* [ */", b" /* [", b"*/", b'"""', b"a/*]", b"\x1b[3m", b"x[0]", b"  [u.v]",
            b"- ", b"-", b"  ", b"\t", b"#x", b"; c", b"// c", b"&anc", b"!!map", b"|", b",", b"1", b"\n", b"\n",
            b"\r\n", b"\n  ", b"\n    ", b"\n- "]
 

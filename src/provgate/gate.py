@@ -153,7 +153,7 @@ class _Facts:
         self._kv_prose_set: SortedFingerprints | None = None
         self._cited_names: tuple[str, ...] | None = None
         self._dotted: tuple[list[int], list[bytes]] | None = None
-        self._nesting: tuple[dict[tuple[bytes, bytes], list[int]], dict[Any, Any], Any] | None = None
+        self._nesting: tuple[dict[tuple[bytes, bytes], list[int]], dict[Any, Any], Any, dict[Any, Any]] | None = None
 
     def indexed(self) -> _Facts:
         """Build the grounding index now. A source's fact table is computed once and kept
@@ -297,10 +297,23 @@ class _Facts:
 
     def nested_values(self, key: bytes, prefix: tuple[bytes, ...]) -> list[bytes]:
         """The values (fingerprint bytes) this text sets ``key`` to under keys ending with
-        ``prefix``."""
+        ``prefix``: an index of the key's places by every tail of their paths, made on the
+        first question about the key (one question a fact, not a scan of every key per fact:
+        red team 17, h05)."""
         self.nested_tails((b"", b""))  # (reads the text's places on the first question)
-        places = self._nesting[0]  # type: ignore[index]
-        return [v for (v, k) in places if k == key and prefix in self.nested_tails((v, k))]
+        places, _, _, by_key = self._nesting  # type: ignore[misc]
+        index = by_key.get(key)
+        if index is None:
+            if not by_key:
+                pairs_of: dict[bytes, list[tuple[bytes, bytes]]] = {}
+                for pair in places:
+                    pairs_of.setdefault(pair[1], []).append(pair)
+                by_key[None] = pairs_of  # type: ignore[index]
+            index = by_key[key] = {}
+            for pair in by_key[None].get(key, ()):  # type: ignore[index]
+                for tail in self.nested_tails(pair):
+                    index.setdefault(tail, []).append(pair[0])
+        return index.get(prefix, [])
 
     def nested_tails(self, pair: tuple[bytes, bytes]) -> frozenset[tuple[bytes | None, ...]]:
         """Every tail of the keys enclosing each place this text sets ``pair`` (a value
@@ -314,8 +327,9 @@ class _Facts:
             for start, ks, ke, fp in zip(t.start[kv].tolist(), t.key_start[kv].tolist(),
                                          t.key_end[kv].tolist(), t.fp_value[kv]):
                 places.setdefault((fp.tobytes(), data[ks:ke].strip(b"\"'")), []).append(start)
-            self._nesting = (places, {}, None)
-        places, tails, paths = self._nesting
+            by_key: dict[bytes, dict[Any, list[bytes]]] = {}
+            self._nesting = (places, {}, None, by_key)
+        places, tails, paths, by_key = self._nesting
         found = tails.get(pair)
         if found is None:
             where = places.get(pair)
@@ -323,7 +337,7 @@ class _Facts:
                 return frozenset()
             if paths is None:
                 paths = enclosing_keys(self.table.data, [p for ps in places.values() for p in ps], _MAX_KEY_PARTS - 1)
-                self._nesting = (places, tails, paths)
+                self._nesting = (places, tails, paths, by_key)
             found = tails[pair] = frozenset(path[i:] for p in where for path in (paths[p],) for i in range(len(path)))
         return found
 
@@ -3096,35 +3110,40 @@ class _Check:
         sets it to another and the blocks do not also say that one. Keys are compared by path
         here, not by name: another section's ``retries: 3`` in the newest read does not make
         the server's 3 current (red team 16, g02)."""
-        post, pre_facts = self.edit.post, self.pre_facts
+        pre_facts = self.pre_facts
+        return self._stale_paths_of(resource, pre_facts[newest], [pre_facts[i] for i in reads if i != newest],
+                                    touching, self.edit.pre[newest].id)
+
+    def _stale_paths_of(self, resource: str, newest_facts: _Facts, older: list[_Facts], touching: list[int],
+                        newer: str) -> bool:
+        """:meth:`_stale_paths` against the facts of the newest read and of the older ones
+        (``newer`` names the newest read in a violation: a block id, or a logged read's handle)."""
+        post = self.edit.post
         said = [x for j in touching for x in self._dotted_paths(j)]
         if not said:
             return False
         claims = {(tuple(parts), v) for parts, v, _, _ in said}
-        newest_facts = pre_facts[newest]
         # a fact the newest read writes as it is (a Python read's "self.retries = retries") is
         # current without a look at where it sits
         facts_of = [self.post_facts[j].table.fp_fact[r] for _, _, j, r in said]
         as_written = ~absent_from_all(np.ascontiguousarray(facts_of), [newest_facts.kv_sets()[1]])
         said = [x for x, current in zip(said, as_written.tolist()) if not current]
-        older = [pre_facts[i] for i in reads if i != newest]
         found = False
         for parts, v, j, r in said:
             for cut in range(1, len(parts)):
                 prefix, leaf = tuple(parts[:cut]), b".".join(parts[cut:])
                 if prefix in newest_facts.nested_tails((v, leaf)):
                     break  # the newest read sets it so
-                newer = newest_facts.nested_values(leaf, prefix)
-                if not newer or not any(prefix in o.nested_tails((v, leaf)) for o in older):
+                now = newest_facts.nested_values(leaf, prefix)
+                if not now or not any(prefix in o.nested_tails((v, leaf)) for o in older):
                     continue
-                if any((tuple(parts), value) in claims for value in newer):
+                if any((tuple(parts), value) in claims for value in now):
                     break  # the newer value is said too
                 span = self.post_facts[j].table.span(r)
                 self.violate("I4", f"stale value kept alone: {span.key}={span.value!r} is what an older read of "
-                             f"{resource!r} set there; the newest read ({self.edit.pre[newest].id!r}) sets it otherwise",
+                             f"{resource!r} set there; the newest read ({newer!r}) sets it otherwise",
                              block=post[j].id, key=span.key, value=span.value,
-                             evidence={"resource": resource, "newer_block": self.edit.pre[newest].id,
-                                       "span": [span.start, span.end]})
+                             evidence={"resource": resource, "newer": newer, "span": [span.start, span.end]})
                 found = True
                 break
         return found
@@ -3273,6 +3292,11 @@ class _Check:
             touching = self._post_blocks_touching(resource, handles)
             if changed.isdisjoint(touching):
                 continue
+            newest_facts = gate.source_facts(newest)
+            older_facts = [f for f in map(gate.source_facts, stored[:-1]) if f is not None]
+            if newest_facts is not None and self._stale_paths_of(resource, newest_facts, older_facts,
+                                                                 [j for j in touching if j in changed], newest):
+                continue  # (a dotted path compared where it sits: red team 17, h03)
             basis = self._left_basis(newest, stored[:-1])  # (the reads themselves)
             if basis is None:
                 continue
@@ -3520,28 +3544,24 @@ class _Check:
         return -sum(net.values())  # only losses: per handle or per name, the same sum
 
     def _stands_for(self, j: int | None, handle: str) -> list[str]:
-        """The handles post block ``j``, superseding ``handle``, stands for: a successor's.
-        The edit names the superseding block, so not any block will do (red team 15, f01: an
-        unrelated tool output, or the very turn given extra markers, was named). A read of a
-        tagged source is succeeded by a read of the same resource, kept or new; an untagged
-        one by a read new or changed in this edit: its handles. A summary derived from
-        ``handle`` stands for its sources and what it cites; a turn whose pre version cited
-        ``handle``, for what it cites now. Markers count only where they cite (in a tool
-        output they are data: f02)."""
+        """The handles post block ``j``, superseding ``handle``, stands for, among the
+        successors of ``handle`` (:meth:`_successors`). The edit names the superseding block,
+        so not any block will do (red team 15, f01: an unrelated tool output, or the very turn
+        given extra markers, was named): a successor read stands for its handles; a summary
+        derived from ``handle`` for its sources and what it cites; a turn whose pre version
+        cited ``handle``, for what it cites now - each only where that is a successor (red
+        team 17, h01: a turn naming itself swapped its citations for an unrelated source's).
+        Markers count only where they cite (in a tool output they are data: f02)."""
         if j is None:
             return []
         block, facts = self.edit.post[j], self.post_facts[j]
+        heirs = self._successors(handle)
         if block.derived:
             if handle not in block.derived_from:
                 return []
             out = list(block.derived_from)
         elif block.handles:
-            resources = {self.pre.blocks[i].resource for i in self.pre.by_provenance().get(handle, ())} - {None}
-            if resources:  # a tagged read is succeeded by a read of its resource
-                return list(block.handles) if block.resource in resources else []
-            if self.match[j] is not None and j not in self._changed_set():
-                return []  # kept as it was: no newer version of anything
-            return list(block.handles)
+            out = list(block.handles)
         else:
             i = self.pre.id_pos().get(block.id)
             if i is None or not self.pre_facts[i].n_markers or handle not in {
@@ -3553,7 +3573,22 @@ class _Check:
                 found = self._targets(name)
                 if len(found) == 1 and found[0] not in out:
                     out.append(found[0])
-        return out
+        return [h for h in out if h in heirs]
+
+    def _successors(self, handle: str) -> set[str]:
+        """The handles of the post blocks that succeed the read of ``handle``: reads of its
+        resource when it is tagged (kept or new), else primary blocks new or changed in this
+        edit. Which of two sources is newer is the reads' business (I4), not the store's
+        insertion order: an edit's inline sources, or tool calls that returned out of order,
+        are stored in any order (red team 17, h02)."""
+        pre_blocks, post_blocks = self.pre.blocks, self.edit.post
+        resources = {pre_blocks[i].resource for i in self.pre.by_provenance().get(handle, ())} - {None}
+        if resources:
+            found = {h for r in resources for j in self.post.by_resource().get(r, ()) for h in post_blocks[j].handles}
+        else:
+            found = {h for j in self.changed if not post_blocks[j].derived for h in post_blocks[j].handles}
+        found.discard(handle)
+        return found
 
     def _changed_set(self) -> frozenset[int]:
         if self._changed_frozen is None:
@@ -3565,10 +3600,9 @@ class _Check:
         them replaces. The edge says which block stands for the source; a marker of any other
         handle gained elsewhere pays for nothing (red team 14, p04: stripping a superseded
         read's markers passed I5 with one extra marker of an unrelated source, and failed
-        without it). Each gained marker pays for one lost marker, once, and only a marker of
-        a source newer than the superseded one (stored after it): a successor is newer (red
-        team 16, g01: a turn naming itself the successor swapped its citations for an older,
-        unrelated source's)."""
+        without it). Each gained marker of a successor pays for one lost marker, once (red
+        team 16, g01, and 17, h01: a turn naming itself the successor swapped its citations
+        for an unrelated source's)."""
         id_pos = self.post.id_pos()
         spare = {h: c for h, c in by_handle.items() if c > 0}
         unpaid = 0
@@ -3577,11 +3611,7 @@ class _Check:
                 continue
             owed = -c
             j = id_pos.get(superseded[h])
-            heirs = self._stands_for(j, h)
-            seqs = self.gate.handle_seqs([h, *heirs])
-            for n in heirs:
-                if n not in seqs or h not in seqs or seqs[n] <= seqs[h]:
-                    continue
+            for n in self._stands_for(j, h):
                 paid = min(owed, spare.get(n, 0))
                 if paid:
                     spare[n] -= paid

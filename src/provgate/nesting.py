@@ -46,13 +46,14 @@ _HEADER_PART = re.compile(rb"""[ \t]*(?:"([^"]*)"|'([^']*)'|([^\s."']+))[ \t]*(\
 # indicator or a comment
 _OPENER = re.compile(rb"""^(-[ \t]+)?(?:"([^"\n]*)"|'([^'\n]*)'|([^\s"'#:{}\[\],&*!|>%@`-](?:[^:#\n]*[^\s:#])?)"""
                      rb"""|(-[^\s:#](?:[^:#\n]*[^\s:#])?))[ \t]*:(?:[ \t]+[&!][^\s#]*)*(?:[ \t]+[|>][-+0-9]*)?[ \t]*(?:#.*)?$""")
+_LONG_HEADER = re.compile(rb"\[\[?[ \t]*([^\[\]\n]{0,256}[^\[\]\s])[ \t]*\]\]?[ \t]*(?:[#;]|$)")
 _ITEM = re.compile(rb"^-(?:[ \t]+|$)")
 _COMMENT = frozenset(b"#;")
 _LONGEST_LINE = 4096  # a longer line opens nothing and heads nothing: it sits under an unknown key
 # a comment to the end of the line (after a blank: "a#b" is a value), a comment between /* */,
 # a string (cut at a line end: JSON strings hold no raw newline; an apostrophe inside a word
 # starts none), a bare word, a bracket or separator, or any other byte that is not white space
-_TOKEN = re.compile(rb"""(?<![^ \t\n])(?:\#|;|//)()|/\*.*?(?:\*/|$)|(")((?:[^"\\\n]|\\.)*)"?|(?<![A-Za-z0-9_])(')([^'\n]*)'?"""
+_TOKEN = re.compile(rb"""(?<![^ \t\n])(?:\#|;|//)()|(?<![^ \t\n])/\*.*?(?:\*/|$)|(")((?:[^"\\\n]|\\.)*)"?|(?<![A-Za-z0-9_])(')([^'\n]*)'?"""
                     rb"""|([A-Za-z0-9_.\-]+)|([{}\[\]:=,])|\S""")
 _OPENS_AFTER = frozenset((b":", b"=", b",", b"{", b"[", None))  # a bracket after these is structure
 
@@ -144,12 +145,16 @@ def enclosing_keys(data: bytes, positions: Iterable[int], depth: int = 8) -> dic
         return tuple(reversed(found[:depth]))
 
     unfed: tuple[int, int, int] | None = None  # the previous non-blank line, if its tokens were not read
+    closing: bytes | None = None  # what ends the comment or string the lines are in (red team 17, h07, h09)
     while line_start < n and k < len(wanted):
         nl = data.find(b"\n", line_start)
         line_end = n if nl < 0 else nl
         line = data[line_start:line_end].rstrip(b"\r")
         body = line.lstrip(b" \t")
-        if not body or body[0] in _COMMENT or body[:2] == b"//":
+        skipped = closing is not None
+        if skipped and closing in line:  # (the line that closes a comment or string is skipped too)
+            closing = None
+        if skipped or not body or body[0] in _COMMENT or body[:2] == b"//":
             while k < len(wanted) and wanted[k] <= line_end:
                 out[wanted[k]] = path()
                 k += 1
@@ -184,6 +189,7 @@ def enclosing_keys(data: bytes, positions: Iterable[int], depth: int = 8) -> dic
             unfed = None
         else:
             unfed = (line_start, line_end, line_no)
+        closing = _left_open(line)
         key_col = indent + (item.end() if item else 0)
         readable = len(body) <= _LONGEST_LINE
         # a header at any indentation (TOML indents sub-tables: g04), but not inside a YAML
@@ -192,7 +198,12 @@ def enclosing_keys(data: bytes, positions: Iterable[int], depth: int = 8) -> dic
                   else None)  # "["
         opener = _OPENER.match(body) if readable and header is None and b":" in body else None
         prev_col, prev_opens = key_col, True
-        if header is not None and braces.stack:
+        if not readable and body[0] == 0x5B and not blocks and not braces.stack:
+            # a header with a long comment after it is read by its head; another long line
+            # that starts like one is an unknown section (red team 17, h08)
+            head = _LONG_HEADER.match(body)
+            section, blocks = (_header_parts(head.group(1)) if head else [None]), []
+        elif header is not None and braces.stack:
             # a header while a bracket is open: a bracket the reader took for structure was
             # not (a stray "[" in a value), or the header is not one; what follows is unknown
             section, braces.stack, braces.keyed = [None], [], []
@@ -211,6 +222,20 @@ def enclosing_keys(data: bytes, positions: Iterable[int], depth: int = 8) -> dic
     for pos in wanted[k:]:
         out[pos] = final
     return out
+
+
+_OPEN_COMMENT = re.compile(rb"(?:^|[ \t])/\*(?!.*\*/)")
+
+
+def _left_open(line: bytes) -> bytes | None:
+    """What ends a block comment or a multi-line string that ``line`` opens and does not
+    close (``/*`` after a blank; TOML and Python's triple quotes), else None."""
+    if b"/*" in line and _OPEN_COMMENT.search(line):
+        return b"*/"
+    for quotes in (b'"""', b"'''"):
+        if line.count(quotes) % 2:
+            return quotes
+    return None
 
 
 def _parts(key: bytes) -> list[bytes | None]:
