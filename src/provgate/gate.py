@@ -1700,8 +1700,9 @@ class _Check:
         if len(self.removed_content) < len(self.removed):
             # a cited turn "deduplicated" to a data block with its bytes loses its citations
             # (markers in a tool output are data, I3/I5: red team 14, p05)
-            cited = [i for i in self.removed if _cites(pre.blocks[i]) and _MARKER_OPENER in pre.texts[i]
-                     and i not in set(self.removed_content)]
+            content = set(self.removed_content)
+            cited = [i for i in self.removed if i not in content and _cites(pre.blocks[i])
+                     and _MARKER_OPENER in pre.texts[i]]
             if cited:
                 citing = {d for d, b in zip(post.digests, post_blocks) if _cites(b)}
                 self.removed_content = sorted({*self.removed_content, *(i for i in cited if pre.digests[i] not in citing)})
