@@ -844,7 +844,8 @@ def test_a_block_rewritten_in_place_keeps_the_values_of_its_keys():
     assert_accepted(g.check(pre, [t1, t2, blk("a1", "assistant", "Staging: retries=3 [src:call_1].\n")],
                             operator="rewrite"), "lossless")
     # (I2 is satisfied by the edge; I5 counts the staging citation as lost: the production
-    # config is no successor of the staging one, red team 17 h01 - so the floor is lifted here)
+    # config is no newer version of the staging one, red team 17 h01, 18 k02 - so the floor
+    # is lifted here)
     assert_accepted(g.check(pre, [t1, t2, repointed], operator="rewrite", retention_floor=0.0,
                             supersedes=[{"block": "a1", "handle": "tool:call_1"}]))
     find(g.check(pre, [t1, t2, repointed], operator="rewrite", supersedes=[{"block": "a1", "handle": "tool:call_1"}]),
@@ -2155,6 +2156,11 @@ def test_a_dotted_key_is_a_key_to_freshness_too():
     # h09: headers inside a TOML multi-line string
     ('[tool.tox]\nlegacy_tox_ini = """\n[testenv]\ndeps = pytest\n"""\nisolated_build = true\n',
      "testenv.isolated_build=true", "tool.tox.isolated_build=true"),
+    # red team 18, k06: a "/*" or a triple quote in a value or a comment opened a region to the
+    # end of the file
+    ("paths:\n  - path: /*\n    number: 80\nserver:\n  port: 8080\n", "paths.port=8080", "server.port=8080"),
+    ("server:\n  port: 8080  # also serves /*\ndb:\n  port: 5432\n", "server.port=5432", "db.port=5432"),
+    ('[flake8]\ndocstring-quotes = """\n[isort]\nprofile = black\n', "flake8.profile=black", "isort.profile=black"),
 ])
 def test_a_nested_value_is_grounded_only_where_it_is(source, wrong, right):
     g = gate_for({"tool:a": source})
@@ -2226,3 +2232,64 @@ def test_a_dotted_path_is_held_to_the_newest_logged_read():
     find(g.check([s1, pre[2]], [s2, pre[2]], operator="summarize"), "I4", key="server.retries", value="3")
     s3 = summary("s3", "Config: server.retries=5 and client.retries=3.\n", ["tool:a", "tool:b"])
     assert_accepted(g.check([s1, pre[2]], [s3, pre[2]], operator="summarize"), "lossy")
+
+
+# F99-F101 (red team 18, k01-k07): red team 17's fixes, attacked
+@pytest.mark.parametrize("tagged", [True, False])
+def test_a_successor_is_a_newer_read_kept_or_gone(tagged):
+    from blake3 import blake3
+
+    from provgate.handles import block_text_handle
+
+    def bh(text):
+        return block_text_handle(blake3(text.encode()).digest())
+
+    r1t, r2t, c = "port=80\nhost=web-1\n", "port=8080\nhost=web-1\n", "retries=3\ntimeout=30\n"
+    a1t, a2t = "The app listens on host web-1 [src:a] [src:a].\n", "Port is 8080 [src:b].\n"
+    kw = {"resource": "file:app.ini"} if tagged else {}
+    g = gate_for({"tool:a": r1t, "tool:b": r2t, "tool:c": c, bh(a1t): a1t, bh(a2t): a2t})
+    r1, r2 = tool("r1", "tool:a", r1t, ts=1.0, **kw), tool("r2", "tool:b", r2t, ts=2.0, **kw)
+    a1, a2 = blk("a1", "assistant", a1t), blk("a2", "assistant", a2t)
+    # k01: a summary of both reads, which leave with it, stands for the newer one
+    s = summary("s", "The config: port=8080 [src:b], host=web-1 [src:b] [src:b]; it had port=80 before.\n",
+                ["tool:a", "tool:b", bh(a1t), bh(a2t)])
+    assert_accepted(g.check([r1, r2, a1, a2], [s], operator="summarize",
+                            supersedes=[{"block": "s", "handle": "tool:a"}]), "lossy")
+    # k03: a newer read kept as it was may be named
+    recited = blk("a1", "assistant", "The app listens on host web-1 [src:b] [src:b].\n")
+    assert_accepted(g.check([r1, r2, a1], [r2, recited], operator="rewrite",
+                            supersedes=[{"block": "r2", "handle": "tool:a"}]), "lossless")
+    # k02: an excerpt of an unrelated source the window holds is no new read
+    t3, t9 = tool("t3", "tool:c", c), tool("t9", "tool:c", "retries=3\n")
+    swapped = blk("a1", "assistant", "The app listens on host web-1 [src:c] [src:c].\n")
+    for by in ("a1", "t9"):
+        find(g.check([r1, t3, a1], [t3, t9, swapped], operator="rewrite", supersedes=[{"block": by, "handle": "tool:a"}]),
+             "I5")
+
+
+def test_the_logged_path_rule_counts_kept_blocks_and_what_pre_held():
+    old = "server:\n  retries: 3\n  port: 8080\nclient:\n  retries: 3\n"
+    new = "server:\n  retries: 5\n  port: 8080\nclient:\n  retries: 3\n"
+    r1 = tool("r1", "tool:a", old, resource="file:app.yaml", ts=1.0)
+    r2 = tool("r2", "tool:b", new, resource="file:app.yaml", ts=2.0)
+    a1 = blk("a1", "assistant", "Reading.\n")
+    s1 = summary("s1", "Config: server.retries=5, server.port=8080.\n", ["tool:a", "tool:b"])
+
+    def session(name, first):
+        g = gate_for({"tool:a": old, "tool:b": new}, session=name)
+        assert_accepted(g.check([r1, r2, a1], [first, a1], operator="summarize", commit=True))
+        return g
+
+    # k04: a kept summary says the newer value
+    s2 = summary("s2", "History: the older read had server.retries=3.\n", ["tool:a"])
+    assert_accepted(session("k04", s1).check([s1, a1], [s1, a1, s2], operator="summarize"), "lossy")
+    # k05: a stale value the pre window already held alone is not this edit's
+    s0 = summary("s0", "Config: server.retries=3 (stale), server.port=8080.\n", ["tool:a"])
+    g = gate_for({"tool:a": old, "tool:b": new}, session="k05")
+    assert_accepted(g.check([r1, r2, a1], [r2, s0, a1], operator="summarize",
+                            supersedes=[{"block": "r2", "handle": "tool:a"}], commit=True))
+    reworded = summary("s0", "Config: server.retries=3 (stale) and server.port=8080.\n", ["tool:a"])
+    v = g.check([r2, s0, a1], [s0, a1], operator="evict", evicted=["tool:b"])
+    assert not [x for x in v.violations if x.invariant == "I4"], v.violations
+    v = g.check([s0, a1], [reworded, a1], operator="summarize")
+    assert not [x for x in v.violations if x.invariant == "I4"], v.violations

@@ -121,7 +121,7 @@ def _fully_read(data: bytes, positions, depth: int = 8):
     from provgate import nesting as m
 
     out, section, blocks, braces = {}, [], [], m._Braces()
-    prev_col, prev_opens, previous, closing = 0, True, -1, None
+    prev_col, prev_opens, previous, closing, unclosed = 0, True, -1, None, set()
 
     def path():
         found = [p for key in braces.stack if key is not None for p in m._parts(key)]
@@ -156,7 +156,7 @@ def _fully_read(data: bytes, positions, depth: int = 8):
         if not live:
             continue
         braces.feed(data, fed, end, no)
-        closing = m._left_open(line)
+        closing = m._left_open(body, data, end, unclosed)
         key_col = indent + (item.end() if item else 0)
         readable = len(body) <= m._LONGEST_LINE
         header = (m._HEADER.match(body) if readable and not blocks and (indent == 0 or not braces.stack)

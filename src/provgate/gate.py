@@ -3116,14 +3116,21 @@ class _Check:
                                     touching, self.edit.pre[newest].id)
 
     def _stale_paths_of(self, resource: str, newest_facts: _Facts, older: list[_Facts], touching: list[int],
-                        newer: str) -> bool:
+                        newer: str, judged: set[int] | None = None,
+                        already: frozenset[tuple[tuple[bytes, ...], bytes]] = frozenset()) -> bool:
         """:meth:`_stale_paths` against the facts of the newest read and of the older ones
-        (``newer`` names the newest read in a violation: a block id, or a logged read's handle)."""
+        (``newer`` names the newest read in a violation: a block id, or a logged read's handle).
+        Every block of ``touching`` may say the newer value; only those in ``judged`` (all, if
+        None) are reported, and not for a (path, value) the pre window ``already`` held alone
+        (red team 18, k04, k05)."""
         post = self.edit.post
         said = [x for j in touching for x in self._dotted_paths(j)]
         if not said:
             return False
         claims = {(tuple(parts), v) for parts, v, _, _ in said}
+        said = [x for x in said if (judged is None or x[2] in judged) and (tuple(x[0]), x[1]) not in already]
+        if not said:
+            return False
         # a fact the newest read writes as it is (a Python read's "self.retries = retries") is
         # current without a look at where it sits
         facts_of = [self.post_facts[j].table.fp_fact[r] for _, _, j, r in said]
@@ -3148,6 +3155,17 @@ class _Check:
                 found = True
                 break
         return found
+
+    def _pre_dotted(self, positions: Iterable[int]) -> frozenset[tuple[tuple[bytes, ...], bytes]]:
+        """The (path, value) pairs the pre blocks at ``positions`` that restate (turns and
+        summaries) write as dotted key=value facts."""
+        pre_blocks, found = self.pre.blocks, set()
+        for i in positions:
+            if pre_blocks[i].derived or not pre_blocks[i].handles:
+                t = self.pre_facts[i].table
+                for r in self.pre_facts[i].dotted_leaves()[0]:
+                    found.add((tuple(t.key_bytes(r).split(b".")), t.fp_value[r].tobytes()))
+        return frozenset(found)
 
     def _dotted_paths(self, j: int) -> list[tuple[list[bytes], bytes, int, int]]:
         """The dotted key=value facts of post block ``j`` if it restates in its own words (a
@@ -3215,7 +3233,7 @@ class _Check:
         kv: dict[tuple[int, int], set[tuple[int, int]]] = {}
         restated: set[tuple[int, int]] = set()
         for facts, prose, newer in texts:
-            for key, vals in self._kv_values(facts, basis.keys, basis.names if prose else None)[0].items():
+            for key, vals in self._kv_values(facts, basis.keys, basis.names)[0].items():
                 kv.setdefault(key, set()).update(vals if newer else vals - basis.newest_values.get(key, set()))
             if prose:
                 # a paraphrase ("backoff is 250 ms") restates a value without its key; a value
@@ -3295,8 +3313,9 @@ class _Check:
                 continue
             newest_facts = gate.source_facts(newest)
             older_facts = [f for f in map(gate.source_facts, stored[:-1]) if f is not None]
-            if newest_facts is not None and self._stale_paths_of(resource, newest_facts, older_facts,
-                                                                 [j for j in touching if j in changed], newest):
+            if newest_facts is not None and self._stale_paths_of(
+                    resource, newest_facts, older_facts, touching, newest, changed,
+                    self._pre_dotted(i for i, _ in self._pre_blocks_touching(resource, handles, newest))):
                 continue  # (a dotted path compared where it sits: red team 17, h03)
             basis = self._left_basis(newest, stored[:-1])  # (the reads themselves)
             if basis is None:
@@ -3577,17 +3596,40 @@ class _Check:
         return [h for h in out if h in heirs]
 
     def _successors(self, handle: str) -> set[str]:
-        """The handles of the post blocks that succeed the read of ``handle``: reads of its
-        resource when it is tagged (kept or new), else primary blocks new or changed in this
-        edit. Which of two sources is newer is the reads' business (I4), not the store's
-        insertion order: an edit's inline sources, or tool calls that returned out of order,
-        are stored in any order (red team 17, h02)."""
+        """The handles of the reads that succeed the read of ``handle``, as I4 orders reads:
+        a pre read (which may have left the window with the edit: a summary replacing both
+        reads derives from it) newer by ``ts``, or, for reads of one resource where a stamp is
+        missing, later in the window; or a handle new to the window, carried by a block new
+        or changed in this edit. A tagged read is succeeded only by reads of its resource, an
+        untagged one only by untagged ones (and, unstamped, only by new ones: any later tool
+        output is not a newer version of it, red team 18, k02). The store's insertion order plays no part: an edit's inline sources,
+        or tool calls that returned out of order, are stored in any order (red team 17, h02;
+        red team 18, k01-k03)."""
         pre_blocks, post_blocks = self.pre.blocks, self.edit.post
-        resources = {pre_blocks[i].resource for i in self.pre.by_provenance().get(handle, ())} - {None}
-        if resources:
-            found = {h for r in resources for j in self.post.by_resource().get(r, ()) for h in post_blocks[j].handles}
-        else:
-            found = {h for j in self.changed if not post_blocks[j].derived for h in post_blocks[j].handles}
+        reads = [i for i in self.pre.by_provenance().get(handle, ()) if not pre_blocks[i].derived]
+        resources = {pre_blocks[i].resource for i in reads} - {None}
+        stamps = [pre_blocks[i].ts for i in reads]
+        stamp = None if not stamps or None in stamps else max(stamps)  # type: ignore[type-var]
+        last = max(reads, default=-1)
+
+        def same_kind(block: Block) -> bool:
+            return block.resource in resources if resources else block.resource is None
+
+        found: set[str] = set()
+        for i, block in enumerate(pre_blocks):
+            if block.derived or not block.handles or i in reads or not same_kind(block):
+                continue
+            if stamp is not None and block.ts is not None:
+                newer = block.ts > stamp
+            else:  # window order says which read is newer for reads of one resource, nothing else
+                newer = bool(resources) and i > last
+            if newer:
+                found.update(block.handles)
+        known = self.pre.handle_union()
+        for j in self.changed:
+            block = post_blocks[j]
+            if not block.derived and same_kind(block):
+                found.update(h for h in block.handles if h not in known)
         found.discard(handle)
         return found
 

@@ -146,6 +146,7 @@ def enclosing_keys(data: bytes, positions: Iterable[int], depth: int = 8) -> dic
 
     unfed: tuple[int, int, int] | None = None  # the previous non-blank line, if its tokens were not read
     closing: bytes | None = None  # what ends the comment or string the lines are in (red team 17, h07, h09)
+    unclosed: set[bytes] = set()
     while line_start < n and k < len(wanted):
         nl = data.find(b"\n", line_start)
         line_end = n if nl < 0 else nl
@@ -189,7 +190,7 @@ def enclosing_keys(data: bytes, positions: Iterable[int], depth: int = 8) -> dic
             unfed = None
         else:
             unfed = (line_start, line_end, line_no)
-        closing = _left_open(line)
+        closing = _left_open(body, data, line_end, unclosed)
         key_col = indent + (item.end() if item else 0)
         readable = len(body) <= _LONGEST_LINE
         # a header at any indentation (TOML indents sub-tables: g04), but not inside a YAML
@@ -224,18 +225,29 @@ def enclosing_keys(data: bytes, positions: Iterable[int], depth: int = 8) -> dic
     return out
 
 
-_OPEN_COMMENT = re.compile(rb"(?:^|[ \t])/\*(?!.*\*/)")
+_TRIPLE_OPENS = re.compile(rb"""(?:^|[=:][ \t]*)(\"\"\"|\'\'\')$""")
 
 
-def _left_open(line: bytes) -> bytes | None:
-    """What ends a block comment or a multi-line string that ``line`` opens and does not
-    close (``/*`` after a blank; TOML and Python's triple quotes), else None."""
-    if b"/*" in line and _OPEN_COMMENT.search(line):
-        return b"*/"
-    for quotes in (b'"""', b"'''"):
-        if line.count(quotes) % 2:
-            return quotes
-    return None
+def _left_open(body: bytes, data: bytes, after: int, unclosed: set[bytes]) -> bytes | None:
+    """What ends the block comment or multi-line string that the line ``body`` opens and
+    does not close, when something later in ``data`` (from ``after``) ends it: a line that
+    starts with ``/*``, or ends with ``\"\"\"`` or ``\'\'\'`` after ``=``, ``:`` or alone (TOML, Python).
+    A ``/*`` or triple quote in a value, a string or another comment opens nothing (red
+    team 18, k06), and a region nothing ends is no region. ``unclosed`` remembers the ends
+    not found, so each is looked for once (k07)."""
+    if body.startswith(b"/*") and body.rfind(b"*/") < 2:
+        end = b"*/"
+    else:
+        found = _TRIPLE_OPENS.search(body.rstrip()) if (b'"""' in body or b"'''" in body) else None
+        if found is None or body.count(found.group(1)) % 2 == 0:
+            return None
+        end = found.group(1)
+    if end in unclosed:
+        return None
+    if data.find(end, after) < 0:
+        unclosed.add(end)
+        return None
+    return end
 
 
 def _parts(key: bytes) -> list[bytes | None]:
