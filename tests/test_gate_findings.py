@@ -2161,6 +2161,12 @@ def test_a_dotted_key_is_a_key_to_freshness_too():
     ("paths:\n  - path: /*\n    number: 80\nserver:\n  port: 8080\n", "paths.port=8080", "server.port=8080"),
     ("server:\n  port: 8080  # also serves /*\ndb:\n  port: 5432\n", "server.port=5432", "db.port=5432"),
     ('[flake8]\ndocstring-quotes = """\n[isort]\nprofile = black\n', "flake8.profile=black", "isort.profile=black"),
+    # red team 19, m04: a string whose first line holds text; its lone closing line opened another
+    (('[tool.poetry]\ndescription = """A fast thing\nwith more text\n"""\n[tool.tox]\nlegacy_tox_ini = """\n'
+      '[testenv]\ndeps = pytest\n"""\nisolated_build = true\n'), "testenv.isolated_build=true", "tool.tox.isolated_build=true"),
+    # m05: a comment after a value, running onto the next line
+    (('{\n  "compilerOptions": {\n    "strict": true, /* all strict checks,\n       see [docs] } */\n'
+      '    "target": "es2020"\n  },\n  "port": 5432\n}\n'), "compilerOptions.port=5432", "compilerOptions.target=es2020"),
 ])
 def test_a_nested_value_is_grounded_only_where_it_is(source, wrong, right):
     g = gate_for({"tool:a": source})
@@ -2293,3 +2299,40 @@ def test_the_logged_path_rule_counts_kept_blocks_and_what_pre_held():
     assert not [x for x in v.violations if x.invariant == "I4"], v.violations
     v = g.check([s0, a1], [reworded, a1], operator="summarize")
     assert not [x for x in v.violations if x.invariant == "I4"], v.violations
+
+
+# F102-F103 (red team 19, m01-m06): regressions of red team 18's fixes
+def test_a_successor_by_an_equal_stamp_or_a_reread_of_the_same_bytes():
+    r1t, r2t = "port=80\nhost=web-1\n", "port=8080\nhost=web-1\n"
+    a1 = blk("a1", "assistant", "The app listens on host web-1 [src:a] [src:a].\n")
+    recited = blk("a1", "assistant", "The app listens on host web-1 [src:b] [src:b].\n")
+    # m01: two reads stamped in the same second, the later one in the window is newer
+    g = gate_for({"tool:a": r1t, "tool:b": r2t})
+    r1 = tool("r1", "tool:a", r1t, ts=1700000000.0, resource="file:app.ini")
+    r2 = tool("r2", "tool:b", r2t, ts=1700000000.0, resource="file:app.ini")
+    assert_accepted(g.check([r1, r2, a1], [r2, recited], operator="rewrite",
+                            supersedes=[{"block": "r2", "handle": "tool:a"}]), "lossless")
+    # m02: a re-read of an unchanged file (its bytes match the old read's) is a new read
+    g = gate_for({"tool:a": r1t, "tool:b": r1t})
+    r1 = tool("r1", "tool:a", r1t, ts=1.0, resource="file:app.ini")
+    r3 = tool("r3", "tool:b", r1t, ts=2.0, resource="file:app.ini")
+    assert_accepted(g.check([r1, a1], [r3, recited], operator="rewrite",
+                            supersedes=[{"block": "r3", "handle": "tool:a"}]), "lossless")
+
+
+def test_a_path_pre_gave_two_values_was_not_held_alone():
+    # m03: "server.retries=5 (raised from server.retries=3)" exempted the stale 3 once the
+    # reads had left the window
+    old = "server:\n  retries: 3\n  port: 8080\nclient:\n  retries: 3\n"
+    new = "server:\n  retries: 5\n  port: 8080\nclient:\n  retries: 3\n"
+    r1 = tool("r1", "tool:a", old, resource="file:app.yaml", ts=1.0)
+    r2 = tool("r2", "tool:b", new, resource="file:app.yaml", ts=2.0)
+    a1 = blk("a1", "assistant", "Reading.\n")
+    g = gate_for({"tool:a": old, "tool:b": new}, session="m03")
+    s1 = summary("s1", "Config: server.retries=5 (raised from server.retries=3), server.port=8080.\n",
+                 ["tool:a", "tool:b"])
+    assert_accepted(g.check([r1, r2, a1], [s1, a1], operator="summarize", commit=True))
+    stale = "Config: server.retries=3, server.port=8080.\n"
+    for sid in ("s1", "s2"):
+        find(g.check([s1, a1], [summary(sid, stale, ["tool:a", "tool:b"]), a1], operator="summarize"), "I4",
+             key="server.retries", value="3")

@@ -3158,14 +3158,17 @@ class _Check:
 
     def _pre_dotted(self, positions: Iterable[int]) -> frozenset[tuple[tuple[bytes, ...], bytes]]:
         """The (path, value) pairs the pre blocks at ``positions`` that restate (turns and
-        summaries) write as dotted key=value facts."""
+        summaries) held alone as dotted key=value facts: no other value of the path beside."""
         pre_blocks, found = self.pre.blocks, set()
         for i in positions:
             if pre_blocks[i].derived or not pre_blocks[i].handles:
                 t = self.pre_facts[i].table
                 for r in self.pre_facts[i].dotted_leaves()[0]:
                     found.add((tuple(t.key_bytes(r).split(b".")), t.fp_value[r].tobytes()))
-        return frozenset(found)
+        # held alone: a path pre gave two values ("5, raised from 3") did not hold 3 alone
+        # (red team 19, m03)
+        values = Counter(path for path, _ in found)
+        return frozenset(pair for pair in found if values[pair[0]] == 1)
 
     def _dotted_paths(self, j: int) -> list[tuple[list[bytes], bytes, int, int]]:
         """The dotted key=value facts of post block ``j`` if it restates in its own words (a
@@ -3565,7 +3568,7 @@ class _Check:
 
     def _stands_for(self, j: int | None, handle: str) -> list[str]:
         """The handles post block ``j``, superseding ``handle``, stands for, among the
-        successors of ``handle`` (:meth:`_successors`). The edit names the superseding block,
+        successors of ``handle`` (:meth:`_succeeds`). The edit names the superseding block,
         so not any block will do (red team 15, f01: an unrelated tool output, or the very turn
         given extra markers, was named): a successor read stands for its handles; a summary
         derived from ``handle`` for its sources and what it cites; a turn whose pre version
@@ -3575,7 +3578,6 @@ class _Check:
         if j is None:
             return []
         block, facts = self.edit.post[j], self.post_facts[j]
-        heirs = self._successors(handle)
         if block.derived:
             if handle not in block.derived_from:
                 return []
@@ -3593,20 +3595,25 @@ class _Check:
                 found = self._targets(name)
                 if len(found) == 1 and found[0] not in out:
                     out.append(found[0])
-        return [h for h in out if h in heirs]
+        return [h for h in out if self._succeeds(h, handle)]
 
-    def _successors(self, handle: str) -> set[str]:
-        """The handles of the reads that succeed the read of ``handle``, as I4 orders reads:
-        a pre read (which may have left the window with the edit: a summary replacing both
-        reads derives from it) newer by ``ts``, or, for reads of one resource where a stamp is
-        missing, later in the window; or a handle new to the window, carried by a block new
-        or changed in this edit. A tagged read is succeeded only by reads of its resource, an
-        untagged one only by untagged ones (and, unstamped, only by new ones: any later tool
-        output is not a newer version of it, red team 18, k02). The store's insertion order plays no part: an edit's inline sources,
-        or tool calls that returned out of order, are stored in any order (red team 17, h02;
-        red team 18, k01-k03)."""
-        pre_blocks, post_blocks = self.pre.blocks, self.edit.post
-        reads = [i for i in self.pre.by_provenance().get(handle, ()) if not pre_blocks[i].derived]
+    def _succeeds(self, candidate: str, handle: str) -> bool:
+        """Is ``candidate`` a newer read than the read of ``handle``, as I4 orders reads? A pre
+        read (kept, or gone with the edit: a summary replacing both reads derives from it)
+        newer by ``ts`` (an equal stamp, later in the window: red team 19, m01), or, for reads
+        of one resource where a stamp is missing, later in the window; or a handle new to the
+        window, carried by a post block (a re-read of an unchanged file matches the old read's
+        bytes and is still new: m02). A tagged read is succeeded only by reads of its
+        resource, an untagged one only by untagged ones - and, unstamped, only by new ones: a
+        later tool output is no newer version of it (red team 18, k01-k03). The store's
+        insertion order plays no part: inline sources, or tool calls that returned out of
+        order, are stored in any order (red team 17, h02). Asked per candidate, so a check
+        with many superseded reads stays linear (m06)."""
+        if candidate == handle:
+            return False
+        pre_blocks = self.pre.blocks
+        holders = self.pre.by_provenance()
+        reads = [i for i in holders.get(handle, ()) if not pre_blocks[i].derived]
         resources = {pre_blocks[i].resource for i in reads} - {None}
         stamps = [pre_blocks[i].ts for i in reads]
         stamp = None if not stamps or None in stamps else max(stamps)  # type: ignore[type-var]
@@ -3615,23 +3622,21 @@ class _Check:
         def same_kind(block: Block) -> bool:
             return block.resource in resources if resources else block.resource is None
 
-        found: set[str] = set()
-        for i, block in enumerate(pre_blocks):
-            if block.derived or not block.handles or i in reads or not same_kind(block):
+        held = holders.get(candidate, ())
+        if not held:  # new to the window
+            post_blocks = self.edit.post
+            return any(not post_blocks[j].derived and same_kind(post_blocks[j])
+                       for j in self.post.by_provenance().get(candidate, ()))
+        for i in held:
+            block = pre_blocks[i]
+            if block.derived or i in reads or not same_kind(block):
                 continue
             if stamp is not None and block.ts is not None:
-                newer = block.ts > stamp
-            else:  # window order says which read is newer for reads of one resource, nothing else
-                newer = bool(resources) and i > last
-            if newer:
-                found.update(block.handles)
-        known = self.pre.handle_union()
-        for j in self.changed:
-            block = post_blocks[j]
-            if not block.derived and same_kind(block):
-                found.update(h for h in block.handles if h not in known)
-        found.discard(handle)
-        return found
+                if block.ts > stamp or (block.ts == stamp and i > last):
+                    return True
+            elif resources and i > last:  # window order says which read of one resource is newer
+                return True
+        return False
 
     def _changed_set(self) -> frozenset[int]:
         if self._changed_frozen is None:

@@ -225,24 +225,24 @@ def enclosing_keys(data: bytes, positions: Iterable[int], depth: int = 8) -> dic
     return out
 
 
-_TRIPLE_OPENS = re.compile(rb"""(?:^|[=:][ \t]*)(\"\"\"|\'\'\')$""")
-
-
 def _left_open(body: bytes, data: bytes, after: int, unclosed: set[bytes]) -> bytes | None:
     """What ends the block comment or multi-line string that the line ``body`` opens and
-    does not close, when something later in ``data`` (from ``after``) ends it: a line that
-    starts with ``/*``, or ends with ``\"\"\"`` or ``\'\'\'`` after ``=``, ``:`` or alone (TOML, Python).
-    A ``/*`` or triple quote in a value, a string or another comment opens nothing (red
-    team 18, k06), and a region nothing ends is no region. ``unclosed`` remembers the ends
-    not found, so each is looked for once (k07)."""
-    if body.startswith(b"/*") and body.rfind(b"*/") < 2:
+    does not close, when something later in ``data`` (from ``after``) ends it: a ``/*`` at
+    the line's start or after a blank with no ``*/`` after it (a comment after a value runs
+    on too: red team 19, m05), or an odd count of a triple quote (a docstring's first line
+    holds text; its lone closing line closes: m04). A region nothing ends is no region (a
+    ``path: /*`` value, setup.cfg's ``docstring-quotes = \"\"\"``: red team 18, k06), and
+    ``unclosed`` remembers the ends not found, so each is looked for once (k07)."""
+    end = None
+    star = body.rfind(b"/*")
+    if star >= 0 and (star == 0 or body[star - 1] in b" \t") and body.find(b"*/", star + 2) < 0:
         end = b"*/"
     else:
-        found = _TRIPLE_OPENS.search(body.rstrip()) if (b'"""' in body or b"'''" in body) else None
-        if found is None or body.count(found.group(1)) % 2 == 0:
-            return None
-        end = found.group(1)
-    if end in unclosed:
+        for quotes in (b'"""', b"'''"):
+            if quotes in body and body.count(quotes) % 2:
+                end = quotes
+                break
+    if end is None or end in unclosed:
         return None
     if data.find(end, after) < 0:
         unclosed.add(end)
