@@ -2299,6 +2299,15 @@ def test_the_logged_path_rule_counts_kept_blocks_and_what_pre_held():
     assert not [x for x in v.violations if x.invariant == "I4"], v.violations
     v = g.check([s0, a1], [reworded, a1], operator="summarize")
     assert not [x for x in v.violations if x.invariant == "I4"], v.violations
+    # red team 19, m03: held alone means alone - "server.retries=5 (raised from
+    # server.retries=3)" did not hold the stale 3 alone, so it may not be rewritten to it
+    both = summary("s1", "Config: server.retries=5 (raised from server.retries=3), server.port=8080.\n",
+                   ["tool:a", "tool:b"])
+    g = session("m03", both)
+    stale = "Config: server.retries=3, server.port=8080.\n"
+    for sid in ("s1", "s2"):
+        find(g.check([both, a1], [summary(sid, stale, ["tool:a", "tool:b"]), a1], operator="summarize"), "I4",
+             key="server.retries", value="3")
 
 
 # F102-F103 (red team 19, m01-m06): regressions of red team 18's fixes
@@ -2318,21 +2327,3 @@ def test_a_successor_by_an_equal_stamp_or_a_reread_of_the_same_bytes():
     r3 = tool("r3", "tool:b", r1t, ts=2.0, resource="file:app.ini")
     assert_accepted(g.check([r1, a1], [r3, recited], operator="rewrite",
                             supersedes=[{"block": "r3", "handle": "tool:a"}]), "lossless")
-
-
-def test_a_path_pre_gave_two_values_was_not_held_alone():
-    # m03: "server.retries=5 (raised from server.retries=3)" exempted the stale 3 once the
-    # reads had left the window
-    old = "server:\n  retries: 3\n  port: 8080\nclient:\n  retries: 3\n"
-    new = "server:\n  retries: 5\n  port: 8080\nclient:\n  retries: 3\n"
-    r1 = tool("r1", "tool:a", old, resource="file:app.yaml", ts=1.0)
-    r2 = tool("r2", "tool:b", new, resource="file:app.yaml", ts=2.0)
-    a1 = blk("a1", "assistant", "Reading.\n")
-    g = gate_for({"tool:a": old, "tool:b": new}, session="m03")
-    s1 = summary("s1", "Config: server.retries=5 (raised from server.retries=3), server.port=8080.\n",
-                 ["tool:a", "tool:b"])
-    assert_accepted(g.check([r1, r2, a1], [s1, a1], operator="summarize", commit=True))
-    stale = "Config: server.retries=3, server.port=8080.\n"
-    for sid in ("s1", "s2"):
-        find(g.check([s1, a1], [summary(sid, stale, ["tool:a", "tool:b"]), a1], operator="summarize"), "I4",
-             key="server.retries", value="3")
