@@ -2164,6 +2164,16 @@ def test_a_dotted_key_is_a_key_to_freshness_too():
     # red team 19, m04: a string whose first line holds text; its lone closing line opened another
     (('[tool.poetry]\ndescription = """A fast thing\nwith more text\n"""\n[tool.tox]\nlegacy_tox_ini = """\n'
       '[testenv]\ndeps = pytest\n"""\nisolated_build = true\n'), "testenv.isolated_build=true", "tool.tox.isolated_build=true"),
+    # red team 20, n02: an Ingress "path: /*" and a later cron "*/30" are values, not a comment
+    (("spec:\n  rules:\n  - http:\n      paths:\n      - path: /*\n        backend:\n          port:\n"
+      "            number: 80\n---\nmetadata:\n  name: db-backup\nspec:\n  schedule: \"*/30 * * * *\"\n"),
+     "paths.name=db-backup", "metadata.name=db-backup"),
+    # n03: a comment's first "/*" opens it, whatever "/*" follows
+    (('{\n  "compilerOptions": {\n    /* Aliases: "@app/*" resolves to src/app/*, so\n       } is no brace */\n'
+      '    "strict": true\n  },\n  "port": 5432\n}\n'), "compilerOptions.port=5432", "compilerOptions.strict=true"),
+    # n04: a triple quote inside a one-line string opens nothing
+    (("MARKS = ('\"\"\"', \"x\")\nDATABASES = {\n    \"default\": {\n        \"PORT\": 5432,\n    },\n}\n"
+      'def f():\n    """Doc."""\n'), "MARKS.PORT=5432", "DATABASES.default.PORT=5432"),
     # m05: a comment after a value, running onto the next line
     (('{\n  "compilerOptions": {\n    "strict": true, /* all strict checks,\n       see [docs] } */\n'
       '    "target": "es2020"\n  },\n  "port": 5432\n}\n'), "compilerOptions.port=5432", "compilerOptions.target=es2020"),
@@ -2308,6 +2318,19 @@ def test_the_logged_path_rule_counts_kept_blocks_and_what_pre_held():
     for sid in ("s1", "s2"):
         find(g.check([both, a1], [summary(sid, stale, ["tool:a", "tool:b"]), a1], operator="summarize"), "I4",
              key="server.retries", value="3")
+    # red team 20, n01: two older values, neither the newest read's, were held alone: a
+    # reworded summary of them is not this edit's stale value
+    r3t = "server:\n  retries: 5\n  port: 8080\n"
+    g = gate_for({"tool:a": old, "tool:b": new.replace("retries: 5", "retries: 4"), "tool:c": r3t}, session="n01")
+    r2b = tool("r2", "tool:b", new.replace("retries: 5", "retries: 4"), resource="file:app.yaml", ts=2.0)
+    r3 = tool("r3", "tool:c", r3t, resource="file:app.yaml", ts=3.0)
+    four = summary("s1", "Config: server.retries=4 (raised from server.retries=3), server.port=8080.\n",
+                   ["tool:a", "tool:b"])
+    assert_accepted(g.check([r1, r2b, a1], [four, a1], operator="summarize", commit=True))
+    assert_accepted(g.check([four, a1, r3], [four, a1], operator="evict", evicted=["tool:c"], commit=True))
+    reworded = summary("s1", four["text"].replace("), ", "); "), ["tool:a", "tool:b"])
+    v = g.check([four, a1], [reworded, a1], operator="summarize")
+    assert not [x for x in v.violations if x.invariant == "I4"], v.violations
 
 
 # F102-F103 (red team 19, m01-m06): regressions of red team 18's fixes

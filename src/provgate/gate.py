@@ -3156,19 +3156,27 @@ class _Check:
                 break
         return found
 
-    def _pre_dotted(self, positions: Iterable[int]) -> frozenset[tuple[tuple[bytes, ...], bytes]]:
+    def _pre_dotted(self, positions: Iterable[int], newest: _Facts | None = None
+                    ) -> frozenset[tuple[tuple[bytes, ...], bytes]]:
         """The (path, value) pairs the pre blocks at ``positions`` that restate (turns and
-        summaries) held alone as dotted key=value facts: no other value of the path beside."""
+        summaries) held alone as dotted key=value facts: paths for which they did not also
+        state the ``newest`` read's value."""
         pre_blocks, found = self.pre.blocks, set()
         for i in positions:
             if pre_blocks[i].derived or not pre_blocks[i].handles:
                 t = self.pre_facts[i].table
                 for r in self.pre_facts[i].dotted_leaves()[0]:
                     found.add((tuple(t.key_bytes(r).split(b".")), t.fp_value[r].tobytes()))
-        # held alone: a path pre gave two values ("5, raised from 3") did not hold 3 alone
-        # (red team 19, m03)
-        values = Counter(path for path, _ in found)
-        return frozenset(pair for pair in found if values[pair[0]] == 1)
+        # held alone: a path pre gave the newest read's value too ("5, raised from 3") did
+        # not hold 3 alone (red team 19, m03); two older values are held alone (red team 20, n01)
+        if newest is None:
+            return frozenset(found)
+        current = set()
+        for path in {path for path, _ in found}:
+            for cut in range(1, len(path)):
+                current.update((path, v) for v in newest.nested_values(b".".join(path[cut:]), path[:cut]))
+        stated = {path for path, v in found if (path, v) in current}
+        return frozenset(pair for pair in found if pair[0] not in stated)
 
     def _dotted_paths(self, j: int) -> list[tuple[list[bytes], bytes, int, int]]:
         """The dotted key=value facts of post block ``j`` if it restates in its own words (a
@@ -3318,7 +3326,7 @@ class _Check:
             older_facts = [f for f in map(gate.source_facts, stored[:-1]) if f is not None]
             if newest_facts is not None and self._stale_paths_of(
                     resource, newest_facts, older_facts, touching, newest, changed,
-                    self._pre_dotted(i for i, _ in self._pre_blocks_touching(resource, handles, newest))):
+                    self._pre_dotted((i for i, _ in self._pre_blocks_touching(resource, handles, newest)), newest_facts)):
                 continue  # (a dotted path compared where it sits: red team 17, h03)
             basis = self._left_basis(newest, stored[:-1])  # (the reads themselves)
             if basis is None:

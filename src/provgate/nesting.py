@@ -225,6 +225,10 @@ def enclosing_keys(data: bytes, positions: Iterable[int], depth: int = 8) -> dic
     return out
 
 
+_ENDS_VALUE = frozenset((b",", b";", b")", b"]", b"}", b'"', b"'"))
+_STARTS_STRING = frozenset((b"", b"=", b":", b"(", b",", b"[", b"{"))
+
+
 def _left_open(body: bytes, data: bytes, after: int, unclosed: set[bytes]) -> bytes | None:
     """What ends the block comment or multi-line string that the line ``body`` opens and
     does not close, when something later in ``data`` (from ``after``) ends it: a ``/*`` at
@@ -234,12 +238,22 @@ def _left_open(body: bytes, data: bytes, after: int, unclosed: set[bytes]) -> by
     ``path: /*`` value, setup.cfg's ``docstring-quotes = \"\"\"``: red team 18, k06), and
     ``unclosed`` remembers the ends not found, so each is looked for once (k07)."""
     end = None
-    star = body.rfind(b"/*")
-    if star >= 0 and (star == 0 or body[star - 1] in b" \t") and body.find(b"*/", star + 2) < 0:
-        end = b"*/"
-    else:
+    star, last_close = body.find(b"/*"), body.rfind(b"*/")
+    while star >= 0:  # the first /* that starts a comment (red team 20, n03)
+        k = star
+        while k > 0 and body[k - 1] in b" \t":
+            k -= 1
+        # at the line's start, or after a value that ended ('"a": 1, /* ...'); "path: /*" and
+        # "- /*" are values (n02); and no */ after it on the line
+        if (k == 0 or (k < star and body[k - 1:k] in _ENDS_VALUE)) and last_close < star + 2:
+            end = b"*/"
+            break
+        star = body.find(b"/*", star + 2)
+    if end is None:
         for quotes in (b'"""', b"'''"):
-            if quotes in body and body.count(quotes) % 2:
+            first = body.find(quotes)
+            # a string starts where a value may (not inside another string: n04)
+            if first >= 0 and body.count(quotes) % 2 and body[:first].rstrip(b" \t")[-1:] in _STARTS_STRING:
                 end = quotes
                 break
     if end is None or end in unclosed:
