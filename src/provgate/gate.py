@@ -153,7 +153,7 @@ class _Facts:
         self._kv_prose_set: SortedFingerprints | None = None
         self._cited_names: tuple[str, ...] | None = None
         self._dotted: tuple[list[int], list[bytes]] | None = None
-        self._nesting: tuple[dict[tuple[bytes, bytes], list[int]], dict[Any, Any], Any, dict[Any, Any]] | None = None
+        self._nesting: _Nesting | None = None
 
     def indexed(self) -> _Facts:
         """Build the grounding index now. A source's fact table is computed once and kept
@@ -300,17 +300,11 @@ class _Facts:
         ``prefix``: an index of the key's places by every tail of their paths, made on the
         first question about the key (one question a fact, not a scan of every key per fact:
         red team 17, h05)."""
-        self.nested_tails((b"", b""))  # (reads the text's places on the first question)
-        places, _, _, by_key = self._nesting  # type: ignore[misc]
-        index = by_key.get(key)
+        nesting = self._nested()
+        index = nesting.values.get(key)
         if index is None:
-            if not by_key:
-                pairs_of: dict[bytes, list[tuple[bytes, bytes]]] = {}
-                for pair in places:
-                    pairs_of.setdefault(pair[1], []).append(pair)
-                by_key[None] = pairs_of  # type: ignore[index]
-            index = by_key[key] = {}
-            for pair in by_key[None].get(key, ()):  # type: ignore[index]
+            index = nesting.values[key] = {}
+            for pair in nesting.by_key.get(key, ()):
                 for tail in self.nested_tails(pair):
                     index.setdefault(tail, []).append(pair[0])
         return index.get(prefix, [])
@@ -319,32 +313,52 @@ class _Facts:
         """Every tail of the keys enclosing each place this text sets ``pair`` (a value
         fingerprint's bytes, a key): ``port: 8080`` under ``a:`` ``b:`` gives (a, b) and (b,).
         The text is read once, for all its kv places, on the first question."""
-        if self._nesting is None:
-            t = self.table
-            places: dict[tuple[bytes, bytes], list[int]] = {}
-            kv = np.flatnonzero((t.kind == _KIND_KV) & (t.key_start >= 0))
-            data = t.data
-            for start, ks, ke, fp in zip(t.start[kv].tolist(), t.key_start[kv].tolist(),
-                                         t.key_end[kv].tolist(), t.fp_value[kv]):
-                places.setdefault((fp.tobytes(), data[ks:ke].strip(b"\"'")), []).append(start)
-            by_key: dict[bytes, dict[Any, list[bytes]]] = {}
-            self._nesting = (places, {}, None, by_key)
-        places, tails, paths, by_key = self._nesting
-        found = tails.get(pair)
+        nesting = self._nested()
+        found = nesting.tails.get(pair)
         if found is None:
-            where = places.get(pair)
+            where = nesting.places.get(pair)
             if not where:
                 return frozenset()
-            if paths is None:
-                paths = enclosing_keys(self.table.data, [p for ps in places.values() for p in ps], _MAX_KEY_PARTS - 1)
-                self._nesting = (places, tails, paths, by_key)
-            found = tails[pair] = frozenset(path[i:] for p in where for path in (paths[p],) for i in range(len(path)))
+            if nesting.paths is None:
+                nesting.paths = enclosing_keys(self.table.data, [p for ps in nesting.places.values() for p in ps],
+                                               _MAX_KEY_PARTS - 1)
+            paths = nesting.paths
+            found = nesting.tails[pair] = frozenset(path[i:] for p in where for path in (paths[p],)
+                                                    for i in range(len(path)))
         return found
+
+    def _nested(self) -> _Nesting:
+        if self._nesting is None:
+            self._nesting = _Nesting(self.table)
+        return self._nesting
 
     def kv_rows_keyed(self, keys: SortedFingerprints) -> np.ndarray:
         """The rows of the kv facts whose key is one of ``keys``."""
         rows, row_keys = self.kv_rows()
         return rows[~absent_from_all(row_keys, [keys])] if rows.size else rows
+
+
+class _Nesting:
+    """Where a text sets each (value fingerprint, key) pair, and what is read of it on
+    demand: the keys enclosing each place (:func:`enclosing_keys`), their tails per pair,
+    and per key an index of its values by tail."""
+
+    __slots__ = ("by_key", "paths", "places", "tails", "values")
+
+    def __init__(self, t: FactTable) -> None:
+        places: dict[tuple[bytes, bytes], list[int]] = {}
+        kv = np.flatnonzero((t.kind == _KIND_KV) & (t.key_start >= 0))
+        data = t.data
+        for start, ks, ke, fp in zip(t.start[kv].tolist(), t.key_start[kv].tolist(),
+                                     t.key_end[kv].tolist(), t.fp_value[kv]):
+            places.setdefault((fp.tobytes(), data[ks:ke].strip(b"\"'")), []).append(start)
+        by_key: dict[bytes, list[tuple[bytes, bytes]]] = {}
+        for pair in places:
+            by_key.setdefault(pair[1], []).append(pair)
+        self.places, self.by_key = places, by_key
+        self.paths: dict[int, tuple[bytes | None, ...]] | None = None
+        self.tails: dict[tuple[bytes, bytes], frozenset[tuple[bytes | None, ...]]] = {}
+        self.values: dict[bytes, dict[tuple[bytes | None, ...], list[bytes]]] = {}
 
 
 class _Cache:
@@ -1509,7 +1523,6 @@ class _Check:
         self.cited_names: dict[str, str] = {}  # marker name -> the one handle it cites (I1's blocks)
         self.reads_logged: dict[str, list[tuple[str, float | None]]] = {}  # what the check added to the read log
         self._by_resource_name: set[Any] = set()  # groundings that took a read's resource name (I1)
-        self._changed_frozen: frozenset[int] | None = None
         self._dotted_said: dict[int, list[tuple[list[bytes], bytes, int, int]]] = {}
 
     # -- bookkeeping ----------------------------------------------------------------------------
@@ -2154,8 +2167,8 @@ class _Check:
                 found = ranges[t] = [(m.start(), m.end(), (m.group(1).decode(), m.group(2) and m.group(2).decode()))
                                      for m in _LINE_RANGE.finditer(tables[t].data)]
             start, end = int(tables[t].start[r]), int(tables[t].end[r])
-            named[n] = any(a <= start and end <= b and page in pages_t
-                           for a, b, page in found for pages_t in [{pages[k] for k in groups[t]}])
+            own = {pages[k] for k in groups[t]}
+            named[n] = any(a <= start and end <= b and page in own for a, b, page in found)
         if named.any():
             self._by_resource_name.update(requests[t][0] for t in np.unique(owner[named]).tolist())
             owner, row = owner[~named], row[~named]
@@ -3645,11 +3658,6 @@ class _Check:
             elif resources and i > last:  # window order says which read of one resource is newer
                 return True
         return False
-
-    def _changed_set(self) -> frozenset[int]:
-        if self._changed_frozen is None:
-            self._changed_frozen = frozenset(self.changed)
-        return self._changed_frozen
 
     def _unreplaced(self, by_handle: Counter[str], superseded: dict[str, str], gone: set[str]) -> int:
         """How many of the superseded handles' lost markers no marker of the block superseding
