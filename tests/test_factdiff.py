@@ -1175,6 +1175,63 @@ def test_grounding_index_is_the_distinct_values_facts_and_kv_keys(impl, rows):
         assert not impl.absent_from_all(value, [got]).any()
 
 
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(texts=st.lists(_GROUNDING_ROWS, max_size=6))
+def test_grounding_index_many_is_grounding_index_of_each(impl, texts):
+    # the batched call (one shared buffer, one sort per text) makes the very sets the call per
+    # text makes, empty texts and sets too, in order
+    columns = []
+    for rows in texts:
+        n = len(rows)
+        columns.append((np.array([[a, b] for a, b, *_ in rows], dtype=np.uint64).reshape(n, 2),
+                        np.array([[b, c] for _, b, c, *_ in rows], dtype=np.uint64).reshape(n, 2),
+                        np.array([[d, e] for *_, d, e, _ in rows], dtype=np.uint64).reshape(n, 2),
+                        np.array([k for *_, k in rows], dtype=np.uint8)))
+    got = impl.grounding_index_many(columns, 3)
+    assert [type(x) for x in got] == [impl.SortedFingerprints] * len(columns)
+    one_by_one = [_load("reference").grounding_index(*c, 3) for c in columns]
+    assert [x.to_array().tolist() for x in got] == [x.to_array().tolist() for x in one_by_one]
+    for x, (value, *_) in zip(got, columns):
+        assert not impl.absent_from_all(value, [x]).any()  # each searchable as any set is
+
+
+def test_grounding_index_many_reads_array_subclasses(impl):
+    # a column check that falls back to the full check accepts what it accepts
+    value = np.arange(8, dtype=np.uint64).reshape(4, 2)
+    kind = np.array([3, 0, 3, 1], dtype=np.uint8)
+    sub = value.view(type("Fingerprints", (np.ndarray,), {}))
+    got = impl.grounding_index_many([(sub, value.copy(), value.copy(), kind)], 3)
+    assert got[0].to_array().tolist() == impl.grounding_index(value, value, value, kind, 3).to_array().tolist()
+
+
+@pytest.mark.parametrize("change, message", [
+    (lambda v, f, k, kind: (v, f[:-1], k, kind), "as many rows"),
+    (lambda v, f, k, kind: (v, f, k, kind.astype(np.int64)), "uint8"),
+    (lambda v, f, k, kind: (v, f, k, list(kind)), "uint8"),
+    (lambda v, f, k, kind: (v[:, ::-1], f, k, kind), "C-contiguous"),
+    (lambda v, f, k, kind: (v.astype(">u8"), f, k, kind), "native byte order"),
+    (lambda v, f, k, kind: (v, f.astype(np.int64), k, kind), "dtype uint64"),
+])
+def test_grounding_index_many_names_the_text_it_refuses(impl, change, message):
+    value = np.arange(8, dtype=np.uint64).reshape(4, 2)
+    kind = np.array([3, 0, 3, 1], dtype=np.uint8)
+    good = (value, value.copy(), value.copy(), kind)
+    with pytest.raises((InvalidArgumentError, TypeError), match=message) as caught:
+        impl.grounding_index_many([good, change(value, value.copy(), value.copy(), kind)], 3)
+    assert "in columns[1]" in getattr(caught.value, "__notes__", [])
+
+
+@pytest.mark.parametrize("columns, error, message", [
+    ("abc", TypeError, "list or tuple"),
+    ([(1, 2, 3)], InvalidArgumentError, r"columns\[0\] must be a tuple"),
+    ([[1, 2, 3, 4]], InvalidArgumentError, r"columns\[0\] must be a tuple"),
+])
+def test_grounding_index_many_refuses_what_is_no_list_of_columns(impl, columns, error, message):
+    with pytest.raises(error, match=message):
+        impl.grounding_index_many(columns, 3)
+    assert impl.grounding_index_many([], 3) == []
+
+
 @pytest.mark.parametrize("change, message", [
     (lambda v, f, k, kind: (v, f[:-1], k, kind), "as many rows"),
     (lambda v, f, k, kind: (v, f, k, kind.astype(np.int64)), "uint8"),

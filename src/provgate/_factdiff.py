@@ -9,6 +9,7 @@ diff_sorted = _impl.diff_sorted
 diff = _impl.diff
 unique_counts = _impl.unique_counts
 grounding_index = _impl.grounding_index
+grounding_index_many = _impl.grounding_index_many
 unique_inverse = _impl.unique_inverse
 apply_delta = _impl.apply_delta
 absent_from_all = _impl.absent_from_all
@@ -17,4 +18,4 @@ place_rows = _impl.place_rows
 ungrounded_rows = _impl.ungrounded_rows
 SortedFingerprints = _impl.SortedFingerprints
 
-__all__ = ["IMPLEMENTATION", "SortedFingerprints", "absent_from_all", "apply_delta", "diff", "diff_sorted", "grounding_index", "place_rows", "positions", "sort_fingerprints", "ungrounded_rows", "unique_counts", "unique_inverse"]
+__all__ = ["IMPLEMENTATION", "SortedFingerprints", "absent_from_all", "apply_delta", "diff", "diff_sorted", "grounding_index", "grounding_index_many", "place_rows", "positions", "sort_fingerprints", "ungrounded_rows", "unique_counts", "unique_inverse"]

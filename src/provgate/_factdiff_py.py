@@ -187,6 +187,33 @@ def grounding_index(fp_value: Any, fp_fact: Any, fp_key: Any, kind: Any, kv_kind
     return SortedFingerprints(unique_counts(np.concatenate([fp_value, fp_fact, fp_key[kind == kv_kind]]))[0])
 
 
+def grounding_index_many(columns: Any, kv_kind: int) -> list[SortedFingerprints]:
+    """:func:`grounding_index` of each ``(fp_value, fp_fact, fp_key, kind)`` of ``columns`` (a
+    list or tuple), in order: the grounding sets of many texts in one call (a summarize makes
+    one for every turn it summarizes). A text whose columns :func:`grounding_index` would
+    refuse raises its error, with a note naming its index, before any set is made."""
+    items = check_column_groups(columns)
+    for k, item in enumerate(items):
+        try:
+            check_grounding_columns(*item)
+        except (TypeError, InvalidArgumentError) as e:
+            e.add_note(f"in columns[{k}]")
+            raise
+    return [grounding_index(*item, kv_kind) for item in items]
+
+
+def check_column_groups(columns: Any) -> list[tuple[Any, Any, Any, Any]]:
+    """``columns`` as a list of 4-tuples (both implementations refuse the same)."""
+    if not isinstance(columns, (list, tuple)):
+        raise TypeError(f"columns must be a list or tuple of (fp_value, fp_fact, fp_key, kind), "
+                        f"not {type(columns).__name__}")
+    for k, item in enumerate(columns):
+        if not isinstance(item, tuple) or len(item) != 4:
+            raise InvalidArgumentError(f"columns[{k}] must be a tuple (fp_value, fp_fact, fp_key, kind)",
+                                       argument="columns")
+    return list(columns)
+
+
 def check_grounding_columns(fp_value: Any, fp_fact: Any, fp_key: Any, kind: Any) -> None:
     """The columns :func:`grounding_index` reads: three C-contiguous fingerprint arrays and a
     C-contiguous uint8 ``kind``, all of one length (both implementations raise the same)."""

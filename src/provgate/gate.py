@@ -54,6 +54,7 @@ from provgate._factdiff import (
     absent_from_all,
     apply_delta,
     grounding_index,
+    grounding_index_many,
     place_rows,
     positions,
     ungrounded_rows,
@@ -174,6 +175,19 @@ class _Facts:
             t = self.table
             self._grounding_set = grounding_index(t.fp_value, t.fp_fact, t.fp_key, t.kind, _KIND_KV)
         return self._grounding_set
+
+    @staticmethod
+    def grounding_sets(texts: list[_Facts]) -> list[SortedFingerprints]:
+        """:meth:`grounding_set` of each of ``texts``: the ones not made yet made in one native
+        call (a summarize grounds its summaries in every turn it summarizes, texts no check
+        has grounded anything in before)."""
+        todo = [x for x in texts if x._grounding_set is None]
+        if todo:
+            made = grounding_index_many([(x.table.fp_value, x.table.fp_fact, x.table.fp_key, x.table.kind)
+                                         for x in todo], _KIND_KV)
+            for x, made_set in zip(todo, made):
+                x._grounding_set = made_set
+        return [x._grounding_set for x in texts]  # type: ignore[misc]
 
     def kv_prose_set(self) -> SortedFingerprints:
         """The values and facts of this text's ``key=value`` keys and values read as prose.
@@ -2294,7 +2308,7 @@ class _Check:
         # a source's fact table holds exactly the source's bytes (it was scanned from them);
         # markers are cited, not grounded; a kv fact matches as its (key, value) pair, any other
         # as its value, else literally (a quote by what it quotes)
-        sets = [x.grounding_set() for x in texts]
+        sets = _Facts.grounding_sets(texts)
         # "fact [src:NAME]": a row is looked for first in the source its next marker cites
         hints = {name: k for name, h in self.cited_names.items() if (k := by_handle.get(h, -1)) >= 0}
         owner, row = ungrounded_rows(tables, sets, [x.table.data for x in texts],
