@@ -1728,7 +1728,8 @@ class _Check:
             # a cited turn "deduplicated" to a data block with its bytes loses its citations
             # (markers in a tool output are data, I3/I5: red team 14, p05)
             content = set(self.removed_content)
-            cited = [i for i in self.removed if i not in content and _cites(pre.blocks[i])
+            pre_blocks = pre.blocks
+            cited = [i for i in self.removed if i not in content and _cites(pre_blocks[i])
                      and _MARKER_OPENER in pre.texts[i]]
             if cited:
                 citing = {d for d, b in zip(post.digests, post_blocks) if _cites(b)}
@@ -1796,8 +1797,9 @@ class _Check:
         else:
             local = [None if m is None else pre_facts[m] for m in self.match]  # type: ignore[misc]
         if self.changed:
-            changed = gate.facts_for_many([post.digests[j] for j in self.changed],
-                                          [post.blocks[j] for j in self.changed], self.pending)
+            post_digests, post_blocks = post.digests, post.blocks
+            changed = gate.facts_for_many([post_digests[j] for j in self.changed],
+                                          [post_blocks[j] for j in self.changed], self.pending)
             for j, f in zip(self.changed, changed):
                 local[j] = f
         if self.ws_matched:
@@ -1829,8 +1831,9 @@ class _Check:
             others = [pre_facts[i] for i in self.removed]
             extra = [pre_facts[self.match[j]] for j in self.reused] + [local[j] for j in self.changed]  # type: ignore[index]
             self.counts["post"] = pre_n - sum(map(_N_FACTS, others)) + sum(map(_N_FACTS, extra))
-            self.post_markers = (pre_m - sum(_citing_markers(pre.blocks[i], pre_facts[i]) for i in self.removed)
-                                 + sum(map(_citing_markers, [post.blocks[j] for j in (*self.reused, *self.changed)],
+            pre_blocks, post_blocks = pre.blocks, post.blocks
+            self.post_markers = (pre_m - sum(map(_citing_markers, [pre_blocks[i] for i in self.removed], others))
+                                 + sum(map(_citing_markers, [post_blocks[j] for j in (*self.reused, *self.changed)],
                                            extra)))
             self.marked = {j: f for j, f in enumerate(local) if f.n_markers}
         if not self.ws_matched and post._n_facts is None:
@@ -2651,8 +2654,9 @@ class _Check:
         pre = self.pre
         evicted, superseded = self._covering()
         named = self.post.derived_union()
+        pre_blocks = pre.blocks
         for i in self.removed_content:
-            b = pre.blocks[i]
+            b = pre_blocks[i]
             if b.handles or b.derived or b.id in evicted:
                 continue
             h = block_text_handle(pre.digests[i])
