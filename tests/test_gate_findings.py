@@ -2350,3 +2350,96 @@ def test_a_successor_by_an_equal_stamp_or_a_reread_of_the_same_bytes():
     r3 = tool("r3", "tool:b", r1t, ts=2.0, resource="file:app.ini")
     assert_accepted(g.check([r1, a1], [r3, recited], operator="rewrite",
                             supersedes=[{"block": "r3", "handle": "tool:a"}]), "lossless")
+
+
+# F104-F107 (red team 21, r01-r04): honest sessions against the rules of reviews 11-20
+def test_a_turn_is_no_duplicate_of_another_speakers_copy():
+    # r02: the user's approval dropped as a "duplicate" of the assistant's echo of it passed
+    # as structural; only the assistant was left saying it (an invented confirmation)
+    g = gate_for({"tool:a": "region=eu-west-1\n"})
+    t = tool("t", "tool:a", "region=eu-west-1\n")
+    said = "Approved: deploy v2.4.1 to eu-west-1.\n"
+    a9, u3 = blk("a9", "assistant", said), blk("u3", "user", said)
+    for op in ("dedupe", "prune", "reorder"):
+        find(g.check([t, a9, u3], [t, a9], operator=op), "I2", block="u3", key="role", value="user")
+    # after a lossy operator it needs a way back, as any dropped turn does
+    find(g.check([t, a9, u3], [t, a9], operator="summarize"), "I1", block="u3")
+    # on the record, or the echo dropped (what the agent restated), or a copy by the same
+    # speaker: a duplicate
+    assert_accepted(g.check([t, a9, u3], [t, a9], operator="dedupe", evicted=["u3"]))
+    assert_accepted(g.check([t, a9, u3], [t, u3], operator="dedupe"))
+    u4 = blk("u4", "user", said)
+    assert_accepted(g.check([t, u3, u4, a9], [t, u3, a9], operator="dedupe"), "structural")
+    # a turn and a summary are both the agent's words
+    s = summary("s1", said, ["tool:a"])
+    assert_accepted(g.check([t, s, a9], [t, s], operator="dedupe"))
+
+
+def test_an_edge_from_a_turn_covers_the_value_it_dropped():
+    # r01: the changed-value rule took an edge from a turn naming a source its markers cited
+    # as the record, the dropped-fact rule did not (a dotted restatement of a nested read)
+    old, new = "db:\n  pool:\n    size: 20\n", "db:\n  pool:\n    size: 40\n"
+    g = gate_for({"tool:a": old, "tool:b": new, "tool:c": "unrelated=1\n"})
+    r1 = tool("r1", "tool:a", old, ts=1.0, resource="file:conf/app.yaml")
+    r2 = tool("r2", "tool:b", new, ts=2.0, resource="file:conf/app.yaml")
+    a1 = blk("a1", "assistant", "The pool is small: db.pool.size=20 [src:a].\n")
+    a2 = blk("a2", "assistant", "After the change: db.pool.size=40 [src:b].\n")
+    a1_new = blk("a1", "assistant", "The pool is small: db.pool.size=40 [src:b].\n")
+    pre, post = [r1, r2, a1, a2], [r1, r2, a1_new, a2]
+    assert_accepted(g.check(pre, post, operator="rewrite", supersedes=[{"block": "a1", "handle": "tool:a"}]),
+                    "lossless")
+    # no edge, or one naming a source the turn did not cite: the value was dropped
+    find(g.check(pre, post, operator="rewrite"), "I2", block="a1", value="20")
+    find(g.check(pre, post, operator="rewrite", supersedes=[{"block": "a1", "handle": "tool:c"}]), "I2",
+         block="a1", value="20")
+
+
+def test_an_evicted_turn_is_restated_only_by_a_block_from_its_sources():
+    # r04: a summary of one turn shared two numbers with another turn evicted on the record,
+    # which then counted as restated (its marker lost); a summary from its own sources does
+    from provgate.handles import block_text_handle
+    from blake3 import blake3
+
+    def bh(text: str) -> str:
+        return block_text_handle(blake3(text.encode()).digest())
+
+    cfg = "db:\n  pool:\n    size: 20\n    timeout: 30s\n"
+    log = "09:14:02 ERROR timeout after 30s\n09:14:05 WARN pool exhausted: 20/20 connections in use\n"
+    a1t = "The pool is small: db.pool.size=20 and db.pool.timeout=30s [src:c1].\n"
+    a3t = "The log shows a timeout after 30s and the pool at 20/20 [src:c3].\n"
+    g = gate_for({"tool:c1": cfg, "tool:c3": log, bh(a1t): a1t, bh(a3t): a3t})
+    r1, r3 = tool("r1", "tool:c1", cfg), tool("r3", "tool:c3", log)
+    a1, a3 = blk("a1", "assistant", a1t), blk("a3", "assistant", a3t)
+    a4 = blk("a4", "assistant", "Next I will raise the pool.\n")
+    pre = [r1, r3, a1, a3, a4]
+    s = summary("s1", "Pool: db.pool.size=20, db.pool.timeout=30s [src:c1].\n", [bh(a1t)])
+    assert_accepted(g.check(pre, [r1, r3, s, a4], operator="summarize", evicted=["a3", bh(a3t)]), "lossy")
+    # the evicted turn's own story, without its marker, from its text or its source: restated
+    for origin in ([bh(a1t), bh(a3t)], [bh(a1t), "tool:c3"]):
+        both = summary("s1", "Pool: db.pool.size=20, db.pool.timeout=30s [src:c1]; the log shows a timeout "
+                       "after 30s and the pool at 20/20.\n", origin)
+        find(g.check(pre, [r1, r3, both, a4], operator="summarize", evicted=["a3", bh(a3t)]), "I5")
+
+
+def test_a_paraphrased_value_the_newest_read_states_is_stale_only_where_its_key_is_named():
+    # r03: retries 3 -> 5 and workers 8 -> 3; "3 workers" from the newest read was read as
+    # the stale retries=3 kept alone
+    old, new = "retries: 3\nworkers: 8\n", "retries: 5\nworkers: 3\n"
+    g = gate_for({"tool:a": old, "tool:b": new})
+    r1 = tool("r1", "tool:a", old, resource="file:app.yaml", ts=1.0)
+    r2 = tool("r2", "tool:b", new, resource="file:app.yaml", ts=2.0)
+    a1 = blk("a1", "assistant", "Reading the config.\n")
+    edge = [{"block": "s", "handle": "tool:a"}]
+    for text in ("The service now runs 3 workers [src:b].\n", "Now workers=3 [src:b].\n",
+                 "The service retries 5 times and runs 3 workers [src:b].\n"):
+        assert_accepted(g.check([r1, r2, a1], [summary("s", text, ["tool:b"]), a1], operator="summarize",
+                                supersedes=edge), "lossy")
+    # the key named beside the older value: stale, whatever other key the newest read gives it
+    v = g.check([r1, r2, a1], [summary("s", "The client Retries 3 times [src:b].\n", ["tool:a", "tool:b"]), a1],
+                operator="summarize", supersedes=edge)
+    find(v, "I4", key="retries", value="3")
+    # a value the newest read states for no key is still the older read's
+    g = gate_for({"tool:a": old, "tool:c": "retries: 5\nworkers: 4\n"})
+    r3 = tool("r2", "tool:c", "retries: 5\nworkers: 4\n", resource="file:app.yaml", ts=2.0)
+    find(g.check([r1, r3, a1], [summary("s", "It runs 3 of them [src:a].\n", ["tool:a", "tool:c"]), a1],
+                 operator="summarize"), "I4", key="retries", value="3")

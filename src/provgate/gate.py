@@ -1534,6 +1534,7 @@ class _Check:
         self.ingested: frozenset[str] = frozenset()  # the handles this edit's inline sources added to the store
         self._fresh_answers: dict[tuple[int, bool, tuple[str, ...]], bool] = {}  # I4: _fresh, per block
         self._post_texts: set[bytes] | None = None  # post's text digests, when structure made them
+        self.speaker_lost: list[int] = []  # pre blocks dropped as copies another speaker's block holds
         self.cited_names: dict[str, str] = {}  # marker name -> the one handle it cites (I1's blocks)
         self.reads_logged: dict[str, list[tuple[str, float | None]]] = {}  # what the check added to the read log
         self._by_resource_name: set[Any] = set()  # groundings that took a read's resource name (I1)
@@ -1725,15 +1726,19 @@ class _Check:
         survives = self._text_survives(unused) if self.removed else None
         self.removed_content = [i for i in self.removed if not survives(pre.digests[i])]  # type: ignore[misc]
         if len(self.removed_content) < len(self.removed):
-            # a cited turn "deduplicated" to a data block with its bytes loses its citations
-            # (markers in a tool output are data, I3/I5: red team 14, p05)
+            # a copy is a duplicate only if the same speaker says it: who said a text is part of
+            # its provenance, so the user's approval is not kept by the assistant's echo of it
+            # (red team 21, r02), nor a cited turn by a data block with its bytes, whose markers
+            # are data (I3/I5: red team 14, p05)
             content = set(self.removed_content)
-            pre_blocks = pre.blocks
-            cited = [i for i in self.removed if i not in content and _cites(pre_blocks[i])
-                     and _MARKER_OPENER in pre.texts[i]]
-            if cited:
-                citing = {d for d, b in zip(post.digests, post_blocks) if _cites(b)}
-                self.removed_content = sorted({*self.removed_content, *(i for i in cited if pre.digests[i] not in citing)})
+            pre_blocks, pre_digests = pre.blocks, pre.digests
+            copies = [i for i in self.removed if i not in content]
+            wanted = {pre_digests[i] for i in copies}
+            said = {(d, _speaker(b)) for d, b in zip(post.digests, post_blocks) if d in wanted}
+            lost = [i for i in copies if (pre_digests[i], _speaker(pre_blocks[i])) not in said]
+            if lost:
+                self.removed_content = sorted({*self.removed_content, *lost})
+                self.speaker_lost = lost
         # blocks kept with the same text but other provenance, or a bad derived tag: compared as
         # (handles, derived, derived_from) natively first, then in detail where they differ
         if in_place:
@@ -2424,6 +2429,8 @@ class _Check:
                 b = edit.post[j]
                 self.violate("I2", f"evict may only remove whole blocks, but block {b.id!r} is new or changed",
                              block=b.id, evidence={"operator": "evict"})
+        if self.speaker_lost:
+            self._check_speaker_lost()
         if not self.changed and not self.removed_content:
             self._check_handle_drops("I2")
             return
@@ -2478,6 +2485,25 @@ class _Check:
             self._account_drops(d_pos, d_row, gone, strongest)
         self._check_rebound_values()
         self._check_handle_drops("I2")
+
+    def _check_speaker_lost(self) -> None:
+        """A user's or the system's turn dropped as the duplicate of another speaker's copy of
+        its text (the user's approval, kept only as the assistant's echo of it) keeps its facts
+        but not who said them: a lossless operator drops it only on the record (red team 21,
+        r02)."""
+        edit = self.edit
+        pre_blocks = self.pre.blocks
+        # (the agent's own copy may go: its words restated what another said; a block with
+        # handles answers for them as every dropped read does)
+        said = [i for i in self.speaker_lost if not _cites(pre_blocks[i]) and not pre_blocks[i].handles]
+        for i, code in zip(said, self._drop_codes(said)):
+            if code:
+                continue  # evicted on the record
+            b = pre_blocks[i]
+            self.violate("I2", f"{edit.operator} dropped block {b.id!r} ({b.role}) as a duplicate, but only another "
+                         "speaker's block keeps its text: who said a text is part of its provenance (evict the block "
+                         "on the record to drop it)", block=b.id, key="role", value=b.role,
+                         evidence={"change": "speaker"})
 
     def _check_rebound_values(self) -> None:
         """A block rewritten in place keeps the value of every key it still sets: the seed's I2
@@ -2538,22 +2564,7 @@ class _Check:
 
     def _rebind_cover(self) -> Callable[[int], bool]:
         """Is pre block ``i``'s loss of a value covered by a record (see _check_rebound_values)?"""
-        pre_blocks = self.pre.blocks
-        edges_from: dict[str, set[str]] = {}
-        for edge in self.edit.supersedes:
-            edges_from.setdefault(edge.block, set()).add(edge.handle)
-
-        def covered(i: int) -> bool:
-            if self._drop_codes([i])[0]:  # evicted, or a handle superseded: I2's own records
-                return True
-            b = pre_blocks[i]
-            named = edges_from.get(b.id)
-            if b.handles or b.derived_from or not named:
-                return False
-            cited = {h for name in self.pre_facts[i].markers() for h in self._targets(name)}
-            return not named.isdisjoint(cited)
-
-        return covered
+        return lambda i: self._drop_codes([i])[0] != 0
 
     def _covering(self) -> tuple[set[str], dict[str, str]]:
         """(the handles and ids evicted, superseded handle -> the block superseding it); made
@@ -2577,15 +2588,29 @@ class _Check:
 
     def _drop_codes(self, indices: list[int]) -> list[int]:
         """The record of each of these removed pre blocks: 2 evicted (by handle or, for a block
-        without handles, by id), 1 superseded, 0 neither (an eviction record wins)."""
+        without handles, by id), 1 superseded, 0 neither (an eviction record wins). A block
+        without handles (a turn) is superseded by an edge from it (its post version) naming a
+        source its markers cited: it restates that source, and the edge says a newer source
+        replaced it (the changed-value rule and the dropped-fact rule read one record alike:
+        red team 21, r01)."""
         evicted, superseded = self._covering()
         pre_blocks = self.pre.blocks
+        edges_from: dict[str, set[str]] | None = None
         codes = []
         for i in indices:
             b = pre_blocks[i]
             refs = b.handles + b.derived_from
-            codes.append(2 if (b.id in evicted and not b.handles) or not evicted.isdisjoint(refs)
-                         else 1 if not superseded.keys().isdisjoint(refs) else 0)
+            code = (2 if (b.id in evicted and not b.handles) or not evicted.isdisjoint(refs)
+                    else 1 if not superseded.keys().isdisjoint(refs) else 0)
+            if not code and not refs and self.edit.supersedes:
+                if edges_from is None:
+                    edges_from = {}
+                    for edge in self.edit.supersedes:
+                        edges_from.setdefault(edge.block, set()).add(edge.handle)
+                named = edges_from.get(b.id)
+                if named and not named.isdisjoint(h for name in self.pre_facts[i].markers() for h in self._targets(name)):
+                    code = 1
+            codes.append(code)
         return codes
 
     def _account_drops(self, d_pos: np.ndarray, d_row: _RowMap, gone: np.ndarray, strongest: np.ndarray) -> None:
@@ -3274,6 +3299,8 @@ class _Check:
         whether it may state a newer value)."""
         kv: dict[tuple[int, int], set[tuple[int, int]]] = {}
         restated: set[tuple[int, int]] = set()
+        # values the newest read states too (for some key): a paraphrase of one may be of it
+        mentioned_in: dict[tuple[int, int], list[bytes]] = {}
         for facts, prose, newer in texts:
             for key, vals in self._kv_values(facts, basis.keys, basis.names)[0].items():
                 kv.setdefault(key, set()).update(vals if newer else vals - basis.newest_values.get(key, set()))
@@ -3281,12 +3308,24 @@ class _Check:
                 # a paraphrase ("backoff is 250 ms") restates a value without its key; a value
                 # another key holds ("workers=5") restates nothing about this key
                 found = ~absent_from_all(basis.candidate_fps, [facts.unkeyed_values()])
-                values = compress(basis.candidates, found.tolist())
-                restated.update(values if newer else (v for v in values if v not in basis.newest_any))
+                for v in compress(basis.candidates, found.tolist()):
+                    if not newer and v in basis.newest_any:
+                        continue
+                    if v in basis.newest_states:
+                        mentioned_in.setdefault(v, []).append(facts.table.data)
+                    else:
+                        restated.add(v)
         out: dict[tuple[int, int], list[tuple[int, int]]] = {}
         for key, stale in basis.older_kv.items():
             newer_values = basis.newest_values.get(key, set())
-            present = kv.get(key, set()) | (restated & (stale.keys() | newer_values))
+            present = kv.get(key, set()) | (restated & (stale.keys() | newer_values)) | (mentioned_in.keys() & newer_values)
+            ambiguous = mentioned_in.keys() & stale.keys()
+            if ambiguous:
+                # an older value of this key that the newest read states for another ("3
+                # workers" of a re-read where retries went 3 -> 5 and workers 8 -> 3) is this
+                # key's only where the text names the key (red team 21, r03)
+                name = basis.newest_facts.table.key_bytes(basis.newest_row[key]).rpartition(b".")[2].lower()
+                present |= {v for v in ambiguous if any(name in data.lower() for data in mentioned_in[v])}
             if present & newer_values:
                 continue
             values = [v for v in stale if v in present]
@@ -3500,11 +3539,22 @@ class _Check:
         if self.changed and any(self.pre_facts[i].n_markers for i in explicit):
             # an evicted cited block whose facts the edit's new blocks restate was not dropped:
             # its content lives on without its markers, which is what I5 watches for. A fact
-            # counts as restated as itself or by its value ("retries=3" as "retries 3 times")
-            new_facts = SortedFingerprints(unique_counts(_joined(
-                [f for j in self.changed for f in (self.post_facts[j].fact_fps(), self.post_facts[j].value_fps())]))[0])
+            # counts as restated as itself or by its value ("retries=3" as "retries 3 times"),
+            # by a new block that comes from what the evicted one came from (its handles, its
+            # text's block handle, the sources its markers cited): a summary of another turn
+            # that shares two of its numbers restates nothing of it (red team 21, r04)
+            post_blocks, post_facts = self.post.blocks, self.post_facts
+            cites = dict(self._changed_citations())
+            origins = [(j, {*post_blocks[j].handles, *post_blocks[j].derived_from, *cites.get(j, ())}) for j in self.changed]
             for i in [i for i in explicit if self.pre_facts[i].n_markers and self.pre_facts[i].n_facts]:
-                facts = self.pre_facts[i]
+                facts, b = self.pre_facts[i], pre_blocks[i]
+                came_from = {*b.handles, *b.derived_from, block_text_handle(self.pre.digests[i]),
+                             *(h for name in facts.markers() for h in self._targets(name))}
+                restating = [j for j, o in origins if not o.isdisjoint(came_from)]
+                if not restating:
+                    continue
+                new_facts = SortedFingerprints(unique_counts(_joined(
+                    [f for j in restating for f in (post_facts[j].fact_fps(), post_facts[j].value_fps())]))[0])
                 restated = (~absent_from_all(facts.fact_fps(), [new_facts])) | (~absent_from_all(facts.value_fps(), [new_facts]))
                 if 2 * int(np.count_nonzero(restated)) >= restated.size:
                     explicit.discard(i)
@@ -4122,6 +4172,12 @@ def _cites(block: Block) -> bool:
     return block.derived or block.role in ("assistant", "summary")
 
 
+def _speaker(block: Block) -> str:
+    """Who says a block's text, for telling duplicates apart: the agent (its turns and
+    summaries, whose markers cite) or the role that said it (a tool, the user, the system)."""
+    return "agent" if _cites(block) else block.role
+
+
 def _citing_markers(block: Block, facts: _Facts) -> int:
     """The markers of ``block`` that I5 counts: its citations, none where they are data
     (red team 12, z03: a tool output quoting "[src:a]" paid for the citations a turn lost)."""
@@ -4164,6 +4220,7 @@ class _StaleBasis(NamedTuple):
     candidate_fps: np.ndarray
     newest_any: frozenset[tuple[int, int]]  # every newer value of those keys
     names: frozenset[bytes]  # those keys as written (a dotted key's last part is compared with them)
+    newest_states: frozenset[tuple[int, int]]  # the candidates the newest read states as a value, of any key
 
 
 def stale_basis(newest: _Facts, older: list[tuple[Any, _Facts]]) -> _StaleBasis | None:
@@ -4196,10 +4253,13 @@ def stale_basis(newest: _Facts, older: list[tuple[Any, _Facts]]) -> _StaleBasis 
     keys = SortedFingerprints(unique_counts(np.array(list(older_kv), dtype=np.uint64).reshape(-1, 2))[0])
     newest_values, newest_row = _Check._kv_values(newest, keys)
     candidates = list({v for key, stale in older_kv.items() for v in (*stale, *newest_values.get(key, ()))})
+    candidate_fps = np.array(candidates, dtype=np.uint64).reshape(-1, 2)
+    states = ~absent_from_all(candidate_fps, [newest.grounding_set()])
     return _StaleBasis(older_kv, older_owner, facts_of, keys, newest_values, newest_row, newest,
-                       candidates, np.array(candidates, dtype=np.uint64).reshape(-1, 2),
+                       candidates, candidate_fps,
                        frozenset(v for values in newest_values.values() for v in values),
-                       frozenset(newest.table.key_bytes(r) for r in newest_row.values()))
+                       frozenset(newest.table.key_bytes(r) for r in newest_row.values()),
+                       frozenset(compress(candidates, states.tolist())))
 
 
 def _kv_map(facts: _Facts) -> dict[tuple[int, ...], dict[tuple[int, ...], int]]:
