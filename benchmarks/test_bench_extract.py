@@ -231,3 +231,42 @@ def test_extract_summaries_together(benchmark, summaries):
     tables = benchmark(extract_many, summaries)
     assert [t.fp_fact.tolist() for t in tables] == [extract(b).fp_fact.tolist() for b in summaries]
     _record(benchmark, sum(map(len, summaries)), blocks=len(summaries))
+
+
+@pytest.fixture(scope="module")
+def summarized_turns() -> list:
+    """The fact tables of the turns the corpus's summarize edit summarizes (a check makes a
+    grounding set of each: its summaries name them by block handle)."""
+    from corpus import summarize_edit
+
+    window = make_window(WINDOW_TOKENS, seed=0)
+    edit = summarize_edit(window)
+    kept = {b["text"] for b in edit["post"]}
+    return [extract(b["text"].encode("utf-8")) for b in edit["pre"]
+            if b["role"] == "assistant" and b["text"] not in kept]
+
+
+def _columns(tables: list) -> list:
+    return [(t.fp_value, t.fp_fact, t.fp_key, t.kind) for t in tables]
+
+
+@pytest.mark.benchmark(group="grounding sets")
+def test_grounding_sets_one_by_one(benchmark, summarized_turns):
+    from provgate._factdiff import grounding_index
+    from provgate.gate import _KIND_KV
+
+    columns = _columns(summarized_turns)
+    benchmark(lambda: [grounding_index(*c, _KIND_KV) for c in columns])
+    _record(benchmark, sum(len(t.data) for t in summarized_turns), blocks=len(columns))
+
+
+@pytest.mark.benchmark(group="grounding sets")
+def test_grounding_sets_together(benchmark, summarized_turns):
+    from provgate._factdiff import grounding_index, grounding_index_many
+    from provgate.gate import _KIND_KV
+
+    columns = _columns(summarized_turns)
+    sets = benchmark(grounding_index_many, columns, _KIND_KV)
+    assert [s.to_array().tolist() for s in sets] == [grounding_index(*c, _KIND_KV).to_array().tolist()
+                                                     for c in columns]
+    _record(benchmark, sum(len(t.data) for t in summarized_turns), blocks=len(columns))
