@@ -2364,10 +2364,11 @@ def test_a_turn_is_no_duplicate_of_another_speakers_copy():
         find(g.check([t, a9, u3], [t, a9], operator=op), "I2", block="u3", key="role", value="user")
     # after a lossy operator it needs a way back, as any dropped turn does
     find(g.check([t, a9, u3], [t, a9], operator="summarize"), "I1", block="u3")
-    # on the record, or the echo dropped (what the agent restated), or a copy by the same
-    # speaker: a duplicate
+    # on the record, or the echo dropped (what the agent restated: no way back needed either),
+    # or a copy by the same speaker: a duplicate
     assert_accepted(g.check([t, a9, u3], [t, a9], operator="dedupe", evicted=["u3"]))
-    assert_accepted(g.check([t, a9, u3], [t, u3], operator="dedupe"))
+    assert_accepted(g.check([t, a9, u3], [t, u3], operator="dedupe"), "structural")
+    assert_accepted(g.check([t, a9, u3], [t, u3], operator="summarize"))  # red team 22, s05
     u4 = blk("u4", "user", said)
     assert_accepted(g.check([t, u3, u4, a9], [t, u3, a9], operator="dedupe"), "structural")
     # a turn and a summary are both the agent's words
@@ -2375,23 +2376,29 @@ def test_a_turn_is_no_duplicate_of_another_speakers_copy():
     assert_accepted(g.check([t, s, a9], [t, s], operator="dedupe"))
 
 
-def test_an_edge_from_a_turn_covers_the_value_it_dropped():
-    # r01: the changed-value rule took an edge from a turn naming a source its markers cited
-    # as the record, the dropped-fact rule did not (a dotted restatement of a nested read)
+def test_an_edge_from_a_turn_covers_no_fact_it_dropped():
+    # r01 (documented in docs/gate.md): an edge from a turn naming the source its marker cited
+    # covers a changed value, not a dropped fact; covering every fact of the turn let a rewrite
+    # drop what never came from that source (red team 22: s01, s02, s08)
     old, new = "db:\n  pool:\n    size: 20\n", "db:\n  pool:\n    size: 40\n"
-    g = gate_for({"tool:a": old, "tool:b": new, "tool:c": "unrelated=1\n"})
+    g = gate_for({"tool:a": old, "tool:b": new})
     r1 = tool("r1", "tool:a", old, ts=1.0, resource="file:conf/app.yaml")
     r2 = tool("r2", "tool:b", new, ts=2.0, resource="file:conf/app.yaml")
-    a1 = blk("a1", "assistant", "The pool is small: db.pool.size=20 [src:a].\n")
+    a1 = blk("a1", "assistant", "The pool is small: db.pool.size=20 [src:a]. Budget 4500 EUR, ticket OPS-7781.\n")
     a2 = blk("a2", "assistant", "After the change: db.pool.size=40 [src:b].\n")
-    a1_new = blk("a1", "assistant", "The pool is small: db.pool.size=40 [src:b].\n")
-    pre, post = [r1, r2, a1, a2], [r1, r2, a1_new, a2]
-    assert_accepted(g.check(pre, post, operator="rewrite", supersedes=[{"block": "a1", "handle": "tool:a"}]),
-                    "lossless")
-    # no edge, or one naming a source the turn did not cite: the value was dropped
-    find(g.check(pre, post, operator="rewrite"), "I2", block="a1", value="20")
-    find(g.check(pre, post, operator="rewrite", supersedes=[{"block": "a1", "handle": "tool:c"}]), "I2",
-         block="a1", value="20")
+    edge = [{"block": "a1", "handle": "tool:a"}]
+    for text in ("The pool: db.pool.size=40 [src:b].\n", "The pool: db.pool.size=40 [src:b]. Budget 4500 EUR, ticket OPS-7781.\n"):
+        find(g.check([r1, r2, a1, a2], [r1, r2, blk("a1", "assistant", text), a2], operator="rewrite", supersedes=edge),
+             "I2", block="a1", value="20")
+    # the workaround: the turn keeps its older value beside the newer one
+    kept = blk("a1", "assistant", "The pool: db.pool.size=40 (was db.pool.size=20) [src:b] [src:a]. Budget 4500 EUR, "
+               "ticket OPS-7781.\n")
+    assert_accepted(g.check([r1, r2, a1, a2], [r1, r2, kept, a2], operator="rewrite", supersedes=edge), "lossless")
+    # a user's turn quoting a marker is data: no edge from it covers its words (s08)
+    said = "Approved: deploy v2.4.1 to eu-west-1 as in [src:a].\n"
+    u3, a9 = blk("u3", "user", said), blk("a9", "assistant", said)
+    find(g.check([r1, r2, u3, a9], [r1, r2, blk("u3", "user", "ok [src:b].\n"), a9], operator="rewrite",
+                 supersedes=[{"block": "u3", "handle": "tool:a"}]), "I2")
 
 
 def test_an_evicted_turn_is_restated_only_by_a_block_from_its_sources():
@@ -2443,3 +2450,40 @@ def test_a_paraphrased_value_the_newest_read_states_is_stale_only_where_its_key_
     r3 = tool("r2", "tool:c", "retries: 5\nworkers: 4\n", resource="file:app.yaml", ts=2.0)
     find(g.check([r1, r3, a1], [summary("s", "It runs 3 of them [src:a].\n", ["tool:a", "tool:c"]), a1],
                  operator="summarize"), "I4", key="retries", value="3")
+
+
+def test_a_stale_value_in_prose_is_explained_only_by_the_other_key_named_alone():
+    # red team 22, s03/s04: the r03 rule counted an older value the newest read states for
+    # another key only where the text held the key's name as a substring
+    def verdict(key, text):
+        old, new = f"{key}: 3\nworkers: 8\n", f"{key}: 5\nworkers: 3\n"
+        g = gate_for({"tool:a": old, "tool:b": new})
+        r1 = tool("r1", "tool:a", old, resource="file:app.yaml", ts=1.0)
+        r2 = tool("r2", "tool:b", new, resource="file:app.yaml", ts=2.0)
+        a1 = blk("a1", "assistant", "Reading the config.\n")
+        return g.check([r1, r2, a1], [summary("s", text, ["tool:b"]), a1], operator="summarize",
+                       supersedes=[{"block": "s", "handle": "tool:a"}])
+
+    for key, text in (("retries", "The client will retry 3 times [src:b].\n"),
+                      ("retries", "The client makes 3 attempts [src:b].\n"),
+                      ("max_retries", "Up to 3 max retries [src:b].\n"),
+                      ("maxRetries", "Up to 3 max retries [src:b].\n"),
+                      # both keys named beside the one value: read as the older value (fail closed)
+                      ("retries", "The service now runs 3 workers; retries went up [src:b].\n")):
+        find(verdict(key, text), "I4", key=key, value="3")
+    for key, text in (("rate", "The service now operates 3 workers [src:b].\n"),
+                      ("retries", "The service now runs 3 workers; retries went up to 5 [src:b].\n")):
+        assert_accepted(verdict(key, text), "lossy")
+
+
+def test_an_evicted_turn_restated_through_another_handle_of_its_source_bytes():
+    # red team 22, s06: a summary restating an evicted turn from a second handle of the bytes
+    # its marker cited shed the marker (the r04 rule compared handles, not contents)
+    log = "09:14:02 ERROR timeout after 30s\n09:14:05 WARN pool exhausted: 20/20 connections in use\n"
+    a3t = "The log shows a timeout after 30s and the pool at 20/20 [src:c3].\n"
+    g = gate_for({"tool:c3": log, "tool:c3b": log})
+    r3 = tool("r3", "tool:c3", log)
+    a3, a4 = blk("a3", "assistant", a3t), blk("a4", "assistant", "Next I will raise the pool.\n")
+    for origin in ("tool:c3", "tool:c3b"):
+        s = summary("s1", "The log shows a timeout after 30s and the pool at 20/20.\n", [origin])
+        find(g.check([r3, a3, a4], [r3, s, a4], operator="summarize", evicted=["a3"]), "I5")

@@ -1736,6 +1736,11 @@ class _Check:
             wanted = {pre_digests[i] for i in copies}
             said = {(d, _speaker(b)) for d, b in zip(post.digests, post_blocks) if d in wanted}
             lost = [i for i in copies if (pre_digests[i], _speaker(pre_blocks[i])) not in said]
+            # what leaves with such a copy: a user's or the system's words (I2's "who said
+            # it"), a turn's citations; the agent's uncited echo of what another said may go,
+            # and a read answers for its handles as any dropped read does
+            lost = [i for i in lost if (not pre_blocks[i].handles and not _cites(pre_blocks[i]))
+                    or (_cites(pre_blocks[i]) and _MARKER_OPENER in pre.texts[i])]
             if lost:
                 self.removed_content = sorted({*self.removed_content, *lost})
                 self.speaker_lost = lost
@@ -2493,9 +2498,7 @@ class _Check:
         r02)."""
         edit = self.edit
         pre_blocks = self.pre.blocks
-        # (the agent's own copy may go: its words restated what another said; a block with
-        # handles answers for them as every dropped read does)
-        said = [i for i in self.speaker_lost if not _cites(pre_blocks[i]) and not pre_blocks[i].handles]
+        said = [i for i in self.speaker_lost if not _cites(pre_blocks[i])]  # (a cited turn: I5's)
         for i, code in zip(said, self._drop_codes(said)):
             if code:
                 continue  # evicted on the record
@@ -2564,7 +2567,22 @@ class _Check:
 
     def _rebind_cover(self) -> Callable[[int], bool]:
         """Is pre block ``i``'s loss of a value covered by a record (see _check_rebound_values)?"""
-        return lambda i: self._drop_codes([i])[0] != 0
+        pre_blocks = self.pre.blocks
+        edges_from: dict[str, set[str]] = {}
+        for edge in self.edit.supersedes:
+            edges_from.setdefault(edge.block, set()).add(edge.handle)
+
+        def covered(i: int) -> bool:
+            if self._drop_codes([i])[0]:  # evicted, or a handle superseded: I2's own records
+                return True
+            b = pre_blocks[i]
+            named = edges_from.get(b.id)
+            if b.handles or b.derived_from or not named:
+                return False
+            cited = {h for name in self.pre_facts[i].markers() for h in self._targets(name)}
+            return not named.isdisjoint(cited)
+
+        return covered
 
     def _covering(self) -> tuple[set[str], dict[str, str]]:
         """(the handles and ids evicted, superseded handle -> the block superseding it); made
@@ -2588,29 +2606,15 @@ class _Check:
 
     def _drop_codes(self, indices: list[int]) -> list[int]:
         """The record of each of these removed pre blocks: 2 evicted (by handle or, for a block
-        without handles, by id), 1 superseded, 0 neither (an eviction record wins). A block
-        without handles (a turn) is superseded by an edge from it (its post version) naming a
-        source its markers cited: it restates that source, and the edge says a newer source
-        replaced it (the changed-value rule and the dropped-fact rule read one record alike:
-        red team 21, r01)."""
+        without handles, by id), 1 superseded, 0 neither (an eviction record wins)."""
         evicted, superseded = self._covering()
         pre_blocks = self.pre.blocks
-        edges_from: dict[str, set[str]] | None = None
         codes = []
         for i in indices:
             b = pre_blocks[i]
             refs = b.handles + b.derived_from
-            code = (2 if (b.id in evicted and not b.handles) or not evicted.isdisjoint(refs)
-                    else 1 if not superseded.keys().isdisjoint(refs) else 0)
-            if not code and not refs and self.edit.supersedes:
-                if edges_from is None:
-                    edges_from = {}
-                    for edge in self.edit.supersedes:
-                        edges_from.setdefault(edge.block, set()).add(edge.handle)
-                named = edges_from.get(b.id)
-                if named and not named.isdisjoint(h for name in self.pre_facts[i].markers() for h in self._targets(name)):
-                    code = 1
-            codes.append(code)
+            codes.append(2 if (b.id in evicted and not b.handles) or not evicted.isdisjoint(refs)
+                         else 1 if not superseded.keys().isdisjoint(refs) else 0)
         return codes
 
     def _account_drops(self, d_pos: np.ndarray, d_row: _RowMap, gone: np.ndarray, strongest: np.ndarray) -> None:
@@ -3321,17 +3325,31 @@ class _Check:
             present = kv.get(key, set()) | (restated & (stale.keys() | newer_values)) | (mentioned_in.keys() & newer_values)
             ambiguous = mentioned_in.keys() & stale.keys()
             if ambiguous:
-                # an older value of this key that the newest read states for another ("3
-                # workers" of a re-read where retries went 3 -> 5 and workers 8 -> 3) is this
-                # key's only where the text names the key (red team 21, r03)
-                name = basis.newest_facts.table.key_bytes(basis.newest_row[key]).rpartition(b".")[2].lower()
-                present |= {v for v in ambiguous if any(name in data.lower() for data in mentioned_in[v])}
+                # an older value of this key that the newest read states for another key is
+                # that key's in a text that names the other key and not this one ("runs 3
+                # workers" of a re-read where retries went 3 -> 5 and workers 8 -> 3: red team
+                # 21, r03); anywhere else it is this key's ("will retry 3 times": red team 22,
+                # s03). Names are whole words of the text, case aside ("operates" names no
+                # "rate": s04)
+                name = _leaf_name(basis.newest_facts.table.key_bytes(basis.newest_row[key]))
+                for v in ambiguous:
+                    others = [n for n in self._keys_stating(basis.newest_facts, v) if n != name]
+                    if any(_names(data, name) or not any(_names(data, n) for n in others)
+                           for data in mentioned_in[v]):
+                        present.add(v)
             if present & newer_values:
                 continue
             values = [v for v in stale if v in present]
             if values:
                 out[key] = values
         return out
+
+    def _keys_stating(self, facts: _Facts, value: tuple[int, int]) -> list[bytes]:
+        """The names (a dotted key's last part, lower case) of the keys ``facts`` sets to
+        ``value``."""
+        t = facts.table
+        rows = np.flatnonzero((t.kind == _KIND_KV) & (t.fp_value[:, 0] == value[0]) & (t.fp_value[:, 1] == value[1]))
+        return list(dict.fromkeys(_leaf_name(t.key_bytes(r)) for r in rows.tolist()))
 
     def _check_left_reads(self) -> None:
         """A new or changed block that comes from reads of a resource (derived from them, or
@@ -3544,17 +3562,24 @@ class _Check:
             # text's block handle, the sources its markers cited): a summary of another turn
             # that shares two of its numbers restates nothing of it (red team 21, r04)
             post_blocks, post_facts = self.post.blocks, self.post_facts
-            cites = dict(self._changed_citations())
-            origins = [(j, {*post_blocks[j].handles, *post_blocks[j].derived_from, *cites.get(j, ())}) for j in self.changed]
+            # what the new blocks come from, as handles and as the contents those name (two
+            # handles of the same bytes are one source: red team 22, s06); one set for all of
+            # them, so each evicted turn costs a look-up, not a pass over the new blocks (s07)
+            origins = {h for j in self.changed for h in (*post_blocks[j].handles, *post_blocks[j].derived_from)}
+            origins.update(h for _, cites in self._changed_citations() for h in cites)
+            origins.update(d for h in list(origins) if (d := self.gate.handle_digest(h)) is not None)
+            new_facts = None
             for i in [i for i in explicit if self.pre_facts[i].n_markers and self.pre_facts[i].n_facts]:
                 facts, b = self.pre_facts[i], pre_blocks[i]
-                came_from = {*b.handles, *b.derived_from, block_text_handle(self.pre.digests[i]),
-                             *(h for name in facts.markers() for h in self._targets(name))}
-                restating = [j for j, o in origins if not o.isdisjoint(came_from)]
-                if not restating:
+                came_from = {*b.handles, *b.derived_from, *(h for name in facts.markers() for h in self._targets(name))}
+                came_from.update(d for h in list(came_from) if (d := self.gate.handle_digest(h)) is not None)
+                # its own text, by block handle or by what that handle's content would be
+                came_from.update((block_text_handle(self.pre.digests[i]), _hex(self.pre.digests[i])))
+                if origins.isdisjoint(came_from):
                     continue
-                new_facts = SortedFingerprints(unique_counts(_joined(
-                    [f for j in restating for f in (post_facts[j].fact_fps(), post_facts[j].value_fps())]))[0])
+                if new_facts is None:
+                    new_facts = SortedFingerprints(unique_counts(_joined(
+                        [f for j in self.changed for f in (post_facts[j].fact_fps(), post_facts[j].value_fps())]))[0])
                 restated = (~absent_from_all(facts.fact_fps(), [new_facts])) | (~absent_from_all(facts.value_fps(), [new_facts]))
                 if 2 * int(np.count_nonzero(restated)) >= restated.size:
                     explicit.discard(i)
@@ -4170,6 +4195,16 @@ def _cites(block: Block) -> bool:
     """Are ``[src:…]`` markers in this block citations (the agent's own text, or a summary),
     not data (a tool's output, a user's or the system's words)?"""
     return block.derived or block.role in ("assistant", "summary")
+
+
+def _leaf_name(key: bytes) -> bytes:
+    """A key's last part, lower case: how a text names it in prose."""
+    return key.rpartition(b".")[2].lower()
+
+
+def _names(data: bytes, name: bytes) -> bool:
+    """Does ``data`` name ``name`` as a whole word (case aside)?"""
+    return bool(name) and re.search(rb"(?<![a-z0-9_])" + re.escape(name) + rb"(?![a-z0-9_])", data.lower()) is not None
 
 
 def _speaker(block: Block) -> str:
