@@ -2487,3 +2487,69 @@ def test_an_evicted_turn_restated_through_another_handle_of_its_source_bytes():
     for origin in ("tool:c3", "tool:c3b"):
         s = summary("s1", "The log shows a timeout after 30s and the pool at 20/20.\n", [origin])
         find(g.check([r3, a3, a4], [r3, s, a4], operator="summarize", evicted=["a3"]), "I5")
+
+
+# F108-F111 (red team 21, r05-r08): how text is cut into tokens
+def _summary_check(src, text):
+    g = gate_for({"tool:a": src})
+    pre = [tool("t", "tool:a", src), blk("a1", "assistant", "Read it.\n")]
+    return g.check(pre, [summary("s", text, ["tool:a"]), pre[1]], operator="summarize")
+
+
+@pytest.mark.parametrize("src, text", [
+    ("Latest release:\u00a0v2.4.1 (2026-11-02)\n", "The latest release is v2.4.1 [src:a].\n"),
+    ("The default pool_size is\u00a020 connections.\n", "The default pool_size is 20 [src:a].\n"),
+    ("[db]\nmax_connections = 200\u00a0\n", "The db sets max_connections=200 [src:a].\n"),
+    ("Total:\u202f4\u202f999 rows, timeout\u200730s\n", "timeout 30s [src:a].\n"),
+    ("A\u3000Paris\u2009office\n", "The office in Paris [src:a].\n"),
+])
+def test_r05_unicode_spaces_separate_tokens(src, text):
+    assert_accepted(_summary_check(src, text), "lossy")
+
+
+def test_r05_a_value_next_to_a_no_break_space_is_still_checked():
+    find(_summary_check("The default pool_size is\u00a020 connections.\n", "The pool_size is 25 [src:a].\n"),
+         "I1", value="25")
+
+
+def test_r06_an_iso_timestamp_grounds_its_date_and_its_time():
+    text = "On 2026-11-10 at 09:14:02 the client timed out after 30s (req-8f3a2) [src:a].\n"
+    for stamp in ("2026-11-10T09:14:02Z", "2026-11-10T09:14:02+01:00", "2026-11-10 09:14:02"):
+        src = f"{stamp} ERROR payments.client timeout after 30s (req-8f3a2)\n"
+        assert_accepted(_summary_check(src, text), "lossy")
+    # fractional seconds are one number, as in "2026-11-10 09:14:02.250"
+    src = "2026-11-10T09:14:02.250+01:00 ERROR timeout\n"
+    assert_accepted(_summary_check(src, "At 09:14:02.250 on 2026-11-10 [src:a].\n"), "lossy")
+    # the whole stamp restated is its pieces too; a changed day or second is not grounded
+    src = "2026-11-10T09:14:02Z ERROR timeout\n"
+    assert_accepted(_summary_check(src, "At 2026-11-10T09:14:02Z a timeout [src:a].\n"), "lossy")
+    find(_summary_check(src, "On 2026-11-12 a timeout [src:a].\n"), "I1", value="12")
+    find(_summary_check(src, "At 09:14:03 a timeout [src:a].\n"), "I1", value="03")
+
+
+def test_r07_csv_fields_are_not_thousands():
+    src = "user_id,credits\n42,100\n17,250\n"
+    assert_accepted(_summary_check(src, "User 42 has 100 credits and user 17 has 250 [src:a].\n"),
+                    "lossy")
+    # the row restated as it stands is found literally; an invented 42100 is not grounded
+    assert_accepted(_summary_check(src, "The row 42,100 [src:a].\n"), "lossy")
+    find(_summary_check(src, "User 42100 [src:a].\n"), "I1", value="42100")
+    # prose thousands still fold: 4,999 = 4999 (and its pieces are not grounded)
+    prose = "We now have 4,999 users and revenue of $1,234.50.\n"
+    assert_accepted(_summary_check(prose, "4999 users, $1234.50 [src:a].\n"), "lossy")
+    find(_summary_check(prose, "4 users [src:a].\n"), "I1", value="4")
+
+
+def test_r08_a_comma_list_value_is_not_one_number():
+    src = "ALLOWED_PORTS=80,443\nLOG_LEVEL=info\n"
+    g = gate_for({"tool:e": src})
+    t = tool("t", "tool:e", src)
+    a = blk("a1", "assistant", "The proxy admits ALLOWED_PORTS=80,443 [src:e].\n")
+    merged = blk("a1", "assistant", "The proxy admits ALLOWED_PORTS=80443 [src:e].\n")
+    find(g.check([t, a], [t, merged], operator="rewrite"), "I2", key="ALLOWED_PORTS")
+    v = g.check([t, a], [summary("s", "The allowed port is 80443 [src:e].\n", ["tool:e"]), a], operator="summarize")
+    find(v, "I1", value="80443")
+    # the items restated one by one, or the list as written, are grounded
+    for text in ("Ports 80 and 443 are allowed [src:e].\n", "ALLOWED_PORTS=80,443 [src:e].\n",
+                 "The proxy admits ports [80,443] [src:e].\n"):
+        assert_accepted(g.check([t, a], [summary("s", text, ["tool:e"]), a], operator="summarize"), "lossy")
