@@ -1537,6 +1537,7 @@ class _Check:
         self._fresh_answers: dict[tuple[int, bool, tuple[str, ...]], bool] = {}  # I4: _fresh, per block
         self._post_texts: set[bytes] | None = None  # post's text digests, when structure made them
         self.speaker_lost: list[int] = []  # pre blocks dropped as copies another speaker's block holds
+        self._states_of: dict[int, frozenset[tuple[int, int]]] = {}  # I4: _newest_states, per basis
         self.cited_names: dict[str, str] = {}  # marker name -> the one handle it cites (I1's blocks)
         self.reads_logged: dict[str, list[tuple[str, float | None]]] = {}  # what the check added to the read log
         self._by_resource_name: set[Any] = set()  # groundings that took a read's resource name (I1)
@@ -3317,7 +3318,7 @@ class _Check:
                 for v in compress(basis.candidates, found.tolist()):
                     if not newer and v in basis.newest_any:
                         continue
-                    if v in basis.newest_states:
+                    if v in self._newest_states(basis):
                         mentioned_in.setdefault(v, []).append(facts.table.data)
                     else:
                         restated.add(v)
@@ -3325,6 +3326,8 @@ class _Check:
         for key, stale in basis.older_kv.items():
             newer_values = basis.newest_values.get(key, set())
             present = kv.get(key, set()) | (restated & (stale.keys() | newer_values)) | (mentioned_in.keys() & newer_values)
+            if present & newer_values:
+                continue
             ambiguous = mentioned_in.keys() & stale.keys()
             if ambiguous:
                 # an older value of this key that the newest read states for another key is
@@ -3345,6 +3348,15 @@ class _Check:
             if values:
                 out[key] = values
         return out
+
+    def _newest_states(self, basis: _StaleBasis) -> frozenset[tuple[int, int]]:
+        """The candidates of ``basis`` that its newest read states as a value, of any key;
+        made once per check and basis, when a paraphrase first needs it."""
+        states = self._states_of.get(id(basis))
+        if states is None:
+            found = ~absent_from_all(basis.candidate_fps, [basis.newest_facts.grounding_set()])
+            states = self._states_of[id(basis)] = frozenset(compress(basis.candidates, found.tolist()))
+        return states
 
     def _keys_stating(self, facts: _Facts, value: tuple[int, int]) -> list[bytes]:
         """The names (a dotted key's last part, lower case) of the keys ``facts`` sets to
@@ -4257,7 +4269,6 @@ class _StaleBasis(NamedTuple):
     candidate_fps: np.ndarray
     newest_any: frozenset[tuple[int, int]]  # every newer value of those keys
     names: frozenset[bytes]  # those keys as written (a dotted key's last part is compared with them)
-    newest_states: frozenset[tuple[int, int]]  # the candidates the newest read states as a value, of any key
 
 
 def stale_basis(newest: _Facts, older: list[tuple[Any, _Facts]]) -> _StaleBasis | None:
@@ -4290,13 +4301,10 @@ def stale_basis(newest: _Facts, older: list[tuple[Any, _Facts]]) -> _StaleBasis 
     keys = SortedFingerprints(unique_counts(np.array(list(older_kv), dtype=np.uint64).reshape(-1, 2))[0])
     newest_values, newest_row = _Check._kv_values(newest, keys)
     candidates = list({v for key, stale in older_kv.items() for v in (*stale, *newest_values.get(key, ()))})
-    candidate_fps = np.array(candidates, dtype=np.uint64).reshape(-1, 2)
-    states = ~absent_from_all(candidate_fps, [newest.grounding_set()])
     return _StaleBasis(older_kv, older_owner, facts_of, keys, newest_values, newest_row, newest,
-                       candidates, candidate_fps,
+                       candidates, np.array(candidates, dtype=np.uint64).reshape(-1, 2),
                        frozenset(v for values in newest_values.values() for v in values),
-                       frozenset(newest.table.key_bytes(r) for r in newest_row.values()),
-                       frozenset(compress(candidates, states.tolist())))
+                       frozenset(newest.table.key_bytes(r) for r in newest_row.values()))
 
 
 def _kv_map(facts: _Facts) -> dict[tuple[int, ...], dict[tuple[int, ...], int]]:
