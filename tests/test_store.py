@@ -1223,3 +1223,28 @@ def test_replace_cannot_rewrite_history_through_the_store_connection(store, sql)
         store._write(lambda conn: conn.execute(sql, (other,)))
     assert (store.get("tool:a"), list(store.iter_audit())) == before
     assert store.verify() == []
+
+
+@settings(max_examples=300, deadline=None)
+@given(digest=st.one_of(
+    st.text(max_size=80),
+    st.builds(lambda algo, hexpart: f"{algo}:{hexpart}", st.sampled_from(["blake3", "sha256", "BLAKE3", "md5", ""]),
+              st.text(alphabet="0123456789abcdefABCDEF \n", min_size=62, max_size=66)),
+))
+def test_a_stored_digest_passes_the_quick_check_only_if_parse_digest_accepts_it(digest):
+    # the canonical-form match that spares parse_digest per handle accepts exactly what
+    # parse_digest does: everything else still raises StoreCorruptionError, naming the fault
+    from provgate.digests import parse_digest
+    from provgate.errors import InvalidDigestError
+    from provgate.store import _check_stored_digest
+
+    try:
+        parse_digest(digest)
+        valid = True
+    except InvalidDigestError:
+        valid = False
+    if valid:
+        _check_stored_digest("source 'x'", digest)
+    else:
+        with pytest.raises(StoreCorruptionError, match="recorded digest is damaged"):
+            _check_stored_digest("source 'x'", digest)
