@@ -109,10 +109,18 @@ def test_positions_in_one_pass_and_past_the_end():
 @settings(max_examples=300, deadline=None)
 @given(st.binary(max_size=300), st.lists(st.integers(min_value=0, max_value=400), max_size=8))
 def test_any_bytes_give_an_answer_for_every_position(data, positions):
-    # unbalanced braces, NUL bytes, invalid UTF-8: never an exception, one path per position
+    # unbalanced braces, NUL bytes, invalid UTF-8: never an exception, one path per position,
+    # each key a key or None (unknown: the reader says so rather than guess)
     got = enclosing_keys(data, positions)
     assert set(got) == set(positions)
-    assert all(isinstance(k, bytes) for path in got.values() for k in path)
+    assert all(k is None or isinstance(k, bytes) for path in got.values() for k in path)
+
+
+def test_an_unreadable_bracket_line_is_an_unknown_key():
+    # hypothesis found b'["]': a line that may be a header it cannot split encloses what
+    # follows under an unknown key, never under no key at all (a value there is not top level)
+    assert enclosing_keys(b'["]', [4]) == {4: (None,)}
+    assert enclosing_keys(b'["]\nport: 1\n', [4]) == {4: (None,)}
 
 
 def _fully_read(data: bytes, positions, depth: int = 8):
