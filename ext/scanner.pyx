@@ -508,10 +508,9 @@ cdef Py_ssize_t m_path(const byte_t* d, Py_ssize_t n, Py_ssize_t p, Cursor* cur)
     return suffix_end if suffix_end >= 0 else r
 
 
-cdef Py_ssize_t m_number(const byte_t* d, Py_ssize_t n, Py_ssize_t p, bint thousands) noexcept nogil:
+cdef Py_ssize_t m_number(const byte_t* d, Py_ssize_t n, Py_ssize_t p) noexcept nogil:
     """[+-]? (hex | thousands | digits(.digits)* | .digits) (% | exponent | unit)? then a
-    non-word byte; every part possessive, the alternatives atomic (see _scanner_py._NUMBER;
-    without ``thousands``, _scanner_py._NUMBER_FIELDS)."""
+    non-word byte; every part possessive, the alternatives atomic (see _scanner_py._NUMBER)."""
     cdef Py_ssize_t q = p, r, g, t, groups
     if q < n and (d[q] == b'+' or d[q] == b'-'):
         q += 1
@@ -527,7 +526,7 @@ cdef Py_ssize_t m_number(const byte_t* d, Py_ssize_t n, Py_ssize_t p, bint thous
             r += 1
         groups = 0
         g = r
-        if r > q and thousands:
+        if r > q:
             while (g + 3 < n and d[g] == b',' and has(d[g + 1], F_DIGIT) and has(d[g + 2], F_DIGIT)
                    and has(d[g + 3], F_DIGIT) and not (g + 4 < n and has(d[g + 4], F_DIGIT))):
                 g += 4
@@ -576,91 +575,6 @@ cdef Py_ssize_t m_number(const byte_t* d, Py_ssize_t n, Py_ssize_t p, bint thous
     if q < n and has(d[q], F_W):
         return -1
     return q
-
-
-cdef bint thousands_ok(const byte_t* d, Py_ssize_t n, Py_ssize_t s, Py_ssize_t e) noexcept nogil:
-    """May the comma-grouped number d[s:e] be one number? Not as a list item or a line's
-    fields (see _scanner_py._thousands_ok)."""
-    cdef Py_ssize_t j = s - 1, k = e
-    if s > 0 and (d[s - 1] == b',' or d[s - 1] == b'['):
-        return False
-    if e < n and (d[e] == b']' or (d[e] == b',' and e + 1 < n and not has(d[e + 1], F_SEP))):
-        return False
-    while j >= 0 and (d[j] == b' ' or d[j] == b'\t'):
-        j -= 1
-    if j >= 0 and d[j] != b'\n':
-        return True
-    while k < n and (d[k] == b' ' or d[k] == b'\t' or d[k] == b'\r'):
-        k += 1
-    return k < n and d[k] != b'\n'
-
-
-cdef Py_ssize_t m_token_number(const byte_t* d, Py_ssize_t n, Py_ssize_t p) noexcept nogil:
-    """The number lexeme of the token layer: thousands groups only where thousands_ok."""
-    cdef Py_ssize_t e = m_number(d, n, p, True)
-    if e > p and memchr(d + p, b',', <size_t>(e - p)) != NULL and not thousands_ok(d, n, p, e):
-        e = m_number(d, n, p, False)
-    return e
-
-
-cdef inline bint digits_at(const byte_t* d, Py_ssize_t q, Py_ssize_t k) noexcept nogil:
-    cdef Py_ssize_t i
-    for i in range(q, q + k):
-        if not has(d[i], F_DIGIT):
-            return False
-    return True
-
-
-cdef Py_ssize_t m_iso_datetime(const byte_t* d, Py_ssize_t n, Py_ssize_t p) noexcept nogil:
-    """End of an ISO 8601 date-time at p, or -1 (_scanner_py._ISO_DATETIME):
-    DDDD-DD-DDTDD:DD(:DD(.D+)?)?(Z|[+-]DD(:?DD)?)? then a non-word byte."""
-    cdef Py_ssize_t q
-    if p + 16 > n:
-        return -1
-    if not (digits_at(d, p, 4) and d[p + 4] == b'-' and digits_at(d, p + 5, 2) and d[p + 7] == b'-'
-            and digits_at(d, p + 8, 2) and d[p + 10] == b'T' and digits_at(d, p + 11, 2)
-            and d[p + 13] == b':' and digits_at(d, p + 14, 2)):
-        return -1
-    q = p + 16
-    if q + 2 < n and d[q] == b':' and digits_at(d, q + 1, 2):
-        q += 3
-        if q + 1 < n and d[q] == b'.' and has(d[q + 1], F_DIGIT):
-            q += 1
-            while q < n and has(d[q], F_DIGIT):
-                q += 1
-    if q < n:
-        if d[q] == b'Z':
-            q += 1
-        elif (d[q] == b'+' or d[q] == b'-') and q + 2 < n and digits_at(d, q + 1, 2):
-            q += 3
-            if q + 2 < n and d[q] == b':' and digits_at(d, q + 1, 2):
-                q += 3
-            elif q + 1 < n and digits_at(d, q, 2):
-                q += 2
-    if q < n and has(d[q], F_W):
-        return -1
-    return q
-
-
-cdef int emit_iso_pieces(Rows* out, const byte_t* d, Py_ssize_t p, Py_ssize_t e) noexcept nogil:
-    """The numbers of the date-time d[p:e] (its T and Z read as blanks): each run of digits,
-    the seconds with their fraction. Returns -1 when a row could not be added."""
-    cdef Py_ssize_t q = p, r
-    while q < e:
-        if not has(d[q], F_DIGIT):
-            q += 1
-            continue
-        r = q
-        while r < e and has(d[r], F_DIGIT):
-            r += 1
-        if r + 1 < e and d[r] == b'.' and has(d[r + 1], F_DIGIT):
-            r += 1
-            while r < e and has(d[r], F_DIGIT):
-                r += 1
-        if emit(out, K_NUMBER, q, r, V_NUMBER) < 0:
-            return -1
-        q = r
-    return 0
 
 
 cdef Py_ssize_t m_version(const byte_t* d, Py_ssize_t n, Py_ssize_t p) noexcept nogil:
@@ -810,8 +724,7 @@ cdef int bare_value_kind(const byte_t* d, Py_ssize_t s, Py_ssize_t e) noexcept n
     if has(c, F_HEX):
         if (e - s == 36 and m_uuid(d, e, s) == e) or (e - s >= 7 and m_digest(d, e, s) == e):
             return V_HEX
-    if ((has(c, F_DIGIT) or c == b'+' or c == b'-' or c == b'.') and m_number(d, e, s, True) == e
-            and memchr(d + s, b',', <size_t>(e - s)) == NULL):  # 80,443 is a list, not 80443
+    if (has(c, F_DIGIT) or c == b'+' or c == b'-' or c == b'.') and m_number(d, e, s) == e:
         return V_NUMBER
     if has(c, F_KEY) and m_email(d, e, s, s) == e:
         return V_HEX  # an e-mail address (never also a number), lower-cased
@@ -884,8 +797,9 @@ cdef bint m_value(const byte_t* d, Py_ssize_t n, Py_ssize_t v, Value* out) noexc
     while q < n:
         if has(d[q], F_BARE):
             q += 1
-        elif d[q] == b',' and q > 0 and has(d[q - 1], F_DIGIT) and q + 1 < n and has(d[q + 1], F_DIGIT):
-            q += 1  # a list item separator (PORTS=80,443)
+        elif (d[q] == b',' and q + 3 < n and has(d[q + 1], F_DIGIT) and has(d[q + 2], F_DIGIT)
+              and has(d[q + 3], F_DIGIT) and not (q + 4 < n and has(d[q + 4], F_DIGIT))):
+            q += 1
         else:
             break
     e = q
@@ -1413,12 +1327,7 @@ cdef int word_token(const byte_t* d, Py_ssize_t n, Py_ssize_t p, byte_t prev, Sh
             next_p[0] = we
             return emit(out, K_DIGEST, p, we, V_HEX)
     if has(c, F_DIGIT):
-        if we - p == 4 and b == b'-':
-            e = m_iso_datetime(d, n, p)
-            if e >= 0:
-                next_p[0] = e
-                return emit_iso_pieces(out, d, p, e)
-        e = m_token_number(d, n, p)
+        e = m_number(d, n, p)
         if e >= 0:
             next_p[0] = e
             return emit(out, K_NUMBER, p, e, V_NUMBER)
@@ -1862,7 +1771,7 @@ cdef int token_spans(const byte_t* d, Py_ssize_t n, Rows* out) noexcept nogil:
                         return -1
                     p = e
                     continue
-            e = m_token_number(d, n, p)
+            e = m_number(d, n, p)
             if e >= 0:
                 if emit(out, K_NUMBER, p, e, V_NUMBER) < 0:
                     return -1
@@ -1875,70 +1784,6 @@ cdef int token_spans(const byte_t* d, Py_ssize_t n, Rows* out) noexcept nogil:
             continue
         p += 1
     return 0
-
-
-# ---- Unicode spaces ----------------------------------------------------------------------------
-
-cdef inline Py_ssize_t unicode_space_len(const byte_t* d, Py_ssize_t n, Py_ssize_t i) noexcept nogil:
-    """Bytes of the Unicode space separator at d[i] (_scanner_py.UNICODE_SPACES: U+00A0,
-    U+1680, U+2000-U+200A, U+202F, U+205F, U+3000), or 0."""
-    cdef byte_t c = d[i], c2
-    if c == 0xC2:
-        return 2 if i + 1 < n and d[i + 1] == 0xA0 else 0
-    if i + 2 >= n:
-        return 0
-    c2 = d[i + 2]
-    if c == 0xE2:
-        if d[i + 1] == 0x80:
-            return 3 if (0x80 <= c2 <= 0x8A or c2 == 0xAF) else 0
-        return 3 if d[i + 1] == 0x81 and c2 == 0x9F else 0
-    if c == 0xE1:
-        return 3 if d[i + 1] == 0x9A and c2 == 0x80 else 0
-    if c == 0xE3:
-        return 3 if d[i + 1] == 0x80 and c2 == 0x80 else 0
-    return 0
-
-
-cdef Py_ssize_t first_unicode_space(const byte_t* d, Py_ssize_t n) noexcept nogil:
-    """Where the first Unicode space separator starts, or n (ASCII is skipped 8 bytes at a time)."""
-    cdef Py_ssize_t i = 0
-    while i < n:
-        if i + 8 <= n and not (load8(d + i) & HIGHS):
-            i += 8
-            continue
-        if d[i] >= 0xC2 and unicode_space_len(d, n, i):
-            return i
-        i += 1
-    return n
-
-
-cdef int scan_text(const byte_t* d, Py_ssize_t n, Rows* tokens, Rows* quotes) noexcept nogil:
-    """token_spans and quote_spans of d, read with each Unicode space separator as that many
-    blanks (_scanner_py.scan): when it holds one, over a copy (offsets are the same; values are
-    taken from d later). Returns -1 when a row could not be added or memory ran out."""
-    cdef Py_ssize_t i = first_unicode_space(d, n), k
-    cdef byte_t* copy = NULL
-    cdef const byte_t* r = d
-    cdef int rc
-    if i < n:
-        copy = <byte_t*>malloc(<size_t>n)
-        if copy == NULL:
-            tokens.no_memory = True
-            return -1
-        memcpy(copy, d, <size_t>n)
-        while i < n:
-            k = unicode_space_len(copy, n, i)
-            if k:
-                memset(copy + i, b' ', <size_t>k)
-                i += k
-            else:
-                i += 1
-        r = copy
-    rc = token_spans(r, n, tokens)
-    if rc == 0:
-        rc = quote_spans(r, n, quotes)
-    free(copy)
-    return rc
 
 
 # ---- the quote layer ---------------------------------------------------------------------------
@@ -2278,7 +2123,9 @@ def scan(data, max_spans):
     cdef Rows* quotes = &scratch.quotes
     try:
         with nogil:
-            rc_tokens = scan_text(d, n, tokens, quotes)
+            rc_tokens = token_spans(d, n, tokens)
+            if rc_tokens == 0:
+                quote_spans(d, n, quotes)
         if tokens.no_memory or quotes.no_memory:
             raise MemoryError("out of memory while scanning for grounded spans")
         total = tokens.n + quotes.n
@@ -3087,7 +2934,8 @@ def extract_columns(data, max_spans, key):
     cdef int rc = 0
     try:
         with nogil:
-            scan_text(d, n, tokens, quotes)
+            if token_spans(d, n, tokens) == 0:
+                quote_spans(d, n, quotes)
         if tokens.no_memory or quotes.no_memory:
             raise MemoryError("out of memory while scanning for grounded spans")
         total = tokens.n + quotes.n
@@ -3199,7 +3047,8 @@ def extract_columns_many(datas, max_spans, key):
                 memcpy(joined + shift, <const byte_t*>ptrs[t], lens[t])
                 reset_rows(tokens, limit)
                 reset_rows(quotes, limit + 1)
-                scan_text(joined + shift, lens[t], tokens, quotes)
+                if token_spans(joined + shift, lens[t], tokens) == 0:
+                    quote_spans(joined + shift, lens[t], quotes)
                 if tokens.no_memory or quotes.no_memory:
                     failed = t
                     break

@@ -156,27 +156,6 @@ _NUMBER = re.compile(
     + _END,
     re.X,
 )
-# the same without thousands separators: a comma-grouped number that stands in a list or a
-# line of fields is read as its fields (_thousands_ok)
-_NUMBER_FIELDS = re.compile(
-    rb"""
-    [+\-]?+
-    (?>
-        0[xX][0-9A-Fa-f]++                                   # hex literal
-      | [0-9]++(?:\.[0-9]++)*+                               # integer, decimal, 1.2.3
-      | \.[0-9]++                                            # .5
-    )
-    (?>%|[eE][+\-]?[0-9]++|[A-Za-z]++[0-9]*+)?+              # percent, exponent, unit
-    """
-    + _END,
-    re.X,
-)
-# an ISO 8601 date-time: its T and its Z are read as blanks (_ISO_PIECE are the numbers in it)
-_ISO_DATETIME = re.compile(
-    rb"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}(?::[0-9]{2}(?:\.[0-9]++)?+)?+"
-    rb"(?:Z|[+\-][0-9]{2}(?::?[0-9]{2})?+)?+" + _END
-)
-_ISO_PIECE = re.compile(rb"[0-9]++(?:\.[0-9]++)?+")
 _VERSION = re.compile(rb"[vV][0-9]++(?:\.[0-9]++)*+(?:[A-Za-z]++[0-9]*+)?+" + _END)
 _HEX_RUN = re.compile(rb"[0-9A-Fa-f]++" + _END)
 _UUID = re.compile(
@@ -210,9 +189,7 @@ _QUOTED_VALUE = {
     ord("'"): re.compile(rb"'([^'\n]*+)'"),
     ord("`"): re.compile(rb"`([^`\n]*+)`"),
 }
-# a comma only between two digits: a list (PORTS=80,443), kept whole and not folded into a
-# number (a value with a comma is normalised verbatim, _bare_value_kind)
-_BARE_VALUE = re.compile(rb"(?:[^\x00-\x20\x7f\"'`,;&|()\[\]{}<>]|(?<=[0-9]),(?=[0-9]))++")
+_BARE_VALUE = re.compile(rb"(?:[^\x00-\x20\x7f\"'`,;&|()\[\]{}<>]|,(?=[0-9]{3}(?![0-9])))++")
 _BARE_TRIM = frozenset(b".:!?*")
 
 # A shortcut, not part of the grammar: a stretch of bytes at which no lexeme can start or
@@ -285,7 +262,7 @@ def _bare_value_kind(raw: bytes) -> int:
     """How an unquoted kv value is normalised: as the token layer would classify it alone."""
     if _UUID.fullmatch(raw) or _is_digest(raw) or _match_email(raw, 0) == len(raw):
         return VALUE_HEX  # lower-cased: a digest, or an e-mail address
-    if b"," not in raw and _NUMBER.fullmatch(raw):  # 80,443 is a list, not 80443
+    if _NUMBER.fullmatch(raw):
         return VALUE_NUMBER
     return VALUE_RAW
 
@@ -304,39 +281,6 @@ def _is_digest(run: bytes) -> bool:
 
 def _start_ok(data: bytes, p: int) -> bool:
     return p == 0 or data[p - 1] not in _NO_START_AFTER
-
-
-def _thousands_ok(data: bytes, s: int, e: int) -> bool:
-    """May the comma-grouped number ``data[s:e]`` be one number (``4,999 users``)? Not when it
-    is one of a list's items or a line's fields: right after a ``,`` or ``[``, right before a
-    ``]`` or a ``,`` that a non-SEP byte follows (``42,100,7``, ``[80,443]``), or alone on its
-    line (a CSV row ``42,100``). Then its commas separate numbers."""
-    n = len(data)
-    if s > 0 and data[s - 1] in b",[":
-        return False
-    if e < n and (data[e] == ord("]") or (data[e] == ord(",") and e + 1 < n and data[e + 1] not in SEP)):
-        return False
-    j = s - 1
-    while j >= 0 and data[j] in b" \t":
-        j -= 1
-    if j >= 0 and data[j] != 0x0A:
-        return True
-    k = e
-    while k < n and data[k] in b" \t\r":
-        k += 1
-    return k < n and data[k] != 0x0A
-
-
-# Unicode space separators (Zs) other than U+0020, as UTF-8: each is read as that many ASCII
-# spaces, so that it separates tokens like a space (offsets and values are the text's own)
-UNICODE_SPACES = tuple(chr(c).encode() for c in (0xA0, 0x1680, *range(0x2000, 0x200B), 0x202F, 0x205F, 0x3000))
-_UNICODE_SPACE = re.compile(b"|".join(re.escape(u) for u in UNICODE_SPACES))
-
-
-def blank_unicode_spaces(data: bytes) -> bytes:
-    """``data`` with every Unicode space separator replaced by as many ASCII spaces as it has
-    bytes (the bytes the scanner classifies; its spans' values are taken from ``data``)."""
-    return _UNICODE_SPACE.sub(lambda m: b" " * len(m.group()), data)
 
 
 def _match_url(data: bytes, p: int) -> int:
@@ -654,16 +598,7 @@ def _token_spans(data: bytes, out: _Out, shortcut: bool = True) -> None:
                     out.add(IDENTIFIER, p, m.end(), -1, -1, p, m.end(), VALUE_RAW)
                     p = m.end()
                     continue
-            if c in _DIGITS:
-                m = _ISO_DATETIME.match(data, p)
-                if m is not None:  # 2026-11-10T09:14:02Z: the numbers of 2026-11-10 09:14:02
-                    for piece in _ISO_PIECE.finditer(data, p, m.end()):
-                        out.add(NUMBER, piece.start(), piece.end(), -1, -1, piece.start(), piece.end(), VALUE_NUMBER)
-                    p = m.end()
-                    continue
             m = _NUMBER.match(data, p)
-            if m is not None and b"," in m.group() and not _thousands_ok(data, p, m.end()):
-                m = _NUMBER_FIELDS.match(data, p)
             if m is not None:
                 out.add(NUMBER, p, m.end(), -1, -1, p, m.end(), VALUE_NUMBER)
                 p = m.end()
@@ -850,9 +785,8 @@ def scan(data: Any, max_spans: int, *, shortcut: bool = True) -> tuple[np.ndarra
     data = bytes_like(data)
     max_spans = span_limit(max_spans)
     tokens = _Out(max_spans)
-    read = blank_unicode_spaces(data)  # the same length: every offset is one of data's
-    _token_spans(read, tokens, shortcut)
-    quotes = _quote_spans(read)
+    _token_spans(data, tokens, shortcut)
+    quotes = _quote_spans(data)
     rows = sorted(tokens.rows + quotes, key=lambda r: (r[1], r[2], r[0]))
     if len(rows) > max_spans:
         raise LimitExceededError(

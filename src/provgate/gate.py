@@ -207,10 +207,8 @@ class _Facts:
             if parts:
                 try:
                     # each piece read mid-sentence, as a summary reads it ("Retry" starting a
-                    # line would be a sentence's first word, no name), after a "," so that a
-                    # list value's items are read as items (PORTS=80,443 holds 80 and 443, not
-                    # the number 80443: docs/grammar.md, number; red team 21, r08)
-                    inner = extract(b"".join(b"x ," + part + b"\n" for part in parts))
+                    # line would be a sentence's first word, no name)
+                    inner = extract(b"".join(b"x " + part + b"\n" for part in parts))
                 except LimitExceededError:  # (no larger than the text, which was scanned: not expected)
                     inner = None
                 if inner is not None and len(inner):
