@@ -2362,6 +2362,14 @@ def test_a_turn_is_no_duplicate_of_another_speakers_copy():
     a9, u3 = blk("a9", "assistant", said), blk("u3", "user", said)
     for op in ("dedupe", "prune", "reorder"):
         find(g.check([t, a9, u3], [t, a9], operator=op), "I2", block="u3", key="role", value="user")
+    # a user turn with a handle: no supersession edge from the echo moves its words to the
+    # assistant's mouth (red team 24, u01); an eviction record drops it
+    uh = blk("u3", "user", said, ["user:u3"])
+    g.store.put("user:u3", said)
+    for op in ("dedupe", "prune"):
+        find(g.check([t, a9, uh], [t, a9], operator=op, supersedes=[{"block": "a9", "handle": "user:u3"}]), "I2",
+             block="u3", key="role", value="user")
+    assert_accepted(g.check([t, a9, uh], [t, a9], operator="dedupe", evicted=["user:u3"]))
     # after a lossy operator it needs a way back, as any dropped turn does
     find(g.check([t, a9, u3], [t, a9], operator="summarize"), "I1", block="u3")
     # on the record, or the echo dropped (what the agent restated: no way back needed either),
@@ -2401,9 +2409,11 @@ def test_an_edge_from_a_turn_covers_no_fact_it_dropped():
                  supersedes=[{"block": "u3", "handle": "tool:a"}]), "I2")
 
 
-def test_an_evicted_turn_is_restated_only_by_a_block_from_its_sources():
-    # r04: a summary of one turn shared two numbers with another turn evicted on the record,
-    # which then counted as restated (its marker lost); a summary from its own sources does
+def test_an_evicted_turn_whose_facts_a_new_block_restates_keeps_its_markers_in_the_count():
+    # r04 (a documented limit, docs/gate.md I5): a summary of one turn shared two numbers with
+    # another turn evicted in the same edit, which then counted as restated (its marker lost);
+    # an origin check that spared it was bypassed by every route it did not follow (red team
+    # 24, u04), so the edits go apart: each half alone is accepted
     from provgate.handles import block_text_handle
     from blake3 import blake3
 
@@ -2420,41 +2430,33 @@ def test_an_evicted_turn_is_restated_only_by_a_block_from_its_sources():
     a4 = blk("a4", "assistant", "Next I will raise the pool.\n")
     pre = [r1, r3, a1, a3, a4]
     s = summary("s1", "Pool: db.pool.size=20, db.pool.timeout=30s [src:c1].\n", [bh(a1t)])
-    assert_accepted(g.check(pre, [r1, r3, s, a4], operator="summarize", evicted=["a3", bh(a3t)]), "lossy")
-    # the evicted turn's own story, without its marker, from its text or its source: restated
-    for origin in ([bh(a1t), bh(a3t)], [bh(a1t), "tool:c3"]):
-        both = summary("s1", "Pool: db.pool.size=20, db.pool.timeout=30s [src:c1]; the log shows a timeout "
-                       "after 30s and the pool at 20/20.\n", origin)
-        find(g.check(pre, [r1, r3, both, a4], operator="summarize", evicted=["a3", bh(a3t)]), "I5")
+    find(g.check(pre, [r1, r3, s, a4], operator="summarize", evicted=["a3", bh(a3t)]), "I5")
+    assert_accepted(g.check(pre, [r1, r3, s, a3, a4], operator="summarize"), "lossy")
+    assert_accepted(g.check([r1, r3, s, a3, a4], [r1, r3, s, a4], operator="evict", evicted=["a3", bh(a3t)]))
 
 
-def test_a_paraphrased_value_the_newest_read_states_is_stale_only_where_its_key_is_named():
-    # r03: retries 3 -> 5 and workers 8 -> 3; "3 workers" from the newest read was read as
-    # the stale retries=3 kept alone
+def test_a_paraphrased_older_value_the_newest_read_states_for_another_key_is_stale():
+    # r03 (a documented limit, docs/gate.md I4): retries 3 -> 5 and workers 8 -> 3; "3 workers"
+    # in prose is read as the stale retries=3 too (excusing it by the other key's name let
+    # "the workers retry 3 times" through: red team 22 s03, red team 24 u02); as workers=3 it
+    # is the newer read's
     old, new = "retries: 3\nworkers: 8\n", "retries: 5\nworkers: 3\n"
     g = gate_for({"tool:a": old, "tool:b": new})
     r1 = tool("r1", "tool:a", old, resource="file:app.yaml", ts=1.0)
     r2 = tool("r2", "tool:b", new, resource="file:app.yaml", ts=2.0)
     a1 = blk("a1", "assistant", "Reading the config.\n")
     edge = [{"block": "s", "handle": "tool:a"}]
-    for text in ("The service now runs 3 workers [src:b].\n", "Now workers=3 [src:b].\n",
-                 "The service retries 5 times and runs 3 workers [src:b].\n"):
+    for text in ("The service now runs 3 workers [src:b].\n", "The workers retry each failed call 3 times [src:b].\n"):
+        find(g.check([r1, r2, a1], [summary("s", text, ["tool:b"]), a1], operator="summarize", supersedes=edge),
+             "I4", key="retries", value="3")
+    for text in ("Now workers=3 [src:b].\n", "The service retries 5 times and runs 3 workers [src:b].\n"):
         assert_accepted(g.check([r1, r2, a1], [summary("s", text, ["tool:b"]), a1], operator="summarize",
                                 supersedes=edge), "lossy")
-    # the key named beside the older value: stale, whatever other key the newest read gives it
-    v = g.check([r1, r2, a1], [summary("s", "The client Retries 3 times [src:b].\n", ["tool:a", "tool:b"]), a1],
-                operator="summarize", supersedes=edge)
-    find(v, "I4", key="retries", value="3")
-    # a value the newest read states for no key is still the older read's
-    g = gate_for({"tool:a": old, "tool:c": "retries: 5\nworkers: 4\n"})
-    r3 = tool("r2", "tool:c", "retries: 5\nworkers: 4\n", resource="file:app.yaml", ts=2.0)
-    find(g.check([r1, r3, a1], [summary("s", "It runs 3 of them [src:a].\n", ["tool:a", "tool:c"]), a1],
-                 operator="summarize"), "I4", key="retries", value="3")
 
 
-def test_a_stale_value_in_prose_is_explained_only_by_the_other_key_named_alone():
-    # red team 22, s03/s04: the r03 rule counted an older value the newest read states for
-    # another key only where the text held the key's name as a substring
+def test_a_stale_value_in_prose_is_stale_however_the_key_is_named():
+    # red team 22, s03: a relaxation of r03 (since undone) counted an older value the newest
+    # read states for another key only where the text held the key's name
     def verdict(key, text):
         old, new = f"{key}: 3\nworkers: 8\n", f"{key}: 5\nworkers: 3\n"
         g = gate_for({"tool:a": old, "tool:b": new})
@@ -2471,9 +2473,7 @@ def test_a_stale_value_in_prose_is_explained_only_by_the_other_key_named_alone()
                       # both keys named beside the one value: read as the older value (fail closed)
                       ("retries", "The service now runs 3 workers; retries went up [src:b].\n")):
         find(verdict(key, text), "I4", key=key, value="3")
-    for key, text in (("rate", "The service now operates 3 workers [src:b].\n"),
-                      ("retries", "The service now runs 3 workers; retries went up to 5 [src:b].\n")):
-        assert_accepted(verdict(key, text), "lossy")
+    assert_accepted(verdict("retries", "The service now runs 3 workers; retries went up to 5 [src:b].\n"), "lossy")
 
 
 def test_an_evicted_turn_restated_through_another_handle_of_its_source_bytes():

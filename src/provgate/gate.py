@@ -1535,7 +1535,6 @@ class _Check:
         self._fresh_answers: dict[tuple[int, bool, tuple[str, ...]], bool] = {}  # I4: _fresh, per block
         self._post_texts: set[bytes] | None = None  # post's text digests, when structure made them
         self.speaker_lost: list[int] = []  # pre blocks dropped as copies another speaker's block holds
-        self._states_of: dict[int, frozenset[tuple[int, int]]] = {}  # I4: _newest_states, per basis
         self.cited_names: dict[str, str] = {}  # marker name -> the one handle it cites (I1's blocks)
         self.reads_logged: dict[str, list[tuple[str, float | None]]] = {}  # what the check added to the read log
         self._by_resource_name: set[Any] = set()  # groundings that took a read's resource name (I1)
@@ -1738,10 +1737,11 @@ class _Check:
             said = {(d, _speaker(b)) for d, b in zip(post.digests, post_blocks) if d in wanted}
             lost = [i for i in copies if (pre_digests[i], _speaker(pre_blocks[i])) not in said]
             # what leaves with such a copy: a user's or the system's words (I2's "who said
-            # it"), a turn's citations; the agent's uncited echo of what another said may go,
-            # and a read answers for its handles as any dropped read does
-            lost = [i for i in lost if (not pre_blocks[i].handles and not _cites(pre_blocks[i]))
-                    or (_cites(pre_blocks[i]) and _MARKER_OPENER in pre.texts[i])]
+            # it"), handle or not (red team 24, u01), a turn's citations; the agent's uncited
+            # echo of what another said may go, and a read answers for its handles as any
+            # dropped read does
+            lost = [i for i in lost if (_cites(pre_blocks[i]) and _MARKER_OPENER in pre.texts[i])
+                    or (not _cites(pre_blocks[i]) and (not pre_blocks[i].handles or pre_blocks[i].role in _SPEAKERS))]
             if lost:
                 self.removed_content = sorted({*self.removed_content, *lost})
                 self.speaker_lost = lost
@@ -2495,14 +2495,15 @@ class _Check:
     def _check_speaker_lost(self) -> None:
         """A user's or the system's turn dropped as the duplicate of another speaker's copy of
         its text (the user's approval, kept only as the assistant's echo of it) keeps its facts
-        but not who said them: a lossless operator drops it only on the record (red team 21,
-        r02)."""
+        but not who said them: a lossless operator drops it only with an eviction record (red
+        team 21, r02; red team 24, u01)."""
         edit = self.edit
         pre_blocks = self.pre.blocks
         said = [i for i in self.speaker_lost if not _cites(pre_blocks[i])]  # (a cited turn: I5's)
         for i, code in zip(said, self._drop_codes(said)):
-            if code:
-                continue  # evicted on the record
+            if code == 2:
+                continue  # evicted on the record; a supersession edge from another speaker's copy is
+                # no record of a newer source, it only moves the words to another mouth (red team 24, u01)
             b = pre_blocks[i]
             self.violate("I2", f"{edit.operator} dropped block {b.id!r} ({b.role}) as a duplicate, but only another "
                          "speaker's block keeps its text: who said a text is part of its provenance (evict the block "
@@ -3304,8 +3305,6 @@ class _Check:
         whether it may state a newer value)."""
         kv: dict[tuple[int, int], set[tuple[int, int]]] = {}
         restated: set[tuple[int, int]] = set()
-        # values the newest read states too (for some key): a paraphrase of one may be of it
-        mentioned_in: dict[tuple[int, int], list[bytes]] = {}
         for facts, prose, newer in texts:
             for key, vals in self._kv_values(facts, basis.keys, basis.names)[0].items():
                 kv.setdefault(key, set()).update(vals if newer else vals - basis.newest_values.get(key, set()))
@@ -3313,55 +3312,18 @@ class _Check:
                 # a paraphrase ("backoff is 250 ms") restates a value without its key; a value
                 # another key holds ("workers=5") restates nothing about this key
                 found = ~absent_from_all(basis.candidate_fps, [facts.unkeyed_values()])
-                for v in compress(basis.candidates, found.tolist()):
-                    if not newer and v in basis.newest_any:
-                        continue
-                    if v in self._newest_states(basis):
-                        mentioned_in.setdefault(v, []).append(facts.table.data)
-                    else:
-                        restated.add(v)
+                values = compress(basis.candidates, found.tolist())
+                restated.update(values if newer else (v for v in values if v not in basis.newest_any))
         out: dict[tuple[int, int], list[tuple[int, int]]] = {}
         for key, stale in basis.older_kv.items():
             newer_values = basis.newest_values.get(key, set())
-            present = kv.get(key, set()) | (restated & (stale.keys() | newer_values)) | (mentioned_in.keys() & newer_values)
-            if present & newer_values:
-                continue
-            ambiguous = mentioned_in.keys() & stale.keys()
-            if ambiguous:
-                # an older value of this key that the newest read states for another key is
-                # that key's in a text that names the other key and not this one ("runs 3
-                # workers" of a re-read where retries went 3 -> 5 and workers 8 -> 3: red team
-                # 21, r03); anywhere else it is this key's ("will retry 3 times": red team 22,
-                # s03). Names are whole words of the text, case aside ("operates" names no
-                # "rate": s04)
-                name = _leaf_name(basis.newest_facts.table.key_bytes(basis.newest_row[key]))
-                for v in ambiguous:
-                    others = [n for n in self._keys_stating(basis.newest_facts, v) if n != name]
-                    if any(_names(data, name) or not any(_names(data, n) for n in others)
-                           for data in mentioned_in[v]):
-                        present.add(v)
+            present = kv.get(key, set()) | (restated & (stale.keys() | newer_values))
             if present & newer_values:
                 continue
             values = [v for v in stale if v in present]
             if values:
                 out[key] = values
         return out
-
-    def _newest_states(self, basis: _StaleBasis) -> frozenset[tuple[int, int]]:
-        """The candidates of ``basis`` that its newest read states as a value, of any key;
-        made once per check and basis, when a paraphrase first needs it."""
-        states = self._states_of.get(id(basis))
-        if states is None:
-            found = ~absent_from_all(basis.candidate_fps, [basis.newest_facts.grounding_set()])
-            states = self._states_of[id(basis)] = frozenset(compress(basis.candidates, found.tolist()))
-        return states
-
-    def _keys_stating(self, facts: _Facts, value: tuple[int, int]) -> list[bytes]:
-        """The names (a dotted key's last part, lower case) of the keys ``facts`` sets to
-        ``value``."""
-        t = facts.table
-        rows = np.flatnonzero((t.kind == _KIND_KV) & (t.fp_value[:, 0] == value[0]) & (t.fp_value[:, 1] == value[1]))
-        return list(dict.fromkeys(_leaf_name(t.key_bytes(r)) for r in rows.tolist()))
 
     def _check_left_reads(self) -> None:
         """A new or changed block that comes from reads of a resource (derived from them, or
@@ -3569,29 +3531,11 @@ class _Check:
         if self.changed and any(self.pre_facts[i].n_markers for i in explicit):
             # an evicted cited block whose facts the edit's new blocks restate was not dropped:
             # its content lives on without its markers, which is what I5 watches for. A fact
-            # counts as restated as itself or by its value ("retries=3" as "retries 3 times"),
-            # by a new block that comes from what the evicted one came from (its handles, its
-            # text's block handle, the sources its markers cited): a summary of another turn
-            # that shares two of its numbers restates nothing of it (red team 21, r04)
-            post_blocks, post_facts = self.post.blocks, self.post_facts
-            # what the new blocks come from, as handles and as the contents those name (two
-            # handles of the same bytes are one source: red team 22, s06); one set for all of
-            # them, so each evicted turn costs a look-up, not a pass over the new blocks (s07)
-            origins = {h for j in self.changed for h in (*post_blocks[j].handles, *post_blocks[j].derived_from)}
-            origins.update(h for _, cites in self._changed_citations() for h in cites)
-            origins.update(d for h in list(origins) if (d := self.gate.handle_digest(h)) is not None)
-            new_facts = None
+            # counts as restated as itself or by its value ("retries=3" as "retries 3 times")
+            new_facts = SortedFingerprints(unique_counts(_joined(
+                [f for j in self.changed for f in (self.post_facts[j].fact_fps(), self.post_facts[j].value_fps())]))[0])
             for i in [i for i in explicit if self.pre_facts[i].n_markers and self.pre_facts[i].n_facts]:
-                facts, b = self.pre_facts[i], pre_blocks[i]
-                came_from = {*b.handles, *b.derived_from, *(h for name in facts.markers() for h in self._targets(name))}
-                came_from.update(d for h in list(came_from) if (d := self.gate.handle_digest(h)) is not None)
-                # its own text, by block handle or by what that handle's content would be
-                came_from.update((block_text_handle(self.pre.digests[i]), _hex(self.pre.digests[i])))
-                if origins.isdisjoint(came_from):
-                    continue
-                if new_facts is None:
-                    new_facts = SortedFingerprints(unique_counts(_joined(
-                        [f for j in self.changed for f in (post_facts[j].fact_fps(), post_facts[j].value_fps())]))[0])
+                facts = self.pre_facts[i]
                 restated = (~absent_from_all(facts.fact_fps(), [new_facts])) | (~absent_from_all(facts.value_fps(), [new_facts]))
                 if 2 * int(np.count_nonzero(restated)) >= restated.size:
                     explicit.discard(i)
@@ -4209,14 +4153,7 @@ def _cites(block: Block) -> bool:
     return block.derived or block.role in ("assistant", "summary")
 
 
-def _leaf_name(key: bytes) -> bytes:
-    """A key's last part, lower case: how a text names it in prose."""
-    return key.rpartition(b".")[2].lower()
-
-
-def _names(data: bytes, name: bytes) -> bool:
-    """Does ``data`` name ``name`` as a whole word (case aside)?"""
-    return bool(name) and re.search(rb"(?<![a-z0-9_])" + re.escape(name) + rb"(?![a-z0-9_])", data.lower()) is not None
+_SPEAKERS = frozenset(("user", "system"))  # roles whose words a copy by another never keeps
 
 
 def _speaker(block: Block) -> str:
