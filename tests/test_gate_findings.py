@@ -2414,8 +2414,9 @@ def test_an_evicted_turn_whose_facts_a_new_block_restates_keeps_its_markers_in_t
     # another turn evicted in the same edit, which then counted as restated (its marker lost);
     # an origin check that spared it was bypassed by every route it did not follow (red team
     # 24, u04), so the edits go apart: each half alone is accepted
-    from provgate.handles import block_text_handle
     from blake3 import blake3
+
+    from provgate.handles import block_text_handle
 
     def bh(text: str) -> str:
         return block_text_handle(blake3(text.encode()).digest())
