@@ -26,7 +26,7 @@ from libc.stdint cimport uint8_t
 from _types cimport byte_t, fp_word_t, offset_t
 
 from provgate._factdiff_py import (SET_TYPE_ERROR, check_codes, check_column_groups, check_grounding_columns, check_ground_tables, check_groups_per_table,
-                                   check_hints, check_multiset, literal_modes, span_error)
+                                   check_hints, check_multiset, literal_modes, span_error, _check_kind_int)
 from provgate.errors import InvalidArgumentError
 
 cnp.import_array()
@@ -735,12 +735,13 @@ cdef inline bint _grounding_columns_ok(object fp_value, object fp_fact, object f
     return _fingerprint_column(fp_value, n) and _fingerprint_column(fp_fact, n) and _fingerprint_column(fp_key, n)
 
 
-def grounding_index_many(columns, int kv_kind):
+def grounding_index_many(columns, kv_kind):
     """:func:`grounding_index` of each ``(fp_value, fp_fact, fp_key, kind)`` of ``columns``:
     the columns checked without a Python call each, every text gathered and sorted in one
     shared buffer, and each set left with two arrays of its own (its rows and its run
     index) instead of the six a call per text allocates."""
     cdef list items = check_column_groups(columns)
+    _check_kind_int(kv_kind, "kv_kind")
     cdef Py_ssize_t n_texts = len(items), k
     cdef offset_t total = 0, most = 0, m, i, r, d, n
     cdef uint8_t want = <uint8_t>kv_kind
@@ -914,12 +915,13 @@ cdef class SortedFingerprints:
         return f"SortedFingerprints({self._rows.shape[0]} rows)"
 
 
-def grounding_index(fp_value, fp_fact, fp_key, kind, int kv_kind):
+def grounding_index(fp_value, fp_fact, fp_key, kind, kv_kind):
     """The distinct rows of ``fp_value``, ``fp_fact`` and of the ``fp_key`` rows whose ``kind``
     is ``kv_kind``, sorted, as a :class:`SortedFingerprints`: a text's grounding set, gathered,
     sorted and deduplicated in one call (the reference: ``unique_counts`` of the three
     concatenated; a summarized turn's text is made a grounding set on every summarize)."""
     check_grounding_columns(fp_value, fp_fact, fp_key, kind)
+    _check_kind_int(kv_kind, "kv_kind")  # (a kind out of 0..255 is refused, never truncated)
     cdef offset_t n = fp_value.shape[0]
     cdef const uint8_t* pk = <const uint8_t*>cnp.PyArray_DATA(kind)
     cdef const fp_word_t* pv = rows_ptr(fp_value)

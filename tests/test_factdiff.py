@@ -1244,3 +1244,15 @@ def test_grounding_index_refuses_mismatched_columns(impl, change, message):
     kind = np.array([3, 0, 3, 1], dtype=np.uint8)
     with pytest.raises(InvalidArgumentError, match=message):
         impl.grounding_index(*change(value, value.copy(), value.copy(), kind), 3)
+
+
+@pytest.mark.parametrize("kv_kind, error", [(256, InvalidArgumentError), (-1, InvalidArgumentError), (259, InvalidArgumentError),
+                                            (True, TypeError), (3.0, TypeError)])
+def test_grounding_index_refuses_a_kind_that_is_no_byte(impl, kv_kind, error):
+    # red team 25, v04: the native call truncated 259 to 3 where the reference matched nothing
+    value = np.arange(8, dtype=np.uint64).reshape(4, 2)
+    kind = np.array([3, 0, 3, 1], dtype=np.uint8)
+    with pytest.raises(error, match="kv_kind"):
+        impl.grounding_index(value, value, value, kind, kv_kind)
+    with pytest.raises(error, match="kv_kind"):
+        impl.grounding_index_many([(value, value, value, kind)], kv_kind)

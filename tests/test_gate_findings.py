@@ -2370,6 +2370,15 @@ def test_a_turn_is_no_duplicate_of_another_speakers_copy():
         find(g.check([t, a9, uh], [t, a9], operator=op, supersedes=[{"block": "a9", "handle": "user:u3"}]), "I2",
              block="u3", key="role", value="user")
     assert_accepted(g.check([t, a9, uh], [t, a9], operator="dedupe", evicted=["user:u3"]))
+    # a derived tag does not make the user's words the agent's (red team 25, v01)
+    g.store.put("user:u3", said)
+    tagged = blk("u3", "user", said, derived_from=["user:u3"])
+    echo = blk("a9", "assistant", said, ["user:u3"])
+    find(g.check([t, echo, tagged], [t, echo], operator="dedupe"), "I2", block="u3", key="role", value="user")
+    # a tool block without handles the user pasted goes as removed content: its facts stay (v03)
+    tn = blk("tn", "tool", "rows=42 status=ok\n")
+    paste = blk("u5", "user", "rows=42 status=ok\n")
+    assert_accepted(g.check([t, tn, paste], [t, paste], operator="dedupe"))
     # after a lossy operator it needs a way back, as any dropped turn does
     find(g.check([t, a9, u3], [t, a9], operator="summarize"), "I1", block="u3")
     # on the record, or the echo dropped (what the agent restated: no way back needed either),

@@ -184,6 +184,7 @@ def grounding_index(fp_value: Any, fp_fact: Any, fp_key: Any, kind: Any, kv_kind
     ``kind`` is ``kv_kind``, sorted, as a :class:`SortedFingerprints` (a text's grounding set:
     its values, its (key, value) facts and its kv keys, each in its own fingerprint frame)."""
     check_grounding_columns(fp_value, fp_fact, fp_key, kind)
+    _check_kind_int(kv_kind, "kv_kind")
     return SortedFingerprints(unique_counts(np.concatenate([fp_value, fp_fact, fp_key[kind == kv_kind]]))[0])
 
 
@@ -193,6 +194,7 @@ def grounding_index_many(columns: Any, kv_kind: int) -> list[SortedFingerprints]
     one for every turn it summarizes). A text whose columns :func:`grounding_index` would
     refuse raises its error, with a note naming its index, before any set is made."""
     items = check_column_groups(columns)
+    _check_kind_int(kv_kind, "kv_kind")
     for k, item in enumerate(items):
         try:
             check_grounding_columns(*item)

@@ -1740,8 +1740,9 @@ class _Check:
             # it"), handle or not (red team 24, u01), a turn's citations; the agent's uncited
             # echo of what another said may go, and a read answers for its handles as any
             # dropped read does
-            lost = [i for i in lost if (_cites(pre_blocks[i]) and _MARKER_OPENER in pre.texts[i])
-                    or (not _cites(pre_blocks[i]) and (not pre_blocks[i].handles or pre_blocks[i].role in _SPEAKERS))]
+            lost = [i for i in lost if pre_blocks[i].role in _SPEAKERS
+                    or (_cites(pre_blocks[i]) and _MARKER_OPENER in pre.texts[i])
+                    or (not _cites(pre_blocks[i]) and not pre_blocks[i].handles)]
             if lost:
                 self.removed_content = sorted({*self.removed_content, *lost})
                 self.speaker_lost = lost
@@ -2499,7 +2500,8 @@ class _Check:
         team 21, r02; red team 24, u01)."""
         edit = self.edit
         pre_blocks = self.pre.blocks
-        said = [i for i in self.speaker_lost if not _cites(pre_blocks[i])]  # (a cited turn: I5's)
+        # (a cited turn's copy is I5's; a tool block's, removed content as any dropped text)
+        said = [i for i in self.speaker_lost if pre_blocks[i].role in _SPEAKERS]
         for i, code in zip(said, self._drop_codes(said)):
             if code == 2:
                 continue  # evicted on the record; a supersession edge from another speaker's copy is
@@ -4157,9 +4159,10 @@ _SPEAKERS = frozenset(("user", "system"))  # roles whose words a copy by another
 
 
 def _speaker(block: Block) -> str:
-    """Who says a block's text, for telling duplicates apart: the agent (its turns and
-    summaries, whose markers cite) or the role that said it (a tool, the user, the system)."""
-    return "agent" if _cites(block) else block.role
+    """Who says a block's text, for telling duplicates apart: the user or the system (whatever
+    its tags: a derived tag does not make the user's words the agent's, red team 25, v01), the
+    agent (its turns and summaries, whose markers cite), or the tool."""
+    return block.role if block.role in _SPEAKERS else "agent" if _cites(block) else block.role
 
 
 def _citing_markers(block: Block, facts: _Facts) -> int:
