@@ -2497,3 +2497,34 @@ def test_an_evicted_turn_restated_through_another_handle_of_its_source_bytes():
     for origin in ("tool:c3", "tool:c3b"):
         s = summary("s1", "The log shows a timeout after 30s and the pool at 20/20.\n", [origin])
         find(g.check([r3, a3, a4], [r3, s, a4], operator="summarize", evicted=["a3"]), "I5")
+
+
+@settings(max_examples=300, deadline=None)
+@given(pre=st.lists(st.tuples(st.sampled_from([(), ("tool:a",), ("tool:b",)]), st.sampled_from([None, "file:x", "file:y"]),
+                              st.sampled_from([None, 1.0, 2.0])), min_size=1, max_size=12),
+       post=st.lists(st.tuples(st.sampled_from([(), ("tool:a",), ("tool:b",)]), st.sampled_from([None, "file:x", "file:y"]),
+                               st.sampled_from([None, 1.0, 2.0])), min_size=1, max_size=12),
+       taken=st.sets(st.integers(0, 11)))
+def test_a_copy_pool_picks_as_the_scan_over_every_copy_did(pre, post, taken):
+    # red team 25, v05: the copies of a text were scanned once per post block (quadratic); the
+    # pool must pick the very copy that scan picked: the first unused one with the block's own
+    # source, else with its stamps, else the first unused one
+    from provgate.gate import _CopyPool, _same_source, _stamps_differ
+    from provgate.window import Block
+
+    pre_blocks = [Block(f"p{i}", "tool", "same\n", handles=h, resource=r, ts=t) for i, (h, r, t) in enumerate(pre)]
+    cands = list(range(len(pre_blocks)))
+    used_pool, used_scan = set(taken), set(taken)
+    pool = _CopyPool(cands, pre_blocks, used_pool)
+    for k, (h, r, t) in enumerate(post):
+        b = Block(f"q{k}", "tool", "same\n", handles=h, resource=r, ts=t)
+        free = [i for i in cands if i not in used_scan]
+        expected = free[0] if free else None
+        if len(free) > 1:
+            expected = next((i for i in free if _same_source(b, pre_blocks[i])),
+                            next((i for i in free if not _stamps_differ(b, pre_blocks[i])), expected))
+        got = pool.take(b, used_pool)
+        assert got == expected
+        if got is not None:
+            used_pool.add(got)
+            used_scan.add(got)

@@ -1677,20 +1677,20 @@ class _Check:
         if pending:
             copies = pre.positions
             unmatched = []
+            pools: dict[bytes, _CopyPool] = {}
             for j in pending:
-                cands = copies(post.digests[j])
+                d = post.digests[j]
+                cands = copies(d)
                 if not cands:
                     unmatched.append(j)
                     continue
-                free = [i for i in cands if i not in used]
-                pick = free[0] if free else None
-                if len(free) > 1:
-                    # the unused copy that is this block (its handles, resource and ts) first,
-                    # then one with its stamps: a renamed read of one file must not stand in
-                    # for another file's read with its bytes
-                    b = post_blocks[j]
-                    pick = next((i for i in free if _same_source(b, pre_blocks[i])),
-                                next((i for i in free if not _stamps_differ(b, pre_blocks[i])), pick))
+                pool = pools.get(d)
+                if pool is None:
+                    pool = pools[d] = _CopyPool(cands, pre_blocks, used)
+                # the unused copy that is this block (its handles, resource and ts) first, then
+                # one with its stamps: a renamed read of one file must not stand in for another
+                # file's read with its bytes; else the first unused copy
+                pick = pool.take(post_blocks[j], used)
                 if pick is None:
                     pick = cands[0]
                     self.reused.append(j)
@@ -4024,6 +4024,47 @@ def first_out_of_order(rows: Sequence[ReadOrder]) -> tuple[int, int] | None:
             a, b = np.argwhere(bad)[0].tolist()
             return start + a, b
     return None
+
+
+class _CopyPool:
+    """The unused pre copies of one text, for the post blocks that copy it: the first unused
+    one with a block's own source (:func:`_same_source`), else with its stamps (not
+    :func:`_stamps_differ`), else the first. Each copy is indexed once under each key and
+    passed over at most once when used, so n copies matched cost O(n), not a scan of every
+    copy per post block (red team 25, v05: 16,000 copies of one turn took 3.2 s)."""
+
+    __slots__ = ("_order", "_by_source", "_by_stamp")
+
+    def __init__(self, cands: list[int], pre_blocks: Sequence[Block], used: Any) -> None:
+        self._order: list[int] = []
+        self._by_source: dict[tuple[Any, ...], list[int]] = {}
+        self._by_stamp: dict[tuple[Any, ...], list[int]] = {}
+        for i in cands:  # (ascending: pre positions)
+            if i in used:
+                continue
+            pb = pre_blocks[i]
+            self._order.append(i)
+            self._by_source.setdefault((pb.handles, pb.derived_from, pb.resource, pb.ts), []).append(i)
+            self._by_stamp.setdefault(_stamp_key(pb), []).append(i)
+        # each list is read from its end: reversed, so the lowest position is popped first
+        for lst in (self._order, *self._by_source.values(), *self._by_stamp.values()):
+            lst.reverse()
+
+    def take(self, b: Block, used: Any) -> int | None:
+        for lst in (self._by_source.get((b.handles, b.derived_from, b.resource, b.ts)),
+                    self._by_stamp.get(_stamp_key(b)), self._order):
+            while lst:
+                if lst[-1] in used:
+                    lst.pop()
+                    continue
+                return lst.pop()
+        return None
+
+
+def _stamp_key(b: Block) -> tuple[Any, ...]:
+    """Blocks with equal keys are the blocks whose stamps do not differ (:func:`_stamps_differ`):
+    the same resource, and the same ts where there is a resource."""
+    return (b.resource, b.ts if b.resource is not None else None)
 
 
 def _same_source(b: Block, pb: Block) -> bool:
