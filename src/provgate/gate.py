@@ -4033,7 +4033,7 @@ class _CopyPool:
     passed over at most once when used, so n copies matched cost O(n), not a scan of every
     copy per post block (red team 25, v05: 16,000 copies of one turn took 3.2 s)."""
 
-    __slots__ = ("_order", "_by_source", "_by_stamp")
+    __slots__ = ("_by_source", "_by_stamp", "_order")
 
     def __init__(self, cands: list[int], pre_blocks: Sequence[Block], used: Any) -> None:
         self._order: list[int] = []
