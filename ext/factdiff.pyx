@@ -739,16 +739,11 @@ def grounding_index_many(columns, kv_kind):
     """:func:`grounding_index` of each ``(fp_value, fp_fact, fp_key, kind)`` of ``columns``:
     the columns checked without a Python call each, every text gathered and sorted in one
     shared buffer, and each set left with two arrays of its own (its rows and its run
-    index) instead of the six a call per text allocates."""
+    index) instead of the six a call per text allocated."""
     cdef list items = check_column_groups(columns)
     _check_kind_int(kv_kind, "kv_kind")
-    cdef Py_ssize_t n_texts = len(items), k
-    cdef offset_t total = 0, most = 0, m, i, r, d, n
-    cdef uint8_t want = <uint8_t>kv_kind
-    cdef const uint8_t* pk
-    cdef cnp.ndarray counts = np.empty(n_texts, dtype=np.int64)
-    cdef offset_t* pm = index_ptr(counts)
-    for k in range(n_texts):
+    cdef Py_ssize_t k
+    for k in range(len(items)):
         fp_value, fp_fact, fp_key, kind = items[k]
         if not _grounding_columns_ok(fp_value, fp_fact, fp_key, kind):
             try:
@@ -756,6 +751,20 @@ def grounding_index_many(columns, kv_kind):
             except (TypeError, InvalidArgumentError) as e:
                 e.add_note(f"in columns[{k}]")
                 raise
+    return _grounding_sets(items, <uint8_t>kv_kind)
+
+
+cdef list _grounding_sets(list items, uint8_t want):
+    """The grounding sets of ``items``, (fp_value, fp_fact, fp_key, kind) columns already
+    checked: each text's values, facts and kv keys gathered into one shared buffer, sorted
+    there, and its distinct rows copied into an array of exactly their number."""
+    cdef Py_ssize_t n_texts = len(items), k
+    cdef offset_t total = 0, most = 0, m, i, r, d, n
+    cdef const uint8_t* pk
+    cdef cnp.ndarray counts = np.empty(n_texts, dtype=np.int64)
+    cdef offset_t* pm = index_ptr(counts)
+    for k in range(n_texts):
+        kind = items[k][3]
         n = (<cnp.ndarray>kind).shape[0]
         pk = <const uint8_t*>cnp.PyArray_DATA(kind)
         m = 2 * n
@@ -919,44 +928,10 @@ def grounding_index(fp_value, fp_fact, fp_key, kind, kv_kind):
     """The distinct rows of ``fp_value``, ``fp_fact`` and of the ``fp_key`` rows whose ``kind``
     is ``kv_kind``, sorted, as a :class:`SortedFingerprints`: a text's grounding set, gathered,
     sorted and deduplicated in one call (the reference: ``unique_counts`` of the three
-    concatenated; a summarized turn's text is made a grounding set on every summarize)."""
+    concatenated); the work of :func:`grounding_index_many` for one text."""
     check_grounding_columns(fp_value, fp_fact, fp_key, kind)
     _check_kind_int(kv_kind, "kv_kind")  # (a kind out of 0..255 is refused, never truncated)
-    cdef offset_t n = fp_value.shape[0]
-    cdef const uint8_t* pk = <const uint8_t*>cnp.PyArray_DATA(kind)
-    cdef const fp_word_t* pv = rows_ptr(fp_value)
-    cdef const fp_word_t* pf = rows_ptr(fp_fact)
-    cdef const fp_word_t* pkey = rows_ptr(fp_key)
-    cdef offset_t i, m = 2 * n, r, d = 0
-    cdef uint8_t want = <uint8_t>kv_kind
-    for i in range(n):
-        m += pk[i] == want
-    cdef cnp.ndarray gathered = np.empty((m, 2), dtype=np.uint64)
-    cdef fp_word_t* pg = <fp_word_t*>cnp.PyArray_DATA(gathered)
-    with nogil:
-        memcpy(pg, pv, 2 * n * sizeof(fp_word_t))
-        memcpy(pg + 2 * n, pf, 2 * n * sizeof(fp_word_t))
-        r = 2 * n
-        for i in range(n):
-            if pk[i] == want:
-                pg[2 * r] = pkey[2 * i]
-                pg[2 * r + 1] = pkey[2 * i + 1]
-                r += 1
-    cdef cnp.ndarray order = _sort_order(gathered)
-    cdef const offset_t* po = index_ptr(order)
-    cdef cnp.ndarray rows = np.empty((m, 2), dtype=np.uint64)
-    cdef fp_word_t* pr = <fp_word_t*>cnp.PyArray_DATA(rows)
-    with nogil:
-        for i in range(m):
-            r = po[i]
-            if d == 0 or pg[2 * r] != pr[2 * (d - 1)] or pg[2 * r + 1] != pr[2 * (d - 1) + 1]:
-                pr[2 * d] = pg[2 * r]
-                pr[2 * d + 1] = pg[2 * r + 1]
-                d += 1
-    rows.resize((d, 2), refcheck=False)  # made here: nothing else refers to its buffer
-    cdef SortedFingerprints ix = SortedFingerprints.__new__(SortedFingerprints)
-    ix._adopt(rows)
-    return ix
+    return _grounding_sets([(fp_value, fp_fact, fp_key, kind)], <uint8_t>kv_kind)[0]
 
 
 cdef tuple _gather_queries(SortedFingerprints ix, object queries, list owners):
