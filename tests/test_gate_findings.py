@@ -2528,3 +2528,18 @@ def test_a_copy_pool_picks_as_the_scan_over_every_copy_did(pre, post, taken):
         if got is not None:
             used_pool.add(got)
             used_scan.add(got)
+
+
+@settings(max_examples=200, deadline=None)
+@given(a=st.tuples(st.sampled_from([None, "file:x", "file:y"]), st.sampled_from([None, 0.0, -0.0, 1.0, 2.0])),
+       b=st.tuples(st.sampled_from([None, "file:x", "file:y"]), st.sampled_from([None, 0.0, -0.0, 1.0, 2.0])))
+def test_stamps_differ_by_key_as_by_the_rule(a, b):
+    # the copy pool indexes stamps by _stamp_key; two blocks' stamps differ exactly when the
+    # resource differs, or the ts does where either is a read
+    from provgate.gate import _stamps_differ
+    from provgate.window import Block
+
+    x = Block("x", "tool", "t\n", handles=("tool:a",), resource=a[0], ts=a[1])
+    y = Block("y", "tool", "t\n", handles=("tool:a",), resource=b[0], ts=b[1])
+    rule = x.resource != y.resource or (x.ts != y.ts and (x.resource is not None or y.resource is not None))
+    assert _stamps_differ(x, y) is rule

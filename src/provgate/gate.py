@@ -1735,14 +1735,13 @@ class _Check:
             copies = [i for i in self.removed if i not in content]
             wanted = {pre_digests[i] for i in copies}
             said = {(d, _speaker(b)) for d, b in zip(post.digests, post_blocks) if d in wanted}
-            lost = [i for i in copies if (pre_digests[i], _speaker(pre_blocks[i])) not in said]
             # what leaves with such a copy: a user's or the system's words (I2's "who said
             # it"), handle or not (red team 24, u01), a turn's citations; the agent's uncited
             # echo of what another said may go, and a read answers for its handles as any
             # dropped read does
-            lost = [i for i in lost if pre_blocks[i].role in _SPEAKERS
-                    or (_cites(pre_blocks[i]) and _MARKER_OPENER in pre.texts[i])
-                    or (not _cites(pre_blocks[i]) and not pre_blocks[i].handles)]
+            lost = [i for i in copies if (pre_digests[i], _speaker(pre_blocks[i])) not in said
+                    and (pre_blocks[i].role in _SPEAKERS or (_MARKER_OPENER in pre.texts[i] if _cites(pre_blocks[i])
+                                                             else not pre_blocks[i].handles))]
             if lost:
                 self.removed_content = sorted({*self.removed_content, *lost})
                 self.speaker_lost = lost
@@ -4044,14 +4043,14 @@ class _CopyPool:
                 continue
             pb = pre_blocks[i]
             self._order.append(i)
-            self._by_source.setdefault((pb.handles, pb.derived_from, pb.resource, pb.ts), []).append(i)
+            self._by_source.setdefault(_source_key(pb), []).append(i)
             self._by_stamp.setdefault(_stamp_key(pb), []).append(i)
         # each list is read from its end: reversed, so the lowest position is popped first
         for lst in (self._order, *self._by_source.values(), *self._by_stamp.values()):
             lst.reverse()
 
     def take(self, b: Block, used: Any) -> int | None:
-        for lst in (self._by_source.get((b.handles, b.derived_from, b.resource, b.ts)),
+        for lst in (self._by_source.get(_source_key(b)),
                     self._by_stamp.get(_stamp_key(b)), self._order):
             while lst:
                 if lst[-1] in used:
@@ -4061,21 +4060,24 @@ class _CopyPool:
         return None
 
 
+def _source_key(b: Block) -> tuple[Any, ...]:
+    """A block by everything but id and text: handles, provenance, stamps."""
+    return (b.handles, b.derived_from, b.resource, b.ts)
+
+
 def _stamp_key(b: Block) -> tuple[Any, ...]:
-    """Blocks with equal keys are the blocks whose stamps do not differ (:func:`_stamps_differ`):
-    the same resource, and the same ts where there is a resource."""
+    """A block's stamps: its resource, and its ts where it has a resource (a read)."""
     return (b.resource, b.ts if b.resource is not None else None)
 
 
 def _same_source(b: Block, pb: Block) -> bool:
-    """Is ``b`` the block ``pb`` by everything but id and text: handles, provenance, stamps?"""
-    return (b.handles == pb.handles and b.derived_from == pb.derived_from and b.resource == pb.resource
-            and b.ts == pb.ts)
+    """Is ``b`` the block ``pb`` by everything but id and text?"""
+    return _source_key(b) == _source_key(pb)
 
 
 def _stamps_differ(b: Block, pb: Block) -> bool:
     """Do two blocks' stamps differ: their resource, or their ts when either is a read?"""
-    return b.resource != pb.resource or (b.ts != pb.ts and (b.resource is not None or pb.resource is not None))
+    return _stamp_key(b) != _stamp_key(pb)
 
 
 def log_reads(log: dict[str, list[tuple[str, float | None]]], read_of: dict[str, Any], resource: str,
