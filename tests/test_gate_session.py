@@ -325,10 +325,12 @@ def test_a_source_whose_facts_left_the_cache_is_read_again():
     assert len(tiny._facts) < len(sources) == len(tiny._handle_key)  # facts were dropped, keys kept
 
 
-@pytest.mark.parametrize("damage", ["other text", "garbage", "removed"])
+@pytest.mark.parametrize("damage", ["other text", "garbage", "fingerprint", "removed"])
 def test_a_fresh_gate_never_trusts_a_wrong_cached_source_table(tmp_path, damage):
     # a fresh gate loads the cached tables of a window's sources together; one made from
-    # other text (a valid blob), one that fails its checks or one missing is scanned again,
+    # other text (a valid blob), one that fails its checks (a fingerprint changed after the
+    # blob was made: the store's digest of the entry matches, the blob's own checksum does
+    # not, so the store's check does not make the blob's redundant) or one missing is scanned again,
     # gives the verdict an intact cache gives, and is cached correctly for the next gate
     from provgate.facts import extract
     from provgate.gate import _CACHE_VERSION
@@ -347,6 +349,11 @@ def test_a_fresh_gate_never_trusts_a_wrong_cached_source_table(tmp_path, damage)
         blob = extract(CONF.replace("retries=3", "retries=4")).to_bytes()
     elif damage == "garbage":
         blob = b"\x00" * 40
+    elif damage == "fingerprint":
+        rows = len(extract(CONF))
+        changed = bytearray(intact)
+        changed[-32 - 16 * rows] ^= 0x01  # the first fp_fact of the body's last column
+        blob = bytes(changed)
     else:
         blob = None
     conn = __import__("sqlite3").connect(path)
