@@ -523,6 +523,10 @@ def _put_many_refusals(store_path):
     yield "stored-conflict", {"tool:a": "A", "tool:kept": "other"}, HandleConflictError, "'tool:kept' already holds"
     yield "not-pairs", [("tool:a", "A", "x")], InvalidArgumentError, "pair"
     yield "a-str", "tool:a", InvalidArgumentError, "mapping"
+    # red team 26, w01: two-character strings "unpacked" to (handle, content)
+    yield "strs-as-pairs", [("tool:a", "A"), "ab", "cd"], InvalidArgumentError, "sources[1] must be a (handle, content) pair"
+    yield "bytes-as-pair", [b"ab"], InvalidArgumentError, "not bytes"
+    yield "not-a-pair", [("tool:a", "A"), 5], InvalidArgumentError, "sources[1]"
 
 
 @pytest.mark.parametrize("name", [n for n, *_ in _put_many_refusals(None)])

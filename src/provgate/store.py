@@ -357,14 +357,21 @@ class SourceStore:
                                        f"pairs, not {type(sources).__name__}", argument="sources")
         else:
             try:
-                items = [tuple(pair) for pair in sources]
+                given = list(sources)
             except TypeError:
                 raise InvalidArgumentError("sources must be a mapping of handle to content, or (handle, content) "
                                            f"pairs, not {type(sources).__name__}", argument="sources") from None
-            for i, pair in enumerate(items):
+            items = []
+            for i, pair in enumerate(given):
+                # a str of two characters unpacks to a "pair" too: a list of texts or of handles
+                # passed by mistake would store one-character sources forever (red team 26, w01)
+                if not isinstance(pair, (tuple, list)):
+                    raise InvalidArgumentError(f"sources[{i}] must be a (handle, content) pair (a tuple or list), "
+                                               f"not {type(pair).__name__}", argument="sources")
                 if len(pair) != 2:
                     raise InvalidArgumentError(f"sources[{i}] must be a (handle, content) pair, not {len(pair)} items",
                                                argument="sources")
+                items.append((pair[0], pair[1]))
         kind = _check_short_text(kind, "kind", MAX_KIND_BYTES, optional=True)
         ts = _check_ts(ts)
         rows: dict[str, tuple[str, bytes]] = {}
