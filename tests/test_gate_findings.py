@@ -2543,3 +2543,42 @@ def test_stamps_differ_by_key_as_by_the_rule(a, b):
     y = Block("y", "tool", "t\n", handles=("tool:a",), resource=b[0], ts=b[1])
     rule = x.resource != y.resource or (x.ts != y.ts and (x.resource is not None or y.resource is not None))
     assert _stamps_differ(x, y) is rule
+
+
+# red team 26, w02: a text over the scanner's span limit raised LimitExceededError (unusable
+# input) inside the check, after the edit's inline sources had been written: the store kept
+# them with no verdict and no audit record. Large texts are scanned before anything is put.
+def test_an_edit_over_the_span_limit_writes_none_of_its_sources(tmp_path):
+    from provgate.errors import LimitExceededError
+    from provgate.window import Edit, Window
+
+    big = "1 " * (gate_module.DEFAULT_MAX_SPANS + 8)
+    pre = [tool("b1", "tool:c1", "retries=3\n")]
+    for post, sources in (
+        ([*pre, tool("b2", "tool:c2", big)], {"tool:c1": "retries=3\n", "tool:c2": big}),  # a block and its source
+        (pre, {"tool:c1": "retries=3\n", "tool:c2": big}),  # a source no block holds
+    ):
+        store = SourceStore(str(tmp_path / f"s{len(post)}.sqlite3"))
+        edit = Edit("rewrite", Window(pre), Window(post), sources=sources)
+        with pytest.raises(LimitExceededError, match="max_spans"):
+            Gate(store).check_edit(edit)
+        assert list(store) == [] and list(store.iter_audit()) == []
+
+
+def test_a_large_text_scanned_ahead_is_judged_as_any_other(tmp_path, monkeypatch):
+    # the scan ahead keeps a block's table for the check: the verdict is the one without it
+    from provgate.window import Edit, Window
+
+    text = "".join(f"row {i}: retries={i % 7}\n" for i in range(3000))
+    pre = [tool("b1", "tool:c1", text), blk("a1", "assistant", "Row 5 sets retries=5.\n")]
+    post = [pre[0], blk("a1", "assistant", "Row 5 sets retries=6.\n")]
+    scans = record_extractions(monkeypatch)
+    verdicts = []
+    for threshold in (len(text), len(text) + 1):  # scanned ahead, then not
+        monkeypatch.setattr(gate_module, "_PREFLIGHT_CHARS", threshold)
+        store = SourceStore(str(tmp_path / f"s{threshold}.sqlite3"))
+        scans.clear()
+        verdicts.append(Gate(store).check_edit(Edit("rewrite", Window(pre), Window(post), sources={"tool:c1": text})))
+        assert scans.count(text.encode()) == 1  # ahead or in the check, never both
+    assert comparable(verdicts[0]) == comparable(verdicts[1])
+    find(verdicts[0], "I2", value="6")

@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import provgate
 import provgate.gate as gate_module
 from gate_helpers import (
     assert_accepted,
@@ -24,6 +25,7 @@ from gate_helpers import (
     summary,
     tool,
 )
+from provgate.errors import InvalidArgumentError
 from provgate.facts import Kind, extract
 from provgate.gate import MAX_VIOLATIONS_PER_CHECK, Gate, normalize_whitespace
 
@@ -659,8 +661,36 @@ def test_the_floor_is_a_parameter_and_validated(g):
     assert low.retention == pytest.approx(2 / 3)
     find(g.check(pre, post, operator="rewrite"), "I5")
     for bad in (-0.1, 1.5, "0.9", True, float("nan")):
-        with pytest.raises(ValueError):
+        with pytest.raises(InvalidArgumentError, match="retention_floor") as caught:
             g.check(pre, post, operator="rewrite", retention_floor=bad)
+        assert caught.value.argument == "retention_floor"
+
+
+# red team 26, w06: a path passed for the store failed at the first check with an AttributeError
+# from inside it; a bad policy, floor or cache budget raised a bare ValueError or TypeError
+@pytest.mark.parametrize("kwargs,argument", [
+    ({"store": "agent.sqlite3"}, "store"),
+    ({"store": None}, "store"),
+    ({"policy": "strict"}, "policy"),
+    ({"policy": ["reject"]}, "policy"),
+    ({"retention_floor": 2}, "retention_floor"),
+    ({"cache_bytes": "256M"}, "cache_bytes"),
+    ({"cache_bytes": -1}, "cache_bytes"),
+    ({"cache_bytes": True}, "cache_bytes"),
+    ({"audit": "no"}, "audit"),
+])
+def test_a_gate_refuses_bad_arguments_when_it_is_made(g, kwargs, argument):
+    args = {"store": g.store, **kwargs}
+    with pytest.raises(InvalidArgumentError) as caught:
+        Gate(args.pop("store"), **args)
+    assert caught.value.argument == argument
+    if argument in ("store", "policy", "retention_floor"):
+        # the module-level calls check them too, before any work
+        with pytest.raises(InvalidArgumentError) as caught:
+            provgate.check(window(), window(), operator="prune", **{"store": g.store, **kwargs})
+        assert caught.value.argument == argument
+    with pytest.raises(InvalidArgumentError, match="Gate\\(SourceStore\\(path\\)\\)"):
+        Gate("agent.sqlite3")
 
 
 # red team 11, y03: counting marker tokens, every citation of one source could be stripped and

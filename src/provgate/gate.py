@@ -29,6 +29,7 @@ import functools
 import hmac
 import json
 import math
+import os
 import re
 import threading
 import time
@@ -78,6 +79,7 @@ from provgate.errors import (
     UnknownHandleError,
 )
 from provgate.facts import (
+    DEFAULT_MAX_SPANS,
     EXTRACTOR_VERSION,
     FactTable,
     Kind,
@@ -89,6 +91,7 @@ from provgate.fingerprints import EMPTY, FingerprintSet
 from provgate.handles import BLOCK_HANDLE_PREFIX, block_text_handle, check_handle
 from provgate.nesting import enclosing_keys
 from provgate.pointers import Pointer
+from provgate.store import SourceStore
 from provgate.verdict import Verdict, Violation
 from provgate.window import (
     LOSSLESS_OPERATORS,
@@ -834,6 +837,7 @@ class Gate:
         session: str | None = None,
         cache_bytes: int = 256 << 20,
     ) -> None:
+        _check_gate_arguments(store, audit, cache_bytes)
         _check_policy(policy)
         if session is not None:
             check_session(session)
@@ -966,6 +970,7 @@ class Gate:
             # Unusable input must leave the store untouched: validate the whole edit (block
             # texts are encoded while hashing) and every source before the first put.
             run.prepare()
+            self._scan_large_texts(run, edit.sources)
             run.ingested = self._ingest(edit.sources)
         started = time.perf_counter()
         verdict = run.run(policy, 0)  # the cycle number is assigned by _record
@@ -1007,6 +1012,29 @@ class Gate:
         if not verdict.accepted:
             raise ProvenanceInvariantError(f"edit rejected by provgate: {verdict.summary()}", verdict=verdict)
         return verdict.window
+
+    def _scan_large_texts(self, run: _Check, sources: Mapping[str, str]) -> None:
+        """Before an edit's inline sources are put: scan every text of the edit large enough
+        to exceed the scanner's span limit (LimitExceededError, unusable input), which the check
+        would otherwise meet after the sources were written (red team 26, w02). A block's table
+        is kept for the check; a text under the threshold cannot hold that many spans."""
+        seen: set[bytes] = set()
+        entries = []
+        texts = [(d, t) for side in (run.pre, run.post) for d, t in zip(side.digests, side.texts)]
+        texts.extend((None, t) for t in sources.values() if isinstance(t, str))
+        for digest, text in texts:
+            if len(text) < _PREFLIGHT_CHARS or digest in seen or (digest is not None and self._facts.get(digest)):
+                continue
+            data = run.pending.get(digest) if digest is not None else None
+            data = data or encode_text(text, "text")
+            if digest is None:
+                digest = blake3(data).digest()
+                if digest in seen or self._facts.get(digest):
+                    continue
+            seen.add(digest)
+            table = extract(data)  # raises LimitExceededError
+            entries.append((digest, _Facts(table), len(data) + 64 * len(table) + 64))
+        self._facts.put_many(entries)
 
     def _ingest(self, sources: Mapping[str, str]) -> frozenset[str]:
         """Put an edit's inline sources, all or nothing: every source is checked first (its
@@ -1448,14 +1476,35 @@ def _digest_key(digest: str) -> bytes:
     return _digests.parse_digest(digest)[1]
 
 
+# A text shorter than this many characters (at most four times as many UTF-8 bytes) is not
+# scanned ahead: it would need more than four spans a byte to reach the scanner's default span
+# limit (spans share bytes only by nesting, a number in a quote in a kv value; a fuzz of 20,000
+# texts of the grammar's pieces found at most one a byte).
+_PREFLIGHT_CHARS = DEFAULT_MAX_SPANS // 16
+
+
 def _check_policy(policy: str) -> None:
-    if policy not in POLICIES:
-        raise ValueError(f"policy must be one of {POLICIES}, got {policy!r}")
+    if not isinstance(policy, str) or policy not in POLICIES:
+        raise InvalidArgumentError(f"policy must be one of {POLICIES}, got {policy!r}", argument="policy")
 
 
 def _check_floor(floor: float) -> None:
     if isinstance(floor, bool) or not isinstance(floor, (int, float)) or not (0.0 <= floor <= 1.0):
-        raise ValueError(f"retention_floor must be a number in [0, 1], got {floor!r}")
+        raise InvalidArgumentError(f"retention_floor must be a number in [0, 1], got {floor!r}",
+                                   argument="retention_floor")
+
+
+def _check_gate_arguments(store: Any, audit: Any, cache_bytes: Any) -> None:
+    """A gate's store, audit flag and cache budget, checked when it is made: a path passed for
+    the store (the likeliest mistake) otherwise surfaced as an AttributeError from inside the
+    first check (red team 26, w06)."""
+    if not isinstance(store, SourceStore):
+        hint = " (open it first: Gate(SourceStore(path)))" if isinstance(store, (str, bytes, os.PathLike)) else ""
+        raise InvalidArgumentError(f"store must be a SourceStore, not {type(store).__name__}{hint}", argument="store")
+    if not isinstance(audit, bool):
+        raise InvalidArgumentError(f"audit must be True or False, not {type(audit).__name__}", argument="audit")
+    if isinstance(cache_bytes, bool) or not isinstance(cache_bytes, int) or cache_bytes < 0:
+        raise InvalidArgumentError(f"cache_bytes must be an int >= 0, got {cache_bytes!r}", argument="cache_bytes")
 
 
 def _array_of(value: Any, field: str) -> list[Any]:
