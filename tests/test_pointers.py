@@ -262,6 +262,7 @@ def test_algorithm_must_be_supported(store):
         (0, "5", "must be an int"),
         (True, 5, "must be an int"),
         (None, 5, "must be an int"),
+        pytest.param(0, 10**5000, "larger than 2", id="5000-digits"),  # red team 26, w04: a bare ValueError
     ],
 )
 def test_bad_offsets_raise_span_error(store, start, end, complaint):
@@ -338,6 +339,8 @@ def test_from_json_missing_field(store, field):
         ("start", -1),
         ("end", 0),
         ("end", False),
+        pytest.param("end", 10**5000, id="end-5000-digits"),  # red team 26, w04: resolve() raised a bare ValueError
+        ("start", 1 << 63),
         ("span_digest", "blake3:zz"),
         ("span_digest", None),
         ("source_digest", "md5:" + "0" * 32),

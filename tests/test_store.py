@@ -1094,6 +1094,7 @@ def _bad_inputs(limit: int):
         ("audit list", lambda s: s.append_audit(["x"]), InvalidArgumentError),
         ("audit int key", lambda s: s.append_audit({1: "x"}), InvalidArgumentError),
         ("audit nan", lambda s: s.append_audit({"x": math.nan}), InvalidArgumentError),
+        ("audit huge int", lambda s: s.append_audit({"x": [-(10**5000)]}), InvalidArgumentError),  # red team 26, w04
         ("audit set", lambda s: s.append_audit({"x": {1}}), InvalidArgumentError),
         ("audit bytes", lambda s: s.append_audit({"x": b"1"}), InvalidArgumentError),
         ("audit surrogate", lambda s: s.append_audit({"x": "\ud800"}), InvalidArgumentError),

@@ -334,6 +334,9 @@ def test_wrong_values_are_refused_naming_the_field(path, value, field):
 # Supersession(5, None) reached the gate and raised a raw TypeError.
 _PY_WRONG = [
     (Citation, dict(POINTER, start=-1), "start", "must be >= 0"),
+    # red team 26, w04: no JSON text carries it; the P check failed formatting it
+    (Citation, dict(POINTER, end=10**5000), "end", "must be <= 2**63 - 1"),
+    (Citation, dict(POINTER, start=1 << 63, end=1 << 64), "start", "must be <= 2**63 - 1"),
     (Citation, dict(POINTER, start=True), "start", "expected an integer, got boolean"),
     (Citation, dict(POINTER, end=False), "end", "expected an integer, got boolean"),
     (Citation, dict(POINTER, start=0.0), "start", "expected an integer, got number"),

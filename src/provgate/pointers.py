@@ -48,6 +48,9 @@ RESOLUTION_REASONS: tuple[str, ...] = (
 )
 
 MAX_LABEL_CHARS = 1024
+# Byte offsets beyond what SQLite and numpy hold (int64) name no byte of any source; Python
+# would carry them, and fail where one is first formatted (past 4,300 digits) or stored.
+MAX_OFFSET = (1 << 63) - 1
 
 _REQUIRED_FIELDS = ("handle", "start", "end", "span_digest", "source_digest")
 
@@ -77,6 +80,8 @@ class Pointer:
                     f"pointer field {name!r} must be an integer byte offset, not {type(value).__name__}", field=name
                 )
             object.__setattr__(self, name, operator.index(value))
+            if getattr(self, name) > MAX_OFFSET:
+                raise PointerFormatError(f"pointer field {name!r} is larger than 2**63 - 1", field=name)
         if self.start < 0:
             raise PointerFormatError(f"pointer field 'start' is negative ({self.start})", field="start")
         if self.end <= self.start:
@@ -164,6 +169,8 @@ def _offsets(start: Any, end: Any) -> tuple[int, int]:
     for name, value in (("start", start), ("end", end)):
         if not _is_int(value):
             raise SpanError(f"{name} must be an int, not {type(value).__name__}")
+        if operator.index(value) > MAX_OFFSET:
+            raise SpanError(f"{name} is larger than 2**63 - 1")
     return operator.index(start), operator.index(end)
 
 
@@ -251,6 +258,7 @@ def _decode(data: bytes) -> str:
 
 
 __all__ = [
+    "MAX_OFFSET",
     "RESOLUTION_REASONS",
     "Pointer",
     "byte_offset_to_str_index",

@@ -1556,11 +1556,21 @@ def _check_stored_digest(what: str, digest: Any) -> None:
         raise StoreCorruptionError(f"{what}: the recorded digest is damaged ({exc})") from None
 
 
+_AUDIT_INT_DIGITS = 4000
+_AUDIT_INT_BOUND = 10**_AUDIT_INT_DIGITS
+
+
 def _check_json_value(value: Any, path: str, depth: int) -> None:
     """Accept exactly what round-trips through JSON unchanged (tuples become lists)."""
     if depth > MAX_AUDIT_DEPTH:
         raise InvalidArgumentError(f"{path} is nested deeper than {MAX_AUDIT_DEPTH} levels", argument="record")
-    if value is None or isinstance(value, (bool, int)):
+    if value is None or isinstance(value, bool):
+        return
+    if isinstance(value, int):
+        if abs(value) >= _AUDIT_INT_BOUND:
+            # json.dumps (and every reader's json.loads) refuses an int of more than 4,300
+            # digits with a bare ValueError (red team 26, w04); no record needs one
+            raise InvalidArgumentError(f"{path} is an int of more than {_AUDIT_INT_DIGITS:,} digits", argument="record")
         return
     if isinstance(value, float):
         if not math.isfinite(value):

@@ -22,6 +22,7 @@ from types import MappingProxyType
 from typing import Any
 
 from provgate.errors import EditFormatError
+from provgate.pointers import MAX_OFFSET
 
 FORMAT = "provgate.edit/1"
 FORMAT_MAJOR = 1
@@ -380,6 +381,9 @@ def _citation_fields(block: Any, handle: Any, start: Any, end: Any, hash_: Any, 
     slice from the end of the source, and still "resolve")."""
     start = _int(start, f"{path}.start")
     end = _int(end, f"{path}.end")
+    for name, value in (("start", start), ("end", end)):
+        if value > MAX_OFFSET:
+            raise _fail(f"{path}.{name}", "must be <= 2**63 - 1 (a byte offset)")
     if start < 0:
         raise _fail(f"{path}.start", "must be >= 0")
     if end < start:
