@@ -375,6 +375,30 @@ def _with_damaged_digests(store_path, digests: dict[str, str]) -> None:
     conn.close()
 
 
+# red team 26, w05: verify() re-hashed content, audit and cache rows but never read the source
+# rows' own columns, so it called a store healthy whose info(), iteration and gate checks raised
+@pytest.mark.parametrize("column,value,read,complaint", [
+    ("kind", b"\x00\xff", lambda s: s.info("tool:b"), "holds values of the wrong type"),
+    ("ts", "abc", lambda s: s.info("tool:b"), "holds a timestamp of the wrong type"),
+    ("handle", b"tool:b", lambda s: list(s), "source row 2 holds a handle that is not text"),
+    ("digest", 7, lambda s: s.info("tool:b"), "tool:b"),
+])
+def test_verify_reports_a_source_row_its_reads_refuse(store_path, column, value, read, complaint):
+    with SourceStore(store_path) as s:
+        s.put_many({"tool:a": "A", "tool:b": "B", "tool:c": "C"}, kind="tool_output", ts=1.0)
+        assert s.verify() == []
+    conn = sqlite3.connect(store_path)
+    conn.execute("DROP TRIGGER sources_no_update")
+    conn.execute(f"UPDATE sources SET {column} = ? WHERE handle = 'tool:b'", (value,))  # noqa: S608
+    conn.commit()
+    conn.close()
+    with SourceStore(store_path) as s:
+        with pytest.raises(StoreCorruptionError, match=re.escape(complaint)):
+            read(s)
+        problems = s.verify()
+        assert len(problems) == 1 and complaint in problems[0], problems
+
+
 def test_info_many_reports_a_damaged_row_as_info_does(store_path):
     _with_damaged_digests(store_path, {"tool:b": compute_digest(b"other")})
     with SourceStore(store_path) as s:
