@@ -2419,10 +2419,12 @@ def test_an_edge_from_a_turn_covers_no_fact_it_dropped():
 
 
 def test_an_evicted_turn_whose_facts_a_new_block_restates_keeps_its_markers_in_the_count():
-    # r04 (a documented limit, docs/gate.md I5): a summary of one turn shared two numbers with
-    # another turn evicted in the same edit, which then counted as restated (its marker lost);
-    # an origin check that spared it was bypassed by every route it did not follow (red team
-    # 24, u04), so the edits go apart: each half alone is accepted
+    # r04: a summary of one turn shared two numbers with another turn evicted in the same edit,
+    # which then counted as restated (its marker lost); an origin check that spared it was
+    # bypassed by every route it did not follow (red team 24, u04). Since I5 counts the facts
+    # of cited blocks a new block restates (red team 27, x02), the summary's two facts, cited,
+    # stand for both turns': accepted, as each half alone is; the evicted turn restated
+    # without its marker is still decay
     from blake3 import blake3
 
     from provgate.handles import block_text_handle
@@ -2440,9 +2442,13 @@ def test_an_evicted_turn_whose_facts_a_new_block_restates_keeps_its_markers_in_t
     a4 = blk("a4", "assistant", "Next I will raise the pool.\n")
     pre = [r1, r3, a1, a3, a4]
     s = summary("s1", "Pool: db.pool.size=20, db.pool.timeout=30s [src:c1].\n", [bh(a1t)])
-    find(g.check(pre, [r1, r3, s, a4], operator="summarize", evicted=["a3", bh(a3t)]), "I5")
+    assert_accepted(g.check(pre, [r1, r3, s, a4], operator="summarize", evicted=["a3", bh(a3t)]), "lossy")
     assert_accepted(g.check(pre, [r1, r3, s, a3, a4], operator="summarize"), "lossy")
     assert_accepted(g.check([r1, r3, s, a3, a4], [r1, r3, s, a4], operator="evict", evicted=["a3", bh(a3t)]))
+    s2 = summary("s2", "Timeout after 30s; pool at 20/20.\n", [bh(a3t)])
+    for evicted in (["a3", bh(a3t)], []):
+        i5 = find(g.check(pre, [r1, r3, s, s2, a4], operator="summarize", evicted=evicted), "I5")
+        assert i5.evidence["pre_markers"] == 2 and i5.evidence["post_markers"] == 1
 
 
 def test_a_paraphrased_older_value_the_newest_read_states_for_another_key_is_stale():
@@ -2582,3 +2588,101 @@ def test_a_large_text_scanned_ahead_is_judged_as_any_other(tmp_path, monkeypatch
         assert scans.count(text.encode()) == 1  # ahead or in the check, never both
     assert comparable(verdicts[0]) == comparable(verdicts[1])
     find(verdicts[0], "I2", value="6")
+
+
+# red team 27, x01, x02, x05, x06: I5 counted the whole window's facts, so dropping uncited
+# facts (a compacted tool output, a superseded read) paid for stripped markers, and the verdict
+# moved with blocks no citation touches; now the facts of the blocks that cite are counted
+def _param_summary(sid: str, n_facts: int, n_markers: int, derived_from=("tool:call_8841",)) -> dict:
+    parts = [f"param_{i:02d}={100 + i}" + (" [src:call_8841]" if i < n_markers else "") + "." for i in range(n_facts)]
+    return summary(sid, " ".join(parts) + "\n", list(derived_from))
+
+
+PARAMS = "".join(f"param_{i:02d}={100 + i}\n" for i in range(34))
+
+
+def test_the_seeds_decay_is_refused_while_each_cycle_also_compacts_a_tool_output():
+    # x02: markers 34 -> 29 -> ... -> 4 in a summary, each cycle also compacting the new
+    # 60-fact tool output into a one-fact summary: every cycle passed, cumulative retention 34
+    runs = {f"tool:run_{c}": "".join(f"metric_{c}_{k}={k * 13 + c}\n" for k in range(60)) for c in range(1, 4)}
+    g = gate_for({"tool:call_8841": PARAMS, **runs})
+    window = [_param_summary("s0", 34, 34)]
+    for c, n in enumerate([34, 29, 24], start=1):
+        h = f"tool:run_{c}"
+        pre = [*window, tool(f"t{c}", h, runs[h])]
+        post = [_param_summary(f"s{c}", 34, n), summary(f"c{c}", f"metric_{c}_1={13 + c}\n", [h])]
+        v = g.check(pre, post, operator="summarize", commit=True)
+        if n == 34:
+            assert_accepted(v, "lossy")
+            assert v.retention == pytest.approx(1.0)
+            window = post
+        else:
+            i5 = find(v, "I5")
+            assert i5.evidence["pre_facts"] == 34 and i5.evidence["post_facts"] == 34
+            assert v.retention == pytest.approx(n / 34)
+            break
+    assert g.history[-1].cumulative_retention == pytest.approx(1.0)
+
+
+def test_an_uncited_block_kept_beside_a_summary_does_not_move_its_retention():
+    # the other side of x02: a large uncited tool output kept in the window held the ratio near
+    # the bare count of markers, so an honest summary dropping cited facts with their markers
+    # failed with it and passed without it
+    big = "".join(f"metric_{k}={k * 13}\n" for k in range(1000))
+    g = gate_for({"tool:call_8841": PARAMS, "tool:big": big})
+    for kept in ([], [tool("t", "tool:big", big)]):
+        v = g.check([_param_summary("s0", 34, 34), *kept], [_param_summary("s1", 17, 17), *kept], operator="summarize")
+        assert_accepted(v, "lossy")
+        assert v.retention == pytest.approx(1.0)
+    # and four markers stripped from facts kept (0.88) fail either way
+    for kept in ([], [tool("t", "tool:big", big)]):
+        v = g.check([_param_summary("s0", 34, 34), *kept], [_param_summary("s1", 34, 30), *kept], operator="summarize")
+        find(v, "I5")
+        assert v.retention == pytest.approx(30 / 34)
+
+
+def test_a_superseded_uncited_read_pays_for_no_stripped_marker():
+    # x01: a prune dropping an older read by a supersession edge (its 20 uncited facts) and
+    # stripping [src:spec] from a fact that stays passed at 0.95; evicting the read instead, or
+    # the strip alone, failed at 0.50. x06: dropping a cited summary of the stale read by the
+    # edge failed where the eviction record passed
+    old = "".join(f"opt_{i}={i * 7}\n" for i in range(20))
+    new = old.replace("opt_3=21", "opt_3=22")
+    g = gate_for({"tool:call_1": old, "tool:call_2": new, "doc:spec": "Backups are kept for 35 days.\n",
+                  "doc:runbook": "Restores are tested every 90 days.\n"})
+    turn = "Backups last 35 days [src:spec]; restores are tested every 90 days [src:runbook].\n"
+    stripped = turn.replace(" [src:spec]", "")
+    r1 = tool("r1", "tool:call_1", old, resource="file:conf/app.ini", ts=100.0)
+    r2 = tool("r2", "tool:call_2", new, resource="file:conf/app.ini", ts=200.0)
+    pre = [r1, r2, blk("a1", "assistant", turn)]
+    for kw in ({"supersedes": [{"block": "r2", "handle": "tool:call_1"}]}, {"evicted": ["tool:call_1"]}):
+        v = g.check(pre, [r2, blk("a1", "assistant", stripped)], operator="prune", **kw)
+        find(v, "I5")
+        assert v.retention == pytest.approx(0.5)
+        assert_accepted(g.check(pre, [r2, pre[2]], operator="prune", **kw), "lossless")
+    s1 = summary("s1", "The config sets opt_3=21 [src:call_1] and opt_4=28 [src:call_1].\n", ["tool:call_1"])
+    a2 = blk("a2", "assistant", "Restores are tested every 90 days [src:runbook].\n")
+    for kw in ({"supersedes": [{"block": "r2", "handle": "tool:call_1"}]}, {"evicted": ["tool:call_1"]}):
+        assert_accepted(g.check([s1, a2, r2], [a2, r2], operator="prune", **kw), "lossless")
+
+
+def test_an_eviction_record_for_a_source_a_summary_still_derives_from_excuses_no_marker():
+    # x05: a summary re-summarized without its ten markers, still derived from the source the
+    # edit "evicts" (in place, under a new id, or with the raw output really evicted beside it),
+    # passed with retention null
+    ten = "".join(f"param_{i:02d}={100 + i}\n" for i in range(10))
+    g = gate_for({"tool:call_8841": ten})
+
+    def s(sid, n, cited):
+        return _param_summary(sid, n, n if cited else 0)
+
+    raw = tool("t1", "tool:call_8841", ten)
+    for pre, post in (([s("s0", 10, True)], [s("s0", 4, False)]), ([s("s0", 10, True)], [s("s1", 4, False)]),
+                      ([raw, s("s0", 10, True)], [s("s0", 4, False)])):
+        for evicted in ([], ["tool:call_8841"]):
+            v = g.check(pre, post, operator="summarize", evicted=evicted)
+            find(v, "I5")
+            assert v.retention == pytest.approx(0.0)
+    # the summary evicted with its source and nothing derived from either: dropped on the record
+    assert_accepted(g.check([raw, s("s0", 10, True), blk("a9", "assistant", "Done.\n")],
+                            [blk("a9", "assistant", "Done.\n")], operator="evict", evicted=["tool:call_8841"]))

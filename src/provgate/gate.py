@@ -505,7 +505,7 @@ class _Side:
     built, and a check pays per block only for the post window it has not seen.
     """
 
-    __slots__ = ("_window", "texts", "digests", "_ix", "_marked", "_facts", "_n_facts", "_n_markers",
+    __slots__ = ("_window", "texts", "digests", "_ix", "_marked", "_facts", "_n_facts", "_n_markers", "_cited_facts",
                  "_positions", "_text_counts", "_reads", "_newest", "_may_cite", "_fact_set", "_window_digest", "_names", "_names_ok_at", "_differ",
                  "_facts_complete")
 
@@ -523,6 +523,7 @@ class _Side:
         self._facts_complete = False
         self._n_facts: int | None = None
         self._n_markers: int | None = None
+        self._cited_facts: int | None = None
         self._positions: tuple[dict[bytes, int], dict[bytes, list[int]]] | None = None
         self._text_counts: Counter[bytes] | None = None
         self._reads: dict[str, list[int]] | None = None
@@ -778,6 +779,15 @@ class _Side:
         if self._marked is None:
             self._marked = {j: f for j, f in enumerate(self._facts) if f.n_markers}  # type: ignore[arg-type, union-attr]
         return self._marked
+
+    def cited_totals(self, gate: Gate, pending: dict[bytes, bytes]) -> tuple[int, int]:
+        """(facts, citation markers) of the blocks that cite something (I5's measure: the facts
+        of a block without a citation are no part of what citations decay from)."""
+        if self._cited_facts is None:
+            self.facts(gate, pending)
+            blocks = self.blocks
+            self._cited_facts = sum(_cited_facts(blocks[j], f) for j, f in self.marked().items())
+        return self._cited_facts, self.totals(gate, pending)[1]
 
     def totals(self, gate: Gate, pending: dict[bytes, bytes]) -> tuple[int, int]:
         """(facts, citation markers) over the whole window (markers of the blocks that cite:
@@ -1880,6 +1890,8 @@ class _Check:
             self.counts["post"] = pre_n + sum(local[j].n_facts - pre_facts[j].n_facts for j in touched)
             self.post_markers = pre_m + sum(_citing_markers(post.blocks[j], local[j])
                                             - _citing_markers(pre.blocks[j], pre_facts[j]) for j in touched)
+            self.post_cited_facts = pre.cited_totals(gate, self.pending)[0] + sum(
+                _cited_facts(post.blocks[j], local[j]) - _cited_facts(pre.blocks[j], pre_facts[j]) for j in touched)
             self.touched = touched
             self.marked = dict(pre.marked())
             for j in touched:
@@ -1897,10 +1909,15 @@ class _Check:
             self.post_markers = (pre_m - sum(map(_citing_markers, [pre_blocks[i] for i in self.removed], others))
                                  + sum(map(_citing_markers, [post_blocks[j] for j in (*self.reused, *self.changed)],
                                            extra)))
+            self.post_cited_facts = (pre.cited_totals(gate, self.pending)[0]
+                                     - sum(map(_cited_facts, [pre_blocks[i] for i in self.removed], others))
+                                     + sum(map(_cited_facts, [post_blocks[j] for j in (*self.reused, *self.changed)],
+                                               extra)))
             self.marked = {j: f for j, f in enumerate(local) if f.n_markers}
         if not self.ws_matched and post._n_facts is None:
             # the post window's own totals, ready for when it is the pre window
             post._n_facts, post._n_markers, post._marked = self.counts["post"], self.post_markers, self.marked
+            post._cited_facts = self.post_cited_facts
 
     def _load_marker_facts(self) -> None:
         """For a structural edit: facts only of the post blocks that can hold a marker."""
@@ -3591,13 +3608,24 @@ class _Check:
                 restated = (~absent_from_all(facts.fact_fps(), [new_facts])) | (~absent_from_all(facts.value_fps(), [new_facts]))
                 if 2 * int(np.count_nonzero(restated)) >= restated.size:
                     explicit.discard(i)
-        pre_f, pre_m = self.pre.totals(self.gate, self.pending)
         if explicit:
-            pre_f -= sum(self.pre_facts[i].n_facts for i in explicit)
+            # a cited block rewritten under its id, or succeeded by a block derived from what it
+            # is, was not dropped: a record for it records nothing (red team 27, x05)
+            explicit -= self._succeeded(explicit)
+        # Markers per fact of the blocks that cite (red team 27, x01, x02): the facts of a block
+        # without a citation (a tool output, an uncited turn or summary) are no part of what
+        # citations decay from, and counting them let an edit that drops uncited facts (a
+        # compacted tool output, a superseded read) pay for stripped markers, while a large
+        # uncited block kept in the window made an honest summary that dropped cited facts
+        # with their markers fail.
+        pre_f, pre_m = self.pre.cited_totals(self.gate, self.pending)
+        if explicit:
+            pre_f -= sum(self.pre_facts[i].n_facts for i in explicit if _citing_markers(pre_blocks[i], self.pre_facts[i]))
             pre_m -= sum(_citing_markers(pre_blocks[i], self.pre_facts[i]) for i in explicit)
         restored = self._restored_citations(explicit)
         post_m = self.post_markers + sum(restored.values())
-        post_f = self.counts["post"]
+        # a marker kept by its source put back stands for the cited fact that source holds
+        post_f = self._cited_post_facts(explicit) + sum(restored.values())
         gone = self._gone_pinned()
         if gone:
             # a marker of a pinned source the window no longer holds may not be restated (R:
@@ -3611,7 +3639,7 @@ class _Check:
             self.retention = None
             return
         pre_ratio = pre_m / max(pre_f, 1)
-        if post_f == 0 and post_m == 0:
+        if self.counts["post"] == 0 and post_m == 0:
             self.retention = None  # nothing left to cite: retention is undefined, not zero
             return
         # counting marker tokens alone, a repeated marker (or one of any other stored handle)
@@ -3629,6 +3657,82 @@ class _Check:
                          evidence={"pre_markers": pre_m, "post_markers": post_m, "pre_facts": pre_f,
                                    "post_facts": post_f, "retention": self.retention, "floor": self.floor,
                                    **({"lost_markers": lost, "counted_post_markers": counted_m} if lost else {})})
+
+    def _cited_touched(self, explicit: set[int]) -> list[int]:
+        """The removed pre blocks (rewritten, summarized or dropped) whose citations I5 counts."""
+        pre_blocks, pre_facts = self.pre.blocks, self.pre_facts
+        return [i for i in self.removed if i not in explicit and _citing_markers(pre_blocks[i], pre_facts[i])]
+
+    def _successor_keys(self, indices: Iterable[int]) -> tuple[set[str], set[str]]:
+        """(ids, handles) that make a post block a successor of the pre blocks ``indices``: their
+        ids; their handles, derived_from and text handles; and the handles their markers cite."""
+        pre_blocks, pre_facts, pre_digests = self.pre.blocks, self.pre_facts, self.pre.digests
+        ids: set[str] = set()
+        handles: set[str] = set()
+        for i in indices:
+            b = pre_blocks[i]
+            ids.add(b.id)
+            handles.update(b.handles, b.derived_from, (block_text_handle(pre_digests[i]),))
+            for name in pre_facts[i].markers():
+                found = self._targets(name)
+                if len(found) == 1:
+                    handles.add(found[0])
+        return ids, handles
+
+    def _succeeded(self, explicit: set[int]) -> set[int]:
+        """The cited blocks among ``explicit`` (dropped on the record) that post rewrote: a post
+        block holds the id, or a new or changed block is derived from (or carries) what the
+        cited block was, its sources or its text."""
+        pre_blocks, pre_facts, post_blocks = self.pre.blocks, self.pre_facts, self.post.blocks
+        cited = [i for i in explicit if _citing_markers(pre_blocks[i], pre_facts[i])]
+        if not cited:
+            return set()
+        post_ids = self.post.id_pos()
+        out = set()
+        for i in cited:
+            if pre_blocks[i].id in post_ids:
+                out.add(i)
+                continue
+            _, keys = self._successor_keys((i,))
+            keys.difference_update(self.edit.evicted if not pre_blocks[i].provenance else ())
+            if any(not keys.isdisjoint(post_blocks[j].derived_from) or not keys.isdisjoint(post_blocks[j].handles)
+                   for j in self.changed if _cites(post_blocks[j])):
+                out.add(i)
+        return out
+
+    def _cited_post_facts(self, explicit: set[int]) -> int:
+        """Post's count of facts for I5: every fact of a kept block that cites, and of each new
+        or changed block that cites (or succeeds a cited block: its id, its sources, its text),
+        the facts that restate a fact of the cited pre blocks it replaces, as that fact or by its
+        value. A new fact (one of an uncited tool output a summary merges with a cited turn) is
+        no decayed citation."""
+        post_blocks, post_facts, changed = self.post.blocks, self.post_facts, self.changed
+        kept = self.post_cited_facts - sum(map(_cited_facts, [post_blocks[j] for j in changed], [post_facts[j] for j in changed]))
+        touched = self._cited_touched(explicit) if changed else None
+        if not touched:
+            return kept
+        successors = [j for j in changed if post_facts[j].n_markers and post_facts[j].n_facts and _cites(post_blocks[j])]
+        uncited = [j for j in changed if not post_facts[j].n_markers and post_facts[j].n_facts and _cites(post_blocks[j])]
+        if uncited:
+            ids, handles = self._successor_keys(touched)
+            successors.extend(j for j in uncited if post_blocks[j].id in ids
+                              or not handles.isdisjoint(post_blocks[j].derived_from)
+                              or not handles.isdisjoint(post_blocks[j].handles))
+        if not successors:
+            return kept
+        # whole columns end to end (one concatenation each, not a row mask per block); markers'
+        # rows are left out of the cited facts, and out of post's after the look-up
+        pre_facts = self.pre_facts
+        olds = [pre_facts[i].table for i in touched]
+        facts = _joined([t.kind for t in olds]) != _KIND_CITATION
+        both = np.concatenate([t.fp_fact for t in olds] + [t.fp_value for t in olds])
+        cited = SortedFingerprints(unique_counts(both[np.concatenate((facts, facts))])[0])
+        tables = [post_facts[j].table for j in successors]
+        n = sum(map(len, tables))
+        # each row's fact and value looked up in one call: a row restates if either is cited
+        absent = absent_from_all(np.concatenate([t.fp_fact for t in tables] + [t.fp_value for t in tables]), [cited])
+        restated = ~(absent[:n] & absent[n:]) & (_joined([t.kind for t in tables]) != _KIND_CITATION)
+        return kept + int(np.count_nonzero(restated))
 
     def _gone_pinned(self) -> set[str]:
         """The pinned sources (sticky, or of pre's pinned blocks) no post block carries."""
@@ -4263,6 +4367,11 @@ def _citing_markers(block: Block, facts: _Facts) -> int:
     """The markers of ``block`` that I5 counts: its citations, none where they are data
     (red team 12, z03: a tool output quoting "[src:a]" paid for the citations a turn lost)."""
     return facts.n_markers if _cites(block) else 0
+
+
+def _cited_facts(block: Block, facts: _Facts) -> int:
+    """The facts of ``block`` that I5 counts: all of a block that cites something, else none."""
+    return facts.n_facts if facts.n_markers and _cites(block) else 0
 
 
 def _names_citing(handles: Iterable[str]) -> Iterator[str]:
