@@ -8,6 +8,7 @@ import random
 import sqlite3
 import threading
 import traceback
+from contextlib import contextmanager
 from pathlib import Path
 
 from provgate.store import SourceStore
@@ -118,3 +119,82 @@ def set_inherited_store(store: SourceStore | None) -> None:
     global _INHERITED_STORE, _INHERITED_PID
     _INHERITED_STORE = store
     _INHERITED_PID = os.getpid() if store is not None else None
+
+
+# -- read-only stores ---------------------------------------------------------------------------
+#
+# File permissions do not bind root (CAP_DAC_OVERRIDE), and CI may run as root or not. Two ways
+# to see a read-only store, so that some variant runs everywhere:
+#
+# - read_only_connections: every connection the store opens is opened read-only by SQLite itself
+#   (URI mode=ro), which fails writes with the same SQLITE_READONLY a read-only file gives. Runs
+#   everywhere, as root too; it does not model a read-only directory.
+# - run_where_permissions_bind: a real chmod, with a subprocess that permissions bind: run as it
+#   is when not root, and as root under capsh with the DAC capabilities dropped. Only root
+#   without capsh cannot do it (PERMISSIONS_DO_NOT_BIND says why that variant skips).
+
+DROPPED_CAPABILITIES = "cap_dac_override,cap_dac_read_search,cap_fowner"
+
+
+def read_only_connections(monkeypatch) -> None:
+    """Open every file connection read-only at the SQLite level (URI ``mode=ro``)."""
+    from urllib.parse import quote
+
+    real = sqlite3.connect
+
+    def connect(database, *args, **kwargs):
+        if kwargs.get("uri") or str(database) == ":memory:":
+            return real(database, *args, **kwargs)
+        uri = "file:" + quote(os.path.abspath(os.fspath(database))) + "?mode=ro"
+        return real(uri, *args, **dict(kwargs, uri=True))
+
+    monkeypatch.setattr(sqlite3, "connect", connect)
+
+
+def permissions_bind_argv() -> list[str] | None:
+    """The argv prefix under which file permissions bind a child process: ``[]`` when not root,
+    capsh dropping the DAC capabilities when root, None when root without capsh."""
+    import shutil
+
+    if not hasattr(os, "geteuid") or os.geteuid() != 0:
+        return []
+    capsh = shutil.which("capsh")
+    if capsh is None:
+        return None
+    return [capsh, f"--drop={DROPPED_CAPABILITIES}", "--"]
+
+
+PERMISSIONS_DO_NOT_BIND = ("running as root without capsh: file permissions do not bind this process or its "
+                           "children, so a chmod cannot make a store read-only here; the read_only_connections "
+                           "variants cover the behaviour")
+
+
+def run_where_permissions_bind(argv: list[str], *, cwd: str | os.PathLike[str] | None = None, timeout: float = 120):
+    """Run ``argv`` (a python command line) as a process that file permissions bind."""
+    import shlex
+    import subprocess
+
+    import provgate
+
+    prefix = permissions_bind_argv()
+    assert prefix is not None, PERMISSIONS_DO_NOT_BIND
+    command = [*prefix, "-c", "exec " + shlex.join(argv)] if prefix else argv
+    # the provgate this test runs (the source tree's, whatever the cwd), found first
+    here = os.path.dirname(os.path.dirname(os.path.abspath(provgate.__file__)))
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [here, os.environ.get("PYTHONPATH")])))
+    env.pop("PROVGATE_STORE", None)
+    return subprocess.run(command, capture_output=True, text=True, cwd=cwd, timeout=timeout, env=env)
+
+
+@contextmanager
+def modes(*changes: tuple[str | os.PathLike[str], int]):
+    """chmod each path for the block, and put every mode back after it (tmp_path cleanup, and a
+    non-root test process, need a writable directory again)."""
+    before = [(path, os.stat(path).st_mode & 0o7777) for path, _ in changes]
+    try:
+        for path, mode in changes:
+            os.chmod(path, mode)
+        yield
+    finally:
+        for path, mode in reversed(before):
+            os.chmod(path, mode)
