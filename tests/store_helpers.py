@@ -3,6 +3,7 @@ and the worker bodies of the multi-process tests (importable, so spawn can run t
 
 from __future__ import annotations
 
+import functools
 import os
 import random
 import sqlite3
@@ -151,6 +152,29 @@ def read_only_connections(monkeypatch) -> None:
     monkeypatch.setattr(sqlite3, "connect", connect)
 
 
+# the statements a connection runs before it reads the file (store._connect): they succeed
+_SETUP_PRAGMAS = ("PRAGMA foreign_keys", "PRAGMA trusted_schema", "PRAGMA cell_size_check", "PRAGMA recursive_triggers")
+SQLITE_READONLY_DIRECTORY = 1544
+
+
+def read_only_directory_connections(monkeypatch, code: int = SQLITE_READONLY_DIRECTORY,
+                                    name: str = "SQLITE_READONLY_DIRECTORY") -> None:
+    """Fail every statement that touches the file as SQLite fails it for a WAL store whose
+    directory this process cannot write (it must create the -wal and -shm files even to read):
+    an OperationalError with that extended code, which ``mode=ro`` cannot produce."""
+    real = sqlite3.connect
+
+    class Refusing(sqlite3.Connection):
+        def execute(self, sql, *args):
+            if not sql.startswith(_SETUP_PRAGMAS):
+                exc = sqlite3.OperationalError("attempt to write a readonly database")
+                exc.sqlite_errorcode, exc.sqlite_errorname = code, name
+                raise exc
+            return super().execute(sql, *args)
+
+    monkeypatch.setattr(sqlite3, "connect", lambda db, *a, **k: real(db, *a, **dict(k, factory=Refusing)))
+
+
 def permissions_bind_argv() -> list[str] | None:
     """The argv prefix under which file permissions bind a child process: ``[]`` when not root,
     capsh dropping the DAC capabilities when root, None when root without capsh."""
@@ -159,14 +183,25 @@ def permissions_bind_argv() -> list[str] | None:
     if not hasattr(os, "geteuid") or os.geteuid() != 0:
         return []
     capsh = shutil.which("capsh")
-    if capsh is None:
+    if capsh is None or not _capsh_drops(capsh):
         return None
     return [capsh, f"--drop={DROPPED_CAPABILITIES}", "--"]
 
 
-PERMISSIONS_DO_NOT_BIND = ("running as root without capsh: file permissions do not bind this process or its "
-                           "children, so a chmod cannot make a store read-only here; the read_only_connections "
-                           "variants cover the behaviour")
+@functools.cache
+def _capsh_drops(capsh: str) -> bool:
+    """Whether capsh may drop the capabilities here (it needs CAP_SETPCAP)."""
+    import subprocess
+
+    run = subprocess.run([capsh, f"--drop={DROPPED_CAPABILITIES}", "--", "-c", "exit 0"], capture_output=True,
+                         timeout=60, check=False)
+    return run.returncode == 0
+
+
+PERMISSIONS_DO_NOT_BIND = ("running as root without a capsh that can drop cap_dac_override: file permissions do "
+                           "not bind this process or its children, so a chmod cannot make a store read-only here; "
+                           "the read_only_connections (mode=ro) and read_only_directory_connections variants "
+                           "cover the behaviour")
 
 
 def run_where_permissions_bind(argv: list[str], *, cwd: str | os.PathLike[str] | None = None, timeout: float = 120):
@@ -183,7 +218,7 @@ def run_where_permissions_bind(argv: list[str], *, cwd: str | os.PathLike[str] |
     here = os.path.dirname(os.path.dirname(os.path.abspath(provgate.__file__)))
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [here, os.environ.get("PYTHONPATH")])))
     env.pop("PROVGATE_STORE", None)
-    return subprocess.run(command, capture_output=True, text=True, cwd=cwd, timeout=timeout, env=env)
+    return subprocess.run(command, capture_output=True, text=True, cwd=cwd, timeout=timeout, env=env, check=False)
 
 
 @contextmanager

@@ -8,6 +8,7 @@ import math
 import os
 import re
 import sqlite3
+import sys
 import threading
 from pathlib import Path
 
@@ -23,9 +24,11 @@ from provgate.errors import (
     InvalidDigestError,
     InvalidHandleError,
     LimitExceededError,
+    ProvgateError,
     StoreBusyError,
     StoreClosedError,
     StoreCorruptionError,
+    StoreReadOnlyError,
     StoreSchemaError,
     UnknownHandleError,
 )
@@ -39,7 +42,19 @@ from provgate.store import (
     default_store_path,
 )
 from conftest import IMPLEMENTATIONS, load_implementation
-from store_helpers import flip_byte_after, integrity, raw_query, row_counts, snapshot
+from store_helpers import (
+    PERMISSIONS_DO_NOT_BIND,
+    flip_byte_after,
+    integrity,
+    modes,
+    permissions_bind_argv,
+    raw_query,
+    read_only_connections,
+    read_only_directory_connections,
+    row_counts,
+    run_where_permissions_bind,
+    snapshot,
+)
 
 CONFIG = "# service.conf\nretries=3\ntimeout_s=30\nendpoint=https://api.example.com/v2\n"
 
@@ -1316,8 +1331,6 @@ def _a_store_to_make_read_only(path) -> None:
 
 
 def _assert_read_only_error(exc: BaseException, path, *, directory: bool = False) -> None:
-    from provgate.errors import ProvgateError, StoreReadOnlyError
-
     assert isinstance(exc, StoreReadOnlyError) and isinstance(exc, InvalidArgumentError), repr(exc)
     assert isinstance(exc, ProvgateError) and exc.argument == "path" and exc.path == str(path)
     assert exc.directory is directory and str(path) in str(exc) and "read-only" in str(exc)
@@ -1329,10 +1342,6 @@ def _assert_read_only_error(exc: BaseException, path, *, directory: bool = False
 @pytest.mark.parametrize(("name", "write"), READ_ONLY_WRITES, ids=[w[0] for w in READ_ONLY_WRITES])
 def test_every_write_to_a_read_only_store_raises_store_read_only_error_and_writes_nothing(
         store_path, monkeypatch, name, write):
-    from store_helpers import read_only_connections
-
-    from provgate.errors import StoreReadOnlyError
-
     _a_store_to_make_read_only(store_path)
     before = row_counts(store_path)
     read_only_connections(monkeypatch)  # SQLite refuses the writes, as for a chmod 0444 file
@@ -1350,8 +1359,6 @@ def test_every_write_to_a_read_only_store_raises_store_read_only_error_and_write
 
 def test_a_read_only_store_acknowledges_a_put_it_already_holds(store_path, monkeypatch):
     # nothing to write: the content is durable under that handle already
-    from store_helpers import read_only_connections
-
     _a_store_to_make_read_only(store_path)
     read_only_connections(monkeypatch)
     with SourceStore(store_path) as s:
@@ -1360,8 +1367,6 @@ def test_a_read_only_store_acknowledges_a_put_it_already_holds(store_path, monke
 
 
 def test_bad_input_to_a_read_only_store_is_still_named_as_bad_input(store_path, monkeypatch):
-    from store_helpers import read_only_connections
-
     _a_store_to_make_read_only(store_path)
     read_only_connections(monkeypatch)
     with SourceStore(store_path) as s:
@@ -1375,9 +1380,6 @@ def test_bad_input_to_a_read_only_store_is_still_named_as_bad_input(store_path, 
 def test_a_read_only_store_that_opening_would_write_is_refused_at_open(store_path, monkeypatch, made):
     # a new or empty file, or one of an older schema, is made a WAL store of the current schema
     # on its first open: read-only, that fails at once, naming the file, and leaves it as it was
-    from provgate.errors import StoreReadOnlyError
-    from store_helpers import read_only_connections
-
     if made == "empty file":
         store_path.write_bytes(b"")
     else:
@@ -1398,21 +1400,8 @@ def test_a_store_whose_directory_is_read_only_is_refused_at_open_naming_the_dire
     # what SQLite raises for a WAL store whose directory this process cannot write (it must
     # create the -wal and -shm files to read at all), injected as SQLite raises it, so this
     # variant runs as root too; test_a_read_only_store_under_real_file_permissions chmods
-    from provgate.errors import StoreReadOnlyError
-
     _a_store_to_make_read_only(store_path)
-    real = sqlite3.connect
-
-    class Refusing(sqlite3.Connection):
-        def execute(self, sql, *args):
-            if not sql.startswith(("PRAGMA foreign_keys", "PRAGMA trusted_schema", "PRAGMA cell_size_check",
-                                   "PRAGMA recursive_triggers")):
-                exc = sqlite3.OperationalError("attempt to write a readonly database")
-                exc.sqlite_errorcode, exc.sqlite_errorname = code, name
-                raise exc
-            return super().execute(sql, *args)
-
-    monkeypatch.setattr(sqlite3, "connect", lambda db, *a, **k: real(db, *a, **dict(k, factory=Refusing)))
+    read_only_directory_connections(monkeypatch, code, name)
     with pytest.raises(StoreReadOnlyError) as caught:
         SourceStore(store_path)
     _assert_read_only_error(caught.value, store_path, directory=True)
@@ -1472,11 +1461,6 @@ print(json.dumps(out))
 def test_a_read_only_store_under_real_file_permissions(tmp_path):
     # the real thing: a 0444 store file, and a store in a 0555 directory, in a process that
     # permissions bind (as root: under capsh, the DAC capabilities dropped)
-    import subprocess  # noqa: F401 - (run_where_permissions_bind)
-    import sys
-
-    from store_helpers import PERMISSIONS_DO_NOT_BIND, modes, permissions_bind_argv, run_where_permissions_bind
-
     if permissions_bind_argv() is None:
         pytest.skip(PERMISSIONS_DO_NOT_BIND)
     rofile, rodir, empty = tmp_path / "ro.sqlite3", tmp_path / "rodir", tmp_path / "empty.sqlite3"
