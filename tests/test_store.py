@@ -1408,6 +1408,17 @@ def test_a_store_whose_directory_is_read_only_is_refused_at_open_naming_the_dire
     assert "-wal and -shm" in str(caught.value) and "even to read it" in str(caught.value)
 
 
+def test_a_read_only_store_whose_wal_must_be_recovered_says_so(store_path, monkeypatch):
+    # SQLITE_READONLY_RECOVERY: a writer stopped without closing the store, and a read-only
+    # connection cannot recover its WAL (injected as SQLite raises it)
+    _a_store_to_make_read_only(store_path)
+    read_only_directory_connections(monkeypatch, 264, "SQLITE_READONLY_RECOVERY")
+    with pytest.raises(StoreReadOnlyError) as caught:
+        SourceStore(store_path)
+    _assert_read_only_error(caught.value, store_path)
+    assert "recovered" in str(caught.value)
+
+
 _READ_ONLY_PROBE = r'''
 import json, os, sys
 from provgate.errors import ProvgateError

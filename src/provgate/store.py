@@ -109,9 +109,11 @@ _DIGESTS = "SELECT s.handle, s.digest, c.size FROM sources s LEFT JOIN content c
 _SQLITE_BUSY = 5
 _SQLITE_LOCKED = 6
 _SQLITE_READONLY = 8
-# extended SQLITE_READONLY codes: the file was moved or deleted while open; the -shm file cannot
+# extended SQLITE_READONLY codes: a WAL left by a writer that stopped must be recovered, which a
+# read-only connection cannot do; the file was moved or deleted while open; the -shm file cannot
 # be set up (it exists but this process cannot write it); the directory is read-only, so the
 # -wal and -shm files a WAL database needs (even to be read) cannot be created
+_SQLITE_READONLY_RECOVERY = 264
 _SQLITE_READONLY_DBMOVED = 1032
 _SQLITE_READONLY_CANTINIT = 1288
 _SQLITE_READONLY_DIRECTORY = 1544
@@ -1195,6 +1197,11 @@ class SourceStore:
                 "process (or its -shm file is), and SQLite must create and write the store's -wal and -shm files "
                 "beside it to use a WAL store at all, even to read it; give this process write access to the "
                 f"directory ({exc})", path=self._path, directory=True)
+        if code == _SQLITE_READONLY_RECOVERY:
+            return StoreReadOnlyError(
+                f"store {self._path!r} is read-only to this process, and its WAL, left by a writer that stopped "
+                "without closing the store, must be recovered before it can be read; that needs write access to "
+                f"the file: open it once with write access ({exc})", path=self._path)
         if code == _SQLITE_READONLY_DBMOVED:
             return StoreReadOnlyError(
                 f"store {self._path!r} was moved, replaced or deleted while it was open, so SQLite refuses to write "
