@@ -3,11 +3,13 @@ and the worker bodies of the multi-process tests (importable, so spawn can run t
 
 from __future__ import annotations
 
+import functools
 import os
 import random
 import sqlite3
 import threading
 import traceback
+from contextlib import contextmanager
 from pathlib import Path
 
 from provgate.store import SourceStore
@@ -118,3 +120,116 @@ def set_inherited_store(store: SourceStore | None) -> None:
     global _INHERITED_STORE, _INHERITED_PID
     _INHERITED_STORE = store
     _INHERITED_PID = os.getpid() if store is not None else None
+
+
+# -- read-only stores ---------------------------------------------------------------------------
+#
+# File permissions do not bind root (CAP_DAC_OVERRIDE), and CI may run as root or not. Two ways
+# to see a read-only store, so that some variant runs everywhere:
+#
+# - read_only_connections: every connection the store opens is opened read-only by SQLite itself
+#   (URI mode=ro), which fails writes with the same SQLITE_READONLY a read-only file gives. Runs
+#   everywhere, as root too; it does not model a read-only directory.
+# - run_where_permissions_bind: a real chmod, with a subprocess that permissions bind: run as it
+#   is when not root, and as root under capsh with the DAC capabilities dropped. Only root
+#   without capsh cannot do it (PERMISSIONS_DO_NOT_BIND says why that variant skips).
+
+DROPPED_CAPABILITIES = "cap_dac_override,cap_dac_read_search,cap_fowner"
+
+
+def read_only_connections(monkeypatch) -> None:
+    """Open every file connection read-only at the SQLite level (URI ``mode=ro``)."""
+    from urllib.parse import quote
+
+    real = sqlite3.connect
+
+    def connect(database, *args, **kwargs):
+        if kwargs.get("uri") or str(database) == ":memory:":
+            return real(database, *args, **kwargs)
+        uri = "file:" + quote(os.path.abspath(os.fspath(database))) + "?mode=ro"
+        return real(uri, *args, **dict(kwargs, uri=True))
+
+    monkeypatch.setattr(sqlite3, "connect", connect)
+
+
+# the statements a connection runs before it reads the file (store._connect): they succeed
+_SETUP_PRAGMAS = ("PRAGMA foreign_keys", "PRAGMA trusted_schema", "PRAGMA cell_size_check", "PRAGMA recursive_triggers")
+SQLITE_READONLY_DIRECTORY = 1544
+
+
+def read_only_directory_connections(monkeypatch, code: int = SQLITE_READONLY_DIRECTORY,
+                                    name: str = "SQLITE_READONLY_DIRECTORY") -> None:
+    """Fail every statement that touches the file as SQLite fails it for a WAL store whose
+    directory this process cannot write (it must create the -wal and -shm files even to read):
+    an OperationalError with that extended code, which ``mode=ro`` cannot produce."""
+    real = sqlite3.connect
+
+    class Refusing(sqlite3.Connection):
+        def execute(self, sql, *args):
+            if not sql.startswith(_SETUP_PRAGMAS):
+                exc = sqlite3.OperationalError("attempt to write a readonly database")
+                exc.sqlite_errorcode, exc.sqlite_errorname = code, name
+                raise exc
+            return super().execute(sql, *args)
+
+    monkeypatch.setattr(sqlite3, "connect", lambda db, *a, **k: real(db, *a, **dict(k, factory=Refusing)))
+
+
+def permissions_bind_argv() -> list[str] | None:
+    """The argv prefix under which file permissions bind a child process: ``[]`` when not root,
+    capsh dropping the DAC capabilities when root, None when root without capsh."""
+    import shutil
+
+    if not hasattr(os, "geteuid") or os.geteuid() != 0:
+        return []
+    capsh = shutil.which("capsh")
+    if capsh is None or not _capsh_drops(capsh):
+        return None
+    return [capsh, f"--drop={DROPPED_CAPABILITIES}", "--"]
+
+
+@functools.cache
+def _capsh_drops(capsh: str) -> bool:
+    """Whether capsh may drop the capabilities here (it needs CAP_SETPCAP)."""
+    import subprocess
+
+    run = subprocess.run([capsh, f"--drop={DROPPED_CAPABILITIES}", "--", "-c", "exit 0"], capture_output=True,
+                         timeout=60, check=False)
+    return run.returncode == 0
+
+
+PERMISSIONS_DO_NOT_BIND = ("running as root without a capsh that can drop cap_dac_override: file permissions do "
+                           "not bind this process or its children, so a chmod cannot make a store read-only here; "
+                           "the read_only_connections (mode=ro) and read_only_directory_connections variants "
+                           "cover the behaviour")
+
+
+def run_where_permissions_bind(argv: list[str], *, cwd: str | os.PathLike[str] | None = None, timeout: float = 120):
+    """Run ``argv`` (a python command line) as a process that file permissions bind."""
+    import shlex
+    import subprocess
+
+    import provgate
+
+    prefix = permissions_bind_argv()
+    assert prefix is not None, PERMISSIONS_DO_NOT_BIND
+    command = [*prefix, "-c", "exec " + shlex.join(argv)] if prefix else argv
+    # the provgate this test runs (the source tree's, whatever the cwd), found first
+    here = os.path.dirname(os.path.dirname(os.path.abspath(provgate.__file__)))
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [here, os.environ.get("PYTHONPATH")])))
+    env.pop("PROVGATE_STORE", None)
+    return subprocess.run(command, capture_output=True, text=True, cwd=cwd, timeout=timeout, env=env, check=False)
+
+
+@contextmanager
+def modes(*changes: tuple[str | os.PathLike[str], int]):
+    """chmod each path for the block, and put every mode back after it (tmp_path cleanup, and a
+    non-root test process, need a writable directory again)."""
+    before = [(path, os.stat(path).st_mode & 0o7777) for path, _ in changes]
+    try:
+        for path, mode in changes:
+            os.chmod(path, mode)
+        yield
+    finally:
+        for path, mode in reversed(before):
+            os.chmod(path, mode)

@@ -479,3 +479,80 @@ def test_sticky_pins_hold_in_a_later_process_of_the_same_session(tmp_path, store
     assert ("s1", DOC_H) in r  # the summary of the pinned source
     # without the session, the later process cannot know about the pin
     assert run_main(["check", p2, "--store", store_path], capsys)[0] == 0
+
+
+# -- a read-only store (red team 26, w03): exit 2 naming --store, not an internal_error ---------
+
+
+def _no_new_sources_edit() -> dict:
+    kept = [tool("t", "tool:existing", "kept\n")]
+    return {"operator": "reorder", "pre": kept, "post": kept}
+
+
+def _assert_read_only_store_error(err: str, store, *, directory: bool = False) -> None:
+    e = only_json_error(err)
+    assert e["type"] == "read_only_store" and e["field"] == "--store", e
+    assert str(store) in e["message"] and "read-only" in e["message"] and "write access" in e["message"], e
+    if directory:
+        assert str(Path(store).parent) in e["message"], e
+
+
+@pytest.mark.parametrize("edit", [accepted_edit, _no_new_sources_edit], ids=["inline sources", "audit record only"])
+def test_check_on_a_read_only_store_exits_2_naming_store_and_writes_nothing(tmp_path, store_path, capsys,
+                                                                          monkeypatch, edit):
+    # as root too: SQLite opens the store read-only (mode=ro); the chmod variant is below
+    from store_helpers import read_only_connections
+
+    before = row_counts(store_path)
+    path = write(tmp_path, edit())
+    read_only_connections(monkeypatch)
+    code, out, err = run_main(["check", path, "--store", store_path], capsys)
+    assert code == 2 and out == ""
+    _assert_read_only_store_error(err, store_path)
+    monkeypatch.undo()
+    assert row_counts(store_path) == before
+
+
+@pytest.mark.parametrize("create", [False, True])
+def test_check_on_a_store_in_a_read_only_directory_exits_2_naming_store(tmp_path, store_path, capsys, monkeypatch,
+                                                                       create):
+    # the extended code SQLite raises when it cannot create the -wal and -shm files, injected
+    # (as root too)
+    from store_helpers import read_only_directory_connections
+
+    before = row_counts(store_path)
+    path = write(tmp_path, accepted_edit())
+    read_only_directory_connections(monkeypatch)
+    code, out, err = run_main(["check", path, "--store", store_path, *(["--create"] if create else [])], capsys)
+    assert code == 2 and out == ""
+    _assert_read_only_store_error(err, store_path, directory=True)
+    monkeypatch.undo()
+    assert row_counts(store_path) == before
+
+
+def test_check_on_a_read_only_store_under_real_file_permissions_exits_2_naming_store(tmp_path, store_path):
+    # a chmod 0444 store, a store in a 0555 directory, and --create of a new store there, in a
+    # process that permissions bind (as root: under capsh, the DAC capabilities dropped)
+    from store_helpers import (
+        PERMISSIONS_DO_NOT_BIND,
+        modes,
+        permissions_bind_argv,
+        run_where_permissions_bind,
+    )
+
+    if permissions_bind_argv() is None:
+        pytest.skip(PERMISSIONS_DO_NOT_BIND)
+    rodir = tmp_path / "rodir"
+    rodir.mkdir()
+    in_rodir = rodir / "store.sqlite3"
+    in_rodir.write_bytes(store_path.read_bytes())  # (closed: the WAL was checkpointed into it)
+    path = write(tmp_path, accepted_edit())
+    before = row_counts(store_path), row_counts(in_rodir)
+    cases = [(store_path, [], False), (in_rodir, [], True), (rodir / "new.sqlite3", ["--create"], True)]
+    with modes((store_path, 0o444), (rodir, 0o555)):
+        results = [run_where_permissions_bind([sys.executable, "-m", "provgate", "check", str(path), "--store",
+                                               str(store), *extra]) for store, extra, _ in cases]
+    for (store, _, directory), r in zip(cases, results):
+        assert r.returncode == 2 and r.stdout == "", (store, r.stderr)
+        _assert_read_only_store_error(r.stderr, store, directory=directory)
+    assert (row_counts(store_path), row_counts(in_rodir)) == before and not (rodir / "new.sqlite3").exists()

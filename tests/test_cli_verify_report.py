@@ -145,3 +145,94 @@ def test_help(command, capsys):
         cli.main([command, "--help"])
     assert exc.value.code == 0
     assert capsys.readouterr().out.startswith("usage: provgate " + command)
+
+
+# -- a read-only store (red team 26, w03) --------------------------------------------------------
+#
+# verify and report only read: they work on a store this process may not write. A store in a
+# read-only directory cannot be read at all (SQLite must create its -wal and -shm files): exit 2
+# naming --store, not an internal_error.
+
+ANSWER = 'The client retries "retries=3" [src:call_8841].\n'
+
+
+def _read_only_argv(tmp_path, command: str) -> list:
+    if command == "verify":
+        answer = tmp_path / "answer.txt"
+        answer.write_text(ANSWER, encoding="utf-8")
+        return ["verify", answer]
+    return ["report", "--json"]
+
+
+def _assert_read_only_store_error(err: str, store, *, directory: bool) -> None:
+    e = json.loads(err)["error"]
+    assert e["type"] == "read_only_store" and e["field"] == "--store", e
+    assert str(store) in e["message"] and "read-only" in e["message"] and "write access" in e["message"], e
+    if directory:
+        assert str(Path(store).parent) in e["message"], e
+
+
+@pytest.mark.parametrize("command", ["verify", "report"])
+def test_verify_and_report_read_a_read_only_store(tmp_path, store_path, capsys, monkeypatch, command):
+    # as root too: SQLite opens the store read-only (mode=ro); the chmod variant is below
+    from store_helpers import read_only_connections, row_counts
+
+    _gate_two_cycles(store_path, "s1")
+    before = row_counts(store_path)
+    expected = run([*_read_only_argv(tmp_path, command), "--store", store_path], capsys)
+    assert expected[0] == 0, expected
+    read_only_connections(monkeypatch)
+    assert run([*_read_only_argv(tmp_path, command), "--store", store_path], capsys) == expected
+    monkeypatch.undo()
+    assert row_counts(store_path) == before
+
+
+@pytest.mark.parametrize("command", ["verify", "report"])
+def test_verify_and_report_on_a_store_in_a_read_only_directory_exit_2_naming_store(tmp_path, store_path, capsys,
+                                                                                 monkeypatch, command):
+    # the extended code SQLite raises when it cannot create the -wal and -shm files, injected
+    # (as root too)
+    from store_helpers import read_only_directory_connections
+
+    _gate_two_cycles(store_path, "s1")
+    argv = [*_read_only_argv(tmp_path, command), "--store", store_path]
+    read_only_directory_connections(monkeypatch)
+    code, out, err = run(argv, capsys)
+    assert code == 2 and out == ""
+    _assert_read_only_store_error(err, store_path, directory=True)
+
+
+def test_verify_and_report_under_real_file_permissions(tmp_path, store_path):
+    # a chmod 0444 store is read; a store in a 0555 directory is refused naming --store; in a
+    # process that permissions bind (as root: under capsh, the DAC capabilities dropped)
+    import sys
+
+    from store_helpers import (
+        PERMISSIONS_DO_NOT_BIND,
+        modes,
+        permissions_bind_argv,
+        row_counts,
+        run_where_permissions_bind,
+    )
+
+    if permissions_bind_argv() is None:
+        pytest.skip(PERMISSIONS_DO_NOT_BIND)
+    _gate_two_cycles(store_path, "s1")
+    rodir = tmp_path / "rodir"
+    rodir.mkdir()
+    in_rodir = rodir / "store.sqlite3"
+    in_rodir.write_bytes(store_path.read_bytes())  # (closed: the WAL was checkpointed into it)
+    before = row_counts(store_path), row_counts(in_rodir)
+    commands = {c: [str(a) for a in _read_only_argv(tmp_path, c)] for c in ("verify", "report")}
+    with modes((store_path, 0o444), (rodir, 0o555)):
+        results = {(c, str(store)): run_where_permissions_bind([sys.executable, "-m", "provgate", *argv, "--store",
+                                                                str(store)])
+                   for c, argv in commands.items() for store in (store_path, in_rodir)}
+    for (command, store), r in results.items():
+        if store == str(store_path):
+            assert r.returncode == 0 and r.stderr == "", (command, r.stderr)
+            assert json.loads(r.stdout), command
+        else:
+            assert r.returncode == 2 and r.stdout == "", (command, r.stderr)
+            _assert_read_only_store_error(r.stderr, store, directory=True)
+    assert (row_counts(store_path), row_counts(in_rodir)) == before

@@ -447,3 +447,72 @@ def test_a_fresh_gate_never_vouches_for_a_source_whose_stored_bytes_are_damaged(
     with SourceStore(path) as s:
         with pytest.raises(StoreCorruptionError, match="tool:c1"):
             Gate(s).check(pre, post, operator="summarize")
+
+
+# -- a check whose audit record cannot be written (red team 26, w03) ---------------------------
+
+
+def _session_state(gate: Gate) -> tuple:
+    return (gate.history, gate.pins, {r: list(line) for r, line in gate._read_log.items()}, dict(gate._read_of),
+            set(gate._read_names), gate._cumulative)
+
+
+def _without_clock(record: dict) -> dict:
+    return {k: v for k, v in record.items() if k not in ("ts", "timings_ms")}
+
+
+def _audit_without_clock(store: SourceStore) -> list[dict]:
+    return [_without_clock(r) for _, r in store.iter_audit()]
+
+
+@pytest.mark.parametrize("failing", ["append_audit", "put_cached_facts_many"])
+def test_a_check_whose_audit_record_cannot_be_written_leaves_no_trace_in_the_session(tmp_path, monkeypatch, failing):
+    # Gate.check raised a read-only store's error after recording the cycle in the gate's
+    # history, pins and read log: the session's next cycle number, pins and reads then
+    # differed from what the audit log (and so a resumed session) holds
+    from provgate.errors import StoreReadOnlyError
+
+    first_pre = [tool("t1", CONF_H, CONF, ts=1.0, resource="file:conf")]
+    # an accepted check that pins (a block with a handle, one without), logs a read, moves the
+    # cumulative retention, and scans a source for a summary grounded in it (its fact table is
+    # persisted before the audit record is appended)
+    pre = [tool("t1", CONF_H, CONF, ts=1.0, resource="file:conf", pinned=True),
+           tool("t2", HTTP_H, HTTP, ts=2.0, resource="file:http"),
+           blk("n", "user", "keep this note\n", pinned=True), blk("a1", "assistant", NOTE)]
+    post = [*pre, summary("s1", "The orders call returned 12 rows [src:call_2].\n", [HTTP_H])]
+    stores = [store_with(SOURCES, tmp_path / f"{name}.sqlite3") for name in ("failing", "twin")]
+    gates = [Gate(s, session="s") for s in stores]
+    for g in gates:
+        assert_accepted(g.check(first_pre, first_pre, operator="reorder", commit=True))
+    failing_gate, twin = gates
+    before = _session_state(failing_gate)
+    audit_before = _audit_without_clock(stores[0])
+
+    refused: list[str] = []
+
+    def refuse(*args, **kwargs):
+        refused.append(failing)
+        raise StoreReadOnlyError(f"store {stores[0].path!r} is read-only", path=stores[0].path)
+
+    with monkeypatch.context() as m:
+        m.setattr(stores[0], failing, refuse)
+        with pytest.raises(StoreReadOnlyError):
+            failing_gate.check(pre, post, operator="summarize", commit=True)
+        assert refused == [failing]
+        assert _session_state(failing_gate) == before  # no cycle, pin, read or retention of it
+        assert _audit_without_clock(stores[0]) == audit_before
+    # the same check again, now that the store takes it, is what it is on a gate that never
+    # failed: cycle 2, the same pins, reads and audit record
+    verdicts = [g.check(pre, post, operator="summarize", commit=True) for g in gates]
+    assert [v.cycle for v in verdicts] == [2, 2] and verdicts[0].accepted
+    assert _without_clock(verdicts[0].to_json()) == _without_clock(verdicts[1].to_json())
+    assert _session_state(failing_gate)[1:] == _session_state(twin)[1:]
+    # (and the check did add to each part of the session, so the test above is not vacuous)
+    assert all(now != then for now, then in zip(_session_state(twin)[1:], before[1:]))
+    assert [(c.cycle, c.accepted, c.retention) for c in failing_gate.history] == \
+           [(c.cycle, c.accepted, c.retention) for c in twin.history]
+    assert _audit_without_clock(stores[0]) == _audit_without_clock(stores[1])
+    resumed = Gate(stores[0], session="s")
+    assert resumed.pins == failing_gate.pins and resumed._read_log == failing_gate._read_log
+    for s in stores:
+        s.close()

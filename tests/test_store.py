@@ -8,6 +8,7 @@ import math
 import os
 import re
 import sqlite3
+import sys
 import threading
 from pathlib import Path
 
@@ -23,9 +24,11 @@ from provgate.errors import (
     InvalidDigestError,
     InvalidHandleError,
     LimitExceededError,
+    ProvgateError,
     StoreBusyError,
     StoreClosedError,
     StoreCorruptionError,
+    StoreReadOnlyError,
     StoreSchemaError,
     UnknownHandleError,
 )
@@ -39,7 +42,19 @@ from provgate.store import (
     default_store_path,
 )
 from conftest import IMPLEMENTATIONS, load_implementation
-from store_helpers import flip_byte_after, integrity, raw_query, row_counts, snapshot
+from store_helpers import (
+    PERMISSIONS_DO_NOT_BIND,
+    flip_byte_after,
+    integrity,
+    modes,
+    permissions_bind_argv,
+    raw_query,
+    read_only_connections,
+    read_only_directory_connections,
+    row_counts,
+    run_where_permissions_bind,
+    snapshot,
+)
 
 CONFIG = "# service.conf\nretries=3\ntimeout_s=30\nendpoint=https://api.example.com/v2\n"
 
@@ -1277,3 +1292,214 @@ def test_a_stored_digest_passes_the_quick_check_only_if_parse_digest_accepts_it(
     else:
         with pytest.raises(StoreCorruptionError, match="recorded digest is damaged"):
             _check_stored_digest("source 'x'", digest)
+
+
+# -- a read-only store (red team 26, w03) -------------------------------------------------------
+#
+# A store this process may not write raised a raw sqlite3.OperationalError ("attempt to write a
+# readonly database") from every write, and a store in a read-only directory from SourceStore()
+# itself. See store_helpers for the two ways these tests make a store read-only, as root too.
+
+_FACTS_DIGEST = compute_digest(b"retries=3\n")
+READ_ONLY_WRITES = [
+    ("put", lambda s: s.put("tool:new", "new\n")),
+    ("put of stored content under a new handle", lambda s: s.put("tool:twin", CONFIG)),
+    ("put_many", lambda s: s.put_many({"tool:n1": "one\n", "tool:n2": "two\n"})),
+    ("append_audit", lambda s: s.append_audit({"session": "s", "cycle": 2})),
+    ("put_cached_facts", lambda s: s.put_cached_facts(_FACTS_DIGEST, "v9", b"blob")),
+    ("put_cached_facts_many", lambda s: s.put_cached_facts_many([(_FACTS_DIGEST, "v8", b"a"), (_FACTS_DIGEST, "v9", b"b")])),
+    ("a gate's check", lambda s: _gate_check(s)),
+]
+
+
+def _gate_check(store: SourceStore):
+    from provgate.gate import Gate
+
+    gate = Gate(store, session="ro")
+    block = {"id": "t", "role": "tool", "text": CONFIG, "handles": ["tool:conf"]}
+    try:
+        return gate.check([block], [block], operator="reorder")
+    finally:
+        assert gate.history == [] and gate.pins == (frozenset(), frozenset())  # a failed check leaves no cycle
+
+
+def _a_store_to_make_read_only(path) -> None:
+    with SourceStore(path) as s:
+        s.put("tool:conf", CONFIG)
+        s.append_audit({"session": "s", "cycle": 1})
+        s.put_cached_facts(_FACTS_DIGEST, "v1", b"facts")
+
+
+def _assert_read_only_error(exc: BaseException, path, *, directory: bool = False) -> None:
+    assert isinstance(exc, StoreReadOnlyError) and isinstance(exc, InvalidArgumentError), repr(exc)
+    assert isinstance(exc, ProvgateError) and exc.argument == "path" and exc.path == str(path)
+    assert exc.directory is directory and str(path) in str(exc) and "read-only" in str(exc)
+    assert "write access" in str(exc)
+    if directory:
+        assert os.path.dirname(str(path)) in str(exc)
+
+
+@pytest.mark.parametrize(("name", "write"), READ_ONLY_WRITES, ids=[w[0] for w in READ_ONLY_WRITES])
+def test_every_write_to_a_read_only_store_raises_store_read_only_error_and_writes_nothing(
+        store_path, monkeypatch, name, write):
+    _a_store_to_make_read_only(store_path)
+    before = row_counts(store_path)
+    read_only_connections(monkeypatch)  # SQLite refuses the writes, as for a chmod 0444 file
+    with SourceStore(store_path) as s:
+        with pytest.raises(StoreReadOnlyError) as caught:
+            write(s)
+        _assert_read_only_error(caught.value, store_path)
+        assert "reads work" in str(caught.value)
+        # reads still work, on the same connection, after the refused write
+        assert s.get("tool:conf") == CONFIG and s.get_cached_facts(_FACTS_DIGEST, "v1") == b"facts"
+        assert [r for _, r in s.iter_audit()] == [{"session": "s", "cycle": 1}] and s.verify() == []
+    monkeypatch.undo()
+    assert row_counts(store_path) == before and integrity(store_path) == ["ok"]
+
+
+def test_a_read_only_store_acknowledges_a_put_it_already_holds(store_path, monkeypatch):
+    # nothing to write: the content is durable under that handle already
+    _a_store_to_make_read_only(store_path)
+    read_only_connections(monkeypatch)
+    with SourceStore(store_path) as s:
+        assert s.put("tool:conf", CONFIG) == compute_digest(CONFIG.encode())
+        assert s.put_many([("tool:conf", CONFIG)]) == {"tool:conf": compute_digest(CONFIG.encode())}
+
+
+def test_bad_input_to_a_read_only_store_is_still_named_as_bad_input(store_path, monkeypatch):
+    _a_store_to_make_read_only(store_path)
+    read_only_connections(monkeypatch)
+    with SourceStore(store_path) as s:
+        with pytest.raises(InvalidHandleError):
+            s.put("", "x")
+        with pytest.raises(HandleConflictError):
+            s.put("tool:conf", "other\n")
+
+
+@pytest.mark.parametrize("made", ["empty file", "version 1"])
+def test_a_read_only_store_that_opening_would_write_is_refused_at_open(store_path, monkeypatch, made):
+    # a new or empty file, or one of an older schema, is made a WAL store of the current schema
+    # on its first open: read-only, that fails at once, naming the file, and leaves it as it was
+    if made == "empty file":
+        store_path.write_bytes(b"")
+    else:
+        _version_1_store(store_path, [b'{"session":"S"}'])
+    before = store_path.read_bytes()
+    read_only_connections(monkeypatch)
+    with pytest.raises(StoreReadOnlyError) as caught:
+        SourceStore(store_path)
+    _assert_read_only_error(caught.value, store_path)
+    assert "first time" in str(caught.value)
+    monkeypatch.undo()
+    assert store_path.read_bytes() == before
+
+
+@pytest.mark.parametrize(("code", "name"), [(1544, "SQLITE_READONLY_DIRECTORY"), (1288, "SQLITE_READONLY_CANTINIT")])
+def test_a_store_whose_directory_is_read_only_is_refused_at_open_naming_the_directory(store_path, monkeypatch,
+                                                                                      code, name):
+    # what SQLite raises for a WAL store whose directory this process cannot write (it must
+    # create the -wal and -shm files to read at all), injected as SQLite raises it, so this
+    # variant runs as root too; test_a_read_only_store_under_real_file_permissions chmods
+    _a_store_to_make_read_only(store_path)
+    read_only_directory_connections(monkeypatch, code, name)
+    with pytest.raises(StoreReadOnlyError) as caught:
+        SourceStore(store_path)
+    _assert_read_only_error(caught.value, store_path, directory=True)
+    assert "-wal and -shm" in str(caught.value) and "even to read it" in str(caught.value)
+
+
+def test_a_read_only_store_whose_wal_must_be_recovered_says_so(store_path, monkeypatch):
+    # SQLITE_READONLY_RECOVERY: a writer stopped without closing the store, and a read-only
+    # connection cannot recover its WAL (injected as SQLite raises it)
+    _a_store_to_make_read_only(store_path)
+    read_only_directory_connections(monkeypatch, 264, "SQLITE_READONLY_RECOVERY")
+    with pytest.raises(StoreReadOnlyError) as caught:
+        SourceStore(store_path)
+    _assert_read_only_error(caught.value, store_path)
+    assert "recovered" in str(caught.value)
+
+
+_READ_ONLY_PROBE = r'''
+import json, os, sys
+from provgate.errors import ProvgateError
+from provgate.gate import Gate
+from provgate.store import SourceStore
+
+rofile, rodir_store, new_in_rodir, empty_ro = sys.argv[1:5]
+out = {}
+
+
+def error(fn):
+    try:
+        fn()
+    except ProvgateError as e:
+        return {"type": type(e).__name__, "message": str(e), "argument": getattr(e, "argument", None),
+                "path": getattr(e, "path", None), "directory": getattr(e, "directory", None)}
+    except Exception as e:  # noqa: BLE001 - what the test must never see
+        return {"type": "raw " + type(e).__name__, "message": str(e)}
+    return None
+
+
+try:
+    open(rofile, "ab").close()
+    out["binds"] = False
+except PermissionError:
+    out["binds"] = True
+s = SourceStore(rofile)
+out["read"] = s.get("tool:conf")
+out["verify"] = s.verify()
+out["same put"] = s.put("tool:conf", s.get("tool:conf"))
+out["writes"] = {
+    "put": error(lambda: s.put("tool:new", "new\n")),
+    "put_many": error(lambda: s.put_many({"tool:n1": "1", "tool:n2": "2"})),
+    "append_audit": error(lambda: s.append_audit({"session": "s"})),
+    "put_cached_facts": error(lambda: s.put_cached_facts(s.digest("tool:conf"), "v9", b"b")),
+}
+gate = Gate(s, session="ro")
+block = {"id": "t", "role": "tool", "text": out["read"], "handles": ["tool:conf"]}
+out["writes"]["gate check"] = error(lambda: gate.check([block], [block], operator="reorder"))
+out["history"] = len(gate.history)
+out["counts"] = [len(s), len(list(s.iter_audit()))]
+s.close()
+out["rodir"] = error(lambda: SourceStore(rodir_store).close())
+out["new in rodir"] = error(lambda: SourceStore(new_in_rodir).close())
+out["new created"] = os.path.exists(new_in_rodir)
+out["empty"] = error(lambda: SourceStore(empty_ro).close())
+print(json.dumps(out))
+'''
+
+
+def test_a_read_only_store_under_real_file_permissions(tmp_path):
+    # the real thing: a 0444 store file, and a store in a 0555 directory, in a process that
+    # permissions bind (as root: under capsh, the DAC capabilities dropped)
+    if permissions_bind_argv() is None:
+        pytest.skip(PERMISSIONS_DO_NOT_BIND)
+    rofile, rodir, empty = tmp_path / "ro.sqlite3", tmp_path / "rodir", tmp_path / "empty.sqlite3"
+    _a_store_to_make_read_only(rofile)
+    rodir.mkdir()
+    _a_store_to_make_read_only(rodir / "s.sqlite3")
+    empty.write_bytes(b"")
+    probe = tmp_path / "probe.py"
+    probe.write_text(_READ_ONLY_PROBE, encoding="utf-8")
+    before = row_counts(rofile), row_counts(rodir / "s.sqlite3")
+    with modes((rofile, 0o444), (empty, 0o444), (rodir, 0o555)):
+        r = run_where_permissions_bind([sys.executable, str(probe), str(rofile), str(rodir / "s.sqlite3"),
+                                        str(rodir / "new.sqlite3"), str(empty)], cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert out["binds"], "the probe could write a 0444 file: permissions did not bind"
+    assert out["read"] == CONFIG and out["verify"] == [] and out["same put"] == compute_digest(CONFIG.encode())
+    for name, exc in out["writes"].items():
+        assert exc is not None and exc["type"] == "StoreReadOnlyError", (name, exc)
+        assert exc["argument"] == "path" and exc["path"] == str(rofile) and not exc["directory"], (name, exc)
+        assert str(rofile) in exc["message"] and "read-only" in exc["message"] and "reads work" in exc["message"]
+    assert out["history"] == 0 and out["counts"] == [1, 1]
+    for name, path in (("rodir", rodir / "s.sqlite3"), ("new in rodir", rodir / "new.sqlite3")):
+        exc = out[name]
+        assert exc is not None and exc["type"] == "StoreReadOnlyError" and exc["directory"], (name, exc)
+        assert exc["path"] == str(path) and str(rodir) in exc["message"] and "read-only" in exc["message"]
+    assert not out["new created"] and not (rodir / "new.sqlite3").exists()
+    assert out["empty"]["type"] == "StoreReadOnlyError" and not out["empty"]["directory"], out["empty"]
+    assert empty.read_bytes() == b""
+    assert (row_counts(rofile), row_counts(rodir / "s.sqlite3")) == before
+    assert integrity(rofile) == ["ok"] and integrity(rodir / "s.sqlite3") == ["ok"]

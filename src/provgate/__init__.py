@@ -53,6 +53,7 @@ _EXPORTS: dict[str, str] = {
     "ProvenanceInvariantError": "provgate.errors",
     "InvalidArgumentError": "provgate.errors",
     "StoreSchemaError": "provgate.errors",
+    "StoreReadOnlyError": "provgate.errors",
     "StoreClosedError": "provgate.errors",
     "StoreBusyError": "provgate.errors",
     "PointerFormatError": "provgate.errors",
@@ -152,6 +153,7 @@ if TYPE_CHECKING:  # pragma: no cover
         StoreBusyError,
         StoreClosedError,
         StoreCorruptionError,
+        StoreReadOnlyError,
         StoreSchemaError,
         UnknownHandleError,
     )

@@ -7,7 +7,9 @@
 
 Exit status: 0 accepted (or all citations accurate), 1 rejected (or a citation that is not
 accurate), 2 unusable input — with a JSON error object on stderr that names what is wrong, and nothing
-written to the store.
+written to the store. A store this process may not write is ``read_only_store`` (field ``--store``):
+``verify`` and ``report`` only read and work on a read-only store file, ``check`` writes (its audit
+record) and needs write access; a store in a read-only directory cannot be opened at all.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from provgate import __version__
-from provgate.errors import ProvgateError
+from provgate.errors import ProvgateError, StoreReadOnlyError
 
 EXIT_OK, EXIT_REJECTED, EXIT_UNUSABLE = 0, 1, 2
 DEFAULT_MAX_INPUT_BYTES = 64 << 20
@@ -132,7 +134,7 @@ def _open_store(path: str | None, *, create: bool) -> Any:
     try:
         return SourceStore(str(target))
     except InvalidArgumentError as exc:  # the path, refused by the store itself (a race with the checks above)
-        if exc.argument != "path":
+        if exc.argument != "path" or isinstance(exc, StoreReadOnlyError):  # (main names a read-only store)
             raise
         raise UsageError(str(exc), kind="bad_store", field="--store") from None
 
@@ -259,6 +261,12 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_UNUSABLE
     try:
         return int(args.func(args))
+    except StoreReadOnlyError as exc:
+        # the store (--store, or $PROVGATE_STORE / the default path without it) may not be
+        # written, or, in a read-only directory, not even read: raised when it is opened, or by
+        # check's first write, which SQLite rolled back
+        _print_error(UsageError(str(exc), kind="read_only_store", field="--store"))
+        return EXIT_UNUSABLE
     except (UsageError, ProvgateError) as exc:
         _print_error(exc)
         return EXIT_UNUSABLE

@@ -825,6 +825,23 @@ class CycleRecord:
         }
 
 
+class _Undo:
+    """What one check added to a gate's session state (``Gate._record``), to take it back when
+    its audit record cannot be written: the history's length and the cumulative retention
+    before it, and the pins, reads, marker names and window shapes it added."""
+
+    __slots__ = ("cumulative", "handles", "history", "ids", "names", "reads", "shapes")
+
+    def __init__(self, history: int, cumulative: float | None) -> None:
+        self.history = history
+        self.cumulative = cumulative
+        self.handles: set[str] = set()
+        self.ids: set[str] = set()
+        self.reads: list[tuple[str, list[tuple[str, float | None]]]] = []
+        self.names: set[str] = set()
+        self.shapes: list[_Shape] = []
+
+
 class Gate:
     """The provenance gate for one agent session over one durable store.
 
@@ -990,16 +1007,24 @@ class Gate:
         # replays the records in the log's order: checks of several threads append in the
         # order they logged (red team 13, q01: the other order made the older read the newest)
         with self._audit_order:
-            self._record(edit, verdict, run, total_ms, commit)
-            # (the windows it replaces are freed here, outside the timed check, if the caller
-            # dropped them)
-            self._last_windows = tuple({id(w): w for w in (verdict.window, edit.post, edit.pre)}.values())
+            undo = self._record(edit, verdict, run, total_ms, commit)
             t0 = time.perf_counter()
-            self._persist_fact_tables()
-            if self.audit:
-                self._append_audit(edit, verdict, run, policy, floor)
+            try:
+                self._persist_fact_tables()
+                if self.audit:
+                    self._append_audit(edit, verdict, run, policy, floor)
+            except BaseException:
+                # a check whose audit record was not written (a read-only store, a full disk)
+                # leaves no trace in the session: its cycle number, pins, reads and retention
+                # are taken back, so the next check, and a resume from the log, see the same
+                # session (red team 26, w03: the cycle stayed in the history)
+                self._undo(undo)
+                raise
             # durable writes are reported apart from the check, as the issue asks
             verdict.timings_ms["audit"] = (time.perf_counter() - t0) * 1e3
+            # (the windows it replaces are freed here, outside the timed check, if the caller
+            # dropped them; a check that failed to record keeps the last ones)
+            self._last_windows = tuple({id(w): w for w in (verdict.window, edit.post, edit.pre)}.values())
         return verdict
 
     def _persist_fact_tables(self) -> None:
@@ -1077,8 +1102,11 @@ class Gate:
 
     # -- session state --------------------------------------------------------------------------
 
-    def _record(self, edit: Edit, verdict: Verdict, run: _Check, total_ms: float, commit: bool) -> None:
+    def _record(self, edit: Edit, verdict: Verdict, run: _Check, total_ms: float, commit: bool) -> _Undo:
+        """Add a judged check to the session (cycle, pins, reads, retention); returns what
+        :meth:`_undo` needs to take it back if its audit record cannot be written."""
         with self._lock:
+            undo = _Undo(len(self._history), self._cumulative)
             # numbered in the order checks finish, so concurrent checks never share a cycle
             object.__setattr__(verdict, "cycle", self._cycle_base + len(self._history) + 1)
             # Pins are sticky: once a pass has seen a block pinned, every later pass protects
@@ -1092,18 +1120,24 @@ class Gate:
                            else [(b, blake3(b.text.encode("utf-8")).digest()) for b in verdict.window if b.pinned])
             # the reads, like the pins: the pre window's whatever the verdict, the post's once
             # committed (a reclassified window has the post window's reads)
-            run.reads_logged = self._log_reads(run.pre)
+            run.reads_logged = self._log_reads(run.pre, undo)
             if verdict.accepted and commit:
-                for resource, added in self._log_reads(run.post).items():
+                for resource, added in self._log_reads(run.post, undo).items():
                     run.reads_logged.setdefault(resource, []).extend(added)
             for b, digest in pinned:
                 if b.handles:
+                    undo.handles.update(h for h in b.handles if h not in self._pinned_handles)
                     self._pinned_handles.update(b.handles)
                 else:
                     # a block without a handle is its text: protected by id, and by the handle
                     # its text is stored under when it is summarized (handles.block_text_handle)
+                    text_handle = block_text_handle(digest)
+                    if b.id not in self._pinned_ids:
+                        undo.ids.add(b.id)
+                    if text_handle not in self._pinned_handles:
+                        undo.handles.add(text_handle)
                     self._pinned_ids.add(b.id)
-                    self._pinned_handles.add(block_text_handle(digest))
+                    self._pinned_handles.add(text_handle)
             if verdict.accepted and verdict.retention is not None:
                 self._cumulative = (1.0 if self._cumulative is None else self._cumulative) * verdict.retention
             self._history.append(
@@ -1118,10 +1152,30 @@ class Gate:
                     check_ms=total_ms,
                 )
             )
+        return undo
 
-    def _log_reads(self, side: _Side) -> dict[str, list[tuple[str, float | None]]]:
+    def _undo(self, undo: _Undo) -> None:
+        """Take back what :meth:`_record` added to the session (under ``_audit_order``, so no
+        other check was recorded since)."""
+        with self._lock:
+            del self._history[undo.history:]
+            self._cumulative = undo.cumulative
+            self._pinned_handles.difference_update(undo.handles)
+            self._pinned_ids.difference_update(undo.ids)
+            for resource, added in reversed(undo.reads):
+                line = self._read_log[resource]
+                for read in added:
+                    line.remove(read)
+                    del self._read_of[read[0]]
+                if not line:  # (a line is made by the read added first to it)
+                    del self._read_log[resource]
+            self._read_names.difference_update(undo.names)
+            for ix in undo.shapes:
+                ix.reads_logged = False
+
+    def _log_reads(self, side: _Side, undo: _Undo) -> dict[str, list[tuple[str, float | None]]]:
         """Add the reads of a window to the session's read log (under the lock); returns what
-        was added, per resource, for the audit record."""
+        was added, per resource, for the audit record; notes in ``undo`` how to take it back."""
         ix = side.ix
         if ix.reads_logged:  # (the log only grows: a window of this shape added all it had)
             return {}
@@ -1130,8 +1184,12 @@ class Gate:
             new = log_reads(self._read_log, self._read_of, resource, side.read_line_of(resource))
             if new:
                 added[resource] = new
-                self._read_names.update(_names_citing(h for h, _ in new))
+                undo.reads.append((resource, new))
+                names = set(_names_citing(h for h, _ in new))
+                undo.names.update(names - self._read_names)
+                self._read_names.update(names)
         ix.reads_logged = True
+        undo.shapes.append(ix)
         return added
 
     def _append_audit(self, edit: Edit, verdict: Verdict, run: _Check, policy: str, floor: float) -> None:

@@ -60,6 +60,7 @@ from provgate.errors import (
     StoreBusyError,
     StoreClosedError,
     StoreCorruptionError,
+    StoreReadOnlyError,
     StoreSchemaError,
     UnknownHandleError,
 )
@@ -107,6 +108,15 @@ _DIGESTS = "SELECT s.handle, s.digest, c.size FROM sources s LEFT JOIN content c
 
 _SQLITE_BUSY = 5
 _SQLITE_LOCKED = 6
+_SQLITE_READONLY = 8
+# extended SQLITE_READONLY codes: a WAL left by a writer that stopped must be recovered, which a
+# read-only connection cannot do; the file was moved or deleted while open; the -shm file cannot
+# be set up (it exists but this process cannot write it); the directory is read-only, so the
+# -wal and -shm files a WAL database needs (even to be read) cannot be created
+_SQLITE_READONLY_RECOVERY = 264
+_SQLITE_READONLY_DBMOVED = 1032
+_SQLITE_READONLY_CANTINIT = 1288
+_SQLITE_READONLY_DIRECTORY = 1544
 _SQLITE_CORRUPT = 11
 _SQLITE_CANTOPEN = 14
 _SQLITE_NOTADB = 26
@@ -1159,11 +1169,47 @@ class SourceStore:
 
     def _translate_open(self, exc: sqlite3.Error) -> Exception:
         """``_translate``, and a file SQLite cannot open (SQLITE_CANTOPEN: no permission, a
-        dangling symlink, a path that became a directory) is the path's fault."""
+        dangling symlink, a path that became a directory) is the path's fault: a new store in a
+        directory this process cannot write is :class:`StoreReadOnlyError`."""
         code = getattr(exc, "sqlite_errorcode", None)
         if isinstance(code, int) and code & 0xFF == _SQLITE_CANTOPEN:
+            directory = os.path.dirname(os.path.abspath(self._path))
+            if not os.path.lexists(self._path) and not _writable(directory):
+                return StoreReadOnlyError(
+                    f"cannot create the store {self._path!r}: its directory {directory!r} is read-only to this "
+                    f"process; a store needs write access to its directory ({exc})",
+                    path=self._path, directory=True)
             return InvalidArgumentError(f"cannot open the store file {self._path!r} ({exc})", argument="path")
+        if _primary_code(exc) == _SQLITE_READONLY:
+            # opening reads only, unless the file is new, empty or of an older schema: then it
+            # is switched to WAL and given the current schema, once
+            return self._read_only(exc, "opening it for the first time (a new or empty file, or one of an older "
+                                   "schema, is switched to WAL mode and given the current schema)")
         return self._translate(exc)
+
+    def _read_only(self, exc: sqlite3.Error, needing: str = "reads work, but writing to it") -> StoreReadOnlyError:
+        """The StoreReadOnlyError for an SQLITE_READONLY error (any extended code)."""
+        code = getattr(exc, "sqlite_errorcode", None)
+        if code in (_SQLITE_READONLY_DIRECTORY, _SQLITE_READONLY_CANTINIT):
+            directory = os.path.dirname(os.path.abspath(self._path))
+            return StoreReadOnlyError(
+                f"store {self._path!r} cannot be read or written: its directory {directory!r} is read-only to this "
+                "process (or its -shm file is), and SQLite must create and write the store's -wal and -shm files "
+                "beside it to use a WAL store at all, even to read it; give this process write access to the "
+                f"directory ({exc})", path=self._path, directory=True)
+        if code == _SQLITE_READONLY_RECOVERY:
+            return StoreReadOnlyError(
+                f"store {self._path!r} is read-only to this process, and its WAL, left by a writer that stopped "
+                "without closing the store, must be recovered before it can be read; that needs write access to "
+                f"the file: open it once with write access ({exc})", path=self._path)
+        if code == _SQLITE_READONLY_DBMOVED:
+            return StoreReadOnlyError(
+                f"store {self._path!r} was moved, replaced or deleted while it was open, so SQLite refuses to write "
+                f"to it; open the store again ({exc})", path=self._path)
+        return StoreReadOnlyError(
+            f"store {self._path!r} is read-only to this process (the file is not writable by it, or its file "
+            f"system is mounted read-only): {needing} needs write access to the file ({exc})",
+            path=self._path)
 
     def _check_is_ours(self, conn: sqlite3.Connection) -> bool:
         """Whether the file already holds the current schema; raise if it is not a provgate
@@ -1337,8 +1383,11 @@ class SourceStore:
 
     def _translate(self, exc: sqlite3.Error) -> Exception:
         message = str(exc)
-        code = getattr(exc, "sqlite_errorcode", None)
-        primary = code & 0xFF if isinstance(code, int) else None
+        primary = _primary_code(exc)
+        if primary == _SQLITE_READONLY:
+            # a write (or, in a read-only directory, any use) of a store this process may not
+            # write; the write's transaction was rolled back: nothing of it is in the file
+            return self._read_only(exc)
         if primary in (_SQLITE_CORRUPT, _SQLITE_NOTADB) or "malformed" in message or "not a database" in message:
             return StoreCorruptionError(
                 f"store {self._path!r} is damaged or not a SQLite database ({message}); "
@@ -1508,6 +1557,18 @@ def _session_of_record(record: Any) -> str:
     that is a str, else ''."""
     session = record.get("session") if isinstance(record, dict) else None
     return session if isinstance(session, str) else ""
+
+
+def _primary_code(exc: sqlite3.Error) -> int | None:
+    """SQLite's primary result code of an error (its extended code's low byte), if known."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    return code & 0xFF if isinstance(code, int) else None
+
+
+def _writable(directory: str) -> bool:
+    """Whether this process may create files in ``directory`` (by its effective ids)."""
+    effective = os.access in os.supports_effective_ids
+    return os.access(directory, os.W_OK | os.X_OK, effective_ids=effective)
 
 
 def _is_busy(exc: sqlite3.OperationalError) -> bool:
