@@ -942,7 +942,9 @@ class Gate:
 
     @property
     def pins(self) -> tuple[frozenset[str], frozenset[str]]:
-        """The session's sticky pins: (pinned handles, ids of pinned blocks without a handle)."""
+        """The session's sticky pins: (pinned handles, ids of pinned blocks without a handle).
+        A pinned block without a handle is pinned by the handle of its text (``block:…``, among
+        the handles), whatever its id in a later window; its ids are a record (docs/gate.md R)."""
         with self._lock:
             return frozenset(self._pinned_handles), frozenset(self._pinned_ids)
 
