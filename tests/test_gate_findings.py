@@ -2686,3 +2686,109 @@ def test_an_eviction_record_for_a_source_a_summary_still_derives_from_excuses_no
     # the summary evicted with its source and nothing derived from either: dropped on the record
     assert_accepted(g.check([raw, s("s0", 10, True), blk("a9", "assistant", "Done.\n")],
                             [blk("a9", "assistant", "Done.\n")], operator="evict", evicted=["tool:call_8841"]))
+
+# red team 27, x04: a sticky pin of a block without handles (a user's constraint) was found by
+# id only. After the framework renumbered its list by position (and forgot the flag), a rewrite
+# inverting the pinned turn under its new id was accepted `lossless`, while an unrelated turn
+# that took the old id was held to R (an honest rewrite of it failed). The gate held the turn's
+# text handle, block:<hash>, but used it only to catch summaries. A pinned turn is its text:
+# sticky, it is the block holding that text, whatever its id (as a pinned tool output is the
+# block holding its handle).
+_X04_SYS = "You are a deploy assistant.\n"
+_X04_OUT = "GET /v2/orders -> 200 in 250ms\n"
+_X04_RULE = "Never deploy to eu-west-1 before 2026-12-01; budget 4500 EUR.\n"
+_X04_INVERTED = "Deploy to eu-west-1 before 2026-12-01; budget 4500 EUR.\n"
+_X04_OTHER = "Ship the weekly report on Friday.\n"
+
+
+def _x04_sources():
+    """The tool output, and the turn's text under its text handle (as compact() stores a turn)."""
+    from provgate.compaction import block_source_handle
+    from provgate.window import Block
+
+    return {"tool:call_1": _X04_OUT, block_source_handle(Block("m2", "user", _X04_RULE)): _X04_RULE}
+
+
+def _x04_pinned_session(store=None, session=None):
+    """Cycle 1, committed: the tool output evicted, the user turn 'm2' pinned."""
+    if store is None:
+        store = store_with(_x04_sources())
+    g = Gate(store, session=session)
+    pre = [blk("m0", "system", _X04_SYS), tool("m1", "tool:call_1", _X04_OUT),
+           blk("m2", "user", _X04_RULE, pinned=True)]
+    assert_accepted(g.check(pre, [pre[0], pre[2]], operator="evict", evicted=["tool:call_1"], commit=True))
+    return g
+
+
+def _x04_cycle2(g):
+    """The edits of cycle 2, on the list renumbered by position (the turn is now 'm1', its flag
+    forgotten), each checked without commit: the verdicts, in order."""
+    from provgate.handles import BLOCK_HANDLE_PREFIX
+
+    turn = blk("m1", "user", _X04_RULE)
+    kept = blk("m1", "user", _X04_RULE, pinned=True)
+    other = blk("m2", "user", _X04_OTHER)
+    text_handle = next(h for h in g.pins[0] if h.startswith(BLOCK_HANDLE_PREFIX))
+    return [
+        # 0: rewritten under its new id, same facts, meaning inverted
+        g.check([blk("m0", "system", _X04_SYS), turn],
+                [blk("m0", "system", _X04_SYS), blk("m1", "user", _X04_INVERTED)], operator="rewrite"),
+        # 1: kept verbatim (pin flag restored), moved
+        g.check([blk("m0", "system", _X04_SYS), turn], [kept, blk("m0", "system", _X04_SYS)], operator="rewrite"),
+        # 2: the unrelated turn that took the old id 'm2', rewritten in whitespace only
+        g.check([blk("m0", "system", _X04_SYS), turn, other],
+                [blk("m0", "system", _X04_SYS), kept, blk("m2", "user", _X04_OTHER.replace(" ", "  "))],
+                operator="rewrite"),
+        # 3: evicted with a record naming its id in this window
+        g.check([blk("m0", "system", _X04_SYS), turn], [blk("m0", "system", _X04_SYS)], operator="evict",
+                evicted=["m1"]),
+        # 4: a summary of it (its text stored under its text handle) in its place
+        g.check([blk("m0", "system", _X04_SYS), turn],
+                [blk("m0", "system", _X04_SYS), summary("s1", "Deploy rule: eu-west-1, 2026-12-01.\n", [text_handle])],
+                operator="summarize", evicted=["m1"]),
+    ]
+
+
+def _x04_check_verdicts(verdicts):
+    find(verdicts[0], "R", block="m1")
+    assert "rewritten" in find(verdicts[0], "R", block="m1").message
+    assert_accepted(verdicts[1])
+    assert_accepted(verdicts[2], "lossless")
+    assert_accepted(verdicts[3])
+    find(verdicts[4], "R", block="s1")
+    assert {v.invariant for v in verdicts[4].violations} == {"R"}
+
+
+def test_a_sticky_pinned_turn_is_its_text_whatever_its_id():
+    _x04_check_verdicts(_x04_cycle2(_x04_pinned_session()))
+
+
+def test_a_sticky_pinned_turn_renumbered_is_judged_the_same_as_under_its_own_id():
+    # the control: the same edits with the id kept ('m2' throughout) give the same verdicts on
+    # the pinned turn; an id is no longer what pins it
+    g = _x04_pinned_session()
+    pre = [blk("m0", "system", _X04_SYS), blk("m2", "user", _X04_RULE)]
+    find(g.check(pre, [pre[0], blk("m2", "user", _X04_INVERTED)], operator="rewrite"), "R", block="m2")
+    assert_accepted(g.check(pre, [pre[0], blk("m2", "user", _X04_RULE, pinned=True)], operator="rewrite"))
+    assert_accepted(g.check(pre, [pre[0]], operator="evict", evicted=["m2"]))
+
+
+def test_a_resumed_session_finds_a_renumbered_pinned_turn_by_its_text(tmp_path):
+    # a session continued from the audit log (its records carry the pins as before: handles,
+    # the text handle among them, and ids) gives the live gate's verdicts
+    store = store_with(_x04_sources(), tmp_path / "s.sqlite3")
+    live = _x04_cycle2(_x04_pinned_session(store, session="S"))
+    _x04_check_verdicts(live)
+    resumed = Gate(store, session="S")
+    assert resumed.pins[1] == {"m2"}
+    assert [comparable(v) for v in _x04_cycle2(resumed)] == [comparable(v) for v in live]
+    # and from a record as the previous code wrote it (the same fields: handles and ids)
+    from provgate.compaction import block_source_handle
+    from provgate.window import Block
+
+    text_handle = block_source_handle(Block("m2", "user", _X04_RULE))
+    store.append_audit({"session": "old", "cycle": 1, "accepted": True, "retention": None,
+                        "pins": {"handles": [text_handle], "ids": ["m2"]}})
+    old = Gate(store, session="old")
+    assert old.pins == (frozenset({text_handle}), frozenset({"m2"}))
+    assert [comparable(v) for v in _x04_cycle2(old)] == [comparable(v) for v in live]

@@ -506,7 +506,8 @@ class _Side:
     """
 
     __slots__ = ("_window", "texts", "digests", "_ix", "_marked", "_facts", "_n_facts", "_n_markers", "_cited_facts",
-                 "_positions", "_text_counts", "_reads", "_newest", "_may_cite", "_fact_set", "_window_digest", "_names", "_names_ok_at", "_differ",
+                 "_positions", "_text_counts", "_text_handles", "_reads", "_newest", "_may_cite", "_fact_set",
+                 "_window_digest", "_names", "_names_ok_at", "_differ",
                  "_facts_complete")
 
     def __init__(self, window: Window, texts: list[str], digests: list[bytes]) -> None:
@@ -526,6 +527,7 @@ class _Side:
         self._cited_facts: int | None = None
         self._positions: tuple[dict[bytes, int], dict[bytes, list[int]]] | None = None
         self._text_counts: Counter[bytes] | None = None
+        self._text_handles: dict[str, list[int]] | None = None
         self._reads: dict[str, list[int]] | None = None
         self._newest: dict[str, int] | None = None
         self._may_cite: bool | None = None
@@ -733,6 +735,18 @@ class _Side:
         if ix.holding is None or ix.holding[0] != key:
             ix.holding = (key, _blockscan.holding(self.blocks, key))
         return ix.holding[1]
+
+    def holding_text(self, text_handles: Iterable[str]) -> list[int]:
+        """Positions of the blocks without handles whose text's handle
+        (``handles.block_text_handle``) is one of ``text_handles``."""
+        by_handle = self._text_handles
+        if by_handle is None:
+            by_handle = {}
+            for i, (b, d) in enumerate(zip(self.blocks, self.digests)):
+                if not b.handles:
+                    by_handle.setdefault(block_text_handle(d), []).append(i)
+            self._text_handles = by_handle
+        return [i for h in text_handles for i in by_handle.get(h, ())]
 
     def pinned(self) -> list[int]:
         """Positions of the blocks flagged pinned."""
@@ -955,7 +969,9 @@ class Gate:
 
     @property
     def pins(self) -> tuple[frozenset[str], frozenset[str]]:
-        """The session's sticky pins: (pinned handles, ids of pinned blocks without a handle)."""
+        """The session's sticky pins: (pinned handles, ids of pinned blocks without a handle).
+        A pinned block without a handle is pinned by the handle of its text (``block:…``, among
+        the handles), whatever its id in a later window; its ids are a record (docs/gate.md R)."""
         with self._lock:
             return frozenset(self._pinned_handles), frozenset(self._pinned_ids)
 
@@ -991,8 +1007,7 @@ class Gate:
         _check_floor(floor)
         with self._lock:
             pinned_handles = set(self._pinned_handles)
-            pinned_ids = set(self._pinned_ids)
-        run = _Check(self, edit, floor, pinned_handles, pinned_ids)
+        run = _Check(self, edit, floor, pinned_handles)
         if edit.sources:
             # Unusable input must leave the store untouched: validate the whole edit (block
             # texts are encoded while hashing) and every source before the first put.
@@ -1129,8 +1144,10 @@ class Gate:
                     undo.handles.update(h for h in b.handles if h not in self._pinned_handles)
                     self._pinned_handles.update(b.handles)
                 else:
-                    # a block without a handle is its text: protected by id, and by the handle
-                    # its text is stored under when it is summarized (handles.block_text_handle)
+                    # a block without a handle is its text: a later pass finds it by the handle
+                    # its text is stored under when it is summarized (handles.block_text_handle),
+                    # whatever its id then (_check_pins); the id is kept for Gate.pins, the
+                    # audit records and the compaction planner
                     text_handle = block_text_handle(digest)
                     if b.id not in self._pinned_ids:
                         undo.ids.add(b.id)
@@ -1627,13 +1644,12 @@ def _coerce_edit(operator: Any, pre: Any, post: Any, supersedes: Any, evicted: A
 class _Check:
     """The state of one check: built in phases, each timed."""
 
-    def __init__(self, gate: Gate, edit: Edit, floor: float, pinned_handles: set[str], pinned_ids: set[str]) -> None:
+    def __init__(self, gate: Gate, edit: Edit, floor: float, pinned_handles: set[str]) -> None:
         self.gate = gate
         self.store = gate.store
         self.edit = edit
         self.floor = floor
         self.pinned_handles = pinned_handles
-        self.pinned_ids = pinned_ids
         self.violations: list[Violation] = []
         self.dropped_violations = 0
         self.timings: dict[str, float] = {}
@@ -4017,14 +4033,15 @@ class _Check:
         pre = self.pre
         evicted, _ = self._covering()
         pinned_set = set(pre.pinned())
-        if self.pinned_ids:
-            id_pos = pre.id_pos()
-            for bid in self.pinned_ids:
-                i = id_pos.get(bid)
-                if i is not None and not pre.blocks[i].handles:
-                    pinned_set.add(i)
         if self.pinned_handles:
             pinned_set.update(pre.holding(self.pinned_handles))
+            # Sticky, a pinned block without handles is its text, whatever its id: a list
+            # renumbered by position moves a pinned turn to another id, and another block to its
+            # old one (red team 27, x04: the turn was rewritten `lossless` under its new id,
+            # while an honest rewrite of the block that took the old id failed R)
+            text_pins = [h for h in self.pinned_handles if h.startswith(BLOCK_HANDLE_PREFIX)]
+            if text_pins:
+                pinned_set.update(pre.holding_text(text_pins))
         if not pinned_set and not self.pinned_handles:
             return
         pinned = sorted(pinned_set)
@@ -4144,7 +4161,7 @@ class _Check:
             return None
         window = Window(blocks)
         lossy = Edit("compress", edit.pre, window, edit.evicted, edit.supersedes, edit.pointers)
-        again = _Check(self.gate, lossy, self.floor, self.pinned_handles, self.pinned_ids)
+        again = _Check(self.gate, lossy, self.floor, self.pinned_handles)
         again._run_phases()
         if again.violations:
             return None
