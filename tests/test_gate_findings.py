@@ -347,11 +347,16 @@ def test_reads_with_no_order_kept_together_or_evicted_together_are_accepted():
     # (red team 7, r05: a reorder must not give reads an order their reads did not have)
     assert "change order" in find(g.check(READS_F13, READS_F13[::-1], operator="reorder"), "I4").message
     assert_accepted(g.check([*READS_F13, other], [other], operator="prune", evicted=["tool:a", "tool:b", "tool:c"]))
-    # with a ts on every read the order is a line again: c (ts=1) is older than a (ts=5)
+    # with a ts on every read the order is a line again: c (ts=1) is older than a (ts=5) (on
+    # a gate of its own: this one's session logged b without a ts, and a logged read keeps
+    # the ts it was logged with, red team 27, x03: stamped 3 now, it is still in the circle)
     timed = [dict(READS_F13[0]), dict(READS_F13[1], ts=3), dict(READS_F13[2])]
-    assert "silent merge" in find(g.check(timed, [timed[2]], operator="prune", evicted=["tool:a", "tool:b"]),
+    fresh = gate_for({f"tool:{b['id']}": b["text"] for b in READS_F13})
+    assert "silent merge" in find(fresh.check(timed, [timed[2]], operator="prune", evicted=["tool:a", "tool:b"]),
                                   "I4").message
-    assert_accepted(g.check(timed, [timed[0]], operator="prune", evicted=["tool:b", "tool:c"]))
+    assert_accepted(fresh.check(timed, [timed[0]], operator="prune", evicted=["tool:b", "tool:c"]))
+    assert "have no order" in find(g.check(timed, [timed[0]], operator="prune", evicted=["tool:b", "tool:c"]),
+                                   "I4").message
 
 
 # F14 (red team F03). Issue, I4: "Keeping the older alone — even if it claims both handles — is
@@ -2792,3 +2797,65 @@ def test_a_resumed_session_finds_a_renumbered_pinned_turn_by_its_text(tmp_path):
     old = Gate(store, session="old")
     assert old.pins == (frozenset({text_handle}), frozenset({"m2"}))
     assert [comparable(v) for v in _x04_cycle2(old)] == [comparable(v) for v in live]
+
+# red team 27, x03. docs/gate.md I4: a read's ts and place order the reads of a resource, and
+# the session's read log keeps that order for reads that leave the window. Cycle 1 superseded
+# the older read (retries=3, tool:call_1) with the newer one (retries=5, tool:call_2); the agent
+# then fetched call_1 again from the store and appended it, without a ts or stamped on
+# insertion. Cycle 2 dropped call_2 (an eviction record, or even an edge "the old read
+# supersedes the new one") and was accepted: the window's order made the put-back copy the
+# newest read, though the log (and cycle 1's own edge) said it is the older, and a summary
+# restating retries=3 was rejected in the same state by that log. A read the log holds keeps
+# the log's place and the ts it was logged with now.
+X03_R = "file:conf/app.ini"
+X03_OLD, X03_NEW = "retries=3\ntimeout=30s\n", "retries=5\ntimeout=30s\n"
+X03_STAMPS = {"unstamped": (None, None, None), "stamped on insertion": (100.0, 200.0, 300.0),
+              "stamped when put back": (None, None, 300.0)}
+
+
+def _x03_session(stamps, path=":memory:", session=None):
+    """Cycle 1 committed; returns the gate and cycle 2's pre window (call_1 put back last)."""
+    store = store_with({"tool:call_1": X03_OLD, "tool:call_2": X03_NEW}, path)
+    g = Gate(store, session=session)
+    r1 = tool("r1", "tool:call_1", X03_OLD, ts=stamps[0], resource=X03_R)
+    r2 = tool("r2", "tool:call_2", X03_NEW, ts=stamps[1], resource=X03_R)
+    a1 = blk("a1", "assistant", "Looking at the retry settings.\n")
+    assert_accepted(g.check([r1, a1, r2], [a1, r2], operator="prune", supersedes=[{"block": "r2", "handle": "tool:call_1"}],
+                            commit=True))
+    return g, [a1, r2, dict(r1, ts=stamps[2])]
+
+
+@pytest.mark.parametrize("stamps", X03_STAMPS.values(), ids=X03_STAMPS.keys())
+def test_an_older_read_put_back_does_not_become_the_newest(stamps, tmp_path):
+    g, pre = _x03_session(stamps, tmp_path / "s.sqlite3", "x03")
+    a1, r2, back = pre
+    evicted = g.check(pre, [a1, back], operator="prune", evicted=["tool:call_2"])
+    assert "silent merge" in find(evicted, "I4", key="resource", value=X03_R, evidence__newest="r2").message
+    backwards = g.check(pre, [a1, back], operator="prune", supersedes=[{"block": "r1", "handle": "tool:call_2"}])
+    assert "goes backwards" in find(backwards, "I4", block="r1", handle="tool:call_2").message
+    # a session resumed from the audit log replays the read log: the same verdicts
+    resumed = Gate(g.store, session="x03")
+    assert comparable(resumed.check(pre, [a1, back], operator="prune", evicted=["tool:call_2"])) == comparable(evicted)
+    # dropping the put-back copy keeps the newest read: accepted
+    assert_accepted(g.check(pre, [a1, r2], operator="prune", evicted=["tool:call_1"]))
+    assert_accepted(g.check(pre, [a1, r2], operator="prune", supersedes=[{"block": "r2", "handle": "tool:call_1"}]))
+    # a plain check on a fresh gate knows no log: the window's order is all it has (a limit)
+    assert_accepted(gate_for({"tool:call_1": X03_OLD, "tool:call_2": X03_NEW}).check(
+        pre, [a1, back], operator="prune", evicted=["tool:call_2"]))
+
+
+@pytest.mark.parametrize("text", [X03_OLD, "retries=7\ntimeout=30s\n"], ids=["same bytes as the old read", "new value"])
+@pytest.mark.parametrize("stamps", X03_STAMPS.values(), ids=X03_STAMPS.keys())
+def test_a_reread_after_a_put_back_read_is_still_the_newest(stamps, text):
+    # an honest re-read is a new handle: newer than every logged read, even with the bytes of
+    # the old one (red team 19, m02), so it supersedes both
+    g, pre = _x03_session(stamps)
+    a1 = pre[0]
+    g.store.put("tool:call_3", text)  # the third tool call returns
+    r3 = tool("r3", "tool:call_3", text, ts=None if stamps[2] is None else 400.0, resource=X03_R)
+    assert_accepted(g.check([*pre, r3], [a1, r3], operator="prune", supersedes=[
+        {"block": "r3", "handle": "tool:call_1"}, {"block": "r3", "handle": "tool:call_2"}]))
+    # and the put-back read cannot supersede it
+    v = g.check([*pre, r3], [a1, pre[2]], operator="prune", supersedes=[
+        {"block": "r1", "handle": "tool:call_2"}, {"block": "r1", "handle": "tool:call_3"}])
+    find(v, "I4", block="r1", handle="tool:call_3")

@@ -706,24 +706,7 @@ class _Side:
         found = self._newest.get(resource)
         if found is None:
             blocks = self.blocks
-            stamped = sorted((blocks[i].ts, i) for i in reads if blocks[i].ts is not None)
-            if len(stamped) in (0, len(reads)):
-                found = [stamped[-1][1] if stamped else max(reads)]  # one order: a line
-            else:
-                by_position = sorted(reads)
-                unstamped = [i for i in by_position if blocks[i].ts is None]
-                wins = {i: rank + bisect_left(unstamped, i) for rank, (_, i) in enumerate(stamped)}
-                for i in unstamped:
-                    wins[i] = bisect_left(by_position, i)  # a read without ts is newer than every earlier one
-                ranked = sorted(reads, key=lambda i: (-wins[i], i))
-                n, total = len(ranked), 0
-                for k in range(1, n + 1):
-                    # the first k reads beat every other read exactly when their wins add up to
-                    # the games among themselves plus every game against the rest
-                    total += wins[ranked[k - 1]]
-                    if total == k * (k - 1) // 2 + k * (n - k):
-                        break
-                found = sorted(ranked[:k])
+            found = top_cycle(reads, lambda i: blocks[i].ts, int)
             self._newest[resource] = found
         return found
 
@@ -1674,6 +1657,9 @@ class _Check:
         self.reads_logged: dict[str, list[tuple[str, float | None]]] = {}  # what the check added to the read log
         self._by_resource_name: set[Any] = set()  # groundings that took a read's resource name (I1)
         self._dotted_said: dict[int, list[tuple[list[bytes], bytes, int, int]]] = {}
+        # I4: pre read -> (place, ts) in the session's read log, for the resources whose window
+        # order contradicts the log (_log_keys)
+        self._log_ordered: dict[int, tuple[int, float | None]] | None = None
 
     # -- bookkeeping ----------------------------------------------------------------------------
 
@@ -3080,7 +3066,7 @@ class _Check:
                                  key="resource", value=resource,
                                  evidence={"comes_from": [pre_blocks[i].id for i in origins]})
                     continue
-                stamped = [pre_blocks[i].ts for i in reads if pre_blocks[i].ts is not None]
+                stamped = [t for _, t in map(self._order_of, reads) if t is not None]
                 if b.ts is not None and (not stamped or b.ts > max(stamped)):
                     read_at = f"at ts {max(stamped)!r} at the latest" if stamped else "without a ts"
                     self.violate("I4", f"block {b.id!r} claims a read of {resource!r} at ts {b.ts!r}, but what it "
@@ -3109,7 +3095,7 @@ class _Check:
         new_reads = [j for j in post_reads if match[j] is None and not self._fresh(j)]
         if not new_reads:
             return
-        top = self.pre.newest_reads(resource, reads)
+        top = self._newest_reads(resource, reads)
         if len(top) != 1:
             return
         # the post copies of the newest read: a new read ordered after all of them is as new
@@ -3124,12 +3110,15 @@ class _Check:
         items = sorted(origin.items())
         pre, post = self.edit.pre, self.edit.post
         content: dict[bytes, int] = {}
-        rows = [ReadOrder(j, post[j].ts, oj, pre[oj].ts, content.setdefault(self.pre.digests[oj], len(content)),
-                          touched is None or j in touched) for j, oj in items]
+        # (in the log's order where the window contradicts it: the pre place is then the log's)
+        orders = [self._order_of(oj) for _, oj in items]
+        rows = [ReadOrder(j, post[j].ts, place, ts, content.setdefault(self.pre.digests[oj], len(content)),
+                          touched is None or j in touched) for (j, oj), (place, ts) in zip(items, orders)]
         pair = first_out_of_order(rows)
         if pair is None:
             return
         a, b = rows[pair[0]], rows[pair[1]]
+        a, b = a._replace(pre_pos=items[pair[0]][1]), b._replace(pre_pos=items[pair[1]][1])
         newer, older = (a, b) if _ordered_after(a.post_pos, a.post_ts, b.post_pos, b.post_ts) else (b, a)
         self.violate("I4", f"the reads of {resource!r} change order: {post[newer.post_pos].id!r} is now newer "
                      f"than {post[older.post_pos].id!r}, but it holds the older read {pre[newer.pre_pos].id!r} "
@@ -3140,9 +3129,91 @@ class _Check:
                                "newer_in_pre": pre[older.pre_pos].id})
 
     def _newer(self, a: int, b: int) -> bool:
-        """Is pre block ``a`` newer than pre block ``b`` (by ts when both have one, else order)?"""
-        return _ordered_after(a, self.edit.pre[a].ts, b, self.edit.pre[b].ts)
+        """Is pre block ``a`` newer than pre block ``b`` (by ts when both have one, else order)?
+        Two reads of one resource whose window order contradicts the session's read log are
+        ordered as the log orders them (:meth:`_log_keys`)."""
+        pre = self.edit.pre
+        keys = self._log_keys()
+        if keys:
+            ka, kb = keys.get(a), keys.get(b)
+            if ka is not None and kb is not None and pre[a].resource == pre[b].resource:
+                return _ordered_after(ka[0], ka[1], kb[0], kb[1])
+        return _ordered_after(a, pre[a].ts, b, pre[b].ts)
 
+    def _order_of(self, i: int) -> tuple[int, float | None]:
+        """What orders pre read ``i`` among the reads of its resource, as (place, ts): its
+        place in the read log and the ts it was logged with where the window contradicts the
+        log (:meth:`_log_keys`), else its place in the window and its ts."""
+        keys = self._log_keys()
+        key = keys.get(i) if keys else None
+        return (i, self.edit.pre[i].ts) if key is None else key
+
+    def _newest_reads(self, resource: str, reads: list[int]) -> list[int]:
+        """The newest of a resource's pre reads (``_Side.newest_reads``), in the read log's
+        order where the window contradicts it."""
+        keys = self._log_keys()
+        if keys and reads and reads[0] in keys:
+            return top_cycle(reads, lambda i: keys[i][1], lambda i: keys[i][0])
+        return self.pre.newest_reads(resource, reads)
+
+    def _log_keys(self) -> dict[int, tuple[int, float | None]]:
+        """pre read -> (place, ts) that order it, for every read of each resource whose reads
+        the window orders otherwise than the session's read log does (red team 27, x03);
+        empty when the window agrees with the log, or the session has logged no read of it.
+
+        A handle the log holds names one observation, made when the log says: its ts is the
+        one it was logged with, its place the log's (a check logs its pre window's reads, and
+        its committed post's, so the next check starts from them). An older read put back
+        into the window after the newer one (fetched again from the store, appended without a
+        ts or with the ts of its insertion) would otherwise be taken as the newest by its
+        place or its new ts, and the next prune would drop the newer read as the stale one.
+        The places are those of the line the log will hold after this check: the window's
+        reads new to the log go where the log will put them (after the logged ones, or before
+        the first stamped later), so this check and the next agree; a read of several handles
+        (never logged) goes after the read before it in the window. Two reads are then ordered
+        as ever: by ts when both have one, else by place."""
+        keys = self._log_ordered
+        if keys is None:
+            keys = self._log_ordered = {}
+            if self.gate._read_of:
+                for resource, reads in self.pre.reads().items():
+                    self._log_order(resource, reads, keys)
+        return keys
+
+    def _log_order(self, resource: str, reads: list[int], keys: dict[int, tuple[int, float | None]]) -> None:
+        gate = self.gate
+        with gate._lock:
+            line = list(gate._read_log.get(resource, ()))
+            if not line:
+                return
+            read_of = gate._read_of
+            new = [(h, ts) for h, ts in self.pre.read_line_of(resource) if h not in read_of]
+        blocks = self.pre.blocks
+        logged = dict(line)  # handle -> the ts it was logged with
+        ones = [(i, blocks[i].handles[0]) for i in reads if len(blocks[i].handles) == 1]
+        if not any(h in logged for _, h in ones):
+            return
+        log_reads({resource: line}, {}, resource, new)  # the line as the log will hold it
+        stamp = dict(line)
+        rank: dict[str, int] = {}
+        for k, (h, _) in enumerate(line):
+            rank.setdefault(h, k)
+        # places: by rank in the line, a read of several handles after the one before it,
+        # the window's place between copies of one handle (all distinct)
+        width = len(blocks) + 1
+        order: dict[int, tuple[int, float | None]] = {}
+        last = -1
+        for i in sorted(reads):
+            hs = blocks[i].handles
+            r = rank.get(hs[0]) if len(hs) == 1 else None
+            if r is not None:
+                last = r
+                order[i] = (2 * r * width + i, stamp[hs[0]])
+            else:
+                order[i] = ((2 * last + 1) * width + i, blocks[i].ts)
+        ranked = [i for i, h in ones if h in rank]
+        if any(blocks[i].ts != order[i][1] for i in ranked) or not _same_order(ranked, blocks, order):
+            keys.update(order)
     def _check_freshness(self) -> None:
         kept_pre = self.used
         evicted, superseded = self._covering()
@@ -3179,7 +3250,7 @@ class _Check:
                      evicted: set[str], superseded: dict[str, str], derived_refs: frozenset[str]) -> None:
         """Two or more different reads of one resource: never reduce them to an older one."""
         edit = self.edit
-        top = self.pre.newest_reads(resource, reads)
+        top = self._newest_reads(resource, reads)
         kept_top = [i for i in top if self._newest_kept(i, reads)]
         if len(top) > 1 and kept_top and len(kept_top) < len(top):
             gone = [edit.pre[i].id for i in top if i not in kept_top]
@@ -3234,13 +3305,13 @@ class _Check:
         digests = self.pre.digests
         copies = [k for k in reads if k != i and digests[k] == digests[i] and k in self.used]
         if copies:
-            blocks = self.pre.blocks
-            stamped = sum(blocks[k].ts is not None for k in reads)
+            order = self._order_of
+            stamped = sum(order(k)[1] is not None for k in reads)
             if stamped in (0, len(reads)):
                 # the reads are a line (by ts, then place): a kept copy stands for the newest
                 # read when it is as new, or in the run of its copies just before it (an
                 # unchanged re-read deduplicated to its first copy); not a value that went back
-                line = sorted(reads, key=lambda k: (blocks[k].ts or 0.0, k))
+                line = sorted(reads, key=lambda k: ((order(k)[1] or 0.0), order(k)[0]))
                 at = line.index(i)
                 kept = set(copies)
                 for k in reversed(line[:at]):
@@ -4308,6 +4379,48 @@ def _same_source(b: Block, pb: Block) -> bool:
 def _stamps_differ(b: Block, pb: Block) -> bool:
     """Do two blocks' stamps differ: their resource, or their ts when either is a read?"""
     return _stamp_key(b) != _stamp_key(pb)
+
+
+def _same_order(reads: list[int], blocks: Sequence[Block], order: Mapping[int, tuple[int, float | None]]) -> bool:
+    """Do the window (place, ts) and ``order`` (place, the same ts) order ``reads`` alike,
+    by ts when both have one, else by place? Pair by pair where only some have a ts (beyond a
+    few dozen such reads, no: then the log's order is taken)."""
+    stamped = sum(blocks[i].ts is not None for i in reads)
+    if stamped in (0, len(reads)):
+        return (sorted(reads, key=lambda i: (blocks[i].ts or 0.0, i))
+                == sorted(reads, key=lambda i: (blocks[i].ts or 0.0, order[i][0])))
+    if len(reads) > _PAIRWISE_LOG_READS:
+        return False
+    return all(_ordered_after(a, blocks[a].ts, b, blocks[b].ts) == _ordered_after(order[a][0], blocks[a].ts,
+                                                                                  order[b][0], blocks[b].ts)
+               for k, a in enumerate(reads) for b in reads[k + 1:])
+
+
+_PAIRWISE_LOG_READS = 64
+
+
+def top_cycle(reads: list[int], ts_of: Callable[[int], float | None], place_of: Callable[[int], int]) -> list[int]:
+    """The newest of some reads (``_Side.newest_reads``), each ordered by its ts and place:
+    a list of one when they are a line, else the top cycle (every read of it beats all the
+    others), counted with sorts, not pairwise."""
+    stamped = sorted((ts, place_of(i), i) for i in reads if (ts := ts_of(i)) is not None)
+    if len(stamped) in (0, len(reads)):
+        return [stamped[-1][2] if stamped else max(reads, key=place_of)]  # one order: a line
+    by_place = sorted(map(place_of, reads))
+    unstamped = sorted(place_of(i) for i in reads if ts_of(i) is None)
+    wins = {i: rank + bisect_left(unstamped, p) for rank, (_, p, i) in enumerate(stamped)}
+    for i in reads:
+        if ts_of(i) is None:
+            wins[i] = bisect_left(by_place, place_of(i))  # a read without ts is newer than every earlier one
+    ranked = sorted(reads, key=lambda i: (-wins[i], place_of(i)))
+    n, total = len(ranked), 0
+    for k in range(1, n + 1):
+        # the first k reads beat every other read exactly when their wins add up to the games
+        # among themselves plus every game against the rest
+        total += wins[ranked[k - 1]]
+        if total == k * (k - 1) // 2 + k * (n - k):
+            break
+    return sorted(ranked[:k])
 
 
 def log_reads(log: dict[str, list[tuple[str, float | None]]], read_of: dict[str, Any], resource: str,
