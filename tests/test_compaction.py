@@ -708,6 +708,34 @@ def test_a_copy_of_a_pinned_turn_is_pinned_too():
     assert "a3" in plan_compaction(later, budget_tokens=100, pinned_handles=[text_pin]).pinned
 
 
+def test_compact_finds_a_session_pinned_turn_by_its_text_not_its_id():
+    # red team 27, x04: the gate pins a block without handles by its text; compact() passed the
+    # planner the session's pinned ids too, so a renumbered window's block that took a pinned
+    # turn's old id was preserved (and flagged pinned for good), while the turn itself, under a
+    # new id, was found by its text
+    store = memory_store({})
+    gate = Gate(store)
+    rule = Block("u1", "user", "Never deploy to eu-west-1 before the freeze ends.\n", pinned=True)
+    filler_turns = [Block(f"a{i}", "assistant", f"Step {i}: " + "nothing new to report. " * 30 + "\n") for i in range(6)]
+    first = Window([rule, *filler_turns])
+    assert gate.check(first, first, operator="rewrite", commit=True).accepted
+    assert gate.pins[1] == frozenset({"u1"})
+    # renumbered by position, flags forgotten: the rule is m3, and m0 is another turn
+    renumbered = [dataclasses.replace(b, id=f"m{k}", pinned=False) for k, b in enumerate([*filler_turns[:3], rule,
+                                                                                          *filler_turns[3:]])]
+    other = dataclasses.replace(renumbered[0], id="u1")
+    window = Window([other, *renumbered[1:]])
+    seen: list[str] = []
+
+    def honest(request: SummaryRequest) -> str:
+        seen.extend(b.id for b in request.blocks)
+        return "summary of earlier turns.\n"
+
+    result = compact(window, honest, store=store, budget_tokens=tokens_of(window) // 2, gate=gate)
+    assert "m3" in result.plan.pinned and "m3" not in seen and result.window.get("m3").text == rule.text
+    assert "u1" not in result.plan.pinned
+
+
 def test_the_summarizer_reads_each_block_apart():
     # red team 11, x12: the request's text was the block texts joined bare, so the last token of
     # one block and the first of the next fused ("count=12" + "3 retries" -> "count=123

@@ -766,10 +766,13 @@ def compact(
         raise InvalidArgumentError(f"on_reject must be one of {ON_REJECT}, got {on_reject!r}", argument="on_reject")
     window = _check_window(window)
     cites = _coerce_citations(pointers)
-    pin_handles, pin_ids = _sticky_pins(gate)
+    # a block without handles the session pinned is found by its text (its block: handle among
+    # the sticky handles), as the gate finds it: an id names whatever block holds it now (red
+    # team 27, x04: a renumbered window gives a pinned turn's old id to another block)
+    pin_handles, _ = _sticky_pins(gate)
     plan = plan_compaction(
         window, budget_tokens=budget_tokens, threshold=threshold, task=task, count_tokens=count_tokens,
-        target=target, pointers=cites, pinned_handles=pin_handles, pinned_ids=pin_ids,
+        target=target, pointers=cites, pinned_handles=pin_handles,
         evict_pinned=evict_pinned, summary_ratio=summary_ratio, min_summary_tokens=min_summary_tokens,
         max_group_tokens=max_group_tokens)
     if not plan.needed:
