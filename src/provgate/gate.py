@@ -54,6 +54,7 @@ from provgate._factdiff import (
     SortedFingerprints,
     absent_from_all,
     apply_delta,
+    diff_sorted,
     grounding_index,
     grounding_index_many,
     place_rows,
@@ -3846,38 +3847,32 @@ class _Check:
         return out
 
     def _cited_post_facts(self, explicit: set[int]) -> int:
-        """Post's count of facts for I5: every fact of a kept block that cites, and of each new
-        or changed block that cites (or succeeds a cited block: its id, its sources, its text),
-        the facts that restate a fact of the cited pre blocks it replaces, as that fact or by its
-        value. A new fact (one of an uncited tool output a summary merges with a cited turn) is
-        no decayed citation."""
+        """Post's count of facts for I5: every fact of a kept block that cites, and of the new
+        or changed blocks that cite, the facts that restate a fact of the cited pre blocks the
+        edit replaced, by value ("retries 3 times" restates "retries=3"), each pre fact at most
+        as often as pre held it. A new fact (one of an uncited tool output a summary merges with
+        a cited turn) is no decayed citation; a value the cited blocks held once, restated by
+        their summary and again in a merged tool output's figures, is one cited fact, not two
+        (red team 28, y02). Every new block that cites counts, not only one derived from the
+        cited blocks' sources: a summary split in two, its facts moved to a part without markers
+        derived from another copy of the source, restates them all the same (y01)."""
         post_blocks, post_facts, changed = self.post.blocks, self.post_facts, self.changed
         kept = self.post_cited_facts - sum(map(_cited_facts, [post_blocks[j] for j in changed], [post_facts[j] for j in changed]))
         touched = self._cited_touched(explicit) if changed else None
         if not touched:
             return kept
-        successors = [j for j in changed if post_facts[j].n_markers and post_facts[j].n_facts and _cites(post_blocks[j])]
-        uncited = [j for j in changed if not post_facts[j].n_markers and post_facts[j].n_facts and _cites(post_blocks[j])]
-        if uncited:
-            ids, handles = self._successor_keys(touched)
-            successors.extend(j for j in uncited if post_blocks[j].id in ids
-                              or not handles.isdisjoint(post_blocks[j].derived_from)
-                              or not handles.isdisjoint(post_blocks[j].handles))
-        if not successors:
+        tables = [post_facts[j].table for j in changed if post_facts[j].n_facts and _cites(post_blocks[j])]
+        if not tables:
             return kept
-        # whole columns end to end (one concatenation each, not a row mask per block); markers'
-        # rows are left out of the cited facts, and out of post's after the look-up
+        # whole columns end to end (one concatenation each, not a row mask per block), markers'
+        # rows left out; the multisets of values met in one merge of their sorted distinct rows
         pre_facts = self.pre_facts
         olds = [pre_facts[i].table for i in touched]
-        facts = _joined([t.kind for t in olds]) != _KIND_CITATION
-        both = np.concatenate([t.fp_fact for t in olds] + [t.fp_value for t in olds])
-        cited = SortedFingerprints(unique_counts(both[np.concatenate((facts, facts))])[0])
-        tables = [post_facts[j].table for j in successors]
-        n = sum(map(len, tables))
-        # each row's fact and value looked up in one call: a row restates if either is cited
-        absent = absent_from_all(np.concatenate([t.fp_fact for t in tables] + [t.fp_value for t in tables]), [cited])
-        restated = ~(absent[:n] & absent[n:]) & (_joined([t.kind for t in tables]) != _KIND_CITATION)
-        return kept + int(np.count_nonzero(restated))
+        old_values, old_counts = unique_counts(_joined([t.fp_value for t in olds])[_joined([t.kind for t in olds]) != _KIND_CITATION])
+        new_values, new_counts = unique_counts(
+            _joined([t.fp_value for t in tables])[_joined([t.kind for t in tables]) != _KIND_CITATION])
+        _, _, common_old, common_new = diff_sorted(old_values, new_values)
+        return kept + int(np.minimum(old_counts[common_old], new_counts[common_new]).sum())
 
     def _gone_pinned(self) -> set[str]:
         """The pinned sources (sticky, or of pre's pinned blocks) no post block carries."""
