@@ -2859,3 +2859,40 @@ def test_a_reread_after_a_put_back_read_is_still_the_newest(stamps, text):
     v = g.check([*pre, r3], [a1, pre[2]], operator="prune", supersedes=[
         {"block": "r1", "handle": "tool:call_2"}, {"block": "r1", "handle": "tool:call_3"}])
     find(v, "I4", block="r1", handle="tool:call_3")
+
+
+# red team 28, y01, y02: I5 counted a new block's restated facts only where the block
+# "succeeded" a cited one (derived from its sources), and every row sharing a cited value
+def test_a_summary_split_off_to_another_copy_of_its_source_restates_its_facts_all_the_same():
+    # y01: 33 of 34 markers stripped into a part derived from a second stored copy of the file
+    g = gate_for({"tool:call_8841": PARAMS, "tool:call_9000": PARAMS})
+    pre = [_param_summary("s0", 34, 34)]
+    for twin in ("tool:call_8841", "tool:call_9000"):
+        cited = _param_summary("s1", 1, 1)
+        rest = summary("s2", " ".join(f"param_{i:02d}={100 + i}." for i in range(1, 34)) + "\n", [twin])
+        v = g.check(pre, [cited, rest], operator="summarize")
+        i5 = find(v, "I5")
+        assert i5.evidence["post_facts"] == 34 and v.retention == pytest.approx(1 / 34)
+
+
+def test_a_cited_value_restated_again_by_a_merged_output_is_one_cited_fact():
+    # y02: a cited turn merged with a test run whose figures share its values ("3 failed, 30
+    # passed"): each such figure counted as one more restated cited fact (retention 0.5)
+    from blake3 import blake3
+
+    from provgate.handles import block_text_handle
+
+    a1t = "The client uses retries=3 [src:cfg] and timeout=30 [src:cfg].\n"
+    run = "suite api: 3 failed, 30 passed, 12 skipped\n"
+    a1h = block_text_handle(blake3(a1t.encode()).digest())
+    g = gate_for({"tool:cfg": "retries=3\ntimeout=30\n", "tool:run": run, a1h: a1t})
+    pre = [blk("a1", "assistant", a1t), tool("t2", "tool:run", run)]
+    head = "The client uses retries=3 [src:cfg] and timeout=30 [src:cfg]. Test run: "
+    for tail in ("12 skipped.\n", "3 failed, 30 passed, 12 skipped.\n", "3 failed, 30 passed, 12 skipped; 3 failed, 30 passed.\n"):
+        v = g.check(pre, [summary("s1", head + tail, ["tool:cfg", "tool:run", a1h])], operator="summarize",
+                    evicted=["tool:run"])
+        assert_accepted(v, "lossy")
+        assert v.retention == pytest.approx(1.0)
+    # the cited values restated without their markers are still decay
+    find(g.check(pre, [summary("s1", "The client uses retries=3 and timeout=30. Test run: 12 skipped.\n",
+                               ["tool:cfg", "tool:run", a1h])], operator="summarize", evicted=["tool:run"]), "I5")
