@@ -404,7 +404,7 @@ def test_verify_reports_a_source_row_its_reads_refuse(store_path, column, value,
         assert s.verify() == []
     conn = sqlite3.connect(store_path)
     conn.execute("DROP TRIGGER sources_no_update")
-    conn.execute(f"UPDATE sources SET {column} = ? WHERE handle = 'tool:b'", (value,))  # noqa: S608
+    conn.execute(f"UPDATE sources SET {column} = ? WHERE handle = 'tool:b'", (value,))
     conn.commit()
     conn.close()
     with SourceStore(store_path) as s:

@@ -960,8 +960,8 @@ class SourceStore:
         problems: list[str] = []
         last = 0
         while True:
-            rows = self._read(lambda conn: conn.execute(
-                f"{_INFO} WHERE s.seq > ? ORDER BY s.seq LIMIT ?", (last, _PAGE)).fetchall())  # noqa: S608
+            rows = self._read(lambda conn, after=last: conn.execute(
+                f"{_INFO} WHERE s.seq > ? ORDER BY s.seq LIMIT ?", (after, _PAGE)).fetchall())
             for row in rows:
                 handle, seq, _digest, size = row[:4]
                 if not isinstance(handle, str):
