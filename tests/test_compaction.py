@@ -736,6 +736,33 @@ def test_compact_finds_a_session_pinned_turn_by_its_text_not_its_id():
     assert "u1" not in result.plan.pinned
 
 
+@pytest.mark.parametrize("task", ["reconstruction", "recall"])
+def test_compact_keeps_a_session_pinned_text_whatever_handles_it_carries_later(task):
+    # red team 28, y04: the gate pins a block by its text whatever its handles; the planner
+    # pinned a block holding a sticky pinned text only when it had no handles, so a pinned turn
+    # the framework later logged as user:u3 was handed to the summarizer (and the gate
+    # rejected the pass; under recall a linked block is summarizable)
+    rule_text = "Never deploy to eu-west-1 before the freeze ends.\n"
+    store = memory_store({"user:u3": rule_text})
+    gate = Gate(store)
+    rule = Block("u1", "user", rule_text, pinned=True)
+    filler_turns = [Block(f"a{i}", "assistant", f"Step {i}: " + "nothing new to report. " * 30 + "\n") for i in range(6)]
+    first = Window([rule, *filler_turns])
+    assert gate.check(first, first, operator="rewrite", commit=True).accepted
+    logged = Block("m3", "user", rule_text, ("user:u3",))
+    window = Window([*filler_turns[:3], logged, *filler_turns[3:]])
+    seen: list[str] = []
+
+    def honest(request: SummaryRequest) -> str:
+        seen.extend(b.id for b in request.blocks)
+        return "summary of earlier turns.\n"
+
+    result = compact(window, honest, store=store, budget_tokens=tokens_of(window) // 2, gate=gate, task=task)
+    assert result.verdict.accepted
+    assert "m3" in result.plan.pinned and "m3" not in seen
+    assert result.window.get("m3").text == rule_text and result.window.get("m3").pinned
+
+
 def test_the_summarizer_reads_each_block_apart():
     # red team 11, x12: the request's text was the block texts joined bare, so the last token of
     # one block and the first of the next fused ("count=12" + "3 retries" -> "count=123

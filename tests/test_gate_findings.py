@@ -749,7 +749,8 @@ def test_only_a_committed_post_window_pins():
                    lambda g: g.check(pre, pinning, operator="reorder", commit=True)):
         committed = gate_for({"tool:conf": conf, "tool:log": log}, audit=False)
         commit(committed)
-        assert committed.pins[0] == {"tool:conf"}
+        # the block's handle and the handle of its text (red team 28, y04: a pin is its bytes too)
+        assert committed.pins[0] == {"tool:conf", _text_handle(conf)}
         find(committed.check(**chosen), "R", handle="tool:conf")
     # a rejected edit commits nothing, even when asked to
     rejected = gate_for({"tool:conf": conf, "tool:log": log}, audit=False)
@@ -914,13 +915,13 @@ def test_a_resumed_session_reads_only_its_own_records_and_all_of_them(tmp_path):
     CountingStore.parsed = 0
     resumed = Gate(store, session="mine")
     assert CountingStore.parsed == 4  # its own four (the store's index is by the top-level "session")
-    assert resumed.pins[0] == {"tool:pin"}
+    assert resumed.pins[0] == {"tool:pin", _text_handle("region=eu-west-1\n")}
     assert resumed.check(plain, plain, operator="reorder").cycle == 4
     find(resumed.check([tool("p", "tool:pin", "region=eu-west-1\n")],
                        [summary("s", "Region eu-west-1.\n", ["tool:pin"])], operator="summarize"), "R", handle="tool:pin")
     odd = "naïve \"quoted\" \\ name"
     Gate(store, session=odd).check(pinned, pinned, operator="reorder")
-    assert Gate(store, session=odd).pins[0] == {"tool:pin"}
+    assert Gate(store, session=odd).pins[0] == {"tool:pin", _text_handle("region=eu-west-1\n")}
 
 
 # F35 (red team 5, e02). docs/gate.md I4: an older read must be kept or dropped with a record;
@@ -2706,6 +2707,14 @@ _X04_INVERTED = "Deploy to eu-west-1 before 2026-12-01; budget 4500 EUR.\n"
 _X04_OTHER = "Ship the weekly report on Friday.\n"
 
 
+def _text_handle(text):
+    """The handle of a block's text (``handles.block_text_handle``), as the gate pins it."""
+    from provgate.compaction import block_source_handle
+    from provgate.window import Block
+
+    return block_source_handle(Block("x", "user", text))
+
+
 def _x04_sources():
     """The tool output, and the turn's text under its text handle (as compact() stores a turn)."""
     from provgate.compaction import block_source_handle
@@ -2896,3 +2905,145 @@ def test_a_cited_value_restated_again_by_a_merged_output_is_one_cited_fact():
     # the cited values restated without their markers are still decay
     find(g.check(pre, [summary("s1", "The client uses retries=3 and timeout=30. Test run: 12 skipped.\n",
                                ["tool:cfg", "tool:run", a1h])], operator="summarize", evicted=["tool:run"]), "I5")
+
+# red team 28, y04. docs/gate.md R: a sticky pin is the pinned bytes. x04's fix found a pinned
+# turn by its text only while the turn had no handle (_Side.holding_text indexed the blocks
+# without handles, and _record pinned the text only of a block without handles): (a) the turn,
+# pinned without a handle, later logged by the framework as user:u3, and (b) the turn pinned
+# while it carried user:u3, later shown without it, were each rewritten into their inverse
+# ("Deploy to eu-west-1 ...") and accepted `lossless`, under their id or renumbered. Every
+# pinned block is now pinned by its text too, and a pre block holding a pinned text is found
+# whatever its handles (a copy of the text in another block is free while post keeps the
+# bytes pinned elsewhere).
+_Y04_U3 = "user:u3"
+
+
+def _y04_session(pinned_with_handle, store=None, session=None):
+    """Cycle 1, committed: the tool output evicted, the user turn 'm2' pinned (with user:u3 or
+    without a handle); the store holds user:u3 (the framework logs the turn)."""
+    if store is None:
+        store = store_with(_x04_sources())
+    store.put(_Y04_U3, _X04_RULE)
+    g = Gate(store, session=session)
+    handles = [_Y04_U3] if pinned_with_handle else []
+    pre = [blk("m0", "system", _X04_SYS), tool("m1", "tool:call_1", _X04_OUT),
+           blk("m2", "user", _X04_RULE, handles, pinned=True)]
+    assert_accepted(g.check(pre, [pre[0], pre[2]], operator="evict", evicted=["tool:call_1"], commit=True))
+    return g
+
+
+def _y04_later(g, bid, handles):
+    """Cycle 2's edits on the turn under ``bid`` with ``handles``, its flag forgotten."""
+    sys_ = blk("m0", "system", _X04_SYS)
+    turn = blk(bid, "user", _X04_RULE, handles)
+    record = handles or [bid]
+    return [
+        # 0: inverted under its id (kept or renumbered)
+        g.check([sys_, turn], [sys_, blk(bid, "user", _X04_INVERTED, handles)], operator="rewrite"),
+        # 1: kept verbatim, flag restored (honest)
+        g.check([sys_, turn], [sys_, dict(turn, pinned=True)], operator="rewrite"),
+        # 2: evicted with a record (by handle, or by id without one: docs/format.md)
+        g.check([sys_, turn], [sys_], operator="evict", evicted=record),
+        # 3: summarized in its place
+        g.check([sys_, turn], [sys_, summary("s1", "Deploy rule: eu-west-1.\n", record if handles else [_text_handle(_X04_RULE)])],
+                operator="summarize", evicted=record),
+        # 4: kept verbatim but left unflagged
+        g.check([sys_, turn], [sys_, turn], operator="rewrite"),
+    ]
+
+
+def _y04_expect(verdicts, bid):
+    assert "rewritten" in find(verdicts[0], "R", block=bid).message
+    assert_accepted(verdicts[1], "structural")
+    assert_accepted(verdicts[2])
+    find(verdicts[3], "R", block="s1")
+    assert "pin was removed" in find(verdicts[4], "R", block=bid).message
+
+
+@pytest.mark.parametrize("bid", ["m2", "m1"], ids=["id kept", "renumbered"])
+def test_a_turn_pinned_without_a_handle_is_pinned_once_it_carries_one(bid):
+    # (a): pinned as a turn without a handle, later logged as user:u3
+    _y04_expect(_y04_later(_y04_session(False), bid, [_Y04_U3]), bid)
+
+
+@pytest.mark.parametrize("bid", ["m2", "m1"], ids=["id kept", "renumbered"])
+def test_a_turn_pinned_with_a_handle_is_pinned_once_it_is_shown_without_it(bid):
+    # (b): pinned while it carried user:u3, later the same bytes without the handle
+    _y04_expect(_y04_later(_y04_session(True), bid, []), bid)
+
+
+def test_a_pinned_text_evicted_by_a_handle_it_came_to_carry_is_not_summarized_from_that_handle():
+    # pass 2 evicts the turn (pinned without a handle) by user:u3, which is no pin: pass 3's
+    # summary of user:u3 (the pinned bytes in the store) summarizes the pinned turn
+    g = _y04_session(False)
+    sys_ = blk("m0", "system", _X04_SYS)
+    assert_accepted(g.check([sys_, blk("m1", "user", _X04_RULE, [_Y04_U3])], [sys_], operator="evict",
+                            evicted=[_Y04_U3], commit=True))
+    v = g.check([sys_], [sys_, summary("s1", "Deploy to eu-west-1.\n", [_Y04_U3])], operator="summarize")
+    assert find(v, "R", block="s1").handle == _Y04_U3
+    # a summary of an unrelated source is not touched
+    g.store.put("tool:call_9", "GET /v2/users -> 200 in 90ms\n")
+    assert_accepted(g.check([sys_], [sys_, summary("s2", "Users took 90ms.\n", ["tool:call_9"])], operator="summarize"))
+
+
+def test_a_pinned_tool_output_kept_verbatim_passes_every_pass():
+    out = "region=eu-west-1\nmax_replicas=7\n"
+    g = gate_for({"tool:conf": out, "tool:log": "worker started\n"})
+    pre = [tool("c", "tool:conf", out, pinned=True), tool("l", "tool:log", "worker started\n")]
+    assert_accepted(g.check(pre, pre, operator="reorder", commit=True))
+    assert g.pins[0] == {"tool:conf", _text_handle(out)}
+    for flags in (True, False):  # the compactor keeps the flag, or forgot it before the check
+        later = [dict(pre[0], id="c9", pinned=flags), pre[1]]
+        assert_accepted(g.check(later, [dict(later[0], pinned=True)], operator="evict", evicted=["tool:log"]))
+        assert_accepted(g.check(later, [later[1]], operator="evict", evicted=["tool:conf"]))
+        find(g.check(later, [dict(later[0], text="region=eu-west-1\n", pinned=True), later[1]], operator="rewrite"),
+             "R", block="c9")
+
+
+def test_a_copy_of_a_pinned_text_is_free_while_post_keeps_the_text_pinned():
+    # a user repeating a pinned turn under another handle (user:u18), as the benchmark corpus
+    # does: while the pinned turn is kept flagged, the repeat is another block (kept unflagged,
+    # summarized); with no flagged copy in post, the repeat is the pinned text (the cost of
+    # pinning bytes: a short pinned "OK." pins every later "OK." the same way)
+    g = _y04_session(True)
+    g.store.put("user:u18", _X04_RULE)
+    sys_ = blk("m0", "system", _X04_SYS)
+    first = blk("m2", "user", _X04_RULE, [_Y04_U3], pinned=True)
+    again = blk("m9", "user", _X04_RULE, ["user:u18"])
+    pre = [sys_, first, again]
+    assert_accepted(g.check(pre, pre, operator="rewrite"), "structural")
+    assert_accepted(g.check(pre, [sys_, first, summary("s1", "The user repeated the rule.\n", ["user:u18"])],
+                            operator="summarize", evicted=["user:u18"]), "lossy")
+    alone = [sys_, again]
+    assert "pin was removed" in find(g.check(alone, alone, operator="rewrite"), "R", block="m9").message
+    find(g.check(alone, [sys_, blk("m9", "user", _X04_INVERTED, ["user:u18"])], operator="rewrite"), "R", block="m9")
+    assert_accepted(g.check(alone, [sys_, dict(again, pinned=True)], operator="rewrite"))
+    assert_accepted(g.check(alone, [sys_], operator="evict", evicted=["user:u18"]))
+
+
+@pytest.mark.parametrize("pinned_with_handle", [False, True], ids=["pinned without a handle", "pinned with user:u3"])
+def test_a_resumed_session_protects_a_pinned_text_whatever_its_handles(tmp_path, pinned_with_handle):
+    store = store_with(_x04_sources(), tmp_path / "s.sqlite3")
+    live = _y04_session(pinned_with_handle, store, session="S")
+    handles = [] if pinned_with_handle else [_Y04_U3]
+    live_verdicts = _y04_later(live, "m1", handles)
+    _y04_expect(live_verdicts, "m1")
+    resumed = Gate(store, session="S")
+    assert resumed.pins[0] >= {_text_handle(_X04_RULE)}
+    assert [comparable(v) for v in _y04_later(resumed, "m1", handles)] == [comparable(v) for v in live_verdicts]
+
+
+def test_a_session_resumed_from_records_of_the_previous_code_pins_its_handles_stored_text(tmp_path):
+    # records written before this fix hold a pinned block's handles but not its text handle:
+    # the text stored under each pinned handle is pinned (fail closed), so (b) is caught there too
+    store = store_with(_x04_sources(), tmp_path / "s.sqlite3")
+    store.put(_Y04_U3, _X04_RULE)
+    store.append_audit({"session": "old", "cycle": 1, "accepted": True, "retention": None,
+                        "pins": {"handles": ["tool:gone", _Y04_U3], "ids": []}})
+    old = Gate(store, session="old")
+    assert old.pins == (frozenset({"tool:gone", _Y04_U3, _text_handle(_X04_RULE)}), frozenset())
+    _y04_expect(_y04_later(old, "m1", []), "m1")
+    # a record of this code says its text handles are all there: nothing is derived
+    store.append_audit({"session": "new", "cycle": 1, "accepted": True, "retention": None,
+                        "pins": {"handles": [_Y04_U3], "ids": [], "texts": True}})
+    assert Gate(store, session="new").pins == (frozenset({_Y04_U3}), frozenset())

@@ -284,9 +284,9 @@ def plan_compaction(
 
     Retrieval-linked = has handles, or is the ``block`` of one of ``pointers`` (citations:
     ``Citation`` or their JSON objects). Pinned = ``pinned`` flag, or a handle in
-    ``pinned_handles``, or (for a block without handles) its id in ``pinned_ids`` or the handle of
-    its text (``block:…``) among ``pinned_handles`` or a pinned block's - the gate's sticky pins,
-    which :func:`compact` passes. Under reconstruction every surviving linked block
+    ``pinned_handles``, or (for a block without handles) its id in ``pinned_ids``, or the handle
+    of its text (``block:…``) among ``pinned_handles`` (with or without handles of its own) or
+    a pinned block's without handles - the gate's sticky pins, which :func:`compact` passes. Under reconstruction every surviving linked block
     is preserved and pinned. Raises :class:`~provgate.errors.CompactionBudgetError` when the
     pinned blocks alone exceed the budget and ``evict_pinned`` is false.
     """
@@ -339,11 +339,13 @@ def plan_compaction(
     else:
         pin = [b.pinned for b in blocks]
     # the gate protects a pinned block without handles through the handle of its text
-    # (docs/gate.md R): a block with the same text would summarize it, so it is pinned too
+    # (docs/gate.md R): a block with the same text would summarize it, so it is pinned too; and
+    # a block holding a sticky pinned text is the pinned block whatever handles it carries (red
+    # team 28, y04: a pinned turn later logged under a handle, or shown without the one it had)
     text_pins = {h for h in pin_handles if h.startswith(BLOCK_HANDLE_PREFIX)}
     text_pins.update(block_source_handle(b) for b, p in zip(blocks, pin) if p and not b.handles)
     if text_pins:
-        pin = [p or (not b.handles and block_source_handle(b) in text_pins) for b, p in zip(blocks, pin)]
+        pin = [p or block_source_handle(b) in text_pins for b, p in zip(blocks, pin)]
     pinned_tokens = sum(t for t, p in zip(tok, pin) if p)
     if pinned_tokens > budget and not evict_pinned:
         listed = tuple((ids[i], tok[i]) for i in range(n) if pin[i])

@@ -721,14 +721,13 @@ class _Side:
         return ix.holding[1]
 
     def holding_text(self, text_handles: Iterable[str]) -> list[int]:
-        """Positions of the blocks without handles whose text's handle
-        (``handles.block_text_handle``) is one of ``text_handles``."""
+        """Positions of the blocks whose text's handle (``handles.block_text_handle``) is one
+        of ``text_handles``, whatever handles the blocks carry (red team 28, y04)."""
         by_handle = self._text_handles
         if by_handle is None:
             by_handle = {}
-            for i, (b, d) in enumerate(zip(self.blocks, self.digests)):
-                if not b.handles:
-                    by_handle.setdefault(block_text_handle(d), []).append(i)
+            for i, d in enumerate(self.digests):
+                by_handle.setdefault(block_text_handle(d), []).append(i)
             self._text_handles = by_handle
         return [i for h in text_handles for i in by_handle.get(h, ())]
 
@@ -918,6 +917,7 @@ class Gate:
         the cumulative retention and the sticky pins carry over (``provgate check --session``).
         Every record of the session counts (one session may have had several writers), and
         only those are read and parsed (``SourceStore.iter_audit_of_session``)."""
+        legacy: set[str] = set()  # pinned handles of records that hold no text pins for them
         for _, record in self.store.iter_audit_of_session(self.session):
             if not isinstance(record, dict) or record.get("session") != self.session:
                 continue
@@ -941,8 +941,43 @@ class Gate:
                         self._read_names.update(_names_citing(h for h, _ in new))
             pins = record.get("pins")  # from every verdict: a rejected check saw its pre's pins too
             if isinstance(pins, dict):
-                self._pinned_handles.update(h for h in pins.get("handles", ()) if isinstance(h, str))
+                handles = [h for h in pins.get("handles", ()) if isinstance(h, str)]
+                self._pinned_handles.update(handles)
                 self._pinned_ids.update(i for i in pins.get("ids", ()) if isinstance(i, str))
+                if pins.get("texts") is not True:
+                    legacy.update(h for h in handles if not h.startswith(BLOCK_HANDLE_PREFIX))
+        if legacy:
+            self._pin_legacy_texts(legacy)
+
+    def _pin_legacy_texts(self, handles: set[str]) -> None:
+        """A record written before red team 28's y04 holds a pinned block's handles but not the
+        handle of its text, which the gate now pins too (docs/gate.md R): failing closed, the
+        bytes stored under each such handle are pinned by their text handle (a block carrying
+        the handle most often holds exactly those bytes; the store's digest is the BLAKE3 of
+        them, so nothing is read). A handle that is not valid, not stored, or whose row is
+        damaged (the check that meets it says so) adds nothing."""
+        valid = []
+        for h in sorted(handles):
+            try:
+                valid.append(check_handle(h))
+            except ValueError:
+                continue
+        try:
+            digests = list(self.store.digests_many(valid).values())
+        except StoreCorruptionError:
+            digests = []
+            for h in valid:
+                try:
+                    digests.append(self.store.digest(h))
+                except (StoreCorruptionError, UnknownHandleError):
+                    continue
+        for digest in digests:
+            algorithm, _, hexdigest = digest.partition(":")
+            if algorithm == "blake3" and len(hexdigest) == 64:
+                try:
+                    self._pinned_handles.add(block_text_handle(bytes.fromhex(hexdigest)))
+                except ValueError:
+                    continue
 
     # -- public API ---------------------------------------------------------------------------
 
@@ -954,8 +989,9 @@ class Gate:
     @property
     def pins(self) -> tuple[frozenset[str], frozenset[str]]:
         """The session's sticky pins: (pinned handles, ids of pinned blocks without a handle).
-        A pinned block without a handle is pinned by the handle of its text (``block:…``, among
-        the handles), whatever its id in a later window; its ids are a record (docs/gate.md R)."""
+        Every pinned block is pinned by the handle of its text too (``block:…``, among the
+        handles), whatever its id and handles in a later window; the ids are a record
+        (docs/gate.md R)."""
         with self._lock:
             return frozenset(self._pinned_handles), frozenset(self._pinned_ids)
 
@@ -1117,6 +1153,12 @@ class Gate:
                 post = run.post if verdict.window is run.post.window else None
                 pinned += ([(post.blocks[i], post.digests[i]) for i in post.pinned()] if post is not None
                            else [(b, blake3(b.text.encode("utf-8")).digest()) for b in verdict.window if b.pinned])
+            # a pre block pinned only through a sticky pin (a handle, or its text) pins its text
+            # too: pinned by user:u3, it is the same bytes when later shown without the handle
+            # (red team 28, y04); its other handles are not taken up (a block that only repeats
+            # a pinned text, a user saying it again under user:u18, is no new pin)
+            flagged = set(run.pre.pinned())
+            texts = [block_text_handle(run.pre.digests[i]) for i in run.pinned_positions() if i not in flagged]
             # the reads, like the pins: the pre window's whatever the verdict, the post's once
             # committed (a reclassified window has the post window's reads)
             run.reads_logged = self._log_reads(run.pre, undo)
@@ -1124,21 +1166,24 @@ class Gate:
                 for resource, added in self._log_reads(run.post, undo).items():
                     run.reads_logged.setdefault(resource, []).extend(added)
             for b, digest in pinned:
-                if b.handles:
-                    undo.handles.update(h for h in b.handles if h not in self._pinned_handles)
-                    self._pinned_handles.update(b.handles)
-                else:
-                    # a block without a handle is its text: a later pass finds it by the handle
-                    # its text is stored under when it is summarized (handles.block_text_handle),
-                    # whatever its id then (_check_pins); the id is kept for Gate.pins, the
-                    # audit records and the compaction planner
-                    text_handle = block_text_handle(digest)
+                # R promises the pinned bytes: every pinned block is pinned by the handle of its
+                # text (handles.block_text_handle), with or without handles of its own, and by
+                # each of its handles. A later pass finds the block holding those bytes whatever
+                # its id and whatever handles it carries then (_check_pins; red team 27, x04:
+                # a renumbered turn; red team 28, y04: the turn pinned without a handle later
+                # logged as user:u3, or pinned as user:u3 and later shown without it, was
+                # inverted `lossless`).
+                pins = (*b.handles, block_text_handle(digest))
+                undo.handles.update(h for h in pins if h not in self._pinned_handles)
+                self._pinned_handles.update(pins)
+                if not b.handles:
+                    # the id of a block without a handle is kept for Gate.pins, the audit
+                    # records and the compaction planner; it pins nothing by itself
                     if b.id not in self._pinned_ids:
                         undo.ids.add(b.id)
-                    if text_handle not in self._pinned_handles:
-                        undo.handles.add(text_handle)
                     self._pinned_ids.add(b.id)
-                    self._pinned_handles.add(text_handle)
+            undo.handles.update(h for h in texts if h not in self._pinned_handles)
+            self._pinned_handles.update(texts)
             if verdict.accepted and verdict.retention is not None:
                 self._cumulative = (1.0 if self._cumulative is None else self._cumulative) * verdict.retention
             self._history.append(
@@ -1200,7 +1245,10 @@ class Gate:
         record["retention_floor"] = floor
         record["evicted_handles"] = len(edit.evicted)
         with self._lock:  # every verdict's: a rejected check's pre window pins too (_record)
-            record["pins"] = {"handles": sorted(self._pinned_handles), "ids": sorted(self._pinned_ids)}
+            # "texts": the handles hold the text handle of every pinned block, with handles or
+            # not (red team 28, y04); a record without it was written before (Gate._resume)
+            record["pins"] = {"handles": sorted(self._pinned_handles), "ids": sorted(self._pinned_ids),
+                              "texts": True}
         if run.reads_logged:  # only what this check added to the read log: a resume replays them in order
             record["reads"] = {r: [[h, ts] for h, ts in added] for r, added in run.reads_logged.items()}
         record["pre_digest"] = run.window_digest(run.pre)
@@ -1634,6 +1682,8 @@ class _Check:
         self.edit = edit
         self.floor = floor
         self.pinned_handles = pinned_handles
+        self._pinned_positions: list[int] | None = None
+        self._text_only: set[int] = set()  # pinned only by a sticky pinned text (pinned_positions)
         self.violations: list[Violation] = []
         self.dropped_violations = 0
         self.timings: dict[str, float] = {}
@@ -4094,25 +4144,72 @@ class _Check:
 
     # R ---------------------------------------------------------------------------------------
 
+    def pinned_positions(self) -> list[int]:
+        """Positions of pre's pinned blocks, in order: flagged, holding a sticky pinned handle,
+        or holding a sticky pinned text (its ``block:`` handle), whatever its id and handles."""
+        found = self._pinned_positions
+        if found is None:
+            pre = self.pre
+            pinned_set = set(pre.pinned())
+            if self.pinned_handles:
+                pinned_set.update(pre.holding(self.pinned_handles))
+            strong = set(pinned_set)  # flagged, or holding a pinned handle
+            if self.pinned_handles:
+                # Sticky, a pinned block is its bytes, whatever its id and whatever handles it
+                # carries: a list renumbered by position moves a pinned turn to another id, and
+                # another block to its old one (red team 27, x04: the turn was rewritten
+                # `lossless` under its new id, while an honest rewrite of the block that took
+                # the old id failed R); a framework logs a pinned turn under a handle later, or
+                # shows a pinned block without the handle it had (red team 28, y04: the turn,
+                # inverted, passed `lossless` once its handles changed)
+                text_pins = [h for h in self.pinned_handles if h.startswith(BLOCK_HANDLE_PREFIX)]
+                if text_pins:
+                    pinned_set.update(pre.holding_text(text_pins))
+            found = self._pinned_positions = sorted(pinned_set)
+            self._text_only = pinned_set - strong
+        return found
+
+    def _pinned_bytes_sources(self, pinned_handles: set[str]) -> set[str]:
+        """The handles post's summaries derive from that are no pin themselves but whose stored
+        bytes are one of the pinned texts among ``pinned_handles`` (those post does not keep
+        pinned): a summary of them summarizes the pinned bytes (red team 28, y04: a turn pinned
+        by its text, later logged as user:u3 and evicted by that handle, summarized from
+        user:u3 in a later pass)."""
+        text_pins = {h for h in pinned_handles if h.startswith(BLOCK_HANDLE_PREFIX)}
+        if not text_pins:
+            return set()
+        out = set()
+        for h in self.post.derived_union() - pinned_handles:
+            if h.startswith(BLOCK_HANDLE_PREFIX):
+                continue
+            d = self.gate.handle_digest(h)
+            if d is not None and d.startswith("blake3:") and BLOCK_HANDLE_PREFIX + d[7:39] in text_pins:
+                out.add(h)
+        return out
+
     def _check_pins(self) -> None:
         edit = self.edit
         pre = self.pre
         evicted, _ = self._covering()
-        pinned_set = set(pre.pinned())
-        if self.pinned_handles:
-            pinned_set.update(pre.holding(self.pinned_handles))
-            # Sticky, a pinned block without handles is its text, whatever its id: a list
-            # renumbered by position moves a pinned turn to another id, and another block to its
-            # old one (red team 27, x04: the turn was rewritten `lossless` under its new id,
-            # while an honest rewrite of the block that took the old id failed R)
-            text_pins = [h for h in self.pinned_handles if h.startswith(BLOCK_HANDLE_PREFIX)]
-            if text_pins:
-                pinned_set.update(pre.holding_text(text_pins))
-        if not pinned_set and not self.pinned_handles:
+        pinned = self.pinned_positions()
+        if not pinned and not self.pinned_handles:
             return
-        pinned = sorted(pinned_set)
-        # a pinned block without a handle is summarized through the handle of its text
-        pinned_handles = {h for i in pinned for h in (edit.pre[i].handles or (block_text_handle(pre.digests[i]),))}
+        kept_handles: set[str] = set()  # the handles of the pinned blocks post keeps
+        if self._text_only:
+            # A block pinned only because it holds a pinned text (no flag, no pinned handle: a
+            # user saying the same thing again under user:u18, an unrelated "OK.") is the pinned
+            # text only where post does not keep those bytes pinned: while a flagged post block
+            # holds them, R's bytes are there and the copy is another block (kept unflagged,
+            # rewritten, summarized or evicted as any); else it is held to R as the pinned block
+            # (red team 28, y04: a turn pinned by its text later carries user:u3)
+            flagged_texts = {self.post.digests[k] for k in self.post.pinned()}
+            free = {i for i in self._text_only if pre.digests[i] in flagged_texts}
+            if free:
+                pinned = [i for i in pinned if i not in free]
+                kept_handles.update(block_text_handle(pre.digests[i]) for i in free)
+        pinned_set = set(pinned)
+        # a pinned block is summarized through its handles or the handle of its text
+        pinned_handles = {h for i in pinned for h in (*edit.pre[i].handles, block_text_handle(pre.digests[i]))}
         pinned_handles |= self.pinned_handles
         exact: dict[int, int] = {}  # pinned pre block -> the first post block that is its bytes
         match = self.match
@@ -4124,7 +4221,6 @@ class _Check:
             if j not in self.ws_matched:
                 exact.setdefault(match[j], j)  # type: ignore[arg-type]
         post_ids = self.post.id_pos()
-        kept_handles: set[str] = set()  # the handles of the pinned blocks post keeps
         first_copy: dict[bytes, int] | None = None
         for i in pinned:
             b = edit.pre[i]
@@ -4145,7 +4241,7 @@ class _Check:
                             first_copy.setdefault(d, k)
                 j = first_copy.get(pre.digests[i])
             if j is not None:
-                kept_handles.update(b.handles or (block_text_handle(pre.digests[i]),))
+                kept_handles.update((*b.handles, block_text_handle(pre.digests[i])))
                 if not edit.post[j].pinned:
                     self.violate("R", f"pinned block {b.id!r} is kept but its pin was removed", block=b.id,
                                  evidence={"post_block": edit.post[j].id})
@@ -4154,10 +4250,11 @@ class _Check:
             self.violate("R", f"pinned block {b.id!r} was {what}", block=b.id,
                          handle=(b.handles or (None,))[0], evidence={"preserve_or_evict": True})
         named: set[int] = set()
-        if not pinned_handles.isdisjoint(self.post.derived_union()):
+        summarized = pinned_handles | self._pinned_bytes_sources(pinned_handles - kept_handles)
+        if not summarized.isdisjoint(self.post.derived_union()):
             for j, b in enumerate(edit.post):
                 if b.derived:
-                    hit = [h for h in b.derived_from if h in pinned_handles]
+                    hit = [h for h in b.derived_from if h in summarized]
                     if hit:
                         named.add(j)
                         self.violate("R", f"derived block {b.id!r} summarizes pinned source(s) {hit}", block=b.id,
