@@ -2953,3 +2953,39 @@ def test_a_read_holding_logged_reads_the_log_orders_apart_fails_closed(ts):
     assert not g.check([a1, r3, old], [a1, old], operator="prune", evicted=["tool:call_3"]).accepted
     assert_accepted(g.check([a1, r3, old], [a1, r3], operator="prune", evicted=["tool:call_1"]))
     assert_accepted(g.check([a1, back2, newest], [a1, back2, newest], operator="prune"))
+
+
+# red team 28, y03 (side note): log_reads found the first logged read stamped later by a scan
+# of the line per read, so a window of 5,000 reads stamped before the last logged one spent
+# ~0.5 s in I4 (the check's _log_order) and as long again logging them. It bisects a running
+# maximum now; where it puts each read is unchanged (the scan, as it was, is the reference).
+def _log_reads_by_scan(log, read_of, resource, reads):
+    added, line = [], log.get(resource)
+    for handle, ts in reads:
+        if handle in read_of:
+            continue
+        if line is None:
+            line = log[resource] = []
+        at = len(line)
+        if ts is not None and line and line[-1][1] is not None and line[-1][1] > ts:
+            at = next(k for k, (_, other) in enumerate(line) if other is not None and other > ts)
+        line.insert(at, (handle, ts))
+        read_of[handle] = resource
+        added.append((handle, ts))
+    return added
+
+
+_Y03_TS = st.one_of(st.none(), st.integers(0, 6), st.sampled_from([0.5, 2.5, 5.5, 1e300]))
+
+
+@settings(max_examples=300, deadline=None)
+@given(logged=st.lists(_Y03_TS, max_size=8),
+       reads=st.lists(st.tuples(st.sampled_from([f"r{k}" for k in range(8)] + ["l0", "l3"]), _Y03_TS), max_size=10))
+def test_log_reads_puts_reads_where_the_scan_did(logged, reads):
+    from provgate.gate import log_reads
+
+    line = [(f"l{k}", ts) for k, ts in enumerate(logged)]
+    ours, ref = ({"R": list(line)} if line else {}, {"R": list(line)} if line else {})
+    of_ours, of_ref = dict.fromkeys((h for h, _ in line), "R"), dict.fromkeys((h for h, _ in line), "R")
+    assert log_reads(ours, of_ours, "R", reads) == _log_reads_by_scan(ref, of_ref, "R", reads)
+    assert ours == ref and of_ours == of_ref

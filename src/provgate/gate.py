@@ -4469,9 +4469,15 @@ def log_reads(log: dict[str, list[tuple[str, float | None]]], read_of: dict[str,
     """Add to ``log`` (resource -> reads oldest first) the reads of ``resource`` (oldest
     first, as (handle, ts)) that ``read_of`` (handle -> resource) does not know yet: after the
     logged ones, or, with a ts, before the first logged read stamped later (a read is as old
-    as its ts says). Returns the reads added."""
+    as its ts says). Returns the reads added.
+
+    The first logged read stamped later is found by bisection on the line's running maximum
+    ts (made once a call needs it, then kept in step), not by a scan per read: a window of
+    thousands of reads stamped before the last logged one cost a scan of the line each
+    (red team 28, y03: ~0.4 s for 5,000 reads)."""
     added: list[tuple[str, float | None]] = []
     line = log.get(resource)
+    highest: list[float] | None = None  # highest[k]: the highest ts of line[:k + 1] (-inf: none)
     for handle, ts in reads:
         if handle in read_of:
             continue
@@ -4479,8 +4485,13 @@ def log_reads(log: dict[str, list[tuple[str, float | None]]], read_of: dict[str,
             line = log[resource] = []
         at = len(line)
         if ts is not None and line and line[-1][1] is not None and line[-1][1] > ts:
-            at = next(k for k, (_, other) in enumerate(line) if other is not None and other > ts)
+            if highest is None:
+                highest = list(accumulate((-math.inf if t is None else t for _, t in line), max))
+            at = bisect_right(highest, ts)  # the first read stamped later than ts
         line.insert(at, (handle, ts))
+        if highest is not None:
+            before = highest[at - 1] if at else -math.inf
+            highest.insert(at, before if ts is None else max(before, ts))
         read_of[handle] = resource
         added.append((handle, ts))
     return added
