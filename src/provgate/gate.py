@@ -3172,9 +3172,11 @@ class _Check:
         place or its new ts, and the next prune would drop the newer read as the stale one.
         The places are those of the line the log will hold after this check: the window's
         reads new to the log go where the log will put them (after the logged ones, or before
-        the first stamped later), so this check and the next agree; a read of several handles
-        (never logged) goes after the read before it in the window. Two reads are then ordered
-        as ever: by ts when both have one, else by place."""
+        the first stamped later), so this check and the next agree. A read of several handles
+        (never logged) is as old as the oldest handle the log holds among them (red team 28,
+        y03: one more handle must not make an older read the newest), or, holding none, goes
+        after every read before it in the window. Two reads are then ordered as ever: by ts when
+        both have one, else by place."""
         keys = self._log_ordered
         if keys is None:
             keys = self._log_ordered = {}
