@@ -3047,3 +3047,133 @@ def test_a_session_resumed_from_records_of_the_previous_code_pins_its_handles_st
     store.append_audit({"session": "new", "cycle": 1, "accepted": True, "retention": None,
                         "pins": {"handles": [_Y04_U3], "ids": [], "texts": True}})
     assert Gate(store, session="new").pins == (frozenset({_Y04_U3}), frozenset())
+
+# red team 28, y03. docs/gate.md I4, "Logged reads keep their order": the x03 fix ordered a
+# put-back read by the log only when it held one handle; a read of several handles went "after
+# the read before it in the window". So the older read put back with one more handle
+# ([tool:call_1, doc:readme], any other stored handle) was the newest read again: cycle 2
+# dropped the newer read call_2 (an eviction record, or an edge from the copy) and was accepted
+# in every stamping, and a cycle-3 summary restating retries=3 then went through as well. A read
+# holding a handle the log holds is now as old as the oldest such handle; one holding several
+# logged reads the log orders apart is taken as the oldest of them, and dropped as the newest.
+Y03_EXTRA = {"doc:readme": "See conf/app.ini.\n", "tool:other": "Unrelated output.\n"}
+
+
+def _y03_session(stamps, extra, path=":memory:", session=None):
+    g, (a1, r2, back) = _x03_session(stamps, path, session)
+    for h, text in Y03_EXTRA.items():
+        g.store.put(h, text)
+    return g, [a1, r2, dict(back, handles=["tool:call_1", extra])]
+
+
+@pytest.mark.parametrize("extra", Y03_EXTRA)
+@pytest.mark.parametrize("stamps", X03_STAMPS.values(), ids=X03_STAMPS.keys())
+def test_an_older_read_put_back_with_another_handle_does_not_become_the_newest(stamps, extra, tmp_path):
+    g, pre = _y03_session(stamps, extra, tmp_path / "s.sqlite3", "y03")
+    a1, r2, back = pre
+    evicted = g.check(pre, [a1, back], operator="prune", evicted=["tool:call_2"])
+    assert "silent merge" in find(evicted, "I4", key="resource", value=X03_R, evidence__newest="r2").message
+    backwards = g.check(pre, [a1, back], operator="prune", supersedes=[{"block": "r1", "handle": "tool:call_2"}])
+    assert "goes backwards" in find(backwards, "I4", block="r1", handle="tool:call_2").message
+    # committed, it is rejected too, and the session's window stays the one with call_2: a
+    # cycle-3 summary of the put-back copy restating retries=3 in place of call_2 is stale
+    assert not g.check(pre, [a1, back], operator="prune", evicted=["tool:call_2"], commit=True).accepted
+    s = summary("s1", "The client retries=3 times.\n", ["tool:call_1"])
+    stale = g.check(pre, [a1, s], operator="summarize", evicted=["tool:call_1", extra, "tool:call_2"])
+    assert "stale value" in find(stale, "I4", block="r1").message
+    # a session resumed from the audit log: the same verdicts
+    resumed = Gate(g.store, session="y03")
+    assert comparable(resumed.check(pre, [a1, back], operator="prune", evicted=["tool:call_2"])) == comparable(evicted)
+    # the window may keep the copy where it is, or drop it with an eviction record
+    assert_accepted(g.check(pre, [a1, r2], operator="prune", evicted=["tool:call_1", extra]))
+    assert_accepted(g.check(pre, [r2, back], operator="prune"))
+    # a plain check on a fresh gate knows no log: the window's order is all it has (a limit)
+    assert_accepted(gate_for({"tool:call_1": X03_OLD, "tool:call_2": X03_NEW, **Y03_EXTRA}).check(
+        pre, [a1, back], operator="prune", evicted=["tool:call_2"]))
+
+
+@pytest.mark.parametrize("stamps", X03_STAMPS.values(), ids=X03_STAMPS.keys())
+def test_a_reread_of_several_new_handles_after_a_put_back_read_is_still_the_newest(stamps):
+    # an honest re-read holds handles the log does not: it goes after every read before it
+    g, pre = _y03_session(stamps, "doc:readme")
+    a1 = pre[0]
+    g.store.put("tool:call_3", "retries=7\ntimeout=30s\n")
+    r3 = blk("r3", "tool", "retries=7\ntimeout=30s\n", ["tool:call_3", "tool:other"],
+             ts=None if stamps[2] is None else 400.0, resource=X03_R)
+    assert_accepted(g.check([*pre, r3], [a1, r3], operator="prune", supersedes=[
+        {"block": "r3", "handle": "tool:call_1"}, {"block": "r3", "handle": "tool:call_2"}], evicted=["doc:readme"]))
+    assert_accepted(g.check([*pre, r3], [a1, r3], operator="prune", evicted=["tool:call_1", "doc:readme", "tool:call_2"]))
+    # and the put-back read cannot supersede it
+    v = g.check([*pre, r3], [a1, pre[2]], operator="prune", supersedes=[
+        {"block": "r1", "handle": "tool:call_2"}, {"block": "r1", "handle": "tool:call_3"}], evicted=["tool:other"])
+    find(v, "I4", block="r1", handle="tool:call_3")
+
+
+Y03_NEWEST = "retries=7\ntimeout=30s\n"
+
+
+Y03_SPREAD_STAMPS = {"unstamped": (None,) * 4, "stamped on insertion": (100.0, 200.0, 300.0, 400.0),
+                     "stamped when put back": (None, None, None, 400.0)}
+
+
+@pytest.mark.parametrize("ts", Y03_SPREAD_STAMPS.values(), ids=Y03_SPREAD_STAMPS.keys())
+def test_a_read_holding_logged_reads_the_log_orders_apart_fails_closed(ts):
+    # call_1 < call_2 < call_3 in the log; a block holding call_1 and call_3 is no one
+    # observation: taken as call_1 where it would be the newest, and as call_3 where it goes
+    store = store_with({"tool:call_1": X03_OLD, "tool:call_2": X03_NEW, "tool:call_3": Y03_NEWEST})
+    g = Gate(store)
+    r1, r2, r3 = (tool(f"r{k}", f"tool:call_{k}", t, ts=ts[k - 1], resource=X03_R)
+                  for k, t in ((1, X03_OLD), (2, X03_NEW), (3, Y03_NEWEST)))
+    a1 = blk("a1", "assistant", "Looking at the retry settings.\n")
+    assert_accepted(g.check([r1, r2, a1, r3], [a1, r3], operator="prune", commit=True, supersedes=[
+        {"block": "r3", "handle": "tool:call_1"}, {"block": "r3", "handle": "tool:call_2"}]))
+    both = ["tool:call_1", "tool:call_3"]
+    back2 = dict(r2, ts=ts[3])
+    # with call_3's text, dropped while the older call_2 stays: it held the newest observation
+    newest = blk("m", "tool", Y03_NEWEST, both, ts=ts[3], resource=X03_R)
+    v = g.check([a1, back2, newest], [a1, back2], operator="prune", evicted=both)
+    find(v, "I4", block="m", handle="tool:call_3", value=X03_R)
+    # and kept while call_2 goes: it is as old as call_1 (fail closed)
+    assert "silent merge" in find(g.check([a1, back2, newest], [a1, newest], operator="prune",
+                                          evicted=["tool:call_2"]), "I4", value=X03_R).message
+    # with call_1's text beside the real call_3: never the newest, and dropping it is honest
+    old = blk("m", "tool", X03_OLD, both, ts=ts[3], resource=X03_R)
+    assert not g.check([a1, r3, old], [a1, old], operator="prune", evicted=["tool:call_3"]).accepted
+    assert_accepted(g.check([a1, r3, old], [a1, r3], operator="prune", evicted=["tool:call_1"]))
+    assert_accepted(g.check([a1, back2, newest], [a1, back2, newest], operator="prune"))
+
+
+# red team 28, y03 (side note): log_reads found the first logged read stamped later by a scan
+# of the line per read, so a window of 5,000 reads stamped before the last logged one spent
+# ~0.5 s in I4 (the check's _log_order) and as long again logging them. It bisects a running
+# maximum now; where it puts each read is unchanged (the scan, as it was, is the reference).
+def _log_reads_by_scan(log, read_of, resource, reads):
+    added, line = [], log.get(resource)
+    for handle, ts in reads:
+        if handle in read_of:
+            continue
+        if line is None:
+            line = log[resource] = []
+        at = len(line)
+        if ts is not None and line and line[-1][1] is not None and line[-1][1] > ts:
+            at = next(k for k, (_, other) in enumerate(line) if other is not None and other > ts)
+        line.insert(at, (handle, ts))
+        read_of[handle] = resource
+        added.append((handle, ts))
+    return added
+
+
+_Y03_TS = st.one_of(st.none(), st.integers(0, 6), st.sampled_from([0.5, 2.5, 5.5, 1e300]))
+
+
+@settings(max_examples=300, deadline=None)
+@given(logged=st.lists(_Y03_TS, max_size=8),
+       reads=st.lists(st.tuples(st.sampled_from([f"r{k}" for k in range(8)] + ["l0", "l3"]), _Y03_TS), max_size=10))
+def test_log_reads_puts_reads_where_the_scan_did(logged, reads):
+    from provgate.gate import log_reads
+
+    line = [(f"l{k}", ts) for k, ts in enumerate(logged)]
+    ours, ref = ({"R": list(line)} if line else {}, {"R": list(line)} if line else {})
+    of_ours, of_ref = dict.fromkeys((h for h, _ in line), "R"), dict.fromkeys((h for h, _ in line), "R")
+    assert log_reads(ours, of_ours, "R", reads) == _log_reads_by_scan(ref, of_ref, "R", reads)
+    assert ours == ref and of_ours == of_ref
