@@ -61,6 +61,7 @@ from provgate._factdiff import (
     positions,
     ungrounded_rows,
     unique_counts,
+    unique_inverse,
 )
 from provgate._hashing import hash_buffers
 from provgate._scanner import span_values
@@ -141,7 +142,7 @@ class _Facts:
     """A fact table plus what the gate asks of it again and again."""
 
     __slots__ = ("table", "n_markers", "n_facts", "_markers", "_ground_rows", "_fact_fps", "_kv_rows",
-                 "_kv_sets", "_grounding_set", "_kv_prose_set", "_cited_names", "_dotted", "_nesting")
+                 "_kv_sets", "_grounding_set", "_kv_prose_set", "_cited_names", "_dotted", "_nesting", "_kv_pieces")
 
     def __init__(self, table: FactTable) -> None:
         self.table = table
@@ -159,6 +160,7 @@ class _Facts:
         self._cited_names: tuple[str, ...] | None = None
         self._dotted: tuple[list[int], list[bytes]] | None = None
         self._nesting: _Nesting | None = None
+        self._kv_pieces: tuple[np.ndarray, np.ndarray] | None = None
 
     def indexed(self) -> _Facts:
         """Build the grounding index now. A source's fact table is computed once and kept
@@ -219,6 +221,30 @@ class _Facts:
                     fps = unique_counts(np.concatenate([inner.fp_value, inner.fp_fact]))[0]
             self._kv_prose_set = SortedFingerprints(fps)
         return self._kv_prose_set
+
+    def kv_pieces(self) -> tuple[np.ndarray, np.ndarray]:
+        """(the row of each piece, its value fingerprint): the values of this text's key=value
+        facts read as prose, piece by piece, as :meth:`kv_prose_set` reads them (I5 asks which
+        fact a summary's "alpha on 2026-01-11" restates)."""
+        if self._kv_pieces is None:
+            t = self.table
+            rows = np.flatnonzero(t.kind == _KIND_KV)
+            of_row, fps = np.empty(0, dtype=np.int64), EMPTY
+            if rows.size:
+                data = t.data
+                parts = [b"x " + data[int(a):int(b)] + b"\n" for a, b in zip(t.value_start[rows].tolist(),
+                                                                          t.value_end[rows].tolist())]
+                starts = np.cumsum([0] + [len(part) for part in parts[:-1]])
+                try:
+                    inner = extract(b"".join(parts))
+                except LimitExceededError:  # (no larger than the text, which was scanned: not expected)
+                    inner = None
+                if inner is not None and len(inner):
+                    keep = np.flatnonzero(inner.kind != _KIND_CITATION)
+                    of_row = rows[np.searchsorted(starts, inner.start[keep], side="right") - 1]
+                    fps = np.ascontiguousarray(inner.fp_value[keep])
+            self._kv_pieces = (of_row, fps)
+        return self._kv_pieces
 
     def unkeyed_values(self) -> SortedFingerprints:
         """The distinct values this text asserts outside a ``key=value`` fact (and outside
@@ -444,6 +470,67 @@ class _AllBut:
 
     def add(self, i: int) -> None:
         self.missing.discard(i)
+
+
+class _ValuePool:
+    """The values of the facts an edit's new blocks state, as a multiset that pre's cited facts
+    draw on (I5: each new fact restates one pre fact at most)."""
+
+    __slots__ = ("values", "left", "_index")
+
+    def __init__(self, values: np.ndarray, counts: np.ndarray) -> None:
+        self.values = values
+        self.left = counts.copy()
+        self._index: dict[tuple[int, int], int] | None = None
+
+    def take(self, facts: list[_Facts], *, commit: bool = True) -> list[int]:
+        """How many facts of each of ``facts`` (in order: the earlier ones first) a value left
+        in the pool restates; those values are used up unless ``commit`` is false."""
+        left = self.left if commit else self.left.copy()
+        sizes = [f.n_facts for f in facts]
+        out = [0] * len(facts)
+        if not sum(sizes) or not left.any():
+            return out
+        rows = [np.flatnonzero(f.table.kind != _KIND_CITATION) for f in facts]
+        vals = np.ascontiguousarray(_joined([f.table.fp_value[r] for f, r in zip(facts, rows)]))
+        owner = np.repeat(np.arange(len(facts)), sizes)
+        uniq, _, inverse = unique_inverse(vals)
+        _, _, in_uniq, in_pool = diff_sorted(uniq, self.values)
+        cap = np.zeros(len(uniq), dtype=np.int64)
+        cap[in_uniq] = left[in_pool]
+        # per value, its rows in order: the first as many as the pool holds are restated
+        order = np.argsort(inverse, kind="stable")
+        grouped = inverse[order]
+        rank = np.arange(len(order)) - np.searchsorted(grouped, grouped)
+        matched = np.zeros(len(order), dtype=np.bool_)
+        matched[order] = rank < cap[grouped]
+        used = np.bincount(inverse[matched], minlength=len(uniq))
+        left[in_pool] -= used[in_uniq]
+        counts = np.bincount(owner[matched], minlength=len(facts))
+        out = counts.tolist()
+        # a key=value fact no value restates may be restated by a piece of its value
+        unmatched = np.flatnonzero(~matched)
+        if unmatched.size and left.any():
+            starts = np.cumsum([0, *sizes[:-1]])
+            for k in unmatched.tolist():
+                b = int(owner[k])
+                f = facts[b]
+                row = int(rows[b][k - starts[b]])
+                if f.table.kind[row] != _KIND_KV:
+                    continue
+                of_row, fps = f.kv_pieces()
+                for hi, lo in fps[of_row == row].tolist():
+                    at = self._position(hi, lo)
+                    if at is not None and left[at] > 0:
+                        left[at] -= 1
+                        out[b] += 1
+                        break
+        return out
+
+    def _position(self, hi: int, lo: int) -> int | None:
+        if self._index is None:
+            self._index = {(a, b): i for i, (a, b) in enumerate(self.values.tolist())}
+        return self._index.get((hi, lo))
 
 
 class _RowMap:
@@ -3820,87 +3907,116 @@ class _Check:
     # I5 --------------------------------------------------------------------------------------
 
     def _check_retention(self) -> None:
-        """Markers per fact in post over markers per fact in pre. Pre blocks dropped on the
-        record (evicted) or as byte-identical duplicates are left out of pre: I5 measures the
-        silent erosion of citations, and an eviction record is the opposite of silent. An
-        evicted block with markers at least half of whose facts the edit's new blocks restate
-        stays in: it was rewritten, not dropped. When post cites a handle fewer times than pre
-        did, post's markers count as pre's less those lost: extra markers (of that handle or
-        any other) cannot stand in for another handle's lost citations (red team 11, y03)."""
+        """Citation retention: the markers post keeps over the markers pre's cited content that
+        survives would keep at pre's density (docs/gate.md, I5). Pre blocks dropped on the record
+        (evicted) or as byte-identical duplicates are left out: I5 measures the silent erosion of
+        citations, and an eviction record is the opposite of silent; an evicted cited block the
+        edit's new blocks restate (at least half of its facts, beyond what the other cited blocks
+        account for) was rewritten, not dropped. When post cites a handle fewer times than pre
+        did, post's markers count as pre's less those lost: extra markers (of that handle or any
+        other) cannot stand in for another handle's lost citations (red team 11, y03)."""
         evicted, _ = self._covering()
         kept_copy = set(self.removed) - set(self.removed_content)
-        pre_blocks = self.pre.blocks
+        pre_blocks, pre_facts = self.pre.blocks, self.pre_facts
         # (the record I2 counts: a derived block's sources are its derived_from, red team 11 x05)
         explicit = {
             i for i in self.removed
             if i in kept_copy or (pre_blocks[i].id in evicted and not pre_blocks[i].handles)
             or (pre_blocks[i].provenance and evicted.issuperset(pre_blocks[i].provenance))
         }
-        if self.changed and any(self.pre_facts[i].n_markers for i in explicit):
-            # an evicted cited block whose facts the edit's new blocks restate was not dropped:
-            # its content lives on without its markers, which is what I5 watches for. A fact
-            # counts as restated as itself or by its value ("retries=3" as "retries 3 times")
-            new_facts = SortedFingerprints(unique_counts(_joined(
-                [f for j in self.changed for f in (self.post_facts[j].fact_fps(), self.post_facts[j].value_fps())]))[0])
-            for i in [i for i in explicit if self.pre_facts[i].n_markers and self.pre_facts[i].n_facts]:
-                facts = self.pre_facts[i]
-                restated = (~absent_from_all(facts.fact_fps(), [new_facts])) | (~absent_from_all(facts.value_fps(), [new_facts]))
-                if 2 * int(np.count_nonzero(restated)) >= restated.size:
-                    explicit.discard(i)
         if explicit:
             # a cited block rewritten under its id, or succeeded by a block derived from what it
             # is, was not dropped: a record for it records nothing (red team 27, x05)
             explicit -= self._succeeded(explicit)
-        # Markers per fact of the blocks that cite (red team 27, x01, x02): the facts of a block
-        # without a citation (a tool output, an uncited turn or summary) are no part of what
-        # citations decay from, and counting them let an edit that drops uncited facts (a
-        # compacted tool output, a superseded read) pay for stripped markers, while a large
-        # uncited block kept in the window made an honest summary that dropped cited facts
-        # with their markers fail.
+        gone = self._gone_pinned()
+        touched = [i for i in self.removed if i not in explicit and _citing_markers(pre_blocks[i], pre_facts[i])]
+        on_record = [i for i in sorted(explicit) if i not in kept_copy and _citing_markers(pre_blocks[i], pre_facts[i])]
+        survived, restated = self._surviving(touched, on_record, gone)
+        explicit -= restated
         pre_f, pre_m = self.pre.cited_totals(self.gate, self.pending)
         if explicit:
-            pre_f -= sum(self.pre_facts[i].n_facts for i in explicit if _citing_markers(pre_blocks[i], self.pre_facts[i]))
-            pre_m -= sum(_citing_markers(pre_blocks[i], self.pre_facts[i]) for i in explicit)
+            pre_f -= sum(pre_facts[i].n_facts for i in explicit if _citing_markers(pre_blocks[i], pre_facts[i]))
+            pre_m -= sum(_citing_markers(pre_blocks[i], pre_facts[i]) for i in explicit)
         restored = self._restored_citations(explicit)
         post_m = self.post_markers + sum(restored.values())
-        # a marker kept by its source put back stands for the cited fact that source holds
-        post_f = self._cited_post_facts(explicit) + sum(restored.values())
-        gone = self._gone_pinned()
         if gone:
             # a marker of a pinned source the window no longer holds may not be restated (R:
             # it would summarize the pinned block in its place), so it leaves I5's count on
             # both sides, as an evicted block's do (red team 13, q04: a compaction after a
             # pinned block's eviction failed R keeping the marker and I5 dropping it)
             pre_m -= self._markers_citing(gone, [i for i in range(len(pre_blocks)) if i not in explicit],
-                                          pre_blocks, self.pre_facts)
+                                          pre_blocks, pre_facts)
             post_m -= self._markers_citing(gone, range(len(self.edit.post)), self.edit.post, self.post_facts)
         if pre_m == 0:
             self.retention = None
             return
-        pre_ratio = pre_m / max(pre_f, 1)
-        if self.counts["post"] == 0 and post_m == 0:
-            self.retention = None  # nothing left to cite: retention is undefined, not zero
-            return
+        # what pre's cited blocks kept as they were cite, plus, for each cited block the edit
+        # replaced, its markers per fact times its facts the new blocks restate
+        replaced = [*touched, *sorted(restated)]
+        kept_m = pre_m - sum(self._counted_markers(i, gone) for i in replaced)
+        # (a marker a source put back keeps stands for the cited fact that source holds)
+        expected = kept_m + survived + sum(restored.values())
         # counting marker tokens alone, a repeated marker (or one of any other stored handle)
         # paid for a handle no longer cited at all; once some handle lost markers, post is
         # credited only with the markers it kept, handle by handle (never more than pre had)
         lost = self._lost_citations(explicit, gone, restored)
         counted_m = pre_m - lost if lost else post_m
-        post_ratio = counted_m / max(post_f, 1)
-        self.retention = post_ratio / pre_ratio
+        if expected <= 0:
+            # no cited fact survives: undefined, unless citations were lost on the way (a cited
+            # fact changed under a marker of another source, red team 17 h01)
+            self.retention = 0.0 if lost else None
+        else:
+            self.retention = counted_m / expected
+        if self.retention is None:
+            return
         if self.retention < self.floor:
             lost_note = (f"; {lost} of pre's markers lost, which {post_m - counted_m} extra marker(s) of other "
                          "or the same handles cannot replace" if post_m > counted_m else "")
             self.violate("I5", f"citation-marker retention {self.retention:.3f} is below the floor {self.floor:.2f} "
-                         f"(markers per fact {pre_ratio:.4f} -> {post_ratio:.4f}{lost_note})",
+                         f"(post keeps {counted_m} citation marker(s) where pre's cited facts that survive held "
+                         f"{expected:.2f}{lost_note})",
                          evidence={"pre_markers": pre_m, "post_markers": post_m, "pre_facts": pre_f,
-                                   "post_facts": post_f, "retention": self.retention, "floor": self.floor,
+                                   "expected_markers": expected, "retention": self.retention, "floor": self.floor,
                                    **({"lost_markers": lost, "counted_post_markers": counted_m} if lost else {})})
 
-    def _cited_touched(self, explicit: set[int]) -> list[int]:
-        """The removed pre blocks (rewritten, summarized or dropped) whose citations I5 counts."""
-        pre_blocks, pre_facts = self.pre.blocks, self.pre_facts
-        return [i for i in self.removed if i not in explicit and _citing_markers(pre_blocks[i], pre_facts[i])]
+    def _counted_markers(self, i: int, gone: set[str]) -> int:
+        """Pre block ``i``'s markers I5 counts (a pinned source's gone from the window left out)."""
+        n = _citing_markers(self.pre.blocks[i], self.pre_facts[i])
+        return n - self._markers_citing(gone, (i,), self.pre.blocks, self.pre_facts) if gone and n else n
+
+    def _surviving(self, touched: list[int], on_record: list[int], gone: set[str]) -> tuple[float, set[int]]:
+        """(the markers the facts of the cited blocks ``touched`` that the edit's new blocks
+        restate held, at each block's markers per fact; the blocks of ``on_record``, cited and
+        dropped on the record, that those blocks restate anyway). A fact is restated by a fact
+        of a new or changed block of the agent with its value ("retries 3 times" restates
+        "retries=3"), or, for a key=value fact, with a piece of its value read as prose
+        ("alpha on 2026-01-11" restates "alpha=2026-01-11", red team 29, z01); each fact of a
+        new block restates one pre fact at most, the densest first (so an edit cannot let a
+        sparsely cited copy of a fact stand for a densely cited one), and the blocks dropped on
+        the record only with what the others left (red team 29, z04: a turn evicted beside a
+        summary of another turn stating the same values kept its markers in the count)."""
+        post_blocks, post_facts = self.post.blocks, self.post_facts
+        tables = [post_facts[j].table for j in self.changed if post_facts[j].n_facts and _cites(post_blocks[j])]
+        if not tables or not (touched or on_record):
+            return 0.0, set()
+        new = _joined([t.fp_value for t in tables])[_joined([t.kind for t in tables]) != _KIND_CITATION]
+        pool = _ValuePool(*unique_counts(new))
+        pre_facts = self.pre_facts
+        densities = {i: self._counted_markers(i, gone) / pre_facts[i].n_facts
+                     for i in (*touched, *on_record) if pre_facts[i].n_facts}
+        survived = 0.0
+        if touched:
+            blocks = sorted((i for i in touched if i in densities), key=lambda i: -densities[i])
+            for i, n in zip(blocks, pool.take([pre_facts[i] for i in blocks])):
+                survived += densities[i] * n
+        restated: set[int] = set()
+        for i in sorted((i for i in on_record if i in densities), key=lambda i: -densities[i]):
+            n = pool.take([pre_facts[i]], commit=False)[0]
+            if 2 * n >= pre_facts[i].n_facts:  # restated, not dropped: its markers count
+                pool.take([pre_facts[i]])
+                restated.add(i)
+                survived += densities[i] * n
+        return survived, restated
 
     def _successor_keys(self, indices: Iterable[int]) -> tuple[set[str], set[str]]:
         """(ids, handles) that make a post block a successor of the pre blocks ``indices``: their
@@ -3927,45 +4043,22 @@ class _Check:
         if not cited:
             return set()
         post_ids = self.post.id_pos()
+        # what the new blocks of the agent derive from or carry, gathered once (red team 29,
+        # z06: a scan of them per evicted block was quadratic in an edit's size)
+        derived = {h for j in self.changed if _cites(post_blocks[j]) for h in (*post_blocks[j].derived_from,
+                                                                              *post_blocks[j].handles)}
         out = set()
         for i in cited:
             if pre_blocks[i].id in post_ids:
                 out.add(i)
                 continue
+            if not derived:
+                continue
             _, keys = self._successor_keys((i,))
             keys.difference_update(self.edit.evicted if not pre_blocks[i].provenance else ())
-            if any(not keys.isdisjoint(post_blocks[j].derived_from) or not keys.isdisjoint(post_blocks[j].handles)
-                   for j in self.changed if _cites(post_blocks[j])):
+            if not keys.isdisjoint(derived):
                 out.add(i)
         return out
-
-    def _cited_post_facts(self, explicit: set[int]) -> int:
-        """Post's count of facts for I5: every fact of a kept block that cites, and of the new
-        or changed blocks that cite, the facts that restate a fact of the cited pre blocks the
-        edit replaced, by value ("retries 3 times" restates "retries=3"), each pre fact at most
-        as often as pre held it. A new fact (one of an uncited tool output a summary merges with
-        a cited turn) is no decayed citation; a value the cited blocks held once, restated by
-        their summary and again in a merged tool output's figures, is one cited fact, not two
-        (red team 28, y02). Every new block that cites counts, not only one derived from the
-        cited blocks' sources: a summary split in two, its facts moved to a part without markers
-        derived from another copy of the source, restates them all the same (y01)."""
-        post_blocks, post_facts, changed = self.post.blocks, self.post_facts, self.changed
-        kept = self.post_cited_facts - sum(map(_cited_facts, [post_blocks[j] for j in changed], [post_facts[j] for j in changed]))
-        touched = self._cited_touched(explicit) if changed else None
-        if not touched:
-            return kept
-        tables = [post_facts[j].table for j in changed if post_facts[j].n_facts and _cites(post_blocks[j])]
-        if not tables:
-            return kept
-        # whole columns end to end (one concatenation each, not a row mask per block), markers'
-        # rows left out; the multisets of values met in one merge of their sorted distinct rows
-        pre_facts = self.pre_facts
-        olds = [pre_facts[i].table for i in touched]
-        old_values, old_counts = unique_counts(_joined([t.fp_value for t in olds])[_joined([t.kind for t in olds]) != _KIND_CITATION])
-        new_values, new_counts = unique_counts(
-            _joined([t.fp_value for t in tables])[_joined([t.kind for t in tables]) != _KIND_CITATION])
-        _, _, common_old, common_new = diff_sorted(old_values, new_values)
-        return kept + int(np.minimum(old_counts[common_old], new_counts[common_new]).sum())
 
     def _gone_pinned(self) -> set[str]:
         """The pinned sources (sticky, or of pre's pinned blocks) no post block carries."""
