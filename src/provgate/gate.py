@@ -142,7 +142,7 @@ class _Facts:
     """A fact table plus what the gate asks of it again and again."""
 
     __slots__ = ("table", "n_markers", "n_facts", "_markers", "_ground_rows", "_fact_fps", "_kv_rows",
-                 "_kv_sets", "_grounding_set", "_kv_prose_set", "_cited_names", "_dotted", "_nesting", "_kv_pieces")
+                 "_kv_sets", "_grounding_set", "_kv_prose_set", "_cited_names", "_dotted", "_nesting")
 
     def __init__(self, table: FactTable) -> None:
         self.table = table
@@ -160,7 +160,6 @@ class _Facts:
         self._cited_names: tuple[str, ...] | None = None
         self._dotted: tuple[list[int], list[bytes]] | None = None
         self._nesting: _Nesting | None = None
-        self._kv_pieces: tuple[np.ndarray, np.ndarray] | None = None
 
     def indexed(self) -> _Facts:
         """Build the grounding index now. A source's fact table is computed once and kept
@@ -221,30 +220,6 @@ class _Facts:
                     fps = unique_counts(np.concatenate([inner.fp_value, inner.fp_fact]))[0]
             self._kv_prose_set = SortedFingerprints(fps)
         return self._kv_prose_set
-
-    def kv_pieces(self) -> tuple[np.ndarray, np.ndarray]:
-        """(the row of each piece, its value fingerprint): the values of this text's key=value
-        facts read as prose, piece by piece, as :meth:`kv_prose_set` reads them (I5 asks which
-        fact a summary's "alpha on 2026-01-11" restates)."""
-        if self._kv_pieces is None:
-            t = self.table
-            rows = np.flatnonzero(t.kind == _KIND_KV)
-            of_row, fps = np.empty(0, dtype=np.int64), EMPTY
-            if rows.size:
-                data = t.data
-                parts = [b"x " + data[int(a):int(b)] + b"\n" for a, b in zip(t.value_start[rows].tolist(),
-                                                                          t.value_end[rows].tolist())]
-                starts = np.cumsum([0] + [len(part) for part in parts[:-1]])
-                try:
-                    inner = extract(b"".join(parts))
-                except LimitExceededError:  # (no larger than the text, which was scanned: not expected)
-                    inner = None
-                if inner is not None and len(inner):
-                    keep = np.flatnonzero(inner.kind != _KIND_CITATION)
-                    of_row = rows[np.searchsorted(starts, inner.start[keep], side="right") - 1]
-                    fps = np.ascontiguousarray(inner.fp_value[keep])
-            self._kv_pieces = (of_row, fps)
-        return self._kv_pieces
 
     def unkeyed_values(self) -> SortedFingerprints:
         """The distinct values this text asserts outside a ``key=value`` fact (and outside
@@ -481,20 +456,23 @@ class _ValuePool:
     def __init__(self, values: np.ndarray, counts: np.ndarray) -> None:
         self.values = values
         self.left = counts.copy()
-        self._index: dict[tuple[int, int], int] | None = None
+        self._index: SortedFingerprints | None = None
 
     def take(self, facts: list[_Facts], *, commit: bool = True) -> list[int]:
         """How many facts of each of ``facts`` (in order: the earlier ones first) a value left
         in the pool restates; those values are used up unless ``commit`` is false."""
         left = self.left if commit else self.left.copy()
-        sizes = [f.n_facts for f in facts]
         out = [0] * len(facts)
-        if not sum(sizes) or not left.any():
+        if not any(f.n_facts for f in facts) or not left.any():
             return out
-        rows = [np.flatnonzero(f.table.kind != _KIND_CITATION) for f in facts]
-        vals = np.ascontiguousarray(_joined([f.table.fp_value[r] for f, r in zip(facts, rows)]))
-        owner = np.repeat(np.arange(len(facts)), sizes)
-        uniq, _, inverse = unique_inverse(vals)
+        # every row of every table end to end (one concatenation per column), markers' rows
+        # left out by a mask: no per-table index arrays
+        tables = [f.table for f in facts]
+        lengths = [len(t) for t in tables]
+        kinds = _joined([t.kind for t in tables])
+        facts_at = np.flatnonzero(kinds != _KIND_CITATION)
+        owner = np.repeat(np.arange(len(facts)), lengths)
+        uniq, _, inverse = unique_inverse(np.ascontiguousarray(_joined([t.fp_value for t in tables])[facts_at]))
         _, _, in_uniq, in_pool = diff_sorted(uniq, self.values)
         cap = np.zeros(len(uniq), dtype=np.int64)
         cap[in_uniq] = left[in_pool]
@@ -502,35 +480,57 @@ class _ValuePool:
         order = np.argsort(inverse, kind="stable")
         grouped = inverse[order]
         rank = np.arange(len(order)) - np.searchsorted(grouped, grouped)
-        matched = np.zeros(len(order), dtype=np.bool_)
-        matched[order] = rank < cap[grouped]
-        used = np.bincount(inverse[matched], minlength=len(uniq))
+        hit = np.zeros(len(order), dtype=np.bool_)
+        hit[order] = rank < cap[grouped]
+        used = np.bincount(inverse[hit], minlength=len(uniq))
         left[in_pool] -= used[in_uniq]
-        counts = np.bincount(owner[matched], minlength=len(facts))
-        out = counts.tolist()
-        # a key=value fact no value restates may be restated by a piece of its value
-        unmatched = np.flatnonzero(~matched)
-        if unmatched.size and left.any():
-            starts = np.cumsum([0, *sizes[:-1]])
-            for k in unmatched.tolist():
-                b = int(owner[k])
-                f = facts[b]
-                row = int(rows[b][k - starts[b]])
-                if f.table.kind[row] != _KIND_KV:
-                    continue
-                of_row, fps = f.kv_pieces()
-                for hi, lo in fps[of_row == row].tolist():
-                    at = self._position(hi, lo)
-                    if at is not None and left[at] > 0:
-                        left[at] -= 1
-                        out[b] += 1
-                        break
+        matched = np.zeros(len(kinds), dtype=np.bool_)
+        matched[facts_at[hit]] = True
+        out = np.bincount(owner[matched], minlength=len(facts)).tolist()
+        waiting = np.flatnonzero(~matched & (kinds == _KIND_KV)) if left.any() else ()
+        if len(waiting):
+            for b, n in self._take_pieces(tables, lengths, owner, waiting, left).items():
+                out[b] += n
         return out
 
-    def _position(self, hi: int, lo: int) -> int | None:
+    def _take_pieces(self, tables: list[FactTable], lengths: list[int], owner: np.ndarray, waiting: np.ndarray,
+                     left: np.ndarray) -> dict[int, int]:
+        """A key=value fact no value restates may be restated by a piece of its value read as
+        prose: the values of the facts left over (``waiting``, rows of all ``tables`` end to
+        end) read in one scan, their pieces looked up at once, then taken in order."""
+        starts = np.cumsum([0, *lengths[:-1]]).tolist()
+        parts, of_part = [], []
+        for k, b in zip(waiting.tolist(), owner[waiting].tolist()):
+            t = tables[b]
+            r = k - starts[b]
+            value = t.data[int(t.value_start[r]):int(t.value_end[r])]
+            if not value.isalnum():  # (ASCII letters and digits alone read as themselves)
+                parts.append(b"x " + value + b"\n")
+                of_part.append(k)
+        found: dict[int, int] = {}
+        if not parts:
+            return found
+        try:
+            inner = extract(b"".join(parts))
+        except LimitExceededError:  # (no larger than the texts, which were scanned: not expected)
+            return found
+        keep = np.flatnonzero(inner.kind != _KIND_CITATION)
+        if not keep.size:
+            return found
+        part_starts = np.cumsum([0] + [len(part) for part in parts[:-1]])
+        piece_row = np.asarray(of_part, dtype=np.int64)[np.searchsorted(part_starts, inner.start[keep], side="right") - 1]
         if self._index is None:
-            self._index = {(a, b): i for i, (a, b) in enumerate(self.values.tolist())}
-        return self._index.get((hi, lo))
+            self._index = SortedFingerprints(self.values)
+        where = positions(self._index, [np.ascontiguousarray(inner.fp_value[keep])])
+        hits = np.flatnonzero(where >= 0)
+        done: set[int] = set()
+        for k, at in zip(piece_row[hits].tolist(), where[hits].tolist()):
+            if left[at] > 0 and k not in done:
+                left[at] -= 1
+                done.add(k)
+                b = int(owner[k])
+                found[b] = found.get(b, 0) + 1
+        return found
 
 
 class _RowMap:
@@ -615,7 +615,7 @@ class _Side:
         self._cited_facts: int | None = None
         self._positions: tuple[dict[bytes, int], dict[bytes, list[int]]] | None = None
         self._text_counts: Counter[bytes] | None = None
-        self._text_handles: dict[str, list[int]] | None = None
+        self._text_handles: bytes | None = None  # the text digests end to end (holding_text)
         self._reads: dict[str, list[int]] | None = None
         self._newest: dict[str, int] | None = None
         self._may_cite: bool | None = None
@@ -809,14 +809,21 @@ class _Side:
 
     def holding_text(self, text_handles: Iterable[str]) -> list[int]:
         """Positions of the blocks whose text's handle (``handles.block_text_handle``) is one
-        of ``text_handles``, whatever handles the blocks carry (red team 28, y04)."""
-        by_handle = self._text_handles
-        if by_handle is None:
-            by_handle = {}
-            for i, d in enumerate(self.digests):
-                by_handle.setdefault(block_text_handle(d), []).append(i)
-            self._text_handles = by_handle
-        return [i for h in text_handles for i in by_handle.get(h, ())]
+        of ``text_handles``, whatever handles the blocks carry (red team 28, y04). A handle names
+        the first 16 bytes of a text digest: found in the window's digests end to end (a search
+        of one buffer, not a handle formatted per block), where a digest starts."""
+        if self._text_handles is None:
+            self._text_handles = b"".join(self.digests)
+        blob = self._text_handles
+        out = []
+        for h in text_handles:
+            key = _text_key(h)
+            at = -1 if key is None else blob.find(key)
+            while at >= 0:
+                if at % _DIGEST_BYTES == 0:
+                    out.append(at // _DIGEST_BYTES)
+                at = blob.find(key, at + 1)
+        return out
 
     def pinned(self) -> list[int]:
         """Positions of the blocks flagged pinned."""
@@ -3929,14 +3936,16 @@ class _Check:
             # is, was not dropped: a record for it records nothing (red team 27, x05)
             explicit -= self._succeeded(explicit)
         gone = self._gone_pinned()
-        touched = [i for i in self.removed if i not in explicit and _citing_markers(pre_blocks[i], pre_facts[i])]
-        on_record = [i for i in sorted(explicit) if i not in kept_copy and _citing_markers(pre_blocks[i], pre_facts[i])]
+        marked = self.pre.marked()  # (a block that cites holds a marker)
+        touched = [i for i in self.removed if i in marked and i not in explicit and _cites(pre_blocks[i])]
+        on_record = [i for i in sorted(explicit) if i in marked and i not in kept_copy and _cites(pre_blocks[i])]
         survived, restated = self._surviving(touched, on_record, gone)
         explicit -= restated
         pre_f, pre_m = self.pre.cited_totals(self.gate, self.pending)
-        if explicit:
-            pre_f -= sum(pre_facts[i].n_facts for i in explicit if _citing_markers(pre_blocks[i], pre_facts[i]))
-            pre_m -= sum(_citing_markers(pre_blocks[i], pre_facts[i]) for i in explicit)
+        cited_explicit = [i for i in explicit if i in marked and _cites(pre_blocks[i])]
+        if cited_explicit:
+            pre_f -= sum(pre_facts[i].n_facts for i in cited_explicit)
+            pre_m -= sum(pre_facts[i].n_markers for i in cited_explicit)
         restored = self._restored_citations(explicit)
         post_m = self.post_markers + sum(restored.values())
         if gone:
@@ -3953,7 +3962,8 @@ class _Check:
         # what pre's cited blocks kept as they were cite, plus, for each cited block the edit
         # replaced, its markers per fact times its facts the new blocks restate
         replaced = [*touched, *sorted(restated)]
-        kept_m = pre_m - sum(self._counted_markers(i, gone) for i in replaced)
+        kept_m = pre_m - (sum(self._counted_markers(i, gone) for i in replaced) if gone
+                          else sum(pre_facts[i].n_markers for i in replaced))
         # (a marker a source put back keeps stands for the cited fact that source holds)
         expected = kept_m + survived + sum(restored.values())
         # counting marker tokens alone, a repeated marker (or one of any other stored handle)
@@ -3982,7 +3992,9 @@ class _Check:
     def _counted_markers(self, i: int, gone: set[str]) -> int:
         """Pre block ``i``'s markers I5 counts (a pinned source's gone from the window left out)."""
         n = _citing_markers(self.pre.blocks[i], self.pre_facts[i])
-        return n - self._markers_citing(gone, (i,), self.pre.blocks, self.pre_facts) if gone and n else n
+        if gone and n:
+            n -= self._markers_citing(gone, (i,), self.pre.blocks, self.pre_facts)
+        return n
 
     def _surviving(self, touched: list[int], on_record: list[int], gone: set[str]) -> tuple[float, set[int]]:
         """(the markers the facts of the cited blocks ``touched`` that the edit's new blocks
@@ -4002,8 +4014,11 @@ class _Check:
         new = _joined([t.fp_value for t in tables])[_joined([t.kind for t in tables]) != _KIND_CITATION]
         pool = _ValuePool(*unique_counts(new))
         pre_facts = self.pre_facts
-        densities = {i: self._counted_markers(i, gone) / pre_facts[i].n_facts
-                     for i in (*touched, *on_record) if pre_facts[i].n_facts}
+        if gone:
+            densities = {i: self._counted_markers(i, gone) / pre_facts[i].n_facts
+                         for i in (*touched, *on_record) if pre_facts[i].n_facts}
+        else:  # (every block here cites: its markers are its citations)
+            densities = {i: f.n_markers / f.n_facts for i in (*touched, *on_record) if (f := pre_facts[i]).n_facts}
         survived = 0.0
         if touched:
             blocks = sorted((i for i in touched if i in densities), key=lambda i: -densities[i])
@@ -4067,8 +4082,8 @@ class _Check:
         for i in pre.pinned():
             pinned.update(pre.blocks[i].handles or (block_text_handle(pre.digests[i]),))
         gone = pinned - self.post.handle_union()
-        if any(h.startswith(BLOCK_HANDLE_PREFIX) for h in gone):  # a pinned turn, held by its text
-            gone -= {block_text_handle(d) for d in self.post.digests}
+        if any(h.startswith(BLOCK_HANDLE_PREFIX) for h in gone):  # a pinned text, held by a block with it
+            gone = {h for h in gone if not h.startswith(BLOCK_HANDLE_PREFIX) or not self.post.holding_text((h,))}
         return gone
 
     def _markers_citing(self, handles: set[str], positions: Iterable[int], blocks: Sequence[Block],
@@ -4794,6 +4809,22 @@ def _citing_markers(block: Block, facts: _Facts) -> int:
     """The markers of ``block`` that I5 counts: its citations, none where they are data
     (red team 12, z03: a tool output quoting "[src:a]" paid for the citations a turn lost)."""
     return facts.n_markers if _cites(block) else 0
+
+
+_DIGEST_BYTES = 32  # a text digest (BLAKE3), as Gate.digests makes them
+
+
+def _text_key(handle: str) -> bytes | None:
+    """The digest prefix a ``block:`` text handle names (as ``block_text_handle`` writes it),
+    else None."""
+    if not handle.startswith(BLOCK_HANDLE_PREFIX) or len(handle) != len(BLOCK_HANDLE_PREFIX) + 32:
+        return None
+    hexdigits = handle[len(BLOCK_HANDLE_PREFIX):]
+    try:
+        key = bytes.fromhex(hexdigits)
+    except ValueError:
+        return None
+    return key if key.hex() == hexdigits else None
 
 
 def _cited_facts(block: Block, facts: _Facts) -> int:
