@@ -451,7 +451,7 @@ class _ValuePool:
     """The values of the facts an edit's new blocks state, as a multiset that pre's cited facts
     draw on (I5: each new fact restates one pre fact at most)."""
 
-    __slots__ = ("values", "left", "_index")
+    __slots__ = ("_index", "left", "values")
 
     def __init__(self, values: np.ndarray, counts: np.ndarray) -> None:
         self.values = values
