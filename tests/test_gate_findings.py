@@ -3312,7 +3312,7 @@ def test_a_value_pool_takes_as_a_row_by_row_multiset_would(pool, blocks):
 
     new = facts_of(pool)
     values = new.table.fp_value
-    took = _ValuePool(*unique_counts(np.ascontiguousarray(values))).take([facts_of(b) for b in blocks])
+    took = _ValuePool(*unique_counts(np.ascontiguousarray(values)), b"").take([facts_of(b) for b in blocks])
     left = Counter(pool)
     expected = []
     for b in blocks:
@@ -3323,3 +3323,56 @@ def test_a_value_pool_takes_as_a_row_by_row_multiset_would(pool, blocks):
                 n += 1
         expected.append(n)
     assert took == expected
+
+
+# red team 30, a02, a04, a06 (a01, a03: documented limits, docs/gate.md I5)
+def test_a_cited_turn_without_facts_keeps_its_citations_when_rewritten():
+    # a02: a turn whose claims hold no extractable fact lost its two markers; alone it failed,
+    # beside any untouched cited turn it passed (the kept markers paid)
+    g = gate_for({"doc:spec": "Section 4: tokens rotate daily; sessions expire after idle periods.\n",
+                  "tool:cfg": "retries=3\n"})
+    a = "Tokens rotate daily per the spec [src:spec], and idle sessions expire [src:spec].\n"
+    stripped = "Tokens rotate daily per the spec, and idle sessions expire.\n"
+    b = blk("b", "assistant", "The client uses retries=3 [src:cfg].\n")
+    for kept in ([], [b]):
+        v = g.check([blk("a", "assistant", a), *kept], [blk("a", "assistant", stripped), *kept], operator="rewrite")
+        find(v, "I5")
+    assert_accepted(g.check([blk("a", "assistant", a), b], [blk("a", "assistant", a.replace("Tokens", "Access tokens")), b],
+                            operator="rewrite"), "lossless")
+
+
+def test_a_quoted_claim_restated_without_its_quotes_keeps_its_citation_in_the_count():
+    # a04: five cited quotes repeated word for word without quotation marks or markers passed
+    from blake3 import blake3
+
+    from provgate.handles import block_text_handle
+
+    pol = ("Access tokens rotate daily. Sessions end after idle periods. Admin actions require review. "
+           "Backups are encrypted at rest. Keys never leave the vault.\nretention_days=35\n")
+    a = ('Per the policy: "tokens rotate daily" [src:policy], "sessions end after idle periods" [src:policy], '
+         '"admin actions require review" [src:policy], "backups are encrypted at rest" [src:policy], '
+         '"keys never leave the vault" [src:policy]; retention_days=35 [src:policy].\n')
+    s = ("Per the policy: tokens rotate daily, sessions end after idle periods, admin actions require review, "
+         "backups are encrypted at rest, keys never leave the vault; retention_days=35 [src:policy].\n")
+    th = block_text_handle(blake3(a.encode()).digest())
+    g = gate_for({"doc:policy": pol, th: a})
+    pre = [tool("d", "doc:policy", pol), blk("a1", "assistant", a)]
+    v = g.check(pre, [pre[0], summary("s1", s, ["doc:policy", th])], operator="summarize")
+    find(v, "I5")
+    # the claims dropped with their markers cost nothing
+    assert_accepted(g.check(pre, [pre[0], summary("s1", "Per the policy: retention_days=35 [src:policy].\n",
+                                                   ["doc:policy", th])], operator="summarize"), "lossy")
+
+
+def test_many_cited_turns_evicted_beside_a_summary_are_weighed_in_two_passes():
+    # a06: a look-up per evicted cited turn, each copying the pool: quadratic (N=8000: 3.3 s
+    # in I5); the functional half here
+    n = 600
+    srcs = {f"tool:c{i}": f"key_{i}={i + 100000}\n" for i in range(n)}
+    turns = [blk(f"a{i}", "assistant", f"Value key_{i}={i + 100000} [src:c{i}].\n") for i in range(n)]
+    g = gate_for({**srcs, "tool:big": "".join(f"other_{i}={i}\n" for i in range(n))})
+    big = summary("s", "".join(f"other_{i}={i}\n" for i in range(n)), ["tool:big"])
+    v = g.check(turns, [big], operator="summarize", evicted=[f"a{i}" for i in range(n)])
+    assert_accepted(v, "lossy")
+    restating = summary("s2", "".join(f"key_{i}={i + 100000}\n" for i in range(n)), ["tool:big"])
+    find(g.check(turns, [big, restating], operator="summarize", evicted=[f"a{i}" for i in range(n)]), "I5")

@@ -43,6 +43,7 @@ from itertools import accumulate, compress, count, repeat
 from operator import attrgetter, is_, is_not
 from typing import Any, NamedTuple
 
+import ahocorasick
 import numpy as np
 from blake3 import blake3
 
@@ -449,21 +450,25 @@ class _AllBut:
 
 class _ValuePool:
     """The values of the facts an edit's new blocks state, as a multiset that pre's cited facts
-    draw on (I5: each new fact restates one pre fact at most)."""
+    draw on (I5: each new fact restates one pre fact at most), and those blocks' bytes (a quote
+    restated word for word without its quotation marks)."""
 
-    __slots__ = ("_index", "left", "values")
+    __slots__ = ("_index", "left", "text", "values")
 
-    def __init__(self, values: np.ndarray, counts: np.ndarray) -> None:
+    def __init__(self, values: np.ndarray, counts: np.ndarray, text: bytes) -> None:
         self.values = values
         self.left = counts.copy()
+        self.text = text
         self._index: SortedFingerprints | None = None
 
-    def take(self, facts: list[_Facts], *, commit: bool = True) -> list[int]:
+    def take(self, facts: list[_Facts], *, commit: bool = True, texts: list[bytes] | None = None) -> list[int]:
         """How many facts of each of ``facts`` (in order: the earlier ones first) a value left
-        in the pool restates; those values are used up unless ``commit`` is false."""
+        in the pool restates; those values are used up unless ``commit`` is false. A quote no
+        value restates counts as restated where its words stand in ``texts`` (per block of
+        ``facts``; all the new blocks' bytes when None)."""
         left = self.left if commit else self.left.copy()
         out = [0] * len(facts)
-        if not any(f.n_facts for f in facts) or not left.any():
+        if not any(f.n_facts for f in facts) or not (left.any() or self.text):
             return out
         # every row of every table end to end (one concatenation per column), markers' rows
         # left out by a mask: no per-table index arrays
@@ -491,6 +496,19 @@ class _ValuePool:
         if len(waiting):
             for b, n in self._take_pieces(tables, lengths, owner, waiting, left).items():
                 out[b] += n
+        # a quote no value restates, restated in so many words (red team 30, a04)
+        quotes = np.flatnonzero(~matched & (kinds == _KIND_QUOTE)) if self.text else ()
+        if len(quotes):
+            begins = _joined([t.value_start for t in tables])[quotes].tolist()
+            ends = _joined([t.value_end for t in tables])[quotes].tolist()
+            owners = owner[quotes].tolist()
+            words = [tables[b].data[a:e] for b, a, e in zip(owners, begins, ends)]
+            if texts is None:
+                for b, found in zip(owners, _occurs_in(words, self.text)):
+                    out[b] += found
+            else:
+                for b, w in zip(owners, words):
+                    out[b] += bool(w.strip()) and w in texts[b]
         return out
 
     def _take_pieces(self, tables: list[FactTable], lengths: list[int], owner: np.ndarray, waiting: np.ndarray,
@@ -3989,6 +4007,31 @@ class _Check:
                                    "expected_markers": expected, "retention": self.retention, "floor": self.floor,
                                    **({"lost_markers": lost, "counted_post_markers": counted_m} if lost else {})})
 
+    def _successor_texts(self, indices: list[int]) -> list[bytes]:
+        """For each pre block of ``indices``, the bytes of the new blocks of the agent that
+        rewrite it (its id) or derive from what it is (its handles, derived_from, text handle),
+        where a quote of it is looked for unquoted; all the new blocks' where none does (a
+        block dropped whose words turn up elsewhere)."""
+        post_blocks, post_facts, pre_blocks, pre_digests = self.post.blocks, self.post_facts, self.pre.blocks, self.pre.digests
+        agent = [j for j in self.changed if _cites(post_blocks[j])]
+        by_key: dict[str, list[int]] = {}
+        for j in agent:
+            for h in (post_blocks[j].id, *post_blocks[j].derived_from, *post_blocks[j].handles):
+                by_key.setdefault(h, []).append(j)
+        every: bytes | None = None
+        out = []
+        for i in indices:
+            b = pre_blocks[i]
+            found = {j for key in (b.id, *b.handles, *b.derived_from, block_text_handle(pre_digests[i]))
+                     for j in by_key.get(key, ())}
+            if found:
+                out.append(b"\n\x00\n".join(post_facts[j].table.data for j in sorted(found)))
+            else:
+                if every is None:
+                    every = b"\n\x00\n".join(post_facts[j].table.data for j in agent)
+                out.append(every)
+        return out
+
     def _counted_markers(self, i: int, gone: set[str]) -> int:
         """Pre block ``i``'s markers I5 counts (a pinned source's gone from the window left out)."""
         n = _citing_markers(self.pre.blocks[i], self.pre_facts[i])
@@ -4007,29 +4050,40 @@ class _Check:
         sparsely cited copy of a fact stand for a densely cited one), and the blocks dropped on
         the record only with what the others left (red team 29, z04: a turn evicted beside a
         summary of another turn stating the same values kept its markers in the count)."""
-        post_blocks, post_facts = self.post.blocks, self.post_facts
-        tables = [post_facts[j].table for j in self.changed if post_facts[j].n_facts and _cites(post_blocks[j])]
-        if not tables or not (touched or on_record):
-            return 0.0, set()
+        post_blocks, post_facts, pre_facts = self.post.blocks, self.post_facts, self.pre_facts
+        # a cited block without a fact to restate, rewritten under its id: its citations are
+        # of what it still says (red team 30, a02: its stripped markers were excused)
+        factless = [i for i in touched if not pre_facts[i].n_facts]
+        if factless:
+            post_ids = self.post.id_pos()
+            factless_kept = sum(self._counted_markers(i, gone) for i in factless if self.pre.blocks[i].id in post_ids)
+        else:
+            factless_kept = 0
+        agent = [post_facts[j].table for j in self.changed if _cites(post_blocks[j])]
+        if not agent or not (touched or on_record):
+            return float(factless_kept), set()
+        tables = [t for t in agent if len(t)] or agent
         new = _joined([t.fp_value for t in tables])[_joined([t.kind for t in tables]) != _KIND_CITATION]
-        pool = _ValuePool(*unique_counts(new))
-        pre_facts = self.pre_facts
+        pool = _ValuePool(*unique_counts(np.ascontiguousarray(new)), b"\n\x00\n".join(t.data for t in agent))
         if gone:
             densities = {i: self._counted_markers(i, gone) / pre_facts[i].n_facts
                          for i in (*touched, *on_record) if pre_facts[i].n_facts}
         else:  # (every block here cites: its markers are its citations)
             densities = {i: f.n_markers / f.n_facts for i in (*touched, *on_record) if (f := pre_facts[i]).n_facts}
-        survived = 0.0
+        survived = float(factless_kept)
         if touched:
             blocks = sorted((i for i in touched if i in densities), key=lambda i: -densities[i])
-            for i, n in zip(blocks, pool.take([pre_facts[i] for i in blocks])):
+            for i, n in zip(blocks, pool.take([pre_facts[i] for i in blocks], texts=self._successor_texts(blocks))):
                 survived += densities[i] * n
         restated: set[int] = set()
-        for i in sorted((i for i in on_record if i in densities), key=lambda i: -densities[i]):
-            n = pool.take([pre_facts[i]], commit=False)[0]
-            if 2 * n >= pre_facts[i].n_facts:  # restated, not dropped: its markers count
-                pool.take([pre_facts[i]])
-                restated.add(i)
+        if on_record:
+            # those the others' restatements leave restate at least half of (two passes over
+            # them all, not one per block: red team 30, a06)
+            blocks = sorted((i for i in on_record if i in densities), key=lambda i: -densities[i])
+            trial = pool.take([pre_facts[i] for i in blocks], commit=False)
+            blocks = [i for i, n in zip(blocks, trial) if 2 * n >= pre_facts[i].n_facts]
+            for i, n in zip(blocks, pool.take([pre_facts[i] for i in blocks])):
+                restated.add(i)  # restated, not dropped: its markers count
                 survived += densities[i] * n
         return survived, restated
 
@@ -4812,6 +4866,21 @@ def _citing_markers(block: Block, facts: _Facts) -> int:
 
 
 _DIGEST_BYTES = 32  # a text digest (BLAKE3), as Gate.digests makes them
+
+
+def _occurs_in(needles: list[bytes], haystack: bytes) -> list[bool]:
+    """Whether each of ``needles`` (not blank) occurs in ``haystack``: one Aho-Corasick pass
+    over it for many (a search per needle read it once each)."""
+    wanted = {n for n in needles if n.strip()}
+    if len(wanted) < 8:
+        return [n in wanted and n in haystack for n in needles]
+    automaton = ahocorasick.Automaton(ahocorasick.STORE_LENGTH)
+    for n in wanted:
+        automaton.add_word(n.decode("utf-8", "surrogateescape"))
+    automaton.make_automaton()
+    text = haystack.decode("utf-8", "surrogateescape")
+    seen = {text[end - length + 1:end + 1] for end, length in automaton.iter(text)}
+    return [n.decode("utf-8", "surrogateescape") in seen for n in needles]
 
 
 def _text_key(handle: str) -> bytes | None:
