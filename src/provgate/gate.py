@@ -461,11 +461,12 @@ class _ValuePool:
         self.text = text
         self._index: SortedFingerprints | None = None
 
-    def take(self, facts: list[_Facts], *, commit: bool = True, texts: list[bytes] | None = None) -> list[int]:
+    def take(self, facts: list[_Facts], *, commit: bool = True,
+             texts: Callable[[list[int]], dict[int, bytes]] | None = None) -> list[int]:
         """How many facts of each of ``facts`` (in order: the earlier ones first) a value left
         in the pool restates; those values are used up unless ``commit`` is false. A quote no
-        value restates counts as restated where its words stand in ``texts`` (per block of
-        ``facts``; all the new blocks' bytes when None)."""
+        value restates counts as restated where its words stand in ``texts(blocks)[block]``
+        (asked only for the blocks with such a quote; all the new blocks' bytes when None)."""
         left = self.left if commit else self.left.copy()
         out = [0] * len(facts)
         if not any(f.n_facts for f in facts) or not (left.any() or self.text):
@@ -507,8 +508,9 @@ class _ValuePool:
                 for b, found in zip(owners, _occurs_in(words, self.text)):
                     out[b] += found
             else:
+                where = texts(sorted(set(owners)))
                 for b, w in zip(owners, words):
-                    out[b] += bool(w.strip()) and w in texts[b]
+                    out[b] += bool(w.strip()) and w in where[b]
         return out
 
     def _take_pieces(self, tables: list[FactTable], lengths: list[int], owner: np.ndarray, waiting: np.ndarray,
@@ -4073,7 +4075,8 @@ class _Check:
         survived = float(factless_kept)
         if touched:
             blocks = sorted((i for i in touched if i in densities), key=lambda i: -densities[i])
-            for i, n in zip(blocks, pool.take([pre_facts[i] for i in blocks], texts=self._successor_texts(blocks))):
+            texts = lambda wanted: dict(zip(wanted, self._successor_texts([blocks[b] for b in wanted])))  # noqa: E731
+            for i, n in zip(blocks, pool.take([pre_facts[i] for i in blocks], texts=texts)):
                 survived += densities[i] * n
         restated: set[int] = set()
         if on_record:
