@@ -43,7 +43,6 @@ from itertools import accumulate, compress, count, repeat
 from operator import attrgetter, is_, is_not
 from typing import Any, NamedTuple
 
-import ahocorasick
 import numpy as np
 from blake3 import blake3
 
@@ -65,6 +64,7 @@ from provgate._factdiff import (
     unique_inverse,
 )
 from provgate._hashing import hash_buffers
+from provgate._matching import occurs_at_boundaries
 from provgate._scanner import span_values
 from provgate._scanner_py import normalize_value
 from provgate._textnorm import same_after_normalisation
@@ -462,11 +462,12 @@ class _ValuePool:
         self._index: SortedFingerprints | None = None
 
     def take(self, facts: list[_Facts], *, commit: bool = True,
-             texts: Callable[[list[int]], dict[int, bytes]] | None = None) -> list[int]:
+             texts: Callable[[list[int]], tuple[list[bytes], list[list[int]]]] | None = None) -> list[int]:
         """How many facts of each of ``facts`` (in order: the earlier ones first) a value left
         in the pool restates; those values are used up unless ``commit`` is false. A quote no
-        value restates counts as restated where its words stand in ``texts(blocks)[block]``
-        (asked only for the blocks with such a quote; all the new blocks' bytes when None)."""
+        value restates counts as restated where its words stand, at token boundaries, in the
+        texts ``texts(blocks)`` gives each block with such a quote (haystacks, and per block the
+        ones to search); in all the new blocks' bytes when None."""
         left = self.left if commit else self.left.copy()
         out = [0] * len(facts)
         if not any(f.n_facts for f in facts) or not (left.any() or self.text):
@@ -504,13 +505,17 @@ class _ValuePool:
             ends = _joined([t.value_end for t in tables])[quotes].tolist()
             owners = owner[quotes].tolist()
             words = [tables[b].data[a:e] for b, a, e in zip(owners, begins, ends)]
+            wanted = sorted(set(owners))
             if texts is None:
-                for b, found in zip(owners, _occurs_in(words, self.text)):
-                    out[b] += found
+                haystacks, groups = [self.text], [[0]] * len(wanted)
             else:
-                where = texts(sorted(set(owners)))
-                for b, w in zip(owners, words):
-                    out[b] += bool(w.strip()) and w in where[b]
+                haystacks, groups = texts(wanted)
+            group_of = {b: g for g, b in enumerate(wanted)}
+            # (one native pass for every quote, each in its own block's texts)
+            found = occurs_at_boundaries(words, haystacks, groups=groups,
+                                         needle_group=np.array([group_of[b] for b in owners], dtype=np.int64))
+            for b, w, hit in zip(owners, words, found.tolist()):
+                out[b] += hit and bool(w.strip())
         return out
 
     def _take_pieces(self, tables: list[FactTable], lengths: list[int], owner: np.ndarray, waiting: np.ndarray,
@@ -4009,30 +4014,25 @@ class _Check:
                                    "expected_markers": expected, "retention": self.retention, "floor": self.floor,
                                    **({"lost_markers": lost, "counted_post_markers": counted_m} if lost else {})})
 
-    def _successor_texts(self, indices: list[int]) -> list[bytes]:
-        """For each pre block of ``indices``, the bytes of the new blocks of the agent that
-        rewrite it (its id) or derive from what it is (its handles, derived_from, text handle),
-        where a quote of it is looked for unquoted; all the new blocks' where none does (a
-        block dropped whose words turn up elsewhere)."""
+    def _successor_texts(self, indices: list[int]) -> tuple[list[bytes], list[list[int]]]:
+        """(the texts of the edit's new blocks of the agent; for each pre block of ``indices``,
+        those of them that rewrite it (its id) or derive from what it is (its handles,
+        derived_from, text handle), where a quote of it is looked for unquoted, or all of them
+        where none does: a block dropped whose words turn up elsewhere)."""
         post_blocks, post_facts, pre_blocks, pre_digests = self.post.blocks, self.post_facts, self.pre.blocks, self.pre.digests
         agent = [j for j in self.changed if _cites(post_blocks[j])]
         by_key: dict[str, list[int]] = {}
-        for j in agent:
+        for k, j in enumerate(agent):
             for h in (post_blocks[j].id, *post_blocks[j].derived_from, *post_blocks[j].handles):
-                by_key.setdefault(h, []).append(j)
-        every: bytes | None = None
-        out = []
+                by_key.setdefault(h, []).append(k)
+        everyone = list(range(len(agent)))
+        groups = []
         for i in indices:
             b = pre_blocks[i]
-            found = {j for key in (b.id, *b.handles, *b.derived_from, block_text_handle(pre_digests[i]))
-                     for j in by_key.get(key, ())}
-            if found:
-                out.append(b"\n\x00\n".join(post_facts[j].table.data for j in sorted(found)))
-            else:
-                if every is None:
-                    every = b"\n\x00\n".join(post_facts[j].table.data for j in agent)
-                out.append(every)
-        return out
+            found = sorted({k for key in (b.id, *b.handles, *b.derived_from, block_text_handle(pre_digests[i]))
+                            for k in by_key.get(key, ())})
+            groups.append(found or everyone)
+        return [post_facts[j].table.data for j in agent], groups
 
     def _counted_markers(self, i: int, gone: set[str]) -> int:
         """Pre block ``i``'s markers I5 counts (a pinned source's gone from the window left out)."""
@@ -4075,7 +4075,7 @@ class _Check:
         survived = float(factless_kept)
         if touched:
             blocks = sorted((i for i in touched if i in densities), key=lambda i: -densities[i])
-            texts = lambda wanted: dict(zip(wanted, self._successor_texts([blocks[b] for b in wanted])))  # noqa: E731
+            texts = lambda wanted: self._successor_texts([blocks[b] for b in wanted])  # noqa: E731
             for i, n in zip(blocks, pool.take([pre_facts[i] for i in blocks], texts=texts)):
                 survived += densities[i] * n
         restated: set[int] = set()
@@ -4869,21 +4869,6 @@ def _citing_markers(block: Block, facts: _Facts) -> int:
 
 
 _DIGEST_BYTES = 32  # a text digest (BLAKE3), as Gate.digests makes them
-
-
-def _occurs_in(needles: list[bytes], haystack: bytes) -> list[bool]:
-    """Whether each of ``needles`` (not blank) occurs in ``haystack``: one Aho-Corasick pass
-    over it for many (a search per needle read it once each)."""
-    wanted = {n for n in needles if n.strip()}
-    if len(wanted) < 8:
-        return [n in wanted and n in haystack for n in needles]
-    automaton = ahocorasick.Automaton(ahocorasick.STORE_LENGTH)
-    for n in wanted:
-        automaton.add_word(n.decode("utf-8", "surrogateescape"))
-    automaton.make_automaton()
-    text = haystack.decode("utf-8", "surrogateescape")
-    seen = {text[end - length + 1:end + 1] for end, length in automaton.iter(text)}
-    return [n.decode("utf-8", "surrogateescape") in seen for n in needles]
 
 
 def _text_key(handle: str) -> bytes | None:
