@@ -4075,7 +4075,7 @@ class _Check:
         survived = float(factless_kept)
         if touched:
             blocks = sorted((i for i in touched if i in densities), key=lambda i: -densities[i])
-            texts = lambda wanted: self._successor_texts([blocks[b] for b in wanted])  # noqa: E731
+            texts = lambda wanted: self._successor_texts([blocks[b] for b in wanted])
             for i, n in zip(blocks, pool.take([pre_facts[i] for i in blocks], texts=texts)):
                 survived += densities[i] * n
         restated: set[int] = set()
