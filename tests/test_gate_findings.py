@@ -3376,3 +3376,18 @@ def test_many_cited_turns_evicted_beside_a_summary_are_weighed_in_two_passes():
     assert_accepted(v, "lossy")
     restating = summary("s2", "".join(f"key_{i}={i + 100000}\n" for i in range(n)), ["tool:big"])
     find(g.check(turns, [big, restating], operator="summarize", evicted=[f"a{i}" for i in range(n)]), "I5")
+
+
+@settings(max_examples=200, deadline=None)
+@given(digest=st.binary(min_size=32, max_size=32), other=st.text(max_size=40))
+def test_a_text_handle_names_its_digest_prefix_and_nothing_else(digest, other):
+    # pins find a pinned text by the digest prefix its block: handle names (holding_text,
+    # _gone_pinned), not by formatting a handle per block: the two must agree
+    from provgate.gate import _text_key
+    from provgate.handles import block_text_handle
+
+    handle = block_text_handle(digest)
+    assert _text_key(handle) == digest[:16]
+    assert _text_key(handle.upper()) is None and _text_key("tool:" + handle[6:]) is None
+    canonical = len(other) == 32 and all(c in "0123456789abcdef" for c in other)
+    assert _text_key("block:" + other) == (bytes.fromhex(other) if canonical else None)
