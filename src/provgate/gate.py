@@ -453,13 +453,14 @@ class _ValuePool:
     draw on (I5: each new fact restates one pre fact at most), and those blocks' bytes (a quote
     restated word for word without its quotation marks)."""
 
-    __slots__ = ("_index", "left", "text", "values")
+    __slots__ = ("_index", "_small", "left", "text", "values")
 
     def __init__(self, values: np.ndarray, counts: np.ndarray, text: bytes) -> None:
         self.values = values
         self.left = counts.copy()
         self.text = text
         self._index: SortedFingerprints | None = None
+        self._small: dict[tuple[int, int], int] | None = None
 
     def take(self, facts: list[_Facts], *, commit: bool = True,
              texts: Callable[[list[int]], tuple[list[bytes], list[list[int]]]] | None = None) -> list[int]:
@@ -472,6 +473,27 @@ class _ValuePool:
         out = [0] * len(facts)
         if not any(f.n_facts for f in facts) or not (left.any() or self.text):
             return out
+        if sum(len(f.table) for f in facts) <= _FEW_ROWS:
+            # (a few rows, the next edit of a session: one loop costs less than the array calls;
+            # a fact only a piece or its words could restate sends the lot the general way)
+            if self._small is None:
+                self._small = {(a, b): i for i, (a, b) in enumerate(self.values.tolist())}
+            small, taken, plain = self._small, [], True
+            for b, f in enumerate(facts):
+                for kind, (hi, lo) in zip(f.table.kind.tolist(), f.table.fp_value.tolist()):
+                    if kind != _KIND_CITATION:
+                        at = small.get((hi, lo))
+                        if at is not None and left[at] > 0:
+                            left[at] -= 1
+                            taken.append(at)
+                            out[b] += 1
+                        elif kind == _KIND_KV or kind == _KIND_QUOTE:
+                            plain = False
+            if plain:
+                return out
+            for at in taken:  # (undone: the general way takes them again)
+                left[at] += 1
+            out = [0] * len(facts)
         # every row of every table end to end (one concatenation per column), markers' rows
         # left out by a mask: no per-table index arrays
         tables = [f.table for f in facts]
@@ -479,20 +501,32 @@ class _ValuePool:
         kinds = _joined([t.kind for t in tables])
         facts_at = np.flatnonzero(kinds != _KIND_CITATION)
         owner = np.repeat(np.arange(len(facts)), lengths)
-        uniq, _, inverse = unique_inverse(np.ascontiguousarray(_joined([t.fp_value for t in tables])[facts_at]))
-        _, _, in_uniq, in_pool = diff_sorted(uniq, self.values)
-        cap = np.zeros(len(uniq), dtype=np.int64)
-        cap[in_uniq] = left[in_pool]
-        # per value, its rows in order: the first as many as the pool holds are restated
-        order = np.argsort(inverse, kind="stable")
-        grouped = inverse[order]
-        rank = np.arange(len(order)) - np.searchsorted(grouped, grouped)
-        hit = np.zeros(len(order), dtype=np.bool_)
-        hit[order] = rank < cap[grouped]
-        used = np.bincount(inverse[hit], minlength=len(uniq))
-        left[in_pool] -= used[in_uniq]
         matched = np.zeros(len(kinds), dtype=np.bool_)
-        matched[facts_at[hit]] = True
+        if len(kinds) <= _FEW_ROWS:
+            # (a few rows, the next edit of a session: a loop costs less than the array calls)
+            if self._small is None:
+                self._small = {(a, b): i for i, (a, b) in enumerate(self.values.tolist())}
+            small = self._small
+            values = _joined([t.fp_value for t in tables]).tolist()
+            for k in facts_at.tolist():
+                at = small.get((values[k][0], values[k][1]))
+                if at is not None and left[at] > 0:
+                    left[at] -= 1
+                    matched[k] = True
+        else:
+            uniq, _, inverse = unique_inverse(np.ascontiguousarray(_joined([t.fp_value for t in tables])[facts_at]))
+            _, _, in_uniq, in_pool = diff_sorted(uniq, self.values)
+            cap = np.zeros(len(uniq), dtype=np.int64)
+            cap[in_uniq] = left[in_pool]
+            # per value, its rows in order: the first as many as the pool holds are restated
+            order = np.argsort(inverse, kind="stable")
+            grouped = inverse[order]
+            rank = np.arange(len(order)) - np.searchsorted(grouped, grouped)
+            hit = np.zeros(len(order), dtype=np.bool_)
+            hit[order] = rank < cap[grouped]
+            used = np.bincount(inverse[hit], minlength=len(uniq))
+            left[in_pool] -= used[in_uniq]
+            matched[facts_at[hit]] = True
         out = np.bincount(owner[matched], minlength=len(facts)).tolist()
         waiting = np.flatnonzero(~matched & (kinds == _KIND_KV)) if left.any() else ()
         if len(waiting):
@@ -4140,7 +4174,11 @@ class _Check:
             pinned.update(pre.blocks[i].handles or (block_text_handle(pre.digests[i]),))
         gone = pinned - self.post.handle_union()
         if any(h.startswith(BLOCK_HANDLE_PREFIX) for h in gone):  # a pinned text, held by a block with it
-            gone = {h for h in gone if not h.startswith(BLOCK_HANDLE_PREFIX) or not self.post.holding_text((h,))}
+            changed = set(self.changed) if self.in_place else None
+            gone = {h for h in gone if not h.startswith(BLOCK_HANDLE_PREFIX)
+                    # (in place, a block pre holds it at and post did not change still holds it)
+                    or not (changed is not None and any(i not in changed for i in pre.holding_text((h,))))
+                    and not self.post.holding_text((h,))}
         return gone
 
     def _markers_citing(self, handles: set[str], positions: Iterable[int], blocks: Sequence[Block],
@@ -4869,6 +4907,7 @@ def _citing_markers(block: Block, facts: _Facts) -> int:
 
 
 _DIGEST_BYTES = 32  # a text digest (BLAKE3), as Gate.digests makes them
+_FEW_ROWS = 128  # (_ValuePool.take: up to this many rows, one loop; beyond, array calls)
 
 
 def _text_key(handle: str) -> bytes | None:
