@@ -823,3 +823,21 @@ def test_a_summary_is_told_not_to_keep_markers_of_pinned_sources_that_leave(when
     assert result.verdict.accepted
     a1_request = next(r for r in seen if any(b.id == "a1" for b in r.blocks))
     assert a1_request.withheld == ("c1",) and "c1" not in a1_request.markers and "c2" in a1_request.markers
+
+
+def test_an_echo_without_handles_of_a_pinned_text_with_handles_is_not_summarized():
+    # red team 31, b04: the planner took pinned texts only from pinned blocks without handles;
+    # an assistant turn echoing a pinned user turn (user:u3) was summarized from the text's
+    # block: handle, which the gate refuses (R), and compact() raised on an honest pass
+    text = "Approved: deploy v2.4.1 to eu-west-1 with a budget of 4500 EUR. " + "Notes follow. " * 60 + "\n"
+    logs = {f"tool:c{i}": f"log line {i}: " + "x " * 200 + "\n" for i in range(6)}
+    store = memory_store({"user:u3": text, **logs})
+    window = Window([Block("u3", "user", text, ("user:u3",), pinned=True), Block("a1", "assistant", text),
+                     *(Block(f"t{i}", "tool", logs[f"tool:c{i}"], (f"tool:c{i}",)) for i in range(6))])
+    result = compact(window, lambda request: "A short summary of the logs.\n", store=store, budget_tokens=900,
+                     gate=Gate(store), task="recall")
+    assert result.verdict.accepted and "a1" in result.plan.pinned
+    # a copy with a handle of its own is free while the pinned block stays
+    copy = Window([window[0], Block("r2", "tool", text, ("tool:copy",)), *window[2:]])
+    plan = plan_compaction(copy, budget_tokens=900, task="recall")
+    assert "r2" not in plan.pinned

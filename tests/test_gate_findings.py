@@ -3397,3 +3397,61 @@ def test_a_text_handle_names_its_digest_prefix_and_nothing_else(digest, other):
     assert _text_key(handle.upper()) is None and _text_key("tool:" + handle[6:]) is None
     canonical = len(other) == 32 and all(c in "0123456789abcdef" for c in other)
     assert _text_key("block:" + other) == (bytes.fromhex(other) if canonical else None)
+
+
+# red team 31, b01, b03, b05 (b02: a documented limit, docs/gate.md I5; b04: tests/test_compaction.py)
+def test_a_quote_restated_unquoted_in_any_new_block_keeps_its_citation_in_the_count():
+    # b01: a04's quote looked for only in the blocks deriving from the quoting turn, so a split
+    # summary carried the words, unquoted and uncited, in its other part
+    from blake3 import blake3
+
+    from provgate.handles import block_text_handle
+
+    pol = ("Access tokens rotate daily. Sessions end after idle periods. Admin actions require review. "
+           "Backups are encrypted at rest. Keys never leave the vault.\nretention_days=35\n")
+    a = ('Per the policy: "tokens rotate daily" [src:policy], "sessions end after idle periods" [src:policy], '
+         '"admin actions require review" [src:policy], "backups are encrypted at rest" [src:policy], '
+         '"keys never leave the vault" [src:policy]; retention_days=35 [src:policy].\n')
+    th = block_text_handle(blake3(a.encode()).digest())
+    g = gate_for({"doc:policy": pol, th: a})
+    pre = [tool("d", "doc:policy", pol), blk("a1", "assistant", a)]
+    kept = summary("s1", "retention_days=35 [src:policy].\n", [th])
+    words = summary("s2", "Tokens rotate daily, sessions end after idle periods, admin actions require review, "
+                          "backups are encrypted at rest, keys never leave the vault.\n", ["doc:policy"])
+    find(g.check(pre, [pre[0], kept, words], operator="summarize"), "I5")
+
+
+def test_a_record_for_a_turns_text_handle_does_not_unlink_its_summary():
+    # b05: evicted=[id, its block: handle] (as compact() writes them) removed the text handle
+    # from the turn's successor keys, so its summary without markers passed
+    from blake3 import blake3
+
+    from provgate.handles import block_text_handle
+
+    cfg = "".join(f"key_{i}={i + 100}\n" for i in range(10))
+    a = "Config: " + ", ".join(f"key_{i}={i + 100} [src:cfg]" for i in range(10)) + ".\n"
+    th = block_text_handle(blake3(a.encode()).digest())
+    g = gate_for({"tool:cfg": cfg, th: a, "tool:reg": "region=eu\n"})
+    t, c = tool("t", "tool:cfg", cfg), blk("c", "assistant", "Region region=eu [src:reg].\n")
+    pre = [t, blk("a1", "assistant", a), c]
+    s = summary("s", "Config: " + ", ".join(f"key_{i}={i + 100}" for i in range(4)) + ".\n", [th])
+    for evicted in ([], ["a1"], ["a1", th]):
+        find(g.check(pre, [t, s, c], operator="summarize", evicted=evicted), "I5")
+
+
+def test_thousands_of_sticky_text_pins_are_looked_up_through_one_index():
+    # b03: a search of the window's digests per pinned text: 12,000 pins, 5,000 blocks, 1.8 s
+    # for a one-block rewrite; the functional half (the lookups agree with a search each)
+    from blake3 import blake3
+
+    from provgate.gate import _FEW_TEXT_PINS
+    from provgate.handles import block_text_handle
+
+    texts = [f"note {i}: nothing new.\n" for i in range(3 * _FEW_TEXT_PINS)]
+    g = gate_for({})
+    side = g.side(__import__("provgate.window", fromlist=["Window"]).Window(
+        [blk(f"n{i}", "assistant", t) for i, t in enumerate(texts)]), "pre", {})
+    handles = [block_text_handle(blake3(t.encode()).digest()) for t in texts[::2]] + ["block:" + "0" * 32]
+    many = side.text_holders(handles)
+    assert many == {h: side.holding_text((h,)) for h in handles if side.holding_text((h,))}
+    assert sorted(i for at in many.values() for i in at) == list(range(0, len(texts), 2))

@@ -342,10 +342,14 @@ def plan_compaction(
     # (docs/gate.md R): a block with the same text would summarize it, so it is pinned too; and
     # a block holding a sticky pinned text is the pinned block whatever handles it carries (red
     # team 28, y04: a pinned turn later logged under a handle, or shown without the one it had)
-    text_pins = {h for h in pin_handles if h.startswith(BLOCK_HANDLE_PREFIX)}
-    text_pins.update(block_source_handle(b) for b, p in zip(blocks, pin) if p and not b.handles)
-    if text_pins:
-        pin = [p or block_source_handle(b) in text_pins for b, p in zip(blocks, pin)]
+    sticky_texts = {h for h in pin_handles if h.startswith(BLOCK_HANDLE_PREFIX)}
+    # a copy without handles of any pinned block's text would be summarized from that text's
+    # handle, which the gate refuses (red team 31, b04: an echo of a pinned user turn that
+    # carries user:u3); a copy with handles of its own is free while the pinned block stays
+    window_texts = {block_source_handle(b) for b, p in zip(blocks, pin) if p}
+    if sticky_texts or window_texts:
+        pin = [p or (h := block_source_handle(b)) in sticky_texts or (not b.handles and h in window_texts)
+               for b, p in zip(blocks, pin)]
     pinned_tokens = sum(t for t, p in zip(tok, pin) if p)
     if pinned_tokens > budget and not evict_pinned:
         listed = tuple((ids[i], tok[i]) for i in range(n) if pin[i])

@@ -462,13 +462,12 @@ class _ValuePool:
         self._index: SortedFingerprints | None = None
         self._small: dict[tuple[int, int], int] | None = None
 
-    def take(self, facts: list[_Facts], *, commit: bool = True,
-             texts: Callable[[list[int]], tuple[list[bytes], list[list[int]]]] | None = None) -> list[int]:
+    def take(self, facts: list[_Facts], *, commit: bool = True) -> list[int]:
         """How many facts of each of ``facts`` (in order: the earlier ones first) a value left
         in the pool restates; those values are used up unless ``commit`` is false. A quote no
-        value restates counts as restated where its words stand, at token boundaries, in the
-        texts ``texts(blocks)`` gives each block with such a quote (haystacks, and per block the
-        ones to search); in all the new blocks' bytes when None."""
+        value restates counts as restated where its words stand, at token boundaries, in any of
+        the new blocks (red team 31, b01: looked for only in the blocks that rewrite or derive
+        from its own, a summary split in two carried the words in the other part)."""
         left = self.left if commit else self.left.copy()
         out = [0] * len(facts)
         if not any(f.n_facts for f in facts) or not (left.any() or self.text):
@@ -539,15 +538,7 @@ class _ValuePool:
             ends = _joined([t.value_end for t in tables])[quotes].tolist()
             owners = owner[quotes].tolist()
             words = [tables[b].data[a:e] for b, a, e in zip(owners, begins, ends)]
-            wanted = sorted(set(owners))
-            if texts is None:
-                haystacks, groups = [self.text], [[0]] * len(wanted)
-            else:
-                haystacks, groups = texts(wanted)
-            group_of = {b: g for g, b in enumerate(wanted)}
-            # (one native pass for every quote, each in its own block's texts)
-            found = occurs_at_boundaries(words, haystacks, groups=groups,
-                                         needle_group=np.array([group_of[b] for b in owners], dtype=np.int64))
+            found = occurs_at_boundaries(words, [self.text])  # (one native pass for every quote)
             for b, w, hit in zip(owners, words, found.tolist()):
                 out[b] += hit and bool(w.strip())
         return out
@@ -866,11 +857,29 @@ class _Side:
             ix.holding = (key, _blockscan.holding(self.blocks, key))
         return ix.holding[1]
 
+    def text_holders(self, text_handles: list[str]) -> dict[str, list[int]]:
+        """For each of ``text_handles`` held by some block of this window, those blocks'
+        positions (as :meth:`holding_text`, one handle at a time)."""
+        if len(text_handles) > _FEW_TEXT_PINS:
+            by_key: dict[bytes, list[int]] = {}
+            for i, d in enumerate(self.digests):
+                by_key.setdefault(d[:16], []).append(i)
+            return {h: by_key[k] for h in text_handles if (k := _text_key(h)) is not None and k in by_key}
+        return {h: found for h in text_handles if (found := self.holding_text((h,)))}
+
     def holding_text(self, text_handles: Iterable[str]) -> list[int]:
         """Positions of the blocks whose text's handle (``handles.block_text_handle``) is one
         of ``text_handles``, whatever handles the blocks carry (red team 28, y04). A handle names
         the first 16 bytes of a text digest: found in the window's digests end to end (a search
         of one buffer, not a handle formatted per block), where a digest starts."""
+        keys = [k for h in text_handles if (k := _text_key(h)) is not None]
+        if len(keys) > _FEW_TEXT_PINS:
+            # many pins (a session that pinned and evicted thousands of notes): one index of the
+            # window's digest prefixes, not a search of them per pin (red team 31, b03)
+            by_key: dict[bytes, list[int]] = {}
+            for i, d in enumerate(self.digests):
+                by_key.setdefault(d[:16], []).append(i)
+            return [i for k in keys for i in by_key.get(k, ())]
         if self._text_handles is None:
             self._text_handles = b"".join(self.digests)
         blob = self._text_handles
@@ -4048,26 +4057,6 @@ class _Check:
                                    "expected_markers": expected, "retention": self.retention, "floor": self.floor,
                                    **({"lost_markers": lost, "counted_post_markers": counted_m} if lost else {})})
 
-    def _successor_texts(self, indices: list[int]) -> tuple[list[bytes], list[list[int]]]:
-        """(the texts of the edit's new blocks of the agent; for each pre block of ``indices``,
-        those of them that rewrite it (its id) or derive from what it is (its handles,
-        derived_from, text handle), where a quote of it is looked for unquoted, or all of them
-        where none does: a block dropped whose words turn up elsewhere)."""
-        post_blocks, post_facts, pre_blocks, pre_digests = self.post.blocks, self.post_facts, self.pre.blocks, self.pre.digests
-        agent = [j for j in self.changed if _cites(post_blocks[j])]
-        by_key: dict[str, list[int]] = {}
-        for k, j in enumerate(agent):
-            for h in (post_blocks[j].id, *post_blocks[j].derived_from, *post_blocks[j].handles):
-                by_key.setdefault(h, []).append(k)
-        everyone = list(range(len(agent)))
-        groups = []
-        for i in indices:
-            b = pre_blocks[i]
-            found = sorted({k for key in (b.id, *b.handles, *b.derived_from, block_text_handle(pre_digests[i]))
-                            for k in by_key.get(key, ())})
-            groups.append(found or everyone)
-        return [post_facts[j].table.data for j in agent], groups
-
     def _counted_markers(self, i: int, gone: set[str]) -> int:
         """Pre block ``i``'s markers I5 counts (a pinned source's gone from the window left out)."""
         n = _citing_markers(self.pre.blocks[i], self.pre_facts[i])
@@ -4109,8 +4098,7 @@ class _Check:
         survived = float(factless_kept)
         if touched:
             blocks = sorted((i for i in touched if i in densities), key=lambda i: -densities[i])
-            texts = lambda wanted: self._successor_texts([blocks[b] for b in wanted])
-            for i, n in zip(blocks, pool.take([pre_facts[i] for i in blocks], texts=texts)):
+            for i, n in zip(blocks, pool.take([pre_facts[i] for i in blocks])):
                 survived += densities[i] * n
         restated: set[int] = set()
         if on_record:
@@ -4161,7 +4149,11 @@ class _Check:
             if not derived:
                 continue
             _, keys = self._successor_keys((i,))
-            keys.difference_update(self.edit.evicted if not pre_blocks[i].provenance else ())
+            if not pre_blocks[i].provenance:
+                # the sources its markers cite, evicted beside it, do not make a summary of them its
+                # successor; its own text does, records or not (red team 31, b05)
+                keys.difference_update(self.edit.evicted)
+                keys.add(block_text_handle(self.pre.digests[i]))
             if not keys.isdisjoint(derived):
                 out.add(i)
         return out
@@ -4173,12 +4165,15 @@ class _Check:
         for i in pre.pinned():
             pinned.update(pre.blocks[i].handles or (block_text_handle(pre.digests[i]),))
         gone = pinned - self.post.handle_union()
-        if any(h.startswith(BLOCK_HANDLE_PREFIX) for h in gone):  # a pinned text, held by a block with it
-            changed = set(self.changed) if self.in_place else None
-            gone = {h for h in gone if not h.startswith(BLOCK_HANDLE_PREFIX)
-                    # (in place, a block pre holds it at and post did not change still holds it)
-                    or not (changed is not None and any(i not in changed for i in pre.holding_text((h,))))
-                    and not self.post.holding_text((h,))}
+        texts = [h for h in gone if h.startswith(BLOCK_HANDLE_PREFIX)]
+        if texts:  # a pinned text, held by a block with it
+            held = set()
+            if self.in_place:
+                # (in place, a block pre holds it at and post did not change still holds it)
+                changed = set(self.changed)
+                held = {h for h, at in pre.text_holders(texts).items() if any(i not in changed for i in at)}
+            held.update(self.post.text_holders([h for h in texts if h not in held]))
+            gone -= held
         return gone
 
     def _markers_citing(self, handles: set[str], positions: Iterable[int], blocks: Sequence[Block],
@@ -4908,6 +4903,7 @@ def _citing_markers(block: Block, facts: _Facts) -> int:
 
 _DIGEST_BYTES = 32  # a text digest (BLAKE3), as Gate.digests makes them
 _FEW_ROWS = 128  # (_ValuePool.take: up to this many rows, one loop; beyond, array calls)
+_FEW_TEXT_PINS = 32  # (_Side.holding_text: up to this many, a search each; beyond, an index)
 
 
 def _text_key(handle: str) -> bytes | None:
