@@ -665,7 +665,7 @@ class _Side:
         self._cited_facts: int | None = None
         self._positions: tuple[dict[bytes, int], dict[bytes, list[int]]] | None = None
         self._text_counts: Counter[bytes] | None = None
-        self._text_handles: dict[bytes, list[int]] | None = None  # digest prefix -> positions (_text_index)
+        self._text_handles: bytes | None = None  # the text digests end to end (holding_text)
         self._reads: dict[str, list[int]] | None = None
         self._newest: dict[str, int] | None = None
         self._may_cite: bool | None = None
@@ -860,25 +860,38 @@ class _Side:
     def text_holders(self, text_handles: list[str]) -> dict[str, list[int]]:
         """For each of ``text_handles`` held by some block of this window, those blocks'
         positions (as :meth:`holding_text`, one handle at a time)."""
-        by_key = self._text_index()
-        return {h: by_key[k] for h in text_handles if (k := _text_key(h)) is not None and k in by_key}
-
-    def holding_text(self, text_handles: Iterable[str]) -> list[int]:
-        """Positions of the blocks whose text's handle (``handles.block_text_handle``) is one
-        of ``text_handles``, whatever handles the blocks carry (red team 28, y04)."""
-        by_key = self._text_index()
-        return [i for h in text_handles if (k := _text_key(h)) is not None for i in by_key.get(k, ())]
-
-    def _text_index(self) -> dict[bytes, list[int]]:
-        """The first 16 bytes of each text digest (what a ``block:`` handle names) -> the
-        positions of the blocks with that text, made once per window (a session's sticky pins
-        are looked up in it on every check; red team 31, b03: a search per pin, 12,000 pins)."""
-        if self._text_handles is None:
+        if len(text_handles) > _FEW_TEXT_PINS:
             by_key: dict[bytes, list[int]] = {}
             for i, d in enumerate(self.digests):
                 by_key.setdefault(d[:16], []).append(i)
-            self._text_handles = by_key
-        return self._text_handles
+            return {h: by_key[k] for h in text_handles if (k := _text_key(h)) is not None and k in by_key}
+        return {h: found for h in text_handles if (found := self.holding_text((h,)))}
+
+    def holding_text(self, text_handles: Iterable[str]) -> list[int]:
+        """Positions of the blocks whose text's handle (``handles.block_text_handle``) is one
+        of ``text_handles``, whatever handles the blocks carry (red team 28, y04). A handle names
+        the first 16 bytes of a text digest: found in the window's digests end to end (a search
+        of one buffer, not a handle formatted per block), where a digest starts."""
+        keys = [k for h in text_handles if (k := _text_key(h)) is not None]
+        if len(keys) > _FEW_TEXT_PINS:
+            # many pins (a session that pinned and evicted thousands of notes): one index of the
+            # window's digest prefixes, not a search of them per pin (red team 31, b03)
+            by_key: dict[bytes, list[int]] = {}
+            for i, d in enumerate(self.digests):
+                by_key.setdefault(d[:16], []).append(i)
+            return [i for k in keys for i in by_key.get(k, ())]
+        if self._text_handles is None:
+            self._text_handles = b"".join(self.digests)
+        blob = self._text_handles
+        out = []
+        for h in text_handles:
+            key = _text_key(h)
+            at = -1 if key is None else blob.find(key)
+            while at >= 0:
+                if at % _DIGEST_BYTES == 0:
+                    out.append(at // _DIGEST_BYTES)
+                at = blob.find(key, at + 1)
+        return out
 
     def pinned(self) -> list[int]:
         """Positions of the blocks flagged pinned."""
@@ -4159,9 +4172,7 @@ class _Check:
                 # (in place, a block pre holds it at and post did not change still holds it)
                 changed = set(self.changed)
                 held = {h for h, at in pre.text_holders(texts).items() if any(i not in changed for i in at)}
-            rest = [h for h in texts if h not in held]
-            if rest:
-                held.update(self.post.text_holders(rest))
+            held.update(self.post.text_holders([h for h in texts if h not in held]))
             gone -= held
         return gone
 
@@ -4890,7 +4901,9 @@ def _citing_markers(block: Block, facts: _Facts) -> int:
     return facts.n_markers if _cites(block) else 0
 
 
+_DIGEST_BYTES = 32  # a text digest (BLAKE3), as Gate.digests makes them
 _FEW_ROWS = 128  # (_ValuePool.take: up to this many rows, one loop; beyond, array calls)
+_FEW_TEXT_PINS = 32  # (_Side.holding_text: up to this many, a search each; beyond, an index)
 
 
 def _text_key(handle: str) -> bytes | None:
