@@ -4172,7 +4172,9 @@ class _Check:
                 # (in place, a block pre holds it at and post did not change still holds it)
                 changed = set(self.changed)
                 held = {h for h, at in pre.text_holders(texts).items() if any(i not in changed for i in at)}
-            held.update(self.post.text_holders([h for h in texts if h not in held]))
+            rest = [h for h in texts if h not in held]
+            if rest:
+                held.update(self.post.text_holders(rest))
             gone -= held
         return gone
 
