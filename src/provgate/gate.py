@@ -643,7 +643,7 @@ class _Side:
     built, and a check pays per block only for the post window it has not seen.
     """
 
-    __slots__ = ("_window", "texts", "digests", "_ix", "_marked", "_facts", "_n_facts", "_n_markers", "_cited_facts",
+    __slots__ = ("_window", "texts", "digests", "_ix", "_marked", "_facts", "_n_facts", "_n_markers",
                  "_positions", "_text_counts", "_text_handles", "_reads", "_newest", "_may_cite", "_fact_set",
                  "_window_digest", "_names", "_names_ok_at", "_differ",
                  "_facts_complete")
@@ -662,7 +662,6 @@ class _Side:
         self._facts_complete = False
         self._n_facts: int | None = None
         self._n_markers: int | None = None
-        self._cited_facts: int | None = None
         self._positions: tuple[dict[bytes, int], dict[bytes, list[int]]] | None = None
         self._text_counts: Counter[bytes] | None = None
         self._text_handles: bytes | None = None  # the text digests end to end (holding_text)
@@ -938,15 +937,6 @@ class _Side:
         if self._marked is None:
             self._marked = {j: f for j, f in enumerate(self._facts) if f.n_markers}  # type: ignore[arg-type, union-attr]
         return self._marked
-
-    def cited_totals(self, gate: Gate, pending: dict[bytes, bytes]) -> tuple[int, int]:
-        """(facts, citation markers) of the blocks that cite something (I5's measure: the facts
-        of a block without a citation are no part of what citations decay from)."""
-        if self._cited_facts is None:
-            self.facts(gate, pending)
-            blocks = self.blocks
-            self._cited_facts = sum(_cited_facts(blocks[j], f) for j, f in self.marked().items())
-        return self._cited_facts, self.totals(gate, pending)[1]
 
     def totals(self, gate: Gate, pending: dict[bytes, bytes]) -> tuple[int, int]:
         """(facts, citation markers) over the whole window (markers of the blocks that cite:
@@ -2166,8 +2156,6 @@ class _Check:
             self.counts["post"] = pre_n + sum(local[j].n_facts - pre_facts[j].n_facts for j in touched)
             self.post_markers = pre_m + sum(_citing_markers(post.blocks[j], local[j])
                                             - _citing_markers(pre.blocks[j], pre_facts[j]) for j in touched)
-            self.post_cited_facts = pre.cited_totals(gate, self.pending)[0] + sum(
-                _cited_facts(post.blocks[j], local[j]) - _cited_facts(pre.blocks[j], pre_facts[j]) for j in touched)
             self.touched = touched
             self.marked = dict(pre.marked())
             for j in touched:
@@ -2185,15 +2173,10 @@ class _Check:
             self.post_markers = (pre_m - sum(map(_citing_markers, [pre_blocks[i] for i in self.removed], others))
                                  + sum(map(_citing_markers, [post_blocks[j] for j in (*self.reused, *self.changed)],
                                            extra)))
-            self.post_cited_facts = (pre.cited_totals(gate, self.pending)[0]
-                                     - sum(map(_cited_facts, [pre_blocks[i] for i in self.removed], others))
-                                     + sum(map(_cited_facts, [post_blocks[j] for j in (*self.reused, *self.changed)],
-                                               extra)))
             self.marked = {j: f for j, f in enumerate(local) if f.n_markers}
         if not self.ws_matched and post._n_facts is None:
             # the post window's own totals, ready for when it is the pre window
             post._n_facts, post._n_markers, post._marked = self.counts["post"], self.post_markers, self.marked
-            post._cited_facts = self.post_cited_facts
 
     def _load_marker_facts(self) -> None:
         """For a structural edit: facts only of the post blocks that can hold a marker."""
@@ -4009,10 +3992,9 @@ class _Check:
         on_record = [i for i in sorted(explicit) if i in marked and i not in kept_copy and _cites(pre_blocks[i])]
         survived, restated = self._surviving(touched, on_record, gone)
         explicit -= restated
-        pre_f, pre_m = self.pre.cited_totals(self.gate, self.pending)
+        pre_m = self.pre.totals(self.gate, self.pending)[1]
         cited_explicit = [i for i in explicit if i in marked and _cites(pre_blocks[i])]
         if cited_explicit:
-            pre_f -= sum(pre_facts[i].n_facts for i in cited_explicit)
             pre_m -= sum(pre_facts[i].n_markers for i in cited_explicit)
         restored = self._restored_citations(explicit)
         post_m = self.post_markers + sum(restored.values())
@@ -4053,7 +4035,10 @@ class _Check:
             self.violate("I5", f"citation-marker retention {self.retention:.3f} is below the floor {self.floor:.2f} "
                          f"(post keeps {counted_m} citation marker(s) where pre's cited facts that survive held "
                          f"{expected:.2f}{lost_note})",
-                         evidence={"pre_markers": pre_m, "post_markers": post_m, "pre_facts": pre_f,
+                         evidence={"pre_markers": pre_m, "post_markers": post_m,
+                                   # (the facts of pre's blocks that cite, those dropped on the record left out)
+                                   "pre_facts": sum(f.n_facts for i, f in marked.items()
+                                                    if i not in explicit and _cites(pre_blocks[i])),
                                    "expected_markers": expected, "retention": self.retention, "floor": self.floor,
                                    **({"lost_markers": lost, "counted_post_markers": counted_m} if lost else {})})
 
@@ -4919,11 +4904,6 @@ def _text_key(handle: str) -> bytes | None:
     except ValueError:
         return None
     return key if key.hex() == hexdigits else None
-
-
-def _cited_facts(block: Block, facts: _Facts) -> int:
-    """The facts of ``block`` that I5 counts: all of a block that cites something, else none."""
-    return facts.n_facts if facts.n_markers and _cites(block) else 0
 
 
 def _names_citing(handles: Iterable[str]) -> Iterator[str]:
