@@ -472,47 +472,38 @@ class _ValuePool:
         out = [0] * len(facts)
         if not any(f.n_facts for f in facts) or not (left.any() or self.text):
             return out
-        if sum(len(f.table) for f in facts) <= _FEW_ROWS:
-            # (a few rows, the next edit of a session: one loop costs less than the array calls;
-            # a fact only a piece or its words could restate sends the lot the general way)
+        tables = [f.table for f in facts]
+        lengths = [len(t) for t in tables]
+        if sum(lengths) <= _FEW_ROWS:
+            # (a few rows, the next edit of a session: one loop costs less than the array calls)
             if self._small is None:
                 self._small = {(a, b): i for i, (a, b) in enumerate(self.values.tolist())}
-            small, taken, plain = self._small, [], True
-            for b, f in enumerate(facts):
-                for kind, (hi, lo) in zip(f.table.kind.tolist(), f.table.fp_value.tolist()):
+            small, hits, pending = self._small, [], False
+            k = 0
+            for b, t in enumerate(tables):
+                for kind, (hi, lo) in zip(t.kind.tolist(), t.fp_value.tolist()):
                     if kind != _KIND_CITATION:
                         at = small.get((hi, lo))
                         if at is not None and left[at] > 0:
                             left[at] -= 1
-                            taken.append(at)
+                            hits.append(k)
                             out[b] += 1
                         elif kind == _KIND_KV or kind == _KIND_QUOTE:
-                            plain = False
-            if plain:
+                            pending = True  # (a piece or its words may restate it: below)
+                    k += 1
+            if not pending:
                 return out
-            for at in taken:  # (undone: the general way takes them again)
-                left[at] += 1
-            out = [0] * len(facts)
-        # every row of every table end to end (one concatenation per column), markers' rows
-        # left out by a mask: no per-table index arrays
-        tables = [f.table for f in facts]
-        lengths = [len(t) for t in tables]
-        kinds = _joined([t.kind for t in tables])
-        facts_at = np.flatnonzero(kinds != _KIND_CITATION)
-        owner = np.repeat(np.arange(len(facts)), lengths)
-        matched = np.zeros(len(kinds), dtype=np.bool_)
-        if len(kinds) <= _FEW_ROWS:
-            # (a few rows, the next edit of a session: a loop costs less than the array calls)
-            if self._small is None:
-                self._small = {(a, b): i for i, (a, b) in enumerate(self.values.tolist())}
-            small = self._small
-            values = _joined([t.fp_value for t in tables]).tolist()
-            for k in facts_at.tolist():
-                at = small.get((values[k][0], values[k][1]))
-                if at is not None and left[at] > 0:
-                    left[at] -= 1
-                    matched[k] = True
+            kinds = _joined([t.kind for t in tables])
+            owner = np.repeat(np.arange(len(facts)), lengths)
+            matched = np.zeros(len(kinds), dtype=np.bool_)
+            matched[hits] = True
         else:
+            # every row of every table end to end (one concatenation per column), markers' rows
+            # left out by a mask: no per-table index arrays
+            kinds = _joined([t.kind for t in tables])
+            facts_at = np.flatnonzero(kinds != _KIND_CITATION)
+            owner = np.repeat(np.arange(len(facts)), lengths)
+            matched = np.zeros(len(kinds), dtype=np.bool_)
             uniq, _, inverse = unique_inverse(np.ascontiguousarray(_joined([t.fp_value for t in tables])[facts_at]))
             _, _, in_uniq, in_pool = diff_sorted(uniq, self.values)
             cap = np.zeros(len(uniq), dtype=np.int64)
@@ -860,11 +851,20 @@ class _Side:
         """For each of ``text_handles`` held by some block of this window, those blocks'
         positions (as :meth:`holding_text`, one handle at a time)."""
         if len(text_handles) > _FEW_TEXT_PINS:
-            by_key: dict[bytes, list[int]] = {}
-            for i, d in enumerate(self.digests):
-                by_key.setdefault(d[:16], []).append(i)
+            by_key = self._prefix_index()
             return {h: by_key[k] for h in text_handles if (k := _text_key(h)) is not None and k in by_key}
         return {h: found for h in text_handles if (found := self.holding_text((h,)))}
+
+    def _prefix_index(self) -> dict[bytes, list[int]]:
+        """The first 16 bytes of each text digest (what a ``block:`` handle names) -> the
+        positions of the blocks with that text: for many pins at once (a session that pinned
+        and evicted thousands of notes; red team 31, b03), where a search per pin would cost
+        pins x blocks. Not kept: for a few pins a search of the digests end to end is cheaper
+        than making it for every window."""
+        by_key: dict[bytes, list[int]] = {}
+        for i, d in enumerate(self.digests):
+            by_key.setdefault(d[:16], []).append(i)
+        return by_key
 
     def holding_text(self, text_handles: Iterable[str]) -> list[int]:
         """Positions of the blocks whose text's handle (``handles.block_text_handle``) is one
@@ -873,11 +873,7 @@ class _Side:
         of one buffer, not a handle formatted per block), where a digest starts."""
         keys = [k for h in text_handles if (k := _text_key(h)) is not None]
         if len(keys) > _FEW_TEXT_PINS:
-            # many pins (a session that pinned and evicted thousands of notes): one index of the
-            # window's digest prefixes, not a search of them per pin (red team 31, b03)
-            by_key: dict[bytes, list[int]] = {}
-            for i, d in enumerate(self.digests):
-                by_key.setdefault(d[:16], []).append(i)
+            by_key = self._prefix_index()
             return [i for k in keys for i in by_key.get(k, ())]
         if self._text_handles is None:
             self._text_handles = b"".join(self.digests)
