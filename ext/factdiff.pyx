@@ -19,10 +19,11 @@ from libc.string cimport memcpy
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_GET_SIZE
 from cpython.unicode cimport PyUnicode_DecodeUTF8
 
-from _boundaries cimport fill_byte_classes, group_member_occurring
+from _boundaries cimport fill_byte_classes, group_member_occurring_filtered
 from _byte_batches cimport byte_items, lengths_of, pointers_of
 from _grouping cimport flat_grouping
-from libc.stdint cimport uint8_t
+from libc.stdint cimport uint8_t, uint64_t
+from libc.stdlib cimport calloc, free
 from _types cimport byte_t, fp_word_t, offset_t
 
 from provgate._factdiff_py import (SET_TYPE_ERROR, check_codes, check_column_groups, check_grounding_columns, check_ground_tables, check_groups_per_table,
@@ -1300,56 +1301,70 @@ def ungrounded_rows(tables, sets, haystacks, *, groups, haystack_groups, skip_ki
     cdef const byte_t* text
     cdef offset_t r, m, a, b, found = 0, bad_table = -1, bad_row = -1, set_hint, text_hint, row_base = 0
     cdef offset_t cited, set_first, text_first
-    with nogil:
-        for t in range(n_tables):
-            cols = p_tp + N_COLS * t
-            text = <const byte_t*>cols[COL_DATA]
-            set_hint = -1
-            text_hint = -1
-            for r in range(p_ts[2 * t]):
-                kind = (<const unsigned char*>cols[COL_KIND])[r]
-                if kind == skip:
-                    continue
-                # first where the row's citation points, else where the last row was found
-                set_first = set_hint
-                text_first = text_hint
-                if p_hint != NULL:
-                    cited = p_hint[row_base + r]
-                    if cited >= 0:
-                        m = member_position(p_members, p_offsets[t], p_offsets[t + 1], cited)
-                        if m >= 0:
-                            set_first = m
-                        m = member_position(p_h_members, p_h_offsets[t], p_h_offsets[t + 1], cited)
-                        if m >= 0:
-                            text_first = m
-                # a quote is searched for by what it quotes, anything else by its literal text
-                if kind == quote:
-                    a = (<const offset_t*>cols[COL_VALUE_START])[r]
-                    b = (<const offset_t*>cols[COL_VALUE_END])[r]
-                else:
-                    a = (<const offset_t*>cols[COL_START])[r]
-                    b = (<const offset_t*>cols[COL_END])[r]
-                if a < 0 or a > b or b > p_ts[2 * t + 1]:
-                    bad_table = t
-                    bad_row = r
+    cdef Py_ssize_t n_haystacks = len(keep_h), j
+    # each haystack's 4-gram prefilter, made once it is searched often (_boundaries.occurs_filtered)
+    cdef uint64_t** grams = <uint64_t**>calloc(max(n_haystacks, 1), sizeof(uint64_t*))
+    cdef offset_t* searched = <offset_t*>calloc(max(n_haystacks, 1), sizeof(offset_t))
+    try:
+        if grams == NULL or searched == NULL:
+            raise MemoryError()
+        with nogil:
+            for t in range(n_tables):
+                cols = p_tp + N_COLS * t
+                text = <const byte_t*>cols[COL_DATA]
+                set_hint = -1
+                text_hint = -1
+                for r in range(p_ts[2 * t]):
+                    kind = (<const unsigned char*>cols[COL_KIND])[r]
+                    if kind == skip:
+                        continue
+                    # first where the row's citation points, else where the last row was found
+                    set_first = set_hint
+                    text_first = text_hint
+                    if p_hint != NULL:
+                        cited = p_hint[row_base + r]
+                        if cited >= 0:
+                            m = member_position(p_members, p_offsets[t], p_offsets[t + 1], cited)
+                            if m >= 0:
+                                set_first = m
+                            m = member_position(p_h_members, p_h_offsets[t], p_h_offsets[t + 1], cited)
+                            if m >= 0:
+                                text_first = m
+                    # a quote is searched for by what it quotes, anything else by its literal text
+                    if kind == quote:
+                        a = (<const offset_t*>cols[COL_VALUE_START])[r]
+                        b = (<const offset_t*>cols[COL_VALUE_END])[r]
+                    else:
+                        a = (<const offset_t*>cols[COL_START])[r]
+                        b = (<const offset_t*>cols[COL_END])[r]
+                    if a < 0 or a > b or b > p_ts[2 * t + 1]:
+                        bad_table = t
+                        bad_row = r
+                        break
+                    fp = <const fp_word_t*>(cols[COL_PAIR] if kind == pair else cols[COL_VALUE])
+                    m = group_member_holding(p_ptrs, p_lens, p_members, p_offsets[t], p_offsets[t + 1], set_first,
+                                             fp[2 * r], fp[2 * r + 1])
+                    if m >= 0:
+                        set_hint = m
+                        continue
+                    m = group_member_occurring_filtered(BYTE_CLASS, hp, hl, p_h_members, p_h_offsets[t],
+                                                        p_h_offsets[t + 1], text_first, text + a, b - a, modes[kind],
+                                                        grams, searched)
+                    if m >= 0:
+                        text_hint = m
+                    else:
+                        p_ot[found] = t
+                        p_or[found] = r
+                        found += 1
+                if bad_table >= 0:
                     break
-                fp = <const fp_word_t*>(cols[COL_PAIR] if kind == pair else cols[COL_VALUE])
-                m = group_member_holding(p_ptrs, p_lens, p_members, p_offsets[t], p_offsets[t + 1], set_first,
-                                         fp[2 * r], fp[2 * r + 1])
-                if m >= 0:
-                    set_hint = m
-                    continue
-                m = group_member_occurring(BYTE_CLASS, hp, hl, p_h_members, p_h_offsets[t], p_h_offsets[t + 1],
-                                           text_first, text + a, b - a, modes[kind])
-                if m >= 0:
-                    text_hint = m
-                else:
-                    p_ot[found] = t
-                    p_or[found] = r
-                    found += 1
-            if bad_table >= 0:
-                break
-            row_base += p_ts[2 * t]
+                row_base += p_ts[2 * t]
+    finally:
+        if grams != NULL:
+            for j in range(n_haystacks):
+                free(grams[j])
+        free(grams)
+        free(searched)
     if bad_table >= 0:
         raise span_error(bad_table, bad_row, a, b, p_ts[2 * bad_table + 1])
     return _shrunk(out_table, found), _shrunk(out_row, found)

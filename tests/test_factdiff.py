@@ -834,6 +834,24 @@ def test_ungrounded_rows_search_a_quote_by_its_value_and_anything_else_by_its_sp
     assert row.tolist() == []
 
 
+def test_ungrounded_rows_many_rows_in_one_long_source(impl):
+    # a source of 1 KiB or more searched for many rows gets a bitmap of its 4-byte substrings
+    # (ext/_boundaries.pxd) that skips rows it cannot hold: rows at its first and last bytes,
+    # inside it and nowhere in it, each as the definition says
+    words = [f"w{i:04d}".encode() for i in range(300)]
+    source = b" ".join(words)
+    spans, data = [], b""
+    for text in [words[0], words[-1], b" ".join(words[7:9]), b"w9999", b"w0001 w0000", words[150], b"x" * 20] * 4:
+        spans.append((len(data), len(data) + len(text)))
+        data += text + b"\n"
+    n = len(spans)
+    table = Table(data, [0] * n, [[9, 9]] * n, [[9, 9]] * n, spans, spans)
+    args = dict(groups=[[]], haystack_groups=[[0]], skip_kind=SKIP, pair_kind=PAIR, quote_kind=QUOTE)
+    _, row = impl.ungrounded_rows([table], [], [source], **args)
+    assert row.tolist() == [r for r in range(n) if r % 7 in (3, 4, 6)]
+    assert row.tolist() == [r for _, r in expected_ungrounded_rows([table], [], [source], args)]
+
+
 def test_ungrounded_rows_read_columns_that_are_not_contiguous(impl):
     # a table's columns may be views: they are read as the values they hold
     table = Table(b"abc", [0, 7, PAIR, 7, 0, 7], [[1, 1], [0, 0], [2, 2], [0, 0], [5, 5], [0, 0]],

@@ -451,6 +451,40 @@ def test_occurs_at_boundaries_every_implementation_equals_the_reference(needles,
         assert _load(which).occurs_at_boundaries(needles, haystacks).tolist() == expected
 
 
+# A haystack of 1 KiB or more searched by several needles gets a bitmap of its 4-byte substrings
+# (ext/_boundaries.pxd), and a needle with a 4-gram it lacks is not searched for: exact only if
+# no needle that occurs is ever skipped, at the haystack's first and last bytes included.
+_LONG_WORDS = st.sampled_from([b"alpha", b"beta", b"x", b"5", b"-5", b"10%", b"a.b", b"2026-12-01", "\u00e9t\u00e9".encode(),
+                               b"retries=3", b"\"q\"", b" ", b"\n", b"."])
+
+
+@settings(max_examples=300, deadline=None)
+@given(haystacks=st.lists(st.lists(_LONG_WORDS, min_size=200, max_size=400).map(b" ".join), min_size=1, max_size=3),
+       data=st.data())
+def test_occurs_at_boundaries_in_long_haystacks_equals_the_reference(haystacks, data):
+    needles = []
+    for _ in range(data.draw(st.integers(8, 40))):
+        h = data.draw(st.sampled_from(haystacks))
+        if data.draw(st.booleans()):  # a slice of a haystack: its head, its tail, or inside
+            a = data.draw(st.sampled_from([0, max(len(h) - 12, 0), data.draw(st.integers(0, len(h)))]))
+            needles.append(h[a:a + data.draw(st.integers(0, 12))])
+        else:
+            needles.append(b" ".join(data.draw(st.lists(_LONG_WORDS, min_size=1, max_size=4))))
+    modes = [data.draw(st.integers(0, 3)) for _ in needles]
+    expected = _load("reference").occurs_at_boundaries(needles, haystacks, modes=modes).tolist()
+    for which in IMPLEMENTATIONS:
+        assert _load(which).occurs_at_boundaries(needles, haystacks, modes=modes).tolist() == expected
+
+
+def test_occurs_at_boundaries_many_needles_in_one_long_haystack(impl):
+    words = [f"w{i:04d}".encode() for i in range(400)]
+    haystack = b" ".join(words)  # 2 KiB, every needle below searched in it
+    present = [words[0], words[-1], b" ".join(words[10:13]), words[0] + b" " + words[1], haystack]
+    absent = [b"w9999", b"w0001 w0000", b"x" * 50, haystack + b" w0400", b"w000", words[5][:4]]
+    found = impl.occurs_at_boundaries([*present, *absent] * 3, [haystack]).tolist()
+    assert found == ([True] * len(present) + [False] * len(absent)) * 3
+
+
 @settings(max_examples=1000, deadline=None)
 @given(needles=st.lists(st.lists(_OCCURS_BYTES, max_size=4).map(b"".join), max_size=6),
        haystacks=st.lists(_OCCURS_TEXT, max_size=4), data=st.data())
