@@ -26,7 +26,7 @@ from libc.stdint cimport uint8_t, uint64_t
 from libc.stdlib cimport calloc, free
 from _types cimport byte_t, fp_word_t, offset_t
 
-from provgate._factdiff_py import (SET_TYPE_ERROR, check_codes, check_column_groups, check_grounding_columns, check_ground_tables, check_groups_per_table,
+from provgate._factdiff_py import (SET_TYPE_ERROR, check_codes, check_column_groups, check_draw_arguments, check_grounding_columns, check_ground_tables, check_groups_per_table,
                                    check_hints, check_multiset, literal_modes, span_error, _check_kind_int)
 from provgate.errors import InvalidArgumentError
 
@@ -1032,6 +1032,62 @@ def place_rows(index, queries, codes):
     many query rows sit there and the largest code of the arrays holding one there; the
     specification is ``provgate._factdiff_py.place_rows``. One pass without the GIL."""
     return _placed(index, queries, codes)
+
+
+def draw_rows(index, left, queries, kinds, skip_kind):
+    """Each row of ``queries`` (not of ``skip_kind``) draws its value from the multiset
+    ``index`` x ``left`` if one is left, first come first served, ``left`` used up in place;
+    the specification is ``provgate._factdiff_py.draw_rows``. One pass over the query arrays
+    in place, without the GIL: a run-index look-up and a decrement per row."""
+    if type(index) is not SortedFingerprints:
+        raise TypeError(f"index must be a SortedFingerprints, not {type(index).__name__}")
+    cdef SortedFingerprints ix = <SortedFingerprints>index
+    cdef list owners = []
+    ptrs, lens, total_obj = _gather_queries(ix, queries, owners)
+    cdef Py_ssize_t k, n_arrays = len(owners)
+    # the cheap yes for what the gate passes (its tables' columns); anything else is checked,
+    # and refused, by the reference's own checks
+    if not (_is_column(left, cnp.NPY_INT64, ix._rows.shape[0]) and cnp.PyArray_ISWRITEABLE(<cnp.ndarray>left)
+            and (type(kinds) is list or type(kinds) is tuple) and len(kinds) == n_arrays
+            and type(skip_kind) is int and 0 <= skip_kind <= 255):
+        check_draw_arguments(left, ix._rows.shape[0], kinds, owners, skip_kind)  # raises
+    cdef cnp.ndarray kind_ptrs = np.empty(n_arrays, dtype=np.uintp)
+    cdef size_t* p_kinds = <size_t*>cnp.PyArray_DATA(kind_ptrs)
+    for k in range(n_arrays):
+        kind = kinds[k]
+        if not _is_column(kind, cnp.NPY_UINT8, (<cnp.ndarray>owners[k]).shape[0]):
+            # a view that is not contiguous is read from a copy; anything else raises
+            check_draw_arguments(left, ix._rows.shape[0], kinds, owners, skip_kind)
+            kind = np.ascontiguousarray(kind)
+            owners.append(kind)  # (kept alive while the loop reads it)
+        p_kinds[k] = <size_t>cnp.PyArray_DATA(<cnp.ndarray>kind)
+    cdef offset_t total = total_obj, r, p, at = 0
+    cdef cnp.ndarray drawn = np.zeros(total, dtype=np.bool_)
+    cdef cnp.ndarray counts = np.zeros(n_arrays, dtype=np.int64)
+    cdef unsigned char* p_drawn = <unsigned char*>cnp.PyArray_DATA(drawn)
+    cdef offset_t* p_counts = index_ptr(counts)
+    cdef offset_t* p_left = index_ptr(<cnp.ndarray>left)
+    cdef const size_t* p_ptrs = <const size_t*>cnp.PyArray_DATA(<cnp.ndarray>ptrs)
+    cdef const offset_t* p_lens = index_ptr(<cnp.ndarray>lens)
+    cdef const fp_word_t* rows = rows_ptr(ix._rows)
+    cdef const offset_t* starts = index_ptr(ix._starts)
+    cdef int shift = ix._shift
+    cdef uint8_t skip = <uint8_t>skip_kind
+    cdef const fp_word_t* qp
+    cdef const uint8_t* kp
+    with nogil:
+        for k in range(n_arrays):
+            qp = <const fp_word_t*>p_ptrs[k]
+            kp = <const uint8_t*>p_kinds[k]
+            for r in range(p_lens[k]):
+                if kp[r] != skip:
+                    p = find_indexed(rows, starts, shift, qp[2 * r], qp[2 * r + 1])
+                    if p >= 0 and p_left[p] > 0:
+                        p_left[p] -= 1
+                        p_drawn[at] = True
+                        p_counts[k] += 1
+                at += 1
+    return drawn, counts
 
 
 cdef tuple _set_pointers(object sets):

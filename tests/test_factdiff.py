@@ -1146,6 +1146,101 @@ def test_place_rows_refuses_bad_input(impl, call, exc, message):
         call(impl, impl.SortedFingerprints(fp([[1, 2], [3, 4]])))
 
 
+def _draw_oracle(index_rows, left, queries, kinds, skip):
+    left = list(left)
+    where = {tuple(r): i for i, r in enumerate(index_rows.tolist())}
+    drawn, counts = [], []
+    for q, kind in zip(queries, kinds):
+        n = 0
+        for row, code in zip(q.tolist(), kind.tolist()):
+            p = where.get(tuple(row), -1)
+            hit = code != skip and p >= 0 and left[p] > 0
+            if hit:
+                left[p] -= 1
+                n += 1
+            drawn.append(hit)
+        counts.append(n)
+    return drawn, counts, left
+
+
+@SETTINGS
+@given(pair=fingerprint_arrays(), cuts=st.lists(st.integers(0, 40), max_size=4), data=st.data())
+def test_draw_rows_draws_first_come_first_served(impl, pair, cuts, data):
+    a, b = pair
+    index_rows, counts = impl.unique_counts(a)
+    left = counts + np.array(data.draw(st.lists(st.integers(-1, 2), min_size=len(counts), max_size=len(counts))),
+                             dtype=np.int64)
+    bounds = [0, *sorted(cuts), len(b)]
+    queries = [np.ascontiguousarray(b[x:y]) for x, y in zip(bounds, bounds[1:])]
+    kinds = [np.array(data.draw(st.lists(st.integers(0, 2), min_size=len(q), max_size=len(q))), dtype=np.uint8)
+             for q in queries]
+    expected = _draw_oracle(index_rows, left.tolist(), queries, kinds, 1)
+    drawn, drawn_counts = impl.draw_rows(impl.SortedFingerprints(index_rows), left, queries, kinds, 1)
+    assert drawn.dtype == np.bool_ and drawn_counts.dtype == np.int64
+    assert (drawn.tolist(), drawn_counts.tolist(), left.tolist()) == expected
+
+
+@_only_with_native
+@SETTINGS
+@given(pair=fingerprint_arrays(), skip=st.integers(0, 3))
+def test_draw_rows_native_equals_reference(pair, skip):
+    a, b = pair
+    native, reference = _load("native"), _load("reference")
+    rows, counts = reference.unique_counts(a)
+    queries = [b, a, b[::2]]  # (the last a view that is not contiguous)
+    kinds = [(np.arange(len(q)) % 4).astype(np.uint8) for q in queries]
+    kinds[2] = np.repeat(kinds[2], 2)[::2]  # (read through a view too)
+    mine_left, their_left = counts.copy(), counts.copy()
+    mine = native.draw_rows(native.SortedFingerprints(rows), mine_left, queries, kinds, skip)
+    theirs = reference.draw_rows(reference.SortedFingerprints(rows), their_left, tuple(queries), tuple(kinds), skip)
+    assert all(np.array_equal(x, y) and x.dtype == y.dtype for x, y in zip(mine, theirs))
+    assert np.array_equal(mine_left, their_left)
+
+
+def test_draw_rows_uses_the_pool_up_in_order(impl):
+    index = impl.SortedFingerprints(fp([[1, 1], [2, 2], [3, 3]]))
+    left = np.array([1, 2, 0], dtype=np.int64)
+    queries = [fp([[2, 2], [1, 1], [1, 1]]), fp([[2, 2], [2, 2], [3, 3], [9, 9]]), fp([])]
+    kinds = [np.array([0, 7, 0], dtype=np.uint8), np.zeros(4, dtype=np.uint8), np.zeros(0, dtype=np.uint8)]
+    drawn, counts = impl.draw_rows(index, left, queries, kinds, 7)
+    # the marker row (kind 7) draws nothing, so the second [1, 1] takes the one left
+    assert drawn.tolist() == [True, False, True, True, False, False, False]
+    assert counts.tolist() == [2, 1, 0] and left.tolist() == [0, 0, 0]
+
+
+@pytest.mark.parametrize(
+    "change, exc, message",
+    [
+        (dict(index=fp([[1, 2], [3, 4]])), TypeError, "index must be a SortedFingerprints"),
+        (dict(queries=fp([[1, 2]])), TypeError, "queries must be a list or tuple"),
+        (dict(left=[1, 1]), TypeError, "left must be a numpy int64 array, not list"),
+        (dict(left=np.ones(2, dtype=np.int32)), TypeError, "left must be a numpy int64 array, not ndarray of int32"),
+        (dict(left=np.ones(2, dtype=">i8")), TypeError, "left must be a numpy int64 array"),
+        (dict(left=np.ones(3, dtype=np.int64)), InvalidArgumentError, r"left must be a writable, C-contiguous 1-D array of 2"),
+        (dict(left=np.ones(4, dtype=np.int64)[::2]), InvalidArgumentError, "left must be a writable"),
+        (dict(left=np.frombuffer(np.ones(2, dtype=np.int64).tobytes(), dtype=np.int64)), InvalidArgumentError,
+         "left must be a writable"),
+        (dict(kinds=np.zeros(1, dtype=np.uint8)), TypeError, "kinds must be a list or tuple of uint8 arrays, not ndarray"),
+        (dict(kinds=[]), InvalidArgumentError, "kinds must have one array per query array, got 0 for 1"),
+        (dict(kinds=[[0]]), TypeError, r"kinds\[0\] must be a numpy uint8 array, not list"),
+        (dict(kinds=[np.zeros(1, dtype=np.int64)]), TypeError, r"kinds\[0\] must be a numpy uint8 array, not ndarray of int64"),
+        (dict(kinds=[np.zeros(2, dtype=np.uint8)]), InvalidArgumentError, r"kinds\[0\] must have one entry per row of queries\[0\] \(1\)"),
+        (dict(kinds=[np.zeros((1, 1), dtype=np.uint8)]), InvalidArgumentError, r"kinds\[0\] must have one entry per row"),
+        (dict(skip_kind=256), InvalidArgumentError, "skip_kind must be in 0..255"),
+        (dict(skip_kind=True), TypeError, "skip_kind must be an int, not bool"),
+    ],
+)
+def test_draw_rows_refuses_bad_input(impl, change, exc, message):
+    args = dict(index=impl.SortedFingerprints(fp([[1, 2], [3, 4]])), left=np.ones(2, dtype=np.int64),
+                queries=[fp([[1, 2]])], kinds=[np.zeros(1, dtype=np.uint8)], skip_kind=7)
+    args.update(change)
+    before = args["left"].copy() if isinstance(args["left"], np.ndarray) else None
+    with pytest.raises(exc, match=message):
+        impl.draw_rows(**args)
+    if before is not None:  # nothing is drawn from a pool by a call that fails
+        assert np.array_equal(args["left"], before)
+
+
 @_only_with_native
 def test_positions_do_not_cross_implementations():
     native, reference = _load("native"), _load("reference")

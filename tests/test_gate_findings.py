@@ -3295,10 +3295,8 @@ def test_many_evicted_turns_beside_their_summaries_are_checked_in_one_pass():
 
 @settings(max_examples=150, deadline=None)
 @given(pool=st.lists(st.integers(0, 6), max_size=12),
-       blocks=st.lists(st.lists(st.integers(0, 6), max_size=6), min_size=1, max_size=4),
-       few_rows=st.sampled_from([0, 128]))
-def test_a_value_pool_takes_as_a_row_by_row_multiset_would(pool, blocks, few_rows):
-    # (few_rows: the loop for a few rows, or the array calls for many)
+       blocks=st.lists(st.lists(st.integers(0, 6), max_size=6), min_size=1, max_size=4))
+def test_a_value_pool_takes_as_a_row_by_row_multiset_would(pool, blocks):
     # I5's restated facts: each fact of the new blocks restates one pre fact at most, the
     # earlier blocks' first; the pool's vectorised take against the plain loop
     from collections import Counter
@@ -3312,13 +3310,9 @@ def test_a_value_pool_takes_as_a_row_by_row_multiset_would(pool, blocks, few_row
     def facts_of(numbers: list[int]) -> _Facts:
         return _Facts(extract(" ".join(f"n {100 + k}" for k in numbers) + "\n"))
 
-    gate_module._FEW_ROWS, saved = few_rows, gate_module._FEW_ROWS
     new = facts_of(pool)
     values = new.table.fp_value
-    try:
-        took = _ValuePool(*unique_counts(np.ascontiguousarray(values)), b"").take([facts_of(b) for b in blocks])
-    finally:
-        gate_module._FEW_ROWS = saved
+    took = _ValuePool(*unique_counts(np.ascontiguousarray(values)), b"").take([facts_of(b) for b in blocks])
     left = Counter(pool)
     expected = []
     for b in blocks:

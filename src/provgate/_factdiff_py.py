@@ -75,6 +75,21 @@ when both words are equal; rows are ordered by ``(hi, lo)`` as unsigned integers
     (contiguity not required), naming itself ``queries[k]``. An ``index`` with a repeated row
     raises ``InvalidArgumentError`` naming ``index`` (a position would be ambiguous).
 
+``draw_rows(index, left, queries, kinds, skip_kind)``
+    Draws the rows of ``queries`` (a list or tuple of fingerprint arrays, read in order) from a
+    multiset: ``index`` (a ``SortedFingerprints`` with distinct rows) holds its values and
+    ``left`` (a writable, C-contiguous 1-D int64 array, one count per row of ``index``) how
+    many of each are left. A row whose ``kinds[k]`` entry (a 1-D uint8 array per query array,
+    one entry per row) is ``skip_kind`` draws nothing; any other draws its value if one is
+    left, and ``left`` is decremented there (in place). Returns ``(drawn, counts)``: a bool per
+    row, and per query array how many of its rows drew (int64). The order is first come,
+    first served: an earlier row draws before a later row of the same value. Arguments are
+    checked as ``positions`` checks its own; ``left`` of another type ``TypeError``, of the
+    wrong shape, length or flags ``InvalidArgumentError`` naming ``left``; ``kinds`` as
+    ``place_rows`` checks ``codes``, then each array (``TypeError`` for a non-array or a dtype
+    that is not uint8, ``InvalidArgumentError`` for a shape that does not match its query
+    array), naming ``kinds[k]``; ``skip_kind`` an int in 0..255.
+
 ``diff(a, b)``
     The same four arrays for unsorted inputs, with indices into the ORIGINAL arrays and the
     same rules: ``only_a``, ``only_b`` and ``common_a`` ascending, ``common_b[k]`` the smallest
@@ -406,6 +421,54 @@ def place_rows(index: Any, queries: Any, codes: Any) -> tuple[np.ndarray, np.nda
                 counts[p] += 1
                 strongest[p] = max(strongest[p], code)
     return out, np.array(counts, dtype=np.int64), np.array(strongest, dtype=np.uint8)
+
+
+def check_draw_arguments(left: Any, n_index: int, kinds: Any, queries: Any, skip_kind: Any) -> None:
+    """``draw_rows``' checks beyond ``positions``' (messages shared by both implementations)."""
+    if type(left) is not np.ndarray or left.dtype != np.int64 or not left.dtype.isnative:
+        raise TypeError(f"left must be a numpy int64 array, not {type(left).__name__}"
+                        + (f" of {left.dtype}" if isinstance(left, np.ndarray) else ""))
+    if left.ndim != 1 or left.shape[0] != n_index or not left.flags.c_contiguous or not left.flags.writeable:
+        raise InvalidArgumentError(f"left must be a writable, C-contiguous 1-D array of {n_index} counts, one per "
+                                   f"row of index (got shape {left.shape})", argument="left")
+    if not isinstance(kinds, (list, tuple)):
+        raise TypeError(f"kinds must be a list or tuple of uint8 arrays, not {type(kinds).__name__}")
+    if len(kinds) != len(queries):
+        raise InvalidArgumentError(f"kinds must have one array per query array, got {len(kinds)} for {len(queries)}",
+                                   argument="kinds")
+    for k, (kind, q) in enumerate(zip(kinds, queries)):
+        if type(kind) is not np.ndarray or kind.dtype != np.uint8:
+            raise TypeError(f"kinds[{k}] must be a numpy uint8 array, not {type(kind).__name__}"
+                            + (f" of {kind.dtype}" if isinstance(kind, np.ndarray) else ""))
+        if kind.ndim != 1 or kind.shape[0] != q.shape[0]:
+            raise InvalidArgumentError(f"kinds[{k}] must have one entry per row of queries[{k}] ({q.shape[0]}), "
+                                       f"got shape {kind.shape}", argument=f"kinds[{k}]")
+    _check_kind_int(skip_kind, "skip_kind")
+
+
+def draw_rows(index: Any, left: Any, queries: Any, kinds: Any, skip_kind: Any) -> tuple[np.ndarray, np.ndarray]:
+    """Each row of ``queries`` (not of ``skip_kind``) draws its value from the multiset
+    ``index`` x ``left`` if one is left, first come first served; ``left`` is used up in place.
+    Returns (drawn per row, rows drawn per query array). The gate's I5 draws each replaced
+    cited fact from the values the edit's new blocks state: one new fact restates one old
+    fact at most."""
+    at = positions(index, queries)
+    check_draw_arguments(left, len(index), kinds, queries, skip_kind)
+    drawn: list[bool] = []
+    counts: list[int] = []
+    k = 0
+    for kind in kinds:
+        n = 0
+        for code in kind.tolist():
+            p = int(at[k])
+            k += 1
+            hit = code != skip_kind and p >= 0 and left[p] > 0
+            if hit:
+                left[p] -= 1
+                n += 1
+            drawn.append(hit)
+        counts.append(n)
+    return np.array(drawn, dtype=np.bool_), _index_array(counts)
 
 
 GROUND_COLUMNS = ("kind", "fp_fact", "fp_value", "start", "end", "value_start", "value_end")

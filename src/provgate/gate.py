@@ -54,14 +54,13 @@ from provgate._factdiff import (
     SortedFingerprints,
     absent_from_all,
     apply_delta,
-    diff_sorted,
+    draw_rows,
     grounding_index,
     grounding_index_many,
     place_rows,
     positions,
     ungrounded_rows,
     unique_counts,
-    unique_inverse,
 )
 from provgate._hashing import hash_buffers
 from provgate._matching import occurs_at_boundaries
@@ -453,14 +452,13 @@ class _ValuePool:
     draw on (I5: each new fact restates one pre fact at most), and those blocks' bytes (a quote
     restated word for word without its quotation marks)."""
 
-    __slots__ = ("_index", "_small", "left", "text", "values")
+    __slots__ = ("_index", "left", "text", "values")
 
     def __init__(self, values: np.ndarray, counts: np.ndarray, text: bytes) -> None:
         self.values = values
         self.left = counts.copy()
         self.text = text
         self._index: SortedFingerprints | None = None
-        self._small: dict[tuple[int, int], int] | None = None
 
     def take(self, facts: list[_Facts], *, commit: bool = True) -> list[int]:
         """How many facts of each of ``facts`` (in order: the earlier ones first) a value left
@@ -469,61 +467,26 @@ class _ValuePool:
         the new blocks (red team 31, b01: looked for only in the blocks that rewrite or derive
         from its own, a summary split in two carried the words in the other part)."""
         left = self.left if commit else self.left.copy()
-        out = [0] * len(facts)
         if not any(f.n_facts for f in facts) or not (left.any() or self.text):
-            return out
+            return [0] * len(facts)
         tables = [f.table for f in facts]
+        if self._index is None:
+            self._index = SortedFingerprints(self.values)
+        # every row drawn in order, in one native pass over the tables' columns in place
+        drawn, counts = draw_rows(self._index, left, [t.fp_value for t in tables], [t.kind for t in tables],
+                                  _KIND_CITATION)
+        out = counts.tolist()
+        kinds = _joined([t.kind for t in tables])
+        waiting = np.flatnonzero(~drawn & (kinds == _KIND_KV)) if left.any() else ()
+        # a quote no value restates, restated in so many words (red team 30, a04)
+        quotes = np.flatnonzero(~drawn & (kinds == _KIND_QUOTE)) if self.text else ()
+        if not (len(waiting) or len(quotes)):
+            return out
         lengths = [len(t) for t in tables]
-        if sum(lengths) <= _FEW_ROWS:
-            # (a few rows, the next edit of a session: one loop costs less than the array calls)
-            if self._small is None:
-                self._small = {(a, b): i for i, (a, b) in enumerate(self.values.tolist())}
-            small, hits, pending = self._small, [], False
-            k = 0
-            for b, t in enumerate(tables):
-                for kind, (hi, lo) in zip(t.kind.tolist(), t.fp_value.tolist()):
-                    if kind != _KIND_CITATION:
-                        at = small.get((hi, lo))
-                        if at is not None and left[at] > 0:
-                            left[at] -= 1
-                            hits.append(k)
-                            out[b] += 1
-                        elif kind == _KIND_KV or kind == _KIND_QUOTE:
-                            pending = True  # (a piece or its words may restate it: below)
-                    k += 1
-            if not pending:
-                return out
-            kinds = _joined([t.kind for t in tables])
-            owner = np.repeat(np.arange(len(facts)), lengths)
-            matched = np.zeros(len(kinds), dtype=np.bool_)
-            matched[hits] = True
-        else:
-            # every row of every table end to end (one concatenation per column), markers' rows
-            # left out by a mask: no per-table index arrays
-            kinds = _joined([t.kind for t in tables])
-            facts_at = np.flatnonzero(kinds != _KIND_CITATION)
-            owner = np.repeat(np.arange(len(facts)), lengths)
-            matched = np.zeros(len(kinds), dtype=np.bool_)
-            uniq, _, inverse = unique_inverse(np.ascontiguousarray(_joined([t.fp_value for t in tables])[facts_at]))
-            _, _, in_uniq, in_pool = diff_sorted(uniq, self.values)
-            cap = np.zeros(len(uniq), dtype=np.int64)
-            cap[in_uniq] = left[in_pool]
-            # per value, its rows in order: the first as many as the pool holds are restated
-            order = np.argsort(inverse, kind="stable")
-            grouped = inverse[order]
-            rank = np.arange(len(order)) - np.searchsorted(grouped, grouped)
-            hit = np.zeros(len(order), dtype=np.bool_)
-            hit[order] = rank < cap[grouped]
-            used = np.bincount(inverse[hit], minlength=len(uniq))
-            left[in_pool] -= used[in_uniq]
-            matched[facts_at[hit]] = True
-        out = np.bincount(owner[matched], minlength=len(facts)).tolist()
-        waiting = np.flatnonzero(~matched & (kinds == _KIND_KV)) if left.any() else ()
+        owner = np.repeat(np.arange(len(facts)), lengths)
         if len(waiting):
             for b, n in self._take_pieces(tables, lengths, owner, waiting, left).items():
                 out[b] += n
-        # a quote no value restates, restated in so many words (red team 30, a04)
-        quotes = np.flatnonzero(~matched & (kinds == _KIND_QUOTE)) if self.text else ()
         if len(quotes):
             begins = _joined([t.value_start for t in tables])[quotes].tolist()
             ends = _joined([t.value_end for t in tables])[quotes].tolist()
@@ -560,8 +523,6 @@ class _ValuePool:
             return found
         part_starts = np.cumsum([0] + [len(part) for part in parts[:-1]])
         piece_row = np.asarray(of_part, dtype=np.int64)[np.searchsorted(part_starts, inner.start[keep], side="right") - 1]
-        if self._index is None:
-            self._index = SortedFingerprints(self.values)
         where = positions(self._index, [np.ascontiguousarray(inner.fp_value[keep])])
         hits = np.flatnonzero(where >= 0)
         done: set[int] = set()
@@ -4885,7 +4846,6 @@ def _citing_markers(block: Block, facts: _Facts) -> int:
 
 
 _DIGEST_BYTES = 32  # a text digest (BLAKE3), as Gate.digests makes them
-_FEW_ROWS = 128  # (_ValuePool.take: up to this many rows, one loop; beyond, array calls)
 _FEW_TEXT_PINS = 32  # (_Side.holding_text: up to this many, a search each; beyond, an index)
 
 

@@ -50,3 +50,10 @@ def place_rows(
     queries: list[npt.NDArray[np.uint64]] | tuple[npt.NDArray[np.uint64], ...],
     codes: list[int] | tuple[int, ...],
 ) -> tuple[_Index, _Index, npt.NDArray[np.uint8]]: ...
+def draw_rows(
+    index: SortedFingerprints,
+    left: _Index,
+    queries: list[npt.NDArray[np.uint64]] | tuple[npt.NDArray[np.uint64], ...],
+    kinds: list[npt.NDArray[np.uint8]] | tuple[npt.NDArray[np.uint8], ...],
+    skip_kind: int,
+) -> tuple[npt.NDArray[np.bool_], _Index]: ...
