@@ -125,6 +125,8 @@ _KIND_CITATION = int(Kind.CITATION)
 _CITATION_BYTE = bytes([_KIND_CITATION])
 _KIND_KV = int(Kind.KV)
 _KIND_QUOTE = int(Kind.QUOTE)
+_KV_BYTE = bytes([_KIND_KV])
+_QUOTE_BYTE = bytes([_KIND_QUOTE])
 _KIND_IDENTIFIER = int(Kind.IDENTIFIER)
 _KIND_NUMBER = int(Kind.NUMBER)
 _KIND_URL = int(Kind.URL)
@@ -142,7 +144,7 @@ class _Facts:
     """A fact table plus what the gate asks of it again and again."""
 
     __slots__ = ("table", "n_markers", "n_facts", "_markers", "_ground_rows", "_fact_fps", "_kv_rows",
-                 "_kv_sets", "_grounding_set", "_kv_prose_set", "_cited_names", "_dotted", "_nesting")
+                 "_kv_sets", "_grounding_set", "_kv_prose_set", "_cited_names", "_dotted", "_nesting", "_worded")
 
     def __init__(self, table: FactTable) -> None:
         self.table = table
@@ -160,6 +162,15 @@ class _Facts:
         self._cited_names: tuple[str, ...] | None = None
         self._dotted: tuple[list[int], list[bytes]] | None = None
         self._nesting: _Nesting | None = None
+        self._worded: bool | None = None
+
+    def worded(self) -> bool:
+        """Does this text hold a key=value or a quoted fact, which I5 may find restated in
+        pieces or in so many words when no value restates it (``_ValuePool.take``)?"""
+        if self._worded is None:
+            kinds = self.table.kind.tobytes()
+            self._worded = _KV_BYTE in kinds or _QUOTE_BYTE in kinds
+        return self._worded
 
     def indexed(self) -> _Facts:
         """Build the grounding index now. A source's fact table is computed once and kept
@@ -476,6 +487,8 @@ class _ValuePool:
         drawn, counts = draw_rows(self._index, left, [t.fp_value for t in tables], [t.kind for t in tables],
                                   _KIND_CITATION)
         out = counts.tolist()
+        if all(n == f.n_facts for n, f in zip(out, facts) if f.worded()):
+            return out  # (no kv or quote fact is left to be restated otherwise: the next edit, usually)
         kinds = _joined([t.kind for t in tables])
         waiting = np.flatnonzero(~drawn & (kinds == _KIND_KV)) if left.any() else ()
         # a quote no value restates, restated in so many words (red team 30, a04)
