@@ -1034,6 +1034,27 @@ def place_rows(index, queries, codes):
     return _placed(index, queries, codes)
 
 
+cdef bint _shares_extent(cnp.ndarray a, const char* lo, const char* hi) noexcept:
+    """Do ``a``'s bytes, from its lowest to its highest element, overlap ``[lo, hi)``? (What
+    ``numpy.may_share_memory`` answers: the reference's check of ``left``.)"""
+    cdef int d, nd = cnp.PyArray_NDIM(a)
+    cdef cnp.npy_intp* shape = cnp.PyArray_DIMS(a)
+    cdef cnp.npy_intp* strides = cnp.PyArray_STRIDES(a)
+    cdef const char* a_lo = <const char*>cnp.PyArray_DATA(a)
+    cdef const char* a_hi = a_lo
+    if lo == hi:
+        return False
+    for d in range(nd):
+        if shape[d] == 0:
+            return False
+        if strides[d] < 0:
+            a_lo += (shape[d] - 1) * strides[d]
+        else:
+            a_hi += (shape[d] - 1) * strides[d]
+    a_hi += cnp.PyArray_ITEMSIZE(a)
+    return a_lo < hi and lo < a_hi
+
+
 def draw_rows(index, left, queries, kinds, skip_kind):
     """Each row of ``queries`` (not of ``skip_kind``) draws its value from the multiset
     ``index`` x ``left`` if one is left, first come first served, ``left`` used up in place;
@@ -1045,21 +1066,27 @@ def draw_rows(index, left, queries, kinds, skip_kind):
     cdef list owners = []
     ptrs, lens, total_obj = _gather_queries(ix, queries, owners)
     cdef Py_ssize_t k, n_arrays = len(owners)
+    cdef list given = list(queries)  # (the arrays as given: a copy made of a view is nobody's alias)
     # the cheap yes for what the gate passes (its tables' columns); anything else is checked,
     # and refused, by the reference's own checks
     if not (_is_column(left, cnp.NPY_INT64, ix._rows.shape[0]) and cnp.PyArray_ISWRITEABLE(<cnp.ndarray>left)
             and (type(kinds) is list or type(kinds) is tuple) and len(kinds) == n_arrays
             and type(skip_kind) is int and 0 <= skip_kind <= 255):
-        check_draw_arguments(left, ix._rows.shape[0], kinds, owners, skip_kind)  # raises
+        check_draw_arguments(left, ix._rows.shape[0], kinds, given, skip_kind)  # raises
     cdef cnp.ndarray kind_ptrs = np.empty(n_arrays, dtype=np.uintp)
     cdef size_t* p_kinds = <size_t*>cnp.PyArray_DATA(kind_ptrs)
+    cdef list copies = []  # (kinds read from a copy, kept alive while the loop reads them)
+    cdef const char* left_lo = <const char*>cnp.PyArray_DATA(<cnp.ndarray>left)
+    cdef const char* left_hi = left_lo + cnp.PyArray_NBYTES(<cnp.ndarray>left)
     for k in range(n_arrays):
         kind = kinds[k]
         if not _is_column(kind, cnp.NPY_UINT8, (<cnp.ndarray>owners[k]).shape[0]):
-            # a view that is not contiguous is read from a copy; anything else raises
-            check_draw_arguments(left, ix._rows.shape[0], kinds, owners, skip_kind)
-            kind = np.ascontiguousarray(kind)
-            owners.append(kind)  # (kept alive while the loop reads it)
+            check_draw_arguments(left, ix._rows.shape[0], kinds, given, skip_kind)  # raises, or it is a view
+        if _shares_extent(<cnp.ndarray>given[k], left_lo, left_hi) or _shares_extent(<cnp.ndarray>kind, left_lo, left_hi):
+            check_draw_arguments(left, ix._rows.shape[0], kinds, given, skip_kind)  # raises
+        if not _is_column(kind, cnp.NPY_UINT8, (<cnp.ndarray>owners[k]).shape[0]):
+            kind = np.ascontiguousarray(kind)  # a view that is not contiguous is read from a copy
+            copies.append(kind)
         p_kinds[k] = <size_t>cnp.PyArray_DATA(<cnp.ndarray>kind)
     cdef offset_t total = total_obj, r, p, at = 0
     cdef cnp.ndarray drawn = np.zeros(total, dtype=np.bool_)

@@ -8,6 +8,8 @@ arrays full of duplicates, equal high words and extreme values.
 
 from __future__ import annotations
 
+import re
+
 import sys
 import threading
 import time
@@ -1206,6 +1208,45 @@ def test_draw_rows_uses_the_pool_up_in_order(impl):
     # the marker row (kind 7) draws nothing, so the second [1, 1] takes the one left
     assert drawn.tolist() == [True, False, True, True, False, False, False]
     assert counts.tolist() == [2, 1, 0] and left.tolist() == [0, 0, 0]
+
+
+def test_draw_rows_read_every_kinds_view_from_a_copy(impl):
+    # rv21, 01: a second view that is not contiguous was refused natively ("got 2 for 3")
+    index = impl.SortedFingerprints(fp([[1, 1], [2, 2]]))
+    left = np.array([1, 1], dtype=np.int64)
+    queries = [fp([[1, 1], [2, 2]]), fp([[2, 2], [1, 1]]), fp([[1, 1]])]
+    kinds = [np.zeros(4, dtype=np.uint8)[::2], np.array([0, 9, 7, 9], dtype=np.uint8)[::2], np.zeros(2, np.uint8)[::2]]
+    drawn, counts = impl.draw_rows(index, left, queries, kinds, 7)
+    assert drawn.tolist() == [True, True, False, False, False] and counts.tolist() == [2, 0, 0]
+
+
+def _aliases_of_left():
+    # each: (left, queries, kinds, the argument named): a query or kinds array over left's bytes
+    left = np.ones(4, dtype=np.int64)
+    yield left, [left.view(np.uint64).reshape(-1, 2)], [np.zeros(2, dtype=np.uint8)], "queries[0]"
+    left = np.ones(2, dtype=np.int64)
+    yield left, [fp([[9, 9]] * 9)], [left.view(np.uint8)[:9]], "kinds[0]"
+    left = np.ones(2, dtype=np.int64)
+    yield left, [fp([[9, 9]] * 8)], [left.view(np.uint8)[::2]], "kinds[0]"  # (a view, read from a copy)
+    left = np.ones(4, dtype=np.int64)
+    # (rows read backwards, from a negative stride: the extent still covers left's bytes)
+    yield left[:2], [fp([[1, 1]]), left.view(np.uint64).reshape(-1, 2)[::-1]], [np.zeros(1, np.uint8), np.zeros(2, np.uint8)], "queries[1]"
+
+
+@pytest.mark.parametrize("case", range(4))
+def test_draw_rows_refuse_a_left_that_shares_memory_with_what_they_read(impl, case):
+    # rv21, 02: left is used up while the rows are read; natively a decrement changed rows (or
+    # kinds) not read yet, the reference read them first: both refuse the overlap
+    left, queries, kinds, named = list(_aliases_of_left())[case]
+    n = len(left)
+    index = impl.SortedFingerprints(fp([[0, k] for k in range(n)]))
+    before = left.copy()
+    with pytest.raises(InvalidArgumentError, match=rf"left must not share memory with {re.escape(named)}"):
+        impl.draw_rows(index, left, queries, kinds, 7)
+    assert np.array_equal(left, before)
+    # arrays next to left, but not over it, are fine
+    spare = np.ones(2 * n, dtype=np.int64)
+    impl.draw_rows(index, spare[:n], [spare[n:].view(np.uint64).reshape(-1, 2)], [np.zeros(n // 2, np.uint8)], 7)
 
 
 @pytest.mark.parametrize(

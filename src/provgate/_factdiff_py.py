@@ -88,7 +88,9 @@ when both words are equal; rows are ordered by ``(hi, lo)`` as unsigned integers
     wrong shape, length or flags ``InvalidArgumentError`` naming ``left``; ``kinds`` as
     ``place_rows`` checks ``codes``, then each array (``TypeError`` for a non-array or a dtype
     that is not uint8, ``InvalidArgumentError`` for a shape that does not match its query
-    array), naming ``kinds[k]``; ``skip_kind`` an int in 0..255.
+    array), naming ``kinds[k]``; ``skip_kind`` an int in 0..255; and ``left`` must not share
+    memory with a query or kinds array (as ``numpy.may_share_memory`` tells: their extents
+    overlap; ``InvalidArgumentError`` naming ``left``), since it changes while they are read.
 
 ``diff(a, b)``
     The same four arrays for unsorted inputs, with indices into the ORIGINAL arrays and the
@@ -444,6 +446,13 @@ def check_draw_arguments(left: Any, n_index: int, kinds: Any, queries: Any, skip
             raise InvalidArgumentError(f"kinds[{k}] must have one entry per row of queries[{k}] ({q.shape[0]}), "
                                        f"got shape {kind.shape}", argument=f"kinds[{k}]")
     _check_kind_int(skip_kind, "skip_kind")
+    # ``left`` is used up while the queries and kinds are read: one that shares their memory
+    # would change rows not read yet (rv21, 02)
+    for name, arrays in (("queries", queries), ("kinds", kinds)):
+        for k, array in enumerate(arrays):
+            if np.may_share_memory(left, array):
+                raise InvalidArgumentError(f"left must not share memory with {name}[{k}]: it is used up while they "
+                                           "are read", argument="left")
 
 
 def draw_rows(index: Any, left: Any, queries: Any, kinds: Any, skip_kind: Any) -> tuple[np.ndarray, np.ndarray]:
