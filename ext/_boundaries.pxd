@@ -3,7 +3,7 @@
 # grounding). Each module keeps its own 256-byte class table, filled once from the reference's
 # byte sets, so the two implementations cannot drift apart.
 from libc.stdint cimport uint32_t, uint64_t
-from libc.stdlib cimport malloc
+from libc.stdlib cimport calloc, free, malloc
 
 from _types cimport byte_t, offset_t
 
@@ -135,20 +135,49 @@ cdef inline bint grams_absent(const uint64_t* bits, const byte_t* nd, offset_t n
     return False
 
 
+cdef struct GramCache:
+    # per haystack: its bitmap (NULL until made) and how often it was searched before that
+    uint64_t** bits
+    offset_t* searched
+    offset_t n
+
+
+cdef inline int gram_cache_init(GramCache* cache, offset_t n) except -1:
+    cache.n = n
+    cache.bits = <uint64_t**>calloc(max(n, 1), sizeof(uint64_t*))
+    cache.searched = <offset_t*>calloc(max(n, 1), sizeof(offset_t))
+    if cache.bits == NULL or cache.searched == NULL:
+        gram_cache_free(cache)
+        raise MemoryError()
+    return 0
+
+
+cdef inline void gram_cache_free(GramCache* cache) noexcept nogil:
+    """Free what ``gram_cache_init`` and the searches allocated (safe on a half-made cache)."""
+    cdef offset_t j
+    if cache.bits != NULL:
+        for j in range(cache.n):
+            free(cache.bits[j])
+    free(cache.bits)
+    free(cache.searched)
+    cache.bits = NULL
+    cache.searched = NULL
+
+
 cdef inline bint occurs_filtered(const byte_t* classes, const byte_t* h, offset_t hn, offset_t j, const byte_t* nd,
-                                 offset_t nn, int mode, uint64_t** grams, offset_t* searched) noexcept nogil:
+                                 offset_t nn, int mode, GramCache* grams) noexcept nogil:
     """``occurs`` in haystack ``j``, the scan skipped where the haystack's 4-gram bitmap
-    (``grams[j]``) says the needle cannot be there. The bitmap is made on a long haystack's
+    (``grams.bits[j]``) says the needle cannot be there. The bitmap is made on a long haystack's
     ``GRAM_BUILD_AT``-th search; one that cannot be allocated is simply not used. The caller
-    frees every ``grams[j]``."""
-    cdef uint64_t* bits = grams[j]
+    frees them (``gram_cache_free``)."""
+    cdef uint64_t* bits = grams.bits[j]
     if bits == NULL and nn >= 4 and hn >= GRAM_MIN_HAYSTACK:
-        searched[j] += 1
-        if searched[j] == GRAM_BUILD_AT:
+        grams.searched[j] += 1
+        if grams.searched[j] == GRAM_BUILD_AT:
             bits = <uint64_t*>malloc(GRAM_WORDS * sizeof(uint64_t))
             if bits != NULL:
                 fill_grams(h, hn, bits)
-                grams[j] = bits
+                grams.bits[j] = bits
     if bits != NULL and nn >= 4 and grams_absent(bits, nd, nn):
         return False
     return occurs(classes, h, hn, nd, nn, mode)
@@ -157,16 +186,15 @@ cdef inline bint occurs_filtered(const byte_t* classes, const byte_t* h, offset_
 cdef inline offset_t group_member_occurring_filtered(const byte_t* classes, const size_t* hay_ptrs,
                                                      const offset_t* hay_lens, const offset_t* members, offset_t first,
                                                      offset_t last, offset_t hint, const byte_t* nd, offset_t nn,
-                                                     int mode, uint64_t** grams, offset_t* searched) noexcept nogil:
+                                                     int mode, GramCache* grams) noexcept nogil:
     """``group_member_occurring`` with each haystack's 4-gram prefilter (``occurs_filtered``)."""
     cdef offset_t m, j
     if first <= hint < last:
         j = members[hint]
-        if occurs_filtered(classes, <const byte_t*>hay_ptrs[j], hay_lens[j], j, nd, nn, mode, grams, searched):
+        if occurs_filtered(classes, <const byte_t*>hay_ptrs[j], hay_lens[j], j, nd, nn, mode, grams):
             return hint
     for m in range(first, last):
         j = members[m]
-        if m != hint and occurs_filtered(classes, <const byte_t*>hay_ptrs[j], hay_lens[j], j, nd, nn, mode, grams,
-                                         searched):
+        if m != hint and occurs_filtered(classes, <const byte_t*>hay_ptrs[j], hay_lens[j], j, nd, nn, mode, grams):
             return m
     return -1

@@ -19,11 +19,10 @@ from libc.string cimport memcpy
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_GET_SIZE
 from cpython.unicode cimport PyUnicode_DecodeUTF8
 
-from _boundaries cimport fill_byte_classes, group_member_occurring_filtered
+from _boundaries cimport GramCache, fill_byte_classes, gram_cache_free, gram_cache_init, group_member_occurring_filtered
 from _byte_batches cimport byte_items, lengths_of, pointers_of
 from _grouping cimport flat_grouping
-from libc.stdint cimport uint8_t, uint64_t
-from libc.stdlib cimport calloc, free
+from libc.stdint cimport uint8_t
 from _types cimport byte_t, fp_word_t, offset_t
 
 from provgate._factdiff_py import (SET_TYPE_ERROR, check_codes, check_column_groups, check_draw_arguments, check_grounding_columns, check_ground_tables, check_groups_per_table,
@@ -935,6 +934,12 @@ def grounding_index(fp_value, fp_fact, fp_key, kind, kv_kind):
     return _grounding_sets([(fp_value, fp_fact, fp_key, kind)], <uint8_t>kv_kind)[0]
 
 
+cdef SortedFingerprints _index_of(object index):
+    if type(index) is not SortedFingerprints:
+        raise TypeError(f"index must be a SortedFingerprints, not {type(index).__name__}")
+    return <SortedFingerprints>index
+
+
 cdef tuple _gather_queries(SortedFingerprints ix, object queries, list owners):
     """(row pointers, row counts, total rows) of the query arrays, each made C-contiguous if
     it is not (kept alive in ``owners`` while it is read)."""
@@ -982,10 +987,8 @@ cdef void place_all(const size_t* p_ptrs, const offset_t* p_lens, Py_ssize_t n_a
 cdef tuple _placed(object index, object queries, object codes):
     """(positions, counts, strongest) of ``place_rows``; only the positions when ``codes`` is
     None (``positions``). Arguments checked in the reference's order."""
-    if type(index) is not SortedFingerprints:
-        raise TypeError(f"index must be a SortedFingerprints, not {type(index).__name__}")
-    cdef SortedFingerprints ix = <SortedFingerprints>index
     cdef list owners = []
+    cdef SortedFingerprints ix = _index_of(index)
     ptrs, lens, total_obj = _gather_queries(ix, queries, owners)
     cdef Py_ssize_t k, n_arrays = len(owners)
     # positions alone (every check, several times) allocates nothing but its answer
@@ -1060,10 +1063,8 @@ def draw_rows(index, left, queries, kinds, skip_kind):
     ``index`` x ``left`` if one is left, first come first served, ``left`` used up in place;
     the specification is ``provgate._factdiff_py.draw_rows``. One pass over the query arrays
     in place, without the GIL: a run-index look-up and a decrement per row."""
-    if type(index) is not SortedFingerprints:
-        raise TypeError(f"index must be a SortedFingerprints, not {type(index).__name__}")
-    cdef SortedFingerprints ix = <SortedFingerprints>index
     cdef list owners = []
+    cdef SortedFingerprints ix = _index_of(index)
     ptrs, lens, total_obj = _gather_queries(ix, queries, owners)
     cdef Py_ssize_t k, n_arrays = len(owners)
     cdef list given = list(queries)  # (the arrays as given: a copy made of a view is nobody's alias)
@@ -1384,13 +1385,10 @@ def ungrounded_rows(tables, sets, haystacks, *, groups, haystack_groups, skip_ki
     cdef const byte_t* text
     cdef offset_t r, m, a, b, found = 0, bad_table = -1, bad_row = -1, set_hint, text_hint, row_base = 0
     cdef offset_t cited, set_first, text_first
-    cdef Py_ssize_t n_haystacks = len(keep_h), j
     # each haystack's 4-gram prefilter, made once it is searched often (_boundaries.occurs_filtered)
-    cdef uint64_t** grams = <uint64_t**>calloc(max(n_haystacks, 1), sizeof(uint64_t*))
-    cdef offset_t* searched = <offset_t*>calloc(max(n_haystacks, 1), sizeof(offset_t))
+    cdef GramCache grams
+    gram_cache_init(&grams, len(keep_h))
     try:
-        if grams == NULL or searched == NULL:
-            raise MemoryError()
         with nogil:
             for t in range(n_tables):
                 cols = p_tp + N_COLS * t
@@ -1432,7 +1430,7 @@ def ungrounded_rows(tables, sets, haystacks, *, groups, haystack_groups, skip_ki
                         continue
                     m = group_member_occurring_filtered(BYTE_CLASS, hp, hl, p_h_members, p_h_offsets[t],
                                                         p_h_offsets[t + 1], text_first, text + a, b - a, modes[kind],
-                                                        grams, searched)
+                                                        &grams)
                     if m >= 0:
                         text_hint = m
                     else:
@@ -1443,11 +1441,7 @@ def ungrounded_rows(tables, sets, haystacks, *, groups, haystack_groups, skip_ki
                     break
                 row_base += p_ts[2 * t]
     finally:
-        if grams != NULL:
-            for j in range(n_haystacks):
-                free(grams[j])
-        free(grams)
-        free(searched)
+        gram_cache_free(&grams)
     if bad_table >= 0:
         raise span_error(bad_table, bad_row, a, b, p_ts[2 * bad_table + 1])
     return _shrunk(out_table, found), _shrunk(out_row, found)

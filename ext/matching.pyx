@@ -13,11 +13,12 @@ collect hits in C buffers that grow geometrically and become numpy arrays at the
 import numpy as np
 
 cimport numpy as cnp
-from libc.stdint cimport int64_t, uint64_t
-from libc.stdlib cimport calloc, free, malloc, realloc
+from libc.stdint cimport int64_t
+from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memcpy
 
-from _boundaries cimport JOINER, WORD, fill_byte_classes, group_member_occurring_filtered
+from _boundaries cimport (GramCache, JOINER, WORD, fill_byte_classes, gram_cache_free, gram_cache_init,
+                          group_member_occurring_filtered)
 from _byte_batches cimport byte_data, byte_items, lengths_of, pointers_of
 from _grouping cimport flat_grouping
 from _types cimport byte_t, offset_t
@@ -224,22 +225,15 @@ def occurs_at_boundaries(needles, haystacks, *, groups=None, needle_group=None, 
     cdef const offset_t* nl = <const offset_t*>cnp.PyArray_DATA(n_len)
     cdef const offset_t* hl = <const offset_t*>cnp.PyArray_DATA(h_len)
     cdef unsigned char* o = <unsigned char*>cnp.PyArray_DATA(out)
-    cdef offset_t g, j
-    cdef uint64_t** grams = <uint64_t**>calloc(k, sizeof(uint64_t*))
-    cdef offset_t* searched = <offset_t*>calloc(k, sizeof(offset_t))
+    cdef offset_t g
+    cdef GramCache grams
+    gram_cache_init(&grams, k)
     try:
-        if grams == NULL or searched == NULL:
-            raise MemoryError()
         with nogil:
             for i in range(n):
                 g = p_group[i]
                 o[i] = group_member_occurring_filtered(BYTE_CLASS, hp, hl, p_members, p_offsets[g], p_offsets[g + 1],
-                                                       -1, <const byte_t*>np_[i], nl[i], p_modes[i], grams,
-                                                       searched) >= 0
+                                                       -1, <const byte_t*>np_[i], nl[i], p_modes[i], &grams) >= 0
     finally:
-        if grams != NULL:
-            for j in range(k):
-                free(grams[j])
-        free(grams)
-        free(searched)
+        gram_cache_free(&grams)
     return out
