@@ -107,6 +107,10 @@ cdef enum:
     # search, grounding's sources, each searched a few times, took 250 -> 370 us; made on the
     # eighth, grounding is unchanged and I5's 89 quotes in one 17 KB text take 231 -> 72 us)
     GRAM_BUILD_AT = 8
+    # at most this many bitmaps (2 MiB) per call: many haystacks of ~1 KiB each, each searched
+    # a few times, would otherwise take 8x their size (review rv21, 03: 20 MiB of haystacks,
+    # +162 MiB); the rest are searched as before
+    GRAM_MAX_BITMAPS = 256
 
 
 cdef inline uint32_t gram_bit(const byte_t* p) noexcept nogil:
@@ -140,10 +144,12 @@ cdef struct GramCache:
     uint64_t** bits
     offset_t* searched
     offset_t n
+    offset_t made  # bitmaps made so far (at most GRAM_MAX_BITMAPS)
 
 
 cdef inline int gram_cache_init(GramCache* cache, offset_t n) except -1:
     cache.n = n
+    cache.made = 0
     cache.bits = <uint64_t**>calloc(max(n, 1), sizeof(uint64_t*))
     cache.searched = <offset_t*>calloc(max(n, 1), sizeof(offset_t))
     if cache.bits == NULL or cache.searched == NULL:
@@ -168,16 +174,17 @@ cdef inline bint occurs_filtered(const byte_t* classes, const byte_t* h, offset_
                                  offset_t nn, int mode, GramCache* grams) noexcept nogil:
     """``occurs`` in haystack ``j``, the scan skipped where the haystack's 4-gram bitmap
     (``grams.bits[j]``) says the needle cannot be there. The bitmap is made on a long haystack's
-    ``GRAM_BUILD_AT``-th search; one that cannot be allocated is simply not used. The caller
-    frees them (``gram_cache_free``)."""
+    ``GRAM_BUILD_AT``-th search, while fewer than ``GRAM_MAX_BITMAPS`` are made; one that
+    cannot be allocated is simply not used. The caller frees them (``gram_cache_free``)."""
     cdef uint64_t* bits = grams.bits[j]
-    if bits == NULL and nn >= 4 and hn >= GRAM_MIN_HAYSTACK:
+    if bits == NULL and nn >= 4 and hn >= GRAM_MIN_HAYSTACK and grams.made < GRAM_MAX_BITMAPS:
         grams.searched[j] += 1
         if grams.searched[j] == GRAM_BUILD_AT:
             bits = <uint64_t*>malloc(GRAM_WORDS * sizeof(uint64_t))
             if bits != NULL:
                 fill_grams(h, hn, bits)
                 grams.bits[j] = bits
+                grams.made += 1
     if bits != NULL and nn >= 4 and grams_absent(bits, nd, nn):
         return False
     return occurs(classes, h, hn, nd, nn, mode)

@@ -476,6 +476,23 @@ def test_occurs_at_boundaries_in_long_haystacks_equals_the_reference(haystacks, 
         assert _load(which).occurs_at_boundaries(needles, haystacks, modes=modes).tolist() == expected
 
 
+def test_occurs_at_boundaries_past_the_bitmaps_a_call_may_make(impl):
+    # a call makes at most 256 bitmaps (2 MiB; review rv21, 03: one per 1 KiB haystack took 8x
+    # the haystacks' size): the haystacks searched past that are searched as before
+    n = 300
+    haystacks = [b" ".join(b"h%04d-w%03d" % (h, w) for w in range(110)) for h in range(n)]
+    needles, group, expected = [], [], []
+    for h in range(n):
+        for w in (0, 50, 109, 7, 8, 9, 10, 11):
+            hit = w < 110 and (h + w) % 3 > 0
+            needles.append(b"h%04d-w%03d" % (h, w) if hit else b"h%04d-x%03d" % (h, w))
+            group.append(h)
+            expected.append(hit)
+    found = impl.occurs_at_boundaries(needles, haystacks, groups=[[h] for h in range(n)],
+                                      needle_group=np.array(group, dtype=np.int64))
+    assert found.tolist() == expected
+
+
 def test_occurs_at_boundaries_many_needles_in_one_long_haystack(impl):
     words = [f"w{i:04d}".encode() for i in range(400)]
     haystack = b" ".join(words)  # 2 KiB, every needle below searched in it
