@@ -1856,6 +1856,7 @@ class _Check:
         self.reads_logged: dict[str, list[tuple[str, float | None]]] = {}  # what the check added to the read log
         self._by_resource_name: set[Any] = set()  # groundings that took a read's resource name (I1)
         self._dotted_said: dict[int, list[tuple[list[bytes], bytes, int, int]]] = {}
+        self._kept_facts: bool | None = None  # I2: _facts_kept_in_place, once asked
         # I4: pre read -> (place, ts) in the session's read log, for the resources whose window
         # order contradicts the log (_log_keys)
         self._log_ordered: dict[int, tuple[int, float | None]] | None = None
@@ -2729,6 +2730,10 @@ class _Check:
         and extra copies), evaluated only if a later check starts from this post window."""
         pre, post = self.pre, self.post
         base = pre._fact_set
+        if self._kept_facts and post._fact_set is None and post is not pre and not self.ws_matched:
+            # the same multiset (_facts_kept_in_place), made or still a recipe
+            post._fact_set = base
+            return
         if post._fact_set is not None or base is None or callable(base) or post is pre or self.ws_matched:
             # a block matched after whitespace normalisation counts as its pre block here, but
             # its own text can assert other facts (a fenced line's trailing spaces are part of
@@ -2761,6 +2766,13 @@ class _Check:
         if self.speaker_lost:
             self._check_speaker_lost()
         if not self.changed and not self.removed_content:
+            self._check_handle_drops("I2")
+            return
+        if self._facts_kept_in_place():
+            # every fact a changed block has, its pre version had, and the other way round:
+            # nothing is introduced and nothing gone, which the look-ups below would only
+            # confirm (a rewrite keeping its facts row for row places thousands of rows)
+            self._check_rebound_values()
             self._check_handle_drops("I2")
             return
         pre_set = self._pre_set()
@@ -2815,6 +2827,22 @@ class _Check:
         self._check_rebound_values()
         self._check_handle_drops("I2")
 
+    def _facts_kept_in_place(self) -> bool:
+        """Is this an edit in place whose removed pre blocks are exactly the positions that
+        changed (no block moved or copied), each changed block with its pre version's facts
+        row for row? Then the post window's fact multiset is pre's (so it is left to the next
+        check as pre's, remember_post_set), no fact is introduced, and every removed fact is
+        restated by a changed block, so none is gone."""
+        if not self.in_place or self.moved or self.reused or len(self.removed) != len(self.changed):
+            return False
+        if self._kept_facts is None:
+            pre_facts, post_facts = self.pre_facts, self.post_facts
+            removed = set(self.removed)
+            self._kept_facts = all(
+                j in removed and _same_rows(post_facts[j].fact_fps(), pre_facts[j].fact_fps())
+                for j in self.changed)
+        return self._kept_facts
+
     def _check_speaker_lost(self) -> None:
         """A user's or the system's turn dropped as the duplicate of another speaker's copy of
         its text (the user's approval, kept only as the assistant's echo of it) keeps its facts
@@ -2857,7 +2885,7 @@ class _Check:
                 continue
             new_facts, old_facts = self.post_facts[j], self.pre_facts[i]
             new_fp, old_fp = new_facts.table.fp_fact, old_facts.table.fp_fact
-            if new_fp.shape == old_fp.shape and np.array_equal(new_fp, old_fp):
+            if _same_rows(new_fp, old_fp):
                 continue  # the same facts in the same order (a reworded or re-indented block)
             found = self._traded_value(new_facts, old_facts)
             if found is None:
@@ -4984,6 +5012,12 @@ def _kv_map(facts: _Facts) -> dict[tuple[int, ...], dict[tuple[int, ...], int]]:
     for row, key, value in zip(rows.tolist(), t.fp_key[rows].tolist(), t.fp_value[rows].tolist()):
         out.setdefault(tuple(key), {}).setdefault(tuple(value), row)
     return out
+
+
+def _same_rows(a: np.ndarray, b: np.ndarray) -> bool:
+    """Do two arrays of one dtype hold the same rows in the same order? (Their bytes compared:
+    np.array_equal costs more than the comparison itself on a block's few rows.)"""
+    return a is b or (a.shape == b.shape and a.tobytes() == b.tobytes())
 
 
 def _joined(arrays: list[np.ndarray]) -> np.ndarray:
