@@ -3635,6 +3635,12 @@ class _Check:
         for touching in groups:
             if self._stale_paths(resource, reads, newest, touching):
                 return
+        # a group holding a read of the resource with the newest read's key=value facts row for
+        # row (the newest read rewritten in place, re-indented) says the newest value of every
+        # key: no value of it is stale alone, and no basis need be made for it
+        groups = [g for g in groups if not self._states_newest(resource, g, newest)]
+        if not groups:
+            return
         basis = self._stale_basis(reads, newest)
         if basis is None:
             return
@@ -3643,6 +3649,23 @@ class _Check:
             if self._stale_kept_alone(resource, basis, touching, lambda i: pre[i].id, f"block {pre[newest].id!r}",
                                       {"newer_block": pre[newest].id}):
                 return
+
+    def _states_newest(self, resource: str, touching: list[int], newest: int) -> bool:
+        """Is one of the post blocks ``touching`` a read of ``resource`` whose facts have pre
+        read ``newest``'s kinds, keys and values row for row? Then it asserts every value the
+        newest read sets (what _stale_alone takes from a text is the same for both)."""
+        post_blocks, newest_facts = self.post.blocks, self.pre_facts[newest]
+        t = newest_facts.table
+        for j in touching:
+            if post_blocks[j].resource != resource:
+                continue
+            facts = self.post_facts[j]
+            if facts is newest_facts:
+                return True
+            u = facts.table
+            if _same_rows(u.kind, t.kind) and _same_rows(u.fp_key, t.fp_key) and _same_rows(u.fp_value, t.fp_value):
+                return True
+        return False
 
     def _stale_paths(self, resource: str, reads: list[int], newest: int, touching: list[int]) -> bool:
         """Report (and say whether) a restating block among ``touching`` sets a dotted path
