@@ -980,7 +980,7 @@ cdef class SortedFingerprints:
             self._slots = False
             return None
         cdef int bits = 1
-        while (<offset_t>1 << bits) < 2 * n:  # at most half full
+        while (<offset_t>1 << bits) < 4 * n:  # at most a quarter full: most look-ups probe one slot
             bits += 1
         cdef cnp.ndarray slots = np.full(<offset_t>1 << bits, -1, dtype=np.int32)
         cdef int32_t* p_slots = <int32_t*>cnp.PyArray_DATA(slots)
