@@ -2756,7 +2756,9 @@ class _Check:
         Every fact of a changed post block and of a removed or changed pre block is placed
         among pre's distinct facts (one native look-up each, no sort): one pre lacks is
         introduced; a pre fact is gone when no changed post block has it and the removed
-        blocks hold it as often as pre does (so no unchanged block still has it)."""
+        blocks hold it as often as pre does (so no unchanged block still has it). When one
+        record covers every removed block and they hold more rows than the kept ones, the kept
+        rows are placed instead: a fact no kept block holds is gone."""
         edit = self.edit
         if edit.operator == "evict":
             for j in self.changed:
@@ -2783,10 +2785,23 @@ class _Check:
         d_fps, d_row = self._fact_rows(self.pre_facts, d_blocks)
         a_pos = positions(index, a_fps)
         strongest = None
-        if sum(d_row.sizes) > _FEW_FACTS:
-            # placed, counted per distinct fact and marked with the strongest record of the
-            # blocks that held it, in one native pass (a prune removes tens of thousands of rows)
-            d_pos, removed, strongest = place_rows(index, d_fps, self._drop_codes(d_blocks))
+        record = 0  # the one record of every removed block, when the kept blocks are placed instead
+        n_removed = sum(d_row.sizes)
+        if n_removed > _FEW_FACTS:
+            codes = self._drop_codes(d_blocks)
+            if codes[0] and n_removed > self.counts["pre"] - n_removed and codes.count(codes[0]) == len(codes):
+                # every removed block evicted (or every one superseded), and fewer rows kept than
+                # removed (a prune drops the long tool outputs): a fact is gone when no kept
+                # block holds it (pre is the kept blocks and the removed ones), and each gone
+                # fact has that one record, so the kept rows are placed, not the removed ones
+                record = codes[0]
+                removed_blocks = set(d_blocks)
+                d_pos = positions(index, [f.fact_fps() for i, f in enumerate(self.pre_facts)
+                                          if i not in removed_blocks])
+            else:
+                # placed, counted per distinct fact and marked with the strongest record of the
+                # blocks that held it, in one native pass (a prune removes tens of thousands of rows)
+                d_pos, removed, strongest = place_rows(index, d_fps, codes)
         else:
             d_pos = positions(index, d_fps)
         if d_pos.size and d_pos.min() < 0:
@@ -2808,7 +2823,14 @@ class _Check:
                 self.violate("I2", f"{edit.operator} introduced {span.key}={span.value!r} in block {b.id!r}, "
                              "a fact the pre window does not have", block=b.id, key=span.key, value=span.value,
                              evidence={"span": [span.start, span.end], "text": span.text, "change": "introduced"})
-        if strongest is not None:
+        if record:
+            gone_here = np.ones(len(pre_set), dtype=np.bool_)
+            gone_here[d_pos] = False  # (here: the kept rows) held by a kept block
+            gone_here[a_pos[a_pos >= 0]] = False  # restated by a changed block
+            # nothing unaccounted, so no evidence to find: counted as _account_drops counts
+            self.counts["evicted" if record == 2 else "superseded"] += int(np.count_nonzero(gone_here))
+            gone = d_pos[:0]
+        elif strongest is not None:
             gone_here = removed == pre_set.counts
             gone_here[a_pos[a_pos >= 0]] = False  # restated by a changed block
             gone = np.flatnonzero(gone_here)
