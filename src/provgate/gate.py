@@ -2056,16 +2056,20 @@ class _Check:
             # are data (I3/I5: red team 14, p05)
             content = set(self.removed_content)
             pre_blocks, pre_digests = pre.blocks, pre.digests
-            copies = [i for i in self.removed if i not in content]
-            wanted = {pre_digests[i] for i in copies}
-            said = {(d, _speaker(b)) for d, b in zip(post.digests, post_blocks) if d in wanted}
             # what leaves with such a copy: a user's or the system's words (I2's "who said
             # it"), handle or not (red team 24, u01), a turn's citations; the agent's uncited
             # echo of what another said may go, and a read answers for its handles as any
             # dropped read does
-            lost = [i for i in copies if (pre_digests[i], _speaker(pre_blocks[i])) not in said
-                    and (pre_blocks[i].role in _SPEAKERS or (_MARKER_OPENER in pre.texts[i] if _cites(pre_blocks[i])
-                                                             else not pre_blocks[i].handles))]
+            copies = [i for i in self.removed if i not in content
+                      and (pre_blocks[i].role in _SPEAKERS or (_MARKER_OPENER in pre.texts[i] if _cites(pre_blocks[i])
+                                                               else not pre_blocks[i].handles))]
+            # ... unless a post block with its text has its speaker (post is looked at only
+            # for such copies: most dropped copies are the agent's uncited remarks)
+            lost = []
+            if copies:
+                wanted = {pre_digests[i] for i in copies}
+                said = {(d, _speaker(b)) for d, b in zip(post.digests, post_blocks) if d in wanted}
+                lost = [i for i in copies if (pre_digests[i], _speaker(pre_blocks[i])) not in said]
             if lost:
                 self.removed_content = sorted({*self.removed_content, *lost})
                 self.speaker_lost = lost
