@@ -1063,6 +1063,7 @@ def test_positions_of_rows_that_share_one_hash_slot(impl):
     index = impl.SortedFingerprints(data)
     assert impl.positions(index, queries).tolist() == _positions_oracle(data, queries)
     out, counts, strongest = impl.place_rows(index, queries, [3, 1, 2])
+    assert out.tolist() == _positions_oracle(data, queries)
     assert (counts.tolist(), strongest.tolist()) == _place_oracle(data, queries, [3, 1, 2])
 
 
