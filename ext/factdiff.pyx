@@ -22,7 +22,7 @@ from cpython.unicode cimport PyUnicode_DecodeUTF8
 from _boundaries cimport GramCache, fill_byte_classes, gram_cache_free, gram_cache_init, group_member_occurring_filtered
 from _byte_batches cimport byte_items, lengths_of, pointers_of
 from _grouping cimport flat_grouping
-from libc.stdint cimport uint8_t
+from libc.stdint cimport int32_t, uint8_t, uint64_t
 from _types cimport byte_t, fp_word_t, offset_t
 
 from provgate._factdiff_py import (SET_TYPE_ERROR, check_codes, check_column_groups, check_draw_arguments, check_grounding_columns, check_ground_tables, check_groups_per_table,
@@ -41,6 +41,9 @@ cdef enum:
     MAX_RUN_BITS = 20
     # the bucket pass uses at most 2**MAX_BUCKET_BITS buckets
     MAX_BUCKET_BITS = 16
+    # a SortedFingerprints' hash slots (SortedFingerprints._slot_table): a row is found within
+    # this many slots of its home, or the table is not used
+    MAX_PROBES = 32
 
 cdef byte_t BYTE_CLASS[256]  # token boundaries of the literal search (ungrounded_rows)
 fill_byte_classes(BYTE_CLASS)
@@ -695,6 +698,46 @@ cdef inline bint contains_row(const fp_word_t* fp, offset_t n, fp_word_t h, fp_w
     return find_between(fp, 0, n, h, l) >= 0
 
 
+cdef inline uint64_t slot_of(fp_word_t h, fp_word_t l, int bits) noexcept nogil:
+    """A row's home slot: both words mixed (a fingerprint's words are hashes, but a set made
+    from any array must not pile its rows into a few slots)."""
+    return ((l ^ (h * <uint64_t>0x9E3779B97F4A7C15)) * <uint64_t>0xBF58476D1CE4E5B9) >> (64 - bits)
+
+
+cdef bint fill_slots(const fp_word_t* rows, offset_t n, int32_t* slots, int bits) noexcept nogil:
+    """Put each row's position in the first empty slot from its home; False when a row lands
+    more than MAX_PROBES slots away (then look-ups would be slow: the table is not used)."""
+    cdef uint64_t mask = (<uint64_t>1 << bits) - 1, k
+    cdef offset_t i
+    cdef int probes
+    for i in range(n):
+        k = slot_of(rows[2 * i], rows[2 * i + 1], bits)
+        probes = 0
+        while slots[k] >= 0:
+            k = (k + 1) & mask
+            probes += 1
+            if probes > MAX_PROBES:
+                return False
+        slots[k] = <int32_t>i
+    return True
+
+
+cdef inline offset_t find_slotted(const fp_word_t* rows, const int32_t* slots, int bits, fp_word_t h,
+                                  fp_word_t l) noexcept nogil:
+    """The row of (h, l) found through the hash slots (fill_slots), or -1: probed from its
+    home slot to an empty one, which no row lies beyond (no more than MAX_PROBES + 1 slots)."""
+    cdef uint64_t mask = (<uint64_t>1 << bits) - 1
+    cdef uint64_t k = slot_of(h, l, bits)
+    cdef int32_t e
+    while True:
+        e = slots[k]
+        if e < 0:
+            return -1
+        if rows[2 * e] == h and rows[2 * e + 1] == l:
+            return e
+        k = (k + 1) & mask
+
+
 cdef inline offset_t find_indexed(const fp_word_t* fp, const offset_t* starts, int shift, fp_word_t h,
                                   fp_word_t l) noexcept nogil:
     """The row of (h, l) in a SortedFingerprints' rows ``fp``, found through its run index
@@ -857,12 +900,21 @@ cdef class SortedFingerprints:
     so about two rows share a run): a look-up reads one entry of that index and searches a
     couple of rows, touching two or three cache lines instead of the ~log2(n) of a binary
     search over the whole set. A set is searched once per fact of a changed block, usually
-    from memory the check has not touched yet, so the lines touched are the cost."""
+    from memory the check has not touched yet, so the lines touched are the cost.
+
+    A bulk :func:`positions` or :func:`place_rows` (as many query rows as the set has rows,
+    or more) looks rows up in hash slots instead, made on that first use and kept
+    (``_slot_table``)."""
 
     cdef cnp.ndarray _rows
     cdef cnp.ndarray _starts  # run starts, int64, 2**bits + 1 entries
     cdef int _shift  # 64 - bits: hi >> _shift is a row's run
     cdef bint _distinct  # no row repeated: a row's position is well defined (positions)
+    # made on first use by a bulk positions / place_rows (_slot_table): int32 slots of a linear
+    # probing table of the rows' positions (-1 empty), 2**_slot_bits of them; False: not made
+    # (no place for it, or a row too far from its home slot)
+    cdef object _slots
+    cdef int _slot_bits
 
     def __cinit__(self):
         # an object made without __init__ (SortedFingerprints.__new__) is a valid empty set,
@@ -872,6 +924,8 @@ cdef class SortedFingerprints:
         self._starts = _NO_RUNS
         self._shift = 63
         self._distinct = True
+        self._slots = None
+        self._slot_bits = 0
 
     def __reduce__(self):
         # rebuilt (and vetted) by __init__, never from a state written field by field
@@ -912,6 +966,33 @@ cdef class SortedFingerprints:
                 starts[b + 1] += starts[b]
         self._distinct = not repeated
         return 0
+
+    cdef object _slot_table(self):
+        """The hash slots of the rows (made once; None when there are none to make): a row is
+        looked up in one slot, usually, where the run index takes a search of its run whose
+        data-dependent branches mispredict about once a look-up (3x the time of a probe, on the
+        tens of thousands of rows a prune places). Rows are distinct (positions asks no
+        other), so a row's slot holds its position alone."""
+        if self._slots is not None:
+            return self._slots if self._slots is not False else None
+        cdef offset_t n = self._rows.shape[0]
+        if n == 0 or n >= (<offset_t>1 << 30) or not self._distinct:
+            self._slots = False
+            return None
+        cdef int bits = 1
+        while (<offset_t>1 << bits) < 4 * n:  # at most a quarter full: most look-ups probe one slot
+            bits += 1
+        cdef cnp.ndarray slots = np.full(<offset_t>1 << bits, -1, dtype=np.int32)
+        cdef int32_t* p_slots = <int32_t*>cnp.PyArray_DATA(slots)
+        cdef const fp_word_t* rows = rows_ptr(self._rows)
+        cdef bint ok
+        with nogil:
+            ok = fill_slots(rows, n, p_slots, bits)
+        # (the bits first: a thread that finds the slots reads them next; two threads that
+        # both made a table made the same one)
+        self._slot_bits = bits
+        self._slots = slots if ok else False
+        return slots if ok else None
 
     def __len__(self):
         return self._rows.shape[0]
@@ -965,17 +1046,21 @@ cdef tuple _gather_queries(SortedFingerprints ix, object queries, list owners):
 
 
 cdef void place_all(const size_t* p_ptrs, const offset_t* p_lens, Py_ssize_t n_arrays, const fp_word_t* rows,
-                    const offset_t* starts, int shift, const uint8_t* codes, offset_t* out, offset_t* counts,
-                    uint8_t* strongest) noexcept nogil:
-    """Each query row's position; with ``counts`` (not NULL), also the rows per position and
-    the strongest of the arrays' ``codes`` per position."""
+                    const offset_t* starts, int shift, const int32_t* slots, int slot_bits, const uint8_t* codes,
+                    offset_t* out, offset_t* counts, uint8_t* strongest) noexcept nogil:
+    """Each query row's position (through the hash ``slots`` when not NULL, else the run
+    index); with ``counts`` (not NULL), also the rows per position and the strongest of the
+    arrays' ``codes`` per position."""
     cdef Py_ssize_t k
     cdef offset_t r, p, at = 0
     cdef const fp_word_t* qp
     for k in range(n_arrays):
         qp = <const fp_word_t*>p_ptrs[k]
         for r in range(p_lens[k]):
-            p = find_indexed(rows, starts, shift, qp[2 * r], qp[2 * r + 1])
+            if slots != NULL:
+                p = find_slotted(rows, slots, slot_bits, qp[2 * r], qp[2 * r + 1])
+            else:
+                p = find_indexed(rows, starts, shift, qp[2 * r], qp[2 * r + 1])
             out[at] = p
             at += 1
             if counts != NULL and p >= 0:
@@ -1018,15 +1103,24 @@ cdef tuple _placed(object index, object queries, object codes):
     cdef const offset_t* starts = index_ptr(ix._starts)
     cdef offset_t* p_out = index_ptr(out)
     cdef int shift = ix._shift
+    # as many look-ups as rows, or more (a prune places every fact of the blocks it drops):
+    # worth the hash slots, made once per set; fewer go through the run index
+    cdef object slots = ix._slot_table() if total >= ix._rows.shape[0] else None
+    cdef const int32_t* p_slots = NULL
+    if slots is not None:
+        p_slots = <const int32_t*>cnp.PyArray_DATA(<cnp.ndarray>slots)
+    cdef int slot_bits = ix._slot_bits
     with nogil:
-        place_all(p_ptrs, p_lens, n_arrays, rows, starts, shift, p_codes, p_out, p_counts, p_strongest)
+        place_all(p_ptrs, p_lens, n_arrays, rows, starts, shift, p_slots, slot_bits, p_codes, p_out, p_counts,
+                  p_strongest)
     return out, counts, strongest
 
 
 def positions(index, queries):
     """Each row of the arrays ``queries``: its index in ``index`` (distinct rows), or -1; the
-    specification is ``provgate._factdiff_py.positions``. One run-index look-up per row, over
-    the query arrays in place (no joined copy), without the GIL."""
+    specification is ``provgate._factdiff_py.positions``. One run-index look-up per row (a
+    hash slot probe in bulk: see SortedFingerprints), over the query arrays in place (no
+    joined copy), without the GIL."""
     return _placed(index, queries, None)[0]
 
 

@@ -1051,6 +1051,42 @@ def test_positions_in_a_large_set(impl, n):
     assert out[:len(data)].tolist() == list(range(len(data)))[::-1]
 
 
+@pytest.mark.parametrize("n", [40, 5_000])
+def test_positions_through_the_run_index_and_the_hash_slots_agree(impl, n):
+    # a few queries go through the run index, as many as the set's rows or more through the
+    # native hash slots (made on that first use, then kept): both on one set, in either order
+    rng = np.random.default_rng(n)
+    data = impl.unique_counts(rng.integers(0, 2**64, size=(n, 2), dtype=np.uint64))[0]
+    misses = data.copy()
+    misses[:, 0] ^= np.uint64(1 << 40)
+    few = [np.ascontiguousarray(data[:3]), np.ascontiguousarray(misses[:3])]
+    many = [data[::-1].copy(), misses]
+    for order in ((few, many, few), (many, few, many)):
+        index = impl.SortedFingerprints(data)
+        for queries in order:
+            assert impl.positions(index, queries).tolist() == _positions_oracle(data, queries)
+            codes = list(range(len(queries)))
+            out, counts, strongest = impl.place_rows(index, queries, codes)
+            assert out.tolist() == _positions_oracle(data, queries)
+            assert (counts.tolist(), strongest.tolist()) == _place_oracle(data, queries, codes)
+
+
+def test_positions_of_rows_that_share_one_hash_slot(impl):
+    # rows whose words mix to one value (l ^ h * C the same) all want one slot: past 32
+    # probes the native slots are given up for the run index, with the same answers
+    c = 0x9E3779B97F4A7C15
+    rows = [[k, (0x1234 ^ (k * c)) % 2**64] for k in range(1, 101)]
+    data = impl.unique_counts(fp(rows))[0]
+    near = data.copy()
+    near[:, 1] ^= np.uint64(2)
+    queries = [data, near, data[::-1].copy()]
+    index = impl.SortedFingerprints(data)
+    assert impl.positions(index, queries).tolist() == _positions_oracle(data, queries)
+    out, counts, strongest = impl.place_rows(index, queries, [3, 1, 2])
+    assert out.tolist() == _positions_oracle(data, queries)
+    assert (counts.tolist(), strongest.tolist()) == _place_oracle(data, queries, [3, 1, 2])
+
+
 def test_positions_read_views_that_are_not_contiguous(impl):
     data = fp([[1, 1], [2, 2], [3, 3]])
     wide = np.ascontiguousarray(np.concatenate([data, data], axis=1))

@@ -1830,6 +1830,7 @@ class _Check:
         self.reads_logged: dict[str, list[tuple[str, float | None]]] = {}  # what the check added to the read log
         self._by_resource_name: set[Any] = set()  # groundings that took a read's resource name (I1)
         self._dotted_said: dict[int, list[tuple[list[bytes], bytes, int, int]]] = {}
+        self._kept_facts: bool | None = None  # I2: _facts_kept_in_place, once asked
         # I4: pre read -> (place, ts) in the session's read log, for the resources whose window
         # order contradicts the log (_log_keys)
         self._log_ordered: dict[int, tuple[int, float | None]] | None = None
@@ -2029,16 +2030,20 @@ class _Check:
             # are data (I3/I5: red team 14, p05)
             content = set(self.removed_content)
             pre_blocks, pre_digests = pre.blocks, pre.digests
-            copies = [i for i in self.removed if i not in content]
-            wanted = {pre_digests[i] for i in copies}
-            said = {(d, _speaker(b)) for d, b in zip(post.digests, post_blocks) if d in wanted}
             # what leaves with such a copy: a user's or the system's words (I2's "who said
             # it"), handle or not (red team 24, u01), a turn's citations; the agent's uncited
             # echo of what another said may go, and a read answers for its handles as any
             # dropped read does
-            lost = [i for i in copies if (pre_digests[i], _speaker(pre_blocks[i])) not in said
-                    and (pre_blocks[i].role in _SPEAKERS or (_MARKER_OPENER in pre.texts[i] if _cites(pre_blocks[i])
-                                                             else not pre_blocks[i].handles))]
+            copies = [i for i in self.removed if i not in content
+                      and (pre_blocks[i].role in _SPEAKERS or (_MARKER_OPENER in pre.texts[i] if _cites(pre_blocks[i])
+                                                               else not pre_blocks[i].handles))]
+            # ... unless a post block with its text has its speaker (post is looked at only
+            # for such copies: most dropped copies are the agent's uncited remarks)
+            lost = []
+            if copies:
+                wanted = {pre_digests[i] for i in copies}
+                said = {(d, _speaker(b)) for d, b in zip(post.digests, post_blocks) if d in wanted}
+                lost = [i for i in copies if (pre_digests[i], _speaker(pre_blocks[i])) not in said]
             if lost:
                 self.removed_content = sorted({*self.removed_content, *lost})
                 self.speaker_lost = lost
@@ -2703,6 +2708,10 @@ class _Check:
         and extra copies), evaluated only if a later check starts from this post window."""
         pre, post = self.pre, self.post
         base = pre._fact_set
+        if self._kept_facts and post._fact_set is None and post is not pre and not self.ws_matched:
+            # the same multiset (_facts_kept_in_place), made or still a recipe
+            post._fact_set = base
+            return
         if post._fact_set is not None or base is None or callable(base) or post is pre or self.ws_matched:
             # a block matched after whitespace normalisation counts as its pre block here, but
             # its own text can assert other facts (a fenced line's trailing spaces are part of
@@ -2725,7 +2734,9 @@ class _Check:
         Every fact of a changed post block and of a removed or changed pre block is placed
         among pre's distinct facts (one native look-up each, no sort): one pre lacks is
         introduced; a pre fact is gone when no changed post block has it and the removed
-        blocks hold it as often as pre does (so no unchanged block still has it)."""
+        blocks hold it as often as pre does (so no unchanged block still has it). When one
+        record covers every removed block and they hold more rows than the kept ones, the kept
+        rows are placed instead: a fact no kept block holds is gone."""
         edit = self.edit
         if edit.operator == "evict":
             for j in self.changed:
@@ -2737,6 +2748,13 @@ class _Check:
         if not self.changed and not self.removed_content:
             self._check_handle_drops("I2")
             return
+        if self._facts_kept_in_place():
+            # every fact a changed block has, its pre version had, and the other way round:
+            # nothing is introduced and nothing gone, which the look-ups below would only
+            # confirm (a rewrite keeping its facts row for row places thousands of rows)
+            self._check_rebound_values()
+            self._check_handle_drops("I2")
+            return
         pre_set = self._pre_set()
         index = pre_set.index()
         a_fps, a_row = self._fact_rows(self.post_facts, self.changed)
@@ -2745,10 +2763,23 @@ class _Check:
         d_fps, d_row = self._fact_rows(self.pre_facts, d_blocks)
         a_pos = positions(index, a_fps)
         strongest = None
-        if sum(d_row.sizes) > _FEW_FACTS:
-            # placed, counted per distinct fact and marked with the strongest record of the
-            # blocks that held it, in one native pass (a prune removes tens of thousands of rows)
-            d_pos, removed, strongest = place_rows(index, d_fps, self._drop_codes(d_blocks))
+        record = 0  # the one record of every removed block, when the kept blocks are placed instead
+        n_removed = sum(d_row.sizes)
+        if n_removed > _FEW_FACTS:
+            codes = self._drop_codes(d_blocks)
+            if codes[0] and n_removed > self.counts["pre"] - n_removed and codes.count(codes[0]) == len(codes):
+                # every removed block evicted (or every one superseded), and fewer rows kept than
+                # removed (a prune drops the long tool outputs): a fact is gone when no kept
+                # block holds it (pre is the kept blocks and the removed ones), and each gone
+                # fact has that one record, so the kept rows are placed, not the removed ones
+                record = codes[0]
+                removed_blocks = set(d_blocks)
+                d_pos = positions(index, [f.fact_fps() for i, f in enumerate(self.pre_facts)
+                                          if i not in removed_blocks])
+            else:
+                # placed, counted per distinct fact and marked with the strongest record of the
+                # blocks that held it, in one native pass (a prune removes tens of thousands of rows)
+                d_pos, removed, strongest = place_rows(index, d_fps, codes)
         else:
             d_pos = positions(index, d_fps)
         if d_pos.size and d_pos.min() < 0:
@@ -2770,7 +2801,14 @@ class _Check:
                 self.violate("I2", f"{edit.operator} introduced {span.key}={span.value!r} in block {b.id!r}, "
                              "a fact the pre window does not have", block=b.id, key=span.key, value=span.value,
                              evidence={"span": [span.start, span.end], "text": span.text, "change": "introduced"})
-        if strongest is not None:
+        if record:
+            gone_here = np.ones(len(pre_set), dtype=np.bool_)
+            gone_here[d_pos] = False  # (here: the kept rows) held by a kept block
+            gone_here[a_pos[a_pos >= 0]] = False  # restated by a changed block
+            # nothing unaccounted, so no evidence to find: counted as _account_drops counts
+            self.counts["evicted" if record == 2 else "superseded"] += int(np.count_nonzero(gone_here))
+            gone = d_pos[:0]
+        elif strongest is not None:
             gone_here = removed == pre_set.counts
             gone_here[a_pos[a_pos >= 0]] = False  # restated by a changed block
             gone = np.flatnonzero(gone_here)
@@ -2788,6 +2826,22 @@ class _Check:
             self._account_drops(d_pos, d_row, gone, strongest)
         self._check_rebound_values()
         self._check_handle_drops("I2")
+
+    def _facts_kept_in_place(self) -> bool:
+        """Is this an edit in place whose removed pre blocks are exactly the positions that
+        changed (no block moved or copied), each changed block with its pre version's facts
+        row for row? Then the post window's fact multiset is pre's (so it is left to the next
+        check as pre's, remember_post_set), no fact is introduced, and every removed fact is
+        restated by a changed block, so none is gone."""
+        if not self.in_place or self.moved or self.reused or len(self.removed) != len(self.changed):
+            return False
+        if self._kept_facts is None:
+            pre_facts, post_facts = self.pre_facts, self.post_facts
+            removed = set(self.removed)
+            self._kept_facts = all(
+                j in removed and _same_rows(post_facts[j].fact_fps(), pre_facts[j].fact_fps())
+                for j in self.changed)
+        return self._kept_facts
 
     def _check_speaker_lost(self) -> None:
         """A user's or the system's turn dropped as the duplicate of another speaker's copy of
@@ -2831,7 +2885,7 @@ class _Check:
                 continue
             new_facts, old_facts = self.post_facts[j], self.pre_facts[i]
             new_fp, old_fp = new_facts.table.fp_fact, old_facts.table.fp_fact
-            if new_fp.shape == old_fp.shape and np.array_equal(new_fp, old_fp):
+            if _same_rows(new_fp, old_fp):
                 continue  # the same facts in the same order (a reworded or re-indented block)
             found = self._traded_value(new_facts, old_facts)
             if found is None:
@@ -3581,6 +3635,12 @@ class _Check:
         for touching in groups:
             if self._stale_paths(resource, reads, newest, touching):
                 return
+        # a group holding a read of the resource with the newest read's key=value facts row for
+        # row (the newest read rewritten in place, re-indented) says the newest value of every
+        # key: no value of it is stale alone, and no basis need be made for it
+        groups = [g for g in groups if not self._states_newest(resource, g, newest)]
+        if not groups:
+            return
         basis = self._stale_basis(reads, newest)
         if basis is None:
             return
@@ -3589,6 +3649,23 @@ class _Check:
             if self._stale_kept_alone(resource, basis, touching, lambda i: pre[i].id, f"block {pre[newest].id!r}",
                                       {"newer_block": pre[newest].id}):
                 return
+
+    def _states_newest(self, resource: str, touching: list[int], newest: int) -> bool:
+        """Is one of the post blocks ``touching`` a read of ``resource`` whose facts have pre
+        read ``newest``'s kinds, keys and values row for row? Then it asserts every value the
+        newest read sets (what _stale_alone takes from a text is the same for both)."""
+        post_blocks, newest_facts = self.post.blocks, self.pre_facts[newest]
+        t = newest_facts.table
+        for j in touching:
+            if post_blocks[j].resource != resource:
+                continue
+            facts = self.post_facts[j]
+            if facts is newest_facts:
+                return True
+            u = facts.table
+            if _same_rows(u.kind, t.kind) and _same_rows(u.fp_key, t.fp_key) and _same_rows(u.fp_value, t.fp_value):
+                return True
+        return False
 
     def _stale_paths(self, resource: str, reads: list[int], newest: int, touching: list[int]) -> bool:
         """Report (and say whether) a restating block among ``touching`` sets a dotted path
@@ -4957,6 +5034,12 @@ def _kv_map(facts: _Facts) -> dict[tuple[int, ...], dict[tuple[int, ...], int]]:
     for row, key, value in zip(rows.tolist(), t.fp_key[rows].tolist(), t.fp_value[rows].tolist()):
         out.setdefault(tuple(key), {}).setdefault(tuple(value), row)
     return out
+
+
+def _same_rows(a: np.ndarray, b: np.ndarray) -> bool:
+    """Do two arrays of one dtype hold the same rows in the same order? (Their bytes compared:
+    np.array_equal costs more than the comparison itself on a block's few rows.)"""
+    return a is b or (a.shape == b.shape and a.tobytes() == b.tobytes())
 
 
 def _joined(arrays: list[np.ndarray]) -> np.ndarray:
