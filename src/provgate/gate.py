@@ -4023,9 +4023,12 @@ class _Check:
         evicted, _ = self._covering()
         kept_copy = set(self.removed) - set(self.removed_content)
         pre_blocks, pre_facts = self.pre.blocks, self.pre_facts
+        marked = self.pre.marked()  # (a block that cites holds a marker)
+        # only removed blocks with a marker count here, whatever the record says of the others
+        removed = [i for i in self.removed if i in marked]
         # (the record I2 counts: a derived block's sources are its derived_from, red team 11 x05)
         explicit = {
-            i for i in self.removed
+            i for i in removed
             if i in kept_copy or (pre_blocks[i].id in evicted and not pre_blocks[i].handles)
             or (pre_blocks[i].provenance and evicted.issuperset(pre_blocks[i].provenance))
         }
@@ -4034,8 +4037,7 @@ class _Check:
             # is, was not dropped: a record for it records nothing (red team 27, x05)
             explicit -= self._succeeded(explicit)
         gone = self._gone_pinned()
-        marked = self.pre.marked()  # (a block that cites holds a marker)
-        touched = [i for i in self.removed if i in marked and i not in explicit and _cites(pre_blocks[i])]
+        touched = [i for i in removed if i not in explicit and _cites(pre_blocks[i])]
         on_record = [i for i in sorted(explicit) if i in marked and i not in kept_copy and _cites(pre_blocks[i])]
         survived, restated = self._surviving(touched, on_record, gone)
         explicit -= restated
