@@ -853,9 +853,8 @@ class _Side:
             self._text_handles = b"".join(self.digests)
         blob = self._text_handles
         out = []
-        for h in text_handles:
-            key = _text_key(h)
-            at = -1 if key is None else blob.find(key)
+        for key in keys:
+            at = blob.find(key)
             while at >= 0:
                 if at % _DIGEST_BYTES == 0:
                     out.append(at // _DIGEST_BYTES)
@@ -4941,6 +4940,7 @@ _DIGEST_BYTES = 32  # a text digest (BLAKE3), as Gate.digests makes them
 _FEW_TEXT_PINS = 32  # (_Side.holding_text: up to this many, a search each; beyond, an index)
 
 
+@functools.lru_cache(maxsize=1 << 12)  # (a session asks for its few pinned texts' keys on every check)
 def _text_key(handle: str) -> bytes | None:
     """The digest prefix a ``block:`` text handle names (as ``block_text_handle`` writes it),
     else None."""
