@@ -1087,6 +1087,46 @@ def test_positions_of_rows_that_share_one_hash_slot(impl):
     assert (counts.tolist(), strongest.tolist()) == _place_oracle(data, queries, [3, 1, 2])
 
 
+def test_positions_of_rows_in_one_long_run_of_hash_slots(impl):
+    # red team 32, 02: rows made to take consecutive home slots fill one run of slots; a miss
+    # homed at its head walked all of it (40k rows, 40k misses: 1.1 s). Each row lies within
+    # 32 slots of home, so a look-up stops there: present rows found, misses -1
+    c2 = 0xBF58476D1CE4E5B9
+    inverse = pow(c2, -1, 2**64)
+    n = 3000
+    bits = (4 * n - 1).bit_length()  # (the slots: at most a quarter full)
+
+    def homed_at(slot: int, extra: int = 0) -> list[int]:
+        # h = 0: the slot is (l * c2) >> (64 - bits); the low bits pick rows within a slot
+        return [0, ((((slot << (64 - bits)) | extra) * inverse) % 2**64)]
+
+    data = impl.unique_counts(fp([homed_at(k) for k in range(n)]))[0]
+    misses = fp([homed_at(k, 1) for k in range(0, n, 3)])
+    queries = [data, misses, data[::-1].copy()]
+    index = impl.SortedFingerprints(data)
+    expected = _positions_oracle(data, queries)
+    assert expected[len(data):len(data) + len(misses)] == [-1] * len(misses)
+    assert impl.positions(index, queries).tolist() == expected
+
+
+@pytest.mark.parametrize("rows", [[], [[1, 1], [2, 2]]])
+def test_a_sorted_set_is_made_once(impl, rows):
+    # red team 32, 01: a native set made again kept its old hash slots (wrong positions, and a
+    # read past its rows); a set never changes once made
+    index = impl.SortedFingerprints(fp(rows))
+    assert impl.positions(index, [fp(rows * 2)]).tolist() == list(range(len(rows))) * 2
+    with pytest.raises(TypeError, match="a SortedFingerprints is made once"):
+        index.__init__(fp([[1, 1]]))
+    with pytest.raises(TypeError, match="a SortedFingerprints is made once"):
+        index.__init__(fp(rows))
+    assert len(index) == len(rows) and index.to_array().tolist() == rows
+    assert impl.positions(index, [fp(rows * 2)]).tolist() == list(range(len(rows))) * 2
+    # (one made without __init__ is an empty set that may still be made)
+    blank = impl.SortedFingerprints.__new__(impl.SortedFingerprints)
+    blank.__init__(fp([[5, 5]]))
+    assert blank.to_array().tolist() == [[5, 5]]
+
+
 def test_positions_read_views_that_are_not_contiguous(impl):
     data = fp([[1, 1], [2, 2], [3, 3]])
     wide = np.ascontiguousarray(np.concatenate([data, data], axis=1))

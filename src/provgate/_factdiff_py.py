@@ -312,12 +312,13 @@ def apply_delta(values: Any, counts: Any, removed: Any, removed_counts: Any, add
 
 
 SET_TYPE_ERROR = "{name} must be a numpy array or a SortedFingerprints, not {type}"
+REINIT_ERROR = "a SortedFingerprints is made once: __init__ cannot be called again on it"
 
 
 class SortedFingerprints:
     """A private, read-only copy of a fingerprint array, vetted as sorted once, when made."""
 
-    __slots__ = ("_rows", "_members")
+    __slots__ = ("_rows", "_members", "_made")
 
     def __new__(cls, *args: Any, **kwargs: Any) -> SortedFingerprints:
         # made without __init__ (SortedFingerprints.__new__), it is an empty set
@@ -325,15 +326,19 @@ class SortedFingerprints:
         self._rows = np.empty((0, 2), dtype=np.uint64)
         self._rows.setflags(write=False)
         self._members = frozenset()
+        self._made = False
         return self
 
     def __init__(self, fp: Any) -> None:
+        if self._made:  # a set never changes once made (the native one is read without the GIL)
+            raise TypeError(REINIT_ERROR)
         check_fingerprints(fp, "fp", contiguous=False)
         rows = _rows(fp)
         _check_sorted(rows, "fp")
         self._rows = np.array(fp, dtype=np.uint64, order="C", copy=True)
         self._rows.setflags(write=False)
         self._members = frozenset(rows)
+        self._made = True
 
     def __len__(self) -> int:
         return len(self._rows)
