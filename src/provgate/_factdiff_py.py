@@ -32,7 +32,8 @@ when both words are equal; rows are ordered by ``(hi, lo)`` as unsigned integers
     looked up only in the sets of group ``query_group[i]`` (``provgate._batch``). A set may
     also be a ``SortedFingerprints`` of the same implementation: a private read-only copy
     vetted as sorted once, when made (``SortedFingerprints(fp)`` raises like ``diff_sorted``
-    on an unsorted ``fp``, naming it ``fp``), so it is not vetted again per call. No sets
+    on an unsorted ``fp``, naming it ``fp``), so it is not vetted again per call; it is made
+    once (``__init__`` called again raises ``TypeError``, whatever it is given). No sets
     makes every row absent. A set out of order raises like ``diff_sorted`` does, naming it
     ``sets[i]``; the sets are checked in order, each in full, before the grouping and before
     any lookup.
