@@ -17,6 +17,7 @@ from libc.stdlib cimport free, realloc
 from libc.string cimport memchr, memcmp, memcpy, memset
 
 from _types cimport byte_t, offset_t
+from _whitespace cimport whitespace_length
 
 from provgate._citations_py import FORMS, MAX_NAME_BYTES
 
@@ -174,10 +175,14 @@ cdef offset_t find3(const byte_t* p, offset_t lo, offset_t hi, byte_t a, byte_t 
 
 
 cdef inline bint has_text(const byte_t* p, offset_t start, offset_t end) noexcept nogil:
-    cdef offset_t i
-    for i in range(start, end):
-        if not IS_ASCII_WS[p[i]]:
+    """Does ``p[start:end]`` hold a character that is not whitespace (Unicode White_Space:
+    a quotation of no-break spaces holds no text; red team 33, 01)?"""
+    cdef offset_t i = start, w
+    while i < end:
+        w = whitespace_length(p + i, end - i)
+        if w == 0:
             return True
+        i += w
     return False
 
 

@@ -103,6 +103,14 @@ CASES = [
     ("[src:" + "n" * 256 + "]", [], ["n" * 256]),
     ("[src:" + "n" * 257 + "]", [], []),
     ("[src:tool:call_1]", [], ["tool:call_1"]),
+    # a quotation of Unicode whitespace alone holds no text (red team 33, 01: no-break and
+    # ideographic spaces were text, and the citation counted accurate); the group is bare
+    ('"\u00a0" [src:a]', [], ["a"]),
+    ('"\u3000\u2003 " [src:a]', [], ["a"]),
+    ("> \u00a0 [src:a]\n", [], ["a"]),
+    ("\u201c\u2028\u201d[src:a]", [], ["a"]),
+    ('"\u00a0x" [src:a]', [("double", "\u00a0x", ["a"])], []),
+    ('"\u200b" [src:a]', [("double", "\u200b", ["a"])], []),  # (U+200B is no White_Space)
 ]
 
 

@@ -35,6 +35,8 @@ from typing import Any
 
 import numpy as np
 
+from provgate._search_py import WHITESPACE
+
 IMPLEMENTATION = "reference"
 
 FORMS: tuple[str, ...] = ("double", "curly", "single", "curly_single", "backtick", "blockquote", "fence")
@@ -49,7 +51,7 @@ _BLANK_LINE = re.compile(rb"\n[ \t\r]*\n")
 _FENCE_LINE = re.compile(rb"^ {0,3}(`{3,}|~{3,})([^\n]*)$", re.M)
 _BLOCKQUOTE_PREFIX = re.compile(rb" {0,3}> ?")
 _BLOCKQUOTE_LINE = re.compile(rb"^ {0,3}>", re.M)
-_TEXT = re.compile(rb"[^ \t\n\r\x0b\x0c]")
+_ONLY_WHITESPACE = re.compile(b"(?:" + b"|".join(re.escape(w) for w in WHITESPACE) + b")*+")
 # the rest of a line is blank (only spaces, tabs and a \r before its end)
 _REST_BLANK = re.compile(rb"[ \t\r]*+(?:\n|\Z)")
 # only spaces and tabs since the line began (matched on the reversed prefix's start)
@@ -65,8 +67,10 @@ _CURLY_SINGLE_OPEN, _CURLY_SINGLE_CLOSE = "\u2018".encode(), "\u2019".encode()
 
 
 def _has_text(data: bytes, start: int, end: int) -> bool:
-    """At least one byte of ``data[start:end]`` that is not ASCII whitespace."""
-    return _TEXT.search(data, start, end) is not None
+    """At least one character of ``data[start:end]`` that is not whitespace (the Unicode
+    White_Space property, as docs/reconstruction.md defines it: a quotation of no-break
+    spaces holds no text; red team 33, 01)."""
+    return _ONLY_WHITESPACE.fullmatch(data, start, end) is None
 
 
 class _Scanner:
