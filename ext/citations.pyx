@@ -638,13 +638,20 @@ cdef bint is_free(const Scan* s, offset_t start, offset_t end) noexcept nogil:
 
 
 cdef void unmarked_inline(Scan* s, offset_t a, offset_t b) noexcept nogil:
-    """Double and curly quotations paired left to right inside the paragraph [a, b)."""
+    """Double and curly quotations paired left to right inside the paragraph [a, b). Where
+    the next '"' is, and that no closer of a kind is left, are remembered: an answer of
+    unclosed openers is read once, not once per opener (red team 33, 04: 40,000 unclosed
+    curly openers took 6 s)."""
     cdef const byte_t* p = s.p
     cdef offset_t i = a, j, start, end, ms, me, form
+    cdef offset_t next_double = -2  # the next '"' at or after i (-1: none; -2: not looked for)
+    cdef bint no_double = False, no_curly = False  # no closer of that kind is left
     cdef const byte_t* hit
     while i < b:
         # the next '"' or 0xE2, whichever comes first
-        j = find_byte(p, i, b, 0x22)
+        if next_double != -1 and next_double < i:
+            next_double = find_byte(p, i, b, 0x22)
+        j = next_double
         hit = <const byte_t*>memchr(p + i, 0xE2, <size_t>((j if j >= 0 else b) - i))
         if hit != NULL:
             j = hit - p
@@ -652,14 +659,16 @@ cdef void unmarked_inline(Scan* s, offset_t a, offset_t b) noexcept nogil:
             return
         i = j
         if p[i] == 0x22:
-            j = find_byte(p, i + 1, b, 0x22)
+            j = -1 if no_double else find_byte(p, i + 1, b, 0x22)
             if j < 0:
+                no_double = True
                 i += 1
                 continue
             start, end, ms, me, form = i + 1, j, i, j + 1, DOUBLE
         elif i + 3 <= b and p[i + 1] == 0x80 and p[i + 2] == 0x9C:
-            j = find3(p, i + 3, b, 0xE2, 0x80, 0x9D)
+            j = -1 if no_curly else find3(p, i + 3, b, 0xE2, 0x80, 0x9D)
             if j < 0:
+                no_curly = True
                 i += 1
                 continue
             start, end, ms, me, form = i + 3, j, i, j + 3, CURLY

@@ -133,6 +133,13 @@ def test_rules(impl, text, carried, bare):
         ("```\n\"in code\"\n```", []),
         ("'single' and `code` are not counted", []),
         ('"   "', []),
+        # paired left to right, an opener with no closer ahead quoting nothing (red team 33,
+        # 04: each unclosed opener was a scan to the paragraph's end, 40,000 of them 6 s)
+        ("\u201ca \u201cb\u201d \u201cc", [("curly", "a \u201cb")]),
+        ('"a" "b', [("double", "a")]),
+        ('\u201c\u201c\u201c x "y" \u201cz', [("double", "y")]),
+        ("\u201c" * 5000 + ' "y" ' + '"' * 3 + "\u201d", [("curly", "\u201c" * 4999 + ' "y" """'), ]),
+        ("\u201c" * 5000 + ' "y"', [("double", "y")]),
     ],
 )
 def test_unmarked_quotes(impl, text, unmarked):

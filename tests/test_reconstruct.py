@@ -24,6 +24,7 @@ from provgate.errors import (
     InvalidHandleError,
     LimitExceededError,
     ProvenanceResolutionError,
+    StoreCorruptionError,
 )
 from provgate.reconstruct import (
     GRADES,
@@ -435,8 +436,7 @@ def test_cache_serves_sources_and_markers_without_the_store(store, monkeypatch):
 
     # everything the answer names is cached, except the markers that name nothing
     monkeypatch.setattr(store, "get_bytes", refuse)
-    monkeypatch.setattr(store, "handles_named", lambda name: [])
-    monkeypatch.setattr(store, "resolves", lambda name: False)
+    monkeypatch.setattr(store, "handles_cited_as", lambda name: [])
     assert verify_citations(store, ANSWER, cache=cache).to_json() == first
 
 
@@ -581,3 +581,38 @@ def test_real_answer_with_drifted_quotes(summedits):
     assert t["accurate"] == expected_accurate
     for k, c in enumerate(report.citations):
         assert c.accurate == (k % 2 == 0 or c.quotation.text.encode() in s.get_bytes(c.best.handle))
+
+
+@pytest.mark.parametrize("other_kind", [True, False])
+def test_a_marker_naming_a_damaged_source_fails_closed(tmp_path, other_kind):
+    # red team 33, 02: with call_1's bytes gone, [src:call_1] was checked against tool:call_1
+    # (the kind-prefix rule: graded exact, exit 0), or read as "not stored" (exit 1); the
+    # handle is stored, so reading it must fail closed (exit 2)
+    import sqlite3
+    import subprocess
+    import sys
+
+    path = tmp_path / "store.sqlite3"
+    store = SourceStore(path)
+    store.put("call_1", "the limit is 5 attempts")
+    if other_kind:
+        store.put("tool:call_1", "the limit is 9 attempts")
+    store.close()
+    con = sqlite3.connect(path)
+    digest = con.execute("SELECT digest FROM sources WHERE handle = 'call_1'").fetchone()[0]
+    con.execute("DROP TRIGGER content_no_delete")
+    con.execute("DELETE FROM content WHERE digest = ?", (digest,))
+    con.commit()
+    con.close()
+    answer = '"the limit is 9 attempts" [src:call_1]\n'
+    store = SourceStore(path)
+    try:
+        with pytest.raises(StoreCorruptionError):
+            verify_citations(store, answer)
+    finally:
+        store.close()
+    (tmp_path / "answer.txt").write_text(answer)
+    run = subprocess.run([sys.executable, "-m", "provgate", "verify", "--store", str(path), str(tmp_path / "answer.txt")],
+                         capture_output=True, text=True)
+    assert run.returncode == 2, run.stdout + run.stderr
+    assert json.loads(run.stderr)["error"]["type"] == "StoreCorruptionError"

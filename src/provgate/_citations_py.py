@@ -56,7 +56,7 @@ _ONLY_WHITESPACE = re.compile(b"(?:" + b"|".join(re.escape(w) for w in WHITESPAC
 _REST_BLANK = re.compile(rb"[ \t\r]*+(?:\n|\Z)")
 # only spaces and tabs since the line began (matched on the reversed prefix's start)
 _BLANKS_RUN = re.compile(rb"[ \t]*+")
-_UNMARKED = re.compile(rb'"([^"]*+)"|\xe2\x80\x9c((?:[^\xe2]++|\xe2(?!\x80\x9d))*+)\xe2\x80\x9d')
+_OPENER = re.compile(rb'"|\xe2\x80\x9c')  # (unmarked quotations: _unmarked_pairs)
 _WORD_BYTES = frozenset(b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_") | frozenset(
     range(0x80, 0x100)
 )
@@ -71,6 +71,39 @@ def _has_text(data: bytes, start: int, end: int) -> bool:
     White_Space property, as docs/reconstruction.md defines it: a quotation of no-break
     spaces holds no text; red team 33, 01)."""
     return _ONLY_WHITESPACE.fullmatch(data, start, end) is None
+
+
+def _unmarked_pairs(data: bytes, a: int, b: int) -> list[tuple[int, int, int, int, int]]:
+    """The double and curly quotations of the paragraph ``[a, b)``, paired left to right:
+    (start, end, form, match start, match end). A ``"`` opens a quotation closed by the next
+    ``"``, a ``“`` one closed by the next ``”``; one with no closer ahead quotes
+    nothing, and the scan goes on right after it. Once a closer is found missing, the
+    openers after it are not searched again: an answer of unclosed openers is read once, not
+    once per opener (red team 33, 04: 40,000 unclosed “ took 6 s natively)."""
+    out = []
+    no_double = no_curly = False
+    pos = a
+    while True:
+        m = _OPENER.search(data, pos, b)
+        if m is None:
+            return out
+        i = m.start()
+        if data[i] == 0x22:
+            j = -1 if no_double else data.find(b'"', i + 1, b)
+            if j < 0:
+                no_double = True
+                pos = i + 1
+                continue
+            out.append((i + 1, j, DOUBLE, i, j + 1))
+            pos = j + 1
+        else:
+            j = -1 if no_curly else data.find(_CURLY_CLOSE, i + 3, b)
+            if j < 0:
+                no_curly = True
+                pos = i + 1
+                continue
+            out.append((i + 3, j, CURLY, i, j + 3))
+            pos = j + 3
 
 
 class _Scanner:
@@ -305,11 +338,9 @@ class _Scanner:
         out = []
         edges = [0, *self.bounds, len(data)]
         for a, b in zip(edges, edges[1:]):
-            for m in _UNMARKED.finditer(data, a, b):
-                group = 1 if m.start(1) >= 0 else 2
-                start, end = m.start(group), m.end(group)
-                if (start, end) not in carried and _has_text(data, start, end) and free(m.start(), m.end()):
-                    out.append((start, end, DOUBLE if group == 1 else CURLY, 0, 0))
+            for start, end, form, ms, me in _unmarked_pairs(data, a, b):
+                if (start, end) not in carried and _has_text(data, start, end) and free(ms, me):
+                    out.append((start, end, form, 0, 0))
         pos = 0
         for m in _BLOCKQUOTE_LINE.finditer(data):
             if m.start() < pos:

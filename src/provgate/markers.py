@@ -12,7 +12,8 @@ from typing import Any
 
 
 def marker_handles(store: Any, name: str) -> tuple[str, ...]:
-    """The stored handles ``[src:NAME]`` cites: none, one, or several (ambiguous)."""
-    if store.resolves(name):
-        return (name,)
-    return tuple(store.handles_named(name))
+    """The stored handles ``[src:NAME]`` cites: none, one, or several (ambiguous). A handle is
+    stored when the store has a source row by that name, whether or not its bytes can still
+    be read: a damaged source is cited, and reading it fails closed, rather than the marker
+    silently naming another handle by the kind-prefix rule (red team 33, 02)."""
+    return tuple(store.handles_cited_as(name))
