@@ -616,3 +616,29 @@ def test_a_marker_naming_a_damaged_source_fails_closed(tmp_path, other_kind):
                          capture_output=True, text=True)
     assert run.returncode == 2, run.stdout + run.stderr
     assert json.loads(run.stderr)["error"]["type"] == "StoreCorruptionError"
+
+
+def test_a_cache_forgets_marker_names_a_later_source_changes():
+    # red team 33, 03: a cached [src:call_1] kept citing tool:call_1 after call_1 itself was
+    # stored (a fresh check: not_found), and a name made ambiguous by a later source kept its
+    # one handle; every call given a cache first asks the store what is new
+    store = SourceStore(":memory:")
+    store.put("tool:call_1", "retry limit reached after 3 attempts")
+    store.put("tool:call_2", "disk full")
+    cache = SourceCache(store)
+    answer = '"retry limit reached after 3 attempts" [src:call_1] and "disk full" [src:call_2]'
+    assert verify_citations(store, answer, cache=cache).ok
+    store.put("call_1", "retry limit reached after 5 attempts")  # the exact handle wins
+    store.put("doc:call_2", "disk full")  # a second kind: [src:call_2] is ambiguous
+    fresh = verify_citations(store, answer).to_json()
+    cached = verify_citations(store, answer, cache=cache).to_json()
+    assert cached == fresh
+    assert [c["grade"] for c in cached["citations"]] != ["exact", "exact"]
+    # a name resolved by the cache before any call is vetted from then on too
+    other = SourceCache(store)
+    assert other.marker_handles("call_3") == ()
+    store.put("tool:call_3", "x")
+    assert other.marker_handles("call_3") == ("tool:call_3",)  # (names that cite nothing are not kept)
+    assert other.marker_handles("call_1") == ("call_1",)
+    store.put("tool:call_1b", "y")
+    assert verify_citations(store, '"x" [src:call_3]', cache=other).ok

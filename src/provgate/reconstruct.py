@@ -563,6 +563,7 @@ class SourceCache:
         self._sources: dict[str, _Source] = {}
         self._bytes = 0
         self._markers: dict[str, tuple[str, ...]] = {}
+        self._names_seq: int | None = None  # the newest source when the names were last vetted
         self._lock = threading.Lock()
 
     @property
@@ -595,6 +596,8 @@ class SourceCache:
     def marker_handles(self, name: str) -> tuple[str, ...]:
         """The handles ``[src:NAME]`` cites, by :func:`provgate.markers.marker_handles`; a name
         that is not a valid handle string cites nothing."""
+        if self._names_seq is None:
+            self.forget_stale_names()  # (first: a name resolved now is vetted from here on)
         found = self._markers.get(name)
         if found is not None:
             return found
@@ -605,6 +608,21 @@ class SourceCache:
         if found:
             self._markers[name] = found
         return found
+
+    def forget_stale_names(self) -> None:
+        """Forget the marker resolutions that sources stored since the last call may have
+        changed: a new handle changes what its own name cites (an exact handle wins) and what
+        its name after the kind prefix cites (a second match makes it ambiguous); sources are
+        never deleted or replaced, so nothing else can change. One indexed query; every
+        verify_quote / verify_citations given this cache asks it first (red team 33, 03: a
+        cached [src:call_1] kept citing tool:call_1 after call_1 itself was stored)."""
+        latest, added = self._store.handles_added_since(self._names_seq)
+        with self._lock:
+            if added:
+                for name in set(added).union(h.partition(":")[2] for h in added if ":" in h):
+                    self._markers.pop(name, None)
+            if self._names_seq is None or latest > self._names_seq:
+                self._names_seq = latest
 
     def preload(self, handles: Iterable[str]) -> int:
         """Read these sources now (e.g. before a timed section); return how many are stored."""
@@ -618,6 +636,7 @@ def _cache_for(store: Any, cache: SourceCache | None) -> SourceCache:
         raise InvalidArgumentError(f"cache must be a SourceCache or None, not {type(cache).__name__}", argument="cache")
     if cache.store is not store:
         raise InvalidArgumentError("cache belongs to a different store", argument="cache")
+    cache.forget_stale_names()
     return cache
 
 
