@@ -76,6 +76,7 @@ def test_verify_missing_store_or_answer_exits_2(tmp_path, store_path, capsys):
     answer.write_text("x\n")
     code, _, err = run(["verify", "--store", tmp_path / "nope.sqlite3", answer], capsys)
     assert code == 2 and json.loads(err)["error"]["type"] == "missing_store"
+    assert "--create" not in json.loads(err)["error"]["message"]  # (red team 33, 07)
     assert not (tmp_path / "nope.sqlite3").exists()
     code, _, err = run(["verify", "--store", store_path, tmp_path / "missing.txt"], capsys)
     assert code == 2 and json.loads(err)["error"]["type"] == "missing_input"
@@ -94,6 +95,8 @@ def test_an_empty_file_as_the_store_is_refused_and_left_empty(tmp_path, capsys, 
     code, _, err = run(argv, capsys)
     assert code == 2 and json.loads(err)["error"]["type"] == "missing_store"
     assert empty.read_bytes() == b""
+    # only check has --create to point at (red team 33, 07: verify's hint named a flag it refuses)
+    assert ("--create" in json.loads(err)["error"]["message"]) is (command == ["check"])
 
 
 def test_verify_refuses_an_oversized_answer(tmp_path, store_path, capsys):

@@ -105,7 +105,9 @@ def _read_input(name: str, max_bytes: int) -> bytes:
     return data
 
 
-def _open_store(path: str | None, *, create: bool) -> Any:
+def _open_store(path: str | None, *, create: bool, can_create: bool = True) -> Any:
+    """``can_create``: the command has --create (check); verify and report only read a store,
+    so their messages point at --store and $PROVGATE_STORE instead (red team 33, 07)."""
     import stat
 
     from provgate.errors import InvalidArgumentError
@@ -124,13 +126,15 @@ def _open_store(path: str | None, *, create: bool) -> Any:
         raise UsageError(f"store {str(target)!r} is not a regular file (a device, FIFO or socket cannot hold a store)",
                          kind="bad_store", field="--store")
     if str(target) != ":memory:" and not target.exists() and not create:
-        raise UsageError(f"store {str(target)!r} does not exist (pass --create to make a new one)",
-                         kind="missing_store", field="--store")
+        hint = ("pass --create to make a new one" if can_create
+                else "this command only reads a store: check --store or $PROVGATE_STORE")
+        raise UsageError(f"store {str(target)!r} does not exist ({hint})", kind="missing_store", field="--store")
     if str(target) != ":memory:" and not create and target.is_file() and target.stat().st_size == 0:
         # opening would write a new schema into it: verify and report only read, and check
         # makes a store only when asked to
-        raise UsageError(f"store {str(target)!r} is an empty file, not a provgate store (pass --create to make one "
-                         "there)", kind="missing_store", field="--store")
+        hint = "pass --create to make one there" if can_create else "this command only reads a store"
+        raise UsageError(f"store {str(target)!r} is an empty file, not a provgate store ({hint})", kind="missing_store",
+                         field="--store")
     try:
         return SourceStore(str(target))
     except InvalidArgumentError as exc:  # the path, refused by the store itself (a race with the checks above)
@@ -176,7 +180,7 @@ def _cmd_verify(args: argparse.Namespace) -> int:
     from provgate.reconstruct import run_verify
 
     data = _read_input(args.answer, args.max_input_bytes)
-    store = _open_store(args.store, create=False)
+    store = _open_store(args.store, create=False, can_create=False)
     try:
         obj, code = run_verify(store, data)
     finally:
@@ -195,7 +199,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
             check_session(name, "--session")
         except InvalidArgumentError as exc:
             raise UsageError(str(exc), kind="usage", field="--session") from None
-    store = _open_store(args.store, create=False)
+    store = _open_store(args.store, create=False, can_create=False)
     try:
         session = None if not args.session else (args.session[0] if len(args.session) == 1 else args.session)
         text, code = run_report(store, session=session, as_json=args.json, plot=args.plot)
