@@ -140,6 +140,13 @@ def test_rules(impl, text, carried, bare):
         ('\u201c\u201c\u201c x "y" \u201cz', [("double", "y")]),
         ("\u201c" * 5000 + ' "y" ' + '"' * 3 + "\u201d", [("curly", "\u201c" * 4999 + ' "y" """'), ]),
         ("\u201c" * 5000 + ' "y"', [("double", "y")]),
+        # the text of a `>` run no citation claims is quoted: the lines above a citation's
+        # line, and its own text before the citation (red team 33, 05: neither was checked or
+        # reported, so a drifted number passed)
+        ('> The limit is 30 attempts\n> "per hour" [src:a]\n', [("blockquote", "The limit is 30 attempts")]),
+        ("> The limit is 30 attempts, `per hour` [src:a]\n", [("blockquote", "The limit is 30 attempts, ")]),
+        ('> one\n> two "x" [src:a]\n> three\n', [("blockquote", "one\ntwo "), ("blockquote", "three")]),
+        ("> whole\n> quote [src:a]\n", []),  # (a blockquote citation claims its whole run)
     ],
 )
 def test_unmarked_quotes(impl, text, unmarked):
