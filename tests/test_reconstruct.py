@@ -83,8 +83,33 @@ def test_exact_counts_every_occurrence_and_points_at_the_first(store):
     check = verify_quote(store, "tool:call_2", "INFO worker started")
     assert check.grade == "exact" and check.occurrences == 2
     assert check.start == LOG.encode().find(b"INFO worker started")
-    overlapping = verify_quote(store, "tool:call_2", "0")
-    assert overlapping.occurrences == LOG.count("0")
+    overlapping = verify_quote(store, "tool:call_2", "0")  # every one of them inside a time stamp
+    assert overlapping.occurrences == 0 and overlapping.grade == "not_found"
+    store.put("tool:aaa", "aaa")
+    assert verify_quote(store, "tool:aaa", "aa").occurrences == 0  # (overlapping, but each cuts the word)
+
+
+@pytest.mark.parametrize("quote, source, ok", [
+    # red team 33, 06: an occurrence that cuts a word or number of the source in two quotes
+    # nothing ("after 3" of "after 30 attempts" graded exact)
+    ("after 3", "retry limit reached after 30 attempts", False),
+    ("timeout 2", "timeout 2.5s", False),
+    ("limit reach", "limit reached", False),
+    ("13 per share", "earned $0.13 per share", False),
+    ("after 3", "after 3, then after 30", True),
+    ("after 3", "after 30, then after 3", True),
+    ("after 3.", "after 3.5", True),  # (a quote ending in punctuation brings its own boundary)
+    ("数据库", "数据库连接", True),  # (no spaces between words: a quote may end anywhere)
+    ("10:30", "at 10:30 UTC", True),
+])
+def test_an_exact_quote_cuts_no_word_or_number(tmp_path, quote, source, ok):
+    store = SourceStore(":memory:")
+    store.put("tool:s", source)
+    check = verify_quote(store, "tool:s", quote)
+    assert check.ok is ok
+    if not ok:
+        assert check.grade == "not_found" and check.diagnostic.kind == "occurs_only_cutting_a_token"
+        assert "cuts a word or number" in check.describe()
 
 
 def test_offsets_are_utf8_bytes(store):
@@ -497,7 +522,9 @@ def test_reports_agree_with_the_reference_implementations(store, monkeypatch, pa
 # ---------------------------------------------------------------------------------- real text
 
 NUMBER = re.compile(r"\d[\d,.]*\d|\d")
-SENTENCE = re.compile(r"[^\n.!?]{20,}[.!?]")
+# (a "." between digits is no sentence end: "$0.13 per share" is one sentence, whose second
+# half alone would cut the number, and quote nothing: red team 33, 06)
+SENTENCE = re.compile(r"(?:[^\n.!?]|(?<=\d)\.(?=\d)){20,}[.!?]")
 
 
 @pytest.fixture(scope="module")
@@ -526,6 +553,25 @@ def test_verbatim_sentences_of_real_documents_are_exact(summedits):
             assert check.start == text.encode().find(sentence.encode())
             checked += 1
     assert checked > 100
+
+
+def _whole_in(quote: bytes, source: bytes) -> bool:
+    """Does ``quote`` occur in ``source`` without cutting an ASCII word or number in two (a
+    digit next to ".,:-/" and another digit is inside a number)?"""
+    word = re.compile(rb"[A-Za-z0-9]")
+    digit = re.compile(rb"[0-9]")
+    at = source.find(quote)
+    while at >= 0:
+        end = at + len(quote)
+        head, tail = quote[:1], quote[-1:]
+        cut = (at > 0 and word.match(head) and (word.match(source[at - 1:at]) or (
+            digit.match(head) and source[at - 1:at] in (b".", b",", b":", b"-", b"/") and digit.match(source[at - 2:at - 1]))))
+        cut = cut or (end < len(source) and word.match(tail) and (word.match(source[end:end + 1]) or (
+            digit.match(tail) and source[end:end + 1] in (b".", b",", b":", b"-", b"/") and digit.match(source[end + 1:end + 2]))))
+        if not cut:
+            return True
+        at = source.find(quote, at + 1)
+    return False
 
 
 def _changed_number_quotes(rows, docs):
@@ -558,7 +604,7 @@ def test_a_changed_number_from_a_real_summary_is_not_found(summedits):
     for handle, doc, sentence, changed in cases:
         assert verify_quote(s, handle, sentence).ok
         check = verify_quote(s, handle, changed)
-        in_doc = changed.encode() in doc.encode()
+        in_doc = _whole_in(changed.encode(), doc.encode())
         assert check.ok == in_doc
         if not in_doc:
             assert check.grade == "not_found"
@@ -577,10 +623,10 @@ def test_real_answer_with_drifted_quotes(summedits):
     report = verify_citations(s, "\n".join(parts))
     t = report.totals()
     assert t["citations"] == 2 * len(cases) and t["presence_rate"] == 1.0
-    expected_accurate = len(cases) + sum(changed.encode() in s.get_bytes(h) for h, _, _, changed in cases)
+    expected_accurate = len(cases) + sum(_whole_in(changed.encode(), s.get_bytes(h)) for h, _, _, changed in cases)
     assert t["accurate"] == expected_accurate
     for k, c in enumerate(report.citations):
-        assert c.accurate == (k % 2 == 0 or c.quotation.text.encode() in s.get_bytes(c.best.handle))
+        assert c.accurate == (k % 2 == 0 or _whole_in(c.quotation.text.encode(), s.get_bytes(c.best.handle)))
 
 
 @pytest.mark.parametrize("other_kind", [True, False])

@@ -165,6 +165,7 @@ DEFAULT_CACHE_BYTES = 256 * 1024 * 1024
 
 DIAGNOSTIC_LONGEST_PREFIX = "longest_prefix"
 DIAGNOSTIC_FACTS_DIFFER = "whitespace_match_facts_differ"
+DIAGNOSTIC_CUTS_A_TOKEN = "occurs_only_cutting_a_token"
 
 
 # ---------------------------------------------------------------------------------- results
@@ -180,6 +181,9 @@ class Diagnostic(NamedTuple):
     in the source at ``[source_start, source_end)``; the quote diverges from the source after
     them. ``whitespace_match_facts_differ``: the quote matched ``[source_start, source_end)``
     after whitespace normalisation, but the two assert different facts (``detail`` says which).
+    ``occurs_only_cutting_a_token``: the quote occurs at ``[source_start, source_end)`` (its
+    first such place), but only where it cuts a word or number of the source in two ("after
+    3" in "after 30 attempts").
     """
 
     kind: str
@@ -302,7 +306,12 @@ class QuoteCheck:
             return f"handle {self._handle!r} does not resolve in the store"
         message = f"not found in {self._handle}"
         d = self._diagnostic
-        if d is not None and d.kind == DIAGNOSTIC_FACTS_DIFFER:
+        if d is not None and d.kind == DIAGNOSTIC_CUTS_A_TOKEN:
+            message += (
+                f"; it occurs at [{d.source_start}, {d.source_end}) only where it cuts a word or number "
+                "of the source in two"
+            )
+        elif d is not None and d.kind == DIAGNOSTIC_FACTS_DIFFER:
             message += (
                 f"; a whitespace-normalised match at [{d.source_start}, {d.source_end}) was rejected "
                 f"because the facts differ ({d.detail})"
@@ -731,6 +740,8 @@ def _check_pairs(cache: SourceCache, needles: list[bytes], handles: list[str], *
     first, count = _search.find_exact(t_needles, t_haystacks)
     missing: list[int] = []
     for k, (i, at, n) in enumerate(zip(todo, first.tolist(), count.tolist())):
+        if at >= 0 and _cuts_a_token(t_needles[k], t_haystacks[k], at):
+            at = _whole_occurrence(t_needles[k], t_haystacks[k], at)
         if at < 0:
             missing.append(k)
             continue
@@ -742,6 +753,46 @@ def _check_pairs(cache: SourceCache, needles: list[bytes], handles: list[str], *
         _check_missing(checks, [todo[k] for k in missing], [t_needles[k] for k in missing],
                        [t_haystacks[k] for k in missing], diagnose)  # fmt: skip
     return checks
+
+
+_NUMBER_JOINERS = frozenset(b".,:-/")  # "3.5", "3,000", "10:30", "3-5", "3/4": one number
+
+
+def _cuts_a_token(quote: bytes, source: bytes, start: int) -> bool:
+    """Does the occurrence of ``quote`` at ``start`` cut an ASCII word or number of the source
+    in two: "after 3" in "after 30" or "after 3.5", "limit reach" in "limit reached"? Such an
+    occurrence is no quotation of the source (red team 33, 06: it graded exact, a drifted
+    number passing). Only ASCII letters and digits make words here: a quote from text without
+    spaces between words (Chinese, Japanese) may end anywhere."""
+    end = start + len(quote)
+    first, last = quote[0], quote[-1]
+    if start > 0 and _is_ascii_alnum(first):
+        before = source[start - 1]
+        if _is_ascii_alnum(before) or (_is_digit(first) and before in _NUMBER_JOINERS and start >= 2
+                                        and _is_digit(source[start - 2])):
+            return True
+    if end < len(source) and _is_ascii_alnum(last):
+        after = source[end]
+        if _is_ascii_alnum(after) or (_is_digit(last) and after in _NUMBER_JOINERS and end + 1 < len(source)
+                                       and _is_digit(source[end + 1])):
+            return True
+    return False
+
+
+def _is_ascii_alnum(b: int) -> bool:
+    return 0x30 <= b <= 0x39 or 0x41 <= b <= 0x5A or 0x61 <= b <= 0x7A
+
+
+def _is_digit(b: int) -> bool:
+    return 0x30 <= b <= 0x39
+
+
+def _whole_occurrence(quote: bytes, source: bytes, after: int) -> int:
+    """The first occurrence of ``quote`` past ``after`` that cuts no token, or -1."""
+    at = source.find(quote, after + 1)
+    while at >= 0 and _cuts_a_token(quote, source, at):
+        at = source.find(quote, at + 1)
+    return at
 
 
 def _check_missing(
@@ -781,6 +832,12 @@ def _accepted_whitespace_match(
     if count > 1:
         spans = _search.whitespace_spans(needle, haystack, MAX_WHITESPACE_CANDIDATES)
         candidates = [(s, e) for s, e in spans.tolist()]
+    # (a span that cuts a word or number of the source in two quotes nothing: red team 33, 06)
+    whole = [(s, e) for s, e in candidates if not _cuts_a_token(haystack[s:e], haystack, s)]
+    if not whole:
+        s, e = candidates[0]
+        return Diagnostic(DIAGNOSTIC_CUTS_A_TOKEN, s, e, len(needle))
+    candidates = whole
     first_table = None
     for s, e in candidates:
         table = extract(haystack[s:e])
@@ -955,6 +1012,7 @@ def run_verify(store: Any, answer: bytes, *, cache: SourceCache | None = None) -
 
 
 __all__ = [
+    "DIAGNOSTIC_CUTS_A_TOKEN",
     "DIAGNOSTIC_FACTS_DIFFER",
     "DIAGNOSTIC_LONGEST_PREFIX",
     "FORMS",
