@@ -368,16 +368,23 @@ cdef void find_groups(Scan* s) noexcept nogil:
         i = e
 
 
-cdef offset_t fence_after(const Scan* s, offset_t pos) noexcept nogil:
-    """Index of the first fence whose close_end is > pos (bisect_right on close ends)."""
-    cdef offset_t lo = 0, hi = s.fences.n // 4, mid
+cdef offset_t first_ending_after(const offset_t* v, offset_t count, int width, int end_col,
+                                 offset_t pos) noexcept nogil:
+    """Index of the first of ``count`` records (``width`` offsets each, in order, their ends at
+    ``end_col`` sorted) whose end is > pos (bisect_right on the ends)."""
+    cdef offset_t lo = 0, hi = count, mid
     while lo < hi:
         mid = (lo + hi) // 2
-        if s.fences.v[4 * mid + 3] <= pos:
+        if v[width * mid + end_col] <= pos:
             lo = mid + 1
         else:
             hi = mid
     return lo
+
+
+cdef offset_t fence_after(const Scan* s, offset_t pos) noexcept nogil:
+    """Index of the first fence whose close_end is > pos."""
+    return first_ending_after(s.fences.v, s.fences.n // 4, 4, 3, pos)
 
 
 cdef bint in_fence(const Scan* s, offset_t pos) noexcept nogil:
@@ -701,14 +708,7 @@ cdef offset_t before_opener(const byte_t* p, offset_t line_start, offset_t start
 cdef offset_t claim_ending_after(const Scan* s, offset_t pos) noexcept nogil:
     """The index of the first claimed span (start, group end) ending after ``pos``, or the
     number of claims (they are disjoint and in order, so their ends are sorted too)."""
-    cdef offset_t lo = 0, hi = s.claimed.n // 2, mid
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if s.claimed.v[2 * mid + 1] <= pos:
-            lo = mid + 1
-        else:
-            hi = mid
-    return lo
+    return first_ending_after(s.claimed.v, s.claimed.n // 2, 2, 1, pos)
 
 
 cdef bint flush_unmarked_blockquote(Scan* s, offset_t lo_line) noexcept nogil:
