@@ -77,24 +77,6 @@ cdef inline bint occurs(const byte_t* classes, const byte_t* h, offset_t hn, con
     return False
 
 
-cdef inline offset_t group_member_occurring(const byte_t* classes, const size_t* hay_ptrs, const offset_t* hay_lens,
-                                            const offset_t* members, offset_t first, offset_t last, offset_t hint,
-                                            const byte_t* nd, offset_t nn, int mode) noexcept nogil:
-    """The position (first .. last - 1) of a member whose haystack holds the needle at token
-    boundaries, or -1. The member at ``hint`` (if in range) is searched first: a block's
-    next quote usually comes from the source its last one came from."""
-    cdef offset_t m, j
-    if first <= hint < last:
-        j = members[hint]
-        if occurs(classes, <const byte_t*>hay_ptrs[j], hay_lens[j], nd, nn, mode):
-            return hint
-    for m in range(first, last):
-        j = members[m]
-        if m != hint and occurs(classes, <const byte_t*>hay_ptrs[j], hay_lens[j], nd, nn, mode):
-            return m
-    return -1
-
-
 # A haystack's 4-byte substrings, hashed into 2**16 bits: a needle with one 4-gram whose bit is
 # clear occurs nowhere in that haystack, so the memmem scan is skipped. Exact (no needle that
 # occurs is ever skipped); it pays where many needles are searched in one long haystack, the
@@ -190,11 +172,13 @@ cdef inline bint occurs_filtered(const byte_t* classes, const byte_t* h, offset_
     return occurs(classes, h, hn, nd, nn, mode)
 
 
-cdef inline offset_t group_member_occurring_filtered(const byte_t* classes, const size_t* hay_ptrs,
-                                                     const offset_t* hay_lens, const offset_t* members, offset_t first,
-                                                     offset_t last, offset_t hint, const byte_t* nd, offset_t nn,
-                                                     int mode, GramCache* grams) noexcept nogil:
-    """``group_member_occurring`` with each haystack's 4-gram prefilter (``occurs_filtered``)."""
+cdef inline offset_t group_member_occurring(const byte_t* classes, const size_t* hay_ptrs, const offset_t* hay_lens,
+                                            const offset_t* members, offset_t first, offset_t last, offset_t hint,
+                                            const byte_t* nd, offset_t nn, int mode, GramCache* grams) noexcept nogil:
+    """The position (first .. last - 1) of a member whose haystack holds the needle at token
+    boundaries, or -1. The member at ``hint`` (if in range) is searched first: a block's
+    next quote usually comes from the source its last one came from. Each haystack is
+    searched through its 4-gram prefilter (``occurs_filtered``)."""
     cdef offset_t m, j
     if first <= hint < last:
         j = members[hint]

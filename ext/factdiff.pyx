@@ -19,7 +19,7 @@ from libc.string cimport memcpy
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_GET_SIZE
 from cpython.unicode cimport PyUnicode_DecodeUTF8
 
-from _boundaries cimport GramCache, fill_byte_classes, gram_cache_free, gram_cache_init, group_member_occurring_filtered
+from _boundaries cimport GramCache, fill_byte_classes, gram_cache_free, gram_cache_init, group_member_occurring
 from _byte_batches cimport byte_items, lengths_of, pointers_of
 from _grouping cimport flat_grouping
 from libc.stdint cimport int32_t, uint8_t, uint64_t
@@ -1185,13 +1185,15 @@ def draw_rows(index, left, queries, kinds, skip_kind):
     cdef list copies = []  # (kinds read from a copy, kept alive while the loop reads them)
     cdef const char* left_lo = <const char*>cnp.PyArray_DATA(<cnp.ndarray>left)
     cdef const char* left_hi = left_lo + cnp.PyArray_NBYTES(<cnp.ndarray>left)
+    cdef bint column
     for k in range(n_arrays):
         kind = kinds[k]
-        if not _is_column(kind, cnp.NPY_UINT8, (<cnp.ndarray>owners[k]).shape[0]):
+        column = _is_column(kind, cnp.NPY_UINT8, (<cnp.ndarray>owners[k]).shape[0])
+        if not column:
             check_draw_arguments(left, ix._rows.shape[0], kinds, given, skip_kind)  # raises, or it is a view
         if _shares_extent(<cnp.ndarray>given[k], left_lo, left_hi) or _shares_extent(<cnp.ndarray>kind, left_lo, left_hi):
             check_draw_arguments(left, ix._rows.shape[0], kinds, given, skip_kind)  # raises
-        if not _is_column(kind, cnp.NPY_UINT8, (<cnp.ndarray>owners[k]).shape[0]):
+        if not column:
             kind = np.ascontiguousarray(kind)  # a view that is not contiguous is read from a copy
             copies.append(kind)
         p_kinds[k] = <size_t>cnp.PyArray_DATA(<cnp.ndarray>kind)
@@ -1534,9 +1536,8 @@ def ungrounded_rows(tables, sets, haystacks, *, groups, haystack_groups, skip_ki
                     if m >= 0:
                         set_hint = m
                         continue
-                    m = group_member_occurring_filtered(BYTE_CLASS, hp, hl, p_h_members, p_h_offsets[t],
-                                                        p_h_offsets[t + 1], text_first, text + a, b - a, modes[kind],
-                                                        &grams)
+                    m = group_member_occurring(BYTE_CLASS, hp, hl, p_h_members, p_h_offsets[t], p_h_offsets[t + 1],
+                                               text_first, text + a, b - a, modes[kind], &grams)
                     if m >= 0:
                         text_hint = m
                     else:

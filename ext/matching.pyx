@@ -18,7 +18,7 @@ from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memcpy
 
 from _boundaries cimport (GramCache, JOINER, WORD, fill_byte_classes, gram_cache_free, gram_cache_init,
-                          group_member_occurring_filtered)
+                          group_member_occurring)
 from _byte_batches cimport byte_data, byte_items, lengths_of, pointers_of
 from _grouping cimport flat_grouping
 from _types cimport byte_t, offset_t
@@ -232,8 +232,8 @@ def occurs_at_boundaries(needles, haystacks, *, groups=None, needle_group=None, 
         with nogil:
             for i in range(n):
                 g = p_group[i]
-                o[i] = group_member_occurring_filtered(BYTE_CLASS, hp, hl, p_members, p_offsets[g], p_offsets[g + 1],
-                                                       -1, <const byte_t*>np_[i], nl[i], p_modes[i], &grams) >= 0
+                o[i] = group_member_occurring(BYTE_CLASS, hp, hl, p_members, p_offsets[g], p_offsets[g + 1], -1,
+                                              <const byte_t*>np_[i], nl[i], p_modes[i], &grams) >= 0
     finally:
         gram_cache_free(&grams)
     return out
