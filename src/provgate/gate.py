@@ -4024,6 +4024,7 @@ class _Check:
         pre_blocks, pre_facts = self.pre.blocks, self.pre_facts
         marked = self.pre.marked()  # (a block that cites holds a marker)
         # only removed blocks with a marker count here, whatever the record says of the others
+        # (so every block below, explicit ones included, holds a marker)
         removed = [i for i in self.removed if i in marked]
         # (the record I2 counts: a derived block's sources are its derived_from, red team 11 x05)
         explicit = {
@@ -4037,11 +4038,11 @@ class _Check:
             explicit -= self._succeeded(explicit)
         gone = self._gone_pinned()
         touched = [i for i in removed if i not in explicit and _cites(pre_blocks[i])]
-        on_record = [i for i in sorted(explicit) if i in marked and i not in kept_copy and _cites(pre_blocks[i])]
+        on_record = [i for i in sorted(explicit) if i not in kept_copy and _cites(pre_blocks[i])]
         survived, restated = self._surviving(touched, on_record, gone)
         explicit -= restated
         pre_m = self.pre.totals(self.gate, self.pending)[1]
-        cited_explicit = [i for i in explicit if i in marked and _cites(pre_blocks[i])]
+        cited_explicit = [i for i in explicit if _cites(pre_blocks[i])]
         if cited_explicit:
             pre_m -= sum(pre_facts[i].n_markers for i in cited_explicit)
         restored = self._restored_citations(explicit)
