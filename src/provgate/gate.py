@@ -2759,11 +2759,15 @@ class _Check:
         a_fps, a_row = self._fact_rows(self.post_facts, self.changed)
         content = set(self.removed_content)
         d_blocks = self.removed_content + [i for i in self.removed if i not in content]
-        d_fps, d_row = self._fact_rows(self.pre_facts, d_blocks)
+        pre_facts = self.pre_facts
         a_pos = positions(index, a_fps)
         strongest = None
         record = 0  # the one record of every removed block, when the kept blocks are placed instead
-        n_removed = sum(d_row.sizes)
+        n_removed = sum([pre_facts[i].n_facts for i in d_blocks])
+        # the removed rows themselves, made only where they are placed (a prune that places its
+        # kept rows instead never reads them)
+        d_fps: list[np.ndarray] | None = None
+        d_row: _RowMap | None = None
         if n_removed > _FEW_FACTS:
             codes = self._drop_codes(d_blocks)
             if codes[0] and n_removed > self.counts["pre"] - n_removed and codes.count(codes[0]) == len(codes):
@@ -2773,13 +2777,15 @@ class _Check:
                 # fact has that one record, so the kept rows are placed, not the removed ones
                 record = codes[0]
                 removed_blocks = set(d_blocks)
-                d_pos = positions(index, [f.fact_fps() for i, f in enumerate(self.pre_facts)
+                d_pos = positions(index, [f.fact_fps() for i, f in enumerate(pre_facts)
                                           if i not in removed_blocks])
             else:
                 # placed, counted per distinct fact and marked with the strongest record of the
                 # blocks that held it, in one native pass (a prune removes tens of thousands of rows)
+                d_fps, d_row = self._fact_rows(pre_facts, d_blocks)
                 d_pos, removed, strongest = place_rows(index, d_fps, codes)
         else:
+            d_fps, d_row = self._fact_rows(pre_facts, d_blocks)
             d_pos = positions(index, d_fps)
         if d_pos.size and d_pos.min() < 0:
             # pre's fact set is derived from the previous check's; a pre fact it lacks would
@@ -2820,6 +2826,8 @@ class _Check:
             gone = np.array([p for p, n in zip(places, pre_set.counts[places].tolist()) if n == held[p] and p not in restated],
                             dtype=np.int64)
         if gone.size:
+            # (gone is empty where the kept rows were placed, the one way d_fps is left unmade)
+            assert d_fps is not None and d_row is not None
             if strongest is None:  # a few rows, and something gone after all: place them again
                 strongest = place_rows(index, d_fps, self._drop_codes(d_blocks))[2]
             self._account_drops(d_pos, d_row, gone, strongest)
