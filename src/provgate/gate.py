@@ -2215,9 +2215,11 @@ class _Check:
         refs.update(p.handle for p in edit.pointers)
         post_ids = self.post.id_pos()
         pre_id = self.pre.id_pos()
+        pre_blocks = self.pre.blocks
+        # (a prune records hundreds of evictions: one dict look-up each, the block only when found)
         for e in edit.evicted:
             i = pre_id.get(e)
-            if i is not None and e not in post_ids and not edit.pre[i].handles:
+            if i is not None and not pre_blocks[i].handles and e not in post_ids:
                 continue  # an eviction record naming a handle-less pre block by id
             refs.add(e)
         # markers: each distinct name resolved once (a marker's handle comes from the store, so
