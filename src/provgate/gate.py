@@ -3175,8 +3175,16 @@ class _Check:
         block = self.edit.post[j]
         if block.derived or not block.handles:
             return False
+        # (the id first, then the block it was matched to: each answers without the handle
+        # index of pre, whose ~one list per block is built only when neither does; a primary
+        # pre block's handles are its keys there)
+        if not allow_own_id and block.id in self.pre.id_pos():
+            return False
+        m = self.match[j]
+        if m is not None and not (held := self.pre.blocks[m]).derived and any(h in held.handles for h in block.handles):
+            return False
         holders = self.pre.by_provenance()
-        if any(h in holders for h in block.handles) or (not allow_own_id and block.id in self.pre.id_pos()):
+        if any(h in holders for h in block.handles):
             return False
         if self.ingested.issuperset(block.handles):
             # brought by this edit's inline sources: as new as anything the store held, and
