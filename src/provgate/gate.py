@@ -4030,9 +4030,12 @@ class _Check:
         new or changed and cite one with a ``[src:…]`` marker (I1 grounds a block in what its
         markers cite)."""
         out = set(self.post.by_resource().get(resource, ()))
-        by_provenance = self.post.by_provenance()
-        for h in handles:
-            out.update(by_provenance.get(h, ()))
+        # (a handle no post block names grounds none: the handle index of post, ~one list per
+        # block, is made only when one is named; its keys are among handle_union's)
+        if not handles.isdisjoint(self.post.handle_union()):
+            by_provenance = self.post.by_provenance()
+            for h in handles:
+                out.update(by_provenance.get(h, ()))
         # the handles each new or changed block cites by marker (a turn kept as it was, which
         # cited the older read when it was the newest, is history, not a restatement: no more
         # than an uncited one)
