@@ -3887,17 +3887,18 @@ class _Check:
             return
         reported = {v.value for v in self.violations if v.invariant == "I4" and v.key == "resource"}
         reported.update(v.evidence.get("resource") for v in self.violations if v.invariant == "I4")
-        pre_blocks, match = self.pre.blocks, self.match
+        pre_blocks, match, pre_res = self.pre.blocks, self.match, self.pre.by_resource()
         for resource in resources:
             if resource in reported:
                 continue  # the rules on the window's reads have said what is wrong with it
             with gate._lock:
                 line = list(gate._read_log.get(resource, ()))
             # the pre window's reads the log does not hold yet (it takes them after this check)
-            if any(len(hs := pre_blocks[i].handles) == 1 and hs[0] not in read_of
-                   for i in self.pre.by_resource().get(resource, ())):
+            if any(len(hs := pre_blocks[i].handles) == 1 and hs[0] not in read_of for i in pre_res.get(resource, ())):
                 log_reads({resource: line}, dict.fromkeys(h for h, _ in line), resource,
                           self.pre.read_line_of(resource))
+            if len(line) < 2:
+                continue  # (fewer than two reads stored, as below, without asking the store)
             # the reads the store holds (a logged read of a source never stored, from a foreign
             # record or a rejected check's pre window, must not stand as the newest and switch
             # the rule off: red team 13, q02)
@@ -3938,9 +3939,12 @@ class _Check:
     def _through_block_handles(self, refs: set[str]) -> dict[str, set[str]]:
         """For each block handle among ``refs`` that stores the text of a pre derived block:
         the handles that block derives from, followed through further block handles."""
-        if not any(h.startswith(BLOCK_HANDLE_PREFIX) for h in refs):
-            return {}
         pre = self.pre
+        # (no derived block of pre names a derived_from handle: each it holds stands for nothing,
+        # which its callers do not tell from no entry; the union is kept on the window's shape,
+        # made when the previous check had this window as its post)
+        if not pre.derived_union() or not any(h.startswith(BLOCK_HANDLE_PREFIX) for h in refs):
+            return {}
         summaries = {block_text_handle(pre.digests[i]): set(b.derived_from)
                      for i, b in enumerate(pre.blocks) if b.derived}
         out: dict[str, set[str]] = {}
