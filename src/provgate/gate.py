@@ -1812,6 +1812,7 @@ class _Check:
         self._covered: tuple[set[str], dict[str, str]] | None = None
         self._changed_ids: set[str] | None = None  # ids and provenance of the changed post blocks (I4)
         self._changed_refs: set[str] = set()
+        self._rewrites_kept: dict[int, bool] = {}  # I4: pre read -> kept rewritten in place (_read_kept)
         self._claimed: frozenset[str] = frozenset()  # every eviction record, even one that covers nothing
         self.counts = {"pre": 0, "post": 0, "introduced": 0, "dropped": 0, "superseded": 0, "evicted": 0}
         self.retention: float | None = None
@@ -3627,20 +3628,28 @@ class _Check:
         bytes), or rewritten in place (same id or its handles, not all of them evicted or
         superseded), where I1 and I2 check the rewrite? A block that is an older read's bytes
         does not count even when it claims this read's handle."""
-        edit = self.edit
         if by_text and self._pre_text_kept(self.pre.digests[i]):
             return True
-        handles = set(edit.pre[i].handles)
+        # (what follows depends on the check alone: once per read, not once per question)
+        found = self._rewrites_kept.get(i)
+        if found is None:
+            found = self._rewrites_kept[i] = self._rewrite_kept(i)
+        return found
+
+    def _rewrite_kept(self, i: int) -> bool:
+        edit = self.edit
+        handles = edit.pre[i].handles
         _, superseded = self._covering()
         # the records the edit claims, even one for a handle post still carries: a rewrite whose
         # every source is said to have left is not that read any more
-        if handles and all(h in self._claimed or h in superseded for h in handles):
+        claimed = self._claimed
+        if handles and all(h in claimed or h in superseded for h in handles):
             return False
         if self._changed_ids is None:  # once per check, not a pass over the changed blocks per read
             changed = [edit.post[j] for j in self.changed]
             self._changed_ids = {b.id for b in changed}
             self._changed_refs = set().union(*(b.provenance for b in changed))
-        return edit.pre[i].id in self._changed_ids or not handles.isdisjoint(self._changed_refs)
+        return edit.pre[i].id in self._changed_ids or not self._changed_refs.isdisjoint(handles)
 
     def _newest_read_kept_as_is(self, resource: str, newest: int) -> bool:
         """Is the newest read of ``resource`` in post under its own id, with its own text, as a
