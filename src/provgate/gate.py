@@ -808,7 +808,15 @@ class _Side:
         found = self._newest.get(resource)
         if found is None:
             blocks = self.blocks
-            found = top_cycle(reads, lambda i: blocks[i].ts, int)
+            stamps = [blocks[i].ts for i in reads]
+            # a line (every read with a ts, or none): its last, by (ts, position), as top_cycle
+            # finds it, without its sorts
+            if None not in stamps:
+                found = [max(zip(stamps, reads))[1]]
+            elif stamps.count(None) == len(stamps):
+                found = [max(reads)]
+            else:
+                found = top_cycle(reads, lambda i: blocks[i].ts, int)
             self._newest[resource] = found
         return found
 
