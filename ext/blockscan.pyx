@@ -179,9 +179,10 @@ cdef tuple _matched(object blocks, object match, object other):
     cdef tuple matched = _parallel_tuple(items, match, "match")
     cdef tuple others = _blocks_tuple(other)
     cdef Py_ssize_t j, n_other = len(others)
+    cdef object bound = n_other  # (one int object for the loop's compares, not one per entry)
     for j in range(len(items)):
         entry = matched[j]
-        if entry is not None and (type(entry) is not int or not 0 <= <object>entry < n_other):
+        if entry is not None and (type(entry) is not int or not 0 <= <object>entry < bound):
             check_match(matched, n_other)  # raises, naming the entry
     return items, matched, others
 
