@@ -2549,15 +2549,15 @@ class _Check:
                 found.append(h)
         return found
 
-    def _restored_citations(self, explicit: set[int]) -> Counter[str]:
+    def _restored_citations(self, explicit: set[int], removed: list[int]) -> Counter[str]:
         """The markers (by name as written) of removed summaries that cite a source the edit
         puts back whole as a tool block: the block IS the cited text, the strongest citation
         there is, so I5 counts those markers as kept (red team 14, p08: a summary replaced by
-        its source lost its markers of that source and failed I5)."""
+        its source lost its markers of that source and failed I5). ``removed``: the removed
+        blocks that hold a marker, in the order of ``self.removed``."""
         restored: Counter[str] = Counter()
         pre_blocks, pre_facts, post_blocks = self.pre.blocks, self.pre_facts, self.edit.post
-        summaries = [i for i in self.removed
-                     if i not in explicit and pre_blocks[i].derived and pre_facts[i].n_markers]
+        summaries = [i for i in removed if i not in explicit and pre_blocks[i].derived]
         summarized = {h for i in summaries for h in pre_blocks[i].derived_from}
         if not summarized:
             return restored
@@ -4020,12 +4020,13 @@ class _Check:
         did, post's markers count as pre's less those lost: extra markers (of that handle or any
         other) cannot stand in for another handle's lost citations (red team 11, y03)."""
         evicted, _ = self._covering()
-        kept_copy = set(self.removed) - set(self.removed_content)
         pre_blocks, pre_facts = self.pre.blocks, self.pre_facts
         marked = self.pre.marked()  # (a block that cites holds a marker)
         # only removed blocks with a marker count here, whatever the record says of the others
         # (so every block below, explicit ones included, holds a marker)
         removed = [i for i in self.removed if i in marked]
+        # (asked only of those: a prune drops hundreds of blocks, a few of them with a marker)
+        kept_copy = set(removed).difference(self.removed_content)
         # (the record I2 counts: a derived block's sources are its derived_from, red team 11 x05)
         explicit = {
             i for i in removed
@@ -4045,7 +4046,7 @@ class _Check:
         cited_explicit = [i for i in explicit if _cites(pre_blocks[i])]
         if cited_explicit:
             pre_m -= sum(pre_facts[i].n_markers for i in cited_explicit)
-        restored = self._restored_citations(explicit)
+        restored = self._restored_citations(explicit, removed)
         post_m = self.post_markers + sum(restored.values())
         if gone:
             # a marker of a pinned source the window no longer holds may not be restated (R:
@@ -4068,7 +4069,7 @@ class _Check:
         # counting marker tokens alone, a repeated marker (or one of any other stored handle)
         # paid for a handle no longer cited at all; once some handle lost markers, post is
         # credited only with the markers it kept, handle by handle (never more than pre had)
-        lost = self._lost_citations(explicit, gone, restored)
+        lost = self._lost_citations(explicit, removed, gone, restored)
         counted_m = pre_m - lost if lost else post_m
         if expected <= 0:
             # no cited fact survives: undefined, unless citations were lost on the way (a cited
@@ -4223,11 +4224,12 @@ class _Check:
                     n += len(found) == 1 and found[0] in handles
         return n
 
-    def _lost_citations(self, explicit: set[int], gone: set[str] = frozenset(),  # type: ignore[assignment]
+    def _lost_citations(self, explicit: set[int], removed: list[int], gone: set[str] = frozenset(),  # type: ignore[assignment]
                         restored: Counter[str] | None = None) -> int:
         """How many of pre's markers (its blocks in ``explicit`` left out) post no longer has:
         summed over handles, what pre cited more often than post. Blocks kept as they were cite
-        the same on both sides, so only the edit's removed, changed and repeated blocks count.
+        the same on both sides, so only the edit's removed (``removed``: those that hold a
+        marker, in the order of ``self.removed``), changed and repeated blocks count.
         A superseded handle's markers are not lost: the edge says a newer block replaces that
         source, and citing the newer one instead is what it declares (an eviction record is
         not such a declaration: the evicted source stays in the store for its citations)."""
@@ -4236,23 +4238,32 @@ class _Check:
         post_blocks, pre_blocks = self.edit.post, self.pre.blocks
         added = ([(post_blocks[j], pre_facts[self.match[j]]) for j in self.reused]  # type: ignore[index]
                  + [(post_blocks[j], post_facts[j]) for j in self.changed])
-        # per marker name as written: post's markers less pre's (of the blocks that cite)
+        # per marker name as written: post's markers less pre's (of the blocks that cite). Each
+        # side is counted in C; pre's distinct names are then taken off one by one, in their
+        # order of first appearance, so net's keys stand in the order Counter.subtract gives
+        # them (_unreplaced spends spare markers in that order)
         net = Counter([n for b, facts in added if facts.n_markers and _cites(b) for n in facts.cited_names()])
-        net.subtract([n for i in self.removed if i not in explicit and pre_facts[i].n_markers and _cites(pre_blocks[i])
-                      for n in pre_facts[i].cited_names()])
+        net_get = net.get
+        for name, c in Counter([n for i in removed if i not in explicit and _cites(pre_blocks[i])
+                                for n in pre_facts[i].cited_names()]).items():
+            net[name] = net_get(name, 0) - c
         if restored:
             net.update(restored)
-        if not any(c < 0 for c in net.values()):
+        if not net or min(net.values()) >= 0:
             return 0
-        if superseded or gone or any(c > 0 for c in net.values()):
+        if superseded or gone or max(net.values()) > 0:
             # two spellings of one handle's name are one citation (a loss under one may be a
             # gain under the other); a name that resolves to no handle or several (I3 reports
             # it) counts as itself. Only the names whose count changed are resolved.
             by_handle: Counter[str] = Counter()
+            known = self.gate._marker_handles.get  # (what _targets asks first)
             for name, c in net.items():
                 if c:
-                    found = self._targets(name)
-                    by_handle[found[0] if len(found) == 1 else f"[src:{name}]"] += c
+                    found = known(name)
+                    if found is None:
+                        found = self._targets(name)
+                    key = found[0] if len(found) == 1 else f"[src:{name}]"
+                    by_handle[key] = by_handle.get(key, 0) + c  # (no Counter.__missing__ call per new key)
             lost = sum(-c for h, c in by_handle.items() if c < 0 and h not in superseded and h not in gone)
             if superseded:
                 lost += self._unreplaced(by_handle, superseded, gone)
