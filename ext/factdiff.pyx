@@ -25,7 +25,7 @@ from _grouping cimport flat_grouping
 from libc.stdint cimport int32_t, uint8_t, uint64_t
 from _types cimport byte_t, fp_word_t, offset_t
 
-from provgate._factdiff_py import (REINIT_ERROR, SET_TYPE_ERROR, check_codes, check_column_groups, check_draw_arguments, check_grounding_columns, check_ground_tables, check_groups_per_table,
+from provgate._factdiff_py import (REINIT_ERROR, SET_TYPE_ERROR, check_codes, check_column_groups, check_draw_arguments, check_kinds, check_queries, check_grounding_columns, check_ground_tables, check_groups_per_table,
                                    check_hints, check_multiset, literal_modes, span_error, _check_kind_int)
 from provgate.errors import InvalidArgumentError
 
@@ -1224,6 +1224,67 @@ def draw_rows(index, left, queries, kinds, skip_kind):
                         p_counts[k] += 1
                 at += 1
     return drawn, counts
+
+
+def index_counts(queries, kinds, skip_kind):
+    """The distinct rows of ``queries`` whose kind is not ``skip_kind``, as a
+    :class:`SortedFingerprints`, and how often each occurs; the specification is
+    ``provgate._factdiff_py.index_counts``. The rows are gathered from the arrays in place
+    into one buffer, sorted and counted there, and the set adopts its distinct rows: no joined
+    copy of the columns, no mask, no second copy of the rows to vet them as sorted."""
+    # the cheap yes for what the gate passes (its tables' columns); anything else is checked
+    # by the reference's own checks, in its order (every query before any kind), which raise
+    # or find a view, read from a contiguous copy
+    if not (type(queries) is list or type(queries) is tuple) or not (type(kinds) is list or type(kinds) is tuple):
+        check_queries(queries)
+        check_kinds(kinds, queries, skip_kind)
+    cdef Py_ssize_t k, n_arrays = len(queries)
+    cdef list rows_of = list(queries), kinds_of = list(kinds)  # (private: every array stays alive)
+    cdef bint vetted = False
+    if len(kinds_of) != n_arrays or type(skip_kind) is not int or not 0 <= skip_kind <= 255:
+        check_queries(queries)
+        check_kinds(kinds, queries, skip_kind)
+        vetted = True
+    for k in range(n_arrays):
+        if not _is_fingerprint_array(rows_of[k]):
+            if not vetted:
+                check_queries(queries)
+                check_kinds(kinds, queries, skip_kind)
+                vetted = True
+            rows_of[k] = np.ascontiguousarray(rows_of[k])
+    for k in range(n_arrays):
+        if not _is_column(kinds_of[k], cnp.NPY_UINT8, (<cnp.ndarray>rows_of[k]).shape[0]):
+            if not vetted:
+                check_queries(queries)
+                check_kinds(kinds, queries, skip_kind)
+                vetted = True
+            kinds_of[k] = np.ascontiguousarray(kinds_of[k])
+    cdef uint8_t skip = <uint8_t>skip_kind
+    cdef offset_t total = 0, n, r, at = 0
+    cdef const uint8_t* kp
+    cdef const fp_word_t* qp
+    for k in range(n_arrays):
+        n = (<cnp.ndarray>kinds_of[k]).shape[0]
+        kp = <const uint8_t*>cnp.PyArray_DATA(<cnp.ndarray>kinds_of[k])
+        with nogil:
+            for r in range(n):
+                total += kp[r] != skip
+    cdef cnp.ndarray gathered = np.empty((total, 2), dtype=np.uint64)
+    cdef fp_word_t* pg = <fp_word_t*>cnp.PyArray_DATA(gathered)
+    for k in range(n_arrays):
+        n = (<cnp.ndarray>kinds_of[k]).shape[0]
+        kp = <const uint8_t*>cnp.PyArray_DATA(<cnp.ndarray>kinds_of[k])
+        qp = rows_ptr(<cnp.ndarray>rows_of[k])
+        with nogil:
+            for r in range(n):
+                if kp[r] != skip:
+                    pg[2 * at] = qp[2 * r]
+                    pg[2 * at + 1] = qp[2 * r + 1]
+                    at += 1
+    values, counts, _ = _unique(gathered, False)
+    cdef SortedFingerprints ix = SortedFingerprints.__new__(SortedFingerprints)
+    ix._adopt(values)  # (sorted and distinct as _unique made it, and nobody else's)
+    return ix, counts
 
 
 cdef tuple _set_pointers(object sets):

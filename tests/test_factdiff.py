@@ -1296,6 +1296,97 @@ def test_draw_rows_read_every_kinds_view_from_a_copy(impl):
     assert drawn.tolist() == [True, True, False, False, False] and counts.tolist() == [2, 0, 0]
 
 
+def _index_counts_oracle(queries, kinds, skip):
+    """The rows not of kind ``skip``, counted with a dict: (sorted distinct rows, their counts)."""
+    seen: dict = {}
+    for q, kind in zip(queries, kinds):
+        for row, code in zip(q.tolist(), kind.tolist()):
+            if code != skip:
+                seen[tuple(row)] = seen.get(tuple(row), 0) + 1
+    rows = sorted(seen)
+    return [list(r) for r in rows], [seen[r] for r in rows]
+
+
+@SETTINGS
+@given(pair=fingerprint_arrays(), cuts=st.lists(st.integers(0, 40), max_size=4), data=st.data())
+def test_index_counts_counts_the_rows_not_skipped(impl, pair, cuts, data):
+    a, _ = pair
+    bounds = [0, *sorted(min(c, len(a)) for c in cuts), len(a)]
+    queries = [np.ascontiguousarray(a[x:y]) for x, y in zip(bounds, bounds[1:])]
+    kinds = [np.array(data.draw(st.lists(st.integers(0, 2), min_size=len(q), max_size=len(q))), dtype=np.uint8)
+             for q in queries]
+    index, counts = impl.index_counts(queries, kinds, 1)
+    assert type(index) is impl.SortedFingerprints and counts.dtype == np.int64 and counts.ndim == 1
+    assert (index.to_array().tolist(), counts.tolist()) == _index_counts_oracle(queries, kinds, 1)
+    # the set is one that look-ups accept: every row not skipped is found where it sits
+    rows = index.to_array()
+    if len(rows):
+        assert impl.positions(index, [rows]).tolist() == list(range(len(rows)))
+
+
+@_only_with_native
+@SETTINGS
+@given(pair=fingerprint_arrays(), skip=st.integers(0, 3))
+def test_index_counts_native_equals_reference(pair, skip):
+    a, b = pair
+    native, reference = _load("native"), _load("reference")
+    queries = [b, a, b[::2], a[:0]]  # (a view that is not contiguous, an empty array)
+    kinds = [(np.arange(len(q)) % 4).astype(np.uint8) for q in queries]
+    kinds[2] = np.repeat(kinds[2], 2)[::2]  # (read through a view too)
+    mine = native.index_counts(queries, kinds, skip)
+    theirs = reference.index_counts(tuple(queries), tuple(kinds), skip)
+    assert np.array_equal(mine[0].to_array(), theirs[0].to_array())
+    assert np.array_equal(mine[1], theirs[1]) and mine[1].dtype == theirs[1].dtype
+
+
+def test_index_counts_of_nothing_is_an_empty_set(impl):
+    for queries, kinds in (([], []), ([fp([])], [np.zeros(0, np.uint8)]), ([fp([[1, 2]] * 3)], [np.full(3, 7, np.uint8)])):
+        index, counts = impl.index_counts(queries, kinds, 7)
+        assert len(index) == 0 and counts.tolist() == [] and counts.dtype == np.int64
+        assert impl.positions(index, [fp([[1, 2]])]).tolist() == [-1]
+
+
+def test_index_counts_of_many_rows_agrees_with_numpy(impl):
+    rng = np.random.default_rng(5)
+    n = 200_000 if impl.IMPLEMENTATION == "native" else 20_000  # (the reference reads row by row)
+    rows = rng.integers(0, 50, size=(n, 2), dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15)
+    kinds = rng.integers(0, 3, size=n, dtype=np.uint8)
+    halves = [rows[: n // 3], rows[n // 3:]]
+    kind_halves = [kinds[: n // 3], kinds[n // 3:]]
+    index, counts = impl.index_counts(halves, kind_halves, 2)
+    kept = rows[kinds != 2]
+    values, expected = np.unique(kept[np.lexsort((kept[:, 1], kept[:, 0]))], axis=0, return_counts=True)
+    assert np.array_equal(index.to_array(), values) and counts.tolist() == expected.tolist()
+
+
+@pytest.mark.parametrize(
+    "change, exc, message",
+    [
+        (dict(queries=fp([[1, 2]])), TypeError, "queries must be a list or tuple"),
+        (dict(queries=[[1, 2]]), TypeError, r"queries\[0\] must be a numpy array"),
+        (dict(queries=[np.ones((1, 2), dtype=np.int64)]), TypeError, r"queries\[0\] must have dtype uint64"),
+        (dict(queries=[np.ones((1, 3), dtype=np.uint64)]), InvalidArgumentError, r"queries\[0\] must have shape \(n, 2\)"),
+        # (every query is checked before any kind, as the reference does)
+        (dict(queries=[fp([[1, 2]]), [1]], kinds=[[0], [0]]), TypeError, r"queries\[1\] must be a numpy array"),
+        (dict(kinds=np.zeros(1, dtype=np.uint8)), TypeError, "kinds must be a list or tuple of uint8 arrays, not ndarray"),
+        (dict(kinds=[]), InvalidArgumentError, "kinds must have one array per query array, got 0 for 1"),
+        (dict(kinds=[[0]]), TypeError, r"kinds\[0\] must be a numpy uint8 array, not list"),
+        (dict(kinds=[np.zeros(1, dtype=np.int64)]), TypeError, r"kinds\[0\] must be a numpy uint8 array, not ndarray of int64"),
+        (dict(kinds=[np.zeros(2, dtype=np.uint8)]), InvalidArgumentError, r"kinds\[0\] must have one entry per row of queries\[0\] \(1\)"),
+        (dict(kinds=[np.zeros((1, 1), dtype=np.uint8)]), InvalidArgumentError, r"kinds\[0\] must have one entry per row"),
+        (dict(skip_kind=256), InvalidArgumentError, "skip_kind must be in 0..255"),
+        (dict(skip_kind=-1), InvalidArgumentError, "skip_kind must be in 0..255"),
+        (dict(skip_kind=True), TypeError, "skip_kind must be an int, not bool"),
+        (dict(skip_kind=7.0), TypeError, "skip_kind must be an int, not float"),
+    ],
+)
+def test_index_counts_refuses_bad_input(impl, change, exc, message):
+    args = dict(queries=[fp([[1, 2]])], kinds=[np.zeros(1, dtype=np.uint8)], skip_kind=7)
+    args.update(change)
+    with pytest.raises(exc, match=message):
+        impl.index_counts(**args)
+
+
 def _aliases_of_left():
     # each: (left, queries, kinds, the argument named): a query or kinds array over left's bytes
     left = np.ones(4, dtype=np.int64)

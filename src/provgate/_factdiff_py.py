@@ -385,10 +385,7 @@ def positions(index: Any, queries: Any) -> np.ndarray:
     """Each query row's index in the distinct sorted rows of ``index``, or -1."""
     if type(index) is not SortedFingerprints:
         raise TypeError(f"index must be a SortedFingerprints, not {type(index).__name__}")
-    if not isinstance(queries, (list, tuple)):
-        raise TypeError(f"queries must be a list or tuple of fingerprint arrays, not {type(queries).__name__}")
-    for k, q in enumerate(queries):
-        check_fingerprints(q, f"queries[{k}]", contiguous=False)
+    check_queries(queries)
     rows = _rows(index._rows)
     at = {row: i for i, row in enumerate(rows)}
     if len(at) != len(rows):
@@ -431,14 +428,9 @@ def place_rows(index: Any, queries: Any, codes: Any) -> tuple[np.ndarray, np.nda
     return out, np.array(counts, dtype=np.int64), np.array(strongest, dtype=np.uint8)
 
 
-def check_draw_arguments(left: Any, n_index: int, kinds: Any, queries: Any, skip_kind: Any) -> None:
-    """``draw_rows``' checks beyond ``positions``' (messages shared by both implementations)."""
-    if type(left) is not np.ndarray or left.dtype != np.int64 or not left.dtype.isnative:
-        raise TypeError(f"left must be a numpy int64 array, not {type(left).__name__}"
-                        + (f" of {left.dtype}" if isinstance(left, np.ndarray) else ""))
-    if left.ndim != 1 or left.shape[0] != n_index or not left.flags.c_contiguous or not left.flags.writeable:
-        raise InvalidArgumentError(f"left must be a writable, C-contiguous 1-D array of {n_index} counts, one per "
-                                   f"row of index (got shape {left.shape})", argument="left")
+def check_kinds(kinds: Any, queries: Any, skip_kind: Any) -> None:
+    """One uint8 kind per row of each of ``queries`` (checked already), and the kind to skip
+    (messages shared by both implementations of ``draw_rows`` and ``index_counts``)."""
     if not isinstance(kinds, (list, tuple)):
         raise TypeError(f"kinds must be a list or tuple of uint8 arrays, not {type(kinds).__name__}")
     if len(kinds) != len(queries):
@@ -452,6 +444,38 @@ def check_draw_arguments(left: Any, n_index: int, kinds: Any, queries: Any, skip
             raise InvalidArgumentError(f"kinds[{k}] must have one entry per row of queries[{k}] ({q.shape[0]}), "
                                        f"got shape {kind.shape}", argument=f"kinds[{k}]")
     _check_kind_int(skip_kind, "skip_kind")
+
+
+def check_queries(queries: Any) -> None:
+    """A list or tuple of fingerprint arrays (messages shared by both implementations)."""
+    if not isinstance(queries, (list, tuple)):
+        raise TypeError(f"queries must be a list or tuple of fingerprint arrays, not {type(queries).__name__}")
+    for k, q in enumerate(queries):
+        check_fingerprints(q, f"queries[{k}]", contiguous=False)
+
+
+def index_counts(queries: Any, kinds: Any, skip_kind: Any) -> tuple[SortedFingerprints, np.ndarray]:
+    """The distinct rows of the arrays ``queries`` whose kind (``kinds``: a uint8 array per
+    query array, one entry per row) is not ``skip_kind``, as a :class:`SortedFingerprints`,
+    and how often each occurs (int64, row for row). The gate's I5 pool: the values of the
+    facts an edit's new blocks state (their citation markers left out), as a multiset that
+    ``draw_rows`` draws on."""
+    check_queries(queries)
+    check_kinds(kinds, queries, skip_kind)
+    rows = [row for q, kind in zip(queries, kinds) for row, code in zip(_rows(q), kind.tolist()) if code != skip_kind]
+    values, counts = unique_counts(np.array(rows, dtype=np.uint64).reshape(-1, 2))
+    return SortedFingerprints(values), counts
+
+
+def check_draw_arguments(left: Any, n_index: int, kinds: Any, queries: Any, skip_kind: Any) -> None:
+    """``draw_rows``' checks beyond ``positions``' (messages shared by both implementations)."""
+    if type(left) is not np.ndarray or left.dtype != np.int64 or not left.dtype.isnative:
+        raise TypeError(f"left must be a numpy int64 array, not {type(left).__name__}"
+                        + (f" of {left.dtype}" if isinstance(left, np.ndarray) else ""))
+    if left.ndim != 1 or left.shape[0] != n_index or not left.flags.c_contiguous or not left.flags.writeable:
+        raise InvalidArgumentError(f"left must be a writable, C-contiguous 1-D array of {n_index} counts, one per "
+                                   f"row of index (got shape {left.shape})", argument="left")
+    check_kinds(kinds, queries, skip_kind)
     # ``left`` is used up while the queries and kinds are read: one that shares their memory
     # would change rows not read yet (rv21, 02)
     for name, arrays in (("queries", queries), ("kinds", kinds)):

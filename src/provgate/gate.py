@@ -57,6 +57,7 @@ from provgate._factdiff import (
     draw_rows,
     grounding_index,
     grounding_index_many,
+    index_counts,
     place_rows,
     positions,
     ungrounded_rows,
@@ -463,13 +464,14 @@ class _ValuePool:
     draw on (I5: each new fact restates one pre fact at most), and those blocks' bytes (a quote
     restated word for word without its quotation marks)."""
 
-    __slots__ = ("_index", "left", "text", "values")
+    __slots__ = ("_index", "left", "text")
 
-    def __init__(self, values: np.ndarray, counts: np.ndarray, text: bytes) -> None:
-        self.values = values
+    def __init__(self, values: SortedFingerprints | np.ndarray, counts: np.ndarray, text: bytes) -> None:
+        # (the distinct values sorted, as unique_counts returns them, or their set as
+        # index_counts makes it)
+        self._index = values if type(values) is SortedFingerprints else SortedFingerprints(values)
         self.left = counts.copy()
         self.text = text
-        self._index: SortedFingerprints | None = None
 
     def take(self, facts: list[_Facts], *, commit: bool = True) -> list[int]:
         """How many facts of each of ``facts`` (in order: the earlier ones first) a value left
@@ -481,8 +483,6 @@ class _ValuePool:
         if not any(f.n_facts for f in facts) or not (left.any() or self.text):
             return [0] * len(facts)
         tables = [f.table for f in facts]
-        if self._index is None:
-            self._index = SortedFingerprints(self.values)
         # every row drawn in order, in one native pass over the tables' columns in place
         drawn, counts = draw_rows(self._index, left, [t.fp_value for t in tables], [t.kind for t in tables],
                                   _KIND_CITATION)
@@ -4122,9 +4122,9 @@ class _Check:
         agent = [post_facts[j].table for j in self.changed if _cites(post_blocks[j])]
         if not agent or not (touched or on_record):
             return float(factless_kept), set()
-        tables = [t for t in agent if len(t)] or agent
-        new = _joined([t.fp_value for t in tables])[_joined([t.kind for t in tables]) != _KIND_CITATION]
-        pool = _ValuePool(*unique_counts(np.ascontiguousarray(new)), b"\n\x00\n".join(t.data for t in agent))
+        # (their values, markers left out, gathered from the tables in place, sorted and counted)
+        pool = _ValuePool(*index_counts([t.fp_value for t in agent], [t.kind for t in agent], _KIND_CITATION),
+                          b"\n\x00\n".join(t.data for t in agent))
         if gone:
             densities = {i: self._counted_markers(i, gone) / pre_facts[i].n_facts
                          for i in (*touched, *on_record) if pre_facts[i].n_facts}
