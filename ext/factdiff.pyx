@@ -16,7 +16,7 @@ import numpy as np
 cimport numpy as cnp
 from libc.string cimport memcpy
 
-from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_GET_SIZE
+from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize, PyBytes_GET_SIZE
 from cpython.unicode cimport PyUnicode_DecodeUTF8
 
 from _boundaries cimport GramCache, fill_byte_classes, gram_cache_free, gram_cache_init, group_member_occurring
@@ -25,7 +25,7 @@ from _grouping cimport flat_grouping
 from libc.stdint cimport int32_t, uint8_t, uint64_t
 from _types cimport byte_t, fp_word_t, offset_t
 
-from provgate._factdiff_py import (REINIT_ERROR, SET_TYPE_ERROR, check_codes, check_column_groups, check_draw_arguments, check_kinds, check_queries, check_grounding_columns, check_ground_tables, check_groups_per_table,
+from provgate._factdiff_py import (REINIT_ERROR, SET_TYPE_ERROR, check_codes, check_column_groups, check_draw_arguments, check_drawn, check_kinds, check_queries, check_value_tables, check_grounding_columns, check_ground_tables, check_groups_per_table,
                                    check_hints, check_multiset, literal_modes, span_error, _check_kind_int)
 from provgate.errors import InvalidArgumentError
 
@@ -1285,6 +1285,85 @@ def index_counts(queries, kinds, skip_kind):
     cdef SortedFingerprints ix = SortedFingerprints.__new__(SortedFingerprints)
     ix._adopt(values)  # (sorted and distinct as _unique made it, and nobody else's)
     return ix, counts
+
+
+def undrawn_values(tables, drawn, kind):
+    """The rows of ``kind`` that ``drawn`` says were not drawn: (their tables, their values as
+    written); the specification is ``provgate._factdiff_py.undrawn_values``. One pass over
+    the kind columns in place, without the GIL, then a bytes object per row found (a few of
+    a summarize's hundreds), where the gate joined four columns of every table and sliced
+    each row's bytes by numpy scalars."""
+    if not (type(tables) is list or type(tables) is tuple):
+        check_value_tables(tables)  # raises
+    cdef Py_ssize_t t, n_tables = len(tables)
+    cdef list datas = [], kinds = [], starts = [], ends = []  # (private: every object stays alive)
+    cdef offset_t n, total = 0
+    cdef bint vetted = False
+    for t in range(n_tables):
+        table = tables[t]
+        data = getattr(table, "data", None)
+        codes = getattr(table, "kind", None)
+        n = (<cnp.ndarray>codes).shape[0] if type(codes) is np.ndarray else -1
+        first = getattr(table, "value_start", None)
+        last = getattr(table, "value_end", None)
+        if not (type(data) is bytes and n >= 0 and _is_column(codes, cnp.NPY_UINT8, n)
+                and _is_column(first, cnp.NPY_INT64, n) and _is_column(last, cnp.NPY_INT64, n)):
+            if not vetted:
+                check_value_tables(tables)  # raises, or a column is a view
+                vetted = True
+            codes = np.ascontiguousarray(codes)
+            first = np.ascontiguousarray(first)
+            last = np.ascontiguousarray(last)
+            n = (<cnp.ndarray>codes).shape[0]
+        datas.append(data)
+        kinds.append(codes)
+        starts.append(first)
+        ends.append(last)
+        total += n
+    _check_kind_int(kind, "kind")
+    if not _is_column(drawn, cnp.NPY_BOOL, total):
+        check_drawn(drawn, total)  # raises, or it is a view
+        drawn = np.ascontiguousarray(drawn)
+    cdef uint8_t want = <uint8_t>kind
+    cdef const unsigned char* flags = <const unsigned char*>cnp.PyArray_DATA(<cnp.ndarray>drawn)
+    # rows found: (table, start, end) each; at most every row
+    cdef cnp.ndarray found = np.empty((max(total, 1), 3), dtype=np.int64)
+    cdef offset_t* pf = index_ptr(found)
+    cdef offset_t m = 0, at = 0, r, a, b, size
+    cdef const uint8_t* kp
+    cdef const offset_t* sp
+    cdef const offset_t* ep
+    cdef offset_t bad_row = -1
+    for t in range(n_tables):
+        n = (<cnp.ndarray>kinds[t]).shape[0]
+        kp = <const uint8_t*>cnp.PyArray_DATA(<cnp.ndarray>kinds[t])
+        sp = index_ptr(<cnp.ndarray>starts[t])
+        ep = index_ptr(<cnp.ndarray>ends[t])
+        size = PyBytes_GET_SIZE(datas[t])
+        with nogil:
+            for r in range(n):
+                if kp[r] == want and not flags[at + r]:
+                    a = sp[r]
+                    b = ep[r]
+                    if a < 0 or a > b or b > size:
+                        bad_row = r
+                        break
+                    pf[3 * m] = t
+                    pf[3 * m + 1] = a
+                    pf[3 * m + 2] = b
+                    m += 1
+        if bad_row >= 0:
+            raise span_error(t, bad_row, a, b, size)
+        at += n
+    cdef cnp.ndarray owners = np.empty(m, dtype=np.int64)
+    cdef offset_t* po = index_ptr(owners)
+    cdef list values = []
+    cdef const char* base
+    for r in range(m):
+        po[r] = pf[3 * r]
+        base = PyBytes_AS_STRING(datas[pf[3 * r]])
+        values.append(PyBytes_FromStringAndSize(base + pf[3 * r + 1], pf[3 * r + 2] - pf[3 * r + 1]))
+    return owners, values
 
 
 cdef tuple _set_pointers(object sets):

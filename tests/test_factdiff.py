@@ -1387,6 +1387,145 @@ def test_index_counts_refuses_bad_input(impl, change, exc, message):
         impl.index_counts(**args)
 
 
+class _ValueTable:
+    """The columns undrawn_values reads (a FactTable has them, and more)."""
+
+    def __init__(self, data, kind, value_start, value_end):
+        self.data = data
+        self.kind = kind
+        self.value_start = value_start
+        self.value_end = value_end
+
+
+def _value_table(data: bytes, rows) -> _ValueTable:
+    """rows: (kind, start, end) each."""
+    rows = list(rows)
+    return _ValueTable(data, np.array([k for k, _, _ in rows], dtype=np.uint8),
+                       np.array([a for _, a, _ in rows], dtype=np.int64), np.array([b for _, _, b in rows], dtype=np.int64))
+
+
+@st.composite
+def value_tables(draw):
+    tables = []
+    for _ in range(draw(st.integers(0, 4))):
+        data = draw(st.binary(max_size=30))
+        rows = []
+        for _ in range(draw(st.integers(0, 8))):
+            a = draw(st.integers(0, len(data)))
+            rows.append((draw(st.integers(0, 3)), a, draw(st.integers(a, len(data)))))
+        tables.append(_value_table(data, rows))
+    total = sum(len(t.kind) for t in tables)
+    drawn = np.array(draw(st.lists(st.booleans(), min_size=total, max_size=total)), dtype=np.bool_)
+    return tables, drawn
+
+
+@SETTINGS
+@given(case=value_tables(), kind=st.integers(0, 3))
+def test_undrawn_values_are_the_rows_of_the_kind_left_over(impl, case, kind):
+    tables, drawn = case
+    expected_owners, expected_values = [], []
+    at = 0
+    for t, table in enumerate(tables):
+        for k, a, b in zip(table.kind.tolist(), table.value_start.tolist(), table.value_end.tolist()):
+            if k == kind and not drawn[at]:
+                expected_owners.append(t)
+                expected_values.append(table.data[a:b])
+            at += 1
+    owners, values = impl.undrawn_values(tables, drawn, kind)
+    assert owners.dtype == np.int64 and type(values) is list
+    assert (owners.tolist(), values) == (expected_owners, expected_values)
+    assert all(type(v) is bytes for v in values)
+
+
+@_only_with_native
+@SETTINGS
+@given(case=value_tables(), kind=st.integers(0, 3))
+def test_undrawn_values_native_equals_reference(case, kind):
+    tables, drawn = case
+    native, reference = _load("native"), _load("reference")
+    # (columns read through views that are not contiguous, and a flag array that is one)
+    viewed = [_ValueTable(t.data, np.repeat(t.kind, 2)[::2], np.repeat(t.value_start, 2)[::2],
+                          np.repeat(t.value_end, 2)[::2]) for t in tables]
+    mine = native.undrawn_values(viewed, np.repeat(drawn, 2)[::2], kind)
+    theirs = reference.undrawn_values(tuple(tables), drawn, kind)
+    assert np.array_equal(mine[0], theirs[0]) and mine[1] == theirs[1]
+
+
+def test_undrawn_values_of_a_real_table(impl):
+    from provgate.facts import Kind, extract
+
+    table = extract(b'limit=5 and "exact words" then retries=3, "more"\n')
+    quote, kv = int(Kind.QUOTE), int(Kind.KV)
+    drawn = np.zeros(len(table), dtype=np.bool_)
+    owners, values = impl.undrawn_values([table, table], np.concatenate([drawn, ~drawn]), quote)
+    assert owners.tolist() == [0, 0] and values == [b"exact words", b"more"]
+    owners, values = impl.undrawn_values([table], drawn, kv)
+    assert owners.tolist() == [0, 0] and values == [b"5", b"3"]
+    assert [v.tolist() for v in impl.undrawn_values([], np.zeros(0, np.bool_), kv)[:1]] == [[]]
+
+
+def test_undrawn_values_of_many_rows(impl):
+    n = 100_000 if impl.IMPLEMENTATION == "native" else 10_000
+    data = bytes(range(256)) * 4
+    rng = np.random.default_rng(3)
+    starts = rng.integers(0, 512, size=n)
+    table = _ValueTable(data, rng.integers(0, 2, size=n, dtype=np.uint8), starts, starts + rng.integers(0, 512, size=n))
+    drawn = rng.integers(0, 2, size=n).astype(np.bool_)
+    owners, values = impl.undrawn_values([table], drawn, 1)
+    rows = np.flatnonzero((table.kind == 1) & ~drawn)
+    assert owners.tolist() == [0] * len(rows)
+    assert values == [data[a:b] for a, b in zip(table.value_start[rows].tolist(), table.value_end[rows].tolist())]
+
+
+@pytest.mark.parametrize(
+    "change, exc, message",
+    [
+        (dict(tables=_value_table(b"ab", [(1, 0, 1)])), TypeError, "tables must be a list or tuple of fact tables"),
+        (dict(tables=[object()]), TypeError, r"tables\[0\].data must be bytes, not NoneType"),
+        (dict(tables=[_ValueTable(bytearray(b"ab"), np.ones(1, np.uint8), np.zeros(1, np.int64), np.ones(1, np.int64))]),
+         TypeError, r"tables\[0\].data must be bytes, not bytearray"),
+        (dict(tables=[_ValueTable(b"ab", np.ones(1, np.int64), np.zeros(1, np.int64), np.ones(1, np.int64))]),
+         TypeError, r"tables\[0\].kind must be a 1-D uint8 array, not 1-D int64 array"),
+        (dict(tables=[_ValueTable(b"ab", np.ones(1, np.uint8), np.zeros(1, np.int32), np.ones(1, np.int64))]),
+         TypeError, r"tables\[0\].value_start must be a 1-D int64 array, not 1-D int32 array"),
+        (dict(tables=[_ValueTable(b"ab", np.ones(1, np.uint8), np.zeros(1, np.int64), [1])]),
+         TypeError, r"tables\[0\].value_end must be a 1-D int64 array, not list"),
+        (dict(tables=[_ValueTable(b"ab", np.ones(1, np.uint8), np.zeros(2, np.int64), np.ones(1, np.int64))]),
+         InvalidArgumentError, r"tables\[0\].value_start has 2 rows for 1 kinds"),
+        # (every table is checked before the kind and the flags)
+        (dict(tables=[_value_table(b"ab", [(1, 0, 1)]), object()], kind=999), TypeError, r"tables\[1\].data"),
+        (dict(kind=256), InvalidArgumentError, "kind must be in 0..255"),
+        (dict(kind=True), TypeError, "kind must be an int, not bool"),
+        (dict(drawn=[False]), TypeError, "drawn must be a numpy bool array, not list"),
+        (dict(drawn=np.zeros(1, np.uint8)), TypeError, "drawn must be a numpy bool array, not ndarray of uint8"),
+        (dict(drawn=np.zeros(2, np.bool_)), InvalidArgumentError, "drawn must be a 1-D array of 1 flags"),
+        (dict(drawn=np.zeros((1, 1), np.bool_)), InvalidArgumentError, "drawn must be a 1-D array of 1 flags"),
+        (dict(tables=[_value_table(b"ab", [(1, 1, 3)])]), InvalidArgumentError,
+         r"tables\[0\] row 0 spans bytes 1..3, outside its 2 bytes of data"),
+        (dict(tables=[_value_table(b"ab", [(0, 9, 9), (1, 2, 1)])]), InvalidArgumentError,
+         r"tables\[0\] row 1 spans bytes 2..1"),
+        (dict(tables=[_value_table(b"ab", [(0, 9, 9), (1, -1, 1)])]), InvalidArgumentError,
+         r"tables\[0\] row 1 spans bytes -1..1"),
+    ],
+)
+def test_undrawn_values_refuses_bad_input(impl, change, exc, message):
+    args = dict(tables=[_value_table(b"ab", [(1, 0, 1)])], drawn=np.zeros(1, np.bool_), kind=1)
+    if "tables" in change and "drawn" not in change:
+        tables = change["tables"]
+        total = sum(len(getattr(t, "kind", ())) for t in tables) if isinstance(tables, list) else 1
+        args["drawn"] = np.zeros(total, np.bool_)
+    args.update(change)
+    with pytest.raises(exc, match=message):
+        impl.undrawn_values(**args)
+
+
+def test_undrawn_values_skip_rows_drawn_or_of_another_kind_whatever_their_spans(impl):
+    # (a span is checked only where a value is read)
+    table = _value_table(b"ab", [(0, 9, 9), (1, 7, 3), (1, 0, 2)])
+    owners, values = impl.undrawn_values([table], np.array([False, True, False]), 1)
+    assert owners.tolist() == [0] and values == [b"ab"]
+
+
 def _aliases_of_left():
     # each: (left, queries, kinds, the argument named): a query or kinds array over left's bytes
     left = np.ones(4, dtype=np.int64)

@@ -510,6 +510,72 @@ def draw_rows(index: Any, left: Any, queries: Any, kinds: Any, skip_kind: Any) -
     return np.array(drawn, dtype=np.bool_), _index_array(counts)
 
 
+def check_value_tables(tables: Any) -> tuple[list[Any], ...]:
+    """The columns ``undrawn_values`` reads of ``tables``, checked (messages shared by both
+    implementations): ``(datas, kinds, value_starts, value_ends)``, one list each, every array
+    made C-contiguous."""
+    if not isinstance(tables, (list, tuple)):
+        raise TypeError(f"tables must be a list or tuple of fact tables, not {type(tables).__name__}")
+    out: tuple[list[Any], ...] = ([], [], [], [])
+    for t, table in enumerate(tables):
+        data = getattr(table, "data", None)
+        if type(data) is not bytes:
+            raise TypeError(f"tables[{t}].data must be bytes, not {type(data).__name__}")
+        out[0].append(data)
+        kind = getattr(table, "kind", None)
+        if not isinstance(kind, np.ndarray) or kind.dtype != np.uint8 or kind.ndim != 1:
+            what = type(kind).__name__ if not isinstance(kind, np.ndarray) else f"{kind.ndim}-D {kind.dtype} array"
+            raise TypeError(f"tables[{t}].kind must be a 1-D uint8 array, not {what}")
+        out[1].append(np.ascontiguousarray(kind))
+        for c, column_name in enumerate(("value_start", "value_end"), start=2):
+            column = getattr(table, column_name, None)
+            name = f"tables[{t}].{column_name}"
+            if not isinstance(column, np.ndarray) or column.dtype != np.int64 or column.ndim != 1:
+                what = (type(column).__name__ if not isinstance(column, np.ndarray)
+                        else f"{column.ndim}-D {column.dtype} array")
+                raise TypeError(f"{name} must be a 1-D int64 array, not {what}")
+            if column.shape[0] != kind.shape[0]:
+                raise InvalidArgumentError(f"{name} has {column.shape[0]} rows for {kind.shape[0]} kinds",
+                                           argument="tables")
+            out[c].append(np.ascontiguousarray(column))
+    return out
+
+
+def check_drawn(drawn: Any, total: int) -> None:
+    """``undrawn_values``' flags: a bool per row of the tables end to end (messages shared by
+    both implementations)."""
+    if type(drawn) is not np.ndarray or drawn.dtype != np.bool_:
+        raise TypeError(f"drawn must be a numpy bool array, not {type(drawn).__name__}"
+                        + (f" of {drawn.dtype}" if isinstance(drawn, np.ndarray) else ""))
+    if drawn.ndim != 1 or drawn.shape[0] != total:
+        raise InvalidArgumentError(f"drawn must be a 1-D array of {total} flags, one per row of the tables, got shape "
+                                   f"{drawn.shape}", argument="drawn")
+
+
+def undrawn_values(tables: Any, drawn: Any, kind: Any) -> tuple[np.ndarray, list[bytes]]:
+    """The rows of ``kind`` that ``drawn`` (a flag per row of ``tables`` end to end, as
+    ``draw_rows`` returns it for their ``fp_value`` columns) says were not drawn, in order:
+    (the table each is in, int64; its value as written, ``data[value_start:value_end]``).
+    The gate's I5 looks for a fact no new value restates in pieces (key=value) or in so many
+    words (a quote)."""
+    datas, kinds, value_starts, value_ends = check_value_tables(tables)
+    _check_kind_int(kind, "kind")
+    check_drawn(drawn, sum(k.shape[0] for k in kinds))
+    flags = drawn.tolist()
+    owners: list[int] = []
+    values: list[bytes] = []
+    at = 0
+    for t, (data, codes, starts, ends) in enumerate(zip(datas, kinds, value_starts, value_ends)):
+        for r, (code, a, b) in enumerate(zip(codes.tolist(), starts.tolist(), ends.tolist())):
+            if code == kind and not flags[at + r]:
+                if not 0 <= a <= b <= len(data):
+                    raise span_error(t, r, a, b, len(data))
+                owners.append(t)
+                values.append(data[a:b])
+        at += codes.shape[0]
+    return _index_array(owners), values
+
+
 GROUND_COLUMNS = ("kind", "fp_fact", "fp_value", "start", "end", "value_start", "value_end")
 
 

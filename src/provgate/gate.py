@@ -60,6 +60,7 @@ from provgate._factdiff import (
     index_counts,
     place_rows,
     positions,
+    undrawn_values,
     ungrounded_rows,
     unique_counts,
 )
@@ -489,38 +490,27 @@ class _ValuePool:
         out = counts.tolist()
         if all(n == f.n_facts for n, f in zip(out, facts) if f.worded()):
             return out  # (no kv or quote fact is left to be restated otherwise: the next edit, usually)
-        kinds = _joined([t.kind for t in tables])
-        waiting = np.flatnonzero(~drawn & (kinds == _KIND_KV)) if left.any() else ()
-        # a quote no value restates, restated in so many words (red team 30, a04)
-        quotes = np.flatnonzero(~drawn & (kinds == _KIND_QUOTE)) if self.text else ()
-        if not (len(waiting) or len(quotes)):
-            return out
-        lengths = [len(t) for t in tables]
-        owner = np.repeat(np.arange(len(facts)), lengths)
-        if len(waiting):
-            for b, n in self._take_pieces(tables, lengths, owner, waiting, left).items():
-                out[b] += n
-        if len(quotes):
-            begins = _joined([t.value_start for t in tables])[quotes].tolist()
-            ends = _joined([t.value_end for t in tables])[quotes].tolist()
-            owners = owner[quotes].tolist()
-            words = [tables[b].data[a:e] for b, a, e in zip(owners, begins, ends)]
-            found = occurs_at_boundaries(words, [self.text])  # (one native pass for every quote)
-            for b, w, hit in zip(owners, words, found.tolist()):
-                out[b] += hit and bool(w.strip())
+        # a kv fact no value restates, restated in pieces; then a quote, in so many words (red
+        # team 30, a04): each kind's rows left over, with their values, from one native pass
+        if left.any():
+            owners, values = undrawn_values(tables, drawn, _KIND_KV)
+            if values:
+                for b, n in self._take_pieces(owners.tolist(), values, left).items():
+                    out[b] += n
+        if self.text:
+            owners, words = undrawn_values(tables, drawn, _KIND_QUOTE)
+            if words:
+                found = occurs_at_boundaries(words, [self.text])  # (one native pass for every quote)
+                for b, w, hit in zip(owners.tolist(), words, found.tolist()):
+                    out[b] += hit and bool(w.strip())
         return out
 
-    def _take_pieces(self, tables: list[FactTable], lengths: list[int], owner: np.ndarray, waiting: np.ndarray,
-                     left: np.ndarray) -> dict[int, int]:
+    def _take_pieces(self, owners: list[int], values: list[bytes], left: np.ndarray) -> dict[int, int]:
         """A key=value fact no value restates may be restated by a piece of its value read as
-        prose: the values of the facts left over (``waiting``, rows of all ``tables`` end to
-        end) read in one scan, their pieces looked up at once, then taken in order."""
-        starts = np.cumsum([0, *lengths[:-1]]).tolist()
+        prose: the values of the facts left over (``values``, of the tables ``owners``) read in
+        one scan, their pieces looked up at once, then taken in order."""
         parts, of_part = [], []
-        for k, b in zip(waiting.tolist(), owner[waiting].tolist()):
-            t = tables[b]
-            r = k - starts[b]
-            value = t.data[int(t.value_start[r]):int(t.value_end[r])]
+        for k, value in enumerate(values):
             if not value.isalnum():  # (ASCII letters and digits alone read as themselves)
                 parts.append(b"x " + value + b"\n")
                 of_part.append(k)
@@ -543,7 +533,7 @@ class _ValuePool:
             if left[at] > 0 and k not in done:
                 left[at] -= 1
                 done.add(k)
-                b = int(owner[k])
+                b = owners[k]
                 found[b] = found.get(b, 0) + 1
         return found
 

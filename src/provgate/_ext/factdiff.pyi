@@ -62,3 +62,6 @@ def index_counts(
     kinds: list[npt.NDArray[np.uint8]] | tuple[npt.NDArray[np.uint8], ...],
     skip_kind: int,
 ) -> tuple[SortedFingerprints, _Index]: ...
+def undrawn_values(
+    tables: list[Any] | tuple[Any, ...], drawn: npt.NDArray[np.bool_], kind: int,
+) -> tuple[_Index, list[bytes]]: ...
