@@ -39,8 +39,8 @@ from bisect import bisect_left, bisect_right
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from itertools import accumulate, compress, count, repeat
-from operator import attrgetter, is_, is_not
+from itertools import accumulate, chain, compress, count, repeat
+from operator import attrgetter, is_, is_not, sub
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -4247,14 +4247,16 @@ class _Check:
         added = ([(post_blocks[j], pre_facts[self.match[j]]) for j in self.reused]  # type: ignore[index]
                  + [(post_blocks[j], post_facts[j]) for j in self.changed])
         # per marker name as written: post's markers less pre's (of the blocks that cite). Each
-        # side is counted in C; pre's distinct names are then taken off one by one, in their
-        # order of first appearance, so net's keys stand in the order Counter.subtract gives
-        # them (_unreplaced spends spare markers in that order)
-        net = Counter([n for b, facts in added if facts.n_markers and _cites(b) for n in facts.cited_names()])
-        net_get = net.get
-        for name, c in Counter([n for i in removed if i not in explicit and _cites(pre_blocks[i])
-                                for n in pre_facts[i].cited_names()]).items():
-            net[name] = net_get(name, 0) - c
+        # side is counted in C, and pre's distinct names are taken off in C too, set in their
+        # order of first appearance: net's keys stand in the order Counter.subtract gives them
+        # (_unreplaced spends spare markers in that order)
+        net = Counter(chain.from_iterable([facts.cited_names() for b, facts in added
+                                           if facts.n_markers and _cites(b)]))
+        gone_by = Counter(chain.from_iterable([pre_facts[i].cited_names() for i in removed
+                                               if i not in explicit and _cites(pre_blocks[i])]))
+        if gone_by:
+            # (dict.update sets each name's count, where Counter.update would add to it)
+            dict.update(net, zip(gone_by, map(sub, map(net.get, gone_by, repeat(0)), gone_by.values())))
         if restored:
             net.update(restored)
         if not net or min(net.values()) >= 0:
