@@ -1260,7 +1260,7 @@ def index_counts(queries, kinds, skip_kind):
                 vetted = True
             kinds_of[k] = np.ascontiguousarray(kinds_of[k])
     cdef uint8_t skip = <uint8_t>skip_kind
-    cdef offset_t total = 0, n, r, at = 0
+    cdef offset_t total = 0, n, r, at = 0, i, d = 0
     cdef const uint8_t* kp
     cdef const fp_word_t* qp
     for k in range(n_arrays):
@@ -1269,7 +1269,12 @@ def index_counts(queries, kinds, skip_kind):
         with nogil:
             for r in range(n):
                 total += kp[r] != skip
-    cdef cnp.ndarray gathered = np.empty((total, 2), dtype=np.uint64)
+    # (arrays made through the C API: a Python call each cost more than this call's work on a
+    # summarize's thousand rows; the rows gathered, their stable sort order and its scratch)
+    cdef cnp.npy_intp dims[2]
+    dims[0] = total
+    dims[1] = 2
+    cdef cnp.ndarray gathered = cnp.PyArray_EMPTY(2, dims, cnp.NPY_UINT64, 0)
     cdef fp_word_t* pg = <fp_word_t*>cnp.PyArray_DATA(gathered)
     for k in range(n_arrays):
         n = (<cnp.ndarray>kinds_of[k]).shape[0]
@@ -1281,9 +1286,42 @@ def index_counts(queries, kinds, skip_kind):
                     pg[2 * at] = qp[2 * r]
                     pg[2 * at + 1] = qp[2 * r + 1]
                     at += 1
-    values, counts, _ = _unique(gathered, False)
+    cdef int bits = _bucket_bits(total)
+    cdef cnp.npy_intp n_order = max(total, 1), n_starts = ((<offset_t>1) << bits) + 1
+    cdef cnp.ndarray order = cnp.PyArray_EMPTY(1, &n_order, cnp.NPY_INT64, 0)
+    cdef cnp.ndarray tmp = cnp.PyArray_EMPTY(1, &n_order, cnp.NPY_INT64, 0)
+    cdef cnp.ndarray starts = cnp.PyArray_EMPTY(1, &n_starts, cnp.NPY_INT64, 0)
+    cdef offset_t* po = index_ptr(order)
+    cdef offset_t* pt = index_ptr(tmp)
+    cdef offset_t* ps = index_ptr(starts)
+    with nogil:
+        if total > 1:
+            bucket_sort(pg, total, po, pt, ps, bits)
+        elif total == 1:
+            po[0] = 0
+        # distinct rows, counted first: the set and the counts get arrays of exactly their size
+        for i in range(total):
+            r = po[i]
+            if i == 0 or pg[2 * r] != pg[2 * po[i - 1]] or pg[2 * r + 1] != pg[2 * po[i - 1] + 1]:
+                d += 1
+    dims[0] = d
+    cdef cnp.ndarray values = cnp.PyArray_EMPTY(2, dims, cnp.NPY_UINT64, 0)
+    cdef cnp.ndarray counts = cnp.PyArray_EMPTY(1, dims, cnp.NPY_INT64, 0)
+    cdef fp_word_t* pv = <fp_word_t*>cnp.PyArray_DATA(values)
+    cdef offset_t* pc = index_ptr(counts)
+    d = 0
+    with nogil:
+        for i in range(total):
+            r = po[i]
+            if d == 0 or pg[2 * r] != pv[2 * (d - 1)] or pg[2 * r + 1] != pv[2 * (d - 1) + 1]:
+                pv[2 * d] = pg[2 * r]
+                pv[2 * d + 1] = pg[2 * r + 1]
+                pc[d] = 1
+                d += 1
+            else:
+                pc[d - 1] += 1
     cdef SortedFingerprints ix = SortedFingerprints.__new__(SortedFingerprints)
-    ix._adopt(values)  # (sorted and distinct as _unique made it, and nobody else's)
+    ix._adopt(values)  # (sorted and distinct as made here, and nobody else's)
     return ix, counts
 
 
