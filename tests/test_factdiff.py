@@ -14,6 +14,7 @@ import sys
 import threading
 import time
 from functools import partial
+from itertools import pairwise
 
 import numpy as np
 import pytest
@@ -1312,7 +1313,7 @@ def _index_counts_oracle(queries, kinds, skip):
 def test_index_counts_counts_the_rows_not_skipped(impl, pair, cuts, data):
     a, _ = pair
     bounds = [0, *sorted(min(c, len(a)) for c in cuts), len(a)]
-    queries = [np.ascontiguousarray(a[x:y]) for x, y in zip(bounds, bounds[1:])]
+    queries = [np.ascontiguousarray(a[x:y]) for x, y in pairwise(bounds)]
     kinds = [np.array(data.draw(st.lists(st.integers(0, 2), min_size=len(q), max_size=len(q))), dtype=np.uint8)
              for q in queries]
     index, counts = impl.index_counts(queries, kinds, 1)
@@ -1362,26 +1363,26 @@ def test_index_counts_of_many_rows_agrees_with_numpy(impl):
 @pytest.mark.parametrize(
     "change, exc, message",
     [
-        (dict(queries=fp([[1, 2]])), TypeError, "queries must be a list or tuple"),
-        (dict(queries=[[1, 2]]), TypeError, r"queries\[0\] must be a numpy array"),
-        (dict(queries=[np.ones((1, 2), dtype=np.int64)]), TypeError, r"queries\[0\] must have dtype uint64"),
-        (dict(queries=[np.ones((1, 3), dtype=np.uint64)]), InvalidArgumentError, r"queries\[0\] must have shape \(n, 2\)"),
+        ({"queries": fp([[1, 2]])}, TypeError, "queries must be a list or tuple"),
+        ({"queries": [[1, 2]]}, TypeError, r"queries\[0\] must be a numpy array"),
+        ({"queries": [np.ones((1, 2), dtype=np.int64)]}, TypeError, r"queries\[0\] must have dtype uint64"),
+        ({"queries": [np.ones((1, 3), dtype=np.uint64)]}, InvalidArgumentError, r"queries\[0\] must have shape \(n, 2\)"),
         # (every query is checked before any kind, as the reference does)
-        (dict(queries=[fp([[1, 2]]), [1]], kinds=[[0], [0]]), TypeError, r"queries\[1\] must be a numpy array"),
-        (dict(kinds=np.zeros(1, dtype=np.uint8)), TypeError, "kinds must be a list or tuple of uint8 arrays, not ndarray"),
-        (dict(kinds=[]), InvalidArgumentError, "kinds must have one array per query array, got 0 for 1"),
-        (dict(kinds=[[0]]), TypeError, r"kinds\[0\] must be a numpy uint8 array, not list"),
-        (dict(kinds=[np.zeros(1, dtype=np.int64)]), TypeError, r"kinds\[0\] must be a numpy uint8 array, not ndarray of int64"),
-        (dict(kinds=[np.zeros(2, dtype=np.uint8)]), InvalidArgumentError, r"kinds\[0\] must have one entry per row of queries\[0\] \(1\)"),
-        (dict(kinds=[np.zeros((1, 1), dtype=np.uint8)]), InvalidArgumentError, r"kinds\[0\] must have one entry per row"),
-        (dict(skip_kind=256), InvalidArgumentError, "skip_kind must be in 0..255"),
-        (dict(skip_kind=-1), InvalidArgumentError, "skip_kind must be in 0..255"),
-        (dict(skip_kind=True), TypeError, "skip_kind must be an int, not bool"),
-        (dict(skip_kind=7.0), TypeError, "skip_kind must be an int, not float"),
+        ({"queries": [fp([[1, 2]]), [1]], "kinds": [[0], [0]]}, TypeError, r"queries\[1\] must be a numpy array"),
+        ({"kinds": np.zeros(1, dtype=np.uint8)}, TypeError, "kinds must be a list or tuple of uint8 arrays, not ndarray"),
+        ({"kinds": []}, InvalidArgumentError, "kinds must have one array per query array, got 0 for 1"),
+        ({"kinds": [[0]]}, TypeError, r"kinds\[0\] must be a numpy uint8 array, not list"),
+        ({"kinds": [np.zeros(1, dtype=np.int64)]}, TypeError, r"kinds\[0\] must be a numpy uint8 array, not ndarray of int64"),
+        ({"kinds": [np.zeros(2, dtype=np.uint8)]}, InvalidArgumentError, r"kinds\[0\] must have one entry per row of queries\[0\] \(1\)"),
+        ({"kinds": [np.zeros((1, 1), dtype=np.uint8)]}, InvalidArgumentError, r"kinds\[0\] must have one entry per row"),
+        ({"skip_kind": 256}, InvalidArgumentError, "skip_kind must be in 0..255"),
+        ({"skip_kind": -1}, InvalidArgumentError, "skip_kind must be in 0..255"),
+        ({"skip_kind": True}, TypeError, "skip_kind must be an int, not bool"),
+        ({"skip_kind": 7.0}, TypeError, "skip_kind must be an int, not float"),
     ],
 )
 def test_index_counts_refuses_bad_input(impl, change, exc, message):
-    args = dict(queries=[fp([[1, 2]])], kinds=[np.zeros(1, dtype=np.uint8)], skip_kind=7)
+    args = {"queries": [fp([[1, 2]])], "kinds": [np.zeros(1, dtype=np.uint8)], "skip_kind": 7}
     args.update(change)
     with pytest.raises(exc, match=message):
         impl.index_counts(**args)
@@ -1480,36 +1481,36 @@ def test_undrawn_values_of_many_rows(impl):
 @pytest.mark.parametrize(
     "change, exc, message",
     [
-        (dict(tables=_value_table(b"ab", [(1, 0, 1)])), TypeError, "tables must be a list or tuple of fact tables"),
-        (dict(tables=[object()]), TypeError, r"tables\[0\].data must be bytes, not NoneType"),
-        (dict(tables=[_ValueTable(bytearray(b"ab"), np.ones(1, np.uint8), np.zeros(1, np.int64), np.ones(1, np.int64))]),
+        ({"tables": _value_table(b"ab", [(1, 0, 1)])}, TypeError, "tables must be a list or tuple of fact tables"),
+        ({"tables": [object()]}, TypeError, r"tables\[0\].data must be bytes, not NoneType"),
+        ({"tables": [_ValueTable(bytearray(b"ab"), np.ones(1, np.uint8), np.zeros(1, np.int64), np.ones(1, np.int64))]},
          TypeError, r"tables\[0\].data must be bytes, not bytearray"),
-        (dict(tables=[_ValueTable(b"ab", np.ones(1, np.int64), np.zeros(1, np.int64), np.ones(1, np.int64))]),
+        ({"tables": [_ValueTable(b"ab", np.ones(1, np.int64), np.zeros(1, np.int64), np.ones(1, np.int64))]},
          TypeError, r"tables\[0\].kind must be a 1-D uint8 array, not 1-D int64 array"),
-        (dict(tables=[_ValueTable(b"ab", np.ones(1, np.uint8), np.zeros(1, np.int32), np.ones(1, np.int64))]),
+        ({"tables": [_ValueTable(b"ab", np.ones(1, np.uint8), np.zeros(1, np.int32), np.ones(1, np.int64))]},
          TypeError, r"tables\[0\].value_start must be a 1-D int64 array, not 1-D int32 array"),
-        (dict(tables=[_ValueTable(b"ab", np.ones(1, np.uint8), np.zeros(1, np.int64), [1])]),
+        ({"tables": [_ValueTable(b"ab", np.ones(1, np.uint8), np.zeros(1, np.int64), [1])]},
          TypeError, r"tables\[0\].value_end must be a 1-D int64 array, not list"),
-        (dict(tables=[_ValueTable(b"ab", np.ones(1, np.uint8), np.zeros(2, np.int64), np.ones(1, np.int64))]),
+        ({"tables": [_ValueTable(b"ab", np.ones(1, np.uint8), np.zeros(2, np.int64), np.ones(1, np.int64))]},
          InvalidArgumentError, r"tables\[0\].value_start has 2 rows for 1 kinds"),
         # (every table is checked before the kind and the flags)
-        (dict(tables=[_value_table(b"ab", [(1, 0, 1)]), object()], kind=999), TypeError, r"tables\[1\].data"),
-        (dict(kind=256), InvalidArgumentError, "kind must be in 0..255"),
-        (dict(kind=True), TypeError, "kind must be an int, not bool"),
-        (dict(drawn=[False]), TypeError, "drawn must be a numpy bool array, not list"),
-        (dict(drawn=np.zeros(1, np.uint8)), TypeError, "drawn must be a numpy bool array, not ndarray of uint8"),
-        (dict(drawn=np.zeros(2, np.bool_)), InvalidArgumentError, "drawn must be a 1-D array of 1 flags"),
-        (dict(drawn=np.zeros((1, 1), np.bool_)), InvalidArgumentError, "drawn must be a 1-D array of 1 flags"),
-        (dict(tables=[_value_table(b"ab", [(1, 1, 3)])]), InvalidArgumentError,
+        ({"tables": [_value_table(b"ab", [(1, 0, 1)]), object()], "kind": 999}, TypeError, r"tables\[1\].data"),
+        ({"kind": 256}, InvalidArgumentError, "kind must be in 0..255"),
+        ({"kind": True}, TypeError, "kind must be an int, not bool"),
+        ({"drawn": [False]}, TypeError, "drawn must be a numpy bool array, not list"),
+        ({"drawn": np.zeros(1, np.uint8)}, TypeError, "drawn must be a numpy bool array, not ndarray of uint8"),
+        ({"drawn": np.zeros(2, np.bool_)}, InvalidArgumentError, "drawn must be a 1-D array of 1 flags"),
+        ({"drawn": np.zeros((1, 1), np.bool_)}, InvalidArgumentError, "drawn must be a 1-D array of 1 flags"),
+        ({"tables": [_value_table(b"ab", [(1, 1, 3)])]}, InvalidArgumentError,
          r"tables\[0\] row 0 spans bytes 1..3, outside its 2 bytes of data"),
-        (dict(tables=[_value_table(b"ab", [(0, 9, 9), (1, 2, 1)])]), InvalidArgumentError,
+        ({"tables": [_value_table(b"ab", [(0, 9, 9), (1, 2, 1)])]}, InvalidArgumentError,
          r"tables\[0\] row 1 spans bytes 2..1"),
-        (dict(tables=[_value_table(b"ab", [(0, 9, 9), (1, -1, 1)])]), InvalidArgumentError,
+        ({"tables": [_value_table(b"ab", [(0, 9, 9), (1, -1, 1)])]}, InvalidArgumentError,
          r"tables\[0\] row 1 spans bytes -1..1"),
     ],
 )
 def test_undrawn_values_refuses_bad_input(impl, change, exc, message):
-    args = dict(tables=[_value_table(b"ab", [(1, 0, 1)])], drawn=np.zeros(1, np.bool_), kind=1)
+    args = {"tables": [_value_table(b"ab", [(1, 0, 1)])], "drawn": np.zeros(1, np.bool_), "kind": 1}
     if "tables" in change and "drawn" not in change:
         tables = change["tables"]
         total = sum(len(getattr(t, "kind", ())) for t in tables) if isinstance(tables, list) else 1
