@@ -16,7 +16,7 @@ import numpy as np
 cimport numpy as cnp
 from libc.string cimport memcpy
 
-from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_GET_SIZE
+from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize, PyBytes_GET_SIZE
 from cpython.unicode cimport PyUnicode_DecodeUTF8
 
 from _boundaries cimport GramCache, fill_byte_classes, gram_cache_free, gram_cache_init, group_member_occurring
@@ -25,7 +25,7 @@ from _grouping cimport flat_grouping
 from libc.stdint cimport int32_t, uint8_t, uint64_t
 from _types cimport byte_t, fp_word_t, offset_t
 
-from provgate._factdiff_py import (REINIT_ERROR, SET_TYPE_ERROR, check_codes, check_column_groups, check_draw_arguments, check_grounding_columns, check_ground_tables, check_groups_per_table,
+from provgate._factdiff_py import (REINIT_ERROR, SET_TYPE_ERROR, check_codes, check_column_groups, check_draw_arguments, check_drawn, check_kinds, check_queries, check_value_tables, check_grounding_columns, check_ground_tables, check_groups_per_table,
                                    check_hints, check_multiset, literal_modes, span_error, _check_kind_int)
 from provgate.errors import InvalidArgumentError
 
@@ -1224,6 +1224,184 @@ def draw_rows(index, left, queries, kinds, skip_kind):
                         p_counts[k] += 1
                 at += 1
     return drawn, counts
+
+
+def index_counts(queries, kinds, skip_kind):
+    """The distinct rows of ``queries`` whose kind is not ``skip_kind``, as a
+    :class:`SortedFingerprints`, and how often each occurs; the specification is
+    ``provgate._factdiff_py.index_counts``. The rows are gathered from the arrays in place
+    into one buffer, sorted and counted there, and the set adopts its distinct rows: no joined
+    copy of the columns, no mask, no second copy of the rows to vet them as sorted."""
+    # the cheap yes for what the gate passes (its tables' columns); anything else is checked
+    # by the reference's own checks, in its order (every query before any kind), which raise
+    # or find a view, read from a contiguous copy
+    if not (type(queries) is list or type(queries) is tuple) or not (type(kinds) is list or type(kinds) is tuple):
+        check_queries(queries)
+        check_kinds(kinds, queries, skip_kind)
+    cdef Py_ssize_t k, n_arrays = len(queries)
+    cdef list rows_of = list(queries), kinds_of = list(kinds)  # (private: every array stays alive)
+    cdef bint vetted = False
+    if len(kinds_of) != n_arrays or type(skip_kind) is not int or not 0 <= skip_kind <= 255:
+        check_queries(queries)
+        check_kinds(kinds, queries, skip_kind)
+        vetted = True
+    for k in range(n_arrays):
+        if not _is_fingerprint_array(rows_of[k]):
+            if not vetted:
+                check_queries(queries)
+                check_kinds(kinds, queries, skip_kind)
+                vetted = True
+            rows_of[k] = np.ascontiguousarray(rows_of[k])
+    for k in range(n_arrays):
+        if not _is_column(kinds_of[k], cnp.NPY_UINT8, (<cnp.ndarray>rows_of[k]).shape[0]):
+            if not vetted:
+                check_queries(queries)
+                check_kinds(kinds, queries, skip_kind)
+                vetted = True
+            kinds_of[k] = np.ascontiguousarray(kinds_of[k])
+    cdef uint8_t skip = <uint8_t>skip_kind
+    cdef offset_t total = 0, n, r, at = 0, i, d = 0
+    cdef const uint8_t* kp
+    cdef const fp_word_t* qp
+    for k in range(n_arrays):
+        n = (<cnp.ndarray>kinds_of[k]).shape[0]
+        kp = <const uint8_t*>cnp.PyArray_DATA(<cnp.ndarray>kinds_of[k])
+        with nogil:
+            for r in range(n):
+                total += kp[r] != skip
+    # (arrays made through the C API: a Python call each cost more than this call's work on a
+    # summarize's thousand rows; the rows gathered, their stable sort order and its scratch)
+    cdef cnp.npy_intp dims[2]
+    dims[0] = total
+    dims[1] = 2
+    cdef cnp.ndarray gathered = cnp.PyArray_EMPTY(2, dims, cnp.NPY_UINT64, 0)
+    cdef fp_word_t* pg = <fp_word_t*>cnp.PyArray_DATA(gathered)
+    for k in range(n_arrays):
+        n = (<cnp.ndarray>kinds_of[k]).shape[0]
+        kp = <const uint8_t*>cnp.PyArray_DATA(<cnp.ndarray>kinds_of[k])
+        qp = rows_ptr(<cnp.ndarray>rows_of[k])
+        with nogil:
+            for r in range(n):
+                if kp[r] != skip:
+                    pg[2 * at] = qp[2 * r]
+                    pg[2 * at + 1] = qp[2 * r + 1]
+                    at += 1
+    cdef int bits = _bucket_bits(total)
+    cdef cnp.npy_intp n_order = max(total, 1), n_starts = ((<offset_t>1) << bits) + 1
+    cdef cnp.ndarray order = cnp.PyArray_EMPTY(1, &n_order, cnp.NPY_INT64, 0)
+    cdef cnp.ndarray tmp = cnp.PyArray_EMPTY(1, &n_order, cnp.NPY_INT64, 0)
+    cdef cnp.ndarray starts = cnp.PyArray_EMPTY(1, &n_starts, cnp.NPY_INT64, 0)
+    cdef offset_t* po = index_ptr(order)
+    cdef offset_t* pt = index_ptr(tmp)
+    cdef offset_t* ps = index_ptr(starts)
+    with nogil:
+        if total > 1:
+            bucket_sort(pg, total, po, pt, ps, bits)
+        elif total == 1:
+            po[0] = 0
+        # distinct rows, counted first: the set and the counts get arrays of exactly their size
+        for i in range(total):
+            r = po[i]
+            if i == 0 or pg[2 * r] != pg[2 * po[i - 1]] or pg[2 * r + 1] != pg[2 * po[i - 1] + 1]:
+                d += 1
+    dims[0] = d
+    cdef cnp.ndarray values = cnp.PyArray_EMPTY(2, dims, cnp.NPY_UINT64, 0)
+    cdef cnp.ndarray counts = cnp.PyArray_EMPTY(1, dims, cnp.NPY_INT64, 0)
+    cdef fp_word_t* pv = <fp_word_t*>cnp.PyArray_DATA(values)
+    cdef offset_t* pc = index_ptr(counts)
+    d = 0
+    with nogil:
+        for i in range(total):
+            r = po[i]
+            if d == 0 or pg[2 * r] != pv[2 * (d - 1)] or pg[2 * r + 1] != pv[2 * (d - 1) + 1]:
+                pv[2 * d] = pg[2 * r]
+                pv[2 * d + 1] = pg[2 * r + 1]
+                pc[d] = 1
+                d += 1
+            else:
+                pc[d - 1] += 1
+    cdef SortedFingerprints ix = SortedFingerprints.__new__(SortedFingerprints)
+    ix._adopt(values)  # (sorted and distinct as made here, and nobody else's)
+    return ix, counts
+
+
+def undrawn_values(tables, drawn, kind):
+    """The rows of ``kind`` that ``drawn`` says were not drawn: (their tables, their values as
+    written); the specification is ``provgate._factdiff_py.undrawn_values``. One pass over
+    the kind columns in place, without the GIL, then a bytes object per row found (a few of
+    a summarize's hundreds), where the gate joined four columns of every table and sliced
+    each row's bytes by numpy scalars."""
+    if not (type(tables) is list or type(tables) is tuple):
+        check_value_tables(tables)  # raises
+    cdef Py_ssize_t t, n_tables = len(tables)
+    cdef list datas = [], kinds = [], starts = [], ends = []  # (private: every object stays alive)
+    cdef offset_t n, total = 0
+    cdef bint vetted = False
+    for t in range(n_tables):
+        table = tables[t]
+        data = getattr(table, "data", None)
+        codes = getattr(table, "kind", None)
+        n = (<cnp.ndarray>codes).shape[0] if type(codes) is np.ndarray else -1
+        first = getattr(table, "value_start", None)
+        last = getattr(table, "value_end", None)
+        if not (type(data) is bytes and n >= 0 and _is_column(codes, cnp.NPY_UINT8, n)
+                and _is_column(first, cnp.NPY_INT64, n) and _is_column(last, cnp.NPY_INT64, n)):
+            if not vetted:
+                check_value_tables(tables)  # raises, or a column is a view
+                vetted = True
+            codes = np.ascontiguousarray(codes)
+            first = np.ascontiguousarray(first)
+            last = np.ascontiguousarray(last)
+            n = (<cnp.ndarray>codes).shape[0]
+        datas.append(data)
+        kinds.append(codes)
+        starts.append(first)
+        ends.append(last)
+        total += n
+    _check_kind_int(kind, "kind")
+    if not _is_column(drawn, cnp.NPY_BOOL, total):
+        check_drawn(drawn, total)  # raises, or it is a view
+        drawn = np.ascontiguousarray(drawn)
+    cdef uint8_t want = <uint8_t>kind
+    cdef const unsigned char* flags = <const unsigned char*>cnp.PyArray_DATA(<cnp.ndarray>drawn)
+    # rows found: (table, start, end) each; at most every row
+    cdef cnp.ndarray found = np.empty((max(total, 1), 3), dtype=np.int64)
+    cdef offset_t* pf = index_ptr(found)
+    cdef offset_t m = 0, at = 0, r, a, b, size
+    cdef const uint8_t* kp
+    cdef const offset_t* sp
+    cdef const offset_t* ep
+    cdef offset_t bad_row = -1
+    for t in range(n_tables):
+        n = (<cnp.ndarray>kinds[t]).shape[0]
+        kp = <const uint8_t*>cnp.PyArray_DATA(<cnp.ndarray>kinds[t])
+        sp = index_ptr(<cnp.ndarray>starts[t])
+        ep = index_ptr(<cnp.ndarray>ends[t])
+        size = PyBytes_GET_SIZE(datas[t])
+        with nogil:
+            for r in range(n):
+                if kp[r] == want and not flags[at + r]:
+                    a = sp[r]
+                    b = ep[r]
+                    if a < 0 or a > b or b > size:
+                        bad_row = r
+                        break
+                    pf[3 * m] = t
+                    pf[3 * m + 1] = a
+                    pf[3 * m + 2] = b
+                    m += 1
+        if bad_row >= 0:
+            raise span_error(t, bad_row, a, b, size)
+        at += n
+    cdef cnp.ndarray owners = np.empty(m, dtype=np.int64)
+    cdef offset_t* po = index_ptr(owners)
+    cdef list values = []
+    cdef const char* base
+    for r in range(m):
+        po[r] = pf[3 * r]
+        base = PyBytes_AS_STRING(datas[pf[3 * r]])
+        values.append(PyBytes_FromStringAndSize(base + pf[3 * r + 1], pf[3 * r + 2] - pf[3 * r + 1]))
+    return owners, values
 
 
 cdef tuple _set_pointers(object sets):

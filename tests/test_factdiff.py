@@ -14,6 +14,7 @@ import sys
 import threading
 import time
 from functools import partial
+from itertools import pairwise
 
 import numpy as np
 import pytest
@@ -1294,6 +1295,236 @@ def test_draw_rows_read_every_kinds_view_from_a_copy(impl):
     kinds = [np.zeros(4, dtype=np.uint8)[::2], np.array([0, 9, 7, 9], dtype=np.uint8)[::2], np.zeros(2, np.uint8)[::2]]
     drawn, counts = impl.draw_rows(index, left, queries, kinds, 7)
     assert drawn.tolist() == [True, True, False, False, False] and counts.tolist() == [2, 0, 0]
+
+
+def _index_counts_oracle(queries, kinds, skip):
+    """The rows not of kind ``skip``, counted with a dict: (sorted distinct rows, their counts)."""
+    seen: dict = {}
+    for q, kind in zip(queries, kinds):
+        for row, code in zip(q.tolist(), kind.tolist()):
+            if code != skip:
+                seen[tuple(row)] = seen.get(tuple(row), 0) + 1
+    rows = sorted(seen)
+    return [list(r) for r in rows], [seen[r] for r in rows]
+
+
+@SETTINGS
+@given(pair=fingerprint_arrays(), cuts=st.lists(st.integers(0, 40), max_size=4), data=st.data())
+def test_index_counts_counts_the_rows_not_skipped(impl, pair, cuts, data):
+    a, _ = pair
+    bounds = [0, *sorted(min(c, len(a)) for c in cuts), len(a)]
+    queries = [np.ascontiguousarray(a[x:y]) for x, y in pairwise(bounds)]
+    kinds = [np.array(data.draw(st.lists(st.integers(0, 2), min_size=len(q), max_size=len(q))), dtype=np.uint8)
+             for q in queries]
+    index, counts = impl.index_counts(queries, kinds, 1)
+    assert type(index) is impl.SortedFingerprints and counts.dtype == np.int64 and counts.ndim == 1
+    assert (index.to_array().tolist(), counts.tolist()) == _index_counts_oracle(queries, kinds, 1)
+    # the set is one that look-ups accept: every row not skipped is found where it sits
+    rows = index.to_array()
+    if len(rows):
+        assert impl.positions(index, [rows]).tolist() == list(range(len(rows)))
+
+
+@_only_with_native
+@SETTINGS
+@given(pair=fingerprint_arrays(), skip=st.integers(0, 3))
+def test_index_counts_native_equals_reference(pair, skip):
+    a, b = pair
+    native, reference = _load("native"), _load("reference")
+    queries = [b, a, b[::2], a[:0]]  # (a view that is not contiguous, an empty array)
+    kinds = [(np.arange(len(q)) % 4).astype(np.uint8) for q in queries]
+    kinds[2] = np.repeat(kinds[2], 2)[::2]  # (read through a view too)
+    mine = native.index_counts(queries, kinds, skip)
+    theirs = reference.index_counts(tuple(queries), tuple(kinds), skip)
+    assert np.array_equal(mine[0].to_array(), theirs[0].to_array())
+    assert np.array_equal(mine[1], theirs[1]) and mine[1].dtype == theirs[1].dtype
+
+
+def test_index_counts_of_nothing_is_an_empty_set(impl):
+    for queries, kinds in (([], []), ([fp([])], [np.zeros(0, np.uint8)]), ([fp([[1, 2]] * 3)], [np.full(3, 7, np.uint8)])):
+        index, counts = impl.index_counts(queries, kinds, 7)
+        assert len(index) == 0 and counts.tolist() == [] and counts.dtype == np.int64
+        assert impl.positions(index, [fp([[1, 2]])]).tolist() == [-1]
+
+
+def test_index_counts_of_many_rows_agrees_with_numpy(impl):
+    rng = np.random.default_rng(5)
+    n = 200_000 if impl.IMPLEMENTATION == "native" else 20_000  # (the reference reads row by row)
+    rows = rng.integers(0, 50, size=(n, 2), dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15)
+    kinds = rng.integers(0, 3, size=n, dtype=np.uint8)
+    halves = [rows[: n // 3], rows[n // 3:]]
+    kind_halves = [kinds[: n // 3], kinds[n // 3:]]
+    index, counts = impl.index_counts(halves, kind_halves, 2)
+    kept = rows[kinds != 2]
+    values, expected = np.unique(kept[np.lexsort((kept[:, 1], kept[:, 0]))], axis=0, return_counts=True)
+    assert np.array_equal(index.to_array(), values) and counts.tolist() == expected.tolist()
+
+
+@pytest.mark.parametrize(
+    "change, exc, message",
+    [
+        ({"queries": fp([[1, 2]])}, TypeError, "queries must be a list or tuple"),
+        ({"queries": [[1, 2]]}, TypeError, r"queries\[0\] must be a numpy array"),
+        ({"queries": [np.ones((1, 2), dtype=np.int64)]}, TypeError, r"queries\[0\] must have dtype uint64"),
+        ({"queries": [np.ones((1, 3), dtype=np.uint64)]}, InvalidArgumentError, r"queries\[0\] must have shape \(n, 2\)"),
+        # (every query is checked before any kind, as the reference does)
+        ({"queries": [fp([[1, 2]]), [1]], "kinds": [[0], [0]]}, TypeError, r"queries\[1\] must be a numpy array"),
+        ({"kinds": np.zeros(1, dtype=np.uint8)}, TypeError, "kinds must be a list or tuple of uint8 arrays, not ndarray"),
+        ({"kinds": []}, InvalidArgumentError, "kinds must have one array per query array, got 0 for 1"),
+        ({"kinds": [[0]]}, TypeError, r"kinds\[0\] must be a numpy uint8 array, not list"),
+        ({"kinds": [np.zeros(1, dtype=np.int64)]}, TypeError, r"kinds\[0\] must be a numpy uint8 array, not ndarray of int64"),
+        ({"kinds": [np.zeros(2, dtype=np.uint8)]}, InvalidArgumentError, r"kinds\[0\] must have one entry per row of queries\[0\] \(1\)"),
+        ({"kinds": [np.zeros((1, 1), dtype=np.uint8)]}, InvalidArgumentError, r"kinds\[0\] must have one entry per row"),
+        ({"skip_kind": 256}, InvalidArgumentError, "skip_kind must be in 0..255"),
+        ({"skip_kind": -1}, InvalidArgumentError, "skip_kind must be in 0..255"),
+        ({"skip_kind": True}, TypeError, "skip_kind must be an int, not bool"),
+        ({"skip_kind": 7.0}, TypeError, "skip_kind must be an int, not float"),
+    ],
+)
+def test_index_counts_refuses_bad_input(impl, change, exc, message):
+    args = {"queries": [fp([[1, 2]])], "kinds": [np.zeros(1, dtype=np.uint8)], "skip_kind": 7}
+    args.update(change)
+    with pytest.raises(exc, match=message):
+        impl.index_counts(**args)
+
+
+class _ValueTable:
+    """The columns undrawn_values reads (a FactTable has them, and more)."""
+
+    def __init__(self, data, kind, value_start, value_end):
+        self.data = data
+        self.kind = kind
+        self.value_start = value_start
+        self.value_end = value_end
+
+
+def _value_table(data: bytes, rows) -> _ValueTable:
+    """rows: (kind, start, end) each."""
+    rows = list(rows)
+    return _ValueTable(data, np.array([k for k, _, _ in rows], dtype=np.uint8),
+                       np.array([a for _, a, _ in rows], dtype=np.int64), np.array([b for _, _, b in rows], dtype=np.int64))
+
+
+@st.composite
+def value_tables(draw):
+    tables = []
+    for _ in range(draw(st.integers(0, 4))):
+        data = draw(st.binary(max_size=30))
+        rows = []
+        for _ in range(draw(st.integers(0, 8))):
+            a = draw(st.integers(0, len(data)))
+            rows.append((draw(st.integers(0, 3)), a, draw(st.integers(a, len(data)))))
+        tables.append(_value_table(data, rows))
+    total = sum(len(t.kind) for t in tables)
+    drawn = np.array(draw(st.lists(st.booleans(), min_size=total, max_size=total)), dtype=np.bool_)
+    return tables, drawn
+
+
+@SETTINGS
+@given(case=value_tables(), kind=st.integers(0, 3))
+def test_undrawn_values_are_the_rows_of_the_kind_left_over(impl, case, kind):
+    tables, drawn = case
+    expected_owners, expected_values = [], []
+    at = 0
+    for t, table in enumerate(tables):
+        for k, a, b in zip(table.kind.tolist(), table.value_start.tolist(), table.value_end.tolist()):
+            if k == kind and not drawn[at]:
+                expected_owners.append(t)
+                expected_values.append(table.data[a:b])
+            at += 1
+    owners, values = impl.undrawn_values(tables, drawn, kind)
+    assert owners.dtype == np.int64 and type(values) is list
+    assert (owners.tolist(), values) == (expected_owners, expected_values)
+    assert all(type(v) is bytes for v in values)
+
+
+@_only_with_native
+@SETTINGS
+@given(case=value_tables(), kind=st.integers(0, 3))
+def test_undrawn_values_native_equals_reference(case, kind):
+    tables, drawn = case
+    native, reference = _load("native"), _load("reference")
+    # (columns read through views that are not contiguous, and a flag array that is one)
+    viewed = [_ValueTable(t.data, np.repeat(t.kind, 2)[::2], np.repeat(t.value_start, 2)[::2],
+                          np.repeat(t.value_end, 2)[::2]) for t in tables]
+    mine = native.undrawn_values(viewed, np.repeat(drawn, 2)[::2], kind)
+    theirs = reference.undrawn_values(tuple(tables), drawn, kind)
+    assert np.array_equal(mine[0], theirs[0]) and mine[1] == theirs[1]
+
+
+def test_undrawn_values_of_a_real_table(impl):
+    from provgate.facts import Kind, extract
+
+    table = extract(b'limit=5 and "exact words" then retries=3, "more"\n')
+    quote, kv = int(Kind.QUOTE), int(Kind.KV)
+    drawn = np.zeros(len(table), dtype=np.bool_)
+    owners, values = impl.undrawn_values([table, table], np.concatenate([drawn, ~drawn]), quote)
+    assert owners.tolist() == [0, 0] and values == [b"exact words", b"more"]
+    owners, values = impl.undrawn_values([table], drawn, kv)
+    assert owners.tolist() == [0, 0] and values == [b"5", b"3"]
+    assert [v.tolist() for v in impl.undrawn_values([], np.zeros(0, np.bool_), kv)[:1]] == [[]]
+
+
+def test_undrawn_values_of_many_rows(impl):
+    n = 100_000 if impl.IMPLEMENTATION == "native" else 10_000
+    data = bytes(range(256)) * 4
+    rng = np.random.default_rng(3)
+    starts = rng.integers(0, 512, size=n)
+    table = _ValueTable(data, rng.integers(0, 2, size=n, dtype=np.uint8), starts, starts + rng.integers(0, 512, size=n))
+    drawn = rng.integers(0, 2, size=n).astype(np.bool_)
+    owners, values = impl.undrawn_values([table], drawn, 1)
+    rows = np.flatnonzero((table.kind == 1) & ~drawn)
+    assert owners.tolist() == [0] * len(rows)
+    assert values == [data[a:b] for a, b in zip(table.value_start[rows].tolist(), table.value_end[rows].tolist())]
+
+
+@pytest.mark.parametrize(
+    "change, exc, message",
+    [
+        ({"tables": _value_table(b"ab", [(1, 0, 1)])}, TypeError, "tables must be a list or tuple of fact tables"),
+        ({"tables": [object()]}, TypeError, r"tables\[0\].data must be bytes, not NoneType"),
+        ({"tables": [_ValueTable(bytearray(b"ab"), np.ones(1, np.uint8), np.zeros(1, np.int64), np.ones(1, np.int64))]},
+         TypeError, r"tables\[0\].data must be bytes, not bytearray"),
+        ({"tables": [_ValueTable(b"ab", np.ones(1, np.int64), np.zeros(1, np.int64), np.ones(1, np.int64))]},
+         TypeError, r"tables\[0\].kind must be a 1-D uint8 array, not 1-D int64 array"),
+        ({"tables": [_ValueTable(b"ab", np.ones(1, np.uint8), np.zeros(1, np.int32), np.ones(1, np.int64))]},
+         TypeError, r"tables\[0\].value_start must be a 1-D int64 array, not 1-D int32 array"),
+        ({"tables": [_ValueTable(b"ab", np.ones(1, np.uint8), np.zeros(1, np.int64), [1])]},
+         TypeError, r"tables\[0\].value_end must be a 1-D int64 array, not list"),
+        ({"tables": [_ValueTable(b"ab", np.ones(1, np.uint8), np.zeros(2, np.int64), np.ones(1, np.int64))]},
+         InvalidArgumentError, r"tables\[0\].value_start has 2 rows for 1 kinds"),
+        # (every table is checked before the kind and the flags)
+        ({"tables": [_value_table(b"ab", [(1, 0, 1)]), object()], "kind": 999}, TypeError, r"tables\[1\].data"),
+        ({"kind": 256}, InvalidArgumentError, "kind must be in 0..255"),
+        ({"kind": True}, TypeError, "kind must be an int, not bool"),
+        ({"drawn": [False]}, TypeError, "drawn must be a numpy bool array, not list"),
+        ({"drawn": np.zeros(1, np.uint8)}, TypeError, "drawn must be a numpy bool array, not ndarray of uint8"),
+        ({"drawn": np.zeros(2, np.bool_)}, InvalidArgumentError, "drawn must be a 1-D array of 1 flags"),
+        ({"drawn": np.zeros((1, 1), np.bool_)}, InvalidArgumentError, "drawn must be a 1-D array of 1 flags"),
+        ({"tables": [_value_table(b"ab", [(1, 1, 3)])]}, InvalidArgumentError,
+         r"tables\[0\] row 0 spans bytes 1..3, outside its 2 bytes of data"),
+        ({"tables": [_value_table(b"ab", [(0, 9, 9), (1, 2, 1)])]}, InvalidArgumentError,
+         r"tables\[0\] row 1 spans bytes 2..1"),
+        ({"tables": [_value_table(b"ab", [(0, 9, 9), (1, -1, 1)])]}, InvalidArgumentError,
+         r"tables\[0\] row 1 spans bytes -1..1"),
+    ],
+)
+def test_undrawn_values_refuses_bad_input(impl, change, exc, message):
+    args = {"tables": [_value_table(b"ab", [(1, 0, 1)])], "drawn": np.zeros(1, np.bool_), "kind": 1}
+    if "tables" in change and "drawn" not in change:
+        tables = change["tables"]
+        total = sum(len(getattr(t, "kind", ())) for t in tables) if isinstance(tables, list) else 1
+        args["drawn"] = np.zeros(total, np.bool_)
+    args.update(change)
+    with pytest.raises(exc, match=message):
+        impl.undrawn_values(**args)
+
+
+def test_undrawn_values_skip_rows_drawn_or_of_another_kind_whatever_their_spans(impl):
+    # (a span is checked only where a value is read)
+    table = _value_table(b"ab", [(0, 9, 9), (1, 7, 3), (1, 0, 2)])
+    owners, values = impl.undrawn_values([table], np.array([False, True, False]), 1)
+    assert owners.tolist() == [0] and values == [b"ab"]
 
 
 def _aliases_of_left():

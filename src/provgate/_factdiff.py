@@ -16,7 +16,9 @@ absent_from_all = _impl.absent_from_all
 positions = _impl.positions
 place_rows = _impl.place_rows
 draw_rows = _impl.draw_rows
+index_counts = _impl.index_counts
+undrawn_values = _impl.undrawn_values
 ungrounded_rows = _impl.ungrounded_rows
 SortedFingerprints = _impl.SortedFingerprints
 
-__all__ = ["IMPLEMENTATION", "SortedFingerprints", "absent_from_all", "apply_delta", "diff", "diff_sorted", "draw_rows", "grounding_index", "grounding_index_many", "place_rows", "positions", "sort_fingerprints", "ungrounded_rows", "unique_counts", "unique_inverse"]
+__all__ = ["IMPLEMENTATION", "SortedFingerprints", "absent_from_all", "apply_delta", "diff", "diff_sorted", "draw_rows", "grounding_index", "grounding_index_many", "index_counts", "place_rows", "positions", "sort_fingerprints", "undrawn_values", "ungrounded_rows", "unique_counts", "unique_inverse"]

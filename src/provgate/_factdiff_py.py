@@ -385,10 +385,7 @@ def positions(index: Any, queries: Any) -> np.ndarray:
     """Each query row's index in the distinct sorted rows of ``index``, or -1."""
     if type(index) is not SortedFingerprints:
         raise TypeError(f"index must be a SortedFingerprints, not {type(index).__name__}")
-    if not isinstance(queries, (list, tuple)):
-        raise TypeError(f"queries must be a list or tuple of fingerprint arrays, not {type(queries).__name__}")
-    for k, q in enumerate(queries):
-        check_fingerprints(q, f"queries[{k}]", contiguous=False)
+    check_queries(queries)
     rows = _rows(index._rows)
     at = {row: i for i, row in enumerate(rows)}
     if len(at) != len(rows):
@@ -431,14 +428,9 @@ def place_rows(index: Any, queries: Any, codes: Any) -> tuple[np.ndarray, np.nda
     return out, np.array(counts, dtype=np.int64), np.array(strongest, dtype=np.uint8)
 
 
-def check_draw_arguments(left: Any, n_index: int, kinds: Any, queries: Any, skip_kind: Any) -> None:
-    """``draw_rows``' checks beyond ``positions``' (messages shared by both implementations)."""
-    if type(left) is not np.ndarray or left.dtype != np.int64 or not left.dtype.isnative:
-        raise TypeError(f"left must be a numpy int64 array, not {type(left).__name__}"
-                        + (f" of {left.dtype}" if isinstance(left, np.ndarray) else ""))
-    if left.ndim != 1 or left.shape[0] != n_index or not left.flags.c_contiguous or not left.flags.writeable:
-        raise InvalidArgumentError(f"left must be a writable, C-contiguous 1-D array of {n_index} counts, one per "
-                                   f"row of index (got shape {left.shape})", argument="left")
+def check_kinds(kinds: Any, queries: Any, skip_kind: Any) -> None:
+    """One uint8 kind per row of each of ``queries`` (checked already), and the kind to skip
+    (messages shared by both implementations of ``draw_rows`` and ``index_counts``)."""
     if not isinstance(kinds, (list, tuple)):
         raise TypeError(f"kinds must be a list or tuple of uint8 arrays, not {type(kinds).__name__}")
     if len(kinds) != len(queries):
@@ -452,6 +444,38 @@ def check_draw_arguments(left: Any, n_index: int, kinds: Any, queries: Any, skip
             raise InvalidArgumentError(f"kinds[{k}] must have one entry per row of queries[{k}] ({q.shape[0]}), "
                                        f"got shape {kind.shape}", argument=f"kinds[{k}]")
     _check_kind_int(skip_kind, "skip_kind")
+
+
+def check_queries(queries: Any) -> None:
+    """A list or tuple of fingerprint arrays (messages shared by both implementations)."""
+    if not isinstance(queries, (list, tuple)):
+        raise TypeError(f"queries must be a list or tuple of fingerprint arrays, not {type(queries).__name__}")
+    for k, q in enumerate(queries):
+        check_fingerprints(q, f"queries[{k}]", contiguous=False)
+
+
+def index_counts(queries: Any, kinds: Any, skip_kind: Any) -> tuple[SortedFingerprints, np.ndarray]:
+    """The distinct rows of the arrays ``queries`` whose kind (``kinds``: a uint8 array per
+    query array, one entry per row) is not ``skip_kind``, as a :class:`SortedFingerprints`,
+    and how often each occurs (int64, row for row). The gate's I5 pool: the values of the
+    facts an edit's new blocks state (their citation markers left out), as a multiset that
+    ``draw_rows`` draws on."""
+    check_queries(queries)
+    check_kinds(kinds, queries, skip_kind)
+    rows = [row for q, kind in zip(queries, kinds) for row, code in zip(_rows(q), kind.tolist()) if code != skip_kind]
+    values, counts = unique_counts(np.array(rows, dtype=np.uint64).reshape(-1, 2))
+    return SortedFingerprints(values), counts
+
+
+def check_draw_arguments(left: Any, n_index: int, kinds: Any, queries: Any, skip_kind: Any) -> None:
+    """``draw_rows``' checks beyond ``positions``' (messages shared by both implementations)."""
+    if type(left) is not np.ndarray or left.dtype != np.int64 or not left.dtype.isnative:
+        raise TypeError(f"left must be a numpy int64 array, not {type(left).__name__}"
+                        + (f" of {left.dtype}" if isinstance(left, np.ndarray) else ""))
+    if left.ndim != 1 or left.shape[0] != n_index or not left.flags.c_contiguous or not left.flags.writeable:
+        raise InvalidArgumentError(f"left must be a writable, C-contiguous 1-D array of {n_index} counts, one per "
+                                   f"row of index (got shape {left.shape})", argument="left")
+    check_kinds(kinds, queries, skip_kind)
     # ``left`` is used up while the queries and kinds are read: one that shares their memory
     # would change rows not read yet (rv21, 02)
     for name, arrays in (("queries", queries), ("kinds", kinds)):
@@ -484,6 +508,72 @@ def draw_rows(index: Any, left: Any, queries: Any, kinds: Any, skip_kind: Any) -
             drawn.append(hit)
         counts.append(n)
     return np.array(drawn, dtype=np.bool_), _index_array(counts)
+
+
+def check_value_tables(tables: Any) -> tuple[list[Any], ...]:
+    """The columns ``undrawn_values`` reads of ``tables``, checked (messages shared by both
+    implementations): ``(datas, kinds, value_starts, value_ends)``, one list each, every array
+    made C-contiguous."""
+    if not isinstance(tables, (list, tuple)):
+        raise TypeError(f"tables must be a list or tuple of fact tables, not {type(tables).__name__}")
+    out: tuple[list[Any], ...] = ([], [], [], [])
+    for t, table in enumerate(tables):
+        data = getattr(table, "data", None)
+        if type(data) is not bytes:
+            raise TypeError(f"tables[{t}].data must be bytes, not {type(data).__name__}")
+        out[0].append(data)
+        kind = getattr(table, "kind", None)
+        if not isinstance(kind, np.ndarray) or kind.dtype != np.uint8 or kind.ndim != 1:
+            what = type(kind).__name__ if not isinstance(kind, np.ndarray) else f"{kind.ndim}-D {kind.dtype} array"
+            raise TypeError(f"tables[{t}].kind must be a 1-D uint8 array, not {what}")
+        out[1].append(np.ascontiguousarray(kind))
+        for c, column_name in enumerate(("value_start", "value_end"), start=2):
+            column = getattr(table, column_name, None)
+            name = f"tables[{t}].{column_name}"
+            if not isinstance(column, np.ndarray) or column.dtype != np.int64 or column.ndim != 1:
+                what = (type(column).__name__ if not isinstance(column, np.ndarray)
+                        else f"{column.ndim}-D {column.dtype} array")
+                raise TypeError(f"{name} must be a 1-D int64 array, not {what}")
+            if column.shape[0] != kind.shape[0]:
+                raise InvalidArgumentError(f"{name} has {column.shape[0]} rows for {kind.shape[0]} kinds",
+                                           argument="tables")
+            out[c].append(np.ascontiguousarray(column))
+    return out
+
+
+def check_drawn(drawn: Any, total: int) -> None:
+    """``undrawn_values``' flags: a bool per row of the tables end to end (messages shared by
+    both implementations)."""
+    if type(drawn) is not np.ndarray or drawn.dtype != np.bool_:
+        raise TypeError(f"drawn must be a numpy bool array, not {type(drawn).__name__}"
+                        + (f" of {drawn.dtype}" if isinstance(drawn, np.ndarray) else ""))
+    if drawn.ndim != 1 or drawn.shape[0] != total:
+        raise InvalidArgumentError(f"drawn must be a 1-D array of {total} flags, one per row of the tables, got shape "
+                                   f"{drawn.shape}", argument="drawn")
+
+
+def undrawn_values(tables: Any, drawn: Any, kind: Any) -> tuple[np.ndarray, list[bytes]]:
+    """The rows of ``kind`` that ``drawn`` (a flag per row of ``tables`` end to end, as
+    ``draw_rows`` returns it for their ``fp_value`` columns) says were not drawn, in order:
+    (the table each is in, int64; its value as written, ``data[value_start:value_end]``).
+    The gate's I5 looks for a fact no new value restates in pieces (key=value) or in so many
+    words (a quote)."""
+    datas, kinds, value_starts, value_ends = check_value_tables(tables)
+    _check_kind_int(kind, "kind")
+    check_drawn(drawn, sum(k.shape[0] for k in kinds))
+    flags = drawn.tolist()
+    owners: list[int] = []
+    values: list[bytes] = []
+    at = 0
+    for t, (data, codes, starts, ends) in enumerate(zip(datas, kinds, value_starts, value_ends)):
+        for r, (code, a, b) in enumerate(zip(codes.tolist(), starts.tolist(), ends.tolist())):
+            if code == kind and not flags[at + r]:
+                if not 0 <= a <= b <= len(data):
+                    raise span_error(t, r, a, b, len(data))
+                owners.append(t)
+                values.append(data[a:b])
+        at += codes.shape[0]
+    return _index_array(owners), values
 
 
 GROUND_COLUMNS = ("kind", "fp_fact", "fp_value", "start", "end", "value_start", "value_end")

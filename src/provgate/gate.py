@@ -39,8 +39,8 @@ from bisect import bisect_left, bisect_right
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from itertools import accumulate, compress, count, repeat
-from operator import attrgetter, is_, is_not
+from itertools import accumulate, chain, compress, count, repeat
+from operator import attrgetter, is_, is_not, sub
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -57,8 +57,10 @@ from provgate._factdiff import (
     draw_rows,
     grounding_index,
     grounding_index_many,
+    index_counts,
     place_rows,
     positions,
+    undrawn_values,
     ungrounded_rows,
     unique_counts,
 )
@@ -463,13 +465,19 @@ class _ValuePool:
     draw on (I5: each new fact restates one pre fact at most), and those blocks' bytes (a quote
     restated word for word without its quotation marks)."""
 
-    __slots__ = ("_index", "left", "text", "values")
+    __slots__ = ("_index", "left", "left_total", "text")
 
-    def __init__(self, values: np.ndarray, counts: np.ndarray, text: bytes) -> None:
-        self.values = values
+    def __init__(self, values: SortedFingerprints | np.ndarray, counts: np.ndarray, text: bytes,
+                 total: int | None = None) -> None:
+        # (the distinct values sorted, as unique_counts returns them, or their set as
+        # index_counts makes it)
+        self._index = values if type(values) is SortedFingerprints else SortedFingerprints(values)
         self.left = counts.copy()
+        # the counts left, all together (``total``: their sum, if the caller knows it): a count
+        # never goes below 0, so values are left while this is above 0. An int kept beside
+        # the array, where left.any() was the first numpy reduction of the phase (~40 us)
+        self.left_total = int(counts.sum()) if total is None else total
         self.text = text
-        self._index: SortedFingerprints | None = None
 
     def take(self, facts: list[_Facts], *, commit: bool = True) -> list[int]:
         """How many facts of each of ``facts`` (in order: the earlier ones first) a value left
@@ -478,49 +486,43 @@ class _ValuePool:
         the new blocks (red team 31, b01: looked for only in the blocks that rewrite or derive
         from its own, a summary split in two carried the words in the other part)."""
         left = self.left if commit else self.left.copy()
-        if not any(f.n_facts for f in facts) or not (left.any() or self.text):
+        remaining = self.left_total
+        if not any(f.n_facts for f in facts) or not (remaining or self.text):
             return [0] * len(facts)
         tables = [f.table for f in facts]
-        if self._index is None:
-            self._index = SortedFingerprints(self.values)
         # every row drawn in order, in one native pass over the tables' columns in place
         drawn, counts = draw_rows(self._index, left, [t.fp_value for t in tables], [t.kind for t in tables],
                                   _KIND_CITATION)
         out = counts.tolist()
+        remaining -= sum(out)  # (a value per row drawn)
         if all(n == f.n_facts for n, f in zip(out, facts) if f.worded()):
+            if commit:
+                self.left_total = remaining
             return out  # (no kv or quote fact is left to be restated otherwise: the next edit, usually)
-        kinds = _joined([t.kind for t in tables])
-        waiting = np.flatnonzero(~drawn & (kinds == _KIND_KV)) if left.any() else ()
-        # a quote no value restates, restated in so many words (red team 30, a04)
-        quotes = np.flatnonzero(~drawn & (kinds == _KIND_QUOTE)) if self.text else ()
-        if not (len(waiting) or len(quotes)):
-            return out
-        lengths = [len(t) for t in tables]
-        owner = np.repeat(np.arange(len(facts)), lengths)
-        if len(waiting):
-            for b, n in self._take_pieces(tables, lengths, owner, waiting, left).items():
-                out[b] += n
-        if len(quotes):
-            begins = _joined([t.value_start for t in tables])[quotes].tolist()
-            ends = _joined([t.value_end for t in tables])[quotes].tolist()
-            owners = owner[quotes].tolist()
-            words = [tables[b].data[a:e] for b, a, e in zip(owners, begins, ends)]
-            found = occurs_at_boundaries(words, [self.text])  # (one native pass for every quote)
-            for b, w, hit in zip(owners, words, found.tolist()):
-                out[b] += hit and bool(w.strip())
+        # a kv fact no value restates, restated in pieces; then a quote, in so many words (red
+        # team 30, a04): each kind's rows left over, with their values, from one native pass
+        if remaining:
+            owners, values = undrawn_values(tables, drawn, _KIND_KV)
+            if values:
+                for b, n in self._take_pieces(owners.tolist(), values, left).items():
+                    out[b] += n
+                    remaining -= n  # (a value per piece taken)
+        if commit:
+            self.left_total = remaining
+        if self.text:
+            owners, words = undrawn_values(tables, drawn, _KIND_QUOTE)
+            if words:
+                found = occurs_at_boundaries(words, [self.text])  # (one native pass for every quote)
+                for b, w, hit in zip(owners.tolist(), words, found.tolist()):
+                    out[b] += hit and bool(w.strip())
         return out
 
-    def _take_pieces(self, tables: list[FactTable], lengths: list[int], owner: np.ndarray, waiting: np.ndarray,
-                     left: np.ndarray) -> dict[int, int]:
+    def _take_pieces(self, owners: list[int], values: list[bytes], left: np.ndarray) -> dict[int, int]:
         """A key=value fact no value restates may be restated by a piece of its value read as
-        prose: the values of the facts left over (``waiting``, rows of all ``tables`` end to
-        end) read in one scan, their pieces looked up at once, then taken in order."""
-        starts = np.cumsum([0, *lengths[:-1]]).tolist()
+        prose: the values of the facts left over (``values``, of the tables ``owners``) read in
+        one scan, their pieces looked up at once, then taken in order."""
         parts, of_part = [], []
-        for k, b in zip(waiting.tolist(), owner[waiting].tolist()):
-            t = tables[b]
-            r = k - starts[b]
-            value = t.data[int(t.value_start[r]):int(t.value_end[r])]
+        for k, value in enumerate(values):
             if not value.isalnum():  # (ASCII letters and digits alone read as themselves)
                 parts.append(b"x " + value + b"\n")
                 of_part.append(k)
@@ -531,19 +533,23 @@ class _ValuePool:
             inner = extract(b"".join(parts))
         except LimitExceededError:  # (no larger than the texts, which were scanned: not expected)
             return found
-        keep = np.flatnonzero(inner.kind != _KIND_CITATION)
-        if not keep.size:
+        # every piece looked up at once, and only the ones found placed in their parts (often
+        # none is); a marker is no piece
+        # (read as lists: a few pieces, where each numpy call paid more than the loop)
+        hits = [(p, at) for p, at in enumerate(positions(self._index, [inner.fp_value]).tolist()) if at >= 0]
+        if not hits:
             return found
-        part_starts = np.cumsum([0] + [len(part) for part in parts[:-1]])
-        piece_row = np.asarray(of_part, dtype=np.int64)[np.searchsorted(part_starts, inner.start[keep], side="right") - 1]
-        where = positions(self._index, [np.ascontiguousarray(inner.fp_value[keep])])
-        hits = np.flatnonzero(where >= 0)
+        kinds, starts = inner.kind.tolist(), inner.start.tolist()
+        part_starts = list(accumulate((len(part) for part in parts[:-1]), initial=0))
         done: set[int] = set()
-        for k, at in zip(piece_row[hits].tolist(), where[hits].tolist()):
+        for p, at in hits:
+            if kinds[p] == _KIND_CITATION:
+                continue
+            k = of_part[bisect_right(part_starts, starts[p]) - 1]
             if left[at] > 0 and k not in done:
                 left[at] -= 1
                 done.add(k)
-                b = int(owner[k])
+                b = owners[k]
                 found[b] = found.get(b, 0) + 1
         return found
 
@@ -2560,15 +2566,15 @@ class _Check:
                 found.append(h)
         return found
 
-    def _restored_citations(self, explicit: set[int]) -> Counter[str]:
+    def _restored_citations(self, explicit: set[int], removed: list[int]) -> Counter[str]:
         """The markers (by name as written) of removed summaries that cite a source the edit
         puts back whole as a tool block: the block IS the cited text, the strongest citation
         there is, so I5 counts those markers as kept (red team 14, p08: a summary replaced by
-        its source lost its markers of that source and failed I5)."""
+        its source lost its markers of that source and failed I5). ``removed``: the removed
+        blocks that hold a marker, in the order of ``self.removed``."""
         restored: Counter[str] = Counter()
         pre_blocks, pre_facts, post_blocks = self.pre.blocks, self.pre_facts, self.edit.post
-        summaries = [i for i in self.removed
-                     if i not in explicit and pre_blocks[i].derived and pre_facts[i].n_markers]
+        summaries = [i for i in removed if i not in explicit and pre_blocks[i].derived]
         summarized = {h for i in summaries for h in pre_blocks[i].derived_from}
         if not summarized:
             return restored
@@ -4075,12 +4081,13 @@ class _Check:
         did, post's markers count as pre's less those lost: extra markers (of that handle or any
         other) cannot stand in for another handle's lost citations (red team 11, y03)."""
         evicted, _ = self._covering()
-        kept_copy = set(self.removed) - set(self.removed_content)
         pre_blocks, pre_facts = self.pre.blocks, self.pre_facts
         marked = self.pre.marked()  # (a block that cites holds a marker)
         # only removed blocks with a marker count here, whatever the record says of the others
         # (so every block below, explicit ones included, holds a marker)
         removed = [i for i in self.removed if i in marked]
+        # (asked only of those: a prune drops hundreds of blocks, a few of them with a marker)
+        kept_copy = set(removed).difference(self.removed_content)
         # (the record I2 counts: a derived block's sources are its derived_from, red team 11 x05)
         explicit = {
             i for i in removed
@@ -4100,7 +4107,7 @@ class _Check:
         cited_explicit = [i for i in explicit if _cites(pre_blocks[i])]
         if cited_explicit:
             pre_m -= sum(pre_facts[i].n_markers for i in cited_explicit)
-        restored = self._restored_citations(explicit)
+        restored = self._restored_citations(explicit, removed)
         post_m = self.post_markers + sum(restored.values())
         if gone:
             # a marker of a pinned source the window no longer holds may not be restated (R:
@@ -4123,7 +4130,7 @@ class _Check:
         # counting marker tokens alone, a repeated marker (or one of any other stored handle)
         # paid for a handle no longer cited at all; once some handle lost markers, post is
         # credited only with the markers it kept, handle by handle (never more than pre had)
-        lost = self._lost_citations(explicit, gone, restored)
+        lost = self._lost_citations(explicit, removed, gone, restored)
         counted_m = pre_m - lost if lost else post_m
         if expected <= 0:
             # no cited fact survives: undefined, unless citations were lost on the way (a cited
@@ -4173,12 +4180,14 @@ class _Check:
             factless_kept = sum(self._counted_markers(i, gone) for i in factless if self.pre.blocks[i].id in post_ids)
         else:
             factless_kept = 0
-        agent = [post_facts[j].table for j in self.changed if _cites(post_blocks[j])]
+        agent = [post_facts[j] for j in self.changed if _cites(post_blocks[j])]
         if not agent or not (touched or on_record):
             return float(factless_kept), set()
-        tables = [t for t in agent if len(t)] or agent
-        new = _joined([t.fp_value for t in tables])[_joined([t.kind for t in tables]) != _KIND_CITATION]
-        pool = _ValuePool(*unique_counts(np.ascontiguousarray(new)), b"\n\x00\n".join(t.data for t in agent))
+        tables = [f.table for f in agent]
+        # (their values, markers left out, gathered from the tables in place, sorted and counted:
+        # as many as the tables have facts)
+        pool = _ValuePool(*index_counts([t.fp_value for t in tables], [t.kind for t in tables], _KIND_CITATION),
+                          b"\n\x00\n".join(t.data for t in tables), sum(f.n_facts for f in agent))
         if gone:
             densities = {i: self._counted_markers(i, gone) / pre_facts[i].n_facts
                          for i in (*touched, *on_record) if pre_facts[i].n_facts}
@@ -4278,11 +4287,12 @@ class _Check:
                     n += len(found) == 1 and found[0] in handles
         return n
 
-    def _lost_citations(self, explicit: set[int], gone: set[str] = frozenset(),  # type: ignore[assignment]
+    def _lost_citations(self, explicit: set[int], removed: list[int], gone: set[str] = frozenset(),  # type: ignore[assignment]
                         restored: Counter[str] | None = None) -> int:
         """How many of pre's markers (its blocks in ``explicit`` left out) post no longer has:
         summed over handles, what pre cited more often than post. Blocks kept as they were cite
-        the same on both sides, so only the edit's removed, changed and repeated blocks count.
+        the same on both sides, so only the edit's removed (``removed``: those that hold a
+        marker, in the order of ``self.removed``), changed and repeated blocks count.
         A superseded handle's markers are not lost: the edge says a newer block replaces that
         source, and citing the newer one instead is what it declares (an eviction record is
         not such a declaration: the evicted source stays in the store for its citations)."""
@@ -4291,23 +4301,34 @@ class _Check:
         post_blocks, pre_blocks = self.edit.post, self.pre.blocks
         added = ([(post_blocks[j], pre_facts[self.match[j]]) for j in self.reused]  # type: ignore[index]
                  + [(post_blocks[j], post_facts[j]) for j in self.changed])
-        # per marker name as written: post's markers less pre's (of the blocks that cite)
-        net = Counter([n for b, facts in added if facts.n_markers and _cites(b) for n in facts.cited_names()])
-        net.subtract([n for i in self.removed if i not in explicit and pre_facts[i].n_markers and _cites(pre_blocks[i])
-                      for n in pre_facts[i].cited_names()])
+        # per marker name as written: post's markers less pre's (of the blocks that cite). Each
+        # side is counted in C, and pre's distinct names are taken off in C too, set in their
+        # order of first appearance: net's keys stand in the order Counter.subtract gives them
+        # (_unreplaced spends spare markers in that order)
+        net = Counter(chain.from_iterable([facts.cited_names() for b, facts in added
+                                           if facts.n_markers and _cites(b)]))
+        gone_by = Counter(chain.from_iterable([pre_facts[i].cited_names() for i in removed
+                                               if i not in explicit and _cites(pre_blocks[i])]))
+        if gone_by:
+            # (dict.update sets each name's count, where Counter.update would add to it)
+            dict.update(net, zip(gone_by, map(sub, map(net.get, gone_by, repeat(0)), gone_by.values())))
         if restored:
             net.update(restored)
-        if not any(c < 0 for c in net.values()):
+        if not net or min(net.values()) >= 0:
             return 0
-        if superseded or gone or any(c > 0 for c in net.values()):
+        if superseded or gone or max(net.values()) > 0:
             # two spellings of one handle's name are one citation (a loss under one may be a
             # gain under the other); a name that resolves to no handle or several (I3 reports
             # it) counts as itself. Only the names whose count changed are resolved.
             by_handle: Counter[str] = Counter()
+            known = self.gate._marker_handles.get  # (what _targets asks first)
             for name, c in net.items():
                 if c:
-                    found = self._targets(name)
-                    by_handle[found[0] if len(found) == 1 else f"[src:{name}]"] += c
+                    found = known(name)
+                    if found is None:
+                        found = self._targets(name)
+                    key = found[0] if len(found) == 1 else f"[src:{name}]"
+                    by_handle[key] = by_handle.get(key, 0) + c  # (no Counter.__missing__ call per new key)
             lost = sum(-c for h, c in by_handle.items() if c < 0 and h not in superseded and h not in gone)
             if superseded:
                 lost += self._unreplaced(by_handle, superseded, gone)

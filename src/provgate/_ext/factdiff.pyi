@@ -57,3 +57,11 @@ def draw_rows(
     kinds: list[npt.NDArray[np.uint8]] | tuple[npt.NDArray[np.uint8], ...],
     skip_kind: int,
 ) -> tuple[npt.NDArray[np.bool_], _Index]: ...
+def index_counts(
+    queries: list[npt.NDArray[np.uint64]] | tuple[npt.NDArray[np.uint64], ...],
+    kinds: list[npt.NDArray[np.uint8]] | tuple[npt.NDArray[np.uint8], ...],
+    skip_kind: int,
+) -> tuple[SortedFingerprints, _Index]: ...
+def undrawn_values(
+    tables: list[Any] | tuple[Any, ...], drawn: npt.NDArray[np.bool_], kind: int,
+) -> tuple[_Index, list[bytes]]: ...
