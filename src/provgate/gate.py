@@ -150,8 +150,10 @@ class _Facts:
         self.table = table
         # kinds are one byte each: counting a byte in the column's bytes beats a numpy
         # comparison on the small tables of changed blocks (one per block of every edit)
-        self.n_markers = table.kind.tobytes().count(_CITATION_BYTE)
-        self.n_facts = len(table) - self.n_markers
+        # (and their count is the row count: no call of the table's __len__)
+        kinds = table.kind.tobytes()
+        self.n_markers = kinds.count(_CITATION_BYTE)
+        self.n_facts = len(kinds) - self.n_markers
         self._markers: tuple[str, ...] | None = None
         self._ground_rows: np.ndarray | None = None
         self._fact_fps: np.ndarray | None = None
@@ -1495,7 +1497,7 @@ class Gate:
             datas = [pending.get(digests[k]) or blocks[k].text.encode("utf-8") for k in scan]
             for k, table in zip(scan, extract_many(datas)):
                 info = out[k] = _Facts(table)
-                entries.append((digests[k], info, len(table.data) + 64 * len(table) + 64))
+                entries.append((digests[k], info, len(table.data) + 64 * (info.n_facts + info.n_markers) + 64))
         self._facts.put_many(entries)
         return out  # type: ignore[return-value]
 
