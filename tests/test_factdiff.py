@@ -822,6 +822,14 @@ def test_ungrounded_rows_native_equals_reference(case):
     native = _load("native").ungrounded_rows(tables, sets, haystacks, **args)
     reference = _load("reference").ungrounded_rows(tables, sets, haystacks, **args)
     assert all(np.array_equal(x, y) for x, y in zip(native, reference))
+    # each marker pointing at a text: a quote is then searched in that text before the other
+    # sets (native), which must not change the answer either
+    names = {t.data[a:b].decode() for t in tables for k, a, b in zip(t.kind.tolist(), t.value_start.tolist(),
+                                                                      t.value_end.tolist())
+             if k == SKIP and 0 <= a <= b <= len(t.data) and t.data[a:b].isascii()}
+    hints = {name: i % max(len(sets), len(haystacks), 1) for i, name in enumerate(sorted(names))}
+    hinted = _load("native").ungrounded_rows(tables, sets, haystacks, **dict(args, hints=hints))
+    assert all(np.array_equal(x, y) for x, y in zip(hinted, reference))
 
 
 def test_ungrounded_rows_search_a_quote_by_its_value_and_anything_else_by_its_span(impl):
@@ -971,6 +979,38 @@ def test_ungrounded_rows_look_first_where_the_next_marker_points(impl):
                 [(0, 1), (2, 3), (4, 5), (7, 99)])
     got = impl.ungrounded_rows([odd], [fp([]), fp([])], [b"x", b"a b"], **dict(args, hints={"\ufffd": 0, "a": 0}))
     assert [x.tolist() for x in got] == [[], []]
+
+
+def test_ungrounded_rows_search_a_quote_in_its_cited_text_before_the_other_sets(impl):
+    # a quote missing from the set its marker points at is searched in that marker's text
+    # before the group's other sets (native: the order of the look-ups, never the answer):
+    # a quote held only by another set, only by the cited text, only by another text, by the
+    # cited set, and by nothing, each answered as the definition says, with and without hints
+    quotes = [b"alpha beta", b"gamma delta", b"eps zeta", b"eta theta", b"iota kappa"]
+    data, kinds, spans, value_spans = b"", [], [], []
+    for q in quotes:
+        start = len(data)
+        data += b'"' + q + b'" '
+        kinds.append(QUOTE)
+        spans.append((start, start + len(q) + 2))
+        value_spans.append((start + 1, start + 1 + len(q)))
+    marker = len(data)
+    data += b"[src:one]"
+    kinds.append(SKIP)
+    spans.append((marker, len(data)))
+    value_spans.append((marker + 5, len(data) - 1))
+    values = [[1, 1], [2, 2], [3, 3], [4, 4], [5, 5], [0, 0]]
+    table = Table(data, kinds, values, values, spans, value_spans)
+    sets = [fp([[4, 4]]), fp([[1, 1]])]  # the cited set holds the fourth quote, the other the first
+    haystacks = [b"x gamma delta y", b"z eps zeta w"]  # the cited text the second, the other the third
+    args = dict(groups=[[0, 1]], haystack_groups=[[0, 1]], skip_kind=SKIP, pair_kind=PAIR, quote_kind=QUOTE)
+    want = [(0, 4)]
+    assert expected_ungrounded_rows([table], sets, haystacks, args) == want
+    for hints in (None, {"one": 0}, {"one": 1}, {"one": 7}):
+        frozen = [impl.SortedFingerprints(s) for s in sets]
+        for given in (sets, frozen):
+            got = impl.ungrounded_rows([table], given, haystacks, **dict(args, hints=hints))
+            assert list(zip(*(x.tolist() for x in got))) == want
 
 
 def test_ungrounded_rows_without_rows_sets_or_haystacks(impl):

@@ -152,8 +152,10 @@ class _Facts:
         self.table = table
         # kinds are one byte each: counting a byte in the column's bytes beats a numpy
         # comparison on the small tables of changed blocks (one per block of every edit)
-        self.n_markers = table.kind.tobytes().count(_CITATION_BYTE)
-        self.n_facts = len(table) - self.n_markers
+        # (and their count is the row count: no call of the table's __len__)
+        kinds = table.kind.tobytes()
+        self.n_markers = kinds.count(_CITATION_BYTE)
+        self.n_facts = len(kinds) - self.n_markers
         self._markers: tuple[str, ...] | None = None
         self._ground_rows: np.ndarray | None = None
         self._fact_fps: np.ndarray | None = None
@@ -1509,7 +1511,7 @@ class Gate:
             datas = [pending.get(digests[k]) or blocks[k].text.encode("utf-8") for k in scan]
             for k, table in zip(scan, extract_many(datas)):
                 info = out[k] = _Facts(table)
-                entries.append((digests[k], info, len(table.data) + 64 * len(table) + 64))
+                entries.append((digests[k], info, len(table.data) + 64 * (info.n_facts + info.n_markers) + 64))
         self._facts.put_many(entries)
         return out  # type: ignore[return-value]
 
@@ -2351,9 +2353,10 @@ class _Check:
         edit = self.edit
         gate = self.gate
         known = gate._handle_digest  # handles the gate found in the store (they never go away)
+        known_handles = known.keys()
         lossy = edit.operator in LOSSY_OPERATORS
         # per block: the I1 violations found on the way, then what grounds it (if it needs it)
-        plan: list[tuple[int, list[tuple[str, dict[str, Any]]], tuple[Any, list[str], Any] | None]] = []
+        plan: list[tuple[int, list[tuple[str, dict[str, Any]]], tuple[list[str], Any] | None]] = []
         requests: list[tuple[Any, int, list[str], list[_Facts]]] = []
         post_blocks, pre_blocks, match = self.post.blocks, self.pre.blocks, self.match
         post_digests, pre_digests = self.post.digests, self.pre.digests
@@ -2421,7 +2424,10 @@ class _Check:
                               "no [src:…] marker and no pre version", {"block": block.id}))
                 plan.append((j, found, None))
                 continue
-            handles = [h for h in dict.fromkeys(own + cited) if h in known or gate.handle_digest(h) is not None]
+            candidates = dict.fromkeys(own + cited)
+            # (usually every one is a handle the gate met before: then all of them, in order)
+            handles = (list(candidates) if candidates.keys() <= known_handles else
+                       [h for h in candidates if h in known or gate.handle_digest(h) is not None])
             # only a block without sources of its own (an assistant turn) is grounded by its pre
             # version; a primary block answers to its handles, so a text moved onto another
             # block's handle cannot ground itself
@@ -2431,24 +2437,29 @@ class _Check:
             key = (post_digests[j], tuple(handles), None if own_pre is None else pre_digests[own_pre])
             rows = grounded(key)
             if rows is None:
+                # (the request's position stands in for the rows until they are computed)
+                rows = len(requests)
                 requests.append((key, j, handles, None if own_pre is None else self.pre_facts[own_pre]))
-            plan.append((j, found, (key, handles, rows)))
-        computed: dict[Any, tuple[int, ...]] = {}
+            plan.append((j, found, (handles, rows)))
+        computed: list[tuple[int, ...]] = []
         if requests:
-            for (key, *_), rows in zip(requests, self._ungrounded_rows(requests)):
-                computed[key] = rows
+            computed = self._ungrounded_rows(requests)
             # (a grounding that took a read's resource name depends on the window's tags, not
-            # only on the texts the key names: not kept)
-            gate._grounded.put_many((key, rows, 64 + 8 * len(rows)) for key, rows in computed.items()
-                                    if key not in self._by_resource_name)
+            # only on the texts the key names: not kept; two requests with one key have the
+            # same rows, grounding being a function of the key)
+            by_name = self._by_resource_name
+            gate._grounded.put_many((key, rows, 64 + 8 * len(rows)) for (key, *_), rows in zip(requests, computed)
+                                    if not by_name or key not in by_name)
         for j, found, grounding in plan:
             for message, fields in found:
                 self.violate("I1", message, **fields)
             if grounding is None:
                 continue
-            key, handles, rows = grounding
-            if rows is None:
-                rows = computed[key]
+            handles, rows = grounding
+            if type(rows) is int:
+                rows = computed[rows]
+            if not rows:
+                continue  # (grounded: nothing to report)
             block = edit.post[j]
             table = self.post_facts[j].table
             for row in self.reportable(rows):
