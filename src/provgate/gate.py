@@ -3960,7 +3960,7 @@ class _Check:
         # (no derived block of pre names a derived_from handle: each it holds stands for nothing,
         # which its callers do not tell from no entry; the union is kept on the window's shape,
         # made when the previous check had this window as its post)
-        if not pre.derived_union() or not any(h.startswith(BLOCK_HANDLE_PREFIX) for h in refs):
+        if not any(h.startswith(BLOCK_HANDLE_PREFIX) for h in refs) or not pre.derived_union():
             return {}
         summaries = {block_text_handle(pre.digests[i]): set(b.derived_from)
                      for i, b in enumerate(pre.blocks) if b.derived}
