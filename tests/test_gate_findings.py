@@ -3449,3 +3449,54 @@ def test_thousands_of_sticky_text_pins_are_looked_up_through_one_index():
     many = side.text_holders(handles)
     assert many == {h: side.holding_text((h,)) for h in handles if side.holding_text((h,))}
     assert sorted(i for at in many.values() for i in at) == list(range(0, len(texts), 2))
+
+
+# I4's _log_order returns early where the session's read log agrees with the window (the log
+# holds the window's line of one-handle reads, alone or in its order among reads that left the
+# window, with their ts): the long way would give no key and no spread there. A session state is
+# drawn (the window's reads, and a log line: the window's line with departed reads put in, and
+# now and then one read moved or re-stamped), and a prune or a supersession edge is judged with
+# the early return and without it: the same verdict.
+_AGREE_TS = st.one_of(st.none(), st.sampled_from([1.0, 2.0, 3.0]))
+
+
+@settings(max_examples=150, deadline=None)
+@given(reads=st.lists(st.tuples(st.integers(0, 1), _AGREE_TS), min_size=2, max_size=6),
+       departed=st.lists(st.tuples(st.integers(0, 8), _AGREE_TS), max_size=3),
+       disturb=st.sampled_from(["none", "none", "swap", "restamp"]), drop=st.integers(0, 5),
+       how=st.sampled_from(["evicted", "edge", "silent"]))
+def test_a_log_that_agrees_with_the_window_orders_its_reads_as_the_long_way(reads, departed, disturb, drop, how):
+    from unittest import mock
+
+    texts = {f"tool:w{k}": f"retries={k}\n" for k in range(len(reads))}
+    texts.update({f"tool:x{k}": f"retries={k + 10}\n" for k in range(len(reads))})
+    texts.update({f"tool:d{k}": f"retries={k + 20}\n" for k in range(len(departed))})
+    window = []
+    for k, (extra, ts) in enumerate(reads):
+        handles = [f"tool:w{k}"] + ([f"tool:x{k}"] if extra and k % 3 == 2 else [])
+        window.append(blk(f"r{k}", "tool", texts[f"tool:w{k}"], handles, ts=ts, resource="file:c"))
+    window.insert(1, blk("a", "assistant", "Looking at the retries.\n"))
+    ones = [(b["handles"][0], b["ts"]) for b in window if len(b.get("handles", ())) == 1]
+    if all(ts is not None for _, ts in ones):
+        ones.sort(key=lambda read: (read[1], int(read[0][6:])))
+    line = list(ones)
+    for k, (at, ts) in enumerate(departed):
+        line.insert(min(at, len(line)), (f"tool:d{k}", ts))
+    if disturb == "swap" and len(line) > 1:
+        line[0], line[-1] = line[-1], line[0]
+    elif disturb == "restamp" and line:
+        line[0] = (line[0][0], 9.0)
+    gone = [b for b in window if b.get("resource")][drop % len(reads)]
+    post = [b for b in window if b is not gone]
+    kw = ({"evicted": list(gone["handles"])} if how == "evicted" else
+          {"supersedes": [{"block": post[-1]["id"], "handle": gone["handles"][0]}]} if how == "edge" else {})
+
+    def judged():
+        g = gate_for(texts, audit=False)
+        g._read_log = {"file:c": list(line)}
+        g._read_of = {h: "file:c" for h, _ in line}
+        return comparable(g.check(window, post, operator="prune", **kw))
+
+    with mock.patch.object(gate_module, "_log_agrees", lambda *args: False):
+        long_way = judged()
+    assert judged() == long_way

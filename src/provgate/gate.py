@@ -3459,18 +3459,8 @@ class _Check:
             new = [(h, ts) for h, ts in window_line if h not in read_of]
         blocks = self.pre.blocks
         logged = dict(line)  # handle -> the ts it was logged with
-        if not new and line == window_line and len(window_line) == len(reads) and len(logged) == len(line) \
-                and (len(reads) <= _PAIRWISE_LOG_READS or len({blocks[i].ts is None for i in reads}) == 1):
-            # The log holds exactly the window's own line (the usual case: the last check
-            # logged this window), each handle once, and every read is of one handle (the line
-            # has one entry per read of one handle, and as many entries as reads). Then what
-            # follows gives no key and no spread: each read's logged ts is its own ts; the line
-            # is in the window's order (by (ts, position) when every read has a ts, else by
-            # position), so the places 2 * rank * width + position order the reads as their
-            # positions do among equal ts, and _same_order holds (it answers False without a
-            # comparison only for more than _PAIRWISE_LOG_READS reads with a ts on some only:
-            # those go the long way); and a read of one handle spreads over no ranks.
-            return
+        if not new and _log_agrees(line, logged, window_line, reads, blocks):
+            return  # (no key, no spread: see _log_agrees)
         # every read holding a handle the log holds for this resource, of one handle or several
         # (red team 28, y03: an extra handle must not take a logged read out of the log's order)
         held = [i for i in reads if any(h in logged for h in blocks[i].handles)]
@@ -3977,7 +3967,7 @@ class _Check:
         # (no derived block of pre names a derived_from handle: each it holds stands for nothing,
         # which its callers do not tell from no entry; the union is kept on the window's shape,
         # made when the previous check had this window as its post)
-        if not pre.derived_union() or not any(h.startswith(BLOCK_HANDLE_PREFIX) for h in refs):
+        if not any(h.startswith(BLOCK_HANDLE_PREFIX) for h in refs) or not pre.derived_union():
             return {}
         summaries = {block_text_handle(pre.digests[i]): set(b.derived_from)
                      for i, b in enumerate(pre.blocks) if b.derived}
@@ -4835,6 +4825,42 @@ def _same_source(b: Block, pb: Block) -> bool:
 def _stamps_differ(b: Block, pb: Block) -> bool:
     """Do two blocks' stamps differ: their resource, or their ts when either is a read?"""
     return _stamp_key(b) != _stamp_key(pb)
+
+
+def _log_agrees(line: list[tuple[str, float | None]], logged: dict[str, float | None],
+                window_line: list[tuple[str, float | None]], reads: list[int], blocks: Sequence[Block]) -> bool:
+    """Does the read log's ``line`` of a resource (``logged``: handle -> its ts there) order
+    the window's ``reads`` of it (``window_line``: its line, ``_Side.read_line_of``) as the
+    window does, so that ``_Check._log_order``, the log taking none of them anew, would give
+    them no key and no spread?
+
+    Yes when the log holds the window's own line (the usual case: the last check logged this
+    window), or that line in its order among reads that left the window, each handle once,
+    with the ts the window has; and every read is of one handle (the line has one entry per
+    read of one handle, and as many entries as reads). Then each read's logged ts is its own
+    ts; the window's line is in the window's order (by (ts, position) when every read has a
+    ts, else by position) and its ranks in the log rise along it, so the places
+    2 * rank * width + position order the reads as their positions do among equal ts, and
+    _same_order holds (it answers False without a comparison only for more than
+    _PAIRWISE_LOG_READS reads with a ts on some only: those go the long way); and a read of
+    one handle spreads over no ranks."""
+    return (len(window_line) == len(reads) and len(logged) == len(line)
+            and (len(reads) <= _PAIRWISE_LOG_READS or len({blocks[i].ts is None for i in reads}) == 1)
+            and (line == window_line or _logged_in_order(line, logged, window_line)))
+
+
+def _logged_in_order(line: list[tuple[str, float | None]], logged: dict[str, float | None],
+                     window_line: list[tuple[str, float | None]]) -> bool:
+    """Does the log's ``line`` (each handle once; ``logged``: handle -> its ts there) hold
+    every read of ``window_line`` with its ts, in that order?"""
+    rank = {h: k for k, (h, _) in enumerate(line)}
+    last = -1
+    for h, ts in window_line:
+        k = rank.get(h)
+        if k is None or k <= last or logged[h] != ts:
+            return False
+        last = k
+    return True
 
 
 def _same_order(reads: list[int], blocks: Sequence[Block], order: Mapping[int, tuple[int, float | None]]) -> bool:
