@@ -462,8 +462,9 @@ def index_counts(queries: Any, kinds: Any, skip_kind: Any) -> tuple[SortedFinger
     ``draw_rows`` draws on."""
     check_queries(queries)
     check_kinds(kinds, queries, skip_kind)
-    rows = [row for q, kind in zip(queries, kinds) for row, code in zip(_rows(q), kind.tolist()) if code != skip_kind]
-    values, counts = unique_counts(np.array(rows, dtype=np.uint64).reshape(-1, 2))
+    rows = (np.concatenate(queries)[np.concatenate(kinds) != skip_kind] if len(queries)
+            else np.empty((0, 2), dtype=np.uint64))
+    values, counts = unique_counts(rows)
     return SortedFingerprints(values), counts
 
 
@@ -512,8 +513,9 @@ def draw_rows(index: Any, left: Any, queries: Any, kinds: Any, skip_kind: Any) -
 
 def check_value_tables(tables: Any) -> tuple[list[Any], ...]:
     """The columns ``undrawn_values`` reads of ``tables``, checked (messages shared by both
-    implementations): ``(datas, kinds, value_starts, value_ends)``, one list each, every array
-    made C-contiguous."""
+    implementations): ``(datas, kinds, value_starts, value_ends)``, one list each, the arrays
+    as they are (the reference reads them through numpy, the native module makes its own
+    contiguous copy of a view)."""
     if not isinstance(tables, (list, tuple)):
         raise TypeError(f"tables must be a list or tuple of fact tables, not {type(tables).__name__}")
     out: tuple[list[Any], ...] = ([], [], [], [])
@@ -526,7 +528,7 @@ def check_value_tables(tables: Any) -> tuple[list[Any], ...]:
         if not isinstance(kind, np.ndarray) or kind.dtype != np.uint8 or kind.ndim != 1:
             what = type(kind).__name__ if not isinstance(kind, np.ndarray) else f"{kind.ndim}-D {kind.dtype} array"
             raise TypeError(f"tables[{t}].kind must be a 1-D uint8 array, not {what}")
-        out[1].append(np.ascontiguousarray(kind))
+        out[1].append(kind)
         for c, column_name in enumerate(("value_start", "value_end"), start=2):
             column = getattr(table, column_name, None)
             name = f"tables[{t}].{column_name}"
@@ -537,7 +539,7 @@ def check_value_tables(tables: Any) -> tuple[list[Any], ...]:
             if column.shape[0] != kind.shape[0]:
                 raise InvalidArgumentError(f"{name} has {column.shape[0]} rows for {kind.shape[0]} kinds",
                                            argument="tables")
-            out[c].append(np.ascontiguousarray(column))
+            out[c].append(column)
     return out
 
 
@@ -560,19 +562,23 @@ def undrawn_values(tables: Any, drawn: Any, kind: Any) -> tuple[np.ndarray, list
     words (a quote)."""
     datas, kinds, value_starts, value_ends = check_value_tables(tables)
     _check_kind_int(kind, "kind")
-    check_drawn(drawn, sum(k.shape[0] for k in kinds))
-    flags = drawn.tolist()
+    lengths = [k.shape[0] for k in kinds]
+    check_drawn(drawn, sum(lengths))
     owners: list[int] = []
     values: list[bytes] = []
-    at = 0
-    for t, (data, codes, starts, ends) in enumerate(zip(datas, kinds, value_starts, value_ends)):
-        for r, (code, a, b) in enumerate(zip(codes.tolist(), starts.tolist(), ends.tolist())):
-            if code == kind and not flags[at + r]:
-                if not 0 <= a <= b <= len(data):
-                    raise span_error(t, r, a, b, len(data))
-                owners.append(t)
-                values.append(data[a:b])
-        at += codes.shape[0]
+    if not kinds:
+        return _index_array(owners), values
+    # the rows of kind left over, found over all tables end to end, then read one by one
+    rows = np.flatnonzero((np.concatenate(kinds) == kind) & ~drawn)
+    owner = np.repeat(np.arange(len(kinds)), lengths)[rows].tolist()
+    first = np.cumsum([0, *lengths[:-1]]).tolist()
+    for k, t, a, b in zip(rows.tolist(), owner, np.concatenate(value_starts)[rows].tolist(),
+                          np.concatenate(value_ends)[rows].tolist()):
+        data = datas[t]
+        if not 0 <= a <= b <= len(data):
+            raise span_error(t, k - first[t], a, b, len(data))
+        owners.append(t)
+        values.append(data[a:b])
     return _index_array(owners), values
 
 
