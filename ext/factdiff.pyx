@@ -26,7 +26,7 @@ from _grouping cimport flat_grouping
 from libc.stdint cimport int32_t, uint8_t, uint64_t
 from _types cimport byte_t, fp_word_t, offset_t
 
-from provgate._factdiff_py import (REINIT_ERROR, SET_TYPE_ERROR, check_codes, check_column_groups, check_draw_arguments, check_drawn, check_kinds, check_queries, check_value_tables, check_grounding_columns, check_ground_tables, check_groups_per_table,
+from provgate._factdiff_py import (REINIT_ERROR, SET_TYPE_ERROR, check_codes, check_column_groups, check_draw_arguments, check_drawn, check_kinds, check_queries, check_value_columns, value_columns, check_grounding_columns, check_ground_tables, check_groups_per_table,
                                    check_hints, check_multiset, literal_modes, span_error, _check_kind_int)
 from provgate.errors import InvalidArgumentError
 
@@ -1236,30 +1236,37 @@ def index_counts(queries, kinds, skip_kind):
     # the cheap yes for what the gate passes (its tables' columns); anything else is checked
     # by the reference's own checks, in its order (every query before any kind), which raise
     # or find a view, read from a contiguous copy
-    if not (type(queries) is list or type(queries) is tuple) or not (type(kinds) is list or type(kinds) is tuple):
-        check_queries(queries)
+    if not isinstance(queries, (list, tuple)) or not isinstance(kinds, (list, tuple)):
+        check_queries(queries)  # raises
         check_kinds(kinds, queries, skip_kind)
-    cdef Py_ssize_t k, n_arrays = len(queries)
+    # one snapshot of each list, and every check below made of the snapshot, which alone is
+    # read: a list whose iteration gives other arrays each time must not pass the checks with
+    # arrays the read never sees (red team 34, 02: a 1-D array read as rows, past its end)
     cdef list rows_of = list(queries), kinds_of = list(kinds)  # (private: every array stays alive)
+    cdef Py_ssize_t k, n_arrays = len(rows_of)
     cdef bint vetted = False
     if len(kinds_of) != n_arrays or type(skip_kind) is not int or not 0 <= skip_kind <= 255:
-        check_queries(queries)
-        check_kinds(kinds, queries, skip_kind)
+        check_queries(rows_of)
+        check_kinds(kinds_of, rows_of, skip_kind)
         vetted = True
     for k in range(n_arrays):
         if not _is_fingerprint_array(rows_of[k]):
             if not vetted:
-                check_queries(queries)
-                check_kinds(kinds, queries, skip_kind)
+                check_queries(rows_of)
+                check_kinds(kinds_of, rows_of, skip_kind)
                 vetted = True
             rows_of[k] = np.ascontiguousarray(rows_of[k])
+            if not _is_fingerprint_array(rows_of[k]):  # (the checks passed: not expected)
+                raise InvalidArgumentError(f"queries[{k}] cannot be read as fingerprint rows", argument="queries")
     for k in range(n_arrays):
         if not _is_column(kinds_of[k], cnp.NPY_UINT8, (<cnp.ndarray>rows_of[k]).shape[0]):
             if not vetted:
-                check_queries(queries)
-                check_kinds(kinds, queries, skip_kind)
+                check_queries(rows_of)
+                check_kinds(kinds_of, rows_of, skip_kind)
                 vetted = True
             kinds_of[k] = np.ascontiguousarray(kinds_of[k])
+            if not _is_column(kinds_of[k], cnp.NPY_UINT8, (<cnp.ndarray>rows_of[k]).shape[0]):
+                raise InvalidArgumentError(f"kinds[{k}] cannot be read as one uint8 kind per row", argument="kinds")
     cdef uint8_t skip = <uint8_t>skip_kind
     cdef offset_t total = 0, n, r, at = 0, i, d = 0
     cdef const uint8_t* kp
@@ -1283,10 +1290,14 @@ def index_counts(queries, kinds, skip_kind):
         qp = rows_ptr(<cnp.ndarray>rows_of[k])
         with nogil:
             for r in range(n):
-                if kp[r] != skip:
+                # (the kinds may be a caller's arrays, changed by another thread between the two
+                # passes: never more rows than the buffer was made for)
+                if kp[r] != skip and at < total:
                     pg[2 * at] = qp[2 * r]
                     pg[2 * at + 1] = qp[2 * r + 1]
                     at += 1
+    if at != total:
+        raise InvalidArgumentError("kinds changed while index_counts read them", argument="kinds")
     cdef int bits = _bucket_bits(total)
     cdef cnp.npy_intp n_order = max(total, 1), n_starts = ((<offset_t>1) << bits) + 1
     cdef cnp.ndarray order = cnp.PyArray_EMPTY(1, &n_order, cnp.NPY_INT64, 0)
@@ -1332,33 +1343,46 @@ def undrawn_values(tables, drawn, kind):
     the kind columns in place, without the GIL, then a bytes object per row found (a few of
     a summarize's hundreds), where the gate joined four columns of every table and sliced
     each row's bytes by numpy scalars."""
-    if not (type(tables) is list or type(tables) is tuple):
-        check_value_tables(tables)  # raises
-    cdef Py_ssize_t t, n_tables = len(tables)
+    # each attribute read once, and the objects read are the objects checked (red team 34,
+    # 01: a property giving an int8 column to the read and an int64 one to a second look)
+    if not isinstance(tables, (list, tuple)):
+        value_columns(tables)  # raises
+    cdef list items = list(tables), read = []
+    cdef Py_ssize_t t, n_tables = len(items)
     cdef list datas = [], kinds = [], starts = [], ends = []  # (private: every object stays alive)
     cdef offset_t n, total = 0
-    cdef bint vetted = False
+    cdef bint clean = True
     for t in range(n_tables):
-        table = tables[t]
+        table = items[t]
         data = getattr(table, "data", None)
         codes = getattr(table, "kind", None)
-        n = (<cnp.ndarray>codes).shape[0] if type(codes) is np.ndarray else -1
         first = getattr(table, "value_start", None)
         last = getattr(table, "value_end", None)
+        read.append((data, codes, first, last))
+        n = (<cnp.ndarray>codes).shape[0] if type(codes) is np.ndarray else -1
         if not (type(data) is bytes and n >= 0 and _is_column(codes, cnp.NPY_UINT8, n)
                 and _is_column(first, cnp.NPY_INT64, n) and _is_column(last, cnp.NPY_INT64, n)):
-            if not vetted:
-                check_value_tables(tables)  # raises, or a column is a view
-                vetted = True
-            codes = np.ascontiguousarray(codes)
-            first = np.ascontiguousarray(first)
-            last = np.ascontiguousarray(last)
-            n = (<cnp.ndarray>codes).shape[0]
+            clean = False
+            break
         datas.append(data)
         kinds.append(codes)
         starts.append(first)
         ends.append(last)
         total += n
+    if not clean:
+        # the reference's checks, of the very objects read: they raise, or a column is a view,
+        # read from a contiguous copy (checked again: only a column of the right type is read)
+        datas, kinds, starts, ends = check_value_columns(read)
+        kinds = [np.ascontiguousarray(c) for c in kinds]
+        starts = [np.ascontiguousarray(c) for c in starts]
+        ends = [np.ascontiguousarray(c) for c in ends]
+        total = 0
+        for t in range(n_tables):
+            n = (<cnp.ndarray>kinds[t]).shape[0]
+            if not (type(datas[t]) is bytes and _is_column(kinds[t], cnp.NPY_UINT8, n)
+                    and _is_column(starts[t], cnp.NPY_INT64, n) and _is_column(ends[t], cnp.NPY_INT64, n)):
+                raise InvalidArgumentError(f"tables[{t}] cannot be read as a fact table's columns", argument="tables")
+            total += n
     _check_kind_int(kind, "kind")
     if not _is_column(drawn, cnp.NPY_BOOL, total):
         check_drawn(drawn, total)  # raises, or it is a view
@@ -1368,7 +1392,7 @@ def undrawn_values(tables, drawn, kind):
     # rows found: (table, start, end) each; at most every row
     cdef cnp.ndarray found = np.empty((max(total, 1), 3), dtype=np.int64)
     cdef offset_t* pf = index_ptr(found)
-    cdef offset_t m = 0, at = 0, r, a, b, size
+    cdef offset_t m = 0, at = 0, r, a = 0, b = 0, size
     cdef const uint8_t* kp
     cdef const offset_t* sp
     cdef const offset_t* ep

@@ -511,26 +511,34 @@ def draw_rows(index: Any, left: Any, queries: Any, kinds: Any, skip_kind: Any) -
     return np.array(drawn, dtype=np.bool_), _index_array(counts)
 
 
-def check_value_tables(tables: Any) -> tuple[list[Any], ...]:
-    """The columns ``undrawn_values`` reads of ``tables``, checked (messages shared by both
+_VALUE_COLUMNS = ("data", "kind", "value_start", "value_end")
+
+
+def value_columns(tables: Any) -> list[tuple[Any, ...]]:
+    """What ``undrawn_values`` reads of each of ``tables``: ``(data, kind, value_start,
+    value_end)``, each attribute read once (None when missing). Both implementations check
+    and then read these very objects, never a second read of an attribute, which may give
+    another array (red team 34, 01)."""
+    if not isinstance(tables, (list, tuple)):
+        raise TypeError(f"tables must be a list or tuple of fact tables, not {type(tables).__name__}")
+    return [tuple(getattr(table, name, None) for name in _VALUE_COLUMNS) for table in tables]
+
+
+def check_value_columns(columns: list[tuple[Any, ...]]) -> tuple[list[Any], ...]:
+    """The columns of :func:`value_columns`, checked table by table (messages shared by both
     implementations): ``(datas, kinds, value_starts, value_ends)``, one list each, the arrays
     as they are (the reference reads them through numpy, the native module makes its own
     contiguous copy of a view)."""
-    if not isinstance(tables, (list, tuple)):
-        raise TypeError(f"tables must be a list or tuple of fact tables, not {type(tables).__name__}")
     out: tuple[list[Any], ...] = ([], [], [], [])
-    for t, table in enumerate(tables):
-        data = getattr(table, "data", None)
+    for t, (data, kind, *ranges) in enumerate(columns):
         if type(data) is not bytes:
             raise TypeError(f"tables[{t}].data must be bytes, not {type(data).__name__}")
         out[0].append(data)
-        kind = getattr(table, "kind", None)
         if not isinstance(kind, np.ndarray) or kind.dtype != np.uint8 or kind.ndim != 1:
             what = type(kind).__name__ if not isinstance(kind, np.ndarray) else f"{kind.ndim}-D {kind.dtype} array"
             raise TypeError(f"tables[{t}].kind must be a 1-D uint8 array, not {what}")
         out[1].append(kind)
-        for c, column_name in enumerate(("value_start", "value_end"), start=2):
-            column = getattr(table, column_name, None)
+        for c, (column_name, column) in enumerate(zip(("value_start", "value_end"), ranges), start=2):
             name = f"tables[{t}].{column_name}"
             if not isinstance(column, np.ndarray) or column.dtype != np.int64 or column.ndim != 1:
                 what = (type(column).__name__ if not isinstance(column, np.ndarray)
@@ -541,6 +549,11 @@ def check_value_tables(tables: Any) -> tuple[list[Any], ...]:
                                            argument="tables")
             out[c].append(column)
     return out
+
+
+def check_value_tables(tables: Any) -> tuple[list[Any], ...]:
+    """:func:`check_value_columns` of :func:`value_columns` of ``tables``."""
+    return check_value_columns(value_columns(tables))
 
 
 def check_drawn(drawn: Any, total: int) -> None:
