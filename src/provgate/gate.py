@@ -3295,7 +3295,11 @@ class _Check:
         # the resources whose reads can be out of order: read twice with different content in
         # pre (kept reads can change places), and those a new or changed block claims to read
         resources = [r for r in pre.reads() if r in post_res]
-        resources += {post_blocks[j].resource for j in self.changed} - {None, *resources}  # type: ignore[operator]
+        # (in the order the changed blocks come: a set's order changes with the process's hash
+        # seed, and so would the order of the violations, where the same input must give the
+        # same verdict)
+        known: set[str | None] = {None, *resources}
+        resources += [r for r in dict.fromkeys(post_blocks[j].resource for j in self.changed) if r not in known]  # type: ignore[misc]
         for resource in resources:
             post_reads = post_res[resource]
             if touched is not None and touched.isdisjoint(post_reads):
