@@ -1359,11 +1359,13 @@ def undrawn_values(tables, drawn, kind):
         first = getattr(table, "value_start", None)
         last = getattr(table, "value_end", None)
         read.append((data, codes, first, last))
+        if not clean:
+            continue  # (every table is read before the checks, as the reference reads them)
         n = (<cnp.ndarray>codes).shape[0] if type(codes) is np.ndarray else -1
         if not (type(data) is bytes and n >= 0 and _is_column(codes, cnp.NPY_UINT8, n)
                 and _is_column(first, cnp.NPY_INT64, n) and _is_column(last, cnp.NPY_INT64, n)):
             clean = False
-            break
+            continue
         datas.append(data)
         kinds.append(codes)
         starts.append(first)
@@ -1377,6 +1379,8 @@ def undrawn_values(tables, drawn, kind):
         starts = [np.ascontiguousarray(c) for c in starts]
         ends = [np.ascontiguousarray(c) for c in ends]
         total = 0
+        if len(datas) != n_tables:  # (the checks return a column list per table read: not expected)
+            raise InvalidArgumentError("tables changed while undrawn_values read them", argument="tables")
         for t in range(n_tables):
             n = (<cnp.ndarray>kinds[t]).shape[0]
             if not (type(datas[t]) is bytes and _is_column(kinds[t], cnp.NPY_UINT8, n)

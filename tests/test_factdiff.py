@@ -1757,3 +1757,58 @@ def test_grounding_index_refuses_a_kind_that_is_no_byte(impl, kv_kind, error):
         impl.grounding_index(value, value, value, kind, kv_kind)
     with pytest.raises(error, match="kv_kind"):
         impl.grounding_index_many([(value, value, value, kind)], kv_kind)
+
+
+class _ShiftingColumn:
+    """A table whose ``value_start`` is an int8 array the first time it is read and the int64
+    column after that (a property, a lazily built column)."""
+
+    def __init__(self, n: int) -> None:
+        self.data = b"abcdefgh" * 4
+        self.kind = np.zeros(n, dtype=np.uint8)
+        self.kind[-1] = 4
+        self.value_end = np.full(n, 3, dtype=np.int64)
+        self._first = np.full(n, 1, dtype=np.int8)  # n bytes, which an int64 read would overrun
+        self._later = np.zeros(n, dtype=np.int64)
+        self.reads = 0
+
+    @property
+    def value_start(self) -> np.ndarray:
+        self.reads += 1
+        return self._first if self.reads == 1 else self._later
+
+
+@pytest.mark.parametrize("n", [2, 1 << 20])
+def test_undrawn_values_checks_the_columns_it_reads(impl, n):
+    # red team 34, 01: the native routine checked a second read of the attributes and read the
+    # first (an int8 column read as int64, past its end): each attribute is read once, and the
+    # objects read are the objects checked, as in the reference
+    with pytest.raises(TypeError, match=r"tables\[0\].value_start must be a 1-D int64 array, not 1-D int8 array"):
+        impl.undrawn_values([_ShiftingColumn(n)], np.zeros(n, dtype=np.bool_), 4)
+
+
+class _ShiftingList(list):
+    """A list whose third iteration gives a 1-D array in place of its rows (the one the
+    native routine once read, between checks that saw the rows)."""
+
+    def __init__(self, rows: np.ndarray, flat: np.ndarray) -> None:
+        super().__init__([rows])
+        self.flat = flat
+        self.iterations = 0
+
+    def __iter__(self):
+        self.iterations += 1
+        return iter([self.flat] if self.iterations == 3 else list.__iter__(self))
+
+
+@pytest.mark.parametrize("n", [3, 1 << 20])
+def test_index_counts_reads_only_what_it_checked(impl, n):
+    # red team 34, 02: the native routine copied the list once and checked two more iterations
+    # of it; an iteration giving a 1-D array was read as rows, past its end. Whatever a list
+    # gives, a 1-D array is refused or never read: never a row from outside an array
+    queries = _ShiftingList(np.zeros((n, 2), dtype=np.uint64), np.zeros(n, dtype=np.uint64))
+    try:
+        index, counts = impl.index_counts(queries, [np.zeros(n, dtype=np.uint8)], 7)
+    except (TypeError, InvalidArgumentError):
+        return
+    assert len(index) == 1 and counts.tolist() == [n]
