@@ -1725,7 +1725,7 @@ def ungrounded_rows(tables, sets, haystacks, *, groups, haystack_groups, skip_ki
     cdef const size_t* cols
     cdef const fp_word_t* fp
     cdef const byte_t* text
-    cdef offset_t r, m, a, b, found = 0, bad_table = -1, bad_row = -1, set_hint, text_hint, row_base = 0
+    cdef offset_t r, m, a = 0, b = 0, found = 0, bad_table = -1, bad_row = -1, set_hint, text_hint, row_base = 0
     cdef offset_t cited, set_first, text_first, hj
     # each haystack's 4-gram prefilter, made once it is searched often (_boundaries.occurs_filtered)
     cdef GramCache grams
