@@ -378,6 +378,40 @@ cdef inline int _bucket_bits(offset_t n) noexcept nogil:
     return min(MAX_BUCKET_BITS, max(1, length - 2))
 
 
+cdef offset_t sort_and_count_distinct(fp_word_t* rows, offset_t m, offset_t* order, offset_t* scratch,
+                                       offset_t* starts) noexcept nogil:
+    """Sort rows 0..m-1 of ``rows`` (order: their stable order, by (hi, lo)) and return how many
+    are distinct, so the caller can make arrays of exactly that size. ``order`` and ``scratch``
+    have room for m entries, ``starts`` for 2**_bucket_bits(m) + 1."""
+    cdef offset_t i, r, d = 0
+    if m > 1:
+        bucket_sort(rows, m, order, scratch, starts, _bucket_bits(m))
+    elif m == 1:
+        order[0] = 0
+    for i in range(m):
+        r = order[i]
+        if i == 0 or rows[2 * r] != rows[2 * order[i - 1]] or rows[2 * r + 1] != rows[2 * order[i - 1] + 1]:
+            d += 1
+    return d
+
+
+cdef void write_distinct(const fp_word_t* rows, offset_t m, const offset_t* order, fp_word_t* out,
+                         offset_t* counts) noexcept nogil:
+    """The distinct rows of ``rows`` in ``order`` (sort_and_count_distinct's) into ``out``, and,
+    unless ``counts`` is NULL, how often each occurs."""
+    cdef offset_t i, r, d = 0
+    for i in range(m):
+        r = order[i]
+        if d == 0 or rows[2 * r] != out[2 * (d - 1)] or rows[2 * r + 1] != out[2 * (d - 1) + 1]:
+            out[2 * d] = rows[2 * r]
+            out[2 * d + 1] = rows[2 * r + 1]
+            if counts != NULL:
+                counts[d] = 1
+            d += 1
+        elif counts != NULL:
+            counts[d - 1] += 1
+
+
 cdef cnp.ndarray _sort_order(cnp.ndarray fp):
     cdef offset_t n = fp.shape[0]
     cdef cnp.ndarray order = np.empty(n, dtype=np.int64)
@@ -863,26 +897,13 @@ cdef list _grounding_sets(list items, uint8_t want):
                     base[2 * r] = pkey[2 * i]
                     base[2 * r + 1] = pkey[2 * i + 1]
                     r += 1
-            if m > 1:
-                bucket_sort(base, m, po, pt, ps, _bucket_bits(m))
-            elif m == 1:
-                po[0] = 0
             # distinct rows, counted first: each set gets an array of exactly its size
-            for i in range(m):
-                r = po[i]
-                if i == 0 or base[2 * r] != base[2 * po[i - 1]] or base[2 * r + 1] != base[2 * po[i - 1] + 1]:
-                    d += 1
+            d = sort_and_count_distinct(base, m, po, pt, ps)
         dims[0] = d
         rows = cnp.PyArray_EMPTY(2, dims, cnp.NPY_UINT64, 0)
         pr = <fp_word_t*>cnp.PyArray_DATA(rows)
-        d = 0
         with nogil:
-            for i in range(m):
-                r = po[i]
-                if d == 0 or base[2 * r] != pr[2 * (d - 1)] or base[2 * r + 1] != pr[2 * (d - 1) + 1]:
-                    pr[2 * d] = base[2 * r]
-                    pr[2 * d + 1] = base[2 * r + 1]
-                    d += 1
+            write_distinct(base, m, po, pr, NULL)
         ix = SortedFingerprints.__new__(SortedFingerprints)
         ix._adopt(rows)
         out.append(ix)
@@ -1307,31 +1328,15 @@ def index_counts(queries, kinds, skip_kind):
     cdef offset_t* pt = index_ptr(tmp)
     cdef offset_t* ps = index_ptr(starts)
     with nogil:
-        if total > 1:
-            bucket_sort(pg, total, po, pt, ps, bits)
-        elif total == 1:
-            po[0] = 0
         # distinct rows, counted first: the set and the counts get arrays of exactly their size
-        for i in range(total):
-            r = po[i]
-            if i == 0 or pg[2 * r] != pg[2 * po[i - 1]] or pg[2 * r + 1] != pg[2 * po[i - 1] + 1]:
-                d += 1
+        d = sort_and_count_distinct(pg, total, po, pt, ps)
     dims[0] = d
     cdef cnp.ndarray values = cnp.PyArray_EMPTY(2, dims, cnp.NPY_UINT64, 0)
     cdef cnp.ndarray counts = cnp.PyArray_EMPTY(1, dims, cnp.NPY_INT64, 0)
     cdef fp_word_t* pv = <fp_word_t*>cnp.PyArray_DATA(values)
     cdef offset_t* pc = index_ptr(counts)
-    d = 0
     with nogil:
-        for i in range(total):
-            r = po[i]
-            if d == 0 or pg[2 * r] != pv[2 * (d - 1)] or pg[2 * r + 1] != pv[2 * (d - 1) + 1]:
-                pv[2 * d] = pg[2 * r]
-                pv[2 * d + 1] = pg[2 * r + 1]
-                pc[d] = 1
-                d += 1
-            else:
-                pc[d - 1] += 1
+        write_distinct(pg, total, po, pv, pc)
     cdef SortedFingerprints ix = SortedFingerprints.__new__(SortedFingerprints)
     ix._adopt(values)  # (sorted and distinct as made here, and nobody else's)
     return ix, counts

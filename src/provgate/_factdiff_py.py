@@ -511,6 +511,17 @@ def draw_rows(index: Any, left: Any, queries: Any, kinds: Any, skip_kind: Any) -
     return np.array(drawn, dtype=np.bool_), _index_array(counts)
 
 
+def _check_row_column(column: Any, name: str, kind: np.ndarray) -> None:
+    """A 1-D int64 column with a row per entry of ``kind`` (messages shared by both
+    implementations of ``undrawn_values`` and ``ungrounded_rows``)."""
+    if not isinstance(column, np.ndarray) or column.dtype != np.int64 or column.ndim != 1:
+        what = (type(column).__name__ if not isinstance(column, np.ndarray)
+                else f"{column.ndim}-D {column.dtype} array")
+        raise TypeError(f"{name} must be a 1-D int64 array, not {what}")
+    if column.shape[0] != kind.shape[0]:
+        raise InvalidArgumentError(f"{name} has {column.shape[0]} rows for {kind.shape[0]} kinds", argument="tables")
+
+
 _VALUE_COLUMNS = ("data", "kind", "value_start", "value_end")
 
 
@@ -539,14 +550,7 @@ def check_value_columns(columns: list[tuple[Any, ...]]) -> tuple[list[Any], ...]
             raise TypeError(f"tables[{t}].kind must be a 1-D uint8 array, not {what}")
         out[1].append(kind)
         for c, (column_name, column) in enumerate(zip(("value_start", "value_end"), ranges), start=2):
-            name = f"tables[{t}].{column_name}"
-            if not isinstance(column, np.ndarray) or column.dtype != np.int64 or column.ndim != 1:
-                what = (type(column).__name__ if not isinstance(column, np.ndarray)
-                        else f"{column.ndim}-D {column.dtype} array")
-                raise TypeError(f"{name} must be a 1-D int64 array, not {what}")
-            if column.shape[0] != kind.shape[0]:
-                raise InvalidArgumentError(f"{name} has {column.shape[0]} rows for {kind.shape[0]} kinds",
-                                           argument="tables")
+            _check_row_column(column, f"tables[{t}].{column_name}", kind)
             out[c].append(column)
     return out
 
@@ -629,13 +633,11 @@ def check_ground_tables(tables: Any, skip_kind: Any, pair_kind: Any, quote_kind:
             name = f"tables[{t}].{column_name}"
             if column_name.startswith("fp_"):
                 check_fingerprints(column, name, contiguous=False)
-            elif not isinstance(column, np.ndarray) or column.dtype != np.int64 or column.ndim != 1:
-                what = (type(column).__name__ if not isinstance(column, np.ndarray)
-                        else f"{column.ndim}-D {column.dtype} array")
-                raise TypeError(f"{name} must be a 1-D int64 array, not {what}")
-            if column.shape[0] != kind.shape[0]:
-                raise InvalidArgumentError(f"{name} has {column.shape[0]} rows for {kind.shape[0]} kinds",
-                                           argument="tables")
+                if column.shape[0] != kind.shape[0]:
+                    raise InvalidArgumentError(f"{name} has {column.shape[0]} rows for {kind.shape[0]} kinds",
+                                               argument="tables")
+            else:
+                _check_row_column(column, name, kind)
             out[c].append(np.ascontiguousarray(column))
     return out
 
