@@ -1008,8 +1008,8 @@ def test_ungrounded_rows_search_a_quote_in_its_cited_text_before_the_other_sets(
     assert expected_ungrounded_rows([table], sets, haystacks, args) == want
     for hints in (None, {"one": 0}, {"one": 1}, {"one": 7}):
         frozen = [impl.SortedFingerprints(s) for s in sets]
-        for given in (sets, frozen):
-            got = impl.ungrounded_rows([table], given, haystacks, **dict(args, hints=hints))
+        for passed in (sets, frozen):
+            got = impl.ungrounded_rows([table], passed, haystacks, **dict(args, hints=hints))
             assert list(zip(*(x.tolist() for x in got))) == want
 
 
