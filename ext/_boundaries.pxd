@@ -172,20 +172,31 @@ cdef inline bint occurs_filtered(const byte_t* classes, const byte_t* h, offset_
     return occurs(classes, h, hn, nd, nn, mode)
 
 
+cdef inline offset_t group_member_occurring_but(const byte_t* classes, const size_t* hay_ptrs,
+                                                const offset_t* hay_lens, const offset_t* members, offset_t first,
+                                                offset_t last, offset_t searched, const byte_t* nd, offset_t nn,
+                                                int mode, GramCache* grams) noexcept nogil:
+    """The position (first .. last - 1) of a member whose haystack holds the needle at token
+    boundaries, or -1, the member at ``searched`` left out (searched already; -1: none).
+    Each haystack is searched through its 4-gram prefilter (``occurs_filtered``)."""
+    cdef offset_t m, j
+    for m in range(first, last):
+        j = members[m]
+        if m != searched and occurs_filtered(classes, <const byte_t*>hay_ptrs[j], hay_lens[j], j, nd, nn, mode,
+                                             grams):
+            return m
+    return -1
+
+
 cdef inline offset_t group_member_occurring(const byte_t* classes, const size_t* hay_ptrs, const offset_t* hay_lens,
                                             const offset_t* members, offset_t first, offset_t last, offset_t hint,
                                             const byte_t* nd, offset_t nn, int mode, GramCache* grams) noexcept nogil:
     """The position (first .. last - 1) of a member whose haystack holds the needle at token
     boundaries, or -1. The member at ``hint`` (if in range) is searched first: a block's
-    next quote usually comes from the source its last one came from. Each haystack is
-    searched through its 4-gram prefilter (``occurs_filtered``)."""
-    cdef offset_t m, j
+    next quote usually comes from the source its last one came from."""
+    cdef offset_t j
     if first <= hint < last:
         j = members[hint]
         if occurs_filtered(classes, <const byte_t*>hay_ptrs[j], hay_lens[j], j, nd, nn, mode, grams):
             return hint
-    for m in range(first, last):
-        j = members[m]
-        if m != hint and occurs_filtered(classes, <const byte_t*>hay_ptrs[j], hay_lens[j], j, nd, nn, mode, grams):
-            return m
-    return -1
+    return group_member_occurring_but(classes, hay_ptrs, hay_lens, members, first, last, hint, nd, nn, mode, grams)

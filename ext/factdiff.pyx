@@ -20,7 +20,7 @@ from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize, PyBytes
 from cpython.unicode cimport PyUnicode_DecodeUTF8
 
 from _boundaries cimport (GramCache, fill_byte_classes, gram_cache_free, gram_cache_init, group_member_occurring,
-                          occurs_filtered)
+                          group_member_occurring_but, occurs_filtered)
 from _byte_batches cimport byte_items, lengths_of, pointers_of
 from _grouping cimport flat_grouping
 from libc.stdint cimport int32_t, uint8_t, uint64_t
@@ -1490,38 +1490,19 @@ cdef inline offset_t group_member_holding(const size_t* p_ptrs, const offset_t* 
     """The position (first .. last - 1) of a member of the group whose set holds (h, l), or -1.
     The member at ``hint`` (if in range) is asked first: consecutive rows of a block usually
     come from one source, and each set asked is memory the check may not have touched yet."""
-    cdef offset_t m
     if first <= hint < last and in_set(p_ptrs, p_lens, p_members[hint], h, l):
         return hint
-    for m in range(first, last):
-        if m != hint and in_set(p_ptrs, p_lens, p_members[m], h, l):
-            return m
-    return -1
+    return group_member_holding_but(p_ptrs, p_lens, p_members, first, last, hint, h, l)
 
 
 cdef inline offset_t group_member_holding_but(const size_t* p_ptrs, const offset_t* p_lens, const offset_t* p_members,
                                               offset_t first, offset_t last, offset_t asked, fp_word_t h,
                                               fp_word_t l) noexcept nogil:
     """The position (first .. last - 1) of a member of the group whose set holds (h, l), or -1,
-    the member at ``asked`` left out (it was asked already)."""
+    the member at ``asked`` left out (asked already; -1: none)."""
     cdef offset_t m
     for m in range(first, last):
         if m != asked and in_set(p_ptrs, p_lens, p_members[m], h, l):
-            return m
-    return -1
-
-
-cdef inline offset_t group_member_occurring_but(const byte_t* classes, const size_t* hay_ptrs,
-                                                const offset_t* hay_lens, const offset_t* members, offset_t first,
-                                                offset_t last, offset_t searched, const byte_t* nd, offset_t nn,
-                                                int mode, GramCache* grams) noexcept nogil:
-    """The position (first .. last - 1) of a member whose haystack holds the needle at token
-    boundaries, or -1, the member at ``searched`` left out (it was searched already)."""
-    cdef offset_t m, j
-    for m in range(first, last):
-        j = members[m]
-        if m != searched and occurs_filtered(classes, <const byte_t*>hay_ptrs[j], hay_lens[j], j, nd, nn, mode,
-                                             grams):
             return m
     return -1
 
@@ -1730,7 +1711,7 @@ def ungrounded_rows(tables, sets, haystacks, *, groups, haystack_groups, skip_ki
     cdef const size_t* cols
     cdef const fp_word_t* fp
     cdef const byte_t* text
-    cdef offset_t r, m, a = 0, b = 0, found = 0, bad_table = -1, bad_row = -1, set_hint, text_hint, row_base = 0
+    cdef offset_t r, m, a = 0, b = 0, found = 0, bad_table = -1, bad_row = -1, set_hint, text_hint, searched, row_base = 0
     cdef offset_t cited, set_first, text_first, hj
     # each haystack's 4-gram prefilter, made once it is searched often (_boundaries.occurs_filtered)
     cdef GramCache grams
@@ -1770,6 +1751,11 @@ def ungrounded_rows(tables, sets, haystacks, *, groups, haystack_groups, skip_ki
                         bad_row = r
                         break
                     fp = <const fp_word_t*>(cols[COL_PAIR] if kind == pair else cols[COL_VALUE])
+                    m = set_first if p_offsets[t] <= set_first < p_offsets[t + 1] else -1
+                    if m >= 0 and in_set(p_ptrs, p_lens, p_members[m], fp[2 * r], fp[2 * r + 1]):
+                        set_hint = m
+                        continue
+                    searched = -1
                     if kind == quote and p_h_offsets[t] <= text_first < p_h_offsets[t + 1]:
                         # a quote is grounded by the text it quotes far more often than by a fact
                         # of its sources (gate benchmark, summarize: 172 of 435 quotes missed the
@@ -1777,29 +1763,22 @@ def ungrounded_rows(tables, sets, haystacks, *, groups, haystack_groups, skip_ki
                         # the first set, the first text, then the other sets and texts. A row is
                         # grounded if some set holds it or some text does, so the order only
                         # saves the look-ups in sets the summary's memory has not touched.
-                        m = set_first if p_offsets[t] <= set_first < p_offsets[t + 1] else -1
-                        if m >= 0 and in_set(p_ptrs, p_lens, p_members[m], fp[2 * r], fp[2 * r + 1]):
-                            set_hint = m
-                            continue
                         hj = p_h_members[text_first]
                         if occurs_filtered(BYTE_CLASS, <const byte_t*>hp[hj], hl[hj], hj, text + a, b - a, modes[kind],
                                            &grams):
                             text_hint = text_first
                             continue
-                        m = group_member_holding_but(p_ptrs, p_lens, p_members, p_offsets[t], p_offsets[t + 1], m,
-                                                     fp[2 * r], fp[2 * r + 1])
-                        if m >= 0:
-                            set_hint = m
-                            continue
+                        searched = text_first
+                    m = group_member_holding_but(p_ptrs, p_lens, p_members, p_offsets[t], p_offsets[t + 1], m,
+                                                 fp[2 * r], fp[2 * r + 1])
+                    if m >= 0:
+                        set_hint = m
+                        continue
+                    if searched >= 0:
                         m = group_member_occurring_but(BYTE_CLASS, hp, hl, p_h_members, p_h_offsets[t],
-                                                       p_h_offsets[t + 1], text_first, text + a, b - a, modes[kind],
+                                                       p_h_offsets[t + 1], searched, text + a, b - a, modes[kind],
                                                        &grams)
                     else:
-                        m = group_member_holding(p_ptrs, p_lens, p_members, p_offsets[t], p_offsets[t + 1], set_first,
-                                                 fp[2 * r], fp[2 * r + 1])
-                        if m >= 0:
-                            set_hint = m
-                            continue
                         m = group_member_occurring(BYTE_CLASS, hp, hl, p_h_members, p_h_offsets[t],
                                                    p_h_offsets[t + 1], text_first, text + a, b - a, modes[kind],
                                                    &grams)
