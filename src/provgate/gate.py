@@ -40,7 +40,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import accumulate, chain, compress, count, repeat
-from operator import attrgetter, is_, is_not, sub
+from operator import attrgetter, is_, is_not
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -4306,17 +4306,13 @@ class _Check:
         post_blocks, pre_blocks = self.edit.post, self.pre.blocks
         added = ([(post_blocks[j], pre_facts[self.match[j]]) for j in self.reused]  # type: ignore[index]
                  + [(post_blocks[j], post_facts[j]) for j in self.changed])
-        # per marker name as written: post's markers less pre's (of the blocks that cite). Each
-        # side is counted in C, and pre's distinct names are taken off in C too, set in their
-        # order of first appearance: net's keys stand in the order Counter.subtract gives them
-        # (_unreplaced spends spare markers in that order)
+        # per marker name as written: post's markers less pre's (of the blocks that cite), each
+        # side counted in C, then pre's distinct names taken off (net's keys stand in the order
+        # of first appearance, the order _unreplaced spends spare markers in)
         net = Counter(chain.from_iterable([facts.cited_names() for b, facts in added
                                            if facts.n_markers and _cites(b)]))
-        gone_by = Counter(chain.from_iterable([pre_facts[i].cited_names() for i in removed
-                                               if i not in explicit and _cites(pre_blocks[i])]))
-        if gone_by:
-            # (dict.update sets each name's count, where Counter.update would add to it)
-            dict.update(net, zip(gone_by, map(sub, map(net.get, gone_by, repeat(0)), gone_by.values())))
+        net.subtract(Counter(chain.from_iterable([pre_facts[i].cited_names() for i in removed
+                                                  if i not in explicit and _cites(pre_blocks[i])])))
         if restored:
             net.update(restored)
         if not net or min(net.values()) >= 0:
@@ -4326,14 +4322,10 @@ class _Check:
             # gain under the other); a name that resolves to no handle or several (I3 reports
             # it) counts as itself. Only the names whose count changed are resolved.
             by_handle: Counter[str] = Counter()
-            known = self.gate._marker_handles.get  # (what _targets asks first)
             for name, c in net.items():
                 if c:
-                    found = known(name)
-                    if found is None:
-                        found = self._targets(name)
-                    key = found[0] if len(found) == 1 else f"[src:{name}]"
-                    by_handle[key] = by_handle.get(key, 0) + c  # (no Counter.__missing__ call per new key)
+                    found = self._targets(name)
+                    by_handle[found[0] if len(found) == 1 else f"[src:{name}]"] += c
             lost = sum(-c for h, c in by_handle.items() if c < 0 and h not in superseded and h not in gone)
             if superseded:
                 lost += self._unreplaced(by_handle, superseded, gone)
