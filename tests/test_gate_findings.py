@@ -1875,6 +1875,23 @@ def test_threads_append_their_records_in_the_order_they_logged_reads(tmp_path):
     assert [h for h, _ in resumed._read_log[APP_R]] == ["tool:c1", "tool:c2"]
 
 
+def test_the_read_log_takes_a_new_read_of_a_resource_it_has_already_logged_reads_of():
+    # Gate._log_reads skips a resource whose one-handle reads are all logged: a window that
+    # adds a read beside logged ones is not skipped, and a block with two handles (no read of
+    # the line) neither hides the new read nor is logged itself
+    r1, r2 = READS_F36
+    both = tool("rb", "tool:c3", OLD_CONF, ts=1.5, resource=APP_R)
+    both["handles"] = ["tool:c3", "tool:c9"]
+    g = gate_for(SRC_F36)
+    assert_accepted(g.check([r1], [r1], operator="prune", commit=True), "structural")
+    assert g._read_log == {APP_R: [("tool:c1", 1.0)]}
+    assert_accepted(g.check([r1, both], [r1, both], operator="prune", commit=True), "structural")
+    assert g._read_log == {APP_R: [("tool:c1", 1.0)]}  # nothing to add: skipped or not, the same
+    assert_accepted(g.check([r1, both, r2], [r1, both, r2], operator="prune", commit=True), "structural")
+    assert g._read_log == {APP_R: [("tool:c1", 1.0), ("tool:c2", 2.0)]}
+    assert g._read_of == {"tool:c1": APP_R, "tool:c2": APP_R}
+
+
 def test_a_logged_read_the_store_does_not_hold_does_not_switch_the_rule_off(tmp_path):
     # q02: a foreign record (or a rejected check's pre) logged an unstored read as the newest
     store = store_with(T04_SRC, tmp_path / "s.sqlite3")

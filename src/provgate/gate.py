@@ -1363,8 +1363,15 @@ class Gate:
         if ix.reads_logged:  # (the log only grows: a window of this shape added all it had)
             return {}
         added = {}
-        for resource in side.by_resource():
-            new = log_reads(self._read_log, self._read_of, resource, side.read_line_of(resource))
+        read_of = self._read_of
+        blocks = side.blocks
+        for resource, reads in side.by_resource().items():
+            # log_reads adds only the one-handle reads whose handle the log lacks: a resource
+            # without one (every read of a pruned window was logged with the window it was cut
+            # from) adds nothing, and its line is not worth ordering
+            if all(len(hs := blocks[i].handles) != 1 or hs[0] in read_of for i in reads):
+                continue
+            new = log_reads(self._read_log, read_of, resource, side.read_line_of(resource))
             if new:
                 added[resource] = new
                 undo.reads.append((resource, new))
