@@ -170,6 +170,31 @@ def test_recheck_after_one_block_changed(benchmark, window, store, name):
 
 
 @pytest.mark.parametrize("name", ["prune", "summarize"])
+@pytest.mark.benchmark(group="gate-chain")
+def test_next_edit_of_a_committed_chain(benchmark, window, store, name):
+    """The session's next edit, cycle after cycle: each round starts from the window the
+    round before committed (not from one committed window, as ``recheck_after`` does), so
+    what the gate derives from a pre window once (its fact multiset, its text counts, its
+    reads) is paid in every round, as an agent pays it on every turn."""
+    edit = parse_edit(_edit(window, name))
+    gate = _session_gate(store, edit)
+    last = [gate.check_edit(edit, commit=True)]
+    assert last[0].accepted
+    variants = iter(range(1, 1000))
+
+    def setup():
+        return (_next_cycle(last[0], next(variants)),), {}
+
+    def step(nxt):
+        last[0] = gate.check_edit(nxt, commit=True)
+        return last[0]
+
+    verdict = benchmark.pedantic(step, setup=setup, rounds=30, iterations=1)
+    assert verdict.accepted, verdict.summary()
+    benchmark.extra_info.update(implementation=IMPL, blocks=len(verdict.window))
+
+
+@pytest.mark.parametrize("name", ["prune", "summarize"])
 @pytest.mark.benchmark(group="gate-recheck-json")
 def test_recheck_with_plain_json_blocks(benchmark, window, store, name):
     """The same next edit for an agent that holds its window as plain JSON blocks: each round
