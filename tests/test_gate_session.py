@@ -516,3 +516,64 @@ def test_a_check_whose_audit_record_cannot_be_written_leaves_no_trace_in_the_ses
     assert resumed.pins == failing_gate.pins and resumed._read_log == failing_gate._read_log
     for s in stores:
         s.close()
+
+
+# -- a window's text counts taken from the window it was rewritten from --------------------------
+
+from collections import Counter  # noqa: E402
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from provgate.gate import _Side  # noqa: E402
+
+
+_WINDOWS: list[Window] = []  # (a side holds its window weakly: these live for the test)
+
+
+def _side_of(digests: list[bytes]) -> _Side:
+    window = Window([{"id": f"b{i}", "role": "user", "text": "x"} for i in range(len(digests))])
+    _WINDOWS.append(window)
+    return _Side(window, ["x"] * len(digests), digests)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.integers(0, 6), min_size=1, max_size=12), st.data())
+def test_text_counts_taken_from_a_rewritten_window_are_its_own(texts, data):
+    # _Side.counts_from against counting: a few positions rewritten, to texts the window
+    # holds (repeated or not) or new ones, with the old window's positions index made or not
+    pre = _side_of([bytes([t]) for t in texts])
+    differing = sorted(data.draw(st.sets(st.integers(0, len(texts) - 1), min_size=1, max_size=3)))
+    post_digests = list(pre.digests)
+    for j in differing:
+        post_digests[j] = bytes([data.draw(st.integers(0, 9))])
+    differing = [j for j in differing if post_digests[j] != pre.digests[j]]
+    pre.text_counts()
+    if data.draw(st.booleans()):
+        pre.positions(pre.digests[0])
+    post = _side_of(post_digests)
+    post.counts_from(pre, differing)
+    fresh = _side_of(post_digests)
+    assert post._text_counts == Counter(post_digests) and all(post._text_counts.values())
+    for d in map(bytes, ([t] for t in range(10))):
+        assert list(post.positions(d)) == list(fresh.positions(d)) == [j for j, x in enumerate(post_digests) if x == d]
+    _WINDOWS.clear()
+
+
+def test_a_session_chain_keeps_its_windows_text_counts_true(tmp_path):
+    # each next edit takes its post window's counts from its pre window's (Gate's in-place path)
+    g = Gate(store_with({"tool:t1": "alpha 1\n", "tool:t2": "beta 2\n"}), audit=False)
+    blocks = [tool("t1", "tool:t1", "alpha 1\n"), tool("t2", "tool:t2", "beta 2\n"),
+              blk("a1", "assistant", "alpha 1 [src:t1]\n"), blk("a2", "assistant", "alpha 1 [src:t1]\n")]
+    window = Window(blocks)
+    taken = 0
+    for text in ["beta 2 [src:t2]\n", "alpha 1 [src:t1]\n", "alpha 1 and beta 2 [src:t1] [src:t2]\n"]:
+        nxt = Window([*window.blocks[:3], {**window.blocks[3].to_json(), "text": text}])
+        v = g.check(window, nxt, operator="rewrite", commit=True)
+        assert v.accepted, v.summary()
+        side = g.side(nxt, "post", {})
+        if side._text_counts is not None:
+            assert side._text_counts == Counter(side.digests)
+            taken += 1
+        window = nxt
+    assert taken >= 2  # (the first edit's pre window had no counts yet to take them from)

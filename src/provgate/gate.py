@@ -715,6 +715,36 @@ class _Side:
             self._text_counts = Counter(self.digests)
         return self._text_counts
 
+    def counts_from(self, other: _Side, differing: list[int]) -> None:
+        """Take :meth:`text_counts` (and :meth:`positions`' index, where no repeated text is
+        involved) from ``other``'s, a window of this length whose digests differ from these at
+        ``differing`` alone: a session's next edit rewrites a block or two of the window the
+        last one committed, and then asks these of that window, its pre window (a Counter of
+        every digest and a dict of every position otherwise, on every turn)."""
+        theirs, mine = other.digests, self.digests
+        base = other._text_counts
+        assert base is not None
+        counts = base.copy()
+        for j in differing:
+            d = theirs[j]
+            if counts[d] == 1:
+                del counts[d]  # (a text no block holds is not in the counts: positions asks `in`)
+            else:
+                counts[d] -= 1
+        for j in differing:
+            counts[mine[j]] += 1
+        self._text_counts = counts
+        if other._positions is not None and all(base[theirs[j]] == 1 and counts[mine[j]] == 1 for j in differing):
+            # every text that left or came is held once: the repeated texts' lists are the
+            # same lists, and only the positions of the texts that left or came move
+            last, repeated = other._positions
+            last = last.copy()
+            for j in differing:
+                del last[theirs[j]]
+            for j in differing:
+                last[mine[j]] = j
+            self._positions = (last, repeated)
+
     def has_text_outside(self, positions: Iterable[int]) -> Callable[[bytes], bool]:
         """Is a text held by a block at a position not among ``positions``? (By counts: the
         blocks with the text, less those among the few positions.)"""
@@ -1981,6 +2011,7 @@ class _Check:
             else:
                 pending = [j for j in compress(range(n_pre), map(is_not, post.digests, pre_digests))
                            if post.digests[j] != pre_digests[j]]
+            differing = pending
             match: list[int | None] = list(range(n_pre))
             for j in pending:
                 match[j] = None
@@ -2036,6 +2067,8 @@ class _Check:
                         self.ws_matched.add(j)
         self.match = match
         self.used = used
+        if in_place and post._text_counts is None and pre._text_counts is not None and post is not pre:
+            post.counts_from(pre, differing)
         self.changed = [j for j in pending if j not in self.ws_matched]
         if len(used) == n_pre:
             self.removed = []
