@@ -636,7 +636,7 @@ class _Side:
         self._n_facts: int | None = None
         self._n_markers: int | None = None
         self._positions: tuple[dict[bytes, int], dict[bytes, list[int]]] | None = None
-        self._text_counts: Counter[bytes] | None = None
+        self._text_counts: dict[bytes, int] | None = None
         self._text_handles: bytes | None = None  # the text digests end to end (holding_text)
         self._reads: dict[str, list[int]] | None = None
         self._newest: dict[str, int] | None = None
@@ -709,8 +709,9 @@ class _Side:
             ix.id_pos = self.window.positions_by_id()
         return ix.id_pos
 
-    def text_counts(self) -> Counter[bytes]:
-        """Text digest -> how many blocks have that text (counted in C)."""
+    def text_counts(self) -> dict[bytes, int]:
+        """Text digest -> how many blocks have that text (counted in C; a text no block has is
+        not a key)."""
         if self._text_counts is None:
             self._text_counts = Counter(self.digests)
         return self._text_counts
@@ -724,7 +725,7 @@ class _Side:
         theirs, mine = other.digests, self.digests
         base = other._text_counts
         assert base is not None
-        counts = base.copy()
+        counts = dict(base)  # (a C-level copy: a Counter's copy is a Python-level update)
         for j in differing:
             d = theirs[j]
             if counts[d] == 1:
@@ -732,7 +733,8 @@ class _Side:
             else:
                 counts[d] -= 1
         for j in differing:
-            counts[mine[j]] += 1
+            d = mine[j]
+            counts[d] = counts.get(d, 0) + 1
         self._text_counts = counts
         if other._positions is not None and all(base[theirs[j]] == 1 and counts[mine[j]] == 1 for j in differing):
             # every text that left or came is held once: the repeated texts' lists are the
@@ -754,7 +756,7 @@ class _Side:
         for i in positions:
             d = digests[i]
             among[d] = among.get(d, 0) + 1
-        return lambda d: in_window[d] > among.get(d, 0)
+        return lambda d: in_window.get(d, 0) > among.get(d, 0)
 
     def positions(self, digest: bytes) -> Sequence[int]:
         """Positions of the blocks with this text digest, in window order."""
