@@ -560,20 +560,30 @@ def test_text_counts_taken_from_a_rewritten_window_are_its_own(texts, data):
     _WINDOWS.clear()
 
 
-def test_a_session_chain_keeps_its_windows_text_counts_true(tmp_path):
-    # each next edit takes its post window's counts from its pre window's (Gate's in-place path)
-    g = Gate(store_with({"tool:t1": "alpha 1\n", "tool:t2": "beta 2\n"}), audit=False)
+def test_a_session_chain_keeps_its_windows_indexes_true():
+    # each next edit leaves its post window the indexes of its pre window (Gate's in-place
+    # path, _Check._pass_on): text counts, and the reads while no read's text changed; every
+    # step, whatever the verdict, they are what counting the window finds
+    g = Gate(store_with({"tool:t1": "alpha 1\n", "tool:t2": "beta 2\n", "tool:r1": "retries=3\n",
+                         "tool:r2": "retries=5\n"}), audit=False)
     blocks = [tool("t1", "tool:t1", "alpha 1\n"), tool("t2", "tool:t2", "beta 2\n"),
+              tool("r1", "tool:r1", "retries=3\n", ts=1.0, resource="file:app.ini"),
+              tool("r2", "tool:r2", "retries=5\n", ts=2.0, resource="file:app.ini"),
               blk("a1", "assistant", "alpha 1 [src:t1]\n"), blk("a2", "assistant", "alpha 1 [src:t1]\n")]
     window = Window(blocks)
-    taken = 0
-    for text in ["beta 2 [src:t2]\n", "alpha 1 [src:t1]\n", "alpha 1 and beta 2 [src:t1] [src:t2]\n"]:
-        nxt = Window([*window.blocks[:3], {**window.blocks[3].to_json(), "text": text}])
-        v = g.check(window, nxt, operator="rewrite", commit=True)
-        assert v.accepted, v.summary()
+    steps = [(5, "beta 2 [src:t2]\n"), (5, "alpha 1 [src:t1]\n"), (3, "retries=3\n"), (4, "beta 2 [src:t2]\n"),
+             (3, "retries=5\n"), (5, "alpha 1 and beta 2 [src:t1] [src:t2]\n")]
+    taken = {"counts": 0, "reads": 0}
+    for j, text in steps:
+        nxt = Window([*window.blocks[:j], {**window.blocks[j].to_json(), "text": text}, *window.blocks[j + 1:]])
+        g.check(window, nxt, operator="rewrite", commit=True)
         side = g.side(nxt, "post", {})
         if side._text_counts is not None:
             assert side._text_counts == Counter(side.digests)
-            taken += 1
+            taken["counts"] += 1
+        if side._reads is not None:
+            d = side.digests
+            assert side._reads == {r: p for r, p in side.by_resource().items() if len({d[i] for i in p}) > 1}
+            taken["reads"] += 1
         window = nxt
-    assert taken >= 2  # (the first edit's pre window had no counts yet to take them from)
+    assert taken["counts"] >= 4 and taken["reads"] >= 2

@@ -944,10 +944,12 @@ class _Side:
             self._facts_complete = True  # (a scan for None costs ~40 ns a block, every check)
         return facts  # type: ignore[return-value]
 
-    def known_facts(self, facts: list[_Facts | None]) -> None:
-        """Facts a check found for this window's blocks (None where it does not know them)."""
+    def known_facts(self, facts: list[_Facts | None], complete: bool = False) -> None:
+        """Facts a check found for this window's blocks (None where it does not know them;
+        ``complete``: none is None)."""
         if self._facts is None:
             self._facts = facts
+            self._facts_complete = complete
 
     def marked(self) -> dict[int, _Facts]:
         """Position -> facts of the blocks that hold a citation marker (facts must be known)."""
@@ -1983,6 +1985,7 @@ class _Check:
             self.remember_post_set()
         self._timed("P", self._check_pointers)
         self._timed("R", self._check_pins)
+        self._pass_on()
         self.pending = {}
 
     def _hash(self) -> None:
@@ -2013,7 +2016,7 @@ class _Check:
             else:
                 pending = [j for j in compress(range(n_pre), map(is_not, post.digests, pre_digests))
                            if post.digests[j] != pre_digests[j]]
-            differing = pending
+            self.differing = pending  # (positions whose digests differ: _pass_on)
             match: list[int | None] = list(range(n_pre))
             for j in pending:
                 match[j] = None
@@ -2069,8 +2072,6 @@ class _Check:
                         self.ws_matched.add(j)
         self.match = match
         self.used = used
-        if in_place and post._text_counts is None and pre._text_counts is not None and post is not pre:
-            post.counts_from(pre, differing)
         self.changed = [j for j in pending if j not in self.ws_matched]
         if len(used) == n_pre:
             self.removed = []
@@ -2155,6 +2156,22 @@ class _Check:
         unchanged = self.pre.has_text_outside(changed)
         return lambda d: d in new_texts or unchanged(d)
 
+    def _pass_on(self) -> None:
+        """Leave the post window of an edit in place the indexes its pre window's become: the
+        session's next edit starts from it, and asks them of it as its pre window (a Counter, a
+        dict and a pass over the reads of all 562 blocks, on every turn)."""
+        pre, post = self.pre, self.post
+        if not self.in_place or post is pre:
+            return
+        if pre._text_counts is not None and post._text_counts is None:
+            post.counts_from(pre, self.differing)
+        if pre._reads is not None and post._reads is None:
+            # the same metadata (in place): the same reads of each resource, with the same
+            # texts unless a read is among the blocks whose texts differ
+            blocks = post.blocks
+            if all(blocks[j].resource is None for j in self.differing):
+                post._reads = pre._reads
+
     def _load_facts(self) -> None:
         gate = self.gate
         pre, post = self.pre, self.post
@@ -2179,7 +2196,8 @@ class _Check:
                 own[j] = None
             post.known_facts(own)
         else:
-            post.known_facts(local)  # type: ignore[arg-type]
+            # (complete: a post block no pre block matched is a changed one, or whitespace-matched)
+            post.known_facts(local, complete=True)  # type: ignore[arg-type]
         self.post_facts = local
         pre_n, pre_m = pre.totals(gate, self.pending)
         self.counts["pre"] = pre_n
