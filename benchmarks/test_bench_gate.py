@@ -36,6 +36,7 @@ import copy
 import dataclasses
 import tracemalloc
 
+import numpy as np
 import pytest
 from corpus import drift_edit, make_window, prune_edit, rewrite_edit, summarize_edit
 
@@ -169,13 +170,21 @@ def test_recheck_after_one_block_changed(benchmark, window, store, name):
     benchmark.extra_info.update(implementation=IMPL, blocks=len(committed.window))
 
 
+# touched before a "flushed" round: four times this core's 2 MiB L2, so the gate's code and
+# data come back from L3 as they do after an agent's model call and tool run
+_FLUSH = np.ones(8 << 20, dtype=np.uint8)
+
+
+@pytest.mark.parametrize("caches", ["warm", "flushed"])
 @pytest.mark.parametrize("name", ["prune", "summarize"])
 @pytest.mark.benchmark(group="gate-chain")
-def test_next_edit_of_a_committed_chain(benchmark, window, store, name):
+def test_next_edit_of_a_committed_chain(benchmark, window, store, name, caches):
     """The session's next edit, cycle after cycle: each round starts from the window the
     round before committed (not from one committed window, as ``recheck_after`` does), so
     what the gate derives from a pre window once (its fact multiset, its text counts, its
-    reads) is paid in every round, as an agent pays it on every turn."""
+    reads) is paid in every round, as an agent pays it on every turn. ``flushed``: the CPU
+    caches of this core are refilled with other data before each round, as an agent's turn
+    does between two edits (every round of ``warm`` follows the round before, same code)."""
     edit = parse_edit(_edit(window, name))
     gate = _session_gate(store, edit)
     last = [gate.check_edit(edit, commit=True)]
@@ -183,7 +192,10 @@ def test_next_edit_of_a_committed_chain(benchmark, window, store, name):
     variants = iter(range(1, 1000))
 
     def setup():
-        return (_next_cycle(last[0], next(variants)),), {}
+        nxt = _next_cycle(last[0], next(variants))
+        if caches == "flushed":
+            _FLUSH[::64] += 1  # one write per cache line
+        return (nxt,), {}
 
     def step(nxt):
         last[0] = gate.check_edit(nxt, commit=True)
