@@ -3500,3 +3500,24 @@ def test_a_log_that_agrees_with_the_window_orders_its_reads_as_the_long_way(read
     with mock.patch.object(gate_module, "_log_agrees", lambda *args: False):
         long_way = judged()
     assert judged() == long_way
+
+
+@pytest.mark.parametrize("a, b, same", [
+    ("retries=3 in /etc/app.conf\n", "retries=3 in /etc/app.conf\n", True),
+    ("retries=3 in /etc/app.conf\n", "  retries=3   in /etc/app.conf\n\n", True),  # re-indented: row for row
+    ("retries=3 [src:call_1]\n", "retries=3 [src:call_2]\n", True),  # markers are no facts
+    ("retries=3 [src:call_1]\n", "retries=3\n", True),
+    ("retries=3\n", "retries=5\n", False),  # same kinds, another fact
+    ("retries=3 port 8080\n", "port 8080 retries=3\n", False),  # the same facts in another order
+    ("retries=3\n", "retries=3 port 8080\n", False),
+])
+def test_same_facts_is_the_comparison_of_the_groundable_rows(a, b, same):
+    # _facts_kept_in_place compares the kind and fact columns in place before it selects the
+    # groundable rows: that must answer as the comparison of the selected rows does
+    from provgate.facts import extract
+    from provgate.gate import _Facts, _same_facts, _same_rows
+
+    fa, fb = _Facts(extract(a)), _Facts(extract(b))
+    assert _same_facts(fa, fb) is same
+    assert _same_facts(fb, fa) is same
+    assert _same_rows(fa.fact_fps(), fb.fact_fps()) is same

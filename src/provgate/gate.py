@@ -2874,7 +2874,7 @@ class _Check:
             pre_facts, post_facts = self.pre_facts, self.post_facts
             removed = set(self.removed)
             self._kept_facts = all(
-                j in removed and _same_rows(post_facts[j].fact_fps(), pre_facts[j].fact_fps())
+                j in removed and _same_facts(post_facts[j], pre_facts[j])
                 for j in self.changed)
         return self._kept_facts
 
@@ -5152,6 +5152,19 @@ def _same_rows(a: np.ndarray, b: np.ndarray) -> bool:
     """Do two arrays of one dtype hold the same rows in the same order? (Their bytes compared:
     np.array_equal costs more than the comparison itself on a block's few rows.)"""
     return a is b or (a.shape == b.shape and a.tobytes() == b.tobytes())
+
+
+def _same_facts(a: _Facts, b: _Facts) -> bool:
+    """Do two texts have the same groundable rows (:meth:`_Facts.fact_fps`) in the same order?
+    fact_fps keeps the rows whose kind is not a citation marker, so two tables with the same
+    kinds and the same fact fingerprints row for row have the same fact_fps: that is compared
+    in place first (a re-indented block keeps its table row for row; selecting its rows costs
+    more than comparing them). Otherwise the selected rows decide (markers that differ are
+    no facts)."""
+    ta, tb = a.table, b.table
+    if _same_rows(ta.kind, tb.kind) and _same_rows(ta.fp_fact, tb.fp_fact):
+        return True
+    return _same_rows(a.fact_fps(), b.fact_fps())
 
 
 def _joined(arrays: list[np.ndarray]) -> np.ndarray:
