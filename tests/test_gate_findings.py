@@ -3521,3 +3521,22 @@ def test_same_facts_is_the_comparison_of_the_groundable_rows(a, b, same):
     assert _same_facts(fa, fb) is same
     assert _same_facts(fb, fa) is same
     assert _same_rows(fa.fact_fps(), fb.fact_fps()) is same
+
+
+def test_the_read_log_takes_a_windows_new_reads_of_one_handle_only():
+    # Gate._log_reads skips making the read lines when the log holds every read of one handle
+    # already: a read of several handles is never logged, a new read of one handle always is
+    texts = {"tool:r1": "v=1\n", "tool:r2": "v=2\n", "tool:r3": "v=3\n", "tool:m": "v=3\nalso\n"}
+    g = gate_for(texts, audit=False)
+    a = [tool("a1", "tool:r1", texts["tool:r1"], ts=1.0, resource="file:x"),
+         tool("a2", "tool:r2", texts["tool:r2"], ts=2.0, resource="file:x")]
+    g.check(a, a, operator="reorder")
+    assert g._read_log == {"file:x": [("tool:r1", 1.0), ("tool:r2", 2.0)]}
+    b = [*a, blk("b1", "tool", texts["tool:m"], ["tool:m", "tool:r3"], ts=3.0, resource="file:x")]
+    g.check(b, b, operator="reorder")
+    assert g._read_log == {"file:x": [("tool:r1", 1.0), ("tool:r2", 2.0)]}
+    assert "tool:r3" not in g._read_of and "tool:m" not in g._read_of
+    c = [*b, tool("c1", "tool:r3", texts["tool:r3"], ts=4.0, resource="file:x")]
+    g.check(c, c, operator="reorder")
+    assert g._read_log == {"file:x": [("tool:r1", 1.0), ("tool:r2", 2.0), ("tool:r3", 4.0)]}
+    assert g._read_of["tool:r3"] == "file:x"

@@ -1363,7 +1363,15 @@ class Gate:
         if ix.reads_logged:  # (the log only grows: a window of this shape added all it had)
             return {}
         added = {}
-        for resource in side.by_resource():
+        read_of, blocks = self._read_of, side.blocks
+        # log_reads adds a read of one handle the log does not hold, and nothing else (a read of
+        # several handles is in no read line): when the log holds every such handle already (a
+        # window made from the last one, whose reads a check logged), no resource's line is
+        # made to find nothing to add
+        by_resource = side.by_resource()
+        if all(len(hs := blocks[i].handles) != 1 or hs[0] in read_of for reads in by_resource.values() for i in reads):
+            by_resource = {}
+        for resource in by_resource:
             new = log_reads(self._read_log, self._read_of, resource, side.read_line_of(resource))
             if new:
                 added[resource] = new
