@@ -1425,11 +1425,15 @@ class Gate:
             out = list(map(get, texts))
             missing = list(compress(count(), map(is_, out, repeat(None)))) if None in out else []
         if missing:
-            encoded = [encode_text(texts[i], f"{path}[{i}].text") for i in missing]
-            hashed = hash_buffers(encoded)
+            try:
+                encoded = [texts[i].encode("utf-8") for i in missing]
+            except UnicodeEncodeError:
+                # (the error names the text's place, a path made only on this way: not one per text)
+                encoded = [encode_text(texts[i], f"{path}[{i}].text") for i in missing]
+            hashed = hash_buffers(encoded).tobytes()  # (one bytes object, sliced: not a row object a digest)
             entries = []
             for k, i in enumerate(missing):
-                d = hashed[k].tobytes()
+                d = hashed[32 * k:32 * k + 32]
                 out[i] = d
                 entries.append((texts[i], d, len(encoded[k]) + 64))
                 pending[d] = encoded[k]  # this check extracts from these bytes, no second encode
