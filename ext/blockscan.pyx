@@ -18,6 +18,7 @@ from cpython.object cimport (PyObject, PyObject_GenericSetAttr, PyObject_GetAttr
                              Py_TYPE)
 from cpython.ref cimport Py_INCREF
 from cpython.set cimport PySet_Contains
+from cpython.tuple cimport PyTuple_GET_ITEM
 from libc.math cimport isfinite
 from libc.string cimport memchr
 
@@ -85,14 +86,39 @@ cdef inline PyObject* _slot(object block, Py_ssize_t offset) noexcept:
     return (<PyObject**>((<char*><PyObject*>block) + offset))[0]
 
 
+cdef extern from *:
+    """
+    #define pg_prefetch(p) __builtin_prefetch((const void*)(p))
+    """
+    void prefetch "pg_prefetch"(const void* p) noexcept nogil
+
+cdef enum:
+    # how many blocks ahead a pass asks for a block's memory: the blocks of a window the
+    # caller built a while ago are far apart and out of the CPU caches, and a pass that only
+    # compares pointers would otherwise wait for each block in turn (texts_changed on a
+    # 562-block window: ~70 us cold, ~11 us warm)
+    PREFETCH_AHEAD = 8
+
+
+cdef inline void _prefetch_block(PyObject* block) noexcept:
+    """Ask for the first two cache lines of a block (its type and its first fields, the text
+    among them); a hint only: it reads nothing and cannot fail."""
+    prefetch(block)
+    prefetch((<const char*>block) + 64)
+
+
 cdef tuple _blocks_tuple(object blocks):
     """``blocks`` as a tuple (a list is copied: a getattr on a Block subclass could change
     it under the loop), every item checked to be a Block, with the reference's messages."""
     if type(blocks) is not tuple and type(blocks) is not list:
         check_blocks(blocks)  # raises for anything else that is not a tuple or list
     cdef tuple items = blocks if type(blocks) is tuple else tuple(blocks)
-    cdef Py_ssize_t i
-    for i in range(len(items)):
+    cdef Py_ssize_t i, n = len(items)
+    for i in range(min(n, PREFETCH_AHEAD)):
+        _prefetch_block(PyTuple_GET_ITEM(items, i))
+    for i in range(n):
+        if i + PREFETCH_AHEAD < n:
+            _prefetch_block(PyTuple_GET_ITEM(items, i + PREFETCH_AHEAD))
         if <PyObject*>Py_TYPE(items[i]) != _block_type_ptr and not isinstance(items[i], _block_type):
             check_blocks(items)  # raises, naming the item
     return items

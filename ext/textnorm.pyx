@@ -12,7 +12,8 @@ import numpy as np
 
 cimport numpy as cnp
 from cpython.unicode cimport PyUnicode_DATA, PyUnicode_GET_LENGTH, PyUnicode_KIND
-from libc.string cimport memcmp
+from libc.stdint cimport uint16_t, uint32_t
+from libc.string cimport memchr, memcmp
 
 from provgate._textnorm_py import check_pairs
 
@@ -66,6 +67,30 @@ cdef Py_ssize_t fence_backticks(const text_t* t, Py_ssize_t i, Py_ssize_t e, bin
     return ticks
 
 
+cdef inline Py_ssize_t newline_at_or_after(const text_t* t, Py_ssize_t i) noexcept nogil:
+    """The index of the first \\n at or after ``i``, else ``t.n``: a loop per storage kind (one
+    byte: memchr), where reading every character through PyUnicode_READ decides the kind
+    again for each one (the line search is most of the work: a text is compared whole when
+    it is equal)."""
+    cdef const void* hit
+    cdef const uint16_t* p2
+    cdef const uint32_t* p4
+    if i >= t.n:
+        return t.n
+    if t.kind == 1:
+        hit = memchr(t.data + i, 10, t.n - i)
+        return t.n if hit == NULL else <const char*>hit - t.data
+    if t.kind == 2:
+        p2 = <const uint16_t*>t.data
+        while i < t.n and p2[i] != 10:
+            i += 1
+        return i
+    p4 = <const uint32_t*>t.data
+    while i < t.n and p4[i] != 10:
+        i += 1
+    return i
+
+
 cdef bint next_line(const text_t* t, cursor_t* c) noexcept nogil:
     """Read the line at ``c.pos`` into ``c`` (trimmed, unless it is inside a fence) and move
     on; False when there is no line left."""
@@ -73,9 +98,7 @@ cdef bint next_line(const text_t* t, cursor_t* c) noexcept nogil:
     cdef Py_UCS4 ch
     if pos > t.n:
         return False
-    i = pos
-    while i < t.n and char_at(t, i) != 10:
-        i += 1
+    i = newline_at_or_after(t, pos)
     c.pos = i + 1
     c.start = pos
     c.end = i

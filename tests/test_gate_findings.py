@@ -3517,3 +3517,43 @@ def test_a_log_that_agrees_with_the_window_orders_its_reads_as_the_long_way(read
     with mock.patch.object(gate_module, "_log_agrees", lambda *args: False):
         long_way = judged()
     assert judged() == long_way
+
+
+@pytest.mark.parametrize("a, b, same", [
+    ("retries=3 in /etc/app.conf\n", "retries=3 in /etc/app.conf\n", True),
+    ("retries=3 in /etc/app.conf\n", "  retries=3   in /etc/app.conf\n\n", True),  # re-indented: row for row
+    ("retries=3 [src:call_1]\n", "retries=3 [src:call_2]\n", True),  # markers are no facts
+    ("retries=3 [src:call_1]\n", "retries=3\n", True),
+    ("retries=3\n", "retries=5\n", False),  # same kinds, another fact
+    ("retries=3 port 8080\n", "port 8080 retries=3\n", False),  # the same facts in another order
+    ("retries=3\n", "retries=3 port 8080\n", False),
+])
+def test_same_facts_is_the_comparison_of_the_groundable_rows(a, b, same):
+    # _facts_kept_in_place compares the kind and fact columns in place before it selects the
+    # groundable rows: that must answer as the comparison of the selected rows does
+    from provgate.facts import extract
+    from provgate.gate import _Facts, _same_facts, _same_rows
+
+    fa, fb = _Facts(extract(a)), _Facts(extract(b))
+    assert _same_facts(fa, fb) is same
+    assert _same_facts(fb, fa) is same
+    assert _same_rows(fa.fact_fps(), fb.fact_fps()) is same
+
+
+def test_the_read_log_takes_a_windows_new_reads_of_one_handle_only():
+    # Gate._log_reads skips making the read lines when the log holds every read of one handle
+    # already: a read of several handles is never logged, a new read of one handle always is
+    texts = {"tool:r1": "v=1\n", "tool:r2": "v=2\n", "tool:r3": "v=3\n", "tool:m": "v=3\nalso\n"}
+    g = gate_for(texts, audit=False)
+    a = [tool("a1", "tool:r1", texts["tool:r1"], ts=1.0, resource="file:x"),
+         tool("a2", "tool:r2", texts["tool:r2"], ts=2.0, resource="file:x")]
+    g.check(a, a, operator="reorder")
+    assert g._read_log == {"file:x": [("tool:r1", 1.0), ("tool:r2", 2.0)]}
+    b = [*a, blk("b1", "tool", texts["tool:m"], ["tool:m", "tool:r3"], ts=3.0, resource="file:x")]
+    g.check(b, b, operator="reorder")
+    assert g._read_log == {"file:x": [("tool:r1", 1.0), ("tool:r2", 2.0)]}
+    assert "tool:r3" not in g._read_of and "tool:m" not in g._read_of
+    c = [*b, tool("c1", "tool:r3", texts["tool:r3"], ts=4.0, resource="file:x")]
+    g.check(c, c, operator="reorder")
+    assert g._read_log == {"file:x": [("tool:r1", 1.0), ("tool:r2", 2.0), ("tool:r3", 4.0)]}
+    assert g._read_of["tool:r3"] == "file:x"

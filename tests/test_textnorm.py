@@ -113,6 +113,11 @@ CASES = [
     ("```\n```\na \n", "```\n```\na", True),    # closed at once: what follows is outside
     ("a\n```\n😀 \n```", "a\n```\n😀\n```", False),
     ("é\n```\n😀\n```\t", "é\n```\n😀\n```", True),
+    # lines of two- and four-byte storage (each kind has its own line search)
+    ("—a \n—b\n\n", "—a\n—b", True),
+    ("—a\n—b", "—a\n—c", False),
+    ("😀a\t\n😀b \n", "😀a\n😀b", True),
+    ("😀a\n😀b", "😀a\n😀b\n😀", False),
 ]
 
 
@@ -146,6 +151,10 @@ def test_long_texts(impl):
     assert same(impl, a, a.replace("  \n", "\n"))
     assert not same(impl, a, a[:-5] + "tExt\n")
     assert same(impl, "é" * 70_000 + "\n", "é" * 70_000)
+    for wide in ("—", "😀"):
+        b = (wide + " line  \n") * 5_000
+        assert same(impl, b, b.replace("  \n", "\n"))
+        assert not same(impl, b, b[:-4] + "x\n")
 
 
 def test_str_subclass_is_accepted(impl):

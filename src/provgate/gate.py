@@ -1400,9 +1400,9 @@ class Gate:
         read_of = self._read_of
         blocks = side.blocks
         for resource, reads in side.by_resource().items():
-            # log_reads adds only the one-handle reads whose handle the log lacks: a resource
-            # without one (every read of a pruned window was logged with the window it was cut
-            # from) adds nothing, and its line is not worth ordering
+            # log_reads adds a read of one handle the log does not hold, and nothing else (a read
+            # of several handles is in no read line): a resource without one (a window made from
+            # the last one, whose reads a check logged) adds nothing, and its line is not made
             if all(len(hs := blocks[i].handles) != 1 or hs[0] in read_of for i in reads):
                 continue
             new = log_reads(self._read_log, read_of, resource, side.read_line_of(resource))
@@ -1458,11 +1458,15 @@ class Gate:
             out = list(map(get, texts))
             missing = list(compress(count(), map(is_, out, repeat(None)))) if None in out else []
         if missing:
-            encoded = [encode_text(texts[i], f"{path}[{i}].text") for i in missing]
-            hashed = hash_buffers(encoded)
+            try:
+                encoded = [texts[i].encode("utf-8") for i in missing]
+            except UnicodeEncodeError:
+                # (the error names the text's place, a path made only on this way: not one per text)
+                encoded = [encode_text(texts[i], f"{path}[{i}].text") for i in missing]
+            hashed = hash_buffers(encoded).tobytes()  # (one bytes object, sliced: not a row object a digest)
             entries = []
             for k, i in enumerate(missing):
-                d = hashed[k].tobytes()
+                d = hashed[32 * k:32 * k + 32]
                 out[i] = d
                 entries.append((texts[i], d, len(encoded[k]) + 64))
                 pending[d] = encoded[k]  # this check extracts from these bytes, no second encode
@@ -2934,7 +2938,7 @@ class _Check:
             pre_facts, post_facts = self.pre_facts, self.post_facts
             removed = set(self.removed)
             self._kept_facts = all(
-                j in removed and _same_rows(post_facts[j].fact_fps(), pre_facts[j].fact_fps())
+                j in removed and _same_facts(post_facts[j], pre_facts[j])
                 for j in self.changed)
         return self._kept_facts
 
@@ -5212,6 +5216,19 @@ def _same_rows(a: np.ndarray, b: np.ndarray) -> bool:
     """Do two arrays of one dtype hold the same rows in the same order? (Their bytes compared:
     np.array_equal costs more than the comparison itself on a block's few rows.)"""
     return a is b or (a.shape == b.shape and a.tobytes() == b.tobytes())
+
+
+def _same_facts(a: _Facts, b: _Facts) -> bool:
+    """Do two texts have the same groundable rows (:meth:`_Facts.fact_fps`) in the same order?
+    fact_fps keeps the rows whose kind is not a citation marker, so two tables with the same
+    kinds and the same fact fingerprints row for row have the same fact_fps: that is compared
+    in place first (a re-indented block keeps its table row for row; selecting its rows costs
+    more than comparing them). Otherwise the selected rows decide (markers that differ are
+    no facts)."""
+    ta, tb = a.table, b.table
+    if _same_rows(ta.kind, tb.kind) and _same_rows(ta.fp_fact, tb.fp_fact):
+        return True
+    return _same_rows(a.fact_fps(), b.fact_fps())
 
 
 def _joined(arrays: list[np.ndarray]) -> np.ndarray:
