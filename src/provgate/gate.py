@@ -2726,29 +2726,30 @@ class _Check:
         kinds = {"skip_kind": _KIND_CITATION, "pair_kind": _KIND_KV, "quote_kind": _KIND_QUOTE,
                  "number_kind": _KIND_NUMBER, "url_kind": _KIND_URL, "hints": hints}
         haystacks = [x.table.data for x in texts]
-        later: set[int] = set()
-        if self.gate._defer_sets:
-            _Facts.grounding_sets(own_pres)
-            later = {k for k, x in enumerate(texts) if x._grounding_set is None}
-        if not later:
+        if not self.gate._defer_sets:
             sets = _Facts.grounding_sets(texts)
             return (*ungrounded_rows(tables, sets, haystacks, groups=groups, haystack_groups=haystack_groups,
                                      **kinds), sets)
-        made = [_NO_FINGERPRINTS if k in later else x._grounding_set for k, x in enumerate(texts)]
-        owner, row = ungrounded_rows(tables, made, haystacks, groups=[[k for k in g if k not in later] for g in groups],
-                                     haystack_groups=haystack_groups, **kinds)
-        sets = _Facts.grounding_sets(texts) if owner.size else made  # type: ignore[assignment]
-        if owner.size:
-            starts = np.searchsorted(owner, np.arange(len(tables) + 1)).tolist()
-            queries = []
-            for t in np.unique(owner).tolist():
-                table, rows = tables[t], row[starts[t]:starts[t + 1]]
-                queries.append(np.where((table.kind[rows] == _KIND_KV)[:, None], table.fp_fact[rows],
-                                        table.fp_value[rows]))
-            absent = absent_from_all(np.ascontiguousarray(np.concatenate(queries), dtype=np.uint64), sets,
-                                     groups=[[k for k in g if k in later] for g in groups], query_group=owner)
-            owner, row = owner[absent], row[absent]
-        return owner, row, sets
+        _Facts.grounding_sets(own_pres)
+        made = [x._grounding_set for x in texts]
+        if None not in made:
+            return (*ungrounded_rows(tables, made, haystacks, groups=groups, haystack_groups=haystack_groups,
+                                     **kinds), made)  # type: ignore[arg-type]
+        # (an empty set in place of each set not made holds nothing: as if left out of the groups)
+        sets = [_NO_FINGERPRINTS if x is None else x for x in made]
+        owner, row = ungrounded_rows(tables, sets, haystacks, groups=groups, haystack_groups=haystack_groups, **kinds)
+        if not owner.size:
+            return owner, row, sets  # (asked of no row)
+        sets = _Facts.grounding_sets(texts)
+        later = {k for k, x in enumerate(made) if x is None}
+        starts = np.searchsorted(owner, np.arange(len(tables) + 1)).tolist()
+        queries = []
+        for t in np.unique(owner).tolist():
+            table, rows = tables[t], row[starts[t]:starts[t + 1]]
+            queries.append(np.where((table.kind[rows] == _KIND_KV)[:, None], table.fp_fact[rows], table.fp_value[rows]))
+        absent = absent_from_all(np.ascontiguousarray(np.concatenate(queries), dtype=np.uint64), sets,
+                                 groups=[[k for k in g if k in later] for g in groups], query_group=owner)
+        return owner[absent], row[absent], sets
 
     # I2 --------------------------------------------------------------------------------------
 
