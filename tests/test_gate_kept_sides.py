@@ -16,12 +16,14 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
+from blake3 import blake3
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from gate_helpers import blk, comparable, find, store_with, tool
 
 from provgate.fingerprints import EMPTY, FingerprintSet
 from provgate.gate import Gate
+from provgate.handles import block_text_handle
 from provgate.window import Edit, Window, parse_edit
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
@@ -587,3 +589,61 @@ def test_a_kept_fact_set_out_of_step_with_its_window_stops_the_check():
         gate.check_edit(Edit("prune", pre, Window([pre[0]]), evicted=("tool:call_2",)))
     # a gate whose kept set is whole judges the same edit
     assert Gate(store, audit=False).check_edit(Edit("prune", pre, Window([pre[0]]), evicted=("tool:call_2",))).accepted
+
+
+# -- grounding sets made only when a row is left without them (_Check._ground) -----------------
+
+
+def _all_sets(store) -> Gate:
+    """A fresh gate that makes the grounding set of every text that grounds a block."""
+    gate = Gate(store, audit=False)
+    gate._defer_sets = False
+    return gate
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+@pytest.mark.parametrize("name", list(EDITS))
+def test_deferred_grounding_sets_give_the_verdict_of_every_set_made(name, seed):
+    store, edit = _corpus_case(name, seed)
+    gate = _warm_gate(store, edit)
+    first = gate.check_edit(edit)
+    assert comparable(first) == comparable(_all_sets(store).check_edit(edit))
+    committed = first.window if first.accepted else edit.pre
+    nxt = Edit("rewrite", committed, _one_block_changed(committed, seed))
+    assert comparable(gate.check_edit(nxt)) == comparable(_all_sets(store).check_edit(nxt))
+
+
+TURN = "Set max_retries = 3 and timeout_s = 40 for the client.\n"
+
+
+def _summarized_turn(summary_text: str, defer: bool):
+    """A turn summarized into ``summary_text``, derived from the turn's block handle only: the
+    turn's text is a window block's (its grounding set not made) and the summary's kv facts
+    are written without its spaces, so no literal search finds them, only the turn's set."""
+    handle = block_text_handle(blake3(TURN.encode("utf-8")).digest())
+    store = store_with({handle: TURN})
+    pre = Window([blk("a1", "assistant", TURN)])
+    post = Window([blk("s1", "summary", summary_text, derived_from=[handle])])
+    gate = Gate(store, audit=False)
+    gate._defer_sets = defer
+    return gate.check_edit(Edit("summarize", pre, post))
+
+
+@pytest.mark.parametrize("defer", [True, False])
+def test_a_fact_only_the_deferred_set_holds_is_grounded(defer):
+    # left over without the turn's set, and found in it once it is made: grounded
+    v = _summarized_turn("The client uses max_retries=3 and timeout_s=40.\n", defer)
+    assert v.accepted, v.summary()
+    assert not [x for x in v.violations if x.invariant == "I1"]
+
+
+@pytest.mark.parametrize("defer", [True, False])
+@pytest.mark.parametrize(("text", "ungrounded"), [
+    ("The client uses max_retries=3 and timeout_s=45.\n", ("timeout_s", "45")),
+    # a kv fact is looked up as its (key, value) pair: 40 is a value of the turn, not of max_retries
+    ("The client uses max_retries=40.\n", ("max_retries", "40")),
+])
+def test_a_fact_no_set_holds_is_reported_with_sets_deferred(defer, text, ungrounded):
+    v = _summarized_turn(text, defer)
+    assert not v.accepted
+    assert [(x.key, x.value) for x in v.violations if x.invariant == "I1"] == [ungrounded], v.summary()

@@ -1021,6 +1021,9 @@ class Gate:
     # where blocks changed). Tests turn this off on a twin gate to hold the shortcuts to the
     # general path.
     _in_place = True
+    # Grounding makes the set of a source met as a window block's text only when a row is left
+    # without it (_Check._ground); tests turn this off on a twin gate too.
+    _defer_sets = True
 
     def __init__(
         self,
@@ -2715,13 +2718,10 @@ class _Check:
         # a source's fact table holds exactly the source's bytes (it was scanned from them);
         # markers are cited, not grounded; a kv fact matches as its (key, value) pair, any other
         # as its value, else literally (a quote by what it quotes)
-        sets = _Facts.grounding_sets(texts)
         # "fact [src:NAME]": a row is looked for first in the source its next marker cites
         hints = {name: k for name, h in self.cited_names.items() if (k := by_handle.get(h, -1)) >= 0}
-        owner, row = ungrounded_rows(tables, sets, [x.table.data for x in texts],
-                                     groups=groups, haystack_groups=haystack_groups, skip_kind=_KIND_CITATION,
-                                     pair_kind=_KIND_KV, quote_kind=_KIND_QUOTE, number_kind=_KIND_NUMBER,
-                                     url_kind=_KIND_URL, hints=hints)
+        owner, row, sets = self._ground(tables, texts, groups, haystack_groups, [texts[k] for k in by_pre.values()],
+                                        hints)
         # rows come ordered by table, so each table's are one slice
         starts = np.searchsorted(owner, np.arange(len(tables) + 1))
         if owner.size:
@@ -2771,6 +2771,49 @@ class _Check:
                 out[t] = tuple(r for r in found if not (table.kind[r] == _KIND_NUMBER and _pronoun_one(
                     table.data, int(table.start[r]), int(table.end[r]))))
         return out
+
+    def _ground(self, tables: list[FactTable], texts: list[_Facts], groups: list[list[int]],
+                haystack_groups: list[list[int]], own_pres: list[_Facts], hints: dict[str, int]
+                ) -> tuple[np.ndarray, np.ndarray, list[SortedFingerprints]]:
+        """``ungrounded_rows`` of ``tables`` over ``texts`` (every text's grounding set, and the
+        bytes of those of ``haystack_groups``), and those sets. A text met as the source of a
+        handle whose set is not made yet (a window block's text: a summarized turn, by its
+        block handle) is searched literally all the same, and its set is made only if a row is
+        left over: a row is grounded when SOME set of its group holds it or SOME haystack holds
+        it literally (the specification, ``_factdiff_py.ungrounded_rows``), so a row grounded
+        without those sets is grounded with them, and a row left over is grounded exactly when
+        one of them holds it, as ``absent_from_all`` asks of it (the look-up ungrounded_rows
+        makes, by its (key, value) fingerprint for a kv fact, else by its value). A summarize
+        grounds its summaries in the sources their markers cite, and making the sets of the
+        dozens of turns it summarized cost more than the grounding. A block's pre version
+        (``own_pres``) grounds it by its set alone, never literally: made first, as before."""
+        kinds = {"skip_kind": _KIND_CITATION, "pair_kind": _KIND_KV, "quote_kind": _KIND_QUOTE,
+                 "number_kind": _KIND_NUMBER, "url_kind": _KIND_URL, "hints": hints}
+        haystacks = [x.table.data for x in texts]
+        if not self.gate._defer_sets:
+            sets = _Facts.grounding_sets(texts)
+            return (*ungrounded_rows(tables, sets, haystacks, groups=groups, haystack_groups=haystack_groups,
+                                     **kinds), sets)
+        _Facts.grounding_sets(own_pres)
+        made = [x._grounding_set for x in texts]
+        if None not in made:
+            return (*ungrounded_rows(tables, made, haystacks, groups=groups, haystack_groups=haystack_groups,
+                                     **kinds), made)  # type: ignore[arg-type]
+        # (an empty set in place of each set not made holds nothing: as if left out of the groups)
+        sets = [_NO_FINGERPRINTS if x is None else x for x in made]
+        owner, row = ungrounded_rows(tables, sets, haystacks, groups=groups, haystack_groups=haystack_groups, **kinds)
+        if not owner.size:
+            return owner, row, sets  # (asked of no row)
+        sets = _Facts.grounding_sets(texts)
+        later = {k for k, x in enumerate(made) if x is None}
+        starts = np.searchsorted(owner, np.arange(len(tables) + 1)).tolist()
+        queries = []
+        for t in np.unique(owner).tolist():
+            table, rows = tables[t], row[starts[t]:starts[t + 1]]
+            queries.append(np.where((table.kind[rows] == _KIND_KV)[:, None], table.fp_fact[rows], table.fp_value[rows]))
+        absent = absent_from_all(np.ascontiguousarray(np.concatenate(queries), dtype=np.uint64), sets,
+                                 groups=[[k for k in g if k in later] for g in groups], query_group=owner)
+        return owner[absent], row[absent], sets
 
     # I2 --------------------------------------------------------------------------------------
 
