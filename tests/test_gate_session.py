@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import json
 import threading
+from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from gate_helpers import (
     assert_accepted,
@@ -21,7 +24,7 @@ from gate_helpers import (
     tool,
 )
 from provgate.errors import EditFormatError, ProvenanceInvariantError, StoreCorruptionError
-from provgate.gate import Gate, check, commit
+from provgate.gate import Gate, _Side, check, commit
 from provgate.store import SourceStore
 from provgate.verdict import CLASSIFICATIONS, INVARIANTS, Verdict, Violation
 from provgate.window import Block, Supersession, Window, parse_edit
@@ -519,14 +522,6 @@ def test_a_check_whose_audit_record_cannot_be_written_leaves_no_trace_in_the_ses
 
 
 # -- a window's text counts taken from the window it was rewritten from --------------------------
-
-from collections import Counter  # noqa: E402
-
-from hypothesis import given, settings  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
-
-from provgate.gate import _Side  # noqa: E402
-
 
 _WINDOWS: list[Window] = []  # (a side holds its window weakly: these live for the test)
 
