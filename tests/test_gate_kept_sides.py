@@ -59,10 +59,11 @@ def _one_block_changed(window: Window, seed: int) -> Window:
     return Window(post)
 
 
-def _general(store) -> Gate:
-    """A fresh gate that takes no in-place shortcut: the general path."""
+def _general(store, shortcut: str = "_in_place") -> Gate:
+    """A fresh gate that takes the general path: no in-place shortcut (``_in_place``), or the
+    grounding set of every text that grounds a block made up front (``_defer_sets``)."""
     gate = Gate(store, audit=False)
-    gate._in_place = False
+    setattr(gate, shortcut, False)
     return gate
 
 
@@ -594,23 +595,16 @@ def test_a_kept_fact_set_out_of_step_with_its_window_stops_the_check():
 # -- grounding sets made only when a row is left without them (_Check._ground) -----------------
 
 
-def _all_sets(store) -> Gate:
-    """A fresh gate that makes the grounding set of every text that grounds a block."""
-    gate = Gate(store, audit=False)
-    gate._defer_sets = False
-    return gate
-
-
 @pytest.mark.parametrize("seed", [0, 1, 2])
 @pytest.mark.parametrize("name", list(EDITS))
 def test_deferred_grounding_sets_give_the_verdict_of_every_set_made(name, seed):
     store, edit = _corpus_case(name, seed)
     gate = _warm_gate(store, edit)
     first = gate.check_edit(edit)
-    assert comparable(first) == comparable(_all_sets(store).check_edit(edit))
+    assert comparable(first) == comparable(_general(store, "_defer_sets").check_edit(edit))
     committed = first.window if first.accepted else edit.pre
     nxt = Edit("rewrite", committed, _one_block_changed(committed, seed))
-    assert comparable(gate.check_edit(nxt)) == comparable(_all_sets(store).check_edit(nxt))
+    assert comparable(gate.check_edit(nxt)) == comparable(_general(store, "_defer_sets").check_edit(nxt))
 
 
 TURN = "Set max_retries = 3 and timeout_s = 40 for the client.\n"
