@@ -582,3 +582,26 @@ def test_a_session_chain_keeps_its_windows_indexes_true():
             taken["reads"] += 1
         window = nxt
     assert taken["counts"] >= 4 and taken["reads"] >= 2
+
+
+def test_a_session_chain_passes_on_its_windows_digests_end_to_end():
+    # a pinned text makes each check search pre's digests end to end (_Side.holding_text); an
+    # edit in place leaves post that buffer with its changed digests spliced in (_pass_on):
+    # every step, whatever the verdict, it is post's digests joined
+    g = Gate(store_with({"tool:t1": "alpha 1\n", "tool:t2": "beta 2\n"}), audit=False)
+    blocks = [blk("u1", "user", "keep this exactly\n", pinned=True), tool("t1", "tool:t1", "alpha 1\n"),
+              tool("t2", "tool:t2", "beta 2\n"), blk("a1", "assistant", "alpha 1 [src:t1]\n"),
+              blk("a2", "assistant", "beta 2 [src:t2]\n")]
+    window = Window(blocks)
+    steps = [(3, "alpha 1, again [src:t1]\n"), (4, "beta 2 [src:t2]\n"), (3, "beta 2 [src:t2]\n"),
+             (0, "keep this, changed\n"), (4, "alpha 1 [src:t1]\n"), (3, "alpha 1 [src:t1] beta 2 [src:t2]\n")]
+    taken = 0
+    for j, text in steps:
+        nxt = Window([*window.blocks[:j], {**window.blocks[j].to_json(), "text": text}, *window.blocks[j + 1:]])
+        g.check(window, nxt, operator="rewrite", commit=True)
+        side = g.side(nxt, "post", {})
+        if side._text_handles is not None:
+            assert side._text_handles == b"".join(side.digests)
+            taken += 1
+        window = nxt
+    assert taken >= 4

@@ -2172,6 +2172,15 @@ class _Check:
             return
         if pre._text_counts is not None and post._text_counts is None:
             post.counts_from(pre, self.differing)
+        if pre._text_handles is not None and post._text_handles is None:
+            # (holding_text's digests end to end: post's digests are pre's but at `differing`,
+            # each _DIGEST_BYTES long, so pre's buffer with those spliced in is post's; one
+            # copy of a buffer, not a join of every block's digest object on the next turn)
+            blob = bytearray(pre._text_handles)
+            digests = post.digests
+            for j in self.differing:
+                blob[j * _DIGEST_BYTES:(j + 1) * _DIGEST_BYTES] = digests[j]
+            post._text_handles = bytes(blob)
         if pre._reads is not None and post._reads is None:
             # the same metadata (in place): the same reads of each resource, with the same
             # texts unless a read is among the blocks whose texts differ
