@@ -77,8 +77,11 @@ assert SHAPE_FIELDS[ID] == "id" and SHAPE_FIELDS[HANDLES] == "handles" and SHAPE
 assert SHAPE_FIELDS[DERIVED_FROM] == "derived_from" and SHAPE_FIELDS[RESOURCE] == "resource"
 assert SHAPE_FIELDS[TS] == "ts" and SHAPE_FIELDS[ROLE] == "role"
 _text_offset = _slot_offset("text")
+cdef bint _shape_by_offset = True  # every shape field a plain slot (_same_shape reads them by pointer)
 for _k in range(N_SHAPE):
     _shape_offsets[_k] = _slot_offset(SHAPE_FIELDS[_k])
+    if _shape_offsets[_k] < 0:
+        _shape_by_offset = False
 
 
 cdef inline PyObject* _slot(object block, Py_ssize_t offset) noexcept:
@@ -491,7 +494,18 @@ def window_blocks(items, str path):
 
 cdef bint _same_shape(object block, object theirs) except -1:
     cdef int k
+    cdef PyObject* a
+    cdef PyObject* b
+    # two exact Blocks: an unchanged field is usually the very object in both (ids, flags, ts,
+    # None), told by its pointer without a reference taken; any other pair is compared as
+    # _equal compares it (a field read through _shape_field, which also raises for an empty slot)
+    cdef bint by_slot = (_shape_by_offset and <PyObject*>Py_TYPE(block) == _block_type_ptr
+                         and <PyObject*>Py_TYPE(theirs) == _block_type_ptr)
     for k in range(N_SHAPE):
+        if by_slot:
+            a = _slot(block, _shape_offsets[k])
+            if a != NULL and a == _slot(theirs, _shape_offsets[k]):
+                continue
         if not _equal(_shape_field(block, k), _shape_field(theirs, k)):
             return False
     return True
