@@ -417,6 +417,38 @@ def test_the_gate_holds_the_callers_windows_only_until_its_next_check():
         gc.enable()
 
 
+def test_a_committed_edit_leaves_its_pre_window_to_its_caller():
+    # an accepted edit the agent committed is followed by an edit from its window: the gate
+    # keeps that window (a copy rebuilt from JSON shares its side), and the pre window dies
+    # where its caller drops it, not in the gate's next check; a check not committed, or
+    # rejected, keeps its pre window until the next check (a caller may pass it again)
+    store, edit = _corpus_case("summarize", 0)
+    gate = _warm_gate(store, edit)
+    drift_store, drift = _corpus_case("drift", 0)
+    drift_gate = _warm_gate(drift_store, drift)
+    gc.disable()
+    try:
+        committed = _copied(edit)
+        left = weakref.ref(committed.pre)
+        verdict = gate.check_edit(committed, commit=True)
+        assert verdict.accepted
+        del committed
+        assert left() is None
+        pre = Window(verdict.window.to_json())
+        nxt = gate.check_edit(Edit("rewrite", pre, _one_block_changed(pre, 0)))
+        assert gate._sides[id(pre)]._ix is gate._sides[id(verdict.window)]._ix  # shared, not rebuilt
+        assert comparable(nxt) == comparable(Gate(store, audit=False).check_edit(
+            Edit("rewrite", pre, _one_block_changed(pre, 0))))
+        for g, e, commit in ((gate, edit, False), (drift_gate, drift, True)):
+            e = _copied(e)
+            kept = weakref.ref(e.pre)
+            assert g.check_edit(e, commit=commit).accepted is (g is gate)
+            del e
+            assert kept() is not None, commit
+    finally:
+        gc.enable()
+
+
 def test_a_pre_window_rebuilt_from_json_starts_from_the_committed_windows_side(monkeypatch):
     """An agent that holds its window as plain JSON blocks passes the window the gate committed
     as a new object, equal block for block: the gate shares what it derived from the committed

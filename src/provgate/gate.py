@@ -1232,8 +1232,13 @@ class Gate:
             # durable writes are reported apart from the check, as the issue asks
             verdict.timings_ms["audit"] = (time.perf_counter() - t0) * 1e3
             # (the windows it replaces are freed here, outside the timed check, if the caller
-            # dropped them; a check that failed to record keeps the last ones)
-            self._last_windows = tuple({id(w): w for w in (verdict.window, edit.post, edit.pre)}.values())
+            # dropped them; a check that failed to record keeps the last ones). An accepted
+            # edit the agent committed is followed by an edit from its window: the pre window
+            # is not kept for _kept_twin then. This check's caller still holds it, so it is not
+            # freed in this call; else every committed turn freed the window of two turns ago,
+            # 562 cold blocks, inside the next check (~35 us after 8 MiB touched).
+            kept = (verdict.window, edit.post) if verdict.accepted and commit else (verdict.window, edit.post, edit.pre)
+            self._last_windows = tuple({id(w): w for w in kept}.values())
         return verdict
 
     def _persist_fact_tables(self) -> None:
