@@ -8,6 +8,7 @@ several threads)."""
 from __future__ import annotations
 
 import gc
+import inspect
 import re
 import sys
 import threading
@@ -22,7 +23,7 @@ from hypothesis import strategies as st
 from gate_helpers import blk, comparable, find, store_with, tool
 
 from provgate.fingerprints import EMPTY, FingerprintSet
-from provgate.gate import Gate
+from provgate.gate import Gate, _Side
 from provgate.handles import block_text_handle
 from provgate.window import Edit, Window, parse_edit
 
@@ -673,3 +674,72 @@ def test_a_fact_no_set_holds_is_reported_with_sets_deferred(defer, text, ungroun
     v = _summarized_turn(text, defer)
     assert not v.accepted
     assert [(x.key, x.value) for x in v.violations if x.invariant == "I1"] == [ungrounded], v.summary()
+
+
+# -- a side's fact list and its completeness, set by two threads at once (red team 35, 01) -----
+
+
+def _interleaved_known_facts(gate: Gate, first: Edit, second: Edit) -> None:
+    """Judge two edits with the same post window in two threads, switching between them inside
+    ``_Side.known_facts`` (where a GIL switch may fall): ``first`` stores its fact list, then
+    ``second`` (which also found the side without one) stores its own and leaves, then ``first``
+    finishes. A trace hook only chooses where the switches fall."""
+    code = _Side.known_facts.__code__
+    store_at = next(code.co_firstlineno + k for k, line in enumerate(inspect.getsourcelines(code)[0])
+                    if line.strip() == "self._facts = facts")
+    ev = {k: threading.Event() for k in ("a_before_store", "b_before_store", "a_go", "a_stored", "b_left", "a_done")}
+
+    def tracer(name):
+        def local(frame, event, arg):
+            if name == "a" and event == "line" and frame.f_lineno == store_at:
+                ev["a_before_store"].set()
+                ev["a_go"].wait(5)
+            elif name == "a" and event == "line" and frame.f_lineno > store_at:
+                ev["a_stored"].set()  # (stored; now wait until the other thread has left)
+                ev["b_left"].wait(5)
+            elif name == "b" and event == "line" and frame.f_lineno == store_at:
+                ev["b_before_store"].set()
+                ev["a_stored"].wait(5)
+            elif name == "b" and event == "return":
+                ev["b_left"].set()
+                ev["a_done"].wait(5)
+            return local
+        return lambda frame, event, arg: local if event == "call" and frame.f_code is code else None
+
+    def run(name, edit):
+        sys.settrace(tracer(name))
+        try:
+            gate.check_edit(edit)
+        finally:
+            sys.settrace(None)
+            if name == "a":
+                ev["a_done"].set()
+
+    ta = threading.Thread(target=run, args=("a", first))
+    tb = threading.Thread(target=run, args=("b", second))
+    ta.start()
+    assert ev["a_before_store"].wait(5)
+    tb.start()
+    assert ev["b_before_store"].wait(5)
+    ev["a_go"].set()
+    ta.join(10)
+    tb.join(10)
+
+
+def test_a_post_side_stored_by_two_threads_never_takes_a_fact_list_with_a_gap_for_complete():
+    # one check stores the post window's facts complete, another (with a whitespace-matched
+    # block, whose own facts it leaves unknown) stores a list with a gap: the side must not end
+    # up with the gap AND the mark of a complete list, or the next check from that window reads
+    # None for the block's facts (an AttributeError from every later check of the session)
+    store = store_with({CONF_H: NOTE})
+    turn = "The client retries 3 times.\n"
+    post = Window([tool("t1", CONF_H, NOTE), blk("a1", "assistant", turn), blk("a2", "assistant", "Done.\n")])
+    rewritten = Window([tool("t1", CONF_H, NOTE), blk("a1", "assistant", "The client retries 3 times, backoff 250.\n"),
+                        blk("a2", "assistant", "Done.\n")])
+    respaced = Window([tool("t1", CONF_H, NOTE), blk("a1", "assistant", "The client retries 3 times.   \n"),
+                       blk("a2", "assistant", "Done after 2 tries.\n")])
+    gate = Gate(store, audit=False)
+    _interleaved_known_facts(gate, Edit("rewrite", rewritten, post), Edit("rewrite", respaced, post))
+    nxt = Window([post[0], blk("a1", "assistant", "The client retries 3 times (backoff_ms 250).\n"), post[2]])
+    assert comparable(gate.check_edit(Edit("rewrite", post, nxt))) == comparable(
+        Gate(store, audit=False).check_edit(Edit("rewrite", post, nxt)))

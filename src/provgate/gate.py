@@ -632,7 +632,10 @@ class _Side:
         # true facts of each block (None: not computed yet); a whitespace-matched post block is
         # judged with its pre block's facts, but that is the check's view, not this text's
         self._facts: list[_Facts | None] | None = None
-        self._facts_complete = False
+        # the list of _facts known to hold no None: the list itself, not a flag, so that a list
+        # another thread stores meanwhile (a check that left a whitespace-matched block's facts
+        # unknown) is never taken for complete -- one attribute store, not two (red team 35, 01)
+        self._facts_complete: list[_Facts | None] | None = None
         self._n_facts: int | None = None
         self._n_markers: int | None = None
         self._positions: tuple[dict[bytes, int], dict[bytes, list[int]]] | None = None
@@ -933,7 +936,7 @@ class _Side:
     def facts(self, gate: Gate, pending: dict[bytes, bytes]) -> list[_Facts]:
         """The true facts of every block."""
         facts = self._facts
-        if not self._facts_complete:
+        if facts is None or facts is not self._facts_complete:
             if facts is None or None in facts:
                 facts = [None] * len(self.blocks) if facts is None else list(facts)
                 missing = [i for i, f in enumerate(facts) if f is None]
@@ -941,7 +944,7 @@ class _Side:
                 for i, f in zip(missing, found):
                     facts[i] = f
                 self._facts = facts
-            self._facts_complete = True  # (a scan for None costs ~40 ns a block, every check)
+            self._facts_complete = facts  # (a scan for None costs ~40 ns a block, every check)
         return facts  # type: ignore[return-value]
 
     def known_facts(self, facts: list[_Facts | None], complete: bool = False) -> None:
@@ -949,7 +952,8 @@ class _Side:
         ``complete``: none is None)."""
         if self._facts is None:
             self._facts = facts
-            self._facts_complete = complete
+            if complete:
+                self._facts_complete = facts
 
     def marked(self) -> dict[int, _Facts]:
         """Position -> facts of the blocks that hold a citation marker (facts must be known)."""
