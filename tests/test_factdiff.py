@@ -1299,6 +1299,15 @@ def test_draw_rows_draws_first_come_first_served(impl, pair, cuts, data):
     assert (drawn.tolist(), drawn_counts.tolist(), left.tolist()) == expected
 
 
+def _queries_through_views(queries: list) -> tuple[list, list]:
+    """``queries`` (the third a view that is not contiguous) with kind codes 0-3 in turn, the
+    third's kinds read through a view too: what both native routines must read as the
+    reference does."""
+    kinds = [(np.arange(len(q)) % 4).astype(np.uint8) for q in queries]
+    kinds[2] = np.repeat(kinds[2], 2)[::2]
+    return queries, kinds
+
+
 @_only_with_native
 @SETTINGS
 @given(pair=fingerprint_arrays(), skip=st.integers(0, 3))
@@ -1306,9 +1315,7 @@ def test_draw_rows_native_equals_reference(pair, skip):
     a, b = pair
     native, reference = _load("native"), _load("reference")
     rows, counts = reference.unique_counts(a)
-    queries = [b, a, b[::2]]  # (the last a view that is not contiguous)
-    kinds = [(np.arange(len(q)) % 4).astype(np.uint8) for q in queries]
-    kinds[2] = np.repeat(kinds[2], 2)[::2]  # (read through a view too)
+    queries, kinds = _queries_through_views([b, a, b[::2]])
     mine_left, their_left = counts.copy(), counts.copy()
     mine = native.draw_rows(native.SortedFingerprints(rows), mine_left, queries, kinds, skip)
     theirs = reference.draw_rows(reference.SortedFingerprints(rows), their_left, tuple(queries), tuple(kinds), skip)
@@ -1371,9 +1378,7 @@ def test_index_counts_counts_the_rows_not_skipped(impl, pair, cuts, data):
 def test_index_counts_native_equals_reference(pair, skip):
     a, b = pair
     native, reference = _load("native"), _load("reference")
-    queries = [b, a, b[::2], a[:0]]  # (a view that is not contiguous, an empty array)
-    kinds = [(np.arange(len(q)) % 4).astype(np.uint8) for q in queries]
-    kinds[2] = np.repeat(kinds[2], 2)[::2]  # (read through a view too)
+    queries, kinds = _queries_through_views([b, a, b[::2], a[:0]])  # (and an empty array)
     mine = native.index_counts(queries, kinds, skip)
     theirs = reference.index_counts(tuple(queries), tuple(kinds), skip)
     assert np.array_equal(mine[0].to_array(), theirs[0].to_array())
