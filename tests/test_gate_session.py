@@ -535,7 +535,7 @@ def _side_of(digests: list[bytes]) -> _Side:
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.integers(0, 6), min_size=1, max_size=12), st.data())
 def test_text_counts_taken_from_a_rewritten_window_are_its_own(texts, data):
-    # _Side.counts_from against counting: a few positions rewritten, to texts the window
+    # _Side.inherit's counts against counting: a few positions rewritten, to texts the window
     # holds (repeated or not) or new ones, with the old window's positions index made or not
     pre = _side_of([bytes([t]) for t in texts])
     differing = sorted(data.draw(st.sets(st.integers(0, len(texts) - 1), min_size=1, max_size=3)))
@@ -547,7 +547,7 @@ def test_text_counts_taken_from_a_rewritten_window_are_its_own(texts, data):
     if data.draw(st.booleans()):
         pre.positions(pre.digests[0])
     post = _side_of(post_digests)
-    post.counts_from(pre, differing)
+    post.inherit(pre, differing)
     fresh = _side_of(post_digests)
     assert post._text_counts == Counter(post_digests) and all(post._text_counts.values())
     for d in map(bytes, ([t] for t in range(10))):

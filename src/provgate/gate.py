@@ -719,12 +719,32 @@ class _Side:
             self._text_counts = Counter(self.digests)
         return self._text_counts
 
-    def counts_from(self, other: _Side, differing: list[int]) -> None:
-        """Take :meth:`text_counts` (and :meth:`positions`' index, where no repeated text is
-        involved) from ``other``'s, a window of this length whose digests differ from these at
-        ``differing`` alone: a session's next edit rewrites a block or two of the window the
-        last one committed, and then asks these of that window, its pre window (a Counter of
-        every digest and a dict of every position otherwise, on every turn)."""
+    def inherit(self, other: _Side, differing: list[int]) -> None:
+        """Take from ``other``'s side, a window with this one's metadata (an edit in place)
+        whose digests differ from these at ``differing`` alone, what it knows and the edit
+        cannot have changed: a session's next edit rewrites a block or two of the window the
+        last one committed, and then asks these of that window, its pre window (a Counter, a
+        dict, a join and a pass over the reads of all 562 blocks, on every turn otherwise)."""
+        if other._text_counts is not None and self._text_counts is None:
+            self._counts_from(other, differing)
+        if other._text_handles is not None and self._text_handles is None:
+            # (holding_text's digests end to end: these digests are other's but at
+            # `differing`, each _DIGEST_BYTES long, so other's buffer with those spliced in)
+            blob = bytearray(other._text_handles)
+            digests = self.digests
+            for j in differing:
+                blob[j * _DIGEST_BYTES:(j + 1) * _DIGEST_BYTES] = digests[j]
+            self._text_handles = bytes(blob)
+        if other._reads is not None and self._reads is None:
+            # the same metadata: the same reads of each resource, with the same texts unless a
+            # read is among the blocks whose texts differ
+            blocks = self.blocks
+            if all(blocks[j].resource is None for j in differing):
+                self._reads = other._reads
+
+    def _counts_from(self, other: _Side, differing: list[int]) -> None:
+        """:meth:`text_counts` (and :meth:`positions`' index, where no repeated text is
+        involved) from ``other``'s (:meth:`inherit`)."""
         theirs, mine = other.digests, self.digests
         base = other._text_counts
         assert base is not None
@@ -2173,29 +2193,11 @@ class _Check:
         return lambda d: d in new_texts or unchanged(d)
 
     def _pass_on(self) -> None:
-        """Leave the post window of an edit in place the indexes its pre window's become: the
-        session's next edit starts from it, and asks them of it as its pre window (a Counter, a
-        dict and a pass over the reads of all 562 blocks, on every turn)."""
-        pre, post = self.pre, self.post
-        if not self.in_place or post is pre:
-            return
-        if pre._text_counts is not None and post._text_counts is None:
-            post.counts_from(pre, self.differing)
-        if pre._text_handles is not None and post._text_handles is None:
-            # (holding_text's digests end to end: post's digests are pre's but at `differing`,
-            # each _DIGEST_BYTES long, so pre's buffer with those spliced in is post's; one
-            # copy of a buffer, not a join of every block's digest object on the next turn)
-            blob = bytearray(pre._text_handles)
-            digests = post.digests
-            for j in self.differing:
-                blob[j * _DIGEST_BYTES:(j + 1) * _DIGEST_BYTES] = digests[j]
-            post._text_handles = bytes(blob)
-        if pre._reads is not None and post._reads is None:
-            # the same metadata (in place): the same reads of each resource, with the same
-            # texts unless a read is among the blocks whose texts differ
-            blocks = post.blocks
-            if all(blocks[j].resource is None for j in self.differing):
-                post._reads = pre._reads
+        """Leave the post window of an edit in place what its pre window's side knows and the
+        edit cannot have changed (:meth:`_Side.inherit`): the session's next edit starts from
+        it, and asks those of it as its pre window."""
+        if self.in_place and self.post is not self.pre:
+            self.post.inherit(self.pre, self.differing)
 
     def _load_facts(self) -> None:
         gate = self.gate
