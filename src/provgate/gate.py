@@ -2809,21 +2809,17 @@ class _Check:
         (``own_pres``) grounds it by its set alone, never literally: made first, as before."""
         kinds = {"skip_kind": _KIND_CITATION, "pair_kind": _KIND_KV, "quote_kind": _KIND_QUOTE,
                  "number_kind": _KIND_NUMBER, "url_kind": _KIND_URL, "hints": hints}
-        haystacks = [x.table.data for x in texts]
-        if not self.gate._defer_sets:
-            sets = _Facts.grounding_sets(texts)
-            return (*ungrounded_rows(tables, sets, haystacks, groups=groups, haystack_groups=haystack_groups,
-                                     **kinds), sets)
-        _Facts.grounding_sets(own_pres)
-        made = [x._grounding_set for x in texts]
-        if None not in made:
-            return (*ungrounded_rows(tables, made, haystacks, groups=groups, haystack_groups=haystack_groups,
-                                     **kinds), made)  # type: ignore[arg-type]
+        if self.gate._defer_sets:
+            _Facts.grounding_sets(own_pres)
+            made = [x._grounding_set for x in texts]
+        else:
+            made = _Facts.grounding_sets(texts)
         # (an empty set in place of each set not made holds nothing: as if left out of the groups)
         sets = [_NO_FINGERPRINTS if x is None else x for x in made]
-        owner, row = ungrounded_rows(tables, sets, haystacks, groups=groups, haystack_groups=haystack_groups, **kinds)
-        if not owner.size:
-            return owner, row, sets  # (asked of no row)
+        owner, row = ungrounded_rows(tables, sets, [x.table.data for x in texts], groups=groups,
+                                     haystack_groups=haystack_groups, **kinds)
+        if None not in made or not owner.size:
+            return owner, row, sets  # (every set made, or no row left to ask of the others)
         sets = _Facts.grounding_sets(texts)
         later = {k for k, x in enumerate(made) if x is None}
         starts = np.searchsorted(owner, np.arange(len(tables) + 1)).tolist()
