@@ -216,6 +216,26 @@ def test_in_place_edits_that_move_copy_or_retag_texts_match_the_full_path():
     assert [(v["invariant"], v["block"]) for v in kept[1]["violations"]][:2] == [("I1", "t1"), ("I1", "t2")]
 
 
+def test_a_citation_moved_into_a_tool_output_is_lost_on_every_path():
+    # a turn's text (with its marker) traded with a tool output's: in the tool block the
+    # marker is data, so the citation is lost, however the gate gets to the verdict (in place,
+    # on the general path, or because another block was renamed); it used to count as kept
+    # (retention 1.0) off the in-place path (red team 35, 02)
+    store = store_with({CONF_H: "retries: 3\n", "tool:call_2": "port: 8080\n"})
+    pre = Window([tool("t1", CONF_H, "retries: 3\n"), blk("a1", "assistant", "It retries 3 times [src:call_1].\n"),
+                  blk("a2", "assistant", "Port 8080 [src:call_2].\n"), blk("z", "assistant", "ok\n")])
+    swapped = _rewritten(pre, t1=pre[1].text, a1=pre[0].text)
+    renamed = Window([*swapped.blocks[:3], dict(pre[3].to_json(), id="z2")])
+    back = Edit("rewrite", swapped, pre)  # the marker back in a turn: a citation again
+    retentions = []
+    for edit in (Edit("rewrite", pre, swapped), Edit("rewrite", pre, renamed, evicted=("z",)), back):
+        for in_place in (True, False):
+            gate = Gate(store, audit=False, retention_floor=0.0)
+            gate._in_place = in_place
+            retentions.append(gate.check_edit(_copied(edit)).retention)
+    assert retentions == [0.5, 0.5, 0.5, 0.5, 2.0, 2.0]
+
+
 def _session(gate: Gate, twin: Gate, edits: list[Edit]) -> list[dict]:
     """Each edit through a gate that keeps the windows and, on copies of the windows, through a
     twin gate of the same session that can keep nothing and takes no in-place shortcut: the
@@ -556,13 +576,17 @@ def _apply(window: Window, op: tuple) -> tuple[str, Window, tuple[str, ...]]:
         j = x % len(blocks)
         blocks[k], blocks[j] = blocks[j], blocks[k]
         return "reorder", Window(blocks), ()
+    if kind == "swaptext":  # the texts trade blocks, the blocks keep their roles (red team 35, 02)
+        j = x % len(blocks)
+        blocks[k]["text"], blocks[j]["text"] = blocks[j]["text"], blocks[k]["text"]
+        return "rewrite", Window(blocks), ()
     if kind == "pin":
         blocks[k]["pinned"] = not blocks[k]["pinned"]
         return "rewrite", Window(blocks), ()
     return "rewrite", Window(blocks), ()
 
 
-_OPS = st.tuples(st.sampled_from(["text", "copy", "drop", "swap", "pin", "same"]),
+_OPS = st.tuples(st.sampled_from(["text", "copy", "drop", "swap", "swaptext", "pin", "same"]),
                  st.integers(0, 7), st.integers(0, 7))
 
 

@@ -2251,6 +2251,15 @@ class _Check:
             self.post_markers = (pre_m - sum(map(_citing_markers, [pre_blocks[i] for i in self.removed], others))
                                  + sum(map(_citing_markers, [post_blocks[j] for j in (*self.reused, *self.changed)],
                                            extra)))
+            # a kept text whose block no longer cites (a turn's text moved into a tool output)
+            # or now cites keeps its markers as data or as citations by its post block's role,
+            # as the in-place count above has it (red team 35, 02); such a block is restated
+            reused = set(self.reused)
+            for j in self.restated:
+                if j not in reused:
+                    i = self.match[j]
+                    self.post_markers += (_citing_markers(post_blocks[j], pre_facts[i])
+                                          - _citing_markers(pre_blocks[i], pre_facts[i]))
             self.marked = {j: f for j, f in enumerate(local) if f.n_markers}
         if not self.ws_matched and post._n_facts is None:
             # the post window's own totals, ready for when it is the pre window
