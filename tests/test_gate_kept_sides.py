@@ -234,6 +234,15 @@ def test_a_citation_moved_into_a_tool_output_is_lost_on_every_path():
             gate._in_place = in_place
             retentions.append(gate.check_edit(_copied(edit)).retention)
     assert retentions == [0.5, 0.5, 0.5, 0.5, 2.0, 2.0]
+    # the moved citation counts as lost handle by handle too: with a2's marker dropped as well,
+    # post cites nothing (it counted as 0.5 while another handle's loss was counted alone)
+    dropped = _rewritten(swapped, a2="Port 8080.\n")
+    relabelled = Window([pre[0], dict(pre[1].to_json(), role="user"), dropped[2], pre[3]])
+    for post in (dropped, relabelled):
+        for in_place in (True, False):
+            gate = Gate(store, audit=False, retention_floor=0.0)
+            gate._in_place = in_place
+            assert gate.check_edit(Edit("rewrite", pre, post)).retention == 0.0
 
 
 def _session(gate: Gate, twin: Gate, edits: list[Edit]) -> list[dict]:

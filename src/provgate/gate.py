@@ -2157,6 +2157,12 @@ class _Check:
             or (b.handles != pb.handles and set(b.handles) != set(pb.handles))
             or (b.derived_from != pb.derived_from and set(b.derived_from) != set(pb.derived_from))
         ]
+        # kept texts whose markers changed from citations to data or back with their block's
+        # role or derived tag (a turn's text moved into a tool output, a turn relabelled as the
+        # user's): I5 counts them as lost or new citations (red team 35, 02)
+        reused = set(self.reused)
+        self.flipped = [j for j in self.restated if j not in reused
+                        and _cites(post_blocks[j]) != _cites(pre_blocks[match[j]])]  # type: ignore[index]
         self.structural = not self.changed and not self.removed_content and not self.restated
 
     def _reads_touched(self) -> bool:
@@ -2251,15 +2257,12 @@ class _Check:
             self.post_markers = (pre_m - sum(map(_citing_markers, [pre_blocks[i] for i in self.removed], others))
                                  + sum(map(_citing_markers, [post_blocks[j] for j in (*self.reused, *self.changed)],
                                            extra)))
-            # a kept text whose block no longer cites (a turn's text moved into a tool output)
-            # or now cites keeps its markers as data or as citations by its post block's role,
-            # as the in-place count above has it (red team 35, 02); such a block is restated
-            reused = set(self.reused)
-            for j in self.restated:
-                if j not in reused:
-                    i = self.match[j]
-                    self.post_markers += (_citing_markers(post_blocks[j], pre_facts[i])
-                                          - _citing_markers(pre_blocks[i], pre_facts[i]))
+            # a kept text whose markers became data or citations counts as its post block
+            # has them, as the in-place count above does
+            for j in self.flipped:
+                i = self.match[j]
+                self.post_markers += (_citing_markers(post_blocks[j], pre_facts[i])
+                                      - _citing_markers(pre_blocks[i], pre_facts[i]))
             self.marked = {j: f for j, f in enumerate(local) if f.n_markers}
         if not self.ws_matched and post._n_facts is None:
             # the post window's own totals, ready for when it is the pre window
@@ -4429,15 +4432,19 @@ class _Check:
         """How many of pre's markers (its blocks in ``explicit`` left out) post no longer has:
         summed over handles, what pre cited more often than post. Blocks kept as they were cite
         the same on both sides, so only the edit's removed (``removed``: those that hold a
-        marker, in the order of ``self.removed``), changed and repeated blocks count.
+        marker, in the order of ``self.removed``), changed and repeated blocks count, and those
+        kept whose markers turned citations or data (``self.flipped``).
         A superseded handle's markers are not lost: the edge says a newer block replaces that
         source, and citing the newer one instead is what it declares (an eviction record is
         not such a declaration: the evicted source stays in the store for its citations)."""
         _, superseded = self._covering()
         pre_facts, post_facts = self.pre_facts, self.post_facts
         post_blocks, pre_blocks = self.edit.post, self.pre.blocks
-        added = ([(post_blocks[j], pre_facts[self.match[j]]) for j in self.reused]  # type: ignore[index]
+        match, flipped = self.match, self.flipped
+        added = ([(post_blocks[j], pre_facts[match[j]]) for j in (*self.reused, *flipped)]  # type: ignore[index]
                  + [(post_blocks[j], post_facts[j]) for j in self.changed])
+        if flipped:  # (kept texts whose markers turned citations or data: counted on both sides)
+            removed = [*removed, *(match[j] for j in flipped)]
         # per marker name as written: post's markers less pre's (of the blocks that cite), each
         # side counted in C, then pre's distinct names taken off (net's keys stand in the order
         # of first appearance, the order _unreplaced spends spare markers in)
