@@ -760,9 +760,9 @@ _NUMBER_JOINERS = frozenset(b".,:-/")  # "3.5", "3,000", "10:30", "3-5", "3/4": 
 
 def _cuts_a_token(quote: bytes, source: bytes, start: int) -> bool:
     """Does the occurrence of ``quote`` at ``start`` cut an ASCII word or number of the source
-    in two: "after 3" in "after 30" or "after 3.5", "limit reach" in "limit reached"? Such an
-    occurrence is no quotation of the source (red team 33, 06: it graded exact, a drifted
-    number passing). Only ASCII letters and digits make words here: a quote from text without
+    in two: "after 3" in "after 30" or "after 3.5", "after 3." in "after 3.5", "limit reach" in
+    "limit reached"? Such an occurrence is no quotation of the source (red team 33, 06: it
+    graded exact, a drifted number passing). Only ASCII letters and digits make words here: a quote from text without
     spaces between words (Chinese, Japanese) may end anywhere."""
     end = start + len(quote)
     first, last = quote[0], quote[-1]
@@ -771,11 +771,19 @@ def _cuts_a_token(quote: bytes, source: bytes, start: int) -> bool:
         if _is_ascii_alnum(before) or (_is_digit(first) and before in _NUMBER_JOINERS and start >= 2
                                         and _is_digit(source[start - 2])):
             return True
+    elif (start > 0 and first in _NUMBER_JOINERS and len(quote) >= 2 and _is_digit(quote[1])
+          and _is_digit(source[start - 1])):
+        return True  # ".5 seconds" of "3.5 seconds": the quote opens inside a number
     if end < len(source) and _is_ascii_alnum(last):
         after = source[end]
         if _is_ascii_alnum(after) or (_is_digit(last) and after in _NUMBER_JOINERS and end + 1 < len(source)
                                        and _is_digit(source[end + 1])):
             return True
+    elif (end < len(source) and last in _NUMBER_JOINERS and len(quote) >= 2 and _is_digit(quote[-2])
+          and _is_digit(source[end])):
+        # "retries after 3." of "retries after 3.5": the quote's full stop is the number's point
+        # (red team 33's note: the quote brought its own boundary, so it graded exact)
+        return True
     return False
 
 
