@@ -27,7 +27,8 @@ import numpy as np
 
 cimport numpy as cnp
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_GET_SIZE
-from libc.string cimport memchr, memcmp
+from libc.stdint cimport uint64_t
+from libc.string cimport memchr, memcmp, memcpy
 
 from _byte_batches cimport byte_items, lengths_of, pointers_of
 from _types cimport byte_t, offset_t
@@ -389,6 +390,321 @@ cdef bint anchored_search(const byte_t* x, offset_t mm, const byte_t* y, offset_
     return True
 
 
+# ---- many needles in one haystack --------------------------------------------------------------
+#
+# A batch that searches many needles in the same haystack (a long answer quoting one large
+# source) would cost (needles) x (haystack) item by item. Such a group is searched in ONE pass
+# instead: every needle is keyed by its first min(len, 8) bytes in a hash table, the pass looks
+# up the haystack's window at each offset for each key length present, and each needle whose key
+# matches is compared there in full (exact search: counts an occurrence; longest prefix: measures
+# how far the needle agrees). The results are the item-by-item ones by construction: every offset
+# at which a needle occurs is an offset at which its key occurs. What a needle costs in that pass
+# (one unit per candidate offset plus one per 8 bytes compared) is bounded: a needle that exceeds
+# a quarter of the haystack's length in units (a short periodic needle in a periodic haystack) is
+# taken out of the table and searched on its own by the per-item algorithm, so a group never costs
+# much more than item by item.
+
+# groups with fewer needles than this are searched item by item (a pass and a table cost more)
+DEF MANY_NEEDLES = 8
+DEF KEY_BYTES = 8
+
+cdef uint64_t KEY_MASK[KEY_BYTES + 1]   # KEY_MASK[L]: the first L bytes of a word read by memcpy
+cdef byte_t _ones[KEY_BYTES]
+for _b in range(KEY_BYTES + 1):
+    for _k in range(KEY_BYTES):
+        _ones[_k] = 0xFF if _k < _b else 0
+    memcpy(&KEY_MASK[_b], _ones, KEY_BYTES)
+
+
+cdef inline uint64_t window(const byte_t* y, offset_t avail) noexcept nogil:
+    """The first min(avail, 8) bytes at y as a word (the rest zero), byte order as memcpy."""
+    cdef uint64_t v = 0
+    memcpy(&v, y, <size_t>(KEY_BYTES if avail >= KEY_BYTES else avail))
+    return v
+
+
+cdef inline offset_t common_prefix(const byte_t* a, const byte_t* b, offset_t limit) noexcept nogil:
+    """How many leading bytes of a and b agree, at most ``limit``."""
+    cdef offset_t i = 0
+    cdef uint64_t u, w
+    while i + 8 <= limit:
+        memcpy(&u, a + i, 8)
+        memcpy(&w, b + i, 8)
+        if u != w:
+            break
+        i += 8
+    while i < limit and a[i] == b[i]:
+        i += 1
+    return i
+
+
+cdef struct KeyTable:
+    # open addressing with linear probing; capacity a power of two, at most half full
+    uint64_t* key
+    byte_t* length     # key length 1..8, 0 = empty slot
+    offset_t* value    # a chain head (member index) or a first offset; -1 = none
+    offset_t mask
+    int shift
+
+
+cdef inline offset_t key_slot(const KeyTable* t, uint64_t v, offset_t L) noexcept nogil:
+    return <offset_t>(((v + <uint64_t>L * 0x9E3779B97F4A7C15ULL) * 0xBF58476D1CE4E5B9ULL) >> t.shift)
+
+
+cdef inline offset_t key_find(const KeyTable* t, uint64_t v, offset_t L) noexcept nogil:
+    cdef offset_t s = key_slot(t, v, L)
+    while t.length[s]:
+        if t.length[s] == L and t.key[s] == v:
+            return s
+        s = (s + 1) & t.mask
+    return -1
+
+
+cdef inline offset_t key_add(KeyTable* t, uint64_t v, offset_t L) noexcept nogil:
+    """The slot of the key, claimed (value -1) if new. The caller sized the table."""
+    cdef offset_t s = key_slot(t, v, L)
+    while t.length[s]:
+        if t.length[s] == L and t.key[s] == v:
+            return s
+        s = (s + 1) & t.mask
+    t.length[s] = <byte_t>L
+    t.key[s] = v
+    t.value[s] = -1
+    return s
+
+
+cdef class _TableMemory:
+    """The arrays behind a KeyTable for up to ``entries`` keys (numpy owns the memory)."""
+    cdef cnp.ndarray key, length, value
+    cdef KeyTable table
+
+    def __cinit__(self, offset_t entries):
+        cdef offset_t cap = 16
+        cdef int bits = 4
+        while cap < 2 * entries:
+            cap *= 2
+            bits += 1
+        self.key = np.empty(cap, dtype=np.uint64)
+        self.length = np.zeros(cap, dtype=np.uint8)
+        self.value = np.empty(cap, dtype=np.int64)
+        self.table.key = <uint64_t*>cnp.PyArray_DATA(self.key)
+        self.table.length = <byte_t*>cnp.PyArray_DATA(self.length)
+        self.table.value = <offset_t*>cnp.PyArray_DATA(self.value)
+        self.table.mask = cap - 1
+        self.table.shift = 64 - bits
+
+
+cdef void multi_scan(KeyTable* t, const byte_t* y, offset_t n, offset_t g, const size_t* xp,
+                     const offset_t* xl, bint prefix_mode, offset_t* first, offset_t* result,
+                     offset_t* work, offset_t* nxt, byte_t* gave_up) noexcept nogil:
+    """One pass of the g needles (xp, xl) over y. Exact mode: first[k] is the first offset of
+    needle k, result[k] its number of (overlapping) occurrences. Prefix mode: result[k] is the
+    longest prefix of needle k that occurs at an offset where its key (first min(len, 8) bytes)
+    occurs, first[k] the first such offset (0 and -1 when its key never occurs). gave_up[k] = 1:
+    needle k exceeded its budget and its results are void."""
+    cdef offset_t k, prev, nk, L, m, q, avail, s, e, li, limit, n_lengths = 0
+    cdef offset_t lengths[KEY_BYTES]
+    cdef bint present[KEY_BYTES + 1]
+    cdef bint drop
+    cdef uint64_t v
+    cdef const byte_t* x
+    for L in range(KEY_BYTES + 1):
+        present[L] = False
+    for k in range(g):
+        m = xl[k]
+        L = m if m < KEY_BYTES else KEY_BYTES
+        s = key_add(t, window(<const byte_t*>xp[k], L) & KEY_MASK[L], L)
+        nxt[k] = t.value[s]
+        t.value[s] = k
+        present[L] = True
+        first[k] = -1
+        result[k] = 0
+        work[k] = 0
+        gave_up[k] = 0
+    for L in range(KEY_BYTES, 0, -1):
+        if present[L]:
+            lengths[n_lengths] = L
+            n_lengths += 1
+    for q in range(n):
+        avail = n - q
+        v = window(y + q, avail)
+        for li in range(n_lengths):
+            L = lengths[li]
+            if L > avail:
+                continue
+            s = key_find(t, v & KEY_MASK[L], L)
+            if s < 0:
+                continue
+            prev = -1
+            k = t.value[s]
+            while k >= 0:
+                nk = nxt[k]
+                m = xl[k]
+                x = <const byte_t*>xp[k]
+                drop = False
+                if prefix_mode:
+                    limit = m if m < avail else avail
+                    e = L + common_prefix(x + L, y + q + L, limit - L)
+                    work[k] += 1 + ((e - L) >> 3)
+                    if e > result[k]:
+                        result[k] = e
+                        first[k] = q
+                    drop = e == m  # its first whole occurrence: nothing longer to find
+                elif m <= avail:
+                    e = L + common_prefix(x + L, y + q + L, m - L)
+                    work[k] += 1 + ((e - L) >> 3)
+                    if e == m:
+                        if first[k] < 0:
+                            first[k] = q
+                        result[k] += 1
+                else:
+                    drop = True  # it no longer fits in what is left
+                if not drop and work[k] > ((n + m) >> 2) + 64:
+                    gave_up[k] = 1
+                    drop = True
+                if drop:
+                    if prev < 0:
+                        t.value[s] = nk
+                    else:
+                        nxt[prev] = nk
+                else:
+                    prev = k
+                k = nk
+
+
+cdef void short_prefixes(KeyTable* t, const byte_t* y, offset_t n, offset_t g, const size_t* xp,
+                         const offset_t* xl, const byte_t* wanted, offset_t* length, offset_t* at) noexcept nogil:
+    """For each wanted needle k, whose key (first min(len, 8) bytes) never occurs in y: the
+    longest of its prefixes of 1 .. key length - 1 bytes that occurs, and its first offset (0
+    and -1 when none). Every such prefix of every wanted needle is one key of the table, whose
+    value becomes the first offset where it occurs. The keys are closed under taking prefixes,
+    so at each offset the lookups stop at the first length that is not a key."""
+    cdef offset_t k, L, top, q, avail, s, longest = 0, unset = 0
+    cdef uint64_t v
+    for k in range(g):
+        if not wanted[k]:
+            continue
+        top = xl[k] if xl[k] < KEY_BYTES else KEY_BYTES
+        v = window(<const byte_t*>xp[k], top)
+        for L in range(1, top):
+            s = key_add(t, v & KEY_MASK[L], L)
+            if t.value[s] == -1:
+                t.value[s] = -2  # not seen yet
+                unset += 1
+        if top - 1 > longest:
+            longest = top - 1
+    q = 0
+    while q < n and unset > 0:
+        avail = n - q
+        v = window(y + q, avail)
+        for L in range(1, longest + 1):
+            if L > avail:
+                break
+            s = key_find(t, v & KEY_MASK[L], L)
+            if s < 0:
+                break
+            if t.value[s] == -2:
+                t.value[s] = q
+                unset -= 1
+        q += 1
+    for k in range(g):
+        if not wanted[k]:
+            continue
+        length[k] = 0
+        at[k] = -1
+        top = xl[k] if xl[k] < KEY_BYTES else KEY_BYTES
+        v = window(<const byte_t*>xp[k], top)
+        for L in range(top - 1, 0, -1):
+            s = key_find(t, v & KEY_MASK[L], L)
+            if t.value[s] >= 0:
+                length[k] = L
+                at[k] = t.value[s]
+                break
+
+
+cdef list large_groups(cnp.ndarray h_ptr, offset_t items):
+    """The items whose haystack (the same bytes object: the same address) is shared by at
+    least MANY_NEEDLES items: one int64 array of item indices per haystack, ascending."""
+    if items < MANY_NEEDLES:
+        return []
+    cdef cnp.ndarray order = np.argsort(h_ptr, kind="stable").astype(np.int64)
+    cdef const offset_t* po = index_ptr(order)
+    cdef const size_t* hp = <const size_t*>cnp.PyArray_DATA(h_ptr)
+    cdef list runs = []
+    cdef offset_t i = 0, j
+    while i < items:
+        j = i + 1
+        while j < items and hp[po[j]] == hp[po[i]]:
+            j += 1
+        if j - i >= MANY_NEEDLES:
+            runs.append(order[i:j])
+        i = j
+    return runs
+
+
+cdef cnp.ndarray grouped_mask(list runs, offset_t items):
+    """1 for the items of the runs (uint8), or None when there are none."""
+    if not runs:
+        return None
+    cdef cnp.ndarray mask = np.zeros(items, dtype=np.uint8)
+    for run in runs:
+        mask[run] = 1
+    return mask
+
+
+cdef int search_runs(list runs, cnp.ndarray x_ptr, cnp.ndarray x_len, cnp.ndarray y_ptr, cnp.ndarray y_len,
+                     bint prefix_mode, cnp.ndarray first, cnp.ndarray result, cnp.ndarray border) except -1:
+    """search_group for each run of items (large_groups): needle i at x_ptr[i] (x_len[i]
+    bytes), its haystack at y_ptr[i]; results scattered to first[i], result[i]."""
+    cdef cnp.ndarray run, r_first, r_result, m_ptr, m_len
+    cdef offset_t head
+    for run in runs:
+        m_ptr = x_ptr[run]
+        m_len = x_len[run]
+        r_first = np.empty(len(run), dtype=np.int64)
+        r_result = np.empty(len(run), dtype=np.int64)
+        head = index_ptr(run)[0]
+        search_group(<const size_t*>cnp.PyArray_DATA(m_ptr), index_ptr(m_len), len(run),
+                     <const byte_t*>(<const size_t*>cnp.PyArray_DATA(y_ptr))[head], index_ptr(y_len)[head],
+                     prefix_mode, index_ptr(r_first), index_ptr(r_result), index_ptr(border))
+        first[run] = r_first
+        result[run] = r_result
+    return 0
+
+
+cdef int search_group(const size_t* member_ptr, const offset_t* member_len, offset_t g,
+                      const byte_t* y, offset_t n, bint prefix_mode, offset_t* first, offset_t* result,
+                      offset_t* border) except -1:
+    """The g needles of one haystack in one pass (multi_scan), the ones that gave up item by
+    item; prefix mode also answers the needles whose key never occurs (short_prefixes).
+    ``border`` has room for the longest needle."""
+    cdef _TableMemory memory = _TableMemory(g)
+    cdef cnp.ndarray work = np.empty(g, dtype=np.int64), nxt = np.empty(g, dtype=np.int64)
+    cdef cnp.ndarray gave_up = np.empty(g, dtype=np.uint8), wanted = np.zeros(g, dtype=np.uint8)
+    cdef offset_t* pw = index_ptr(work)
+    cdef offset_t* pn = index_ptr(nxt)
+    cdef byte_t* pg = byte_ptr(gave_up)
+    cdef byte_t* pwant = byte_ptr(wanted)
+    cdef offset_t k, shorts = 0
+    cdef _TableMemory short_memory
+    with nogil:
+        multi_scan(&memory.table, y, n, g, member_ptr, member_len, prefix_mode, first, result, pw, pn, pg)
+        for k in range(g):
+            if pg[k]:
+                if prefix_mode:
+                    result[k] = prefix_scan(<const byte_t*>member_ptr[k], member_len[k], y, n, border, &first[k])
+                else:
+                    first[k] = find_bytes(<const byte_t*>member_ptr[k], member_len[k], y, n, False, &result[k])
+            elif prefix_mode and result[k] == 0:
+                pwant[k] = 1
+                shorts += 1
+    if shorts:
+        short_memory = _TableMemory(shorts * (KEY_BYTES - 1))
+        with nogil:
+            short_prefixes(&short_memory.table, y, n, g, member_ptr, member_len, pwant, result, first)
+    return 0
+
+
 # ---- gathering (GIL held) ----------------------------------------------------------------------
 
 cdef tuple check_batch(object needles, object haystacks):
@@ -432,9 +748,15 @@ def find_exact(needles, haystacks):
     cdef offset_t* pf = index_ptr(first)
     cdef offset_t* pc = index_ptr(count)
     cdef offset_t i
+    cdef list runs = large_groups(h_ptr, items)
+    cdef cnp.ndarray mask = grouped_mask(runs, items)
+    cdef const byte_t* grouped = byte_ptr(mask) if mask is not None else NULL
     with nogil:
         for i in range(items):
-            pf[i] = find_bytes(<const byte_t*>np_[i], nl[i], <const byte_t*>hp[i], hl[i], False, &pc[i])
+            if grouped == NULL or not grouped[i]:
+                pf[i] = find_bytes(<const byte_t*>np_[i], nl[i], <const byte_t*>hp[i], hl[i], False, &pc[i])
+    if runs:
+        search_runs(runs, n_ptr, n_len, h_ptr, h_len, False, first, count, np.empty(1, dtype=np.int64))
     return first, count
 
 
@@ -479,11 +801,17 @@ def find_whitespace(needles, haystacks):
     cdef offset_t* p_count = index_ptr(count)
     cdef offset_t at = 0
     cdef bint any_fallback = False
+    cdef cnp.ndarray mask = grouped_mask(large_groups(h_ptr, items), items)
+    cdef const byte_t* grouped = byte_ptr(mask) if mask is not None else NULL
     with nogil:
         for i in range(items):
             pat[i] = at
             pmm[i] = normalize_into(<const byte_t*>np_[i], nl[i], nb + at)
             at += nl[i]
+            if grouped != NULL and grouped[i]:
+                pf[i] = 1  # searched with the other items of its haystack, in one pass
+                any_fallback = True
+                continue
             # most misses end at the chunk test; the rest are searched around their longest chunk
             if not chunks_present(<const byte_t*>np_[i], nl[i], <const byte_t*>hp[i], hl[i]):
                 continue
@@ -538,6 +866,16 @@ cdef int _normalised_fallback(tuple keep_h, cnp.ndarray fallback, cnp.ndarray n_
     cdef offset_t* p_count = index_ptr(count)
     cdef offset_t targets[2]
     cdef offset_t mapped[2]
+    cdef cnp.ndarray run, r_first, r_count, found, wanted, order, mapped_all, x_ptr, x_len
+    cdef offset_t head, nf
+    # the haystacks many items need: their items are searched together (search_group)
+    cdef cnp.ndarray per_slot = np.bincount(slot[slot >= 0], minlength=nd)
+    cdef cnp.ndarray large = per_slot >= MANY_NEEDLES
+    cdef list runs = []
+    if large.any():
+        runs = [np.flatnonzero(slot == d_i) for d_i in np.flatnonzero(large).tolist()]
+        for run in runs:
+            slot[run] = -1  # (the per-item loop below skips them)
     with nogil:
         at = 0
         for d_i in range(nd):
@@ -558,6 +896,28 @@ cdef int _normalised_fallback(tuple keep_h, cnp.ndarray fallback, cnp.ndarray n_
             else:
                 p_start[i] = -1
                 p_end[i] = -1
+    for run in runs:
+        head = index_ptr(run)[0]
+        d_i = slot_of[id(keep_h[head])]
+        x_ptr = (n_at[run] + <size_t>nb).astype(np.uintp)
+        x_len = n_mm[run]
+        r_first = np.empty(len(run), dtype=np.int64)
+        r_count = np.empty(len(run), dtype=np.int64)
+        search_group(<const size_t*>cnp.PyArray_DATA(x_ptr), index_ptr(x_len), len(run), hb + ho[d_i],
+                     hn[d_i], False, index_ptr(r_first), index_ptr(r_count), NULL)
+        count[run] = r_count
+        found = np.flatnonzero(r_first >= 0)
+        nf = len(found)
+        if nf == 0:
+            continue
+        # every first match and its end, mapped back in one walk over the original (ascending)
+        wanted = np.concatenate((r_first[found], r_first[found] + n_mm[run][found]))
+        order = np.argsort(wanted, kind="stable")
+        mapped_all = np.ascontiguousarray(wanted[order])
+        map_to_original(<const byte_t*>hp[head], hl[head], index_ptr(mapped_all), 2 * nf, index_ptr(mapped_all))
+        wanted[order] = mapped_all
+        start[run[found]] = wanted[:nf]
+        end[run[found]] = wanted[nf:]
     return 0
 
 
@@ -662,7 +1022,13 @@ def longest_prefix(needles, haystacks):
     cdef offset_t* pl = index_ptr(length)
     cdef offset_t* pa = index_ptr(at)
     cdef offset_t* pb = index_ptr(border)
+    cdef list runs = large_groups(h_ptr, items)
+    cdef cnp.ndarray mask = grouped_mask(runs, items)
+    cdef const byte_t* grouped = byte_ptr(mask) if mask is not None else NULL
     with nogil:
         for i in range(items):
-            pl[i] = prefix_scan(<const byte_t*>np_[i], nl[i], <const byte_t*>hp[i], hl[i], pb, &pa[i])
+            if grouped == NULL or not grouped[i]:
+                pl[i] = prefix_scan(<const byte_t*>np_[i], nl[i], <const byte_t*>hp[i], hl[i], pb, &pa[i])
+    if runs:
+        search_runs(runs, n_ptr, n_len, h_ptr, h_len, True, at, length, border)
     return length, at
