@@ -439,7 +439,8 @@ cdef inline offset_t common_prefix(const byte_t* a, const byte_t* b, offset_t li
 
 
 cdef struct KeyTable:
-    # open addressing with linear probing; capacity a power of two, at most half full
+    # open addressing with linear probing; capacity a power of two, at most 1/8 full: most
+    # offsets of a haystack are no key, and a sparse table answers that with one probe
     uint64_t* key
     byte_t* length     # key length 1..8, 0 = empty slot
     offset_t* value    # a chain head (member index) or a first offset; -1 = none
@@ -481,7 +482,7 @@ cdef class _TableMemory:
     def __cinit__(self, offset_t entries):
         cdef offset_t cap = 16
         cdef int bits = 4
-        while cap < 2 * entries:
+        while cap < 8 * entries:
             cap *= 2
             bits += 1
         self.key = np.empty(cap, dtype=np.uint64)
@@ -527,7 +528,10 @@ cdef void multi_scan(KeyTable* t, const byte_t* y, offset_t n, offset_t g, const
             n_lengths += 1
     for q in range(n):
         avail = n - q
-        v = window(y + q, avail)
+        if avail >= KEY_BYTES:
+            memcpy(&v, y + q, KEY_BYTES)  # (a constant size: one load)
+        else:
+            v = window(y + q, avail)
         for li in range(n_lengths):
             L = lengths[li]
             if L > avail:
