@@ -352,6 +352,75 @@ def test_find_whitespace_on_long_repetitive_text(impl, needle):
         assert len(impl.normalize_whitespace(hay[: s[0]])) == brute_occurrences(pattern, text)[0]
 
 
+# ---- many needles in one haystack ---------------------------------------------------------------
+# A batch whose items share one haystack object (>= 8 of them) is searched natively in one
+# keyed pass (ext/search.pyx, search_group); these batches take that path and are checked
+# against the definitions, on both implementations.
+
+GROUP = 8  # ext/search.pyx MANY_NEEDLES: the smallest group searched in one pass
+
+
+def _check_against_definitions(impl, needles, hay):
+    hays = [hay] * len(needles)  # one object: one group
+    f, c = impl.find_exact(needles, hays)
+    s, e, wc = impl.find_whitespace(needles, hays)
+    pl, pa = impl.longest_prefix(needles, hays)
+    for i, n in enumerate(needles):
+        occ = brute_occurrences(n, hay)
+        assert (f[i], c[i]) == ((occ[0] if occ else -1), len(occ)), (n, "exact")
+        assert (s[i], e[i], wc[i]) == expected_whitespace(n, hay), (n, "whitespace")
+        assert (pl[i], pa[i]) == expected_prefix(n, hay), (n, "prefix")
+
+
+LONG_TEXT = st.lists(WS_TEXT, min_size=1, max_size=12).map(b"".join)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                   HealthCheck.function_scoped_fixture])
+@given(LONG_TEXT, st.data())
+def test_many_needles_in_one_haystack_match_the_definitions(impl, hay, data):
+    needles = []
+    for _ in range(data.draw(st.integers(GROUP, GROUP + 24))):
+        kind = data.draw(st.integers(0, 4))
+        if hay and kind <= 1:
+            a = data.draw(st.integers(0, len(hay) - 1))
+            needle = hay[a : data.draw(st.integers(a + 1, len(hay)))]
+            if kind == 1:
+                needle += data.draw(TEXT)  # found up to a point: a longest prefix to report
+        elif kind == 2:
+            needle = data.draw(st.sampled_from([b"a", b"aa", b"a" * 9, b"abab", b" ", b"a a", b"\xc2\xa0"]))
+        else:
+            needle = data.draw(TEXT) or b"b"
+        needles.append(needle)
+    _check_against_definitions(impl, needles, hay)
+
+
+def test_many_needles_whose_keys_never_occur(impl):
+    """Longest prefixes shorter than the 8-byte key the pass looks for (found by the table of
+    short prefixes), none at all, and needles shorter than a key."""
+    hay = "abcdefg xyz abcQ é😀 ab\u3000cd".encode()
+    needles = [b"abcdeQQQQQ", b"abX", b"zzz", b"xyQ", b"abcQ", "é😀x".encode(), b"\xf0\x9f\x98\x81",
+               b"ab cd", b"g xyz abcQ", b"Q" * 12, b"abcdefg xyz abd"]  # fmt: skip
+    _check_against_definitions(impl, needles, hay)
+
+
+@pytest.mark.parametrize("unit", [b"a", b"ab", b"a ", b"aab"])
+def test_many_periodic_needles_in_a_periodic_haystack(impl, unit):
+    """Short periodic needles occur at almost every offset: each exceeds its budget in the
+    one-pass search and is searched on its own; the counts are the definition's."""
+    hay = unit * 4_000
+    needles = [unit * k for k in (1, 2, 3, 5, 8, 13, 40)] + [unit * k + b"b" for k in (1, 4, 9)] + [b"ba" * 3]
+    f, c = impl.find_exact(needles, [hay] * len(needles))
+    pl, pa = impl.longest_prefix(needles, [hay] * len(needles))
+    for i, n in enumerate(needles):
+        occ = brute_occurrences(n, hay)
+        assert (f[i], c[i]) == ((occ[0] if occ else -1), len(occ)), n
+        assert (pl[i], pa[i]) == expected_prefix(n, hay), n
+    s, e, wc = impl.find_whitespace(needles, [hay] * len(needles))
+    for i, n in enumerate(needles):
+        assert (s[i], e[i], wc[i]) == expected_whitespace(n, hay), n
+
+
 # ---- bad input ---------------------------------------------------------------------------------
 
 BAD_BATCHES = [
