@@ -407,6 +407,9 @@ cdef bint anchored_search(const byte_t* x, offset_t mm, const byte_t* y, offset_
 # groups with fewer needles than this are searched item by item (a pass and a table cost more)
 DEF MANY_NEEDLES = 8
 DEF KEY_BYTES = 8
+# exact search keys a needle of 16 bytes or more by its first 16 bytes (hashed into one word):
+# in text, far fewer offsets begin with 16 given bytes than with 8
+DEF LONG_KEY = 16
 
 cdef uint64_t KEY_MASK[KEY_BYTES + 1]   # KEY_MASK[L]: the first L bytes of a word read by memcpy
 cdef byte_t _ones[KEY_BYTES]
@@ -421,6 +424,14 @@ cdef inline uint64_t window(const byte_t* y, offset_t avail) noexcept nogil:
     cdef uint64_t v = 0
     memcpy(&v, y, <size_t>(KEY_BYTES if avail >= KEY_BYTES else avail))
     return v
+
+
+cdef inline uint64_t long_key(const byte_t* x) noexcept nogil:
+    """The first LONG_KEY bytes at x as one word (a hash: a match is verified from byte 0)."""
+    cdef uint64_t u, w
+    memcpy(&u, x, 8)
+    memcpy(&w, x + 8, 8)
+    return (u * 0xC2B2AE3D27D4EB4FULL) ^ ((w << 31) | (w >> 33)) ^ w
 
 
 cdef inline offset_t common_prefix(const byte_t* a, const byte_t* b, offset_t limit) noexcept nogil:
@@ -442,8 +453,10 @@ cdef struct KeyTable:
     # open addressing with linear probing; capacity a power of two, at most 1/8 full: most
     # offsets of a haystack are no key, and a sparse table answers that with one probe
     uint64_t* key
-    byte_t* length     # key length 1..8, 0 = empty slot
+    byte_t* length     # key length 1..8 or LONG_KEY, 0 = empty slot
     offset_t* value    # a chain head (member index) or a first offset; -1 = none
+    uint64_t* pairs    # 65536 bits: the first two bytes of some key of 2 bytes or more
+    byte_t* single     # 256 bytes: the key of 1 byte
     offset_t mask
     int shift
 
@@ -474,9 +487,25 @@ cdef inline offset_t key_add(KeyTable* t, uint64_t v, offset_t L) noexcept nogil
     return s
 
 
+cdef inline void key_filter_add(KeyTable* t, const byte_t* x, offset_t L) noexcept nogil:
+    """Note in the filters that a key of L bytes begins x."""
+    cdef offset_t p
+    if L == 1:
+        t.single[x[0]] = 1
+    else:
+        p = x[0] | (x[1] << 8)
+        t.pairs[p >> 6] |= (<uint64_t>1) << (p & 63)
+
+
+cdef inline bint pair_may_start(const KeyTable* t, const byte_t* y) noexcept nogil:
+    """Whether some key of 2 bytes or more begins with y[0], y[1] (two readable bytes)."""
+    cdef offset_t p = y[0] | (y[1] << 8)
+    return (t.pairs[p >> 6] >> (p & 63)) & 1
+
+
 cdef class _TableMemory:
     """The arrays behind a KeyTable for up to ``entries`` keys (numpy owns the memory)."""
-    cdef cnp.ndarray key, length, value
+    cdef cnp.ndarray key, length, value, pairs, single
     cdef KeyTable table
 
     def __cinit__(self, offset_t entries):
@@ -488,6 +517,10 @@ cdef class _TableMemory:
         self.key = np.empty(cap, dtype=np.uint64)
         self.length = np.zeros(cap, dtype=np.uint8)
         self.value = np.empty(cap, dtype=np.int64)
+        self.pairs = np.zeros(65536 // 64, dtype=np.uint64)
+        self.single = np.zeros(256, dtype=np.uint8)
+        self.table.pairs = <uint64_t*>cnp.PyArray_DATA(self.pairs)
+        self.table.single = <byte_t*>cnp.PyArray_DATA(self.single)
         self.table.key = <uint64_t*>cnp.PyArray_DATA(self.key)
         self.table.length = <byte_t*>cnp.PyArray_DATA(self.length)
         self.table.value = <offset_t*>cnp.PyArray_DATA(self.value)
@@ -495,34 +528,52 @@ cdef class _TableMemory:
         self.table.shift = 64 - bits
 
 
-cdef void multi_scan(KeyTable* t, const byte_t* y, offset_t n, offset_t g, const size_t* xp,
-                     const offset_t* xl, bint prefix_mode, offset_t* first, offset_t* result,
-                     offset_t* work, offset_t* nxt, byte_t* gave_up) noexcept nogil:
-    """One pass of the g needles (xp, xl) over y. Exact mode: first[k] is the first offset of
-    needle k, result[k] its number of (overlapping) occurrences. Prefix mode: result[k] is the
-    longest prefix of needle k that occurs at an offset where its key (first min(len, 8) bytes)
-    occurs, first[k] the first such offset (0 and -1 when its key never occurs). gave_up[k] = 1:
-    needle k exceeded its budget and its results are void."""
-    cdef offset_t k, prev, nk, L, m, q, avail, s, e, li, limit, n_lengths = 0
+cdef struct Member:
+    # one needle of a group, its results and its chain link, in one place (one cache line or
+    # two) for the scan
+    const byte_t* x
+    offset_t m
+    offset_t first
+    offset_t result
+    offset_t work
+    offset_t next
+    offset_t gave_up
+
+
+cdef void multi_scan(KeyTable* t, const byte_t* y, offset_t n, offset_t g, Member* mem,
+                     bint prefix_mode, bint long_keys) noexcept nogil:
+    """One pass of the g needles over y. A needle's key is its first LONG_KEY bytes if it has
+    that many and ``long_keys``, else its first min(len, 8) bytes. Exact mode: ``first`` is
+    the first offset of a needle, ``result`` its number of (overlapping) occurrences. Prefix
+    mode: ``result`` is the longest prefix of the needle that occurs at an offset where its key
+    occurs, ``first`` the first such offset (0 and -1 when its key never occurs). ``gave_up``:
+    the needle exceeded its budget and its results are void."""
+    cdef offset_t k, L, q, avail, s, li, n_lengths = 0
     cdef offset_t lengths[KEY_BYTES]
     cdef bint present[KEY_BYTES + 1]
-    cdef bint drop
+    cdef bint any_long = False
     cdef uint64_t v
-    cdef const byte_t* x
+    cdef Member* a
     for L in range(KEY_BYTES + 1):
         present[L] = False
     for k in range(g):
-        m = xl[k]
-        L = m if m < KEY_BYTES else KEY_BYTES
-        s = key_add(t, window(<const byte_t*>xp[k], L) & KEY_MASK[L], L)
-        nxt[k] = t.value[s]
+        a = &mem[k]
+        if long_keys and a.m >= LONG_KEY:
+            s = key_add(t, long_key(a.x), LONG_KEY)
+            any_long = True
+            key_filter_add(t, a.x, LONG_KEY)
+        else:
+            L = a.m if a.m < KEY_BYTES else KEY_BYTES
+            s = key_add(t, window(a.x, L) & KEY_MASK[L], L)
+            present[L] = True
+            key_filter_add(t, a.x, L)
+        a.next = t.value[s]
         t.value[s] = k
-        present[L] = True
-        first[k] = -1
-        result[k] = 0
-        work[k] = 0
-        gave_up[k] = 0
-    for L in range(KEY_BYTES, 0, -1):
+        a.first = -1
+        a.result = 0
+        a.work = 0
+        a.gave_up = 0
+    for L in range(KEY_BYTES, 1, -1):
         if present[L]:
             lengths[n_lengths] = L
             n_lengths += 1
@@ -532,48 +583,67 @@ cdef void multi_scan(KeyTable* t, const byte_t* y, offset_t n, offset_t g, const
             memcpy(&v, y + q, KEY_BYTES)  # (a constant size: one load)
         else:
             v = window(y + q, avail)
+        if present[1] and t.single[y[q]]:
+            s = key_find(t, v & KEY_MASK[1], 1)
+            if s >= 0:
+                walk_chain(t, mem, s, 1, y, q, n, prefix_mode)
+        if avail < 2 or not pair_may_start(t, y + q):
+            continue
+        if any_long and avail >= LONG_KEY:
+            s = key_find(t, long_key(y + q), LONG_KEY)
+            if s >= 0:
+                walk_chain(t, mem, s, 0, y, q, n, prefix_mode)  # (a hash: nothing known equal)
         for li in range(n_lengths):
             L = lengths[li]
             if L > avail:
                 continue
             s = key_find(t, v & KEY_MASK[L], L)
-            if s < 0:
-                continue
-            prev = -1
-            k = t.value[s]
-            while k >= 0:
-                nk = nxt[k]
-                m = xl[k]
-                x = <const byte_t*>xp[k]
-                drop = False
-                if prefix_mode:
-                    limit = m if m < avail else avail
-                    e = L + common_prefix(x + L, y + q + L, limit - L)
-                    work[k] += 1 + ((e - L) >> 3)
-                    if e > result[k]:
-                        result[k] = e
-                        first[k] = q
-                    drop = e == m  # its first whole occurrence: nothing longer to find
-                elif m <= avail:
-                    e = L + common_prefix(x + L, y + q + L, m - L)
-                    work[k] += 1 + ((e - L) >> 3)
-                    if e == m:
-                        if first[k] < 0:
-                            first[k] = q
-                        result[k] += 1
-                else:
-                    drop = True  # it no longer fits in what is left
-                if not drop and work[k] > ((n + m) >> 2) + 64:
-                    gave_up[k] = 1
-                    drop = True
-                if drop:
-                    if prev < 0:
-                        t.value[s] = nk
-                    else:
-                        nxt[prev] = nk
-                else:
-                    prev = k
-                k = nk
+            if s >= 0:
+                walk_chain(t, mem, s, L, y, q, n, prefix_mode)
+
+
+cdef inline void walk_chain(KeyTable* t, Member* mem, offset_t s, offset_t L, const byte_t* y, offset_t q,
+                            offset_t n, bint prefix_mode) noexcept nogil:
+    """Compare each needle of slot s's chain at offset q (multi_scan); its first L bytes are
+    known to be equal there."""
+    cdef offset_t prev = -1, k = t.value[s], nk, m, e, limit, avail = n - q
+    cdef bint drop
+    cdef Member* a
+    while k >= 0:
+        a = &mem[k]
+        nk = a.next
+        m = a.m
+        drop = False
+        if prefix_mode:
+            limit = m if m < avail else avail
+            e = L + common_prefix(a.x + L, y + q + L, limit - L)
+            a.work += 1 + ((e - L) >> 3)
+            if L == 0 and e < LONG_KEY:
+                pass  # the hashed long key matched by chance: no offset where the key occurs
+            elif e > a.result:
+                a.result = e
+                a.first = q
+            drop = e == m  # its first whole occurrence: nothing longer to find
+        elif m <= avail:
+            e = L + common_prefix(a.x + L, y + q + L, m - L)
+            a.work += 1 + ((e - L) >> 3)
+            if e == m:
+                if a.first < 0:
+                    a.first = q
+                a.result += 1
+        else:
+            drop = True  # it no longer fits in what is left
+        if not drop and a.work > ((n + m) >> 2) + 64:
+            a.gave_up = 1
+            drop = True
+        if drop:
+            if prev < 0:
+                t.value[s] = nk
+            else:
+                mem[prev].next = nk
+        else:
+            prev = k
+        k = nk
 
 
 cdef void short_prefixes(KeyTable* t, const byte_t* y, offset_t n, offset_t g, const size_t* xp,
@@ -680,26 +750,52 @@ cdef int search_group(const size_t* member_ptr, const offset_t* member_len, offs
                       const byte_t* y, offset_t n, bint prefix_mode, offset_t* first, offset_t* result,
                       offset_t* border) except -1:
     """The g needles of one haystack in one pass (multi_scan), the ones that gave up item by
-    item; prefix mode also answers the needles whose key never occurs (short_prefixes).
-    ``border`` has room for the longest needle."""
+    item. Prefix mode keys needles of LONG_KEY bytes or more by that many first; those whose
+    long key never occurs take a second pass with 8-byte keys, and the needles whose 8-byte
+    key never occurs are answered by short_prefixes. ``border`` has room for the longest
+    needle."""
     cdef _TableMemory memory = _TableMemory(g)
-    cdef cnp.ndarray work = np.empty(g, dtype=np.int64), nxt = np.empty(g, dtype=np.int64)
-    cdef cnp.ndarray gave_up = np.empty(g, dtype=np.uint8), wanted = np.zeros(g, dtype=np.uint8)
-    cdef offset_t* pw = index_ptr(work)
-    cdef offset_t* pn = index_ptr(nxt)
-    cdef byte_t* pg = byte_ptr(gave_up)
+    cdef cnp.ndarray members = np.empty(g * sizeof(Member), dtype=np.uint8)
+    cdef cnp.ndarray wanted = np.zeros(g, dtype=np.uint8)
+    cdef cnp.ndarray again = np.empty(g, dtype=np.int64)
+    cdef Member* mem = <Member*>cnp.PyArray_DATA(members)
     cdef byte_t* pwant = byte_ptr(wanted)
-    cdef offset_t k, shorts = 0
-    cdef _TableMemory short_memory
+    cdef offset_t* pagain = index_ptr(again)
+    cdef offset_t k, r, shorts = 0, n_again = 0
+    cdef _TableMemory short_memory, again_memory
+    cdef cnp.ndarray again_members
+    cdef Member* sub
     with nogil:
-        multi_scan(&memory.table, y, n, g, member_ptr, member_len, prefix_mode, first, result, pw, pn, pg)
         for k in range(g):
-            if pg[k]:
+            mem[k].x = <const byte_t*>member_ptr[k]
+            mem[k].m = member_len[k]
+        multi_scan(&memory.table, y, n, g, mem, prefix_mode, True)
+        for k in range(g):
+            if prefix_mode and not mem[k].gave_up and mem[k].result == 0 and mem[k].m >= LONG_KEY:
+                pagain[n_again] = k
+                n_again += 1
+    if n_again:
+        # the needles whose 16-byte key never occurs, again with 8-byte keys
+        again_memory = _TableMemory(n_again)
+        again_members = np.empty(n_again * sizeof(Member), dtype=np.uint8)
+        sub = <Member*>cnp.PyArray_DATA(again_members)
+        with nogil:
+            for r in range(n_again):
+                sub[r] = mem[pagain[r]]
+            multi_scan(&again_memory.table, y, n, n_again, sub, True, False)
+            for r in range(n_again):
+                mem[pagain[r]] = sub[r]
+    with nogil:
+        for k in range(g):
+            if mem[k].gave_up:
                 if prefix_mode:
-                    result[k] = prefix_scan(<const byte_t*>member_ptr[k], member_len[k], y, n, border, &first[k])
+                    result[k] = prefix_scan(mem[k].x, mem[k].m, y, n, border, &first[k])
                 else:
-                    first[k] = find_bytes(<const byte_t*>member_ptr[k], member_len[k], y, n, False, &result[k])
-            elif prefix_mode and result[k] == 0:
+                    first[k] = find_bytes(mem[k].x, mem[k].m, y, n, False, &result[k])
+                continue
+            first[k] = mem[k].first
+            result[k] = mem[k].result
+            if prefix_mode and result[k] == 0:
                 pwant[k] = 1
                 shorts += 1
     if shorts:

@@ -396,11 +396,13 @@ def test_many_needles_in_one_haystack_match_the_definitions(impl, hay, data):
 
 
 def test_many_needles_whose_keys_never_occur(impl):
-    """Longest prefixes shorter than the 8-byte key the pass looks for (found by the table of
-    short prefixes), none at all, and needles shorter than a key."""
-    hay = "abcdefg xyz abcQ é😀 ab\u3000cd".encode()
+    """Longest prefixes shorter than the 16-byte key the exact pass uses (a second pass with
+    8-byte keys) and shorter than 8 bytes (the table of short prefixes), none at all, and
+    needles shorter than a key."""
+    hay = "abcdefg xyz abcQ é😀 ab\u3000cd abcdefg xyz abcQ!".encode()
     needles = [b"abcdeQQQQQ", b"abX", b"zzz", b"xyQ", b"abcQ", "é😀x".encode(), b"\xf0\x9f\x98\x81",
-               b"ab cd", b"g xyz abcQ", b"Q" * 12, b"abcdefg xyz abd"]  # fmt: skip
+               b"ab cd", b"g xyz abcQ", b"Q" * 12, b"abcdefg xyz abd", b"abcdefg xyz abcQ!?",
+               b"abcdefg xyz abcQ", b"abcdefg xyz abcQ \xc3\xa9", b"abcdefg xyZZZZZZZZZZ", b"Q\xc3\xa9\xf0\x9f" * 5]  # fmt: skip
     _check_against_definitions(impl, needles, hay)
 
 
