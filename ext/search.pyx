@@ -696,10 +696,37 @@ cdef void short_prefixes(KeyTable* t, const byte_t* y, offset_t n, offset_t g, c
                 break
 
 
+DEF SMALL_BATCH = 256
+
+
+cdef bint any_shared(const size_t* hp, offset_t items) noexcept nogil:
+    """Whether some address occurs MANY_NEEDLES times among hp[:items] (items <= SMALL_BATCH):
+    counted in a table on the stack, so the usual small batch pays no numpy call."""
+    cdef size_t address[4 * SMALL_BATCH]
+    cdef offset_t seen[4 * SMALL_BATCH]
+    cdef offset_t i, s, slots = 32
+    cdef int bits = 5
+    while slots < 4 * items:  # at most 1/4 full
+        slots *= 2
+        bits += 1
+    for s in range(slots):
+        seen[s] = 0
+    for i in range(items):
+        s = <offset_t>(((<uint64_t>hp[i]) * 0x9E3779B97F4A7C15ULL) >> (64 - bits))
+        while seen[s] and address[s] != hp[i]:
+            s = (s + 1) & (slots - 1)
+        address[s] = hp[i]
+        seen[s] += 1
+        if seen[s] >= MANY_NEEDLES:
+            return True
+    return False
+
+
 cdef list large_groups(cnp.ndarray h_ptr, offset_t items):
     """The items whose haystack (the same bytes object: the same address) is shared by at
     least MANY_NEEDLES items: one int64 array of item indices per haystack, ascending."""
-    if items < MANY_NEEDLES:
+    if items < MANY_NEEDLES or (items <= SMALL_BATCH and not any_shared(
+            <const size_t*>cnp.PyArray_DATA(h_ptr), items)):
         return []
     cdef cnp.ndarray order = np.argsort(h_ptr, kind="stable").astype(np.int64)
     cdef const offset_t* po = index_ptr(order)

@@ -9,6 +9,7 @@ haystack at its start and end.
 
 from __future__ import annotations
 
+import random
 import sys
 import unicodedata
 
@@ -404,6 +405,30 @@ def test_many_needles_whose_keys_never_occur(impl):
                b"ab cd", b"g xyz abcQ", b"Q" * 12, b"abcdefg xyz abd", b"abcdefg xyz abcQ!?",
                b"abcdefg xyz abcQ", b"abcdefg xyz abcQ \xc3\xa9", b"abcdefg xyZZZZZZZZZZ", b"Q\xc3\xa9\xf0\x9f" * 5]  # fmt: skip
     _check_against_definitions(impl, needles, hay)
+
+
+@pytest.mark.parametrize("items", [GROUP - 1, GROUP, 3 * GROUP + 1, 300])
+def test_batches_mixing_groups_and_single_items(impl, items):
+    """Items of several haystacks interleaved: one haystack shared by ``items`` needles, one by
+    GROUP - 1 (searched item by item), a few alone; results stay in item order."""
+    rng = random.Random(items)
+    text = " ".join(f"w{rng.randrange(50)}" for _ in range(400)).encode()
+    few = b"x w1 w2\tw3 y" * 3
+    needles, hays = [], []
+    for k in range(items):
+        a = rng.randrange(len(text) - 30)
+        needles.append(text[a : a + rng.randint(1, 30)] + (b"" if k % 3 else b"\n" + bytes([97 + k % 26])))
+        hays.append(text)
+        if k < GROUP - 1:
+            needles.append([b"w1", b"w2 w3", b"y", b"x w1 w2 w3", b"q"][k % 5])
+            hays.append(few)
+    needles.append(b"w1")
+    hays.append(b"w1 w1")
+    for name, expected in (("find_exact", lambda n, h: ((brute_occurrences(n, h) or [-1])[0],
+                                                        len(brute_occurrences(n, h)))),
+                           ("find_whitespace", expected_whitespace), ("longest_prefix", expected_prefix)):
+        got = list(zip(*(a.tolist() for a in getattr(impl, name)(needles, hays))))
+        assert got == [expected(n, h) for n, h in zip(needles, hays)], name
 
 
 @pytest.mark.parametrize("unit", [b"a", b"ab", b"a ", b"aab"])
