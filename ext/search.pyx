@@ -406,6 +406,7 @@ cdef bint anchored_search(const byte_t* x, offset_t mm, const byte_t* y, offset_
 
 # groups with fewer needles than this are searched item by item (a pass and a table cost more)
 DEF MANY_NEEDLES = 8
+DEF PASS_MIN_BYTES = 32768
 DEF KEY_BYTES = 8
 # exact search keys a needle of 16 bytes or more by its first 16 bytes (hashed into one word):
 # in text, far fewer offsets begin with 16 given bytes than with 8
@@ -722,9 +723,15 @@ cdef bint any_shared(const size_t* hp, offset_t items) noexcept nogil:
     return False
 
 
-cdef list large_groups(cnp.ndarray h_ptr, offset_t items):
-    """The items whose haystack (the same bytes object: the same address) is shared by at
-    least MANY_NEEDLES items: one int64 array of item indices per haystack, ascending."""
+cdef inline bint worth_a_pass(offset_t g, offset_t n) noexcept nogil:
+    """Whether g needles of one haystack of n bytes are searched in one pass: the table costs
+    about as much as searching 8 needles item by item, or 32 KB of haystack."""
+    return g >= MANY_NEEDLES and g * n >= PASS_MIN_BYTES
+
+
+cdef list large_groups(cnp.ndarray h_ptr, cnp.ndarray h_len, offset_t items):
+    """The items whose haystack (the same bytes object: the same address) is shared by enough
+    items (worth_a_pass): one int64 array of item indices per haystack, ascending."""
     if items < MANY_NEEDLES or (items <= SMALL_BATCH and not any_shared(
             <const size_t*>cnp.PyArray_DATA(h_ptr), items)):
         return []
@@ -737,7 +744,7 @@ cdef list large_groups(cnp.ndarray h_ptr, offset_t items):
         j = i + 1
         while j < items and hp[po[j]] == hp[po[i]]:
             j += 1
-        if j - i >= MANY_NEEDLES:
+        if worth_a_pass(j - i, index_ptr(h_len)[po[i]]):
             runs.append(order[i:j])
         i = j
     return runs
@@ -875,7 +882,7 @@ def find_exact(needles, haystacks):
     cdef offset_t* pf = index_ptr(first)
     cdef offset_t* pc = index_ptr(count)
     cdef offset_t i
-    cdef list runs = large_groups(h_ptr, items)
+    cdef list runs = large_groups(h_ptr, h_len, items)
     cdef cnp.ndarray mask = grouped_mask(runs, items)
     cdef const byte_t* grouped = byte_ptr(mask) if mask is not None else NULL
     with nogil:
@@ -928,7 +935,7 @@ def find_whitespace(needles, haystacks):
     cdef offset_t* p_count = index_ptr(count)
     cdef offset_t at = 0
     cdef bint any_fallback = False
-    cdef cnp.ndarray mask = grouped_mask(large_groups(h_ptr, items), items)
+    cdef cnp.ndarray mask = grouped_mask(large_groups(h_ptr, h_len, items), items)
     cdef const byte_t* grouped = byte_ptr(mask) if mask is not None else NULL
     with nogil:
         for i in range(items):
@@ -997,7 +1004,7 @@ cdef int _normalised_fallback(tuple keep_h, cnp.ndarray fallback, cnp.ndarray n_
     cdef offset_t head, nf
     # the haystacks many items need: their items are searched together (search_group)
     cdef cnp.ndarray per_slot = np.bincount(slot[slot >= 0], minlength=nd)
-    cdef cnp.ndarray large = per_slot >= MANY_NEEDLES
+    cdef cnp.ndarray large = (per_slot >= MANY_NEEDLES) & (per_slot * d_len >= PASS_MIN_BYTES)
     cdef list runs = []
     if large.any():
         runs = [np.flatnonzero(slot == d_i) for d_i in np.flatnonzero(large).tolist()]
@@ -1149,7 +1156,7 @@ def longest_prefix(needles, haystacks):
     cdef offset_t* pl = index_ptr(length)
     cdef offset_t* pa = index_ptr(at)
     cdef offset_t* pb = index_ptr(border)
-    cdef list runs = large_groups(h_ptr, items)
+    cdef list runs = large_groups(h_ptr, h_len, items)
     cdef cnp.ndarray mask = grouped_mask(runs, items)
     cdef const byte_t* grouped = byte_ptr(mask) if mask is not None else NULL
     with nogil:
