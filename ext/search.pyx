@@ -21,6 +21,12 @@ original bytes (``verify_around``), which gives original offsets directly. Only 
 verification would cost more than a linear budget (a run that occurs everywhere) or the needle
 is all whitespace are the needed haystacks normalised, once each per call, into a scratch
 buffer owned by a numpy array, searched, and the first match mapped back by one walk.
+
+Items that share one haystack (the same bytes object), enough of them (``worth_a_pass``), are
+searched together in one pass over it instead (``search_group``, below): exact search, longest
+prefix, and the whitespace search over the haystack normalised once. The results are the same
+arrays; only the cost changes, from (needles) x (haystack) to about the haystack plus the
+candidates, each needle's candidates bounded so that none costs much more than its own scan.
 """
 
 import numpy as np
