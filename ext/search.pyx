@@ -410,13 +410,17 @@ cdef bint anchored_search(const byte_t* x, offset_t mm, const byte_t* y, offset_
 # taken out of the table and searched on its own by the per-item algorithm, so a group never costs
 # much more than item by item.
 
-# groups with fewer needles than this are searched item by item (a pass and a table cost more)
-DEF MANY_NEEDLES = 8
-DEF PASS_MIN_BYTES = 32768
-DEF KEY_BYTES = 8
-# exact search keys a needle of 16 bytes or more by its first 16 bytes (hashed into one word):
-# in text, far fewer offsets begin with 16 given bytes than with 8
-DEF LONG_KEY = 16
+cdef enum:
+    # groups with fewer needles, or less haystack times needles, are searched item by item
+    # (a pass and its tables cost more)
+    MANY_NEEDLES = 8
+    PASS_MIN_BYTES = 32768
+    KEY_BYTES = 8
+    # exact search keys a needle of 16 bytes or more by its first 16 bytes (hashed into one
+    # word): in text, far fewer offsets begin with 16 given bytes than with 8
+    LONG_KEY = 16
+    # batches up to this size look for a shared haystack in a table on the stack (any_shared)
+    SMALL_BATCH = 256
 
 cdef uint64_t KEY_MASK[KEY_BYTES + 1]   # KEY_MASK[L]: the first L bytes of a word read by memcpy
 cdef byte_t _ones[KEY_BYTES]
@@ -701,9 +705,6 @@ cdef void short_prefixes(KeyTable* t, const byte_t* y, offset_t n, offset_t g, c
                 length[k] = L
                 at[k] = t.value[s]
                 break
-
-
-DEF SMALL_BATCH = 256
 
 
 cdef bint any_shared(const size_t* hp, offset_t items) noexcept nogil:
