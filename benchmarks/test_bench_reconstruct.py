@@ -23,7 +23,12 @@ The store is a file store (SQLite, WAL) holding all 214 sources of the window. C
   every marker resolved in SQLite, as a one-shot ``provgate verify`` does;
 - ``store_fetch``: only that store part (50 sources and 50 marker names);
 - ``to_json``: native_warm plus the full JSON report (every pointer made);
-- ``search_*``: only the exact search of the 100 (quote, source) pairs.
+- ``search_*``: only the exact search of the 100 (quote, source) pairs;
+- ``many_quotes_*``: a long report quoting one large source: 1,000 distinct 3-word quotes of a
+  1.1 MB source (``found``), or the same quotes each with a word that is not there
+  (``missing``: every quote also takes the whitespace search and the longest-prefix
+  diagnostic). Item by item this cost (quotes) x (source); the native search does each
+  step in one pass over the source.
 
     cd /work/main && PYTHONPATH=src:benchmarks python -m pytest benchmarks/test_bench_reconstruct.py \\
         --benchmark-columns=min,median,mean,rounds --benchmark-sort=name
@@ -231,3 +236,37 @@ def test_search_reference(benchmark, setup):
     needles, haystacks = _pairs(setup)
     benchmark(_search_py.find_exact, needles, haystacks)
     benchmark.extra_info.update(pairs=len(needles), haystack_bytes=sum(map(len, haystacks)), search="reference")
+
+
+MANY_QUOTES = 1_000
+MANY_QUOTES_SOURCE_WORDS = 100_000
+
+
+@pytest.fixture(scope="module")
+def many_quotes():
+    rng = random.Random(0)
+    words = ["alpha", "beta", "gamma", "delta", "port", "retries", "timeout", "config", "server", "value"]
+    source = " ".join(f"{rng.choice(words)}{rng.randrange(100_000)}" for _ in range(MANY_QUOTES_SOURCE_WORDS))
+    store = SourceStore(":memory:")
+    store.put("doc:big", source)
+    tokens = source.split()
+    quotes = []
+    for _ in range(MANY_QUOTES):
+        i = rng.randrange(len(tokens) - 3)
+        quotes.append(" ".join(tokens[i : i + 3]))
+    found = "\n".join(f'"{q}" [src:big]' for q in quotes)
+    missing = "\n".join(f'"{q} zz{k}" [src:big]' for k, q in enumerate(quotes))
+    cache = SourceCache(store)
+    verify_citations(store, found, cache=cache)
+    yield store, found, missing, cache
+    store.close()
+
+
+@pytest.mark.parametrize("kind", ["found", "missing"])
+def test_many_quotes(benchmark, many_quotes, kind):
+    store, found, missing, cache = many_quotes
+    report = benchmark(verify_citations, store, found if kind == "found" else missing, cache=cache)
+    t = report.totals()
+    assert t["citations"] == MANY_QUOTES
+    assert t["accurate"] == (MANY_QUOTES if kind == "found" else 0)
+    _record(benchmark, report)

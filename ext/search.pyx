@@ -21,13 +21,20 @@ original bytes (``verify_around``), which gives original offsets directly. Only 
 verification would cost more than a linear budget (a run that occurs everywhere) or the needle
 is all whitespace are the needed haystacks normalised, once each per call, into a scratch
 buffer owned by a numpy array, searched, and the first match mapped back by one walk.
+
+Items that share one haystack (the same bytes object), enough of them (``worth_a_pass``), are
+searched together in one pass over it instead (``search_group``, below): exact search, longest
+prefix, and the whitespace search over the haystack normalised once. The results are the same
+arrays; only the cost changes, from (needles) x (haystack) to about the haystack plus the
+candidates, each needle's candidates bounded so that none costs much more than its own scan.
 """
 
 import numpy as np
 
 cimport numpy as cnp
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_GET_SIZE
-from libc.string cimport memchr, memcmp
+from libc.stdint cimport uint64_t
+from libc.string cimport memchr, memcmp, memcpy
 
 from _byte_batches cimport byte_items, lengths_of, pointers_of
 from _types cimport byte_t, offset_t
@@ -389,6 +396,456 @@ cdef bint anchored_search(const byte_t* x, offset_t mm, const byte_t* y, offset_
     return True
 
 
+# ---- many needles in one haystack --------------------------------------------------------------
+#
+# A batch that searches many needles in the same haystack (a long answer quoting one large
+# source) would cost (needles) x (haystack) item by item. Such a group is searched in ONE pass
+# instead: every needle is keyed by its first min(len, 8) bytes in a hash table, the pass looks
+# up the haystack's window at each offset for each key length present, and each needle whose key
+# matches is compared there in full (exact search: counts an occurrence; longest prefix: measures
+# how far the needle agrees). The results are the item-by-item ones by construction: every offset
+# at which a needle occurs is an offset at which its key occurs. What a needle costs in that pass
+# (one unit per candidate offset plus one per 8 bytes compared) is bounded: a needle that exceeds
+# a quarter of the haystack's length in units (a short periodic needle in a periodic haystack) is
+# taken out of the table and searched on its own by the per-item algorithm, so a group never costs
+# much more than item by item.
+
+cdef enum:
+    # groups with fewer needles, or less haystack times needles, are searched item by item
+    # (a pass and its tables cost more)
+    MANY_NEEDLES = 8
+    PASS_MIN_BYTES = 32768
+    KEY_BYTES = 8
+    # exact search keys a needle of 16 bytes or more by its first 16 bytes (hashed into one
+    # word): in text, far fewer offsets begin with 16 given bytes than with 8
+    LONG_KEY = 16
+    # batches up to this size look for a shared haystack in a table on the stack (any_shared)
+    SMALL_BATCH = 256
+
+cdef uint64_t KEY_MASK[KEY_BYTES + 1]   # KEY_MASK[L]: the first L bytes of a word read by memcpy
+cdef byte_t _ones[KEY_BYTES]
+for _b in range(KEY_BYTES + 1):
+    for _k in range(KEY_BYTES):
+        _ones[_k] = 0xFF if _k < _b else 0
+    memcpy(&KEY_MASK[_b], _ones, KEY_BYTES)
+
+
+cdef inline uint64_t window(const byte_t* y, offset_t avail) noexcept nogil:
+    """The first min(avail, 8) bytes at y as a word (the rest zero), byte order as memcpy."""
+    cdef uint64_t v = 0
+    memcpy(&v, y, <size_t>(KEY_BYTES if avail >= KEY_BYTES else avail))
+    return v
+
+
+cdef inline uint64_t long_key(const byte_t* x) noexcept nogil:
+    """The first LONG_KEY bytes at x as one word (a hash: a match is verified from byte 0)."""
+    cdef uint64_t u, w
+    memcpy(&u, x, 8)
+    memcpy(&w, x + 8, 8)
+    return (u * 0xC2B2AE3D27D4EB4FULL) ^ ((w << 31) | (w >> 33)) ^ w
+
+
+cdef inline offset_t common_prefix(const byte_t* a, const byte_t* b, offset_t limit) noexcept nogil:
+    """How many leading bytes of a and b agree, at most ``limit``."""
+    cdef offset_t i = 0
+    cdef uint64_t u, w
+    while i + 8 <= limit:
+        memcpy(&u, a + i, 8)
+        memcpy(&w, b + i, 8)
+        if u != w:
+            break
+        i += 8
+    while i < limit and a[i] == b[i]:
+        i += 1
+    return i
+
+
+cdef struct KeyTable:
+    # open addressing with linear probing; capacity a power of two, at most 1/8 full: most
+    # offsets of a haystack are no key, and a sparse table answers that with one probe
+    uint64_t* key
+    byte_t* length     # key length 1..8 or LONG_KEY, 0 = empty slot
+    offset_t* value    # a chain head (member index) or a first offset; -1 = none
+    uint64_t* pairs    # 65536 bits: the first two bytes of some key of 2 bytes or more
+    byte_t* single     # 256 bytes: the key of 1 byte
+    offset_t mask
+    int shift
+
+
+cdef inline offset_t key_slot(const KeyTable* t, uint64_t v, offset_t L) noexcept nogil:
+    return <offset_t>(((v + <uint64_t>L * 0x9E3779B97F4A7C15ULL) * 0xBF58476D1CE4E5B9ULL) >> t.shift)
+
+
+cdef inline offset_t key_find(const KeyTable* t, uint64_t v, offset_t L) noexcept nogil:
+    cdef offset_t s = key_slot(t, v, L)
+    while t.length[s]:
+        if t.length[s] == L and t.key[s] == v:
+            return s
+        s = (s + 1) & t.mask
+    return -1
+
+
+cdef inline offset_t key_add(KeyTable* t, uint64_t v, offset_t L) noexcept nogil:
+    """The slot of the key, claimed (value -1) if new. The caller sized the table."""
+    cdef offset_t s = key_slot(t, v, L)
+    while t.length[s]:
+        if t.length[s] == L and t.key[s] == v:
+            return s
+        s = (s + 1) & t.mask
+    t.length[s] = <byte_t>L
+    t.key[s] = v
+    t.value[s] = -1
+    return s
+
+
+cdef inline void key_filter_add(KeyTable* t, const byte_t* x, offset_t L) noexcept nogil:
+    """Note in the filters that a key of L bytes begins x."""
+    cdef offset_t p
+    if L == 1:
+        t.single[x[0]] = 1
+    else:
+        p = x[0] | (x[1] << 8)
+        t.pairs[p >> 6] |= (<uint64_t>1) << (p & 63)
+
+
+cdef inline bint pair_may_start(const KeyTable* t, const byte_t* y) noexcept nogil:
+    """Whether some key of 2 bytes or more begins with y[0], y[1] (two readable bytes)."""
+    cdef offset_t p = y[0] | (y[1] << 8)
+    return (t.pairs[p >> 6] >> (p & 63)) & 1
+
+
+cdef class _TableMemory:
+    """The arrays behind a KeyTable for up to ``entries`` keys (numpy owns the memory)."""
+    cdef cnp.ndarray key, length, value, pairs, single
+    cdef KeyTable table
+
+    def __cinit__(self, offset_t entries):
+        cdef offset_t cap = 16
+        cdef int bits = 4
+        while cap < 8 * entries:
+            cap *= 2
+            bits += 1
+        self.key = np.empty(cap, dtype=np.uint64)
+        self.length = np.zeros(cap, dtype=np.uint8)
+        self.value = np.empty(cap, dtype=np.int64)
+        self.pairs = np.zeros(65536 // 64, dtype=np.uint64)
+        self.single = np.zeros(256, dtype=np.uint8)
+        self.table.pairs = <uint64_t*>cnp.PyArray_DATA(self.pairs)
+        self.table.single = <byte_t*>cnp.PyArray_DATA(self.single)
+        self.table.key = <uint64_t*>cnp.PyArray_DATA(self.key)
+        self.table.length = <byte_t*>cnp.PyArray_DATA(self.length)
+        self.table.value = <offset_t*>cnp.PyArray_DATA(self.value)
+        self.table.mask = cap - 1
+        self.table.shift = 64 - bits
+
+
+cdef struct Member:
+    # one needle of a group, its results and its chain link, in one place (one cache line or
+    # two) for the scan
+    const byte_t* x
+    offset_t m
+    offset_t first
+    offset_t result
+    offset_t work
+    offset_t next
+    offset_t gave_up
+
+
+cdef void multi_scan(KeyTable* t, const byte_t* y, offset_t n, offset_t g, Member* mem,
+                     bint prefix_mode, bint long_keys) noexcept nogil:
+    """One pass of the g needles over y. A needle's key is its first LONG_KEY bytes if it has
+    that many and ``long_keys``, else its first min(len, 8) bytes. Exact mode: ``first`` is
+    the first offset of a needle, ``result`` its number of (overlapping) occurrences. Prefix
+    mode: ``result`` is the longest prefix of the needle that occurs at an offset where its key
+    occurs, ``first`` the first such offset (0 and -1 when its key never occurs). ``gave_up``:
+    the needle exceeded its budget and its results are void."""
+    cdef offset_t k, L, q, avail, s, li, n_lengths = 0
+    cdef offset_t lengths[KEY_BYTES]
+    cdef bint present[KEY_BYTES + 1]
+    cdef bint any_long = False
+    cdef uint64_t v
+    cdef Member* a
+    for L in range(KEY_BYTES + 1):
+        present[L] = False
+    for k in range(g):
+        a = &mem[k]
+        if long_keys and a.m >= LONG_KEY:
+            s = key_add(t, long_key(a.x), LONG_KEY)
+            any_long = True
+            key_filter_add(t, a.x, LONG_KEY)
+        else:
+            L = a.m if a.m < KEY_BYTES else KEY_BYTES
+            s = key_add(t, window(a.x, L) & KEY_MASK[L], L)
+            present[L] = True
+            key_filter_add(t, a.x, L)
+        a.next = t.value[s]
+        t.value[s] = k
+        a.first = -1
+        a.result = 0
+        a.work = 0
+        a.gave_up = 0
+    for L in range(KEY_BYTES, 1, -1):
+        if present[L]:
+            lengths[n_lengths] = L
+            n_lengths += 1
+    for q in range(n):
+        avail = n - q
+        if avail >= KEY_BYTES:
+            memcpy(&v, y + q, KEY_BYTES)  # (a constant size: one load)
+        else:
+            v = window(y + q, avail)
+        if present[1] and t.single[y[q]]:
+            s = key_find(t, v & KEY_MASK[1], 1)
+            if s >= 0:
+                walk_chain(t, mem, s, 1, y, q, n, prefix_mode)
+        if avail < 2 or not pair_may_start(t, y + q):
+            continue
+        if any_long and avail >= LONG_KEY:
+            s = key_find(t, long_key(y + q), LONG_KEY)
+            if s >= 0:
+                walk_chain(t, mem, s, 0, y, q, n, prefix_mode)  # (a hash: nothing known equal)
+        for li in range(n_lengths):
+            L = lengths[li]
+            if L > avail:
+                continue
+            s = key_find(t, v & KEY_MASK[L], L)
+            if s >= 0:
+                walk_chain(t, mem, s, L, y, q, n, prefix_mode)
+
+
+cdef inline void walk_chain(KeyTable* t, Member* mem, offset_t s, offset_t L, const byte_t* y, offset_t q,
+                            offset_t n, bint prefix_mode) noexcept nogil:
+    """Compare each needle of slot s's chain at offset q (multi_scan); its first L bytes are
+    known to be equal there."""
+    cdef offset_t prev = -1, k = t.value[s], nk, m, e, limit, avail = n - q
+    cdef bint drop
+    cdef Member* a
+    while k >= 0:
+        a = &mem[k]
+        nk = a.next
+        m = a.m
+        drop = False
+        if prefix_mode:
+            limit = m if m < avail else avail
+            e = L + common_prefix(a.x + L, y + q + L, limit - L)
+            a.work += 1 + ((e - L) >> 3)
+            if L == 0 and e < LONG_KEY:
+                pass  # the hashed long key matched by chance: no offset where the key occurs
+            elif e > a.result:
+                a.result = e
+                a.first = q
+            drop = e == m  # its first whole occurrence: nothing longer to find
+        elif m <= avail:
+            e = L + common_prefix(a.x + L, y + q + L, m - L)
+            a.work += 1 + ((e - L) >> 3)
+            if e == m:
+                if a.first < 0:
+                    a.first = q
+                a.result += 1
+        else:
+            drop = True  # it no longer fits in what is left
+        if not drop and a.work > ((n + m) >> 2) + 64:
+            a.gave_up = 1
+            drop = True
+        if drop:
+            if prev < 0:
+                t.value[s] = nk
+            else:
+                mem[prev].next = nk
+        else:
+            prev = k
+        k = nk
+
+
+cdef void short_prefixes(KeyTable* t, const byte_t* y, offset_t n, offset_t g, const size_t* xp,
+                         const offset_t* xl, const byte_t* wanted, offset_t* length, offset_t* at) noexcept nogil:
+    """For each wanted needle k, whose key (first min(len, 8) bytes) never occurs in y: the
+    longest of its prefixes of 1 .. key length - 1 bytes that occurs, and its first offset (0
+    and -1 when none). Every such prefix of every wanted needle is one key of the table, whose
+    value becomes the first offset where it occurs. The keys are closed under taking prefixes,
+    so at each offset the lookups stop at the first length that is not a key."""
+    cdef offset_t k, L, top, q, avail, s, longest = 0, unset = 0
+    cdef uint64_t v
+    for k in range(g):
+        if not wanted[k]:
+            continue
+        top = xl[k] if xl[k] < KEY_BYTES else KEY_BYTES
+        v = window(<const byte_t*>xp[k], top)
+        for L in range(1, top):
+            s = key_add(t, v & KEY_MASK[L], L)
+            if t.value[s] == -1:
+                t.value[s] = -2  # not seen yet
+                unset += 1
+        if top - 1 > longest:
+            longest = top - 1
+    q = 0
+    while q < n and unset > 0:
+        avail = n - q
+        v = window(y + q, avail)
+        for L in range(1, longest + 1):
+            if L > avail:
+                break
+            s = key_find(t, v & KEY_MASK[L], L)
+            if s < 0:
+                break
+            if t.value[s] == -2:
+                t.value[s] = q
+                unset -= 1
+        q += 1
+    for k in range(g):
+        if not wanted[k]:
+            continue
+        length[k] = 0
+        at[k] = -1
+        top = xl[k] if xl[k] < KEY_BYTES else KEY_BYTES
+        v = window(<const byte_t*>xp[k], top)
+        for L in range(top - 1, 0, -1):
+            s = key_find(t, v & KEY_MASK[L], L)
+            if t.value[s] >= 0:
+                length[k] = L
+                at[k] = t.value[s]
+                break
+
+
+cdef bint any_shared(const size_t* hp, offset_t items) noexcept nogil:
+    """Whether some address occurs MANY_NEEDLES times among hp[:items] (items <= SMALL_BATCH):
+    counted in a table on the stack, so the usual small batch pays no numpy call."""
+    cdef size_t address[4 * SMALL_BATCH]
+    cdef offset_t seen[4 * SMALL_BATCH]
+    cdef offset_t i, s, slots = 32
+    cdef int bits = 5
+    while slots < 4 * items:  # at most 1/4 full
+        slots *= 2
+        bits += 1
+    for s in range(slots):
+        seen[s] = 0
+    for i in range(items):
+        s = <offset_t>(((<uint64_t>hp[i]) * 0x9E3779B97F4A7C15ULL) >> (64 - bits))
+        while seen[s] and address[s] != hp[i]:
+            s = (s + 1) & (slots - 1)
+        address[s] = hp[i]
+        seen[s] += 1
+        if seen[s] >= MANY_NEEDLES:
+            return True
+    return False
+
+
+cdef inline bint worth_a_pass(offset_t g, offset_t n) noexcept nogil:
+    """Whether g needles of one haystack of n bytes are searched in one pass: the table costs
+    about as much as searching 8 needles item by item, or 32 KB of haystack."""
+    return g >= MANY_NEEDLES and g * n >= PASS_MIN_BYTES
+
+
+cdef list large_groups(cnp.ndarray h_ptr, cnp.ndarray h_len, offset_t items):
+    """The items whose haystack (the same bytes object: the same address) is shared by enough
+    items (worth_a_pass): one int64 array of item indices per haystack, ascending."""
+    if items < MANY_NEEDLES or (items <= SMALL_BATCH and not any_shared(
+            <const size_t*>cnp.PyArray_DATA(h_ptr), items)):
+        return []
+    cdef cnp.ndarray order = np.argsort(h_ptr, kind="stable").astype(np.int64)
+    cdef const offset_t* po = index_ptr(order)
+    cdef const size_t* hp = <const size_t*>cnp.PyArray_DATA(h_ptr)
+    cdef list runs = []
+    cdef offset_t i = 0, j
+    while i < items:
+        j = i + 1
+        while j < items and hp[po[j]] == hp[po[i]]:
+            j += 1
+        if worth_a_pass(j - i, index_ptr(h_len)[po[i]]):
+            runs.append(order[i:j])
+        i = j
+    return runs
+
+
+cdef cnp.ndarray grouped_mask(list runs, offset_t items):
+    """1 for the items of the runs (uint8), or None when there are none."""
+    if not runs:
+        return None
+    cdef cnp.ndarray mask = np.zeros(items, dtype=np.uint8)
+    for run in runs:
+        mask[run] = 1
+    return mask
+
+
+cdef int search_runs(list runs, cnp.ndarray x_ptr, cnp.ndarray x_len, cnp.ndarray y_ptr, cnp.ndarray y_len,
+                     bint prefix_mode, cnp.ndarray first, cnp.ndarray result, cnp.ndarray border) except -1:
+    """search_group for each run of items (large_groups): needle i at x_ptr[i] (x_len[i]
+    bytes), its haystack at y_ptr[i]; results scattered to first[i], result[i]."""
+    cdef cnp.ndarray run, r_first, r_result, m_ptr, m_len
+    cdef offset_t head
+    for run in runs:
+        m_ptr = x_ptr[run]
+        m_len = x_len[run]
+        r_first = np.empty(len(run), dtype=np.int64)
+        r_result = np.empty(len(run), dtype=np.int64)
+        head = index_ptr(run)[0]
+        search_group(<const size_t*>cnp.PyArray_DATA(m_ptr), index_ptr(m_len), len(run),
+                     <const byte_t*>(<const size_t*>cnp.PyArray_DATA(y_ptr))[head], index_ptr(y_len)[head],
+                     prefix_mode, index_ptr(r_first), index_ptr(r_result), index_ptr(border))
+        first[run] = r_first
+        result[run] = r_result
+    return 0
+
+
+cdef int search_group(const size_t* member_ptr, const offset_t* member_len, offset_t g,
+                      const byte_t* y, offset_t n, bint prefix_mode, offset_t* first, offset_t* result,
+                      offset_t* border) except -1:
+    """The g needles of one haystack in one pass (multi_scan), the ones that gave up item by
+    item. Prefix mode keys needles of LONG_KEY bytes or more by that many first; those whose
+    long key never occurs take a second pass with 8-byte keys, and the needles whose 8-byte
+    key never occurs are answered by short_prefixes. ``border`` has room for the longest
+    needle."""
+    cdef _TableMemory memory = _TableMemory(g)
+    cdef cnp.ndarray members = np.empty(g * sizeof(Member), dtype=np.uint8)
+    cdef cnp.ndarray wanted = np.zeros(g, dtype=np.uint8)
+    cdef cnp.ndarray again = np.empty(g, dtype=np.int64)
+    cdef Member* mem = <Member*>cnp.PyArray_DATA(members)
+    cdef byte_t* pwant = byte_ptr(wanted)
+    cdef offset_t* pagain = index_ptr(again)
+    cdef offset_t k, r, shorts = 0, n_again = 0
+    cdef _TableMemory short_memory, again_memory
+    cdef cnp.ndarray again_members
+    cdef Member* sub
+    with nogil:
+        for k in range(g):
+            mem[k].x = <const byte_t*>member_ptr[k]
+            mem[k].m = member_len[k]
+        multi_scan(&memory.table, y, n, g, mem, prefix_mode, True)
+        for k in range(g):
+            if prefix_mode and not mem[k].gave_up and mem[k].result == 0 and mem[k].m >= LONG_KEY:
+                pagain[n_again] = k
+                n_again += 1
+    if n_again:
+        # the needles whose 16-byte key never occurs, again with 8-byte keys
+        again_memory = _TableMemory(n_again)
+        again_members = np.empty(n_again * sizeof(Member), dtype=np.uint8)
+        sub = <Member*>cnp.PyArray_DATA(again_members)
+        with nogil:
+            for r in range(n_again):
+                sub[r] = mem[pagain[r]]
+            multi_scan(&again_memory.table, y, n, n_again, sub, True, False)
+            for r in range(n_again):
+                mem[pagain[r]] = sub[r]
+    with nogil:
+        for k in range(g):
+            if mem[k].gave_up:
+                if prefix_mode:
+                    result[k] = prefix_scan(mem[k].x, mem[k].m, y, n, border, &first[k])
+                else:
+                    first[k] = find_bytes(mem[k].x, mem[k].m, y, n, False, &result[k])
+                continue
+            first[k] = mem[k].first
+            result[k] = mem[k].result
+            if prefix_mode and result[k] == 0:
+                pwant[k] = 1
+                shorts += 1
+    if shorts:
+        short_memory = _TableMemory(shorts * (KEY_BYTES - 1))
+        with nogil:
+            short_prefixes(&short_memory.table, y, n, g, member_ptr, member_len, pwant, result, first)
+    return 0
+
+
 # ---- gathering (GIL held) ----------------------------------------------------------------------
 
 cdef tuple check_batch(object needles, object haystacks):
@@ -432,9 +889,15 @@ def find_exact(needles, haystacks):
     cdef offset_t* pf = index_ptr(first)
     cdef offset_t* pc = index_ptr(count)
     cdef offset_t i
+    cdef list runs = large_groups(h_ptr, h_len, items)
+    cdef cnp.ndarray mask = grouped_mask(runs, items)
+    cdef const byte_t* grouped = byte_ptr(mask) if mask is not None else NULL
     with nogil:
         for i in range(items):
-            pf[i] = find_bytes(<const byte_t*>np_[i], nl[i], <const byte_t*>hp[i], hl[i], False, &pc[i])
+            if grouped == NULL or not grouped[i]:
+                pf[i] = find_bytes(<const byte_t*>np_[i], nl[i], <const byte_t*>hp[i], hl[i], False, &pc[i])
+    if runs:
+        search_runs(runs, n_ptr, n_len, h_ptr, h_len, False, first, count, np.empty(1, dtype=np.int64))
     return first, count
 
 
@@ -479,11 +942,17 @@ def find_whitespace(needles, haystacks):
     cdef offset_t* p_count = index_ptr(count)
     cdef offset_t at = 0
     cdef bint any_fallback = False
+    cdef cnp.ndarray mask = grouped_mask(large_groups(h_ptr, h_len, items), items)
+    cdef const byte_t* grouped = byte_ptr(mask) if mask is not None else NULL
     with nogil:
         for i in range(items):
             pat[i] = at
             pmm[i] = normalize_into(<const byte_t*>np_[i], nl[i], nb + at)
             at += nl[i]
+            if grouped != NULL and grouped[i]:
+                pf[i] = 1  # searched with the other items of its haystack, in one pass
+                any_fallback = True
+                continue
             # most misses end at the chunk test; the rest are searched around their longest chunk
             if not chunks_present(<const byte_t*>np_[i], nl[i], <const byte_t*>hp[i], hl[i]):
                 continue
@@ -538,6 +1007,16 @@ cdef int _normalised_fallback(tuple keep_h, cnp.ndarray fallback, cnp.ndarray n_
     cdef offset_t* p_count = index_ptr(count)
     cdef offset_t targets[2]
     cdef offset_t mapped[2]
+    cdef cnp.ndarray run, r_first, r_count, found, wanted, order, mapped_all, x_ptr, x_len
+    cdef offset_t head, nf
+    # the haystacks many items need: their items are searched together (search_group)
+    cdef cnp.ndarray per_slot = np.bincount(slot[slot >= 0], minlength=nd)
+    cdef cnp.ndarray large = (per_slot >= MANY_NEEDLES) & (per_slot * d_len >= PASS_MIN_BYTES)
+    cdef list runs = []
+    if large.any():
+        runs = [np.flatnonzero(slot == d_i) for d_i in np.flatnonzero(large).tolist()]
+        for run in runs:
+            slot[run] = -1  # (the per-item loop below skips them)
     with nogil:
         at = 0
         for d_i in range(nd):
@@ -558,6 +1037,28 @@ cdef int _normalised_fallback(tuple keep_h, cnp.ndarray fallback, cnp.ndarray n_
             else:
                 p_start[i] = -1
                 p_end[i] = -1
+    for run in runs:
+        head = index_ptr(run)[0]
+        d_i = slot_of[id(keep_h[head])]
+        x_ptr = (n_at[run] + <size_t>nb).astype(np.uintp)
+        x_len = n_mm[run]
+        r_first = np.empty(len(run), dtype=np.int64)
+        r_count = np.empty(len(run), dtype=np.int64)
+        search_group(<const size_t*>cnp.PyArray_DATA(x_ptr), index_ptr(x_len), len(run), hb + ho[d_i],
+                     hn[d_i], False, index_ptr(r_first), index_ptr(r_count), NULL)
+        count[run] = r_count
+        found = np.flatnonzero(r_first >= 0)
+        nf = len(found)
+        if nf == 0:
+            continue
+        # every first match and its end, mapped back in one walk over the original (ascending)
+        wanted = np.concatenate((r_first[found], r_first[found] + n_mm[run][found]))
+        order = np.argsort(wanted, kind="stable")
+        mapped_all = np.ascontiguousarray(wanted[order])
+        map_to_original(<const byte_t*>hp[head], hl[head], index_ptr(mapped_all), 2 * nf, index_ptr(mapped_all))
+        wanted[order] = mapped_all
+        start[run[found]] = wanted[:nf]
+        end[run[found]] = wanted[nf:]
     return 0
 
 
@@ -662,7 +1163,13 @@ def longest_prefix(needles, haystacks):
     cdef offset_t* pl = index_ptr(length)
     cdef offset_t* pa = index_ptr(at)
     cdef offset_t* pb = index_ptr(border)
+    cdef list runs = large_groups(h_ptr, h_len, items)
+    cdef cnp.ndarray mask = grouped_mask(runs, items)
+    cdef const byte_t* grouped = byte_ptr(mask) if mask is not None else NULL
     with nogil:
         for i in range(items):
-            pl[i] = prefix_scan(<const byte_t*>np_[i], nl[i], <const byte_t*>hp[i], hl[i], pb, &pa[i])
+            if grouped == NULL or not grouped[i]:
+                pl[i] = prefix_scan(<const byte_t*>np_[i], nl[i], <const byte_t*>hp[i], hl[i], pb, &pa[i])
+    if runs:
+        search_runs(runs, n_ptr, n_len, h_ptr, h_len, True, at, length, border)
     return length, at

@@ -9,6 +9,7 @@ haystack at its start and end.
 
 from __future__ import annotations
 
+import random
 import sys
 import unicodedata
 
@@ -350,6 +351,126 @@ def test_find_whitespace_on_long_repetitive_text(impl, needle):
         assert impl.normalize_whitespace(hay[s[0] : e[0]]) == pattern
         # the first occurrence: as many normalised bytes precede it as in the definition
         assert len(impl.normalize_whitespace(hay[: s[0]])) == brute_occurrences(pattern, text)[0]
+
+
+# ---- many needles in one haystack ---------------------------------------------------------------
+# A batch whose items share one haystack object (>= 8 of them) is searched natively in one
+# keyed pass (ext/search.pyx, search_group); these batches take that path and are checked
+# against the definitions, on both implementations.
+
+# ext/search.pyx: at least MANY_NEEDLES = 8 needles and PASS_MIN_BYTES = 32 KB of haystack
+# times needles make a group searched in one pass; these tests' haystacks are 4 KB or more
+GROUP = 8
+GROUP_HAYSTACK = 4096
+
+
+def _at_least_group_size(text: bytes) -> bytes:
+    text = text or b"a"
+    return text * -(-GROUP_HAYSTACK // len(text))
+
+
+def _starts(pattern: bytes, text: bytes) -> list[int]:
+    return [i for i in range(len(text) - len(pattern) + 1) if text.startswith(pattern, i)]
+
+
+def _definitions(needles, hays):
+    """The three searches' definitions for each item, as lists of tuples (each haystack
+    normalised once: expected_whitespace would redo it per needle)."""
+    normalised = {}
+    exact, whitespace, prefix = [], [], []
+    for n, h in zip(needles, hays):
+        occ = _starts(n, h)
+        exact.append((occ[0] if occ else -1, len(occ)))
+        if id(h) not in normalised:
+            normalised[id(h)] = brute_normalize(h)
+        text, origin = normalised[id(h)]
+        pattern = brute_normalize(n)[0]
+        found = _starts(pattern, text)
+        whitespace.append((origin[found[0]], origin[found[0] + len(pattern)], len(found)) if found else (-1, -1, 0))
+        prefix.append(expected_prefix(n, h))
+    return {"find_exact": exact, "find_whitespace": whitespace, "longest_prefix": prefix}
+
+
+def _check_against_definitions(impl, needles, hays):
+    for name, expected in _definitions(needles, hays).items():
+        got = list(zip(*(a.tolist() for a in getattr(impl, name)(needles, hays))))
+        assert got == expected, name
+
+
+def _check_group(impl, needles, hay):
+    assert len(needles) >= GROUP and len(hay) >= GROUP_HAYSTACK
+    _check_against_definitions(impl, needles, [hay] * len(needles))  # one object: one group
+
+
+LONG_TEXT = st.lists(WS_TEXT, min_size=1, max_size=12).map(b"".join).map(_at_least_group_size)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                   HealthCheck.function_scoped_fixture])
+@given(LONG_TEXT, st.data())
+def test_many_needles_in_one_haystack_match_the_definitions(impl, hay, data):
+    needles = []
+    for _ in range(data.draw(st.integers(GROUP, GROUP + 24))):
+        kind = data.draw(st.integers(0, 4))
+        if hay and kind <= 1:
+            a = data.draw(st.integers(0, len(hay) - 1))
+            needle = hay[a : data.draw(st.integers(a + 1, len(hay)))]
+            if kind == 1:
+                needle += data.draw(TEXT)  # found up to a point: a longest prefix to report
+        elif kind == 2:
+            needle = data.draw(st.sampled_from([b"a", b"aa", b"a" * 9, b"abab", b" ", b"a a", b"\xc2\xa0"]))
+        else:
+            needle = data.draw(TEXT) or b"b"
+        needles.append(needle)
+    _check_group(impl, needles, hay)
+
+
+def test_many_needles_whose_keys_never_occur(impl):
+    """Longest prefixes shorter than the 16-byte key the exact pass uses (a second pass with
+    8-byte keys) and shorter than 8 bytes (the table of short prefixes), none at all, and
+    needles shorter than a key."""
+    hay = "abcdefg xyz abcQ é😀 ab\u3000cd abcdefg xyz abcQ!".encode() + b"-" * GROUP_HAYSTACK
+    needles = [b"abcdeQQQQQ", b"abX", b"zzz", b"xyQ", b"abcQ", "é😀x".encode(), b"\xf0\x9f\x98\x81",
+               b"ab cd", b"g xyz abcQ", b"Q" * 12, b"abcdefg xyz abd", b"abcdefg xyz abcQ!?",
+               b"abcdefg xyz abcQ", b"abcdefg xyz abcQ \xc3\xa9", b"abcdefg xyZZZZZZZZZZ", b"Q\xc3\xa9\xf0\x9f" * 5]  # fmt: skip
+    _check_group(impl, needles, hay)
+
+
+@pytest.mark.parametrize("items", [GROUP - 1, GROUP, 3 * GROUP + 1, 260])
+def test_batches_mixing_groups_and_single_items(impl, items):
+    """Items of several haystacks interleaved: one haystack shared by ``items`` needles, one by
+    GROUP - 1 (searched item by item), a few alone; results stay in item order."""
+    rng = random.Random(items)
+    text = " ".join(f"w{rng.randrange(50)}" for _ in range(GROUP_HAYSTACK // 3)).encode()
+    few = b"x w1 w2\tw3 y" * 3
+    needles, hays = [], []
+    for k in range(items):
+        a = rng.randrange(len(text) - 30)
+        needles.append(text[a : a + rng.randint(1, 30)] + (b"" if k % 3 else b"\n" + bytes([97 + k % 26])))
+        hays.append(text)
+        if k < GROUP - 1:
+            needles.append([b"w1", b"w2 w3", b"y", b"x w1 w2 w3", b"q"][k % 5])
+            hays.append(few)
+    needles.append(b"w1")
+    hays.append(b"w1 w1")
+    _check_against_definitions(impl, needles, hays)
+
+
+@pytest.mark.parametrize("unit", [b"a", b"ab", b"a ", b"aab"])
+def test_many_periodic_needles_in_a_periodic_haystack(impl, unit):
+    """Short periodic needles occur at almost every offset: each exceeds its budget in the
+    one-pass search and is searched on its own; the counts are the definition's."""
+    hay = unit * 4_000
+    needles = [unit * k for k in (1, 2, 3, 5, 8, 13, 40)] + [unit * k + b"b" for k in (1, 4, 9)] + [b"ba" * 3]
+    f, c = impl.find_exact(needles, [hay] * len(needles))
+    pl, pa = impl.longest_prefix(needles, [hay] * len(needles))
+    for i, n in enumerate(needles):
+        occ = brute_occurrences(n, hay)
+        assert (f[i], c[i]) == ((occ[0] if occ else -1), len(occ)), n
+        assert (pl[i], pa[i]) == expected_prefix(n, hay), n
+    s, e, wc = impl.find_whitespace(needles, [hay] * len(needles))
+    for i, n in enumerate(needles):
+        assert (s[i], e[i], wc[i]) == expected_whitespace(n, hay), n
 
 
 # ---- bad input ---------------------------------------------------------------------------------

@@ -111,9 +111,10 @@ and its marker other than ``(`` (``"…", [src:a]`` gives a bare marker), quotes
 Speed and the cache
 -------------------
 The answer is scanned natively in one pass, and all quotes of an answer are searched in one
-native call (``provgate._search``), both without the GIL; the whitespace fallback (and its
-fact-table check, about 50-100 us per candidate) and the diagnostics run only for the quotes
-that were not found exactly. A :class:`CitationReport` computes its totals at once and makes
+native call (``provgate._search``), both without the GIL; many quotes of one source are
+searched in one pass over it, not one scan each (docs/reconstruction.md). The whitespace
+fallback (and its fact-table check, about 50-100 us per candidate) and the diagnostics run
+only for the quotes that were not found exactly. A :class:`CitationReport` computes its totals at once and makes
 its :class:`Citation` objects (and their pointers) only when they are asked for.
 Reading a source from SQLite and resolving a marker cost about 15-20 us each, more than
 searching it. A :class:`SourceCache` keeps, per store, the verified bytes and digest of
