@@ -120,6 +120,21 @@ def test_an_exact_quote_cuts_no_word_or_number(tmp_path, quote, source, ok):
         assert "cuts a word or number" in check.describe()
 
 
+def test_a_whitespace_match_lists_the_later_occurrences_only_when_the_first_fails(monkeypatch):
+    # listing them normalises the whole source again: once per quote, 1,000 quotes of a source
+    # that holds each twice took 12 s; the first occurrence, when it is accepted, is the answer
+    calls = []
+    listing = reconstruct._search.whitespace_spans
+    monkeypatch.setattr(reconstruct._search, "whitespace_spans", lambda *a: calls.append(a) or listing(*a))
+    store = SourceStore(":memory:")
+    store.put("doc:twice", "retries after 30 s\nretries after 3 s\n" * 2)
+    report = verify_citations(store, '"after  30 s" [src:twice] and "after  3" [src:twice]')
+    assert [c.grade for c in report.citations] == ["whitespace", "whitespace"]
+    # only the second quote's first occurrence ("after 3" of "after 30") cuts a token
+    assert [a[0] for a in calls] == [b"after  3"]
+    assert report.citations[1].best.start == len("retries after 30 s\nretries ")
+
+
 def test_offsets_are_utf8_bytes(store):
     check = verify_quote(store, "user:u3", "café — 😀")
     assert check.ok
