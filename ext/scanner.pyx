@@ -2026,6 +2026,8 @@ cdef struct FpScratch:
     Py_ssize_t cap_facts
     uint32_t* first             # per row: the first row of the same fact (itself if none before)
     Py_ssize_t cap_first
+    uint32_t* distinct          # the first rows, in order
+    Py_ssize_t cap_distinct
     uint64_t* table             # per slot: the hash's high half | row + 1; 0 if empty. Facts
     Py_ssize_t cap_table        # first, then distinct values and distinct keys
     Py_ssize_t table_size       # the fact table's slots (a power of two, >= 2 rows)
@@ -2055,10 +2057,11 @@ cdef class _Scratch:
         memset(&self.merged, 0, sizeof(Rows))
         self.fp.facts = NULL
         self.fp.first = NULL
+        self.fp.distinct = NULL
         self.fp.table = NULL
         self.fp.arena = NULL
         self.fp.frames = NULL
-        self.fp.cap_facts = self.fp.cap_first = self.fp.cap_table = self.fp.cap_arena = self.fp.cap_frames = 0
+        self.fp.cap_facts = self.fp.cap_first = self.fp.cap_distinct = self.fp.cap_table = self.fp.cap_arena = self.fp.cap_frames = 0
 
     def __dealloc__(self):
         free(self.tokens.rows)
@@ -2066,6 +2069,7 @@ cdef class _Scratch:
         free(self.merged.rows)
         free(self.fp.facts)
         free(self.fp.first)
+        free(self.fp.distinct)
         free(self.fp.table)
         free(self.fp.arena)
         free(self.fp.frames)
@@ -2073,7 +2077,7 @@ cdef class _Scratch:
     cdef Py_ssize_t nbytes(self):
         return ((self.tokens.cap + self.quotes.cap + self.merged.cap) * sizeof(Row)
                 + self.fp.cap_facts * sizeof(RowFact)
-                + self.fp.cap_first * sizeof(uint32_t) + self.fp.cap_table * sizeof(uint64_t)
+                + (self.fp.cap_first + self.fp.cap_distinct) * sizeof(uint32_t) + self.fp.cap_table * sizeof(uint64_t)
                 + self.fp.cap_arena + self.fp.cap_frames)
 
 
@@ -2772,6 +2776,7 @@ cdef int fp_reserve(FpScratch* s, Py_ssize_t rows, Py_ssize_t arena_need) noexce
     # the table holds the facts, then (at most as many) distinct values and distinct keys
     if (grow(<void**>&s.facts, &s.cap_facts, rows, sizeof(RowFact)) < 0
             or grow(<void**>&s.first, &s.cap_first, rows, sizeof(uint32_t)) < 0
+            or grow(<void**>&s.distinct, &s.cap_distinct, rows, sizeof(uint32_t)) < 0
             or grow(<void**>&s.table, &s.cap_table, 2 * table_size, sizeof(uint64_t)) < 0
             or grow(<void**>&s.arena, &s.cap_arena, arena_need + 1, 1) < 0
             or grow(<void**>&s.frames, &s.cap_frames, FP_BATCH_BYTES + 64, 1) < 0):
@@ -2856,7 +2861,7 @@ cdef int fp_finish(FpScratch* s, Py_ssize_t rows, const byte_t* key, const uint6
     frame is hashed once per distinct (flag, key, normalised value), a value frame once per
     distinct value, a key frame once per distinct config key; a kind's own key fingerprint
     is kind_fps[2 * kind : 2 * kind + 2]."""
-    cdef Py_ssize_t i, mask, slot, r, distinct = 0, keyed = 0, vsize = 16, ksize = 16
+    cdef Py_ssize_t i, j, mask, slot, distinct = 0, keyed = 0, vsize = 16, ksize = 16
     cdef Py_ssize_t facts = 0, frames = 0, used = 0, need
     cdef uint64_t t, tag
     cdef uint64_t* vtable
@@ -2878,6 +2883,7 @@ cdef int fp_finish(FpScratch* s, Py_ssize_t rows, const byte_t* key, const uint6
             if t == 0:
                 s.table[slot] = tag | <uint64_t>(i + 1)
                 s.first[i] = <uint32_t>i
+                s.distinct[distinct] = <uint32_t>i
                 distinct += 1
                 keyed += f.flag
                 break
@@ -2895,9 +2901,8 @@ cdef int fp_finish(FpScratch* s, Py_ssize_t rows, const byte_t* key, const uint6
     vtable = s.table
     ktable = s.table + vsize
     memset(s.table, 0, (vsize + ksize) * sizeof(uint64_t))
-    for i in range(rows):
-        if s.first[i] != i:
-            continue
+    for j in range(distinct):
+        i = s.distinct[j]
         f = &s.facts[i]
         f.vsrc = shared_row(s, vtable, vsize - 1, f.vhash, <uint32_t>i, False)
         need = 18 + f.klen + f.vlen
@@ -2924,18 +2929,17 @@ cdef int fp_finish(FpScratch* s, Py_ssize_t rows, const byte_t* key, const uint6
         used += need
     if facts and hash_batch(s, facts, frames, used, key, hash_many, kind_fps) < 0:
         return -1
-    # 3. every other row copies its first row's fingerprints
+    # 3. every other row copies its first row's fingerprints (a first row copies its own:
+    # cheaper than a branch that goes either way)
     for i in range(rows):
-        r = s.first[i]
-        if r != i:
-            f = &s.facts[i]
-            g = &s.facts[r]
-            f.fp[0] = g.fp[0]
-            f.fp[1] = g.fp[1]
-            f.fp[f.stride] = g.fp[g.stride]
-            f.fp[f.stride + 1] = g.fp[g.stride + 1]
-            f.fp[2 * f.stride] = g.fp[2 * g.stride]
-            f.fp[2 * f.stride + 1] = g.fp[2 * g.stride + 1]
+        f = &s.facts[i]
+        g = &s.facts[s.first[i]]
+        f.fp[0] = g.fp[0]
+        f.fp[1] = g.fp[1]
+        f.fp[f.stride] = g.fp[g.stride]
+        f.fp[f.stride + 1] = g.fp[g.stride + 1]
+        f.fp[2 * f.stride] = g.fp[2 * g.stride]
+        f.fp[2 * f.stride + 1] = g.fp[2 * g.stride + 1]
     return 0
 
 
