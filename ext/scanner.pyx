@@ -2000,21 +2000,25 @@ cdef inline bint row_before(Row* a, Row* b) noexcept nogil:
 # ---- Python entry points -----------------------------------------------------------------------
 
 cdef struct RowFact:
+    # 56 bytes: this array is walked four times, and was a cache's worth on a large text
     uint64_t hash           # of the whole fact: flag, key and normalised value
-    uint64_t vhash          # of the normalised value alone
-    uint64_t khash          # of the config key alone (flag 1)
     const byte_t* key       # the config key (flag 1) or the kind's name (flag 0)
     const byte_t* value     # the normalised value: in the text, or in the scratch arena
-    Py_ssize_t klen
-    Py_ssize_t vlen
-    uint64_t* fp            # the row's fp_key pair; its fp_value and fp_fact pairs follow at
-    Py_ssize_t stride       # fp + stride and fp + 2 * stride (its text's columns)
+    uint32_t klen           # (a text fingerprinted here is shorter than 4 GiB: see text_too_long)
+    uint32_t vlen
+    uint32_t text           # its text in the batch, whose columns get its fingerprints
     uint32_t frame          # while its batch is hashed: its first frame (value frame if it
                             # has one, then the fact frame, then the key frame if it has one)
     uint32_t vsrc           # a fact's first row: the row whose value frame it shares (itself
     uint32_t ksrc           # if it frames its value), and the same for its key frame (flag 1)
     uint8_t flag
     uint8_t kind
+
+
+cdef struct TextFp:
+    uint64_t* fp_key        # the text's fp_key column; fp_value and fp_fact follow, stride apart
+    Py_ssize_t stride       # 2 * its rows (uint64 words a column)
+    Py_ssize_t r0           # its first row in the batch
 
 
 cdef enum:
@@ -2032,6 +2036,8 @@ cdef struct FpScratch:
     Py_ssize_t cap_first
     uint32_t* distinct          # the first rows, in order
     Py_ssize_t cap_distinct
+    TextFp* texts               # per text of the batch: where its fingerprints go
+    Py_ssize_t cap_texts
     uint64_t* table             # per slot: the hash's high half | row + 1; 0 if empty. Facts
     Py_ssize_t cap_table        # first, then distinct values and distinct keys
     Py_ssize_t table_size       # the fact table's slots (a power of two, >= 2 rows)
@@ -2062,10 +2068,11 @@ cdef class _Scratch:
         self.fp.facts = NULL
         self.fp.first = NULL
         self.fp.distinct = NULL
+        self.fp.texts = NULL
         self.fp.table = NULL
         self.fp.arena = NULL
         self.fp.frames = NULL
-        self.fp.cap_facts = self.fp.cap_first = self.fp.cap_distinct = self.fp.cap_table = self.fp.cap_arena = self.fp.cap_frames = 0
+        self.fp.cap_facts = self.fp.cap_first = self.fp.cap_distinct = self.fp.cap_texts = self.fp.cap_table = self.fp.cap_arena = self.fp.cap_frames = 0
 
     def __dealloc__(self):
         free(self.tokens.rows)
@@ -2074,13 +2081,14 @@ cdef class _Scratch:
         free(self.fp.facts)
         free(self.fp.first)
         free(self.fp.distinct)
+        free(self.fp.texts)
         free(self.fp.table)
         free(self.fp.arena)
         free(self.fp.frames)
 
     cdef Py_ssize_t nbytes(self):
         return ((self.tokens.cap + self.quotes.cap + self.merged.cap) * sizeof(Row)
-                + self.fp.cap_facts * sizeof(RowFact)
+                + self.fp.cap_facts * sizeof(RowFact) + self.fp.cap_texts * sizeof(TextFp)
                 + (self.fp.cap_first + self.fp.cap_distinct) * sizeof(uint32_t) + self.fp.cap_table * sizeof(uint64_t)
                 + self.fp.cap_arena + self.fp.cap_frames)
 
@@ -2717,40 +2725,54 @@ cdef inline void put_digest(uint64_t* fp, const byte_t* dv) noexcept nogil:
     fp[1] = load_be64(dv + 8)
 
 
+cdef inline bint text_too_long(Py_ssize_t n) noexcept nogil:
+    """Past 4 GiB a key or value length would not fit RowFact's 32 bits: such a text is
+    fingerprinted through _extract_columns_with_python_hashing (the same columns)."""
+    return <uint64_t>n > LOW32
+
+
+cdef inline uint64_t* row_fp(FpScratch* s, Py_ssize_t row, Py_ssize_t* stride) noexcept nogil:
+    """The fp_key pair of a batch row in its text's columns; its fp_value and fp_fact pairs
+    are stride and 2 * stride words on."""
+    cdef TextFp* t = &s.texts[s.facts[row].text]
+    stride[0] = t.stride
+    return t.fp_key + 2 * (row - t.r0)
+
+
 cdef int hash_batch(FpScratch* s, Py_ssize_t facts, Py_ssize_t frames, Py_ssize_t used,
                     const byte_t* key, hash_many_t hash_many, const uint64_t* kind_fps) noexcept nogil:
     """Hash one batch of framed facts and write their fingerprints at their rows; -1 when out
     of memory. A fact without a value (key) frame of its own copies the fingerprint of the
     row it shares it with: an earlier row, in this batch (done before it here) or before."""
-    cdef Py_ssize_t j
+    cdef Py_ssize_t j, stride, gstride
     cdef uint32_t r
     cdef const byte_t* dv
     cdef RowFact* f
-    cdef RowFact* g
     cdef uint64_t* fp
+    cdef uint64_t* gp
     memset(s.frames + used, 0, 64)
     if hash_many(s.frame_data, s.frame_len, frames, key, s.digests, s.frames + used + 64) < 0:
         return -1
     for j in range(facts):
         r = s.batch_rows[j]
         f = &s.facts[r]
-        fp = f.fp
+        fp = row_fp(s, r, &stride)
         dv = s.digests + 32 * f.frame
         if f.vsrc == r:
-            put_digest(fp + f.stride, dv)
+            put_digest(fp + stride, dv)
             dv += 32
         else:
-            g = &s.facts[f.vsrc]
-            fp[f.stride] = g.fp[g.stride]
-            fp[f.stride + 1] = g.fp[g.stride + 1]
-        put_digest(fp + 2 * f.stride, dv)
+            gp = row_fp(s, f.vsrc, &gstride)
+            fp[stride] = gp[gstride]
+            fp[stride + 1] = gp[gstride + 1]
+        put_digest(fp + 2 * stride, dv)
         if f.flag:
             if f.ksrc == r:
                 put_digest(fp, dv + 32)
             else:
-                g = &s.facts[f.ksrc]
-                fp[0] = g.fp[0]
-                fp[1] = g.fp[1]
+                gp = row_fp(s, f.ksrc, &gstride)
+                fp[0] = gp[0]
+                fp[1] = gp[1]
         else:
             fp[0] = kind_fps[2 * f.kind]
             fp[1] = kind_fps[2 * f.kind + 1]
@@ -2763,9 +2785,9 @@ cdef inline Py_ssize_t arena_bytes(const Rows* rows) noexcept nogil:
     return rows.value_bytes
 
 
-cdef int fp_reserve(FpScratch* s, Py_ssize_t rows, Py_ssize_t arena_need) noexcept nogil:
-    """Room to fingerprint ``rows`` rows whose normalised values take at most ``arena_need``
-    bytes; -1 when out of memory (or past 2**32 rows: row indices are 32 bits, and a text
+cdef int fp_reserve(FpScratch* s, Py_ssize_t rows, Py_ssize_t texts, Py_ssize_t arena_need) noexcept nogil:
+    """Room to fingerprint ``rows`` rows of ``texts`` texts whose normalised values take at
+    most ``arena_need`` bytes; -1 when out of memory (or past 2**32 rows: row indices are 32 bits, and a text
     of 4 Gi spans is beyond any memory anyway)."""
     cdef Py_ssize_t table_size = 16
     if <uint64_t>rows >= LOW32:
@@ -2778,6 +2800,7 @@ cdef int fp_reserve(FpScratch* s, Py_ssize_t rows, Py_ssize_t arena_need) noexce
     if (grow(<void**>&s.facts, &s.cap_facts, rows, sizeof(RowFact)) < 0
             or grow(<void**>&s.first, &s.cap_first, rows, sizeof(uint32_t)) < 0
             or grow(<void**>&s.distinct, &s.cap_distinct, rows, sizeof(uint32_t)) < 0
+            or grow(<void**>&s.texts, &s.cap_texts, texts, sizeof(TextFp)) < 0
             or grow(<void**>&s.table, &s.cap_table, 2 * table_size, sizeof(uint64_t)) < 0
             or grow(<void**>&s.arena, &s.cap_arena, arena_need + 1, 1) < 0
             or grow(<void**>&s.frames, &s.cap_frames, FP_BATCH_BYTES + 64, 1) < 0):
@@ -2785,30 +2808,31 @@ cdef int fp_reserve(FpScratch* s, Py_ssize_t rows, Py_ssize_t arena_need) noexce
     return 0
 
 
-cdef void fp_rows(FpScratch* s, const byte_t* d, Py_ssize_t r0, Py_ssize_t rows, const uint8_t* kind,
-                  const int64_t* ks, const int64_t* ke, const int64_t* vs, const int64_t* ve,
-                  const uint8_t* vk, uint64_t* fp_key) noexcept nogil:
-    """Each row's key, normalised value and hashes, for the ``rows`` rows of one text ``d``
-    (its columns, ``rows`` long, as extract_columns lays them out: fp_key, then fp_value and
-    fp_fact, ``(rows, 2)`` each), as the rows ``r0`` on of the batch. Within fp_reserve's
+cdef void fp_rows(FpScratch* s, const byte_t* d, Py_ssize_t text, Py_ssize_t r0, Py_ssize_t rows,
+                  const uint8_t* kind, const int64_t* ks, const int64_t* ke, const int64_t* vs,
+                  const int64_t* ve, const uint8_t* vk, uint64_t* fp_key) noexcept nogil:
+    """Each row's key, normalised value and hash, for the ``rows`` rows of text number ``text``
+    ``d`` (its columns, ``rows`` long, as extract_columns lays them out: fp_key, then fp_value
+    and fp_fact, ``(rows, 2)`` each), as the rows ``r0`` on of the batch. Within fp_reserve's
     room, so it cannot fail."""
     cdef Py_ssize_t i, vlen, apos = s.arena_used
     cdef uint64_t kh
     cdef RowFact* f = s.facts + r0
+    s.texts[text].fp_key = fp_key
+    s.texts[text].stride = 2 * rows
+    s.texts[text].r0 = r0
     for i in range(rows):
         f.kind = kind[i]
-        f.fp = fp_key + 2 * i
-        f.stride = 2 * rows
+        f.text = <uint32_t>text
         if ks[i] >= 0:
             f.flag = 1
             f.key = d + ks[i]
-            f.klen = ke[i] - ks[i]
-            kh = hash_bytes(f.key, f.klen, 0x6B6579)
-            f.khash = kh
+            f.klen = <uint32_t>(ke[i] - ks[i])
+            kh = key_hash(f)
         else:
             f.flag = 0
             f.key = <const byte_t*>KIND_NAME_PTRS[f.kind]
-            f.klen = KIND_NAME_LENS[f.kind]
+            f.klen = <uint32_t>KIND_NAME_LENS[f.kind]
             kh = f.kind
         vlen = ve[i] - vs[i]
         if vk[i] == V_NUMBER:
@@ -2822,12 +2846,19 @@ cdef void fp_rows(FpScratch* s, const byte_t* d, Py_ssize_t r0, Py_ssize_t rows,
             apos += vlen
         else:
             f.value = d + vs[i]
-        f.vlen = vlen
-        f.vhash = hash_bytes(f.value, vlen, 0x76616C)
-        f.hash = (f.vhash ^ ((kh * NW_MUL2 + f.flag) * NW_MUL1)) * NW_MUL2
+        f.vlen = <uint32_t>vlen
+        f.hash = (value_hash(f) ^ ((kh * NW_MUL2 + f.flag) * NW_MUL1)) * NW_MUL2
         f.hash ^= f.hash >> 31
         f += 1
     s.arena_used = apos
+
+
+cdef inline uint64_t value_hash(const RowFact* f) noexcept nogil:
+    return hash_bytes(f.value, f.vlen, 0x76616C)
+
+
+cdef inline uint64_t key_hash(const RowFact* f) noexcept nogil:
+    return hash_bytes(f.key, f.klen, 0x6B6579)
 
 
 cdef inline uint32_t shared_row(FpScratch* s, uint64_t* table, Py_ssize_t mask, uint64_t h, uint32_t row,
@@ -2862,7 +2893,9 @@ cdef int fp_finish(FpScratch* s, Py_ssize_t rows, const byte_t* key, const uint6
     frame is hashed once per distinct (flag, key, normalised value), a value frame once per
     distinct value, a key frame once per distinct config key; a kind's own key fingerprint
     is kind_fps[2 * kind : 2 * kind + 2]."""
-    cdef Py_ssize_t i, j, mask, slot, distinct = 0, keyed = 0, vsize = 16, ksize = 16
+    cdef Py_ssize_t i, j, mask, slot, distinct = 0, keyed = 0, vsize = 16, ksize = 16, stride, gstride
+    cdef uint64_t* fp
+    cdef uint64_t* gp
     cdef Py_ssize_t facts = 0, frames = 0, used = 0, need
     cdef uint64_t t, tag
     cdef uint64_t* vtable
@@ -2905,12 +2938,12 @@ cdef int fp_finish(FpScratch* s, Py_ssize_t rows, const byte_t* key, const uint6
     for j in range(distinct):
         i = s.distinct[j]
         f = &s.facts[i]
-        f.vsrc = shared_row(s, vtable, vsize - 1, f.vhash, <uint32_t>i, False)
+        f.vsrc = shared_row(s, vtable, vsize - 1, value_hash(f), <uint32_t>i, False)
         need = 18 + f.klen + f.vlen
         if f.vsrc == i:
             need += 9 + f.vlen
         if f.flag:
-            f.ksrc = shared_row(s, ktable, ksize - 1, f.khash, <uint32_t>i, True)
+            f.ksrc = shared_row(s, ktable, ksize - 1, key_hash(f), <uint32_t>i, True)
             if f.ksrc == i:
                 need += 10 + f.klen
         if facts == FP_BATCH_FACTS or (facts and used + need > s.cap_frames - 64):
@@ -2933,14 +2966,14 @@ cdef int fp_finish(FpScratch* s, Py_ssize_t rows, const byte_t* key, const uint6
     # 3. every other row copies its first row's fingerprints (a first row copies its own:
     # cheaper than a branch that goes either way)
     for i in range(rows):
-        f = &s.facts[i]
-        g = &s.facts[s.first[i]]
-        f.fp[0] = g.fp[0]
-        f.fp[1] = g.fp[1]
-        f.fp[f.stride] = g.fp[g.stride]
-        f.fp[f.stride + 1] = g.fp[g.stride + 1]
-        f.fp[2 * f.stride] = g.fp[2 * g.stride]
-        f.fp[2 * f.stride + 1] = g.fp[2 * g.stride + 1]
+        fp = row_fp(s, i, &stride)
+        gp = row_fp(s, s.first[i], &gstride)
+        fp[0] = gp[0]
+        fp[1] = gp[1]
+        fp[stride] = gp[gstride]
+        fp[stride + 1] = gp[gstride + 1]
+        fp[2 * stride] = gp[2 * gstride]
+        fp[2 * stride + 1] = gp[2 * gstride + 1]
     return 0
 
 
@@ -2977,10 +3010,12 @@ cdef object kind_key_fingerprints(bytes key):
     return fps
 
 
-cdef void fp_columns(FpScratch* s, const byte_t* d, char* base, Py_ssize_t r0, Py_ssize_t rows) noexcept nogil:
-    """:func:`fp_rows` of one text's ``rows`` rows laid out at ``base`` as extract_columns lays
-    them out (98 bytes a row, column by column), as the rows ``r0`` on of the batch."""
-    fp_rows(s, d, r0, rows, <uint8_t*>(base + 96 * rows), <int64_t*>(base + 16 * rows),
+cdef void fp_columns(FpScratch* s, const byte_t* d, Py_ssize_t text, char* base, Py_ssize_t r0,
+                     Py_ssize_t rows) noexcept nogil:
+    """:func:`fp_rows` of text number ``text``'s ``rows`` rows laid out at ``base`` as
+    extract_columns lays them out (98 bytes a row, column by column), as the rows ``r0`` on
+    of the batch."""
+    fp_rows(s, d, text, r0, rows, <uint8_t*>(base + 96 * rows), <int64_t*>(base + 16 * rows),
             <int64_t*>(base + 24 * rows), <int64_t*>(base + 32 * rows), <int64_t*>(base + 40 * rows),
             <uint8_t*>(base + 97 * rows), <uint64_t*>(base + 48 * rows))
 
@@ -3032,6 +3067,8 @@ def extract_columns(data, max_spans, key):
         view = data
         n = view.shape[0]
         d = &view[0] if n else <const byte_t*>b""
+    if text_too_long(n):
+        return _extract_columns_with_python_hashing(data, limit, key)
     kind_fps_array = kind_key_fingerprints(key)
     cdef const uint64_t* kind_fps = <const uint64_t*>cnp.PyArray_DATA(<cnp.ndarray>kind_fps_array)
     cdef const byte_t* key_ptr = <const byte_t*>PyBytes_AS_STRING(key)
@@ -3062,9 +3099,9 @@ def extract_columns(data, max_spans, key):
                            <int64_t*>(base + 8 * total), <int64_t*>(base + 16 * total),
                            <int64_t*>(base + 24 * total), <int64_t*>(base + 32 * total),
                            <int64_t*>(base + 40 * total), <uint8_t*>(base + 97 * total))
-                rc = fp_reserve(&scratch.fp, total, arena_bytes(tokens) + arena_bytes(quotes))
+                rc = fp_reserve(&scratch.fp, total, 1, arena_bytes(tokens) + arena_bytes(quotes))
                 if rc == 0:
-                    fp_columns(&scratch.fp, d, base, 0, total)
+                    fp_columns(&scratch.fp, d, 0, base, 0, total)
                     rc = fp_finish(&scratch.fp, total, key_ptr, kind_fps, hash_many)
         if rc < 0:
             raise MemoryError("out of memory while fingerprinting grounded spans")
@@ -3134,6 +3171,9 @@ def extract_columns_many(datas, max_spans, key):
     lens_owner = lengths_of(items)
     cdef size_t* ptrs = <size_t*>cnp.PyArray_DATA(<cnp.ndarray>ptrs_owner)
     cdef offset_t* lens = <offset_t*>cnp.PyArray_DATA(<cnp.ndarray>lens_owner)
+    for t in range(n_texts):
+        if text_too_long(lens[t]):
+            return [_extract_columns_with_python_hashing(d, limit, key) for d in items]
     row_start_owner = np.empty(n_texts + 1, dtype=np.int64)
     cdef int64_t* row_start = <int64_t*>cnp.PyArray_DATA(<cnp.ndarray>row_start_owner)
     kind_fps_array = kind_key_fingerprints(key)
@@ -3184,7 +3224,7 @@ def extract_columns_many(datas, max_spans, key):
         owner = np.empty(98 * rows + 1, dtype=np.uint8)
         dst = <char*>cnp.PyArray_DATA(<cnp.ndarray>owner)
         with nogil:
-            rc = fp_reserve(&scratch.fp, rows, arena_need)
+            rc = fp_reserve(&scratch.fp, rows, n_texts, arena_need)
             if rc == 0:
                 for t in range(n_texts):
                     r0 = row_start[t]
@@ -3195,7 +3235,7 @@ def extract_columns_many(datas, max_spans, key):
                                 <int64_t*>(base + 8 * n), <int64_t*>(base + 16 * n),
                                 <int64_t*>(base + 24 * n), <int64_t*>(base + 32 * n),
                                 <int64_t*>(base + 40 * n), <uint8_t*>(base + 97 * n))
-                    fp_columns(&scratch.fp, <const byte_t*>ptrs[t], base, r0, n)
+                    fp_columns(&scratch.fp, <const byte_t*>ptrs[t], t, base, r0, n)
                 if rows:
                     rc = fp_finish(&scratch.fp, rows, key_ptr, kind_fps, hash_many)
         if rc < 0:
