@@ -2000,17 +2000,15 @@ cdef inline bint row_before(Row* a, Row* b) noexcept nogil:
 # ---- Python entry points -----------------------------------------------------------------------
 
 cdef struct RowFact:
-    # 56 bytes: this array is walked four times, and was a cache's worth on a large text
+    # 48 bytes: the passes over it are memory-bound on a large text (37.6k rows)
     uint64_t hash           # of the whole fact: flag, key and normalised value
     const byte_t* key       # the config key (flag 1) or the kind's name (flag 0)
     const byte_t* value     # the normalised value: in the text, or in the scratch arena
     uint32_t klen           # (a text fingerprinted here is shorter than 4 GiB: see text_too_long)
     uint32_t vlen
     uint32_t text           # its text in the batch, whose columns get its fingerprints
-    uint32_t frame          # while its batch is hashed: its first frame (value frame if it
-                            # has one, then the fact frame, then the key frame if it has one)
-    uint32_t vsrc           # a fact's first row: the row whose value frame it shares (itself
-    uint32_t ksrc           # if it frames its value), and the same for its key frame (flag 1)
+    uint32_t frame          # while its batch is hashed: its value frame; the fact frame
+                            # follows, then (flag 1) the key frame
     uint8_t flag
     uint8_t kind
 
@@ -2038,9 +2036,9 @@ cdef struct FpScratch:
     Py_ssize_t cap_distinct
     TextFp* texts               # per text of the batch: where its fingerprints go
     Py_ssize_t cap_texts
-    uint64_t* table             # per slot: the hash's high half | row + 1; 0 if empty. Facts
-    Py_ssize_t cap_table        # first, then distinct values and distinct keys
-    Py_ssize_t table_size       # the fact table's slots (a power of two, >= 2 rows)
+    uint64_t* table             # per slot: the hash's high half | first row + 1; 0 if empty
+    Py_ssize_t cap_table
+    Py_ssize_t table_size       # its slots (a power of two, >= 2 rows)
     byte_t* arena               # normalised values that differ from the text (numbers, hex)
     Py_ssize_t cap_arena
     Py_ssize_t arena_used
@@ -2692,30 +2690,30 @@ cdef inline bint same_fact(const RowFact* a, const RowFact* b) noexcept nogil:
             and same_bytes(a.value, b.value, a.vlen))
 
 
-cdef inline byte_t* put_frames(byte_t* w, RowFact* f, Py_ssize_t frame, uint32_t row, FpScratch* s) noexcept nogil:
-    """The frames of f (a fact's first row, ``row``) at w (_scanner_py.frame_facts' layout):
-    its value frame when it has its own, its fact frame, its key frame when it has its own
-    (flag 1); registered as batch frames from ``frame`` on. Returns their end."""
+cdef inline Py_ssize_t frame_bytes(const RowFact* f) noexcept nogil:
+    return (9 + f.vlen) + (18 + f.klen + f.vlen) + (10 + f.klen if f.flag else 0)
+
+
+cdef inline byte_t* put_frames(byte_t* w, RowFact* f, Py_ssize_t frame, FpScratch* s) noexcept nogil:
+    """The value, fact and (kv) key frames of f at w (_scanner_py.frame_facts' layout),
+    registered as batch frames frame, frame + 1 (, frame + 2); returns their end."""
     f.frame = <uint32_t>frame
-    if f.vsrc == row:
-        s.frame_data[frame] = w
-        w[0] = b'V'
-        w = put_bytes(put_len(w + 1, f.vlen), f.value, f.vlen)
-        s.frame_len[frame] = w - s.frame_data[frame]
-        frame += 1
     s.frame_data[frame] = w
+    w[0] = b'V'
+    w = put_bytes(put_len(w + 1, f.vlen), f.value, f.vlen)
+    s.frame_len[frame] = w - s.frame_data[frame]
+    s.frame_data[frame + 1] = w
     w[0] = b'F'
     w[1] = f.flag
     w = put_bytes(put_len(w + 2, f.klen), f.key, f.klen)
     w = put_bytes(put_len(w, f.vlen), f.value, f.vlen)
-    s.frame_len[frame] = w - s.frame_data[frame]
-    if f.flag and f.ksrc == row:
-        frame += 1
-        s.frame_data[frame] = w
+    s.frame_len[frame + 1] = w - s.frame_data[frame + 1]
+    if f.flag:
+        s.frame_data[frame + 2] = w
         w[0] = b'K'
         w[1] = 1
         w = put_bytes(put_len(w + 2, f.klen), f.key, f.klen)
-        s.frame_len[frame] = w - s.frame_data[frame]
+        s.frame_len[frame + 2] = w - s.frame_data[frame + 2]
     return w
 
 
@@ -2742,14 +2740,12 @@ cdef inline uint64_t* row_fp(FpScratch* s, Py_ssize_t row, Py_ssize_t* stride) n
 cdef int hash_batch(FpScratch* s, Py_ssize_t facts, Py_ssize_t frames, Py_ssize_t used,
                     const byte_t* key, hash_many_t hash_many, const uint64_t* kind_fps) noexcept nogil:
     """Hash one batch of framed facts and write their fingerprints at their rows; -1 when out
-    of memory. A fact without a value (key) frame of its own copies the fingerprint of the
-    row it shares it with: an earlier row, in this batch (done before it here) or before."""
-    cdef Py_ssize_t j, stride, gstride
+    of memory."""
+    cdef Py_ssize_t j, stride
     cdef uint32_t r
     cdef const byte_t* dv
     cdef RowFact* f
     cdef uint64_t* fp
-    cdef uint64_t* gp
     memset(s.frames + used, 0, 64)
     if hash_many(s.frame_data, s.frame_len, frames, key, s.digests, s.frames + used + 64) < 0:
         return -1
@@ -2758,21 +2754,10 @@ cdef int hash_batch(FpScratch* s, Py_ssize_t facts, Py_ssize_t frames, Py_ssize_
         f = &s.facts[r]
         fp = row_fp(s, r, &stride)
         dv = s.digests + 32 * f.frame
-        if f.vsrc == r:
-            put_digest(fp + stride, dv)
-            dv += 32
-        else:
-            gp = row_fp(s, f.vsrc, &gstride)
-            fp[stride] = gp[gstride]
-            fp[stride + 1] = gp[gstride + 1]
-        put_digest(fp + 2 * stride, dv)
+        put_digest(fp + stride, dv)
+        put_digest(fp + 2 * stride, dv + 32)
         if f.flag:
-            if f.ksrc == r:
-                put_digest(fp, dv + 32)
-            else:
-                gp = row_fp(s, f.ksrc, &gstride)
-                fp[0] = gp[0]
-                fp[1] = gp[1]
+            put_digest(fp, dv + 64)
         else:
             fp[0] = kind_fps[2 * f.kind]
             fp[1] = kind_fps[2 * f.kind + 1]
@@ -2787,8 +2772,8 @@ cdef inline Py_ssize_t arena_bytes(const Rows* rows) noexcept nogil:
 
 cdef int fp_reserve(FpScratch* s, Py_ssize_t rows, Py_ssize_t texts, Py_ssize_t arena_need) noexcept nogil:
     """Room to fingerprint ``rows`` rows of ``texts`` texts whose normalised values take at
-    most ``arena_need`` bytes; -1 when out of memory (or past 2**32 rows: row indices are 32 bits, and a text
-    of 4 Gi spans is beyond any memory anyway)."""
+    most ``arena_need`` bytes; -1 when out of memory (or past 2**32 rows: row indices are 32
+    bits, and a text of 4 Gi spans is beyond any memory anyway)."""
     cdef Py_ssize_t table_size = 16
     if <uint64_t>rows >= LOW32:
         return -1
@@ -2796,12 +2781,11 @@ cdef int fp_reserve(FpScratch* s, Py_ssize_t rows, Py_ssize_t texts, Py_ssize_t 
         table_size *= 2
     s.table_size = table_size
     s.arena_used = 0
-    # the table holds the facts, then (at most as many) distinct values and distinct keys
     if (grow(<void**>&s.facts, &s.cap_facts, rows, sizeof(RowFact)) < 0
             or grow(<void**>&s.first, &s.cap_first, rows, sizeof(uint32_t)) < 0
             or grow(<void**>&s.distinct, &s.cap_distinct, rows, sizeof(uint32_t)) < 0
             or grow(<void**>&s.texts, &s.cap_texts, texts, sizeof(TextFp)) < 0
-            or grow(<void**>&s.table, &s.cap_table, 2 * table_size, sizeof(uint64_t)) < 0
+            or grow(<void**>&s.table, &s.cap_table, table_size, sizeof(uint64_t)) < 0
             or grow(<void**>&s.arena, &s.cap_arena, arena_need + 1, 1) < 0
             or grow(<void**>&s.frames, &s.cap_frames, FP_BATCH_BYTES + 64, 1) < 0):
         return -1
@@ -2828,7 +2812,7 @@ cdef void fp_rows(FpScratch* s, const byte_t* d, Py_ssize_t text, Py_ssize_t r0,
             f.flag = 1
             f.key = d + ks[i]
             f.klen = <uint32_t>(ke[i] - ks[i])
-            kh = key_hash(f)
+            kh = hash_bytes(f.key, f.klen, 0x6B6579)
         else:
             f.flag = 0
             f.key = <const byte_t*>KIND_NAME_PTRS[f.kind]
@@ -2847,41 +2831,9 @@ cdef void fp_rows(FpScratch* s, const byte_t* d, Py_ssize_t text, Py_ssize_t r0,
         else:
             f.value = d + vs[i]
         f.vlen = <uint32_t>vlen
-        f.hash = (value_hash(f) ^ ((kh * NW_MUL2 + f.flag) * NW_MUL1)) * NW_MUL2
-        f.hash ^= f.hash >> 31
+        f.hash = hash_bytes(f.value, f.vlen, kh * NW_MUL2 + f.flag)
         f += 1
     s.arena_used = apos
-
-
-cdef inline uint64_t value_hash(const RowFact* f) noexcept nogil:
-    return hash_bytes(f.value, f.vlen, 0x76616C)
-
-
-cdef inline uint64_t key_hash(const RowFact* f) noexcept nogil:
-    return hash_bytes(f.key, f.klen, 0x6B6579)
-
-
-cdef inline uint32_t shared_row(FpScratch* s, uint64_t* table, Py_ssize_t mask, uint64_t h, uint32_t row,
-                                bint by_key) noexcept nogil:
-    """The first row before ``row`` whose value (by_key: config key) equals row's, or row
-    itself, which is then entered in the table."""
-    cdef Py_ssize_t slot = <Py_ssize_t>(h & mask)
-    cdef uint64_t t, tag = h & HIGH32
-    cdef RowFact* f = &s.facts[row]
-    cdef RowFact* g
-    while True:
-        t = table[slot]
-        if t == 0:
-            table[slot] = tag | <uint64_t>(row + 1)
-            return row
-        if (t & HIGH32) == tag:
-            g = &s.facts[(t & LOW32) - 1]
-            if by_key:
-                if g.klen == f.klen and same_bytes(g.key, f.key, f.klen):
-                    return <uint32_t>((t & LOW32) - 1)
-            elif g.vlen == f.vlen and same_bytes(g.value, f.value, f.vlen):
-                return <uint32_t>((t & LOW32) - 1)
-        slot = (slot + 1) & mask
 
 
 cdef int fp_finish(FpScratch* s, Py_ssize_t rows, const byte_t* key, const uint64_t* kind_fps,
@@ -2889,19 +2841,15 @@ cdef int fp_finish(FpScratch* s, Py_ssize_t rows, const byte_t* key, const uint6
     """The fingerprints of the batch's rows (fp_rows made their facts), written at their
     rows; -1 when out of memory.
 
-    The frames are those of _scanner_py.frame_facts (value "V", fact "F", key "K"): a fact
-    frame is hashed once per distinct (flag, key, normalised value), a value frame once per
-    distinct value, a key frame once per distinct config key; a kind's own key fingerprint
-    is kind_fps[2 * kind : 2 * kind + 2]."""
-    cdef Py_ssize_t i, j, mask, slot, distinct = 0, keyed = 0, vsize = 16, ksize = 16, stride, gstride
-    cdef uint64_t* fp
-    cdef uint64_t* gp
+    The frames are those of _scanner_py.frame_facts (value "V", fact "F", key "K"), hashed
+    once per distinct (flag, key, normalised value); a kind's own key fingerprint is
+    kind_fps[2 * kind : 2 * kind + 2]."""
+    cdef Py_ssize_t i, j, mask, slot, distinct = 0, stride, gstride
     cdef Py_ssize_t facts = 0, frames = 0, used = 0, need
     cdef uint64_t t, tag
-    cdef uint64_t* vtable
-    cdef uint64_t* ktable
+    cdef uint64_t* fp
+    cdef uint64_t* gp
     cdef RowFact* f
-    cdef RowFact* g
     # 1. the first row of each fact, from a table of hash tags (a probe looks at a row only
     # when its tag matches); slots are fetched a few rows ahead, they are cache misses
     memset(s.table, 0, s.table_size * sizeof(uint64_t))
@@ -2919,47 +2867,26 @@ cdef int fp_finish(FpScratch* s, Py_ssize_t rows, const byte_t* key, const uint6
                 s.first[i] = <uint32_t>i
                 s.distinct[distinct] = <uint32_t>i
                 distinct += 1
-                keyed += f.flag
                 break
             if (t & HIGH32) == tag and same_fact(&s.facts[(t & LOW32) - 1], f):
                 s.first[i] = <uint32_t>((t & LOW32) - 1)
                 break
             slot = (slot + 1) & mask
-    # 2. frame and hash each fact once, at its first row, a batch at a time; a value or a key
-    # that an earlier fact already framed is not framed again (tables of distinct values and
-    # keys, each at most half full, in the room after the facts' table)
-    while vsize < 2 * distinct:
-        vsize *= 2
-    while ksize < 2 * keyed:
-        ksize *= 2
-    vtable = s.table
-    ktable = s.table + vsize
-    memset(s.table, 0, (vsize + ksize) * sizeof(uint64_t))
+    # 2. frame and hash each fact once, at its first row, a batch at a time
     for j in range(distinct):
         i = s.distinct[j]
         f = &s.facts[i]
-        f.vsrc = shared_row(s, vtable, vsize - 1, value_hash(f), <uint32_t>i, False)
-        need = 18 + f.klen + f.vlen
-        if f.vsrc == i:
-            need += 9 + f.vlen
-        if f.flag:
-            f.ksrc = shared_row(s, ktable, ksize - 1, key_hash(f), <uint32_t>i, True)
-            if f.ksrc == i:
-                need += 10 + f.klen
+        need = frame_bytes(f)
         if facts == FP_BATCH_FACTS or (facts and used + need > s.cap_frames - 64):
             if hash_batch(s, facts, frames, used, key, hash_many, kind_fps) < 0:
                 return -1
             facts = frames = used = 0
         if need > s.cap_frames - 64 and grow(<void**>&s.frames, &s.cap_frames, need + 64, 1) < 0:
             return -1  # one fact larger than a batch (a long quote): a buffer of its own
-        put_frames(s.frames + used, f, frames, <uint32_t>i, s)
+        put_frames(s.frames + used, f, frames, s)
         s.batch_rows[facts] = <uint32_t>i
         facts += 1
-        frames += 1
-        if f.vsrc == i:
-            frames += 1
-        if f.flag and f.ksrc == i:
-            frames += 1
+        frames += 2 + f.flag
         used += need
     if facts and hash_batch(s, facts, frames, used, key, hash_many, kind_fps) < 0:
         return -1
