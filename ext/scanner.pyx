@@ -314,6 +314,8 @@ cdef struct Rows:
     Py_ssize_t cap
     Py_ssize_t limit      # more rows than this is an error (max_spans)
     Py_ssize_t room       # min(cap, limit): below it a row is added without further checks
+    Py_ssize_t value_bytes  # the value bytes of its rows with a value kind other than V_RAW
+                            # (at least: the quote layer drops V_RAW rows without rows_push)
     bint over_limit
     bint no_memory
 
@@ -345,6 +347,8 @@ cdef inline int rows_push(Rows* v, uint8_t kind, offset_t s, offset_t e, offset_
     v.rows[v.n].value_end = ve
     v.rows[v.n].value_kind = vk
     v.n += 1
+    if vk != V_RAW:
+        v.value_bytes += ve - vs
     return 0
 
 
@@ -1996,15 +2000,23 @@ cdef inline bint row_before(Row* a, Row* b) noexcept nogil:
 # ---- Python entry points -----------------------------------------------------------------------
 
 cdef struct RowFact:
-    uint64_t hash
+    # 48 bytes: the passes over it are memory-bound on a large text (37.6k rows)
+    uint64_t hash           # of the whole fact: flag, key and normalised value
     const byte_t* key       # the config key (flag 1) or the kind's name (flag 0)
     const byte_t* value     # the normalised value: in the text, or in the scratch arena
-    Py_ssize_t klen
-    Py_ssize_t vlen
-    Py_ssize_t frame        # while its batch is hashed: its value frame; the fact frame
+    uint32_t klen           # (a text fingerprinted here is shorter than 4 GiB: see text_too_long)
+    uint32_t vlen
+    uint32_t text           # its text in the batch, whose columns get its fingerprints
+    uint32_t frame          # while its batch is hashed: its value frame; the fact frame
                             # follows, then (flag 1) the key frame
     uint8_t flag
     uint8_t kind
+
+
+cdef struct TextFp:
+    uint64_t* fp_key        # the text's fp_key column; fp_value and fp_fact follow, stride apart
+    Py_ssize_t stride       # 2 * its rows (uint64 words a column)
+    Py_ssize_t r0           # its first row in the batch
 
 
 cdef enum:
@@ -2020,10 +2032,16 @@ cdef struct FpScratch:
     Py_ssize_t cap_facts
     uint32_t* first             # per row: the first row of the same fact (itself if none before)
     Py_ssize_t cap_first
+    uint32_t* distinct          # the first rows, in order
+    Py_ssize_t cap_distinct
+    TextFp* texts               # per text of the batch: where its fingerprints go
+    Py_ssize_t cap_texts
     uint64_t* table             # per slot: the hash's high half | first row + 1; 0 if empty
     Py_ssize_t cap_table
+    Py_ssize_t table_size       # its slots (a power of two, >= 2 rows)
     byte_t* arena               # normalised values that differ from the text (numbers, hex)
     Py_ssize_t cap_arena
+    Py_ssize_t arena_used
     byte_t* frames              # one batch's framed records, then 64 zero bytes (see hash_many)
     Py_ssize_t cap_frames
     const byte_t* frame_data[FP_BATCH_FRAMES]
@@ -2039,38 +2057,37 @@ cdef class _Scratch:
     cdef Rows tokens
     cdef Rows quotes
     cdef Rows merged  # extract_columns_many: the rows of all its texts
-    cdef char* columns  # extract_columns_many: their columns
-    cdef Py_ssize_t cap_columns
     cdef FpScratch fp
 
     def __cinit__(self):
         memset(&self.tokens, 0, sizeof(Rows))
         memset(&self.quotes, 0, sizeof(Rows))
         memset(&self.merged, 0, sizeof(Rows))
-        self.columns = NULL
-        self.cap_columns = 0
         self.fp.facts = NULL
         self.fp.first = NULL
+        self.fp.distinct = NULL
+        self.fp.texts = NULL
         self.fp.table = NULL
         self.fp.arena = NULL
         self.fp.frames = NULL
-        self.fp.cap_facts = self.fp.cap_first = self.fp.cap_table = self.fp.cap_arena = self.fp.cap_frames = 0
+        self.fp.cap_facts = self.fp.cap_first = self.fp.cap_distinct = self.fp.cap_texts = self.fp.cap_table = self.fp.cap_arena = self.fp.cap_frames = 0
 
     def __dealloc__(self):
         free(self.tokens.rows)
         free(self.quotes.rows)
         free(self.merged.rows)
-        free(self.columns)
         free(self.fp.facts)
         free(self.fp.first)
+        free(self.fp.distinct)
+        free(self.fp.texts)
         free(self.fp.table)
         free(self.fp.arena)
         free(self.fp.frames)
 
     cdef Py_ssize_t nbytes(self):
-        return ((self.tokens.cap + self.quotes.cap + self.merged.cap) * sizeof(Row) + self.cap_columns
-                + self.fp.cap_facts * sizeof(RowFact)
-                + self.fp.cap_first * sizeof(uint32_t) + self.fp.cap_table * sizeof(uint64_t)
+        return ((self.tokens.cap + self.quotes.cap + self.merged.cap) * sizeof(Row)
+                + self.fp.cap_facts * sizeof(RowFact) + self.fp.cap_texts * sizeof(TextFp)
+                + (self.fp.cap_first + self.fp.cap_distinct) * sizeof(uint32_t) + self.fp.cap_table * sizeof(uint64_t)
                 + self.fp.cap_arena + self.fp.cap_frames)
 
 
@@ -2083,6 +2100,7 @@ _scratch_pool = []
 
 cdef inline void reset_rows(Rows* rows, Py_ssize_t limit) noexcept nogil:
     rows.n = 0
+    rows.value_bytes = 0
     rows.limit = limit
     rows.room = 0  # the first row sets it
     rows.over_limit = False
@@ -2679,7 +2697,7 @@ cdef inline Py_ssize_t frame_bytes(const RowFact* f) noexcept nogil:
 cdef inline byte_t* put_frames(byte_t* w, RowFact* f, Py_ssize_t frame, FpScratch* s) noexcept nogil:
     """The value, fact and (kv) key frames of f at w (_scanner_py.frame_facts' layout),
     registered as batch frames frame, frame + 1 (, frame + 2); returns their end."""
-    f.frame = frame
+    f.frame = <uint32_t>frame
     s.frame_data[frame] = w
     w[0] = b'V'
     w = put_bytes(put_len(w + 1, f.vlen), f.value, f.vlen)
@@ -2699,75 +2717,107 @@ cdef inline byte_t* put_frames(byte_t* w, RowFact* f, Py_ssize_t frame, FpScratc
     return w
 
 
+cdef inline void put_digest(uint64_t* fp, const byte_t* dv) noexcept nogil:
+    """A fingerprint: the first 16 digest bytes as two big-endian words."""
+    fp[0] = load_be64(dv)
+    fp[1] = load_be64(dv + 8)
+
+
+cdef inline bint text_too_long(Py_ssize_t n) noexcept nogil:
+    """Past 4 GiB a key or value length would not fit RowFact's 32 bits: such a text is
+    fingerprinted through _extract_columns_with_python_hashing (the same columns)."""
+    return <uint64_t>n > LOW32
+
+
+cdef inline uint64_t* row_fp(FpScratch* s, Py_ssize_t row, Py_ssize_t* stride) noexcept nogil:
+    """The fp_key pair of a batch row in its text's columns; its fp_value and fp_fact pairs
+    are stride and 2 * stride words on."""
+    cdef TextFp* t = &s.texts[s.facts[row].text]
+    stride[0] = t.stride
+    return t.fp_key + 2 * (row - t.r0)
+
+
 cdef int hash_batch(FpScratch* s, Py_ssize_t facts, Py_ssize_t frames, Py_ssize_t used,
-                    const byte_t* key, hash_many_t hash_many, const uint64_t* kind_fps,
-                    uint64_t* fp_key, uint64_t* fp_value, uint64_t* fp_fact) noexcept nogil:
-    """Hash one batch of framed facts and write their fingerprints (first 16 digest bytes as
-    big-endian words) at their rows; -1 when out of memory."""
-    cdef Py_ssize_t j, r
+                    const byte_t* key, hash_many_t hash_many, const uint64_t* kind_fps) noexcept nogil:
+    """Hash one batch of framed facts and write their fingerprints at their rows; -1 when out
+    of memory."""
+    cdef Py_ssize_t j, stride
+    cdef uint32_t r
     cdef const byte_t* dv
     cdef RowFact* f
+    cdef uint64_t* fp
     memset(s.frames + used, 0, 64)
     if hash_many(s.frame_data, s.frame_len, frames, key, s.digests, s.frames + used + 64) < 0:
         return -1
     for j in range(facts):
         r = s.batch_rows[j]
         f = &s.facts[r]
+        fp = row_fp(s, r, &stride)
         dv = s.digests + 32 * f.frame
-        fp_value[2 * r] = load_be64(dv)
-        fp_value[2 * r + 1] = load_be64(dv + 8)
-        fp_fact[2 * r] = load_be64(dv + 32)
-        fp_fact[2 * r + 1] = load_be64(dv + 40)
+        put_digest(fp + stride, dv)
+        put_digest(fp + 2 * stride, dv + 32)
         if f.flag:
-            fp_key[2 * r] = load_be64(dv + 64)
-            fp_key[2 * r + 1] = load_be64(dv + 72)
+            put_digest(fp, dv + 64)
         else:
-            fp_key[2 * r] = kind_fps[2 * f.kind]
-            fp_key[2 * r + 1] = kind_fps[2 * f.kind + 1]
+            fp[0] = kind_fps[2 * f.kind]
+            fp[1] = kind_fps[2 * f.kind + 1]
     return 0
 
 
-cdef int fingerprint_rows(const byte_t* d, Py_ssize_t rows, const uint8_t* kind,
-                          const int64_t* ks, const int64_t* ke, const int64_t* vs,
-                          const int64_t* ve, const uint8_t* vk, const byte_t* key,
-                          const uint64_t* kind_fps, FpScratch* s, hash_many_t hash_many,
-                          uint64_t* fp_key, uint64_t* fp_value, uint64_t* fp_fact) noexcept nogil:
-    """fp_key, fp_value, fp_fact ((rows, 2) each) of scanned rows; -1 when out of memory.
+cdef inline Py_ssize_t arena_bytes(const Rows* rows) noexcept nogil:
+    """What fp_rows may write to the arena for these rows: their normalised values (a
+    number's is never longer than it, a digest's as long), counted as they were added."""
+    return rows.value_bytes
 
-    The frames are those of _scanner_py.frame_facts (value "V", fact "F", key "K"), hashed
-    once per distinct (flag, key, normalised value); a kind's own key fingerprint is
-    kind_fps[2 * kind : 2 * kind + 2]."""
-    cdef Py_ssize_t i, arena_need = 0, table_size = 16, mask, apos = 0, slot, vlen, r
-    cdef Py_ssize_t facts = 0, frames = 0, used = 0, need
-    cdef uint64_t h, t, tag
-    cdef RowFact* f
+
+cdef int fp_reserve(FpScratch* s, Py_ssize_t rows, Py_ssize_t texts, Py_ssize_t arena_need) noexcept nogil:
+    """Room to fingerprint ``rows`` rows of ``texts`` texts whose normalised values take at
+    most ``arena_need`` bytes; -1 when out of memory (or past 2**32 rows: row indices are 32
+    bits, and a text of 4 Gi spans is beyond any memory anyway)."""
+    cdef Py_ssize_t table_size = 16
     if <uint64_t>rows >= LOW32:
-        return -1  # row indices are 32 bits (a text of 4 Gi spans is beyond any memory anyway)
-    for i in range(rows):
-        if vk[i] != V_RAW:
-            arena_need += ve[i] - vs[i]
+        return -1
     while table_size < 2 * rows:
         table_size *= 2
+    s.table_size = table_size
+    s.arena_used = 0
     if (grow(<void**>&s.facts, &s.cap_facts, rows, sizeof(RowFact)) < 0
             or grow(<void**>&s.first, &s.cap_first, rows, sizeof(uint32_t)) < 0
+            or grow(<void**>&s.distinct, &s.cap_distinct, rows, sizeof(uint32_t)) < 0
+            or grow(<void**>&s.texts, &s.cap_texts, texts, sizeof(TextFp)) < 0
             or grow(<void**>&s.table, &s.cap_table, table_size, sizeof(uint64_t)) < 0
             or grow(<void**>&s.arena, &s.cap_arena, arena_need + 1, 1) < 0
             or grow(<void**>&s.frames, &s.cap_frames, FP_BATCH_BYTES + 64, 1) < 0):
         return -1
-    # 1. every row's key, normalised value and hash, in row order
+    return 0
+
+
+cdef void fp_rows(FpScratch* s, const byte_t* d, Py_ssize_t text, Py_ssize_t r0, Py_ssize_t rows,
+                  const uint8_t* kind, const int64_t* ks, const int64_t* ke, const int64_t* vs,
+                  const int64_t* ve, const uint8_t* vk, uint64_t* fp_key) noexcept nogil:
+    """Each row's key, normalised value and hash, for the ``rows`` rows of text number ``text``
+    ``d`` (its columns, ``rows`` long, as extract_columns lays them out: fp_key, then fp_value
+    and fp_fact, ``(rows, 2)`` each), as the rows ``r0`` on of the batch. Within fp_reserve's
+    room, so it cannot fail."""
+    cdef Py_ssize_t i, vlen, apos = s.arena_used
+    cdef uint64_t kh
+    cdef RowFact* f = s.facts + r0
+    s.texts[text].fp_key = fp_key
+    s.texts[text].stride = 2 * rows
+    s.texts[text].r0 = r0
     for i in range(rows):
-        f = &s.facts[i]
         f.kind = kind[i]
+        f.text = <uint32_t>text
         if ks[i] >= 0:
             f.flag = 1
             f.key = d + ks[i]
-            f.klen = ke[i] - ks[i]
-            h = hash_bytes(f.key, f.klen, 0x6B6579)
+            f.klen = <uint32_t>(ke[i] - ks[i])
+            kh = hash_bytes(f.key, f.klen, 0x6B6579)
         else:
             f.flag = 0
             f.key = <const byte_t*>KIND_NAME_PTRS[f.kind]
-            f.klen = KIND_NAME_LENS[f.kind]
-            h = f.kind
+            f.klen = <uint32_t>KIND_NAME_LENS[f.kind]
+            kh = f.kind
         vlen = ve[i] - vs[i]
         if vk[i] == V_NUMBER:
             vlen = normalize_number(d + vs[i], vlen, s.arena + apos)
@@ -2780,12 +2830,30 @@ cdef int fingerprint_rows(const byte_t* d, Py_ssize_t rows, const uint8_t* kind,
             apos += vlen
         else:
             f.value = d + vs[i]
-        f.vlen = vlen
-        f.hash = hash_bytes(f.value, vlen, h * NW_MUL2 + f.flag)
-    # 2. the first row of each fact, from a table of hash tags (a probe looks at a row only
+        f.vlen = <uint32_t>vlen
+        f.hash = hash_bytes(f.value, f.vlen, kh * NW_MUL2 + f.flag)
+        f += 1
+    s.arena_used = apos
+
+
+cdef int fp_finish(FpScratch* s, Py_ssize_t rows, const byte_t* key, const uint64_t* kind_fps,
+                   hash_many_t hash_many) noexcept nogil:
+    """The fingerprints of the batch's rows (fp_rows made their facts), written at their
+    rows; -1 when out of memory.
+
+    The frames are those of _scanner_py.frame_facts (value "V", fact "F", key "K"), hashed
+    once per distinct (flag, key, normalised value); a kind's own key fingerprint is
+    kind_fps[2 * kind : 2 * kind + 2]."""
+    cdef Py_ssize_t i, j, mask, slot, distinct = 0, stride, gstride
+    cdef Py_ssize_t facts = 0, frames = 0, used = 0, need
+    cdef uint64_t t, tag
+    cdef uint64_t* fp
+    cdef uint64_t* gp
+    cdef RowFact* f
+    # 1. the first row of each fact, from a table of hash tags (a probe looks at a row only
     # when its tag matches); slots are fetched a few rows ahead, they are cache misses
-    memset(s.table, 0, table_size * sizeof(uint64_t))
-    mask = table_size - 1
+    memset(s.table, 0, s.table_size * sizeof(uint64_t))
+    mask = s.table_size - 1
     for i in range(rows):
         if i + PREFETCH_ROWS < rows:
             prefetch(&s.table[s.facts[i + PREFETCH_ROWS].hash & mask])
@@ -2797,19 +2865,20 @@ cdef int fingerprint_rows(const byte_t* d, Py_ssize_t rows, const uint8_t* kind,
             if t == 0:
                 s.table[slot] = tag | <uint64_t>(i + 1)
                 s.first[i] = <uint32_t>i
+                s.distinct[distinct] = <uint32_t>i
+                distinct += 1
                 break
             if (t & HIGH32) == tag and same_fact(&s.facts[(t & LOW32) - 1], f):
                 s.first[i] = <uint32_t>((t & LOW32) - 1)
                 break
             slot = (slot + 1) & mask
-    # 3. frame and hash each fact once, at its first row, a batch at a time
-    for i in range(rows):
-        if s.first[i] != i:
-            continue
+    # 2. frame and hash each fact once, at its first row, a batch at a time
+    for j in range(distinct):
+        i = s.distinct[j]
         f = &s.facts[i]
         need = frame_bytes(f)
         if facts == FP_BATCH_FACTS or (facts and used + need > s.cap_frames - 64):
-            if hash_batch(s, facts, frames, used, key, hash_many, kind_fps, fp_key, fp_value, fp_fact) < 0:
+            if hash_batch(s, facts, frames, used, key, hash_many, kind_fps) < 0:
                 return -1
             facts = frames = used = 0
         if need > s.cap_frames - 64 and grow(<void**>&s.frames, &s.cap_frames, need + 64, 1) < 0:
@@ -2819,18 +2888,19 @@ cdef int fingerprint_rows(const byte_t* d, Py_ssize_t rows, const uint8_t* kind,
         facts += 1
         frames += 2 + f.flag
         used += need
-    if facts and hash_batch(s, facts, frames, used, key, hash_many, kind_fps, fp_key, fp_value, fp_fact) < 0:
+    if facts and hash_batch(s, facts, frames, used, key, hash_many, kind_fps) < 0:
         return -1
-    # 4. every other row copies its first row's fingerprints
+    # 3. every other row copies its first row's fingerprints (a first row copies its own:
+    # cheaper than a branch that goes either way)
     for i in range(rows):
-        r = s.first[i]
-        if r != i:
-            fp_value[2 * i] = fp_value[2 * r]
-            fp_value[2 * i + 1] = fp_value[2 * r + 1]
-            fp_fact[2 * i] = fp_fact[2 * r]
-            fp_fact[2 * i + 1] = fp_fact[2 * r + 1]
-            fp_key[2 * i] = fp_key[2 * r]
-            fp_key[2 * i + 1] = fp_key[2 * r + 1]
+        fp = row_fp(s, i, &stride)
+        gp = row_fp(s, s.first[i], &gstride)
+        fp[0] = gp[0]
+        fp[1] = gp[1]
+        fp[stride] = gp[gstride]
+        fp[stride + 1] = gp[gstride + 1]
+        fp[2 * stride] = gp[2 * gstride]
+        fp[2 * stride + 1] = gp[2 * gstride + 1]
     return 0
 
 
@@ -2867,14 +2937,14 @@ cdef object kind_key_fingerprints(bytes key):
     return fps
 
 
-cdef int fingerprint_columns(const byte_t* d, char* base, Py_ssize_t rows, const byte_t* key,
-                             const uint64_t* kind_fps, FpScratch* s, hash_many_t hash_many) noexcept nogil:
-    """:func:`fingerprint_rows` of ``rows`` rows laid out at ``base`` as extract_columns lays
-    them out (98 bytes a row, column by column); -1 when out of memory."""
-    return fingerprint_rows(
-        d, rows, <uint8_t*>(base + 96 * rows), <int64_t*>(base + 16 * rows), <int64_t*>(base + 24 * rows),
-        <int64_t*>(base + 32 * rows), <int64_t*>(base + 40 * rows), <uint8_t*>(base + 97 * rows), key, kind_fps,
-        s, hash_many, <uint64_t*>(base + 48 * rows), <uint64_t*>(base + 64 * rows), <uint64_t*>(base + 80 * rows))
+cdef void fp_columns(FpScratch* s, const byte_t* d, Py_ssize_t text, char* base, Py_ssize_t r0,
+                     Py_ssize_t rows) noexcept nogil:
+    """:func:`fp_rows` of text number ``text``'s ``rows`` rows laid out at ``base`` as
+    extract_columns lays them out (98 bytes a row, column by column), as the rows ``r0`` on
+    of the batch."""
+    fp_rows(s, d, text, r0, rows, <uint8_t*>(base + 96 * rows), <int64_t*>(base + 16 * rows),
+            <int64_t*>(base + 24 * rows), <int64_t*>(base + 32 * rows), <int64_t*>(base + 40 * rows),
+            <uint8_t*>(base + 97 * rows), <uint64_t*>(base + 48 * rows))
 
 
 cdef object column(object owner, void* data, Py_ssize_t n, int width, int typenum):
@@ -2924,6 +2994,8 @@ def extract_columns(data, max_spans, key):
         view = data
         n = view.shape[0]
         d = &view[0] if n else <const byte_t*>b""
+    if text_too_long(n):
+        return _extract_columns_with_python_hashing(data, limit, key)
     kind_fps_array = kind_key_fingerprints(key)
     cdef const uint64_t* kind_fps = <const uint64_t*>cnp.PyArray_DATA(<cnp.ndarray>kind_fps_array)
     cdef const byte_t* key_ptr = <const byte_t*>PyBytes_AS_STRING(key)
@@ -2954,7 +3026,10 @@ def extract_columns(data, max_spans, key):
                            <int64_t*>(base + 8 * total), <int64_t*>(base + 16 * total),
                            <int64_t*>(base + 24 * total), <int64_t*>(base + 32 * total),
                            <int64_t*>(base + 40 * total), <uint8_t*>(base + 97 * total))
-                rc = fingerprint_columns(d, base, total, key_ptr, kind_fps, &scratch.fp, hash_many)
+                rc = fp_reserve(&scratch.fp, total, 1, arena_bytes(tokens) + arena_bytes(quotes))
+                if rc == 0:
+                    fp_columns(&scratch.fp, d, 0, base, 0, total)
+                    rc = fp_finish(&scratch.fp, total, key_ptr, kind_fps, hash_many)
         if rc < 0:
             raise MemoryError("out of memory while fingerprinting grounded spans")
         return columns_of(owner, base, total)
@@ -2962,36 +3037,40 @@ def extract_columns(data, max_spans, key):
         _give_scratch(scratch)
 
 
-cdef int push_shifted(Rows* out, Row* row, offset_t shift) noexcept nogil:
-    """Append ``row`` with its offsets moved by ``shift`` (a missing key stays -1)."""
-    return rows_push(out, row.kind, row.start + shift, row.end + shift,
-                     row.key_start + shift if row.key_start >= 0 else row.key_start,
-                     row.key_end + shift if row.key_end >= 0 else row.key_end,
-                     row.value_start + shift, row.value_end + shift, row.value_kind)
-
-
-cdef int merge_shifted(Rows* tokens, Rows* quotes, Rows* out, offset_t shift) noexcept nogil:
-    """:func:`merge_rows` into a row vector, offsets moved by ``shift``; -1 when out of memory."""
-    cdef Py_ssize_t a = 0, b = 0, na = tokens.n, nb = quotes.n
+cdef int merge_appended(Rows* tokens, Rows* quotes, Rows* out) noexcept nogil:
+    """:func:`merge_rows` appended to a row vector; -1 when out of memory."""
+    cdef Py_ssize_t a = 0, b = 0, na = tokens.n, nb = quotes.n, i
     cdef Row* ta = tokens.rows
     cdef Row* qb = quotes.rows
+    cdef Row* o
+    cdef Py_ssize_t need = out.n + na + nb, cap
+    cdef Row* grown
+    if need > out.cap:
+        cap = out.cap * 2 if out.cap else 256
+        if cap < need:
+            cap = need
+        grown = <Row*>realloc(out.rows, cap * sizeof(Row))
+        if grown == NULL:
+            out.no_memory = True
+            return -1
+        out.rows = grown
+        out.cap = cap
+    o = out.rows + out.n
     while b < nb:
         while a < na and ta[a].start < qb[b].start:
-            if push_shifted(out, &ta[a], shift) < 0:
-                return -1
+            o[0] = ta[a]
+            o += 1
             a += 1
         if a < na and row_before(&ta[a], &qb[b]):
-            if push_shifted(out, &ta[a], shift) < 0:
-                return -1
+            o[0] = ta[a]
             a += 1
         else:
-            if push_shifted(out, &qb[b], shift) < 0:
-                return -1
+            o[0] = qb[b]
             b += 1
-    while a < na:
-        if push_shifted(out, &ta[a], shift) < 0:
-            return -1
-        a += 1
+        o += 1
+    if a < na:
+        memcpy(o, ta + a, (na - a) * sizeof(Row))
+    out.n = need
     return 0
 
 
@@ -3011,21 +3090,19 @@ def extract_columns_many(datas, max_spans, key):
     cdef hash_many_t hash_many = hash_many_function()
     if hash_many == NULL:
         return [_extract_columns_with_python_hashing(d, limit, key) for d in items]
-    cdef Py_ssize_t n_texts = len(items), t, total_bytes = 0, r0, n, i, failed = -1
+    cdef Py_ssize_t n_texts = len(items), t, r0, n, i, failed = -1
     if n_texts == 0:
         return []
+    # the texts' bytes are read in place: items holds them (immutable bytes) for the call
     ptrs_owner = pointers_of(items)
     lens_owner = lengths_of(items)
     cdef size_t* ptrs = <size_t*>cnp.PyArray_DATA(<cnp.ndarray>ptrs_owner)
     cdef offset_t* lens = <offset_t*>cnp.PyArray_DATA(<cnp.ndarray>lens_owner)
     for t in range(n_texts):
-        total_bytes += lens[t]
-    # the texts side by side, so that one fingerprinting pass can address every row's bytes
-    joined_owner = np.empty(total_bytes + 1, dtype=np.uint8)
-    cdef byte_t* joined = <byte_t*>cnp.PyArray_DATA(<cnp.ndarray>joined_owner)
-    bounds_owner = np.empty(2 * n_texts + 1, dtype=np.int64)  # text starts, then row starts
-    cdef int64_t* text_start = <int64_t*>cnp.PyArray_DATA(<cnp.ndarray>bounds_owner)
-    cdef int64_t* row_start = text_start + n_texts
+        if text_too_long(lens[t]):
+            return [_extract_columns_with_python_hashing(d, limit, key) for d in items]
+    row_start_owner = np.empty(n_texts + 1, dtype=np.int64)
+    cdef int64_t* row_start = <int64_t*>cnp.PyArray_DATA(<cnp.ndarray>row_start_owner)
     kind_fps_array = kind_key_fingerprints(key)
     cdef const uint64_t* kind_fps = <const uint64_t*>cnp.PyArray_DATA(<cnp.ndarray>kind_fps_array)
     cdef const byte_t* key_ptr = <const byte_t*>PyBytes_AS_STRING(key)
@@ -3034,21 +3111,21 @@ def extract_columns_many(datas, max_spans, key):
     cdef Rows* quotes = &scratch.quotes
     cdef Rows* merged = &scratch.merged
     reset_rows(merged, PY_SSIZE_T_MAX)
-    cdef char* base = NULL
     cdef int rc = 0
     cdef bint over = False
     cdef char* dst
-    cdef Py_ssize_t shift = 0, rows
+    cdef char* base
+    cdef const byte_t* d
+    cdef Py_ssize_t rows, arena_need = 0
     try:
         with nogil:
             for t in range(n_texts):
-                text_start[t] = shift
                 row_start[t] = merged.n
-                memcpy(joined + shift, <const byte_t*>ptrs[t], lens[t])
+                d = <const byte_t*>ptrs[t]
                 reset_rows(tokens, limit)
                 reset_rows(quotes, limit + 1)
-                if token_spans(joined + shift, lens[t], tokens) == 0:
-                    quote_spans(joined + shift, lens[t], quotes)
+                if token_spans(d, lens[t], tokens) == 0:
+                    quote_spans(d, lens[t], quotes)
                 if tokens.no_memory or quotes.no_memory:
                     failed = t
                     break
@@ -3056,10 +3133,10 @@ def extract_columns_many(datas, max_spans, key):
                     failed = t
                     over = True
                     break
-                if merge_shifted(tokens, quotes, merged, shift) < 0:
+                arena_need += arena_bytes(tokens) + arena_bytes(quotes)
+                if merge_appended(tokens, quotes, merged) < 0:
                     failed = t
                     break
-                shift += lens[t]
             row_start[n_texts] = merged.n
         if failed >= 0:
             if over:
@@ -3068,28 +3145,29 @@ def extract_columns_many(datas, max_spans, key):
                 )
             raise MemoryError("out of memory while scanning for grounded spans")
         rows = merged.n
-        # every row's eleven columns (98 bytes a row, as extract_columns lays them out), then
-        # each text's rows copied into its own part of one buffer, offsets its own again
-        if grow(<void**>&scratch.columns, &scratch.cap_columns, 98 * rows + 1, 1) < 0:
-            raise MemoryError("out of memory while fingerprinting grounded spans")
-        base = scratch.columns
-        with nogil:
-            for i in range(rows):
-                put_row(&merged.rows[i], i, <uint8_t*>(base + 96 * rows), <int64_t*>base,
-                        <int64_t*>(base + 8 * rows), <int64_t*>(base + 16 * rows),
-                        <int64_t*>(base + 24 * rows), <int64_t*>(base + 32 * rows),
-                        <int64_t*>(base + 40 * rows), <uint8_t*>(base + 97 * rows))
-            if rows:
-                rc = fingerprint_columns(joined, base, rows, key_ptr, kind_fps, &scratch.fp, hash_many)
-        if rc < 0:
-            raise MemoryError("out of memory while fingerprinting grounded spans")
-        out = []
+        # each text's eleven columns (98 bytes a row, as extract_columns lays them out) in its
+        # own part of one buffer, written in place: the scan columns from the rows, then the
+        # fingerprints of all the texts' facts together
         owner = np.empty(98 * rows + 1, dtype=np.uint8)
         dst = <char*>cnp.PyArray_DATA(<cnp.ndarray>owner)
         with nogil:
-            for t in range(n_texts):
-                r0 = row_start[t]
-                copy_text_rows(base, rows, r0, row_start[t + 1] - r0, text_start[t], dst + 98 * r0)
+            rc = fp_reserve(&scratch.fp, rows, n_texts, arena_need)
+            if rc == 0:
+                for t in range(n_texts):
+                    r0 = row_start[t]
+                    n = row_start[t + 1] - r0
+                    base = dst + 98 * r0
+                    for i in range(n):
+                        put_row(&merged.rows[r0 + i], i, <uint8_t*>(base + 96 * n), <int64_t*>base,
+                                <int64_t*>(base + 8 * n), <int64_t*>(base + 16 * n),
+                                <int64_t*>(base + 24 * n), <int64_t*>(base + 32 * n),
+                                <int64_t*>(base + 40 * n), <uint8_t*>(base + 97 * n))
+                    fp_columns(&scratch.fp, <const byte_t*>ptrs[t], t, base, r0, n)
+                if rows:
+                    rc = fp_finish(&scratch.fp, rows, key_ptr, kind_fps, hash_many)
+        if rc < 0:
+            raise MemoryError("out of memory while fingerprinting grounded spans")
+        out = []
         for t in range(n_texts):
             r0 = row_start[t]
             n = row_start[t + 1] - r0
@@ -3097,29 +3175,6 @@ def extract_columns_many(datas, max_spans, key):
         return out
     finally:
         _give_scratch(scratch)
-
-
-cdef void copy_text_rows(const char* src, Py_ssize_t rows, Py_ssize_t r0, Py_ssize_t n, int64_t shift,
-                         char* dst) noexcept nogil:
-    """Rows [r0, r0 + n) of the batch's columns (``rows`` rows each, at ``src``) into one
-    text's own columns at ``dst``, offsets made relative to the text again."""
-    cdef int c
-    cdef Py_ssize_t i
-    cdef const int64_t* a
-    cdef int64_t* b
-    for c in range(6):
-        a = <const int64_t*>(src + 8 * c * rows) + r0
-        b = <int64_t*>(dst + 8 * c * n)
-        if c == 2 or c == 3:  # key_start, key_end: -1 (no key of its own) stays -1
-            for i in range(n):
-                b[i] = a[i] - shift if a[i] >= 0 else a[i]
-        else:
-            for i in range(n):
-                b[i] = a[i] - shift
-    for c in range(3):
-        memcpy(dst + 48 * n + 16 * c * n, src + 48 * rows + 16 * c * rows + 16 * r0, 16 * n)
-    memcpy(dst + 96 * n, src + 96 * rows + r0, n)
-    memcpy(dst + 97 * n, src + 97 * rows + r0, n)
 
 
 cdef tuple columns_of(object owner, char* base, Py_ssize_t total):

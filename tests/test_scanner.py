@@ -1030,6 +1030,27 @@ def test_extract_columns_many_keeps_texts_apart(impl):
     assert sum(c[0].shape[0] for c in many) != together[0].shape[0]  # the pieces really differ from the whole
 
 
+def test_extract_columns_many_facts_sharing_a_value_or_a_key(impl):
+    """Distinct facts that share only their value (the number 7 and retries=7) or only their
+    config key (retries=1, retries=2, ...), in different texts and far apart (more distinct
+    facts than one hashing batch holds): each row has the fingerprints of its own fact, as
+    each text alone gets them from the reference."""
+    texts = [
+        " ".join(f"retries={k} {k} port{t}={k} limit_{k % 7}={t} w{k}" for k in range(150 * t, 150 * t + 300)).encode()
+        for t in range(5)
+    ]
+    many = impl.extract_columns_many(texts, 10**7, FP_KEY)
+    for data, cols in zip(texts, many):
+        assert_same_extraction(cols, _scanner_py.extract_columns(data, 10**7, FP_KEY), data)
+    fp_key, fp_value, fp_fact = many[1][8:]
+    kind, ks = many[1][0], many[1][3]
+    kv = np.flatnonzero((ks >= 0) & (kind == 6))
+    number = np.flatnonzero(kind == 1)
+    # what makes it a real test of sharing: values shared across kinds, keys across values
+    assert {tuple(v) for v in fp_value[kv]} & {tuple(v) for v in fp_value[number]}
+    assert len({tuple(k) for k in fp_key[kv]}) < len({tuple(f) for f in fp_fact[kv]})
+
+
 def test_extract_columns_many_on_real_text(impl, testdata):
     import json
 
