@@ -314,8 +314,6 @@ cdef struct Rows:
     Py_ssize_t cap
     Py_ssize_t limit      # more rows than this is an error (max_spans)
     Py_ssize_t room       # min(cap, limit): below it a row is added without further checks
-    Py_ssize_t value_bytes  # the value bytes of its rows with a value kind other than V_RAW
-                            # (at least: the quote layer drops V_RAW rows without rows_push)
     bint over_limit
     bint no_memory
 
@@ -347,8 +345,6 @@ cdef inline int rows_push(Rows* v, uint8_t kind, offset_t s, offset_t e, offset_
     v.rows[v.n].value_end = ve
     v.rows[v.n].value_kind = vk
     v.n += 1
-    if vk != V_RAW:
-        v.value_bytes += ve - vs
     return 0
 
 
@@ -2100,7 +2096,6 @@ _scratch_pool = []
 
 cdef inline void reset_rows(Rows* rows, Py_ssize_t limit) noexcept nogil:
     rows.n = 0
-    rows.value_bytes = 0
     rows.limit = limit
     rows.room = 0  # the first row sets it
     rows.over_limit = False
@@ -2764,10 +2759,14 @@ cdef int hash_batch(FpScratch* s, Py_ssize_t facts, Py_ssize_t frames, Py_ssize_
     return 0
 
 
-cdef inline Py_ssize_t arena_bytes(const Rows* rows) noexcept nogil:
+cdef Py_ssize_t arena_bytes(const Rows* rows) noexcept nogil:
     """What fp_rows may write to the arena for these rows: their normalised values (a
-    number's is never longer than it, a digest's as long), counted as they were added."""
-    return rows.value_bytes
+    number's is never longer than it, a digest's as long)."""
+    cdef Py_ssize_t i, need = 0
+    for i in range(rows.n):
+        if rows.rows[i].value_kind != V_RAW:
+            need += rows.rows[i].value_end - rows.rows[i].value_start
+    return need
 
 
 cdef int fp_reserve(FpScratch* s, Py_ssize_t rows, Py_ssize_t texts, Py_ssize_t arena_need) noexcept nogil:
