@@ -107,6 +107,27 @@ def test_exact_counts_every_occurrence_and_points_at_the_first(store):
     ("after 3.", "retries after 3. Then it stops", True),
     ("in 2026.", "released in 2026.\n", True),
     ("v2.", "v2.x", True),  # (a letter after it: no number goes on)
+    # red team 36, 03: a dropped sign, leading point or digit group, a range, an exponent, a
+    # digit of another script or a number sign after it
+    ("5 degrees", "it was -5 degrees", False),
+    ("5 seconds", "sleep .5 seconds", False),
+    ("timeout = 3", "timeout = 3_000", False),
+    ("limit 3", "limit 3'000 rows", False),
+    ("costs 3", "costs 3\u202f000 EUR", False),
+    ("costs 3", "costs 3\u00a0000 EUR", False),
+    ("000 EUR", "costs 3\u00a0000 EUR", False),
+    ("retries 3", "retries 3..5", False),
+    ("retries 3.", "retries 3..5", False),
+    ("count 3", "count 3.e5", False),
+    ("after 3", "after 3\u00bd hours", False),
+    ("after 3.", "after 3.\u0665", False),
+    ("-5 dB", "gain -5 dB", True),
+    # red team 36, 02: a quote's own punctuation is its boundary where no number goes on
+    (":8080", "listening on 10.0.0.1:8080", True),
+    ("/1/items", "GET http://host:8080/1/items", True),
+    ("[1,", "[1,2,3]", True),
+    ("items: 1,", "items: 1,2,3", True),
+    ("line 12:", "file.py line 12:5: error", True),
     ("数据库", "数据库连接", True),  # (no spaces between words: a quote may end anywhere)
     ("10:30", "at 10:30 UTC", True),
 ])
