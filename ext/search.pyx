@@ -642,7 +642,8 @@ cdef inline void walk_chain(KeyTable* t, Member* mem, offset_t s, offset_t L, co
             drop = e == m  # its first whole occurrence: nothing longer to find
         elif m <= avail:
             e = L + common_prefix(a.x + L, y + q + L, m - L)
-            a.work += 1 + ((e - L) >> 3)
+            # (a long key that matched costs as its first 16 bytes known equal would)
+            a.work += 1 + ((e - (LONG_KEY if L == 0 and e >= LONG_KEY else L)) >> 3)
             if e == m:
                 if a.first < 0:
                     a.first = q
