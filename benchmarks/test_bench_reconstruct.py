@@ -31,6 +31,11 @@ The store is a file store (SQLite, WAL) holding all 214 sources of the window. C
   step in one pass over the source. ``spaced``: the quotes with two spaces between their
   words, of a source that holds its text twice (every quote a ``whitespace`` match that
   occurs twice: the source was normalised again for each, 12 s for 1,000 quotes).
+- ``search_keys_everywhere``: 1,000 needles ``'a' * 16 + 'b' + i`` in ``'a' * 1 MB``
+  (``one_byte``: no ``b`` and no digit in the haystack) or in the same with a ``b`` every
+  100 KB and needles ``'a' * 16 + 'bb' + 'a' * (i % 97)`` (``rare_byte``): every needle's
+  key occurs at every offset, its rarest byte rarely or never (red team 36, finding 01:
+  the one pass cost 16-61x item by item there).
 
     cd /work/main && PYTHONPATH=src:benchmarks python -m pytest benchmarks/test_bench_reconstruct.py \\
         --benchmark-columns=min,median,mean,rounds --benchmark-sort=name
@@ -277,3 +282,22 @@ def test_many_quotes(benchmark, many_quotes, kind):
     if kind == "spaced":
         assert {c.grade for c in report.citations} == {"whitespace"}
     _record(benchmark, report)
+
+
+def _keys_everywhere(shape):
+    n = 1 << 20
+    if shape == "one_byte":
+        return b"a" * n, [b"a" * 16 + b"b" + str(i).encode() for i in range(1000)]
+    hay = bytearray(b"a" * n)
+    hay[::100_000] = b"b" * len(hay[::100_000])
+    return bytes(hay), [b"a" * 16 + b"bb" + b"a" * (i % 97) for i in range(1000)]
+
+
+@pytest.mark.parametrize("search", ["find_exact", "find_whitespace", "longest_prefix"])
+@pytest.mark.parametrize("shape", ["one_byte", "rare_byte"])
+def test_search_keys_everywhere(benchmark, shape, search):
+    if shape == "rare_byte" and search == "longest_prefix":
+        pytest.skip("prefix_scan walks the whole haystack for each needle (about 2 s)")
+    hay, needles = _keys_everywhere(shape)
+    benchmark(getattr(_search, search), needles, [hay] * len(needles))
+    benchmark.extra_info.update(needles=len(needles), haystack_bytes=len(hay), search=_search.IMPLEMENTATION)

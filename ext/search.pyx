@@ -405,10 +405,13 @@ cdef bint anchored_search(const byte_t* x, offset_t mm, const byte_t* y, offset_
 # matches is compared there in full (exact search: counts an occurrence; longest prefix: measures
 # how far the needle agrees). The results are the item-by-item ones by construction: every offset
 # at which a needle occurs is an offset at which its key occurs. What a needle costs in that pass
-# (one unit per candidate offset plus one per 8 bytes compared) is bounded: a needle that exceeds
-# a quarter of the haystack's length in units (a short periodic needle in a periodic haystack) is
-# taken out of the table and searched on its own by the per-item algorithm, so a group never costs
-# much more than item by item.
+# (one unit per candidate offset plus one per 8 bytes compared) is bounded: the haystack's bytes
+# are counted first, a needle is priced by its rarest byte's count (what its own memchr-skipping
+# search costs), and one that exceeds half its price or a quarter (prefix: an eighth) of the
+# haystack's length in units (a key that occurs everywhere) is taken out of the table and searched
+# on its own, skipping to that rarest byte; a needle holding a byte the haystack lacks never
+# enters, and a group whose prices together are below the pass's cost is searched item by item,
+# so a group never costs much more than item by item (search_group).
 
 cdef enum:
     # groups with fewer needles, or less haystack times needles, are searched item by item
@@ -549,6 +552,8 @@ cdef struct Member:
     offset_t work
     offset_t next
     offset_t gave_up
+    offset_t cap       # the work after which it gives up (group_caps)
+    offset_t rare      # exact search: the index of its byte rarest in the haystack
 
 
 cdef void multi_scan(KeyTable* t, const byte_t* y, offset_t n, offset_t g, Member* mem,
@@ -637,14 +642,15 @@ cdef inline void walk_chain(KeyTable* t, Member* mem, offset_t s, offset_t L, co
             drop = e == m  # its first whole occurrence: nothing longer to find
         elif m <= avail:
             e = L + common_prefix(a.x + L, y + q + L, m - L)
-            a.work += 1 + ((e - L) >> 3)
+            # (a long key that matched costs as its first 16 bytes known equal would)
+            a.work += 1 + ((e - (LONG_KEY if L == 0 and e >= LONG_KEY else L)) >> 3)
             if e == m:
                 if a.first < 0:
                     a.first = q
                 a.result += 1
         else:
             drop = True  # it no longer fits in what is left
-        if not drop and a.work > ((n + m) >> 2) + 64:
+        if not drop and a.work > a.cap:
             a.gave_up = 1
             drop = True
         if drop:
@@ -787,6 +793,44 @@ cdef int search_runs(list runs, cnp.ndarray x_ptr, cnp.ndarray x_len, cnp.ndarra
     return 0
 
 
+cdef void byte_counts(const byte_t* y, offset_t n, offset_t* counts) noexcept nogil:
+    """counts[b] = the occurrences of byte b in y. Four tables, so that in a run of one byte
+    an increment does not wait for the previous one."""
+    cdef offset_t c0[256]
+    cdef offset_t c1[256]
+    cdef offset_t c2[256]
+    cdef offset_t c3[256]
+    cdef offset_t i = 0, b
+    for b in range(256):
+        c0[b] = 0
+        c1[b] = 0
+        c2[b] = 0
+        c3[b] = 0
+    while i + 4 <= n:
+        c0[y[i]] += 1
+        c1[y[i + 1]] += 1
+        c2[y[i + 2]] += 1
+        c3[y[i + 3]] += 1
+        i += 4
+    while i < n:
+        c0[y[i]] += 1
+        i += 1
+    for b in range(256):
+        counts[b] = c0[b] + c1[b] + c2[b] + c3[b]
+
+
+cdef inline void search_alone(const Member* a, const byte_t* y, offset_t n, bint prefix_mode, offset_t* border,
+                              offset_t* first, offset_t* result) noexcept nogil:
+    """One member searched on its own: exact search skips with memchr on its byte rarest in
+    this haystack (a.rare), longest prefix by prefix_scan."""
+    cdef Factorization f
+    if prefix_mode:
+        result[0] = prefix_scan(a.x, a.m, y, n, border, first)
+    else:
+        factorize(a.x, a.m, &f)
+        first[0] = two_way(a.x, a.m, &f, a.rare, y, n, False, result)
+
+
 cdef int search_group(const size_t* member_ptr, const offset_t* member_len, offset_t g,
                       const byte_t* y, offset_t n, bint prefix_mode, offset_t* first, offset_t* result,
                       offset_t* border) except -1:
@@ -794,26 +838,85 @@ cdef int search_group(const size_t* member_ptr, const offset_t* member_len, offs
     item. Prefix mode keys needles of LONG_KEY bytes or more by that many first; those whose
     long key never occurs take a second pass with 8-byte keys, and the needles whose 8-byte
     key never occurs are answered by short_prefixes. ``border`` has room for the longest
-    needle."""
-    cdef _TableMemory memory = _TableMemory(g)
+    needle.
+
+    First the haystack's bytes are counted (byte_counts). An exact needle holding a byte the
+    haystack lacks does not occur; a prefix ends before its first such byte (the needle is cut
+    there). The count of a needle's rarest byte (exact; prefix: of its first byte) prices its
+    own search, a memchr over the haystack and a verification per occurrence of that byte; a
+    needle gives up in the pass once its work exceeds half that price (or a quarter of the
+    haystack), so that, giving up, it costs at most about 1.5 times its own search. If too few
+    needles remain for a pass (worth_a_pass), or their prices together are less than the pass
+    would cost, they are searched on their own."""
+    cdef offset_t counts[256]
     cdef cnp.ndarray members = np.empty(g * sizeof(Member), dtype=np.uint8)
+    cdef cnp.ndarray needle_of = np.empty(g, dtype=np.int64)
+    cdef cnp.ndarray cut = np.empty(g, dtype=np.int64)
     cdef cnp.ndarray wanted = np.zeros(g, dtype=np.uint8)
     cdef cnp.ndarray again = np.empty(g, dtype=np.int64)
     cdef Member* mem = <Member*>cnp.PyArray_DATA(members)
+    cdef offset_t* pk = index_ptr(needle_of)
+    cdef offset_t* pcut = index_ptr(cut)
     cdef byte_t* pwant = byte_ptr(wanted)
     cdef offset_t* pagain = index_ptr(again)
-    cdef offset_t k, r, shorts = 0, n_again = 0
-    cdef _TableMemory short_memory, again_memory
+    cdef offset_t k, r, i, m, rare, price, cap, shorts = 0, n_again = 0, g2 = 0, total_price = 0
+    cdef const byte_t* x
+    cdef bint one_pass
+    cdef _TableMemory memory, short_memory, again_memory
     cdef cnp.ndarray again_members
     cdef Member* sub
     with nogil:
+        byte_counts(y, n, counts)
         for k in range(g):
-            mem[k].x = <const byte_t*>member_ptr[k]
-            mem[k].m = member_len[k]
-        multi_scan(&memory.table, y, n, g, mem, prefix_mode, True)
-        for k in range(g):
-            if prefix_mode and not mem[k].gave_up and mem[k].result == 0 and mem[k].m >= LONG_KEY:
-                pagain[n_again] = k
+            x = <const byte_t*>member_ptr[k]
+            m = member_len[k]
+            rare = 0
+            if prefix_mode:
+                i = 0
+                while i < m and counts[x[i]]:
+                    i += 1
+                m = i  # no occurrence reaches the first byte y lacks
+                pcut[k] = m
+                if m == 0:
+                    result[k] = 0
+                    first[k] = -1
+                    continue
+            else:
+                for i in range(1, m):
+                    if counts[x[i]] < counts[x[rare]]:
+                        rare = i
+                if m > n or counts[x[rare]] == 0:
+                    first[k] = -1
+                    result[k] = 0
+                    continue
+            # a memchr restart and a verification per occurrence of the byte it skips to (exact:
+            # its rarest; prefix_scan: its first)
+            price = (n >> 8) + 4 * counts[x[rare]]
+            cap = ((n + m) >> (3 if prefix_mode else 2)) + 64
+            if (price >> 1) + 64 < cap:
+                cap = (price >> 1) + 64
+            total_price += price
+            mem[g2].x = x
+            mem[g2].m = m
+            mem[g2].rare = rare
+            mem[g2].cap = cap
+            pk[g2] = k
+            g2 += 1
+        # the pass costs about a unit per two offsets whatever the needles (prefix mode: up to
+        # three passes, the last with several lookups an offset, measured at about 4 units an
+        # offset): worth it only when their own searches cost more
+        one_pass = worth_a_pass(g2, n) and total_price >= ((4 * n) if prefix_mode else (n >> 1))
+        if not one_pass:
+            for r in range(g2):
+                search_alone(&mem[r], y, n, prefix_mode, border, &first[pk[r]], &result[pk[r]])
+    if not one_pass:
+        return 0
+    memory = _TableMemory(g2)
+    with nogil:
+        multi_scan(&memory.table, y, n, g2, mem, prefix_mode, True)
+        for r in range(g2):
+            if prefix_mode and not mem[r].gave_up and mem[r].result == 0 and mem[r].m >= LONG_KEY:
+                pagain[n_again] = r
                 n_again += 1
     if n_again:
         # the needles whose 16-byte key never occurs, again with 8-byte keys
@@ -827,22 +930,20 @@ cdef int search_group(const size_t* member_ptr, const offset_t* member_len, offs
             for r in range(n_again):
                 mem[pagain[r]] = sub[r]
     with nogil:
-        for k in range(g):
-            if mem[k].gave_up:
-                if prefix_mode:
-                    result[k] = prefix_scan(mem[k].x, mem[k].m, y, n, border, &first[k])
-                else:
-                    first[k] = find_bytes(mem[k].x, mem[k].m, y, n, False, &result[k])
+        for r in range(g2):
+            k = pk[r]
+            if mem[r].gave_up:
+                search_alone(&mem[r], y, n, prefix_mode, border, &first[k], &result[k])
                 continue
-            first[k] = mem[k].first
-            result[k] = mem[k].result
+            first[k] = mem[r].first
+            result[k] = mem[r].result
             if prefix_mode and result[k] == 0:
                 pwant[k] = 1
                 shorts += 1
     if shorts:
         short_memory = _TableMemory(shorts * (KEY_BYTES - 1))
         with nogil:
-            short_prefixes(&short_memory.table, y, n, g, member_ptr, member_len, pwant, result, first)
+            short_prefixes(&short_memory.table, y, n, g, member_ptr, pcut, pwant, result, first)
     return 0
 
 

@@ -473,6 +473,35 @@ def test_many_periodic_needles_in_a_periodic_haystack(impl, unit):
         assert (s[i], e[i], wc[i]) == expected_whitespace(n, hay), n
 
 
+def _runs_with_a_rare_byte(length: int, every: int) -> bytes:
+    text = bytearray(b"a" * length)
+    for p in range(every - 1, length, every):
+        text[p] = ord("b")
+    return bytes(text)
+
+
+@pytest.mark.parametrize(
+    "hay",
+    [b"a" * 3 * GROUP_HAYSTACK, _runs_with_a_rare_byte(3 * GROUP_HAYSTACK, 1_000), b"abcdefghijklmnop" * 600,
+     b"\x00" * 2 * GROUP_HAYSTACK + b"\xff", b"  " * GROUP_HAYSTACK + b"\n"],
+    ids=["one-byte", "rare-byte", "periodic", "zeros", "spaces"],
+)
+def test_many_needles_whose_keys_occur_everywhere(impl, hay):
+    """Every needle's 8- or 16-byte key occurs at almost every offset but its rarest byte
+    rarely or never (red team 36, finding 01): native leaves the pass early (a byte the
+    haystack lacks, or a price from its rarest byte's count) and searches such needles on
+    their own; the results are the definitions'."""
+    unit = hay[:16]
+    needles = []
+    for i in range(40):
+        needles += [unit + b"b" + str(i).encode(), unit[:8] + b"bb" + b"a" * (i % 7), unit * 2 + b"Z",
+                    unit + b"\xff" * (1 + i % 3), unit[:9] + b" \n" + unit[:3]]
+    needles += [unit, unit[:1], hay[-20:], hay[-3:] + b"!", b"b" + unit, b"ab" * 9, b"Z" + unit]
+    _check_group(impl, needles, hay)
+    for few in (needles[:GROUP], [unit + b"Q" * k for k in range(GROUP - 1)] + [unit[:8]]):
+        _check_group(impl, few, hay)  # too few left for a pass, or only cheap ones
+
+
 # ---- bad input ---------------------------------------------------------------------------------
 
 BAD_BATCHES = [
