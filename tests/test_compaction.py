@@ -841,3 +841,11 @@ def test_an_echo_without_handles_of_a_pinned_text_with_handles_is_not_summarized
     copy = Window([window[0], Block("r2", "tool", text, ("tool:copy",)), *window[2:]])
     plan = plan_compaction(copy, budget_tokens=900, task="recall")
     assert "r2" not in plan.pinned
+
+
+def test_block_source_handles_are_block_source_handle_of_each_block():
+    # (the planner finds sticky pinned texts through them: one native hash of every text)
+    from provgate.compaction import block_source_handle, block_source_handles
+    window = Window([{"id": f"b{i}", "role": "assistant", "text": text} for i, text in
+                     enumerate(["", "ok\n", "café — 😀\n", "x" * 70_000, "ok\n"])])
+    assert block_source_handles(list(window)) == [block_source_handle(b) for b in window]

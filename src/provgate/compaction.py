@@ -43,6 +43,7 @@ from provgate.errors import (
     ProvgateError,
     SummarizerError,
 )
+from provgate._hashing import hash_buffers
 from provgate._textsize import utf8_lengths
 from provgate.gate import Gate, normalize_whitespace
 from provgate.handles import BLOCK_HANDLE_PREFIX, block_text_handle
@@ -346,10 +347,14 @@ def plan_compaction(
     # a copy without handles of any pinned block's text would be summarized from that text's
     # handle, which the gate refuses (red team 31, b04: an echo of a pinned user turn that
     # carries user:u3); a copy with handles of its own is free while the pinned block stays
-    window_texts = {block_source_handle(b) for b, p in zip(blocks, pin) if p}
-    if sticky_texts or window_texts:
-        pin = [p or (h := block_source_handle(b)) in sticky_texts or (not b.handles and h in window_texts)
-               for b, p in zip(blocks, pin)]
+    # (a copy is the same text: compared as strings, so only a sticky text needs every block's
+    # text handle, made in one native call; a BLAKE3 call per block was half of a plan)
+    window_texts = {b.text for b, p in zip(blocks, pin) if p}
+    if sticky_texts:
+        pin = [p or h in sticky_texts or (not b.handles and b.text in window_texts)
+               for b, p, h in zip(blocks, pin, block_source_handles(blocks))]
+    elif window_texts:
+        pin = [p or (not b.handles and b.text in window_texts) for b, p in zip(blocks, pin)]
     pinned_tokens = sum(t for t, p in zip(tok, pin) if p)
     if pinned_tokens > budget and not evict_pinned:
         listed = tuple((ids[i], tok[i]) for i in range(n) if pin[i])
@@ -874,6 +879,12 @@ def block_source_handle(block: Block) -> str:
     """The handle under which :func:`compact` stores the text of a summarized block that has no
     handle of its own: ``block:`` + the first 32 hex digits of the BLAKE3 of its UTF-8 text."""
     return block_text_handle(blake3(block.text.encode("utf-8")).digest())
+
+
+def block_source_handles(blocks: list[Block]) -> list[str]:
+    """:func:`block_source_handle` of each of ``blocks``, hashed in one native call."""
+    digests = hash_buffers([b.text.encode("utf-8") for b in blocks]).tobytes()
+    return [BLOCK_HANDLE_PREFIX + digests[32 * k:32 * k + 16].hex() for k in range(len(blocks))]
 
 
 def _derivation(members: tuple[Block, ...], pinned: set[str]) -> tuple[tuple[str, ...], dict[str, Block]]:
