@@ -318,23 +318,34 @@ cdef struct Rows:
     bint no_memory
 
 
+cdef inline int rows_reserve(Rows* v, Py_ssize_t need) noexcept nogil:
+    """Room for ``need`` rows (the capacity doubled, or ``need`` if more); -1 (and the
+    vector's flag) when out of memory. The caller tells errors by the return value."""
+    cdef Py_ssize_t cap
+    cdef Row* grown
+    if need <= v.cap:
+        return 0
+    cap = v.cap * 2 if v.cap else 256
+    if cap < need:
+        cap = need
+    grown = <Row*>realloc(v.rows, cap * sizeof(Row))
+    if grown == NULL:
+        v.no_memory = True
+        return -1
+    v.rows = grown
+    v.cap = cap
+    return 0
+
+
 cdef inline int rows_push(Rows* v, uint8_t kind, offset_t s, offset_t e, offset_t ks, offset_t ke,
                    offset_t vs, offset_t ve, uint8_t vk) noexcept nogil:
     """Append a row; returns -1 (and sets a flag) when over the limit or out of memory."""
-    cdef Py_ssize_t cap
-    cdef Row* grown
     if v.n >= v.room:
         if v.n >= v.limit:
             v.over_limit = True
             return -1
-        if v.n >= v.cap:
-            cap = v.cap * 2 if v.cap else 256
-            grown = <Row*>realloc(v.rows, cap * sizeof(Row))
-            if grown == NULL:
-                v.no_memory = True
-                return -1
-            v.rows = grown
-            v.cap = cap
+        if rows_reserve(v, v.n + 1) < 0:
+            return -1
         v.room = v.cap if v.cap < v.limit else v.limit
     v.rows[v.n].kind = kind
     v.rows[v.n].start = s
@@ -3042,18 +3053,9 @@ cdef int merge_appended(Rows* tokens, Rows* quotes, Rows* out) noexcept nogil:
     cdef Row* ta = tokens.rows
     cdef Row* qb = quotes.rows
     cdef Row* o
-    cdef Py_ssize_t need = out.n + na + nb, cap
-    cdef Row* grown
-    if need > out.cap:
-        cap = out.cap * 2 if out.cap else 256
-        if cap < need:
-            cap = need
-        grown = <Row*>realloc(out.rows, cap * sizeof(Row))
-        if grown == NULL:
-            out.no_memory = True
-            return -1
-        out.rows = grown
-        out.cap = cap
+    cdef Py_ssize_t need = out.n + na + nb
+    if rows_reserve(out, need) < 0:
+        return -1
     o = out.rows + out.n
     while b < nb:
         while a < na and ta[a].start < qb[b].start:
