@@ -884,7 +884,7 @@ def block_source_handle(block: Block) -> str:
 def block_source_handles(blocks: list[Block]) -> list[str]:
     """:func:`block_source_handle` of each of ``blocks``, hashed in one native call."""
     digests = hash_buffers([b.text.encode("utf-8") for b in blocks]).tobytes()
-    return [BLOCK_HANDLE_PREFIX + digests[32 * k:32 * k + 16].hex() for k in range(len(blocks))]
+    return [block_text_handle(digests[32 * k:32 * k + 32]) for k in range(len(blocks))]
 
 
 def _derivation(members: tuple[Block, ...], pinned: set[str]) -> tuple[tuple[str, ...], dict[str, Block]]:
