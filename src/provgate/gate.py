@@ -2160,9 +2160,8 @@ class _Check:
         # kept texts whose markers changed from citations to data or back with their block's
         # role or derived tag (a turn's text moved into a tool output, a turn relabelled as the
         # user's): I5 counts them as lost or new citations (red team 35, 02)
-        reused = set(self.reused)
-        self.flipped = [j for j in self.restated if j not in reused
-                        and _cites(post_blocks[j]) != _cites(pre_blocks[match[j]])]  # type: ignore[index]
+        self.flipped = [j for j in self.restated if _cites(post_blocks[j]) != _cites(pre_blocks[match[j]])  # type: ignore[index]
+                        and j not in self.reused] if self.restated else []
         self.structural = not self.changed and not self.removed_content and not self.restated
 
     def _reads_touched(self) -> bool:
