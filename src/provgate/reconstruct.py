@@ -758,12 +758,13 @@ def _check_pairs(cache: SourceCache, needles: list[bytes], handles: list[str], *
     return checks
 
 
-_NUMBER_JOINERS = frozenset(b".,:-/")  # "3.5", "3,000", "10:30", "3-5", "3/4": one number
 # what carries a number on past a digit when a digit follows it: a joiner, a range ("3..5",
 # "3--5"), an exponent ("3.e5"), a digit group's separator ("3_000", "3'000", "3 000" with a
 # no-break, narrow no-break, thin or figure space)
 _NUMBER_GOES_ON = re.compile(rb"\.\.|--|\.[eE][+-]?|[.,:/_'-]|\xc2\xa0|\xe2\x80[\xaf\x89\x87]")
-_GROUP_SEPARATORS = (b"_", b"'", b"\xc2\xa0", b"\xe2\x80\xaf", b"\xe2\x80\x89", b"\xe2\x80\x87")
+# what joins a digit to a number before it, besides a point or a hyphen (which are the number's
+# whatever stands before them: "-5", ".5"): "3,000", "10:30", "3/4", a digit group's separator
+_JOINED_AFTER = (b",", b":", b"/", b"_", b"'", b"\xc2\xa0", b"\xe2\x80\xaf", b"\xe2\x80\x89", b"\xe2\x80\x87")
 _THOUSANDS = re.compile(rb"\d{3}(?!\d)")  # "3," of "3,000" (not of "1,2,3")
 _MINUTES = re.compile(rb"\d{2}(?!\d)")  # "10:" of "10:30" (not "12:" of "12:5:")
 
@@ -818,8 +819,8 @@ def _number_goes_on(source: bytes, at: int) -> bool:
 
 def _number_before(source: bytes, start: int) -> bool:
     """Does a number end just before ``start`` with what joins it to a digit at ``start``: a
-    digit, then one of ``.,:-/`` or a digit group's separator?"""
-    for joiner in (*_GROUP_SEPARATORS, b".", b",", b":", b"-", b"/"):
+    digit, then one of :data:`_JOINED_AFTER`?"""
+    for joiner in _JOINED_AFTER:
         at = start - len(joiner)
         if at >= 1 and source.startswith(joiner, at) and _is_digit(source[at - 1]):
             return True
