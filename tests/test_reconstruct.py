@@ -195,6 +195,40 @@ def test_whitespace_candidates_are_tried_until_the_facts_agree():
     assert check.start == len("head\nretries: 3\nand later: ")
 
 
+def test_a_whole_whitespace_match_after_many_that_cut_a_token_is_found():
+    # the first 16 normalised occurrences were the only ones listed: with all of them inside
+    # "30", the quote was refused as one that "occurs only where it cuts a number", though the
+    # source says it, whole, on its last line
+    s = SourceStore(":memory:")
+    text = "".join(f"line {i}: retries  =  30 here\n" for i in range(40)) + "final: retries  =  3 here\n"
+    s.put("tool:x", text)
+    check = verify_quote(s, "tool:x", "retries = 3")
+    assert check.grade == "whitespace" and check.occurrences == 41
+    assert check.start == text.index("retries  =  3 here")
+    assert s.resolve(check.pointer) == "retries  =  3"
+    s.put("tool:y", text.replace("=  3 here", "=  31 here"))
+    check = verify_quote(s, "tool:y", "retries = 3")
+    assert check.grade == "not_found" and check.diagnostic.kind == "occurs_only_cutting_a_token"
+    assert check.diagnostic.source_start == text.index("retries  =  30")
+
+
+_PIECES = ["a", "ab", "3", "30", " ", "  ", "\n", "\u00a0", "\u2003 ", ".", "-", "x3"]
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.sampled_from(_PIECES), max_size=40), st.lists(st.sampled_from(_PIECES), min_size=1, max_size=4),
+       st.integers(1, 3), st.integers(1, 4))
+def test_whole_whitespace_spans_are_the_first_listed_occurrences_that_cut_nothing(monkeypatch, hay, quote, limit, per_call):
+    # listed a few at a time, each call resuming after the last occurrence's start (or after
+    # the whitespace run it started on), they are exactly what one listing of every
+    # occurrence gives once those that cut a token are left out
+    haystack, needle = "".join(hay).encode(), "".join(quote).encode()
+    monkeypatch.setattr(reconstruct, "_MAX_SPANS_PER_CALL", per_call)
+    every = _search_py.whitespace_spans(needle, haystack, 1 << 40).tolist()
+    whole = [(s, e) for s, e in every if not reconstruct._cuts_a_token(haystack[s:e], haystack, s)]
+    assert reconstruct._whole_whitespace_spans(needle, haystack, limit) == [tuple(x) for x in whole[:limit]]
+
+
 def test_changed_number_is_not_found_with_the_divergence_as_evidence(store):
     check = verify_quote(store, "tool:call_2", "retry limit reached after 5 attempts")
     assert check.grade == "not_found" and not check.ok and check.pointer is None

@@ -888,7 +888,9 @@ def _accepted_whitespace_match(
     needle: bytes, haystack: bytes, start: int, end: int, count: int
 ) -> tuple[int, int] | Diagnostic:
     """The first whitespace-normalised occurrence whose facts equal the quote's, or a
-    diagnostic about the first one when none of the first MAX_WHITESPACE_CANDIDATES has."""
+    diagnostic: about the first occurrence when every occurrence cuts a token of the source,
+    else about the first whole one when none of the first MAX_WHITESPACE_CANDIDATES whole ones
+    has the quote's facts."""
     from provgate.facts import extract  # needed only on this rare path
 
     quote_facts = _sorted_facts(extract(needle).fp_fact)
@@ -900,25 +902,60 @@ def _accepted_whitespace_match(
             # listed only when it is not (each listing normalises the whole source again, so
             # listing them for every quote cost quotes x source: 12 s for 1,000 quotes of 2 MB)
             return start, end
-    candidates = [(start, end)]
-    if count > 1:
-        spans = _search.whitespace_spans(needle, haystack, MAX_WHITESPACE_CANDIDATES)
-        candidates = [(s, e) for s, e in spans.tolist()]
     # (a span that cuts a word or number of the source in two quotes nothing: red team 33, 06)
-    whole = [(s, e) for s, e in candidates if not _cuts_a_token(haystack[s:e], haystack, s)]
+    if count == 1:
+        whole = [] if first is None else [(start, end)]
+    else:
+        whole = _whole_whitespace_spans(needle, haystack, MAX_WHITESPACE_CANDIDATES)
     if not whole:
-        s, e = candidates[0]
-        return Diagnostic(DIAGNOSTIC_CUTS_A_TOKEN, s, e, len(needle))
-    candidates = whole
+        return Diagnostic(DIAGNOSTIC_CUTS_A_TOKEN, start, end, len(needle))
     first_table = None
-    for s, e in candidates:
+    for s, e in whole:
         table = first if (s, e) == (start, end) and first is not None else extract(haystack[s:e])
         if np.array_equal(_sorted_facts(table.fp_fact), quote_facts):
             return s, e
         if first_table is None:
             first_table = table
-    s, e = candidates[0]
+    s, e = whole[0]
     return Diagnostic(DIAGNOSTIC_FACTS_DIFFER, s, e, len(needle), _facts_difference(needle, first_table))
+
+
+# whitespace-normalised occurrences listed per native call while looking for whole ones: the
+# first call lists MAX_WHITESPACE_CANDIDATES, each next one four times more, up to this (so a
+# quote that occurs only cutting tokens, a million times, costs a few dozen passes over the
+# source and at most 1 MB of spans at a time)
+_MAX_SPANS_PER_CALL = 65536
+
+
+def _whole_whitespace_spans(needle: bytes, haystack: bytes, limit: int) -> list[tuple[int, int]]:
+    """The first ``limit`` whitespace-normalised occurrences of ``needle`` in ``haystack``
+    that cut no token of it, as original ``(start, end)``, in order. Occurrences that cut a
+    token are passed over however many come first (counting them against ``limit`` refused a
+    quote whose whole occurrence came after 16 cut ones, calling it one that occurs only
+    cutting a token). Each further call searches the source from just after the start of the
+    last occurrence listed: that suffix normalises to the tail of the whole source's
+    normalisation (a run of whitespace the last occurrence started on is skipped whole: it is
+    one byte of the normalised text, where no second occurrence starts; a whitespace
+    character's continuation bytes never start one), so no occurrence is lost or listed twice."""
+    out: list[tuple[int, int]] = []
+    base, batch = 0, min(limit, _MAX_SPANS_PER_CALL)
+    while True:
+        spans = _search.whitespace_spans(needle, haystack[base:] if base else haystack, batch).tolist()
+        for s, e in spans:
+            s, e = s + base, e + base
+            if not _cuts_a_token(haystack[s:e], haystack, s):
+                out.append((s, e))
+                if len(out) == limit:
+                    return out
+        if len(spans) < batch:
+            return out
+        last = spans[-1][0] + base
+        run = _WHITESPACE_RUN.match(haystack, last)
+        base = run.end() if run else last + 1
+        batch = min(4 * batch, _MAX_SPANS_PER_CALL)
+
+
+_WHITESPACE_RUN = re.compile(b"(?:" + b"|".join(re.escape(w) for w in _search.WHITESPACE) + b")+")
 
 
 def _sorted_facts(fp: np.ndarray) -> np.ndarray:
