@@ -55,7 +55,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import corpus  # noqa: E402
 
 from provgate import _citations_py, _search, _search_py, reconstruct  # noqa: E402
-from provgate.reconstruct import SourceCache, verify_citations  # noqa: E402
+from provgate.reconstruct import SourceCache, verify_citations, verify_quote  # noqa: E402
 from provgate.store import SourceStore  # noqa: E402
 
 ANSWER_BYTES = 20_000
@@ -305,3 +305,14 @@ def test_search_keys_everywhere(benchmark, shape, search):
     else:
         benchmark(getattr(_search, search), *args)
     benchmark.extra_info.update(needles=len(needles), haystack_bytes=len(hay), search=_search.IMPLEMENTATION)
+
+
+def test_whitespace_match_after_occurrences_that_cut_a_number(benchmark):
+    # a whitespace variant of "a 3" in a 1 MB source where it occurs 170,000 times inside "30"
+    # before its one whole occurrence: every occurrence that cuts a number is passed over
+    store = SourceStore(":memory:")
+    store.put("doc:cut", "a  30 " * 170_000 + "a  3 end")
+    check = benchmark(verify_quote, store, "doc:cut", "a 3")
+    assert check.grade == "whitespace" and check.occurrences == 170_001
+    benchmark.extra_info.update(source_bytes=1_020_008, search=_search.IMPLEMENTATION)
+    store.close()
