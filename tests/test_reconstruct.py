@@ -130,6 +130,22 @@ def test_exact_counts_every_occurrence_and_points_at_the_first(store):
     ("line 12:", "file.py line 12:5: error", True),
     ("数据库", "数据库连接", True),  # (no spaces between words: a quote may end anywhere)
     ("10:30", "at 10:30 UTC", True),
+    # red team 37, 05: a typeset minus sign (U+2212) and an en-dash range (U+2013) are a
+    # number's too, and a quote cannot open on what joins the source's number to its digits
+    ("5 degrees", "it was \u22125 degrees", False),
+    ("\u22125 degrees", "it was \u22125 degrees", True),
+    ("takes 3", "takes 3\u20135 days", False),
+    ("5 days", "takes 3\u20135 days", False),
+    ("3\u20135 days", "takes 3\u20135 days", True),
+    ("takes 3\u2013", "takes 3\u20135 days", False),
+    ("takes 3-", "takes 3-5 days", False),
+    ("costs 3\u202f", "costs 3\u202f000 EUR", False),
+    ("-5 degrees", "a range of 3-5 degrees", False),
+    (",000 rows", "read 3,000 rows", False),
+    ("_000 rows", "read 3_000 rows", False),
+    ("\u20135 days", "takes 3\u20135 days", False),
+    (",2,3]", "[1,2,3]", True),  # (a list's comma, not a thousands group)
+    ("- do it", "step 2- do it", True),  # (no digit after the hyphen)
 ])
 def test_an_exact_quote_cuts_no_word_or_number(tmp_path, quote, source, ok):
     store = SourceStore(":memory:")

@@ -759,12 +759,23 @@ def _check_pairs(cache: SourceCache, needles: list[bytes], handles: list[str], *
 
 
 # what carries a number on past a digit when a digit follows it: a joiner, a range ("3..5",
-# "3--5"), an exponent ("3.e5"), a digit group's separator ("3_000", "3'000", "3 000" with a
-# no-break, narrow no-break, thin or figure space)
-_NUMBER_GOES_ON = re.compile(rb"\.\.|--|\.[eE][+-]?|[.,:/_'-]|\xc2\xa0|\xe2\x80[\xaf\x89\x87]")
+# "3--5", "3–5" with an en dash, "3−5" with a minus sign), an exponent ("3.e5"), a digit
+# group's separator ("3_000", "3'000", "3 000" with a no-break, narrow no-break, thin or figure
+# space)
+_NUMBER_GOES_ON = re.compile(rb"\.\.|--|\.[eE][+-]?|[.,:/_'-]|\xc2\xa0|\xe2\x80[\xaf\x89\x87\x93]|\xe2\x88\x92")
 # what joins a digit to a number before it, besides a point or a hyphen (which are the number's
-# whatever stands before them: "-5", ".5"): "3,000", "10:30", "3/4", a digit group's separator
-_JOINED_AFTER = (b",", b":", b"/", b"_", b"'", b"\xc2\xa0", b"\xe2\x80\xaf", b"\xe2\x80\x89", b"\xe2\x80\x87")
+# whatever stands before them: "-5", ".5"): "3,000", "10:30", "3/4", "3–5", a digit group's
+# separator
+_JOINED_AFTER = (b",", b":", b"/", b"_", b"'", b"\xc2\xa0", b"\xe2\x80\xaf", b"\xe2\x80\x89", b"\xe2\x80\x87",
+                 b"\xe2\x80\x93", b"\xe2\x88\x92")
+# a sign a number keeps: "-5", "+5", "−5" (U+2212, typeset text's minus)
+_MINUS_SIGN = b"\xe2\x88\x92"
+# what a quote cannot open on when a digit stands before it in the source and one follows in
+# the quote: the inside of that number ("-5" of "3-5" is a sign the source does not have,
+# "_000" of "3_000" a digit group). Not ":" or "/": ":8080" of "10.0.0.1:8080" and "/1/items"
+# of a URL are honest quotes (red team 36, 02); "," only before a thousands group
+_NUMBER_INSIDE = (b".", b"-", b"_", b"'", b"\xc2\xa0", b"\xe2\x80\xaf", b"\xe2\x80\x89", b"\xe2\x80\x87",
+                  b"\xe2\x80\x93", _MINUS_SIGN)
 _THOUSANDS = re.compile(rb"\d{3}(?!\d)")  # "3," of "3,000" (not of "1,2,3")
 _MINUTES = re.compile(rb"\d{2}(?!\d)")  # "10:" of "10:30" (not "12:" of "12:5:")
 
@@ -777,8 +788,10 @@ def _cuts_a_token(quote: bytes, source: bytes, start: int) -> bool:
     team 36, 03: a dropped sign, point or digit group). Only ASCII letters and digits make
     words here: a quote from text without spaces between words (Chinese, Japanese) may end
     anywhere. A quote's own punctuation is its boundary (":8080" of "10.0.0.1:8080",
-    "/1/items" of a URL, "[1," of "[1,2,3]": red team 36, 02), except a number's point,
-    thousands comma or clock colon that the source's number goes on after."""
+    "/1/items" of a URL, "[1," of "[1,2,3]": red team 36, 02), except what joins the source
+    number's digits where that number goes on: "after 3." of "after 3.5", "takes 3–" of
+    "takes 3–5", and a quote that opens on it after a digit, "-5" of "3-5", ",000" of "3,000"
+    (red team 37, 05: the typeset minus sign and en dash too)."""
     end = start + len(quote)
     first, last = quote[0], quote[-1]
     if start > 0:
@@ -786,12 +799,13 @@ def _cuts_a_token(quote: bytes, source: bytes, start: int) -> bool:
         if _is_ascii_alnum(first):
             if _is_ascii_alnum(before):
                 return True
-            # (a sign or a leading point is the number's: "-5", ".5"; so is what joins it to
-            # a digit before: "3.5", "3-5", "3_000")
-            if _is_digit(first) and (before in b"+-." or _number_before(source, start)):
+            # (a sign or a leading point is the number's: "-5", "−5", ".5"; so is what joins
+            # it to a digit before: "3.5", "3-5", "3–5", "3_000")
+            if _is_digit(first) and (before in b"+-." or source.startswith(_MINUS_SIGN, start - 3)
+                                     or _number_before(source, start)):
                 return True
-        elif first == 0x2E and len(quote) >= 2 and _is_digit(quote[1]) and _is_digit(before):
-            return True  # ".5 seconds" of "3.5 seconds": the quote opens inside a number
+        elif _is_digit(before) and _opens_inside_a_number(quote, source, start):
+            return True  # ".5 seconds" of "3.5 seconds", "-5" of "3-5": it opens inside a number
     if end < len(source):
         if _is_ascii_alnum(last):
             if _is_ascii_alnum(source[end]) or (_is_digit(last) and _number_goes_on(source, end)):
@@ -805,6 +819,27 @@ def _cuts_a_token(quote: bytes, source: bytes, start: int) -> bool:
                 return _THOUSANDS.match(source, end) is not None
             if last == 0x3A:
                 return _MINUTES.match(source, end) is not None
+            if last in b"-_'":
+                return _digit_at(source, end)  # "takes 3-" of "takes 3-5 days"
+        if _ends_with_joiner(quote) and _digit_at(source, end):
+            return True  # "takes 3–" of "takes 3–5 days", "3\u202f" of "3\u202f000"
+    return False
+
+
+def _opens_inside_a_number(quote: bytes, source: bytes, start: int) -> bool:
+    """Does ``quote``, found at ``start`` right after a digit of ``source``, open on what
+    joins that digit to the next one (:data:`_NUMBER_INSIDE`, or a thousands comma)?"""
+    for joiner in _NUMBER_INSIDE:
+        if quote.startswith(joiner):
+            return _digit_at(quote, len(joiner))
+    return quote[0] == 0x2C and _THOUSANDS.match(quote, 1) is not None
+
+
+def _ends_with_joiner(quote: bytes) -> bool:
+    """Does ``quote`` end with a multi-byte joiner of :data:`_NUMBER_INSIDE` after a digit?"""
+    for joiner in _NUMBER_INSIDE:
+        if len(joiner) > 1 and quote.endswith(joiner):
+            return len(quote) > len(joiner) and _is_digit(quote[-len(joiner) - 1])
     return False
 
 
