@@ -3557,3 +3557,31 @@ def test_the_read_log_takes_a_windows_new_reads_of_one_handle_only():
     g.check(c, c, operator="reorder")
     assert g._read_log == {"file:x": [("tool:r1", 1.0), ("tool:r2", 2.0), ("tool:r3", 4.0)]}
     assert g._read_of["tool:r3"] == "file:x"
+
+
+# Red team 37, 03. R is about what an edit does: a summary pre holds already, unchanged,
+# summarizes no pinned block in this pass. A turn's words summarized (by the handle of the
+# text), then the same words said again and pinned: every later edit, one that touched no
+# summary included, was refused for the old summary. One made once the pin is seen, or an old
+# one that now names the pinned source, is refused as before.
+def test_a_summary_made_before_its_source_was_pinned_is_left_alone():
+    from provgate.compaction import block_source_handle
+    from provgate.window import Block
+
+    said = "Please use port 8080.\n"
+    text_handle = block_source_handle(Block("a1", "assistant", said))
+    g = gate_for({text_handle: said, "tool:q": "log line 42\n"})
+    old = {"id": "s", "role": "summary", "text": "Port 8080 was asked for.\n", "derived": True,
+           "derived_from": [text_handle]}
+    q = tool("q", "tool:q", "log line 42\n")
+    before = [old, q, blk("p", "assistant", said)]
+    pinned = [old, q, blk("p", "assistant", said, pinned=True)]
+    assert_accepted(g.check(before, pinned, operator="rewrite", commit=True))
+    assert_accepted(g.check(pinned, [old, blk("p", "assistant", said, pinned=True)], operator="evict",
+                            evicted=["tool:q"]))
+    renamed = {**old, "derived_from": ["tool:q"]}
+    grown = {**renamed, "derived_from": ["tool:q", text_handle]}
+    find(g.check([renamed, *pinned[1:]], [grown, *pinned[1:]], operator="summarize"), "R", block="s",
+         handle=text_handle)
+    fresh = {**old, "id": "s2", "text": "Asked for port 8080.\n"}
+    find(g.check(pinned, [*pinned, fresh], operator="summarize"), "R", block="s2", handle=text_handle)

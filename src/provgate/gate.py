@@ -4743,7 +4743,7 @@ class _Check:
             for j, b in enumerate(edit.post):
                 if b.derived:
                     hit = [h for h in b.derived_from if h in summarized]
-                    if hit:
+                    if hit and not self._made_before(j, hit):
                         named.add(j)
                         self.violate("R", f"derived block {b.id!r} summarizes pinned source(s) {hit}", block=b.id,
                                      handle=hit[0], evidence={"derived_from": list(b.derived_from)})
@@ -4765,6 +4765,20 @@ class _Check:
                 self.violate("R", f"{what} {b.id!r} cites pinned source(s) {hit} that the window no longer "
                              "holds: it restates a pinned block in its place", block=b.id, handle=hit[0],
                              evidence={"cited": hit})
+
+    def _made_before(self, j: int, hit: list[str]) -> bool:
+        """Is post block ``j`` a summary pre holds already, byte-identical and deriving from
+        every one of ``hit`` there too? R is about what an edit does: a summary carried over
+        unchanged summarizes no pinned block in this pass. It was judged when it was made, and a
+        summary made while its source was not pinned yet (a turn's text summarized, the same
+        words pinned later; red team 37, 03) stays in the window like any block the edit leaves
+        alone. A summary made in a pass that sees the pin is refused when it is made, whether or
+        not a later window carries it."""
+        i = self.match[j]
+        if i is None or j in self.ws_matched:
+            return False
+        before = self.edit.pre[i]
+        return before.derived and set(hit) <= set(before.derived_from)
 
     # verdict ---------------------------------------------------------------------------------
 
