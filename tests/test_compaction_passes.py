@@ -362,3 +362,69 @@ def test_a_failed_pass_changes_nothing_and_the_next_pass_proceeds():
     assert store_state(store) == before and gate.history == []
     result = compact(window, markers_only, store=store, budget_tokens=total, gate=gate)
     assert result.verdict.accepted and len(gate.history) == 1
+
+
+# red team 37: ordinary sessions in which a summary derives from a text that the session
+# pins in the same pass or later, or from a copy of a pinned text that a pass may evict. Each
+# pass was refused (R, or I1 when the next summary dropped the pinned text's handle) from then
+# on, edits that touched no summary included: compaction could not go on.
+def _short(request) -> str:
+    return "Earlier turns were summarized here."
+
+
+def test_an_echo_of_a_turn_preserved_in_the_same_pass_is_not_summarized():
+    # 01: u6 is preserved (pinned) by the pass that would have summarized a5, its echo
+    store = memory_store({"user:u6": "the answer is in the log"})
+    gate = Gate(store)
+    window = Window([Block("a5", "assistant", "the answer is in the log"),
+                     Block("u6", "user", "the answer is in the log", handles=("user:u6",)),
+                     Block("a7", "assistant", "filler words " * 120)])
+    first = compact(window, _short, store=store, budget_tokens=400, gate=gate)
+    assert first.verdict.accepted
+    summaries = [b for b in first.window if b.derived]
+    assert summaries and all(block_source_handle(window.get("a5")) not in b.derived_from for b in summaries)
+    grown = Window([*first.window, Block("a8", "assistant", "more filler text " * 100)])
+    assert compact(grown, _short, store=store, budget_tokens=400, gate=gate).verdict.accepted
+    assert gate.check(grown, [b for b in grown if b.id != "a8"], operator="evict", evicted=["a8"]).accepted
+
+
+def test_a_summary_made_before_its_text_was_pinned_stays_and_compaction_goes_on():
+    # 03: the same words said again later and pinned; the old summary of the first turn is no
+    # summary of the pinned block, and is neither refused nor summarized again
+    store = memory_store({})
+    gate = Gate(store)
+    said = "Please use port 8080."
+    first = compact(Window([Block("a1", "assistant", said), Block("a2", "assistant", "filler words " * 120)]),
+                    _short, store=store, budget_tokens=300, gate=gate)
+    summary = next(b for b in first.window if b.derived)
+    assert block_source_handle(Block("a1", "assistant", said)) in summary.derived_from
+    pinned = Window([*first.window, Block("p", "assistant", said, pinned=True), Block("a3", "assistant", "more words " * 20)])
+    assert gate.check(pinned, [b for b in pinned if b.id != "a3"], operator="evict", evicted=["a3"]).accepted
+    grown = Window([*pinned, Block("a4", "assistant", "lots more text " * 80)])
+    second = compact(grown, _short, store=store, budget_tokens=300, gate=gate)
+    assert second.verdict.accepted
+    assert summary.id in second.plan.keep + second.plan.evict
+    # a summary made now, from the pinned text, is refused as before
+    made = Block("s2", "summary", "Port 8080 was asked for.", derived=True,
+                 derived_from=(block_source_handle(Block("p", "assistant", said)),))
+    v = gate.check(second.window, [*second.window, made], operator="summarize")
+    assert not v.accepted and any(x.invariant == "R" and x.block == "s2" for x in v.violations)
+
+
+@pytest.mark.parametrize("budget", [120, 150])
+def test_evict_pinned_never_summarizes_a_copy_of_a_pinned_text(budget):
+    # 02: u23 pinned (no marker: evicted first), u24 the same words under a handle of its own
+    said = "the answer is in the log"
+    store = memory_store({"user:u23": said, "user:u24": said, "tool:c1": "port=8080 retries=3\n"})
+    window = Window([Block("u23", "user", said, handles=("user:u23",), pinned=True),
+                     Block("u24", "assistant", said, handles=("user:u24",)),
+                     Block("a25", "assistant", "Done. [src:tool:c1] " + "filler words " * 120)])
+
+    def keeps_markers(request) -> str:
+        return "Earlier turns were summarized here " + " ".join(f"[src:{m}]" for m in request.markers)
+
+    result = compact(window, keeps_markers, store=store, budget_tokens=budget, evict_pinned=True, task="recall",
+                     gate=Gate(store))
+    assert result.verdict.accepted
+    assert "u23" in result.plan.evict
+    assert all("u24" not in g.blocks for g in result.plan.summarize)

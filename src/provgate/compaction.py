@@ -29,6 +29,7 @@ import re
 import threading
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from operator import attrgetter
 from typing import Any
 
 from blake3 import blake3
@@ -376,6 +377,28 @@ def plan_compaction(
     older_reads = _older_reads(blocks)
     for i in older_reads:
         summ[i] = False
+    _keep_summaries_of_pinned(blocks, pin, summ, pin_handles)
+    if not recall or evict_pinned:
+        # a copy of a text this pass pins is no summary source either (red team 37): under
+        # reconstruction a linked block is preserved and pinned in this pass, so a summary of a
+        # copy without handles would derive from the text handle the session pins from then
+        # on (01); with evict_pinned the pinned block may go, and a summary of a copy that has
+        # handles would then stand in for the pinned bytes, which R refuses (02)
+        # (texts compared by length first: hashing every text of a window is most of a plan)
+        lengths = list(map(len, map(_TEXT, blocks)))
+        copied_lengths = set() if recall else {n for n, k in zip(lengths, linked) if k}
+        if evict_pinned:
+            copied_lengths.update(n for n, p in zip(lengths, pin) if p)
+        asked = [i for i, ok in enumerate(summ) if ok and lengths[i] in copied_lengths
+                 and (evict_pinned or not blocks[i].handles)]
+        if asked:
+            sizes = {lengths[i] for i in asked}
+            copied = {b.text for b, k, n in zip(blocks, linked, lengths) if k and n in sizes} if not recall else set()
+            if evict_pinned:
+                copied |= window_texts
+            for i in asked:
+                if blocks[i].text in copied:
+                    summ[i] = False
 
     goal = math.floor(target * budget)
     expected = total
@@ -879,6 +902,29 @@ def block_source_handle(block: Block) -> str:
     """The handle under which :func:`compact` stores the text of a summarized block that has no
     handle of its own: ``block:`` + the first 32 hex digits of the BLAKE3 of its UTF-8 text."""
     return block_text_handle(blake3(block.text.encode("utf-8")).digest())
+
+
+_TEXT = attrgetter("text")
+
+
+def _keep_summaries_of_pinned(blocks: list[Block], pin: list[bool], summ: list[bool], pin_handles: set[str]) -> None:
+    """Take out of ``summ`` every summary that derives from a pinned source: a pinned block's
+    handles or text handle, or a sticky pin. It was made before the pin (the gate refuses one
+    made after), and the gate lets it stay as it is; summarized again, its new summary would
+    either name the pinned source (R) or drop a reference only it held (I1; red team 37, 01
+    and 03). It is kept, or evicted."""
+    derived = [i for i, b in enumerate(blocks) if summ[i] and b.derived and b.derived_from]
+    if not derived:
+        return
+    held = set(pin_handles)
+    pinned_blocks = [b for b, p in zip(blocks, pin) if p]
+    for b in pinned_blocks:
+        held.update(b.handles)
+    if pinned_blocks and any(h.startswith(BLOCK_HANDLE_PREFIX) for i in derived for h in blocks[i].derived_from):
+        held.update(block_source_handles(pinned_blocks))  # (only pinned texts: a few, one native call)
+    for i in derived:
+        if not held.isdisjoint(blocks[i].derived_from):
+            summ[i] = False
 
 
 def block_source_handles(blocks: list[Block]) -> list[str]:
