@@ -428,3 +428,38 @@ def test_evict_pinned_never_summarizes_a_copy_of_a_pinned_text(budget):
     assert result.verdict.accepted
     assert "u23" in result.plan.evict
     assert all("u24" not in g.blocks for g in result.plan.summarize)
+
+
+def test_a_summarizer_keeping_the_requests_markers_keeps_every_citation():
+    # two turns cite tool:c1; SummaryRequest.markers named it once, so a summarizer that kept
+    # "the markers" cited it once where its input did twice: I5 refused the pass (red team 37)
+    store = memory_store({"tool:c1": "port=8080 retries=3\n"})
+    turn = "Done. [src:tool:c1] " + "filler words " * 60
+    window = Window([Block("a1", "assistant", turn), Block("a2", "assistant", "ok " + turn),
+                     Block("a3", "assistant", "more words " * 40)])
+    requests = []
+
+    def keeps_markers(request) -> str:
+        requests.append(request)
+        return "Earlier turns were summarized here " + " ".join(f"[src:{m}]" for m in request.markers)
+
+    result = compact(window, keeps_markers, store=store, budget_tokens=200, gate=Gate(store))
+    assert result.verdict.accepted
+    assert requests and requests[0].markers == ("tool:c1", "tool:c1")
+
+
+def test_evict_pinned_never_summarizes_again_a_summary_of_a_source_holding_a_pinned_text():
+    # a turn logged as user:u2 with the words of a pinned turn was summarized in an earlier
+    # pass; once a pass evicts the pinned turn (no marker: it goes before the turns that cite),
+    # a new summary of that summary derives from the pinned bytes (R), so it is kept or
+    # evicted (red team 37)
+    said = "the answer is in the log"
+    store = memory_store({"user:u1": said, "user:u2": said, "tool:x": "output 7: " + "lorem ipsum " * 40})
+    old = Block("s0", "summary", "Summary zero [src:tool:x]", derived=True, derived_from=("user:u2", "tool:x"))
+    window = Window([Block("u1", "user", said, handles=("user:u1",), pinned=True), old,
+                     *(Block(f"a{k}", "assistant", f"turn {k} [src:tool:x] " + "filler words " * 30) for k in range(4))])
+    result = compact(window, markers_only, store=store, budget_tokens=150, evict_pinned=True, task="recall",
+                     gate=Gate(store))
+    assert result.verdict.accepted
+    assert "u1" in result.plan.evict and result.plan.summarize
+    assert all("s0" not in g.blocks for g in result.plan.summarize)

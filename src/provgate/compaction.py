@@ -672,7 +672,9 @@ class SummaryRequest:
     not be the input unchanged. It will be
     a derived block whose ``derived_from`` is ``derived_from``: every fact it states must occur
     in those sources or in a source it cites with a ``[src:…]`` marker (``markers`` are the
-    marker names the input carries; keep them, or the gate's citation retention may fail;
+    marker names the input carries, each as often as the input has it; keep them all, or the
+    gate's citation retention may fail: a summary citing a source fewer times than its input
+    did loses citation markers, I5;
     ``withheld`` are the names the summary must not keep: they cite pinned sources the committed
     window will not hold, and a summary citing one restates it in its place, R).
     ``task`` is the downstream use; under ``"reconstruction"`` no retrieval-linked block is ever
@@ -694,12 +696,10 @@ class SummaryRequest:
 
     @property
     def markers(self) -> tuple[str, ...]:
-        seen: dict[str, None] = {}
-        for b in self.blocks:
-            for m in _MARKER.finditer(b.text):
-                if m.group(1) not in self.withheld:
-                    seen.setdefault(m.group(1), None)
-        return tuple(seen)
+        # every occurrence, not each name once: a summary keeping each name once lost the
+        # markers of a source two of its turns cited, and the gate refused it (red team 37)
+        return tuple(m.group(1) for b in self.blocks for m in _MARKER.finditer(b.text)
+                     if m.group(1) not in self.withheld)
 
 
 # The citation lexeme of docs/grammar.md: "[src:" then 1-256 bytes other than SEP, "[" and "]".
@@ -806,7 +806,8 @@ def compact(
     pin_handles, _ = _sticky_pins(gate)
     plan = plan_compaction(
         window, budget_tokens=budget_tokens, threshold=threshold, task=task, count_tokens=count_tokens,
-        target=target, pointers=cites, pinned_handles=pin_handles,
+        target=target, pointers=cites,
+        pinned_handles=pin_handles | _sources_of_pinned_texts(store, window, pin_handles) if evict_pinned else pin_handles,
         evict_pinned=evict_pinned, summary_ratio=summary_ratio, min_summary_tokens=min_summary_tokens,
         max_group_tokens=max_group_tokens)
     if not plan.needed:
@@ -925,6 +926,23 @@ def _keep_summaries_of_pinned(blocks: list[Block], pin: list[bool], summ: list[b
     for i in derived:
         if not held.isdisjoint(blocks[i].derived_from):
             summ[i] = False
+
+
+def _sources_of_pinned_texts(store: Any, window: Window, pin_handles: set[str]) -> set[str]:
+    """The handles the window's summaries derive from whose stored bytes are a pinned text.
+    With ``evict_pinned`` a pass may evict the pinned block, and the gate then reads a summary
+    of such a source as a summary of the pinned bytes (R): planned as pinned handles, the
+    summaries that name them are not summarized again, and the blocks that carry them are
+    the pinned text (red team 37: a turn logged as user:u2 with the words of a pinned turn,
+    summarized in an earlier pass, summarized again once the pinned turn was evicted)."""
+    asked = {h for b in window if b.derived for h in b.derived_from
+             if not h.startswith(BLOCK_HANDLE_PREFIX)} - pin_handles
+    if not asked:
+        return set()
+    texts = {h for h in pin_handles if h.startswith(BLOCK_HANDLE_PREFIX)}
+    texts.update(block_source_handles([b for b in window if b.pinned]))
+    return {h for h, digest in store.digests_many(sorted(asked)).items()
+            if digest.startswith("blake3:") and BLOCK_HANDLE_PREFIX + digest[7:39] in texts}
 
 
 def block_source_handles(blocks: list[Block]) -> list[str]:
