@@ -316,3 +316,27 @@ def test_whitespace_match_after_occurrences_that_cut_a_number(benchmark):
     assert check.grade == "whitespace" and check.occurrences == 170_001
     benchmark.extra_info.update(source_bytes=1_020_008, search=_search.IMPLEMENTATION)
     store.close()
+
+
+def _keys_of_many_lengths():
+    # red team 37, 04: keys of eight lengths (2-8 and 16 bytes), all opening with a byte found
+    # at every other offset, their rarest byte every 64 bytes: the one pass looked each offset
+    # up eight times (7-11x item by item); priced by its look-ups, the group is searched item
+    # by item
+    n = 1 << 20
+    unit = b"ab" * 31 + b"aZ"
+    hay = (unit * (n // len(unit) + 1))[:n]
+    needles = [(b"ab" * 8)[: k - 1] + b"Z" for k in range(2, 9)] + [b"ab" * 8 + b"Zab"]
+    return hay, needles
+
+
+@pytest.mark.parametrize("search", ["find_exact", "find_whitespace"])
+@pytest.mark.parametrize("batch", ["together", "one_by_one"])
+def test_search_keys_of_many_lengths(benchmark, search, batch):
+    hay, needles = _keys_of_many_lengths()
+    find = getattr(_search, search)
+    if batch == "together":
+        benchmark(find, needles, [hay] * len(needles))
+    else:
+        benchmark(lambda: [find([x], [hay]) for x in needles])
+    benchmark.extra_info.update(needles=len(needles), haystack_bytes=len(hay), search=_search.IMPLEMENTATION)

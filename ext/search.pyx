@@ -34,7 +34,7 @@ import numpy as np
 cimport numpy as cnp
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_GET_SIZE
 from libc.stdint cimport uint64_t
-from libc.string cimport memchr, memcmp, memcpy
+from libc.string cimport memchr, memcmp, memcpy, memset
 
 from _byte_batches cimport byte_items, lengths_of, pointers_of
 from _types cimport byte_t, offset_t
@@ -860,6 +860,9 @@ cdef int search_group(const size_t* member_ptr, const offset_t* member_len, offs
     cdef byte_t* pwant = byte_ptr(wanted)
     cdef offset_t* pagain = index_ptr(again)
     cdef offset_t k, r, i, m, rare, price, cap, shorts = 0, n_again = 0, g2 = 0, total_price = 0
+    cdef offset_t starts = 0, lookups = 0, pass_cost
+    cdef uint64_t key_lengths = 0
+    cdef byte_t opens[256]
     cdef const byte_t* x
     cdef bint one_pass
     cdef _TableMemory memory, short_memory, again_memory
@@ -867,6 +870,7 @@ cdef int search_group(const size_t* member_ptr, const offset_t* member_len, offs
     cdef Member* sub
     with nogil:
         byte_counts(y, n, counts)
+        memset(opens, 0, 256)
         for k in range(g):
             x = <const byte_t*>member_ptr[k]
             m = member_len[k]
@@ -896,16 +900,31 @@ cdef int search_group(const size_t* member_ptr, const offset_t* member_len, offs
             if (price >> 1) + 64 < cap:
                 cap = (price >> 1) + 64
             total_price += price
+            # what the pass looks up: a key length per offset that opens like a key
+            key_lengths |= (<uint64_t>1) << (0 if m >= LONG_KEY else (m if m < KEY_BYTES else KEY_BYTES))
+            opens[x[0]] = 1
             mem[g2].x = x
             mem[g2].m = m
             mem[g2].rare = rare
             mem[g2].cap = cap
             pk[g2] = k
             g2 += 1
-        # the pass costs about a unit per two offsets whatever the needles (prefix mode: up to
-        # three passes, the last with several lookups an offset, measured at about 4 units an
-        # offset): worth it only when their own searches cost more
-        one_pass = worth_a_pass(g2, n) and total_price >= ((4 * n) if prefix_mode else (n >> 1))
+        # the pass costs about a unit per two offsets, plus a unit per table look-up: one per
+        # key length at each offset that opens with a key's first byte (red team 37, 04: keys
+        # of eight lengths, all opening with a byte at every other offset, made the pass 7x
+        # dearer than item by item). Prefix mode: up to three passes, the last with several
+        # look-ups an offset, measured at about 4 units an offset. Worth it only when the
+        # needles' own searches cost more.
+        for i in range(256):
+            if opens[i]:
+                starts += counts[i]
+        while key_lengths:
+            lookups += key_lengths & 1
+            key_lengths >>= 1
+        pass_cost = (n >> 1) + starts * lookups
+        if prefix_mode and pass_cost < 4 * n:
+            pass_cost = 4 * n
+        one_pass = worth_a_pass(g2, n) and total_price >= pass_cost
         if not one_pass:
             for r in range(g2):
                 search_alone(&mem[r], y, n, prefix_mode, border, &first[pk[r]], &result[pk[r]])
