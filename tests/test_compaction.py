@@ -398,10 +398,13 @@ def test_a_list_of_blocks_is_read_as_a_window_and_malformed_blocks_name_their_fi
     assert exc.value.field == "window[0].text"
 
 
-def test_a_lone_surrogate_in_a_block_is_refused_naming_the_block():
-    window = Window([Block("b0", "assistant", "ok\n"), Block("b1", "assistant", "bad \udc80 text\n")])
+@pytest.mark.parametrize("counter", [{}, {"count_tokens": len}, {"count_tokens": len, "pinned_handles": ["block:" + "0" * 32]}])
+def test_a_lone_surrogate_in_a_block_is_refused_naming_the_block(counter):
+    # whatever counts the tokens (red team 37, 06: with a tokenizer the window was planned, or,
+    # with a sticky text pin, a bare UnicodeEncodeError came out of hashing the texts)
+    window = Window([Block("b0", "assistant", "ok\n", pinned=True), Block("b1", "assistant", "bad \udc80 text\n")])
     with pytest.raises(EditFormatError, match="lone surrogate") as exc:
-        plan_compaction(window, budget_tokens=10)
+        plan_compaction(window, budget_tokens=2, **counter)
     assert exc.value.field == "window[1].text"
 
 

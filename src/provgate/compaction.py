@@ -316,13 +316,16 @@ def plan_compaction(
 
     n = len(blocks)
     ids = [b.id for b in blocks]
+    # every text is checked, whatever counts its tokens: a lone surrogate is an invalid window
+    # (red team 37, 06: with a tokenizer the window was planned, or a bare UnicodeEncodeError
+    # came out of hashing a pinned text)
+    try:
+        sizes = utf8_lengths([b.text for b in blocks])
+    except InvalidContentError:
+        bad = next(i for i, b in enumerate(blocks) if _has_surrogate(b.text))
+        raise EditFormatError(f"window[{bad}].text: contains a lone surrogate; text must be valid Unicode",
+                              field=f"window[{bad}].text") from None
     if counter is _APPROX:
-        try:
-            sizes = utf8_lengths([b.text for b in blocks])
-        except InvalidContentError:
-            bad = next(i for i, b in enumerate(blocks) if _has_surrogate(b.text))
-            raise EditFormatError(f"window[{bad}].text: contains a lone surrogate; text must be valid Unicode",
-                                  field=f"window[{bad}].text") from None
         tok = ((sizes + (BYTES_PER_TOKEN - 1)) // BYTES_PER_TOKEN).tolist()
     else:
         tok = [_count(counter, b.text, f"window[{i}]") for i, b in enumerate(blocks)]
