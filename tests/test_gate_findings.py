@@ -3585,3 +3585,20 @@ def test_a_summary_made_before_its_source_was_pinned_is_left_alone():
          handle=text_handle)
     fresh = {**old, "id": "s2", "text": "Asked for port 8080.\n"}
     find(g.check(pinned, [*pinned, fresh], operator="summarize"), "R", block="s2", handle=text_handle)
+
+
+# Red team 37, 07. docs/gate.md R: "a pinned block evicted with a record is evicted, whatever
+# other block has its bytes". A summary whose text happened to be the evicted pinned turn's
+# ("Noted, thanks.") was taken for the pinned block kept without its flag.
+def test_a_pinned_block_evicted_on_the_record_is_evicted_whatever_block_has_its_bytes():
+    from provgate.compaction import block_source_handle
+    from provgate.window import Block
+
+    said, filler = "Noted, thanks.", "filler words " * 40
+    turn_handle = block_source_handle(Block("a1", "assistant", filler))
+    g = gate_for({"user:u4": said, turn_handle: filler})
+    pre = [blk("u4", "user", said, ["user:u4"], pinned=True), blk("a1", "assistant", filler), blk("a2", "assistant", "later turn")]
+    same = {"id": "s1", "role": "summary", "text": said, "derived": True, "derived_from": [turn_handle]}
+    assert_accepted(g.check(pre, [same, pre[2]], operator="summarize", evicted=["user:u4"]), "lossy")
+    # without the record it is a summary of the pinned block's bytes in its place
+    find(g.check(pre, [same, pre[2]], operator="summarize", evicted=[turn_handle]), "R", block="u4")
