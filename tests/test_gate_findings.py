@@ -3602,3 +3602,18 @@ def test_a_pinned_block_evicted_on_the_record_is_evicted_whatever_block_has_its_
     assert_accepted(g.check(pre, [same, pre[2]], operator="summarize", evicted=["user:u4"]), "lossy")
     # without the record it is a summary of the pinned block's bytes in its place
     find(g.check(pre, [same, pre[2]], operator="summarize", evicted=[turn_handle]), "R", block="u4")
+
+
+def test_a_pinned_block_kept_under_its_id_is_kept_when_a_new_block_before_it_has_its_bytes():
+    # a summarizer's output byte-equal to a pinned summary, placed before it: the matcher paired
+    # the pinned block with the new, unflagged copy and R said its pin was removed (red team 37)
+    from provgate.compaction import block_source_handle
+    from provgate.window import Block
+
+    said, filler = "Earlier turns were summarized here.", "filler words " * 40
+    turn_handle = block_source_handle(Block("a1", "assistant", filler))
+    g = gate_for({turn_handle: filler, "tool:q": "log line 42\n"})
+    pinned = {"id": "p", "role": "summary", "text": said, "derived": True, "derived_from": ["tool:q"], "pinned": True}
+    pre = [blk("a1", "assistant", filler), pinned]
+    fresh = {"id": "s1", "role": "summary", "text": said, "derived": True, "derived_from": [turn_handle]}
+    assert_accepted(g.check(pre, [fresh, pinned], operator="summarize", evicted=[turn_handle]), "lossy")

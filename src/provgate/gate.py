@@ -4713,6 +4713,12 @@ class _Check:
         for i in pinned:
             b = edit.pre[i]
             j = exact.get(i)
+            if j is not None and edit.post[j].id != b.id:
+                # the block itself, kept under its id, rather than another with its bytes that
+                # the matcher met first (a summary whose text is a pinned summary's)
+                k = post_ids.get(b.id)
+                if k is not None and k not in self.ws_matched and self.post.digests[k] == pre.digests[i]:
+                    j = k
             rewritten = b.id if b.id in post_ids else None
             if not rewritten and ((b.id in evicted and not b.handles)
                                   or (b.handles and all(h in evicted for h in b.handles))):
