@@ -292,6 +292,32 @@ def plan_compaction(
     is preserved and pinned. Raises :class:`~provgate.errors.CompactionBudgetError` when the
     pinned blocks alone exceed the budget and ``evict_pinned`` is false.
     """
+    return _plan(window, budget_tokens=budget_tokens, threshold=threshold, task=task, count_tokens=count_tokens,
+                 target=target, pointers=pointers, pinned_handles=pinned_handles, pinned_ids=pinned_ids,
+                 evict_pinned=evict_pinned, summary_ratio=summary_ratio, min_summary_tokens=min_summary_tokens,
+                 max_group_tokens=max_group_tokens)
+
+
+def _plan(
+    window: Window,
+    *,
+    budget_tokens: int,
+    threshold: float = DEFAULT_THRESHOLD,
+    task: str | None = None,
+    count_tokens: str | TokenCounter | None = None,
+    target: float | None = None,
+    pointers: Iterable[Citation | Mapping[str, Any]] = (),
+    pinned_handles: Iterable[str] = (),
+    pinned_ids: Iterable[str] = (),
+    evict_pinned: bool = False,
+    summary_ratio: float = DEFAULT_SUMMARY_RATIO,
+    min_summary_tokens: int = DEFAULT_MIN_SUMMARY_TOKENS,
+    max_group_tokens: int = DEFAULT_MAX_GROUP_TOKENS,
+    pinned_sources: Iterable[str] = (),
+) -> CompactionPlan:
+    """:func:`plan_compaction`, and ``pinned_sources``: handles whose stored bytes are a pinned
+    text (:func:`_sources_of_pinned_texts`): no summary that derives from one is summarized
+    again."""
     blocks = _check_window(window)
     budget = _check_budget(budget_tokens)
     threshold = _check_fraction(threshold, "threshold")
@@ -380,7 +406,7 @@ def plan_compaction(
     older_reads = _older_reads(blocks)
     for i in older_reads:
         summ[i] = False
-    _keep_summaries_of_pinned(blocks, pin, summ, pin_handles)
+    _keep_summaries_of_pinned(blocks, pin, summ, pin_handles.union(pinned_sources))
     if not recall or evict_pinned:
         # a copy of a text this pass pins is no summary source either (red team 37): under
         # reconstruction a linked block is preserved and pinned in this pass, so a summary of a
@@ -807,10 +833,10 @@ def compact(
     # the sticky handles), as the gate finds it: an id names whatever block holds it now (red
     # team 27, x04: a renumbered window gives a pinned turn's old id to another block)
     pin_handles, _ = _sticky_pins(gate)
-    plan = plan_compaction(
+    plan = _plan(
         window, budget_tokens=budget_tokens, threshold=threshold, task=task, count_tokens=count_tokens,
-        target=target, pointers=cites,
-        pinned_handles=pin_handles | _sources_of_pinned_texts(store, window, pin_handles) if evict_pinned else pin_handles,
+        target=target, pointers=cites, pinned_handles=pin_handles,
+        pinned_sources=_sources_of_pinned_texts(store, window, pin_handles),
         evict_pinned=evict_pinned, summary_ratio=summary_ratio, min_summary_tokens=min_summary_tokens,
         max_group_tokens=max_group_tokens)
     if not plan.needed:
@@ -933,11 +959,11 @@ def _keep_summaries_of_pinned(blocks: list[Block], pin: list[bool], summ: list[b
 
 def _sources_of_pinned_texts(store: Any, window: Window, pin_handles: set[str]) -> set[str]:
     """The handles the window's summaries derive from whose stored bytes are a pinned text.
-    With ``evict_pinned`` a pass may evict the pinned block, and the gate then reads a summary
-    of such a source as a summary of the pinned bytes (R): planned as pinned handles, the
-    summaries that name them are not summarized again, and the blocks that carry them are
-    the pinned text (red team 37: a turn logged as user:u2 with the words of a pinned turn,
-    summarized in an earlier pass, summarized again once the pinned turn was evicted)."""
+    Once the pinned block is gone (evicted in this pass with ``evict_pinned``, or in an earlier
+    one), the gate reads a summary of such a source as a summary of the pinned bytes (R): the
+    summaries that name them are not summarized again (red team 37: a turn logged as user:u2
+    with the words of a pinned turn, summarized in an earlier pass, summarized again once the
+    pinned turn was evicted)."""
     asked = {h for b in window if b.derived for h in b.derived_from
              if not h.startswith(BLOCK_HANDLE_PREFIX)} - pin_handles
     if not asked:
