@@ -868,7 +868,12 @@ def compact(
     for g in plan.summarize:
         members = tuple(window.get(bid) for bid in g.blocks)
         derived_from, own_texts = _derivation(members, pinned_now)  # type: ignore[arg-type]
-        request = SummaryRequest(group=g.id, blocks=members, max_tokens=g.max_tokens,  # type: ignore[arg-type]
+        # a summary keeps every citation marker of its input (I5): the markers are not shrunk by
+        # the ratio, so a group that holds many gets room for them (red team 37's fuzz: an honest
+        # summary keeping them all was refused as too long)
+        markers = _marker_tokens(members, counter)  # type: ignore[arg-type]
+        room = max(g.max_tokens, markers + math.ceil((g.tokens - markers) * summary_ratio)) if markers else g.max_tokens
+        request = SummaryRequest(group=g.id, blocks=members, max_tokens=room,  # type: ignore[arg-type]
                                  task=plan.task, derived_from=derived_from, linked=g.linked, counter=plan.counter,
                                  withheld=withheld(members))  # type: ignore[arg-type]
         text = _call_summarizer(summarize, request, counter)
@@ -972,6 +977,12 @@ def _sources_of_pinned_texts(store: Any, window: Window, pin_handles: set[str]) 
     texts.update(block_source_handles([b for b in window if b.pinned]))
     return {h for h, digest in store.digests_many(sorted(asked)).items()
             if digest.startswith("blake3:") and BLOCK_HANDLE_PREFIX + digest[7:39] in texts}
+
+
+def _marker_tokens(blocks: tuple[Block, ...], counter: _Counter) -> int:
+    """Tokens of the citation markers ``blocks`` hold, joined by spaces (0 for none)."""
+    marks = [m.group(0) for b in blocks if _MARKER_START in b.text for m in _MARKER.finditer(b.text)]
+    return _count(counter, " ".join(marks), "a summary group's citation markers") if marks else 0
 
 
 def block_source_handles(blocks: list[Block]) -> list[str]:
