@@ -267,6 +267,7 @@ def plan_compaction(
     summary_ratio: float = DEFAULT_SUMMARY_RATIO,
     min_summary_tokens: int = DEFAULT_MIN_SUMMARY_TOKENS,
     max_group_tokens: int = DEFAULT_MAX_GROUP_TOKENS,
+    _pinned_sources: Iterable[str] = (),
 ) -> CompactionPlan:
     """Plan one compaction pass of ``window`` for a budget of ``budget_tokens``.
 
@@ -291,33 +292,10 @@ def plan_compaction(
     a pinned block's without handles - the gate's sticky pins, which :func:`compact` passes. Under reconstruction every surviving linked block
     is preserved and pinned. Raises :class:`~provgate.errors.CompactionBudgetError` when the
     pinned blocks alone exceed the budget and ``evict_pinned`` is false.
+
+    ``_pinned_sources`` is :func:`compact`'s: handles whose stored bytes are a pinned text
+    (:func:`_sources_of_pinned_texts`); no summary that derives from one is summarized again.
     """
-    return _plan(window, budget_tokens=budget_tokens, threshold=threshold, task=task, count_tokens=count_tokens,
-                 target=target, pointers=pointers, pinned_handles=pinned_handles, pinned_ids=pinned_ids,
-                 evict_pinned=evict_pinned, summary_ratio=summary_ratio, min_summary_tokens=min_summary_tokens,
-                 max_group_tokens=max_group_tokens)
-
-
-def _plan(
-    window: Window,
-    *,
-    budget_tokens: int,
-    threshold: float = DEFAULT_THRESHOLD,
-    task: str | None = None,
-    count_tokens: str | TokenCounter | None = None,
-    target: float | None = None,
-    pointers: Iterable[Citation | Mapping[str, Any]] = (),
-    pinned_handles: Iterable[str] = (),
-    pinned_ids: Iterable[str] = (),
-    evict_pinned: bool = False,
-    summary_ratio: float = DEFAULT_SUMMARY_RATIO,
-    min_summary_tokens: int = DEFAULT_MIN_SUMMARY_TOKENS,
-    max_group_tokens: int = DEFAULT_MAX_GROUP_TOKENS,
-    pinned_sources: Iterable[str] = (),
-) -> CompactionPlan:
-    """:func:`plan_compaction`, and ``pinned_sources``: handles whose stored bytes are a pinned
-    text (:func:`_sources_of_pinned_texts`): no summary that derives from one is summarized
-    again."""
     blocks = _check_window(window)
     budget = _check_budget(budget_tokens)
     threshold = _check_fraction(threshold, "threshold")
@@ -406,7 +384,7 @@ def _plan(
     older_reads = _older_reads(blocks)
     for i in older_reads:
         summ[i] = False
-    _keep_summaries_of_pinned(blocks, pin, summ, pin_handles.union(pinned_sources))
+    _keep_summaries_of_pinned(blocks, pin, summ, pin_handles.union(_pinned_sources))
     if not recall or evict_pinned:
         # a copy of a text this pass pins is no summary source either (red team 37): under
         # reconstruction a linked block is preserved and pinned in this pass, so a summary of a
@@ -833,10 +811,10 @@ def compact(
     # the sticky handles), as the gate finds it: an id names whatever block holds it now (red
     # team 27, x04: a renumbered window gives a pinned turn's old id to another block)
     pin_handles, _ = _sticky_pins(gate)
-    plan = _plan(
+    plan = plan_compaction(
         window, budget_tokens=budget_tokens, threshold=threshold, task=task, count_tokens=count_tokens,
         target=target, pointers=cites, pinned_handles=pin_handles,
-        pinned_sources=_sources_of_pinned_texts(store, window, pin_handles),
+        _pinned_sources=_sources_of_pinned_texts(store, window, pin_handles),
         evict_pinned=evict_pinned, summary_ratio=summary_ratio, min_summary_tokens=min_summary_tokens,
         max_group_tokens=max_group_tokens)
     if not plan.needed:
