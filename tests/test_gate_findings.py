@@ -3617,3 +3617,14 @@ def test_a_pinned_block_kept_under_its_id_is_kept_when_a_new_block_before_it_has
     pre = [blk("a1", "assistant", filler), pinned]
     fresh = {"id": "s1", "role": "summary", "text": said, "derived": True, "derived_from": [turn_handle]}
     assert_accepted(g.check(pre, [fresh, pinned], operator="summarize", evicted=[turn_handle]), "lossy")
+
+
+def test_a_summary_r_refused_and_committed_anyway_is_refused_again_in_the_session():
+    # R leaves alone a summary pre holds already (red team 37, 03), but not one this session
+    # refused: committing it anyway does not make it a summary made before the pin
+    g = gate_for(PINNED_SRC)
+    made = _restating(["tool:p1"], "")
+    find(g.check(PINNED_PRE, [*PINNED_PRE, made], operator="summarize"), "R", block="s", handle="tool:p1")
+    carried = [*PINNED_PRE, made]
+    find(g.check(carried, [PINNED_PRE[0], made], operator="evict", evicted=["tool:q1"]), "R", block="s",
+         handle="tool:p1")

@@ -1022,13 +1022,14 @@ class _Undo:
     its audit record cannot be written: the history's length and the cumulative retention
     before it, and the pins, reads, marker names and window shapes it added."""
 
-    __slots__ = ("cumulative", "handles", "history", "ids", "names", "reads", "shapes")
+    __slots__ = ("cumulative", "handles", "history", "ids", "names", "reads", "refused", "shapes")
 
     def __init__(self, history: int, cumulative: float | None) -> None:
         self.history = history
         self.cumulative = cumulative
         self.handles: set[str] = set()
         self.ids: set[str] = set()
+        self.refused: set[bytes] = set()
         self.reads: list[tuple[str, list[tuple[str, float | None]]]] = []
         self.names: set[str] = set()
         self.shapes: list[_Shape] = []
@@ -1097,6 +1098,9 @@ class Gate:
         self._history: list[CycleRecord] = []
         self._pinned_handles: set[str] = set()
         self._pinned_ids: set[str] = set()  # pinned blocks without a handle
+        # the texts of summaries R refused in this session: one an agent commits anyway is no
+        # summary made before its pin (_Check._made_before)
+        self._refused_summaries: set[bytes] = set()
         self._handle_seq: dict[str, int] = {}  # handle -> the store's insertion order (fresh reads)
         # The session's reads of each resource, oldest first, as (handle, ts), with the
         # resource of each handle: kept like pins, from every pre window and every committed
@@ -1387,6 +1391,8 @@ class Gate:
                     self._pinned_ids.add(b.id)
             undo.handles.update(h for h in texts if h not in self._pinned_handles)
             self._pinned_handles.update(texts)
+            undo.refused.update(d for d in run.refused_summaries if d not in self._refused_summaries)
+            self._refused_summaries.update(run.refused_summaries)
             if verdict.accepted and verdict.retention is not None:
                 self._cumulative = (1.0 if self._cumulative is None else self._cumulative) * verdict.retention
             self._history.append(
@@ -1411,6 +1417,7 @@ class Gate:
             self._cumulative = undo.cumulative
             self._pinned_handles.difference_update(undo.handles)
             self._pinned_ids.difference_update(undo.ids)
+            self._refused_summaries.difference_update(undo.refused)
             for resource, added in reversed(undo.reads):
                 line = self._read_log[resource]
                 for read in added:
@@ -1898,6 +1905,7 @@ class _Check:
         self.pinned_handles = pinned_handles
         self._pinned_positions: list[int] | None = None
         self._text_only: set[int] = set()  # pinned only by a sticky pinned text (pinned_positions)
+        self.refused_summaries: list[bytes] = []  # texts of the summaries R refused (Gate._refused_summaries)
         self.violations: list[Violation] = []
         self.dropped_violations = 0
         self.timings: dict[str, float] = {}
@@ -4753,6 +4761,7 @@ class _Check:
                     hit = [h for h in b.derived_from if h in summarized]
                     if hit and not self._made_before(j, hit):
                         named.add(j)
+                        self.refused_summaries.append(self.post.digests[j])
                         self.violate("R", f"derived block {b.id!r} summarizes pinned source(s) {hit}", block=b.id,
                                      handle=hit[0], evidence={"derived_from": list(b.derived_from)})
         # a block this edit makes may cite a pinned block the window keeps (a reference);
@@ -4780,11 +4789,12 @@ class _Check:
         unchanged summarizes no pinned block in this pass. It was judged when it was made, and a
         summary made while its source was not pinned yet (a turn's text summarized, the same
         words pinned later; red team 37, 03) stays in the window like any block the edit leaves
-        alone. A summary made in a pass that sees the pin is refused when it is made, whether or
-        not a later window carries it."""
+        alone. A summary made in a pass that sees the pin is refused when it is made, and in
+        every later pass of the session that still carries it (the gate keeps the texts of the
+        summaries R refused: an agent that commits one anyway does not get it past R that way)."""
         i = self.match[j]
-        if i is None or j in self.ws_matched:
-            return False
+        if i is None or j in self.ws_matched or self.post.digests[j] in self.gate._refused_summaries:
+            return False  # (refused in this session before: committed anyway, it is refused again)
         before = self.edit.pre[i]
         return before.derived and set(hit) <= set(before.derived_from)
 
