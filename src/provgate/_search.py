@@ -1,5 +1,6 @@
 """Import switch for batch quote search; see ``provgate._search_py`` for the spec."""
 
+from provgate._search_py import WHITESPACE_RUN
 from provgate._switch import load
 
 _impl, IMPLEMENTATION = load("search", "_search_py")
@@ -16,6 +17,7 @@ __all__ = [
     "IMPLEMENTATION",
     "WHITESPACE",
     "WHITESPACE_CODEPOINTS",
+    "WHITESPACE_RUN",
     "find_exact",
     "find_whitespace",
     "longest_prefix",

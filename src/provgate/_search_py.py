@@ -69,7 +69,8 @@ WHITESPACE_CODEPOINTS: tuple[int, ...] = (
 )  # fmt: skip
 WHITESPACE: tuple[bytes, ...] = tuple(chr(c).encode("utf-8") for c in WHITESPACE_CODEPOINTS)
 
-_WHITESPACE_RUN = re.compile(b"(?:" + b"|".join(re.escape(w) for w in WHITESPACE) + b")+")
+# a maximal run of whitespace (also how reconstruct resumes a listing after a run)
+WHITESPACE_RUN = re.compile(b"(?:" + b"|".join(re.escape(w) for w in WHITESPACE) + b")+")
 
 
 # -- input -----------------------------------------------------------------------------------
@@ -116,7 +117,7 @@ def normalize_whitespace(data: bytes) -> bytes:
     """``data`` with every maximal run of whitespace replaced by one space."""
     if type(data) is not bytes:
         raise TypeError(f"data must be bytes, not {type(data).__name__}")
-    return _WHITESPACE_RUN.sub(b" ", data)
+    return WHITESPACE_RUN.sub(b" ", data)
 
 
 def _normalized_with_offsets(data: bytes) -> tuple[bytes, list[int]]:
@@ -125,7 +126,7 @@ def _normalized_with_offsets(data: bytes) -> tuple[bytes, list[int]]:
     out = bytearray()
     origin: list[int] = []
     pos = 0
-    for run in _WHITESPACE_RUN.finditer(data):
+    for run in WHITESPACE_RUN.finditer(data):
         out += data[pos : run.start()]
         origin.extend(range(pos, run.start()))
         out += b" "
@@ -209,6 +210,7 @@ def longest_prefix(needles: Sequence[bytes], haystacks: Sequence[bytes]) -> tupl
 __all__ = [
     "IMPLEMENTATION",
     "WHITESPACE",
+    "WHITESPACE_RUN",
     "WHITESPACE_CODEPOINTS",
     "find_exact",
     "find_whitespace",

@@ -758,24 +758,24 @@ def _check_pairs(cache: SourceCache, needles: list[bytes], handles: list[str], *
     return checks
 
 
-# what carries a number on past a digit when a digit follows it: a joiner, a range ("3..5",
-# "3--5", "3–5" with an en dash, "3−5" with a minus sign), an exponent ("3.e5"), a digit
-# group's separator ("3_000", "3'000", "3 000" with a no-break, narrow no-break, thin or figure
-# space)
-_NUMBER_GOES_ON = re.compile(rb"\.\.|--|\.[eE][+-]?|[.,:/_'-]|\xc2\xa0|\xe2\x80[\xaf\x89\x87\x93]|\xe2\x88\x92")
-# what joins a digit to a number before it, besides a point or a hyphen (which are the number's
-# whatever stands before them: "-5", ".5"): "3,000", "10:30", "3/4", "3–5", a digit group's
-# separator
-_JOINED_AFTER = (b",", b":", b"/", b"_", b"'", b"\xc2\xa0", b"\xe2\x80\xaf", b"\xe2\x80\x89", b"\xe2\x80\x87",
-                 b"\xe2\x80\x93", b"\xe2\x88\x92")
-# a sign a number keeps: "-5", "+5", "−5" (U+2212, typeset text's minus)
+# a digit group's separators ("3_000", "3'000", "3 000" with a no-break, narrow no-break, thin
+# or figure space), the en dash of a range ("3–5") and the minus sign of typeset text ("−5")
+_DIGIT_GROUP = (b"_", b"'", b"\xc2\xa0", b"\xe2\x80\xaf", b"\xe2\x80\x89", b"\xe2\x80\x87")
+_EN_DASH = b"\xe2\x80\x93"
 _MINUS_SIGN = b"\xe2\x88\x92"
-# what a quote cannot open on when a digit stands before it in the source and one follows in
-# the quote: the inside of that number ("-5" of "3-5" is a sign the source does not have,
-# "_000" of "3_000" a digit group). Not ":" or "/": ":8080" of "10.0.0.1:8080" and "/1/items"
-# of a URL are honest quotes (red team 36, 02); "," only before a thousands group
-_NUMBER_INSIDE = (b".", b"-", b"_", b"'", b"\xc2\xa0", b"\xe2\x80\xaf", b"\xe2\x80\x89", b"\xe2\x80\x87",
-                  b"\xe2\x80\x93", _MINUS_SIGN)
+# what carries a number on past a digit when a digit follows it: a joiner, a range ("3..5",
+# "3--5", "3–5", "3−5"), an exponent ("3.e5"), a digit group's separator
+_NUMBER_GOES_ON = re.compile(rb"\.\.|--|\.[eE][+-]?|" + b"|".join(
+    map(re.escape, (b".", b",", b":", b"/", b"-", *_DIGIT_GROUP, _EN_DASH, _MINUS_SIGN))))
+# what joins a digit to a number before it, besides a point, a hyphen or a minus sign (which
+# are the number's whatever stands before them: "-5", ".5", "−5"): "3,000", "10:30", "3/4",
+# "3–5", a digit group's separator
+_JOINED_AFTER = (b",", b":", b"/", *_DIGIT_GROUP, _EN_DASH)
+# what a quote cannot open or end on between two digits of the source's number: "-5" of "3-5"
+# is a sign the source does not have, "_000" of "3_000" a digit group, "takes 3–" of "3–5" half
+# a range. Not ":" or "/": ":8080" of "10.0.0.1:8080" and "/1/items" of a URL are honest
+# quotes (red team 36, 02); "," only before a thousands group
+_NUMBER_INSIDE = (b".", b"-", *_DIGIT_GROUP, _EN_DASH, _MINUS_SIGN)
 _THOUSANDS = re.compile(rb"\d{3}(?!\d)")  # "3," of "3,000" (not of "1,2,3")
 _MINUTES = re.compile(rb"\d{2}(?!\d)")  # "10:" of "10:30" (not "12:" of "12:5:")
 
@@ -819,10 +819,8 @@ def _cuts_a_token(quote: bytes, source: bytes, start: int) -> bool:
                 return _THOUSANDS.match(source, end) is not None
             if last == 0x3A:
                 return _MINUTES.match(source, end) is not None
-            if last in b"-_'":
-                return _digit_at(source, end)  # "takes 3-" of "takes 3-5 days"
         if _ends_with_joiner(quote) and _digit_at(source, end):
-            return True  # "takes 3–" of "takes 3–5 days", "3\u202f" of "3\u202f000"
+            return True  # "takes 3-" or "takes 3–" of "takes 3–5 days", "3\u202f" of "3\u202f000"
     return False
 
 
@@ -836,9 +834,9 @@ def _opens_inside_a_number(quote: bytes, source: bytes, start: int) -> bool:
 
 
 def _ends_with_joiner(quote: bytes) -> bool:
-    """Does ``quote`` end with a multi-byte joiner of :data:`_NUMBER_INSIDE` after a digit?"""
+    """Does ``quote`` end with a joiner of :data:`_NUMBER_INSIDE` after a digit?"""
     for joiner in _NUMBER_INSIDE:
-        if len(joiner) > 1 and quote.endswith(joiner):
+        if quote.endswith(joiner):
             return len(quote) > len(joiner) and _is_digit(quote[-len(joiner) - 1])
     return False
 
@@ -985,12 +983,9 @@ def _whole_whitespace_spans(needle: bytes, haystack: bytes, limit: int) -> list[
         if len(spans) < batch:
             return out
         last = spans[-1][0] + base
-        run = _WHITESPACE_RUN.match(haystack, last)
+        run = _search.WHITESPACE_RUN.match(haystack, last)
         base = run.end() if run else last + 1
         batch = min(4 * batch, _MAX_SPANS_PER_CALL)
-
-
-_WHITESPACE_RUN = re.compile(b"(?:" + b"|".join(re.escape(w) for w in _search.WHITESPACE) + b")+")
 
 
 def _sorted_facts(fp: np.ndarray) -> np.ndarray:
