@@ -29,7 +29,6 @@ import re
 import threading
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from operator import attrgetter
 from typing import Any
 
 from blake3 import blake3
@@ -358,9 +357,10 @@ def plan_compaction(
     # (a copy is the same text: compared as strings, so only a sticky text needs every block's
     # text handle, made in one native call; a BLAKE3 call per block was half of a plan)
     window_texts = {b.text for b, p in zip(blocks, pin) if p}
-    if sticky_texts:
+    text_handles = block_source_handles(blocks) if sticky_texts else None
+    if text_handles is not None:
         pin = [p or h in sticky_texts or (not b.handles and b.text in window_texts)
-               for b, p, h in zip(blocks, pin, block_source_handles(blocks))]
+               for b, p, h in zip(blocks, pin, text_handles)]
     elif window_texts:
         pin = [p or (not b.handles and b.text in window_texts) for b, p in zip(blocks, pin)]
     pinned_tokens = sum(t for t, p in zip(tok, pin) if p)
@@ -384,23 +384,24 @@ def plan_compaction(
     older_reads = _older_reads(blocks)
     for i in older_reads:
         summ[i] = False
-    _keep_summaries_of_pinned(blocks, pin, summ, pin_handles.union(_pinned_sources))
+    _keep_summaries_of_pinned(blocks, pin, summ, pin_handles.union(_pinned_sources), text_handles)
     if not recall or evict_pinned:
         # a copy of a text this pass pins is no summary source either (red team 37): under
         # reconstruction a linked block is preserved and pinned in this pass, so a summary of a
         # copy without handles would derive from the text handle the session pins from then
         # on (01); with evict_pinned the pinned block may go, and a summary of a copy that has
         # handles would then stand in for the pinned bytes, which R refuses (02)
-        # (texts compared by length first: hashing every text of a window is most of a plan)
-        lengths = list(map(len, map(_TEXT, blocks)))
+        # (texts compared by their UTF-8 sizes first: hashing every text of a window is most
+        # of a plan, and equal texts have equal sizes)
+        lengths = sizes.tolist()
         copied_lengths = set() if recall else {n for n, k in zip(lengths, linked) if k}
         if evict_pinned:
             copied_lengths.update(n for n, p in zip(lengths, pin) if p)
         asked = [i for i, ok in enumerate(summ) if ok and lengths[i] in copied_lengths
                  and (evict_pinned or not blocks[i].handles)]
         if asked:
-            sizes = {lengths[i] for i in asked}
-            copied = {b.text for b, k, n in zip(blocks, linked, lengths) if k and n in sizes} if not recall else set()
+            asked_lengths = {lengths[i] for i in asked}
+            copied = set() if recall else {b.text for b, k, n in zip(blocks, linked, lengths) if k and n in asked_lengths}
             if evict_pinned:
                 copied |= window_texts
             for i in asked:
@@ -705,8 +706,7 @@ class SummaryRequest:
     def markers(self) -> tuple[str, ...]:
         # every occurrence, not each name once: a summary keeping each name once lost the
         # markers of a source two of its turns cited, and the gate refused it (red team 37)
-        return tuple(m.group(1) for b in self.blocks for m in _MARKER.finditer(b.text)
-                     if m.group(1) not in self.withheld)
+        return _marker_names(self.blocks, self.withheld)
 
 
 # The citation lexeme of docs/grammar.md: "[src:" then 1-256 bytes other than SEP, "[" and "]".
@@ -917,15 +917,13 @@ def block_source_handle(block: Block) -> str:
     return block_text_handle(blake3(block.text.encode("utf-8")).digest())
 
 
-_TEXT = attrgetter("text")
-
-
-def _keep_summaries_of_pinned(blocks: list[Block], pin: list[bool], summ: list[bool], pin_handles: set[str]) -> None:
+def _keep_summaries_of_pinned(blocks: list[Block], pin: list[bool], summ: list[bool], pin_handles: set[str],
+                              text_handles: list[str] | None) -> None:
     """Take out of ``summ`` every summary that derives from a pinned source: a pinned block's
     handles or text handle, or a sticky pin. It was made before the pin (the gate refuses one
     made after), and the gate lets it stay as it is; summarized again, its new summary would
     either name the pinned source (R) or drop a reference only it held (I1; red team 37, 01
-    and 03). It is kept, or evicted."""
+    and 03). It is kept, or evicted. ``text_handles``: every block's, when the plan made them."""
     derived = [i for i, b in enumerate(blocks) if summ[i] and b.derived and b.derived_from]
     if not derived:
         return
@@ -933,7 +931,9 @@ def _keep_summaries_of_pinned(blocks: list[Block], pin: list[bool], summ: list[b
     pinned_blocks = [b for b, p in zip(blocks, pin) if p]
     for b in pinned_blocks:
         held.update(b.handles)
-    if pinned_blocks and any(h.startswith(BLOCK_HANDLE_PREFIX) for i in derived for h in blocks[i].derived_from):
+    if text_handles is not None:
+        held.update(h for h, p in zip(text_handles, pin) if p)
+    elif pinned_blocks and any(h.startswith(BLOCK_HANDLE_PREFIX) for i in derived for h in blocks[i].derived_from):
         held.update(block_source_handles(pinned_blocks))  # (only pinned texts: a few, one native call)
     for i in derived:
         if not held.isdisjoint(blocks[i].derived_from):
@@ -957,10 +957,17 @@ def _sources_of_pinned_texts(store: Any, window: Window, pin_handles: set[str]) 
             if digest.startswith("blake3:") and BLOCK_HANDLE_PREFIX + digest[7:39] in texts}
 
 
+def _marker_names(blocks: Iterable[Block], withheld: Iterable[str] = ()) -> tuple[str, ...]:
+    """The names of the citation markers ``blocks`` hold, each as often as it occurs, in order
+    (but those in ``withheld``)."""
+    return tuple(m.group(1) for b in blocks if _MARKER_START in b.text for m in _MARKER.finditer(b.text)
+                 if m.group(1) not in withheld)
+
+
 def _marker_tokens(blocks: tuple[Block, ...], counter: _Counter) -> int:
     """Tokens of the citation markers ``blocks`` hold, joined by spaces (0 for none)."""
-    marks = [m.group(0) for b in blocks if _MARKER_START in b.text for m in _MARKER.finditer(b.text)]
-    return _count(counter, " ".join(marks), "a summary group's citation markers") if marks else 0
+    names = _marker_names(blocks)
+    return _count(counter, " ".join(f"[src:{n}]" for n in names), "a summary group's citation markers") if names else 0
 
 
 def block_source_handles(blocks: list[Block]) -> list[str]:
