@@ -210,8 +210,8 @@ def longest_prefix(needles: Sequence[bytes], haystacks: Sequence[bytes]) -> tupl
 __all__ = [
     "IMPLEMENTATION",
     "WHITESPACE",
-    "WHITESPACE_RUN",
     "WHITESPACE_CODEPOINTS",
+    "WHITESPACE_RUN",
     "find_exact",
     "find_whitespace",
     "longest_prefix",
