@@ -3628,3 +3628,33 @@ def test_a_summary_r_refused_and_committed_anyway_is_refused_again_in_the_sessio
     carried = [*PINNED_PRE, made]
     find(g.check(carried, [PINNED_PRE[0], made], operator="evict", evicted=["tool:q1"]), "R", block="s",
          handle="tool:p1")
+
+
+def test_a_summary_r_refused_is_refused_again_by_the_session_resumed_from_the_audit_log():
+    # the refused texts are in the check's audit record, so `provgate check --session` (a new
+    # process per edit) and a gate rebuilt after a crash refuse it again too
+    g = gate_for(PINNED_SRC, session="refusing")
+    made = _restating(["tool:p1"], "")
+    find(g.check(PINNED_PRE, [*PINNED_PRE, made], operator="summarize"), "R", block="s", handle="tool:p1")
+    records = [r for _, r in g.store.iter_audit_of_session("refusing")]
+    assert [len(r.get("refused_summaries", ())) for r in records] == [1]
+    carried = [*PINNED_PRE, made]
+    resumed = Gate(g.store, session="refusing")
+    find(resumed.check(carried, [PINNED_PRE[0], made], operator="evict", evicted=["tool:q1"]), "R", block="s",
+         handle="tool:p1")
+    # another session never refused it: there it is a summary pre holds already, left alone
+    other = Gate(g.store, session="another")
+    assert_accepted(other.check(carried, [PINNED_PRE[0], made], operator="evict", evicted=["tool:q1"]))
+
+
+@pytest.mark.parametrize("item", [
+    "blake3:" + "A" * 64, "blake3:" + "a" * 63, "sha256:" + "a" * 64, "blake3:" + "a b" * 21 + "a", 7, None,
+])
+def test_a_resumed_session_passes_over_a_refused_summary_digest_it_never_writes(item):
+    g = gate_for(PINNED_SRC, session="foreign")
+    made = _restating(["tool:p1"], "")
+    g.store.append_audit({"session": "foreign", "cycle": 1, "accepted": False, "refused_summaries": [item]})
+    carried = [*PINNED_PRE, made]
+    resumed = Gate(g.store, session="foreign")
+    assert resumed._refused_summaries == set()
+    assert_accepted(resumed.check(carried, [PINNED_PRE[0], made], operator="evict", evicted=["tool:q1"]))

@@ -1035,6 +1035,17 @@ class _Undo:
         self.shapes: list[_Shape] = []
 
 
+def _refused_digests(items: list[Any]) -> Iterator[bytes]:
+    """The text digests of an audit record's ``refused_summaries`` (``blake3:`` and 64 hex
+    digits each); an item in any other form, which this gate never writes, is passed over."""
+    for item in items:
+        if isinstance(item, str) and _REFUSED_DIGEST.fullmatch(item):
+            yield bytes.fromhex(item[7:])
+
+
+_REFUSED_DIGEST = re.compile(r"blake3:[0-9a-f]{64}")
+
+
 class Gate:
     """The provenance gate for one agent session over one durable store.
 
@@ -1141,6 +1152,9 @@ class Gate:
                     if isinstance(resource, str) and isinstance(added, list):
                         new = log_reads(self._read_log, self._read_of, resource, _logged_reads(added))
                         self._read_names.update(_names_citing(h for h, _ in new))
+            refused = record.get("refused_summaries")
+            if isinstance(refused, list):
+                self._refused_summaries.update(_refused_digests(refused))
             pins = record.get("pins")  # from every verdict: a rejected check saw its pre's pins too
             if isinstance(pins, dict):
                 handles = [h for h in pins.get("handles", ()) if isinstance(h, str)]
@@ -1468,6 +1482,10 @@ class Gate:
                               "texts": True}
         if run.reads_logged:  # only what this check added to the read log: a resume replays them in order
             record["reads"] = {r: [[h, ts] for h, ts in added] for r, added in run.reads_logged.items()}
+        if run.refused_summaries:
+            # the texts of the summaries R refused here, so a resumed session refuses them again
+            # when an agent commits one anyway (_Check._made_before)
+            record["refused_summaries"] = sorted({"blake3:" + d.hex() for d in run.refused_summaries})
         record["pre_digest"] = run.window_digest(run.pre)
         record["post_digest"] = run.window_digest(run.post)
         record["ts"] = time.time()
