@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import re
 import sys
 import types
 
@@ -195,7 +196,12 @@ def test_expected_fill_counts_kept_blocks_and_summary_allowances():
     assert plan.meets_target and plan.expected_fill <= plan.target == pytest.approx(0.85 * 0.7)
     for g in plan.summarize:
         assert g.tokens == sum(plan.block_tokens[b] for b in g.blocks)
-        assert g.max_tokens == max(64, math.ceil(0.25 * g.tokens)) < g.tokens
+        # the group's citation markers kept whole, the rest shrunk by the ratio (red team 37),
+        # in the allowance the expected fill counts
+        names = [m for b in g.blocks for m in re.findall(r"\[src:([^\]]+)\]", window.get(b).text)]
+        marks = approx_tokens(" ".join(f"[src:{m}]" for m in names))
+        assert names and g.max_tokens == max(64, math.ceil(0.25 * g.tokens), marks + math.ceil(0.25 * (g.tokens - marks)))
+        assert max(64, math.ceil(0.25 * g.tokens)) < g.max_tokens < g.tokens
 
 
 def test_unknown_task_is_reconstruction():
@@ -443,9 +449,9 @@ def test_compact_commits_a_gated_window_with_summaries_pins_and_records():
     assert [r.group for r in seen] == [g.id for g in plan.summarize]
     for req, g in zip(seen, plan.summarize):
         assert tuple(b.id for b in req.blocks) == g.blocks
-        # the group's citation markers kept whole, the rest shrunk by the ratio (red team 37)
+        # the allowance the plan counted, room for the group's citation markers included
         marks = approx_tokens(" ".join(f"[src:{m}]" for m in req.markers))
-        assert req.max_tokens == max(g.max_tokens, marks + math.ceil(0.25 * (g.tokens - marks))) > g.max_tokens
+        assert req.max_tokens == g.max_tokens == marks + math.ceil(0.25 * (g.tokens - marks)) > max(64, math.ceil(0.25 * g.tokens))
         assert req.task == "reconstruction" and req.linked == ()
         assert req.text == "\n".join(b.text if b.text.endswith("\n") else b.text + "\n" for b in req.blocks)
         assert req.markers == ("call_1", "call_2", "call_3")

@@ -5,6 +5,7 @@ that tries to rewrite everything it is given."""
 from __future__ import annotations
 
 import dataclasses
+import math
 import re
 
 import pytest
@@ -463,3 +464,29 @@ def test_evict_pinned_never_summarizes_again_a_summary_of_a_source_holding_a_pin
     assert result.verdict.accepted
     assert "u1" in result.plan.evict and result.plan.summarize
     assert all("s0" not in g.blocks for g in result.plan.summarize)
+
+
+def test_a_summary_request_lists_only_citation_markers_not_the_data_of_a_tool_output():
+    # a tool output quoting "[src:zz]" holds data, which I5 does not count; listed among the
+    # markers to keep, a summary keeping it cited a source the store never had (I3)
+    log = "grep found: see [src:zz] in the old notes\n" + "lorem ipsum " * 60
+    store = memory_store({"tool:c1": "port=8080 retries=3\n", "tool:log": log})
+    turn = "Done. [src:tool:c1] " + "filler words " * 60
+    window = Window([Block("t1", "tool", log, handles=("tool:log",)), Block("a1", "assistant", turn),
+                     Block("a2", "assistant", "more words " * 40)])
+    requests = []
+
+    def keeps_markers(request) -> str:
+        requests.append(request)
+        return "Earlier turns were summarized here " + " ".join(f"[src:{m}]" for m in request.markers)
+
+    result = compact(window, keeps_markers, store=store, budget_tokens=200, task="recall", gate=Gate(store))
+    assert result.verdict.accepted, result.verdict.summary()
+    assert [g.blocks for g in result.plan.summarize] == [("t1", "a1", "a2")]
+    assert requests[0].markers == ("tool:c1",)
+    # its allowance holds room for that one marker, not for the data
+    g = result.plan.summarize[0]
+    room = {m: m + math.ceil(0.25 * (g.tokens - m)) for m in (approx_tokens("[src:tool:c1]"),
+                                                                  approx_tokens("[src:zz] [src:tool:c1]"))}
+    assert len(set(room.values())) == 2
+    assert g.max_tokens == room[approx_tokens("[src:tool:c1]")] > max(64, math.ceil(0.25 * g.tokens))

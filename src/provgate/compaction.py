@@ -275,7 +275,9 @@ def plan_compaction(
 
     1. **summarize**, oldest first, groups of summarizable blocks (at most
        ``max_group_tokens`` each), each summary allowed ``max(min_summary_tokens,
-       ceil(summary_ratio x group tokens))`` tokens, until the target is reached. Summarizable:
+       ceil(summary_ratio x group tokens))`` tokens - or, for a group holding citation markers
+       of M tokens, ``M + ceil(summary_ratio x (group tokens - M))`` if that is more: a summary
+       keeps every marker - until the target is reached. Summarizable:
        not pinned, and - under reconstruction - not retrieval-linked. Under recall, linked
        blocks are summarizable too (rewrite-and-relabel).
     2. if that is not enough, **evict**, oldest first: retrieval-linked blocks (their sources
@@ -417,8 +419,13 @@ def plan_compaction(
     below_threshold = max(goal, math.ceil(threshold * budget) - 1)
     evict_goal = goal if evict_pinned or pinned_tokens <= goal else below_threshold
 
-    def allowance(tokens: int) -> int:
-        return max(min_summary, math.ceil(tokens * ratio))
+    def allowance(members: list[int], tokens: int) -> int:
+        # a summary keeps every citation marker of its input (I5): the markers are not shrunk
+        # by the ratio, so a group that holds many gets room for them (red team 37's fuzz: an
+        # honest summary keeping them all was refused as too long)
+        plain = max(min_summary, math.ceil(tokens * ratio))
+        markers = _marker_tokens([blocks[m] for m in members], counter)
+        return max(plain, markers + math.ceil((tokens - markers) * ratio)) if markers else plain
 
     # 1. summarize, oldest first, only as much as the target needs
     groups: list[tuple[list[int], int, int]] = []  # (members, tokens, allowance)
@@ -437,7 +444,7 @@ def plan_compaction(
             # the saving reached covers what is still needed: the group is big enough
             if gt - max(min_summary, math.ceil(gt * ratio)) >= expected - goal:
                 break
-        a = allowance(gt)
+        a = allowance(members, gt)
         if a < gt:
             groups.append((members, gt, a))
             expected -= gt - a
@@ -459,10 +466,9 @@ def plan_compaction(
         marked: dict[int, bool] = {}
 
         def cites(b: Block) -> bool:
-            # Only what the agent or a summarizer wrote is searched: tool outputs, user turns and
-            # system prompts are taken to carry no markers, which keeps the plan from reading
-            # every source byte (a preference only: the gate counts markers exactly).
-            return (b.derived or b.role in _CITING_ROLES) and _MARKER_START in b.text
+            # (only what the agent or a summarizer wrote is searched, which keeps the plan from
+            # reading every source byte)
+            return _citing(b) and _MARKER_START in b.text
 
         def has_markers(i: int) -> bool:
             hit = marked.get(i)
@@ -846,12 +852,7 @@ def compact(
     for g in plan.summarize:
         members = tuple(window.get(bid) for bid in g.blocks)
         derived_from, own_texts = _derivation(members, pinned_now)  # type: ignore[arg-type]
-        # a summary keeps every citation marker of its input (I5): the markers are not shrunk by
-        # the ratio, so a group that holds many gets room for them (red team 37's fuzz: an honest
-        # summary keeping them all was refused as too long)
-        markers = _marker_tokens(members, counter)  # type: ignore[arg-type]
-        room = max(g.max_tokens, markers + math.ceil((g.tokens - markers) * summary_ratio)) if markers else g.max_tokens
-        request = SummaryRequest(group=g.id, blocks=members, max_tokens=room,  # type: ignore[arg-type]
+        request = SummaryRequest(group=g.id, blocks=members, max_tokens=g.max_tokens,  # type: ignore[arg-type]
                                  task=plan.task, derived_from=derived_from, linked=g.linked, counter=plan.counter,
                                  withheld=withheld(members))  # type: ignore[arg-type]
         text = _call_summarizer(summarize, request, counter)
@@ -957,14 +958,22 @@ def _sources_of_pinned_texts(store: Any, window: Window, pin_handles: set[str]) 
             if digest.startswith("blake3:") and BLOCK_HANDLE_PREFIX + digest[7:39] in texts}
 
 
+def _citing(block: Block) -> bool:
+    """Are ``[src:…]`` markers in ``block`` citations, which the gate's citation retention (I5)
+    counts: the agent's own turns and summaries? In a tool output, a user's or the system's
+    words they are data (docs/gate.md I5)."""
+    return block.derived or block.role in _CITING_ROLES
+
+
 def _marker_names(blocks: Iterable[Block], withheld: Iterable[str] = ()) -> tuple[str, ...]:
     """The names of the citation markers ``blocks`` hold, each as often as it occurs, in order
-    (but those in ``withheld``)."""
-    return tuple(m.group(1) for b in blocks if _MARKER_START in b.text for m in _MARKER.finditer(b.text)
-                 if m.group(1) not in withheld)
+    (but those in ``withheld``); markers that are data (:func:`_citing`) are no citations."""
+    # (findall: the names without a match object each, which were most of a plan's time)
+    names = [n for b in blocks if _citing(b) and _MARKER_START in b.text for n in _MARKER.findall(b.text)]
+    return tuple(n for n in names if n not in withheld) if withheld else tuple(names)
 
 
-def _marker_tokens(blocks: tuple[Block, ...], counter: _Counter) -> int:
+def _marker_tokens(blocks: list[Block], counter: _Counter) -> int:
     """Tokens of the citation markers ``blocks`` hold, joined by spaces (0 for none)."""
     names = _marker_names(blocks)
     return _count(counter, " ".join(f"[src:{n}]" for n in names), "a summary group's citation markers") if names else 0
