@@ -3648,7 +3648,9 @@ def test_a_summary_r_refused_is_refused_again_by_the_session_resumed_from_the_au
 
 
 @pytest.mark.parametrize("item", [
-    "blake3:" + "A" * 64, "blake3:" + "a" * 63, "sha256:" + "a" * 64, "blake3:" + "a b" * 21 + "a", 7, None,
+    ["blake3:" + "A" * 64, "tool:p1"], ["blake3:" + "a" * 63, "tool:p1"], ["sha256:" + "a" * 64, "tool:p1"],
+    ["blake3:" + "a b" * 21 + "a", "tool:p1"], ["blake3:" + "a" * 64], ["blake3:" + "a" * 64, "tool:p1", 1],
+    ["blake3:" + "a" * 64, 7], "blake3:" + "a" * 64, 7, None,
 ])
 def test_a_resumed_session_passes_over_a_refused_summary_digest_it_never_writes(item):
     g = gate_for(PINNED_SRC, session="foreign")
@@ -3658,3 +3660,28 @@ def test_a_resumed_session_passes_over_a_refused_summary_digest_it_never_writes(
     resumed = Gate(g.store, session="foreign")
     assert resumed._refused_summaries == set()
     assert_accepted(resumed.check(carried, [PINNED_PRE[0], made], operator="evict", evicted=["tool:q1"]))
+
+
+def test_a_refused_candidate_does_not_make_an_older_summary_with_its_words_refused():
+    # red team 38, 01: s1 summarized a turn before its words were pinned; a candidate s9 with
+    # the same text, summarizing the pinned user turn, was refused and never committed; the
+    # live gate then refused s1 (kept by the text alone), where a resumed gate accepted it
+    from provgate.compaction import block_source_handle
+    from provgate.window import Block
+
+    said = "Deploy v2.4.1 to prod-eu-1 today."
+    turn = block_source_handle(Block("a1", "assistant", said))
+    g = gate_for({turn: said, "user:u2": "keep the rollout notes", "user:u3": said}, session="collide")
+    s1 = {"id": "s1", "role": "summary", "text": "Summary: agreed plan.", "derived": True, "derived_from": [turn]}
+    u2 = blk("u2", "user", "keep the rollout notes", ["user:u2"], pinned=True)
+    window = [s1, u2]
+    s9 = {**s1, "id": "s9", "derived_from": ["user:u2"]}
+    find(g.check(window, [*window, s9], operator="summarize"), "R", block="s9", handle="user:u2")
+    u3 = blk("u3", "user", said, ["user:u3"], pinned=True)
+    later = [*window, u3]
+    assert_accepted(g.check(later, later, operator="reorder"))
+    assert_accepted(Gate(g.store, session="collide").check(later, later, operator="reorder"))
+    # s9 itself, committed anyway, is still refused, live and resumed
+    carried = [*window, s9]
+    for gate in (g, Gate(g.store, session="collide")):
+        find(gate.check(carried, carried, operator="reorder"), "R", block="s9", handle="user:u2")

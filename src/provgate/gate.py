@@ -1029,18 +1029,20 @@ class _Undo:
         self.cumulative = cumulative
         self.handles: set[str] = set()
         self.ids: set[str] = set()
-        self.refused: set[bytes] = set()
+        self.refused: set[tuple[bytes, str]] = set()
         self.reads: list[tuple[str, list[tuple[str, float | None]]]] = []
         self.names: set[str] = set()
         self.shapes: list[_Shape] = []
 
 
-def _refused_digests(items: list[Any]) -> Iterator[bytes]:
-    """The text digests of an audit record's ``refused_summaries`` (``blake3:`` and 64 hex
-    digits each); an item in any other form, which this gate never writes, is passed over."""
+def _refused_summaries(items: list[Any]) -> Iterator[tuple[bytes, str]]:
+    """The (text digest, pinned source) pairs of an audit record's ``refused_summaries``
+    (``["blake3:<64 hex>", handle]`` each); an item in any other form, which this gate never
+    writes, is passed over (it can only make R refuse less, as before the record existed)."""
     for item in items:
-        if isinstance(item, str) and _REFUSED_DIGEST.fullmatch(item):
-            yield bytes.fromhex(item[7:])
+        if (isinstance(item, list) and len(item) == 2 and isinstance(item[0], str)
+                and _REFUSED_DIGEST.fullmatch(item[0]) and isinstance(item[1], str)):
+            yield bytes.fromhex(item[0][7:]), item[1]
 
 
 _REFUSED_DIGEST = re.compile(r"blake3:[0-9a-f]{64}")
@@ -1109,9 +1111,11 @@ class Gate:
         self._history: list[CycleRecord] = []
         self._pinned_handles: set[str] = set()
         self._pinned_ids: set[str] = set()  # pinned blocks without a handle
-        # the texts of summaries R refused in this session: one an agent commits anyway is no
-        # summary made before its pin (_Check._made_before)
-        self._refused_summaries: set[bytes] = set()
+        # the summaries R refused in this session, as (text digest, the pinned source it
+        # summarized): one an agent commits anyway is no summary made before its pin
+        # (_Check._made_before); with its source, so that another summary with the same words,
+        # made before a pin of another source, is not taken for it (red team 38, 01)
+        self._refused_summaries: set[tuple[bytes, str]] = set()
         self._handle_seq: dict[str, int] = {}  # handle -> the store's insertion order (fresh reads)
         # The session's reads of each resource, oldest first, as (handle, ts), with the
         # resource of each handle: kept like pins, from every pre window and every committed
@@ -1154,7 +1158,7 @@ class Gate:
                         self._read_names.update(_names_citing(h for h, _ in new))
             refused = record.get("refused_summaries")
             if isinstance(refused, list):
-                self._refused_summaries.update(_refused_digests(refused))
+                self._refused_summaries.update(_refused_summaries(refused))
             pins = record.get("pins")  # from every verdict: a rejected check saw its pre's pins too
             if isinstance(pins, dict):
                 handles = [h for h in pins.get("handles", ()) if isinstance(h, str)]
@@ -1483,9 +1487,9 @@ class Gate:
         if run.reads_logged:  # only what this check added to the read log: a resume replays them in order
             record["reads"] = {r: [[h, ts] for h, ts in added] for r, added in run.reads_logged.items()}
         if run.refused_summaries:
-            # the texts of the summaries R refused here, so a resumed session refuses them again
-            # when an agent commits one anyway (_Check._made_before)
-            record["refused_summaries"] = sorted({"blake3:" + d.hex() for d in run.refused_summaries})
+            # the summaries R refused here, so a resumed session refuses them again when an
+            # agent commits one anyway (_Check._made_before): [text digest, pinned source]
+            record["refused_summaries"] = [["blake3:" + d.hex(), h] for d, h in sorted(set(run.refused_summaries))]
         record["pre_digest"] = run.window_digest(run.pre)
         record["post_digest"] = run.window_digest(run.post)
         record["ts"] = time.time()
@@ -1923,7 +1927,8 @@ class _Check:
         self.pinned_handles = pinned_handles
         self._pinned_positions: list[int] | None = None
         self._text_only: set[int] = set()  # pinned only by a sticky pinned text (pinned_positions)
-        self.refused_summaries: list[bytes] = []  # texts of the summaries R refused (Gate._refused_summaries)
+        # (text digest, pinned source) of each summary R refused (Gate._refused_summaries)
+        self.refused_summaries: list[tuple[bytes, str]] = []
         self.violations: list[Violation] = []
         self.dropped_violations = 0
         self.timings: dict[str, float] = {}
@@ -4779,7 +4784,7 @@ class _Check:
                     hit = [h for h in b.derived_from if h in summarized]
                     if hit and not self._made_before(j, hit):
                         named.add(j)
-                        self.refused_summaries.append(self.post.digests[j])
+                        self.refused_summaries.extend((self.post.digests[j], h) for h in hit)
                         self.violate("R", f"derived block {b.id!r} summarizes pinned source(s) {hit}", block=b.id,
                                      handle=hit[0], evidence={"derived_from": list(b.derived_from)})
         # a block this edit makes may cite a pinned block the window keeps (a reference);
@@ -4808,10 +4813,15 @@ class _Check:
         summary made while its source was not pinned yet (a turn's text summarized, the same
         words pinned later; red team 37, 03) stays in the window like any block the edit leaves
         alone. A summary made in a pass that sees the pin is refused when it is made, and in
-        every later pass of the session that still carries it (the gate keeps the texts of the
-        summaries R refused: an agent that commits one anyway does not get it past R that way)."""
+        every later pass of the session that still carries it (the gate keeps the text and the
+        pinned source of each summary R refused: an agent that commits one anyway does not get
+        it past R that way; another summary with those words, made before a pin of another
+        source, is not taken for it)."""
         i = self.match[j]
-        if i is None or j in self.ws_matched or self.post.digests[j] in self.gate._refused_summaries:
+        if i is None or j in self.ws_matched:
+            return False
+        refused = self.gate._refused_summaries
+        if refused and any((self.post.digests[j], h) in refused for h in hit):
             return False  # (refused in this session before: committed anyway, it is refused again)
         before = self.edit.pre[i]
         return before.derived and set(hit) <= set(before.derived_from)
