@@ -3685,3 +3685,22 @@ def test_a_refused_candidate_does_not_make_an_older_summary_with_its_words_refus
     carried = [*window, s9]
     for gate in (g, Gate(g.store, session="collide")):
         find(gate.check(carried, carried, operator="reorder"), "R", block="s9", handle="user:u2")
+
+
+@pytest.mark.parametrize("source, summary, resource", [
+    ("retries=3\ntimeout=30s\n", "src/client.py sets retries=3 [src:c1].\n", "file:src/client.py"),
+    ("[http]\nport=8080\n", "lines 1-200 of conf/app.ini set port=8080 [src:c1].\n", "file:conf/app.ini#L1-200"),
+])
+def test_a_grounding_left_short_without_a_resource_tag_is_not_served_to_a_window_with_it(source, summary, resource):
+    # red team 38, 02: the live gate cached the rows a summary left ungrounded in a window whose
+    # read had no resource tag, and served them to a later window whose read has it (the path,
+    # or the page's line range, is then grounded by the tag: red team 11 x10, red team 14 p09)
+    g = gate_for({"tool:c1": source}, session="tags")
+    read = tool("r1", "tool:c1", source)
+    s1 = {"id": "s1", "role": "summary", "text": summary, "derived": True, "derived_from": ["tool:c1"]}
+    first = g.check([read], [s1], operator="summarize", evicted=["tool:c1"])
+    assert not first.accepted and {v.invariant for v in first.violations} == {"I1"}
+    assert_accepted(g.check([{**read, "resource": resource}], [s1], operator="summarize", evicted=["tool:c1"]))
+    # and the other way round: a grounding the tag made is not served to a window without it
+    again = g.check([read], [s1], operator="summarize", evicted=["tool:c1"])
+    assert [(v.invariant, v.key) for v in again.violations] == [(v.invariant, v.key) for v in first.violations]

@@ -2573,12 +2573,14 @@ class _Check:
         computed: list[tuple[int, ...]] = []
         if requests:
             computed = self._ungrounded_rows(requests)
-            # (a grounding that took a read's resource name depends on the window's tags, not
-            # only on the texts the key names: not kept; two requests with one key have the
-            # same rows, grounding being a function of the key)
+            # Only a block grounded whole is kept, and only if no read's resource name grounded
+            # any of it: the names depend on the window's tags, not only on the texts the key
+            # names, and a tag can only ground more (rows left over in a window without the tag
+            # were served to a later window with it: red team 38, 02). Two requests with one
+            # key have the same rows, grounding being a function of the key and the tags.
             by_name = self._by_resource_name
-            gate._grounded.put_many((key, rows, 64 + 8 * len(rows)) for (key, *_), rows in zip(requests, computed)
-                                    if not by_name or key not in by_name)
+            gate._grounded.put_many((key, rows, 64) for (key, *_), rows in zip(requests, computed)
+                                    if not rows and key not in by_name)
         for j, found, grounding in plan:
             for message, fields in found:
                 self.violate("I1", message, **fields)
