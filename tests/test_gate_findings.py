@@ -1317,8 +1317,15 @@ def test_a_pinned_block_evicted_on_the_record_is_evicted_whatever_block_shares_i
     text = "build ok: version=1.4.2 workers=4\n"
     pinned, other = tool("a", "tool:h1", text, pinned=True), tool("c", "tool:h2", text)
     user = blk("u", "user", "ship it\n", [])
+    # the copy holds the pinned text: with the flagged block gone it is held to R as the pinned
+    # block from the first pass that sees the pin (red team 38, 03: from the next one before)
+    v = gate_for({"tool:h1": text, "tool:h2": text}).check([pinned, other, user], [other, user], operator="prune",
+                                                           evicted=["tool:h1"])
+    assert [(x.invariant, x.block) for x in v.violations] == [("R", "c")]
     g = gate_for({"tool:h1": text, "tool:h2": text})
-    assert_accepted(g.check([pinned, other, user], [other, user], operator="prune", evicted=["tool:h1"]))
+    assert_accepted(g.check([pinned, other, user], [{**other, "pinned": True}, user], operator="prune",
+                            evicted=["tool:h1"]))
+    assert_accepted(g.check([pinned, other, user], [user], operator="prune", evicted=["tool:h1", "tool:h2"]))
 
 
 # G1 (grammar, EXTRACTOR_VERSION 2). docs/grammar.md listed among what the fourth review found
@@ -3704,3 +3711,17 @@ def test_a_grounding_left_short_without_a_resource_tag_is_not_served_to_a_window
     # and the other way round: a grounding the tag made is not served to a window without it
     again = g.check([read], [s1], operator="summarize", evicted=["tool:c1"])
     assert [(v.invariant, v.key) for v in again.violations] == [(v.invariant, v.key) for v in first.violations]
+
+
+@pytest.mark.parametrize("commit", [False, True])
+def test_a_pin_judges_the_next_edit_alike_after_a_plain_check_and_after_a_commit(commit):
+    # red team 38, 03: pinned in cycle 1, the read with the bytes of the pinned one, kept
+    # unflagged once the pinned read is evicted, was held to R after check(commit=True) (and
+    # `provgate check`) but went free after a plain check whose window the agent passed on
+    text = "retries=7\nworkers=8\n"
+    r4, r7 = tool("r4", "tool:c4", text), tool("r7", "tool:c7", text)
+    g = gate_for({"tool:c4": text, "tool:c7": text})
+    pinned = [{**r4, "pinned": True}, r7]
+    assert_accepted(g.check([r4, r7], pinned, operator="reorder", commit=commit))
+    v = g.check(pinned, [r7], operator="prune", evicted=["tool:c4"])
+    assert [(x.invariant, x.block) for x in v.violations] == [("R", "r7")]

@@ -2031,6 +2031,7 @@ class _Check:
         lossless = self.edit.operator in LOSSLESS_OPERATORS or self.edit.operator == "evict"
         if not hasattr(self, "pre"):
             self._timed("hash", self._hash)
+        self._take_pre_pins()
         self._timed("structure", self._structure)
         if self.structural and not self._reads_touched():
             # Same texts, same provenance: judged from digests alone, without fact extraction
@@ -2054,6 +2055,22 @@ class _Check:
         self._timed("R", self._check_pins)
         self._pass_on()
         self.pending = {}
+
+    def _take_pre_pins(self) -> None:
+        """The pins of pre's flagged blocks (their handles and the handles of their texts) are
+        the session's from this check on, as the check's record makes them whatever its verdict
+        (Gate._record): a window whose pin the gate has not recorded yet - the last check was a
+        plain one, its window passed on as this pre - is judged as with the pin committed
+        (red team 38, 03: a read with the bytes of a pinned block just evicted went free with a
+        plain check and was held to R after check(commit=True) or provgate check)."""
+        pre = self.pre
+        flagged = pre.pinned()
+        if not flagged:
+            return
+        blocks, digests = pre.blocks, pre.digests
+        pins = {h for i in flagged for h in (*blocks[i].handles, block_text_handle(digests[i]))}
+        if not pins <= self.pinned_handles:
+            self.pinned_handles = self.pinned_handles | pins
 
     def _hash(self) -> None:
         self.pending: dict[bytes, bytes] = {}
