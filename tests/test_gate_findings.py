@@ -1527,6 +1527,8 @@ def test_a_fresh_read_in_the_window_says_what_the_resource_holds_now():
     ([["tool:a", 2.0], ["tool:b", 1], ["tool:c", None]], [("tool:b", 1.0), ("tool:a", 2.0), ("tool:c", None)]),
     ([["tool:a", 10**400], ["tool:b", True], ["tool:c", "1"], ["tool:d"], "tool:e", [3, 1.0]],
      [("tool:a", None), ("tool:b", None), ("tool:c", None)]),
+    # a later writer's fields after the two (red team 38, 04: the whole log was forgotten)
+    ([["tool:a", 2.0, "blake3:" + "0" * 64], ["tool:b", 1.0, {"place": 3}, 7]], [("tool:b", 1.0), ("tool:a", 2.0)]),
 ])
 def test_a_resumed_read_log_takes_what_a_record_can_mean(tmp_path, entries, expected):
     # a foreign or damaged record's entries: a ts it cannot use counts as none, the rest is skipped
@@ -3645,6 +3647,9 @@ def test_a_summary_r_refused_is_refused_again_by_the_session_resumed_from_the_au
     find(g.check(PINNED_PRE, [*PINNED_PRE, made], operator="summarize"), "R", block="s", handle="tool:p1")
     records = [r for _, r in g.store.iter_audit_of_session("refusing")]
     assert [len(r.get("refused_summaries", ())) for r in records] == [1]
+    # (as a later writer may write it, with a field more: read all the same)
+    g.store.append_audit({"session": "later", "refused_summaries": [[*records[0]["refused_summaries"][0], 1]]})
+    assert Gate(g.store, session="later")._refused_summaries == g._refused_summaries != set()
     carried = [*PINNED_PRE, made]
     resumed = Gate(g.store, session="refusing")
     find(resumed.check(carried, [PINNED_PRE[0], made], operator="evict", evicted=["tool:q1"]), "R", block="s",
@@ -3656,8 +3661,7 @@ def test_a_summary_r_refused_is_refused_again_by_the_session_resumed_from_the_au
 
 @pytest.mark.parametrize("item", [
     ["blake3:" + "A" * 64, "tool:p1"], ["blake3:" + "a" * 63, "tool:p1"], ["sha256:" + "a" * 64, "tool:p1"],
-    ["blake3:" + "a b" * 21 + "a", "tool:p1"], ["blake3:" + "a" * 64], ["blake3:" + "a" * 64, "tool:p1", 1],
-    ["blake3:" + "a" * 64, 7], "blake3:" + "a" * 64, 7, None,
+    ["blake3:" + "a b" * 21 + "a", "tool:p1"], ["blake3:" + "a" * 64], ["blake3:" + "a" * 64, 7], "blake3:" + "a" * 64, 7, None,
 ])
 def test_a_resumed_session_passes_over_a_refused_summary_digest_it_never_writes(item):
     g = gate_for(PINNED_SRC, session="foreign")
