@@ -128,9 +128,14 @@ cdef tuple _blocks_tuple(object blocks):
 
 
 cdef tuple _parallel_tuple(tuple blocks, object other, str name):
-    if type(other) is not tuple and type(other) is not list or len(other) != len(blocks):
-        check_parallel(blocks, other, name)  # raises, naming the argument
-    return other if type(other) is tuple else tuple(other)
+    if type(other) is not tuple and type(other) is not list:
+        check_parallel(blocks, other, name)  # raises for anything that is not a tuple or list
+    # the copy's length is the one the loops index by: a list subclass's __len__ may say one
+    # thing and its __iter__ give another (red team 39, 04)
+    cdef tuple copy = other if type(other) is tuple else tuple(other)
+    if len(copy) != len(blocks):
+        check_parallel(blocks, copy, name)  # raises, naming the argument
+    return copy
 
 
 cdef inline object _shape_field(object block, int k):

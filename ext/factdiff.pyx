@@ -57,7 +57,17 @@ cdef enum DiffStatus:
 
 # ---- validation (Python level; messages identical to the reference) ----------------------------
 
+cdef inline object _base_array(object x):
+    """An ndarray subclass (or what says it is one) as numpy's own view of its data: checked
+    and read through the attributes every array has, never ones a subclass overrides (red team
+    39, 05: a dtype or shape that lied about the buffer the loops then read)."""
+    return np.asarray(x) if type(x) is not np.ndarray and isinstance(x, np.ndarray) else x
+
+
 def check_fingerprints(fp, str name, *, bint contiguous=True):
+    """Validate one fingerprint array; return it (an ndarray subclass as numpy's own view of
+    its data, which is what the caller must read)."""
+    fp = _base_array(fp)
     if not isinstance(fp, np.ndarray):
         raise TypeError(f"{name} must be a numpy array of shape (n, 2) and dtype uint64, not {type(fp).__name__}")
     if fp.dtype != FINGERPRINT_DTYPE:
@@ -432,8 +442,7 @@ cdef cnp.ndarray _sort_order(cnp.ndarray fp):
 
 
 def sort_fingerprints(fp):
-    check_fingerprints(fp, "fp")
-    return _sort_order(fp)
+    return _sort_order(check_fingerprints(fp, "fp"))
 
 
 cdef tuple _diff_sorted(cnp.ndarray a, cnp.ndarray b):
@@ -478,9 +487,7 @@ cdef int _raise_if_unsorted(cnp.ndarray fp, str name) except -1:
 
 
 def diff_sorted(a, b):
-    check_fingerprints(a, "a")
-    check_fingerprints(b, "b")
-    return _diff_sorted(a, b)
+    return _diff_sorted(check_fingerprints(a, "a"), check_fingerprints(b, "b"))
 
 
 cdef cnp.ndarray _gather(cnp.ndarray fp, cnp.ndarray order):
@@ -500,10 +507,8 @@ cdef cnp.ndarray _gather(cnp.ndarray fp, cnp.ndarray order):
 
 
 def diff(a, b):
-    check_fingerprints(a, "a", contiguous=False)
-    check_fingerprints(b, "b", contiguous=False)
-    a = np.ascontiguousarray(a)
-    b = np.ascontiguousarray(b)
+    a = np.ascontiguousarray(check_fingerprints(a, "a", contiguous=False))
+    b = np.ascontiguousarray(check_fingerprints(b, "b", contiguous=False))
     cdef cnp.ndarray order_a = _sort_order(a)
     cdef cnp.ndarray order_b = _sort_order(b)
     cdef tuple sorted_result = _diff_sorted(_gather(a, order_a), _gather(b, order_b))
@@ -573,8 +578,7 @@ def unique_inverse(fp):
 cdef tuple _unique(object fp, bint with_inverse):
     """(values, counts, inverse or None): the inverse is written only when asked for (every
     source's grounding set is made with unique_counts, which has no use for it)."""
-    check_fingerprints(fp, "fp", contiguous=False)
-    fp = np.ascontiguousarray(fp)
+    fp = np.ascontiguousarray(check_fingerprints(fp, "fp", contiguous=False))
     cdef offset_t n = fp.shape[0], k, r, m = 0
     cdef cnp.ndarray order = _sort_order(fp)
     cdef cnp.ndarray values = np.empty((n, 2), dtype=np.uint64)
@@ -675,8 +679,9 @@ cdef offset_t merge_delta(const fp_word_t* v, const offset_t* c, offset_t n,
 def apply_delta(values, counts, removed, removed_counts, added, added_counts):
     """The multiset ``values``/``counts`` minus ``removed`` plus ``added`` (all sorted and
     distinct, as :func:`unique_counts` returns them), in one merge pass without the GIL."""
-    for arr, name in ((values, "values"), (removed, "removed"), (added, "added")):
-        check_fingerprints(arr, name)
+    values = check_fingerprints(values, "values")
+    removed = check_fingerprints(removed, "removed")
+    added = check_fingerprints(added, "added")
     for arr, name in ((counts, "counts"), (removed_counts, "removed_counts"), (added_counts, "added_counts")):
         if not (type(arr) is np.ndarray and cnp.PyArray_TYPE(<cnp.ndarray>arr) == cnp.NPY_INT64):
             # a float count would be truncated by the cast below
@@ -716,7 +721,7 @@ def apply_delta(values, counts, removed, removed_counts, added, added_counts):
 def _check_set(fp, str name):
     if not isinstance(fp, np.ndarray):
         raise TypeError(SET_TYPE_ERROR.format(name=name, type=type(fp).__name__))
-    check_fingerprints(fp, name)
+    return check_fingerprints(fp, name)
 
 
 cdef inline bint _is_fingerprint_array(object fp):
@@ -965,7 +970,7 @@ cdef class SortedFingerprints:
             # its rows, run index and hash slots are read without the GIL by look-ups that may
             # be running; made again, they would be read half old, half new (red team 32, 01)
             raise TypeError(REINIT_ERROR)
-        check_fingerprints(fp, "fp", contiguous=False)
+        fp = check_fingerprints(fp, "fp", contiguous=False)
         cdef cnp.ndarray rows = np.array(fp, dtype=np.uint64, order="C", copy=True)
         _raise_if_unsorted(rows, "fp")
         self._adopt(rows)
@@ -1056,11 +1061,14 @@ cdef SortedFingerprints _index_of(object index):
 
 
 cdef tuple _gather_queries(SortedFingerprints ix, object queries, list owners):
-    """(row pointers, row counts, total rows) of the query arrays, each made C-contiguous if
-    it is not (kept alive in ``owners`` while it is read)."""
+    """(row pointers, row counts, total rows, the query arrays as given) of the query arrays,
+    each made C-contiguous if it is not (kept alive in ``owners`` while it is read)."""
     if not isinstance(queries, (list, tuple)):
         raise TypeError(f"queries must be a list or tuple of fingerprint arrays, not {type(queries).__name__}")
-    cdef Py_ssize_t k, n_arrays = len(queries)
+    # each item read once, from a private copy: a list subclass may answer another array the
+    # second time it is asked (red team 39, 07)
+    cdef tuple given = tuple(queries)
+    cdef Py_ssize_t k, n_arrays = len(given)
     cdef offset_t total = 0
     cdef cnp.ndarray ptrs = np.empty(n_arrays, dtype=np.uintp)
     cdef cnp.ndarray lens = np.empty(n_arrays, dtype=np.int64)
@@ -1068,15 +1076,16 @@ cdef tuple _gather_queries(SortedFingerprints ix, object queries, list owners):
     cdef offset_t* p_lens = index_ptr(lens)
     cdef cnp.ndarray q
     for k in range(n_arrays):
-        q = queries[k] if _is_fingerprint_array(queries[k]) else np.ascontiguousarray(
-            check_fingerprints(queries[k], f"queries[{k}]", contiguous=False))
+        item = given[k]
+        q = item if _is_fingerprint_array(item) else np.ascontiguousarray(
+            check_fingerprints(item, f"queries[{k}]", contiguous=False))
         owners.append(q)
         p_ptrs[k] = <size_t>cnp.PyArray_DATA(q)
         p_lens[k] = q.shape[0]
         total += q.shape[0]
     if not ix._distinct:
         raise InvalidArgumentError("index has a repeated row, so a position would be ambiguous", argument="index")
-    return ptrs, lens, total
+    return ptrs, lens, total, given
 
 
 cdef void place_all(const size_t* p_ptrs, const offset_t* p_lens, Py_ssize_t n_arrays, const fp_word_t* rows,
@@ -1108,7 +1117,7 @@ cdef tuple _placed(object index, object queries, object codes):
     None (``positions``). Arguments checked in the reference's order."""
     cdef list owners = []
     cdef SortedFingerprints ix = _index_of(index)
-    ptrs, lens, total_obj = _gather_queries(ix, queries, owners)
+    ptrs, lens, total_obj, _ = _gather_queries(ix, queries, owners)
     cdef Py_ssize_t k, n_arrays = len(owners)
     # positions alone (every check, several times) allocates nothing but its answer
     cdef cnp.ndarray code_array = None, counts = None, strongest = None
@@ -1193,9 +1202,10 @@ def draw_rows(index, left, queries, kinds, skip_kind):
     in place, without the GIL: a run-index look-up and a decrement per row."""
     cdef list owners = []
     cdef SortedFingerprints ix = _index_of(index)
-    ptrs, lens, total_obj = _gather_queries(ix, queries, owners)
+    # (given: the arrays as given, one private copy of the list read once; a copy made of a
+    # view is nobody's alias, and a second list(queries) may not be these: red team 39, 08)
+    ptrs, lens, total_obj, given = _gather_queries(ix, queries, owners)
     cdef Py_ssize_t k, n_arrays = len(owners)
-    cdef list given = list(queries)  # (the arrays as given: a copy made of a view is nobody's alias)
     # the cheap yes for what the gate passes (its tables' columns); anything else is checked,
     # and refused, by the reference's own checks
     if not (_is_column(left, cnp.NPY_INT64, ix._rows.shape[0]) and cnp.PyArray_ISWRITEABLE(<cnp.ndarray>left)
@@ -1213,11 +1223,20 @@ def draw_rows(index, left, queries, kinds, skip_kind):
         column = _is_column(kind, cnp.NPY_UINT8, (<cnp.ndarray>owners[k]).shape[0])
         if not column:
             check_draw_arguments(left, ix._rows.shape[0], kinds, given, skip_kind)  # raises, or it is a view
-        if _shares_extent(<cnp.ndarray>given[k], left_lo, left_hi) or _shares_extent(<cnp.ndarray>kind, left_lo, left_hi):
+        # (owners[k] is given[k] or numpy's contiguous copy of the array it is, not what a
+        # subclass says it is; a kinds column is an exact ndarray by now)
+        if ((cnp.PyArray_Check(given[k]) and _shares_extent(<cnp.ndarray>given[k], left_lo, left_hi))
+                or _shares_extent(<cnp.ndarray>owners[k], left_lo, left_hi)
+                or _shares_extent(<cnp.ndarray>kind, left_lo, left_hi)):
             check_draw_arguments(left, ix._rows.shape[0], kinds, given, skip_kind)  # raises
         if not column:
             kind = np.ascontiguousarray(kind)  # a view that is not contiguous is read from a copy
             copies.append(kind)
+            if (<cnp.ndarray>kind).shape[0] != (<cnp.ndarray>owners[k]).shape[0]:
+                # (the checks read the shape the query says it has; the loop reads the rows it has)
+                raise InvalidArgumentError(f"kinds[{k}] must have one entry per row of queries[{k}] "
+                                           f"({(<cnp.ndarray>owners[k]).shape[0]}), got shape {kind.shape}",
+                                           argument=f"kinds[{k}]")
         p_kinds[k] = <size_t>cnp.PyArray_DATA(<cnp.ndarray>kind)
     cdef offset_t total = total_obj, r, p, at = 0
     cdef cnp.ndarray drawn = np.zeros(total, dtype=np.bool_)
@@ -1444,8 +1463,8 @@ cdef tuple _set_pointers(object sets):
     SortedFingerprints is vetted; ``owners`` keeps every array alive while they are read."""
     if not isinstance(sets, (list, tuple)):
         raise TypeError(f"sets must be a list or tuple of fingerprint arrays, not {type(sets).__name__}")
-    cdef Py_ssize_t k = len(sets), s
     cdef list owners = list(sets)
+    cdef Py_ssize_t k = len(owners), s  # (the copy's: a list subclass's __len__ may say more, red team 39, 09)
     cdef cnp.ndarray ptrs = np.empty((k, 2), dtype=np.uintp)
     cdef cnp.ndarray lens = np.empty((k, 2), dtype=np.int64)
     cdef size_t* p_ptrs = <size_t*>cnp.PyArray_DATA(ptrs)
@@ -1463,7 +1482,7 @@ cdef tuple _set_pointers(object sets):
             p_lens[2 * s + 1] = known._shift
             continue
         if not _is_fingerprint_array(owners[s]):
-            _check_set(owners[s], f"sets[{s}]")  # raises, naming what is wrong
+            owners[s] = _check_set(owners[s], f"sets[{s}]")  # raises, naming what is wrong
         arr = owners[s]
         p_ptrs[2 * s] = <size_t>cnp.PyArray_DATA(arr)
         p_ptrs[2 * s + 1] = 0

@@ -178,8 +178,9 @@ def collect(automaton, data, const int64_t[::1] pattern_bytes, const byte_t[::1]
         for item in automaton.iter(haystack):
             if buf.size == max_matches:
                 raise too_many_matches(max_matches)
-            last = (<tuple>item)[0]
-            index = (<tuple>item)[1]
+            # unpacked as Python does (a tuple's fast path): an automaton is the caller's, and
+            # its hits are read, never assumed to be 2-tuples (red team 39, 03)
+            last, index = item
             if index < 0 or index >= npatterns or last < scan_k or last >= total:
                 raise ValueError(f"automaton hit ({last}, {index}) does not belong to this matcher's patterns")
             # `last` is the pattern's END marker, which sits right before byte `e` of data

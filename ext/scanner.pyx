@@ -2443,12 +2443,16 @@ def frame_facts(data, kind, key_start, key_end, value_start, value_end, value_ki
         # a cast to uint8 would wrap a kind of 257 round to 1: the reference names the row
         return _frame_facts_py(data, kind, key_start, key_end, value_start, value_end, value_kind)
     cdef const byte_t[::1] view = data
-    cdef const uint8_t[::1] k = np.ascontiguousarray(kind, dtype=np.uint8)
-    cdef const int64_t[::1] ks = np.ascontiguousarray(key_start, dtype=np.int64)
-    cdef const int64_t[::1] ke = np.ascontiguousarray(key_end, dtype=np.int64)
-    cdef const int64_t[::1] vs = np.ascontiguousarray(value_start, dtype=np.int64)
-    cdef const int64_t[::1] ve = np.ascontiguousarray(value_end, dtype=np.int64)
-    cdef const uint8_t[::1] vk = np.ascontiguousarray(value_kind, dtype=np.uint8)
+    # private copies: the rows are checked in one pass and written in another, without the GIL
+    # in both, so a column another thread changes between them, or one that is a view of
+    # ``scratch``, which the second pass writes, would be written unchecked (red team 39, 06
+    # and 10: a heap overflow). Not a hot path: the gate's extraction frames in C.
+    cdef const uint8_t[::1] k = np.array(kind, dtype=np.uint8, order="C", copy=True)
+    cdef const int64_t[::1] ks = np.array(key_start, dtype=np.int64, order="C", copy=True)
+    cdef const int64_t[::1] ke = np.array(key_end, dtype=np.int64, order="C", copy=True)
+    cdef const int64_t[::1] vs = np.array(value_start, dtype=np.int64, order="C", copy=True)
+    cdef const int64_t[::1] ve = np.array(value_end, dtype=np.int64, order="C", copy=True)
+    cdef const uint8_t[::1] vk = np.array(value_kind, dtype=np.uint8, order="C", copy=True)
     cdef Py_ssize_t rows = k.shape[0], size = view.shape[0], i, klen, vlen, bound = 0
     cdef Py_ssize_t bad = 0, kvs = 0, kv_slot
     cdef FrameError err
@@ -2482,6 +2486,9 @@ def frame_facts(data, kind, key_start, key_end, value_start, value_end, value_ki
     cdef uint8_t[::1] bv = buf
     cdef int64_t[::1] st = starts
     cdef int64_t[::1] en = ends
+    if bv.shape[0] < bound or st.shape[0] < 2 * rows + kvs or en.shape[0] < 2 * rows + kvs:
+        # (the buffers' own lengths, not what an ndarray subclass in scratch says it holds)
+        raise InvalidArgumentError("scratch is smaller than its shape says", argument="scratch")
     cdef byte_t* base = &bv[0] if bound else NULL
     cdef const char* names[10]
     cdef Py_ssize_t name_len[10]
@@ -3309,14 +3316,25 @@ cdef inline bint _is_column(object column, int type_num):
             and cnp.PyArray_TYPE(<cnp.ndarray>column) == type_num and cnp.PyArray_ISNOTSWAPPED(<cnp.ndarray>column))
 
 
+cdef bint _span_columns_ok(object data, object kind, object value_start, object value_end, object wanted) except -1:
+    return (type(data) is bytes and _is_column(kind, cnp.NPY_UINT8) and _is_column(value_start, cnp.NPY_INT64)
+            and _is_column(value_end, cnp.NPY_INT64) and type(wanted) is int and 0 <= wanted <= 255
+            and (<cnp.ndarray>value_start).shape[0] == (<cnp.ndarray>kind).shape[0]
+            and (<cnp.ndarray>value_end).shape[0] == (<cnp.ndarray>kind).shape[0])
+
+
 def span_values(data, kind, value_start, value_end, wanted):
     """The distinct value texts of the rows of kind ``wanted``, decoded, in order of first
     appearance; the specification is ``provgate._scanner_py.span_values``. One pass over the
     kind column in C, a str made only for each wanted row."""
-    if not (type(data) is bytes and _is_column(kind, cnp.NPY_UINT8) and _is_column(value_start, cnp.NPY_INT64)
-            and _is_column(value_end, cnp.NPY_INT64) and type(wanted) is int and 0 <= wanted <= 255
-            and len(value_start) == len(kind) and len(value_end) == len(kind)):
-        check_span_columns(data, kind, value_start, value_end, wanted)  # raises
+    if not _span_columns_ok(data, kind, value_start, value_end, wanted):
+        check_span_columns(data, kind, value_start, value_end, wanted)  # raises what the reference refuses
+        # numpy's own views of what passed through an ndarray subclass's attributes, which may
+        # say another dtype or length than the data has (red team 39, 05), checked again
+        kind, value_start, value_end = np.asarray(kind), np.asarray(value_start), np.asarray(value_end)
+        if not _span_columns_ok(data, kind, value_start, value_end, wanted):
+            check_span_columns(data, kind, value_start, value_end, wanted)  # raises
+            raise TypeError("kind, value_start and value_end must be 1-D numpy arrays of one length")
     cdef cnp.ndarray k_arr = kind, s_arr = value_start, e_arr = value_end
     # strided reads: a table's columns may be views
     cdef Py_ssize_t n = k_arr.shape[0], row

@@ -174,7 +174,10 @@ cdef bint same_lines(const text_t* a, const text_t* b) noexcept nogil:
     return only_droppable_lines_left(a, &ca, has_a) and only_droppable_lines_left(b, &cb, has_b)
 
 
-cdef int load_text(text_t* t, object s) except -1:
+cdef int load_text(text_t* t, object s, str side, Py_ssize_t i) except -1:
+    # the C-level test: an object whose __class__ says str passes isinstance (red team 39, 01)
+    if not isinstance(s, str):
+        raise TypeError(f"{side}[{i}] must be str, not {type(s).__name__}")
     PyUnicode_READY(s)
     t.kind = PyUnicode_KIND(s)
     t.data = <const char*>PyUnicode_DATA(s)
@@ -184,7 +187,10 @@ cdef int load_text(text_t* t, object s) except -1:
 
 def same_after_normalisation(a, b):
     check_pairs(a, b)
-    cdef tuple keep_a = tuple(a), keep_b = tuple(b)  # every text stays alive while we read it
+    # every text stays alive while we read it; the snapshots are what is checked and read: a
+    # list subclass may iterate other items, or fewer, the second time (red team 39, 02)
+    cdef tuple keep_a = tuple(a), keep_b = tuple(b)
+    check_pairs(keep_a, keep_b)
     cdef Py_ssize_t n = len(keep_a), i
     cdef cnp.ndarray out = np.empty(n, dtype=np.bool_)
     if n == 0:
@@ -194,8 +200,8 @@ def same_after_normalisation(a, b):
     cdef text_t* t = <text_t*>cnp.PyArray_DATA(texts)
     cdef unsigned char* p_out = <unsigned char*>cnp.PyArray_DATA(out)
     for i in range(n):
-        load_text(&t[2 * i], keep_a[i])
-        load_text(&t[2 * i + 1], keep_b[i])
+        load_text(&t[2 * i], keep_a[i], "a", i)
+        load_text(&t[2 * i + 1], keep_b[i], "b", i)
     with nogil:
         for i in range(n):
             p_out[i] = same_lines(&t[2 * i], &t[2 * i + 1])
