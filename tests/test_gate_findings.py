@@ -3729,3 +3729,62 @@ def test_a_pin_judges_the_next_edit_alike_after_a_plain_check_and_after_a_commit
     assert_accepted(g.check([r4, r7], pinned, operator="reorder", commit=commit))
     v = g.check(pinned, [r7], operator="prune", evicted=["tool:c4"])
     assert [(x.invariant, x.block) for x in v.violations] == [("R", "r7")]
+
+
+@pytest.mark.parametrize("respelled", ["same", "trailing spaces", "blank line", "crlf"])
+def test_a_refused_summary_committed_respaced_is_refused_again(respelled):
+    # red team 40, 02: the refusal was kept by the exact bytes, so the agent's commit of the
+    # refused summary with other whitespace went through, live and resumed
+    g = gate_for(PINNED_SRC, session="respaced")
+    made = _restating(["tool:p1"], "")
+    find(g.check(PINNED_PRE, [*PINNED_PRE, made], operator="summarize"), "R", block="s", handle="tool:p1")
+    text = {"same": made["text"], "trailing spaces": made["text"].replace("\n", "   \n"),
+            "blank line": made["text"] + "\n\n", "crlf": made["text"].replace("\n", "\r\n")}[respelled]
+    carried = [*PINNED_PRE, {**made, "text": text}]
+    for gate in (g, Gate(g.store, session="respaced")):
+        find(gate.check(carried, carried, operator="reorder"), "R", block="s", handle="tool:p1")
+
+
+def test_a_summary_refused_for_citing_an_evicted_pinned_block_is_refused_again():
+    # red team 40, 03: only refusals for derived_from were remembered; one for citing the
+    # evicted pinned source, committed anyway, passed in every later pass
+    src = {"tool:p1": "Deploy region: eu-west-1\nmax_replicas=7\n", "tool:q1": "unrelated log line 42\nmax_replicas=7\n"}
+    g = gate_for(src, session="citing")
+    pinned, other = tool("p", "tool:p1", src["tool:p1"], pinned=True), tool("q", "tool:q1", src["tool:q1"])
+    s = summary("s", "Replicas: max_replicas=7 [src:p1]\n", ["tool:q1"])
+    find(g.check([pinned, other], [s], operator="summarize", evicted=["tool:p1", "tool:q1"]), "R", block="s")
+    user = blk("u", "user", "thanks\n")
+    for gate in (g, Gate(g.store, session="citing")):
+        find(gate.check([s], [s], operator="reorder"), "R", block="s", handle="tool:p1")
+        find(gate.check([s, user], [s, user], operator="reorder"), "R", block="s", handle="tool:p1")
+    # a summary made while the pinned block was kept stays a reference once it is evicted
+    h = gate_for(src, session="kept")
+    assert_accepted(h.check([pinned, other], [pinned, s], operator="summarize", evicted=["tool:q1"]))
+    assert_accepted(h.check([pinned, s], [s], operator="evict", evicted=["tool:p1"]))
+
+
+def test_a_refused_summary_of_more_pinned_sources_does_not_refuse_an_older_one_with_its_words():
+    # red team 40, 04: a candidate with an older summary's words, of its source and another
+    # pinned one, was refused; the older summary (made before its source's pin) was then
+    # refused for the rest of the session
+    src = {"tool:a": "alpha=1\n", "tool:b": "beta=2\n"}
+    g = gate_for(src, session="more")
+    s1 = summary("s1", "Summary: logs reviewed.\n", ["tool:a"])
+    a = tool("a", "tool:a", src["tool:a"])
+    assert_accepted(g.check([a], [s1], operator="summarize", evicted=["tool:a"], commit=True))
+    window = [s1, tool("a2", "tool:a", src["tool:a"], pinned=True), tool("b", "tool:b", src["tool:b"], pinned=True)]
+    s9 = summary("s9", "Summary: logs reviewed.\n", ["tool:a", "tool:b"])
+    find(g.check(window, [*window, s9], operator="summarize"), "R", block="s9")
+    for gate in (g, Gate(g.store, session="more")):
+        assert_accepted(gate.check(window, window, operator="reorder"))
+        # and s9 itself, committed anyway, is refused again
+        find(gate.check([*window, s9], [*window, s9], operator="reorder"), "R", block="s9")
+
+
+def test_a_block_sharing_a_handle_with_a_pinned_block_is_not_pinned_in_the_first_pass():
+    # red team 40, 01: counting pre's pins from the start of the check (red team 38, 03) took
+    # the handles too, so an unchanged window with another page of a pinned output was refused
+    text_p, text_s = "port=8080\nnumber one\n", "page two of the same output\n"
+    g = gate_for({"tool:a": text_p + text_s})
+    window = [tool("p", "tool:a", text_p, pinned=True), tool("s", "tool:a", text_s), blk("u", "user", "ok\n")]
+    assert_accepted(g.check(window, window, operator="reorder"))

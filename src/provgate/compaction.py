@@ -817,6 +817,9 @@ def compact(
     # the sticky handles), as the gate finds it: an id names whatever block holds it now (red
     # team 27, x04: a renumbered window gives a pinned turn's old id to another block)
     pin_handles, _ = _sticky_pins(gate)
+    # the texts of the window's flagged blocks are pinned from the gate's check of this very
+    # pass (docs/gate.md, "Caches and sessions"): a copy of one is planned as pinned too
+    pin_handles = pin_handles | set(block_source_handles([b for b in window if b.pinned]))
     plan = plan_compaction(
         window, budget_tokens=budget_tokens, threshold=threshold, task=task, count_tokens=count_tokens,
         target=target, pointers=cites, pinned_handles=pin_handles,

@@ -1029,20 +1029,21 @@ class _Undo:
         self.cumulative = cumulative
         self.handles: set[str] = set()
         self.ids: set[str] = set()
-        self.refused: set[tuple[bytes, str]] = set()
+        self.refused: set[tuple[bytes, frozenset[str]]] = set()
         self.reads: list[tuple[str, list[tuple[str, float | None]]]] = []
         self.names: set[str] = set()
         self.shapes: list[_Shape] = []
 
 
-def _refused_summaries(items: list[Any]) -> Iterator[tuple[bytes, str]]:
-    """The (text digest, pinned source) pairs of an audit record's ``refused_summaries``
-    (``["blake3:<64 hex>", handle]`` each, fields a later writer adds after them ignored); an
-    item in any other form, which this gate never writes, is passed over."""
+def _refused_summaries(items: list[Any]) -> Iterator[tuple[bytes, frozenset[str]]]:
+    """The refused summaries of an audit record's ``refused_summaries`` (``["blake3:<64 hex>",
+    [text handle, ...]]`` each, fields a later writer adds after them ignored); an item in any
+    other form, which this gate never writes, is passed over."""
     for item in items:
         if (isinstance(item, list) and len(item) >= 2 and isinstance(item[0], str)
-                and _REFUSED_DIGEST.fullmatch(item[0]) and isinstance(item[1], str)):
-            yield bytes.fromhex(item[0][7:]), item[1]
+                and _REFUSED_DIGEST.fullmatch(item[0]) and isinstance(item[1], list) and item[1]
+                and all(isinstance(h, str) for h in item[1])):
+            yield bytes.fromhex(item[0][7:]), frozenset(item[1])
 
 
 _REFUSED_DIGEST = re.compile(r"blake3:[0-9a-f]{64}")
@@ -1111,11 +1112,9 @@ class Gate:
         self._history: list[CycleRecord] = []
         self._pinned_handles: set[str] = set()
         self._pinned_ids: set[str] = set()  # pinned blocks without a handle
-        # the summaries R refused in this session, as (text digest, the pinned source it
-        # summarized): one an agent commits anyway is no summary made before its pin
-        # (_Check._made_before); with its source, so that another summary with the same words,
-        # made before a pin of another source, is not taken for it (red team 38, 01)
-        self._refused_summaries: set[tuple[bytes, str]] = set()
+        # the summaries R refused in this session (_Check._was_refused), each as (the digest
+        # of its whitespace-normalised text, the pinned texts it summarized or cited)
+        self._refused_summaries: set[tuple[bytes, frozenset[str]]] = set()
         self._handle_seq: dict[str, int] = {}  # handle -> the store's insertion order (fresh reads)
         # The session's reads of each resource, oldest first, as (handle, ts), with the
         # resource of each handle: kept like pins, from every pre window and every committed
@@ -1488,8 +1487,9 @@ class Gate:
             record["reads"] = {r: [[h, ts] for h, ts in added] for r, added in run.reads_logged.items()}
         if run.refused_summaries:
             # the summaries R refused here, so a resumed session refuses them again when an
-            # agent commits one anyway (_Check._made_before): [text digest, pinned source]
-            record["refused_summaries"] = [["blake3:" + d.hex(), h] for d, h in sorted(set(run.refused_summaries))]
+            # agent commits one anyway (_Check._was_refused)
+            record["refused_summaries"] = sorted(["blake3:" + d.hex(), sorted(texts)]
+                                                 for d, texts in set(run.refused_summaries))
         record["pre_digest"] = run.window_digest(run.pre)
         record["post_digest"] = run.window_digest(run.post)
         record["ts"] = time.time()
@@ -1927,8 +1927,8 @@ class _Check:
         self.pinned_handles = pinned_handles
         self._pinned_positions: list[int] | None = None
         self._text_only: set[int] = set()  # pinned only by a sticky pinned text (pinned_positions)
-        # (text digest, pinned source) of each summary R refused (Gate._refused_summaries)
-        self.refused_summaries: list[tuple[bytes, str]] = []
+        # each block R refused as a summary of a pinned block (Gate._refused_summaries)
+        self.refused_summaries: list[tuple[bytes, frozenset[str]]] = []
         self.violations: list[Violation] = []
         self.dropped_violations = 0
         self.timings: dict[str, float] = {}
@@ -2057,18 +2057,20 @@ class _Check:
         self.pending = {}
 
     def _take_pre_pins(self) -> None:
-        """The pins of pre's flagged blocks (their handles and the handles of their texts) are
-        the session's from this check on, as the check's record makes them whatever its verdict
-        (Gate._record): a window whose pin the gate has not recorded yet - the last check was a
-        plain one, its window passed on as this pre - is judged as with the pin committed
-        (red team 38, 03: a read with the bytes of a pinned block just evicted went free with a
-        plain check and was held to R after check(commit=True) or provgate check)."""
+        """The texts of pre's flagged blocks are pinned from this check on, as the check's
+        record pins them whatever its verdict (Gate._record): a window whose pin the gate has
+        not recorded yet - the last check was a plain one, its window passed on as this pre -
+        is judged as with the pin committed (red team 38, 03: a read with the bytes of a pinned
+        block just evicted went free after a plain check, and was held to R after
+        check(commit=True) or provgate check). Only their texts: a block that shares a handle
+        with a flagged one (another page of one output) is no copy of its bytes, and pinning it
+        in the same pass refused unchanged windows (red team 40, 01)."""
         pre = self.pre
         flagged = pre.pinned()
         if not flagged:
             return
-        blocks, digests = pre.blocks, pre.digests
-        pins = {h for i in flagged for h in (*blocks[i].handles, block_text_handle(digests[i]))}
+        digests = pre.digests
+        pins = {block_text_handle(digests[i]) for i in flagged}
         if not pins <= self.pinned_handles:
             self.pinned_handles = self.pinned_handles | pins
 
@@ -2474,13 +2476,14 @@ class _Check:
             out[h] = ("evicted", "")
         return out
 
-    def cited(self, j: int) -> tuple[str, ...]:
+    def cited(self, j: int, facts: _Facts | None = None) -> tuple[str, ...]:
         """The handles post block ``j``'s markers cite (resolved, unambiguous ones); each name
-        resolved is noted in ``cited_names`` (name -> handle) for grounding's search hints."""
+        resolved is noted in ``cited_names`` (name -> handle) for grounding's search hints.
+        ``facts``: the block's (when the check has no ``post_facts``: a structural edit)."""
         out: list[str] = []
         known = self.gate._marker_handles.get  # most names resolved before (a cached one is never empty)
         names = self.cited_names
-        for name in self.post_facts[j].markers():
+        for name in (facts if facts is not None else self.post_facts[j]).markers():
             found = known(name) or self._targets(name)
             if len(found) == 1:
                 names[name] = found[0]
@@ -4803,7 +4806,7 @@ class _Check:
                     hit = [h for h in b.derived_from if h in summarized]
                     if hit and not self._made_before(j, hit):
                         named.add(j)
-                        self.refused_summaries.extend((self.post.digests[j], h) for h in hit)
+                        self._refuse(j, hit)
                         self.violate("R", f"derived block {b.id!r} summarizes pinned source(s) {hit}", block=b.id,
                                      handle=hit[0], evidence={"derived_from": list(b.derived_from)})
         # a block this edit makes may cite a pinned block the window keeps (a reference);
@@ -4812,14 +4815,17 @@ class _Check:
         # pinned block); a block made while the pinned one was kept stays a reference
         gone = pinned_handles - kept_handles
         made = set(self.changed) | set(self.restated) if not self.structural else set()
-        if not gone or not made:
+        # (and one carried over that R refused so before: red team 40, 03)
+        refused = bool(self.gate._refused_summaries)
+        if not gone or not (made or refused):
             return
         for j in sorted(self.marked):
             b = edit.post[j]
-            if j in named or j not in made:
+            if j in named or (j not in made and not refused):
                 continue
-            hit = [h for h in self.cited(j) if h in gone]
-            if hit:
+            hit = [h for h in self.cited(j, self.marked[j]) if h in gone]
+            if hit and (j in made or self._was_refused(j, hit)):
+                self._refuse(j, hit)
                 what = "derived block" if b.derived else "block"
                 self.violate("R", f"{what} {b.id!r} cites pinned source(s) {hit} that the window no longer "
                              "holds: it restates a pinned block in its place", block=b.id, handle=hit[0],
@@ -4837,13 +4843,37 @@ class _Check:
         it past R that way; another summary with those words, made before a pin of another
         source, is not taken for it)."""
         i = self.match[j]
-        if i is None or j in self.ws_matched:
-            return False
-        refused = self.gate._refused_summaries
-        if refused and any((self.post.digests[j], h) in refused for h in hit):
+        if i is None or j in self.ws_matched or self._was_refused(j, hit):
             return False  # (refused in this session before: committed anyway, it is refused again)
         before = self.edit.pre[i]
         return before.derived and set(hit) <= set(before.derived_from)
+
+    def _refusal(self, j: int, hit: list[str]) -> tuple[bytes, frozenset[str]]:
+        """What the session remembers of post block ``j`` refused for ``hit``: the digest of its
+        whitespace-normalised text, and the pinned texts ``hit`` names, each as the handle of
+        the bytes it names (``block:…``), so that the same words respaced, or the same pinned
+        bytes named by another handle, are the same refusal (red team 40, 02)."""
+        text = normalize_whitespace(self.post.texts[j]).encode("utf-8", "surrogatepass")
+        texts = set()
+        for h in hit:
+            digest = None if h.startswith(BLOCK_HANDLE_PREFIX) else self.gate.handle_digest(h)
+            texts.add(BLOCK_HANDLE_PREFIX + digest[7:39] if digest and digest.startswith("blake3:") else h)
+        return blake3(text).digest(), frozenset(texts)
+
+    def _refuse(self, j: int, hit: list[str]) -> None:
+        self.refused_summaries.append(self._refusal(j, hit))
+
+    def _was_refused(self, j: int, hit: list[str]) -> bool:
+        """Did this session refuse post block ``j`` before, as a summary of pinned texts that
+        ``hit`` all names (among others)? An agent that commits a refused summary anyway does not
+        get it past R in a later pass (where it is carried over unchanged); a summary with the
+        same words of fewer of those texts, or of others, made before their pins, is not it (red
+        team 38, 01; red team 40, 04)."""
+        refused = self.gate._refused_summaries
+        if not refused:
+            return False
+        key, texts = self._refusal(j, hit)
+        return any(k == key and named <= texts for k, named in refused)
 
     # verdict ---------------------------------------------------------------------------------
 
