@@ -1,0 +1,79 @@
+"""Edits whose shape once made a check superlinear (red team 41), at two sizes each, so that
+their growth is measured: a size twice the other should take about twice as long.
+
+    PYTHONPATH=src:benchmarks python -m pytest benchmarks/test_bench_gate_shapes.py
+
+- ``unresolved_markers``: one assistant block citing N markers that name no stored handle
+  (rejected by I3; the blocks citing each name were searched name by name: 16,000 took 3 s).
+- ``summary_chain``: N summaries, each deriving from the text handle of the one before, the
+  first from a logged read (I4 followed the whole chain again under each summary: 4,000 took
+  2.2 s).
+- ``cited_handles``: one summary citing N distinct sources (deduplicated through a list: 32,000
+  took 7.7 s).
+"""
+
+from __future__ import annotations
+
+import pytest
+from blake3 import blake3
+
+from provgate.gate import Gate
+from provgate.store import SourceStore
+
+
+def _word(i: int) -> str:
+    """A distinct word without digits or capitals for each ``i`` (a text that states no fact)."""
+    s, i = "", i + 1
+    while i:
+        i, r = divmod(i - 1, 26)
+        s = "bcdfghjklmnpqrstvwxzaeiouy"[r] + s
+    return s
+
+
+def _unresolved_markers(n: int):
+    pre = [{"id": "a", "role": "assistant", "text": "hi\n"}]
+    post = [{"id": "a", "role": "assistant", "text": "".join(f"x [src:nope{i}]\n" for i in range(n))}]
+    return {}, pre, post, "rewrite", False
+
+
+def _summary_chain(n: int):
+    sources = {"tool:r1": "retries=3\n"}
+    pre = [{"id": "r1", "role": "tool", "text": "retries=3\n", "handles": ["tool:r1"], "resource": "file:a", "ts": 1.0}]
+    prev = "tool:r1"
+    for i in range(n):
+        text = f"Summary {_word(i)} of the earlier notes.\n"
+        pre.append({"id": f"s{i}", "role": "summary", "text": text, "derived": True, "derived_from": [prev]})
+        prev = "block:" + blake3(text.encode()).hexdigest()[:32]
+        sources[prev] = text
+    post = pre[:-1] + [dict(pre[-1], text=pre[-1]["text"] + "Nothing else.\n")]
+    return sources, pre, post, "summarize", True
+
+
+def _cited_handles(n: int):
+    sources = {f"tool:c{i}": f"note {_word(i)}\n" for i in range(n)}
+    pre = [{"id": "a", "role": "assistant", "text": "hi\n"}]
+    text = "Notes: " + " ".join(f"[src:c{i}]" for i in range(n)) + "\n"
+    post = [*pre, {"id": "s", "role": "summary", "text": text, "derived": True,
+                   "derived_from": [f"tool:c{i}" for i in range(n)]}]
+    return sources, pre, post, "summarize", True
+
+
+SHAPES = {"unresolved_markers": (_unresolved_markers, 4000), "summary_chain": (_summary_chain, 2000),
+          "cited_handles": (_cited_handles, 2000)}
+
+
+@pytest.mark.parametrize("scale", [1, 2])
+@pytest.mark.parametrize("shape", list(SHAPES))
+@pytest.mark.benchmark(group="gate-shapes")
+def test_shape(benchmark, tmp_path, shape, scale):
+    make, n = SHAPES[shape]
+    sources, pre, post, operator, accepted = make(n * scale)
+    store = SourceStore(str(tmp_path / "store.sqlite3"))
+    store.put_many(list(sources.items()))
+    gate = Gate(store, audit=False)
+    gate.check(pre, pre, operator="reorder", commit=True)  # the session has seen (and logged) pre
+
+    verdict = benchmark.pedantic(lambda: gate.check(pre, post, operator=operator), rounds=5, iterations=1)
+    assert verdict.accepted is accepted, verdict.summary()
+    benchmark.extra_info.update(n=n * scale, phases_ms={k: round(v, 2) for k, v in verdict.timings_ms.items()})
+    store.close()
