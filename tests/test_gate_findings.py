@@ -3788,3 +3788,19 @@ def test_a_block_sharing_a_handle_with_a_pinned_block_is_not_pinned_in_the_first
     g = gate_for({"tool:a": text_p + text_s})
     window = [tool("p", "tool:a", text_p, pinned=True), tool("s", "tool:a", text_s), blk("u", "user", "ok\n")]
     assert_accepted(g.check(window, window, operator="reorder"))
+
+
+def test_an_evicted_summary_is_no_successor_of_a_summary_of_what_it_only_cited():
+    # red team 40, 05: s_old (of tool:c5, citing c5 and c10) evicted on the record while b16 (of
+    # tool:c10) is summarized: the new summary of tool:c10 was taken for s_old's successor,
+    # through the [src:c10] s_old cites, and I5 counted s_old's two markers as lost
+    src = {"tool:c5": "workers=9\nalpha lunch\n", "tool:c10": "workers=59\ntalk gamma\n"}
+    s_old = summary("s_old", "[src:c5] [src:c10]", ["tool:c5"])
+    b16 = summary("b16", "Earlier: the beta plan [src:c10]\n", ["tool:c10"])
+    user = blk("u", "user", "thanks\n")
+    new = summary("s_new", "[src:c10]", ["tool:c10"])
+    assert_accepted(gate_for(src).check([s_old, b16, user], [user, new], operator="summarize",
+                                        evicted=["s_old", "b16"]), "lossy")
+    # one that derives from what s_old derives from is its successor: its markers are owed
+    heir = summary("s_new", "Earlier notes.", ["tool:c5", "tool:c10"])
+    find(gate_for(src).check([s_old, b16, user], [user, heir], operator="summarize", evicted=["s_old", "b16"]), "I5")

@@ -4444,12 +4444,19 @@ class _Check:
                 continue
             if not derived:
                 continue
-            _, keys = self._successor_keys((i,))
             if not pre_blocks[i].provenance:
+                _, keys = self._successor_keys((i,))
                 # the sources its markers cite, evicted beside it, do not make a summary of them its
                 # successor; its own text does, records or not (red team 31, b05)
                 keys.difference_update(self.edit.evicted)
                 keys.add(block_text_handle(self.pre.digests[i]))
+            else:
+                # what it is: its sources and its text; a handle its markers also cite does not
+                # make another block's summary of that source its successor (red team 40, 05: a
+                # summary of tool:c10 took an evicted summary of tool:c5 citing [src:c10] for
+                # its own, and I5 counted that summary's markers as lost)
+                b = pre_blocks[i]
+                keys = {*b.handles, *b.derived_from, block_text_handle(self.pre.digests[i])}
             if not keys.isdisjoint(derived):
                 out.add(i)
         return out
