@@ -490,3 +490,41 @@ def test_a_summary_request_lists_only_citation_markers_not_the_data_of_a_tool_ou
                                                                   approx_tokens("[src:zz] [src:tool:c1]"))}
     assert len(set(room.values())) == 2
     assert g.max_tokens == room[approx_tokens("[src:tool:c1]")] > max(64, math.ceil(0.25 * g.tokens))
+
+
+@pytest.mark.parametrize("task", ["reconstruction", "recall"])
+def test_a_page_of_an_output_whose_handle_a_kept_block_carries_is_not_evicted_alone(task):
+    # the gate takes no eviction record for a handle a post block still carries: a page of a
+    # pinned output evicted beside it was refused (I2, red team 40's compaction fuzz)
+    store = memory_store({"tool:a": "port=8080\nworkers=48\n"})
+    window = Window([Block("p", "tool", "port=8080\n", handles=("tool:a",), pinned=True),
+                     Block("s", "tool", "workers=48\n" + "lorem ipsum " * 40, handles=("tool:a",)),
+                     Block("a1", "assistant", "words " * 60), Block("u", "user", "go on\n")])
+    result = compact(window, markers_only, store=store, budget_tokens=100, task=task, gate=Gate(store))
+    assert result.verdict.accepted, result.verdict.summary()
+    assert "s" not in result.plan.evict
+    # with evict_pinned the pages go together
+    plan = plan_compaction(window, budget_tokens=20, task=task, evict_pinned=True)
+    assert {"p", "s"} <= set(plan.evict) or not {"p", "s"} & set(plan.evict)
+
+
+def test_a_summary_is_told_not_to_keep_the_marker_of_an_evicted_copy_of_a_pinned_text():
+    # a copy of a pinned text under a handle of its own is held to R as the pinned block: once
+    # evicted (evict_pinned), a summary keeping its marker restates it (R), and dropping the
+    # marker must cost no retention (I5) (red team 40's compaction fuzz)
+    text = "status: green\nworkers=4\n" + "log line filler\n" * 30
+    store = memory_store({"tool:p": text, "tool:c": text})
+    window = Window([Block("p", "tool", text, handles=("tool:p",), pinned=True), Block("c", "tool", text, handles=("tool:c",)),
+                     Block("a1", "assistant", "the copy says workers=4 [src:c] " + "filler words " * 40),
+                     Block("a2", "assistant", "more words " * 40), Block("u", "user", "go on\n")])
+    requests = []
+
+    def keeps_markers(request) -> str:
+        requests.append(request)
+        return "Earlier: " + " ".join(f"[src:{m}]" for m in request.markers) + " S."
+
+    result = compact(window, keeps_markers, store=store, budget_tokens=100, evict_pinned=True, task="recall",
+                     gate=Gate(store))
+    assert result.verdict.accepted, result.verdict.summary()
+    assert {"p", "c"} <= set(result.plan.evict)
+    assert requests and all("c" not in r.markers and "c" in r.withheld for r in requests if "a1" in [b.id for b in r.blocks])

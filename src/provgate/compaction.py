@@ -478,6 +478,41 @@ def plan_compaction(
                 marked[i] = hit
             return hit
 
+        # A block whose handle another block carries leaves only with it: the gate takes no
+        # eviction record for a handle a post block still carries (it would drop that block's
+        # facts unrecorded; docs/gate.md I2), so the pages of one output that shares a handle
+        # go together, or none does (red team 40's compaction fuzz: a page evicted beside a
+        # kept page of the same handle was refused, I2)
+        holders: dict[str, list[int]] = {}
+        for k, b in enumerate(blocks):
+            for h in b.handles:
+                holders.setdefault(h, []).append(k)
+        shared = {h: held for h, held in holders.items() if len(held) > 1}
+
+        def companions(unit: list[int]) -> list[int] | None:
+            """The blocks that must leave with ``unit`` (carrying one of its handles, and not
+            leaving or summarized already), or None when one of them may not go."""
+            if not shared:
+                return []
+            inside = set(unit)
+            out: list[int] = []
+            todo = list(unit)
+            while todo:
+                m = todo.pop()
+                for h in blocks[m].handles:
+                    for j in shared.get(h, ()):
+                        if j in inside or evicted[j] or group_of[j] >= 0:
+                            continue
+                        if pin[j] and not evict_pinned:
+                            return None
+                        inside.add(j)
+                        out.append(j)
+                        todo.append(j)
+            for j in out:
+                if j in older_reads and not all(evicted[o] or o in inside for o in older_reads[j]):
+                    return None
+            return out
+
         tiers = []
         if not recall:
             tiers.append([i for i in range(n) if linked[i] and not pin[i]])
@@ -494,14 +529,22 @@ def plan_compaction(
                     if i in older_reads and not all(evicted[o] for o in older_reads[i]):
                         continue
                     g = group_of[i]
+                    if g >= 0 and group_gone[g]:
+                        continue
+                    extra = companions([i] if g < 0 else groups[g][0])
+                    if extra is None:
+                        continue
                     if g < 0:
                         evicted[i] = True
                         expected -= tok[i]
-                    elif not group_gone[g]:
+                    else:
                         group_gone[g] = True
                         expected -= groups[g][2]
                         for m in groups[g][0]:
                             evicted[m] = True
+                    for j in extra:
+                        evicted[j] = True
+                        expected -= tok[j]
 
     used_ids = set(ids)
     summarize: list[SummaryGroup] = []
@@ -840,7 +883,16 @@ def compact(
     # not hold (evicted in this pass or an earlier one), which the gate reads as restating it
     held = {h for bid in (*plan.pinned, *plan.preserve) if bid not in set(plan.evict)
             for h in window.get(bid).handles}  # type: ignore[union-attr]
-    gone_pinned = (set(pin_handles) | {h for b in window if b.pinned for h in b.handles}) - held
+    pinned_sources = set(pin_handles) | {h for b in window if b.pinned for h in b.handles}
+    if evict_pinned and plan.evict:
+        # a block pinned by its text (a copy of a pinned text under a handle of its own: the
+        # gate holds it to R as the pinned block) that this pass evicts takes its handles along
+        # (red team 40's compaction fuzz: a summary kept the marker of such a copy, R refused)
+        texts = {h for h in pin_handles if h.startswith(BLOCK_HANDLE_PREFIX)}
+        gone = [window.get(bid) for bid in plan.evict]
+        pinned_sources.update(h for b, t in zip(gone, block_source_handles(gone)) if t in texts  # type: ignore[arg-type]
+                              for h in b.handles)  # type: ignore[union-attr]
+    gone_pinned = pinned_sources - held
 
     def withheld(members: tuple[Block, ...]) -> tuple[str, ...]:
         if not gone_pinned:
