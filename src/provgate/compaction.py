@@ -24,6 +24,8 @@ gate's sticky pins, and the planner never summarizes a pinned block (``docs/comp
 from __future__ import annotations
 
 import math
+from itertools import chain
+from operator import attrgetter
 import numbers
 import re
 import threading
@@ -66,6 +68,7 @@ MAX_BUDGET_TOKENS = 1 << 40
 
 BYTES_PER_TOKEN = 4
 _MARKER_START = "[src:"
+_HANDLES = attrgetter("handles")
 _CITING_ROLES = frozenset({"assistant", "summary"})
 ON_REJECT = ("raise", "keep", "evict")
 
@@ -483,11 +486,14 @@ def plan_compaction(
         # facts unrecorded; docs/gate.md I2), so the pages of one output that shares a handle
         # go together, or none does (red team 40's compaction fuzz: a page evicted beside a
         # kept page of the same handle was refused, I2)
-        holders: dict[str, list[int]] = {}
-        for k, b in enumerate(blocks):
-            for h in b.handles:
-                holders.setdefault(h, []).append(k)
-        shared = {h: held for h, held in holders.items() if len(held) > 1}
+        shared: dict[str, list[int]] = {}
+        every_handle = list(chain.from_iterable(map(_HANDLES, blocks)))
+        if len(set(every_handle)) < len(every_handle):  # (the usual window has no shared handle)
+            holders: dict[str, list[int]] = {}
+            for k, b in enumerate(blocks):
+                for h in b.handles:
+                    holders.setdefault(h, []).append(k)
+            shared = {h: held for h, held in holders.items() if len(held) > 1}
 
         def companions(unit: list[int]) -> list[int] | None:
             """The blocks that must leave with ``unit`` (carrying one of its handles, and not
