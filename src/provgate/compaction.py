@@ -1037,7 +1037,13 @@ def _marker_names(blocks: Iterable[Block], withheld: Iterable[str] = ()) -> tupl
 def _marker_tokens(blocks: list[Block], counter: _Counter) -> int:
     """Tokens of the citation markers ``blocks`` hold, joined by spaces (0 for none)."""
     names = _marker_names(blocks)
-    return _count(counter, " ".join(f"[src:{n}]" for n in names), "a summary group's citation markers") if names else 0
+    if not names:
+        return 0
+    if counter is _APPROX:
+        # "[src:" + name + "]" joined by single spaces: its UTF-8 bytes without building it
+        size = len(" ".join(names).encode("utf-8")) + 6 * len(names)
+        return (size + BYTES_PER_TOKEN - 1) // BYTES_PER_TOKEN
+    return _count(counter, " ".join(f"[src:{n}]" for n in names), "a summary group's citation markers")
 
 
 def block_source_handles(blocks: list[Block]) -> list[str]:
