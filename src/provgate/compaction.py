@@ -24,17 +24,19 @@ gate's sticky pins, and the planner never summarizes a pinned block (``docs/comp
 from __future__ import annotations
 
 import math
-from itertools import chain
-from operator import attrgetter
 import numbers
 import re
 import threading
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from itertools import chain
+from operator import attrgetter
 from typing import Any
 
 from blake3 import blake3
 
+from provgate._hashing import hash_buffers
+from provgate._textsize import utf8_lengths
 from provgate.errors import (
     CompactionBudgetError,
     EditFormatError,
@@ -45,10 +47,8 @@ from provgate.errors import (
     ProvgateError,
     SummarizerError,
 )
-from provgate._hashing import hash_buffers
-from provgate._textsize import utf8_lengths
 from provgate.gate import Gate, normalize_whitespace
-from provgate.handles import BLOCK_HANDLE_PREFIX, block_text_handle
+from provgate.handles import BLOCK_HANDLE_PREFIX, block_text_handle, stored_text_handle
 from provgate.pointers import Pointer
 from provgate.window import Block, Citation, Window
 
@@ -1013,10 +1013,9 @@ def _sources_of_pinned_texts(store: Any, window: Window, pin_handles: set[str]) 
              if not h.startswith(BLOCK_HANDLE_PREFIX)} - pin_handles
     if not asked:
         return set()
+    # (pin_handles holds the texts of the window's flagged blocks too: compact adds them)
     texts = {h for h in pin_handles if h.startswith(BLOCK_HANDLE_PREFIX)}
-    texts.update(block_source_handles([b for b in window if b.pinned]))
-    return {h for h, digest in store.digests_many(sorted(asked)).items()
-            if digest.startswith("blake3:") and BLOCK_HANDLE_PREFIX + digest[7:39] in texts}
+    return {h for h, digest in store.digests_many(sorted(asked)).items() if stored_text_handle(digest) in texts}
 
 
 def _citing(block: Block) -> bool:

@@ -25,6 +25,12 @@ def block_text_handle(text_digest: bytes) -> str:
     return BLOCK_HANDLE_PREFIX + text_digest[:16].hex()
 
 
+def stored_text_handle(digest: str) -> str | None:
+    """The ``block:`` handle of the bytes a store digest (``blake3:<hex>``) names: the handle a
+    window block holding those bytes has as its text; None for a digest of another algorithm."""
+    return BLOCK_HANDLE_PREFIX + digest[7:39] if digest.startswith("blake3:") else None
+
+
 def check_handle(handle: Any) -> str:
     """Return ``handle`` as a plain ``str`` if it is a valid handle, else raise InvalidHandleError."""
     if not isinstance(handle, str):
