@@ -92,7 +92,7 @@ from provgate.facts import (
     fingerprint_kv_keys,
 )
 from provgate.fingerprints import EMPTY, FingerprintSet
-from provgate.handles import BLOCK_HANDLE_PREFIX, block_text_handle, check_handle
+from provgate.handles import BLOCK_HANDLE_PREFIX, block_text_handle, check_handle, stored_text_handle
 from provgate.nesting import enclosing_keys
 from provgate.pointers import Pointer
 from provgate.store import SourceStore
@@ -1927,6 +1927,7 @@ class _Check:
         self.pinned_handles = pinned_handles
         self._pinned_positions: list[int] | None = None
         self._text_only: set[int] = set()  # pinned only by a sticky pinned text (pinned_positions)
+        self._free: set[int] | None = None  # those R lets go in this edit (_free_text_pins)
         # each block R refused as a summary of a pinned block (Gate._refused_summaries)
         self.refused_summaries: list[tuple[bytes, frozenset[str]]] = []
         self.violations: list[Violation] = []
@@ -4107,6 +4108,7 @@ class _Check:
         through = self._through_block_handles(refs)
         for underlying in through.values():
             refs |= underlying  # (every handle reached: the chain below each summary)
+        above = _above(through) if through else {}
         resources = sorted({read_of[h] for h in refs.intersection(read_of)})
         if not resources:
             return
@@ -4136,7 +4138,8 @@ class _Check:
             if any(newest in post[j].handles or (match[j] is None and self._fresh(j, allow_own_id=True, than=handles))
                    for j in self.post.by_resource().get(resource, ())):
                 continue
-            handles |= _standing_for(through, handles)
+            if above:
+                handles |= _standing_for(above, handles)
             touching = self._post_blocks_touching(resource, handles)
             if changed.isdisjoint(touching):
                 continue
@@ -4470,10 +4473,7 @@ class _Check:
         pre = self.pre
         pinned = set(self.pinned_handles)
         positions = self.pinned_positions()
-        free: set[int] = set()
-        if self._text_only:
-            flagged = {self.post.digests[k] for k in self.post.pinned()}
-            free = {i for i in self._text_only if pre.digests[i] in flagged}
+        free = self._free_text_pins()
         for i in positions:
             if i not in free:
                 pinned.update(pre.blocks[i].handles or (block_text_handle(pre.digests[i]),))
@@ -4733,6 +4733,23 @@ class _Check:
             self._text_only = pinned_set - strong
         return found
 
+    def _free_text_pins(self) -> set[int]:
+        """Pre blocks pinned only because they hold a pinned text that R lets go here.
+
+        A block pinned only because it holds a pinned text (no flag, no pinned handle: a user
+        saying the same thing again under user:u18, an unrelated "OK.") is the pinned text only
+        where post does not keep those bytes pinned: while a flagged post block holds them, R's
+        bytes are there and the copy is another block (kept unflagged, rewritten, summarized or
+        evicted as any); else it is held to R as the pinned block (red team 28, y04: a turn
+        pinned by its text later carries user:u3)."""
+        if self._free is None:
+            self.pinned_positions()  # (finds the text-only ones)
+            self._free = set()
+            if self._text_only:
+                flagged_texts = {self.post.digests[k] for k in self.post.pinned()}
+                self._free = {i for i in self._text_only if self.pre.digests[i] in flagged_texts}
+        return self._free
+
     def _pinned_bytes_sources(self, pinned_handles: set[str]) -> set[str]:
         """The handles post's summaries derive from that are no pin themselves but whose stored
         bytes are one of the pinned texts among ``pinned_handles`` (those post does not keep
@@ -4747,7 +4764,7 @@ class _Check:
             if h.startswith(BLOCK_HANDLE_PREFIX):
                 continue
             d = self.gate.handle_digest(h)
-            if d is not None and d.startswith("blake3:") and BLOCK_HANDLE_PREFIX + d[7:39] in text_pins:
+            if d is not None and stored_text_handle(d) in text_pins:
                 out.add(h)
         return out
 
@@ -4759,18 +4776,10 @@ class _Check:
         if not pinned and not self.pinned_handles:
             return
         kept_handles: set[str] = set()  # the handles of the pinned blocks post keeps
-        if self._text_only:
-            # A block pinned only because it holds a pinned text (no flag, no pinned handle: a
-            # user saying the same thing again under user:u18, an unrelated "OK.") is the pinned
-            # text only where post does not keep those bytes pinned: while a flagged post block
-            # holds them, R's bytes are there and the copy is another block (kept unflagged,
-            # rewritten, summarized or evicted as any); else it is held to R as the pinned block
-            # (red team 28, y04: a turn pinned by its text later carries user:u3)
-            flagged_texts = {self.post.digests[k] for k in self.post.pinned()}
-            free = {i for i in self._text_only if pre.digests[i] in flagged_texts}
-            if free:
-                pinned = [i for i in pinned if i not in free]
-                kept_handles.update(block_text_handle(pre.digests[i]) for i in free)
+        free = self._free_text_pins()
+        if free:
+            pinned = [i for i in pinned if i not in free]
+            kept_handles.update(block_text_handle(pre.digests[i]) for i in free)
         pinned_set = set(pinned)
         # a pinned block is summarized through its handles or the handle of its text
         pinned_handles = {h for i in pinned for h in (*edit.pre[i].handles, block_text_handle(pre.digests[i]))}
@@ -4880,7 +4889,7 @@ class _Check:
         texts = set()
         for h in hit:
             digest = None if h.startswith(BLOCK_HANDLE_PREFIX) else self.gate.handle_digest(h)
-            texts.add(BLOCK_HANDLE_PREFIX + digest[7:39] if digest and digest.startswith("blake3:") else h)
+            texts.add((stored_text_handle(digest) if digest else None) or h)
         return blake3(text).digest(), frozenset(texts)
 
     def _refuse(self, j: int, hit: list[str]) -> None:
@@ -5343,13 +5352,19 @@ def _names_citing(handles: Iterable[str]) -> Iterator[str]:
             yield h.partition(":")[2]
 
 
-def _standing_for(below: dict[str, set[str]], handles: set[str]) -> set[str]:
-    """The summaries of ``below`` (block handle -> the handles right below it) that stand for
-    one of ``handles``: those from which a chain of one or more steps leads to one."""
+def _above(below: dict[str, set[str]]) -> dict[str, list[str]]:
+    """``below`` (summary's block handle -> the handles right below it) turned round: handle ->
+    the summaries right above it."""
     above: dict[str, list[str]] = {}
     for h, under in below.items():
         for x in under:
             above.setdefault(x, []).append(h)
+    return above
+
+
+def _standing_for(above: dict[str, list[str]], handles: set[str]) -> set[str]:
+    """The summaries that stand for one of ``handles``: those from which a chain of one or more
+    steps down (``above`` turned round, :func:`_above`) leads to one."""
     out: set[str] = set()
     todo = [h for x in handles for h in above.get(x, ())]
     while todo:
