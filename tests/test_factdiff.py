@@ -10,9 +10,6 @@ from __future__ import annotations
 
 import re
 
-import sys
-import threading
-import time
 from functools import partial
 from itertools import pairwise
 
@@ -22,6 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import IMPLEMENTATIONS, NO_EXTENSIONS, load_implementation
+from reconstruct_helpers import observed_while_running
 from provgate import _factdiff
 from provgate.errors import InvalidArgumentError
 
@@ -340,46 +338,15 @@ def test_native_errors_match_reference(a, b, name, row):
 # ---- GIL and switch ----------------------------------------------------------------------------
 
 
-def _observed_while_running(fn) -> int:
-    """How often the main thread ran while fn ran in a worker thread (huge switch interval:
-    the main thread only gets to run if fn releases the GIL by itself)."""
-    inside = [False]
-    errors = []
-
-    def worker():
-        inside[0] = True
-        try:
-            fn()
-        except BaseException as exc:  # noqa: BLE001 - reported below
-            errors.append(exc)
-        inside[0] = False
-
-    old = sys.getswitchinterval()
-    sys.setswitchinterval(1000.0)
-    try:
-        t = threading.Thread(target=worker)
-        seen = 0
-        t.start()
-        while t.is_alive():
-            if inside[0]:
-                seen += 1
-            time.sleep(0.0005)
-        t.join()
-    finally:
-        sys.setswitchinterval(old)
-    assert not errors, errors
-    return seen
-
-
 @_only_with_native
 def test_native_releases_the_gil():
     native = _load("native")
     rng = np.random.default_rng(1)
     a = rng.integers(0, 2**64, size=(2_000_000, 2), dtype=np.uint64)
     sa = a[native.sort_fingerprints(a)]
-    assert _observed_while_running(lambda: sum(range(20_000_000))) == 0
-    assert _observed_while_running(lambda: [native.diff_sorted(sa, sa) for _ in range(10)]) > 0
-    assert _observed_while_running(lambda: [native.sort_fingerprints(a) for _ in range(3)]) > 0
+    assert observed_while_running(lambda: sum(range(20_000_000))) == 0
+    assert observed_while_running(lambda: [native.diff_sorted(sa, sa) for _ in range(10)]) > 0
+    assert observed_while_running(lambda: [native.sort_fingerprints(a) for _ in range(3)]) > 0
 
 
 def test_switch_loaded_the_native_build():

@@ -11,7 +11,6 @@ import array
 import importlib
 import json
 import random
-import sys
 import threading
 import time
 
@@ -22,6 +21,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import IMPLEMENTATIONS, NO_EXTENSIONS, load_implementation
+from reconstruct_helpers import observed_while_running
 from provgate import _hashing
 from provgate.errors import SpanError
 
@@ -395,48 +395,14 @@ def test_str_data_error_says_to_encode(impl):
 # --------------------------------------------------------------------------- GIL and switch
 
 
-def _observed_while_running(fn) -> int:
-    """How often the main thread ran while fn ran in a worker thread.
-
-    With a huge switch interval the interpreter never takes the GIL away from the worker, so
-    the main thread runs during fn only if fn releases the GIL by itself.
-    """
-    inside = [False]
-    errors = []
-
-    def worker():
-        inside[0] = True
-        try:
-            fn()
-        except BaseException as exc:  # noqa: BLE001 - reported to the test below
-            errors.append(exc)
-        inside[0] = False
-
-    old = sys.getswitchinterval()
-    sys.setswitchinterval(1000.0)
-    try:
-        t = threading.Thread(target=worker)
-        seen = 0
-        t.start()
-        while t.is_alive():
-            if inside[0]:
-                seen += 1
-            time.sleep(0.0005)   # sleeping releases the GIL, so the worker can always finish
-        t.join()
-    finally:
-        sys.setswitchinterval(old)
-    assert not errors, errors
-    return seen
-
-
 @_only_with_native_builds
 def test_hashing_releases_the_gil(native):
     big = _random_bytes(8 * 1024 * 1024, 2)
     spans = np.arange(0, len(big) - 40 + 1, 40, dtype=np.int64)
     # the harness can tell: a call that holds the GIL is never observed from outside
-    assert _observed_while_running(lambda: sum(range(30_000_000))) == 0
-    assert _observed_while_running(lambda: native.hash_buffers([big] * 24)) > 0
-    assert _observed_while_running(lambda: [native.hash_spans(big, spans, spans + 40) for _ in range(5)]) > 0
+    assert observed_while_running(lambda: sum(range(30_000_000))) == 0
+    assert observed_while_running(lambda: native.hash_buffers([big] * 24)) > 0
+    assert observed_while_running(lambda: [native.hash_spans(big, spans, spans + 40) for _ in range(5)]) > 0
 
 
 def test_offsets_changed_by_another_thread_never_crash(impl):
