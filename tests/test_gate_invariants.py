@@ -236,6 +236,26 @@ def test_a_fabricated_number_in_a_summary_is_ungrounded(g):
     assert invariants(v) == {"I1"}
 
 
+@pytest.mark.parametrize("sources", [15, 16, 40])
+def test_a_summary_of_many_sources_is_grounded_in_each_of_them(sources):
+    # from 16 sources on a summary's facts are looked up in the union of their sets
+    # (gate._group_unions); on either side of that line a fact is grounded exactly when one of
+    # the sources holds it, as a pair, and a pair no source holds is ungrounded
+    src = {f"tool:c{i}": f"v{i}: {i * 7}\nport{i}: 80{i}\n" for i in range(sources)}
+    pre = [tool(f"t{i}", h, text) for i, (h, text) in enumerate(src.items())]
+    g = gate_for(src)
+    last = sources - 1
+    honest = summary("s", "".join(f"v{i}={i * 7}\n" for i in range(sources)) + f"port{last}=80{last}\n", list(src))
+    assert_accepted(g.check(pre, [honest], operator="summarize"), "lossy")
+    # each value is a value of some source, but not under this key: v0 holds 0, not 7
+    swapped = summary("s", f"v0={7}\nv{last}={last * 7}\n", list(src))
+    bad = find(g.check(pre, [swapped], operator="summarize"), "I1", block="s", key="v0", value="7")
+    assert sorted(bad.evidence["searched"]) == sorted(src)
+    # and a summary of two of them is grounded in those two alone
+    two = summary("s", f"v0=0\nv{last}={last * 7}\n", ["tool:c0", "tool:c1"])
+    find(g.check(pre, [two], operator="summarize"), "I1", block="s", key=f"v{last}")
+
+
 def test_a_kv_fact_is_grounded_only_by_the_same_key_value_pair(g):
     # 250ms occurs in a source, but not as timeout=250ms
     pre = window()

@@ -2891,7 +2891,8 @@ class _Check:
             made = _Facts.grounding_sets(texts)
         # (an empty set in place of each set not made holds nothing: as if left out of the groups)
         sets = [_NO_FINGERPRINTS if x is None else x for x in made]
-        owner, row = ungrounded_rows(tables, sets, [x.table.data for x in texts], groups=groups,
+        looked_up, set_groups = _group_unions(sets, groups)
+        owner, row = ungrounded_rows(tables, looked_up, [x.table.data for x in texts], groups=set_groups,
                                      haystack_groups=haystack_groups, **kinds)
         if None not in made or not owner.size:
             return owner, row, sets  # (every set made, or no row left to ask of the others)
@@ -2902,8 +2903,9 @@ class _Check:
         for t in np.unique(owner).tolist():
             table, rows = tables[t], row[starts[t]:starts[t + 1]]
             queries.append(np.where((table.kind[rows] == _KIND_KV)[:, None], table.fp_fact[rows], table.fp_value[rows]))
-        absent = absent_from_all(np.ascontiguousarray(np.concatenate(queries), dtype=np.uint64), sets,
-                                 groups=[[k for k in g if k in later] for g in groups], query_group=owner)
+        looked_up, set_groups = _group_unions(sets, [[k for k in g if k in later] for g in groups])
+        absent = absent_from_all(np.ascontiguousarray(np.concatenate(queries), dtype=np.uint64), looked_up,
+                                 groups=set_groups, query_group=owner)
         return owner[absent], row[absent], sets
 
     # I2 --------------------------------------------------------------------------------------
@@ -5249,6 +5251,37 @@ _NAME_KINDS = np.array([int(Kind.PATH), int(Kind.URL), int(Kind.IDENTIFIER)], dt
 _ONE_AFTER = frozenset({b"no", b"any", b"every", b"each"})  # "no one", "every one"
 _ONE_COUNTED = frozenset({b"only", b"exactly", b"just"})  # "only one of the 12 nodes" is a count
 _ONE_RELATIVE = frozenset({b"that", b"who", b"which"})  # "the one that failed"
+
+
+# A row is looked up in its group's sets one by one until one holds it: a summary of
+# thousands of sources made that rows x sources (red team 41, 05). From this many sets on, a
+# group is looked up in the union of its sets instead, one binary search a row.
+_UNION_FROM = 16
+
+
+def _group_unions(sets: list[SortedFingerprints], groups: list[list[int]]
+                  ) -> tuple[list[SortedFingerprints], list[list[int]]]:
+    """``sets`` and ``groups`` with each group of ``_UNION_FROM`` sets or more replaced by one
+    set, the union of its members (made once for groups with the same members), appended to
+    the sets. A row occurs in some set of its group exactly when it occurs in their union, so
+    every look-up gives the same answer."""
+    if all(len(g) < _UNION_FROM for g in groups):
+        return sets, groups
+    out_sets, out_groups = list(sets), []
+    unions: dict[tuple[int, ...], int] = {}
+    for g in groups:
+        if len(g) < _UNION_FROM:
+            out_groups.append(g)
+            continue
+        members = tuple(sorted(set(g)))
+        k = unions.get(members)
+        if k is None:
+            rows = [sets[m].to_array() for m in members if len(sets[m])]
+            union = (SortedFingerprints(unique_counts(np.concatenate(rows))[0]) if rows else _NO_FINGERPRINTS)
+            k = unions[members] = len(out_sets)
+            out_sets.append(union)
+        out_groups.append([k])
+    return out_sets, out_groups
 
 
 def _ground_nested_keys(tables: list[FactTable], sources: list[_Facts], groups: list[list[int]],
