@@ -8,6 +8,13 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
+
+# No per-example deadline: CI's machine may be slow or shared for a moment, and a test that
+# fails for the clock fails for nothing the code did (speed lives in benchmarks/). Each test's
+# own @settings keep this for what they leave unset.
+settings.register_profile("provgate", deadline=None)
+settings.load_profile("provgate")
 
 ROOT = Path(__file__).resolve().parent.parent
 TESTDATA = ROOT.parent / "shared" / "testdata"
