@@ -5265,7 +5265,7 @@ def _group_unions(sets: list[SortedFingerprints], groups: list[list[int]]
     set, the union of its members (made once for groups with the same members), appended to
     the sets. A row occurs in some set of its group exactly when it occurs in their union, so
     every look-up gives the same answer."""
-    if all(len(g) < _UNION_FROM for g in groups):
+    if max(map(len, groups), default=0) < _UNION_FROM:
         return sets, groups
     out_sets, out_groups = list(sets), []
     unions: dict[tuple[int, ...], int] = {}
