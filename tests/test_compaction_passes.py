@@ -586,3 +586,39 @@ def test_a_pass_whose_summary_loses_a_marker_it_was_asked_to_keep_beside_such_an
     with pytest.raises(ProvenanceInvariantError) as e:
         compact(window, _drops_a_marker, store=store, gate=Gate(store), min_summary_tokens=8, max_group_tokens=60, **kw)
     assert {v.invariant for v in e.value.verdict.violations} == {"I5"}
+
+
+def _copy_of_a_kept_pinned_text():
+    # a copy (tool:c) of a pinned output's text (tool:p), evicted with evict_pinned, while the
+    # pinned output stays; a turn citing the copy is summarized
+    words = _R40_WORDS
+    text = "status: green\n" + words * 3 + "\n"
+    store = memory_store({"tool:c": text, "tool:p": text, "tool:x": "port=1\n"})
+    window = Window([Block("c", "tool", text, handles=("tool:c",)), Block("p", "tool", text, handles=("tool:p",), pinned=True),
+                     Block("a", "assistant", words * 2 + "[src:c] [src:x]\n"), Block("u", "user", words + "\n", pinned=True)])
+    return store, window
+
+
+def test_a_copy_of_a_pinned_text_the_window_keeps_flagged_is_no_withheld_marker():
+    # red team 40's compaction fuzz with copies, seeds 2584 and 2853: the planner withheld the
+    # marker of an evicted copy of a pinned text although the pinned block with that text stayed
+    # (the gate lets such a copy go as any block, docs/gate.md R, so its marker is an ordinary
+    # citation); the honest summary dropped it and I5 refused the pass, retention 0
+    store, window = _copy_of_a_kept_pinned_text()
+    requests = []
+
+    def keeps_markers(request) -> str:
+        requests.append(request)
+        return _keeps_exactly_the_markers(request)
+
+    result = compact(window, keeps_markers, store=store, budget_tokens=160, evict_pinned=True, task="recall",
+                     min_summary_tokens=8, gate=Gate(store))
+    assert result.verdict.accepted, result.verdict.summary()
+    assert "c" in result.plan.evict and "p" not in result.plan.evict
+    assert [r.markers for r in requests] == [("c", "x")] and requests[0].withheld == ()
+    # a summary that drops that marker is refused
+    store, window = _copy_of_a_kept_pinned_text()
+    with pytest.raises(ProvenanceInvariantError) as e:
+        compact(window, _drops_a_marker, store=store, budget_tokens=160, evict_pinned=True, task="recall",
+                min_summary_tokens=8, gate=Gate(store))
+    assert {v.invariant for v in e.value.verdict.violations} == {"I5"}
