@@ -528,3 +528,97 @@ def test_a_summary_is_told_not_to_keep_the_marker_of_an_evicted_copy_of_a_pinned
     assert result.verdict.accepted, result.verdict.summary()
     assert {"p", "c"} <= set(result.plan.evict)
     assert requests and all("c" not in r.markers and "c" in r.withheld for r in requests if "a1" in [b.id for b in r.blocks])
+
+
+_R40_WORDS = "alpha beta gamma delta talk about the plan and weather then lunch again "
+
+
+def _keeps_exactly_the_markers(request) -> str:
+    """Red team 40's honest summarizer: the markers of ``request.markers``, nothing else."""
+    return " ".join(f"[src:{m}]" for m in request.markers) or "S."
+
+
+def _drops_a_marker(request) -> str:
+    """A dishonest one: loses the first citation it was asked to keep."""
+    return " ".join(f"[src:{m}]" for m in request.markers[1:]) or "S."
+
+
+def _r40_784():
+    # a turn citing c4 and c5 (evicted), a pinned user turn, a summary of tool:c5 (summarized)
+    store = memory_store({"tool:c4": "workers=9\n" + _R40_WORDS, "tool:c5": "retries=3\n" + _R40_WORDS})
+    window = Window([Block("b12", "assistant", _R40_WORDS * 2 + "[src:c4] [src:c5]\n"),
+                     Block("u", "user", _R40_WORDS + "\n", pinned=True),
+                     Block("b13", "summary", "Earlier: " + _R40_WORDS + "[src:c5]\n", derived=True,
+                           derived_from=("tool:c5",))])
+    return store, window, {"budget_tokens": 33}, ("b12",), ("b13",)
+
+
+def _r40_704():
+    # a marker-only summary of tool:c3 and tool:c13 (evicted), a pinned user turn, a tool output
+    # and a summary of tool:c3 (summarized together)
+    store = memory_store({"tool:c3": "port=4\n" + _R40_WORDS, "tool:c13": "workers=2\n",
+                          "tool:c19": "port=40\n" + _R40_WORDS})
+    window = Window([Block("s_old", "summary", "[src:c3] " * 8, derived=True, derived_from=("tool:c3", "tool:c13")),
+                     Block("u", "user", _R40_WORDS + "\n", pinned=True),
+                     Block("b19", "tool", "port=40\n" + _R40_WORDS, handles=("tool:c19",)),
+                     Block("b20", "summary", "Earlier: " + _R40_WORDS + "[src:c3]\n", derived=True,
+                           derived_from=("tool:c3",))])
+    return store, window, {"budget_tokens": 32, "task": "recall"}, ("s_old",), ("b20",)
+
+
+@pytest.mark.parametrize("case", [_r40_784, _r40_704], ids=["seed784", "seed704"])
+def test_an_honest_pass_evicting_a_cited_block_beside_a_summary_of_a_source_it_shares_is_accepted(case):
+    # red team 40's compaction fuzz with copies, seeds 784 and 704: the planner evicts one cited
+    # block and summarizes another of a source the first cites (784) or derives from (704); a
+    # summarizer keeping exactly request.markers was refused by I5 (retention 0), the new
+    # summary taken for the evicted block's successor
+    store, window, kw, evicted, summarized = case()
+    result = compact(window, _keeps_exactly_the_markers, store=store, gate=Gate(store), min_summary_tokens=8,
+                     max_group_tokens=60, **kw)
+    assert set(evicted) <= set(result.plan.evict)
+    assert set(summarized) <= {b for g in result.plan.summarize for b in g.blocks}
+    assert result.verdict.accepted, result.verdict.summary()
+
+
+@pytest.mark.parametrize("case", [_r40_784, _r40_704], ids=["seed784", "seed704"])
+def test_a_pass_whose_summary_loses_a_marker_it_was_asked_to_keep_beside_such_an_eviction_is_refused(case):
+    store, window, kw, _, _ = case()
+    with pytest.raises(ProvenanceInvariantError) as e:
+        compact(window, _drops_a_marker, store=store, gate=Gate(store), min_summary_tokens=8, max_group_tokens=60, **kw)
+    assert {v.invariant for v in e.value.verdict.violations} == {"I5"}
+
+
+def _copy_of_a_kept_pinned_text():
+    # a copy (tool:c) of a pinned output's text (tool:p), evicted with evict_pinned, while the
+    # pinned output stays; a turn citing the copy is summarized
+    words = _R40_WORDS
+    text = "status: green\n" + words * 3 + "\n"
+    store = memory_store({"tool:c": text, "tool:p": text, "tool:x": "port=1\n"})
+    window = Window([Block("c", "tool", text, handles=("tool:c",)), Block("p", "tool", text, handles=("tool:p",), pinned=True),
+                     Block("a", "assistant", words * 2 + "[src:c] [src:x]\n"), Block("u", "user", words + "\n", pinned=True)])
+    return store, window
+
+
+def test_a_copy_of_a_pinned_text_the_window_keeps_flagged_is_no_withheld_marker():
+    # red team 40's compaction fuzz with copies, seeds 2584 and 2853: the planner withheld the
+    # marker of an evicted copy of a pinned text although the pinned block with that text stayed
+    # (the gate lets such a copy go as any block, docs/gate.md R, so its marker is an ordinary
+    # citation); the honest summary dropped it and I5 refused the pass, retention 0
+    store, window = _copy_of_a_kept_pinned_text()
+    requests = []
+
+    def keeps_markers(request) -> str:
+        requests.append(request)
+        return _keeps_exactly_the_markers(request)
+
+    result = compact(window, keeps_markers, store=store, budget_tokens=160, evict_pinned=True, task="recall",
+                     min_summary_tokens=8, gate=Gate(store))
+    assert result.verdict.accepted, result.verdict.summary()
+    assert "c" in result.plan.evict and "p" not in result.plan.evict
+    assert [r.markers for r in requests] == [("c", "x")] and requests[0].withheld == ()
+    # a summary that drops that marker is refused
+    store, window = _copy_of_a_kept_pinned_text()
+    with pytest.raises(ProvenanceInvariantError) as e:
+        compact(window, _drops_a_marker, store=store, budget_tokens=160, evict_pinned=True, task="recall",
+                min_summary_tokens=8, gate=Gate(store))
+    assert {v.invariant for v in e.value.verdict.violations} == {"I5"}

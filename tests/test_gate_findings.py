@@ -3804,3 +3804,107 @@ def test_an_evicted_summary_is_no_successor_of_a_summary_of_what_it_only_cited()
     # one that derives from what s_old derives from is its successor: its markers are owed
     heir = summary("s_new", "Earlier notes.", ["tool:c5", "tool:c10"])
     find(gate_for(src).check([s_old, b16, user], [user, heir], operator="summarize", evicted=["s_old", "b16"]), "I5")
+
+
+# red team 40's compaction fuzz with copies, seeds 784 and 704: compact() with a summarizer that
+# keeps exactly request.markers evicted one cited block on the record and summarized another
+# that shares a source with it; the new summary of that source was taken for the evicted
+# block's successor (through a source its markers cite, 784; through a source both derive from,
+# 704), so I5 counted the evicted block's markers as lost (retention 0). Another block the edit
+# removed off the record stands for that source: the record decides, and the evicted block's
+# markers leave on both sides. What the edit still owes: the markers of what it summarized, the
+# facts of the evicted block its new blocks restate, and anything derived from what only the
+# evicted block was.
+_R40_SRC = {"tool:c3": "port=4\nworkers=2\n", "tool:c4": "workers=9\nbeta\n", "tool:c5": "retries=3\ngamma\n",
+            "tool:c13": "timeout=30\ndelta\n", "tool:c19": "port=40\ntalk\n"}
+
+
+def _r40_gate(*turns):
+    from blake3 import blake3
+
+    from provgate.handles import block_text_handle
+
+    handles = [block_text_handle(blake3(t.encode()).digest()) for t in turns]
+    return gate_for({**_R40_SRC, **dict(zip(handles, turns))}), handles
+
+
+def _r40_784(turn="weather alpha plan [src:c4] [src:c5]\n"):
+    # seed 784: b12 (an assistant turn, no sources of its own, citing c4 and c5) evicted with
+    # the records compact() writes (its id and text handle); b13 (a summary of tool:c5)
+    # summarized into S, derived from tool:c5
+    g, (th,) = _r40_gate(turn)
+    user = blk("u", "user", "thanks\n")
+    pre = [summary("b13", "Earlier: alpha lunch plan [src:c5]\n", ["tool:c5"]), user, blk("b12", "assistant", turn)]
+    return g, th, pre, user
+
+
+def _r40_704(old="[src:c3] " * 22 + "[src:c3]"):
+    # seed 704: s_old (of tool:c3 and tool:c13, 23 markers of c3, no fact) evicted on the record;
+    # b20 (of tool:c3) summarized with the tool output b19 into S, derived from tool:c19 and tool:c3
+    g, (th,) = _r40_gate(old)
+    user = blk("u", "user", "thanks\n", pinned=True)
+    pre = [summary("s_old", old, ["tool:c3", "tool:c13"]), user, tool("b19", "tool:c19", _R40_SRC["tool:c19"]),
+           summary("b20", "Earlier: plan weather gamma [src:c3]\n", ["tool:c3"])]
+    return g, th, pre, user
+
+
+def test_an_evicted_turn_is_no_successor_of_a_summary_of_a_source_it_cites_summarized_beside_it():
+    g, th, pre, user = _r40_784()
+    # S keeps b13's one marker
+    assert_accepted(g.check(pre, [summary("S", "[src:c5]", ["tool:c5"]), user], operator="summarize",
+                            evicted=["b12", th]), "lossy")
+    # an evicted turn with a fact that S does not restate is dropped on the record too
+    g, th, pre, user = _r40_784("retries=3 [src:c5] and workers=9 [src:c4]\n")
+    assert_accepted(g.check(pre, [summary("S", "[src:c5]", ["tool:c5"]), user], operator="summarize",
+                            evicted=["b12", th]), "lossy")
+
+
+def test_the_evicted_turn_of_seed_784_still_owes_what_was_summarized_rewritten_or_restated():
+    g, th, pre, user = _r40_784()
+    # the summary losing the marker it was asked to keep (b13's)
+    find(g.check(pre, [summary("S", "S.", ["tool:c5"]), user], operator="summarize", evicted=["b12", th]), "I5")
+    # b12 summarized (as compact() names it, by its text handle) without one of its markers,
+    # with or without records for it
+    for evicted in ([], ["b12", th]):
+        v = g.check(pre, [summary("S", "[src:c5] [src:c5]", ["tool:c5", th]), user], operator="summarize",
+                    evicted=evicted)
+        assert find(v, "I5").evidence["lost_markers"] == 1
+    assert_accepted(g.check(pre, [summary("S", "[src:c4] [src:c5] [src:c5]", ["tool:c5", th]), user],
+                            operator="summarize"), "lossy")
+    # b12 rewritten under its id with its markers stripped
+    find(g.check(pre, [summary("S", "[src:c5]", ["tool:c5"]), user,
+                       blk("b12", "assistant", "weather alpha plan\n", derived_from=[th])],
+                 operator="summarize", evicted=["b12", th]), "I5")
+    # an evicted turn whose facts S restates without their markers: rewritten, not dropped
+    g, th, pre, user = _r40_784("retries=3 [src:c5] and workers=9 [src:c4]\n")
+    v = g.check(pre, [summary("S", "retries=3 and workers=9 [src:c5]", ["tool:c5", "tool:c4"]), user],
+                operator="summarize", evicted=["b12", th])
+    assert find(v, "I5").evidence["lost_markers"] == 2
+
+
+def test_an_evicted_summary_is_no_successor_of_a_summary_of_a_source_both_derive_from_summarized_beside_it():
+    g, th, pre, user = _r40_704()
+    # S keeps b20's one marker
+    assert_accepted(g.check(pre, [user, summary("S", "[src:c3]", ["tool:c19", "tool:c3"])], operator="summarize",
+                            evicted=["s_old", th]), "lossy")
+    g, th, pre, user = _r40_704("port=4 [src:c3] and workers=2 [src:c3]\n")
+    assert_accepted(g.check(pre, [user, summary("S", "[src:c3]", ["tool:c19", "tool:c3"])], operator="summarize",
+                            evicted=["s_old", th]), "lossy")
+
+
+def test_the_evicted_summary_of_seed_704_still_owes_what_was_summarized_derived_or_restated():
+    g, th, pre, user = _r40_704()
+    # the summary losing b20's marker
+    find(g.check(pre, [user, summary("S", "S.", ["tool:c19", "tool:c3"])], operator="summarize",
+                 evicted=["s_old", th]), "I5")
+    # one deriving from what only s_old was (tool:c13) is its successor: its markers are owed
+    find(g.check(pre, [user, summary("S", "[src:c3]", ["tool:c19", "tool:c3", "tool:c13"])], operator="summarize",
+                 evicted=["s_old", th]), "I5")
+    # b20 evicted too: no block removed off the record stands for tool:c3, and S is s_old's
+    find(g.check(pre, [user, summary("S", "[src:c3]", ["tool:c19", "tool:c3"])], operator="summarize",
+                 evicted=["s_old", th, "b20"]), "I5")
+    # s_old's facts restated by S without their markers: rewritten, not dropped
+    g, th, pre, user = _r40_704("port=4 [src:c3] and workers=2 [src:c3]\n")
+    v = g.check(pre, [user, summary("S", "port=4 and workers=2 [src:c3]", ["tool:c19", "tool:c3"])],
+                operator="summarize", evicted=["s_old", th])
+    assert find(v, "I5").evidence["lost_markers"] == 2

@@ -895,6 +895,13 @@ def compact(
         # gate holds it to R as the pinned block) that this pass evicts takes its handles along
         # (red team 40's compaction fuzz: a summary kept the marker of such a copy, R refused)
         texts = {h for h in pin_handles if h.startswith(BLOCK_HANDLE_PREFIX)}
+        # ... unless the committed window keeps that text in a flagged block: the gate then lets
+        # the copy go as any block (docs/gate.md, R), and its marker is an ordinary citation
+        # that a summary must keep (I5) (red team 40's compaction fuzz with copies, seeds 2584
+        # and 2853: the marker withheld, the honest summary was refused, retention 0)
+        out = set(plan.evict)
+        kept_flagged = [window.get(bid) for bid in (*plan.pinned, *plan.preserve) if bid not in out]
+        texts.difference_update(block_source_handles(kept_flagged))  # type: ignore[arg-type]
         gone = [window.get(bid) for bid in plan.evict]
         pinned_sources.update(h for b, t in zip(gone, block_source_handles(gone)) if t in texts  # type: ignore[arg-type]
                               for h in b.handles)  # type: ignore[union-attr]

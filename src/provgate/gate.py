@@ -4432,7 +4432,8 @@ class _Check:
     def _succeeded(self, explicit: set[int]) -> set[int]:
         """The cited blocks among ``explicit`` (dropped on the record) that post rewrote: a post
         block holds the id, or a new or changed block is derived from (or carries) what the
-        cited block was, its sources or its text."""
+        cited block was, its sources or its text - a handle that one of the edit's other
+        removed blocks, dropped off the record, also stands for (below) not counted."""
         pre_blocks, pre_facts, post_blocks = self.pre.blocks, self.pre_facts, self.post.blocks
         cited = [i for i in explicit if _citing_markers(pre_blocks[i], pre_facts[i])]
         if not cited:
@@ -4443,28 +4444,48 @@ class _Check:
         derived = {h for j in self.changed if _cites(post_blocks[j]) for h in (*post_blocks[j].derived_from,
                                                                               *post_blocks[j].handles)}
         out = set()
+        links: dict[int, set[str]] = {}
         for i in cited:
             if pre_blocks[i].id in post_ids:
                 out.add(i)
-                continue
-            if not derived:
-                continue
-            if not pre_blocks[i].provenance:
-                _, keys = self._successor_keys((i,))
-                # the sources its markers cite, evicted beside it, do not make a summary of them its
-                # successor; its own text does, records or not (red team 31, b05)
-                keys.difference_update(self.edit.evicted)
-                keys.add(block_text_handle(self.pre.digests[i]))
-            else:
-                # what it is: its sources and its text; a handle its markers also cite does not
-                # make another block's summary of that source its successor (red team 40, 05: a
-                # summary of tool:c10 took an evicted summary of tool:c5 citing [src:c10] for
-                # its own, and I5 counted that summary's markers as lost)
-                b = pre_blocks[i]
-                keys = {*b.handles, *b.derived_from, block_text_handle(self.pre.digests[i])}
-            if not keys.isdisjoint(derived):
-                out.add(i)
+            elif derived and (found := self._what_it_was(i) & derived):
+                links[i] = found
+        if links:
+            # A handle that another block the edit removed off the record (neither evicted nor
+            # superseded: summarized into the new blocks) also is, or derives from, does not
+            # say which of the two a new block deriving from it came from: the record does.
+            # Two summaries of one source, one evicted and the other summarized, or an
+            # evicted turn citing the source of a summary summarized beside it: the new summary
+            # of that source is the other's, and the evicted one's markers left on the record
+            # (red team 40's compaction fuzz with copies, seeds 704 and 784: compact() with a
+            # summarizer keeping exactly request.markers was refused, retention 0). Its facts
+            # the new blocks restate still keep it in the count (_surviving).
+            wanted = set().union(*links.values())
+            off_record = [j for j, code in zip(self.removed_content, self._drop_codes(self.removed_content))
+                          if code == 0 and j not in explicit]
+            claimed = {h for j in off_record for h in self._what_it_was(j) if h in wanted}
+            out.update(i for i, found in links.items() if not found <= claimed)
         return out
+
+    def _what_it_was(self, i: int) -> set[str]:
+        """The handles a new block derives from (or carries) as pre block ``i``'s successor:
+        for a block with sources of its own (handles, a summary's derived_from), those and its
+        text handle, not a source its markers also cite (a summary of that source made from
+        another block is not its successor: red team 40, 05, an evicted summary of tool:c5
+        citing [src:c10] was taken for rewritten into the new summary of tool:c10); for a
+        block without, its text handle, and the sources its markers cite but those evicted
+        beside it (a summary of them is theirs; red team 31, b05: its text handle counts,
+        records or not) - where its markers are citations, not data (a user's words)."""
+        b = self.pre.blocks[i]
+        text = block_text_handle(self.pre.digests[i])
+        if b.provenance:
+            return {*b.handles, *b.derived_from, text}
+        if not _cites(b):
+            return {text}
+        _, keys = self._successor_keys((i,))
+        keys.difference_update(self.edit.evicted)
+        keys.add(text)
+        return keys
 
     def _gone_pinned(self) -> set[str]:
         """The pinned sources (sticky, or of pre's pinned blocks) no post block carries. Pre's
