@@ -1928,6 +1928,7 @@ class _Check:
         self._pinned_positions: list[int] | None = None
         self._text_only: set[int] = set()  # pinned only by a sticky pinned text (pinned_positions)
         self._free: set[int] | None = None  # those R lets go in this edit (_free_text_pins)
+        self._kept: tuple[list[tuple[int, int | None, str | None]], set[str], set[str]] | None = None  # (_pins_kept)
         # each block R refused as a summary of a pinned block (Gate._refused_summaries)
         self.refused_summaries: list[tuple[bytes, frozenset[str]]] = []
         self.violations: list[Violation] = []
@@ -4768,13 +4769,19 @@ class _Check:
                 out.add(h)
         return out
 
-    def _check_pins(self) -> None:
+    def _pins_kept(self) -> tuple[list[tuple[int, int | None, str | None]], set[str], set[str]]:
+        """What post does with each of pre's pinned blocks R holds (those _free_text_pins does not
+        let go), made once per check: ``(i, j, rewritten)`` for each that is not evicted on the
+        record - ``j`` the post block that keeps its bytes, or None, ``rewritten`` the id post
+        holds it under with other text, or None; the handles of those post keeps (a pinned
+        block's handles and its text handle; a copy R lets go, its text handle); and every pinned
+        handle (sticky, or of those blocks, text handles included)."""
+        if self._kept is not None:
+            return self._kept
         edit = self.edit
         pre = self.pre
         evicted, _ = self._covering()
         pinned = self.pinned_positions()
-        if not pinned and not self.pinned_handles:
-            return
         kept_handles: set[str] = set()  # the handles of the pinned blocks post keeps
         free = self._free_text_pins()
         if free:
@@ -4784,6 +4791,10 @@ class _Check:
         # a pinned block is summarized through its handles or the handle of its text
         pinned_handles = {h for i in pinned for h in (*edit.pre[i].handles, block_text_handle(pre.digests[i]))}
         pinned_handles |= self.pinned_handles
+        outcome: list[tuple[int, int | None, str | None]] = []
+        self._kept = (outcome, kept_handles, pinned_handles)
+        if not pinned:
+            return self._kept
         exact: dict[int, int] = {}  # pinned pre block -> the first post block that is its bytes
         match = self.match
         if self.in_place:  # a pre block stays at its position, or moved to one of self.moved
@@ -4823,6 +4834,17 @@ class _Check:
                 j = first_copy.get(pre.digests[i])
             if j is not None:
                 kept_handles.update((*b.handles, block_text_handle(pre.digests[i])))
+            outcome.append((i, j, rewritten))
+        return self._kept
+
+    def _check_pins(self) -> None:
+        edit = self.edit
+        if not self.pinned_positions() and not self.pinned_handles:
+            return
+        outcome, kept_handles, pinned_handles = self._pins_kept()
+        for i, j, rewritten in outcome:
+            b = edit.pre[i]
+            if j is not None:
                 if not edit.post[j].pinned:
                     self.violate("R", f"pinned block {b.id!r} is kept but its pin was removed", block=b.id,
                                  evidence={"post_block": edit.post[j].id})
