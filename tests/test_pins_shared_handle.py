@@ -265,3 +265,25 @@ def test_compact_after_the_pinned_page_left_withholds_its_marker_and_keeps_the_s
     assert any("a" in r.withheld for r in requests if "t" in [b.id for b in r.blocks])
     assert "s2" not in result.plan.pinned
 
+
+def test_compact_evicting_a_pinned_page_summarizes_its_sibling_from_its_own_text_in_the_first_pass():
+    # the gate counts the handles of pre's pinned blocks from the pass that sees them, evicted
+    # in it (evict_pinned) or not: a summary of another page deriving from the handle was
+    # refused (R) in the first pass, where the handle was no sticky pin yet (found by the
+    # sibling fuzz, seed 406)
+    page_p, page_s = PAGE_P + filler(80), PAGE_S + filler(80)
+    store = memory_store({"tool:a": page_p + page_s})
+    window = Window([Block("p", "tool", page_p, ("tool:a",), pinned=True), Block("s", "tool", page_s, ("tool:a",)),
+                     Block("t", "assistant", "see [src:a] " + filler(40)), Block("u", "user", "go on\n")])
+    requests = []
+
+    def summarize(request):
+        requests.append(request)
+        return _honest(request)
+
+    result = compact(window, summarize, store=store, budget_tokens=100, task="recall", gate=Gate(store),
+                     evict_pinned=True)
+    assert result.verdict.accepted, result.verdict.summary()
+    assert "p" in result.plan.evict
+    assert [bid for g in result.plan.summarize for bid in g.blocks] == ["s", "t", "u"]
+    assert "tool:a" not in requests[0].derived_from and requests[0].withheld == ("a",)

@@ -900,11 +900,6 @@ def compact(
                                 tokens=plan.tokens, fill=plan.fill)
     counter = _resolve_counter(count_tokens)
 
-    # Handles a summary may not derive from: the gate reads that as "summarized a pinned block".
-    pinned_now = set(sticky)
-    for bid in (*plan.pinned, *plan.preserve):
-        pinned_now.update(window.get(bid).handles)  # type: ignore[union-attr]
-
     # Marker names a summary must not keep: they cite a pinned source the committed window will
     # not hold (evicted in this pass or an earlier one), which the gate reads as restating it; a
     # block that only shares the handle (another page of a pinned output) holds no pinned bytes
@@ -919,6 +914,13 @@ def compact(
         gone = [window.get(bid) for bid in plan.evict]
         pinned_sources.update(h for b, t in zip(gone, block_source_handles(gone)) if t in texts  # type: ignore[arg-type]
                               for h in b.handles)  # type: ignore[union-attr]
+
+    # Handles a summary may not derive from: the gate reads that as "summarized a pinned block",
+    # the handles of a pinned block this pass evicts (evict_pinned) included: the gate counts
+    # them from pre, so another page of that output is summarized from its own text
+    pinned_now = set(pinned_sources)
+    for bid in (*plan.pinned, *plan.preserve):
+        pinned_now.update(window.get(bid).handles)  # type: ignore[union-attr]
     gone_pinned = pinned_sources - held
 
     def withheld(members: tuple[Block, ...]) -> tuple[str, ...]:
