@@ -399,3 +399,26 @@ def test_random_sessions_of_pages_sharing_a_handle():
     # before this rule, 234 of the first 300 such sessions ended on a refused agent edit
     found = [f for seed in range(60) for f in _random_session(seed)]
     assert found == []
+
+
+def test_compact_plans_a_page_of_a_source_whose_bytes_a_pinned_copy_holds_as_a_sibling():
+    # b7 holds tool:c1's whole text under a handle of its own and is pinned; b19 is a page of
+    # tool:c1. Once b7 is evicted (evict_pinned) the gate reads a summary deriving from tool:c1
+    # as a summary of the pinned bytes (R), so the planner does not summarize b19 from it (red
+    # team 40's compaction fuzz with copies, seed 2751: the pass was refused)
+    whole = "timeout=99\n" + filler(160)
+    store = memory_store({"tool:c1": whole, "tool:c7": whole})
+    window = Window([Block("b7", "tool", whole, ("tool:c7",), pinned=True),
+                     Block("a", "assistant", "see [src:c1] " + filler(80)),
+                     Block("b19", "tool", "timeout=99\n" + filler(120), ("tool:c1",)), Block("u", "user", "go on\n")])
+    requests = []
+
+    def summarize(request):
+        requests.append(request)
+        return _honest(request)
+
+    result = compact(window, summarize, store=store, budget_tokens=150, task="recall", gate=Gate(store),
+                     evict_pinned=True, min_summary_tokens=8)
+    assert result.verdict.accepted, result.verdict.summary()
+    assert "b7" in result.plan.evict and requests
+    assert all("tool:c1" not in r.derived_from and "b19" not in [b.id for b in r.blocks] for r in requests)

@@ -889,10 +889,12 @@ def compact(
     # pinned text (Gate._resume); a summary still derives from none of them
     legacy = gate._legacy_pins
     pin_handles = {h for h in sticky if h.startswith(BLOCK_HANDLE_PREFIX) or h in legacy}
+    # handles whose stored bytes are a pinned text hold the pinned bytes as a pinned handle does
+    bytes_sources = _sources_of_pinned_texts(store, window, sticky)
     plan = plan_compaction(
         window, budget_tokens=budget_tokens, threshold=threshold, task=task, count_tokens=count_tokens,
         target=target, pointers=cites, pinned_handles=pin_handles,
-        _pinned_sources=_sources_of_pinned_texts(store, window, sticky), _shared_handles=sticky - pin_handles,
+        _pinned_sources=bytes_sources, _shared_handles=(sticky - pin_handles) | bytes_sources,
         evict_pinned=evict_pinned, summary_ratio=summary_ratio, min_summary_tokens=min_summary_tokens,
         max_group_tokens=max_group_tokens)
     if not plan.needed:
@@ -918,7 +920,7 @@ def compact(
     # Handles a summary may not derive from: the gate reads that as "summarized a pinned block",
     # the handles of a pinned block this pass evicts (evict_pinned) included: the gate counts
     # them from pre, so another page of that output is summarized from its own text
-    pinned_now = set(pinned_sources)
+    pinned_now = pinned_sources | bytes_sources
     for bid in (*plan.pinned, *plan.preserve):
         pinned_now.update(window.get(bid).handles)  # type: ignore[union-attr]
     gone_pinned = pinned_sources - held
@@ -1026,18 +1028,23 @@ def _keep_summaries_of_pinned(blocks: list[Block], pin: list[bool], summ: list[b
 
 
 def _sources_of_pinned_texts(store: Any, window: Window, pin_handles: set[str]) -> set[str]:
-    """The handles the window's summaries derive from whose stored bytes are a pinned text.
+    """The handles the window's blocks carry or derive from whose stored bytes are a pinned text.
     Once the pinned block is gone (evicted in this pass with ``evict_pinned``, or in an earlier
     one), the gate reads a summary of such a source as a summary of the pinned bytes (R): the
     summaries that name them are not summarized again (red team 37: a turn logged as user:u2
     with the words of a pinned turn, summarized in an earlier pass, summarized again once the
-    pinned turn was evicted)."""
-    asked = {h for b in window if b.derived for h in b.derived_from
+    pinned turn was evicted), and another block carrying one (a page of an output whose whole
+    text a pinned block holds under a handle of its own) is planned as a block sharing a pinned
+    handle (red team 40's compaction fuzz with copies, seed 2751: its summary derived from the
+    handle once the pinned copy was evicted, and R refused the pass)."""
+    # (pin_handles holds the texts of the window's flagged blocks too: compact adds them)
+    texts = {h for h in pin_handles if h.startswith(BLOCK_HANDLE_PREFIX)}
+    if not texts:
+        return set()
+    asked = {h for b in window for h in (b.derived_from if b.derived else b.handles)
              if not h.startswith(BLOCK_HANDLE_PREFIX)} - pin_handles
     if not asked:
         return set()
-    # (pin_handles holds the texts of the window's flagged blocks too: compact adds them)
-    texts = {h for h in pin_handles if h.startswith(BLOCK_HANDLE_PREFIX)}
     return {h for h, digest in store.digests_many(sorted(asked)).items() if stored_text_handle(digest) in texts}
 
 
