@@ -270,6 +270,7 @@ def plan_compaction(
     min_summary_tokens: int = DEFAULT_MIN_SUMMARY_TOKENS,
     max_group_tokens: int = DEFAULT_MAX_GROUP_TOKENS,
     _pinned_sources: Iterable[str] = (),
+    _shared_handles: Iterable[str] = (),
 ) -> CompactionPlan:
     """Plan one compaction pass of ``window`` for a budget of ``budget_tokens``.
 
@@ -299,6 +300,11 @@ def plan_compaction(
 
     ``_pinned_sources`` is :func:`compact`'s: handles whose stored bytes are a pinned text
     (:func:`_sources_of_pinned_texts`); no summary that derives from one is summarized again.
+    ``_shared_handles`` is :func:`compact`'s too: the sticky handles of pinned blocks whose texts
+    the session pins. A block carrying one is no pinned block by it (another page of a pinned
+    output: the gate holds the pinned bytes, not their handle's other pages), but no summary
+    derives from it (R), so such a block is summarized (from its own text) only where a block
+    pinned here carries the handle on, or leaves with its record; else it is kept or evicted.
     """
     blocks = _check_window(window)
     budget = _check_budget(budget_tokens)
@@ -389,7 +395,16 @@ def plan_compaction(
     older_reads = _older_reads(blocks)
     for i in older_reads:
         summ[i] = False
-    _keep_summaries_of_pinned(blocks, pin, summ, pin_handles.union(_pinned_sources), text_handles)
+    shared = _string_set(_shared_handles, "_shared_handles") - pin_handles
+    _keep_summaries_of_pinned(blocks, pin, summ, pin_handles.union(_pinned_sources, shared), text_handles)
+    if shared:
+        # a summary of a block that shares a pinned handle derives from the block's own text (a
+        # summary deriving from the handle summarizes the pinned page, R), so the handle leaves
+        # the window with it unless a pinned block carries it (kept, or evicted on its record)
+        carried = {h for b, p in zip(blocks, pin) if p for h in b.handles}
+        for i, b in enumerate(blocks):
+            if summ[i] and not b.derived and any(h in shared and h not in carried for h in b.handles):
+                summ[i] = False
     if not recall or evict_pinned:
         # a copy of a text this pass pins is no summary source either (red team 37): under
         # reconstruction a linked block is preserved and pinned in this pass, so a summary of a
@@ -865,14 +880,21 @@ def compact(
     # a block without handles the session pinned is found by its text (its block: handle among
     # the sticky handles), as the gate finds it: an id names whatever block holds it now (red
     # team 27, x04: a renumbered window gives a pinned turn's old id to another block)
-    pin_handles, _ = _sticky_pins(gate)
+    sticky, _ = _sticky_pins(gate)
     # the texts of the window's flagged blocks are pinned from the gate's check of this very
     # pass (docs/gate.md, "Caches and sessions"): a copy of one is planned as pinned too
-    pin_handles = pin_handles | set(block_source_handles([b for b in window if b.pinned]))
+    sticky = sticky | set(block_source_handles([b for b in window if b.pinned]))
+    # a block is pinned by a pinned text, not by a handle it shares with a pinned block (another
+    # page of a pinned output: docs/gate.md R), except a handle of a record that never held the
+    # pinned text (Gate._resume); a summary still derives from none of them
+    legacy = gate._legacy_pins
+    pin_handles = {h for h in sticky if h.startswith(BLOCK_HANDLE_PREFIX) or h in legacy}
+    # handles whose stored bytes are a pinned text hold the pinned bytes as a pinned handle does
+    bytes_sources = _sources_of_pinned_texts(store, window, sticky)
     plan = plan_compaction(
         window, budget_tokens=budget_tokens, threshold=threshold, task=task, count_tokens=count_tokens,
         target=target, pointers=cites, pinned_handles=pin_handles,
-        _pinned_sources=_sources_of_pinned_texts(store, window, pin_handles),
+        _pinned_sources=bytes_sources, _shared_handles=(sticky - pin_handles) | bytes_sources,
         evict_pinned=evict_pinned, summary_ratio=summary_ratio, min_summary_tokens=min_summary_tokens,
         max_group_tokens=max_group_tokens)
     if not plan.needed:
@@ -880,21 +902,17 @@ def compact(
                                 tokens=plan.tokens, fill=plan.fill)
     counter = _resolve_counter(count_tokens)
 
-    # Handles a summary may not derive from: the gate reads that as "summarized a pinned block".
-    pinned_now = set(pin_handles)
-    for bid in (*plan.pinned, *plan.preserve):
-        pinned_now.update(window.get(bid).handles)  # type: ignore[union-attr]
-
     # Marker names a summary must not keep: they cite a pinned source the committed window will
-    # not hold (evicted in this pass or an earlier one), which the gate reads as restating it
-    held = {h for bid in (*plan.pinned, *plan.preserve) if bid not in set(plan.evict)
+    # not hold (evicted in this pass or an earlier one), which the gate reads as restating it; a
+    # block that only shares the handle (another page of a pinned output) holds no pinned bytes
+    held = {h for bid in plan.pinned if bid not in set(plan.evict)
             for h in window.get(bid).handles}  # type: ignore[union-attr]
-    pinned_sources = set(pin_handles) | {h for b in window if b.pinned for h in b.handles}
+    pinned_sources = set(sticky) | {h for b in window if b.pinned for h in b.handles}
     if evict_pinned and plan.evict:
         # a block pinned by its text (a copy of a pinned text under a handle of its own: the
         # gate holds it to R as the pinned block) that this pass evicts takes its handles along
         # (red team 40's compaction fuzz: a summary kept the marker of such a copy, R refused)
-        texts = {h for h in pin_handles if h.startswith(BLOCK_HANDLE_PREFIX)}
+        texts = {h for h in sticky if h.startswith(BLOCK_HANDLE_PREFIX)}
         # ... unless the committed window keeps that text in a flagged block: the gate then lets
         # the copy go as any block (docs/gate.md, R), and its marker is an ordinary citation
         # that a summary must keep (I5) (red team 40's compaction fuzz with copies, seeds 2584
@@ -905,6 +923,13 @@ def compact(
         gone = [window.get(bid) for bid in plan.evict]
         pinned_sources.update(h for b, t in zip(gone, block_source_handles(gone)) if t in texts  # type: ignore[arg-type]
                               for h in b.handles)  # type: ignore[union-attr]
+
+    # Handles a summary may not derive from: the gate reads that as "summarized a pinned block",
+    # the handles of a pinned block this pass evicts (evict_pinned) included: the gate counts
+    # them from pre, so another page of that output is summarized from its own text
+    pinned_now = pinned_sources | bytes_sources
+    for bid in (*plan.pinned, *plan.preserve):
+        pinned_now.update(window.get(bid).handles)  # type: ignore[union-attr]
     gone_pinned = pinned_sources - held
 
     def withheld(members: tuple[Block, ...]) -> tuple[str, ...]:
@@ -1010,18 +1035,23 @@ def _keep_summaries_of_pinned(blocks: list[Block], pin: list[bool], summ: list[b
 
 
 def _sources_of_pinned_texts(store: Any, window: Window, pin_handles: set[str]) -> set[str]:
-    """The handles the window's summaries derive from whose stored bytes are a pinned text.
+    """The handles the window's blocks carry or derive from whose stored bytes are a pinned text.
     Once the pinned block is gone (evicted in this pass with ``evict_pinned``, or in an earlier
     one), the gate reads a summary of such a source as a summary of the pinned bytes (R): the
     summaries that name them are not summarized again (red team 37: a turn logged as user:u2
     with the words of a pinned turn, summarized in an earlier pass, summarized again once the
-    pinned turn was evicted)."""
-    asked = {h for b in window if b.derived for h in b.derived_from
+    pinned turn was evicted), and another block carrying one (a page of an output whose whole
+    text a pinned block holds under a handle of its own) is planned as a block sharing a pinned
+    handle (red team 40's compaction fuzz with copies, seed 2751: its summary derived from the
+    handle once the pinned copy was evicted, and R refused the pass)."""
+    # (pin_handles holds the texts of the window's flagged blocks too: compact adds them)
+    texts = {h for h in pin_handles if h.startswith(BLOCK_HANDLE_PREFIX)}
+    if not texts:
+        return set()
+    asked = {h for b in window for h in (b.derived_from if b.derived else b.handles)
              if not h.startswith(BLOCK_HANDLE_PREFIX)} - pin_handles
     if not asked:
         return set()
-    # (pin_handles holds the texts of the window's flagged blocks too: compact adds them)
-    texts = {h for h in pin_handles if h.startswith(BLOCK_HANDLE_PREFIX)}
     return {h for h, digest in store.digests_many(sorted(asked)).items() if stored_text_handle(digest) in texts}
 
 

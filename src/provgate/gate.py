@@ -1112,6 +1112,9 @@ class Gate:
         self._history: list[CycleRecord] = []
         self._pinned_handles: set[str] = set()
         self._pinned_ids: set[str] = set()  # pinned blocks without a handle
+        # the pinned handles of records written before text pins (Gate._resume): those never
+        # held the pinned block's text, so every block carrying one is held to R
+        self._legacy_pins: frozenset[str] = frozenset()
         # the summaries R refused in this session (_Check._was_refused), each as (the digest
         # of its whitespace-normalised text, the pinned texts it summarized or cited)
         self._refused_summaries: set[tuple[bytes, frozenset[str]]] = set()
@@ -1166,6 +1169,7 @@ class Gate:
                 if pins.get("texts") is not True:
                     legacy.update(h for h in handles if not h.startswith(BLOCK_HANDLE_PREFIX))
         if legacy:
+            self._legacy_pins = frozenset(legacy)
             self._pin_legacy_texts(legacy)
 
     def _pin_legacy_texts(self, handles: set[str]) -> None:
@@ -1208,9 +1212,10 @@ class Gate:
     @property
     def pins(self) -> tuple[frozenset[str], frozenset[str]]:
         """The session's sticky pins: (pinned handles, ids of pinned blocks without a handle).
-        Every pinned block is pinned by the handle of its text too (``block:…``, among the
-        handles), whatever its id and handles in a later window; the ids are a record
-        (docs/gate.md R)."""
+        Every pinned block is pinned by the handle of its text (``block:…``, among the handles),
+        whatever its id and handles in a later window, and by its handles, from which no summary
+        may derive (a block that only shares one, another page of a pinned output, is no pinned
+        block by it); the ids are a record (docs/gate.md R)."""
         with self._lock:
             return frozenset(self._pinned_handles), frozenset(self._pinned_ids)
 
@@ -1377,10 +1382,12 @@ class Gate:
                 post = run.post if verdict.window is run.post.window else None
                 pinned += ([(post.blocks[i], post.digests[i]) for i in post.pinned()] if post is not None
                            else [(b, blake3(b.text.encode("utf-8")).digest()) for b in verdict.window if b.pinned])
-            # a pre block pinned only through a sticky pin (a handle, or its text) pins its text
-            # too: pinned by user:u3, it is the same bytes when later shown without the handle
-            # (red team 28, y04); its other handles are not taken up (a block that only repeats
-            # a pinned text, a user saying it again under user:u18, is no new pin)
+            # a pre block pinned only through a sticky pin (its text, or a handle of a record that
+            # never held the text) pins its text too: pinned by user:u3, it is the same bytes when
+            # later shown without the handle (red team 28, y04); its other handles are not taken
+            # up (a block that only repeats a pinned text, a user saying it again under user:u18,
+            # is no new pin), and a block that only shares a pinned handle pins nothing (another
+            # page of a pinned output is no pinned block: red team 40, 01)
             flagged = set(run.pre.pinned())
             texts = [block_text_handle(run.pre.digests[i]) for i in run.pinned_positions() if i not in flagged]
             # the reads, like the pins: the pre window's whatever the verdict, the post's once
@@ -1928,6 +1935,8 @@ class _Check:
         self._pinned_positions: list[int] | None = None
         self._text_only: set[int] = set()  # pinned only by a sticky pinned text (pinned_positions)
         self._free: set[int] | None = None  # those R lets go in this edit (_free_text_pins)
+        self._flagged_texts: dict[bytes, list[str]] = {}  # post's flagged texts -> their handles (_free_text_pins)
+        self._kept: tuple[list[tuple[int, int | None, str | None]], set[str], set[str]] | None = None  # (_pins_kept)
         # each block R refused as a summary of a pinned block (Gate._refused_summaries)
         self.refused_summaries: list[tuple[bytes, frozenset[str]]] = []
         self.violations: list[Violation] = []
@@ -4500,7 +4509,15 @@ class _Check:
         for i in positions:
             if i not in free:
                 pinned.update(pre.blocks[i].handles or (block_text_handle(pre.digests[i]),))
-        gone = pinned - self.post.handle_union()
+        carried = self.post.handle_union()
+        gone = pinned - carried
+        # a pinned handle post carries only in blocks that are not a pinned block it keeps (a
+        # page of a pinned output, the pinned page gone) is gone too: R refuses a block citing
+        # it (_check_pins), as the bytes pinned under it left
+        shared = [h for h in pinned if h in carried and not h.startswith(BLOCK_HANDLE_PREFIX)]
+        if shared:
+            kept = self._pins_kept()[1]
+            gone.update(h for h in shared if h not in kept)
         texts = [h for h in gone if h.startswith(BLOCK_HANDLE_PREFIX)]
         if texts:  # a pinned text, held by a block with it
             held = set()
@@ -4732,15 +4749,19 @@ class _Check:
     # R ---------------------------------------------------------------------------------------
 
     def pinned_positions(self) -> list[int]:
-        """Positions of pre's pinned blocks, in order: flagged, holding a sticky pinned handle,
-        or holding a sticky pinned text (its ``block:`` handle), whatever its id and handles."""
+        """Positions of pre's pinned blocks, in order: flagged, holding a sticky pinned text (its
+        ``block:`` handle), whatever its id and handles, or holding a handle of a legacy record
+        (one that never held a pinned block's text: Gate._resume).
+
+        A block that only shares a sticky pinned handle with a pinned block, its text no pinned
+        text (another page of a pinned output), is no pinned block: R holds the pinned bytes, and
+        those are not its bytes (docs/gate.md R, "Blocks that share a pinned handle"). A summary
+        deriving from the handle, or a block citing it once the pinned bytes left, is still
+        refused (_check_pins)."""
         found = self._pinned_positions
         if found is None:
             pre = self.pre
             pinned_set = set(pre.pinned())
-            if self.pinned_handles:
-                pinned_set.update(pre.holding(self.pinned_handles))
-            strong = set(pinned_set)  # flagged, or holding a pinned handle
             if self.pinned_handles:
                 # Sticky, a pinned block is its bytes, whatever its id and whatever handles it
                 # carries: a list renumbered by position moves a pinned turn to another id, and
@@ -4752,6 +4773,14 @@ class _Check:
                 text_pins = [h for h in self.pinned_handles if h.startswith(BLOCK_HANDLE_PREFIX)]
                 if text_pins:
                     pinned_set.update(pre.holding_text(text_pins))
+            strong = set(pre.pinned())  # flagged, or holding a handle of a legacy record
+            legacy = self.gate._legacy_pins
+            if legacy:
+                # such a record never held the pinned block's text: every block carrying one of
+                # its pinned handles is held, as before text pins (Gate._resume)
+                held = pre.holding(legacy)
+                pinned_set.update(held)
+                strong.update(held)
             found = self._pinned_positions = sorted(pinned_set)
             self._text_only = pinned_set - strong
         return found
@@ -4759,18 +4788,23 @@ class _Check:
     def _free_text_pins(self) -> set[int]:
         """Pre blocks pinned only because they hold a pinned text that R lets go here.
 
-        A block pinned only because it holds a pinned text (no flag, no pinned handle: a user
-        saying the same thing again under user:u18, an unrelated "OK.") is the pinned text only
-        where post does not keep those bytes pinned: while a flagged post block holds them, R's
-        bytes are there and the copy is another block (kept unflagged, rewritten, summarized or
-        evicted as any); else it is held to R as the pinned block (red team 28, y04: a turn
-        pinned by its text later carries user:u3)."""
+        A block pinned only because it holds a pinned text (no flag, whatever handles it carries:
+        a user saying the same thing again under user:u18, an unrelated "OK.", a second copy of a
+        pinned page under its handle) is the pinned text only where post does not keep those
+        bytes pinned: while a flagged post block holds them, R's bytes are there and the copy is
+        another block (kept unflagged, rewritten, summarized or evicted as any); else it is held
+        to R as the pinned block (red team 28, y04: a turn pinned by its text later carries
+        user:u3). ``_flagged_texts``: the handles of the flagged post blocks, by text digest."""
         if self._free is None:
             self.pinned_positions()  # (finds the text-only ones)
             self._free = set()
             if self._text_only:
-                flagged_texts = {self.post.digests[k] for k in self.post.pinned()}
-                self._free = {i for i in self._text_only if self.pre.digests[i] in flagged_texts}
+                post = self.post
+                flagged: dict[bytes, list[str]] = {}
+                for k in post.pinned():
+                    flagged.setdefault(post.digests[k], []).extend(post.blocks[k].handles)
+                self._flagged_texts = flagged
+                self._free = {i for i in self._text_only if self.pre.digests[i] in flagged}
         return self._free
 
     def _pinned_bytes_sources(self, pinned_handles: set[str]) -> set[str]:
@@ -4791,22 +4825,36 @@ class _Check:
                 out.add(h)
         return out
 
-    def _check_pins(self) -> None:
+    def _pins_kept(self) -> tuple[list[tuple[int, int | None, str | None]], set[str], set[str]]:
+        """What post does with each of pre's pinned blocks R holds (those _free_text_pins does not
+        let go), made once per check (R; I5 asks which pinned sources are held): ``(i, j,
+        rewritten)`` for each that is not evicted on the record - ``j`` the post block that keeps
+        its bytes, or None, ``rewritten`` the id post holds it under with other text, or None; the
+        handles of those post keeps (a pinned block's handles and its text handle; a copy R lets
+        go, its text handle and the handles of the flagged blocks holding it): the pinned sources
+        post holds; and every pinned handle (sticky, or of those blocks, text handles included)."""
+        if self._kept is not None:
+            return self._kept
         edit = self.edit
         pre = self.pre
         evicted, _ = self._covering()
         pinned = self.pinned_positions()
-        if not pinned and not self.pinned_handles:
-            return
         kept_handles: set[str] = set()  # the handles of the pinned blocks post keeps
         free = self._free_text_pins()
         if free:
             pinned = [i for i in pinned if i not in free]
-            kept_handles.update(block_text_handle(pre.digests[i]) for i in free)
+            # (the pinned text is there, and so are the handles of the flagged blocks holding it)
+            for i in free:
+                kept_handles.add(block_text_handle(pre.digests[i]))
+                kept_handles.update(self._flagged_texts[pre.digests[i]])
         pinned_set = set(pinned)
         # a pinned block is summarized through its handles or the handle of its text
         pinned_handles = {h for i in pinned for h in (*edit.pre[i].handles, block_text_handle(pre.digests[i]))}
         pinned_handles |= self.pinned_handles
+        outcome: list[tuple[int, int | None, str | None]] = []
+        self._kept = (outcome, kept_handles, pinned_handles)
+        if not pinned:
+            return self._kept
         exact: dict[int, int] = {}  # pinned pre block -> the first post block that is its bytes
         match = self.match
         if self.in_place:  # a pre block stays at its position, or moved to one of self.moved
@@ -4846,6 +4894,17 @@ class _Check:
                 j = first_copy.get(pre.digests[i])
             if j is not None:
                 kept_handles.update((*b.handles, block_text_handle(pre.digests[i])))
+            outcome.append((i, j, rewritten))
+        return self._kept
+
+    def _check_pins(self) -> None:
+        edit = self.edit
+        if not self.pinned_positions() and not self.pinned_handles:
+            return
+        outcome, kept_handles, pinned_handles = self._pins_kept()
+        for i, j, rewritten in outcome:
+            b = edit.pre[i]
+            if j is not None:
                 if not edit.post[j].pinned:
                     self.violate("R", f"pinned block {b.id!r} is kept but its pin was removed", block=b.id,
                                  evidence={"post_block": edit.post[j].id})
