@@ -3367,6 +3367,37 @@ def test_a_cited_turn_without_facts_keeps_its_citations_when_rewritten():
                             operator="rewrite"), "lossless")
 
 
+def test_a_cited_turn_without_facts_keeps_its_citations_when_summarized_under_a_new_id():
+    # stop 27: summarized into a new block (by its text handle), a turn with no fact to restate
+    # shed its marker at retention 1.0 whenever another cited turn stayed; and worse, the
+    # marker it kept paid for one stripped from a restated fact of the other turn
+    from blake3 import blake3
+
+    from provgate.handles import block_text_handle
+
+    a1, a2 = "Tokens rotate daily [src:spec].\n", "The client uses port=8080 [src:cfg].\n"
+    h1, h2 = (block_text_handle(blake3(t.encode()).digest()) for t in (a1, a2))
+    src = {"doc:spec": "Tokens rotate daily.\n", "tool:cfg": "port=8080\n", h1: a1, h2: a2}
+    pre = [tool("d", "doc:spec", src["doc:spec"]), tool("c", "tool:cfg", src["tool:cfg"]),
+           blk("a1", "assistant", a1), blk("a2", "assistant", a2)]
+    g = gate_for(src)
+
+    def summarize(text, of, *kept, evicted=()):
+        return g.check(pre, [*pre[:2], summary("s", text, of), *kept], operator="summarize", evicted=list(evicted))
+
+    # the turn summarized alone, beside the other kept as it was: its marker is owed
+    find(summarize("Tokens rotate daily.\n", [h1], pre[3]), "I5")
+    assert_accepted(summarize("Tokens rotate daily [src:spec].\n", [h1], pre[3]), "lossy")
+    # both summarized: the fact's marker stripped is not paid for by the factless turn's
+    stripped = find(summarize("Tokens rotate daily [src:spec]. The client uses port=8080.\n", [h1, h2]), "I5")
+    assert stripped.evidence["lost_markers"] == 1
+    find(summarize("Tokens rotate daily. The client uses port=8080 [src:cfg].\n", [h1, h2]), "I5")
+    assert_accepted(summarize("Tokens rotate daily [src:spec]. The client uses port=8080 [src:cfg].\n", [h1, h2]),
+                    "lossy")
+    # evicted on the record, its markers leave both sides
+    assert_accepted(summarize("The client uses port=8080 [src:cfg].\n", [h2], evicted=["a1", h1]), "lossy")
+
+
 def test_a_quoted_claim_restated_without_its_quotes_keeps_its_citation_in_the_count():
     # a04: five cited quotes repeated word for word without quotation marks or markers passed
     from blake3 import blake3

@@ -4384,14 +4384,13 @@ class _Check:
         the record only with what the others left (red team 29, z04: a turn evicted beside a
         summary of another turn stating the same values kept its markers in the count)."""
         post_blocks, post_facts, pre_facts = self.post.blocks, self.post_facts, self.pre_facts
-        # a cited block without a fact to restate, rewritten under its id: its citations are
-        # of what it still says (red team 30, a02: its stripped markers were excused)
+        # a cited block without a fact to restate, replaced off the record (rewritten, or
+        # summarized into a new block): its citations are of what it still says, so all of its
+        # markers are owed (red team 30, a02: stripped under its id, they were excused; stop
+        # 27: summarized under a new id, they were excused too, and worse, once another
+        # handle lost markers, one kept paid for a marker stripped from a restated fact)
         factless = [i for i in touched if not pre_facts[i].n_facts]
-        if factless:
-            post_ids = self.post.id_pos()
-            factless_kept = sum(self._counted_markers(i, gone) for i in factless if self.pre.blocks[i].id in post_ids)
-        else:
-            factless_kept = 0
+        factless_kept = sum(self._counted_markers(i, gone) for i in factless) if factless else 0
         agent = [post_facts[j] for j in self.changed if _cites(post_blocks[j])]
         if not agent or not (touched or on_record):
             return float(factless_kept), set()
