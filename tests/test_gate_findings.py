@@ -3398,6 +3398,51 @@ def test_a_cited_turn_without_facts_keeps_its_citations_when_summarized_under_a_
     assert_accepted(summarize("The client uses port=8080 [src:cfg].\n", [h2], evicted=["a1", h1]), "lossy")
 
 
+def test_a_new_block_with_the_text_of_a_block_evicted_by_id_is_no_copy_of_it():
+    # stop 27 (compaction fuzz, seed 590): a summary of a turn whose text was by chance that of
+    # a summary evicted beside it was matched to the evicted one as kept, so I5 counted its
+    # markers as that summary's and the turn's as lost
+    from blake3 import blake3
+
+    from provgate.handles import block_text_handle
+
+    x, t = "[src:c1]\n", "Hello there [src:c1]\n"
+    hx, ht = (block_text_handle(blake3(s.encode()).digest()) for s in (x, t))
+    g = gate_for({"tool:c1": "retries=3\n", hx: x, ht: t})
+    pre = [tool("c", "tool:c1", "retries=3\n"), summary("x", x, ["tool:c1"]), summary("y", x, ["tool:c1"]),
+           blk("t", "assistant", t)]
+    assert_accepted(g.check(pre, [pre[0], pre[2], summary("n", x, [ht])], operator="summarize", evicted=["x", hx]),
+                    "lossy")
+    find(g.check(pre, [pre[0], pre[2], summary("n", "Hi.\n", [ht])], operator="summarize", evicted=["x", hx]), "I5")
+
+
+def test_a_factless_summary_evicted_beside_another_of_its_source_owes_nothing_through_that_source():
+    # stop 27 (compaction fuzz with copies, seed 1335): b5 evicted on the record, b6 (of the
+    # same source) summarized into a new summary of that source: the new summary is taken to
+    # succeed b5 as well, through the source they share, and b5's marker must not be owed
+    from blake3 import blake3
+
+    from provgate.handles import block_text_handle
+
+    b5, b6 = "Earlier: about the plan [src:c3]\n", "Earlier: lunch talk [src:c3]\n"
+    h5, h6 = (block_text_handle(blake3(s.encode()).digest()) for s in (b5, b6))
+    g = gate_for({"tool:c3": "port=41\n", h5: b5, h6: b6})
+    pre = [tool("b3", "tool:c3", "port=41\n"), summary("b5", b5, ["tool:c3"]), summary("b6", b6, ["tool:c3"]),
+           blk("a", "assistant", "The port is 41 [src:c3].\n")]
+    assert_accepted(g.check(pre, [pre[0], summary("s", "Lunch talk [src:c3]\n", ["tool:c3"]), pre[3]],
+                            operator="summarize", evicted=["b5", h5]), "lossy")
+    # the source evicted too (so b6 is on the record through it, and cannot claim it off the
+    # record): b5 is taken to succeed through a source b6 also derives from, and owes nothing
+    assert_accepted(g.check(pre, [summary("s", "Lunch talk [src:c3]\n", ["tool:c3"]), pre[3]],
+                            operator="summarize", evicted=["b5", h5, "tool:c3"]), "lossy")
+    # b6's marker is owed all the same
+    find(g.check(pre, [pre[0], summary("s", "Lunch talk\n", ["tool:c3"]), pre[3]], operator="summarize",
+                 evicted=["b5", h5]), "I5")
+    # and b5's, where the new summary derives from its text
+    find(g.check(pre, [pre[0], summary("s", "Lunch talk [src:c3]\n", ["tool:c3", h5]), pre[3]],
+                 operator="summarize", evicted=["b5", h5]), "I5")
+
+
 def test_a_quoted_claim_restated_without_its_quotes_keeps_its_citation_in_the_count():
     # a04: five cited quotes repeated word for word without quotation marks or markers passed
     from blake3 import blake3

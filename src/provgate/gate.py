@@ -2131,9 +2131,18 @@ class _Check:
             copies = pre.positions
             unmatched = []
             pools: dict[bytes, _CopyPool] = {}
+            # a block the edit evicts by its id is gone whatever else has its text: a new block
+            # with that text under another id is no copy of it (stop 27: a new summary of a
+            # turn, its text by chance that of a summary evicted beside it, was taken for the
+            # evicted one kept, and I5 counted the summary's markers as the evicted block's)
+            evicted: Any = self.edit.evicted
             for j in pending:
                 d = post.digests[j]
                 cands = copies(d)
+                if cands and evicted:
+                    if type(evicted) is tuple:
+                        evicted = frozenset(evicted)
+                    cands = [i for i in cands if pre_blocks[i].id not in evicted]
                 if not cands:
                     unmatched.append(j)
                     continue
@@ -4306,14 +4315,16 @@ class _Check:
             if i in kept_copy or (pre_blocks[i].id in evicted and not pre_blocks[i].handles)
             or (pre_blocks[i].provenance and evicted.issuperset(pre_blocks[i].provenance))
         }
+        succeeded: set[int] = set()
         if explicit:
             # a cited block rewritten under its id, or succeeded by a block derived from what it
             # is, was not dropped: a record for it records nothing (red team 27, x05)
-            explicit -= self._succeeded(explicit)
+            succeeded = self._succeeded(explicit)
+            explicit -= succeeded
         gone = self._gone_pinned()
         touched = [i for i in removed if i not in explicit and _cites(pre_blocks[i])]
         on_record = [i for i in sorted(explicit) if i not in kept_copy and _cites(pre_blocks[i])]
-        survived, restated = self._surviving(touched, on_record, gone)
+        survived, restated = self._surviving(touched, on_record, gone, succeeded)
         explicit -= restated
         pre_m = self.pre.totals(self.gate, self.pending)[1]
         cited_explicit = [i for i in explicit if _cites(pre_blocks[i])]
@@ -4372,7 +4383,8 @@ class _Check:
             n -= self._markers_citing(gone, (i,), self.pre.blocks, self.pre_facts)
         return n
 
-    def _surviving(self, touched: list[int], on_record: list[int], gone: set[str]) -> tuple[float, set[int]]:
+    def _surviving(self, touched: list[int], on_record: list[int], gone: set[str],
+                   succeeded: set[int] = frozenset()) -> tuple[float, set[int]]:  # type: ignore[assignment]
         """(the markers the facts of the cited blocks ``touched`` that the edit's new blocks
         restate held, at each block's markers per fact; the blocks of ``on_record``, cited and
         dropped on the record, that those blocks restate anyway). A fact is restated by a fact
@@ -4388,9 +4400,18 @@ class _Check:
         # summarized into a new block): its citations are of what it still says, so all of its
         # markers are owed (red team 30, a02: stripped under its id, they were excused; stop
         # 27: summarized under a new id, they were excused too, and worse, once another
-        # handle lost markers, one kept paid for a marker stripped from a restated fact)
+        # handle lost markers, one kept paid for a marker stripped from a restated fact). One
+        # on the record that a new block is taken to succeed (``succeeded``) owes them unless
+        # it is succeeded only through sources another removed block also is or derives from:
+        # whose successor it is, the record and the sources do not settle
         factless = [i for i in touched if not pre_facts[i].n_facts]
-        factless_kept = sum(self._counted_markers(i, gone) for i in factless) if factless else 0
+        if factless:
+            shared = [i for i in factless if i in succeeded]
+            if shared:
+                shared = self._succeeded_through_shared_sources(shared)
+            factless_kept = sum(self._counted_markers(i, gone) for i in factless if i not in shared)
+        else:
+            factless_kept = 0
         agent = [post_facts[j] for j in self.changed if _cites(post_blocks[j])]
         if not agent or not (touched or on_record):
             return float(factless_kept), set()
@@ -4420,6 +4441,17 @@ class _Check:
                 restated.add(i)  # restated, not dropped: its markers count
                 survived += densities[i] * n
         return survived, restated
+
+    def _succeeded_through_shared_sources(self, indices: list[int]) -> list[int]:
+        """Those of the succeeded pre blocks ``indices`` whose id post does not hold and whose
+        every link to a new block (:meth:`_what_it_was`, against what the new blocks derive
+        from or carry) another block the edit removed also is or derives from."""
+        post_ids, post_blocks = self.post.id_pos(), self.post.blocks
+        derived = {h for j in self.changed for h in (*post_blocks[j].derived_from, *post_blocks[j].handles)}
+        # per such handle, how many removed blocks are or derive from it (one pass over them)
+        holders: Counter[str] = Counter(h for k in self.removed for h in self._what_it_was(k) & derived)
+        return [i for i in indices if self.pre.blocks[i].id not in post_ids
+                and all(holders[h] > 1 for h in self._what_it_was(i) & derived)]
 
     def _successor_keys(self, indices: Iterable[int]) -> tuple[set[str], set[str]]:
         """(ids, handles) that make a post block a successor of the pre blocks ``indices``: their
