@@ -342,13 +342,14 @@ def test_threads_weighing_their_own_resources_on_one_gate_agree_with_one_at_a_ti
     # each thread's session re-reads its own file; their checks interleave on one gate
     def session(gate: Gate, store: SourceStore, name: str, out: list) -> None:
         resource = f"file:{name}.ini"
+        base = 10 * (ord(name) - ord("a"))  # (each file's own values)
         window = [summary(f"s{name}", "Nothing yet.\n", [])]
         for k in range(1, 16):
             h = f"tool:{name}{k}"
-            text = f"retries={k % 4}\n"
+            text = f"retries={base + k % 4}\n"
             store.put(h, text)
             pre = [*window, tool(f"{name}{k}", h, text, resource=resource, ts=float(k))]
-            said = (k - 2) % 4 if k % 5 == 0 else k % 4  # every fifth a stale value
+            said = base + ((k - 2) % 4 if k % 5 == 0 else k % 4)  # every fifth a stale value
             derived = [h, *([f"tool:{name}{k - 1}"] if k > 1 else [])]
             post = [summary(f"s{name}", f"retries={said}\n", derived)]
             verdict = gate.check(pre, post, operator="summarize",
@@ -372,6 +373,8 @@ def test_threads_weighing_their_own_resources_on_one_gate_agree_with_one_at_a_ti
         session(gate_on(own, incremental, audit=False), own, n, alone)
         assert results[n] == alone
         assert any(not v["accepted"] for v in alone)  # (the stale ones were caught)
+        if incremental:  # (and the facts kept of each file's reads are its log's alone)
+            assert _kept_stale(shared, f"file:{n}.ini") == _rebuilt_stale(shared, f"file:{n}.ini")
 
 
 # -- the kept facts against the whole line, and the two paths against each other --------------------
