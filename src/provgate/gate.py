@@ -5603,14 +5603,17 @@ class _LogFacts:
         if len(self.pending) > 1:
             # (a resumed session's whole log, on its first check: one store read for all)
             gate._learn_handles([h for h in self.pending if h not in gate._handle_digest])
-        while self.pending:
-            h = self.pending[-1]
-            if gate.handle_digest(h) is None:
-                self.unstored.add(h)
-            else:
-                self.unread.append(h)
-                self.unseq.append(h)
-            self.pending.pop()
+        done = 0
+        try:
+            for h in self.pending:  # (in the order logged: the reads merged last are the newest)
+                if gate.handle_digest(h) is None:
+                    self.unstored.add(h)
+                else:
+                    self.unread.append(h)
+                    self.unseq.append(h)
+                done += 1
+        finally:
+            del self.pending[:done]
         if self.unstored:
             found = [h for h in self.unstored if gate.handle_digest(h) is not None]
             self.unstored.difference_update(found)
@@ -5619,18 +5622,22 @@ class _LogFacts:
 
     def read(self, gate: Gate) -> None:
         """Merge the facts of the stored reads not merged yet."""
-        while self.unread:
-            facts = gate.source_facts(self.unread[-1])
-            if facts is not None:  # (always: the store holds it)
-                for k, v in self.new_pairs(facts, {}):
-                    held = self.values.setdefault(k, set())
-                    if v not in held:
-                        if held:
-                            self.multi.add(k)
-                        held.add(v)
-                        self.keys_of.setdefault(v, set()).add(k)
-                self.last = facts
-            self.unread.pop()
+        done = 0
+        try:
+            for h in self.unread:
+                facts = gate.source_facts(h)
+                if facts is not None:  # (always: the store holds it)
+                    for k, v in self.new_pairs(facts, {}):
+                        held = self.values.setdefault(k, set())
+                        if v not in held:
+                            if held:
+                                self.multi.add(k)
+                            held.add(v)
+                            self.keys_of.setdefault(v, set()).add(k)
+                    self.last = facts
+                done += 1
+        finally:
+            del self.unread[:done]
 
     def new_pairs(self, facts: _Facts, besides: dict[tuple[int, int], set[tuple[int, int]]]
                   ) -> list[tuple[tuple[int, int], tuple[int, int]]]:
@@ -5640,7 +5647,7 @@ class _LogFacts:
         (a (key, value) pair and its fact fingerprint name each other: facts.py frames both
         from the same key and value)."""
         rows, _ = facts.kv_rows()
-        if not rows.size:
+        if not rows.size or facts is self.last:
             return []
         t = facts.table
         if self.last is not None:
@@ -5674,18 +5681,20 @@ class _LeftBasis:
     __slots__ = ("extra", "extra_keys_of", "keys", "keys_of", "names", "newest_any", "newest_values",
                  "stale_keys", "stale_set", "values")
 
-    def __init__(self, log: _LogFacts, extra: dict[tuple[int, int], set[tuple[int, int]]],
-                 newest: _Facts, stale: list[tuple[int, int]]) -> None:
+    def __init__(self, log: _LogFacts, extra: dict[tuple[int, int], set[tuple[int, int]]], newest: _Facts,
+                 stale: list[tuple[int, int]], newest_values: dict[tuple[int, int], set[tuple[int, int]]],
+                 newest_row: dict[tuple[int, int], int]) -> None:
         self.values, self.keys_of, self.extra = log.values, log.keys_of, extra
         self.extra_keys_of: dict[tuple[int, int], set[tuple[int, int]]] = {}
         for k, vs in extra.items():
             for v in vs:
                 self.extra_keys_of.setdefault(v, set()).add(k)
-        # as stale_basis makes them (the same keys, sorted; the newest read's values of them)
+        # as stale_basis makes them (the same keys, sorted; the newest read's values of them and
+        # the key of each as its first row writes it)
         self.keys = SortedFingerprints(unique_counts(np.array(stale, dtype=np.uint64).reshape(-1, 2))[0])
-        self.newest_values, newest_row = _Check._kv_values(newest, self.keys)
-        self.newest_any = frozenset(v for values in self.newest_values.values() for v in values)
-        self.names = frozenset(newest.table.key_bytes(r) for r in newest_row.values())
+        self.newest_values = {k: newest_values[k] for k in stale}
+        self.newest_any = frozenset(v for k in stale for v in newest_values[k])
+        self.names = frozenset(newest.table.key_bytes(newest_row[k]) for k in stale)
         self.stale_keys = stale
         self.stale_set = frozenset(stale)
 
@@ -5706,13 +5715,15 @@ class _LeftBasis:
         cand = list(compress(cand, keyed.tolist()))
         if not cand:
             return None
-        newest_values, _ = _Check._kv_values(newest, SortedFingerprints(
+        # (the newest read's values of these keys, its first row of each: _kv_values of the
+        # stale ones among them, as stale_basis asks)
+        newest_values, newest_row = _Check._kv_values(newest, SortedFingerprints(
             unique_counts(np.array(cand, dtype=np.uint64).reshape(-1, 2))[0]))
         values = log.values
         # stale: a key some read set to a value the newest read does not set it to
         stale = [k for k in cand
                  if len(values.get(k, ())) + len(extra.get(k, ())) > len(newest_values.get(k, ()))]
-        return cls(log, extra, newest, stale) if stale else None
+        return cls(log, extra, newest, stale, newest_values, newest_row) if stale else None
 
     def holds(self, key: tuple[int, int], value: tuple[int, int]) -> bool:
         """Did a read of the line set ``key`` to ``value``?"""
