@@ -13,6 +13,12 @@ their growth is measured: a size twice the other should take about twice as long
 - ``summary_of_many_sources``: one summary deriving from N sources, each of its facts a
   ``key=value`` pair one of them states as ``key: value`` (grounded by the pair, not
   literally; each fact was looked up in the sources' sets one by one: 16,000 took 4.4 s).
+
+and a session at two ages (``test_session_age``): the check of cycle N + 1 of a session that
+read one file again every cycle, folding each read into one running summary (red team 41,
+04: I4 re-read every logged read of the file and rebuilt its stale values in every check,
+3.1 ms a check at cycle 100, 56 ms at cycle 3,200). Its check should cost the same at both
+ages.
 """
 
 from __future__ import annotations
@@ -99,4 +105,42 @@ def test_shape(benchmark, tmp_path, shape, scale):
                                  rounds=5, iterations=1)
     assert verdict.accepted is accepted, verdict.summary()
     benchmark.extra_info.update(n=n * scale, phases_ms={k: round(v, 2) for k, v in verdict.timings_ms.items()})
+    store.close()
+
+
+def _fold_reads(gate: Gate, store: SourceStore, n: int) -> list[dict]:
+    """Cycles 1..n of the session of ``test_session_age``; returns the window after cycle n."""
+    window = [{"id": "s", "role": "summary", "text": "Nothing yet.\n", "derived": True, "derived_from": []}]
+    for k in range(1, n + 1):
+        pre, post, evicted = _fold_cycle(store, window, k)
+        verdict = gate.check(pre, post, operator="summarize", evicted=evicted, commit=True)
+        assert verdict.accepted, verdict.summary()
+        window = post
+    return window
+
+
+def _fold_cycle(store: SourceStore, window: list[dict], k: int) -> tuple[list[dict], list[dict], list[str]]:
+    """Cycle k: the file read again (a new handle, a new value), the read folded into the
+    summary, which derives from it and the read before; the read before that evicted."""
+    h, text = f"tool:r{k}", f"retries={k}\ntimeout=30\n"
+    store.put(h, text)
+    read = {"id": f"r{k}", "role": "tool", "text": text, "handles": [h], "resource": "file:a.ini", "ts": float(k)}
+    post = [{"id": "s", "role": "summary", "text": f"retries={k}\n", "derived": True,
+             "derived_from": [h] + ([f"tool:r{k - 1}"] if k > 1 else [])}]
+    return [*window, read], post, [f"tool:r{k - 2}"] if k > 2 else []
+
+
+@pytest.mark.parametrize("scale", [1, 2])
+@pytest.mark.benchmark(group="gate-session-age")
+def test_session_age(benchmark, tmp_path, scale):
+    n = 500 * scale
+    store = SourceStore(str(tmp_path / "store.sqlite3"))
+    gate = Gate(store, audit=False)
+    window = _fold_reads(gate, store, n)
+    pre, post, evicted = _fold_cycle(store, window, n + 1)
+
+    verdict = benchmark.pedantic(lambda: gate.check(pre, post, operator="summarize", evicted=evicted),
+                                 rounds=15, iterations=1, warmup_rounds=1)
+    assert verdict.accepted, verdict.summary()
+    benchmark.extra_info.update(cycles=n, phases_ms={k: round(v, 2) for k, v in verdict.timings_ms.items()})
     store.close()
