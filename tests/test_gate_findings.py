@@ -3443,6 +3443,85 @@ def test_a_factless_summary_evicted_beside_another_of_its_source_owes_nothing_th
                  operator="summarize", evicted=["b5", h5]), "I5")
 
 
+# red team 42 (a review of stop 27's own fixes): F1, F2
+def test_a_factless_summary_taken_to_succeed_pays_for_no_marker_stripped_elsewhere():
+    # F1: a factless cited summary evicted on the record beside its own source, taken to
+    # succeed into a new summary of that source, was excused from the count while its marker
+    # stayed in pre's: the marker it kept paid for one stripped from a restated fact
+    from blake3 import blake3
+
+    from provgate.handles import block_text_handle
+
+    t1 = "The port is 8080 [src:cfg]\n"
+    bh = block_text_handle(blake3(t1.encode()).digest())
+    src = {"tool:spec": "Auth tokens rotate daily.\n", "tool:cfg": "port=8080\n", bh: t1}
+    g = gate_for(src)
+    for spec_summaries in (1, 2):
+        pre = [tool("out", "tool:spec", src["tool:spec"]),
+               *(summary(f"s{k}", text, ["tool:spec"])
+                 for k, text in enumerate(["See the spec [src:spec]\n", "Read the spec again [src:spec]\n"][:spec_summaries])),
+               blk("t1", "assistant", t1)]
+        evicted = [*(f"s{k}" for k in range(spec_summaries)), "tool:spec"]
+        stripped = summary("new", "The port is 8080. Tokens rotate per the spec [src:spec]\n", ["tool:spec", bh])
+        find(g.check(pre, [stripped], operator="summarize", evicted=evicted), "I5")
+        kept = summary("new", "The port is 8080 [src:cfg]. Tokens rotate per the spec [src:spec]\n", ["tool:spec", bh])
+        assert_accepted(g.check(pre, [kept], operator="summarize", evicted=evicted), "lossy")
+
+
+def test_compact_with_a_summarizer_dropping_a_marker_of_a_factless_summary_is_refused():
+    # F1 through compact(): two factless cited summaries summarized together, the output of
+    # one's source evicted; a summarizer dropping request.markers[0] was accepted
+    from provgate import Block, Gate, SourceStore, Window, compact
+    from provgate.errors import ProvenanceInvariantError
+
+    def run(drop):
+        store = SourceStore(":memory:")
+        c8, c10 = "port=41\n" + "plan talk lunch " * 10 + "\n", "timeout=68\n" + "then weather again " * 30 + "\n"
+        store.put("tool:c8", c8)
+        store.put("tool:c10", c10)
+        w = Window([Block("b10", "tool", c10, handles=("tool:c10",)),
+                    Block("b9", "summary", "Earlier: the beta weather talk and plan talk [src:c8]\n", derived=True,
+                          derived_from=("tool:c8",)),
+                    Block("b11", "summary", "Earlier: plan about plan gamma lunch gamma [src:c10]\n", derived=True,
+                          derived_from=("tool:c10",)),
+                    Block("t", "assistant", "ok\n")])
+        asked = []
+
+        def summarizer(request):
+            asked.append(list(request.markers))
+            kept = list(request.markers)[1:] if drop else list(request.markers)
+            return " ".join(f"[src:{m}]" for m in kept) or "S."
+
+        return compact(w, summarizer, store=store, gate=Gate(store), budget_tokens=60, task=None,
+                       min_summary_tokens=8), asked
+
+    result, asked = run(False)
+    assert asked == [["c8", "c10"]] and result.verdict.accepted and result.verdict.retention == 1.0
+    with pytest.raises(ProvenanceInvariantError) as info:
+        run(True)
+    assert any(v.invariant == "I5" for v in info.value.verdict.violations)
+
+
+def test_a_turn_evicted_by_id_and_kept_under_a_new_id_is_that_turn_moved():
+    # F2: a turn "evicted" by its id while post keeps its bytes under a new id (same speaker,
+    # no sources) was taken for a new block, and its marker paid for one stripped from another
+    # turn's restated fact
+    from blake3 import blake3
+
+    from provgate.handles import block_text_handle
+
+    x, z = "Checked the config [src:b]\n", "The port is 8080 [src:b]\n"
+    hx, hz = (block_text_handle(blake3(t.encode()).digest()) for t in (x, z))
+    g = gate_for({"tool:b": "port=8080\n", hx: x, hz: z})
+    pre = [blk("x", "assistant", x), blk("z", "assistant", z)]
+    for evicted in (["x", hx], []):
+        find(g.check(pre, [blk("y", "assistant", x), blk("z", "assistant", "The port is 8080.\n")], operator="rewrite",
+                     evicted=evicted), "I5")
+        find(g.check(pre, [summary("y", x, [hx]), summary("s", "The port is 8080.\n", [hz])], operator="summarize",
+                     evicted=evicted), "I5")
+    assert_accepted(g.check(pre, [blk("y", "assistant", x), pre[1]], operator="rewrite", evicted=["x", hx]))
+
+
 def test_a_quoted_claim_restated_without_its_quotes_keeps_its_citation_in_the_count():
     # a04: five cited quotes repeated word for word without quotation marks or markers passed
     from blake3 import blake3

@@ -2148,30 +2148,32 @@ class _Check:
             copies = pre.positions
             unmatched = []
             pools: dict[bytes, _CopyPool] = {}
-            # a block the edit evicts by its id is gone whatever else has its text: a new block
-            # with that text under another id is no copy of it (stop 27: a new summary of a
-            # turn, its text by chance that of a summary evicted beside it, was taken for the
-            # evicted one kept, and I5 counted the summary's markers as the evicted block's)
-            evicted: Any = self.edit.evicted
+            # a block the edit evicts by its id is a copy only of a block with its speaker and
+            # its provenance (the same block moved: the record records nothing), not of a new
+            # block that has its text by chance (stop 27: a new summary of a turn, its text that
+            # of a summary evicted beside it with other sources, was taken for it kept, and I5
+            # counted the new summary's markers as the evicted one's; red team 42, F2: a turn's
+            # bytes kept under a new id were taken for new, and its markers paid for a marker
+            # stripped elsewhere). Sorted out once per text (_CopyPool): red team 42, C2.
+            evicted_ids = self._covering()[0] if self.edit.evicted else frozenset()
             for j in pending:
                 d = post.digests[j]
                 cands = copies(d)
-                if cands and evicted:
-                    if type(evicted) is tuple:
-                        evicted = frozenset(evicted)
-                    cands = [i for i in cands if pre_blocks[i].id not in evicted]
                 if not cands:
                     unmatched.append(j)
                     continue
                 pool = pools.get(d)
                 if pool is None:
-                    pool = pools[d] = _CopyPool(cands, pre_blocks, used)
+                    pool = pools[d] = _CopyPool(cands, pre_blocks, used, evicted_ids)
                 # the unused copy that is this block (its handles, resource and ts) first, then
                 # one with its stamps: a renamed read of one file must not stand in for another
                 # file's read with its bytes; else the first unused copy
                 pick = pool.take(post_blocks[j], used)
                 if pick is None:
-                    pick = cands[0]
+                    pick = pool.first_kept
+                    if pick is None:  # (every copy evicted by its id, none this block)
+                        unmatched.append(j)
+                        continue
                     self.reused.append(j)
                 used.add(pick)
                 match[j] = pick
@@ -4438,16 +4440,20 @@ class _Check:
             if i in kept_copy or (pre_blocks[i].id in evicted and not pre_blocks[i].handles)
             or (pre_blocks[i].provenance and evicted.issuperset(pre_blocks[i].provenance))
         }
-        succeeded: set[int] = set()
         if explicit:
             # a cited block rewritten under its id, or succeeded by a block derived from what it
-            # is, was not dropped: a record for it records nothing (red team 27, x05)
+            # is, was not dropped: a record for it records nothing (red team 27, x05) - but of
+            # blocks without facts taken to succeed only through sources they share, the
+            # record may settle whose successor the new block is (_left_on_the_record)
             succeeded = self._succeeded(explicit)
+            factless = [i for i in succeeded if not pre_facts[i].n_facts]
+            if factless:
+                succeeded.difference_update(self._left_on_the_record(factless))
             explicit -= succeeded
         gone = self._gone_pinned()
         touched = [i for i in removed if i not in explicit and _cites(pre_blocks[i])]
         on_record = [i for i in sorted(explicit) if i not in kept_copy and _cites(pre_blocks[i])]
-        survived, restated = self._surviving(touched, on_record, gone, succeeded)
+        survived, restated = self._surviving(touched, on_record, gone)
         explicit -= restated
         pre_m = self.pre.totals(self.gate, self.pending)[1]
         cited_explicit = [i for i in explicit if _cites(pre_blocks[i])]
@@ -4506,8 +4512,7 @@ class _Check:
             n -= self._markers_citing(gone, (i,), self.pre.blocks, self.pre_facts)
         return n
 
-    def _surviving(self, touched: list[int], on_record: list[int], gone: set[str],
-                   succeeded: set[int] = frozenset()) -> tuple[float, set[int]]:  # type: ignore[assignment]
+    def _surviving(self, touched: list[int], on_record: list[int], gone: set[str]) -> tuple[float, set[int]]:
         """(the markers the facts of the cited blocks ``touched`` that the edit's new blocks
         restate held, at each block's markers per fact; the blocks of ``on_record``, cited and
         dropped on the record, that those blocks restate anyway). A fact is restated by a fact
@@ -4519,22 +4524,13 @@ class _Check:
         the record only with what the others left (red team 29, z04: a turn evicted beside a
         summary of another turn stating the same values kept its markers in the count)."""
         post_blocks, post_facts, pre_facts = self.post.blocks, self.post_facts, self.pre_facts
-        # a cited block without a fact to restate, replaced off the record (rewritten, or
-        # summarized into a new block): its citations are of what it still says, so all of its
+        # a cited block without a fact to restate, replaced (rewritten, summarized into a new
+        # block, or taken for succeeded): its citations are of what it still says, so all of its
         # markers are owed (red team 30, a02: stripped under its id, they were excused; stop
         # 27: summarized under a new id, they were excused too, and worse, once another
-        # handle lost markers, one kept paid for a marker stripped from a restated fact). One
-        # on the record that a new block is taken to succeed (``succeeded``) owes them unless
-        # it is succeeded only through sources another removed block also is or derives from:
-        # whose successor it is, the record and the sources do not settle
+        # handle lost markers, one kept paid for a marker stripped from a restated fact)
         factless = [i for i in touched if not pre_facts[i].n_facts]
-        if factless:
-            shared = [i for i in factless if i in succeeded]
-            if shared:
-                shared = self._succeeded_through_shared_sources(shared)
-            factless_kept = sum(self._counted_markers(i, gone) for i in factless if i not in shared)
-        else:
-            factless_kept = 0
+        factless_kept = sum(self._counted_markers(i, gone) for i in factless) if factless else 0
         agent = [post_facts[j] for j in self.changed if _cites(post_blocks[j])]
         if not agent or not (touched or on_record):
             return float(factless_kept), set()
@@ -4565,16 +4561,40 @@ class _Check:
                 survived += densities[i] * n
         return survived, restated
 
-    def _succeeded_through_shared_sources(self, indices: list[int]) -> list[int]:
-        """Those of the succeeded pre blocks ``indices`` whose id post does not hold and whose
-        every link to a new block (:meth:`_what_it_was`, against what the new blocks derive
-        from or carry) another block the edit removed also is or derives from."""
+    def _evicted_itself(self, i: int) -> bool:
+        """Does the edit evict pre block ``i`` by its id or its text handle (not only through
+        its sources)?"""
+        self._covering()
+        return (self.pre.blocks[i].id in self._claimed
+                or block_text_handle(self.pre.digests[i]) in self._claimed)
+
+    def _left_on_the_record(self, factless: list[int]) -> set[int]:
+        """Of the cited pre blocks without facts ``factless``, taken to succeed (dropped on the
+        record, yet linked to a new block), those the record says left: succeeded only through
+        sources other removed blocks also are or derive from, and evicted by their own id or
+        text (not only through their sources). Of such blocks with the same links, one that
+        was not evicted itself (summarized, as compact() does it) is the new block's source,
+        and the others left (compaction fuzz with copies, seed 1335: one summary of tool:c3
+        evicted, another summarized into the new summary of tool:c3); if each was evicted
+        itself, the most cited stays the successor (fail closed: seed 704's shape with both
+        evicted). Such a block leaves both sides of the count: excused while its markers stayed
+        in pre's, a marker it kept paid for one stripped elsewhere (red team 42, F1)."""
         post_ids, post_blocks = self.post.id_pos(), self.post.blocks
         derived = {h for j in self.changed for h in (*post_blocks[j].derived_from, *post_blocks[j].handles)}
         # per such handle, how many removed blocks are or derive from it (one pass over them)
         holders: Counter[str] = Counter(h for k in self.removed for h in self._what_it_was(k) & derived)
-        return [i for i in indices if self.pre.blocks[i].id not in post_ids
-                and all(holders[h] > 1 for h in self._what_it_was(i) & derived)]
+        alike: dict[frozenset[str], list[int]] = {}
+        for i in factless:
+            links = frozenset(self._what_it_was(i) & derived)
+            if self.pre.blocks[i].id not in post_ids and all(holders[h] > 1 for h in links):
+                alike.setdefault(links, []).append(i)
+        out: set[int] = set()
+        for members in alike.values():
+            itself = [i for i in members if self._evicted_itself(i)]
+            if len(itself) == len(members):
+                itself.remove(max(members, key=lambda i: (self.pre_facts[i].n_markers, -i)))
+            out.update(itself)
+        return out
 
     def _successor_keys(self, indices: Iterable[int]) -> tuple[set[str], set[str]]:
         """(ids, handles) that make a post block a successor of the pre blocks ``indices``: their
@@ -4646,7 +4666,10 @@ class _Check:
         if not _cites(b):
             return {text}
         _, keys = self._successor_keys((i,))
-        keys.difference_update(self.edit.evicted)
+        # (the records as a set, made once per check: the edit's tuple scanned for each block
+        # was quadratic, red team 42, C3 and C4)
+        self._covering()
+        keys.difference_update(self._claimed)
         keys.add(text)
         return keys
 
@@ -5290,25 +5313,37 @@ class _CopyPool:
     passed over at most once when used, so n copies matched cost O(n), not a scan of every
     copy per post block (red team 25, v05: 16,000 copies of one turn took 3.2 s)."""
 
-    __slots__ = ("_by_source", "_by_stamp", "_order")
+    __slots__ = ("_by_source", "_by_stamp", "_evicted", "_order", "first_kept")
 
-    def __init__(self, cands: list[int], pre_blocks: Sequence[Block], used: Any) -> None:
+    def __init__(self, cands: list[int], pre_blocks: Sequence[Block], used: Any,
+                 evicted_ids: Any = frozenset()) -> None:
         self._order: list[int] = []
         self._by_source: dict[tuple[Any, ...], list[int]] = {}
         self._by_stamp: dict[tuple[Any, ...], list[int]] = {}
+        # copies the edit evicts by id: each only for a block with its speaker and source
+        self._evicted: dict[tuple[Any, ...], list[int]] = {}
+        # the first copy not evicted by id, used or not (a block no unused copy is: a repeat)
+        self.first_kept: int | None = None
         for i in cands:  # (ascending: pre positions)
+            pb = pre_blocks[i]
+            gone = pb.id in evicted_ids
+            if not gone and self.first_kept is None:
+                self.first_kept = i
             if i in used:
                 continue
-            pb = pre_blocks[i]
+            if gone:
+                self._evicted.setdefault((pb.role, *_source_key(pb)), []).append(i)
+                continue
             self._order.append(i)
             self._by_source.setdefault(_source_key(pb), []).append(i)
             self._by_stamp.setdefault(_stamp_key(pb), []).append(i)
         # each list is read from its end: reversed, so the lowest position is popped first
-        for lst in (self._order, *self._by_source.values(), *self._by_stamp.values()):
+        for lst in (self._order, *self._by_source.values(), *self._by_stamp.values(), *self._evicted.values()):
             lst.reverse()
 
     def take(self, b: Block, used: Any) -> int | None:
-        for lst in (self._by_source.get(_source_key(b)),
+        key = _source_key(b)
+        for lst in (self._by_source.get(key), self._evicted.get((b.role, *key)) if self._evicted else None,
                     self._by_stamp.get(_stamp_key(b)), self._order):
             while lst:
                 if lst[-1] in used:
