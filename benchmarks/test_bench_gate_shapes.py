@@ -13,6 +13,9 @@ their growth is measured: a size twice the other should take about twice as long
 - ``summary_of_many_sources``: one summary deriving from N sources, each of its facts a
   ``key=value`` pair one of them states as ``key: value`` (grounded by the pair, not
   literally; each fact was looked up in the sources' sets one by one: 16,000 took 4.4 s).
+- ``summaries_of_shared_documents``: N summaries of two facts each, every one derived from the
+  same 20 documents of 5,000 facts and its own turn (red team 42, C1: the union of each
+  summary's sets, sorted anew per summary, took 4.3 s for 200).
 
 and a session at two ages (``test_session_age``): the check of cycle N + 1 of a session that
 read one file again every cycle, folding each read into one running summary (red team 41,
@@ -75,11 +78,29 @@ def _summary_of_many_sources(n: int):
     return sources, pre, post, "summarize", True
 
 
+_DOCS = 20
+
+
+def _summaries_of_shared_documents(n: int):
+    sources = {f"doc:d{i}": "".join(f"opt{i}_{k}={k}\n" for k in range(5000)) for i in range(_DOCS)}
+    docs = list(sources)
+    pre = [{"id": f"d{i}", "role": "tool", "text": sources[h], "handles": [h]} for i, h in enumerate(docs)]
+    post = list(pre)
+    for m in range(n):
+        turn = f"Turn {_word(m)} set opt3_{m}={m}\n"
+        handle = "block:" + blake3(turn.encode()).hexdigest()[:32]
+        sources[handle] = turn
+        post.append({"id": f"s{m}", "role": "summary", "text": f"Turn {_word(m)}: opt3_{m}={m}\n", "derived": True,
+                     "derived_from": [*docs, handle]})
+    return sources, pre, post, "summarize", True
+
+
 SHAPES = {"unresolved_markers": (_unresolved_markers, 4000), "summary_chain": (_summary_chain, 2000),
-          "cited_handles": (_cited_handles, 2000), "summary_of_many_sources": (_summary_of_many_sources, 2000)}
-# shapes whose every round checks a last block no round checked before: the gate's grounding
+          "cited_handles": (_cited_handles, 2000), "summary_of_many_sources": (_summary_of_many_sources, 2000),
+          "summaries_of_shared_documents": (_summaries_of_shared_documents, 100)}
+# shapes whose every round checks summaries no round checked before: the gate's grounding
 # cache would otherwise answer I1 from the first round
-NEW_TEXT_EACH_ROUND = {"summary_of_many_sources"}
+NEW_TEXT_EACH_ROUND = {"summary_of_many_sources", "summaries_of_shared_documents"}
 
 
 @pytest.mark.parametrize("scale", [1, 2])
@@ -98,8 +119,8 @@ def test_shape(benchmark, tmp_path, shape, scale):
     def this_round():
         if shape not in NEW_TEXT_EACH_ROUND:
             return (post,), {}
-        k = next(rounds)
-        return ([*post[:-1], dict(post[-1], text=post[-1]["text"] + f"Round {_word(k)}.\n")],), {}
+        note = f"Round {_word(next(rounds))}.\n"
+        return ([dict(b, text=b["text"] + note) if b.get("derived") else b for b in post],), {}
 
     verdict = benchmark.pedantic(lambda edited: gate.check(pre, edited, operator=operator), setup=this_round,
                                  rounds=5, iterations=1)
