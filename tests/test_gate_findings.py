@@ -3520,6 +3520,11 @@ def test_a_turn_evicted_by_id_and_kept_under_a_new_id_is_that_turn_moved():
         find(g.check(pre, [summary("y", x, [hx]), summary("s", "The port is 8080.\n", [hz])], operator="summarize",
                      evicted=evicted), "I5")
     assert_accepted(g.check(pre, [blk("y", "assistant", x), pre[1]], operator="rewrite", evicted=["x", hx]))
+    # red team 43, G1: the same with the kept bytes restamped or relabelled
+    for moved in (blk("y", "assistant", x, ts=5.0), blk("y", "summary", x)):
+        for evicted in (["x"], ["x", hx]):
+            find(g.check(pre, [moved, blk("z", "assistant", "The port is 8080.\n")], operator="rewrite",
+                         evicted=evicted), "I5")
 
 
 def test_a_quoted_claim_restated_without_its_quotes_keeps_its_citation_in_the_count():

@@ -2148,13 +2148,14 @@ class _Check:
             copies = pre.positions
             unmatched = []
             pools: dict[bytes, _CopyPool] = {}
-            # a block the edit evicts by its id is a copy only of a block with its speaker and
-            # its provenance (the same block moved: the record records nothing), not of a new
-            # block that has its text by chance (stop 27: a new summary of a turn, its text that
-            # of a summary evicted beside it with other sources, was taken for it kept, and I5
-            # counted the new summary's markers as the evicted one's; red team 42, F2: a turn's
-            # bytes kept under a new id were taken for new, and its markers paid for a marker
-            # stripped elsewhere). Sorted out once per text (_CopyPool): red team 42, C2.
+            # a block the edit evicts by its id is a copy only of a block with its provenance
+            # (the same block moved, its role or stamps perhaps changed: the record records
+            # nothing), not of a new block that has its text by chance (stop 27: a new summary of
+            # a turn, its text that of a summary evicted beside it with other sources, was taken
+            # for it kept, and I5 counted the new summary's markers as the evicted one's; red
+            # team 42, F2, and 43, G1: a turn's bytes kept under a new id, restamped or relabelled,
+            # were taken for new, and its markers paid for a marker stripped elsewhere). Sorted
+            # out once per text (_CopyPool): red team 42, C2.
             evicted_ids = self._covering()[0] if self.edit.evicted else frozenset()
             for j in pending:
                 d = post.digests[j]
@@ -5321,7 +5322,8 @@ class _CopyPool:
         self._order: list[int] = []
         self._by_source: dict[tuple[Any, ...], list[int]] = {}
         self._by_stamp: dict[tuple[Any, ...], list[int]] = {}
-        # copies the edit evicts by id: each only for a block with its speaker and source
+        # copies the edit evicts by id: each only for a block with its provenance (handles and
+        # derived_from; a new role or stamps make it the same block changed, as any copy)
         self._evicted: dict[tuple[Any, ...], list[int]] = {}
         # the first copy not evicted by id, used or not (a block no unused copy is: a repeat)
         self.first_kept: int | None = None
@@ -5333,7 +5335,7 @@ class _CopyPool:
             if i in used:
                 continue
             if gone:
-                self._evicted.setdefault((pb.role, *_source_key(pb)), []).append(i)
+                self._evicted.setdefault((pb.handles, pb.derived_from), []).append(i)
                 continue
             self._order.append(i)
             self._by_source.setdefault(_source_key(pb), []).append(i)
@@ -5343,8 +5345,8 @@ class _CopyPool:
             lst.reverse()
 
     def take(self, b: Block, used: Any) -> int | None:
-        key = _source_key(b)
-        for lst in (self._by_source.get(key), self._evicted.get((b.role, *key)) if self._evicted else None,
+        for lst in (self._by_source.get(_source_key(b)),
+                    self._evicted.get((b.handles, b.derived_from)) if self._evicted else None,
                     self._by_stamp.get(_stamp_key(b)), self._order):
             while lst:
                 if lst[-1] in used:
