@@ -1965,6 +1965,7 @@ class _Check:
         self._changed_refs: set[str] = set()
         self._rewrites_kept: dict[int, bool] = {}  # I4: pre read -> kept rewritten in place (_read_kept)
         self._claimed: frozenset[str] = frozenset()  # every eviction record, even one that covers nothing
+        self._agent_derived_handles: set[str] | None = None  # I5 (_agent_derived)
         self.counts = {"pre": 0, "post": 0, "introduced": 0, "dropped": 0, "superseded": 0, "evicted": 0}
         self.retention: float | None = None
         # made on first use, where a phase needs them
@@ -4110,8 +4111,7 @@ class _Check:
         kv: dict[tuple[int, int], set[tuple[int, int]]] = {}
         restated: set[tuple[int, int]] = set()
         for facts, prose, newer in texts:
-            for key, vals in self._kv_values(facts, basis.keys, basis.names)[0].items():
-                kv.setdefault(key, set()).update(vals if newer else vals - basis.newest_values.get(key, set()))
+            self._gather_kv_values(kv, facts, basis, newer)
             if prose:
                 # a paraphrase ("backoff is 250 ms") restates a value without its key; a value
                 # another key holds ("workers=5") restates nothing about this key
@@ -4278,6 +4278,13 @@ class _Check:
         if full is not None:
             self._left_stale_kept_alone(resource, full, touching, changed, handles, newest)
 
+    def _gather_kv_values(self, kv: dict[tuple[int, int], set[tuple[int, int]]], facts: _Facts,
+                          basis: _StaleBasis | _LeftBasis, newer: bool) -> None:
+        """Add to ``kv`` the values ``facts`` asserts for the keys of ``basis``, per key (but
+        the newest read's values, unless the text may state a newer value: ``newer``)."""
+        for key, vals in self._kv_values(facts, basis.keys, basis.names)[0].items():
+            kv.setdefault(key, set()).update(vals if newer else vals - basis.newest_values.get(key, set()))
+
     def _stale_alone_in(self, basis: _LeftBasis, texts: Iterable[tuple[_Facts, bool, bool]]
                         ) -> dict[tuple[int, int], set[tuple[int, int]]]:
         """:meth:`_stale_alone` against a :class:`_LeftBasis`: per key that went stale, the
@@ -4288,8 +4295,7 @@ class _Check:
         kv: dict[tuple[int, int], set[tuple[int, int]]] = {}
         restated: set[tuple[int, int]] = set()
         for facts, prose, newer in texts:
-            for key, vals in self._kv_values(facts, basis.keys, basis.names)[0].items():
-                kv.setdefault(key, set()).update(vals if newer else vals - basis.newest_values.get(key, set()))
+            self._gather_kv_values(kv, facts, basis, newer)
             if prose:
                 # (the candidates of _stale_alone: every older and newer value of a stale key)
                 values = [v for v in _unkeyed_values(facts) if basis.stale_keys_holding(v)]
@@ -4563,6 +4569,16 @@ class _Check:
                 survived += densities[i] * n
         return survived, restated
 
+    def _agent_derived(self) -> set[str]:
+        """What the new or changed blocks of the agent derive from or carry, gathered once per
+        check (red team 29, z06: a scan of them per evicted block was quadratic in an edit's
+        size): a pre block linked to one of them is taken to succeed (:meth:`_succeeded`)."""
+        if self._agent_derived_handles is None:
+            post_blocks = self.post.blocks
+            self._agent_derived_handles = {h for j in self.changed if _cites(post_blocks[j])
+                                           for h in (*post_blocks[j].derived_from, *post_blocks[j].handles)}
+        return self._agent_derived_handles
+
     def _evicted_itself(self, i: int) -> bool:
         """Does the edit evict pre block ``i`` by its id or its text handle (not only through
         its sources)?"""
@@ -4581,8 +4597,7 @@ class _Check:
         itself, the most cited stays the successor (fail closed: seed 704's shape with both
         evicted). Such a block leaves both sides of the count: excused while its markers stayed
         in pre's, a marker it kept paid for one stripped elsewhere (red team 42, F1)."""
-        post_ids, post_blocks = self.post.id_pos(), self.post.blocks
-        derived = {h for j in self.changed for h in (*post_blocks[j].derived_from, *post_blocks[j].handles)}
+        post_ids, derived = self.post.id_pos(), self._agent_derived()
         # per such handle, how many removed blocks are or derive from it (one pass over them)
         holders: Counter[str] = Counter(h for k in self.removed for h in self._what_it_was(k) & derived)
         alike: dict[frozenset[str], list[int]] = {}
@@ -4619,15 +4634,12 @@ class _Check:
         block holds the id, or a new or changed block is derived from (or carries) what the
         cited block was, its sources or its text - a handle that one of the edit's other
         removed blocks, dropped off the record, also stands for (below) not counted."""
-        pre_blocks, pre_facts, post_blocks = self.pre.blocks, self.pre_facts, self.post.blocks
+        pre_blocks, pre_facts = self.pre.blocks, self.pre_facts
         cited = [i for i in explicit if _citing_markers(pre_blocks[i], pre_facts[i])]
         if not cited:
             return set()
         post_ids = self.post.id_pos()
-        # what the new blocks of the agent derive from or carry, gathered once (red team 29,
-        # z06: a scan of them per evicted block was quadratic in an edit's size)
-        derived = {h for j in self.changed if _cites(post_blocks[j]) for h in (*post_blocks[j].derived_from,
-                                                                              *post_blocks[j].handles)}
+        derived = self._agent_derived()
         out = set()
         links: dict[int, set[str]] = {}
         for i in cited:
