@@ -4068,3 +4068,30 @@ def test_the_evicted_summary_of_seed_704_still_owes_what_was_summarized_derived_
     v = g.check(pre, [user, summary("S", "port=4 and workers=2 [src:c3]", ["tool:c19", "tool:c3"])],
                 operator="summarize", evicted=["s_old", th])
     assert find(v, "I5").evidence["lost_markers"] == 2
+
+
+def _r43_o1() -> tuple[Gate, list[dict], str]:
+    from blake3 import blake3
+
+    from provgate.handles import block_text_handle
+
+    turn = "an earlier turn\n"
+    th = block_text_handle(blake3(turn.encode()).digest())
+    g = gate_for({"tool:c7": "workers=36\n", th: turn})
+    pre = [summary("old", "S.", [th]), tool("b7", "tool:c7", "workers=36\n"),
+           summary("b8", "Earlier: talk then alpha [src:c7]\n", ["tool:c7"])]
+    return g, pre, th
+
+
+def test_a_new_summary_with_the_text_of_a_summary_it_summarizes_succeeds_the_cited_block_beside_it():
+    # red team 43, O1: the new summary's text is, by chance, the old summary's ("S."), so it is
+    # matched as that summary moved; it derives from tool:c7 as well, so it stands for b8 too,
+    # whose marker it dropped, exactly as the same summary with any other text does
+    g, pre, th = _r43_o1()
+    for text in ("S.", "S. (merged)"):
+        v = g.check(pre, [summary("new", text, [th, "tool:c7"])], operator="summarize", evicted=["tool:c7"])
+        assert find(v, "I5").evidence["retention"] == 0.0, text
+    # keeping b8's marker passes, and so does the old summary kept as it was while b8 is evicted
+    assert_accepted(g.check(pre, [summary("new", "S. [src:c7]", [th, "tool:c7"])], operator="summarize",
+                            evicted=["tool:c7"]), "lossy")
+    assert_accepted(g.check(pre, [summary("old", "S.", [th])], operator="summarize", evicted=["tool:c7"]))

@@ -4575,8 +4575,19 @@ class _Check:
         size): a pre block linked to one of them is taken to succeed (:meth:`_succeeded`)."""
         if self._agent_derived_handles is None:
             post_blocks = self.post.blocks
-            self._agent_derived_handles = {h for j in self.changed if _cites(post_blocks[j])
-                                           for h in (*post_blocks[j].derived_from, *post_blocks[j].handles)}
+            derived = {h for j in self.changed if _cites(post_blocks[j])
+                       for h in (*post_blocks[j].derived_from, *post_blocks[j].handles)}
+            # a kept text that now comes from more sources claims to stand for them as a new
+            # block would: a new summary whose text was, by chance, that of a summary it
+            # summarizes ("S.", a generic output) is matched as that summary moved, and a cited
+            # block it summarized beside it must not go unsucceeded (red team 43, O1)
+            pre_blocks, match = self.pre.blocks, self.match
+            for j in self.restated:
+                if _cites(b := post_blocks[j]):
+                    was = pre_blocks[match[j]]  # type: ignore[index]
+                    derived.update(h for h in (*b.derived_from, *b.handles)
+                                   if h not in was.derived_from and h not in was.handles)
+            self._agent_derived_handles = derived
         return self._agent_derived_handles
 
     def _evicted_itself(self, i: int) -> bool:
