@@ -8,17 +8,20 @@ structural fast path's whitespace normalisation calls the two texts the same blo
 R1). Now a block carrying a pinned handle whose text is a pinned text after that normalisation
 is the pinned block: kept byte-identical to the bytes pre holds and flagged, or evicted with a
 record; summarized, from its handle or from the handle of its text, it is refused - in the
-live session and in a resumed one.
+live session, in a resumed one, and compact() plans it pinned.
 """
 
 from __future__ import annotations
 
 import pytest
 from blake3 import blake3
+from compaction_helpers import filler, memory_store
 from gate_helpers import assert_accepted, blk, find, store_with, summary, tool
 
+from provgate.compaction import compact
 from provgate.gate import Gate
 from provgate.handles import block_text_handle
+from provgate.window import Block, Window
 
 PAGE = "retries=3\nmode=fast\n"
 RENDERINGS = {
@@ -190,3 +193,52 @@ def test_records_written_before_normalised_pins_are_read_and_the_pin_is_taken_up
     made = summary("s", SAID, [text_handle(rendering)])
     find(old.check(pre, [made, U], operator="summarize", evicted=["tool:a"]), "R", block="s")
     find(Gate(store, session="old").check(pre, [made, U], operator="summarize", evicted=["tool:a"]), "R", block="s")
+
+
+# compact() ---------------------------------------------------------------------------------------
+
+BIG_PAGE = PAGE + filler(60)
+BIG_RENDERING = BIG_PAGE.replace("\n", "  \r\n")
+
+
+def _compact(window: Window, later: bool, budget: int) -> tuple:
+    store = memory_store({"tool:a": BIG_PAGE})
+    g = Gate(store)
+    if later:
+        first = Window([Block("p0", "tool", BIG_PAGE, ("tool:a",), pinned=True), Block("u", "user", "go on\n")])
+        assert_accepted(g.check(first, first, operator="reorder", commit=True))
+    requests = []
+
+    def summarize(request):
+        requests.append(request)
+        return "Earlier: " + " ".join(f"[src:{m}]" for m in request.markers) + " S.\n"
+
+    result = compact(window, summarize, store=store, budget_tokens=budget, task="recall", gate=g)
+    assert result.verdict.accepted, result.verdict.summary()
+    # the committed window passes an unchanged check in the next pass
+    assert_accepted(g.check(result.window, result.window, operator="reorder"), "structural")
+    return result, [[b.id for b in r.blocks] for r in requests]
+
+
+@pytest.mark.parametrize("later", [False, True], ids=["first pass", "later pass"])
+def test_compact_does_not_summarize_a_re_rendered_copy_beside_the_pinned_page(later):
+    # before, the planner summarized q from its own text (the flagged page carries tool:a, so q
+    # was a sibling it may summarize), and the gate let it through
+    window = Window([Block("a1", "assistant", filler(80)), Block("p", "tool", BIG_PAGE, ("tool:a",), pinned=True),
+                     Block("q", "tool", BIG_RENDERING, ("tool:a",)), Block("a2", "assistant", filler(80)),
+                     Block("u", "user", "go on\n")])
+    result, summarized = _compact(window, later, 450)
+    assert summarized == [["a1", "a2"]]
+    assert {"p", "q"} <= set(result.plan.pinned)
+    assert result.window.get("q").text == BIG_RENDERING and result.window.get("q").pinned
+
+
+def test_compact_plans_the_re_rendered_pinned_page_pinned_in_a_later_pass():
+    # the flag lost with the re-rendering: the planner kept the page unflagged, which the gate
+    # now refuses (the pinned block kept without its pin); it is planned pinned, and kept flagged
+    window = Window([Block("a1", "assistant", filler(80)), Block("p", "tool", BIG_RENDERING, ("tool:a",)),
+                     Block("a2", "assistant", filler(80)), Block("u", "user", "go on\n")])
+    result, summarized = _compact(window, True, 300)
+    assert all("p" not in ids for ids in summarized)
+    assert "p" in result.plan.pinned
+    assert result.window.get("p").text == BIG_RENDERING and result.window.get("p").pinned
