@@ -81,6 +81,8 @@ def test_a_re_rendered_pinned_page_is_refused_in_a_resumed_session(tmp_path, ren
     again = Gate(live.store, session="rr")
     find(again.check(pre, [made, U], operator="summarize", evicted=["tool:a"]), "R", block="s")
     assert again.pins == live.pins
+    # (the normalised texts it pins too, from the records' pins)
+    assert again._pinned_norms == live._pinned_norms == {text_handle(PAGE.rstrip("\n"))}
 
 
 @renderings
