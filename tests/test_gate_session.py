@@ -457,7 +457,7 @@ def test_a_fresh_gate_never_vouches_for_a_source_whose_stored_bytes_are_damaged(
 
 def _session_state(gate: Gate) -> tuple:
     return (gate.history, gate.pins, {r: list(line) for r, line in gate._read_log.items()}, dict(gate._read_of),
-            set(gate._read_names), gate._cumulative)
+            set(gate._read_names), gate._cumulative, gate._pinned_norms)
 
 
 def _without_clock(record: dict) -> dict:
@@ -517,6 +517,7 @@ def test_a_check_whose_audit_record_cannot_be_written_leaves_no_trace_in_the_ses
     assert _audit_without_clock(stores[0]) == _audit_without_clock(stores[1])
     resumed = Gate(stores[0], session="s")
     assert resumed.pins == failing_gate.pins and resumed._read_log == failing_gate._read_log
+    assert resumed._pinned_norms == failing_gate._pinned_norms
     for s in stores:
         s.close()
 

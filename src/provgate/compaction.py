@@ -302,7 +302,8 @@ def plan_compaction(
     (:func:`_sources_of_pinned_texts`); no summary that derives from one is summarized again.
     ``_shared_handles`` is :func:`compact`'s too: the sticky handles of pinned blocks whose texts
     the session pins. A block carrying one is no pinned block by it (another page of a pinned
-    output: the gate holds the pinned bytes, not their handle's other pages), but no summary
+    output: the gate holds the pinned bytes, not their handle's other pages; the pinned page
+    re-rendered is pinned by its text handle, which :func:`compact` adds), but no summary
     derives from it (R), so such a block is summarized (from its own text) only where a block
     pinned here carries the handle on, or leaves with its record; else it is kept or evicted.
     """
@@ -889,6 +890,10 @@ def compact(
     # pinned text (Gate._resume); a summary still derives from none of them
     legacy = gate._legacy_pins
     pin_handles = {h for h in sticky if h.startswith(BLOCK_HANDLE_PREFIX) or h in legacy}
+    # ... and by its text re-rendered: a block carrying a pinned handle whose text is a pinned
+    # text after the whitespace normalisation is the pinned page shown again (the gate holds it
+    # to R: red team 42, R1), planned pinned by the handle of its text like a copy of the bytes
+    pin_handles |= gate._respaced_text_pins(window, sticky)
     # handles whose stored bytes are a pinned text hold the pinned bytes as a pinned handle does
     bytes_sources = _sources_of_pinned_texts(store, window, sticky)
     plan = plan_compaction(

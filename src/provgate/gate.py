@@ -586,7 +586,8 @@ class _Shape:
     ``_Shape`` between them, so an index built for either serves both."""
 
     __slots__ = ("ids", "id_pos", "bad_derived", "handle_union", "derived_union",
-                 "holding", "pinned", "by_resource", "by_provenance", "resolved", "read_line", "reads_logged")
+                 "holding", "pinned", "pinned_handles", "by_resource", "by_provenance", "resolved", "read_line",
+                 "reads_logged")
 
     def __init__(self) -> None:
         self.ids: list[str] | None = None
@@ -596,6 +597,7 @@ class _Shape:
         self.derived_union: frozenset[str] | None = None
         self.holding: tuple[frozenset[str], list[int]] | None = None
         self.pinned: list[int] | None = None
+        self.pinned_handles: frozenset[str] | None = None  # the handles the flagged blocks carry
         self.by_resource: dict[str, list[int]] | None = None
         self.by_provenance: dict[str, list[int]] | None = None
         # every handle of handle_union was found in the durable store of the gate that keeps
@@ -939,6 +941,14 @@ class _Side:
             ix.pinned = list(compress(count(), map(_PINNED, self.blocks)))
         return ix.pinned
 
+    def pinned_handles(self) -> frozenset[str]:
+        """The handles the flagged blocks carry."""
+        ix = self.ix
+        if ix.pinned_handles is None:
+            blocks = self.blocks
+            ix.pinned_handles = frozenset(h for k in self.pinned() for h in blocks[k].handles)
+        return ix.pinned_handles
+
     def may_cite(self) -> bool:
         """Could any block hold a citation marker?"""
         if self._may_cite is None:
@@ -1022,13 +1032,14 @@ class _Undo:
     its audit record cannot be written: the history's length and the cumulative retention
     before it, and the pins, reads, marker names and window shapes it added."""
 
-    __slots__ = ("cumulative", "handles", "history", "ids", "names", "reads", "refused", "shapes")
+    __slots__ = ("cumulative", "handles", "history", "ids", "names", "norms", "reads", "refused", "shapes")
 
     def __init__(self, history: int, cumulative: float | None) -> None:
         self.history = history
         self.cumulative = cumulative
         self.handles: set[str] = set()
         self.ids: set[str] = set()
+        self.norms: set[str] = set()
         self.refused: set[tuple[bytes, frozenset[str]]] = set()
         self.reads: list[tuple[str, list[tuple[str, float | None]]]] = []
         self.names: set[str] = set()
@@ -1047,6 +1058,7 @@ def _refused_summaries(items: list[Any]) -> Iterator[tuple[bytes, frozenset[str]
 
 
 _REFUSED_DIGEST = re.compile(r"blake3:[0-9a-f]{64}")
+_NORM_HANDLE_COST = 160  # (bytes of a Gate._norm_handles entry, about: a digest, a str, the slot)
 
 
 class Gate:
@@ -1119,6 +1131,14 @@ class Gate:
         # the pinned handles of records written before text pins (Gate._resume): those never
         # held the pinned block's text, so every block carrying one is held to R
         self._legacy_pins: frozenset[str] = frozenset()
+        # the text handles of the pinned texts after the whitespace normalisation of the
+        # structural fast path: a block carrying a pinned handle whose text is a pinned text
+        # there is the pinned block re-rendered (_Check._respaced). Replaced, never changed in
+        # place, so a check reads it without the lock.
+        self._pinned_norms: frozenset[str] = frozenset()
+        # text digest -> the handle of the text after the whitespace normalisation (a pinned
+        # block's, or a candidate's whose text is no pinned text: every pass asks again)
+        self._norm_handles = _Cache(cache_bytes // 64)
         # the summaries R refused in this session (_Check._was_refused), each as (the digest
         # of its whitespace-normalised text, the pinned texts it summarized or cited)
         self._refused_summaries: set[tuple[bytes, frozenset[str]]] = set()
@@ -1149,6 +1169,7 @@ class Gate:
         Every record of the session counts (one session may have had several writers), and
         only those are read and parsed (``SourceStore.iter_audit_of_session``)."""
         legacy: set[str] = set()  # pinned handles of records that hold no text pins for them
+        norms: set[str] = set()
         for _, record in self.store.iter_audit_of_session(self.session):
             if not isinstance(record, dict) or record.get("session") != self.session:
                 continue
@@ -1180,6 +1201,12 @@ class Gate:
                 self._pinned_ids.update(i for i in pins.get("ids", ()) if isinstance(i, str))
                 if pins.get("texts") is not True:
                     legacy.update(h for h in handles if not h.startswith(BLOCK_HANDLE_PREFIX))
+                # (a record written before them has none: its pinned texts are known by their
+                # bytes alone until a check sees them again, _record)
+                normalised = pins.get("normalised")
+                if isinstance(normalised, list):
+                    norms.update(h for h in normalised if isinstance(h, str) and h.startswith(BLOCK_HANDLE_PREFIX))
+        self._pinned_norms = frozenset(norms)
         if legacy:
             self._legacy_pins = frozenset(legacy)
             self._pin_legacy_texts(legacy)
@@ -1213,6 +1240,67 @@ class Gate:
                     self._pinned_handles.add(block_text_handle(bytes.fromhex(hexdigest)))
                 except ValueError:
                     continue
+
+    def _normalised_text_handle(self, digest: bytes, text: str) -> str:
+        """The handle of ``text`` (whose BLAKE3 is ``digest``) after the whitespace normalisation
+        of the structural fast path (docs/gate.md): ``block:`` + the digest of the normalised
+        text, kept by ``digest`` so a session's steady state normalises nothing again."""
+        found = self._norm_handles.get(digest)
+        if found is None:
+            normalised = normalize_whitespace(text)
+            found = block_text_handle(digest if normalised == text else blake3(normalised.encode("utf-8")).digest())
+            self._norm_handles.put(digest, found, _NORM_HANDLE_COST)
+        return found
+
+    def _normalised_text_handles(self, texts: Sequence[str], digest_of: Callable[[int], bytes],
+                                 positions: Iterable[int]) -> Iterator[str]:
+        """:meth:`_normalised_text_handle` of the texts at ``positions`` (a lookup each, mostly)."""
+        get = self._norm_handles.get
+        for i in positions:
+            digest = digest_of(i)
+            yield get(digest) or self._normalised_text_handle(digest, texts[i])
+
+    def _respaced(self, texts: Sequence[str], digest_of: Callable[[int], bytes], candidates: Sequence[int],
+                  flagged: Iterable[int], norms: frozenset[str]) -> list[int]:
+        """Of ``candidates`` (blocks carrying a pinned handle whose text is no pinned text), those
+        whose text is a pinned text after the whitespace normalisation: the pinned page shown
+        again re-rendered (CRLF line ends, trailing blanks, a final line break dropped), which
+        the fast path itself calls the same block (red team 42, R1). ``norms``: the session's
+        (Gate._pinned_norms); the texts of ``flagged`` are pinned from this pass on, as their
+        bytes are (_Check._take_pre_pins). Only candidates and flagged blocks are normalised,
+        none when there is no candidate, and each text once per gate: then it is a lookup."""
+        if not candidates:
+            return []
+        extra = set(self._normalised_text_handles(texts, digest_of, flagged))
+        if not extra <= norms:
+            norms = norms | extra
+        if not norms:
+            return []
+        return list(compress(candidates, map(norms.__contains__,
+                                             self._normalised_text_handles(texts, digest_of, candidates))))
+
+    def _respaced_text_pins(self, window: Window, sticky: set[str] | frozenset[str]) -> set[str]:
+        """For compact(): the text handles of the blocks of ``window`` that the gate holds to R
+        as a pinned page re-rendered (_Check._respaced), ``sticky`` the session's pinned handles
+        and the texts of the window's flagged blocks."""
+        blocks = window.blocks
+        flagged = [k for k, b in enumerate(blocks) if b.pinned]
+        handles = set(sticky).union(*(blocks[k].handles for k in flagged))
+        if not handles:
+            return set()
+        digests: dict[int, bytes] = {}
+
+        def digest_of(k: int) -> bytes:
+            if k not in digests:
+                digests[k] = blake3(blocks[k].text.encode("utf-8")).digest()
+            return digests[k]
+
+        candidates = [i for i, b in enumerate(blocks) if not b.pinned and b.handles and not handles.isdisjoint(b.handles)
+                      and block_text_handle(digest_of(i)) not in sticky]
+        texts = [b.text for b in blocks]
+        with self._lock:
+            norms = self._pinned_norms
+        return {block_text_handle(digest_of(i)) for i in self._respaced(texts, digest_of, candidates, flagged, norms)}
 
     # -- public API ---------------------------------------------------------------------------
 
@@ -1263,7 +1351,8 @@ class Gate:
         _check_floor(floor)
         with self._lock:
             pinned_handles = set(self._pinned_handles)
-        run = _Check(self, edit, floor, pinned_handles)
+            pinned_norms = self._pinned_norms
+        run = _Check(self, edit, floor, pinned_handles, pinned_norms)
         if edit.sources:
             # Unusable input must leave the store untouched: validate the whole edit (block
             # texts are encoded while hashing) and every source before the first put.
@@ -1427,6 +1516,16 @@ class Gate:
                     self._pinned_ids.add(b.id)
             undo.handles.update(h for h in texts if h not in self._pinned_handles)
             self._pinned_handles.update(texts)
+            # and each pinned text as the whitespace normalisation makes it: the same page shown
+            # again re-rendered (CRLF line ends, trailing blanks) under its pinned handle is the
+            # pinned block (_Check._respaced; red team 42, R1); a text pinned by a record written
+            # before these is taken up when a check finds it again by its bytes
+            norms = {self._normalised_text_handle(digest, b.text) for b, digest in pinned}
+            norms.update(self._normalised_text_handle(run.pre.digests[i], run.pre.texts[i])
+                         for i in run.pinned_positions() if i not in flagged)
+            if not norms <= self._pinned_norms:
+                undo.norms.update(norms - self._pinned_norms)
+                self._pinned_norms = self._pinned_norms | norms
             undo.refused.update(d for d in run.refused_summaries if d not in self._refused_summaries)
             self._refused_summaries.update(run.refused_summaries)
             if verdict.accepted and verdict.retention is not None:
@@ -1453,6 +1552,8 @@ class Gate:
             self._cumulative = undo.cumulative
             self._pinned_handles.difference_update(undo.handles)
             self._pinned_ids.difference_update(undo.ids)
+            if undo.norms:
+                self._pinned_norms = self._pinned_norms - undo.norms
             self._refused_summaries.difference_update(undo.refused)
             for resource, added in reversed(undo.reads):
                 # (the facts of a resource's reads are a union, which cannot give one back: they
@@ -1505,8 +1606,10 @@ class Gate:
         with self._lock:  # every verdict's: a rejected check's pre window pins too (_record)
             # "texts": the handles hold the text handle of every pinned block, with handles or
             # not (red team 28, y04); a record without it was written before (Gate._resume)
+            # "normalised": the handles of the pinned texts after the whitespace normalisation
+            # (Gate._pinned_norms), so a resumed session knows a pinned page re-rendered
             record["pins"] = {"handles": sorted(self._pinned_handles), "ids": sorted(self._pinned_ids),
-                              "texts": True}
+                              "texts": True, "normalised": sorted(self._pinned_norms)}
         if run.reads_logged:  # only what this check added to the read log: a resume replays them in order
             record["reads"] = {r: [[h, ts] for h, ts in added] for r, added in run.reads_logged.items()}
         if run.refused_summaries:
@@ -1943,16 +2046,18 @@ def _coerce_edit(operator: Any, pre: Any, post: Any, supersedes: Any, evicted: A
 class _Check:
     """The state of one check: built in phases, each timed."""
 
-    def __init__(self, gate: Gate, edit: Edit, floor: float, pinned_handles: set[str]) -> None:
+    def __init__(self, gate: Gate, edit: Edit, floor: float, pinned_handles: set[str],
+                 pinned_norms: frozenset[str] | None = None) -> None:
         self.gate = gate
         self.store = gate.store
         self.edit = edit
         self.floor = floor
         self.pinned_handles = pinned_handles
+        self.pinned_norms = gate._pinned_norms if pinned_norms is None else pinned_norms
         self._pinned_positions: list[int] | None = None
         self._text_only: set[int] = set()  # pinned only by a sticky pinned text (pinned_positions)
         self._free: set[int] | None = None  # those R lets go in this edit (_free_text_pins)
-        self._flagged_texts: dict[bytes, list[str]] = {}  # post's flagged texts -> their handles (_free_text_pins)
+        self._free_with: dict[int, list[str]] = {}  # (_free_text_pins) free pre block -> its flagged holders' handles
         self._kept: tuple[list[tuple[int, int | None, str | None]], set[str], set[str]] | None = None  # (_pins_kept)
         # each block R refused as a summary of a pinned block (Gate._refused_summaries)
         self.refused_summaries: list[tuple[bytes, frozenset[str]]] = []
@@ -4952,11 +5057,13 @@ class _Check:
 
     def pinned_positions(self) -> list[int]:
         """Positions of pre's pinned blocks, in order: flagged, holding a sticky pinned text (its
-        ``block:`` handle), whatever its id and handles, or holding a handle of a legacy record
-        (one that never held a pinned block's text: Gate._resume).
+        ``block:`` handle), whatever its id and handles, holding a handle of a legacy record
+        (one that never held a pinned block's text: Gate._resume), or carrying a pinned handle
+        with a pinned text re-rendered (:meth:`_respaced`).
 
         A block that only shares a sticky pinned handle with a pinned block, its text no pinned
-        text (another page of a pinned output), is no pinned block: R holds the pinned bytes, and
+        text even after the whitespace normalisation (another page of a pinned output), is no
+        pinned block: R holds the pinned bytes, and
         those are not its bytes (docs/gate.md R, "Blocks that share a pinned handle"). A summary
         deriving from the handle, or a block citing it once the pinned bytes left, is still
         refused (_check_pins)."""
@@ -4983,30 +5090,78 @@ class _Check:
                 held = pre.holding(legacy)
                 pinned_set.update(held)
                 strong.update(held)
+            # the pinned page re-rendered under its pinned handle is the pinned block too, and
+            # held like a copy of its bytes: a sibling that the framework re-rendered was
+            # summarized from its own text (red team 42, R1)
+            pinned_set.update(self._respaced(pinned_set))
             found = self._pinned_positions = sorted(pinned_set)
             self._text_only = pinned_set - strong
         return found
+
+    def _respaced(self, pinned: set[int]) -> list[int]:
+        """Pre blocks (not in ``pinned``) that carry a pinned handle, sticky or of a flagged pre
+        block, and whose text is a pinned text after the whitespace normalisation (Gate._respaced).
+
+        A page is pinned by its bytes; a framework that re-renders its window each pass (CRLF
+        line ends, trailing blanks, a final line break dropped) shows the pinned page again under
+        its handle with other bytes, which the structural fast path itself calls the same block.
+        Taken for a sibling, it was summarized from its own text and the pinned words left the
+        window (red team 42, R1). Only blocks carrying a pinned handle are asked (the handles,
+        natively), and only those are normalised: the normalised text is no pin of its own, so
+        an unrelated block that happens to normalise to a pinned text is not held."""
+        pre = self.pre
+        flagged = pre.pinned()
+        if not self.pinned_norms and not flagged:
+            return []
+        handles = frozenset(self.pinned_handles)
+        if not pre.pinned_handles() <= handles:
+            handles |= pre.pinned_handles()
+        if not handles:
+            return []
+        candidates = [i for i in pre.holding(handles) if i not in pinned]
+        return self.gate._respaced(pre.texts, pre.digests.__getitem__, candidates, flagged, self.pinned_norms)
 
     def _free_text_pins(self) -> set[int]:
         """Pre blocks pinned only because they hold a pinned text that R lets go here.
 
         A block pinned only because it holds a pinned text (no flag, whatever handles it carries:
         a user saying the same thing again under user:u18, an unrelated "OK.", a second copy of a
-        pinned page under its handle) is the pinned text only where post does not keep those
-        bytes pinned: while a flagged post block holds them, R's bytes are there and the copy is
-        another block (kept unflagged, rewritten, summarized or evicted as any); else it is held
-        to R as the pinned block (red team 28, y04: a turn pinned by its text later carries
-        user:u3). ``_flagged_texts``: the handles of the flagged post blocks, by text digest."""
+        pinned page under its handle, the pinned page re-rendered) is the pinned text only where
+        post does not keep that text pinned: while a flagged post block holds it, R's bytes are
+        there and the copy is another block (kept unflagged, rewritten, summarized or evicted as
+        any); else it is held to R as the pinned block (red team 28, y04: a turn pinned by its
+        text later carries user:u3). The text is compared after the whitespace normalisation: a
+        page the framework re-rendered beside the flagged page is a copy of it, as the fast path
+        says (red team 42, R1), and the flagged page shown in either rendering keeps it; a
+        flagged block itself is held to its bytes. ``_free_with``: the handles of the flagged
+        post blocks holding each free block's text."""
         if self._free is None:
             self.pinned_positions()  # (finds the text-only ones)
             self._free = set()
             if self._text_only:
-                post = self.post
+                post, pre = self.post, self.pre
                 flagged: dict[bytes, list[str]] = {}
                 for k in post.pinned():
                     flagged.setdefault(post.digests[k], []).extend(post.blocks[k].handles)
-                self._flagged_texts = flagged
-                self._free = {i for i in self._text_only if self.pre.digests[i] in flagged}
+                free_with = self._free_with
+                rest = []
+                for i in self._text_only:
+                    holders = flagged.get(pre.digests[i])
+                    if holders is None:
+                        rest.append(i)
+                    else:
+                        free_with[i] = holders
+                if rest and flagged:
+                    # (normalised only where no flagged block holds the very bytes)
+                    norm = self.gate._normalised_text_handle
+                    by_norm: dict[str, list[str]] = {}
+                    for k in post.pinned():
+                        by_norm.setdefault(norm(post.digests[k], post.texts[k]), []).extend(post.blocks[k].handles)
+                    for i in rest:
+                        holders = by_norm.get(norm(pre.digests[i], pre.texts[i]))
+                        if holders is not None:
+                            free_with[i] = holders
+                self._free = set(free_with)
         return self._free
 
     def _pinned_bytes_sources(self, pinned_handles: set[str]) -> set[str]:
@@ -5048,11 +5203,15 @@ class _Check:
             # (the pinned text is there, and so are the handles of the flagged blocks holding it)
             for i in free:
                 kept_handles.add(block_text_handle(pre.digests[i]))
-                kept_handles.update(self._flagged_texts[pre.digests[i]])
+                kept_handles.update(self._free_with[i])
         pinned_set = set(pinned)
         # a pinned block is summarized through its handles or the handle of its text
         pinned_handles = {h for i in pinned for h in (*edit.pre[i].handles, block_text_handle(pre.digests[i]))}
         pinned_handles |= self.pinned_handles
+        # a copy R lets go is still the pinned text: a summary of it from the handle of its text
+        # summarizes that (a copy of the bytes has a pinned text handle already; a re-rendered
+        # page's is pinned from this pass on, Gate._record)
+        pinned_handles.update(block_text_handle(pre.digests[i]) for i in free)
         outcome: list[tuple[int, int | None, str | None]] = []
         self._kept = (outcome, kept_handles, pinned_handles)
         if not pinned:
@@ -5237,7 +5396,7 @@ class _Check:
             return None
         window = Window(blocks)
         lossy = Edit("compress", edit.pre, window, edit.evicted, edit.supersedes, edit.pointers)
-        again = _Check(self.gate, lossy, self.floor, self.pinned_handles)
+        again = _Check(self.gate, lossy, self.floor, self.pinned_handles, self.pinned_norms)
         again._run_phases()
         if again.violations:
             return None

@@ -1,0 +1,246 @@
+"""R and a pinned page shown again re-rendered (docs/gate.md R, "A pinned page re-rendered").
+
+A framework that re-renders its window each pass (CRLF line ends, trailing blanks, a final line
+break dropped) shows a pinned page again under its pinned handle with other bytes and, often,
+without its flag. The gate pins bytes, so such a page was no pinned text any more: it counted as
+a sibling (another page of the pinned output) and a summary of its own text passed, although the
+structural fast path's whitespace normalisation calls the two texts the same block (red team 42,
+R1). Now a block carrying a pinned handle whose text is a pinned text after that normalisation
+is the pinned block: kept byte-identical to the bytes pre holds and flagged, or evicted with a
+record; summarized, from its handle or from the handle of its text, it is refused - in the
+live session, in a resumed one, and compact() plans it pinned.
+"""
+
+from __future__ import annotations
+
+import pytest
+from blake3 import blake3
+from compaction_helpers import filler, memory_store
+from gate_helpers import assert_accepted, blk, find, store_with, summary, tool
+
+from provgate.compaction import compact
+from provgate.gate import Gate
+from provgate.handles import block_text_handle
+from provgate.window import Block, Window
+
+PAGE = "retries=3\nmode=fast\n"
+RENDERINGS = {
+    "crlf": "retries=3\r\nmode=fast\r\n",
+    "trailing blanks": "retries=3  \nmode=fast\t\n",
+    "final line break dropped": "retries=3\nmode=fast",
+    "blank lines around": "\n\nretries=3\nmode=fast\n\n\n",
+}
+OTHER_PAGE = "workers=8\nqueue=deep\n"
+SRC = {"tool:a": PAGE + OTHER_PAGE}
+SAID = "Retries are 3, mode fast.\n"
+U = blk("u", "user", "go on\n")
+
+
+def text_handle(text: str) -> str:
+    return block_text_handle(blake3(text.encode("utf-8")).digest())
+
+
+def pinned_gate(rendering: str, path=":memory:", session=None) -> Gate:
+    """A gate whose first check committed the page pinned; the store holds the re-rendered page
+    under the handle of its text (as compact() stores a summarized block's text)."""
+    store = store_with({**SRC, text_handle(rendering): rendering}, path)
+    g = Gate(store, session=session)
+    window = [tool("p", "tool:a", PAGE, pinned=True), U]
+    assert_accepted(g.check(window, window, operator="reorder", commit=True), "structural")
+    return g
+
+
+renderings = pytest.mark.parametrize("rendering", list(RENDERINGS.values()), ids=list(RENDERINGS))
+
+
+@renderings
+def test_a_re_rendered_pinned_page_summarized_from_its_own_text_is_refused(rendering):
+    g = pinned_gate(rendering)
+    pre = [tool("p", "tool:a", rendering), U]
+    made = summary("s", SAID, [text_handle(rendering)])
+    v = g.check(pre, [made, U], operator="summarize", evicted=["tool:a"])
+    find(v, "R", block="s", handle=text_handle(rendering))
+    # and without the record: the pinned block is neither kept nor evicted
+    v = g.check(pre, [made, U], operator="summarize")
+    find(v, "R", block="p")
+    find(v, "R", block="s")
+    # from its handle it was refused before too
+    find(g.check(pre, [summary("s", SAID, ["tool:a"]), U], operator="summarize", evicted=["tool:a"]),
+         "R", block="s", handle="tool:a")
+
+
+@renderings
+def test_a_re_rendered_pinned_page_is_refused_in_a_resumed_session(tmp_path, rendering):
+    live = pinned_gate(rendering, tmp_path / "s.sqlite3", "rr")
+    resumed = Gate(live.store, session="rr")
+    pre = [tool("p", "tool:a", rendering), U]
+    made = summary("s", SAID, [text_handle(rendering)])
+    for g in (live, resumed):
+        find(g.check(pre, [made, U], operator="summarize", evicted=["tool:a"]), "R", block="s")
+    # a gate resumed from the records those checks wrote holds it too, as do its records
+    again = Gate(live.store, session="rr")
+    find(again.check(pre, [made, U], operator="summarize", evicted=["tool:a"]), "R", block="s")
+    assert again.pins == live.pins
+    # (the normalised texts it pins too, from the records' pins)
+    assert again._pinned_norms == live._pinned_norms == {text_handle(PAGE.rstrip("\n"))}
+
+
+@renderings
+def test_the_re_rendered_page_kept_byte_identical_and_flagged_or_evicted_on_the_record_is_accepted(rendering):
+    g = pinned_gate(rendering)
+    pre = [tool("p", "tool:a", rendering), U]
+    # the bytes the framework handed over, kept as they are and pinned
+    assert_accepted(g.check(pre, [tool("p", "tool:a", rendering, pinned=True), U], operator="reorder"), "structural")
+    assert_accepted(g.check(pre, [U, tool("p", "tool:a", rendering, pinned=True)], operator="reorder"), "structural")
+    # evicted with a record of its handle
+    assert_accepted(g.check(pre, [U], operator="evict", evicted=["tool:a"], commit=True), "lossless")
+    # and the pinned page stays pinned in every later pass: no summary of it then either
+    for derived_from in ([text_handle(rendering)], ["tool:a"], [text_handle(PAGE)]):
+        find(g.check([U], [U, summary("s", SAID, derived_from)], operator="summarize"), "R", block="s")
+
+
+@renderings
+def test_the_re_rendered_page_is_held_as_a_copy_of_the_pinned_bytes_is(rendering):
+    g = pinned_gate(rendering)
+    pre = [tool("p", "tool:a", rendering), U]
+    # kept without the flag: the pin was removed, as for a copy of the pinned bytes
+    find(g.check(pre, pre, operator="reorder"), "R", block="p")
+    find(g.check([tool("p", "tool:a", PAGE), U], [tool("p", "tool:a", PAGE), U], operator="reorder"), "R", block="p")
+    # rewritten, or dropped off the record, it is the pinned block changed or lost
+    find(g.check(pre, [tool("p", "tool:a", "retries=3\nmode=slow\n", pinned=True), U], operator="rewrite"),
+         "R", block="p")
+    find(g.check(pre, [U], operator="prune"), "R", block="p")
+
+
+@renderings
+def test_a_flagged_pinned_block_is_held_to_its_bytes_and_a_copy_is_let_go_by_the_page_in_either_rendering(rendering):
+    g = pinned_gate(rendering)
+    # the flagged page itself re-rendered by the edit is a change of a pinned block (R compares
+    # bytes: the whitespace normalisation does not count there)
+    flagged = [tool("p", "tool:a", PAGE, pinned=True), U]
+    find(g.check(flagged, [tool("p", "tool:a", rendering, pinned=True), U], operator="rewrite"), "R", block="p")
+    # a block held only as the pinned text (its bytes or re-rendered, flag lost) is let go while
+    # post keeps that text flagged, in either rendering: the pinned page is there
+    for before, after in ((rendering, PAGE), (PAGE, rendering), (rendering, rendering)):
+        pre = [tool("p", "tool:a", before), U]
+        assert_accepted(g.check(pre, [tool("p", "tool:a", after, pinned=True), U], operator="rewrite"))
+        # but a summary of it, from the handle of its text, summarizes the pinned text
+        beside = [tool("p", "tool:a", after, pinned=True), summary("s", SAID, [text_handle(before)]), U]
+        find(g.check(pre, beside, operator="summarize"), "R", block="s", handle=text_handle(before))
+
+
+def test_a_re_rendered_page_kept_flagged_holds_the_pinned_source_for_a_new_citation():
+    # a turn citing the pinned source while the pinned page stays is a reference; the page
+    # re-rendered is that page, so the source is still held (before, it was read as a sibling:
+    # the pinned bytes gone, the citation restated them, R)
+    rendering = RENDERINGS["crlf"]
+    g = pinned_gate(rendering)
+    pre = [tool("p", "tool:a", rendering), U]
+    turn = blk("t", "assistant", "The client retries as the page says [src:a].\n")
+    post = [tool("p", "tool:a", rendering, pinned=True), U, turn]
+    assert_accepted(g.check(pre, post, operator="rewrite"))
+
+
+def test_a_re_rendered_copy_beside_the_flagged_page_in_the_first_pass():
+    # the pass that sees the pin: the flagged page's text and handle are pinned from it on, so a
+    # re-rendered copy under that handle is the pinned page too, as a copy of its bytes is
+    rendering = RENDERINGS["crlf"]
+    g = Gate(store_with({**SRC, text_handle(rendering): rendering}))
+    p, q = tool("p", "tool:a", PAGE, pinned=True), tool("q", "tool:a", rendering)
+    v = g.check([p, q, U], [p, summary("s", SAID, [text_handle(rendering)]), U], operator="summarize")
+    assert [(x.invariant, x.block, x.handle) for x in v.violations] == [("R", "s", text_handle(rendering))]
+    # kept beside the flagged page (which lets it go, as it lets a copy of its bytes go), or
+    # evicted with the page's record, it is accepted
+    assert_accepted(g.check([p, q, U], [p, q, U], operator="reorder"), "structural")
+    assert_accepted(g.check([p, q, U], [U], operator="evict", evicted=["tool:a"]), "lossless")
+    # without the flagged page in post it is held: kept, it must carry the flag
+    find(g.check([p, q, U], [q, U], operator="prune", evicted=["p"]), "R", block="q")
+
+
+def test_a_sibling_page_is_still_no_pinned_block():
+    # only a pinned text re-rendered is held: another page under the pinned handle stays free
+    g = pinned_gate(RENDERINGS["crlf"])
+    sibling = tool("s", "tool:a", OTHER_PAGE.replace("\n", "\r\n"))
+    g.store.put(text_handle(sibling["text"]), sibling["text"])
+    pre = [sibling, U]
+    assert_accepted(g.check(pre, pre, operator="reorder"), "structural")
+    made = summary("m", "Workers are 8.\n", [text_handle(sibling["text"])])
+    assert_accepted(g.check(pre, [made, U], operator="summarize", evicted=["tool:a"]), "lossy")
+
+
+def test_a_re_rendered_pinned_text_under_no_pinned_handle_is_no_pinned_block():
+    # the normalised text is no pin of its own: a block under another handle that normalises to
+    # a pinned text is judged as any block (a copy of the exact bytes would be held)
+    rendering = RENDERINGS["crlf"]
+    g = pinned_gate(rendering)
+    g.store.put("tool:b", rendering)
+    pre = [tool("b", "tool:b", rendering), U]
+    assert_accepted(g.check(pre, pre, operator="reorder"), "structural")
+    assert_accepted(g.check(pre, [summary("s", SAID, ["tool:b"]), U], operator="summarize", evicted=["tool:b"]),
+                    "lossy")
+
+
+def test_records_written_before_normalised_pins_are_read_and_the_pin_is_taken_up_again(tmp_path):
+    # an older record holds the pinned page's handles and text handle, not its normalised text:
+    # it is read as before, and the gate pins the normalised text once it meets the page's bytes
+    rendering = RENDERINGS["crlf"]
+    store = store_with({**SRC, text_handle(rendering): rendering}, tmp_path / "s.sqlite3")
+    store.append_audit({"session": "old", "cycle": 1, "accepted": True, "retention": None,
+                        "pins": {"handles": sorted(["tool:a", text_handle(PAGE)]), "ids": [], "texts": True}})
+    old = Gate(store, session="old")
+    assert old.pins[0] == {"tool:a", text_handle(PAGE)}
+    kept = [tool("p", "tool:a", PAGE, pinned=True), U]
+    assert_accepted(old.check(kept, kept, operator="reorder", commit=True), "structural")
+    pre = [tool("p", "tool:a", rendering), U]
+    made = summary("s", SAID, [text_handle(rendering)])
+    find(old.check(pre, [made, U], operator="summarize", evicted=["tool:a"]), "R", block="s")
+    find(Gate(store, session="old").check(pre, [made, U], operator="summarize", evicted=["tool:a"]), "R", block="s")
+
+
+# compact() ---------------------------------------------------------------------------------------
+
+BIG_PAGE = PAGE + filler(60)
+BIG_RENDERING = BIG_PAGE.replace("\n", "  \r\n")
+
+
+def _compact(window: Window, later: bool, budget: int) -> tuple:
+    store = memory_store({"tool:a": BIG_PAGE})
+    g = Gate(store)
+    if later:
+        first = Window([Block("p0", "tool", BIG_PAGE, ("tool:a",), pinned=True), Block("u", "user", "go on\n")])
+        assert_accepted(g.check(first, first, operator="reorder", commit=True))
+    requests = []
+
+    def summarize(request):
+        requests.append(request)
+        return "Earlier: " + " ".join(f"[src:{m}]" for m in request.markers) + " S.\n"
+
+    result = compact(window, summarize, store=store, budget_tokens=budget, task="recall", gate=g)
+    assert result.verdict.accepted, result.verdict.summary()
+    # the committed window passes an unchanged check in the next pass
+    assert_accepted(g.check(result.window, result.window, operator="reorder"), "structural")
+    return result, [[b.id for b in r.blocks] for r in requests]
+
+
+@pytest.mark.parametrize("later", [False, True], ids=["first pass", "later pass"])
+def test_compact_does_not_summarize_a_re_rendered_copy_beside_the_pinned_page(later):
+    # before, the planner summarized q from its own text (the flagged page carries tool:a, so q
+    # was a sibling it may summarize), and the gate let it through
+    window = Window([Block("a1", "assistant", filler(80)), Block("p", "tool", BIG_PAGE, ("tool:a",), pinned=True),
+                     Block("q", "tool", BIG_RENDERING, ("tool:a",)), Block("a2", "assistant", filler(80)),
+                     Block("u", "user", "go on\n")])
+    result, summarized = _compact(window, later, 450)
+    assert summarized == [["a1", "a2"]]
+    assert {"p", "q"} <= set(result.plan.pinned)
+    assert result.window.get("q").text == BIG_RENDERING and result.window.get("q").pinned
+
+
+def test_compact_plans_the_re_rendered_pinned_page_pinned_in_a_later_pass():
+    # the flag lost with the re-rendering: the planner kept the page unflagged, which the gate
+    # now refuses (the pinned block kept without its pin); it is planned pinned, and kept flagged
+    window = Window([Block("a1", "assistant", filler(80)), Block("p", "tool", BIG_RENDERING, ("tool:a",)),
+                     Block("a2", "assistant", filler(80)), Block("u", "user", "go on\n")])
+    result, summarized = _compact(window, True, 300)
+    assert all("p" not in ids for ids in summarized)
+    assert "p" in result.plan.pinned
+    assert result.window.get("p").text == BIG_RENDERING and result.window.get("p").pinned
