@@ -49,15 +49,25 @@ cdef inline bint is_sign(byte_t c) noexcept nogil:
     return c == b'+' or c == b'-'
 
 
+cdef inline bint own_left(const byte_t* classes, const byte_t* nd) noexcept nogil:
+    """Does a RELAXED needle bring its own boundary on the left (its first byte neither a word
+    byte nor a joiner)?"""
+    return not (classes[nd[0]] & (WORD | JOINER))
+
+
+cdef inline bint own_right(const byte_t* classes, const byte_t* nd, offset_t nn) noexcept nogil:
+    """...and on the right (its last byte neither, or sentence punctuation: ``.`` or ``,``)?"""
+    return not (classes[nd[nn - 1]] & (WORD | JOINER)) or nd[nn - 1] == b'.' or nd[nn - 1] == b','
+
+
 cdef inline bint stands_at(const byte_t* classes, const byte_t* h, offset_t hn, offset_t s, const byte_t* nd,
                            offset_t nn, int mode) noexcept nogil:
     """Does the occurrence of needle ``nd`` at ``h[s:s + nn]`` (its bytes already equal) count
     at token boundaries, as strictly as ``mode`` says (provgate._matching_py.occurs_in)?"""
     cdef offset_t e = s + nn
-    cdef bint own_left = mode == MODE_RELAXED and not (classes[nd[0]] & (WORD | JOINER))
-    cdef bint own_right = mode == MODE_RELAXED and (not (classes[nd[nn - 1]] & (WORD | JOINER))
-                                                    or nd[nn - 1] == b'.' or nd[nn - 1] == b',')
-    return ((own_left or starts_ok(classes, h, s)) and (own_right or ends_ok(classes, h, hn, e))
+    cdef bint relaxed = mode == MODE_RELAXED
+    return (((relaxed and own_left(classes, nd)) or starts_ok(classes, h, s))
+            and ((relaxed and own_right(classes, nd, nn)) or ends_ok(classes, h, hn, e))
             and not (mode == MODE_NUMBER and not is_sign(nd[0]) and s >= 1 and is_sign(h[s - 1])
                      and (s == 1 or not (classes[h[s - 2]] & WORD)))
             and not (mode == MODE_NUMBER and e < hn and h[e] == b'%')
