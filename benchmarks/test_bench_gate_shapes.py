@@ -13,6 +13,11 @@ their growth is measured: a size twice the other should take about twice as long
 - ``summary_of_many_sources``: one summary deriving from N sources, each of its facts a
   ``key=value`` pair one of them states as ``key: value`` (grounded by the pair, not
   literally; each fact was looked up in the sources' sets one by one: 16,000 took 4.4 s).
+- ``summary_stating_what_no_source_holds``: one summary deriving from N sources, stating N / 2
+  lines ``v{i} is {i}`` whose facts no source's set holds: ``v{i}`` occurs literally in source
+  ``i``, ``{i}`` (not a multiple of 7) in none at token boundaries (red team 41, "v1 is 1": each
+  such fact was searched for in the sources one by one, its rows times their bytes: 16,000
+  sources took 3.7 s).
 - ``summaries_of_shared_documents``: N summaries of two facts each, every one derived from the
   same 20 documents of 5,000 facts and its own turn (red team 42, C1: the union of each
   summary's sets, sorted anew per summary, took 4.3 s for 200).
@@ -78,6 +83,14 @@ def _summary_of_many_sources(n: int):
     return sources, pre, post, "summarize", True
 
 
+def _summary_stating_what_no_source_holds(n: int):
+    sources = {f"tool:c{i}": f"v{i}: {i * 7}\n" for i in range(n)}
+    pre = [{"id": f"t{i}", "role": "tool", "text": text, "handles": [h]} for i, (h, text) in enumerate(sources.items())]
+    post = [{"id": "s", "role": "summary", "text": "".join(f"v{i} is {i}\n" for i in range(n // 2)), "derived": True,
+             "derived_from": list(sources)}]
+    return sources, pre, post, "summarize", False
+
+
 _DOCS = 20
 
 
@@ -97,10 +110,12 @@ def _summaries_of_shared_documents(n: int):
 
 SHAPES = {"unresolved_markers": (_unresolved_markers, 4000), "summary_chain": (_summary_chain, 2000),
           "cited_handles": (_cited_handles, 2000), "summary_of_many_sources": (_summary_of_many_sources, 2000),
+          "summary_stating_what_no_source_holds": (_summary_stating_what_no_source_holds, 4000),
           "summaries_of_shared_documents": (_summaries_of_shared_documents, 100)}
 # shapes whose every round checks summaries no round checked before: the gate's grounding
 # cache would otherwise answer I1 from the first round
-NEW_TEXT_EACH_ROUND = {"summary_of_many_sources", "summaries_of_shared_documents"}
+NEW_TEXT_EACH_ROUND = {"summary_of_many_sources", "summary_stating_what_no_source_holds",
+                       "summaries_of_shared_documents"}
 
 
 @pytest.mark.parametrize("scale", [1, 2])

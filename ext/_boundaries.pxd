@@ -49,32 +49,120 @@ cdef inline bint is_sign(byte_t c) noexcept nogil:
     return c == b'+' or c == b'-'
 
 
+cdef inline bint own_left(const byte_t* classes, const byte_t* nd) noexcept nogil:
+    """Does a RELAXED needle bring its own boundary on the left (its first byte neither a word
+    byte nor a joiner)?"""
+    return not (classes[nd[0]] & (WORD | JOINER))
+
+
+cdef inline bint own_right(const byte_t* classes, const byte_t* nd, offset_t nn) noexcept nogil:
+    """...and on the right (its last byte neither, or sentence punctuation: ``.`` or ``,``)?"""
+    return not (classes[nd[nn - 1]] & (WORD | JOINER)) or nd[nn - 1] == b'.' or nd[nn - 1] == b','
+
+
+cdef inline bint stands_at(const byte_t* classes, const byte_t* h, offset_t hn, offset_t s, const byte_t* nd,
+                           offset_t nn, int mode) noexcept nogil:
+    """Does the occurrence of needle ``nd`` at ``h[s:s + nn]`` (its bytes already equal) count
+    at token boundaries, as strictly as ``mode`` says (provgate._matching_py.occurs_in)?"""
+    cdef offset_t e = s + nn
+    cdef bint relaxed = mode == MODE_RELAXED
+    return (((relaxed and own_left(classes, nd)) or starts_ok(classes, h, s))
+            and ((relaxed and own_right(classes, nd, nn)) or ends_ok(classes, h, hn, e))
+            and not (mode == MODE_NUMBER and not is_sign(nd[0]) and s >= 1 and is_sign(h[s - 1])
+                     and (s == 1 or not (classes[h[s - 2]] & WORD)))
+            and not (mode == MODE_NUMBER and e < hn and h[e] == b'%')
+            and not (mode == MODE_URL and e < hn and (h[e] == b'?' or h[e] == b'#')))
+
+
 cdef inline bint occurs(const byte_t* classes, const byte_t* h, offset_t hn, const byte_t* nd,
                         offset_t nn, int mode) noexcept nogil:
     """Does needle ``nd`` occur in ``h`` at token boundaries, as strictly as ``mode`` says
     (provgate._matching_py.occurs_in)?"""
     if nn == 0 or nn > hn:
         return False
-    cdef bint own_left = mode == MODE_RELAXED and not (classes[nd[0]] & (WORD | JOINER))
-    cdef bint own_right = mode == MODE_RELAXED and (not (classes[nd[nn - 1]] & (WORD | JOINER))
-                                                    or nd[nn - 1] == b'.' or nd[nn - 1] == b',')
-    cdef bint unsigned = not is_sign(nd[0])
-    cdef offset_t s = 0, e
+    cdef offset_t s = 0
     cdef const byte_t* hit
     while s + nn <= hn:
         hit = <const byte_t*>memmem(h + s, <size_t>(hn - s), nd, <size_t>nn)
         if hit == NULL:
             return False
         s = hit - h
-        e = s + nn
-        if ((own_left or starts_ok(classes, h, s)) and (own_right or ends_ok(classes, h, hn, e))
-                and not (mode == MODE_NUMBER and unsigned and s >= 1 and is_sign(h[s - 1])
-                         and (s == 1 or not (classes[h[s - 2]] & WORD)))
-                and not (mode == MODE_NUMBER and e < hn and h[e] == b'%')
-                and not (mode == MODE_URL and e < hn and (h[e] == b'?' or h[e] == b'#'))):
+        if stands_at(classes, h, hn, s, nd, nn, mode):
             return True
         s += 1
     return False
+
+
+# Boundary markers (provgate._matching_py: marked, marked_pattern): a text rewritten with END
+# before each byte where a pattern may end and START where one may begin, so that a marked
+# pattern occurs in a marked text exactly where the pattern occurs at token boundaries. Shared
+# by matching's collect and factdiff's search of a wide group's sources in one pass.
+cdef struct Marks:
+    byte_t start  # provgate._matching_py.START
+    byte_t end    # provgate._matching_py.END
+    byte_t first  # edges[b] & first: some pattern begins with byte b
+    byte_t last   # edges[b] & last: some pattern ends with byte b
+
+cdef enum:
+    CAN_END = 1
+    CAN_START = 2
+
+
+cdef inline void fill_marks(Marks* marks):
+    # imported here: a .pxd's module-level imports do not run in the module that cimports it
+    from provgate._matching_py import END, FIRST, LAST, START
+    marks.start = START
+    marks.end = END
+    marks.first = FIRST
+    marks.last = LAST
+
+
+cdef inline offset_t classify(const byte_t* classes, const Marks* marks, const byte_t* d, offset_t n,
+                              const byte_t* edges, byte_t* flags) noexcept nogil:
+    """flags[p] for p in 0..n: CAN_END if a match may end at p, CAN_START if one may begin.
+
+    Returns the number of markers, or -1 if the data holds a marker byte (not UTF-8).
+    """
+    cdef offset_t p, markers = 0
+    cdef byte_t f, c
+    for p in range(n + 1):
+        f = 0
+        if p < n:
+            c = d[p]
+            if c == marks.start or c == marks.end:
+                return -1
+        if p > 0 and (edges[d[p - 1]] & marks.last):
+            f = CAN_END
+            if p < n:
+                c = classes[d[p]]
+                if (c & WORD) or ((c & JOINER) and p + 1 < n and (classes[d[p + 1]] & WORD)):
+                    f = 0
+        if p < n and (edges[d[p]] & marks.first):
+            f |= CAN_START
+            if p > 0:
+                c = classes[d[p - 1]]
+                if (c & WORD) or ((c & JOINER) and p >= 2 and (classes[d[p - 2]] & WORD)):
+                    f &= ~CAN_START
+        flags[p] = f
+        markers += (f & CAN_END) != 0
+        markers += (f & CAN_START) != 0
+    return markers
+
+
+cdef inline void write_marked(const Marks* marks, const byte_t* d, offset_t n, const byte_t* flags,
+                              byte_t* out) noexcept nogil:
+    """``d`` with the markers ``classify`` placed (``out`` holds n + markers bytes)."""
+    cdef offset_t p, k = 0
+    for p in range(n + 1):
+        if flags[p] & CAN_END:
+            out[k] = marks.end
+            k += 1
+        if flags[p] & CAN_START:
+            out[k] = marks.start
+            k += 1
+        if p < n:
+            out[k] = d[p]
+            k += 1
 
 
 # A haystack's 4-byte substrings, hashed into 2**16 bits: a needle with one 4-gram whose bit is

@@ -8,19 +8,23 @@ a few rows each), then a stable insertion sort per bucket, or a stable merge sor
 that grew large (adversarial input such as all-equal ``hi``), so the worst case stays
 O(n log n). Diffing: one merge pass over both arrays that also vets their order (plus an
 exact order pass when it saw duplicates or equal high words), so an unsorted input is reported
-instead of producing wrong indices. All loops run without the GIL.
+instead of producing wrong indices. All loops run without the GIL, except the run of
+pyahocorasick's automaton over a wide group's texts in grounding (``_automaton_pass``), which
+holds it as ``matching.collect``'s does.
 """
 
+import ahocorasick
 import numpy as np
 
 cimport numpy as cnp
-from libc.string cimport memcpy
+from libc.string cimport memchr, memcmp, memcpy
 
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize, PyBytes_GET_SIZE
-from cpython.unicode cimport PyUnicode_DecodeUTF8
+from cpython.unicode cimport PyUnicode_DecodeLatin1, PyUnicode_DecodeUTF8
 
-from _boundaries cimport (GramCache, fill_byte_classes, gram_cache_free, gram_cache_init, group_member_occurring,
-                          group_member_occurring_but, occurs_filtered)
+from _boundaries cimport (GRAM_MAX_BITMAPS, GRAM_MIN_HAYSTACK, MODE_RELAXED, GramCache, Marks, classify, fill_byte_classes, fill_marks,
+                          gram_cache_free, gram_cache_init, group_member_occurring, group_member_occurring_but,
+                          occurs_filtered, own_left, own_right, stands_at, write_marked)
 from _byte_batches cimport byte_items, lengths_of, pointers_of
 from _grouping cimport flat_grouping
 from libc.stdint cimport int32_t, uint8_t, uint64_t
@@ -29,6 +33,10 @@ from _types cimport byte_t, fp_word_t, offset_t
 from provgate._factdiff_py import (REINIT_ERROR, SET_TYPE_ERROR, check_codes, check_column_groups, check_draw_arguments, check_drawn, check_kinds, check_queries, check_value_columns, value_columns, check_grounding_columns, check_ground_tables, check_groups_per_table,
                                    check_hints, check_multiset, literal_modes, span_error, _check_kind_int)
 from provgate.errors import InvalidArgumentError
+
+cdef extern from "Python.h":
+    object PyUnicode_New(Py_ssize_t size, Py_UCS4 maxchar)
+    void* PyUnicode_DATA(object o)
 
 cnp.import_array()
 
@@ -1662,6 +1670,353 @@ cdef cnp.ndarray _row_hints(tuple columns, dict hints, unsigned char skip, offse
     return out
 
 
+# ---- a wide group's texts searched once for all its rows (ungrounded_rows) ---------------------
+
+cdef enum:
+    # A row of a table searched literally in this many texts or more is searched in its first
+    # text (the one its marker cites, else where the table's last row was found) in the main
+    # pass; the rest of the group is searched afterwards, for every such row of the group at
+    # once (_ground_pending). Row by row, a summary of 16,000 sources stating facts none of
+    # them holds cost its rows times its sources (red team 41, "v1 is 1": 3.7 s in I1).
+    WIDE_GROUP = 16
+    # a row's state in ungrounded_rows' output, where the main pass leaves a wide group's rows
+    SETTLED = 0  # found in no set and no text (or never deferred)
+    PENDING = 1  # not in its first text; the rest of its group is still to be searched
+    GROUNDED = 2  # some text of its group holds it
+    # after each marked text of a group: no UTF-8 byte and no marker, so no marked needle holds
+    # it and no hit runs from one text into the next
+    SEPARATOR = 0xFA
+
+# What settling a group's deferred rows costs, in ns (only the ratios matter). Row by row (as
+# the main pass searches), a row costs per text about COST_MEMBER plus COST_SCANNED a byte
+# memmem reads, or COST_FILTERED for a text with a 4-gram bitmap (_boundaries.occurs_filtered:
+# a text of GRAM_MIN_HAYSTACK bytes or more, while there are bitmaps to make), which skips most
+# needles it does not hold. One automaton pass costs COST_PASS, plus COST_TEXT a text and
+# COST_AUTOMATON a byte of the group (marking it, and the automaton's run), plus COST_PATTERN
+# a row (its needle and its key). Measured with ungrounded_rows alone, on rows no text holds:
+# 10,000 texts of 10 bytes, 1 row: 0.62 ms row by row, 0.42 ms in a pass; 20 texts of 60 KB,
+# 20,000 rows: 3.4-4.1 ms row by row (bitmaps), 15.5 ms in a pass.
+cdef double COST_MEMBER = 30.0
+cdef double COST_SCANNED = 0.3
+cdef double COST_FILTERED = 15.0
+cdef double COST_PASS = 50000.0
+cdef double COST_TEXT = 10.0
+cdef double COST_AUTOMATON = 4.0
+cdef double COST_PATTERN = 500.0
+
+cdef Marks MARKS
+fill_marks(&MARKS)
+
+# automaton passes made, and of those given up for too many hits (_automaton_passes())
+cdef offset_t PASSES_MADE = 0
+cdef offset_t PASSES_GIVEN_UP = 0
+
+
+def _automaton_passes():
+    """(passes made, passes given up) by ungrounded_rows since the module was loaded, so that
+    tests can tell that their wide groups took the one-pass search, and its fallback."""
+    return PASSES_MADE, PASSES_GIVEN_UP
+
+
+cdef inline unsigned char row_range(const size_t* p_tp, offset_t t, offset_t r, unsigned char quote, offset_t* a,
+                                    offset_t* b) noexcept nogil:
+    """Row ``r`` of table ``t``: its kind, and in ``a``, ``b`` the range searched literally (a
+    quote by what it quotes, anything else by its span)."""
+    cdef const size_t* cols = p_tp + N_COLS * t
+    cdef unsigned char kind = (<const unsigned char*>cols[COL_KIND])[r]
+    if kind == quote:
+        a[0] = (<const offset_t*>cols[COL_VALUE_START])[r]
+        b[0] = (<const offset_t*>cols[COL_VALUE_END])[r]
+    else:
+        a[0] = (<const offset_t*>cols[COL_START])[r]
+        b[0] = (<const offset_t*>cols[COL_END])[r]
+    return kind
+
+
+cdef inline offset_t judge_hit(const byte_t* h, offset_t hn, offset_t s, const byte_t* nd, offset_t nn,
+                               byte_t* want, byte_t* got) noexcept nogil:
+    """A hit of needle ``nd`` at ``h[s:s + nn]``: adds to ``got`` the modes wanted of it (bit
+    ``mode`` of ``want``) in which this occurrence counts, as ``occurs`` judges one
+    (``stands_at``), and returns how many it added. The bytes are compared again, so a hit
+    counts exactly where ``occurs`` would find one, whatever the automaton said."""
+    cdef int mode
+    cdef offset_t added = 0
+    if s < 0 or s + nn > hn or memcmp(h + s, nd, <size_t>nn) != 0:
+        return 0
+    for mode in range(4):
+        if (want[0] >> mode) & 1 and not (got[0] >> mode) & 1 and stands_at(BYTE_CLASS, h, hn, s, nd, nn, mode):
+            got[0] |= 1 << mode
+            added += 1
+    return added
+
+
+cdef int _marked_pass(list needles, list patterns, byte_t* want, byte_t* got, offset_t* remaining, offset_t* hits,
+                      offset_t budget, const offset_t* members, offset_t n_members, const size_t* hp,
+                      const offset_t* hl, offset_t group_bytes) except -1:
+    """Search the needles ``patterns`` (indices into ``needles``) in every text of the group
+    with matching's marked automaton (provgate._matching_py: marked, marked_pattern): each text
+    is marked on its own and followed by SEPARATOR, so a hit is an occurrence at token
+    boundaries inside one text, and only those are reported (a plain automaton would report
+    every hit inside a longer token too). Returns 1, or 0 if the hits outran ``budget``."""
+    cdef Py_ssize_t k
+    cdef offset_t p, nn, m, j, markers, total = 0, at = 0, scan = 0, e = 0, member = 0, last, longest = 0
+    cdef const byte_t* nd
+    cdef cnp.ndarray edges_arr = np.zeros(256, dtype=np.uint8)
+    cdef byte_t* edges = <byte_t*>cnp.PyArray_DATA(edges_arr)
+    for k in range(len(patterns)):
+        p = patterns[k]
+        nd = <const byte_t*>PyBytes_AS_STRING(needles[p])
+        nn = PyBytes_GET_SIZE(needles[p])
+        edges[nd[0]] |= MARKS.first
+        edges[nd[nn - 1]] |= MARKS.last
+        longest = max(longest, nn)
+    # flags: those of a needle, then of every text end to end (n + 1 for a text of n bytes)
+    cdef cnp.ndarray flags_arr = np.empty(max(longest, group_bytes + n_members) + 1, dtype=np.uint8)
+    cdef byte_t* flags = <byte_t*>cnp.PyArray_DATA(flags_arr)
+    cdef cnp.ndarray sizes_arr = np.empty(n_members, dtype=np.int64)  # each text, marked
+    cdef offset_t* sizes = index_ptr(sizes_arr)
+    automaton = ahocorasick.Automaton(ahocorasick.STORE_INTS)
+    for k in range(len(patterns)):
+        p = patterns[k]
+        nd = <const byte_t*>PyBytes_AS_STRING(needles[p])
+        nn = PyBytes_GET_SIZE(needles[p])
+        markers = classify(BYTE_CLASS, &MARKS, nd, nn, edges, flags)  # (no marker byte in it: checked)
+        # a latin-1 str, canonical: a marked needle always holds START (> 127)
+        key = PyUnicode_New(nn + markers, 255)
+        write_marked(&MARKS, nd, nn, flags, <byte_t*>PyUnicode_DATA(key))
+        automaton.add_word(key, p)
+    automaton.make_automaton()
+    with nogil:
+        for m in range(n_members):
+            j = members[m]
+            markers = classify(BYTE_CLASS, &MARKS, <const byte_t*>hp[j], hl[j], edges, flags + at)
+            sizes[m] = hl[j] + markers
+            total += sizes[m] + 1
+            at += hl[j] + 1
+    # a latin-1 str, canonical: it holds SEPARATOR (> 127)
+    haystack = PyUnicode_New(total, 255)
+    cdef byte_t* hay = <byte_t*>PyUnicode_DATA(haystack)
+    with nogil:
+        at = 0
+        k = 0
+        for m in range(n_members):
+            j = members[m]
+            write_marked(&MARKS, <const byte_t*>hp[j], hl[j], flags + at, hay + k)
+            k += sizes[m]
+            hay[k] = SEPARATOR
+            k += 1
+            at += hl[j] + 1
+    # (pyahocorasick holds the GIL while it runs; its iterator is consumed at C level)
+    for item in automaton.iter(haystack):
+        last, p = item
+        hits[0] += 1
+        if hits[0] > budget:
+            return 0
+        # ``last`` is the needle's END marker, which stands right before byte ``e`` of its text
+        # (hits arrive by their end, so the scan only moves forward)
+        while scan < last:
+            if hay[scan] == SEPARATOR:
+                member += 1
+                e = 0
+            elif hay[scan] != MARKS.start and hay[scan] != MARKS.end:
+                e += 1
+            scan += 1
+        j = members[member]
+        nd = <const byte_t*>PyBytes_AS_STRING(needles[p])
+        nn = PyBytes_GET_SIZE(needles[p])
+        remaining[0] -= judge_hit(<const byte_t*>hp[j], hl[j], e - nn, nd, nn, want + p, got + p)
+        if remaining[0] == 0:
+            break
+    return 1
+
+
+cdef int _plain_pass(list needles, list patterns, byte_t* want, byte_t* got, offset_t* remaining, offset_t* hits,
+                     offset_t budget, const offset_t* members, offset_t n_members, tuple haystacks,
+                     const size_t* hp, const offset_t* hl) except -1:
+    """Search the needles ``patterns`` in every text of the group with a plain automaton over
+    the texts end to end: for the needles the marked one cannot take (a quote that brings its
+    own boundary on a side, which may touch a word there; a needle or text holding a marker
+    byte). A hit that runs from one text into the next is no occurrence. Returns 1, or 0 if
+    the hits outran ``budget``."""
+    cdef Py_ssize_t k
+    cdef offset_t p, nn, m, j, s, last, member = 0
+    cdef const byte_t* nd
+    automaton = ahocorasick.Automaton(ahocorasick.STORE_INTS)
+    for k in range(len(patterns)):
+        p = patterns[k]
+        automaton.add_word(PyUnicode_DecodeLatin1(PyBytes_AS_STRING(needles[p]), PyBytes_GET_SIZE(needles[p]), NULL), p)
+    automaton.make_automaton()
+    cdef cnp.ndarray starts_arr = np.empty(n_members + 1, dtype=np.int64)  # each text's first byte, end to end
+    cdef offset_t* starts = index_ptr(starts_arr)
+    starts[0] = 0
+    for m in range(n_members):
+        starts[m + 1] = starts[m] + hl[members[m]]
+    joined = b"".join([haystacks[members[m]] for m in range(n_members)])
+    for item in automaton.iter(PyUnicode_DecodeLatin1(PyBytes_AS_STRING(joined), PyBytes_GET_SIZE(joined), NULL)):
+        last, p = item
+        hits[0] += 1
+        if hits[0] > budget:
+            return 0
+        while starts[member + 1] <= last:
+            member += 1
+        nn = PyBytes_GET_SIZE(needles[p])
+        s = last + 1 - nn
+        if s < starts[member]:
+            continue  # (it straddles two texts)
+        j = members[member]
+        nd = <const byte_t*>PyBytes_AS_STRING(needles[p])
+        remaining[0] -= judge_hit(<const byte_t*>hp[j], hl[j], s - starts[member], nd, nn, want + p, got + p)
+        if remaining[0] == 0:
+            break
+    return 1
+
+
+cdef int _automaton_pass(const offset_t* slots, offset_t n, byte_t* state, const offset_t* slot_table,
+                         const offset_t* slot_row, const size_t* p_tp, const unsigned char* modes, unsigned char quote,
+                         const offset_t* members, offset_t n_members, tuple haystacks, const size_t* hp,
+                         const offset_t* hl, offset_t group_bytes) except -1:
+    """Settle the deferred rows ``slots`` of one group (state PENDING) by searching their
+    distinct needles in each of its texts once, an automaton pass over the group's bytes
+    instead of a search per row and text. A row is GROUNDED where some text holds it as
+    ``occurs`` finds it (in its mode), SETTLED where none does. Returns 1; or 0, the rows found
+    so far GROUNDED and the others left PENDING, when the hits outran a budget of about one a
+    byte (many needles that are suffixes of one another, each hit again at every place a longer
+    one is): the caller then searches those row by row, as it would have."""
+    global PASSES_MADE, PASSES_GIVEN_UP
+    PASSES_MADE += 1
+    cdef offset_t k, i, a = 0, b = 0, nn, m, j, p, remaining = 0, hits = 0
+    cdef offset_t budget = group_bytes + 16 * n + 4096
+    cdef unsigned char kind, mode
+    cdef const byte_t* nd
+    cdef bint marker_in_texts = False, plain, complete
+    with nogil:
+        for m in range(n_members):
+            j = members[m]
+            if hl[j] and (memchr(<const void*>hp[j], MARKS.start, <size_t>hl[j]) != NULL
+                          or memchr(<const void*>hp[j], MARKS.end, <size_t>hl[j]) != NULL):
+                marker_in_texts = True
+                break
+    # each distinct needle once, in the pass that can take it, with the modes its rows want
+    cdef dict marked_index = {}, plain_index = {}
+    cdef list needles = [], marked = [], plain_list = []
+    cdef cnp.ndarray slot_pattern_arr = np.full(n, -1, dtype=np.int64)
+    cdef offset_t* slot_pattern = index_ptr(slot_pattern_arr)
+    cdef cnp.ndarray want_arr = np.zeros(n, dtype=np.uint8), got_arr = np.zeros(n, dtype=np.uint8)
+    cdef byte_t* want = <byte_t*>cnp.PyArray_DATA(want_arr)
+    cdef byte_t* got = <byte_t*>cnp.PyArray_DATA(got_arr)
+    for k in range(n):
+        i = slots[k]
+        kind = row_range(p_tp, slot_table[i], slot_row[i], quote, &a, &b)
+        nn = b - a
+        if nn <= 0:
+            continue  # (an empty needle occurs nowhere)
+        nd = <const byte_t*>(p_tp[N_COLS * slot_table[i] + COL_DATA]) + a
+        mode = modes[kind]
+        plain = (marker_in_texts or memchr(nd, MARKS.start, <size_t>nn) != NULL
+                 or memchr(nd, MARKS.end, <size_t>nn) != NULL
+                 or (mode == MODE_RELAXED and (own_left(BYTE_CLASS, nd) or own_right(BYTE_CLASS, nd, nn))))
+        needle = PyBytes_FromStringAndSize(<const char*>nd, nn)
+        index = plain_index if plain else marked_index
+        found = index.get(needle)
+        if found is None:
+            p = len(needles)
+            index[needle] = p
+            needles.append(needle)
+            (plain_list if plain else marked).append(p)
+        else:
+            p = found
+        slot_pattern[k] = p
+        if not (want[p] >> mode) & 1:
+            want[p] |= 1 << mode
+            remaining += 1
+    complete = ((not marked or remaining == 0
+                 or _marked_pass(needles, marked, want, got, &remaining, &hits, budget, members, n_members, hp, hl,
+                                 group_bytes))
+                and (not plain_list or remaining == 0
+                     or _plain_pass(needles, plain_list, want, got, &remaining, &hits, budget, members, n_members,
+                                    haystacks, hp, hl)))
+    if not complete:
+        PASSES_GIVEN_UP += 1
+    for k in range(n):
+        i = slots[k]
+        p = slot_pattern[k]
+        if p < 0:
+            state[i] = SETTLED
+            continue
+        kind = row_range(p_tp, slot_table[i], slot_row[i], quote, &a, &b)
+        if (got[p] >> modes[kind]) & 1:
+            state[i] = GROUNDED
+        elif complete:
+            state[i] = SETTLED
+    return complete
+
+
+cdef int _ground_pending(offset_t n_slots, const offset_t* slot_table, const offset_t* slot_row, byte_t* state,
+                         const size_t* p_tp, const unsigned char* modes, unsigned char quote,
+                         const offset_t* h_offsets, const offset_t* h_members, tuple haystacks, const size_t* hp,
+                         const offset_t* hl, GramCache* grams) except -1:
+    """Settle every row ungrounded_rows' main pass left PENDING (``n_slots`` rows of its
+    output, ``state`` one per row): GROUNDED if a text of its group holds it, else SETTLED.
+    The tables searched in the same texts are taken together. A group is searched in one
+    automaton pass where that costs less than searching each row in each text
+    (``_automaton_pass``), else row by row, as the main pass searches."""
+    cdef dict by_texts = {}  # a group's texts (its members as bytes) -> [a table of it, its rows]
+    cdef offset_t i, k, t, previous = -1, first, last, m, n, group_bytes, a = 0, b = 0, size, filtered
+    cdef double per_row
+    cdef unsigned char kind
+    cdef list rows = None
+    cdef cnp.ndarray slots_arr
+    cdef const offset_t* slots
+    cdef const byte_t* text
+    for i in range(n_slots):
+        if state[i] != PENDING:
+            continue
+        t = slot_table[i]
+        if t != previous:
+            previous = t
+            key = PyBytes_FromStringAndSize(<const char*>(h_members + h_offsets[t]),
+                                            (h_offsets[t + 1] - h_offsets[t]) * <offset_t>sizeof(offset_t))
+            entry = by_texts.get(key)
+            if entry is None:
+                entry = by_texts[key] = (t, [])
+            rows = entry[1]
+        rows.append(i)
+    for t, found_rows in by_texts.values():
+        slots_arr = np.array(found_rows, dtype=np.int64)
+        slots = index_ptr(slots_arr)
+        n = slots_arr.shape[0]
+        first = h_offsets[t]
+        last = h_offsets[t + 1]
+        group_bytes = 0
+        per_row = 0.0
+        filtered = 0
+        for m in range(first, last):
+            size = hl[h_members[m]]
+            group_bytes += size
+            if size >= GRAM_MIN_HAYSTACK and filtered < GRAM_MAX_BITMAPS:
+                filtered += 1
+                per_row += COST_FILTERED
+            else:
+                per_row += COST_MEMBER + size * COST_SCANNED
+        if n * per_row > COST_PASS + (last - first) * COST_TEXT + group_bytes * COST_AUTOMATON + n * COST_PATTERN:
+            if _automaton_pass(slots, n, state, slot_table, slot_row, p_tp, modes, quote, h_members + first,
+                               last - first, haystacks, hp, hl, group_bytes):
+                continue
+        with nogil:
+            for k in range(n):
+                i = slots[k]
+                if state[i] != PENDING:
+                    continue
+                kind = row_range(p_tp, slot_table[i], slot_row[i], quote, &a, &b)
+                text = <const byte_t*>p_tp[N_COLS * slot_table[i] + COL_DATA]
+                if group_member_occurring(BYTE_CLASS, hp, hl, h_members, first, last, -1, text + a, b - a,
+                                          modes[kind], grams) >= 0:
+                    state[i] = GROUNDED
+                else:
+                    state[i] = SETTLED
+    return 0
+
+
 def ungrounded_rows(tables, sets, haystacks, *, groups, haystack_groups, skip_kind, pair_kind, quote_kind,
                     number_kind=None, url_kind=None, hints=None):
     """(table, row) of the rows of several fact tables found neither in their table's sets nor
@@ -1669,7 +2024,9 @@ def ungrounded_rows(tables, sets, haystacks, *, groups, haystack_groups, skip_ki
     ``provgate._factdiff_py.ungrounded_rows``. One pass over every row, reading the tables'
     columns in place, without the GIL: a set look-up per row, a literal search per row no set
     holds, each starting where the row's next citation marker points (``hints``), else where
-    the table's last row was found."""
+    the table's last row was found. A row of a table searched in WIDE_GROUP texts or more that
+    its first text does not hold is searched in the others after that pass, with every such
+    row of those texts (``_ground_pending``)."""
     columns = _ground_columns(tables, skip_kind, pair_kind, quote_kind)
     cdef bytes modes_owner = literal_modes(quote_kind, number_kind, url_kind)
     cdef const unsigned char* modes = <const unsigned char*>PyBytes_AS_STRING(modes_owner)
@@ -1731,7 +2088,10 @@ def ungrounded_rows(tables, sets, haystacks, *, groups, haystack_groups, skip_ki
     cdef const fp_word_t* fp
     cdef const byte_t* text
     cdef offset_t r, m, a = 0, b = 0, found = 0, bad_table = -1, bad_row = -1, set_hint, text_hint, searched, row_base = 0
-    cdef offset_t cited, set_first, text_first, hj
+    cdef offset_t cited, set_first, text_first, hj, n_pending = 0, kept
+    # per row of the output: PENDING while a wide group's other texts are still to be searched
+    cdef cnp.ndarray state = np.zeros(total, dtype=np.uint8)
+    cdef byte_t* p_state = <byte_t*>cnp.PyArray_DATA(state)
     # each haystack's 4-gram prefilter, made once it is searched often (_boundaries.occurs_filtered)
     cdef GramCache grams
     gram_cache_init(&grams, len(keep_h))
@@ -1793,7 +2153,19 @@ def ungrounded_rows(tables, sets, haystacks, *, groups, haystack_groups, skip_ki
                     if m >= 0:
                         set_hint = m
                         continue
-                    if searched >= 0:
+                    if p_h_offsets[t + 1] - p_h_offsets[t] >= WIDE_GROUP:
+                        # a wide group: its first text here, the others once this pass is over,
+                        # with every row of the group that needs them (_ground_pending)
+                        if searched < 0 and p_h_offsets[t] <= text_first < p_h_offsets[t + 1]:
+                            hj = p_h_members[text_first]
+                            if occurs_filtered(BYTE_CLASS, <const byte_t*>hp[hj], hl[hj], hj, text + a, b - a,
+                                               modes[kind], &grams):
+                                text_hint = text_first
+                                continue
+                        p_state[found] = PENDING
+                        n_pending += 1
+                        m = -1
+                    elif searched >= 0:
                         m = group_member_occurring_but(BYTE_CLASS, hp, hl, p_h_members, p_h_offsets[t],
                                                        p_h_offsets[t + 1], searched, text + a, b - a, modes[kind],
                                                        &grams)
@@ -1810,8 +2182,20 @@ def ungrounded_rows(tables, sets, haystacks, *, groups, haystack_groups, skip_ki
                 if bad_table >= 0:
                     break
                 row_base += p_ts[2 * t]
+        if n_pending and bad_table < 0:
+            _ground_pending(found, p_ot, p_or, p_state, p_tp, modes, quote, p_h_offsets, p_h_members, keep_h, hp, hl,
+                            &grams)
     finally:
         gram_cache_free(&grams)
     if bad_table >= 0:
         raise span_error(bad_table, bad_row, a, b, p_ts[2 * bad_table + 1])
+    if n_pending:
+        with nogil:
+            kept = 0
+            for r in range(found):
+                if p_state[r] != GROUNDED:
+                    p_ot[kept] = p_ot[r]
+                    p_or[kept] = p_or[r]
+                    kept += 1
+            found = kept
     return _shrunk(out_table, found), _shrunk(out_row, found)

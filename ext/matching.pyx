@@ -17,16 +17,13 @@ from libc.stdint cimport int64_t
 from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memcpy
 
-from _boundaries cimport (GramCache, JOINER, WORD, fill_byte_classes, gram_cache_free, gram_cache_init,
-                          group_member_occurring)
+from _boundaries cimport (GramCache, Marks, classify, fill_byte_classes, fill_marks, gram_cache_free, gram_cache_init,
+                          group_member_occurring, write_marked)
 from _byte_batches cimport byte_data, byte_items, lengths_of, pointers_of
 from _grouping cimport flat_grouping
 from _types cimport byte_t, offset_t
 
-from provgate._matching_py import END as _END
-from provgate._matching_py import FIRST as _FIRST
-from provgate._matching_py import LAST as _LAST
-from provgate._matching_py import START as _START, check_max_matches, check_modes, too_many_matches
+from provgate._matching_py import check_max_matches, check_modes, too_many_matches
 from provgate.errors import InvalidContentError
 
 cdef extern from "Python.h":
@@ -38,63 +35,14 @@ cnp.import_array()
 IMPLEMENTATION = "native"
 
 cdef enum:
-    CAN_END = 1
-    CAN_START = 2
     INITIAL_CAPACITY = 4096
 
 cdef byte_t BYTE_CLASS[256]
-cdef byte_t START_MARK = _START
-cdef byte_t END_MARK = _END
-cdef byte_t FIRST = _FIRST
-cdef byte_t LAST = _LAST
+cdef Marks MARKS
 
 
 fill_byte_classes(BYTE_CLASS)
-
-
-cdef offset_t classify(const byte_t* d, offset_t n, const byte_t* edges, byte_t* flags) noexcept nogil:
-    """flags[p] for p in 0..n: CAN_END if a match may end at p, CAN_START if one may begin.
-
-    Returns the number of markers, or -1 if the data holds a marker byte (not UTF-8).
-    """
-    cdef offset_t p, markers = 0
-    cdef byte_t f, c
-    for p in range(n + 1):
-        f = 0
-        if p < n:
-            c = d[p]
-            if c == START_MARK or c == END_MARK:
-                return -1
-        if p > 0 and (edges[d[p - 1]] & LAST):
-            f = CAN_END
-            if p < n:
-                c = BYTE_CLASS[d[p]]
-                if (c & WORD) or ((c & JOINER) and p + 1 < n and (BYTE_CLASS[d[p + 1]] & WORD)):
-                    f = 0
-        if p < n and (edges[d[p]] & FIRST):
-            f |= CAN_START
-            if p > 0:
-                c = BYTE_CLASS[d[p - 1]]
-                if (c & WORD) or ((c & JOINER) and p >= 2 and (BYTE_CLASS[d[p - 2]] & WORD)):
-                    f &= ~CAN_START
-        flags[p] = f
-        markers += (f & CAN_END) != 0
-        markers += (f & CAN_START) != 0
-    return markers
-
-
-cdef void write_marked(const byte_t* d, offset_t n, const byte_t* flags, byte_t* out) noexcept nogil:
-    cdef offset_t p, k = 0
-    for p in range(n + 1):
-        if flags[p] & CAN_END:
-            out[k] = END_MARK
-            k += 1
-        if flags[p] & CAN_START:
-            out[k] = START_MARK
-            k += 1
-        if p < n:
-            out[k] = d[p]
-            k += 1
+fill_marks(&MARKS)
 
 
 cdef struct HitBuffer:
@@ -160,7 +108,7 @@ def collect(automaton, data, const int64_t[::1] pattern_bytes, const byte_t[::1]
         if flags == NULL:
             raise MemoryError()
         with nogil:
-            markers = classify(d, n, &edges[0], flags)
+            markers = classify(BYTE_CLASS, &MARKS, d, n, &edges[0], flags)
         if markers < 0:
             raise InvalidContentError("data contains byte 0xF8 or 0xF9, so it is not valid UTF-8")
         empty = (to_array(NULL, 0), to_array(NULL, 0), to_array(NULL, 0))
@@ -172,7 +120,7 @@ def collect(automaton, data, const int64_t[::1] pattern_bytes, const byte_t[::1]
         haystack = PyUnicode_New(total, 255)
         hay = <byte_t*>PyUnicode_DATA(haystack)
         with nogil:
-            write_marked(d, n, flags, hay)
+            write_marked(&MARKS, d, n, flags, hay)
         free(flags)
         flags = NULL
         for item in automaton.iter(haystack):
@@ -185,7 +133,7 @@ def collect(automaton, data, const int64_t[::1] pattern_bytes, const byte_t[::1]
                 raise ValueError(f"automaton hit ({last}, {index}) does not belong to this matcher's patterns")
             # `last` is the pattern's END marker, which sits right before byte `e` of data
             while scan_k < last:
-                scan_bytes += hay[scan_k] != START_MARK and hay[scan_k] != END_MARK
+                scan_bytes += hay[scan_k] != MARKS.start and hay[scan_k] != MARKS.end
                 scan_k += 1
             e = scan_bytes
             if e < pattern_bytes[index]:

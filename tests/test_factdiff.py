@@ -990,6 +990,159 @@ def test_ungrounded_rows_without_rows_sets_or_haystacks(impl):
     assert (table_ix.tolist(), row.tolist()) == ([0, 0], [0, 2])
 
 
+# ---- ungrounded_rows over a wide group: its texts searched once for all its rows (native) -------
+
+NUMBER_KIND, URL_KIND = 4, 5
+WIDE_ARGS = dict(skip_kind=SKIP, pair_kind=PAIR, quote_kind=QUOTE, number_kind=NUMBER_KIND, url_kind=URL_KIND)
+
+
+def _passes(impl):
+    """(automaton passes made, passes given up) so far: the native module's count; the
+    reference searches row by row and makes none."""
+    return impl._automaton_passes() if impl.IMPLEMENTATION == "native" else (0, 0)
+
+
+def _stating(rows):
+    """A table stating each ``(needle, kind)`` of ``rows`` on a line of its own (a quote
+    between quotes, searched by its value), every fingerprint one no set holds."""
+    data, kinds, spans, value_spans = b"", [], [], []
+    for needle, kind in rows:
+        start = len(data)
+        data += b'"' + needle + b'"' if kind == QUOTE else needle
+        spans.append((start, len(data)))
+        value_spans.append((start + 1, len(data) - 1) if kind == QUOTE else (start, len(data)))
+        kinds.append(kind)
+        data += b"\n"
+    values = [[1000 + i, i] for i in range(len(rows))]
+    return Table(data, kinds, values, values, spans, value_spans)
+
+
+def _wide_text(i):
+    return (f"alpha{i}beta gamma-{i} delta v{i} {i}.5 GPT-{i} -{i}0 {i}0% https://h/{i}?q=1 https://g/{i} "
+            f"end{i}. (see {i}) [{i}]").encode()
+
+
+# (needle, kind, grounded) of text 37 and its neighbours, each as the definition judges it
+WIDE_ROWS = [
+    (b"gamma-37", 0, True),
+    (b"gamma-37 delta", 0, True),  # across a token boundary
+    (b"alpha37", 0, False),  # cut from a longer token
+    (b"37beta", 0, False),
+    (b"370", 0, True),  # a token of "-370"...
+    (b"370", NUMBER_KIND, False),  # ...but as a number it is "-370" or "370%"
+    (b"-370", NUMBER_KIND, True),
+    (b"370%", NUMBER_KIND, True),
+    (b"37", NUMBER_KIND, True),  # "(see 37)"
+    (b"https://h/37", URL_KIND, False),  # a URL runs on through its query
+    (b"https://g/37", URL_KIND, True),
+    (b"end37", 0, True),
+    (b"see 37)", QUOTE, True),  # a quote that brings its own boundary (the plain pass)
+    (b"(see 37", QUOTE, True),
+    (b"a37b", QUOTE, False),
+    (b"ta v37", QUOTE, False),  # starts inside "delta"
+    (b"[37]alpha38", QUOTE, False),  # only across two texts
+    (b"[37]alpha38beta", 0, False),
+    (b"", 0, False),  # an empty needle occurs nowhere
+    (b"gamma-99", 0, True),  # the group's last text
+    (b"gamma-110", 0, False),  # a text outside the group
+    *[(f"zz{i}".encode(), 0, False) for i in range(8)],
+    *[(f"v{i}".encode(), NUMBER_KIND, True) for i in range(0, 100, 9)],
+]
+
+
+def test_ungrounded_rows_search_a_wide_group_once_for_all_its_rows(impl):
+    # a table searched in 16 texts or more is searched in its first text row by row, and in
+    # the others once for all its rows where that costs less (native: an automaton pass over
+    # the group's bytes); every row is judged as the definition judges it, in each mode
+    haystacks = [_wide_text(i) for i in range(120)]
+    table = _stating([(needle, kind) for needle, kind, _ in WIDE_ROWS])
+    other = _stating([(b"gamma-110", 0), (b"gamma-5", 0), (b"[37]", 0)] + [(f"q{i}".encode(), 0) for i in range(30)])
+    tables = [table, other, table]  # the first and the last share their texts: one pass for both
+    args = dict(WIDE_ARGS, groups=[[], [], []], haystack_groups=[list(range(100)), list(range(20, 120)),
+                                                                 list(range(100))])
+    want = ([(t, r) for t in (0,) for r, (*_, grounded) in enumerate(WIDE_ROWS) if not grounded]
+            + [(1, 1)] + [(1, r) for r in range(3, 33)]
+            + [(2, r) for r, (*_, grounded) in enumerate(WIDE_ROWS) if not grounded])
+    assert expected_ungrounded_rows(tables, [], haystacks, args) == want
+    before = _passes(impl)
+    got = impl.ungrounded_rows(tables, [], haystacks, **args)
+    assert list(zip(*(x.tolist() for x in got))) == want
+    if impl.IMPLEMENTATION == "native":
+        made, given_up = _passes(impl)
+        assert (made - before[0], given_up - before[1]) == (2, 0)
+    # hints (the first text of each row) never change the answer
+    hinted = impl.ungrounded_rows(tables, [], haystacks, **dict(args, hints={"a": 37, "b": 5}))
+    assert all(np.array_equal(x, y) for x, y in zip(hinted, got))
+
+
+def test_ungrounded_rows_over_a_wide_group_with_marker_bytes(impl):
+    # a text or a needle holding byte 0xF8 or 0xF9 (no UTF-8: the marked automaton's markers)
+    # is searched with a plain automaton instead, and still judged as the definition judges it
+    haystacks = [_wide_text(i) for i in range(100)]
+    haystacks[50] = b"tick \xf8tock \xf9 [50]"
+    rows = [(needle, kind) for needle, kind, _ in WIDE_ROWS] + [(b"\xf8tock", 0), (b"tock", 0), (b"\xf9", 0),
+                                                                (b"\xf9 [50]", QUOTE), (b"k \xf8", QUOTE)]
+    table = _stating(rows)
+    args = dict(WIDE_ARGS, groups=[[]], haystack_groups=[list(range(100))])
+    want = expected_ungrounded_rows([table], [], haystacks, args)
+    # "tock" follows 0xF8, a word byte; "k \xf8" starts inside "tick"
+    assert [r for _, r in want if r >= len(rows) - 5] == [len(rows) - 4, len(rows) - 1]
+    before = _passes(impl)
+    got = impl.ungrounded_rows([table], [], haystacks, **args)
+    assert list(zip(*(x.tolist() for x in got))) == want
+    if impl.IMPLEMENTATION == "native":
+        made, given_up = _passes(impl)
+        assert (made - before[0], given_up - before[1]) == (1, 0)
+
+
+def test_ungrounded_rows_give_up_a_pass_whose_hits_outrun_the_group(impl):
+    # needles that are suffixes of one another ("x", "x x", "x x x", ...) hit again wherever a
+    # longer one does: past about one hit a byte the pass is given up and the rows still
+    # pending are searched row by row, with the same answer
+    haystacks = [b"x " * 500 for _ in range(40)]
+    rows = [(b" ".join([b"x"] * k), 0) for k in range(1, 61)] + [(b"y", 0), (b"x y", 0), (b"x" * 2, 0)]
+    table = _stating(rows)
+    args = dict(WIDE_ARGS, groups=[[]], haystack_groups=[list(range(40))])
+    want = [(0, 60), (0, 61), (0, 62)]
+    assert expected_ungrounded_rows([table], [], haystacks, args) == want
+    before = _passes(impl)
+    got = impl.ungrounded_rows([table], [], haystacks, **args)
+    assert list(zip(*(x.tolist() for x in got))) == want
+    if impl.IMPLEMENTATION == "native":
+        made, given_up = _passes(impl)
+        assert (made - before[0], given_up - before[1]) == (1, 1)
+
+
+@st.composite
+def wide_tables(draw):
+    """Tables searched in 80 texts or so, with enough rows that the native module settles them
+    in one pass: texts and rows drawn from one small alphabet, so that rows occur at token
+    boundaries, inside longer tokens, across two texts and nowhere."""
+    text = st.lists(st.sampled_from(TEXT_PIECES), max_size=8).map(b"".join)
+    haystacks = draw(st.lists(text, min_size=80, max_size=90))
+    tables = []
+    for _ in range(draw(st.integers(1, 3))):
+        data = draw(st.lists(st.sampled_from(TEXT_PIECES), min_size=10, max_size=40).map(b"".join))
+        n = draw(st.integers(20, 40))
+        span = st.integers(0, len(data)).flatmap(partial(_span_from, len(data)))
+        kinds = draw(st.lists(st.sampled_from([0, PAIR, SKIP, QUOTE, NUMBER_KIND, URL_KIND]), min_size=n, max_size=n))
+        values = [[2000 + i, i] for i in range(n)]
+        tables.append(Table(data, kinds, values, values, draw(st.lists(span, min_size=n, max_size=n)),
+                            draw(st.lists(span, min_size=n, max_size=n))))
+    everything = list(range(len(haystacks)))
+    groups = [draw(st.sampled_from([everything, everything[:70], everything[5:]])) for _ in tables]
+    return tables, haystacks, dict(WIDE_ARGS, groups=[[] for _ in tables], haystack_groups=groups)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
+                                                                 HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(case=wide_tables())
+def test_ungrounded_rows_over_wide_groups_are_found_in_no_text(impl, case):
+    tables, haystacks, args = case
+    got = impl.ungrounded_rows(tables, [], haystacks, **args)
+    assert list(zip(*(x.tolist() for x in got))) == expected_ungrounded_rows(tables, [], haystacks, args)
+
+
 @pytest.mark.parametrize("n", [0, 1, 2, 3, 7, 64, 1000, 20_000])
 def test_sorted_fingerprints_find_every_row_of_a_large_set(impl, n):
     # the native set keeps an index of runs of equal top bits of hi: rows at the ends of the

@@ -66,6 +66,8 @@ when both words are equal; rows are ordered by ``(hi, lo)`` as unsigned integers
     groups' members as ``absent_from_all`` checks them; the haystacks and their groups'
     members as ``occurs_at_boundaries`` checks them; then, row by row, that each row's range
     lies in its table's data (``InvalidArgumentError`` naming the table, row and range).
+    (The native module searches a table's texts, when there are many, once for all its rows
+    that no set holds; the answer is the one defined here.)
 
 ``positions(index, queries)``
     Where each row of the fingerprint arrays ``queries`` (a list or tuple, read as one array

@@ -2768,12 +2768,13 @@ class _Check:
                 continue  # (grounded: nothing to report)
             block = edit.post[j]
             table = self.post_facts[j].table
+            searched = str(handles)  # (once a block: a summary of 16,000 sources names them all in each)
             for row in self.reportable(rows):
                 span = table.span(row)
                 self.violate(
                     "I1",
                     f"block {block.id!r} asserts {span.kind.name.lower()} {span.text!r}, which occurs in none of "
-                    f"its sources {handles}",
+                    f"its sources {searched}",
                     block=block.id, key=span.key, value=span.value,
                     evidence={"span": [span.start, span.end], "text": span.text, "searched": handles},
                 )
@@ -2973,7 +2974,10 @@ class _Check:
                 i_owner = owner[ident]
                 keys = [normalize_value(int(t.value_kind[r]), t.data[int(t.value_start[r]):int(t.value_end[r])])
                         for t, r in zip(map(tables.__getitem__, i_owner.tolist()), row[ident].tolist())]
-                restated = ~absent_from_all(fingerprint_kv_keys(keys), sets, groups=groups, query_group=i_owner)
+                # (a wide group in the union of its sets, as _ground looks its rows up)
+                key_sets, key_groups = _group_unions(sets, groups, np.bincount(i_owner, minlength=len(tables)).tolist())
+                restated = ~absent_from_all(fingerprint_kv_keys(keys), key_sets, groups=key_groups,
+                                            query_group=i_owner)
                 if restated.any():
                     keep = np.ones(owner.size, dtype=np.bool_)
                     keep[ident[restated]] = False
@@ -2989,7 +2993,8 @@ class _Check:
                                                           for t in range(len(tables))]))
             # a key=value fact is grounded as its pair or not at all: "retries=5" is no piece
             # of "workers=5" (red team 12, z05)
-            restated = ~absent_from_all(values, prose, groups=groups, query_group=owner) & ~self._kv_rows(
+            prose_sets, prose_groups = _group_unions(prose, groups, np.bincount(owner, minlength=len(tables)).tolist())
+            restated = ~absent_from_all(values, prose_sets, groups=prose_groups, query_group=owner) & ~self._kv_rows(
                 tables, owner, row, starts)
             if restated.any():
                 owner, row = owner[~restated], row[~restated]
@@ -5723,7 +5728,9 @@ def _group_unions(sets: list[SortedFingerprints], groups: list[list[int]], rows:
     fingerprints replaced by one set, the union of its members (made once for the tables
     with the same members, their rows counted together), appended to the sets. A row occurs
     in some set of its group exactly when it occurs in their union, so every look-up gives
-    the same answer."""
+    the same answer. The grounding's look-up and those of the rows it leaves over (as keys,
+    as prose) each take their own: a summary of 16,000 sources with 1,600 facts none of them
+    holds spent 0.3-0.6 s in those two, set by set (red team 41, "v1 is 1")."""
     if max(map(len, groups), default=0) < _UNION_FROM:
         return sets, groups
     wide: dict[tuple[int, ...], int] = {}  # members -> the rows of the tables looked up in them

@@ -41,6 +41,7 @@ def ungrounded_rows(
     haystack_groups: list[list[int]] | tuple[list[int], ...], skip_kind: int, pair_kind: int, quote_kind: int,
     number_kind: int | None = ..., url_kind: int | None = ..., hints: dict[str, int] | None = ...,
 ) -> tuple[_Index, _Index]: ...
+def _automaton_passes() -> tuple[int, int]: ...
 def positions(
     index: SortedFingerprints,
     queries: list[npt.NDArray[np.uint64]] | tuple[npt.NDArray[np.uint64], ...],
