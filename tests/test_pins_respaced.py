@@ -376,3 +376,30 @@ def test_compact_reports_a_lone_surrogate_under_a_pinned_handle_as_an_invalid_wi
         bad = Window([Block("q", "tool", "x\ud800", handles), U_BLOCK])
         with pytest.raises(EditFormatError, match="lone surrogate"):
             compact(bad, lambda r: "S.", store=store, budget_tokens=1, gate=g)
+
+
+FENCED = "Set these before deploy:\n```ini\nretries=3\nmode=fast\n```\n"
+
+
+@pytest.mark.parametrize("rendering", [FENCED.replace("\n", "\r\n"), FENCED.replace("retries=3\n", "retries=3  \n"),
+                                       FENCED.replace("\n", " \r\n").rstrip("\r\n")],
+                         ids=["crlf", "trailing blanks in the fence", "both, final line break dropped"])
+def test_a_re_rendered_pinned_page_holding_a_fence_is_the_pinned_page(tmp_path, rendering):
+    # F2: the fast path keeps a fence's lines verbatim, so a pinned page holding a fence,
+    # re-rendered with CRLF line ends, was a sibling summarized from its own text
+    store = store_with({"tool:a": FENCED, text_handle(rendering): rendering}, tmp_path / "s.sqlite3")
+    live = Gate(store, session="f")
+    first = [tool("p", "tool:a", FENCED, pinned=True), U]
+    assert_accepted(live.check(first, first, operator="reorder", commit=True), "structural")
+    pre = [tool("p", "tool:a", rendering), U]
+    made = summary("s", "Deploy settings were listed.\n", [text_handle(rendering)])
+    for g in (live, Gate(store, session="f")):
+        find(g.check(pre, [made, U], operator="summarize", evicted=["tool:a"]), "R", block="s")
+        find(g.check(pre, pre, operator="reorder"), "R", block="p")
+        assert_accepted(g.check(pre, [tool("p", "tool:a", rendering, pinned=True), U], operator="reorder"),
+                        "structural")
+    # a fence whose content differs (not only its line ends) is another page
+    other = FENCED.replace("mode=fast", "mode=slow").replace("\n", "\r\n")
+    store.put(text_handle(other), other)
+    sibling = [tool("q", "tool:a", other), U]
+    assert_accepted(live.check(sibling, sibling, operator="reorder"), "structural")

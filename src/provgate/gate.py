@@ -1069,6 +1069,21 @@ def _refused_summaries(items: list[Any]) -> Iterator[tuple[bytes, frozenset[str]
 
 _REFUSED_DIGEST = re.compile(r"blake3:[0-9a-f]{64}")
 _NORM_HANDLE_COST = 160  # (bytes of a Gate._norm_handles entry, about: a digest, a str, the slot)
+# trailing spaces and tabs of a line, inside a fence too (_pin_normalised)
+_LINE_TRAILING_BLANKS = re.compile(r"[ \t]+$", re.MULTILINE)
+
+
+def _pin_normalised(text: str) -> str:
+    """``text`` as a pinned page is compared with its renderings: the fast path's whitespace
+    normalisation, after CRLF line ends and trailing blanks are dropped inside fenced code too.
+    The fast path keeps a fence's lines verbatim (a fence's value is its lines); a framework
+    re-rendering its window re-renders the fence's line ends as well, and a pinned page holding
+    one was no longer recognised (red team 44, F2). Nothing inside a line changes."""
+    if "\r\n" in text:
+        text = text.replace("\r\n", "\n")
+    return normalize_whitespace(_LINE_TRAILING_BLANKS.sub("", text))
+
+
 # the normalised handle of a blank text: a blank page is no rendering of any pinned text (a blank
 # page of one pinned output held every blank block under any pinned handle: red team 44, F4)
 _BLANK_NORM = block_text_handle(blake3(b"").digest())
@@ -1270,11 +1285,12 @@ class Gate:
 
     def _normalised_text_handle(self, digest: bytes, text: str) -> str:
         """The handle of ``text`` (whose BLAKE3 is ``digest``) after the whitespace normalisation
-        of the structural fast path (docs/gate.md): ``block:`` + the digest of the normalised
-        text, kept by ``digest`` so a session's steady state normalises nothing again."""
+        of the structural fast path, line ends and trailing blanks inside fences included
+        (_pin_normalised; docs/gate.md): ``block:`` + the digest of the normalised text, kept by
+        ``digest`` so a session's steady state normalises nothing again."""
         found = self._norm_handles.get(digest)
         if found is None:
-            normalised = normalize_whitespace(text)
+            normalised = _pin_normalised(text)
             # (surrogatepass: compact() asks before the planner reports a lone surrogate)
             found = block_text_handle(digest if normalised == text
                                       else blake3(normalised.encode("utf-8", "surrogatepass")).digest())
