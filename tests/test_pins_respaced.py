@@ -19,6 +19,7 @@ from compaction_helpers import filler, memory_store
 from gate_helpers import assert_accepted, blk, find, store_with, summary, tool
 
 from provgate.compaction import compact
+from provgate.errors import EditFormatError
 from provgate.gate import Gate
 from provgate.handles import block_text_handle
 from provgate.window import Block, Window
@@ -34,6 +35,7 @@ OTHER_PAGE = "workers=8\nqueue=deep\n"
 SRC = {"tool:a": PAGE + OTHER_PAGE}
 SAID = "Retries are 3, mode fast.\n"
 U = blk("u", "user", "go on\n")
+U_BLOCK = Block("u", "user", "go on\n")
 
 
 def text_handle(text: str) -> str:
@@ -119,14 +121,19 @@ def test_a_flagged_pinned_block_is_held_to_its_bytes_and_a_copy_is_let_go_by_the
     # bytes: the whitespace normalisation does not count there)
     flagged = [tool("p", "tool:a", PAGE, pinned=True), U]
     find(g.check(flagged, [tool("p", "tool:a", rendering, pinned=True), U], operator="rewrite"), "R", block="p")
-    # a block held only as the pinned text (its bytes or re-rendered, flag lost) is let go while
-    # post keeps that text flagged, in either rendering: the pinned page is there
-    for before, after in ((rendering, PAGE), (PAGE, rendering), (rendering, rendering)):
+    # a block held as the pinned page re-rendered (flag lost) is let go while post keeps that
+    # text flagged, in either rendering: the pinned page is there; a block holding the pinned
+    # bytes themselves, only while post keeps those bytes flagged
+    for before, after in ((rendering, PAGE), (rendering, rendering), (PAGE, PAGE)):
         pre = [tool("p", "tool:a", before), U]
         assert_accepted(g.check(pre, [tool("p", "tool:a", after, pinned=True), U], operator="rewrite"))
         # but a summary of it, from the handle of its text, summarizes the pinned text
         beside = [tool("p", "tool:a", after, pinned=True), summary("s", SAID, [text_handle(before)]), U]
         find(g.check(pre, beside, operator="summarize"), "R", block="s", handle=text_handle(before))
+    # the pinned bytes shown without the flag and re-rendered by the edit are the pinned block
+    # changed, as with the flag (red team 44, F3: accepted as structural)
+    find(g.check([tool("p", "tool:a", PAGE), U], [tool("p", "tool:a", rendering, pinned=True), U],
+                 operator="rewrite"), "R", block="p")
 
 
 def test_a_re_rendered_page_kept_flagged_holds_the_pinned_source_for_a_new_citation():
@@ -244,3 +251,155 @@ def test_compact_plans_the_re_rendered_pinned_page_pinned_in_a_later_pass():
     assert all("p" not in ids for ids in summarized)
     assert "p" in result.plan.pinned
     assert result.window.get("p").text == BIG_RENDERING and result.window.get("p").pinned
+
+
+# red team 44 ----------------------------------------------------------------------------------
+
+TURN = "Never change retries=3 on the prod cluster.\n"
+TURN_RENDERINGS = {"final line break dropped": TURN.rstrip("\n"), "crlf": TURN.replace("\n", "\r\n"),
+                   "trailing blanks": TURN.replace("\n", "  \n")}
+turn_renderings = pytest.mark.parametrize("rendering", list(TURN_RENDERINGS.values()), ids=list(TURN_RENDERINGS))
+
+
+def turn_gate(rendering: str, path=":memory:", session=None) -> Gate:
+    g = Gate(store_with({text_handle(rendering): rendering}, path), session=session)
+    window = [blk("u1", "user", TURN, pinned=True), U]
+    assert_accepted(g.check(window, window, operator="reorder", commit=True), "structural")
+    return g
+
+
+@turn_renderings
+def test_a_re_rendered_pinned_turn_without_handles_is_the_pinned_turn(tmp_path, rendering):
+    # F1: a turn without handles is its text; re-rendered and shown without its flag it was
+    # summarized from its own text and accepted, while the same turn under user:u1 was refused
+    live = turn_gate(rendering, tmp_path / "s.sqlite3", "t")
+    pre = [blk("u1", "user", rendering), U]
+    made = summary("s", "The user spoke about the cluster.\n", [text_handle(rendering)])
+    for g in (live, Gate(live.store, session="t")):
+        find(g.check(pre, [made, U], operator="summarize", evicted=["u1"]), "R", block="s",
+             handle=text_handle(rendering))
+        find(g.check(pre, pre, operator="reorder"), "R", block="u1")  # kept, it must carry the flag
+        assert_accepted(g.check(pre, [blk("u1", "user", rendering, pinned=True), U], operator="reorder"),
+                        "structural")
+        assert_accepted(g.check(pre, [U], operator="evict", evicted=["u1"]), "lossless")
+
+
+def test_a_handleless_block_with_other_text_stays_free():
+    g = turn_gate(TURN_RENDERINGS["crlf"])
+    other = blk("u2", "user", "Deploy on Friday.\r\n")
+    g.store.put(text_handle(other["text"]), other["text"])
+    pre = [other, U]
+    assert_accepted(g.check(pre, pre, operator="reorder"), "structural")
+    assert_accepted(g.check(pre, [summary("s", "A deploy day was set.\n", [text_handle(other["text"])]), U],
+                            operator="summarize", evicted=["u2"]), "lossy")
+
+
+def test_compact_keeps_a_re_rendered_pinned_turn_without_handles_over_two_passes():
+    # F1 through compact(): an honest framework re-renders its window between two compactions;
+    # the planner summarized the pinned turn from its own text and the gate accepted it
+    long_turn = "Never change retries=3 on prod.\n" + filler(40)
+    store = memory_store({})
+    g = Gate(store)
+    asked: list[str] = []
+
+    def summarize(request):
+        asked.extend(b.id for b in request.blocks)
+        return "Earlier: " + " ".join(f"[src:{m}]" for m in request.markers) + " S.\n"
+
+    first = Window([Block("a0", "assistant", filler(80)), Block("t", "user", long_turn, pinned=True),
+                    Block("u", "user", "go on\n")])
+    r1 = compact(first, summarize, store=store, budget_tokens=150, gate=g, task="recall")
+    assert r1.verdict.accepted, r1.verdict.summary()
+    rendered = long_turn.replace("\n", "\r\n")
+    second = Window([Block("t", "user", rendered) if b.id == "t" else b for b in r1.window]
+                    + [Block("a9", "assistant", filler(80))])
+    asked.clear()
+    r2 = compact(second, summarize, store=store, budget_tokens=150, gate=g, task="recall")
+    assert r2.verdict.accepted, r2.verdict.summary()
+    assert "t" not in asked and "t" in r2.plan.pinned
+    assert r2.window.get("t").text == rendered and r2.window.get("t").pinned
+
+
+@renderings
+def test_the_pinned_bytes_shown_without_the_flag_are_held_to_them_in_every_pass(tmp_path, rendering):
+    # F3: a block holding the pinned bytes (not a rendering) is let go only by a flagged block
+    # keeping those bytes; a block the gate found re-rendered is let go by the page in either
+    # rendering - in later passes too, where its bytes are a pinned text, and when resumed
+    live = pinned_gate(rendering, tmp_path / "s.sqlite3", "rr")
+    # the page re-rendered, committed flagged as it is: its bytes are pinned from here on
+    pre = [tool("p", "tool:a", rendering), U]
+    assert_accepted(live.check(pre, [tool("p", "tool:a", rendering, pinned=True), U], operator="reorder",
+                               commit=True), "structural")
+    for g in (live, Gate(live.store, session="rr")):
+        find(g.check([tool("p", "tool:a", PAGE), U], [tool("p", "tool:a", rendering, pinned=True), U],
+                     operator="rewrite"), "R", block="p")
+        assert_accepted(g.check([tool("p", "tool:a", rendering), U], [tool("p", "tool:a", PAGE, pinned=True), U],
+                                operator="rewrite"))
+        # the pinned page beside a re-rendered copy: the copy flagged does not keep the page
+        both = [tool("p", "tool:a", PAGE), tool("q", "tool:a", rendering), U]
+        find(g.check(both, [tool("q", "tool:a", rendering, pinned=True), U], operator="dedupe"), "R", block="p")
+        assert_accepted(g.check(both, [tool("p", "tool:a", PAGE, pinned=True), U], operator="dedupe"))
+        # (the resumed gate knows which pinned text was a rendering from the records' pins)
+        assert g._pinned_renderings == {text_handle(rendering)}
+
+
+def test_a_pinned_turn_shown_without_its_flag_and_re_rendered_by_the_edit_is_refused():
+    g = turn_gate(TURN_RENDERINGS["crlf"])
+    find(g.check([blk("u1", "user", TURN), U], [blk("u1", "user", TURN_RENDERINGS["crlf"], pinned=True), U],
+                 operator="rewrite"), "R", block="u1")
+
+
+@pytest.mark.parametrize("blank", ["  \n", "", "\n\n"], ids=["spaces", "empty", "blank lines"])
+def test_a_blank_page_is_no_rendering_of_a_pinned_text(tmp_path, blank):
+    # F4: a blank pinned page (tool:z) made every blank block under any pinned handle the
+    # pinned page: a blank second page of tool:c kept unflagged was refused
+    store = store_with({"tool:z": "\n", "tool:c": "retries=3\n"}, tmp_path / "s.sqlite3")
+    live = Gate(store, session="b")
+    first = [tool("z", "tool:z", "\n", pinned=True), tool("c", "tool:c", "retries=3\n", pinned=True), U]
+    assert_accepted(live.check(first, first, operator="reorder", commit=True), "structural")
+    pre = [tool("c", "tool:c", "retries=3\n", pinned=True), tool("c2", "tool:c", blank), U]
+    for g in (live, Gate(store, session="b")):
+        assert_accepted(g.check(pre, pre, operator="reorder"), "structural")
+        # beside a flagged blank block too
+        both = [tool("z", "tool:z", "\n", pinned=True), *pre]
+        assert_accepted(g.check(both, both, operator="reorder"), "structural")
+
+
+def test_compact_reports_a_lone_surrogate_under_a_pinned_handle_as_an_invalid_window():
+    # F5: the planner's search for re-rendered pinned pages ran before the window was
+    # validated and raised a raw UnicodeEncodeError
+    store = memory_store({"tool:a": PAGE})
+    g = Gate(store)
+    window = Window([Block("p", "tool", PAGE, ("tool:a",), pinned=True), U_BLOCK])
+    assert_accepted(g.check(window, window, operator="reorder", commit=True))
+    for handles in (("tool:a",), ()):
+        bad = Window([Block("q", "tool", "x\ud800", handles), U_BLOCK])
+        with pytest.raises(EditFormatError, match="lone surrogate"):
+            compact(bad, lambda r: "S.", store=store, budget_tokens=1, gate=g)
+
+
+FENCED = "Set these before deploy:\n```ini\nretries=3\nmode=fast\n```\n"
+
+
+@pytest.mark.parametrize("rendering", [FENCED.replace("\n", "\r\n"), FENCED.replace("retries=3\n", "retries=3  \n"),
+                                       FENCED.replace("\n", " \r\n").rstrip("\r\n")],
+                         ids=["crlf", "trailing blanks in the fence", "both, final line break dropped"])
+def test_a_re_rendered_pinned_page_holding_a_fence_is_the_pinned_page(tmp_path, rendering):
+    # F2: the fast path keeps a fence's lines verbatim, so a pinned page holding a fence,
+    # re-rendered with CRLF line ends, was a sibling summarized from its own text
+    store = store_with({"tool:a": FENCED, text_handle(rendering): rendering}, tmp_path / "s.sqlite3")
+    live = Gate(store, session="f")
+    first = [tool("p", "tool:a", FENCED, pinned=True), U]
+    assert_accepted(live.check(first, first, operator="reorder", commit=True), "structural")
+    pre = [tool("p", "tool:a", rendering), U]
+    made = summary("s", "Deploy settings were listed.\n", [text_handle(rendering)])
+    for g in (live, Gate(store, session="f")):
+        find(g.check(pre, [made, U], operator="summarize", evicted=["tool:a"]), "R", block="s")
+        find(g.check(pre, pre, operator="reorder"), "R", block="p")
+        assert_accepted(g.check(pre, [tool("p", "tool:a", rendering, pinned=True), U], operator="reorder"),
+                        "structural")
+    # a fence whose content differs (not only its line ends) is another page
+    other = FENCED.replace("mode=fast", "mode=slow").replace("\n", "\r\n")
+    store.put(text_handle(other), other)
+    sibling = [tool("q", "tool:a", other), U]
+    assert_accepted(live.check(sibling, sibling, operator="reorder"), "structural")

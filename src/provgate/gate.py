@@ -40,7 +40,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import accumulate, chain, compress, count, repeat
-from operator import attrgetter, is_, is_not
+from operator import attrgetter, is_, is_not, not_
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -586,7 +586,7 @@ class _Shape:
     ``_Shape`` between them, so an index built for either serves both."""
 
     __slots__ = ("ids", "id_pos", "bad_derived", "handle_union", "derived_union",
-                 "holding", "pinned", "pinned_handles", "by_resource", "by_provenance", "resolved", "read_line",
+                 "holding", "pinned", "pinned_handles", "handleless", "by_resource", "by_provenance", "resolved", "read_line",
                  "reads_logged")
 
     def __init__(self) -> None:
@@ -598,6 +598,7 @@ class _Shape:
         self.holding: tuple[frozenset[str], list[int]] | None = None
         self.pinned: list[int] | None = None
         self.pinned_handles: frozenset[str] | None = None  # the handles the flagged blocks carry
+        self.handleless: list[int] | None = None  # the blocks that carry no handle
         self.by_resource: dict[str, list[int]] | None = None
         self.by_provenance: dict[str, list[int]] | None = None
         # every handle of handle_union was found in the durable store of the gate that keeps
@@ -949,6 +950,13 @@ class _Side:
             ix.pinned_handles = frozenset(h for k in self.pinned() for h in blocks[k].handles)
         return ix.pinned_handles
 
+    def handleless(self) -> list[int]:
+        """Positions of the blocks that carry no handle (their text is all they are)."""
+        ix = self.ix
+        if ix.handleless is None:
+            ix.handleless = list(compress(count(), map(not_, map(_HANDLES, self.blocks))))
+        return ix.handleless
+
     def may_cite(self) -> bool:
         """Could any block hold a citation marker?"""
         if self._may_cite is None:
@@ -1032,7 +1040,8 @@ class _Undo:
     its audit record cannot be written: the history's length and the cumulative retention
     before it, and the pins, reads, marker names and window shapes it added."""
 
-    __slots__ = ("cumulative", "handles", "history", "ids", "names", "norms", "reads", "refused", "shapes")
+    __slots__ = ("cumulative", "handles", "history", "ids", "names", "norms", "reads", "refused", "renderings",
+                 "shapes")
 
     def __init__(self, history: int, cumulative: float | None) -> None:
         self.history = history
@@ -1040,6 +1049,7 @@ class _Undo:
         self.handles: set[str] = set()
         self.ids: set[str] = set()
         self.norms: set[str] = set()
+        self.renderings: set[str] = set()
         self.refused: set[tuple[bytes, frozenset[str]]] = set()
         self.reads: list[tuple[str, list[tuple[str, float | None]]]] = []
         self.names: set[str] = set()
@@ -1059,6 +1069,24 @@ def _refused_summaries(items: list[Any]) -> Iterator[tuple[bytes, frozenset[str]
 
 _REFUSED_DIGEST = re.compile(r"blake3:[0-9a-f]{64}")
 _NORM_HANDLE_COST = 160  # (bytes of a Gate._norm_handles entry, about: a digest, a str, the slot)
+# trailing spaces and tabs of a line, inside a fence too (_pin_normalised)
+_LINE_TRAILING_BLANKS = re.compile(r"[ \t]+$", re.MULTILINE)
+
+
+def _pin_normalised(text: str) -> str:
+    """``text`` as a pinned page is compared with its renderings: the fast path's whitespace
+    normalisation, after CRLF line ends and trailing blanks are dropped inside fenced code too.
+    The fast path keeps a fence's lines verbatim (a fence's value is its lines); a framework
+    re-rendering its window re-renders the fence's line ends as well, and a pinned page holding
+    one was no longer recognised (red team 44, F2). Nothing inside a line changes."""
+    if "\r\n" in text:
+        text = text.replace("\r\n", "\n")
+    return normalize_whitespace(_LINE_TRAILING_BLANKS.sub("", text))
+
+
+# the normalised handle of a blank text: a blank page is no rendering of any pinned text (a blank
+# page of one pinned output held every blank block under any pinned handle: red team 44, F4)
+_BLANK_NORM = block_text_handle(blake3(b"").digest())
 
 
 class Gate:
@@ -1136,6 +1164,12 @@ class Gate:
         # there is the pinned block re-rendered (_Check._respaced). Replaced, never changed in
         # place, so a check reads it without the lock.
         self._pinned_norms: frozenset[str] = frozenset()
+        # the text handles of pinned texts first pinned as a pinned page re-rendered (found by
+        # _Check._respaced, never by their bytes): only such a block is let go by a flagged post
+        # block holding the page in another rendering; a block holding pinned bytes that were
+        # never a rendering needs a flagged block keeping those very bytes (R compares bytes:
+        # red team 44, F3). Grows only, like the pins; replaced, never changed in place.
+        self._pinned_renderings: frozenset[str] = frozenset()
         # text digest -> the handle of the text after the whitespace normalisation (a pinned
         # block's, or a candidate's whose text is no pinned text: every pass asks again)
         self._norm_handles = _Cache(cache_bytes // 64)
@@ -1170,6 +1204,7 @@ class Gate:
         only those are read and parsed (``SourceStore.iter_audit_of_session``)."""
         legacy: set[str] = set()  # pinned handles of records that hold no text pins for them
         norms: set[str] = set()
+        renderings: set[str] = set()
         for _, record in self.store.iter_audit_of_session(self.session):
             if not isinstance(record, dict) or record.get("session") != self.session:
                 continue
@@ -1206,7 +1241,14 @@ class Gate:
                 normalised = pins.get("normalised")
                 if isinstance(normalised, list):
                     norms.update(h for h in normalised if isinstance(h, str) and h.startswith(BLOCK_HANDLE_PREFIX))
+                # (a record without them: its pinned texts count as pinned bytes, held to
+                # themselves, which fails closed)
+                rendered = pins.get("renderings")
+                if isinstance(rendered, list):
+                    renderings.update(h for h in rendered if isinstance(h, str) and h.startswith(BLOCK_HANDLE_PREFIX))
+        norms.discard(_BLANK_NORM)
         self._pinned_norms = frozenset(norms)
+        self._pinned_renderings = frozenset(renderings)
         if legacy:
             self._legacy_pins = frozenset(legacy)
             self._pin_legacy_texts(legacy)
@@ -1243,12 +1285,15 @@ class Gate:
 
     def _normalised_text_handle(self, digest: bytes, text: str) -> str:
         """The handle of ``text`` (whose BLAKE3 is ``digest``) after the whitespace normalisation
-        of the structural fast path (docs/gate.md): ``block:`` + the digest of the normalised
-        text, kept by ``digest`` so a session's steady state normalises nothing again."""
+        of the structural fast path, line ends and trailing blanks inside fences included
+        (_pin_normalised; docs/gate.md): ``block:`` + the digest of the normalised text, kept by
+        ``digest`` so a session's steady state normalises nothing again."""
         found = self._norm_handles.get(digest)
         if found is None:
-            normalised = normalize_whitespace(text)
-            found = block_text_handle(digest if normalised == text else blake3(normalised.encode("utf-8")).digest())
+            normalised = _pin_normalised(text)
+            # (surrogatepass: compact() asks before the planner reports a lone surrogate)
+            found = block_text_handle(digest if normalised == text
+                                      else blake3(normalised.encode("utf-8", "surrogatepass")).digest())
             self._norm_handles.put(digest, found, _NORM_HANDLE_COST)
         return found
 
@@ -1262,7 +1307,8 @@ class Gate:
 
     def _respaced(self, texts: Sequence[str], digest_of: Callable[[int], bytes], candidates: Sequence[int],
                   flagged: Iterable[int], norms: frozenset[str]) -> list[int]:
-        """Of ``candidates`` (blocks carrying a pinned handle whose text is no pinned text), those
+        """Of ``candidates`` (blocks carrying a pinned handle, or no handle at all, whose text is
+        no pinned text), those
         whose text is a pinned text after the whitespace normalisation: the pinned page shown
         again re-rendered (CRLF line ends, trailing blanks, a final line break dropped), which
         the fast path itself calls the same block (red team 42, R1). ``norms``: the session's
@@ -1274,6 +1320,8 @@ class Gate:
         extra = set(self._normalised_text_handles(texts, digest_of, flagged))
         if not extra <= norms:
             norms = norms | extra
+        if _BLANK_NORM in norms:
+            norms = norms - {_BLANK_NORM}
         if not norms:
             return []
         return list(compress(candidates, map(norms.__contains__,
@@ -1282,24 +1330,27 @@ class Gate:
     def _respaced_text_pins(self, window: Window, sticky: set[str] | frozenset[str]) -> set[str]:
         """For compact(): the text handles of the blocks of ``window`` that the gate holds to R
         as a pinned page re-rendered (_Check._respaced), ``sticky`` the session's pinned handles
-        and the texts of the window's flagged blocks."""
+        and the texts of the window's flagged blocks. Runs before the planner validates the
+        window: a lone surrogate is hashed as it is (surrogatepass), for the planner to report."""
         blocks = window.blocks
         flagged = [k for k, b in enumerate(blocks) if b.pinned]
-        handles = set(sticky).union(*(blocks[k].handles for k in flagged))
-        if not handles:
+        with self._lock:
+            norms = self._pinned_norms
+        if not norms and not flagged:  # (no pinned text to be a rendering of: nothing is normalised)
             return set()
+        handles = set(sticky).union(*(blocks[k].handles for k in flagged))
         digests: dict[int, bytes] = {}
 
         def digest_of(k: int) -> bytes:
             if k not in digests:
-                digests[k] = blake3(blocks[k].text.encode("utf-8")).digest()
+                digests[k] = blake3(blocks[k].text.encode("utf-8", "surrogatepass")).digest()
             return digests[k]
 
-        candidates = [i for i, b in enumerate(blocks) if not b.pinned and b.handles and not handles.isdisjoint(b.handles)
+        # a block without handles is a candidate too: its text is all it is (a pinned user turn
+        # re-rendered was summarized from its own text: red team 44, F1)
+        candidates = [i for i, b in enumerate(blocks) if not b.pinned and (not b.handles or not handles.isdisjoint(b.handles))
                       and block_text_handle(digest_of(i)) not in sticky]
         texts = [b.text for b in blocks]
-        with self._lock:
-            norms = self._pinned_norms
         return {block_text_handle(digest_of(i)) for i in self._respaced(texts, digest_of, candidates, flagged, norms)}
 
     # -- public API ---------------------------------------------------------------------------
@@ -1352,7 +1403,8 @@ class Gate:
         with self._lock:
             pinned_handles = set(self._pinned_handles)
             pinned_norms = self._pinned_norms
-        run = _Check(self, edit, floor, pinned_handles, pinned_norms)
+            renderings = self._pinned_renderings
+        run = _Check(self, edit, floor, pinned_handles, pinned_norms, renderings)
         if edit.sources:
             # Unusable input must leave the store untouched: validate the whole edit (block
             # texts are encoded while hashing) and every source before the first put.
@@ -1523,9 +1575,15 @@ class Gate:
             norms = {self._normalised_text_handle(digest, b.text) for b, digest in pinned}
             norms.update(self._normalised_text_handle(run.pre.digests[i], run.pre.texts[i])
                          for i in run.pinned_positions() if i not in flagged)
+            norms.discard(_BLANK_NORM)
             if not norms <= self._pinned_norms:
                 undo.norms.update(norms - self._pinned_norms)
                 self._pinned_norms = self._pinned_norms | norms
+            # the texts first pinned as a rendering of a pinned page (_Check._free_text_pins)
+            rendered = {block_text_handle(run.pre.digests[i]) for i in run.respaced} - self._pinned_renderings
+            if rendered:
+                undo.renderings.update(rendered)
+                self._pinned_renderings = self._pinned_renderings | rendered
             undo.refused.update(d for d in run.refused_summaries if d not in self._refused_summaries)
             self._refused_summaries.update(run.refused_summaries)
             if verdict.accepted and verdict.retention is not None:
@@ -1554,6 +1612,8 @@ class Gate:
             self._pinned_ids.difference_update(undo.ids)
             if undo.norms:
                 self._pinned_norms = self._pinned_norms - undo.norms
+            if undo.renderings:
+                self._pinned_renderings = self._pinned_renderings - undo.renderings
             self._refused_summaries.difference_update(undo.refused)
             for resource, added in reversed(undo.reads):
                 # (the facts of a resource's reads are a union, which cannot give one back: they
@@ -1608,8 +1668,11 @@ class Gate:
             # not (red team 28, y04); a record without it was written before (Gate._resume)
             # "normalised": the handles of the pinned texts after the whitespace normalisation
             # (Gate._pinned_norms), so a resumed session knows a pinned page re-rendered
+            # "renderings": the pinned texts first pinned as a pinned page re-rendered
+            # (Gate._pinned_renderings), so a resumed session lets them go as the live one does
             record["pins"] = {"handles": sorted(self._pinned_handles), "ids": sorted(self._pinned_ids),
-                              "texts": True, "normalised": sorted(self._pinned_norms)}
+                              "texts": True, "normalised": sorted(self._pinned_norms),
+                              "renderings": sorted(self._pinned_renderings)}
         if run.reads_logged:  # only what this check added to the read log: a resume replays them in order
             record["reads"] = {r: [[h, ts] for h, ts in added] for r, added in run.reads_logged.items()}
         if run.refused_summaries:
@@ -2047,13 +2110,15 @@ class _Check:
     """The state of one check: built in phases, each timed."""
 
     def __init__(self, gate: Gate, edit: Edit, floor: float, pinned_handles: set[str],
-                 pinned_norms: frozenset[str] | None = None) -> None:
+                 pinned_norms: frozenset[str] | None = None, renderings: frozenset[str] | None = None) -> None:
         self.gate = gate
         self.store = gate.store
         self.edit = edit
         self.floor = floor
         self.pinned_handles = pinned_handles
         self.pinned_norms = gate._pinned_norms if pinned_norms is None else pinned_norms
+        self.renderings = gate._pinned_renderings if renderings is None else renderings  # (Gate._pinned_renderings)
+        self.respaced: set[int] = set()  # pre blocks found as a pinned page re-rendered (pinned_positions)
         self._pinned_positions: list[int] | None = None
         self._text_only: set[int] = set()  # pinned only by a sticky pinned text (pinned_positions)
         self._free: set[int] | None = None  # those R lets go in this edit (_free_text_pins)
@@ -5098,7 +5163,8 @@ class _Check:
             # the pinned page re-rendered under its pinned handle is the pinned block too, and
             # held like a copy of its bytes: a sibling that the framework re-rendered was
             # summarized from its own text (red team 42, R1)
-            pinned_set.update(self._respaced(pinned_set))
+            self.respaced = set(self._respaced(pinned_set))
+            pinned_set |= self.respaced
             found = self._pinned_positions = sorted(pinned_set)
             self._text_only = pinned_set - strong
         return found
@@ -5111,9 +5177,12 @@ class _Check:
         line ends, trailing blanks, a final line break dropped) shows the pinned page again under
         its handle with other bytes, which the structural fast path itself calls the same block.
         Taken for a sibling, it was summarized from its own text and the pinned words left the
-        window (red team 42, R1). Only blocks carrying a pinned handle are asked (the handles,
-        natively), and only those are normalised: the normalised text is no pin of its own, so
-        an unrelated block that happens to normalise to a pinned text is not held."""
+        window (red team 42, R1). So is a block without handles: its text is its only identity,
+        and a pinned user turn re-rendered was summarized from its own text, as the same turn
+        carrying user:u1 was refused (red team 44, F1). Only blocks carrying a pinned handle or
+        none are asked (the handles, natively), and only those are normalised, none in a session
+        without pinned texts: the normalised text is no pin of its own, so a block under an
+        unrelated handle that happens to normalise to a pinned text is not held."""
         pre = self.pre
         flagged = pre.pinned()
         if not self.pinned_norms and not flagged:
@@ -5121,9 +5190,11 @@ class _Check:
         handles = frozenset(self.pinned_handles)
         if not pre.pinned_handles() <= handles:
             handles |= pre.pinned_handles()
-        if not handles:
-            return []
-        candidates = [i for i in pre.holding(handles) if i not in pinned]
+        held = pre.holding(handles) if handles else []
+        bare = pre.handleless()
+        if bare:
+            held = sorted({*held, *bare})
+        candidates = [i for i in held if i not in pinned]
         return self.gate._respaced(pre.texts, pre.digests.__getitem__, candidates, flagged, self.pinned_norms)
 
     def _free_text_pins(self) -> set[int]:
@@ -5135,11 +5206,16 @@ class _Check:
         post does not keep that text pinned: while a flagged post block holds it, R's bytes are
         there and the copy is another block (kept unflagged, rewritten, summarized or evicted as
         any); else it is held to R as the pinned block (red team 28, y04: a turn pinned by its
-        text later carries user:u3). The text is compared after the whitespace normalisation: a
-        page the framework re-rendered beside the flagged page is a copy of it, as the fast path
-        says (red team 42, R1), and the flagged page shown in either rendering keeps it; a
-        flagged block itself is held to its bytes. ``_free_with``: the handles of the flagged
-        post blocks holding each free block's text."""
+        text later carries user:u3). A block that is itself a rendering (found re-rendered in
+        this pass, or holding a text first pinned so: Gate._pinned_renderings) is let go by the
+        same text after the whitespace normalisation: a page the framework re-rendered beside
+        the flagged page is a copy of it, as the fast path says (red team 42, R1), and the
+        flagged page shown in either rendering keeps it. A block holding pinned bytes that were
+        never a rendering is let go only by a flagged block keeping those very bytes: else the
+        pinned page shown without its flag, re-rendered by the edit and flagged, passed as
+        structural while the same edit with the flag was refused (red team 44, F3); a flagged
+        block itself is held to its own bytes. ``_free_with``: the handles of the flagged post
+        blocks holding each free block's text."""
         if self._free is None:
             self.pinned_positions()  # (finds the text-only ones)
             self._free = set()
@@ -5150,18 +5226,20 @@ class _Check:
                     flagged.setdefault(post.digests[k], []).extend(post.blocks[k].handles)
                 free_with = self._free_with
                 rest = []
+                renderings = self.renderings
                 for i in self._text_only:
                     holders = flagged.get(pre.digests[i])
-                    if holders is None:
-                        rest.append(i)
-                    else:
+                    if holders is not None:
                         free_with[i] = holders
+                    elif i in self.respaced or block_text_handle(pre.digests[i]) in renderings:
+                        rest.append(i)
                 if rest and flagged:
                     # (normalised only where no flagged block holds the very bytes)
                     norm = self.gate._normalised_text_handle
                     by_norm: dict[str, list[str]] = {}
                     for k in post.pinned():
                         by_norm.setdefault(norm(post.digests[k], post.texts[k]), []).extend(post.blocks[k].handles)
+                    by_norm.pop(_BLANK_NORM, None)
                     for i in rest:
                         holders = by_norm.get(norm(pre.digests[i], pre.texts[i]))
                         if holders is not None:
@@ -5401,7 +5479,7 @@ class _Check:
             return None
         window = Window(blocks)
         lossy = Edit("compress", edit.pre, window, edit.evicted, edit.supersedes, edit.pointers)
-        again = _Check(self.gate, lossy, self.floor, self.pinned_handles, self.pinned_norms)
+        again = _Check(self.gate, lossy, self.floor, self.pinned_handles, self.pinned_norms, self.renderings)
         again._run_phases()
         if again.violations:
             return None
@@ -6304,6 +6382,7 @@ _BLOCK_ID = attrgetter("id")
 _HANDLES = attrgetter("handles")
 _DERIVED_FROM = attrgetter("derived_from")
 _PINNED = attrgetter("pinned")
+_HANDLES = attrgetter("handles")
 _N_FACTS = attrgetter("n_facts")
 _N_MARKERS = attrgetter("n_markers")
 
