@@ -989,3 +989,25 @@ def test_the_fast_whitespace_comparison_is_the_documented_normalisation(a, b):
     from provgate._textnorm import same_after_normalisation  # what the gate's fast path calls
 
     assert same_after_normalisation([a, a], [b, a]).tolist() == [normalize_whitespace(a) == normalize_whitespace(b), True]
+
+
+def test_an_ungrounded_fact_of_a_wide_summary_names_its_first_sources_and_counts_the_rest(tmp_path):
+    # naming all of them in each violation made the audit record of a summary of 16,000 sources
+    # stating 1,000 facts none holds larger than the store takes: the check raised instead
+    from provgate.gate import MAX_SEARCHED_NAMED
+
+    sources = MAX_SEARCHED_NAMED + 36
+    src = {f"tool:c{i}": f"v{i}: {i}\n" for i in range(sources)}
+    store = store_with(src, tmp_path / "s.sqlite3")
+    g = Gate(store)
+    pre = [tool(f"t{i}", h, text) for i, (h, text) in enumerate(src.items())]
+    made = summary("s", "".join(f"w{i}={i + 1000}\n" for i in range(300)), list(src))
+    v = g.check(pre, [made], operator="summarize")
+    bad = find(v, "I1", block="s", key="w0", value="1000")
+    assert bad.evidence["searched"] == list(src)[:MAX_SEARCHED_NAMED]
+    assert bad.evidence["searched_omitted"] == 36
+    assert bad.message.endswith(f"{list(src)[:MAX_SEARCHED_NAMED]} and 36 more")
+    # a block grounded in fewer names them all, with no count
+    few = summary("s", "w0=1000\n", list(src)[:3])
+    bad = find(g.check(pre[:3], [few], operator="summarize"), "I1", block="s", key="w0")
+    assert bad.evidence["searched"] == list(src)[:3] and "searched_omitted" not in bad.evidence

@@ -115,6 +115,8 @@ DEFAULT_RETENTION_FLOOR = 0.95
 # Evidence lists are cut here so one pathological edit cannot make a verdict of megabytes;
 # the counts in Verdict.facts stay exact.
 MAX_VIOLATIONS_PER_CHECK = 1000
+# the sources an ungrounded fact's violation names (the rest counted): bounds a verdict's size
+MAX_SEARCHED_NAMED = 64
 # Windows whose sides a gate keeps (the windows themselves are held weakly): the one a session
 # just committed (the next pre) and the post windows of a few checks in flight; a side costs a
 # few lists per block.
@@ -2833,7 +2835,13 @@ class _Check:
                 continue  # (grounded: nothing to report)
             block = edit.post[j]
             table = self.post_facts[j].table
-            searched = str(handles)  # (once a block: a summary of 16,000 sources names them all in each)
+            # a wide group is named by its first sources and its size: a summary of 16,000
+            # sources naming them all in each of its 1,000 violations made a 442 MB audit record,
+            # past the store's limit, so the check raised instead of refusing the edit
+            named = list(handles[:MAX_SEARCHED_NAMED])
+            omitted = len(handles) - len(named)
+            searched = str(named) + (f" and {omitted} more" if omitted else "")  # (formatted once a block)
+            extra = {"searched_omitted": omitted} if omitted else {}
             for row in self.reportable(rows):
                 span = table.span(row)
                 self.violate(
@@ -2841,7 +2849,7 @@ class _Check:
                     f"block {block.id!r} asserts {span.kind.name.lower()} {span.text!r}, which occurs in none of "
                     f"its sources {searched}",
                     block=block.id, key=span.key, value=span.value,
-                    evidence={"span": [span.start, span.end], "text": span.text, "searched": handles},
+                    evidence={"span": [span.start, span.end], "text": span.text, "searched": named, **extra},
                 )
 
     def _ground_in_resource_names(self, requests: list[tuple[Any, int, list[str], _Facts | None]],
