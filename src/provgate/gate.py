@@ -857,6 +857,21 @@ class _Side:
             line = ix.read_line[resource] = [(blocks[i].handles[0], blocks[i].ts) for i in ones]
         return line
 
+    def unlogged_reads(self, read_of: dict[str, str]) -> dict[str, str]:
+        """The reads of one handle the session's read log (``read_of``: handle -> resource)
+        does not hold, each with the resource the log will file it under when it takes this
+        window (Gate._log_reads: the first resource reading it, in by_resource's order)."""
+        if self.ix.reads_logged:  # (every read of this shape is in the log)
+            return {}
+        out: dict[str, str] = {}
+        blocks = self.blocks
+        for resource, reads in self.by_resource().items():
+            for i in reads:
+                hs = blocks[i].handles
+                if len(hs) == 1 and hs[0] not in read_of:
+                    out.setdefault(hs[0], resource)
+        return out
+
     def newest_reads(self, resource: str, reads: list[int]) -> list[int]:
         """The newest of a resource's reads, as a list of one; kept: it depends on the blocks'
         ts and order only. Two reads are ordered by ts when both have one (then by position),
@@ -4131,19 +4146,28 @@ class _Check:
 
     def _check_left_reads(self) -> None:
         """A new or changed block that comes from reads of a resource (derived from them, or
-        citing them) is held to the newest read of the session's read log, which may have left
-        the window edits ago: together with the blocks of that resource, it may not leave a
-        value that read changed alone, unless the window already did before the edit (red
-        team 8, t04 d: a summary of both reads re-summarized to the older value that one of
-        its sources holds)."""
+        citing them) is held to the newest read of the session's read log, as the log will be
+        once it takes this pre window's reads; that read may have left the window edits ago.
+        Together with the blocks of that resource, the block may not leave a value that read
+        changed alone, unless the window already did before the edit (red team 8, t04 d: a
+        summary of both reads re-summarized to the older value that one of its sources holds)."""
         gate = self.gate
-        if not gate._read_of or not self.changed:
+        if not self.changed or not (gate._read_of or self.pre.by_resource()):
             return
         # (the read log and the facts kept of it hold still while this check weighs them:
         # _record and _undo take the same lock)
         with gate._left_lock:
             post = self.edit.post
             read_of = gate._read_of
+            # The pre window's reads the log does not hold yet are the line's too: the log takes
+            # them after this check, whatever its verdict, and both weighings already place them
+            # in the line (_LeftLine, _left_reads_rebuilt). Found only through the log, a block
+            # coming from a read that first appears in this pre window went unweighed, and the
+            # same check run again was refused (a summary of the new read stating the value of
+            # an older read that had left the window).
+            unlogged = self.pre.unlogged_reads(read_of)
+            if not read_of and not unlogged:
+                return
             changed = set(self.changed)
             # what the changed blocks come from: their handles, derived_from and cited handles
             # (each distinct marker name resolved once, not once per block)
@@ -4152,7 +4176,10 @@ class _Check:
             names = set().union(*(marked[j].markers() for j in self.changed if j in marked))
             # only a name that can cite a logged read is resolved (a marker cites a handle by its
             # full name or by its name after the kind prefix)
-            for n in names.intersection(gate._read_names):
+            citing = names.intersection(gate._read_names)
+            if unlogged and names:
+                citing.update(names.intersection(_names_citing(unlogged)))
+            for n in citing:
                 refs.update(self._targets(n))
             # a summary stored under its block handle stands for what it derives from (red team
             # 12, z07: a summary derived from the block handle of a summary of the reads)
@@ -4160,7 +4187,8 @@ class _Check:
             for underlying in through.values():
                 refs |= underlying  # (every handle reached: the chain below each summary)
             above = _above(through) if through else {}
-            resources = sorted({read_of[h] for h in refs.intersection(read_of)})
+            resources = sorted({read_of[h] for h in refs.intersection(read_of)}
+                               | {unlogged[h] for h in refs.intersection(unlogged)})
             if not resources:
                 return
             reported = {v.value for v in self.violations if v.invariant == "I4" and v.key == "resource"}
