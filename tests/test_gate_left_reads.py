@@ -15,7 +15,7 @@ import random
 import threading
 
 import pytest
-from gate_helpers import assert_accepted, blk, comparable, of, store_with, summary, tool
+from gate_helpers import assert_accepted, blk, comparable, find, of, store_with, summary, tool
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -360,6 +360,77 @@ def test_a_logged_read_the_store_does_not_hold_is_not_the_newest_until_it_is_sto
     store.put("tool:r9", "retries=9\n")
     five = gate.check(window, refold(window, "retries=5\n"), operator="summarize")
     assert [(v.value, v.evidence["newer_read"]) for v in left(five)] == [("5", "tool:r9")]
+
+
+# -- reads new to the log, ordered where the log puts them ------------------------------------------
+#
+# d is stamped 2, before a (8) and c (5), but comes after b (no ts) in the window: the log puts
+# it before a, so it is the oldest read. Ordered by the window alone in the check where the
+# reads arrived (the log held none of them), d was newer than b there, and older in the same
+# check run again.
+
+ORDER_TEXTS = {"a": "retries=3\n", "b": "retries=5\n", "c": "retries=7\n", "d": "retries=9\n"}
+ORDER_TS = {"a": 8.0, "b": None, "c": 5.0, "d": 2.0}
+
+
+def _unordered(k: str) -> dict:
+    return tool(k, f"tool:{k}", ORDER_TEXTS[k], resource=RES, ts=ORDER_TS[k])
+
+
+@pytest.mark.parametrize("left", [False, True], ids=["first-reads", "after-reads-that-left"])
+@pytest.mark.parametrize("keep, accepted", [("abc", True), ("abdc", False)], ids=["d-evicted", "c-d-swapped"])
+def test_reads_new_to_the_log_are_ordered_where_the_log_puts_them_in_the_check_they_arrive(tmp_path, left, keep,
+                                                                                           accepted):
+    store = SourceStore(str(tmp_path / "s.sqlite3"))
+    store.put_many([(f"tool:{k}", t) for k, t in ORDER_TEXTS.items()] + [("tool:r0", "retries=1\n")])
+    gate = Gate(store, session="order")
+    window = []
+    if left:  # a read stamped 10 logged and summarized away: it orders none of the four
+        window = [summary("s", "The file was read.\n", ["tool:r0"])]
+        assert_accepted(gate.check([read(0, "retries=1\n", ts=10.0)], window, operator="summarize", commit=True))
+    pre = [*window, *map(_unordered, "abcd")]
+    post = [*window, *map(_unordered, keep)]
+    kw = dict(operator="prune" if len(keep) < 4 else "reorder", evicted=[f"tool:{k}" for k in "abcd" if k not in keep])
+    # the check, the same check again (the reads logged), and a gate resuming the session
+    verdicts = [gate.check(pre, post, **kw) for _ in range(2)] + [Gate(store, session="order").check(pre, post, **kw)]
+    assert [v.accepted for v in verdicts] == [accepted] * 3
+    if not accepted:  # (d after b: newer than b by place, which the log says it is not)
+        assert "'d' is now newer than 'b'" in find(verdicts[0], "I4", key="resource", value=RES).message
+    assert comparable(verdicts[0]) == comparable(verdicts[1]) == comparable(verdicts[2])
+    logged = ["tool:d", "tool:a", "tool:r0", "tool:b", "tool:c"] if left else ["tool:d", "tool:a", "tool:b", "tool:c"]
+    assert [h for h, _ in gate._read_log[RES]] == logged
+    store.close()
+
+
+@settings(max_examples=300, deadline=None)
+@given(data=st.data(), n=st.integers(2, 5), left=st.booleans())
+def test_a_window_of_reads_new_to_the_log_gets_one_verdict_checked_twice(data, n, left):
+    # reads of one file with a ts on some, all new to the log (after a read that left the
+    # window, or none), kept, dropped on the record, reordered or summarized at random
+    store = store_with({"tool:x": "retries=3\n", "tool:r0": "retries=1\n"})
+    gate = Gate(store, audit=False)
+    window = [tool("x", "tool:x", "retries=3\n")]
+    if left:
+        s = summary("s", "The file was read.\n", ["tool:r0"])
+        assert_accepted(gate.check([*window, read(0, "retries=1\n", ts=5.0)], [*window, s], operator="summarize",
+                                   commit=True))
+        window = [*window, s]
+    reads = []
+    for k in range(1, n + 1):
+        text = f"retries={data.draw(st.sampled_from(['3', '5', '7']))}\n"
+        store.put(f"tool:r{k}", text)
+        reads.append(read(k, text, ts=data.draw(st.one_of(st.none(), st.integers(1, 9).map(float)))))
+    kept = data.draw(st.permutations(reads))[:data.draw(st.integers(0, n))]
+    post = [*window, *kept]
+    if data.draw(st.booleans()):
+        src = data.draw(st.lists(st.sampled_from(reads), min_size=1, max_size=2, unique_by=lambda b: b["id"]))
+        said = data.draw(st.sampled_from(["3", "5", "7"]))
+        post.append(summary("t", f"Config: retries={said}.\n", [b["handles"][0] for b in src] + ["tool:x"]))
+    operator = "summarize" if post[-1]["id"] == "t" else "prune" if len(kept) < n else "reorder"
+    evicted = [b["handles"][0] for b in reads if b not in kept]
+    pre = [*window, *reads]
+    verdicts = [comparable(gate.check(pre, post, operator=operator, evicted=evicted)) for _ in range(2)]
+    assert verdicts[0] == verdicts[1]
 
 
 # -- what the edit may keep ----------------------------------------------------------------------

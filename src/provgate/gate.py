@@ -3691,7 +3691,7 @@ class _Check:
     def _log_keys(self) -> dict[int, tuple[int, float | None]]:
         """pre read -> (place, ts) that order it, for every read of each resource whose reads
         the window orders otherwise than the session's read log does (red team 27, x03);
-        empty when the window agrees with the log, or the session has logged no read of it.
+        empty when the window agrees with the log as it will be once it takes the window's reads.
 
         A handle the log holds names one observation, made when the log says: its ts is the
         one it was logged with, its place the log's (a check logs its pre window's reads, and
@@ -3709,30 +3709,34 @@ class _Check:
         keys = self._log_ordered
         if keys is None:
             keys = self._log_ordered = {}
-            if self.gate._read_of:
-                for resource, reads in self.pre.reads().items():
-                    self._log_order(resource, reads, keys)
+            for resource, reads in self.pre.reads().items():
+                self._log_order(resource, reads, keys)
         return keys
 
     def _log_order(self, resource: str, reads: list[int], keys: dict[int, tuple[int, float | None]]) -> None:
         gate = self.gate
         with gate._lock:
             line = list(gate._read_log.get(resource, ()))
-            if not line:
-                return
             read_of = gate._read_of
             window_line = self.pre.read_line_of(resource)
             new = [(h, ts) for h, ts in window_line if h not in read_of]
+        if not line and not new:
+            return
         blocks = self.pre.blocks
+        if not line and _takes_as_it_stands(window_line, reads, blocks):
+            return  # (the log takes the window's own line as it stands: no key, no spread)
         logged = dict(line)  # handle -> the ts it was logged with
         if not new and _log_agrees(line, logged, window_line, reads, blocks):
             return  # (no key, no spread: see _log_agrees)
-        # every read holding a handle the log holds for this resource, of one handle or several
-        # (red team 28, y03: an extra handle must not take a logged read out of the log's order)
-        held = [i for i in reads if any(h in logged for h in blocks[i].handles)]
-        if not held:
-            return
+        # The window's reads new to the log are ordered where the log puts them, also when the
+        # log holds none of the window's reads (or none of the resource's): the next check
+        # finds them logged and orders them so. Ordered by the window alone, reads with a ts on
+        # some only (one stamped before the reads ahead of it goes before them in the log) were
+        # judged one way in the check where they arrived and the other way in the same check
+        # run again, or in a resumed session after it.
         log_reads({resource: line}, {}, resource, new)  # the line as the log will hold it
+        if not logged and _log_agrees(line, dict(line), window_line, reads, blocks):
+            return  # (it put no read before another: the window's own line, as above)
         stamp = dict(line)
         rank: dict[str, int] = {}
         for k, (h, _) in enumerate(line):
@@ -5436,6 +5440,18 @@ def _log_agrees(line: list[tuple[str, float | None]], logged: dict[str, float | 
     return (len(window_line) == len(reads) and len(logged) == len(line)
             and (len(reads) <= _PAIRWISE_LOG_READS or len({blocks[i].ts is None for i in reads}) == 1)
             and (line == window_line or _logged_in_order(line, logged, window_line)))
+
+
+def _takes_as_it_stands(window_line: list[tuple[str, float | None]], reads: list[int], blocks: Sequence[Block]) -> bool:
+    """Would a read log holding no read of a resource take the window's line of it as it
+    stands, so that ``_Check._log_order`` gives its ``reads`` no key and no spread
+    (:func:`_log_agrees` of that line)? Yes when every read is of one handle, no handle twice,
+    and every read has a ts or none has: the line is then in ts order, or in window order, and
+    log_reads puts no read before another (it does that only to a read stamped before the one
+    logged last). Answered without making the line: a window of a thousand reads of one file
+    is common, and its first check would pay for the copy."""
+    return (len(window_line) == len(reads) and len({blocks[i].ts is None for i in reads}) == 1
+            and len({h for h, _ in window_line}) == len(window_line))
 
 
 def _logged_in_order(line: list[tuple[str, float | None]], logged: dict[str, float | None],
