@@ -10,11 +10,12 @@ sessions."""
 
 from __future__ import annotations
 
+import json
 import random
 import threading
 
 import pytest
-from gate_helpers import assert_accepted, blk, comparable, of, store_with, summary, tool
+from gate_helpers import assert_accepted, blk, comparable, find, of, store_with, summary, tool
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -167,6 +168,117 @@ def test_a_refused_check_logs_its_pre_window_but_not_its_post(incremental):
     assert [(v.value, v.evidence["newer_read"]) for v in left(verdict)] == [("5", "tool:r3")]
 
 
+# -- a read that first appears in the check's pre window ----------------------------------------------
+#
+# The log takes a pre window's reads after the check, whatever its verdict; the check itself
+# weighs them where the log will put them. A block coming only from such a read (and from a
+# source that is no read) was not weighed at all: the summary below was accepted once, and the
+# very same check, run again once the read was logged, refused.
+
+
+def _r1_left(store: SourceStore, gate: Gate, r1_text: str = "retries=3\n", ts: float | None = 1.0,
+             said: str = "A config file was read.\n") -> list[dict]:
+    """r1 read, then summarized away (into ``said``) beside x, an unrelated source holding
+    retries=3; r2 (retries=5) stored, not yet seen by the gate. Returns the window."""
+    store.put_many([("tool:r1", r1_text), ("tool:x", "retries=3\n"), ("tool:r2", "retries=5\n")])
+    x = tool("x", "tool:x", "retries=3\n")
+    assert_accepted(gate.check([read(1, r1_text, ts=ts), x], [summary("s", said, ["tool:r1"]), x],
+                               operator="summarize", commit=True))
+    return [summary("s", said, ["tool:r1"]), x]
+
+
+def _twice(gate: Gate, pre: list[dict], post: list[dict], **kw) -> list:
+    """The same check run twice (the first logs the pre window's reads): its two verdicts."""
+    return [gate.check(pre, post, operator="summarize", **kw) for _ in range(2)]
+
+
+@pytest.mark.parametrize("ts1, ts2", [(1.0, 2.0), (None, None), (1.0, None), (None, 2.0)],
+                         ids=["stamped", "unstamped", "r2-unstamped", "r1-unstamped"])
+@pytest.mark.parametrize("cites", ["derived_from", "marker"])
+def test_a_summary_of_a_read_new_to_the_log_is_weighed_in_the_check_it_arrives(incremental, ts1, ts2, cites):
+    store = store_with({})
+    gate = gate_on(store, incremental, audit=False)
+    window = _r1_left(store, gate, ts=ts1)
+    # r2 says 5; the summary of it (and of x) says r1's 3 alone
+    t = (summary("t", "Config: retries=3.\n", ["tool:r2", "tool:x"]) if cites == "derived_from"
+         else summary("t", "Config: retries=3 [src:r2].\n", ["tool:x"]))
+    verdicts = _twice(gate, [*window, read(2, "retries=5\n", ts=ts2)], [*window, t])
+    for verdict in verdicts:
+        assert [(v.block, v.value, v.evidence["newer_read"], v.evidence["newer_value"]) for v in left(verdict)] == \
+               [("t", "3", "tool:r2", "5")]
+        assert verdict.violations == tuple(left(verdict))
+    assert comparable(verdicts[0]) == comparable(verdicts[1])
+    # the same summary saying r2's 5 is current
+    honest = dict(t, text=t["text"].replace("3", "5"))
+    assert_accepted(gate.check([*window, read(2, "retries=5\n", ts=ts2)], [*window, honest], operator="summarize"))
+
+
+@pytest.mark.parametrize("ts3", [3.0, None])
+def test_two_reads_new_to_the_log_in_one_window_are_weighed_where_the_log_puts_them(incremental, ts3):
+    # r2 (5) and r3 (5 again) arrive together and both go (r2 on the record): the summary of the
+    # newest, r3, says r1's 3 alone (the window holds no two reads that differ: only the log
+    # knows r1)
+    store = store_with({})
+    gate = gate_on(store, incremental, audit=False)
+    window = _r1_left(store, gate)
+    store.put("tool:r3", "retries=5\n")
+    pre = [*window, read(2, "retries=5\n", ts=2.0), read(3, "retries=5\n", ts=ts3)]
+    t = summary("t", "Config: retries=3.\n", ["tool:r3", "tool:x"])
+    verdicts = _twice(gate, pre, [*window, t], evicted=["tool:r2"])
+    for verdict in verdicts:
+        assert [(v.value, v.evidence["newer_read"]) for v in left(verdict)] == [("3", "tool:r3")]
+    assert comparable(verdicts[0]) == comparable(verdicts[1])
+    assert gate._read_log[RES] == [("tool:r1", 1.0), ("tool:r2", 2.0), ("tool:r3", ts3)]
+
+
+def test_a_read_new_to_the_log_stamped_before_the_logged_one_is_weighed_as_the_older(incremental):
+    # r1 (5, ts 2) left the window summarized as 5; r2 arrives stamped earlier (3, ts 1): the
+    # log puts it before r1, which stays the newest. Dropping the summary of r1 for a summary of
+    # r2 saying 3 leaves the stale value alone, in this check as in the next
+    store = store_with({})
+    gate = gate_on(store, incremental, audit=False)
+    store.put_many([("tool:r1", "retries=5\n"), ("tool:x", "retries=3\n"), ("tool:r2", "retries=3\n")])
+    x = tool("x", "tool:x", "retries=3\n")
+    s = summary("s", "Config: retries=5.\n", ["tool:r1"])
+    assert_accepted(gate.check([read(1, "retries=5\n", ts=2.0), x], [s, x], operator="summarize", commit=True))
+    pre = [s, x, read(2, "retries=3\n", ts=1.0)]
+    t = summary("t", "Config: retries=3.\n", ["tool:r2", "tool:x"])
+    verdicts = _twice(gate, pre, [x, t], evicted=["tool:r1", "tool:r2"])
+    for verdict in verdicts:
+        assert [(v.value, v.evidence["newer_read"]) for v in left(verdict)] == [("3", "tool:r1")]
+    assert comparable(verdicts[0]) == comparable(verdicts[1])
+    assert gate._read_log[RES] == [("tool:r2", 1.0), ("tool:r1", 2.0)]
+    # (with the summary of r1 kept, the window still says 5 beside it: nothing is stale alone)
+    assert_accepted(gate.check(pre, [s, x, t], operator="summarize", evicted=["tool:r2"]))
+
+
+def test_a_read_new_to_the_log_is_weighed_alike_live_resumed_and_by_the_cli(tmp_path, incremental, capsys):
+    from provgate import cli
+
+    path = tmp_path / "s.sqlite3"
+    store = SourceStore(str(path))
+    live = gate_on(store, incremental, session="agent")
+    window = _r1_left(store, live)
+    pre = [*window, read(2, "retries=5\n", ts=2.0)]
+    post = [*window, summary("t", "Config: retries=3.\n", ["tool:r2", "tool:x"])]
+    edit = tmp_path / "edit.json"
+    edit.write_text(json.dumps({"format": "provgate.edit/1", "operator": "summarize", "pre": pre, "post": post}))
+    judged = []
+    for _ in range(2):
+        judged.append(live.check(pre, post, operator="summarize").to_json())
+        judged.append(gate_on(store, incremental, session="agent").check(pre, post, operator="summarize").to_json())
+        assert cli.main(["check", str(edit), "--store", str(path), "--session", "agent"]) == 1
+        judged.append(json.loads(capsys.readouterr().out))
+    for verdict in judged:
+        assert not verdict["accepted"]
+        assert [(v["invariant"], v["block"], v["value"], v["evidence"].get("newer_read")) for v in verdict["violations"]] \
+               == [("I4", "t", "3", "tool:r2")]
+    # every refused check logged r2 (its pre window), once, and nothing of its post
+    assert live._read_log[RES] == [("tool:r1", 1.0), ("tool:r2", 2.0)]
+    assert gate_on(store, incremental, session="agent")._read_log == live._read_log
+    store.close()
+
+
 # -- the order of the reads ------------------------------------------------------------------------
 
 
@@ -248,6 +360,77 @@ def test_a_logged_read_the_store_does_not_hold_is_not_the_newest_until_it_is_sto
     store.put("tool:r9", "retries=9\n")
     five = gate.check(window, refold(window, "retries=5\n"), operator="summarize")
     assert [(v.value, v.evidence["newer_read"]) for v in left(five)] == [("5", "tool:r9")]
+
+
+# -- reads new to the log, ordered where the log puts them ------------------------------------------
+#
+# d is stamped 2, before a (8) and c (5), but comes after b (no ts) in the window: the log puts
+# it before a, so it is the oldest read. Ordered by the window alone in the check where the
+# reads arrived (the log held none of them), d was newer than b there, and older in the same
+# check run again.
+
+ORDER_TEXTS = {"a": "retries=3\n", "b": "retries=5\n", "c": "retries=7\n", "d": "retries=9\n"}
+ORDER_TS = {"a": 8.0, "b": None, "c": 5.0, "d": 2.0}
+
+
+def _unordered(k: str) -> dict:
+    return tool(k, f"tool:{k}", ORDER_TEXTS[k], resource=RES, ts=ORDER_TS[k])
+
+
+@pytest.mark.parametrize("left", [False, True], ids=["first-reads", "after-reads-that-left"])
+@pytest.mark.parametrize("keep, accepted", [("abc", True), ("abdc", False)], ids=["d-evicted", "c-d-swapped"])
+def test_reads_new_to_the_log_are_ordered_where_the_log_puts_them_in_the_check_they_arrive(tmp_path, left, keep,
+                                                                                           accepted):
+    store = SourceStore(str(tmp_path / "s.sqlite3"))
+    store.put_many([(f"tool:{k}", t) for k, t in ORDER_TEXTS.items()] + [("tool:r0", "retries=1\n")])
+    gate = Gate(store, session="order")
+    window = []
+    if left:  # a read stamped 10 logged and summarized away: it orders none of the four
+        window = [summary("s", "The file was read.\n", ["tool:r0"])]
+        assert_accepted(gate.check([read(0, "retries=1\n", ts=10.0)], window, operator="summarize", commit=True))
+    pre = [*window, *map(_unordered, "abcd")]
+    post = [*window, *map(_unordered, keep)]
+    kw = dict(operator="prune" if len(keep) < 4 else "reorder", evicted=[f"tool:{k}" for k in "abcd" if k not in keep])
+    # the check, the same check again (the reads logged), and a gate resuming the session
+    verdicts = [gate.check(pre, post, **kw) for _ in range(2)] + [Gate(store, session="order").check(pre, post, **kw)]
+    assert [v.accepted for v in verdicts] == [accepted] * 3
+    if not accepted:  # (d after b: newer than b by place, which the log says it is not)
+        assert "'d' is now newer than 'b'" in find(verdicts[0], "I4", key="resource", value=RES).message
+    assert comparable(verdicts[0]) == comparable(verdicts[1]) == comparable(verdicts[2])
+    logged = ["tool:d", "tool:a", "tool:r0", "tool:b", "tool:c"] if left else ["tool:d", "tool:a", "tool:b", "tool:c"]
+    assert [h for h, _ in gate._read_log[RES]] == logged
+    store.close()
+
+
+@settings(max_examples=300, deadline=None)
+@given(data=st.data(), n=st.integers(2, 5), left=st.booleans())
+def test_a_window_of_reads_new_to_the_log_gets_one_verdict_checked_twice(data, n, left):
+    # reads of one file with a ts on some, all new to the log (after a read that left the
+    # window, or none), kept, dropped on the record, reordered or summarized at random
+    store = store_with({"tool:x": "retries=3\n", "tool:r0": "retries=1\n"})
+    gate = Gate(store, audit=False)
+    window = [tool("x", "tool:x", "retries=3\n")]
+    if left:
+        s = summary("s", "The file was read.\n", ["tool:r0"])
+        assert_accepted(gate.check([*window, read(0, "retries=1\n", ts=5.0)], [*window, s], operator="summarize",
+                                   commit=True))
+        window = [*window, s]
+    reads = []
+    for k in range(1, n + 1):
+        text = f"retries={data.draw(st.sampled_from(['3', '5', '7']))}\n"
+        store.put(f"tool:r{k}", text)
+        reads.append(read(k, text, ts=data.draw(st.one_of(st.none(), st.integers(1, 9).map(float)))))
+    kept = data.draw(st.permutations(reads))[:data.draw(st.integers(0, n))]
+    post = [*window, *kept]
+    if data.draw(st.booleans()):
+        src = data.draw(st.lists(st.sampled_from(reads), min_size=1, max_size=2, unique_by=lambda b: b["id"]))
+        said = data.draw(st.sampled_from(["3", "5", "7"]))
+        post.append(summary("t", f"Config: retries={said}.\n", [b["handles"][0] for b in src] + ["tool:x"]))
+    operator = "summarize" if post[-1]["id"] == "t" else "prune" if len(kept) < n else "reorder"
+    evicted = [b["handles"][0] for b in reads if b not in kept]
+    pre = [*window, *reads]
+    verdicts = [comparable(gate.check(pre, post, operator=operator, evicted=evicted)) for _ in range(2)]
+    assert verdicts[0] == verdicts[1]
 
 
 # -- what the edit may keep ----------------------------------------------------------------------
@@ -421,7 +604,8 @@ class _Session:
     from or citing reads, restating current or stale values as key=value facts, in prose or as
     dotted paths; evictions and supersessions; checks committed or only weighed."""
 
-    def __init__(self, tmp_path, name: str) -> None:
+    def __init__(self, tmp_path, name: str, *, twice: bool = False) -> None:
+        self.twice = twice  # every edit weighed once (not committed) before it is checked
         self.stores = [SourceStore(str(tmp_path / f"{name}-{i}.sqlite3")) for i in range(2)]
         self.gates = [Gate(self.stores[0], session=name), Gate(self.stores[1], session=name, audit=False)]
         self.gates[1]._incremental_left = False
@@ -526,10 +710,15 @@ class _Session:
             evicted = sorted({h for b_ in pre if b_ not in post for h in b_["handles"]})
             operator = "prune"
         commit = flag or what % 2 == 0
+        if self.twice:  # (the first check logs the pre window's reads; the verdict stays)
+            weighed = tuple(comparable(g.check(pre, post, operator=operator, evicted=evicted, supersedes=supersedes))
+                            for g in self.gates[:2])
         verdicts = tuple(g.check(pre, post, operator=operator, evicted=evicted, supersedes=supersedes,
                                  commit=commit) for g in self.gates[:2])
         judged = tuple(comparable(v) for v in verdicts)
         assert judged[0] == judged[1], (pre, post, operator, evicted, supersedes)
+        if self.twice:
+            assert weighed == judged, (pre, post, operator, evicted, supersedes)
         for g in self.gates[2:]:
             assert comparable(g.check(pre, post, operator=operator, evicted=evicted, supersedes=supersedes,
                                       commit=commit)) == judged[0]
@@ -559,6 +748,19 @@ def test_random_sessions_get_the_same_verdicts_on_both_paths_and_from_a_resumed_
         for k, step in enumerate(steps):
             if k == resume_at:
                 session.resume()
+            session.step(*step)
+    finally:
+        session.close()
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(steps=steps)
+def test_random_sessions_give_an_edit_checked_twice_one_verdict(tmp_path_factory, steps):
+    # a candidate weighed and then checked (or a check retried) is one edit: the first check
+    # logs the pre window's reads, and the second must not judge otherwise for it
+    session = _Session(tmp_path_factory.mktemp("twice"), "tw", twice=True)
+    try:
+        for step in steps:
             session.step(*step)
     finally:
         session.close()

@@ -862,6 +862,21 @@ class _Side:
             line = ix.read_line[resource] = [(blocks[i].handles[0], blocks[i].ts) for i in ones]
         return line
 
+    def unlogged_reads(self, read_of: dict[str, str]) -> dict[str, str]:
+        """The reads of one handle the session's read log (``read_of``: handle -> resource)
+        does not hold, each with the resource the log will file it under when it takes this
+        window (Gate._log_reads: the first resource reading it, in by_resource's order)."""
+        if self.ix.reads_logged:  # (every read of this shape is in the log)
+            return {}
+        out: dict[str, str] = {}
+        blocks = self.blocks
+        for resource, reads in self.by_resource().items():
+            for i in reads:
+                hs = blocks[i].handles
+                if len(hs) == 1 and hs[0] not in read_of:
+                    out.setdefault(hs[0], resource)
+        return out
+
     def newest_reads(self, resource: str, reads: list[int]) -> list[int]:
         """The newest of a resource's reads, as a list of one; kept: it depends on the blocks'
         ts and order only. Two reads are ordered by ts when both have one (then by position),
@@ -3859,7 +3874,7 @@ class _Check:
     def _log_keys(self) -> dict[int, tuple[int, float | None]]:
         """pre read -> (place, ts) that order it, for every read of each resource whose reads
         the window orders otherwise than the session's read log does (red team 27, x03);
-        empty when the window agrees with the log, or the session has logged no read of it.
+        empty when the window agrees with the log as it will be once it takes the window's reads.
 
         A handle the log holds names one observation, made when the log says: its ts is the
         one it was logged with, its place the log's (a check logs its pre window's reads, and
@@ -3877,30 +3892,34 @@ class _Check:
         keys = self._log_ordered
         if keys is None:
             keys = self._log_ordered = {}
-            if self.gate._read_of:
-                for resource, reads in self.pre.reads().items():
-                    self._log_order(resource, reads, keys)
+            for resource, reads in self.pre.reads().items():
+                self._log_order(resource, reads, keys)
         return keys
 
     def _log_order(self, resource: str, reads: list[int], keys: dict[int, tuple[int, float | None]]) -> None:
         gate = self.gate
         with gate._lock:
             line = list(gate._read_log.get(resource, ()))
-            if not line:
-                return
             read_of = gate._read_of
             window_line = self.pre.read_line_of(resource)
             new = [(h, ts) for h, ts in window_line if h not in read_of]
+        if not line and not new:
+            return
         blocks = self.pre.blocks
+        if not line and _takes_as_it_stands(window_line, reads, blocks):
+            return  # (the log takes the window's own line as it stands: no key, no spread)
         logged = dict(line)  # handle -> the ts it was logged with
         if not new and _log_agrees(line, logged, window_line, reads, blocks):
             return  # (no key, no spread: see _log_agrees)
-        # every read holding a handle the log holds for this resource, of one handle or several
-        # (red team 28, y03: an extra handle must not take a logged read out of the log's order)
-        held = [i for i in reads if any(h in logged for h in blocks[i].handles)]
-        if not held:
-            return
+        # The window's reads new to the log are ordered where the log puts them, also when the
+        # log holds none of the window's reads (or none of the resource's): the next check
+        # finds them logged and orders them so. Ordered by the window alone, reads with a ts on
+        # some only (one stamped before the reads ahead of it goes before them in the log) were
+        # judged one way in the check where they arrived and the other way in the same check
+        # run again, or in a resumed session after it.
         log_reads({resource: line}, {}, resource, new)  # the line as the log will hold it
+        if not logged and _log_agrees(line, dict(line), window_line, reads, blocks):
+            return  # (it put no read before another: the window's own line, as above)
         stamp = dict(line)
         rank: dict[str, int] = {}
         for k, (h, _) in enumerate(line):
@@ -4314,19 +4333,28 @@ class _Check:
 
     def _check_left_reads(self) -> None:
         """A new or changed block that comes from reads of a resource (derived from them, or
-        citing them) is held to the newest read of the session's read log, which may have left
-        the window edits ago: together with the blocks of that resource, it may not leave a
-        value that read changed alone, unless the window already did before the edit (red
-        team 8, t04 d: a summary of both reads re-summarized to the older value that one of
-        its sources holds)."""
+        citing them) is held to the newest read of the session's read log, as the log will be
+        once it takes this pre window's reads; that read may have left the window edits ago.
+        Together with the blocks of that resource, the block may not leave a value that read
+        changed alone, unless the window already did before the edit (red team 8, t04 d: a
+        summary of both reads re-summarized to the older value that one of its sources holds)."""
         gate = self.gate
-        if not gate._read_of or not self.changed:
+        if not self.changed or not (gate._read_of or self.pre.by_resource()):
             return
         # (the read log and the facts kept of it hold still while this check weighs them:
         # _record and _undo take the same lock)
         with gate._left_lock:
             post = self.edit.post
             read_of = gate._read_of
+            # The pre window's reads the log does not hold yet are the line's too: the log takes
+            # them after this check, whatever its verdict, and both weighings already place them
+            # in the line (_LeftLine, _left_reads_rebuilt). Found only through the log, a block
+            # coming from a read that first appears in this pre window went unweighed, and the
+            # same check run again was refused (a summary of the new read stating the value of
+            # an older read that had left the window).
+            unlogged = self.pre.unlogged_reads(read_of)
+            if not read_of and not unlogged:
+                return
             changed = set(self.changed)
             # what the changed blocks come from: their handles, derived_from and cited handles
             # (each distinct marker name resolved once, not once per block)
@@ -4335,7 +4363,10 @@ class _Check:
             names = set().union(*(marked[j].markers() for j in self.changed if j in marked))
             # only a name that can cite a logged read is resolved (a marker cites a handle by its
             # full name or by its name after the kind prefix)
-            for n in names.intersection(gate._read_names):
+            citing = names.intersection(gate._read_names)
+            if unlogged and names:
+                citing.update(names.intersection(_names_citing(unlogged)))
+            for n in citing:
                 refs.update(self._targets(n))
             # a summary stored under its block handle stands for what it derives from (red team
             # 12, z07: a summary derived from the block handle of a summary of the reads)
@@ -4343,7 +4374,8 @@ class _Check:
             for underlying in through.values():
                 refs |= underlying  # (every handle reached: the chain below each summary)
             above = _above(through) if through else {}
-            resources = sorted({read_of[h] for h in refs.intersection(read_of)})
+            resources = sorted({read_of[h] for h in refs.intersection(read_of)}
+                               | {unlogged[h] for h in refs.intersection(unlogged)})
             if not resources:
                 return
             reported = {v.value for v in self.violations if v.invariant == "I4" and v.key == "resource"}
@@ -5669,6 +5701,18 @@ def _log_agrees(line: list[tuple[str, float | None]], logged: dict[str, float | 
     return (len(window_line) == len(reads) and len(logged) == len(line)
             and (len(reads) <= _PAIRWISE_LOG_READS or len({blocks[i].ts is None for i in reads}) == 1)
             and (line == window_line or _logged_in_order(line, logged, window_line)))
+
+
+def _takes_as_it_stands(window_line: list[tuple[str, float | None]], reads: list[int], blocks: Sequence[Block]) -> bool:
+    """Would a read log holding no read of a resource take the window's line of it as it
+    stands, so that ``_Check._log_order`` gives its ``reads`` no key and no spread
+    (:func:`_log_agrees` of that line)? Yes when every read is of one handle, no handle twice,
+    and every read has a ts or none has: the line is then in ts order, or in window order, and
+    log_reads puts no read before another (it does that only to a read stamped before the one
+    logged last). Answered without making the line: a window of a thousand reads of one file
+    is common, and its first check would pay for the copy."""
+    return (len(window_line) == len(reads) and len({blocks[i].ts is None for i in reads}) == 1
+            and len({h for h, _ in window_line}) == len(window_line))
 
 
 def _logged_in_order(line: list[tuple[str, float | None]], logged: dict[str, float | None],
