@@ -14,6 +14,8 @@ live session, in a resumed one, and compact() plans it pinned.
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from blake3 import blake3
 from compaction_helpers import filler, memory_store
 from gate_helpers import assert_accepted, blk, find, store_with, summary, tool
@@ -403,3 +405,46 @@ def test_a_re_rendered_pinned_page_holding_a_fence_is_the_pinned_page(tmp_path, 
     store.put(text_handle(other), other)
     sibling = [tool("q", "tool:a", other), U]
     assert_accepted(live.check(sibling, sibling, operator="reorder"), "structural")
+
+
+_LINE_STUFF = st.text(alphabet="ab =\r\t\n`", max_size=24)
+
+
+@given(_LINE_STUFF, _LINE_STUFF)
+def test_texts_the_fast_path_calls_the_same_are_one_rendering_for_the_pins(a, b):
+    # the pin's normalisation must absorb the fast path's: a last line ending in CR and blanks
+    # normalised apart from the same line with its blanks dropped, and compact() summarized a
+    # pinned turn the gate had found re-rendered (red team 46, F1)
+    from provgate.gate import _pin_normalised, normalize_whitespace
+
+    for x, y in ((a, b), (a, a.rstrip(" ")), (a + "\r  \n", a + "\r  "), (a + "\r  ", a + "\r")):
+        if normalize_whitespace(x) == normalize_whitespace(y):
+            assert _pin_normalised(x) == _pin_normalised(y), (x, y)
+
+
+def test_a_pinned_turn_re_rendered_with_a_carriage_return_and_blanks_on_its_last_line_stays_pinned():
+    turn = "Never change retries=3 on prod.\n"
+    g = Gate(store_with({}))
+    window = [blk("u1", "user", turn, pinned=True), U]
+    assert_accepted(g.check(window, window, operator="reorder", commit=True), "structural")
+    for rendering in ("Never change retries=3 on prod.\r  \n", "Never change retries=3 on prod.\r  "):
+        pre = [blk("m", "user", rendering), U]
+        find(g.check(pre, pre, operator="reorder"), "R", block="m")
+        g.store.put(text_handle(rendering), rendering)
+        find(g.check(pre, [summary("s", SAID, [text_handle(rendering)]), U], operator="summarize", evicted=["m"]),
+             "R", block="s")
+
+
+@pytest.mark.parametrize("rendering", ["final line break dropped", "crlf"])
+def test_a_pinned_turn_logged_under_a_new_handle_and_re_rendered_is_the_pinned_turn(rendering):
+    # red team 46, F3: each alone was held (the bytes under user:u3, red team 28 y04; the turn
+    # re-rendered, red team 44 F1), both together were summarized away from user:u3
+    turn = "Never change retries=3 on the prod cluster.\nUse mode=safe.\n"
+    shown = turn.rstrip("\n") if rendering != "crlf" else turn.replace("\n", "\r\n")
+    g = Gate(store_with({"user:u3": shown}))
+    window = [blk("u1", "user", turn, pinned=True), U]
+    assert_accepted(g.check(window, window, operator="reorder", commit=True), "structural")
+    pre = [blk("m0", "user", shown, ["user:u3"]), U]
+    find(g.check(pre, pre, operator="reorder"), "R", block="m0")
+    find(g.check(pre, [summary("s", SAID, ["user:u3"]), U], operator="summarize", evicted=["user:u3"]),
+         "R", block="s")

@@ -588,7 +588,7 @@ class _Shape:
     ``_Shape`` between them, so an index built for either serves both."""
 
     __slots__ = ("ids", "id_pos", "bad_derived", "handle_union", "derived_union",
-                 "holding", "pinned", "pinned_handles", "handleless", "by_resource", "by_provenance", "resolved", "read_line",
+                 "holding", "pinned", "pinned_handles", "text_identified", "by_resource", "by_provenance", "resolved", "read_line",
                  "reads_logged")
 
     def __init__(self) -> None:
@@ -600,7 +600,7 @@ class _Shape:
         self.holding: tuple[frozenset[str], list[int]] | None = None
         self.pinned: list[int] | None = None
         self.pinned_handles: frozenset[str] | None = None  # the handles the flagged blocks carry
-        self.handleless: list[int] | None = None  # the blocks that carry no handle
+        self.text_identified: list[int] | None = None  # the blocks a pin may find by their text alone
         self.by_resource: dict[str, list[int]] | None = None
         self.by_provenance: dict[str, list[int]] | None = None
         # every handle of handle_union was found in the durable store of the gate that keeps
@@ -967,12 +967,14 @@ class _Side:
             ix.pinned_handles = frozenset(h for k in self.pinned() for h in blocks[k].handles)
         return ix.pinned_handles
 
-    def handleless(self) -> list[int]:
-        """Positions of the blocks that carry no handle (their text is all they are)."""
+    def text_identified(self) -> list[int]:
+        """Positions of the blocks whose text is what they are, whatever handles they carry:
+        those that carry none, and a user's or the system's turns (a framework logs a turn
+        under a handle of its own later: red team 28, y04)."""
         ix = self.ix
-        if ix.handleless is None:
-            ix.handleless = list(compress(count(), map(not_, map(_HANDLES, self.blocks))))
-        return ix.handleless
+        if ix.text_identified is None:
+            ix.text_identified = [k for k, b in enumerate(self.blocks) if not b.handles or b.role in _SPEAKERS]
+        return ix.text_identified
 
     def may_cite(self) -> bool:
         """Could any block hold a citation marker?"""
@@ -1086,19 +1088,22 @@ def _refused_summaries(items: list[Any]) -> Iterator[tuple[bytes, frozenset[str]
 
 _REFUSED_DIGEST = re.compile(r"blake3:[0-9a-f]{64}")
 _NORM_HANDLE_COST = 160  # (bytes of a Gate._norm_handles entry, about: a digest, a str, the slot)
-# trailing spaces and tabs of a line, inside a fence too (_pin_normalised)
-_LINE_TRAILING_BLANKS = re.compile(r"[ \t]+$", re.MULTILINE)
-
-
 def _pin_normalised(text: str) -> str:
-    """``text`` as a pinned page is compared with its renderings: the fast path's whitespace
-    normalisation, after CRLF line ends and trailing blanks are dropped inside fenced code too.
-    The fast path keeps a fence's lines verbatim (a fence's value is its lines); a framework
-    re-rendering its window re-renders the fence's line ends as well, and a pinned page holding
-    one was no longer recognised (red team 44, F2). Nothing inside a line changes."""
-    if "\r\n" in text:
-        text = text.replace("\r\n", "\n")
-    return normalize_whitespace(_LINE_TRAILING_BLANKS.sub("", text))
+    """``text`` as a pinned page is compared with its renderings: every line without the
+    spaces, tabs and carriage returns that end it, and without the blank lines that open or
+    close the text, inside fenced code too. Coarser than the fast path's normalisation, which it
+    absorbs (two texts that one calls the same, this one does too: a pin-only rule that was not,
+    a last line ending in CR and blanks, let compact() summarize a pinned turn away, red team
+    46, F1), and with a fence's line ends, which a framework re-rendering its window re-renders
+    as well (red team 44, F2). Nothing inside a line changes. One pass over the lines, no
+    pattern that backtracks (a run of 40,000 spaces cost a first check 3.7 s: red team 46, F2)."""
+    lines = [line.rstrip(" \t\r") for line in text.split("\n")]
+    start, end = 0, len(lines)
+    while start < end and not lines[start]:
+        start += 1
+    while end > start and not lines[end - 1]:
+        end -= 1
+    return "\n".join(lines[start:end])
 
 
 # the normalised handle of a blank text: a blank page is no rendering of any pinned text (a blank
@@ -1363,9 +1368,11 @@ class Gate:
                 digests[k] = blake3(blocks[k].text.encode("utf-8", "surrogatepass")).digest()
             return digests[k]
 
-        # a block without handles is a candidate too: its text is all it is (a pinned user turn
-        # re-rendered was summarized from its own text: red team 44, F1)
-        candidates = [i for i, b in enumerate(blocks) if not b.pinned and (not b.handles or not handles.isdisjoint(b.handles))
+        # a block without handles, or a user's or the system's turn, is a candidate too: its
+        # text is what it is (a pinned user turn re-rendered was summarized from its own text,
+        # red team 44, F1, and from the handle it was logged under later, red team 46, F3)
+        candidates = [i for i, b in enumerate(blocks)
+                      if not b.pinned and (not b.handles or b.role in _SPEAKERS or not handles.isdisjoint(b.handles))
                       and block_text_handle(digest_of(i)) not in sticky]
         texts = [b.text for b in blocks]
         return {block_text_handle(digest_of(i)) for i in self._respaced(texts, digest_of, candidates, flagged, norms)}
@@ -5231,7 +5238,7 @@ class _Check:
         if not pre.pinned_handles() <= handles:
             handles |= pre.pinned_handles()
         held = pre.holding(handles) if handles else []
-        bare = pre.handleless()
+        bare = pre.text_identified()
         if bare:
             held = sorted({*held, *bare})
         candidates = [i for i in held if i not in pinned]
