@@ -782,3 +782,29 @@ def test_random_sessions_exercise_the_rule(tmp_path):
         refused += sum(any("newer_read" in (x.get("evidence") or {}) for x in v["violations"])
                        for v, _ in session.verdicts)
     assert refused >= 3
+
+
+@pytest.mark.parametrize("cite", ["full", "short"])
+def test_a_marker_citing_the_block_handle_of_a_summary_of_the_reads_is_weighed_as_deriving_from_it(incremental, cite):
+    # red team 47, F1: derived from the summary's block handle, a stale value was refused; cited
+    # by a marker, the handle was never resolved, and the same value passed
+    from blake3 import blake3
+
+    from provgate.handles import block_text_handle
+
+    store = store_with({"tool:r1": "retries=3\n", "tool:r2": "retries=5\n", "tool:x": "retries=3\n"})
+    g = gate_on(store, incremental)
+    r1, r2 = read(1, "retries=3\n", ts=1.0), read(2, "retries=5\n", ts=2.0)
+    x = tool("x", "tool:x", "retries=3\n")
+    folded = summary("S", "The config file was read twice.\n", [r1["handles"][0], r2["handles"][0]])
+    assert_accepted(g.check([r1, r2, x], [folded, x], operator="summarize",
+                            evicted=[*r1["handles"], *r2["handles"]], commit=True))
+    bh = block_text_handle(blake3(folded["text"].encode()).digest())
+    store.put(bh, folded["text"])
+    name = bh if cite == "full" else bh.partition(":")[2]
+    for made, operator in ((summary("T", f"Config: retries=3 [src:x] [src:{name}].\n", ["tool:x"]), "summarize"),
+                           (blk("T", "assistant", f"Config: retries=3 [src:x] [src:{name}].\n"), "rewrite")):
+        find(g.check([folded, x], [folded, x, made], operator=operator), "I4")
+    # stating the newer value is no stale merge
+    assert_accepted(g.check([folded, x], [folded, x, summary("T", f"Config: retries=5 [src:{name}].\n", ["tool:r2"])],
+                            operator="summarize"))
