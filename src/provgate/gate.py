@@ -4383,7 +4383,7 @@ class _Check:
             # and a name that can cite a summary's block handle, which stands for what the
             # summary derives from (below): cited by marker, it hid the summary's stale read
             # where derived_from did not (red team 47, F1)
-            citing.update(n for n in names if n.startswith(BLOCK_HANDLE_PREFIX) or _is_text_handle_name(n))
+            citing.update(filter(_TEXT_HANDLE_NAME.fullmatch, names))
             for n in citing:
                 refs.update(self._targets(n))
             # a summary stored under its block handle stands for what it derives from (red team
@@ -5994,12 +5994,9 @@ def _text_key(handle: str) -> bytes | None:
     return key if key.hex() == hexdigits else None
 
 
-def _is_text_handle_name(name: str) -> bool:
-    """Could marker ``name`` be a ``block:`` handle's name after its kind prefix (32 hex digits)?"""
-    return len(name) == 32 and all(c in _HEX_DIGITS for c in name)
-
-
-_HEX_DIGITS = frozenset("0123456789abcdef")
+# a marker name that can cite a block's text handle: the handle, or its name after the kind
+# prefix (block_text_handle: 32 hex digits)
+_TEXT_HANDLE_NAME = re.compile(r"(?:block:)?[0-9a-f]{32}")
 
 
 def _names_citing(handles: Iterable[str]) -> Iterator[str]:
