@@ -808,3 +808,23 @@ def test_a_marker_citing_the_block_handle_of_a_summary_of_the_reads_is_weighed_a
     # stating the newer value is no stale merge
     assert_accepted(g.check([folded, x], [folded, x, summary("T", f"Config: retries=5 [src:{name}].\n", ["tool:r2"])],
                             operator="summarize"))
+
+
+def test_a_read_the_log_files_under_another_resource_is_weighed_alike_in_a_check_and_its_retry(incremental):
+    # red team 47, F3: tool:hb, logged as a read of file:b, shown again tagged file:a beside a
+    # new read of file:a: the first check counted it as file:a's newest read (its 3 current),
+    # the log never filed it there, and the same check run again was refused
+    store = store_with({"tool:r1": "retries=3\n", "tool:x": "retries=3\n", "tool:hb": "retries=3\n"})
+    gate = gate_on(store, incremental, audit=False)
+    r1 = read(1, "retries=3\n", ts=1.0, resource="file:a")
+    hb = tool("hb", "tool:hb", "retries=3\n", resource="file:b")
+    x = tool("x", "tool:x", "retries=3\n")
+    s = summary("s", "Config files were read.\n", ["tool:r1", "tool:hb"])
+    assert_accepted(gate.check([r1, hb, x], [s, x], operator="summarize", commit=True))
+    store.put("tool:r2", "retries=5\n")
+    r2 = read(2, "retries=5\n", ts=2.0, resource="file:a")
+    pre = [s, x, r2, dict(hb, id="ha", resource="file:a")]
+    post = [s, x, summary("t", "Config: retries=3.\n", ["tool:r2", "tool:x"])]
+    verdicts = [gate.check(pre, post, operator="summarize", evicted=["tool:r2", "tool:hb"]) for _ in range(2)]
+    assert [(v.value, v.evidence["newer_read"]) for v in left(verdicts[0])] == [("3", "tool:r2")]
+    assert comparable(verdicts[0]) == comparable(verdicts[1])

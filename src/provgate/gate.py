@@ -4416,9 +4416,12 @@ class _Check:
         with gate._lock:
             line = list(gate._read_log.get(resource, ()))
         # the pre window's reads the log does not hold yet (it takes them after this check)
+        # (not a read the log files under another resource: the log never files it under this
+        # one, so a first check counted it here and the same check run again did not, red
+        # team 47, F3: a file's read shown again tagged as another file's)
         if any(len(hs := pre_blocks[i].handles) == 1 and hs[0] not in read_of for i in pre_res.get(resource, ())):
             log_reads({resource: line}, dict.fromkeys(h for h, _ in line), resource,
-                      self.pre.read_line_of(resource))
+                      [(h, ts) for h, ts in self.pre.read_line_of(resource) if read_of.get(h, resource) == resource])
         if len(line) < 2:
             return  # (fewer than two reads stored, as below, without asking the store)
         # the reads the store holds (a logged read of a source never stored, from a foreign
@@ -6310,7 +6313,7 @@ class _LeftLine:
         # resource's line, once the window holds one the log holds nowhere
         if any(len(hs := blocks[i].handles) == 1 and hs[0] not in read_of for i in pre.by_resource().get(resource, ())):
             for h, ts in pre.read_line_of(resource):
-                if read_of.get(h) != resource and h not in window:
+                if h not in read_of and h not in window:  # (one filed under another resource: as above)
                     window[h] = ts
         if len(logged) + len(window) < 2:
             return None
