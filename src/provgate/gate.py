@@ -4043,7 +4043,8 @@ class _Check:
         # an older read kept, or rewritten in place (one added word is not a newer read)
         older_kept = [i for i in older if i in kept_pre or self._read_kept(i, by_text=False)]
         if not newest_kept and older_kept and not self._fresh_read_of(resource):
-            claim = [edit.post[j].id for j, m in enumerate(self.match) if m in older_kept
+            kept_set = set(older_kept)  # (a list here cost a refused merge of 8,000 reads 0.36 s: red team 47)
+            claim = [edit.post[j].id for j, m in enumerate(self.match) if m in kept_set
                      and set(edit.pre[newest].handles) & set(edit.post[j].handles)]
             how = f"; block {claim[0]!r} carries the newer read's handle but the older read's text" if claim else ""
             self.violate("I4", f"silent merge: the older read of {resource!r} is kept and the newer read "
