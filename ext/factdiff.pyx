@@ -1686,6 +1686,17 @@ cdef enum:
     # after each marked text of a group: no UTF-8 byte and no marker, so no marked needle holds
     # it and no hit runs from one text into the next
     SEPARATOR = 0xFA
+    # A needle longer than this is searched row by row, not in the pass: pyahocorasick looks
+    # for an output up the failure chain at every byte, so a long periodic needle ("ab ab ...
+    # ab zz") against texts of its period cost the group's bytes times its length (red team
+    # 45, C1: 400 texts of 5 KB, a 2,000-byte quote: 4.6 s).
+    AUTOMATON_MAX_NEEDLE = 64
+    # A pass takes its group's texts this many bytes at a time: it copies them a few times
+    # (flags, the marked str, pyahocorasick's own copy of it), about 7 times their bytes at once
+    # (red team 45, M1: +724 MB for a group of 105 MB).
+    PASS_CHUNK = 1 << 22
+    # (a row of _automaton_pass's whose needle is longer than AUTOMATON_MAX_NEEDLE)
+    NOT_IN_PASS = -2
 
 # What settling a group's deferred rows costs, in ns (only the ratios matter). Row by row (as
 # the main pass searches), a row costs per text about COST_MEMBER plus COST_SCANNED a byte
@@ -1750,61 +1761,39 @@ cdef inline offset_t judge_hit(const byte_t* h, offset_t hn, offset_t s, const b
     return added
 
 
-cdef int _marked_pass(list needles, list patterns, byte_t* want, byte_t* got, offset_t* remaining, offset_t* hits,
-                      offset_t budget, const offset_t* members, offset_t n_members, const size_t* hp,
-                      const offset_t* hl, offset_t group_bytes) except -1:
-    """Search the needles ``patterns`` (indices into ``needles``) in every text of the group
-    with matching's marked automaton (provgate._matching_py: marked, marked_pattern): each text
-    is marked on its own and followed by SEPARATOR, so a hit is an occurrence at token
-    boundaries inside one text, and only those are reported (a plain automaton would report
-    every hit inside a longer token too). Returns 1, or 0 if the hits outran ``budget``."""
-    cdef Py_ssize_t k
-    cdef offset_t p, nn, m, j, markers, total = 0, at = 0, scan = 0, e = 0, member = 0, last, longest = 0
+cdef int _marked_chunk(object automaton, list needles, byte_t* want, byte_t* got, offset_t* remaining,
+                       offset_t* hits, offset_t budget, const byte_t* edges, const offset_t* members, offset_t n,
+                       const size_t* hp, const offset_t* hl, offset_t chunk_bytes) except -1:
+    """The marked pass (_marked_pass) over the texts ``members[:n]`` of a group, ``chunk_bytes``
+    bytes: each text marked on its own and followed by SEPARATOR, end to end. A hit is mapped
+    to its text by the offsets where each marked text starts (kept while marking), never by a
+    byte value: a text may hold SEPARATOR itself (red team 45, F1: counting every 0xFA as a text
+    end ran past the group's texts). Returns 1, or 0 if the hits outran ``budget``."""
+    cdef Py_ssize_t n_needles = len(needles)
+    cdef offset_t m, j, p, nn, markers, total = 0, at = 0, k, last, member = 0, scanned = -1, scan = 0, e = 0
     cdef const byte_t* nd
-    cdef cnp.ndarray edges_arr = np.zeros(256, dtype=np.uint8)
-    cdef byte_t* edges = <byte_t*>cnp.PyArray_DATA(edges_arr)
-    for k in range(len(patterns)):
-        p = patterns[k]
-        nd = <const byte_t*>PyBytes_AS_STRING(needles[p])
-        nn = PyBytes_GET_SIZE(needles[p])
-        edges[nd[0]] |= MARKS.first
-        edges[nd[nn - 1]] |= MARKS.last
-        longest = max(longest, nn)
-    # flags: those of a needle, then of every text end to end (n + 1 for a text of n bytes)
-    cdef cnp.ndarray flags_arr = np.empty(max(longest, group_bytes + n_members) + 1, dtype=np.uint8)
+    # flags of every text end to end (n + 1 for a text of n bytes)
+    cdef cnp.ndarray flags_arr = np.empty(chunk_bytes + n + 1, dtype=np.uint8)
     cdef byte_t* flags = <byte_t*>cnp.PyArray_DATA(flags_arr)
-    cdef cnp.ndarray sizes_arr = np.empty(n_members, dtype=np.int64)  # each text, marked
-    cdef offset_t* sizes = index_ptr(sizes_arr)
-    automaton = ahocorasick.Automaton(ahocorasick.STORE_INTS)
-    for k in range(len(patterns)):
-        p = patterns[k]
-        nd = <const byte_t*>PyBytes_AS_STRING(needles[p])
-        nn = PyBytes_GET_SIZE(needles[p])
-        markers = classify(BYTE_CLASS, &MARKS, nd, nn, edges, flags)  # (no marker byte in it: checked)
-        # a latin-1 str, canonical: a marked needle always holds START (> 127)
-        key = PyUnicode_New(nn + markers, 255)
-        write_marked(&MARKS, nd, nn, flags, <byte_t*>PyUnicode_DATA(key))
-        automaton.add_word(key, p)
-    automaton.make_automaton()
+    cdef cnp.ndarray starts_arr = np.empty(n + 1, dtype=np.int64)  # where each marked text starts
+    cdef offset_t* starts = index_ptr(starts_arr)
     with nogil:
-        for m in range(n_members):
+        for m in range(n):
             j = members[m]
             markers = classify(BYTE_CLASS, &MARKS, <const byte_t*>hp[j], hl[j], edges, flags + at)
-            sizes[m] = hl[j] + markers
-            total += sizes[m] + 1
+            starts[m] = total
+            total += hl[j] + markers + 1
             at += hl[j] + 1
+        starts[n] = total
     # a latin-1 str, canonical: it holds SEPARATOR (> 127)
     haystack = PyUnicode_New(total, 255)
     cdef byte_t* hay = <byte_t*>PyUnicode_DATA(haystack)
     with nogil:
         at = 0
-        k = 0
-        for m in range(n_members):
+        for m in range(n):
             j = members[m]
-            write_marked(&MARKS, <const byte_t*>hp[j], hl[j], flags + at, hay + k)
-            k += sizes[m]
-            hay[k] = SEPARATOR
-            k += 1
+            write_marked(&MARKS, <const byte_t*>hp[j], hl[j], flags + at, hay + starts[m])
+            hay[starts[m + 1] - 1] = SEPARATOR
             at += hl[j] + 1
     # (pyahocorasick holds the GIL while it runs; its iterator is consumed at C level)
     for item in automaton.iter(haystack):
@@ -1812,13 +1801,21 @@ cdef int _marked_pass(list needles, list patterns, byte_t* want, byte_t* got, of
         hits[0] += 1
         if hits[0] > budget:
             return 0
+        if p < 0 or p >= n_needles or last < 0 or last >= total:
+            continue  # (no such hit: every key is a needle's index, every end in the haystack)
+        # hits arrive by their end: the text holding ``last`` is found walking forward
+        while member < n and starts[member + 1] <= last:
+            member += 1
+        if member >= n:
+            continue
+        if member != scanned:
+            scanned = member
+            scan = starts[member]
+            e = 0
         # ``last`` is the needle's END marker, which stands right before byte ``e`` of its text
-        # (hits arrive by their end, so the scan only moves forward)
+        # (a text holding a marker byte takes the plain pass, so every other byte is the text's)
         while scan < last:
-            if hay[scan] == SEPARATOR:
-                member += 1
-                e = 0
-            elif hay[scan] != MARKS.start and hay[scan] != MARKS.end:
+            if hay[scan] != MARKS.start and hay[scan] != MARKS.end:
                 e += 1
             scan += 1
         j = members[member]
@@ -1830,44 +1827,112 @@ cdef int _marked_pass(list needles, list patterns, byte_t* want, byte_t* got, of
     return 1
 
 
+cdef inline offset_t chunk_end(const offset_t* members, offset_t lo, offset_t n_members, const offset_t* hl,
+                               offset_t* chunk_bytes) noexcept nogil:
+    """The texts ``members[lo:end]`` searched together: PASS_CHUNK bytes at most (at least one
+    text), so that a pass's copies of the texts stay a few times PASS_CHUNK."""
+    cdef offset_t hi = lo, size = 0
+    while hi < n_members and (hi == lo or size + hl[members[hi]] <= PASS_CHUNK):
+        size += hl[members[hi]]
+        hi += 1
+    chunk_bytes[0] = size
+    return hi
+
+
+cdef int _marked_pass(list needles, list patterns, byte_t* want, byte_t* got, offset_t* remaining, offset_t* hits,
+                      offset_t budget, const offset_t* members, offset_t n_members, const size_t* hp,
+                      const offset_t* hl) except -1:
+    """Search the needles ``patterns`` (indices into ``needles``) in every text of the group
+    with matching's marked automaton (provgate._matching_py: marked, marked_pattern): each text
+    is marked on its own and followed by SEPARATOR, so a hit is an occurrence at token
+    boundaries inside one text, and only those are reported (a plain automaton would report
+    every hit inside a longer token too). The texts are taken PASS_CHUNK bytes at a time
+    (_marked_chunk). Returns 1, or 0 if the hits outran ``budget``."""
+    cdef Py_ssize_t k
+    cdef offset_t p, nn, markers, longest = 0, lo = 0, hi, chunk_bytes = 0
+    cdef const byte_t* nd
+    cdef cnp.ndarray edges_arr = np.zeros(256, dtype=np.uint8)
+    cdef byte_t* edges = <byte_t*>cnp.PyArray_DATA(edges_arr)
+    for k in range(len(patterns)):
+        p = patterns[k]
+        nd = <const byte_t*>PyBytes_AS_STRING(needles[p])
+        nn = PyBytes_GET_SIZE(needles[p])
+        edges[nd[0]] |= MARKS.first
+        edges[nd[nn - 1]] |= MARKS.last
+        longest = max(longest, nn)
+    cdef cnp.ndarray flags_arr = np.empty(longest + 1, dtype=np.uint8)  # a needle's flags
+    cdef byte_t* flags = <byte_t*>cnp.PyArray_DATA(flags_arr)
+    automaton = ahocorasick.Automaton(ahocorasick.STORE_INTS)
+    for k in range(len(patterns)):
+        p = patterns[k]
+        nd = <const byte_t*>PyBytes_AS_STRING(needles[p])
+        nn = PyBytes_GET_SIZE(needles[p])
+        markers = classify(BYTE_CLASS, &MARKS, nd, nn, edges, flags)  # (no marker byte in it: checked)
+        # a latin-1 str, canonical: a marked needle always holds START (> 127)
+        key = PyUnicode_New(nn + markers, 255)
+        write_marked(&MARKS, nd, nn, flags, <byte_t*>PyUnicode_DATA(key))
+        automaton.add_word(key, p)
+    automaton.make_automaton()
+    while lo < n_members and remaining[0] > 0:
+        hi = chunk_end(members, lo, n_members, hl, &chunk_bytes)
+        if not _marked_chunk(automaton, needles, want, got, remaining, hits, budget, edges, members + lo, hi - lo,
+                             hp, hl, chunk_bytes):
+            return 0
+        lo = hi
+    return 1
+
+
 cdef int _plain_pass(list needles, list patterns, byte_t* want, byte_t* got, offset_t* remaining, offset_t* hits,
                      offset_t budget, const offset_t* members, offset_t n_members, tuple haystacks,
                      const size_t* hp, const offset_t* hl) except -1:
     """Search the needles ``patterns`` in every text of the group with a plain automaton over
-    the texts end to end: for the needles the marked one cannot take (a quote that brings its
-    own boundary on a side, which may touch a word there; a needle or text holding a marker
-    byte). A hit that runs from one text into the next is no occurrence. Returns 1, or 0 if
-    the hits outran ``budget``."""
-    cdef Py_ssize_t k
-    cdef offset_t p, nn, m, j, s, last, member = 0
+    the texts end to end, PASS_CHUNK bytes at a time: for the needles the marked one cannot
+    take (a quote that brings its own boundary on a side, which may touch a word there; a needle
+    or text holding a marker byte). A hit that runs from one text into the next is no
+    occurrence. Returns 1, or 0 if the hits outran ``budget``."""
+    cdef Py_ssize_t k, n_needles = len(needles)
+    cdef offset_t p, nn, m, j, s, last, member, lo = 0, hi, n, chunk_bytes = 0
     cdef const byte_t* nd
+    cdef cnp.ndarray starts_arr
+    cdef offset_t* starts
     automaton = ahocorasick.Automaton(ahocorasick.STORE_INTS)
     for k in range(len(patterns)):
         p = patterns[k]
         automaton.add_word(PyUnicode_DecodeLatin1(PyBytes_AS_STRING(needles[p]), PyBytes_GET_SIZE(needles[p]), NULL), p)
     automaton.make_automaton()
-    cdef cnp.ndarray starts_arr = np.empty(n_members + 1, dtype=np.int64)  # each text's first byte, end to end
-    cdef offset_t* starts = index_ptr(starts_arr)
-    starts[0] = 0
-    for m in range(n_members):
-        starts[m + 1] = starts[m] + hl[members[m]]
-    joined = b"".join([haystacks[members[m]] for m in range(n_members)])
-    for item in automaton.iter(PyUnicode_DecodeLatin1(PyBytes_AS_STRING(joined), PyBytes_GET_SIZE(joined), NULL)):
-        last, p = item
-        hits[0] += 1
-        if hits[0] > budget:
-            return 0
-        while starts[member + 1] <= last:
-            member += 1
-        nn = PyBytes_GET_SIZE(needles[p])
-        s = last + 1 - nn
-        if s < starts[member]:
-            continue  # (it straddles two texts)
-        j = members[member]
-        nd = <const byte_t*>PyBytes_AS_STRING(needles[p])
-        remaining[0] -= judge_hit(<const byte_t*>hp[j], hl[j], s - starts[member], nd, nn, want + p, got + p)
-        if remaining[0] == 0:
-            break
+    while lo < n_members and remaining[0] > 0:
+        hi = chunk_end(members, lo, n_members, hl, &chunk_bytes)
+        n = hi - lo
+        starts_arr = np.empty(n + 1, dtype=np.int64)  # each text's first byte, end to end
+        starts = index_ptr(starts_arr)
+        starts[0] = 0
+        for m in range(n):
+            starts[m + 1] = starts[m] + hl[members[lo + m]]
+        joined = b"".join([haystacks[members[lo + m]] for m in range(n)])
+        if PyBytes_GET_SIZE(joined) != starts[n]:
+            raise RuntimeError("ungrounded_rows: a text changed size during the search")
+        member = 0
+        for item in automaton.iter(PyUnicode_DecodeLatin1(PyBytes_AS_STRING(joined), PyBytes_GET_SIZE(joined), NULL)):
+            last, p = item
+            hits[0] += 1
+            if hits[0] > budget:
+                return 0
+            if p < 0 or p >= n_needles or last < 0 or last >= starts[n]:
+                continue  # (no such hit: every key is a needle's index, every end in the texts)
+            while member < n and starts[member + 1] <= last:
+                member += 1
+            if member >= n:
+                continue
+            nn = PyBytes_GET_SIZE(needles[p])
+            s = last + 1 - nn
+            if s < starts[member]:
+                continue  # (it straddles two texts)
+            j = members[lo + member]
+            nd = <const byte_t*>PyBytes_AS_STRING(needles[p])
+            remaining[0] -= judge_hit(<const byte_t*>hp[j], hl[j], s - starts[member], nd, nn, want + p, got + p)
+            if remaining[0] == 0:
+                break
+        lo = hi
     return 1
 
 
@@ -1878,7 +1943,9 @@ cdef int _automaton_pass(const offset_t* slots, offset_t n, byte_t* state, const
     """Settle the deferred rows ``slots`` of one group (state PENDING) by searching their
     distinct needles in each of its texts once, an automaton pass over the group's bytes
     instead of a search per row and text. A row is GROUNDED where some text holds it as
-    ``occurs`` finds it (in its mode), SETTLED where none does. Returns 1; or 0, the rows found
+    ``occurs`` finds it (in its mode), SETTLED where none does; a row whose needle is longer
+    than AUTOMATON_MAX_NEEDLE is left PENDING, for the caller to search row by row. Returns 1;
+    or 0, the rows found
     so far GROUNDED and the others left PENDING, when the hits outran a budget of about one a
     byte (many needles that are suffixes of one another, each hit again at every place a longer
     one is): the caller then searches those row by row, as it would have."""
@@ -1910,6 +1977,9 @@ cdef int _automaton_pass(const offset_t* slots, offset_t n, byte_t* state, const
         nn = b - a
         if nn <= 0:
             continue  # (an empty needle occurs nowhere)
+        if nn > AUTOMATON_MAX_NEEDLE:
+            slot_pattern[k] = NOT_IN_PASS
+            continue
         nd = <const byte_t*>(p_tp[N_COLS * slot_table[i] + COL_DATA]) + a
         mode = modes[kind]
         plain = (marker_in_texts or memchr(nd, MARKS.start, <size_t>nn) != NULL
@@ -1930,8 +2000,7 @@ cdef int _automaton_pass(const offset_t* slots, offset_t n, byte_t* state, const
             want[p] |= 1 << mode
             remaining += 1
     complete = ((not marked or remaining == 0
-                 or _marked_pass(needles, marked, want, got, &remaining, &hits, budget, members, n_members, hp, hl,
-                                 group_bytes))
+                 or _marked_pass(needles, marked, want, got, &remaining, &hits, budget, members, n_members, hp, hl))
                 and (not plain_list or remaining == 0
                      or _plain_pass(needles, plain_list, want, got, &remaining, &hits, budget, members, n_members,
                                     haystacks, hp, hl)))
@@ -1940,6 +2009,8 @@ cdef int _automaton_pass(const offset_t* slots, offset_t n, byte_t* state, const
     for k in range(n):
         i = slots[k]
         p = slot_pattern[k]
+        if p == NOT_IN_PASS:
+            continue  # (left PENDING)
         if p < 0:
             state[i] = SETTLED
             continue
@@ -1959,9 +2030,10 @@ cdef int _ground_pending(offset_t n_slots, const offset_t* slot_table, const off
     output, ``state`` one per row): GROUNDED if a text of its group holds it, else SETTLED.
     The tables searched in the same texts are taken together. A group is searched in one
     automaton pass where that costs less than searching each row in each text
-    (``_automaton_pass``), else row by row, as the main pass searches."""
+    (``_automaton_pass``), else row by row, as the main pass searches; so are the rows the
+    pass leaves (a needle longer than AUTOMATON_MAX_NEEDLE, or a pass given up)."""
     cdef dict by_texts = {}  # a group's texts (its members as bytes) -> [a table of it, its rows]
-    cdef offset_t i, k, t, previous = -1, first, last, m, n, group_bytes, a = 0, b = 0, size, filtered
+    cdef offset_t i, k, t, previous = -1, first, last, m, n, n_short, group_bytes, a = 0, b = 0, size, filtered
     cdef double per_row
     cdef unsigned char kind
     cdef list rows = None
@@ -1998,10 +2070,16 @@ cdef int _ground_pending(offset_t n_slots, const offset_t* slot_table, const off
                 per_row += COST_FILTERED
             else:
                 per_row += COST_MEMBER + size * COST_SCANNED
-        if n * per_row > COST_PASS + (last - first) * COST_TEXT + group_bytes * COST_AUTOMATON + n * COST_PATTERN:
-            if _automaton_pass(slots, n, state, slot_table, slot_row, p_tp, modes, quote, h_members + first,
-                               last - first, haystacks, hp, hl, group_bytes):
-                continue
+        n_short = 0  # rows the pass would take
+        for k in range(n):
+            i = slots[k]
+            row_range(p_tp, slot_table[i], slot_row[i], quote, &a, &b)
+            if b - a <= AUTOMATON_MAX_NEEDLE:
+                n_short += 1
+        if n_short * per_row > (COST_PASS + (last - first) * COST_TEXT + group_bytes * COST_AUTOMATON
+                                + n_short * COST_PATTERN):
+            _automaton_pass(slots, n, state, slot_table, slot_row, p_tp, modes, quote, h_members + first,
+                            last - first, haystacks, hp, hl, group_bytes)
         with nogil:
             for k in range(n):
                 i = slots[k]

@@ -9,9 +9,12 @@ arrays full of duplicates, equal high words and extreme values.
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 
 from functools import partial
 from itertools import pairwise
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -1111,6 +1114,100 @@ def test_ungrounded_rows_give_up_a_pass_whose_hits_outrun_the_group(impl):
     if impl.IMPLEMENTATION == "native":
         made, given_up = _passes(impl)
         assert (made - before[0], given_up - before[1]) == (1, 1)
+
+
+def _separator_rows():
+    """Rows for texts holding byte 0xFA, what the marked pass writes after each text."""
+    return [(b"tok", 0), (b"\xfa", 0), (b"\xfa tok", QUOTE), (b"x7", 0), (b"x199", 0), (b"\xfa x3", 0)] + [
+        (f"zz{i}".encode(), 0) for i in range(40)]
+
+
+def test_ungrounded_rows_over_a_wide_group_with_separator_bytes(impl):
+    # a text holding byte 0xFA, the byte that ends each text in the marked pass: a hit is
+    # found in the text it is in (red team 45, F1: every 0xFA counted as a text's end, so
+    # "tok" of text 5 was looked for in a later text and the row refused)
+    haystacks = [b"filler %d text" % i for i in range(200)]
+    haystacks[5] = b"ab\xfa cd tok"
+    haystacks[9] = b"\xfa\xfa\xfa x7 \xfa"
+    table = _stating([(b"tok", 0), (b"x7", 0), (b"cd", QUOTE), (b"\xfa", 0)] + [(b"zz%d" % i, 0) for i in range(20)])
+    args = dict(WIDE_ARGS, groups=[[]], haystack_groups=[list(range(200))])
+    want = expected_ungrounded_rows([table], [], haystacks, args)
+    assert want == [(0, r) for r in range(4, 24)]
+    before = _passes(impl)
+    got = impl.ungrounded_rows([table], [], haystacks, **args)
+    assert list(zip(*(x.tolist() for x in got))) == want
+    if impl.IMPLEMENTATION == "native":
+        made, given_up = _passes(impl)
+        assert (made - before[0], given_up - before[1]) == (1, 0)
+
+
+def _separator_case(impl, n, k):
+    """Texts full of byte 0xFA, a row grounded only in the last; returns the rows ungrounded."""
+    haystacks = [b"\xfa " * k + b"x%d" % i for i in range(n)]
+    haystacks[-1] += b" tok \xfa tok"
+    table = _stating(_separator_rows())
+    args = dict(WIDE_ARGS, groups=[[]], haystack_groups=[list(range(n))])
+    got = impl.ungrounded_rows([table], [], haystacks, **args)
+    return list(zip(*(x.tolist() for x in got))), expected_ungrounded_rows([table], [], haystacks, args)
+
+
+@pytest.mark.parametrize("which", IMPLEMENTATIONS)
+def test_ungrounded_rows_over_texts_full_of_separator_bytes(which):
+    # red team 45, F1: counting every 0xFA as a text's end ran past the group's texts, reading
+    # members and text pointers out of bounds (a crash): run in a child process
+    code = "\n".join([
+        "import sys", f"sys.path[:0] = {[str(Path(__file__).parent)]!r}",
+        "from test_factdiff import _load, _separator_case",
+        f"got, want = _separator_case(_load({which!r}), 400, 50)",
+        "print(got == want, got[:3])"])
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, check=False)
+    assert done.returncode == 0, f"{which} exited {done.returncode}: {done.stderr[-600:]}"
+    assert done.stdout.split()[0] == "True", done.stdout
+
+
+def test_ungrounded_rows_search_long_needles_row_by_row(impl):
+    # a needle longer than the pass takes (AUTOMATON_MAX_NEEDLE, 64 bytes) is searched row by
+    # row after it, with the same answer (red team 45, C1: a long periodic quote in the
+    # automaton cost every byte of the group its length)
+    haystacks = [b"first"] + [b"ab " * 300 for _ in range(60)]
+    haystacks[-1] += b"ab " * 40 + b"yy"
+    rows = ([(b"ab " * 100 + b"zz", QUOTE), (b"ab " * 40 + b"yy", QUOTE), (b"ab " * 40 + b"zz", 0),
+             (b"ab " * 21 + b"ab", 0), (b"ab " * 22, QUOTE), (b"ab " * 20 + b"ab", 0), (b"ab " * 21 + b"a", 0)]
+            + [(b"zz%d" % i, 0) for i in range(30)])
+    table = _stating(rows)
+    args = dict(WIDE_ARGS, groups=[[]], haystack_groups=[list(range(61))])
+    want = expected_ungrounded_rows([table], [], haystacks, args)
+    assert want == [(0, 0), (0, 2), (0, 6)] + [(0, r) for r in range(7, 37)]
+    before = _passes(impl)
+    got = impl.ungrounded_rows([table], [], haystacks, **args)
+    assert list(zip(*(x.tolist() for x in got))) == want
+    if impl.IMPLEMENTATION == "native":
+        made, given_up = _passes(impl)
+        assert (made - before[0], given_up - before[1]) == (1, 0)
+
+
+def test_ungrounded_rows_pass_over_a_group_larger_than_a_chunk(impl):
+    # a pass takes its texts 4 MiB at a time (PASS_CHUNK): a row is found in the texts on
+    # either side of a chunk's end, one that runs across two texts in none
+    n = 4400
+    haystacks = [b"w%05d " % i + b"." * 990 for i in range(n)]
+    haystacks[4205] += b" left"
+    haystacks[4206] = b"right " + haystacks[4206]
+    haystacks[4207] = b"after " + haystacks[4207]
+    haystacks[n - 1] += b" \xfa last"
+    assert sum(map(len, haystacks[:4206])) <= 1 << 22 < sum(map(len, haystacks[:4207]))  # texts 0-4205 first
+    rows = [(b"w00000", 0), (b"w04206", 0), (b"left", 0), (b"right", 0), (b"after", 0), (b"last", 0),
+            (b"\xfa last", QUOTE), (b". left", QUOTE), (b"left right", QUOTE), (b"left\nright", QUOTE)] + [
+                (b"zz%d" % i, 0) for i in range(20)]
+    table = _stating(rows)
+    args = dict(WIDE_ARGS, groups=[[]], haystack_groups=[list(range(n))])
+    want = [(0, r) for r in range(8, len(rows))]
+    before = _passes(impl)
+    got = impl.ungrounded_rows([table], [], haystacks, **args)
+    assert list(zip(*(x.tolist() for x in got))) == want
+    if impl.IMPLEMENTATION == "native":
+        made, given_up = _passes(impl)
+        assert (made - before[0], given_up - before[1]) == (1, 0)
 
 
 @st.composite
