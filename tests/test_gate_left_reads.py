@@ -15,7 +15,16 @@ import random
 import threading
 
 import pytest
-from gate_helpers import assert_accepted, blk, comparable, find, of, store_with, summary, tool
+from gate_helpers import (
+    assert_accepted,
+    blk,
+    comparable,
+    find,
+    of,
+    store_with,
+    summary,
+    tool,
+)
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 

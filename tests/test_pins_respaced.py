@@ -14,11 +14,11 @@ live session, in a resumed one, and compact() plans it pinned.
 from __future__ import annotations
 
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
 from blake3 import blake3
 from compaction_helpers import filler, memory_store
 from gate_helpers import assert_accepted, blk, find, store_with, summary, tool
+from hypothesis import given
+from hypothesis import strategies as st
 
 from provgate.compaction import compact
 from provgate.errors import EditFormatError

@@ -40,7 +40,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import accumulate, chain, compress, count, repeat
-from operator import attrgetter, is_, is_not, not_
+from operator import attrgetter, is_, is_not
 from typing import Any, NamedTuple
 
 import numpy as np
