@@ -1005,6 +1005,17 @@ def _passes(impl):
     return impl._automaton_passes() if impl.IMPLEMENTATION == "native" else (0, 0)
 
 
+def _assert_rows_and_passes(impl, tables, haystacks, args, want, *, passes):
+    """``ungrounded_rows`` gives ``want``, and the native module made and gave up ``passes``
+    automaton passes for it (the reference makes none)."""
+    before = _passes(impl)
+    got = impl.ungrounded_rows(tables, [], haystacks, **args)
+    assert list(zip(*(x.tolist() for x in got))) == want
+    if impl.IMPLEMENTATION == "native":
+        made, given_up = _passes(impl)
+        assert (made - before[0], given_up - before[1]) == passes
+
+
 def _stating(rows):
     """A table stating each ``(needle, kind)`` of ``rows`` on a line of its own (a quote
     between quotes, searched by its value), every fingerprint one no set holds."""
@@ -1067,15 +1078,10 @@ def test_ungrounded_rows_search_a_wide_group_once_for_all_its_rows(impl):
             + [(1, 1)] + [(1, r) for r in range(3, 33)]
             + [(2, r) for r, (*_, grounded) in enumerate(WIDE_ROWS) if not grounded])
     assert expected_ungrounded_rows(tables, [], haystacks, args) == want
-    before = _passes(impl)
-    got = impl.ungrounded_rows(tables, [], haystacks, **args)
-    assert list(zip(*(x.tolist() for x in got))) == want
-    if impl.IMPLEMENTATION == "native":
-        made, given_up = _passes(impl)
-        assert (made - before[0], given_up - before[1]) == (2, 0)
+    _assert_rows_and_passes(impl, tables, haystacks, args, want, passes=(2, 0))
     # hints (the first text of each row) never change the answer
     hinted = impl.ungrounded_rows(tables, [], haystacks, **dict(args, hints={"a": 37, "b": 5}))
-    assert all(np.array_equal(x, y) for x, y in zip(hinted, got))
+    assert list(zip(*(x.tolist() for x in hinted))) == want
 
 
 def test_ungrounded_rows_over_a_wide_group_with_marker_bytes(impl):
@@ -1090,12 +1096,7 @@ def test_ungrounded_rows_over_a_wide_group_with_marker_bytes(impl):
     want = expected_ungrounded_rows([table], [], haystacks, args)
     # "tock" follows 0xF8, a word byte; "k \xf8" starts inside "tick"
     assert [r for _, r in want if r >= len(rows) - 5] == [len(rows) - 4, len(rows) - 1]
-    before = _passes(impl)
-    got = impl.ungrounded_rows([table], [], haystacks, **args)
-    assert list(zip(*(x.tolist() for x in got))) == want
-    if impl.IMPLEMENTATION == "native":
-        made, given_up = _passes(impl)
-        assert (made - before[0], given_up - before[1]) == (1, 0)
+    _assert_rows_and_passes(impl, [table], haystacks, args, want, passes=(1, 0))
 
 
 def test_ungrounded_rows_give_up_a_pass_whose_hits_outrun_the_group(impl):
@@ -1108,12 +1109,7 @@ def test_ungrounded_rows_give_up_a_pass_whose_hits_outrun_the_group(impl):
     args = dict(WIDE_ARGS, groups=[[]], haystack_groups=[list(range(40))])
     want = [(0, 60), (0, 61), (0, 62)]
     assert expected_ungrounded_rows([table], [], haystacks, args) == want
-    before = _passes(impl)
-    got = impl.ungrounded_rows([table], [], haystacks, **args)
-    assert list(zip(*(x.tolist() for x in got))) == want
-    if impl.IMPLEMENTATION == "native":
-        made, given_up = _passes(impl)
-        assert (made - before[0], given_up - before[1]) == (1, 1)
+    _assert_rows_and_passes(impl, [table], haystacks, args, want, passes=(1, 1))
 
 
 def _separator_rows():
@@ -1133,12 +1129,7 @@ def test_ungrounded_rows_over_a_wide_group_with_separator_bytes(impl):
     args = dict(WIDE_ARGS, groups=[[]], haystack_groups=[list(range(200))])
     want = expected_ungrounded_rows([table], [], haystacks, args)
     assert want == [(0, r) for r in range(4, 24)]
-    before = _passes(impl)
-    got = impl.ungrounded_rows([table], [], haystacks, **args)
-    assert list(zip(*(x.tolist() for x in got))) == want
-    if impl.IMPLEMENTATION == "native":
-        made, given_up = _passes(impl)
-        assert (made - before[0], given_up - before[1]) == (1, 0)
+    _assert_rows_and_passes(impl, [table], haystacks, args, want, passes=(1, 0))
 
 
 def _separator_case(impl, n, k):
@@ -1178,12 +1169,7 @@ def test_ungrounded_rows_search_long_needles_row_by_row(impl):
     args = dict(WIDE_ARGS, groups=[[]], haystack_groups=[list(range(61))])
     want = expected_ungrounded_rows([table], [], haystacks, args)
     assert want == [(0, 0), (0, 2), (0, 6)] + [(0, r) for r in range(7, 37)]
-    before = _passes(impl)
-    got = impl.ungrounded_rows([table], [], haystacks, **args)
-    assert list(zip(*(x.tolist() for x in got))) == want
-    if impl.IMPLEMENTATION == "native":
-        made, given_up = _passes(impl)
-        assert (made - before[0], given_up - before[1]) == (1, 0)
+    _assert_rows_and_passes(impl, [table], haystacks, args, want, passes=(1, 0))
 
 
 def test_ungrounded_rows_pass_over_a_group_larger_than_a_chunk(impl):
@@ -1202,12 +1188,7 @@ def test_ungrounded_rows_pass_over_a_group_larger_than_a_chunk(impl):
     table = _stating(rows)
     args = dict(WIDE_ARGS, groups=[[]], haystack_groups=[list(range(n))])
     want = [(0, r) for r in range(8, len(rows))]
-    before = _passes(impl)
-    got = impl.ungrounded_rows([table], [], haystacks, **args)
-    assert list(zip(*(x.tolist() for x in got))) == want
-    if impl.IMPLEMENTATION == "native":
-        made, given_up = _passes(impl)
-        assert (made - before[0], given_up - before[1]) == (1, 0)
+    _assert_rows_and_passes(impl, [table], haystacks, args, want, passes=(1, 0))
 
 
 @st.composite
