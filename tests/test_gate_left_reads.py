@@ -837,3 +837,22 @@ def test_a_read_the_log_files_under_another_resource_is_weighed_alike_in_a_check
     verdicts = [gate.check(pre, post, operator="summarize", evicted=["tool:r2", "tool:hb"]) for _ in range(2)]
     assert [(v.value, v.evidence["newer_read"]) for v in left(verdicts[0])] == [("3", "tool:r2")]
     assert comparable(verdicts[0]) == comparable(verdicts[1])
+
+
+def test_a_new_read_tagged_as_two_resources_in_one_window_is_weighed_where_the_log_files_it(incremental):
+    # red team 48: tool:hb, new to the log, shown tagged file:b and then file:a in one window;
+    # the log files it under file:b (the first resource reading it), yet the first check
+    # counted it as file:a's newest read too, and the same check run again was refused
+    store = store_with({"tool:r1": "retries=3\n", "tool:x": "retries=3\n"})
+    gate = gate_on(store, incremental, audit=False)
+    r1 = read(1, "retries=3\n", ts=1.0, resource="file:a")
+    x = tool("x", "tool:x", "retries=3\n")
+    s = summary("s", "Config files were read.\n", ["tool:r1"])
+    assert_accepted(gate.check([r1, x], [s, x], operator="summarize", commit=True))
+    store.put_many([("tool:r2", "retries=5\n"), ("tool:hb", "retries=3\n")])
+    hb = tool("hb", "tool:hb", "retries=3\n", resource="file:b", ts=3.0)
+    pre = [s, hb, x, read(2, "retries=5\n", ts=2.0, resource="file:a"), dict(hb, id="ha", resource="file:a")]
+    post = [s, x, summary("t", "Config: retries=3.\n", ["tool:r2", "tool:x"])]
+    verdicts = [gate.check(pre, post, operator="summarize", evicted=["tool:r2", "tool:hb"]) for _ in range(2)]
+    assert [(v.value, v.evidence["newer_read"]) for v in left(verdicts[0])] == [("3", "tool:r2")]
+    assert comparable(verdicts[0]) == comparable(verdicts[1])

@@ -2187,6 +2187,7 @@ class _Check:
         # I4: pre read -> (place, ts) in the session's read log, for the resources whose window
         # order contradicts the log (_log_keys)
         self._log_ordered: dict[int, tuple[int, float | None]] | None = None
+        self._unlogged: dict[str, str] = {}  # the pre window's reads new to the log -> the resource it files them under
         # I4: pre read holding several logged reads of its resource -> (the newest of them, its
         # place in the log's order, the places of the resource's reads) (_log_order)
         self._log_spread: dict[int, tuple[str, int, dict[int, tuple[int, float | None]]]] = {}
@@ -4367,7 +4368,7 @@ class _Check:
             # coming from a read that first appears in this pre window went unweighed, and the
             # same check run again was refused (a summary of the new read stating the value of
             # an older read that had left the window).
-            unlogged = self.pre.unlogged_reads(read_of)
+            unlogged = self._unlogged = self.pre.unlogged_reads(read_of)
             if not read_of and not unlogged:
                 return
             changed = set(self.changed)
@@ -4404,6 +4405,16 @@ class _Check:
                 if resource not in reported:  # (else the rules on the window's reads have said what is wrong with it)
                     weigh(resource, changed, above)
 
+    def _window_reads_filed(self, resource: str) -> list[tuple[str, float | None]]:
+        """The pre window's reads of ``resource`` that the log files under it: not one it files
+        under another resource (a read logged as another file's and shown again tagged as this
+        one's, red team 47, F3; a new read tagged as two files' in one window, filed under the
+        first, red team 48), which a first check counted here and the same check run again did
+        not."""
+        read_of, unlogged = self.gate._read_of, self._unlogged
+        return [(h, ts) for h, ts in self.pre.read_line_of(resource)
+                if (read_of.get(h) or unlogged.get(h, resource)) == resource]
+
     def _left_reads_rebuilt(self, resource: str, changed: set[int], above: dict[str, list[str]]) -> None:
         """:meth:`_check_left_reads` for one resource, from the whole read log: every logged
         read looked up in the store and the stale values rebuilt from all older reads, in time
@@ -4421,8 +4432,7 @@ class _Check:
         # one, so a first check counted it here and the same check run again did not, red
         # team 47, F3: a file's read shown again tagged as another file's)
         if any(len(hs := pre_blocks[i].handles) == 1 and hs[0] not in read_of for i in pre_res.get(resource, ())):
-            log_reads({resource: line}, dict.fromkeys(h for h, _ in line), resource,
-                      [(h, ts) for h, ts in self.pre.read_line_of(resource) if read_of.get(h, resource) == resource])
+            log_reads({resource: line}, dict.fromkeys(h for h, _ in line), resource, self._window_reads_filed(resource))
         if len(line) < 2:
             return  # (fewer than two reads stored, as below, without asking the store)
         # the reads the store holds (a logged read of a source never stored, from a foreign
@@ -6313,8 +6323,8 @@ class _LeftLine:
         # as the rebuilt path adds them to its copy: every read of one handle not in this
         # resource's line, once the window holds one the log holds nowhere
         if any(len(hs := blocks[i].handles) == 1 and hs[0] not in read_of for i in pre.by_resource().get(resource, ())):
-            for h, ts in pre.read_line_of(resource):
-                if h not in read_of and h not in window:  # (one filed under another resource: as above)
+            for h, ts in check._window_reads_filed(resource):
+                if h not in read_of and h not in window:
                     window[h] = ts
         if len(logged) + len(window) < 2:
             return None
@@ -6357,7 +6367,7 @@ class _LeftLine:
             line = list(self.logged)
             if self.window:
                 log_reads({resource: line}, dict.fromkeys(h for h, _ in line), resource,
-                          self.check.pre.read_line_of(resource))
+                          self.check._window_reads_filed(resource))
             self._stored = [h for h, _ in line if self.is_stored(h)]
         return self._stored
 
