@@ -973,6 +973,7 @@ class _Side:
         under a handle of its own later: red team 28, y04)."""
         ix = self.ix
         if ix.text_identified is None:
+            # (_found_by_text, written out: a call per block cost every check ~560 Python calls)
             ix.text_identified = [k for k, b in enumerate(self.blocks) if not b.handles or b.role in _SPEAKERS]
         return ix.text_identified
 
@@ -1375,11 +1376,9 @@ class Gate:
                 digests[k] = blake3(blocks[k].text.encode("utf-8", "surrogatepass")).digest()
             return digests[k]
 
-        # a block without handles, or a user's or the system's turn, is a candidate too: its
-        # text is what it is (a pinned user turn re-rendered was summarized from its own text,
-        # red team 44, F1, and from the handle it was logged under later, red team 46, F3)
+        # (the gate's candidates, _Check._respaced: a window here has no _Side)
         candidates = [i for i, b in enumerate(blocks)
-                      if not b.pinned and (not b.handles or b.role in _SPEAKERS or not handles.isdisjoint(b.handles))
+                      if not b.pinned and (_found_by_text(b) or not handles.isdisjoint(b.handles))
                       and block_text_handle(digest_of(i)) not in sticky]
         texts = [b.text for b in blocks]
         return {block_text_handle(digest_of(i)) for i in self._respaced(texts, digest_of, candidates, flagged, norms)}
@@ -5251,10 +5250,11 @@ class _Check:
         Taken for a sibling, it was summarized from its own text and the pinned words left the
         window (red team 42, R1). So is a block without handles: its text is its only identity,
         and a pinned user turn re-rendered was summarized from its own text, as the same turn
-        carrying user:u1 was refused (red team 44, F1). Only blocks carrying a pinned handle or
-        none are asked (the handles, natively), and only those are normalised, none in a session
-        without pinned texts: the normalised text is no pin of its own, so a block under an
-        unrelated handle that happens to normalise to a pinned text is not held."""
+        carrying user:u1 was refused (red team 44, F1); and so is a user's or the system's turn,
+        whatever handle it was logged under (:func:`_found_by_text`). Only those blocks and the
+        ones carrying a pinned handle are asked, and only they are normalised, none in a session
+        without pinned texts: the normalised text is no pin of its own, so another block under
+        an unrelated handle that happens to normalise to a pinned text is not held."""
         pre = self.pre
         flagged = pre.pinned()
         if not self.pinned_norms and not flagged:
@@ -5975,6 +5975,14 @@ def _cites(block: Block) -> bool:
 
 
 _SPEAKERS = frozenset(("user", "system"))  # roles whose words a copy by another never keeps
+
+
+def _found_by_text(b: Block) -> bool:
+    """Is ``b`` a block R may find as a pinned text re-rendered whatever handles it carries: one
+    without handles (its text is all it is; a pinned user turn re-rendered was summarized from
+    its own text, red team 44, F1), or a user's or the system's turn (logged under a handle of
+    its own later and re-rendered, it was summarized from that handle, red team 46, F3)?"""
+    return not b.handles or b.role in _SPEAKERS
 
 
 def _speaker(block: Block) -> str:
