@@ -131,13 +131,15 @@ def test_a_resumed_session_weighs_the_reads_its_records_logged(tmp_path, increme
 # -- which reads enter the log, and when ----------------------------------------------------------
 
 
-def _two_reads_left(store: SourceStore, gate: Gate) -> list[dict]:
-    """r1 (retries=3) then r2 (retries=5) logged, then both summarized away into a summary
-    that states no value (so that the pre window never holds one alone)."""
-    store.put_many([("tool:r1", "retries=3\n"), ("tool:r2", "retries=5\n"), ("tool:r3", "retries=7\n")])
-    pre = [read(1, "retries=3\n", ts=1.0), read(2, "retries=5\n", ts=2.0)]
+def _two_reads_left(store: SourceStore, gate: Gate, first: str = "retries=3\n", second: str = "retries=5\n",
+                    said: str = "The config was read twice.\n") -> list[dict]:
+    """r1 (``first``, retries=3) then r2 (``second``, retries=5) logged, then both summarized
+    away into a summary saying ``said``, by default no value (so that the pre window never
+    holds one alone)."""
+    store.put_many([("tool:r1", first), ("tool:r2", second), ("tool:r3", "retries=7\n")])
+    pre = [read(1, first, ts=1.0), read(2, second, ts=2.0)]
     assert_accepted(gate.check(pre, pre, operator="reorder", commit=True))
-    post = [summary("s", "The config was read twice.\n", ["tool:r2", "tool:r1"])]
+    post = [summary("s", said, ["tool:r2", "tool:r1"])]
     assert_accepted(gate.check(pre, post, operator="summarize", evicted=["tool:r1", "tool:r2"], commit=True))
     return post
 
@@ -341,12 +343,9 @@ def test_the_same_bytes_read_again_under_a_new_handle_are_the_newest_read(increm
 
 
 def test_two_values_of_one_key_in_the_newest_read_are_both_current(incremental):
-    store = store_with({"tool:r1": "retries=4\n", "tool:r2": "retries=5\nretries=3\n"})
+    store = store_with({})
     gate = gate_on(store, incremental, audit=False)
-    pre = [read(1, "retries=4\n", ts=1.0), read(2, "retries=5\nretries=3\n", ts=2.0)]
-    assert_accepted(gate.check(pre, pre, operator="reorder", commit=True))
-    window = [summary("s", "retries=5 and retries=3\n", ["tool:r2", "tool:r1"])]
-    assert_accepted(gate.check(pre, window, operator="summarize", evicted=["tool:r1", "tool:r2"], commit=True))
+    window = _two_reads_left(store, gate, "retries=4\n", "retries=5\nretries=3\n", "retries=5 and retries=3\n")
     for value in ("3", "5"):
         assert_accepted(gate.check(window, [summary("s", f"retries={value}\n", ["tool:r2", "tool:r1"])],
                                    operator="summarize"))
@@ -462,12 +461,9 @@ def test_a_stale_value_the_pre_window_already_held_alone_is_not_the_edits(increm
 def test_a_dotted_path_restated_stale_after_the_reads_left_is_rejected(incremental):
     # red team 17, h03: compared where the path sits, against the older reads' facts, which
     # the incremental path reads only for such a path
-    store = store_with({"tool:r1": "[server]\nretries=3\n", "tool:r2": "[server]\nretries=5\n"})
+    store = store_with({})
     gate = gate_on(store, incremental, audit=False)
-    pre = [read(1, "[server]\nretries=3\n", ts=1.0), read(2, "[server]\nretries=5\n", ts=2.0)]
-    assert_accepted(gate.check(pre, pre, operator="reorder", commit=True))
-    window = [summary("s", "server.retries=5\n", ["tool:r2", "tool:r1"])]
-    assert_accepted(gate.check(pre, window, operator="summarize", evicted=["tool:r1", "tool:r2"], commit=True))
+    window = _two_reads_left(store, gate, "[server]\nretries=3\n", "[server]\nretries=5\n", "server.retries=5\n")
     verdict = gate.check(window, [summary("s", "server.retries=3\n", ["tool:r2", "tool:r1"])], operator="summarize")
     [v] = of(verdict, "I4")
     assert (v.key, v.value, v.evidence["newer"]) == ("server.retries", "3", "tool:r2")
