@@ -435,16 +435,31 @@ def test_a_pinned_turn_re_rendered_with_a_carriage_return_and_blanks_on_its_last
              "R", block="s")
 
 
+@pytest.mark.parametrize("role", ["user", "system", "assistant"])
 @pytest.mark.parametrize("rendering", ["final line break dropped", "crlf"])
-def test_a_pinned_turn_logged_under_a_new_handle_and_re_rendered_is_the_pinned_turn(rendering):
+def test_a_pinned_turn_logged_under_a_new_handle_and_re_rendered_is_the_pinned_turn(rendering, role):
     # red team 46, F3: each alone was held (the bytes under user:u3, red team 28 y04; the turn
-    # re-rendered, red team 44 F1), both together were summarized away from user:u3
+    # re-rendered, red team 44 F1), both together were summarized away from user:u3; red team
+    # 48: an assistant's turn so was still summarized away from its new handle
     turn = "Never change retries=3 on the prod cluster.\nUse mode=safe.\n"
     shown = turn.rstrip("\n") if rendering != "crlf" else turn.replace("\n", "\r\n")
-    g = Gate(store_with({"user:u3": shown}))
-    window = [blk("u1", "user", turn, pinned=True), U]
+    g = Gate(store_with({"msg:m3": shown}))
+    window = [blk("t1", role, turn, pinned=True), U]
     assert_accepted(g.check(window, window, operator="reorder", commit=True), "structural")
-    pre = [blk("m0", "user", shown, ["user:u3"]), U]
+    pre = [blk("m0", role, shown, ["msg:m3"]), U]
     find(g.check(pre, pre, operator="reorder"), "R", block="m0")
-    find(g.check(pre, [summary("s", SAID, ["user:u3"]), U], operator="summarize", evicted=["user:u3"]),
+    find(g.check(pre, [summary("s", SAID, ["msg:m3"]), U], operator="summarize", evicted=["msg:m3"]),
          "R", block="s")
+
+
+def test_a_tool_page_re_rendered_under_another_handle_is_another_source():
+    # a turn is its text whatever handle it is logged under; a tool's output under another
+    # handle is another source: only its exact bytes are held
+    page = "retries=3\nmode=safe\n"
+    shown = page.replace("\n", "\r\n")
+    g = Gate(store_with({"tool:a": page, "tool:b": shown}))
+    window = [blk("p", "tool", page, ["tool:a"], pinned=True), U]
+    assert_accepted(g.check(window, window, operator="reorder", commit=True), "structural")
+    pre = [blk("q", "tool", shown, ["tool:b"]), U]
+    assert_accepted(g.check(pre, [summary("s", "retries=3", ["tool:b"]), U], operator="summarize",
+                            evicted=["tool:b"]))

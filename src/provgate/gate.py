@@ -969,12 +969,12 @@ class _Side:
 
     def text_identified(self) -> list[int]:
         """Positions of the blocks whose text is what they are, whatever handles they carry:
-        those that carry none, and a user's or the system's turns (a framework logs a turn
-        under a handle of its own later: red team 28, y04)."""
+        those that carry none, and the turns of the user, the system and the agent (a framework
+        logs a turn under a handle of its own later: red team 28, y04)."""
         ix = self.ix
         if ix.text_identified is None:
             # (_found_by_text, written out: a call per block cost every check ~560 Python calls)
-            ix.text_identified = [k for k, b in enumerate(self.blocks) if not b.handles or b.role in _SPEAKERS]
+            ix.text_identified = [k for k, b in enumerate(self.blocks) if not b.handles or b.role in _TURNS]
         return ix.text_identified
 
     def may_cite(self) -> bool:
@@ -5250,8 +5250,8 @@ class _Check:
         Taken for a sibling, it was summarized from its own text and the pinned words left the
         window (red team 42, R1). So is a block without handles: its text is its only identity,
         and a pinned user turn re-rendered was summarized from its own text, as the same turn
-        carrying user:u1 was refused (red team 44, F1); and so is a user's or the system's turn,
-        whatever handle it was logged under (:func:`_found_by_text`). Only those blocks and the
+        carrying user:u1 was refused (red team 44, F1); and so is a turn of the user, the system or
+        the agent, whatever handle it was logged under (:func:`_found_by_text`). Only those blocks and the
         ones carrying a pinned handle are asked, and only they are normalised, none in a session
         without pinned texts: the normalised text is no pin of its own, so another block under
         an unrelated handle that happens to normalise to a pinned text is not held."""
@@ -5975,14 +5975,18 @@ def _cites(block: Block) -> bool:
 
 
 _SPEAKERS = frozenset(("user", "system"))  # roles whose words a copy by another never keeps
+# roles whose turns are their text, whatever handle a framework logs them under: a turn, not a
+# tool's output (a tool page under another handle is another source)
+_TURNS = frozenset(("user", "system", "assistant"))
 
 
 def _found_by_text(b: Block) -> bool:
     """Is ``b`` a block R may find as a pinned text re-rendered whatever handles it carries: one
     without handles (its text is all it is; a pinned user turn re-rendered was summarized from
-    its own text, red team 44, F1), or a user's or the system's turn (logged under a handle of
-    its own later and re-rendered, it was summarized from that handle, red team 46, F3)?"""
-    return not b.handles or b.role in _SPEAKERS
+    its own text, red team 44, F1), or a turn of the user, the system or the agent (logged under
+    a handle of its own later and re-rendered, it was summarized from that handle: red team 46,
+    F3; red team 48, an assistant's turn)?"""
+    return not b.handles or b.role in _TURNS
 
 
 def _speaker(block: Block) -> str:
