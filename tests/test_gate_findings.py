@@ -1611,6 +1611,46 @@ def test_reclassify_needs_something_to_reclassify():
     find(v, "I2", block="t1")
 
 
+@pytest.mark.parametrize("order", ["rewritten first", "pruned page first"])
+def test_reclassify_does_not_follow_the_order_of_the_blocks(order):
+    # red team 49, F02: a fact the rewritten b1 and the pruned page b2 both held, dropped; the
+    # violation names the first holder in pre's order, and reclassifying asked only that one:
+    # accepted with b1 first, refused with b2 first
+    src = {"tool:a": "retries=3\ntimeout=30\n", "tool:b": "timeout=30\nport=80\n"}
+    b1, b2, b3 = (tool("b1", "tool:a", src["tool:a"]), blk("b2", "tool", "timeout=30\n", ["tool:b"]),
+                  blk("b3", "tool", "port=80\n", ["tool:b"]))
+    pre = [b1, b2, b3] if order == "rewritten first" else [b2, b1, b3]
+    post = [tool("b1", "tool:a", "retries=3\n"), b3]
+    assert not gate_for(src).check(pre, post, operator="rewrite").accepted
+    v = gate_for(src).check(pre, post, operator="rewrite", policy="reclassify")
+    assert v.accepted and v.reclassified and v.classification == "lossy"
+
+
+def test_reclassify_keeps_refusing_a_fact_only_a_removed_block_held():
+    # (the other side of F02: the pruned page alone held the fact; b1's change dropped nothing)
+    src = {"tool:a": "retries=3\ntimeout=30\n", "tool:b": "timeout=31\nport=80\n"}
+    b1, b2, b3 = (tool("b1", "tool:a", src["tool:a"]), blk("b2", "tool", "timeout=31\n", ["tool:b"]),
+                  blk("b3", "tool", "port=80\n", ["tool:b"]))
+    v = gate_for(src).check([b2, b1, b3], [tool("b1", "tool:a", "timeout=30\nretries=3\n"), b3],
+                            operator="rewrite", policy="reclassify")
+    assert not v.accepted and not v.reclassified
+    find(v, "I2", block="b2")
+
+
+@pytest.mark.parametrize("order", ["tool first", "summary first", "summary only"])
+def test_a_rewritten_summary_is_reclassified_as_a_retagged_block_is(order):
+    # red team 49, F02: a changed summary is derived already, and reclassifying never counted it
+    # among the blocks the re-check takes as derived: refused unless a retagged block came first
+    src = {"tool:a": "retries=3\ntimeout=30\n"}
+    b1, b1p = tool("b1", "tool:a", src["tool:a"]), tool("b1", "tool:a", "retries=3\n")
+    s1 = summary("s1", "Config: retries=3, timeout=30.\n", ["tool:a"])
+    s1p = summary("s1", "Config: retries=3.\n", ["tool:a"])
+    pre, post = {"tool first": ([b1, s1], [b1p, s1p]), "summary first": ([s1, b1], [s1p, b1p]),
+                 "summary only": ([s1], [s1p])}[order]
+    v = gate_for(src).check(pre, post, operator="rewrite", policy="reclassify")
+    assert v.accepted and v.reclassified and v.classification == "lossy"
+
+
 # F59-F61 (red team 11a, x05, x08, x03): false rejects of honest edits.
 def test_a_summary_evicted_by_its_sources_leaves_i5_as_it_leaves_i2():
     # x05: evicted by its derived_from handles, the summary's facts counted as evicted (I2) but

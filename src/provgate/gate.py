@@ -2158,6 +2158,9 @@ class _Check:
         self.refused_summaries: list[tuple[bytes, frozenset[str]]] = []
         self.violations: list[Violation] = []
         self.dropped_violations = 0
+        # I2: a dropped fact's violation (by its place in violations) -> the ids of every pre
+        # block that held it, of which the violation names the first (_reclassified_window)
+        self._drop_holders: dict[int, set[str]] = {}
         self.timings: dict[str, float] = {}
         self._changed_cites: list[tuple[int, frozenset[str]]] | None = None  # (changed block, handles its markers cite)
         self._covered: tuple[set[str], dict[str, str]] | None = None
@@ -3475,10 +3478,16 @@ class _Check:
         # each reported fact's first removed row, for the evidence, found in one pass (a
         # search of every row per fact would be quadratic in a large drop)
         values, first = np.unique(d_pos, return_index=True)
-        for k in first[np.searchsorted(values, report)].tolist():
+        # and every removed block that held it: which block a violation names follows the
+        # window's order, and reclassifying may not (red team 49, F02)
+        holders: dict[int, set[str]] = {}
+        for k in np.flatnonzero(np.isin(d_pos, report)).tolist():
+            holders.setdefault(int(d_pos[k]), set()).add(edit.pre[d_row(k)[0]].id)
+        for fact, k in zip(np.asarray(report).tolist(), first[np.searchsorted(values, report)].tolist()):
             owner, row = d_row(k)
             b = edit.pre[owner]
             span = self.pre_facts[owner].table.span(row)
+            self._drop_holders[len(self.violations)] = holders[fact]
             self.violate("I2", f"{edit.operator} dropped {span.key}={span.value!r} (block {b.id!r}) with neither an "
                          "eviction record nor a supersession edge", block=b.id, handle=(b.handles or (None,))[0],
                          key=span.key, value=span.value,
@@ -5544,10 +5553,17 @@ class _Check:
                 blocks.append(Block(b.id, b.role, b.text, (), True, tuple(sources), b.pinned, b.ts, b.resource))
                 retagged.add(b.id)
             else:
+                if j in changed:  # a changed summary is derived already, as the re-check takes it
+                    retagged.add(b.id)
                 blocks.append(b)
         # only a change the retagging makes derived is reclassified: a fact dropped with a
-        # block the edit removed (nothing retagged holds it) stays a violation (red team 11, y08)
-        if any(v.block not in retagged for v in self.violations):
+        # block the edit removed (nothing retagged holds it) stays a violation (red team 11, y08).
+        # A dropped fact a changed block held too is that change's, whichever of its holders the
+        # violation names: the first in pre's order, so the verdict followed the order of the
+        # blocks; and a changed summary was never counted (red team 49, F02)
+        holders = self._drop_holders
+        if any(v.block not in retagged and retagged.isdisjoint(holders.get(k, ()))
+               for k, v in enumerate(self.violations)):
             return None
         window = Window(blocks)
         lossy = Edit("compress", edit.pre, window, edit.evicted, edit.supersedes, edit.pointers)
