@@ -27,7 +27,7 @@ from provgate._blockscan_py import (SHAPE_FIELDS, check_blocks, check_digest_lis
 from provgate.window import _BLOCK_FIELDS, MAX_HANDLE_BYTES, MAX_ID_CHARS, ROLES, Block, duplicate_id_error
 
 __all__ = ["IMPLEMENTATION", "SHAPE_FIELDS", "bad_derived", "block_texts", "by_provenance", "holding",
-           "matched_by_id", "provenance_changed", "same_blocks_as", "same_shape_as", "stamps_changed", "texts_changed",
+           "holding_or_found_by_text", "matched_by_id", "provenance_changed", "same_blocks_as", "same_shape_as", "stamps_changed", "texts_changed",
            "window_blocks"]
 
 IMPLEMENTATION = "native"
@@ -284,6 +284,34 @@ def holding(blocks, handles):
                     break
         elif not handles.isdisjoint(mine):  # anything unusual: exactly as the reference
             out.append(i)
+    return out
+
+
+def holding_or_found_by_text(blocks, handles, roles):
+    cdef tuple items = _blocks_tuple(blocks)
+    for name, value in (("handles", handles), ("roles", roles)):
+        if not isinstance(value, (set, frozenset)):
+            raise TypeError(f"{name} must be a set or frozenset, not {type(value).__name__}")
+    cdef bint exact = ((type(handles) is set or type(handles) is frozenset)
+                       and (type(roles) is set or type(roles) is frozenset))
+    cdef Py_ssize_t i, k, n = len(items)
+    cdef tuple names
+    cdef list out = []
+    for i in range(n):
+        block = items[i]
+        mine = _shape_field(block, HANDLES)
+        if not exact or type(mine) is not tuple:  # anything unusual: exactly as the reference
+            if not mine or _shape_field(block, ROLE) in roles or not handles.isdisjoint(mine):
+                out.append(i)
+            continue
+        names = <tuple>mine
+        if len(names) == 0 or PySet_Contains(roles, _shape_field(block, ROLE)) == 1:
+            out.append(i)
+            continue
+        for k in range(len(names)):
+            if PySet_Contains(handles, names[k]) == 1:
+                out.append(i)
+                break
     return out
 
 

@@ -17,7 +17,7 @@ from provgate.errors import InvalidArgumentError
 from provgate.window import Block, Window
 
 FUNCTIONS = ("block_texts", "texts_changed", "same_shape_as", "matched_by_id", "provenance_changed",
-             "stamps_changed", "holding", "by_provenance", "by_resource", "bad_derived", "window_blocks")
+             "stamps_changed", "holding", "holding_or_found_by_text", "by_provenance", "by_resource", "bad_derived", "window_blocks")
 
 
 @pytest.fixture(params=IMPLEMENTATIONS)
@@ -358,6 +358,15 @@ def test_provenance_indexes(impl):
     assert impl.holding(blocks, {"tool:2"}) == [0]
     assert impl.holding(blocks, frozenset({"tool:3", "tool:9"})) == [2, 3]
     assert impl.holding(blocks, set()) == []
+    turns = [Block("u", "user", "go on\n", ("user:u1",)), Block("n", "tool", "x\n", ()),
+             Block("m", "assistant", "ok\n", ("msg:m1",)), Block("t", "tool", "y\n", ("tool:9",))]
+    assert impl.holding_or_found_by_text(turns, frozenset(), frozenset({"user"})) == [0, 1]
+    assert impl.holding_or_found_by_text(turns, {"tool:9"}, frozenset({"user", "assistant"})) == [0, 1, 2, 3]
+    assert impl.holding_or_found_by_text(turns, {"msg:m1"}, set()) == [1, 2]
+    with pytest.raises(TypeError, match="roles must be a set or frozenset, not tuple"):
+        impl.holding_or_found_by_text(turns, set(), ("user",))
+    with pytest.raises(TypeError, match="handles must be a set or frozenset, not list"):
+        impl.holding_or_found_by_text(turns, ["tool:9"], set())
     assert impl.by_provenance(blocks) == {"tool:1": [0], "tool:2": [0, 1], "tool:3": [1, 3]}
     assert list(impl.by_provenance(blocks)) == ["tool:1", "tool:2", "tool:3"]  # first appearance
     assert impl.bad_derived(blocks) == [2]
@@ -382,6 +391,10 @@ def test_provenance_indexes_native_agree_with_the_reference(a, wanted):
     for impl in both():
         assert impl.holding(a, wanted) == _blockscan_py.holding(a, wanted)
         assert impl.holding(a, Wanted(wanted)) == _blockscan_py.holding(a, wanted)
+        for roles in (frozenset(), frozenset({"user", "system", "assistant"}), Wanted({"tool"})):
+            assert (impl.holding_or_found_by_text(a, wanted, roles)
+                    == _blockscan_py.holding_or_found_by_text(a, wanted, roles)
+                    == _blockscan_py.holding_or_found_by_text(a, Wanted(wanted), frozenset(roles)))
         assert list(impl.by_provenance(a).items()) == list(_blockscan_py.by_provenance(a).items())
         assert list(impl.by_resource(a).items()) == list(_blockscan_py.by_resource(a).items())
         assert impl.bad_derived(a) == _blockscan_py.bad_derived(a)

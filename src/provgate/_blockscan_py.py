@@ -32,6 +32,8 @@ included, else ``InvalidArgumentError``), naming the id.
 
 Indexes of one window's provenance: ``holding(blocks, handles)`` gives the positions of the
 blocks naming one of ``handles`` (a set or frozenset of str) in their ``handles``;
+``holding_or_found_by_text(blocks, handles, roles)`` the positions of those and of the blocks
+that carry no handle or whose ``role`` is in ``roles`` (a set or frozenset of str), in order;
 ``by_provenance(blocks)`` maps each handle to the positions of the blocks it grounds (their
 ``derived_from`` for a derived block, else their ``handles``), in first-appearance order;
 ``bad_derived(blocks)`` gives the positions of derived blocks without a ``derived_from``;
@@ -212,6 +214,18 @@ def holding(blocks: Sequence[Block], handles: set[str] | frozenset[str]) -> list
     if not isinstance(handles, (set, frozenset)):
         raise TypeError(f"handles must be a set or frozenset, not {type(handles).__name__}")
     return [i for i, block in enumerate(blocks) if not handles.isdisjoint(block.handles)]
+
+
+def holding_or_found_by_text(blocks: Sequence[Block], handles: set[str] | frozenset[str],
+                             roles: set[str] | frozenset[str]) -> list[int]:
+    """Positions of the blocks naming one of ``handles``, carrying no handle, or of a role in
+    ``roles``: the blocks R asks whether they are a pinned text re-rendered (gate._found_by_text)."""
+    check_blocks(blocks)
+    for name, value in (("handles", handles), ("roles", roles)):
+        if not isinstance(value, (set, frozenset)):
+            raise TypeError(f"{name} must be a set or frozenset, not {type(value).__name__}")
+    return [i for i, block in enumerate(blocks)
+            if not block.handles or block.role in roles or not handles.isdisjoint(block.handles)]
 
 
 def by_provenance(blocks: Sequence[Block]) -> dict[str, list[int]]:
