@@ -321,6 +321,17 @@ def test_bad_handles(store, handle):
         verify_quote(store, handle, "quick")
 
 
+@pytest.mark.parametrize("not_a_store, hint", [(None, ""), ("agent.sqlite3", " (open it first"), (Path("a"), " (open it")])
+def test_a_store_that_is_not_one_is_named(not_a_store, hint):
+    # red team 50: None (or a path) surfaced as an AttributeError from the first read
+    for call in (lambda: verify_quote(not_a_store, "doc:doc_7", "quick"),
+                 lambda: verify_citations(not_a_store, "quick [src:doc_7]"),
+                 lambda: SourceCache(not_a_store)):
+        with pytest.raises(InvalidArgumentError, match=re.escape(f"store must be a SourceStore, not {type(not_a_store).__name__}{hint}")) as e:
+            call()
+        assert e.value.argument == "store"
+
+
 def test_quote_check_json(store):
     obj = verify_quote(store, "doc:doc_7", "lazy dog").to_json()
     assert json.loads(json.dumps(obj)) == obj

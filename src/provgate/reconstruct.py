@@ -127,6 +127,7 @@ sees it. Markers that resolved to nothing are not cached.
 
 from __future__ import annotations
 
+import os
 import re
 import threading
 import unicodedata
@@ -146,6 +147,7 @@ from provgate.errors import (
 from provgate.handles import check_handle
 from provgate.markers import marker_handles as _marker_handles_rule
 from provgate.pointers import Pointer
+from provgate.store import SourceStore
 from provgate.text import utf8_bytes
 
 GRADE_EXACT = "exact"
@@ -568,6 +570,11 @@ class SourceCache:
     """
 
     def __init__(self, store: Any, *, max_bytes: int = DEFAULT_CACHE_BYTES) -> None:
+        if not isinstance(store, SourceStore):
+            # (a path, or None, surfaced as an AttributeError from the first read: red team 50)
+            hint = " (open it first: SourceStore(path))" if isinstance(store, (str, bytes, os.PathLike)) else ""
+            raise InvalidArgumentError(f"store must be a SourceStore, not {type(store).__name__}{hint}",
+                                       argument="store")
         if isinstance(max_bytes, bool) or not isinstance(max_bytes, int) or max_bytes < 0:
             raise InvalidArgumentError(f"max_bytes must be a non-negative int, not {max_bytes!r}", argument="max_bytes")
         self._store = store
