@@ -4095,3 +4095,49 @@ def test_a_new_summary_with_the_text_of_a_summary_it_summarizes_succeeds_the_cit
     assert_accepted(g.check(pre, [summary("new", "S. [src:c7]", [th, "tool:c7"])], operator="summarize",
                             evicted=["tool:c7"]), "lossy")
     assert_accepted(g.check(pre, [summary("old", "S.", [th])], operator="summarize", evicted=["tool:c7"]))
+
+
+def _count_calls(monkeypatch, owner, name: str) -> list[int]:
+    """Count the calls of ``owner.name`` (and the items of its first argument, for a list)."""
+    real = getattr(owner, name)
+    counts = [0, 0]
+
+    def counted(self, *args, **kw):
+        counts[0] += 1
+        if args and isinstance(args[0], (list, tuple, set, frozenset)):
+            counts[1] += len(args[0])
+        return real(self, *args, **kw)
+
+    monkeypatch.setattr(owner, name, counted)
+    return counts
+
+
+def test_one_summary_superseding_many_reads_orders_its_origins_once(monkeypatch):
+    # red team 49, F03: one summary replacing N reads with an edge per read made its origins
+    # again and ran _newest_of over all of them for every edge: N * N comparisons of reads
+    # (2.25M at N = 1,500, 12 s in I4 at 4,000). The verdict is the same; the comparisons are
+    # linear in N (counted, not timed)
+    n = 150
+    src = {f"tool:x{i}": f"item{i} value={i}\n" for i in range(n)}
+    pre = [tool(f"b{i}", h, t) for i, (h, t) in enumerate(src.items())]
+    post = [summary("S", "All items were read.\n", list(src))]
+    newer = _count_calls(monkeypatch, gate_module._Check, "_newer")
+    v = gate_for(src).check(pre, post, operator="summarize",
+                            supersedes=[{"block": "S", "handle": h} for h in src])
+    assert_accepted(v, "lossy")
+    assert newer[0] <= 4 * n, newer
+
+
+def test_a_fresh_read_superseding_many_reads_looks_each_handle_up_once(monkeypatch):
+    # red team 49, F03, the same shape with a fresh read: each edge asked whether the read is
+    # newer than every read of its resource, listing and looking up all N handles again
+    n = 150
+    src = {f"tool:x{i}": f"item{i} value={i}\n" for i in range(n)}
+    src["tool:new"] = "item value=new\n"
+    pre = [tool(f"b{i}", f"tool:x{i}", src[f"tool:x{i}"], ts=float(i), resource="file:f") for i in range(n)]
+    post = [tool("new", "tool:new", src["tool:new"], ts=float(n), resource="file:f")]
+    looked_up = _count_calls(monkeypatch, Gate, "handle_seqs")
+    v = gate_for(src).check(pre, post, operator="summarize",
+                            supersedes=[{"block": "new", "handle": f"tool:x{i}"} for i in range(n)])
+    assert not [x for x in v.violations if x.invariant == "I4"], v.violations
+    assert looked_up[1] <= 4 * n, looked_up
