@@ -2180,6 +2180,11 @@ class _Check:
         # (_newest_origin; red team 49, F03)
         self._newest_origins: dict[int, tuple[int, dict[str, int]] | None] = {}
         self._fresh_bases: dict[tuple[int, bool], Any] = {}  # I4: _is_fresh without its ``than``
+        # I4, edges over a handle only summaries name: the read log's lines, and what dates the
+        # newest pre block each post block comes from (_check_edge_past_summary)
+        self._edge_ranks: dict[str, dict[str, int]] = {}
+        self._edge_newests: dict[tuple[int, str | None], tuple[int, int | None]] = {}
+        self._edge_through: dict[str, set[str]] | None = None
         self._post_texts: set[bytes] | None = None  # post's text digests, when structure made them
         self.speaker_lost: list[int] = []  # pre blocks dropped as copies another speaker's block holds
         self.cited_names: dict[str, str] = {}  # marker name -> the one handle it cites (I1's blocks)
@@ -3621,6 +3626,11 @@ class _Check:
                              evidence={"handles": list(edit.post[j].handles)})
                 continue
             older = handle_block.get(s.handle)
+            if older is None:
+                # no pre block carries the handle: a summary's derived_from may still name it,
+                # and the edge then covers that summary's facts (I2)
+                self._check_edge_past_summary(j, s.block, s.handle)
+                continue
             newer = self.match[j]
             if newer is not None and self._fresh(j, than=(s.handle,)):
                 continue  # a new read that found an older read's bytes is still the newer read
@@ -3640,6 +3650,116 @@ class _Check:
                 self.violate("I4", f"supersession edge goes backwards: block {s.block!r} is older than {s.handle!r}",
                              block=s.block, handle=s.handle,
                              evidence={"older": edit.pre[newer].id, "newer": edit.pre[older].id})
+
+    def _check_edge_past_summary(self, j: int, block_id: str, handle: str) -> None:
+        """An edge from post block ``j`` over ``handle``, which no pre block carries, only a
+        summary's ``derived_from`` names (or none). The summary is no observation of the handle
+        and has no age of its own to compare: the handle is as new as the session's read log
+        places it among its resource's reads (as the log will hold them once it takes this pre
+        window's), else as the store dates it (sources are put as tool calls return). The block
+        must be a fresh read, or come from a pre read the log places after the handle, or, where
+        the log does not hold the handle, from a pre block holding a source stored after it;
+        one that comes from neither cannot be shown newer, and is refused (fail closed). A
+        summary's block handle stands for what that summary derives from.
+
+        Red team 49, F01: the direction was checked only against a pre block carrying the
+        handle, so an older read (ts 100) "superseded" the newer read (ts 200) that an earlier
+        cycle had summarized, the summary stating the newer value was dropped as superseded,
+        and the edit passed as lossless; so did the system prompt superseding it."""
+        pre = self.pre
+        holders = pre.by_provenance().get(handle)
+        if not holders:
+            return  # (named by no pre block: the edge covers nothing the window holds)
+        if self._fresh(j, than=(handle,)):
+            return  # a new read of a new source is newer than all
+        # what the handle stands for: a summary's block handle, what the summary derives from
+        # (the whole chain below it; the map is made once for every edge's handle)
+        if self._edge_through is None:
+            self._edge_through = self._through_block_handles({e.handle for e in self.edit.supersedes})
+        through = self._edge_through
+        leaves, seen, todo = set(), set(), [handle]
+        while todo:
+            h = todo.pop()
+            if h in seen:
+                continue
+            seen.add(h)
+            if h in through:
+                todo.extend(through[h])
+            else:
+                leaves.add(h)
+        pre_blocks = pre.blocks
+        read_of = self.gate._read_of
+        for leaf in sorted(leaves):
+            resource = read_of.get(leaf)
+            if resource is not None:
+                # the log's place: the newest pre read of that resource the block comes from
+                # must be logged after it (a read of several handles is as old as the oldest)
+                rank, (top, newest) = self._edge_rank(resource), self._edge_newest(j, resource)
+                if newest is not None and top > rank[leaf]:
+                    continue
+                why = (f"the session's read log places {leaf!r} after it among the reads of {resource!r}"
+                       if newest is not None else f"it comes from no read of {resource!r}, where the session's "
+                       f"read log files {leaf!r}")
+            else:
+                at = self.gate.handle_seqs((leaf,)).get(leaf)
+                if at is None:
+                    continue  # (a handle the store does not hold: I3 reports it)
+                top, newest = self._edge_newest(j, None)
+                if newest is not None and top > at:
+                    continue
+                why = (f"the store took {leaf!r} after every source it comes from" if newest is not None
+                       else "it comes from no stored source")
+            named = [pre_blocks[i].id for i in holders]
+            if newest is None:
+                self.violate("I4", f"supersession edge: block {block_id!r} cannot be shown newer than {handle!r}, "
+                             f"which only summaries name ({named}): {why}", block=block_id, handle=handle,
+                             evidence={"superseded": leaf, "named_by": named})
+            else:
+                self.violate("I4", f"supersession edge goes backwards: block {block_id!r} is older than {handle!r}, "
+                             f"which only summaries name ({named}): {why}", block=block_id, handle=handle,
+                             evidence={"older": pre_blocks[newest].id, "newer": leaf, "named_by": named})
+            return
+
+    def _edge_rank(self, resource: str) -> dict[str, int]:
+        """handle -> its place in the read log's line of ``resource``, as the log will hold it
+        once it takes this pre window's reads (:meth:`_check_edge_past_summary`)."""
+        rank = self._edge_ranks.get(resource)
+        if rank is None:
+            gate = self.gate
+            with gate._lock:
+                line = list(gate._read_log.get(resource, ()))
+                new = [(h, ts) for h, ts in self.pre.read_line_of(resource) if h not in gate._read_of]
+            log_reads({resource: line}, {}, resource, new)
+            rank = self._edge_ranks[resource] = {h: k for k, (h, _) in enumerate(line)}
+        return rank
+
+    def _edge_newest(self, j: int, resource: str | None) -> tuple[int, int | None]:
+        """What dates the newest pre block post block ``j`` comes from, as (date, that block),
+        (-1, None) for none: among the reads of ``resource``, its place in the read log's line
+        (a read of several handles as its oldest); for None, the highest store seq of their
+        handles. Once per block and resource: an edge per superseded handle must not scan the
+        block's origins again (red team 49, F03)."""
+        key = (j, resource)
+        found = self._edge_newests.get(key)
+        if found is None:
+            origins = self._origins(j) or []
+            pre_blocks = self.pre.blocks
+            found = (-1, None)
+            if resource is not None:
+                rank = self._edge_rank(resource)
+                for i in origins:
+                    if pre_blocks[i].resource == resource:
+                        at = min((rank[h] for h in pre_blocks[i].handles if h in rank), default=None)
+                        if at is not None and at > found[0]:
+                            found = (at, i)
+            else:
+                seqs = self.gate.handle_seqs([h for i in origins for h in pre_blocks[i].handles])
+                for i in origins:
+                    at = max((seqs[h] for h in pre_blocks[i].handles if h in seqs), default=None)
+                    if at is not None and at > found[0]:
+                        found = (at, i)
+            self._edge_newests[key] = found
+        return found
 
     def _fresh(self, j: int, allow_own_id: bool = False, than: Iterable[str] = ()) -> bool:
         """Is post block ``j`` a new read: a primary block (a derived one observes nothing)
