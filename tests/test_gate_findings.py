@@ -4218,6 +4218,11 @@ def test_a_summary_block_handle_superseded_stands_for_what_that_summary_derives_
     outer = summary("s4", "Config summarized earlier.\n", [of_s1])
     assert_accepted(gate_for(src).check([s1, outer, r2], [s1, r2], operator="prune",
                                         supersedes=[{"block": "r2", "handle": of_s1}]), "lossless")
+    # a fresh read, stored after what the block handle stands for but before the handle itself
+    src = {"tool:a": _R49_SRC["tool:a"], "tool:new": "retries=7\n", of_s1: s1["text"]}
+    fresh = tool("rn", "tool:new", "retries=7\n", ts=300.0, resource="file:conf")
+    v = gate_for(src).check([s1, outer], [s1, fresh], operator="prune", supersedes=[{"block": "rn", "handle": of_s1}])
+    assert not [x for x in v.violations if x.invariant == "I4"], v.violations
 
 
 def test_edges_over_handles_only_summaries_name_date_the_block_once(monkeypatch):

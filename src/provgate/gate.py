@@ -3690,6 +3690,8 @@ class _Check:
         pre_blocks = pre.blocks
         read_of = self.gate._read_of
         for leaf in sorted(leaves):
+            if leaf != handle and self._fresh(j, than=(leaf,)):
+                continue  # (a new read stored before the summary's block handle, after what it stands for)
             resource = read_of.get(leaf)
             if resource is not None:
                 # the log's place: the newest pre read of that resource the block comes from
