@@ -4135,3 +4135,147 @@ def test_a_new_summary_with_the_text_of_a_summary_it_summarizes_succeeds_the_cit
     assert_accepted(g.check(pre, [summary("new", "S. [src:c7]", [th, "tool:c7"])], operator="summarize",
                             evicted=["tool:c7"]), "lossy")
     assert_accepted(g.check(pre, [summary("old", "S.", [th])], operator="summarize", evicted=["tool:c7"]))
+
+
+def _count_calls(monkeypatch, owner, name: str) -> list[int]:
+    """Count the calls of ``owner.name`` (and the items of its first argument, for a list)."""
+    real = getattr(owner, name)
+    counts = [0, 0]
+
+    def counted(self, *args, **kw):
+        counts[0] += 1
+        if args and isinstance(args[0], (list, tuple, set, frozenset)):
+            counts[1] += len(args[0])
+        return real(self, *args, **kw)
+
+    monkeypatch.setattr(owner, name, counted)
+    return counts
+
+
+def test_one_summary_superseding_many_reads_orders_its_origins_once(monkeypatch):
+    # red team 49, F03: one summary replacing N reads with an edge per read made its origins
+    # again and ran _newest_of over all of them for every edge: N * N comparisons of reads
+    # (2.25M at N = 1,500, 12 s in I4 at 4,000). The verdict is the same; the comparisons are
+    # linear in N (counted, not timed)
+    n = 150
+    src = {f"tool:x{i}": f"item{i} value={i}\n" for i in range(n)}
+    pre = [tool(f"b{i}", h, t) for i, (h, t) in enumerate(src.items())]
+    post = [summary("S", "All items were read.\n", list(src))]
+    newer = _count_calls(monkeypatch, gate_module._Check, "_newer")
+    v = gate_for(src).check(pre, post, operator="summarize",
+                            supersedes=[{"block": "S", "handle": h} for h in src])
+    assert_accepted(v, "lossy")
+    assert newer[0] <= 4 * n, newer
+
+
+def test_a_fresh_read_superseding_many_reads_looks_each_handle_up_once(monkeypatch):
+    # red team 49, F03, the same shape with a fresh read: each edge asked whether the read is
+    # newer than every read of its resource, listing and looking up all N handles again
+    n = 150
+    src = {f"tool:x{i}": f"item{i} value={i}\n" for i in range(n)}
+    src["tool:new"] = "item value=new\n"
+    pre = [tool(f"b{i}", f"tool:x{i}", src[f"tool:x{i}"], ts=float(i), resource="file:f") for i in range(n)]
+    post = [tool("new", "tool:new", src["tool:new"], ts=float(n), resource="file:f")]
+    looked_up = _count_calls(monkeypatch, Gate, "handle_seqs")
+    v = gate_for(src).check(pre, post, operator="summarize",
+                            supersedes=[{"block": "new", "handle": f"tool:x{i}"} for i in range(n)])
+    assert not [x for x in v.violations if x.invariant == "I4"], v.violations
+    assert looked_up[1] <= 4 * n, looked_up
+
+
+_R49_SRC = {"tool:a": "retries=3\ntimeout=30\n", "tool:c": "retries=5\ntimeout=30\n"}  # stored in this order
+
+
+def _r49_reads() -> tuple[dict, dict]:
+    return (tool("r1", "tool:a", _R49_SRC["tool:a"], ts=100.0, resource="file:conf"),
+            tool("r2", "tool:c", _R49_SRC["tool:c"], ts=200.0, resource="file:conf"))
+
+
+def test_an_older_read_cannot_supersede_a_newer_read_only_a_summary_names():
+    # red team 49, F01: docs/gate.md I4, "a supersession edge must point forwards: its block must
+    # not be older than the handle it supersedes". Cycle 1 summarized the newer read (tool:c,
+    # retries=5) into s2; cycle 2 let the OLDER read r1 "supersede" tool:c and dropped s2, whose
+    # retries=5 I2 then counted as superseded: accepted as lossless, because the direction was
+    # judged only against a pre block carrying tool:c in its handles, and none did
+    r1, r2 = _r49_reads()
+    s2 = summary("s2", "Current config: retries=5.\n", ["tool:c"])
+    back = [{"block": "r1", "handle": "tool:c"}]
+    # without the session's log, the store dates tool:c (stored after tool:a), wherever the
+    # window puts the summary
+    for pre in ([r1, s2], [s2, r1]):
+        v = gate_for(_R49_SRC).check(pre, [r1], operator="prune", supersedes=back)
+        edge = find(v, "I4", block="r1", handle="tool:c")
+        assert "goes backwards" in edge.message and edge.evidence["named_by"] == ["s2"]
+    # a session whose read log holds both reads (cycle 1 saw them) places tool:c after tool:a
+    g = gate_for(_R49_SRC, session="rt49")
+    assert_accepted(g.check([r1, r2], [r1, s2], operator="summarize", commit=True), "lossy")
+    v = g.check([r1, s2], [r1], operator="prune", supersedes=back)
+    assert "read log" in find(v, "I4", block="r1", handle="tool:c").message
+    # a block that comes from no source at all (the system prompt) cannot be shown newer
+    sysb = blk("sys", "system", "You are a helpful agent.")
+    v = gate_for(_R49_SRC).check([sysb, r1, s2], [sysb, r1], operator="prune",
+                                 supersedes=[{"block": "sys", "handle": "tool:c"}])
+    assert "cannot be shown newer" in find(v, "I4", block="sys", handle="tool:c").message
+    # nor does a new summary of the older read become newer than the newer one
+    v = gate_for(_R49_SRC).check([r1, s2], [summary("s6", "retries=3.\n", ["tool:a"])], operator="summarize",
+                                 supersedes=[{"block": "s6", "handle": "tool:c"}])
+    assert "goes backwards" in find(v, "I4", block="s6", handle="tool:c").message
+
+
+def test_a_newer_read_may_supersede_an_older_read_only_a_summary_names():
+    # red team 49, F01, the honest edge: the older read was summarized earlier, and the newer
+    # read supersedes it, with or without the session's log, wherever the summary stands
+    r1, r2 = _r49_reads()
+    s1 = summary("s1", "Old config: retries=3.\n", ["tool:a"])
+    edge = [{"block": "r2", "handle": "tool:a"}]
+    for pre in ([s1, r2], [r2, s1]):
+        assert_accepted(gate_for(_R49_SRC).check(pre, [r2], operator="prune", supersedes=edge), "lossless")
+    g = gate_for(_R49_SRC, session="rt49")
+    assert_accepted(g.check([r1, r2], [s1, r2], operator="summarize", commit=True), "lossy")
+    assert_accepted(g.check([s1, r2], [r2], operator="prune", supersedes=edge), "lossless")
+    # and a new summary of the newer read
+    assert_accepted(gate_for(_R49_SRC).check([s1, r2], [summary("s5", "Now retries=5.\n", ["tool:c"])],
+                                             operator="summarize", supersedes=[{"block": "s5", "handle": "tool:a"}]),
+                    "lossy")
+
+
+def test_a_summary_block_handle_superseded_stands_for_what_that_summary_derives_from():
+    # red team 49, F01: a summary's block handle stands for what the summary derives from, so an
+    # edge over it is judged against those reads, not against the day the summary was stored
+    from blake3 import blake3
+
+    from provgate.handles import block_text_handle
+
+    r1, r2 = _r49_reads()
+    s1 = summary("s1", "Old config: retries=3.\n", ["tool:a"])
+    s2 = summary("s2", "Current config: retries=5.\n", ["tool:c"])
+    of_s1, of_s2 = (block_text_handle(blake3(s["text"].encode()).digest()) for s in (s1, s2))
+    src = {**_R49_SRC, of_s1: s1["text"], of_s2: s2["text"]}  # (both stored after the reads)
+    outer = summary("s3", "Config summarized earlier.\n", [of_s2])
+    v = gate_for(src).check([r1, s2, outer], [r1, s2], operator="prune", supersedes=[{"block": "r1", "handle": of_s2}])
+    edge = find(v, "I4", block="r1", handle=of_s2)
+    assert "goes backwards" in edge.message and edge.evidence["newer"] == "tool:c"
+    outer = summary("s4", "Config summarized earlier.\n", [of_s1])
+    assert_accepted(gate_for(src).check([s1, outer, r2], [s1, r2], operator="prune",
+                                        supersedes=[{"block": "r2", "handle": of_s1}]), "lossless")
+    # a fresh read, stored after what the block handle stands for but before the handle itself
+    src = {"tool:a": _R49_SRC["tool:a"], "tool:new": "retries=7\n", of_s1: s1["text"]}
+    fresh = tool("rn", "tool:new", "retries=7\n", ts=300.0, resource="file:conf")
+    v = gate_for(src).check([s1, outer], [s1, fresh], operator="prune", supersedes=[{"block": "rn", "handle": of_s1}])
+    assert not [x for x in v.violations if x.invariant == "I4"], v.violations
+
+
+def test_edges_over_handles_only_summaries_name_date_the_block_once(monkeypatch):
+    # red team 49, F01 and F03: a read superseding N older reads that summaries stand for looks
+    # up what it comes from once, not once per edge
+    n = 150
+    src = {f"tool:x{i}": f"item{i} value={i}\n" for i in range(n)}
+    src["tool:new"] = "item value=new\n"
+    pre = [summary(f"s{i}", f"item{i} value={i}\n", [f"tool:x{i}"]) for i in range(n)]
+    pre.append(tool("new", "tool:new", src["tool:new"]))
+    looked_up = _count_calls(monkeypatch, Gate, "handle_seqs")
+    origins = _count_calls(monkeypatch, gate_module._Check, "_origins")
+    v = gate_for(src).check(pre, [pre[-1]], operator="prune",
+                            supersedes=[{"block": "new", "handle": f"tool:x{i}"} for i in range(n)])
+    assert_accepted(v, "lossless")
+    assert origins[0] <= 2 and looked_up[1] <= 4 * n, (origins, looked_up)

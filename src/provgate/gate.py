@@ -2179,6 +2179,15 @@ class _Check:
         self._stale_bases: dict[tuple[int, tuple[int, ...]], _StaleBasis | None] = {}  # I4, per resource
         self.ingested: frozenset[str] = frozenset()  # the handles this edit's inline sources added to the store
         self._fresh_answers: dict[tuple[int, bool, Any], bool] = {}  # I4: _fresh, per block
+        # I4: per post block, the newest pre block it comes from, overall and per resource
+        # (_newest_origin; red team 49, F03)
+        self._newest_origins: dict[int, tuple[int, dict[str, int]] | None] = {}
+        self._fresh_bases: dict[tuple[int, bool], Any] = {}  # I4: _is_fresh without its ``than``
+        # I4, edges over a handle only summaries name: the read log's lines, and what dates the
+        # newest pre block each post block comes from (_check_edge_past_summary)
+        self._edge_ranks: dict[str, dict[str, int]] = {}
+        self._edge_newests: dict[tuple[int, str | None], tuple[int, int | None]] = {}
+        self._edge_through: dict[str, set[str]] | None = None
         self._post_texts: set[bytes] | None = None  # post's text digests, when structure made them
         self.speaker_lost: list[int] = []  # pre blocks dropped as copies another speaker's block holds
         self.cited_names: dict[str, str] = {}  # marker name -> the one handle it cites (I1's blocks)
@@ -3626,6 +3635,11 @@ class _Check:
                              evidence={"handles": list(edit.post[j].handles)})
                 continue
             older = handle_block.get(s.handle)
+            if older is None:
+                # no pre block carries the handle: a summary's derived_from may still name it,
+                # and the edge then covers that summary's facts (I2)
+                self._check_edge_past_summary(j, s.block, s.handle)
+                continue
             newer = self.match[j]
             if newer is not None and self._fresh(j, than=(s.handle,)):
                 continue  # a new read that found an older read's bytes is still the newer read
@@ -3646,6 +3660,118 @@ class _Check:
                              block=s.block, handle=s.handle,
                              evidence={"older": edit.pre[newer].id, "newer": edit.pre[older].id})
 
+    def _check_edge_past_summary(self, j: int, block_id: str, handle: str) -> None:
+        """An edge from post block ``j`` over ``handle``, which no pre block carries, only a
+        summary's ``derived_from`` names (or none). The summary is no observation of the handle
+        and has no age of its own to compare: the handle is as new as the session's read log
+        places it among its resource's reads (as the log will hold them once it takes this pre
+        window's), else as the store dates it (sources are put as tool calls return). The block
+        must be a fresh read, or come from a pre read the log places after the handle, or, where
+        the log does not hold the handle, from a pre block holding a source stored after it;
+        one that comes from neither cannot be shown newer, and is refused (fail closed). A
+        summary's block handle stands for what that summary derives from.
+
+        Red team 49, F01: the direction was checked only against a pre block carrying the
+        handle, so an older read (ts 100) "superseded" the newer read (ts 200) that an earlier
+        cycle had summarized, the summary stating the newer value was dropped as superseded,
+        and the edit passed as lossless; so did the system prompt superseding it."""
+        pre = self.pre
+        holders = pre.by_provenance().get(handle)
+        if not holders:
+            return  # (named by no pre block: the edge covers nothing the window holds)
+        if self._fresh(j, than=(handle,)):
+            return  # a new read of a new source is newer than all
+        # what the handle stands for: a summary's block handle, what the summary derives from
+        # (the whole chain below it; the map is made once for every edge's handle)
+        if self._edge_through is None:
+            self._edge_through = self._through_block_handles({e.handle for e in self.edit.supersedes})
+        through = self._edge_through
+        leaves, seen, todo = set(), set(), [handle]
+        while todo:
+            h = todo.pop()
+            if h in seen:
+                continue
+            seen.add(h)
+            if h in through:
+                todo.extend(through[h])
+            else:
+                leaves.add(h)
+        pre_blocks = pre.blocks
+        read_of = self.gate._read_of
+        for leaf in sorted(leaves):
+            if leaf != handle and self._fresh(j, than=(leaf,)):
+                continue  # (a new read stored before the summary's block handle, after what it stands for)
+            resource = read_of.get(leaf)
+            if resource is not None:
+                # the log's place: the newest pre read of that resource the block comes from
+                # must be logged after it (a read of several handles is as old as the oldest)
+                rank, (top, newest) = self._edge_rank(resource), self._edge_newest(j, resource)
+                if newest is not None and top > rank[leaf]:
+                    continue
+                why = (f"the session's read log places {leaf!r} after it among the reads of {resource!r}"
+                       if newest is not None else f"it comes from no read of {resource!r}, where the session's "
+                       f"read log files {leaf!r}")
+            else:
+                at = self.gate.handle_seqs((leaf,)).get(leaf)
+                if at is None:
+                    continue  # (a handle the store does not hold: I3 reports it)
+                top, newest = self._edge_newest(j, None)
+                if newest is not None and top > at:
+                    continue
+                why = (f"the store took {leaf!r} after every source it comes from" if newest is not None
+                       else "it comes from no stored source")
+            named = [pre_blocks[i].id for i in holders]
+            if newest is None:
+                self.violate("I4", f"supersession edge: block {block_id!r} cannot be shown newer than {handle!r}, "
+                             f"which only summaries name ({named}): {why}", block=block_id, handle=handle,
+                             evidence={"superseded": leaf, "named_by": named})
+            else:
+                self.violate("I4", f"supersession edge goes backwards: block {block_id!r} is older than {handle!r}, "
+                             f"which only summaries name ({named}): {why}", block=block_id, handle=handle,
+                             evidence={"older": pre_blocks[newest].id, "newer": leaf, "named_by": named})
+            return
+
+    def _edge_rank(self, resource: str) -> dict[str, int]:
+        """handle -> its place in the read log's line of ``resource``, as the log will hold it
+        once it takes this pre window's reads (:meth:`_check_edge_past_summary`)."""
+        rank = self._edge_ranks.get(resource)
+        if rank is None:
+            gate = self.gate
+            with gate._lock:
+                line = list(gate._read_log.get(resource, ()))
+                new = [(h, ts) for h, ts in self.pre.read_line_of(resource) if h not in gate._read_of]
+            log_reads({resource: line}, {}, resource, new)
+            rank = self._edge_ranks[resource] = {h: k for k, (h, _) in enumerate(line)}
+        return rank
+
+    def _edge_newest(self, j: int, resource: str | None) -> tuple[int, int | None]:
+        """What dates the newest pre block post block ``j`` comes from, as (date, that block),
+        (-1, None) for none: among the reads of ``resource``, its place in the read log's line
+        (a read of several handles as its oldest); for None, the highest store seq of their
+        handles. Once per block and resource: an edge per superseded handle must not scan the
+        block's origins again (red team 49, F03)."""
+        key = (j, resource)
+        found = self._edge_newests.get(key)
+        if found is None:
+            origins = self._origins(j) or []
+            pre_blocks = self.pre.blocks
+            found = (-1, None)
+            if resource is not None:
+                rank = self._edge_rank(resource)
+                for i in origins:
+                    if pre_blocks[i].resource == resource:
+                        at = min((rank[h] for h in pre_blocks[i].handles if h in rank), default=None)
+                        if at is not None and at > found[0]:
+                            found = (at, i)
+            else:
+                seqs = self.gate.handle_seqs([h for i in origins for h in pre_blocks[i].handles])
+                for i in origins:
+                    at = max((seqs[h] for h in pre_blocks[i].handles if h in seqs), default=None)
+                    if at is not None and at > found[0]:
+                        found = (at, i)
+            self._edge_newests[key] = found
+        return found
+
     def _fresh(self, j: int, allow_own_id: bool = False, than: Iterable[str] = ()) -> bool:
         """Is post block ``j`` a new read: a primary block (a derived one observes nothing)
         whose handles are all new to the window, and stored after every source of the pre
@@ -3659,6 +3785,38 @@ class _Check:
         return found
 
     def _is_fresh(self, j: int, allow_own_id: bool, than: Iterable[str]) -> bool:
+        # What does not depend on ``than`` is worked out once per block: a fresh read
+        # superseding N reads of its resource, an edge each, listed and looked up the handles
+        # of all N per edge, quadratic in N (red team 49, F03)
+        key = (j, allow_own_id)
+        base = self._fresh_bases.get(key)
+        if base is None:
+            base = self._fresh_bases[key] = self._fresh_base(j, allow_own_id)
+        if isinstance(base, bool):
+            return base
+        own, older_seq, has_older = base
+        line = than if isinstance(than, _LeftLine) else None
+        others = [] if older_seq is None else [older_seq]
+        if line is None:
+            than = tuple(than)
+            has_older = has_older or bool(than)
+            if than:
+                others.extend(self.gate.handle_seqs(than).values())
+        if not has_older and not (line is not None and len(line)):
+            return True
+        if own is None:  # (looked up only now: nothing older needed it)
+            handles = self.edit.post[j].handles
+            seqs = self.gate.handle_seqs(handles)
+            own = [seqs[h] for h in handles if h in seqs]
+            self._fresh_bases[key] = (own, older_seq, base[2])
+        if line is not None and (highest := line.highest_seq()) is not None:
+            others.append(highest)
+        return bool(own) and (not others or min(own) > max(others))
+
+    def _fresh_base(self, j: int, allow_own_id: bool) -> bool | tuple[list[int] | None, int | None, bool]:
+        """:meth:`_is_fresh` without ``than``: the answer when it does not depend on it, else
+        the seqs of the block's own handles (None: not looked up yet), the highest seq of the
+        pre reads of its resource and whether those reads hold any handle."""
         block = self.edit.post[j]
         if block.derived or not block.handles:
             return False
@@ -3682,18 +3840,12 @@ class _Check:
         older = [h for i in self.pre.by_resource().get(block.resource, ()) if block.resource is not None
                  for h in pre_blocks[i].handles]
         # (a session's every read of a resource, _LeftLine, gives its highest seq, kept as the
-        # log grows, rather than its handles)
-        line = than if isinstance(than, _LeftLine) else None
-        if line is None:
-            older = [*than, *older]
-        if not older and not (line is not None and len(line)):
-            return True
+        # log grows, rather than its handles: _is_fresh adds it, or the sources ``than``)
+        if not older:
+            return None, None, False
         seqs = self.gate.handle_seqs([*block.handles, *older])
         own = [seqs[h] for h in block.handles if h in seqs]
-        others = [seqs[h] for h in older if h in seqs]
-        if line is not None and (highest := line.highest_seq()) is not None:
-            others.append(highest)
-        return bool(own) and (not others or min(own) > max(others))
+        return own, max((seqs[h] for h in older if h in seqs), default=None), True
 
     def _fresh_read_of(self, resource: str) -> bool:
         """Does post hold a fresh read of ``resource`` (then it, not any pre read, is the newest
@@ -3724,14 +3876,28 @@ class _Check:
     def _newest_origin(self, j: int, resource: str | None) -> int | None:
         """The newest pre block post block ``j`` comes from (among the reads of ``resource``
         when it comes from any); None for a fresh read or a block that comes from nothing."""
-        origins = self._origins(j)
-        if not origins:
+        # Worked out once per block, for every resource at once: one summary superseding N
+        # reads, an edge each, made its origins again and ran _newest_of over all of them per
+        # edge, quadratic in N (red team 49, F03: 2.25M _newer calls at N=1,500). Each group
+        # keeps the origins' order, so the first of equals is the same block as before.
+        if j in self._newest_origins:
+            found = self._newest_origins[j]
+        else:
+            found = None
+            origins = self._origins(j)
+            if origins:
+                pre_blocks = self.edit.pre
+                groups: dict[str, list[int]] = {}
+                for i in origins:
+                    r = pre_blocks[i].resource
+                    if r is not None:
+                        groups.setdefault(r, []).append(i)
+                found = (self._newest_of(origins), {r: self._newest_of(g) for r, g in groups.items()})
+            self._newest_origins[j] = found
+        if found is None:
             return None
-        pre_blocks = self.edit.pre
-        if resource is not None:
-            reads = [i for i in origins if pre_blocks[i].resource == resource]
-            origins = reads or origins
-        return self._newest_of(origins)
+        overall, per_resource = found
+        return overall if resource is None else per_resource.get(resource, overall)
 
     def _post_newer(self, a: int, b: int) -> bool:
         """Is post block ``a`` newer than post block ``b`` (the order _newer gives pre)?"""
