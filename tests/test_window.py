@@ -375,6 +375,19 @@ def test_citations_and_supersessions_made_in_python_get_the_json_checks(cls, fie
     assert edit.value.field == f"{kind}[0].{name}"
 
 
+def test_a_python_edits_sources_get_the_checks_parse_edit_gives_them():
+    # red team 49, F07: Edit(..., sources={'tool:a': 'x\ud800'}) was built, and only
+    # parse_edit(edit.to_json()) refused it; both now raise the same error naming the field
+    w = Window([Block("b1", "tool", "x", ("tool:a",))])
+    for sources in ({"tool:a": "x\ud800"}, {"tool:a": "é\udfff"}, {"tool:a": 5}, {"": "x"}, {"tool:\x00": "x"}):
+        with pytest.raises(EditFormatError) as made:
+            Edit("prune", w, w, sources=sources)  # type: ignore[arg-type]
+        parsed = format_error({"operator": "prune", "pre": w.to_json(), "post": w.to_json(), "sources": sources})
+        assert (made.value.field, str(made.value)) == (parsed.field, str(parsed))
+    edit = Edit("prune", w, w, sources={"tool:a": "x", "tool:b": "é€😀"})
+    assert parse_edit(edit.to_json()) == edit and parse_edit(json.dumps(edit.to_json())) == edit
+
+
 def test_a_python_edit_with_pointers_and_edges_round_trips_through_json():
     edit = Edit("rewrite", Window(), Window([blk("b1", "tool", "x", ["tool:a"])]),
                 supersedes=(Supersession("b1", "tool:old"),),

@@ -415,6 +415,13 @@ def _citation_fields(block: Any, handle: Any, start: Any, end: Any, hash_: Any, 
     )
 
 
+class _CheckedSources(dict):
+    """An edit's sources as Edit.from_json read them, every text checked for valid Unicode: the
+    Edit it makes need not encode them all again."""
+
+    __slots__ = ()
+
+
 @dataclass(frozen=True, slots=True)
 class Edit:
     """A proposed context edit: replace ``pre`` by ``post`` with ``operator``."""
@@ -449,9 +456,15 @@ class Edit:
                     _supersession_fields(item.block, item.handle, f"{name}[{i}]")
             object.__setattr__(self, name, items)
         sources = _object(self.sources, "sources")
+        # each text checked for valid Unicode as parse_edit checks it: unchecked, an Edit made
+        # in Python with a lone surrogate in a source was built, and only its JSON form refused
+        # (red team 49, F07). Sources parse_edit read were checked there (_CheckedSources), and
+        # an ASCII str needs no encoding to know it has none (isascii() reads a flag).
+        checked = type(sources) is _CheckedSources
         for handle, text in sources.items():
             _handle(handle, f"sources[{handle!r}]")
-            _text(text, f"sources[{handle!r}]", check_unicode=False)
+            _text(text, f"sources[{handle!r}]",
+                  check_unicode=not checked and not (isinstance(text, str) and text.isascii()))
 
     @property
     def lossless(self) -> bool:
@@ -478,7 +491,7 @@ class Edit:
         if operator not in OPERATORS:
             raise _fail("operator", f"unknown operator {operator!r}; expected one of {sorted(OPERATORS)}")
         sources_obj = _object(obj.get("sources", {}), "sources")
-        sources = {}
+        sources = _CheckedSources()
         for key, text in sources_obj.items():
             handle = _handle(key, f"sources[{key!r}]")
             sources[handle] = _text(text, f"sources[{key!r}]")
