@@ -24,7 +24,7 @@ from libc.string cimport memchr
 
 from provgate._blockscan_py import (SHAPE_FIELDS, check_blocks, check_digest_list, check_match, check_parallel,
                                    check_position)
-from provgate.window import _BLOCK_FIELDS, MAX_HANDLE_BYTES, MAX_ID_CHARS, ROLES, Block, duplicate_id_error
+from provgate.window import _BLOCK_FIELDS, MAX_HANDLE_BYTES, MAX_ID_CHARS, MAX_TS, ROLES, Block, duplicate_id_error
 
 __all__ = ["IMPLEMENTATION", "SHAPE_FIELDS", "bad_derived", "block_texts", "by_provenance", "holding",
            "holding_or_found_by_text", "matched_by_id", "provenance_changed", "same_blocks_as", "same_shape_as", "stamps_changed", "texts_changed",
@@ -430,6 +430,9 @@ cdef inline object _flag(PyObject* value):
     return None
 
 
+cdef double _TS_LIMIT = <double>MAX_TS  # 2**53, exactly a double
+
+
 cdef object _plain_block(dict obj):
     """The Block ``Block.from_json(obj)`` makes when every field has its usual form (exact
     types, ASCII ids and handles, a float or int ts), else None: the caller then asks
@@ -462,11 +465,17 @@ cdef object _plain_block(dict obj):
     if p == NULL or <object>p is None:
         ts = None
     elif type(<object>p) is float:
-        if not isfinite(<double><object>p):
+        # a stamp at or beyond +-2**53 (or not finite) is the reference's to judge: window.MAX_TS
+        # (red team 49, F05)
+        if not isfinite(<double><object>p) or not -_TS_LIMIT < <double><object>p < _TS_LIMIT:
             return None
         ts = <object>p
     elif type(<object>p) is int:
         ts_value = PyLong_AsDouble(<object>p)  # raises OverflowError beyond a double
+        # an int beyond 2**53 rounds to a double no smaller than 2**53: such an int, and 2**53
+        # itself, go to the reference, which compares the int as given (window.MAX_TS)
+        if not -_TS_LIMIT < ts_value < _TS_LIMIT:
+            return None
         ts = PyFloat_FromDouble(ts_value)
     else:
         return None

@@ -473,6 +473,15 @@ def test_window_blocks_makes_what_block_from_json_makes(impl):
     assert all(a is b for a, b in zip(again, blocks))
 
 
+def test_window_blocks_reads_a_ts_at_the_bounds_as_block_from_json_does(impl):
+    # red team 49, F05: +-2**53 is the last ts read (the native path leaves it to the reference)
+    items = [{"id": f"b{k}", "role": "tool", "text": "", "ts": ts}
+             for k, ts in enumerate((2**53, -(2**53), 2.0**53, 2**53 - 1, 1763000000123456))]
+    blocks, _ = impl.window_blocks(items, "w")
+    assert blocks == tuple(Block.from_json(o) for o in items)
+    assert [b.ts for b in blocks] == [o["ts"] for o in items] and all(type(b.ts) is float for b in blocks)
+
+
 @pytest.mark.parametrize("bad, field, message", [
     ({"id": "b1", "role": "tool"}, "w[1].text", "required field is missing"),
     ({"id": "b1", "role": "bot", "text": ""}, "w[1].role", "unknown role"),
@@ -488,6 +497,11 @@ def test_window_blocks_makes_what_block_from_json_makes(impl):
     ({"id": "b1", "role": "tool", "text": "", "ts": float("nan")}, "w[1].ts", "finite"),
     ({"id": "b1", "role": "tool", "text": "", "ts": 2**1100}, "w[1].ts", "beyond the range of a float"),
     ({"id": "b1", "role": "tool", "text": "", "ts": True}, "w[1].ts", "expected a number"),
+    # red team 49, F05: beyond +-2**53 (an int that rounds to 2**53 as a double too)
+    ({"id": "b1", "role": "tool", "text": "", "ts": 2**53 + 1}, "w[1].ts", "beyond +-2**53"),
+    ({"id": "b1", "role": "tool", "text": "", "ts": -(2**53) - 1}, "w[1].ts", "beyond +-2**53"),
+    ({"id": "b1", "role": "tool", "text": "", "ts": 1763000000123456789}, "w[1].ts", "beyond +-2**53"),
+    ({"id": "b1", "role": "tool", "text": "", "ts": 2.0**60}, "w[1].ts", "beyond +-2**53"),
     ({"id": "b1", "role": "tool", "text": "", "resource": "a\x00"}, "w[1].resource", "NUL"),
     ({"id": "b0", "role": "tool", "text": ""}, "w[1].id", "duplicate block id 'b0' (also at w[0])"),
     ("b1", "w[1]", "expected an object"),

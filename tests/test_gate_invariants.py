@@ -4,9 +4,11 @@ with edits it must accept and edits it must reject (naming the violation it must
 from __future__ import annotations
 
 import sqlite3
+from typing import Any
 
 import numpy as np
 import pytest
+from blake3 import blake3
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -871,6 +873,71 @@ def test_many_pointers_mixing_algorithms_and_failures_are_reported_in_order():
         ("s1", "span_mismatch", shifted["start"], "blake3"),
         ("s1", "out_of_range", good_b3[2]["start"], "blake3"),
     ]
+
+
+def _span_pointer(block, handle, data, start, end, algo):
+    import hashlib
+
+    span = memoryview(data)[start:end]
+    digest = blake3(span).hexdigest() if algo == "blake3" else hashlib.sha256(span).hexdigest()
+    return {"block": block, "handle": handle, "start": start, "end": end, "hash": f"{algo}:{digest}"}
+
+
+def test_identical_pointers_are_hashed_once_and_each_still_reported(monkeypatch):
+    # red team 49, F06: every pointer's span was copied and hashed, identical ones too; each
+    # distinct span is now hashed once, in place (a view of the source), and the verdict still
+    # names every pointer that fails, in order
+    pre, post = _p_edit()
+    good = pointer_to("s1", DOC_H, DOC, "Backups are kept for 35 days.")
+    good_sha = pointer_to("s1", DOC_H, DOC, "“always”", algo="sha256")
+    wrong = good | {"hash": good_sha["hash"].replace("sha256", "blake3")}  # same span, other digest
+    shifted = good | {"start": good["start"] + 1, "end": good["end"] + 1}
+    hashed: list[Any] = []
+    real = gate_module.hash_buffers
+
+    def counting(buffers, **kw):
+        hashed.extend(buffers)
+        return real(buffers, **kw)
+
+    monkeypatch.setattr(gate_module, "hash_buffers", counting)
+    pointers = [good, shifted, good, wrong, good_sha, shifted, good_sha, good, wrong]
+    v = gate_for({DOC_H: DOC}).check(pre, post, operator="summarize", pointers=pointers)
+    got = [(x.evidence["reason"], x.evidence["start"], x.evidence["hash"]) for x in v.violations]
+    assert got == [("span_mismatch", shifted["start"], shifted["hash"]),
+                   ("span_mismatch", wrong["start"], wrong["hash"]),
+                   ("span_mismatch", shifted["start"], shifted["hash"]),
+                   ("span_mismatch", wrong["start"], wrong["hash"])]
+    raw = DOC.encode()
+    spans = {raw[p["start"]:p["end"]] for p in (good, shifted)}
+    pointer_spans = [b for b in hashed if bytes(b) in spans]  # (the gate hashes block texts too)
+    assert len(pointer_spans) == 2 and all(isinstance(b, memoryview) for b in pointer_spans)
+
+
+def test_pointer_spans_are_not_copied_before_hashing():
+    # red team 49, F06: a few KiB of pointers into one large source held a copy of every span
+    # until all were hashed (25 pointers into 16 MiB: +385 MiB). Here 48 pointers of about
+    # 1 MiB each, some identical, some distinct, both algorithms: copied, they would need some
+    # 48 MiB at once (40 distinct); hashed in place, the check needs about one copy of the
+    # source (the store's read), so a bound of 8 MiB leaves a wide margin either way
+    import tracemalloc
+
+    size = 1 << 20
+    text = "lorem ipsum " * (size // 12)
+    data = text.encode()
+    handle = "tool:big"
+    g = gate_for({handle: text})
+    window = [summary("s", "See the page.\n", [handle])]
+    pointers = [_span_pointer("s", handle, data, 0, len(data), "blake3")] * 8
+    pointers += [_span_pointer("s", handle, data, 0, len(data) - 1 - i, "blake3") for i in range(20)]
+    pointers += [_span_pointer("s", handle, data, i, len(data), "sha256") for i in range(20)]
+    tracemalloc.start()
+    try:
+        v = g.check(window, window, operator="prune", pointers=pointers)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert_accepted(v)
+    assert peak < 8 * size, f"the pointer check peaked at {peak / size:.1f} MiB for a 1 MiB source"
 
 
 def test_a_pointer_into_a_corrupted_source_fails_closed(tmp_path):

@@ -136,7 +136,8 @@ _ID = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="
 # text: astral characters, NUL and the empty string all included
 _TEXT = st.one_of(st.just(""), st.text(st.characters(blacklist_categories=("Cs",)), max_size=80),
                   st.text(st.sampled_from("a\x00\n😀𝄞\U0010ffffé€\u2028\"\\"), max_size=40))
-_TS = st.one_of(st.none(), st.floats(allow_nan=False, allow_infinity=False), st.integers(-2**52, 2**52))
+# (within +-2**53: red team 49, F05)
+_TS = st.one_of(st.none(), st.floats(-2.0**53, 2.0**53, allow_nan=False), st.integers(-2**53, 2**53))
 
 
 @st.composite
@@ -300,7 +301,7 @@ WRONG = [
     ("pointers", [POINTER, 1], "pointers[1]"),
     ("pointers", [dict(POINTER, start="0")], "pointers[0].start"),
     ("pointers", [dict(POINTER, start=-1)], "pointers[0].start"),
-    ("pointers", [dict(POINTER, start=1.0)], "pointers[0].start"),
+    ("pointers", [dict(POINTER, start=1.5)], "pointers[0].start"),
     ("pointers", [dict(POINTER, start=True)], "pointers[0].start"),
     ("pointers", [dict(POINTER, end=None)], "pointers[0].end"),
     ("pointers", [dict(POINTER, start=5, end=4)], "pointers[0].end"),
@@ -339,8 +340,8 @@ _PY_WRONG = [
     (Citation, dict(POINTER, start=1 << 63, end=1 << 64), "start", "must be <= 2**63 - 1"),
     (Citation, dict(POINTER, start=True), "start", "expected an integer, got boolean"),
     (Citation, dict(POINTER, end=False), "end", "expected an integer, got boolean"),
-    (Citation, dict(POINTER, start=0.0), "start", "expected an integer, got number"),
-    (Citation, dict(POINTER, end=3.0), "end", "expected an integer, got number"),
+    (Citation, dict(POINTER, start=0.5), "start", "expected an integer, got number"),
+    (Citation, dict(POINTER, end=3.5), "end", "expected an integer, got number"),
     (Citation, dict(POINTER, start=5, end=4), "end", "must be >= start"),
     (Citation, dict(POINTER, end=None), "end", "expected an integer, got null"),
     (Citation, dict(POINTER, block=7), "block", "expected a string"),
@@ -372,6 +373,19 @@ def test_citations_and_supersessions_made_in_python_get_the_json_checks(cls, fie
     with pytest.raises(EditFormatError) as edit:
         Edit("rewrite", Window(), Window(), **{kind: (item,)})
     assert edit.value.field == f"{kind}[0].{name}"
+
+
+def test_a_python_edits_sources_get_the_checks_parse_edit_gives_them():
+    # red team 49, F07: Edit(..., sources={'tool:a': 'x\ud800'}) was built, and only
+    # parse_edit(edit.to_json()) refused it; both now raise the same error naming the field
+    w = Window([Block("b1", "tool", "x", ("tool:a",))])
+    for sources in ({"tool:a": "x\ud800"}, {"tool:a": "é\udfff"}, {"tool:a": 5}, {"": "x"}, {"tool:\x00": "x"}):
+        with pytest.raises(EditFormatError) as made:
+            Edit("prune", w, w, sources=sources)  # type: ignore[arg-type]
+        parsed = format_error({"operator": "prune", "pre": w.to_json(), "post": w.to_json(), "sources": sources})
+        assert (made.value.field, str(made.value)) == (parsed.field, str(parsed))
+    edit = Edit("prune", w, w, sources={"tool:a": "x", "tool:b": "é€😀"})
+    assert parse_edit(edit.to_json()) == edit and parse_edit(json.dumps(edit.to_json())) == edit
 
 
 def test_a_python_edit_with_pointers_and_edges_round_trips_through_json():
@@ -515,7 +529,10 @@ def _resolve(node: dict) -> dict:
 
 
 def schema_errors(value: Any, node: dict | None = None, path: str = "edit") -> list[str]:
-    """A small validator for the JSON Schema subset the edit schema uses."""
+    """A small validator for the JSON Schema subset the edit schema uses, with JSON Schema's
+    meanings: a number with a zero fractional part (0.0) is an "integer", minimum and maximum
+    bound any number, maxLength counts characters (red team 49, F04: this validator read
+    "integer" as Python's int, and so missed that the schema accepts 0.0 where the parser did not)."""
     node = _resolve(SCHEMA if node is None else node)
     errors: list[str] = []
     types = node.get("type")
@@ -524,7 +541,8 @@ def schema_errors(value: Any, node: dict | None = None, path: str = "edit") -> l
         checks = {"object": lambda v: isinstance(v, dict), "array": lambda v: isinstance(v, list),
                   "string": lambda v: isinstance(v, str), "boolean": lambda v: isinstance(v, bool),
                   "null": lambda v: v is None,
-                  "integer": lambda v: isinstance(v, int) and not isinstance(v, bool),
+                  "integer": lambda v: (isinstance(v, int) and not isinstance(v, bool)
+                                        or isinstance(v, float) and v.is_integer()),
                   "number": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool)}
         if not any(checks[t](value) for t in names):
             return [f"{path}: not {types}"]
@@ -535,8 +553,11 @@ def schema_errors(value: Any, node: dict | None = None, path: str = "edit") -> l
             errors.append(f"{path}: length")
         if "pattern" in node and not re.search(node["pattern"], value):
             errors.append(f"{path}: pattern")
-    if isinstance(value, int) and not isinstance(value, bool) and value < node.get("minimum", -math.inf):
-        errors.append(f"{path}: minimum")
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        if value < node.get("minimum", -math.inf):
+            errors.append(f"{path}: minimum")
+        if value > node.get("maximum", math.inf):
+            errors.append(f"{path}: maximum")
     if isinstance(value, dict):
         for name in node.get("required", ()):
             if name not in value:
@@ -544,6 +565,9 @@ def schema_errors(value: Any, node: dict | None = None, path: str = "edit") -> l
         for name, sub in node.get("properties", {}).items():
             if name in value:
                 errors += schema_errors(value[name], sub, f"{path}.{name}")
+        if "propertyNames" in node:
+            for name in value:
+                errors += schema_errors(name, node["propertyNames"], f"{path}[{name!r}] (name)")
         extra = node.get("additionalProperties")
         if isinstance(extra, dict):
             for name, item in value.items():
@@ -638,15 +662,101 @@ def test_every_block_field_type_in_the_schema_is_enforced_by_the_parser(name):
     assert format_error(doc).field == f"pre[0].{name}"
 
 
-@pytest.mark.parametrize("path, value", [
-    ("operator", "merge"), ("pre[0].role", "robot"), ("pre[0].id", ""), ("pointers", [dict(POINTER, start=-1)]),
-    ("evicted", [""]), ("format", "provgate.edit/2"), ("sources", {"tool:a": 5}), ("supersedes", [{"block": "b1"}]),
-    ("pre[0].ts", "1"), ("post[3].handles", [3]),
+@pytest.mark.parametrize("path, value, field", [
+    ("operator", "merge", "operator"), ("pre[0].role", "robot", "pre[0].role"), ("pre[0].id", "", "pre[0].id"),
+    ("pointers", [dict(POINTER, start=-1)], "pointers[0].start"), ("evicted", [""], "evicted[0]"),
+    ("format", "provgate.edit/2", "format"), ("sources", {"tool:a": 5}, "sources['tool:a']"),
+    ("supersedes", [{"block": "b1"}], "supersedes[0].handle"), ("pre[0].ts", "1", "pre[0].ts"),
+    ("post[3].handles", [3], "post[3].handles[0]"),
+    # red team 49, F04: each of these the schema accepted and the parser refused
+    ("pre[0].resource", "", "pre[0].resource"),
+    ("pre[0].resource", "r" * (MAX_HANDLE_BYTES + 1), "pre[0].resource"),
+    ("sources", {"": "x"}, "sources['']"),
+    ("sources", {"tool:\x00": "x"}, "sources['tool:\\x00']"),
+    ("pre[0].ts", math.inf, "pre[0].ts"),  # (the JSON text 1e400)
+    ("pre[0].id", "a\x00b", "pre[0].id"),
+    ("post[3].handles", ["tool:\x00"], "post[3].handles[0]"),
+    ("pointers", [dict(POINTER, start=0.5)], "pointers[0].start"),
+    # red team 49, F05: beyond +-2**53 a float64 does not hold every integer
+    ("pre[0].ts", 2**53 + 1, "pre[0].ts"), ("pre[0].ts", -(2**53) - 1, "pre[0].ts"),
+    ("pre[0].ts", 1763000000123456789, "pre[0].ts"), ("pre[0].ts", 1.7e18, "pre[0].ts"),
 ])
-def test_values_the_schema_refuses_the_parser_refuses(path, value):
+def test_values_the_schema_refuses_the_parser_refuses(path, value, field):
     doc = _set(minimal(), path, value)
     assert schema_errors(doc) != []
-    format_error(doc)
+    assert format_error(doc).field == field
+
+
+@pytest.mark.parametrize("path, value", [
+    # red team 49, F04: the schema refused null, which the parser reads as absent
+    ("pre[0].resource", None),
+    ("pre[0].resource", "é" * (MAX_HANDLE_BYTES // 2)),  # 1024 bytes
+    # JSON Schema's "integer" is any number with a zero fractional part
+    ("pointers", [dict(POINTER, start=0.0, end=3.0)]), ("pointers", [dict(POINTER, start=-0.0, end=3e0)]),
+    ("pre[0].ts", 2**53), ("pre[0].ts", -(2**53)), ("pre[0].ts", float(2**53)),
+    ("pre[0].ts", 1763000000123), ("pre[0].ts", 1763000000123456), ("pre[0].ts", 1763000000.123456),
+    ("sources", {"tool:call_1": "retries=3\n", "é" * (MAX_HANDLE_BYTES // 2): ""}),
+])
+def test_values_the_schema_accepts_the_parser_accepts(path, value):
+    doc = _set(minimal(), path, value)
+    assert schema_errors(doc) == []
+    edit = parse_edit(doc)
+    assert parse_edit(json.dumps(doc)) == edit
+    assert schema_errors(edit.to_json()) == [] and parse_edit(edit.to_json()) == edit
+
+
+def test_integral_float_offsets_are_read_as_ints():
+    # red team 49, F04: 0.0 is an integer to the schema; read as the int, so the edit and its
+    # JSON form are those of the same offsets written as 0 and 3
+    doc = _set(minimal(), "pointers", [dict(POINTER, start=0.0, end=3.0)])
+    as_ints = parse_edit(_set(minimal(), "pointers", [POINTER]))
+    edit = parse_edit(json.dumps(doc).replace('"end": 3.0', '"end": 3e0'))
+    assert edit == as_ints
+    assert type(edit.pointers[0].start) is int and type(edit.pointers[0].end) is int
+    assert edit.to_json()["pointers"][0] == POINTER
+    assert Citation("b1", "tool:call_1", 0.0, 3.0, POINTER["hash"]) == as_ints.pointers[0]  # type: ignore[arg-type]
+    for bad in (0.5, math.inf, math.nan, True):
+        with pytest.raises(EditFormatError) as info:
+            Citation("b1", "tool:call_1", bad, 3, POINTER["hash"])  # type: ignore[arg-type]
+        assert info.value.field == "citation.start"
+
+
+def test_a_ts_a_float64_cannot_hold_exactly_is_refused_naming_ts():
+    # red team 49, F05: two nanosecond stamps 1 ns apart became one float, the JSON form did not
+    # round-trip and I4 ordered the two reads by window position; a ts beyond +-2**53 is refused
+    # (JSON text, JSON object, Block made in Python), and every ts within it round-trips exactly
+    ns = [1763000000123456789, 1763000000123456790]
+    pre = [blk("r1", "tool", "retries=3\n", ["tool:a"], ts=ns[0], resource="file:x"),
+           blk("r2", "tool", "retries=5\n", ["tool:b"], ts=ns[1], resource="file:x")]
+    doc = {"operator": "prune", "pre": pre, "post": []}
+    for given in (doc, json.dumps(doc)):
+        err = format_error(given)
+        assert err.field == "pre[0].ts" and "seconds or milliseconds" in str(err)
+    with pytest.raises(EditFormatError) as info:
+        Block("r1", "tool", "x", ts=ns[0])  # type: ignore[arg-type]
+    assert info.value.field == "block.ts"
+    for ts in (2**53, -(2**53), 2**53 - 1, 1763000000123456, 1763000000123, 1763000000):
+        text = json.dumps(_set(minimal(), "pre[0].ts", ts))
+        edit = parse_edit(text)
+        assert edit.pre[0].ts == ts and int(edit.pre[0].ts) == ts
+        assert json.loads(json.dumps(edit.to_json()))["pre"][0]["ts"] == ts
+        assert parse_edit(json.dumps(edit.to_json())) == edit
+
+
+def test_a_handles_byte_limit_is_the_one_length_rule_the_schema_only_approximates():
+    # JSON Schema counts characters, the limit is UTF-8 bytes: the schema refuses every handle
+    # over 1024 characters (over 1024 bytes, so the parser refuses it too), and a non-ASCII one
+    # within 1024 characters but over 1024 bytes is refused by the parser alone, naming the field
+    # and what it is (red team 49, F04: a resource's error said "handle longer than ...")
+    assert SCHEMA["$defs"]["handle"]["maxLength"] == MAX_HANDLE_BYTES
+    doc = _set(minimal(), "pre[0].resource", "é" * (MAX_HANDLE_BYTES // 2 + 1))
+    assert schema_errors(doc) == []
+    err = format_error(doc)
+    assert err.field == "pre[0].resource" and f"resource longer than {MAX_HANDLE_BYTES} UTF-8 bytes" in str(err)
+    err = format_error(_set(minimal(), "pre[0].resource", "file:\x00"))
+    assert err.field == "pre[0].resource" and "resource contains a NUL" in str(err)
+    err = format_error(_set(minimal(), "post[3].handles", ["é" * (MAX_HANDLE_BYTES // 2 + 1)]))
+    assert err.field == "post[3].handles[0]" and "handle longer than" in str(err)
 
 
 def test_a_malformed_pointer_hash_is_the_one_schema_rule_left_to_the_gate():

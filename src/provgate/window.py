@@ -38,6 +38,13 @@ OPERATORS = LOSSLESS_OPERATORS | LOSSY_OPERATORS | {"evict"}
 
 MAX_ID_CHARS = 256
 MAX_HANDLE_BYTES = 1024
+# A block's ts must lie within +-2**53, where a float64 holds every integer: beyond it two
+# stamps (nanoseconds since the epoch, 1763000000123456789 and ...790) became one float, the
+# JSON form did not round-trip, and I4 ordered two reads by window position instead of by
+# their stamps (red team 49, F05). Every JSON number beyond 2**53 is an integer, so "refuse an
+# integer a float64 cannot hold" is no rule a JSON Schema can state; a bound is (the schema's
+# minimum and maximum), and it leaves seconds, milliseconds and microseconds room to spare.
+MAX_TS = 2**53
 
 
 # -- field checks -----------------------------------------------------------------------------
@@ -87,12 +94,14 @@ def _ident(value: Any, path: str) -> str:
     return value
 
 
-def _handle(value: Any, path: str) -> str:
+def _handle(value: Any, path: str, what: str = "handle") -> str:
+    # ``what`` names the value in the message: a block's resource has a handle's limits, and
+    # its error said "handle longer than ..." (red team 49, F04)
     value = _text(value, path, allow_empty=False)
     if "\x00" in value:
-        raise _fail(path, "handle contains a NUL character")
+        raise _fail(path, f"{what} contains a NUL character")
     if len(value.encode("utf-8")) > MAX_HANDLE_BYTES:
-        raise _fail(path, f"handle longer than {MAX_HANDLE_BYTES} UTF-8 bytes")
+        raise _fail(path, f"{what} longer than {MAX_HANDLE_BYTES} UTF-8 bytes")
     return value
 
 
@@ -103,6 +112,11 @@ def _bool(value: Any, path: str) -> bool:
 
 
 def _int(value: Any, path: str) -> int:
+    # A number with a zero fractional part (0.0, 1e3) is an integer to JSON Schema, whose
+    # "integer" type the schema gives offsets, and so it is read as one: refused, the schema and
+    # the parser disagreed (red team 49, F04). 1.5, NaN and the infinities stay refused.
+    if type(value) is float and value.is_integer():
+        return int(value)
     if isinstance(value, bool) or not isinstance(value, int):
         raise _fail(path, f"expected an integer, got {type_name(value)}")
     return value
@@ -119,6 +133,10 @@ def _ts(value: Any, path: str) -> float | None:
         raise _fail(path, "is beyond the range of a float") from None
     if not math.isfinite(as_float):
         raise _fail(path, "must be a finite number")
+    # compared as given (an int beyond 2**53 may round to 2**53 as a float): see MAX_TS
+    if not -MAX_TS <= value <= MAX_TS:
+        raise _fail(path, f"{value!r} is beyond +-2**53 ({MAX_TS}), where a float64 no longer holds every "
+                          "integer and two stamps could compare equal; give ts in seconds or milliseconds")
     return as_float
 
 
@@ -222,7 +240,7 @@ def _block_fields(get: Any, path: str) -> tuple[Any, ...]:
         _handles(get("derived_from"), f"{path}.derived_from"),
         _bool(get("pinned"), f"{path}.pinned"),
         _ts(get("ts"), f"{path}.ts"),
-        None if resource is None else _handle(resource, f"{path}.resource"),
+        None if resource is None else _handle(resource, f"{path}.resource", "resource"),
     )
 
 
@@ -397,6 +415,13 @@ def _citation_fields(block: Any, handle: Any, start: Any, end: Any, hash_: Any, 
     )
 
 
+class _CheckedSources(dict):
+    """An edit's sources as Edit.from_json read them, every text checked for valid Unicode: the
+    Edit it makes need not encode them all again."""
+
+    __slots__ = ()
+
+
 @dataclass(frozen=True, slots=True)
 class Edit:
     """A proposed context edit: replace ``pre`` by ``post`` with ``operator``."""
@@ -431,9 +456,15 @@ class Edit:
                     _supersession_fields(item.block, item.handle, f"{name}[{i}]")
             object.__setattr__(self, name, items)
         sources = _object(self.sources, "sources")
+        # each text checked for valid Unicode as parse_edit checks it: unchecked, an Edit made
+        # in Python with a lone surrogate in a source was built, and only its JSON form refused
+        # (red team 49, F07). Sources parse_edit read were checked there (_CheckedSources), and
+        # an ASCII str needs no encoding to know it has none (isascii() reads a flag).
+        checked = type(sources) is _CheckedSources
         for handle, text in sources.items():
             _handle(handle, f"sources[{handle!r}]")
-            _text(text, f"sources[{handle!r}]", check_unicode=False)
+            _text(text, f"sources[{handle!r}]",
+                  check_unicode=not checked and not (isinstance(text, str) and text.isascii()))
 
     @property
     def lossless(self) -> bool:
@@ -460,7 +491,7 @@ class Edit:
         if operator not in OPERATORS:
             raise _fail("operator", f"unknown operator {operator!r}; expected one of {sorted(OPERATORS)}")
         sources_obj = _object(obj.get("sources", {}), "sources")
-        sources = {}
+        sources = _CheckedSources()
         for key, text in sources_obj.items():
             handle = _handle(key, f"sources[{key!r}]")
             sources[handle] = _text(text, f"sources[{key!r}]")
