@@ -51,6 +51,7 @@ from store_helpers import (
     raw_query,
     read_only_connections,
     read_only_directory_connections,
+    repoint_index_entry,
     row_counts,
     run_where_permissions_bind,
     snapshot,
@@ -611,6 +612,78 @@ def test_get_bytes_many_reads_verified_bytes_and_names_a_damaged_one(store_path)
     with SourceStore(store_path) as s:
         with pytest.raises(StoreCorruptionError, match="'tool:a'"):
             s.get_bytes_many(["tool:b", "tool:a"])
+
+
+# red team 50, f01: one byte of the handle index made get() and every other read by handle
+# return another source's bytes (intact under their own digest) under the handle asked, and the
+# gate accepted a summary grounded in the wrong source; each read now checks the row it found
+# is the handle asked
+@pytest.mark.parametrize("read", [
+    lambda s: s.get("tool:b"),
+    lambda s: s.get_bytes("tool:b"),
+    lambda s: s.get_many(["tool:a", "tool:b"]),
+    lambda s: s.get_bytes_many(["tool:b"], missing="skip"),
+    lambda s: s.digest("tool:b"),
+    lambda s: s.info("tool:b"),
+    lambda s: s.info_many(["tool:b"]),
+    lambda s: s.digests_many(["tool:a", "tool:b"]),
+    lambda s: s.resolves("tool:b"),
+    lambda s: "tool:b" in s,
+    lambda s: s.unresolved(["tool:b"]),
+    lambda s: s.handles_cited_as("tool:b"),
+    lambda s: s.pointer("tool:b", 0, 1),
+    lambda s: s.pointer_from_str_indices("tool:b", 0, 1),
+    lambda s: s.put("tool:b", "A retries=0\n"),  # would be acknowledged as already stored
+    lambda s: s.put_many({"tool:b": "A retries=0\n"}),
+])
+def test_a_damaged_handle_index_never_serves_another_sources_row(store_path, read):
+    with SourceStore(store_path) as s:
+        s.put("tool:a", "A retries=0\n")
+        s.put("tool:b", "B retries=2\n")
+        s.put("tool:c", "C retries=4\n")
+    repoint_index_entry(store_path, "sqlite_autoindex_sources_1", b"tool:b", 1)  # tool:b's entry leads to row 1
+    with SourceStore(store_path) as s:
+        assert s.get("tool:a") == "A retries=0\n" and s.get("tool:c") == "C retries=4\n"
+        with pytest.raises(StoreCorruptionError, match="'tool:b'.*index of handles leads to the row of 'tool:a'"):
+            read(s)
+        assert any("sqlite_autoindex_sources_1" in p for p in s.verify())
+
+
+def test_a_pointer_into_a_source_whose_index_entry_is_damaged_does_not_resolve(store_path):
+    with SourceStore(store_path) as s:
+        s.put("tool:a", "retries=3\n")
+        s.put("tool:b", "retries=3\n owner=bob")  # the same first bytes: the span would match
+        p = s.pointer("tool:b", 0, 9)
+    repoint_index_entry(store_path, "sqlite_autoindex_sources_1", b"tool:b", 1)
+    with SourceStore(store_path) as s:
+        with pytest.raises(StoreCorruptionError, match="'tool:b'"):
+            s.resolve(p)
+
+
+def test_a_damaged_name_index_never_names_another_handle(store_path):
+    with SourceStore(store_path) as s:
+        s.put("tool:call_a", "A")
+        s.put("tool:call_b", "B")
+    repoint_index_entry(store_path, "sources_by_name", b"call_b", 1)
+    with SourceStore(store_path) as s:
+        assert s.handles_named("call_a") == ["tool:call_a"]
+        with pytest.raises(StoreCorruptionError, match="'call_b'.*'tool:call_a'"):
+            s.handles_named("call_b")
+        with pytest.raises(StoreCorruptionError, match="'call_b'.*'tool:call_a'"):
+            s.handles_cited_as("call_b")
+
+
+def test_a_damaged_fact_cache_index_never_serves_another_contents_facts(store_path):
+    x, y = compute_digest(b"x"), compute_digest(b"y")
+    with SourceStore(store_path) as s:
+        s.put_cached_facts(x, "v1", b"facts of x")
+        s.put_cached_facts(y, "v1", b"facts of y")
+    repoint_index_entry(store_path, "sqlite_autoindex_fact_cache_1", (y + "v1").encode(), 1)
+    with SourceStore(store_path) as s:
+        assert s.get_cached_facts(x, "v1") == b"facts of x"
+        with pytest.raises(StoreCorruptionError, match=f"cached facts of {y}.*leads to the entry of '{x}'"):
+            s.get_cached_facts(y, "v1")
+        assert s.get_cached_facts_many([x, y], "v1") == {x: b"facts of x"}  # y's read as never cached
 
 
 def test_schema_tables_refuse_update_and_delete(fstore, store_path):

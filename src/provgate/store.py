@@ -103,8 +103,21 @@ _NAMED = f"{_WITH_NAME} = ?1"
 _PAGE = 1000
 _INFO = ("SELECT s.handle, s.seq, s.digest, c.size, s.kind, s.ts FROM sources s "
          "LEFT JOIN content c ON c.digest = s.digest")
-
-_DIGESTS = "SELECT s.handle, s.digest, c.size FROM sources s LEFT JOIN content c ON c.digest = s.digest"
+# A source looked up by handle: ``i`` is the entry of the handle index the lookup finds (its
+# handle is the one asked: SQLite reads an indexed column from the index, not from the row),
+# ``s`` the row that entry leads to, read by rowid, so ``s.handle`` is the row's own handle.
+# Every read by handle selects both and compares them (_check_found): one damaged byte of the
+# index (a rowid, a key) otherwise serves another source's intact bytes, which pass their own
+# digest check, under the handle asked (red team 50, f01). The cost is that of the plain lookup,
+# which read the row after the index too: an index-only step and a seek by rowid.
+_BY_HANDLE = "FROM sources i CROSS JOIN sources s ON s.seq = i.seq"
+_INFO_BY_HANDLE = ("SELECT i.handle, s.handle, s.seq, s.digest, c.size, s.kind, s.ts "
+                   f"{_BY_HANDLE} LEFT JOIN content c ON c.digest = s.digest")
+# a fact table looked up by its key: ``k`` the index entry (the key asked), ``t`` the row it leads
+# to, whose own key must be that key (as _BY_HANDLE, red team 50, f01)
+_FACTS_BY_KEY = ("SELECT k.digest, t.digest, t.version, t.blob, t.blob_digest "
+                 "FROM fact_cache k CROSS JOIN fact_cache t ON t.rowid = k.rowid")
+_DIGESTS = f"SELECT i.handle, s.handle, s.digest, c.size {_BY_HANDLE} LEFT JOIN content c ON c.digest = s.digest"
 
 _SQLITE_BUSY = 5
 _SQLITE_LOCKED = 6
@@ -406,12 +419,14 @@ class SourceStore:
     def _insert_source(self, conn: sqlite3.Connection, handle: str, digest: str, data: bytes, kind: str | None,
                        ts: float | None) -> str:
         """One put, inside the caller's write transaction."""
-        row = conn.execute("SELECT digest FROM sources WHERE handle = ?", (handle,)).fetchone()
+        row = conn.execute(f"SELECT s.handle, s.digest {_BY_HANDLE} WHERE i.handle = ?", (handle,)).fetchone()
         if row is not None:
-            if row[0] == digest:
+            # a damaged index would otherwise acknowledge this put as the row of another handle
+            _check_found(handle, row[0])
+            if row[1] == digest:
                 return digest
             raise HandleConflictError(
-                f"handle {handle!r} already holds {row[0]}; refusing different content {digest} "
+                f"handle {handle!r} already holds {row[1]}; refusing different content {digest} "
                 "(handles are immutable: put the new content under a new handle)"
             )
         existing = conn.execute("SELECT size, body FROM content WHERE digest = ?", (digest,)).fetchone()
@@ -460,12 +475,12 @@ class SourceStore:
             raise InvalidArgumentError(f"missing must be 'raise' or 'skip', got {missing!r}", argument="missing")
         wanted = self._handle_list(handles)
         rows = self._read_chunks(
-            "SELECT s.handle, s.digest, c.size, c.body FROM sources s "
-            "LEFT JOIN content c ON c.digest = s.digest WHERE s.handle IN ({})",
+            f"SELECT i.handle, s.handle, s.digest, c.size, c.body {_BY_HANDLE} "
+            "LEFT JOIN content c ON c.digest = s.digest WHERE i.handle IN ({})",
             wanted,
         )
-        found = {handle: self._check_body(f"content of {handle!r}", digest, size, body)
-                 for handle, digest, size, body in rows}
+        found = {handle: _check_found(handle, stored) or self._check_body(f"content of {handle!r}", digest, size, body)
+                 for handle, stored, digest, size, body in rows}
         absent = [h for h in wanted if h not in found]
         if absent and missing == "raise":
             raise UnknownHandleError(_unknown_message(absent))
@@ -476,18 +491,22 @@ class SourceStore:
         handle = check_handle(handle)
         row = self._read(
             lambda conn: conn.execute(
-                "SELECT 1 FROM sources s JOIN content c ON c.digest = s.digest WHERE s.handle = ?", (handle,)
+                f"SELECT s.handle {_BY_HANDLE} JOIN content c ON c.digest = s.digest WHERE i.handle = ?", (handle,)
             ).fetchone()
         )
-        return row is not None
+        if row is None:
+            return False
+        _check_found(handle, row[0])
+        return True
 
     def unresolved(self, handles: Iterable[str]) -> list[str]:
         """The given handles that do not resolve, in the order given (duplicates once)."""
         wanted = self._handle_list(handles)
         rows = self._read_chunks(
-            "SELECT s.handle FROM sources s JOIN content c ON c.digest = s.digest WHERE s.handle IN ({})", wanted
+            f"SELECT i.handle, s.handle {_BY_HANDLE} JOIN content c ON c.digest = s.digest WHERE i.handle IN ({{}})",
+            wanted,
         )
-        present = {row[0] for row in rows}
+        present = {handle for handle, stored in rows if _check_found(handle, stored) is None}
         return [h for h in wanted if h not in present]
 
     def handles_named(self, name: str) -> list[str]:
@@ -501,7 +520,7 @@ class SourceStore:
         rows = self._read(
             lambda conn: conn.execute(f"SELECT handle {_NAMED} ORDER BY seq", (name,)).fetchall()
         )
-        return [row[0] for row in rows]
+        return [_check_named(name, row[0]) for row in rows]
 
     def handles_added_since(self, seq: int | None) -> tuple[int, list[str]]:
         """``(latest, handles)``: the insertion sequence number of the newest source (0 for an
@@ -540,7 +559,7 @@ class SourceStore:
                 chunk = wanted[i : i + _IN_CHUNK]
                 marks = ",".join(f"?{k}" for k in range(1, len(chunk) + 1))  # both halves read the chunk
                 rows.extend(conn.execute(
-                    f"SELECT handle, 0, seq, handle FROM sources WHERE handle IN ({marks}) UNION ALL "
+                    f"SELECT s.handle, 0, s.seq, i.handle {_BY_HANDLE} WHERE i.handle IN ({marks}) UNION ALL "
                     f"SELECT handle, 1, seq, {_NAME_OF} {_WITH_NAME} IN ({marks}) ORDER BY 2, 3",
                     chunk,
                 ).fetchall())
@@ -549,7 +568,12 @@ class SourceStore:
         if wanted:
             read = query if len(wanted) <= _IN_CHUNK else (lambda conn: _in_snapshot(conn, query))
             for handle, how, _, name in self._read(read):
-                (named if how else exact)[name].append(handle)
+                # the row found must be the handle, or have the name, asked (red team 50, f01)
+                if how:
+                    named[name].append(_check_named(name, handle))
+                else:
+                    _check_found(name, handle)
+                    exact[name].append(handle)
         return {name: exact[name] or named[name] for name in wanted}
 
     def digest(self, handle: str) -> str:
@@ -559,10 +583,11 @@ class SourceStore:
     def info(self, handle: str) -> SourceInfo:
         """Digest, size, kind, ts and insertion sequence number of ``handle``."""
         handle = check_handle(handle)
-        row = self._read(lambda conn: conn.execute(f"{_INFO} WHERE s.handle = ?", (handle,)).fetchone())
+        row = self._read(lambda conn: conn.execute(f"{_INFO_BY_HANDLE} WHERE i.handle = ?", (handle,)).fetchone())
         if row is None:
             raise UnknownHandleError(_unknown_message([handle]))
-        return _source_info(row)
+        _check_found(handle, row[1])
+        return _source_info(row[1:])
 
     def info_many(self, handles: Iterable[str]) -> dict[str, SourceInfo]:
         """:meth:`info` of many handles, read in one snapshot with one query per 500 handles:
@@ -570,7 +595,8 @@ class SourceStore:
         gate meeting a window's sources for the first time asks for hundreds at once). A
         damaged row raises :class:`StoreCorruptionError`, as :meth:`info` of it would."""
         wanted = self._handle_list(handles)
-        found = {row[0]: _source_info(row) for row in self._read_chunks(f"{_INFO} WHERE s.handle IN ({{}})", wanted)}
+        found = {row[0]: _check_found(row[0], row[1]) or _source_info(row[1:])
+                 for row in self._read_chunks(f"{_INFO_BY_HANDLE} WHERE i.handle IN ({{}})", wanted)}
         return {h: found[h] for h in wanted if h in found}
 
     def digests_many(self, handles: Iterable[str]) -> dict[str, str]:
@@ -579,8 +605,8 @@ class SourceStore:
         for every handle an edit brings into its window). A row whose digest is damaged or
         whose content is gone raises :class:`StoreCorruptionError`, as :meth:`info` of it would."""
         wanted = self._handle_list(handles)
-        found = {handle: _source_digest(handle, digest, size) for handle, digest, size
-                 in self._read_chunks(f"{_DIGESTS} WHERE s.handle IN ({{}})", wanted)}
+        found = {handle: _check_found(handle, stored) or _source_digest(handle, digest, size)
+                 for handle, stored, digest, size in self._read_chunks(f"{_DIGESTS} WHERE i.handle IN ({{}})", wanted)}
         return {h: found[h] for h in wanted if h in found}
 
     def __iter__(self) -> Iterator[str]:
@@ -824,13 +850,22 @@ class SourceStore:
         digest = _canonical_digest(digest)
         version = _check_short_text(version, "version", MAX_VERSION_BYTES, optional=False)
         row = self._read(
-            lambda conn: conn.execute(
-                "SELECT blob, blob_digest FROM fact_cache WHERE digest = ? AND version = ?", (digest, version)
-            ).fetchone()
+            lambda conn: conn.execute(f"{_FACTS_BY_KEY} WHERE k.digest = ? AND k.version = ?", (digest, version)).fetchone()
         )
         if row is None:
             return None
-        return self._check_body(f"cached facts of {digest} ({version})", row[1], None, row[0])
+        return self._check_facts(digest, version, *row[1:])
+
+    def _check_facts(self, digest: str, version: str, stored_digest: Any, stored_version: Any, blob: Any,
+                     blob_digest: Any) -> bytes:
+        """A fact_cache row found for ``(digest, version)``, verified: its own key is the one asked
+        (another content's table would ground a check in the wrong facts, its blob intact under its
+        own checksum: red team 50, f01) and its blob hashes to its checksum."""
+        what = f"cached facts of {digest} ({version})"
+        if stored_digest != digest or stored_version != version:
+            raise StoreCorruptionError(f"{what}: the cache's index leads to the entry of {stored_digest!r} "
+                                       f"({stored_version!r}) (the store file was damaged)")
+        return self._check_body(what, blob_digest, None, blob)
 
     def get_cached_facts_many(self, digests: Iterable[str], version: str) -> dict[str, bytes]:
         """:meth:`get_cached_facts` of many content digests: ``{digest: blob}`` in the order
@@ -848,11 +883,10 @@ class SourceStore:
             raise InvalidArgumentError(f"digests must be an iterable of digests, not {type(digests).__name__}",
                                        argument="digests") from None
         found: dict[str, bytes] = {}
-        rows = self._read_chunks("SELECT digest, blob, blob_digest FROM fact_cache WHERE version = ? AND digest IN ({})",
-                                 wanted, (version,))
-        for digest, blob, blob_digest in rows:
+        rows = self._read_chunks(f"{_FACTS_BY_KEY} WHERE k.version = ? AND k.digest IN ({{}})", wanted, (version,))
+        for digest, *row in rows:
             try:
-                found[digest] = self._check_body(f"cached facts of {digest} ({version})", blob_digest, None, blob)
+                found[digest] = self._check_facts(digest, version, *row)
             except StoreCorruptionError:
                 pass  # read as absent
         return {d: found[d] for d in wanted if d in found}
@@ -1033,14 +1067,15 @@ class SourceStore:
     def _read_verified(self, handle: str) -> tuple[str, bytes]:
         row = self._read(
             lambda conn: conn.execute(
-                "SELECT s.digest, c.size, c.body FROM sources s "
-                "LEFT JOIN content c ON c.digest = s.digest WHERE s.handle = ?",
+                f"SELECT s.handle, s.digest, c.size, c.body {_BY_HANDLE} "
+                "LEFT JOIN content c ON c.digest = s.digest WHERE i.handle = ?",
                 (handle,),
             ).fetchone()
         )
         if row is None:
             raise UnknownHandleError(_unknown_message([handle]))
-        digest, size, body = row
+        stored, digest, size, body = row
+        _check_found(handle, stored)
         return digest, self._check_body(f"content of {handle!r}", digest, size, body)
 
     @staticmethod
@@ -1431,6 +1466,28 @@ def _check_block_handle(handle: str, digest: str) -> None:
     if _BLOCK_HANDLE.fullmatch(handle) and not digest.startswith(BLAKE3 + ":" + handle[len(BLOCK_HANDLE_PREFIX):]):
         raise HandleConflictError(f"handle {handle!r} names a block's text by its BLAKE3, but the content's digest is "
                                   f"{digest}: store a block's text under handles.block_text_handle of its digest")
+
+
+def _check_found(handle: str, stored: Any) -> None:
+    """Refuse the row a lookup of ``handle`` found when it holds another handle (``stored``, the
+    row's own, read by rowid): the index of handles is damaged, and the row's bytes, intact under
+    their own digest, are another source's (red team 50, f01). Returns None, so a comprehension
+    can chain it with ``or``."""
+    if stored != handle:
+        raise StoreCorruptionError(
+            f"source {handle!r}: the store's index of handles leads to the row of "
+            f"{stored!r} (the store file was damaged); refusing to serve another source's bytes under it; "
+            "run verify(), and restore the store from a copy")
+
+
+def _check_named(name: str, handle: Any) -> str:
+    """``handle``, the row a lookup by ``name`` found through the index of names, when its name
+    is ``name``; else the index is damaged (red team 50, f01)."""
+    if not isinstance(handle, str) or handle.partition(":")[2] != name or ":" not in handle:
+        raise StoreCorruptionError(
+            f"the store's index of handle names leads a lookup of {name!r} to the row of {handle!r} (the store file "
+            "was damaged); run verify(), and restore the store from a copy")
+    return handle
 
 
 def _source_digest(handle: str, digest: Any, size: Any) -> str:
