@@ -1001,6 +1001,101 @@ def test_a_version_1_writer_cannot_append_unindexed_records_after_an_upgrade(sto
         assert [r["i"] for _, r in s.iter_audit_of_session("mine")] == [0]
 
 
+def _with_a_read_budget(store: SourceStore, reads: int) -> None:
+    """Fail the test, instead of hanging it, once ``store`` has read ``reads`` times: a paging
+    loop that never advances reads forever (red team 50, f08)."""
+    read = store._read
+    left = [reads]
+
+    def counted(fn):
+        left[0] -= 1
+        assert left[0] >= 0, f"more than {reads} reads: a paging loop does not advance"
+        return read(fn)
+
+    store._read = counted
+
+
+def _damage_the_cell_count_of_the_last_audit_page(store_path) -> None:
+    """Red team 50, f08's damage: one byte of the page header of the audit table's last leaf
+    page (its count of cells), so SQLite reads cells that are not there."""
+    conn = sqlite3.connect(str(store_path))
+    try:
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        (page_size,) = conn.execute("PRAGMA page_size").fetchone()
+        (leaf,) = conn.execute("SELECT max(pageno) FROM dbstat WHERE name = 'audit' AND pagetype = 'leaf'").fetchone()
+    finally:
+        conn.close()
+    data = bytearray(store_path.read_bytes())
+    data[(leaf - 1) * page_size + 4] = 0xFE  # the cell count's low byte
+    store_path.write_bytes(bytes(data))
+
+
+def test_verify_reports_an_audit_page_that_does_not_read_in_order_instead_of_spinning(store_path):
+    # red team 50, f08: verify() paged 'WHERE rowid > ? LIMIT 100' and took the last row's
+    # rowid as the next bound; the damaged page gave rows that did not advance it, forever
+    with SourceStore(store_path) as s:
+        for i in range(40):
+            s.append_audit({"session": "s", "cycle": i, "note": "x" * 300})
+    _damage_the_cell_count_of_the_last_audit_page(store_path)
+    with SourceStore(store_path) as s:
+        with pytest.raises(StoreCorruptionError):
+            list(s.iter_audit())
+        _with_a_read_budget(s, 200)
+        problems = s.verify()
+    assert any(p.startswith("integrity_check") for p in problems), problems
+    assert any("the audit table: reading in order" in p for p in problems), problems
+
+
+def test_verify_reports_a_damaged_session_heads_page_instead_of_crashing(store_path):
+    # red team 50, f04: a damaged page of audit_session_heads gave a session of None, and
+    # verify() raised TypeError sorting it with the others instead of returning the problems
+    with SourceStore(store_path) as s:
+        s.put("tool:a", "retries=3\n")
+        for i in range(3):
+            s.append_audit({"session": "sess", "cycle": i + 1})
+    conn = sqlite3.connect(str(store_path))
+    try:
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        (root,) = conn.execute("SELECT rootpage FROM sqlite_master WHERE name = 'audit_session_heads'").fetchone()
+        (page_size,) = conn.execute("PRAGMA page_size").fetchone()
+    finally:
+        conn.close()
+    data = bytearray(store_path.read_bytes())
+    data[(root - 1) * page_size + 4] = 0xFE  # the page's cell count: 1 -> 254
+    store_path.write_bytes(bytes(data))
+    with SourceStore(store_path) as s:
+        with pytest.raises(StoreCorruptionError):
+            list(s.iter_audit_of_session("sess"))
+        problems = s.verify()
+    assert any(p.startswith("integrity_check") for p in problems), problems
+    assert any(p.startswith("audit session None") for p in problems), problems
+
+
+@pytest.mark.parametrize("read", ["iter", "iter_audit", "iter_audit_of_session"])
+def test_a_page_that_does_not_advance_raises_instead_of_spinning(mem, read):
+    # red team 50, f08: every paging loop requires its keys to strictly increase; a page whose
+    # keys do not (read here from a damaged b-tree, given as such) raises, naming the key
+    from provgate.store import _PAGE
+
+    blob = b'{"session":"s"}'
+    digest = compute_digest(blob)
+    row = (lambda k: (k, f"tool:{k}")) if read == "iter" else (lambda k: (k, blob, digest))
+    mem.append_audit({"session": "s"})  # the session's head, for iter_audit_of_session
+    page = [row(k) for k in range(1, _PAGE + 1)]
+    real = mem._read
+
+    def read_a_page_again_and_again(fn):
+        got = real(fn)
+        return page if isinstance(got, list) else got  # each page read (a session's head is a tuple)
+
+    mem._read = read_a_page_again_and_again
+    _with_a_read_budget(mem, 50)
+    run = {"iter": lambda: list(mem), "iter_audit": lambda: list(mem.iter_audit()),
+           "iter_audit_of_session": lambda: list(mem.iter_audit_of_session("s"))}[read]
+    with pytest.raises(StoreCorruptionError, match=f"reading in order, key 1 came after {_PAGE}"):
+        run()
+
+
 def test_damaged_audit_record_is_detected(store_path):
     with SourceStore(store_path) as s:
         s.append_audit({"note": "MARKER-AUDIT-retries=3"})

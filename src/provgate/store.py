@@ -618,13 +618,14 @@ class SourceStore:
                     "SELECT seq, handle FROM sources WHERE seq > ? ORDER BY seq LIMIT ?", (last, _PAGE)
                 ).fetchall()
             )
+            end = _page_end(rows, last, "the sources")
             for seq, handle in rows:
                 if not isinstance(handle, str):
                     raise StoreCorruptionError(f"source row {seq} holds a handle that is not text")
                 yield handle
             if len(rows) < _PAGE:
                 return
-            last = rows[-1][0]
+            last = end
 
     def __len__(self) -> int:
         return self._read(lambda conn: conn.execute("SELECT count(*) FROM sources").fetchone()[0])
@@ -832,6 +833,7 @@ class SourceStore:
         while True:
             args = (last, _PAGE) if session is None else (last, _PAGE, session, bound)
             rows = self._read(lambda conn: conn.execute(query, args).fetchall())
+            end = _page_end(rows, last, "the audit log" if session is None else f"the audit log of session {session!r}")
             for seq, blob, digest in rows:
                 data = self._check_body(f"audit record {seq}", digest, None, blob)
                 try:
@@ -841,7 +843,7 @@ class SourceStore:
                 yield seq, record
             if len(rows) < _PAGE:
                 return
-            last = rows[-1][0]
+            last = end
 
     # ------------------------------------------------------------------ fact-table cache
 
@@ -946,23 +948,33 @@ class SourceStore:
         row, audit record and cached fact table, and checks that every source refers to content.
         """
         problems: list[str] = []
-        integrity = self._read(lambda conn: [r[0] for r in conn.execute("PRAGMA integrity_check").fetchall()])
-        if integrity != ["ok"]:
-            problems.extend(f"integrity_check: {line}" for line in integrity)
-        dangling = self._read(
-            lambda conn: conn.execute(
-                "SELECT s.handle, s.digest FROM sources s LEFT JOIN content c ON c.digest = s.digest "
-                "WHERE c.digest IS NULL"
-            ).fetchall()
-        )
-        problems.extend(f"source {h!r} refers to missing content {d}" for h, d in dangling)
-        problems.extend(self._source_row_problems())
-        damaged: set[int] = set()  # audit records reported above (their session is not read again)
-        for table, key, body_col, digest_col, size_col in (
-            ("content", "digest", "body", "digest", "size"),
-            ("audit", "seq", "record", "digest", None),
-            ("fact_cache", "digest || ' ' || version", "blob", "blob_digest", None),
-        ):
+        damaged: set[int] = set()  # audit records reported below (their session is not read again)
+
+        # Each check reports what it finds and the next runs whatever happened to this one: a
+        # damaged page that makes SQLite raise (SQLITE_CORRUPT), or a table that no longer reads
+        # in order, is a problem to report, not a reason to stop, hang or crash (red team 50,
+        # f04, f08: verify, the agent's next call after a StoreCorruptionError, raised or spun).
+        def run(check: Callable[[], Iterable[str]], what: str) -> None:
+            try:
+                problems.extend(check())
+            except StoreCorruptionError as exc:
+                problems.append(f"{what}: {exc}")
+
+        def integrity() -> list[str]:
+            lines = self._read(lambda conn: [r[0] for r in conn.execute("PRAGMA integrity_check").fetchall()])
+            return [] if lines == ["ok"] else [f"integrity_check: {line}" for line in lines]
+
+        def dangling() -> list[str]:
+            rows = self._read(
+                lambda conn: conn.execute(
+                    "SELECT s.handle, s.digest FROM sources s LEFT JOIN content c ON c.digest = s.digest "
+                    "WHERE c.digest IS NULL"
+                ).fetchall()
+            )
+            return [f"source {h!r} refers to missing content {d}" for h, d in rows]
+
+        def rehashed(table: str, key: str, body_col: str, digest_col: str, size_col: str | None) -> list[str]:
+            found = problems  # kept as found, should a later page make SQLite raise
             last = 0
             while True:
                 size_expr = size_col or "NULL"
@@ -973,17 +985,32 @@ class SourceStore:
                         (last,),
                     ).fetchall()
                 )
+                try:
+                    end = _page_end(rows, last, f"the {table} table")
+                except StoreCorruptionError as exc:  # reported; the rest of the table cannot be paged
+                    found.append(str(exc))
+                    return []
                 for _rowid, name, digest, size, body in rows:
                     try:
                         self._check_body(f"{table} {name}", digest, size, body)
                     except StoreCorruptionError as exc:
-                        problems.append(str(exc))
+                        found.append(str(exc))
                         if table == "audit":
                             damaged.add(name)
                 if len(rows) < 100:
-                    break
-                last = rows[-1][0]
-        problems.extend(self._session_index_problems(damaged))
+                    return []
+                last = end
+
+        run(integrity, "integrity_check")
+        run(dangling, "sources")
+        run(self._source_row_problems, "sources")
+        for table, key, body_col, digest_col, size_col in (
+            ("content", "digest", "body", "digest", "size"),
+            ("audit", "seq", "record", "digest", None),
+            ("fact_cache", "digest || ' ' || version", "blob", "blob_digest", None),
+        ):
+            run(lambda: rehashed(table, key, body_col, digest_col, size_col), table)  # noqa: B023 - run now
+        run(lambda: self._session_index_problems(damaged), "audit session index")
         return problems
 
     def _source_row_problems(self) -> list[str]:
@@ -996,6 +1023,11 @@ class SourceStore:
         while True:
             rows = self._read(lambda conn, after=last: conn.execute(
                 f"{_INFO} WHERE s.seq > ? ORDER BY s.seq LIMIT ?", (after, _PAGE)).fetchall())
+            try:
+                end = _page_end(rows, last, "the sources", key=1)
+            except StoreCorruptionError as exc:
+                problems.append(str(exc))
+                return problems
             for row in rows:
                 handle, seq, _digest, size = row[:4]
                 if not isinstance(handle, str):
@@ -1007,7 +1039,7 @@ class SourceStore:
                         problems.append(str(exc))
             if len(rows) < _PAGE:
                 return problems
-            last = rows[-1][1]
+            last = end
 
     def _session_index_problems(self, damaged: set[int]) -> list[str]:
         """The audit log's session index against its records (those ``damaged`` left out:
@@ -1020,6 +1052,11 @@ class SourceStore:
             rows = self._read(lambda conn: conn.execute(
                 "SELECT seq, record, session FROM audit WHERE seq > ? ORDER BY seq LIMIT ?",
                 (last, _PAGE)).fetchall())
+            try:
+                end = _page_end(rows, last, "the audit log")
+            except StoreCorruptionError as exc:
+                problems.append(str(exc))
+                break
             for seq, blob, column in rows:
                 if column is None:
                     problems.append(f"audit record {seq}: its session is unknown (it was damaged or unreadable "
@@ -1030,14 +1067,16 @@ class SourceStore:
                     problems.append(f"audit record {seq}: indexed under session {column!r}, but it names {expected!r}")
             if len(rows) < _PAGE:
                 break
-            last = rows[-1][0]
+            last = end
         counted = dict(self._read(lambda conn: [
             (session, (n, top)) for session, n, top in conn.execute(
                 "SELECT session, count(*), max(seq) FROM audit WHERE session != '' GROUP BY session").fetchall()]))
         heads = dict(self._read(lambda conn: [
             (session, (n, top)) for session, n, top in conn.execute(
                 "SELECT session, records, last_seq FROM audit_session_heads").fetchall()]))
-        for session in sorted(counted.keys() | heads.keys()):
+        # a damaged page can give a session of None (or bytes): sorted by type first, so that
+        # verify reports it instead of raising TypeError (red team 50, f04)
+        for session in sorted(counted.keys() | heads.keys(), key=lambda name: (type(name).__name__, str(name))):
             if counted.get(session) != heads.get(session):
                 found, head = counted.get(session, (0, None)), heads.get(session, (0, None))
                 problems.append(f"audit session {session!r}: its head counts {head[0]} record(s) up to seq {head[1]}, "
@@ -1468,6 +1507,22 @@ def _check_block_handle(handle: str, digest: str) -> None:
                                   f"{digest}: store a block's text under handles.block_text_handle of its digest")
 
 
+def _page_end(rows: list[tuple[Any, ...]], last: int, what: str, key: int = 0) -> int:
+    """The key of the last of ``rows``, a page read with ``key > last ORDER BY key``, after
+    checking that the keys are ints that strictly increase from ``last``. A damaged b-tree page
+    can give rows out of that order; a paging loop that took the last row's key as given then
+    read the same page forever (red team 50, f08: verify() spun at 100% CPU)."""
+    previous = last
+    for row in rows:
+        current = row[key]
+        if type(current) is not int or current <= previous:
+            raise StoreCorruptionError(
+                f"{what}: reading in order, key {current!r} came after {previous!r} (the store file was damaged); "
+                "run verify(), and restore the store from a copy")
+        previous = current
+    return previous
+
+
 def _check_found(handle: str, stored: Any) -> None:
     """Refuse the row a lookup of ``handle`` found when it holds another handle (``stored``, the
     row's own, read by rowid): the index of handles is damaged, and the row's bytes, intact under
@@ -1574,11 +1629,12 @@ def _upgrade_to_v2(conn: sqlite3.Connection) -> None:
     while True:
         rows = conn.execute("SELECT seq, record, digest FROM audit WHERE seq > ? ORDER BY seq LIMIT ?",
                             (last, _PAGE)).fetchall()
+        end = _page_end(rows, last, "the audit log")
         conn.executemany("UPDATE audit SET session = ? WHERE seq = ?",
                          [(_stored_session(seq, blob, digest), seq) for seq, blob, digest in rows])
         if len(rows) < _PAGE:
             break
-        last = rows[-1][0]
+        last = end
     conn.execute(trigger_sql)
     conn.execute("INSERT INTO audit_session_heads (session, records, last_seq) "
                  "SELECT session, count(*), max(seq) FROM audit WHERE session != '' GROUP BY session")
