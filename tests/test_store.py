@@ -917,6 +917,65 @@ def test_a_schema_that_disagrees_with_its_version_is_refused_naming_it(store_pat
         SourceStore(store_path)
 
 
+# red team 50, f02/f03: only the schema's names were compared, so one flipped bit of a
+# definition opened: PRIMARY -> PSIMARY made the audit log read as empty while appends were
+# acknowledged and lost; a damaged column name failed later with a raw sqlite3 error; a byte of
+# the schema that is no longer UTF-8 raised a raw UnicodeDecodeError
+@pytest.mark.parametrize("marker,skip,what", [
+    (b"seq INTEGER PRIMARY KEY,\n        record", len("seq INTEGER P"), "table 'audit'"),  # PRIMARY -> PSIMARY
+    (b"body BLOB NOT NULL", 3, "table 'content'"),  # body -> bodx
+    (b"record BLOB NOT NULL", 0, "table 'audit'"),  # record -> secord
+    (b"DELETE ON audit\n            BEGIN SELECT RAISE(ABORT, 'provgate: audit rows",
+     len("DELETE ON audit\n            BEGIN SELECT RAISE(ABORT, 'provgate: audit "), "trigger 'audit_no_delete'"),
+    (b"WHEN NEW.session != ''", len("WHEN NEW.session "), "trigger 'audit_counts_session'"),  # != -> ' =': no heads
+])
+def test_a_schema_definition_that_is_not_ours_is_refused_naming_it(store_path, marker, skip, what):
+    with SourceStore(store_path) as s:
+        s.put("tool:a", "retries=3\n")
+        for i in range(3):
+            s.append_audit({"session": "s1", "cycle": i + 1})
+    flip_byte_after(store_path, marker, skip=skip)
+    before = store_path.read_bytes()
+    with pytest.raises(StoreSchemaError, match=f"{what}.*edited by hand or damaged"):
+        SourceStore(store_path)
+    assert store_path.read_bytes() == before
+
+
+def test_a_schema_text_that_is_not_utf8_is_store_corruption(store_path):
+    with SourceStore(store_path) as s:
+        s.put("tool:a", "retries=3\n")
+    data = bytearray(store_path.read_bytes())
+    data[data.index(b"CREATE TABLE content (") + 3] ^= 0xC0  # 'A' -> 0x81, no UTF-8 lead byte
+    store_path.write_bytes(bytes(data))
+    with pytest.raises(StoreCorruptionError, match="cannot read its schema"):
+        SourceStore(store_path)
+
+
+def test_a_schema_object_provgate_does_not_create_is_refused(store_path):
+    with SourceStore(store_path) as s:
+        s.put("tool:a", "retries=3\n")
+    raw_query(store_path, "CREATE TRIGGER audit_no_updatf BEFORE UPDATE ON audit BEGIN SELECT 1; END")
+    with pytest.raises(StoreSchemaError, match="'audit_no_updatf' that provgate does not create"):
+        SourceStore(store_path)
+
+
+def test_a_damaged_version_1_schema_is_not_upgraded(store_path):
+    _version_1_store(store_path, [b'{"session":"S"}'])
+    flip_byte_after(store_path, b"body BLOB NOT NULL", skip=3)
+    with pytest.raises(StoreSchemaError, match="table 'content'"):
+        SourceStore(store_path)
+    assert raw_query(store_path, "PRAGMA user_version") == [(1,)]  # the upgrade was rolled back
+
+
+def test_a_schema_changed_under_an_open_store_is_a_schema_error(store_path):
+    with SourceStore(store_path) as s:
+        d = s.put("tool:a", "retries=3\n")
+        s.put_cached_facts(d, "v1", b"facts")
+        raw_query(store_path, "ALTER TABLE fact_cache RENAME COLUMN blob TO blobx")
+        with pytest.raises(StoreSchemaError, match="no such column"):
+            s.get_cached_facts(d, "v1")
+
+
 @pytest.mark.parametrize("damage", ["head", "column"])
 def test_a_damaged_session_index_fails_closed_instead_of_losing_records(store_path, damage):
     # red team 7, s05: a resumed session that silently missed one of its records lost the

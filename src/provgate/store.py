@@ -1236,6 +1236,9 @@ class SourceStore:
         except sqlite3.Error as exc:
             raw.close()
             raise self._translate_open(exc) from exc
+        except UnicodeDecodeError:
+            raw.close()
+            raise self._undecodable() from None
         except BaseException:
             raw.close()
             raise
@@ -1319,6 +1322,9 @@ class SourceStore:
                 conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
             _upgrade_to_v2(conn)
             conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+            # a version 1 file whose definitions were damaged is refused, and left at version 1,
+            # as a version 2 file is refused when it is opened (red team 50, f02)
+            _check_schema_objects(self._path, conn)
 
         self._retrying(lambda: self._transaction(raw, create))
 
@@ -1404,6 +1410,8 @@ class SourceStore:
             yield conn.raw
         except sqlite3.Error as exc:
             raise self._translate(exc) from exc
+        except UnicodeDecodeError:
+            raise self._undecodable() from None
         finally:
             conn.busy -= 1
             if lock is not None:
@@ -1455,6 +1463,15 @@ class SourceStore:
                 time.sleep(delay * random.uniform(0.5, 1.5))  # noqa: S311 - jitter, not crypto
                 delay = min(delay * 2, 0.1)
 
+    def _undecodable(self) -> StoreCorruptionError:
+        """The error for a UnicodeDecodeError out of sqlite3 itself: the message of an error SQLite
+        raised is not UTF-8, which happens when it quotes damaged schema text (a byte of a CREATE
+        statement that is no longer UTF-8, which SQLite cannot parse either); a raw
+        UnicodeDecodeError escaped before (red team 50, f03)."""
+        return StoreCorruptionError(
+            f"store {self._path!r} is damaged: SQLite cannot read its schema (its error message quotes bytes that "
+            "are not UTF-8); restore it from a copy")
+
     def _translate(self, exc: sqlite3.Error) -> Exception:
         message = str(exc)
         primary = _primary_code(exc)
@@ -1469,6 +1486,11 @@ class SourceStore:
             )
         if "Could not decode to UTF-8" in message:
             return StoreCorruptionError(f"store {self._path!r}: a text column holds invalid UTF-8 ({message})")
+        if message.startswith(("no such table", "no such column", "no such index")):
+            # the schema was checked when the store was opened: another process changed it since
+            # (red team 50, f03: a raw sqlite3.OperationalError)
+            return StoreSchemaError(f"store {self._path!r}: its schema is not the one provgate creates ({message}); "
+                                    "it was edited or damaged while the store was open")
         if isinstance(exc, sqlite3.ProgrammingError) and "closed" in message:
             return StoreClosedError(f"store {self._path!r} was closed during the operation")
         if primary in (_SQLITE_BUSY, _SQLITE_LOCKED):
@@ -1597,8 +1619,61 @@ _SCHEMA_OBJECTS = frozenset({
 })
 
 
+_EXPECTED_SCHEMA: dict[str, tuple[str, str]] = {}
+
+
+def _normal_sql(sql: str) -> str:
+    """``sql`` with its whitespace made canonical: runs of it are one space, none around ``( ) ,``.
+    The upgrade's ALTER TABLE ... ADD COLUMN has SQLite splice the column into the audit table's
+    stored text, and a file upgraded by another SQLite build must not be refused for how that
+    splice was spaced; every other character is compared as stored."""
+    return re.sub(r" ?([(),]) ?", r"\1", re.sub(r"\s+", " ", sql)).strip()
+
+
+def _expected_schema() -> dict[str, tuple[str, str]]:
+    """``{name: (type, normalised sql)}`` of every object a current store holds, as SQLite writes
+    them for the statements this module runs: version 1's, then the upgrade to version 2's (the
+    text of every store this code has ever created; a new store is made the same way). Built
+    once, in a private in-memory database."""
+    if not _EXPECTED_SCHEMA:
+        conn = sqlite3.connect(MEMORY)
+        try:
+            for statement in (*_SCHEMA_V1, *_UPGRADE_TO_V2):
+                conn.execute(statement)
+            found = {name: (kind, _normal_sql(sql)) for kind, name, sql
+                     in conn.execute("SELECT type, name, sql FROM sqlite_master WHERE sql IS NOT NULL")}
+        finally:
+            conn.close()
+        _EXPECTED_SCHEMA.update(found)
+    return _EXPECTED_SCHEMA
+
+
 def _check_schema_objects(path: str, conn: sqlite3.Connection) -> None:
-    names = {row[0] for row in conn.execute("SELECT name FROM sqlite_master").fetchall()}
+    """Refuse a version 2 file whose schema is not the one this module creates: an object missing,
+    one of ours defined otherwise, or an object we never create (a flipped byte of a name). Names
+    alone are not enough: one flipped bit of the audit table's text (PRIMARY -> PSIMARY) leaves
+    every name in place, and the log then read as empty while appends were acknowledged and lost
+    (red team 50, f02); a damaged column name failed later with a raw sqlite3 error (f03). The
+    text is read as bytes, so text that is not UTF-8 is refused here too."""
+    expected = _expected_schema()
+    names: set[str] = set()
+    for kind, name, sql in conn.execute(
+            "SELECT CAST(type AS BLOB), CAST(name AS BLOB), CAST(sql AS BLOB) FROM sqlite_master").fetchall():
+        try:
+            kind, name = kind.decode("utf-8"), name.decode("utf-8")
+            sql = None if sql is None else sql.decode("utf-8")
+        except (AttributeError, UnicodeDecodeError):
+            raise StoreSchemaError(f"store {path!r}: its schema table holds a name or definition that is not UTF-8 "
+                                   "text: it was damaged") from None
+        names.add(name)
+        if name.startswith("sqlite_"):
+            continue  # SQLite's own: the indexes of UNIQUE and PRIMARY KEY, ANALYZE's statistics
+        if name not in expected:
+            raise StoreSchemaError(f"store {path!r} holds a schema object {name!r} that provgate does not create: "
+                                   "it was edited by hand or damaged")
+        if (kind, None if sql is None else _normal_sql(sql)) != expected[name]:
+            raise StoreSchemaError(f"store {path!r}: the definition of its {kind} {name!r} is not the one provgate "
+                                   "creates: it was edited by hand or damaged")
     missing = sorted(_SCHEMA_OBJECTS - names)
     if missing:
         raise StoreSchemaError(f"store {path!r} says schema version {SCHEMA_VERSION} but lacks {missing}: "
