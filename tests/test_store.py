@@ -280,7 +280,8 @@ def test_handles_added_since_gives_the_newest_sequence_number_and_the_newer_hand
     assert store.handles_added_since(latest) == (store.info("doc:a").seq, ["doc:a"])
     assert store.handles_added_since(0) == (store.info("doc:a").seq, ["tool:a", "tool:b", "doc:a"])
     assert store.handles_added_since(10**6) == (10**6, [])
-    for bad in (-1, 1.5, True, "3"):
+    assert store.handles_added_since(2**63 - 1) == (2**63 - 1, [])
+    for bad in (-1, 1.5, True, "3", 2**63, 10**30):  # red team 50, f06: 2**63 raised OverflowError
         with pytest.raises(InvalidArgumentError, match="seq must be"):
             store.handles_added_since(bad)
 
@@ -795,6 +796,7 @@ def test_audit_log_appends_in_order_and_reads_since(store):
     records = list(store.iter_audit())
     assert [r for _, r in records] == [{"cycle": i, "verdict": "accepted", "why": []} for i in range(5)]
     assert [s for s, _ in store.iter_audit(since=seqs[2])] == seqs[3:]
+    assert list(store.iter_audit(since=2**63 - 1)) == []  # the largest since there is
     rec = {"t": (1, 2), "text": "retries=3 — ü\x00", "n": None, "f": 0.5, "b": True, "nested": {"a": [{}]}}
     seq = store.append_audit(rec)
     assert dict(store.iter_audit(since=seq - 1))[seq] == {**rec, "t": [1, 2]}
@@ -1368,6 +1370,8 @@ def _bad_inputs(limit: int):
         ("audit huge", lambda s: s.append_audit({"x": "y" * limit}), LimitExceededError),
         ("audit since", lambda s: list(s.iter_audit(since=-1)), InvalidArgumentError),
         ("audit since type", lambda s: list(s.iter_audit(since="0")), InvalidArgumentError),
+        # red team 50, f06: beyond SQLite's integers, a raw OverflowError
+        ("audit since huge", lambda s: list(s.iter_audit(since=2**63)), InvalidArgumentError),
         ("audit session empty", lambda s: list(s.iter_audit_of_session("")), InvalidArgumentError),
         ("audit session type", lambda s: list(s.iter_audit_of_session(None)), InvalidArgumentError),
         ("audit session surrogate", lambda s: list(s.iter_audit_of_session("a\ud800")), InvalidArgumentError),

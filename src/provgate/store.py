@@ -101,6 +101,8 @@ _NAME_OF = "substr(handle, instr(handle, ':') + 1)"
 _WITH_NAME = f"FROM sources INDEXED BY sources_by_name WHERE instr(handle, ':') > 0 AND {_NAME_OF}"
 _NAMED = f"{_WITH_NAME} = ?1"
 _PAGE = 1000
+# SQLite's largest integer: no seq is larger, and a larger Python int cannot be bound
+_MAX_SEQ = 2**63 - 1
 _INFO = ("SELECT s.handle, s.seq, s.digest, c.size, s.kind, s.ts FROM sources s "
          "LEFT JOIN content c ON c.digest = s.digest")
 # A source looked up by handle: ``i`` is the entry of the handle index the lookup finds (its
@@ -531,8 +533,9 @@ class SourceStore:
         if seq is None:
             row = self._read(lambda conn: conn.execute("SELECT max(seq) FROM sources").fetchone())
             return (row[0] or 0), []
-        if isinstance(seq, bool) or not isinstance(seq, int) or seq < 0:
-            raise InvalidArgumentError(f"seq must be a non-negative int or None, not {seq!r}", argument="seq")
+        # at most SQLite's largest integer: a larger one raised a raw OverflowError (red team 50, f06)
+        if isinstance(seq, bool) or not isinstance(seq, int) or not 0 <= seq <= _MAX_SEQ:
+            raise InvalidArgumentError(f"seq must be an int in 0..2**63-1 or None, not {seq!r}", argument="seq")
         rows = self._read(
             lambda conn: conn.execute("SELECT seq, handle FROM sources WHERE seq > ? ORDER BY seq", (seq,)).fetchall()
         )
@@ -824,8 +827,9 @@ class SourceStore:
 
     def _iter_audit(self, since: int, session: str | None = None,
                     bound: int | None = None) -> Iterator[tuple[int, dict[str, Any]]]:
-        if not _is_int(since) or since < 0:
-            raise InvalidArgumentError(f"since must be a non-negative int, got {since!r}", argument="since")
+        # at most SQLite's largest integer: a larger one raised a raw OverflowError (red team 50, f06)
+        if not _is_int(since) or not 0 <= since <= _MAX_SEQ:
+            raise InvalidArgumentError(f"since must be an int in 0..2**63-1, got {since!r}", argument="since")
         last = int(since)
         query = ("SELECT seq, record, digest FROM audit WHERE seq > ?1 ORDER BY seq LIMIT ?2" if session is None else
                  "SELECT seq, record, digest FROM audit INDEXED BY audit_by_session "
