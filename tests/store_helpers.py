@@ -53,6 +53,30 @@ def flip_byte_after(path: str | Path, marker: bytes, skip: int = 0) -> int:
     return offset
 
 
+def repoint_index_entry(path: str | Path, index: str, key: bytes, rowid: int) -> None:
+    """Make the entry of ``key`` in ``index`` lead to row ``rowid`` instead: one byte of one index
+    cell, the damage red team 50 (f01) made, which SQLite's reads do not notice.
+
+    The store must be closed; the index must fit in its root page, and its entries' rowids and
+    ``rowid`` must be small (each a one-byte integer in the cell, right after the key's bytes:
+    a key of several columns is their bytes one after the other)."""
+    conn = sqlite3.connect(str(path))
+    try:
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        (root,) = conn.execute("SELECT rootpage FROM sqlite_master WHERE name = ?", (index,)).fetchone()
+        (page_size,) = conn.execute("PRAGMA page_size").fetchone()
+    finally:
+        conn.close()
+    data = bytearray(Path(path).read_bytes())
+    page = bytes(data[(root - 1) * page_size : root * page_size])
+    at = page.find(key)
+    assert at >= 0 and page.find(key, at + 1) < 0, "the key is not once in the index's root page"
+    offset = (root - 1) * page_size + at + len(key)
+    assert 1 < data[offset] < 0x80 and 1 <= rowid < 0x80, "the entry's rowid is not a one-byte integer"
+    data[offset] = rowid
+    Path(path).write_bytes(bytes(data))
+
+
 _ALPHABET = "abcdefghij retries=3 timeout_s=30 ü€𝄞\n\x00"
 _BASE = "".join(random.Random(0).choices(_ALPHABET, k=65_536))
 

@@ -232,6 +232,19 @@ def test_a_missing_store_without_create_exits_2_and_creates_nothing(tmp_path, ca
     assert list(tmp_path.iterdir()) == [tmp_path / "edit.json"]
 
 
+@pytest.mark.parametrize("create", [True, False])
+def test_a_store_in_a_missing_directory_exits_2_naming_the_field(tmp_path, capsys, create):
+    # red team 50, f09: with --create the store's FileNotFoundError reached main as an os_error
+    # without "field", where every other bad --store names it
+    target = tmp_path / "no_such_dir" / "x.sqlite3"
+    argv = ["check", write(tmp_path, accepted_edit()), "--store", target, *(["--create"] if create else [])]
+    code, out, err = run_main(argv, capsys)
+    assert code == 2 and out == ""
+    e = only_json_error(err)
+    assert e["type"] == "missing_store" and e["field"] == "--store" and "no_such_dir" in e["message"]
+    assert not (tmp_path / "no_such_dir").exists()
+
+
 @pytest.mark.parametrize("where", ["text", "handle"])
 def test_a_lone_surrogate_with_create_exits_2_and_creates_no_store(tmp_path, capsys, where):
     # red team F11: a surrogate in a block text was found only where the gate encodes it, after

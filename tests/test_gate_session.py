@@ -606,3 +606,26 @@ def test_a_session_chain_passes_on_its_windows_digests_end_to_end():
             taken += 1
         window = nxt
     assert taken >= 4
+
+
+# red team 50, f07: a session record whose pins are not of the form a gate writes (appended by
+# other code through SourceStore.append_audit, or rewritten with its checksum) made the resume
+# raise a raw TypeError, or pass the pins over: the session then ran without them
+@pytest.mark.parametrize("field,record", [
+    ("pins.handles", {"pins": {"handles": 5}}),
+    ("pins.ids", {"pins": {"handles": ["tool:a"], "ids": None}}),
+    ("pins", {"pins": "tool:a"}),
+    ("pins.handles", {"pins": {"handles": ["tool:a", 7], "ids": []}}),
+    ("pins.normalised", {"pins": {"handles": [], "ids": [], "texts": True, "normalised": "block:00"}}),
+    ("reads", {"reads": [["tool:a", 1.0]]}),
+    ("refused_summaries", {"refused_summaries": {"blake3:" + "0" * 64: ["tool:a"]}}),
+])
+def test_a_resume_refuses_a_record_whose_pins_it_cannot_read_naming_it(tmp_path, field, record):
+    with SourceStore(tmp_path / "s.sqlite3") as store:
+        store.put("tool:a", "retries=3\n")
+        store.append_audit({"session": "s", "cycle": 1, "pins": {"handles": ["tool:a"], "ids": ["b1"], "texts": True}})
+        seq = store.append_audit({"session": "s", "cycle": 2, **record})
+        with pytest.raises(StoreCorruptionError, match=f"audit record {seq} of session 's': its '{field}' is not"):
+            Gate(store, session="s")
+        store.append_audit({"session": "t", "cycle": 1})  # a record without pins was written before them
+        assert Gate(store, session="t").pins == (frozenset(), frozenset())

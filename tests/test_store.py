@@ -51,6 +51,7 @@ from store_helpers import (
     raw_query,
     read_only_connections,
     read_only_directory_connections,
+    repoint_index_entry,
     row_counts,
     run_where_permissions_bind,
     snapshot,
@@ -279,7 +280,8 @@ def test_handles_added_since_gives_the_newest_sequence_number_and_the_newer_hand
     assert store.handles_added_since(latest) == (store.info("doc:a").seq, ["doc:a"])
     assert store.handles_added_since(0) == (store.info("doc:a").seq, ["tool:a", "tool:b", "doc:a"])
     assert store.handles_added_since(10**6) == (10**6, [])
-    for bad in (-1, 1.5, True, "3"):
+    assert store.handles_added_since(2**63 - 1) == (2**63 - 1, [])
+    for bad in (-1, 1.5, True, "3", 2**63, 10**30):  # red team 50, f06: 2**63 raised OverflowError
         with pytest.raises(InvalidArgumentError, match="seq must be"):
             store.handles_added_since(bad)
 
@@ -613,6 +615,78 @@ def test_get_bytes_many_reads_verified_bytes_and_names_a_damaged_one(store_path)
             s.get_bytes_many(["tool:b", "tool:a"])
 
 
+# red team 50, f01: one byte of the handle index made get() and every other read by handle
+# return another source's bytes (intact under their own digest) under the handle asked, and the
+# gate accepted a summary grounded in the wrong source; each read now checks the row it found
+# is the handle asked
+@pytest.mark.parametrize("read", [
+    lambda s: s.get("tool:b"),
+    lambda s: s.get_bytes("tool:b"),
+    lambda s: s.get_many(["tool:a", "tool:b"]),
+    lambda s: s.get_bytes_many(["tool:b"], missing="skip"),
+    lambda s: s.digest("tool:b"),
+    lambda s: s.info("tool:b"),
+    lambda s: s.info_many(["tool:b"]),
+    lambda s: s.digests_many(["tool:a", "tool:b"]),
+    lambda s: s.resolves("tool:b"),
+    lambda s: "tool:b" in s,
+    lambda s: s.unresolved(["tool:b"]),
+    lambda s: s.handles_cited_as("tool:b"),
+    lambda s: s.pointer("tool:b", 0, 1),
+    lambda s: s.pointer_from_str_indices("tool:b", 0, 1),
+    lambda s: s.put("tool:b", "A retries=0\n"),  # would be acknowledged as already stored
+    lambda s: s.put_many({"tool:b": "A retries=0\n"}),
+])
+def test_a_damaged_handle_index_never_serves_another_sources_row(store_path, read):
+    with SourceStore(store_path) as s:
+        s.put("tool:a", "A retries=0\n")
+        s.put("tool:b", "B retries=2\n")
+        s.put("tool:c", "C retries=4\n")
+    repoint_index_entry(store_path, "sqlite_autoindex_sources_1", b"tool:b", 1)  # tool:b's entry leads to row 1
+    with SourceStore(store_path) as s:
+        assert s.get("tool:a") == "A retries=0\n" and s.get("tool:c") == "C retries=4\n"
+        with pytest.raises(StoreCorruptionError, match="'tool:b'.*index of handles leads to the row of 'tool:a'"):
+            read(s)
+        assert any("sqlite_autoindex_sources_1" in p for p in s.verify())
+
+
+def test_a_pointer_into_a_source_whose_index_entry_is_damaged_does_not_resolve(store_path):
+    with SourceStore(store_path) as s:
+        s.put("tool:a", "retries=3\n")
+        s.put("tool:b", "retries=3\n owner=bob")  # the same first bytes: the span would match
+        p = s.pointer("tool:b", 0, 9)
+    repoint_index_entry(store_path, "sqlite_autoindex_sources_1", b"tool:b", 1)
+    with SourceStore(store_path) as s:
+        with pytest.raises(StoreCorruptionError, match="'tool:b'"):
+            s.resolve(p)
+
+
+def test_a_damaged_name_index_never_names_another_handle(store_path):
+    with SourceStore(store_path) as s:
+        s.put("tool:call_a", "A")
+        s.put("tool:call_b", "B")
+    repoint_index_entry(store_path, "sources_by_name", b"call_b", 1)
+    with SourceStore(store_path) as s:
+        assert s.handles_named("call_a") == ["tool:call_a"]
+        with pytest.raises(StoreCorruptionError, match="'call_b'.*'tool:call_a'"):
+            s.handles_named("call_b")
+        with pytest.raises(StoreCorruptionError, match="'call_b'.*'tool:call_a'"):
+            s.handles_cited_as("call_b")
+
+
+def test_a_damaged_fact_cache_index_never_serves_another_contents_facts(store_path):
+    x, y = compute_digest(b"x"), compute_digest(b"y")
+    with SourceStore(store_path) as s:
+        s.put_cached_facts(x, "v1", b"facts of x")
+        s.put_cached_facts(y, "v1", b"facts of y")
+    repoint_index_entry(store_path, "sqlite_autoindex_fact_cache_1", (y + "v1").encode(), 1)
+    with SourceStore(store_path) as s:
+        assert s.get_cached_facts(x, "v1") == b"facts of x"
+        with pytest.raises(StoreCorruptionError, match=f"cached facts of {y}.*leads to the entry of '{x}'"):
+            s.get_cached_facts(y, "v1")
+        assert s.get_cached_facts_many([x, y], "v1") == {x: b"facts of x"}  # y's read as never cached
+
+
 def test_schema_tables_refuse_update_and_delete(fstore, store_path):
     fstore.put("tool:a", "A")
     fstore.append_audit({"x": 1})
@@ -722,6 +796,7 @@ def test_audit_log_appends_in_order_and_reads_since(store):
     records = list(store.iter_audit())
     assert [r for _, r in records] == [{"cycle": i, "verdict": "accepted", "why": []} for i in range(5)]
     assert [s for s, _ in store.iter_audit(since=seqs[2])] == seqs[3:]
+    assert list(store.iter_audit(since=2**63 - 1)) == []  # the largest since there is
     rec = {"t": (1, 2), "text": "retries=3 — ü\x00", "n": None, "f": 0.5, "b": True, "nested": {"a": [{}]}}
     seq = store.append_audit(rec)
     assert dict(store.iter_audit(since=seq - 1))[seq] == {**rec, "t": [1, 2]}
@@ -844,6 +919,65 @@ def test_a_schema_that_disagrees_with_its_version_is_refused_naming_it(store_pat
         SourceStore(store_path)
 
 
+# red team 50, f02/f03: only the schema's names were compared, so one flipped bit of a
+# definition opened: PRIMARY -> PSIMARY made the audit log read as empty while appends were
+# acknowledged and lost; a damaged column name failed later with a raw sqlite3 error; a byte of
+# the schema that is no longer UTF-8 raised a raw UnicodeDecodeError
+@pytest.mark.parametrize("marker,skip,what", [
+    (b"seq INTEGER PRIMARY KEY,\n        record", len("seq INTEGER P"), "table 'audit'"),  # PRIMARY -> PSIMARY
+    (b"body BLOB NOT NULL", 3, "table 'content'"),  # body -> bodx
+    (b"record BLOB NOT NULL", 0, "table 'audit'"),  # record -> secord
+    (b"DELETE ON audit\n            BEGIN SELECT RAISE(ABORT, 'provgate: audit rows",
+     len("DELETE ON audit\n            BEGIN SELECT RAISE(ABORT, 'provgate: audit "), "trigger 'audit_no_delete'"),
+    (b"WHEN NEW.session != ''", len("WHEN NEW.session "), "trigger 'audit_counts_session'"),  # != -> ' =': no heads
+])
+def test_a_schema_definition_that_is_not_ours_is_refused_naming_it(store_path, marker, skip, what):
+    with SourceStore(store_path) as s:
+        s.put("tool:a", "retries=3\n")
+        for i in range(3):
+            s.append_audit({"session": "s1", "cycle": i + 1})
+    flip_byte_after(store_path, marker, skip=skip)
+    before = store_path.read_bytes()
+    with pytest.raises(StoreSchemaError, match=f"{what}.*edited by hand or damaged"):
+        SourceStore(store_path)
+    assert store_path.read_bytes() == before
+
+
+def test_a_schema_text_that_is_not_utf8_is_store_corruption(store_path):
+    with SourceStore(store_path) as s:
+        s.put("tool:a", "retries=3\n")
+    data = bytearray(store_path.read_bytes())
+    data[data.index(b"CREATE TABLE content (") + 3] ^= 0xC0  # 'A' -> 0x81, no UTF-8 lead byte
+    store_path.write_bytes(bytes(data))
+    with pytest.raises(StoreCorruptionError, match="cannot read its schema"):
+        SourceStore(store_path)
+
+
+def test_a_schema_object_provgate_does_not_create_is_refused(store_path):
+    with SourceStore(store_path) as s:
+        s.put("tool:a", "retries=3\n")
+    raw_query(store_path, "CREATE TRIGGER audit_no_updatf BEFORE UPDATE ON audit BEGIN SELECT 1; END")
+    with pytest.raises(StoreSchemaError, match="'audit_no_updatf' that provgate does not create"):
+        SourceStore(store_path)
+
+
+def test_a_damaged_version_1_schema_is_not_upgraded(store_path):
+    _version_1_store(store_path, [b'{"session":"S"}'])
+    flip_byte_after(store_path, b"body BLOB NOT NULL", skip=3)
+    with pytest.raises(StoreSchemaError, match="table 'content'"):
+        SourceStore(store_path)
+    assert raw_query(store_path, "PRAGMA user_version") == [(1,)]  # the upgrade was rolled back
+
+
+def test_a_schema_changed_under_an_open_store_is_a_schema_error(store_path):
+    with SourceStore(store_path) as s:
+        d = s.put("tool:a", "retries=3\n")
+        s.put_cached_facts(d, "v1", b"facts")
+        raw_query(store_path, "ALTER TABLE fact_cache RENAME COLUMN blob TO blobx")
+        with pytest.raises(StoreSchemaError, match="no such column"):
+            s.get_cached_facts(d, "v1")
+
+
 @pytest.mark.parametrize("damage", ["head", "column"])
 def test_a_damaged_session_index_fails_closed_instead_of_losing_records(store_path, damage):
     # red team 7, s05: a resumed session that silently missed one of its records lost the
@@ -926,6 +1060,101 @@ def test_a_version_1_writer_cannot_append_unindexed_records_after_an_upgrade(sto
         old.close()
     with SourceStore(store_path) as s:
         assert [r["i"] for _, r in s.iter_audit_of_session("mine")] == [0]
+
+
+def _with_a_read_budget(store: SourceStore, reads: int) -> None:
+    """Fail the test, instead of hanging it, once ``store`` has read ``reads`` times: a paging
+    loop that never advances reads forever (red team 50, f08)."""
+    read = store._read
+    left = [reads]
+
+    def counted(fn):
+        left[0] -= 1
+        assert left[0] >= 0, f"more than {reads} reads: a paging loop does not advance"
+        return read(fn)
+
+    store._read = counted
+
+
+def _damage_the_cell_count_of_the_last_audit_page(store_path) -> None:
+    """Red team 50, f08's damage: one byte of the page header of the audit table's last leaf
+    page (its count of cells), so SQLite reads cells that are not there."""
+    conn = sqlite3.connect(str(store_path))
+    try:
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        (page_size,) = conn.execute("PRAGMA page_size").fetchone()
+        (leaf,) = conn.execute("SELECT max(pageno) FROM dbstat WHERE name = 'audit' AND pagetype = 'leaf'").fetchone()
+    finally:
+        conn.close()
+    data = bytearray(store_path.read_bytes())
+    data[(leaf - 1) * page_size + 4] = 0xFE  # the cell count's low byte
+    store_path.write_bytes(bytes(data))
+
+
+def test_verify_reports_an_audit_page_that_does_not_read_in_order_instead_of_spinning(store_path):
+    # red team 50, f08: verify() paged 'WHERE rowid > ? LIMIT 100' and took the last row's
+    # rowid as the next bound; the damaged page gave rows that did not advance it, forever
+    with SourceStore(store_path) as s:
+        for i in range(40):
+            s.append_audit({"session": "s", "cycle": i, "note": "x" * 300})
+    _damage_the_cell_count_of_the_last_audit_page(store_path)
+    with SourceStore(store_path) as s:
+        with pytest.raises(StoreCorruptionError):
+            list(s.iter_audit())
+        _with_a_read_budget(s, 200)
+        problems = s.verify()
+    assert any(p.startswith("integrity_check") for p in problems), problems
+    assert any("the audit table: reading in order" in p for p in problems), problems
+
+
+def test_verify_reports_a_damaged_session_heads_page_instead_of_crashing(store_path):
+    # red team 50, f04: a damaged page of audit_session_heads gave a session of None, and
+    # verify() raised TypeError sorting it with the others instead of returning the problems
+    with SourceStore(store_path) as s:
+        s.put("tool:a", "retries=3\n")
+        for i in range(3):
+            s.append_audit({"session": "sess", "cycle": i + 1})
+    conn = sqlite3.connect(str(store_path))
+    try:
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        (root,) = conn.execute("SELECT rootpage FROM sqlite_master WHERE name = 'audit_session_heads'").fetchone()
+        (page_size,) = conn.execute("PRAGMA page_size").fetchone()
+    finally:
+        conn.close()
+    data = bytearray(store_path.read_bytes())
+    data[(root - 1) * page_size + 4] = 0xFE  # the page's cell count: 1 -> 254
+    store_path.write_bytes(bytes(data))
+    with SourceStore(store_path) as s:
+        with pytest.raises(StoreCorruptionError):
+            list(s.iter_audit_of_session("sess"))
+        problems = s.verify()
+    assert any(p.startswith("integrity_check") for p in problems), problems
+    assert any(p.startswith("audit session None") for p in problems), problems
+
+
+@pytest.mark.parametrize("read", ["iter", "iter_audit", "iter_audit_of_session"])
+def test_a_page_that_does_not_advance_raises_instead_of_spinning(mem, read):
+    # red team 50, f08: every paging loop requires its keys to strictly increase; a page whose
+    # keys do not (read here from a damaged b-tree, given as such) raises, naming the key
+    from provgate.store import _PAGE
+
+    blob = b'{"session":"s"}'
+    digest = compute_digest(blob)
+    row = (lambda k: (k, f"tool:{k}")) if read == "iter" else (lambda k: (k, blob, digest))
+    mem.append_audit({"session": "s"})  # the session's head, for iter_audit_of_session
+    page = [row(k) for k in range(1, _PAGE + 1)]
+    real = mem._read
+
+    def read_a_page_again_and_again(fn):
+        got = real(fn)
+        return page if isinstance(got, list) else got  # each page read (a session's head is a tuple)
+
+    mem._read = read_a_page_again_and_again
+    _with_a_read_budget(mem, 50)
+    run = {"iter": lambda: list(mem), "iter_audit": lambda: list(mem.iter_audit()),
+           "iter_audit_of_session": lambda: list(mem.iter_audit_of_session("s"))}[read]
+    with pytest.raises(StoreCorruptionError, match=f"reading in order, key 1 came after {_PAGE}"):
+        run()
 
 
 def test_damaged_audit_record_is_detected(store_path):
@@ -1141,6 +1370,8 @@ def _bad_inputs(limit: int):
         ("audit huge", lambda s: s.append_audit({"x": "y" * limit}), LimitExceededError),
         ("audit since", lambda s: list(s.iter_audit(since=-1)), InvalidArgumentError),
         ("audit since type", lambda s: list(s.iter_audit(since="0")), InvalidArgumentError),
+        # red team 50, f06: beyond SQLite's integers, a raw OverflowError
+        ("audit since huge", lambda s: list(s.iter_audit(since=2**63)), InvalidArgumentError),
         ("audit session empty", lambda s: list(s.iter_audit_of_session("")), InvalidArgumentError),
         ("audit session type", lambda s: list(s.iter_audit_of_session(None)), InvalidArgumentError),
         ("audit session surrogate", lambda s: list(s.iter_audit_of_session("a\ud800")), InvalidArgumentError),

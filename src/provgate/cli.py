@@ -129,6 +129,11 @@ def _open_store(path: str | None, *, create: bool, can_create: bool = True) -> A
         hint = ("pass --create to make a new one" if can_create
                 else "this command only reads a store: check --store or $PROVGATE_STORE")
         raise UsageError(f"store {str(target)!r} does not exist ({hint})", kind="missing_store", field="--store")
+    if path is not None and str(target) != ":memory:" and not target.exists() and not target.parent.is_dir():
+        # --create makes the store file, never its directory (a typo should not make a tree); the
+        # store's FileNotFoundError reached main as an os_error without the field (red team 50, f09)
+        raise UsageError(f"the directory of the store {str(target)!r} does not exist: {str(target.parent)!r} "
+                         "(--create makes a store file, not its directory)", kind="missing_store", field="--store")
     if str(target) != ":memory:" and not create and target.is_file() and target.stat().st_size == 0:
         # opening would write a new schema into it: verify and report only read, and check
         # makes a store only when asked to

@@ -1079,6 +1079,32 @@ class _Undo:
         self.shapes: list[_Shape] = []
 
 
+def _check_resumable(seq: int, record: dict[str, Any]) -> None:
+    """Refuse a session's record whose pins, read log or refused summaries are not of the form a
+    gate writes, naming the record and the field: a resumed session never runs without the pins
+    one of its records held (docs/gate.md), and such a record (appended by other code, or
+    rewritten together with its checksum) made the resume raise a raw TypeError or pass its pins
+    over in silence (red team 50, f07). A field a record lacks is one written before it existed;
+    the entries inside ``reads`` and ``refused_summaries`` are read as before (_logged_reads,
+    _refused_summaries)."""
+    def refuse(field: str, what: str) -> None:
+        raise StoreCorruptionError(
+            f"audit record {seq} of session {record.get('session')!r}: its {field!r} is not {what}, as a gate writes "
+            "it; refusing to resume the session without what the record holds")
+
+    pins = record.get("pins")
+    if "pins" in record:
+        if not isinstance(pins, dict):
+            refuse("pins", "an object")
+        for key in ("handles", "ids", "normalised", "renderings"):
+            if key in pins and not (isinstance(pins[key], list) and all(isinstance(x, str) for x in pins[key])):
+                refuse(f"pins.{key}", "a list of str")
+    if "reads" in record and not isinstance(record["reads"], dict):
+        refuse("reads", "an object")
+    if "refused_summaries" in record and not isinstance(record["refused_summaries"], list):
+        refuse("refused_summaries", "a list")
+
+
 def _refused_summaries(items: list[Any]) -> Iterator[tuple[bytes, frozenset[str]]]:
     """The refused summaries of an audit record's ``refused_summaries`` (``["blake3:<64 hex>",
     [text handle, ...]]`` each, fields a later writer adds after them ignored); an item in any
@@ -1231,9 +1257,10 @@ class Gate:
         legacy: set[str] = set()  # pinned handles of records that hold no text pins for them
         norms: set[str] = set()
         renderings: set[str] = set()
-        for _, record in self.store.iter_audit_of_session(self.session):
+        for seq, record in self.store.iter_audit_of_session(self.session):
             if not isinstance(record, dict) or record.get("session") != self.session:
                 continue
+            _check_resumable(seq, record)
             cycle = record.get("cycle")
             if isinstance(cycle, int):
                 self._cycle_base = max(self._cycle_base, cycle)

@@ -101,10 +101,25 @@ _NAME_OF = "substr(handle, instr(handle, ':') + 1)"
 _WITH_NAME = f"FROM sources INDEXED BY sources_by_name WHERE instr(handle, ':') > 0 AND {_NAME_OF}"
 _NAMED = f"{_WITH_NAME} = ?1"
 _PAGE = 1000
+# SQLite's largest integer: no seq is larger, and a larger Python int cannot be bound
+_MAX_SEQ = 2**63 - 1
 _INFO = ("SELECT s.handle, s.seq, s.digest, c.size, s.kind, s.ts FROM sources s "
          "LEFT JOIN content c ON c.digest = s.digest")
-
-_DIGESTS = "SELECT s.handle, s.digest, c.size FROM sources s LEFT JOIN content c ON c.digest = s.digest"
+# A source looked up by handle: ``i`` is the entry of the handle index the lookup finds (its
+# handle is the one asked: SQLite reads an indexed column from the index, not from the row),
+# ``s`` the row that entry leads to, read by rowid, so ``s.handle`` is the row's own handle.
+# Every read by handle selects both and compares them (_check_found): one damaged byte of the
+# index (a rowid, a key) otherwise serves another source's intact bytes, which pass their own
+# digest check, under the handle asked (red team 50, f01). The cost is that of the plain lookup,
+# which read the row after the index too: an index-only step and a seek by rowid.
+_BY_HANDLE = "FROM sources i CROSS JOIN sources s ON s.seq = i.seq"
+_INFO_BY_HANDLE = ("SELECT i.handle, s.handle, s.seq, s.digest, c.size, s.kind, s.ts "
+                   f"{_BY_HANDLE} LEFT JOIN content c ON c.digest = s.digest")
+# a fact table looked up by its key: ``k`` the index entry (the key asked), ``t`` the row it leads
+# to, whose own key must be that key (as _BY_HANDLE, red team 50, f01)
+_FACTS_BY_KEY = ("SELECT k.digest, t.digest, t.version, t.blob, t.blob_digest "
+                 "FROM fact_cache k CROSS JOIN fact_cache t ON t.rowid = k.rowid")
+_DIGESTS = f"SELECT i.handle, s.handle, s.digest, c.size {_BY_HANDLE} LEFT JOIN content c ON c.digest = s.digest"
 
 _SQLITE_BUSY = 5
 _SQLITE_LOCKED = 6
@@ -406,12 +421,14 @@ class SourceStore:
     def _insert_source(self, conn: sqlite3.Connection, handle: str, digest: str, data: bytes, kind: str | None,
                        ts: float | None) -> str:
         """One put, inside the caller's write transaction."""
-        row = conn.execute("SELECT digest FROM sources WHERE handle = ?", (handle,)).fetchone()
+        row = conn.execute(f"SELECT s.handle, s.digest {_BY_HANDLE} WHERE i.handle = ?", (handle,)).fetchone()
         if row is not None:
-            if row[0] == digest:
+            # a damaged index would otherwise acknowledge this put as the row of another handle
+            _check_found(handle, row[0])
+            if row[1] == digest:
                 return digest
             raise HandleConflictError(
-                f"handle {handle!r} already holds {row[0]}; refusing different content {digest} "
+                f"handle {handle!r} already holds {row[1]}; refusing different content {digest} "
                 "(handles are immutable: put the new content under a new handle)"
             )
         existing = conn.execute("SELECT size, body FROM content WHERE digest = ?", (digest,)).fetchone()
@@ -460,12 +477,12 @@ class SourceStore:
             raise InvalidArgumentError(f"missing must be 'raise' or 'skip', got {missing!r}", argument="missing")
         wanted = self._handle_list(handles)
         rows = self._read_chunks(
-            "SELECT s.handle, s.digest, c.size, c.body FROM sources s "
-            "LEFT JOIN content c ON c.digest = s.digest WHERE s.handle IN ({})",
+            f"SELECT i.handle, s.handle, s.digest, c.size, c.body {_BY_HANDLE} "
+            "LEFT JOIN content c ON c.digest = s.digest WHERE i.handle IN ({})",
             wanted,
         )
-        found = {handle: self._check_body(f"content of {handle!r}", digest, size, body)
-                 for handle, digest, size, body in rows}
+        found = {handle: _check_found(handle, stored) or self._check_body(f"content of {handle!r}", digest, size, body)
+                 for handle, stored, digest, size, body in rows}
         absent = [h for h in wanted if h not in found]
         if absent and missing == "raise":
             raise UnknownHandleError(_unknown_message(absent))
@@ -476,18 +493,22 @@ class SourceStore:
         handle = check_handle(handle)
         row = self._read(
             lambda conn: conn.execute(
-                "SELECT 1 FROM sources s JOIN content c ON c.digest = s.digest WHERE s.handle = ?", (handle,)
+                f"SELECT s.handle {_BY_HANDLE} JOIN content c ON c.digest = s.digest WHERE i.handle = ?", (handle,)
             ).fetchone()
         )
-        return row is not None
+        if row is None:
+            return False
+        _check_found(handle, row[0])
+        return True
 
     def unresolved(self, handles: Iterable[str]) -> list[str]:
         """The given handles that do not resolve, in the order given (duplicates once)."""
         wanted = self._handle_list(handles)
         rows = self._read_chunks(
-            "SELECT s.handle FROM sources s JOIN content c ON c.digest = s.digest WHERE s.handle IN ({})", wanted
+            f"SELECT i.handle, s.handle {_BY_HANDLE} JOIN content c ON c.digest = s.digest WHERE i.handle IN ({{}})",
+            wanted,
         )
-        present = {row[0] for row in rows}
+        present = {handle for handle, stored in rows if _check_found(handle, stored) is None}
         return [h for h in wanted if h not in present]
 
     def handles_named(self, name: str) -> list[str]:
@@ -501,7 +522,7 @@ class SourceStore:
         rows = self._read(
             lambda conn: conn.execute(f"SELECT handle {_NAMED} ORDER BY seq", (name,)).fetchall()
         )
-        return [row[0] for row in rows]
+        return [_check_named(name, row[0]) for row in rows]
 
     def handles_added_since(self, seq: int | None) -> tuple[int, list[str]]:
         """``(latest, handles)``: the insertion sequence number of the newest source (0 for an
@@ -512,8 +533,9 @@ class SourceStore:
         if seq is None:
             row = self._read(lambda conn: conn.execute("SELECT max(seq) FROM sources").fetchone())
             return (row[0] or 0), []
-        if isinstance(seq, bool) or not isinstance(seq, int) or seq < 0:
-            raise InvalidArgumentError(f"seq must be a non-negative int or None, not {seq!r}", argument="seq")
+        # at most SQLite's largest integer: a larger one raised a raw OverflowError (red team 50, f06)
+        if isinstance(seq, bool) or not isinstance(seq, int) or not 0 <= seq <= _MAX_SEQ:
+            raise InvalidArgumentError(f"seq must be an int in 0..2**63-1 or None, not {seq!r}", argument="seq")
         rows = self._read(
             lambda conn: conn.execute("SELECT seq, handle FROM sources WHERE seq > ? ORDER BY seq", (seq,)).fetchall()
         )
@@ -540,7 +562,7 @@ class SourceStore:
                 chunk = wanted[i : i + _IN_CHUNK]
                 marks = ",".join(f"?{k}" for k in range(1, len(chunk) + 1))  # both halves read the chunk
                 rows.extend(conn.execute(
-                    f"SELECT handle, 0, seq, handle FROM sources WHERE handle IN ({marks}) UNION ALL "
+                    f"SELECT s.handle, 0, s.seq, i.handle {_BY_HANDLE} WHERE i.handle IN ({marks}) UNION ALL "
                     f"SELECT handle, 1, seq, {_NAME_OF} {_WITH_NAME} IN ({marks}) ORDER BY 2, 3",
                     chunk,
                 ).fetchall())
@@ -549,7 +571,12 @@ class SourceStore:
         if wanted:
             read = query if len(wanted) <= _IN_CHUNK else (lambda conn: _in_snapshot(conn, query))
             for handle, how, _, name in self._read(read):
-                (named if how else exact)[name].append(handle)
+                # the row found must be the handle, or have the name, asked (red team 50, f01)
+                if how:
+                    named[name].append(_check_named(name, handle))
+                else:
+                    _check_found(name, handle)
+                    exact[name].append(handle)
         return {name: exact[name] or named[name] for name in wanted}
 
     def digest(self, handle: str) -> str:
@@ -559,10 +586,11 @@ class SourceStore:
     def info(self, handle: str) -> SourceInfo:
         """Digest, size, kind, ts and insertion sequence number of ``handle``."""
         handle = check_handle(handle)
-        row = self._read(lambda conn: conn.execute(f"{_INFO} WHERE s.handle = ?", (handle,)).fetchone())
+        row = self._read(lambda conn: conn.execute(f"{_INFO_BY_HANDLE} WHERE i.handle = ?", (handle,)).fetchone())
         if row is None:
             raise UnknownHandleError(_unknown_message([handle]))
-        return _source_info(row)
+        _check_found(handle, row[1])
+        return _source_info(row[1:])
 
     def info_many(self, handles: Iterable[str]) -> dict[str, SourceInfo]:
         """:meth:`info` of many handles, read in one snapshot with one query per 500 handles:
@@ -570,7 +598,8 @@ class SourceStore:
         gate meeting a window's sources for the first time asks for hundreds at once). A
         damaged row raises :class:`StoreCorruptionError`, as :meth:`info` of it would."""
         wanted = self._handle_list(handles)
-        found = {row[0]: _source_info(row) for row in self._read_chunks(f"{_INFO} WHERE s.handle IN ({{}})", wanted)}
+        found = {row[0]: _check_found(row[0], row[1]) or _source_info(row[1:])
+                 for row in self._read_chunks(f"{_INFO_BY_HANDLE} WHERE i.handle IN ({{}})", wanted)}
         return {h: found[h] for h in wanted if h in found}
 
     def digests_many(self, handles: Iterable[str]) -> dict[str, str]:
@@ -579,8 +608,8 @@ class SourceStore:
         for every handle an edit brings into its window). A row whose digest is damaged or
         whose content is gone raises :class:`StoreCorruptionError`, as :meth:`info` of it would."""
         wanted = self._handle_list(handles)
-        found = {handle: _source_digest(handle, digest, size) for handle, digest, size
-                 in self._read_chunks(f"{_DIGESTS} WHERE s.handle IN ({{}})", wanted)}
+        found = {handle: _check_found(handle, stored) or _source_digest(handle, digest, size)
+                 for handle, stored, digest, size in self._read_chunks(f"{_DIGESTS} WHERE i.handle IN ({{}})", wanted)}
         return {h: found[h] for h in wanted if h in found}
 
     def __iter__(self) -> Iterator[str]:
@@ -592,13 +621,14 @@ class SourceStore:
                     "SELECT seq, handle FROM sources WHERE seq > ? ORDER BY seq LIMIT ?", (last, _PAGE)
                 ).fetchall()
             )
+            end = _page_end(rows, last, "the sources")
             for seq, handle in rows:
                 if not isinstance(handle, str):
                     raise StoreCorruptionError(f"source row {seq} holds a handle that is not text")
                 yield handle
             if len(rows) < _PAGE:
                 return
-            last = rows[-1][0]
+            last = end
 
     def __len__(self) -> int:
         return self._read(lambda conn: conn.execute("SELECT count(*) FROM sources").fetchone()[0])
@@ -797,8 +827,9 @@ class SourceStore:
 
     def _iter_audit(self, since: int, session: str | None = None,
                     bound: int | None = None) -> Iterator[tuple[int, dict[str, Any]]]:
-        if not _is_int(since) or since < 0:
-            raise InvalidArgumentError(f"since must be a non-negative int, got {since!r}", argument="since")
+        # at most SQLite's largest integer: a larger one raised a raw OverflowError (red team 50, f06)
+        if not _is_int(since) or not 0 <= since <= _MAX_SEQ:
+            raise InvalidArgumentError(f"since must be an int in 0..2**63-1, got {since!r}", argument="since")
         last = int(since)
         query = ("SELECT seq, record, digest FROM audit WHERE seq > ?1 ORDER BY seq LIMIT ?2" if session is None else
                  "SELECT seq, record, digest FROM audit INDEXED BY audit_by_session "
@@ -806,6 +837,7 @@ class SourceStore:
         while True:
             args = (last, _PAGE) if session is None else (last, _PAGE, session, bound)
             rows = self._read(lambda conn: conn.execute(query, args).fetchall())
+            end = _page_end(rows, last, "the audit log" if session is None else f"the audit log of session {session!r}")
             for seq, blob, digest in rows:
                 data = self._check_body(f"audit record {seq}", digest, None, blob)
                 try:
@@ -815,7 +847,7 @@ class SourceStore:
                 yield seq, record
             if len(rows) < _PAGE:
                 return
-            last = rows[-1][0]
+            last = end
 
     # ------------------------------------------------------------------ fact-table cache
 
@@ -824,13 +856,22 @@ class SourceStore:
         digest = _canonical_digest(digest)
         version = _check_short_text(version, "version", MAX_VERSION_BYTES, optional=False)
         row = self._read(
-            lambda conn: conn.execute(
-                "SELECT blob, blob_digest FROM fact_cache WHERE digest = ? AND version = ?", (digest, version)
-            ).fetchone()
+            lambda conn: conn.execute(f"{_FACTS_BY_KEY} WHERE k.digest = ? AND k.version = ?", (digest, version)).fetchone()
         )
         if row is None:
             return None
-        return self._check_body(f"cached facts of {digest} ({version})", row[1], None, row[0])
+        return self._check_facts(digest, version, *row[1:])
+
+    def _check_facts(self, digest: str, version: str, stored_digest: Any, stored_version: Any, blob: Any,
+                     blob_digest: Any) -> bytes:
+        """A fact_cache row found for ``(digest, version)``, verified: its own key is the one asked
+        (another content's table would ground a check in the wrong facts, its blob intact under its
+        own checksum: red team 50, f01) and its blob hashes to its checksum."""
+        what = f"cached facts of {digest} ({version})"
+        if stored_digest != digest or stored_version != version:
+            raise StoreCorruptionError(f"{what}: the cache's index leads to the entry of {stored_digest!r} "
+                                       f"({stored_version!r}) (the store file was damaged)")
+        return self._check_body(what, blob_digest, None, blob)
 
     def get_cached_facts_many(self, digests: Iterable[str], version: str) -> dict[str, bytes]:
         """:meth:`get_cached_facts` of many content digests: ``{digest: blob}`` in the order
@@ -848,11 +889,10 @@ class SourceStore:
             raise InvalidArgumentError(f"digests must be an iterable of digests, not {type(digests).__name__}",
                                        argument="digests") from None
         found: dict[str, bytes] = {}
-        rows = self._read_chunks("SELECT digest, blob, blob_digest FROM fact_cache WHERE version = ? AND digest IN ({})",
-                                 wanted, (version,))
-        for digest, blob, blob_digest in rows:
+        rows = self._read_chunks(f"{_FACTS_BY_KEY} WHERE k.version = ? AND k.digest IN ({{}})", wanted, (version,))
+        for digest, *row in rows:
             try:
-                found[digest] = self._check_body(f"cached facts of {digest} ({version})", blob_digest, None, blob)
+                found[digest] = self._check_facts(digest, version, *row)
             except StoreCorruptionError:
                 pass  # read as absent
         return {d: found[d] for d in wanted if d in found}
@@ -912,23 +952,33 @@ class SourceStore:
         row, audit record and cached fact table, and checks that every source refers to content.
         """
         problems: list[str] = []
-        integrity = self._read(lambda conn: [r[0] for r in conn.execute("PRAGMA integrity_check").fetchall()])
-        if integrity != ["ok"]:
-            problems.extend(f"integrity_check: {line}" for line in integrity)
-        dangling = self._read(
-            lambda conn: conn.execute(
-                "SELECT s.handle, s.digest FROM sources s LEFT JOIN content c ON c.digest = s.digest "
-                "WHERE c.digest IS NULL"
-            ).fetchall()
-        )
-        problems.extend(f"source {h!r} refers to missing content {d}" for h, d in dangling)
-        problems.extend(self._source_row_problems())
-        damaged: set[int] = set()  # audit records reported above (their session is not read again)
-        for table, key, body_col, digest_col, size_col in (
-            ("content", "digest", "body", "digest", "size"),
-            ("audit", "seq", "record", "digest", None),
-            ("fact_cache", "digest || ' ' || version", "blob", "blob_digest", None),
-        ):
+        damaged: set[int] = set()  # audit records reported below (their session is not read again)
+
+        # Each check reports what it finds and the next runs whatever happened to this one: a
+        # damaged page that makes SQLite raise (SQLITE_CORRUPT), or a table that no longer reads
+        # in order, is a problem to report, not a reason to stop, hang or crash (red team 50,
+        # f04, f08: verify, the agent's next call after a StoreCorruptionError, raised or spun).
+        def run(check: Callable[[], Iterable[str]], what: str) -> None:
+            try:
+                problems.extend(check())
+            except StoreCorruptionError as exc:
+                problems.append(f"{what}: {exc}")
+
+        def integrity() -> list[str]:
+            lines = self._read(lambda conn: [r[0] for r in conn.execute("PRAGMA integrity_check").fetchall()])
+            return [] if lines == ["ok"] else [f"integrity_check: {line}" for line in lines]
+
+        def dangling() -> list[str]:
+            rows = self._read(
+                lambda conn: conn.execute(
+                    "SELECT s.handle, s.digest FROM sources s LEFT JOIN content c ON c.digest = s.digest "
+                    "WHERE c.digest IS NULL"
+                ).fetchall()
+            )
+            return [f"source {h!r} refers to missing content {d}" for h, d in rows]
+
+        def rehashed(table: str, key: str, body_col: str, digest_col: str, size_col: str | None) -> list[str]:
+            found = problems  # kept as found, should a later page make SQLite raise
             last = 0
             while True:
                 size_expr = size_col or "NULL"
@@ -939,17 +989,32 @@ class SourceStore:
                         (last,),
                     ).fetchall()
                 )
+                try:
+                    end = _page_end(rows, last, f"the {table} table")
+                except StoreCorruptionError as exc:  # reported; the rest of the table cannot be paged
+                    found.append(str(exc))
+                    return []
                 for _rowid, name, digest, size, body in rows:
                     try:
                         self._check_body(f"{table} {name}", digest, size, body)
                     except StoreCorruptionError as exc:
-                        problems.append(str(exc))
+                        found.append(str(exc))
                         if table == "audit":
                             damaged.add(name)
                 if len(rows) < 100:
-                    break
-                last = rows[-1][0]
-        problems.extend(self._session_index_problems(damaged))
+                    return []
+                last = end
+
+        run(integrity, "integrity_check")
+        run(dangling, "sources")
+        run(self._source_row_problems, "sources")
+        for table, key, body_col, digest_col, size_col in (
+            ("content", "digest", "body", "digest", "size"),
+            ("audit", "seq", "record", "digest", None),
+            ("fact_cache", "digest || ' ' || version", "blob", "blob_digest", None),
+        ):
+            run(lambda: rehashed(table, key, body_col, digest_col, size_col), table)  # noqa: B023 - run now
+        run(lambda: self._session_index_problems(damaged), "audit session index")
         return problems
 
     def _source_row_problems(self) -> list[str]:
@@ -962,6 +1027,11 @@ class SourceStore:
         while True:
             rows = self._read(lambda conn, after=last: conn.execute(
                 f"{_INFO} WHERE s.seq > ? ORDER BY s.seq LIMIT ?", (after, _PAGE)).fetchall())
+            try:
+                end = _page_end(rows, last, "the sources", key=1)
+            except StoreCorruptionError as exc:
+                problems.append(str(exc))
+                return problems
             for row in rows:
                 handle, seq, _digest, size = row[:4]
                 if not isinstance(handle, str):
@@ -973,7 +1043,7 @@ class SourceStore:
                         problems.append(str(exc))
             if len(rows) < _PAGE:
                 return problems
-            last = rows[-1][1]
+            last = end
 
     def _session_index_problems(self, damaged: set[int]) -> list[str]:
         """The audit log's session index against its records (those ``damaged`` left out:
@@ -986,6 +1056,11 @@ class SourceStore:
             rows = self._read(lambda conn: conn.execute(
                 "SELECT seq, record, session FROM audit WHERE seq > ? ORDER BY seq LIMIT ?",
                 (last, _PAGE)).fetchall())
+            try:
+                end = _page_end(rows, last, "the audit log")
+            except StoreCorruptionError as exc:
+                problems.append(str(exc))
+                break
             for seq, blob, column in rows:
                 if column is None:
                     problems.append(f"audit record {seq}: its session is unknown (it was damaged or unreadable "
@@ -996,14 +1071,16 @@ class SourceStore:
                     problems.append(f"audit record {seq}: indexed under session {column!r}, but it names {expected!r}")
             if len(rows) < _PAGE:
                 break
-            last = rows[-1][0]
+            last = end
         counted = dict(self._read(lambda conn: [
             (session, (n, top)) for session, n, top in conn.execute(
                 "SELECT session, count(*), max(seq) FROM audit WHERE session != '' GROUP BY session").fetchall()]))
         heads = dict(self._read(lambda conn: [
             (session, (n, top)) for session, n, top in conn.execute(
                 "SELECT session, records, last_seq FROM audit_session_heads").fetchall()]))
-        for session in sorted(counted.keys() | heads.keys()):
+        # a damaged page can give a session of None (or bytes): sorted by type first, so that
+        # verify reports it instead of raising TypeError (red team 50, f04)
+        for session in sorted(counted.keys() | heads.keys(), key=lambda name: (type(name).__name__, str(name))):
             if counted.get(session) != heads.get(session):
                 found, head = counted.get(session, (0, None)), heads.get(session, (0, None))
                 problems.append(f"audit session {session!r}: its head counts {head[0]} record(s) up to seq {head[1]}, "
@@ -1033,14 +1110,15 @@ class SourceStore:
     def _read_verified(self, handle: str) -> tuple[str, bytes]:
         row = self._read(
             lambda conn: conn.execute(
-                "SELECT s.digest, c.size, c.body FROM sources s "
-                "LEFT JOIN content c ON c.digest = s.digest WHERE s.handle = ?",
+                f"SELECT s.handle, s.digest, c.size, c.body {_BY_HANDLE} "
+                "LEFT JOIN content c ON c.digest = s.digest WHERE i.handle = ?",
                 (handle,),
             ).fetchone()
         )
         if row is None:
             raise UnknownHandleError(_unknown_message([handle]))
-        digest, size, body = row
+        stored, digest, size, body = row
+        _check_found(handle, stored)
         return digest, self._check_body(f"content of {handle!r}", digest, size, body)
 
     @staticmethod
@@ -1162,6 +1240,9 @@ class SourceStore:
         except sqlite3.Error as exc:
             raw.close()
             raise self._translate_open(exc) from exc
+        except UnicodeDecodeError:
+            raw.close()
+            raise self._undecodable() from None
         except BaseException:
             raw.close()
             raise
@@ -1245,6 +1326,9 @@ class SourceStore:
                 conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
             _upgrade_to_v2(conn)
             conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+            # a version 1 file whose definitions were damaged is refused, and left at version 1,
+            # as a version 2 file is refused when it is opened (red team 50, f02)
+            _check_schema_objects(self._path, conn)
 
         self._retrying(lambda: self._transaction(raw, create))
 
@@ -1330,6 +1414,8 @@ class SourceStore:
             yield conn.raw
         except sqlite3.Error as exc:
             raise self._translate(exc) from exc
+        except UnicodeDecodeError:
+            raise self._undecodable() from None
         finally:
             conn.busy -= 1
             if lock is not None:
@@ -1381,6 +1467,15 @@ class SourceStore:
                 time.sleep(delay * random.uniform(0.5, 1.5))  # noqa: S311 - jitter, not crypto
                 delay = min(delay * 2, 0.1)
 
+    def _undecodable(self) -> StoreCorruptionError:
+        """The error for a UnicodeDecodeError out of sqlite3 itself: the message of an error SQLite
+        raised is not UTF-8, which happens when it quotes damaged schema text (a byte of a CREATE
+        statement that is no longer UTF-8, which SQLite cannot parse either); a raw
+        UnicodeDecodeError escaped before (red team 50, f03)."""
+        return StoreCorruptionError(
+            f"store {self._path!r} is damaged: SQLite cannot read its schema (its error message quotes bytes that "
+            "are not UTF-8); restore it from a copy")
+
     def _translate(self, exc: sqlite3.Error) -> Exception:
         message = str(exc)
         primary = _primary_code(exc)
@@ -1395,6 +1490,11 @@ class SourceStore:
             )
         if "Could not decode to UTF-8" in message:
             return StoreCorruptionError(f"store {self._path!r}: a text column holds invalid UTF-8 ({message})")
+        if message.startswith(("no such table", "no such column", "no such index")):
+            # the schema was checked when the store was opened: another process changed it since
+            # (red team 50, f03: a raw sqlite3.OperationalError)
+            return StoreSchemaError(f"store {self._path!r}: its schema is not the one provgate creates ({message}); "
+                                    "it was edited or damaged while the store was open")
         if isinstance(exc, sqlite3.ProgrammingError) and "closed" in message:
             return StoreClosedError(f"store {self._path!r} was closed during the operation")
         if primary in (_SQLITE_BUSY, _SQLITE_LOCKED):
@@ -1431,6 +1531,44 @@ def _check_block_handle(handle: str, digest: str) -> None:
     if _BLOCK_HANDLE.fullmatch(handle) and not digest.startswith(BLAKE3 + ":" + handle[len(BLOCK_HANDLE_PREFIX):]):
         raise HandleConflictError(f"handle {handle!r} names a block's text by its BLAKE3, but the content's digest is "
                                   f"{digest}: store a block's text under handles.block_text_handle of its digest")
+
+
+def _page_end(rows: list[tuple[Any, ...]], last: int, what: str, key: int = 0) -> int:
+    """The key of the last of ``rows``, a page read with ``key > last ORDER BY key``, after
+    checking that the keys are ints that strictly increase from ``last``. A damaged b-tree page
+    can give rows out of that order; a paging loop that took the last row's key as given then
+    read the same page forever (red team 50, f08: verify() spun at 100% CPU)."""
+    previous = last
+    for row in rows:
+        current = row[key]
+        if type(current) is not int or current <= previous:
+            raise StoreCorruptionError(
+                f"{what}: reading in order, key {current!r} came after {previous!r} (the store file was damaged); "
+                "run verify(), and restore the store from a copy")
+        previous = current
+    return previous
+
+
+def _check_found(handle: str, stored: Any) -> None:
+    """Refuse the row a lookup of ``handle`` found when it holds another handle (``stored``, the
+    row's own, read by rowid): the index of handles is damaged, and the row's bytes, intact under
+    their own digest, are another source's (red team 50, f01). Returns None, so a comprehension
+    can chain it with ``or``."""
+    if stored != handle:
+        raise StoreCorruptionError(
+            f"source {handle!r}: the store's index of handles leads to the row of "
+            f"{stored!r} (the store file was damaged); refusing to serve another source's bytes under it; "
+            "run verify(), and restore the store from a copy")
+
+
+def _check_named(name: str, handle: Any) -> str:
+    """``handle``, the row a lookup by ``name`` found through the index of names, when its name
+    is ``name``; else the index is damaged (red team 50, f01)."""
+    if not isinstance(handle, str) or handle.partition(":")[2] != name or ":" not in handle:
+        raise StoreCorruptionError(
+            f"the store's index of handle names leads a lookup of {name!r} to the row of {handle!r} (the store file "
+            "was damaged); run verify(), and restore the store from a copy")
+    return handle
 
 
 def _source_digest(handle: str, digest: Any, size: Any) -> str:
@@ -1485,8 +1623,61 @@ _SCHEMA_OBJECTS = frozenset({
 })
 
 
+_EXPECTED_SCHEMA: dict[str, tuple[str, str]] = {}
+
+
+def _normal_sql(sql: str) -> str:
+    """``sql`` with its whitespace made canonical: runs of it are one space, none around ``( ) ,``.
+    The upgrade's ALTER TABLE ... ADD COLUMN has SQLite splice the column into the audit table's
+    stored text, and a file upgraded by another SQLite build must not be refused for how that
+    splice was spaced; every other character is compared as stored."""
+    return re.sub(r" ?([(),]) ?", r"\1", re.sub(r"\s+", " ", sql)).strip()
+
+
+def _expected_schema() -> dict[str, tuple[str, str]]:
+    """``{name: (type, normalised sql)}`` of every object a current store holds, as SQLite writes
+    them for the statements this module runs: version 1's, then the upgrade to version 2's (the
+    text of every store this code has ever created; a new store is made the same way). Built
+    once, in a private in-memory database."""
+    if not _EXPECTED_SCHEMA:
+        conn = sqlite3.connect(MEMORY)
+        try:
+            for statement in (*_SCHEMA_V1, *_UPGRADE_TO_V2):
+                conn.execute(statement)
+            found = {name: (kind, _normal_sql(sql)) for kind, name, sql
+                     in conn.execute("SELECT type, name, sql FROM sqlite_master WHERE sql IS NOT NULL")}
+        finally:
+            conn.close()
+        _EXPECTED_SCHEMA.update(found)
+    return _EXPECTED_SCHEMA
+
+
 def _check_schema_objects(path: str, conn: sqlite3.Connection) -> None:
-    names = {row[0] for row in conn.execute("SELECT name FROM sqlite_master").fetchall()}
+    """Refuse a version 2 file whose schema is not the one this module creates: an object missing,
+    one of ours defined otherwise, or an object we never create (a flipped byte of a name). Names
+    alone are not enough: one flipped bit of the audit table's text (PRIMARY -> PSIMARY) leaves
+    every name in place, and the log then read as empty while appends were acknowledged and lost
+    (red team 50, f02); a damaged column name failed later with a raw sqlite3 error (f03). The
+    text is read as bytes, so text that is not UTF-8 is refused here too."""
+    expected = _expected_schema()
+    names: set[str] = set()
+    for kind, name, sql in conn.execute(
+            "SELECT CAST(type AS BLOB), CAST(name AS BLOB), CAST(sql AS BLOB) FROM sqlite_master").fetchall():
+        try:
+            kind, name = kind.decode("utf-8"), name.decode("utf-8")
+            sql = None if sql is None else sql.decode("utf-8")
+        except (AttributeError, UnicodeDecodeError):
+            raise StoreSchemaError(f"store {path!r}: its schema table holds a name or definition that is not UTF-8 "
+                                   "text: it was damaged") from None
+        names.add(name)
+        if name.startswith("sqlite_"):
+            continue  # SQLite's own: the indexes of UNIQUE and PRIMARY KEY, ANALYZE's statistics
+        if name not in expected:
+            raise StoreSchemaError(f"store {path!r} holds a schema object {name!r} that provgate does not create: "
+                                   "it was edited by hand or damaged")
+        if (kind, None if sql is None else _normal_sql(sql)) != expected[name]:
+            raise StoreSchemaError(f"store {path!r}: the definition of its {kind} {name!r} is not the one provgate "
+                                   "creates: it was edited by hand or damaged")
     missing = sorted(_SCHEMA_OBJECTS - names)
     if missing:
         raise StoreSchemaError(f"store {path!r} says schema version {SCHEMA_VERSION} but lacks {missing}: "
@@ -1517,11 +1708,12 @@ def _upgrade_to_v2(conn: sqlite3.Connection) -> None:
     while True:
         rows = conn.execute("SELECT seq, record, digest FROM audit WHERE seq > ? ORDER BY seq LIMIT ?",
                             (last, _PAGE)).fetchall()
+        end = _page_end(rows, last, "the audit log")
         conn.executemany("UPDATE audit SET session = ? WHERE seq = ?",
                          [(_stored_session(seq, blob, digest), seq) for seq, blob, digest in rows])
         if len(rows) < _PAGE:
             break
-        last = rows[-1][0]
+        last = end
     conn.execute(trigger_sql)
     conn.execute("INSERT INTO audit_session_heads (session, records, last_seq) "
                  "SELECT session, count(*), max(seq) FROM audit WHERE session != '' GROUP BY session")
