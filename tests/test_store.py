@@ -1076,18 +1076,18 @@ def _with_a_read_budget(store: SourceStore, reads: int) -> None:
     store._read = counted
 
 
-def _damage_the_cell_count_of_the_last_audit_page(store_path) -> None:
-    """Red team 50, f08's damage: one byte of the page header of the audit table's last leaf
-    page (its count of cells), so SQLite reads cells that are not there."""
+def _damage_the_cell_count_of_a_page(store_path, page_query: str) -> None:
+    """Red team 50's damage: one byte of the header of the page ``page_query`` names (the low
+    byte of its count of cells, made 254), so SQLite reads cells that are not there."""
     conn = sqlite3.connect(str(store_path))
     try:
         conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         (page_size,) = conn.execute("PRAGMA page_size").fetchone()
-        (leaf,) = conn.execute("SELECT max(pageno) FROM dbstat WHERE name = 'audit' AND pagetype = 'leaf'").fetchone()
+        (page,) = conn.execute(page_query).fetchone()
     finally:
         conn.close()
     data = bytearray(store_path.read_bytes())
-    data[(leaf - 1) * page_size + 4] = 0xFE  # the cell count's low byte
+    data[(page - 1) * page_size + 4] = 0xFE
     store_path.write_bytes(bytes(data))
 
 
@@ -1097,7 +1097,8 @@ def test_verify_reports_an_audit_page_that_does_not_read_in_order_instead_of_spi
     with SourceStore(store_path) as s:
         for i in range(40):
             s.append_audit({"session": "s", "cycle": i, "note": "x" * 300})
-    _damage_the_cell_count_of_the_last_audit_page(store_path)
+    _damage_the_cell_count_of_a_page(  # (the audit table's last leaf page)
+        store_path, "SELECT max(pageno) FROM dbstat WHERE name = 'audit' AND pagetype = 'leaf'")
     with SourceStore(store_path) as s:
         with pytest.raises(StoreCorruptionError):
             list(s.iter_audit())
@@ -1114,16 +1115,8 @@ def test_verify_reports_a_damaged_session_heads_page_instead_of_crashing(store_p
         s.put("tool:a", "retries=3\n")
         for i in range(3):
             s.append_audit({"session": "sess", "cycle": i + 1})
-    conn = sqlite3.connect(str(store_path))
-    try:
-        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-        (root,) = conn.execute("SELECT rootpage FROM sqlite_master WHERE name = 'audit_session_heads'").fetchone()
-        (page_size,) = conn.execute("PRAGMA page_size").fetchone()
-    finally:
-        conn.close()
-    data = bytearray(store_path.read_bytes())
-    data[(root - 1) * page_size + 4] = 0xFE  # the page's cell count: 1 -> 254
-    store_path.write_bytes(bytes(data))
+    # (the heads table's one page: its cell count 1 -> 254)
+    _damage_the_cell_count_of_a_page(store_path, "SELECT rootpage FROM sqlite_master WHERE name = 'audit_session_heads'")
     with SourceStore(store_path) as s:
         with pytest.raises(StoreCorruptionError):
             list(s.iter_audit_of_session("sess"))
