@@ -1994,7 +1994,8 @@ cdef int inline_quotes(const byte_t* d, Py_ssize_t n, Py_ssize_t ls, Py_ssize_t 
                 rc = -1
                 break
             i = j + 1
-    free(memo.heap)
+    if memo.heap != NULL:  # rarely: a line past ~4 KB with an unclosed backtick run
+        free(memo.heap)
     return rc
 
 
