@@ -1807,21 +1807,118 @@ cdef inline Py_ssize_t line_end(const byte_t* d, Py_ssize_t n, Py_ssize_t ls) no
     return n if hit == NULL else <Py_ssize_t>(<const byte_t*>hit - d)
 
 
+# Red team 50, f05: a run of k backticks quotes up to the next run of exactly k on its line, and
+# an opener with no such run searched to the end of the line. A line holds ~sqrt(2n) runs of
+# distinct lengths (1, 2, 3, ... apart), none closed, so the search was O(n^1.5) (25.6 MB: 86 s).
+# The double and single quotes' "dead" flags do not carry over: one failed length says nothing
+# of the next. So the first failed search on a line (which has read the rest of the line anyway)
+# is followed by one more pass that notes, per run length, where the line's last run of that
+# length starts: a later opener of length k at p has a closer iff that start is after p. One
+# without is refused at once; one with is searched as before, and that search reads only bytes
+# the scan then skips. Every byte is read a bounded number of times, and a line whose openers
+# all close (ordinary text) never builds the memo.
+#
+# The memo maps a length to a position without hashing (which crafted lengths could defeat):
+# lengths below ``cap`` index an array, longer ones sit in a list searched in full. With
+# cap * (cap + 1) >= T (the bytes noted), fewer than T / cap <= cap + 1 runs are that long, so
+# all the searches of that list together are O(T); the memory is O(sqrt(T)).
+
+cdef enum:
+    MEMO_STACK = 256    # Py_ssize_t slots on the stack: a memo for up to ~4 KB of line
+
+
+cdef struct RunMemo:
+    Py_ssize_t* last        # last[k], 0 < k < cap: start of the last run of k backticks, or 0
+    Py_ssize_t* long_len    # the distinct lengths >= cap, ...
+    Py_ssize_t* long_last   # ... and where the last run of each starts
+    Py_ssize_t cap          # 0 until the memo is built
+    Py_ssize_t n_long
+    Py_ssize_t* heap        # the memo's buffer when the stack's was too small, else NULL
+
+
+cdef int run_memo_build(const byte_t* d, Py_ssize_t p, Py_ssize_t le, RunMemo* memo,
+                        Py_ssize_t* stack) noexcept nogil:
+    """Note the backtick runs of d[p:le] (p is not inside a run). Fails only for want of
+    memory: -1, nothing allocated (memo.heap stays NULL). On success the caller frees
+    memo.heap (NULL when ``stack``, MEMO_STACK slots, held it)."""
+    cdef Py_ssize_t t = le - p, cap = 64, room, slots, q, k, a
+    cdef const void* hit
+    cdef Py_ssize_t* buf = stack
+    while cap < t // cap:
+        cap *= 2
+    room = t // cap + 1  # runs of >= cap backticks, one byte between each: at most this many
+    slots = cap + 2 * room
+    memo.heap = NULL
+    if slots > MEMO_STACK:
+        buf = <Py_ssize_t*>malloc(<size_t>slots * sizeof(Py_ssize_t))
+        if buf == NULL:
+            return -1
+        memo.heap = buf
+    memset(buf, 0, <size_t>cap * sizeof(Py_ssize_t))
+    memo.last = buf
+    memo.long_len = buf + cap
+    memo.long_last = buf + cap + room
+    memo.cap = cap
+    memo.n_long = 0
+    q = p
+    while q < le:
+        hit = memchr(d + q, b'`', <size_t>(le - q))
+        if hit == NULL:
+            break
+        q = <Py_ssize_t>(<const byte_t*>hit - d)
+        k = q
+        while k < le and d[k] == b'`':
+            k += 1
+        k -= q
+        if k < cap:
+            memo.last[k] = q
+        else:
+            a = 0
+            while a < memo.n_long and memo.long_len[a] != k:
+                a += 1
+            if a == memo.n_long:
+                memo.long_len[a] = k
+                memo.n_long += 1
+            memo.long_last[a] = q
+        q += k
+    return 0
+
+
+cdef inline bint run_memo_closes(const RunMemo* memo, Py_ssize_t k, Py_ssize_t p) noexcept nogil:
+    """Does a run of exactly k backticks start after p, among the runs the memo noted?"""
+    cdef Py_ssize_t a
+    if k < memo.cap:
+        return memo.last[k] > p
+    for a in range(memo.n_long):
+        if memo.long_len[a] == k:
+            return memo.long_last[a] > p
+    return False
+
+
 cdef int inline_quotes(const byte_t* d, Py_ssize_t n, Py_ssize_t ls, Py_ssize_t le,
                        Rows* out, Cursor* cur) noexcept nogil:
+    """The inline quotes of the line d[ls:le] (le is at its \\n or n), appended to out. -1 when
+    a row cannot be added or the memo's memory cannot be had: out's flag says which."""
     cdef Py_ssize_t i = ls, j, k, m
     cdef bint double_dead = False, single_dead = False, found
     cdef byte_t c
+    cdef int rc = 0
+    cdef RunMemo memo
+    cdef Py_ssize_t memo_stack[MEMO_STACK]
+    memset(&memo, 0, sizeof(RunMemo))  # cap 0: not built; heap NULL: nothing to free
     while True:
         i = next_quote_event(d, n, i, cur)
         if i >= le:
-            return 0
+            break
         c = d[i]
         if c == b'`':
             k = i
             while k < le and d[k] == b'`':
                 k += 1
             k -= i
+            if memo.cap and not run_memo_closes(&memo, k, i):
+                i += k  # red team 50, f05: no run of k backticks after this one on the line
+                continue
             j = i + k
             found = False
             while j < le:
@@ -1836,10 +1933,19 @@ cdef int inline_quotes(const byte_t* d, Py_ssize_t n, Py_ssize_t ls, Py_ssize_t 
                     break
                 j = m
             if not found:
+                # the first failed search on the line: note the runs after this one, so that
+                # no later opener searches to the end of the line again (red team 50, f05).
+                # Once the memo is built a search runs only where it succeeds: this is
+                # reached at most once per line, and memo.heap is never overwritten.
+                if run_memo_build(d, i + k, le, &memo, memo_stack) < 0:
+                    out.no_memory = True
+                    rc = -1
+                    break
                 i += k
                 continue
             if rows_push(out, K_QUOTE, i, j + k, -1, -1, i + k, j, V_RAW) < 0:
-                return -1
+                rc = -1
+                break
             i = j + k
         elif c == b'"':
             if double_dead:
@@ -1864,7 +1970,8 @@ cdef int inline_quotes(const byte_t* d, Py_ssize_t n, Py_ssize_t ls, Py_ssize_t 
                 continue
             if j > i + 1:
                 if rows_push(out, K_QUOTE, i, j + 1, -1, -1, i + 1, j, V_RAW) < 0:
-                    return -1
+                    rc = -1
+                    break
             i = j + 1
         else:
             if (single_dead or (i > 0 and has(d[i - 1], F_W)) or i + 1 >= le
@@ -1884,8 +1991,12 @@ cdef int inline_quotes(const byte_t* d, Py_ssize_t n, Py_ssize_t ls, Py_ssize_t 
                 i += 1
                 continue
             if rows_push(out, K_QUOTE, i, j + 1, -1, -1, i + 1, j, V_RAW) < 0:
-                return -1
+                rc = -1
+                break
             i = j + 1
+    if memo.heap != NULL:  # rarely: a line past ~4 KB with an unclosed backtick run
+        free(memo.heap)
+    return rc
 
 
 cdef Py_ssize_t fence_run(const byte_t* d, Py_ssize_t ls, Py_ssize_t le, Py_ssize_t* run_start) noexcept nogil:

@@ -100,3 +100,33 @@ def id_chains(draw) -> str:
 id_text = st.lists(st.one_of(id_chains(), st.sampled_from(FRAGMENTS)), max_size=12).map("".join)
 
 all_text = st.one_of(fragment_text, unicode_text, long_tokens(), id_text)
+
+
+# Red team 50, f05: lines rich in backtick runs of many lengths (below, at and above 64, where
+# the native scanner's memo of run lengths keeps long lengths apart), between the other quote
+# marks, blanks, words, line breaks and fence lines.
+_TICK_GLUE = ["", " ", "  ", "a", "x=1", "\n", "\r\n", '"', '\\"', "'", "x'", "'x", "\\", "```py\n",
+              "   ```\n", "\n```\n", "\n````\n", "\n    ```\n"]
+_TICKS = st.one_of(st.integers(1, 9), st.sampled_from([62, 63, 64, 65, 66, 127, 128, 129, 200])).map(lambda k: "`" * k)
+backtick_text = st.lists(st.one_of(_TICKS, st.sampled_from(_TICK_GLUE)), max_size=60).map("".join)
+
+
+@st.composite
+def backtick_lines(draw) -> str:
+    """Long lines of runs of random lengths, one blank or quote mark between runs, now and
+    then a line break: past 4 KB of a line the native memo leaves the stack for the heap."""
+    lengths = draw(st.lists(st.one_of(st.integers(1, 12), st.integers(1, 300)), min_size=1, max_size=90))
+    glue = draw(st.lists(st.sampled_from([" ", " ", " ", "a", '"', "'", " '", "\n"]),
+                         min_size=len(lengths), max_size=len(lengths)))
+    return "".join("`" * k + g for k, g in zip(lengths, glue))
+
+
+def hostile_backtick_runs(n: int) -> bytes:
+    """Red team 50, f05's input: runs of 1, 2, 3, ... backticks one blank apart, on one line
+    of n bytes; no run has a closer."""
+    out, k, size = [], 1, 0
+    while size < n:
+        out.append("`" * k + " ")
+        size += k + 1
+        k += 1
+    return "".join(out)[:n].encode()

@@ -7,6 +7,7 @@ from __future__ import annotations
 import importlib
 import os
 import sys
+from unittest import mock
 
 import numpy as np
 import pytest
@@ -20,7 +21,10 @@ from scanner_helpers import (
     all_text,
     any_bytes,
     assert_same_columns,
+    backtick_lines,
+    backtick_text,
     columns,
+    hostile_backtick_runs,
     rows,
     spans,
     unicode_text,
@@ -734,6 +738,7 @@ PATHOLOGICAL = [
     "'x " * 20000,  # quote marks that never close
     '"\\"' * 20000,  # escaped double quotes that never close
     "` `` ``` " * 5000,  # backtick runs of several lengths
+    hostile_backtick_runs(200_000).decode(),  # runs of 1, 2, 3, ... backticks (red team 50, f05)
     "[src:" * 20000,  # unterminated citations
     "a-" * 40000,  # a path run without separators, re-entered after each dash
     "a." * 40000,  # a long dotted name
@@ -782,6 +787,131 @@ def test_runs_that_never_complete_are_read_in_linear_time(impl, unit):
     t_large = time.perf_counter() - t0
     # 8x the input: linear is ~8x the time, quadratic ~64x; the margin absorbs a noisy machine
     assert t_large < 24 * t_small + 0.05, (t_small, t_large)
+
+
+# -- backtick runs (red team 50, f05) ---------------------------------------------------------
+#
+# A run of k backticks quotes up to the next run of exactly k on its line. Searching to the end of
+# the line for each opener without one was O(n^1.5) on runs of 1, 2, 3, ... backticks; both
+# implementations now answer from a memo of the line's runs, built at the line's first failed
+# search. _brute_inline_quotes is the plain reading of docs/grammar.md that they replaced: every
+# opener looks at every later position of its line. The quotes must be the same.
+
+
+def _brute_inline_quotes(data: bytes, ls: int, le: int, out: list) -> None:
+    W, SEP, tick = _scanner_py.W, _scanner_py.SEP, 0x60
+
+    def run(p: int) -> int:
+        q = p
+        while q < le and data[q] == tick:
+            q += 1
+        return q - p
+
+    def quote(s: int, e: int, vs: int, ve: int) -> None:
+        out.append((_scanner_py.QUOTE, s, e, -1, -1, vs, ve, _scanner_py.VALUE_RAW))
+
+    double_dead = single_dead = False
+    i = ls
+    while i < le:
+        c = data[i]
+        if c == tick:
+            k = run(i)
+            j = next((j for j in range(i + k, le) if data[j - 1] != tick and run(j) == k), None)
+            if j is None:
+                i += k
+                continue
+            quote(i, j + k, i + k, j)
+            i = j + k
+        elif c == ord('"') and not double_dead:
+            j = i + 1
+            while j < le and data[j] != ord('"'):
+                j += 2 if data[j] == ord("\\") else 1
+            if j >= le:
+                double_dead = True
+                i += 1
+                continue
+            if j > i + 1:
+                quote(i, j + 1, i + 1, j)
+            i = j + 1
+        elif (c == ord("'") and not single_dead and (i == 0 or data[i - 1] not in W) and i + 1 < le
+              and data[i + 1] not in SEP and data[i + 1] != ord("'")):
+            j = next((j for j in range(i + 2, le) if data[j] == ord("'") and data[j - 1] not in SEP
+                      and (j + 1 >= le or data[j + 1] not in W)), None)
+            if j is None:
+                single_dead = True
+                i += 1
+                continue
+            quote(i, j + 1, i + 1, j)
+            i = j + 1
+        else:
+            i += 1
+
+
+def _brute_columns(data: bytes):
+    with mock.patch.object(_scanner_py, "_inline_quotes", _brute_inline_quotes):
+        return _scanner_py.scan(data, 10**7)
+
+
+@DIFFERENTIAL
+@given(backtick_text)
+def test_backtick_quotes_are_the_plain_readings(impl, text):
+    data = text.encode("utf-8")
+    assert_same_columns(columns(impl, data), _brute_columns(data), data)
+
+
+@settings(DIFFERENTIAL, max_examples=300)
+@given(backtick_lines())
+def test_backtick_quotes_on_long_lines_are_the_plain_readings(impl, text):
+    data = text.encode("utf-8")
+    assert_same_columns(columns(impl, data), _brute_columns(data), data)
+
+
+def _hostile_variants(n: int) -> list[bytes]:
+    runs = hostile_backtick_runs(n)
+    return [
+        runs,
+        runs + b"\n" + runs,  # two lines, each with its own memo
+        runs + b" " + b" ".join(b"`" * k for k in range(5, 200, 7)),  # some close after the first failure
+        b"`" * 70 + b" " + runs + b" " + b"`" * 70 + b" " + runs,  # a long run closed across the line
+        b'"' + runs + b' "x" ' + runs,  # the first runs inside a double quote
+        runs.replace(b"` `", b"` ' `", 50),  # single quote marks between
+    ]
+
+
+@pytest.mark.parametrize("n", [60, 4100, 4300, 9000])  # the native memo moves to the heap at ~4.2 KB
+def test_backtick_runs_of_every_length_are_the_plain_readings(impl, n):
+    for data in _hostile_variants(n):
+        assert_same_columns(columns(impl, data), _brute_columns(data), data)
+
+
+def test_backtick_searches_read_each_byte_a_bounded_number_of_times():
+    """Counted, not timed: the bytes the reference's backtick searches read on runs of 1, 2, 3,
+    ... backticks. Each unclosed run searched to the end of its line, O(n^1.5) in all: the code
+    before the memo read 1,838,099 bytes of the first text here (20 KB, 92 times its size).
+    Now a line's first failed search and its memo read the rest of the line once each, and a
+    search that succeeds reads bytes the scan then skips."""
+    search_run, runs_after = _scanner_py._backtick_run, _scanner_py._backtick_runs_after
+    read = [0]
+
+    class Counted:
+        def __init__(self, pattern):
+            self.pattern = pattern
+
+        def search(self, data, pos, endpos):
+            found = self.pattern.search(data, pos, endpos)
+            read[0] += (found.end() if found else endpos) - pos
+            return found
+
+    def counted_runs_after(data, p, le):
+        read[0] += le - p
+        return runs_after(data, p, le)
+
+    with mock.patch.object(_scanner_py, "_backtick_run", lambda k: Counted(search_run(k))), \
+            mock.patch.object(_scanner_py, "_backtick_runs_after", counted_runs_after):
+        for data in _hostile_variants(20_000):
+            read[0] = 0
+            _scanner_py.scan(data, 10**7)
+            assert read[0] <= 3 * len(data), (data[:40], read[0], len(data))
 
 
 def test_a_million_one_character_tokens(impl):
