@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from blake3 import blake3
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -4221,6 +4222,50 @@ def test_an_older_read_cannot_supersede_a_newer_read_only_a_summary_names():
     v = gate_for(_R49_SRC).check([r1, s2], [summary("s6", "retries=3.\n", ["tool:a"])], operator="summarize",
                                  supersedes=[{"block": "s6", "handle": "tool:c"}])
     assert "goes backwards" in find(v, "I4", block="s6", handle="tool:c").message
+
+
+@pytest.mark.parametrize("order", [("tool:a", "tool:c"), ("tool:c", "tool:a")])
+def test_an_edge_over_a_handle_the_edits_own_sources_brought_does_not_follow_their_keys_order(order):
+    # red team 51, F01: an edge over a handle only a summary names was dated by the store's
+    # order, which for two sources of one edit's inline ``sources`` is their keys' order: the
+    # same edit went through or not as the keys were written (the older read superseding the
+    # newer one accepted as lossless). A JSON object's keys have no order, so neither block
+    # is shown newer: refused, whichever way they are written
+    import json
+
+    from provgate.window import Edit
+    r1, r2 = _r49_reads()
+    sources = {h: _R49_SRC[h] for h in order}
+    for block, summarized, text in (("r1", "tool:c", "retries=5"), ("r2", "tool:a", "retries=3")):
+        kept = r1 if block == "r1" else r2
+        obj = {"operator": "prune", "pre": [kept, summary("s", f"Config: {text}.\n", [summarized])], "post": [kept],
+               "supersedes": [{"block": block, "handle": summarized}], "sources": sources}
+        v = Gate(store_with({})).check_edit(Edit.from_json(json.loads(json.dumps(obj))))
+        assert "this edit's own sources brought" in find(v, "I4", block=block, handle=summarized).message
+
+
+@pytest.mark.parametrize("loop", ["its own text", "each other's"])
+def test_an_edge_over_block_handles_that_stand_for_each_other_is_still_judged(loop):
+    # red team 51, F02: the walk from a summary's block handle to what it stands for ended in
+    # no leaf when the chain looped (a summary deriving from its own text handle, or two from
+    # each other's), and the edge went unjudged: the older read "superseded" the summary of
+    # the newer value, accepted as lossless. The handle then dates itself
+    from provgate.handles import block_text_handle
+
+    def handle_of(text: str) -> str:
+        return block_text_handle(blake3(text.encode()).digest())
+
+    r1, _ = _r49_reads()
+    x, y = "Config: retries=5.\n", "Current: retries=5 still.\n"
+    store = {**_R49_SRC, handle_of(x): x, handle_of(y): y}
+    if loop == "its own text":
+        summaries, handles = [summary("s", x, [handle_of(x)])], [handle_of(x)]
+    else:
+        summaries, handles = [summary("s2", x, [handle_of(y)]), summary("s3", y, [handle_of(x)])], [handle_of(x), handle_of(y)]
+    v = gate_for(store).check([r1, *summaries], [r1], operator="prune",
+                              supersedes=[{"block": "r1", "handle": h} for h in handles])
+    for h in handles:
+        assert "goes backwards" in find(v, "I4", block="r1", handle=h).message
 
 
 def test_a_newer_read_may_supersede_an_older_read_only_a_summary_names():

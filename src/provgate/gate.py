@@ -3723,6 +3723,11 @@ class _Check:
                 todo.extend(through[h])
             else:
                 leaves.add(h)
+        if not leaves:
+            # block handles that only stand for each other (a summary deriving from its own text,
+            # two from each other's): nothing below the loop dates it, so the handle dates
+            # itself; no leaf skipped the check (red team 51, F02)
+            leaves = {handle}
         pre_blocks = pre.blocks
         read_of = self.gate._read_of
         for leaf in sorted(leaves):
@@ -3743,10 +3748,18 @@ class _Check:
                 if at is None:
                     continue  # (a handle the store does not hold: I3 reports it)
                 top, newest = self._edge_newest(j, None)
-                if newest is not None and top > at:
+                if leaf in self.ingested:
+                    # brought by this edit's inline sources: as new as anything the store held,
+                    # and not ordered among the edit's other sources (a JSON object's keys have
+                    # no order), so no block the window holds is shown newer; by the store's
+                    # order, the keys' order chose the verdict (red team 51, F01)
+                    newest = None
+                    why = f"this edit's own sources brought {leaf!r}, as new as anything the store held"
+                elif newest is not None and top > at:
                     continue
-                why = (f"the store took {leaf!r} after every source it comes from" if newest is not None
-                       else "it comes from no stored source")
+                else:
+                    why = (f"the store took {leaf!r} after every source it comes from" if newest is not None
+                           else "it comes from no stored source")
             named = [pre_blocks[i].id for i in holders]
             if newest is None:
                 self.violate("I4", f"supersession edge: block {block_id!r} cannot be shown newer than {handle!r}, "
