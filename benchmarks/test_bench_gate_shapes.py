@@ -18,6 +18,9 @@ their growth is measured: a size twice the other should take about twice as long
   ``i``, ``{i}`` (not a multiple of 7) in none at token boundaries (red team 41, "v1 is 1": each
   such fact was searched for in the sources one by one, its rows times their bytes: 16,000
   sources took 3.7 s).
+- ``summary_superseding_many_reads``: one summary replacing N reads, with a supersession edge
+  over each (red team 49, F03: each edge worked out the summary's origins and their newest
+  again, quadratic in N: 4,000 took 12 s in I4, against 0.4 s with eviction records).
 - ``summaries_of_shared_documents``: N summaries of two facts each, every one derived from the
   same 20 documents of 5,000 facts and its own turn (red team 42, C1: the union of each
   summary's sets, sorted anew per summary, took 4.3 s for 200).
@@ -91,6 +94,14 @@ def _summary_stating_what_no_source_holds(n: int):
     return sources, pre, post, "summarize", False
 
 
+def _summary_superseding_many_reads(n: int):
+    sources = {f"tool:x{i}": f"item {_word(i)} value={i}\n" for i in range(n)}
+    pre = [{"id": f"b{i}", "role": "tool", "text": text, "handles": [h]} for i, (h, text) in enumerate(sources.items())]
+    post = [{"id": "s", "role": "summary", "text": "All items were read.\n", "derived": True,
+             "derived_from": list(sources)}]
+    return sources, pre, post, "summarize", True, {"supersedes": [{"block": "s", "handle": h} for h in sources]}
+
+
 _DOCS = 20
 
 
@@ -111,7 +122,8 @@ def _summaries_of_shared_documents(n: int):
 SHAPES = {"unresolved_markers": (_unresolved_markers, 4000), "summary_chain": (_summary_chain, 2000),
           "cited_handles": (_cited_handles, 2000), "summary_of_many_sources": (_summary_of_many_sources, 2000),
           "summary_stating_what_no_source_holds": (_summary_stating_what_no_source_holds, 4000),
-          "summaries_of_shared_documents": (_summaries_of_shared_documents, 100)}
+          "summaries_of_shared_documents": (_summaries_of_shared_documents, 100),
+          "summary_superseding_many_reads": (_summary_superseding_many_reads, 1000)}
 # shapes whose every round checks summaries no round checked before: the gate's grounding
 # cache would otherwise answer I1 from the first round
 NEW_TEXT_EACH_ROUND = {"summary_of_many_sources", "summary_stating_what_no_source_holds",
@@ -123,7 +135,8 @@ NEW_TEXT_EACH_ROUND = {"summary_of_many_sources", "summary_stating_what_no_sourc
 @pytest.mark.benchmark(group="gate-shapes")
 def test_shape(benchmark, tmp_path, shape, scale):
     make, n = SHAPES[shape]
-    sources, pre, post, operator, accepted = make(n * scale)
+    sources, pre, post, operator, accepted, *records = make(n * scale)  # (records: supersedes, evicted)
+    records = records[0] if records else {}
     store = SourceStore(str(tmp_path / "store.sqlite3"))
     store.put_many(list(sources.items()))
     gate = Gate(store, audit=False)
@@ -137,7 +150,7 @@ def test_shape(benchmark, tmp_path, shape, scale):
         note = f"Round {_word(next(rounds))}.\n"
         return ([dict(b, text=b["text"] + note) if b.get("derived") else b for b in post],), {}
 
-    verdict = benchmark.pedantic(lambda edited: gate.check(pre, edited, operator=operator), setup=this_round,
+    verdict = benchmark.pedantic(lambda edited: gate.check(pre, edited, operator=operator, **records), setup=this_round,
                                  rounds=5, iterations=1)
     assert verdict.accepted is accepted, verdict.summary()
     benchmark.extra_info.update(n=n * scale, phases_ms={k: round(v, 2) for k, v in verdict.timings_ms.items()})
