@@ -44,6 +44,7 @@ import weakref
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
+from operator import itemgetter
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -481,8 +482,8 @@ class SourceStore:
             "LEFT JOIN content c ON c.digest = s.digest WHERE i.handle IN ({})",
             wanted,
         )
-        found = {handle: _check_found(handle, stored) or self._check_body(f"content of {handle!r}", digest, size, body)
-                 for handle, stored, digest, size, body in rows}
+        found = {handle: self._check_body(f"content of {handle!r}", digest, size, body)
+                 for handle, _, digest, size, body in _check_found_rows(rows)}
         absent = [h for h in wanted if h not in found]
         if absent and missing == "raise":
             raise UnknownHandleError(_unknown_message(absent))
@@ -508,7 +509,7 @@ class SourceStore:
             f"SELECT i.handle, s.handle {_BY_HANDLE} JOIN content c ON c.digest = s.digest WHERE i.handle IN ({{}})",
             wanted,
         )
-        present = {handle for handle, stored in rows if _check_found(handle, stored) is None}
+        present = {handle for handle, _ in _check_found_rows(rows)}
         return [h for h in wanted if h not in present]
 
     def handles_named(self, name: str) -> list[str]:
@@ -598,8 +599,8 @@ class SourceStore:
         gate meeting a window's sources for the first time asks for hundreds at once). A
         damaged row raises :class:`StoreCorruptionError`, as :meth:`info` of it would."""
         wanted = self._handle_list(handles)
-        found = {row[0]: _check_found(row[0], row[1]) or _source_info(row[1:])
-                 for row in self._read_chunks(f"{_INFO_BY_HANDLE} WHERE i.handle IN ({{}})", wanted)}
+        found = {row[0]: _source_info(row[1:])
+                 for row in _check_found_rows(self._read_chunks(f"{_INFO_BY_HANDLE} WHERE i.handle IN ({{}})", wanted))}
         return {h: found[h] for h in wanted if h in found}
 
     def digests_many(self, handles: Iterable[str]) -> dict[str, str]:
@@ -608,8 +609,9 @@ class SourceStore:
         for every handle an edit brings into its window). A row whose digest is damaged or
         whose content is gone raises :class:`StoreCorruptionError`, as :meth:`info` of it would."""
         wanted = self._handle_list(handles)
-        found = {handle: _check_found(handle, stored) or _source_digest(handle, digest, size)
-                 for handle, stored, digest, size in self._read_chunks(f"{_DIGESTS} WHERE i.handle IN ({{}})", wanted)}
+        found = {handle: _source_digest(handle, digest, size)
+                 for handle, _, digest, size in _check_found_rows(self._read_chunks(f"{_DIGESTS} WHERE i.handle IN ({{}})",
+                                                                                       wanted))}
         return {h: found[h] for h in wanted if h in found}
 
     def __iter__(self) -> Iterator[str]:
@@ -1559,6 +1561,19 @@ def _check_found(handle: str, stored: Any) -> None:
             f"source {handle!r}: the store's index of handles leads to the row of "
             f"{stored!r} (the store file was damaged); refusing to serve another source's bytes under it; "
             "run verify(), and restore the store from a copy")
+
+
+_ASKED, _FOUND = itemgetter(0), itemgetter(1)
+
+
+def _check_found_rows(rows: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
+    """:func:`_check_found` of every row read by handle (its first two columns: the handle
+    asked and the row's own), without a Python call per row: a check reads dozens of sources
+    at a time through these. Returns ``rows``."""
+    if list(map(_ASKED, rows)) != list(map(_FOUND, rows)):
+        for row in rows:
+            _check_found(row[0], row[1])
+    return rows
 
 
 def _check_named(name: str, handle: Any) -> str:
