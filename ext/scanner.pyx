@@ -1824,7 +1824,7 @@ cdef inline Py_ssize_t line_end(const byte_t* d, Py_ssize_t n, Py_ssize_t ls) no
 # all the searches of that list together are O(T); the memory is O(sqrt(T)).
 
 cdef enum:
-    MEMO_STACK = 256    # Py_ssize_t slots on the stack: a memo for up to ~4 KB of line
+    MEMO_STACK = 256    # Py_ssize_t slots on the stack: a memo for a line remainder below 8,192 bytes
 
 
 cdef struct RunMemo:
@@ -1994,7 +1994,7 @@ cdef int inline_quotes(const byte_t* d, Py_ssize_t n, Py_ssize_t ls, Py_ssize_t 
                 rc = -1
                 break
             i = j + 1
-    if memo.heap != NULL:  # rarely: a line past ~4 KB with an unclosed backtick run
+    if memo.heap != NULL:  # rarely: a line remainder of 8,192 bytes or more with an unclosed backtick run
         free(memo.heap)
     return rc
 

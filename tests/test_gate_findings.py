@@ -4244,6 +4244,41 @@ def test_an_edge_over_a_handle_the_edits_own_sources_brought_does_not_follow_the
         assert "this edit's own sources brought" in find(v, "I4", block=block, handle=summarized).message
 
 
+@pytest.mark.parametrize("order", [("tool:a", "tool:c"), ("tool:c", "tool:a")])
+def test_a_new_read_the_same_inline_sources_brought_is_no_newer_than_the_handle_it_supersedes(order):
+    # red team 52, F02: a new post block whose handle came in the same ``sources`` counted as a
+    # fresh read, newer than all, so the older read superseded the summary of the newer one
+    import json
+
+    from provgate.window import Edit
+    r1, _ = _r49_reads()
+    turn = blk("u", "assistant", "Earlier the file said retries=3 and timeout=30.\n")
+    obj = {"operator": "prune", "pre": [turn, summary("s", "Config: retries=5.\n", ["tool:c"])], "post": [turn, r1],
+           "supersedes": [{"block": "r1", "handle": "tool:c"}], "sources": {h: _R49_SRC[h] for h in order}}
+    v = Gate(store_with({})).check_edit(Edit.from_json(json.loads(json.dumps(obj))))
+    assert "this edit's own sources brought" in find(v, "I4", block="r1", handle="tool:c").message
+
+
+def test_a_later_read_of_another_file_does_not_make_a_summary_of_the_older_read_newer():
+    # red team 52, F04: without the session's log an edge past a summary was dated by the
+    # newest source of ANY read the block came from: a build log stored later, folded into a
+    # summary of the older read, made it "newer" than the read only a summary named, and
+    # retries=5 was dropped. Every read it comes from must be stored after the handle now
+    src = {**_R49_SRC, "tool:z": "build ok in 42s\n"}
+    r1, r2 = _r49_reads()
+    build = tool("n", "tool:z", src["tool:z"], ts=300.0, resource="cmd:build")
+    folded = summary("m", "Config: retries=3. Build ok in 42s.\n", ["tool:a", "tool:z"])
+    v = gate_for(src).check([r1, summary("s2", "Current config: retries=5.\n", ["tool:c"]), build], [folded, build],
+                            operator="summarize", supersedes=[{"block": "m", "handle": "tool:c"}])
+    assert "goes backwards" in find(v, "I4", block="m", handle="tool:c").message
+    # (the newer read itself, or a summary of it and the build, still supersedes the older one)
+    s1 = summary("s1", "Old config: retries=3.\n", ["tool:a"])
+    for post in ([r2, build], [summary("m2", "Now retries=5. Build ok in 42s.\n", ["tool:c", "tool:z"]), build]):
+        edited = "r2" if post[0] is r2 else "m2"
+        assert_accepted(gate_for(src).check([s1, r2, build], post, operator="summarize" if edited == "m2" else "prune",
+                                            supersedes=[{"block": edited, "handle": "tool:a"}]))
+
+
 @pytest.mark.parametrize("loop", ["its own text", "each other's"])
 def test_an_edge_over_block_handles_that_stand_for_each_other_is_still_judged(loop):
     # red team 51, F02: the walk from a summary's block handle to what it stands for ended in

@@ -3706,8 +3706,10 @@ class _Check:
         holders = pre.by_provenance().get(handle)
         if not holders:
             return  # (named by no pre block: the edge covers nothing the window holds)
-        if self._fresh(j, than=(handle,)):
-            return  # a new read of a new source is newer than all
+        if handle not in self.ingested and self._fresh(j, than=(handle,)):
+            # a new read of a new source is newer than all; but not than a source the same
+            # edit's inline sources brought, which no order puts before it (red team 52, F02)
+            return
         # what the handle stands for: a summary's block handle, what the summary derives from
         # (the whole chain below it; the map is made once for every edge's handle)
         if self._edge_through is None:
@@ -3731,7 +3733,7 @@ class _Check:
         pre_blocks = pre.blocks
         read_of = self.gate._read_of
         for leaf in sorted(leaves):
-            if leaf != handle and self._fresh(j, than=(leaf,)):
+            if leaf != handle and leaf not in self.ingested and self._fresh(j, than=(leaf,)):
                 continue  # (a new read stored before the summary's block handle, after what it stands for)
             resource = read_of.get(leaf)
             if resource is not None:
@@ -3758,7 +3760,7 @@ class _Check:
                 elif newest is not None and top > at:
                     continue
                 else:
-                    why = (f"the store took {leaf!r} after every source it comes from" if newest is not None
+                    why = (f"the store took {leaf!r} after a source it comes from" if newest is not None
                            else "it comes from no stored source")
             named = [pre_blocks[i].id for i in holders]
             if newest is None:
@@ -3785,10 +3787,15 @@ class _Check:
         return rank
 
     def _edge_newest(self, j: int, resource: str | None) -> tuple[int, int | None]:
-        """What dates the newest pre block post block ``j`` comes from, as (date, that block),
-        (-1, None) for none: among the reads of ``resource``, its place in the read log's line
-        (a read of several handles as its oldest); for None, the highest store seq of their
-        handles. Once per block and resource: an edge per superseded handle must not scan the
+        """What dates post block ``j`` against a superseded handle, as (date, the pre block
+        that dates it), (-1, None) for none: among the pre reads of ``resource`` it comes from,
+        the newest one's place in the read log's line (a read of several handles as its
+        oldest); for None (the log files no resource for the handle, so it is not known which
+        reads are its resource's), the OLDEST of all the pre blocks it comes from, each by the
+        lowest store seq of its handles: a block is shown newer than the handle only when every
+        source it comes from was stored after it (a later read of another file, folded into a
+        summary of the older read, made that summary newer than the newer read: red team 52,
+        F04). Once per block and resource: an edge per superseded handle must not scan the
         block's origins again (red team 49, F03)."""
         key = (j, resource)
         found = self._edge_newests.get(key)
@@ -3806,8 +3813,8 @@ class _Check:
             else:
                 seqs = self.gate.handle_seqs([h for i in origins for h in pre_blocks[i].handles])
                 for i in origins:
-                    at = max((seqs[h] for h in pre_blocks[i].handles if h in seqs), default=None)
-                    if at is not None and at > found[0]:
+                    at = min((seqs[h] for h in pre_blocks[i].handles if h in seqs), default=None)
+                    if at is not None and (found[1] is None or at < found[0]):
                         found = (at, i)
             self._edge_newests[key] = found
         return found
