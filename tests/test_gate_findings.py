@@ -4279,6 +4279,54 @@ def test_a_later_read_of_another_file_does_not_make_a_summary_of_the_older_read_
                                             supersedes=[{"block": edited, "handle": "tool:a"}]))
 
 
+def test_a_summary_of_the_older_read_dates_a_block_by_what_it_derives_from():
+    # red team 53, F03: without the session's log, a summary among what the block comes from was
+    # skipped (a derived block carries no handles), so a summary of the older read folded with a
+    # later build log dated the block by the build log alone, and the older value superseded the
+    # newer one's summary
+    src = {**_R49_SRC, "tool:z": "build ok in 42s\n"}
+    s1 = summary("s1", "Old config: retries=3.\n", ["tool:a"])
+    s2 = summary("s2", "Current config: retries=5.\n", ["tool:c"])
+    build = tool("n", "tool:z", src["tool:z"], ts=300.0, resource="cmd:build")
+    folded = summary("m", "Config: retries=3. Build ok in 42s.\n", ["tool:a", "tool:z"])
+    v = gate_for(src).check([s1, s2, build], [folded, build], operator="summarize",
+                            supersedes=[{"block": "m", "handle": "tool:c"}])
+    assert "goes backwards" in find(v, "I4", block="m", handle="tool:c").message
+
+
+def test_an_edge_past_a_summary_ranks_a_read_under_the_one_resource_the_log_files_it_under():
+    # red team 53, F04: a new read shown tagged as two files' is filed under the first; ranked
+    # under both, its edge past the summary of the newer read of the second was accepted, and
+    # the same check run again refused
+    src = {**_R49_SRC, "tool:q": "retries=3\ntimeout=30\n"}
+    r1, r2 = _r49_reads()
+    s2 = summary("s2", "Current config: retries=5.\n", ["tool:c"])
+    qa = tool("qa", "tool:q", src["tool:q"], ts=300.0, resource="file:other")
+    qb = tool("qb", "tool:q", src["tool:q"], ts=300.0, resource="file:conf")
+    g = gate_for(src, session="rt53")
+    assert_accepted(g.check([r1, r2], [r1, s2], operator="summarize", commit=True), "lossy")
+    edit = dict(operator="prune", supersedes=[{"block": "qb", "handle": "tool:c"}])
+    first = g.check([qa, qb, r1, s2], [qa, qb, r1], **edit)
+    again = g.check([qa, qb, r1, s2], [qa, qb, r1], **edit)
+    assert not first.accepted and comparable(first) == comparable(again)
+
+
+def test_a_new_read_of_another_resource_does_not_supersede_the_summary_of_the_newest_read():
+    # red team 53, F05: the log files tool:c as the newest read of file:conf; a new build log
+    # "superseded" its summary as a fresh read, though the same build log in pre was refused
+    src = {**_R49_SRC, "tool:z": "build ok\n"}
+    r1, r2 = _r49_reads()
+    s2 = summary("s2", "Current config: retries=5.\n", ["tool:c"])
+    build = tool("nz", "tool:z", src["tool:z"], ts=300.0, resource="cmd:build")
+    g = gate_for(src, session="rt53")
+    assert_accepted(g.check([r1, r2], [r1, s2], operator="summarize", commit=True), "lossy")
+    v = g.check([r1, s2], [r1, build], operator="prune", supersedes=[{"block": "nz", "handle": "tool:c"}])
+    find(v, "I4", block="nz", handle="tool:c")
+    # (a new read of file:conf itself is the newest, and supersedes it)
+    r3 = tool("r3", "tool:z", src["tool:z"], ts=300.0, resource="file:conf")
+    assert_accepted(g.check([r1, s2], [r1, r3], operator="prune", supersedes=[{"block": "r3", "handle": "tool:c"}]))
+
+
 @pytest.mark.parametrize("loop", ["its own text", "each other's"])
 def test_an_edge_over_block_handles_that_stand_for_each_other_is_still_judged(loop):
     # red team 51, F02: the walk from a summary's block handle to what it stands for ended in

@@ -3706,9 +3706,20 @@ class _Check:
         holders = pre.by_provenance().get(handle)
         if not holders:
             return  # (named by no pre block: the edge covers nothing the window holds)
-        if handle not in self.ingested and self._fresh(j, than=(handle,)):
+        read_of = self.gate._read_of
+        post_resource = self.edit.post[j].resource
+
+        def fresh_for(leaf: str) -> bool:
             # a new read of a new source is newer than all; but not than a source the same
-            # edit's inline sources brought, which no order puts before it (red team 52, F02)
+            # edit's inline sources brought, which no order puts before it (red team 52, F02),
+            # nor, where the log files the handle under a resource, as a read of another one
+            # (a new build log superseded the summary of the newest read of a config: red
+            # team 53, F05)
+            if leaf in self.ingested or read_of.get(leaf, post_resource) != post_resource:
+                return False
+            return self._fresh(j, than=(leaf,))
+
+        if fresh_for(handle):
             return
         # what the handle stands for: a summary's block handle, what the summary derives from
         # (the whole chain below it; the map is made once for every edge's handle)
@@ -3731,9 +3742,8 @@ class _Check:
             # itself; no leaf skipped the check (red team 51, F02)
             leaves = {handle}
         pre_blocks = pre.blocks
-        read_of = self.gate._read_of
         for leaf in sorted(leaves):
-            if leaf != handle and leaf not in self.ingested and self._fresh(j, than=(leaf,)):
+            if leaf != handle and fresh_for(leaf):
                 continue  # (a new read stored before the summary's block handle, after what it stands for)
             resource = read_of.get(leaf)
             if resource is not None:
@@ -3781,7 +3791,13 @@ class _Check:
             gate = self.gate
             with gate._lock:
                 line = list(gate._read_log.get(resource, ()))
-                new = [(h, ts) for h, ts in self.pre.read_line_of(resource) if h not in gate._read_of]
+                read_of = gate._read_of
+                # only the reads the log will file under this resource: a new read tagged as
+                # two files' is filed under the first, and ranked here under both it was
+                # accepted once and refused when the same check ran again (red team 53, F04)
+                filed = self.pre.unlogged_reads(read_of)
+                new = [(h, ts) for h, ts in self.pre.read_line_of(resource)
+                       if h not in read_of and filed.get(h, resource) == resource]
             log_reads({resource: line}, {}, resource, new)
             rank = self._edge_ranks[resource] = {h: k for k, (h, _) in enumerate(line)}
         return rank
@@ -3811,9 +3827,18 @@ class _Check:
                         if at is not None and at > found[0]:
                             found = (at, i)
             else:
-                seqs = self.gate.handle_seqs([h for i in origins for h in pre_blocks[i].handles])
+                # a summary among them is as old as the sources it derives from (a block handle
+                # among those is no date of them: its text was stored after), and one deriving
+                # from none that dates it dates the block as older than anything; skipped, it
+                # let a summary of the older read go undated (red team 53, F03)
+                def dating(b: Block) -> list[str]:
+                    return ([h for h in b.derived_from if not h.startswith(BLOCK_HANDLE_PREFIX)] if b.derived
+                            else list(b.handles))
+
+                seqs = self.gate.handle_seqs([h for i in origins for h in dating(pre_blocks[i])])
                 for i in origins:
-                    at = min((seqs[h] for h in pre_blocks[i].handles if h in seqs), default=None)
+                    at = min((seqs[h] for h in dating(pre_blocks[i]) if h in seqs),
+                             default=-1 if pre_blocks[i].derived else None)
                     if at is not None and (found[1] is None or at < found[0]):
                         found = (at, i)
             self._edge_newests[key] = found
