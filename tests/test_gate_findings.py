@@ -4327,6 +4327,47 @@ def test_a_new_read_of_another_resource_does_not_supersede_the_summary_of_the_ne
     assert_accepted(g.check([r1, s2], [r1, r3], operator="prune", supersedes=[{"block": "r3", "handle": "tool:c"}]))
 
 
+@pytest.mark.parametrize("carrier", ["an excerpt without ts placed first", "a summary listing the handle"])
+def test_an_edge_the_window_order_lets_through_is_held_to_the_read_log(carrier):
+    # red team 53, F01: a pre block carrying the newer read's handle without a ts, placed first,
+    # is the older one by the window's order, so the older read superseded the newer one (its
+    # summary of retries=5 dropped) as lossless in a session whose read log held them in order
+    r1, r2 = _r49_reads()
+    s2 = summary("s2", "Current config: retries=5.\n", ["tool:c"])
+    g = gate_for(_R49_SRC, session="rt53")
+    if carrier == "an excerpt without ts placed first":
+        assert_accepted(g.check([r1, r2], [r1, s2], operator="summarize", commit=True), "lossy")
+        x = blk("x", "tool", "timeout=30\n", ["tool:c"])
+        assert_accepted(g.check([r1, s2], [x, r1, s2], operator="rewrite", commit=True))
+        pre, post = [x, r1, s2], [x, r1]
+    else:
+        listed = dict(s2, handles=["tool:c"])
+        assert_accepted(g.check([r1, r2], [listed, r1], operator="summarize", commit=True), "lossy")
+        pre, post = [listed, r1], [r1]
+    v = g.check(pre, post, operator="prune", supersedes=[{"block": "r1", "handle": "tool:c"}])
+    assert "read log places 'tool:c'" in find(v, "I4", block="r1", handle="tool:c").message
+
+
+def test_a_kept_summary_is_not_dated_by_its_place_in_the_window():
+    # red team 53, F02: a summary of the older read kept after the newer read superseded it by
+    # its place (a summary observes nothing, and can stand anywhere); placed before, refused
+    r1, r2 = _r49_reads()
+    s1 = summary("s1", "Old config: retries=3.\n", ["tool:a"])
+    for pre in ([r2, s1], [s1, r2]):
+        v = gate_for(_R49_SRC).check(pre, [s1], operator="prune", supersedes=[{"block": "s1", "handle": "tool:c"}])
+        assert "comes from nothing the window holds" in find(v, "I4", block="s1", handle="tool:c").message
+    # (a summary of the newer read, kept beside the older read, still supersedes it: dated by
+    # the newer read in the window, or, once that read has left it, by what it derives from,
+    # in the store's order or the session's read log: red team 53, F06)
+    s2 = summary("s2", "Current config: retries=5.\n", ["tool:c"])
+    edge = [{"block": "s2", "handle": "tool:a"}]
+    for pre in ([r1, r2, s2], [s2, r2, r1], [r1, s2], [s2, r1]):
+        assert_accepted(gate_for(_R49_SRC).check(pre, [s2], operator="prune", supersedes=edge))
+    g = gate_for(_R49_SRC, session="rt53")
+    assert_accepted(g.check([r1, r2], [s1, s2], operator="summarize", commit=True), "lossy")
+    assert_accepted(g.check([s1, s2], [s2], operator="prune", supersedes=edge), "lossless")
+
+
 @pytest.mark.parametrize("loop", ["its own text", "each other's"])
 def test_an_edge_over_block_handles_that_stand_for_each_other_is_still_judged(loop):
     # red team 51, F02: the walk from a summary's block handle to what it stands for ended in

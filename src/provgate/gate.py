@@ -3670,12 +3670,16 @@ class _Check:
             newer = self.match[j]
             if newer is not None and self._fresh(j, than=(s.handle,)):
                 continue  # a new read that found an older read's bytes is still the newer read
+            if newer is not None and edit.pre[newer].derived:
+                newer = None  # a summary kept as it was is dated as a rewritten one (_newest_origin)
             if newer is None and older is not None:
                 # a new or rewritten block is as new as the newest pre block it comes from (of
                 # the superseded read's resource, when it comes from reads of it); a new read
                 # of a new source is newer than all
                 if not self._fresh(j, than=(s.handle,)):
                     newer = self._newest_origin(j, edit.pre[older].resource)
+                    if newer is None and edit.post[j].derived and self._summary_newer_than(edit.post[j], s.handle):
+                        continue
                     if newer is None:
                         self.violate("I4", f"supersession edge: block {s.block!r} comes from nothing the window "
                                      f"holds, so it cannot be shown newer than {s.handle!r} (a summary of sources "
@@ -3686,6 +3690,51 @@ class _Check:
                 self.violate("I4", f"supersession edge goes backwards: block {s.block!r} is older than {s.handle!r}",
                              block=s.block, handle=s.handle,
                              evidence={"older": edit.pre[newer].id, "newer": edit.pre[older].id})
+                continue
+            self._check_edge_against_log(j, s.block, s.handle)
+
+    def _summary_newer_than(self, block: Block, handle: str) -> bool:
+        """Is a summary, whose sources the window no longer holds, newer than ``handle``: was
+        every source it derives from (a block handle is no date of what it stands for) read after
+        it, by the session's read log where both are filed under one resource, else by the
+        store's order? A summary has no place of its own to date it (red team 53, F02), and
+        without this a summary of the newer read could never supersede the older one once the
+        newer read had left the window (F06)."""
+        sources = [h for h in block.derived_from if not h.startswith(BLOCK_HANDLE_PREFIX)]
+        if not sources or handle in self.ingested:
+            return False
+        read_of = self.gate._read_of
+        resource = read_of.get(handle)
+        seqs = self.gate.handle_seqs([*sources, handle])
+        for h in sources:
+            if resource is not None and read_of.get(h) == resource:
+                rank = self._edge_rank(resource)
+                if rank.get(h, -1) <= rank.get(handle, -1):
+                    return False
+            elif h not in self.ingested and (h not in seqs or handle not in seqs or seqs[h] <= seqs[handle]):
+                return False
+        return True
+
+    def _check_edge_against_log(self, j: int, block_id: str, handle: str) -> None:
+        """An edge the window's own order lets through, held to the session's read log too: where
+        the log files ``handle`` under a resource and post block ``j`` comes from reads of it the
+        log ranks, the newest of those must be ranked after the handle. The window dates a block
+        carrying the handle by its ``ts``, else its place, and a block without a ``ts`` placed
+        first (an excerpt of the newer read, a summary listing its handle) made it the older one,
+        so the older read superseded the newer one as lossless, though the log held them in order
+        (red team 53, F01)."""
+        resource = self.gate._read_of.get(handle)
+        if resource is None:
+            return
+        at = self._edge_rank(resource).get(handle)
+        if at is None:
+            return
+        top, newest = self._edge_newest(j, resource)
+        if newest is not None and top < at:
+            self.violate("I4", f"supersession edge goes backwards: block {block_id!r} is older than {handle!r}: the "
+                         f"session's read log places {handle!r} after the read it comes from among the reads of "
+                         f"{resource!r}", block=block_id, handle=handle,
+                         evidence={"older": self.pre.blocks[newest].id, "newer": handle})
 
     def _check_edge_past_summary(self, j: int, block_id: str, handle: str) -> None:
         """An edge from post block ``j`` over ``handle``, which no pre block carries, only a
@@ -3742,7 +3791,10 @@ class _Check:
             # itself; no leaf skipped the check (red team 51, F02)
             leaves = {handle}
         pre_blocks = pre.blocks
+        summary = self.edit.post[j] if self.edit.post[j].derived else None
         for leaf in sorted(leaves):
+            if summary is not None and self._summary_newer_than(summary, leaf):
+                continue  # (a summary of reads all read after it)
             if leaf != handle and fresh_for(leaf):
                 continue  # (a new read stored before the summary's block handle, after what it stands for)
             resource = read_of.get(leaf)
@@ -3795,9 +3847,10 @@ class _Check:
                 # only the reads the log will file under this resource: a new read tagged as
                 # two files' is filed under the first, and ranked here under both it was
                 # accepted once and refused when the same check ran again (red team 53, F04)
-                filed = self.pre.unlogged_reads(read_of)
-                new = [(h, ts) for h, ts in self.pre.read_line_of(resource)
-                       if h not in read_of and filed.get(h, resource) == resource]
+                new = [(h, ts) for h, ts in self.pre.read_line_of(resource) if h not in read_of]
+                if new:
+                    filed = self.pre.unlogged_reads(read_of)
+                    new = [(h, ts) for h, ts in new if filed.get(h, resource) == resource]
             log_reads({resource: line}, {}, resource, new)
             rank = self._edge_ranks[resource] = {h: k for k, (h, _) in enumerate(line)}
         return rank
@@ -3947,7 +4000,11 @@ class _Check:
 
     def _newest_origin(self, j: int, resource: str | None) -> int | None:
         """The newest pre block post block ``j`` comes from (among the reads of ``resource``
-        when it comes from any); None for a fresh read or a block that comes from nothing."""
+        when it comes from any); None for a fresh read or a block that comes from nothing.
+        Summaries among them are passed over: a summary observes nothing, and can stand
+        anywhere in the window, so its place is no date (red team 53, F02: a summary of the
+        older read, kept after the newer read, superseded it by its place); what it derives
+        from, held in the window, is among the origins already."""
         # Worked out once per block, for every resource at once: one summary superseding N
         # reads, an edge each, made its origins again and ran _newest_of over all of them per
         # edge, quadratic in N (red team 49, F03: 2.25M _newer calls at N=1,500). Each group
@@ -3956,9 +4013,9 @@ class _Check:
             found = self._newest_origins[j]
         else:
             found = None
-            origins = self._origins(j)
+            pre_blocks = self.edit.pre
+            origins = [i for i in self._origins(j) or () if not pre_blocks[i].derived]
             if origins:
-                pre_blocks = self.edit.pre
                 groups: dict[str, list[int]] = {}
                 for i in origins:
                     r = pre_blocks[i].resource
