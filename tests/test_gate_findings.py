@@ -4368,6 +4368,17 @@ def test_a_kept_summary_is_not_dated_by_its_place_in_the_window():
     assert_accepted(g.check([s1, s2], [s2], operator="prune", supersedes=edge), "lossless")
 
 
+def test_a_structural_edit_with_an_edge_from_a_summary_that_cites():
+    # the fix for red team 53 F02 dates a kept summary by what it comes from, its markers'
+    # handles among them; a structural edit has no post facts to read them from, and the
+    # check raised AttributeError (found by the random sessions of test_gate_left_reads)
+    r1, r2 = _r49_reads()
+    s2 = summary("s2", "Current config: retries=5 [src:c].\n", ["tool:c"])
+    window = [r1, r2, s2]
+    assert_accepted(gate_for(_R49_SRC).check(window, window, operator="reorder",
+                                             supersedes=[{"block": "s2", "handle": "tool:a"}]), "structural")
+
+
 @pytest.mark.parametrize("loop", ["its own text", "each other's"])
 def test_an_edge_over_block_handles_that_stand_for_each_other_is_still_judged(loop):
     # red team 51, F02: the walk from a summary's block handle to what it stands for ended in

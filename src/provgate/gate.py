@@ -3992,7 +3992,9 @@ class _Check:
             found.add(own)
         if not found and self._fresh(j):
             return None
-        refs = (*block.handles, *block.derived_from, *(self.cited(j) if j in self.marked else ()))
+        # (the block's facts as marked holds them: a structural edit has no post_facts)
+        marked = self.marked.get(j)
+        refs = (*block.handles, *block.derived_from, *(self.cited(j, marked) if marked is not None else ()))
         holders = self.pre.by_provenance()
         for h in refs:
             found.update(holders.get(h, ()))
