@@ -4368,6 +4368,50 @@ def test_a_kept_summary_is_not_dated_by_its_place_in_the_window():
     assert_accepted(g.check([s1, s2], [s2], operator="prune", supersedes=edge), "lossless")
 
 
+def test_a_summary_is_dated_by_its_sources_of_the_superseded_reads_file():
+    # red team 54, F01: a summary dated by its sources counted sources of any file and skipped
+    # its block handles: a summary of a later build log superseded the config's newest read in a
+    # session, and one folding the summary of the older read (by its block handle) with the build
+    # log did without one. F02: a summary of the newest config read and another file's earlier
+    # read could not supersede the older config read, though the log ranked them
+    from provgate.handles import block_text_handle
+
+    src = {"tool:q": "workers=8\n", **_R49_SRC, "tool:z": "build ok in 42s\n"}  # stored in this order
+    r1, r2 = _r49_reads()
+    rq = tool("rq", "tool:q", src["tool:q"], ts=50.0, resource="file:other")
+    rz = tool("rz", "tool:z", src["tool:z"], ts=300.0, resource="cmd:build")
+    s1 = summary("s1", "Old config: retries=3.\n", ["tool:a"])
+    s1_handle = block_text_handle(blake3(s1["text"].encode()).digest())
+    src[s1_handle] = s1["text"]
+    g = gate_for(src, session="rt54")
+    assert_accepted(g.check([rq, r1, r2, rz], [rq, s1, r2, rz], operator="summarize", commit=True), "lossy")
+    build = summary("mz", "Build ok in 42s.\n", ["tool:z"])
+    find(g.check([s1, r2], [s1, build], operator="summarize", supersedes=[{"block": "mz", "handle": "tool:c"}]),
+         "I4", block="mz", handle="tool:c")
+    folded = summary("m", "Old config: retries=3. Build ok in 42s.\n", [s1_handle, "tool:z"])
+    find(gate_for(src).check([s1, r2], [folded], operator="summarize",
+                             supersedes=[{"block": "m", "handle": "tool:c"}]), "I4", block="m", handle="tool:c")
+    both = summary("sqc", "Other: workers=8. Config: retries=5.\n", ["tool:q", "tool:c"])
+    assert_accepted(g.check([rq, r1, r2], [r1, both], operator="summarize", commit=True), "lossy")
+    assert_accepted(g.check([r1, both], [both], operator="prune", supersedes=[{"block": "sqc", "handle": "tool:a"}]),
+                    "lossless")
+
+
+def test_the_read_log_dates_an_excerpt_of_a_read_whatever_it_is_tagged():
+    # red team 54, F03: the log's check of an edge took only origins tagged with the resource,
+    # so the older read cut down to an excerpt without its tag superseded the newer read
+    r1, r2 = _r49_reads()
+    s2 = summary("s2", "Current config: retries=5.\n", ["tool:c"])
+    g = gate_for(_R49_SRC, session="rt54")
+    assert_accepted(g.check([r1, r2], [r1, s2], operator="summarize", commit=True), "lossy")
+    x = blk("x", "tool", "timeout=30\n", ["tool:c"])
+    y = blk("y", "tool", "retries=3\n", ["tool:a"])
+    assert_accepted(g.check([r1, s2], [x, r1, s2], operator="rewrite", commit=True))
+    assert_accepted(g.check([x, r1, s2], [x, y, s2], operator="rewrite", commit=True))
+    v = g.check([x, y, s2], [x, y], operator="prune", supersedes=[{"block": "y", "handle": "tool:c"}])
+    assert "read log places 'tool:c'" in find(v, "I4", block="y", handle="tool:c").message
+
+
 def test_a_structural_edit_with_an_edge_from_a_summary_that_cites():
     # the fix for red team 53 F02 dates a kept summary by what it comes from, its markers'
     # handles among them; a structural edit has no post facts to read them from, and the

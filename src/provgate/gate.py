@@ -3694,26 +3694,40 @@ class _Check:
             self._check_edge_against_log(j, s.block, s.handle)
 
     def _summary_newer_than(self, block: Block, handle: str) -> bool:
-        """Is a summary, whose sources the window no longer holds, newer than ``handle``: was
-        every source it derives from (a block handle is no date of what it stands for) read after
-        it, by the session's read log where both are filed under one resource, else by the
-        store's order? A summary has no place of its own to date it (red team 53, F02), and
-        without this a summary of the newer read could never supersede the older one once the
-        newer read had left the window (F06)."""
-        sources = [h for h in block.derived_from if not h.startswith(BLOCK_HANDLE_PREFIX)]
-        if not sources or handle in self.ingested:
+        """Is a summary, whose sources the window no longer holds, newer than ``handle``? A
+        summary has no place of its own to date it (red team 53, F02), and without this one of
+        the newer read could never supersede the older one once that read had left the window
+        (F06). Its sources, a block handle among them standing for what that summary derives
+        from (one the window does not hold dates nothing: refused): where the session's read log
+        files ``handle`` under a resource, the newest of the sources it files there must be
+        logged after it (sources of other files date nothing: a summary of a later build log
+        superseded the config's newest read, red team 54, F01; and a summary of the newest read
+        and another file's was refused, F02); else every source must be stored after it."""
+        todo = list(block.derived_from)
+        if not todo or handle in self.ingested:
             return False
+        through = self._through_block_handles(set(todo))
+        sources, seen = [], set()
+        while todo:
+            h = todo.pop()
+            if h in seen:
+                continue
+            seen.add(h)
+            if h in through:
+                todo.extend(through[h])
+            elif h.startswith(BLOCK_HANDLE_PREFIX):
+                return False  # (a summary the window no longer holds: what it stood for is unknown)
+            else:
+                sources.append(h)
         read_of = self.gate._read_of
         resource = read_of.get(handle)
+        if resource is not None:
+            rank = self._edge_rank(resource)
+            at = rank.get(handle, -1)
+            return max((rank.get(h, -1) for h in sources if read_of.get(h) == resource), default=-1) > at
         seqs = self.gate.handle_seqs([*sources, handle])
-        for h in sources:
-            if resource is not None and read_of.get(h) == resource:
-                rank = self._edge_rank(resource)
-                if rank.get(h, -1) <= rank.get(handle, -1):
-                    return False
-            elif h not in self.ingested and (h not in seqs or handle not in seqs or seqs[h] <= seqs[handle]):
-                return False
-        return True
+        return bool(sources) and handle in seqs and all(
+            h in self.ingested or (h in seqs and seqs[h] > seqs[handle]) for h in sources)
 
     def _check_edge_against_log(self, j: int, block_id: str, handle: str) -> None:
         """An edge the window's own order lets through, held to the session's read log too: where
@@ -3873,12 +3887,14 @@ class _Check:
             pre_blocks = self.pre.blocks
             found = (-1, None)
             if resource is not None:
+                # the blocks carrying handles the log files under the resource, whatever they are
+                # tagged: an excerpt of the older read without its tag superseded the newer read
+                # past this check (red team 54, F03)
                 rank = self._edge_rank(resource)
                 for i in origins:
-                    if pre_blocks[i].resource == resource:
-                        at = min((rank[h] for h in pre_blocks[i].handles if h in rank), default=None)
-                        if at is not None and at > found[0]:
-                            found = (at, i)
+                    at = min((rank[h] for h in pre_blocks[i].handles if h in rank), default=None)
+                    if at is not None and at > found[0]:
+                        found = (at, i)
             else:
                 # a summary among them is as old as the sources it derives from (a block handle
                 # among those is no date of them: its text was stored after), and one deriving
