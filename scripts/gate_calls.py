@@ -17,46 +17,20 @@ from __future__ import annotations
 import argparse
 import cProfile
 import pstats
-import sys
-import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from _standard_session import EDITS, ROOT, standard_session
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--src", type=Path, default=ROOT, help="the checkout whose src/ to count (default: this one)")
     args = parser.parse_args()
-    sys.path[:0] = [str(args.src / "src"), str(ROOT / "benchmarks")]
-
-    from corpus import drift_edit, make_window, prune_edit, rewrite_edit, summarize_edit
-
-    from provgate.gate import Gate
-    from provgate.store import SourceStore
-    from provgate.window import Edit, Window, parse_edit
-
-    makers = {"prune": prune_edit, "rewrite": rewrite_edit, "summarize": summarize_edit, "drift": drift_edit}
-    window = make_window(200_000, seed=0)
-    store = SourceStore(tempfile.mkdtemp() + "/store.sqlite3")
-    for handle, text in window.sources.items():
-        store.put(handle, text)
-    for make in makers.values():
-        for handle, text in make(window)["sources"].items():
-            if handle not in window.sources:
-                store.put(handle, text)
-
-    def session_gate(edit: Edit) -> Gate:
-        earlier = Window([*edit.pre, {"id": "zz_prev", "role": "assistant", "text": "earlier remark, since pruned\n"}])
-        gate = Gate(store, audit=False)
-        assert gate.check_edit(Edit("prune", earlier, edit.pre, evicted=("zz_prev",))).accepted
-        return gate
+    edit_of, session_gate = standard_session(args.src)
 
     counts = []
-    for name, make in makers.items():
-        obj = make(window)
-        obj.pop("sources")
-        edit = parse_edit(obj)
+    for name in EDITS:
+        edit = edit_of(name)
         session_gate(edit).check_edit(edit)  # (the store's durable fact cache filled once)
         gate = session_gate(edit)
         profile = cProfile.Profile()

@@ -14,12 +14,10 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import sys
-import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from _standard_session import ROOT, standard_session
 
 
 def main() -> None:
@@ -28,34 +26,7 @@ def main() -> None:
     parser.add_argument("edits", nargs="?", default="prune,rewrite,summarize,drift")
     parser.add_argument("--src", type=Path, default=ROOT, help="the checkout whose src/ to time (default: this one)")
     args = parser.parse_args()
-    sys.path[:0] = [str(args.src / "src"), str(ROOT / "benchmarks")]
-
-    from corpus import drift_edit, make_window, prune_edit, rewrite_edit, summarize_edit
-
-    from provgate.gate import Gate
-    from provgate.store import SourceStore
-    from provgate.window import Edit, Window, parse_edit
-
-    makers = {"prune": prune_edit, "rewrite": rewrite_edit, "summarize": summarize_edit, "drift": drift_edit}
-    window = make_window(200_000, seed=0)
-    store = SourceStore(tempfile.mkdtemp() + "/store.sqlite3")
-    for handle, text in window.sources.items():
-        store.put(handle, text)
-    for make in makers.values():
-        for handle, text in make(window)["sources"].items():
-            if handle not in window.sources:
-                store.put(handle, text)
-
-    def edit_of(name: str) -> Edit:
-        obj = makers[name](window)
-        obj.pop("sources")
-        return parse_edit(obj)
-
-    def session_gate(edit: Edit) -> Gate:
-        earlier = Window([*edit.pre, {"id": "zz_prev", "role": "assistant", "text": "earlier remark, since pruned\n"}])
-        gate = Gate(store, audit=False)
-        assert gate.check_edit(Edit("prune", earlier, edit.pre, evicted=("zz_prev",))).accepted
-        return gate
+    edit_of, session_gate = standard_session(args.src)
 
     for name in args.edits.split(","):
         edit = edit_of(name)

@@ -3706,19 +3706,9 @@ class _Check:
         todo = list(block.derived_from)
         if not todo or handle in self.ingested:
             return False
-        through = self._through_block_handles(set(todo))
-        sources, seen = [], set()
-        while todo:
-            h = todo.pop()
-            if h in seen:
-                continue
-            seen.add(h)
-            if h in through:
-                todo.extend(through[h])
-            elif h.startswith(BLOCK_HANDLE_PREFIX):
-                return False  # (a summary the window no longer holds: what it stood for is unknown)
-            else:
-                sources.append(h)
+        sources = _handles_below(todo, self._through_block_handles(set(todo)))
+        if any(h.startswith(BLOCK_HANDLE_PREFIX) for h in sources):
+            return False  # (a summary the window no longer holds: what it stood for is unknown)
         read_of = self.gate._read_of
         resource = read_of.get(handle)
         if resource is not None:
@@ -3788,17 +3778,7 @@ class _Check:
         # (the whole chain below it; the map is made once for every edge's handle)
         if self._edge_through is None:
             self._edge_through = self._through_block_handles({e.handle for e in self.edit.supersedes})
-        through = self._edge_through
-        leaves, seen, todo = set(), set(), [handle]
-        while todo:
-            h = todo.pop()
-            if h in seen:
-                continue
-            seen.add(h)
-            if h in through:
-                todo.extend(through[h])
-            else:
-                leaves.add(h)
+        leaves = _handles_below([handle], self._edge_through)
         if not leaves:
             # block handles that only stand for each other (a summary deriving from its own text,
             # two from each other's): nothing below the loop dates it, so the handle dates
@@ -6096,6 +6076,26 @@ def _takes_as_it_stands(window_line: list[tuple[str, float | None]], reads: list
     is common, and its first check would pay for the copy."""
     return (len(window_line) == len(reads) and len({blocks[i].ts is None for i in reads}) == 1
             and len({h for h, _ in window_line}) == len(window_line))
+
+
+def _handles_below(handles: Iterable[str], through: Mapping[str, Iterable[str]]) -> set[str]:
+    """What ``handles`` stand for: each block handle in ``through`` (a summary's, mapped to what
+    it derives from: _Check._through_block_handles) replaced by the handles below it, down the
+    chain; every other handle stands for itself (a block handle not in ``through`` too). A loop
+    of block handles standing only for each other stands for nothing."""
+    leaves: set[str] = set()
+    seen: set[str] = set()
+    todo = list(handles)
+    while todo:
+        h = todo.pop()
+        if h in seen:
+            continue
+        seen.add(h)
+        if h in through:
+            todo.extend(through[h])
+        else:
+            leaves.add(h)
+    return leaves
 
 
 def _logged_in_order(line: list[tuple[str, float | None]], logged: dict[str, float | None],
