@@ -729,8 +729,8 @@ def test_a_ts_a_float64_cannot_hold_exactly_is_refused_naming_ts():
     pre = [blk("r1", "tool", "retries=3\n", ["tool:a"], ts=ns[0], resource="file:x"),
            blk("r2", "tool", "retries=5\n", ["tool:b"], ts=ns[1], resource="file:x")]
     doc = {"operator": "prune", "pre": pre, "post": []}
-    for given in (doc, json.dumps(doc)):
-        err = format_error(given)
+    for form in (doc, json.dumps(doc)):
+        err = format_error(form)
         assert err.field == "pre[0].ts" and "seconds or milliseconds" in str(err)
     with pytest.raises(EditFormatError) as info:
         Block("r1", "tool", "x", ts=ns[0])  # type: ignore[arg-type]
