@@ -1245,7 +1245,9 @@ def test_a_summary_of_sources_that_left_the_window_is_no_fresh_read(tagged):
     if tagged:
         stale = dict(stale, resource=APP_R, ts=9.0)
     v = g.check([READS_F36[1]], [stale], operator="summarize", supersedes=[{"block": "s", "handle": "tool:c2"}])
-    assert "comes from nothing the window holds" in find(v, "I4", block="s", handle="tool:c2").message
+    # (refused as coming from no read of the file, red team 55, before it is asked what it comes from)
+    message = find(v, "I4", block="s", handle="tool:c2").message
+    assert "comes from nothing the window holds" in message or "comes from no read of" in message
     if tagged:
         assert "none of the blocks it comes from" in find(v, "I4", block="s", key="resource").message
 
@@ -4355,7 +4357,8 @@ def test_a_kept_summary_is_not_dated_by_its_place_in_the_window():
     s1 = summary("s1", "Old config: retries=3.\n", ["tool:a"])
     for pre in ([r2, s1], [s1, r2]):
         v = gate_for(_R49_SRC).check(pre, [s1], operator="prune", supersedes=[{"block": "s1", "handle": "tool:c"}])
-        assert "comes from nothing the window holds" in find(v, "I4", block="s1", handle="tool:c").message
+        message = find(v, "I4", block="s1", handle="tool:c").message
+        assert "comes from nothing the window holds" in message or "comes from no read of" in message
     # (a summary of the newer read, kept beside the older read, still supersedes it: dated by
     # the newer read in the window, or, once that read has left it, by what it derives from,
     # in the store's order or the session's read log: red team 53, F06)
@@ -4410,6 +4413,40 @@ def test_the_read_log_dates_an_excerpt_of_a_read_whatever_it_is_tagged():
     assert_accepted(g.check([x, r1, s2], [x, y, s2], operator="rewrite", commit=True))
     v = g.check([x, y, s2], [x, y], operator="prune", supersedes=[{"block": "y", "handle": "tool:c"}])
     assert "read log places 'tool:c'" in find(v, "I4", block="y", handle="tool:c").message
+
+
+@pytest.mark.parametrize("session", [None, "rt55"])
+def test_a_read_of_another_file_or_a_turn_does_not_supersede_a_read(session):
+    # red team 55, F01/F02: dated by its place (or ts), a read of a build log, a summary of it, or
+    # a turn citing nothing superseded the config's newest read, the older value left in a summary
+    src = {**_R49_SRC, "tool:z": "build ok in 42s\n"}
+    r1, r2 = _r49_reads()
+    rz = tool("rz", "tool:z", src["tool:z"], ts=300.0, resource="cmd:build")
+    turn = blk("u", "assistant", "OK, I will look at the build next.\n")
+    s1 = summary("s1", "Old config: retries=3.\n", ["tool:a"])
+    g = gate_for(src, session=session)
+    assert_accepted(g.check([r1, r2, rz, turn], [s1, r2, rz, turn], operator="summarize", commit=True), "lossy")
+    for block, post in (("rz", [s1, rz, turn]), ("mz", [s1, summary("mz", "Build ok in 42s.\n", ["tool:z"]), turn]),
+                        ("u", [s1, rz, turn])):
+        v = g.check([s1, r2, rz, turn], post, operator="summarize" if block == "mz" else "prune",
+                    supersedes=[{"block": block, "handle": "tool:c"}])
+        assert "comes from no read of 'file:conf'" in find(v, "I4", block=block, handle="tool:c").message
+
+
+def test_summaries_folding_a_turn_or_another_summary_supersede_the_older_read_in_a_session():
+    # red team 55, F03/F04 (regressions of red team 54's fix): a block handle the window holds no
+    # summary of (a turn's text, a summary of a summary) refused a summary of the newest read
+    from provgate.handles import block_text_handle
+
+    r1, r2 = _r49_reads()
+    turn = blk("u", "user", "Please keep the config current.\n")
+    turn_handle = block_text_handle(blake3(turn["text"].encode()).digest())
+    g = gate_for({**_R49_SRC, turn_handle: turn["text"]}, session="rt55")
+    s2 = summary("s2", "Current config: retries=5.\n", ["tool:c"])
+    assert_accepted(g.check([r1, r2, turn], [r1, s2, turn], operator="summarize", commit=True), "lossy")
+    folded = summary("m", "Current config: retries=5. The user asked to keep it current.\n", ["tool:c", turn_handle])
+    assert_accepted(g.check([r1, s2, turn], [folded], operator="summarize", evicted=[turn_handle],
+                            supersedes=[{"block": "m", "handle": "tool:a"}]), "lossy")
 
 
 def test_a_structural_edit_with_an_edge_from_a_summary_that_cites():

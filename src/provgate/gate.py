@@ -3670,6 +3670,8 @@ class _Check:
             newer = self.match[j]
             if newer is not None and self._fresh(j, than=(s.handle,)):
                 continue  # a new read that found an older read's bytes is still the newer read
+            if not self._from_a_read_of(j, edit.pre[older].resource, s.handle):
+                continue
             if newer is not None and edit.pre[newer].derived:
                 newer = None  # a summary kept as it was is dated as a rewritten one (_newest_origin)
             if newer is None and older is not None:
@@ -3693,6 +3695,28 @@ class _Check:
                 continue
             self._check_edge_against_log(j, s.block, s.handle)
 
+    def _from_a_read_of(self, j: int, resource: str | None, handle: str) -> bool:
+        """An edge over ``handle``, read as ``resource``, may come only from a read of that
+        resource or a block that comes from one (a fresh read of it is one): a read of another
+        file, or a turn that cites nothing, is no newer observation of it, and dated by its
+        place it superseded the newest read, the older value left alone in a summary (red team
+        55, F01, F02). Reports and returns False when it does not."""
+        if resource is None or self._fresh(j, than=(handle,)):
+            return True
+        block = self.edit.post[j]
+        if block.resource == resource:
+            return True
+        self._newest_origin(j, resource)
+        found = self._newest_origins.get(j)
+        if found is not None and resource in found[1]:
+            return True
+        if block.derived and self._summary_newer_than(block, handle):
+            return True  # (dated by the sources it derives from, that read the resource)
+        self.violate("I4", f"supersession edge: block {block.id!r} comes from no read of {resource!r}, so it is no "
+                     f"newer observation of {handle!r}, a read of it", block=block.id, handle=handle,
+                     evidence={"resource": resource})
+        return False
+
     def _summary_newer_than(self, block: Block, handle: str) -> bool:
         """Is a summary, whose sources the window no longer holds, newer than ``handle``? A
         summary has no place of its own to date it (red team 53, F02), and without this one of
@@ -3707,10 +3731,13 @@ class _Check:
         if not todo or handle in self.ingested:
             return False
         sources = _handles_below(todo, self._through_block_handles(set(todo)))
-        if any(h.startswith(BLOCK_HANDLE_PREFIX) for h in sources):
-            return False  # (a summary the window no longer holds: what it stood for is unknown)
         read_of = self.gate._read_of
         resource = read_of.get(handle)
+        if resource is None and any(h.startswith(BLOCK_HANDLE_PREFIX) for h in sources):
+            # (without the log every source must date it, and a block handle the window holds no
+            # summary of stands for what is not known; in the log, only the file's sources date
+            # it, and such a handle, a turn's text or a summary's, is none: red team 55, F03/F04)
+            return False
         if resource is not None:
             rank = self._edge_rank(resource)
             at = rank.get(handle, -1)
