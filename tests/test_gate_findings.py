@@ -4433,6 +4433,29 @@ def test_a_read_of_another_file_or_a_turn_does_not_supersede_a_read(session):
         assert "comes from no read of 'file:conf'" in find(v, "I4", block=block, handle="tool:c").message
 
 
+@pytest.mark.parametrize("session", [None, "rt56"])
+def test_what_a_superseded_handle_reads_is_not_the_last_carriers_tag(session):
+    # red team 56, F01: an untagged excerpt of the newest read, the last block carrying its
+    # handle, said it read nothing, and a build log's read superseded the newest read; F02: so
+    # did a new read of the build log; F03: an untagged excerpt of the newer read, honest, was
+    # refused once the log filed its handle
+    src = {**_R49_SRC, "tool:z": "build ok in 42s\n"}
+    r1, r2 = _r49_reads()
+    rz = tool("rz", "tool:z", src["tool:z"], ts=300.0, resource="cmd:build")
+    s1 = summary("s1", "Old config: retries=3.\n", ["tool:a"])
+    excerpt = blk("e2", "tool", "retries=5\n", ["tool:c"])
+    g = gate_for(src, session=session)
+    assert_accepted(g.check([r1, r2, rz], [s1, r2, rz], operator="summarize", commit=True), "lossy")
+    v = g.check([s1, r2, excerpt, rz], [s1, rz], operator="prune", supersedes=[{"block": "rz", "handle": "tool:c"}])
+    assert "comes from no read of 'file:conf'" in find(v, "I4", block="rz", handle="tool:c").message
+    v = g.check([s1, r2], [s1, rz], operator="prune", supersedes=[{"block": "rz", "handle": "tool:c"}])
+    assert "comes from no read of 'file:conf'" in find(v, "I4", block="rz", handle="tool:c").message
+    g = gate_for(src, session=session)
+    assert_accepted(g.check([r1, r2], [r1, excerpt], operator="rewrite", commit=True))
+    assert_accepted(g.check([r1, excerpt], [excerpt], operator="prune",
+                            supersedes=[{"block": "e2", "handle": "tool:a"}]), "lossless")
+
+
 def test_summaries_folding_a_turn_or_another_summary_supersede_the_older_read_in_a_session():
     # red team 55, F03/F04 (regressions of red team 54's fix): a block handle the window holds no
     # summary of (a turn's text, a summary of a summary) refused a summary of the newest read

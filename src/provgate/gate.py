@@ -3701,14 +3701,25 @@ class _Check:
         file, or a turn that cites nothing, is no newer observation of it, and dated by its
         place it superseded the newest read, the older value left alone in a summary (red team
         55, F01, F02). Reports and returns False when it does not."""
-        if resource is None or self._fresh(j, than=(handle,)):
+        read_of = self.gate._read_of
+        # what the handle is a read of: as the log files it, else as any pre block carrying it
+        # is tagged (the last carrier, an untagged excerpt of the newest read, said none and let
+        # another file's read supersede it: red team 56, F01)
+        resource = read_of.get(handle) or resource or next(
+            (b.resource for b in self.pre.blocks if b.resource is not None and handle in b.handles), None)
+        if resource is None:
             return True
         block = self.edit.post[j]
-        if block.resource == resource:
-            return True
-        self._newest_origin(j, resource)
-        found = self._newest_origins.get(j)
-        if found is not None and resource in found[1]:
+
+        def reads_it(b: Block) -> bool:
+            # tagged as a read of it, or carrying a handle the log files under it, whatever its
+            # tag (an untagged excerpt of the newer read was refused: red team 56, F03)
+            return b.resource == resource or any(read_of.get(h) == resource for h in b.handles)
+
+        if reads_it(block):
+            return True  # (a fresh read too, but only of the resource: red team 56, F02)
+        pre_blocks = self.pre.blocks
+        if any(not pre_blocks[i].derived and reads_it(pre_blocks[i]) for i in self._origins(j) or ()):
             return True
         if block.derived and self._summary_newer_than(block, handle):
             return True  # (dated by the sources it derives from, that read the resource)
