@@ -2215,6 +2215,7 @@ class _Check:
         self._edge_ranks: dict[str, dict[str, int]] = {}
         self._edge_newests: dict[tuple[int, str | None], tuple[int, int | None]] = {}
         self._edge_through: dict[str, set[str]] | None = None
+        self._comes_from_read: dict[tuple[int, str], bool] = {}  # I4: _from_a_read_of, per block and resource
         self._post_texts: set[bytes] | None = None  # post's text digests, when structure made them
         self.speaker_lost: list[int] = []  # pre blocks dropped as copies another speaker's block holds
         self.cited_names: dict[str, str] = {}  # marker name -> the one handle it cites (I1's blocks)
@@ -3644,10 +3645,13 @@ class _Check:
         wanted = frozenset(s.handle for s in edit.supersedes)
         pre_blocks = self.pre.blocks
         handle_block: dict[str, int] = {}
+        handle_read: dict[str, str] = {}  # a superseded handle -> the resource a carrier is tagged a read of
         for i in _blockscan.holding(pre_blocks, wanted):
             for h in pre_blocks[i].handles:
                 if h in wanted:
                     handle_block[h] = i
+                    if pre_blocks[i].resource is not None:
+                        handle_read.setdefault(h, pre_blocks[i].resource)
         for s in edit.supersedes:
             j = post_ids.get(s.block)
             if j is None:
@@ -3670,7 +3674,7 @@ class _Check:
             newer = self.match[j]
             if newer is not None and self._fresh(j, than=(s.handle,)):
                 continue  # a new read that found an older read's bytes is still the newer read
-            if not self._from_a_read_of(j, edit.pre[older].resource, s.handle):
+            if not self._from_a_read_of(j, handle_read.get(s.handle), s.handle):
                 continue
             if newer is not None and edit.pre[newer].derived:
                 newer = None  # a summary kept as it was is dated as a rewritten one (_newest_origin)
@@ -3696,17 +3700,17 @@ class _Check:
             self._check_edge_against_log(j, s.block, s.handle)
 
     def _from_a_read_of(self, j: int, resource: str | None, handle: str) -> bool:
-        """An edge over ``handle``, read as ``resource``, may come only from a read of that
+        """An edge over ``handle`` (a pre block carrying it tagged a read of ``resource``; None:
+        none is) may come only from a read of that
         resource or a block that comes from one (a fresh read of it is one): a read of another
         file, or a turn that cites nothing, is no newer observation of it, and dated by its
         place it superseded the newest read, the older value left alone in a summary (red team
         55, F01, F02). Reports and returns False when it does not."""
         read_of = self.gate._read_of
-        # what the handle is a read of: as the log files it, else as any pre block carrying it
-        # is tagged (the last carrier, an untagged excerpt of the newest read, said none and let
-        # another file's read supersede it: red team 56, F01)
-        resource = read_of.get(handle) or resource or next(
-            (b.resource for b in self.pre.blocks if b.resource is not None and handle in b.handles), None)
+        # what the handle is a read of: as the log files it, else as a pre block carrying it is
+        # tagged (``resource``; the last carrier, an untagged excerpt of the newest read, said none
+        # and let another file's read supersede it: red team 56, F01)
+        resource = read_of.get(handle) or resource
         if resource is None:
             return True
         block = self.edit.post[j]
@@ -3718,8 +3722,14 @@ class _Check:
 
         if reads_it(block):
             return True  # (a fresh read too, but only of the resource: red team 56, F02)
-        pre_blocks = self.pre.blocks
-        if any(not pre_blocks[i].derived and reads_it(pre_blocks[i]) for i in self._origins(j) or ()):
+        key = (j, resource)
+        found = self._comes_from_read.get(key)
+        if found is None:
+            # (once per block and resource: a summary superseding N reads, an edge each)
+            pre_blocks = self.pre.blocks
+            found = self._comes_from_read[key] = any(not pre_blocks[i].derived and reads_it(pre_blocks[i])
+                                                     for i in self._origins(j) or ())
+        if found:
             return True
         if block.derived and self._summary_newer_than(block, handle):
             return True  # (dated by the sources it derives from, that read the resource)
