@@ -4456,6 +4456,49 @@ def test_what_a_superseded_handle_reads_is_not_the_last_carriers_tag(session):
                             supersedes=[{"block": "e2", "handle": "tool:a"}]), "lossless")
 
 
+@pytest.mark.parametrize("session", [None, "rt57"])
+def test_another_files_read_supersedes_no_config_read_however_it_comes(session):
+    # red team 57: F01, a new read of the build log with the bytes of a pre block went by as a
+    # fresh read; F03, a summary of the build log's read was dated by all its sources without a
+    # log; F04, the build log's read that took the older config read's handle as well; F05, the
+    # first carrier's tag decided what the handle reads, so the order of the blocks did
+    src = {**_R49_SRC, "tool:z": "build ok in 42s\n", "tool:z2": "build ok in 42s\n"}
+    r1, r2 = _r49_reads()
+    rz = tool("rz", "tool:z", src["tool:z"], ts=300.0, resource="cmd:build")
+    s1 = summary("s1", "Old config: retries=3.\n", ["tool:a"])
+    g = gate_for(src, session=session)
+    assert_accepted(g.check([r1, r2, rz], [s1, r2, rz], operator="summarize", commit=True), "lossy")
+    edge = [{"block": "rz2", "handle": "tool:c"}]
+    again = tool("rz2", "tool:z2", src["tool:z2"], ts=400.0, resource="cmd:build")
+    find(g.check([s1, r2, rz], [s1, again], operator="prune", supersedes=edge + [{"block": "rz2", "handle": "tool:z"}]),
+         "I4", block="rz2", handle="tool:c")
+    mz = summary("mz", "Build ok in 42s.\n", ["tool:z"])
+    find(gate_for(src).check([s1, r2, rz], [s1, mz], operator="summarize", supersedes=[{"block": "mz", "handle": "tool:c"}]),
+         "I4", block="mz", handle="tool:c")
+    took = dict(rz, handles=["tool:z", "tool:a"])
+    find(g.check([s1, r2, rz], [s1, took], operator="prune", supersedes=[{"block": "rz", "handle": "tool:c"}]),
+         "I4", block="rz", handle="tool:c")
+    mistagged = blk("x", "tool", "retries=5\n", ["tool:c"], resource="cmd:build")
+    for pre in ([mistagged, s1, r2, rz], [s1, r2, mistagged, rz]):
+        find(gate_for(src).check(pre, [s1, rz], operator="prune", supersedes=[{"block": "rz", "handle": "tool:c"}]),
+             "I4", block="rz", handle="tool:c")
+
+
+def test_one_summary_of_many_files_superseding_their_older_reads_asks_each_block_once(monkeypatch):
+    # red team 57, F02: an edge per file missed the per-(block, resource) answer, and each miss
+    # rebuilt the summary's origins: quadratic in the number of files
+    n = 150
+    src = {f"tool:o{i}": f"v{i}=1\n" for i in range(n)} | {f"tool:n{i}": f"v{i}=2\n" for i in range(n)}
+    pre = [tool(f"o{i}", f"tool:o{i}", src[f"tool:o{i}"], ts=1.0, resource=f"file:f{i}") for i in range(n)]
+    pre += [tool(f"n{i}", f"tool:n{i}", src[f"tool:n{i}"], ts=2.0, resource=f"file:f{i}") for i in range(n)]
+    post = [summary("S", "".join(f"v{i}=2\n" for i in range(n)), [f"tool:n{i}" for i in range(n)])]
+    built = _count_calls(monkeypatch, gate_module._Check, "_origins_made")
+    v = gate_for(src).check(pre, post, operator="summarize", evicted=[f"tool:n{i}" for i in range(n)],
+                            supersedes=[{"block": "S", "handle": f"tool:o{i}"} for i in range(n)])
+    assert_accepted(v, "lossy")
+    assert built[0] <= 2, built
+
+
 def test_summaries_folding_a_turn_or_another_summary_supersede_the_older_read_in_a_session():
     # red team 55, F03/F04 (regressions of red team 54's fix): a block handle the window holds no
     # summary of (a turn's text, a summary of a summary) refused a summary of the newest read

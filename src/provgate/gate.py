@@ -2215,7 +2215,10 @@ class _Check:
         self._edge_ranks: dict[str, dict[str, int]] = {}
         self._edge_newests: dict[tuple[int, str | None], tuple[int, int | None]] = {}
         self._edge_through: dict[str, set[str]] | None = None
-        self._comes_from_read: dict[tuple[int, str], bool] = {}  # I4: _from_a_read_of, per block and resource
+        self._comes_from_read: dict[int, set[str]] = {}  # I4: _from_a_read_of, the resources a block's reads read
+        self._handle_tags: dict[str, str] | None = None  # I4: handle -> the resource a pre read carrying it is tagged
+        # I4: _origins per block (an edge per file of one summary rebuilt them: red team 57, F02)
+        self._origins_of: dict[int, list[int] | None] = {}
         self._post_texts: set[bytes] | None = None  # post's text digests, when structure made them
         self.speaker_lost: list[int] = []  # pre blocks dropped as copies another speaker's block holds
         self.cited_names: dict[str, str] = {}  # marker name -> the one handle it cites (I1's blocks)
@@ -3650,8 +3653,11 @@ class _Check:
             for h in pre_blocks[i].handles:
                 if h in wanted:
                     handle_block[h] = i
-                    if pre_blocks[i].resource is not None:
-                        handle_read.setdefault(h, pre_blocks[i].resource)
+                    tag = pre_blocks[i].resource
+                    if tag is not None and handle_read.setdefault(h, tag) != tag:
+                        # carriers tagged as reads of two files: none decides by its place in
+                        # the window (the first one's tag did: red team 57, F05)
+                        handle_read[h] = _SEVERAL_RESOURCES
         for s in edit.supersedes:
             j = post_ids.get(s.block)
             if j is None:
@@ -3672,10 +3678,12 @@ class _Check:
                 self._check_edge_past_summary(j, s.block, s.handle)
                 continue
             newer = self.match[j]
-            if newer is not None and self._fresh(j, than=(s.handle,)):
-                continue  # a new read that found an older read's bytes is still the newer read
+            # (asked first: a new read of another file with the bytes of a pre block went by as
+            # a fresh read, red team 57, F01)
             if not self._from_a_read_of(j, handle_read.get(s.handle), s.handle):
                 continue
+            if newer is not None and self._fresh(j, than=(s.handle,)):
+                continue  # a new read that found an older read's bytes is still the newer read
             if newer is not None and edit.pre[newer].derived:
                 newer = None  # a summary kept as it was is dated as a rewritten one (_newest_origin)
             if newer is None and older is not None:
@@ -3714,6 +3722,11 @@ class _Check:
         if resource is None:
             return True
         block = self.edit.post[j]
+        if resource is _SEVERAL_RESOURCES:
+            self.violate("I4", f"supersession edge: the pre blocks carrying {handle!r} are tagged as reads of several "
+                         f"resources, so block {block.id!r} cannot be shown a newer read of it", block=block.id,
+                         handle=handle)
+            return False
 
         def reads_it(b: Block) -> bool:
             # tagged as a read of it, or carrying a handle the log files under it, whatever its
@@ -3722,23 +3735,28 @@ class _Check:
 
         if reads_it(block):
             return True  # (a fresh read too, but only of the resource: red team 56, F02)
-        key = (j, resource)
-        found = self._comes_from_read.get(key)
+        found = self._comes_from_read.get(j)
         if found is None:
-            # (once per block and resource: a summary superseding N reads, an edge each)
+            # the resources the block's reads are reads of, by tag or by the log, once per block:
+            # a summary superseding N reads, of N files, an edge each (red team 57, F02)
             pre_blocks = self.pre.blocks
-            found = self._comes_from_read[key] = any(not pre_blocks[i].derived and reads_it(pre_blocks[i])
-                                                     for i in self._origins(j) or ())
-        if found:
+            found = self._comes_from_read[j] = set()
+            for i in self._origins(j) or ():
+                b = pre_blocks[i]
+                if not b.derived:
+                    if b.resource is not None:
+                        found.add(b.resource)
+                    found.update(r for h in b.handles if (r := read_of.get(h)) is not None)
+        if resource in found:
             return True
-        if block.derived and self._summary_newer_than(block, handle):
+        if block.derived and self._summary_newer_than(block, handle, resource):
             return True  # (dated by the sources it derives from, that read the resource)
         self.violate("I4", f"supersession edge: block {block.id!r} comes from no read of {resource!r}, so it is no "
                      f"newer observation of {handle!r}, a read of it", block=block.id, handle=handle,
                      evidence={"resource": resource})
         return False
 
-    def _summary_newer_than(self, block: Block, handle: str) -> bool:
+    def _summary_newer_than(self, block: Block, handle: str, resource: str | None = None) -> bool:
         """Is a summary, whose sources the window no longer holds, newer than ``handle``? A
         summary has no place of its own to date it (red team 53, F02), and without this one of
         the newer read could never supersede the older one once that read had left the window
@@ -3753,16 +3771,31 @@ class _Check:
             return False
         sources = _handles_below(todo, self._through_block_handles(set(todo)))
         read_of = self.gate._read_of
-        resource = read_of.get(handle)
+        # (the resource the window's tags give, where the log files the handle under none: a
+        # summary of a build log's read, dated by all its sources, superseded the config's newest
+        # read in a gate without the log, red team 57, F03)
+        resource = read_of.get(handle) or resource
         if resource is None and any(h.startswith(BLOCK_HANDLE_PREFIX) for h in sources):
             # (without the log every source must date it, and a block handle the window holds no
             # summary of stands for what is not known; in the log, only the file's sources date
             # it, and such a handle, a turn's text or a summary's, is none: red team 55, F03/F04)
             return False
         if resource is not None:
-            rank = self._edge_rank(resource)
-            at = rank.get(handle, -1)
-            return max((rank.get(h, -1) for h in sources if read_of.get(h) == resource), default=-1) > at
+            rank = self._edge_rank(resource)  # (the log's line with the pre window's reads of it)
+            ranked = [rank[h] for h in sources if h in rank]
+            if ranked:
+                return max(ranked) > rank.get(handle, -1)
+            # no source known as a read of it: those known as reads of another file date nothing
+            # (red team 57, F03); those read as nothing known, by the store (a summary of the
+            # newer read once that read left a gate without the log)
+            if self._handle_tags is None:
+                self._handle_tags = {h: b.resource for b in self.pre.blocks if b.resource is not None
+                                     for h in b.handles}
+            tags = self._handle_tags
+            unknown = [h for h in sources if read_of.get(h, tags.get(h)) is None]
+            if not unknown or handle not in (seqs := self.gate.handle_seqs([*unknown, handle])):
+                return False
+            return all(h in self.ingested or (h in seqs and seqs[h] > seqs[handle]) for h in unknown)
         seqs = self.gate.handle_seqs([*sources, handle])
         return bool(sources) and handle in seqs and all(
             h in self.ingested or (h in seqs and seqs[h] > seqs[handle]) for h in sources)
@@ -3782,11 +3815,18 @@ class _Check:
         if at is None:
             return
         top, newest = self._edge_newest(j, resource)
+        # the block's own handles the log ranks there date it too: a block is no newer than any
+        # observation it holds (a build log's read that took the older config read's handle as
+        # well superseded the newest one: red team 57, F04)
+        rank = self._edge_rank(resource)
+        own = min((rank[h] for h in self.edit.post[j].handles if h in rank), default=None)
+        if own is not None and own < at:
+            top, newest = own, -1
         if newest is not None and top < at:
             self.violate("I4", f"supersession edge goes backwards: block {block_id!r} is older than {handle!r}: the "
                          f"session's read log places {handle!r} after the read it comes from among the reads of "
                          f"{resource!r}", block=block_id, handle=handle,
-                         evidence={"older": self.pre.blocks[newest].id, "newer": handle})
+                         evidence={"older": block_id if newest < 0 else self.pre.blocks[newest].id, "newer": handle})
 
     def _check_edge_past_summary(self, j: int, block_id: str, handle: str) -> None:
         """An edge from post block ``j`` over ``handle``, which no pre block carries, only a
@@ -4026,6 +4066,13 @@ class _Check:
         the id of, and those holding a handle of its provenance (handles, derived_from, the
         handles its markers cite). None when its provenance is wholly new to the window (a
         fresh read, not a restatement of anything pre held)."""
+        cached = self._origins_of.get(j, _NOT_YET)
+        if cached is not _NOT_YET:
+            return cached
+        self._origins_of[j] = found_origins = self._origins_made(j)
+        return found_origins
+
+    def _origins_made(self, j: int) -> list[int] | None:
         block = self.edit.post[j]
         found: set[int] = set()
         m = self.match[j]
@@ -6124,6 +6171,10 @@ def _takes_as_it_stands(window_line: list[tuple[str, float | None]], reads: list
     is common, and its first check would pay for the copy."""
     return (len(window_line) == len(reads) and len({blocks[i].ts is None for i in reads}) == 1
             and len({h for h, _ in window_line}) == len(window_line))
+
+
+_SEVERAL_RESOURCES = "\x00several"  # (no resource name: a handle never holds NUL)
+_NOT_YET = object()
 
 
 def _handles_below(handles: Iterable[str], through: Mapping[str, Iterable[str]]) -> set[str]:
