@@ -219,7 +219,7 @@ def holding(blocks: Sequence[Block], handles: set[str] | frozenset[str]) -> list
 def holding_or_found_by_text(blocks: Sequence[Block], handles: set[str] | frozenset[str],
                              roles: set[str] | frozenset[str]) -> list[int]:
     """Positions of the blocks naming one of ``handles``, carrying no handle, or of a role in
-    ``roles``: the blocks R asks whether they are a pinned text re-rendered (gate._found_by_text)."""
+    ``roles``: the blocks R asks whether they are a pinned text re-rendered (gate._TURNS)."""
     check_blocks(blocks)
     for name, value in (("handles", handles), ("roles", roles)):
         if not isinstance(value, (set, frozenset)):

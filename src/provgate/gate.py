@@ -970,7 +970,7 @@ class _Side:
 
     def pin_candidates(self, handles: frozenset[str]) -> list[int]:
         """Positions of the blocks that carry one of ``handles`` or whose text is what they are,
-        whatever handles they carry (:func:`_found_by_text`: those that carry none, and the
+        whatever handles they carry (``_TURNS``: those that carry none, and the
         turns of the user, the system and the agent, which a framework logs under a handle of
         its own later: red team 28, y04), in order; kept for the last set asked. One native
         pass: in a list comprehension it cost a check with a pin ~30 µs of the corpus' 562
@@ -1403,10 +1403,9 @@ class Gate:
                 digests[k] = blake3(blocks[k].text.encode("utf-8", "surrogatepass")).digest()
             return digests[k]
 
-        # (the gate's candidates, _Check._respaced: a window here has no _Side)
-        candidates = [i for i, b in enumerate(blocks)
-                      if not b.pinned and (_found_by_text(b) or not handles.isdisjoint(b.handles))
-                      and block_text_handle(digest_of(i)) not in sticky]
+        # (the gate's candidates, one native pass: _Check._respaced; a window here has no _Side)
+        candidates = [i for i in _blockscan.holding_or_found_by_text(blocks, frozenset(handles), _TURNS)
+                      if not blocks[i].pinned and block_text_handle(digest_of(i)) not in sticky]
         texts = [b.text for b in blocks]
         return {block_text_handle(digest_of(i)) for i in self._respaced(texts, digest_of, candidates, flagged, norms)}
 
@@ -3709,11 +3708,11 @@ class _Check:
 
     def _from_a_read_of(self, j: int, resource: str | None, handle: str) -> bool:
         """An edge over ``handle`` (a pre block carrying it tagged a read of ``resource``; None:
-        none is) may come only from a read of that
-        resource or a block that comes from one (a fresh read of it is one): a read of another
-        file, or a turn that cites nothing, is no newer observation of it, and dated by its
-        place it superseded the newest read, the older value left alone in a summary (red team
-        55, F01, F02). Reports and returns False when it does not."""
+        none is) may come only from a read of that resource or a block that comes from one (a
+        fresh read of it is one): a read of another file, or a turn that cites nothing, is no
+        newer observation of it, and dated by its place it superseded the newest read, the older
+        value left alone in a summary (red team 55, F01, F02). Reports and returns False when it
+        does not."""
         read_of = self.gate._read_of
         # what the handle is a read of: as the log files it, else as a pre block carrying it is
         # tagged (``resource``; the last carrier, an untagged excerpt of the newest read, said none
@@ -3761,11 +3760,13 @@ class _Check:
         summary has no place of its own to date it (red team 53, F02), and without this one of
         the newer read could never supersede the older one once that read had left the window
         (F06). Its sources, a block handle among them standing for what that summary derives
-        from (one the window does not hold dates nothing: refused): where the session's read log
-        files ``handle`` under a resource, the newest of the sources it files there must be
-        logged after it (sources of other files date nothing: a summary of a later build log
-        superseded the config's newest read, red team 54, F01; and a summary of the newest read
-        and another file's was refused, F02); else every source must be stored after it."""
+        from: where ``handle`` is a read of a known resource (the log's, else ``resource``, the
+        window's tag), the newest of its sources ranked among that resource's reads must be
+        ranked after it; sources known as reads of other files date nothing (a summary of a
+        later build log superseded the config's newest read: red team 54, F01; red team 57,
+        F03), and with none ranked, the sources read as no known file must all be stored after
+        it. Where no resource is known, every source must be stored after it, and a block handle
+        the window holds no summary of (what it stands for unknown) refuses it."""
         todo = list(block.derived_from)
         if not todo or handle in self.ingested:
             return False
@@ -3811,14 +3812,14 @@ class _Check:
         resource = self.gate._read_of.get(handle)
         if resource is None:
             return
-        at = self._edge_rank(resource).get(handle)
+        rank = self._edge_rank(resource)
+        at = rank.get(handle)
         if at is None:
             return
         top, newest = self._edge_newest(j, resource)
         # the block's own handles the log ranks there date it too: a block is no newer than any
         # observation it holds (a build log's read that took the older config read's handle as
         # well superseded the newest one: red team 57, F04)
-        rank = self._edge_rank(resource)
         own = min((rank[h] for h in self.edit.post[j].handles if h in rank), default=None)
         if own is not None and own < at:
             top, newest = own, -1
@@ -5671,7 +5672,7 @@ class _Check:
         window (red team 42, R1). So is a block without handles: its text is its only identity,
         and a pinned user turn re-rendered was summarized from its own text, as the same turn
         carrying user:u1 was refused (red team 44, F1); and so is a turn of the user, the system or
-        the agent, whatever handle it was logged under (:func:`_found_by_text`). Only those blocks and the
+        the agent, whatever handle it was logged under (``_TURNS``). Only those blocks and the
         ones carrying a pinned handle are asked, and only they are normalised, none in a session
         without pinned texts: the normalised text is no pin of its own, so another block under
         an unrelated handle that happens to normalise to a pinned text is not held."""
@@ -6425,18 +6426,11 @@ def _cites(block: Block) -> bool:
 
 
 _SPEAKERS = frozenset(("user", "system"))  # roles whose words a copy by another never keeps
-# roles whose turns are their text, whatever handle a framework logs them under: a turn, not a
-# tool's output (a tool page under another handle is another source)
+# roles whose turns are their text, whatever handle a framework logs them under, so R finds them
+# as a pinned text re-rendered whatever handles they carry (as a block without handles: red team
+# 44, F1; a user's turn logged under a handle of its own, red team 46, F3; an assistant's, red
+# team 48): a turn, not a tool's output (a tool page under another handle is another source)
 _TURNS = frozenset(("user", "system", "assistant"))
-
-
-def _found_by_text(b: Block) -> bool:
-    """Is ``b`` a block R may find as a pinned text re-rendered whatever handles it carries: one
-    without handles (its text is all it is; a pinned user turn re-rendered was summarized from
-    its own text, red team 44, F1), or a turn of the user, the system or the agent (logged under
-    a handle of its own later and re-rendered, it was summarized from that handle: red team 46,
-    F3; red team 48, an assistant's turn)?"""
-    return not b.handles or b.role in _TURNS
 
 
 def _speaker(block: Block) -> str:
