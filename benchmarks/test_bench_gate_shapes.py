@@ -21,6 +21,11 @@ their growth is measured: a size twice the other should take about twice as long
 - ``summary_superseding_many_reads``: one summary replacing N reads, with a supersession edge
   over each (red team 49, F03: each edge worked out the summary's origins and their newest
   again, quadratic in N: 4,000 took 12 s in I4, against 0.4 s with eviction records).
+- ``summary_superseding_reads_of_many_files``: N files read twice each, an assistant turn per
+  file citing its newer read, and one summary of the newer reads superseding each file's older
+  read (red team 57, F02: every pre block's citations were asked once per file, and in a
+  session the summary's origins scanned once per file: 4,000 took 2.9 s in I4, 11.5 s with the
+  session's log).
 - ``summaries_of_shared_documents``: N summaries of two facts each, every one derived from the
   same 20 documents of 5,000 facts and its own turn (red team 42, C1: the union of each
   summary's sets, sorted anew per summary, took 4.3 s for 200).
@@ -102,6 +107,19 @@ def _summary_superseding_many_reads(n: int):
     return sources, pre, post, "summarize", True, {"supersedes": [{"block": "s", "handle": h} for h in sources]}
 
 
+def _summary_superseding_reads_of_many_files(n: int):
+    sources = {f"tool:o{k}": f"f{k}_retries={k}\n" for k in range(n)}
+    sources.update({f"tool:n{k}": f"f{k}_retries={k + 1}\n" for k in range(n)})
+    pre = [{"id": f"{age}{k}", "role": "tool", "text": sources[f"tool:{age}{k}"], "handles": [f"tool:{age}{k}"],
+            "resource": f"file:f{k}", "ts": ts} for age, ts in (("o", 100.0), ("n", 200.0)) for k in range(n)]
+    turns = [{"id": f"a{k}", "role": "assistant", "text": f"File {k} now retries {k + 1} times [src:n{k}].\n"}
+             for k in range(n)]
+    post = [{"id": "s", "role": "summary", "text": "".join(f"f{k}_retries={k + 1} [src:n{k}]\n" for k in range(n)),
+             "derived": True, "derived_from": [f"tool:n{k}" for k in range(n)]}, *turns]
+    return (sources, pre + turns, post, "summarize", True,
+            {"supersedes": [{"block": "s", "handle": f"tool:o{k}"} for k in range(n)]})
+
+
 _DOCS = 20
 
 
@@ -123,7 +141,8 @@ SHAPES = {"unresolved_markers": (_unresolved_markers, 4000), "summary_chain": (_
           "cited_handles": (_cited_handles, 2000), "summary_of_many_sources": (_summary_of_many_sources, 2000),
           "summary_stating_what_no_source_holds": (_summary_stating_what_no_source_holds, 4000),
           "summaries_of_shared_documents": (_summaries_of_shared_documents, 100),
-          "summary_superseding_many_reads": (_summary_superseding_many_reads, 1000)}
+          "summary_superseding_many_reads": (_summary_superseding_many_reads, 1000),
+          "summary_superseding_reads_of_many_files": (_summary_superseding_reads_of_many_files, 1000)}
 # shapes whose every round checks summaries no round checked before: the gate's grounding
 # cache would otherwise answer I1 from the first round
 NEW_TEXT_EACH_ROUND = {"summary_of_many_sources", "summary_stating_what_no_source_holds",

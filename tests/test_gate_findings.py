@@ -4607,3 +4607,101 @@ def test_edges_over_handles_only_summaries_name_date_the_block_once(monkeypatch)
                             supersedes=[{"block": "new", "handle": f"tool:x{i}"} for i in range(n)])
     assert_accepted(v, "lossless")
     assert origins[0] <= 2 and looked_up[1] <= 4 * n, (origins, looked_up)
+
+
+def _many_files(n: int) -> tuple[dict[str, str], list[dict], list[dict]]:
+    """N files read twice each (stored older reads first) and an assistant turn per file
+    citing its newer read: the sources, the pre window, the newer reads' handles."""
+    src = {f"tool:o{k}": f"f{k}_retries={k}\n" for k in range(n)}
+    src.update({f"tool:n{k}": f"f{k}_retries={k + 1}\n" for k in range(n)})
+    pre = [tool(f"o{k}", f"tool:o{k}", src[f"tool:o{k}"], ts=100.0, resource=f"file:f{k}") for k in range(n)]
+    pre += [tool(f"n{k}", f"tool:n{k}", src[f"tool:n{k}"], ts=200.0, resource=f"file:f{k}") for k in range(n)]
+    pre += [blk(f"a{k}", "assistant", f"File {k} now retries {k + 1} times [src:n{k}].\n") for k in range(n)]
+    return src, pre, [f"tool:n{k}" for k in range(n)]
+
+
+@pytest.mark.parametrize("session", [None, "rt57f02"])
+def test_a_summary_superseding_the_older_reads_of_many_files_asks_each_citation_once(monkeypatch, session):
+    # red team 57, F02: one summary of the newer reads of N files, superseding each file's older
+    # read, asked every pre block's citations once per file (and, in a session, scanned all the
+    # summary's origins once per file): quadratic, 2.9 s of I4 at N = 4,000 (11.5 s in a
+    # session). The verdicts are the same; the look-ups are linear in N (counted, not timed)
+    n = 60
+    src, pre, newer = _many_files(n)
+    kw = {"session": session} if session else {}
+    edges = [{"block": "s", "handle": f"tool:o{k}"} for k in range(n)]
+    honest = summary("s", "".join(f"f{k}_retries={k + 1} [src:n{k}]\n" for k in range(n)), newer)
+    stale = summary("s", honest["text"].replace("f7_retries=8", "f7_retries=7"), newer)
+    for post, accepted in ((honest, True), (stale, False)):
+        g = gate_for(src, **kw)
+        if session:
+            g.check(pre, pre, operator="reorder", commit=True)
+        targets = _count_calls(monkeypatch, gate_module._Check, "_targets")
+        v = g.check(pre, [post, *pre[2 * n:]], operator="summarize", supersedes=edges)  # (the turns kept)
+        if accepted:
+            assert_accepted(v, "lossy")
+        else:
+            find(v, "I4", key="f7_retries", value="7")
+        assert targets[0] <= 4 * n, targets
+        monkeypatch.undo()
+
+
+def _kv_facts_with_keys(row_keys: list[tuple[int, int]]):
+    """A _Facts whose kv rows have the given (hi, lo) keys (a table of that many kv facts with
+    its key column set by hand, so that keys may share their high half)."""
+    import numpy as np
+
+    from provgate.facts import extract
+    from provgate.gate import _Facts
+
+    facts = _Facts(extract("".join(f"k{i}={i}\n" for i in range(len(row_keys)))))
+    rows, _ = facts.kv_rows()
+    assert len(rows) == len(row_keys)
+    facts._kv_rows = (rows, np.array(row_keys, dtype=np.uint64).reshape(-1, 2))
+    return facts
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 3), st.integers(0, 3)), min_size=100, max_size=300),
+       st.lists(st.tuples(st.integers(0, 4), st.integers(0, 4)), min_size=1, max_size=12))
+def test_kv_rows_keyed_finds_the_rows_of_its_keys_however_it_looks(row_keys, asked):
+    # red team 57, F02: a text of many kv rows asked a few keys looks them up in its keys sorted
+    # once (the high halves searched, the low halves compared); it must find what a scan of
+    # every row finds, in order, high halves shared or not
+    import numpy as np
+
+    from provgate.gate import SortedFingerprints
+
+    facts = _kv_facts_with_keys(row_keys)
+    keys = SortedFingerprints(np.unique(np.array(asked, dtype=np.uint64).reshape(-1, 2), axis=0))
+    rows, _ = facts.kv_rows()
+    expected = [r for r, key in zip(rows.tolist(), row_keys) if key in set(asked)]
+    assert facts.kv_rows_keyed(keys).tolist() == expected
+
+
+def test_a_long_summary_restating_a_dotted_path_is_held_to_the_newest_read():
+    # red team 57, F02: a summary longer than a few KB is asked its dotted keys' last parts from
+    # an index made once, not scanned for each name; it must find "server.retries=3" as the
+    # short summary does (red team 15, f03)
+    old, new = "server:\n  retries: 3\n  port: 8080\n", "server:\n  retries: 5\n  port: 8080\n"
+    g = gate_for({"tool:a": old, "tool:b": new})
+    pre = [tool("r1", "tool:a", old, resource="file:app.yaml", ts=1.0),
+           tool("r2", "tool:b", new, resource="file:app.yaml", ts=2.0), blk("a1", "assistant", "Reading.\n")]
+    padding = "".join(f"The server was read on day {_word57(i)}.\n" for i in range(200))
+    assert len(padding) > 4096
+
+    def check(text):
+        return g.check(pre, [summary("s", padding + text, ["tool:a", "tool:b"], resource="file:app.yaml"), pre[2]],
+                       operator="summarize")
+
+    find(check("The server has server.retries=3 and server.port=8080.\n"), "I4", key="server.retries", value="3")
+    assert_accepted(check("The server has server.retries=5 and server.port=8080.\n"), "lossy")
+
+
+def _word57(i: int) -> str:
+    """A distinct word without digits for each ``i``."""
+    s, i = "", i + 1
+    while i:
+        i, r = divmod(i - 1, 26)
+        s = "bcdfghjklmnpqrstvwxzaeiouy"[r] + s
+    return s

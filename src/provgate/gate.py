@@ -124,6 +124,12 @@ _KEPT_SIDES = 8
 # I2 counts at most this many removed facts one by one (a next edit's block or two); more are
 # counted with one pass over pre's distinct facts
 _FEW_FACTS = 256
+# A text of more kv rows than this, asked fewer keys than its rows / the ratio, looks them up
+# in its keys sorted once instead of scanning its rows (_Facts.kv_rows_keyed)
+_KEYED_SCAN_ROWS = 64
+_KEYED_SCAN_RATIO = 8
+# a text longer than this is asked its dotted keys' leaves from an index, not scanned per name
+_LEAF_SCAN_BYTES = 4096
 
 _KIND_CITATION = int(Kind.CITATION)
 _CITATION_BYTE = bytes([_KIND_CITATION])
@@ -148,7 +154,8 @@ class _Facts:
     """A fact table plus what the gate asks of it again and again."""
 
     __slots__ = ("table", "n_markers", "n_facts", "_markers", "_ground_rows", "_fact_fps", "_kv_rows",
-                 "_kv_sets", "_grounding_set", "_kv_prose_set", "_cited_names", "_dotted", "_nesting", "_worded")
+                 "_kv_sets", "_grounding_set", "_kv_prose_set", "_cited_names", "_dotted", "_nesting", "_worded",
+                 "_kv_key_order", "_dotted_by_leaf")
 
     def __init__(self, table: FactTable) -> None:
         self.table = table
@@ -169,6 +176,8 @@ class _Facts:
         self._dotted: tuple[list[int], list[bytes]] | None = None
         self._nesting: _Nesting | None = None
         self._worded: bool | None = None
+        self._kv_key_order: tuple[np.ndarray, np.ndarray] | None = None  # (kv_rows_keyed)
+        self._dotted_by_leaf: dict[bytes, list[int]] | None = None
 
     def worded(self) -> bool:
         """Does this text hold a key=value or a quoted fact, which I5 may find restated in
@@ -369,9 +378,32 @@ class _Facts:
         return self._nesting
 
     def kv_rows_keyed(self, keys: SortedFingerprints) -> np.ndarray:
-        """The rows of the kv facts whose key is one of ``keys``."""
+        """The rows of the kv facts whose key is one of ``keys``, in order."""
         rows, row_keys = self.kv_rows()
-        return rows[~absent_from_all(row_keys, [keys])] if rows.size else rows
+        if rows.size <= _KEYED_SCAN_ROWS or len(keys) * _KEYED_SCAN_RATIO >= rows.size:
+            return rows[~absent_from_all(row_keys, [keys])] if rows.size else rows
+        # A few keys asked of a text of many: each key looked up in the text's keys sorted
+        # once. One summary of N files is asked the keys of each file in turn, and a scan of
+        # its every row per file was quadratic in N (red team 57, F02).
+        if self._kv_key_order is None:
+            order = np.lexsort((row_keys[:, 1], row_keys[:, 0]))
+            self._kv_key_order = (order, np.ascontiguousarray(row_keys[order, 0]))
+        order, sorted_hi = self._kv_key_order
+        wanted = keys.to_array()
+        starts = np.searchsorted(sorted_hi, wanted[:, 0], "left").tolist()
+        ends = np.searchsorted(sorted_hi, wanted[:, 0], "right").tolist()
+        found = [at[row_keys[at, 1] == lo] for a, b, lo in zip(starts, ends, wanted[:, 1]) if a < b
+                 for at in (order[a:b],)]
+        return rows[np.sort(np.concatenate(found))] if found else rows[:0]
+
+    def dotted_by_leaf(self) -> dict[bytes, list[int]]:
+        """:meth:`dotted_leaves` as leaf -> its rows, in order."""
+        if self._dotted_by_leaf is None:
+            by_leaf: dict[bytes, list[int]] = {}
+            for row, leaf in zip(*self.dotted_leaves()):
+                by_leaf.setdefault(leaf, []).append(row)
+            self._dotted_by_leaf = by_leaf
+        return self._dotted_by_leaf
 
 
 class _Nesting:
@@ -2189,6 +2221,7 @@ class _Check:
         self._drop_holders: dict[int, set[str]] = {}
         self.timings: dict[str, float] = {}
         self._changed_cites: list[tuple[int, frozenset[str]]] | None = None  # (changed block, handles its markers cite)
+        self._pre_cites: tuple[dict[int, set[str]], dict[str, list[int]]] | None = None  # (_pre_citations)
         self._covered: tuple[set[str], dict[str, str]] | None = None
         self._changed_ids: set[str] | None = None  # ids and provenance of the changed post blocks (I4)
         self._changed_refs: set[str] = set()
@@ -2213,6 +2246,7 @@ class _Check:
         # newest pre block each post block comes from (_check_edge_past_summary)
         self._edge_ranks: dict[str, dict[str, int]] = {}
         self._edge_newests: dict[tuple[int, str | None], tuple[int, int | None]] = {}
+        self._origin_holders: dict[int, dict[str, list[int]]] = {}  # (_origins_by_handle)
         self._edge_through: dict[str, set[str]] | None = None
         self._comes_from_read: dict[int, set[str]] = {}  # I4: _from_a_read_of, the resources a block's reads read
         self._handle_tags: dict[str, str] | None = None  # I4: handle -> the resource a pre read carrying it is tagged
@@ -3959,10 +3993,14 @@ class _Check:
                 # the blocks carrying handles the log files under the resource, whatever they are
                 # tagged: an excerpt of the older read without its tag superseded the newer read
                 # past this check (red team 54, F03)
+                # (only the origins holding a handle of the resource's line, from an index of the
+                # block's origins by handle made once: a scan of every origin per resource made a
+                # summary superseding the older reads of N files quadratic, red team 57, F02)
                 rank = self._edge_rank(resource)
-                for i in origins:
-                    at = min((rank[h] for h in pre_blocks[i].handles if h in rank), default=None)
-                    if at is not None and at > found[0]:
+                holding = self._origins_by_handle(j)
+                for i in sorted({i for h in _among(rank, holding) for i in holding[h]}):
+                    at = min(rank[h] for h in pre_blocks[i].handles if h in rank)
+                    if at > found[0]:
                         found = (at, i)
             else:
                 # a summary among them is as old as the sources it derives from (a block handle
@@ -3980,6 +4018,18 @@ class _Check:
                     if at is not None and (found[1] is None or at < found[0]):
                         found = (at, i)
             self._edge_newests[key] = found
+        return found
+
+    def _origins_by_handle(self, j: int) -> dict[str, list[int]]:
+        """handle -> the pre blocks post block ``j`` comes from that hold it (``handles``), once
+        per block."""
+        found = self._origin_holders.get(j)
+        if found is None:
+            found = self._origin_holders[j] = {}
+            pre_blocks = self.pre.blocks
+            for i in self._origins(j) or ():
+                for h in pre_blocks[i].handles:
+                    found.setdefault(h, []).append(i)
         return found
 
     def _fresh(self, j: int, allow_own_id: bool = False, than: Iterable[str] = ()) -> bool:
@@ -5010,12 +5060,26 @@ class _Check:
         for h in _among(handles, by_provenance):
             for i in by_provenance[h]:
                 out[i] = out.get(i, False) or h == newest
-        for i, facts in enumerate(self.pre_facts):
-            if facts.n_markers:
-                cited = {h for n in facts.markers() for h in self._targets(n)}
-                if not handles.isdisjoint(cited):
-                    out[i] = out.get(i, False) or newest in cited
+        cited, citing = self._pre_citations()
+        for h in _among(handles, citing):
+            for i in citing[h]:
+                out[i] = out.get(i, False) or newest in cited[i]
         return sorted(out.items())
+
+    def _pre_citations(self) -> tuple[dict[int, set[str]], dict[str, list[int]]]:
+        """(pre block -> the handles its markers cite, handle -> the pre blocks citing it), once
+        per check: a summary superseding the older reads of N files asked every pre block's
+        markers once per file (red team 57, F02: quadratic, 2.9 s of I4 at N = 4,000)."""
+        if self._pre_cites is None:
+            cited: dict[int, set[str]] = {}
+            citing: dict[str, list[int]] = {}
+            for i, facts in enumerate(self.pre_facts):
+                if facts.n_markers:
+                    targets = cited[i] = {h for n in facts.markers() for h in self._targets(n)}
+                    for h in targets:
+                        citing.setdefault(h, []).append(i)
+            self._pre_cites = (cited, citing)
+        return self._pre_cites
 
     def _changed_citations(self) -> list[tuple[int, frozenset[str]]]:
         """(changed block, the handles its markers cite), once per check."""
@@ -5036,9 +5100,11 @@ class _Check:
         key_fp, value_fp = t.fp_key[hit].tolist(), t.fp_value[hit].tolist()
         # a block that restates ("server.retries=3" of a read's "retries: 3") sets the key of
         # a dotted path's last part too; a read's keys are as it writes them
-        if names and any(b"." + name in t.data for name in names):  # (a scan of the text's bytes per name)
-            rows, leaves = facts.dotted_leaves()
-            picked = [(r, leaf) for r, leaf in zip(rows, leaves) if leaf in names]
+        # (a short text is scanned for each name first; a long one is asked its index of leaves,
+        # as one summary of N files is asked N times: red team 57, F02)
+        if names and (len(t.data) > _LEAF_SCAN_BYTES or any(b"." + name in t.data for name in names)):
+            by_leaf = facts.dotted_by_leaf()
+            picked = sorted((r, leaf) for leaf in names for r in by_leaf.get(leaf, ()))
             if picked:
                 leaf_fps = fingerprint_kv_keys([leaf for _, leaf in picked]).tolist()
                 hit = [*hit, *(r for r, _ in picked)]
