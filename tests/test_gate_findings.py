@@ -4705,3 +4705,63 @@ def _word57(i: int) -> str:
         i, r = divmod(i - 1, 26)
         s = "bcdfghjklmnpqrstvwxzaeiouy"[r] + s
     return s
+
+
+# red team 59, F01/F02: docs/gate.md R, "That includes a pinned block evicted in an earlier pass:
+# a later summary naming or citing its handle is a violation." A turn pinned without a handle,
+# shown in the next pass under the handle its framework logged it as (the flag lost) is the
+# pinned block, and evicting it by that record leaves it on the record of that handle
+_R59_TURN = "Deploy plan: never change retries=3 on prod.\nUse mode=safe only.\n"
+
+
+def _r59_evicted_under(role: str, handle: str, stored: str, shown: str = _R59_TURN) -> Gate:
+    """A session that pinned the turn, then evicted it shown as ``shown`` under ``handle``
+    (whose stored bytes are ``stored``)."""
+    g = gate_for({handle: stored, "tool:x": "notes: mode=safe retries=3\n"})
+    other = blk("z", "user", "go on")
+    pinned = blk("t1", role, _R59_TURN, pinned=True)
+    assert_accepted(g.check([pinned, other], [pinned, other], operator="reorder", commit=True))
+    assert_accepted(g.check([blk("t1", role, shown, [handle]), other], [other], operator="evict",
+                            evicted=[handle], commit=True))
+    return g
+
+
+@pytest.mark.parametrize("role, handle, shown", [("user", "user:u3", _R59_TURN), ("assistant", "msg:m3", _R59_TURN),
+                                                 ("assistant", "msg:m3", _R59_TURN.rstrip("\n"))],
+                         ids=["user", "assistant", "assistant re-rendered"])
+def test_a_pinned_turn_evicted_by_its_logged_handle_is_not_cited_back_later(role, handle, shown):
+    # F01: the next pass's new turn citing [src:u3] restated the pinned turn and was accepted
+    g = _r59_evicted_under(role, handle, shown, shown)
+    name = handle.partition(":")[2]
+    other, x = blk("z", "user", "go on"), tool("x", "tool:x", "notes: mode=safe retries=3\n")
+    restated = blk("a", "assistant", f"Per the user, retries=3 and mode=safe [src:{name}].\n")
+    find(g.check([x, other], [x, restated, other], operator="rewrite"), "R", block="a", handle=handle)
+    cited = summary("s", f"As planned, retries=3 and mode=safe [src:{name}].\n", ["tool:x"])
+    find(g.check([x, other], [cited, other], operator="summarize", evicted=["tool:x"]), "R", block="s")
+    # a turn citing the tool output only is another block
+    assert_accepted(g.check([x, other], [x, blk("a", "assistant", "The notes keep mode=safe [src:x].\n"), other],
+                            operator="rewrite"))
+
+
+@pytest.mark.parametrize("stored", [_R59_TURN, _R59_TURN.rstrip("\n"), _R59_TURN.replace("\n", "\r\n")],
+                         ids=["exact", "final newline dropped", "CRLF"])
+@pytest.mark.parametrize("role, handle", [("user", "user:u3"), ("assistant", "msg:m3")])
+def test_a_pinned_turn_evicted_by_its_logged_handle_is_not_summarized_later(role, handle, stored):
+    # F02: the log stored the turn re-rendered; a later summary deriving from user:u3 was accepted
+    # unless the stored bytes were the pinned bytes themselves
+    g = _r59_evicted_under(role, handle, stored)
+    other = blk("z", "user", "go on")
+    v = g.check([other], [summary("s", "The deploy plan keeps retries=3, mode=safe.\n", [handle]), other],
+                operator="summarize")
+    assert find(v, "R", block="s").handle == handle
+
+
+def test_a_repeat_of_a_pinned_turn_beside_it_takes_no_pin_when_committed():
+    # the other side of F01/F02: a user repeating the pinned turn under user:u18 while the pinned
+    # turn stays flagged is another block; summarized and committed, its handle pins nothing
+    g = gate_for({"user:u18": _R59_TURN, "tool:x": "notes: mode=safe retries=3\n"})
+    pinned, again = blk("t1", "user", _R59_TURN, pinned=True), blk("m9", "user", _R59_TURN, ["user:u18"])
+    assert_accepted(g.check([pinned, again], [pinned, again], operator="reorder", commit=True))
+    assert_accepted(g.check([pinned, again], [pinned, summary("s1", "The user repeated it.\n", ["user:u18"])],
+                            operator="summarize", evicted=["user:u18"], commit=True), "lossy")
+    assert "user:u18" not in g.pins[0]

@@ -1625,10 +1625,11 @@ class Gate:
                            else [(b, blake3(b.text.encode("utf-8")).digest()) for b in verdict.window if b.pinned])
             # a pre block pinned only through a sticky pin (its text, or a handle of a record that
             # never held the text) pins its text too: pinned by user:u3, it is the same bytes when
-            # later shown without the handle (red team 28, y04); its other handles are not taken
-            # up (a block that only repeats a pinned text, a user saying it again under user:u18,
-            # is no new pin), and a block that only shares a pinned handle pins nothing (another
-            # page of a pinned output is no pinned block: red team 40, 01)
+            # later shown without the handle (red team 28, y04); its other handles are taken up
+            # only where a committed edit held it to R as the pinned block (below: a user saying
+            # a pinned text again under user:u18 while the pinned turn stays flagged is no new
+            # pin), and a block that only shares a pinned handle pins nothing (another page of a
+            # pinned output is no pinned block: red team 40, 01)
             flagged = set(run.pre.pinned())
             texts = [block_text_handle(run.pre.digests[i]) for i in run.pinned_positions() if i not in flagged]
             # the reads, like the pins: the pre window's whatever the verdict, the post's once
@@ -1654,6 +1655,16 @@ class Gate:
                     if b.id not in self._pinned_ids:
                         undo.ids.add(b.id)
                     self._pinned_ids.add(b.id)
+            if verdict.accepted and commit:
+                # a pre block R held as the pinned block by its text alone (no flagged post block
+                # keeps the text: _free_text_pins) leaves the window on the record of its handles,
+                # or is kept flagged: from then on they are the pinned block's handles, as a flagged
+                # block's are, and a later block citing or deriving from them restates it (red team
+                # 59, F01/F02: a turn pinned without a handle, logged as user:u3 and evicted by
+                # that record, was cited as [src:u3] in the next pass, or summarized from user:u3
+                # whose stored bytes the log had re-rendered)
+                free = run._free_text_pins()
+                texts += [h for i in sorted(run._text_only - free) for h in run.pre.blocks[i].handles]
             undo.handles.update(h for h in texts if h not in self._pinned_handles)
             self._pinned_handles.update(texts)
             # and each pinned text as the whitespace normalisation makes it: the same page shown
