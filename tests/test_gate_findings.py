@@ -4765,3 +4765,72 @@ def test_a_repeat_of_a_pinned_turn_beside_it_takes_no_pin_when_committed():
     assert_accepted(g.check([pinned, again], [pinned, summary("s1", "The user repeated it.\n", ["user:u18"])],
                             operator="summarize", evicted=["user:u18"], commit=True), "lossy")
     assert "user:u18" not in g.pins[0]
+
+
+# red team 58, F01/F02: docs/gate.md I4, "an edge over a read of a resource may come only from a
+# read of it, or a block that comes from one: a read of another file, a summary of it, or a turn
+# that cites nothing is no newer observation of it". A summary of a source the session's log
+# never saw (F01), or of a user turn's text (F02), superseded the config's newest read, and only
+# the older read's summary (retries=3) stayed: 7e5370d dated such sources by the store
+_R58_A, _R58_C = "retries=3\ntimeout=30\n", "retries=5\ntimeout=30\n"
+_R58_TURN = "Please also look at the deploy script.\n"
+
+
+def _r58_reads() -> tuple[dict, dict, dict]:
+    return (tool("r1", "tool:a", _R58_A, ts=100.0, resource="file:conf"),
+            tool("r2", "tool:c", _R58_C, ts=200.0, resource="file:conf"),
+            summary("s1", "Old config: retries=3.\n", ["tool:a"]))
+
+
+@pytest.mark.parametrize("session", ["rt58", None])
+def test_a_summary_of_what_reads_no_file_does_not_supersede_the_newest_read(session):
+    r1, r2, s1 = _r58_reads()
+    turn = blk("u", "user", _R58_TURN)
+    src = {"tool:a": _R58_A, "tool:c": _R58_C, _text_handle(_R58_TURN): _R58_TURN, "tool:z": "Build ok.\n"}
+    g = gate_for(src, session=session)
+    assert_accepted(g.check([r1, r2, turn], [s1, r2, turn], operator="summarize", commit=True), "lossy")
+    edge = [{"block": "m", "handle": "tool:c"}]
+    # F02: a summary of the user's turn, with or without the session's log
+    of_turn = summary("m", "The user asked to look at the deploy script.\n", [_text_handle(_R58_TURN)])
+    find(g.check([s1, r2, turn], [s1, of_turn], operator="summarize", supersedes=edge), "I4", block="m",
+         handle="tool:c")
+    # F01: a summary of a build log the session never saw (a gate that has checked nothing knows
+    # no better than the store: the documented limit)
+    of_build = summary("m", "Build ok.\n", ["tool:z"])
+    find(g.check([s1, r2], [s1, of_build], operator="summarize", supersedes=edge), "I4", block="m", handle="tool:c")
+    # the honest edge: a summary of the newest read
+    assert_accepted(g.check([s1, r2], [s1, summary("m", "Config: retries=5.\n", ["tool:c"])], operator="summarize"),
+                    "lossy")
+
+
+def test_a_summary_of_both_reads_supersedes_the_older_without_the_log():
+    # red team 58, F04: docs/gate.md I4, a summary is dated by its sources; the older read
+    # itself, which the summary folds in, dated it as no newer than that read, so the honest
+    # summary of both reads superseding the older one was refused without the session's log
+    r1, r2, s1 = _r58_reads()
+    s2 = summary("s2", "Config: retries=5.\n", ["tool:c"])
+    both = summary("S", "Config: retries=5 (was 3).\n", ["tool:a", "tool:c"])
+    for pre in ([s1, s2], [s1, r2]):
+        assert_accepted(gate_for({"tool:a": _R58_A, "tool:c": _R58_C}).check(
+            pre, [both], operator="summarize", supersedes=[{"block": "S", "handle": "tool:a"}]), "lossy")
+    # the other way round it is still older than what it supersedes
+    v = gate_for({"tool:a": _R58_A, "tool:c": _R58_C}).check(
+        [s1, s2], [both], operator="summarize", supersedes=[{"block": "S", "handle": "tool:c"}])
+    find(v, "I4", block="S", handle="tool:c")
+
+
+def test_one_summary_of_a_files_reads_superseding_the_older_ones_walks_its_sources_once(monkeypatch):
+    # red team 58, F05: one summary of a file's N reads, superseding the N - 1 older ones, each
+    # named only by a summary, walked the summary's sources and every pre summary once per edge
+    # (4.5 s of I4 at N = 4,000); counted, not timed
+    n = 120
+    src = {f"tool:r{i}": f"retries={i}\n" for i in range(n)}
+    reads = [tool(f"r{i}", f"tool:r{i}", src[f"tool:r{i}"], ts=float(i), resource="file:conf") for i in range(n)]
+    summaries = [summary(f"s{i}", f"Config: retries={i}.\n", [f"tool:r{i}"]) for i in range(n)]
+    g = gate_for(src, session="rt58f05")
+    assert_accepted(g.check(reads, summaries, operator="summarize", commit=True), "lossy")
+    walks = _count_calls(monkeypatch, gate_module._Check, "_through_block_handles")
+    v = g.check(summaries, [summary("S", f"Config: retries={n - 1}.\n", list(src))], operator="summarize",
+                supersedes=[{"block": "S", "handle": f"tool:r{i}"} for i in range(n - 1)])
+    assert_accepted(v, "lossy")
+    assert walks[0] <= 4, walks

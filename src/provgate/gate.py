@@ -26,6 +26,7 @@ change only pays for that block.
 from __future__ import annotations
 
 import functools
+import heapq
 import hmac
 import json
 import math
@@ -2261,6 +2262,7 @@ class _Check:
         self._edge_through: dict[str, set[str]] | None = None
         self._comes_from_read: dict[int, set[str]] = {}  # I4: _from_a_read_of, the resources a block's reads read
         self._handle_tags: dict[str, str] | None = None  # I4: handle -> the resource a pre read carrying it is tagged
+        self._summary_datings: dict[str, _SummaryDating] = {}  # I4: _summary_newer_than, per post summary
         # I4: _origins per block (an edge per file of one summary rebuilt them: red team 57, F02)
         self._origins_of: dict[int, list[int] | None] = {}
         self._post_texts: set[bytes] | None = None  # post's text digests, when structure made them
@@ -3805,46 +3807,53 @@ class _Check:
         summary has no place of its own to date it (red team 53, F02), and without this one of
         the newer read could never supersede the older one once that read had left the window
         (F06). Its sources, a block handle among them standing for what that summary derives
-        from: where ``handle`` is a read of a known resource (the log's, else ``resource``, the
-        window's tag), the newest of its sources ranked among that resource's reads must be
+        from, ``handle`` itself left out (what stands for the superseded read dates nothing; a
+        summary of both reads superseding the older was refused as older than itself: red team
+        58, F04): where ``handle`` is a read of a known resource (the log's, else ``resource``,
+        the window's tag), the newest of its sources ranked among that resource's reads must be
         ranked after it; sources known as reads of other files date nothing (a summary of a
         later build log superseded the config's newest read: red team 54, F01; red team 57,
-        F03), and with none ranked, the sources read as no known file must all be stored after
-        it. Where no resource is known, every source must be stored after it, and a block handle
-        the window holds no summary of (what it stands for unknown) refuses it."""
-        todo = list(block.derived_from)
-        if not todo or handle in self.ingested:
+        F03). With none ranked: where the log files ``handle``, nothing else dates it (a summary
+        of a source the log never saw, or of a turn, superseded the newest read: red team 58,
+        F01, F02); where only a tag does, the sources read as no known file, block handles
+        aside (a turn's or a summary's text observes nothing), must all be stored after it.
+        Where no resource is known, every source must be stored after it, and a block handle the
+        window holds no summary of (what it stands for unknown) refuses it. What a summary's
+        sources are, and how the store and the log date them, is worked out once per summary:
+        one summary of a file's N reads superseding the N - 1 older ones walked its sources per
+        edge (red team 58, F05)."""
+        if not block.derived_from or handle in self.ingested:
             return False
-        sources = _handles_below(todo, self._through_block_handles(set(todo)))
+        dating = self._summary_datings.get(block.id)
+        if dating is None:
+            todo = list(block.derived_from)
+            dating = self._summary_datings[block.id] = _SummaryDating(
+                _handles_below(todo, self._through_block_handles(set(todo))))
         read_of = self.gate._read_of
+        logged = read_of.get(handle)
         # (the resource the window's tags give, where the log files the handle under none: a
         # summary of a build log's read, dated by all its sources, superseded the config's newest
         # read in a gate without the log, red team 57, F03)
-        resource = read_of.get(handle) or resource
-        if resource is None and any(h.startswith(BLOCK_HANDLE_PREFIX) for h in sources):
-            # (without the log every source must date it, and a block handle the window holds no
-            # summary of stands for what is not known; in the log, only the file's sources date
-            # it, and such a handle, a turn's text or a summary's, is none: red team 55, F03/F04)
-            return False
-        if resource is not None:
-            rank = self._edge_rank(resource)  # (the log's line with the pre window's reads of it)
-            ranked = [rank[h] for h in sources if h in rank]
-            if ranked:
-                return max(ranked) > rank.get(handle, -1)
-            # no source known as a read of it: those known as reads of another file date nothing
-            # (red team 57, F03); those read as nothing known, by the store (a summary of the
-            # newer read once that read left a gate without the log)
-            if self._handle_tags is None:
-                self._handle_tags = {h: b.resource for b in self.pre.blocks if b.resource is not None
-                                     for h in b.handles}
-            tags = self._handle_tags
-            unknown = [h for h in sources if read_of.get(h, tags.get(h)) is None]
-            if not unknown or handle not in (seqs := self.gate.handle_seqs([*unknown, handle])):
+        resource = logged or resource
+        if resource is None:
+            if dating.has_block_handle:
+                # (without the log every source must date it, and a block handle the window holds no
+                # summary of stands for what is not known: red team 55, F03/F04)
                 return False
-            return all(h in self.ingested or (h in seqs and seqs[h] > seqs[handle]) for h in unknown)
-        seqs = self.gate.handle_seqs([*sources, handle])
-        return bool(sources) and handle in seqs and all(
-            h in self.ingested or (h in seqs and seqs[h] > seqs[handle]) for h in sources)
+            return dating.stored_after(self, None, dating.sources, handle)
+        rank = self._edge_rank(resource)  # (the log's line with the pre window's reads of it)
+        top = dating.ranked(resource, rank)
+        best = next((r for r, h in top if h != handle), None)
+        if best is not None:
+            return best > rank.get(handle, -1)
+        if logged is not None:
+            return False
+        # no source known as a read of it: those known as reads of another file date nothing
+        # (red team 57, F03); those read as nothing known, by the store (a summary of the newer
+        # read once that read left a gate without the log)
+        if self._handle_tags is None:
+            self._handle_tags = {h: b.resource for b in self.pre.blocks if b.resource is not None for h in b.handles}
+        return dating.stored_after(self, resource, dating.unknown(resource, read_of, self._handle_tags), handle)
 
     def _check_edge_against_log(self, j: int, block_id: str, handle: str) -> None:
         """An edge the window's own order lets through, held to the session's read log too: where
@@ -6253,6 +6262,60 @@ def _takes_as_it_stands(window_line: list[tuple[str, float | None]], reads: list
 
 _SEVERAL_RESOURCES = "\x00several"  # (no resource name: a handle never holds NUL)
 _NOT_YET = object()
+
+
+class _SummaryDating:
+    """What dates one post summary against the handles its edges supersede
+    (_Check._summary_newer_than), worked out once per check: its sources, and per resource
+    the two newest of them the read log ranks, and the sources read as no known file."""
+
+    __slots__ = ("has_block_handle", "sources", "_ranked", "_seqs", "_unknown")
+
+    def __init__(self, sources: set[str]) -> None:
+        self.sources = sources
+        self.has_block_handle = any(h.startswith(BLOCK_HANDLE_PREFIX) for h in sources)
+        self._ranked: dict[str, list[tuple[int, str]]] = {}
+        self._unknown: dict[str, frozenset[str]] = {}
+        self._seqs: dict[str | None, tuple[bool, list[tuple[int, str]], list[str]]] = {}
+
+    def ranked(self, resource: str, rank: Mapping[str, int]) -> list[tuple[int, str]]:
+        """The two newest sources ``rank`` ranks, newest first (the newest other than a given
+        handle is one of them)."""
+        found = self._ranked.get(resource)
+        if found is None:
+            found = self._ranked[resource] = heapq.nlargest(2, ((rank[h], h) for h in self.sources if h in rank))
+        return found
+
+    def unknown(self, resource: str, read_of: Mapping[str, str], tags: Mapping[str, str]) -> frozenset[str]:
+        """The sources neither the log nor a tag knows as a read of any file, block handles
+        aside."""
+        found = self._unknown.get(resource)
+        if found is None:
+            found = self._unknown[resource] = frozenset(
+                h for h in self.sources if not h.startswith(BLOCK_HANDLE_PREFIX) and read_of.get(h, tags.get(h)) is None)
+        return found
+
+    def stored_after(self, check: _Check, key: str | None, sources: frozenset[str] | set[str], handle: str) -> bool:
+        """Are all of ``sources`` (all the summary's for ``key`` None, else those
+        :meth:`unknown` gives for resource ``key``) but ``handle``, at least one, stored after
+        ``handle``? A source this edit's inline sources brought is as new as anything; one the
+        store lacks dates nothing, and refuses it."""
+        made = self._seqs.get(key)
+        if made is None:
+            ingested = check.ingested
+            seqs = check.gate.handle_seqs([h for h in sources if h not in ingested])
+            missing = [h for h in sources if h not in ingested and h not in seqs]
+            made = self._seqs[key] = (len(missing) > 1, heapq.nsmallest(2, ((seqs[h], h) for h in seqs)), missing)
+        many_missing, oldest, missing = made
+        if many_missing or (missing and missing[0] != handle):
+            return False
+        if not sources - {handle}:
+            return False
+        at = check.gate.handle_seqs((handle,)).get(handle)
+        if at is None:
+            return False
+        first = next((seq for seq, h in oldest if h != handle), None)
+        return first is None or first > at
 
 
 def _handles_below(handles: Iterable[str], through: Mapping[str, Iterable[str]]) -> set[str]:
