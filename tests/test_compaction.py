@@ -861,3 +861,25 @@ def test_block_source_handles_are_block_source_handle_of_each_block():
     window = Window([{"id": f"b{i}", "role": "assistant", "text": text} for i, text in
                      enumerate(["", "ok\n", "café — 😀\n", "x" * 70_000, "ok\n"])])
     assert block_source_handles(list(window)) == [block_source_handle(b) for b in window]
+
+
+@pytest.mark.parametrize("budget", [20, 30])
+def test_an_evicted_logged_turn_hands_a_summary_of_its_handle_summarized_beside_it_nothing(budget):
+    # red team 59, F03: docs above, "a block it evicts is recorded (its handles, or its id and
+    # text handle) and hands the summary nothing". The planner evicts an assistant turn logged
+    # under msg:m13 (recorded by that handle) and summarizes a summary deriving from msg:m13 with
+    # a user turn; the gate took the new summary for the turn's successor, asked for the turn's
+    # [src:c9], and compact() raised on its own honest pass
+    turn = "I checked the retry loop and will keep the defaults, see [src:c9]\n"
+    store = memory_store({"tool:c9": "timeout=74\nretry loop\n", "msg:m13": turn})
+    window = Window([
+        Block("s17", "summary", "Earlier the agent discussed the retry loop [src:m13]\n", derived=True,
+              derived_from=("msg:m13",)),
+        Block("b13", "assistant", turn, handles=("msg:m13",)),
+        Block("u20", "user", "ok, go on with the tests please and report back when done\n"),
+    ])
+    result = compact(window, markers_only, store=store, budget_tokens=budget, gate=Gate(store), min_summary_tokens=4)
+    assert result.verdict.accepted
+    assert result.plan.evict == ("b13",) and result.evicted == ("msg:m13",)
+    assert [g.blocks for g in result.plan.summarize] == [("s17", "u20")]
+    assert "[src:m13]" in result.window[0].text and "[src:c9]" not in result.window[0].text

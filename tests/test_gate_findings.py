@@ -4834,3 +4834,67 @@ def test_one_summary_of_a_files_reads_superseding_the_older_ones_walks_its_sourc
                 supersedes=[{"block": "S", "handle": f"tool:r{i}"} for i in range(n - 1)])
     assert_accepted(v, "lossy")
     assert walks[0] <= 4, walks
+
+
+# red team 59, F03. docs/gate.md I5: a source that another block the edit removed off the record
+# also is, derives from or (a turn) cites "does not say which of the two a new block deriving from
+# it came from, and the eviction record decides: the evicted block is no successor through it";
+# docs/compaction.md: "a block it evicts is recorded (its handles, or its id and text handle) and
+# hands the summary nothing". An assistant turn logged under a handle of its own (msg:m13) and
+# evicted by that handle, beside a summary deriving from msg:m13 that was summarized, was taken
+# for the new summary's source (only a record of its id or text handle released it), and
+# compact()'s honest pass was refused with retention 0.5.
+_TURN59 = "I checked the retry loop and will keep the defaults, see [src:c9]\n"
+_USER59 = "ok, go on with the tests please and report back when done\n"
+
+
+def _text_handle59(text: str) -> str:
+    from provgate.handles import block_text_handle
+
+    return block_text_handle(blake3(text.encode()).digest())
+
+
+def _rt59_f03(turn: str = _TURN59, logged: bool = True) -> tuple[Gate, str, list[dict], str]:
+    """(gate, the turn's handle, pre, the user turn's text handle): s17, a summary of the turn's
+    handle citing it; b13, the turn citing [src:c9], logged under msg:m13 (or without a handle:
+    its text handle); u20, a user turn."""
+    h = "msg:m13" if logged else _text_handle59(turn)
+    uh = _text_handle59(_USER59)
+    g = gate_for({"tool:c9": "timeout=74\nretry loop\n", h: turn, uh: _USER59})
+    pre = [summary("s17", f"Earlier the agent discussed the retry loop [src:{'m13' if logged else h}]\n", [h]),
+           blk("b13", "assistant", turn, [h] if logged else []), blk("u20", "user", _USER59)]
+    return g, h, pre, uh
+
+
+def test_a_turn_evicted_by_its_own_handle_is_no_successor_of_a_summary_of_that_handle_summarized_beside_it():
+    # the records compact() writes: the turn's handle, or, for a turn without one, its id and
+    # text handle (which was accepted already); the new summary keeps s17's marker
+    for logged, evicted in ((True, ["msg:m13"]), (False, ["b13"])):
+        g, h, pre, uh = _rt59_f03(logged=logged)
+        marker = "[src:m13]" if logged else f"[src:{h}]"
+        assert_accepted(g.check(pre, [summary("S", marker, [h, uh])], operator="summarize",
+                                evicted=sorted({*evicted, h})), "lossy")
+
+
+def test_a_turn_evicted_by_its_own_handle_still_owes_what_was_summarized_rewritten_or_restated():
+    g, h, pre, uh = _rt59_f03()
+    # the summary losing s17's marker, which it was asked to keep
+    find(g.check(pre, [summary("S", "S.", [h, uh])], operator="summarize", evicted=[h]), "I5")
+    # no other block of msg:m13 summarized: a summary of it, its content folded in without its
+    # marker, is the turn's successor, and a record of the handle records nothing for I5 (x05)
+    v = g.check(pre[1:], [summary("S", "I checked the retry loop and will keep the defaults", [h, uh])],
+                operator="summarize", evicted=[h])
+    assert find(v, "I5").evidence["lost_markers"] == 1
+    # a summary deriving from the turn's text handle as well is the turn's successor through
+    # what no block removed off the record also is
+    th = _text_handle59(_TURN59)
+    g.store.put(th, _TURN59)
+    v = g.check(pre, [summary("S", "[src:m13]", [h, th, uh])], operator="summarize", evicted=[h])
+    assert find(v, "I5").evidence["lost_markers"] == 1
+    # a record of a handle a kept block still carries evicts nothing: the turn was dropped silently
+    page = blk("k", "assistant", "and page two of it\n", [h])
+    find(g.check([*pre, page], [summary("S", "[src:m13]", [h, uh]), page], operator="summarize", evicted=[h]), "I5")
+    # the turn's facts restated without its marker: rewritten, not dropped
+    g, h, pre, uh = _rt59_f03("I will keep timeout=74 as it is, see [src:c9]\n")
+    v = g.check(pre, [summary("S", "[src:m13] timeout=74", [h, uh])], operator="summarize", evicted=[h])
+    assert find(v, "I5").evidence["lost_markers"] == 1

@@ -5321,11 +5321,21 @@ class _Check:
         return self._agent_derived_handles
 
     def _evicted_itself(self, i: int) -> bool:
-        """Does the edit evict pre block ``i`` by its id or its text handle (not only through
-        its sources)?"""
-        self._covering()
-        return (self.pre.blocks[i].id in self._claimed
-                or block_text_handle(self.pre.digests[i]) in self._claimed)
+        """Does the edit evict pre block ``i`` itself, not only through its sources: by its id
+        or its text handle, or, for a block with handles of its own, by all of those (the
+        records compact() writes for a block it evicts: its handles, or its id and text handle;
+        docs/compaction.md). A block's handles name the source it is; a summary's derived_from
+        names what it came from, and a record of that evicts the summary only through its
+        sources. A handle counts as the edit covers it (_covering): one a post block still
+        carries records nothing and evicts no block. (Red team 59, F03: a turn logged under a
+        handle of its own, evicted by that handle as compact() records it, beside a summary
+        deriving from that handle summarized into the new summary, was taken for the new
+        summary's source, owed its markers, and the honest pass was refused.)"""
+        evicted, _ = self._covering()
+        b = self.pre.blocks[i]
+        return (b.id in self._claimed
+                or block_text_handle(self.pre.digests[i]) in self._claimed
+                or (bool(b.handles) and evicted.issuperset(b.handles)))
 
     def _left_on_the_record(self, factless: list[int]) -> set[int]:
         """Of the cited pre blocks without facts ``factless``, taken to succeed (dropped on the
