@@ -3208,7 +3208,9 @@ def extract_columns_many(datas, max_spans, key):
     cdef tuple items = byte_items(datas, "datas", False)
     cdef hash_many_t hash_many = hash_many_function()
     if hash_many == NULL:
-        return [_extract_columns_with_python_hashing(d, limit, key) for d in items]
+        # (not ``d``: a comprehension's name that the function declares ``const byte_t*``
+        # is that C pointer, and each text went back to Python cut at its first NUL byte)
+        return [_extract_columns_with_python_hashing(text, limit, key) for text in items]
     cdef Py_ssize_t n_texts = len(items), t, r0, n, i, failed = -1
     if n_texts == 0:
         return []
@@ -3219,7 +3221,7 @@ def extract_columns_many(datas, max_spans, key):
     cdef offset_t* lens = <offset_t*>cnp.PyArray_DATA(<cnp.ndarray>lens_owner)
     for t in range(n_texts):
         if text_too_long(lens[t]):
-            return [_extract_columns_with_python_hashing(d, limit, key) for d in items]
+            return [_extract_columns_with_python_hashing(text, limit, key) for text in items]
     row_start_owner = np.empty(n_texts + 1, dtype=np.int64)
     cdef int64_t* row_start = <int64_t*>cnp.PyArray_DATA(<cnp.ndarray>row_start_owner)
     kind_fps_array = kind_key_fingerprints(key)

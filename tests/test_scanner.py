@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import importlib
 import os
+import subprocess
 import sys
+import textwrap
 from unittest import mock
 
 import numpy as np
@@ -1223,6 +1225,34 @@ def test_extract_columns_with_hashing_in_python():
         _scanner_py.extract_columns(data, 10**7, FP_KEY),
         data,
     )
+
+
+def test_extract_columns_many_with_hashing_in_python_reads_every_byte():
+    """A partial build's extract_columns_many (native scanner, reference hashing: here the
+    switch set to the reference in a child process) gives each text's columns as
+    extract_columns does, a text holding NUL bytes included (red team 58: the texts went to
+    the hashing in Python through a C pointer, cut at their first NUL byte, and a text over
+    max_spans passed as one span)."""
+    if NO_EXTENSIONS:
+        pytest.skip(NATIVE_ABSENT)
+    child = textwrap.dedent("""
+        from provgate import _hashing, _scanner_py
+        from provgate._ext import scanner
+        from provgate.errors import LimitExceededError
+        assert _hashing.C_API is None  # (the reference hashing: the partial build's path)
+        key = b"k" * 32
+        texts = [b"retries=3\\x00port=80 [src:a]\\x00v1.2 'q' 42\\n", b"", b"\\x00\\x00x=1"]
+        for got, want in zip(scanner.extract_columns_many(texts, 10**6, key),
+                             _scanner_py.extract_columns_many(texts, 10**6, key)):
+            assert [c.tolist() for c in got] == [c.tolist() for c in want], (got, want)
+        try:
+            scanner.extract_columns_many([texts[0]], 2, key)
+        except LimitExceededError:
+            print("ok")
+    """)
+    env = {**os.environ, "PROVGATE_NO_EXTENSIONS": "1"}
+    done = subprocess.run([sys.executable, "-c", child], env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr
 
 
 def test_extract_columns_releases_the_gil():
