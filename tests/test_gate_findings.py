@@ -4898,3 +4898,46 @@ def test_a_turn_evicted_by_its_own_handle_still_owes_what_was_summarized_rewritt
     g, h, pre, uh = _rt59_f03("I will keep timeout=74 as it is, see [src:c9]\n")
     v = g.check(pre, [summary("S", "[src:m13] timeout=74", [h, uh])], operator="summarize", evicted=[h])
     assert find(v, "I5").evidence["lost_markers"] == 1
+
+
+@pytest.mark.parametrize("session", ["rt60", None])
+def test_a_summary_of_an_evicted_summarys_text_and_a_later_log_does_not_supersede_the_newest_read(session):
+    # red team 60, F01: docs/gate.md I4, a later build log folded into a summary of the older read
+    # does not make that summary newer (red team 52, F04). The older read's summary, evicted on
+    # the record of its text handle, folded back in by that handle beside a build log stored after
+    # the newest read, superseded it (8d6d1f3 set the block handle aside and let the log date it)
+    c1, c2 = "[app]\nretries = 3\nport = 8080\n", "[app]\nretries = 5\nport = 8080\n"
+    old_text, build = "Config app.conf: retries=3, port=8080.\n", "build #41 passed in 12s\n"
+    g = gate_for({"tool:c1": c1}, session=session)
+    q = blk("q", "user", "status?")
+    older = summary("s_old", old_text, ["tool:c1"])
+    assert_accepted(g.check([q, tool("r1", "tool:c1", c1, resource="file:app.conf")], [q, older],
+                            operator="summarize", commit=True))
+    g.store.put(_text_handle(old_text), old_text)
+    assert_accepted(g.check([q, older], [q], operator="evict", evicted=["s_old", _text_handle(old_text)], commit=True))
+    g.store.put("tool:c2", c2)
+    g.store.put("tool:b41", build)
+    pre = [q, tool("r2", "tool:c2", c2, resource="file:app.conf"), tool("b", "tool:b41", build)]
+    edge = [{"block": "p", "handle": "tool:c2"}]
+    stale = summary("p", "Config: retries=3, port=8080; build 41 passed.\n", [_text_handle(old_text), "tool:b41"])
+    find(g.check(pre, [q, stale], operator="summarize", supersedes=edge, evicted=["tool:b41"]), "I4", block="p",
+         handle="tool:c2")
+
+
+def test_a_turn_held_by_its_pinned_text_pins_its_handle_whatever_the_check_says():
+    # red team 60, F02: docs/gate.md, sessions: a plain check only weighs a candidate, and "the one
+    # it commits pins from the next check's pre window". The turn pinned without a handle, shown
+    # under user:u3, is the pinned block of that pre window; an eviction weighed by a plain check
+    # and committed by the agent left user:u3 unpinned, and the next pass cited [src:u3]
+    g = gate_for({"user:u3": _R59_TURN.rstrip("\n"), "tool:x": "notes: mode=safe retries=3\n"})
+    other = blk("z", "user", "go on")
+    pinned = blk("t1", "user", _R59_TURN, pinned=True)
+    assert_accepted(g.check([pinned, other], [pinned, other], operator="reorder", commit=True))
+    shown = blk("t1", "user", _R59_TURN, ["user:u3"])
+    assert_accepted(g.check([shown, other], [other], operator="evict", evicted=["user:u3"]))  # weighed only
+    assert "user:u3" in g.pins[0]
+    x = tool("x", "tool:x", "notes: mode=safe retries=3\n")
+    restated = blk("a", "assistant", "Per the user, retries=3 and mode=safe [src:u3].\n")
+    find(g.check([x, other], [x, restated, other], operator="rewrite"), "R", block="a", handle="user:u3")
+    find(g.check([other], [summary("s", "The plan keeps retries=3.\n", ["user:u3"]), other], operator="summarize"),
+         "R", block="s", handle="user:u3")

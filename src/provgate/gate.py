@@ -1656,16 +1656,23 @@ class Gate:
                     if b.id not in self._pinned_ids:
                         undo.ids.add(b.id)
                     self._pinned_ids.add(b.id)
-            if verdict.accepted and commit:
-                # a pre block R held as the pinned block by its text alone (no flagged post block
-                # keeps the text: _free_text_pins) leaves the window on the record of its handles,
-                # or is kept flagged: from then on they are the pinned block's handles, as a flagged
-                # block's are, and a later block citing or deriving from them restates it (red team
-                # 59, F01/F02: a turn pinned without a handle, logged as user:u3 and evicted by
-                # that record, was cited as [src:u3] in the next pass, or summarized from user:u3
-                # whose stored bytes the log had re-rendered)
-                free = run._free_text_pins()
-                texts += [h for i in sorted(run._text_only - free) for h in run.pre.blocks[i].handles]
+            if run._text_only:
+                # a pre block that is the pinned block by its text alone (no flagged pre block
+                # holds that text, as bytes or respaced) is the pinned block of the window the
+                # agent holds, whatever this check's verdict: its handles are the pinned block's
+                # from then on, as a flagged block's are, and a later block citing or deriving
+                # from them restates it (red team 59, F01/F02: a turn pinned without a handle,
+                # logged as user:u3 and evicted by that record, was cited as [src:u3] in the next
+                # pass, or summarized from user:u3 whose stored bytes the log had re-rendered; red
+                # team 60, F02: so when the eviction was weighed by a plain check and committed
+                # by the agent). A repeat beside the flagged turn is a copy and pins nothing.
+                pre = run.pre
+                norm = self._normalised_text_handle
+                flagged_texts = {pre.digests[k] for k in flagged}
+                flagged_norms = {norm(pre.digests[k], pre.texts[k]) for k in flagged}
+                texts += [h for i in sorted(run._text_only)
+                          if pre.digests[i] not in flagged_texts and norm(pre.digests[i], pre.texts[i]) not in flagged_norms
+                          for h in pre.blocks[i].handles]
             undo.handles.update(h for h in texts if h not in self._pinned_handles)
             self._pinned_handles.update(texts)
             # and each pinned text as the whitespace normalisation makes it: the same page shown
@@ -3815,8 +3822,9 @@ class _Check:
         later build log superseded the config's newest read: red team 54, F01; red team 57,
         F03). With none ranked: where the log files ``handle``, nothing else dates it (a summary
         of a source the log never saw, or of a turn, superseded the newest read: red team 58,
-        F01, F02); where only a tag does, the sources read as no known file, block handles
-        aside (a turn's or a summary's text observes nothing), must all be stored after it.
+        F01, F02); where only a tag does, the sources read as no known file must all be stored
+        after it, and a block handle among them (a turn's text, or a summary's the window does
+        not hold) refuses it (red team 60, F01).
         Where no resource is known, every source must be stored after it, and a block handle the
         window holds no summary of (what it stands for unknown) refuses it. What a summary's
         sources are, and how the store and the log date them, is worked out once per summary:
@@ -3846,7 +3854,10 @@ class _Check:
         best = next((r for r, h in top if h != handle), None)
         if best is not None:
             return best > rank.get(handle, -1)
-        if logged is not None:
+        if logged is not None or dating.has_block_handle:
+            # (a block handle the window holds no summary of stands for what is not known: set
+            # aside, the older read's summary folded in came undated while a later build log
+            # dated the summary, red team 60, F01)
             return False
         # no source known as a read of it: those known as reads of another file date nothing
         # (red team 57, F03); those read as nothing known, by the store (a summary of the newer
@@ -6297,12 +6308,10 @@ class _SummaryDating:
         return found
 
     def unknown(self, resource: str, read_of: Mapping[str, str], tags: Mapping[str, str]) -> frozenset[str]:
-        """The sources neither the log nor a tag knows as a read of any file, block handles
-        aside."""
+        """The sources neither the log nor a tag knows as a read of any file."""
         found = self._unknown.get(resource)
         if found is None:
-            found = self._unknown[resource] = frozenset(
-                h for h in self.sources if not h.startswith(BLOCK_HANDLE_PREFIX) and read_of.get(h, tags.get(h)) is None)
+            found = self._unknown[resource] = frozenset(h for h in self.sources if read_of.get(h, tags.get(h)) is None)
         return found
 
     def stored_after(self, check: _Check, key: str | None, sources: frozenset[str] | set[str], handle: str) -> bool:
