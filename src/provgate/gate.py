@@ -2283,6 +2283,7 @@ class _Check:
         # order contradicts the log (_log_keys)
         self._log_ordered: dict[int, tuple[int, float | None]] | None = None
         self._unlogged: dict[str, str] = {}  # the pre window's reads new to the log -> the resource it files them under
+        self._new_reads: dict[str, str] | None = None  # (the same, for the edges: _new_reads_filed)
         # I4: pre read holding several logged reads of its resource -> (the newest of them, its
         # place in the log's order, the places of the resource's reads) (_log_order)
         self._log_spread: dict[int, tuple[str, int, dict[int, tuple[int, float | None]]]] = {}
@@ -3874,7 +3875,10 @@ class _Check:
         first (an excerpt of the newer read, a summary listing its handle) made it the older one,
         so the older read superseded the newer one as lossless, though the log held them in order
         (red team 53, F01)."""
-        resource = self.gate._read_of.get(handle)
+        # (as the log will file it once it takes this pre window's reads, whatever the verdict: a
+        # read new in this window went unchecked here, was logged, and the same check run again
+        # was refused, red team 58's merge review)
+        resource = self.gate._read_of.get(handle) or self._new_reads_filed().get(handle)
         if resource is None:
             return
         rank = self._edge_rank(resource)
@@ -3997,11 +4001,25 @@ class _Check:
                 # accepted once and refused when the same check ran again (red team 53, F04)
                 new = [(h, ts) for h, ts in self.pre.read_line_of(resource) if h not in read_of]
                 if new:
-                    filed = self.pre.unlogged_reads(read_of)
+                    filed = self._new_reads_filed(locked=True)
                     new = [(h, ts) for h, ts in new if filed.get(h, resource) == resource]
             log_reads({resource: line}, {}, resource, new)
             rank = self._edge_ranks[resource] = {h: k for k, (h, _) in enumerate(line)}
         return rank
+
+    def _new_reads_filed(self, locked: bool = False) -> dict[str, str]:
+        """The pre window's reads of one handle the read log does not hold, each with the
+        resource the log will file it under (_Side.unlogged_reads), once per check (``locked``:
+        the caller holds the gate's lock)."""
+        found = self._new_reads
+        if found is None:
+            gate = self.gate
+            if locked:
+                found = self._new_reads = self.pre.unlogged_reads(gate._read_of)
+            else:
+                with gate._lock:
+                    found = self._new_reads = self.pre.unlogged_reads(gate._read_of)
+        return found
 
     def _edge_newest(self, j: int, resource: str | None) -> tuple[int, int | None]:
         """What dates post block ``j`` against a superseded handle, as (date, the pre block
