@@ -4832,3 +4832,21 @@ def test_a_summary_of_the_newest_read_with_an_older_summarys_bytes_keeps_that_re
     find(g.check([s1, r2, r3], [s1, r2, dict(s1, id="s3")], operator="summarize"), "I4", value="file:conf")
     # and a stale value: the older summary's bytes claiming the newest read of the newer value
     find(g.check([s1, r2, r3], [s1, summary("s2", said, ["tool:c"])], operator="summarize"), "I4")
+
+
+# red team 58, F03 (the matching behind it): DESIGN.md, "Structural edits (reordering,
+# whitespace, dropping byte-identical duplicates) are recognised from block digests alone", and
+# docs/gate.md I4, "A post block matched by its text under another id is matched to the pre copy
+# with its own handles and stamps first". A repeat of one of two summaries with the same bytes
+# and different sources was taken for the first of them, so it claimed the other's sources and
+# a copy of a kept block was no structural edit; a repeat is now of the copy with its provenance.
+@pytest.mark.parametrize("operator", ["dedupe", "reorder"])
+def test_a_repeat_of_one_of_two_equal_summaries_is_a_copy_of_that_one(operator):
+    g = gate_for({"tool:a": "retries=3\n", "tool:e": "retries=3\n# reverted\n"})
+    s1 = summary("s1", "Config: retries=3.\n", ["tool:a"])
+    s3 = summary("s3", "Config: retries=3.\n", ["tool:e"])
+    assert_accepted(g.check([s1, s3], [s1, s3, dict(s3, id="y")], operator=operator), "structural")
+    assert_accepted(g.check([s1, s3], [s3, s1, dict(s1, id="y")], operator=operator), "structural")
+    # a repeat with the sources of neither still claims new ones
+    assert_accepted(g.check([s1, s3], [s1, s3, summary("y", s1["text"], ["tool:a", "tool:e"])], operator=operator),
+                    "lossless")

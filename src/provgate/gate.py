@@ -2460,7 +2460,9 @@ class _Check:
                 # file's read with its bytes; else the first unused copy
                 pick = pool.take(post_blocks[j], used)
                 if pick is None:
-                    pick = pool.first_kept
+                    # a repeat: of the kept copy with its provenance, where there is one (red
+                    # team 58, F03: a repeat of one copy taken for another claimed new sources)
+                    pick = pool.kept_like(post_blocks[j], pre_blocks)
                     if pick is None:  # (every copy evicted by its id, none this block)
                         unmatched.append(j)
                         continue
@@ -6173,10 +6175,13 @@ class _CopyPool:
     passed over at most once when used, so n copies matched cost O(n), not a scan of every
     copy per post block (red team 25, v05: 16,000 copies of one turn took 3.2 s)."""
 
-    __slots__ = ("_by_source", "_by_stamp", "_evicted", "_order", "first_kept")
+    __slots__ = ("_by_source", "_by_stamp", "_cands", "_evicted", "_evicted_ids", "_kept_by_source", "_order",
+                 "first_kept")
 
     def __init__(self, cands: list[int], pre_blocks: Sequence[Block], used: Any,
                  evicted_ids: Any = frozenset()) -> None:
+        self._cands, self._evicted_ids = cands, evicted_ids
+        self._kept_by_source: dict[tuple[Any, ...], int] | None = None
         self._order: list[int] = []
         self._by_source: dict[tuple[Any, ...], list[int]] = {}
         self._by_stamp: dict[tuple[Any, ...], list[int]] = {}
@@ -6212,6 +6217,21 @@ class _CopyPool:
                     continue
                 return lst.pop()
         return None
+
+    def kept_like(self, b: Block, pre_blocks: Sequence[Block]) -> int | None:
+        """For a block no unused copy is (a repeat): the first copy not evicted by id with its
+        source (:func:`_source_key`), else :attr:`first_kept`. Indexed once per text, on the
+        first repeat."""
+        if self.first_kept is None:
+            return None
+        index = self._kept_by_source
+        if index is None:
+            index = self._kept_by_source = {}
+            gone = self._evicted_ids
+            for i in self._cands:  # (ascending: the first copy with a source wins)
+                if pre_blocks[i].id not in gone:
+                    index.setdefault(_source_key(pre_blocks[i]), i)
+        return index.get(_source_key(b), self.first_kept)
 
 
 def _source_key(b: Block) -> tuple[Any, ...]:
