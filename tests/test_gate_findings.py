@@ -4707,6 +4707,91 @@ def _word57(i: int) -> str:
     return s
 
 
+# red team 58, F06: docs/gate.md I4, "keeping an older read while the newest read is gone is a
+# silent merge — a violation even when the kept block claims the newer read's handle", and for
+# reads that left the window, "A new or changed post block that comes from a logged read ...
+# unless post holds that read or a fresh one, the post blocks of the resource ... may not leave
+# a value the newest read changed alone". The summary of the older read kept byte for byte and
+# widened to derive from the newer read too (the summary of the newer read, or the newer read
+# itself, dropped) was accepted: its text digest was unchanged, so it was never held to the
+# newest read (the same edit with one word added was refused).
+_R58F06_A, _R58F06_C = "retries=3\ntimeout=30\n", "retries=5\ntimeout=30\n"
+_R58F06_SRCS = {"tool:a": _R58F06_A, "tool:c": _R58F06_C}
+
+
+def _r58f06_summarized(session: str | None) -> tuple[Gate, dict, dict, dict]:
+    """A gate whose read log files tool:a (ts 100) before tool:c (ts 200) under file:conf, from
+    a committed cycle that summarized each read: (gate, s1, s2, r2)."""
+    g = gate_for(_R58F06_SRCS, session=session)
+    r1 = tool("r1", "tool:a", _R58F06_A, ts=100.0, resource="file:conf")
+    r2 = tool("r2", "tool:c", _R58F06_C, ts=200.0, resource="file:conf")
+    s1 = summary("s1", "Config: retries=3.\n", ["tool:a"])
+    s2 = summary("s2", "Config: retries=5.\n", ["tool:c"])
+    assert_accepted(g.check([r1, r2], [s1, s2], operator="summarize", commit=True), "lossy")
+    return g, s1, s2, r2
+
+
+@pytest.mark.parametrize("session", [None, "rt58f06"], ids=["gate", "session"])
+def test_an_older_summary_kept_verbatim_and_widened_to_the_newer_read_is_held_to_it(session):
+    g, s1, s2, r2 = _r58f06_summarized(session)
+    widened = dict(s1, derived_from=["tool:a", "tool:c"])
+    for pre, post in (([s1, s2], [widened]),                     # the newer read's summary dropped
+                      ([s1, s2], [dict(widened, id="m")]),       # the kept text under a new id
+                      ([s1, r2], [widened])):                    # the newer read itself dropped
+        v = g.check(pre, post, operator="summarize")
+        assert find(v, "I4", value="3").evidence["newer_value"] == "5"
+    # honest: the newer read kept beside the widened summary, the summaries kept as they were,
+    # and a summary of both reads that says the newer value
+    assert_accepted(g.check([s1, r2], [widened, r2], operator="summarize"), "lossy")
+    assert_accepted(g.check([s1, s2], [s2, s1], operator="reorder"), "structural")
+    assert_accepted(g.check([s1, s2], [summary("m", "Config: retries=5 (was 3).\n", ["tool:a", "tool:c"])],
+                            operator="summarize"), "lossy")
+
+
+# red team 58, F03: docs/gate.md I4, "dropping an older read needs a supersession edge or an
+# eviction record (or a derived block that derives from it)", and DESIGN.md I4, conflicting
+# values "are both kept". A summary of the newest read whose bytes happened to be an older
+# summary's (a value that went back, retries 3 -> 5 -> 3) was matched to that summary by its
+# digest, so nothing in post derived from the newest read and the honest edit was refused as a
+# silent merge (a summary differing by one word was accepted).
+@pytest.mark.parametrize("session", [None, "rt58f03"], ids=["gate", "session"])
+@pytest.mark.parametrize("a, c, e, said", [
+    ("retries=3\ntimeout=30\n", "retries=5\ntimeout=30\n", "retries=3\ntimeout=30\n# reverted\n", "Config: retries=3.\n"),
+    ("5 passed in 2.1s\n", "1 failed, 4 passed in 2.3s\n", "5 passed in 1.9s\n", "Tests: 5 passed.\n"),
+], ids=["config", "flapping tests"])
+def test_a_summary_of_the_newest_read_with_an_older_summarys_bytes_keeps_that_read(session, a, c, e, said):
+    g = gate_for({"tool:a": a, "tool:c": c, "tool:e": e}, session=session)
+    r1 = tool("r1", "tool:a", a, ts=100.0, resource="file:conf")
+    r2 = tool("r2", "tool:c", c, ts=200.0, resource="file:conf")
+    r3 = tool("r3", "tool:e", e, ts=300.0, resource="file:conf")
+    s1, s3 = summary("s1", said, ["tool:a"]), summary("s3", said, ["tool:e"])
+    assert_accepted(g.check([r1, r2, r3], [s1, r2, r3], operator="summarize", commit=True), "lossy")
+    assert_accepted(g.check([s1, r2, r3], [s1, r2, s3], operator="summarize"), "lossy")
+    assert_accepted(g.check([s1, r2, r3], [s3, r2, s1], operator="summarize"), "lossy")
+    # still a silent merge: a second copy of the older summary, with its own provenance
+    find(g.check([s1, r2, r3], [s1, r2, dict(s1, id="s3")], operator="summarize"), "I4", value="file:conf")
+    # and a stale value: the older summary's bytes claiming the newest read of the newer value
+    find(g.check([s1, r2, r3], [s1, summary("s2", said, ["tool:c"])], operator="summarize"), "I4")
+
+
+# red team 58, F03 (the matching behind it): DESIGN.md, "Structural edits (reordering,
+# whitespace, dropping byte-identical duplicates) are recognised from block digests alone", and
+# docs/gate.md I4, "A post block matched by its text under another id is matched to the pre copy
+# with its own handles and stamps first". A repeat of one of two summaries with the same bytes
+# and different sources was taken for the first of them, so it claimed the other's sources and
+# a copy of a kept block was no structural edit; a repeat is now of the copy with its provenance.
+@pytest.mark.parametrize("operator", ["dedupe", "reorder"])
+def test_a_repeat_of_one_of_two_equal_summaries_is_a_copy_of_that_one(operator):
+    g = gate_for({"tool:a": "retries=3\n", "tool:e": "retries=3\n# reverted\n"})
+    s1 = summary("s1", "Config: retries=3.\n", ["tool:a"])
+    s3 = summary("s3", "Config: retries=3.\n", ["tool:e"])
+    assert_accepted(g.check([s1, s3], [s1, s3, dict(s3, id="y")], operator=operator), "structural")
+    assert_accepted(g.check([s1, s3], [s3, s1, dict(s1, id="y")], operator=operator), "structural")
+    # a repeat with the sources of neither still claims new ones
+    assert_accepted(g.check([s1, s3], [s1, s3, summary("y", s1["text"], ["tool:a", "tool:e"])], operator=operator),
+                    "lossless")
+
+
 # red team 59, F01/F02: docs/gate.md R, "That includes a pinned block evicted in an earlier pass:
 # a later summary naming or citing its handle is a violation." A turn pinned without a handle,
 # shown in the next pass under the handle its framework logged it as (the flag lost) is the

@@ -2470,7 +2470,9 @@ class _Check:
                 # file's read with its bytes; else the first unused copy
                 pick = pool.take(post_blocks[j], used)
                 if pick is None:
-                    pick = pool.first_kept
+                    # a repeat: of the kept copy with its provenance, where there is one (red
+                    # team 58, F03: a repeat of one copy taken for another claimed new sources)
+                    pick = pool.kept_like(post_blocks[j], pre_blocks)
                     if pick is None:  # (every copy evicted by its id, none this block)
                         unmatched.append(j)
                         continue
@@ -2545,6 +2547,18 @@ class _Check:
             or (b.handles != pb.handles and set(b.handles) != set(pb.handles))
             or (b.derived_from != pb.derived_from and set(b.derived_from) != set(pb.derived_from))
         ]
+        # kept texts of derived blocks that now derive from a handle their pre block did not come
+        # from: matched by their bytes, they still claim new sources, so I4 weighs them as it
+        # weighs a changed block (held to the newest read of what they now derive from, and
+        # standing for the reads they derive from), as it does the same edit with one word added
+        # (red team 58, F06: a summary of the older read kept verbatim, widened to derive from
+        # the newer read too, left the stale value alone unweighed; F03: a summary of the newest
+        # read whose bytes were an older summary's was taken for that summary, and the newest
+        # read for gone)
+        self.reclaimed = [j for j in self.restated
+                          if post_blocks[j].derived
+                          and not set(post_blocks[j].derived_from).issubset(pre_blocks[match[j]].provenance)  # type: ignore[index]
+                          ] if self.restated else []
         # kept texts whose markers changed from citations to data or back with their block's
         # role or derived tag (a turn's text moved into a tool output, a turn relabelled as the
         # user's): I5 counts them as lost or new citations (red team 35, 02)
@@ -4626,7 +4640,9 @@ class _Check:
         if handles and all(h in claimed or h in superseded for h in handles):
             return False
         if self._changed_ids is None:  # once per check, not a pass over the changed blocks per read
-            changed = [edit.post[j] for j in self.changed]
+            # (and the kept texts of derived blocks that claim new sources, _structure: weighed as
+            # the same summary with one word added is, by the stale values of the reads)
+            changed = [edit.post[j] for j in (*self.changed, *self.reclaimed)]
             self._changed_ids = {b.id for b in changed}
             self._changed_refs = set().union(*(b.provenance for b in changed))
         return edit.pre[i].id in self._changed_ids or not self._changed_refs.isdisjoint(handles)
@@ -4851,7 +4867,10 @@ class _Check:
         changed alone, unless the window already did before the edit (red team 8, t04 d: a
         summary of both reads re-summarized to the older value that one of its sources holds)."""
         gate = self.gate
-        if not self.changed or not (gate._read_of or self.pre.by_resource()):
+        # (a kept text of a derived block that claims new sources is weighed as changed: it
+        # comes from them now, _structure)
+        judged = [*self.changed, *self.reclaimed] if self.reclaimed else self.changed
+        if not judged or not (gate._read_of or self.pre.by_resource()):
             return
         # (the read log and the facts kept of it hold still while this check weighs them:
         # _record and _undo take the same lock)
@@ -4867,12 +4886,12 @@ class _Check:
             unlogged = self._unlogged = self.pre.unlogged_reads(read_of)
             if not read_of and not unlogged:
                 return
-            changed = set(self.changed)
+            changed = set(judged)
             # what the changed blocks come from: their handles, derived_from and cited handles
             # (each distinct marker name resolved once, not once per block)
-            refs = set().union(*(post[j].provenance for j in self.changed))
+            refs = set().union(*(post[j].provenance for j in judged))
             marked = self.marked
-            names = set().union(*(marked[j].markers() for j in self.changed if j in marked))
+            names = set().union(*(marked[j].markers() for j in judged if j in marked))
             # only a name that can cite a logged read is resolved (a marker cites a handle by its
             # full name or by its name after the kind prefix)
             citing = names.intersection(gate._read_names)
@@ -6204,10 +6223,13 @@ class _CopyPool:
     passed over at most once when used, so n copies matched cost O(n), not a scan of every
     copy per post block (red team 25, v05: 16,000 copies of one turn took 3.2 s)."""
 
-    __slots__ = ("_by_source", "_by_stamp", "_evicted", "_order", "first_kept")
+    __slots__ = ("_by_source", "_by_stamp", "_cands", "_evicted", "_evicted_ids", "_kept_by_source", "_order",
+                 "first_kept")
 
     def __init__(self, cands: list[int], pre_blocks: Sequence[Block], used: Any,
                  evicted_ids: Any = frozenset()) -> None:
+        self._cands, self._evicted_ids = cands, evicted_ids
+        self._kept_by_source: dict[tuple[Any, ...], int] | None = None
         self._order: list[int] = []
         self._by_source: dict[tuple[Any, ...], list[int]] = {}
         self._by_stamp: dict[tuple[Any, ...], list[int]] = {}
@@ -6243,6 +6265,21 @@ class _CopyPool:
                     continue
                 return lst.pop()
         return None
+
+    def kept_like(self, b: Block, pre_blocks: Sequence[Block]) -> int | None:
+        """For a block no unused copy is (a repeat): the first copy not evicted by id with its
+        source (:func:`_source_key`), else :attr:`first_kept`. Indexed once per text, on the
+        first repeat."""
+        if self.first_kept is None:
+            return None
+        index = self._kept_by_source
+        if index is None:
+            index = self._kept_by_source = {}
+            gone = self._evicted_ids
+            for i in self._cands:  # (ascending: the first copy with a source wins)
+                if pre_blocks[i].id not in gone:
+                    index.setdefault(_source_key(pre_blocks[i]), i)
+        return index.get(_source_key(b), self.first_kept)
 
 
 def _source_key(b: Block) -> tuple[Any, ...]:
