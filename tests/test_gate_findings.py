@@ -5009,7 +5009,7 @@ def test_a_summary_of_an_evicted_summarys_text_and_a_later_log_does_not_supersed
          handle="tool:c2")
 
 
-def test_a_turn_held_by_its_pinned_text_pins_its_handle_whatever_the_check_says():
+def test_a_turn_held_by_its_pinned_text_pins_its_handle_when_an_accepted_plain_check_weighed_it():
     # red team 60, F02: docs/gate.md, sessions: a plain check only weighs a candidate, and "the one
     # it commits pins from the next check's pre window". The turn pinned without a handle, shown
     # under user:u3, is the pinned block of that pre window; an eviction weighed by a plain check
@@ -5026,3 +5026,83 @@ def test_a_turn_held_by_its_pinned_text_pins_its_handle_whatever_the_check_says(
     find(g.check([x, other], [x, restated, other], operator="rewrite"), "R", block="a", handle="user:u3")
     find(g.check([other], [summary("s", "The plan keeps retries=3.\n", ["user:u3"]), other], operator="summarize"),
          "R", block="s", handle="user:u3")
+
+
+# red team 61 (a review of red team 60's fixes)
+def test_a_copy_of_a_pinned_turn_evicted_beside_the_flagged_turn_pins_its_handle():
+    # F01: docs/gate.md R, a copy is "free while post keeps those bytes in a flagged block, held to
+    # R otherwise": evicted together with the flagged turn, the copy logged as user:u3 was held to
+    # R, but its handle was pinned only where no flagged PRE block held the text; the next pass
+    # cited [src:u3]
+    g = gate_for({"user:u3": _R59_TURN, "tool:x": "notes: mode=safe retries=3\n"})
+    other, x = blk("z", "user", "go on"), tool("x", "tool:x", "notes: mode=safe retries=3\n")
+    pinned = blk("t1", "user", _R59_TURN, pinned=True)
+    assert_accepted(g.check([pinned, x, other], [pinned, x, other], operator="reorder", commit=True))
+    copy = blk("c3", "user", _R59_TURN, ["user:u3"])
+    assert_accepted(g.check([pinned, copy, x, other], [x, other], operator="evict", evicted=["t1", "user:u3"],
+                            commit=True))
+    assert "user:u3" in g.pins[0]
+    restated = blk("a", "assistant", "Per the user, retries=3 and mode=safe [src:u3].\n")
+    find(g.check([x, other], [x, restated, other], operator="rewrite"), "R", block="a", handle="user:u3")
+
+
+def test_a_tool_page_freed_by_a_restored_flag_pins_nothing():
+    # F03: docs/gate.md R, a copy freed by a flagged post block "is another block": the turn "OK."
+    # shown without its flag beside a tool's page "OK.", the flag restored in post, made tool:b
+    # a sticky pin, and the next pass's summary of the tool's other page was refused
+    g = gate_for({"tool:b": "OK.\n", "tool:b2": "page 2: workers=4\n"})
+    pinned = blk("t1", "assistant", "OK.\n", pinned=True)
+    assert_accepted(g.check([pinned], [pinned], operator="reorder", commit=True))
+    page, page2 = tool("p1", "tool:b", "OK.\n"), blk("p2", "tool", "page 2: workers=4\n", ["tool:b", "tool:b2"])
+    unflagged = blk("t1", "assistant", "OK.\n")
+    assert_accepted(g.check([unflagged, page, page2], [pinned, page, page2], operator="rewrite", commit=True))
+    assert "tool:b" not in g.pins[0]
+    assert_accepted(g.check([pinned, page, page2], [pinned, page, summary("s", "Page 2: workers=4.\n", ["tool:b2"])],
+                            operator="summarize"), "lossy")
+
+
+@pytest.mark.parametrize("session", ["rt61", None])
+def test_the_older_read_kept_verbatim_under_the_newer_reads_handle_is_not_that_read(session):
+    # F02: docs/gate.md I4, "keeping an older read while the newest read is gone is a silent
+    # merge - a violation even when the kept block claims the newer read's handle". The newer
+    # read summarized earlier, the older read kept byte for byte and tagged with the newer
+    # read's handle as well was taken for the newest read
+    r1, r2, _ = _r58_reads()
+    g = gate_for({"tool:a": _R58_A, "tool:c": _R58_C}, session=session)
+    s2 = summary("s2", "Config: retries=5.\n", ["tool:c"])
+    assert_accepted(g.check([r1, r2], [r1, s2], operator="summarize", commit=True), "lossy")
+    find(g.check([r1, s2], [dict(r1, handles=["tool:a", "tool:c"])], operator="summarize"), "I4",
+         key="retries", value="3")
+    # keeping both, or the summary of the newer read, stays honest
+    assert_accepted(g.check([r1, s2], [s2], operator="summarize", evicted=["tool:a"]), "lossy")
+
+
+def test_an_edge_over_a_read_new_in_the_window_is_judged_alike_when_checked_again():
+    # F04: docs/gate.md I4 judges reads new to the log "as the log orders them, in the first check
+    # too". A summary of a logged read (ts 5) superseding a read new in the pre window (ts 3.5)
+    # was dated by the store (refused) in the first check and by the log in the retry (accepted)
+    g = gate_for({"tool:r7": "retries=5\n"}, session="rt61f04")
+    r7 = tool("r7", "tool:r7", "retries=5\n", ts=5.0, resource="file:b")
+    s8 = summary("s8", "Config: retries=5.\n", ["tool:r7"])
+    assert_accepted(g.check([r7], [s8], operator="summarize", commit=True), "lossy")
+    g.store.put("tool:r9", "retries=3\n")
+    r9 = tool("r9", "tool:r9", "retries=3\n", ts=3.5, resource="file:b")
+    verdicts = [g.check([s8, r9], [s8], operator="summarize", supersedes=[{"block": "s8", "handle": "tool:r9"}])
+                for _ in range(2)]
+    assert [comparable(v) for v in verdicts[1:]] == [comparable(verdicts[0])]
+    assert_accepted(verdicts[0], "lossy")
+
+
+def test_a_summary_of_a_paged_newer_read_supersedes_the_older_read_in_a_session():
+    # red team 60, F03: a read of several handles is not logged; with the older read the only
+    # read the log had seen of the file (and the window carrying it), a summary of the newer read
+    # in two pages was refused as superseding it, though the gate without the log accepts it
+    c1, c2 = "[app]\nretries = 3\n", "[app]\nretries = 5\n"
+    src = {"tool:c1": c1, "tool:c2a": c2, "tool:c2b": "[app]\nport = 8080\n"}
+    g = gate_for(src, session="rt60f03")
+    r1 = tool("r1", "tool:c1", c1, resource="file:app.conf")
+    assert_accepted(g.check([r1], [r1], operator="reorder", commit=True))
+    pages = blk("r2", "tool", c2 + "[app]\nport = 8080\n", ["tool:c2a", "tool:c2b"], resource="file:app.conf")
+    p = summary("p", "Config: retries=5, port=8080.\n", ["tool:c2a", "tool:c2b"])
+    assert_accepted(g.check([r1, pages], [r1, p], operator="summarize", commit=True), "lossy")
+    assert_accepted(g.check([r1, p], [p], operator="prune", supersedes=[{"block": "p", "handle": "tool:c1"}]))

@@ -1656,23 +1656,20 @@ class Gate:
                     if b.id not in self._pinned_ids:
                         undo.ids.add(b.id)
                     self._pinned_ids.add(b.id)
-            if run._text_only:
-                # a pre block that is the pinned block by its text alone (no flagged pre block
-                # holds that text, as bytes or respaced) is the pinned block of the window the
-                # agent holds, whatever this check's verdict: its handles are the pinned block's
-                # from then on, as a flagged block's are, and a later block citing or deriving
-                # from them restates it (red team 59, F01/F02: a turn pinned without a handle,
-                # logged as user:u3 and evicted by that record, was cited as [src:u3] in the next
-                # pass, or summarized from user:u3 whose stored bytes the log had re-rendered; red
-                # team 60, F02: so when the eviction was weighed by a plain check and committed
-                # by the agent). A repeat beside the flagged turn is a copy and pins nothing.
-                pre = run.pre
-                norm = self._normalised_text_handle
-                flagged_texts = {pre.digests[k] for k in flagged}
-                flagged_norms = {norm(pre.digests[k], pre.texts[k]) for k in flagged}
-                texts += [h for i in sorted(run._text_only)
-                          if pre.digests[i] not in flagged_texts and norm(pre.digests[i], pre.texts[i]) not in flagged_norms
-                          for h in pre.blocks[i].handles]
+            if verdict.accepted and run._text_only:
+                # a pre block R held as the pinned block by its text alone (no flagged post block
+                # keeps the text: _free_text_pins) is kept flagged or leaves on the record of its
+                # handles: from then on they are the pinned block's, as a flagged block's are, and
+                # a later block citing or deriving from them restates it (red team 59, F01/F02: a
+                # turn pinned without a handle, logged as user:u3 and evicted by that record, was
+                # cited as [src:u3] in the next pass, or summarized from user:u3 whose stored bytes
+                # the log had re-rendered). Taken for every accepted check, committed or not: an
+                # agent commits a window it weighed by itself, and the next pre window no longer
+                # holds the block (red team 60, F02); as R holds it in this check, by the post
+                # window (red team 61, F01: a copy evicted beside its flagged turn; F03: a tool's
+                # page of the text freed by the turn's flag restored). A weighed candidate the
+                # agent then drops still pins them (fails closed).
+                texts += [h for i in sorted(run._text_only - run._free_text_pins()) for h in run.pre.blocks[i].handles]
             undo.handles.update(h for h in texts if h not in self._pinned_handles)
             self._pinned_handles.update(texts)
             # and each pinned text as the whitespace normalisation makes it: the same page shown
@@ -2284,6 +2281,8 @@ class _Check:
         self._log_ordered: dict[int, tuple[int, float | None]] | None = None
         self._unlogged: dict[str, str] = {}  # the pre window's reads new to the log -> the resource it files them under
         self._new_reads: dict[str, str] | None = None  # (the same, for the edges: _new_reads_filed)
+        self._reads_before: dict[str, bool] = {}  # I4: _read_before, per resource
+        self._read_handles: set[str] | None = None  # (the handles the pre window's primary blocks carry)
         # I4: pre read holding several logged reads of its resource -> (the newest of them, its
         # place in the log's order, the places of the resource's reads) (_log_order)
         self._log_spread: dict[int, tuple[str, int, dict[int, tuple[int, float | None]]]] = {}
@@ -2559,6 +2558,14 @@ class _Check:
                           if post_blocks[j].derived
                           and not set(post_blocks[j].derived_from).issubset(pre_blocks[match[j]].provenance)  # type: ignore[index]
                           ] if self.restated else []
+        # and a primary block's kept text that now carries a handle its pre block did not: it is
+        # not the read of that handle (the older read kept verbatim and tagged with the newer
+        # read's handle as well claimed to be the newest read once that read had left the window,
+        # red team 61, F02); weighed as changed against the reads that left (_check_left_reads)
+        self.retagged = [j for j in self.restated
+                         if not post_blocks[j].derived
+                         and not set(post_blocks[j].handles).issubset(pre_blocks[match[j]].handles)  # type: ignore[index]
+                         ] if self.restated else []
         # kept texts whose markers changed from citations to data or back with their block's
         # role or derived tag (a turn's text moved into a tool output, a turn relabelled as the
         # user's): I5 counts them as lost or new citations (red team 35, 02)
@@ -3835,11 +3842,13 @@ class _Check:
         the window's tag), the newest of its sources ranked among that resource's reads must be
         ranked after it; sources known as reads of other files date nothing (a summary of a
         later build log superseded the config's newest read: red team 54, F01; red team 57,
-        F03). With none ranked: where the log files ``handle``, nothing else dates it (a summary
-        of a source the log never saw, or of a turn, superseded the newest read: red team 58,
-        F01, F02); where only a tag does, the sources read as no known file must all be stored
-        after it, and a block handle among them (a turn's text, or a summary's the window does
-        not hold) refuses it (red team 60, F01).
+        F03). With none ranked: where the log files ``handle`` and has seen the file read before
+        this window (a read the window does not carry), nothing else dates it (a summary of a
+        source the log never saw, or of a turn, superseded the newest read: red team 58, F01,
+        F02); else the sources read as no known file must all be stored after it, and a block
+        handle among them (a turn's text, or a summary's the window does not hold) refuses it
+        (red team 60, F01). Both ask the log as it will be once it takes this window's reads, so
+        a retry of the check, after the first logged them, judges alike (red team 61, F04).
         Where no resource is known, every source must be stored after it, and a block handle the
         window holds no summary of (what it stands for unknown) refuses it. What a summary's
         sources are, and how the store and the log date them, is worked out once per summary:
@@ -3853,11 +3862,14 @@ class _Check:
             dating = self._summary_datings[block.id] = _SummaryDating(
                 _handles_below(todo, self._through_block_handles(set(todo))))
         read_of = self.gate._read_of
-        logged = read_of.get(handle)
+        # (as the log will file it once it takes this pre window's reads: a read new in the pre
+        # window was dated by the store in the first check and by the log in the retry, red
+        # team 61, F04)
+        filed = read_of.get(handle) or self._new_reads_filed().get(handle)
         # (the resource the window's tags give, where the log files the handle under none: a
         # summary of a build log's read, dated by all its sources, superseded the config's newest
         # read in a gate without the log, red team 57, F03)
-        resource = logged or resource
+        resource = filed or resource
         if resource is None:
             if dating.has_block_handle:
                 # (without the log every source must date it, and a block handle the window holds no
@@ -3869,7 +3881,7 @@ class _Check:
         best = next((r for r, h in top if h != handle), None)
         if best is not None:
             return best > rank.get(handle, -1)
-        if logged is not None or dating.has_block_handle:
+        if dating.has_block_handle or (filed is not None and self._read_before(filed)):
             # (a block handle the window holds no summary of stands for what is not known: set
             # aside, the older read's summary folded in came undated while a later build log
             # dated the summary, red team 60, F01)
@@ -4020,6 +4032,21 @@ class _Check:
             log_reads({resource: line}, {}, resource, new)
             rank = self._edge_ranks[resource] = {h: k for k, (h, _) in enumerate(line)}
         return rank
+
+    def _read_before(self, resource: str) -> bool:
+        """Has the read log seen ``resource`` read before this pre window: does its line hold a
+        read no primary pre block carries? (The same before and after this check logs the
+        window's reads.)"""
+        found = self._reads_before.get(resource)
+        if found is None:
+            if self._read_handles is None:
+                self._read_handles = {h for b in self.pre.blocks if not b.derived for h in b.handles}
+            carried = self._read_handles
+            gate = self.gate
+            with gate._lock:
+                line = gate._read_log.get(resource, ())
+                found = self._reads_before[resource] = any(h not in carried for h, _ in line)
+        return found
 
     def _new_reads_filed(self, locked: bool = False) -> dict[str, str]:
         """The pre window's reads of one handle the read log does not hold, each with the
@@ -4869,7 +4896,8 @@ class _Check:
         gate = self.gate
         # (a kept text of a derived block that claims new sources is weighed as changed: it
         # comes from them now, _structure)
-        judged = [*self.changed, *self.reclaimed] if self.reclaimed else self.changed
+        judged = ([*self.changed, *self.reclaimed, *self.retagged] if self.reclaimed or self.retagged
+                  else self.changed)
         if not judged or not (gate._read_of or self.pre.by_resource()):
             return
         # (the read log and the facts kept of it hold still while this check weighs them:
@@ -4959,7 +4987,10 @@ class _Check:
         newest = stored[-1]
         handles = {h for h, _ in line}
         # a read as new as the newest in post says what the resource holds now
-        if any(newest in post[j].handles or (match[j] is None and self._fresh(j, allow_own_id=True, than=handles))
+        # (a kept text that took the newest read's handle is not that read: _structure's retagged)
+        retagged = self.retagged
+        if any((newest in post[j].handles and j not in retagged)
+               or (match[j] is None and self._fresh(j, allow_own_id=True, than=handles))
                for j in self.post.by_resource().get(resource, ())):
             return
         if above:
@@ -5007,7 +5038,10 @@ class _Check:
         if line is None:
             return  # (fewer than two reads, or fewer than two stored)
         newest = line.newest()
-        if any(newest in post[j].handles or (match[j] is None and self._fresh(j, allow_own_id=True, than=line))
+        # (a kept text that took the newest read's handle is not that read: _structure's retagged)
+        retagged = self.retagged
+        if any((newest in post[j].handles and j not in retagged)
+               or (match[j] is None and self._fresh(j, allow_own_id=True, than=line))
                for j in self.post.by_resource().get(resource, ())):
             return
         handles = line
