@@ -4687,7 +4687,7 @@ def test_a_long_summary_restating_a_dotted_path_is_held_to_the_newest_read():
     g = gate_for({"tool:a": old, "tool:b": new})
     pre = [tool("r1", "tool:a", old, resource="file:app.yaml", ts=1.0),
            tool("r2", "tool:b", new, resource="file:app.yaml", ts=2.0), blk("a1", "assistant", "Reading.\n")]
-    padding = "".join(f"The server was read on day {_word57(i)}.\n" for i in range(200))
+    padding = "The server was read again and nothing else was said of it.\n" * 80
     assert len(padding) > 4096
 
     def check(text):
@@ -4696,15 +4696,6 @@ def test_a_long_summary_restating_a_dotted_path_is_held_to_the_newest_read():
 
     find(check("The server has server.retries=3 and server.port=8080.\n"), "I4", key="server.retries", value="3")
     assert_accepted(check("The server has server.retries=5 and server.port=8080.\n"), "lossy")
-
-
-def _word57(i: int) -> str:
-    """A distinct word without digits for each ``i``."""
-    s, i = "", i + 1
-    while i:
-        i, r = divmod(i - 1, 26)
-        s = "bcdfghjklmnpqrstvwxzaeiouy"[r] + s
-    return s
 
 
 # red team 58, F06: docs/gate.md I4, "keeping an older read while the newest read is gone is a
@@ -4892,7 +4883,7 @@ def test_a_summary_of_both_reads_supersedes_the_older_without_the_log():
     # red team 58, F04: docs/gate.md I4, a summary is dated by its sources; the older read
     # itself, which the summary folds in, dated it as no newer than that read, so the honest
     # summary of both reads superseding the older one was refused without the session's log
-    r1, r2, s1 = _r58_reads()
+    _, r2, s1 = _r58_reads()
     s2 = summary("s2", "Config: retries=5.\n", ["tool:c"])
     both = summary("S", "Config: retries=5 (was 3).\n", ["tool:a", "tool:c"])
     for pre in ([s1, s2], [s1, r2]):

@@ -6379,7 +6379,7 @@ class _SummaryDating:
     (_Check._summary_newer_than), worked out once per check: its sources, and per resource
     the two newest of them the read log ranks, and the sources read as no known file."""
 
-    __slots__ = ("has_block_handle", "sources", "_ranked", "_seqs", "_unknown")
+    __slots__ = ("_ranked", "_seqs", "_unknown", "has_block_handle", "sources")
 
     def __init__(self, sources: set[str]) -> None:
         self.sources = sources
