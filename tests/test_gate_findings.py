@@ -5097,3 +5097,46 @@ def test_a_summary_of_a_paged_newer_read_supersedes_the_older_read_in_a_session(
     p = summary("p", "Config: retries=5, port=8080.\n", ["tool:c2a", "tool:c2b"])
     assert_accepted(g.check([r1, pages], [r1, p], operator="summarize", commit=True), "lossy")
     assert_accepted(g.check([r1, p], [p], operator="prune", supersedes=[{"block": "p", "handle": "tool:c1"}]))
+
+
+# red team 62 (a review of red team 61's fixes)
+@pytest.mark.parametrize("session", ["rt62", None])
+def test_the_older_read_kept_as_a_summary_under_the_newer_reads_handle_is_not_that_read(session):
+    # F01: docs/gate.md I4, "a violation even when the kept block claims the newer read's handle":
+    # the same bytes kept as a derived block carrying the newer read's handle passed, where the
+    # primary block (red team 61, F02) was refused
+    r1, r2, _ = _r58_reads()
+    g = gate_for({"tool:a": _R58_A, "tool:c": _R58_C}, session=session)
+    s2 = summary("s2", "Config: retries=5.\n", ["tool:c"])
+    assert_accepted(g.check([r1, r2], [r1, s2], operator="summarize", commit=True), "lossy")
+    kept = dict(r1, derived=True, derived_from=["tool:a"], handles=["tool:a", "tool:c"])
+    find(g.check([r1, s2], [kept], operator="summarize"), "I4", key="retries", value="3")
+
+
+def test_a_turn_held_by_its_pinned_text_pins_its_handle_when_its_refused_drop_is_committed_anyway():
+    # F02: docs/gate.md R, pins are sticky, and "a pinned block evicted in an earlier pass: a
+    # later summary naming or citing its handle is a violation". The turn shown under user:u3
+    # dropped without a record (refused), the window committed anyway, was cited in the next pass
+    g = gate_for({"user:u3": _R59_TURN, "tool:x": "notes: mode=safe retries=3\n"})
+    other, x = blk("z", "user", "go on"), tool("x", "tool:x", "notes: mode=safe retries=3\n")
+    pinned = blk("t1", "user", _R59_TURN, pinned=True)
+    assert_accepted(g.check([pinned, x, other], [pinned, x, other], operator="reorder", commit=True))
+    assert not g.check([blk("c3", "user", _R59_TURN, ["user:u3"]), x, other], [x, other], operator="evict").accepted
+    restated = blk("a", "assistant", "Per the user, retries=3 and mode=safe [src:u3].\n")
+    find(g.check([x, other], [x, restated, other], operator="rewrite"), "R", block="a", handle="user:u3")
+
+
+@pytest.mark.parametrize("session", ["rt62", None])
+def test_a_token_excerpt_of_the_older_read_does_not_let_an_unseen_source_date_a_summary(session):
+    # F03: docs/gate.md I4, a summary none of whose sources the log ranks "is no newer observation"
+    # where the log has seen the file read before: an excerpt carrying the older read's handle
+    # made the log's reads look like the window's, and a summary of a later build log superseded
+    # the newest read
+    r1, r2, s1 = _r58_reads()
+    g = gate_for({"tool:a": _R58_A, "tool:c": _R58_C, "tool:z": "build ok\n"}, session=session)
+    assert_accepted(g.check([r1, r2], [r1, r2], operator="reorder", commit=True))
+    excerpt = dict(r1, text="timeout=30\n")
+    build = summary("mz", "Build ok.\n", ["tool:z"])
+    v = g.check([s1, excerpt, r2], [s1, build], operator="summarize", supersedes=[{"block": "mz", "handle": "tool:c"}],
+                evicted=["tool:a"])
+    find(v, "I4", block="mz", handle="tool:c")

@@ -1656,19 +1656,20 @@ class Gate:
                     if b.id not in self._pinned_ids:
                         undo.ids.add(b.id)
                     self._pinned_ids.add(b.id)
-            if verdict.accepted and run._text_only:
+            if run._text_only:
                 # a pre block R held as the pinned block by its text alone (no flagged post block
                 # keeps the text: _free_text_pins) is kept flagged or leaves on the record of its
                 # handles: from then on they are the pinned block's, as a flagged block's are, and
                 # a later block citing or deriving from them restates it (red team 59, F01/F02: a
                 # turn pinned without a handle, logged as user:u3 and evicted by that record, was
                 # cited as [src:u3] in the next pass, or summarized from user:u3 whose stored bytes
-                # the log had re-rendered). Taken for every accepted check, committed or not: an
-                # agent commits a window it weighed by itself, and the next pre window no longer
-                # holds the block (red team 60, F02); as R holds it in this check, by the post
-                # window (red team 61, F01: a copy evicted beside its flagged turn; F03: a tool's
-                # page of the text freed by the turn's flag restored). A weighed candidate the
-                # agent then drops still pins them (fails closed).
+                # the log had re-rendered). Taken whatever the verdict, committed or not, as the
+                # pre window's pins are: an agent commits a window it weighed by itself, or one
+                # refused, and the next pre window no longer holds the block (red team 60, F02;
+                # red team 62, F02); as R holds it in this check, by the post window (red team 61,
+                # F01: a copy evicted beside its flagged turn; F03: a tool's page of the text
+                # freed by the turn's flag restored). A candidate the agent then drops still pins
+                # them (fails closed).
                 texts += [h for i in sorted(run._text_only - run._free_text_pins()) for h in run.pre.blocks[i].handles]
             undo.handles.update(h for h in texts if h not in self._pinned_handles)
             self._pinned_handles.update(texts)
@@ -2558,13 +2559,14 @@ class _Check:
                           if post_blocks[j].derived
                           and not set(post_blocks[j].derived_from).issubset(pre_blocks[match[j]].provenance)  # type: ignore[index]
                           ] if self.restated else []
-        # and a primary block's kept text that now carries a handle its pre block did not: it is
+        # and a block's kept text that now carries a handle its pre block did not: it is
         # not the read of that handle (the older read kept verbatim and tagged with the newer
         # read's handle as well claimed to be the newest read once that read had left the window,
         # red team 61, F02); weighed as changed against the reads that left (_check_left_reads)
+        # (a derived block too: the older read kept as a summary carrying the newer read's handle,
+        # red team 62, F01)
         self.retagged = [j for j in self.restated
-                         if not post_blocks[j].derived
-                         and not set(post_blocks[j].handles).issubset(pre_blocks[match[j]].handles)  # type: ignore[index]
+                         if not set(post_blocks[j].handles).issubset(pre_blocks[match[j]].handles)  # type: ignore[index]
                          ] if self.restated else []
         # kept texts whose markers changed from citations to data or back with their block's
         # role or derived tag (a turn's text moved into a tool output, a turn relabelled as the
@@ -4035,12 +4037,15 @@ class _Check:
 
     def _read_before(self, resource: str) -> bool:
         """Has the read log seen ``resource`` read before this pre window: does its line hold a
-        read no primary pre block carries? (The same before and after this check logs the
-        window's reads.)"""
+        read no primary pre block holds whole (its stored bytes)? (The same before and after
+        this check logs the window's reads; a token excerpt carrying an older read's handle
+        made the log's history look like the window's: red team 62, F03.)"""
         found = self._reads_before.get(resource)
         if found is None:
             if self._read_handles is None:
-                self._read_handles = {h for b in self.pre.blocks if not b.derived for h in b.handles}
+                pre, gate = self.pre, self.gate
+                self._read_handles = {h for i, b in enumerate(pre.blocks) if not b.derived
+                                      if (h := gate._text_source(pre.digests[i], b)) is not None}
             carried = self._read_handles
             gate = self.gate
             with gate._lock:
