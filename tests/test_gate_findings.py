@@ -5052,18 +5052,20 @@ def test_a_tool_page_freed_by_a_restored_flag_pins_nothing():
                             operator="summarize"), "lossy")
 
 
+@pytest.mark.parametrize("as_summary", [False, True], ids=["as a read", "as a summary"])
 @pytest.mark.parametrize("session", ["rt61", None])
-def test_the_older_read_kept_verbatim_under_the_newer_reads_handle_is_not_that_read(session):
+def test_the_older_read_kept_verbatim_under_the_newer_reads_handle_is_not_that_read(session, as_summary):
     # F02: docs/gate.md I4, "keeping an older read while the newest read is gone is a silent
     # merge - a violation even when the kept block claims the newer read's handle". The newer
     # read summarized earlier, the older read kept byte for byte and tagged with the newer
-    # read's handle as well was taken for the newest read
+    # read's handle as well was taken for the newest read; red team 62, F01: so was the same
+    # bytes kept as a derived block carrying that handle, once the read was refused
     r1, r2, _ = _r58_reads()
     g = gate_for({"tool:a": _R58_A, "tool:c": _R58_C}, session=session)
     s2 = summary("s2", "Config: retries=5.\n", ["tool:c"])
     assert_accepted(g.check([r1, r2], [r1, s2], operator="summarize", commit=True), "lossy")
-    find(g.check([r1, s2], [dict(r1, handles=["tool:a", "tool:c"])], operator="summarize"), "I4",
-         key="retries", value="3")
+    kept = dict(r1, handles=["tool:a", "tool:c"], **({"derived": True, "derived_from": ["tool:a"]} if as_summary else {}))
+    find(g.check([r1, s2], [kept], operator="summarize"), "I4", key="retries", value="3")
     # keeping both, or the summary of the newer read, stays honest
     assert_accepted(g.check([r1, s2], [s2], operator="summarize", evicted=["tool:a"]), "lossy")
 
@@ -5100,19 +5102,6 @@ def test_a_summary_of_a_paged_newer_read_supersedes_the_older_read_in_a_session(
 
 
 # red team 62 (a review of red team 61's fixes)
-@pytest.mark.parametrize("session", ["rt62", None])
-def test_the_older_read_kept_as_a_summary_under_the_newer_reads_handle_is_not_that_read(session):
-    # F01: docs/gate.md I4, "a violation even when the kept block claims the newer read's handle":
-    # the same bytes kept as a derived block carrying the newer read's handle passed, where the
-    # primary block (red team 61, F02) was refused
-    r1, r2, _ = _r58_reads()
-    g = gate_for({"tool:a": _R58_A, "tool:c": _R58_C}, session=session)
-    s2 = summary("s2", "Config: retries=5.\n", ["tool:c"])
-    assert_accepted(g.check([r1, r2], [r1, s2], operator="summarize", commit=True), "lossy")
-    kept = dict(r1, derived=True, derived_from=["tool:a"], handles=["tool:a", "tool:c"])
-    find(g.check([r1, s2], [kept], operator="summarize"), "I4", key="retries", value="3")
-
-
 def test_a_turn_held_by_its_pinned_text_pins_its_handle_when_its_refused_drop_is_committed_anyway():
     # F02: docs/gate.md R, pins are sticky, and "a pinned block evicted in an earlier pass: a
     # later summary naming or citing its handle is a violation". The turn shown under user:u3
