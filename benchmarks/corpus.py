@@ -1093,3 +1093,15 @@ def drift_edit(window: CorpusWindow, *, seed: int = 0) -> dict:
             c["text"] = _DRIFT_RE.sub("retries=" + DRIFTED_RETRIES, b["text"], count=1)
         post.append(c)
     return _edit("rewrite", window, post)
+
+
+def backtick_runs(n: int) -> bytes:
+    """A hostile scanner input, not a window: runs of 1, 2, 3, ... backticks one blank apart on
+    one line of ``n`` bytes, no run closed (red team 50, f05: scanned in O(n^1.5) before). The
+    scanner's benchmark and its tests share it."""
+    out, k, size = [], 1, 0
+    while size < n:
+        out.append("`" * k + " ")
+        size += k + 1
+        k += 1
+    return "".join(out)[:n].encode()

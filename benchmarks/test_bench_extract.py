@@ -21,7 +21,7 @@ import threading
 
 import numpy as np
 import pytest
-from corpus import make_window
+from corpus import backtick_runs, make_window
 
 from provgate import _hashing, _scanner, _scanner_py
 from provgate.facts import FINGERPRINT_KEY, extract, extract_many
@@ -109,17 +109,6 @@ def test_scan_native_two_threads(benchmark, window):
     _record(benchmark, 2 * len(window))
 
 
-def _backtick_runs(n: int) -> bytes:
-    """Red team 50, f05's input: runs of 1, 2, 3, ... backticks one blank apart on one line of
-    n bytes, no run closed."""
-    out, k, size = [], 1, 0
-    while size < n:
-        out.append("`" * k + " ")
-        size += k + 1
-        k += 1
-    return "".join(out)[:n].encode()
-
-
 @pytest.mark.benchmark(group="scan backtick runs")
 @pytest.mark.parametrize("size", [1_600_000, 3_200_000])
 def test_scan_backtick_runs_native(benchmark, size):
@@ -127,7 +116,7 @@ def test_scan_backtick_runs_native(benchmark, size):
     line, O(n^1.5) (red team 50, f05: 0.35-0.64 s at 1.6 MB, 0.87-1.27 s at 3.2 MB, where
     the window's 800 KB of ordinary text takes a few ms); the line's runs are now noted at its
     first failed search."""
-    data = _backtick_runs(size)
+    data = backtick_runs(size)
     cols = benchmark(native.scan, data, MAX_SPANS)
     _record(benchmark, len(data), spans=int(cols[0].shape[0]))
 

@@ -2,10 +2,20 @@
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
 import numpy as np
 from hypothesis import strategies as st
 
 from provgate import _scanner_py
+
+if str(Path(__file__).resolve().parent.parent / "benchmarks") not in sys.path:
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
+import corpus
+
+# red team 50, f05's input, shared with the scanner's benchmark
+hostile_backtick_runs = corpus.backtick_runs
 
 KIND_NAME = {k: v.decode() for k, v in _scanner_py.KIND_NAMES.items()}
 
@@ -119,14 +129,3 @@ def backtick_lines(draw) -> str:
     glue = draw(st.lists(st.sampled_from([" ", " ", " ", "a", '"', "'", " '", "\n"]),
                          min_size=len(lengths), max_size=len(lengths)))
     return "".join("`" * k + g for k, g in zip(lengths, glue))
-
-
-def hostile_backtick_runs(n: int) -> bytes:
-    """Red team 50, f05's input: runs of 1, 2, 3, ... backticks one blank apart, on one line
-    of n bytes; no run has a closer."""
-    out, k, size = [], 1, 0
-    while size < n:
-        out.append("`" * k + " ")
-        size += k + 1
-        k += 1
-    return "".join(out)[:n].encode()
