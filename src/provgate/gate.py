@@ -1627,7 +1627,7 @@ class Gate:
             # a pre block pinned only through a sticky pin (its text, or a handle of a record that
             # never held the text) pins its text too: pinned by user:u3, it is the same bytes when
             # later shown without the handle (red team 28, y04); its other handles are taken up
-            # only where an accepted check held it to R as the pinned block (below: a user saying
+            # only where a check held it to R as the pinned block (below: a user saying
             # a pinned text again under user:u18 while the pinned turn stays flagged is no new
             # pin), and a block that only shares a pinned handle pins nothing (another page of a
             # pinned output is no pinned block: red team 40, 01)
