@@ -5129,3 +5129,22 @@ def test_a_token_excerpt_of_the_older_read_does_not_let_an_unseen_source_date_a_
     v = g.check([s1, excerpt, r2], [s1, build], operator="summarize", supersedes=[{"block": "mz", "handle": "tool:c"}],
                 evicted=["tool:a"])
     find(v, "I4", block="mz", handle="tool:c")
+
+
+# red team 63 (a review of red team 62's fixes)
+@pytest.mark.parametrize("session", ["rt63f02", None])
+def test_an_evicted_turn_pinned_by_its_text_is_not_cited_back_through_a_source_of_its_bytes(session):
+    # F02: docs/gate.md R, "a summary deriving from or citing it (its handles, its text handle,
+    # or a stored source whose bytes are the pinned text) summarizes the pinned block". The turn
+    # pinned without a handle, evicted on the record, was restated by a turn citing [src:u3]
+    # (user:u3 stores its bytes) where a summary deriving from user:u3 was refused
+    g = gate_for({"user:u3": _R59_TURN, "tool:x": "notes: mode=safe retries=3\n"}, session=session)
+    other, x = blk("z", "user", "go on"), tool("x", "tool:x", "notes: mode=safe retries=3\n")
+    pinned = blk("t1", "user", _R59_TURN, pinned=True)
+    assert_accepted(g.check([pinned, x, other], [pinned, x, other], operator="reorder", commit=True))
+    assert_accepted(g.check([pinned, x, other], [x, other], operator="evict", evicted=["t1"], commit=True))
+    restated = blk("a", "assistant", "Per the user, retries=3 and mode=safe [src:u3].\n")
+    find(g.check([x, other], [x, restated, other], operator="rewrite"), "R", block="a", handle="user:u3")
+    # a turn citing a source that is not the pinned text stays a plain citation
+    cites_x = blk("a", "assistant", "The notes say retries=3 [src:x].\n")
+    assert_accepted(g.check([x, other], [x, cites_x, other], operator="rewrite"))

@@ -936,13 +936,31 @@ def compact(
     for bid in (*plan.pinned, *plan.preserve):
         pinned_now.update(window.get(bid).handles)  # type: ignore[union-attr]
     gone_pinned = pinned_sources - held
+    # ... and a source whose stored bytes are a pinned text the committed window no longer
+    # holds, which the window does not hold either: the gate reads a marker citing it as
+    # restating that text (red team 63, F02), as it reads a summary deriving from it
+    texts = {h for h in sticky if h.startswith(BLOCK_HANDLE_PREFIX)}
+    leaving = set(plan.evict).union(*(g.blocks for g in plan.summarize))
+    staying: list[Block] = [b for b in window if b.id not in leaving] if texts else []
+    staying_handles = {h for b in staying for h in b.handles}
+    gone_texts: set[str] | None = None  # (made on the first marker that may need it)
 
     def withheld(members: tuple[Block, ...]) -> tuple[str, ...]:
-        if not gone_pinned:
+        nonlocal gone_texts
+        if not gone_pinned and not texts:
             return ()
         names = dict.fromkeys(m.group(1) for b in members for m in _MARKER.finditer(b.text))
-        return tuple(n for n in names if (found := gate.marker_handles(n)) and len(found) == 1
-                     and found[0] in gone_pinned)
+        cited = {n: found[0] for n in names if (found := gate.marker_handles(n)) and len(found) == 1}
+        asked = sorted(h for h in set(cited.values()) - gone_pinned - staying_handles
+                       if not h.startswith(BLOCK_HANDLE_PREFIX)) if texts else []
+        as_bytes: set[str] = set()
+        if asked:
+            if gone_texts is None:
+                gone_texts = texts.difference(block_source_handles(staying))
+            if gone_texts:
+                as_bytes = {h for h, digest in store.digests_many(asked).items()
+                            if stored_text_handle(digest) in gone_texts}
+        return tuple(n for n, h in cited.items() if h in gone_pinned or h in as_bytes)
 
     # 1. every summary, checked, before anything is written
     summaries: dict[str, tuple[SummaryGroup, str, tuple[str, ...]]] = {}

@@ -5558,7 +5558,26 @@ class _Check:
             if rest:
                 held.update(self.post.text_holders(rest))
             gone -= held
+            if len(held) < len(texts):
+                gone |= self._gone_text_sources({h for h in texts if h not in held})
         return gone
+
+    def _gone_text_sources(self, texts: set[str]) -> set[str]:
+        """The sources the markers of pre or post cite whose stored bytes are one of the pinned
+        ``texts`` gone from the window, unless a post block carries them: R reads citing one as
+        restating the pinned text (_check_pins), so I5 counts its markers as it counts those of
+        the pinned handles gone (red team 63, F02)."""
+        names = {n for marked in (self.pre.marked(), self.marked) for f in marked.values() for n in f.markers()}
+        if not names:
+            return set()
+        gate = self.gate
+        cited = {h for found in gate.marker_handles_many(names).values() if len(found) == 1 for h in found
+                 if not h.startswith(BLOCK_HANDLE_PREFIX)}
+        if not cited:
+            return set()
+        blocks = self.post.blocks
+        cited.difference_update(h for k in _blockscan.holding(blocks, frozenset(cited)) for h in blocks[k].handles)
+        return {h for h in cited if (d := gate.handle_digest(h)) is not None and stored_text_handle(d) in texts}
 
     def _markers_citing(self, handles: set[str], positions: Iterable[int], blocks: Sequence[Block],
                         facts: Sequence[_Facts]) -> int:
@@ -5922,17 +5941,18 @@ class _Check:
                 self._free = set(free_with)
         return self._free
 
-    def _pinned_bytes_sources(self, pinned_handles: set[str]) -> set[str]:
-        """The handles post's summaries derive from that are no pin themselves but whose stored
-        bytes are one of the pinned texts among ``pinned_handles`` (those post does not keep
-        pinned): a summary of them summarizes the pinned bytes (red team 28, y04: a turn pinned
-        by its text, later logged as user:u3 and evicted by that handle, summarized from
-        user:u3 in a later pass)."""
+    def _pinned_bytes_sources(self, pinned_handles: set[str], named: Iterable[str] | None = None) -> set[str]:
+        """The handles post's summaries derive from (or ``named``) that are no pin themselves but
+        whose stored bytes are one of the pinned texts among ``pinned_handles`` (those post does
+        not keep pinned): a summary of them summarizes the pinned bytes, and a block citing
+        them restates them (red team 28, y04: a turn pinned by its text, later logged as
+        user:u3 and evicted by that handle, summarized from user:u3 in a later pass; red team
+        63, F02: cited as [src:u3])."""
         text_pins = {h for h in pinned_handles if h.startswith(BLOCK_HANDLE_PREFIX)}
         if not text_pins:
             return set()
         out = set()
-        for h in self.post.derived_union() - pinned_handles:
+        for h in (self.post.derived_union() if named is None else set(named)) - pinned_handles:
             if h.startswith(BLOCK_HANDLE_PREFIX):
                 continue
             d = self.gate.handle_digest(h)
@@ -6056,7 +6076,15 @@ class _Check:
             b = edit.post[j]
             if j in named or (j not in made and not refused):
                 continue
-            hit = [h for h in self.cited(j, self.marked[j]) if h in gone]
+            cited = self.cited(j, self.marked[j])
+            # (a stored source holding a gone pinned text is that text, _pinned_bytes_sources,
+            # unless the window still holds that source: a reference, as to a kept pinned block)
+            as_bytes = self._pinned_bytes_sources(gone, cited)
+            if as_bytes:
+                blocks = self.post.blocks
+                as_bytes.difference_update(h for k in _blockscan.holding(blocks, frozenset(as_bytes))
+                                           for h in blocks[k].handles)
+            hit = [h for h in cited if h in gone or h in as_bytes]
             if hit and (j in made or self._was_refused(j, hit)):
                 self._refuse(j, hit)
                 what = "derived block" if b.derived else "block"
