@@ -1470,7 +1470,9 @@ def test_the_read_order_survives_a_new_process(tmp_path):
     store = store_with(T04_SRC, tmp_path / "s.sqlite3")
     s1 = _both_reads_summarized(Gate(store, session="agent-7"))
     records = [r for _, r in store.iter_audit_of_session("agent-7")]
-    assert records[-1]["reads"] == {APP_R: [["tool:c1", 1.0], ["tool:c2", 2.0]]}
+    # each read with the digest of the text it was logged from (here, the stored bytes)
+    assert records[-1]["reads"] == {APP_R: [["tool:c1", 1.0, store.digest("tool:c1")],
+                                            ["tool:c2", 2.0, store.digest("tool:c2")]]}
     resumed = Gate(store, session="agent-7")
     stale = summary("s2", "Config summary.\nretries=3\n", ["tool:c1", "tool:c2"])
     find(resumed.check([s1], [stale], operator="summarize"), "I4", block="s2", value="3")
@@ -5148,3 +5150,72 @@ def test_an_evicted_turn_pinned_by_its_text_is_not_cited_back_through_a_source_o
     # a turn citing a source that is not the pinned text stays a plain citation
     cites_x = blk("a", "assistant", "The notes say retries=3 [src:x].\n")
     assert_accepted(g.check([x, other], [x, cites_x, other], operator="rewrite"))
+
+
+# red team 63 (a review of red team 62's fixes)
+@pytest.mark.parametrize("session", ["rt63f02", None])
+def test_an_evicted_turn_pinned_by_its_text_is_not_cited_back_through_a_source_of_its_bytes(session):
+    # F02: docs/gate.md R, "a summary deriving from or citing it (its handles, its text handle,
+    # or a stored source whose bytes are the pinned text) summarizes the pinned block". The turn
+    # pinned without a handle, evicted on the record, was restated by a turn citing [src:u3]
+    # (user:u3 stores its bytes) where a summary deriving from user:u3 was refused
+    g = gate_for({"user:u3": _R59_TURN, "tool:x": "notes: mode=safe retries=3\n"}, session=session)
+    other, x = blk("z", "user", "go on"), tool("x", "tool:x", "notes: mode=safe retries=3\n")
+    pinned = blk("t1", "user", _R59_TURN, pinned=True)
+    assert_accepted(g.check([pinned, x, other], [pinned, x, other], operator="reorder", commit=True))
+    assert_accepted(g.check([pinned, x, other], [x, other], operator="evict", evicted=["t1"], commit=True))
+    restated = blk("a", "assistant", "Per the user, retries=3 and mode=safe [src:u3].\n")
+    find(g.check([x, other], [x, restated, other], operator="rewrite"), "R", block="a", handle="user:u3")
+    # a turn citing a source that is not the pinned text stays a plain citation
+    cites_x = blk("a", "assistant", "The notes say retries=3 [src:x].\n")
+    assert_accepted(g.check([x, other], [x, cites_x, other], operator="rewrite"))
+
+
+@pytest.mark.parametrize("session", ["rt63f01", None])
+def test_a_summary_superseding_an_excerpt_of_a_new_read_gets_one_verdict(session):
+    # F01: docs/gate.md I4, the store's dating is asked of the log "as it will be once it takes
+    # the window's reads". The newest read shown only as an excerpt was logged by the first
+    # check and then counted as a read the window does not hold: accepted, then refused on the
+    # retry and by a resumed gate
+    g = gate_for({"tool:a": _R58_A, "tool:c": _R58_C, "tool:z": "build ok\n"}, session=session)
+    s1 = summary("s1", "Old config: retries=3.\n", ["tool:a"])
+    excerpt = tool("r2", "tool:c", "retries=5\n", ts=200.0, resource="file:conf")
+    edit = dict(operator="summarize", supersedes=[{"block": "mz", "handle": "tool:c"}])
+    post = [s1, summary("mz", "Build ok.\n", ["tool:z"])]
+    verdicts = [g.check([s1, excerpt], post, **edit) for _ in range(2)]
+    if session:
+        verdicts.append(Gate(g.store, session=session).check([s1, excerpt], post, **edit))
+    assert [comparable(v) for v in verdicts[1:]] == [comparable(verdicts[0])] * (len(verdicts) - 1)
+
+
+@pytest.mark.parametrize("shown", ["truncated", "no final newline"])
+@pytest.mark.parametrize("session", ["rt63f04", None])
+def test_a_summary_of_a_paged_newer_read_supersedes_an_older_read_shown_cut(session, shown):
+    # F04: red team 60 F03's honest session, with the older read shown as the framework cut it
+    # (the first lines of a longer output, or without its final line break) in every window:
+    # the window holds that read as the log took it, so it is no history the window lacks
+    c1, c2 = "[app]\nretries = 3\n", "[app]\nretries = 5\n"
+    stored, text = (c1 + "# generated, do not edit\n", c1) if shown == "truncated" else (c1, c1.rstrip("\n"))
+    g = gate_for({"tool:c1": stored, "tool:c2a": c2, "tool:c2b": "[app]\nport = 8080\n"}, session=session)
+    r1 = tool("r1", "tool:c1", text, resource="file:app.conf")
+    assert_accepted(g.check([r1], [r1], operator="reorder", commit=True))
+    pages = blk("r2", "tool", c2 + "[app]\nport = 8080\n", ["tool:c2a", "tool:c2b"], resource="file:app.conf")
+    p = summary("p", "Config: retries=5, port=8080.\n", ["tool:c2a", "tool:c2b"])
+    assert_accepted(g.check([r1, pages], [r1, p], operator="summarize", commit=True), "lossy")
+    edge = [{"block": "p", "handle": "tool:c1"}]
+    assert_accepted(g.check([r1, p], [p], operator="prune", supersedes=edge))
+    if session:  # (the record keeps the text the read was logged from)
+        assert_accepted(Gate(g.store, session=session).check([r1, p], [p], operator="prune", supersedes=edge))
+    # another cut of the read than the one the log took stands for no read (red team 62, F03)
+    other = dict(r1, text="retries = 3\n")
+    find(g.check([other, p], [p], operator="prune", supersedes=edge), "I4", block="p", handle="tool:c1")
+
+
+def test_a_logged_reads_text_digest_is_read_only_in_the_form_a_gate_writes():
+    # F04's record field: an entry's third field names the text the read was logged from; any
+    # other third field (a later writer's, or damaged) is left unread, and the read is then held
+    # only by a window holding it whole (the stricter reading)
+    good = "blake3:" + "ab" * 32
+    entries = [["tool:a", 1.0, good], ["tool:b", None, "blake3:" + "AB" * 32], ["tool:c", 2.0, 7],
+               ["tool:d", 2.0], ["tool:e", 2.0, good + "0"], "tool:f", [None, 1.0, good], ["tool:a", 3.0, "sha256:" + "0" * 64]]
+    assert gate_module._shown_digests(entries) == {"tool:a": good}
