@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 import provgate.gate as gate_module
 from gate_helpers import assert_accepted, blk, comparable, find, gate_for, record_extractions, store_with, summary, tool
 from provgate.gate import Gate
+from provgate.handles import block_text_handle
 from provgate.store import SourceStore
 from provgate.window import parse_edit
 
@@ -5152,25 +5153,6 @@ def test_an_evicted_turn_pinned_by_its_text_is_not_cited_back_through_a_source_o
     assert_accepted(g.check([x, other], [x, cites_x, other], operator="rewrite"))
 
 
-# red team 63 (a review of red team 62's fixes)
-@pytest.mark.parametrize("session", ["rt63f02", None])
-def test_an_evicted_turn_pinned_by_its_text_is_not_cited_back_through_a_source_of_its_bytes(session):
-    # F02: docs/gate.md R, "a summary deriving from or citing it (its handles, its text handle,
-    # or a stored source whose bytes are the pinned text) summarizes the pinned block". The turn
-    # pinned without a handle, evicted on the record, was restated by a turn citing [src:u3]
-    # (user:u3 stores its bytes) where a summary deriving from user:u3 was refused
-    g = gate_for({"user:u3": _R59_TURN, "tool:x": "notes: mode=safe retries=3\n"}, session=session)
-    other, x = blk("z", "user", "go on"), tool("x", "tool:x", "notes: mode=safe retries=3\n")
-    pinned = blk("t1", "user", _R59_TURN, pinned=True)
-    assert_accepted(g.check([pinned, x, other], [pinned, x, other], operator="reorder", commit=True))
-    assert_accepted(g.check([pinned, x, other], [x, other], operator="evict", evicted=["t1"], commit=True))
-    restated = blk("a", "assistant", "Per the user, retries=3 and mode=safe [src:u3].\n")
-    find(g.check([x, other], [x, restated, other], operator="rewrite"), "R", block="a", handle="user:u3")
-    # a turn citing a source that is not the pinned text stays a plain citation
-    cites_x = blk("a", "assistant", "The notes say retries=3 [src:x].\n")
-    assert_accepted(g.check([x, other], [x, cites_x, other], operator="rewrite"))
-
-
 @pytest.mark.parametrize("session", ["rt63f01", None])
 def test_a_summary_superseding_an_excerpt_of_a_new_read_gets_one_verdict(session):
     # F01: docs/gate.md I4, the store's dating is asked of the log "as it will be once it takes
@@ -5209,6 +5191,45 @@ def test_a_summary_of_a_paged_newer_read_supersedes_an_older_read_shown_cut(sess
     # another cut of the read than the one the log took stands for no read (red team 62, F03)
     other = dict(r1, text="retries = 3\n")
     find(g.check([other, p], [p], operator="prune", supersedes=edge), "I4", block="p", handle="tool:c1")
+
+
+@pytest.mark.parametrize("session", ["rt63f03", None])
+def test_a_kept_summary_tagged_with_its_own_source_is_not_weighed_as_changed(session):
+    # F03: a summary kept byte for byte whose handles now name what it derives from, or its
+    # own text's handle, claims nothing new; weighed as changed, its prose value (held alone
+    # by the window before the edit, after the newer read was evicted on the record) was
+    # refused as stale
+    text = "The client retries 3 times.\n"
+    own = block_text_handle(blake3(text.encode()).digest())
+    g = gate_for({"tool:a": _R58_A, "tool:c": _R58_C, own: text}, session=session)
+    r1, r2, _ = _r58_reads()
+    s1, u = summary("s1", text, ["tool:a"]), blk("u", "user", "go on\n")
+    assert_accepted(g.check([r1, r2, u], [s1, r2, u], operator="summarize", commit=True), "lossy")
+    assert_accepted(g.check([s1, r2, u], [s1, u], operator="evict", evicted=["tool:c"], commit=True))
+    for gained in (["tool:a"], [own]):
+        assert_accepted(g.check([s1, u], [dict(s1, handles=gained), u], operator="summarize"))
+    # the newer read's handle is a new claim (red team 62, F01)
+    assert not g.check([s1, u], [dict(s1, handles=["tool:c"]), u], operator="summarize").accepted
+
+
+@pytest.mark.parametrize("derived_from", [["tool:a"], ["tool:a", "tool:c"]])
+@pytest.mark.parametrize("session", ["s31", None])
+def test_dropping_the_newest_read_beside_a_kept_summary_of_the_older_value_is_a_silent_merge(session, derived_from):
+    # found while checking red team 63's F03: docs/gate.md I4, a key "may not end up with only
+    # the older value in the post blocks of that resource, derived from its reads". The newest
+    # read dropped off the record beside a summary stating the older read's value was accepted
+    # when no block changed (a turn citing the newest read kept I1 from asking)
+    g = gate_for({"tool:a": _R58_A, "tool:c": _R58_C}, session=session)
+    r1, r2, _ = _r58_reads()
+    s = summary("s", "The client retries 3 times.\n", derived_from)
+    t = blk("t", "assistant", "I read the config again [src:c].\n")
+    assert_accepted(g.check([r1, r2, t], [s, r2, t], operator="summarize", commit=True), "lossy")
+    find(g.check([s, r2, t], [s, t], operator="summarize"), "I4", block="s")
+    # on the record it is the window's choice
+    assert_accepted(g.check([s, r2, t], [s, t], operator="evict", evicted=["tool:c"]))
+    # and a summary of the newer read that states its value keeps it
+    s2 = summary("s2", "Now retries=5.\n", ["tool:c"])
+    assert_accepted(g.check([s, r2, t], [s, s2, t], operator="summarize"), "lossy")
 
 
 def test_a_logged_reads_text_digest_is_read_only_in_the_form_a_gate_writes():

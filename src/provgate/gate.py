@@ -2592,9 +2592,15 @@ class _Check:
         # read's handle as well claimed to be the newest read once that read had left the window,
         # red team 61, F02); weighed as changed against the reads that left (_check_left_reads)
         # (a derived block too: the older read kept as a summary carrying the newer read's handle,
-        # red team 62, F01)
+        # red team 62, F01). A handle the block already came from (a summary tagged with what it
+        # derives from) or its own text's handle is no new claim (red team 63, F03: a summary
+        # kept byte for byte and tagged with its source was weighed as changed, and its prose
+        # value, which the window held alone before the edit, refused as stale)
         self.retagged = [j for j in self.restated
                          if not set(post_blocks[j].handles).issubset(pre_blocks[match[j]].handles)  # type: ignore[index]
+                         and (set(post_blocks[j].handles) - set(pre_blocks[match[j]].handles)  # type: ignore[index]
+                              - set(pre_blocks[match[j]].provenance)  # type: ignore[index]
+                              - {block_text_handle(pre.digests[match[j]])})  # type: ignore[index]
                          ] if self.restated else []
         # kept texts whose markers changed from citations to data or back with their block's
         # role or derived tag (a turn's text moved into a tool output, a turn relabelled as the
@@ -4945,7 +4951,12 @@ class _Check:
         # comes from them now, _structure)
         judged = ([*self.changed, *self.reclaimed, *self.retagged] if self.reclaimed or self.retagged
                   else self.changed)
-        if not judged or not (gate._read_of or self.pre.by_resource()):
+        # a resource whose read this edit drops off the record has its kept blocks weighed too:
+        # the newest read dropped beside a summary of an older read that states a value it
+        # changed leaves that value alone, though no block changed (a turn citing the newest
+        # read kept I1 from asking; an eviction record or an edge is the window saying so)
+        dropped = self._reads_dropped_off_record()
+        if not (judged or dropped) or not (gate._read_of or self.pre.by_resource()):
             return
         # (the read log and the facts kept of it hold still while this check weighs them:
         # _record and _undo take the same lock)
@@ -4961,7 +4972,7 @@ class _Check:
             unlogged = self._unlogged = self.pre.unlogged_reads(read_of)
             if not read_of and not unlogged:
                 return
-            changed = set(judged)
+            changed = self._left_judged = set(judged)
             # what the changed blocks come from: their handles, derived_from and cited handles
             # (each distinct marker name resolved once, not once per block)
             refs = set().union(*(post[j].provenance for j in judged))
@@ -4985,15 +4996,41 @@ class _Check:
                 refs |= underlying  # (every handle reached: the chain below each summary)
             above = _above(through) if through else {}
             resources = sorted({read_of[h] for h in refs.intersection(read_of)}
-                               | {unlogged[h] for h in refs.intersection(unlogged)})
+                               | {unlogged[h] for h in refs.intersection(unlogged)} | dropped)
             if not resources:
                 return
             reported = {v.value for v in self.violations if v.invariant == "I4" and v.key == "resource"}
             reported.update(v.evidence.get("resource") for v in self.violations if v.invariant == "I4")
             weigh = self._left_reads_of if gate._incremental_left else self._left_reads_rebuilt
+            every: set[int] | None = None
             for resource in resources:
                 if resource not in reported:  # (else the rules on the window's reads have said what is wrong with it)
-                    weigh(resource, changed, above)
+                    if resource in dropped:
+                        if every is None:
+                            every = set(range(len(post)))
+                        weigh(resource, every, above)
+                    else:
+                        weigh(resource, changed, above)
+
+    def _reads_dropped_off_record(self) -> set[str]:
+        """The resources of the pre reads this edit drops with no record: neither evicted nor
+        superseded, no copy of their text kept, and no post block carrying their handles."""
+        removed = self.removed_content
+        if not removed:
+            return set()
+        pre_blocks = self.pre.blocks
+        reads = [i for i in removed if pre_blocks[i].resource is not None and pre_blocks[i].handles]
+        if not reads:
+            return set()
+        dropped = [i for i, code in zip(reads, self._drop_codes(reads)) if code == 0]
+        if not dropped:
+            return set()
+        # (a summary deriving from a dropped read keeps none of it: it is weighed as it states)
+        wanted = frozenset(h for i in dropped for h in pre_blocks[i].handles)
+        post_blocks = self.post.blocks
+        carried = {h for j in _blockscan.holding(post_blocks, wanted) for h in post_blocks[j].handles}
+        return {pre_blocks[i].resource for i in dropped  # type: ignore[misc]
+                if carried.isdisjoint(pre_blocks[i].handles)}
 
     def _window_reads_filed(self, resource: str) -> list[tuple[str, float | None]]:
         """The pre window's reads of ``resource`` that the log files under it: not one it files
@@ -5065,7 +5102,10 @@ class _Check:
         # as key=value facts only: "Ran 3 tests" held no retries=3, red team 12 z04)
         before = self._pre_blocks_touching(resource, handles, newest)
         already = self._stale_alone(basis, ((self.pre_facts[i], False, newer) for i, newer in before))
-        first = self.edit.post[next(j for j in touching if j in changed)].id
+        # (named by the first block the edit changed; where a read dropped off the record has
+        # the kept blocks weighed too, by the first of those)
+        first = self.edit.post[next((j for j in touching if j in self._left_judged),
+                                    next(j for j in touching if j in changed))].id
         self._stale_kept_alone(resource, basis, touching, lambda _, first=first: first,
                                f"the read {newest!r}, which is not in the window", {"newer_read": newest},
                                already)
