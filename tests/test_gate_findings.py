@@ -5129,3 +5129,40 @@ def test_a_token_excerpt_of_the_older_read_does_not_let_an_unseen_source_date_a_
     v = g.check([s1, excerpt, r2], [s1, build], operator="summarize", supersedes=[{"block": "mz", "handle": "tool:c"}],
                 evicted=["tool:a"])
     find(v, "I4", block="mz", handle="tool:c")
+
+
+# red team 64: I4 shapes that were quadratic; the verdicts are those the quadratic code gave, and
+# the work is counted, not timed
+def _rt64_left_reads(n: int, early: bool = False) -> tuple[dict[str, str], list[dict], dict, list[dict]]:
+    """N files' older reads in the window, their newer reads stored later but gone from it, and one
+    summary of the newer reads superseding every older one (``early``: it derives from a source
+    stored before them all as well)."""
+    src = {"tool:early": "notes: started\n"} if early else {}
+    src.update({f"tool:o{k}": f"f{k}_retries={k}\n" for k in range(n)})
+    src.update({f"tool:n{k}": f"f{k}_retries={k + 1}\n" for k in range(n)})
+    pre = [tool(f"o{k}", f"tool:o{k}", src[f"tool:o{k}"], ts=100.0, resource=f"file:f{k}") for k in range(n)]
+    s = summary("s", "".join(f"f{k}_retries={k + 1}\n" for k in range(n)),
+                [f"tool:n{k}" for k in range(n)] + (["tool:early"] if early else []))
+    return src, pre, s, [{"block": "s", "handle": f"tool:o{k}"} for k in range(n)]
+
+
+@pytest.mark.parametrize("session", [None, "rt64f01"])
+@pytest.mark.parametrize("early", [False, True])
+def test_a_summary_of_left_newer_reads_superseding_many_files_dates_its_sources_once(monkeypatch, session, early):
+    # red team 64, F01: the summary's sources read as no known file (and the newest of them per
+    # file) were worked out once per file superseded, each a walk of all N sources and a look-up
+    # of them in the store: 8.3 s at N = 4,000. Dated by the store, once: every source stored
+    # after the older reads supersedes them; one stored before them all dates none
+    n = 60
+    src, pre, s, edges = _rt64_left_reads(n, early)
+    g = gate_for(src, **({"session": session} if session else {}))
+    if session:
+        assert_accepted(g.check(pre, pre, operator="reorder", commit=True))
+    seqs = _count_calls(monkeypatch, Gate, "handle_seqs")
+    v = g.check(pre, [s], operator="summarize", supersedes=edges)
+    if early:
+        for k in (0, 7, n - 1):
+            find(v, "I4", block="s", handle=f"tool:o{k}")
+    else:
+        assert_accepted(v, "lossy")
+    assert seqs[1] <= 4 * n, seqs

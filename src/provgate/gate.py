@@ -3877,7 +3877,7 @@ class _Check:
                 # (without the log every source must date it, and a block handle the window holds no
                 # summary of stands for what is not known: red team 55, F03/F04)
                 return False
-            return dating.stored_after(self, None, dating.sources, handle)
+            return dating.stored_after(self, False, handle)
         rank = self._edge_rank(resource)  # (the log's line with the pre window's reads of it)
         top = dating.ranked(resource, rank)
         best = next((r for r, h in top if h != handle), None)
@@ -3893,7 +3893,8 @@ class _Check:
         # read once that read left a gate without the log)
         if self._handle_tags is None:
             self._handle_tags = {h: b.resource for b in self.pre.blocks if b.resource is not None for h in b.handles}
-        return dating.stored_after(self, resource, dating.unknown(resource, read_of, self._handle_tags), handle)
+        dating.unknown(read_of, self._handle_tags)
+        return dating.stored_after(self, True, handle)
 
     def _check_edge_against_log(self, j: int, block_id: str, handle: str) -> None:
         """An edge the window's own order lets through, held to the session's read log too: where
@@ -6382,7 +6383,13 @@ _NOT_YET = object()
 class _SummaryDating:
     """What dates one post summary against the handles its edges supersede
     (_Check._summary_newer_than), worked out once per check: its sources, and per resource
-    the two newest of them the read log ranks, and the sources read as no known file."""
+    the two newest of them the read log ranks, and the sources read as no known file.
+
+    Red team 64, F01: one summary of N files' newer reads (which had left the window)
+    superseding each file's older read asks this once per resource, N resources; each answer
+    walked all N sources again (8.3 s at N = 4,000). The sources read as no known file do not
+    depend on the resource, so they, and how the store dates them, are worked out once; and a
+    resource's two newest are looked up from the smaller side, its line or the sources."""
 
     __slots__ = ("_ranked", "_seqs", "_unknown", "has_block_handle", "sources")
 
@@ -6390,39 +6397,46 @@ class _SummaryDating:
         self.sources = sources
         self.has_block_handle = any(h.startswith(BLOCK_HANDLE_PREFIX) for h in sources)
         self._ranked: dict[str, list[tuple[int, str]]] = {}
-        self._unknown: dict[str, frozenset[str]] = {}
-        self._seqs: dict[str | None, tuple[bool, list[tuple[int, str]], list[str]]] = {}
+        self._unknown: frozenset[str] | None = None
+        self._seqs: dict[bool, tuple[bool, list[tuple[int, str]], list[str]]] = {}
 
     def ranked(self, resource: str, rank: Mapping[str, int]) -> list[tuple[int, str]]:
         """The two newest sources ``rank`` ranks, newest first (the newest other than a given
         handle is one of them)."""
         found = self._ranked.get(resource)
         if found is None:
-            found = self._ranked[resource] = heapq.nlargest(2, ((rank[h], h) for h in self.sources if h in rank))
+            # (the sources ``rank`` holds, found from the smaller side: ``rank`` is the
+            # resource's line, made once per check, so the walks add up to the lines' lengths,
+            # where walking every source per resource was quadratic: red team 64, F01)
+            sources = self.sources
+            among = (h for h in rank if h in sources) if len(rank) < len(sources) else (h for h in sources if h in rank)
+            found = self._ranked[resource] = heapq.nlargest(2, ((rank[h], h) for h in among))
         return found
 
-    def unknown(self, resource: str, read_of: Mapping[str, str], tags: Mapping[str, str]) -> frozenset[str]:
-        """The sources neither the log nor a tag knows as a read of any file."""
-        found = self._unknown.get(resource)
+    def unknown(self, read_of: Mapping[str, str], tags: Mapping[str, str]) -> frozenset[str]:
+        """The sources neither the log nor a tag knows as a read of any file (the same for every
+        resource asked, so made once: red team 64, F01)."""
+        found = self._unknown
         if found is None:
-            found = self._unknown[resource] = frozenset(h for h in self.sources if read_of.get(h, tags.get(h)) is None)
+            found = self._unknown = frozenset(h for h in self.sources if read_of.get(h, tags.get(h)) is None)
         return found
 
-    def stored_after(self, check: _Check, key: str | None, sources: frozenset[str] | set[str], handle: str) -> bool:
-        """Are all of ``sources`` (all the summary's for ``key`` None, else those
-        :meth:`unknown` gives for resource ``key``) but ``handle``, at least one, stored after
-        ``handle``? A source this edit's inline sources brought is as new as anything; one the
-        store lacks dates nothing, and refuses it."""
-        made = self._seqs.get(key)
+    def stored_after(self, check: _Check, unknown: bool, handle: str) -> bool:
+        """Are all of the summary's sources (``unknown``: those :meth:`unknown` gives) but
+        ``handle``, at least one, stored after ``handle``? A source this edit's inline sources
+        brought is as new as anything; one the store lacks dates nothing, and refuses it."""
+        sources = self._unknown if unknown else self.sources
+        assert sources is not None
+        made = self._seqs.get(unknown)
         if made is None:
             ingested = check.ingested
             seqs = check.gate.handle_seqs([h for h in sources if h not in ingested])
             missing = [h for h in sources if h not in ingested and h not in seqs]
-            made = self._seqs[key] = (len(missing) > 1, heapq.nsmallest(2, ((seqs[h], h) for h in seqs)), missing)
+            made = self._seqs[unknown] = (len(missing) > 1, heapq.nsmallest(2, ((seqs[h], h) for h in seqs)), missing)
         many_missing, oldest, missing = made
         if many_missing or (missing and missing[0] != handle):
             return False
-        if not sources - {handle}:
+        if len(sources) == (handle in sources):  # (no source but ``handle``; a set difference per edge was O(N))
             return False
         at = check.gate.handle_seqs((handle,)).get(handle)
         if at is None:
