@@ -30,6 +30,10 @@ their growth is measured: a size twice the other should take about twice as long
   the window: the summary is dated by its sources (red team 64, F01: the sources read as no
   known file, and the newest of them per file, were worked out once per file, each a walk of
   all N sources: 4,000 took 8.3 s).
+- ``resummaries_superseding_reads``: N per-file summaries of newer reads that left the window,
+  each re-summarized in place from its own block handle and superseding its file's older read
+  (red team 64, F03: each summary's dating mapped every derived pre block to its text handle
+  again: 4,000 took 20 s).
 - ``summaries_of_shared_documents``: N summaries of two facts each, every one derived from the
   same 20 documents of 5,000 facts and its own turn (red team 42, C1: the union of each
   summary's sets, sorted anew per summary, took 4.3 s for 200).
@@ -135,6 +139,21 @@ def _summary_of_left_reads_superseding_many_files(n: int):
             {"supersedes": [{"block": "s", "handle": f"tool:o{k}"} for k in range(n)]})
 
 
+def _resummaries_superseding_reads(n: int):
+    sources = {f"tool:o{k}": f"f{k}_retries={k}\n" for k in range(n)}
+    sources.update({f"tool:n{k}": f"f{k}_retries={k + 1}\n" for k in range(n)})
+    olds = [{"id": f"o{k}", "role": "tool", "text": sources[f"tool:o{k}"], "handles": [f"tool:o{k}"],
+             "resource": f"file:f{k}", "ts": 100.0} for k in range(n)]
+    sums = [{"id": f"m{k}", "role": "summary", "text": f"Now f{k}_retries={k + 1}\n", "derived": True,
+             "derived_from": [f"tool:n{k}"]} for k in range(n)]
+    texts = ["block:" + blake3(m["text"].encode()).hexdigest()[:32] for m in sums]
+    sources.update({h: m["text"] for h, m in zip(texts, sums)})
+    post = [{"id": f"m{k}", "role": "summary", "text": f"So now f{k}_retries={k + 1}\n", "derived": True,
+             "derived_from": [texts[k], f"tool:n{k}"]} for k in range(n)]
+    return (sources, olds + sums, post, "summarize", True,
+            {"supersedes": [{"block": f"m{k}", "handle": f"tool:o{k}"} for k in range(n)]})
+
+
 _DOCS = 20
 
 
@@ -158,7 +177,8 @@ SHAPES = {"unresolved_markers": (_unresolved_markers, 4000), "summary_chain": (_
           "summaries_of_shared_documents": (_summaries_of_shared_documents, 100),
           "summary_superseding_many_reads": (_summary_superseding_many_reads, 1000),
           "summary_superseding_reads_of_many_files": (_summary_superseding_reads_of_many_files, 1000),
-          "summary_of_left_reads_superseding_many_files": (_summary_of_left_reads_superseding_many_files, 500)}
+          "summary_of_left_reads_superseding_many_files": (_summary_of_left_reads_superseding_many_files, 500),
+          "resummaries_superseding_reads": (_resummaries_superseding_reads, 500)}
 # shapes whose every round checks summaries no round checked before: the gate's grounding
 # cache would otherwise answer I1 from the first round
 NEW_TEXT_EACH_ROUND = {"summary_of_many_sources", "summary_stating_what_no_source_holds",

@@ -5166,3 +5166,36 @@ def test_a_summary_of_left_newer_reads_superseding_many_files_dates_its_sources_
     else:
         assert_accepted(v, "lossy")
     assert seqs[1] <= 4 * n, seqs
+
+
+@pytest.mark.parametrize("session", [None, "rt64f03"])
+def test_summaries_re_summarized_from_their_block_handles_map_the_window_once(monkeypatch, session):
+    # red team 64, F03: each of N summaries re-summarized in place from its own block handle, and
+    # superseding its file's older read, mapped every derived pre block to its text handle again
+    # when dated: 20 s at N = 4,000. The map is the pre window's, made once
+    n = 60
+    src = {f"tool:o{k}": f"f{k}_retries={k}\n" for k in range(n)}
+    src.update({f"tool:n{k}": f"f{k}_retries={k + 1}\n" for k in range(n)})
+    olds = [tool(f"o{k}", f"tool:o{k}", src[f"tool:o{k}"], ts=100.0, resource=f"file:f{k}") for k in range(n)]
+    sums = [summary(f"m{k}", f"Now f{k}_retries={k + 1}\n", [f"tool:n{k}"]) for k in range(n)]
+    texts = [_text_handle59(m["text"]) for m in sums]
+    src.update({h: m["text"] for h, m in zip(texts, sums)})
+    post = [summary(f"m{k}", f"So now f{k}_retries={k + 1}\n", [texts[k], f"tool:n{k}"]) for k in range(n)]
+    edges = [{"block": f"m{k}", "handle": f"tool:o{k}"} for k in range(n)]
+    g = gate_for(src, **({"session": session} if session else {}))
+    if session:
+        assert_accepted(g.check(olds + sums, olds + sums, operator="reorder", commit=True))
+    real, made = gate_module.block_text_handle, [0]
+
+    def counted(digest):
+        made[0] += 1
+        return real(digest)
+
+    monkeypatch.setattr(gate_module, "block_text_handle", counted)
+    assert_accepted(g.check(olds + sums, post, operator="summarize", supersedes=edges), "lossy")
+    assert made[0] <= 4 * n, made
+    # the older read's summary folded back in by its block handle still dates nothing newer
+    # than the newer read (a summary of the older read is as old as it)
+    stale = [summary(f"m{k}", f"So f{k}_retries={k}\n", [texts[k], f"tool:o{k}"]) for k in range(n)]
+    v = g.check(olds + sums, stale, operator="summarize", supersedes=[{"block": "m3", "handle": "tool:n3"}])
+    assert not v.accepted

@@ -658,7 +658,7 @@ class _Side:
     __slots__ = ("_window", "texts", "digests", "_ix", "_marked", "_facts", "_n_facts", "_n_markers",
                  "_positions", "_text_counts", "_text_handles", "_reads", "_newest", "_may_cite", "_fact_set",
                  "_window_digest", "_names", "_names_ok_at", "_differ",
-                 "_facts_complete")
+                 "_facts_complete", "_summary_texts")
 
     def __init__(self, window: Window, texts: list[str], digests: list[bytes]) -> None:
         # The window is the caller's: held weakly, so that it (and its blocks) dies where the
@@ -685,6 +685,8 @@ class _Side:
         self._may_cite: bool | None = None
         self._fact_set: Any = None  # a FingerprintSet, or a recipe that makes one
         self._window_digest: str | None = None
+        # a derived block's text handle -> what it derives from (summary_texts)
+        self._summary_texts: dict[str, frozenset[str]] | None = None
         # the marker names the blocks cite (None: not gathered yet), and the names epoch of the
         # gate that gathered them at which each resolved to exactly one handle (-1: not so)
         self._names: frozenset[str] | None = None
@@ -864,6 +866,19 @@ class _Side:
         if ix.derived_union is None:
             ix.derived_union = frozenset(h for b in self.blocks if b.derived for h in b.derived_from)
         return ix.derived_union
+
+    def summary_texts(self) -> dict[str, frozenset[str]]:
+        """The block handle of each derived block's text -> the handles it derives from (of the
+        last derived block holding that text). Made once per window: each summary an edge
+        dates asked it (_Check._through_block_handles), and a handle formatted per derived
+        block per summary made N summaries re-summarized from their block handles quadratic
+        (red team 64, F03: 20 s at N = 4,000)."""
+        found = self._summary_texts
+        if found is None:
+            digests = self.digests
+            found = self._summary_texts = {block_text_handle(digests[i]): frozenset(b.derived_from)
+                                           for i, b in enumerate(self.blocks) if b.derived}
+        return found
 
     def reads(self) -> dict[str, list[int]]:
         """resource -> positions of its reads, for resources read at least twice with
@@ -2264,7 +2279,7 @@ class _Check:
         self._edge_ranks: dict[str, dict[str, int]] = {}
         self._edge_newests: dict[tuple[int, str | None], tuple[int, int | None]] = {}
         self._origin_holders: dict[int, dict[str, list[int]]] = {}  # (_origins_by_handle)
-        self._edge_through: dict[str, set[str]] | None = None
+        self._edge_through: dict[str, frozenset[str]] | None = None
         self._comes_from_read: dict[int, set[str]] = {}  # I4: _from_a_read_of, the resources a block's reads read
         self._handle_tags: dict[str, str] | None = None  # I4: handle -> the resource a pre read carrying it is tagged
         self._summary_datings: dict[str, _SummaryDating] = {}  # I4: _summary_newer_than, per post summary
@@ -5118,7 +5133,7 @@ class _Check:
                 out[key] = values
         return out
 
-    def _through_block_handles(self, refs: set[str]) -> dict[str, set[str]]:
+    def _through_block_handles(self, refs: set[str]) -> dict[str, frozenset[str]]:
         """For each block handle among ``refs`` that stores the text of a pre derived block, and
         each reached from one through ``derived_from``: the handles that block derives from."""
         pre = self.pre
@@ -5127,9 +5142,8 @@ class _Check:
         # made when the previous check had this window as its post)
         if not any(h.startswith(BLOCK_HANDLE_PREFIX) for h in refs) or not pre.derived_union():
             return {}
-        summaries = {block_text_handle(pre.digests[i]): set(b.derived_from)
-                     for i, b in enumerate(pre.blocks) if b.derived}
-        out: dict[str, set[str]] = {}
+        summaries = pre.summary_texts()  # (once per window: red team 64, F03)
+        out: dict[str, frozenset[str]] = {}
         todo = [h for h in refs if h in summaries]
         while todo:
             h = todo.pop()
@@ -6745,7 +6759,7 @@ def _names_citing(handles: Iterable[str]) -> Iterator[str]:
             yield h.partition(":")[2]
 
 
-def _above(below: dict[str, set[str]]) -> dict[str, list[str]]:
+def _above(below: Mapping[str, Iterable[str]]) -> dict[str, list[str]]:
     """``below`` (summary's block handle -> the handles right below it) turned round: handle ->
     the summaries right above it."""
     above: dict[str, list[str]] = {}
