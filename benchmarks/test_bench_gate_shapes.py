@@ -34,6 +34,9 @@ their growth is measured: a size twice the other should take about twice as long
   each re-summarized in place from its own block handle and superseding its file's older read
   (red team 64, F03: each summary's dating mapped every derived pre block to its text handle
   again: 4,000 took 20 s).
+- ``summary_superseding_a_summary_chain``: the ``summary_chain`` window and a newer read, and
+  a summary of that read with an edge over every link's block handle (red team 64, F04: each
+  edge walked the chain below its link again: 8,000 took 6.5 s).
 - ``summaries_of_shared_documents``: N summaries of two facts each, every one derived from the
   same 20 documents of 5,000 facts and its own turn (red team 42, C1: the union of each
   summary's sets, sorted anew per summary, took 4.3 s for 200).
@@ -154,6 +157,17 @@ def _resummaries_superseding_reads(n: int):
             {"supersedes": [{"block": f"m{k}", "handle": f"tool:o{k}"} for k in range(n)]})
 
 
+def _summary_superseding_a_summary_chain(n: int):
+    sources, chain, _, _, _ = _summary_chain(n)
+    links = [h for h in sources if h.startswith("block:")]
+    sources["tool:r2"] = "retries=4\n"
+    newer = {"id": "r2", "role": "tool", "text": "retries=4\n", "handles": ["tool:r2"], "resource": "file:a", "ts": 2.0}
+    post = [*chain, {"id": "S", "role": "summary", "text": "Now retries=4\n", "derived": True,
+                     "derived_from": ["tool:r2"]}]
+    return (sources, [*chain, newer], post, "summarize", True,
+            {"supersedes": [{"block": "S", "handle": h} for h in links]})
+
+
 _DOCS = 20
 
 
@@ -178,7 +192,8 @@ SHAPES = {"unresolved_markers": (_unresolved_markers, 4000), "summary_chain": (_
           "summary_superseding_many_reads": (_summary_superseding_many_reads, 1000),
           "summary_superseding_reads_of_many_files": (_summary_superseding_reads_of_many_files, 1000),
           "summary_of_left_reads_superseding_many_files": (_summary_of_left_reads_superseding_many_files, 500),
-          "resummaries_superseding_reads": (_resummaries_superseding_reads, 500)}
+          "resummaries_superseding_reads": (_resummaries_superseding_reads, 500),
+          "summary_superseding_a_summary_chain": (_summary_superseding_a_summary_chain, 2000)}
 # shapes whose every round checks summaries no round checked before: the gate's grounding
 # cache would otherwise answer I1 from the first round
 NEW_TEXT_EACH_ROUND = {"summary_of_many_sources", "summary_stating_what_no_source_holds",

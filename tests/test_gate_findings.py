@@ -5199,3 +5199,74 @@ def test_summaries_re_summarized_from_their_block_handles_map_the_window_once(mo
     stale = [summary(f"m{k}", f"So f{k}_retries={k}\n", [texts[k], f"tool:o{k}"]) for k in range(n)]
     v = g.check(olds + sums, stale, operator="summarize", supersedes=[{"block": "m3", "handle": "tool:n3"}])
     assert not v.accepted
+
+
+def _rt64_chain(n: int, newer_first: bool = False) -> tuple[dict[str, str], list[dict], list[dict], list[str]]:
+    """A read, a chain of N summaries (each of the one before's block handle, the first of the
+    read), a newer read and a summary of it with an edge over every link (``newer_first``: the
+    chain is of the newer read, and the summary of the older one)."""
+    chained, other = ("tool:r2", "tool:r1") if newer_first else ("tool:r1", "tool:r2")
+    src = {"tool:r1": "retries=3\n", "tool:r2": "retries=4\n"}
+    r1 = tool("r1", "tool:r1", "retries=3\n", ts=1.0, resource="file:a")
+    r2 = tool("r2", "tool:r2", "retries=4\n", ts=2.0, resource="file:a")
+    chain, below = [], chained
+    for i in range(n):
+        name = "".join("bcdfghjklm"[int(c)] for c in str(i))  # (no digits: the summaries state no facts)
+        text = f"Summary {name} of the earlier notes.\n"
+        chain.append(summary(f"s{i}", text, [below]))
+        below = _text_handle59(text)
+        src[below] = text
+    links = [m["derived_from"][0] for m in chain[1:]] + [below]
+    S = summary("S", f"Now retries={src[other].split('=')[1]}", [other])
+    return src, [r1, *chain, r2], [*chain, S], links
+
+
+@pytest.mark.parametrize("session", [None, "rt64f04"])
+@pytest.mark.parametrize("newer_first", [False, True])
+def test_edges_over_every_link_of_a_summary_chain_walk_the_chain_once(monkeypatch, session, newer_first):
+    # red team 64, F04: an edge over every link of an N-summary chain walked the chain below its
+    # link again (6.5 s at N = 8,000); what each link stands for is kept for the next edge. Every
+    # link stands for the read at the chain's foot: a summary of the newer read supersedes them,
+    # one of the older read (the chain of the newer) goes backwards over each
+    n = 80
+    src, pre, post, links = _rt64_chain(n, newer_first)
+    g = gate_for(src, **({"session": session} if session else {}))
+    if session:
+        assert_accepted(g.check(pre, pre, operator="reorder", commit=True))
+    steps = [0]
+
+    class Counted(dict):
+        def __getitem__(self, h):  # (a step down the chain)
+            steps[0] += 1
+            return dict.__getitem__(self, h)
+
+    real = gate_module._Check._through_block_handles
+    monkeypatch.setattr(gate_module._Check, "_through_block_handles", lambda self, refs: Counted(real(self, refs)))
+    v = g.check(pre, post, operator="summarize", supersedes=[{"block": "S", "handle": h} for h in links])
+    if newer_first:
+        for h in (links[0], links[n // 2], links[-2]):  # (the last link no pre block names: no edge to judge)
+            find(v, "I4", block="S", handle=h)
+        assert sum(x.handle in links for x in v.violations) == n - 1, v.summary()
+    else:
+        assert_accepted(v, "lossy")
+    assert steps[0] <= 4 * n, steps
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.dictionaries(st.integers(0, 9), st.lists(st.integers(0, 14), max_size=3), max_size=10),
+       st.lists(st.integers(0, 14), min_size=1, max_size=10))
+def test_leaves_below_is_what_handles_below_finds_loops_included(edges, asked):
+    # red team 64, F04: the memoised walk (strongly connected components, one set shared down a
+    # chain) must stand each handle for what the walk from it alone finds, in any order asked:
+    # 0-9 are block handles (some with no entry), 10-14 stand for themselves
+    from provgate.gate import _handles_below, _leaves_below
+
+    def name(i: int) -> str:
+        return f"block:{i}" if i < 10 else f"tool:{i}"
+
+    through = {name(k): frozenset(map(name, below)) for k, below in edges.items()}
+    memo: dict[str, frozenset[str]] = {}
+    for i in asked:
+        assert _leaves_below(name(i), through, memo) == _handles_below([name(i)], through)
+    for h, stands in memo.items():
+        assert stands == _handles_below([h], through)
