@@ -26,6 +26,17 @@ their growth is measured: a size twice the other should take about twice as long
   read (red team 57, F02: every pre block's citations were asked once per file, and in a
   session the summary's origins scanned once per file: 4,000 took 2.9 s in I4, 11.5 s with the
   session's log).
+- ``summary_of_left_reads_superseding_many_files``: the same, once the newer reads have left
+  the window: the summary is dated by its sources (red team 64, F01: the sources read as no
+  known file, and the newest of them per file, were worked out once per file, each a walk of
+  all N sources: 4,000 took 8.3 s).
+- ``resummaries_superseding_reads``: N per-file summaries of newer reads that left the window,
+  each re-summarized in place from its own block handle and superseding its file's older read
+  (red team 64, F03: each summary's dating mapped every derived pre block to its text handle
+  again: 4,000 took 20 s).
+- ``summary_superseding_a_summary_chain``: the ``summary_chain`` window and a newer read, and
+  a summary of that read with an edge over every link's block handle (red team 64, F04: each
+  edge walked the chain below its link again: 8,000 took 6.5 s).
 - ``summaries_of_shared_documents``: N summaries of two facts each, every one derived from the
   same 20 documents of 5,000 facts and its own turn (red team 42, C1: the union of each
   summary's sets, sorted anew per summary, took 4.3 s for 200).
@@ -120,6 +131,43 @@ def _summary_superseding_reads_of_many_files(n: int):
             {"supersedes": [{"block": "s", "handle": f"tool:o{k}"} for k in range(n)]})
 
 
+def _summary_of_left_reads_superseding_many_files(n: int):
+    sources = {f"tool:o{k}": f"f{k}_retries={k}\n" for k in range(n)}
+    sources.update({f"tool:n{k}": f"f{k}_retries={k + 1}\n" for k in range(n)})
+    pre = [{"id": f"o{k}", "role": "tool", "text": sources[f"tool:o{k}"], "handles": [f"tool:o{k}"],
+            "resource": f"file:f{k}", "ts": 100.0} for k in range(n)]
+    post = [{"id": "s", "role": "summary", "text": "".join(f"f{k}_retries={k + 1}\n" for k in range(n)),
+             "derived": True, "derived_from": [f"tool:n{k}" for k in range(n)]}]
+    return (sources, pre, post, "summarize", True,
+            {"supersedes": [{"block": "s", "handle": f"tool:o{k}"} for k in range(n)]})
+
+
+def _resummaries_superseding_reads(n: int):
+    sources = {f"tool:o{k}": f"f{k}_retries={k}\n" for k in range(n)}
+    sources.update({f"tool:n{k}": f"f{k}_retries={k + 1}\n" for k in range(n)})
+    olds = [{"id": f"o{k}", "role": "tool", "text": sources[f"tool:o{k}"], "handles": [f"tool:o{k}"],
+             "resource": f"file:f{k}", "ts": 100.0} for k in range(n)]
+    sums = [{"id": f"m{k}", "role": "summary", "text": f"Now f{k}_retries={k + 1}\n", "derived": True,
+             "derived_from": [f"tool:n{k}"]} for k in range(n)]
+    texts = ["block:" + blake3(m["text"].encode()).hexdigest()[:32] for m in sums]
+    sources.update({h: m["text"] for h, m in zip(texts, sums)})
+    post = [{"id": f"m{k}", "role": "summary", "text": f"So now f{k}_retries={k + 1}\n", "derived": True,
+             "derived_from": [texts[k], f"tool:n{k}"]} for k in range(n)]
+    return (sources, olds + sums, post, "summarize", True,
+            {"supersedes": [{"block": f"m{k}", "handle": f"tool:o{k}"} for k in range(n)]})
+
+
+def _summary_superseding_a_summary_chain(n: int):
+    sources, chain, _, _, _ = _summary_chain(n)
+    links = [h for h in sources if h.startswith("block:")]
+    sources["tool:r2"] = "retries=4\n"
+    newer = {"id": "r2", "role": "tool", "text": "retries=4\n", "handles": ["tool:r2"], "resource": "file:a", "ts": 2.0}
+    post = [*chain, {"id": "S", "role": "summary", "text": "Now retries=4\n", "derived": True,
+                     "derived_from": ["tool:r2"]}]
+    return (sources, [*chain, newer], post, "summarize", True,
+            {"supersedes": [{"block": "S", "handle": h} for h in links]})
+
+
 _DOCS = 20
 
 
@@ -142,7 +190,10 @@ SHAPES = {"unresolved_markers": (_unresolved_markers, 4000), "summary_chain": (_
           "summary_stating_what_no_source_holds": (_summary_stating_what_no_source_holds, 4000),
           "summaries_of_shared_documents": (_summaries_of_shared_documents, 100),
           "summary_superseding_many_reads": (_summary_superseding_many_reads, 1000),
-          "summary_superseding_reads_of_many_files": (_summary_superseding_reads_of_many_files, 1000)}
+          "summary_superseding_reads_of_many_files": (_summary_superseding_reads_of_many_files, 1000),
+          "summary_of_left_reads_superseding_many_files": (_summary_of_left_reads_superseding_many_files, 500),
+          "resummaries_superseding_reads": (_resummaries_superseding_reads, 500),
+          "summary_superseding_a_summary_chain": (_summary_superseding_a_summary_chain, 2000)}
 # shapes whose every round checks summaries no round checked before: the gate's grounding
 # cache would otherwise answer I1 from the first round
 NEW_TEXT_EACH_ROUND = {"summary_of_many_sources", "summary_stating_what_no_source_holds",

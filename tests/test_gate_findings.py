@@ -5162,7 +5162,7 @@ def test_a_summary_superseding_an_excerpt_of_a_new_read_gets_one_verdict(session
     g = gate_for({"tool:a": _R58_A, "tool:c": _R58_C, "tool:z": "build ok\n"}, session=session)
     s1 = summary("s1", "Old config: retries=3.\n", ["tool:a"])
     excerpt = tool("r2", "tool:c", "retries=5\n", ts=200.0, resource="file:conf")
-    edit = dict(operator="summarize", supersedes=[{"block": "mz", "handle": "tool:c"}])
+    edit = {"operator": "summarize", "supersedes": [{"block": "mz", "handle": "tool:c"}]}
     post = [s1, summary("mz", "Build ok.\n", ["tool:z"])]
     verdicts = [g.check([s1, excerpt], post, **edit) for _ in range(2)]
     if session:
@@ -5240,3 +5240,144 @@ def test_a_logged_reads_text_digest_is_read_only_in_the_form_a_gate_writes():
     entries = [["tool:a", 1.0, good], ["tool:b", None, "blake3:" + "AB" * 32], ["tool:c", 2.0, 7],
                ["tool:d", 2.0], ["tool:e", 2.0, good + "0"], "tool:f", [None, 1.0, good], ["tool:a", 3.0, "sha256:" + "0" * 64]]
     assert gate_module._shown_digests(entries) == {"tool:a": good}
+
+
+# red team 64: I4 shapes that were quadratic; the verdicts are those the quadratic code gave, and
+# the work is counted, not timed
+def _rt64_left_reads(n: int, early: bool = False) -> tuple[dict[str, str], list[dict], dict, list[dict]]:
+    """N files' older reads in the window, their newer reads stored later but gone from it, and one
+    summary of the newer reads superseding every older one (``early``: it derives from a source
+    stored before them all as well)."""
+    src = {"tool:early": "notes: started\n"} if early else {}
+    src.update({f"tool:o{k}": f"f{k}_retries={k}\n" for k in range(n)})
+    src.update({f"tool:n{k}": f"f{k}_retries={k + 1}\n" for k in range(n)})
+    pre = [tool(f"o{k}", f"tool:o{k}", src[f"tool:o{k}"], ts=100.0, resource=f"file:f{k}") for k in range(n)]
+    s = summary("s", "".join(f"f{k}_retries={k + 1}\n" for k in range(n)),
+                [f"tool:n{k}" for k in range(n)] + (["tool:early"] if early else []))
+    return src, pre, s, [{"block": "s", "handle": f"tool:o{k}"} for k in range(n)]
+
+
+@pytest.mark.parametrize("session", [None, "rt64f01"])
+@pytest.mark.parametrize("early", [False, True])
+def test_a_summary_of_left_newer_reads_superseding_many_files_dates_its_sources_once(monkeypatch, session, early):
+    # red team 64, F01: the summary's sources read as no known file (and the newest of them per
+    # file) were worked out once per file superseded, each a walk of all N sources and a look-up
+    # of them in the store: 8.3 s at N = 4,000. Dated by the store, once: every source stored
+    # after the older reads supersedes them; one stored before them all dates none
+    n = 60
+    src, pre, s, edges = _rt64_left_reads(n, early)
+    g = gate_for(src, **({"session": session} if session else {}))
+    if session:
+        assert_accepted(g.check(pre, pre, operator="reorder", commit=True))
+    seqs = _count_calls(monkeypatch, Gate, "handle_seqs")
+    v = g.check(pre, [s], operator="summarize", supersedes=edges)
+    if early:
+        for k in (0, 7, n - 1):
+            find(v, "I4", block="s", handle=f"tool:o{k}")
+    else:
+        assert_accepted(v, "lossy")
+    assert seqs[1] <= 4 * n, seqs
+
+
+@pytest.mark.parametrize("session", [None, "rt64f03"])
+def test_summaries_re_summarized_from_their_block_handles_map_the_window_once(monkeypatch, session):
+    # red team 64, F03: each of N summaries re-summarized in place from its own block handle, and
+    # superseding its file's older read, mapped every derived pre block to its text handle again
+    # when dated: 20 s at N = 4,000. The map is the pre window's, made once
+    n = 60
+    src = {f"tool:o{k}": f"f{k}_retries={k}\n" for k in range(n)}
+    src.update({f"tool:n{k}": f"f{k}_retries={k + 1}\n" for k in range(n)})
+    olds = [tool(f"o{k}", f"tool:o{k}", src[f"tool:o{k}"], ts=100.0, resource=f"file:f{k}") for k in range(n)]
+    sums = [summary(f"m{k}", f"Now f{k}_retries={k + 1}\n", [f"tool:n{k}"]) for k in range(n)]
+    texts = [_text_handle59(m["text"]) for m in sums]
+    src.update({h: m["text"] for h, m in zip(texts, sums)})
+    post = [summary(f"m{k}", f"So now f{k}_retries={k + 1}\n", [texts[k], f"tool:n{k}"]) for k in range(n)]
+    edges = [{"block": f"m{k}", "handle": f"tool:o{k}"} for k in range(n)]
+    g = gate_for(src, **({"session": session} if session else {}))
+    if session:
+        assert_accepted(g.check(olds + sums, olds + sums, operator="reorder", commit=True))
+    real, made = gate_module.block_text_handle, [0]
+
+    def counted(digest):
+        made[0] += 1
+        return real(digest)
+
+    monkeypatch.setattr(gate_module, "block_text_handle", counted)
+    assert_accepted(g.check(olds + sums, post, operator="summarize", supersedes=edges), "lossy")
+    assert made[0] <= 4 * n, made
+    # the older read's summary folded back in by its block handle still dates nothing newer
+    # than the newer read (a summary of the older read is as old as it)
+    stale = [summary(f"m{k}", f"So f{k}_retries={k}\n", [texts[k], f"tool:o{k}"]) for k in range(n)]
+    v = g.check(olds + sums, stale, operator="summarize", supersedes=[{"block": "m3", "handle": "tool:n3"}])
+    assert not v.accepted
+
+
+def _rt64_chain(n: int, newer_first: bool = False) -> tuple[dict[str, str], list[dict], list[dict], list[str]]:
+    """A read, a chain of N summaries (each of the one before's block handle, the first of the
+    read), a newer read and a summary of it with an edge over every link (``newer_first``: the
+    chain is of the newer read, and the summary of the older one)."""
+    chained, other = ("tool:r2", "tool:r1") if newer_first else ("tool:r1", "tool:r2")
+    src = {"tool:r1": "retries=3\n", "tool:r2": "retries=4\n"}
+    r1 = tool("r1", "tool:r1", "retries=3\n", ts=1.0, resource="file:a")
+    r2 = tool("r2", "tool:r2", "retries=4\n", ts=2.0, resource="file:a")
+    chain, below = [], chained
+    for i in range(n):
+        name = "".join("bcdfghjklm"[int(c)] for c in str(i))  # (no digits: the summaries state no facts)
+        text = f"Summary {name} of the earlier notes.\n"
+        chain.append(summary(f"s{i}", text, [below]))
+        below = _text_handle59(text)
+        src[below] = text
+    links = [m["derived_from"][0] for m in chain[1:]] + [below]
+    S = summary("S", f"Now retries={src[other].split('=')[1]}", [other])
+    return src, [r1, *chain, r2], [*chain, S], links
+
+
+@pytest.mark.parametrize("session", [None, "rt64f04"])
+@pytest.mark.parametrize("newer_first", [False, True])
+def test_edges_over_every_link_of_a_summary_chain_walk_the_chain_once(monkeypatch, session, newer_first):
+    # red team 64, F04: an edge over every link of an N-summary chain walked the chain below its
+    # link again (6.5 s at N = 8,000); what each link stands for is kept for the next edge. Every
+    # link stands for the read at the chain's foot: a summary of the newer read supersedes them,
+    # one of the older read (the chain of the newer) goes backwards over each
+    n = 80
+    src, pre, post, links = _rt64_chain(n, newer_first)
+    g = gate_for(src, **({"session": session} if session else {}))
+    if session:
+        assert_accepted(g.check(pre, pre, operator="reorder", commit=True))
+    steps = [0]
+
+    class Counted(dict):
+        def __getitem__(self, h):  # (a step down the chain)
+            steps[0] += 1
+            return dict.__getitem__(self, h)
+
+    real = gate_module._Check._through_block_handles
+    monkeypatch.setattr(gate_module._Check, "_through_block_handles", lambda self, refs: Counted(real(self, refs)))
+    v = g.check(pre, post, operator="summarize", supersedes=[{"block": "S", "handle": h} for h in links])
+    if newer_first:
+        for h in (links[0], links[n // 2], links[-2]):  # (the last link no pre block names: no edge to judge)
+            find(v, "I4", block="S", handle=h)
+        assert sum(x.handle in links for x in v.violations) == n - 1, v.summary()
+    else:
+        assert_accepted(v, "lossy")
+    assert steps[0] <= 4 * n, steps
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.dictionaries(st.integers(0, 9), st.lists(st.integers(0, 14), max_size=3), max_size=10),
+       st.lists(st.integers(0, 14), min_size=1, max_size=10))
+def test_leaves_below_is_what_handles_below_finds_loops_included(edges, asked):
+    # red team 64, F04: the memoised walk (strongly connected components, one set shared down a
+    # chain) must stand each handle for what the walk from it alone finds, in any order asked:
+    # 0-9 are block handles (some with no entry), 10-14 stand for themselves
+    from provgate.gate import _handles_below, _leaves_below
+
+    def name(i: int) -> str:
+        return f"block:{i}" if i < 10 else f"tool:{i}"
+
+    through = {name(k): frozenset(map(name, below)) for k, below in edges.items()}
+    memo: dict[str, frozenset[str]] = {}
+    for i in asked:
+        assert _leaves_below(name(i), through, memo) == _handles_below([name(i)], through)
+    for h, stands in memo.items():
+        assert stands == _handles_below([h], through)

@@ -659,7 +659,7 @@ class _Side:
     __slots__ = ("_window", "texts", "digests", "_ix", "_marked", "_facts", "_n_facts", "_n_markers",
                  "_positions", "_text_counts", "_text_handles", "_reads", "_newest", "_may_cite", "_fact_set",
                  "_window_digest", "_names", "_names_ok_at", "_differ",
-                 "_facts_complete")
+                 "_facts_complete", "_summary_texts")
 
     def __init__(self, window: Window, texts: list[str], digests: list[bytes]) -> None:
         # The window is the caller's: held weakly, so that it (and its blocks) dies where the
@@ -686,6 +686,8 @@ class _Side:
         self._may_cite: bool | None = None
         self._fact_set: Any = None  # a FingerprintSet, or a recipe that makes one
         self._window_digest: str | None = None
+        # a derived block's text handle -> what it derives from (summary_texts)
+        self._summary_texts: dict[str, frozenset[str]] | None = None
         # the marker names the blocks cite (None: not gathered yet), and the names epoch of the
         # gate that gathered them at which each resolved to exactly one handle (-1: not so)
         self._names: frozenset[str] | None = None
@@ -865,6 +867,19 @@ class _Side:
         if ix.derived_union is None:
             ix.derived_union = frozenset(h for b in self.blocks if b.derived for h in b.derived_from)
         return ix.derived_union
+
+    def summary_texts(self) -> dict[str, frozenset[str]]:
+        """The block handle of each derived block's text -> the handles it derives from (of the
+        last derived block holding that text). Made once per window: each summary an edge
+        dates asked it (_Check._through_block_handles), and a handle formatted per derived
+        block per summary made N summaries re-summarized from their block handles quadratic
+        (red team 64, F03: 20 s at N = 4,000)."""
+        found = self._summary_texts
+        if found is None:
+            digests = self.digests
+            found = self._summary_texts = {block_text_handle(digests[i]): frozenset(b.derived_from)
+                                           for i, b in enumerate(self.blocks) if b.derived}
+        return found
 
     def reads(self) -> dict[str, list[int]]:
         """resource -> positions of its reads, for resources read at least twice with
@@ -2290,7 +2305,8 @@ class _Check:
         self._edge_ranks: dict[str, dict[str, int]] = {}
         self._edge_newests: dict[tuple[int, str | None], tuple[int, int | None]] = {}
         self._origin_holders: dict[int, dict[str, list[int]]] = {}  # (_origins_by_handle)
-        self._edge_through: dict[str, set[str]] | None = None
+        self._edge_through: dict[str, frozenset[str]] | None = None
+        self._edge_leaves: dict[str, frozenset[str]] = {}  # (_leaves_below of _edge_through's handles)
         self._comes_from_read: dict[int, set[str]] = {}  # I4: _from_a_read_of, the resources a block's reads read
         self._handle_tags: dict[str, str] | None = None  # I4: handle -> the resource a pre read carrying it is tagged
         self._summary_datings: dict[str, _SummaryDating] = {}  # I4: _summary_newer_than, per post summary
@@ -3911,7 +3927,7 @@ class _Check:
                 # (without the log every source must date it, and a block handle the window holds no
                 # summary of stands for what is not known: red team 55, F03/F04)
                 return False
-            return dating.stored_after(self, None, dating.sources, handle)
+            return dating.stored_after(self, False, handle)
         rank = self._edge_rank(resource)  # (the log's line with the pre window's reads of it)
         top = dating.ranked(resource, rank)
         best = next((r for r, h in top if h != handle), None)
@@ -3927,7 +3943,8 @@ class _Check:
         # read once that read left a gate without the log)
         if self._handle_tags is None:
             self._handle_tags = {h: b.resource for b in self.pre.blocks if b.resource is not None for h in b.handles}
-        return dating.stored_after(self, resource, dating.unknown(resource, read_of, self._handle_tags), handle)
+        dating.unknown(read_of, self._handle_tags)
+        return dating.stored_after(self, True, handle)
 
     def _check_edge_against_log(self, j: int, block_id: str, handle: str) -> None:
         """An edge the window's own order lets through, held to the session's read log too: where
@@ -3998,7 +4015,8 @@ class _Check:
         # (the whole chain below it; the map is made once for every edge's handle)
         if self._edge_through is None:
             self._edge_through = self._through_block_handles({e.handle for e in self.edit.supersedes})
-        leaves = _handles_below([handle], self._edge_through)
+        # (memoised across the edges: each walked the chain below its link again, red team 64, F04)
+        leaves = _leaves_below(handle, self._edge_through, self._edge_leaves)
         if not leaves:
             # block handles that only stand for each other (a summary deriving from its own text,
             # two from each other's): nothing below the loop dates it, so the handle dates
@@ -5199,7 +5217,7 @@ class _Check:
                 out[key] = values
         return out
 
-    def _through_block_handles(self, refs: set[str]) -> dict[str, set[str]]:
+    def _through_block_handles(self, refs: set[str]) -> dict[str, frozenset[str]]:
         """For each block handle among ``refs`` that stores the text of a pre derived block, and
         each reached from one through ``derived_from``: the handles that block derives from."""
         pre = self.pre
@@ -5208,9 +5226,8 @@ class _Check:
         # made when the previous check had this window as its post)
         if not any(h.startswith(BLOCK_HANDLE_PREFIX) for h in refs) or not pre.derived_union():
             return {}
-        summaries = {block_text_handle(pre.digests[i]): set(b.derived_from)
-                     for i, b in enumerate(pre.blocks) if b.derived}
-        out: dict[str, set[str]] = {}
+        summaries = pre.summary_texts()  # (once per window: red team 64, F03)
+        out: dict[str, frozenset[str]] = {}
         todo = [h for h in refs if h in summaries]
         while todo:
             h = todo.pop()
@@ -6492,7 +6509,13 @@ _NOT_YET = object()
 class _SummaryDating:
     """What dates one post summary against the handles its edges supersede
     (_Check._summary_newer_than), worked out once per check: its sources, and per resource
-    the two newest of them the read log ranks, and the sources read as no known file."""
+    the two newest of them the read log ranks, and the sources read as no known file.
+
+    Red team 64, F01: one summary of N files' newer reads (which had left the window)
+    superseding each file's older read asks this once per resource, N resources; each answer
+    walked all N sources again (8.3 s at N = 4,000). The sources read as no known file do not
+    depend on the resource, so they, and how the store dates them, are worked out once; and a
+    resource's two newest are looked up from the smaller side, its line or the sources."""
 
     __slots__ = ("_ranked", "_seqs", "_unknown", "has_block_handle", "sources")
 
@@ -6500,39 +6523,46 @@ class _SummaryDating:
         self.sources = sources
         self.has_block_handle = any(h.startswith(BLOCK_HANDLE_PREFIX) for h in sources)
         self._ranked: dict[str, list[tuple[int, str]]] = {}
-        self._unknown: dict[str, frozenset[str]] = {}
-        self._seqs: dict[str | None, tuple[bool, list[tuple[int, str]], list[str]]] = {}
+        self._unknown: frozenset[str] | None = None
+        self._seqs: dict[bool, tuple[bool, list[tuple[int, str]], list[str]]] = {}
 
     def ranked(self, resource: str, rank: Mapping[str, int]) -> list[tuple[int, str]]:
         """The two newest sources ``rank`` ranks, newest first (the newest other than a given
         handle is one of them)."""
         found = self._ranked.get(resource)
         if found is None:
-            found = self._ranked[resource] = heapq.nlargest(2, ((rank[h], h) for h in self.sources if h in rank))
+            # (the sources ``rank`` holds, found from the smaller side: ``rank`` is the
+            # resource's line, made once per check, so the walks add up to the lines' lengths,
+            # where walking every source per resource was quadratic: red team 64, F01)
+            sources = self.sources
+            among = (h for h in rank if h in sources) if len(rank) < len(sources) else (h for h in sources if h in rank)
+            found = self._ranked[resource] = heapq.nlargest(2, ((rank[h], h) for h in among))
         return found
 
-    def unknown(self, resource: str, read_of: Mapping[str, str], tags: Mapping[str, str]) -> frozenset[str]:
-        """The sources neither the log nor a tag knows as a read of any file."""
-        found = self._unknown.get(resource)
+    def unknown(self, read_of: Mapping[str, str], tags: Mapping[str, str]) -> frozenset[str]:
+        """The sources neither the log nor a tag knows as a read of any file (the same for every
+        resource asked, so made once: red team 64, F01)."""
+        found = self._unknown
         if found is None:
-            found = self._unknown[resource] = frozenset(h for h in self.sources if read_of.get(h, tags.get(h)) is None)
+            found = self._unknown = frozenset(h for h in self.sources if read_of.get(h, tags.get(h)) is None)
         return found
 
-    def stored_after(self, check: _Check, key: str | None, sources: frozenset[str] | set[str], handle: str) -> bool:
-        """Are all of ``sources`` (all the summary's for ``key`` None, else those
-        :meth:`unknown` gives for resource ``key``) but ``handle``, at least one, stored after
-        ``handle``? A source this edit's inline sources brought is as new as anything; one the
-        store lacks dates nothing, and refuses it."""
-        made = self._seqs.get(key)
+    def stored_after(self, check: _Check, unknown: bool, handle: str) -> bool:
+        """Are all of the summary's sources (``unknown``: those :meth:`unknown` gives) but
+        ``handle``, at least one, stored after ``handle``? A source this edit's inline sources
+        brought is as new as anything; one the store lacks dates nothing, and refuses it."""
+        sources = self._unknown if unknown else self.sources
+        assert sources is not None
+        made = self._seqs.get(unknown)
         if made is None:
             ingested = check.ingested
             seqs = check.gate.handle_seqs([h for h in sources if h not in ingested])
             missing = [h for h in sources if h not in ingested and h not in seqs]
-            made = self._seqs[key] = (len(missing) > 1, heapq.nsmallest(2, ((seqs[h], h) for h in seqs)), missing)
+            made = self._seqs[unknown] = (len(missing) > 1, heapq.nsmallest(2, ((seqs[h], h) for h in seqs)), missing)
         many_missing, oldest, missing = made
         if many_missing or (missing and missing[0] != handle):
             return False
-        if not sources - {handle}:
+        if len(sources) == (handle in sources):  # (no source but ``handle``; a set difference per edge was O(N))
             return False
         at = check.gate.handle_seqs((handle,)).get(handle)
         if at is None:
@@ -6559,6 +6589,70 @@ def _handles_below(handles: Iterable[str], through: Mapping[str, Iterable[str]])
         else:
             leaves.add(h)
     return leaves
+
+
+def _leaves_below(handle: str, through: Mapping[str, Iterable[str]], memo: dict[str, frozenset[str]]
+                  ) -> frozenset[str]:
+    """``_handles_below([handle], through)``, with what every block handle the walk reaches
+    stands for kept in ``memo`` for the next handle asked (the same ``through``). Red team 64,
+    F04: an edge over every link of an N-summary chain walked the chain below each link again
+    (6.5 s at N = 8,000); each link now stands for what the link below it does, one frozenset
+    shared down the chain. Block handles that stand for each other (a loop) stand together for
+    the handles below any of them (Tarjan's strongly connected components, iteratively: a
+    chain is deeper than the recursion limit)."""
+    if handle not in through:
+        return frozenset((handle,))
+    found = memo.get(handle)
+    if found is not None:
+        return found
+    index: dict[str, int] = {handle: 0}
+    low: dict[str, int] = {handle: 0}
+    stack: list[str] = [handle]
+    on_stack: set[str] = {handle}
+    work: list[tuple[str, Iterator[str]]] = [(handle, iter(through[handle]))]
+    while work:
+        v, below = work[-1]
+        for w in below:
+            if w not in through or w in memo:
+                continue  # (a leaf, or a handle whose component is done: taken when v's is)
+            if w not in index:
+                index[w] = low[w] = len(index)
+                stack.append(w)
+                on_stack.add(w)
+                work.append((w, iter(through[w])))
+                break
+            if w in on_stack:
+                low[v] = min(low[v], index[w])
+        else:
+            work.pop()
+            if work:
+                u = work[-1][0]
+                low[u] = min(low[u], low[v])
+            if low[v] != index[v]:
+                continue
+            component = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            members = set(component)
+            leaves: set[str] = set()
+            parts: list[frozenset[str]] = []
+            for m in component:
+                for w in through[m]:
+                    if w not in through:
+                        leaves.add(w)
+                    elif w not in members:
+                        parts.append(memo[w])
+            if not leaves and parts and all(p is parts[0] for p in parts):
+                stands = parts[0]  # (a chain: each link shares the set of the link below)
+            else:
+                stands = frozenset(leaves.union(*parts))
+            for m in component:
+                memo[m] = stands
+    return memo[handle]
 
 
 def _logged_in_order(line: list[tuple[str, float | None]], logged: dict[str, float | None],
@@ -6841,7 +6935,7 @@ def _names_citing(handles: Iterable[str]) -> Iterator[str]:
             yield h.partition(":")[2]
 
 
-def _above(below: dict[str, set[str]]) -> dict[str, list[str]]:
+def _above(below: Mapping[str, Iterable[str]]) -> dict[str, list[str]]:
     """``below`` (summary's block handle -> the handles right below it) turned round: handle ->
     the summaries right above it."""
     above: dict[str, list[str]] = {}
