@@ -1315,7 +1315,10 @@ class Gate:
             refused = record.get("refused_summaries")
             if isinstance(refused, list):
                 self._refused_summaries.update(_refused_summaries(refused))
-            pins = record.get("pins")  # from every verdict: a rejected check saw its pre's pins too
+            # from every verdict: a rejected check saw its pre's pins too. A record holds the pins
+            # its check added ("added": red team 64, F06) or, written before, the session's whole
+            # set: a union of them all is the session's pins either way, in any order
+            pins = record.get("pins")
             if isinstance(pins, dict):
                 handles = [h for h in pins.get("handles", ()) if isinstance(h, str)]
                 self._pinned_handles.update(handles)
@@ -1513,7 +1516,7 @@ class Gate:
             try:
                 self._persist_fact_tables()
                 if self.audit:
-                    self._append_audit(edit, verdict, run, policy, floor)
+                    self._append_audit(edit, verdict, run, policy, floor, undo)
             except BaseException:
                 # a check whose audit record was not written (a read-only store, a full disk)
                 # leaves no trace in the session: its cycle number, pins, reads and retention
@@ -1762,22 +1765,31 @@ class Gate:
         undo.shapes.append(ix)
         return added
 
-    def _append_audit(self, edit: Edit, verdict: Verdict, run: _Check, policy: str, floor: float) -> None:
+    def _append_audit(self, edit: Edit, verdict: Verdict, run: _Check, policy: str, floor: float,
+                      undo: _Undo) -> None:
         record = verdict.to_json()
         record["session"] = self.session
         record["policy"] = policy
         record["retention_floor"] = floor
         record["evicted_handles"] = len(edit.evicted)
-        with self._lock:  # every verdict's: a rejected check's pre window pins too (_record)
-            # "texts": the handles hold the text handle of every pinned block, with handles or
-            # not (red team 28, y04); a record without it was written before (Gate._resume)
-            # "normalised": the handles of the pinned texts after the whitespace normalisation
-            # (Gate._pinned_norms), so a resumed session knows a pinned page re-rendered
-            # "renderings": the pinned texts first pinned as a pinned page re-rendered
-            # (Gate._pinned_renderings), so a resumed session lets them go as the live one does
-            record["pins"] = {"handles": sorted(self._pinned_handles), "ids": sorted(self._pinned_ids),
-                              "texts": True, "normalised": sorted(self._pinned_norms),
-                              "renderings": sorted(self._pinned_renderings)}
+        # The pins this check added to the session (``undo``, from _record; every verdict's: a
+        # rejected check's pre window pins too), as "reads" holds the reads it added: a resume
+        # unions every record's, so the log holds each pin once. Records held the session's
+        # whole pin set before, so record K held O(K) pins: a session pinning a turn a cycle
+        # wrote 194 MB of pins in 2,000 cycles and resumed in O(K^2) (red team 64, F06). Written
+        # when the check added none too (empty lists), so every record has the shape a gate
+        # writes and a record without "pins" is still one written before pins existed.
+        # "added": the lists are what this check added (records without it hold the session's
+        # whole set, which a resume unions alike)
+        # "texts": the handles hold the text handle of every pinned block, with handles or
+        # not (red team 28, y04); a record without it was written before (Gate._resume)
+        # "normalised": the handles of the pinned texts after the whitespace normalisation
+        # (Gate._pinned_norms), so a resumed session knows a pinned page re-rendered
+        # "renderings": the pinned texts first pinned as a pinned page re-rendered
+        # (Gate._pinned_renderings), so a resumed session lets them go as the live one does
+        record["pins"] = {"handles": sorted(undo.handles), "ids": sorted(undo.ids), "texts": True,
+                          "normalised": sorted(undo.norms), "renderings": sorted(undo.renderings),
+                          "added": True}
         if run.reads_logged:  # only what this check added to the read log: a resume replays them in order
             record["reads"] = {r: [[h, ts] for h, ts in added] for r, added in run.reads_logged.items()}
         if run.refused_summaries:
