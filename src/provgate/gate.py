@@ -131,6 +131,11 @@ _KEYED_SCAN_ROWS = 64
 _KEYED_SCAN_RATIO = 8
 # a text longer than this is asked its dotted keys' leaves from an index, not scanned per name
 _LEAF_SCAN_BYTES = 4096
+# nor is a text asked more names than this (red team 64, F02): it is scanned for a dot once
+_LEAF_SCAN_NAMES = 8
+# I4 asks a text for each of a stale basis's candidate values while they are this few; beyond,
+# a text with fewer facts looks its own values up among them (red team 64, F02)
+_FEW_CANDIDATES = 64
 
 _KIND_CITATION = int(Kind.CITATION)
 _CITATION_BYTE = bytes([_KIND_CITATION])
@@ -4889,8 +4894,14 @@ class _Check:
             if prose:
                 # a paraphrase ("backoff is 250 ms") restates a value without its key; a value
                 # another key holds ("workers=5") restates nothing about this key
-                found = ~absent_from_all(basis.candidate_fps, [facts.unkeyed_values()])
-                values = compress(basis.candidates, found.tolist())
+                if len(basis.candidates) > _FEW_CANDIDATES and facts.n_facts < len(basis.candidates):
+                    # a text with fewer values than the candidates looks its values up among them,
+                    # not every candidate among its values: N one-key summaries of a config whose N
+                    # keys changed were each asked all 2N candidates, O(N^2) (red team 64, F02)
+                    values = basis.candidate_set.intersection(_unkeyed_values(facts))
+                else:
+                    found = ~absent_from_all(basis.candidate_fps, [facts.unkeyed_values()])
+                    values = compress(basis.candidates, found.tolist())
                 restated.update(values if newer else (v for v in values if v not in basis.newest_any))
         out: dict[tuple[int, int], list[tuple[int, int]]] = {}
         for key, stale in basis.older_kv.items():
@@ -5219,11 +5230,20 @@ class _Check:
         key_fp, value_fp = t.fp_key[hit].tolist(), t.fp_value[hit].tolist()
         # a block that restates ("server.retries=3" of a read's "retries: 3") sets the key of
         # a dotted path's last part too; a read's keys are as it writes them
-        # (a short text is scanned for each name first; a long one is asked its index of leaves,
-        # as one summary of N files is asked N times: red team 57, F02)
-        if names and (len(t.data) > _LEAF_SCAN_BYTES or any(b"." + name in t.data for name in names)):
+        # (a short text asked a few names is scanned for each first; a long one is asked its
+        # index of leaves, as one summary of N files is asked N times: red team 57, F02; so is a
+        # text asked many names, once it holds a dot at all, and the smaller of the index and
+        # the names is walked: N one-key summaries of a config whose N keys changed were each
+        # scanned for every name, O(N^2), red team 64, F02. A leaf's row holds "." + the leaf,
+        # so a text the scan passes over has none of the names' rows in its index)
+        if names and (len(t.data) > _LEAF_SCAN_BYTES
+                      or (any(b"." + name in t.data for name in names) if len(names) <= _LEAF_SCAN_NAMES
+                          else b"." in t.data)):
             by_leaf = facts.dotted_by_leaf()
-            picked = sorted((r, leaf) for leaf in names for r in by_leaf.get(leaf, ()))
+            if len(by_leaf) < len(names):
+                picked = sorted((r, leaf) for leaf, rows in by_leaf.items() if leaf in names for r in rows)
+            else:
+                picked = sorted((r, leaf) for leaf in names for r in by_leaf.get(leaf, ()))
             if picked:
                 leaf_fps = fingerprint_kv_keys([leaf for _, leaf in picked]).tolist()
                 hit = [*hit, *(r for r, _ in picked)]
@@ -6793,6 +6813,7 @@ class _StaleBasis(NamedTuple):
     newest_facts: _Facts
     candidates: list[tuple[int, int]]  # every older and newer value of those keys
     candidate_fps: np.ndarray
+    candidate_set: frozenset[tuple[int, int]]
     newest_any: frozenset[tuple[int, int]]  # every newer value of those keys
     names: frozenset[bytes]  # those keys as written (a dotted key's last part is compared with them)
 
@@ -6826,9 +6847,10 @@ def stale_basis(newest: _Facts, older: list[tuple[Any, _Facts]]) -> _StaleBasis 
     # natively to them
     keys = SortedFingerprints(unique_counts(np.array(list(older_kv), dtype=np.uint64).reshape(-1, 2))[0])
     newest_values, newest_row = _Check._kv_values(newest, keys)
-    candidates = list({v for key, stale in older_kv.items() for v in (*stale, *newest_values.get(key, ()))})
+    candidate_set = frozenset({v for key, stale in older_kv.items() for v in (*stale, *newest_values.get(key, ()))})
+    candidates = list(candidate_set)
     return _StaleBasis(older_kv, older_owner, facts_of, keys, newest_values, newest_row, newest,
-                       candidates, np.array(candidates, dtype=np.uint64).reshape(-1, 2),
+                       candidates, np.array(candidates, dtype=np.uint64).reshape(-1, 2), candidate_set,
                        frozenset(v for values in newest_values.values() for v in values),
                        frozenset(newest.table.key_bytes(r) for r in newest_row.values()))
 
