@@ -40,15 +40,24 @@ their growth is measured: a size twice the other should take about twice as long
 - ``summaries_of_shared_documents``: N summaries of two facts each, every one derived from the
   same 20 documents of 5,000 facts and its own turn (red team 42, C1: the union of each
   summary's sets, sorted anew per summary, took 4.3 s for 200).
+- ``summaries_of_a_config_whose_keys_changed``: a config of N keys read twice, every value
+  changed, summarized as N one-key summaries of the newer read, the older read evicted on the
+  record (red team 64, F02: I4 scanned each summary for every stale key's name and asked it
+  every one of the 2N old and new values: 4,000 took 8.5 s in I4).
 
 and a session at two ages (``test_session_age``): the check of cycle N + 1 of a session that
 read one file again every cycle, folding each read into one running summary (red team 41,
 04: I4 re-read every logged read of the file and rebuilt its stale values in every check,
 3.1 ms a check at cycle 100, 56 ms at cycle 3,200). Its check should cost the same at both
-ages.
+ages. And the resume of a session at two ages (``test_resume_pinning_session``): a session that
+pinned a user turn every cycle, resumed from the audit log (red team 64, F06: every record held
+the session's whole pin set, 194 MB of pins at 2,000 cycles, resumed in 1.7 s). Its resume
+should take about twice as long at twice the age.
 """
 
 from __future__ import annotations
+
+import json
 
 import pytest
 from blake3 import blake3
@@ -185,6 +194,17 @@ def _summaries_of_shared_documents(n: int):
     return sources, pre, post, "summarize", True
 
 
+def _summaries_of_a_config_whose_keys_changed(n: int):
+    old = "".join(f"opt_{_word(i)}={i}\n" for i in range(n))
+    new = "".join(f"opt_{_word(i)}={i + 100000}\n" for i in range(n))
+    sources = {"tool:r1": old, "tool:r2": new}
+    pre = [{"id": "r1", "role": "tool", "text": old, "handles": ["tool:r1"], "resource": "file:app.conf", "ts": 100.0},
+           {"id": "r2", "role": "tool", "text": new, "handles": ["tool:r2"], "resource": "file:app.conf", "ts": 200.0}]
+    post = [{"id": f"s{i}", "role": "summary", "text": f"Section {_word(i)}: opt_{_word(i)}={i + 100000}\n",
+             "derived": True, "derived_from": ["tool:r2"]} for i in range(n)]
+    return sources, pre, post, "summarize", True, {"evicted": ["tool:r1"]}
+
+
 SHAPES = {"unresolved_markers": (_unresolved_markers, 4000), "summary_chain": (_summary_chain, 2000),
           "cited_handles": (_cited_handles, 2000), "summary_of_many_sources": (_summary_of_many_sources, 2000),
           "summary_stating_what_no_source_holds": (_summary_stating_what_no_source_holds, 4000),
@@ -193,7 +213,8 @@ SHAPES = {"unresolved_markers": (_unresolved_markers, 4000), "summary_chain": (_
           "summary_superseding_reads_of_many_files": (_summary_superseding_reads_of_many_files, 1000),
           "summary_of_left_reads_superseding_many_files": (_summary_of_left_reads_superseding_many_files, 500),
           "resummaries_superseding_reads": (_resummaries_superseding_reads, 500),
-          "summary_superseding_a_summary_chain": (_summary_superseding_a_summary_chain, 2000)}
+          "summary_superseding_a_summary_chain": (_summary_superseding_a_summary_chain, 2000),
+          "summaries_of_a_config_whose_keys_changed": (_summaries_of_a_config_whose_keys_changed, 1000)}
 # shapes whose every round checks summaries no round checked before: the gate's grounding
 # cache would otherwise answer I1 from the first round
 NEW_TEXT_EACH_ROUND = {"summary_of_many_sources", "summary_stating_what_no_source_holds",
@@ -262,4 +283,31 @@ def test_session_age(benchmark, tmp_path, scale):
                                  rounds=15, iterations=1, warmup_rounds=1)
     assert verdict.accepted, verdict.summary()
     benchmark.extra_info.update(cycles=n, phases_ms={k: round(v, 2) for k, v in verdict.timings_ms.items()})
+    store.close()
+
+
+def _pinned_turn(k: int) -> dict:
+    return {"id": f"u{k}", "role": "user", "text": f"Requirement {_word(k)} holds.\n", "handles": [f"user:u{k}"],
+            "pinned": True}
+
+
+@pytest.mark.parametrize("scale", [1, 2])
+@pytest.mark.benchmark(group="gate-resume-age")
+def test_resume_pinning_session(benchmark, tmp_path, scale):
+    n = 500 * scale
+    store = SourceStore(str(tmp_path / "store.sqlite3"))
+    store.put_many([(f"user:u{k}", _pinned_turn(k)["text"]) for k in range(n)])
+    gate = Gate(store, session="pins")
+    window = [{"id": "sys", "role": "system", "text": "You are helpful.\n"}]
+    for k in range(n):  # a turn pinned a cycle, the one ten cycles older evicted on the record
+        pre = [*window, _pinned_turn(k)]
+        window = [b for b in pre if b["id"] != f"u{k - 10}"]
+        verdict = gate.check(pre, window, operator="evict", evicted=[f"user:u{k - 10}"] if k >= 10 else [],
+                             commit=True)
+        assert verdict.accepted, verdict.summary()
+
+    resumed = benchmark.pedantic(lambda: Gate(store, session="pins"), rounds=5, iterations=1, warmup_rounds=1)
+    assert resumed.pins == gate.pins
+    benchmark.extra_info.update(cycles=n, pin_bytes=sum(len(json.dumps(r["pins"]))
+                                                        for _, r in store.iter_audit_of_session("pins")))
     store.close()

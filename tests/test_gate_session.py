@@ -9,6 +9,7 @@ from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
+from blake3 import blake3
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -16,6 +17,7 @@ from gate_helpers import (
     assert_accepted,
     audit_count,
     blk,
+    comparable,
     find,
     gate_for,
     store_state,
@@ -25,6 +27,7 @@ from gate_helpers import (
 )
 from provgate.errors import EditFormatError, ProvenanceInvariantError, StoreCorruptionError
 from provgate.gate import Gate, _Side, check, commit
+from provgate.handles import block_text_handle
 from provgate.store import SourceStore
 from provgate.verdict import CLASSIFICATIONS, INVARIANTS, Verdict, Violation
 from provgate.window import Block, Supersession, Window, parse_edit
@@ -629,3 +632,129 @@ def test_a_resume_refuses_a_record_whose_pins_it_cannot_read_naming_it(tmp_path,
             Gate(store, session="s")
         store.append_audit({"session": "t", "cycle": 1})  # a record without pins was written before them
         assert Gate(store, session="t").pins == (frozenset(), frozenset())
+
+
+# -- red team 64, F06: a record holds the pins its check added, not the session's whole set ----
+
+_PAGE, _RENDERED = "retries=3\nmode=fast\n", "retries=3\r\nmode=fast\r\n"
+
+
+def _turn(k: int) -> dict:
+    # every fourth turn without a handle: it is pinned by its text, and its id kept (Gate.pins)
+    return blk(f"u{k}", "user", f"Requirement {k} holds.\n", () if k % 4 == 3 else [f"user:u{k}"], pinned=True)
+
+
+def _pinning_session(store: SourceStore, session: str, cycles: int) -> tuple[Gate, list, list[tuple[set, set]]]:
+    """A session that pins a user turn a cycle and evicts the one five cycles older on the record
+    (red team 64's F05/F06 shape), with a pinned page shown re-rendered (a rendering, normalised
+    pins) and a refused summary of an evicted pinned turn: the live gate, its last window, and
+    the (handles, ids) each check added to the session."""
+    g = Gate(store, session=session)
+    window = [blk("sys", "system", "You are helpful.\n"), tool("p", "tool:a", _PAGE, pinned=True)]
+    added = []
+    for k in range(cycles):
+        before = g.pins
+        pre = window + [_turn(k)]
+        if k == 7:  # the page shown again re-rendered, without its flag: kept so, and flagged
+            pre = [tool("p", "tool:a", _RENDERED) if b["id"] == "p" else b for b in pre]
+            window = [tool("p", "tool:a", _RENDERED, pinned=True) if b["id"] == "p" else b for b in window]
+        if k == 9:  # a summary of an evicted pinned turn, refused (and not committed)
+            assert not g.check(pre, [*pre, summary("s", "Requirement 1 holds.\n", ["user:u1"])],
+                               operator="summarize").accepted
+            added.append((g.pins[0] - before[0], g.pins[1] - before[1]))
+            before = g.pins
+        gone = pre[-6] if k >= 5 else None
+        post = [b for b in pre if b is not gone]
+        evicted = [] if gone is None else (gone["handles"] or [gone["id"]])
+        v = g.check(pre, post, operator="evict", evicted=evicted, commit=True)
+        added.append((g.pins[0] - before[0], g.pins[1] - before[1]))
+        if v.accepted:
+            window = post
+    return g, window, added
+
+
+def _pinned_state(g: Gate) -> tuple:
+    return (g.pins, g._pinned_norms, g._pinned_renderings, g._legacy_pins, g._refused_summaries)
+
+
+def _probe_verdicts(g: Gate, window: list, cycles: int) -> list[dict]:
+    """What the session's sticky pins decide: the next cycle, a summary of an evicted pinned turn
+    (with and without a handle), the re-rendered page summarized from its own text, and a
+    rewrite of a kept pinned turn."""
+    nxt = window + [_turn(cycles)]
+    rendered_text = block_text_handle(blake3(_RENDERED.encode()).digest())
+    edits = [
+        (nxt, [b for b in nxt if b is not nxt[-6]], {"operator": "evict", "evicted": nxt[-6]["handles"] or [nxt[-6]["id"]]}),
+        (window, [*window, summary("s", "Requirement 2 holds.\n", ["user:u2"])], {"operator": "summarize"}),
+        (window, [*window, summary("s", "Requirement 3 holds.\n",
+                                   [block_text_handle(blake3(b"Requirement 3 holds.\n").digest())])],
+         {"operator": "summarize"}),
+        ([b for b in window if b["id"] != "p"] + [tool("p", "tool:a", _RENDERED)],
+         [b for b in window if b["id"] != "p"] + [summary("s", "Retries are 3.\n", [rendered_text])],
+         {"operator": "summarize", "evicted": ["tool:a"]}),
+        (window, [{**b, "text": b["text"].replace("holds", "is void")} if b["id"] == window[-1]["id"] else b
+                  for b in window], {"operator": "rewrite"}),
+    ]
+    return [comparable(g.check(pre, post, **kw)) for pre, post, kw in edits]
+
+
+def _pinning_store(tmp_path, cycles: int) -> SourceStore:
+    store = SourceStore(tmp_path / "s.sqlite3")
+    store.put_many([("tool:a", _PAGE), *((f"user:u{k}", _turn(k)["text"]) for k in range(cycles + 1))])
+    return store
+
+
+def test_a_resumed_session_after_many_pinning_cycles_is_the_live_one_and_records_hold_their_own_pins(tmp_path):
+    cycles = 40
+    with _pinning_store(tmp_path, cycles) as store:
+        live, window, added = _pinning_session(store, "s", cycles)
+        resumed = Gate(store, session="s")
+        assert _pinned_state(resumed) == _pinned_state(live)
+        assert live._pinned_renderings and len(live._pinned_norms) > cycles  # (the session reached them)
+        assert _probe_verdicts(resumed, window, cycles) == _probe_verdicts(live, window, cycles)
+        # every record holds what its check added to the session (the turn it pinned: its
+        # handle and its text's, or its id), not the session's pins so far: a record's size does
+        # not grow with the session's age (the log held O(K^2) pins, 194 MB at 2,000 cycles)
+        records = [r for _, r in store.iter_audit_of_session("s")][:len(added)]
+        assert len(records) == len(added)
+        for record, (handles, ids) in zip(records, added):
+            pins = record["pins"]
+            assert pins["added"] is True and pins["texts"] is True
+            assert pins["handles"] == sorted(handles) and pins["ids"] == sorted(ids)
+            # (at most the page and a turn, each by its handle and its text, and the rendering)
+            assert len(pins["handles"]) <= 5 and len(pins["ids"]) <= 1 and len(pins["normalised"]) <= 2
+        assert sum(1 for r in records if not r["pins"]["handles"]) >= 1  # (a check adding none: empty lists)
+
+
+@pytest.mark.parametrize("old", ["every record", "the older half", "legacy first record"])
+def test_a_session_resumes_alike_from_records_holding_the_whole_pin_set(tmp_path, old):
+    # records written before red team 64's F06 hold the session's whole pin set; a log of them,
+    # or of them followed by records of what each check added, resumes to the same session
+    cycles = 24
+    with _pinning_store(tmp_path, cycles) as store:
+        live, window, _ = _pinning_session(store, "s", cycles)
+        records = [r for _, r in store.iter_audit_of_session("s")]
+        if old == "legacy first record":  # (written before "texts", "normalised" and "renderings")
+            records[0] = {**records[0], "pins": {"handles": records[0]["pins"]["handles"],
+                                                 "ids": records[0]["pins"]["ids"]}}
+        whole: dict[str, set] = {key: set() for key in ("handles", "ids", "normalised", "renderings")}
+        legacy_ref: list[dict] = []  # the same log with every record holding the whole set
+        for n, record in enumerate(records):
+            for key in whole:
+                whole[key].update(record["pins"].get(key, ()))
+            full = {**record, "session": "full", "pins": {**{k: sorted(v) for k, v in whole.items()}, "texts": True}}
+            if old == "legacy first record" and n == 0:
+                full["pins"] = record["pins"]
+            legacy_ref.append(full)
+            if old == "every record" or (old == "the older half" and n < len(records) // 2) or n == 0:
+                mixed = {**full, "session": "mixed"}
+            else:
+                mixed = {**record, "session": "mixed"}
+            store.append_audit(mixed)
+        for record in legacy_ref:
+            store.append_audit(record)
+        full, mixed = Gate(store, session="full"), Gate(store, session="mixed")
+        assert _pinned_state(mixed) == _pinned_state(full)
+        if old != "legacy first record":
+            assert _pinned_state(full) == _pinned_state(live)
+        assert _probe_verdicts(mixed, window, cycles) == _probe_verdicts(full, window, cycles)

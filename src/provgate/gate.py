@@ -131,6 +131,11 @@ _KEYED_SCAN_ROWS = 64
 _KEYED_SCAN_RATIO = 8
 # a text longer than this is asked its dotted keys' leaves from an index, not scanned per name
 _LEAF_SCAN_BYTES = 4096
+# nor is a text asked more names than this (red team 64, F02): it is scanned for a dot once
+_LEAF_SCAN_NAMES = 8
+# I4 asks a text for each of a stale basis's candidate values while they are this few; beyond,
+# a text with fewer facts looks its own values up among them (red team 64, F02)
+_FEW_CANDIDATES = 64
 
 _KIND_CITATION = int(Kind.CITATION)
 _CITATION_BYTE = bytes([_KIND_CITATION])
@@ -1352,7 +1357,10 @@ class Gate:
             refused = record.get("refused_summaries")
             if isinstance(refused, list):
                 self._refused_summaries.update(_refused_summaries(refused))
-            pins = record.get("pins")  # from every verdict: a rejected check saw its pre's pins too
+            # from every verdict: a rejected check saw its pre's pins too. A record holds the pins
+            # its check added ("added": red team 64, F06) or, written before, the session's whole
+            # set: a union of them all is the session's pins either way, in any order
+            pins = record.get("pins")
             if isinstance(pins, dict):
                 handles = [h for h in pins.get("handles", ()) if isinstance(h, str)]
                 self._pinned_handles.update(handles)
@@ -1550,7 +1558,7 @@ class Gate:
             try:
                 self._persist_fact_tables()
                 if self.audit:
-                    self._append_audit(edit, verdict, run, policy, floor)
+                    self._append_audit(edit, verdict, run, policy, floor, undo)
             except BaseException:
                 # a check whose audit record was not written (a read-only store, a full disk)
                 # leaves no trace in the session: its cycle number, pins, reads and retention
@@ -1801,22 +1809,31 @@ class Gate:
         undo.shapes.append(ix)
         return added
 
-    def _append_audit(self, edit: Edit, verdict: Verdict, run: _Check, policy: str, floor: float) -> None:
+    def _append_audit(self, edit: Edit, verdict: Verdict, run: _Check, policy: str, floor: float,
+                      undo: _Undo) -> None:
         record = verdict.to_json()
         record["session"] = self.session
         record["policy"] = policy
         record["retention_floor"] = floor
         record["evicted_handles"] = len(edit.evicted)
-        with self._lock:  # every verdict's: a rejected check's pre window pins too (_record)
-            # "texts": the handles hold the text handle of every pinned block, with handles or
-            # not (red team 28, y04); a record without it was written before (Gate._resume)
-            # "normalised": the handles of the pinned texts after the whitespace normalisation
-            # (Gate._pinned_norms), so a resumed session knows a pinned page re-rendered
-            # "renderings": the pinned texts first pinned as a pinned page re-rendered
-            # (Gate._pinned_renderings), so a resumed session lets them go as the live one does
-            record["pins"] = {"handles": sorted(self._pinned_handles), "ids": sorted(self._pinned_ids),
-                              "texts": True, "normalised": sorted(self._pinned_norms),
-                              "renderings": sorted(self._pinned_renderings)}
+        # The pins this check added to the session (``undo``, from _record; every verdict's: a
+        # rejected check's pre window pins too), as "reads" holds the reads it added: a resume
+        # unions every record's, so the log holds each pin once. Records held the session's
+        # whole pin set before, so record K held O(K) pins: a session pinning a turn a cycle
+        # wrote 194 MB of pins in 2,000 cycles and resumed in O(K^2) (red team 64, F06). Written
+        # when the check added none too (empty lists), so every record has the shape a gate
+        # writes and a record without "pins" is still one written before pins existed.
+        # "added": the lists are what this check added (records without it hold the session's
+        # whole set, which a resume unions alike)
+        # "texts": the handles hold the text handle of every pinned block, with handles or
+        # not (red team 28, y04); a record without it was written before (Gate._resume)
+        # "normalised": the handles of the pinned texts after the whitespace normalisation
+        # (Gate._pinned_norms), so a resumed session knows a pinned page re-rendered
+        # "renderings": the pinned texts first pinned as a pinned page re-rendered
+        # (Gate._pinned_renderings), so a resumed session lets them go as the live one does
+        record["pins"] = {"handles": sorted(undo.handles), "ids": sorted(undo.ids), "texts": True,
+                          "normalised": sorted(undo.norms), "renderings": sorted(undo.renderings),
+                          "added": True}
         if run.reads_logged:  # only what this check added to the read log: a resume replays them in order
             shown = self._read_shown
             record["reads"] = {r: [[h, ts, shown[h]] if h in shown else [h, ts] for h, ts in added]
@@ -4943,8 +4960,14 @@ class _Check:
             if prose:
                 # a paraphrase ("backoff is 250 ms") restates a value without its key; a value
                 # another key holds ("workers=5") restates nothing about this key
-                found = ~absent_from_all(basis.candidate_fps, [facts.unkeyed_values()])
-                values = compress(basis.candidates, found.tolist())
+                if len(basis.candidates) > _FEW_CANDIDATES and facts.n_facts < len(basis.candidates):
+                    # a text with fewer values than the candidates looks its values up among them,
+                    # not every candidate among its values: N one-key summaries of a config whose N
+                    # keys changed were each asked all 2N candidates, O(N^2) (red team 64, F02)
+                    values = basis.candidate_set.intersection(_unkeyed_values(facts))
+                else:
+                    found = ~absent_from_all(basis.candidate_fps, [facts.unkeyed_values()])
+                    values = compress(basis.candidates, found.tolist())
                 restated.update(values if newer else (v for v in values if v not in basis.newest_any))
         out: dict[tuple[int, int], list[tuple[int, int]]] = {}
         for key, stale in basis.older_kv.items():
@@ -5306,11 +5329,20 @@ class _Check:
         key_fp, value_fp = t.fp_key[hit].tolist(), t.fp_value[hit].tolist()
         # a block that restates ("server.retries=3" of a read's "retries: 3") sets the key of
         # a dotted path's last part too; a read's keys are as it writes them
-        # (a short text is scanned for each name first; a long one is asked its index of leaves,
-        # as one summary of N files is asked N times: red team 57, F02)
-        if names and (len(t.data) > _LEAF_SCAN_BYTES or any(b"." + name in t.data for name in names)):
+        # (a short text asked a few names is scanned for each first; a long one is asked its
+        # index of leaves, as one summary of N files is asked N times: red team 57, F02; so is a
+        # text asked many names, once it holds a dot at all, and the smaller of the index and
+        # the names is walked: N one-key summaries of a config whose N keys changed were each
+        # scanned for every name, O(N^2), red team 64, F02. A leaf's row holds "." + the leaf,
+        # so a text the scan passes over has none of the names' rows in its index)
+        if names and (len(t.data) > _LEAF_SCAN_BYTES
+                      or (any(b"." + name in t.data for name in names) if len(names) <= _LEAF_SCAN_NAMES
+                          else b"." in t.data)):
             by_leaf = facts.dotted_by_leaf()
-            picked = sorted((r, leaf) for leaf in names for r in by_leaf.get(leaf, ()))
+            if len(by_leaf) < len(names):
+                picked = sorted((r, leaf) for leaf, rows in by_leaf.items() if leaf in names for r in rows)
+            else:
+                picked = sorted((r, leaf) for leaf in names for r in by_leaf.get(leaf, ()))
             if picked:
                 leaf_fps = fingerprint_kv_keys([leaf for _, leaf in picked]).tolist()
                 hit = [*hit, *(r for r, _ in picked)]
@@ -7000,6 +7032,7 @@ class _StaleBasis(NamedTuple):
     newest_facts: _Facts
     candidates: list[tuple[int, int]]  # every older and newer value of those keys
     candidate_fps: np.ndarray
+    candidate_set: frozenset[tuple[int, int]]
     newest_any: frozenset[tuple[int, int]]  # every newer value of those keys
     names: frozenset[bytes]  # those keys as written (a dotted key's last part is compared with them)
 
@@ -7033,9 +7066,10 @@ def stale_basis(newest: _Facts, older: list[tuple[Any, _Facts]]) -> _StaleBasis 
     # natively to them
     keys = SortedFingerprints(unique_counts(np.array(list(older_kv), dtype=np.uint64).reshape(-1, 2))[0])
     newest_values, newest_row = _Check._kv_values(newest, keys)
-    candidates = list({v for key, stale in older_kv.items() for v in (*stale, *newest_values.get(key, ()))})
+    candidate_set = frozenset({v for key, stale in older_kv.items() for v in (*stale, *newest_values.get(key, ()))})
+    candidates = list(candidate_set)
     return _StaleBasis(older_kv, older_owner, facts_of, keys, newest_values, newest_row, newest,
-                       candidates, np.array(candidates, dtype=np.uint64).reshape(-1, 2),
+                       candidates, np.array(candidates, dtype=np.uint64).reshape(-1, 2), candidate_set,
                        frozenset(v for values in newest_values.values() for v in values),
                        frozenset(newest.table.key_bytes(r) for r in newest_row.values()))
 
