@@ -740,8 +740,8 @@ def test_a_session_resumes_alike_from_records_holding_the_whole_pin_set(tmp_path
         whole: dict[str, set] = {key: set() for key in ("handles", "ids", "normalised", "renderings")}
         legacy_ref: list[dict] = []  # the same log with every record holding the whole set
         for n, record in enumerate(records):
-            for key in whole:
-                whole[key].update(record["pins"].get(key, ()))
+            for key, held in whole.items():
+                held.update(record["pins"].get(key, ()))
             full = {**record, "session": "full", "pins": {**{k: sorted(v) for k, v in whole.items()}, "texts": True}}
             if old == "legacy first record" and n == 0:
                 full["pins"] = record["pins"]
