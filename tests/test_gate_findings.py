@@ -5381,3 +5381,39 @@ def test_leaves_below_is_what_handles_below_finds_loops_included(edges, asked):
         assert _leaves_below(name(i), through, memo) == _handles_below([name(i)], through)
     for h, stands in memo.items():
         assert stands == _handles_below([h], through)
+
+
+# red team 66 (a review of red team 63's R fix)
+@pytest.mark.parametrize("session", ["rt66f01", None])
+def test_an_evicted_pinned_text_is_not_restated_through_a_block_name_that_is_no_text_handle(session):
+    # F01: the store checks the bytes of block:<32 hex> only; block:u3 holds any bytes, and the
+    # turn pinned by its text, evicted, was cited and summarized through block:u3 holding it
+    # (brought by the edit's own inline sources), where doc:u3 was refused
+    g = gate_for({"tool:x": "notes: mode=safe retries=3\n"}, session=session)
+    other, x = blk("z", "user", "go on"), tool("x", "tool:x", "notes: mode=safe retries=3\n")
+    pinned = blk("t1", "user", _R59_TURN, pinned=True)
+    assert_accepted(g.check([pinned, x, other], [pinned, x, other], operator="reorder", commit=True))
+    assert_accepted(g.check([pinned, x, other], [x, other], operator="evict", evicted=["t1"], commit=True))
+    restated = blk("a", "assistant", "Per the user, retries=3 and mode=safe [src:block:u3].\n")
+    edit = parse_edit({"operator": "rewrite", "pre": [x, other], "post": [x, restated, other],
+                       "sources": {"block:u3": _R59_TURN}})
+    find(g.check_edit(edit), "R", block="a", handle="block:u3")
+    s = summary("s", "The deploy plan keeps retries=3, mode=safe.\n", ["block:u3"])
+    find(g.check([x, other], [s, x, other], operator="summarize"), "R", block="s", handle="block:u3")
+
+
+@pytest.mark.parametrize("session", ["rt66f02", None])
+def test_a_page_of_a_source_holding_an_evicted_pinned_text_does_not_make_citing_it_a_reference(session):
+    # F02: docs/gate.md R, "a marker names a source, not a page". doc:spec stores the pinned
+    # turn's bytes; once the turn was evicted, a turn citing [src:spec] passed as a reference
+    # while a one-line page of doc:spec stayed in the window
+    g = gate_for({"doc:spec": _R59_TURN, "tool:x": "notes: mode=safe retries=3\n"}, session=session)
+    other, x = blk("z", "user", "go on"), tool("x", "tool:x", "notes: mode=safe retries=3\n")
+    page = tool("q", "doc:spec", _R59_TURN.splitlines(keepends=True)[0])
+    pinned = blk("t1", "user", _R59_TURN, pinned=True)
+    assert_accepted(g.check([pinned, x, other], [pinned, x, other], operator="reorder", commit=True))
+    assert_accepted(g.check([pinned, x, other], [x, other], operator="evict", evicted=["t1"], commit=True))
+    cites = blk("a", "assistant", "Per the plan, retries=3 and mode=safe [src:spec].\n")
+    find(g.check([x, page, other], [x, page, cites, other], operator="rewrite"), "R", block="a", handle="doc:spec")
+    # the page itself, kept as it was, is no restatement
+    assert_accepted(g.check([x, page, other], [page, x, other], operator="reorder"))

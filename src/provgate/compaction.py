@@ -48,7 +48,7 @@ from provgate.errors import (
     SummarizerError,
 )
 from provgate.gate import Gate, normalize_whitespace
-from provgate.handles import BLOCK_HANDLE_PREFIX, block_text_handle, stored_text_handle
+from provgate.handles import BLOCK_HANDLE_PREFIX, block_text_handle, is_text_handle, stored_text_handle
 from provgate.pointers import Pointer
 from provgate.window import Block, Citation, Window
 
@@ -937,12 +937,12 @@ def compact(
         pinned_now.update(window.get(bid).handles)  # type: ignore[union-attr]
     gone_pinned = pinned_sources - held
     # ... and a source whose stored bytes are a pinned text the committed window no longer
-    # holds, which the window does not hold either: the gate reads a marker citing it as
-    # restating that text (red team 63, F02), as it reads a summary deriving from it
+    # holds (whatever page of it stays: a marker names a source): the gate reads a marker citing
+    # it as restating that text (red team 63, F02; red team 66, F02), as it reads a summary
+    # deriving from it
     texts = {h for h in sticky if h.startswith(BLOCK_HANDLE_PREFIX)}
     leaving = set(plan.evict).union(*(g.blocks for g in plan.summarize))
     staying: list[Block] = [b for b in window if b.id not in leaving] if texts else []
-    staying_handles = {h for b in staying for h in b.handles}
     gone_texts: set[str] | None = None  # (made on the first marker that may need it)
 
     def withheld(members: tuple[Block, ...]) -> tuple[str, ...]:
@@ -951,8 +951,7 @@ def compact(
             return ()
         names = dict.fromkeys(m.group(1) for b in members for m in _MARKER.finditer(b.text))
         cited = {n: found[0] for n in names if (found := gate.marker_handles(n)) and len(found) == 1}
-        asked = sorted(h for h in set(cited.values()) - gone_pinned - staying_handles
-                       if not h.startswith(BLOCK_HANDLE_PREFIX)) if texts else []
+        asked = sorted(h for h in set(cited.values()) - gone_pinned if not is_text_handle(h)) if texts else []
         as_bytes: set[str] = set()
         if asked:
             if gone_texts is None:
@@ -1072,7 +1071,7 @@ def _sources_of_pinned_texts(store: Any, window: Window, pin_handles: set[str]) 
     if not texts:
         return set()
     asked = {h for b in window for h in (b.derived_from if b.derived else b.handles)
-             if not h.startswith(BLOCK_HANDLE_PREFIX)} - pin_handles
+             if not is_text_handle(h)} - pin_handles
     if not asked:
         return set()
     return {h for h, digest in store.digests_many(sorted(asked)).items() if stored_text_handle(digest) in texts}

@@ -93,7 +93,7 @@ from provgate.facts import (
     fingerprint_kv_keys,
 )
 from provgate.fingerprints import EMPTY, FingerprintSet
-from provgate.handles import BLOCK_HANDLE_PREFIX, block_text_handle, check_handle, stored_text_handle
+from provgate.handles import BLOCK_HANDLE_PREFIX, block_text_handle, check_handle, is_text_handle, stored_text_handle
 from provgate.nesting import enclosing_keys
 from provgate.pointers import Pointer
 from provgate.store import SourceStore
@@ -5695,19 +5695,15 @@ class _Check:
 
     def _gone_text_sources(self, texts: set[str]) -> set[str]:
         """The sources the markers of pre or post cite whose stored bytes are one of the pinned
-        ``texts`` gone from the window, unless a post block carries them: R reads citing one as
-        restating the pinned text (_check_pins), so I5 counts its markers as it counts those of
-        the pinned handles gone (red team 63, F02)."""
+        ``texts`` gone from the window: R reads citing one as restating the pinned text
+        (_check_pins), so I5 counts its markers as it counts those of the pinned handles gone
+        (red team 63, F02; whatever page of it post keeps, red team 66, F02)."""
         names = {n for marked in (self.pre.marked(), self.marked) for f in marked.values() for n in f.markers()}
         if not names:
             return set()
         gate = self.gate
         cited = {h for found in gate.marker_handles_many(names).values() if len(found) == 1 for h in found
-                 if not h.startswith(BLOCK_HANDLE_PREFIX)}
-        if not cited:
-            return set()
-        blocks = self.post.blocks
-        cited.difference_update(h for k in _blockscan.holding(blocks, frozenset(cited)) for h in blocks[k].handles)
+                 if not is_text_handle(h)}
         return {h for h in cited if (d := gate.handle_digest(h)) is not None and stored_text_handle(d) in texts}
 
     def _markers_citing(self, handles: set[str], positions: Iterable[int], blocks: Sequence[Block],
@@ -6084,8 +6080,8 @@ class _Check:
             return set()
         out = set()
         for h in (self.post.derived_union() if named is None else set(named)) - pinned_handles:
-            if h.startswith(BLOCK_HANDLE_PREFIX):
-                continue
+            if is_text_handle(h):  # (its bytes are the text it names: a pin or none; another
+                continue           # block: name holds any bytes, red team 66, F01)
             d = self.gate.handle_digest(h)
             if d is not None and stored_text_handle(d) in text_pins:
                 out.add(h)
@@ -6209,12 +6205,9 @@ class _Check:
                 continue
             cited = self.cited(j, self.marked[j])
             # (a stored source holding a gone pinned text is that text, _pinned_bytes_sources,
-            # unless the window still holds that source: a reference, as to a kept pinned block)
+            # whatever page of it the window keeps: a marker names a source, not a page, red
+            # team 66, F02; a block holding the whole text is held to R as the pinned block)
             as_bytes = self._pinned_bytes_sources(gone, cited)
-            if as_bytes:
-                blocks = self.post.blocks
-                as_bytes.difference_update(h for k in _blockscan.holding(blocks, frozenset(as_bytes))
-                                           for h in blocks[k].handles)
             hit = [h for h in cited if h in gone or h in as_bytes]
             if hit and (j in made or self._was_refused(j, hit)):
                 self._refuse(j, hit)

@@ -10,6 +10,7 @@ stored byte-exactly). Everything else, including spaces, ``/``, ``#`` and quotes
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from provgate.errors import InvalidHandleError
@@ -23,6 +24,15 @@ BLOCK_HANDLE_PREFIX = "block:"
 def block_text_handle(text_digest: bytes) -> str:
     """``block:`` + the first 32 hex digits of ``text_digest``, the BLAKE3 of a block's UTF-8 text."""
     return BLOCK_HANDLE_PREFIX + text_digest[:16].hex()
+
+
+def is_text_handle(handle: str) -> bool:
+    """Is ``handle`` a block's text handle (``block:`` + 32 lowercase hex digits)? The store holds
+    such a handle only with the bytes it names; another ``block:`` name holds any bytes."""
+    return _TEXT_HANDLE.fullmatch(handle) is not None
+
+
+_TEXT_HANDLE = re.compile(re.escape(BLOCK_HANDLE_PREFIX) + r"[0-9a-f]{32}")
 
 
 def stored_text_handle(digest: str) -> str | None:
