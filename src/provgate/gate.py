@@ -626,7 +626,7 @@ class _Shape:
     ``_Shape`` between them, so an index built for either serves both."""
 
     __slots__ = ("ids", "id_pos", "bad_derived", "handle_union", "derived_union",
-                 "holding", "pinned", "pinned_handles", "pin_candidates", "by_resource", "by_provenance", "resolved", "read_line", "read_line_at",
+                 "holding", "pinned", "pinned_handles", "pin_candidates", "by_resource", "by_provenance", "resolved", "read_line",
                  "reads_logged")
 
     def __init__(self) -> None:
@@ -647,7 +647,6 @@ class _Shape:
         # holds; a flag, not the gate, so that a gate is freed by reference counting)
         self.resolved = False
         self.read_line: dict[str, list[tuple[str, float | None]]] | None = None
-        self.read_line_at: dict[str, list[int]] = {}  # resource -> the read line's block positions
         self.reads_logged = False  # every read of read_line is in the gate's session read log
 
 
@@ -915,21 +914,7 @@ class _Side:
             if all(blocks[i].ts is not None for i in ones):
                 ones.sort(key=lambda i: (blocks[i].ts, i))
             line = ix.read_line[resource] = [(blocks[i].handles[0], blocks[i].ts) for i in ones]
-            ix.read_line_at[resource] = ones
         return line
-
-    def read_shown(self, resource: str, handles: Iterable[str]) -> dict[str, str]:
-        """handle -> the digest (``blake3:<hex>``) of the text of the block the read line of ``resource``
-        takes each of ``handles`` from (its first read of the handle, in the line's order)."""
-        self.read_line_of(resource)
-        wanted = set(handles)
-        out: dict[str, str] = {}
-        blocks, digests = self.blocks, self.digests
-        for i in self.ix.read_line_at[resource]:
-            h = blocks[i].handles[0]
-            if h in wanted and h not in out:
-                out[h] = _hex(digests[i])
-        return out
 
     def unlogged_reads(self, read_of: dict[str, str]) -> dict[str, str]:
         """The reads of one handle the session's read log (``read_of``: handle -> resource)
@@ -1303,10 +1288,6 @@ class Gate:
         # newest of them (I4, red team 8's t04 d); persisted in the audit records
         self._read_log: dict[str, list[tuple[str, float | None]]] = {}
         self._read_of: dict[str, str] = {}
-        # handle -> the digest (``blake3:<hex>``) of the text the log first took the read from: a window that
-        # shows a logged read so (an excerpt the framework cut) still holds it, where another
-        # excerpt does not (_Check._read_before; persisted as the third field of a record's read)
-        self._read_shown: dict[str, str] = {}
         self._read_names: set[str] = set()  # the marker names that may cite a logged read
         # per resource, the key=value facts of its logged reads, kept in step with the log
         # (_LogFacts): the rule on reads that left the window weighs them without reading every
@@ -1351,9 +1332,6 @@ class Gate:
                     if isinstance(resource, str) and isinstance(added, list):
                         new = log_reads(self._read_log, self._read_of, resource, _logged_reads(added))
                         self._read_names.update(_names_citing(h for h, _ in new))
-                        if new:
-                            shown = _shown_digests(added)
-                            self._read_shown.update((h, shown[h]) for h, _ in new if h in shown)
             refused = record.get("refused_summaries")
             if isinstance(refused, list):
                 self._refused_summaries.update(_refused_summaries(refused))
@@ -1773,7 +1751,6 @@ class Gate:
                 for read in added:
                     line.remove(read)
                     del self._read_of[read[0]]
-                    self._read_shown.pop(read[0], None)
                 if not line:  # (a line is made by the read added first to it)
                     del self._read_log[resource]
             self._read_names.difference_update(undo.names)
@@ -1797,7 +1774,6 @@ class Gate:
                 continue
             new = log_reads(self._read_log, read_of, resource, side.read_line_of(resource))
             if new:
-                self._read_shown.update(side.read_shown(resource, (h for h, _ in new)))
                 if (facts := self._log_facts.get(resource)) is not None:
                     facts.pending.extend(h for h, _ in new)
                 added[resource] = new
@@ -1835,9 +1811,7 @@ class Gate:
                           "normalised": sorted(undo.norms), "renderings": sorted(undo.renderings),
                           "added": True}
         if run.reads_logged:  # only what this check added to the read log: a resume replays them in order
-            shown = self._read_shown
-            record["reads"] = {r: [[h, ts, shown[h]] if h in shown else [h, ts] for h, ts in added]
-                               for r, added in run.reads_logged.items()}
+            record["reads"] = {r: [[h, ts] for h, ts in added] for r, added in run.reads_logged.items()}
         if run.refused_summaries:
             # the summaries R refused here, so a resumed session refuses them again when an
             # agent commits one anyway (_Check._was_refused)
@@ -2342,9 +2316,7 @@ class _Check:
         self._unlogged: dict[str, str] = {}  # the pre window's reads new to the log -> the resource it files them under
         self._new_reads: dict[str, str] | None = None  # (the same, for the edges: _new_reads_filed)
         self._reads_before: dict[str, bool] = {}  # I4: _read_before, per resource
-        self._left_judged: set[int] = set()  # I4: the blocks _check_left_reads judges as changed
-        # (the handles the pre window's primary blocks hold whole, and the texts of those carrying each)
-        self._read_handles: tuple[set[str], dict[str, set[str]]] | None = None
+        self._read_handles: set[str] | None = None  # (the handles the pre window's primary blocks carry)
         # I4: pre read holding several logged reads of its resource -> (the newest of them, its
         # place in the log's order, the places of the resource's reads) (_log_order)
         self._log_spread: dict[int, tuple[str, int, dict[int, tuple[int, float | None]]]] = {}
@@ -4105,35 +4077,28 @@ class _Check:
         return rank
 
     def _read_before(self, resource: str) -> bool:
-        """Has the read log seen ``resource`` read before this pre window: does its line hold a
-        read no primary pre block holds, whole (its stored bytes) or as the log first took it
-        (the same text)? The same before and after this check logs the window's reads: a read
-        new here is logged from the text this window shows (red team 63, F01: an excerpt of the
-        newest read was logged, then counted as history on the retry; F04: a tool output the
-        framework truncated, shown so in every window, was history). A token excerpt of a read
-        the log took whole does not stand for it (red team 62, F03)."""
+        """Has the read log seen ``resource`` read other than as this pre window holds it: does
+        its line, as it will be once it takes this window's reads, hold a read no primary pre
+        block holds whole (its stored bytes)? A token excerpt carrying an older read's handle
+        made the log's history look like the window's (red team 62, F03); a read new here and
+        shown cut counts as the retry will count it, once logged (red team 63, F01: accepted,
+        then refused on the retry). Which cut of a read a window shows is no record of what the
+        session saw of it (red team 65, F01: the digest of the first text a read was logged from
+        let a cut shown once, in a weighed candidate, stand for the read later shown whole)."""
         found = self._reads_before.get(resource)
         if found is None:
             if self._read_handles is None:
                 pre, gate = self.pre, self.gate
-                whole: set[str] = set()
-                texts: dict[str, set[str]] = {}
-                for i, b in enumerate(pre.blocks):
-                    if b.derived or not b.handles:
-                        continue
-                    if (h := gate._text_source(pre.digests[i], b)) is not None:
-                        whole.add(h)
-                    digest = _hex(pre.digests[i])
-                    for h in b.handles:
-                        texts.setdefault(h, set()).add(digest)
-                self._read_handles = (whole, texts)
-            whole, texts = self._read_handles
+                self._read_handles = {h for i, b in enumerate(pre.blocks) if not b.derived
+                                      if (h := gate._text_source(pre.digests[i], b)) is not None}
+            carried = self._read_handles
             gate = self.gate
             with gate._lock:
                 line = gate._read_log.get(resource, ())
-                shown = gate._read_shown
-                found = self._reads_before[resource] = any(
-                    h not in whole and shown.get(h) not in texts.get(h, ()) for h, _ in line)
+                new = self._new_reads_filed(locked=True)
+                found = self._reads_before[resource] = (
+                    any(h not in carried for h, _ in line)
+                    or any(r == resource and h not in carried for h, r in new.items()))
         return found
 
     def _new_reads_filed(self, locked: bool = False) -> dict[str, str]:
@@ -5066,10 +5031,13 @@ class _Check:
         dropped = [i for i, code in zip(reads, self._drop_codes(reads)) if code == 0]
         if not dropped:
             return set()
-        # (a summary deriving from a dropped read keeps none of it: it is weighed as it states)
+        # (a summary deriving from a dropped read, or tagged with its handle, keeps none of it:
+        # it is weighed as it states, red team 65, F02; so is a kept text that took the handle)
         wanted = frozenset(h for i in dropped for h in pre_blocks[i].handles)
         post_blocks = self.post.blocks
-        carried = {h for j in _blockscan.holding(post_blocks, wanted) for h in post_blocks[j].handles}
+        retagged = self.retagged
+        carried = {h for j in _blockscan.holding(post_blocks, wanted)
+                   if not post_blocks[j].derived and j not in retagged for h in post_blocks[j].handles}
         return {pre_blocks[i].resource for i in dropped  # type: ignore[misc]
                 if carried.isdisjoint(pre_blocks[i].handles)}
 
@@ -5112,9 +5080,10 @@ class _Check:
         newest = stored[-1]
         handles = {h for h, _ in line}
         # a read as new as the newest in post says what the resource holds now
-        # (a kept text that took the newest read's handle is not that read: _structure's retagged)
+        # (a kept text that took the newest read's handle is not that read: _structure's
+        # retagged; nor is a summary carrying it, which observes nothing: red team 65, F02)
         retagged = self.retagged
-        if any((newest in post[j].handles and j not in retagged)
+        if any((newest in post[j].handles and not post[j].derived and j not in retagged)
                or (match[j] is None and self._fresh(j, allow_own_id=True, than=handles))
                for j in self.post.by_resource().get(resource, ())):
             return
@@ -5166,9 +5135,10 @@ class _Check:
         if line is None:
             return  # (fewer than two reads, or fewer than two stored)
         newest = line.newest()
-        # (a kept text that took the newest read's handle is not that read: _structure's retagged)
+        # (a kept text that took the newest read's handle is not that read: _structure's
+        # retagged; nor is a summary carrying it, which observes nothing: red team 65, F02)
         retagged = self.retagged
-        if any((newest in post[j].handles and j not in retagged)
+        if any((newest in post[j].handles and not post[j].derived and j not in retagged)
                or (match[j] is None and self._fresh(j, allow_own_id=True, than=line))
                for j in self.post.by_resource().get(resource, ())):
             return
@@ -6981,21 +6951,6 @@ def _standing_for(above: dict[str, list[str]], handles: set[str]) -> set[str]:
             out.add(h)
             todo.extend(above.get(h, ()))
     return out
-
-
-def _shown_digests(entries: list[Any]) -> dict[str, str]:
-    """handle -> the digest of the text a read was logged from (an entry's third field,
-    ``blake3:<hex>``), for the entries of an audit record's read log that carry one; another
-    third field is left unread (the read is then held only by a window holding it whole)."""
-    out: dict[str, str] = {}
-    for entry in entries:
-        if (isinstance(entry, list) and len(entry) >= 3 and isinstance(entry[0], str)
-                and isinstance(entry[2], str) and _SHOWN_DIGEST.fullmatch(entry[2])):
-            out.setdefault(entry[0], entry[2])
-    return out
-
-
-_SHOWN_DIGEST = re.compile(r"blake3:[0-9a-f]{64}")
 
 
 def _logged_reads(entries: list[Any]) -> Iterator[tuple[str, float | None]]:
