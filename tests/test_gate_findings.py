@@ -5419,3 +5419,21 @@ def test_a_kept_summary_tagged_with_the_newest_read_does_not_keep_it(session, ha
     s = summary("s", "Config: retries=3.\n", ["tool:a", "tool:c"])
     assert_accepted(g.check([r1, r2], [s, r2], operator="summarize", commit=True), "lossy")
     find(g.check([s, r2], [dict(s, handles=handles)], operator="summarize"), "I4", block="s", value="3")
+
+
+# red team 67 (a review of red team 65's and 66's fixes)
+@pytest.mark.parametrize("cut", [None, "file:conf#L2"])
+@pytest.mark.parametrize("session", ["rt67f01", None])
+def test_a_kept_cut_of_the_newest_read_does_not_keep_it_when_the_read_is_dropped(session, cut):
+    # F01: the newest read dropped off the record beside a preview of the same output carrying
+    # its handle (untagged, or tagged as a page) counted as kept, and the older read's summary
+    # was left saying retries=3 alone; only the read's bytes keep it
+    r1, r2, _ = _r58_reads()
+    g = gate_for({"tool:a": _R58_A, "tool:c": _R58_C}, session=session)
+    preview = tool("ex", "tool:c", "timeout=30\n", **({"resource": cut} if cut else {}))
+    s = summary("s", "Config: retries=3.\n", ["tool:a"])
+    assert_accepted(g.check([r1, r2, preview], [s, r2, preview], operator="summarize", commit=True), "lossy")
+    find(g.check([s, r2, preview], [s, preview], operator="summarize"), "I4", block="s", value="3")
+    # a byte-identical copy of the read under its handle keeps it
+    copy = dict(r2, id="r2-copy")
+    assert_accepted(g.check([s, r2, copy, preview], [s, copy, preview], operator="dedupe"))

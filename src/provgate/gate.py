@@ -5032,12 +5032,15 @@ class _Check:
         if not dropped:
             return set()
         # (a summary deriving from a dropped read, or tagged with its handle, keeps none of it:
-        # it is weighed as it states, red team 65, F02; so is a kept text that took the handle)
+        # it is weighed as it states, red team 65, F02; so is a kept text that took the handle,
+        # and a cut of the read carrying it, red team 67, F01: only the read's bytes keep it)
         wanted = frozenset(h for i in dropped for h in pre_blocks[i].handles)
-        post_blocks = self.post.blocks
+        post, gate = self.post, self.gate
+        post_blocks = post.blocks
         retagged = self.retagged
         carried = {h for j in _blockscan.holding(post_blocks, wanted)
-                   if not post_blocks[j].derived and j not in retagged for h in post_blocks[j].handles}
+                   if not post_blocks[j].derived and j not in retagged
+                   if (h := gate._text_source(post.digests[j], post_blocks[j])) is not None}
         return {pre_blocks[i].resource for i in dropped  # type: ignore[misc]
                 if carried.isdisjoint(pre_blocks[i].handles)}
 
@@ -6211,7 +6214,7 @@ class _Check:
         text = normalize_whitespace(self.post.texts[j]).encode("utf-8", "surrogatepass")
         texts = set()
         for h in hit:
-            digest = None if h.startswith(BLOCK_HANDLE_PREFIX) else self.gate.handle_digest(h)
+            digest = None if is_text_handle(h) else self.gate.handle_digest(h)
             texts.add((stored_text_handle(digest) if digest else None) or h)
         return blake3(text).digest(), frozenset(texts)
 
