@@ -140,11 +140,18 @@ def _summary_superseding_reads_of_many_files(n: int):
             {"supersedes": [{"block": "s", "handle": f"tool:o{k}"} for k in range(n)]})
 
 
-def _summary_of_left_reads_superseding_many_files(n: int):
+def _older_reads_of_files(n: int) -> tuple[dict[str, str], list[dict]]:
+    """N files each read twice (tool:o{k}, then tool:n{k} with a changed value): the sources,
+    and the older reads as the window shows them (the newer ones have left it)."""
     sources = {f"tool:o{k}": f"f{k}_retries={k}\n" for k in range(n)}
     sources.update({f"tool:n{k}": f"f{k}_retries={k + 1}\n" for k in range(n)})
-    pre = [{"id": f"o{k}", "role": "tool", "text": sources[f"tool:o{k}"], "handles": [f"tool:o{k}"],
-            "resource": f"file:f{k}", "ts": 100.0} for k in range(n)]
+    olds = [{"id": f"o{k}", "role": "tool", "text": sources[f"tool:o{k}"], "handles": [f"tool:o{k}"],
+             "resource": f"file:f{k}", "ts": 100.0} for k in range(n)]
+    return sources, olds
+
+
+def _summary_of_left_reads_superseding_many_files(n: int):
+    sources, pre = _older_reads_of_files(n)
     post = [{"id": "s", "role": "summary", "text": "".join(f"f{k}_retries={k + 1}\n" for k in range(n)),
              "derived": True, "derived_from": [f"tool:n{k}" for k in range(n)]}]
     return (sources, pre, post, "summarize", True,
@@ -152,10 +159,7 @@ def _summary_of_left_reads_superseding_many_files(n: int):
 
 
 def _resummaries_superseding_reads(n: int):
-    sources = {f"tool:o{k}": f"f{k}_retries={k}\n" for k in range(n)}
-    sources.update({f"tool:n{k}": f"f{k}_retries={k + 1}\n" for k in range(n)})
-    olds = [{"id": f"o{k}", "role": "tool", "text": sources[f"tool:o{k}"], "handles": [f"tool:o{k}"],
-             "resource": f"file:f{k}", "ts": 100.0} for k in range(n)]
+    sources, olds = _older_reads_of_files(n)
     sums = [{"id": f"m{k}", "role": "summary", "text": f"Now f{k}_retries={k + 1}\n", "derived": True,
              "derived_from": [f"tool:n{k}"]} for k in range(n)]
     texts = ["block:" + blake3(m["text"].encode()).hexdigest()[:32] for m in sums]
