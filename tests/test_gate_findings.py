@@ -5437,3 +5437,21 @@ def test_a_kept_cut_of_the_newest_read_does_not_keep_it_when_the_read_is_dropped
     # a byte-identical copy of the read under its handle keeps it
     copy = dict(r2, id="r2-copy")
     assert_accepted(g.check([s, r2, copy, preview], [s, copy, preview], operator="dedupe"))
+
+
+# red team 68 (a review of red team 67's fixes)
+@pytest.mark.parametrize("render", [lambda t: t.replace("\n", "\r\n"), lambda t: t.rstrip("\n")], ids=["crlf", "no final newline"])
+@pytest.mark.parametrize("session", ["rt68f01", None])
+def test_a_source_of_a_pinned_turn_kept_re_rendered_is_cited_as_a_reference(session, render):
+    # F01: docs/gate.md R, citing a pinned block post keeps is a reference. The turn logged as
+    # user:u3 (its exact bytes) and kept flagged but re-rendered by the framework was taken for
+    # gone, and a new turn citing [src:u3] was refused as restating it
+    g = gate_for({"user:u3": _R59_TURN, "tool:x": "notes: mode=safe retries=3\n"}, session=session)
+    other, x = blk("z", "user", "go on"), tool("x", "tool:x", "notes: mode=safe retries=3\n")
+    pinned = blk("t1", "user", _R59_TURN, pinned=True)
+    assert_accepted(g.check([pinned, x, other], [pinned, x, other], operator="reorder", commit=True))
+    shown = dict(pinned, text=render(_R59_TURN))
+    cites = blk("a", "assistant", "Per the user, retries=3 and mode=safe [src:u3].\n")
+    assert_accepted(g.check([shown, x, other], [shown, x, cites, other], operator="rewrite"))
+    # once the turn is evicted the citation restates it (red team 63, F02)
+    find(g.check([x, other], [x, cites, other], operator="rewrite"), "R", block="a", handle="user:u3")

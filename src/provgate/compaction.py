@@ -48,7 +48,12 @@ from provgate.errors import (
     SummarizerError,
 )
 from provgate.gate import Gate, normalize_whitespace
-from provgate.handles import BLOCK_HANDLE_PREFIX, block_text_handle, is_text_handle, stored_text_handle
+from provgate.handles import (
+    BLOCK_HANDLE_PREFIX,
+    block_text_handle,
+    is_text_handle,
+    stored_text_handle,
+)
 from provgate.pointers import Pointer
 from provgate.window import Block, Citation, Window
 
@@ -959,6 +964,12 @@ def compact(
             if gone_texts:
                 as_bytes = {h for h, digest in store.digests_many(asked).items()
                             if stored_text_handle(digest) in gone_texts}
+            if as_bytes:  # (a pinned text the window keeps flagged, re-rendered, is not gone: the gate's rule)
+                kept = [b for b in staying if b.pinned or b.id in plan.pinned]
+                norms = set(gate._normalised_text_handles(
+                    [b.text for b in kept], lambda k: blake3(kept[k].text.encode("utf-8", "surrogatepass")).digest(),
+                    range(len(kept))))
+                as_bytes -= gate._kept_as_rendering(as_bytes, norms)
         return tuple(n for n, h in cited.items() if h in gone_pinned or h in as_bytes)
 
     # 1. every summary, checked, before anything is written

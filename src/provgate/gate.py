@@ -1419,6 +1419,24 @@ class Gate:
                     found[k] = self._normalised_text_handle(digest_of(positions[k]), texts[positions[k]])
         return found
 
+    def _kept_as_rendering(self, handles: set[str], kept_norms: set[str]) -> set[str]:
+        """Of ``handles`` (sources holding a pinned text), those whose stored text, after the
+        whitespace normalisation, is one of ``kept_norms`` (the texts of the flagged blocks a
+        window keeps): the pinned text is kept, re-rendered, and citing its source is a
+        reference (red team 68, F01). Each source is normalised once per gate."""
+        out = set()
+        for h in handles:
+            d = self.handle_digest(h)
+            if d is None or not d.startswith("blake3:"):
+                continue
+            key = bytes.fromhex(d[len("blake3:"):])
+            found = self._norm_handles.get(key)
+            if found is None:
+                found = self._normalised_text_handle(key, self.store.get(h))
+            if found in kept_norms:
+                out.add(h)
+        return out
+
     def _respaced(self, texts: Sequence[str], digest_of: Callable[[int], bytes], candidates: Sequence[int],
                   flagged: Sequence[int], norms: frozenset[str]) -> list[int]:
         """Of ``candidates`` (blocks carrying a pinned handle, or found by their text alone),
@@ -2261,6 +2279,7 @@ class _Check:
         self._free: set[int] | None = None  # those R lets go in this edit (_free_text_pins)
         self._free_with: dict[int, list[str]] = {}  # (_free_text_pins) free pre block -> its flagged holders' handles
         self._kept: tuple[list[tuple[int, int | None, str | None]], set[str], set[str]] | None = None  # (_pins_kept)
+        self._kept_norm_handles: set[str] | None = None  # (_kept_norms)
         # each block R refused as a summary of a pinned block (Gate._refused_summaries)
         self.refused_summaries: list[tuple[bytes, frozenset[str]]] = []
         self.violations: list[Violation] = []
@@ -5677,7 +5696,10 @@ class _Check:
         gate = self.gate
         cited = {h for found in gate.marker_handles_many(names).values() if len(found) == 1 for h in found
                  if not is_text_handle(h)}
-        return {h for h in cited if (d := gate.handle_digest(h)) is not None and stored_text_handle(d) in texts}
+        out = {h for h in cited if (d := gate.handle_digest(h)) is not None and stored_text_handle(d) in texts}
+        if out:  # (kept flagged, re-rendered, the text is not gone: _pinned_bytes_sources)
+            out -= gate._kept_as_rendering(out, self._kept_norms())
+        return out
 
     def _markers_citing(self, handles: set[str], positions: Iterable[int], blocks: Sequence[Block],
                         facts: Sequence[_Facts]) -> int:
@@ -6058,7 +6080,19 @@ class _Check:
             d = self.gate.handle_digest(h)
             if d is not None and stored_text_handle(d) in text_pins:
                 out.add(h)
+        if out:  # (a pinned text post keeps flagged, re-rendered, is not gone)
+            out -= self.gate._kept_as_rendering(out, self._kept_norms())
         return out
+
+    def _kept_norms(self) -> set[str]:
+        """The texts of post's flagged blocks after the whitespace normalisation (the pinned
+        texts post keeps, however rendered), once per check."""
+        if self._kept_norm_handles is None:
+            post = self.post
+            flagged = post.pinned()
+            self._kept_norm_handles = (set(self.gate._normalised_text_handles(post.texts, post.digests.__getitem__,
+                                                                              flagged)) if flagged else set())
+        return self._kept_norm_handles
 
     def _pins_kept(self) -> tuple[list[tuple[int, int | None, str | None]], set[str], set[str]]:
         """What post does with each of pre's pinned blocks R holds (those _free_text_pins does not
