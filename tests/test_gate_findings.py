@@ -5455,3 +5455,46 @@ def test_a_source_of_a_pinned_turn_kept_re_rendered_is_cited_as_a_reference(sess
     assert_accepted(g.check([shown, x, other], [shown, x, cites, other], operator="rewrite"))
     # once the turn is evicted the citation restates it (red team 63, F02)
     find(g.check([x, other], [x, cites, other], operator="rewrite"), "R", block="a", handle="user:u3")
+
+
+# red team 69 (a review of red team 68's fix)
+def test_compact_keeps_the_marker_of_a_pinned_text_a_preserved_page_keeps_re_rendered():
+    # F01: compact() asked only its pinned blocks whether they keep an evicted turn's text
+    # re-rendered, the gate asks every flagged block (a preserved tool page holding it with CRLF
+    # is flagged in the result): the marker [src:u3] was withheld and the honest pass refused by
+    # I5 (retention 0.667)
+    from provgate.compaction import compact
+    from provgate.window import Block, Window
+    turn, filler = "Deploy only to staging and keep mode=safe for now.\n", "talk about the plan and the weather " * 6
+    store = store_with({"tool:c1": "mode=safe\nregion=eu\n", "tool:notes": turn.replace("\n", "\r\n")})
+    g = Gate(store, session="rt69f01")
+    pinned, z = Block("u1", "user", turn, (), pinned=True), Block("z", "user", "go on\n")
+    assert_accepted(g.check(Window([pinned, z]), Window([pinned, z]), operator="reorder", commit=True))
+    assert_accepted(g.check(Window([pinned, z]), Window([z]), operator="evict", evicted=["u1"], commit=True))
+    store.put("user:u3", turn)
+    window = Window([z, Block("n1", "tool", turn.replace("\n", "\r\n"), ("tool:notes",)),
+                     Block("a1", "assistant", f"Checked the config [src:c1] and the notes [src:notes]. {filler}\n"),
+                     Block("a2", "assistant", f"Following the user's instruction [src:u3] I keep mode=safe. {filler}\n"),
+                     Block("u9", "user", f"ok go on {filler}\n")])
+    withheld = []
+
+    def summarize(request):
+        withheld.append(request.withheld)
+        return "Earlier: mode=safe " + " ".join(f"[src:{m}]" for m in request.markers) + " S.\n"
+
+    result = compact(window, summarize, store=store, gate=g, budget_tokens=120, min_summary_tokens=8)
+    assert "n1" in result.plan.preserve and withheld and all("u3" not in w for w in withheld)
+    assert result.verdict.accepted, result.verdict.summary()
+
+
+@pytest.mark.parametrize("session", ["rt69f02", None])
+def test_a_blank_flagged_block_keeps_no_pinned_text(session):
+    # F02: a blank text is no rendering of anything; a blank flagged turn counted as keeping an
+    # evicted blank pinned turn, and citing the source of its bytes passed as a reference
+    g = gate_for({}, session=session)
+    pinned, kept, z = blk("u1", "user", "  \n", pinned=True), blk("k", "user", "\n", pinned=True), blk("z", "user", "go on\n")
+    assert_accepted(g.check([pinned, kept, z], [pinned, kept, z], operator="reorder", commit=True))
+    assert_accepted(g.check([pinned, kept, z], [kept, z], operator="evict", evicted=["u1"], commit=True))
+    g.store.put("user:u3", "  \n")
+    cites = blk("a", "assistant", "As the user said [src:u3].\n")
+    find(g.check([kept, z], [kept, z, cites], operator="rewrite"), "R", block="a", handle="user:u3")

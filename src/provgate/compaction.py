@@ -965,7 +965,10 @@ def compact(
                 as_bytes = {h for h, digest in store.digests_many(asked).items()
                             if stored_text_handle(digest) in gone_texts}
             if as_bytes:  # (a pinned text the window keeps flagged, re-rendered, is not gone: the gate's rule)
-                kept = [b for b in staying if b.pinned or b.id in plan.pinned]
+                # (the window's flagged blocks once committed: pinned and preserved, red team 69,
+                # F01; a blank text is no rendering of anything, F02)
+                flags = set(plan.pinned) | set(plan.preserve)
+                kept = [b for b in staying if (b.pinned or b.id in flags) and b.text.strip()]
                 norms = set(gate._normalised_text_handles(
                     [b.text for b in kept], lambda k: blake3(kept[k].text.encode("utf-8", "surrogatepass")).digest(),
                     range(len(kept))))

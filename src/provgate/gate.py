@@ -6089,7 +6089,8 @@ class _Check:
         texts post keeps, however rendered), once per check."""
         if self._kept_norm_handles is None:
             post = self.post
-            flagged = post.pinned()
+            # (a blank text is no rendering of anything: red team 69, F02)
+            flagged = [j for j in post.pinned() if post.texts[j].strip()]
             self._kept_norm_handles = (set(self.gate._normalised_text_handles(post.texts, post.digests.__getitem__,
                                                                               flagged)) if flagged else set())
         return self._kept_norm_handles
