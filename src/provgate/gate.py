@@ -5039,7 +5039,8 @@ class _Check:
 
     def _reads_dropped_off_record(self) -> set[str]:
         """The resources of the pre reads this edit drops with no record: neither evicted nor
-        superseded, no copy of their text kept, and no post block carrying their handles."""
+        superseded, no copy of their text kept, and no primary post block holding their stored
+        bytes under their handle."""
         removed = self.removed_content
         if not removed:
             return set()
