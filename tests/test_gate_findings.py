@@ -5498,3 +5498,43 @@ def test_a_blank_flagged_block_keeps_no_pinned_text(session):
     g.store.put("user:u3", "  \n")
     cites = blk("a", "assistant", "As the user said [src:u3].\n")
     find(g.check([kept, z], [kept, z, cites], operator="rewrite"), "R", block="a", handle="user:u3")
+
+
+# red team 70 (a review of red team 69's fixes)
+def test_compact_withholds_the_marker_of_a_page_holding_a_rendering_pinned_in_the_same_pass():
+    # F01: the gate pins a pinned turn's rendering (an unflagged turn with its words re-rendered)
+    # in the pass that meets it, so a page with those bytes is a copy of a pinned text; compact()
+    # knew only the session's pinned texts, kept [src:notes] in the summary, and its own gate
+    # refused the honest pass
+    from provgate.compaction import compact
+    from provgate.window import Block, Window
+    turn, filler = "Deploy only to staging and keep mode=safe for now.\n", "talk about the plan and the weather " * 4
+    shown = turn + "  \n"
+    store = store_with({"tool:c1": "mode=safe\nretries=3\n", "tool:notes": shown})
+    g = Gate(store, session="rt70f01")
+    pinned, z = Block("u1", "user", turn, (), pinned=True), Block("z", "user", "go on\n")
+    assert_accepted(g.check(Window([pinned, z]), Window([pinned, z]), operator="reorder", commit=True))
+    window = Window([pinned, Block("n1", "tool", shown, ("tool:notes",)), Block("u7", "assistant", shown),
+                     Block("a0", "assistant", f"Note 0 [src:notes]. {filler}\n"),
+                     Block("a1", "assistant", f"Note 1 [src:c1]. {filler}\n"), z])
+
+    def summarize(request):
+        return "Earlier: " + " ".join(f"[src:{m}]" for m in request.markers) + " S.\n"
+
+    result = compact(window, summarize, store=store, gate=g, budget_tokens=60, min_summary_tokens=8, evict_pinned=True)
+    assert result.verdict.accepted, result.verdict.summary()
+
+
+@pytest.mark.parametrize("text", ["\u00a0\n", "\x0c\n", "\u3000\n"])
+def test_a_pinned_turn_of_a_character_the_normalisation_keeps_is_no_blank_text(text):
+    # F02: "blank" is what the pin's normalisation leaves empty; str.strip() also dropped a
+    # no-break space, a form feed and an ideographic space, and the turn kept flagged with its
+    # final newline dropped was taken for gone, its logged source's citation refused
+    g = gate_for({}, session="rt70f02")
+    pinned, z = blk("u1", "user", text, pinned=True), blk("z", "user", "go on\n")
+    assert_accepted(g.check([pinned, z], [pinned, z], operator="reorder", commit=True))
+    g.store.put("user:u3", text)
+    shown = dict(pinned, text=text.rstrip("\n"))
+    assert_accepted(g.check([shown, z], [shown, z], operator="reorder", commit=True))
+    cites = blk("a", "assistant", "As the user said [src:u3].\n")
+    assert_accepted(g.check([shown, z], [shown, z, cites], operator="rewrite"))

@@ -47,6 +47,7 @@ from provgate.errors import (
     ProvgateError,
     SummarizerError,
 )
+from provgate.gate import _BLANK_NORM as BLANK_TEXT_NORM
 from provgate.gate import Gate, normalize_whitespace
 from provgate.handles import (
     BLOCK_HANDLE_PREFIX,
@@ -945,7 +946,9 @@ def compact(
     # holds (whatever page of it stays: a marker names a source): the gate reads a marker citing
     # it as restating that text (red team 63, F02; red team 66, F02), as it reads a summary
     # deriving from it
-    texts = {h for h in sticky if h.startswith(BLOCK_HANDLE_PREFIX)}
+    # (and the texts the gate pins in this very pass as a pinned text re-rendered: a page with
+    # a rendering's bytes is a copy of a pinned text there, red team 70, F01)
+    texts = {h for h in sticky | pin_handles if h.startswith(BLOCK_HANDLE_PREFIX)}
     leaving = set(plan.evict).union(*(g.blocks for g in plan.summarize))
     staying: list[Block] = [b for b in window if b.id not in leaving] if texts else []
     gone_texts: set[str] | None = None  # (made on the first marker that may need it)
@@ -966,12 +969,13 @@ def compact(
                             if stored_text_handle(digest) in gone_texts}
             if as_bytes:  # (a pinned text the window keeps flagged, re-rendered, is not gone: the gate's rule)
                 # (the window's flagged blocks once committed: pinned and preserved, red team 69,
-                # F01; a blank text is no rendering of anything, F02)
+                # F01; a blank text is no rendering of anything, F02, as the gate reads it)
                 flags = set(plan.pinned) | set(plan.preserve)
-                kept = [b for b in staying if (b.pinned or b.id in flags) and b.text.strip()]
+                kept = [b for b in staying if b.pinned or b.id in flags]
                 norms = set(gate._normalised_text_handles(
                     [b.text for b in kept], lambda k: blake3(kept[k].text.encode("utf-8", "surrogatepass")).digest(),
                     range(len(kept))))
+                norms.discard(BLANK_TEXT_NORM)
                 as_bytes -= gate._kept_as_rendering(as_bytes, norms)
         return tuple(n for n, h in cited.items() if h in gone_pinned or h in as_bytes)
 

@@ -6090,10 +6090,12 @@ class _Check:
         texts post keeps, however rendered), once per check."""
         if self._kept_norm_handles is None:
             post = self.post
-            # (a blank text is no rendering of anything: red team 69, F02)
-            flagged = [j for j in post.pinned() if post.texts[j].strip()]
+            flagged = post.pinned()
             self._kept_norm_handles = (set(self.gate._normalised_text_handles(post.texts, post.digests.__getitem__,
                                                                               flagged)) if flagged else set())
+            # (a blank text, as the normalisation reads it, is no rendering of anything: red team
+            # 69, F02; str.strip() also took a no-break space for blank, red team 70, F02)
+            self._kept_norm_handles.discard(_BLANK_NORM)
         return self._kept_norm_handles
 
     def _pins_kept(self) -> tuple[list[tuple[int, int | None, str | None]], set[str], set[str]]:
