@@ -5538,3 +5538,29 @@ def test_a_pinned_turn_of_a_character_the_normalisation_keeps_is_no_blank_text(t
     assert_accepted(g.check([shown, z], [shown, z], operator="reorder", commit=True))
     cites = blk("a", "assistant", "As the user said [src:u3].\n")
     assert_accepted(g.check([shown, z], [shown, z, cites], operator="rewrite"))
+
+
+# red team 71 (a review of red team 70's fixes)
+def test_compact_withholds_the_marker_of_an_evicted_rendering_of_a_pinned_turn_under_its_own_handle():
+    # F01: with evict_pinned, a turn repeating the pinned turn re-rendered under msg:notes is
+    # the pinned block to the gate in this pass, so its handle goes with it; compact() knew only
+    # copies of the exact bytes, kept [src:notes] in the summary, and its gate refused the pass
+    from provgate.compaction import compact
+    from provgate.window import Block, Window
+    turn, filler = "Deploy only to staging and keep mode=safe for now.\n", "talk about the plan and the weather " * 4
+    store = store_with({"tool:c1": "mode=safe\nretries=3\n", "msg:notes": turn + "see also the runbook\n"})
+    g = Gate(store, session="rt71f01")
+    pinned, z = Block("u1", "user", turn, (), pinned=True), Block("z", "user", "go on\n")
+    assert_accepted(g.check(Window([pinned, z]), Window([pinned, z]), operator="reorder", commit=True))
+    window = Window([pinned, Block("n1", "assistant", turn.rstrip("\n"), ("msg:notes",)),
+                     Block("a0", "assistant", f"Note 0 [src:notes]. {filler}\n"),
+                     Block("a1", "assistant", f"Note 1 [src:c1]. {filler}\n"), z])
+    withheld = []
+
+    def summarize(request):
+        withheld.append(request.withheld)
+        return "Earlier: " + " ".join(f"[src:{m}]" for m in request.markers) + " S.\n"
+
+    result = compact(window, summarize, store=store, gate=g, budget_tokens=60, min_summary_tokens=8, evict_pinned=True)
+    assert result.verdict.accepted, result.verdict.summary()
+    assert any("notes" in w for w in withheld)

@@ -899,7 +899,8 @@ def compact(
     # ... and by its text re-rendered: a block carrying a pinned handle whose text is a pinned
     # text after the whitespace normalisation is the pinned page shown again (the gate holds it
     # to R: red team 42, R1), planned pinned by the handle of its text like a copy of the bytes
-    pin_handles |= gate._respaced_text_pins(window, sticky)
+    respaced = gate._respaced_text_pins(window, sticky)
+    pin_handles |= respaced
     # handles whose stored bytes are a pinned text hold the pinned bytes as a pinned handle does
     bytes_sources = _sources_of_pinned_texts(store, window, sticky)
     plan = plan_compaction(
@@ -923,7 +924,9 @@ def compact(
         # a block pinned by its text (a copy of a pinned text under a handle of its own: the
         # gate holds it to R as the pinned block) that this pass evicts takes its handles along
         # (red team 40's compaction fuzz: a summary kept the marker of such a copy, R refused)
-        texts = {h for h in sticky if h.startswith(BLOCK_HANDLE_PREFIX)}
+        # (and a pinned text re-rendered, which the gate holds as the pinned block in this pass
+        # under its own handles: red team 71, F01)
+        texts = {h for h in sticky if h.startswith(BLOCK_HANDLE_PREFIX)} | respaced
         # ... unless the committed window keeps that text in a flagged block: the gate then lets
         # the copy go as any block (docs/gate.md, R), and its marker is an ordinary citation
         # that a summary must keep (I5) (red team 40's compaction fuzz with copies, seeds 2584
@@ -932,6 +935,15 @@ def compact(
         kept_flagged = [window.get(bid) for bid in (*plan.pinned, *plan.preserve) if bid not in out]
         texts.difference_update(block_source_handles(kept_flagged))  # type: ignore[arg-type]
         gone = [window.get(bid) for bid in plan.evict]
+        if respaced and kept_flagged:
+            # (a rendering is kept too by a flagged block holding its text re-rendered)
+            def normalised(blocks: list[Block]) -> list[str]:
+                return gate._normalised_text_handles(
+                    [b.text for b in blocks], lambda k: blake3(blocks[k].text.encode("utf-8", "surrogatepass")).digest(),
+                    range(len(blocks)))
+            kept_norms = set(normalised(kept_flagged)) - {BLANK_TEXT_NORM}  # type: ignore[arg-type]
+            texts.difference_update(t for t, n in zip(block_source_handles(gone), normalised(gone))  # type: ignore[arg-type]
+                                    if t in respaced and n in kept_norms)
         pinned_sources.update(h for b, t in zip(gone, block_source_handles(gone)) if t in texts  # type: ignore[arg-type]
                               for h in b.handles)  # type: ignore[union-attr]
 
