@@ -937,12 +937,8 @@ def compact(
         gone = [window.get(bid) for bid in plan.evict]
         if respaced and kept_flagged:
             # (a rendering is kept too by a flagged block holding its text re-rendered)
-            def normalised(blocks: list[Block]) -> list[str]:
-                return gate._normalised_text_handles(
-                    [b.text for b in blocks], lambda k: blake3(blocks[k].text.encode("utf-8", "surrogatepass")).digest(),
-                    range(len(blocks)))
-            kept_norms = set(normalised(kept_flagged)) - {BLANK_TEXT_NORM}  # type: ignore[arg-type]
-            texts.difference_update(t for t, n in zip(block_source_handles(gone), normalised(gone))  # type: ignore[arg-type]
+            kept_norms = _rendering_norms(gate, kept_flagged)  # type: ignore[arg-type]
+            texts.difference_update(t for t, n in zip(block_source_handles(gone), _normalised_handles(gate, gone))  # type: ignore[arg-type]
                                     if t in respaced and n in kept_norms)
         pinned_sources.update(h for b, t in zip(gone, block_source_handles(gone)) if t in texts  # type: ignore[arg-type]
                               for h in b.handles)  # type: ignore[union-attr]
@@ -977,18 +973,11 @@ def compact(
             if gone_texts is None:
                 gone_texts = texts.difference(block_source_handles(staying))
             if gone_texts:
-                as_bytes = {h for h, digest in store.digests_many(asked).items()
-                            if stored_text_handle(digest) in gone_texts}
-            if as_bytes:  # (a pinned text the window keeps flagged, re-rendered, is not gone: the gate's rule)
-                # (the window's flagged blocks once committed: pinned and preserved, red team 69,
-                # F01; a blank text is no rendering of anything, F02, as the gate reads it)
+                # (the gate's rule: a pinned text the window keeps flagged, re-rendered, is not
+                # gone; flagged once committed: pinned and preserved, red team 69, F01)
                 flags = set(plan.pinned) | set(plan.preserve)
-                kept = [b for b in staying if b.pinned or b.id in flags]
-                norms = set(gate._normalised_text_handles(
-                    [b.text for b in kept], lambda k: blake3(kept[k].text.encode("utf-8", "surrogatepass")).digest(),
-                    range(len(kept))))
-                norms.discard(BLANK_TEXT_NORM)
-                as_bytes -= gate._kept_as_rendering(as_bytes, norms)
+                kept_norms = _rendering_norms(gate, [b for b in staying if b.pinned or b.id in flags])
+                as_bytes = gate._stored_pinned_texts(asked, gone_texts, kept_norms)
         return tuple(n for n, h in cited.items() if h in gone_pinned or h in as_bytes)
 
     # 1. every summary, checked, before anything is written
@@ -1132,6 +1121,21 @@ def _marker_tokens(blocks: list[Block], counter: _Counter) -> int:
         size = len(" ".join(names).encode("utf-8")) + 6 * len(names)
         return (size + BYTES_PER_TOKEN - 1) // BYTES_PER_TOKEN
     return _count(counter, " ".join(f"[src:{n}]" for n in names), "a summary group's citation markers")
+
+
+def _normalised_handles(gate: Gate, blocks: list[Block]) -> list[str]:
+    """The handle of each block's text after the pins' whitespace normalisation, as the gate
+    makes it (and caches it by the text's BLAKE3)."""
+    return gate._normalised_text_handles(
+        [b.text for b in blocks], lambda k: blake3(blocks[k].text.encode("utf-8", "surrogatepass")).digest(),
+        range(len(blocks)))
+
+
+def _rendering_norms(gate: Gate, flagged: list[Block]) -> set[str]:
+    """The texts ``flagged`` blocks keep of a pinned text, however rendered: their normalised
+    handles, a blank text's left out (it is no rendering of anything, red team 69, F02; blank
+    as the normalisation reads it, red team 70, F02)."""
+    return set(_normalised_handles(gate, flagged)) - {BLANK_TEXT_NORM}
 
 
 def block_source_handles(blocks: list[Block]) -> list[str]:

@@ -1419,6 +1419,17 @@ class Gate:
                     found[k] = self._normalised_text_handle(digest_of(positions[k]), texts[positions[k]])
         return found
 
+    def _stored_pinned_texts(self, handles: Iterable[str], texts: set[str], kept_norms: set[str]) -> set[str]:
+        """Of ``handles`` (sources, no text handle among them), those whose stored bytes are one
+        of the pinned texts ``texts`` (their text handles) that no flagged block keeps
+        re-rendered (``kept_norms``: those blocks' texts after the whitespace normalisation).
+        R reads citing or summarizing one as restating the pinned text; I5 and compact() ask
+        the same (red team 63, F02; red team 68, F01)."""
+        out = {h for h in handles if (d := self.handle_digest(h)) is not None and stored_text_handle(d) in texts}
+        if out and kept_norms:
+            out -= self._kept_as_rendering(out, kept_norms)
+        return out
+
     def _kept_as_rendering(self, handles: set[str], kept_norms: set[str]) -> set[str]:
         """Of ``handles`` (sources holding a pinned text), those whose stored text, after the
         whitespace normalisation, is one of ``kept_norms`` (the texts of the flagged blocks a
@@ -5697,10 +5708,7 @@ class _Check:
         gate = self.gate
         cited = {h for found in gate.marker_handles_many(names).values() if len(found) == 1 for h in found
                  if not is_text_handle(h)}
-        out = {h for h in cited if (d := gate.handle_digest(h)) is not None and stored_text_handle(d) in texts}
-        if out:  # (kept flagged, re-rendered, the text is not gone: _pinned_bytes_sources)
-            out -= gate._kept_as_rendering(out, self._kept_norms())
-        return out
+        return gate._stored_pinned_texts(cited, texts, self._kept_norms()) if cited else set()
 
     def _markers_citing(self, handles: set[str], positions: Iterable[int], blocks: Sequence[Block],
                         facts: Sequence[_Facts]) -> int:
@@ -6074,16 +6082,11 @@ class _Check:
         text_pins = {h for h in pinned_handles if h.startswith(BLOCK_HANDLE_PREFIX)}
         if not text_pins:
             return set()
-        out = set()
-        for h in (self.post.derived_union() if named is None else set(named)) - pinned_handles:
-            if is_text_handle(h):  # (its bytes are the text it names: a pin or none; another
-                continue           # block: name holds any bytes, red team 66, F01)
-            d = self.gate.handle_digest(h)
-            if d is not None and stored_text_handle(d) in text_pins:
-                out.add(h)
-        if out:  # (a pinned text post keeps flagged, re-rendered, is not gone)
-            out -= self.gate._kept_as_rendering(out, self._kept_norms())
-        return out
+        # (a text handle's bytes are the text it names: a pin or none; another block: name
+        # holds any bytes, red team 66, F01)
+        asked = [h for h in (self.post.derived_union() if named is None else set(named)) - pinned_handles
+                 if not is_text_handle(h)]
+        return self.gate._stored_pinned_texts(asked, text_pins, self._kept_norms()) if asked else set()
 
     def _kept_norms(self) -> set[str]:
         """The texts of post's flagged blocks after the whitespace normalisation (the pinned
