@@ -5212,6 +5212,14 @@ def test_dropping_the_newest_read_beside_a_kept_summary_of_the_older_value_is_a_
 
 # red team 64: I4 shapes that were quadratic; the verdicts are those the quadratic code gave, and
 # the work is counted, not timed
+def _rt64_gate(src: dict[str, str], seen: list[dict], session: str | None) -> Gate:
+    """A gate on ``src``; in a session, one whose read log has taken the window ``seen``."""
+    g = gate_for(src, **({"session": session} if session else {}))
+    if session:
+        assert_accepted(g.check(seen, seen, operator="reorder", commit=True))
+    return g
+
+
 def _rt64_left_reads(n: int, early: bool = False) -> tuple[dict[str, str], list[dict], dict, list[dict]]:
     """N files' older reads in the window, their newer reads stored later but gone from it, and one
     summary of the newer reads superseding every older one (``early``: it derives from a source
@@ -5234,9 +5242,7 @@ def test_a_summary_of_left_newer_reads_superseding_many_files_dates_its_sources_
     # after the older reads supersedes them; one stored before them all dates none
     n = 60
     src, pre, s, edges = _rt64_left_reads(n, early)
-    g = gate_for(src, **({"session": session} if session else {}))
-    if session:
-        assert_accepted(g.check(pre, pre, operator="reorder", commit=True))
+    g = _rt64_gate(src, pre, session)
     seqs = _count_calls(monkeypatch, Gate, "handle_seqs")
     v = g.check(pre, [s], operator="summarize", supersedes=edges)
     if early:
@@ -5261,9 +5267,7 @@ def test_summaries_re_summarized_from_their_block_handles_map_the_window_once(mo
     src.update({h: m["text"] for h, m in zip(texts, sums)})
     post = [summary(f"m{k}", f"So now f{k}_retries={k + 1}\n", [texts[k], f"tool:n{k}"]) for k in range(n)]
     edges = [{"block": f"m{k}", "handle": f"tool:o{k}"} for k in range(n)]
-    g = gate_for(src, **({"session": session} if session else {}))
-    if session:
-        assert_accepted(g.check(olds + sums, olds + sums, operator="reorder", commit=True))
+    g = _rt64_gate(src, olds + sums, session)
     real, made = gate_module.block_text_handle, [0]
 
     def counted(digest):
@@ -5309,9 +5313,7 @@ def test_edges_over_every_link_of_a_summary_chain_walk_the_chain_once(monkeypatc
     # one of the older read (the chain of the newer) goes backwards over each
     n = 80
     src, pre, post, links = _rt64_chain(n, newer_first)
-    g = gate_for(src, **({"session": session} if session else {}))
-    if session:
-        assert_accepted(g.check(pre, pre, operator="reorder", commit=True))
+    g = _rt64_gate(src, pre, session)
     steps = [0]
 
     class Counted(dict):
