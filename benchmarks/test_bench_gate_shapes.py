@@ -295,6 +295,40 @@ def _pinned_turn(k: int) -> dict:
             "pinned": True}
 
 
+def _pinning_cycle(window: list[dict], k: int) -> tuple[list[dict], list[dict], list[str]]:
+    """A turn pinned, the one ten cycles older evicted on the record: (pre, post, evicted)."""
+    pre = [*window, _pinned_turn(k)]
+    return pre, [b for b in pre if b["id"] != f"u{k - 10}"], [f"user:u{k - 10}"] if k >= 10 else []
+
+
+def _pinning_cycles(gate: Gate, n: int) -> list[dict]:
+    """``n`` pinning cycles committed; the window they leave (about eleven blocks)."""
+    window = [{"id": "sys", "role": "system", "text": "You are helpful.\n"}]
+    for k in range(n):
+        pre, window, evicted = _pinning_cycle(window, k)
+        verdict = gate.check(pre, window, operator="evict", evicted=evicted, commit=True)
+        assert verdict.accepted, verdict.summary()
+    return window
+
+
+@pytest.mark.parametrize("scale", [1, 2])
+@pytest.mark.benchmark(group="gate-session-pins")
+def test_check_of_a_pinning_session(benchmark, tmp_path, scale):
+    # red team 64, F05: every check walked the session's sticky pins (two a cycle), so the
+    # check of an eleven-block window took 9.6 ms at cycle 4,000
+    n = 1000 * scale
+    store = SourceStore(str(tmp_path / "store.sqlite3"))
+    store.put_many([(f"user:u{k}", _pinned_turn(k)["text"]) for k in range(n + 1)])
+    gate = Gate(store, audit=False)
+    pre, post, evicted = _pinning_cycle(_pinning_cycles(gate, n), n)
+
+    verdict = benchmark.pedantic(lambda: gate.check(pre, post, operator="evict", evicted=evicted),
+                                 rounds=15, iterations=1, warmup_rounds=1)
+    assert verdict.accepted, verdict.summary()
+    benchmark.extra_info.update(cycles=n, pins=len(gate.pins[0]))
+    store.close()
+
+
 @pytest.mark.parametrize("scale", [1, 2])
 @pytest.mark.benchmark(group="gate-resume-age")
 def test_resume_pinning_session(benchmark, tmp_path, scale):
@@ -302,13 +336,7 @@ def test_resume_pinning_session(benchmark, tmp_path, scale):
     store = SourceStore(str(tmp_path / "store.sqlite3"))
     store.put_many([(f"user:u{k}", _pinned_turn(k)["text"]) for k in range(n)])
     gate = Gate(store, session="pins")
-    window = [{"id": "sys", "role": "system", "text": "You are helpful.\n"}]
-    for k in range(n):  # a turn pinned a cycle, the one ten cycles older evicted on the record
-        pre = [*window, _pinned_turn(k)]
-        window = [b for b in pre if b["id"] != f"u{k - 10}"]
-        verdict = gate.check(pre, window, operator="evict", evicted=[f"user:u{k - 10}"] if k >= 10 else [],
-                             commit=True)
-        assert verdict.accepted, verdict.summary()
+    _pinning_cycles(gate, n)
 
     resumed = benchmark.pedantic(lambda: Gate(store, session="pins"), rounds=5, iterations=1, warmup_rounds=1)
     assert resumed.pins == gate.pins

@@ -38,7 +38,7 @@ import uuid
 import weakref
 from bisect import bisect_left, bisect_right
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Container, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import accumulate, chain, compress, count, repeat
 from operator import attrgetter, is_, is_not
@@ -974,6 +974,16 @@ class _Side:
             return {h: by_key[k] for h in text_handles if (k := _text_key(h)) is not None and k in by_key}
         return {h: found for h in text_handles if (found := self.holding_text((h,)))}
 
+    def holding_pinned_texts(self, sticky: _StickyPins) -> list[int]:
+        """Positions of the blocks holding one of a session's pinned texts (:meth:`holding_text`
+        of ``sticky.texts``): a search per text for a few, else each block's digest prefix looked
+        up, so a session with thousands of pinned texts costs a check the window, not its pins
+        (red team 64, F05)."""
+        if len(sticky.texts) <= _FEW_TEXT_PINS:
+            return self.holding_text(sticky.texts)
+        keys = sticky.keys
+        return [i for i, d in enumerate(self.digests) if d[:16] in keys]
+
     def _prefix_index(self) -> dict[bytes, list[int]]:
         """The first 16 bytes of each text digest (what a ``block:`` handle names) -> the
         positions of the blocks with that text: for many pins at once (a session that pinned
@@ -1029,7 +1039,7 @@ class _Side:
         pass: in a list comprehension it cost a check with a pin ~30 µs of the corpus' 562
         blocks."""
         ix = self.ix
-        if ix.pin_candidates is None or ix.pin_candidates[0] != handles:
+        if ix.pin_candidates is None or (ix.pin_candidates[0] is not handles and ix.pin_candidates[0] != handles):
             ix.pin_candidates = (handles, _blockscan.holding_or_found_by_text(self.blocks, handles, _TURNS))
         return ix.pin_candidates[1]
 
@@ -1109,6 +1119,40 @@ class CycleRecord:
             "violations": dict(self.violations),
             "check_ms": round(self.check_ms, 4),
         }
+
+
+class _StickyPins:
+    """A session's sticky pinned handles, as every check reads them: replaced, never changed in
+    place, so a check takes them without a copy; the ``block:`` handles among them and the
+    digest prefixes those name are kept beside them. A check used to copy the session's pins
+    and filter them for their texts several times, so a session that pinned a turn every cycle
+    cost O(K) per check in K pins, and O(K^2) in all (red team 64, F05)."""
+
+    __slots__ = ("handles", "keys", "texts")
+
+    def __init__(self, handles: frozenset[str] = frozenset(), texts: frozenset[str] = frozenset(),
+                 keys: frozenset[bytes] = frozenset()) -> None:
+        self.handles = handles
+        self.texts = texts  # (every handle under the block: prefix, a text's or not)
+        self.keys = keys  # (the digest prefixes the texts' handles name: _text_key)
+
+    def adding(self, handles: Iterable[str]) -> _StickyPins:
+        """These pins and ``handles``: a new object, or this one when none is new."""
+        new = {h for h in handles if h not in self.handles}
+        if not new:
+            return self
+        texts = {h for h in new if h.startswith(BLOCK_HANDLE_PREFIX)}
+        if not texts:
+            return _StickyPins(self.handles | new, self.texts, self.keys)
+        keys = {k for h in texts if (k := _text_key(h)) is not None}
+        return _StickyPins(self.handles | new, self.texts | texts, self.keys | keys if keys else self.keys)
+
+    def without(self, handles: set[str]) -> _StickyPins:
+        """These pins less ``handles`` (a check's pins taken back: Gate._undo)."""
+        if self.handles.isdisjoint(handles):
+            return self
+        keys = {k for h in handles if (k := _text_key(h)) is not None}
+        return _StickyPins(self.handles - handles, self.texts - handles, self.keys - keys)
 
 
 class _Undo:
@@ -1259,7 +1303,7 @@ class Gate:
         self._lock = threading.Lock()
         self._audit_order = threading.Lock()  # taken before _lock, never inside it
         self._history: list[CycleRecord] = []
-        self._pinned_handles: set[str] = set()
+        self._sticky = _StickyPins()  # the pinned handles (replaced, never changed in place)
         self._pinned_ids: set[str] = set()  # pinned blocks without a handle
         # the pinned handles of records written before text pins (Gate._resume): those never
         # held the pinned block's text, so every block carrying one is held to R
@@ -1310,6 +1354,7 @@ class Gate:
         legacy: set[str] = set()  # pinned handles of records that hold no text pins for them
         norms: set[str] = set()
         renderings: set[str] = set()
+        pinned: set[str] = set()
         for seq, record in self.store.iter_audit_of_session(self.session):
             if not isinstance(record, dict) or record.get("session") != self.session:
                 continue
@@ -1341,7 +1386,7 @@ class Gate:
             pins = record.get("pins")
             if isinstance(pins, dict):
                 handles = [h for h in pins.get("handles", ()) if isinstance(h, str)]
-                self._pinned_handles.update(handles)
+                pinned.update(handles)
                 self._pinned_ids.update(i for i in pins.get("ids", ()) if isinstance(i, str))
                 if pins.get("texts") is not True:
                     legacy.update(h for h in handles if not h.startswith(BLOCK_HANDLE_PREFIX))
@@ -1356,6 +1401,7 @@ class Gate:
                 if isinstance(rendered, list):
                     renderings.update(h for h in rendered if isinstance(h, str) and h.startswith(BLOCK_HANDLE_PREFIX))
         norms.discard(_BLANK_NORM)
+        self._sticky = self._sticky.adding(pinned)
         self._pinned_norms = frozenset(norms)
         self._pinned_renderings = frozenset(renderings)
         if legacy:
@@ -1384,13 +1430,15 @@ class Gate:
                     digests.append(self.store.digest(h))
                 except (StoreCorruptionError, UnknownHandleError):
                     continue
+        texts = []
         for digest in digests:
             algorithm, _, hexdigest = digest.partition(":")
             if algorithm == "blake3" and len(hexdigest) == 64:
                 try:
-                    self._pinned_handles.add(block_text_handle(bytes.fromhex(hexdigest)))
+                    texts.append(block_text_handle(bytes.fromhex(hexdigest)))
                 except ValueError:
                     continue
+        self._sticky = self._sticky.adding(texts)
 
     def _normalised_text_handle(self, digest: bytes, text: str) -> str:
         """The handle of ``text`` (whose BLAKE3 is ``digest``) after the whitespace normalisation
@@ -1509,7 +1557,7 @@ class Gate:
         may derive (a block that only shares one, another page of a pinned output, is no pinned
         block by it); the ids are a record (docs/gate.md R)."""
         with self._lock:
-            return frozenset(self._pinned_handles), frozenset(self._pinned_ids)
+            return self._sticky.handles, frozenset(self._pinned_ids)
 
     def check(
         self,
@@ -1542,10 +1590,10 @@ class Gate:
         _check_policy(policy)
         _check_floor(floor)
         with self._lock:
-            pinned_handles = set(self._pinned_handles)
+            sticky = self._sticky
             pinned_norms = self._pinned_norms
             renderings = self._pinned_renderings
-        run = _Check(self, edit, floor, pinned_handles, pinned_norms, renderings)
+        run = _Check(self, edit, floor, sticky, pinned_norms, renderings)
         if edit.sources:
             # Unusable input must leave the store untouched: validate the whole edit (block
             # texts are encoded while hashing) and every source before the first put.
@@ -1691,6 +1739,7 @@ class Gate:
             if verdict.accepted and commit:
                 for resource, added in self._log_reads(run.post, undo).items():
                     run.reads_logged.setdefault(resource, []).extend(added)
+            added: list[str] = []  # (taken up together: the pins are replaced, not changed in place)
             for b, digest in pinned:
                 # R promises the pinned bytes: every pinned block is pinned by the handle of its
                 # text (handles.block_text_handle), with or without handles of its own, and by
@@ -1699,9 +1748,7 @@ class Gate:
                 # a renumbered turn; red team 28, y04: the turn pinned without a handle later
                 # logged as user:u3, or pinned as user:u3 and later shown without it, was
                 # inverted `lossless`).
-                pins = (*b.handles, block_text_handle(digest))
-                undo.handles.update(h for h in pins if h not in self._pinned_handles)
-                self._pinned_handles.update(pins)
+                added += (*b.handles, block_text_handle(digest))
                 if not b.handles:
                     # the id of a block without a handle is kept for Gate.pins, the audit
                     # records and the compaction planner; it pins nothing by itself
@@ -1723,8 +1770,9 @@ class Gate:
                 # freed by the turn's flag restored). A candidate the agent then drops still pins
                 # them (fails closed).
                 texts += [h for i in sorted(run._text_only - run._free_text_pins()) for h in run.pre.blocks[i].handles]
-            undo.handles.update(h for h in texts if h not in self._pinned_handles)
-            self._pinned_handles.update(texts)
+            added += texts
+            undo.handles.update(h for h in added if h not in self._sticky.handles)
+            self._sticky = self._sticky.adding(added)
             # and each pinned text as the whitespace normalisation makes it: the same page shown
             # again re-rendered (CRLF line ends, trailing blanks) under its pinned handle is the
             # pinned block (_Check._respaced; red team 42, R1); a text pinned by a record written
@@ -1765,7 +1813,7 @@ class Gate:
         with self._left_lock, self._lock:
             del self._history[undo.history:]
             self._cumulative = undo.cumulative
-            self._pinned_handles.difference_update(undo.handles)
+            self._sticky = self._sticky.without(undo.handles)
             self._pinned_ids.difference_update(undo.ids)
             if undo.norms:
                 self._pinned_norms = self._pinned_norms - undo.norms
@@ -2272,16 +2320,151 @@ def _coerce_edit(operator: Any, pre: Any, post: Any, supersedes: Any, evicted: A
     )
 
 
+class _UnkeptPins:
+    """The pinned handles post does not keep (R, _Check._check_pins): those of a check's pinned
+    blocks (``local``) and the session's sticky pins, less the kept ones, asked handle by handle
+    rather than made as a set of a session's thousands of pins (red team 64, F05)."""
+
+    __slots__ = ("_kept", "_local", "_sticky")
+
+    def __init__(self, local: set[str], sticky: _StickyPins, kept: set[str]) -> None:
+        self._local = local
+        self._sticky = sticky
+        self._kept = kept
+
+    def __contains__(self, handle: object) -> bool:
+        return (handle in self._local or handle in self._sticky.handles) and handle not in self._kept
+
+    def __bool__(self) -> bool:
+        # (a larger set is no subset: the session's pins are most often not all kept, and that
+        # is answered without a pass over them)
+        return not self._local <= self._kept or not self._sticky.handles <= self._kept
+
+    def has_texts(self) -> bool:
+        """Is a pinned text (a ``block:`` handle) among them?"""
+        kept = self._kept
+        return (any(h.startswith(BLOCK_HANDLE_PREFIX) and h not in kept for h in self._local)
+                or not self._sticky.texts <= kept)
+
+    def texts(self) -> Container[str]:
+        """The pinned texts among them, as a Container."""
+        return _UnkeptTexts(self)
+
+
+class _UnkeptTexts:
+    """The pinned texts post does not keep (_UnkeptPins.texts)."""
+
+    __slots__ = ("_unkept",)
+
+    def __init__(self, unkept: _UnkeptPins) -> None:
+        self._unkept = unkept
+
+    def __contains__(self, handle: object) -> bool:
+        return isinstance(handle, str) and handle.startswith(BLOCK_HANDLE_PREFIX) and handle in self._unkept
+
+
+class _GonePins:
+    """The pinned sources gone from a check's window (_Check._gone_pinned), as I5 asks of them:
+    is this handle one? Each handle asked is answered once, from the pinned handles of pre's
+    pinned blocks (``local``) and the session's sticky pins, without listing the pins: a session
+    that pinned a turn every cycle had every check list thousands (red team 64, F05). True
+    when some pin is gone, as the set it stands for would be."""
+
+    __slots__ = ("_any", "_changed", "_check", "_local", "_memo", "_sources")
+
+    def __init__(self, check: _Check, local: set[str]) -> None:
+        self._any: bool | None = None
+        self._check = check
+        self._local = local
+        self._memo: dict[str, bool] = {}
+        self._changed: set[int] | None = None
+        self._sources: set[str] | None = None
+
+    def __bool__(self) -> bool:
+        """Is any pin gone? (A source holding a gone text is one only while a text is gone.)"""
+        if self._any is None:
+            check = self._check
+            sticky = check.pinned_handles
+            # a pin post does not carry is gone unless it is a text a block still holds, and the
+            # blocks hold as many texts at most: past that many, one is gone without a search
+            if len(sticky) - len(check.post.handle_union()) > len(check.pre.blocks) + len(check.edit.post):
+                self._any = True
+            else:
+                self._any = any(self._gone(h) for h in chain(self._local, sticky))
+        return self._any
+
+    def __contains__(self, handle: object) -> bool:
+        if not isinstance(handle, str):
+            return False
+        if self._gone(handle):
+            return True
+        if self._sources is None:
+            # the sources the markers cite whose stored bytes are a pinned text gone (as a
+            # Container: a text handle is one when _gone says so), asked only when one is
+            self._sources = self._check._gone_text_sources(_GoneTexts(self)) if self._a_text_gone() else set()
+        return handle in self._sources
+
+    def _a_text_gone(self) -> bool:
+        check = self._check
+        texts = check.sticky.texts
+        if len(texts) - len(check.post.handle_union()) > len(check.pre.blocks) + len(check.edit.post):
+            return True  # (as in __bool__)
+        return any(self._gone(h) for h in chain((h for h in self._local if h.startswith(BLOCK_HANDLE_PREFIX)), texts))
+
+    def _gone(self, handle: str) -> bool:
+        found = self._memo.get(handle)
+        if found is None:
+            found = self._memo[handle] = self._work_out(handle)
+        return found
+
+    def _work_out(self, handle: str) -> bool:
+        check = self._check
+        if handle not in self._local and handle not in check.pinned_handles:
+            return False
+        is_text = handle.startswith(BLOCK_HANDLE_PREFIX)
+        if handle not in check.post.handle_union():
+            return not is_text or not self._held(handle)
+        # a pinned handle post carries only in blocks that are not a pinned block it keeps (a
+        # page of a pinned output, the pinned page gone) is gone too: R refuses a block citing
+        # it (_check_pins), as the bytes pinned under it left
+        return not is_text and handle not in check._pins_kept()[1]
+
+    def _held(self, text: str) -> bool:
+        """Does a block still hold the pinned text ``text`` names (in place, a block pre holds
+        it at and post did not change)?"""
+        check = self._check
+        if check.in_place:
+            if self._changed is None:
+                self._changed = set(check.changed)
+            changed = self._changed
+            if any(i not in changed for i in check.pre.holding_text((text,))):
+                return True
+        return bool(check.post.holding_text((text,)))
+
+
+class _GoneTexts:
+    """The pinned texts gone from a check's window, as a Container (_GonePins)."""
+
+    __slots__ = ("_gone",)
+
+    def __init__(self, gone: _GonePins) -> None:
+        self._gone = gone
+
+    def __contains__(self, handle: object) -> bool:
+        return isinstance(handle, str) and handle.startswith(BLOCK_HANDLE_PREFIX) and self._gone._gone(handle)
+
+
 class _Check:
     """The state of one check: built in phases, each timed."""
 
-    def __init__(self, gate: Gate, edit: Edit, floor: float, pinned_handles: set[str],
+    def __init__(self, gate: Gate, edit: Edit, floor: float, sticky: _StickyPins,
                  pinned_norms: frozenset[str] | None = None, renderings: frozenset[str] | None = None) -> None:
         self.gate = gate
         self.store = gate.store
         self.edit = edit
         self.floor = floor
-        self.pinned_handles = pinned_handles
+        self.sticky = sticky
+        self.pinned_handles = sticky.handles
         self.pinned_norms = gate._pinned_norms if pinned_norms is None else pinned_norms
         self.renderings = gate._pinned_renderings if renderings is None else renderings  # (Gate._pinned_renderings)
         self.respaced: set[int] = set()  # pre blocks found as a pinned page re-rendered (pinned_positions)
@@ -2459,9 +2642,8 @@ class _Check:
         if not flagged:
             return
         digests = pre.digests
-        pins = {block_text_handle(digests[i]) for i in flagged}
-        if not pins <= self.pinned_handles:
-            self.pinned_handles = self.pinned_handles | pins
+        self.sticky = self.sticky.adding(block_text_handle(digests[i]) for i in flagged)
+        self.pinned_handles = self.sticky.handles
 
     def _hash(self) -> None:
         self.pending: dict[bytes, bytes] = {}
@@ -5465,14 +5647,14 @@ class _Check:
                                    "expected_markers": expected, "retention": self.retention, "floor": self.floor,
                                    **({"lost_markers": lost, "counted_post_markers": counted_m} if lost else {})})
 
-    def _counted_markers(self, i: int, gone: set[str]) -> int:
+    def _counted_markers(self, i: int, gone: Container[str]) -> int:
         """Pre block ``i``'s markers I5 counts (a pinned source's gone from the window left out)."""
         n = _citing_markers(self.pre.blocks[i], self.pre_facts[i])
         if gone and n:
             n -= self._markers_citing(gone, (i,), self.pre.blocks, self.pre_facts)
         return n
 
-    def _surviving(self, touched: list[int], on_record: list[int], gone: set[str]) -> tuple[float, set[int]]:
+    def _surviving(self, touched: list[int], on_record: list[int], gone: Container[str]) -> tuple[float, set[int]]:
         """(the markers the facts of the cited blocks ``touched`` that the edit's new blocks
         restate held, at each block's markers per fact; the blocks of ``on_record``, cited and
         dropped on the record, that those blocks restate anyway). A fact is restated by a fact
@@ -5660,44 +5842,23 @@ class _Check:
         keys.add(text)
         return keys
 
-    def _gone_pinned(self) -> set[str]:
+    def _gone_pinned(self) -> _GonePins:
         """The pinned sources (sticky, or of pre's pinned blocks) no post block carries. Pre's
         pinned blocks are those R holds to it: flagged, or holding a sticky pinned handle or text
         (a copy of a pinned text is free while post keeps the text in a flagged block), so that
         a marker R forbids a summary to keep costs I5 nothing (red team 40's compaction fuzz: a
-        copy of a pinned text, evicted, took its marker along in R and not in I5)."""
+        copy of a pinned text, evicted, took its marker along in R and not in I5). I5 only asks
+        whether the handles markers cite are among them: answered handle by handle
+        (:class:`_GonePins`), not by listing a session's thousands of pins (red team 64, F05)."""
         pre = self.pre
-        pinned = set(self.pinned_handles)
-        positions = self.pinned_positions()
+        local: set[str] = set()
         free = self._free_text_pins()
-        for i in positions:
+        for i in self.pinned_positions():
             if i not in free:
-                pinned.update(pre.blocks[i].handles or (block_text_handle(pre.digests[i]),))
-        carried = self.post.handle_union()
-        gone = pinned - carried
-        # a pinned handle post carries only in blocks that are not a pinned block it keeps (a
-        # page of a pinned output, the pinned page gone) is gone too: R refuses a block citing
-        # it (_check_pins), as the bytes pinned under it left
-        shared = [h for h in pinned if h in carried and not h.startswith(BLOCK_HANDLE_PREFIX)]
-        if shared:
-            kept = self._pins_kept()[1]
-            gone.update(h for h in shared if h not in kept)
-        texts = [h for h in gone if h.startswith(BLOCK_HANDLE_PREFIX)]
-        if texts:  # a pinned text, held by a block with it
-            held = set()
-            if self.in_place:
-                # (in place, a block pre holds it at and post did not change still holds it)
-                changed = set(self.changed)
-                held = {h for h, at in pre.text_holders(texts).items() if any(i not in changed for i in at)}
-            rest = [h for h in texts if h not in held]
-            if rest:
-                held.update(self.post.text_holders(rest))
-            gone -= held
-            if len(held) < len(texts):
-                gone |= self._gone_text_sources({h for h in texts if h not in held})
-        return gone
+                local.update(pre.blocks[i].handles or (block_text_handle(pre.digests[i]),))
+        return _GonePins(self, local)
 
-    def _gone_text_sources(self, texts: set[str]) -> set[str]:
+    def _gone_text_sources(self, texts: Container[str]) -> set[str]:
         """The sources the markers of pre or post cite whose stored bytes are one of the pinned
         ``texts`` gone from the window: R reads citing one as restating the pinned text
         (_check_pins), so I5 counts its markers as it counts those of the pinned handles gone
@@ -5710,7 +5871,7 @@ class _Check:
                  if not is_text_handle(h)}
         return gate._stored_pinned_texts(cited, texts, self._kept_norms()) if cited else set()
 
-    def _markers_citing(self, handles: set[str], positions: Iterable[int], blocks: Sequence[Block],
+    def _markers_citing(self, handles: Container[str], positions: Iterable[int], blocks: Sequence[Block],
                         facts: Sequence[_Facts]) -> int:
         """How many markers of the citing blocks at ``positions`` cite one of ``handles``."""
         n = 0
@@ -5721,7 +5882,7 @@ class _Check:
                     n += len(found) == 1 and found[0] in handles
         return n
 
-    def _lost_citations(self, explicit: set[int], removed: list[int], gone: set[str] = frozenset(),  # type: ignore[assignment]
+    def _lost_citations(self, explicit: set[int], removed: list[int], gone: Container[str] = frozenset(),
                         restored: Counter[str] | None = None) -> int:
         """How many of pre's markers (its blocks in ``explicit`` left out) post no longer has:
         summed over handles, what pre cited more often than post. Blocks kept as they were cite
@@ -5837,7 +5998,7 @@ class _Check:
                 return True
         return False
 
-    def _unreplaced(self, by_handle: Counter[str], superseded: dict[str, str], gone: set[str]) -> int:
+    def _unreplaced(self, by_handle: Counter[str], superseded: dict[str, str], gone: Container[str]) -> int:
         """How many of the superseded handles' lost markers no marker of the block superseding
         them replaces. The edge says which block stands for the source; a marker of any other
         handle gained elsewhere pays for nothing (red team 14, p04: stripping a superseded
@@ -5966,7 +6127,7 @@ class _Check:
         if found is None:
             pre = self.pre
             pinned_set = set(pre.pinned())
-            if self.pinned_handles:
+            if self.sticky.texts:
                 # Sticky, a pinned block is its bytes, whatever its id and whatever handles it
                 # carries: a list renumbered by position moves a pinned turn to another id, and
                 # another block to its old one (red team 27, x04: the turn was rewritten
@@ -5974,9 +6135,7 @@ class _Check:
                 # the old id failed R); a framework logs a pinned turn under a handle later, or
                 # shows a pinned block without the handle it had (red team 28, y04: the turn,
                 # inverted, passed `lossless` once its handles changed)
-                text_pins = [h for h in self.pinned_handles if h.startswith(BLOCK_HANDLE_PREFIX)]
-                if text_pins:
-                    pinned_set.update(pre.holding_text(text_pins))
+                pinned_set.update(pre.holding_pinned_texts(self.sticky))
             strong = set(pre.pinned())  # flagged, or holding a handle of a legacy record
             legacy = self.gate._legacy_pins
             if legacy:
@@ -6013,7 +6172,7 @@ class _Check:
         flagged = pre.pinned()
         if not self.pinned_norms and not flagged:
             return []
-        handles = frozenset(self.pinned_handles)
+        handles = self.pinned_handles
         if not pre.pinned_handles() <= handles:
             handles |= pre.pinned_handles()
         # (the pinned blocks are asked too, and left out of the few found: a pass less over
@@ -6072,21 +6231,20 @@ class _Check:
                 self._free = set(free_with)
         return self._free
 
-    def _pinned_bytes_sources(self, pinned_handles: set[str], named: Iterable[str] | None = None) -> set[str]:
+    def _pinned_bytes_sources(self, unkept: _UnkeptPins, named: Iterable[str] | None = None) -> set[str]:
         """The handles post's summaries derive from (or ``named``) that are no pin themselves but
-        whose stored bytes are one of the pinned texts among ``pinned_handles`` (those post does
-        not keep pinned): a summary of them summarizes the pinned bytes, and a block citing
+        whose stored bytes are one of the pinned texts among ``unkept`` (those post does not
+        keep pinned): a summary of them summarizes the pinned bytes, and a block citing
         them restates them (red team 28, y04: a turn pinned by its text, later logged as
         user:u3 and evicted by that handle, summarized from user:u3 in a later pass; red team
         63, F02: cited as [src:u3])."""
-        text_pins = {h for h in pinned_handles if h.startswith(BLOCK_HANDLE_PREFIX)}
-        if not text_pins:
+        if not unkept.has_texts():
             return set()
         # (a text handle's bytes are the text it names: a pin or none; another block: name
         # holds any bytes, red team 66, F01)
-        asked = [h for h in (self.post.derived_union() if named is None else set(named)) - pinned_handles
-                 if not is_text_handle(h)]
-        return self.gate._stored_pinned_texts(asked, text_pins, self._kept_norms()) if asked else set()
+        asked = [h for h in (self.post.derived_union() if named is None else set(named))
+                 if h not in unkept and not is_text_handle(h)]
+        return self.gate._stored_pinned_texts(asked, unkept.texts(), self._kept_norms()) if asked else set()
 
     def _kept_norms(self) -> set[str]:
         """The texts of post's flagged blocks after the whitespace normalisation (the pinned
@@ -6108,7 +6266,8 @@ class _Check:
         its bytes, or None, ``rewritten`` the id post holds it under with other text, or None; the
         handles of those post keeps (a pinned block's handles and its text handle; a copy R lets
         go, its text handle and the handles of the flagged blocks holding it): the pinned sources
-        post holds; and every pinned handle (sticky, or of those blocks, text handles included)."""
+        post holds; and the pinned handles of those blocks, text handles included (the session's
+        sticky ones are ``self.pinned_handles``: not copied in, red team 64, F05)."""
         if self._kept is not None:
             return self._kept
         edit = self.edit
@@ -6126,7 +6285,6 @@ class _Check:
         pinned_set = set(pinned)
         # a pinned block is summarized through its handles or the handle of its text
         pinned_handles = {h for i in pinned for h in (*edit.pre[i].handles, block_text_handle(pre.digests[i]))}
-        pinned_handles |= self.pinned_handles
         # a copy R lets go is still the pinned text: a summary of it from the handle of its text
         # summarizes that (a copy of the bytes has a pinned text handle already; a re-rendered
         # page's is pinned from this pass on, Gate._record)
@@ -6181,7 +6339,8 @@ class _Check:
         edit = self.edit
         if not self.pinned_positions() and not self.pinned_handles:
             return
-        outcome, kept_handles, pinned_handles = self._pins_kept()
+        outcome, kept_handles, local = self._pins_kept()
+        sticky = self.pinned_handles
         for i, j, rewritten in outcome:
             b = edit.pre[i]
             if j is not None:
@@ -6193,11 +6352,13 @@ class _Check:
             self.violate("R", f"pinned block {b.id!r} was {what}", block=b.id,
                          handle=(b.handles or (None,))[0], evidence={"preserve_or_evict": True})
         named: set[int] = set()
-        summarized = pinned_handles | self._pinned_bytes_sources(pinned_handles - kept_handles)
-        if not summarized.isdisjoint(self.post.derived_union()):
+        gone = _UnkeptPins(local, self.sticky, kept_handles)
+        as_summary = self._pinned_bytes_sources(gone)
+        derived = self.post.derived_union()
+        if not (local.isdisjoint(derived) and sticky.isdisjoint(derived) and as_summary.isdisjoint(derived)):
             for j, b in enumerate(edit.post):
                 if b.derived:
-                    hit = [h for h in b.derived_from if h in summarized]
+                    hit = [h for h in b.derived_from if h in local or h in sticky or h in as_summary]
                     if hit and not self._made_before(j, hit):
                         named.add(j)
                         self._refuse(j, hit)
@@ -6207,7 +6368,6 @@ class _Check:
         # citing one the window no longer holds restates it in its place, which is summarizing
         # it, tagged derived or not (red team 11, y04: an untagged turn restating the evicted
         # pinned block); a block made while the pinned one was kept stays a reference
-        gone = pinned_handles - kept_handles
         made = set(self.changed) | set(self.restated) if not self.structural else set()
         # (and one carried over that R refused so before: red team 40, 03)
         refused = bool(self.gate._refused_summaries)
@@ -6327,7 +6487,7 @@ class _Check:
             return None
         window = Window(blocks)
         lossy = Edit("compress", edit.pre, window, edit.evicted, edit.supersedes, edit.pointers)
-        again = _Check(self.gate, lossy, self.floor, self.pinned_handles, self.pinned_norms, self.renderings)
+        again = _Check(self.gate, lossy, self.floor, self.sticky, self.pinned_norms, self.renderings)
         again._run_phases()
         if again.violations:
             return None
