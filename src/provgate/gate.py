@@ -962,7 +962,7 @@ class _Side:
         set asked: a session's sticky pins change rarely)."""
         ix = self.ix
         key = frozenset(handles)
-        if ix.holding is None or ix.holding[0] != key:
+        if ix.holding is None or (ix.holding[0] is not key and ix.holding[0] != key):
             ix.holding = (key, _blockscan.holding(self.blocks, key))
         return ix.holding[1]
 
@@ -2370,7 +2370,7 @@ class _GonePins:
     that pinned a turn every cycle had every check list thousands (red team 64, F05). True
     when some pin is gone, as the set it stands for would be."""
 
-    __slots__ = ("_any", "_changed", "_check", "_local", "_memo", "_sources")
+    __slots__ = ("_any", "_changed", "_check", "_local", "_memo", "_settled", "_sources")
 
     def __init__(self, check: _Check, local: set[str]) -> None:
         self._any: bool | None = None
@@ -2379,6 +2379,7 @@ class _GonePins:
         self._memo: dict[str, bool] = {}
         self._changed: set[int] | None = None
         self._sources: set[str] | None = None
+        self._settled = False
 
     def __bool__(self) -> bool:
         """Is any pin gone? (A source holding a gone text is one only while a text is gone.)"""
@@ -2390,6 +2391,7 @@ class _GonePins:
             if len(sticky) - len(check.post.handle_union()) > len(check.pre.blocks) + len(check.edit.post):
                 self._any = True
             else:
+                self._settle_texts()
                 self._any = any(self._gone(h) for h in chain(self._local, sticky))
         return self._any
 
@@ -2409,7 +2411,32 @@ class _GonePins:
         texts = check.sticky.texts
         if len(texts) - len(check.post.handle_union()) > len(check.pre.blocks) + len(check.edit.post):
             return True  # (as in __bool__)
+        self._settle_texts()
         return any(self._gone(h) for h in chain((h for h in self._local if h.startswith(BLOCK_HANDLE_PREFIX)), texts))
+
+    def _settle_texts(self) -> None:
+        """Work out together, for each pinned text post does not carry, whether a block still
+        holds it (below the counting shortcut, so as many as the window's blocks at most): asked
+        one by one, each searched every digest, which was quadratic in a window keeping hundreds
+        of pinned pages (red team 73, F01)."""
+        if self._settled:
+            return
+        self._settled = True
+        check = self._check
+        carried = check.post.handle_union()
+        texts = [h for h in dict.fromkeys(chain(self._local, check.sticky.texts))
+                 if h.startswith(BLOCK_HANDLE_PREFIX) and h not in carried and h not in self._memo]
+        if not texts:
+            return
+        held: set[str] = set()
+        if check.in_place:
+            changed = self._changed_set()
+            held = {h for h, at in check.pre.text_holders(texts).items() if any(i not in changed for i in at)}
+        rest = [h for h in texts if h not in held]
+        if rest:
+            held.update(check.post.text_holders(rest))
+        for h in texts:
+            self._memo[h] = h not in held
 
     def _gone(self, handle: str) -> bool:
         found = self._memo.get(handle)
@@ -2434,12 +2461,15 @@ class _GonePins:
         it at and post did not change)?"""
         check = self._check
         if check.in_place:
-            if self._changed is None:
-                self._changed = set(check.changed)
-            changed = self._changed
+            changed = self._changed_set()
             if any(i not in changed for i in check.pre.holding_text((text,))):
                 return True
         return bool(check.post.holding_text((text,)))
+
+    def _changed_set(self) -> set[int]:
+        if self._changed is None:
+            self._changed = set(self._check.changed)
+        return self._changed
 
 
 class _GoneTexts:
@@ -6172,13 +6202,15 @@ class _Check:
         flagged = pre.pinned()
         if not self.pinned_norms and not flagged:
             return []
-        handles = self.pinned_handles
-        if not pre.pinned_handles() <= handles:
-            handles |= pre.pinned_handles()
+        candidates = pre.pin_candidates(self.pinned_handles)
+        extra = pre.pinned_handles() - self.pinned_handles
+        if extra:
+            # (asked apart, not in a union with the session's pins: a copy of them all each
+            # check, red team 73, F02; a block found by its text is found by either)
+            candidates = sorted(set(candidates).union(_blockscan.holding_or_found_by_text(pre.blocks, extra, _TURNS)))
         # (the pinned blocks are asked too, and left out of the few found: a pass less over
         # the candidates, which are most of a window's turns)
-        found = self.gate._respaced(pre.texts, pre.digests.__getitem__, pre.pin_candidates(handles), flagged,
-                                    self.pinned_norms)
+        found = self.gate._respaced(pre.texts, pre.digests.__getitem__, candidates, flagged, self.pinned_norms)
         return [i for i in found if i not in pinned] if found else found
 
     def _free_text_pins(self) -> set[int]:
