@@ -5566,3 +5566,102 @@ def test_compact_withholds_the_marker_of_an_evicted_rendering_of_a_pinned_turn_u
     result = compact(window, summarize, store=store, gate=g, budget_tokens=60, min_summary_tokens=8, evict_pinned=True)
     assert result.verdict.accepted, result.verdict.summary()
     assert any("notes" in w for w in withheld)
+
+
+# red team 72 (a review of red team 71's fix): compact() asks its gate which markers restate a
+# pinned block the committed window will not hold (Gate._pins_left), rather than copying R's rules
+_RT72_TURN = "Deploy only to staging and keep mode=safe for now.\n"
+_RT72_FILLER = "talk about the plan and the weather " * 4
+
+
+def _rt72_compact(window, store, g, budget, keep=()):
+    """compact() with a summarizer keeping its markers (and the withheld ones in ``keep``):
+    (the verdict, or the error's text; the withheld names of each request)."""
+    from provgate.compaction import compact
+    from provgate.errors import ProvenanceInvariantError
+
+    withheld = []
+
+    def summarize(request):
+        withheld.append(request.withheld)
+        kept = [*request.markers, *(w for w in request.withheld if w in keep)]
+        return "Earlier: " + " ".join(f"[src:{m}]" for m in kept) + " S.\n"
+
+    try:
+        result = compact(window, summarize, store=store, gate=g, budget_tokens=budget, min_summary_tokens=8,
+                         evict_pinned=True)
+    except ProvenanceInvariantError as exc:
+        return str(exc), withheld
+    return result, withheld
+
+
+def _rt72_notes(name, turn_note, *, tool_page=False):
+    from provgate.window import Block, Window
+
+    rendering = _RT72_TURN.rstrip("\n")
+    store = store_with({"tool:c1": "mode=safe\nretries=3\n", "msg:notes": _RT72_TURN + "see also the runbook\n",
+                        "tool:x": "other output\n" + rendering + "\nmore\n"})
+    g = Gate(store, session=name)
+    pinned, z = Block("u1", "user", _RT72_TURN, (), pinned=True), Block("z", "user", "go on\n")
+    notes = Block("n1", "assistant", rendering, ("msg:notes",))
+    assert_accepted(g.check(Window([pinned, z]), Window([pinned, z]), operator="reorder", commit=True))
+    if not tool_page:  # the rendering shown beside the pinned turn in an earlier pass, so pinned as one
+        assert_accepted(g.check(Window([pinned, notes, z]), Window([pinned, notes, z]), operator="reorder",
+                                commit=True))
+    page = [Block("t1", "tool", rendering, ("tool:x",))] if tool_page else []
+    window = Window([notes, pinned, *page, Block("a0", "assistant", f"Note 0 {turn_note}. {_RT72_FILLER}\n"),
+                     Block("a1", "assistant", f"Note 1 [src:c1]. {_RT72_FILLER}\n"), z])
+    return store, g, window
+
+
+def test_compact_lets_a_tool_page_with_a_renderings_bytes_keep_its_marker():
+    # F01: a tool page holding the bytes of the pinned turn's rendering left with it; compact()
+    # took every block with those bytes for the rendering and withheld [src:x], which the gate
+    # does not pin (a tool's page is no candidate), so the honest pass lost the marker (I5)
+    store, g, window = _rt72_notes("rt72f01", "[src:notes] [src:x]", tool_page=True)
+    result, withheld = _rt72_compact(window, store, g, 60)
+    assert not isinstance(result, str) and result.verdict.accepted, result
+    assert [w for w in withheld if w] == [("notes",)]
+
+
+def test_compact_lets_a_rendering_pinned_in_an_earlier_pass_go_beside_the_flagged_turn():
+    # F02: the rendering pinned in an earlier pass, evicted while the pinned turn stays flagged:
+    # the gate lets it go (a rendering is let go by the text re-rendered), and compact() withheld
+    # [src:notes], testing only exact bytes (I5 refused the honest pass, retention 0)
+    store, g, window = _rt72_notes("rt72f02", "[src:notes]")
+    result, withheld = _rt72_compact(window, store, g, 70)
+    assert not isinstance(result, str) and result.verdict.accepted, result
+    assert "n1" in result.plan.evict and not any(withheld)
+
+
+def test_compact_withholds_every_handle_of_a_block_a_legacy_pin_holds():
+    # F03: in a session resumed from a record written before text pins, a block carrying the
+    # pinned handle user:u3 is the pinned block whatever its text, and leaves with all of its
+    # handles; compact() kept [src:y] of its other handle, and R refused the pass
+    from provgate.window import Block, Window
+
+    store = store_with({"tool:c1": "mode=safe\nretries=3\n", "user:u3": _RT72_TURN,
+                        "msg:y": "y page\nsome other output entirely\nend\n"})
+    store.append_audit({"session": "rt72f03", "cycle": 1, "pins": {"handles": ["user:u3"], "ids": []}})
+    g = Gate(store, session="rt72f03")
+    assert g._legacy_pins == {"user:u3"}
+    window = Window([Block("n1", "tool", "some other output entirely\n", ("user:u3", "msg:y")),
+                     Block("u1", "user", _RT72_TURN, (), pinned=True),
+                     Block("a0", "assistant", f"Note 0 [src:y] [src:c1]. {_RT72_FILLER}\n"),
+                     Block("a1", "assistant", f"Note 1 [src:c1]. {_RT72_FILLER}\n"), Block("z", "user", "go on\n")])
+    result, withheld = _rt72_compact(window, store, g, 60)
+    assert not isinstance(result, str) and result.verdict.accepted, result
+    assert any("y" in w for w in withheld)
+
+
+def test_compact_plans_pinned_only_the_rendering_not_a_page_with_its_bytes():
+    # F04: the planner took every block with a rendering's bytes for the rendering, so a tool's
+    # page with them was flagged in the committed window and tool:x pinned for good
+    from provgate.compaction import compact
+
+    store, g, window = _rt72_notes("rt72f04", "[src:x]", tool_page=True)
+    result = compact(window, lambda r: "Earlier: " + " ".join(f"[src:{m}]" for m in r.markers) + " S.\n",
+                     store=store, gate=g, budget_tokens=90, min_summary_tokens=8)
+    assert result.verdict.accepted, result.verdict.summary()
+    assert "n1" in result.plan.pinned and "t1" not in result.plan.pinned
+    assert "tool:x" not in g.pins[0]

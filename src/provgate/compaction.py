@@ -47,7 +47,6 @@ from provgate.errors import (
     ProvgateError,
     SummarizerError,
 )
-from provgate.gate import _BLANK_NORM as BLANK_TEXT_NORM
 from provgate.gate import Gate, normalize_whitespace
 from provgate.handles import (
     BLOCK_HANDLE_PREFIX,
@@ -277,6 +276,7 @@ def plan_compaction(
     max_group_tokens: int = DEFAULT_MAX_GROUP_TOKENS,
     _pinned_sources: Iterable[str] = (),
     _shared_handles: Iterable[str] = (),
+    _pinned_blocks: Iterable[str] = (),
 ) -> CompactionPlan:
     """Plan one compaction pass of ``window`` for a budget of ``budget_tokens``.
 
@@ -306,6 +306,8 @@ def plan_compaction(
 
     ``_pinned_sources`` is :func:`compact`'s: handles whose stored bytes are a pinned text
     (:func:`_sources_of_pinned_texts`); no summary that derives from one is summarized again.
+    ``_pinned_blocks`` is :func:`compact`'s too: ids of blocks the gate holds pinned whatever
+    they carry (a pinned page re-rendered: ``Gate._respaced_blocks``).
     ``_shared_handles`` is :func:`compact`'s too: the sticky handles of pinned blocks whose texts
     the session pins. A block carrying one is no pinned block by it (another page of a pinned
     output: the gate holds the pinned bytes, not their handle's other pages; the pinned page
@@ -334,6 +336,7 @@ def plan_compaction(
     cited = _cited_blocks(pointers, blocks)
     pin_handles = _string_set(pinned_handles, "pinned_handles")
     pin_ids = _string_set(pinned_ids, "pinned_ids")
+    pin_blocks = _string_set(_pinned_blocks, "_pinned_blocks")
 
     n = len(blocks)
     ids = [b.id for b in blocks]
@@ -359,9 +362,9 @@ def plan_compaction(
                               evict=(), eviction_records=(), expected_tokens=total, expected_fill=fill,
                               meets_target=True)
 
-    if pin_handles or pin_ids:
-        pin = [b.pinned or (not pin_handles.isdisjoint(b.handles) if b.handles else b.id in pin_ids)
-               for b in blocks]
+    if pin_handles or pin_ids or pin_blocks:
+        pin = [b.pinned or b.id in pin_blocks
+               or (not pin_handles.isdisjoint(b.handles) if b.handles else b.id in pin_ids) for b in blocks]
     else:
         pin = [b.pinned for b in blocks]
     # the gate protects a pinned block without handles through the handle of its text
@@ -404,6 +407,14 @@ def plan_compaction(
         summ[i] = False
     shared = _string_set(_shared_handles, "_shared_handles") - pin_handles
     _keep_summaries_of_pinned(blocks, pin, summ, pin_handles.union(_pinned_sources, shared), text_handles)
+    if pin_blocks:
+        # a block with the bytes of a pinned page re-rendered is no pinned block of its own (red
+        # team 72, F04), but a summary of it could derive only from its text's handle, the one
+        # the pinned page holds in this pass (R): it is kept or evicted
+        rendered = {b.text for b in blocks if b.id in pin_blocks}
+        for i, b in enumerate(blocks):
+            if summ[i] and b.text in rendered:
+                summ[i] = False
     if shared:
         # a summary of a block that shares a pinned handle derives from the block's own text (a
         # summary deriving from the handle summarizes the pinned page, R), so the handle leaves
@@ -898,15 +909,15 @@ def compact(
     pin_handles = {h for h in sticky if h.startswith(BLOCK_HANDLE_PREFIX) or h in legacy}
     # ... and by its text re-rendered: a block carrying a pinned handle whose text is a pinned
     # text after the whitespace normalisation is the pinned page shown again (the gate holds it
-    # to R: red team 42, R1), planned pinned by the handle of its text like a copy of the bytes
-    respaced = gate._respaced_text_pins(window, sticky)
-    pin_handles |= respaced
+    # to R: red team 42, R1), planned pinned itself (not every block with its bytes: red team
+    # 72, F04), and no summary deriving from its text's handle is summarized again
+    respaced = gate._respaced_blocks(window, sticky)
     # handles whose stored bytes are a pinned text hold the pinned bytes as a pinned handle does
     bytes_sources = _sources_of_pinned_texts(store, window, sticky)
     plan = plan_compaction(
         window, budget_tokens=budget_tokens, threshold=threshold, task=task, count_tokens=count_tokens,
-        target=target, pointers=cites, pinned_handles=pin_handles,
-        _pinned_sources=bytes_sources, _shared_handles=(sticky - pin_handles) | bytes_sources,
+        target=target, pointers=cites, pinned_handles=pin_handles, _pinned_blocks=set(respaced),
+        _pinned_sources=bytes_sources | set(respaced.values()), _shared_handles=(sticky - pin_handles) | bytes_sources,
         evict_pinned=evict_pinned, summary_ratio=summary_ratio, min_summary_tokens=min_summary_tokens,
         max_group_tokens=max_group_tokens)
     if not plan.needed:
@@ -914,77 +925,33 @@ def compact(
                                 tokens=plan.tokens, fill=plan.fill)
     counter = _resolve_counter(count_tokens)
 
-    # Marker names a summary must not keep: they cite a pinned source the committed window will
-    # not hold (evicted in this pass or an earlier one), which the gate reads as restating it; a
-    # block that only shares the handle (another page of a pinned output) holds no pinned bytes
-    held = {h for bid in plan.pinned if bid not in set(plan.evict)
-            for h in window.get(bid).handles}  # type: ignore[union-attr]
-    pinned_sources = set(sticky) | {h for b in window if b.pinned for h in b.handles}
-    if evict_pinned and plan.evict:
-        # a block pinned by its text (a copy of a pinned text under a handle of its own: the
-        # gate holds it to R as the pinned block) that this pass evicts takes its handles along
-        # (red team 40's compaction fuzz: a summary kept the marker of such a copy, R refused)
-        # (and a pinned text re-rendered, which the gate holds as the pinned block in this pass
-        # under its own handles: red team 71, F01)
-        texts = {h for h in sticky if h.startswith(BLOCK_HANDLE_PREFIX)} | respaced
-        # ... unless the committed window keeps that text in a flagged block: the gate then lets
-        # the copy go as any block (docs/gate.md, R), and its marker is an ordinary citation
-        # that a summary must keep (I5) (red team 40's compaction fuzz with copies, seeds 2584
-        # and 2853: the marker withheld, the honest summary was refused, retention 0)
-        out = set(plan.evict)
-        kept_flagged = [window.get(bid) for bid in (*plan.pinned, *plan.preserve) if bid not in out]
-        texts.difference_update(block_source_handles(kept_flagged))  # type: ignore[arg-type]
-        gone = [window.get(bid) for bid in plan.evict]
-        if respaced and kept_flagged:
-            # (a rendering is kept too by a flagged block holding its text re-rendered)
-            kept_norms = _rendering_norms(gate, kept_flagged)  # type: ignore[arg-type]
-            texts.difference_update(t for t, n in zip(block_source_handles(gone), _normalised_handles(gate, gone))  # type: ignore[arg-type]
-                                    if t in respaced and n in kept_norms)
-        pinned_sources.update(h for b, t in zip(gone, block_source_handles(gone)) if t in texts  # type: ignore[arg-type]
-                              for h in b.handles)  # type: ignore[union-attr]
-
-    # Handles a summary may not derive from: the gate reads that as "summarized a pinned block",
-    # the handles of a pinned block this pass evicts (evict_pinned) included: the gate counts
-    # them from pre, so another page of that output is summarized from its own text
-    pinned_now = pinned_sources | bytes_sources
+    # Marker names a summary must not keep, and handles it may not derive from: the gate's R
+    # reads either as restating or summarizing a pinned block the committed window will not hold
+    # (evicted in this pass or an earlier one). Asked of the gate itself on the committed window
+    # without its summaries (Gate._pins_left): a copy of R's rules here disagreed with R in case
+    # after case (red teams 40, 63, 66, 69-72), withholding a marker R lets a summary keep (I5
+    # then refused the honest pass) or keeping one R refuses.
+    leaving = set(plan.evict).union(*(g.blocks for g in plan.summarize))
+    kept, records, *_ = _build(window, plan, {}, (), evict_dropped=False)
+    pins_left = gate._pins_left(window, Window([b for b in kept if b.id not in leaving]), records)
+    pinned_now = set(sticky) | {h for b in window if b.pinned for h in b.handles} | bytes_sources
     for bid in (*plan.pinned, *plan.preserve):
         pinned_now.update(window.get(bid).handles)  # type: ignore[union-attr]
-    gone_pinned = pinned_sources - held
-    # ... and a source whose stored bytes are a pinned text the committed window no longer
-    # holds (whatever page of it stays: a marker names a source): the gate reads a marker citing
-    # it as restating that text (red team 63, F02; red team 66, F02), as it reads a summary
-    # deriving from it
-    # (and the texts the gate pins in this very pass as a pinned text re-rendered: a page with
-    # a rendering's bytes is a copy of a pinned text there, red team 70, F01)
-    texts = {h for h in sticky | pin_handles if h.startswith(BLOCK_HANDLE_PREFIX)}
-    leaving = set(plan.evict).union(*(g.blocks for g in plan.summarize))
-    staying: list[Block] = [b for b in window if b.id not in leaving] if texts else []
-    gone_texts: set[str] | None = None  # (made on the first marker that may need it)
+    members_of = {g.id: tuple(window.get(bid) for bid in g.blocks) for g in plan.summarize}
+    pinned_now |= pins_left.summarizing({h for members in members_of.values() for b in members
+                                         for h in b.provenance})  # type: ignore[union-attr]
 
     def withheld(members: tuple[Block, ...]) -> tuple[str, ...]:
-        nonlocal gone_texts
-        if not gone_pinned and not texts:
-            return ()
         names = dict.fromkeys(m.group(1) for b in members for m in _MARKER.finditer(b.text))
         cited = {n: found[0] for n in names if (found := gate.marker_handles(n)) and len(found) == 1}
-        asked = sorted(h for h in set(cited.values()) - gone_pinned if not is_text_handle(h)) if texts else []
-        as_bytes: set[str] = set()
-        if asked:
-            if gone_texts is None:
-                gone_texts = texts.difference(block_source_handles(staying))
-            if gone_texts:
-                # (the gate's rule: a pinned text the window keeps flagged, re-rendered, is not
-                # gone; flagged once committed: pinned and preserved, red team 69, F01)
-                flags = set(plan.pinned) | set(plan.preserve)
-                kept_norms = _rendering_norms(gate, [b for b in staying if b.pinned or b.id in flags])
-                as_bytes = gate._stored_pinned_texts(asked, gone_texts, kept_norms)
-        return tuple(n for n, h in cited.items() if h in gone_pinned or h in as_bytes)
+        gone = pins_left.restating(cited.values()) if cited else set()
+        return tuple(n for n, h in cited.items() if h in gone)
 
     # 1. every summary, checked, before anything is written
     summaries: dict[str, tuple[SummaryGroup, str, tuple[str, ...]]] = {}
     to_store: dict[str, Block] = {}
     for g in plan.summarize:
-        members = tuple(window.get(bid) for bid in g.blocks)
+        members = members_of[g.id]
         derived_from, own_texts = _derivation(members, pinned_now)  # type: ignore[arg-type]
         request = SummaryRequest(group=g.id, blocks=members, max_tokens=g.max_tokens,  # type: ignore[arg-type]
                                  task=plan.task, derived_from=derived_from, linked=g.linked, counter=plan.counter,
@@ -1121,21 +1088,6 @@ def _marker_tokens(blocks: list[Block], counter: _Counter) -> int:
         size = len(" ".join(names).encode("utf-8")) + 6 * len(names)
         return (size + BYTES_PER_TOKEN - 1) // BYTES_PER_TOKEN
     return _count(counter, " ".join(f"[src:{n}]" for n in names), "a summary group's citation markers")
-
-
-def _normalised_handles(gate: Gate, blocks: list[Block]) -> list[str]:
-    """The handle of each block's text after the pins' whitespace normalisation, as the gate
-    makes it (and caches it by the text's BLAKE3)."""
-    return gate._normalised_text_handles(
-        [b.text for b in blocks], lambda k: blake3(blocks[k].text.encode("utf-8", "surrogatepass")).digest(),
-        range(len(blocks)))
-
-
-def _rendering_norms(gate: Gate, flagged: list[Block]) -> set[str]:
-    """The texts ``flagged`` blocks keep of a pinned text, however rendered: their normalised
-    handles, a blank text's left out (it is no rendering of anything, red team 69, F02; blank
-    as the normalisation reads it, red team 70, F02)."""
-    return set(_normalised_handles(gate, flagged)) - {BLANK_TEXT_NORM}
 
 
 def block_source_handles(blocks: list[Block]) -> list[str]:

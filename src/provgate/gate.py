@@ -1517,17 +1517,19 @@ class Gate:
         return list(compress(candidates, map(norms.__contains__,
                                              self._normalised_text_handles(texts, digest_of, candidates))))
 
-    def _respaced_text_pins(self, window: Window, sticky: set[str] | frozenset[str]) -> set[str]:
-        """For compact(): the text handles of the blocks of ``window`` that the gate holds to R
-        as a pinned page re-rendered (_Check._respaced), ``sticky`` the session's pinned handles
-        and the texts of the window's flagged blocks. Runs before the planner validates the
-        window: a lone surrogate is hashed as it is (surrogatepass), for the planner to report."""
+    def _respaced_blocks(self, window: Window, sticky: set[str] | frozenset[str]) -> dict[str, str]:
+        """For compact(): the blocks of ``window`` that the gate holds to R as a pinned page
+        re-rendered (_Check._respaced), by id, with the handles of their texts; ``sticky`` the
+        session's pinned handles and the texts of the window's flagged blocks. These blocks, not
+        every block with their bytes: a tool's page with a rendering's bytes is no candidate (red
+        team 72, F01/F04). Runs before the planner validates the window: a lone surrogate is
+        hashed as it is (surrogatepass), for the planner to report."""
         blocks = window.blocks
         flagged = [k for k, b in enumerate(blocks) if b.pinned]
         with self._lock:
             norms = self._pinned_norms
         if not norms and not flagged:  # (no pinned text to be a rendering of: nothing is normalised)
-            return set()
+            return {}
         handles = set(sticky).union(*(blocks[k].handles for k in flagged))
         digests: dict[int, bytes] = {}
 
@@ -1540,7 +1542,21 @@ class Gate:
         candidates = [i for i in _blockscan.holding_or_found_by_text(blocks, frozenset(handles), _TURNS)
                       if not blocks[i].pinned and block_text_handle(digest_of(i)) not in sticky]
         texts = [b.text for b in blocks]
-        return {block_text_handle(digest_of(i)) for i in self._respaced(texts, digest_of, candidates, flagged, norms)}
+        return {blocks[i].id: block_text_handle(digest_of(i))
+                for i in self._respaced(texts, digest_of, candidates, flagged, norms)}
+
+    def _pins_left(self, pre: Window, post: Window, evicted: Sequence[str]) -> _PinsLeft:
+        """For compact(): R's reading of the pass that commits ``post`` from ``pre`` with the
+        records ``evicted``, asked before its summaries are written (``post`` without them). The
+        pins are the session's now; the check that commits the pass takes the same ones."""
+        with self._lock:
+            sticky, norms, renderings = self._sticky, self._pinned_norms, self._pinned_renderings
+        run = _Check(self, Edit("summarize", pre, post, tuple(evicted), (), ()), self.retention_floor, sticky,
+                     norms, renderings)
+        run._hash()
+        run._take_pre_pins()
+        run._structure()
+        return _PinsLeft(run)
 
     # -- public API ---------------------------------------------------------------------------
 
@@ -2361,6 +2377,35 @@ class _UnkeptTexts:
 
     def __contains__(self, handle: object) -> bool:
         return isinstance(handle, str) and handle.startswith(BLOCK_HANDLE_PREFIX) and handle in self._unkept
+
+
+class _PinsLeft:
+    """How R will read a pass that commits a window, asked before its summaries are made
+    (Gate._pins_left, for compact()): which handles a summary may not cite, and which it may
+    not derive from. compact() had a copy of R's rules for these, and each review found another
+    case where the copy and R disagreed (red teams 69-72)."""
+
+    __slots__ = ("_check", "_local", "_unkept")
+
+    def __init__(self, check: _Check) -> None:
+        _, kept, local = check._pins_kept()
+        self._check = check
+        self._local = local
+        self._unkept = _UnkeptPins(local, check.sticky, kept)
+
+    def restating(self, handles: Iterable[str]) -> set[str]:
+        """Of ``handles``, those a new block citing restates a pinned block the committed window
+        does not keep (R refuses it: _Check._check_pins)."""
+        named = set(handles)
+        as_bytes = self._check._pinned_bytes_sources(self._unkept, named)
+        return {h for h in named if h in self._unkept or h in as_bytes}
+
+    def summarizing(self, handles: Iterable[str]) -> set[str]:
+        """Of ``handles``, those a summary deriving from summarizes a pinned block (R refuses it)."""
+        named = set(handles)
+        as_bytes = self._check._pinned_bytes_sources(self._unkept, named)
+        sticky = self._check.pinned_handles
+        return {h for h in named if h in self._local or h in sticky or h in as_bytes}
 
 
 class _GonePins:
