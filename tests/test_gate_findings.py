@@ -5654,14 +5654,61 @@ def test_compact_withholds_every_handle_of_a_block_a_legacy_pin_holds():
     assert any("y" in w for w in withheld)
 
 
-def test_compact_plans_pinned_only_the_rendering_not_a_page_with_its_bytes():
-    # F04: the planner took every block with a rendering's bytes for the rendering, so a tool's
-    # page with them was flagged in the committed window and tool:x pinned for good
+def test_compact_keeps_a_page_with_a_renderings_bytes_pinned_while_the_rendering_leaves():
+    # red team 74, F01 (against F04's change, reverted): the planner left a tool page holding a
+    # rendering's bytes unflagged while evict_pinned evicted the rendering; R reads a source of
+    # those bytes as restating the rendering and I5 reads the text as held by the page, so no
+    # summary passed. Every block with a rendering's bytes is planned pinned (F04 stays a
+    # documented limit: such a page is flagged)
+    from provgate.window import Block, Window
+
+    words = "alpha beta gamma delta talk about the plan and weather then lunch again " * 2
+    turn = "Plan:\n  step one keep mode=safe\n\nstep two retries=3\n"
+    rendering = "\nPlan: \n  step one keep mode=safe \n \nstep two retries=3 \n"
+    store = store_with({"tool:c1": "mode=safe\nretries=3\n", "doc:u3": "log:\n" + turn + "end\n"})
+    g = Gate(store, session="rt74f01")
+    pinned, z = Block("u1", "user", turn, ("doc:u3",), pinned=True), Block("z", "user", "go on\n")
+    assert_accepted(g.check(Window([pinned, z]), Window([pinned, z]), operator="reorder", commit=True))
+    store.put("doc:p0n0", rendering)
+    window = Window([
+        Block("n02", "system", "unrelated output line\n"), Block("a01", "assistant", f"Note 0.1 . {words}\n"),
+        Block("n01", "user", turn.replace("\n", "\u00a0\n"), ("doc:u3",)), Block("n00", "tool", rendering, ("doc:p0n0",)),
+        Block("a02", "assistant", f"Note 0.2 . {words}\n"), pinned, Block("n03", "assistant", rendering, ("doc:u3",)),
+        Block("a03", "assistant", f"Note 0.3 [src:p0n0]. {words}\n"), z, Block("a00", "assistant", f"Note 0.0 [src:c1]. {words}\n")])
     from provgate.compaction import compact
 
-    store, g, window = _rt72_notes("rt72f04", "[src:x]", tool_page=True)
-    result = compact(window, lambda r: "Earlier: " + " ".join(f"[src:{m}]" for m in r.markers) + " S.\n",
-                     store=store, gate=g, budget_tokens=90, min_summary_tokens=8)
+    result = compact(window, lambda r: "Earlier: " + " ".join(f"[src:{m}]" for m in r.markers) + " S.\n", store=store,
+                     gate=g, budget_tokens=140, min_summary_tokens=8, evict_pinned=True, task="recall", max_group_tokens=30)
+    assert result.verdict is None or result.verdict.accepted, result.verdict.summary()
+
+
+def test_compact_drops_a_summary_that_restates_a_pin_its_rejected_check_recorded():
+    # red team 74, F02: on_reject="evict" gates again without the summary the gate blamed, but
+    # the rejected check had pinned what its pre window held (user:p0n2, a page of a legacy
+    # pin's text) and the summary left kept [src:p0n2], withheld from none when it was made: R
+    # refused the fallback pass. The gate is asked again, and that summary goes too
+    from provgate.compaction import compact
+    from provgate.window import Block, Window
+
+    words = "alpha beta gamma delta talk about the plan and weather then lunch again " * 2
+    store = store_with({"tool:c1": "mode=safe\nretries=3\n", "doc:u3": _RT72_TURN,
+                        "user:p0n2": "header 02\n" + _RT72_TURN + "\n\n\ntrailer\n"})
+    store.append_audit({"session": "rt74f02", "cycle": 1, "pins": {"handles": ["doc:u3"], "ids": []}})
+    g = Gate(store, session="rt74f02")
+    window = Window([
+        Block("n00", "assistant", _RT72_TURN + "\n\n", ("doc:u3",)),
+        Block("n01", "assistant", _RT72_TURN.rstrip("\n") + "\n  \n", ("doc:u3",)),
+        Block("a00", "assistant", f"Note 0.0 [src:c1] [src:u3]. {words}\n"), Block("z", "user", "go on\n"),
+        Block("n02", "tool", _RT72_TURN + "\n\n", ("user:p0n2",)),
+        Block("a01", "assistant", f"Note 0.1 [src:c1] [src:p0n2]. {words}\n"),
+        Block("u1", "assistant", _RT72_TURN.replace(" ", "\u3000", 1), ("doc:u3",), pinned=True)])
+    calls = []
+
+    def summarize(request):  # the first summary states a value no source holds (I1 blames it)
+        calls.append(request.group)
+        return "Earlier: " + " ".join(f"[src:{m}]" for m in request.markers) + (" port=65001" if len(calls) == 1 else "") + " S.\n"
+
+    result = compact(window, summarize, store=store, gate=g, budget_tokens=110, min_summary_tokens=8,
+                     task="reconstruction", evict_pinned=True, max_group_tokens=30, on_reject="evict")
     assert result.verdict.accepted, result.verdict.summary()
-    assert "n1" in result.plan.pinned and "t1" not in result.plan.pinned
-    assert "tool:x" not in g.pins[0]
+    assert len(calls) == 2 and set(result.fallback) == set(calls)

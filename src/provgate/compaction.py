@@ -276,7 +276,6 @@ def plan_compaction(
     max_group_tokens: int = DEFAULT_MAX_GROUP_TOKENS,
     _pinned_sources: Iterable[str] = (),
     _shared_handles: Iterable[str] = (),
-    _pinned_blocks: Iterable[str] = (),
 ) -> CompactionPlan:
     """Plan one compaction pass of ``window`` for a budget of ``budget_tokens``.
 
@@ -306,8 +305,6 @@ def plan_compaction(
 
     ``_pinned_sources`` is :func:`compact`'s: handles whose stored bytes are a pinned text
     (:func:`_sources_of_pinned_texts`); no summary that derives from one is summarized again.
-    ``_pinned_blocks`` is :func:`compact`'s too: ids of blocks the gate holds pinned whatever
-    they carry (a pinned page re-rendered: ``Gate._respaced_blocks``).
     ``_shared_handles`` is :func:`compact`'s too: the sticky handles of pinned blocks whose texts
     the session pins. A block carrying one is no pinned block by it (another page of a pinned
     output: the gate holds the pinned bytes, not their handle's other pages; the pinned page
@@ -336,7 +333,6 @@ def plan_compaction(
     cited = _cited_blocks(pointers, blocks)
     pin_handles = _string_set(pinned_handles, "pinned_handles")
     pin_ids = _string_set(pinned_ids, "pinned_ids")
-    pin_blocks = _string_set(_pinned_blocks, "_pinned_blocks")
 
     n = len(blocks)
     ids = [b.id for b in blocks]
@@ -362,9 +358,9 @@ def plan_compaction(
                               evict=(), eviction_records=(), expected_tokens=total, expected_fill=fill,
                               meets_target=True)
 
-    if pin_handles or pin_ids or pin_blocks:
-        pin = [b.pinned or b.id in pin_blocks
-               or (not pin_handles.isdisjoint(b.handles) if b.handles else b.id in pin_ids) for b in blocks]
+    if pin_handles or pin_ids:
+        pin = [b.pinned or (not pin_handles.isdisjoint(b.handles) if b.handles else b.id in pin_ids)
+               for b in blocks]
     else:
         pin = [b.pinned for b in blocks]
     # the gate protects a pinned block without handles through the handle of its text
@@ -407,14 +403,6 @@ def plan_compaction(
         summ[i] = False
     shared = _string_set(_shared_handles, "_shared_handles") - pin_handles
     _keep_summaries_of_pinned(blocks, pin, summ, pin_handles.union(_pinned_sources, shared), text_handles)
-    if pin_blocks:
-        # a block with the bytes of a pinned page re-rendered is no pinned block of its own (red
-        # team 72, F04), but a summary of it could derive only from its text's handle, the one
-        # the pinned page holds in this pass (R): it is kept or evicted
-        rendered = {b.text for b in blocks if b.id in pin_blocks}
-        for i, b in enumerate(blocks):
-            if summ[i] and b.text in rendered:
-                summ[i] = False
     if shared:
         # a summary of a block that shares a pinned handle derives from the block's own text (a
         # summary deriving from the handle summarizes the pinned page, R), so the handle leaves
@@ -909,15 +897,17 @@ def compact(
     pin_handles = {h for h in sticky if h.startswith(BLOCK_HANDLE_PREFIX) or h in legacy}
     # ... and by its text re-rendered: a block carrying a pinned handle whose text is a pinned
     # text after the whitespace normalisation is the pinned page shown again (the gate holds it
-    # to R: red team 42, R1), planned pinned itself (not every block with its bytes: red team
-    # 72, F04), and no summary deriving from its text's handle is summarized again
-    respaced = gate._respaced_blocks(window, sticky)
+    # to R: red team 42, R1), planned pinned by the handle of its text like a copy of the bytes
+    # (every block with those bytes: one left unflagged beside the rendering evicted is a text
+    # R reads as gone and I5 as held, red team 74, F01; so a tool's page with them is flagged,
+    # red team 72, F04, a documented limit)
+    pin_handles |= gate._respaced_text_pins(window, sticky)
     # handles whose stored bytes are a pinned text hold the pinned bytes as a pinned handle does
     bytes_sources = _sources_of_pinned_texts(store, window, sticky)
     plan = plan_compaction(
         window, budget_tokens=budget_tokens, threshold=threshold, task=task, count_tokens=count_tokens,
-        target=target, pointers=cites, pinned_handles=pin_handles, _pinned_blocks=set(respaced),
-        _pinned_sources=bytes_sources | set(respaced.values()), _shared_handles=(sticky - pin_handles) | bytes_sources,
+        target=target, pointers=cites, pinned_handles=pin_handles,
+        _pinned_sources=bytes_sources, _shared_handles=(sticky - pin_handles) | bytes_sources,
         evict_pinned=evict_pinned, summary_ratio=summary_ratio, min_summary_tokens=min_summary_tokens,
         max_group_tokens=max_group_tokens)
     if not plan.needed:
@@ -992,6 +982,19 @@ def compact(
         for sid in gone:
             del live[sid]
         fallback.extend(gone)
+        if live:
+            # the rejected check pinned what its pre window held, whatever its verdict: a summary
+            # left that now restates or summarizes a pin goes too (red team 74, F02: R refused the
+            # fallback pass for a marker withheld from no summary when they were made)
+            again, again_records, *_ = _build(window, plan, live, cites, evict_dropped=on_reject == "evict")
+            left = gate._pins_left(window, Window([b for b in again if b.id not in live]), again_records)
+            stale = [sid for sid, (_, text, derived_from) in live.items()
+                     if left.summarizing(derived_from)
+                     or left.restating(found[0] for m in _MARKER.finditer(text)
+                                       if len(found := gate.marker_handles(m.group(1))) == 1)]
+            for sid in stale:
+                del live[sid]
+            fallback.extend(stale)
     window_out = verdict.window
     tokens = 0
     for b in window_out:

@@ -1517,19 +1517,17 @@ class Gate:
         return list(compress(candidates, map(norms.__contains__,
                                              self._normalised_text_handles(texts, digest_of, candidates))))
 
-    def _respaced_blocks(self, window: Window, sticky: set[str] | frozenset[str]) -> dict[str, str]:
-        """For compact(): the blocks of ``window`` that the gate holds to R as a pinned page
-        re-rendered (_Check._respaced), by id, with the handles of their texts; ``sticky`` the
-        session's pinned handles and the texts of the window's flagged blocks. These blocks, not
-        every block with their bytes: a tool's page with a rendering's bytes is no candidate (red
-        team 72, F01/F04). Runs before the planner validates the window: a lone surrogate is
-        hashed as it is (surrogatepass), for the planner to report."""
+    def _respaced_text_pins(self, window: Window, sticky: set[str] | frozenset[str]) -> set[str]:
+        """For compact(): the text handles of the blocks of ``window`` that the gate holds to R
+        as a pinned page re-rendered (_Check._respaced), ``sticky`` the session's pinned handles
+        and the texts of the window's flagged blocks. Runs before the planner validates the
+        window: a lone surrogate is hashed as it is (surrogatepass), for the planner to report."""
         blocks = window.blocks
         flagged = [k for k, b in enumerate(blocks) if b.pinned]
         with self._lock:
             norms = self._pinned_norms
         if not norms and not flagged:  # (no pinned text to be a rendering of: nothing is normalised)
-            return {}
+            return set()
         handles = set(sticky).union(*(blocks[k].handles for k in flagged))
         digests: dict[int, bytes] = {}
 
@@ -1542,8 +1540,7 @@ class Gate:
         candidates = [i for i in _blockscan.holding_or_found_by_text(blocks, frozenset(handles), _TURNS)
                       if not blocks[i].pinned and block_text_handle(digest_of(i)) not in sticky]
         texts = [b.text for b in blocks]
-        return {blocks[i].id: block_text_handle(digest_of(i))
-                for i in self._respaced(texts, digest_of, candidates, flagged, norms)}
+        return {block_text_handle(digest_of(i)) for i in self._respaced(texts, digest_of, candidates, flagged, norms)}
 
     def _pins_left(self, pre: Window, post: Window, evicted: Sequence[str]) -> _PinsLeft:
         """For compact(): R's reading of the pass that commits ``post`` from ``pre`` with the
