@@ -5682,11 +5682,10 @@ def test_compact_keeps_a_page_with_a_renderings_bytes_pinned_while_the_rendering
     assert result.verdict is None or result.verdict.accepted, result.verdict.summary()
 
 
-def test_compact_drops_a_summary_that_restates_a_pin_its_rejected_check_recorded():
-    # red team 74, F02: on_reject="evict" gates again without the summary the gate blamed, but
-    # the rejected check had pinned what its pre window held (user:p0n2, a page of a legacy
-    # pin's text) and the summary left kept [src:p0n2], withheld from none when it was made: R
-    # refused the fallback pass. The gate is asked again, and that summary goes too
+def _rt74_fallback(poisoned_calls):
+    """compact(on_reject="evict") of red team 74's F02 window, its summarizer stating a value no
+    source holds in the calls numbered ``poisoned_calls``: (the result, each call's group and
+    withheld names)."""
     from provgate.compaction import compact
     from provgate.window import Block, Window
 
@@ -5704,11 +5703,35 @@ def test_compact_drops_a_summary_that_restates_a_pin_its_rejected_check_recorded
         Block("u1", "assistant", _RT72_TURN.replace(" ", "\u3000", 1), ("doc:u3",), pinned=True)])
     calls = []
 
-    def summarize(request):  # the first summary states a value no source holds (I1 blames it)
-        calls.append(request.group)
-        return "Earlier: " + " ".join(f"[src:{m}]" for m in request.markers) + (" port=65001" if len(calls) == 1 else "") + " S.\n"
+    def summarize(request):
+        calls.append((request.group, request.withheld))
+        kept = [m for m in request.markers if m not in request.withheld]
+        poison = " port=65001" if len(calls) in poisoned_calls else ""
+        return "Earlier: " + " ".join(f"[src:{m}]" for m in kept) + poison + " S.\n"
 
     result = compact(window, summarize, store=store, gate=g, budget_tokens=110, min_summary_tokens=8,
                      task="reconstruction", evict_pinned=True, max_group_tokens=30, on_reject="evict")
+    return result, calls
+
+
+def test_compact_asks_again_for_a_summary_that_restates_a_pin_its_rejected_check_recorded():
+    # red team 74, F02: on_reject="evict" gates again without the summary the gate blamed, but
+    # the rejected check had pinned what its pre window held (a page of a legacy pin's text)
+    # and the summary left kept [src:p0n2], withheld from none when it was made: R refused the
+    # fallback pass. The gate is asked again, and that summary is asked for again with
+    # [src:p0n2] withheld (dropped, it took its blocks along: red team 75, F03)
+    result, calls = _rt74_fallback({1})
     assert result.verdict.accepted, result.verdict.summary()
-    assert len(calls) == 2 and set(result.fallback) == set(calls)
+    (blamed, _), (second, before), (asked_again, now) = calls
+    assert result.fallback == (blamed,) and asked_again == second
+    assert "p0n2" not in before and "p0n2" in now
+    assert "[src:p0n2]" not in next(b.text for b in result.window if b.id == second)
+
+
+def test_compact_drops_a_summary_asked_for_again_that_is_refused_itself():
+    # a summary asked for again may be refused itself (here it states a value no source holds):
+    # it goes too, and the pass is gated once more rather than raising
+    result, calls = _rt74_fallback({1, 3})
+    assert result.verdict.accepted, result.verdict.summary()
+    assert len(calls) == 3 and set(result.fallback) == {calls[0][0], calls[1][0]}
+    assert len(result.verdicts) == 3

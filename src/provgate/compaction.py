@@ -862,9 +862,11 @@ def compact(
     :class:`~provgate.errors.ProvenanceInvariantError` carrying the verdict. Otherwise the
     summaries the verdict blames (all of them when a violation names no summary) are dropped
     and the edit is gated once more, raising if that is rejected too: ``on_reject="keep"``
-    leaves their blocks as they were (always provenance-safe, but the fill stays higher than
-    planned: see ``result.fill``); ``on_reject="evict"`` evicts them with records (reaches the
-    planned fill; their text leaves the window and stays in the store).
+    leaves their blocks as they were (the fill stays higher than planned: see ``result.fill``;
+    docs/compaction.md lists two shapes the gate still refuses); ``on_reject="evict"`` evicts
+    them with records (reaches the planned fill; their text leaves the window and stays in the
+    store). Before that second check the gate is asked again which markers restate a pin: the
+    rejected check pinned what its pre window held.
     """
     if not callable(summarize):
         raise InvalidArgumentError(f"summarize must be a callable (SummaryRequest -> str), not "
@@ -937,17 +939,19 @@ def compact(
         gone = pins_left.restating(cited.values()) if cited else set()
         return tuple(n for n, h in cited.items() if h in gone)
 
+    def summary_of(g: SummaryGroup, derived_from: tuple[str, ...]) -> str:
+        members = members_of[g.id]
+        request = SummaryRequest(group=g.id, blocks=members, max_tokens=g.max_tokens,  # type: ignore[arg-type]
+                                 task=plan.task, derived_from=derived_from, linked=g.linked, counter=plan.counter,
+                                 withheld=withheld(members))  # type: ignore[arg-type]
+        return _call_summarizer(summarize, request, counter)
+
     # 1. every summary, checked, before anything is written
     summaries: dict[str, tuple[SummaryGroup, str, tuple[str, ...]]] = {}
     to_store: dict[str, Block] = {}
     for g in plan.summarize:
-        members = members_of[g.id]
-        derived_from, own_texts = _derivation(members, pinned_now)  # type: ignore[arg-type]
-        request = SummaryRequest(group=g.id, blocks=members, max_tokens=g.max_tokens,  # type: ignore[arg-type]
-                                 task=plan.task, derived_from=derived_from, linked=g.linked, counter=plan.counter,
-                                 withheld=withheld(members))  # type: ignore[arg-type]
-        text = _call_summarizer(summarize, request, counter)
-        summaries[g.id] = (g, text, derived_from)
+        derived_from, own_texts = _derivation(members_of[g.id], pinned_now)  # type: ignore[arg-type]
+        summaries[g.id] = (g, summary_of(g, derived_from), derived_from)
         to_store.update(own_texts)
 
     # 2. build, store the texts it derives from or evicts, gate; on_reject="keep"/"evict" drop
@@ -956,6 +960,7 @@ def compact(
     verdicts = []
     fallback: list[str] = []
     live = dict(summaries)
+    reasked: set[str] = set()  # (the summaries the fallback asked for again)
     while True:
         post, records, kept_cites, dropped, nominal, evicted_texts = _build(
             window, plan, live, cites, evict_dropped=on_reject == "evict")
@@ -970,11 +975,13 @@ def compact(
         verdicts.append(verdict)
         if verdict.accepted:
             break
-        if on_reject == "raise" or not live or len(verdicts) > 1:
+        blamed_ids = {v.block for v in verdict.violations}
+        # (a summary asked for again may be refused itself: then it goes too, and once more)
+        again_only = len(verdicts) == 2 and bool(blamed_ids) and blamed_ids <= reasked
+        if on_reject == "raise" or not live or (len(verdicts) > 1 and not again_only):
             blamed = f" after dropping the rejected summaries {fallback} ({on_reject})" if fallback else ""
             raise ProvenanceInvariantError(
                 f"compaction rejected by the gate{blamed}: {verdict.summary()}", verdict=verdict)
-        blamed_ids = {v.block for v in verdict.violations}
         if all(b in live for b in blamed_ids):
             gone = [sid for sid in live if sid in blamed_ids]
         else:
@@ -984,15 +991,24 @@ def compact(
         fallback.extend(gone)
         if live:
             # the rejected check pinned what its pre window held, whatever its verdict: a summary
-            # left that now restates or summarizes a pin goes too (red team 74, F02: R refused the
-            # fallback pass for a marker withheld from no summary when they were made)
+            # left that now summarizes a pin goes too, and one that keeps a marker now restating
+            # one is asked again with the markers withheld now (red team 74, F02: R refused the
+            # fallback pass for a marker withheld from no summary when they were made; red team
+            # 75, F03: dropped, honest summaries took their blocks along)
             again, again_records, *_ = _build(window, plan, live, cites, evict_dropped=on_reject == "evict")
-            left = gate._pins_left(window, Window([b for b in again if b.id not in live]), again_records)
-            stale = [sid for sid, (_, text, derived_from) in live.items()
-                     if left.summarizing(derived_from)
-                     or left.restating(found[0] for m in _MARKER.finditer(text)
-                                       if len(found := gate.marker_handles(m.group(1))) == 1)]
-            for sid in stale:
+            pins_left = gate._pins_left(window, Window([b for b in again if b.id not in live]), again_records)
+            stale = []
+            for sid, (g, text, derived_from) in list(live.items()):
+                if not pins_left.summarizing(derived_from):
+                    if not pins_left.restating(_cited_handles(gate, text)):
+                        continue
+                    if len(verdicts) == 1:
+                        text = summary_of(g, derived_from)
+                        if not pins_left.restating(_cited_handles(gate, text)):
+                            live[sid] = (g, text, derived_from)
+                            reasked.add(sid)
+                            continue
+                stale.append(sid)
                 del live[sid]
             fallback.extend(stale)
     window_out = verdict.window
@@ -1005,6 +1021,11 @@ def compact(
         window=window_out, evicted=records, verdict=verdict, plan=plan, pointers=kept_cites,
         dropped_pointers=dropped, nominal=nominal, verdicts=tuple(verdicts), fallback=tuple(fallback),
         stored=tuple(stored), tokens=tokens, fill=tokens / plan.budget_tokens)
+
+
+def _cited_handles(gate: Gate, text: str) -> list[str]:
+    """The handles the markers of ``text`` cite (those that resolve to one)."""
+    return [found[0] for m in _MARKER.finditer(text) if len(found := gate.marker_handles(m.group(1))) == 1]
 
 
 def _sticky_pins(gate: Gate) -> tuple[frozenset[str], frozenset[str]]:
