@@ -5682,10 +5682,11 @@ def test_compact_keeps_a_page_with_a_renderings_bytes_pinned_while_the_rendering
     assert result.verdict is None or result.verdict.accepted, result.verdict.summary()
 
 
-def _rt74_fallback(poisoned_calls):
+def _rt74_fallback(asked_again=None):
     """compact(on_reject="evict") of red team 74's F02 window, its summarizer stating a value no
-    source holds in the calls numbered ``poisoned_calls``: (the result, each call's group and
-    withheld names)."""
+    source holds in its first summary, and in the summary asked for again: honest (None), with
+    that value too ("fact"), raising ("raise") or without its markers ("bare"): (the result,
+    each call's group and withheld names)."""
     from provgate.compaction import compact
     from provgate.window import Block, Window
 
@@ -5706,7 +5707,11 @@ def _rt74_fallback(poisoned_calls):
     def summarize(request):
         calls.append((request.group, request.withheld))
         kept = [m for m in request.markers if m not in request.withheld]
-        poison = " port=65001" if len(calls) in poisoned_calls else ""
+        if len(calls) == 3 and asked_again == "raise":
+            raise RuntimeError("the model is down")
+        if len(calls) == 3 and asked_again == "bare":
+            kept = []
+        poison = " port=65001" if len(calls) == 1 or (len(calls) == 3 and asked_again == "fact") else ""
         return "Earlier: " + " ".join(f"[src:{m}]" for m in kept) + poison + " S.\n"
 
     result = compact(window, summarize, store=store, gate=g, budget_tokens=110, min_summary_tokens=8,
@@ -5720,7 +5725,7 @@ def test_compact_asks_again_for_a_summary_that_restates_a_pin_its_rejected_check
     # and the summary left kept [src:p0n2], withheld from none when it was made: R refused the
     # fallback pass. The gate is asked again, and that summary is asked for again with
     # [src:p0n2] withheld (dropped, it took its blocks along: red team 75, F03)
-    result, calls = _rt74_fallback({1})
+    result, calls = _rt74_fallback()
     assert result.verdict.accepted, result.verdict.summary()
     (blamed, _), (second, before), (asked_again, now) = calls
     assert result.fallback == (blamed,) and asked_again == second
@@ -5728,10 +5733,21 @@ def test_compact_asks_again_for_a_summary_that_restates_a_pin_its_rejected_check
     assert "[src:p0n2]" not in next(b.text for b in result.window if b.id == second)
 
 
-def test_compact_drops_a_summary_asked_for_again_that_is_refused_itself():
-    # a summary asked for again may be refused itself (here it states a value no source holds):
-    # it goes too, and the pass is gated once more rather than raising
-    result, calls = _rt74_fallback({1, 3})
+@pytest.mark.parametrize("asked_again", ["fact", "bare"])
+def test_compact_drops_a_summary_asked_for_again_that_is_refused_itself(asked_again):
+    # a summary asked for again may be refused itself: stating a value no source holds, or
+    # without its markers, which I5 blames on no one summary (red team 76, F02: that raised).
+    # It goes too, and the pass is gated once more
+    result, calls = _rt74_fallback(asked_again)
     assert result.verdict.accepted, result.verdict.summary()
     assert len(calls) == 3 and set(result.fallback) == {calls[0][0], calls[1][0]}
     assert len(result.verdicts) == 3
+
+
+def test_compact_goes_on_without_a_summary_its_summarizer_fails_to_give_again():
+    # red team 76, F01: the summarizer failing when asked again raised SummarizerError after the
+    # rejected check was recorded; the summary is dropped instead, as before the ask
+    result, calls = _rt74_fallback("raise")
+    assert result.verdict.accepted, result.verdict.summary()
+    assert len(calls) == 3 and set(result.fallback) == {calls[0][0], calls[1][0]}
+    assert len(result.verdicts) == 2
