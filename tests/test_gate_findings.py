@@ -5685,8 +5685,8 @@ def test_compact_keeps_a_page_with_a_renderings_bytes_pinned_while_the_rendering
 def _rt74_fallback(asked_again=None):
     """compact(on_reject="evict") of red team 74's F02 window, its summarizer stating a value no
     source holds in its first summary, and in the summary asked for again: honest (None), with
-    that value too ("fact"), raising ("raise") or without its markers ("bare"): (the result,
-    each call's group and withheld names)."""
+    that value too ("fact"), raising ("raise"), without its markers ("bare") or a text the token
+    counter fails on ("uncountable"): (the result, each call's group and withheld names)."""
     from provgate.compaction import compact
     from provgate.window import Block, Window
 
@@ -5712,10 +5712,17 @@ def _rt74_fallback(asked_again=None):
         if len(calls) == 3 and asked_again == "bare":
             kept = []
         poison = " port=65001" if len(calls) == 1 or (len(calls) == 3 and asked_again == "fact") else ""
-        return "Earlier: " + " ".join(f"[src:{m}]" for m in kept) + poison + " S.\n"
+        odd = " Zq" if len(calls) == 3 and asked_again == "uncountable" else ""
+        return "Earlier: " + " ".join(f"[src:{m}]" for m in kept) + poison + odd + " S.\n"
+
+    def count_tokens(text):
+        if "Zq" in text:
+            raise ValueError("the tokenizer failed")
+        return (len(text.encode("utf-8")) + 3) // 4
 
     result = compact(window, summarize, store=store, gate=g, budget_tokens=110, min_summary_tokens=8,
-                     task="reconstruction", evict_pinned=True, max_group_tokens=30, on_reject="evict")
+                     task="reconstruction", evict_pinned=True, max_group_tokens=30, on_reject="evict",
+                     count_tokens=count_tokens)
     return result, calls
 
 
@@ -5744,10 +5751,12 @@ def test_compact_drops_a_summary_asked_for_again_that_is_refused_itself(asked_ag
     assert len(result.verdicts) == 3
 
 
-def test_compact_goes_on_without_a_summary_its_summarizer_fails_to_give_again():
+@pytest.mark.parametrize("asked_again", ["raise", "uncountable"])
+def test_compact_goes_on_without_a_summary_its_summarizer_fails_to_give_again(asked_again):
     # red team 76, F01: the summarizer failing when asked again raised SummarizerError after the
-    # rejected check was recorded; the summary is dropped instead, as before the ask
-    result, calls = _rt74_fallback("raise")
+    # rejected check was recorded (red team 77, F01: or the token counter failing on its text,
+    # InvalidArgumentError); the summary is dropped instead, as before the ask
+    result, calls = _rt74_fallback(asked_again)
     assert result.verdict.accepted, result.verdict.summary()
     assert len(calls) == 3 and set(result.fallback) == {calls[0][0], calls[1][0]}
     assert len(result.verdicts) == 2
