@@ -1000,8 +1000,8 @@ def compact(
             # one is asked again with the markers withheld now (red team 74, F02: R refused the
             # fallback pass for a marker withheld from no summary when they were made; red team
             # 75, F03: dropped, honest summaries took their blocks along)
-            again, again_records, *_ = _build(window, plan, live, cites, evict_dropped=on_reject == "evict")
-            pins_left = gate._pins_left(window, Window([b for b in again if b.id not in live]), again_records)
+            kept_now, records_now, *_ = _build(window, plan, live, cites, evict_dropped=on_reject == "evict")
+            pins_left = gate._pins_left(window, Window([b for b in kept_now if b.id not in live]), records_now)
             stale = []
             for sid, (g, text, derived_from) in list(live.items()):
                 if not pins_left.summarizing(derived_from):
