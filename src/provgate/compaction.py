@@ -934,8 +934,7 @@ def compact(
                                          for h in b.provenance})  # type: ignore[union-attr]
 
     def withheld(members: tuple[Block, ...]) -> tuple[str, ...]:
-        names = dict.fromkeys(m.group(1) for b in members for m in _MARKER.finditer(b.text))
-        cited = {n: found[0] for n in names if (found := gate.marker_handles(n)) and len(found) == 1}
+        cited = _marker_targets(gate, [b.text for b in members])
         gone = pins_left.restating(cited.values()) if cited else set()
         return tuple(n for n, h in cited.items() if h in gone)
 
@@ -1005,7 +1004,7 @@ def compact(
             stale = []
             for sid, (g, text, derived_from) in list(live.items()):
                 if not pins_left.summarizing(derived_from):
-                    if not pins_left.restating(_cited_handles(gate, text)):
+                    if not pins_left.restating(_marker_targets(gate, [text]).values()):
                         continue
                     if len(verdicts) == 1:
                         try:
@@ -1014,7 +1013,7 @@ def compact(
                             # (the pass goes on without it: red team 76, F01; a token counter
                             # failing on the new text too, red team 77, F01)
                             text = None
-                        if text is not None and not pins_left.restating(_cited_handles(gate, text)):
+                        if text is not None and not pins_left.restating(_marker_targets(gate, [text]).values()):
                             live[sid] = (g, text, derived_from)
                             reasked.add(sid)
                             continue
@@ -1033,9 +1032,10 @@ def compact(
         stored=tuple(stored), tokens=tokens, fill=tokens / plan.budget_tokens)
 
 
-def _cited_handles(gate: Gate, text: str) -> list[str]:
-    """The handles the markers of ``text`` cite (those that resolve to one)."""
-    return [found[0] for m in _MARKER.finditer(text) if len(found := gate.marker_handles(m.group(1))) == 1]
+def _marker_targets(gate: Gate, texts: list[str]) -> dict[str, str]:
+    """The marker names of ``texts`` that cite one stored handle, in order -> that handle."""
+    names = dict.fromkeys(m.group(1) for text in texts for m in _MARKER.finditer(text))
+    return {n: found[0] for n in names if len(found := gate.marker_handles(n)) == 1}
 
 
 def _sticky_pins(gate: Gate) -> tuple[frozenset[str], frozenset[str]]:

@@ -2361,48 +2361,48 @@ class _UnkeptPins:
 
     def texts(self) -> Container[str]:
         """The pinned texts among them, as a Container."""
-        return _UnkeptTexts(self)
+        return _PinnedTexts(self.__contains__)
 
 
-class _UnkeptTexts:
-    """The pinned texts post does not keep (_UnkeptPins.texts)."""
+class _PinnedTexts:
+    """The ``block:`` handles among pins that ``test`` says are in a set (the pinned texts post
+    does not keep, or those gone), as a Container, without making the set."""
 
-    __slots__ = ("_unkept",)
+    __slots__ = ("_test",)
 
-    def __init__(self, unkept: _UnkeptPins) -> None:
-        self._unkept = unkept
+    def __init__(self, test: Callable[[str], bool]) -> None:
+        self._test = test
 
     def __contains__(self, handle: object) -> bool:
-        return isinstance(handle, str) and handle.startswith(BLOCK_HANDLE_PREFIX) and handle in self._unkept
+        return isinstance(handle, str) and handle.startswith(BLOCK_HANDLE_PREFIX) and self._test(handle)
 
 
 class _PinsLeft:
-    """How R will read a pass that commits a window, asked before its summaries are made
-    (Gate._pins_left, for compact()): which handles a summary may not cite, and which it may
-    not derive from. compact() had a copy of R's rules for these, and each review found another
-    case where the copy and R disagreed (red teams 69-72)."""
+    """R's reading of a check's pass: which handles a block it makes may not cite, and which a
+    summary may not derive from. R asks it (_Check._check_pins), and so does compact() before
+    its summaries are made (Gate._pins_left): compact() had a copy of R's rules for these, and
+    each review found another case where the copy and R disagreed (red teams 69-72)."""
 
-    __slots__ = ("_check", "_local", "_unkept")
+    __slots__ = ("_check", "_local", "unkept")
 
     def __init__(self, check: _Check) -> None:
         _, kept, local = check._pins_kept()
         self._check = check
         self._local = local
-        self._unkept = _UnkeptPins(local, check.sticky, kept)
+        self.unkept = _UnkeptPins(local, check.sticky, kept)  # (the pinned handles post does not keep)
 
     def restating(self, handles: Iterable[str]) -> set[str]:
-        """Of ``handles``, those a new block citing restates a pinned block the committed window
-        does not keep (R refuses it: _Check._check_pins)."""
+        """Of ``handles``, those a new block citing restates a pinned block the window does not
+        keep."""
         named = set(handles)
-        as_bytes = self._check._pinned_bytes_sources(self._unkept, named)
-        return {h for h in named if h in self._unkept or h in as_bytes}
+        as_bytes = self._check._pinned_bytes_sources(self.unkept, named)
+        return {h for h in named if h in self.unkept or h in as_bytes}
 
     def summarizing(self, handles: Iterable[str]) -> set[str]:
-        """Of ``handles``, those a summary deriving from summarizes a pinned block (R refuses it)."""
+        """Of ``handles``, those a summary deriving from summarizes a pinned block (kept or not)."""
         named = set(handles)
-        as_bytes = self._check._pinned_bytes_sources(self._unkept, named)
-        sticky = self._check.pinned_handles
-        return {h for h in named if h in self._local or h in sticky or h in as_bytes}
+        as_bytes = self._check._pinned_bytes_sources(self.unkept, named)
+        return (named & self._local) | (named & self._check.pinned_handles) | (named & as_bytes)
 
 
 class _GonePins:
@@ -2426,16 +2426,19 @@ class _GonePins:
     def __bool__(self) -> bool:
         """Is any pin gone? (A source holding a gone text is one only while a text is gone.)"""
         if self._any is None:
-            check = self._check
-            sticky = check.pinned_handles
-            # a pin post does not carry is gone unless it is a text a block still holds, and the
-            # blocks hold as many texts at most: past that many, one is gone without a search
-            if len(sticky) - len(check.post.handle_union()) > len(check.pre.blocks) + len(check.edit.post):
+            sticky = self._check.pinned_handles
+            if self._surely_one_gone(sticky):
                 self._any = True
             else:
                 self._settle_texts()
                 self._any = any(self._gone(h) for h in chain(self._local, sticky))
         return self._any
+
+    def _surely_one_gone(self, pins: frozenset[str]) -> bool:
+        """Is one of ``pins`` gone without a search? A pin post does not carry is gone unless it
+        is a text a block still holds, and the blocks hold as many texts at most."""
+        check = self._check
+        return len(pins) - len(check.post.handle_union()) > len(check.pre.blocks) + len(check.edit.post)
 
     def __contains__(self, handle: object) -> bool:
         if not isinstance(handle, str):
@@ -2445,14 +2448,13 @@ class _GonePins:
         if self._sources is None:
             # the sources the markers cite whose stored bytes are a pinned text gone (as a
             # Container: a text handle is one when _gone says so), asked only when one is
-            self._sources = self._check._gone_text_sources(_GoneTexts(self)) if self._a_text_gone() else set()
+            self._sources = self._check._gone_text_sources(_PinnedTexts(self._gone)) if self._a_text_gone() else set()
         return handle in self._sources
 
     def _a_text_gone(self) -> bool:
-        check = self._check
-        texts = check.sticky.texts
-        if len(texts) - len(check.post.handle_union()) > len(check.pre.blocks) + len(check.edit.post):
-            return True  # (as in __bool__)
+        texts = self._check.sticky.texts
+        if self._surely_one_gone(texts):
+            return True
         self._settle_texts()
         return any(self._gone(h) for h in chain((h for h in self._local if h.startswith(BLOCK_HANDLE_PREFIX)), texts))
 
@@ -2512,18 +2514,6 @@ class _GonePins:
         if self._changed is None:
             self._changed = set(self._check.changed)
         return self._changed
-
-
-class _GoneTexts:
-    """The pinned texts gone from a check's window, as a Container (_GonePins)."""
-
-    __slots__ = ("_gone",)
-
-    def __init__(self, gone: _GonePins) -> None:
-        self._gone = gone
-
-    def __contains__(self, handle: object) -> bool:
-        return isinstance(handle, str) and handle.startswith(BLOCK_HANDLE_PREFIX) and self._gone._gone(handle)
 
 
 class _Check:
@@ -6413,8 +6403,7 @@ class _Check:
         edit = self.edit
         if not self.pinned_positions() and not self.pinned_handles:
             return
-        outcome, kept_handles, local = self._pins_kept()
-        sticky = self.pinned_handles
+        outcome = self._pins_kept()[0]
         for i, j, rewritten in outcome:
             b = edit.pre[i]
             if j is not None:
@@ -6426,13 +6415,12 @@ class _Check:
             self.violate("R", f"pinned block {b.id!r} was {what}", block=b.id,
                          handle=(b.handles or (None,))[0], evidence={"preserve_or_evict": True})
         named: set[int] = set()
-        gone = _UnkeptPins(local, self.sticky, kept_handles)
-        as_summary = self._pinned_bytes_sources(gone)
-        derived = self.post.derived_union()
-        if not (local.isdisjoint(derived) and sticky.isdisjoint(derived) and as_summary.isdisjoint(derived)):
+        reading = _PinsLeft(self)
+        summarized = reading.summarizing(self.post.derived_union())
+        if summarized:
             for j, b in enumerate(edit.post):
                 if b.derived:
-                    hit = [h for h in b.derived_from if h in local or h in sticky or h in as_summary]
+                    hit = [h for h in b.derived_from if h in summarized]
                     if hit and not self._made_before(j, hit):
                         named.add(j)
                         self._refuse(j, hit)
@@ -6445,7 +6433,7 @@ class _Check:
         made = set(self.changed) | set(self.restated) if not self.structural else set()
         # (and one carried over that R refused so before: red team 40, 03)
         refused = bool(self.gate._refused_summaries)
-        if not gone or not (made or refused):
+        if not reading.unkept or not (made or refused):
             return
         for j in sorted(self.marked):
             b = edit.post[j]
@@ -6455,8 +6443,8 @@ class _Check:
             # (a stored source holding a gone pinned text is that text, _pinned_bytes_sources,
             # whatever page of it the window keeps: a marker names a source, not a page, red
             # team 66, F02; a block holding the whole text is held to R as the pinned block)
-            as_bytes = self._pinned_bytes_sources(gone, cited)
-            hit = [h for h in cited if h in gone or h in as_bytes]
+            restating = reading.restating(cited)
+            hit = [h for h in cited if h in restating]
             if hit and (j in made or self._was_refused(j, hit)):
                 self._refuse(j, hit)
                 what = "derived block" if b.derived else "block"
