@@ -5616,12 +5616,17 @@ def _rt72_notes(name, turn_note, *, tool_page=False):
 
 def test_compact_lets_a_tool_page_with_a_renderings_bytes_keep_its_marker():
     # F01: a tool page holding the bytes of the pinned turn's rendering left with it; compact()
-    # took every block with those bytes for the rendering and withheld [src:x], which the gate
-    # does not pin (a tool's page is no candidate), so the honest pass lost the marker (I5)
+    # withheld [src:x] while the gate let the summary keep it, so the honest pass lost the
+    # marker (I5). Since a check takes up the pins its record adds (red team 75, F01), the gate
+    # holds the rendering's bytes pinned in this very pass, and so the page holding them: compact()
+    # withholds [src:x] because the gate refuses a summary keeping it, and the pass is accepted.
     store, g, window = _rt72_notes("rt72f01", "[src:notes] [src:x]", tool_page=True)
     result, withheld = _rt72_compact(window, store, g, 60)
     assert not isinstance(result, str) and result.verdict.accepted, result
-    assert [w for w in withheld if w] == [("notes",)]
+    assert [w for w in withheld if w] == [("notes", "x")]
+    store, g, window = _rt72_notes("rt72f01k", "[src:notes] [src:x]", tool_page=True)
+    refused, _ = _rt72_compact(window, store, g, 60, keep=("x",))
+    assert isinstance(refused, str) and "cites pinned source(s) ['tool:x']" in refused
 
 
 def test_compact_lets_a_rendering_pinned_in_an_earlier_pass_go_beside_the_flagged_turn():
@@ -5682,11 +5687,13 @@ def test_compact_keeps_a_page_with_a_renderings_bytes_pinned_while_the_rendering
     assert result.verdict is None or result.verdict.accepted, result.verdict.summary()
 
 
-def _rt74_fallback(asked_again=None):
+def _rt74_fallback(asked_again=None, meanwhile=False):
     """compact(on_reject="evict") of red team 74's F02 window, its summarizer stating a value no
     source holds in its first summary, and in the summary asked for again: honest (None), with
     that value too ("fact"), raising ("raise"), without its markers ("bare") or a text the token
-    counter fails on ("uncountable"): (the result, each call's group and withheld names)."""
+    counter fails on ("uncountable"): (the result, each call's group and withheld names).
+    ``meanwhile``: another check of the session, recorded right after the rejected one, pins a
+    page of tool:c1, which every summary cites."""
     from provgate.compaction import compact
     from provgate.window import Block, Window
 
@@ -5720,24 +5727,47 @@ def _rt74_fallback(asked_again=None):
             raise ValueError("the tokenizer failed")
         return (len(text.encode("utf-8")) + 3) // 4
 
+    if meanwhile:
+        check = g.check
+
+        def check_then_pin(*args, **kwargs):
+            verdict = check(*args, **kwargs)
+            if not verdict.accepted and not any(b.id == "c" for b in window):
+                page = Window([Block("c", "tool", "mode=safe\nretries=3\n", ("tool:c1",), pinned=True)])
+                assert_accepted(check(page, Window([]), operator="evict", evicted=["tool:c1"], commit=True))
+            return verdict
+
+        g.check = check_then_pin
     result = compact(window, summarize, store=store, gate=g, budget_tokens=110, min_summary_tokens=8,
                      task="reconstruction", evict_pinned=True, max_group_tokens=30, on_reject="evict",
                      count_tokens=count_tokens)
     return result, calls
 
 
-def test_compact_asks_again_for_a_summary_that_restates_a_pin_its_rejected_check_recorded():
-    # red team 74, F02: on_reject="evict" gates again without the summary the gate blamed, but
-    # the rejected check had pinned what its pre window held (a page of a legacy pin's text)
-    # and the summary left kept [src:p0n2], withheld from none when it was made: R refused the
-    # fallback pass. The gate is asked again, and that summary is asked for again with
-    # [src:p0n2] withheld (dropped, it took its blocks along: red team 75, F03)
+def test_compact_plans_pinned_what_its_check_will_hold_pinned():
+    # red team 74, F02 / red team 75, F01: the rejected check pinned what its pre window held (a
+    # page of a legacy pin's text) without judging by it, and the summary left kept [src:p0n2]:
+    # R refused the fallback pass, until the summary was asked for again. A check now takes up
+    # those pins itself, and compact() asks the gate which blocks it holds pinned: the page is
+    # planned pinned and kept, the summary may keep its marker, and only the blamed one goes
     result, calls = _rt74_fallback()
+    assert result.verdict.accepted, result.verdict.summary()
+    (blamed, _), (second, withheld) = calls
+    assert result.fallback == (blamed,) and "p0n2" not in withheld
+    assert [(b.id, b.pinned) for b in result.window if b.id == "n02"] == [("n02", True)]
+    assert "[src:p0n2]" in next(b.text for b in result.window if b.id == second)
+
+
+def test_compact_asks_again_for_a_summary_that_restates_a_pin_recorded_meanwhile():
+    # another check of the session recorded pins between the rejected check and the fallback's
+    # (a page of tool:c1): the summary left kept [src:c1], withheld from none when it was made,
+    # and is asked for again with it withheld (dropped, it took its blocks along: red team 75, F03)
+    result, calls = _rt74_fallback(meanwhile=True)
     assert result.verdict.accepted, result.verdict.summary()
     (blamed, _), (second, before), (asked_again, now) = calls
     assert result.fallback == (blamed,) and asked_again == second
-    assert "p0n2" not in before and "p0n2" in now
-    assert "[src:p0n2]" not in next(b.text for b in result.window if b.id == second)
+    assert "c1" not in before and "c1" in now
+    assert "[src:c1]" not in next(b.text for b in result.window if b.id == second)
 
 
 @pytest.mark.parametrize("asked_again", ["fact", "bare"])
@@ -5745,7 +5775,7 @@ def test_compact_drops_a_summary_asked_for_again_that_is_refused_itself(asked_ag
     # a summary asked for again may be refused itself: stating a value no source holds, or
     # without its markers, which I5 blames on no one summary (red team 76, F02: that raised).
     # It goes too, and the pass is gated once more
-    result, calls = _rt74_fallback(asked_again)
+    result, calls = _rt74_fallback(asked_again, meanwhile=True)
     assert result.verdict.accepted, result.verdict.summary()
     assert len(calls) == 3 and set(result.fallback) == {calls[0][0], calls[1][0]}
     assert len(result.verdicts) == 3
@@ -5756,7 +5786,43 @@ def test_compact_goes_on_without_a_summary_its_summarizer_fails_to_give_again(as
     # red team 76, F01: the summarizer failing when asked again raised SummarizerError after the
     # rejected check was recorded (red team 77, F01: or the token counter failing on its text,
     # InvalidArgumentError); the summary is dropped instead, as before the ask
-    result, calls = _rt74_fallback(asked_again)
+    result, calls = _rt74_fallback(asked_again, meanwhile=True)
     assert result.verdict.accepted, result.verdict.summary()
     assert len(calls) == 3 and set(result.fallback) == {calls[0][0], calls[1][0]}
     assert len(result.verdicts) == 2
+
+
+def test_the_same_edit_checked_twice_gets_one_verdict():
+    # red team 75, F01: a check's record pins what R held pinned beyond the flags (here the text
+    # of n00, which a legacy record's doc:u3 holds, and so n02 holding those bytes under
+    # user:p0n2), but the check judged without those pins: the same edit, checked again without
+    # a commit, was refused where the first check had accepted it. A check now takes them up
+    # itself, so the first check already reads [src:p0n2] as restating the page it evicts
+    from provgate.handles import block_text_handle
+    from provgate.window import Block, Window
+
+    words = "alpha beta gamma delta talk about the plan and weather then lunch again " * 2
+    store = store_with({"tool:c1": "mode=safe\nretries=3\n", "doc:u3": _RT72_TURN,
+                        "user:p0n2": "header 02\n" + _RT72_TURN + "\n\n\ntrailer\n"})
+    store.append_audit({"session": "rt75f01", "cycle": 1, "pins": {"handles": ["doc:u3"], "ids": []}})
+    g = Gate(store, session="rt75f01")
+    assert g._legacy_pins == {"doc:u3"}
+    note = Block("a01", "assistant", f"Note 0.1 [src:c1] [src:p0n2]. {words}\n")
+    go_on = Block("z", "user", "go on\n")
+    note_handle = block_text_handle(blake3(note.text.encode()).digest())
+    store.put(note_handle, note.text, kind="block")
+    pre = Window([Block("n00", "assistant", _RT72_TURN + "\n\n", ("doc:u3",)),
+                  Block("n01", "assistant", _RT72_TURN.rstrip("\n") + "\n  \n", ("doc:u3",)), go_on,
+                  Block("n02", "tool", _RT72_TURN + "\n\n", ("user:p0n2",)), note,
+                  Block("u1", "assistant", _RT72_TURN.replace(" ", "\u3000", 1), ("doc:u3",), pinned=True)])
+    post = Window([Block("s1", "assistant", "Earlier: [src:c1] [src:p0n2] S.\n", derived=True,
+                         derived_from=(note_handle,))])
+    evicted = ["doc:u3", "user:p0n2", note_handle, "z"]
+    first = g.check(pre, post, operator="summarize", evicted=evicted)
+    second = g.check(pre, post, operator="summarize", evicted=evicted)
+    assert comparable(first) == comparable(second)
+    find(first, "R", block="s1", handle="user:p0n2")
+    # and the summary without the marker is accepted, checked once or twice
+    honest = Window([Block("s1", "assistant", "Earlier: [src:c1] S.\n", derived=True, derived_from=(note_handle,))])
+    assert_accepted(g.check(pre, honest, operator="summarize", evicted=evicted), "lossy")
+    assert_accepted(g.check(pre, honest, operator="summarize", evicted=evicted), "lossy")

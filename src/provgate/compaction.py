@@ -903,7 +903,15 @@ def compact(
     # (every block with those bytes: one left unflagged beside the rendering evicted is a text
     # R reads as gone and I5 as held, red team 74, F01; so a tool's page with them is flagged,
     # red team 72, F04, a documented limit)
-    pin_handles |= gate._respaced_text_pins(window, sticky)
+    # (with the pins the gate's check of this pass takes up from the window: the texts of the
+    # blocks it holds pinned, and the handles of those it holds by their text alone; red team
+    # 75, F01/F02)
+    taken_up = gate._pins_taken_up(window)
+    if taken_up is None:
+        pin_handles |= gate._respaced_text_pins(window, sticky)
+    else:
+        sticky = sticky | taken_up[0]
+        pin_handles |= taken_up[1]
     # handles whose stored bytes are a pinned text hold the pinned bytes as a pinned handle does
     bytes_sources = _sources_of_pinned_texts(store, window, sticky)
     plan = plan_compaction(

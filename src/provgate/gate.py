@@ -1542,6 +1542,27 @@ class Gate:
         texts = [b.text for b in blocks]
         return {block_text_handle(digest_of(i)) for i in self._respaced(texts, digest_of, candidates, flagged, norms)}
 
+    def _pins_taken_up(self, window: Window) -> tuple[frozenset[str], set[str]] | None:
+        """For compact(): the pins a check of a pass from ``window`` judges with (the session's,
+        and what its record takes up from the window: _Check._take_pre_pins), and the text
+        handles of the blocks it holds pinned (flagged, holding a pinned text, held by a legacy
+        record, a pinned page re-rendered). Asked with the window kept whole, as the planner
+        has not chosen yet; None when the window cannot be hashed (a lone surrogate: the
+        planner reports it)."""
+        with self._lock:
+            sticky, norms, renderings = self._sticky, self._pinned_norms, self._pinned_renderings
+        run = _Check(self, Edit("reorder", window, window, (), (), ()), self.retention_floor, sticky, norms,
+                     renderings)
+        try:
+            run._hash()
+        except EditFormatError:
+            return None
+        run._take_pre_pins()
+        run._structure()
+        run._take_up_held_pins()
+        digests = run.pre.digests
+        return run.sticky.handles, {block_text_handle(digests[i]) for i in run.pinned_positions()}
+
     def _pins_left(self, pre: Window, post: Window, evicted: Sequence[str]) -> _PinsLeft:
         """For compact(): R's reading of the pass that commits ``post`` from ``pre`` with the
         records ``evicted``, asked before its summaries are written (``post`` without them). The
@@ -1553,6 +1574,7 @@ class Gate:
         run._hash()
         run._take_pre_pins()
         run._structure()
+        run._take_up_held_pins()
         return _PinsLeft(run)
 
     # -- public API ---------------------------------------------------------------------------
@@ -1737,15 +1759,7 @@ class Gate:
                 post = run.post if verdict.window is run.post.window else None
                 pinned += ([(post.blocks[i], post.digests[i]) for i in post.pinned()] if post is not None
                            else [(b, blake3(b.text.encode("utf-8")).digest()) for b in verdict.window if b.pinned])
-            # a pre block pinned only through a sticky pin (its text, or a handle of a record that
-            # never held the text) pins its text too: pinned by user:u3, it is the same bytes when
-            # later shown without the handle (red team 28, y04); its other handles are taken up
-            # only where a check held it to R as the pinned block (below: a user saying
-            # a pinned text again under user:u18 while the pinned turn stays flagged is no new
-            # pin), and a block that only shares a pinned handle pins nothing (another page of a
-            # pinned output is no pinned block: red team 40, 01)
-            flagged = set(run.pre.pinned())
-            texts = [block_text_handle(run.pre.digests[i]) for i in run.pinned_positions() if i not in flagged]
+            beyond, beyond_norms, beyond_renderings = run.pins_beyond_flags()
             # the reads, like the pins: the pre window's whatever the verdict, the post's once
             # committed (a reclassified window has the post window's reads)
             run.reads_logged = self._log_reads(run.pre, undo)
@@ -1768,22 +1782,7 @@ class Gate:
                     if b.id not in self._pinned_ids:
                         undo.ids.add(b.id)
                     self._pinned_ids.add(b.id)
-            if run._text_only:
-                # a pre block R held as the pinned block by its text alone (no flagged post block
-                # keeps the text: _free_text_pins) is kept flagged or leaves on the record of its
-                # handles: from then on they are the pinned block's, as a flagged block's are, and
-                # a later block citing or deriving from them restates it (red team 59, F01/F02: a
-                # turn pinned without a handle, logged as user:u3 and evicted by that record, was
-                # cited as [src:u3] in the next pass, or summarized from user:u3 whose stored bytes
-                # the log had re-rendered). Taken whatever the verdict, committed or not, as the
-                # pre window's pins are: an agent commits a window it weighed by itself, or one
-                # refused, and the next pre window no longer holds the block (red team 60, F02;
-                # red team 62, F02); as R holds it in this check, by the post window (red team 61,
-                # F01: a copy evicted beside its flagged turn; F03: a tool's page of the text
-                # freed by the turn's flag restored). A candidate the agent then drops still pins
-                # them (fails closed).
-                texts += [h for i in sorted(run._text_only - run._free_text_pins()) for h in run.pre.blocks[i].handles]
-            added += texts
+            added += beyond
             undo.handles.update(h for h in added if h not in self._sticky.handles)
             self._sticky = self._sticky.adding(added)
             # and each pinned text as the whitespace normalisation makes it: the same page shown
@@ -1791,14 +1790,13 @@ class Gate:
             # pinned block (_Check._respaced; red team 42, R1); a text pinned by a record written
             # before these is taken up when a check finds it again by its bytes
             norms = {self._normalised_text_handle(digest, b.text) for b, digest in pinned}
-            norms.update(self._normalised_text_handle(run.pre.digests[i], run.pre.texts[i])
-                         for i in run.pinned_positions() if i not in flagged)
             norms.discard(_BLANK_NORM)
+            norms |= beyond_norms
             if not norms <= self._pinned_norms:
                 undo.norms.update(norms - self._pinned_norms)
                 self._pinned_norms = self._pinned_norms | norms
             # the texts first pinned as a rendering of a pinned page (_Check._free_text_pins)
-            rendered = {block_text_handle(run.pre.digests[i]) for i in run.respaced} - self._pinned_renderings
+            rendered = beyond_renderings - self._pinned_renderings
             if rendered:
                 undo.renderings.update(rendered)
                 self._pinned_renderings = self._pinned_renderings | rendered
@@ -2534,6 +2532,7 @@ class _Check:
         self._text_only: set[int] = set()  # pinned only by a sticky pinned text (pinned_positions)
         self._free: set[int] | None = None  # those R lets go in this edit (_free_text_pins)
         self._free_with: dict[int, list[str]] = {}  # (_free_text_pins) free pre block -> its flagged holders' handles
+        self._beyond_flags: tuple[list[str], frozenset[str], frozenset[str]] | None = None  # (pins_beyond_flags)
         self._kept: tuple[list[tuple[int, int | None, str | None]], set[str], set[str]] | None = None  # (_pins_kept)
         self._kept_norm_handles: set[str] | None = None  # (_kept_norms)
         # each block R refused as a summary of a pinned block (Gate._refused_summaries)
@@ -2667,6 +2666,7 @@ class _Check:
             self._timed("hash", self._hash)
         self._take_pre_pins()
         self._timed("structure", self._structure)
+        self._take_up_held_pins()
         if self.structural and not self._reads_touched():
             # Same texts, same provenance: judged from digests alone, without fact extraction
             # (only a block that can hold a citation marker is scanned, for I3); every marker is
@@ -2701,11 +2701,82 @@ class _Check:
         in the same pass refused unchanged windows (red team 40, 01)."""
         pre = self.pre
         flagged = pre.pinned()
-        if not flagged:
-            return
-        digests = pre.digests
-        self.sticky = self.sticky.adding(block_text_handle(digests[i]) for i in flagged)
-        self.pinned_handles = self.sticky.handles
+        if flagged:
+            digests = pre.digests
+            self.sticky = self.sticky.adding(block_text_handle(digests[i]) for i in flagged)
+            self.pinned_handles = self.sticky.handles
+
+    def _take_up_held_pins(self) -> None:
+        """The pins the check's record adds beyond pre's flags (Gate._record: the texts of the
+        blocks R holds pinned, the handles of those held by their text alone, their normalised
+        texts, the renderings found) are taken up by the check itself, until they add nothing.
+        Judged without them, the same edit checked again got another verdict (red team 75, F01:
+        accepted, then refused for a summary citing the handle of a copy the first check had
+        held as the pinned block). Each round only adds, from the pre window's finitely many
+        handles; what a round found stays taken up (a rendering found in one round holds a
+        pinned text in the next, and is no rendering found there), and the record pins the union
+        of the rounds. Run after the structure: it asks for post's flagged blocks, and the
+        structure must find post's index unmade to share pre's (asked first, every edit in place
+        took the general path)."""
+        taken: dict[str, None] = {}
+        taken_norms: frozenset[str] = frozenset()
+        taken_renderings: frozenset[str] = frozenset()
+        while True:
+            handles, norms, renderings = self.pins_beyond_flags()
+            taken.update(dict.fromkeys(handles))
+            taken_norms |= norms
+            taken_renderings |= renderings
+            new_handles = [h for h in handles if h not in self.sticky.handles]
+            if not new_handles and norms <= self.pinned_norms and renderings <= self.renderings:
+                self._beyond_flags = (list(taken), taken_norms, taken_renderings)
+                return
+            self.sticky = self.sticky.adding(new_handles)
+            self.pinned_handles = self.sticky.handles
+            self.pinned_norms = self.pinned_norms | norms
+            self.renderings = self.renderings | renderings
+            # (worked out again with them)
+            self._pinned_positions = self._free = self._beyond_flags = None
+            self._free_with = {}
+            self.respaced = set()
+            self._text_only = set()
+
+    def pins_beyond_flags(self) -> tuple[list[str], frozenset[str], frozenset[str]]:
+        """What the check's record pins beyond pre's flagged blocks (Gate._record), once per
+        check: the handles (the text of each pinned pre block not flagged, and the handles of
+        those R holds by their text alone and does not let go here), the normalised texts of
+        those blocks, and the texts of the blocks found as a pinned page re-rendered."""
+        if self._beyond_flags is None:
+            pre = self.pre
+            flagged = set(pre.pinned())
+            unflagged = [i for i in self.pinned_positions() if i not in flagged]
+            # a pre block pinned only through a sticky pin (its text, or a handle of a record that
+            # never held the text) pins its text too: pinned by user:u3, it is the same bytes when
+            # later shown without the handle (red team 28, y04); its other handles are taken up
+            # only where a check held it to R as the pinned block (below: a user saying
+            # a pinned text again under user:u18 while the pinned turn stays flagged is no new
+            # pin), and a block that only shares a pinned handle pins nothing (another page of a
+            # pinned output is no pinned block: red team 40, 01)
+            handles = [block_text_handle(pre.digests[i]) for i in unflagged]
+            if self._text_only:
+                # a pre block R held as the pinned block by its text alone (no flagged post block
+                # keeps the text: _free_text_pins) is kept flagged or leaves on the record of its
+                # handles: from then on they are the pinned block's, as a flagged block's are, and
+                # a later block citing or deriving from them restates it (red team 59, F01/F02: a
+                # turn pinned without a handle, logged as user:u3 and evicted by that record, was
+                # cited as [src:u3] in the next pass, or summarized from user:u3 whose stored bytes
+                # the log had re-rendered). Taken whatever the verdict, committed or not, as the
+                # pre window's pins are: an agent commits a window it weighed by itself, or one
+                # refused, and the next pre window no longer holds the block (red team 60, F02;
+                # red team 62, F02); as R holds it in this check, by the post window (red team 61,
+                # F01: a copy evicted beside its flagged turn; F03: a tool's page of the text
+                # freed by the turn's flag restored). A candidate the agent then drops still pins
+                # them (fails closed).
+                handles += [h for i in sorted(self._text_only - self._free_text_pins()) for h in pre.blocks[i].handles]
+            norm = self.gate._normalised_text_handle
+            norms = frozenset(norm(pre.digests[i], pre.texts[i]) for i in unflagged) - {_BLANK_NORM}
+            renderings = frozenset(block_text_handle(pre.digests[i]) for i in self.respaced)
+            self._beyond_flags = (handles, norms, renderings)
+        return self._beyond_flags
 
     def _hash(self) -> None:
         self.pending: dict[bytes, bytes] = {}
