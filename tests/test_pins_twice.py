@@ -1,0 +1,69 @@
+"""A check judges with every pin its record adds (red team 75, F01): the same edit checked twice
+without a commit gets one verdict, whatever the window holds of pinned texts - copies under other
+handles, pages re-rendered, blocks a legacy record's pinned handle holds - and whatever the edit
+cites, summarizes or evicts."""
+
+from __future__ import annotations
+
+from blake3 import blake3
+from gate_helpers import comparable, store_with
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from provgate.gate import Gate
+from provgate.handles import block_text_handle
+from provgate.window import Block, Window
+
+_TURN = "Deploy only to staging and keep mode=safe for now.\n"
+# the pinned text as it is, and as a framework shows it again: a trailing blank, CRLF, blank
+# lines after it, the final line break dropped, an ideographic space for the first one
+_SHOWN = [_TURN, _TURN + "\n\n", _TURN.rstrip("\n") + " \n", _TURN.replace("\n", "\r\n"), _TURN.rstrip("\n"),
+          _TURN.replace(" ", "\u3000", 1)]
+_HANDLES = ["doc:u3", "user:p0", "user:p1", "tool:p2", "msg:p3"]
+_SOURCES = {"tool:c1": "mode=safe\nretries=3\n", "doc:u3": _TURN,
+            **{h: f"header {h}\n{_TURN}\n\ntrailer\n" for h in _HANDLES[1:]}}
+_WORDS = "alpha beta gamma delta talk about the plan and weather then lunch again " * 2
+
+
+def _text_handle(text: str) -> str:
+    return block_text_handle(blake3(text.encode()).digest())
+
+
+_PAGE = st.tuples(st.sampled_from(range(len(_SHOWN))), st.sampled_from([None, *_HANDLES]),
+                  st.sampled_from(["assistant", "tool", "user", "system"]), st.booleans())
+_NAME = st.sampled_from([h.split(":")[1] for h in _HANDLES] + ["c1"])
+
+
+@settings(max_examples=120, deadline=None)
+@given(legacy=st.booleans(), pages=st.lists(_PAGE, min_size=1, max_size=5),
+       notes=st.lists(st.lists(_NAME, max_size=3), min_size=1, max_size=3),
+       cited=st.lists(_NAME, max_size=3), summarized=st.lists(st.booleans(), min_size=3, max_size=3),
+       evict=st.lists(st.sampled_from(_HANDLES), max_size=4), keep=st.lists(st.booleans(), min_size=5, max_size=5))
+def test_the_same_edit_checked_twice_gets_one_verdict(legacy, pages, notes, cited, summarized, evict, keep):
+    store = store_with(_SOURCES)
+    if legacy:  # a record written before text pins: doc:u3 pinned, its text not
+        store.append_audit({"session": "twice", "cycle": 1, "pins": {"handles": ["doc:u3"], "ids": []}})
+    g = Gate(store, session="twice")
+    pre = [Block(f"n{k}", role, _SHOWN[shown], () if handle is None else (handle,), pinned=flag)
+           for k, (shown, handle, role, flag) in enumerate(pages)]
+    pre += [Block(f"a{k}", "assistant", f"Note {k} " + " ".join(f"[src:{m}]" for m in names) + f". {_WORDS}\n")
+            for k, names in enumerate(notes)]
+    pre.append(Block("z", "user", "go on\n"))
+    # post: some pages kept (a flag may be dropped), the rest evicted by the records asked for,
+    # and one summary of the notes chosen, citing what it cites
+    post = [Block(b.id, b.role, b.text, b.handles, pinned=b.pinned and keep[k % 5])
+            for k, b in enumerate(pre[:len(pages)]) if keep[k % 5]]
+    members = [b for k, b in enumerate(pre[len(pages):-1]) if summarized[k % 3]]
+    for b in members:
+        store.put(_text_handle(b.text), b.text, kind="block")
+    evicted = list(dict.fromkeys(evict))
+    evicted += [b.id for b in pre[:len(pages)] if not b.handles and b not in post]
+    if members:
+        post.append(Block("s1", "summary", "Earlier: " + " ".join(f"[src:{m}]" for m in cited) + " S.\n",
+                          derived=True, derived_from=tuple(_text_handle(b.text) for b in members)))
+    post += [b for b in pre[len(pages):-1] if b not in members]
+    post.append(pre[-1])
+    pre_window, post_window = Window(pre), Window(post)
+    first = g.check(pre_window, post_window, operator="summarize", evicted=evicted)
+    second = g.check(pre_window, post_window, operator="summarize", evicted=evicted)
+    assert comparable(first) == comparable(second)
