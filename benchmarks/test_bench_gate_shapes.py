@@ -343,3 +343,33 @@ def test_resume_pinning_session(benchmark, tmp_path, scale):
     benchmark.extra_info.update(cycles=n, pin_bytes=sum(len(json.dumps(r["pins"]))
                                                         for _, r in store.iter_audit_of_session("pins")))
     store.close()
+
+
+@pytest.mark.parametrize("scale", [1, 2])
+@pytest.mark.benchmark(group="gate-pin-chain")
+def test_check_of_a_chain_of_re_rendered_pages(benchmark, tmp_path, scale):
+    # red team 78, F01: N pages, each a pinned text re-rendered carrying the handle of the page
+    # before it; a check takes up the pins its record adds, and each round of that reached one
+    # page more, over the whole window: quadratic, until the rest is taken up at once. Each
+    # round of the benchmark is a session's first sight of the pages (a fresh gate)
+    n = 300 * scale
+    turn_text = "Deploy only to staging and keep mode=safe for now.\n"
+    handles = [f"tool:h{i}" for i in range(n + 1)]
+    store = SourceStore(str(tmp_path / "store.sqlite3"))
+    store.put_many([*((h, f"page {i}\n") for i, h in enumerate(handles)), ("user:u0", turn_text)])
+    turn = {"id": "u0", "role": "user", "text": turn_text, "handles": ["user:u0"], "pinned": True}
+    go_on = {"id": "z", "role": "user", "text": "go on\n"}
+    pages = [{"id": "b0", "role": "tool", "text": turn_text, "handles": [handles[0]]}]
+    pages += [{"id": f"b{i}", "role": "tool", "text": turn_text.rstrip("\n") + " " * i + "\n",
+               "handles": [handles[i - 1], handles[i]]} for i in range(1, n + 1)]
+
+    def first_sight():
+        gate = Gate(store, audit=False)
+        assert gate.check([turn, go_on], [go_on], operator="evict", evicted=["user:u0"], commit=True).accepted
+        return (gate,), {}
+
+    verdict = benchmark.pedantic(lambda gate: gate.check([*pages, go_on], [go_on], operator="evict", evicted=handles),
+                                 setup=first_sight, rounds=7, iterations=1)
+    assert verdict.accepted, verdict.summary()
+    benchmark.extra_info.update(pages=n, phases_ms={k: round(v, 2) for k, v in verdict.timings_ms.items()})
+    store.close()

@@ -105,7 +105,7 @@ def test_check_accepts_python_objects_as_well_as_json_dicts():
 
 # -- the verdict ------------------------------------------------------------------------------
 
-TIMING_PHASES = {"hash", "structure", "facts", "I3", "I1", "I2", "I4", "I5", "P", "R", "total", "audit"}
+TIMING_PHASES = {"hash", "structure", "pins", "facts", "I3", "I1", "I2", "I4", "I5", "P", "R", "total", "audit"}
 
 
 @pytest.mark.parametrize("which", [good, bad])

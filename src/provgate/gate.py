@@ -1784,7 +1784,11 @@ class Gate:
                     self._pinned_ids.add(b.id)
             added += beyond
             undo.handles.update(h for h in added if h not in self._sticky.handles)
-            self._sticky = self._sticky.adding(added)
+            # (from the check's own pins when the session's are still those it started from: they
+            # hold what it took up, so a session of many pins is copied once a check, not twice;
+            # red team 78, F02)
+            started, started_norms, started_renderings = run.started_with
+            self._sticky = (run.sticky if self._sticky is started else self._sticky).adding(added)
             # and each pinned text as the whitespace normalisation makes it: the same page shown
             # again re-rendered (CRLF line ends, trailing blanks) under its pinned handle is the
             # pinned block (_Check._respaced; red team 42, R1); a text pinned by a record written
@@ -1794,12 +1798,14 @@ class Gate:
             norms |= beyond_norms
             if not norms <= self._pinned_norms:
                 undo.norms.update(norms - self._pinned_norms)
-                self._pinned_norms = self._pinned_norms | norms
+                known = run.pinned_norms if self._pinned_norms is started_norms else self._pinned_norms
+                self._pinned_norms = known if norms <= known else known | norms
             # the texts first pinned as a rendering of a pinned page (_Check._free_text_pins)
             rendered = beyond_renderings - self._pinned_renderings
             if rendered:
                 undo.renderings.update(rendered)
-                self._pinned_renderings = self._pinned_renderings | rendered
+                known = run.renderings if self._pinned_renderings is started_renderings else self._pinned_renderings
+                self._pinned_renderings = known if rendered <= known else known | rendered
             undo.refused.update(d for d in run.refused_summaries if d not in self._refused_summaries)
             self._refused_summaries.update(run.refused_summaries)
             if verdict.accepted and verdict.retention is not None:
@@ -2527,6 +2533,9 @@ class _Check:
         self.pinned_handles = sticky.handles
         self.pinned_norms = gate._pinned_norms if pinned_norms is None else pinned_norms
         self.renderings = gate._pinned_renderings if renderings is None else renderings  # (Gate._pinned_renderings)
+        # (the session's pins as the check took them: Gate._record starts from the check's own
+        # when they are still the session's)
+        self.started_with = (sticky, self.pinned_norms, self.renderings)
         self.respaced: set[int] = set()  # pre blocks found as a pinned page re-rendered (pinned_positions)
         self._pinned_positions: list[int] | None = None
         self._text_only: set[int] = set()  # pinned only by a sticky pinned text (pinned_positions)
@@ -2666,7 +2675,7 @@ class _Check:
             self._timed("hash", self._hash)
         self._take_pre_pins()
         self._timed("structure", self._structure)
-        self._take_up_held_pins()
+        self._timed("pins", self._take_up_held_pins)
         if self.structural and not self._reads_touched():
             # Same texts, same provenance: judged from digests alone, without fact extraction
             # (only a block that can hold a citation marker is scanned, for I3); every marker is
@@ -2721,24 +2730,109 @@ class _Check:
         taken: dict[str, None] = {}
         taken_norms: frozenset[str] = frozenset()
         taken_renderings: frozenset[str] = frozenset()
+        rounds = 0
         while True:
             handles, norms, renderings = self.pins_beyond_flags()
             taken.update(dict.fromkeys(handles))
             taken_norms |= norms
             taken_renderings |= renderings
             new_handles = [h for h in handles if h not in self.sticky.handles]
-            if not new_handles and norms <= self.pinned_norms and renderings <= self.renderings:
+            new_norms, new_renderings = norms - self.pinned_norms, renderings - self.renderings
+            if not new_handles and not new_norms and not new_renderings:
                 self._beyond_flags = (list(taken), taken_norms, taken_renderings)
                 return
-            self.sticky = self.sticky.adding(new_handles)
-            self.pinned_handles = self.sticky.handles
-            self.pinned_norms = self.pinned_norms | norms
-            self.renderings = self.renderings | renderings
+            rounds += 1
+            if rounds == _PIN_ROUNDS:
+                # Each round can reach one block more (a chain of pages, each a pinned text
+                # re-rendered carrying the handle of the page before it: a round per page, each
+                # over the whole window; red team 78, F01): the rest is taken up at once, by
+                # rules that pin at least what the rounds would (fail closed), and the rounds go
+                # on from there (they find nothing more)
+                closed_handles, closed_norms = self._held_pins_closure(new_handles, new_norms)
+                new_handles += closed_handles
+                new_norms |= closed_norms
+                taken.update(dict.fromkeys(closed_handles))
+                taken_norms |= closed_norms
+            # (each set copied only where it grows: a session's pins are many, red team 78, F02)
+            if new_handles:
+                self.sticky = self.sticky.adding(new_handles)
+                self.pinned_handles = self.sticky.handles
+            if new_norms:
+                self.pinned_norms = self.pinned_norms | new_norms
+            if new_renderings:
+                self.renderings = self.renderings | new_renderings
             # (worked out again with them)
             self._pinned_positions = self._free = self._beyond_flags = None
             self._free_with = {}
             self.respaced = set()
             self._text_only = set()
+
+    def _held_pins_closure(self, adding: list[str], adding_norms: frozenset[str]) -> tuple[list[str], frozenset[str]]:
+        """The handles and normalised texts the rounds of :meth:`_take_up_held_pins` would take
+        up from here on, or more, in one pass over the pre window: a block is pinned when it is
+        flagged, holds a pinned text, carries a handle of a legacy record, or is a candidate
+        (carrying a pinned handle or a flagged block's, or found by its text alone) whose text
+        after the whitespace normalisation is a pinned one; a pinned block not flagged pins its
+        text and its normalised text, and one not held by a flag or a legacy handle pins its
+        handles too (the rounds let some go, _free_text_pins: here none is). Each block is
+        pinned once, and each pinned handle, text and normalised text reached once."""
+        pre = self.pre
+        blocks, digests, texts = pre.blocks, pre.digests, pre.texts
+        flagged = set(pre.pinned())
+        legacy = self.gate._legacy_pins
+        strong = flagged | {i for i, b in enumerate(blocks) if legacy and not legacy.isdisjoint(b.handles)}
+        handles = set(self.sticky.handles).union(adding)
+        norms = set(self.pinned_norms).union(adding_norms)
+        norm = self.gate._normalised_text_handles(texts, digests.__getitem__, range(len(blocks)))
+        norms.update(norm[i] for i in flagged)
+        norms.discard(_BLANK_NORM)
+        text_of = [block_text_handle(d) for d in digests]
+        by_handle: dict[str, list[int]] = {}
+        by_text: dict[str, list[int]] = {}
+        by_norm: dict[str, list[int]] = {}
+        for i, b in enumerate(blocks):
+            for h in b.handles:
+                by_handle.setdefault(h, []).append(i)
+            by_text.setdefault(text_of[i], []).append(i)
+            by_norm.setdefault(norm[i], []).append(i)
+        asked = handles | pre.pinned_handles()
+        candidate = [not b.handles or b.role in _TURNS or not asked.isdisjoint(b.handles) for b in blocks]
+        pinned: set[int] = set()
+        queue: list[int] = []
+
+        def pin(i: int) -> None:
+            if i not in pinned:
+                pinned.add(i)
+                queue.append(i)
+
+        for i in range(len(blocks)):
+            if i in strong or text_of[i] in handles or (candidate[i] and norm[i] in norms):
+                pin(i)
+        while queue:
+            i = queue.pop()
+            if i in flagged:
+                continue
+            if text_of[i] not in handles:
+                handles.add(text_of[i])
+                for k in by_text[text_of[i]]:
+                    pin(k)
+            if norm[i] != _BLANK_NORM and norm[i] not in norms:
+                norms.add(norm[i])
+                for k in by_norm[norm[i]]:
+                    if candidate[k]:
+                        pin(k)
+            if i not in strong:
+                for h in blocks[i].handles:
+                    if h not in handles:
+                        handles.add(h)
+                        for k in by_handle[h]:
+                            if not candidate[k]:
+                                candidate[k] = True
+                                if norm[k] in norms:
+                                    pin(k)
+        sticky = self.sticky.handles
+        return ([h for h in handles if h not in sticky and h not in adding],
+                frozenset(norms - self.pinned_norms - adding_norms))
 
     def pins_beyond_flags(self) -> tuple[list[str], frozenset[str], frozenset[str]]:
         """What the check's record pins beyond pre's flagged blocks (Gate._record), once per
@@ -7220,6 +7314,8 @@ _SPEAKERS = frozenset(("user", "system"))  # roles whose words a copy by another
 # 44, F1; a user's turn logged under a handle of its own, red team 46, F3; an assistant's, red
 # team 48): a turn, not a tool's output (a tool page under another handle is another source)
 _TURNS = frozenset(("user", "system", "assistant"))
+# rounds of _Check._take_up_held_pins before the rest is taken up at once (_held_pins_closure)
+_PIN_ROUNDS = 4
 
 
 def _speaker(block: Block) -> str:
