@@ -103,3 +103,20 @@ def test_a_chain_of_re_rendered_pages_is_taken_up_in_a_bounded_number_of_rounds(
     kept = Window([pages[-1], go_on])
     refused = g.check(pre, kept, operator="evict", evicted=handles[:-2])
     assert any(v.invariant == "R" and v.block == f"b{n}" for v in refused.violations), refused.summary()
+
+
+def test_a_block_carried_over_with_the_words_of_a_summary_refused_here_is_refused_here_too():
+    # red team 78, F03: a check refused a new summary of a pinned turn and recorded the refusal;
+    # checked again, the same edit also refused the block carried over with those words
+    # (R x1, then R x2). The blocks the edit makes are judged first, and a refusal of this
+    # check counts for the blocks carried over, as it will in the next one
+    store = store_with({"doc:u0": _TURN})
+    g = Gate(store, session="refused")
+    turn = Block("u0", "user", _TURN, ("doc:u0",), pinned=True)
+    recap = Block("c", "assistant", "Recap: staging only [src:u0].\n")
+    go_on = Block("z", "user", "go on\n")
+    made = Block("s", "assistant", "Recap: staging only [src:u0].\n", derived=True, derived_from=("doc:u0",))
+    pre, post = Window([turn, recap, go_on]), Window([recap, go_on, made])
+    first = g.check(pre, post, operator="summarize", evicted=["doc:u0"])
+    assert comparable(first) == comparable(g.check(pre, post, operator="summarize", evicted=["doc:u0"]))
+    assert [(v.invariant, v.block) for v in first.violations] == [("R", "s"), ("R", "c")]

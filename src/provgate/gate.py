@@ -41,7 +41,7 @@ from collections import Counter
 from collections.abc import Callable, Container, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import accumulate, chain, compress, count, repeat
-from operator import attrgetter, is_, is_not
+from operator import attrgetter, is_, is_not, itemgetter
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -6583,24 +6583,34 @@ class _Check:
         reading = _PinsLeft(self)
         summarized = reading.summarizing(self.post.derived_union())
         if summarized:
-            for j, b in enumerate(edit.post):
+            # (the blocks this edit makes first: one refused here refuses a block carried over
+            # with its words and pinned sources, as a later check of the same edit would,
+            # _was_refused; red team 78, F03)
+            # (reported in the window's order)
+            found: list[tuple[int, Block, list[str]]] = []
+            for j in sorted(range(len(edit.post)), key=self._carried_over):
+                b = edit.post[j]
                 if b.derived:
                     hit = [h for h in b.derived_from if h in summarized]
                     if hit and not self._made_before(j, hit):
                         named.add(j)
                         self._refuse(j, hit)
-                        self.violate("R", f"derived block {b.id!r} summarizes pinned source(s) {hit}", block=b.id,
-                                     handle=hit[0], evidence={"derived_from": list(b.derived_from)})
+                        found.append((j, b, hit))
+            for _, b, hit in sorted(found, key=itemgetter(0)):
+                self.violate("R", f"derived block {b.id!r} summarizes pinned source(s) {hit}", block=b.id,
+                             handle=hit[0], evidence={"derived_from": list(b.derived_from)})
         # a block this edit makes may cite a pinned block the window keeps (a reference);
         # citing one the window no longer holds restates it in its place, which is summarizing
         # it, tagged derived or not (red team 11, y04: an untagged turn restating the evicted
         # pinned block); a block made while the pinned one was kept stays a reference
         made = set(self.changed) | set(self.restated) if not self.structural else set()
-        # (and one carried over that R refused so before: red team 40, 03)
-        refused = bool(self.gate._refused_summaries)
+        # (and one carried over that R refused so before: red team 40, 03; or in this check)
+        refused = bool(self.gate._refused_summaries or self.refused_summaries)
         if not reading.unkept or not (made or refused):
             return
-        for j in sorted(self.marked):
+        citing: list[tuple[int, Block, list[str]]] = []
+        for j in sorted(self.marked, key=lambda j: (j not in made, j)):  # (made first, as above)
+            refused = refused or bool(self.refused_summaries)
             b = edit.post[j]
             if j in named or (j not in made and not refused):
                 continue
@@ -6612,10 +6622,12 @@ class _Check:
             hit = [h for h in cited if h in restating]
             if hit and (j in made or self._was_refused(j, hit)):
                 self._refuse(j, hit)
-                what = "derived block" if b.derived else "block"
-                self.violate("R", f"{what} {b.id!r} cites pinned source(s) {hit} that the window no longer "
-                             "holds: it restates a pinned block in its place", block=b.id, handle=hit[0],
-                             evidence={"cited": hit})
+                citing.append((j, b, hit))
+        for _, b, hit in sorted(citing, key=itemgetter(0)):
+            what = "derived block" if b.derived else "block"
+            self.violate("R", f"{what} {b.id!r} cites pinned source(s) {hit} that the window no longer "
+                         "holds: it restates a pinned block in its place", block=b.id, handle=hit[0],
+                         evidence={"cited": hit})
 
     def _made_before(self, j: int, hit: list[str]) -> bool:
         """Is post block ``j`` a summary pre holds already, byte-identical and deriving from
@@ -6656,10 +6668,14 @@ class _Check:
         same words of fewer of those texts, or of others, made before their pins, is not it (red
         team 38, 01; red team 40, 04)."""
         refused = self.gate._refused_summaries
-        if not refused:
+        if not refused and not self.refused_summaries:
             return False
         key, texts = self._refusal(j, hit)
-        return any(k == key and named <= texts for k, named in refused)
+        return any(k == key and named <= texts for k, named in chain(refused, self.refused_summaries))
+
+    def _carried_over(self, j: int) -> bool:
+        """Is post block ``j`` a pre block carried over unchanged (not made by this edit)?"""
+        return self.match[j] is not None and j not in self.ws_matched
 
     # verdict ---------------------------------------------------------------------------------
 
