@@ -349,9 +349,10 @@ def test_resume_pinning_session(benchmark, tmp_path, scale):
 @pytest.mark.benchmark(group="gate-pin-chain")
 def test_check_of_a_chain_of_re_rendered_pages(benchmark, tmp_path, scale):
     # red team 78, F01: N pages, each a pinned text re-rendered carrying the handle of the page
-    # before it; a check takes up the pins its record adds, and each round of that reached one
-    # page more, over the whole window: quadratic, until the rest is taken up at once. Each
-    # round of the benchmark is a session's first sight of the pages (a fresh gate)
+    # before it; a check takes up the pins its record adds, and each round of that reaches one
+    # page more, over the whole window: quadratic (a documented limit; a closure that bounded the
+    # rounds over-pinned, red team 79). Each round of the benchmark is a session's first sight of
+    # the pages (a fresh gate)
     n = 300 * scale
     turn_text = "Deploy only to staging and keep mode=safe for now.\n"
     handles = [f"tool:h{i}" for i in range(n + 1)]

@@ -69,23 +69,12 @@ def test_the_same_edit_checked_twice_gets_one_verdict(legacy, pages, notes, cite
     assert comparable(first) == comparable(second)
 
 
-def test_a_chain_of_re_rendered_pages_is_taken_up_in_a_bounded_number_of_rounds(monkeypatch):
+def test_a_chain_of_re_rendered_pages_is_taken_up_whole():
     # red team 78, F01: pages each the pinned text re-rendered, each carrying the handle of the
-    # page before it: every round of taking up reached one page more, each round over the whole
-    # window (quadratic). After a few rounds the rest is taken up at once, and the check is
-    # still the same when repeated.
-    from provgate import gate as gate_module
-
-    computed = []
-    original = gate_module._Check.pins_beyond_flags
-
-    def counting(self):
-        if self._beyond_flags is None:
-            computed.append(self)
-        return original(self)
-
-    monkeypatch.setattr(gate_module._Check, "pins_beyond_flags", counting)
-    n = 60
+    # page before it: each round of taking up reaches one page more (a round per page, each over
+    # the window: quadratic in such a chain, a documented limit; a bound with a closure over-pinned,
+    # red team 79). The check takes the whole chain up, and is the same when repeated.
+    n = 12
     handles = [f"tool:h{i}" for i in range(n + 1)]
     store = store_with({**{h: f"page {i}\n" for i, h in enumerate(handles)}, "user:u0": _TURN})
     g = Gate(store, session="chain")
@@ -95,13 +84,11 @@ def test_a_chain_of_re_rendered_pages_is_taken_up_in_a_bounded_number_of_rounds(
     pages += [Block(f"b{i}", "tool", _TURN.rstrip("\n") + " " * i + "\n", (handles[i - 1], handles[i]))
               for i in range(1, n + 1)]
     pre, post = Window([*pages, go_on]), Window([go_on])
-    computed.clear()
     first = g.check(pre, post, operator="evict", evicted=handles)
-    assert len(computed) <= gate_module._PIN_ROUNDS + 2
+    assert first.accepted, first.summary()
     assert comparable(first) == comparable(g.check(pre, post, operator="evict", evicted=handles))
-    # every page is held: one kept without its flag is refused
-    kept = Window([pages[-1], go_on])
-    refused = g.check(pre, kept, operator="evict", evicted=handles[:-2])
+    # every page is held, the last of the chain too: kept without its flag, it is refused
+    refused = g.check(pre, Window([pages[-1], go_on]), operator="evict", evicted=handles[:-2])
     assert any(v.invariant == "R" and v.block == f"b{n}" for v in refused.violations), refused.summary()
 
 

@@ -2730,7 +2730,6 @@ class _Check:
         taken: dict[str, None] = {}
         taken_norms: frozenset[str] = frozenset()
         taken_renderings: frozenset[str] = frozenset()
-        rounds = 0
         while True:
             handles, norms, renderings = self.pins_beyond_flags()
             taken.update(dict.fromkeys(handles))
@@ -2741,18 +2740,6 @@ class _Check:
             if not new_handles and not new_norms and not new_renderings:
                 self._beyond_flags = (list(taken), taken_norms, taken_renderings)
                 return
-            rounds += 1
-            if rounds == _PIN_ROUNDS:
-                # Each round can reach one block more (a chain of pages, each a pinned text
-                # re-rendered carrying the handle of the page before it: a round per page, each
-                # over the whole window; red team 78, F01): the rest is taken up at once, by
-                # rules that pin at least what the rounds would (fail closed), and the rounds go
-                # on from there (they find nothing more)
-                closed_handles, closed_norms = self._held_pins_closure(new_handles, new_norms)
-                new_handles += closed_handles
-                new_norms |= closed_norms
-                taken.update(dict.fromkeys(closed_handles))
-                taken_norms |= closed_norms
             # (each set copied only where it grows: a session's pins are many, red team 78, F02)
             if new_handles:
                 self.sticky = self.sticky.adding(new_handles)
@@ -2766,73 +2753,6 @@ class _Check:
             self._free_with = {}
             self.respaced = set()
             self._text_only = set()
-
-    def _held_pins_closure(self, adding: list[str], adding_norms: frozenset[str]) -> tuple[list[str], frozenset[str]]:
-        """The handles and normalised texts the rounds of :meth:`_take_up_held_pins` would take
-        up from here on, or more, in one pass over the pre window: a block is pinned when it is
-        flagged, holds a pinned text, carries a handle of a legacy record, or is a candidate
-        (carrying a pinned handle or a flagged block's, or found by its text alone) whose text
-        after the whitespace normalisation is a pinned one; a pinned block not flagged pins its
-        text and its normalised text, and one not held by a flag or a legacy handle pins its
-        handles too (the rounds let some go, _free_text_pins: here none is). Each block is
-        pinned once, and each pinned handle, text and normalised text reached once."""
-        pre = self.pre
-        blocks, digests, texts = pre.blocks, pre.digests, pre.texts
-        flagged = set(pre.pinned())
-        legacy = self.gate._legacy_pins
-        strong = flagged | {i for i, b in enumerate(blocks) if legacy and not legacy.isdisjoint(b.handles)}
-        handles = set(self.sticky.handles).union(adding)
-        norms = set(self.pinned_norms).union(adding_norms)
-        norm = self.gate._normalised_text_handles(texts, digests.__getitem__, range(len(blocks)))
-        norms.update(norm[i] for i in flagged)
-        norms.discard(_BLANK_NORM)
-        text_of = [block_text_handle(d) for d in digests]
-        by_handle: dict[str, list[int]] = {}
-        by_text: dict[str, list[int]] = {}
-        by_norm: dict[str, list[int]] = {}
-        for i, b in enumerate(blocks):
-            for h in b.handles:
-                by_handle.setdefault(h, []).append(i)
-            by_text.setdefault(text_of[i], []).append(i)
-            by_norm.setdefault(norm[i], []).append(i)
-        asked = handles | pre.pinned_handles()
-        candidate = [not b.handles or b.role in _TURNS or not asked.isdisjoint(b.handles) for b in blocks]
-        pinned: set[int] = set()
-        queue: list[int] = []
-
-        def pin(i: int) -> None:
-            if i not in pinned:
-                pinned.add(i)
-                queue.append(i)
-
-        for i in range(len(blocks)):
-            if i in strong or text_of[i] in handles or (candidate[i] and norm[i] in norms):
-                pin(i)
-        while queue:
-            i = queue.pop()
-            if i in flagged:
-                continue
-            if text_of[i] not in handles:
-                handles.add(text_of[i])
-                for k in by_text[text_of[i]]:
-                    pin(k)
-            if norm[i] != _BLANK_NORM and norm[i] not in norms:
-                norms.add(norm[i])
-                for k in by_norm[norm[i]]:
-                    if candidate[k]:
-                        pin(k)
-            if i not in strong:
-                for h in blocks[i].handles:
-                    if h not in handles:
-                        handles.add(h)
-                        for k in by_handle[h]:
-                            if not candidate[k]:
-                                candidate[k] = True
-                                if norm[k] in norms:
-                                    pin(k)
-        sticky = self.sticky.handles
-        return ([h for h in handles if h not in sticky and h not in adding],
-                frozenset(norms - self.pinned_norms - adding_norms))
 
     def pins_beyond_flags(self) -> tuple[list[str], frozenset[str], frozenset[str]]:
         """What the check's record pins beyond pre's flagged blocks (Gate._record), once per
@@ -7330,8 +7250,6 @@ _SPEAKERS = frozenset(("user", "system"))  # roles whose words a copy by another
 # 44, F1; a user's turn logged under a handle of its own, red team 46, F3; an assistant's, red
 # team 48): a turn, not a tool's output (a tool page under another handle is another source)
 _TURNS = frozenset(("user", "system", "assistant"))
-# rounds of _Check._take_up_held_pins before the rest is taken up at once (_held_pins_closure)
-_PIN_ROUNDS = 4
 
 
 def _speaker(block: Block) -> str:
