@@ -34,16 +34,15 @@ _PAGE = st.tuples(st.sampled_from(range(len(_SHOWN))), st.sampled_from([None, *_
 _NAME = st.sampled_from([h.split(":")[1] for h in _HANDLES] + ["c1"])
 
 
-@settings(max_examples=120, deadline=None)
-@given(legacy=st.booleans(), pages=st.lists(_PAGE, min_size=1, max_size=5),
-       notes=st.lists(st.lists(_NAME, max_size=3), min_size=1, max_size=3),
-       cited=st.lists(_NAME, max_size=3), summarized=st.lists(st.booleans(), min_size=3, max_size=3),
-       evict=st.lists(st.sampled_from(_HANDLES), max_size=4), keep=st.lists(st.booleans(), min_size=5, max_size=5))
-def test_the_same_edit_checked_twice_gets_one_verdict(legacy, pages, notes, cited, summarized, evict, keep):
+def _session(legacy, pages, notes, cited, summarized, evict, keep, *, whole_rounds=False):
+    """A gate (its rounds of taking up pins followed up block by block, or worked out whole),
+    and an edit: (gate, pre, post, evicted)."""
     store = store_with(_SOURCES)
     if legacy:  # a record written before text pins: doc:u3 pinned, its text not
         store.append_audit({"session": "twice", "cycle": 1, "pins": {"handles": ["doc:u3"], "ids": []}})
     g = Gate(store, session="twice")
+    if whole_rounds:
+        g._incremental_pins = False
     pre = [Block(f"n{k}", role, _SHOWN[shown], () if handle is None else (handle,), pinned=flag)
            for k, (shown, handle, role, flag) in enumerate(pages)]
     pre += [Block(f"a{k}", "assistant", f"Note {k} " + " ".join(f"[src:{m}]" for m in names) + f". {_WORDS}\n")
@@ -63,17 +62,44 @@ def test_the_same_edit_checked_twice_gets_one_verdict(legacy, pages, notes, cite
                           derived=True, derived_from=tuple(_text_handle(b.text) for b in members)))
     post += [b for b in pre[len(pages):-1] if b not in members]
     post.append(pre[-1])
-    pre_window, post_window = Window(pre), Window(post)
-    first = g.check(pre_window, post_window, operator="summarize", evicted=evicted)
-    second = g.check(pre_window, post_window, operator="summarize", evicted=evicted)
+    return g, Window(pre), Window(post), evicted
+
+
+_EDITS = {"legacy": st.booleans(), "pages": st.lists(_PAGE, min_size=1, max_size=6),
+          "notes": st.lists(st.lists(_NAME, max_size=3), min_size=1, max_size=3),
+          "cited": st.lists(_NAME, max_size=3), "summarized": st.lists(st.booleans(), min_size=3, max_size=3),
+          "evict": st.lists(st.sampled_from(_HANDLES), max_size=4),
+          "keep": st.lists(st.booleans(), min_size=5, max_size=5)}
+
+
+@settings(max_examples=120, deadline=None)
+@given(**_EDITS)
+def test_the_same_edit_checked_twice_gets_one_verdict(**edit):
+    g, pre, post, evicted = _session(**edit)
+    first = g.check(pre, post, operator="summarize", evicted=evicted)
+    second = g.check(pre, post, operator="summarize", evicted=evicted)
     assert comparable(first) == comparable(second)
+
+
+@settings(max_examples=120, deadline=None)
+@given(**_EDITS)
+def test_rounds_followed_up_block_by_block_are_the_rounds_worked_out_whole(**edit):
+    # (_Check._later_rounds, red team 78, F01: its verdicts and the pins it records are those of
+    # the rounds each worked out over the whole window)
+    g, pre, post, evicted = _session(**edit)
+    twin, *_ = _session(**edit, whole_rounds=True)
+    followed, whole = (gate.check(pre, post, operator="summarize", evicted=evicted) for gate in (g, twin))
+    assert comparable(followed) == comparable(whole)
+    assert g.pins == twin.pins
+    assert (g._pinned_norms, g._pinned_renderings) == (twin._pinned_norms, twin._pinned_renderings)
 
 
 def test_a_chain_of_re_rendered_pages_is_taken_up_whole():
     # red team 78, F01: pages each the pinned text re-rendered, each carrying the handle of the
-    # page before it: each round of taking up reaches one page more (a round per page, each over
-    # the window: quadratic in such a chain, a documented limit; a bound with a closure over-pinned,
-    # red team 79). The check takes the whole chain up, and is the same when repeated.
+    # page before it: each round of taking up reaches one page more, and each round worked out
+    # over the whole window was quadratic in the chain (a bound with a one-pass closure over-pinned,
+    # red team 79). The rounds are followed up block by block; the check takes the whole chain
+    # up, as the rounds worked out whole do, and is the same when repeated.
     n = 12
     handles = [f"tool:h{i}" for i in range(n + 1)]
     store = store_with({**{h: f"page {i}\n" for i, h in enumerate(handles)}, "user:u0": _TURN})
@@ -87,6 +113,11 @@ def test_a_chain_of_re_rendered_pages_is_taken_up_whole():
     first = g.check(pre, post, operator="evict", evicted=handles)
     assert first.accepted, first.summary()
     assert comparable(first) == comparable(g.check(pre, post, operator="evict", evicted=handles))
+    twin = Gate(store, session="chain-twin")
+    twin._incremental_pins = False
+    assert twin.check(Window([turn, go_on]), Window([go_on]), operator="evict", evicted=["user:u0"], commit=True).accepted
+    assert comparable(twin.check(pre, post, operator="evict", evicted=handles)) == comparable(first)
+    assert twin.pins == g.pins and twin._pinned_renderings == g._pinned_renderings
     # every page is held, the last of the chain too: kept without its flag, it is refused
     refused = g.check(pre, Window([pages[-1], go_on]), operator="evict", evicted=handles[:-2])
     assert any(v.invariant == "R" and v.block == f"b{n}" for v in refused.violations), refused.summary()

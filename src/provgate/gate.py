@@ -1256,6 +1256,10 @@ class Gate:
     # (_Check._left_reads_of); tests turn this off on a twin gate to hold it to the rebuilt
     # path (_Check._left_reads_rebuilt), its specification.
     _incremental_left = True
+    # A check takes up its record's pins in rounds (_Check._take_up_held_pins); after the first,
+    # only what a round added is followed up (_Check._later_rounds); tests turn this off on a twin
+    # gate to hold it to the rounds worked out whole.
+    _incremental_pins = True
 
     def __init__(
         self,
@@ -2740,6 +2744,17 @@ class _Check:
             if not new_handles and not new_norms and not new_renderings:
                 self._beyond_flags = (list(taken), taken_norms, taken_renderings)
                 return
+            if self.gate._incremental_pins and self._pinned_positions is not None:
+                # the later rounds from what this one added, block by block (a round per block
+                # of a chain, each over the whole window, was quadratic: red team 78, F01); the
+                # round worked out whole below then confirms it and makes the caches
+                more, more_norms, more_renderings = self._later_rounds(new_handles, new_norms, new_renderings)
+                taken.update(dict.fromkeys(more))
+                taken_norms |= more_norms
+                taken_renderings |= more_renderings
+                new_handles += [h for h in more if h not in self.sticky.handles]
+                new_norms |= more_norms - self.pinned_norms
+                new_renderings |= more_renderings - self.renderings
             # (each set copied only where it grows: a session's pins are many, red team 78, F02)
             if new_handles:
                 self.sticky = self.sticky.adding(new_handles)
@@ -2753,6 +2768,104 @@ class _Check:
             self._free_with = {}
             self.respaced = set()
             self._text_only = set()
+
+    def _later_rounds(self, handles: list[str], norms: frozenset[str], renderings: frozenset[str]
+                      ) -> tuple[list[str], frozenset[str], frozenset[str]]:
+        """What the rounds after this one take up, worked out from what each adds rather than
+        over the whole window each time: the blocks holding a text a round pinned, or carrying a
+        handle it pinned (a candidate, :meth:`_respaced`) whose text after the whitespace
+        normalisation is a pinned one, enter in the round after it, as in :meth:`pinned_positions`;
+        each entering block adds what :meth:`pins_beyond_flags` takes of it (its text and
+        normalised text; its text as a rendering when it entered by that normalisation alone;
+        its handles when held by its text alone and not let go, :meth:`_free_text_pins`). A block
+        let go stays let go (the renderings only grow), and a block's text once pinned makes no
+        copy of it a rendering, so the blocks entering in each round are all a round changes.
+        ``handles``, ``norms``, ``renderings``: what this round added."""
+        pre, post, gate = self.pre, self.post, self.gate
+        blocks, digests, texts = pre.blocks, pre.digests, pre.texts
+        flagged = set(pre.pinned())
+        pinned = set(self.pinned_positions())
+        strong = pinned - self._text_only
+        sticky = self.sticky.handles
+        pinned_norms = self.pinned_norms
+        rendered = self.renderings
+
+        def norm_of(i: int) -> str:
+            return gate._normalised_text_handle(digests[i], texts[i])
+
+        text_of = [block_text_handle(d) for d in digests]
+        holding: dict[str, list[int]] = {}
+        carrying: dict[str, list[int]] = {}
+        for i, b in enumerate(blocks):
+            holding.setdefault(text_of[i], []).append(i)
+            for h in b.handles:
+                carrying.setdefault(h, []).append(i)
+        kept = {post.digests[k] for k in post.pinned()}
+        kept_norms = set(gate._normalised_text_handles(post.texts, post.digests.__getitem__, post.pinned()))
+        kept_norms.discard(_BLANK_NORM)
+        # the candidates so far (pin_candidates of this round's handles, and of the flagged
+        # blocks' handles), by their normalised text; and the normalised texts that match one
+        candidates = set(pre.pin_candidates(self.pinned_handles))
+        extra = pre.pinned_handles() - self.pinned_handles
+        if extra:
+            candidates.update(_blockscan.holding_or_found_by_text(blocks, extra, _TURNS))
+        by_norm: dict[str, list[int]] = {}
+        for i in candidates:
+            by_norm.setdefault(norm_of(i), []).append(i)
+        matching = set(pinned_norms).union(gate._normalised_text_handles(texts, digests.__getitem__, sorted(flagged)))
+        matching.discard(_BLANK_NORM)
+        # (this round's own additions count as taken up: the next round starts with them)
+        added: dict[str, None] = dict.fromkeys(handles)
+        added_norms: set[str] = set(norms)
+        added_renderings: set[str] = set(renderings)
+        new_handles, new_norms, new_renderings = list(handles), set(norms), set(renderings)
+        while new_handles or new_norms or new_renderings:
+            known_texts = {h for h in new_handles if h in holding}  # (texts pinned from this round on)
+            entering: dict[int, bool] = {}  # block -> entered by its normalised text alone
+            for h in known_texts:
+                for i in holding[h]:
+                    if i not in pinned:
+                        entering[i] = False
+            new_candidates = [i for h in new_handles for i in carrying.get(h, ()) if i not in candidates]
+            for i in new_candidates:
+                candidates.add(i)
+                by_norm.setdefault(norm_of(i), []).append(i)
+            fresh_norms = new_norms - {_BLANK_NORM} - matching
+            matching |= fresh_norms
+            reached = [i for i in new_candidates if norm_of(i) in matching]
+            reached += [i for n in fresh_norms for i in by_norm.get(n, ())]
+            for i in reached:
+                if i not in pinned and i not in entering:
+                    entering[i] = True  # (a block holding a text pinned by now entered above)
+            new_handles, new_norms, new_renderings = [], set(), set()
+            for i in sorted(entering):
+                pinned.add(i)
+                if i in flagged:
+                    continue
+                by_text = not entering[i]
+                if text_of[i] not in sticky and text_of[i] not in added:
+                    added[text_of[i]] = None
+                    new_handles.append(text_of[i])
+                n = norm_of(i)
+                if n != _BLANK_NORM and n not in pinned_norms and n not in added_norms:
+                    added_norms.add(n)
+                    new_norms.add(n)
+                # (a rendering when the rounds before found it one: in the renderings so far,
+                # less those this round finds)
+                rendering = text_of[i] in rendered or (text_of[i] in added_renderings
+                                                       and text_of[i] not in new_renderings)
+                if not by_text and not rendering and text_of[i] not in added_renderings:
+                    added_renderings.add(text_of[i])
+                    new_renderings.add(text_of[i])
+                if i in strong:
+                    continue
+                free = digests[i] in kept or (bool(kept) and (not by_text or rendering) and n in kept_norms)
+                if not free:
+                    for h in blocks[i].handles:
+                        if h not in sticky and h not in added:
+                            added[h] = None
+                            new_handles.append(h)
+        return list(added), frozenset(added_norms), frozenset(added_renderings)
 
     def pins_beyond_flags(self) -> tuple[list[str], frozenset[str], frozenset[str]]:
         """What the check's record pins beyond pre's flagged blocks (Gate._record), once per
