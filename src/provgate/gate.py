@@ -2784,8 +2784,9 @@ class _Check:
         pre, post, gate = self.pre, self.post, self.gate
         blocks, digests, texts = pre.blocks, pre.digests, pre.texts
         flagged = set(pre.pinned())
+        # (every flagged block and every one a legacy record holds entered in the first round:
+        # a block entering here is held by its text alone)
         pinned = set(self.pinned_positions())
-        strong = pinned - self._text_only
         sticky = self.sticky.handles
         pinned_norms = self.pinned_norms
         rendered = self.renderings
@@ -2857,8 +2858,6 @@ class _Check:
                 if not by_text and not rendering and text_of[i] not in added_renderings:
                     added_renderings.add(text_of[i])
                     new_renderings.add(text_of[i])
-                if i in strong:
-                    continue
                 free = digests[i] in kept or (bool(kept) and (not by_text or rendering) and n in kept_norms)
                 if not free:
                     for h in blocks[i].handles:
