@@ -2785,7 +2785,7 @@ class _Check:
         blocks, digests, texts = pre.blocks, pre.digests, pre.texts
         flagged = set(pre.pinned())
         # (every flagged block and every one a legacy record holds entered in the first round:
-        # a block entering here is held by its text alone)
+        # a block entering here is unflagged and held by its text alone)
         pinned = set(self.pinned_positions())
         sticky = self.sticky.handles
         pinned_norms = self.pinned_norms
@@ -2841,8 +2841,6 @@ class _Check:
             new_handles, new_norms, new_renderings = [], set(), set()
             for i in sorted(entering):
                 pinned.add(i)
-                if i in flagged:
-                    continue
                 by_text = not entering[i]
                 if text_of[i] not in sticky and text_of[i] not in added:
                     added[text_of[i]] = None
