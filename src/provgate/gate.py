@@ -1553,17 +1553,10 @@ class Gate:
         record, a pinned page re-rendered). Asked with the window kept whole, as the planner
         has not chosen yet; None when the window cannot be hashed (a lone surrogate: the
         planner reports it)."""
-        with self._lock:
-            sticky, norms, renderings = self._sticky, self._pinned_norms, self._pinned_renderings
-        run = _Check(self, Edit("reorder", window, window, (), (), ()), self.retention_floor, sticky, norms,
-                     renderings)
         try:
-            run._hash()
+            run = self._check_as_far_as_pins(Edit("reorder", window, window, (), (), ()))
         except EditFormatError:
             return None
-        run._take_pre_pins()
-        run._structure()
-        run._take_up_held_pins()
         digests = run.pre.digests
         return run.sticky.handles, {block_text_handle(digests[i]) for i in run.pinned_positions()}
 
@@ -1571,15 +1564,20 @@ class Gate:
         """For compact(): R's reading of the pass that commits ``post`` from ``pre`` with the
         records ``evicted``, asked before its summaries are written (``post`` without them). The
         pins are the session's now; the check that commits the pass takes the same ones."""
+        return _PinsLeft(self._check_as_far_as_pins(Edit("summarize", pre, post, tuple(evicted), (), ())))
+
+    def _check_as_far_as_pins(self, edit: Edit) -> _Check:
+        """A check of ``edit`` with the session's pins now, run through the phases that settle
+        which blocks it holds pinned (hash, structure, pins) and no further; raises
+        EditFormatError when a text cannot be hashed."""
         with self._lock:
             sticky, norms, renderings = self._sticky, self._pinned_norms, self._pinned_renderings
-        run = _Check(self, Edit("summarize", pre, post, tuple(evicted), (), ()), self.retention_floor, sticky,
-                     norms, renderings)
+        run = _Check(self, edit, self.retention_floor, sticky, norms, renderings)
         run._hash()
         run._take_pre_pins()
         run._structure()
         run._take_up_held_pins()
-        return _PinsLeft(run)
+        return run
 
     # -- public API ---------------------------------------------------------------------------
 
