@@ -34,9 +34,11 @@ _PAGE = st.tuples(st.sampled_from(range(len(_SHOWN))), st.sampled_from([None, *_
 _NAME = st.sampled_from([h.split(":")[1] for h in _HANDLES] + ["c1"])
 
 
-def _session(legacy, pages, notes, cited, summarized, evict, keep, *, whole_rounds=False):
+def _session(legacy, pages, notes, cited, summarized, evict, keep, recap=(None, False, ()), *, whole_rounds=False):
     """A gate (its rounds of taking up pins followed up block by block, or worked out whole),
-    and an edit: (gate, pre, post, evicted)."""
+    and an edit: (gate, pre, post, evicted). ``recap``: a summary pre holds and post carries
+    over (the handle it derives from, or None for none), whether post adds a turn with its words
+    (red team 79, F04), and the names it cites."""
     store = store_with(_SOURCES)
     if legacy:  # a record written before text pins: doc:u3 pinned, its text not
         store.append_audit({"session": "twice", "cycle": 1, "pins": {"handles": ["doc:u3"], "ids": []}})
@@ -61,6 +63,13 @@ def _session(legacy, pages, notes, cited, summarized, evict, keep, *, whole_roun
         post.append(Block("s1", "summary", "Earlier: " + " ".join(f"[src:{m}]" for m in cited) + " S.\n",
                           derived=True, derived_from=tuple(_text_handle(b.text) for b in members)))
     post += [b for b in pre[len(pages):-1] if b not in members]
+    source, echoed, recap_cites = recap
+    if source is not None:
+        text = "Recap " + " ".join(f"[src:{m}]" for m in recap_cites) + " staging only.\n"
+        pre.insert(-1, Block("d0", "summary", text, derived=True, derived_from=(source,)))
+        post.append(pre[-2])
+        if echoed:
+            post.append(Block("m0", "assistant", text))
     post.append(pre[-1])
     return g, Window(pre), Window(post), evicted
 
@@ -69,7 +78,8 @@ _EDITS = {"legacy": st.booleans(), "pages": st.lists(_PAGE, min_size=1, max_size
           "notes": st.lists(st.lists(_NAME, max_size=3), min_size=1, max_size=3),
           "cited": st.lists(_NAME, max_size=3), "summarized": st.lists(st.booleans(), min_size=3, max_size=3),
           "evict": st.lists(st.sampled_from(_HANDLES), max_size=4),
-          "keep": st.lists(st.booleans(), min_size=5, max_size=5)}
+          "keep": st.lists(st.booleans(), min_size=5, max_size=5),
+          "recap": st.tuples(st.sampled_from([None, *_HANDLES]), st.booleans(), st.lists(_NAME, max_size=2))}
 
 
 @settings(max_examples=120, deadline=None)
@@ -138,3 +148,22 @@ def test_a_block_carried_over_with_the_words_of_a_summary_refused_here_is_refuse
     first = g.check(pre, post, operator="summarize", evicted=["doc:u0"])
     assert comparable(first) == comparable(g.check(pre, post, operator="summarize", evicted=["doc:u0"]))
     assert [(v.invariant, v.block) for v in first.violations] == [("R", "s"), ("R", "c")]
+
+
+def test_a_summary_carried_over_with_the_words_of_a_turn_refused_here_is_refused_by_one_rule():
+    # red team 79, F04: a turn the edit makes, citing the pinned turn it evicts, is refused; the
+    # summary carried over with its words was refused in that check as citing the pinned turn,
+    # and checked again, as summarizing it: one verdict, two messages. The blocks the edit makes
+    # are judged by both rules before those it carries over, so the first check already reads
+    # the summary as the second does
+    store = store_with({"doc:u0": _TURN})
+    g = Gate(store, session="one-rule")
+    recap = "Earlier the user said [src:u0] staging only.\n"
+    turn = Block("u0", "user", _TURN, ("doc:u0",), pinned=True)
+    kept = Block("d1", "summary", recap, derived=True, derived_from=("doc:u0",))
+    pre = Window([turn, kept])
+    post = Window([Block("m1", "assistant", recap), kept])
+    first = g.check(pre, post, operator="summarize", evicted=["doc:u0"])
+    assert comparable(first) == comparable(g.check(pre, post, operator="summarize", evicted=["doc:u0"]))
+    refusals = [(v.block, v.message.split(" pinned")[0]) for v in first.violations if v.invariant == "R"]
+    assert refusals == [("d1", "derived block 'd1' summarizes"), ("m1", "block 'm1' cites")], refusals

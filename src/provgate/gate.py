@@ -6607,41 +6607,56 @@ class _Check:
             what = f"rewritten as {rewritten!r}" if rewritten else "neither kept byte-identical nor evicted with a record"
             self.violate("R", f"pinned block {b.id!r} was {what}", block=b.id,
                          handle=(b.handles or (None,))[0], evidence={"preserve_or_evict": True})
-        named: set[int] = set()
         reading = _PinsLeft(self)
         summarized = reading.summarizing(self.post.derived_union())
-        if summarized:
-            # (the blocks this edit makes first: one refused here refuses a block carried over
-            # with its words and pinned sources, as a later check of the same edit would,
-            # _was_refused; red team 78, F03)
-            # (reported in the window's order)
-            found: list[tuple[int, Block, list[str]]] = []
-            for j in sorted(range(len(edit.post)), key=self._carried_over):
-                b = edit.post[j]
-                if b.derived:
-                    hit = [h for h in b.derived_from if h in summarized]
-                    if hit and not self._made_before(j, hit):
-                        named.add(j)
-                        self._refuse(j, hit)
-                        found.append((j, b, hit))
-            for _, b, hit in sorted(found, key=itemgetter(0)):
-                self.violate("R", f"derived block {b.id!r} summarizes pinned source(s) {hit}", block=b.id,
-                             handle=hit[0], evidence={"derived_from": list(b.derived_from)})
         # a block this edit makes may cite a pinned block the window keeps (a reference);
         # citing one the window no longer holds restates it in its place, which is summarizing
         # it, tagged derived or not (red team 11, y04: an untagged turn restating the evicted
         # pinned block); a block made while the pinned one was kept stays a reference
         made = set(self.changed) | set(self.restated) if not self.structural else set()
-        # (and one carried over that R refused so before: red team 40, 03; or in this check)
-        refused = bool(self.gate._refused_summaries or self.refused_summaries)
-        if not reading.unkept or not (made or refused):
-            return
+        citing_asked = bool(reading.unkept)
+        named: set[int] = set()
+        summaries: list[tuple[int, Block, list[str]]] = []
         citing: list[tuple[int, Block, list[str]]] = []
-        for j in sorted(self.marked, key=lambda j: (j not in made, j)):  # (made first, as above)
-            refused = refused or bool(self.refused_summaries)
-            b = edit.post[j]
-            if j in named or (j not in made and not refused):
+        # The blocks this edit makes are judged first, by both rules, then those it carries
+        # over: one refused here refuses a block carried over with its words and pinned sources
+        # as a later check of the same edit would (_was_refused), and by the same rule (red team
+        # 78, F03: R x1, then R x2; red team 79, F04: a carried summary refused as citing the
+        # pinned block, then, checked again, as summarizing it)
+        for carried in (False, True):
+            if summarized:
+                for j in range(len(edit.post)):
+                    b = edit.post[j]
+                    if b.derived and (self._carried_over(j) and j not in made) is carried:
+                        hit = [h for h in b.derived_from if h in summarized]
+                        if hit and not self._made_before(j, hit):
+                            named.add(j)
+                            self._refuse(j, hit)
+                            summaries.append((j, b, hit))
+            if citing_asked:
+                self._refuse_citing(reading, made, carried, named, citing)
+        # (reported in the window's order)
+        for _, b, hit in sorted(summaries, key=itemgetter(0)):
+            self.violate("R", f"derived block {b.id!r} summarizes pinned source(s) {hit}", block=b.id,
+                         handle=hit[0], evidence={"derived_from": list(b.derived_from)})
+        for _, b, hit in sorted(citing, key=itemgetter(0)):
+            what = "derived block" if b.derived else "block"
+            self.violate("R", f"{what} {b.id!r} cites pinned source(s) {hit} that the window no longer "
+                         "holds: it restates a pinned block in its place", block=b.id, handle=hit[0],
+                         evidence={"cited": hit})
+
+    def _refuse_citing(self, reading: _PinsLeft, made: set[int], carried: bool, named: set[int],
+                       citing: list[tuple[int, Block, list[str]]]) -> None:
+        """R's rule on citations, over the blocks this edit makes (``carried`` false: those it
+        changes or restates, then any not carried over byte for byte) or over those it carries
+        over: a block citing a pinned source the window no longer holds restates it when the
+        edit makes it, or when it has the words of a block this session (or this check)
+        refused so."""
+        for j in sorted(self.marked, key=lambda j: (j not in made, j)):
+            if (self._carried_over(j) and j not in made) is not carried or j in named:
                 continue
+            if j not in made and not (self.gate._refused_summaries or self.refused_summaries):
+                continue  # (nothing refused yet: a block the edit does not make restates nothing new)
             cited = self.cited(j, self.marked[j])
             # (a stored source holding a gone pinned text is that text, _pinned_bytes_sources,
             # whatever page of it the window keeps: a marker names a source, not a page, red
@@ -6650,12 +6665,7 @@ class _Check:
             hit = [h for h in cited if h in restating]
             if hit and (j in made or self._was_refused(j, hit)):
                 self._refuse(j, hit)
-                citing.append((j, b, hit))
-        for _, b, hit in sorted(citing, key=itemgetter(0)):
-            what = "derived block" if b.derived else "block"
-            self.violate("R", f"{what} {b.id!r} cites pinned source(s) {hit} that the window no longer "
-                         "holds: it restates a pinned block in its place", block=b.id, handle=hit[0],
-                         evidence={"cited": hit})
+                citing.append((j, self.edit.post[j], hit))
 
     def _made_before(self, j: int, hit: list[str]) -> bool:
         """Is post block ``j`` a summary pre holds already, byte-identical and deriving from
