@@ -121,6 +121,19 @@ def test_accepted_exits_0_with_the_verdict_on_stdout(tmp_path, store_path, capsy
     assert dict(handles)[CONF_H].startswith("blake3:") and audits == 2
 
 
+def test_the_verdict_is_printed_whatever_the_stream_encoding(tmp_path, store_path):
+    # red team 83, F02: with PYTHONIOENCODING=ascii a verdict naming a non-ASCII text could not
+    # be written after the audit record was committed, and the command exited 2 ("unusable
+    # input, nothing written"); the verdict goes out as UTF-8 bytes
+    edit = rejected_edit()
+    edit["post"][0]["text"] = edit["post"][0]["text"].replace("retries", "r\u00e9tries")
+    argv = ["check", write(tmp_path, edit), "--store", store_path, "--window"]
+    code, out, err = run_sub(argv, env_extra={"PYTHONIOENCODING": "ascii"})
+    assert code == 1, err
+    verdict = json.loads(out)
+    assert verdict["accepted"] is False and "r\u00e9tries" in out
+
+
 @pytest.mark.parametrize("runner", ["main", "subprocess"])
 def test_rejected_exits_1_with_the_violations(tmp_path, store_path, capsys, runner):
     argv = ["check", write(tmp_path, rejected_edit()), "--store", store_path]
@@ -415,6 +428,14 @@ def test_no_command_exits_2_with_help(capsys):
 def test_version(capsys, runner):
     code, out, err = run_main(["--version"], capsys) if runner == "main" else run_sub(["--version"])
     assert code == 0
+    assert out.strip() == f"provgate {provgate.__version__}"
+
+
+@pytest.mark.parametrize("command", ["check", "verify", "report"])
+def test_version_on_every_command(command, capsys):
+    # red team 83, F05: only the top level had it; `provgate check --version` asked for EDIT.json
+    code, out, err = run_main([command, "--version"], capsys)
+    assert code == 0, err
     assert out.strip() == f"provgate {provgate.__version__}"
 
 

@@ -177,8 +177,21 @@ def _cmd_check(args: argparse.Namespace) -> int:
         verdict = gate.check_edit(edit, commit=True)
     finally:
         store.close()
-    sys.stdout.write(json.dumps(verdict.to_json(include_window=args.window), ensure_ascii=False, indent=2) + "\n")
+    # the verdict is durable in the audit log now: it is written as UTF-8 bytes, which every
+    # verdict's text is, whatever encoding the stream was given (PYTHONIOENCODING=ascii made the
+    # write fail after the commit and the command exit 2, "nothing written": red team 83, F02)
+    _write_stdout_utf8(json.dumps(verdict.to_json(include_window=args.window), ensure_ascii=False, indent=2) + "\n")
     return EXIT_OK if verdict.accepted else EXIT_REJECTED
+
+
+def _write_stdout_utf8(text: str) -> None:
+    stream = getattr(sys.stdout, "buffer", None)
+    if stream is None:  # (a text stream without bytes underneath, as tests capture it)
+        sys.stdout.write(text)
+        return
+    sys.stdout.flush()
+    stream.write(text.encode("utf-8"))
+    stream.flush()
 
 
 def _cmd_verify(args: argparse.Namespace) -> int:
@@ -259,6 +272,8 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("--plot", metavar="FILE.png", help="draw the retention curve and rejections per cycle "
                         "(needs the plot extra: pip install \"provgate[plot]\")")
     report.set_defaults(func=_cmd_report)
+    for command in (check, verify, report):  # (--version on every command, as --help: red team 83, F05)
+        command.add_argument("--version", action="version", version=f"provgate {__version__}")
     return parser
 
 
