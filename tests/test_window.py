@@ -417,6 +417,30 @@ def test_a_format_the_schema_refuses_is_refused(fmt):
     assert err.field == "format"
 
 
+def test_a_major_version_of_thousands_of_digits_is_an_unsupported_format():
+    # red team 83, F04: int() of 5,000 digits raised a bare ValueError (Python's limit on
+    # converting long digit strings), and the command line called it an internal error
+    err = format_error(minimal(format="provgate.edit/" + "9" * 5000))
+    assert err.field == "format" and "unsupported format version" in str(err)
+
+
+def test_the_schema_refuses_a_format_with_a_final_line_break_under_pythons_re_search_too():
+    # red team 83, F08: under Python's re.search (what the jsonschema package runs) "$" also
+    # matches before a final "\n", so the schema accepted "provgate.edit/1\n", which the reader refuses
+    pattern = SCHEMA["properties"]["format"]["pattern"]
+    assert re.search(pattern, "provgate.edit/1") and re.search(pattern, "provgate.edit/1.2")
+    assert not re.search(pattern, "provgate.edit/1\n") and not re.search(pattern, "provgate.edit/1.2\n")
+    assert schema_errors(minimal(format="provgate.edit/1\n")) != []
+
+
+@pytest.mark.parametrize("offsets", [(2**63, 2**63), (0, 2**63)])
+def test_the_schema_bounds_pointer_offsets_as_the_reader_does(offsets):
+    # red team 83, F06: the reader refuses offsets over 2**63 - 1, the schema had no maximum
+    doc = minimal(pointers=[{**pointer_to("b", "h", "abc", "b"), "start": offsets[0], "end": offsets[1]}])
+    assert schema_errors(doc) != []
+    assert format_error(doc).field.startswith("pointers[0].")
+
+
 @pytest.mark.parametrize("fmt", ["provgate.edit/1.007", "provgate.edit/1.12"])
 def test_a_minor_version_may_have_any_ascii_digits(fmt):
     assert re.fullmatch(SCHEMA["properties"]["format"]["pattern"].strip("^$"), fmt, re.ASCII)

@@ -482,7 +482,7 @@ class Edit:
         m = _FORMAT_RE.match(fmt)
         if m is None:
             raise _fail("format", f"unrecognised format {fmt!r}; expected {FORMAT!r}")
-        if int(m.group(1)) != FORMAT_MAJOR:
+        if m.group(1) != str(FORMAT_MAJOR):  # (a string: a run of 5,000 digits is no int Python converts, red team 83, F04)
             raise _fail("format", f"unsupported format version {fmt!r}; this provgate reads {FORMAT!r}")
         for required in ("operator", "pre", "post"):
             if required not in obj:
