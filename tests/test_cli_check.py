@@ -258,6 +258,25 @@ def test_a_store_in_a_missing_directory_exits_2_naming_the_field(tmp_path, capsy
     assert not (tmp_path / "no_such_dir").exists()
 
 
+@pytest.mark.parametrize("where", ["post", "sources"])
+def test_a_text_over_the_span_limit_with_create_exits_2_naming_it_and_creates_no_store(tmp_path, capsys, where):
+    # red team 83, F03: the gate scans such a text before it writes, but --create had made the
+    # store file by then, and the error named no field
+    from provgate.facts import DEFAULT_MAX_SPANS
+
+    huge = "1 " * (DEFAULT_MAX_SPANS + 8)
+    doc = {"operator": "rewrite", "pre": [], "post": [tool("b1", "tool:c1", huge if where == "post" else "x")]}
+    if where == "sources":
+        doc["sources"] = {"tool:c1": huge}
+    target = tmp_path / "new.sqlite3"
+    code, out, err = run_main(["check", write(tmp_path, doc), "--store", target, "--create"], capsys)
+    assert code == 2 and out == ""
+    e = only_json_error(err)
+    assert e["type"] == "LimitExceededError" and "grounded spans" in e["message"]
+    assert e["field"] == ("post[0].text" if where == "post" else "sources['tool:c1']")
+    assert not target.exists()
+
+
 @pytest.mark.parametrize("where", ["text", "handle"])
 def test_a_lone_surrogate_with_create_exits_2_and_creates_no_store(tmp_path, capsys, where):
     # red team F11: a surrogate in a block text was found only where the gate encodes it, after

@@ -170,6 +170,7 @@ def _cmd_check(args: argparse.Namespace) -> int:
             # block texts are checked for lone surrogates where the gate encodes them, which is
             # after the store is opened (and, with --create, made)
             encode_text(block.text, f"{side}[{i}].text")
+    _scan_large_texts(edit)
     store = _open_store(args.store, create=args.create)
     try:
         gate = Gate(store, policy=args.policy, retention_floor=args.retention_floor, session=args.session)
@@ -182,6 +183,26 @@ def _cmd_check(args: argparse.Namespace) -> int:
     # write fail after the commit and the command exit 2, "nothing written": red team 83, F02)
     _write_stdout_utf8(json.dumps(verdict.to_json(include_window=args.window), ensure_ascii=False, indent=2) + "\n")
     return EXIT_OK if verdict.accepted else EXIT_REJECTED
+
+
+def _scan_large_texts(edit: Any) -> None:
+    """Scan every text of the edit long enough to exceed the scanner's span limit before the
+    store is opened: the gate scans them before it writes, but with --create the store file was
+    made first, and the error named no field (red team 83, F03). A shorter text cannot hold
+    that many spans; a text that long is rare, and the gate scans it again."""
+    from provgate.errors import LimitExceededError
+    from provgate.facts import extract
+    from provgate.gate import _PREFLIGHT_CHARS
+
+    texts = [(f"{side}[{i}].text", b.text) for side, window in (("pre", edit.pre), ("post", edit.post))
+             for i, b in enumerate(window)]
+    texts += [(f"sources[{handle!r}]", text) for handle, text in edit.sources.items()]
+    for field, text in texts:
+        if len(text) >= _PREFLIGHT_CHARS:
+            try:
+                extract(text)
+            except LimitExceededError as exc:
+                raise UsageError(f"{field}: {exc}", kind="LimitExceededError", field=field) from None
 
 
 def _write_stdout_utf8(text: str) -> None:
