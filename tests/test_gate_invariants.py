@@ -1078,3 +1078,20 @@ def test_an_ungrounded_fact_of_a_wide_summary_names_its_first_sources_and_counts
     few = summary("s", "w0=1000\n", list(src)[:3])
     bad = find(g.check(pre[:3], [few], operator="summarize"), "I1", block="s", key="w0")
     assert bad.evidence["searched"] == list(src)[:3] and "searched_omitted" not in bad.evidence
+
+
+def test_the_sources_an_ungrounded_fact_names_are_bounded_in_characters_too(tmp_path):
+    # red team 83, F01: 64 handles of 1 KiB, named twice in each of 1,000 violations, made an
+    # audit record of 131 MB, over the store's 64 MiB: the check raised after its writes
+    from provgate.gate import MAX_SEARCHED_NAMED_CHARS, MAX_VIOLATIONS_PER_CHECK
+
+    src = {f"tool:{i:04d}" + "x" * 1010: f"v{i}: {i}\n" for i in range(64)}
+    store = store_with(src, tmp_path / "s.sqlite3")
+    pre = [tool(f"t{i}", h, text) for i, (h, text) in enumerate(src.items())]
+    made = summary("s", "".join(f"k{i}={i + 7000}\n" for i in range(MAX_VIOLATIONS_PER_CHECK + 100)), list(src))
+    v = Gate(store).check(pre, [made], operator="summarize")  # (raised LimitExceededError)
+    bad = find(v, "I1", block="s", key="k0", value="7000")
+    named = bad.evidence["searched"]
+    assert named == list(src)[:len(named)] and 1 <= len(named) and sum(map(len, named)) <= MAX_SEARCHED_NAMED_CHARS
+    assert bad.evidence["searched_omitted"] == 64 - len(named)
+    assert [rec["accepted"] for _, rec in store.iter_audit()][-1] is False

@@ -116,8 +116,12 @@ DEFAULT_RETENTION_FLOOR = 0.95
 # Evidence lists are cut here so one pathological edit cannot make a verdict of megabytes;
 # the counts in Verdict.facts stay exact.
 MAX_VIOLATIONS_PER_CHECK = 1000
-# the sources an ungrounded fact's violation names (the rest counted): bounds a verdict's size
+# the sources an ungrounded fact's violation names (the rest counted): bounds a verdict's size,
+# in handles and in characters (64 handles of 1 KiB, named twice in each of 1,000 violations,
+# made an audit record of 131 MB, over the store's limit: the check raised after its writes,
+# red team 83, F01)
 MAX_SEARCHED_NAMED = 64
+MAX_SEARCHED_NAMED_CHARS = 4096
 # Windows whose sides a gate keeps (the windows themselves are held weakly): the one a session
 # just committed (the next pre) and the post windows of a few checks in flight; a side costs a
 # few lists per block.
@@ -3493,7 +3497,13 @@ class _Check:
             # a wide group is named by its first sources and its size: a summary of 16,000
             # sources naming them all in each of its 1,000 violations made a 442 MB audit record,
             # past the store's limit, so the check raised instead of refusing the edit
-            named = list(handles[:MAX_SEARCHED_NAMED])
+            named = []
+            size = 0
+            for handle in handles[:MAX_SEARCHED_NAMED]:
+                size += len(handle)
+                if named and size > MAX_SEARCHED_NAMED_CHARS:
+                    break
+                named.append(handle)
             omitted = len(handles) - len(named)
             searched = str(named) + (f" and {omitted} more" if omitted else "")  # (formatted once a block)
             extra = {"searched_omitted": omitted} if omitted else {}
