@@ -1874,6 +1874,30 @@ def test_a_nominal_store_pointer_is_no_citation():
     assert_accepted(g.check(pre, post, operator="summarize", pointers=[{**p.to_json(), "block": "s1"}]), "lossy")
 
 
+@pytest.mark.parametrize("nominal", [True, "yes", 1, None])
+def test_a_nominal_pointer_is_refused_in_every_form(nominal):
+    # red team 83, F07: with a hash, "nominal": true passed the reader; "yes", 1 or null was
+    # read as not nominal (Pointer.from_json refuses them); and Citation.from_pointer took a
+    # nominal store pointer as a citation, where its JSON form was refused
+    import dataclasses
+
+    from provgate.window import Citation, parse_edit
+
+    src = "retries=3\ntimeout=30\n"
+    g = gate_for({"tool:a": src})
+    p = g.store.pointer("tool:a", 0, 9)
+    doc = {"operator": "summarize", "pre": [tool("t1", "tool:a", src)],
+           "post": [summary("s1", "retries=3 [src:a]\n", ["tool:a"])],
+           "pointers": [{**p.to_json(), "hash": p.span_digest, "block": "s1", "nominal": nominal}]}
+    with pytest.raises(EditFormatError, match=r"pointers\[0\]\.nominal"):
+        parse_edit(doc)
+    doc["pointers"][0]["nominal"] = False
+    assert parse_edit(doc).pointers[0].handle == "tool:a"
+    with pytest.raises(EditFormatError, match="nominal"):
+        Citation.from_pointer(dataclasses.replace(p, nominal=True), "s1")
+    assert Citation.from_pointer(p, "s1").handle == "tool:a"
+
+
 def test_a_summary_of_a_stored_summary_of_the_reads_is_held_to_the_newest_read():
     # z07: derived from the block handle of an earlier summary of both reads (not from the
     # reads), a summary went back to the stale value

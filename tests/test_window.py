@@ -620,9 +620,11 @@ def test_schema_fields_match_the_model():
     assert set(supersedes["properties"]) == {f.name for f in dataclasses.fields(Supersession)}
     assert set(supersedes["required"]) == set(supersedes["properties"])
     pointers = SCHEMA["properties"]["pointers"]["items"]
-    # (span_digest: a store pointer's name for the hash, read when hash is missing)
-    assert set(pointers["properties"]) == {f.name for f in dataclasses.fields(Citation)} | {"span_digest"}
-    assert set(pointers["required"]) == set(pointers["properties"]) - {"hash", "span_digest"}
+    # (span_digest: a store pointer's name for the hash, read when hash is missing; nominal: a
+    # store pointer's flag, refused when true: red team 83, F07)
+    assert set(pointers["properties"]) == {f.name for f in dataclasses.fields(Citation)} | {"span_digest", "nominal"}
+    assert set(pointers["required"]) == set(pointers["properties"]) - {"hash", "span_digest", "nominal"}
+    assert pointers["properties"]["nominal"]["enum"] == [False]
     assert pointers["anyOf"] == [{"required": ["hash"]}, {"required": ["span_digest"]}]
     assert set(SCHEMA["properties"]) == {f.name for f in dataclasses.fields(Edit)} | {"format"}
 

@@ -371,18 +371,26 @@ class Citation:
 
     @classmethod
     def from_pointer(cls, pointer: Any, block: str) -> Citation:
-        """The citation of a store pointer (``SourceStore.pointer``) from post block ``block``."""
+        """The citation of a store pointer (``SourceStore.pointer``) from post block ``block``;
+        a nominal pointer, into a derived text, is none (as its JSON form is refused)."""
+        if getattr(pointer, "nominal", False):
+            raise _fail("nominal", "a nominal pointer points into a derived text, not a source: it cannot be a citation")
         return cls(block, pointer.handle, pointer.start, pointer.end, pointer.span_digest)
 
     @classmethod
     def from_json(cls, obj: Any, path: str) -> Citation:
         obj = _object(obj, path)
-        if "hash" not in obj and "span_digest" in obj:
-            # a store pointer's JSON (SourceStore.pointer(...).to_json()) with a block added: its
-            # digest of the span is the citation's hash; a nominal one points into a derived
-            # text (a summary), not a source: no citation (red team 12, z08)
-            if obj.get("nominal") is True:
+        # a store pointer's JSON (SourceStore.pointer(...).to_json()) with a block added: a
+        # nominal one points into a derived text (a summary), not a source: no citation (red
+        # team 12, z08), with or without a hash; "nominal" is a boolean, as Pointer.from_json
+        # reads it ("yes" or 1 was read as not nominal: red team 83, F07)
+        if "nominal" in obj:
+            if type(obj["nominal"]) is not bool:
+                raise _fail(f"{path}.nominal", f"must be a boolean, not {type(obj['nominal']).__name__}")
+            if obj["nominal"]:
                 raise _fail(f"{path}.nominal", "a nominal pointer points into a derived text, not a source: it cannot be a citation")
+        if "hash" not in obj and "span_digest" in obj:
+            # (its digest of the span is the citation's hash)
             obj = {**obj, "hash": obj["span_digest"]}
         for required in _CITATION_FIELDS:
             if required not in obj:
