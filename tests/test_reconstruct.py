@@ -146,6 +146,17 @@ def test_exact_counts_every_occurrence_and_points_at_the_first(store):
     ("\u20135 days", "takes 3\u20135 days", False),
     (",2,3]", "[1,2,3]", True),  # (a list's comma, not a thousands group)
     ("- do it", "step 2- do it", True),  # (no digit after the hyphen)
+    # red team 82, F07: a digit of another script ends or opens a number too ("after ٣" of
+    # "after ٣٠ attempts" graded exact)
+    ("after \u0663", "after \u0663\u0660 attempts", False),
+    ("\u4e0a\u9650\u306f\uff13", "\u4e0a\u9650\u306f\uff13\uff10\u56de", False),
+    ("after \u0969", "after \u0969\u0966 attempts", False),
+    ("\u0660 attempts", "after \u0663\u0660 attempts", False),
+    ("\uff10\u56de", "\u4e0a\u9650\u306f\uff13\uff10\u56de", False),
+    ("0 attempts", "after \u06630 attempts", False),
+    ("after \u0663\u0660", "after \u0663\u0660 attempts", True),
+    ("\uff13\uff10\u56de", "\u4e0a\u9650\u306f\uff13\uff10\u56de", True),
+    ("\u6570\u636e\u5e93\uff13", "\u6570\u636e\u5e93\uff13\u4e2a", True),
 ])
 def test_an_exact_quote_cuts_no_word_or_number(tmp_path, quote, source, ok):
     store = SourceStore(":memory:")
