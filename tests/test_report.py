@@ -370,6 +370,40 @@ def test_malformed_fields_are_unknown(field, value):
     json.dumps(report.to_json(), allow_nan=False)
 
 
+def test_a_string_utf8_cannot_hold_is_unknown(tmp_path):
+    # red team 82, F05: an intact record whose operator was "prune\ud800" (a lone surrogate,
+    # escaped in valid JSON) crashed `provgate report` with an internal error when printed
+    merge = {"invariant": "I4", "key": "resource", "evidence": {"kept": ["b1"], "newest": "b2"},
+             "message": "silent merge of \udc80"}
+    path = tmp_path / "s.sqlite3"
+    store = SourceStore(path)
+    try:
+        store.append_audit(_record("s1", 1))
+        for body in (json.dumps(_record("s1", 2, operator="prune\ud800", classification="x\udfff",
+                                        accepted=False, violations=[merge],
+                                        violations_by_invariant={"I4": 1})).encode(),
+                     json.dumps(_record("s\ud800", 1)).encode()):
+            conn = sqlite3.connect(str(path))
+            with conn:
+                conn.execute("INSERT INTO audit (record, digest, session) VALUES (?, ?, 's1')",
+                             (body, compute_digest(body)))
+            conn.close()
+        report = session_report(store, session="all")
+        row = report.session("s1").rows[1]
+        assert row.operator is None and row.classification is None
+        assert {"operator", "classification"} <= set(row.unknown)
+        assert row.merges == 1 and row.caught[0].message == "?"
+        # a session id no UTF-8 can hold is malformed too: grouped with the records that have none
+        assert [s.session for s in report.sessions] == ["s1", NO_SESSION]
+        for as_json in (False, True):
+            text, code = run_report(store, session="all", as_json=as_json)
+            assert code == 0
+            text.encode("utf-8")
+        assert json.loads(text)["sessions"][0]["per_cycle"][1]["operator"] is None
+    finally:
+        store.close()
+
+
 def test_a_time_no_calendar_has_and_an_overflowing_cumulative_are_unknown(tmp_path):
     # red team 3, H02: a finite ts past year 9999 crashed the table; two retentions of 1e200
     # made the cumulative infinite (printed as Infinity in strict JSON); Gate(session=...) over

@@ -59,6 +59,19 @@ def _count(v: Any) -> int | None:
     return v if _is_int(v) and v >= 0 else None
 
 
+def _text(v: Any) -> str | None:
+    """A string that encodes as UTF-8, or None (unknown): JSON may escape a lone surrogate
+    ("\\ud800"), which no report can print or put in strict JSON (red team 82, F05: an intact
+    record's operator "prune\\ud800" crashed ``provgate report`` with an internal error)."""
+    if not isinstance(v, str):
+        return None
+    try:
+        v.encode("utf-8")
+    except UnicodeEncodeError:
+        return None
+    return v
+
+
 def _real(v: Any) -> float | None:
     """A finite non-negative number, or None (unknown)."""
     if isinstance(v, bool) or not isinstance(v, (int, float)):
@@ -234,18 +247,18 @@ class _Cumulative:
 
 def _read_row(index: int, seq: int | None, rec: Mapping[str, Any], cumulative: _Cumulative) -> CycleRow:
     unknown: list[str] = []
-    if not (isinstance(rec.get("session"), str) and rec.get("session")):
+    if not _text(rec.get("session")):
         unknown.append("session")
     cycle = _count(rec.get("cycle"))
     if cycle is None:
         unknown.append("cycle")
-    operator = rec.get("operator") if isinstance(rec.get("operator"), str) else None
+    operator = _text(rec.get("operator"))
     if operator is None:
         unknown.append("operator")
     accepted = rec.get("accepted") if isinstance(rec.get("accepted"), bool) else None
     if accepted is None:
         unknown.append("accepted")
-    classification = rec.get("classification") if isinstance(rec.get("classification"), str) else None
+    classification = _text(rec.get("classification"))
     if classification is None:
         unknown.append("classification")
     reclassified = rec.get("reclassified") if isinstance(rec.get("reclassified"), bool) else None
@@ -264,12 +277,12 @@ def _read_row(index: int, seq: int | None, rec: Mapping[str, Any], cumulative: _
     # unreadable entry would give counts that look exact and are not)
     raw_list = rec.get("violations")
     vlist: list[Mapping[str, Any]] | None = None
-    if isinstance(raw_list, list) and all(isinstance(v, Mapping) and isinstance(v.get("invariant"), str)
+    if isinstance(raw_list, list) and all(isinstance(v, Mapping) and _text(v.get("invariant")) is not None
                                           for v in raw_list):
         vlist = list(raw_list)
     by_inv: dict[str, int] | None = None
     raw_by = rec.get("violations_by_invariant")
-    if isinstance(raw_by, Mapping) and all(isinstance(k, str) and _count(n) is not None for k, n in raw_by.items()):
+    if isinstance(raw_by, Mapping) and all(_text(k) is not None and _count(n) is not None for k, n in raw_by.items()):
         by_inv = {k: int(n) for k, n in raw_by.items() if n}
     elif vlist is not None:
         by_inv = {}
@@ -290,7 +303,7 @@ def _read_row(index: int, seq: int | None, rec: Mapping[str, Any], cumulative: _
         stale = kinds.count("stale_value")
         ungrounded = kinds.count("ungrounded")
         caught = tuple(
-            Caught(k, str(v["invariant"]), str(v.get("message", "")))
+            Caught(k, str(v["invariant"]), _message(v.get("message", "")))
             for v, k in zip(vlist, kinds)
             if k in ("silent_merge", "stale_value", "ungrounded")
         )
@@ -344,6 +357,12 @@ def _read_row(index: int, seq: int | None, rec: Mapping[str, Any], cumulative: _
     )
 
 
+def _message(v: Any) -> str:
+    """A violation's message as printed: "?" for a string that cannot be (see :func:`_text`)."""
+    text = _text(v) if isinstance(v, str) else str(v)  # (str() of anything else escapes its strings)
+    return "?" if text is None else text
+
+
 def _value_changes(vlist: list[Mapping[str, Any]], kinds: list[str]) -> tuple[ValueChange, ...]:
     """Keys with both a dropped and an introduced fact in one edit, in order of first sight."""
     old: dict[str, list[str]] = {}
@@ -351,13 +370,13 @@ def _value_changes(vlist: list[Mapping[str, Any]], kinds: list[str]) -> tuple[Va
     block: dict[str, str | None] = {}
     for v, kind in zip(vlist, kinds):
         key, value = v.get("key"), v.get("value")
-        if kind not in ("introduced", "dropped") or not isinstance(key, str) or not isinstance(value, str):
+        if kind not in ("introduced", "dropped") or _text(key) is None or _text(value) is None:
             continue
         side = new if kind == "introduced" else old
         if value not in side.setdefault(key, []):
             side[key].append(value)
         if kind == "introduced" or key not in block:
-            block[key] = v.get("block") if isinstance(v.get("block"), str) else None
+            block[key] = _text(v.get("block"))
     keys = [k for k in dict.fromkeys([*old, *new]) if old.get(k) and new.get(k)]
     return tuple(ValueChange(k, tuple(old[k]), tuple(new[k]), block.get(k)) for k in keys)
 
@@ -618,7 +637,7 @@ def report_from_records(
             skipped.append({"seq": seq, "reason": f"not a JSON object but {_json_type(rec)}"})
             continue
         name = rec.get("session")
-        key = name if isinstance(name, str) and name else NO_SESSION
+        key = name if _text(name) else NO_SESSION
         # re-inserting moves a session to the end: the dict ends ordered by last activity
         rows = by_session.pop(key, [])
         rows.append((seq, rec))
