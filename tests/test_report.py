@@ -394,7 +394,7 @@ def test_a_string_utf8_cannot_hold_is_unknown(tmp_path):
         assert {"operator", "classification"} <= set(row.unknown)
         assert row.merges == 1 and row.caught[0].message == "?"
         # a session id no UTF-8 can hold is malformed too: grouped with the records that have none
-        assert [s.session for s in report.sessions] == ["s1", NO_SESSION]
+        assert [s.session for s in report.sessions] == ["s1", None]
         for as_json in (False, True):
             text, code = run_report(store, session="all", as_json=as_json)
             assert code == 0
@@ -488,11 +488,26 @@ def test_corrupted_audit_record_fails_closed(tmp_path):
 def test_records_without_a_session_are_grouped_and_selectable():
     recs = [(1, _record(cycle=1, session=None)), (2, _record("named", 1)), (3, _record(cycle=2, session=""))]
     report = report_from_records(recs, session="all")
-    assert [s.session for s in report.sessions] == ["named", NO_SESSION]
-    none = report.session(NO_SESSION)
+    assert [s.session for s in report.sessions] == ["named", None]
+    none = report.session(None)
     assert [r.seq for r in none.rows] == [1, 3] and all("session" in r.unknown for r in none.rows)
-    assert report_from_records(recs).sessions[0].session == NO_SESSION  # the last record has none
-    assert report_from_records(recs, session=NO_SESSION).sessions[0].rows[0].seq == 1
+    assert report_from_records(recs).sessions[0].session is None  # the last record has none
+    assert report_from_records(recs, session=[None]).sessions[0].rows[0].seq == 1
+    assert f"session {NO_SESSION} (no session id)" in report.format_table()
+    assert report.to_json()["selection"]["sessions"] == ["named", None]
+
+
+def test_a_session_named_none_is_not_the_records_without_a_session():
+    # red team 82, F06: Gate(store, session="(none)") is a valid id; its records were merged
+    # with an older gate's records that have no session id (one session, a rejection it never made)
+    recs = [(1, _record(cycle=1, session=None, accepted=False)), (2, _record(NO_SESSION, 1))]
+    report = report_from_records(recs, session="all")
+    assert [(s.session, s.totals["cycles"]) for s in report.sessions] == [(None, 1), (NO_SESSION, 1)]
+    own = report_from_records(recs, session=NO_SESSION).sessions[0]
+    assert [r.seq for r in own.rows] == [2] and own.totals["rejected"] == 0 and not own.notes
+    assert [r.seq for r in report_from_records(recs, session=[None]).sessions[0].rows] == [1]
+    with pytest.raises(InvalidArgumentError, match=r"most recent first: \(none\), \(none\) \(no session id\)$"):
+        report_from_records(recs, session="other")
 
 
 def test_a_session_named_all_is_selectable_as_a_list():

@@ -32,7 +32,9 @@ from provgate.errors import InvalidArgumentError, OptionalDependencyError, Provg
 from provgate.verdict import INVARIANTS
 
 REPORT_FORMAT = "provgate.report/1"
-# Records written without a session id (older gates) are grouped under this name.
+# Records written without a session id (older gates) are grouped under the key None, which no
+# session id can be, and shown under this name: a real session may be named "(none)" too (red
+# team 82, F06: the two were merged into one session). Select the group with ``[None]``.
 NO_SESSION = "(none)"
 ALL_SESSIONS = "all"
 # The gate's default floor (provgate.gate.DEFAULT_RETENTION_FLOOR; a test keeps them equal).
@@ -473,9 +475,10 @@ def _latency(values: Sequence[float]) -> dict[str, Any]:
 
 @dataclass(frozen=True)
 class SessionSummary:
-    """The cycles of one session and what they add up to."""
+    """The cycles of one session and what they add up to (``session`` is None for the records
+    written without a session id)."""
 
-    session: str
+    session: str | None
     rows: tuple[CycleRow, ...]
     totals: dict[str, Any]
     retention_floor: float | None
@@ -513,7 +516,7 @@ class SessionSummary:
         }
 
 
-def _summarize(session: str, records: list[tuple[int | None, Mapping[str, Any]]]) -> SessionSummary:
+def _summarize(session: str | None, records: list[tuple[int | None, Mapping[str, Any]]]) -> SessionSummary:
     cumulative = _Cumulative()
     rows = tuple(_read_row(i + 1, seq, rec, cumulative) for i, (seq, rec) in enumerate(records))
     notes: list[str] = []
@@ -560,7 +563,7 @@ class SessionReport:
         """No usable audit record at all."""
         return not self.known_sessions
 
-    def session(self, session_id: str) -> SessionSummary:
+    def session(self, session_id: str | None) -> SessionSummary:
         for s in self.sessions:
             if s.session == session_id:
                 return s
@@ -603,7 +606,7 @@ class SessionReport:
 # -- building the report ---------------------------------------------------------------------------
 
 
-def _check_selection(session: Any) -> tuple[str, list[str] | None]:
+def _check_selection(session: Any) -> tuple[str, list[str | None] | None]:
     if session is None:
         return "latest", None
     if isinstance(session, str):
@@ -611,20 +614,23 @@ def _check_selection(session: Any) -> tuple[str, list[str] | None]:
             raise InvalidArgumentError("session must be a non-empty session id, 'all', or a list of ids",
                                        argument="session")
         return ("all", None) if session == ALL_SESSIONS else ("sessions", [session])
-    if isinstance(session, (list, tuple)) and session and all(isinstance(s, str) and s for s in session):
+    # None in a list is the records without a session id (None alone: the most recent session)
+    if isinstance(session, (list, tuple)) and session and all(s is None or (isinstance(s, str) and s)
+                                                              for s in session):
         return "sessions", list(dict.fromkeys(session))
     raise InvalidArgumentError(
-        f"session must be None (the most recent), 'all', a session id or a non-empty list of ids; got {session!r}",
+        f"session must be None (the most recent), 'all', a session id or a non-empty list of ids "
+        f"(None in it: the records without a session id); got {session!r}",
         argument="session")
 
 
 def report_from_records(
-    records: Iterable[Any], *, session: str | Sequence[str] | None = None, store: str | None = None
+    records: Iterable[Any], *, session: str | Sequence[str | None] | None = None, store: str | None = None
 ) -> SessionReport:
     """The report over audit records given directly: ``(seq, record)`` pairs as
     ``SourceStore.iter_audit()`` yields them. See :func:`session_report`."""
     mode, wanted = _check_selection(session)
-    by_session: dict[str, list[tuple[int | None, Mapping[str, Any]]]] = {}
+    by_session: dict[str | None, list[tuple[int | None, Mapping[str, Any]]]] = {}
     skipped: list[dict[str, Any]] = []
     total = 0
     for item in records:
@@ -637,7 +643,7 @@ def report_from_records(
             skipped.append({"seq": seq, "reason": f"not a JSON object but {_json_type(rec)}"})
             continue
         name = rec.get("session")
-        key = name if _text(name) else NO_SESSION
+        key = name if _text(name) else None
         # re-inserting moves a session to the end: the dict ends ordered by last activity
         rows = by_session.pop(key, [])
         rows.append((seq, rec))
@@ -662,12 +668,12 @@ def report_from_records(
     return SessionReport(summaries, mode, known, total, tuple(skipped), store, overall)
 
 
-def session_report(store: Any, *, session: str | Sequence[str] | None = None) -> SessionReport:
+def session_report(store: Any, *, session: str | Sequence[str | None] | None = None) -> SessionReport:
     """The session report of ``store``'s audit log.
 
     ``session``: ``None`` for the most recent session (the session of the last audit record),
     ``"all"`` for every session, a session id, or a list of ids (a session literally named
-    ``"all"`` is selected with ``["all"]``). An id the log does not hold raises
+    ``"all"`` is selected with ``["all"]``, the records without a session id with ``[None]``). An id the log does not hold raises
     ``InvalidArgumentError`` listing the known sessions. An empty log gives an empty report
     (``report.empty``). A corrupted audit record raises ``StoreCorruptionError`` (the store's
     verified read): a report never rests on records it could not verify.
@@ -690,14 +696,23 @@ def _json_type(v: Any) -> str:
     return type(v).__name__
 
 
-def _unknown_sessions_message(missing: list[str], known: list[str]) -> str:
-    what = ", ".join(repr(s) for s in missing)
+# the records without a session id where a real session "(none)" may be listed beside them
+_NO_SESSION_ID = f"{NO_SESSION} (no session id)"
+
+
+def _shown(session: str | None) -> str:
+    """How a session is named in the table and the plot."""
+    return NO_SESSION if session is None else session
+
+
+def _unknown_sessions_message(missing: list[str | None], known: list[str | None]) -> str:
+    what = ", ".join(_NO_SESSION_ID if s is None else repr(s) for s in missing)
     if not known:
         return f"unknown session {what}: the audit log holds no session"
     recent = known[::-1][:MAX_SESSIONS_LISTED]
     more = f" and {len(known) - len(recent)} more" if len(known) > len(recent) else ""
     return (f"unknown session {what}; the audit log holds {len(known)} session(s), most recent first: "
-            f"{', '.join(recent)}{more}")
+            f"{', '.join(_NO_SESSION_ID if s is None else s for s in recent)}{more}")
 
 
 # -- plain-text table --------------------------------------------------------------------------------
@@ -805,7 +820,7 @@ def _session_lines(s: SessionSummary) -> list[str]:
     out: list[str] = []
     span = f"audit records {s.first_seq}..{s.last_seq}" if s.first_seq is not None else "audit records"
     when = f", {_time_span(min(ts), max(ts))}" if ts else ""
-    out.append(f"session {s.session}  ({_plural(t['cycles'], 'cycle')}, {span}{when})")
+    out.append(f"session {_NO_SESSION_ID if s.session is None else s.session}  ({_plural(t['cycles'], 'cycle')}, {span}{when})")
     verdicts = f"{t['accepted']} accepted ({t['reclassified']} reclassified), {t['rejected']} rejected"
     if t["verdict_unknown"]:
         verdicts += f", {t['verdict_unknown']} unknown"
@@ -881,7 +896,7 @@ def _overview_lines(report: SessionReport) -> list[str]:
         t = s.totals
         last = s.rows[-1] if s.rows else None
         rows.append([
-            s.session, str(t["cycles"]), str(t["accepted"]), str(t["rejected"]),
+            _shown(s.session), str(t["cycles"]), str(t["accepted"]), str(t["rejected"]),
             _pct(s.final_cumulative, last is None or "cumulative_retention" not in last.unknown),
             str(t["silent_merges"]["caught"]), str(t["fact_drift"]["edits"]),
             _ms(t["latency_ms"]["p50"]), _n(s.last_seq),
@@ -963,12 +978,12 @@ def plot_report(report: SessionReport, path: str | os.PathLike[str]) -> Path:
             continue  # no citation markers in this session: no curve to draw
         drawn += 1
         xs = [r.index for r in s.rows]
-        name = s.session if len(report.sessions) > 1 else "cumulative (committed window)"
+        name = _shown(s.session) if len(report.sessions) > 1 else "cumulative (committed window)"
         cum = [math.nan if r.cumulative_retention is None else r.cumulative_retention * 100 for r in s.rows]
         per = [math.nan if r.retention is None else r.retention * 100 for r in s.rows]
         top.plot(xs, cum, "-o", color=color, label=f"{name} (cumulative)" if len(report.sessions) > 1 else name)
         top.plot(xs, per, ":", marker=".", color=color, alpha=0.8,
-                 label=f"{s.session} (per cycle)" if len(report.sessions) > 1 else "per cycle (edit as proposed)")
+                 label=f"{_shown(s.session)} (per cycle)" if len(report.sessions) > 1 else "per cycle (edit as proposed)")
         rej = [(r.index, p) for r, p in zip(s.rows, per) if r.accepted is False and not math.isnan(p)]
         if rej:
             top.scatter([x for x, _ in rej], [p for _, p in rej], marker="x", color=color, s=40, zorder=3,
@@ -981,7 +996,7 @@ def plot_report(report: SessionReport, path: str | os.PathLike[str]) -> Path:
                     label=f"gate default floor {DEFAULT_RETENTION_FLOOR * 100:.0f}% (floor not in the log)")
     top.set_ylabel("citation-marker retention (%)")
     top.set_ylim(bottom=0)
-    title = report.sessions[0].session if len(report.sessions) == 1 else f"{len(report.sessions)} sessions"
+    title = _shown(report.sessions[0].session) if len(report.sessions) == 1 else f"{len(report.sessions)} sessions"
     top.set_title(f"provgate: citation retention and rejections per cycle - {title}")
     top.grid(True, alpha=0.3)
     if not drawn:
@@ -1030,7 +1045,7 @@ def _error(kind: str, message: str, **extra: Any) -> str:
 def run_report(
     store: Any,
     *,
-    session: str | Sequence[str] | None = None,
+    session: str | Sequence[str | None] | None = None,
     as_json: bool = False,
     plot: str | os.PathLike[str] | None = None,
 ) -> tuple[str, int]:
@@ -1079,7 +1094,7 @@ def run_report(
     return text.rstrip("\n"), EXIT_OK
 
 
-def _known_session_ids(store: Any) -> list[str]:
+def _known_session_ids(store: Any) -> list[str | None]:
     try:
         return [s["session"] for s in reversed(report_from_records(store.iter_audit(), session=ALL_SESSIONS).known_sessions)]
     except ProvgateError:
