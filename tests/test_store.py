@@ -739,6 +739,33 @@ def test_dedup_onto_a_corrupted_row_is_refused(store_path):
         assert snapshot(s) == before
 
 
+# red team 81, F01: a put of the content a handle already holds returned at once, without
+# reading the stored copy, so it was acknowledged onto damaged or missing bytes
+@pytest.mark.parametrize("put", [
+    lambda s, h, text: s.put(h, text),
+    lambda s, h, text: s.put_many({h: text}),
+])
+def test_a_repeated_put_onto_damaged_or_missing_content_is_refused(store_path, put):
+    marker = b"MARKER-REPUT-"
+    text = marker.decode() + "retries=3\n"
+    with SourceStore(store_path) as s:
+        s.put("tool:a", text)
+        s.put("tool:b", "B")
+    flip_byte_after(store_path, marker, skip=len(marker) + 8)
+    conn = sqlite3.connect(store_path)
+    conn.execute("DROP TRIGGER content_no_delete")  # simulate a lost row the triggers cannot stop
+    conn.execute("DELETE FROM content WHERE digest = ?", (compute_digest(b"B"),))
+    conn.commit()
+    conn.close()
+    before = row_counts(store_path)
+    with SourceStore(store_path) as s:
+        with pytest.raises(StoreCorruptionError, match="'tool:a'.*no longer hash"):
+            put(s, "tool:a", text)
+        with pytest.raises(StoreCorruptionError, match="'tool:b'.*not in the store"):
+            put(s, "tool:b", "B")
+    assert row_counts(store_path) == before
+
+
 def test_damaged_digest_column_is_detected(store_path):
     _with_damaged_digests(store_path, {"tool:a": "blake3:zz", "tool:b": compute_digest(b"other")})
     with SourceStore(store_path) as s:

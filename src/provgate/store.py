@@ -422,11 +422,18 @@ class SourceStore:
     def _insert_source(self, conn: sqlite3.Connection, handle: str, digest: str, data: bytes, kind: str | None,
                        ts: float | None) -> str:
         """One put, inside the caller's write transaction."""
-        row = conn.execute(f"SELECT s.handle, s.digest {_BY_HANDLE} WHERE i.handle = ?", (handle,)).fetchone()
+        # the content row comes in the same read: a repeated put is acknowledged by the bytes on
+        # disk, so they must be intact (red team 81, F01: it was acknowledged onto damaged bytes)
+        row = conn.execute(
+            f"SELECT s.handle, s.digest, c.size, c.body {_BY_HANDLE} "
+            "LEFT JOIN content c ON c.digest = s.digest WHERE i.handle = ?",
+            (handle,),
+        ).fetchone()
         if row is not None:
             # a damaged index would otherwise acknowledge this put as the row of another handle
             _check_found(handle, row[0])
             if row[1] == digest:
+                self._check_body(f"content of {handle!r}", digest, row[2], row[3])
                 return digest
             raise HandleConflictError(
                 f"handle {handle!r} already holds {row[1]}; refusing different content {digest} "
