@@ -777,6 +777,18 @@ def test_damaged_digest_column_is_detected(store_path):
         assert len(s.verify()) >= 2
 
 
+# red team 81, F02: a put compared the damaged digest column with its own and called the
+# difference a HandleConflictError; the caller's content is right, the stored row is damaged
+@pytest.mark.parametrize("damage", ["blake3:zz", 7, b"\x00\xff", "BLAKE3:" + "A" * 64])
+def test_a_put_onto_a_damaged_digest_column_is_corruption_not_a_conflict(store_path, damage):
+    _with_damaged_digests(store_path, {"tool:a": damage})
+    with SourceStore(store_path) as s:
+        with pytest.raises(StoreCorruptionError, match="'tool:a'.*recorded digest is damaged"):
+            s.put("tool:a", "A")
+        with pytest.raises(StoreCorruptionError, match="'tool:a'.*recorded digest is damaged"):
+            s.put_many({"tool:b": "B", "tool:a": "A"})
+
+
 def test_non_sqlite_file_is_reported_as_damaged_or_wrong(tmp_path):
     path = tmp_path / "notes.txt"
     path.write_text("these are not the bytes of a database\n" * 200)

@@ -432,6 +432,9 @@ class SourceStore:
         if row is not None:
             # a damaged index would otherwise acknowledge this put as the row of another handle
             _check_found(handle, row[0])
+            # a damaged digest column is corruption, not a conflict with the caller's content
+            # (red team 81, F02)
+            _check_stored_digest(f"source {handle!r}", row[1])
             if row[1] == digest:
                 self._check_body(f"content of {handle!r}", digest, row[2], row[3])
                 return digest
