@@ -921,6 +921,18 @@ def test_an_upgrade_never_files_an_unreadable_record_under_a_session(store_path,
         assert any("audit record 2: its session is unknown" in p for p in s.verify())
 
 
+def test_iter_audit_refuses_an_intact_record_too_deep_to_read(store_path):
+    # red team 81, F09: iter_audit let the RecursionError of such a record out raw, and
+    # provgate report called it an internal error
+    from provgate.digests import compute_digest
+
+    record = b"[" * 100_000 + b"]" * 100_000
+    _version_1_store(store_path, [b'{"session":"S","cycle":1}', record],
+                     [compute_digest(b'{"session":"S","cycle":1}'), compute_digest(record)])
+    with SourceStore(store_path) as s, pytest.raises(StoreCorruptionError, match="audit record 2 is not valid JSON"):
+        list(s.iter_audit())
+
+
 def test_an_upgrade_reads_an_escaped_lone_surrogate_session_as_none(store_path):
     _version_1_store(store_path, [b'{"session":"\\ud800","i":1}', b'{"session":"S","i":2}'])
     with SourceStore(store_path) as s:

@@ -854,7 +854,7 @@ class SourceStore:
                 data = self._check_body(f"audit record {seq}", digest, None, blob)
                 try:
                     record = json.loads(data.decode("utf-8"))
-                except (UnicodeDecodeError, ValueError):
+                except (UnicodeDecodeError, ValueError, RecursionError):  # too deep: red team 81, F09
                     raise StoreCorruptionError(f"audit record {seq} is not valid JSON") from None
                 yield seq, record
             if len(rows) < _PAGE:
