@@ -60,6 +60,25 @@ def repoint_index_entry(path: str | Path, index: str, key: bytes, rowid: int) ->
     The store must be closed; the index must fit in its root page, and its entries' rowids and
     ``rowid`` must be small (each a one-byte integer in the cell, right after the key's bytes:
     a key of several columns is their bytes one after the other)."""
+    offset = _index_key_offset(path, index, key) + len(key)
+    data = bytearray(Path(path).read_bytes())
+    assert 1 < data[offset] < 0x80 and 1 <= rowid < 0x80, "the entry's rowid is not a one-byte integer"
+    data[offset] = rowid
+    Path(path).write_bytes(bytes(data))
+
+
+def change_index_key(path: str | Path, index: str, key: bytes, at: int, byte: bytes) -> None:
+    """Replace byte ``at`` of the entry of ``key`` in ``index`` with ``byte``: a damaged key, which
+    SQLite returns to a lookup that reads the column from the index (red team 81, F08). The same
+    conditions as :func:`repoint_index_entry`."""
+    offset = _index_key_offset(path, index, key) + at
+    data = bytearray(Path(path).read_bytes())
+    data[offset] = byte[0]
+    Path(path).write_bytes(bytes(data))
+
+
+def _index_key_offset(path: str | Path, index: str, key: bytes) -> int:
+    """The offset in the file of ``key``, once in the root page of ``index`` (checkpointed first)."""
     conn = sqlite3.connect(str(path))
     try:
         conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
@@ -67,14 +86,10 @@ def repoint_index_entry(path: str | Path, index: str, key: bytes, rowid: int) ->
         (page_size,) = conn.execute("PRAGMA page_size").fetchone()
     finally:
         conn.close()
-    data = bytearray(Path(path).read_bytes())
-    page = bytes(data[(root - 1) * page_size : root * page_size])
+    page = Path(path).read_bytes()[(root - 1) * page_size : root * page_size]
     at = page.find(key)
     assert at >= 0 and page.find(key, at + 1) < 0, "the key is not once in the index's root page"
-    offset = (root - 1) * page_size + at + len(key)
-    assert 1 < data[offset] < 0x80 and 1 <= rowid < 0x80, "the entry's rowid is not a one-byte integer"
-    data[offset] = rowid
-    Path(path).write_bytes(bytes(data))
+    return (root - 1) * page_size + at
 
 
 _ALPHABET = "abcdefghij retries=3 timeout_s=30 ü€𝄞\n\x00"

@@ -44,6 +44,7 @@ from provgate.store import (
 from conftest import IMPLEMENTATIONS, load_implementation
 from store_helpers import (
     PERMISSIONS_DO_NOT_BIND,
+    change_index_key,
     flip_byte_after,
     integrity,
     modes,
@@ -672,6 +673,24 @@ def test_a_damaged_name_index_never_names_another_handle(store_path):
             s.handles_named("call_b")
         with pytest.raises(StoreCorruptionError, match="'call_b'.*'tool:call_a'"):
             s.handles_cited_as("call_b")
+
+
+# red team 81, F08: a damaged byte in an index key reached two batch reads as a name or digest
+# not asked, which they looked up in their own dicts: a raw KeyError
+def test_a_damaged_index_key_is_corruption_in_the_batch_reads(store_path, tmp_path):
+    sources = {f"tool:call_{i}": f"line {i} retries={i}\n" * (1 + i % 7) for i in range(12)}
+    with SourceStore(store_path) as s:
+        s.put_many(sources)
+    target = compute_digest(sources["tool:call_4"].encode())
+    change_index_key(store_path, "sqlite_autoindex_content_1", target.encode(), 0, b"r")  # 'blake3:' -> 'rlake3:'
+    with SourceStore(store_path) as s, pytest.raises(StoreCorruptionError, match="rlake3:"):
+        s.unmatched_contents({compute_digest(v.encode()): v.encode() for v in sources.values()})
+    named = tmp_path / "named.sqlite3"
+    with SourceStore(named) as s:
+        s.put_many({f"tool:call_{i}": f"x{i}\n" for i in range(40)})
+    change_index_key(named, "sources_by_name", b"call_10", 3, b",")  # 'call_10' -> 'cal,_10'
+    with SourceStore(named) as s, pytest.raises(StoreCorruptionError, match="'cal,_10'"):
+        s.handles_cited_as_many(["call_1", "tool:call_2", "big_1"])
 
 
 def test_a_damaged_fact_cache_index_never_serves_another_contents_facts(store_path):

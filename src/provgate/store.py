@@ -584,10 +584,13 @@ class SourceStore:
             for handle, how, _, name in self._read(read):
                 # the row found must be the handle, or have the name, asked (red team 50, f01)
                 if how:
-                    named[name].append(_check_named(name, handle))
+                    handle = _check_named(name, handle)
                 else:
                     _check_found(name, handle)
-                    exact[name].append(handle)
+                # and a damaged index key must not reach the dicts as a name not asked (red team 81, F08)
+                if name not in exact:
+                    raise StoreCorruptionError(_unasked_key("handles and names", name))
+                (named if how else exact)[name].append(handle)
         return {name: exact[name] or named[name] for name in wanted}
 
     def digest(self, handle: str) -> str:
@@ -924,6 +927,9 @@ class SourceStore:
                 raise InvalidArgumentError(f"expected[{d!r}] must be bytes, not {type(b).__name__}", argument="expected")
         keys = list(wanted)
         rows = self._read_chunks("SELECT digest, body FROM content WHERE digest IN ({})", keys)
+        for d, _ in rows:
+            if d not in wanted:  # a damaged index key (red team 81, F08: it raised a raw KeyError)
+                raise StoreCorruptionError(_unasked_key("contents", d))
         same = {d for d, body in rows if body == wanted[d]}
         return [d for d in keys if d not in same]
 
@@ -1584,6 +1590,13 @@ def _check_found_rows(rows: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
         for row in rows:
             _check_found(row[0], row[1])
     return rows
+
+
+def _unasked_key(index: str, key: Any) -> str:
+    """The message for a lookup that returned ``key``, which it did not ask for: a damaged key
+    in the store's index of ``index``, which SQLite returns as the column's value."""
+    return (f"the store's index of {index} answered a lookup with {key!r}, which was not asked (the store file "
+            "was damaged); run verify(), and restore the store from a copy")
 
 
 def _check_named(name: str, handle: Any) -> str:
