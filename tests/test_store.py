@@ -399,6 +399,8 @@ def _with_damaged_digests(store_path, digests: dict[str, str]) -> None:
     ("kind", b"\x00\xff", lambda s: s.info("tool:b"), "holds values of the wrong type"),
     ("ts", "abc", lambda s: s.info("tool:b"), "holds a timestamp of the wrong type"),
     ("handle", b"tool:b", lambda s: list(s), "source row 2 holds a handle that is not text"),
+    # red team 81, F05: handles_added_since returned it, and the gate raised a raw TypeError
+    ("handle", b"tool:b", lambda s: s.handles_added_since(1), "source row 2 holds a handle that is not text"),
     ("digest", 7, lambda s: s.info("tool:b"), "tool:b"),
 ])
 def test_verify_reports_a_source_row_its_reads_refuse(store_path, column, value, read, complaint):

@@ -550,6 +550,9 @@ class SourceStore:
         rows = self._read(
             lambda conn: conn.execute("SELECT seq, handle FROM sources WHERE seq > ? ORDER BY seq", (seq,)).fetchall()
         )
+        for row_seq, handle in rows:  # as __iter__ checks (red team 81, F05: the gate raised a raw TypeError)
+            if not isinstance(handle, str):
+                raise StoreCorruptionError(f"source row {row_seq} holds a handle that is not text")
         return (rows[-1][0] if rows else seq), [handle for _, handle in rows]
 
     def handles_cited_as(self, name: str) -> list[str]:
