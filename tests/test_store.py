@@ -1519,6 +1519,7 @@ def test_default_limit_is_64_mib():
         {"path": ":memory:", "busy_timeout": 0},
         {"path": ":memory:", "busy_timeout": math.inf},
         {"path": ":memory:", "busy_timeout": "5"},
+        {"path": ":memory:", "busy_timeout": 10**400},  # red team 81, F11: a raw OverflowError
     ],
 )
 def test_bad_constructor_arguments(kwargs):

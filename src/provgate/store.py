@@ -273,7 +273,11 @@ class SourceStore:
                 f"max_content_bytes must be an int in 1..{SQLITE_MAX_LENGTH}, got {max_content_bytes!r}",
                 argument="max_content_bytes",
             )
-        if not _is_real(busy_timeout) or not 0 < float(busy_timeout) < math.inf:
+        try:
+            valid = _is_real(busy_timeout) and 0 < float(busy_timeout) < math.inf
+        except OverflowError:  # an int too large for a float (red team 81, F11)
+            valid = False
+        if not valid:
             raise InvalidArgumentError(
                 f"busy_timeout must be a positive finite number of seconds, got {busy_timeout!r}",
                 argument="busy_timeout",
