@@ -1270,6 +1270,25 @@ def test_closed_store_refuses_work(store_path):
             op()
 
 
+# red team 81, F12: an empty batch answered a closed store as an open one
+@pytest.mark.parametrize("op", [
+    lambda s: s.put_many({}),
+    lambda s: s.put_cached_facts_many([]),
+    lambda s: s.get_many([]),
+    lambda s: s.get_bytes_many([]),
+    lambda s: s.info_many([]),
+    lambda s: s.digests_many([]),
+    lambda s: s.unmatched_contents({}),
+    lambda s: s.get_cached_facts_many([], "v1"),
+    lambda s: s.handles_cited_as_many([]),
+])
+def test_closed_store_refuses_an_empty_batch(op):
+    s = SourceStore(":memory:")
+    s.close()
+    with pytest.raises(StoreClosedError):
+        op(s)
+
+
 def test_threads_share_a_memory_store(mem):
     errors = []
 

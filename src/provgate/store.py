@@ -421,7 +421,10 @@ class SourceStore:
         def txn(conn: sqlite3.Connection) -> dict[str, str]:
             return {h: self._insert_source(conn, h, d, data, kind, ts) for h, (d, data) in rows.items()}
 
-        return self._write(txn) if rows else {}
+        if not rows:
+            self._check_open()
+            return {}
+        return self._write(txn)
 
     def _insert_source(self, conn: sqlite3.Connection, handle: str, digest: str, data: bytes, kind: str | None,
                        ts: float | None) -> str:
@@ -586,6 +589,7 @@ class SourceStore:
                 ).fetchall())
             return rows
 
+        self._check_open()  # an empty batch reads nothing
         if wanted:
             read = query if len(wanted) <= _IN_CHUNK else (lambda conn: _in_snapshot(conn, query))
             for handle, how, _, name in self._read(read):
@@ -960,6 +964,7 @@ class SourceStore:
                 raise LimitExceededError(f"fact blob is {len(data)} bytes; the limit is {self._max_content_bytes}")
             rows.append((digest, version, data, compute_digest(data)))
         if not rows:
+            self._check_open()
             return
         self._write(
             lambda conn: conn.executemany(
@@ -1180,6 +1185,7 @@ class SourceStore:
         """Run ``sql`` (one ``IN ({})``, after ``params``' placeholders) over all handles (or
         digests) inside one read transaction."""
         if not handles:
+            self._check_open()
             return []
 
         def query(conn: sqlite3.Connection) -> list[tuple[Any, ...]]:
@@ -1390,6 +1396,12 @@ class SourceStore:
                 conn.raw.close()
             except Exception:  # noqa: BLE001 - it belongs to the parent; we only drop it
                 _ABANDONED.append(conn.raw)
+
+    def _check_open(self) -> None:
+        """Raise StoreClosedError on a closed store, for a call that answers an empty batch
+        without reading (red team 81, F12: it answered a closed store as an open one)."""
+        if self._closed:
+            raise StoreClosedError(f"store {self._path!r} is closed")
 
     def _connection(self) -> _Connection:
         if self._closed:
