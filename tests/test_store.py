@@ -450,6 +450,18 @@ def test_get_cached_facts_many(store):
         store.get_cached_facts_many(digests[:1], "")
 
 
+# red team 81, F03: bad entries raised a raw TypeError or ValueError (from unpacking), where
+# put_many and get_cached_facts_many raise InvalidArgumentError for the same mistakes
+@pytest.mark.parametrize("entries", [
+    None, 5, "abc", b"abc", {compute_digest(b"x"): ("v1", b"f")},
+    [(compute_digest(b"x"), "v1")], [(compute_digest(b"x"), "v1", b"f", 1)], ["abc"],
+])
+def test_put_cached_facts_many_refuses_bad_entries(store, entries):
+    with pytest.raises(InvalidArgumentError, match="entries") as err:
+        store.put_cached_facts_many(entries)
+    assert err.value.argument == "entries"
+
+
 def test_get_cached_facts_many_leaves_out_a_damaged_entry(store_path):
     x, y = compute_digest(b"x"), compute_digest(b"y")
     with SourceStore(store_path) as s:

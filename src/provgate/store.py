@@ -953,8 +953,22 @@ class SourceStore:
 
     def put_cached_facts_many(self, entries: Iterable[tuple[str, str, bytes]]) -> None:
         """Cache several fact tables in one transaction (one fsync instead of one each)."""
+        # checked as put_many checks its pairs: unpacking let a raw TypeError or ValueError out
+        # (red team 81, F03), and a mapping or a str would unpack its keys or characters
+        message = "entries must be an iterable of (digest, version, blob) triples"
+        if isinstance(entries, (Mapping, str, bytes, bytearray, memoryview)):
+            raise InvalidArgumentError(f"{message}, not {type(entries).__name__}", argument="entries")
+        try:
+            given = list(entries)
+        except TypeError:
+            raise InvalidArgumentError(f"{message}, not {type(entries).__name__}", argument="entries") from None
+        for i, entry in enumerate(given):
+            if not isinstance(entry, (tuple, list)) or len(entry) != 3:
+                what = f"{len(entry)} items" if isinstance(entry, (tuple, list)) else type(entry).__name__
+                raise InvalidArgumentError(f"entries[{i}] must be a (digest, version, blob) triple (a tuple or list), "
+                                           f"not {what}", argument="entries")
         rows = []
-        for digest, version, blob in entries:
+        for digest, version, blob in given:
             digest = _canonical_digest(digest)
             version = _check_short_text(version, "version", MAX_VERSION_BYTES, optional=False)
             if isinstance(blob, str) or not isinstance(blob, (bytes, bytearray, memoryview)):
