@@ -554,6 +554,16 @@ def test_a_path_that_cannot_hold_a_store_is_an_invalid_argument(tmp_path, what):
     assert list(tmp_path.iterdir()) == ([path] if what != "device" else [])
 
 
+# red team 81, F07: "x.sqlite3/" passed the checks (stat of a missing "x/" is FileNotFoundError,
+# read as a new store), SQLite created x.sqlite3, and the same path could not reopen it
+@pytest.mark.parametrize("tail", [os.sep, os.sep + os.curdir])
+def test_a_path_that_can_only_name_a_directory_is_an_invalid_argument(tmp_path, tail):
+    with pytest.raises(InvalidArgumentError, match="directory") as info:
+        SourceStore(str(tmp_path / "store.sqlite3") + tail)
+    assert info.value.argument == "path"
+    assert list(tmp_path.iterdir()) == []
+
+
 # Red team 7, s02: an edit's inline sources went in one put (one transaction) each, so a source
 # refused later left the earlier ones stored. put_many checks every source first and writes
 # them in one transaction: all of them, or (whatever refuses one) none.

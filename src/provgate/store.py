@@ -1233,6 +1233,10 @@ class SourceStore:
             return path
         if not path or "\x00" in path:
             raise InvalidArgumentError(f"path {path!r} is not a usable file name", argument="path")
+        if os.path.basename(path) in ("", os.curdir, os.pardir):
+            # "x/" would pass the checks below as a new store while SQLite creates "x", which the
+            # same path then cannot reopen (red team 81, F07)
+            raise InvalidArgumentError(f"path {path!r} can only name a directory, not a store file", argument="path")
         parent = os.path.dirname(os.path.abspath(path))
         if not os.path.isdir(parent):
             raise FileNotFoundError(f"the directory of the store {path!r} does not exist: {parent}")
