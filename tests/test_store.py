@@ -527,6 +527,19 @@ def test_store_without_path_creates_the_default_file(monkeypatch, tmp_path):
     assert (tmp_path / "data" / "provgate" / "store.sqlite3").is_file()
 
 
+# red team 81, F10: the default path skipped the checks an explicit path gets, so a FIFO named
+# by $PROVGATE_STORE raised a raw sqlite3.OperationalError
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="os.mkfifo is POSIX only: this platform has no FIFOs to test")
+def test_the_default_path_gets_the_checks_an_explicit_path_gets(monkeypatch, tmp_path):
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    monkeypatch.setenv("PROVGATE_STORE", str(fifo))
+    with pytest.raises(InvalidArgumentError, match="not a regular file") as info:
+        SourceStore()
+    assert info.value.argument == "path"
+    assert list(tmp_path.iterdir()) == [fifo]
+
+
 def test_missing_directory_is_an_error_not_a_surprise_mkdir(tmp_path):
     with pytest.raises(FileNotFoundError, match="does not exist"):
         SourceStore(tmp_path / "no" / "such" / "dir" / "s.sqlite3")

@@ -1219,9 +1219,12 @@ class SourceStore:
     def _resolve_path(path: Any) -> str:
         if path is None:
             default = default_store_path()
-            if str(default) != MEMORY:
-                default.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-            return str(default)
+            if str(default) == MEMORY:
+                return MEMORY
+            default.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+            # then the checks an explicit path gets: $PROVGATE_STORE may name a FIFO or a
+            # device (red team 81, F10: a raw sqlite3.OperationalError and a stray -journal)
+            path = default
         if isinstance(path, bytes) or not isinstance(path, (str, os.PathLike)):
             raise InvalidArgumentError(
                 f"path must be a str, os.PathLike or None, not {type(path).__name__}", argument="path"
