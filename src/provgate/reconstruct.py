@@ -806,17 +806,12 @@ def _cuts_a_token(quote: bytes, source: bytes, start: int) -> bool:
         if _is_ascii_alnum(first):
             if _is_ascii_alnum(before):
                 return True
-            # (a sign or a leading point is the number's: "-5", "−5", ".5"; so is what joins
-            # it to a digit before: "3.5", "3-5", "3–5", "3_000")
-            if _is_digit(first) and (before in b"+-." or source.startswith(_MINUS_SIGN, start - 3)
-                                     or _number_before(source, start)
-                                     or _digit_at(source, _char_start(source, start - 1))):
+            if _is_digit(first) and _number_opens_before(source, start):
                 return True
         elif first >= 0x80 and _decimal_at(quote, 0):
             # a digit of another script opens a number as an ASCII one does: "٠ attempts" of
             # "٣٠ attempts", "０回" of "３０回" (red team 82, F07)
-            if (_digit_at(source, _char_start(source, start - 1)) or before in b"+-."
-                    or source.startswith(_MINUS_SIGN, start - 3) or _number_before(source, start)):
+            if _number_opens_before(source, start):
                 return True
         elif _is_digit(before) and _opens_inside_a_number(quote, source, start):
             return True  # ".5 seconds" of "3.5 seconds", "-5" of "3-5": it opens inside a number
@@ -880,31 +875,41 @@ def _number_before(source: bytes, start: int) -> bool:
     return False
 
 
+def _number_opens_before(source: bytes, start: int) -> bool:
+    """Does a number of the source go on before byte ``start``, where a quote opens on a digit?
+    A sign or a leading point is the number's ("-5", "−5", ".5"); so is what joins it to a digit
+    before ("3.5", "3-5", "3–5", "3_000"), and a digit of any script right before it."""
+    return (source[start - 1] in b"+-." or source.startswith(_MINUS_SIGN, start - 3)
+            or _number_before(source, start) or _digit_at(source, _char_start(source, start - 1)))
+
+
+def _char_at(data: bytes, at: int) -> str | None:
+    """The character whose UTF-8 encoding starts at byte ``at`` (None past the end, or where
+    the bytes are no character)."""
+    if at >= len(data):
+        return None
+    b = data[at]
+    width = 1 if b < 0x80 else 2 if b < 0xE0 else 3 if b < 0xF0 else 4
+    try:
+        return data[at : at + width].decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
 def _digit_at(source: bytes, at: int) -> bool:
     """Is the character at byte ``at`` a digit: ASCII, another script's ("٥"), or a number
     sign such as "½" or "²" (Unicode categories Nd, No, Nl)?"""
-    if at >= len(source):
-        return False
-    b = source[at]
-    if b < 0x80:
-        return _is_digit(b)
-    width = 2 if b < 0xE0 else 3 if b < 0xF0 else 4
-    try:
-        char = source[at : at + width].decode("utf-8")
-    except UnicodeDecodeError:
-        return False
-    return unicodedata.category(char) in ("Nd", "No", "Nl")
+    if at < len(source) and source[at] < 0x80:
+        return _is_digit(source[at])
+    char = _char_at(source, at)
+    return char is not None and unicodedata.category(char) in ("Nd", "No", "Nl")
 
 
 def _decimal_at(data: bytes, at: int) -> bool:
     """Is the character at byte ``at`` a decimal digit of some script ("3", "٣", "３", "३";
     not "½" or "²", which a quote may well end on: "m²")?"""
-    width = 1 if data[at] < 0x80 else 2 if data[at] < 0xE0 else 3 if data[at] < 0xF0 else 4
-    try:
-        char = data[at : at + width].decode("utf-8")
-    except UnicodeDecodeError:
-        return False
-    return unicodedata.decimal(char, None) is not None
+    char = _char_at(data, at)
+    return char is not None and unicodedata.decimal(char, None) is not None
 
 
 def _char_start(data: bytes, at: int) -> int:

@@ -1419,14 +1419,14 @@ class SourceStore:
                 _ABANDONED.append(conn.raw)
 
     def _check_open(self) -> None:
-        """Raise StoreClosedError on a closed store, for a call that answers an empty batch
-        without reading (red team 81, F12: it answered a closed store as an open one)."""
+        """Raise StoreClosedError on a closed store: every connection asks, and so does a call
+        that answers an empty batch without one (red team 81, F12: it answered a closed store as
+        an open one)."""
         if self._closed:
             raise StoreClosedError(f"store {self._path!r} is closed")
 
     def _connection(self) -> _Connection:
-        if self._closed:
-            raise StoreClosedError(f"store {self._path!r} is closed")
+        self._check_open()
         if os.getpid() != self._pid:  # fork without the at-fork hook (should not happen)
             self._forget_parent_connections()
         if self._memory:
