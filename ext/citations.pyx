@@ -33,6 +33,7 @@ cdef enum Form:
     BACKTICK = 4
     BLOCKQUOTE = 5
     FENCE = 6
+    UNREADABLE = 7
 
 cdef enum:
     NAME_LIMIT = 256   # MAX_NAME_BYTES; checked against the reference at import
@@ -45,11 +46,13 @@ if NAME_LIMIT != MAX_NAME_BYTES:  # pragma: no cover - a build against a changed
 cdef bint IS_WORD[256]      # ASCII letters, digits, "_" and every byte >= 0x80
 cdef bint IS_ASCII_WS[256]  # space \t \n \r \v \f
 cdef bint IS_NAME[256]      # bytes of a marker name: not 0x00-0x20, 0x7F, "[" or "]"
+cdef bint IS_ASCII_PUNCT[256]  # ASCII punctuation (CommonMark's, Python's string.punctuation)
 cdef int _b
 for _b in range(256):
     IS_WORD[_b] = (0x30 <= _b <= 0x39) or (0x41 <= _b <= 0x5A) or (0x61 <= _b <= 0x7A) or _b == 0x5F or _b >= 0x80
     IS_ASCII_WS[_b] = _b in (0x20, 0x09, 0x0A, 0x0D, 0x0B, 0x0C)
     IS_NAME[_b] = not (_b <= 0x20 or _b == 0x7F or _b == 0x5B or _b == 0x5D)
+    IS_ASCII_PUNCT[_b] = (0x21 <= _b <= 0x2F) or (0x3A <= _b <= 0x40) or (0x5B <= _b <= 0x60) or (0x7B <= _b <= 0x7E)
 
 
 # ---- growable vectors of offsets ---------------------------------------------------------------
@@ -411,15 +414,101 @@ cdef offset_t lower_bound(const Scan* s, offset_t pos) noexcept nogil:
 
 # ---- the quotation a group carries --------------------------------------------------------------
 
+cdef bint blockquote_lines(Scan* s, offset_t start, offset_t end) noexcept nogil:
+    """Into ``s.lines``, top down: the text of each line of ``[start, end)`` without its
+    blockquote prefix, when the span crosses a line break and every line it touches is a
+    ``>`` line; else False (``s.oom`` on failure to grow)."""
+    cdef const byte_t* p = s.p
+    cdef offset_t brk = find_byte(p, start, end, 0x0A), m, e, at = start
+    if brk < 0 or blockquote_prefix(p, line_start(p, start), start) < 0:
+        return False
+    s.lines.n = 0
+    while brk >= 0:
+        e = brk - 1 if brk > at and p[brk - 1] == 0x0D else brk
+        if not push2(&s.lines, at, e):
+            s.oom = True
+            return False
+        m = blockquote_prefix(p, brk + 1, line_end(p, s.n, brk + 1))
+        if m < 0:
+            return False
+        at = brk + 1 + m
+        brk = find_byte(p, at, end, 0x0A)
+    if not push2(&s.lines, at if at < end else end, end):
+        s.oom = True
+        return False
+    return True
+
+
+cdef bint quoted(Scan* s, offset_t start, offset_t end, offset_t form, offset_t* out) noexcept nogil:
+    cdef offset_t k, lo = 0, hi = 0
+    cdef bint any_text = False
+    if blockquote_lines(s, start, end):
+        for k in range(s.lines.n // 2):
+            if has_text(s.p, s.lines.v[2 * k], s.lines.v[2 * k + 1]):
+                any_text = True
+                break
+        if not any_text:
+            return False
+        lo = s.segments.n // 2
+        for k in range(s.lines.n // 2):
+            if not push2(&s.segments, s.lines.v[2 * k], s.lines.v[2 * k + 1]):
+                s.oom = True
+                return False
+        hi = s.segments.n // 2
+    elif s.oom or not has_text(s.p, start, end):
+        return False
+    out[0] = start
+    out[1] = end
+    out[2] = form
+    out[3] = lo
+    out[4] = hi
+    return True
+
+
 cdef bint between(Scan* s, offset_t opener, offset_t opener_len, offset_t close, offset_t form,
                   offset_t* out) noexcept nogil:
     if opener < 0:
         return False
-    if not has_text(s.p, opener + opener_len, close):
+    return quoted(s, opener + opener_len, close, form, out)
+
+
+cdef bint can_open(const byte_t* p, offset_t at) noexcept nogil:
+    cdef byte_t after = p[at + 1]
+    if IS_ASCII_WS[after]:
         return False
-    out[0] = opener + opener_len
+    if IS_ASCII_PUNCT[after]:
+        return at == 0 or IS_ASCII_WS[p[at - 1]] or IS_ASCII_PUNCT[p[at - 1]]
+    return True
+
+
+cdef offset_t curly_opener(const byte_t* p, offset_t lo, offset_t close) noexcept nogil:
+    cdef offset_t depth = 1, i = close - 3
+    while i >= lo:
+        if p[i] == 0xE2 and p[i + 1] == 0x80:
+            if p[i + 2] == 0x9D:
+                depth += 1
+            elif p[i + 2] == 0x9C:
+                depth -= 1
+                if depth == 0:
+                    return i
+        i -= 1
+    return -1
+
+
+cdef bint unreadable(const byte_t* p, offset_t lo, offset_t close, offset_t* out) noexcept nogil:
+    cdef offset_t start = close, at
+    at = find_byte(p, lo, close, 0x22)
+    if at >= 0 and at + 1 < start:
+        start = at + 1
+    at = find3(p, lo, close, 0xE2, 0x80, 0x9C)
+    if at >= 0 and at + 3 < start:
+        start = at + 3
+    at = find_byte(p, lo, close, 0x60)
+    if at >= 0 and at + 1 < start:
+        start = at + 1
+    out[0] = start
     out[1] = close
-    out[2] = form
+    out[2] = UNREADABLE
     out[3] = 0
     out[4] = 0
     return True
@@ -462,14 +551,7 @@ cdef bint backtick_quote(Scan* s, offset_t lo, offset_t c, offset_t* out) noexce
                 start += 1  # CommonMark strips one space from each end
                 end -= 1
                 break
-    if not has_text(p, start, end):
-        return False
-    out[0] = start
-    out[1] = end
-    out[2] = BACKTICK
-    out[3] = 0
-    out[4] = 0
-    return True
+    return quoted(s, start, end, BACKTICK, out)
 
 
 cdef bint inline_quote(Scan* s, offset_t group_start, offset_t previous_end, offset_t* out) noexcept nogil:
@@ -487,17 +569,20 @@ cdef bint inline_quote(Scan* s, offset_t group_start, offset_t previous_end, off
     lo = max(lower_bound(s, c), previous_end)
     last = p[c - 1]
     if last == 0x22:
-        return between(s, rfind_byte(p, lo, c - 1, 0x22), 1, c - 1, DOUBLE, out)
+        close = c - 1
+        opener = rfind_byte(p, lo, close, 0x22)
+        if opener >= 0 and can_open(p, opener) and between(s, opener, 1, close, DOUBLE, out):
+            return True
+        return not s.oom and unreadable(p, lo, close, out)
     if last == 0x60:
-        return backtick_quote(s, lo, c, out)
+        return backtick_quote(s, lo, c, out) or (not s.oom and unreadable(p, lo, c - 1, out))
     if last == 0x27:
         return single_quote(s, lo, c, out)
     if c >= 3 and p[c - 3] == 0xE2 and p[c - 2] == 0x80 and p[c - 1] == 0x9D:
         close = c - 3
-        opener = rfind3(p, lo, close, 0xE2, 0x80, 0x9C)
-        if opener >= 0 and find3(p, opener + 3, close, 0xE2, 0x80, 0x9D) >= 0:
-            return False
-        return between(s, opener, 3, close, CURLY, out)
+        if between(s, curly_opener(p, lo, close), 3, close, CURLY, out):
+            return True
+        return not s.oom and unreadable(p, lo, close, out)
     if c >= 3 and p[c - 3] == 0xE2 and p[c - 2] == 0x80 and p[c - 1] == 0x99:
         close = c - 3
         return between(s, rfind3(p, lo, close, 0xE2, 0x80, 0x98), 3, close, CURLY_SINGLE, out)
@@ -584,6 +669,7 @@ cdef void scan_groups(Scan* s) noexcept nogil:
     cdef offset_t g, ng = s.groups.n // 4, gs, ge, first, count, m, row
     cdef offset_t previous_end = 0
     cdef offset_t q[QUOTE_WIDTH]
+    cdef offset_t q_other[QUOTE_WIDTH]
     cdef bint found
     for g in range(ng):
         gs = s.groups.v[4 * g]
@@ -593,10 +679,11 @@ cdef void scan_groups(Scan* s) noexcept nogil:
         if in_fence(s, gs):
             continue
         found = inline_quote(s, gs, previous_end, q)
-        if not found and not s.oom:
-            found = blockquote_quote(s, gs, ge, q)
-        if not found and not s.oom:
-            found = fenced_quote(s, gs, ge, q)
+        if (not found or q[2] == UNREADABLE) and not s.oom:
+            # an unreadable inline quotation yields to a blockquote or fence the group ends
+            if blockquote_quote(s, gs, ge, q_other) or (not s.oom and fenced_quote(s, gs, ge, q_other)):
+                found = True
+                memcpy(q, q_other, sizeof(q))
         if s.oom:
             return
         previous_end = ge

@@ -27,6 +27,7 @@ from provgate.errors import (
     StoreCorruptionError,
 )
 from provgate.reconstruct import (
+    DIAGNOSTIC_UNREADABLE_QUOTATION,
     GRADES,
     SourceCache,
     parse_citations,
@@ -485,6 +486,59 @@ def test_crlf_lines_quoted_verbatim_are_exact_in_every_form(store):
     assert lf.quotation.text == "retries=3\ntimeout=30" and lf.grade == "whitespace"
 
 
+def test_a_quotation_that_cannot_be_read_fails_every_citation_of_it(store):
+    """A marker right after a closing delimiter claims a quotation. When its delimiters do not
+    pair up, or it holds no text, the citation is not_found, never a tail checked alone or a
+    bare marker that passes (red team 82, F01: all four answers below exited 0)."""
+    store.put("tool:nested", 'error: file "app.ini" not found\nThe limit is \u201c30\u201d per hour\n'
+                             "retry limit reached after 3 attempts\n")
+    drifted = [
+        'The tool said "error: file "db.ini" not found" [src:nested].',
+        "It said \u201cThe limit is \u201c50\u201d per hour\u201d [src:nested].",
+        'It said \u201cretry limit reached after 5 attempts" [src:nested].',
+        'It said "retry limit reached after 5 attempts\u201d [src:nested].',
+        # the same words as the source, but with the quotes mixed: still not readable
+        'It said "retry limit reached after 3 attempts\u201d [src:nested].',
+        'It said "   " [src:nested].',
+    ]
+    for answer in drifted:
+        obj, code = run_verify(store, answer.encode())
+        assert code == 1 and obj["totals"]["bare_markers"] == 0, answer
+        (c,) = verify_citations(store, answer).citations
+        assert c.grade == "not_found" and not c.accurate and c.present
+    (c,) = verify_citations(store, drifted[3]).citations
+    assert (c.quotation.form, c.quotation.text) == ("unreadable", "retry limit reached after 5 attempts")
+    (check,) = c.checks
+    assert check.diagnostic.kind == DIAGNOSTIC_UNREADABLE_QUOTATION and check.start is None
+    assert check.describe().startswith("not checked against tool:nested: the quotation before the marker")
+    assert c.to_json()["checks"][0]["diagnostic"]["kind"] == "unreadable_quotation"
+    # an unreadable quotation whose marker names nothing stored is an unknown handle
+    (c,) = verify_citations(store, 'It said "x\u201d [src:gone]').citations
+    assert c.grade == "unknown_handle"
+    # an unreadable quotation never shares a check with a readable one of the same text
+    report = verify_citations(store, '"not found" [src:nested] and \u201cnot found" [src:nested]')
+    assert [(c.quotation.text, c.grade) for c in report.citations] == [("not found", "exact"), ("not found", "not_found")]
+    # nested curly quotes are read whole, and a quotation of the other style inside is text
+    for answer in ("It said \u201cThe limit is \u201c30\u201d per hour\u201d [src:nested].",
+                   '\u201cerror: file "app.ini" not found\u201d [src:nested]'):
+        obj, code = run_verify(store, answer.encode())
+        assert code == 0 and obj["totals"]["accurate"] == 1, answer
+
+
+def test_an_inline_quotation_over_blockquote_lines_is_their_text(store):
+    """The ``> `` prefixes of the lines an inline quotation spans are markup, not quoted text
+    (red team 82, F08: it was graded not_found)."""
+    store.put("tool:lines", "retry limit reached\nafter 3 attempts\n")
+    for answer in ('> "retry limit reached\n> after 3 attempts" [src:lines]\n',
+                   "> \u201cretry limit reached\r\n>after 3 attempts\u201d [src:lines]\n"):
+        (c,) = verify_citations(store, answer).citations
+        assert c.quotation.text.replace("\r\n", "\n") == "retry limit reached\nafter 3 attempts"
+        assert c.grade == ("exact" if "\r" not in answer else "whitespace")
+    # a drifted line is still caught
+    (c,) = verify_citations(store, '> "retry limit reached\n> after 5 attempts" [src:lines]\n').citations
+    assert c.grade == "not_found"
+
+
 def test_diagnose_off_keeps_grades(store):
     a = verify_citations(store, ANSWER)
     b = verify_citations(store, ANSWER, diagnose=False)
@@ -620,6 +674,7 @@ ANSWER_PIECES = [
     '"retries: 3"', '"retries: 5"', "\u201clazy dog\u201d", "'the best of times'", "`timeout: 30s`",
     '"It was the best of times, it was"', '"INFO worker started"', " ", "\n", "\n\n", "> ", "```\n",
     "[src:call_1]", "[src:call_2]", "[src:doc_7]", "[src:dup]", "[src:none]", "prose", "(",
+    '"', "\u201d", "\n> ",
 ]  # fmt: skip
 
 

@@ -11,10 +11,11 @@ offsets, ends exclusive):
 
 ``quotes``    ``(n, 5)``: ``start, end, form, seg_lo, seg_hi`` of each quotation that carries a
               marker group, in the order of the groups. ``form`` indexes :data:`FORMS`. The
-              quotation's text is ``data[start:end]``, except for blockquotes, whose text is
-              the segments ``segments[seg_lo:seg_hi]``, each joined to the next by the line
-              ending that follows it (``\\n`` or ``\\r\\n``; ``seg_lo == seg_hi`` for
-              every other form).
+              quotation's text is ``data[start:end]``, except when ``seg_lo < seg_hi``
+              (blockquotes, and inline quotations over ``>`` lines): then it is the segments
+              ``segments[seg_lo:seg_hi]``, each joined to the next by the line ending that
+              follows it (``\\n`` or ``\\r\\n``). An ``unreadable`` quotation's span is for
+              the report only.
 ``markers``   ``(m, 3)``: ``quote, start, end`` of every marker that is not inside a fenced code
               block, in text order; ``quote`` is the row of the quotation the marker's group
               carries, or -1 for a bare marker. The name is ``data[start + 5 : end - 1]``.
@@ -39,8 +40,10 @@ from provgate._search_py import WHITESPACE
 
 IMPLEMENTATION = "reference"
 
-FORMS: tuple[str, ...] = ("double", "curly", "single", "curly_single", "backtick", "blockquote", "fence")
-DOUBLE, CURLY, SINGLE, CURLY_SINGLE, BACKTICK, BLOCKQUOTE, FENCE = range(7)
+FORMS: tuple[str, ...] = (
+    "double", "curly", "single", "curly_single", "backtick", "blockquote", "fence", "unreadable"
+)  # fmt: skip
+DOUBLE, CURLY, SINGLE, CURLY_SINGLE, BACKTICK, BLOCKQUOTE, FENCE, UNREADABLE = range(8)
 
 MAX_NAME_BYTES = 256
 
@@ -61,9 +64,11 @@ _WORD_BYTES = frozenset(b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqr
     range(0x80, 0x100)
 )
 _WHITESPACE_BYTES = frozenset(b" \t\n\r\x0b\x0c")
+_ASCII_PUNCTUATION = frozenset(b"!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
 _BLANKS = frozenset(b" \t")
 _CURLY_OPEN, _CURLY_CLOSE = "\u201c".encode(), "\u201d".encode()
 _CURLY_SINGLE_OPEN, _CURLY_SINGLE_CLOSE = "\u2018".encode(), "\u2019".encode()
+_CURLY_EITHER = re.compile(b"\xe2\x80[\x9c\x9d]")
 
 
 def _has_text(data: bytes, start: int, end: int) -> bool:
@@ -197,8 +202,14 @@ class _Scanner:
 
     def carried(self, start: int, end: int, previous_end: int) -> tuple[int, int, int, int, int] | None:
         """The quotation carried by the group at ``[start, end)``; ``previous_end`` is the end
-        of the group before it (a quotation never contains a marker)."""
-        return self._inline(start, previous_end) or self._blockquote(start, end) or self._fenced(start, end)
+        of the group before it (a quotation never contains a marker). A group right after a
+        closing delimiter whose quotation cannot be read is carried by an ``unreadable``
+        quotation, unless the group also ends a blockquote (whose text, delimiters included,
+        is then what it claims)."""
+        inline = self._inline(start, previous_end)
+        if inline is not None and inline[2] != UNREADABLE:
+            return inline
+        return self._blockquote(start, end) or self._fenced(start, end) or inline
 
     def _inline(self, group_start: int, previous_end: int) -> tuple[int, int, int, int, int] | None:
         data = self.data
@@ -214,29 +225,100 @@ class _Scanner:
         lo = max(self.lower_bound(c), previous_end)
         last = data[c - 1]
         if last == 0x22:  # "
-            return self._between(data.rfind(b'"', lo, c - 1), 1, c - 1, DOUBLE)
+            close = c - 1
+            opener = data.rfind(b'"', lo, close)
+            if opener < 0 or not self._can_open(opener):
+                return self._unreadable(lo, close)  # nested or mixed quotes, or no opener
+            return self._between(opener, 1, close, DOUBLE) or self._unreadable(lo, close)
         if last == 0x60:  # `
-            return self._backtick(lo, c)
+            return self._backtick(lo, c) or self._unreadable(lo, c - 1)
         if last == 0x27:  # '
             return self._single(lo, c)
         if data.endswith(_CURLY_CLOSE, 0, c):
             close = c - 3
-            opener = data.rfind(_CURLY_OPEN, lo, close)
-            if opener >= 0 and data.find(_CURLY_CLOSE, opener + 3, close) >= 0:
-                return None  # the quotation would contain its own closing delimiter
-            return self._between(opener, 3, close, CURLY)
+            opener = self._curly_opener(lo, close)
+            return self._between(opener, 3, close, CURLY) or self._unreadable(lo, close)
         if data.endswith(_CURLY_SINGLE_CLOSE, 0, c):
             close = c - 3
             return self._between(data.rfind(_CURLY_SINGLE_OPEN, lo, close), 3, close, CURLY_SINGLE)
         return None
 
+    def _can_open(self, at: int) -> bool:
+        """Whether the ``"`` at ``at`` can open a quotation (CommonMark's left-flanking rule):
+        it is not followed by whitespace, and not by punctuation unless it follows whitespace,
+        punctuation or the start of the text. So the ``"`` of ``"db.ini" not`` or
+        ``"db.ini",`` closes an inner quotation and opens nothing (red team 82, F01)."""
+        data = self.data
+        after = data[at + 1]  # (the closing delimiter at the latest)
+        if after in _WHITESPACE_BYTES:
+            return False
+        if after in _ASCII_PUNCTUATION:
+            return at == 0 or data[at - 1] in _WHITESPACE_BYTES or data[at - 1] in _ASCII_PUNCTUATION
+        return True
+
+    def _curly_opener(self, lo: int, close: int) -> int:
+        """The ``“`` that the ``”`` at ``close`` closes, curly quotes nesting (``“a “b” c”``):
+        back from ``close`` to the ``“`` that brings the depth to zero, or -1."""
+        depth = 1
+        for m in reversed(list(_CURLY_EITHER.finditer(self.data, lo, close))):
+            depth += 1 if m.group() == _CURLY_CLOSE else -1
+            if depth == 0:
+                return m.start()
+        return -1
+
+    def _unreadable(self, lo: int, close: int) -> tuple[int, int, int, int, int]:
+        """The quotation of a group right after a closing delimiter at ``close`` whose
+        opening delimiter is missing, of the other style, closes an inner quotation, or
+        encloses no text: its span runs from the first opening delimiter (``"``, ``“`` or a
+        backtick) after ``lo``, or is empty at ``close``. Its citations fail; a claim nobody
+        can read is never a bare marker that passes (red team 82, F01)."""
+        data = self.data
+        starts = [at + len(d) for d in (b'"', _CURLY_OPEN, b"`") if (at := data.find(d, lo, close)) >= 0]
+        return (min(starts, default=close), close, UNREADABLE, 0, 0)
+
     def _between(self, opener: int, opener_len: int, close: int, form: int) -> tuple[int, int, int, int, int] | None:
         if opener < 0:
             return None
-        start = opener + opener_len
-        if not _has_text(self.data, start, close):
+        return self._quoted(opener + opener_len, close, form)
+
+    def _quoted(self, start: int, end: int, form: int) -> tuple[int, int, int, int, int] | None:
+        """The inline quotation ``[start, end)`` of ``form``, or None if it holds no text. One
+        that spans the lines of a blockquote is its lines' text without their ``>`` prefixes,
+        as segments (red team 82, F08: the prefixes were quoted and the citation was not
+        found)."""
+        data = self.data
+        lines = self._blockquote_lines(start, end)
+        if lines is None:
+            return (start, end, form, 0, 0) if _has_text(data, start, end) else None
+        if not any(_has_text(data, s, e) for s, e in lines):
             return None
-        return (start, close, form, 0, 0)
+        lo = len(self.segments)
+        self.segments.extend(lines)
+        return (start, end, form, lo, len(self.segments))
+
+    def _blockquote_lines(self, start: int, end: int) -> list[tuple[int, int]] | None:
+        """The text of each line of ``[start, end)`` without its blockquote prefix, when the
+        span crosses a line break and every line it touches is a ``>`` line; else None."""
+        data = self.data
+        brk = data.find(b"\n", start, end)
+        if brk < 0:
+            return None
+        first = self.line_start(start)
+        m = _BLOCKQUOTE_PREFIX.match(data, first, start)
+        if m is None:
+            return None
+        lines = []
+        s = start
+        while brk >= 0:
+            e = brk - 1 if brk > s and data[brk - 1] == 0x0D else brk
+            lines.append((s, e))
+            m = _BLOCKQUOTE_PREFIX.match(data, brk + 1, self.line_end(brk + 1))
+            if m is None:
+                return None
+            s = max(m.end(), brk + 1)
+            brk = data.find(b"\n", s, end)
+        lines.append((min(s, end), end))
+        return lines
 
     def _single(self, lo: int, c: int) -> tuple[int, int, int, int, int] | None:
         data = self.data
@@ -270,9 +352,7 @@ class _Scanner:
         start, end = e, run_start
         if end - start >= 2 and data[start] == 0x20 and data[end - 1] == 0x20 and data[start:end].strip(b" "):
             start, end = start + 1, end - 1  # CommonMark strips one space from each end
-        if not _has_text(data, start, end):
-            return None
-        return (start, end, BACKTICK, 0, 0)
+        return self._quoted(start, end, BACKTICK)
 
     def _blockquote(self, group_start: int, group_end: int) -> tuple[int, int, int, int, int] | None:
         data = self.data

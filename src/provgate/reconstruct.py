@@ -52,13 +52,16 @@ A marker group *carries* the quotation that ends right before it, in one of thes
    optional spaces/tabs, then the group. The opening delimiter is searched backwards from the
    closing one, never across a blank line, a code-fence line or the previous marker group
    (one quotation may span lines inside one paragraph; it never contains a marker). The
-   quote is the text between the delimiters and must contain a non-whitespace character.
+   quote is the text between the delimiters and must contain a non-whitespace character; a
+   quote over lines that all start with ``>`` is their text without their prefixes.
 
    ================  ==========  ==============================================================
    form              delimiters  opening delimiter
    ================  ==========  ==============================================================
-   ``double``        ``"…"``     the nearest ``"`` before the closing one
-   ``curly``         ``“…”``     the nearest ``“``; the quote must not contain ``”``
+   ``double``        ``"…"``     the nearest ``"`` before the closing one, if it can open a
+                                 quotation (not followed by whitespace, nor by punctuation
+                                 unless it follows whitespace, punctuation or the text's start)
+   ``curly``         ``“…”``     the ``“`` that pairs with the closing ``”`` (they nest)
    ``single``        ``'…'``     the nearest ``'`` that starts the text or follows a byte that
                                  is not a word byte (ASCII letter, digit, ``_``, any byte
                                  >= 0x80), so apostrophes inside words (``doesn't``) stay in
@@ -69,6 +72,12 @@ A marker group *carries* the quotation that ends right before it, in one of thes
                                  space is stripped from each end when both ends have one and
                                  the quote is not all spaces
    ================  ==========  ==============================================================
+
+   A group right after a closing ``"``, ``”`` or backtick whose quotation cannot be read (no
+   opener, one of the other style, a ``"`` that cannot open, no text) carries a quotation of
+   the form ``unreadable``, unless it ends a blockquote line (2.): its citations are
+   ``not_found`` (or ``unknown_handle``), with the diagnostic ``unreadable_quotation``, and
+   nothing is searched.
 
 2. **blockquote**: the group ends a line that starts with ``>`` (up to three spaces before
    it), or the group stands alone on the line right after such a line. The quote is the run
@@ -158,7 +167,7 @@ GRADE_UNKNOWN_HANDLE = "unknown_handle"
 GRADES: tuple[str, ...] = (GRADE_EXACT, GRADE_WHITESPACE, GRADE_NOT_FOUND, GRADE_UNKNOWN_HANDLE)
 _EXACT, _WHITESPACE, _NOT_FOUND, _UNKNOWN = range(4)
 
-# "double", "curly", "single", "curly_single", "backtick", "blockquote", "fence"
+# "double", "curly", "single", "curly_single", "backtick", "blockquote", "fence", "unreadable"
 FORMS: tuple[str, ...] = _citations.FORMS
 
 MAX_ANSWER_BYTES = 64 * 1024 * 1024
@@ -171,6 +180,7 @@ DEFAULT_CACHE_BYTES = 256 * 1024 * 1024
 DIAGNOSTIC_LONGEST_PREFIX = "longest_prefix"
 DIAGNOSTIC_FACTS_DIFFER = "whitespace_match_facts_differ"
 DIAGNOSTIC_CUTS_A_TOKEN = "occurs_only_cutting_a_token"
+DIAGNOSTIC_UNREADABLE_QUOTATION = "unreadable_quotation"
 
 
 # ---------------------------------------------------------------------------------- results
@@ -188,7 +198,9 @@ class Diagnostic(NamedTuple):
     after whitespace normalisation, but the two assert different facts (``detail`` says which).
     ``occurs_only_cutting_a_token``: the quote occurs at ``[source_start, source_end)`` (its
     first such place), but only where it cuts a word or number of the source in two ("after
-    3" in "after 30 attempts").
+    3" in "after 30 attempts"). ``unreadable_quotation``: the marker follows a closing
+    delimiter whose quotation cannot be read (form ``unreadable``), so nothing was searched;
+    ``source_start`` and ``source_end`` are 0.
     """
 
     kind: str
@@ -311,7 +323,9 @@ class QuoteCheck:
             return f"handle {self._handle!r} does not resolve in the store"
         message = f"not found in {self._handle}"
         d = self._diagnostic
-        if d is not None and d.kind == DIAGNOSTIC_CUTS_A_TOKEN:
+        if d is not None and d.kind == DIAGNOSTIC_UNREADABLE_QUOTATION:
+            message = f"not checked against {self._handle}: {d.detail}"
+        elif d is not None and d.kind == DIAGNOSTIC_CUTS_A_TOKEN:
             message += (
                 f"; it occurs at [{d.source_start}, {d.source_end}) only where it cuts a word or number "
                 "of the source in two"
@@ -730,9 +744,20 @@ def _char_boundary(data: bytes, length: int) -> int:
     return length
 
 
-def _check_pairs(cache: SourceCache, needles: list[bytes], handles: list[str], *, diagnose: bool) -> _Checks:
+_UNREADABLE_DETAIL = (
+    "the quotation before the marker cannot be read: its delimiters do not pair up (a nested or "
+    "mixed-style quotation, or a closing delimiter with no opener) or it holds no text"
+)
+
+
+def _check_pairs(
+    cache: SourceCache, needles: list[bytes], handles: list[str], *, diagnose: bool,
+    unreadable: frozenset[int] = frozenset(),
+) -> _Checks:
     """Check ``needles[i]`` against the source of ``handles[i]``: one native exact search for
-    all pairs, then the whitespace fallback and the diagnostics only for those not found."""
+    all pairs, then the whitespace fallback and the diagnostics only for those not found. The
+    pairs in ``unreadable`` (quotations of the form ``unreadable``) are not searched: each is
+    ``not_found`` when its handle is stored (red team 82, F01)."""
     checks = _Checks(needles, handles)
     by_handle: dict[str, _Source | None] = {}
     todo: list[int] = []
@@ -740,7 +765,13 @@ def _check_pairs(cache: SourceCache, needles: list[bytes], handles: list[str], *
         source = by_handle.get(handle, by_handle)
         if source is by_handle:
             source = by_handle[handle] = cache.source(handle)
-        if source is not None:
+        if source is None:
+            continue
+        if i in unreadable:
+            checks.grade[i] = _NOT_FOUND
+            checks.diagnostics[i] = Diagnostic(DIAGNOSTIC_UNREADABLE_QUOTATION, 0, 0, len(needles[i]),
+                                               _UNREADABLE_DETAIL)  # fmt: skip
+        else:
             checks.sources[i] = source  # type: ignore[assignment]
             todo.append(i)
     if not todo:
@@ -1077,7 +1108,7 @@ class _Parsed:
 
     def text(self, row: list[int]) -> bytes:
         start, end, form, lo, hi = row
-        if form == _BLOCKQUOTE:
+        if hi > lo:  # a blockquote, or an inline quotation over its lines
             # each line joined to the next by its own line ending, as a fenced or inline quote
             # keeps it: CRLF lines quoted verbatim stay exact
             data = self.data
@@ -1094,7 +1125,7 @@ class _Parsed:
         return Quotation(self.text(row).decode("utf-8"), FORMS[row[2]], row[0], row[1])
 
 
-_BLOCKQUOTE = FORMS.index("blockquote")
+_UNREADABLE = FORMS.index("unreadable")
 
 
 def _answer_bytes(text: Any) -> bytes:
@@ -1150,8 +1181,10 @@ def verify_citations(
     handles: dict[str, tuple[str, ...]] = {}
     needles: list[bytes] = []
     pair_handles: list[str] = []
-    slot_of: dict[tuple[bytes, str], int] = {}
+    slot_of: dict[tuple[bytes, str, bool], int] = {}
+    unreadable: set[int] = set()
     quote_needles = [parsed.text(q) for q in parsed.quotes]
+    quote_unreadable = [q[2] == _UNREADABLE for q in parsed.quotes]
     rows: list[tuple[int, str, int, int, tuple[int, ...]]] = []
     bare: list[tuple[str, int, int]] = []
     for quote, start, end in parsed.markers:
@@ -1164,15 +1197,17 @@ def verify_citations(
             continue
         slots = []
         for handle in found:
-            key = (quote_needles[quote], handle)
+            key = (quote_needles[quote], handle, quote_unreadable[quote])
             slot = slot_of.get(key)
             if slot is None:
                 slot = slot_of[key] = len(needles)
                 needles.append(key[0])
                 pair_handles.append(handle)
+                if key[2]:
+                    unreadable.add(slot)
             slots.append(slot)
         rows.append((quote, name, start, end, tuple(slots)))
-    checks = _check_pairs(cache, needles, pair_handles, diagnose=diagnose)
+    checks = _check_pairs(cache, needles, pair_handles, diagnose=diagnose, unreadable=frozenset(unreadable))
     grade = checks.grade
     # a citation takes the best grade among the handles its marker names
     best = [grade[row[4][0]] if len(row[4]) == 1 else min([grade[s] for s in row[4]], default=_UNKNOWN) for row in rows]
@@ -1199,6 +1234,7 @@ __all__ = [
     "DIAGNOSTIC_CUTS_A_TOKEN",
     "DIAGNOSTIC_FACTS_DIFFER",
     "DIAGNOSTIC_LONGEST_PREFIX",
+    "DIAGNOSTIC_UNREADABLE_QUOTATION",
     "FORMS",
     "GRADES",
     "GRADE_EXACT",
