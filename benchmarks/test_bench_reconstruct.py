@@ -318,6 +318,18 @@ def test_whitespace_match_after_occurrences_that_cut_a_number(benchmark):
     store.close()
 
 
+@pytest.mark.parametrize("run", [50_000, 100_000])
+def test_long_quote_whose_every_occurrence_cuts_a_number(benchmark, run):
+    # red team 82, F02: a quarter of a run of zeros occurs (run * 3/4) times, each cutting
+    # the run; one search per occurrence took 1.4 s / 5.1 s (quadratic)
+    store = SourceStore(":memory:")
+    store.put("tool:zeros", b"padding " + b"0" * run + b" end\n")
+    check = benchmark.pedantic(verify_quote, args=(store, "tool:zeros", b"0" * (run // 4)), rounds=5, iterations=1)
+    assert check.grade == "not_found"
+    benchmark.extra_info.update(source_bytes=run + 13, quote_bytes=run // 4, search=_search.IMPLEMENTATION)
+    store.close()
+
+
 def _keys_of_many_lengths():
     # red team 37, 04: keys of eight lengths (2-8 and 16 bytes), all opening with a byte found
     # at every other offset, their rarest byte every 64 bytes: the one pass looked each offset

@@ -33,7 +33,7 @@ import numpy as np
 
 cimport numpy as cnp
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_GET_SIZE
-from libc.stdint cimport uint64_t
+from libc.stdint cimport INT64_MAX, uint64_t
 from libc.string cimport memchr, memcmp, memcpy, memset
 
 from _byte_batches cimport byte_items, lengths_of, pointers_of
@@ -126,9 +126,13 @@ cdef void factorize(const byte_t* x, offset_t m, Factorization* f) noexcept nogi
 
 
 cdef offset_t two_way(const byte_t* x, offset_t m, const Factorization* f, offset_t rare,
-                      const byte_t* y, offset_t n, bint first_only, offset_t* count) noexcept nogil:
+                      const byte_t* y, offset_t n, offset_t limit, offset_t* positions,
+                      offset_t* count) noexcept nogil:
     """First offset of x in y (or -1); ``count`` receives the number of (overlapping)
-    occurrences, or 0/1 when ``first_only`` stops at the first one.
+    occurrences, the search stopping at the ``limit``-th (``limit`` >= 1). Unless
+    ``positions`` is NULL, their offsets go there (room for ``limit``): one pass that keeps
+    two-way's memory from match to match, where a search restarted after each match costs
+    the needle's length per occurrence (red team 82, F02).
 
     ``rare`` is an index into x. Between matches (memory = -1) an alignment j can only match
     if y[j + rare] == x[rare], so the next such j is found with memchr; skipping alignments
@@ -162,8 +166,10 @@ cdef offset_t two_way(const byte_t* x, offset_t m, const Factorization* f, offse
             if matched:
                 if found == 0:
                     first = j
+                if positions != NULL:
+                    positions[found] = j
                 found += 1
-                if first_only:
+                if found >= limit:
                     break
             j += per
             memory = m - per - 1 if f.periodic else -1
@@ -192,7 +198,7 @@ cdef offset_t find_bytes(const byte_t* x, offset_t m, const byte_t* y, offset_t 
         count[0] = 0
         return -1
     factorize(x, m, &f)
-    return two_way(x, m, &f, rarest_index(x, m), y, n, first_only, count)
+    return two_way(x, m, &f, rarest_index(x, m), y, n, 1 if first_only else INT64_MAX, NULL, count)
 
 
 # ---- whitespace normalisation ------------------------------------------------------------------
@@ -379,7 +385,7 @@ cdef bint anchored_search(const byte_t* x, offset_t mm, const byte_t* y, offset_
     factorize(x + c0, chunk, &f)
     rare = rarest_index(x + c0, chunk)
     while j <= n - chunk:
-        k = two_way(x + c0, chunk, &f, rare, y + j, n - j, True, &ignored)
+        k = two_way(x + c0, chunk, &f, rare, y + j, n - j, 1, NULL, &ignored)
         if k < 0:
             break
         p = j + k
@@ -828,7 +834,7 @@ cdef inline void search_alone(const Member* a, const byte_t* y, offset_t n, bint
         result[0] = prefix_scan(a.x, a.m, y, n, border, first)
     else:
         factorize(a.x, a.m, &f)
-        first[0] = two_way(a.x, a.m, &f, a.rare, y, n, False, result)
+        first[0] = two_way(a.x, a.m, &f, a.rare, y, n, INT64_MAX, NULL, result)
 
 
 cdef int search_group(const size_t* member_ptr, const offset_t* member_len, offset_t g,
@@ -1193,7 +1199,7 @@ def whitespace_spans(needle, haystack, max_spans):
     cdef const byte_t* src_h = data_of(keep_h)
     cdef byte_t* pn = byte_ptr(n_norm)
     cdef byte_t* ph = byte_ptr(h_norm)
-    cdef offset_t mm, nn, found = 0, j, ignored, k, rare
+    cdef offset_t mm, nn, found = 0, k
     cdef Factorization f
     with nogil:
         mm = normalize_into(src_n, m, pn)
@@ -1205,18 +1211,11 @@ def whitespace_spans(needle, haystack, max_spans):
     cdef offset_t* ps = index_ptr(starts)
     cdef offset_t* pe = index_ptr(ends)
     with nogil:
-        if mm <= nn:
+        if mm <= nn and limit > 0:
             factorize(pn, mm, &f)
-            rare = rarest_index(pn, mm)
-            j = 0
-            while found < limit:
-                k = two_way(pn, mm, &f, rare, ph + j, nn - j, True, &ignored)
-                if k < 0:
-                    break
-                ps[found] = j + k
-                pe[found] = j + k + mm
-                found += 1
-                j += k + 1
+            two_way(pn, mm, &f, rarest_index(pn, mm), ph, nn, limit, ps, &found)
+            for k in range(found):
+                pe[k] = ps[k] + mm
         # both lists ascend, so each maps back in one walk over the original
         map_to_original(src_h, n, ps, found, ps)
         map_to_original(src_h, n, pe, found, pe)

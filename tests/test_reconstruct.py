@@ -253,8 +253,33 @@ def test_whole_whitespace_spans_are_the_first_listed_occurrences_that_cut_nothin
     haystack, needle = "".join(hay).encode(), "".join(quote).encode()
     monkeypatch.setattr(reconstruct, "_MAX_SPANS_PER_CALL", per_call)
     every = _search_py.whitespace_spans(needle, haystack, 1 << 40).tolist()
-    whole = [(s, e) for s, e in every if not reconstruct._cuts_a_token(haystack[s:e], haystack, s)]
+    whole = [(s, e) for s, e in every if not reconstruct._cuts_a_token(haystack, s, e)]
     assert reconstruct._whole_whitespace_spans(needle, haystack, limit) == [tuple(x) for x in whole[:limit]]
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from(["0", "00", "1", "a", "ab", "aba", " ", ".", "-", "x"]), min_size=1, max_size=60),
+       st.lists(st.sampled_from(["0", "00", "a", "ab", "b", "."]), min_size=1, max_size=12))
+def test_the_first_whole_occurrence_is_the_first_listed_one_that_cuts_nothing(hay, quote):
+    # the walk through a run of occurrences one period apart, and the jump past its end
+    # (red team 82, F02: one search per occurrence was quadratic), pass over no occurrence
+    haystack, needle = "".join(hay).encode(), "".join(quote).encode()
+    every = _search_py.occurrences(needle, haystack)
+    if not every:
+        return
+    whole = [at for at in every[1:] if not reconstruct._cuts_a_token(haystack, at, at + len(needle))]
+    assert reconstruct._whole_occurrence(needle, haystack, every[0]) == (whole[0] if whole else -1)
+
+
+def test_a_long_quote_whose_every_occurrence_cuts_a_number_is_not_found(store):
+    # red team 82, F02: 1.4 s for 50 KB of zeros, 65 s for 400 KB of ones (timed in
+    # benchmarks/test_bench_reconstruct.py); each occurrence now costs what its edges cost
+    store.put("tool:zeros", b"padding " + b"0" * 20_000 + b" end\n")
+    check = verify_quote(store, "tool:zeros", b"0" * 5_000)
+    assert check.grade == "not_found" and check.diagnostic.kind == "occurs_only_cutting_a_token"
+    store.put("tool:zeros_then_whole", b"0" * 20_000 + b" then " + b"0" * 5_000 + b".\n")
+    check = verify_quote(store, "tool:zeros_then_whole", b"0" * 5_000)
+    assert check.ok and check.start == 20_006
 
 
 def test_changed_number_is_not_found_with_the_divergence_as_evidence(store):

@@ -208,6 +208,20 @@ def test_whitespace_spans_lists_occurrences(impl):
     assert impl.whitespace_spans(b"zz", haystack, 5).shape == (0, 2)
 
 
+@pytest.mark.parametrize("limit", [1, 2, 7, 1000])
+def test_whitespace_spans_lists_overlapping_occurrences_of_periodic_needles(impl, limit):
+    # one pass keeping two-way's memory from match to match (red team 82, F02: a search
+    # restarted after each match cost the needle's length per occurrence)
+    reference = _load("reference")
+    cases = ((b"00", b"x 0000 0\n000", 5), (b"ab a", b"abab abab ab abab a", 4), (b"aa aa", b"aa aa aa  aa", 3))
+    for needle, haystack, occurring in cases:
+        spans = impl.whitespace_spans(needle, haystack, limit)
+        assert len(spans) == min(limit, occurring)
+        assert spans.tolist() == reference.whitespace_spans(needle, haystack, limit).tolist()
+        assert all(reference.normalize_whitespace(haystack[s:e]) == reference.normalize_whitespace(needle)
+                   for s, e in spans.tolist())
+
+
 # ---- longest prefix ----------------------------------------------------------------------------
 
 
