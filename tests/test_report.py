@@ -545,6 +545,52 @@ def test_i4_violations_are_told_apart():
     assert [c.kind for c in row.caught] == ["silent_merge", "stale_value"]
 
 
+def test_a_stale_dotted_path_the_gate_caught_is_a_merge(store):
+    # red team 82, F03: the gate's dotted-path rule names the newer read ("newer") and the
+    # span, not the newer value ("newer_value"); its violation was counted as a supersession
+    # problem: merges 0, nothing under "caught"
+    old, new = "server:\n  retries: 3\n  port: 8080\n", "server:\n  retries: 5\n  port: 8080\n"
+    store.put("tool:a", old)
+    store.put("tool:b", new)
+    pre = [
+        {"id": "r1", "role": "tool", "text": old, "handles": ["tool:a"], "resource": "file:app.yaml", "ts": 1.0},
+        {"id": "r2", "role": "tool", "text": new, "handles": ["tool:b"], "resource": "file:app.yaml", "ts": 2.0},
+    ]
+    summary = {"id": "s", "role": "summary", "text": "The server has server.retries=3 and server.port=8080.\n",
+               "derived": True, "derived_from": ["tool:a", "tool:b"], "resource": "file:app.yaml"}
+    verdict = Gate(store, session="stale-path").check(pre, [summary], operator="summarize")
+    stale = [v for v in verdict.violations if v.invariant == "I4" and v.message.startswith("stale value kept alone")]
+    assert stale and all("newer_value" not in v.evidence for v in stale)  # the shape this test is about
+    s = session_report(store).sessions[0]
+    row = s.rows[0]
+    assert (row.silent_merges, row.stale_values, row.merges) == (0, len(stale), len(stale))
+    assert [(c.kind, c.message) for c in row.caught] == [("stale_value", v.message) for v in stale]
+    assert s.totals["silent_merges"]["caught"] == len(stale) and s.totals["silent_merges"]["edits"] == 1
+    assert "stale value kept alone: server.retries='3'" in session_report(store).format_table()
+
+
+def test_every_i4_evidence_shape_of_the_gate_is_told_apart():
+    # the shapes the gate writes (gate.py): a spread read's silent merge names the handle of
+    # the newest read it held ("newest_held"), not a block ("newest"); a backwards edge names
+    # "older" and "newer" blocks, which is not a stale value
+    violations = [
+        {"invariant": "I4", "key": "resource", "value": "file:a", "evidence": {"kept": ["b1"], "newest_held": "tool:c"},
+         "message": "block 'b2' holds reads of 'file:a' that the session's read log orders apart"},
+        {"invariant": "I4", "key": "server.retries", "value": "3",
+         "evidence": {"resource": "file:a", "newer": "b2", "span": [15, 31]}, "message": "stale value kept alone"},
+        {"invariant": "I4", "block": "x", "handle": "tool:c", "evidence": {"older": "b1", "newer": "tool:c"},
+         "message": "supersession edge goes backwards"},
+        {"invariant": "I4", "block": "x", "handle": "tool:c",
+         "evidence": {"older": "b1", "newer": "tool:c", "named_by": "tool:d"}, "message": "supersession edge goes backwards"},
+        {"invariant": "I4", "key": "resource", "value": "file:a", "evidence": {"candidates": ["b1", "b2"], "gone": ["b2"]},
+         "message": "the reads of 'file:a' have no order"},
+    ]
+    rec = _record(accepted=False, classification="rejected", violations=violations, violations_by_invariant={"I4": 5})
+    row = report_from_records([rec]).sessions[0].rows[0]
+    assert (row.silent_merges, row.stale_values, row.merges) == (1, 1, 2)
+    assert [c.kind for c in row.caught] == ["silent_merge", "stale_value"]
+
+
 def test_table_columns_are_aligned(store, three_sessions):
     table = session_report(store, session="all").format_table()
     lines = table.splitlines()

@@ -91,10 +91,16 @@ def _violation_kind(v: Mapping[str, Any]) -> str:
     ev = v.get("evidence")
     ev = ev if isinstance(ev, Mapping) else {}
     if inv == "I4":
-        if "kept" in ev and "newest" in ev:
-            return "silent_merge"  # an older read kept while the newest read is gone
-        if "newer_value" in ev:
-            return "stale_value"  # a key's older value kept alone
+        # the evidence shapes are the gate's (gate.py): each rule names what it found its own way
+        if "kept" in ev and ("newest" in ev or "newest_held" in ev):
+            # an older read kept while the newest read is gone (a block holding several reads
+            # the session's log orders apart is named by the handle of the newest it held)
+            return "silent_merge"
+        if "newer_value" in ev or ("newer" in ev and "span" in ev):
+            # a key's older value kept alone: compared by key (the newer value), or by dotted
+            # path (the newer read and the stale value's span; red team 82, F03: filed as a
+            # supersession); a backwards edge names a "newer" block too, but no span
+            return "stale_value"
         if v.get("key") == "resource":
             return "unrecorded_drop"  # an older read dropped with no edge or record
         return "supersession"  # a supersession edge that is backwards or names no block
