@@ -34,6 +34,31 @@ def row_counts(path: str | Path) -> dict[str, int]:
     return {t: raw_query(path, f"SELECT count(*) FROM {t}")[0][0] for t in ("content", "sources", "audit", "fact_cache")}
 
 
+def version_1_store(path, records: list[bytes], digests: list[str] | None = None, *, handle: str = "tool:a") -> None:
+    """A store as provgate's schema version 1 wrote it (no session column), holding
+    ``records`` as audit records (under ``digests``, by default their own) and one source,
+    ``retries=3`` under ``handle``."""
+    from provgate.digests import compute_digest
+    from provgate.store import _SCHEMA_V1, APPLICATION_ID
+
+    conn = sqlite3.connect(str(path), isolation_level=None)
+    try:
+        conn.execute("BEGIN")
+        for statement in _SCHEMA_V1:
+            conn.execute(statement)
+        conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+        conn.execute("PRAGMA user_version = 1")
+        body = b"retries=3\n"
+        conn.execute("INSERT INTO content VALUES (?, ?, ?)", (compute_digest(body), len(body), body))
+        conn.execute("INSERT INTO sources (handle, digest) VALUES (?, ?)", (handle, compute_digest(body)))
+        for k, data in enumerate(records):
+            digest = digests[k] if digests is not None else compute_digest(data)
+            conn.execute("INSERT INTO audit (record, digest) VALUES (?, ?)", (data, digest))
+        conn.execute("COMMIT")
+    finally:
+        conn.close()
+
+
 def integrity(path: str | Path) -> list[str]:
     return [row[0] for row in raw_query(path, "PRAGMA integrity_check")]
 

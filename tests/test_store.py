@@ -56,6 +56,7 @@ from store_helpers import (
     row_counts,
     run_where_permissions_bind,
     snapshot,
+    version_1_store,
 )
 
 CONFIG = "# service.conf\nretries=3\ntimeout_s=30\nendpoint=https://api.example.com/v2\n"
@@ -930,30 +931,6 @@ def test_audit_log_of_one_session_pages(mem):
     assert [r["i"] for _, r in mem.iter_audit_of_session("s")] == list(range(2100))
 
 
-def _version_1_store(path, records: list[bytes], digests: list[str] | None = None) -> None:
-    """A store as provgate's schema version 1 wrote it (no session column), holding
-    ``records`` as audit records (under ``digests``, by default their own) and one source."""
-    from provgate.digests import compute_digest
-    from provgate.store import _SCHEMA_V1
-
-    conn = sqlite3.connect(str(path), isolation_level=None)
-    try:
-        conn.execute("BEGIN")
-        for statement in _SCHEMA_V1:
-            conn.execute(statement)
-        conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
-        conn.execute("PRAGMA user_version = 1")
-        body = b"retries=3\n"
-        conn.execute("INSERT INTO content VALUES (?, ?, ?)", (compute_digest(body), len(body), body))
-        conn.execute("INSERT INTO sources (handle, digest) VALUES ('tool:a', ?)", (compute_digest(body),))
-        for k, data in enumerate(records):
-            digest = digests[k] if digests is not None else compute_digest(data)
-            conn.execute("INSERT INTO audit (record, digest) VALUES (?, ?)", (data, digest))
-        conn.execute("COMMIT")
-    finally:
-        conn.close()
-
-
 @pytest.mark.parametrize("record", [
     b'{"session":"R","pins":["tool:p"]}',  # "S" rotted to "R": the digest no longer matches
     b'{"session":"S"#"pins":["tool:p"]}',  # rotted JSON syntax
@@ -967,7 +944,7 @@ def test_an_upgrade_never_files_an_unreadable_record_under_a_session(store_path,
 
     original = b'{"session":"S","pins":["tool:p"]}'
     digest = compute_digest(original if record[:1] == b"{" else record)
-    _version_1_store(store_path, [b'{"session":"S","cycle":1}', record], [compute_digest(b'{"session":"S","cycle":1}'), digest])
+    version_1_store(store_path, [b'{"session":"S","cycle":1}', record], [compute_digest(b'{"session":"S","cycle":1}'), digest])
     with SourceStore(store_path) as s:
         assert s.get("tool:a") == "retries=3\n"  # the store opens
         with pytest.raises(StoreCorruptionError, match="audit record 2 was damaged or unreadable"):
@@ -983,14 +960,14 @@ def test_iter_audit_refuses_an_intact_record_too_deep_to_read(store_path):
     from provgate.digests import compute_digest
 
     record = b"[" * 100_000 + b"]" * 100_000
-    _version_1_store(store_path, [b'{"session":"S","cycle":1}', record],
+    version_1_store(store_path, [b'{"session":"S","cycle":1}', record],
                      [compute_digest(b'{"session":"S","cycle":1}'), compute_digest(record)])
     with SourceStore(store_path) as s, pytest.raises(StoreCorruptionError, match="audit record 2 is not valid JSON"):
         list(s.iter_audit())
 
 
 def test_an_upgrade_reads_an_escaped_lone_surrogate_session_as_none(store_path):
-    _version_1_store(store_path, [b'{"session":"\\ud800","i":1}', b'{"session":"S","i":2}'])
+    version_1_store(store_path, [b'{"session":"\\ud800","i":1}', b'{"session":"S","i":2}'])
     with SourceStore(store_path) as s:
         assert [r["i"] for _, r in s.iter_audit_of_session("S")] == [2]
 
@@ -1069,7 +1046,7 @@ def test_a_schema_object_provgate_does_not_create_is_refused(store_path):
 
 
 def test_a_damaged_version_1_schema_is_not_upgraded(store_path):
-    _version_1_store(store_path, [b'{"session":"S"}'])
+    version_1_store(store_path, [b'{"session":"S"}'])
     flip_byte_after(store_path, b"body BLOB NOT NULL", skip=3)
     with pytest.raises(StoreSchemaError, match="table 'content'"):
         SourceStore(store_path)
@@ -1114,7 +1091,7 @@ def test_a_version_1_store_is_upgraded_in_place_with_its_records_indexed(store_p
     records = [json.dumps({"session": s, "i": i}, ensure_ascii=False, separators=(",", ":")).encode()
                for i in range(1500) for s in ("mine", "théirs")]
     records += [b'{"i":-1}', b'{"session":["mine"]}']
-    _version_1_store(store_path, records)
+    version_1_store(store_path, records)
     with SourceStore(store_path) as s:
         assert raw_query(store_path, "PRAGMA user_version") == [(2,)]
         assert s.get("tool:a") == "retries=3\n"
@@ -1134,7 +1111,7 @@ def test_a_version_1_store_is_upgraded_in_place_with_its_records_indexed(store_p
 def test_a_failed_upgrade_leaves_the_version_1_store_as_it_was(store_path, monkeypatch):
     from provgate import store as store_module
 
-    _version_1_store(store_path, [b'{"session":"mine"}'])
+    version_1_store(store_path, [b'{"session":"mine"}'])
     before = store_path.read_bytes()
 
     def broken(conn):
@@ -1155,7 +1132,7 @@ def test_a_failed_upgrade_leaves_the_version_1_store_as_it_was(store_path, monke
 def test_a_version_1_writer_cannot_append_unindexed_records_after_an_upgrade(store_path):
     # a process that opened the file as version 1 keeps its connection across another
     # process's upgrade: its next append (version 1's statement) must fail, not go unindexed
-    _version_1_store(store_path, [])
+    version_1_store(store_path, [])
     old = sqlite3.connect(str(store_path), isolation_level=None)
     try:
         old.execute("SELECT count(*) FROM audit").fetchone()
@@ -1734,7 +1711,7 @@ def test_a_read_only_store_that_opening_would_write_is_refused_at_open(store_pat
     if made == "empty file":
         store_path.write_bytes(b"")
     else:
-        _version_1_store(store_path, [b'{"session":"S"}'])
+        version_1_store(store_path, [b'{"session":"S"}'])
     before = store_path.read_bytes()
     read_only_connections(monkeypatch)
     with pytest.raises(StoreReadOnlyError) as caught:
@@ -1768,6 +1745,148 @@ def test_a_read_only_store_whose_wal_must_be_recovered_says_so(store_path, monke
         SourceStore(store_path)
     _assert_read_only_error(caught.value, store_path)
     assert "recovered" in str(caught.value)
+
+
+# -- opened read-only (read_only=True) -------------------------------------------------------------
+#
+# What provgate verify and provgate report open: nothing is created, upgraded or written, so a
+# store of an older schema stays as it was (red team 82, F04: they upgraded it in place).
+
+
+def _files_beside(path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in Path(path).parent.iterdir()}
+
+
+def test_a_version_1_store_opened_read_only_is_read_as_it_is_and_left_byte_identical(store_path):
+    records = [json.dumps({"session": s, "i": i}, separators=(",", ":")).encode() for i in range(3) for s in "ST"]
+    version_1_store(store_path, [*records, b'{"i":-1}'])
+    before = _files_beside(store_path)
+    with SourceStore(store_path, read_only=True) as s:
+        assert s.read_only and "read-only" in repr(s)
+        assert s.get("tool:a") == "retries=3\n" and s.handles_named("a") == ["tool:a"]
+        assert [seq for seq, _ in s.iter_audit()] == list(range(1, 8))
+        # no index by session before schema 2: the log is read whole, as the upgrade reads it
+        assert [r["i"] for _, r in s.iter_audit_of_session("S")] == [0, 1, 2]
+        assert list(s.iter_audit_of_session("nobody")) == []
+        assert s.verify() == []
+        for name, write in READ_ONLY_WRITES[:-1]:
+            with pytest.raises(StoreReadOnlyError, match="opened read-only") as caught:
+                write(s)
+            assert caught.value.path == str(store_path) and caught.value.argument == "path", name
+    assert _files_beside(store_path) == before  # the file, byte for byte, and no -journal, -wal or -shm
+    assert raw_query(store_path, "PRAGMA user_version") == [(1,)]
+    with SourceStore(store_path) as s:  # a writing open still upgrades it
+        assert raw_query(store_path, "PRAGMA user_version") == [(2,)]
+        assert [r["i"] for _, r in s.iter_audit_of_session("S")] == [0, 1, 2]
+
+
+@pytest.mark.parametrize(("name", "write"), READ_ONLY_WRITES, ids=[w[0] for w in READ_ONLY_WRITES])
+def test_every_write_to_a_store_opened_read_only_raises_and_the_file_is_left_as_it_was(store_path, name, write):
+    _a_store_to_make_read_only(store_path)
+    before = store_path.read_bytes()  # (closed: the WAL was checkpointed into it)
+    with SourceStore(store_path, read_only=True) as s:
+        with pytest.raises(StoreReadOnlyError) as caught:
+            write(s)
+        assert caught.value.path == str(store_path) and not caught.value.directory
+        assert "opened read-only" in str(caught.value) and "without read_only" in str(caught.value)
+        assert s.get("tool:conf") == CONFIG and s.get_cached_facts(_FACTS_DIGEST, "v1") == b"facts"
+        assert [r for _, r in s.iter_audit_of_session("s")] == [{"session": "s", "cycle": 1}] and s.verify() == []
+    assert store_path.read_bytes() == before
+
+
+def test_a_store_opened_read_only_refuses_even_a_put_it_already_holds(store_path):
+    # (a read-only file acknowledges one: there SQLite refuses writes, not the store)
+    _a_store_to_make_read_only(store_path)
+    with SourceStore(store_path, read_only=True) as s, pytest.raises(StoreReadOnlyError, match="opened read-only"):
+        s.put("tool:conf", CONFIG)
+
+
+def test_a_closed_store_opened_read_only_says_it_is_closed(store_path):
+    _a_store_to_make_read_only(store_path)
+    s = SourceStore(store_path, read_only=True)
+    s.close()
+    with pytest.raises(StoreClosedError):
+        s.put("tool:new", "new\n")
+
+
+def test_opening_read_only_never_creates_a_store(tmp_path, monkeypatch):
+    missing = tmp_path / "missing.sqlite3"
+    with pytest.raises(FileNotFoundError, match="never created"):
+        SourceStore(missing, read_only=True)
+    # the default path: its directory is not made either
+    monkeypatch.delenv("PROVGATE_STORE", raising=False)
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
+    with pytest.raises(FileNotFoundError):
+        SourceStore(read_only=True)
+    assert sorted(p.name for p in tmp_path.iterdir()) == []
+
+
+def test_opening_read_only_refuses_an_empty_or_foreign_file_untouched(store_path):
+    store_path.write_bytes(b"")
+    with pytest.raises(StoreSchemaError, match="empty database, not a provgate store"):
+        SourceStore(store_path, read_only=True)
+    assert store_path.read_bytes() == b""
+    raw_query(store_path, "CREATE TABLE notes (x)")
+    before = store_path.read_bytes()
+    with pytest.raises(StoreSchemaError, match="another application"):
+        SourceStore(store_path, read_only=True)
+    assert store_path.read_bytes() == before
+
+
+@pytest.mark.parametrize("edit", [
+    "DROP TABLE fact_cache",
+    "CREATE TABLE extra (x)",
+    "ALTER TABLE audit ADD COLUMN session TEXT",  # version 2's column in a file that says 1
+])
+def test_a_version_1_schema_that_is_not_provgates_is_refused_read_only(store_path, edit):
+    version_1_store(store_path, [b'{"session":"S"}'])
+    raw_query(store_path, edit)
+    before = store_path.read_bytes()
+    with pytest.raises(StoreSchemaError, match="edited by hand"):
+        SourceStore(store_path, read_only=True)
+    assert store_path.read_bytes() == before
+
+
+def test_a_version_1_store_with_a_journal_to_roll_back_opened_read_only_says_so(store_path, tmp_path):
+    # a writer of a version 1 store (rollback journal) stopped mid-write: the journal must be
+    # rolled back before the file is read, which a read-only open cannot do, and it must say so
+    version_1_store(store_path, [b'{"session":"S"}'])
+    writer = sqlite3.connect(str(store_path), isolation_level=None)
+    try:
+        writer.execute("PRAGMA cache_size = 1")  # (the write spills into the file)
+        writer.execute("BEGIN IMMEDIATE")
+        writer.executemany("INSERT INTO fact_cache VALUES (?, 'v', zeroblob(100000), 'x')", [("a",), ("b",)])
+        crashed = tmp_path / "crashed"
+        crashed.mkdir()
+        for name in (store_path.name, store_path.name + "-journal"):  # the files as the crash left them
+            (crashed / name).write_bytes((store_path.parent / name).read_bytes())
+        writer.execute("ROLLBACK")
+    finally:
+        writer.close()
+    crashed_store = crashed / store_path.name
+    before = _files_beside(crashed_store)
+    with pytest.raises(StoreReadOnlyError) as caught:
+        SourceStore(crashed_store, read_only=True)
+    assert caught.value.path == str(crashed_store)
+    assert "journal, which must be rolled back first" in str(caught.value) and "write access" in str(caught.value)
+    assert _files_beside(crashed_store) == before
+    with SourceStore(crashed_store) as s:  # a writing open rolls it back
+        assert [r for _, r in s.iter_audit()] == [{"session": "S"}] and s.verify() == []
+
+
+def test_an_in_memory_store_opened_read_only_is_empty_and_refuses_writes():
+    with SourceStore(":memory:", read_only=True) as s:
+        assert s.read_only and len(s) == 0 and list(s.iter_audit()) == [] and s.verify() == []
+        with pytest.raises(StoreReadOnlyError, match="opened read-only"):
+            s.append_audit({"session": "s"})
+
+
+@pytest.mark.parametrize("value", [1, "yes", None])
+def test_read_only_must_be_a_bool(store_path, value):
+    with pytest.raises(InvalidArgumentError) as caught:
+        SourceStore(store_path, read_only=value)
+    assert caught.value.argument == "read_only"
+    assert not store_path.exists()
 
 
 _READ_ONLY_PROBE = r'''

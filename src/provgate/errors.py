@@ -89,11 +89,13 @@ class InvalidArgumentError(ProvgateError, ValueError):
 
 class StoreReadOnlyError(InvalidArgumentError):
     """The store cannot be written (and, for a store in a read-only directory, not even
-    read): the file is read-only to this process, the file system is mounted read-only, or
-    its directory is not writable and SQLite cannot create the ``-wal`` and ``-shm`` files it
-    needs beside a WAL store to read it at all. ``path`` is the store file; ``argument`` is
-    ``"path"`` (a subclass of :class:`InvalidArgumentError`, which a path the store cannot
-    open already raises). ``directory`` is True when the directory is what is read-only."""
+    read): it was opened with ``read_only=True``, the file is read-only to this process, the
+    file system is mounted read-only, or its directory is not writable and SQLite cannot create
+    the ``-wal`` and ``-shm`` files it needs beside a WAL store to read it at all (or, opened
+    read-only, the journal a stopped writer left must first be rolled back). ``path`` is the
+    store file; ``argument`` is ``"path"`` (a subclass of :class:`InvalidArgumentError`, which
+    a path the store cannot open already raises). ``directory`` is True when the directory is
+    what is read-only."""
 
     def __init__(self, message: str, *, path: str, directory: bool = False) -> None:
         super().__init__(message, argument="path")

@@ -25,7 +25,9 @@ What the store guarantees, and how:
 
 The default file is ``$PROVGATE_STORE`` if set, else ``$XDG_DATA_HOME/provgate/store.sqlite3``
 (``~/.local/share/provgate/store.sqlite3`` when ``XDG_DATA_HOME`` is unset); ``":memory:"`` gives
-a private in-memory store for tests. See ``docs/store.md``.
+a private in-memory store for tests. ``SourceStore(path, read_only=True)`` reads an existing
+store without writing anything to it, not even the upgrade of an older schema. See
+``docs/store.md``.
 """
 
 from __future__ import annotations
@@ -128,8 +130,10 @@ _SQLITE_READONLY = 8
 # extended SQLITE_READONLY codes: a WAL left by a writer that stopped must be recovered, which a
 # read-only connection cannot do; the file was moved or deleted while open; the -shm file cannot
 # be set up (it exists but this process cannot write it); the directory is read-only, so the
-# -wal and -shm files a WAL database needs (even to be read) cannot be created
+# -wal and -shm files a WAL database needs (even to be read) cannot be created; a rollback
+# journal left by a writer that stopped mid-write must be rolled back before the file is read
 _SQLITE_READONLY_RECOVERY = 264
+_SQLITE_READONLY_ROLLBACK = 776
 _SQLITE_READONLY_DBMOVED = 1032
 _SQLITE_READONLY_CANTINIT = 1288
 _SQLITE_READONLY_DIRECTORY = 1544
@@ -267,7 +271,11 @@ class SourceStore:
         *,
         max_content_bytes: int = DEFAULT_MAX_CONTENT_BYTES,
         busy_timeout: float = DEFAULT_BUSY_TIMEOUT,
+        read_only: bool = False,
     ) -> None:
+        """``read_only=True`` opens an existing store for reading only: nothing is created,
+        upgraded or written (not even the switch to WAL mode), a store of an older schema is
+        read as it is, and every write raises :class:`StoreReadOnlyError`."""
         if not _is_int(max_content_bytes) or not 0 < max_content_bytes <= SQLITE_MAX_LENGTH:
             raise InvalidArgumentError(
                 f"max_content_bytes must be an int in 1..{SQLITE_MAX_LENGTH}, got {max_content_bytes!r}",
@@ -282,12 +290,17 @@ class SourceStore:
                 f"busy_timeout must be a positive finite number of seconds, got {busy_timeout!r}",
                 argument="busy_timeout",
             )
+        if not isinstance(read_only, bool):
+            raise InvalidArgumentError(f"read_only must be True or False, not {read_only!r}", argument="read_only")
         self._max_content_bytes = int(max_content_bytes)
         self._busy_timeout = float(busy_timeout)
-        self._path = self._resolve_path(path)
+        self._opened_read_only = read_only
+        self._path = self._resolve_path(path, create=not read_only)
         self._memory = self._path == MEMORY
         self._closed = False
         self._schema_ready = False
+        # what the file holds: a store opened read-only keeps an older version as it is
+        self._schema_version = SCHEMA_VERSION
         self._pid = os.getpid()
         self._lock = threading.Lock()  # guards the connection registry
         self._conns: dict[int, _Connection] = {}
@@ -317,6 +330,11 @@ class SourceStore:
     def max_content_bytes(self) -> int:
         return self._max_content_bytes
 
+    @property
+    def read_only(self) -> bool:
+        """Whether the store was opened with ``read_only=True``."""
+        return self._opened_read_only
+
     def close(self) -> None:
         """Close every connection of this store. Idempotent.
 
@@ -345,7 +363,7 @@ class SourceStore:
 
     def __repr__(self) -> str:
         state = "closed" if self._closed else "open"
-        return f"SourceStore({self._path!r}, {state})"
+        return f"SourceStore({self._path!r}, {state}{', read-only' if self._opened_read_only else ''})"
 
     # ------------------------------------------------------------------ sources
 
@@ -825,6 +843,13 @@ class SourceStore:
             session.encode("utf-8")
         except UnicodeEncodeError:  # no record can hold it (append_audit refuses it too)
             raise InvalidArgumentError("session contains a lone surrogate", argument="session") from None
+        if self._schema_version < SCHEMA_VERSION:
+            # an older schema opened read-only has no index by session (the upgrade adds it):
+            # the whole log is read, as the upgrade would read it
+            for seq, record in self._iter_audit(0):
+                if _session_of_record(record) == session:
+                    yield seq, record
+            return
 
         def head(conn: sqlite3.Connection) -> tuple[int, int, int, int | None]:
             bound = conn.execute("SELECT max(seq) FROM audit").fetchone()[0]
@@ -1058,7 +1083,8 @@ class SourceStore:
             ("fact_cache", "digest || ' ' || version", "blob", "blob_digest", None),
         ):
             run(lambda: rehashed(table, key, body_col, digest_col, size_col), table)  # noqa: B023 - run now
-        run(lambda: self._session_index_problems(damaged), "audit session index")
+        if self._schema_version >= SCHEMA_VERSION:  # (an older schema read as it is has no such index)
+            run(lambda: self._session_index_problems(damaged), "audit session index")
         return problems
 
     def _source_row_problems(self) -> list[str]:
@@ -1216,12 +1242,13 @@ class SourceStore:
     # ------------------------------------------------------------------ internals: SQLite
 
     @staticmethod
-    def _resolve_path(path: Any) -> str:
+    def _resolve_path(path: Any, *, create: bool) -> str:
         if path is None:
             default = default_store_path()
             if str(default) == MEMORY:
                 return MEMORY
-            default.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+            if create:
+                default.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
             # then the checks an explicit path gets: $PROVGATE_STORE may name a FIFO or a
             # device (red team 81, F10: a raw sqlite3.OperationalError and a stray -journal)
             path = default
@@ -1246,6 +1273,9 @@ class SourceStore:
         try:
             mode = os.stat(path).st_mode
         except FileNotFoundError:
+            if not create:
+                raise FileNotFoundError(f"there is no store {path!r} (a store opened read-only is never "
+                                        "created)") from None
             return path  # a new store (or a dangling symlink, which SQLite refuses: _connect)
         except OSError as exc:
             raise InvalidArgumentError(f"path {path!r} cannot be examined: {exc.strerror or exc}",
@@ -1259,12 +1289,18 @@ class SourceStore:
         return path
 
     def _connect(self) -> sqlite3.Connection:
+        # (an in-memory store opened read-only is private and empty: it gets the schema, and
+        # refuses writes as a file does)
+        read_only_file = self._opened_read_only and not self._memory
         try:
             raw = sqlite3.connect(
-                self._path,
+                # SQLite itself refuses every write of a connection opened with mode=ro, so no
+                # statement of ours, or of SQLite's own upkeep, can change the file
+                Path(os.path.abspath(self._path)).as_uri() + "?mode=ro" if read_only_file else self._path,
                 timeout=self._busy_timeout,
                 isolation_level=None,  # we issue BEGIN/COMMIT ourselves
                 check_same_thread=False,  # close() may run on another thread; use stays per thread
+                uri=read_only_file,
             )
         except sqlite3.Error as exc:
             raise self._translate_open(exc) from exc
@@ -1276,11 +1312,14 @@ class SourceStore:
             # on: without it, INSERT OR REPLACE would rewrite a source or an audit record past
             # the triggers that refuse UPDATE and DELETE
             raw.execute("PRAGMA recursive_triggers = ON")
-            if not self._schema_ready:
+            if not self._schema_ready and read_only_file:
+                self._schema_version = self._retrying(lambda: _in_snapshot(raw, self._check_readable))
+                self._schema_ready = True
+            elif not self._schema_ready:
                 # Before anything writes to the file (switching to WAL rewrites its header):
                 # a foreign or newer file must be refused untouched.
                 self._retrying(lambda: _in_snapshot(raw, self._check_is_ours))
-            if not self._memory:
+            if not self._memory and not self._opened_read_only:
                 mode = self._retrying(lambda: raw.execute("PRAGMA journal_mode = WAL").fetchone()[0])
                 if str(mode).lower() != "wal":
                     raise StoreSchemaError(f"store {self._path!r}: cannot switch to WAL journal mode (got {mode!r})")
@@ -1335,6 +1374,13 @@ class SourceStore:
                 f"store {self._path!r} is read-only to this process, and its WAL, left by a writer that stopped "
                 "without closing the store, must be recovered before it can be read; that needs write access to "
                 f"the file: open it once with write access ({exc})", path=self._path)
+        if code == _SQLITE_READONLY_ROLLBACK:
+            # (a store of schema version 1, which uses a rollback journal, read as it is)
+            return StoreReadOnlyError(
+                f"store {self._path!r} cannot be read: a writer that stopped in the middle of a write left its "
+                "journal, which must be rolled back first, and this process opened the store read-only "
+                "(read_only=True, as provgate verify and report do) or may not write the file; open it once "
+                f"with write access ({exc})", path=self._path)
         if code == _SQLITE_READONLY_DBMOVED:
             return StoreReadOnlyError(
                 f"store {self._path!r} was moved, replaced or deleted while it was open, so SQLite refuses to write "
@@ -1363,6 +1409,19 @@ class SourceStore:
                 "no provgate application_id); refusing to write into it"
             )
         return False
+
+    def _check_readable(self, conn: sqlite3.Connection) -> int:
+        """The schema version of a store file opened read-only, whose schema is checked as
+        :meth:`_check_is_ours` checks the current one's, version 1's against version 1's; raise
+        if it is not a provgate store. Reads only: an empty file is refused, never made a store."""
+        app_id, version = _read_header(conn)
+        if not version:
+            self._check_is_ours(conn)  # another application's database, or an unknown version
+            raise StoreSchemaError(f"{self._path!r} is an empty database, not a provgate store (opened read-only, "
+                                   "it is not made one)")
+        _check_header(self._path, app_id, version)
+        _check_schema_objects(self._path, conn, version)
+        return version
 
     def _ensure_schema(self, raw: sqlite3.Connection) -> None:
         if self._retrying(lambda: _in_snapshot(raw, self._check_is_ours)):
@@ -1484,6 +1543,10 @@ class SourceStore:
             return self._retrying(lambda: fn(raw))
 
     def _write(self, fn: Callable[[sqlite3.Connection], T]) -> T:
+        if self._opened_read_only:
+            self._check_open()
+            raise StoreReadOnlyError(f"store {self._path!r} was opened read-only (read_only=True): nothing is written "
+                                     "to it; open it without read_only to write", path=self._path)
         with self._using() as raw:
             return self._retrying(lambda: self._transaction(raw, fn))
 
@@ -1694,14 +1757,17 @@ def _check_header(path: str, app_id: int, version: int) -> None:
 # the schema objects the store's queries name or rely on to keep the session index whole: a
 # file whose version says 2 without them was edited by hand, and would fail later, on some
 # append or resume, with a raw error (the immutability triggers are guards only: a file without
-# them still reads right, and the tests that damage rows on purpose drop them)
-_SCHEMA_OBJECTS = frozenset({
-    "content", "sources", "sources_by_name", "audit", "fact_cache", "audit_by_session", "audit_session_heads",
-    "audit_needs_session", "audit_counts_session",
-})
+# them still reads right, and the tests that damage rows on purpose drop them); by schema
+# version, for version 1 is read as it is by a store opened read-only
+_SCHEMA_OBJECTS_V1 = frozenset({"content", "sources", "sources_by_name", "audit", "fact_cache"})
+_SCHEMA_OBJECTS = {
+    1: _SCHEMA_OBJECTS_V1,
+    SCHEMA_VERSION: _SCHEMA_OBJECTS_V1 | {"audit_by_session", "audit_session_heads", "audit_needs_session",
+                                          "audit_counts_session"},
+}
+_SCHEMA_STATEMENTS = {1: _SCHEMA_V1, SCHEMA_VERSION: (*_SCHEMA_V1, *_UPGRADE_TO_V2)}
 
-
-_EXPECTED_SCHEMA: dict[str, tuple[str, str]] = {}
+_EXPECTED_SCHEMA: dict[int, dict[str, tuple[str, str]]] = {}
 
 
 def _normal_sql(sql: str) -> str:
@@ -1712,32 +1778,32 @@ def _normal_sql(sql: str) -> str:
     return re.sub(r" ?([(),]) ?", r"\1", re.sub(r"\s+", " ", sql)).strip()
 
 
-def _expected_schema() -> dict[str, tuple[str, str]]:
-    """``{name: (type, normalised sql)}`` of every object a current store holds, as SQLite writes
-    them for the statements this module runs: version 1's, then the upgrade to version 2's (the
-    text of every store this code has ever created; a new store is made the same way). Built
-    once, in a private in-memory database."""
-    if not _EXPECTED_SCHEMA:
+def _expected_schema(version: int = SCHEMA_VERSION) -> dict[str, tuple[str, str]]:
+    """``{name: (type, normalised sql)}`` of every object a store of schema ``version`` holds, as
+    SQLite writes them for the statements this module runs: version 1's, then (for the current
+    version) the upgrade to version 2's (the text of every store this code has ever created; a
+    new store is made the same way). Built once per version, in a private in-memory database."""
+    if version not in _EXPECTED_SCHEMA:
         conn = sqlite3.connect(MEMORY)
         try:
-            for statement in (*_SCHEMA_V1, *_UPGRADE_TO_V2):
+            for statement in _SCHEMA_STATEMENTS[version]:
                 conn.execute(statement)
             found = {name: (kind, _normal_sql(sql)) for kind, name, sql
                      in conn.execute("SELECT type, name, sql FROM sqlite_master WHERE sql IS NOT NULL")}
         finally:
             conn.close()
-        _EXPECTED_SCHEMA.update(found)
-    return _EXPECTED_SCHEMA
+        _EXPECTED_SCHEMA[version] = found
+    return _EXPECTED_SCHEMA[version]
 
 
-def _check_schema_objects(path: str, conn: sqlite3.Connection) -> None:
-    """Refuse a version 2 file whose schema is not the one this module creates: an object missing,
-    one of ours defined otherwise, or an object we never create (a flipped byte of a name). Names
-    alone are not enough: one flipped bit of the audit table's text (PRIMARY -> PSIMARY) leaves
-    every name in place, and the log then read as empty while appends were acknowledged and lost
-    (red team 50, f02); a damaged column name failed later with a raw sqlite3 error (f03). The
-    text is read as bytes, so text that is not UTF-8 is refused here too."""
-    expected = _expected_schema()
+def _check_schema_objects(path: str, conn: sqlite3.Connection, version: int = SCHEMA_VERSION) -> None:
+    """Refuse a file of schema ``version`` whose schema is not the one this module creates: an
+    object missing, one of ours defined otherwise, or an object we never create (a flipped byte
+    of a name). Names alone are not enough: one flipped bit of the audit table's text (PRIMARY ->
+    PSIMARY) leaves every name in place, and the log then read as empty while appends were
+    acknowledged and lost (red team 50, f02); a damaged column name failed later with a raw
+    sqlite3 error (f03). The text is read as bytes, so text that is not UTF-8 is refused here too."""
+    expected = _expected_schema(version)
     names: set[str] = set()
     for kind, name, sql in conn.execute(
             "SELECT CAST(type AS BLOB), CAST(name AS BLOB), CAST(sql AS BLOB) FROM sqlite_master").fetchall():
@@ -1756,9 +1822,9 @@ def _check_schema_objects(path: str, conn: sqlite3.Connection) -> None:
         if (kind, None if sql is None else _normal_sql(sql)) != expected[name]:
             raise StoreSchemaError(f"store {path!r}: the definition of its {kind} {name!r} is not the one provgate "
                                    "creates: it was edited by hand or damaged")
-    missing = sorted(_SCHEMA_OBJECTS - names)
+    missing = sorted(_SCHEMA_OBJECTS[version] - names)
     if missing:
-        raise StoreSchemaError(f"store {path!r} says schema version {SCHEMA_VERSION} but lacks {missing}: "
+        raise StoreSchemaError(f"store {path!r} says schema version {version} but lacks {missing}: "
                                "it was edited by hand or damaged")
 
 
