@@ -205,9 +205,37 @@ def test_verify_and_report_on_a_store_in_a_read_only_directory_exit_2_naming_sto
     _assert_read_only_store_error(err, store_path, directory=True)
 
 
+_V1_RECORD = json.dumps({"session": "S", "cycle": 1, "accepted": True, "classification": "structural",
+                         "operator": "reorder", "reclassified": False, "retention": None, "violations": [],
+                         "violations_by_invariant": {}, "timings_ms": {"total": 1.0}}).encode()
+
+
+@pytest.mark.parametrize("command", ["verify", "report"])
+def test_verify_and_report_read_a_version_1_store_and_leave_it_byte_identical(tmp_path, capsys, command):
+    # red team 82, F04: they upgraded it in place (schema 2, WAL mode, its audit records
+    # updated), after which a provgate of version 1 could no longer append to it
+    from store_helpers import raw_query, version_1_store
+
+    store = tmp_path / "old.sqlite3"
+    version_1_store(store, [_V1_RECORD])
+    answer = tmp_path / "answer.txt"
+    answer.write_text('It sets "retries=3" [src:a].\n', encoding="utf-8")
+    before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+    argv = ["verify", answer] if command == "verify" else ["report", "--json"]
+    code, out, err = run([*argv, "--store", store], capsys)
+    assert code == 0 and err == "", err
+    if command == "verify":
+        assert json.loads(out)["totals"]["accurate"] == 1
+    else:
+        assert [(s["session"], len(s["per_cycle"])) for s in json.loads(out)["sessions"]] == [("S", 1)]
+    assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before  # no -journal, -wal or -shm either
+    assert raw_query(store, "PRAGMA user_version") == [(1,)]
+
+
 def test_verify_and_report_under_real_file_permissions(tmp_path, store_path):
-    # a chmod 0444 store is read; a store in a 0555 directory is refused naming --store; in a
-    # process that permissions bind (as root: under capsh, the DAC capabilities dropped)
+    # a chmod 0444 store is read, one of schema version 1 too (red team 82, F04: it was refused,
+    # as opening it would upgrade it); a store in a 0555 directory is refused naming --store; in
+    # a process that permissions bind (as root: under capsh, the DAC capabilities dropped)
     import sys
 
     from store_helpers import (
@@ -216,6 +244,7 @@ def test_verify_and_report_under_real_file_permissions(tmp_path, store_path):
         permissions_bind_argv,
         row_counts,
         run_where_permissions_bind,
+        version_1_store,
     )
 
     if permissions_bind_argv() is None:
@@ -225,17 +254,19 @@ def test_verify_and_report_under_real_file_permissions(tmp_path, store_path):
     rodir.mkdir()
     in_rodir = rodir / "store.sqlite3"
     in_rodir.write_bytes(store_path.read_bytes())  # (closed: the WAL was checkpointed into it)
-    before = row_counts(store_path), row_counts(in_rodir)
+    old = tmp_path / "old.sqlite3"
+    version_1_store(old, [_V1_RECORD], handle="tool:call_8841")  # (the source ANSWER cites)
+    before = row_counts(store_path), row_counts(in_rodir), old.read_bytes()
     commands = {c: [str(a) for a in _read_only_argv(tmp_path, c)] for c in ("verify", "report")}
-    with modes((store_path, 0o444), (rodir, 0o555)):
+    with modes((store_path, 0o444), (old, 0o444), (rodir, 0o555)):
         results = {(c, str(store)): run_where_permissions_bind([sys.executable, "-m", "provgate", *argv, "--store",
                                                                 str(store)])
-                   for c, argv in commands.items() for store in (store_path, in_rodir)}
+                   for c, argv in commands.items() for store in (store_path, old, in_rodir)}
     for (command, store), r in results.items():
-        if store == str(store_path):
-            assert r.returncode == 0 and r.stderr == "", (command, r.stderr)
+        if store != str(in_rodir):
+            assert r.returncode == 0 and r.stderr == "", (command, store, r.stderr)
             assert json.loads(r.stdout), command
         else:
             assert r.returncode == 2 and r.stdout == "", (command, r.stderr)
             _assert_read_only_store_error(r.stderr, store, directory=True)
-    assert (row_counts(store_path), row_counts(in_rodir)) == before
+    assert (row_counts(store_path), row_counts(in_rodir), old.read_bytes()) == before

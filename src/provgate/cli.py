@@ -8,8 +8,9 @@
 Exit status: 0 accepted (or all citations accurate), 1 rejected (or a citation that is not
 accurate), 2 unusable input — with a JSON error object on stderr that names what is wrong, and nothing
 written to the store. A store this process may not write is ``read_only_store`` (field ``--store``):
-``verify`` and ``report`` only read and work on a read-only store file, ``check`` writes (its audit
-record) and needs write access; a store in a read-only directory cannot be opened at all.
+``verify`` and ``report`` open the store read-only and never write to it (a store of an older
+schema is read as it is, not upgraded), so they work on a read-only store file; ``check`` writes
+(its audit record) and needs write access; a store in a read-only directory cannot be opened at all.
 """
 
 from __future__ import annotations
@@ -105,9 +106,10 @@ def _read_input(name: str, max_bytes: int) -> bytes:
     return data
 
 
-def _open_store(path: str | None, *, create: bool, can_create: bool = True) -> Any:
-    """``can_create``: the command has --create (check); verify and report only read a store,
-    so their messages point at --store and $PROVGATE_STORE instead (red team 33, 07)."""
+def _open_store(path: str | None, *, create: bool, read_only: bool = False) -> Any:
+    """``read_only``: the command only reads the store (verify, report), which is opened so that
+    nothing is written to it, not even the upgrade of an older schema (red team 82, F04); it has
+    no --create, so its messages point at --store and $PROVGATE_STORE instead (red team 33, 07)."""
     import stat
 
     from provgate.errors import InvalidArgumentError
@@ -126,8 +128,8 @@ def _open_store(path: str | None, *, create: bool, can_create: bool = True) -> A
         raise UsageError(f"store {str(target)!r} is not a regular file (a device, FIFO or socket cannot hold a store)",
                          kind="bad_store", field="--store")
     if str(target) != ":memory:" and not target.exists() and not create:
-        hint = ("pass --create to make a new one" if can_create
-                else "this command only reads a store: check --store or $PROVGATE_STORE")
+        hint = ("this command only reads a store: check --store or $PROVGATE_STORE" if read_only
+                else "pass --create to make a new one")
         raise UsageError(f"store {str(target)!r} does not exist ({hint})", kind="missing_store", field="--store")
     if path is not None and str(target) != ":memory:" and not target.exists() and not target.parent.is_dir():
         # --create makes the store file, never its directory (a typo should not make a tree); the
@@ -135,13 +137,13 @@ def _open_store(path: str | None, *, create: bool, can_create: bool = True) -> A
         raise UsageError(f"the directory of the store {str(target)!r} does not exist: {str(target.parent)!r} "
                          "(--create makes a store file, not its directory)", kind="missing_store", field="--store")
     if str(target) != ":memory:" and not create and target.is_file() and target.stat().st_size == 0:
-        # opening would write a new schema into it: verify and report only read, and check
-        # makes a store only when asked to
-        hint = "pass --create to make one there" if can_create else "this command only reads a store"
+        # not a store: check would write a new schema into it, and makes a store only when asked
+        # to; verify and report only read one
+        hint = "this command only reads a store" if read_only else "pass --create to make one there"
         raise UsageError(f"store {str(target)!r} is an empty file, not a provgate store ({hint})", kind="missing_store",
                          field="--store")
     try:
-        return SourceStore(str(target))
+        return SourceStore(str(target), read_only=read_only)
     except InvalidArgumentError as exc:  # the path, refused by the store itself (a race with the checks above)
         if exc.argument != "path" or isinstance(exc, StoreReadOnlyError):  # (main names a read-only store)
             raise
@@ -219,7 +221,7 @@ def _cmd_verify(args: argparse.Namespace) -> int:
     from provgate.reconstruct import run_verify
 
     data = _read_input(args.answer, args.max_input_bytes)
-    store = _open_store(args.store, create=False, can_create=False)
+    store = _open_store(args.store, create=False, read_only=True)
     try:
         obj, code = run_verify(store, data)
     finally:
@@ -238,7 +240,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
             check_session(name, "--session")
         except InvalidArgumentError as exc:
             raise UsageError(str(exc), kind="usage", field="--session") from None
-    store = _open_store(args.store, create=False, can_create=False)
+    store = _open_store(args.store, create=False, read_only=True)
     try:
         session = None if not args.session else (args.session[0] if len(args.session) == 1 else args.session)
         text, code = run_report(store, session=session, as_json=args.json, plot=args.plot)
