@@ -5850,3 +5850,29 @@ def test_the_same_edit_checked_twice_gets_one_verdict():
     honest = Window([Block("s1", "assistant", "Earlier: [src:c1] S.\n", derived=True, derived_from=(note_handle,))])
     assert_accepted(g.check(pre, honest, operator="summarize", evicted=evicted), "lossy")
     assert_accepted(g.check(pre, honest, operator="summarize", evicted=evicted), "lossy")
+
+
+@pytest.mark.parametrize("old, new, text", [
+    ("server:\n  retries: 3\n  port: 8080\n", "server:\n  retries: 5\n  port: 8080\n",
+     "The server has server.retries=3 and server.port=8080.\n"),
+    ("server:\n  retries: 3\n  port: 8080\n", "server:\n  retries: 5\n  port: 8080\n", "retries: 3\n"),
+])
+def test_a_stale_value_is_reported_once(old, new, text):
+    # red team 82 (F03's aside): a summary that declares the resource it summarizes is judged
+    # as the resource's newest restatement and again with the window's reads of it, and each
+    # rule (a dotted path's; a key's) reported its stale value twice: the report counted two
+    # merges for one
+    store = SourceStore(":memory:")
+    store.put("tool:a", old)
+    store.put("tool:b", new)
+    pre = [tool("r1", "tool:a", old, resource="file:app.yaml", ts=1.0),
+           tool("r2", "tool:b", new, resource="file:app.yaml", ts=2.0)]
+    post = [summary("s", text, ["tool:a", "tool:b"], resource="file:app.yaml")]
+    verdict = Gate(store).check(pre, post, operator="summarize")
+    stale = [v for v in verdict.violations if v.message.startswith("stale value kept alone")]
+    assert len(stale) == 1 and stale[0].value == "3", verdict.violations
+    # without the declared resource one rule reaches it, once, as before
+    post = [summary("s", text, ["tool:a", "tool:b"])]
+    stale = [v for v in Gate(store).check(pre, post, operator="summarize").violations
+             if v.message.startswith("stale value kept alone")]
+    assert len(stale) == 1
