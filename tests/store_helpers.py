@@ -239,6 +239,36 @@ def read_only_directory_connections(monkeypatch, code: int = SQLITE_READONLY_DIR
     monkeypatch.setattr(sqlite3, "connect", lambda db, *a, **k: real(db, *a, **dict(k, factory=Refusing)))
 
 
+def full_disk_connections(monkeypatch) -> None:
+    """Hold every file connection's database at the pages it has (``PRAGMA max_page_count``, which
+    never goes below them), so that SQLite itself fails a write that needs a new page with
+    SQLITE_FULL, "database or disk is full", as on a full disk."""
+    real = sqlite3.connect
+
+    def connect(database, *args, **kwargs):
+        conn = real(database, *args, **kwargs)
+        conn.execute("PRAGMA max_page_count = 1")
+        return conn
+
+    monkeypatch.setattr(sqlite3, "connect", connect)
+
+
+def failing_commit_connections(monkeypatch, code: int = 778, name: str = "SQLITE_IOERR_WRITE") -> None:
+    """Fail every COMMIT as SQLite fails one the disk refuses (an OperationalError with that
+    extended code): the write's rows are in its transaction, and must not reach the file."""
+    real = sqlite3.connect
+
+    class Failing(sqlite3.Connection):
+        def execute(self, sql, *args):
+            if sql == "COMMIT":
+                exc = sqlite3.OperationalError("disk I/O error" if code & 0xFF == 10 else "database or disk is full")
+                exc.sqlite_errorcode, exc.sqlite_errorname = code, name
+                raise exc
+            return super().execute(sql, *args)
+
+    monkeypatch.setattr(sqlite3, "connect", lambda db, *a, **k: real(db, *a, **dict(k, factory=Failing)))
+
+
 def permissions_bind_argv() -> list[str] | None:
     """The argv prefix under which file permissions bind a child process: ``[]`` when not root,
     capsh dropping the DAC capabilities when root, None when root without capsh."""

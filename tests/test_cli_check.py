@@ -583,6 +583,39 @@ def test_check_on_a_store_in_a_read_only_directory_exits_2_naming_store(tmp_path
     assert row_counts(store_path) == before
 
 
+# -- a write the disk refuses (red team 81, F04): exit 2 naming StoreIOError, not an internal_error --
+
+
+def _big_source_edit() -> dict:
+    big = "".join(f"key{i}=value{i}\n" for i in range(2000))  # ~30 KB: storing it needs new pages
+    edit = accepted_edit()
+    edit["sources"]["tool:big"] = big
+    edit["pre"].append(tool("b3", "tool:big", big))
+    edit["post"] = edit["pre"][::-1]
+    return edit
+
+
+@pytest.mark.parametrize(("edit", "disk", "code"), [
+    (_big_source_edit, "full_disk_connections", "SQLITE_FULL"),
+    (accepted_edit, "failing_commit_connections", "SQLITE_IOERR_WRITE"),
+    (_no_new_sources_edit, "failing_commit_connections", "SQLITE_IOERR_WRITE"),
+], ids=["full disk", "failed write of inline sources", "failed write of the audit record"])
+def test_check_onto_a_disk_that_refuses_the_write_exits_2_naming_it_and_writes_nothing(tmp_path, store_path, capsys,
+                                                                                      monkeypatch, edit, disk, code):
+    import store_helpers
+
+    before = row_counts(store_path)
+    path = write(tmp_path, edit())
+    getattr(store_helpers, disk)(monkeypatch)
+    code_, out, err = run_main(["check", path, "--store", store_path], capsys)
+    assert code_ == 2 and out == ""
+    e = only_json_error(err)
+    assert e["type"] == "StoreIOError", e
+    assert str(store_path) in e["message"] and code in e["message"] and "rolled back" in e["message"], e
+    monkeypatch.undo()
+    assert row_counts(store_path) == before
+
+
 def test_check_on_a_read_only_store_under_real_file_permissions_exits_2_naming_store(tmp_path, store_path):
     # a chmod 0444 store, a store in a 0555 directory, and --create of a new store there, in a
     # process that permissions bind (as root: under capsh, the DAC capabilities dropped)

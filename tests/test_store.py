@@ -8,6 +8,7 @@ import math
 import os
 import re
 import sqlite3
+import subprocess
 import sys
 import threading
 from pathlib import Path
@@ -28,6 +29,7 @@ from provgate.errors import (
     StoreBusyError,
     StoreClosedError,
     StoreCorruptionError,
+    StoreIOError,
     StoreReadOnlyError,
     StoreSchemaError,
     UnknownHandleError,
@@ -45,7 +47,9 @@ from conftest import IMPLEMENTATIONS, load_implementation
 from store_helpers import (
     PERMISSIONS_DO_NOT_BIND,
     change_index_key,
+    failing_commit_connections,
     flip_byte_after,
+    full_disk_connections,
     integrity,
     modes,
     permissions_bind_argv,
@@ -1973,3 +1977,135 @@ def test_a_read_only_store_under_real_file_permissions(tmp_path):
     assert empty.read_bytes() == b""
     assert (row_counts(rofile), row_counts(rodir / "s.sqlite3")) == before
     assert integrity(rofile) == ["ok"] and integrity(rodir / "s.sqlite3") == ["ok"]
+
+
+# -- a write the disk refuses (red team 81, F04) -------------------------------------------------
+#
+# A full disk (SQLITE_FULL) or a failed write (SQLITE_IOERR) escaped every write as a raw
+# sqlite3.OperationalError, and `provgate check` called it an internal_error.
+
+_BIG = "".join(f"key{i}=value{i}\n" for i in range(2000))  # ~30 KB: every write of it needs new pages
+
+
+def _gate_check_with_a_big_source(store: SourceStore):
+    from provgate.gate import Gate
+    from provgate.window import parse_edit
+
+    gate = Gate(store, session="full")
+    block = {"id": "t", "role": "tool", "text": _BIG, "handles": ["tool:big"]}
+    try:
+        return gate.check_edit(parse_edit({"operator": "reorder", "pre": [block], "post": [block],
+                                           "sources": {"tool:big": _BIG}}))
+    finally:
+        assert gate.history == []
+
+
+WRITES_THAT_GROW_THE_FILE = [
+    ("put", lambda s: s.put("tool:big", _BIG)),
+    ("put_many", lambda s: s.put_many({"tool:n1": "one\n", "tool:big": _BIG})),
+    ("append_audit", lambda s: s.append_audit({"session": "s", "cycle": 2, "note": _BIG})),
+    ("put_cached_facts", lambda s: s.put_cached_facts(_FACTS_DIGEST, "v9", _BIG.encode())),
+    ("put_cached_facts_many", lambda s: s.put_cached_facts_many([(_FACTS_DIGEST, "v8", b"a"),
+                                                                 (_FACTS_DIGEST, "v9", _BIG.encode())])),
+    ("a gate's check", _gate_check_with_a_big_source),
+]
+
+
+def _assert_disk_error(exc: BaseException, path, code: str) -> None:
+    assert isinstance(exc, StoreIOError) and isinstance(exc, ProvgateError) and isinstance(exc, OSError), repr(exc)
+    assert exc.path == str(path) and exc.code == code and str(path) in str(exc) and code in str(exc)
+    assert "rolled back" in str(exc) and "nothing of it was stored" in str(exc)
+
+
+@pytest.mark.parametrize(("name", "write"), WRITES_THAT_GROW_THE_FILE, ids=[w[0] for w in WRITES_THAT_GROW_THE_FILE])
+def test_every_write_onto_a_full_disk_raises_store_io_error_and_writes_nothing(store_path, monkeypatch, name, write):
+    _a_store_to_make_read_only(store_path)
+    before = row_counts(store_path)
+    full_disk_connections(monkeypatch)  # SQLite's own SQLITE_FULL, as on a full disk
+    with SourceStore(store_path) as s:
+        with pytest.raises(StoreIOError) as caught:
+            write(s)
+        _assert_disk_error(caught.value, store_path, "SQLITE_FULL")
+        assert "database or disk is full" in str(caught.value)
+        assert s.get("tool:conf") == CONFIG and row_counts(store_path) == before
+        # once the disk takes writes again, the same store writes
+        s._connection().raw.execute("PRAGMA max_page_count = 1073741823")
+        assert s.put("tool:after", _BIG) == compute_digest(_BIG.encode())
+    monkeypatch.undo()
+    assert integrity(store_path) == ["ok"]
+    with SourceStore(store_path) as s:
+        assert s.verify() == [] and s.get("tool:after") == _BIG and "tool:big" not in s
+
+
+@pytest.mark.parametrize(("code", "errorname"), [(778, "SQLITE_IOERR_WRITE"), (1034, "SQLITE_IOERR_FSYNC"),
+                                                 (13, "SQLITE_FULL")])
+@pytest.mark.parametrize(("name", "write"), READ_ONLY_WRITES, ids=[w[0] for w in READ_ONLY_WRITES])
+def test_a_commit_the_disk_refuses_raises_store_io_error_and_writes_nothing(store_path, monkeypatch, name, write,
+                                                                           code, errorname):
+    # the failure at the worst moment: every row of the write inserted, the commit refused
+    _a_store_to_make_read_only(store_path)
+    before = row_counts(store_path)
+    failing_commit_connections(monkeypatch, code, errorname)
+    with SourceStore(store_path) as s:
+        with pytest.raises(StoreIOError) as caught:
+            write(s)
+        _assert_disk_error(caught.value, store_path, errorname)
+        assert s.get("tool:conf") == CONFIG and s.verify() == []
+    monkeypatch.undo()
+    assert row_counts(store_path) == before and integrity(store_path) == ["ok"]
+
+
+def test_a_read_the_disk_fails_raises_store_io_error_that_says_nothing_was_written(mem, monkeypatch):
+    mem.put("tool:conf", CONFIG)
+
+    def failing_read(conn):
+        exc = sqlite3.OperationalError("disk I/O error")
+        exc.sqlite_errorcode, exc.sqlite_errorname = 266, "SQLITE_IOERR_READ"
+        raise exc
+
+    with pytest.raises(StoreIOError) as caught:
+        mem._read(failing_read)
+    assert caught.value.code == "SQLITE_IOERR_READ" and "failed a read" in str(caught.value)
+    assert "nothing was written" in str(caught.value)
+
+
+_FILE_SIZE_LIMIT_PROBE = r'''
+import json, resource, signal, sys
+from provgate.store import SourceStore
+
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit fails with EFBIG instead
+s = SourceStore(sys.argv[1])
+resource.setrlimit(resource.RLIMIT_FSIZE, (200_000, resource.getrlimit(resource.RLIMIT_FSIZE)[1]))
+out = {}
+for name, write in (("put", lambda: s.put("tool:big", "x" * 300_000)),
+                    ("append_audit", lambda: s.append_audit({"session": "s", "x": "y" * 300_000})),
+                    ("put_cached_facts", lambda: s.put_cached_facts("blake3:" + "0" * 64, "v", b"z" * 300_000))):
+    try:
+        write()
+        out[name] = "stored"
+    except Exception as e:  # noqa: BLE001 - the test names what it got
+        out[name] = [type(e).__name__, getattr(e, "code", None), str(e)]
+out["after"] = s.get("tool:conf")
+print(json.dumps(out))
+'''
+
+
+def test_writes_past_a_real_file_size_limit_raise_store_io_error_and_write_nothing(tmp_path, store_path):
+    # the disk refusing for real: RLIMIT_FSIZE makes the kernel fail the write (EFBIG), in a child
+    _a_store_to_make_read_only(store_path)
+    before = row_counts(store_path)
+    probe = tmp_path / "probe.py"
+    probe.write_text(_FILE_SIZE_LIMIT_PROBE, encoding="utf-8")
+    import provgate
+
+    here = os.path.dirname(os.path.dirname(os.path.abspath(provgate.__file__)))  # the provgate under test
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [here, os.environ.get("PYTHONPATH")])))
+    r = subprocess.run([sys.executable, str(probe), str(store_path)], capture_output=True, text=True, timeout=120,
+                       env=env, check=False)
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert out.pop("after") == CONFIG
+    for name, (kind, code, message) in out.items():
+        assert kind == "StoreIOError" and code.startswith("SQLITE_IOERR"), (name, kind, code, message)
+        assert str(store_path) in message and "rolled back" in message, (name, message)
+    assert row_counts(store_path) == before and integrity(store_path) == ["ok"]

@@ -11,6 +11,7 @@ written to the store. A store this process may not write is ``read_only_store`` 
 ``verify`` and ``report`` open the store read-only and never write to it (a store of an older
 schema is read as it is, not upgraded), so they work on a read-only store file; ``check`` writes
 (its audit record) and needs write access; a store in a read-only directory cannot be opened at all.
+A write the disk refuses (full, failing) is ``StoreIOError``, rolled back.
 """
 
 from __future__ import annotations

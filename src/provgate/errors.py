@@ -115,6 +115,19 @@ class StoreBusyError(ProvgateError, TimeoutError):
     """Other writers held the store's write lock for longer than the retry budget allows."""
 
 
+class StoreIOError(ProvgateError, OSError):
+    """The disk refused a read or write of the store (SQLite's SQLITE_IOERR or SQLITE_FULL: a
+    full disk or file system, a file-size limit, a failing device). A write that met it was
+    rolled back whole: nothing of it is in the store, which works again once the disk does.
+    ``path`` is the store file; ``code`` SQLite's name of the error (``SQLITE_FULL``,
+    ``SQLITE_IOERR_WRITE``, ...)."""
+
+    def __init__(self, message: str, *, path: str, code: str | None = None) -> None:
+        super().__init__(message)
+        self.path = path
+        self.code = code
+
+
 class PointerFormatError(EditFormatError):
     """A pointer or its JSON form is malformed; ``field`` names the offending field."""
 

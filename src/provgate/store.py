@@ -63,6 +63,7 @@ from provgate.errors import (
     StoreBusyError,
     StoreClosedError,
     StoreCorruptionError,
+    StoreIOError,
     StoreReadOnlyError,
     StoreSchemaError,
     UnknownHandleError,
@@ -137,7 +138,9 @@ _SQLITE_READONLY_ROLLBACK = 776
 _SQLITE_READONLY_DBMOVED = 1032
 _SQLITE_READONLY_CANTINIT = 1288
 _SQLITE_READONLY_DIRECTORY = 1544
+_SQLITE_IOERR = 10
 _SQLITE_CORRUPT = 11
+_SQLITE_FULL = 13
 _SQLITE_CANTOPEN = 14
 _SQLITE_NOTADB = 26
 
@@ -1357,7 +1360,8 @@ class SourceStore:
             # is switched to WAL and given the current schema, once
             return self._read_only(exc, "opening it for the first time (a new or empty file, or one of an older "
                                    "schema, is switched to WAL mode and given the current schema)")
-        return self._translate(exc)
+        # opening writes: the -wal and -shm files, and a new store's schema
+        return self._translate(exc, writing=True)
 
     def _read_only(self, exc: sqlite3.Error, needing: str = "reads work, but writing to it") -> StoreReadOnlyError:
         """The StoreReadOnlyError for an SQLITE_READONLY error (any extended code)."""
@@ -1521,7 +1525,7 @@ class SourceStore:
                 conn.raw.close()
 
     @contextmanager
-    def _using(self) -> Iterator[sqlite3.Connection]:
+    def _using(self, *, writing: bool = False) -> Iterator[sqlite3.Connection]:
         conn = self._connection()
         lock = self._memory_lock if self._memory else None
         if lock is not None:
@@ -1530,7 +1534,7 @@ class SourceStore:
         try:
             yield conn.raw
         except sqlite3.Error as exc:
-            raise self._translate(exc) from exc
+            raise self._translate(exc, writing=writing) from exc
         except UnicodeDecodeError:
             raise self._undecodable() from None
         finally:
@@ -1547,7 +1551,7 @@ class SourceStore:
             self._check_open()
             raise StoreReadOnlyError(f"store {self._path!r} was opened read-only (read_only=True): nothing is written "
                                      "to it; open it without read_only to write", path=self._path)
-        with self._using() as raw:
+        with self._using(writing=True) as raw:
             return self._retrying(lambda: self._transaction(raw, fn))
 
     @staticmethod
@@ -1588,6 +1592,18 @@ class SourceStore:
                 time.sleep(delay * random.uniform(0.5, 1.5))  # noqa: S311 - jitter, not crypto
                 delay = min(delay * 2, 0.1)
 
+    def _io_error(self, exc: sqlite3.Error, writing: bool) -> StoreIOError:
+        """The StoreIOError for an SQLITE_IOERR or SQLITE_FULL error (any extended code)."""
+        code = getattr(exc, "sqlite_errorname", None)
+        cause = f"{exc}, {code}" if code else str(exc)
+        if not writing:
+            return StoreIOError(f"store {self._path!r}: the disk failed a read of it ({cause}); nothing was written",
+                                path=self._path, code=code)
+        return StoreIOError(
+            f"store {self._path!r}: the disk refused a write to it ({cause}: the disk or file system is full, the "
+            "file is at a size limit, or the device failed); the write was rolled back, nothing of it was stored, "
+            "and the store works again once the disk takes writes", path=self._path, code=code)
+
     def _undecodable(self) -> StoreCorruptionError:
         """The error for a UnicodeDecodeError out of sqlite3 itself: the message of an error SQLite
         raised is not UTF-8, which happens when it quotes damaged schema text (a byte of a CREATE
@@ -1597,13 +1613,17 @@ class SourceStore:
             f"store {self._path!r} is damaged: SQLite cannot read its schema (its error message quotes bytes that "
             "are not UTF-8); restore it from a copy")
 
-    def _translate(self, exc: sqlite3.Error) -> Exception:
+    def _translate(self, exc: sqlite3.Error, *, writing: bool = False) -> Exception:
         message = str(exc)
         primary = _primary_code(exc)
         if primary == _SQLITE_READONLY:
             # a write (or, in a read-only directory, any use) of a store this process may not
             # write; the write's transaction was rolled back: nothing of it is in the file
             return self._read_only(exc)
+        if primary in (_SQLITE_IOERR, _SQLITE_FULL):
+            # a full disk is an expected failure, not a provgate bug: it escaped as a raw
+            # sqlite3.OperationalError (red team 81, F04). _transaction rolled the write back.
+            return self._io_error(exc, writing)
         if primary in (_SQLITE_CORRUPT, _SQLITE_NOTADB) or "malformed" in message or "not a database" in message:
             return StoreCorruptionError(
                 f"store {self._path!r} is damaged or not a SQLite database ({message}); "
