@@ -269,6 +269,19 @@ def failing_commit_connections(monkeypatch, code: int = 778, name: str = "SQLITE
     monkeypatch.setattr(sqlite3, "connect", lambda db, *a, **k: real(db, *a, **dict(k, factory=Failing)))
 
 
+def length_limited_connections(monkeypatch, limit: int) -> None:
+    """Lower SQLite's limit on a row (SQLITE_LIMIT_LENGTH, 10^9 by default) on every connection, so
+    that a row near the limit costs kilobytes, not a gigabyte."""
+    real = sqlite3.connect
+
+    def connect(database, *args, **kwargs):
+        conn = real(database, *args, **kwargs)
+        conn.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, limit)
+        return conn
+
+    monkeypatch.setattr(sqlite3, "connect", connect)
+
+
 def permissions_bind_argv() -> list[str] | None:
     """The argv prefix under which file permissions bind a child process: ``[]`` when not root,
     capsh dropping the DAC capabilities when root, None when root without capsh."""

@@ -51,6 +51,7 @@ from store_helpers import (
     flip_byte_after,
     full_disk_connections,
     integrity,
+    length_limited_connections,
     modes,
     permissions_bind_argv,
     raw_query,
@@ -1534,6 +1535,56 @@ def test_content_exactly_at_the_limit_is_accepted(tmp_path):
         with pytest.raises(LimitExceededError):
             s.put("tool:c", "€" * 10 + "x")
         assert len(s) == 2
+
+
+# Red team 81, F06: content, an audit record or a fact blob within max_content_bytes but near
+# SQLite's limit on a row (10^9 bytes by default) raised a raw sqlite3.DataError ("string or blob
+# too big"): its row adds digests, a size, a session. The limit is lowered to 100 kB here, so
+# rows near it cost kilobytes, not a gigabyte.
+ROW_LIMIT = 100_000
+NEAR_THE_ROW_LIMIT = [
+    ("put", lambda s: s.put("tool:big", b"a" * (ROW_LIMIT - 10)), "content"),
+    ("put_many", lambda s: s.put_many({"tool:n1": "one\n", "tool:big": "a" * (ROW_LIMIT - 10)}),
+     "content of 'tool:big': content"),
+    # the row holds the record's session a second time
+    ("append_audit", lambda s: s.append_audit({"session": "s" * (ROW_LIMIT // 2), "x": "y" * (ROW_LIMIT // 3)}),
+     "audit record"),
+    ("put_cached_facts", lambda s: s.put_cached_facts(compute_digest(b"x"), "v", b"b" * (ROW_LIMIT - 10)), "fact blob"),
+]
+
+
+@pytest.mark.parametrize(("name", "write", "what"), NEAR_THE_ROW_LIMIT, ids=[w[0] for w in NEAR_THE_ROW_LIMIT])
+def test_a_row_over_sqlites_limit_is_limit_exceeded_before_anything_is_written(store_path, monkeypatch, name, write,
+                                                                              what):
+    with SourceStore(store_path) as s:
+        s.put("tool:a", "A")
+    before = row_counts(store_path)
+    length_limited_connections(monkeypatch, ROW_LIMIT)
+    with SourceStore(store_path) as s:
+        assert s.max_content_bytes > ROW_LIMIT  # within the store's own limit
+        with pytest.raises(LimitExceededError) as caught:
+            write(s)
+        message = str(caught.value)
+        assert message.startswith(what) and f"SQLite's limit of {ROW_LIMIT} bytes a row" in message, message
+        assert "SQLITE_LIMIT_LENGTH" in message and "bytes of it fit" in message
+    monkeypatch.undo()
+    assert row_counts(store_path) == before and integrity(store_path) == ["ok"]
+
+
+def test_the_largest_content_that_fits_a_row_is_stored_and_one_byte_more_is_not(monkeypatch):
+    # the bound is a row's most bytes, so all it accepts SQLite stores: no DataError below it
+    length_limited_connections(monkeypatch, ROW_LIMIT)
+    with SourceStore(":memory:") as s:
+        with pytest.raises(LimitExceededError) as caught:
+            s.put("tool:big", "a" * ROW_LIMIT)
+        fits = int(re.search(r"at most (\d+) bytes of it fit", str(caught.value)).group(1))
+        assert ROW_LIMIT - 200 < fits < ROW_LIMIT
+        assert s.put("tool:fits", "a" * fits) and s.get("tool:fits") == "a" * fits
+        with pytest.raises(LimitExceededError):
+            s.put("tool:over", "a" * (fits + 1))
+        s.put_cached_facts(compute_digest(b"x"), "v" * 128, b"b" * (fits - 200))
+        s.append_audit({"session": "s" * 1000, "x": "y" * (fits - 3000)})
+        assert len(s) == 1 and s.verify() == []
 
 
 def test_default_limit_is_64_mib():

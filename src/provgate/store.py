@@ -91,6 +91,17 @@ APPLICATION_ID = 0x70677374
 DEFAULT_MAX_CONTENT_BYTES = 64 * 1024 * 1024
 # SQLite's default SQLITE_MAX_LENGTH: no row value can be larger.
 SQLITE_MAX_LENGTH = 1_000_000_000
+# A row is one SQLite record, which SQLite refuses, with a raw sqlite3.DataError, when it is longer
+# than the connection's SQLITE_LIMIT_LENGTH (SQLITE_MAX_LENGTH as built); so content, an audit
+# record or a fact blob within max_content_bytes but near that limit did not fit with the rest of
+# its row (red team 81, F06). Each row is checked against the limit its connection reports (a
+# build of SQLite may set a lower one), not against max_content_bytes less a margin: an audit
+# record's row holds its session a second time, which no fixed margin covers. The record's header
+# is a varint (at most 9 bytes) of its size and one of each column's type; an integer takes at
+# most 8 bytes; a digest is "blake3:" or "sha256:" and 64 hex digits.
+_VARINT_BYTES = 9
+_INTEGER_BYTES = 8
+_DIGEST_CHARS = 71
 DEFAULT_BUSY_TIMEOUT = 30.0
 MAX_KIND_BYTES = 128
 MAX_VERSION_BYTES = 128
@@ -314,8 +325,10 @@ class SourceStore:
         self._forked_memory = False
         if self._memory:
             self._memory_conn = _Connection(self._connect(), threading.current_thread())
+            opened = self._memory_conn
         else:
-            self._connection()  # open now, so a bad path or a foreign file fails here
+            opened = self._connection()  # open now, so a bad path or a foreign file fails here
+        self._row_bytes_limit = opened.raw.getlimit(sqlite3.SQLITE_LIMIT_LENGTH)
         _LIVE_STORES.add(self)
 
     # ------------------------------------------------------------------ life cycle
@@ -820,8 +833,10 @@ class SourceStore:
             raise LimitExceededError(
                 f"audit record is {len(data)} bytes as JSON; the limit is {self._max_content_bytes}"
             )
-        digest = compute_digest(data)
         session = _session_of_record(record)
+        # seq is the rowid (no bytes in the row); the session is in the record and again in its column
+        self._check_row_fits("audit record", len(data), (0, _DIGEST_CHARS, len(session.encode("utf-8"))))
+        digest = compute_digest(data)
         return self._write(
             lambda conn: conn.execute(
                 "INSERT INTO audit (record, digest, session) VALUES (?, ?, ?)", (data, digest, session)
@@ -1004,6 +1019,7 @@ class SourceStore:
             data = bytes(blob)
             if len(data) > self._max_content_bytes:
                 raise LimitExceededError(f"fact blob is {len(data)} bytes; the limit is {self._max_content_bytes}")
+            self._check_row_fits("fact blob", len(data), (len(digest), len(version.encode("utf-8")), _DIGEST_CHARS))
             rows.append((digest, version, data, compute_digest(data)))
         if not rows:
             self._check_open()
@@ -1178,7 +1194,18 @@ class SourceStore:
             raise InvalidContentError(f"content must be str or UTF-8 bytes, not {type(content).__name__}")
         if len(data) > limit:
             raise LimitExceededError(f"content is {len(data)} bytes as UTF-8; the limit is {limit}")
+        self._check_row_fits("content", len(data), (_DIGEST_CHARS, _INTEGER_BYTES))
         return data
+
+    def _check_row_fits(self, what: str, size: int, other_columns: tuple[int, ...]) -> None:
+        """Refuse, before anything is written, a value of ``size`` bytes whose row SQLite would
+        refuse: the row's bound adds its other columns (their most bytes) and its header."""
+        row = size + sum(other_columns) + _VARINT_BYTES * (len(other_columns) + 2)
+        limit = self._row_bytes_limit
+        if row > limit:
+            raise LimitExceededError(
+                f"{what} is {size} bytes; with the rest of its row it could take {row} bytes, over SQLite's limit of "
+                f"{limit} bytes a row (SQLITE_LIMIT_LENGTH): at most {size - (row - limit)} bytes of it fit")
 
     def _read_verified(self, handle: str) -> tuple[str, bytes]:
         row = self._read(
