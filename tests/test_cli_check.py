@@ -198,6 +198,10 @@ UNUSABLE = [
     ("nan", b'{"operator": "prune", "pre": [{"id": "a", "role": "user", "text": "x", "ts": NaN}], "post": []}', None,
      "NaN"),
     ("duplicate-key", b'{"operator": "prune", "operator": "rewrite", "pre": [], "post": []}', "operator", "twice"),
+    # red team 83, F09: the field was "text", not where it is
+    ("duplicate-key-in-a-block", (b'{"operator": "rewrite", "pre": [], "post": [{"id": "a", "role": "user", '
+                                  b'"text": "x"}, {"id": "b", "role": "user", "text": "x", "text": "y"}]}'),
+     "post[1].text", "post[1].text: JSON object has the key 'text' twice"),
     ("wrong-type", {"operator": "prune", "pre": [], "post": [{"id": "a", "role": "user", "text": "x",
                                                                 "handles": ["h", 5]}]},
      "post[0].handles[1]", "expected a string, got integer"),

@@ -462,13 +462,31 @@ def test_duplicate_block_ids_are_refused_naming_the_second():
     assert parse_edit(minimal()).pre[0].id == parse_edit(minimal()).post[0].id
 
 
-@pytest.mark.parametrize("text, field", [
-    ('{"operator": "prune", "operator": "rewrite", "pre": [], "post": []}', "operator"),
-    ('{"operator": "prune", "pre": [{"id": "a", "role": "user", "text": "x", "text": "y"}], "post": []}', "text"),
+_BLOCKS = '{"id": "a", "role": "user", "text": "x"}, {"id": "b", "role": "user", "text": "x"}'
+
+
+# red team 83, F09: the field was the bare key ("text"), which in a window of many blocks does
+# not say which object holds it
+@pytest.mark.parametrize("text, field, key", [
+    ('{"operator": "prune", "operator": "rewrite", "pre": [], "post": []}', "operator", "operator"),
+    ('{"operator": "prune", "pre": [{"id": "a", "role": "user", "text": "x", "text": "y"}], "post": []}',
+     "pre[0].text", "text"),
+    ('{"operator": "prune", "pre": [], "post": [' + _BLOCKS + ', {"id": "c", "role": "user", "text": "x", "text": "y"}]}',
+     "post[2].text", "text"),
+    ('{"operator": "prune", "pre": [], "post": [], "sources": {"tool:a": "x", "tool:a": "y"}}', "sources['tool:a']",
+     "tool:a"),
+    (('{"operator": "prune", "pre": [], "post": [], "pointers": [{"block": "a", "handle": "tool:a", "start": 0, '
+      '"end": 1, "hash": "h", "end": 2}]}'), "pointers[0].end", "end"),
+    # an unknown field is read and ignored, but not when it is ambiguous; the first such object is named
+    ('{"operator": "prune", "pre": [], "post": [], "meta": {"a": [1, {"b": 1, "b": 2}]}, "y": {"c": 1, "c": 2}}',
+     "meta.a[1].b", "b"),
+    # the object of a key given twice is the one named, not one inside the value the repeat replaced
+    ('{"operator": "prune", "pre": [{"id": "a", "id": "b"}], "pre": [], "post": []}', "pre", "pre"),
 ])
-def test_duplicate_json_keys_are_refused(text, field):
+def test_duplicate_json_keys_are_refused_naming_the_path_to_the_key(text, field, key):
     err = format_error(text)
-    assert err.field == field and "twice" in str(err)
+    assert err.field == field and str(err).startswith(f"{field}: ")
+    assert f"the key {key!r} twice" in str(err)
 
 
 @pytest.mark.parametrize("constant", ["NaN", "Infinity", "-Infinity"])
