@@ -781,7 +781,7 @@ def _check_pairs(
     first, count = _search.find_exact(t_needles, t_haystacks)
     missing: list[int] = []
     for k, (i, at, n) in enumerate(zip(todo, first.tolist(), count.tolist())):
-        if at >= 0 and _cuts_a_token(t_haystacks[k], at, at + checks.lengths[i]):
+        if at >= 0 and _cuts_a_token(t_haystacks[k], at, at + checks.lengths[i], t_needles[k]):
             at = _whole_occurrence(t_needles[k], t_haystacks[k], at)
         if at < 0:
             missing.append(k)
@@ -818,7 +818,7 @@ _THOUSANDS = re.compile(rb"\d{3}(?!\d)")  # "3," of "3,000" (not of "1,2,3")
 _MINUTES = re.compile(rb"\d{2}(?!\d)")  # "10:" of "10:30" (not "12:" of "12:5:")
 
 
-def _cuts_a_token(source: bytes, start: int, end: int) -> bool:
+def _cuts_a_token(source: bytes, start: int, end: int, quote: bytes | None = None) -> bool:
     """Does the occurrence of a quote at ``source[start:end]`` cut an ASCII word or number of
     the source in two: "after 3" in "after 30", "after 3.5", "3_000" or "3½", "5 degrees" in "-5 degrees",
     "after 3." in "after 3.5", "limit reach" in "limit reached"? Such an occurrence is no
@@ -833,9 +833,13 @@ def _cuts_a_token(source: bytes, start: int, end: int) -> bool:
 
     Only the quote's first and last few bytes matter, so only they are read: an occurrence
     costs the same whatever the quote's length (red team 82, F02: a copy of the quote per
-    occurrence made a long quote with many occurrences quadratic)."""
-    quote = source[start : min(end, start + _EDGE_BYTES)]  # its head: what it opens on
-    tail = source[max(start, end - _EDGE_BYTES) : end]  # what it ends on
+    occurrence made a long quote with many occurrences quadratic). ``quote``, when given, is
+    ``source[start:end]`` already at hand (an exact occurrence's quote), read in place."""
+    if quote is None:
+        quote = source[start : min(end, start + _EDGE_BYTES)]  # its head: what it opens on
+        tail = source[max(start, end - _EDGE_BYTES) : end]  # what it ends on
+    else:
+        tail = quote
     first, last = quote[0], tail[-1]
     if start > 0:
         before = source[start - 1]
@@ -981,7 +985,7 @@ def _whole_occurrence(quote: bytes, source: bytes, after: int) -> int:
     m = len(quote)
     at = after
     nxt = source.find(quote, at + 1)
-    while nxt >= 0 and _cuts_a_token(source, nxt, nxt + m):
+    while nxt >= 0 and _cuts_a_token(source, nxt, nxt + m, quote):
         d = nxt - at
         at = nxt
         if 2 * d > m:
@@ -990,7 +994,7 @@ def _whole_occurrence(quote: bytes, source: bytes, after: int) -> int:
         period = quote[m - d :]
         while source.startswith(period, at + m):
             at += d
-            if not _cuts_a_token(source, at, at + m):
+            if not _cuts_a_token(source, at, at + m, quote):
                 return at
         nxt = source.find(quote, at + m - d + 1)
     return nxt
