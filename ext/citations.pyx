@@ -474,7 +474,7 @@ cdef bint between(Scan* s, offset_t opener, offset_t opener_len, offset_t close,
 
 cdef bint can_open(const byte_t* p, offset_t at) noexcept nogil:
     cdef byte_t after = p[at + 1]
-    if IS_ASCII_WS[after]:
+    if IS_ASCII_WS[after] or (at > 0 and IS_WORD[p[at - 1]] and p[at - 1] < 0x80 and p[at - 1] != 0x5F):
         return False
     if IS_ASCII_PUNCT[after]:
         return at == 0 or IS_ASCII_WS[p[at - 1]] or IS_ASCII_PUNCT[p[at - 1]]

@@ -64,6 +64,7 @@ _WORD_BYTES = frozenset(b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqr
     range(0x80, 0x100)
 )
 _WHITESPACE_BYTES = frozenset(b" \t\n\r\x0b\x0c")
+_ASCII_ALNUM = frozenset(b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
 _ASCII_PUNCTUATION = frozenset(b"!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
 _BLANKS = frozenset(b" \t")
 _CURLY_OPEN, _CURLY_CLOSE = "\u201c".encode(), "\u201d".encode()
@@ -245,12 +246,13 @@ class _Scanner:
 
     def _can_open(self, at: int) -> bool:
         """Whether the ``"`` at ``at`` can open a quotation (CommonMark's left-flanking rule):
-        it is not followed by whitespace, and not by punctuation unless it follows whitespace,
-        punctuation or the start of the text. So the ``"`` of ``"db.ini" not`` or
-        ``"db.ini",`` closes an inner quotation and opens nothing (red team 82, F01)."""
+        it does not follow an ASCII letter or digit, is not followed by whitespace, and not by
+        punctuation unless it follows whitespace, punctuation or the start of the text. So the
+        ``"`` of ``"db.ini" not``, ``"db.ini",`` or ``"db.ini"not`` closes an inner quotation
+        and opens nothing (red team 82, F01)."""
         data = self.data
         after = data[at + 1]  # (the closing delimiter at the latest)
-        if after in _WHITESPACE_BYTES:
+        if after in _WHITESPACE_BYTES or (at > 0 and data[at - 1] in _ASCII_ALNUM):
             return False
         if after in _ASCII_PUNCTUATION:
             return at == 0 or data[at - 1] in _WHITESPACE_BYTES or data[at - 1] in _ASCII_PUNCTUATION
