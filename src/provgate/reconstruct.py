@@ -1140,7 +1140,7 @@ class _Parsed:
         self.unmarked: list[list[int]] = unmarked.tolist()
 
     def text(self, row: list[int]) -> bytes:
-        start, end, form, lo, hi = row
+        start, end, _, lo, hi = row
         if hi > lo:  # a blockquote, or an inline quotation over its lines
             # each line joined to the next by its own line ending, as a fenced or inline quote
             # keeps it: CRLF lines quoted verbatim stay exact
