@@ -527,7 +527,8 @@ cdef bint single_quote(Scan* s, offset_t lo, offset_t c, offset_t* out) noexcept
 
 cdef bint backtick_quote(Scan* s, offset_t lo, offset_t c, offset_t* out) noexcept nogil:
     cdef const byte_t* p = s.p
-    cdef offset_t run_start = c, n, i, e, start, end
+    cdef offset_t run_start = c, n, i, e, start, end, j, k
+    cdef bint odd = False
     while run_start > lo and p[run_start - 1] == 0x60:
         run_start -= 1
     n = c - run_start
@@ -543,6 +544,20 @@ cdef bint backtick_quote(Scan* s, offset_t lo, offset_t c, offset_t* out) noexce
             i -= 1
         if e - i == n:
             break
+    # paired left to right, that run closes an earlier code span when the runs of exactly n
+    # backticks before it are odd in number
+    k = lo
+    while k < i:
+        if p[k] != 0x60:
+            k += 1
+            continue
+        j = k
+        while k < i and p[k] == 0x60:
+            k += 1
+        if k - j == n:
+            odd = not odd
+    if odd:
+        return False
     start = e
     end = run_start
     if end - start >= 2 and p[start] == 0x20 and p[end - 1] == 0x20:

@@ -124,6 +124,12 @@ CASES = [
     ("\u201ca \u201d b\u201d [src:a]", [("unreadable", "a \u201d b", ["a"])], []),
     ('the board is 5" [src:a]', [("unreadable", "", ["a"])], []),
     ("x` [src:a]", [("unreadable", "", ["a"])], []),
+    ("`a` b` [src:a]", [("unreadable", "a` b", ["a"])], []),  # (the run after a closes `a`)
+    ("`retries` and `5 per hour` [src:a]", [("backtick", "5 per hour", ["a"])], []),
+    # (the count ignores code spans of other lengths: the ` inside ``a`b`` makes it odd, a
+    # refusal CommonMark would not make; it fails closed)
+    ("``a`b`` then `c` [src:a]", [("unreadable", "`a`b`` then `c", ["a"])], []),
+    ("``a``b`` then `c` [src:a]", [("backtick", "c", ["a"])], []),
     # ... unless the group ends a blockquote, whose text, delimiters and all, is then the claim
     ('> He said \u201cretry after 5" [src:a]', [("blockquote", 'He said \u201cretry after 5"', ["a"])], []),
     # curly quotes nest; a straight one inside a quotation of the other style is text

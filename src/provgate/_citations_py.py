@@ -69,6 +69,7 @@ _ASCII_PUNCTUATION = frozenset(b"!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
 _BLANKS = frozenset(b" \t")
 _CURLY_OPEN, _CURLY_CLOSE = "\u201c".encode(), "\u201d".encode()
 _CURLY_SINGLE_OPEN, _CURLY_SINGLE_CLOSE = "\u2018".encode(), "\u2019".encode()
+_BACKTICK_RUN = re.compile(rb"`+")
 _CURLY_EITHER = re.compile(b"\xe2\x80[\x9c\x9d]")
 
 
@@ -351,6 +352,10 @@ class _Scanner:
             if e - s == n:
                 break
             pos = s
+        if sum(1 for r in _BACKTICK_RUN.finditer(data, lo, s) if r.end() - r.start() == n) % 2:
+            # paired left to right, as CommonMark pairs them, that run closes an earlier code
+            # span: `a` b` [src:x] would check " b" alone (the F01 fail-open of backticks)
+            return None
         start, end = e, run_start
         if end - start >= 2 and data[start] == 0x20 and data[end - 1] == 0x20 and data[start:end].strip(b" "):
             start, end = start + 1, end - 1  # CommonMark strips one space from each end

@@ -69,9 +69,10 @@ A marker group *carries* the quotation that ends right before it, in one of thes
                                  the quote; the closing ``'`` must follow a non-whitespace byte
    ``curly_single``  ``‘…’``     the nearest ``‘`` (a ``’`` inside is an apostrophe and stays)
    ``backtick``      ```…```     a run of N backticks closes; the opening run is the nearest
-                                 earlier run of exactly N backticks; as in CommonMark, one
-                                 space is stripped from each end when both ends have one and
-                                 the quote is not all spaces
+                                 earlier run of exactly N backticks (unless an odd number of
+                                 such runs precede it: then it closes an earlier span); as
+                                 in CommonMark, one space is stripped from each end when both
+                                 ends have one and the quote is not all spaces
    ================  ==========  ==============================================================
 
    A group right after a closing ``"``, ``”`` or backtick whose quotation cannot be read (no
