@@ -46,13 +46,11 @@ if NAME_LIMIT != MAX_NAME_BYTES:  # pragma: no cover - a build against a changed
 cdef bint IS_WORD[256]      # ASCII letters, digits, "_" and every byte >= 0x80
 cdef bint IS_ASCII_WS[256]  # space \t \n \r \v \f
 cdef bint IS_NAME[256]      # bytes of a marker name: not 0x00-0x20, 0x7F, "[" or "]"
-cdef bint IS_ASCII_PUNCT[256]  # ASCII punctuation (CommonMark's, Python's string.punctuation)
 cdef int _b
 for _b in range(256):
     IS_WORD[_b] = (0x30 <= _b <= 0x39) or (0x41 <= _b <= 0x5A) or (0x61 <= _b <= 0x7A) or _b == 0x5F or _b >= 0x80
     IS_ASCII_WS[_b] = _b in (0x20, 0x09, 0x0A, 0x0D, 0x0B, 0x0C)
     IS_NAME[_b] = not (_b <= 0x20 or _b == 0x7F or _b == 0x5B or _b == 0x5D)
-    IS_ASCII_PUNCT[_b] = (0x21 <= _b <= 0x2F) or (0x3A <= _b <= 0x40) or (0x5B <= _b <= 0x60) or (0x7B <= _b <= 0x7E)
 
 
 # ---- growable vectors of offsets ---------------------------------------------------------------
@@ -473,12 +471,13 @@ cdef bint between(Scan* s, offset_t opener, offset_t opener_len, offset_t close,
 
 
 cdef bint can_open(const byte_t* p, offset_t at) noexcept nogil:
-    cdef byte_t after = p[at + 1]
-    if IS_ASCII_WS[after] or (at > 0 and IS_WORD[p[at - 1]] and p[at - 1] < 0x80 and p[at - 1] != 0x5F):
-        return False
-    if IS_ASCII_PUNCT[after]:
-        return at == 0 or IS_ASCII_WS[p[at - 1]] or IS_ASCII_PUNCT[p[at - 1]]
-    return True
+    return not IS_ASCII_WS[p[at + 1]] and not (at > 0 and IS_WORD[p[at - 1]] and p[at - 1] < 0x80
+                                                and p[at - 1] != 0x5F)
+
+
+cdef bint is_measure(const byte_t* p, offset_t lo, offset_t close) noexcept nogil:
+    return (close > lo and 0x30 <= p[close - 1] <= 0x39 and find3(p, lo, close, 0xE2, 0x80, 0x9C) < 0
+            and find_byte(p, lo, close, 0x60) < 0)
 
 
 cdef offset_t curly_opener(const byte_t* p, offset_t lo, offset_t close) noexcept nogil:
@@ -487,7 +486,7 @@ cdef offset_t curly_opener(const byte_t* p, offset_t lo, offset_t close) noexcep
         if p[i] == 0xE2 and p[i + 1] == 0x80:
             if p[i + 2] == 0x9D:
                 depth += 1
-            elif p[i + 2] == 0x9C:
+            elif p[i + 2] == 0x9C or p[i + 2] == 0x9E:
                 depth -= 1
                 if depth == 0:
                     return i
@@ -586,6 +585,8 @@ cdef bint inline_quote(Scan* s, offset_t group_start, offset_t previous_end, off
     if last == 0x22:
         close = c - 1
         opener = rfind_byte(p, lo, close, 0x22)
+        if opener < 0 and is_measure(p, lo, close):
+            return False
         if opener >= 0 and can_open(p, opener) and between(s, opener, 1, close, DOUBLE, out):
             return True
         return not s.oom and unreadable(p, lo, close, out)

@@ -122,7 +122,14 @@ CASES = [
     ("It said \"retry after 5 attempts\u201d [src:a].", [("unreadable", "retry after 5 attempts", ["a"])], []),
     ('He said "x" and \u201cretry after 5" [src:a]', [("unreadable", 'x" and \u201cretry after 5', ["a"])], []),
     ("\u201ca \u201d b\u201d [src:a]", [("unreadable", "a \u201d b", ["a"])], []),
-    ('the board is 5" [src:a]', [("unreadable", "", ["a"])], []),
+    ('the board is x" [src:a]', [("unreadable", "", ["a"])], []),
+    # ... but a " after a digit with no opener is a unit (red team 84, F06: refused since 16def29)
+    ('The monitor is 27" [src:a].', [], ["a"]),
+    ("It said \u201cretry after 5\" [src:a].", [("unreadable", "retry after 5", ["a"])], []),
+    # a " after a dash, a fullwidth colon or a CJK letter opens; „ opens a ” (red team 84, F06)
+    ('Use the flag\u2014"--force" [src:a]', [("double", "--force", ["a"])], []),
+    ('\u6587\u6863\u5199\u9053\uff1a"[deprecated] use v2" [src:a]', [("double", "[deprecated] use v2", ["a"])], []),
+    ("Log: \u201eSerwer uruchamia si\u0119 3 razy\u201d [src:a]", [("curly", "Serwer uruchamia si\u0119 3 razy", ["a"])], []),
     ("x` [src:a]", [("unreadable", "", ["a"])], []),
     ("`a` b` [src:a]", [("unreadable", "a` b", ["a"])], []),  # (the run after a closes `a`)
     ("`retries` and `5 per hour` [src:a]", [("backtick", "5 per hour", ["a"])], []),
@@ -226,7 +233,7 @@ PIECES = [
     "[src:a]", "[src:call_1]", "[src:b][src:c]", "[src:", "]", "word", "don't", "x", "é", "😀",
     "\u201c", "\u201d", "\u2018", "\u2019", "\x00",
     # what decides whether a '"' can open a quotation, and quotations over `>` lines
-    ",", "=", "-", ".", "\n> ", "\r\n>", "\u00a0",
+    ",", "=", "-", ".", "\n> ", "\r\n>", "\u00a0", "5", "\u201e", "\u2014",
 ]  # fmt: skip
 ANSWERS = st.one_of(
     st.lists(st.sampled_from(PIECES), max_size=50).map(lambda p: "".join(p).encode()),

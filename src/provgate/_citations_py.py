@@ -65,12 +65,13 @@ _WORD_BYTES = frozenset(b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqr
 )
 _WHITESPACE_BYTES = frozenset(b" \t\n\r\x0b\x0c")
 _ASCII_ALNUM = frozenset(b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
-_ASCII_PUNCTUATION = frozenset(b"!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
 _BLANKS = frozenset(b" \t")
 _CURLY_OPEN, _CURLY_CLOSE = "\u201c".encode(), "\u201d".encode()
 _CURLY_SINGLE_OPEN, _CURLY_SINGLE_CLOSE = "\u2018".encode(), "\u2019".encode()
 _BACKTICK_RUN = re.compile(rb"`+")
-_CURLY_EITHER = re.compile(b"\xe2\x80[\x9c\x9d]")
+# “ and ” for the nesting of curly quotes, and „ (U+201E), which opens a ” in Polish, Romanian
+# and Hungarian („…”: red team 84, F06)
+_CURLY_EITHER = re.compile(b"\xe2\x80[\x9c\x9d\x9e]")
 
 
 def _has_text(data: bytes, start: int, end: int) -> bool:
@@ -93,6 +94,14 @@ def _before_opener(data: bytes, line_start: int, start: int) -> int:
     if start - 1 >= line_start and data[start - 1] in (0x22, 0x27):
         return start - 1
     return max(start, line_start)
+
+
+def _is_measure(data: bytes, lo: int, close: int) -> bool:
+    """Is the ``"`` at ``close``, with no ``"`` before it since ``lo``, a unit after a number
+    (``27"``): right after an ASCII digit, and no ``“`` or backtick since ``lo`` to open a
+    quotation of another style (``“… 5"`` is still unreadable)?"""
+    return (close > lo and 0x30 <= data[close - 1] <= 0x39 and data.find(_CURLY_OPEN, lo, close) < 0
+            and data.find(b"`", lo, close) < 0)
 
 
 def _unmarked_pairs(data: bytes, a: int, b: int) -> list[tuple[int, int, int, int, int]]:
@@ -229,6 +238,8 @@ class _Scanner:
         if last == 0x22:  # "
             close = c - 1
             opener = data.rfind(b'"', lo, close)
+            if opener < 0 and _is_measure(data, lo, close):
+                return None  # 27" is an inch mark, no quotation (red team 84, F06)
             if opener < 0 or not self._can_open(opener):
                 return self._unreadable(lo, close)  # nested or mixed quotes, or no opener
             return self._between(opener, 1, close, DOUBLE) or self._unreadable(lo, close)
@@ -247,21 +258,17 @@ class _Scanner:
 
     def _can_open(self, at: int) -> bool:
         """Whether the ``"`` at ``at`` can open a quotation (CommonMark's left-flanking rule):
-        it does not follow an ASCII letter or digit, is not followed by whitespace, and not by
-        punctuation unless it follows whitespace, punctuation or the start of the text. So the
+        it does not follow an ASCII letter or digit and is not followed by whitespace. So the
         ``"`` of ``"db.ini" not``, ``"db.ini",`` or ``"db.ini"not`` closes an inner quotation
-        and opens nothing (red team 82, F01)."""
+        and opens nothing (red team 82, F01); ``—"--force"`` and ``："[x]"`` open (red team 84,
+        F06: a rule on punctuation after it refused them)."""
         data = self.data
-        after = data[at + 1]  # (the closing delimiter at the latest)
-        if after in _WHITESPACE_BYTES or (at > 0 and data[at - 1] in _ASCII_ALNUM):
-            return False
-        if after in _ASCII_PUNCTUATION:
-            return at == 0 or data[at - 1] in _WHITESPACE_BYTES or data[at - 1] in _ASCII_PUNCTUATION
-        return True
+        # (the closing delimiter at the latest follows it)
+        return data[at + 1] not in _WHITESPACE_BYTES and not (at > 0 and data[at - 1] in _ASCII_ALNUM)
 
     def _curly_opener(self, lo: int, close: int) -> int:
-        """The ``“`` that the ``”`` at ``close`` closes, curly quotes nesting (``“a “b” c”``):
-        back from ``close`` to the ``“`` that brings the depth to zero, or -1."""
+        """The ``“`` (or ``„``) that the ``”`` at ``close`` closes, curly quotes nesting
+        (``“a “b” c”``): back from ``close`` to the opener that brings the depth to zero, or -1."""
         depth = 1
         for m in reversed(list(_CURLY_EITHER.finditer(self.data, lo, close))):
             depth += 1 if m.group() == _CURLY_CLOSE else -1

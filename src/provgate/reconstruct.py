@@ -60,9 +60,8 @@ A marker group *carries* the quotation that ends right before it, in one of thes
    ================  ==========  ==============================================================
    ``double``        ``"…"``     the nearest ``"`` before the closing one, if it can open a
                                  quotation (not after an ASCII letter or digit, not followed
-                                 by whitespace, nor by punctuation unless it follows
-                                 whitespace, punctuation or the text's start)
-   ``curly``         ``“…”``     the ``“`` that pairs with the closing ``”`` (they nest)
+                                 by whitespace)
+   ``curly``         ``“…”``     the ``“`` or ``„`` that pairs with the closing ``”`` (they nest)
    ``single``        ``'…'``     the nearest ``'`` that starts the text or follows a byte that
                                  is not a word byte (ASCII letter, digit, ``_``, any byte
                                  >= 0x80), so apostrophes inside words (``doesn't``) stay in
