@@ -158,6 +158,15 @@ def test_exact_counts_every_occurrence_and_points_at_the_first(store):
     ("after \u0663\u0660", "after \u0663\u0660 attempts", True),
     ("\uff13\uff10\u56de", "\u4e0a\u9650\u306f\uff13\uff10\u56de", True),
     ("\u6570\u636e\u5e93\uff13", "\u6570\u636e\u5e93\uff13\u4e2a", True),
+    # red team 84, F05: a digit of another script joined by a separator ("३,५००", "٣٫٥", "３，５００")
+    ("\u096b\u0966\u0966 rupees", "price \u0969,\u096b\u0966\u0966 rupees", False),
+    ("retry after \u0663", "retry after \u0663\u066b\u0665 seconds", False),
+    ("\u0665 seconds", "retry after \u0663\u066b\u0665 seconds", False),
+    ("retry after \u0663.", "retry after \u0663.\u0665 seconds", False),
+    ("takes \u0663-", "takes \u0663-\u0665 days", False),
+    ("-\u0665 days", "takes \u0663-\u0665 days", False),
+    ("\uff15\uff10\uff10\u5186", "\u6599\u91d1\u306f\uff13\uff0c\uff15\uff10\uff10\u5186", False),
+    ("\uff13\uff0c\uff15\uff10\uff10\u5186", "\u6599\u91d1\u306f\uff13\uff0c\uff15\uff10\uff10\u5186", True),
 ])
 def test_an_exact_quote_cuts_no_word_or_number(tmp_path, quote, source, ok):
     store = SourceStore(":memory:")
