@@ -46,11 +46,13 @@ if NAME_LIMIT != MAX_NAME_BYTES:  # pragma: no cover - a build against a changed
 cdef bint IS_WORD[256]      # ASCII letters, digits, "_" and every byte >= 0x80
 cdef bint IS_ASCII_WS[256]  # space \t \n \r \v \f
 cdef bint IS_NAME[256]      # bytes of a marker name: not 0x00-0x20, 0x7F, "[" or "]"
+cdef bint IS_ASCII_ALNUM[256]  # ASCII letters and digits
 cdef int _b
 for _b in range(256):
     IS_WORD[_b] = (0x30 <= _b <= 0x39) or (0x41 <= _b <= 0x5A) or (0x61 <= _b <= 0x7A) or _b == 0x5F or _b >= 0x80
     IS_ASCII_WS[_b] = _b in (0x20, 0x09, 0x0A, 0x0D, 0x0B, 0x0C)
     IS_NAME[_b] = not (_b <= 0x20 or _b == 0x7F or _b == 0x5B or _b == 0x5D)
+    IS_ASCII_ALNUM[_b] = (0x30 <= _b <= 0x39) or (0x41 <= _b <= 0x5A) or (0x61 <= _b <= 0x7A)
 
 
 # ---- growable vectors of offsets ---------------------------------------------------------------
@@ -412,6 +414,15 @@ cdef offset_t lower_bound(const Scan* s, offset_t pos) noexcept nogil:
 
 # ---- the quotation a group carries --------------------------------------------------------------
 
+cdef bint lines_have_text(const Scan* s, offset_t first) noexcept nogil:
+    """Does one of the lines ``s.lines[first:]`` (start, end pairs) hold text?"""
+    cdef offset_t k
+    for k in range(first, s.lines.n // 2):
+        if has_text(s.p, s.lines.v[2 * k], s.lines.v[2 * k + 1]):
+            return True
+    return False
+
+
 cdef bint blockquote_lines(Scan* s, offset_t start, offset_t end) noexcept nogil:
     """Into ``s.lines``, top down: the text of each line of ``[start, end)`` without its
     blockquote prefix, when the span crosses a line break and every line it touches is a
@@ -439,13 +450,8 @@ cdef bint blockquote_lines(Scan* s, offset_t start, offset_t end) noexcept nogil
 
 cdef bint quoted(Scan* s, offset_t start, offset_t end, offset_t form, offset_t* out) noexcept nogil:
     cdef offset_t k, lo = 0, hi = 0
-    cdef bint any_text = False
     if blockquote_lines(s, start, end):
-        for k in range(s.lines.n // 2):
-            if has_text(s.p, s.lines.v[2 * k], s.lines.v[2 * k + 1]):
-                any_text = True
-                break
-        if not any_text:
+        if not lines_have_text(s, 0):
             return False
         lo = s.segments.n // 2
         for k in range(s.lines.n // 2):
@@ -471,8 +477,7 @@ cdef bint between(Scan* s, offset_t opener, offset_t opener_len, offset_t close,
 
 
 cdef bint can_open(const byte_t* p, offset_t at) noexcept nogil:
-    return not IS_ASCII_WS[p[at + 1]] and not (at > 0 and IS_WORD[p[at - 1]] and p[at - 1] < 0x80
-                                                and p[at - 1] != 0x5F)
+    return not IS_ASCII_WS[p[at + 1]] and not (at > 0 and IS_ASCII_ALNUM[p[at - 1]])
 
 
 cdef bint is_measure(const byte_t* p, offset_t lo, offset_t close) noexcept nogil:
@@ -608,7 +613,6 @@ cdef bint inline_quote(Scan* s, offset_t group_start, offset_t previous_end, off
 cdef bint blockquote_quote(Scan* s, offset_t group_start, offset_t group_end, offset_t* out) noexcept nogil:
     cdef const byte_t* p = s.p
     cdef offset_t ls, pe, own_end, pos, prev_start, m, end, k, lo
-    cdef bint any_text = False
     if not rest_blank(p, s.n, group_end):
         return False
     ls = line_start(p, group_start)
@@ -639,11 +643,7 @@ cdef bint blockquote_quote(Scan* s, offset_t group_start, offset_t group_end, of
             s.oom = True
             return False
         pos = prev_start
-    for k in range(s.lines.n // 2):
-        if has_text(p, s.lines.v[2 * k], s.lines.v[2 * k + 1]):
-            any_text = True
-            break
-    if not any_text:
+    if not lines_have_text(s, 0):
         return False
     lo = s.segments.n // 2
     k = s.lines.n // 2 - 1
@@ -818,11 +818,7 @@ cdef bint flush_unmarked_blockquote(Scan* s, offset_t lo_line) noexcept nogil:
     """Report the lines ``s.lines[lo_line:]`` (gathered pairs) as one unmarked blockquote if
     any holds text; False when out of memory."""
     cdef offset_t lo, k
-    cdef bint any_text = False
-    for k in range(lo_line, s.lines.n // 2):
-        if has_text(s.p, s.lines.v[2 * k], s.lines.v[2 * k + 1]):
-            any_text = True
-    if not any_text:
+    if not lines_have_text(s, lo_line):
         return True
     lo = s.segments.n // 2
     for k in range(lo_line, s.lines.n // 2):

@@ -257,8 +257,8 @@ class _Scanner:
         return None
 
     def _can_open(self, at: int) -> bool:
-        """Whether the ``"`` at ``at`` can open a quotation (CommonMark's left-flanking rule):
-        it does not follow an ASCII letter or digit and is not followed by whitespace. So the
+        """Whether the ``"`` at ``at`` can open a quotation: it does not follow an ASCII
+        letter or digit and is not followed by whitespace. So the
         ``"`` of ``"db.ini" not``, ``"db.ini",`` or ``"db.ini"not`` closes an inner quotation
         and opens nothing (red team 82, F01); ``—"--force"`` and ``："[x]"`` open (red team 84,
         F06: a rule on punctuation after it refused them)."""
@@ -325,7 +325,7 @@ class _Scanner:
             m = _BLOCKQUOTE_PREFIX.match(data, brk + 1, self.line_end(brk + 1))
             if m is None:
                 return None
-            s = max(m.end(), brk + 1)
+            s = m.end()
             brk = data.find(b"\n", s, end)
         lines.append((min(s, end), end))
         return lines
