@@ -34,6 +34,8 @@ cdef enum Form:
     BLOCKQUOTE = 5
     FENCE = 6
     UNREADABLE = 7
+    GUILLEMET = 8
+    CORNER = 9
 
 cdef enum:
     NAME_LIMIT = 256   # MAX_NAME_BYTES; checked against the reference at import
@@ -47,12 +49,55 @@ cdef bint IS_WORD[256]      # ASCII letters, digits, "_" and every byte >= 0x80
 cdef bint IS_ASCII_WS[256]  # space \t \n \r \v \f
 cdef bint IS_NAME[256]      # bytes of a marker name: not 0x00-0x20, 0x7F, "[" or "]"
 cdef bint IS_ASCII_ALNUM[256]  # ASCII letters and digits
+cdef bint IS_GAP[256]       # what may stand between a closing delimiter and its group: _GAP_BYTES
 cdef int _b
 for _b in range(256):
     IS_WORD[_b] = (0x30 <= _b <= 0x39) or (0x41 <= _b <= 0x5A) or (0x61 <= _b <= 0x7A) or _b == 0x5F or _b >= 0x80
     IS_ASCII_WS[_b] = _b in (0x20, 0x09, 0x0A, 0x0D, 0x0B, 0x0C)
     IS_NAME[_b] = not (_b <= 0x20 or _b == 0x7F or _b == 0x5B or _b == 0x5D)
     IS_ASCII_ALNUM[_b] = (0x30 <= _b <= 0x39) or (0x41 <= _b <= 0x5A) or (0x61 <= _b <= 0x7A)
+    IS_GAP[_b] = _b in b" \t\r()*_.,;:!?"
+
+
+# Quotation marks as codes: the UTF-8 bytes of one character, big-endian in an int.
+cdef enum:
+    LEFT_GUILLEMET = 0xC2AB        # «
+    RIGHT_GUILLEMET = 0xC2BB       # »
+    LEFT_SINGLE = 0xE28098         # ‘
+    RIGHT_SINGLE = 0xE28099        # ’
+    LOW_SINGLE = 0xE2809A          # ‚
+    LEFT_DOUBLE = 0xE2809C         # “
+    RIGHT_DOUBLE = 0xE2809D        # ”
+    LOW_DOUBLE = 0xE2809E          # „
+    LEFT_SINGLE_GUILLEMET = 0xE280B9   # ‹
+    RIGHT_SINGLE_GUILLEMET = 0xE280BA  # ›
+    LEFT_CORNER = 0xE3808C         # 「
+    RIGHT_CORNER = 0xE3808D        # 」
+    LEFT_WHITE_CORNER = 0xE3808E   # 『
+    RIGHT_WHITE_CORNER = 0xE3808F  # 』
+
+
+cdef struct Pair:  # a row of _citations_py._PAIRS
+    int width
+    int closer
+    int opener
+    int other_opener  # 0: none
+    bint same         # the closing mark opens too when no opener is there
+    int form
+
+cdef enum:
+    PAIR_COUNT = 9
+
+cdef Pair PAIRS[PAIR_COUNT]
+PAIRS[0] = Pair(3, RIGHT_DOUBLE, LEFT_DOUBLE, LOW_DOUBLE, True, CURLY)
+PAIRS[1] = Pair(3, LEFT_DOUBLE, LOW_DOUBLE, 0, False, CURLY)
+PAIRS[2] = Pair(3, LEFT_SINGLE, LOW_SINGLE, 0, False, CURLY_SINGLE)
+PAIRS[3] = Pair(2, RIGHT_GUILLEMET, LEFT_GUILLEMET, 0, True, GUILLEMET)
+PAIRS[4] = Pair(2, LEFT_GUILLEMET, RIGHT_GUILLEMET, 0, False, GUILLEMET)
+PAIRS[5] = Pair(3, RIGHT_SINGLE_GUILLEMET, LEFT_SINGLE_GUILLEMET, 0, True, GUILLEMET)
+PAIRS[6] = Pair(3, LEFT_SINGLE_GUILLEMET, RIGHT_SINGLE_GUILLEMET, 0, False, GUILLEMET)
+PAIRS[7] = Pair(3, RIGHT_CORNER, LEFT_CORNER, 0, False, CORNER)
+PAIRS[8] = Pair(3, RIGHT_WHITE_CORNER, LEFT_WHITE_CORNER, 0, False, CORNER)
 
 
 # ---- growable vectors of offsets ---------------------------------------------------------------
@@ -157,16 +202,6 @@ cdef offset_t find_byte(const byte_t* p, offset_t lo, offset_t hi, byte_t b) noe
     return -1 if hit == NULL else hit - p
 
 
-cdef offset_t rfind3(const byte_t* p, offset_t lo, offset_t hi, byte_t a, byte_t b, byte_t c) noexcept nogil:
-    """Last i in [lo, hi - 3] where the three bytes a b c start, or -1."""
-    cdef offset_t i = hi - 3
-    while i >= lo:
-        if p[i] == a and p[i + 1] == b and p[i + 2] == c:
-            return i
-        i -= 1
-    return -1
-
-
 cdef offset_t find3(const byte_t* p, offset_t lo, offset_t hi, byte_t a, byte_t b, byte_t c) noexcept nogil:
     """First i in [lo, hi - 3] where the three bytes a b c start, or -1."""
     cdef offset_t i = find_byte(p, lo, hi - 2, a)
@@ -175,6 +210,41 @@ cdef offset_t find3(const byte_t* p, offset_t lo, offset_t hi, byte_t a, byte_t 
             return i
         i = find_byte(p, i + 1, hi - 2, a)
     return -1
+
+
+cdef inline int code_at(const byte_t* p, offset_t i, int width) noexcept nogil:
+    """The character of ``width`` bytes at ``i`` as a code (the caller keeps it in bounds)."""
+    if width == 2:
+        return (p[i] << 8) | p[i + 1]
+    return (p[i] << 16) | (p[i + 1] << 8) | p[i + 2]
+
+
+cdef offset_t find_code(const byte_t* p, offset_t lo, offset_t hi, int width, int code) noexcept nogil:
+    """First i in [lo, hi - width] where the character ``code`` starts, or -1."""
+    cdef offset_t i = find_byte(p, lo, hi - width + 1, <byte_t>(code >> (8 * (width - 1))))
+    while i >= 0:
+        if code_at(p, i, width) == code:
+            return i
+        i = find_byte(p, i + 1, hi - width + 1, <byte_t>(code >> (8 * (width - 1))))
+    return -1
+
+
+cdef offset_t rfind_code(const byte_t* p, offset_t lo, offset_t hi, int width, int code) noexcept nogil:
+    """Last i in [lo, hi - width] where the character ``code`` starts, or -1."""
+    cdef offset_t i = hi - width
+    while i >= lo:
+        if code_at(p, i, width) == code:
+            return i
+        i -= 1
+    return -1
+
+
+cdef offset_t count_code(const byte_t* p, offset_t lo, offset_t hi, int width, int code) noexcept nogil:
+    cdef offset_t count = 0, i = find_code(p, lo, hi, width, code)
+    while i >= 0:
+        count += 1
+        i = find_code(p, i + width, hi, width, code)
+    return count
 
 
 cdef inline bint has_text(const byte_t* p, offset_t start, offset_t end) noexcept nogil:
@@ -469,11 +539,44 @@ cdef bint quoted(Scan* s, offset_t start, offset_t end, offset_t form, offset_t*
     return True
 
 
+cdef offset_t padding_length(const byte_t* p, offset_t i, offset_t end) noexcept nogil:
+    """Length of a _GUILLEMET_PADDING character starting at ``i`` within ``[i, end)``, or 0."""
+    if i < end and (p[i] == 0x20 or p[i] == 0x09):
+        return 1
+    if i + 2 <= end and p[i] == 0xC2 and p[i + 1] == 0xA0:
+        return 2
+    if i + 3 <= end and p[i] == 0xE2 and p[i + 1] == 0x80 and (p[i + 2] == 0xAF or p[i + 2] == 0x89):
+        return 3
+    return 0
+
+
+cdef offset_t padding_before(const byte_t* p, offset_t start, offset_t end) noexcept nogil:
+    """Length of a _GUILLEMET_PADDING character ending at ``end`` within ``[start, end)``, or 0."""
+    if end > start and (p[end - 1] == 0x20 or p[end - 1] == 0x09):
+        return 1
+    if end - 2 >= start and p[end - 2] == 0xC2 and p[end - 1] == 0xA0:
+        return 2
+    if end - 3 >= start and p[end - 3] == 0xE2 and p[end - 2] == 0x80 and (p[end - 1] == 0xAF or p[end - 1] == 0x89):
+        return 3
+    return 0
+
+
 cdef bint between(Scan* s, offset_t opener, offset_t opener_len, offset_t close, offset_t form,
                   offset_t* out) noexcept nogil:
+    cdef offset_t start, w
     if opener < 0:
         return False
-    return quoted(s, opener + opener_len, close, form, out)
+    start = opener + opener_len
+    if form == GUILLEMET:
+        w = padding_length(s.p, start, close)
+        while w > 0:
+            start += w
+            w = padding_length(s.p, start, close)
+        w = padding_before(s.p, start, close)
+        while w > 0:
+            close -= w
+            w = padding_before(s.p, start, close)
+    return quoted(s, start, close, form, out)
 
 
 cdef bint can_open(const byte_t* p, offset_t at) noexcept nogil:
@@ -485,18 +588,32 @@ cdef bint is_measure(const byte_t* p, offset_t lo, offset_t close) noexcept nogi
             and find_byte(p, lo, close, 0x60) < 0)
 
 
-cdef offset_t curly_opener(const byte_t* p, offset_t lo, offset_t close) noexcept nogil:
-    cdef offset_t depth = 1, i = close - 3
+cdef offset_t nested_opener(const byte_t* p, offset_t lo, offset_t close, const Pair* pair) noexcept nogil:
+    """The opener that the closing mark at ``close`` closes, the pair nesting: back from
+    ``close`` to the opener that brings the depth to zero, or -1."""
+    cdef offset_t depth = 1, i = close - pair.width
+    cdef int code
     while i >= lo:
-        if p[i] == 0xE2 and p[i + 1] == 0x80:
-            if p[i + 2] == 0x9D:
-                depth += 1
-            elif p[i + 2] == 0x9C or p[i + 2] == 0x9E:
-                depth -= 1
-                if depth == 0:
-                    return i
+        code = code_at(p, i, pair.width)
+        if code == pair.closer:
+            depth += 1
+        elif code == pair.opener or (pair.other_opener != 0 and code == pair.other_opener):
+            depth -= 1
+            if depth == 0:
+                return i
         i -= 1
     return -1
+
+
+cdef bint pair_quote(Scan* s, offset_t lo, offset_t close, const Pair* pair, offset_t* out) noexcept nogil:
+    cdef const byte_t* p = s.p
+    cdef offset_t opener = nested_opener(p, lo, close, pair)
+    if (opener < 0 and pair.same and find_code(p, lo, close, pair.width, pair.opener) < 0
+            and (pair.other_opener == 0 or find_code(p, lo, close, pair.width, pair.other_opener) < 0)):
+        opener = rfind_code(p, lo, close, pair.width, pair.closer)  # Swedish ”…”, Finnish »…»
+    if between(s, opener, pair.width, close, pair.form, out):
+        return True
+    return not s.oom and unreadable(p, lo, close, out)
 
 
 cdef bint unreadable(const byte_t* p, offset_t lo, offset_t close, offset_t* out) noexcept nogil:
@@ -518,15 +635,66 @@ cdef bint unreadable(const byte_t* p, offset_t lo, offset_t close, offset_t* out
     return True
 
 
+cdef bint unclosed_double(Scan* s, offset_t lo, offset_t close, offset_t* out) noexcept nogil:
+    """A closing single quote without an opener: unreadable when a double quotation is open
+    before it, else an apostrophe (False)."""
+    cdef const byte_t* p = s.p
+    cdef offset_t straight = 0, i = find_byte(p, lo, close, 0x22)
+    while i >= 0:
+        straight += 1
+        i = find_byte(p, i + 1, close, 0x22)
+    if straight % 2 or (count_code(p, lo, close, 3, LEFT_DOUBLE) + count_code(p, lo, close, 3, LOW_DOUBLE)
+                        > count_code(p, lo, close, 3, RIGHT_DOUBLE)):
+        return unreadable(p, lo, close, out)
+    return False
+
+
 cdef bint single_quote(Scan* s, offset_t lo, offset_t c, offset_t* out) noexcept nogil:
     cdef const byte_t* p = s.p
-    cdef offset_t close = c - 1, opener
+    cdef offset_t close = c - 1, at, depth = 0, bottom = -1, first = -1, opener
+    cdef bint after_word, before_word
     if close == 0 or IS_ASCII_WS[p[close - 1]]:
         return False
-    opener = rfind_byte(p, lo, close, 0x27)
-    while opener > 0 and IS_WORD[p[opener - 1]]:
-        opener = rfind_byte(p, lo, opener, 0x27)
+    at = find_byte(p, lo, close, 0x27)
+    while at >= 0:
+        after_word = at > 0 and IS_WORD[p[at - 1]]
+        before_word = IS_WORD[p[at + 1]]
+        if after_word and before_word:
+            pass  # an apostrophe inside a word
+        elif after_word or (at > 0 and not IS_ASCII_WS[p[at - 1]] and IS_ASCII_WS[p[at + 1]]):
+            if depth > 0:
+                depth -= 1
+        else:
+            if depth == 0:
+                bottom = at
+            depth += 1
+            if first < 0:
+                first = at
+        at = find_byte(p, at + 1, close, 0x27)
+    opener = bottom if depth > 0 else first
+    if opener < 0:
+        return unclosed_double(s, lo, close, out)
     return between(s, opener, 1, close, SINGLE, out)
+
+
+cdef bint curly_single_quote(Scan* s, offset_t lo, offset_t close, offset_t* out) noexcept nogil:
+    cdef const byte_t* p = s.p
+    cdef offset_t depth = 1, opener = -1, at = close - 2
+    while at >= lo:
+        if p[at] == 0xE2 and p[at + 1] == 0x80:
+            if p[at + 2] == 0x99 and not (at > 0 and IS_WORD[p[at - 1]] and IS_WORD[p[at + 3]]):
+                depth += 1
+            elif p[at + 2] == 0x98:
+                depth -= 1
+                if depth == 0:
+                    opener = at
+                    break
+        at -= 1
+    if opener < 0:
+        opener = find_code(p, lo, close, 3, LEFT_SINGLE)
+    if opener < 0:
+        return unclosed_double(s, lo, close, out)
+    return between(s, opener, 3, close, CURLY_SINGLE, out)
 
 
 cdef bint backtick_quote(Scan* s, offset_t lo, offset_t c, offset_t* out) noexcept nogil:
@@ -573,19 +741,48 @@ cdef bint backtick_quote(Scan* s, offset_t lo, offset_t c, offset_t* out) noexce
     return quoted(s, start, end, BACKTICK, out)
 
 
+cdef bint is_gap_char3(const byte_t* p) noexcept nogil:
+    """A three-byte character of _GAP_CHARS: a Unicode space or a zero-width character."""
+    if p[0] == 0xE2 and p[1] == 0x80:
+        return (0x80 <= p[2] <= 0x8D) or p[2] == 0xA8 or p[2] == 0xA9 or p[2] == 0xAF
+    if p[0] == 0xE2 and p[1] == 0x81:
+        return p[2] == 0x9F or p[2] == 0xA0
+    return ((p[0] == 0xE3 and p[1] == 0x80 and p[2] == 0x80) or (p[0] == 0xEF and p[1] == 0xBB and p[2] == 0xBF)
+            or (p[0] == 0xE1 and p[1] == 0x9A and p[2] == 0x80))
+
+
+cdef offset_t gap_start(const Scan* s, offset_t group_start) noexcept nogil:
+    cdef const byte_t* p = s.p
+    cdef offset_t c = group_start, above
+    cdef bint crossed = False
+    while c > 0:
+        if IS_GAP[p[c - 1]]:
+            c -= 1
+        elif c >= 2 and p[c - 2] == 0xC2 and p[c - 1] == 0xA0:
+            c -= 2
+        elif c >= 3 and is_gap_char3(p + c - 3):
+            c -= 3
+        elif p[c - 1] == 0x0A and not crossed:
+            above = line_start(p, c - 1)
+            if blockquote_prefix(p, above, c - 1) >= 0 or in_fence(s, above):
+                break
+            crossed = True
+            c -= 1
+        else:
+            break
+    return c
+
+
 cdef bint inline_quote(Scan* s, offset_t group_start, offset_t previous_end, offset_t* out) noexcept nogil:
     cdef const byte_t* p = s.p
-    cdef offset_t c = group_start, lo, close, opener
+    cdef offset_t c = gap_start(s, group_start), lo, close, opener
     cdef byte_t last
-    while c > 0 and (p[c - 1] == 0x20 or p[c - 1] == 0x09):
-        c -= 1
-    if c > 0 and p[c - 1] == 0x28:
-        c -= 1
-        while c > 0 and (p[c - 1] == 0x20 or p[c - 1] == 0x09):
-            c -= 1
+    cdef int k, width
     if c == 0:
         return False
     lo = max(lower_bound(s, c), previous_end)
+    if c <= lo:
+        return False
     last = p[c - 1]
     if last == 0x22:
         close = c - 1
@@ -599,14 +796,12 @@ cdef bint inline_quote(Scan* s, offset_t group_start, offset_t previous_end, off
         return backtick_quote(s, lo, c, out) or (not s.oom and unreadable(p, lo, c - 1, out))
     if last == 0x27:
         return single_quote(s, lo, c, out)
-    if c >= 3 and p[c - 3] == 0xE2 and p[c - 2] == 0x80 and p[c - 1] == 0x9D:
-        close = c - 3
-        if between(s, curly_opener(p, lo, close), 3, close, CURLY, out):
-            return True
-        return not s.oom and unreadable(p, lo, close, out)
-    if c >= 3 and p[c - 3] == 0xE2 and p[c - 2] == 0x80 and p[c - 1] == 0x99:
-        close = c - 3
-        return between(s, rfind3(p, lo, close, 0xE2, 0x80, 0x98), 3, close, CURLY_SINGLE, out)
+    if c >= 3 and code_at(p, c - 3, 3) == RIGHT_SINGLE:
+        return curly_single_quote(s, lo, c - 3, out)
+    for k in range(PAIR_COUNT):
+        width = PAIRS[k].width
+        if c >= width and code_at(p, c - width, width) == PAIRS[k].closer:
+            return pair_quote(s, lo, c - width, &PAIRS[k], out)
     return False
 
 
@@ -795,10 +990,19 @@ cdef void unmarked_inline(Scan* s, offset_t a, offset_t b) noexcept nogil:
 
 cdef offset_t before_opener(const byte_t* p, offset_t line_start, offset_t start) noexcept nogil:
     """Where the opening delimiter of the quotation starting at ``start`` begins: before a
-    curly opener, a run of backticks, or one straight quote; never before ``line_start``."""
-    if start - 3 >= line_start and p[start - 3] == 0xE2 and p[start - 2] == 0x80 and (
-            p[start - 1] == 0x9C or p[start - 1] == 0x98):
-        return start - 3
+    quotation mark of _OPENERS_3 or _OPENERS_2, a run of backticks, or one straight quote;
+    never before ``line_start``."""
+    cdef int code
+    if start - 3 >= line_start:
+        code = code_at(p, start - 3, 3)
+        if (code == LEFT_DOUBLE or code == RIGHT_DOUBLE or code == LOW_DOUBLE or code == LEFT_SINGLE
+                or code == LOW_SINGLE or code == LEFT_SINGLE_GUILLEMET or code == RIGHT_SINGLE_GUILLEMET
+                or code == LEFT_CORNER or code == LEFT_WHITE_CORNER):
+            return start - 3
+    if start - 2 >= line_start:
+        code = code_at(p, start - 2, 2)
+        if code == LEFT_GUILLEMET or code == RIGHT_GUILLEMET:
+            return start - 2
     if start - 1 >= line_start and p[start - 1] == 0x60:
         while start - 1 >= line_start and p[start - 1] == 0x60:
             start -= 1

@@ -75,7 +75,7 @@ CASES = [
     ('"a [src:x] b" [src:y]', [("unreadable", "", ["y"])], ["x"]),
     # bare markers
     ("as the log says [src:call_9].", [], ["call_9"]),
-    ('"q", [src:a]', [], ["a"]),
+    ('"q", [src:a]', [("double", "q", ["a"])], []),  # (punctuation between: red team 84, F04)
     ("the users' [src:a]", [], ["a"]),
     ("' x' [src:a]", [("single", " x", ["a"])], []),
     ("'x ' [src:a]", [], ["a"]),  # a closing ' must follow text
@@ -154,6 +154,53 @@ CASES = [
     ("> \u201cone\r\n>two\r\n>   three\u201d [src:a]", [("curly", "one\ntwo\n  three", ["a"])], []),
     ("> `a\n> b` [src:a]", [("backtick", "a\nb", ["a"])], []),
     ('he said "one\n> two" [src:a]', [("double", "one\n> two", ["a"])], []),  # (not all `>` lines)
+    # between the closing delimiter and the group: clause punctuation, parentheses, emphasis,
+    # no-break and zero-width spaces, one line break (red team 84, F04: each made a bare
+    # marker, which passes)
+    ('"retry limit 5". [src:a]', [("double", "retry limit 5", ["a"])], []),
+    ('"retry limit 5";\u00a0[src:a]', [("double", "retry limit 5", ["a"])], []),
+    ('"retry limit 5"\u200b[src:a]', [("double", "retry limit 5", ["a"])], []),
+    ('"retry limit 5"\ufeff\u2009[src:a]', [("double", "retry limit 5", ["a"])], []),
+    ('*"retry limit 5"* [src:a]', [("double", "retry limit 5", ["a"])], []),
+    ('("retry limit 5") [src:a]', [("double", "retry limit 5", ["a"])], []),
+    ('("retry limit 5"), [src:a]', [("double", "retry limit 5", ["a"])], []),
+    ('It said "retry limit 5"\n[src:a]', [("double", "retry limit 5", ["a"])], []),
+    ('It said "retry limit 5"  \r\n  [src:a]', [("double", "retry limit 5", ["a"])], []),
+    ('It said "retry limit 5"\n\n[src:a]', [], ["a"]),  # (never across a blank line)
+    ('x" .\n[src:a]', [("unreadable", "", ["a"])], []),
+    ('The monitor is 27", [src:a]', [], ["a"]),
+    ('"a" and so on, [src:a]', [], ["a"]),
+    ('> He said "x"\n[src:a]', [("blockquote", 'He said "x"', ["a"])], []),  # (the line above is a `>` line)
+    ("```\n\"x\"\n```\n[src:a]", [("fence", '"x"', ["a"])], []),
+    # quotation marks of other languages (red team 84, F03: each left a bare marker)
+    ("Il a dit \u00ab\u00a0r\u00e9essayer 3 fois\u00a0\u00bb [src:a]", [("guillemet", "r\u00e9essayer 3 fois", ["a"])], []),
+    ("Er sagte \u00bbdreimal\u00ab [src:a]", [("guillemet", "dreimal", ["a"])], []),
+    ("Han sa \u00bbtre g\u00e5nger\u00bb [src:a]", [("guillemet", "tre g\u00e5nger", ["a"])], []),
+    ("\u00ab a \u00ab b \u00bb c \u00bb [src:a]", [("guillemet", "a \u00ab b \u00bb c", ["a"])], []),
+    ("Er sagte \u201edreimal wiederholen\u201c [src:a]", [("curly", "dreimal wiederholen", ["a"])], []),
+    ("Er sagte \u201aeinmal\u2018 [src:a]", [("curly_single", "einmal", ["a"])], []),
+    ("Han sa \u201dtre g\u00e5nger\u201d [src:a]", [("curly", "tre g\u00e5nger", ["a"])], []),
+    ("\u2039deux\u203a [src:a]", [("guillemet", "deux", ["a"])], []),
+    ("\u203azwei\u2039 [src:a]", [("guillemet", "zwei", ["a"])], []),
+    ("\u30ed\u30b0\u306f\u300c\u518d\u8a66\u884c3\u56de\u300d[src:a]", [("corner", "\u518d\u8a66\u884c3\u56de", ["a"])], []),
+    ("\u300e\u4e00\u300c\u4e8c\u300d\u4e09\u300f[src:a]", [("corner", "\u4e00\u300c\u4e8c\u300d\u4e09", ["a"])], []),
+    ("\u300c\u4e00\u300c\u4e8c\u300d\u4e09\u300d[src:a]", [("corner", "\u4e00\u300c\u4e8c\u300d\u4e09", ["a"])], []),
+    ("x\u300d [src:a]", [("unreadable", "", ["a"])], []),
+    ("x\u00ab [src:a]", [("unreadable", "", ["a"])], []),
+    ("x\u201c [src:a]", [("unreadable", "", ["a"])], []),
+    ("\u201ca\u201d b\u201d [src:a]", [("unreadable", "a\u201d b", ["a"])], []),  # (English “, not Swedish)
+    # single quotes: the longest reading, never a tail after a word-initial apostrophe, and a
+    # mixed pair is unreadable (red team 84, F02)
+    ("'Revenue doubled in the '90s' [src:a]", [("single", "Revenue doubled in the '90s", ["a"])], []),
+    ("He said 'hi' and 'bye' [src:a]", [("single", "bye", ["a"])], []),
+    ("'it's the users' choice' [src:a]", [("single", "it's the users' choice", ["a"])], []),
+    ("the users' 'x' [src:a]", [("single", "x", ["a"])], []),
+    ('He wrote "retried 9 times\' [src:a]', [("unreadable", "retried 9 times", ["a"])], []),
+    ("He wrote \u201cretried 9 times\u2019 [src:a]", [("unreadable", "retried 9 times", ["a"])], []),
+    ("He wrote \u201cretried 9 times' [src:a]", [("unreadable", "retried 9 times", ["a"])], []),
+    ("\u2018a \u2018b\u2019 c\u2019 [src:a]", [("curly_single", "a \u2018b\u2019 c", ["a"])], []),
+    ("\u2018the users\u2019 files\u2019 [src:a]", [("curly_single", "the users\u2019 files", ["a"])], []),
+    ("the users\u2019 [src:a]", [], ["a"]),
     ('"\u00a0x" [src:a]', [("double", "\u00a0x", ["a"])], []),
     ('"\u200b" [src:a]', [("double", "\u200b", ["a"])], []),  # (U+200B is no White_Space)
 ]
@@ -234,6 +281,9 @@ PIECES = [
     "\u201c", "\u201d", "\u2018", "\u2019", "\x00",
     # what decides whether a '"' can open a quotation, and quotations over `>` lines
     ",", "=", "-", ".", "\n> ", "\r\n>", "\u00a0", "5", "\u201e", "\u2014",
+    # what may stand between a closing mark and its group, and other languages' quotation marks
+    ";", ")", "*", "_", "!", "\u200b", "\ufeff", "\u2009", "\u3000", "\u00ab", "\u00bb", "\u2039",
+    "\u203a", "\u201a", "\u300c", "\u300d", "\u300e", "\u300f", "'90s", "users'",
 ]  # fmt: skip
 ANSWERS = st.one_of(
     st.lists(st.sampled_from(PIECES), max_size=50).map(lambda p: "".join(p).encode()),

@@ -31,6 +31,7 @@ any bytes.
 from __future__ import annotations
 
 import bisect
+import functools
 import re
 from typing import Any
 
@@ -41,9 +42,10 @@ from provgate._search_py import WHITESPACE
 IMPLEMENTATION = "reference"
 
 FORMS: tuple[str, ...] = (
-    "double", "curly", "single", "curly_single", "backtick", "blockquote", "fence", "unreadable"
+    "double", "curly", "single", "curly_single", "backtick", "blockquote", "fence", "unreadable",
+    "guillemet", "corner",
 )  # fmt: skip
-DOUBLE, CURLY, SINGLE, CURLY_SINGLE, BACKTICK, BLOCKQUOTE, FENCE, UNREADABLE = range(8)
+DOUBLE, CURLY, SINGLE, CURLY_SINGLE, BACKTICK, BLOCKQUOTE, FENCE, UNREADABLE, GUILLEMET, CORNER = range(10)
 
 MAX_NAME_BYTES = 256
 
@@ -69,9 +71,28 @@ _BLANKS = frozenset(b" \t")
 _CURLY_OPEN, _CURLY_CLOSE = "\u201c".encode(), "\u201d".encode()
 _CURLY_SINGLE_OPEN, _CURLY_SINGLE_CLOSE = "\u2018".encode(), "\u2019".encode()
 _BACKTICK_RUN = re.compile(rb"`+")
-# “ and ” for the nesting of curly quotes, and „ (U+201E), which opens a ” in Polish, Romanian
-# and Hungarian („…”: red team 84, F06)
-_CURLY_EITHER = re.compile(b"\xe2\x80[\x9c\x9d\x9e]")
+_LOW_DOUBLE, _LOW_SINGLE = "\u201e".encode(), "\u201a".encode()  # „ ‚
+_LEFT_GUILLEMET, _RIGHT_GUILLEMET = "\u00ab".encode(), "\u00bb".encode()  # « »
+_LEFT_SINGLE_GUILLEMET, _RIGHT_SINGLE_GUILLEMET = "\u2039".encode(), "\u203a".encode()  # ‹ ›
+_LEFT_CORNER, _RIGHT_CORNER = "\u300c".encode(), "\u300d".encode()  # 「 」
+_LEFT_WHITE_CORNER, _RIGHT_WHITE_CORNER = "\u300e".encode(), "\u300f".encode()  # 『 』
+# What may stand between a closing delimiter and its marker group: blanks, punctuation that
+# ends a clause, parentheses, emphasis (`*"…"*`), and the spaces a keyboard or a model leaves
+# (no-break, zero-width; red team 84, F04: each of these made a bare marker, which passes).
+# One line break may be crossed too, unless the line above is a `>` line or a fence line
+# (the group then carries the blockquote or the fenced block).
+_GAP_BYTES = frozenset(b" \t\r()*_.,;:!?")
+_GAP_CHARS = frozenset(
+    c.encode() for c in "\u00a0\u1680\u2028\u2029\u202f\u205f\u2060\u3000\ufeff"
+) | frozenset(chr(c).encode() for c in range(0x2000, 0x200E))
+# what a guillemet quotation is trimmed of at each end: French sets « and » off by a space
+_GUILLEMET_PADDING = (b" ", b"\t", "\u00a0".encode(), "\u202f".encode(), "\u2009".encode())
+# openers, for the start of a claim (_before_opener): 2- and 3-byte quotation marks
+_OPENERS_2 = frozenset((_LEFT_GUILLEMET, _RIGHT_GUILLEMET))
+_OPENERS_3 = frozenset(
+    (_CURLY_OPEN, _CURLY_CLOSE, _LOW_DOUBLE, _CURLY_SINGLE_OPEN, _LOW_SINGLE, _LEFT_SINGLE_GUILLEMET,
+     _RIGHT_SINGLE_GUILLEMET, _LEFT_CORNER, _LEFT_WHITE_CORNER)
+)  # fmt: skip
 
 
 def _has_text(data: bytes, start: int, end: int) -> bool:
@@ -85,8 +106,10 @@ def _before_opener(data: bytes, line_start: int, start: int) -> int:
     """Where the opening delimiter of the quotation that starts at ``start`` begins (a claim
     starts at its quotation's first byte): before a curly opener, a run of backticks, or one
     straight quote; never before ``line_start``."""
-    if start - 3 >= line_start and data[start - 3:start] in (_CURLY_OPEN, _CURLY_SINGLE_OPEN):
+    if start - 3 >= line_start and data[start - 3:start] in _OPENERS_3:
         return start - 3
+    if start - 2 >= line_start and data[start - 2:start] in _OPENERS_2:
+        return start - 2
     if start - 1 >= line_start and data[start - 1] == 0x60:
         while start - 1 >= line_start and data[start - 1] == 0x60:
             start -= 1
@@ -127,6 +150,43 @@ def _unmarked_pairs(data: bytes, a: int, b: int) -> list[tuple[int, int, int, in
             continue
         out.append((i + width, j, form, i, j + width))
         pos = j + width
+
+
+def _trim_padding(data: bytes, start: int, end: int) -> tuple[int, int]:
+    """``[start, end)`` without the spaces that set a guillemet quotation off (``« a »``)."""
+    moved = True
+    while moved:
+        moved = False
+        for pad in _GUILLEMET_PADDING:
+            if data.startswith(pad, start, end):
+                start += len(pad)
+                moved = True
+            if end - len(pad) >= start and data.endswith(pad, start, end):
+                end -= len(pad)
+                moved = True
+    return start, end
+
+
+@functools.cache
+def _marks_pattern(closer: bytes, openers: tuple[bytes, ...]) -> re.Pattern[bytes]:
+    return re.compile(b"|".join(re.escape(m) for m in (closer, *openers)))
+
+
+# The closing delimiters of the inline forms that are not ASCII, with the openers each pairs
+# with (nesting), whether the closing mark opens too when none of them is there (Swedish
+# ”…”, Finnish »…»), and the form. German „…“ and ‚…‘, French « … », German »…«, Swiss ‹…›,
+# Japanese and Chinese 「…」 and 『…』 (red team 84, F03: each left a bare marker).
+_PAIRS: tuple[tuple[bytes, tuple[bytes, ...], bool, int], ...] = (
+    (_CURLY_CLOSE, (_CURLY_OPEN, _LOW_DOUBLE), True, CURLY),
+    (_CURLY_OPEN, (_LOW_DOUBLE,), False, CURLY),
+    (_CURLY_SINGLE_OPEN, (_LOW_SINGLE,), False, CURLY_SINGLE),
+    (_RIGHT_GUILLEMET, (_LEFT_GUILLEMET,), True, GUILLEMET),
+    (_LEFT_GUILLEMET, (_RIGHT_GUILLEMET,), False, GUILLEMET),
+    (_RIGHT_SINGLE_GUILLEMET, (_LEFT_SINGLE_GUILLEMET,), True, GUILLEMET),
+    (_LEFT_SINGLE_GUILLEMET, (_RIGHT_SINGLE_GUILLEMET,), False, GUILLEMET),
+    (_RIGHT_CORNER, (_LEFT_CORNER,), False, CORNER),
+    (_RIGHT_WHITE_CORNER, (_LEFT_WHITE_CORNER,), False, CORNER),
+)
 
 
 class _Scanner:
@@ -222,18 +282,38 @@ class _Scanner:
             return inline
         return self._blockquote(start, end) or self._fenced(start, end) or inline
 
-    def _inline(self, group_start: int, previous_end: int) -> tuple[int, int, int, int, int] | None:
+    def _gap_start(self, group_start: int) -> int:
+        """Where the gap before the group at ``group_start`` begins: back over the bytes and
+        characters of ``_GAP_BYTES`` and ``_GAP_CHARS`` and at most one line break, which is
+        not crossed into a ``>`` line or a fence line."""
         data = self.data
         c = group_start
-        while c > 0 and data[c - 1] in _BLANKS:
-            c -= 1
-        if c > 0 and data[c - 1] == 0x28:  # "("
-            c -= 1
-            while c > 0 and data[c - 1] in _BLANKS:
+        crossed = False
+        while c > 0:
+            if data[c - 1] in _GAP_BYTES:
                 c -= 1
+            elif c >= 2 and data[c - 2:c] == b"\xc2\xa0":
+                c -= 2
+            elif c >= 3 and data[c - 3:c] in _GAP_CHARS:
+                c -= 3
+            elif data[c - 1] == 0x0A and not crossed:
+                above = self.line_start(c - 1)
+                if _BLOCKQUOTE_LINE.match(data, above) or self.in_fence(above):
+                    break
+                crossed = True
+                c -= 1
+            else:
+                break
+        return c
+
+    def _inline(self, group_start: int, previous_end: int) -> tuple[int, int, int, int, int] | None:
+        data = self.data
+        c = self._gap_start(group_start)
         if c == 0:
             return None
         lo = max(self.lower_bound(c), previous_end)
+        if c <= lo:
+            return None
         last = data[c - 1]
         if last == 0x22:  # "
             close = c - 1
@@ -247,14 +327,32 @@ class _Scanner:
             return self._backtick(lo, c) or self._unreadable(lo, c - 1)
         if last == 0x27:  # '
             return self._single(lo, c)
-        if data.endswith(_CURLY_CLOSE, 0, c):
-            close = c - 3
-            opener = self._curly_opener(lo, close)
-            return self._between(opener, 3, close, CURLY) or self._unreadable(lo, close)
-        if data.endswith(_CURLY_SINGLE_CLOSE, 0, c):
-            close = c - 3
-            return self._between(data.rfind(_CURLY_SINGLE_OPEN, lo, close), 3, close, CURLY_SINGLE)
+        tail3, tail2 = data[c - 3:c], data[c - 2:c]
+        if tail3 == _CURLY_SINGLE_CLOSE:
+            return self._curly_single(lo, c - 3)
+        for closer, openers, same, form in _PAIRS:
+            width = len(closer)
+            if (tail3 if width == 3 else tail2) != closer:
+                continue
+            close = c - width
+            opener = self._nested_opener(lo, close, closer, openers)
+            if opener < 0 and same and not any(data.find(o, lo, close) >= 0 for o in openers):
+                opener = data.rfind(closer, lo, close)  # Swedish ”…”, Finnish »…»
+            width = 3 if opener >= 0 and data[opener] >= 0xE0 else 2
+            return self._between(opener, width, close, form) or self._unreadable(lo, close)
         return None
+
+    def _nested_opener(self, lo: int, close: int, closer: bytes, openers: tuple[bytes, ...]) -> int:
+        """The opener that the ``closer`` at ``close`` closes, the pair nesting (``“a “b” c”``):
+        back from ``close`` to the opener that brings the depth to zero, or -1."""
+        data = self.data
+        marks = _marks_pattern(closer, openers)
+        depth = 1
+        for m in reversed(list(marks.finditer(data, lo, close))):
+            depth += 1 if m.group() == closer else -1
+            if depth == 0:
+                return m.start()
+        return -1
 
     def _can_open(self, at: int) -> bool:
         """Whether the ``"`` at ``at`` can open a quotation: it does not follow an ASCII
@@ -265,16 +363,6 @@ class _Scanner:
         data = self.data
         # (the closing delimiter at the latest follows it)
         return data[at + 1] not in _WHITESPACE_BYTES and not (at > 0 and data[at - 1] in _ASCII_ALNUM)
-
-    def _curly_opener(self, lo: int, close: int) -> int:
-        """The ``“`` (or ``„``) that the ``”`` at ``close`` closes, curly quotes nesting
-        (``“a “b” c”``): back from ``close`` to the opener that brings the depth to zero, or -1."""
-        depth = 1
-        for m in reversed(list(_CURLY_EITHER.finditer(self.data, lo, close))):
-            depth += 1 if m.group() == _CURLY_CLOSE else -1
-            if depth == 0:
-                return m.start()
-        return -1
 
     def _unreadable(self, lo: int, close: int) -> tuple[int, int, int, int, int]:
         """The quotation of a group right after a closing delimiter at ``close`` whose
@@ -289,7 +377,10 @@ class _Scanner:
     def _between(self, opener: int, opener_len: int, close: int, form: int) -> tuple[int, int, int, int, int] | None:
         if opener < 0:
             return None
-        return self._quoted(opener + opener_len, close, form)
+        start = opener + opener_len
+        if form == GUILLEMET:
+            start, close = _trim_padding(self.data, start, close)
+        return self._quoted(start, close, form)
 
     def _quoted(self, start: int, end: int, form: int) -> tuple[int, int, int, int, int] | None:
         """The inline quotation ``[start, end)`` of ``form``, or None if it holds no text. One
@@ -331,14 +422,73 @@ class _Scanner:
         return lines
 
     def _single(self, lo: int, c: int) -> tuple[int, int, int, int, int] | None:
+        """The quotation a closing ``'`` at ``c - 1`` ends. Its ``'`` marks, paired left to
+        right since ``lo``: one inside a word is an apostrophe (``doesn't``); one after a word
+        byte, or after text and before whitespace, closes (``users'``); any other opens. The
+        opener is the earliest one still open at ``c - 1``, else the earliest opener of all:
+        the longest reading, so that a word-initial apostrophe (``the '90s``) is never taken
+        for the opener and a shorter tail checked instead (red team 84, F02)."""
         data = self.data
         close = c - 1
         if close == 0 or data[close - 1] in _WHITESPACE_BYTES:
             return None  # a closing ' follows text
-        opener = data.rfind(b"'", lo, close)
-        while opener > 0 and data[opener - 1] in _WORD_BYTES:
-            opener = data.rfind(b"'", lo, opener)  # an apostrophe inside a word stays in the quote
+        depth, bottom, first = 0, -1, -1
+        at = data.find(b"'", lo, close)
+        while at >= 0:
+            after_word = at > 0 and data[at - 1] in _WORD_BYTES
+            before_word = data[at + 1] in _WORD_BYTES
+            if after_word and before_word:
+                pass  # an apostrophe inside a word
+            elif after_word or (at > 0 and data[at - 1] not in _WHITESPACE_BYTES and data[at + 1] in _WHITESPACE_BYTES):
+                if depth > 0:
+                    depth -= 1
+            else:
+                if depth == 0:
+                    bottom = at
+                depth += 1
+                if first < 0:
+                    first = at
+            at = data.find(b"'", at + 1, close)
+        opener = bottom if depth > 0 else first
+        if opener < 0:
+            return self._unclosed_double(lo, close)
         return self._between(opener, 1, close, SINGLE)
+
+    def _curly_single(self, lo: int, close: int) -> tuple[int, int, int, int, int] | None:
+        """The quotation a ``’`` at ``close`` ends: ``‘`` and ``’`` nest, a ``’`` between two
+        word bytes being an apostrophe (``don’t``); with no opener that balances, the earliest
+        ``‘`` (the longest reading, as for ``'``)."""
+        data = self.data
+        depth = 1
+        opener = -1
+        at = data.rfind(b"\xe2\x80", lo, close)
+        while at >= 0:
+            mark = data[at + 2]
+            if mark == 0x99 and not (at > 0 and data[at - 1] in _WORD_BYTES and data[at + 3] in _WORD_BYTES):
+                depth += 1
+            elif mark == 0x98:
+                depth -= 1
+                if depth == 0:
+                    opener = at
+                    break
+            at = data.rfind(b"\xe2\x80", lo, at)
+        if opener < 0:
+            opener = data.find(_CURLY_SINGLE_OPEN, lo, close)
+        if opener < 0:
+            return self._unclosed_double(lo, close)
+        return self._between(opener, 3, close, CURLY_SINGLE)
+
+    def _unclosed_double(self, lo: int, close: int) -> tuple[int, int, int, int, int] | None:
+        """A closing single quote with no opener of its own is an apostrophe (``the users'
+        [src:a]``: a bare marker), unless a double quotation is open before it: ``"… 9 times'
+        [src:a]`` is a quotation of mixed delimiters, unreadable (red team 84, F02: it was a
+        bare marker, which passes)."""
+        data = self.data
+        if data.count(b'"', lo, close) % 2 or data.count(_CURLY_OPEN, lo, close) + data.count(
+            _LOW_DOUBLE, lo, close
+        ) > data.count(_CURLY_CLOSE, lo, close):
+            return self._unreadable(lo, close)
+        return None
 
     def _backtick(self, lo: int, c: int) -> tuple[int, int, int, int, int] | None:
         data = self.data
