@@ -48,10 +48,12 @@ separated only by spaces or tabs: ``[src:a][src:b]``, ``[src:a] [src:b]``.
 A marker group *carries* the quotation that ends right before it, in one of these forms
 (tried in this order):
 
-1. **inline**: a closing delimiter, then optional spaces/tabs, then optionally ``(`` and
-   optional spaces/tabs, then the group. The opening delimiter is searched backwards from the
-   closing one, never across a blank line, a code-fence line or the previous marker group
-   (one quotation may span lines inside one paragraph; it never contains a marker). The
+1. **inline**: a closing delimiter, a gap, then the group. The gap may hold spaces, tabs,
+   ``\\r``, parentheses, ``*`` and ``_``, the punctuation ``. , ; : ! ?``, no-break, Unicode
+   and zero-width spaces, and one line break (not below a ``>`` line or a fence line). The
+   opening delimiter is searched backwards from the closing one, never across a blank line, a
+   code-fence line or the previous marker group (one quotation may span lines inside one
+   paragraph; it never contains a marker). The
    quote is the text between the delimiters and must contain a non-whitespace character; a
    quote over lines that all start with ``>`` is their text without their prefixes.
 
@@ -61,12 +63,21 @@ A marker group *carries* the quotation that ends right before it, in one of thes
    ``double``        ``"…"``     the nearest ``"`` before the closing one, if it can open a
                                  quotation (not after an ASCII letter or digit, not followed
                                  by whitespace)
-   ``curly``         ``“…”``     the ``“`` or ``„`` that pairs with the closing ``”`` (they nest)
-   ``single``        ``'…'``     the nearest ``'`` that starts the text or follows a byte that
-                                 is not a word byte (ASCII letter, digit, ``_``, any byte
-                                 >= 0x80), so apostrophes inside words (``doesn't``) stay in
-                                 the quote; the closing ``'`` must follow a non-whitespace byte
-   ``curly_single``  ``‘…’``     the nearest ``‘`` (a ``’`` inside is an apostrophe and stays)
+   ``curly``         ``“…”``     the ``“`` or ``„`` that pairs with the closing ``”`` (they
+                                 nest), else the nearest ``”`` (Swedish); ``„…“`` (German)
+   ``single``        ``'…'``     the ``'`` marks paired left to right: one between two word
+                                 bytes (ASCII letter, digit, ``_``, any byte >= 0x80) is an
+                                 apostrophe, one after a word byte (or after text, before
+                                 whitespace) closes, any other opens; the opener is the
+                                 earliest still open, else the earliest of all (the longest
+                                 reading); the closing ``'`` must follow a non-whitespace byte
+   ``curly_single``  ``‘…’``     the ``‘`` that pairs with the closing ``’`` (they nest; a
+                                 ``’`` between word bytes is an apostrophe), else the earliest
+                                 ``‘``; ``‚…‘`` (German)
+   ``guillemet``     ``«…»``     the pairing ``«`` (they nest), else the nearest ``»``
+                                 (Finnish); ``»…«`` (German), ``‹…›``; the spaces French sets
+                                 inside are trimmed
+   ``corner``        ``「…」``   the pairing ``「`` (or ``『`` for ``』``; they nest)
    ``backtick``      ```…```     a run of N backticks closes; the opening run is the nearest
                                  earlier run of exactly N backticks (unless an odd number of
                                  such runs precede it: then it closes an earlier span); as
@@ -74,9 +85,10 @@ A marker group *carries* the quotation that ends right before it, in one of thes
                                  ends have one and the quote is not all spaces
    ================  ==========  ==============================================================
 
-   A group right after a closing ``"``, ``”`` or backtick whose quotation cannot be read (no
-   opener, one of the other style, a ``"`` that cannot open, no text) carries a quotation of
-   the form ``unreadable``, unless it ends a blockquote line (2.): its citations are
+   A group right after a closing ``"``, ``”``, backtick or other-language mark whose
+   quotation cannot be read (no opener, one of the other style, a ``"`` that cannot open, no
+   text), or after a closing ``'`` or ``’`` with no opener while a double quotation is open
+   before it, carries a quotation of the form ``unreadable``, unless it ends a blockquote line (2.): its citations are
    ``not_found`` (or ``unknown_handle``), with the diagnostic ``unreadable_quotation``, and
    nothing is searched.
 
@@ -168,7 +180,8 @@ GRADE_UNKNOWN_HANDLE = "unknown_handle"
 GRADES: tuple[str, ...] = (GRADE_EXACT, GRADE_WHITESPACE, GRADE_NOT_FOUND, GRADE_UNKNOWN_HANDLE)
 _EXACT, _WHITESPACE, _NOT_FOUND, _UNKNOWN = range(4)
 
-# "double", "curly", "single", "curly_single", "backtick", "blockquote", "fence", "unreadable"
+# "double", "curly", "single", "curly_single", "backtick", "blockquote", "fence", "unreadable",
+# "guillemet", "corner"
 FORMS: tuple[str, ...] = _citations.FORMS
 
 MAX_ANSWER_BYTES = 64 * 1024 * 1024
