@@ -635,16 +635,22 @@ cdef bint unreadable(const byte_t* p, offset_t lo, offset_t close, offset_t* out
     return True
 
 
-cdef bint unclosed_double(Scan* s, offset_t lo, offset_t close, offset_t* out) noexcept nogil:
-    """A closing single quote without an opener: unreadable when a double quotation is open
-    before it, else an apostrophe (False)."""
+cdef bint unclosed_other(Scan* s, offset_t lo, offset_t close, offset_t* out) noexcept nogil:
+    """A closing single quote without an opener: unreadable when a quotation of another style
+    is open before it (_unclosed_other), else an apostrophe (False)."""
     cdef const byte_t* p = s.p
     cdef offset_t straight = 0, i = find_byte(p, lo, close, 0x22)
     while i >= 0:
         straight += 1
         i = find_byte(p, i + 1, close, 0x22)
-    if straight % 2 or (count_code(p, lo, close, 3, LEFT_DOUBLE) + count_code(p, lo, close, 3, LOW_DOUBLE)
-                        > count_code(p, lo, close, 3, RIGHT_DOUBLE)):
+    if (straight % 2
+            or (count_code(p, lo, close, 2, LEFT_GUILLEMET) + count_code(p, lo, close, 2, RIGHT_GUILLEMET)) % 2
+            or (count_code(p, lo, close, 3, LEFT_SINGLE_GUILLEMET)
+                + count_code(p, lo, close, 3, RIGHT_SINGLE_GUILLEMET)) % 2
+            or (count_code(p, lo, close, 3, LEFT_DOUBLE) + count_code(p, lo, close, 3, LOW_DOUBLE)
+                > count_code(p, lo, close, 3, RIGHT_DOUBLE))
+            or count_code(p, lo, close, 3, LEFT_CORNER) > count_code(p, lo, close, 3, RIGHT_CORNER)
+            or count_code(p, lo, close, 3, LEFT_WHITE_CORNER) > count_code(p, lo, close, 3, RIGHT_WHITE_CORNER)):
         return unreadable(p, lo, close, out)
     return False
 
@@ -673,18 +679,18 @@ cdef bint single_quote(Scan* s, offset_t lo, offset_t c, offset_t* out) noexcept
         at = find_byte(p, at + 1, close, 0x27)
     opener = bottom if depth > 0 else first
     if opener < 0:
-        return unclosed_double(s, lo, close, out)
+        return unclosed_other(s, lo, close, out)
     return between(s, opener, 1, close, SINGLE, out)
 
 
 cdef bint curly_single_quote(Scan* s, offset_t lo, offset_t close, offset_t* out) noexcept nogil:
     cdef const byte_t* p = s.p
-    cdef offset_t depth = 1, opener = -1, at = close - 2
+    cdef offset_t depth = 1, opener = -1, at = close - 2, low
     while at >= lo:
         if p[at] == 0xE2 and p[at + 1] == 0x80:
             if p[at + 2] == 0x99 and not (at > 0 and IS_WORD[p[at - 1]] and IS_WORD[p[at + 3]]):
                 depth += 1
-            elif p[at + 2] == 0x98:
+            elif p[at + 2] == 0x98 or p[at + 2] == 0x9A:
                 depth -= 1
                 if depth == 0:
                     opener = at
@@ -692,8 +698,11 @@ cdef bint curly_single_quote(Scan* s, offset_t lo, offset_t close, offset_t* out
         at -= 1
     if opener < 0:
         opener = find_code(p, lo, close, 3, LEFT_SINGLE)
+        low = find_code(p, lo, close, 3, LOW_SINGLE)
+        if low >= 0 and (opener < 0 or low < opener):
+            opener = low
     if opener < 0:
-        return unclosed_double(s, lo, close, out)
+        return unclosed_other(s, lo, close, out)
     return between(s, opener, 3, close, CURLY_SINGLE, out)
 
 

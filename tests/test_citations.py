@@ -201,6 +201,18 @@ CASES = [
     ("\u2018a \u2018b\u2019 c\u2019 [src:a]", [("curly_single", "a \u2018b\u2019 c", ["a"])], []),
     ("\u2018the users\u2019 files\u2019 [src:a]", [("curly_single", "the users\u2019 files", ["a"])], []),
     ("the users\u2019 [src:a]", [], ["a"]),
+    # ‚…’ (Polish, Dutch), and a closing single quote inside a quotation of another style
+    # (found probing the F02 and F03 mends: each left a bare marker, which passes)
+    ("\u201aeinmal\u2019 [src:a]", [("curly_single", "einmal", ["a"])], []),
+    ("\u201aa \u2018b\u2019 c\u2019 [src:a]", [("curly_single", "a \u2018b\u2019 c", ["a"])], []),
+    ("\u00abretried 9 times\u2019 [src:a]", [("unreadable", "", ["a"])], []),
+    ("\u00bbretried 9 times' [src:a]", [("unreadable", "", ["a"])], []),
+    ("\u2039retried 9 times\u2019 [src:a]", [("unreadable", "", ["a"])], []),
+    ("\u300cretried 9 times\u2019 [src:a]", [("unreadable", "", ["a"])], []),
+    ("\u300eretried 9 times' [src:a]", [("unreadable", "", ["a"])], []),
+    ("\u00bbx\u00bb the users\u2019 [src:a]", [], ["a"]),  # (Finnish »…», then an apostrophe)
+    ("\u00abx\u00bb the users' [src:a]", [], ["a"]),
+    ("\u300cx\u300d the users' [src:a]", [], ["a"]),
     ('"\u00a0x" [src:a]', [("double", "\u00a0x", ["a"])], []),
     ('"\u200b" [src:a]', [("double", "\u200b", ["a"])], []),  # (U+200B is no White_Space)
 ]

@@ -451,13 +451,14 @@ class _Scanner:
             at = data.find(b"'", at + 1, close)
         opener = bottom if depth > 0 else first
         if opener < 0:
-            return self._unclosed_double(lo, close)
+            return self._unclosed_other(lo, close)
         return self._between(opener, 1, close, SINGLE)
 
     def _curly_single(self, lo: int, close: int) -> tuple[int, int, int, int, int] | None:
-        """The quotation a ``’`` at ``close`` ends: ``‘`` and ``’`` nest, a ``’`` between two
-        word bytes being an apostrophe (``don’t``); with no opener that balances, the earliest
-        ``‘`` (the longest reading, as for ``'``)."""
+        """The quotation a ``’`` at ``close`` ends: ``‘`` (or ``‚``, as Polish and Dutch write
+        ``‚…’``) and ``’`` nest, a ``’`` between two word bytes being an apostrophe
+        (``don’t``); with no opener that balances, the earliest ``‘`` or ``‚`` (the longest
+        reading, as for ``'``)."""
         data = self.data
         depth = 1
         opener = -1
@@ -466,27 +467,40 @@ class _Scanner:
             mark = data[at + 2]
             if mark == 0x99 and not (at > 0 and data[at - 1] in _WORD_BYTES and data[at + 3] in _WORD_BYTES):
                 depth += 1
-            elif mark == 0x98:
+            elif mark in (0x98, 0x9A):
                 depth -= 1
                 if depth == 0:
                     opener = at
                     break
             at = data.rfind(b"\xe2\x80", lo, at)
         if opener < 0:
-            opener = data.find(_CURLY_SINGLE_OPEN, lo, close)
+            found = (data.find(mark, lo, close) for mark in (_CURLY_SINGLE_OPEN, _LOW_SINGLE))
+            opener = min((i for i in found if i >= 0), default=-1)
         if opener < 0:
-            return self._unclosed_double(lo, close)
+            return self._unclosed_other(lo, close)
         return self._between(opener, 3, close, CURLY_SINGLE)
 
-    def _unclosed_double(self, lo: int, close: int) -> tuple[int, int, int, int, int] | None:
+    def _unclosed_other(self, lo: int, close: int) -> tuple[int, int, int, int, int] | None:
         """A closing single quote with no opener of its own is an apostrophe (``the users'
-        [src:a]``: a bare marker), unless a double quotation is open before it: ``"… 9 times'
-        [src:a]`` is a quotation of mixed delimiters, unreadable (red team 84, F02: it was a
-        bare marker, which passes)."""
+        [src:a]``: a bare marker), unless a quotation of another style is open before it:
+        ``"… 9 times' [src:a]`` or ``«… 9 times’ [src:a]`` is a quotation of mixed delimiters,
+        unreadable (red team 84, F02: it was a bare marker, which passes). Open means an odd
+        number of ``"``, of guillemets ``«»`` or of ``‹›`` (French, German and Finnish pair
+        them differently, but always two to a quotation), or more openers than closers of
+        ``“„``/``”``, ``「``/``」`` or ``『``/``』``."""
         data = self.data
-        if data.count(b'"', lo, close) % 2 or data.count(_CURLY_OPEN, lo, close) + data.count(
-            _LOW_DOUBLE, lo, close
-        ) > data.count(_CURLY_CLOSE, lo, close):
+
+        def count(*marks: bytes) -> int:
+            return sum(data.count(m, lo, close) for m in marks)
+
+        if (
+            count(b'"') % 2
+            or count(_LEFT_GUILLEMET, _RIGHT_GUILLEMET) % 2
+            or count(_LEFT_SINGLE_GUILLEMET, _RIGHT_SINGLE_GUILLEMET) % 2
+            or count(_CURLY_OPEN, _LOW_DOUBLE) > count(_CURLY_CLOSE)
+            or count(_LEFT_CORNER) > count(_RIGHT_CORNER)
+            or count(_LEFT_WHITE_CORNER) > count(_RIGHT_WHITE_CORNER)
+        ):
             return self._unreadable(lo, close)
         return None
 

@@ -73,7 +73,7 @@ A marker group *carries* the quotation that ends right before it, in one of thes
                                  reading); the closing ``'`` must follow a non-whitespace byte
    ``curly_single``  ``‘…’``     the ``‘`` that pairs with the closing ``’`` (they nest; a
                                  ``’`` between word bytes is an apostrophe), else the earliest
-                                 ``‘``; ``‚…‘`` (German)
+                                 ``‘`` or ``‚`` (``‚…’``); ``‚…‘`` (German)
    ``guillemet``     ``«…»``     the pairing ``«`` (they nest), else the nearest ``»``
                                  (Finnish); ``»…«`` (German), ``‹…›``; the spaces French sets
                                  inside are trimmed
@@ -87,8 +87,8 @@ A marker group *carries* the quotation that ends right before it, in one of thes
 
    A group right after a closing ``"``, ``”``, backtick or other-language mark whose
    quotation cannot be read (no opener, one of the other style, a ``"`` that cannot open, no
-   text), or after a closing ``'`` or ``’`` with no opener while a double quotation is open
-   before it, carries a quotation of the form ``unreadable``, unless it ends a blockquote line (2.): its citations are
+   text), or after a closing ``'`` or ``’`` with no opener while a quotation of another style
+   is open before it, carries a quotation of the form ``unreadable``, unless it ends a blockquote line (2.): its citations are
    ``not_found`` (or ``unknown_handle``), with the diagnostic ``unreadable_quotation``, and
    nothing is searched.
 
