@@ -330,6 +330,24 @@ def test_long_quote_whose_every_occurrence_cuts_a_number(benchmark, run):
     store.close()
 
 
+@pytest.mark.parametrize("shape", ["run", "spaced", "uneven"])
+def test_short_quote_at_every_byte_of_a_long_run(benchmark, shape):
+    # red team 84, F08: AAAAAAAA in 4 MB of A (every occurrence cuts the run), and a quote with
+    # spaces at every fifth byte of `x AB ` repeated, and AABAA every third byte of AAB: a
+    # Python check per occurrence, twice, took 7.8 s for the run before stop 36
+    source, quote = {
+        "run": (b"A" * (4 << 20), b"AAAAAAAA"),
+        "spaced": (b"x AB " * ((4 << 20) // 5), b"B x AB x A"),
+        "uneven": (b"AAB" * ((4 << 20) // 3), b"AABAA"),
+    }[shape]
+    store = SourceStore(":memory:")
+    store.put("tool:run", source)
+    check = benchmark.pedantic(verify_quote, args=(store, "tool:run", quote), rounds=5, iterations=1)
+    assert check.grade == "not_found" and check.diagnostic.kind == "occurs_only_cutting_a_token"
+    benchmark.extra_info.update(source_bytes=len(source), quote_bytes=len(quote), search=_search.IMPLEMENTATION)
+    store.close()
+
+
 def _keys_of_many_lengths():
     # red team 37, 04: keys of eight lengths (2-8 and 16 bytes), all opening with a byte found
     # at every other offset, their rarest byte every 64 bytes: the one pass looked each offset

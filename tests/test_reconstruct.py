@@ -280,6 +280,103 @@ def test_the_first_whole_occurrence_is_the_first_listed_one_that_cuts_nothing(ha
     assert reconstruct._whole_occurrence(needle, haystack, every[0]) == (whole[0] if whole else -1)
 
 
+# periodic sources: a unit repeated, with what may end or start a number around it (red
+# team 84, F08: a short quote at every byte of a long run cost a check per occurrence)
+_UNIT_PIECES = ["A", "a", "b", "3", "0", ".", ",", "-", " ", "\u0663", "\uff13", "\u202f", "\u00bd", "\u2013", "e", "+"]
+_PERIODIC = st.tuples(
+    st.lists(st.sampled_from(_UNIT_PIECES), min_size=1, max_size=4).map("".join),  # the unit
+    st.integers(10, 60),  # how many times it repeats
+    st.lists(st.sampled_from(_UNIT_PIECES), max_size=3).map("".join),  # before the run
+    st.lists(st.sampled_from(_UNIT_PIECES), max_size=3).map("".join),  # after it
+    st.integers(0, 12),  # where in the run the quote is taken
+    st.integers(1, 24),  # its length in characters
+)
+
+
+def _periodic_case(case):
+    unit, times, before, after, offset, length = case
+    run = unit * times
+    haystack = (before + run + after).encode()
+    needle = run[offset % len(unit) :][:length].encode()
+    return needle, haystack
+
+
+@pytest.mark.parametrize("run_steps", [1, 8])
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(_PERIODIC)
+def test_a_run_of_occurrences_checked_in_bulk_gives_the_first_whole_one(monkeypatch, run_steps, case):
+    # one check for the occurrences whose context lies inside the run, one each near its ends:
+    # the same answer as a check of every occurrence
+    monkeypatch.setattr(reconstruct, "_RUN_STEPS", run_steps)
+    needle, haystack = _periodic_case(case)
+    every = _search_py.occurrences(needle, haystack)
+    if not every:
+        return
+    whole = [at for at in every[1:] if not reconstruct._cuts_a_token(haystack, at, at + len(needle))]
+    assert reconstruct._whole_occurrence(needle, haystack, every[0]) == (whole[0] if whole else -1)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(_PERIODIC, st.integers(1, 3), st.integers(1, 4))
+def test_whole_whitespace_spans_of_a_periodic_source(monkeypatch, case, limit, per_call):
+    # the spans that surely cut a token (an ASCII letter or digit on both sides of an edge) are
+    # left out in bulk; what is left is checked one by one, as every span was
+    needle, haystack = _periodic_case(case)
+    if not needle.strip():
+        return
+    monkeypatch.setattr(reconstruct, "_MAX_SPANS_PER_CALL", per_call)
+    every = _search_py.whitespace_spans(needle, haystack, 1 << 40).tolist()
+    whole = [(s, e) for s, e in every if not reconstruct._cuts_a_token(haystack, s, e)]
+    assert reconstruct._whole_whitespace_spans(needle, haystack, limit) == [tuple(x) for x in whole[:limit]]
+
+
+@settings(max_examples=300, deadline=None)
+@given(_PERIODIC)
+def test_a_quote_without_whitespace_cutting_a_token_everywhere_is_graded_as_before(case):
+    # such a quote's whitespace-normalised occurrences are its exact ones, so they are not
+    # listed and checked again: the verdict is what checking them gives
+    needle, haystack = _periodic_case(case)
+    if _search_py.WHITESPACE_RUN.search(needle) or not needle:
+        return
+    store = SourceStore(":memory:")
+    store.put("tool:run", haystack)
+    check = verify_quote(store, "tool:run", needle)
+    every = _search_py.occurrences(needle, haystack)
+    whole = [at for at in every if not reconstruct._cuts_a_token(haystack, at, at + len(needle))]
+    if whole:
+        assert check.grade == "exact" and check.start == whole[0]
+    elif every:
+        assert check.grade == "not_found"
+        assert check.diagnostic.kind == "occurs_only_cutting_a_token"
+        assert (check.diagnostic.source_start, check.diagnostic.source_end) == (every[0], every[0] + len(needle))
+    else:
+        assert check.grade == "not_found"
+
+
+@pytest.mark.parametrize(("source", "quote"), [
+    (b"A" * 200_000, b"AAAAAAAA"),
+    (b"AAB" * 70_000, b"AABAA"),
+    (b"x AB " * 40_000, b"B x AB x A"),
+])  # fmt: skip
+def test_a_short_quote_at_every_byte_of_a_long_run_is_checked_a_few_times(monkeypatch, source, quote):
+    # red team 84, F08: 7.8 / 18 / 52 s for 4 / 8 / 16 MB of A, a check per occurrence twice
+    calls = 0
+    checked = reconstruct._cuts_a_token
+
+    def counting(*args):
+        nonlocal calls
+        calls += 1
+        return checked(*args)
+
+    monkeypatch.setattr(reconstruct, "_cuts_a_token", counting)
+    store = SourceStore(":memory:")
+    store.put("tool:run", source)
+    check = verify_quote(store, "tool:run", quote)
+    assert check.grade == "not_found" and check.diagnostic.kind == "occurs_only_cutting_a_token"
+    assert check.diagnostic.source_start == source.find(quote)
+    assert calls < 200  # against one or two per occurrence: 50,000 to 400,000
+
+
 def test_a_long_quote_whose_every_occurrence_cuts_a_number_is_not_found(store):
     # red team 82, F02: 1.4 s for 50 KB of zeros, 65 s for 400 KB of ones (timed in
     # benchmarks/test_bench_reconstruct.py); each occurrence now costs what its edges cost

@@ -805,8 +805,9 @@ def _check_pairs(
         checks.end[i] = at + checks.lengths[i]
         checks.count[i] = n
     if missing:
+        counts = count.tolist()
         _check_missing(checks, [todo[k] for k in missing], [t_needles[k] for k in missing],
-                       [t_haystacks[k] for k in missing], diagnose)  # fmt: skip
+                       [t_haystacks[k] for k in missing], [counts[k] for k in missing], diagnose)  # fmt: skip
     return checks
 
 
@@ -1004,39 +1005,101 @@ def _is_digit(b: int) -> bool:
 
 def _whole_occurrence(quote: bytes, source: bytes, after: int) -> int:
     """The first occurrence of ``quote`` past the occurrence at ``after`` that cuts no token,
-    or -1. Linear in the source, however many occurrences there are (red team 82, F02: one
-    search per occurrence cost (occurrences) x (quote length): 5 s for a quote of 25 KB in a
-    run of 100 KB of zeros). Where an occurrence follows the last one within half the quote,
-    their distance ``d`` is the quote's smallest period, and the run of occurrences ``d``
-    apart is walked comparing only the ``d`` new bytes of each; where that run ends, no
-    occurrence starts before the last one's start + ``len(quote) - d`` (Fine and Wilf)."""
+    or -1. Linear in the source, however many occurrences there are. Each occurrence is
+    checked where it is found, until :data:`_RUN_STEPS` gaps in a row are the same ``d``:
+    the rest of that run of occurrences ``d`` apart is then checked in bulk
+    (:func:`_whole_in_run`), its end found by comparing the source with itself shifted by
+    ``d``, not by a search per occurrence (red team 82, F02: (occurrences) x (quote length),
+    5 s for a quote of 25 KB in 100 KB of zeros) nor by a check per occurrence (red team 84,
+    F08: ``AAAAAAAA`` in megabytes of ``A``, 7.8 / 18 / 52 s for 4 / 8 / 16 MB)."""
     m = len(quote)
-    at = after
-    nxt = source.find(quote, at + 1)
-    while nxt >= 0 and _cuts_a_token(source, nxt, nxt + m, quote):
-        d = nxt - at
-        at = nxt
-        if 2 * d > m:
-            nxt = source.find(quote, at + 1)
-            continue
-        period = quote[m - d :]
-        while source.startswith(period, at + m):
+    at, d, same = after, 0, 0
+    while True:
+        nxt = source.find(quote, at + 1)
+        if nxt < 0:
+            return -1
+        same = same + 1 if nxt - at == d else 0
+        d, prev, at = nxt - at, at, nxt
+        if same >= _RUN_STEPS:
+            found, at = _whole_in_run(quote, source, prev, d)
+            if found >= 0:
+                return found
+            same = 0
+        elif not _cuts_a_token(source, at, at + m, quote):
+            return at
+
+
+# gaps in a row between occurrences, all the same, before the rest of their run is checked in
+# bulk: below it a check per occurrence costs less than finding the run's end
+_RUN_STEPS = 8
+# bytes _cuts_a_token may read on either side of an occurrence: before it, a joiner of up to
+# three bytes and the digit of up to four bytes before that; after it, the same, or a comma and
+# a thousands group and the byte after it. Twice that, to spare
+_CUT_CONTEXT = 16
+
+
+def _whole_in_run(quote: bytes, source: bytes, prev: int, d: int) -> tuple[int, int]:
+    """``(first, last)``: of the run of occurrences ``d`` apart that holds those at ``prev``
+    and ``prev + d`` (the next occurrence after ``prev``), the first past ``prev`` that cuts
+    no token (or -1) and the last one.
+
+    The run is the stretch from ``prev`` where the source repeats with period ``d``
+    (:func:`_period_end`). In it the quote occurs at every ``prev + k * d`` that fits and
+    nowhere else: an occurrence between two of them, moved back by a multiple of ``d``, would
+    be one between ``prev`` and ``prev + d``. Whether an occurrence cuts a token depends only
+    on the bytes up to :data:`_CUT_CONTEXT` on either side of it; for the occurrences whose
+    context lies inside the run, those bytes are the same, so one check answers for all of
+    them, and only the few near the run's two ends are checked one by one."""
+    m = len(quote)
+    run_end = _period_end(source, prev, d)
+    last = prev + (run_end - m - prev) // d * d
+    inner_lo, inner_hi = prev + _CUT_CONTEXT, run_end - m - _CUT_CONTEXT
+    at = prev + d
+    while at <= last:
+        if not _cuts_a_token(source, at, at + m, quote):
+            return at, last
+        if inner_lo <= at <= inner_hi:
+            at += ((inner_hi - at) // d + 1) * d  # past the occurrences that read the same bytes
+        else:
             at += d
-            if not _cuts_a_token(source, at, at + m, quote):
-                return at
-        nxt = source.find(quote, at + m - d + 1)
-    return nxt
+    return -1, last
+
+
+def _period_end(source: bytes, start: int, d: int) -> int:
+    """Where the stretch from ``start`` over which ``source`` repeats with period ``d`` ends:
+    ``y + d`` for the first ``y >= start`` with ``source[y] != source[y + d]``, else the
+    source's length. Compared in chunks that double in size, so a stretch costs time linear
+    in its length and a short one a single comparison."""
+    a = np.frombuffer(source, dtype=np.uint8)
+    n = len(a)
+    y, step = start, 64
+    while y + d < n:
+        hi = min(y + step, n - d)
+        differ = np.flatnonzero(a[y:hi] != a[y + d : hi + d])
+        if differ.size:
+            return y + int(differ[0]) + d
+        y, step = hi, 2 * step
+    return n
 
 
 def _check_missing(
-    checks: _Checks, rows: list[int], needles: list[bytes], haystacks: list[bytes], diagnose: bool
+    checks: _Checks, rows: list[int], needles: list[bytes], haystacks: list[bytes], exact_counts: list[int],
+    diagnose: bool,
 ) -> None:
+    """Grade the quotes not found whole by the exact search (``exact_counts``: how many times
+    each occurs exactly, every occurrence cutting a token)."""
     w_start, w_end, w_count = (a.tolist() for a in _search.find_whitespace(needles, haystacks))
     plain: list[int] = []
     for j, i in enumerate(rows):
         checks.grade[i] = _NOT_FOUND
         if w_start[j] < 0:
             plain.append(j)
+            continue
+        if w_count[j] == exact_counts[j] and _search.WHITESPACE_RUN.search(needles[j]) is None:
+            # a quote without whitespace occurs normalised exactly where it occurs as it is
+            # (both counts say so too), and each of those occurrences cuts a token: listing
+            # them again would only find that out again, one by one (red team 84, F08)
+            checks.diagnostics[i] = Diagnostic(DIAGNOSTIC_CUTS_A_TOKEN, w_start[j], w_end[j], len(needles[j]))
             continue
         span = _accepted_whitespace_match(needles[j], haystacks[j], w_start[j], w_end[j], w_count[j])
         if isinstance(span, Diagnostic):
@@ -1090,10 +1153,11 @@ def _accepted_whitespace_match(
 
 
 # whitespace-normalised occurrences listed per native call while looking for whole ones: the
-# first call lists MAX_WHITESPACE_CANDIDATES, each next one four times more, up to this (so a
-# quote that occurs only cutting tokens, a million times, costs a few dozen passes over the
-# source and at most 1 MB of spans at a time)
-_MAX_SPANS_PER_CALL = 65536
+# first call lists MAX_WHITESPACE_CANDIDATES, each next one four times more, up to this. Each
+# call normalises the rest of the source again: a quote at every byte of 16 MB, every
+# occurrence cutting a token, costs about 20 passes over the source and 16 MB of spans at a
+# time (at 65,536 spans a call, 250 passes: red team 84, F08)
+_MAX_SPANS_PER_CALL = 1 << 20
 
 
 def _whole_whitespace_spans(needle: bytes, haystack: bytes, limit: int) -> list[tuple[int, int]]:
@@ -1109,19 +1173,39 @@ def _whole_whitespace_spans(needle: bytes, haystack: bytes, limit: int) -> list[
     out: list[tuple[int, int]] = []
     base, batch = 0, min(limit, _MAX_SPANS_PER_CALL)
     while True:
-        spans = _search.whitespace_spans(needle, haystack[base:] if base else haystack, batch).tolist()
-        for s, e in spans:
-            s, e = s + base, e + base
+        spans = _search.whitespace_spans(needle, haystack[base:] if base else haystack, batch)
+        spans += base
+        # only the spans that may cut nothing are checked one by one (red team 84, F08: a
+        # Python check per span made a short quote at every byte of a long run take seconds)
+        for s, e in spans[~_surely_cut(haystack, spans)].tolist():
             if not _cuts_a_token(haystack, s, e):
                 out.append((s, e))
                 if len(out) == limit:
                     return out
         if len(spans) < batch:
             return out
-        last = spans[-1][0] + base
+        last = int(spans[-1, 0])
         run = _search.WHITESPACE_RUN.match(haystack, last)
         base = run.end() if run else last + 1
         batch = min(4 * batch, _MAX_SPANS_PER_CALL)
+
+
+_ASCII_ALNUM_TABLE = np.zeros(256, dtype=bool)
+_ASCII_ALNUM_TABLE[list(b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")] = True
+
+
+def _surely_cut(haystack: bytes, spans: np.ndarray) -> np.ndarray:
+    """For each ``(start, end)`` of ``spans`` (none empty), whether it opens on an ASCII letter
+    or digit right after one, or ends on one right before one: :func:`_cuts_a_token`'s first
+    two tests, on which it returns True, for all spans at once."""
+    a = np.frombuffer(haystack, dtype=np.uint8)
+    start, end = spans[:, 0], spans[:, 1]
+    cut = np.zeros(len(spans), dtype=bool)
+    inside = start > 0
+    cut[inside] = _ASCII_ALNUM_TABLE[a[start[inside]]] & _ASCII_ALNUM_TABLE[a[start[inside] - 1]]
+    inside = end < len(a)
+    cut[inside] |= _ASCII_ALNUM_TABLE[a[end[inside] - 1]] & _ASCII_ALNUM_TABLE[a[end[inside]]]
+    return cut
 
 
 def _sorted_facts(fp: np.ndarray) -> np.ndarray:
