@@ -317,6 +317,38 @@ cdef offset_t blockquote_prefix(const byte_t* p, offset_t start, offset_t limit)
     return i - start
 
 
+cdef offset_t prefixes(const byte_t* p, offset_t start, offset_t limit, offset_t* end) noexcept nogil:
+    """_citations_py._prefixes: how many blockquote prefixes follow one another from ``start``
+    within [start, limit); ``end``: where the last one ends (``start`` when there is none)."""
+    cdef offset_t depth = 0, at = start, m = blockquote_prefix(p, start, limit)
+    while m >= 0:
+        depth += 1
+        at += m
+        m = blockquote_prefix(p, at, limit)
+    end[0] = at
+    return depth
+
+
+cdef offset_t strip_prefixes(const byte_t* p, offset_t start, offset_t limit, offset_t levels) noexcept nogil:
+    """Where the first ``levels`` blockquote prefixes from ``start`` end (all when fewer)."""
+    cdef offset_t at = start, m, k
+    for k in range(levels):
+        m = blockquote_prefix(p, at, limit)
+        if m < 0:
+            break
+        at += m
+    return at
+
+
+cdef offset_t shared_depth_step(const byte_t* p, offset_t start, offset_t end, offset_t depth) noexcept nogil:
+    """_citations_py._shared_depth over one more line [start, end): the least depth of the
+    lines that hold text after all their prefixes, 0 while there is none."""
+    cdef offset_t text, d = prefixes(p, start, end, &text)
+    if d > 0 and has_text(p, text, end) and (depth == 0 or d < depth):
+        return d
+    return depth
+
+
 # ---- structure ---------------------------------------------------------------------------------
 
 cdef void find_fences(Scan* s) noexcept nogil:
@@ -495,23 +527,30 @@ cdef bint lines_have_text(const Scan* s, offset_t first) noexcept nogil:
 
 cdef bint blockquote_lines(Scan* s, offset_t start, offset_t end) noexcept nogil:
     """Into ``s.lines``, top down: the text of each line of ``[start, end)`` without its
-    blockquote prefix, when the span crosses a line break and every line it touches is a
-    ``>`` line; else False (``s.oom`` on failure to grow)."""
+    blockquote prefixes (_citations_py._blockquote_lines), when the span crosses a line break
+    and its first line is a ``>`` line; else False (``s.oom`` on failure to grow)."""
     cdef const byte_t* p = s.p
-    cdef offset_t brk = find_byte(p, start, end, 0x0A), m, e, at = start
-    if brk < 0 or blockquote_prefix(p, line_start(p, start), start) < 0:
+    cdef offset_t brk = find_byte(p, start, end, 0x0A), e, at = start, depth, b, row, text
+    if brk < 0:
         return False
+    depth = prefixes(p, line_start(p, start), start, &text)
+    if depth == 0:
+        return False
+    b = brk
+    while b >= 0:
+        row = b + 1
+        depth = shared_depth_step(p, row, min(line_end(p, s.n, row), end), depth)
+        b = find_byte(p, row, end, 0x0A)
     s.lines.n = 0
-    while brk >= 0:
-        e = brk - 1 if brk > at and p[brk - 1] == 0x0D else brk
+    b = brk
+    while b >= 0:
+        e = b - 1 if b > at and p[b - 1] == 0x0D else b
         if not push2(&s.lines, at, e):
             s.oom = True
             return False
-        m = blockquote_prefix(p, brk + 1, line_end(p, s.n, brk + 1))
-        if m < 0:
-            return False
-        at = brk + 1 + m
-        brk = find_byte(p, at, end, 0x0A)
+        row = b + 1
+        at = strip_prefixes(p, row, line_end(p, s.n, row), depth)
+        b = find_byte(p, row, end, 0x0A)
     if not push2(&s.lines, at if at < end else end, end):
         s.oom = True
         return False
@@ -816,11 +855,11 @@ cdef bint inline_quote(Scan* s, offset_t group_start, offset_t previous_end, off
 
 cdef bint blockquote_quote(Scan* s, offset_t group_start, offset_t group_end, offset_t* out) noexcept nogil:
     cdef const byte_t* p = s.p
-    cdef offset_t ls, pe, own_end, pos, prev_start, m, end, k, lo
+    cdef offset_t ls, pe, own_end, pos, prev_start, m, end, k, lo, text, depth = 0
     if not rest_blank(p, s.n, group_end):
         return False
     ls = line_start(p, group_start)
-    s.lines.n = 0
+    s.lines.n = 0  # each line's start (prefixes included) and end, bottom up
     pe = blockquote_prefix(p, ls, group_start)
     if pe >= 0:
         own_end = group_start
@@ -828,8 +867,9 @@ cdef bint blockquote_quote(Scan* s, offset_t group_start, offset_t group_end, of
             own_end -= 1
         if has_marker(p, ls + pe, own_end):
             return False
-        if has_text(p, ls + pe, own_end):
-            if not push2(&s.lines, ls + pe, own_end):
+        prefixes(p, ls, own_end, &text)
+        if has_text(p, text, own_end):
+            if not push2(&s.lines, ls, own_end):
                 s.oom = True
                 return False
     elif not blank_since_line_start(p, group_start):
@@ -843,10 +883,16 @@ cdef bint blockquote_quote(Scan* s, offset_t group_start, offset_t group_end, of
         end = pos - 1
         if end > prev_start + m and p[end - 1] == 0x0D:
             end -= 1
-        if not push2(&s.lines, prev_start + m, end):
+        if not push2(&s.lines, prev_start, end):
             s.oom = True
             return False
         pos = prev_start
+    for k in range(s.lines.n // 2):
+        depth = shared_depth_step(p, s.lines.v[2 * k], s.lines.v[2 * k + 1], depth)
+    if depth == 0:
+        depth = 1
+    for k in range(s.lines.n // 2):
+        s.lines.v[2 * k] = strip_prefixes(p, s.lines.v[2 * k], s.lines.v[2 * k + 1], depth)
     if not lines_have_text(s, 0):
         return False
     lo = s.segments.n // 2
@@ -1042,7 +1088,7 @@ cdef bint flush_unmarked_blockquote(Scan* s, offset_t lo_line) noexcept nogil:
 
 cdef void unmarked_blockquotes(Scan* s) noexcept nogil:
     cdef const byte_t* p = s.p
-    cdef offset_t n = s.n, ls = 0, le, first, end, row, m, text_start, text_end, part, k, cut
+    cdef offset_t n = s.n, ls = 0, le, first, end, row, text_start, text_end, part, k, cut, depth
     cdef bint whole
     while ls <= n:
         le = line_end(p, n, ls)
@@ -1059,14 +1105,22 @@ cdef void unmarked_blockquotes(Scan* s) noexcept nogil:
         # 33, 05: a drifted line above `> "per hour" [src:a]`, or before `per hour` on its
         # line, was neither checked nor reported): each run of it is an unmarked blockquote of
         # its own, a line that holds a citation ending the run with its text before the citation
+        depth = 0
+        row = first
+        while True:
+            depth = shared_depth_step(p, row, line_end(p, n, row), depth)
+            if line_end(p, n, row) >= end:
+                break
+            row = line_end(p, n, row) + 1
+        if depth == 0:
+            depth = 1
         whole = is_free(s, first, end)
         s.lines.n = 0
         part = 0  # (the first line, in s.lines, of the part being gathered)
         row = first
         while True:
-            m = blockquote_prefix(p, row, line_end(p, n, row))
-            text_start = row + m
             text_end = line_end(p, n, row)
+            text_start = strip_prefixes(p, row, text_end, depth)
             if text_end > text_start and p[text_end - 1] == 0x0D:
                 text_end -= 1
             if whole or is_free(s, row, line_end(p, n, row)):

@@ -215,6 +215,23 @@ CASES = [
     ("\u300cx\u300d the users' [src:a]", [], ["a"]),
     ('"\u00a0x" [src:a]', [("double", "\u00a0x", ["a"])], []),
     ('"\u200b" [src:a]', [("double", "\u200b", ["a"])], []),  # (U+200B is no White_Space)
+    # nested blockquotes lose the prefixes of the nesting their lines of text share, and a
+    # line without `>` inside an inline quotation is a lazy continuation, taken whole (red
+    # team 84, F07: the inner `> `, or every line's prefix, was quoted: an honest not_found)
+    ("> > the inner claim [src:a]", [("blockquote", "the inner claim", ["a"])], []),
+    (">> one\n>> two [src:a]", [("blockquote", "one\ntwo", ["a"])], []),
+    (">  > one\n> >two [src:a]", [("blockquote", "one\ntwo", ["a"])], []),
+    ("> one\n> > two [src:a]", [("blockquote", "one\n> two", ["a"])], []),  # (a mail quoting a mail)
+    ("> > one\n>\n> > two [src:a]", [("blockquote", "one\n\ntwo", ["a"])], []),
+    ("> > one\n> > [src:a]", [("blockquote", "one", ["a"])], []),  # (an attribution line)
+    ("> > one\r\n> > two [src:a]", [("blockquote", "one\ntwo", ["a"])], []),
+    ("> > > deep [src:a]", [("blockquote", "deep", ["a"])], []),
+    ('> > He said "one\n> > two" [src:a]', [("double", "one\ntwo", ["a"])], []),
+    ('> He said "one\n> > two" [src:a]', [("double", "one\n> two", ["a"])], []),
+    ('> He said "one\n> two\nthree" [src:a]', [("double", "one\ntwo\nthree", ["a"])], []),
+    ('> He said "one\ntwo" [src:a]', [("double", "one\ntwo", ["a"])], []),
+    ('> > He said "one\n> two\n  three" [src:a]', [("double", "one\ntwo\n  three", ["a"])], []),
+    ("> one\ntwo [src:a]", [], ["a"]),  # (a lazy line ending in a group: prose, a bare marker)
 ]
 
 
@@ -251,6 +268,9 @@ def test_rules(impl, text, carried, bare):
         ("> The limit is 30 attempts, `per hour` [src:a]\n", [("blockquote", "The limit is 30 attempts, ")]),
         ('> one\n> two "x" [src:a]\n> three\n', [("blockquote", "one\ntwo "), ("blockquote", "three")]),
         ("> whole\n> quote [src:a]\n", []),  # (a blockquote citation claims its whole run)
+        ("> > a nested quote\n> > on two lines\n\nprose", [("blockquote", "a nested quote\non two lines")]),
+        ("> a mail\n> > quoting a mail\n", [("blockquote", "a mail\n> quoting a mail")]),
+        ('> > one\n> > two "x" [src:a]\n> > three\n', [("blockquote", "one\ntwo "), ("blockquote", "three")]),
     ],
 )
 def test_unmarked_quotes(impl, text, unmarked):
@@ -294,7 +314,7 @@ PIECES = [
     # what decides whether a '"' can open a quotation, and quotations over `>` lines
     ",", "=", "-", ".", "\n> ", "\r\n>", "\u00a0", "5", "\u201e", "\u2014",
     # what may stand between a closing mark and its group, and other languages' quotation marks
-    ";", ")", "*", "_", "!", "\u200b", "\ufeff", "\u2009", "\u3000", "\u00ab", "\u00bb", "\u2039",
+    "> > ", ">>", "\n> > ", "\n>> ", ";", ")", "*", "_", "!", "\u200b", "\ufeff", "\u2009", "\u3000", "\u00ab", "\u00bb", "\u2039",
     "\u203a", "\u201a", "\u300c", "\u300d", "\u300e", "\u300f", "'90s", "users'",
 ]  # fmt: skip
 ANSWERS = st.one_of(

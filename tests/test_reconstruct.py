@@ -670,6 +670,31 @@ def test_an_inline_quotation_over_blockquote_lines_is_their_text(store):
     assert c.grade == "not_found"
 
 
+def test_nested_blockquotes_and_lazy_lines_quote_their_text(store):
+    """Nested ``> >`` prefixes and a lazy continuation line are markup, not quoted text (red
+    team 84, F07: honest quotes were graded not_found); a drifted one is still caught, and
+    so is a mail quoting a mail whose source has no ``>``."""
+    store.put("tool:lines", "retry limit reached\nafter 3 attempts\n")
+    store.put("tool:mail", "retry limit reached\n> after 3 attempts\n")
+    store.put("tool:three", "retry limit reached\nafter 3 attempts\nin a row\n")
+    honest = (
+        "> > retry limit reached\n> > after 3 attempts [src:lines]\n",
+        ">> retry limit reached\n>> after 3 attempts\n>> [src:lines]\n",
+        '> > "retry limit reached\n> > after 3 attempts" [src:lines]\n',
+        '> "retry limit reached\nafter 3 attempts" [src:lines]\n',
+        '> "retry limit reached\n> after 3 attempts\nin a row" [src:three]\n',
+        "> retry limit reached\n> > after 3 attempts [src:mail]\n",
+    )
+    for answer in honest:
+        report = verify_citations(store, answer)
+        assert report.ok and [c.grade for c in report.citations] == ["exact"], answer
+    for answer in ("> > retry limit reached\n> > after 5 attempts [src:lines]\n",
+                   '> "retry limit reached\nafter 5 attempts" [src:lines]\n',
+                   "> retry limit reached\n> > after 3 attempts [src:lines]\n"):
+        report = verify_citations(store, answer)
+        assert not report.ok and [c.grade for c in report.citations] == ["not_found"], answer
+
+
 def test_diagnose_off_keeps_grades(store):
     a = verify_citations(store, ANSWER)
     b = verify_citations(store, ANSWER, diagnose=False)

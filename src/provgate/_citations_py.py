@@ -102,6 +102,44 @@ def _has_text(data: bytes, start: int, end: int) -> bool:
     return _ONLY_WHITESPACE.fullmatch(data, start, end) is None
 
 
+def _prefixes(data: bytes, start: int, limit: int) -> tuple[int, int]:
+    """``(depth, end)``: how many blockquote prefixes (`` {0,3}> ?``) follow one another from
+    ``start`` within ``[start, limit)`` — one per level of nesting, ``> > x`` has two — and
+    where the last one ends (``start`` when there is none)."""
+    depth, end = 0, start
+    m = _BLOCKQUOTE_PREFIX.match(data, start, limit)
+    while m is not None:
+        depth, end = depth + 1, m.end()
+        m = _BLOCKQUOTE_PREFIX.match(data, end, limit)
+    return depth, end
+
+
+def _strip_prefixes(data: bytes, start: int, limit: int, levels: int) -> int:
+    """Where the first ``levels`` blockquote prefixes from ``start`` end (all of them when the
+    line has fewer)."""
+    end = start
+    for _ in range(levels):
+        m = _BLOCKQUOTE_PREFIX.match(data, end, limit)
+        if m is None:
+            break
+        end = m.end()
+    return end
+
+
+def _shared_depth(data: bytes, rows: list[tuple[int, int]], depth: int = 0) -> int:
+    """The nesting that the lines ``rows`` (``(start, end)`` of each, prefixes included) that
+    hold text after all their prefixes share, and ``depth`` unless it is 0: the least depth
+    among them, so ``> > a`` / ``> > b`` quotes ``a`` and ``b`` (red team 84, F07: the inner
+    ``> `` was quoted) and ``> a`` / ``> > b`` quotes ``a`` and ``> b``, as an answer quoting a
+    mail that quotes another does. Lines with no text, and lines with no prefix, do not count;
+    1 when none is left."""
+    for start, end in rows:
+        d, text = _prefixes(data, start, end)
+        if d and _has_text(data, text, end) and (depth == 0 or d < depth):
+            depth = d
+    return depth or 1
+
+
 def _before_opener(data: bytes, line_start: int, start: int) -> int:
     """Where the opening delimiter of the quotation that starts at ``start`` begins (a claim
     starts at its quotation's first byte): before a curly opener, a run of backticks, or one
@@ -398,26 +436,32 @@ class _Scanner:
         return (start, end, form, lo, len(self.segments))
 
     def _blockquote_lines(self, start: int, end: int) -> list[tuple[int, int]] | None:
-        """The text of each line of ``[start, end)`` without its blockquote prefix, when the
-        span crosses a line break and every line it touches is a ``>`` line; else None."""
+        """The text of each line of ``[start, end)`` without its blockquote prefixes, when the
+        span crosses a line break and its first line is a ``>`` line; else None. Each later
+        line loses the prefixes of the nesting the lines share (:func:`_shared_depth`, the
+        first line counting with the prefixes before ``start``); a later line with none is a
+        lazy continuation of the quoted paragraph (CommonMark), taken whole (red team 84, F07:
+        one such line made the quotation its raw text, the other lines' prefixes and all)."""
         data = self.data
         brk = data.find(b"\n", start, end)
         if brk < 0:
             return None
         first = self.line_start(start)
-        m = _BLOCKQUOTE_PREFIX.match(data, first, start)
-        if m is None:
+        depth, _ = _prefixes(data, first, start)
+        if depth == 0:
             return None
+        rows = []  # the start of each later line
+        b = brk
+        while b >= 0:
+            rows.append(b + 1)
+            b = data.find(b"\n", b + 1, end)
+        depth = _shared_depth(data, [(row, min(self.line_end(row), end)) for row in rows], depth)
         lines = []
         s = start
-        while brk >= 0:
-            e = brk - 1 if brk > s and data[brk - 1] == 0x0D else brk
+        for row in rows:
+            e = row - 2 if row - 1 > s and data[row - 2] == 0x0D else row - 1
             lines.append((s, e))
-            m = _BLOCKQUOTE_PREFIX.match(data, brk + 1, self.line_end(brk + 1))
-            if m is None:
-                return None
-            s = m.end()
-            brk = data.find(b"\n", s, end)
+            s = _strip_prefixes(data, row, self.line_end(row), depth)
         lines.append((min(s, end), end))
         return lines
 
@@ -539,13 +583,15 @@ class _Scanner:
         line_start = self.line_start(group_start)
         before = data[line_start:group_start]
         prefix = _BLOCKQUOTE_PREFIX.match(before)
-        lines: list[tuple[int, int]] = []  # (start, end) of each line's text, bottom up
+        rows: list[tuple[int, int]] = []  # (start, end) of each line, prefixes included, bottom up
         if prefix is not None:
             own = before[prefix.end() :].rstrip(b" \t")
             if _MARKER.search(own):
                 return None
-            if _has_text(own, 0, len(own)):
-                lines.append((line_start + prefix.end(), line_start + prefix.end() + len(own)))
+            own_end = line_start + prefix.end() + len(own)
+            # (a line of only prefixes and the group attributes the lines above: `> > [src:a]`)
+            if _has_text(data, _prefixes(data, line_start, own_end)[1], own_end):
+                rows.append((line_start, own_end))
         elif before.strip(b" \t"):
             return None
         pos = line_start
@@ -558,11 +604,12 @@ class _Scanner:
             end = pos - 1
             if end > prev_start + m.end() and data[end - 1] == 0x0D:
                 end -= 1
-            lines.append((prev_start + m.end(), end))
+            rows.append((prev_start, end))
             pos = prev_start
+        depth = _shared_depth(data, rows)
+        lines = [(_strip_prefixes(data, start, end, depth), end) for start, end in reversed(rows)]
         if not any(_has_text(data, s, e) for s, e in lines):
             return None
-        lines.reverse()
         return self._with_segments(lines)
 
     def _with_segments(self, lines: list[tuple[int, int]]) -> tuple[int, int, int, int, int]:
@@ -618,6 +665,7 @@ class _Scanner:
                 rows.append(end + 1)
                 end = self.line_end(end + 1)
             pos = end
+            depth = _shared_depth(data, [(row, self.line_end(row)) for row in rows])
             whole = free(first, end)
             # the text no citation claims is still quoted (red team 33, 05: a drifted line above
             # `> "per hour" [src:a]`, or before `per hour` on its line, was neither checked nor
@@ -626,8 +674,8 @@ class _Scanner:
             parts: list[list[tuple[int, int]]] = []
             lines = []
             for row in rows:
-                text_start = _BLOCKQUOTE_PREFIX.match(data, row).end()  # type: ignore[union-attr]
                 text_end = self.line_end(row)
+                text_start = _strip_prefixes(data, row, text_end, depth)
                 if text_end > text_start and data[text_end - 1] == 0x0D:
                     text_end -= 1
                 if whole or free(row, self.line_end(row)):
