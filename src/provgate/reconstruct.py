@@ -55,7 +55,8 @@ A marker group *carries* the quotation that ends right before it, in one of thes
    code-fence line or the previous marker group (one quotation may span lines inside one
    paragraph; it never contains a marker). The
    quote is the text between the delimiters and must contain a non-whitespace character; a
-   quote over lines that all start with ``>`` is their text without their prefixes.
+   quote over lines that opens on a ``>`` line is their text without their prefixes (a later
+   line without ``>`` is a lazy continuation, taken whole).
 
    ================  ==========  ==============================================================
    form              delimiters  opening delimiter
@@ -88,16 +89,18 @@ A marker group *carries* the quotation that ends right before it, in one of thes
    A group right after a closing ``"``, ``”``, backtick or other-language mark whose
    quotation cannot be read (no opener, one of the other style, a ``"`` that cannot open, no
    text), or after a closing ``'`` or ``’`` with no opener while a quotation of another style
-   is open before it, carries a quotation of the form ``unreadable``, unless it ends a blockquote line (2.): its citations are
-   ``not_found`` (or ``unknown_handle``), with the diagnostic ``unreadable_quotation``, and
-   nothing is searched.
+   is open before it, carries a quotation of the form ``unreadable``, unless it ends a
+   blockquote line (2.): its citations are ``not_found`` (or ``unknown_handle``), with the
+   diagnostic ``unreadable_quotation``, and nothing is searched.
 
 2. **blockquote**: the group ends a line that starts with ``>`` (up to three spaces before
    it), or the group stands alone on the line right after such a line. The quote is the run
-   of consecutive ``>`` lines ending there, each without ``> `` (the ``>`` and one optional
-   space), each joined to the next by its own line ending (``\\n`` or ``\\r\\n``), without
-   the group and the blanks before it. A ``>`` line that holds only the group is an
-   attribution line: the quote is the lines above it. The run
+   of consecutive ``>`` lines ending there, each without its prefixes (a ``>`` and one
+   optional space each: ``> > a`` has two; the lines lose as many as the lines that hold text
+   share, so ``> > a`` / ``> > b`` quotes ``a`` and ``b``), each joined to the next by its
+   own line ending (``\\n`` or ``\\r\\n``), without the group and the blanks before it. A
+   ``>`` line that holds only its prefixes and the group is an attribution line: the quote
+   is the lines above it. The run
    stops (upwards) at a line that contains a marker, so ``> a [src:x]`` / ``> b [src:y]`` are
    two citations; a last line with another marker before the group carries nothing.
 
