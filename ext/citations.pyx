@@ -317,6 +317,15 @@ cdef offset_t blockquote_prefix(const byte_t* p, offset_t start, offset_t limit)
     return i - start
 
 
+cdef offset_t nested_prefix(const byte_t* p, offset_t start, offset_t limit) noexcept nogil:
+    """Length of _citations_py._NESTED_PREFIX matched at start within [start, limit), or -1:
+    a prefix after the first, its ``>`` followed by a space, a ``>``, a ``\\r`` or the limit."""
+    cdef offset_t m = blockquote_prefix(p, start, limit)
+    if m < 0 or p[start + m - 1] == 0x20 or start + m >= limit:
+        return m
+    return m if p[start + m] == 0x3E or p[start + m] == 0x0D else -1
+
+
 cdef offset_t prefixes(const byte_t* p, offset_t start, offset_t limit, offset_t* end) noexcept nogil:
     """_citations_py._prefixes: how many blockquote prefixes follow one another from ``start``
     within [start, limit); ``end``: where the last one ends (``start`` when there is none)."""
@@ -324,7 +333,7 @@ cdef offset_t prefixes(const byte_t* p, offset_t start, offset_t limit, offset_t
     while m >= 0:
         depth += 1
         at += m
-        m = blockquote_prefix(p, at, limit)
+        m = nested_prefix(p, at, limit)
     end[0] = at
     return depth
 
@@ -333,7 +342,7 @@ cdef offset_t strip_prefixes(const byte_t* p, offset_t start, offset_t limit, of
     """Where the first ``levels`` blockquote prefixes from ``start`` end (all when fewer)."""
     cdef offset_t at = start, m, k
     for k in range(levels):
-        m = blockquote_prefix(p, at, limit)
+        m = nested_prefix(p, at, limit) if k else blockquote_prefix(p, at, limit)
         if m < 0:
             break
         at += m

@@ -220,7 +220,7 @@ CASES = [
     # team 84, F07: the inner `> `, or every line's prefix, was quoted: an honest not_found)
     ("> > the inner claim [src:a]", [("blockquote", "the inner claim", ["a"])], []),
     (">> one\n>> two [src:a]", [("blockquote", "one\ntwo", ["a"])], []),
-    (">  > one\n> >two [src:a]", [("blockquote", "one\ntwo", ["a"])], []),
+    (">  > one\n>   > two [src:a]", [("blockquote", "one\ntwo", ["a"])], []),
     ("> one\n> > two [src:a]", [("blockquote", "one\n> two", ["a"])], []),  # (a mail quoting a mail)
     ("> > one\n>\n> > two [src:a]", [("blockquote", "one\n\ntwo", ["a"])], []),
     ("> > one\n> > [src:a]", [("blockquote", "one", ["a"])], []),  # (an attribution line)
@@ -232,6 +232,13 @@ CASES = [
     ('> He said "one\ntwo" [src:a]', [("double", "one\ntwo", ["a"])], []),
     ('> > He said "one\n> two\n  three" [src:a]', [("double", "one\ntwo\n  three", ["a"])], []),
     ("> one\ntwo [src:a]", [], ["a"]),  # (a lazy line ending in a group: prose, a bare marker)
+    # a later `>` is a prefix only before a space, a `>` or the line's end: `> >= 5` quotes
+    # `>= 5` (taken as a prefix, `= 5` would be exact in a drifted `<= 5`)
+    ("> >= 5 retries [src:a]", [("blockquote", ">= 5 retries", ["a"])], []),
+    (">>= 5 retries [src:a]", [("blockquote", ">= 5 retries", ["a"])], []),
+    ("> >x\n> > y [src:a]", [("blockquote", ">x\n> y", ["a"])], []),
+    ("> >>\n> > y [src:a]", [("blockquote", ">\ny", ["a"])], []),  # (two of its three prefixes)
+    ("> >\r\n> > y [src:a]", [("blockquote", "\ny", ["a"])], []),
 ]
 
 

@@ -56,6 +56,9 @@ _BLANK_LINE = re.compile(rb"\n[ \t\r]*\n")
 _FENCE_LINE = re.compile(rb"^ {0,3}(`{3,}|~{3,})([^\n]*)$", re.M)
 _BLOCKQUOTE_PREFIX = re.compile(rb" {0,3}> ?")
 _BLOCKQUOTE_LINE = re.compile(rb"^ {0,3}>", re.M)
+# a prefix after the first: its `>` followed by a space, another `>` or the line's end, so
+# that `> >= 5` quotes `>= 5`, not `= 5` (a drifted `<= 5` would be exact in it)
+_NESTED_PREFIX = re.compile(rb" {0,3}>(?: |(?![^>\r]))")
 _ONLY_WHITESPACE = re.compile(b"(?:" + b"|".join(re.escape(w) for w in WHITESPACE) + b")*+")
 # the rest of a line is blank (only spaces, tabs and a \r before its end)
 _REST_BLANK = re.compile(rb"[ \t\r]*+(?:\n|\Z)")
@@ -103,14 +106,15 @@ def _has_text(data: bytes, start: int, end: int) -> bool:
 
 
 def _prefixes(data: bytes, start: int, limit: int) -> tuple[int, int]:
-    """``(depth, end)``: how many blockquote prefixes (`` {0,3}> ?``) follow one another from
-    ``start`` within ``[start, limit)`` — one per level of nesting, ``> > x`` has two — and
-    where the last one ends (``start`` when there is none)."""
+    """``(depth, end)``: how many blockquote prefixes follow one another from ``start``
+    within ``[start, limit)`` — one per level of nesting, ``> > x`` has two; the first is
+    `` {0,3}> ?``, each later one :data:`_NESTED_PREFIX` — and where the last one ends
+    (``start`` when there is none)."""
     depth, end = 0, start
     m = _BLOCKQUOTE_PREFIX.match(data, start, limit)
     while m is not None:
         depth, end = depth + 1, m.end()
-        m = _BLOCKQUOTE_PREFIX.match(data, end, limit)
+        m = _NESTED_PREFIX.match(data, end, limit)
     return depth, end
 
 
@@ -118,8 +122,8 @@ def _strip_prefixes(data: bytes, start: int, limit: int, levels: int) -> int:
     """Where the first ``levels`` blockquote prefixes from ``start`` end (all of them when the
     line has fewer)."""
     end = start
-    for _ in range(levels):
-        m = _BLOCKQUOTE_PREFIX.match(data, end, limit)
+    for level in range(levels):
+        m = (_NESTED_PREFIX if level else _BLOCKQUOTE_PREFIX).match(data, end, limit)
         if m is None:
             break
         end = m.end()
