@@ -353,6 +353,37 @@ def test_a_quote_without_whitespace_cutting_a_token_everywhere_is_graded_as_befo
         assert check.grade == "not_found"
 
 
+_NEAR_PIECES = ["3", "0", "a", ".", ",", "-", ":", "/", "_", "'", " ", "e", "E", "+", "\u2013", "\u2212", "\u00a0",
+                "\u202f", "\u0663", "\u066b", "\uff13", "\uff0c", "\u00bd", "\u00b2", "\U0001d7d1"]
+
+
+@settings(max_examples=1000, deadline=None)
+@given(st.lists(st.sampled_from(_NEAR_PIECES), min_size=1, max_size=30), st.data())
+def test_whether_an_occurrence_cuts_a_token_depends_only_on_its_context(pieces, data):
+    # what _whole_in_run relies on: bytes more than _CUT_CONTEXT away from an occurrence never
+    # change whether it cuts a token, so the occurrences of a run whose context lies inside it
+    # share one answer
+    source = "".join(pieces).encode()
+    start = data.draw(st.integers(0, len(source) - 1))
+    end = data.draw(st.integers(start + 1, len(source)))
+    lo, hi = max(0, start - reconstruct._CUT_CONTEXT), min(len(source), end + reconstruct._CUT_CONTEXT)
+    fill = data.draw(st.sampled_from([b"\x00", b"7", b"a", b".", b"\xe2", b"\x80", b" "]))
+    changed = fill * lo + source[lo:hi] + fill * (len(source) - hi)
+    assert reconstruct._cuts_a_token(changed, start, end) == reconstruct._cuts_a_token(source, start, end)
+
+
+@pytest.mark.parametrize(("source", "start", "end", "far"), [
+    ("\U0001d7d1\u202f000".encode(), 7, 10, 0),  # a four-byte digit and a three-byte separator before
+    ("000\u202f\U0001d7d1".encode(), 0, 3, 9),  # and after: byte end + 6
+])  # fmt: skip
+def test_the_farthest_byte_that_decides_a_cut_is_within_the_context(source, start, end, far):
+    # the farthest reach of _cuts_a_token (a number joined to the quote's by a separator), which
+    # the random contexts above rarely build
+    assert reconstruct._cuts_a_token(source, start, end)
+    assert not reconstruct._cuts_a_token(source[:far] + b"x" + source[far + 1 :], start, end)
+    assert max(start - far, far + 1 - end) <= reconstruct._CUT_CONTEXT
+
+
 @pytest.mark.parametrize(("source", "quote"), [
     (b"A" * 200_000, b"AAAAAAAA"),
     (b"AAB" * 70_000, b"AABAA"),
