@@ -330,15 +330,23 @@ def test_long_quote_whose_every_occurrence_cuts_a_number(benchmark, run):
     store.close()
 
 
-@pytest.mark.parametrize("shape", ["run", "spaced", "uneven"])
+def _numbers(size: int) -> bytes:
+    rng = random.Random(2)
+    return ",".join(str(rng.randint(10, 99999)) for _ in range(size // 6)).encode()[:size]
+
+
+@pytest.mark.parametrize("shape", ["run", "spaced", "uneven", "two_a_period", "digit_in_numbers"])
 def test_short_quote_at_every_byte_of_a_long_run(benchmark, shape):
     # red team 84, F08: AAAAAAAA in 4 MB of A (every occurrence cuts the run), and a quote with
     # spaces at every fifth byte of `x AB ` repeated, and AABAA every third byte of AAB: a
-    # Python check per occurrence, twice, took 7.8 s for the run before stop 36
+    # Python check per occurrence, twice, took 7.8 s for the run before stop 36. Two
+    # occurrences a period (A in AAB), and a digit in 4 MB of numbers (not evenly spaced)
     source, quote = {
         "run": (b"A" * (4 << 20), b"AAAAAAAA"),
         "spaced": (b"x AB " * ((4 << 20) // 5), b"B x AB x A"),
         "uneven": (b"AAB" * ((4 << 20) // 3), b"AABAA"),
+        "two_a_period": (b"AAB" * ((4 << 20) // 3), b"A"),
+        "digit_in_numbers": (_numbers(4 << 20), b"3"),
     }[shape]
     store = SourceStore(":memory:")
     store.put("tool:run", source)

@@ -266,12 +266,15 @@ def test_whole_whitespace_spans_are_the_first_listed_occurrences_that_cut_nothin
     assert reconstruct._whole_whitespace_spans(needle, haystack, limit) == [tuple(x) for x in whole[:limit]]
 
 
-@settings(max_examples=500, deadline=None)
+@pytest.mark.parametrize("list_after", [1, 4, 64])
+@settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.lists(st.sampled_from(["0", "00", "1", "a", "ab", "aba", " ", ".", "-", "x"]), min_size=1, max_size=60),
        st.lists(st.sampled_from(["0", "00", "a", "ab", "b", "."]), min_size=1, max_size=12))
-def test_the_first_whole_occurrence_is_the_first_listed_one_that_cuts_nothing(hay, quote):
+def test_the_first_whole_occurrence_is_the_first_listed_one_that_cuts_nothing(monkeypatch, list_after, hay, quote):
     # the walk through a run of occurrences one period apart, and the jump past its end
-    # (red team 82, F02: one search per occurrence was quadratic), pass over no occurrence
+    # (red team 82, F02: one search per occurrence was quadratic), and the native listing of
+    # the rest, pass over no occurrence
+    monkeypatch.setattr(reconstruct, "_LIST_AFTER", list_after)
     haystack, needle = "".join(hay).encode(), "".join(quote).encode()
     every = _search_py.occurrences(needle, haystack)
     if not every:
@@ -301,13 +304,14 @@ def _periodic_case(case):
     return needle, haystack
 
 
-@pytest.mark.parametrize("run_steps", [1, 8])
+@pytest.mark.parametrize(("run_steps", "list_after"), [(1, 64), (2, 64), (8, 64), (8, 1), (2, 3)])
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(_PERIODIC)
-def test_a_run_of_occurrences_checked_in_bulk_gives_the_first_whole_one(monkeypatch, run_steps, case):
-    # one check for the occurrences whose context lies inside the run, one each near its ends:
-    # the same answer as a check of every occurrence
+def test_a_run_of_occurrences_checked_in_bulk_gives_the_first_whole_one(monkeypatch, run_steps, list_after, case):
+    # one check per period for the occurrences whose context lies inside the run, one each near
+    # its ends, or the rest listed natively: the same answer as a check of every occurrence
     monkeypatch.setattr(reconstruct, "_RUN_STEPS", run_steps)
+    monkeypatch.setattr(reconstruct, "_LIST_AFTER", list_after)
     needle, haystack = _periodic_case(case)
     every = _search_py.occurrences(needle, haystack)
     if not every:

@@ -152,6 +152,7 @@ sees it. Markers that resolved to nothing are not cached.
 
 from __future__ import annotations
 
+import bisect
 import os
 import re
 import threading
@@ -1009,62 +1010,112 @@ def _is_digit(b: int) -> bool:
 def _whole_occurrence(quote: bytes, source: bytes, after: int) -> int:
     """The first occurrence of ``quote`` past the occurrence at ``after`` that cuts no token,
     or -1. Linear in the source, however many occurrences there are. Each occurrence is
-    checked where it is found, until :data:`_RUN_STEPS` gaps in a row are the same ``d``:
-    the rest of that run of occurrences ``d`` apart is then checked in bulk
-    (:func:`_whole_in_run`), its end found by comparing the source with itself shifted by
-    ``d``, not by a search per occurrence (red team 82, F02: (occurrences) x (quote length),
-    5 s for a quote of 25 KB in 100 KB of zeros) nor by a check per occurrence (red team 84,
-    F08: ``AAAAAAAA`` in megabytes of ``A``, 7.8 / 18 / 52 s for 4 / 8 / 16 MB)."""
+    checked where it is found, until the occurrences repeat: :data:`_RUN_STEPS` periods in a
+    row, each of the same length ``d`` and holding the same number of occurrences (at most
+    :data:`_MAX_PER_PERIOD`: ``AAAAAAAA`` in a run of ``A``, one a period; ``A`` in ``AAB``
+    repeated, two). The rest of that run is then checked in bulk (:func:`_whole_in_run`), its
+    end found by comparing the source with itself shifted by ``d``, not by a search per
+    occurrence (red team 82, F02: (occurrences) x (quote length), 5 s for a quote of 25 KB in
+    100 KB of zeros) nor by a check per occurrence (red team 84, F08: ``AAAAAAAA`` in megabytes
+    of ``A``, 7.8 / 18 / 52 s for 4 / 8 / 16 MB)."""
     m = len(quote)
-    at, d, same = after, 0, 0
+    recent = [after]  # the occurrences checked since the last run, and the one just found
+    checked = 0
+    listable = _search.WHITESPACE_RUN.search(quote) is None
     while True:
-        nxt = source.find(quote, at + 1)
-        if nxt < 0:
+        at = source.find(quote, recent[-1] + 1)
+        if at < 0:
             return -1
-        same = same + 1 if nxt - at == d else 0
-        d, prev, at = nxt - at, at, nxt
-        if same >= _RUN_STEPS:
-            found, at = _whole_in_run(quote, source, prev, d)
+        recent.append(at)
+        per = _repeating(recent) if len(recent) % _RUN_STEPS == 0 else 0
+        if per:
+            found, last = _whole_in_run(quote, source, recent[-1 - per : -1], at - recent[-1 - per])
             if found >= 0:
                 return found
-            same = 0
-        elif not _cuts_a_token(source, at, at + m, quote):
+            recent = [last]
+            continue
+        if not _cuts_a_token(source, at, at + m, quote):
             return at
+        checked += 1
+        if checked == _LIST_AFTER and listable:
+            # many occurrences, cut and not evenly spaced (a digit in a table of numbers): a
+            # quote without whitespace occurs normalised exactly where it occurs as it is, so
+            # the rest are listed natively and those that surely cut a token left out together
+            whole = _whole_whitespace_spans(quote, source, 1, start=at + 1, batch=_LIST_AFTER * 64)
+            return whole[0][0] if whole else -1
+        if len(recent) > 1024:
+            del recent[: -(_RUN_STEPS * _MAX_PER_PERIOD + 1)]
 
 
-# gaps in a row between occurrences, all the same, before the rest of their run is checked in
-# bulk: below it a check per occurrence costs less than finding the run's end
+# periods in a row, all alike, before the rest of their run is checked in bulk (below it a
+# check per occurrence costs less than finding the run's end), and the most occurrences a
+# period may hold
 _RUN_STEPS = 8
+_MAX_PER_PERIOD = 8
+# occurrences checked one by one before the rest of a quote without whitespace are listed
+_LIST_AFTER = 64
 # bytes _cuts_a_token may read on either side of an occurrence: before it, a joiner of up to
 # three bytes and the digit of up to four bytes before that; after it, the same, or a comma and
 # a thousands group and the byte after it. Twice that, to spare
 _CUT_CONTEXT = 16
 
 
-def _whole_in_run(quote: bytes, source: bytes, prev: int, d: int) -> tuple[int, int]:
-    """``(first, last)``: of the run of occurrences ``d`` apart that holds those at ``prev``
-    and ``prev + d`` (the next occurrence after ``prev``), the first past ``prev`` that cuts
-    no token (or -1) and the last one.
+def _repeating(recent: list[int]) -> int:
+    """The least ``per`` (at most :data:`_MAX_PER_PERIOD`) such that the occurrences
+    ``recent`` end in :data:`_RUN_STEPS` periods of ``per`` occurrences, each as long as the
+    next; 0 if there is none."""
+    last = len(recent) - 1
+    for per in range(1, _MAX_PER_PERIOD + 1):
+        if last < _RUN_STEPS * per:
+            break
+        d = recent[last] - recent[last - per]
+        if all(recent[last - k * per] - recent[last - (k + 1) * per] == d for k in range(1, _RUN_STEPS)):
+            return per
+    return 0
 
-    The run is the stretch from ``prev`` where the source repeats with period ``d``
-    (:func:`_period_end`). In it the quote occurs at every ``prev + k * d`` that fits and
-    nowhere else: an occurrence between two of them, moved back by a multiple of ``d``, would
-    be one between ``prev`` and ``prev + d``. Whether an occurrence cuts a token depends only
-    on the bytes up to :data:`_CUT_CONTEXT` on either side of it; for the occurrences whose
-    context lies inside the run, those bytes are the same, so one check answers for all of
-    them, and only the few near the run's two ends are checked one by one."""
-    m = len(quote)
-    run_end = _period_end(source, prev, d)
-    last = prev + (run_end - m - prev) // d * d
-    inner_lo, inner_hi = prev + _CUT_CONTEXT, run_end - m - _CUT_CONTEXT
-    at = prev + d
-    while at <= last:
+
+def _whole_in_run(quote: bytes, source: bytes, period: list[int], d: int) -> tuple[int, int]:
+    """``(first, last)`` of the run of occurrences that repeats ``period`` (the occurrences in
+    ``[period[0], period[0] + d)``, all checked; the next one is at ``period[0] + d``) every
+    ``d`` bytes: the first occurrence past ``period`` that cuts no token (or -1), and the
+    run's last occurrence.
+
+    The run is the stretch from ``period[0]`` where the source repeats with period ``d``
+    (:func:`_period_end`). In it the quote occurs at ``period[i] + k * d`` wherever that fits,
+    and nowhere else: an occurrence moved back by a multiple of ``d`` stays one, and would be
+    one in ``[period[0], period[0] + d)`` that ``period`` does not hold. Whether an occurrence
+    cuts a token depends only on the bytes up to :data:`_CUT_CONTEXT` on either side of it; for
+    the occurrences whose context lies inside the run, those bytes are the same for all those
+    of one ``period[i]``, so one period of them checked answers for all, and only the few near
+    the run's two ends are checked one by one."""
+    m, first, per = len(quote), period[0], len(period)
+    residues = [at - first for at in period]
+    run_end = _period_end(source, first, d)
+
+    def position(t: int) -> int:  # the t-th occurrence of the run
+        k, i = divmod(t, per)
+        return first + k * d + residues[i]
+
+    def first_past(x: int) -> int:  # the index of the first occurrence after byte x
+        k = (x - first) // d
+        return k * per + bisect.bisect_right(residues, x - first - k * d)
+
+    last_t = first_past(run_end - m) - 1
+    last = position(last_t)
+    inner_lo, inner_hi = first + _CUT_CONTEXT, run_end - m - _CUT_CONTEXT
+    t = per
+    while t <= last_t:
+        at = position(t)
+        if at >= inner_lo and t + per - 1 <= last_t and position(t + per - 1) <= inner_hi:
+            for u in range(t, t + per):  # one of each period[i], inside: they answer for the inside
+                at = position(u)
+                if not _cuts_a_token(source, at, at + m, quote):
+                    return at, last
+            t = max(t + per, first_past(inner_hi))
+            continue
         if not _cuts_a_token(source, at, at + m, quote):
             return at, last
-        if inner_lo <= at <= inner_hi:
-            at += ((inner_hi - at) // d + 1) * d  # past the occurrences that read the same bytes
-        else:
-            at += d
+        t += 1
     return -1, last
 
 
@@ -1163,7 +1214,9 @@ def _accepted_whitespace_match(
 _MAX_SPANS_PER_CALL = 1 << 20
 
 
-def _whole_whitespace_spans(needle: bytes, haystack: bytes, limit: int) -> list[tuple[int, int]]:
+def _whole_whitespace_spans(
+    needle: bytes, haystack: bytes, limit: int, *, start: int = 0, batch: int = 1
+) -> list[tuple[int, int]]:
     """The first ``limit`` whitespace-normalised occurrences of ``needle`` in ``haystack``
     that cut no token of it, as original ``(start, end)``, in order. Occurrences that cut a
     token are passed over however many come first (counting them against ``limit`` refused a
@@ -1172,9 +1225,12 @@ def _whole_whitespace_spans(needle: bytes, haystack: bytes, limit: int) -> list[
     last occurrence listed: that suffix normalises to the tail of the whole source's
     normalisation (a run of whitespace the last occurrence started on is skipped whole: it is
     one byte of the normalised text, where no second occurrence starts; a whitespace
-    character's continuation bytes never start one), so no occurrence is lost or listed twice."""
+    character's continuation bytes never start one), so no occurrence is lost or listed twice.
+    ``start``: list only from there, which only a quote without whitespace may ask (its
+    normalised occurrences are its exact ones, wherever the listing starts); ``batch``: at
+    least how many the first call lists."""
     out: list[tuple[int, int]] = []
-    base, batch = 0, min(limit, _MAX_SPANS_PER_CALL)
+    base, batch = start, min(max(limit, batch), _MAX_SPANS_PER_CALL)
     while True:
         spans = _search.whitespace_spans(needle, haystack[base:] if base else haystack, batch)
         spans += base
