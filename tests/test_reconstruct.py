@@ -730,6 +730,50 @@ def test_nested_blockquotes_and_lazy_lines_quote_their_text(store):
         assert not report.ok and [c.grade for c in report.citations] == ["not_found"], answer
 
 
+_QUOTE_STYLES = [('"', '"'), ("\u201c", "\u201d"), ("\u00ab ", " \u00bb"), ("\u00bb", "\u00ab"), ("\u300c", "\u300d"),
+                 ("'", "'"), ("\u2018", "\u2019"), ("\u201e", "\u201c"), ("\u201a", "\u2019"), ("`", "`"),
+                 ("\u2039", "\u203a"), ("\u201d", "\u201d")]
+_GAPS = [" ", "", ". ", ", ", "; ", ": ", "\u00a0", "\u200b", " (", "! ", "\n", "*"]
+_PROSE = "the retry limit is per hour after attempts worker started disk full on data timeout seconds".split()
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(st.sampled_from(_PROSE), st.integers(0, 999).map(str)), min_size=3, max_size=30),
+       st.data())
+def test_a_quotation_in_any_style_is_exact_and_its_drift_is_caught(words, data):
+    # whatever the quotation marks, the gap before the marker or the nesting of a blockquote,
+    # an honest quote is exact and one with a digit changed or a word added is not: stop 35's
+    # scanner left a bare marker (which passes) or checked the wrong text for most of these
+    source = " ".join(words)
+    a = data.draw(st.integers(0, len(words) - 1))
+    quote = " ".join(words[a : a + data.draw(st.integers(1, 5))])
+    shape = data.draw(st.sampled_from(["inline", "blockquote", "fence"]))
+    if shape == "inline":
+        (o, c), gap = data.draw(st.sampled_from(_QUOTE_STYLES)), data.draw(st.sampled_from(_GAPS))
+        lead = data.draw(st.sampled_from(["", "He said ", "It's the users' log: ", "(", "\u201cSee\u201d [src:other] and "]))
+        make = lambda q: f"{lead}{o}{q}{c}{gap}[src:doc]"  # noqa: E731
+    elif shape == "blockquote":
+        prefix = data.draw(st.sampled_from(["> ", "> > ", ">> ", ">  > "]))
+        make = lambda q: f"{prefix}{q} [src:doc]"  # noqa: E731
+    else:
+        make = lambda q: f"```\n{q}\n```\n[src:doc]"  # noqa: E731
+    digits = [k for k, ch in enumerate(quote) if ch.isdigit()]
+    if digits:
+        k = data.draw(st.sampled_from(digits))
+        drifted = quote[:k] + str((int(quote[k]) + 1) % 10) + quote[k + 1 :]
+    else:
+        drifted = quote + " x"
+    store = SourceStore(":memory:")
+    store.put("tool:doc", source)
+    (honest,) = [c for c in verify_citations(store, make(quote)).citations if c.marker.name == "doc"]
+    assert honest.grade == "exact", make(quote)
+    if drifted not in source:
+        report = verify_citations(store, make(drifted))
+        assert not [m for m in report.bare_markers if m.name == "doc"], make(drifted)
+        (check,) = [c for c in report.citations if c.marker.name == "doc"]
+        assert check.grade != "exact", make(drifted)
+
+
 def test_diagnose_off_keeps_grades(store):
     a = verify_citations(store, ANSWER)
     b = verify_citations(store, ANSWER, diagnose=False)
