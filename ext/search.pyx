@@ -41,7 +41,7 @@ from _types cimport byte_t, offset_t
 from _whitespace cimport whitespace_length
 
 from provgate._search_py import WHITESPACE, WHITESPACE_CODEPOINTS
-from provgate._search_py import check_max_spans, check_pair
+from provgate._search_py import check_max_spans, check_pair, check_start
 from provgate.errors import InvalidArgumentError
 
 cnp.import_array()
@@ -1262,6 +1262,29 @@ cdef offset_t prefix_scan(const byte_t* x, offset_t m, const byte_t* y, offset_t
         i += 1
     at[0] = best_end - best + 1 if best > 0 else -1
     return best
+
+
+def exact_spans(needle, haystack, start, max_spans):
+    check_pair(needle, haystack)
+    cdef offset_t begin = check_start(start)
+    cdef offset_t limit = check_max_spans(max_spans)
+    cdef bytes keep_n = needle, keep_h = haystack
+    cdef offset_t m = PyBytes_GET_SIZE(keep_n), n = PyBytes_GET_SIZE(keep_h), found = 0, k
+    cdef const byte_t* pn = data_of(keep_n)
+    cdef const byte_t* ph = data_of(keep_h)
+    cdef Factorization f
+    begin = min(begin, n)
+    # at most one occurrence per offset from begin
+    limit = min(limit, max(n - begin - m + 1, 0))
+    cdef cnp.ndarray starts = np.empty(limit, dtype=np.int64)
+    cdef offset_t* ps = index_ptr(starts)
+    if limit > 0:
+        with nogil:
+            factorize(pn, m, &f)
+            two_way(pn, m, &f, rarest_index(pn, m), ph + begin, n - begin, limit, ps, &found)
+            for k in range(found):
+                ps[k] += begin
+    return starts[:found]
 
 
 def longest_prefix(needles, haystacks):

@@ -222,6 +222,39 @@ def test_whitespace_spans_lists_overlapping_occurrences_of_periodic_needles(impl
                    for s, e in spans.tolist())
 
 
+def test_exact_spans_lists_occurrences_from_a_start(impl):
+    haystack = b"aaa a aa\x00aa"
+    assert impl.exact_spans(b"aa", haystack, 0, 10).tolist() == [0, 1, 6, 9]
+    assert impl.exact_spans(b"aa", haystack, 0, 10).dtype == np.int64
+    assert impl.exact_spans(b"aa", haystack, 1, 10).tolist() == [1, 6, 9]
+    assert impl.exact_spans(b"aa", haystack, 2, 2).tolist() == [6, 9]
+    assert impl.exact_spans(b"aa", haystack, 0, 1).tolist() == [0]
+    assert impl.exact_spans(b"aa", haystack, 10, 5).tolist() == []
+    for beyond in (len(haystack), 2**63, 2**64):  # past the end: nothing (native: no OverflowError)
+        assert impl.exact_spans(b"aa", haystack, beyond, 5).tolist() == []
+    assert impl.exact_spans(b"aa", haystack, 0, 2**64).tolist() == [0, 1, 6, 9]
+    assert impl.exact_spans(b"zz", haystack, 0, 5).shape == (0,)
+    assert impl.exact_spans(b"a" * 20, haystack, 0, 5).shape == (0,)
+
+
+@pytest.mark.parametrize(
+    "args, error, message",
+    [
+        ((b"", b"a", 0, 1), InvalidArgumentError, "needle is empty"),
+        (("a", b"a", 0, 1), TypeError, "needle must be bytes, not str"),
+        ((b"a", bytearray(b"a"), 0, 1), TypeError, "haystack must be bytes, not bytearray"),
+        ((b"a", b"a", -1, 1), InvalidArgumentError, "start must be a non-negative int"),
+        ((b"a", b"a", True, 1), InvalidArgumentError, "start must be a non-negative int"),
+        ((b"a", b"a", 1.0, 1), InvalidArgumentError, "start must be a non-negative int"),
+        ((b"a", b"a", 0, 0), InvalidArgumentError, "max_spans must be a positive int"),
+    ],
+)
+def test_bad_exact_spans(impl, args, error, message):
+    with pytest.raises(error) as info:
+        impl.exact_spans(*args)
+    assert message in str(info.value)
+
+
 # ---- longest prefix ----------------------------------------------------------------------------
 
 
@@ -303,6 +336,8 @@ def test_native_equals_reference(batch):
             assert np.array_equal(x, y), name
     for n, h in zip(needles, hays):
         assert np.array_equal(native.whitespace_spans(n, h, 3), reference.whitespace_spans(n, h, 3))
+        for start in (0, 1, len(h) // 2, len(h)):
+            assert np.array_equal(native.exact_spans(n, h, start, 3), reference.exact_spans(n, h, start, 3))
         assert native.normalize_whitespace(h) == reference.normalize_whitespace(h)
 
 
@@ -340,6 +375,9 @@ def test_native_equals_reference_on_periodic_text(parts, data):
         got = getattr(native, name)([needle, other], [hay, hay])
         for x, y in zip(got, getattr(reference, name)([needle, other], [hay, hay])):
             assert np.array_equal(x, y), name
+    start, limit = data.draw(st.integers(0, len(hay))), data.draw(st.integers(1, 5))
+    for n in (needle, other):
+        assert np.array_equal(native.exact_spans(n, hay, start, limit), reference.exact_spans(n, hay, start, limit))
 
 
 @pytest.mark.parametrize(

@@ -8,6 +8,7 @@ _impl, IMPLEMENTATION = load("search", "_search_py")
 find_exact = _impl.find_exact
 find_whitespace = _impl.find_whitespace
 whitespace_spans = _impl.whitespace_spans
+exact_spans = _impl.exact_spans
 longest_prefix = _impl.longest_prefix
 normalize_whitespace = _impl.normalize_whitespace
 WHITESPACE = _impl.WHITESPACE
@@ -18,6 +19,7 @@ __all__ = [
     "WHITESPACE",
     "WHITESPACE_CODEPOINTS",
     "WHITESPACE_RUN",
+    "exact_spans",
     "find_exact",
     "find_whitespace",
     "longest_prefix",

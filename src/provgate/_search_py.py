@@ -33,6 +33,11 @@ stands for its whole run, so a match that begins or ends with a space covers the
 ``whitespace_spans(needle, haystack, max_spans)`` gives the original ``(start, end)`` of the
 first ``max_spans`` normalised occurrences, as an ``(k, 2)`` array.
 
+``exact_spans(needle, haystack, start, max_spans)`` gives the offsets of the first
+``max_spans`` exact occurrences at or after ``start`` (overlapping ones included), as a ``(k,)``
+array: a caller that passes over occurrences (those that cut a token) lists them a batch at a
+time, each batch resuming after the last, with no search restarted per occurrence.
+
 Longest prefix (``longest_prefix``), a diagnostic
 -------------------------------------------------
 ``length[i]`` is the largest ``L`` such that ``needles[i][:L]`` occurs in ``haystacks[i]``
@@ -92,6 +97,12 @@ def check_pair(needle: Any, haystack: Any) -> None:
             raise TypeError(f"{name} must be bytes, not {type(value).__name__}")
     if not needle:
         raise InvalidArgumentError("needle is empty; an empty needle occurs everywhere", argument="needle")
+
+
+def check_start(start: Any) -> int:
+    if isinstance(start, bool) or not isinstance(start, int) or start < 0:
+        raise InvalidArgumentError(f"start must be a non-negative int, not {start!r}", argument="start")
+    return min(start, (1 << 63) - 1)
 
 
 def check_max_spans(max_spans: Any) -> int:
@@ -187,6 +198,19 @@ def whitespace_spans(needle: bytes, haystack: bytes, max_spans: int) -> np.ndarr
     return spans
 
 
+def exact_spans(needle: bytes, haystack: bytes, start: int, max_spans: int) -> np.ndarray:
+    """Offsets of the first ``max_spans`` occurrences at or after ``start``, ``(k,)``."""
+    check_pair(needle, haystack)
+    start = check_start(start)
+    max_spans = check_max_spans(max_spans)
+    found = []
+    at = haystack.find(needle, start)
+    while at >= 0 and len(found) < max_spans:
+        found.append(at)
+        at = haystack.find(needle, at + 1)
+    return np.array(found, dtype=np.int64)
+
+
 def longest_prefix(needles: Sequence[bytes], haystacks: Sequence[bytes]) -> tuple[np.ndarray, np.ndarray]:
     """``(length, at)``: int64 arrays, see the module docstring."""
     needles, haystacks = check_batch(needles, haystacks)
@@ -212,6 +236,7 @@ __all__ = [
     "WHITESPACE",
     "WHITESPACE_CODEPOINTS",
     "WHITESPACE_RUN",
+    "exact_spans",
     "find_exact",
     "find_whitespace",
     "longest_prefix",
