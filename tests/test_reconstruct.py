@@ -266,15 +266,16 @@ def test_whole_whitespace_spans_are_the_first_listed_occurrences_that_cut_nothin
     assert reconstruct._whole_whitespace_spans(needle, haystack, limit) == [tuple(x) for x in whole[:limit]]
 
 
-@pytest.mark.parametrize("list_after", [1, 4, 64])
+@pytest.mark.parametrize(("list_after", "list_batch"), [(1, 1), (1, 2), (4, 4096), (64, 4096)])
 @settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.lists(st.sampled_from(["0", "00", "1", "a", "ab", "aba", " ", ".", "-", "x"]), min_size=1, max_size=60),
        st.lists(st.sampled_from(["0", "00", "a", "ab", "b", "."]), min_size=1, max_size=12))
-def test_the_first_whole_occurrence_is_the_first_listed_one_that_cuts_nothing(monkeypatch, list_after, hay, quote):
+def test_the_first_whole_occurrence_is_the_first_listed_one_that_cuts_nothing(monkeypatch, list_after, list_batch, hay, quote):
     # the walk through a run of occurrences one period apart, and the jump past its end
     # (red team 82, F02: one search per occurrence was quadratic), and the native listing of
     # the rest, pass over no occurrence
     monkeypatch.setattr(reconstruct, "_LIST_AFTER", list_after)
+    monkeypatch.setattr(reconstruct, "_LIST_BATCH", list_batch)
     haystack, needle = "".join(hay).encode(), "".join(quote).encode()
     every = _search_py.occurrences(needle, haystack)
     if not every:
@@ -305,13 +306,15 @@ def _periodic_case(case):
 
 
 @pytest.mark.parametrize(("run_steps", "list_after"), [(1, 64), (2, 64), (8, 64), (8, 1), (2, 3)])
+@pytest.mark.parametrize("list_batch", [1, 4096])
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(_PERIODIC)
-def test_a_run_of_occurrences_checked_in_bulk_gives_the_first_whole_one(monkeypatch, run_steps, list_after, case):
+def test_a_run_of_occurrences_checked_in_bulk_gives_the_first_whole_one(monkeypatch, run_steps, list_after, list_batch, case):
     # one check per period for the occurrences whose context lies inside the run, one each near
     # its ends, or the rest listed natively: the same answer as a check of every occurrence
     monkeypatch.setattr(reconstruct, "_RUN_STEPS", run_steps)
     monkeypatch.setattr(reconstruct, "_LIST_AFTER", list_after)
+    monkeypatch.setattr(reconstruct, "_LIST_BATCH", list_batch)
     needle, haystack = _periodic_case(case)
     every = _search_py.occurrences(needle, haystack)
     if not every:
@@ -410,6 +413,18 @@ def test_a_short_quote_at_every_byte_of_a_long_run_is_checked_a_few_times(monkey
     assert check.grade == "not_found" and check.diagnostic.kind == "occurs_only_cutting_a_token"
     assert check.diagnostic.source_start == source.find(quote)
     assert calls < 200  # against one or two per occurrence: 50,000 to 400,000
+
+
+@pytest.mark.parametrize(("list_after", "list_batch"), [(1, 1), (1, 2), (2, 1), (64, 4096)])
+@pytest.mark.parametrize(("haystack", "needle", "whole"), [
+    (b"xa.axa.axa.a.a ", b"a.a", 11),  # the whole one overlaps the cut one before it
+    (b"xa.axa.axa.axa.axa.a.a ", b"a.a", 19),
+    (b"x0.0x0.0x0.0.0 ", b"0.0", -1),
+])  # fmt: skip
+def test_listed_occurrences_resume_right_after_the_last(monkeypatch, list_after, list_batch, haystack, needle, whole):
+    monkeypatch.setattr(reconstruct, "_LIST_AFTER", list_after)
+    monkeypatch.setattr(reconstruct, "_LIST_BATCH", list_batch)
+    assert reconstruct._whole_occurrence(needle, haystack, haystack.find(needle)) == whole
 
 
 def test_a_long_quote_whose_every_occurrence_cuts_a_number_is_not_found(store):
@@ -734,7 +749,8 @@ _QUOTE_STYLES = [('"', '"'), ("\u201c", "\u201d"), ("\u00ab ", " \u00bb"), ("\u0
                  ("'", "'"), ("\u2018", "\u2019"), ("\u201e", "\u201c"), ("\u201a", "\u2019"), ("`", "`"),
                  ("\u2039", "\u203a"), ("\u201d", "\u201d")]
 _GAPS = [" ", "", ". ", ", ", "; ", ": ", "\u00a0", "\u200b", " (", "! ", "\n", "*"]
-_PROSE = "the retry limit is per hour after attempts worker started disk full on data timeout seconds".split()
+_PROSE = ["the", "retry", "limit", "is", "per", "hour", "after", "attempts", "worker", "started", "disk", "full", "on",
+          "data", "timeout", "seconds"]  # fmt: skip
 
 
 @settings(max_examples=300, deadline=None)
@@ -751,12 +767,12 @@ def test_a_quotation_in_any_style_is_exact_and_its_drift_is_caught(words, data):
     if shape == "inline":
         (o, c), gap = data.draw(st.sampled_from(_QUOTE_STYLES)), data.draw(st.sampled_from(_GAPS))
         lead = data.draw(st.sampled_from(["", "He said ", "It's the users' log: ", "(", "\u201cSee\u201d [src:other] and "]))
-        make = lambda q: f"{lead}{o}{q}{c}{gap}[src:doc]"  # noqa: E731
+        make = lambda q: f"{lead}{o}{q}{c}{gap}[src:doc]"
     elif shape == "blockquote":
         prefix = data.draw(st.sampled_from(["> ", "> > ", ">> ", ">  > "]))
-        make = lambda q: f"{prefix}{q} [src:doc]"  # noqa: E731
+        make = lambda q: f"{prefix}{q} [src:doc]"
     else:
-        make = lambda q: f"```\n{q}\n```\n[src:doc]"  # noqa: E731
+        make = lambda q: f"```\n{q}\n```\n[src:doc]"
     digits = [k for k, ch in enumerate(quote) if ch.isdigit()]
     if digits:
         k = data.draw(st.sampled_from(digits))

@@ -1010,7 +1010,8 @@ def _is_digit(b: int) -> bool:
 def _whole_occurrence(quote: bytes, source: bytes, after: int) -> int:
     """The first occurrence of ``quote`` past the occurrence at ``after`` that cuts no token,
     or -1. Linear in the source, however many occurrences there are. Each occurrence is
-    checked where it is found, until the occurrences repeat: :data:`_RUN_STEPS` periods in a
+    checked where it is found, :data:`_LIST_AFTER` of them at most (the rest are then listed
+    natively: :func:`_first_whole_listed`), until the occurrences repeat: :data:`_RUN_STEPS` periods in a
     row, each of the same length ``d`` and holding the same number of occurrences (at most
     :data:`_MAX_PER_PERIOD`: ``AAAAAAAA`` in a run of ``A``, one a period; ``A`` in ``AAB``
     repeated, two). The rest of that run is then checked in bulk (:func:`_whole_in_run`), its
@@ -1021,7 +1022,6 @@ def _whole_occurrence(quote: bytes, source: bytes, after: int) -> int:
     m = len(quote)
     recent = [after]  # the occurrences checked since the last run, and the one just found
     checked = 0
-    listable = _search.WHITESPACE_RUN.search(quote) is None
     while True:
         at = source.find(quote, recent[-1] + 1)
         if at < 0:
@@ -1037,12 +1037,10 @@ def _whole_occurrence(quote: bytes, source: bytes, after: int) -> int:
         if not _cuts_a_token(source, at, at + m, quote):
             return at
         checked += 1
-        if checked == _LIST_AFTER and listable:
-            # many occurrences, cut and not evenly spaced (a digit in a table of numbers): a
-            # quote without whitespace occurs normalised exactly where it occurs as it is, so
-            # the rest are listed natively and those that surely cut a token left out together
-            whole = _whole_whitespace_spans(quote, source, 1, start=at + 1, batch=_LIST_AFTER * 64)
-            return whole[0][0] if whole else -1
+        if checked == _LIST_AFTER:
+            # many occurrences, cut and not evenly spaced (a digit in a table of numbers): the
+            # rest are listed natively, and those that surely cut a token left out together
+            return _first_whole_listed(quote, source, at + 1)
         if len(recent) > 1024:
             del recent[: -(_RUN_STEPS * _MAX_PER_PERIOD + 1)]
 
@@ -1052,12 +1050,30 @@ def _whole_occurrence(quote: bytes, source: bytes, after: int) -> int:
 # period may hold
 _RUN_STEPS = 8
 _MAX_PER_PERIOD = 8
-# occurrences checked one by one before the rest of a quote without whitespace are listed
+# occurrences checked one by one, not evenly spaced, before the rest are listed natively
 _LIST_AFTER = 64
+_LIST_BATCH = 4096  # occurrences listed by the first native call, four times more each next
 # bytes _cuts_a_token may read on either side of an occurrence: before it, a joiner of up to
 # three bytes and the digit of up to four bytes before that; after it, the same, or a comma and
 # a thousands group and the byte after it. Twice that, to spare
 _CUT_CONTEXT = 16
+
+
+def _first_whole_listed(quote: bytes, source: bytes, start: int) -> int:
+    """The first occurrence of ``quote`` at or after ``start`` that cuts no token, or -1: the
+    occurrences listed natively (:func:`provgate._search.exact_spans`) a batch at a time, each
+    resuming after the last, those that surely cut a token left out together and the rest
+    checked one by one."""
+    m, batch = len(quote), _LIST_BATCH
+    while True:
+        starts = _search.exact_spans(quote, source, start, batch)
+        spans = np.stack((starts, starts + m), axis=1)
+        for at, end in spans[~_surely_cut(source, spans)].tolist():
+            if not _cuts_a_token(source, at, end, quote):
+                return at
+        if len(starts) < batch:
+            return -1
+        start, batch = int(starts[-1]) + 1, min(4 * batch, _MAX_SPANS_PER_CALL)
 
 
 def _repeating(recent: list[int]) -> int:
@@ -1214,9 +1230,7 @@ def _accepted_whitespace_match(
 _MAX_SPANS_PER_CALL = 1 << 20
 
 
-def _whole_whitespace_spans(
-    needle: bytes, haystack: bytes, limit: int, *, start: int = 0, batch: int = 1
-) -> list[tuple[int, int]]:
+def _whole_whitespace_spans(needle: bytes, haystack: bytes, limit: int) -> list[tuple[int, int]]:
     """The first ``limit`` whitespace-normalised occurrences of ``needle`` in ``haystack``
     that cut no token of it, as original ``(start, end)``, in order. Occurrences that cut a
     token are passed over however many come first (counting them against ``limit`` refused a
@@ -1225,12 +1239,9 @@ def _whole_whitespace_spans(
     last occurrence listed: that suffix normalises to the tail of the whole source's
     normalisation (a run of whitespace the last occurrence started on is skipped whole: it is
     one byte of the normalised text, where no second occurrence starts; a whitespace
-    character's continuation bytes never start one), so no occurrence is lost or listed twice.
-    ``start``: list only from there, which only a quote without whitespace may ask (its
-    normalised occurrences are its exact ones, wherever the listing starts); ``batch``: at
-    least how many the first call lists."""
+    character's continuation bytes never start one), so no occurrence is lost or listed twice."""
     out: list[tuple[int, int]] = []
-    base, batch = start, min(max(limit, batch), _MAX_SPANS_PER_CALL)
+    base, batch = 0, min(limit, _MAX_SPANS_PER_CALL)
     while True:
         spans = _search.whitespace_spans(needle, haystack[base:] if base else haystack, batch)
         spans += base
