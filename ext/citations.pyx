@@ -50,6 +50,7 @@ cdef bint IS_ASCII_WS[256]  # space \t \n \r \v \f
 cdef bint IS_NAME[256]      # bytes of a marker name: not 0x00-0x20, 0x7F, "[" or "]"
 cdef bint IS_ASCII_ALNUM[256]  # ASCII letters and digits
 cdef bint IS_GAP[256]       # what may stand between a closing delimiter and its group: _GAP_BYTES
+cdef bint IS_COMPARED[256]  # after a `>`, what makes it a comparison: _COMPARED
 cdef int _b
 for _b in range(256):
     IS_WORD[_b] = (0x30 <= _b <= 0x39) or (0x41 <= _b <= 0x5A) or (0x61 <= _b <= 0x7A) or _b == 0x5F or _b >= 0x80
@@ -57,6 +58,7 @@ for _b in range(256):
     IS_NAME[_b] = not (_b <= 0x20 or _b == 0x7F or _b == 0x5B or _b == 0x5D)
     IS_ASCII_ALNUM[_b] = (0x30 <= _b <= 0x39) or (0x41 <= _b <= 0x5A) or (0x61 <= _b <= 0x7A)
     IS_GAP[_b] = _b in b" \t\r()*_.,;:!?"
+    IS_COMPARED[_b] = _b in b"=<+-.0123456789"
 
 
 # Quotation marks as codes: the UTF-8 bytes of one character, big-endian in an int.
@@ -317,35 +319,46 @@ cdef offset_t blockquote_prefix(const byte_t* p, offset_t start, offset_t limit)
     return i - start
 
 
-cdef offset_t nested_prefix(const byte_t* p, offset_t start, offset_t limit) noexcept nogil:
-    """Length of _citations_py._NESTED_PREFIX matched at start within [start, limit), or -1:
-    a prefix after the first, its ``>`` followed by a space, a ``>``, a ``\\r`` or the limit."""
-    cdef offset_t m = blockquote_prefix(p, start, limit)
-    if m < 0 or p[start + m - 1] == 0x20 or start + m >= limit:
-        return m
-    return m if p[start + m] == 0x3E or p[start + m] == 0x0D else -1
+cdef offset_t prefix_end(const byte_t* p, offset_t start, offset_t limit, bint* kept) noexcept nogil:
+    """_citations_py._prefix_end: where the blockquote prefix at ``start`` ends within
+    [start, limit), or -1; ``kept``: its ``>`` stays in the text, a comparison (``>= 5``)."""
+    cdef offset_t m = blockquote_prefix(p, start, limit), end
+    kept[0] = False
+    if m < 0:
+        return -1
+    end = start + m
+    if p[end - 1] == 0x20 or end >= limit or not IS_COMPARED[p[end]]:
+        return end
+    kept[0] = True
+    return end - 1
 
 
 cdef offset_t prefixes(const byte_t* p, offset_t start, offset_t limit, offset_t* end) noexcept nogil:
     """_citations_py._prefixes: how many blockquote prefixes follow one another from ``start``
     within [start, limit); ``end``: where the last one ends (``start`` when there is none)."""
-    cdef offset_t depth = 0, at = start, m = blockquote_prefix(p, start, limit)
-    while m >= 0:
+    cdef offset_t depth = 0, at = start, e
+    cdef bint kept = False
+    while not kept:
+        e = prefix_end(p, at, limit, &kept)
+        if e < 0:
+            break
         depth += 1
-        at += m
-        m = nested_prefix(p, at, limit)
+        at = e
     end[0] = at
     return depth
 
 
 cdef offset_t strip_prefixes(const byte_t* p, offset_t start, offset_t limit, offset_t levels) noexcept nogil:
     """Where the first ``levels`` blockquote prefixes from ``start`` end (all when fewer)."""
-    cdef offset_t at = start, m, k
+    cdef offset_t at = start, e, k
+    cdef bint kept = False
     for k in range(levels):
-        m = nested_prefix(p, at, limit) if k else blockquote_prefix(p, at, limit)
-        if m < 0:
+        e = prefix_end(p, at, limit, &kept)
+        if e < 0:
             break
-        at += m
+        at = e
+        if kept:
+            break
     return at
 
 

@@ -232,11 +232,18 @@ CASES = [
     ('> He said "one\ntwo" [src:a]', [("double", "one\ntwo", ["a"])], []),
     ('> > He said "one\n> two\n  three" [src:a]', [("double", "one\ntwo\n  three", ["a"])], []),
     ("> one\ntwo [src:a]", [], ["a"]),  # (a lazy line ending in a group: prose, a bare marker)
-    # a later `>` is a prefix only before a space, a `>` or the line's end: `> >= 5` quotes
-    # `>= 5` (taken as a prefix, `= 5` would be exact in a drifted `<= 5`)
+    # a `>` before `=`, `<`, a sign, a point or a digit is a comparison, kept in the text:
+    # `> >= 5` quotes `>= 5` (taken as markup, `= 5` would be exact in a drifted `<= 5`)
     ("> >= 5 retries [src:a]", [("blockquote", ">= 5 retries", ["a"])], []),
     (">>= 5 retries [src:a]", [("blockquote", ">= 5 retries", ["a"])], []),
-    ("> >x\n> > y [src:a]", [("blockquote", ">x\n> y", ["a"])], []),
+    ("> >x\n> > y [src:a]", [("blockquote", "x\ny", ["a"])], []),
+    # a `>` before what makes it a comparison stays in the text, at any level: the line
+    # `>= 5 retries` quoted `= 5 retries`, which a drifted `<= 5 retries` holds
+    (">= 5 retries [src:a]", [("blockquote", ">= 5 retries", ["a"])], []),
+    (">5 retries [src:a]", [("blockquote", ">5 retries", ["a"])], []),
+    ("> a\n>-1 or >.5 [src:a]", [("blockquote", "a\n>-1 or >.5", ["a"])], []),
+    ("   >< x [src:a]", [("blockquote", ">< x", ["a"])], []),
+    (">x [src:a]", [("blockquote", "x", ["a"])], []),
     ("> >>\n> > y [src:a]", [("blockquote", ">\ny", ["a"])], []),  # (two of its three prefixes)
     ("> >\r\n> > y [src:a]", [("blockquote", "\ny", ["a"])], []),
 ]

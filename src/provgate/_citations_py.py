@@ -56,9 +56,7 @@ _BLANK_LINE = re.compile(rb"\n[ \t\r]*\n")
 _FENCE_LINE = re.compile(rb"^ {0,3}(`{3,}|~{3,})([^\n]*)$", re.M)
 _BLOCKQUOTE_PREFIX = re.compile(rb" {0,3}> ?")
 _BLOCKQUOTE_LINE = re.compile(rb"^ {0,3}>", re.M)
-# a prefix after the first: its `>` followed by a space, another `>` or the line's end, so
-# that `> >= 5` quotes `>= 5`, not `= 5` (a drifted `<= 5` would be exact in it)
-_NESTED_PREFIX = re.compile(rb" {0,3}>(?: |(?![^>\r]))")
+_COMPARED = frozenset(b"=<+-.0123456789")  # after a `>`, what makes it a comparison (_prefix_end)
 _ONLY_WHITESPACE = re.compile(b"(?:" + b"|".join(re.escape(w) for w in WHITESPACE) + b")*+")
 # the rest of a line is blank (only spaces, tabs and a \r before its end)
 _REST_BLANK = re.compile(rb"[ \t\r]*+(?:\n|\Z)")
@@ -105,16 +103,31 @@ def _has_text(data: bytes, start: int, end: int) -> bool:
     return _ONLY_WHITESPACE.fullmatch(data, start, end) is None
 
 
+def _prefix_end(data: bytes, start: int, limit: int) -> tuple[int, bool] | None:
+    """Where the blockquote prefix (`` {0,3}> ?``) at ``start`` ends within ``[start, limit)``,
+    and whether its ``>`` stays in the text; None when there is none. A ``>`` right before
+    what makes it a comparison (:data:`_COMPARED`: ``=``, ``<``, a sign, a point or a digit)
+    stays in the text, the line still a ``>`` line: ``>= 5 retries [src:a]`` quotes ``>= 5
+    retries``, not ``= 5 retries``, which a drifted ``<= 5 retries`` holds (found reviewing
+    the mend of red team 84's F07). Any other ``>`` is markup, with the space after it."""
+    m = _BLOCKQUOTE_PREFIX.match(data, start, limit)
+    if m is None:
+        return None
+    end = m.end()
+    if data[end - 1] == 0x20 or end >= limit or data[end] not in _COMPARED:
+        return end, False
+    return end - 1, True
+
+
 def _prefixes(data: bytes, start: int, limit: int) -> tuple[int, int]:
     """``(depth, end)``: how many blockquote prefixes follow one another from ``start``
-    within ``[start, limit)`` — one per level of nesting, ``> > x`` has two; the first is
-    `` {0,3}> ?``, each later one :data:`_NESTED_PREFIX` — and where the last one ends
-    (``start`` when there is none)."""
+    within ``[start, limit)`` — one per level of nesting, ``> > x`` has two — and where the
+    last one ends (``start`` when there is none; at a ``>`` that stays: :func:`_prefix_end`)."""
     depth, end = 0, start
-    m = _BLOCKQUOTE_PREFIX.match(data, start, limit)
-    while m is not None:
-        depth, end = depth + 1, m.end()
-        m = _NESTED_PREFIX.match(data, end, limit)
+    while (found := _prefix_end(data, end, limit)) is not None:
+        depth, (end, kept) = depth + 1, found
+        if kept:
+            break
     return depth, end
 
 
@@ -122,11 +135,13 @@ def _strip_prefixes(data: bytes, start: int, limit: int, levels: int) -> int:
     """Where the first ``levels`` blockquote prefixes from ``start`` end (all of them when the
     line has fewer)."""
     end = start
-    for level in range(levels):
-        m = (_NESTED_PREFIX if level else _BLOCKQUOTE_PREFIX).match(data, end, limit)
-        if m is None:
+    for _ in range(levels):
+        found = _prefix_end(data, end, limit)
+        if found is None:
             break
-        end = m.end()
+        end, kept = found
+        if kept:
+            break
     return end
 
 
