@@ -157,7 +157,7 @@ import os
 import re
 import threading
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -1068,9 +1068,8 @@ def _first_whole_listed(quote: bytes, source: bytes, start: int) -> int:
     while True:
         starts = _search.exact_spans(quote, source, start, batch)
         spans = np.stack((starts, starts + m), axis=1)
-        for at, end in spans[~_surely_cut(source, spans)].tolist():
-            if not _cuts_a_token(source, at, end, quote):
-                return at
+        for at, _ in _uncut(source, spans, quote):
+            return at
         if len(starts) < batch:
             return -1
         start, batch = int(starts[-1]) + 1, min(4 * batch, _MAX_SPANS_PER_CALL)
@@ -1245,13 +1244,10 @@ def _whole_whitespace_spans(needle: bytes, haystack: bytes, limit: int) -> list[
     while True:
         spans = _search.whitespace_spans(needle, haystack[base:] if base else haystack, batch)
         spans += base
-        # only the spans that may cut nothing are checked one by one (red team 84, F08: a
-        # Python check per span made a short quote at every byte of a long run take seconds)
-        for s, e in spans[~_surely_cut(haystack, spans)].tolist():
-            if not _cuts_a_token(haystack, s, e):
-                out.append((s, e))
-                if len(out) == limit:
-                    return out
+        for span in _uncut(haystack, spans):
+            out.append(span)
+            if len(out) == limit:
+                return out
         if len(spans) < batch:
             return out
         last = int(spans[-1, 0])
@@ -1262,6 +1258,16 @@ def _whole_whitespace_spans(needle: bytes, haystack: bytes, limit: int) -> list[
 
 _ASCII_ALNUM_TABLE = np.zeros(256, dtype=bool)
 _ASCII_ALNUM_TABLE[list(b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")] = True
+
+
+def _uncut(haystack: bytes, spans: np.ndarray, quote: bytes | None = None) -> Iterator[tuple[int, int]]:
+    """The ``(start, end)`` of ``spans`` that cut no token, in order: those that surely do
+    (:func:`_surely_cut`) left out together, the rest checked one by one (red team 84, F08: a
+    Python check per span made a short quote at every byte of a long run take seconds).
+    ``quote``: the spans' bytes, when they are exact occurrences of it."""
+    for start, end in spans[~_surely_cut(haystack, spans)].tolist():
+        if not _cuts_a_token(haystack, start, end, quote):
+            yield start, end
 
 
 def _surely_cut(haystack: bytes, spans: np.ndarray) -> np.ndarray:
