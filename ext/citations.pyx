@@ -183,6 +183,7 @@ cdef struct Scan:
     Vec unmarked_bq  # QUOTE_WIDTH per unmarked blockquote
     Vec claimed    # quotation start, group end
     Vec lines      # scratch: (start, end) of blockquote lines, bottom up
+    Vec bq_lines   # the start of every `>` line, ascending
     bint oom
 
 
@@ -461,6 +462,24 @@ cdef void find_bounds(Scan* s) noexcept nogil:
     free(blanks.v)
 
 
+cdef void find_blockquote_lines(Scan* s) noexcept nogil:
+    """The start of every ``>`` line (_citations_py's ``blockquote_lines``) into
+    ``s.bq_lines``; sets ``s.oom`` on failure to grow."""
+    cdef const byte_t* p = s.p
+    cdef offset_t n = s.n, ls = 0, le
+    while ls <= n:
+        le = line_end(p, n, ls)
+        if blockquote_prefix(p, ls, le) >= 0:
+            if not vec_grow(&s.bq_lines, 1):
+                s.oom = True
+                return
+            s.bq_lines.v[s.bq_lines.n] = ls
+            s.bq_lines.n += 1
+        if le >= n:
+            break
+        ls = le + 1
+
+
 cdef void find_groups(Scan* s) noexcept nogil:
     cdef const byte_t* p = s.p
     cdef offset_t n = s.n, i = 0, j, e, g_end = -1, k, last
@@ -534,6 +553,21 @@ cdef offset_t lower_bound(const Scan* s, offset_t pos) noexcept nogil:
         else:
             hi = mid
     return s.bounds.v[lo - 1] if lo > 0 else 0
+
+
+cdef offset_t first_blockquote_line(const Scan* s, offset_t ls) noexcept nogil:
+    """_citations_py's ``first_blockquote_line``: the start of the first ``>`` line of the
+    paragraph of the line at ``ls`` if it is that line or one above it, else -1."""
+    cdef offset_t lo = 0, hi = s.bq_lines.n, mid, bound = lower_bound(s, ls)
+    while lo < hi:  # bisect_left of the paragraph's bound
+        mid = (lo + hi) // 2
+        if s.bq_lines.v[mid] < bound:
+            lo = mid + 1
+        else:
+            hi = mid
+    if lo < s.bq_lines.n and s.bq_lines.v[lo] <= ls:
+        return s.bq_lines.v[lo]
+    return -1
 
 
 # ---- the quotation a group carries --------------------------------------------------------------
@@ -877,31 +911,32 @@ cdef bint inline_quote(Scan* s, offset_t group_start, offset_t previous_end, off
 
 cdef bint blockquote_quote(Scan* s, offset_t group_start, offset_t group_end, offset_t* out) noexcept nogil:
     cdef const byte_t* p = s.p
-    cdef offset_t ls, pe, own_end, pos, prev_start, m, end, k, lo, text, depth = 0
+    cdef offset_t ls, pe, own_end, pos, prev_start, m, end, k, lo, text, first, depth = 0
     if not rest_blank(p, s.n, group_end):
         return False
     ls = line_start(p, group_start)
+    first = first_blockquote_line(s, ls)
+    if first < 0:
+        return False  # no `>` line in the paragraph up to the group's line: prose
     s.lines.n = 0  # each line's start (prefixes included) and end, bottom up
-    pe = blockquote_prefix(p, ls, group_start)
-    if pe >= 0:
-        own_end = group_start
-        while own_end > ls + pe and (p[own_end - 1] == 0x20 or p[own_end - 1] == 0x09):
-            own_end -= 1
-        if has_marker(p, ls + pe, own_end):
-            return False
-        prefixes(p, ls, own_end, &text)
-        if has_text(p, text, own_end):
-            if not push2(&s.lines, ls, own_end):
-                s.oom = True
-                return False
-    elif not blank_since_line_start(p, group_start):
+    pe = max(blockquote_prefix(p, ls, group_start), 0)  # (none on a lazy line)
+    own_end = group_start
+    while own_end > ls + pe and (p[own_end - 1] == 0x20 or p[own_end - 1] == 0x09):
+        own_end -= 1
+    if has_marker(p, ls + pe, own_end):
         return False
+    prefixes(p, ls, own_end, &text)
+    if has_text(p, text, own_end):
+        if not push2(&s.lines, ls, own_end):
+            s.oom = True
+            return False
+    # up to the paragraph's first `>` line: `>` lines and lazy lines (CommonMark laziness)
     pos = ls
-    while pos > 0:
+    while pos > first:
         prev_start = line_start(p, pos - 1)
-        m = blockquote_prefix(p, prev_start, pos - 1)
-        if m < 0 or has_marker(p, prev_start, pos - 1):
+        if has_marker(p, prev_start, pos - 1):
             break
+        m = max(blockquote_prefix(p, prev_start, pos - 1), 0)
         end = pos - 1
         if end > prev_start + m and p[end - 1] == 0x0D:
             end -= 1
@@ -1189,6 +1224,8 @@ cdef void scan_all(Scan* s) noexcept nogil:
     if not s.oom:
         find_bounds(s)
     if not s.oom:
+        find_blockquote_lines(s)
+    if not s.oom:
         find_groups(s)
     if not s.oom:
         scan_groups(s)
@@ -1262,3 +1299,4 @@ def scan(data):
         free(s.unmarked_bq.v)
         free(s.claimed.v)
         free(s.lines.v)
+        free(s.bq_lines.v)

@@ -231,7 +231,30 @@ CASES = [
     ('> He said "one\n> two\nthree" [src:a]', [("double", "one\ntwo\nthree", ["a"])], []),
     ('> He said "one\ntwo" [src:a]', [("double", "one\ntwo", ["a"])], []),
     ('> > He said "one\n> two\n  three" [src:a]', [("double", "one\ntwo\n  three", ["a"])], []),
-    ("> one\ntwo [src:a]", [], ["a"]),  # (a lazy line ending in a group: prose, a bare marker)
+    # a line without `>` after a `>` line of its paragraph is the blockquote's (CommonMark
+    # laziness): a group ending it carries the run from the paragraph's first `>` line (red
+    # team 84, F07: it was a bare marker, which passes, or ended the run above unchecked)
+    ("> one\ntwo [src:a]", [("blockquote", "one\ntwo", ["a"])], []),
+    ("> > one\ntwo [src:a]", [("blockquote", "one\ntwo", ["a"])], []),
+    ("> one\ntwo\n> three [src:a]", [("blockquote", "one\ntwo\nthree", ["a"])], []),
+    ("> one\ntwo\n[src:a]", [("blockquote", "one\ntwo", ["a"])], []),  # (an attribution line)
+    ("> one\ntwo\n  [src:a][src:b]", [("blockquote", "one\ntwo", ["a", "b"])], []),
+    ("> one\r\ntwo [src:a]\r\n", [("blockquote", "one\ntwo", ["a"])], []),
+    ("> one\r\ntwo\r\n> > three [src:a]\r\n", [("blockquote", "one\ntwo\n> three", ["a"])], []),
+    ("> one\n> > two\nthree [src:a]", [("blockquote", "one\n> two\nthree", ["a"])], []),
+    ("> > one\n> > two [src:x]\nthree [src:y]", [("blockquote", "one\ntwo", ["x"]), ("blockquote", "three", ["y"])], []),
+    ("> one [src:x]\ntwo [src:y]", [("blockquote", "one", ["x"]), ("blockquote", "two", ["y"])], []),
+    ("> one\ntwo [src:x] three [src:y]", [], ["x", "y"]),  # (another marker before the group)
+    ("prose\n> one\ntwo [src:a]", [("blockquote", "one\ntwo", ["a"])], []),  # (not above the first `>`)
+    ("prose [src:x]\nmore\n> one\ntwo [src:a]", [("blockquote", "one\ntwo", ["a"])], ["x"]),
+    ("> one\n\ntwo [src:a]", [], ["a"]),  # (a blank line ends the paragraph)
+    ("> one\n \t\r\ntwo [src:a]", [], ["a"]),
+    ("> one\n```\ncode\n```\ntwo [src:a]", [], ["a"]),  # (and so does a fence)
+    ("> one\n    two [src:a]", [("blockquote", "one\n    two", ["a"])], []),  # (taken whole)
+    ("> one\n- two [src:a]", [("blockquote", "one\n- two", ["a"])], []),  # (read as lazy: fails closed)
+    ("> one\n>\ntwo [src:a]", [("blockquote", "one\n\ntwo", ["a"])], []),  # (likewise)
+    ('> one\nHe said "two" [src:a]', [("double", "two", ["a"])], []),  # (an inline quotation first)
+    ("> one\ntwo\nthree [src:a]\n\n> four\nfive [src:b]", [("blockquote", "one\ntwo\nthree", ["a"]), ("blockquote", "four\nfive", ["b"])], []),
     # a `>` before `=`, `<`, a sign, a point or a digit is a comparison, kept in the text:
     # `> >= 5` quotes `>= 5` (taken as markup, `= 5` would be exact in a drifted `<= 5`)
     ("> >= 5 retries [src:a]", [("blockquote", ">= 5 retries", ["a"])], []),
@@ -284,6 +307,7 @@ def test_rules(impl, text, carried, bare):
         ("> whole\n> quote [src:a]\n", []),  # (a blockquote citation claims its whole run)
         ("> > a nested quote\n> > on two lines\n\nprose", [("blockquote", "a nested quote\non two lines")]),
         ("> a mail\n> > quoting a mail\n", [("blockquote", "a mail\n> quoting a mail")]),
+        ("> a\nlazy [src:x]\n> b\n", [("blockquote", "b")]),  # (the citation claims a and its lazy line)
         ('> > one\n> > two "x" [src:a]\n> > three\n', [("blockquote", "one\ntwo "), ("blockquote", "three")]),
     ],
 )
@@ -330,6 +354,8 @@ PIECES = [
     # what may stand between a closing mark and its group, and other languages' quotation marks
     "> > ", ">>", "\n> > ", "\n>> ", ";", ")", "*", "_", "!", "\u200b", "\ufeff", "\u2009", "\u3000", "\u00ab", "\u00bb", "\u2039",
     "\u203a", "\u201a", "\u300c", "\u300d", "\u300e", "\u300f", "'90s", "users'",
+    # nested prefixes and lazy lines (red team 84, F07)
+    ">>>", "> >=", "\n> >", "\r\n> > ", "\n- ", "    ",
 ]  # fmt: skip
 ANSWERS = st.one_of(
     st.lists(st.sampled_from(PIECES), max_size=50).map(lambda p: "".join(p).encode()),

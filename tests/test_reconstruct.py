@@ -790,6 +790,45 @@ def test_a_quotation_in_any_style_is_exact_and_its_drift_is_caught(words, data):
         assert check.grade != "exact", make(drifted)
 
 
+def test_lazy_lines_of_a_blockquote_are_quoted(store):
+    """A line without ``>`` after a ``>`` line of its paragraph is the blockquote's
+    (CommonMark laziness): a group ending it, or standing alone below it, checks the whole
+    run, the lazy lines included (red team 84, F07: the group was a bare marker, which
+    passes, or the run stopped at the lazy line and the lines above it went unchecked)."""
+    store.put("tool:lines", "retry limit reached\nafter 3 attempts\nin a row\n")
+    store.put("tool:crlf", "retry limit reached\r\nafter 3 attempts\r\nin a row\r\n")
+    honest = (
+        ("> retry limit reached\nafter 3 attempts [src:lines]\n", "lines"),
+        ("> > retry limit reached\nafter 3 attempts [src:lines]\n", "lines"),
+        (">> retry limit reached\nafter 3 attempts\n>> in a row [src:lines]\n", "lines"),
+        ("> retry limit reached\nafter 3 attempts\n[src:lines]\n", "lines"),
+        ("Prose first.\n> retry limit reached\nafter 3 attempts [src:lines]\n", "lines"),
+        ("> retry limit reached\r\nafter 3 attempts\r\n> in a row [src:crlf]\r\n", "crlf"),
+        ("> > retry limit reached\r\n> > after 3 attempts\r\nin a row [src:crlf]\r\n", "crlf"),
+    )
+    for answer, name in honest:
+        report = verify_citations(store, answer)
+        assert report.ok and [c.grade for c in report.citations] == ["exact"], answer
+        cited = report.citations[0].to_json()
+        assert cited["handle"] == f"tool:{name}" and ("\r\n" in cited["quote"]) == (name == "crlf"), answer
+    drifted = (
+        "> retry limit reached\nafter 5 attempts [src:lines]\n",
+        "> > retry limit reached\nafter 5 attempts [src:lines]\n",
+        "> retry limit reached\nafter 5 attempts\n> in a row [src:lines]\n",
+        "> retry limit reached\nafter 5 attempts\n[src:lines]\n",
+        "> retry limit reached\r\nafter 5 attempts\r\n> in a row [src:crlf]\r\n",
+        # (a mail quoting a mail: the inner `> ` is quoted, and the source has none)
+        "> retry limit reached\n> > after 3 attempts\nin a row [src:lines]\n",
+    )
+    for answer in drifted:
+        report = verify_citations(store, answer)
+        assert not report.ok and [c.grade for c in report.citations] == ["not_found"], answer
+        assert report.totals()["bare_markers"] == 0, answer
+    # a blank line ends the paragraph: the marker below it is prose, as before
+    report = verify_citations(store, "> retry limit reached\n\nafter 5 attempts [src:lines]\n")
+    assert not report.citations and report.totals()["bare_markers"] == 1
+
+
 def test_diagnose_off_keeps_grades(store):
     a = verify_citations(store, ANSWER)
     b = verify_citations(store, ANSWER, diagnose=False)

@@ -258,6 +258,7 @@ class _Scanner:
             bounds.append(close_end)
         self.bounds = sorted(bounds)
         self.fence_ends = [f[3] for f in self.fences]  # fences are disjoint and in order
+        self.blockquote_lines = [m.start() for m in _BLOCKQUOTE_LINE.finditer(data)]  # `>` lines
 
     # -- structure ---------------------------------------------------------------------------
 
@@ -310,6 +311,16 @@ class _Scanner:
     def lower_bound(self, pos: int) -> int:
         k = bisect.bisect_right(self.bounds, pos) - 1
         return self.bounds[k] if k >= 0 else 0
+
+    def first_blockquote_line(self, line_start: int) -> int:
+        """The start of the first ``>`` line of the paragraph of the line at ``line_start``
+        if it is that line or one above it, else -1: the line is then a line of a blockquote,
+        a ``>`` line or a lazy continuation (CommonMark; blank lines and fences end a
+        paragraph)."""
+        k = bisect.bisect_left(self.blockquote_lines, self.lower_bound(line_start))
+        if k < len(self.blockquote_lines) and self.blockquote_lines[k] <= line_start:
+            return self.blockquote_lines[k]
+        return -1
 
     def line_start(self, pos: int) -> int:
         return self.data.rfind(b"\n", 0, pos) + 1
@@ -600,28 +611,32 @@ class _Scanner:
         if not self.rest_blank(group_end):
             return None  # the group does not end its line
         line_start = self.line_start(group_start)
+        first = self.first_blockquote_line(line_start)
+        if first < 0:
+            return None  # no `>` line in the paragraph up to the group's line: prose
         before = data[line_start:group_start]
         prefix = _BLOCKQUOTE_PREFIX.match(before)
+        skip = 0 if prefix is None else prefix.end()  # (none on a lazy line)
         rows: list[tuple[int, int]] = []  # (start, end) of each line, prefixes included, bottom up
-        if prefix is not None:
-            own = before[prefix.end() :].rstrip(b" \t")
-            if _MARKER.search(own):
-                return None
-            own_end = line_start + prefix.end() + len(own)
-            # (a line of only prefixes and the group attributes the lines above: `> > [src:a]`)
-            if _has_text(data, _prefixes(data, line_start, own_end)[1], own_end):
-                rows.append((line_start, own_end))
-        elif before.strip(b" \t"):
+        own = before[skip:].rstrip(b" \t")
+        if _MARKER.search(own):
             return None
+        own_end = line_start + skip + len(own)
+        # (a line of only prefixes and the group attributes the lines above: `> > [src:a]`)
+        if _has_text(data, _prefixes(data, line_start, own_end)[1], own_end):
+            rows.append((line_start, own_end))
+        # up to the paragraph's first `>` line: `>` lines and lazy lines, which CommonMark
+        # reads as the blockquote's (red team 84, F07: a lazy line made the group a bare
+        # marker, which passes, or ended the run, so the lines above it were not checked)
         pos = line_start
-        while pos > 0:
+        while pos > first:
             prev_start = self.line_start(pos - 1)
             prev = data[prev_start : pos - 1]
-            m = _BLOCKQUOTE_PREFIX.match(prev)
-            if m is None or _MARKER.search(prev):
+            if _MARKER.search(prev):
                 break
+            m = _BLOCKQUOTE_PREFIX.match(prev)
             end = pos - 1
-            if end > prev_start + m.end() and data[end - 1] == 0x0D:
+            if end > prev_start + (0 if m is None else m.end()) and data[end - 1] == 0x0D:
                 end -= 1
             rows.append((prev_start, end))
             pos = prev_start
