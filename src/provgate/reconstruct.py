@@ -93,14 +93,15 @@ A marker group *carries* the quotation that ends right before it, in one of thes
    blockquote line (2.): its citations are ``not_found`` (or ``unknown_handle``), with the
    diagnostic ``unreadable_quotation``, and nothing is searched.
 
-2. **blockquote**: the group ends a line that starts with ``>`` (up to three spaces before
-   it), or the group stands alone on the line right after such a line. The quote is the run
-   of consecutive ``>`` lines ending there, each without its prefixes (a ``>`` and one
-   optional space each: ``> > a`` has two; the lines lose as many as the lines that hold text
-   share, so ``> > a`` / ``> > b`` quotes ``a`` and ``b``), each joined to the next by its
-   own line ending (``\\n`` or ``\\r\\n``), without the group and the blanks before it. A
-   ``>`` line that holds only its prefixes and the group is an attribution line: the quote
-   is the lines above it. The run
+2. **blockquote**: the group ends a line of a blockquote: a line that starts with ``>`` (up
+   to three spaces before it), or a lazy line (CommonMark), one without ``>`` of a paragraph
+   whose first ``>`` line is above it. The quote is the run of the paragraph's lines from
+   its first ``>`` line down to the group's, ``>`` lines without their prefixes (a ``>`` and
+   one optional space each: ``> > a`` has two; the lines lose as many as the ``>`` lines
+   that hold text share, so ``> > a`` / ``> > b`` quotes ``a`` and ``b``), lazy lines taken
+   whole, each joined to the next by its own line ending (``\\n`` or ``\\r\\n``), without
+   the group and the blanks before it. A line that holds only its prefixes (if any) and the
+   group is an attribution line: the quote is the lines above it. The run
    stops (upwards) at a line that contains a marker, so ``> a [src:x]`` / ``> b [src:y]`` are
    two citations; a last line with another marker before the group carries nothing.
 
