@@ -335,18 +335,27 @@ def _numbers(size: int) -> bytes:
     return ",".join(str(rng.randint(10, 99999)) for _ in range(size // 6)).encode()[:size]
 
 
-@pytest.mark.parametrize("shape", ["run", "spaced", "uneven", "two_a_period", "digit_in_numbers"])
+@pytest.mark.parametrize("shape", ["run", "spaced", "uneven", "two_a_period", "digit_in_numbers", "digit_group",
+                                   "respaced_digit_group", "signed", "nine_a_period"])  # fmt: skip
 def test_short_quote_at_every_byte_of_a_long_run(benchmark, shape):
     # red team 84, F08: AAAAAAAA in 4 MB of A (every occurrence cuts the run), and a quote with
     # spaces at every fifth byte of `x AB ` repeated, and AABAA every third byte of AAB: a
     # Python check per occurrence, twice, took 7.8 s for the run before stop 36. Two
-    # occurrences a period (A in AAB), and a digit in 4 MB of numbers (not evenly spaced)
+    # occurrences a period (A in AAB), and a digit in 4 MB of numbers (not evenly spaced).
+    # Spans that cut a number off ASCII letters and digits, which stop 36 still checked one by
+    # one (1.4-6.5 s): joined by a narrow no-break space (whitespace too), the same quoted with
+    # a space (graded by the whitespace search), after a sign, and an Arabic digit nine times a
+    # period of "٣٣٣٣٣٣٣٣٣x"
     source, quote = {
         "run": (b"A" * (4 << 20), b"AAAAAAAA"),
         "spaced": (b"x AB " * ((4 << 20) // 5), b"B x AB x A"),
         "uneven": (b"AAB" * ((4 << 20) // 3), b"AABAA"),
         "two_a_period": (b"AAB" * ((4 << 20) // 3), b"A"),
         "digit_in_numbers": (_numbers(4 << 20), b"3"),
+        "digit_group": ("3\u202f".encode() * ((4 << 20) // 4), "3\u202f3".encode()),
+        "respaced_digit_group": ("3\u00a0".encode() * ((4 << 20) // 3), b"3 3"),
+        "signed": (b"-3 " * ((4 << 20) // 3), b"3  -3"),
+        "nine_a_period": (("\u0663" * 9 + "x").encode() * ((4 << 20) // 19), "\u0663".encode()),
     }[shape]
     store = SourceStore(":memory:")
     store.put("tool:run", source)
