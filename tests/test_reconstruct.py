@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import random
 import re
 from pathlib import Path
 
@@ -511,6 +512,26 @@ def test_spans_that_cut_a_token_off_ascii_are_checked_a_few_times(monkeypatch, s
     check = verify_quote(store, "tool:run", quote)
     assert check.grade == "not_found" and check.diagnostic.kind == "occurs_only_cutting_a_token"
     assert calls < 2_000  # against one per span: 50,000 to 90,000
+
+
+def test_spans_that_do_not_repeat_cost_few_looks_for_a_period(monkeypatch):
+    # a whitespace span at every group of a table of random digits joined by narrow no-break
+    # spaces, each cutting a number: they are checked one by one, and looked at for a period
+    # ever more rarely (a look at every span once 1,024 were checked made them 50x slower)
+    rng = random.Random(5)
+    source = "\u202f".join(str(rng.randint(0, 9)) for _ in range(60_000)).encode()
+    looks = 0
+    look = reconstruct._span_period
+
+    def counting(recent):
+        nonlocal looks
+        looks += 1
+        return look(recent)
+
+    monkeypatch.setattr(reconstruct, "_span_period", counting)
+    every = _search_py.whitespace_spans("\u202f5\u202f".encode(), source, 1 << 40)
+    assert reconstruct._uncut_spans(source, every, 16) == _cut_one_by_one(source, every.tolist())[:16] == []
+    assert len(every) > 5_000 and looks < len(every) // 100
 
 
 @pytest.mark.parametrize(("list_after", "list_batch"), [(1, 1), (1, 2), (2, 1), (64, 4096)])

@@ -1283,7 +1283,7 @@ def _uncut_spans(
         return out
     starts, ends = spans[:, 0], spans[:, 1]
     recent: list[int] = []  # the starts checked one by one since the last stretch
-    tries = _RUN_STEPS  # how many of them make the next look for a period
+    gap = wait = _RUN_STEPS  # spans checked between two looks for a period (doubling), and until the next
     chunk, s_chunk, e_chunk = -1, [], []
     i = 0
     while i < n:
@@ -1298,14 +1298,16 @@ def _uncut_spans(
                 return out
         i += 1
         recent.append(s)
-        if len(recent) < tries:
+        wait -= 1
+        if wait:
             continue
         per = _span_period(recent)
-        tries = min(2 * tries, 1024) if not per else _RUN_STEPS
         if len(recent) > 4096:
             del recent[: -(_RUN_STEPS + 1) * _MAX_SPANS_PER_PERIOD]
-        if not per:
+        if not per:  # spans that do not repeat (a digit in a table of numbers) cost few looks
+            gap = wait = min(2 * gap, 1024)
             continue
+        gap = wait = _RUN_STEPS
         lo, d = recent[-per], s - recent[-1 - per]  # the last period's first span, its length
         recent = []
         hi = _period_end(source, lo, d)
