@@ -19,7 +19,7 @@ from libc.string cimport memchr, memcmp, memcpy, memset
 from _types cimport byte_t, offset_t
 from _whitespace cimport whitespace_length
 
-from provgate._citations_py import FORMS, MAX_NAME_BYTES
+from provgate._citations_py import _GAP_BYTES, _GAP_CHARS_2, _GAP_CHARS_3, FORMS, MAX_NAME_BYTES
 
 cnp.import_array()
 
@@ -50,6 +50,7 @@ cdef bint IS_ASCII_WS[256]  # space \t \n \r \v \f
 cdef bint IS_NAME[256]      # bytes of a marker name: not 0x00-0x20, 0x7F, "[" or "]"
 cdef bint IS_ASCII_ALNUM[256]  # ASCII letters and digits
 cdef bint IS_GAP[256]       # what may stand between a closing delimiter and its group: _GAP_BYTES
+cdef bint IS_GAP3_LEAD[256]  # the first bytes of _GAP_CHARS_3
 cdef bint IS_COMPARED[256]  # after a `>`, what makes it a comparison: _COMPARED
 cdef int _b
 for _b in range(256):
@@ -57,8 +58,26 @@ for _b in range(256):
     IS_ASCII_WS[_b] = _b in (0x20, 0x09, 0x0A, 0x0D, 0x0B, 0x0C)
     IS_NAME[_b] = not (_b <= 0x20 or _b == 0x7F or _b == 0x5B or _b == 0x5D)
     IS_ASCII_ALNUM[_b] = (0x30 <= _b <= 0x39) or (0x41 <= _b <= 0x5A) or (0x61 <= _b <= 0x7A)
-    IS_GAP[_b] = _b in b" \t\r()*_.,;:!?"
+    IS_GAP[_b] = _b in _GAP_BYTES
+    IS_GAP3_LEAD[_b] = any(c[0] == _b for c in _GAP_CHARS_3)
     IS_COMPARED[_b] = _b in b"=<+-.0123456789"
+
+
+# the characters of _GAP_CHARS_2 and _GAP_CHARS_3 as codes (see code_at), taken from the
+# reference so that the two lists cannot drift apart
+cdef enum:
+    GAP_CODES_MAX = 64
+cdef int GAP2[GAP_CODES_MAX]
+cdef int GAP3[GAP_CODES_MAX]
+cdef int GAP2_COUNT = 0, GAP3_COUNT = 0
+if len(_GAP_CHARS_2) > GAP_CODES_MAX or len(_GAP_CHARS_3) > GAP_CODES_MAX:  # pragma: no cover
+    raise ImportError("provgate._ext.citations: more gap characters than GAP_CODES_MAX")
+for _c in sorted(_GAP_CHARS_2):
+    GAP2[GAP2_COUNT] = (_c[0] << 8) | _c[1]
+    GAP2_COUNT += 1
+for _c in sorted(_GAP_CHARS_3):
+    GAP3[GAP3_COUNT] = (_c[0] << 16) | (_c[1] << 8) | _c[2]
+    GAP3_COUNT += 1
 
 
 # Quotation marks as codes: the UTF-8 bytes of one character, big-endian in an int.
@@ -179,6 +198,7 @@ cdef struct Scan:
     Vec quotes     # QUOTE_WIDTH per carried quotation
     Vec markers    # quote row, start, end
     Vec segments   # start, end
+    Vec pairs      # start, end, form, match start, match end of each paragraph's double and curly pairs
     Vec unmarked   # QUOTE_WIDTH per unmarked quotation (inline ones)
     Vec unmarked_bq  # QUOTE_WIDTH per unmarked blockquote
     Vec claimed    # quotation start, group end
@@ -483,7 +503,7 @@ cdef void find_blockquote_lines(Scan* s) noexcept nogil:
 cdef void find_groups(Scan* s) noexcept nogil:
     cdef const byte_t* p = s.p
     cdef offset_t n = s.n, i = 0, j, e, g_end = -1, k, last
-    cdef bint gap_blank
+    cdef bint gap_blank, listed
     while i < n:
         j = find_byte(p, i, n, 0x5B)
         if j < 0:
@@ -492,11 +512,14 @@ cdef void find_groups(Scan* s) noexcept nogil:
         if e < 0:
             i = j + 1
             continue
-        gap_blank = False
+        gap_blank = False  # (blanks, and one comma or semicolon: _GROUP)
         if s.groups.n and g_end >= 0:
             gap_blank = True
+            listed = False
             for k in range(g_end, j):
-                if not (p[k] == 0x20 or p[k] == 0x09):
+                if (p[k] == 0x2C or p[k] == 0x3B) and not listed:
+                    listed = True
+                elif not (p[k] == 0x20 or p[k] == 0x09):
                     gap_blank = False
                     break
         if not push2(&s.marks, j, e):
@@ -845,14 +868,25 @@ cdef bint backtick_quote(Scan* s, offset_t lo, offset_t c, offset_t* out) noexce
     return quoted(s, start, end, BACKTICK, out)
 
 
+cdef bint is_gap_char2(const byte_t* p) noexcept nogil:
+    """A two-byte character of _GAP_CHARS_2."""
+    cdef int code = (p[0] << 8) | p[1], k
+    for k in range(GAP2_COUNT):
+        if GAP2[k] == code:
+            return True
+    return False
+
+
 cdef bint is_gap_char3(const byte_t* p) noexcept nogil:
-    """A three-byte character of _GAP_CHARS: a Unicode space or a zero-width character."""
-    if p[0] == 0xE2 and p[1] == 0x80:
-        return (0x80 <= p[2] <= 0x8D) or p[2] == 0xA8 or p[2] == 0xA9 or p[2] == 0xAF
-    if p[0] == 0xE2 and p[1] == 0x81:
-        return p[2] == 0x9F or p[2] == 0xA0
-    return ((p[0] == 0xE3 and p[1] == 0x80 and p[2] == 0x80) or (p[0] == 0xEF and p[1] == 0xBB and p[2] == 0xBF)
-            or (p[0] == 0xE1 and p[1] == 0x9A and p[2] == 0x80))
+    """A three-byte character of _GAP_CHARS_3."""
+    cdef int code, k
+    if not IS_GAP3_LEAD[p[0]]:
+        return False
+    code = (p[0] << 16) | (p[1] << 8) | p[2]
+    for k in range(GAP3_COUNT):
+        if GAP3[k] == code:
+            return True
+    return False
 
 
 cdef offset_t gap_start(const Scan* s, offset_t group_start) noexcept nogil:
@@ -862,7 +896,7 @@ cdef offset_t gap_start(const Scan* s, offset_t group_start) noexcept nogil:
     while c > 0:
         if IS_GAP[p[c - 1]]:
             c -= 1
-        elif c >= 2 and p[c - 2] == 0xC2 and p[c - 1] == 0xA0:
+        elif c >= 2 and is_gap_char2(p + c - 2):
             c -= 2
         elif c >= 3 and is_gap_char3(p + c - 3):
             c -= 3
@@ -1007,6 +1041,8 @@ cdef void scan_groups(Scan* s) noexcept nogil:
             if blockquote_quote(s, gs, ge, q_other) or (not s.oom and fenced_quote(s, gs, ge, q_other)):
                 found = True
                 memcpy(q, q_other, sizeof(q))
+        if not found and not s.oom:
+            found = loose_quote(s, gs, previous_end, q)
         if s.oom:
             return
         previous_end = ge
@@ -1054,11 +1090,11 @@ cdef bint is_free(const Scan* s, offset_t start, offset_t end) noexcept nogil:
     return not (lo > 0 and s.claimed.v[2 * (lo - 1) + 1] > start)
 
 
-cdef void unmarked_inline(Scan* s, offset_t a, offset_t b) noexcept nogil:
-    """Double and curly quotations paired left to right inside the paragraph [a, b). Where
-    the next '"' is, and that no closer of a kind is left, are remembered: an answer of
-    unclosed openers is read once, not once per opener (red team 33, 04: 40,000 unclosed
-    curly openers took 6 s)."""
+cdef void find_pairs(Scan* s, offset_t a, offset_t b) noexcept nogil:
+    """Double and curly quotations paired left to right inside the paragraph [a, b)
+    (_unmarked_pairs). Where the next '"' is, and that no closer of a kind is left, are
+    remembered: an answer of unclosed openers is read once, not once per opener (red team 33,
+    04: 40,000 unclosed curly openers took 6 s)."""
     cdef const byte_t* p = s.p
     cdef offset_t i = a, j, start, end, ms, me, form
     cdef offset_t next_double = -2  # the next '"' at or after i (-1: none; -2: not looked for)
@@ -1093,9 +1129,33 @@ cdef void unmarked_inline(Scan* s, offset_t a, offset_t b) noexcept nogil:
             i += 1
             continue
         i = me
-        if is_carried(s, start, end) or not has_text(p, start, end) or not is_free(s, ms, me):
+        if not push5(&s.pairs, start, end, form, ms, me):
+            s.oom = True
+            return
+
+
+cdef bint loose_quote(Scan* s, offset_t group_start, offset_t previous_end, offset_t* out) noexcept nogil:
+    """The last pair of the group's paragraph ending before it and opening after
+    ``previous_end`` (_loose)."""
+    cdef offset_t k = first_ending_after(s.pairs.v, s.pairs.n // QUOTE_WIDTH, QUOTE_WIDTH, 4, group_start) - 1
+    cdef const offset_t* pair
+    if k < 0:
+        return False
+    pair = s.pairs.v + QUOTE_WIDTH * k
+    if pair[3] < max(lower_bound(s, group_start), previous_end):
+        return False
+    return quoted(s, pair[0], pair[1], pair[2], out)
+
+
+cdef void unmarked_inline(Scan* s) noexcept nogil:
+    """The pairs no group carries, that hold text and overlap no claim."""
+    cdef offset_t k
+    cdef const offset_t* pair
+    for k in range(s.pairs.n // QUOTE_WIDTH):
+        pair = s.pairs.v + QUOTE_WIDTH * k
+        if is_carried(s, pair[0], pair[1]) or not has_text(s.p, pair[0], pair[1]) or not is_free(s, pair[3], pair[4]):
             continue
-        if not push5(&s.unmarked, start, end, form, 0, 0):
+        if not push5(&s.unmarked, pair[0], pair[1], pair[2], 0, 0):
             s.oom = True
             return
 
@@ -1207,16 +1267,21 @@ cdef void unmarked_blockquotes(Scan* s) noexcept nogil:
         ls = end + 1
 
 
-cdef void scan_unmarked(Scan* s) noexcept nogil:
+cdef void scan_pairs(Scan* s) noexcept nogil:
     cdef offset_t k, a = 0, b
     for k in range(s.bounds.n + 1):
         b = s.bounds.v[k] if k < s.bounds.n else s.n
         if b > a:
-            unmarked_inline(s, a, b)
+            find_pairs(s, a, b)
         if s.oom:
             return
         a = max(a, b)
-    unmarked_blockquotes(s)
+
+
+cdef void scan_unmarked(Scan* s) noexcept nogil:
+    unmarked_inline(s)
+    if not s.oom:
+        unmarked_blockquotes(s)
 
 
 cdef void scan_all(Scan* s) noexcept nogil:
@@ -1227,6 +1292,8 @@ cdef void scan_all(Scan* s) noexcept nogil:
         find_blockquote_lines(s)
     if not s.oom:
         find_groups(s)
+    if not s.oom:
+        scan_pairs(s)
     if not s.oom:
         scan_groups(s)
     if not s.oom:
@@ -1295,6 +1362,7 @@ def scan(data):
         free(s.quotes.v)
         free(s.markers.v)
         free(s.segments.v)
+        free(s.pairs.v)
         free(s.unmarked.v)
         free(s.unmarked_bq.v)
         free(s.claimed.v)

@@ -25,7 +25,7 @@ WORDS = ["the", "retry", "limit", "is", "per", "hour", "after", "attempts", "wor
          "data", "config", "value", "timeout", "seconds", "users", "files"]  # fmt: skip
 STYLES = [('"', '"'), ("\u201c", "\u201d"), ("\u00ab ", " \u00bb"), ("\u00bb", "\u00ab"), ("\u300c", "\u300d"), ("'", "'"),
           ("\u2018", "\u2019"), ("\u201e", "\u201c"), ("\u201a", "\u2019"), ("`", "`"), ("\u2039", "\u203a")]  # fmt: skip
-GAPS = [" ", "", ". ", ", ", "; ", ": ", "\u00a0", "\u200b", " (", "! ", "\n"]
+GAPS = [" ", "", ". ", ", ", "; ", ": ", "\u00a0", "\u200b", " (", "! ", "\n", "\u3002", "\uff0c", "\u200f", " \u2014 ", "\u2026 ", " [src:other], ", " [src:other]; "]
 LEADS = [
     "He said ",
     "",

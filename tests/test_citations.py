@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from conftest import IMPLEMENTATIONS, NO_EXTENSIONS, load_implementation
 from reconstruct_helpers import observed_while_running
-from provgate import _citations
+from provgate import _citations, _citations_py
 
 
 def _load(which: str):
@@ -169,7 +169,19 @@ CASES = [
     ('It said "retry limit 5"\n\n[src:a]', [], ["a"]),  # (never across a blank line)
     ('x" .\n[src:a]', [("unreadable", "", ["a"])], []),
     ('The monitor is 27", [src:a]', [], ["a"]),
-    ('"a" and so on, [src:a]', [], ["a"]),
+    # past words, a group that carries nothing else claims the last double or curly quotation
+    # of its paragraph since the group before it (red team 86, F07: it was a bare marker,
+    # which passes, while the quotation was counted unmarked)
+    ('"a" and so on, [src:a]', [("double", "a", ["a"])], []),
+    ('"a" (see [src:a])', [("double", "a", ["a"])], []),
+    ('\u201ca\u201d, it says [src:a], and "b" [src:b]', [("curly", "a", ["a"]), ("double", "b", ["b"])], []),
+    ('"a" [src:x] then more [src:y]', [("double", "a", ["x"])], ["y"]),  # (not across a group)
+    ('"a" and "b" so [src:a]', [("double", "b", ["a"])], []),  # (the last one)
+    ('"a"\n\nthen [src:a]', [], ["a"]),  # (not across a blank line)
+    ('"" so [src:a]', [], ["a"]),  # (no text)
+    ('the users\' [src:a]', [], ["a"]),
+    ('He said "a [src:x] b" then [src:y]', [], ["x", "y"]),  # (a quotation never holds a group)
+    ('> "a" and\n\nthen [src:a]', [], ["a"]),
     ('> He said "x"\n[src:a]', [("blockquote", 'He said "x"', ["a"])], []),  # (the line above is a `>` line)
     ("```\n\"x\"\n```\n[src:a]", [("fence", '"x"', ["a"])], []),
     # quotation marks of other languages (red team 84, F03: each left a bare marker)
@@ -269,7 +281,32 @@ CASES = [
     (">x [src:a]", [("blockquote", "x", ["a"])], []),
     ("> >>\n> > y [src:a]", [("blockquote", ">\ny", ["a"])], []),  # (two of its three prefixes)
     ("> >\r\n> > y [src:a]", [("blockquote", "\ny", ["a"])], []),
+    # the clause punctuation of other scripts, bidi marks and dashes stand between a closing
+    # mark and its group too (red team 86, F05 and F06: each left a bare marker, which passes)
+    ("「再試行は9回まで」。[src:a]", [("corner", "再試行は9回まで", ["a"])], []),
+    ("他说“再試行は9回まで”，[src:a]", [("curly", "再試行は9回まで", ["a"])], []),
+    ('"x"（[src:a]）', [("double", "x", ["a"])], []),
+    ('"x" \u200f[src:a]', [("double", "x", ["a"])], []),
+    ('"x" \u2014 [src:a]', [("double", "x", ["a"])], []),
+    ('"x" - [src:a]', [("double", "x", ["a"])], []),
+    ('"x" [[src:a]]', [("double", "x", ["a"])], []),
+    ('"x"\u2026 [src:a]', [("double", "x", ["a"])], []),
+    ('"x" and [src:a]', [("double", "x", ["a"])], []),  # (a word is not a gap: claimed past it)
+    # markers listed with a comma or a semicolon are one group: each is checked (red team 86,
+    # F07: only the first was, the others being bare markers, which pass)
+    ('"x" [src:b], [src:a]', [("double", "x", ["b", "a"])], []),
+    ('"x" ([src:a]; [src:b])', [("double", "x", ["a", "b"])], []),
+    ('"x" [src:a],[src:b] ;[src:c]', [("double", "x", ["a", "b", "c"])], []),
+    ('"x" [src:a],, [src:b]', [("double", "x", ["a"])], ["b"]),  # (two commas: a new group)
+    ('"x" [src:a], and [src:b]', [("double", "x", ["a"])], ["b"]),
 ]
+
+
+@pytest.mark.parametrize("gap", sorted(c.decode() for c in _citations_py._GAP_CHARS | {bytes([b]) for b in _citations_py._GAP_BYTES}))
+def test_every_gap_character_stands_between_a_quotation_and_its_group(impl, gap):
+    for text in (f'"x"{gap}[src:a]', f"\u300cx\u300d{gap}{gap}[src:a]", f"\u201cx\u201d {gap} [src:a]"):
+        carried, bare, _ = parse(impl, text)
+        assert len(carried) == 1 and carried[0][1:] == ("x", ["a"]) and bare == [], text
 
 
 @pytest.mark.parametrize("text, carried, bare", CASES)
@@ -356,6 +393,8 @@ PIECES = [
     "\u203a", "\u201a", "\u300c", "\u300d", "\u300e", "\u300f", "'90s", "users'",
     # nested prefixes and lazy lines (red team 84, F07)
     ">>>", "> >=", "\n> >", "\r\n> > ", "\n- ", "    ",
+    # gap characters of other scripts, bidi marks, and marker lists (red team 86)
+    "\u3002", "\uff0c", "\uff08", "\u200f", "\u00ad", "\u2026", "\u060c", "\x0b", "[", ", ", "; ", "[src:a], [src:b]",
 ]  # fmt: skip
 ANSWERS = st.one_of(
     st.lists(st.sampled_from(PIECES), max_size=50).map(lambda p: "".join(p).encode()),

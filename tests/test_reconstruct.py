@@ -867,7 +867,7 @@ def test_nested_blockquotes_and_lazy_lines_quote_their_text(store):
 _QUOTE_STYLES = [('"', '"'), ("\u201c", "\u201d"), ("\u00ab ", " \u00bb"), ("\u00bb", "\u00ab"), ("\u300c", "\u300d"),
                  ("'", "'"), ("\u2018", "\u2019"), ("\u201e", "\u201c"), ("\u201a", "\u2019"), ("`", "`"),
                  ("\u2039", "\u203a"), ("\u201d", "\u201d")]
-_GAPS = [" ", "", ". ", ", ", "; ", ": ", "\u00a0", "\u200b", " (", "! ", "\n", "*"]
+_GAPS = [" ", "", ". ", ", ", "; ", ": ", "\u00a0", "\u200b", " (", "! ", "\n", "*", "\u3002", "\uff0c", "\u200f", " \u2014 ", "\u2026 ", " [src:other], ", " [src:other]; "]
 _PROSE = ["the", "retry", "limit", "is", "per", "hour", "after", "attempts", "worker", "started", "disk", "full", "on",
           "data", "timeout", "seconds"]  # fmt: skip
 
@@ -907,6 +907,28 @@ def test_a_quotation_in_any_style_is_exact_and_its_drift_is_caught(words, data):
         assert not [m for m in report.bare_markers if m.name == "doc"], make(drifted)
         (check,) = [c for c in report.citations if c.marker.name == "doc"]
         assert check.grade != "exact", make(drifted)
+
+
+def test_what_stands_between_a_quotation_and_its_marker_never_leaves_the_quotation_unchecked(store):
+    """Clause punctuation of other scripts, bidi marks, dashes, marker lists and words between
+    a quotation and its marker: the honest quotation is exact, the drifted one fails (red team
+    86, F05-F07: each drifted one was a bare marker, which passes, or only the first marker of
+    a list was checked)."""
+    store.put("tool:a", "The retry limit is 3 per hour. \u518d\u8a66\u884c\u306f3\u56de\u307e\u3067")
+    store.put("tool:b", "Another source altogether.")
+    shapes = (
+        "\u300c{q}\u300d\u3002[src:a]", "\u4ed6\u8bf4\u201c{q}\u201d\uff0c[src:a]", '"{q}"\u200f [src:a]',
+        '"{q}" \u2014 [src:a]', '"{q}" (see [src:a])', '"{q}", the docs say [src:a].', '"{q}" [[src:a]]',
+        '"{q}" [src:a], [src:a]', "\u201c{q}\u201d\u2026 [src:a]",
+    )
+    for quote in ("The retry limit is 3 per hour.", "\u518d\u8a66\u884c\u306f3\u56de\u307e\u3067"):
+        for shape in shapes:
+            honest = verify_citations(store, shape.format(q=quote))
+            assert honest.ok and honest.citations and {c.grade for c in honest.citations} == {"exact"}, shape
+            drifted = verify_citations(store, shape.format(q=quote.replace("3", "9")))
+            assert not drifted.ok and not drifted.bare_markers, shape
+    listed = verify_citations(store, '"The retry limit is 3 per hour." [src:a], [src:b]')
+    assert [c.grade for c in listed.citations] == ["exact", "not_found"] and not listed.ok
 
 
 def test_lazy_lines_of_a_blockquote_are_quoted(store):

@@ -51,7 +51,9 @@ MAX_NAME_BYTES = 256
 
 _NAME = rb"[^\x00-\x20\x7f\[\]]{1,%d}" % MAX_NAME_BYTES
 _MARKER = re.compile(rb"\[src:(" + _NAME + rb")\]")
-_GROUP = re.compile(rb"\[src:" + _NAME + rb"\](?:[ \t]*+\[src:" + _NAME + rb"\])*+")
+# a group: markers side by side, or listed with a comma or a semicolon (`[src:a], [src:b]`: red
+# team 86, F07, the second marker of such a list was a bare marker, which passes)
+_GROUP = re.compile(rb"\[src:" + _NAME + rb"\](?:[ \t]*+(?:[,;][ \t]*+)?\[src:" + _NAME + rb"\])*+")
 _BLANK_LINE = re.compile(rb"\n[ \t\r]*\n")
 _FENCE_LINE = re.compile(rb"^ {0,3}(`{3,}|~{3,})([^\n]*)$", re.M)
 _BLOCKQUOTE_PREFIX = re.compile(rb" {0,3}> ?")
@@ -78,14 +80,29 @@ _LEFT_SINGLE_GUILLEMET, _RIGHT_SINGLE_GUILLEMET = "\u2039".encode(), "\u203a".en
 _LEFT_CORNER, _RIGHT_CORNER = "\u300c".encode(), "\u300d".encode()  # 「 」
 _LEFT_WHITE_CORNER, _RIGHT_WHITE_CORNER = "\u300e".encode(), "\u300f".encode()  # 『 』
 # What may stand between a closing delimiter and its marker group: blanks, punctuation that
-# ends a clause, parentheses, emphasis (`*"…"*`), and the spaces a keyboard or a model leaves
-# (no-break, zero-width; red team 84, F04: each of these made a bare marker, which passes).
+# ends a clause, parentheses, brackets, dashes, emphasis (`*"…"*`), and the spaces and marks a
+# keyboard, a model or a bidirectional editor leaves (no-break, zero-width, bidi marks, soft
+# hyphen). Each of these made a bare marker, which passes (red team 84, F04; red team 86, F05
+# and F06: `「…」。[src:a]`, `“…”，[src:a]` and an RLM were still bare). The clause punctuation
+# of CJK (ideographic and fullwidth), Arabic, Greek and Devanagari script counts like ASCII's.
 # One line break may be crossed too, unless the line above is a `>` line or a fence line
 # (the group then carries the blockquote or the fenced block).
-_GAP_BYTES = frozenset(b" \t\r()*_.,;:!?")
+_GAP_BYTES = frozenset(b" \t\r\x0b\x0c()[*_.,;:!?-")
 _GAP_CHARS = frozenset(
-    c.encode() for c in "\u00a0\u1680\u2028\u2029\u202f\u205f\u2060\u3000\ufeff"
-) | frozenset(chr(c).encode() for c in range(0x2000, 0x200E))
+    c.encode()
+    for c in (
+        "\u0085\u00a0\u00ad"  # next line, no-break space, soft hyphen
+        "\u037e\u0387"  # Greek question mark, ano teleia
+        "\u060c\u061b\u061c\u061f\u06d4"  # Arabic comma, semicolon, letter mark, question mark, full stop
+        "\u0964\u0965"  # danda, double danda
+        "\u1680\u2028\u2029\u202f\u205f\u2060\u3000\ufeff"  # spaces, separators, joiners
+        "\u2013\u2014\u2026"  # en dash, em dash, ellipsis
+        "\u3001\u3002"  # ideographic comma and full stop
+        "\uff01\uff08\uff09\uff0a\uff0c\uff0e\uff1a\uff1b\uff1f\uff3f\uff61\uff64"  # fullwidth and halfwidth
+    )
+) | frozenset(chr(c).encode() for c in [*range(0x2000, 0x2010), *range(0x202A, 0x202F), *range(0x2066, 0x206A)])
+_GAP_CHARS_2 = frozenset(c for c in _GAP_CHARS if len(c) == 2)
+_GAP_CHARS_3 = frozenset(c for c in _GAP_CHARS if len(c) == 3)
 # what a guillemet quotation is trimmed of at each end: French sets « and » off by a space
 _GUILLEMET_PADDING = (b" ", b"\t", "\u00a0".encode(), "\u202f".encode(), "\u2009".encode())
 # openers, for the start of a claim (_before_opener): 2- and 3-byte quotation marks
@@ -259,6 +276,12 @@ class _Scanner:
         self.bounds = sorted(bounds)
         self.fence_ends = [f[3] for f in self.fences]  # fences are disjoint and in order
         self.blockquote_lines = [m.start() for m in _BLOCKQUOTE_LINE.finditer(data)]  # `>` lines
+        # the double and curly quotations of each paragraph, paired left to right, in order
+        self.pairs: list[tuple[int, int, int, int, int]] = []
+        edges = [0, *self.bounds, len(data)]
+        for a, b in zip(edges, edges[1:]):
+            self.pairs.extend(_unmarked_pairs(data, a, b))
+        self.pair_ends = [pair[4] for pair in self.pairs]
 
     # -- structure ---------------------------------------------------------------------------
 
@@ -348,7 +371,22 @@ class _Scanner:
         inline = self._inline(start, previous_end)
         if inline is not None and inline[2] != UNREADABLE:
             return inline
-        return self._blockquote(start, end) or self._fenced(start, end) or inline
+        return self._blockquote(start, end) or self._fenced(start, end) or inline or self._loose(start, previous_end)
+
+    def _loose(self, group_start: int, previous_end: int) -> tuple[int, int, int, int, int] | None:
+        """A group that carries nothing else claims the last double or curly quotation of its
+        paragraph that ends before it and begins after ``previous_end``, whatever stands
+        between the two: ``"…" (see [src:a])``, ``"…", it says [src:a]``. The claim fails
+        closed: the quotation is checked against the group's sources, where a bare marker
+        would pass (red team 86, F07: a quotation the scanner counted as unmarked, right
+        before a bare marker of its paragraph, was never checked)."""
+        k = bisect.bisect_right(self.pair_ends, group_start) - 1
+        if k < 0:
+            return None
+        start, end, form, opened, _ = self.pairs[k]
+        if opened < max(self.lower_bound(group_start), previous_end):
+            return None
+        return self._quoted(start, end, form)
 
     def _gap_start(self, group_start: int) -> int:
         """Where the gap before the group at ``group_start`` begins: back over the bytes and
@@ -360,9 +398,9 @@ class _Scanner:
         while c > 0:
             if data[c - 1] in _GAP_BYTES:
                 c -= 1
-            elif c >= 2 and data[c - 2:c] == b"\xc2\xa0":
+            elif c >= 2 and data[c - 2:c] in _GAP_CHARS_2:
                 c -= 2
-            elif c >= 3 and data[c - 3:c] in _GAP_CHARS:
+            elif c >= 3 and data[c - 3:c] in _GAP_CHARS_3:
                 c -= 3
             elif data[c - 1] == 0x0A and not crossed:
                 above = self.line_start(c - 1)
@@ -683,11 +721,9 @@ class _Scanner:
             return not (k >= 0 and claimed[k][1] > start)
 
         out = []
-        edges = [0, *self.bounds, len(data)]
-        for a, b in zip(edges, edges[1:]):
-            for start, end, form, ms, me in _unmarked_pairs(data, a, b):
-                if (start, end) not in carried and _has_text(data, start, end) and free(ms, me):
-                    out.append((start, end, form, 0, 0))
+        for start, end, form, ms, me in self.pairs:
+            if (start, end) not in carried and _has_text(data, start, end) and free(ms, me):
+                out.append((start, end, form, 0, 0))
         pos = 0
         for m in _BLOCKQUOTE_LINE.finditer(data):
             if m.start() < pos:
