@@ -931,6 +931,29 @@ def test_what_stands_between_a_quotation_and_its_marker_never_leaves_the_quotati
     assert [c.grade for c in listed.citations] == ["exact", "not_found"] and not listed.ok
 
 
+def test_a_near_marker_fails_the_report(store):
+    """Text that looks like a marker but is not one is reported and fails the report: the
+    quotation its author attributed would go unchecked while ``verify`` passed (red team 86,
+    F08). Inside fenced code it is code, and a well-formed marker is not near one."""
+    store.put("tool:a", "The retry limit is 3 per hour.")
+    for marker in ("[src: a]", "[SRC:a]", "[Src:a]", "[src:a ]", "[src:a, b]", "[src:a; src:b]", "[src:]",
+                   "\uff3bsrc:a\uff3d", "\u3010src:a\u3011", "[src\uff1aa]", "[\u200bsrc:a]", "[ src :a]"):
+        answer = f'"The retry limit is 3 per hour." {marker} and more'
+        report = verify_citations(store, answer)
+        assert not report.ok and len(report.malformed_markers) == 1, marker
+        (m,) = report.malformed_markers
+        data = answer.encode()
+        assert data[m.start : m.end].decode() == m.text and m.text.startswith(marker[:2]), marker
+        obj = report.to_json()
+        assert obj["totals"]["malformed_markers"] == 1 and obj["malformed_markers"] == [m.to_json()]
+        code = run_verify(store, data)[1]
+        assert code == 1, marker
+    for answer in ('"The retry limit is 3 per hour." [src:a]', "```\n[src: a]\n```\n", "[[src:a]]", "[source: a]"):
+        report = verify_citations(store, answer)
+        assert report.malformed_markers == (), answer
+    assert verify_citations(store, '"The retry limit is 3 per hour." [src:a]').ok
+
+
 def test_lazy_lines_of_a_blockquote_are_quoted(store):
     """A line without ``>`` after a ``>`` line of its paragraph is the blockquote's
     (CommonMark laziness): a group ending it, or standing alone below it, checks the whole
