@@ -43,14 +43,17 @@ exclusive. A **marker** is ``[src:NAME]`` with ``NAME`` 1 to 256 bytes, none of 
 whitespace or control, ``[`` or ``]`` (the citation lexeme of ``docs/grammar.md``). Which
 handles a name cites is :func:`provgate.markers.marker_handles` (exact handle, else the handle
 name without its kind prefix; several = ambiguous). A **marker group** is one or more markers
-separated only by spaces or tabs: ``[src:a][src:b]``, ``[src:a] [src:b]``.
+separated by spaces or tabs and at most one comma or semicolon: ``[src:a][src:b]``,
+``[src:a] [src:b]``, ``[src:a], [src:b]``, ``[src:a]; [src:b]``.
 
 A marker group *carries* the quotation that ends right before it, in one of these forms
 (tried in this order):
 
 1. **inline**: a closing delimiter, a gap, then the group. The gap may hold spaces, tabs,
-   ``\\r``, parentheses, ``*`` and ``_``, the punctuation ``. , ; : ! ?``, no-break, Unicode
-   and zero-width spaces, and one line break (not below a ``>`` line or a fence line). The
+   ``\\r``, VT, FF, parentheses, ``[``, ``*`` and ``_``, the punctuation ``. , ; : ! ? -``,
+   dashes and the ellipsis, the clause punctuation of CJK (ideographic and fullwidth), Arabic,
+   Greek and Devanagari, no-break, Unicode and zero-width spaces, bidi marks, the soft hyphen,
+   and one line break (not below a ``>`` line or a fence line). The
    opening delimiter is searched backwards from the closing one, never across a blank line, a
    code-fence line or the previous marker group (one quotation may span lines inside one
    paragraph; it never contains a marker). The
@@ -112,6 +115,12 @@ A marker group *carries* the quotation that ends right before it, in one of thes
    block runs to the end of the text. The quote is the block's content without its final
    line break.
 
+4. **loose**: a group that carries nothing by 1.-3. claims the last ``"…"`` or ``“…”`` of its
+   paragraph (paired as unmarked quotes are, below) that ends before it and opens after the
+   previous group, whatever stands between: ``"…" (see [src:a])``, ``"…", the docs say
+   [src:a]``. The quotation keeps its form and is checked like any other, so words between a
+   quotation and its marker never leave it unchecked.
+
 Lines end at ``\\n``; a ``\\r`` before it belongs to the line ending. Each marker of a group is
 one **citation** of the quote: ``"…" [src:a][src:b]`` claims the quote is in ``a`` and in
 ``b``, and each claim is checked. A marker group that carries no quotation is made of **bare
@@ -126,13 +135,16 @@ presence); ``accurate`` - present and the quote is ``exact`` in at least one of 
 it names (citation accuracy). An ambiguous marker (several handles) is checked against each
 and flagged. :class:`CitationReport` gives every citation, bare marker and unmarked quote,
 and the totals, including the presence and accuracy rates; ``report.ok`` is True when every
-citation is accurate and every bare marker is present (``provgate verify`` exits 0 then, 1
-otherwise). Answers over :data:`MAX_ANSWER_BYTES` raise
+citation is accurate, every bare marker is present and no marker is malformed
+(``provgate verify`` exits 0 then, 1 otherwise). A **malformed marker** is text outside fenced
+code that looks like a marker but is not one: ``[src: a]``, ``[SRC:a]``, ``［src:a］``,
+``【src:a】``, ``[src:a, b]``, ``[src:]`` (``report.malformed_markers``). Answers over :data:`MAX_ANSWER_BYTES` raise
 :class:`~provgate.errors.LimitExceededError`.
 
-Not recognised: a marker before its quote (``[src:a]: "…"``), punctuation between a quote
-and its marker other than ``(`` (``"…", [src:a]`` gives a bare marker), quotes with elisions
-(``"a … b"`` is checked as written and is ``not_found``), escaped delimiters.
+Not recognised: a marker before its quote (``[src:a]: "…"``), quotes with elisions
+(``"a … b"`` is checked as written and is ``not_found``), escaped delimiters; words between a
+marker and a quotation of a form other than ``"…"`` and ``“…”`` (``«…», dit-il [src:a]``
+leaves a bare marker).
 
 Speed and the cache
 -------------------
