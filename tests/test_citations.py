@@ -182,6 +182,12 @@ CASES = [
     ('the users\' [src:a]', [], ["a"]),
     ('He said "a [src:x] b" then [src:y]', [], ["x", "y"]),  # (a quotation never holds a group)
     ('> "a" and\n\nthen [src:a]', [], ["a"]),
+    ("\u300c\u518d\u8a66\u884c\u306f9\u56de\u307e\u3067\u300d\u3068\u3042\u308b[src:a]", [("corner", "\u518d\u8a66\u884c\u306f9\u56de\u307e\u3067", ["a"])], []),
+    ("\u300ea\u300cb\u300dc\u300f and so [src:a]", [("corner", "a\u300cb\u300dc", ["a"])], []),
+    ("\u201ea\u201c, sagt er [src:a]", [("curly", "a", ["a"])], []),
+    ("\u201ea\u201d, says he [src:a]", [("curly", "a", ["a"])], []),
+    ("\u00bba\u00ab, sagt er [src:a]", [], ["a"]),  # (guillemets pair by language: not claimed)
+    ("'a', he said [src:a]", [], ["a"]),  # (nor single quotes)
     ('> He said "x"\n[src:a]', [("blockquote", 'He said "x"', ["a"])], []),  # (the line above is a `>` line)
     ("```\n\"x\"\n```\n[src:a]", [("fence", '"x"', ["a"])], []),
     # quotation marks of other languages (red team 84, F03: each left a bare marker)
@@ -224,7 +230,7 @@ CASES = [
     ("\u300eretried 9 times' [src:a]", [("unreadable", "", ["a"])], []),
     ("\u00bbx\u00bb the users\u2019 [src:a]", [], ["a"]),  # (Finnish »…», then an apostrophe)
     ("\u00abx\u00bb the users' [src:a]", [], ["a"]),
-    ("\u300cx\u300d the users' [src:a]", [], ["a"]),
+    ("\u300cx\u300d the users' [src:a]", [("corner", "x", ["a"])], []),  # (form 4, loose)
     ('"\u00a0x" [src:a]', [("double", "\u00a0x", ["a"])], []),
     ('"\u200b" [src:a]', [("double", "\u200b", ["a"])], []),  # (U+200B is no White_Space)
     # nested blockquotes lose the prefixes of the nesting their lines of text share, and a
@@ -335,6 +341,12 @@ def test_rules(impl, text, carried, bare):
         ('\u201c\u201c\u201c x "y" \u201cz', [("double", "y")]),
         ("\u201c" * 5000 + ' "y" ' + '"' * 3 + "\u201d", [("curly", "\u201c" * 4999 + ' "y" """'), ]),
         ("\u201c" * 5000 + ' "y"', [("double", "y")]),
+        # corner brackets and German/Polish low-high quotes pair without doubt (guillemets and
+        # single quotes do not: which mark opens depends on the language)
+        ("\u300ca\u300d and \u300eb\u300f", [("corner", "a"), ("corner", "b")]),
+        ("\u201ea\u201c and \u201eb\u201d", [("curly", "a"), ("curly", "b")]),
+        ("\u300c" * 3000 + "\u300ex\u300f", [("corner", "x")]),
+        ("\u00aba\u00bb and \u00bbb\u00ab", []),
         # the text of a `>` run no citation claims is quoted: the lines above a citation's
         # line, and its own text before the citation (red team 33, 05: neither was checked or
         # reported, so a drifted number passed)

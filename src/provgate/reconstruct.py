@@ -115,18 +115,19 @@ A marker group *carries* the quotation that ends right before it, in one of thes
    block runs to the end of the text. The quote is the block's content without its final
    line break.
 
-4. **loose**: a group that carries nothing by 1.-3. claims the last ``"…"`` or ``“…”`` of its
-   paragraph (paired as unmarked quotes are, below) that ends before it and opens after the
+4. **loose**: a group that carries nothing by 1.-3. claims the last quotation of its
+   paragraph that pairs without doubt (``"…"``, ``“…”``, ``„…“``, ``„…”``, ``「…」``,
+   ``『…』``, paired as unmarked quotes are, below) that ends before it and opens after the
    previous group, whatever stands between: ``"…" (see [src:a])``, ``"…", the docs say
-   [src:a]``. The quotation keeps its form and is checked like any other, so words between a
-   quotation and its marker never leave it unchecked.
+   [src:a]``. The quotation keeps its form and is checked like any other, so words between
+   such a quotation and its marker never leave it unchecked.
 
 Lines end at ``\\n``; a ``\\r`` before it belongs to the line ending. Each marker of a group is
 one **citation** of the quote: ``"…" [src:a][src:b]`` claims the quote is in ``a`` and in
 ``b``, and each claim is checked. A marker group that carries no quotation is made of **bare
 markers**; markers inside a fenced code block are part of the code, neither. **Unmarked
-quotes** (counted for information) are ``"…"`` and ``“…”`` spans paired left to right inside
-a paragraph, and runs of ``>`` lines, that are not part of a citation and touch no fenced
+quotes** (counted for information) are ``"…"``, ``“…”``, ``„…“``, ``„…”``, ``「…」`` and
+``『…』`` spans paired left to right inside a paragraph, and runs of ``>`` lines, that are not part of a citation and touch no fenced
 block. The scanner that applies these rules is ``provgate._citations`` (native, with the
 pure-Python ``provgate._citations_py`` as its executable specification).
 
@@ -143,8 +144,8 @@ code that looks like a marker but is not one: ``[src: a]``, ``[SRC:a]``, ``［sr
 
 Not recognised: a marker before its quote (``[src:a]: "…"``), quotes with elisions
 (``"a … b"`` is checked as written and is ``not_found``), escaped delimiters; words between a
-marker and a quotation of a form other than ``"…"`` and ``“…”`` (``«…», dit-il [src:a]``
-leaves a bare marker).
+marker and a guillemet or single-quoted quotation (``«…», dit-il [src:a]`` leaves a bare
+marker).
 
 Speed and the cache
 -------------------
