@@ -1338,6 +1338,92 @@ cdef void scan_all(Scan* s) noexcept nogil:
         scan_unmarked(s)
 
 
+# ---- near-markers -------------------------------------------------------------------------------
+
+cdef offset_t near_tail(const byte_t* p, offset_t n, offset_t i) noexcept nogil:
+    """From ``i``, right after an opening bracket: blanks or zero-width characters, "src" in
+    any case, blanks, a colon or a fullwidth colon; the end of that, or -1 (_NEAR_MARKER)."""
+    while i < n:
+        if p[i] == 0x20 or p[i] == 0x09:
+            i += 1
+        elif i + 2 <= n and p[i] == 0xC2 and p[i + 1] == 0xA0:
+            i += 2
+        elif i + 3 <= n and p[i] == 0xE2 and p[i + 1] == 0x80 and 0x8B <= p[i + 2] <= 0x8F:
+            i += 3
+        elif i + 3 <= n and ((p[i] == 0xE2 and p[i + 1] == 0x81 and p[i + 2] == 0xA0)
+                             or (p[i] == 0xEF and p[i + 1] == 0xBB and p[i + 2] == 0xBF)):
+            i += 3
+        else:
+            break
+    if i + 3 > n or (p[i] | 0x20) != 0x73 or (p[i + 1] | 0x20) != 0x72 or (p[i + 2] | 0x20) != 0x63:
+        return -1
+    i += 3
+    while i < n and (p[i] == 0x20 or p[i] == 0x09):
+        i += 1
+    if i < n and p[i] == 0x3A:
+        return i + 1
+    if i + 3 <= n and p[i] == 0xEF and p[i + 1] == 0xBC and p[i + 2] == 0x9A:
+        return i + 3
+    return -1
+
+
+cdef bint find_near_markers(const byte_t* p, offset_t n, Vec* out) noexcept nogil:
+    """Every near-marker, in order (near_markers); False when out of memory."""
+    cdef offset_t i = 0, e
+    cdef const byte_t* hit
+    cdef offset_t next_ef = -2, next_e3 = -2, j
+    while i < n:
+        # the next "[", 0xEF or 0xE3, whichever comes first
+        if next_ef != -1 and next_ef < i:
+            next_ef = find_byte(p, i, n, 0xEF)
+        if next_e3 != -1 and next_e3 < i:
+            next_e3 = find_byte(p, i, n, 0xE3)
+        j = next_ef
+        if next_e3 >= 0 and (j < 0 or next_e3 < j):
+            j = next_e3
+        hit = <const byte_t*>memchr(p + i, 0x5B, <size_t>((j if j >= 0 else n) - i))
+        if hit != NULL:
+            j = hit - p
+        if j < 0:
+            return True
+        e = -1
+        if p[j] == 0x5B:
+            if j + 5 <= n and memcmp(p + j, b"[src:", 5) == 0:
+                if marker_end(p, j, n) < 0:
+                    e = j + 5
+            else:
+                e = near_tail(p, n, j + 1)
+        elif j + 3 <= n and ((p[j] == 0xEF and p[j + 1] == 0xBC and p[j + 2] == 0xBB)
+                             or (p[j] == 0xE3 and p[j + 1] == 0x80 and p[j + 2] == 0x90)):
+            e = near_tail(p, n, j + 3)
+        if e >= 0:
+            if not push2(out, j, e):
+                return False
+            i = e
+        else:
+            i = j + 1
+    return True
+
+
+def near_markers(data):
+    if type(data) is not bytes:
+        raise TypeError(f"data must be bytes, not {type(data).__name__}")
+    cdef bytes keep = data
+    cdef const byte_t* p = <const byte_t*>PyBytes_AS_STRING(keep)
+    cdef offset_t n = PyBytes_GET_SIZE(keep)
+    cdef Vec out
+    cdef bint ok
+    memset(&out, 0, sizeof(Vec))
+    try:
+        with nogil:
+            ok = find_near_markers(p, n, &out)
+        if not ok:
+            raise MemoryError("out of memory while looking for near-markers")
+        return rows_of(&out, 2)
+    finally:
+        free(out.v)
+
+
 # ---- Python API --------------------------------------------------------------------------------
 
 cdef cnp.ndarray rows_of(const Vec* a, offset_t width):

@@ -440,3 +440,49 @@ def test_switch_loaded_the_native_build():
     else:
         assert _citations.IMPLEMENTATION == "native"
         assert _citations.scan is _load("native").scan
+
+
+NEAR_PIECES = [
+    "[", "[src:", "[src:a]", "[src:]", "src", "SRC", "Src", ":", "\uff1a", " ", "\t", "\u00a0", "\u200b", "\u200f",
+    "\u2060", "\ufeff", "\uff3b", "\u3010", "\uff3d", "\u3011", "]", "a", ",", " b", "\n", "x" * 300,
+]  # fmt: skip
+_NEAR_BYTES = [p.encode() for p in NEAR_PIECES] + [b"\xef", b"\xef\xbc", b"\xe3\x80", b"\xe2\x80", b"\xc2"]
+
+
+@pytest.mark.parametrize(
+    "text, spans",
+    [
+        ("[src:a]", []),
+        ("[src: a]", [(0, 5)]),
+        ("[src:]", [(0, 5)]),
+        ("x [src:a, b]", [(2, 7)]),
+        ("[SRC:a] [Src :a]", [(0, 5), (8, 14)]),
+        ("[ \u200bsrc:a]", [(0, 9)]),
+        ("\uff3bsrc:a\uff3d \u3010src\uff1aa\u3011", [(0, 7), (12, 21)]),
+        ("[source: a] [srcs:a] [[src:a]]", []),
+        ("[src:" + "n" * 257 + "]", [(0, 5)]),
+        ("[src:" + "n" * 256 + "]", []),
+        ("[src:", [(0, 5)]),
+        ("[sr", []),
+    ],
+)
+def test_near_markers(impl, text, spans):
+    """Text that looks like a marker and is not one (red team 86, F08), up to its colon."""
+    got = impl.near_markers(text.encode())
+    assert got.dtype == np.int64 and got.shape == (len(spans), 2)
+    assert [tuple(r) for r in got.tolist()] == spans
+
+
+def test_near_markers_rejects_what_is_not_bytes(impl):
+    with pytest.raises(TypeError, match="bytes"):
+        impl.near_markers("[src: a]")
+
+
+@_only_with_native
+@settings(max_examples=3000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.one_of(
+    st.lists(st.sampled_from(_NEAR_BYTES), max_size=40).map(b"".join),
+    st.binary(max_size=60),
+))
+def test_native_near_markers_equal_the_reference(data):
+    assert np.array_equal(_load("native").near_markers(data), _load("reference").near_markers(data))

@@ -5,6 +5,7 @@ from provgate._switch import load
 _impl, IMPLEMENTATION = load("citations", "_citations_py")
 
 scan = _impl.scan
+near_markers = _impl.near_markers
 FORMS = _impl.FORMS
 
-__all__ = ["FORMS", "IMPLEMENTATION", "scan"]
+__all__ = ["FORMS", "IMPLEMENTATION", "near_markers", "scan"]

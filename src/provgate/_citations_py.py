@@ -809,8 +809,27 @@ def scan(data: bytes) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     )
 
 
+# What a marker that went wrong looks like: an opening bracket (ASCII, fullwidth or lenticular),
+# blanks or zero-width characters, "src" in any case, blanks, a colon (ASCII or fullwidth); or
+# "[src:" and no name or a name that does not end the marker (red team 86, F08).
+_NEAR_MARKER = re.compile(
+    rb"\[src:(?!" + _NAME + rb"\])"
+    rb"|(?:\[(?!src:)|\xef\xbc\xbb|\xe3\x80\x90)"  # [ ［ 【
+    rb"(?:[ \t]|\xc2\xa0|\xe2\x80[\x8b-\x8f]|\xe2\x81\xa0|\xef\xbb\xbf)*+[sS][rR][cC][ \t]*+(?::|\xef\xbc\x9a)"
+)
+
+
+def near_markers(data: bytes) -> np.ndarray:
+    """``(k, 2)`` int64: ``start, end`` of each near-marker of ``data``, in order: the text
+    that looks like a marker up to its colon, or ``[src:`` when what follows is no name that
+    ends a marker. Fenced code is not told apart (the caller does)."""
+    if type(data) is not bytes:
+        raise TypeError(f"data must be bytes, not {type(data).__name__}")
+    return _rows([m.span() for m in _NEAR_MARKER.finditer(data)], 2)
+
+
 def _rows(rows: list[Any], width: int) -> np.ndarray:
     return np.array(rows, dtype=np.int64).reshape(len(rows), width)
 
 
-__all__ = ["FORMS", "IMPLEMENTATION", "MAX_NAME_BYTES", "scan"]
+__all__ = ["FORMS", "IMPLEMENTATION", "MAX_NAME_BYTES", "near_markers", "scan"]

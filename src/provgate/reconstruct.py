@@ -1558,45 +1558,30 @@ def verify_citations(
     grade = checks.grade
     # a citation takes the best grade among the handles its marker names
     best = [grade[row[4][0]] if len(row[4]) == 1 else min([grade[s] for s in row[4]], default=_UNKNOWN) for row in rows]
-    return CitationReport(parsed, rows, bare, handles, checks, best, _malformed_markers(data, len(parsed.markers)))
+    return CitationReport(parsed, rows, bare, handles, checks, best, _malformed_markers(data))
 
 
-# What a marker that went wrong looks like: an opening bracket (ASCII, fullwidth or lenticular),
-# blanks or zero-width characters, "src" in any case, blanks, a colon (ASCII or fullwidth); or
-# "[src:" and no name or a name that does not end the marker. One pattern a bracket, each with a
-# literal first byte, so that the regex engine skips to candidates (one pattern with the three
-# brackets as alternatives tried every byte: 18 ms for 1.8 MB).
-_NEAR_TAIL = rb"(?:[ \t]|\xc2\xa0|\xe2\x80[\x8b-\x8f]|\xe2\x81\xa0|\xef\xbb\xbf)*+[sS][rR][cC][ \t]*+(?::|\xef\xbc\x9a)"
-_NEAR_MARKERS = tuple(
-    re.compile(bracket + _NEAR_TAIL) for bracket in (rb"\[(?!src:)", rb"\xef\xbc\xbb", rb"\xe3\x80\x90")
-)  # [ ［ 【
-_BAD_NAME = re.compile(rb"\[src:(?!" + _citations_py._NAME + rb"\])")
-_NEAR_MARKER_CLOSE = re.compile(rb"\]|\xef\xbc\xbd|\xe3\x80\x91|\n")
+_NEAR_MARKER_CLOSE = re.compile(rb"\]|\xef\xbc\xbd|\xe3\x80\x91|\n")  # ] ］ 】 or the line's end
 
 
-def _malformed_markers(data: bytes, markers: int) -> tuple[MalformedMarker, ...]:
-    """The near-markers of an answer outside fenced code: ``[src: a]``, ``[SRC:a]``,
-    ``［src:a］``, ``【src:a】``, ``[src:a, b]``, ``[src:]``. Each makes the report fail: the
-    quotation its author attributed would otherwise go unchecked while ``verify`` passes (red
-    team 86, F08). ``markers``: how many markers the scanner found (outside fenced code)."""
-    exact = data.count(b"[src:")
-    found = []
-    if exact != markers:  # some "[src:" is not a marker (or is one inside fenced code)
-        found += _BAD_NAME.finditer(data)
-    if data.lower().count(b"src") != exact:  # some "src" is not that of a "[src:"
-        for pattern in _NEAR_MARKERS:
-            found += pattern.finditer(data)
-    if not found:
+def _malformed_markers(data: bytes) -> tuple[MalformedMarker, ...]:
+    """The near-markers of an answer outside fenced code (:func:`provgate._citations.near_markers`):
+    ``[src: a]``, ``[SRC:a]``, ``［src:a］``, ``【src:a】``, ``[src:a, b]``, ``[src:]``. Each
+    makes the report fail: the quotation its author attributed would otherwise go unchecked
+    while ``verify`` passes (red team 86, F08). Each runs to its closing bracket, if one is on
+    its line within a name's length."""
+    found = _citations.near_markers(data)
+    if not len(found):
         return ()
-    found.sort(key=lambda m: m.start())
     fences = _citations_py._Scanner(data)  # (only when there is something to report)
     out = []
-    for m in found:
-        if fences.in_fence(m.start()):
+    for start, end in found.tolist():
+        if fences.in_fence(start):
             continue
-        close = _NEAR_MARKER_CLOSE.search(data, m.end(), m.end() + _citations_py.MAX_NAME_BYTES + 3)
-        end = m.end() if close is None or close.group() == b"\n" else close.end()
-        out.append(MalformedMarker(data[m.start() : end].decode("utf-8", "replace"), m.start(), end))
+        close = _NEAR_MARKER_CLOSE.search(data, end, end + _citations_py.MAX_NAME_BYTES + 3)
+        if close is not None and close.group() != b"\n":
+            end = close.end()
+        out.append(MalformedMarker(data[start:end].decode("utf-8", "replace"), start, end))
     return tuple(out)
 
 
