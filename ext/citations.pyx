@@ -204,6 +204,8 @@ cdef struct Scan:
     Vec claimed    # quotation start, group end
     Vec lines      # scratch: (start, end) of blockquote lines, bottom up
     Vec bq_lines   # the start of every `>` line, ascending
+    offset_t tally_pos  # open_before: the quotation marks before tally_pos are counted
+    offset_t tally[6]
     bint oom
 
 
@@ -701,9 +703,77 @@ cdef bint can_open(const byte_t* p, offset_t at) noexcept nogil:
     return not IS_ASCII_WS[p[at + 1]] and not (at > 0 and IS_ASCII_ALNUM[p[at - 1]])
 
 
+cdef bint any_quote_mark(const byte_t* p, offset_t lo, offset_t hi) noexcept nogil:
+    """Whether a character of _ANY_QUOTE_MARK stands in [lo, hi): every quotation mark, a
+    ' or ’ only when no ASCII letter or digit comes right before it."""
+    cdef offset_t i
+    cdef byte_t b, c
+    for i in range(lo, hi):
+        b = p[i]
+        if b == 0x22 or b == 0x60:
+            return True
+        if b == 0x27:
+            if not (i > 0 and IS_ASCII_ALNUM[p[i - 1]]):
+                return True
+        elif b == 0xC2:
+            if i + 2 <= hi and (p[i + 1] == 0xAB or p[i + 1] == 0xBB):
+                return True
+        elif b == 0xE2:
+            if i + 3 <= hi and p[i + 1] == 0x80:
+                c = p[i + 2]
+                if c == 0x98 or 0x9A <= c <= 0x9F or c == 0xB9 or c == 0xBA:
+                    return True
+                if c == 0x99 and not (i > 0 and IS_ASCII_ALNUM[p[i - 1]]):
+                    return True
+        elif b == 0xE3:
+            if i + 3 <= hi and p[i + 1] == 0x80 and (0x8C <= p[i + 2] <= 0x8F or 0x9D <= p[i + 2] <= 0x9F):
+                return True
+        elif b == 0xEF:
+            if i + 3 <= hi and p[i + 1] == 0xBC and (p[i + 2] == 0x82 or p[i + 2] == 0x87):
+                return True
+    return False
+
+
 cdef bint is_measure(const byte_t* p, offset_t lo, offset_t close) noexcept nogil:
-    return (close > lo and 0x30 <= p[close - 1] <= 0x39 and find3(p, lo, close, 0xE2, 0x80, 0x9C) < 0
-            and find_byte(p, lo, close, 0x60) < 0)
+    return close > lo and 0x30 <= p[close - 1] <= 0x39 and not any_quote_mark(p, lo, close)
+
+
+cdef bint open_before(Scan* s, offset_t lo) noexcept nogil:
+    """Whether a quotation is left open before lo (_Scanner._open_before): the marks are
+    counted from where the last call stopped, the bounds of successive groups never going
+    back (recounted from 0 if one did)."""
+    cdef const byte_t* p = s.p
+    cdef offset_t i
+    cdef int code
+    if lo < s.tally_pos:
+        s.tally_pos = 0
+        memset(s.tally, 0, sizeof(s.tally))
+    i = s.tally_pos
+    while i < lo:
+        if p[i] == 0x22:
+            s.tally[0] += 1
+        elif p[i] == 0xC2 and i + 2 <= lo:
+            code = code_at(p, i, 2)
+            if code == LEFT_GUILLEMET or code == RIGHT_GUILLEMET:
+                s.tally[2] += 1
+        elif (p[i] == 0xE2 or p[i] == 0xE3) and i + 3 <= lo:
+            code = code_at(p, i, 3)
+            if code == LEFT_DOUBLE or code == RIGHT_DOUBLE or code == LOW_DOUBLE:
+                s.tally[1] += 1
+            elif code == LEFT_SINGLE_GUILLEMET or code == RIGHT_SINGLE_GUILLEMET:
+                s.tally[3] += 1
+            elif code == LEFT_CORNER:
+                s.tally[4] += 1
+            elif code == RIGHT_CORNER:
+                s.tally[4] -= 1
+            elif code == LEFT_WHITE_CORNER:
+                s.tally[5] += 1
+            elif code == RIGHT_WHITE_CORNER:
+                s.tally[5] -= 1
+        i += 1
+    s.tally_pos = lo
+    return (s.tally[0] % 2 != 0 or s.tally[1] % 2 != 0 or s.tally[2] % 2 != 0 or s.tally[3] % 2 != 0
+            or s.tally[4] > 0 or s.tally[5] > 0)
 
 
 cdef offset_t nested_opener(const byte_t* p, offset_t lo, offset_t close, const Pair* pair) noexcept nogil:
@@ -925,7 +995,8 @@ cdef bint inline_quote(Scan* s, offset_t group_start, offset_t previous_end, off
     if last == 0x22:
         close = c - 1
         opener = rfind_byte(p, lo, close, 0x22)
-        if opener < 0 and is_measure(p, lo, close):
+        if opener < 0 and is_measure(p, lo, close) and not open_before(s, lo):
+            s.tally[0] -= 1  # (an inch mark, not counted as a quotation mark by later groups)
             return False
         if opener >= 0 and can_open(p, opener) and between(s, opener, 1, close, DOUBLE, out):
             return True

@@ -194,12 +194,34 @@ def _before_opener(data: bytes, line_start: int, start: int) -> int:
     return max(start, line_start)
 
 
+# Every quotation mark of every form, and those a model may mix in (‛ ‟ 〝 〞 〟 and the
+# fullwidth ＂ ＇): a `"` after a digit is a unit (27") only when none of them stands since the
+# search bound (red team 86, F02: „…9" and «…9" were inch marks, bare markers that pass). A `'`
+# or `’` right after an ASCII letter or digit is an apostrophe or a closer and does not count:
+# `It's 27"` stays a unit.
+_ANY_QUOTE_MARK = re.compile(
+    rb"[\"`]|\xc2[\xab\xbb]|\xe2\x80[\x98\x9a-\x9f\xb9\xba]|\xe3\x80[\x8c-\x8f\x9d-\x9f]|\xef\xbc[\x82\x87]"
+    rb"|(?<![0-9A-Za-z])(?:'|\xe2\x80\x99)"
+)
+
+
+# what _Scanner._open_before counts: each mark's counter and step (the corners' openers up,
+# their closers down)
+_TALLY = {
+    b'"': (0, 1), _CURLY_OPEN: (1, 1), _CURLY_CLOSE: (1, 1), _LOW_DOUBLE: (1, 1), _LEFT_GUILLEMET: (2, 1),
+    _RIGHT_GUILLEMET: (2, 1), _LEFT_SINGLE_GUILLEMET: (3, 1), _RIGHT_SINGLE_GUILLEMET: (3, 1),
+    _LEFT_CORNER: (4, 1), _RIGHT_CORNER: (4, -1), _LEFT_WHITE_CORNER: (5, 1), _RIGHT_WHITE_CORNER: (5, -1),
+}  # fmt: skip
+_TALLIED = re.compile(b"|".join(re.escape(m) for m in _TALLY))
+
+
 def _is_measure(data: bytes, lo: int, close: int) -> bool:
     """Is the ``"`` at ``close``, with no ``"`` before it since ``lo``, a unit after a number
-    (``27"``): right after an ASCII digit, and no ``“`` or backtick since ``lo`` to open a
-    quotation of another style (``“… 5"`` is still unreadable)?"""
-    return (close > lo and 0x30 <= data[close - 1] <= 0x39 and data.find(_CURLY_OPEN, lo, close) < 0
-            and data.find(b"`", lo, close) < 0)
+    (``27"``) as far as its paragraph tells: right after an ASCII digit, and no quotation mark
+    of any kind since ``lo`` (:data:`_ANY_QUOTE_MARK`) that could open a quotation of another
+    style (``“… 5"`` and ``„… 5"`` are unreadable)? The text before ``lo`` is asked too
+    (:meth:`_Scanner._open_before`)."""
+    return close > lo and 0x30 <= data[close - 1] <= 0x39 and _ANY_QUOTE_MARK.search(data, lo, close) is None
 
 
 # what each opener of _OPENER is closed by, and the form of the pair
@@ -290,12 +312,16 @@ class _Scanner:
         self.bounds = sorted(bounds)
         self.fence_ends = [f[3] for f in self.fences]  # fences are disjoint and in order
         self.blockquote_lines = [m.start() for m in _BLOCKQUOTE_LINE.finditer(data)]  # `>` lines
-        # the double and curly quotations of each paragraph, paired left to right, in order
+        # the quotations of each paragraph that pair without doubt, paired left to right, in order
         self.pairs: list[tuple[int, int, int, int, int]] = []
         edges = [0, *self.bounds, len(data)]
         for a, b in zip(edges, edges[1:]):
             self.pairs.extend(_unmarked_pairs(data, a, b))
         self.pair_ends = [pair[4] for pair in self.pairs]
+        # the quotation marks before an offset, counted once up to where the last group asked
+        # (_open_before): the bounds of successive groups never go back
+        self.tally_pos = 0
+        self.tally = [0] * 6
 
     # -- structure ---------------------------------------------------------------------------
 
@@ -438,8 +464,11 @@ class _Scanner:
         if last == 0x22:  # "
             close = c - 1
             opener = data.rfind(b'"', lo, close)
-            if opener < 0 and _is_measure(data, lo, close):
-                return None  # 27" is an inch mark, no quotation (red team 84, F06)
+            if opener < 0 and _is_measure(data, lo, close) and not self._open_before(lo):
+                # 27" is an inch mark, no quotation (red team 84, F06), and not counted as one
+                # when a later group asks what is open before it
+                self.tally[0] -= 1
+                return None
             if opener < 0 or not self._can_open(opener):
                 return self._unreadable(lo, close)  # nested or mixed quotes, or no opener
             return self._between(opener, 1, close, DOUBLE) or self._unreadable(lo, close)
@@ -473,6 +502,28 @@ class _Scanner:
             if depth == 0:
                 return m.start()
         return -1
+
+    def _open_before(self, lo: int) -> bool:
+        """Whether a quotation is left open before ``lo``, where a ``"`` after a digit with no
+        quotation mark since ``lo`` would be a unit: an odd number of ``"``, of ``“ ” „`` (two
+        to a quotation in English, German, Polish and Swedish), of ``« »`` or of ``‹ ›``, or
+        more ``「`` than ``」`` or ``『`` than ``』`` in the text before it. ``"The retry\\n\\nlimit
+        is 9" [src:a]`` (a quotation over a blank line) and ``"The limit [src:b] is 9" [src:a]``
+        are unreadable, not a unit (red team 86, F02). A ``"`` read as a unit before an earlier
+        group does not count; a unit in the prose or a stray mark, in code too, makes the later
+        ``27" [src:a]`` unreadable: it fails closed."""
+        if lo < self.tally_pos:  # (a bound never goes back; recounted if it did)
+            self.tally_pos, self.tally = 0, [0] * 6
+        data, pos, tally = self.data, self.tally_pos, self.tally
+        if lo - pos > 256:  # (counted mark by mark: a list of every mark of a long text is not made)
+            for mark, (k, step) in _TALLY.items():
+                tally[k] += step * data.count(mark, pos, lo)
+        else:
+            for mark in _TALLIED.findall(data, pos, lo):
+                k, step = _TALLY[mark]
+                tally[k] += step
+        self.tally_pos = lo
+        return bool(tally[0] % 2 or tally[1] % 2 or tally[2] % 2 or tally[3] % 2 or tally[4] > 0 or tally[5] > 0)
 
     def _can_open(self, at: int) -> bool:
         """Whether the ``"`` at ``at`` can open a quotation: it does not follow an ASCII

@@ -1,0 +1,114 @@
+"""Red team 86, F02: a closing mark that the scanner read as something else than the end of
+the quotation a marker group claims.
+
+F02: a `"` right after a digit is a unit (`27"`) only when no quotation mark of any kind
+stands since the search bound and no quotation is left open in the text before it; `„…9"`,
+`«…9"`, `'…9"` and a quotation opened in the paragraph before were inch marks, bare markers
+that pass.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from conftest import IMPLEMENTATIONS
+from provgate import reconstruct
+from provgate.reconstruct import verify_citations
+from provgate.store import SourceStore
+from test_citations import _load, parse
+
+
+@pytest.fixture(params=IMPLEMENTATIONS)
+def impl(request):
+    return _load(request.param)
+
+
+UNREADABLE = [("unreadable", "", ["a"])]  # (its span starts at a ", “ or backtick only)
+
+CASES = [
+    # F02: a quotation of another style, or a straight one opened before the bound, ends in `9"`
+    ('\u201eDas Limit ist 9" [src:a]', UNREADABLE, []),
+    ('\u00abThe retry limit is 9" [src:a]', UNREADABLE, []),
+    ('\u00bbThe retry limit is 9" [src:a]', UNREADABLE, []),
+    ('\u2039The retry limit is 9" [src:a]', UNREADABLE, []),
+    ('\u203aThe retry limit is 9" [src:a]', UNREADABLE, []),
+    ('\u2018The retry limit is 9" [src:a]', UNREADABLE, []),
+    ('\u201aThe retry limit is 9" [src:a]', UNREADABLE, []),
+    ('\u201dThe retry limit is 9" [src:a]', UNREADABLE, []),
+    ("'The retry limit is 9\" [src:a]", UNREADABLE, []),
+    ("He said\u2014'The retry limit is 9\" [src:a]", UNREADABLE, []),
+    ('\u300cThe retry limit is 9" [src:a]', UNREADABLE, []),
+    ('\u300eThe retry limit is 9" [src:a]', UNREADABLE, []),
+    ('\u201fThe retry limit is 9" [src:a]', UNREADABLE, []),
+    ('\u301dThe retry limit is 9" [src:a]', UNREADABLE, []),
+    ('\uff02The retry limit is 9" [src:a]', UNREADABLE, []),
+    ("`x` is 9\" [src:a]", [("unreadable", "x` is 9", ["a"])], []),
+    ('\u201cThe retry limit is 9" [src:a]', [("unreadable", "The retry limit is 9", ["a"])], []),
+    # ... a straight one opened in the paragraph before, or before the previous group
+    ('"The retry\n\nlimit is 9" [src:a]', UNREADABLE, []),
+    ('\u201eThe retry\n\nlimit is 9" [src:a]', UNREADABLE, []),
+    ('\u00abThe retry\n\nlimit is 9" [src:a]', UNREADABLE, []),
+    ('"The limit [src:b] is 9" [src:a]', UNREADABLE, ["b"]),
+    # a closed pair of any style in the paragraph refuses the unit too: it fails closed
+    ('\u00abA\u00bb and 27" [src:a]', UNREADABLE, []),
+    # ... and so does an odd " (an earlier unit, too) or a stray » in the text before
+    ('The 24" one.\n\nThe 27" [src:a]', UNREADABLE, []),
+    ('Men\u00fc \u00bb Datei\n\nThe 27" [src:a]', UNREADABLE, []),
+    # still a unit: no quotation mark since the bound and none left open before it; an
+    # apostrophe (a ' or ’ after an ASCII letter or digit) is none
+    ('The monitor is 27" [src:a].', [], ["a"]),
+    ("It's 27\" [src:a]", [], ["a"]),
+    ("It\u2019s 27\" [src:a]", [], ["a"]),
+    ("the users' 27\" [src:a]", [], ["a"]),
+    ('"A" [src:b] and 27" [src:a]', [("double", "A", ["b"])], ["a"]),
+    ('The 24" [src:b] and the 27" [src:a]', [], ["b", "a"]),  # (a unit before a group is no opener)
+    ('The 24" [src:b].\n\nThe 27" [src:c].\n\nThe 32" [src:a]', [], ["b", "c", "a"]),
+    ('The 24" [src:b] and "the 27" [src:a]', [("double", "the 27", ["a"])], ["b"]),
+    ('"A" and \u00abB\u00bb.\n\nThe 27" [src:a]', [], ["a"]),
+    ('\u201eA\u201c und \u300cB\u300d.\n\nThe 27" [src:a]', [], ["a"]),
+]
+
+
+@pytest.mark.parametrize("text,carried,bare", CASES)
+def test_units_and_same_marks(impl, text, carried, bare):
+    assert parse(impl, text)[:2] == (carried, bare)
+
+
+SOURCE = {
+    "a": "Das Limit ist 3 pro Stunde. The retry limit is 3 per hour. Retry 3 times on the 27\u201d screen. "
+    "Klicke auf Men\u00fc \u00bb Datei. Settings \u203a Network.",
+}
+
+# (honest answer, its drifted twin): the honest one is exact or a bare marker of a stored
+# handle, which passes; the drifted one must fail
+END_TO_END = [
+    ('\u201eDas Limit ist 3" [src:a]', '\u201eDas Limit ist 9" [src:a]', False),
+    ("'The retry limit is 3\" [src:a]", "'The retry limit is 9\" [src:a]", False),
+    ('"The retry\n\nlimit is 3" [src:a]', '"The retry\n\nlimit is 9" [src:a]', False),
+]
+
+
+@pytest.mark.parametrize("honest,drifted,honest_ok", END_TO_END)
+def test_drift_fails_end_to_end(impl, monkeypatch, honest, drifted, honest_ok):
+    monkeypatch.setattr(reconstruct._citations, "scan", impl.scan)
+    store = SourceStore(":memory:")
+    for name, text in SOURCE.items():
+        store.put(name, text)
+    report = verify_citations(store, honest)
+    assert report.ok is honest_ok
+    if honest_ok:
+        assert [c.best.grade for c in report.citations] == ["exact"]
+    else:  # (unreadable: a quotation nobody can read is never a pass)
+        assert [c.quotation.form for c in report.citations] == ["unreadable"]
+    drifted_report = verify_citations(store, drifted)
+    assert not drifted_report.ok
+    assert [c.quotation.form for c in drifted_report.citations] == [c.quotation.form for c in report.citations]
+    assert not drifted_report.bare_markers
+
+
+def test_a_unit_alone_is_still_a_bare_marker(impl, monkeypatch):
+    monkeypatch.setattr(reconstruct._citations, "scan", impl.scan)
+    store = SourceStore(":memory:")
+    store.put("a", "The monitor is 27 inches.")
+    report = verify_citations(store, 'The monitor is 27" [src:a].')
+    assert report.ok and not report.citations and [m.name for m in report.bare_markers] == ["a"]
