@@ -254,16 +254,6 @@ cdef offset_t find_code(const byte_t* p, offset_t lo, offset_t hi, int width, in
     return -1
 
 
-cdef offset_t rfind_code(const byte_t* p, offset_t lo, offset_t hi, int width, int code) noexcept nogil:
-    """Last i in [lo, hi - width] where the character ``code`` starts, or -1."""
-    cdef offset_t i = hi - width
-    while i >= lo:
-        if code_at(p, i, width) == code:
-            return i
-        i -= 1
-    return -1
-
-
 cdef offset_t count_code(const byte_t* p, offset_t lo, offset_t hi, int width, int code) noexcept nogil:
     cdef offset_t count = 0, i = find_code(p, lo, hi, width, code)
     while i >= 0:
@@ -793,12 +783,38 @@ cdef offset_t nested_opener(const byte_t* p, offset_t lo, offset_t close, const 
     return -1
 
 
+cdef offset_t same_mark_opener(const byte_t* p, offset_t lo, offset_t close, const Pair* pair) noexcept nogil:
+    """The same mark that opens the quotation the closer at ``close`` ends, the marks since
+    ``lo`` paired left to right (_Scanner._same_mark_opener), or -1."""
+    cdef offset_t depth = 0, opener = -1, i = lo
+    cdef int w = pair.width, code
+    while i + w <= close:
+        code = code_at(p, i, w)
+        if code == pair.opener or (pair.other_opener != 0 and code == pair.other_opener):
+            depth += 1
+        elif code == pair.closer:
+            if depth > 0:
+                depth -= 1
+            elif opener < 0:
+                if IS_ASCII_WS[p[i + w]] or (i > 0 and IS_ASCII_ALNUM[p[i - 1]]):
+                    return -1
+                opener = i
+            elif i > 0 and IS_ASCII_WS[p[i - 1]]:
+                return -1
+            else:
+                opener = -1
+        else:
+            i += 1
+            continue
+        i += w
+    return opener
+
+
 cdef bint pair_quote(Scan* s, offset_t lo, offset_t close, const Pair* pair, offset_t* out) noexcept nogil:
     cdef const byte_t* p = s.p
     cdef offset_t opener = nested_opener(p, lo, close, pair)
-    if (opener < 0 and pair.same and find_code(p, lo, close, pair.width, pair.opener) < 0
-            and (pair.other_opener == 0 or find_code(p, lo, close, pair.width, pair.other_opener) < 0)):
-        opener = rfind_code(p, lo, close, pair.width, pair.closer)  # Swedish ”…”, Finnish »…»
+    if opener < 0 and pair.same:
+        opener = same_mark_opener(p, lo, close, pair)  # Swedish ”…”, Finnish »…»
     if between(s, opener, pair.width, close, pair.form, out):
         return True
     return not s.oom and unreadable(p, lo, close, out)

@@ -1,10 +1,14 @@
-"""Red team 86, F02: a closing mark that the scanner read as something else than the end of
-the quotation a marker group claims.
+"""Red team 86, F02 and F10: a closing mark that the scanner read as something else than the
+end of the quotation a marker group claims.
 
 F02: a `"` right after a digit is a unit (`27"`) only when no quotation mark of any kind
 stands since the search bound and no quotation is left open in the text before it; `„…9"`,
 `«…9"`, `'…9"` and a quotation opened in the paragraph before were inch marks, bare markers
 that pass.
+
+F10: the Swedish `”…”` and Finnish `»…»`/`›…›` fallback pairs the same marks left to right by
+the rules of a straight quote; it took the nearest earlier mark, so an inch mark `27”` or a
+path `Menü » Datei` inside the quotation cut it to its tail and the drifted head passed.
 """
 
 from __future__ import annotations
@@ -66,6 +70,31 @@ CASES = [
     ('The 24" [src:b] and "the 27" [src:a]', [("double", "the 27", ["a"])], ["b"]),
     ('"A" and \u00abB\u00bb.\n\nThe 27" [src:a]', [], ["a"]),
     ('\u201eA\u201c und \u300cB\u300d.\n\nThe 27" [src:a]', [], ["a"]),
+    # F10: the same marks since the bound, paired left to right; an inner one that cannot open
+    # or close, or a closing mark with none open, leaves the quotation unreadable
+    ("\u201dRetry 9 times on the 27\u201d screen.\u201d [src:a]", UNREADABLE, []),
+    ("\u00bbDas Limit ist 9, klicke auf Men\u00fc \u00bb Datei.\u00bb [src:a]", UNREADABLE, []),
+    ("\u203aThe retry limit is 9 in Settings \u203a Network.\u203a [src:a]", UNREADABLE, []),
+    ("27\u201d screen, \u201dThe retry limit is 3 per hour.\u201d [src:a]", UNREADABLE, []),
+    ("\u201da\u201db\u201d [src:a]", UNREADABLE, []),
+    ("\u201d a\u201d [src:a]", UNREADABLE, []),
+    # honest Swedish and Finnish quotations stay exact
+    ("\u201dThe retry limit is 3 per hour.\u201d [src:a]", [("curly", "The retry limit is 3 per hour.", ["a"])], []),
+    ("\u00bbThe retry limit is 3 per hour.\u00bb [src:a]", [("guillemet", "The retry limit is 3 per hour.", ["a"])], []),
+    ("\u203aThe retry limit is 3 per hour.\u203a [src:a]", [("guillemet", "The retry limit is 3 per hour.", ["a"])], []),
+    ("\u201da\u201d b \u201dc\u201d [src:a]", [("curly", "c", ["a"])], []),
+    ("\u201dA \u201cB\u201d C\u201d [src:a]", [("curly", "A \u201cB\u201d C", ["a"])], []),
+    # after a closed English, German, Polish or French pair in the paragraph (red team 86, F04's
+    # note: unreadable while any “ „ or « stood since the bound)
+    ("\u201cA\u201d then \u201dThe retry limit is 3 per hour.\u201d [src:a]",
+     [("curly", "The retry limit is 3 per hour.", ["a"])], []),
+    ("\u201eA\u201d then \u201dB\u201d [src:a]", [("curly", "B", ["a"])], []),
+    ("\u00abA\u00bb puis \u00bbLa limite est 3.\u00bb [src:a]", [("guillemet", "La limite est 3.", ["a"])], []),
+    ("\u2039A\u203a then \u203aB\u203a [src:a]", [("guillemet", "B", ["a"])], []),
+    # ... but not after one still open, nor a closed pair that leaves the closing mark none
+    ("\u201ca\u201d b\u201d [src:a]", [("unreadable", "a\u201d b", ["a"])], []),
+    ("\u201ca \u201d b\u201d [src:a]", [("unreadable", "a \u201d b", ["a"])], []),
+    ("\u201cA \u201dB\u201d C\u201d [src:a]", [("unreadable", "A \u201dB\u201d C", ["a"])], []),
 ]
 
 
@@ -85,6 +114,13 @@ END_TO_END = [
     ('\u201eDas Limit ist 3" [src:a]', '\u201eDas Limit ist 9" [src:a]', False),
     ("'The retry limit is 3\" [src:a]", "'The retry limit is 9\" [src:a]", False),
     ('"The retry\n\nlimit is 3" [src:a]', '"The retry\n\nlimit is 9" [src:a]', False),
+    ("\u201dRetry 3 times on the 27\u201d screen.\u201d [src:a]", "\u201dRetry 9 times on the 27\u201d screen.\u201d [src:a]",
+     False),
+    ("\u00bbKlicke auf Men\u00fc \u00bb Datei.\u00bb [src:a]", "\u00bbKlicke auf Men\u00fc \u00bb Date1.\u00bb [src:a]", False),
+    ("\u201dThe retry limit is 3 per hour.\u201d [src:a]", "\u201dThe retry limit is 9 per hour.\u201d [src:a]", True),
+    ("\u00bbThe retry limit is 3 per hour.\u00bb [src:a]", "\u00bbThe retry limit is 9 per hour.\u00bb [src:a]", True),
+    ("\u201cA\u201d then \u201dThe retry limit is 3 per hour.\u201d [src:a]",
+     "\u201cA\u201d then \u201dThe retry limit is 9 per hour.\u201d [src:a]", True),
 ]
 
 

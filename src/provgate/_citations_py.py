@@ -485,8 +485,8 @@ class _Scanner:
                 continue
             close = c - width
             opener = self._nested_opener(lo, close, closer, openers)
-            if opener < 0 and same and not any(data.find(o, lo, close) >= 0 for o in openers):
-                opener = data.rfind(closer, lo, close)  # Swedish ”…”, Finnish »…»
+            if opener < 0 and same:
+                opener = self._same_mark_opener(lo, close, closer, openers)  # Swedish ”…”, Finnish »…»
             width = 3 if opener >= 0 and data[opener] >= 0xE0 else 2
             return self._between(opener, width, close, form) or self._unreadable(lo, close)
         return None
@@ -502,6 +502,38 @@ class _Scanner:
             if depth == 0:
                 return m.start()
         return -1
+
+    def _same_mark_opener(self, lo: int, close: int, closer: bytes, openers: tuple[bytes, ...]) -> int:
+        """The mark that opens the quotation the same mark at ``close`` ends (Swedish ``”…”``,
+        Finnish ``»…»`` and ``›…›``) when no opener of the pair is still open before it, or -1.
+        The marks since ``lo`` are paired left to right: an opener of the pair and the closer
+        that balances it are a quotation of their own (``“A” then ”B” [src:a]`` quotes ``B``:
+        red team 86, F04's note; it was unreadable when any ``“`` stood since the bound); each
+        other same mark opens when none is open, by the rules of a straight ``"`` (not after an
+        ASCII letter or digit, not followed by whitespace), and closes the open one when it
+        follows text. A mark that can do neither, or a closing mark with none open, leaves no
+        opener: the nearest earlier same mark was taken before, and an inch mark (``27”``) or a
+        path (``Menü » Datei``) inside the quotation cut it to its tail, the head unchecked
+        (red team 86, F10)."""
+        data = self.data
+        width = len(closer)
+        depth = 0  # openers of the pair still open
+        opener = -1  # the same mark that opened, while it is open
+        for m in _marks_pattern(closer, openers).finditer(data, lo, close):
+            at = m.start()
+            if m.group() != closer:
+                depth += 1
+            elif depth > 0:
+                depth -= 1
+            elif opener < 0:
+                if data[at + width] in _WHITESPACE_BYTES or (at > 0 and data[at - 1] in _ASCII_ALNUM):
+                    return -1  # it cannot open, and nothing is open for it to close
+                opener = at
+            elif at > 0 and data[at - 1] in _WHITESPACE_BYTES:
+                return -1  # it cannot close, and a same mark inside one cannot open
+            else:
+                opener = -1
+        return opener
 
     def _open_before(self, lo: int) -> bool:
         """Whether a quotation is left open before ``lo``, where a ``"`` after a digit with no
