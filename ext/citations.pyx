@@ -45,7 +45,6 @@ if NAME_LIMIT != MAX_NAME_BYTES:  # pragma: no cover - a build against a changed
     raise ImportError("provgate._ext.citations was built for another MAX_NAME_BYTES")
 
 # byte classes
-cdef bint IS_WORD[256]      # ASCII letters, digits, "_" and every byte >= 0x80
 cdef bint IS_ASCII_WS[256]  # space \t \n \r \v \f
 cdef bint IS_NAME[256]      # bytes of a marker name: not 0x00-0x20, 0x7F, "[" or "]"
 cdef bint IS_ASCII_ALNUM[256]  # ASCII letters and digits
@@ -54,7 +53,6 @@ cdef bint IS_GAP3_LEAD[256]  # the first bytes of _GAP_CHARS_3
 cdef bint IS_COMPARED[256]  # after a `>`, what makes it a comparison: _COMPARED
 cdef int _b
 for _b in range(256):
-    IS_WORD[_b] = (0x30 <= _b <= 0x39) or (0x41 <= _b <= 0x5A) or (0x61 <= _b <= 0x7A) or _b == 0x5F or _b >= 0x80
     IS_ASCII_WS[_b] = _b in (0x20, 0x09, 0x0A, 0x0D, 0x0B, 0x0C)
     IS_NAME[_b] = not (_b <= 0x20 or _b == 0x7F or _b == 0x5B or _b == 0x5D)
     IS_ASCII_ALNUM[_b] = (0x30 <= _b <= 0x39) or (0x41 <= _b <= 0x5A) or (0x61 <= _b <= 0x7A)
@@ -853,61 +851,255 @@ cdef bint unclosed_other(Scan* s, offset_t lo, offset_t close, offset_t* out) no
                 + count_code(p, lo, close, 3, RIGHT_SINGLE_GUILLEMET)) % 2
             or (count_code(p, lo, close, 3, LEFT_DOUBLE) + count_code(p, lo, close, 3, LOW_DOUBLE)
                 > count_code(p, lo, close, 3, RIGHT_DOUBLE))
+            or (count_code(p, lo, close, 3, LEFT_DOUBLE) + count_code(p, lo, close, 3, LOW_DOUBLE) == 0
+                and count_code(p, lo, close, 3, RIGHT_DOUBLE) % 2)
             or count_code(p, lo, close, 3, LEFT_CORNER) > count_code(p, lo, close, 3, RIGHT_CORNER)
             or count_code(p, lo, close, 3, LEFT_WHITE_CORNER) > count_code(p, lo, close, 3, RIGHT_WHITE_CORNER)):
         return unreadable(p, lo, close, out)
     return False
 
 
+# roles of a single quotation mark in a pairing (_citations_py._single_opener)
+cdef enum:
+    NOT_A_MARK = -1  # an apostrophe, or a ’ where a mark opens: pairs with nothing
+    OPENS = 0
+    MAY_OPEN = 1     # an opener, or a word-initial apostrophe ('90s)
+    CLOSES = 2
+    MAY_CLOSE = 3    # a closer, or a possessive (users')
+
+
+cdef bint word_starting(const byte_t* p, offset_t n, offset_t i) noexcept nogil:
+    """_word_starting: an ASCII letter or digit, or a character of U+00C0-U+1FFF but × and ÷
+    (red team 86, F01). The bytes end with a NUL, so a continuation byte is never read past
+    it."""
+    cdef byte_t x
+    if i >= n:
+        return False
+    x = p[i]
+    if x < 0x80:
+        return IS_ASCII_ALNUM[x]
+    if 0xC3 <= x <= 0xDF:
+        return 0x80 <= p[i + 1] <= 0xBF and not (x == 0xC3 and (p[i + 1] == 0x97 or p[i + 1] == 0xB7))
+    if x == 0xE0 or x == 0xE1:
+        return (0xA0 if x == 0xE0 else 0x80) <= p[i + 1] <= 0xBF and 0x80 <= p[i + 2] <= 0xBF
+    return False
+
+
+cdef bint word_ending(const byte_t* p, offset_t end) noexcept nogil:
+    """_word_ending: whether the character that ends at ``end`` is a word character."""
+    cdef byte_t x, y, z
+    if end <= 0:
+        return False
+    x = p[end - 1]
+    if x < 0x80:
+        return IS_ASCII_ALNUM[x]
+    if x > 0xBF or end < 2:
+        return False
+    y = p[end - 2]
+    if 0xC3 <= y <= 0xDF:
+        return not (y == 0xC3 and (x == 0x97 or x == 0xB7))
+    if end < 3 or not (0x80 <= y <= 0xBF):
+        return False
+    z = p[end - 3]
+    return (z == 0xE0 and y >= 0xA0) or z == 0xE1
+
+
+cdef bint elided(const byte_t* p, offset_t n, offset_t i) noexcept nogil:
+    """_elided: a digit, or a word of _ELISIONS (any case) ending the word, at ``i``."""
+    if i < n and 0x30 <= p[i] <= 0x39:
+        return True
+    return (elision_is(p, n, i, b"em", 2) or elision_is(p, n, i, b"til", 3) or elision_is(p, n, i, b"tis", 3)
+            or elision_is(p, n, i, b"twas", 4) or elision_is(p, n, i, b"cause", 5)
+            or elision_is(p, n, i, b"cos", 3) or elision_is(p, n, i, b"cuz", 3)
+            or elision_is(p, n, i, b"bout", 4) or elision_is(p, n, i, b"n", 1))
+
+
+cdef bint elision_is(const byte_t* p, offset_t n, offset_t i, const char* word, int length) noexcept nogil:
+    cdef int k
+    cdef byte_t b
+    if i + length > n:
+        return False
+    for k in range(length):
+        b = p[i + k]
+        if 0x41 <= b <= 0x5A:
+            b += 0x20
+        if b != <byte_t>word[k]:
+            return False
+    return not word_starting(p, n, i + length)
+
+
+cdef int mark_role(const byte_t* p, offset_t n, offset_t at, offset_t width) noexcept nogil:
+    """_Scanner._mark_role: the role of a ' or ’ (``width`` bytes) at ``at``, NOT_A_MARK
+    inside a word."""
+    cdef bint after_word = word_ending(p, at)
+    if after_word and word_starting(p, n, at + width):
+        return NOT_A_MARK
+    if after_word or (at > 0 and not IS_ASCII_WS[p[at - 1]] and IS_ASCII_WS[p[at + width]]):
+        if (p[at - 1] == 0x73 or p[at - 1] == 0x53
+                or ((p[at - 1] == 0x6E or p[at - 1] == 0x4E) and at > 1 and IS_ASCII_ALNUM[p[at - 2]])):
+            return MAY_CLOSE
+        return CLOSES
+    return MAY_OPEN if elided(p, n, at + width) else OPENS
+
+
+cdef inline bint non_ascii_apostrophe(const byte_t* p, offset_t at, offset_t width) noexcept nogil:
+    return p[at - 1] >= 0x80 or p[at + width] >= 0x80
+
+
+cdef offset_t next_mark(const byte_t* p, offset_t i, offset_t close, bint curly) noexcept nogil:
+    """The first ' (or, ``curly``, ‘ ’ ‚) at or after ``i`` that ends by ``close``, or -1."""
+    if not curly:
+        return find_byte(p, i, close, 0x27)
+    while i + 3 <= close:
+        if p[i] == 0xE2 and p[i + 1] == 0x80 and 0x98 <= p[i + 2] <= 0x9A:
+            return i
+        i += 1
+    return -1
+
+
+cdef offset_t previous_mark(const byte_t* p, offset_t lo, offset_t i, bint curly) noexcept nogil:
+    """The last ' (or, ``curly``, ‘ ’ ‚) that starts in ``[lo, i)``, or -1."""
+    if not curly:
+        return rfind_byte(p, lo, i, 0x27)
+    i -= 1
+    while i >= lo:
+        if p[i] == 0xE2 and p[i + 1] == 0x80 and 0x98 <= p[i + 2] <= 0x9A:
+            return i
+        i -= 1
+    return -1
+
+
+cdef int pairing_role(const byte_t* p, offset_t n, offset_t at, bint curly) noexcept nogil:
+    """The role the mark at ``at`` takes in the pairing (the roles _single and _curly_single
+    list), or NOT_A_MARK."""
+    cdef int role
+    if not curly:
+        return mark_role(p, n, at, 1)
+    if p[at + 2] == 0x98:
+        return MAY_OPEN if elided(p, n, at + 3) else OPENS
+    if p[at + 2] == 0x9A:
+        return OPENS
+    role = mark_role(p, n, at, 3)
+    return role if role == CLOSES or role == MAY_CLOSE else NOT_A_MARK
+
+
+cdef int single_opener(Scan* s, offset_t lo, offset_t close, bint curly, offset_t* opener) noexcept nogil:
+    """_single_opener over the marks of ``[lo, close)``, their roles computed as _single and
+    _curly_single compute them. Returns 0 with ``opener`` set, 1 when the quotation is
+    unreadable (readings disagree, none pairs, or the fail-safes of _single/_curly_single
+    hold), 2 when the closing mark is an apostrophe, -1 when memory ran out. ``s.lines``
+    (scratch) holds the openers the marks before them allow, ascending."""
+    cdef const byte_t* p = s.p
+    cdef offset_t n = s.n, at, low = 0, high = 0, count = 0, k
+    cdef int role
+    cdef bint dead = False, openers = False, guessed = False
+    s.lines.n = 0
+    at = next_mark(p, lo, close, curly)
+    while at >= 0:
+        role = pairing_role(p, n, at, curly)
+        if role == NOT_A_MARK:
+            if curly and p[at + 2] == 0x99 and mark_role(p, n, at, 3) != NOT_A_MARK:
+                guessed = True  # a ’ where a mark opens: Swedish ’…’, or ’90s
+            elif non_ascii_apostrophe(p, at, 3 if curly else 1):
+                guessed = True
+        else:
+            if role <= MAY_OPEN:
+                openers = True
+            if not dead:
+                if role <= MAY_OPEN and low == 0:
+                    if not push2(&s.lines, at, 0):
+                        s.oom = True
+                        return -1
+                if role == OPENS:
+                    low += 1
+                    high += 1
+                elif role == MAY_OPEN:
+                    high += 1
+                elif role == CLOSES:
+                    if high == 0:
+                        dead = True
+                    else:
+                        low = low - 1 if low > 0 else 0
+                        high -= 1
+                else:
+                    low = low - 1 if low > 0 else 0
+        at = next_mark(p, at + 1, close, curly)
+    low = 0
+    high = 0
+    k = s.lines.n
+    at = previous_mark(p, lo, close, curly)
+    while at >= 0:
+        role = pairing_role(p, n, at, curly)
+        if role != NOT_A_MARK:
+            if role <= MAY_OPEN and low == 0:
+                while k > 0 and s.lines.v[k - 2] > at:
+                    k -= 2
+                if k > 0 and s.lines.v[k - 2] == at:
+                    opener[0] = at
+                    count += 1
+                    if count > 1:
+                        break
+            if role == CLOSES:
+                low += 1
+                high += 1
+            elif role == MAY_CLOSE:
+                high += 1
+            elif role == OPENS:
+                if high == 0:
+                    break
+                low = low - 1 if low > 0 else 0
+                high -= 1
+            else:
+                low = low - 1 if low > 0 else 0
+        at = previous_mark(p, lo, at, curly)
+    if count == 1:
+        return 0
+    if openers or guessed:
+        return 1
+    return 1 if other_single_opens(p, n, lo, close, curly) else 2
+
+
+cdef bint other_single_opens(const byte_t* p, offset_t n, offset_t lo, offset_t close, bint curly) noexcept nogil:
+    """For a ' (not ``curly``): _curly_single_opens, a ‘ or ‚, or a ’ where a mark opens; for
+    a ’: _straight_opens, a ' where a mark opens (red team 86, F03)."""
+    cdef offset_t at = next_mark(p, lo, close, not curly)
+    cdef int role
+    while at >= 0:
+        if not curly:
+            if p[at + 2] != 0x99:
+                return True
+            role = mark_role(p, n, at, 3)
+        else:
+            role = mark_role(p, n, at, 1)
+        if role == OPENS or role == MAY_OPEN:
+            return True
+        at = next_mark(p, at + 1, close, not curly)
+    return False
+
+
 cdef bint single_quote(Scan* s, offset_t lo, offset_t c, offset_t* out) noexcept nogil:
     cdef const byte_t* p = s.p
-    cdef offset_t close = c - 1, at, depth = 0, bottom = -1, first = -1, opener
-    cdef bint after_word, before_word
+    cdef offset_t close = c - 1, opener = -1
+    cdef int found
     if close == 0 or IS_ASCII_WS[p[close - 1]]:
         return False
-    at = find_byte(p, lo, close, 0x27)
-    while at >= 0:
-        after_word = at > 0 and IS_WORD[p[at - 1]]
-        before_word = IS_WORD[p[at + 1]]
-        if after_word and before_word:
-            pass  # an apostrophe inside a word
-        elif after_word or (at > 0 and not IS_ASCII_WS[p[at - 1]] and IS_ASCII_WS[p[at + 1]]):
-            if depth > 0:
-                depth -= 1
-        else:
-            if depth == 0:
-                bottom = at
-            depth += 1
-            if first < 0:
-                first = at
-        at = find_byte(p, at + 1, close, 0x27)
-    opener = bottom if depth > 0 else first
-    if opener < 0:
-        return unclosed_other(s, lo, close, out)
-    return between(s, opener, 1, close, SINGLE, out)
+    found = single_opener(s, lo, close, False, &opener)
+    if found == 0:
+        return between(s, opener, 1, close, SINGLE, out)
+    if found == 1:
+        return unreadable(p, lo, close, out)
+    return found == 2 and unclosed_other(s, lo, close, out)
 
 
 cdef bint curly_single_quote(Scan* s, offset_t lo, offset_t close, offset_t* out) noexcept nogil:
     cdef const byte_t* p = s.p
-    cdef offset_t depth = 1, opener = -1, at = close - 2, low
-    while at >= lo:
-        if p[at] == 0xE2 and p[at + 1] == 0x80:
-            if p[at + 2] == 0x99 and not (at > 0 and IS_WORD[p[at - 1]] and IS_WORD[p[at + 3]]):
-                depth += 1
-            elif p[at + 2] == 0x98 or p[at + 2] == 0x9A:
-                depth -= 1
-                if depth == 0:
-                    opener = at
-                    break
-        at -= 1
-    if opener < 0:
-        opener = find_code(p, lo, close, 3, LEFT_SINGLE)
-        low = find_code(p, lo, close, 3, LOW_SINGLE)
-        if low >= 0 and (opener < 0 or low < opener):
-            opener = low
-    if opener < 0:
-        return unclosed_other(s, lo, close, out)
-    return between(s, opener, 3, close, CURLY_SINGLE, out)
+    cdef offset_t opener = -1
+    cdef int found = single_opener(s, lo, close, True, &opener)
+    if found == 0:
+        return between(s, opener, 3, close, CURLY_SINGLE, out)
+    if found == 1:
+        return unreadable(p, lo, close, out)
+    return found == 2 and unclosed_other(s, lo, close, out)
 
 
 cdef bint backtick_quote(Scan* s, offset_t lo, offset_t c, offset_t* out) noexcept nogil:

@@ -66,12 +66,14 @@ _REST_BLANK = re.compile(rb"[ \t\r]*+(?:\n|\Z)")
 _BLANKS_RUN = re.compile(rb"[ \t]*+")
 # the openers of _unmarked_pairs: " “ „ 「 『
 _OPENER = re.compile(rb'"|\xe2\x80[\x9c\x9e]|\xe3\x80[\x8c\x8e]')
-_WORD_BYTES = frozenset(b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_") | frozenset(
-    range(0x80, 0x100)
-)
 _WHITESPACE_BYTES = frozenset(b" \t\n\r\x0b\x0c")
 _ASCII_ALNUM = frozenset(b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
 _BLANKS = frozenset(b" \t")
+# Words that follow a word-initial apostrophe (`'em`, `'til`, `rock 'n' roll`); a `'` or `‘`
+# before one of them, or before a digit (`'90s`), may be an apostrophe rather than an opener.
+_ELISIONS = (b"em", b"til", b"tis", b"twas", b"cause", b"cos", b"cuz", b"bout", b"n")
+# roles of a single quotation mark in a pairing (_single_opener)
+_OPENS, _MAY_OPEN, _CLOSES, _MAY_CLOSE = range(4)
 _CURLY_OPEN, _CURLY_CLOSE = "\u201c".encode(), "\u201d".encode()
 _CURLY_SINGLE_OPEN, _CURLY_SINGLE_CLOSE = "\u2018".encode(), "\u2019".encode()
 _BACKTICK_RUN = re.compile(rb"`+")
@@ -275,6 +277,110 @@ def _trim_padding(data: bytes, start: int, end: int) -> tuple[int, int]:
                 end -= len(pad)
                 moved = True
     return start, end
+
+
+def _word_starting(data: bytes, i: int) -> bool:
+    """Whether the character at ``i`` is a word character: an ASCII letter or digit, or a
+    character from U+00C0 to U+1FFF other than U+00D7 and U+00F7 (the Latin, Greek, Cyrillic,
+    Armenian, Hebrew, Arabic, Indic and the other alphabetic blocks). ``_``, the rest of ASCII,
+    U+0080-U+00BF (the no-break space, « », ¡ ¿), everything from U+2000 on (punctuation,
+    symbols, CJK, fullwidth forms) and malformed UTF-8 are not: a ``'`` beside them opens or
+    closes (red team 86, F01: every byte >= 0x80 and ``_`` counted, so the ``'`` of ``—'…'``,
+    ``他说'…'`` or ``_'…'_`` was an apostrophe and the marker bare)."""
+    b = data[i:i + 3]
+    if not b:
+        return False
+    x = b[0]
+    if x < 0x80:
+        return x in _ASCII_ALNUM
+    if 0xC3 <= x <= 0xDF:
+        return len(b) >= 2 and 0x80 <= b[1] <= 0xBF and not (x == 0xC3 and b[1] in (0x97, 0xB7))
+    if x == 0xE0 or x == 0xE1:
+        return len(b) == 3 and (0xA0 if x == 0xE0 else 0x80) <= b[1] <= 0xBF and 0x80 <= b[2] <= 0xBF
+    return False
+
+
+def _word_ending(data: bytes, end: int) -> bool:
+    """Whether the character that ends at ``end`` is a word character (:func:`_word_starting`)."""
+    if end <= 0:
+        return False
+    x = data[end - 1]
+    if x < 0x80:
+        return x in _ASCII_ALNUM
+    if x > 0xBF or end < 2:
+        return False
+    y = data[end - 2]
+    if 0xC3 <= y <= 0xDF:
+        return not (y == 0xC3 and x in (0x97, 0xB7))
+    if end < 3 or not 0x80 <= y <= 0xBF:
+        return False
+    z = data[end - 3]
+    return (z == 0xE0 and y >= 0xA0) or z == 0xE1
+
+
+def _elided(data: bytes, i: int) -> bool:
+    """Whether the text at ``i`` (after a ``'`` or ``‘`` that could open) is what a
+    word-initial apostrophe elides: a digit (``'90s``) or one of :data:`_ELISIONS`, any case,
+    ending the word (``'em``, ``'Tis``, ``'n'``)."""
+    x = data[i:i + 1]
+    if x.isdigit():
+        return True
+    for word in _ELISIONS:
+        if data[i:i + len(word)].lower() == word and not _word_starting(data, i + len(word)):
+            return True
+    return False
+
+
+def _single_opener(roles: list[tuple[int, int]]) -> tuple[int, bool]:
+    """The opener of a closing single quote, from the quotation marks before it since the
+    bound, each ``(offset, role)``: ``_OPENS``, ``_MAY_OPEN`` (an opener or a word-initial
+    apostrophe: ``'90s``), ``_CLOSES``, ``_MAY_CLOSE`` (a closer or a possessive: ``users'``).
+    A reading gives each mark one of its roles so that the marks pair (nesting) and the last
+    closer pairs with an opener of its own; the opener is the one every reading agrees on.
+    Returns ``(opener, ambiguous)``: ``(-1, True)`` when readings disagree or none exists.
+
+    An opener ``o`` is possible when the marks before it can all pair (depth 0 reachable)
+    and those after it can pair among themselves. The depths a run of marks can reach form
+    an interval, so two passes over the marks decide it for every ``o`` (linear). Red team
+    86, F04 and F11: left-to-right pairing with a fallback to the earliest opener reached
+    back over a closed pair (`It's 'fine' and 'Users' sessions…'`, an honest quote graded
+    not_found), or took ``'90s`` after a possessive for the opener (`'The users' limit was 9
+    in the '90s'`, only ``90s`` checked)."""
+    possible = set()
+    lo, hi = 0, 0  # depths the marks so far can leave open
+    for at, role in roles:
+        if role <= _MAY_OPEN and lo == 0:
+            possible.add(at)
+        if role == _OPENS:
+            lo, hi = lo + 1, hi + 1
+        elif role == _MAY_OPEN:
+            hi += 1
+        elif role == _CLOSES:
+            if hi == 0:
+                break  # a closer nothing can have opened: no later opener is possible
+            lo, hi = max(lo - 1, 0), hi - 1
+        else:
+            lo = max(lo - 1, 0)
+    opener, count = -1, 0
+    lo, hi = 0, 0  # closers after a mark that openers before them must pair with
+    for at, role in reversed(roles):
+        if role <= _MAY_OPEN and lo == 0 and at in possible:
+            opener, count = at, count + 1
+            if count > 1:
+                break
+        if role == _CLOSES:
+            lo, hi = lo + 1, hi + 1
+        elif role == _MAY_CLOSE:
+            hi += 1
+        elif role == _OPENS:
+            if hi == 0:
+                break  # an opener nothing after it closes
+            lo, hi = max(lo - 1, 0), hi - 1
+        else:
+            lo = max(lo - 1, 0)
+    if count == 1:
+        return opener, False
+    return -1, any(role <= _MAY_OPEN for _, role in roles)
 
 
 @functools.cache
@@ -630,64 +736,112 @@ class _Scanner:
         lines.append((min(s, end), end))
         return lines
 
+    def _mark_role(self, at: int, width: int) -> int:
+        """The role a ``'`` or ``’`` (``width`` bytes) at ``at`` can take: -1 inside a word, an
+        apostrophe (``doesn't``, ``don’t``); a closer after a word character, or after text
+        and before whitespace, ``_MAY_CLOSE`` after an ``s`` or after the ``n`` that ends a
+        longer word (a possessive, ``users'``, or a dropped g, ``goin'``; not the ``n'`` of
+        ``rock 'n' roll``); else an opener, ``_MAY_OPEN`` before a digit or an elided word
+        (``'90s``, ``'em``: an apostrophe, or an opener)."""
+        data = self.data
+        after_word = _word_ending(data, at)
+        if after_word and _word_starting(data, at + width):
+            return -1
+        if after_word or (at > 0 and data[at - 1] not in _WHITESPACE_BYTES and data[at + width] in _WHITESPACE_BYTES):
+            if data[at - 1] in b"sS" or (data[at - 1] in b"nN" and at > 1 and data[at - 2] in _ASCII_ALNUM):
+                return _MAY_CLOSE
+            return _CLOSES
+        return _MAY_OPEN if _elided(data, at + width) else _OPENS
+
+    def _non_ascii_apostrophe(self, at: int, width: int) -> bool:
+        """A mark at ``at`` inside a word only because a character beside it is not ASCII."""
+        data = self.data
+        return data[at - 1] >= 0x80 or data[at + width] >= 0x80
+
     def _single(self, lo: int, c: int) -> tuple[int, int, int, int, int] | None:
-        """The quotation a closing ``'`` at ``c - 1`` ends. Its ``'`` marks, paired left to
-        right since ``lo``: one inside a word is an apostrophe (``doesn't``); one after a word
-        byte, or after text and before whitespace, closes (``users'``); any other opens. The
-        opener is the earliest one still open at ``c - 1``, else the earliest opener of all:
-        the longest reading, so that a word-initial apostrophe (``the '90s``) is never taken
-        for the opener and a shorter tail checked instead (red team 84, F02)."""
+        """The quotation a closing ``'`` at ``c - 1`` ends: its opener is the one every
+        reading of the ``'`` marks since ``lo`` agrees on (:meth:`_mark_role`,
+        :func:`_single_opener`); when the readings disagree, or none pairs, it is unreadable.
+        With no opener at all the ``'`` is an apostrophe (``the users' [src:a]``: a bare
+        marker), unless a quotation of another style is open (:meth:`_unclosed_other`), a
+        curly single quote that can open is there (``‘…'``, ``‚…'``; red team 86, F03), or a
+        ``'`` was read inside a word only because of a character that is not ASCII (red
+        team 86, F01: a fail-safe for scripts the word test does not know)."""
         data = self.data
         close = c - 1
         if close == 0 or data[close - 1] in _WHITESPACE_BYTES:
             return None  # a closing ' follows text
-        depth, bottom, first = 0, -1, -1
+        roles = []
+        guessed = False
         at = data.find(b"'", lo, close)
         while at >= 0:
-            after_word = at > 0 and data[at - 1] in _WORD_BYTES
-            before_word = data[at + 1] in _WORD_BYTES
-            if after_word and before_word:
-                pass  # an apostrophe inside a word
-            elif after_word or (at > 0 and data[at - 1] not in _WHITESPACE_BYTES and data[at + 1] in _WHITESPACE_BYTES):
-                if depth > 0:
-                    depth -= 1
-            else:
-                if depth == 0:
-                    bottom = at
-                depth += 1
-                if first < 0:
-                    first = at
+            role = self._mark_role(at, 1)
+            if role >= 0:
+                roles.append((at, role))
+            elif self._non_ascii_apostrophe(at, 1):
+                guessed = True
             at = data.find(b"'", at + 1, close)
-        opener = bottom if depth > 0 else first
-        if opener < 0:
-            return self._unclosed_other(lo, close)
-        return self._between(opener, 1, close, SINGLE)
+        opener, ambiguous = _single_opener(roles)
+        if opener >= 0:
+            return self._between(opener, 1, close, SINGLE)
+        if ambiguous or guessed or self._curly_single_opens(lo, close):
+            return self._unreadable(lo, close)
+        return self._unclosed_other(lo, close)
+
+    def _curly_single_opens(self, lo: int, close: int) -> bool:
+        """A ``‘`` or ``‚`` in ``[lo, close)``, or a ``’`` where a mark opens (``’…'``, as
+        Swedish writes ``’…’``)."""
+        data = self.data
+        at = data.find(b"\xe2\x80", lo, close)
+        while at >= 0:
+            mark = data[at + 2]
+            if mark in (0x98, 0x9A) or (mark == 0x99 and self._mark_role(at, 3) in (_OPENS, _MAY_OPEN)):
+                return True
+            at = data.find(b"\xe2\x80", at + 1, close)
+        return False
 
     def _curly_single(self, lo: int, close: int) -> tuple[int, int, int, int, int] | None:
         """The quotation a ``’`` at ``close`` ends: ``‘`` (or ``‚``, as Polish and Dutch write
-        ``‚…’``) and ``’`` nest, a ``’`` between two word bytes being an apostrophe
-        (``don’t``); with no opener that balances, the earliest ``‘`` or ``‚`` (the longest
-        reading, as for ``'``)."""
+        ``‚…’``) opens and ``’`` closes, read as the ``'`` marks are (:meth:`_single`); a
+        ``’`` where a mark opens is an apostrophe (``the ’90s``) and pairs with nothing, and
+        ``‚`` is always an opener. With no opener the ``’`` is an apostrophe, unless a
+        quotation of another style is open, a ``'`` that can open is there (``'…’``; red
+        team 86, F03), a ``’`` stands where a mark opens (Swedish ``’…’``), or a ``’`` was
+        read inside a word only because of a character that is not ASCII."""
         data = self.data
-        depth = 1
-        opener = -1
-        at = data.rfind(b"\xe2\x80", lo, close)
+        roles = []
+        guessed = False
+        at = data.find(b"\xe2\x80", lo, close)
         while at >= 0:
             mark = data[at + 2]
-            if mark == 0x99 and not (at > 0 and data[at - 1] in _WORD_BYTES and data[at + 3] in _WORD_BYTES):
-                depth += 1
-            elif mark in (0x98, 0x9A):
-                depth -= 1
-                if depth == 0:
-                    opener = at
-                    break
-            at = data.rfind(b"\xe2\x80", lo, at)
-        if opener < 0:
-            found = (data.find(mark, lo, close) for mark in (_CURLY_SINGLE_OPEN, _LOW_SINGLE))
-            opener = min((i for i in found if i >= 0), default=-1)
-        if opener < 0:
-            return self._unclosed_other(lo, close)
-        return self._between(opener, 3, close, CURLY_SINGLE)
+            if mark == 0x98:
+                roles.append((at, _MAY_OPEN if _elided(data, at + 3) else _OPENS))
+            elif mark == 0x9A:
+                roles.append((at, _OPENS))
+            elif mark == 0x99:
+                role = self._mark_role(at, 3)
+                if role in (_CLOSES, _MAY_CLOSE):
+                    roles.append((at, role))
+                elif role < 0 and self._non_ascii_apostrophe(at, 3):
+                    guessed = True
+                elif role >= 0:
+                    guessed = True  # a ’ where a mark opens: Swedish ’…’, or ’90s
+            at = data.find(b"\xe2\x80", at + 1, close)
+        opener, ambiguous = _single_opener(roles)
+        if opener >= 0:
+            return self._between(opener, 3, close, CURLY_SINGLE)
+        if ambiguous or guessed or self._straight_opens(lo, close):
+            return self._unreadable(lo, close)
+        return self._unclosed_other(lo, close)
+
+    def _straight_opens(self, lo: int, close: int) -> bool:
+        """A ``'`` in ``[lo, close)`` where a mark opens."""
+        at = self.data.find(b"'", lo, close)
+        while at >= 0:
+            if self._mark_role(at, 1) in (_OPENS, _MAY_OPEN):
+                return True
+            at = self.data.find(b"'", at + 1, close)
+        return False
 
     def _unclosed_other(self, lo: int, close: int) -> tuple[int, int, int, int, int] | None:
         """A closing single quote with no opener of its own is an apostrophe (``the users'
@@ -696,7 +850,8 @@ class _Scanner:
         unreadable (red team 84, F02: it was a bare marker, which passes). Open means an odd
         number of ``"``, of guillemets ``«»`` or of ``‹›`` (French, German and Finnish pair
         them differently, but always two to a quotation), or more openers than closers of
-        ``“„``/``”``, ``「``/``」`` or ``『``/``』``."""
+        ``“„``/``”``, ``「``/``」`` or ``『``/``』``, or an odd number of ``”`` and no ``“„`` (Swedish
+        ``”…'``; red team 86, F03)."""
         data = self.data
 
         def count(*marks: bytes) -> int:
@@ -707,6 +862,7 @@ class _Scanner:
             or count(_LEFT_GUILLEMET, _RIGHT_GUILLEMET) % 2
             or count(_LEFT_SINGLE_GUILLEMET, _RIGHT_SINGLE_GUILLEMET) % 2
             or count(_CURLY_OPEN, _LOW_DOUBLE) > count(_CURLY_CLOSE)
+            or (count(_CURLY_OPEN, _LOW_DOUBLE) == 0 and count(_CURLY_CLOSE) % 2)
             or count(_LEFT_CORNER) > count(_RIGHT_CORNER)
             or count(_LEFT_WHITE_CORNER) > count(_RIGHT_WHITE_CORNER)
         ):
