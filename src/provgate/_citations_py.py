@@ -337,7 +337,8 @@ def _single_opener(roles: list[tuple[int, int]]) -> tuple[int, bool]:
     apostrophe: ``'90s``), ``_CLOSES``, ``_MAY_CLOSE`` (a closer or a possessive: ``users'``).
     A reading gives each mark one of its roles so that the marks pair (nesting) and the last
     closer pairs with an opener of its own; the opener is the one every reading agrees on.
-    Returns ``(opener, ambiguous)``: ``(-1, True)`` when readings disagree or none exists.
+    Returns ``(opener, False)``; ``(-1, True)`` when readings disagree or none pairs (the
+    quotation is unreadable); ``(-1, False)`` when no mark can open.
 
     An opener ``o`` is possible when the marks before it can all pair (depth 0 reachable)
     and those after it can pair among themselves. The depths a run of marks can reach form
