@@ -68,19 +68,23 @@ A marker group *carries* the quotation that ends right before it, in one of thes
                                  quotation (not after an ASCII letter or digit, not followed
                                  by whitespace)
    ``curly``         ``“…”``     the ``“`` or ``„`` that pairs with the closing ``”`` (they
-                                 nest), else the nearest ``”`` (Swedish); ``„…“`` (German)
-   ``single``        ``'…'``     the ``'`` marks paired left to right: one between two word
-                                 bytes (ASCII letter, digit, ``_``, any byte >= 0x80) is an
-                                 apostrophe, one after a word byte (or after text, before
-                                 whitespace) closes, any other opens; the opener is the
-                                 earliest still open, else the earliest of all (the longest
-                                 reading); the closing ``'`` must follow a non-whitespace byte
-   ``curly_single``  ``‘…’``     the ``‘`` that pairs with the closing ``’`` (they nest; a
-                                 ``’`` between word bytes is an apostrophe), else the earliest
-                                 ``‘`` or ``‚`` (``‚…’``); ``‚…‘`` (German)
-   ``guillemet``     ``«…»``     the pairing ``«`` (they nest), else the nearest ``»``
-                                 (Finnish); ``»…«`` (German), ``‹…›``; the spaces French sets
-                                 inside are trimmed
+                                 nest); with none still open, the ``”`` marks paired left to
+                                 right by the rules of ``"`` (Swedish; unreadable when one can
+                                 neither open nor close); ``„…“`` (German)
+   ``single``        ``'…'``     the one opener every reading of the ``'`` marks agrees on:
+                                 between two word characters (ASCII letters and digits,
+                                 U+00C0-U+1FFF but ``×`` ``÷``) a mark is an apostrophe; after
+                                 one, or after text before whitespace, it closes (after an
+                                 ``s`` it may be a possessive); any other opens (before a digit
+                                 or an elided word it may be an apostrophe: ``'90s``, ``'em``);
+                                 readings that disagree or none that pairs: unreadable; the
+                                 closing ``'`` must follow a non-whitespace byte
+   ``curly_single``  ``‘…’``     read as ``'`` is, ``‘`` and ``‚`` opening (``‚…’``), a ``’``
+                                 between word characters an apostrophe; ``‚…‘`` (German)
+   ``guillemet``     ``«…»``     the pairing ``«`` (they nest); with none still open, the
+                                 ``»`` marks paired left to right as ``”`` are (Finnish);
+                                 ``»…«`` (German), ``‹…›``; the spaces French sets inside are
+                                 trimmed
    ``corner``        ``「…」``   the pairing ``「`` (or ``『`` for ``』``; they nest)
    ``backtick``      ```…```     a run of N backticks closes; the opening run is the nearest
                                  earlier run of exactly N backticks (unless an odd number of
@@ -90,8 +94,9 @@ A marker group *carries* the quotation that ends right before it, in one of thes
    ================  ==========  ==============================================================
 
    A group right after a closing ``"``, ``”``, backtick or other-language mark whose
-   quotation cannot be read (no opener, one of the other style, a ``"`` that cannot open, no
-   text), or after a closing ``'`` or ``’`` with no opener while a quotation of another style
+   quotation cannot be read (no opener, one of the other style, a ``"`` that cannot open, a
+   ``"`` after a digit with a quotation mark of any kind since the bound or a quotation left
+   open before it, no text), or after a closing ``'`` or ``’`` with no opener while a quotation of another style
    is open before it, carries a quotation of the form ``unreadable``, unless it ends a
    blockquote line (2.): its citations are ``not_found`` (or ``unknown_handle``), with the
    diagnostic ``unreadable_quotation``, and nothing is searched.
