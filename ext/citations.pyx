@@ -1190,8 +1190,13 @@ cdef offset_t gap_start(const Scan* s, offset_t group_start) noexcept nogil:
 
 
 cdef bint inline_quote(Scan* s, offset_t group_start, offset_t previous_end, offset_t* out) noexcept nogil:
+    return inline_at(s, gap_start(s, group_start), previous_end, out)
+
+
+cdef bint inline_at(Scan* s, offset_t c, offset_t previous_end, offset_t* out) noexcept nogil:
+    """The inline quotation whose closing delimiter ends at ``c`` (_inline_at)."""
     cdef const byte_t* p = s.p
-    cdef offset_t c = gap_start(s, group_start), lo, close, opener
+    cdef offset_t lo, close, opener
     cdef byte_t last
     cdef int k, width
     if c == 0:
@@ -1451,17 +1456,63 @@ cdef void find_pairs(Scan* s, offset_t a, offset_t b) noexcept nogil:
             return
 
 
+cdef inline bint is_single3(int code) noexcept nogil:
+    return code == RIGHT_SINGLE or code == LEFT_SINGLE
+
+
+cdef inline bint is_closing3(int code) noexcept nogil:
+    """A three-byte mark of _CLOSING_MARKS."""
+    return (code == RIGHT_DOUBLE or code == LEFT_DOUBLE or code == RIGHT_SINGLE or code == LEFT_SINGLE
+            or code == RIGHT_SINGLE_GUILLEMET or code == LEFT_SINGLE_GUILLEMET or code == RIGHT_CORNER
+            or code == RIGHT_WHITE_CORNER)
+
+
+cdef inline bint is_opening3(int code) noexcept nogil:
+    """A mark of _OPENING_MARKS."""
+    return code == LOW_DOUBLE or code == LOW_SINGLE or code == LEFT_CORNER or code == LEFT_WHITE_CORNER
+
+
+cdef offset_t closing_mark_end(const Scan* s, offset_t lo, offset_t hi, bint singles) noexcept nogil:
+    """_Scanner._closing_mark_end."""
+    cdef const byte_t* p = s.p
+    cdef offset_t e = hi
+    cdef int code
+    while e > lo:
+        if p[e - 1] == 0x22:
+            return e
+        if p[e - 1] == 0x27:
+            if singles and not (word_ending(p, e - 1) and word_starting(p, s.n, e)):
+                return e
+        elif e - 3 >= lo and is_opening3(code_at(p, e - 3, 3)):
+            return e
+        elif e - 3 >= lo and is_closing3(code_at(p, e - 3, 3)):
+            if not is_single3(code_at(p, e - 3, 3)):
+                return e
+            if singles and not (word_ending(p, e - 3) and word_starting(p, s.n, e)):
+                return e
+        elif e - 2 >= lo and (code_at(p, e - 2, 2) == RIGHT_GUILLEMET or code_at(p, e - 2, 2) == LEFT_GUILLEMET):
+            return e
+        e -= 1
+    return -1
+
+
 cdef bint loose_quote(Scan* s, offset_t group_start, offset_t previous_end, offset_t* out) noexcept nogil:
-    """The last pair of the group's paragraph ending before it and opening after
-    ``previous_end`` (_loose)."""
-    cdef offset_t k = first_ending_after(s.pairs.v, s.pairs.n // QUOTE_WIDTH, QUOTE_WIDTH, 4, group_start) - 1
-    cdef const offset_t* pair
-    if k < 0:
+    """_Scanner._loose: the quotation the last closing mark before the group ends."""
+    cdef const byte_t* p = s.p
+    cdef offset_t c = gap_start(s, group_start), lo, end
+    cdef bint got
+    lo = max(lower_bound(s, c), previous_end)
+    end = closing_mark_end(s, lo, c - 1, True)
+    if end < 0:
         return False
-    pair = s.pairs.v + QUOTE_WIDTH * k
-    if pair[3] < max(lower_bound(s, group_start), previous_end):
-        return False
-    return quoted(s, pair[0], pair[1], pair[2], out)
+    if end >= 3 and is_opening3(code_at(p, end - 3, 3)):  # the group stands inside a quotation
+        return unreadable(p, lo, end - 3, out)
+    got = inline_at(s, end, previous_end, out)
+    if not got and not s.oom and (p[end - 1] == 0x27 or (end >= 3 and is_single3(code_at(p, end - 3, 3)))):
+        end = closing_mark_end(s, lo, c - 1, False)
+        if end >= 0:
+            got = inline_at(s, end, previous_end, out)
+    return got
 
 
 cdef void unmarked_inline(Scan* s) noexcept nogil:

@@ -72,7 +72,7 @@ CASES = [
     # the nearest opener: "a" [src:x] and "b" [src:y]
     ('"a" [src:x] and "b" [src:y]', [("double", "a", ["x"]), ("double", "b", ["y"])], []),
     # a quotation never contains a marker: the second group's quotation has no opener
-    ('"a [src:x] b" [src:y]', [("unreadable", "", ["y"])], ["x"]),
+    ('"a [src:x] b" [src:y]', [("unreadable", "", ["x"]), ("unreadable", "", ["y"])], []),  # (x inside a quotation)
     # bare markers
     ("as the log says [src:call_9].", [], ["call_9"]),
     ('"q", [src:a]', [("double", "q", ["a"])], []),  # (punctuation between: red team 84, F04)
@@ -178,16 +178,29 @@ CASES = [
     ('"a" [src:x] then more [src:y]', [("double", "a", ["x"])], ["y"]),  # (not across a group)
     ('"a" and "b" so [src:a]', [("double", "b", ["a"])], []),  # (the last one)
     ('"a"\n\nthen [src:a]', [], ["a"]),  # (not across a blank line)
-    ('"" so [src:a]', [], ["a"]),  # (no text)
+    ('"" so [src:a]', [("unreadable", "", ["a"])], []),  # (no text: red team 87, F12, it left the group bare)
     ('the users\' [src:a]', [], ["a"]),
-    ('He said "a [src:x] b" then [src:y]', [], ["x", "y"]),  # (a quotation never holds a group)
+    ('He said "a [src:x] b" then [src:y]', [("unreadable", "", ["x"]), ("unreadable", "", ["y"])], []),  # (a quotation never holds a group: x inside one, y's nearest " cannot open)
     ('> "a" and\n\nthen [src:a]', [], ["a"]),
     ("\u300c\u518d\u8a66\u884c\u306f9\u56de\u307e\u3067\u300d\u3068\u3042\u308b[src:a]", [("corner", "\u518d\u8a66\u884c\u306f9\u56de\u307e\u3067", ["a"])], []),
     ("\u300ea\u300cb\u300dc\u300f and so [src:a]", [("corner", "a\u300cb\u300dc", ["a"])], []),
     ("\u201ea\u201c, sagt er [src:a]", [("curly", "a", ["a"])], []),
     ("\u201ea\u201d, says he [src:a]", [("curly", "a", ["a"])], []),
-    ("\u00bba\u00ab, sagt er [src:a]", [], ["a"]),  # (guillemets pair by language: not claimed)
-    ("'a', he said [src:a]", [], ["a"]),  # (nor single quotes)
+    # past words, every form but the backtick is read back from its closing mark (red team 87,
+    # F01, F03, F04: only "…" and “…” pairs were claimed, blind to a 27" between them, and a
+    # group inside a quotation was bare)
+    ("\u00bba\u00ab, sagt er [src:a]", [("guillemet", "a", ["a"])], []),
+    ("'a', he said [src:a]", [("single", "a", ["a"])], []),
+    ("\u00ab a \u00bb, selon la documentation [src:a]", [("guillemet", "a", ["a"])], []),
+    ('The "term" is set: \u00ab a \u00bb, selon [src:a]', [("guillemet", "a", ["a"])], []),  # (the last one)
+    ('On a 27" display "a" and "b", see [src:a]', [("double", "b", ["a"])], []),
+    ('"a" doesn\'t apply [src:a]', [("double", "a", ["a"])], []),  # (an apostrophe is passed over)
+    ('"a" in the users\' guide [src:a]', [("double", "a", ["a"])], []),  # (a single mark that gives nothing)
+    ('The docs say "a [src:a]."', [("unreadable", "", ["a"])], []),  # (inside the quotation)
+    ("\u300ca[src:a]\u300d", [("unreadable", "", ["a"])], []),
+    ("\u201ea, sagt er [src:a]", [("unreadable", "", ["a"])], []),
+    ("`a` and so [src:a]", [], ["a"]),  # (code spans are not read back to)
+    ('He is 6\'2" tall [src:a]', [], ["a"]),  # (a unit)
     ('> He said "x"\n[src:a]', [("blockquote", 'He said "x"', ["a"])], []),  # (the line above is a `>` line)
     ("```\n\"x\"\n```\n[src:a]", [("fence", '"x"', ["a"])], []),
     # quotation marks of other languages (red team 84, F03: each left a bare marker)
@@ -228,8 +241,8 @@ CASES = [
     ("\u2039retried 9 times\u2019 [src:a]", [("unreadable", "", ["a"])], []),
     ("\u300cretried 9 times\u2019 [src:a]", [("unreadable", "", ["a"])], []),
     ("\u300eretried 9 times' [src:a]", [("unreadable", "", ["a"])], []),
-    ("\u00bbx\u00bb the users\u2019 [src:a]", [], ["a"]),  # (Finnish »…», then an apostrophe)
-    ("\u00abx\u00bb the users' [src:a]", [], ["a"]),
+    ("\u00bbx\u00bb the users\u2019 [src:a]", [("guillemet", "x", ["a"])], []),  # (Finnish »…», an apostrophe, form 4)
+    ("\u00abx\u00bb the users' [src:a]", [("guillemet", "x", ["a"])], []),
     ("\u300cx\u300d the users' [src:a]", [("corner", "x", ["a"])], []),  # (form 4, loose)
     ('"\u00a0x" [src:a]', [("double", "\u00a0x", ["a"])], []),
     ('"\u200b" [src:a]', [("double", "\u200b", ["a"])], []),  # (U+200B is no White_Space)

@@ -52,7 +52,7 @@ CASES = [
     ('"The retry\n\nlimit is 9" [src:a]', UNREADABLE, []),
     ('\u201eThe retry\n\nlimit is 9" [src:a]', UNREADABLE, []),
     ('\u00abThe retry\n\nlimit is 9" [src:a]', UNREADABLE, []),
-    ('"The limit [src:b] is 9" [src:a]', UNREADABLE, ["b"]),
+    ('"The limit [src:b] is 9" [src:a]', [("unreadable", "", ["b"]), ("unreadable", "", ["a"])], []),  # (b inside it)
     # a closed pair of any style in the paragraph refuses the unit too: it fails closed
     ('\u00abA\u00bb and 27" [src:a]', UNREADABLE, []),
     # ... and so does an odd " (an earlier unit, too) or a stray » in the text before

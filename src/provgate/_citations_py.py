@@ -106,6 +106,15 @@ _GAP_CHARS = frozenset(
 ) | frozenset(chr(c).encode() for c in [*range(0x2000, 0x2010), *range(0x202A, 0x202F), *range(0x2066, 0x206A)])
 _GAP_CHARS_2 = frozenset(c for c in _GAP_CHARS if len(c) == 2)
 _GAP_CHARS_3 = frozenset(c for c in _GAP_CHARS if len(c) == 3)
+# the closing marks a loose claim reads back to (_Scanner._loose): every inline form's but the
+# backtick's (code spans name things; they are not quotations of a source), and the single
+# marks among them, which are apostrophes too
+_CLOSING_MARKS = frozenset(
+    c.encode() for c in "\u201d\u201c\u2019\u2018\u203a\u2039\u300d\u300f\u00bb\u00ab"
+)  # ” “ ’ ‘ › ‹ 」 』 » «
+_SINGLE_MARKS = frozenset(("\u2019".encode(), "\u2018".encode()))
+# the marks that only open: a group after one (and no closing mark) stands inside a quotation
+_OPENING_MARKS = frozenset(c.encode() for c in "\u201e\u201a\u300c\u300e")  # „ ‚ 「 『
 # what a guillemet quotation is trimmed of at each end: French sets « and » off by a space
 _GUILLEMET_PADDING = (b" ", b"\t", "\u00a0".encode(), "\u202f".encode(), "\u2009".encode())
 # openers, for the start of a claim (_before_opener): 2- and 3-byte quotation marks
@@ -424,7 +433,6 @@ class _Scanner:
         edges = [0, *self.bounds, len(data)]
         for a, b in zip(edges, edges[1:]):
             self.pairs.extend(_unmarked_pairs(data, a, b))
-        self.pair_ends = [pair[4] for pair in self.pairs]
         # the quotation marks before an offset, counted once up to where the last group asked
         # (_open_before): the bounds of successive groups never go back
         self.tally_pos = 0
@@ -521,19 +529,59 @@ class _Scanner:
         return self._blockquote(start, end) or self._fenced(start, end) or inline or self._loose(start, previous_end)
 
     def _loose(self, group_start: int, previous_end: int) -> tuple[int, int, int, int, int] | None:
-        """A group that carries nothing else claims the last double or curly quotation of its
-        paragraph that ends before it and begins after ``previous_end``, whatever stands
-        between the two: ``"…" (see [src:a])``, ``"…", it says [src:a]``. The claim fails
-        closed: the quotation is checked against the group's sources, where a bare marker
-        would pass (red team 86, F07: a quotation the scanner counted as unmarked, right
-        before a bare marker of its paragraph, was never checked)."""
-        k = bisect.bisect_right(self.pair_ends, group_start) - 1
-        if k < 0:
+        """A group that carries nothing else claims the quotation that the last closing mark
+        of its paragraph before it ends, read as if that mark ended the gap (:meth:`_inline_at`,
+        every form but the backtick), whatever stands between: ``"…" (see [src:a])``,
+        ``« … », selon la documentation [src:a]``, ``「…」と書かれています[src:a]``. Its
+        quotation, or ``unreadable``, is then checked, where a bare marker would pass (red
+        team 86, F07; red team 87, F01, F03, F12: claiming the last ``"…"`` or ``“…”`` pair
+        left other forms bare, and a pairing blind to ``27"`` claimed the text between two
+        quotations). A ``'`` or ``’`` between two word characters is an apostrophe and is
+        passed over; when the last single mark gives nothing (``the users' guide``), the last
+        other closing mark is read instead."""
+        data = self.data
+        c = self._gap_start(group_start)
+        lo = max(self.lower_bound(c), previous_end)
+        # a mark that ends at c ended the gap, and the inline form read it already
+        end = self._closing_mark_end(lo, c - 1, True)
+        if end < 0:
             return None
-        start, end, form, opened, _ = self.pairs[k]
-        if opened < max(self.lower_bound(group_start), previous_end):
-            return None
-        return self._quoted(start, end, form)
+        if data[end - 3:end] in _OPENING_MARKS:  # the group stands inside a quotation: „… [src:a]“
+            return self._unreadable(lo, end - 3)
+        got = self._inline_at(end, previous_end)
+        if got is None and self._is_single_mark(end):
+            end = self._closing_mark_end(lo, c - 1, False)
+            if end >= 0:
+                got = self._inline_at(end, previous_end)
+        return got
+
+    def _is_single_mark(self, end: int) -> bool:
+        data = self.data
+        return data[end - 1] == 0x27 or (end >= 3 and data[end - 3:end] in _SINGLE_MARKS)
+
+    def _closing_mark_end(self, lo: int, hi: int, singles: bool) -> int:
+        """The end of the last mark of :data:`_CLOSING_MARKS` or :data:`_OPENING_MARKS` that
+        ends in ``(lo, hi]``, or -1; single marks (``'``, ``’``, ``‘``) only when ``singles``, and then not between two
+        word characters (``doesn't``)."""
+        data = self.data
+        e = hi
+        while e > lo:
+            if data[e - 1] == 0x22:
+                return e
+            if data[e - 1] == 0x27:
+                if singles and not (_word_ending(data, e - 1) and _word_starting(data, e)):
+                    return e
+            elif e - 3 >= lo and data[e - 3:e] in _OPENING_MARKS:
+                return e
+            elif e - 3 >= lo and data[e - 3:e] in _CLOSING_MARKS:
+                if data[e - 3:e] not in _SINGLE_MARKS:
+                    return e
+                if singles and not (_word_ending(data, e - 3) and _word_starting(data, e)):
+                    return e
+            elif e - 2 >= lo and data[e - 2:e] in _CLOSING_MARKS:
+                return e
+            e -= 1
+        return -1
 
     def _gap_start(self, group_start: int) -> int:
         """Where the gap before the group at ``group_start`` begins: back over the bytes and
@@ -560,8 +608,11 @@ class _Scanner:
         return c
 
     def _inline(self, group_start: int, previous_end: int) -> tuple[int, int, int, int, int] | None:
+        return self._inline_at(self._gap_start(group_start), previous_end)
+
+    def _inline_at(self, c: int, previous_end: int) -> tuple[int, int, int, int, int] | None:
+        """The inline quotation whose closing delimiter ends at ``c``."""
         data = self.data
-        c = self._gap_start(group_start)
         if c == 0:
             return None
         lo = max(self.lower_bound(c), previous_end)
