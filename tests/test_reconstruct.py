@@ -948,9 +948,18 @@ def test_a_near_marker_fails_the_report(store):
         assert obj["totals"]["malformed_markers"] == 1 and obj["malformed_markers"] == [m.to_json()]
         code = run_verify(store, data)[1]
         assert code == 1, marker
-    for answer in ('"The retry limit is 3 per hour." [src:a]', "```\n[src: a]\n```\n", "[[src:a]]", "[source: a]"):
+    for answer in ('"The retry limit is 3 per hour." [src:a]', "```\n[src: a]\n```\n", "[[src:a]]", "[source: a]",
+                   "The tail is `rom[src:]`.", "Slice with `data[src : dst]`.", "f(x)[src:]"):
         report = verify_citations(store, answer)
         assert report.malformed_markers == (), answer
+    # a span ends at its closing bracket, or before another bracket opens: never over a valid
+    # marker, and one inside another's span is not reported twice (red team 87, F10)
+    answer = '[SRC: see "The retry limit is 3 per hour." [src:a]'
+    report = verify_citations(store, answer)
+    assert [m.text for m in report.malformed_markers] == ['[SRC: see "The retry limit is 3 per hour." ']
+    assert [c.grade for c in report.citations] == ["exact"]
+    report = verify_citations(store, '"The retry limit is 3 per hour." [SRC:[SRC:b]]')
+    assert [m.text for m in report.malformed_markers] == ["[SRC:", "[SRC:b]"]
     assert verify_citations(store, '"The retry limit is 3 per hour." [src:a]').ok
 
 

@@ -415,6 +415,31 @@ _PAIRS: tuple[tuple[bytes, tuple[bytes, ...], bool, int], ...] = (
 )
 
 
+def fence_blocks(data: bytes) -> list[tuple[int, int, int, int]]:
+    """``(open_line, content_start, content_end, close_end)`` of each fenced code block of
+    ``data``: the offset of the opening fence line, the block's content without its final
+    line break (and a ``\\r`` before it), and the end of the closing fence line. Blocks are
+    disjoint and in order."""
+    fences = []
+    opening: tuple[int, int, int, int] | None = None  # line start, content start, char, length
+    for m in _FENCE_LINE.finditer(data):
+        run, rest = m.group(1), m.group(2)
+        if opening is None:
+            if run[0] == 0x60 and b"`" in rest:
+                continue  # CommonMark: the info string of a backtick fence has no backtick
+            opening = (m.start(), min(m.end() + 1, len(data)), run[0], len(run))
+        elif run[0] == opening[2] and len(run) >= opening[3] and not rest.strip(b" \t\r"):
+            content_start = opening[1]
+            content_end = max(m.start() - 1, content_start)
+            if content_end > content_start and data[content_end - 1] == 0x0D:
+                content_end -= 1
+            fences.append((opening[0], content_start, content_end, m.end()))
+            opening = None
+    if opening is not None:  # an unclosed fence runs to the end of the text, quoting nothing
+        fences.append((opening[0], opening[1], opening[1], len(data)))
+    return fences
+
+
 class _Scanner:
     def __init__(self, data: bytes) -> None:
         self.data = data
@@ -441,28 +466,7 @@ class _Scanner:
     # -- structure ---------------------------------------------------------------------------
 
     def _fences(self) -> list[tuple[int, int, int, int]]:
-        """``(open_line, content_start, content_end, close_end)`` of each fenced code block:
-        the offset of the opening fence line, the block's content without its final line
-        break (and a ``\\r`` before it), and the end of the closing fence line."""
-        data = self.data
-        fences = []
-        opening: tuple[int, int, int, int] | None = None  # line start, content start, char, length
-        for m in _FENCE_LINE.finditer(data):
-            run, rest = m.group(1), m.group(2)
-            if opening is None:
-                if run[0] == 0x60 and b"`" in rest:
-                    continue  # CommonMark: the info string of a backtick fence has no backtick
-                opening = (m.start(), min(m.end() + 1, len(data)), run[0], len(run))
-            elif run[0] == opening[2] and len(run) >= opening[3] and not rest.strip(b" \t\r"):
-                content_start = opening[1]
-                content_end = max(m.start() - 1, content_start)
-                if content_end > content_start and data[content_end - 1] == 0x0D:
-                    content_end -= 1
-                fences.append((opening[0], content_start, content_end, m.end()))
-                opening = None
-        if opening is not None:  # an unclosed fence runs to the end of the text, quoting nothing
-            fences.append((opening[0], opening[1], opening[1], len(data)))
-        return fences
+        return fence_blocks(self.data)
 
     def in_fence(self, pos: int) -> bool:
         """Whether ``pos`` lies in a fenced block, fence lines included."""

@@ -1566,26 +1566,40 @@ def verify_citations(
     return CitationReport(parsed, rows, bare, handles, checks, best, _malformed_markers(data))
 
 
-_NEAR_MARKER_CLOSE = re.compile(rb"\]|\xef\xbc\xbd|\xe3\x80\x91|\n")  # ] ］ 】 or the line's end
+# what ends a near-marker's span: a closing bracket (] ］ 】, taken in), or the line's end or an
+# opening bracket (left out: a marker after it is its own)
+_NEAR_MARKER_CLOSE = re.compile(rb"\]|\xef\xbc\xbd|\xe3\x80\x91|[\n\[]|\xef\xbc\xbb|\xe3\x80\x90")
+_NEAR_MARKER_ENDS = frozenset((b"]", "\uff3d".encode(), "\u3011".encode()))
+_INDEXED = frozenset(b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_)]")
 
 
 def _malformed_markers(data: bytes) -> tuple[MalformedMarker, ...]:
     """The near-markers of an answer outside fenced code (:func:`provgate._citations.near_markers`):
     ``[src: a]``, ``[SRC:a]``, ``［src:a］``, ``【src:a】``, ``[src:a, b]``, ``[src:]``. Each
     makes the report fail: the quotation its author attributed would otherwise go unchecked
-    while ``verify`` passes (red team 86, F08). Each runs to its closing bracket, if one is on
-    its line within a name's length."""
+    while ``verify`` passes (red team 86, F08). A ``[`` right after a letter, a digit, ``_``,
+    ``)`` or ``]`` indexes (``data[src : n]``, ``rom[src:]``) and is no near-marker (red team
+    87, F08). Each runs to its closing bracket, when one comes on its line before another
+    bracket opens, and a near-marker inside another's span is not reported again (red team
+    87, F10)."""
     found = _citations.near_markers(data)
     if not len(found):
         return ()
-    fences = _citations_py._Scanner(data)  # (only when there is something to report)
-    out = []
+    # (only when there is something to report: the fences alone, not a whole scan, red team 87, F09)
+    fences = _citations_py.fence_blocks(data)
+    fence_ends = [f[3] for f in fences]
+    out: list[MalformedMarker] = []
     for start, end in found.tolist():
-        if fences.in_fence(start):
+        if out and start < out[-1].end:
+            continue
+        if data[start] == 0x5B and start > 0 and data[start - 1] in _INDEXED:
+            continue
+        k = bisect.bisect_right(fence_ends, start)
+        if k < len(fences) and fences[k][0] <= start:
             continue
         close = _NEAR_MARKER_CLOSE.search(data, end, end + _citations_py.MAX_NAME_BYTES + 3)
-        if close is not None and close.group() != b"\n":
-            end = close.end()
+        if close is not None:
+            end = close.end() if close.group() in _NEAR_MARKER_ENDS else close.start()
         out.append(MalformedMarker(data[start:end].decode("utf-8", "replace"), start, end))
     return tuple(out)
 
