@@ -1670,26 +1670,31 @@ cdef void scan_all(Scan* s) noexcept nogil:
 
 # ---- near-markers -------------------------------------------------------------------------------
 
-cdef offset_t near_tail(const byte_t* p, offset_t n, offset_t i) noexcept nogil:
-    """From ``i``, right after an opening bracket: blanks or zero-width characters, "src" in
-    any case, blanks, a colon or a fullwidth colon; the end of that, or -1 (_NEAR_MARKER)."""
+cdef offset_t near_blanks(const byte_t* p, offset_t n, offset_t i) noexcept nogil:
+    """Past the blanks, no-break and zero-width characters at ``i`` (_NEAR_MARKER)."""
     while i < n:
         if p[i] == 0x20 or p[i] == 0x09:
             i += 1
         elif i + 2 <= n and p[i] == 0xC2 and p[i + 1] == 0xA0:
             i += 2
-        elif i + 3 <= n and p[i] == 0xE2 and p[i + 1] == 0x80 and 0x8B <= p[i + 2] <= 0x8F:
+        elif i + 3 <= n and p[i] == 0xE2 and p[i + 1] == 0x80 and (0x8B <= p[i + 2] <= 0x8F or p[i + 2] == 0xAF):
             i += 3
         elif i + 3 <= n and ((p[i] == 0xE2 and p[i + 1] == 0x81 and p[i + 2] == 0xA0)
                              or (p[i] == 0xEF and p[i + 1] == 0xBB and p[i + 2] == 0xBF)):
             i += 3
         else:
             break
+    return i
+
+
+cdef offset_t near_tail(const byte_t* p, offset_t n, offset_t i) noexcept nogil:
+    """From ``i``, right after an opening bracket: blanks, no-break or zero-width characters,
+    "src" in any case, the same again, a colon or a fullwidth colon; the end of that, or -1
+    (_NEAR_MARKER)."""
+    i = near_blanks(p, n, i)
     if i + 3 > n or (p[i] | 0x20) != 0x73 or (p[i + 1] | 0x20) != 0x72 or (p[i + 2] | 0x20) != 0x63:
         return -1
-    i += 3
-    while i < n and (p[i] == 0x20 or p[i] == 0x09):
-        i += 1
+    i = near_blanks(p, n, i + 3)
     if i < n and p[i] == 0x3A:
         return i + 1
     if i + 3 <= n and p[i] == 0xEF and p[i + 1] == 0xBC and p[i + 2] == 0x9A:

@@ -457,7 +457,7 @@ def test_switch_loaded_the_native_build():
 
 NEAR_PIECES = [
     "[", "[src:", "[src:a]", "[src:]", "src", "SRC", "Src", ":", "\uff1a", " ", "\t", "\u00a0", "\u200b", "\u200f",
-    "\u2060", "\ufeff", "\uff3b", "\u3010", "\uff3d", "\u3011", "]", "a", ",", " b", "\n", "x" * 300,
+    "\u2060", "\ufeff", "\uff3b", "\u3010", "\uff3d", "\u3011", "]", "a", ",", " b", "\n", "x" * 300, "\u202f",
 ]  # fmt: skip
 _NEAR_BYTES = [p.encode() for p in NEAR_PIECES] + [b"\xef", b"\xef\xbc", b"\xe3\x80", b"\xe2\x80", b"\xc2"]
 
@@ -477,6 +477,7 @@ _NEAR_BYTES = [p.encode() for p in NEAR_PIECES] + [b"\xef", b"\xef\xbc", b"\xe3\
         ("[src:" + "n" * 256 + "]", []),
         ("[src:", [(0, 5)]),
         ("[sr", []),
+        ("[src\u202f: a] [src\u00a0:a] [\u202fsrc:a]", [(0, 8), (12, 19), (22, 30)]),  # (French: red team 87, F05)
     ],
 )
 def test_near_markers(impl, text, spans):

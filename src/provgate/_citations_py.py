@@ -1105,12 +1105,14 @@ def scan(data: bytes) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
 
 
 # What a marker that went wrong looks like: an opening bracket (ASCII, fullwidth or lenticular),
-# blanks or zero-width characters, "src" in any case, blanks, a colon (ASCII or fullwidth); or
+# blanks, no-break or zero-width characters, "src" in any case, the same again (French sets a
+# narrow no-break space before a colon: red team 87, F05), a colon (ASCII or fullwidth); or
 # "[src:" and no name or a name that does not end the marker (red team 86, F08).
 _NEAR_MARKER = re.compile(
     rb"\[src:(?!" + _NAME + rb"\])"
     rb"|(?:\[(?!src:)|\xef\xbc\xbb|\xe3\x80\x90)"  # [ ［ 【
-    rb"(?:[ \t]|\xc2\xa0|\xe2\x80[\x8b-\x8f]|\xe2\x81\xa0|\xef\xbb\xbf)*+[sS][rR][cC][ \t]*+(?::|\xef\xbc\x9a)"
+    rb"(?:[ \t]|\xc2\xa0|\xe2\x80[\x8b-\x8f\xaf]|\xe2\x81\xa0|\xef\xbb\xbf)*+[sS][rR][cC]"
+    rb"(?:[ \t]|\xc2\xa0|\xe2\x80[\x8b-\x8f\xaf]|\xe2\x81\xa0|\xef\xbb\xbf)*+(?::|\xef\xbc\x9a)"
 )
 
 
