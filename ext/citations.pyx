@@ -51,6 +51,7 @@ cdef bint IS_ASCII_ALNUM[256]  # ASCII letters and digits
 cdef bint IS_GAP[256]       # what may stand between a closing delimiter and its group: _GAP_BYTES
 cdef bint IS_GAP3_LEAD[256]  # the first bytes of _GAP_CHARS_3
 cdef bint IS_COMPARED[256]  # after a `>`, what makes it a comparison: _COMPARED
+cdef bint IS_KEPT[256]      # gap bytes quoted at the end of a line's text: _KEPT_BYTES
 cdef int _b
 for _b in range(256):
     IS_ASCII_WS[_b] = _b in (0x20, 0x09, 0x0A, 0x0D, 0x0B, 0x0C)
@@ -59,6 +60,7 @@ for _b in range(256):
     IS_GAP[_b] = _b in _GAP_BYTES
     IS_GAP3_LEAD[_b] = any(c[0] == _b for c in _GAP_CHARS_3)
     IS_COMPARED[_b] = _b in b"=<+-.0123456789"
+    IS_KEPT[_b] = _b in b".,;:!?)*_"
 
 
 # the characters of _GAP_CHARS_2 and _GAP_CHARS_3 as codes (see code_at), taken from the
@@ -301,20 +303,6 @@ cdef inline offset_t line_start(const byte_t* p, offset_t pos) noexcept nogil:
 cdef inline offset_t line_end(const byte_t* p, offset_t n, offset_t pos) noexcept nogil:
     cdef offset_t e = find_byte(p, pos, n, 0x0A)
     return n if e < 0 else e
-
-
-cdef bint rest_blank(const byte_t* p, offset_t n, offset_t pos) noexcept nogil:
-    cdef offset_t i = pos
-    while i < n and (p[i] == 0x20 or p[i] == 0x09 or p[i] == 0x0D):
-        i += 1
-    return i == n or p[i] == 0x0A
-
-
-cdef bint blank_since_line_start(const byte_t* p, offset_t pos) noexcept nogil:
-    cdef offset_t i = pos
-    while i > 0 and (p[i - 1] == 0x20 or p[i - 1] == 0x09):
-        i -= 1
-    return i == 0 or p[i - 1] == 0x0A
 
 
 cdef offset_t blockquote_prefix(const byte_t* p, offset_t start, offset_t limit) noexcept nogil:
@@ -1227,25 +1215,101 @@ cdef bint inline_at(Scan* s, offset_t c, offset_t previous_end, offset_t* out) n
     return False
 
 
-cdef bint blockquote_quote(Scan* s, offset_t group_start, offset_t group_end, offset_t* out) noexcept nogil:
+cdef offset_t gap_width_before(const byte_t* p, offset_t lo, offset_t c) noexcept nogil:
+    """_gap_width_before: the length of the gap character that ends at c and starts at lo or
+    after, or 0."""
+    if c - 1 >= lo and IS_GAP[p[c - 1]]:
+        return 1
+    if c - 2 >= lo and p[c - 2] == 0xC2 and p[c - 1] == 0xA0:
+        return 2
+    if c - 3 >= lo and is_gap_char3(p + c - 3):
+        return 3
+    return 0
+
+
+cdef offset_t gap_back(const byte_t* p, offset_t lo, offset_t c) noexcept nogil:
+    cdef offset_t w = gap_width_before(p, lo, c)
+    while w > 0:
+        c -= w
+        w = gap_width_before(p, lo, c)
+    return c
+
+
+cdef offset_t lead_back(const byte_t* p, offset_t lo, offset_t c) noexcept nogil:
+    """_lead_back: back over a wrapper (`(`, `*`, `_`) right before the group at c, then over
+    the gap characters that are not IS_KEPT."""
+    cdef offset_t w
+    while c > lo and (p[c - 1] == 0x28 or p[c - 1] == 0x2A or p[c - 1] == 0x5F):
+        c -= 1
+    w = gap_width_before(p, lo, c)
+    while w > 0 and not (w == 1 and IS_KEPT[p[c - 1]]):
+        c -= w
+        w = gap_width_before(p, lo, c)
+    return c
+
+
+cdef offset_t own_end(const byte_t* p, offset_t text, offset_t c) noexcept nogil:
+    """_own_end: where the text (from `text`) of the line of a group at c ends: without what
+    wraps the group or sets it off, nor an attribution dash (red team 86, F09)."""
+    cdef offset_t d = -1
+    c = lead_back(p, text, c)
+    if c - 3 >= text and p[c - 3] == 0xE2 and p[c - 2] == 0x80 and (p[c - 1] == 0x94 or p[c - 1] == 0x93):
+        d = c - 3  # an em or en dash
+    elif c - 2 >= text and p[c - 2] == 0x2D and p[c - 1] == 0x2D:
+        d = c - 2
+    elif c - 1 >= text and p[c - 1] == 0x2D:
+        d = c - 1
+    if d >= 0 and (d == text or gap_width_before(p, text, d) > 0):
+        c = lead_back(p, text, d)
+    if gap_back(p, text, c) == text:
+        return text
+    return c
+
+
+cdef offset_t line_start_after(const byte_t* p, offset_t group_start, offset_t previous_end) noexcept nogil:
+    """_line_start_after: the start of the group's line, or -1 when the group before it is on
+    that line; searched back to previous_end only (linear over a line of many groups)."""
+    cdef offset_t nl = rfind_byte(p, previous_end, group_start, 0x0A)
+    if nl < 0 and previous_end > 0:
+        return -1
+    return nl + 1
+
+
+cdef bint has_double_mark(const byte_t* p, offset_t lo, offset_t hi) noexcept nogil:
+    """A mark of _DOUBLE_MARK in [lo, hi): ", “ ” „ « » ‹ › 「 」 『 』."""
+    cdef offset_t i
+    cdef int code
+    for i in range(lo, hi):
+        if p[i] == 0x22:
+            return True
+        if p[i] == 0xC2 and i + 2 <= hi and (p[i + 1] == 0xAB or p[i + 1] == 0xBB):
+            return True
+        if (p[i] == 0xE2 or p[i] == 0xE3) and i + 3 <= hi:
+            code = code_at(p, i, 3)
+            if (code == LEFT_DOUBLE or code == RIGHT_DOUBLE or code == LOW_DOUBLE or code == LEFT_SINGLE_GUILLEMET
+                    or code == RIGHT_SINGLE_GUILLEMET or code == LEFT_CORNER or code == RIGHT_CORNER
+                    or code == LEFT_WHITE_CORNER or code == RIGHT_WHITE_CORNER):
+                return True
+    return False
+
+
+cdef bint blockquote_quote(Scan* s, offset_t group_start, offset_t group_end, offset_t previous_end,
+                           offset_t* out) noexcept nogil:
+    """_blockquote: whatever follows the group on its line is not read (red team 86, F09)."""
     cdef const byte_t* p = s.p
-    cdef offset_t ls, pe, own_end, pos, prev_start, m, end, k, lo, text, first, depth = 0
-    if not rest_blank(p, s.n, group_end):
-        return False
-    ls = line_start(p, group_start)
+    cdef offset_t ls, own, pos, prev_start, m, end, k, lo, text, first, depth = 0
+    ls = line_start_after(p, group_start, previous_end)
+    if ls < 0:
+        return False  # another marker before the group on its line
     first = first_blockquote_line(s, ls)
     if first < 0:
         return False  # no `>` line in the paragraph up to the group's line: prose
     s.lines.n = 0  # each line's start (prefixes included) and end, bottom up
-    pe = max(blockquote_prefix(p, ls, group_start), 0)  # (none on a lazy line)
-    own_end = group_start
-    while own_end > ls + pe and (p[own_end - 1] == 0x20 or p[own_end - 1] == 0x09):
-        own_end -= 1
-    if has_marker(p, ls + pe, own_end):
-        return False
-    prefixes(p, ls, own_end, &text)
-    if has_text(p, text, own_end):
-        if not push2(&s.lines, ls, own_end):
+    prefixes(p, ls, group_start, &text)
+    own = own_end(p, text, group_start)
+    # (a line of only prefixes, gap, a dash and the group attributes the lines above)
+    if has_text(p, text, own):
+        if not push2(&s.lines, ls, own):
             s.oom = True
             return False
     # up to the paragraph's first `>` line: `>` lines and lazy lines (CommonMark laziness)
@@ -1285,17 +1349,20 @@ cdef bint blockquote_quote(Scan* s, offset_t group_start, offset_t group_end, of
     return True
 
 
-cdef bint fenced_quote(Scan* s, offset_t group_start, offset_t group_end, offset_t* out) noexcept nogil:
+cdef bint fenced_quote(Scan* s, offset_t group_start, offset_t group_end, offset_t previous_end,
+                       offset_t* out) noexcept nogil:
+    """_fenced: the block right above the group's line, whatever else the line holds; an
+    unreadable quotation when the words before the group hold a double quotation mark."""
     cdef const byte_t* p = s.p
     cdef offset_t ls, k
-    if not rest_blank(p, s.n, group_end) or not blank_since_line_start(p, group_start):
-        return False
-    ls = line_start(p, group_start)
-    if ls == 0:
-        return False
+    ls = line_start_after(p, group_start, previous_end)
+    if ls <= 0:
+        return False  # another marker before the group on its line, or no line above
     k = fence_after(s, ls - 2)  # the first fence with close_end >= ls - 1
     if k >= s.fences.n // 4 or s.fences.v[4 * k + 3] != ls - 1:
         return False
+    if has_double_mark(p, ls, group_start):
+        return unreadable(p, ls, gap_back(p, ls, group_start), out)
     if not has_text(p, s.fences.v[4 * k + 1], s.fences.v[4 * k + 2]):
         return False
     out[0] = s.fences.v[4 * k + 1]
@@ -1322,7 +1389,12 @@ cdef void scan_groups(Scan* s) noexcept nogil:
         found = inline_quote(s, gs, previous_end, q)
         if (not found or q[2] == UNREADABLE) and not s.oom:
             # an unreadable inline quotation yields to a blockquote or fence the group ends
-            if blockquote_quote(s, gs, ge, q_other) or (not s.oom and fenced_quote(s, gs, ge, q_other)):
+            if blockquote_quote(s, gs, ge, previous_end, q_other):
+                found = True
+                memcpy(q, q_other, sizeof(q))
+            elif not s.oom and not found and fenced_quote(s, gs, ge, previous_end, q_other):
+                # (an unreadable inline quotation is not left for the block: the words before the
+                # group are not checked with it; red team 86, F09)
                 found = True
                 memcpy(q, q_other, sizeof(q))
         if not found and not s.oom:

@@ -86,7 +86,7 @@ CASES = [
     ("> a [src:x]\n> b [src:y]", [("blockquote", "a", ["x"]), ("blockquote", "b", ["y"])], []),
     ("   >  indented [src:a]", [("blockquote", " indented", ["a"])], []),
     ("    > four spaces is code [src:a]", [], ["a"]),
-    ("> a [src:x] b [src:y]", [], ["x", "y"]),
+    ("> a [src:x] b [src:y]", [("blockquote", "a", ["x"])], ["y"]),  # (what follows a group is not read)
     ('> He wrote "x" [src:a]', [("double", "x", ["a"])], []),  # inline first
     ("> line one\r\n> line two [src:a]", [("blockquote", "line one\nline two", ["a"])], []),
     # fenced code followed by a marker line
@@ -275,12 +275,12 @@ CASES = [
     ("> one\n> > two\nthree [src:a]", [("blockquote", "one\n> two\nthree", ["a"])], []),
     ("> > one\n> > two [src:x]\nthree [src:y]", [("blockquote", "one\ntwo", ["x"]), ("blockquote", "three", ["y"])], []),
     ("> one [src:x]\ntwo [src:y]", [("blockquote", "one", ["x"]), ("blockquote", "two", ["y"])], []),
-    ("> one\ntwo [src:x] three [src:y]", [], ["x", "y"]),  # (another marker before the group)
+    ("> one\ntwo [src:x] three [src:y]", [("blockquote", "one\ntwo", ["x"])], ["y"]),  # (y: another marker before it)
     ("prose\n> one\ntwo [src:a]", [("blockquote", "one\ntwo", ["a"])], []),  # (not above the first `>`)
     ("prose [src:x]\nmore\n> one\ntwo [src:a]", [("blockquote", "one\ntwo", ["a"])], ["x"]),
     ("> one\n\ntwo [src:a]", [], ["a"]),  # (a blank line ends the paragraph)
     ("> one\n \t\r\ntwo [src:a]", [], ["a"]),
-    ("> one\n```\ncode\n```\ntwo [src:a]", [], ["a"]),  # (and so does a fence)
+    ("> one\n```\ncode\n```\ntwo [src:a]", [("fence", "code", ["a"])], []),  # (so does a fence: the group carries it)
     ("> one\n    two [src:a]", [("blockquote", "one\n    two", ["a"])], []),  # (taken whole)
     ("> one\n- two [src:a]", [("blockquote", "one\n- two", ["a"])], []),  # (read as lazy: fails closed)
     ("> one\n>\ntwo [src:a]", [("blockquote", "one\n\ntwo", ["a"])], []),  # (likewise)

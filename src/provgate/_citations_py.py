@@ -60,15 +60,10 @@ _BLOCKQUOTE_PREFIX = re.compile(rb" {0,3}> ?")
 _BLOCKQUOTE_LINE = re.compile(rb"^ {0,3}>", re.M)
 _COMPARED = frozenset(b"=<+-.0123456789")  # after a `>`, what makes it a comparison (_prefix_end)
 _ONLY_WHITESPACE = re.compile(b"(?:" + b"|".join(re.escape(w) for w in WHITESPACE) + b")*+")
-# the rest of a line is blank (only spaces, tabs and a \r before its end)
-_REST_BLANK = re.compile(rb"[ \t\r]*+(?:\n|\Z)")
-# only spaces and tabs since the line began (matched on the reversed prefix's start)
-_BLANKS_RUN = re.compile(rb"[ \t]*+")
 # the openers of _unmarked_pairs: " “ „ 「 『
 _OPENER = re.compile(rb'"|\xe2\x80[\x9c\x9e]|\xe3\x80[\x8c\x8e]')
 _WHITESPACE_BYTES = frozenset(b" \t\n\r\x0b\x0c")
 _ASCII_ALNUM = frozenset(b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
-_BLANKS = frozenset(b" \t")
 # Words that follow a word-initial apostrophe (`'em`, `'til`, `rock 'n' roll`); a `'` or `‘`
 # before one of them, or before a digit (`'90s`), may be an apostrophe rather than an opener.
 _ELISIONS = (b"em", b"til", b"tis", b"twas", b"cause", b"cos", b"cuz", b"bout", b"n")
@@ -123,6 +118,68 @@ _OPENERS_3 = frozenset(
     (_CURLY_OPEN, _CURLY_CLOSE, _LOW_DOUBLE, _CURLY_SINGLE_OPEN, _LOW_SINGLE, _LEFT_SINGLE_GUILLEMET,
      _RIGHT_SINGLE_GUILLEMET, _LEFT_CORNER, _LEFT_WHITE_CORNER)
 )  # fmt: skip
+# an attribution dash before a group (`> — [src:a]`), which is not quoted (red team 86, F09)
+_DASHES = ("\u2014".encode(), "\u2013".encode(), b"--", b"-")
+# gap bytes that end a clause or close emphasis: quoted at the end of a line's text; and what
+# opens a wrapper around a group
+_KEPT_BYTES, _WRAP_BYTES = frozenset(b".,;:!?)*_"), frozenset(b"(*_")
+# quotation marks in the words before a group below a fenced block: the words may hold the
+# quotation the group attributes, so the group claims an unreadable quotation, not the block
+# (single quotes are apostrophes too and are left out, as _unmarked_pairs leaves them out)
+_DOUBLE_MARK = re.compile(
+    b"|".join(re.escape(m) for m in (b'"', _CURLY_OPEN, _CURLY_CLOSE, _LOW_DOUBLE, _LEFT_GUILLEMET,
+                                     _RIGHT_GUILLEMET, _LEFT_SINGLE_GUILLEMET, _RIGHT_SINGLE_GUILLEMET,
+                                     _LEFT_CORNER, _RIGHT_CORNER, _LEFT_WHITE_CORNER, _RIGHT_WHITE_CORNER))
+)  # fmt: skip
+
+
+def _gap_width_before(data: bytes, lo: int, c: int) -> int:
+    """The length of the gap character (``_GAP_BYTES``, ``_GAP_CHARS``) that ends at ``c`` and
+    starts at ``lo`` or after, or 0."""
+    if c - 1 >= lo and data[c - 1] in _GAP_BYTES:
+        return 1
+    for width in (2, 3):
+        if c - width >= lo and data[c - width : c] in _GAP_CHARS:
+            return width
+    return 0
+
+
+def _gap_back(data: bytes, lo: int, c: int) -> int:
+    """Where the run of gap characters that ends at ``c`` begins, not before ``lo``."""
+    while (width := _gap_width_before(data, lo, c)) > 0:
+        c -= width
+    return c
+
+
+def _own_end(data: bytes, text: int, c: int) -> int:
+    """Where the text of a line that a group at ``c`` attributes ends, the text starting at
+    ``text`` (after the prefixes). Not quoted: what wraps the group or sets it off
+    (:func:`_lead_back`: ``> … hour. ([src:a])`` and ``> … hour. *[src:a]*`` quote
+    ``… hour.``), then a dash (``—``, ``–``, ``--``, ``-``) at the start of the text or
+    after a gap character, with the same before it (``> … hour. — [src:a]``, ``> — [src:a]``);
+    and a line whose text is all gap (``([src:a])``) has none. Red team 86, F09: only blanks
+    were allowed, so ``> … ([src:a])`` left a bare marker, which passes, and ``> — [src:a]``
+    quoted the dash. Clause punctuation and closing emphasis (``. , ; : ! ? ) * _``) stay
+    quoted at the end of a line that has other text (``> *… hour.* [src:a]``)."""
+    c = _lead_back(data, text, c)
+    for dash in _DASHES:
+        d = c - len(dash)
+        if d >= text and data[d:c] == dash:
+            if d == text or _gap_width_before(data, text, d) > 0:
+                c = _lead_back(data, text, d)
+            break
+    return text if _gap_back(data, text, c) == text else c
+
+
+def _lead_back(data: bytes, lo: int, c: int) -> int:
+    """Back from the group at ``c`` (not before ``lo``) over what wraps it and sets it off:
+    ``(``, ``*`` and ``_`` right before it (``*[src:a]*``), then the gap characters that are
+    not :data:`_KEPT_BYTES`."""
+    while c > lo and data[c - 1] in _WRAP_BYTES:
+        c -= 1
+    while (width := _gap_width_before(data, lo, c)) > 0 and not (width == 1 and data[c - 1] in _KEPT_BYTES):
+        c -= width
+    return c
 
 
 def _has_text(data: bytes, start: int, end: int) -> bool:
@@ -478,18 +535,6 @@ class _Scanner:
         k = bisect.bisect_right(self.fence_ends, start)
         return k < len(self.fences) and self.fences[k][0] < end
 
-    def rest_blank(self, pos: int) -> bool:
-        """Only spaces, tabs and ``\r`` from ``pos`` to the end of its line."""
-        return _REST_BLANK.match(self.data, pos) is not None
-
-    def blank_since_line_start(self, pos: int) -> bool:
-        """Only spaces and tabs between the start of the line and ``pos``."""
-        data = self.data
-        i = pos
-        while i > 0 and data[i - 1] in _BLANKS:
-            i -= 1
-        return i == 0 or data[i - 1] == 0x0A
-
     def lower_bound(self, pos: int) -> int:
         k = bisect.bisect_right(self.bounds, pos) - 1
         return self.bounds[k] if k >= 0 else 0
@@ -530,7 +575,14 @@ class _Scanner:
         inline = self._inline(start, previous_end)
         if inline is not None and inline[2] != UNREADABLE:
             return inline
-        return self._blockquote(start, end) or self._fenced(start, end) or inline or self._loose(start, previous_end)
+        # (a group right below a fenced block carries it only when no inline quotation claims
+        # it: the words before it on its line are not checked with the block; red team 86, F09)
+        return (
+            self._blockquote(start, end, previous_end)
+            or inline
+            or self._fenced(start, end, previous_end)
+            or self._loose(start, previous_end)
+        )
 
     def _loose(self, group_start: int, previous_end: int) -> tuple[int, int, int, int, int] | None:
         """A group that carries nothing else claims the quotation that the last closing mark
@@ -953,24 +1005,33 @@ class _Scanner:
             start, end = start + 1, end - 1  # CommonMark strips one space from each end
         return self._quoted(start, end, BACKTICK)
 
-    def _blockquote(self, group_start: int, group_end: int) -> tuple[int, int, int, int, int] | None:
+    def _line_start_after(self, group_start: int, previous_end: int) -> int:
+        """The start of the line of the group at ``group_start``, or -1 when the group before
+        it (ending at ``previous_end``) is on the same line: a group after another marker on
+        its line carries no blockquote or fenced block. Searched back to ``previous_end`` only,
+        so a line of many groups is read once, not once per group."""
+        nl = self.data.rfind(b"\n", previous_end, group_start)
+        if nl < 0 and previous_end > 0:
+            return -1
+        return nl + 1
+
+    def _blockquote(self, group_start: int, group_end: int, previous_end: int) -> tuple[int, int, int, int, int] | None:
+        """The blockquote a group on one of its lines carries. Whatever follows the group on
+        its line is not read (red team 86, F09: ``> … [src:a].``, ``> … ([src:a])`` or
+        ``[src:a], as documented.`` below a ``>`` line left a bare marker, which passes)."""
         data = self.data
-        if not self.rest_blank(group_end):
-            return None  # the group does not end its line
-        line_start = self.line_start(group_start)
+        line_start = self._line_start_after(group_start, previous_end)
+        if line_start < 0:
+            return None  # another marker before the group on its line
         first = self.first_blockquote_line(line_start)
         if first < 0:
             return None  # no `>` line in the paragraph up to the group's line: prose
-        before = data[line_start:group_start]
-        prefix = _BLOCKQUOTE_PREFIX.match(before)
-        skip = 0 if prefix is None else prefix.end()  # (none on a lazy line)
         rows: list[tuple[int, int]] = []  # (start, end) of each line, prefixes included, bottom up
-        own = before[skip:].rstrip(b" \t")
-        if _MARKER.search(own):
-            return None
-        own_end = line_start + skip + len(own)
-        # (a line of only prefixes and the group attributes the lines above: `> > [src:a]`)
-        if _has_text(data, _prefixes(data, line_start, own_end)[1], own_end):
+        text = _prefixes(data, line_start, group_start)[1]
+        own_end = _own_end(data, text, group_start)
+        # (a line of only prefixes, gap, a dash and the group attributes the lines above:
+        # `> > [src:a]`, `([src:a])`, `> — [src:a]`)
+        if _has_text(data, text, own_end):
             rows.append((line_start, own_end))
         # up to the paragraph's first `>` line: `>` lines and lazy lines, which CommonMark
         # reads as the blockquote's (red team 84, F07: a lazy line made the group a bare
@@ -998,14 +1059,21 @@ class _Scanner:
         self.segments.extend(lines)
         return (lines[0][0], lines[-1][1], BLOCKQUOTE, lo, len(self.segments))
 
-    def _fenced(self, group_start: int, group_end: int) -> tuple[int, int, int, int, int] | None:
+    def _fenced(self, group_start: int, group_end: int, previous_end: int) -> tuple[int, int, int, int, int] | None:
+        """The fenced block a group on the line right below its closing line carries, whatever
+        else that line holds (red team 86, F09: ``([src:a])``, ``[src:a].`` or ``Source:
+        [src:a]`` there left a bare marker, which passes). The words before the group are not
+        checked with the block, so when they hold a double quotation mark (they may be the
+        quotation the group attributes) the group claims an unreadable quotation instead."""
         data = self.data
-        if not self.rest_blank(group_end) or not self.blank_since_line_start(group_start):
-            return None  # the group is not alone on its line
-        line_start = self.line_start(group_start)
+        line_start = self._line_start_after(group_start, previous_end)
+        if line_start <= 0:
+            return None  # another marker before the group on its line, or no line above
         k = bisect.bisect_left(self.fence_ends, line_start - 1)  # a fence closing on the line above
-        if k == len(self.fences) or self.fence_ends[k] != line_start - 1 or line_start == 0:
+        if k == len(self.fences) or self.fence_ends[k] != line_start - 1:
             return None
+        if _DOUBLE_MARK.search(data, line_start, group_start):
+            return self._unreadable(line_start, _gap_back(data, line_start, group_start))
         _, content_start, content_end, _ = self.fences[k]
         if _has_text(data, content_start, content_end):
             return (content_start, content_end, FENCE, 0, 0)
