@@ -1220,7 +1220,7 @@ cdef offset_t gap_width_before(const byte_t* p, offset_t lo, offset_t c) noexcep
     after, or 0."""
     if c - 1 >= lo and IS_GAP[p[c - 1]]:
         return 1
-    if c - 2 >= lo and p[c - 2] == 0xC2 and p[c - 1] == 0xA0:
+    if c - 2 >= lo and is_gap_char2(p + c - 2):
         return 2
     if c - 3 >= lo and is_gap_char3(p + c - 3):
         return 3

@@ -63,14 +63,14 @@ CASES = [
     ("> > one\n> > \u2014 [src:a]", [("blockquote", "one", ["a"])], []),
     (BQ + "\r\n\u2014 [src:a]\r\n", [("blockquote", LINE, ["a"])], []),
     # a dash that is not an attribution dash, words before the group on a lazy line: quoted
-    (BQ + "\n--- [src:a]", [("blockquote", LINE + "\n---", ["a"])], []),
+    (BQ + "\n--- [src:a]", [("blockquote", LINE, ["a"])], []),  # (-, a gap character: an attribution line)
     (BQ + "\nSource: [src:a]", [("blockquote", LINE + "\nSource:", ["a"])], []),
     ("> >= 5 ([src:a])", [("blockquote", ">= 5", ["a"])], []),
     # a line of only the group and its gap, with no text above: nothing
     ("> ([src:a])", [], ["a"]),
     ("> \u2014 [src:a]", [], ["a"]),
     # a group after another marker on its line carries no block; the first one does
-    (BQ + " [src:a], [src:b]", [("blockquote", LINE, ["a"])], ["b"]),
+    (BQ + " [src:a], [src:b]", [("blockquote", LINE, ["a", "b"])], []),  # (a marker list is one group)
     (BQ + "\n[src:a]. [src:b]", [("blockquote", LINE, ["a"])], ["b"]),
     ("> one [src:a]\n> two (\u2014 [src:b])", [("blockquote", "one", ["a"]), ("blockquote", "two", ["b"])], []),
     # an inline quotation still comes first
@@ -93,7 +93,7 @@ CASES = [
     (FENCE + '"x" y" [src:a]', [("unreadable", 'x" y', ["a"])], []),  # (an unreadable inline one stays)
     # not right below the closing line, or after another marker on the line: no block
     (FENCE + "\n([src:a])", [], ["a"]),
-    (FENCE + "[src:a], [src:b]", [("fence", LINE, ["a"])], ["b"]),
+    (FENCE + "[src:a], [src:b]", [("fence", LINE, ["a", "b"])], []),
     ("```\n```\nSource: [src:a]", [], ["a"]),
 ]
 
