@@ -19,7 +19,7 @@ from libc.string cimport memchr, memcmp, memcpy, memset
 from _types cimport byte_t, offset_t
 from _whitespace cimport whitespace_length
 
-from provgate._citations_py import _GAP_BYTES, _GAP_CHARS_2, _GAP_CHARS_3, FORMS, MAX_NAME_BYTES
+from provgate._citations_py import _GAP_BYTES, _GAP_CHARS_2, _GAP_CHARS_3, _PLAIN_GAP, FORMS, MAX_NAME_BYTES
 
 cnp.import_array()
 
@@ -50,6 +50,7 @@ cdef bint IS_NAME[256]      # bytes of a marker name: not 0x00-0x20, 0x7F, "[" o
 cdef bint IS_ASCII_ALNUM[256]  # ASCII letters and digits
 cdef bint IS_GAP[256]       # what may stand between a closing delimiter and its group: _GAP_BYTES
 cdef bint IS_GAP3_LEAD[256]  # the first bytes of _GAP_CHARS_3
+cdef bint IS_PLAIN_GAP[256]  # _PLAIN_GAP
 cdef bint IS_COMPARED[256]  # after a `>`, what makes it a comparison: _COMPARED
 cdef bint IS_KEPT[256]      # gap bytes quoted at the end of a line's text: _KEPT_BYTES
 cdef int _b
@@ -59,6 +60,7 @@ for _b in range(256):
     IS_ASCII_ALNUM[_b] = (0x30 <= _b <= 0x39) or (0x41 <= _b <= 0x5A) or (0x61 <= _b <= 0x7A)
     IS_GAP[_b] = _b in _GAP_BYTES
     IS_GAP3_LEAD[_b] = any(c[0] == _b for c in _GAP_CHARS_3)
+    IS_PLAIN_GAP[_b] = _b in _PLAIN_GAP
     IS_COMPARED[_b] = _b in b"=<+-.0123456789"
     IS_KEPT[_b] = _b in b".,;:!?)*_"
 
@@ -1178,7 +1180,13 @@ cdef offset_t gap_start(const Scan* s, offset_t group_start) noexcept nogil:
 
 
 cdef bint inline_quote(Scan* s, offset_t group_start, offset_t previous_end, offset_t* out) noexcept nogil:
-    return inline_at(s, gap_start(s, group_start), previous_end, out)
+    cdef offset_t c = gap_start(s, group_start), i
+    for i in range(c, group_start):
+        if not IS_PLAIN_GAP[s.p[i]]:
+            if first_blockquote_line(s, group_start) >= 0:
+                return False  # the group attributes the blockquote (_inline)
+            break
+    return inline_at(s, c, previous_end, out)
 
 
 cdef bint inline_at(Scan* s, offset_t c, offset_t previous_end, offset_t* out) noexcept nogil:

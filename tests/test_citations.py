@@ -318,6 +318,16 @@ CASES = [
     ('"x" [src:a],[src:b] ;[src:c]', [("double", "x", ["a", "b", "c"])], []),
     ('"x" [src:a],, [src:b]', [("double", "x", ["a"])], ["b"]),  # (two commas: a new group)
     ('"x" [src:a], and [src:b]', [("double", "x", ["a"])], ["b"]),
+    # on a line of a blockquote, a dash, an ellipsis, other scripts' punctuation or a line break
+    # between a quotation and the group attribute the blockquote (red team 87, F15: the wider
+    # gap let the term at the end of the line be all that was checked)
+    ('> one (the "term") \u2014 [src:a]', [("blockquote", 'one (the "term")', ["a"])], []),
+    ('> one, the "term"\u2026 [src:a]', [("blockquote", 'one, the "term"', ["a"])], []),
+    ('> one, the \u201cterm\u201d\u3002[src:a]', [("blockquote", "one, the \u201cterm\u201d", ["a"])], []),
+    ('> one\n> (the "term") \u2013 [src:a]', [("blockquote", 'one\n(the "term")', ["a"])], []),
+    ('> one\nthe "term" \u2014 [src:a]', [("blockquote", 'one\nthe "term"', ["a"])], []),  # (a lazy line)
+    ('> one (the "term"). [src:a]', [("double", "term", ["a"])], []),  # (the plain gap: the quotation)
+    ('one (the "term") \u2014 [src:a]', [("double", "term", ["a"])], []),  # (no blockquote)
 ]
 
 

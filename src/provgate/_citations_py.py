@@ -99,6 +99,8 @@ _GAP_CHARS = frozenset(
         "\uff01\uff08\uff09\uff0a\uff0c\uff0e\uff1a\uff1b\uff1f\uff3f\uff61\uff64"  # fullwidth and halfwidth
     )
 ) | frozenset(chr(c).encode() for c in [*range(0x2000, 0x2010), *range(0x202A, 0x202F), *range(0x2066, 0x206A)])
+# the gap that leaves a quotation at the end of a blockquote's line its group's (_inline)
+_PLAIN_GAP = b" \t\r()*_.,;:!?"
 _GAP_CHARS_2 = frozenset(c for c in _GAP_CHARS if len(c) == 2)
 _GAP_CHARS_3 = frozenset(c for c in _GAP_CHARS if len(c) == 3)
 # the closing marks a loose claim reads back to (_Scanner._loose): every inline form's but the
@@ -543,7 +545,7 @@ class _Scanner:
         """The start of the first ``>`` line of the paragraph of the line at ``line_start``
         if it is that line or one above it, else -1: the line is then a line of a blockquote,
         a ``>`` line or a lazy continuation (CommonMark; blank lines and fences end a
-        paragraph)."""
+        paragraph). Any offset of the line may stand for its start."""
         k = bisect.bisect_left(self.blockquote_lines, self.lower_bound(line_start))
         if k < len(self.blockquote_lines) and self.blockquote_lines[k] <= line_start:
             return self.blockquote_lines[k]
@@ -664,7 +666,15 @@ class _Scanner:
         return c
 
     def _inline(self, group_start: int, previous_end: int) -> tuple[int, int, int, int, int] | None:
-        return self._inline_at(self._gap_start(group_start), previous_end)
+        c = self._gap_start(group_start)
+        if (c < group_start and self.data[c:group_start].translate(None, _PLAIN_GAP)
+                and self.first_blockquote_line(group_start) >= 0):
+            # on a line of a blockquote, a dash, an ellipsis, the punctuation of other scripts
+            # or another line between a quotation and the group attribute the blockquote: it
+            # is what the group claims, not the quotation at the end of its line (red team 87,
+            # F15: `> drifted … (the "term") — [src:a]` checked the term alone)
+            return None
+        return self._inline_at(c, previous_end)
 
     def _inline_at(self, c: int, previous_end: int) -> tuple[int, int, int, int, int] | None:
         """The inline quotation whose closing delimiter ends at ``c``."""

@@ -59,7 +59,9 @@ A marker group *carries* the quotation that ends right before it, in one of thes
    paragraph; it never contains a marker). The
    quote is the text between the delimiters and must contain a non-whitespace character; a
    quote over lines that opens on a ``>`` line is their text without their prefixes (a later
-   line without ``>`` is a lazy continuation, taken whole).
+   line without ``>`` is a lazy continuation, taken whole). On a line of a blockquote, only a
+   plain gap (blanks, ``( ) * _``, ``. , ; : ! ?``) leaves the quotation the group's; any
+   other gap attributes the blockquote (2.).
 
    ================  ==========  ==============================================================
    form              delimiters  opening delimiter
@@ -101,7 +103,8 @@ A marker group *carries* the quotation that ends right before it, in one of thes
    blockquote line (2.): its citations are ``not_found`` (or ``unknown_handle``), with the
    diagnostic ``unreadable_quotation``, and nothing is searched.
 
-2. **blockquote**: the group ends a line of a blockquote: a line that starts with ``>`` (up
+2. **blockquote**: the group stands on a line of a blockquote (what follows it there is not
+   read, and a dash or wrapper before it is not quoted): a line that starts with ``>`` (up
    to three spaces before it), or a lazy line (CommonMark), one without ``>`` of a paragraph
    whose first ``>`` line is above it. The quote is the run of the paragraph's lines from
    its first ``>`` line down to the group's, ``>`` lines without their prefixes (a ``>`` and
@@ -109,23 +112,25 @@ A marker group *carries* the quotation that ends right before it, in one of thes
    that hold text share, so ``> > a`` / ``> > b`` quotes ``a`` and ``b``), lazy lines taken
    whole, each joined to the next by its own line ending (``\\n`` or ``\\r\\n``), without
    the group and the blanks before it. A line that holds only its prefixes (if any) and the
-   group is an attribution line: the quote is the lines above it. The run
+   group (or gap and a dash: ``> — [src:a]``, ``([src:a])``) is an attribution line: the
+   quote is the lines above it. The run
    stops (upwards) at a line that contains a marker, so ``> a [src:x]`` / ``> b [src:y]`` are
    two citations; a last line with another marker before the group carries nothing.
 
-3. **fence**: the group stands alone (blanks aside) on the line right after the closing line
+3. **fence**: the group stands (after no other marker, and what else its line holds not read)
+   on the line right after the closing line
    of a fenced code block. A fence line is up to three spaces, then three or more backticks
    (with no backtick after them on an opening line) or tildes; it closes the open block when
    it uses the same character, is at least as long and has only blanks after it; an unclosed
    block runs to the end of the text. The quote is the block's content without its final
    line break.
 
-4. **loose**: a group that carries nothing by 1.-3. claims the last quotation of its
-   paragraph that pairs without doubt (``"…"``, ``“…”``, ``„…“``, ``„…”``, ``「…」``,
-   ``『…』``, paired as unmarked quotes are, below) that ends before it and opens after the
-   previous group, whatever stands between: ``"…" (see [src:a])``, ``"…", the docs say
-   [src:a]``. The quotation keeps its form and is checked like any other, so words between
-   such a quotation and its marker never leave it unchecked.
+4. **loose**: a group that carries nothing by 1.-3. reads back to the last closing quotation
+   mark of its paragraph since the previous group (any form's but the backtick's; an
+   apostrophe between two word characters passed over) and carries what 1. reads there, as if
+   that mark ended the gap: ``"…" (see [src:a])``, ``« … », selon [src:a]``,
+   ``「…」と書かれています[src:a]``; ``unreadable`` when the group stands inside a quotation
+   (``"… [src:a]."``). Words between a quotation and its marker never leave it unchecked.
 
 Lines end at ``\\n``; a ``\\r`` before it belongs to the line ending. Each marker of a group is
 one **citation** of the quote: ``"…" [src:a][src:b]`` claims the quote is in ``a`` and in
