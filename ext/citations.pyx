@@ -1381,8 +1381,53 @@ cdef bint fenced_quote(Scan* s, offset_t group_start, offset_t group_end, offset
     return True
 
 
+cdef bint is_sentence_end(const byte_t* p, offset_t lo, offset_t hi) noexcept nogil:
+    """Whether [lo, hi) holds . ! ? or 。 ！ ？ (_SENTENCE_END)."""
+    cdef offset_t i
+    for i in range(lo, hi):
+        if p[i] == 0x2E or p[i] == 0x21 or p[i] == 0x3F:
+            return True
+        if i + 3 <= hi and ((p[i] == 0xE3 and p[i + 1] == 0x80 and p[i + 2] == 0x82)
+                            or (p[i] == 0xEF and p[i + 1] == 0xBC and (p[i + 2] == 0x81 or p[i + 2] == 0x9F))):
+            return True
+    return False
+
+
+cdef offset_t forward_quote(Scan* s, offset_t group_end, offset_t limit, offset_t* out) noexcept nogil:
+    """_Scanner.forward: the quotation that opens after a group carrying nothing, in its
+    sentence; the end of its closing mark, or -1."""
+    cdef offset_t lo = 0, hi = s.pairs.n // QUOTE_WIDTH, mid, b_lo = 0, b_hi = s.bounds.n
+    cdef const offset_t* pair
+    while lo < hi:  # the first pair opening at or after group_end
+        mid = (lo + hi) // 2
+        if s.pairs.v[QUOTE_WIDTH * mid + 3] < group_end:
+            lo = mid + 1
+        else:
+            hi = mid
+    if lo == s.pairs.n // QUOTE_WIDTH:
+        return -1
+    pair = s.pairs.v + QUOTE_WIDTH * lo
+    while b_lo < b_hi:  # the first bound after group_end
+        mid = (b_lo + b_hi) // 2
+        if s.bounds.v[mid] <= group_end:
+            b_lo = mid + 1
+        else:
+            b_hi = mid
+    if limit >= 0 and (pair[4] > limit or gap_start(s, limit) == pair[4]):
+        return -1  # a group inside it, or right after it, whose quotation it is (form 1)
+    if b_lo < s.bounds.n and pair[3] >= s.bounds.v[b_lo]:
+        return -1
+    if is_sentence_end(s.p, group_end, pair[3]):
+        return -1
+    if s.p[pair[3]] == 0x22 and not can_open(s.p, pair[3]):
+        return -1
+    if not quoted(s, pair[0], pair[1], pair[2], out):
+        return -1
+    return pair[4]
+
+
 cdef void scan_groups(Scan* s) noexcept nogil:
-    cdef offset_t g, ng = s.groups.n // 4, gs, ge, first, count, m, row
+    cdef offset_t g, ng = s.groups.n // 4, gs, ge, first, count, m, row, closed, claim_start, claim_end
     cdef offset_t previous_end = 0
     cdef offset_t q[QUOTE_WIDTH]
     cdef offset_t q_other[QUOTE_WIDTH]
@@ -1410,10 +1455,20 @@ cdef void scan_groups(Scan* s) noexcept nogil:
         if s.oom:
             return
         previous_end = ge
+        claim_start, claim_end = q[0], ge  # (the quotation's start to the group's end)
+        if not found:
+            closed = forward_quote(s, ge, s.groups.v[4 * (g + 1)] if g + 1 < ng else -1, q)
+            if s.oom:
+                return
+            if closed >= 0:
+                found = True
+                previous_end = closed
+                claim_start, claim_end = gs, closed  # (the group's start to the quotation's end)
         row = -1
         if found:
             row = s.quotes.n // QUOTE_WIDTH
-            if not push5(&s.quotes, q[0], q[1], q[2], q[3], q[4]) or not push2(&s.claimed, q[0], ge):
+            if (not push5(&s.quotes, q[0], q[1], q[2], q[3], q[4])
+                    or not push2(&s.claimed, claim_start, claim_end)):
                 s.oom = True
                 return
         for m in range(first, first + count):

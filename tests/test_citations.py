@@ -328,6 +328,15 @@ CASES = [
     ('> one\nthe "term" \u2014 [src:a]', [("blockquote", 'one\nthe "term"', ["a"])], []),  # (a lazy line)
     ('> one (the "term"). [src:a]', [("double", "term", ["a"])], []),  # (the plain gap: the quotation)
     ('one (the "term") \u2014 [src:a]', [("double", "term", ["a"])], []),  # (no blockquote)
+    # a group that carries nothing carries the quotation that opens after it in its sentence
+    # (red team 87, F06: the next group's form 4 checked it against the wrong source)
+    ('According to [src:a], "x". More y [src:b].', [("double", "x", ["a"])], ["b"]),
+    ("[src:a] states: \u201cx\u201d and so on", [("curly", "x", ["a"])], []),
+    ('As [src:a] puts it, \u300cx\u300d [src:b]', [("corner", "x", ["b"])], ["a"]),  # (form 1 first)
+    ('See [src:a]. Then "x" and so on', [], ["a"]),  # (another sentence)
+    ('See [src:a] and "x [src:b] y"', [("unreadable", "", ["b"])], ["a"]),  # (a group inside it)
+    ('[src:a] is 27" wide and "x"', [], ["a"]),  # (a " that cannot open)
+    ('[src:a]\n\n"x"', [], ["a"]),  # (another paragraph)
 ]
 
 

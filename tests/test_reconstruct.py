@@ -755,7 +755,7 @@ def test_answers_without_citations(store):
 
 
 def test_parse_citations_needs_no_store():
-    carried, bare, unmarked = parse_citations('"a" [src:x][src:y] then [src:z] and "b"')
+    carried, bare, unmarked = parse_citations('"a" [src:x][src:y] then [src:z]. And "b"')
     assert [(q.text, q.form, [m[0] for m in ms]) for q, ms in carried] == [("a", "double", ["x", "y"])]
     assert [m[0] for m in bare] == ["z"] and [q.text for q in unmarked] == ["b"]
 

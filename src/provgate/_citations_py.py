@@ -110,6 +110,8 @@ _CLOSING_MARKS = frozenset(
     c.encode() for c in "\u201d\u201c\u2019\u2018\u203a\u2039\u300d\u300f\u00bb\u00ab"
 )  # ” “ ’ ‘ › ‹ 」 』 » «
 _SINGLE_MARKS = frozenset(("\u2019".encode(), "\u2018".encode()))
+# what ends a sentence, between a group and a quotation it would carry forward (_Scanner.forward)
+_SENTENCE_END = re.compile(rb"[.!?]|\xe3\x80\x82|\xef\xbc[\x81\x9f]")  # . ! ? 。 ！ ？
 # the marks that only open: a group after one (and no closing mark) stands inside a quotation
 _OPENING_MARKS = frozenset(c.encode() for c in "\u201e\u201a\u300c\u300e")  # „ ‚ 「 『
 # what a guillemet quotation is trimmed of at each end: French sets « and » off by a space
@@ -517,6 +519,7 @@ class _Scanner:
         edges = [0, *self.bounds, len(data)]
         for a, b in zip(edges, edges[1:]):
             self.pairs.extend(_unmarked_pairs(data, a, b))
+        self.pair_starts = [pair[3] for pair in self.pairs]
         # the quotation marks before an offset, counted once up to where the last group asked
         # (_open_before): the bounds of successive groups never go back
         self.tally_pos = 0
@@ -612,6 +615,32 @@ class _Scanner:
             if end >= 0:
                 got = self._inline_at(end, previous_end)
         return got
+
+    def forward(self, group_end: int, limit: int) -> tuple[tuple[int, int, int, int, int], int] | None:
+        """A group that carries nothing, not even by form 4, carries the quotation that opens
+        after it in its sentence: ``According to [src:a], "…"``, ``[src:a] states: “…”``.
+        It is the first pair of the paragraph (:func:`_unmarked_pairs`) that opens after the
+        group, with no ``.``, ``!``, ``?`` (nor their ideographic and fullwidth forms) between
+        the two and no other group before its end or right after it (``limit``: the next
+        group's start, or -1); a ``"`` that opens it must be able to open (:meth:`_can_open`). Returns the quotation and where its closing mark ends (red team
+        87, F06: the next group's form 4 claimed such a quotation and checked it against the
+        wrong source; with no next group it was never checked)."""
+        data = self.data
+        k = bisect.bisect_left(self.pair_starts, group_end)
+        if k == len(self.pairs):
+            return None
+        start, end, form, opened, closed = self.pairs[k]
+        b = bisect.bisect_right(self.bounds, group_end)
+        if limit >= 0 and (closed > limit or self._gap_start(limit) == closed):
+            return None  # a group inside it, or right after it, whose quotation it is (form 1)
+        if b < len(self.bounds) and opened >= self.bounds[b]:
+            return None
+        if _SENTENCE_END.search(data, group_end, opened) is not None:
+            return None
+        if data[opened] == 0x22 and not self._can_open(opened):
+            return None
+        quote = self._quoted(start, end, form)
+        return None if quote is None else (quote, closed)
 
     def _is_single_mark(self, end: int) -> bool:
         data = self.data
@@ -1162,16 +1191,24 @@ def scan(data: bytes) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     markers: list[tuple[int, int, int]] = []
     claimed: list[tuple[int, int]] = []
     previous_end = 0
-    for start, end, spans in s.groups():
+    groups = s.groups()
+    for k, (start, end, spans) in enumerate(groups):
         if s.in_fence(start):
             continue  # fenced code is verbatim text, markers included
         quote = s.carried(start, end, previous_end)
+        claim = (quote[0], end) if quote is not None else None
         previous_end = end
+        if quote is None:
+            ahead = s.forward(end, groups[k + 1][0] if k + 1 < len(groups) else -1)
+            if ahead is not None:
+                quote, previous_end = ahead
+                claim = (start, previous_end)
         row = -1
         if quote is not None:
+            assert claim is not None
             row = len(quotes)
             quotes.append(quote)
-            claimed.append((quote[0], end))
+            claimed.append(claim)
         markers.extend((row, ms, me) for ms, me in spans)
     unmarked = s.unmarked(claimed, {(q[0], q[1]) for q in quotes})
     return (

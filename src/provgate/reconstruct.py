@@ -132,6 +132,10 @@ A marker group *carries* the quotation that ends right before it, in one of thes
    ``「…」と書かれています[src:a]``; ``unreadable`` when the group stands inside a quotation
    (``"… [src:a]."``). Words between a quotation and its marker never leave it unchecked.
 
+5. **forward**: a group that carries nothing by 1.-4. carries the quotation (paired as
+   unmarked quotes are) that opens after it in its sentence, before any other group:
+   ``According to [src:a], "…"``, ``[src:a] states: “…”``.
+
 Lines end at ``\\n``; a ``\\r`` before it belongs to the line ending. Each marker of a group is
 one **citation** of the quote: ``"…" [src:a][src:b]`` claims the quote is in ``a`` and in
 ``b``, and each claim is checked. A marker group that carries no quotation is made of **bare
@@ -149,13 +153,12 @@ and the totals, including the presence and accuracy rates; ``report.ok`` is True
 citation is accurate, every bare marker is present and no marker is malformed
 (``provgate verify`` exits 0 then, 1 otherwise). A **malformed marker** is text outside fenced
 code that looks like a marker but is not one: ``[src: a]``, ``[SRC:a]``, ``［src:a］``,
-``【src:a】``, ``[src:a, b]``, ``[src:]`` (``report.malformed_markers``). Answers over :data:`MAX_ANSWER_BYTES` raise
-:class:`~provgate.errors.LimitExceededError`.
+``【src:a】``, ``[src:a, b]``, ``[src:]`` (``report.malformed_markers``). Answers over
+:data:`MAX_ANSWER_BYTES` raise :class:`~provgate.errors.LimitExceededError`.
 
-Not recognised: a marker before its quote (``[src:a]: "…"``), quotes with elisions
-(``"a … b"`` is checked as written and is ``not_found``), escaped delimiters; words between a
-marker and a guillemet or single-quoted quotation (``«…», dit-il [src:a]`` leaves a bare
-marker).
+Not recognised: a marker before its quote in another sentence (``[src:a]. "…"``), quotes
+with elisions (``"a … b"`` is checked as written and is ``not_found``), escaped delimiters,
+code spans past words (`` `x` and so [src:a]`` leaves a bare marker).
 
 Speed and the cache
 -------------------
