@@ -1426,8 +1426,74 @@ cdef offset_t forward_quote(Scan* s, offset_t group_end, offset_t limit, offset_
     return pair[4]
 
 
+cdef offset_t last_sentence_end(const byte_t* p, offset_t lo, offset_t hi) noexcept nogil:
+    """The start of the last . ! ? 。 ！ ？ that lies in [lo, hi), or -1 (_SENTENCE_END)."""
+    cdef offset_t i = hi - 1
+    while i >= lo:
+        if p[i] == 0x2E or p[i] == 0x21 or p[i] == 0x3F:
+            return i
+        if i + 3 <= hi and ((p[i] == 0xE3 and p[i + 1] == 0x80 and p[i + 2] == 0x82)
+                            or (p[i] == 0xEF and p[i + 1] == 0xBC and (p[i + 2] == 0x81 or p[i + 2] == 0x9F))):
+            return i
+        i -= 1
+    return -1
+
+
+cdef bint push_carried(Scan* s, const offset_t* q, offset_t first, offset_t count) noexcept nogil:
+    """A quotation the group (markers ``first`` to ``first + count``) carries, and a row of
+    each of its markers citing it; False when out of memory."""
+    cdef offset_t m, row = s.quotes.n // QUOTE_WIDTH
+    if not push5(&s.quotes, q[0], q[1], q[2], q[3], q[4]):
+        return False
+    for m in range(first, first + count):
+        if not push3(&s.markers, row, s.marks.v[2 * m], s.marks.v[2 * m + 1]):
+            return False
+    return True
+
+
+cdef offset_t earlier_quotes(Scan* s, const offset_t* q, offset_t previous_end, offset_t first,
+                             offset_t count) noexcept nogil:
+    """_Scanner.earlier: push the quotations of the group's sentence before ``q`` that it
+    carries too; the start of the first quotation it carries (of these or ``q``)."""
+    cdef const byte_t* p = s.p
+    cdef offset_t lo, opener, k, n = s.pairs.n // QUOTE_WIDTH, hi, mid, j, last_end, claim = q[0]
+    cdef offset_t got[QUOTE_WIDTH]
+    cdef const offset_t* pair
+    if q[2] == BLOCKQUOTE or q[2] == FENCE or q[2] == UNREADABLE:
+        return claim
+    lo = max(lower_bound(s, q[0]), previous_end)
+    opener = before_opener(p, lo, q[0])
+    k = 0
+    hi = n
+    while k < hi:  # the first pair opening at or after lo
+        mid = (k + hi) // 2
+        if s.pairs.v[QUOTE_WIDTH * mid + 3] < lo:
+            k = mid + 1
+        else:
+            hi = mid
+    last_end = last_sentence_end(p, lo, opener)
+    j = k
+    while j < n and s.pairs.v[QUOTE_WIDTH * j + 4] <= opener:
+        j += 1
+    for k in range(k, j):
+        pair = s.pairs.v + QUOTE_WIDTH * k
+        if pair[4] <= last_end:
+            continue  # (a quotation of an earlier sentence)
+        if p[pair[3]] == 0x22 and not can_open(p, pair[3]):
+            continue
+        if quoted(s, pair[0], pair[1], pair[2], got):
+            if got[0] < claim:
+                claim = got[0]
+            if not push_carried(s, got, first, count):
+                s.oom = True
+                return claim
+        elif s.oom:
+            return claim
+    return claim
+
+
 cdef void scan_groups(Scan* s) noexcept nogil:
-    cdef offset_t g, ng = s.groups.n // 4, gs, ge, first, count, m, row, closed, claim_start, claim_end
+    cdef offset_t g, ng = s.groups.n // 4, gs, ge, first, count, m, closed, claim_start, claim_end, before
     cdef offset_t previous_end = 0
     cdef offset_t q[QUOTE_WIDTH]
     cdef offset_t q_other[QUOTE_WIDTH]
@@ -1454,6 +1520,7 @@ cdef void scan_groups(Scan* s) noexcept nogil:
             found = loose_quote(s, gs, previous_end, q)
         if s.oom:
             return
+        before = previous_end
         previous_end = ge
         claim_start, claim_end = q[0], ge  # (the quotation's start to the group's end)
         if not found:
@@ -1464,17 +1531,19 @@ cdef void scan_groups(Scan* s) noexcept nogil:
                 found = True
                 previous_end = closed
                 claim_start, claim_end = gs, closed  # (the group's start to the quotation's end)
-        row = -1
-        if found:
-            row = s.quotes.n // QUOTE_WIDTH
-            if (not push5(&s.quotes, q[0], q[1], q[2], q[3], q[4])
-                    or not push2(&s.claimed, claim_start, claim_end)):
-                s.oom = True
+        if not found:
+            for m in range(first, first + count):
+                if not push3(&s.markers, -1, s.marks.v[2 * m], s.marks.v[2 * m + 1]):
+                    s.oom = True
+                    return
+            continue
+        if claim_start != gs:  # (read backwards: the quotations of its sentence before it too)
+            claim_start = earlier_quotes(s, q, before, first, count)
+            if s.oom:
                 return
-        for m in range(first, first + count):
-            if not push3(&s.markers, row, s.marks.v[2 * m], s.marks.v[2 * m + 1]):
-                s.oom = True
-                return
+        if not push_carried(s, q, first, count) or not push2(&s.claimed, claim_start, claim_end):
+            s.oom = True
+            return
 
 
 # ---- quotations without a marker -----------------------------------------------------------------

@@ -144,7 +144,7 @@ CASES = [
      [("curly", "The limit is \u201c50\u201d per hour", ["a"])], []),
     ('"The limit is \u201c50\u201d per hour" [src:a]', [("double", "The limit is \u201c50\u201d per hour", ["a"])], []),
     ("\u201cerror: file \"db.ini\" not found\u201d [src:a]", [("curly", 'error: file "db.ini" not found', ["a"])], []),
-    ('"a" "b" [src:a]', [("double", "b", ["a"])], []),
+    ('"a" "b" [src:a]', [("double", "a", ["a"]), ("double", "b", ["a"])], []),  # (its sentence's quotations: F02)
     ('key="b" [src:a]', [("double", "b", ["a"])], []),
     ('("-5" [src:a])', [("double", "-5", ["a"])], []),
     # an inline quotation over the lines of a blockquote is their text without the `>` prefixes
@@ -176,7 +176,7 @@ CASES = [
     ('"a" (see [src:a])', [("double", "a", ["a"])], []),
     ('\u201ca\u201d, it says [src:a], and "b" [src:b]', [("curly", "a", ["a"]), ("double", "b", ["b"])], []),
     ('"a" [src:x] then more [src:y]', [("double", "a", ["x"])], ["y"]),  # (not across a group)
-    ('"a" and "b" so [src:a]', [("double", "b", ["a"])], []),  # (the last one)
+    ('"a" and "b" so [src:a]', [("double", "a", ["a"]), ("double", "b", ["a"])], []),  # (both)
     ('"a"\n\nthen [src:a]', [], ["a"]),  # (not across a blank line)
     ('"" so [src:a]', [("unreadable", "", ["a"])], []),  # (no text: red team 87, F12, it left the group bare)
     ('the users\' [src:a]', [], ["a"]),
@@ -192,7 +192,16 @@ CASES = [
     ("\u00bba\u00ab, sagt er [src:a]", [("guillemet", "a", ["a"])], []),
     ("'a', he said [src:a]", [("single", "a", ["a"])], []),
     ("\u00ab a \u00bb, selon la documentation [src:a]", [("guillemet", "a", ["a"])], []),
-    ('The "term" is set: \u00ab a \u00bb, selon [src:a]', [("guillemet", "a", ["a"])], []),  # (the last one)
+    ('The "term" is set: \u00ab a \u00bb, selon [src:a]', [("double", "term", ["a"]), ("guillemet", "a", ["a"])], []),
+    ('The "term". Set: \u00ab a \u00bb, selon [src:a]', [("guillemet", "a", ["a"])], []),  # (another sentence)
+    # every quotation of the group's sentence before the one it carries is carried too (red team
+    # 87, F02: "X" and "Y" [src:a] checked Y, and a drifted X passed as an unmarked quote)
+    ('\u201cX,\u201d he said, \u201cY\u201d [src:a]', [("curly", "X,", ["a"]), ("curly", "Y", ["a"])], []),
+    ('"X" and "Y" [src:a][src:b]', [("double", "X", ["a", "b"]), ("double", "Y", ["a", "b"])], []),
+    ('"W" [src:w] then "X" and "Y" [src:a]', [("double", "W", ["w"]), ("double", "X", ["a"]), ("double", "Y", ["a"])], []),
+    ('"X"! And "Y" [src:a]', [("double", "Y", ["a"])], []),
+    ('On a 27" screen, "Y" [src:a]', [("double", "Y", ["a"])], []),  # (a " that cannot open)
+    ('> a "X" and "Y" [src:a]', [("double", "X", ["a"]), ("double", "Y", ["a"])], []),
     ('On a 27" display "a" and "b", see [src:a]', [("double", "b", ["a"])], []),
     ('"a" doesn\'t apply [src:a]', [("double", "a", ["a"])], []),  # (an apostrophe is passed over)
     ('"a" in the users\' guide [src:a]', [("double", "a", ["a"])], []),  # (a single mark that gives nothing)

@@ -86,9 +86,10 @@ CASES = [
     ("\u201dA \u201cB\u201d C\u201d [src:a]", [("curly", "A \u201cB\u201d C", ["a"])], []),
     # after a closed English, German, Polish or French pair in the paragraph (red team 86, F04's
     # note: unreadable while any “ „ or « stood since the bound)
+    # (the closed pair, in the quotation's sentence, is carried too: red team 87, F02)
     ("\u201cA\u201d then \u201dThe retry limit is 3 per hour.\u201d [src:a]",
-     [("curly", "The retry limit is 3 per hour.", ["a"])], []),
-    ("\u201eA\u201d then \u201dB\u201d [src:a]", [("curly", "B", ["a"])], []),
+     [("curly", "A", ["a"]), ("curly", "The retry limit is 3 per hour.", ["a"])], []),
+    ("\u201eA\u201d then \u201dB\u201d [src:a]", [("curly", "A", ["a"]), ("curly", "B", ["a"])], []),
     ("\u00abA\u00bb puis \u00bbLa limite est 3.\u00bb [src:a]", [("guillemet", "La limite est 3.", ["a"])], []),
     ("\u2039A\u203a then \u203aB\u203a [src:a]", [("guillemet", "B", ["a"])], []),
     # ... but not after one still open, nor a closed pair that leaves the closing mark none
@@ -119,8 +120,8 @@ END_TO_END = [
     ("\u00bbKlicke auf Men\u00fc \u00bb Datei.\u00bb [src:a]", "\u00bbKlicke auf Men\u00fc \u00bb Date1.\u00bb [src:a]", False),
     ("\u201dThe retry limit is 3 per hour.\u201d [src:a]", "\u201dThe retry limit is 9 per hour.\u201d [src:a]", True),
     ("\u00bbThe retry limit is 3 per hour.\u00bb [src:a]", "\u00bbThe retry limit is 9 per hour.\u00bb [src:a]", True),
-    ("\u201cA\u201d then \u201dThe retry limit is 3 per hour.\u201d [src:a]",
-     "\u201cA\u201d then \u201dThe retry limit is 9 per hour.\u201d [src:a]", True),
+    ("\u201cA\u201d. Then \u201dThe retry limit is 3 per hour.\u201d [src:a]",
+     "\u201cA\u201d. Then \u201dThe retry limit is 9 per hour.\u201d [src:a]", True),
 ]
 
 

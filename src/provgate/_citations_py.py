@@ -18,7 +18,9 @@ offsets, ends exclusive):
               the report only.
 ``markers``   ``(m, 3)``: ``quote, start, end`` of every marker that is not inside a fenced code
               block, in text order; ``quote`` is the row of the quotation the marker's group
-              carries, or -1 for a bare marker. The name is ``data[start + 5 : end - 1]``.
+              carries, or -1 for a bare marker. A group that carries several quotations (those
+              of its sentence: ``"X" and "Y" [src:a]``) gives each of its markers one row per
+              quotation, the quotations in text order. The name is ``data[start + 5 : end - 1]``.
 ``segments``  ``(k, 2)``: ``start, end`` of the lines of blockquotes (of ``quotes`` and
               ``unmarked``).
 ``unmarked``  ``(u, 5)``: quotations without a marker, same columns as ``quotes``, sorted by
@@ -616,6 +618,38 @@ class _Scanner:
                 got = self._inline_at(end, previous_end)
         return got
 
+    def earlier(self, quote: tuple[int, int, int, int, int], previous_end: int) -> list[tuple[int, int, int, int, int]]:
+        """The other quotations a group carries besides ``quote`` (read by form 1 or 4): the
+        pairs of its paragraph (:func:`_unmarked_pairs`) that open after the previous group
+        and close before ``quote`` opens, in its sentence (no ``.``, ``!``, ``?`` or their
+        ideographic and fullwidth forms between the two), a ``"`` that opens one able to open
+        (form 1's rule).
+        ``"X" and "Y" [src:a]`` and ``“X,” he said, “Y” [src:a]`` claim both quotations from
+        ``a`` (red team 87, F02: only ``Y`` was checked, and a drifted ``X`` passed, counted as
+        an unmarked quote). None for a blockquote, a fence or an unreadable quotation."""
+        if quote[2] in (BLOCKQUOTE, FENCE, UNREADABLE):
+            return []
+        data = self.data
+        lo = max(self.lower_bound(quote[0]), previous_end)
+        opener = _before_opener(data, lo, quote[0])
+        # the last sentence end before the opener: the pairs that close after it are in the
+        # quotation's sentence (one look back, so that many pairs cost no more than one)
+        ends = [m.start() for m in _SENTENCE_END.finditer(data, lo, opener)]
+        last_end = ends[-1] if ends else -1
+        out = []
+        k = bisect.bisect_left(self.pair_starts, lo)
+        while k < len(self.pairs) and self.pairs[k][4] <= opener:
+            start, end, form, opened, closed = self.pairs[k]
+            k += 1
+            if closed <= last_end:
+                continue  # (a quotation of an earlier sentence)
+            if data[opened] == 0x22 and not self._can_open(opened):
+                continue
+            got = self._quoted(start, end, form)
+            if got is not None:
+                out.append(got)
+        return out
+
     def forward(self, group_end: int, limit: int) -> tuple[tuple[int, int, int, int, int], int] | None:
         """A group that carries nothing, not even by form 4, carries the quotation that opens
         after it in its sentence: ``According to [src:a], "…"``, ``[src:a] states: “…”``.
@@ -1196,20 +1230,23 @@ def scan(data: bytes) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         if s.in_fence(start):
             continue  # fenced code is verbatim text, markers included
         quote = s.carried(start, end, previous_end)
-        claim = (quote[0], end) if quote is not None else None
+        carried = [] if quote is None else [*s.earlier(quote, previous_end), quote]
+        claim = (carried[0][0], end) if carried else None
         previous_end = end
         if quote is None:
             ahead = s.forward(end, groups[k + 1][0] if k + 1 < len(groups) else -1)
             if ahead is not None:
-                quote, previous_end = ahead
+                carried = [ahead[0]]
+                previous_end = ahead[1]
                 claim = (start, previous_end)
-        row = -1
-        if quote is not None:
-            assert claim is not None
-            row = len(quotes)
-            quotes.append(quote)
-            claimed.append(claim)
-        markers.extend((row, ms, me) for ms, me in spans)
+        if not carried:
+            markers.extend((-1, ms, me) for ms, me in spans)
+            continue
+        assert claim is not None
+        claimed.append(claim)
+        for q in carried:  # each marker of the group cites each quotation it carries
+            markers.extend((len(quotes), ms, me) for ms, me in spans)
+            quotes.append(q)
     unmarked = s.unmarked(claimed, {(q[0], q[1]) for q in quotes})
     return (
         _rows(quotes, 5),

@@ -136,6 +136,9 @@ A marker group *carries* the quotation that ends right before it, in one of thes
    unmarked quotes are) that opens after it in its sentence, before any other group:
    ``According to [src:a], "…"``, ``[src:a] states: “…”``.
 
+A group that carries a quotation by 1. or 4. also carries the other quotations of that
+sentence before it (paired as unmarked quotes are): ``"X" and "Y" [src:a]`` is two citations.
+
 Lines end at ``\\n``; a ``\\r`` before it belongs to the line ending. Each marker of a group is
 one **citation** of the quote: ``"…" [src:a][src:b]`` claims the quote is in ``a`` and in
 ``b``, and each claim is checked. A marker group that carries no quotation is made of **bare
