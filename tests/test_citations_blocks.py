@@ -11,7 +11,10 @@ from __future__ import annotations
 
 import time
 
+import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from conftest import IMPLEMENTATIONS
 from provgate import _citations_py, reconstruct
@@ -187,3 +190,25 @@ def test_blocks_scan_in_linear_time(impl, line):
     t = time.perf_counter()
     impl.scan(data)
     assert time.perf_counter() - t < (2.0 if impl.IMPLEMENTATION == "native" else 20.0)
+
+
+# the pieces of the blocks' attribution lines, for the comparison of native with the reference
+BLOCK_PIECES = [
+    "> ", ">", "> > ", ">>", "   >", "\n", "\r\n", "\n\n", "```", "\n```\n", "~~~", "[src:a]", "[src:b] [src:c]",
+    " ", "\t", "word", "(", ")", "*", "_", ".", ",", ":", "!", "-", "--", "---", "\u2014", "\u2013", "=", "5",
+    "\u00a0", "\u2009", "\u3000", "\u200b", '"', "\u201c", "\u201d", "\u201e", "\u00ab", "\u00bb", "\u2039",
+    "\u300c", "\u300f", "'", "\u2019", "`", "Source: ", " as documented.",
+]  # fmt: skip
+
+
+@pytest.mark.skipif("native" not in IMPLEMENTATIONS, reason="no native build")
+@settings(max_examples=3000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.one_of(
+    st.lists(st.sampled_from(BLOCK_PIECES), max_size=50).map(lambda p: "".join(p).encode()),
+    st.lists(st.sampled_from([p.encode() for p in BLOCK_PIECES] + [b"\xe2", b"\xe2\x80", b"\xc2", b"\x94"]),
+             max_size=50).map(b"".join),
+))
+def test_native_equals_reference_on_attribution_lines(data):
+    native, reference = _load("native"), _load("reference")
+    for x, y in zip(native.scan(data), reference.scan(data)):
+        assert np.array_equal(x, y)
