@@ -246,6 +246,13 @@ cdef inline int code_at(const byte_t* p, offset_t i, int width) noexcept nogil:
     return (p[i] << 16) | (p[i + 1] << 8) | p[i + 2]
 
 
+cdef inline int code_at1(const byte_t* p, offset_t i, int width) noexcept nogil:
+    """The character of ``width`` bytes (1, 2 or 3) at ``i`` as a code."""
+    if width == 1:
+        return p[i]
+    return code_at(p, i, width)
+
+
 cdef offset_t find_code(const byte_t* p, offset_t lo, offset_t hi, int width, int code) noexcept nogil:
     """First i in [lo, hi - width] where the character ``code`` starts, or -1."""
     cdef offset_t i = find_byte(p, lo, hi - width + 1, <byte_t>(code >> (8 * (width - 1))))
@@ -1589,6 +1596,34 @@ cdef offset_t find_either3(const byte_t* p, offset_t lo, offset_t hi, byte_t a, 
     return -1
 
 
+cdef struct UnmarkedOpener:  # a row of _citations_py._UNMARKED_CLOSERS
+    int opener         # its code (code_at), of width 1 for '"' and 3 for the others
+    int width
+    int closer         # the code of the mark that closes it, of the same width
+    int other_closer   # another one (0: none)
+    int form
+
+cdef enum:
+    UNMARKED_OPENERS = 5
+
+cdef UnmarkedOpener UNMARKED[UNMARKED_OPENERS]
+UNMARKED[0] = UnmarkedOpener(0x22, 1, 0x22, 0, DOUBLE)
+UNMARKED[1] = UnmarkedOpener(LEFT_DOUBLE, 3, RIGHT_DOUBLE, 0, CURLY)
+UNMARKED[2] = UnmarkedOpener(LOW_DOUBLE, 3, LEFT_DOUBLE, RIGHT_DOUBLE, CURLY)  # „…“ „…”
+UNMARKED[3] = UnmarkedOpener(LEFT_CORNER, 3, RIGHT_CORNER, 0, CORNER)
+UNMARKED[4] = UnmarkedOpener(LEFT_WHITE_CORNER, 3, RIGHT_WHITE_CORNER, 0, CORNER)
+
+
+cdef offset_t find_closer(const byte_t* p, offset_t lo, offset_t hi, const UnmarkedOpener* u) noexcept nogil:
+    """The first mark in [lo, hi) that closes what ``u`` opens, or -1."""
+    if u.width == 1:
+        return find_byte(p, lo, hi, <byte_t>u.closer)
+    if u.other_closer == 0:
+        return find_code(p, lo, hi, 3, u.closer)
+    return find_either3(p, lo, hi, <byte_t>(u.closer >> 16), <byte_t>(u.closer >> 8),
+                        <byte_t>u.closer, <byte_t>u.other_closer)
+
+
 cdef void find_pairs(Scan* s, offset_t a, offset_t b) noexcept nogil:
     """The quotations of the paragraph [a, b) that pair without doubt, paired left to right
     (_unmarked_pairs): " with ", “ with ”, „ with “ or ”, 「 with 」, 『 with 』. Where the
@@ -1596,11 +1631,12 @@ cdef void find_pairs(Scan* s, offset_t a, offset_t b) noexcept nogil:
     answer of unclosed openers is read once, not once per opener (red team 33, 04: 40,000
     unclosed curly openers took 6 s)."""
     cdef const byte_t* p = s.p
-    cdef offset_t i = a, j, start, end, ms, me, form
+    cdef offset_t i = a, j, k
     cdef offset_t next_double = -2, next_e3 = -2  # the next '"' / 0xE3 at or after i (-1: none; -2: not looked for)
-    # no closer of that kind is left: ", ”, “ or ”, 」, 』
-    cdef bint no_double = False, no_curly = False, no_low = False, no_corner = False, no_white_corner = False
+    cdef bint unclosed[UNMARKED_OPENERS]  # no closer of that opener is left in the paragraph
     cdef const byte_t* hit
+    cdef const UnmarkedOpener* u
+    memset(unclosed, 0, sizeof(unclosed))
     while i < b:
         # the next '"', 0xE2 or 0xE3, whichever comes first
         if next_double != -1 and next_double < i:
@@ -1616,48 +1652,23 @@ cdef void find_pairs(Scan* s, offset_t a, offset_t b) noexcept nogil:
         if j < 0:
             return
         i = j
-        if p[i] == 0x22:
-            j = -1 if no_double else find_byte(p, i + 1, b, 0x22)
-            if j < 0:
-                no_double = True
-                i += 1
-                continue
-            start, end, ms, me, form = i + 1, j, i, j + 1, DOUBLE
-        elif i + 3 <= b and p[i] == 0xE2 and p[i + 1] == 0x80 and p[i + 2] == 0x9C:
-            j = -1 if no_curly else find3(p, i + 3, b, 0xE2, 0x80, 0x9D)
-            if j < 0:
-                no_curly = True
-                i += 1
-                continue
-            start, end, ms, me, form = i + 3, j, i, j + 3, CURLY
-        elif i + 3 <= b and p[i] == 0xE2 and p[i + 1] == 0x80 and p[i + 2] == 0x9E:
-            j = -1 if no_low else find_either3(p, i + 3, b, 0xE2, 0x80, 0x9C, 0x9D)
-            if j < 0:
-                no_low = True
-                i += 1
-                continue
-            start, end, ms, me, form = i + 3, j, i, j + 3, CURLY
-        elif i + 3 <= b and p[i] == 0xE3 and p[i + 1] == 0x80 and p[i + 2] == 0x8C:
-            j = -1 if no_corner else find3(p, i + 3, b, 0xE3, 0x80, 0x8D)
-            if j < 0:
-                no_corner = True
-                i += 1
-                continue
-            start, end, ms, me, form = i + 3, j, i, j + 3, CORNER
-        elif i + 3 <= b and p[i] == 0xE3 and p[i + 1] == 0x80 and p[i + 2] == 0x8E:
-            j = -1 if no_white_corner else find3(p, i + 3, b, 0xE3, 0x80, 0x8F)
-            if j < 0:
-                no_white_corner = True
-                i += 1
-                continue
-            start, end, ms, me, form = i + 3, j, i, j + 3, CORNER
-        else:
+        u = NULL
+        for k in range(UNMARKED_OPENERS):
+            if i + UNMARKED[k].width <= b and code_at1(p, i, UNMARKED[k].width) == UNMARKED[k].opener:
+                u = &UNMARKED[k]
+                break
+        if u == NULL:
             i += 1
             continue
-        i = me
-        if not push5(&s.pairs, start, end, form, ms, me):
+        j = -1 if unclosed[k] else find_closer(p, i + u.width, b, u)
+        if j < 0:
+            unclosed[k] = True
+            i += 1
+            continue
+        if not push5(&s.pairs, i + u.width, j, u.form, i, j + u.width):
             s.oom = True
             return
+        i = j + u.width
 
 
 cdef inline bint is_single3(int code) noexcept nogil:
