@@ -1,5 +1,5 @@
-"""The spans left out together as cutting a number (``reconstruct._surely_cut``): each must be
-one ``_cuts_a_token`` cuts, so that leaving them out never changes a grade, a pointer or a
+"""The spans passed over together as cutting a number (``reconstruct._cut_off_a_number``, read
+by ``_uncut_spans`` a block at a time): each must be one ``_cuts_a_token`` cuts, so that leaving them out never changes a grade, a pointer or a
 diagnostic (red team 86: spans cutting a number in ways the ASCII-letter test did not see,
 unevenly spaced, cost a Python check each: ``3`` in 4 MB of ``3.5`` joined by random runs of
 spaces took 1.8-2.3 s)."""
@@ -23,7 +23,8 @@ from provgate.store import SourceStore
 # are not ASCII (their continuation bytes on either side of a span)
 _PIECES = ["3", "0", "5", "9", ".", ",", ":", "/", "-", "+", "_", "'", " ", "  ", "a", "x", "e", "E",
            "\u202f", "\u00a0", "\u2009", "\u2007", "\u2013", "\u2212", "\u066b", "\u066c", "\uff0e", "\uff0c",
-           "\u0663", "\u0660", "\u0969", "\uff13", "\u00bd", "\u00b2", "\u00e9", "\u0436", "\u4e2d"]  # fmt: skip
+           "\u0663", "\u0660", "\u0969", "\uff13", "\u00bd", "\u00b2", "\u00e9", "\u0436", "\u4e2d",
+           "\U0001d7d1", "\U0001f600"]  # fmt: skip (a digit and a sign of four bytes)
 
 _SOURCES = st.lists(st.sampled_from(_PIECES), min_size=1, max_size=16).map("".join).map(str.encode)
 
@@ -37,21 +38,32 @@ def _every_span(source: bytes, longest: int = 12) -> np.ndarray:
 @given(_SOURCES, st.one_of(st.none(), st.tuples(st.integers(0, 200), st.integers(0, 255))))
 def test_a_span_left_out_as_cut_is_one_the_check_cuts(source, damage):
     # every span of up to 12 bytes of a number-like source (and of the same with one byte
-    # replaced, which may leave bytes that are no character): _surely_cut says cut only where
-    # _cuts_a_token does, for a span read from the source and for an exact quote's span (the
-    # quote at hand); and it says so wherever the check cuts one, so none of these is left
-    # to a check one by one
+    # replaced, which may leave bytes that are no character): _cut_off_a_number (with the
+    # ASCII tests of _surely_cut) says cut only where _cuts_a_token does, for a span read from
+    # the source and for an exact quote's span (the quote at hand); and it says so wherever
+    # the check cuts one, so none of these is left to a check one by one
     if damage is not None:
         at, byte = damage
         source = bytearray(source)
         source[at % len(source)] = byte
         source = bytes(source)
     spans = _every_span(source)
-    surely = reconstruct._surely_cut(source, spans)
+    a = np.frombuffer(source, dtype=np.uint8)
+    surely = reconstruct._surely_cut(source, spans) | reconstruct._cut_off_a_number(a, spans[:, 0], spans[:, 1])
     for (s, e), left_out in zip(spans.tolist(), surely.tolist()):
         cuts = reconstruct._cuts_a_token(source, s, e)
         assert cuts == reconstruct._cuts_a_token(source, s, e, source[s:e])
         assert left_out == cuts, (source, s, e, left_out)
+
+
+def test_tables_of_wide_characters_say_what_the_tests_say():
+    # the code points of two and three bytes are told digits (or decimals) by a table made
+    # from unicodedata, not by _digit_at / _decimal_at: the same answer for every one
+    for test in (reconstruct._digit_at, reconstruct._decimal_at):
+        two, three = reconstruct._wide_tables(test)
+        for cp in range(0x80, 0x10000):
+            if not 0xD800 <= cp < 0xE000:
+                assert (two if cp < 0x800 else three)[cp] == test(chr(cp).encode(), 0), (test, hex(cp))
 
 
 _NUMBER_UNITS = ["3.5", "3,5", "3,500", "-3", "+3", "\u22123", "3\u202f000", "3\u00a0000", "3\u20135", "3.e5",
@@ -78,12 +90,15 @@ def _cut_one_by_one(source, spans, quote=None):
     return [(s, e) for s, e in spans if not reconstruct._cuts_a_token(source, s, e, quote)]
 
 
-@pytest.mark.parametrize(("list_after", "per_call"), [(1, 5), (64, 1 << 20)])
+@pytest.mark.parametrize(("list_after", "per_call", "block"), [(1, 5, 1), (2, 7, 3), (64, 1 << 20, 1024)])
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(_numbers_unevenly_spaced())
-def test_first_whole_occurrence_among_numbers_is_the_one_checked_one_by_one(monkeypatch, list_after, per_call, case):
+def test_first_whole_occurrence_among_numbers_is_the_one_checked_one_by_one(monkeypatch, list_after, per_call, block,
+                                                                            case):  # fmt: skip
     # the callers: the exact walk (listing natively after `list_after` occurrences, a few a
-    # batch) and the whitespace listing find what a check of every occurrence finds
+    # batch) and the whitespace listing find what a check of every occurrence finds, the
+    # number rules read a few spans a block or many
+    monkeypatch.setattr(reconstruct, "_NUMBER_BLOCK", block)
     monkeypatch.setattr(reconstruct, "_LIST_AFTER", list_after)
     monkeypatch.setattr(reconstruct, "_LIST_BATCH", 3)
     monkeypatch.setattr(reconstruct, "_MAX_SPANS_PER_CALL", per_call)
@@ -95,6 +110,29 @@ def test_first_whole_occurrence_among_numbers_is_the_one_checked_one_by_one(monk
     if quote.strip():
         spans = _search_py.whitespace_spans(quote, source, 1 << 40).tolist()
         assert reconstruct._whole_whitespace_spans(quote, source, 16) == _cut_one_by_one(source, spans)[:16]
+
+
+@pytest.mark.parametrize(("run_steps", "per_period", "block"), [(1, 64, 1), (2, 3, 2), (8, 64, 5), (8, 64, 1024)])
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(_numbers_unevenly_spaced(), st.integers(1, 20), st.booleans())
+def test_uncut_spans_among_numbers_are_those_checked_one_by_one(monkeypatch, run_steps, per_period, block, case, limit,
+                                                                 repeat):  # fmt: skip
+    # _uncut_spans passing over runs of spans the number rules cut, looking for periods among
+    # them and checking stretches that repeat in bulk: the first `limit` whole spans are those a
+    # check of each keeps (a source repeated, or not)
+    monkeypatch.setattr(reconstruct, "_RUN_STEPS", run_steps)
+    monkeypatch.setattr(reconstruct, "_MAX_SPANS_PER_PERIOD", per_period)
+    monkeypatch.setattr(reconstruct, "_NUMBER_BLOCK", block)
+    source, quote = case
+    if repeat:
+        source = source * 20 + b" 3 end"
+    if quote.strip():
+        every = _search_py.whitespace_spans(quote, source, 1 << 40)
+        assert reconstruct._uncut_spans(source, every, limit) == _cut_one_by_one(source, every.tolist())[:limit]
+    starts = _search_py.occurrences(quote, source)
+    exact = np.array([(s, s + len(quote)) for s in starts], dtype=np.int64).reshape(-1, 2)
+    whole = _cut_one_by_one(source, exact.tolist(), quote)
+    assert reconstruct._uncut_spans(source, exact, limit, quote) == whole[:limit]
 
 
 def _spaced(unit: str, size: int) -> bytes:

@@ -1326,30 +1326,55 @@ def _uncut_spans(
     the same bytes, so one of each such kind answers for all of that kind, whatever the spans
     are (red team 84, F08: ``3\u202f3`` in megabytes of ``3\u202f``, or a digit of another
     script nine times a period, cut a token everywhere but not on an ASCII letter or digit,
-    and cost a Python check each: 1.4-6.5 s for 4 MB)."""
+    and cost a Python check each: 1.4-6.5 s for 4 MB).
+
+    Spans :func:`_cut_off_a_number` answers for (a block of spans at a time, read from where
+    the checks are) are passed over together, not checked, their starts kept for the next look
+    for a period (red team 86: spans cutting a number unevenly spaced, which no period
+    answers for, cost a check each). The rules read a block only once the checks reach it, so
+    a stretch that repeats is passed over in bulk before they read it: a span costs them more
+    than the bulk check."""
     out: list[tuple[int, int]] = []
     n = len(spans)
     if not n or limit <= 0:
         return out
     starts, ends = spans[:, 0], spans[:, 1]
-    recent: list[int] = []  # the starts checked one by one since the last stretch
-    gap = wait = _RUN_STEPS  # spans checked between two looks for a period (doubling), and until the next
+    source_bytes = np.frombuffer(source, dtype=np.uint8)
+    recent: list[int] = []  # the starts passed one by one (or with their run) since the last stretch
+    gap = wait = _RUN_STEPS  # spans passed between two looks for a period (doubling), and until the next
     chunk, s_chunk, e_chunk = -1, [], []
+    block_end, block = 0, _NUMBER_BLOCK
+    unsure = np.zeros(0, dtype=np.int64)  # the spans of the block the number rules leave to a check
     i = 0
     while i < n:
-        if i // 4096 != chunk:  # read a few thousand spans at a time, not all of them
-            chunk = i // 4096
-            s_chunk = starts[4096 * chunk : 4096 * chunk + 4096].tolist()
-            e_chunk = ends[4096 * chunk : 4096 * chunk + 4096].tolist()
-        s, e = s_chunk[i % 4096], e_chunk[i % 4096]
-        if not _cuts_a_token(source, s, e, quote):
-            out.append((s, e))
-            if len(out) == limit:
-                return out
-        i += 1
-        recent.append(s)
-        wait -= 1
-        if wait:
+        if i >= block_end:
+            # the spans _cut_off_a_number answers for, a block at a time from where the
+            # checks are: a stretch that repeats is passed over before the rules read it
+            block_end = min(n, i + block)
+            cut = _cut_off_a_number(source_bytes, starts[i:block_end], ends[i:block_end])
+            unsure = i + np.flatnonzero(~cut)
+            block = min(4 * block, _MAX_NUMBER_BLOCK)
+        j = int(unsure[np.searchsorted(unsure, i)]) if unsure.size and unsure[-1] >= i else block_end
+        if j > i:
+            # spans i..j-1 surely cut a number (red team 86: "3" of "3.5" unevenly spaced, a
+            # Python check each): passed over together, their last starts kept for a look
+            recent += starts[max(i, j - (_RUN_STEPS + 1) * _MAX_SPANS_PER_PERIOD) : j].tolist()
+            wait -= j - i
+            i = j
+        else:
+            if i // 4096 != chunk:  # read a few thousand spans at a time, not all of them
+                chunk = i // 4096
+                s_chunk = starts[4096 * chunk : 4096 * chunk + 4096].tolist()
+                e_chunk = ends[4096 * chunk : 4096 * chunk + 4096].tolist()
+            s, e = s_chunk[i % 4096], e_chunk[i % 4096]
+            if not _cuts_a_token(source, s, e, quote):
+                out.append((s, e))
+                if len(out) == limit:
+                    return out
+            i += 1
+            recent.append(s)
+            wait -= 1
+        if wait > 0:
             continue
         per = _span_period(recent)
         if len(recent) > 4096:
@@ -1358,7 +1383,7 @@ def _uncut_spans(
             gap = wait = min(2 * gap, 1024)
             continue
         gap = wait = _RUN_STEPS
-        lo, d = recent[-per], s - recent[-1 - per]  # the last period's first span, its length
+        lo, d = recent[-per], recent[-1] - recent[-1 - per]  # the last period's first span, its length
         recent = []
         hi = _period_end(source, lo, d)
         a = i + int(np.searchsorted(starts[i:], lo + _CUT_CONTEXT, side="left"))
@@ -1391,6 +1416,11 @@ def _uncut_spans(
     return out
 
 
+# spans _cut_off_a_number reads at a time in _uncut_spans: few at first (a stretch that repeats
+# is found after a few dozen and passed over in bulk, the rules costing more a span than the
+# bulk check), four times more each next block, up to the most
+_NUMBER_BLOCK = 1024
+_MAX_NUMBER_BLOCK = 1 << 18
 # the most spans a period may hold for _uncut_spans to find it (the spans are listed already,
 # so a period of many is worth looking for: "٣" nine times a period of "٣٣٣٣٣٣٣٣٣x")
 _MAX_SPANS_PER_PERIOD = 64
@@ -1414,11 +1444,9 @@ _ASCII_ALNUM_TABLE[list(b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqr
 
 
 def _surely_cut(haystack: bytes, spans: np.ndarray) -> np.ndarray:
-    """For each ``(start, end)`` of ``spans`` (none empty), whether :func:`_cuts_a_token`
-    surely returns True for it, for all spans at once: it opens on an ASCII letter or digit
-    right after one, or ends on one right before one (its first two tests), or it cuts a
-    number in one of the ways :func:`_cut_off_a_number` reads with numpy. False says nothing:
-    those spans are checked one by one."""
+    """For each ``(start, end)`` of ``spans`` (none empty), whether it opens on an ASCII letter
+    or digit right after one, or ends on one right before one: :func:`_cuts_a_token`'s first
+    two tests, on which it returns True, for all spans at once."""
     a = np.frombuffer(haystack, dtype=np.uint8)
     start, end = spans[:, 0], spans[:, 1]
     cut = np.zeros(len(spans), dtype=bool)
@@ -1426,10 +1454,6 @@ def _surely_cut(haystack: bytes, spans: np.ndarray) -> np.ndarray:
     cut[inside] = _ASCII_ALNUM_TABLE[a[start[inside]]] & _ASCII_ALNUM_TABLE[a[start[inside] - 1]]
     inside = end < len(a)
     cut[inside] |= _ASCII_ALNUM_TABLE[a[end[inside] - 1]] & _ASCII_ALNUM_TABLE[a[end[inside]]]
-    rest = np.flatnonzero(~cut)
-    if rest.size:
-        # only the spans the first two tests leave, so spans cut off letters cost no more
-        cut[rest] = _cut_off_a_number(a, start[rest], end[rest])
     return cut
 
 
@@ -1465,11 +1489,16 @@ def _cut_off_a_number(a: np.ndarray, s: np.ndarray, e: np.ndarray) -> np.ndarray
     (:func:`_chars_are`). A span no rule answers for is left to the check. Each rule reads
     only the spans the rules before it left, so spans cut in one way pay for one rule."""
     n = len(a)
-    padded = np.zeros(n + 2 * _NUMBER_READS, dtype=np.uint8)  # a byte 0 reads as no byte would
-    padded[_NUMBER_READS : _NUMBER_READS + n] = a
+    if not len(s):
+        return np.zeros(0, dtype=bool)
+    # the bytes the spans' rules read, with zeros past the source's ends (a byte 0 reads as
+    # no byte would: no digit, joiner, sign or continuation byte)
+    lo, hi = int(s.min()) - _NUMBER_READS, int(e.max()) + _NUMBER_READS
+    window = np.zeros(hi - lo, dtype=np.uint8)
+    window[max(0, -lo) : min(n, hi) - lo] = a[max(0, lo) : min(n, hi)]
 
     def at(p: np.ndarray) -> np.ndarray:
-        return padded[p + _NUMBER_READS]
+        return window[p - lo]
 
     def matches(word: bytes, p: np.ndarray) -> np.ndarray:  # does the source hold word at p?
         hit = at(p) == word[0]
@@ -1505,8 +1534,9 @@ def _cut_off_a_number(a: np.ndarray, s: np.ndarray, e: np.ndarray) -> np.ndarray
         if wide.size:
             q = p[wide]
             hit = digit_at(q, n)
-            for joiner in _GOES_ON_WIDE:
-                hit |= matches(joiner, q) & digit_at(q + len(joiner), n)
+            after = _joined_at(matches, q, _GOES_ON_WIDE, ending=False)
+            k = np.flatnonzero(after >= 0)
+            hit[k] |= digit_at(after[k], n)
             on[wide] = hit
         one = np.flatnonzero(_JOINS_ONE[b0])
         if one.size:
@@ -1630,6 +1660,27 @@ def _joined_at(matches: Any, p: np.ndarray, joiners: tuple[bytes, ...], *, endin
     return out
 
 
+_WIDE_TABLES: dict[Any, tuple[np.ndarray, np.ndarray]] = {}
+
+
+def _wide_tables(test: Any) -> tuple[np.ndarray, np.ndarray]:
+    """What ``test`` says of each character of two bytes and of three, indexed by code point;
+    False where the bytes are no character of that many (an overlong form, a surrogate), as
+    ``test`` says of bytes that do not decode. Made on first use (about 20 ms)."""
+    tables = _WIDE_TABLES.get(test)
+    if tables is None:
+        tables = (np.zeros(1 << 11, dtype=bool), np.zeros(1 << 16, dtype=bool))
+        # what test says of the character once decoded (tests/test_reconstruct_cuts.py holds
+        # the tables to test itself, character by character)
+        says = ((lambda c: unicodedata.category(c) in ("Nd", "No", "Nl")) if test is _digit_at
+                else (lambda c: unicodedata.decimal(c, None) is not None))  # fmt: skip
+        for cp in range(0x80, 0x10000):
+            if not 0xD800 <= cp < 0xE000:
+                tables[cp >= 0x800][cp] = says(chr(cp))
+        _WIDE_TABLES[test] = tables
+    return tables
+
+
 def _where(may: np.ndarray, rule: Any) -> np.ndarray:
     """``rule(k)`` for the indices ``k`` where ``may`` holds, False elsewhere."""
     out = np.zeros(len(may), dtype=bool)
@@ -1658,6 +1709,26 @@ def _chars_are(a: np.ndarray, p: np.ndarray, limit: np.ndarray | int, test: Any)
     if not wide.size:
         return out
     q, width = q[wide], width[wide]
+    # characters of two or three bytes (every digit but a few of the rarest scripts): their
+    # code point looked up in a table of what test says of each
+    if test is _digit_at or test is _decimal_at:
+        table2, table3 = _wide_tables(test)
+        c1 = a[np.minimum(q + 1, len(a) - 1)]
+        c2 = a[np.minimum(q + 2, len(a) - 1)]
+        cont = (c1 & 0xC0) == 0x80
+        two = np.flatnonzero(width == 2)  # a continuation byte is no lead (it decodes as none)
+        cont[two] &= lead[wide][two] >= 0xC0
+        told = np.zeros(len(q), dtype=bool)
+        told[two] = cont[two] & table2[((lead[wide][two].astype(np.int64) & 0x1F) << 6) | (c1[two] & 0x3F)]
+        three = np.flatnonzero(width == 3)
+        told[three] = cont[three] & ((c2[three] & 0xC0) == 0x80) & table3[
+            ((lead[wide][three].astype(np.int64) & 0x0F) << 12) | ((c1[three].astype(np.int64) & 0x3F) << 6)
+            | (c2[three] & 0x3F)]  # fmt: skip
+        out[idx[wide]] = told
+        four = np.flatnonzero(width == 4)
+        if not four.size:
+            return out
+        wide, q, width = wide[four], q[four], width[four]
     key = lead[wide].astype(np.uint32) << 24
     for k in (1, 2, 3):
         key |= np.where(width > k, a[np.minimum(q + k, len(a) - 1)], 0).astype(np.uint32) << (24 - 8 * k)
