@@ -365,6 +365,44 @@ def test_short_quote_at_every_byte_of_a_long_run(benchmark, shape):
     store.close()
 
 
+def _unevenly_spaced(unit: str, size: int) -> bytes:
+    rng = random.Random(3)
+    out, n = [], 0
+    while n < size:  # whole units only: the source ends on a whole number
+        out.append(unit + " " * rng.randint(1, 6))
+        n += len(out[-1])
+    return "".join(out).encode()
+
+
+@pytest.mark.parametrize("shape", ["point", "ends_on_point", "opens_on_point", "after_point", "digit_group",
+                                   "ends_on_separator", "signed", "arabic_point", "whitespace"])  # fmt: skip
+def test_uneven_spans_that_cut_a_number(benchmark, shape):
+    # red team 86: spans that cut a number but not between two ASCII letters or digits, spaced
+    # by random runs of one to six spaces (no period to check them by), cost a Python check
+    # each: "3" in 4 MB of "3.5" took 1.8-2.3 s. Ending before a point and a digit, ending on
+    # the number's point, opening on it, opening after it, before a narrow no-break space in a
+    # digit group, ending on a no-break space before one (a whitespace quote), after a sign,
+    # before an Arabic decimal separator, and a whitespace quote ending before a point
+    unit, quote = {
+        "point": ("3.5", b"3"),
+        "ends_on_point": ("3.5", b"3."),
+        "opens_on_point": ("3.5", b".5"),
+        "after_point": ("3.5", b"5"),
+        "digit_group": ("3\u202f000", b"3"),
+        "ends_on_separator": ("3\u00a0000", "3\u00a0".encode()),
+        "signed": ("-3", b"3"),
+        "arabic_point": ("\u0663\u066b\u0665", "\u0663".encode()),
+        "whitespace": ("x 3.5", b"x  3"),
+    }[shape]
+    source = _unevenly_spaced(unit, 4 << 20)
+    store = SourceStore(":memory:")
+    store.put("tool:numbers", source)
+    check = benchmark.pedantic(verify_quote, args=(store, "tool:numbers", quote), rounds=5, iterations=1)
+    assert check.grade == "not_found" and check.diagnostic.kind == "occurs_only_cutting_a_token"
+    benchmark.extra_info.update(source_bytes=len(source), quote_bytes=len(quote), search=_search.IMPLEMENTATION)
+    store.close()
+
+
 def _keys_of_many_lengths():
     # red team 37, 04: keys of eight lengths (2-8 and 16 bytes), all opening with a byte found
     # at every other offset, their rarest byte every 64 bytes: the one pass looked each offset
