@@ -1474,6 +1474,15 @@ _GOES_ON_WIDE = tuple(j for j in (*_DIGIT_GROUP, _EN_DASH, _MINUS_SIGN, *_OTHER_
 # those _ends_with_joiner reads but the point
 _OPENS_INSIDE = _byte_table(bytes(j[0] for j in _NUMBER_INSIDE) + b",")
 _ENDS_JOINED = _byte_table(bytes(j[-1] for j in _NUMBER_INSIDE[1:]))
+# the bytes a number may go on with after a span (a digit, a joiner, the first byte of a wide
+# one), and those it may open with before one (a digit, a sign or point, a joiner, the last
+# byte of a wide one): the rules read no further where the byte is none of these
+_MAY_GO_ON = _DIGIT_TABLE | _JOINS_ONE
+_MAY_GO_ON[0x80:] = True
+_MAY_OPEN_BEFORE = _DIGIT_TABLE | _SIGN_OR_POINT | _JOINED_AFTER_ONE
+_MAY_OPEN_BEFORE[0x80:] = True
+_DIGIT_BEFORE = _DIGIT_TABLE.copy()
+_DIGIT_BEFORE[0x80:] = True
 # the most bytes _cut_off_a_number reads before a span or after it (a joiner of three bytes
 # after a digit of four, before; a point, an e, a sign and a digit's first byte after)
 _NUMBER_READS = 8
@@ -1572,11 +1581,11 @@ def _cut_off_a_number(a: np.ndarray, s: np.ndarray, e: np.ndarray) -> np.ndarray
 
     def end_on_a_digit(s: np.ndarray, e: np.ndarray) -> np.ndarray:
         # an ASCII digit the source's number goes on after: "3" of "3.5", "3\u202f000", "3٠"
-        return _where(_DIGIT_TABLE[at(e - 1)] & (e < n), lambda k: goes_on(e[k]))
+        return _where(_DIGIT_TABLE[at(e - 1)] & (e < n) & _MAY_GO_ON[at(e)], lambda k: goes_on(e[k]))
 
     def open_on_a_digit(s: np.ndarray, e: np.ndarray) -> np.ndarray:
         # an ASCII digit the source's number opens before: "5" of "3.5" or "3,5", "3" of "-3"
-        return _where(_DIGIT_TABLE[at(s)] & (s > 0), lambda k: number_before(s[k]))
+        return _where(_DIGIT_TABLE[at(s)] & (s > 0) & _MAY_OPEN_BEFORE[at(s - 1)], lambda k: number_before(s[k]))
 
     def open_inside(s: np.ndarray, e: np.ndarray) -> np.ndarray:
         # _opens_inside_a_number after a digit: ".5" of "3.5", ",000" of "3,000"
@@ -1592,7 +1601,7 @@ def _cut_off_a_number(a: np.ndarray, s: np.ndarray, e: np.ndarray) -> np.ndarray
             thousands &= (q - p == 4) | ~_DIGIT_TABLE[at(p + 4)]
             return (inside | thousands) & digit_before(p, 0, n)
 
-        return _where(_OPENS_INSIDE[at(s)] & (s > 0), rule)
+        return _where(_OPENS_INSIDE[at(s)] & (s > 0) & _DIGIT_BEFORE[at(s - 1)], rule)
 
     def end_on_a_point(s: np.ndarray, e: np.ndarray) -> np.ndarray:
         # a point, comma or colon after a digit, the source's number going on past it:
@@ -1628,12 +1637,12 @@ def _cut_off_a_number(a: np.ndarray, s: np.ndarray, e: np.ndarray) -> np.ndarray
 
     def open_on_a_wide_digit(s: np.ndarray, e: np.ndarray) -> np.ndarray:
         # a digit of another script, the source's number opening before it: "٠" of "٣٠"
-        return _where((at(s) >= 0x80) & (s > 0),
+        return _where((at(s) >= 0x80) & (s > 0) & _MAY_OPEN_BEFORE[at(s - 1)],
                       lambda k: _chars_are(a, s[k], e[k], _decimal_at) & number_before(s[k]))  # fmt: skip
 
     def end_on_a_wide_digit(s: np.ndarray, e: np.ndarray) -> np.ndarray:
         # a digit of another script, the source's number going on after it: "٣" of "٣٠", "٣٫٥"
-        return _where((at(e - 1) >= 0x80) & (e < n),
+        return _where((at(e - 1) >= 0x80) & (e < n) & _MAY_GO_ON[at(e)],
                       lambda k: _chars_are(a, char_start(e[k] - 1, s[k]), e[k], _decimal_at) & goes_on(e[k]))
 
     cut = np.zeros(len(s), dtype=bool)
