@@ -1493,10 +1493,11 @@ def _cut_off_a_number(a: np.ndarray, s: np.ndarray, e: np.ndarray) -> np.ndarray
     returns True because they cut a number: each rule below is one path of it on which it
     returns True, read with numpy (red team 86: a digit cut off ``3.5``, ``3\u202f000``,
     ``-3`` or ``٣٫٥`` where uneven runs of spaces leave no period cost a Python check each:
-    0.4-3.6 s for 4 MB). Characters that are not ASCII are told digits or not by
-    :func:`_digit_at` and :func:`_decimal_at` themselves, once for each kind found
-    (:func:`_chars_are`). A span no rule answers for is left to the check. Each rule reads
-    only the spans the rules before it left, so spans cut in one way pay for one rule."""
+    0.35-4.0 s for 4 MB). Characters that are not ASCII are told digits or not as
+    :func:`_digit_at` and :func:`_decimal_at` tell them (:func:`_chars_are`: a table of code
+    points for those of two and three bytes, the tests themselves once per kind for those of
+    four). A span no rule answers for is left to the check. Each rule reads only the spans
+    the rules before it left, so spans cut in one way pay for one rule."""
     n = len(a)
     if not len(s):
         return np.zeros(0, dtype=bool)
@@ -1702,8 +1703,9 @@ def _where(may: np.ndarray, rule: Any) -> np.ndarray:
 def _chars_are(a: np.ndarray, p: np.ndarray, limit: np.ndarray | int, test: Any) -> np.ndarray:
     """``test(data, p)`` (:func:`_digit_at` or :func:`_decimal_at`) for each ``p``, where
     ``data`` is the source ``a`` up to ``limit`` (the source, or a quote that ends there).
-    ASCII bytes are read with numpy, and each character of more bytes found is told by
-    ``test`` itself, once."""
+    ASCII bytes are read with numpy, characters of two and three bytes looked up in
+    :func:`_wide_tables`, and each kind of character of four bytes found told by ``test``
+    itself, once."""
     out = np.zeros(len(p), dtype=bool)
     idx = np.flatnonzero((p >= 0) & (p < limit))
     if not idx.size:
