@@ -19,7 +19,9 @@ from libc.string cimport memchr, memcmp, memcpy, memset
 from _types cimport byte_t, offset_t
 from _whitespace cimport whitespace_length
 
-from provgate._citations_py import _GAP_BYTES, _GAP_CHARS_2, _GAP_CHARS_3, _PLAIN_GAP, FORMS, MAX_NAME_BYTES
+from provgate._citations_py import (
+    _GAP_BYTES, _GAP_CHARS_2, _GAP_CHARS_3, _PLAIN_GAP_BYTES, _PLAIN_GAP_CHARS, FORMS, MAX_NAME_BYTES,
+)
 
 cnp.import_array()
 
@@ -60,7 +62,7 @@ for _b in range(256):
     IS_ASCII_ALNUM[_b] = (0x30 <= _b <= 0x39) or (0x41 <= _b <= 0x5A) or (0x61 <= _b <= 0x7A)
     IS_GAP[_b] = _b in _GAP_BYTES
     IS_GAP3_LEAD[_b] = any(c[0] == _b for c in _GAP_CHARS_3)
-    IS_PLAIN_GAP[_b] = _b in _PLAIN_GAP
+    IS_PLAIN_GAP[_b] = _b in _PLAIN_GAP_BYTES
     IS_COMPARED[_b] = _b in b"=<+-.0123456789"
     IS_KEPT[_b] = _b in b".,;:!?)*_"
 
@@ -72,6 +74,8 @@ cdef enum:
 cdef int GAP2[GAP_CODES_MAX]
 cdef int GAP3[GAP_CODES_MAX]
 cdef int GAP2_COUNT = 0, GAP3_COUNT = 0
+cdef int PLAIN3[GAP_CODES_MAX]  # the three-byte characters of _PLAIN_GAP_CHARS
+cdef int PLAIN3_COUNT = 0
 if len(_GAP_CHARS_2) > GAP_CODES_MAX or len(_GAP_CHARS_3) > GAP_CODES_MAX:  # pragma: no cover
     raise ImportError("provgate._ext.citations: more gap characters than GAP_CODES_MAX")
 for _c in sorted(_GAP_CHARS_2):
@@ -80,6 +84,12 @@ for _c in sorted(_GAP_CHARS_2):
 for _c in sorted(_GAP_CHARS_3):
     GAP3[GAP3_COUNT] = (_c[0] << 16) | (_c[1] << 8) | _c[2]
     GAP3_COUNT += 1
+if sorted(len(_c) for _c in _PLAIN_GAP_CHARS)[:1] != [2] or sum(len(_c) == 2 for _c in _PLAIN_GAP_CHARS) != 1:
+    raise ImportError("provgate._ext.citations reads one two-byte plain gap character, U+00A0")  # pragma: no cover
+for _c in sorted(_PLAIN_GAP_CHARS):
+    if len(_c) == 3:
+        PLAIN3[PLAIN3_COUNT] = (_c[0] << 16) | (_c[1] << 8) | _c[2]
+        PLAIN3_COUNT += 1
 
 
 # Quotation marks as codes: the UTF-8 bytes of one character, big-endian in an int.
@@ -1186,14 +1196,57 @@ cdef offset_t gap_start(const Scan* s, offset_t group_start) noexcept nogil:
     return c
 
 
+cdef bint is_plain_gap(const byte_t* p, offset_t c, offset_t end) noexcept nogil:
+    """Whether [c, end) holds only _PLAIN_GAP_BYTES and _PLAIN_GAP_CHARS."""
+    cdef offset_t i = c
+    cdef int code, k
+    cdef bint found
+    while i < end:
+        if IS_PLAIN_GAP[p[i]]:
+            i += 1
+        elif i + 2 <= end and p[i] == 0xC2 and p[i + 1] == 0xA0:
+            i += 2
+        elif i + 3 <= end:
+            code = code_at(p, i, 3)
+            found = False
+            for k in range(PLAIN3_COUNT):
+                if PLAIN3[k] == code:
+                    found = True
+                    break
+            if not found:
+                return False
+            i += 3
+        else:
+            return False
+    return True
+
+
 cdef bint inline_quote(Scan* s, offset_t group_start, offset_t previous_end, offset_t* out) noexcept nogil:
-    cdef offset_t c = gap_start(s, group_start), i
-    for i in range(c, group_start):
-        if not IS_PLAIN_GAP[s.p[i]]:
-            if first_blockquote_line(s, group_start) >= 0:
-                return False  # the group attributes the blockquote (_inline)
-            break
-    return inline_at(s, c, previous_end, out)
+    """_Scanner._inline."""
+    cdef const byte_t* p = s.p
+    cdef offset_t c = gap_start(s, group_start), first, kept, lo, opener, text
+    if is_plain_gap(p, c, group_start):
+        return inline_at(s, c, previous_end, out)
+    first = first_blockquote_line(s, group_start)
+    if first < 0:
+        return inline_at(s, c, previous_end, out)
+    kept = s.segments.n
+    if not inline_at(s, c, previous_end, out):
+        return False
+    if out[2] == UNREADABLE:
+        return True
+    lo = max(first, previous_end)
+    opener = out[0]
+    while out[2] == GUILLEMET and padding_before(p, lo, opener) > 0:
+        opener -= padding_before(p, lo, opener)  # (the spaces French sets inside « »)
+    opener = before_opener(p, lo, opener)
+    text = lo
+    if lo == first:
+        prefixes(p, lo, opener, &text)
+    if has_text(p, text, opener):
+        s.segments.n = kept
+        return False
+    return True
 
 
 cdef bint inline_at(Scan* s, offset_t c, offset_t previous_end, offset_t* out) noexcept nogil:
@@ -1389,10 +1442,10 @@ cdef bint fenced_quote(Scan* s, offset_t group_start, offset_t group_end, offset
 
 
 cdef bint is_sentence_end(const byte_t* p, offset_t lo, offset_t hi) noexcept nogil:
-    """Whether [lo, hi) holds . ! ? or 。 ！ ？ (_SENTENCE_END)."""
+    """Whether [lo, hi) holds . ! ? before whitespace, or 。 ！ ？ (_SENTENCE_END)."""
     cdef offset_t i
     for i in range(lo, hi):
-        if p[i] == 0x2E or p[i] == 0x21 or p[i] == 0x3F:
+        if (p[i] == 0x2E or p[i] == 0x21 or p[i] == 0x3F) and i + 1 < hi and IS_ASCII_WS[p[i + 1]]:
             return True
         if i + 3 <= hi and ((p[i] == 0xE3 and p[i + 1] == 0x80 and p[i + 2] == 0x82)
                             or (p[i] == 0xEF and p[i + 1] == 0xBC and (p[i + 2] == 0x81 or p[i + 2] == 0x9F))):
@@ -1434,10 +1487,10 @@ cdef offset_t forward_quote(Scan* s, offset_t group_end, offset_t limit, offset_
 
 
 cdef offset_t last_sentence_end(const byte_t* p, offset_t lo, offset_t hi) noexcept nogil:
-    """The start of the last . ! ? 。 ！ ？ that lies in [lo, hi), or -1 (_SENTENCE_END)."""
+    """The start of the last sentence end (_SENTENCE_END) that lies in [lo, hi), or -1."""
     cdef offset_t i = hi - 1
     while i >= lo:
-        if p[i] == 0x2E or p[i] == 0x21 or p[i] == 0x3F:
+        if (p[i] == 0x2E or p[i] == 0x21 or p[i] == 0x3F) and i + 1 < hi and IS_ASCII_WS[p[i + 1]]:
             return i
         if i + 3 <= hi and ((p[i] == 0xE3 and p[i + 1] == 0x80 and p[i + 2] == 0x82)
                             or (p[i] == 0xEF and p[i + 1] == 0xBC and (p[i + 2] == 0x81 or p[i + 2] == 0x9F))):

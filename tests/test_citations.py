@@ -337,12 +337,22 @@ CASES = [
     ('> one\nthe "term" \u2014 [src:a]', [("blockquote", 'one\nthe "term"', ["a"])], []),  # (a lazy line)
     ('> one (the "term"). [src:a]', [("double", "term", ["a"])], []),  # (the plain gap: the quotation)
     ('one (the "term") \u2014 [src:a]', [("double", "term", ["a"])], []),  # (no blockquote)
+    # ... unless the quotation is all of the blockquote's text, and no-break and zero-width
+    # spaces are plain (red team 88, F05: the marks were quoted, and the honest line failed)
+    ('> "one"\u00a0[src:a]', [("double", "one", ["a"])], []),
+    ('> It says: "one"\u202f[src:a]', [("double", "one", ["a"])], []),
+    ('> \u201cone\u201d \u2014 [src:a]', [("curly", "one", ["a"])], []),
+    ('> > \u00ab one \u00bb\u3002[src:a]', [("guillemet", "one", ["a"])], []),
+    ('> a\n> "one" \u2014 [src:a]', [("blockquote", 'a\n"one"', ["a"])], []),  # (not all of it)
     # a group that carries nothing carries the quotation that opens after it in its sentence
     # (red team 87, F06: the next group's form 4 checked it against the wrong source)
     ('According to [src:a], "x". More y [src:b].', [("double", "x", ["a"])], ["b"]),
     ("[src:a] states: \u201cx\u201d and so on", [("curly", "x", ["a"])], []),
     ('As [src:a] puts it, \u300cx\u300d [src:b]', [("corner", "x", ["b"])], ["a"]),  # (form 1 first)
     ('See [src:a]. Then "x" and so on', [], ["a"]),  # (another sentence)
+    ('See [src:a] of v1.2: "x"', [("double", "x", ["a"])], []),  # (a point before no whitespace ends nothing)
+    ('"w". "x" and "y" [src:a]', [("double", "x", ["a"]), ("double", "y", ["a"])], []),
+    ('"w" 3.5 "x" [src:a]', [("double", "w", ["a"]), ("double", "x", ["a"])], []),
     ('See [src:a] and "x [src:b] y"', [("unreadable", "", ["b"])], ["a"]),  # (a group inside it)
     ('[src:a] is 27" wide and "x"', [], ["a"]),  # (a " that cannot open)
     ('[src:a]\n\n"x"', [], ["a"]),  # (another paragraph)

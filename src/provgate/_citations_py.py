@@ -101,8 +101,16 @@ _GAP_CHARS = frozenset(
         "\uff01\uff08\uff09\uff0a\uff0c\uff0e\uff1a\uff1b\uff1f\uff3f\uff61\uff64"  # fullwidth and halfwidth
     )
 ) | frozenset(chr(c).encode() for c in [*range(0x2000, 0x2010), *range(0x202A, 0x202F), *range(0x2066, 0x206A)])
-# the gap that leaves a quotation at the end of a blockquote's line its group's (_inline)
-_PLAIN_GAP = b" \t\r()*_.,;:!?"
+# the gap that leaves a quotation at the end of a blockquote's line its group's (_inline):
+# blanks, `( ) * _`, ASCII clause punctuation, and the no-break, Unicode and zero-width spaces
+# (red team 88, F05: a no-break space before the group sent the line to the blockquote form)
+_PLAIN_GAP_BYTES = b" \t\r()*_.,;:!?"
+_PLAIN_GAP_CHARS = frozenset(
+    chr(c).encode() for c in (0xA0, 0x1680, *range(0x2000, 0x200E), 0x202F, 0x205F, 0x2060, 0x3000, 0xFEFF)
+)
+_PLAIN_GAP = re.compile(
+    b"(?:[" + re.escape(_PLAIN_GAP_BYTES) + b"]|" + b"|".join(re.escape(c) for c in sorted(_PLAIN_GAP_CHARS)) + b")*+"
+)
 _GAP_CHARS_2 = frozenset(c for c in _GAP_CHARS if len(c) == 2)
 _GAP_CHARS_3 = frozenset(c for c in _GAP_CHARS if len(c) == 3)
 # the closing marks a loose claim reads back to (_Scanner._loose): every inline form's but the
@@ -113,7 +121,8 @@ _CLOSING_MARKS = frozenset(
 )  # ” “ ’ ‘ › ‹ 」 』 » «
 _SINGLE_MARKS = frozenset(("\u2019".encode(), "\u2018".encode()))
 # what ends a sentence, between a group and a quotation it would carry forward (_Scanner.forward)
-_SENTENCE_END = re.compile(rb"[.!?]|\xe3\x80\x82|\xef\xbc[\x81\x9f]")  # . ! ? 。 ！ ？
+# (. ! ? before whitespace, so that v1.2 and 3.5 end nothing; 。 ！ ？ always)
+_SENTENCE_END = re.compile(rb"[.!?](?=[ \t\r\n\x0b\x0c])|\xe3\x80\x82|\xef\xbc[\x81\x9f]")
 # the marks that only open: a group after one (and no closing mark) stands inside a quotation
 _OPENING_MARKS = frozenset(c.encode() for c in "\u201e\u201a\u300c\u300e")  # „ ‚ 「 『
 # what a guillemet quotation is trimmed of at each end: French sets « and » off by a space
@@ -729,15 +738,33 @@ class _Scanner:
         return c
 
     def _inline(self, group_start: int, previous_end: int) -> tuple[int, int, int, int, int] | None:
+        data = self.data
         c = self._gap_start(group_start)
-        if (c < group_start and self.data[c:group_start].translate(None, _PLAIN_GAP)
-                and self.first_blockquote_line(group_start) >= 0):
-            # on a line of a blockquote, a dash, an ellipsis, the punctuation of other scripts
-            # or another line between a quotation and the group attribute the blockquote: it
-            # is what the group claims, not the quotation at the end of its line (red team 87,
-            # F15: `> drifted … (the "term") — [src:a]` checked the term alone)
+        if _PLAIN_GAP.fullmatch(data, c, group_start) is not None:
+            return self._inline_at(c, previous_end)
+        first = self.first_blockquote_line(group_start)
+        if first < 0:
+            return self._inline_at(c, previous_end)
+        # On a line of a blockquote, a dash, an ellipsis, the punctuation of other scripts or
+        # another line between a quotation and the group attribute the blockquote: it is what
+        # the group claims, not the quotation at the end of its line (red team 87, F15:
+        # `> drifted … (the "term") — [src:a]` checked the term alone). Unless the quotation
+        # is all the blockquote's text since the previous group: `> “…” — [src:a]` checks the
+        # text inside the marks (red team 88, F05: the marks were quoted, an honest not_found).
+        kept = len(self.segments)
+        got = self._inline_at(c, previous_end)
+        if got is None or got[2] == UNREADABLE:
+            return got
+        lo = max(first, previous_end)
+        opened = got[0]
+        while got[2] == GUILLEMET and (pad := next((p for p in _GUILLEMET_PADDING if data.endswith(p, lo, opened)), None)):
+            opened -= len(pad)  # (the spaces French sets inside « »)
+        opener = _before_opener(data, lo, opened)
+        text = _prefixes(data, lo, opener)[1] if lo == first else lo
+        if _has_text(data, text, opener):
+            del self.segments[kept:]
             return None
-        return self._inline_at(c, previous_end)
+        return got
 
     def _inline_at(self, c: int, previous_end: int) -> tuple[int, int, int, int, int] | None:
         """The inline quotation whose closing delimiter ends at ``c``."""
