@@ -219,6 +219,7 @@ cdef struct Scan:
     offset_t tally_pos  # open_before: the quotation marks before tally_pos are counted
     offset_t tally[6]
     bint oom
+    offset_t pair_cursor  # pairs before it open before every bound asked since (first_pair_from)
 
 
 cdef offset_t rfind_byte(const byte_t* p, offset_t lo, offset_t hi, byte_t b) noexcept nogil:
@@ -1456,14 +1457,8 @@ cdef bint is_sentence_end(const byte_t* p, offset_t lo, offset_t hi) noexcept no
 cdef offset_t forward_quote(Scan* s, offset_t group_end, offset_t limit, offset_t* out) noexcept nogil:
     """_Scanner.forward: the quotation that opens after a group carrying nothing, in its
     sentence; the end of its closing mark, or -1."""
-    cdef offset_t lo = 0, hi = s.pairs.n // QUOTE_WIDTH, mid, b_lo = 0, b_hi = s.bounds.n
+    cdef offset_t lo = first_pair_from(s, group_end), mid, b_lo = 0, b_hi = s.bounds.n
     cdef const offset_t* pair
-    while lo < hi:  # the first pair opening at or after group_end
-        mid = (lo + hi) // 2
-        if s.pairs.v[QUOTE_WIDTH * mid + 3] < group_end:
-            lo = mid + 1
-        else:
-            hi = mid
     if lo == s.pairs.n // QUOTE_WIDTH:
         return -1
     pair = s.pairs.v + QUOTE_WIDTH * lo
@@ -1484,6 +1479,17 @@ cdef offset_t forward_quote(Scan* s, offset_t group_end, offset_t limit, offset_
     if not quoted(s, pair[0], pair[1], pair[2], out):
         return -1
     return pair[4]
+
+
+cdef offset_t first_pair_from(Scan* s, offset_t pos) noexcept nogil:
+    """The first pair opening at or after ``pos`` (bisect_left on the pairs' openings): the
+    groups ask with positions that never go back, so a cursor walks the pairs once."""
+    cdef offset_t n = s.pairs.n // QUOTE_WIDTH
+    while s.pair_cursor > 0 and s.pairs.v[QUOTE_WIDTH * (s.pair_cursor - 1) + 3] >= pos:
+        s.pair_cursor -= 1  # (never taken while the positions do not go back)
+    while s.pair_cursor < n and s.pairs.v[QUOTE_WIDTH * s.pair_cursor + 3] < pos:
+        s.pair_cursor += 1
+    return s.pair_cursor
 
 
 cdef offset_t last_sentence_end(const byte_t* p, offset_t lo, offset_t hi) noexcept nogil:
@@ -1516,25 +1522,20 @@ cdef offset_t earlier_quotes(Scan* s, const offset_t* q, offset_t previous_end, 
     """_Scanner.earlier: push the quotations of the group's sentence before ``q`` that it
     carries too; the start of the first quotation it carries (of these or ``q``)."""
     cdef const byte_t* p = s.p
-    cdef offset_t lo, opener, k, n = s.pairs.n // QUOTE_WIDTH, hi, mid, j, last_end, claim = q[0]
+    cdef offset_t lo, opener, k, n = s.pairs.n // QUOTE_WIDTH, j, last_end, claim = q[0]
     cdef offset_t got[QUOTE_WIDTH]
     cdef const offset_t* pair
     if q[2] == BLOCKQUOTE or q[2] == FENCE or q[2] == UNREADABLE:
         return claim
     lo = max(lower_bound(s, q[0]), previous_end)
     opener = before_opener(p, lo, q[0])
-    k = 0
-    hi = n
-    while k < hi:  # the first pair opening at or after lo
-        mid = (k + hi) // 2
-        if s.pairs.v[QUOTE_WIDTH * mid + 3] < lo:
-            k = mid + 1
-        else:
-            hi = mid
-    last_end = last_sentence_end(p, lo, opener)
+    k = first_pair_from(s, lo)
     j = k
     while j < n and s.pairs.v[QUOTE_WIDTH * j + 4] <= opener:
         j += 1
+    if j == k:
+        return claim  # (no pair: the sentence's end is not looked for)
+    last_end = last_sentence_end(p, lo, opener)
     for k in range(k, j):
         pair = s.pairs.v + QUOTE_WIDTH * k
         if pair[4] <= last_end:
