@@ -960,6 +960,27 @@ def test_a_near_marker_fails_the_report(store):
     assert [c.grade for c in report.citations] == ["exact"]
     report = verify_citations(store, '"The retry limit is 3 per hour." [SRC:[SRC:b]]')
     assert [m.text for m in report.malformed_markers] == ["[SRC:", "[SRC:b]"]
+    # inside an inline code span a near-marker is code (red team 88, F09)
+    for answer in ("Index with `data[src: n]` here.", "Run `x = m[SRC: 4]` [src:a]"):
+        assert verify_citations(store, answer).malformed_markers == (), answer
+    assert len(verify_citations(store, "`a` then [src: a]").malformed_markers) == 1
+
+
+def test_markers_swallowed_by_a_fence_never_closed_fail_the_report(store):
+    """A fence that is never closed makes the rest of the answer code, every later quotation and
+    marker with it: those markers are reported as malformed, or a report of no citation would
+    pass however drifted the quotations were (red team 88, F10)."""
+    store.put("tool:a", "The retry limit is 3 per hour.")
+    answer = 'Run:\n```\npip install x\n\nThe docs say "The retry limit is 9 per hour" [src:a].'
+    report = verify_citations(store, answer)
+    assert not report.ok and not report.citations
+    assert [(m.text, m.start) for m in report.malformed_markers] == [("[src:a]", answer.encode().find(b"[src:a]"))]
+    closed = answer.replace("pip install x\n", "pip install x\n```\n")
+    report = verify_citations(store, closed)
+    assert report.malformed_markers == () and [c.grade for c in report.citations] == ["not_found"]
+    honest = 'The docs say "The retry limit is 3 per hour" [src:a].\n```\ncode\n```'
+    assert verify_citations(store, honest).ok
+    assert verify_citations(store, "```\n```").ok
     assert verify_citations(store, '"The retry limit is 3 per hour." [src:a]').ok
 
 

@@ -156,7 +156,8 @@ and the totals, including the presence and accuracy rates; ``report.ok`` is True
 citation is accurate, every bare marker is present and no marker is malformed
 (``provgate verify`` exits 0 then, 1 otherwise). A **malformed marker** is text outside fenced
 code that looks like a marker but is not one: ``[src: a]``, ``[SRC:a]``, ``［src:a］``,
-``【src:a】``, ``[src:a, b]``, ``[src:]`` (``report.malformed_markers``). Answers over
+``【src:a】``, ``[src:a, b]``, ``[src:]``, and a marker inside a fence never closed
+(``report.malformed_markers``). Answers over
 :data:`MAX_ANSWER_BYTES` raise :class:`~provgate.errors.LimitExceededError`.
 
 Not recognised: a marker before its quote in another sentence (``[src:a]. "…"``), quotes
@@ -1914,12 +1915,16 @@ def _malformed_markers(data: bytes) -> tuple[MalformedMarker, ...]:
     ``[src: a]``, ``[SRC:a]``, ``［src:a］``, ``【src:a】``, ``[src:a, b]``, ``[src:]``. Each
     makes the report fail: the quotation its author attributed would otherwise go unchecked
     while ``verify`` passes (red team 86, F08). A ``[`` right after a letter, a digit, ``_``,
-    ``)`` or ``]`` indexes (``data[src : n]``, ``rom[src:]``) and is no near-marker (red team
-    87, F08). Each runs to its closing bracket, when one comes on its line before another
-    bracket opens, and a near-marker inside another's span is not reported again (red team
-    87, F10)."""
+    ``)`` or ``]`` indexes (``data[src : n]``, ``rom[src:]``), and one inside an inline code
+    span (after an odd number of backticks on its line) is code: neither is a near-marker (red
+    team 87, F08; red team 88, F09). Each runs to its closing bracket, when one comes on its
+    line before another bracket opens, and a near-marker inside another's span is not reported
+    again (red team 87, F10). The markers inside a fence that is never closed are reported too:
+    such a fence makes the rest of the answer code, every later quotation and marker with it,
+    and a report of no citation would pass (red team 88, F10)."""
     found = _citations.near_markers(data)
-    if not len(found):
+    fenced = b"```" in data or b"~~~" in data
+    if not len(found) and not fenced:
         return ()
     # (only when there is something to report: the fences alone, not a whole scan, red team 87, F09)
     fences = _citations_py.fence_blocks(data)
@@ -1933,10 +1938,18 @@ def _malformed_markers(data: bytes) -> tuple[MalformedMarker, ...]:
         k = bisect.bisect_right(fence_ends, start)
         if k < len(fences) and fences[k][0] <= start:
             continue
+        if data.count(b"`", data.rfind(b"\n", 0, start) + 1, start) % 2:
+            continue
         close = _NEAR_MARKER_CLOSE.search(data, end, end + _citations_py.MAX_NAME_BYTES + 3)
         if close is not None:
             end = close.end() if close.group() in _NEAR_MARKER_ENDS else close.start()
         out.append(MalformedMarker(data[start:end].decode("utf-8", "replace"), start, end))
+    if fences and fences[-1][2] == fences[-1][1] and fences[-1][3] == len(data):  # (never closed)
+        unclosed = [
+            MalformedMarker(m.group().decode("utf-8", "replace"), m.start(), m.end())
+            for m in _citations_py._MARKER.finditer(data, fences[-1][0])
+        ]
+        out = sorted(out + unclosed, key=lambda m: m.start)
     return tuple(out)
 
 
