@@ -1650,6 +1650,27 @@ cdef offset_t find_either3(const byte_t* p, offset_t lo, offset_t hi, byte_t a, 
     return -1
 
 
+cdef offset_t next_of_three(const byte_t* p, offset_t i, offset_t end, byte_t first, byte_t second,
+                           byte_t third, offset_t* next_second, offset_t* next_third) noexcept nogil:
+    """The first offset in [i, end) of the byte ``first``, ``second`` or ``third``, or -1. Where
+    the next ``second`` and ``third`` are is kept in ``*next_second`` and ``*next_third`` (-1:
+    none left; -2: not looked for yet), so that each is searched for once per occurrence, not
+    once per call."""
+    cdef offset_t j
+    cdef const byte_t* hit
+    if next_second[0] != -1 and next_second[0] < i:
+        next_second[0] = find_byte(p, i, end, second)
+    if next_third[0] != -1 and next_third[0] < i:
+        next_third[0] = find_byte(p, i, end, third)
+    j = next_second[0]
+    if next_third[0] >= 0 and (j < 0 or next_third[0] < j):
+        j = next_third[0]
+    hit = <const byte_t*>memchr(p + i, first, <size_t>((j if j >= 0 else end) - i))
+    if hit != NULL:
+        j = hit - p
+    return j
+
+
 cdef struct UnmarkedOpener:  # a row of _citations_py._UNMARKED_CLOSERS
     int opener         # its code (code_at), of width 1 for '"' and 3 for the others
     int width
@@ -1692,17 +1713,7 @@ cdef void find_pairs(Scan* s, offset_t a, offset_t b) noexcept nogil:
     cdef const UnmarkedOpener* u
     memset(unclosed, 0, sizeof(unclosed))
     while i < b:
-        # the next '"', 0xE2 or 0xE3, whichever comes first
-        if next_double != -1 and next_double < i:
-            next_double = find_byte(p, i, b, 0x22)
-        if next_e3 != -1 and next_e3 < i:
-            next_e3 = find_byte(p, i, b, 0xE3)
-        j = next_double
-        if next_e3 >= 0 and (j < 0 or next_e3 < j):
-            j = next_e3
-        hit = <const byte_t*>memchr(p + i, 0xE2, <size_t>((j if j >= 0 else b) - i))
-        if hit != NULL:
-            j = hit - p
+        j = next_of_three(p, i, b, 0xE2, 0x22, 0xE3, &next_double, &next_e3)
         if j < 0:
             return
         i = j
@@ -1977,17 +1988,7 @@ cdef bint find_near_markers(const byte_t* p, offset_t n, Vec* out) noexcept nogi
     cdef const byte_t* hit
     cdef offset_t next_ef = -2, next_e3 = -2, j
     while i < n:
-        # the next "[", 0xEF or 0xE3, whichever comes first
-        if next_ef != -1 and next_ef < i:
-            next_ef = find_byte(p, i, n, 0xEF)
-        if next_e3 != -1 and next_e3 < i:
-            next_e3 = find_byte(p, i, n, 0xE3)
-        j = next_ef
-        if next_e3 >= 0 and (j < 0 or next_e3 < j):
-            j = next_e3
-        hit = <const byte_t*>memchr(p + i, 0x5B, <size_t>((j if j >= 0 else n) - i))
-        if hit != NULL:
-            j = hit - p
+        j = next_of_three(p, i, n, 0x5B, 0xEF, 0xE3, &next_ef, &next_e3)
         if j < 0:
             return True
         e = -1
