@@ -20,7 +20,8 @@ from _types cimport byte_t, offset_t
 from _whitespace cimport whitespace_length
 
 from provgate._citations_py import (
-    _GAP_BYTES, _GAP_CHARS_2, _GAP_CHARS_3, _PLAIN_GAP_BYTES, _PLAIN_GAP_CHARS, FORMS, MAX_NAME_BYTES,
+    _FORWARD_MARKS, _GAP_BYTES, _GAP_CHARS_2, _GAP_CHARS_3, _PLAIN_GAP_BYTES, _PLAIN_GAP_CHARS, FORMS,
+    MAX_NAME_BYTES,
 )
 
 cnp.import_array()
@@ -42,9 +43,10 @@ cdef enum Form:
 cdef enum:
     NAME_LIMIT = 256   # MAX_NAME_BYTES; checked against the reference at import
     QUOTE_WIDTH = 5    # start, end, form, seg_lo, seg_hi
+    FORWARD_MARKS = 4  # _FORWARD_MARKS; checked likewise
 
-if NAME_LIMIT != MAX_NAME_BYTES:  # pragma: no cover - a build against a changed reference
-    raise ImportError("provgate._ext.citations was built for another MAX_NAME_BYTES")
+if NAME_LIMIT != MAX_NAME_BYTES or FORWARD_MARKS != _FORWARD_MARKS:  # pragma: no cover - a changed reference
+    raise ImportError("provgate._ext.citations was built for another MAX_NAME_BYTES or _FORWARD_MARKS")
 
 # byte classes
 cdef bint IS_ASCII_WS[256]  # space \t \n \r \v \f
@@ -1454,31 +1456,65 @@ cdef bint is_sentence_end(const byte_t* p, offset_t lo, offset_t hi) noexcept no
     return False
 
 
+cdef offset_t next_mark_end(const Scan* s, offset_t lo, offset_t hi) noexcept nogil:
+    """_Scanner._next_mark_end: the end of the first closing mark starting at lo or after and
+    ending by hi, or -1."""
+    cdef const byte_t* p = s.p
+    cdef offset_t i = lo
+    cdef int code
+    while i < hi:
+        if p[i] == 0x22:
+            return i + 1
+        if p[i] == 0x27:
+            if not (word_ending(p, i) and word_starting(p, s.n, i + 1)):
+                return i + 1
+        elif i + 3 <= hi and is_closing3(code_at(p, i, 3)):
+            code = code_at(p, i, 3)
+            if not is_single3(code) or not (word_ending(p, i) and word_starting(p, s.n, i + 3)):
+                return i + 3
+            i += 3
+            continue
+        elif i + 2 <= hi and (code_at(p, i, 2) == RIGHT_GUILLEMET or code_at(p, i, 2) == LEFT_GUILLEMET):
+            return i + 2
+        i += 1
+    return -1
+
+
 cdef offset_t forward_quote(Scan* s, offset_t group_end, offset_t limit, offset_t* out) noexcept nogil:
     """_Scanner.forward: the quotation that opens after a group carrying nothing, in its
-    sentence; the end of its closing mark, or -1."""
-    cdef offset_t lo = first_pair_from(s, group_end), mid, b_lo = 0, b_hi = s.bounds.n
-    cdef const offset_t* pair
-    if lo == s.pairs.n // QUOTE_WIDTH:
-        return -1
-    pair = s.pairs.v + QUOTE_WIDTH * lo
+    sentence; the end of its closing mark, or -1. What reading leaves behind (segments, the
+    marks read as units) is undone unless a quotation is claimed."""
+    cdef offset_t b_lo = 0, b_hi = s.bounds.n, mid, hi, e = group_end, opener, k
+    cdef offset_t kept = s.segments.n, tally_pos = s.tally_pos
+    cdef offset_t tally[6]
+    memcpy(tally, s.tally, sizeof(tally))
     while b_lo < b_hi:  # the first bound after group_end
         mid = (b_lo + b_hi) // 2
         if s.bounds.v[mid] <= group_end:
             b_lo = mid + 1
         else:
             b_hi = mid
-    if limit >= 0 and (pair[4] > limit or gap_start(s, limit) == pair[4]):
-        return -1  # a group inside it, or right after it, whose quotation it is (form 1)
-    if b_lo < s.bounds.n and pair[3] >= s.bounds.v[b_lo]:
-        return -1
-    if is_sentence_end(s.p, group_end, pair[3]):
-        return -1
-    if s.p[pair[3]] == 0x22 and not can_open(s.p, pair[3]):
-        return -1
-    if not quoted(s, pair[0], pair[1], pair[2], out):
-        return -1
-    return pair[4]
+    hi = s.bounds.v[b_lo] if b_lo < s.bounds.n else s.n
+    if limit >= 0 and limit < hi:
+        hi = limit
+    for k in range(FORWARD_MARKS):
+        e = next_mark_end(s, e, hi)
+        if e < 0:
+            break
+        if not inline_at(s, e, group_end, out):
+            if s.oom:
+                return -1
+            continue
+        if out[2] == UNREADABLE:
+            continue
+        opener = before_opener(s.p, group_end, out[0])
+        if not is_sentence_end(s.p, group_end, opener) and not (limit >= 0 and gap_start(s, limit) == e):
+            return e
+        break
+    s.segments.n = kept
+    s.tally_pos = tally_pos
+    memcpy(s.tally, tally, sizeof(tally))
+    return -1
 
 
 cdef offset_t first_pair_from(Scan* s, offset_t pos) noexcept nogil:

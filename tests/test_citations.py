@@ -354,7 +354,12 @@ CASES = [
     ('"w". "x" and "y" [src:a]', [("double", "x", ["a"]), ("double", "y", ["a"])], []),
     ('"w" 3.5 "x" [src:a]', [("double", "w", ["a"]), ("double", "x", ["a"])], []),
     ('See [src:a] and "x [src:b] y"', [("unreadable", "", ["b"])], ["a"]),  # (a group inside it)
-    ('[src:a] is 27" wide and "x"', [], ["a"]),  # (a " that cannot open)
+    ('[src:a] is 27" wide and "x"', [("double", "x", ["a"])], []),  # (27" a unit, and the " after it cannot open)
+    ('Selon [src:a], \u00ab x \u00bb, et [src:b]', [("guillemet", "x", ["a"])], ["b"]),  # (red team 88, F02)
+    ("[src:a] says 'x' and so", [("single", "x", ["a"])], []),
+    ("[src:a] says \u201dx\u201d and so", [("curly", "x", ["a"])], []),
+    ('[src:a] says x. "y"', [], ["a"]),
+    ("[src:a] doesn't say 'x'", [("single", "x", ["a"])], []),  # (an apostrophe passed over)
     ('[src:a]\n\n"x"', [], ["a"]),  # (another paragraph)
 ]
 

@@ -120,6 +120,8 @@ _CLOSING_MARKS = frozenset(
     c.encode() for c in "\u201d\u201c\u2019\u2018\u203a\u2039\u300d\u300f\u00bb\u00ab"
 )  # ” “ ’ ‘ › ‹ 」 』 » «
 _SINGLE_MARKS = frozenset(("\u2019".encode(), "\u2018".encode()))
+# how many closing marks after a group the forward claim reads (_Scanner.forward)
+_FORWARD_MARKS = 4
 # what ends a sentence, between a group and a quotation it would carry forward (_Scanner.forward)
 # (. ! ? before whitespace, so that v1.2 and 3.5 end nothing; 。 ！ ？ always)
 _SENTENCE_END = re.compile(rb"[.!?](?=[ \t\r\n\x0b\x0c])|\xe3\x80\x82|\xef\xbc[\x81\x9f]")
@@ -661,29 +663,61 @@ class _Scanner:
 
     def forward(self, group_end: int, limit: int) -> tuple[tuple[int, int, int, int, int], int] | None:
         """A group that carries nothing, not even by form 4, carries the quotation that opens
-        after it in its sentence: ``According to [src:a], "…"``, ``[src:a] states: “…”``.
-        It is the first pair of the paragraph (:func:`_unmarked_pairs`) that opens after the
-        group, with no ``.``, ``!``, ``?`` (nor their ideographic and fullwidth forms) between
-        the two and no other group before its end or right after it (``limit``: the next
-        group's start, or -1); a ``"`` that opens it must be able to open (:meth:`_can_open`). Returns the quotation and where its closing mark ends (red team
-        87, F06: the next group's form 4 claimed such a quotation and checked it against the
-        wrong source; with no next group it was never checked)."""
+        after it in its sentence: ``According to [src:a], "…"``, ``[src:a] states: “…”``,
+        ``Selon [src:a], « … »``. The closing marks after the group (:meth:`_next_mark_end`,
+        at most :data:`_FORWARD_MARKS` of them, in its paragraph and before the next group,
+        ``limit``, or -1) are each read as form 1 reads a closing mark, with the group as the
+        bound; the first that gives a quotation gives it, unless a sentence ends between the
+        group and its opening mark or the next group stands right after it (whose quotation it
+        is by form 1). Returns the quotation and where its closing mark ends (red team 87, F06:
+        the next group's form 4 claimed such a quotation and checked it against the wrong
+        source, and with no next group it was never checked; red team 88, F02: only the forms
+        unmarked quotes pair were read)."""
         data = self.data
-        k = bisect.bisect_left(self.pair_starts, group_end)
-        if k == len(self.pairs):
-            return None
-        start, end, form, opened, closed = self.pairs[k]
         b = bisect.bisect_right(self.bounds, group_end)
-        if limit >= 0 and (closed > limit or self._gap_start(limit) == closed):
-            return None  # a group inside it, or right after it, whose quotation it is (form 1)
-        if b < len(self.bounds) and opened >= self.bounds[b]:
-            return None
-        if _SENTENCE_END.search(data, group_end, opened) is not None:
-            return None
-        if data[opened] == 0x22 and not self._can_open(opened):
-            return None
-        quote = self._quoted(start, end, form)
-        return None if quote is None else (quote, closed)
+        hi = self.bounds[b] if b < len(self.bounds) else len(data)
+        if limit >= 0:
+            hi = min(hi, limit)
+        # what reading leaves behind is undone unless a quotation is claimed: the segments of
+        # one refused, and the marks read as units (the next group reads them again)
+        kept, tally_pos, tally = len(self.segments), self.tally_pos, list(self.tally)
+        e = group_end
+        for _ in range(_FORWARD_MARKS):
+            e = self._next_mark_end(e, hi)
+            if e < 0:
+                break
+            got = self._inline_at(e, group_end)
+            if got is None or got[2] == UNREADABLE:
+                continue
+            opener = _before_opener(data, group_end, got[0])
+            if _SENTENCE_END.search(data, group_end, opener) is None and not (limit >= 0 and self._gap_start(limit) == e):
+                return got, e
+            break  # (another sentence's, or the next group's by form 1)
+        del self.segments[kept:]
+        self.tally_pos, self.tally = tally_pos, tally
+        return None
+
+    def _next_mark_end(self, lo: int, hi: int) -> int:
+        """The end of the first closing mark (``"``, ``'`` not between two word characters, or
+        one of :data:`_CLOSING_MARKS`) that starts at ``lo`` or after and ends by ``hi``, or -1."""
+        data = self.data
+        i = lo
+        while i < hi:
+            x = data[i]
+            if x == 0x22:
+                return i + 1
+            if x == 0x27:
+                if not (_word_ending(data, i) and _word_starting(data, i + 1)):
+                    return i + 1
+            elif i + 3 <= hi and data[i:i + 3] in _CLOSING_MARKS:
+                if data[i:i + 3] not in _SINGLE_MARKS or not (_word_ending(data, i) and _word_starting(data, i + 3)):
+                    return i + 3
+                i += 3
+                continue
+            elif i + 2 <= hi and data[i:i + 2] in _CLOSING_MARKS:
+                return i + 2
+            i += 1
+        return -1
 
     def _is_single_mark(self, end: int) -> bool:
         data = self.data

@@ -132,9 +132,10 @@ A marker group *carries* the quotation that ends right before it, in one of thes
    ``「…」と書かれています[src:a]``; ``unreadable`` when the group stands inside a quotation
    (``"… [src:a]."``). Words between a quotation and its marker never leave it unchecked.
 
-5. **forward**: a group that carries nothing by 1.-4. carries the quotation (paired as
-   unmarked quotes are) that opens after it in its sentence, before any other group:
-   ``According to [src:a], "…"``, ``[src:a] states: “…”``.
+5. **forward**: a group that carries nothing by 1.-4. carries the quotation that opens after
+   it in its sentence, before any other group (the first of the next four closing marks that
+   1. reads as a quotation opening after the group): ``According to [src:a], "…"``,
+   ``Selon [src:a], « … »``.
 
 A group that carries a quotation by 1. or 4. also carries the other quotations of that
 sentence before it (paired as unmarked quotes are): ``"X" and "Y" [src:a]`` is two citations.
