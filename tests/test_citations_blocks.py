@@ -13,14 +13,14 @@ import time
 
 import numpy as np
 import pytest
+from conftest import IMPLEMENTATIONS
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from test_citations import _load, parse
 
-from conftest import IMPLEMENTATIONS
 from provgate import _citations_py, reconstruct
 from provgate.reconstruct import verify_citations
 from provgate.store import SourceStore
-from test_citations import _load, parse
 
 
 @pytest.fixture(params=IMPLEMENTATIONS)

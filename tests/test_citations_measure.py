@@ -14,12 +14,12 @@ path `Menü » Datei` inside the quotation cut it to its tail and the drifted he
 from __future__ import annotations
 
 import pytest
-
 from conftest import IMPLEMENTATIONS
+from test_citations import _load, parse
+
 from provgate import reconstruct
 from provgate.reconstruct import verify_citations
 from provgate.store import SourceStore
-from test_citations import _load, parse
 
 
 @pytest.fixture(params=IMPLEMENTATIONS)

@@ -11,9 +11,9 @@ from __future__ import annotations
 import time
 
 import pytest
-
 from conftest import IMPLEMENTATIONS
 from test_citations import _load, parse
+
 from provgate import _citations
 from provgate.reconstruct import verify_citations
 from provgate.store import SourceStore
