@@ -1517,6 +1517,87 @@ cdef offset_t forward_quote(Scan* s, offset_t group_end, offset_t limit, offset_
     return -1
 
 
+cdef offset_t below_quote(Scan* s, offset_t group_end, offset_t limit, offset_t* out) noexcept nogil:
+    """_Scanner.below: the blockquote or fenced block that starts on the first line that is
+    not blank below a line of prose that a group ends but for gap; where the block ends, or -1."""
+    cdef const byte_t* p = s.p
+    cdef offset_t n = s.n, i = group_end, pos, le, k, end, row, depth = 0, text_start, text_end, lo
+    while i < n and (p[i] == 0x20 or p[i] == 0x09 or p[i] == 0x0D or p[i] == 0x3A or p[i] == 0x2E
+                     or p[i] == 0x2C or p[i] == 0x3B or p[i] == 0x21 or p[i] == 0x3F or p[i] == 0x29
+                     or p[i] == 0x2A or p[i] == 0x5F or p[i] == 0x2D):
+        i += 1
+    if i >= n or p[i] != 0x0A or first_blockquote_line(s, group_end) >= 0:
+        return -1
+    pos = i + 1
+    while True:  # (past blank lines)
+        le = line_end(p, n, pos)
+        if has_nonblank(p, pos, le):
+            break
+        if le >= n:
+            return -1
+        pos = le + 1
+    k = fence_after(s, pos)
+    if k < s.fences.n // 4 and s.fences.v[4 * k] == pos:
+        if (limit >= 0 and s.fences.v[4 * k + 3] > limit) or not has_text(p, s.fences.v[4 * k + 1], s.fences.v[4 * k + 2]):
+            return -1
+        out[0] = s.fences.v[4 * k + 1]
+        out[1] = s.fences.v[4 * k + 2]
+        out[2] = FENCE
+        out[3] = 0
+        out[4] = 0
+        return s.fences.v[4 * k + 3]
+    if blockquote_prefix(p, pos, le) < 0 or in_fence(s, pos):
+        return -1
+    end = le
+    while end < n and blockquote_prefix(p, end + 1, line_end(p, n, end + 1)) >= 0:
+        end = line_end(p, n, end + 1)
+    if (limit >= 0 and end > limit) or has_marker(p, pos, end):
+        return -1
+    row = pos
+    while True:
+        depth = shared_depth_step(p, row, line_end(p, n, row), depth)
+        if line_end(p, n, row) >= end:
+            break
+        row = line_end(p, n, row) + 1
+    if depth == 0:
+        depth = 1
+    s.lines.n = 0
+    row = pos
+    while True:
+        text_end = line_end(p, n, row)
+        text_start = strip_prefixes(p, row, text_end, depth)
+        if text_end > text_start and p[text_end - 1] == 0x0D:
+            text_end -= 1
+        if not push2(&s.lines, text_start, text_end):
+            s.oom = True
+            return -1
+        if line_end(p, n, row) >= end:
+            break
+        row = line_end(p, n, row) + 1
+    if not lines_have_text(s, 0):
+        return -1
+    lo = s.segments.n // 2
+    for k in range(s.lines.n // 2):
+        if not push2(&s.segments, s.lines.v[2 * k], s.lines.v[2 * k + 1]):
+            s.oom = True
+            return -1
+    out[0] = s.lines.v[0]
+    out[1] = s.lines.v[s.lines.n - 1]
+    out[2] = BLOCKQUOTE
+    out[3] = lo
+    out[4] = s.segments.n // 2
+    return end
+
+
+cdef bint has_nonblank(const byte_t* p, offset_t start, offset_t end) noexcept nogil:
+    """Whether [start, end) holds a byte other than a space, a tab or a \\r."""
+    cdef offset_t i
+    for i in range(start, end):
+        if not (p[i] == 0x20 or p[i] == 0x09 or p[i] == 0x0D):
+            return True
+    return False
+
+
 cdef offset_t first_pair_from(Scan* s, offset_t pos) noexcept nogil:
     """The first pair opening at or after ``pos`` (bisect_left on the pairs' openings): the
     groups ask with positions that never go back, so a cursor walks the pairs once."""
@@ -1622,6 +1703,8 @@ cdef void scan_groups(Scan* s) noexcept nogil:
         claim_start, claim_end = q[0], ge  # (the quotation's start to the group's end)
         if not found:
             closed = forward_quote(s, ge, s.groups.v[4 * (g + 1)] if g + 1 < ng else -1, q)
+            if closed < 0 and not s.oom:
+                closed = below_quote(s, ge, s.groups.v[4 * (g + 1)] if g + 1 < ng else -1, q)
             if s.oom:
                 return
             if closed >= 0:

@@ -360,6 +360,14 @@ CASES = [
     ("[src:a] says \u201dx\u201d and so", [("curly", "x", ["a"])], []),
     ('[src:a] says x. "y"', [], ["a"]),
     ("[src:a] doesn't say 'x'", [("single", "x", ["a"])], []),  # (an apostrophe passed over)
+    # the line that introduces a blockquote or a fence below it (red team 88, F03: bare)
+    ("According to [src:a]:\n\n> one\n> two\n", [("blockquote", "one\ntwo", ["a"])], []),
+    ("According to [src:a]:\n> > one\n", [("blockquote", "one", ["a"])], []),
+    ("From [src:a]:\n\n```\none\n```\n", [("fence", "one", ["a"])], []),
+    ("From [src:a]:\n\n> one [src:b]\n", [("blockquote", "one", ["b"])], ["a"]),  # (its own marker)
+    ("From [src:a] we learn\n\n> one\n", [], ["a"]),  # (words after the group)
+    ("> a [src:x] b [src:y]\n> c\n", [("blockquote", "a", ["x"])], ["y"]),  # (a blockquote's line)
+    ("From [src:a]:\n\nprose\n> one\n", [], ["a"]),  # (not the next line that is not blank)
     ('[src:a]\n\n"x"', [], ["a"]),  # (another paragraph)
 ]
 

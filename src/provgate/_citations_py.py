@@ -120,6 +120,8 @@ _CLOSING_MARKS = frozenset(
     c.encode() for c in "\u201d\u201c\u2019\u2018\u203a\u2039\u300d\u300f\u00bb\u00ab"
 )  # ” “ ’ ‘ › ‹ 」 』 » «
 _SINGLE_MARKS = frozenset(("\u2019".encode(), "\u2018".encode()))
+# the rest of a line that introduces a quotation below it, after its group (_Scanner.below)
+_INTRO_REST = re.compile(rb"[ \t\r:.,;!?)*_\-]*+\n")
 # how many closing marks after a group the forward claim reads (_Scanner.forward)
 _FORWARD_MARKS = 4
 # what ends a sentence, between a group and a quotation it would carry forward (_Scanner.forward)
@@ -696,6 +698,53 @@ class _Scanner:
         del self.segments[kept:]
         self.tally_pos, self.tally = tally_pos, tally
         return None
+
+    def below(self, group_end: int, limit: int) -> tuple[tuple[int, int, int, int, int], int] | None:
+        """A group that carries nothing, not even forward, and ends a line of prose but for gap
+        (``According to [src:a]:``) carries the blockquote or fenced block that starts on the
+        next line that is not blank: the run of ``>`` lines there (no lazy line), without the
+        prefixes its lines share, unless a line of it holds a marker; or the fence's content.
+        It must end before the next group (``limit``, or -1). Returns the quotation and where
+        the block ends (red team 88, F03: the citation on the line that introduces a quotation
+        was bare, and the drifted quotation below it passed)."""
+        data = self.data
+        m = _INTRO_REST.match(data, group_end)
+        if m is None or self.first_blockquote_line(group_end) >= 0:
+            return None  # (a line of a blockquote introduces nothing: it is the blockquote's)
+        pos = m.end()
+        while True:  # (past blank lines)
+            le = self.line_end(pos)
+            if data[pos:le].strip(b" \t\r"):
+                break
+            if le >= len(data):
+                return None
+            pos = le + 1
+        k = bisect.bisect_right(self.fence_ends, pos)
+        if k < len(self.fences) and self.fences[k][0] == pos:
+            _, content_start, content_end, close_end = self.fences[k]
+            if (limit >= 0 and close_end > limit) or not _has_text(data, content_start, content_end):
+                return None
+            return (content_start, content_end, FENCE, 0, 0), close_end
+        if not _BLOCKQUOTE_PREFIX.match(data, pos, le) or self.in_fence(pos):
+            return None
+        rows = [pos]
+        end = le
+        while end < len(data) and _BLOCKQUOTE_PREFIX.match(data, end + 1, self.line_end(end + 1)):
+            rows.append(end + 1)
+            end = self.line_end(end + 1)
+        if (limit >= 0 and end > limit) or _MARKER.search(data, pos, end):
+            return None
+        depth = _shared_depth(data, [(row, self.line_end(row)) for row in rows])
+        lines = []
+        for row in rows:
+            text_end = self.line_end(row)
+            text_start = _strip_prefixes(data, row, text_end, depth)
+            if text_end > text_start and data[text_end - 1] == 0x0D:
+                text_end -= 1
+            lines.append((text_start, text_end))
+        if not any(_has_text(data, a, b) for a, b in lines):
+            return None
+        return self._with_segments(lines), end
 
     def _next_mark_end(self, lo: int, hi: int) -> int:
         """The end of the first closing mark (``"``, ``'`` not between two word characters, or
@@ -1295,7 +1344,8 @@ def scan(data: bytes) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         claim = (carried[0][0], end) if carried else None
         previous_end = end
         if quote is None:
-            ahead = s.forward(end, groups[k + 1][0] if k + 1 < len(groups) else -1)
+            limit = groups[k + 1][0] if k + 1 < len(groups) else -1
+            ahead = s.forward(end, limit) or s.below(end, limit)
             if ahead is not None:
                 carried = [ahead[0]]
                 previous_end = ahead[1]
