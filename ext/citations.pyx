@@ -1522,10 +1522,19 @@ cdef offset_t below_quote(Scan* s, offset_t group_end, offset_t limit, offset_t*
     not blank below a line of prose that a group ends but for gap; where the block ends, or -1."""
     cdef const byte_t* p = s.p
     cdef offset_t n = s.n, i = group_end, pos, le, k, end, row, depth = 0, text_start, text_end, lo
+    cdef offset_t last
     while i < n and (p[i] == 0x20 or p[i] == 0x09 or p[i] == 0x0D or p[i] == 0x3A or p[i] == 0x2E
                      or p[i] == 0x2C or p[i] == 0x3B or p[i] == 0x21 or p[i] == 0x3F or p[i] == 0x29
                      or p[i] == 0x2A or p[i] == 0x5F or p[i] == 0x2D):
         i += 1
+    if i < n and p[i] != 0x0A:  # (words: the line must end in a colon, `[src:a] says:`)
+        i = line_end(p, n, i)
+        last = i
+        while last > group_end and (p[last - 1] == 0x20 or p[last - 1] == 0x09 or p[last - 1] == 0x0D):
+            last -= 1
+        if not (last > group_end and p[last - 1] == 0x3A) and not (
+                last - 3 >= group_end and p[last - 3] == 0xEF and p[last - 2] == 0xBC and p[last - 1] == 0x9A):
+            return -1
     if i >= n or p[i] != 0x0A or first_blockquote_line(s, group_end) >= 0:
         return -1
     pos = i + 1

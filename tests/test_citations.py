@@ -365,7 +365,10 @@ CASES = [
     ("According to [src:a]:\n> > one\n", [("blockquote", "one", ["a"])], []),
     ("From [src:a]:\n\n```\none\n```\n", [("fence", "one", ["a"])], []),
     ("From [src:a]:\n\n> one [src:b]\n", [("blockquote", "one", ["b"])], ["a"]),  # (its own marker)
-    ("From [src:a] we learn\n\n> one\n", [], ["a"]),  # (words after the group)
+    ("From [src:a] we learn\n\n> one\n", [], ["a"]),  # (words after the group, no colon)
+    ("The document [src:a] says:\n\n> one\n", [("blockquote", "one", ["a"])], []),
+    ("[src:a] \u306b\u3088\u308b\u3068\uff1a\n> one\n", [("blockquote", "one", ["a"])], []),
+    ("See [src:a]: then\n> one\n", [], ["a"]),
     ("> a [src:x] b [src:y]\n> c\n", [("blockquote", "a", ["x"])], ["y"]),  # (a blockquote's line)
     ("From [src:a]:\n\nprose\n> one\n", [], ["a"]),  # (not the next line that is not blank)
     ('[src:a]\n\n"x"', [], ["a"]),  # (another paragraph)

@@ -121,7 +121,8 @@ _CLOSING_MARKS = frozenset(
 )  # ” “ ’ ‘ › ‹ 」 』 » «
 _SINGLE_MARKS = frozenset(("\u2019".encode(), "\u2018".encode()))
 # the rest of a line that introduces a quotation below it, after its group (_Scanner.below)
-_INTRO_REST = re.compile(rb"[ \t\r:.,;!?)*_\-]*+\n")
+# (gap only, or words that end in a colon: `[src:a] says:`)
+_INTRO_REST = re.compile(rb"[ \t\r:.,;!?)*_\-]*+\n|[^\n]*?(?::|\xef\xbc\x9a)[ \t\r]*+\n")
 # how many closing marks after a group the forward claim reads (_Scanner.forward)
 _FORWARD_MARKS = 4
 # what ends a sentence, between a group and a quotation it would carry forward (_Scanner.forward)
@@ -700,8 +701,8 @@ class _Scanner:
         return None
 
     def below(self, group_end: int, limit: int) -> tuple[tuple[int, int, int, int, int], int] | None:
-        """A group that carries nothing, not even forward, and ends a line of prose but for gap
-        (``According to [src:a]:``) carries the blockquote or fenced block that starts on the
+        """A group that carries nothing, not even forward, and ends a line of prose but for gap,
+        or with words that end in a colon (``According to [src:a]:``, ``[src:a] says:``), carries the blockquote or fenced block that starts on the
         next line that is not blank: the run of ``>`` lines there (no lazy line), without the
         prefixes its lines share, unless a line of it holds a marker; or the fence's content.
         It must end before the next group (``limit``, or -1). Returns the quotation and where

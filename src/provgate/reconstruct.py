@@ -137,8 +137,8 @@ A marker group *carries* the quotation that ends right before it, in one of thes
    1. reads as a quotation opening after the group): ``According to [src:a], "…"``,
    ``Selon [src:a], « … »``.
 
-6. **below**: a group that carries nothing by 1.-5. and ends a line of prose but for gap
-   (``According to [src:a]:``) carries the blockquote or fenced block that starts on the next
+6. **below**: a group that carries nothing by 1.-5. and ends a line of prose but for gap, or
+   with words that end in a colon (``According to [src:a]:``, ``[src:a] says:``), carries the blockquote or fenced block that starts on the next
    line that is not blank (a run of ``>`` lines holding no marker, or the fence's content).
 
 A group that carries a quotation by 1. or 4. also carries the other quotations of that
