@@ -1517,6 +1517,18 @@ cdef offset_t forward_quote(Scan* s, offset_t group_end, offset_t limit, offset_
     return -1
 
 
+cdef offset_t run_depth(const byte_t* p, offset_t n, offset_t first, offset_t end) noexcept nogil:
+    """The prefixes the run of ``>`` lines from the line at ``first`` to ``end`` shares, at
+    least one (_shared_depth)."""
+    cdef offset_t depth = 0, row = first
+    while True:
+        depth = shared_depth_step(p, row, line_end(p, n, row), depth)
+        if line_end(p, n, row) >= end:
+            break
+        row = line_end(p, n, row) + 1
+    return depth if depth > 0 else 1
+
+
 cdef offset_t below_quote(Scan* s, offset_t group_end, offset_t limit, offset_t* out) noexcept nogil:
     """_Scanner.below: the blockquote or fenced block that starts on the first line that is
     not blank below a line of prose that a group ends but for gap; where the block ends, or -1."""
@@ -1562,14 +1574,7 @@ cdef offset_t below_quote(Scan* s, offset_t group_end, offset_t limit, offset_t*
         end = line_end(p, n, end + 1)
     if (limit >= 0 and end > limit) or has_marker(p, pos, end):
         return -1
-    row = pos
-    while True:
-        depth = shared_depth_step(p, row, line_end(p, n, row), depth)
-        if line_end(p, n, row) >= end:
-            break
-        row = line_end(p, n, row) + 1
-    if depth == 0:
-        depth = 1
+    depth = run_depth(p, n, pos, end)
     s.lines.n = 0
     row = pos
     while True:
@@ -1998,15 +2003,7 @@ cdef void unmarked_blockquotes(Scan* s) noexcept nogil:
         # 33, 05: a drifted line above `> "per hour" [src:a]`, or before `per hour` on its
         # line, was neither checked nor reported): each run of it is an unmarked blockquote of
         # its own, a line that holds a citation ending the run with its text before the citation
-        depth = 0
-        row = first
-        while True:
-            depth = shared_depth_step(p, row, line_end(p, n, row), depth)
-            if line_end(p, n, row) >= end:
-                break
-            row = line_end(p, n, row) + 1
-        if depth == 0:
-            depth = 1
+        depth = run_depth(p, n, first, end)
         whole = is_free(s, first, end)
         s.lines.n = 0
         part = 0  # (the first line, in s.lines, of the part being gathered)
