@@ -1909,10 +1909,19 @@ cdef offset_t closing_mark_end(const Scan* s, offset_t lo, offset_t hi, bint sin
     return -1
 
 
+cdef offset_t mark_width(const byte_t* p, offset_t end) noexcept nogil:
+    """_mark_width: 1, 2 or 3."""
+    if p[end - 1] == 0x22 or p[end - 1] == 0x27:
+        return 1
+    if end >= 2 and (code_at(p, end - 2, 2) == LEFT_GUILLEMET or code_at(p, end - 2, 2) == RIGHT_GUILLEMET):
+        return 2
+    return 3
+
+
 cdef bint loose_quote(Scan* s, offset_t group_start, offset_t previous_end, offset_t* out) noexcept nogil:
     """_Scanner._loose: the quotation the last closing mark before the group ends."""
     cdef const byte_t* p = s.p
-    cdef offset_t c = gap_start(s, group_start), lo, end
+    cdef offset_t c = gap_start(s, group_start), lo, end, k, read
     cdef bint got
     lo = max(lower_bound(s, c), previous_end)
     end = closing_mark_end(s, lo, c - 1, True)
@@ -1921,9 +1930,21 @@ cdef bint loose_quote(Scan* s, offset_t group_start, offset_t previous_end, offs
     if end >= 3 and is_opening3(code_at(p, end - 3, 3)):  # the group stands inside a quotation
         return unreadable(p, lo, end - 3, out)
     got = inline_at(s, end, previous_end, out)
-    if not got and not s.oom and (p[end - 1] == 0x27 or (end >= 3 and is_single3(code_at(p, end - 3, 3)))):
+    read = end  # (the lowest mark read: none is read twice)
+    for k in range(FORWARD_MARKS - 1):
+        if got or s.oom:
+            break
+        # the mark read as nothing (an apostrophe, a unit): the one before it is read
+        end = closing_mark_end(s, lo, read - mark_width(p, read), True)
+        if end < 0:
+            break
+        if end >= 3 and is_opening3(code_at(p, end - 3, 3)):
+            return unreadable(p, lo, end - 3, out)
+        got = inline_at(s, end, previous_end, out)
+        read = end
+    if not got and not s.oom:  # (past every single mark: the last other closing mark, if not read)
         end = closing_mark_end(s, lo, c - 1, False)
-        if end >= 0:
+        if 0 <= end < read:
             got = inline_at(s, end, previous_end, out)
     return got
 

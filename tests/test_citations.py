@@ -205,6 +205,8 @@ CASES = [
     ('On a 27" display "a" and "b", see [src:a]', [("double", "b", ["a"])], []),
     ('"a" doesn\'t apply [src:a]', [("double", "a", ["a"])], []),  # (an apostrophe is passed over)
     ('"a" in the users\' guide [src:a]', [("double", "a", ["a"])], []),  # (a single mark that gives nothing)
+    ("'a 9', as in the '90s, see [src:a]", [("single", "a 9", ["a"])], []),  # (the mark before: red team 88, F07)
+    ('"a" of the users\' and the users\' and the users\' and the users\' files [src:a]', [("double", "a", ["a"])], []),
     ('The docs say "a [src:a]."', [("unreadable", "", ["a"])], []),  # (inside the quotation)
     ("\u300ca[src:a]\u300d", [("unreadable", "", ["a"])], []),
     ("\u201ea, sagt er [src:a]", [("unreadable", "", ["a"])], []),

@@ -123,7 +123,8 @@ _SINGLE_MARKS = frozenset(("\u2019".encode(), "\u2018".encode()))
 # the rest of a line that introduces a quotation below it, after its group (_Scanner.below)
 # (gap only, or words that end in a colon: `[src:a] says:`)
 _INTRO_REST = re.compile(rb"[ \t\r:.,;!?)*_\-]*+\n|[^\n]*?(?::|\xef\xbc\x9a)[ \t\r]*+\n")
-# how many closing marks after a group the forward claim reads (_Scanner.forward)
+# how many closing marks after a group the forward claim reads, and before one the loose
+# claim reads (_Scanner.forward, _Scanner._loose)
 _FORWARD_MARKS = 4
 # what ends a sentence, between a group and a quotation it would carry forward (_Scanner.forward)
 # (. ! ? before whitespace, so that v1.2 and 3.5 end nothing; 。 ！ ？ always)
@@ -517,6 +518,14 @@ def fence_blocks(data: bytes) -> list[tuple[int, int, int, int]]:
     return fences
 
 
+def _mark_width(data: bytes, end: int) -> int:
+    """The width of the quotation mark that ends at ``end``: 1 (``"``, ``'``), 2 (``«``,
+    ``»``) or 3."""
+    if data[end - 1] in (0x22, 0x27):
+        return 1
+    return 2 if data[end - 2:end] in (_LEFT_GUILLEMET, _RIGHT_GUILLEMET) else 3
+
+
 class _Scanner:
     def __init__(self, data: bytes) -> None:
         self.data = data
@@ -614,8 +623,10 @@ class _Scanner:
         team 86, F07; red team 87, F01, F03, F12: claiming the last ``"…"`` or ``“…”`` pair
         left other forms bare, and a pairing blind to ``27"`` claimed the text between two
         quotations). A ``'`` or ``’`` between two word characters is an apostrophe and is
-        passed over; when the last single mark gives nothing (``the users' guide``), the last
-        other closing mark is read instead."""
+        passed over; when the mark read gives nothing (``the users' guide``, ``the '90s``, a
+        unit ``27"``), the one before it is read, up to :data:`_FORWARD_MARKS` of them (red team
+        88, F07: ``'…', as in the '90s, see [src:a]`` was bare), then the last closing mark
+        that is not a single one."""
         data = self.data
         c = self._gap_start(group_start)
         lo = max(self.lower_bound(c), previous_end)
@@ -626,9 +637,21 @@ class _Scanner:
         if data[end - 3:end] in _OPENING_MARKS:  # the group stands inside a quotation: „… [src:a]“
             return self._unreadable(lo, end - 3)
         got = self._inline_at(end, previous_end)
-        if got is None and self._is_single_mark(end):
+        read = end  # (the lowest mark read: none is read twice)
+        for _ in range(_FORWARD_MARKS - 1):
+            if got is not None:
+                break
+            # the mark read as nothing (an apostrophe, a unit): the one before it is read
+            end = self._closing_mark_end(lo, read - _mark_width(data, read), True)
+            if end < 0:
+                break
+            if data[end - 3:end] in _OPENING_MARKS:
+                return self._unreadable(lo, end - 3)
+            got = self._inline_at(end, previous_end)
+            read = end
+        if got is None:  # (past every single mark: the last other closing mark, if not read)
             end = self._closing_mark_end(lo, c - 1, False)
-            if end >= 0:
+            if 0 <= end < read:
                 got = self._inline_at(end, previous_end)
         return got
 
@@ -768,10 +791,6 @@ class _Scanner:
                 return i + 2
             i += 1
         return -1
-
-    def _is_single_mark(self, end: int) -> bool:
-        data = self.data
-        return data[end - 1] == 0x27 or (end >= 3 and data[end - 3:end] in _SINGLE_MARKS)
 
     def _closing_mark_end(self, lo: int, hi: int, singles: bool) -> int:
         """The end of the last mark of :data:`_CLOSING_MARKS` or :data:`_OPENING_MARKS` that
