@@ -54,7 +54,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import corpus  # noqa: E402
 
-from provgate import _citations_py, _search, _search_py, reconstruct  # noqa: E402
+from provgate import _citations, _citations_py, _search, _search_py, reconstruct  # noqa: E402
 from provgate.reconstruct import SourceCache, verify_citations, verify_quote  # noqa: E402
 from provgate.store import SourceStore  # noqa: E402
 
@@ -401,6 +401,23 @@ def test_uneven_spans_that_cut_a_number(benchmark, shape):
     assert check.grade == "not_found" and check.diagnostic.kind == "occurs_only_cutting_a_token"
     benchmark.extra_info.update(source_bytes=len(source), quote_bytes=len(quote), search=_search.IMPLEMENTATION)
     store.close()
+
+
+@pytest.mark.parametrize("shape", ["long_line", "many_groups_on_a_lazy_line", "many_groups_below_a_fence",
+                                   "long_gap_and_dashes"])  # fmt: skip
+def test_scan_blocks_of_adversarial_shapes(benchmark, shape):
+    # red team 86, F09: the blockquote and fence forms read the gap around a group; each shape
+    # of about 4 MB must scan in linear time (tests/test_citations_blocks.py holds native equal
+    # to the reference on the same shapes, a hundredth of the size)
+    answer = {
+        "long_line": "> " + "x" * 4_000_000 + " [src:a]\n",
+        "many_groups_on_a_lazy_line": "> x\n" + "x" * 2_000_000 + " [src:a]," * 200_000,
+        "many_groups_below_a_fence": "```\nx\n```\n" + "Source " * 400_000 + "[src:a] " * 200_000,
+        "long_gap_and_dashes": "> x\n" + "-." * 2_000_000 + "[src:a]",
+    }[shape].encode()
+    quotes, markers, _, _ = benchmark(_citations.scan, answer)
+    assert len(markers) >= 1
+    benchmark.extra_info.update(answer_bytes=len(answer), scanner=_citations.IMPLEMENTATION)
 
 
 def _keys_of_many_lengths():
