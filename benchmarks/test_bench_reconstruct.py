@@ -415,7 +415,7 @@ def test_scan_blocks_of_adversarial_shapes(benchmark, shape):
         "many_groups_below_a_fence": "```\nx\n```\n" + "Source " * 400_000 + "[src:a] " * 200_000,
         "long_gap_and_dashes": "> x\n" + "-." * 2_000_000 + "[src:a]",
     }[shape].encode()
-    quotes, markers, _, _ = benchmark(_citations.scan, answer)
+    _, markers, _, _ = benchmark(_citations.scan, answer)
     assert len(markers) >= 1
     benchmark.extra_info.update(answer_bytes=len(answer), scanner=_citations.IMPLEMENTATION)
 

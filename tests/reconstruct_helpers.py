@@ -1,4 +1,5 @@
-"""Helpers shared by the tests of the native modules: the GIL observer."""
+"""Helpers shared by the tests of the native modules: the GIL observer, and a count of the
+Python checks a quote costs."""
 
 from __future__ import annotations
 
@@ -41,3 +42,28 @@ def observed_while_running(fn, min_seconds: float = 0.3) -> int:
         sys.setswitchinterval(switch)
         t.join()
     return observed
+
+
+def verify_counting_checks(monkeypatch, source: bytes, quote: bytes):
+    """``(check, calls)``: ``verify_quote`` of ``quote`` in ``source`` (stored under
+    ``tool:run``), and how many times it called ``reconstruct._cuts_a_token``, the Python
+    check of one occurrence that the bulk paths are there to spare."""
+    from provgate import reconstruct
+    from provgate.reconstruct import verify_quote
+    from provgate.store import SourceStore
+
+    calls = 0
+    checked = reconstruct._cuts_a_token
+
+    def counting(*args):
+        nonlocal calls
+        calls += 1
+        return checked(*args)
+
+    monkeypatch.setattr(reconstruct, "_cuts_a_token", counting)
+    store = SourceStore(":memory:")
+    try:
+        store.put("tool:run", source)
+        return verify_quote(store, "tool:run", quote), calls
+    finally:
+        store.close()

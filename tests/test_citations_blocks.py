@@ -9,7 +9,6 @@ honest block is exact and the drifted one fails, on both.
 
 from __future__ import annotations
 
-
 import numpy as np
 import pytest
 from conftest import IMPLEMENTATIONS

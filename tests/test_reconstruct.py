@@ -18,6 +18,8 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from reconstruct_helpers import verify_counting_checks
+from store_helpers import raw_query
 
 from provgate import _citations_py, _search_py, reconstruct
 from provgate.errors import (
@@ -38,7 +40,6 @@ from provgate.reconstruct import (
     verify_quote,
 )
 from provgate.store import SourceStore
-from store_helpers import raw_query
 
 CONFIG = "loaded config\nretries: 3\ntimeout: 30s\nhost = api.internal.example\n"
 LOG = (
@@ -400,18 +401,7 @@ def test_the_farthest_byte_that_decides_a_cut_is_within_the_context(source, star
 ])  # fmt: skip
 def test_a_short_quote_at_every_byte_of_a_long_run_is_checked_a_few_times(monkeypatch, source, quote):
     # red team 84, F08: 7.8 / 18 / 52 s for 4 / 8 / 16 MB of A, a check per occurrence twice
-    calls = 0
-    checked = reconstruct._cuts_a_token
-
-    def counting(*args):
-        nonlocal calls
-        calls += 1
-        return checked(*args)
-
-    monkeypatch.setattr(reconstruct, "_cuts_a_token", counting)
-    store = SourceStore(":memory:")
-    store.put("tool:run", source)
-    check = verify_quote(store, "tool:run", quote)
+    check, calls = verify_counting_checks(monkeypatch, source, quote)
     assert check.grade == "not_found" and check.diagnostic.kind == "occurs_only_cutting_a_token"
     assert check.diagnostic.source_start == source.find(quote)
     assert calls < 200  # against one or two per occurrence: 50,000 to 400,000
@@ -498,18 +488,7 @@ def test_first_whole_occurrence_and_spans_of_a_near_run(monkeypatch, run_steps, 
 def test_spans_that_cut_a_token_off_ascii_are_checked_a_few_times(monkeypatch, source, quote):
     # spans that cut a number without an ASCII letter or digit on both sides of an edge are not
     # left out together; they were checked one by one (1.4-6.5 s for 4 MB before)
-    calls = 0
-    checked = reconstruct._cuts_a_token
-
-    def counting(*args):
-        nonlocal calls
-        calls += 1
-        return checked(*args)
-
-    monkeypatch.setattr(reconstruct, "_cuts_a_token", counting)
-    store = SourceStore(":memory:")
-    store.put("tool:run", source)
-    check = verify_quote(store, "tool:run", quote)
+    check, calls = verify_counting_checks(monkeypatch, source, quote)
     assert check.grade == "not_found" and check.diagnostic.kind == "occurs_only_cutting_a_token"
     assert calls < 2_000  # against one per span: 50,000 to 90,000
 

@@ -12,10 +12,9 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from reconstruct_helpers import verify_counting_checks
 
 from provgate import _search_py, reconstruct
-from provgate.reconstruct import verify_quote
-from provgate.store import SourceStore
 
 # digits (ASCII, Arabic-Indic, Devanagari, fullwidth, and the number signs ½ ²), what joins or
 # opens a number (point, comma, colon, slash, sign, digit-group separators, en dash, minus sign,
@@ -162,17 +161,6 @@ def _spaced(unit: str, size: int) -> bytes:
 def test_uneven_spans_that_cut_a_number_are_checked_a_few_times(monkeypatch, unit, quote):
     # red team 86: 20,000 to 40,000 occurrences, each cutting a number, spaced by random runs
     # of spaces (no period): each cost a Python check (1.8 s for 4 MB of "3.5")
-    calls = 0
-    checked = reconstruct._cuts_a_token
-
-    def counting(*args):
-        nonlocal calls
-        calls += 1
-        return checked(*args)
-
-    monkeypatch.setattr(reconstruct, "_cuts_a_token", counting)
-    store = SourceStore(":memory:")
-    store.put("tool:numbers", _spaced(unit, 150_000) + b"end")
-    check = verify_quote(store, "tool:numbers", quote)
+    check, calls = verify_counting_checks(monkeypatch, _spaced(unit, 150_000) + b"end", quote)
     assert check.grade == "not_found" and check.diagnostic.kind == "occurs_only_cutting_a_token"
     assert calls < 500  # against one per occurrence
