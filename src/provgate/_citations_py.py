@@ -1092,10 +1092,18 @@ class _Scanner:
             elif self._non_ascii_apostrophe(at, 1):
                 guessed = True
             at = data.find(b"'", at + 1, close)
+        return self._paired_single(roles, guessed, lo, close, 1, SINGLE, self._curly_single_opens)
+
+    def _paired_single(self, roles: list[tuple[int, int]], guessed: bool, lo: int, close: int, width: int,
+                       form: int, other_opens: Any) -> tuple[int, int, int, int, int] | None:
+        """What the roles of the single marks before a closing one at ``close`` give: the
+        quotation of the opener every reading agrees on; else ``unreadable`` when the readings
+        disagree, a mark was guessed, or a mark of the other single style opens
+        (``other_opens``); else what :meth:`_unclosed_other` says."""
         opener, ambiguous = _single_opener(roles)
         if opener >= 0:
-            return self._between(opener, 1, close, SINGLE)
-        if ambiguous or guessed or self._curly_single_opens(lo, close):
+            return self._between(opener, width, close, form)
+        if ambiguous or guessed or other_opens(lo, close):
             return self._unreadable(lo, close)
         return self._unclosed_other(lo, close)
 
@@ -1138,12 +1146,7 @@ class _Scanner:
                 elif role >= 0:
                     guessed = True  # a ’ where a mark opens: Swedish ’…’, or ’90s
             at = data.find(b"\xe2\x80", at + 1, close)
-        opener, ambiguous = _single_opener(roles)
-        if opener >= 0:
-            return self._between(opener, 3, close, CURLY_SINGLE)
-        if ambiguous or guessed or self._straight_opens(lo, close):
-            return self._unreadable(lo, close)
-        return self._unclosed_other(lo, close)
+        return self._paired_single(roles, guessed, lo, close, 3, CURLY_SINGLE, self._straight_opens)
 
     def _straight_opens(self, lo: int, close: int) -> bool:
         """A ``'`` in ``[lo, close)`` where a mark opens."""
