@@ -960,6 +960,9 @@ def test_markers_swallowed_by_a_fence_never_closed_fail_the_report(store):
     honest = 'The docs say "The retry limit is 3 per hour" [src:a].\n```\ncode\n```'
     assert verify_citations(store, honest).ok
     assert verify_citations(store, "```\n```").ok
+    # a group carrying two quotations gives its marker two rows: the swallowed marker still counts
+    both = '"The retry" and "limit" [src:a]\n```\n"x" [src:a]'
+    assert [m.text for m in verify_citations(store, both).malformed_markers] == ["[src:a]"]
     assert verify_citations(store, '"The retry limit is 3 per hour." [src:a]').ok
 
 

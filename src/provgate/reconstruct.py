@@ -1905,7 +1905,7 @@ def verify_citations(
     grade = checks.grade
     # a citation takes the best grade among the handles its marker names
     best = [grade[row[4][0]] if len(row[4]) == 1 else min([grade[s] for s in row[4]], default=_UNKNOWN) for row in rows]
-    return CitationReport(parsed, rows, bare, handles, checks, best, _malformed_markers(data))
+    return CitationReport(parsed, rows, bare, handles, checks, best, _malformed_markers(data, len({m[1] for m in parsed.markers})))
 
 
 # what ends a near-marker's span: a closing bracket (] ］ 】, taken in), or the line's end or an
@@ -1915,7 +1915,7 @@ _NEAR_MARKER_ENDS = frozenset((b"]", "\uff3d".encode(), "\u3011".encode()))
 _INDEXED = frozenset(b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_)]")
 
 
-def _malformed_markers(data: bytes) -> tuple[MalformedMarker, ...]:
+def _malformed_markers(data: bytes, markers: int) -> tuple[MalformedMarker, ...]:
     """The near-markers of an answer outside fenced code (:func:`provgate._citations.near_markers`):
     ``[src: a]``, ``[SRC:a]``, ``［src:a］``, ``【src:a】``, ``[src:a, b]``, ``[src:]``. Each
     makes the report fail: the quotation its author attributed would otherwise go unchecked
@@ -1926,10 +1926,13 @@ def _malformed_markers(data: bytes) -> tuple[MalformedMarker, ...]:
     line before another bracket opens, and a near-marker inside another's span is not reported
     again (red team 87, F10). The markers inside a fence that is never closed are reported too:
     such a fence makes the rest of the answer code, every later quotation and marker with it,
-    and a report of no citation would pass (red team 88, F10)."""
+    and a report of no citation would pass (red team 88, F10). ``markers``: how many distinct
+    markers the scan found (outside fenced code)."""
     found = _citations.near_markers(data)
-    fenced = b"```" in data or b"~~~" in data
-    if not len(found) and not fenced:
+    # (a marker a fence swallowed is a "[src:" the scan did not count: only then, or with a
+    # near-marker, are the fences worked out)
+    swallowed = data.count(b"[src:") != markers
+    if not len(found) and not swallowed:
         return ()
     # (only when there is something to report: the fences alone, not a whole scan, red team 87, F09)
     fences = _citations_py.fence_blocks(data)
@@ -1949,7 +1952,7 @@ def _malformed_markers(data: bytes) -> tuple[MalformedMarker, ...]:
         if close is not None:
             end = close.end() if close.group() in _NEAR_MARKER_ENDS else close.start()
         out.append(MalformedMarker(data[start:end].decode("utf-8", "replace"), start, end))
-    if fences and fences[-1][2] == fences[-1][1] and fences[-1][3] == len(data):  # (never closed)
+    if swallowed and fences and fences[-1][2] == fences[-1][1] and fences[-1][3] == len(data):  # (never closed)
         unclosed = [
             MalformedMarker(m.group().decode("utf-8", "replace"), m.start(), m.end())
             for m in _citations_py._MARKER.finditer(data, fences[-1][0])
