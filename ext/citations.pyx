@@ -2097,7 +2097,7 @@ cdef void scan_all(Scan* s) noexcept nogil:
 # ---- near-markers -------------------------------------------------------------------------------
 
 cdef offset_t near_blanks(const byte_t* p, offset_t n, offset_t i) noexcept nogil:
-    """Past the blanks, no-break and zero-width characters at ``i`` (_NEAR_MARKER)."""
+    """Past the blanks, no-break, zero-width and ideographic spaces at ``i`` (_NEAR_BLANKS)."""
     while i < n:
         if p[i] == 0x20 or p[i] == 0x09:
             i += 1
@@ -2106,7 +2106,8 @@ cdef offset_t near_blanks(const byte_t* p, offset_t n, offset_t i) noexcept nogi
         elif i + 3 <= n and p[i] == 0xE2 and p[i + 1] == 0x80 and (0x8B <= p[i + 2] <= 0x8F or p[i + 2] == 0xAF):
             i += 3
         elif i + 3 <= n and ((p[i] == 0xE2 and p[i + 1] == 0x81 and p[i + 2] == 0xA0)
-                             or (p[i] == 0xEF and p[i + 1] == 0xBB and p[i + 2] == 0xBF)):
+                             or (p[i] == 0xEF and p[i + 1] == 0xBB and p[i + 2] == 0xBF)
+                             or (p[i] == 0xE3 and p[i + 1] == 0x80 and p[i + 2] == 0x80)):
             i += 3
         else:
             break
@@ -2114,16 +2115,26 @@ cdef offset_t near_blanks(const byte_t* p, offset_t n, offset_t i) noexcept nogi
 
 
 cdef offset_t near_tail(const byte_t* p, offset_t n, offset_t i) noexcept nogil:
-    """From ``i``, right after an opening bracket: blanks, no-break or zero-width characters,
-    "src" in any case, the same again, a colon or a fullwidth colon; the end of that, or -1
-    (_NEAR_MARKER)."""
+    """From ``i``, right after an opening bracket: blanks, "src", "source" or "sources" in any
+    case, blanks again, and a separator (_NEAR_SEPARATOR: a colon, a fullwidth colon, the ratio
+    sign or "="); the end of that, or -1 (_NEAR_MARKER)."""
     i = near_blanks(p, n, i)
-    if i + 3 > n or (p[i] | 0x20) != 0x73 or (p[i + 1] | 0x20) != 0x72 or (p[i + 2] | 0x20) != 0x63:
+    if i + 3 > n or (p[i] | 0x20) != 0x73:
         return -1
-    i = near_blanks(p, n, i + 3)
-    if i < n and p[i] == 0x3A:
+    if (p[i + 1] | 0x20) == 0x72 and (p[i + 2] | 0x20) == 0x63:
+        i += 3
+    elif (i + 6 <= n and (p[i + 1] | 0x20) == 0x6F and (p[i + 2] | 0x20) == 0x75
+          and (p[i + 3] | 0x20) == 0x72 and (p[i + 4] | 0x20) == 0x63 and (p[i + 5] | 0x20) == 0x65):
+        i += 6
+        if i < n and (p[i] | 0x20) == 0x73:
+            i += 1
+    else:
+        return -1
+    i = near_blanks(p, n, i)
+    if i < n and (p[i] == 0x3A or p[i] == 0x3D):
         return i + 1
-    if i + 3 <= n and p[i] == 0xEF and p[i + 1] == 0xBC and p[i + 2] == 0x9A:
+    if i + 3 <= n and ((p[i] == 0xEF and p[i + 1] == 0xBC and p[i + 2] == 0x9A)
+                       or (p[i] == 0xE2 and p[i + 1] == 0x88 and p[i + 2] == 0xB6)):
         return i + 3
     return -1
 
@@ -2131,10 +2142,14 @@ cdef offset_t near_tail(const byte_t* p, offset_t n, offset_t i) noexcept nogil:
 cdef bint find_near_markers(const byte_t* p, offset_t n, Vec* out) noexcept nogil:
     """Every near-marker, in order (near_markers); False when out of memory."""
     cdef offset_t i = 0, e
-    cdef const byte_t* hit
-    cdef offset_t next_ef = -2, next_e3 = -2, j
+    cdef offset_t next_ef = -2, next_e3 = -2, next_paren = -2, j
     while i < n:
         j = next_of_three(p, i, n, 0x5B, 0xEF, 0xE3, &next_ef, &next_e3)
+        # a parenthesis too ("(src:a)"), searched for once per occurrence as the other two
+        if next_paren != -1 and next_paren < i:
+            next_paren = find_byte(p, i, n, 0x28)
+        if next_paren >= 0 and (j < 0 or next_paren < j):
+            j = next_paren
         if j < 0:
             return True
         e = -1
@@ -2143,9 +2158,11 @@ cdef bint find_near_markers(const byte_t* p, offset_t n, Vec* out) noexcept nogi
                 if marker_end(p, j, n) < 0:
                     e = j + 5
             else:
-                e = near_tail(p, n, j + 1)
+                e = near_tail(p, n, j + 2 if j + 1 < n and p[j + 1] == 0x5E else j + 1)
+        elif p[j] == 0x28:
+            e = near_tail(p, n, j + 1)
         elif j + 3 <= n and ((p[j] == 0xEF and p[j + 1] == 0xBC and p[j + 2] == 0xBB)
-                             or (p[j] == 0xE3 and p[j + 1] == 0x80 and p[j + 2] == 0x90)):
+                             or (p[j] == 0xE3 and p[j + 1] == 0x80 and (p[j + 2] == 0x90 or p[j + 2] == 0x94))):
             e = near_tail(p, n, j + 3)
         if e >= 0:
             if not push2(out, j, e):

@@ -514,8 +514,11 @@ def test_switch_loaded_the_native_build():
 NEAR_PIECES = [
     "[", "[src:", "[src:a]", "[src:]", "src", "SRC", "Src", ":", "\uff1a", " ", "\t", "\u00a0", "\u200b", "\u200f",
     "\u2060", "\ufeff", "\uff3b", "\u3010", "\uff3d", "\u3011", "]", "a", ",", " b", "\n", "x" * 300, "\u202f",
+    "(", ")", "^", "=", "\u2236", "\u3000", "\u3014", "\u3015", "source", "Sources", "sOURCe", "sourc", "so", "s",
 ]  # fmt: skip
-_NEAR_BYTES = [p.encode() for p in NEAR_PIECES] + [b"\xef", b"\xef\xbc", b"\xe3\x80", b"\xe2\x80", b"\xc2"]
+_NEAR_BYTES = [p.encode() for p in NEAR_PIECES] + [
+    b"\xef", b"\xef\xbc", b"\xe3\x80", b"\xe2\x80", b"\xe2\x88", b"\xc2",
+]  # fmt: skip
 
 
 @pytest.mark.parametrize(
@@ -528,7 +531,10 @@ _NEAR_BYTES = [p.encode() for p in NEAR_PIECES] + [b"\xef", b"\xef\xbc", b"\xe3\
         ("[SRC:a] [Src :a]", [(0, 5), (8, 14)]),
         ("[ \u200bsrc:a]", [(0, 9)]),
         ("\uff3bsrc:a\uff3d \u3010src\uff1aa\u3011", [(0, 7), (12, 21)]),
-        ("[source: a] [srcs:a] [[src:a]]", []),
+        ("[srcs:a] [[src:a]] [sourced:a] (sr:a) {src:a} <src:a>", []),
+        # (red team 87, F05; which of these fail a report is reconstruct's, by the store)
+        ("[source: a] [Sources:a] (src:a) (SOURCE :a)", [(0, 8), (12, 21), (24, 29), (32, 41)]),
+        ("[^src:a] [src=a] [src\u2236a] [src\u3000:a] \u3014src:a\u3015", [(0, 6), (9, 14), (17, 24), (27, 35), (38, 45)]),
         ("[src:" + "n" * 257 + "]", [(0, 5)]),
         ("[src:" + "n" * 256 + "]", []),
         ("[src:", [(0, 5)]),

@@ -34,6 +34,7 @@ from provgate.reconstruct import (
     DIAGNOSTIC_UNREADABLE_QUOTATION,
     GRADES,
     SourceCache,
+    find_malformed_markers,
     parse_citations,
     run_verify,
     verify_citations,
@@ -927,7 +928,7 @@ def test_a_near_marker_fails_the_report(store):
         assert obj["totals"]["malformed_markers"] == 1 and obj["malformed_markers"] == [m.to_json()]
         code = run_verify(store, data)[1]
         assert code == 1, marker
-    for answer in ('"The retry limit is 3 per hour." [src:a]', "```\n[src: a]\n```\n", "[[src:a]]", "[source: a]",
+    for answer in ('"The retry limit is 3 per hour." [src:a]', "```\n[src: a]\n```\n", "[[src:a]]", "[source: b]",
                    "The tail is `rom[src:]`.", "Slice with `data[src : dst]`.", "f(x)[src:]"):
         report = verify_citations(store, answer)
         assert report.malformed_markers == (), answer
@@ -943,6 +944,31 @@ def test_a_near_marker_fails_the_report(store):
     for answer in ("Index with `data[src: n]` here.", "Run `x = m[SRC: 4]` [src:a]"):
         assert verify_citations(store, answer).malformed_markers == (), answer
     assert len(verify_citations(store, "`a` then [src: a]").malformed_markers) == 1
+
+
+def test_near_markers_that_name_a_stored_source_fail_the_report(store):
+    """A parenthesis (``(src:a)``) or the word "source" (``[source: a]``, ``[Sources: b, a]``)
+    makes a malformed marker when a name it holds cites a stored source: verify passed the
+    drifted quotation before it with no citation at all (red team 87, F05). The same forms
+    citing what is not stored (a web page, a census) are how answers cite the world, and pass;
+    a link's text is not a marker. The ``src`` forms fail whatever they name."""
+    store.put("tool:a", "The retry limit is 3 per hour.")
+    drifted = '"The retry limit is 9 per hour." {}'
+    for marker in ("(src:a)", "(src: a)", "(Source: a)", "[source: a]", "[Source:a]", "[Sources: b, a]", "[sources: a; b]",
+                   "[source\u202f: a]", "\u3010source: a\u3011", "[^src:a]", "[src=a]", "[src\u2236a]", "[src\u3000:a]",
+                   "\u3014src:a\u3015", "[^src:nope]", "[src=nope]"):
+        report = verify_citations(store, drifted.format(marker))
+        assert not report.ok and [m.text for m in report.malformed_markers] == [marker], marker
+        assert run_verify(store, drifted.format(marker).encode())[1] == 1, marker
+    for marker in ("(src: nope)", "[Source: https://example.com/limits]", "(source: census 2020)", "[Sources: b, c]",
+                   "[Source: a](https://example.com)", "copy(src: a)", "(src: a", "{src:a}", "Source: a"):
+        report = verify_citations(store, drifted.format(marker))
+        assert report.ok and report.malformed_markers == (), marker
+    # parse has no store: it reports the src forms only (red team 87, F14)
+    answer = '"x" [src: a] and (src:a) and [source: a]'
+    assert [m.text for m in find_malformed_markers(answer)] == ["[src: a]"]
+    assert [m.text for m in find_malformed_markers(answer, store)] == ["[src: a]", "(src:a)", "[source: a]"]
+    assert find_malformed_markers(answer, store) == verify_citations(store, answer).malformed_markers
 
 
 def test_markers_swallowed_by_a_fence_never_closed_fail_the_report(store):

@@ -77,6 +77,8 @@ _EXPORTS: dict[str, str] = {
     "QuoteCheck": "provgate.reconstruct",
     "CitationReport": "provgate.reconstruct",
     "parse_citations": "provgate.reconstruct",
+    "find_malformed_markers": "provgate.reconstruct",
+    "MalformedMarker": "provgate.reconstruct",
 }
 
 __all__ = ["__version__", *_EXPORTS]
@@ -180,8 +182,10 @@ if TYPE_CHECKING:  # pragma: no cover
     )
     from provgate.reconstruct import (
         CitationReport,
+        MalformedMarker,
         QuoteCheck,
         SourceCache,
+        find_malformed_markers,
         parse_citations,
         verify_citations,
         verify_quote,

@@ -1390,15 +1390,20 @@ def scan(data: bytes) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     )
 
 
-# What a marker that went wrong looks like: an opening bracket (ASCII, fullwidth or lenticular),
-# blanks, no-break or zero-width characters, "src" in any case, the same again (French sets a
-# narrow no-break space before a colon: red team 87, F05), a colon (ASCII or fullwidth); or
-# "[src:" and no name or a name that does not end the marker (red team 86, F08).
+# What a marker that went wrong looks like: an opening bracket (ASCII, fullwidth, lenticular or
+# tortoise-shell, and a footnote's "[^"), blanks, no-break, zero-width or ideographic spaces,
+# "src", "source" or "sources" in any case, the same again (French sets a narrow no-break space
+# before a colon: red team 87, F05), a colon (ASCII, fullwidth or the ratio sign) or "="; the
+# same after a parenthesis; or "[src:" and no name or a name that does not end the marker (red
+# team 86, F08). Each of these left an answer whose author attributed a quotation with no
+# citation at all, and verify passed it (red team 87, F05). Which of them are reported is the
+# caller's (reconstruct._malformed_markers: "(source: census 2020)" is ordinary prose).
+_NEAR_BLANKS = rb"(?:[ \t]|\xc2\xa0|\xe2\x80[\x8b-\x8f\xaf]|\xe2\x81\xa0|\xef\xbb\xbf|\xe3\x80\x80)*+"
+_NEAR_SEPARATOR = rb"(?::|\xef\xbc\x9a|\xe2\x88\xb6|=)"
 _NEAR_MARKER = re.compile(
     rb"\[src:(?!" + _NAME + rb"\])"
-    rb"|(?:\[(?!src:)|\xef\xbc\xbb|\xe3\x80\x90)"  # [ ［ 【
-    rb"(?:[ \t]|\xc2\xa0|\xe2\x80[\x8b-\x8f\xaf]|\xe2\x81\xa0|\xef\xbb\xbf)*+[sS][rR][cC]"
-    rb"(?:[ \t]|\xc2\xa0|\xe2\x80[\x8b-\x8f\xaf]|\xe2\x81\xa0|\xef\xbb\xbf)*+(?::|\xef\xbc\x9a)"
+    rb"|(?:\[(?!src:)\^?|\(|\xef\xbc\xbb|\xe3\x80\x90|\xe3\x80\x94)"  # [ [^ ( ［ 【 〔
+    + _NEAR_BLANKS + rb"[sS](?:[rR][cC]|[oO][uU][rR][cC][eE][sS]?)" + _NEAR_BLANKS + _NEAR_SEPARATOR
 )
 
 

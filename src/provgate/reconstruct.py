@@ -161,7 +161,8 @@ and the totals, including the presence and accuracy rates; ``report.ok`` is True
 citation is accurate, every bare marker is present and no marker is malformed
 (``provgate verify`` exits 0 then, 1 otherwise). A **malformed marker** is text outside fenced
 code that looks like a marker but is not one: ``[src: a]``, ``[SRC:a]``, ``［src:a］``,
-``【src:a】``, ``[src:a, b]``, ``[src:]``, and a marker inside a fence never closed
+``【src:a】``, ``[src:a, b]``, ``[src:]``, ``(src:a)``, ``[source: a]``, ``[^src:a]``,
+``[src=a]``, and a marker inside a fence never closed
 (``report.malformed_markers``). Answers over
 :data:`MAX_ANSWER_BYTES` raise :class:`~provgate.errors.LimitExceededError`.
 
@@ -193,7 +194,7 @@ import os
 import re
 import threading
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -1859,6 +1860,19 @@ def parse_citations(
     return carried, bare, [parsed.quotation(u) for u in parsed.unmarked]
 
 
+def find_malformed_markers(text: str | bytes, store: Any = None) -> tuple[MalformedMarker, ...]:
+    """The malformed markers of an answer, as :func:`verify_citations` reports them (red team
+    87, F14: :func:`parse_citations` shows none, so a linter built on it showed an answer whose
+    every marker is malformed as one with no marker). Without ``store`` the forms that ask it
+    (``(src:a)``, ``[source: a]``: see ``_malformed_markers``) are never reported; with it,
+    when a name they hold cites a stored source. Reads the store, never writes."""
+    data = _answer_bytes(text)
+    parsed = _Parsed(data)
+    cache = None if store is None else _cache_for(store, None)
+    known = None if cache is None else (lambda name: bool(cache.marker_handles(name)))
+    return _malformed_markers(data, len({m[1] for m in parsed.markers}), known)
+
+
 def verify_citations(
     store: Any, text: str | bytes, *, cache: SourceCache | None = None, diagnose: bool = True
 ) -> CitationReport:
@@ -1905,22 +1919,30 @@ def verify_citations(
     grade = checks.grade
     # a citation takes the best grade among the handles its marker names
     best = [grade[row[4][0]] if len(row[4]) == 1 else min([grade[s] for s in row[4]], default=_UNKNOWN) for row in rows]
-    return CitationReport(parsed, rows, bare, handles, checks, best, _malformed_markers(data, len({m[1] for m in parsed.markers})))
+    return CitationReport(parsed, rows, bare, handles, checks, best, _malformed_markers(data, len({m[1] for m in parsed.markers}), lambda name: bool(cache.marker_handles(name))))
 
 
-# what ends a near-marker's span: a closing bracket (] ］ 】, taken in), or the line's end or an
-# opening bracket (left out: a marker after it is its own)
-_NEAR_MARKER_CLOSE = re.compile(rb"\]|\xef\xbc\xbd|\xe3\x80\x91|[\n\[]|\xef\xbc\xbb|\xe3\x80\x90")
-_NEAR_MARKER_ENDS = frozenset((b"]", "\uff3d".encode(), "\u3011".encode()))
+# what ends a near-marker's span: a closing bracket (] ］ 】 〕, or ) after a parenthesis, taken
+# in), or the line's end or an opening bracket (left out: a marker after it is its own)
+_NEAR_MARKER_CLOSE = re.compile(rb"\]|\xef\xbc\xbd|\xe3\x80[\x91\x95]|[\n\[]|\xef\xbc\xbb|\xe3\x80\x90")
+_NEAR_MARKER_CLOSE_PAREN = re.compile(rb"\)|[\n\[]|\xef\xbc\xbb|\xe3\x80\x90")
+_NEAR_MARKER_ENDS = frozenset((b"]", b")", "\uff3d".encode(), "\u3011".encode(), "\u3015".encode()))
 _INDEXED = frozenset(b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_)]")
 
 
-def _malformed_markers(data: bytes, markers: int) -> tuple[MalformedMarker, ...]:
+def _malformed_markers(data: bytes, markers: int, known: Callable[[str], bool] | None) -> tuple[MalformedMarker, ...]:
     """The near-markers of an answer outside fenced code (:func:`provgate._citations.near_markers`):
-    ``[src: a]``, ``[SRC:a]``, ``［src:a］``, ``【src:a】``, ``[src:a, b]``, ``[src:]``. Each
-    makes the report fail: the quotation its author attributed would otherwise go unchecked
-    while ``verify`` passes (red team 86, F08). A ``[`` right after a letter, a digit, ``_``,
-    ``)`` or ``]`` indexes (``data[src : n]``, ``rom[src:]``), and one inside an inline code
+    ``[src: a]``, ``[SRC:a]``, ``［src:a］``, ``【src:a】``, ``[src:a, b]``, ``[src:]``,
+    ``[^src:a]``, ``[src=a]``; and ``(src:a)``, ``[source: a]``, ``[Sources: a, b]`` when a
+    name they hold cites a stored source (``known``; without a store, never). Each makes the
+    report fail: the quotation its author attributed would otherwise go unchecked while
+    ``verify`` passes (red team 86, F08; red team 87, F05). The last three ask the store
+    because they are also how answers cite what is not in it (``[Source: https://…]``,
+    ``(source: census 2020)``), and an answer that cites a web page must not fail for it. A
+    bracketed one followed by ``(`` is a link's text (``[Source: the RFC](https://…)``), not a
+    marker. A ``[`` or ``(`` right after a letter, a
+    digit, ``_``, ``)`` or ``]`` indexes or calls (``data[src : n]``, ``rom[src:]``,
+    ``copy(src: Path)``), and one inside an inline code
     span (after an odd number of backticks on its line) is code: neither is a near-marker (red
     team 87, F08; red team 88, F09). Each runs to its closing bracket, when one comes on its
     line before another bracket opens, and a near-marker inside another's span is not reported
@@ -1941,16 +1963,24 @@ def _malformed_markers(data: bytes, markers: int) -> tuple[MalformedMarker, ...]
     for start, end in found.tolist():
         if out and start < out[-1].end:
             continue
-        if data[start] == 0x5B and start > 0 and data[start - 1] in _INDEXED:
+        if data[start] in b"[(" and start > 0 and data[start - 1] in _INDEXED:
             continue
         k = bisect.bisect_right(fence_ends, start)
         if k < len(fences) and fences[k][0] <= start:
             continue
         if data.count(b"`", data.rfind(b"\n", 0, start) + 1, start) % 2:
             continue
-        close = _NEAR_MARKER_CLOSE.search(data, end, end + _citations_py.MAX_NAME_BYTES + 3)
+        closing = _NEAR_MARKER_CLOSE_PAREN if data[start] == 0x28 else _NEAR_MARKER_CLOSE
+        close = closing.search(data, end, end + _citations_py.MAX_NAME_BYTES + 3)
+        closed = close is not None and close.group() in _NEAR_MARKER_ENDS
         if close is not None:
-            end = close.end() if close.group() in _NEAR_MARKER_ENDS else close.start()
+            if closed and close.group() == b"]" and data[close.end() : close.end() + 1] == b"(":
+                continue  # a link's text, [Source: the RFC](https://…): not a marker
+            if _asks_the_store(data, start) and not (closed and known is not None and _names_a_source(data[end : close.start()], known)):
+                continue
+            end = close.end() if closed else close.start()
+        elif _asks_the_store(data, start):
+            continue
         out.append(MalformedMarker(data[start:end].decode("utf-8", "replace"), start, end))
     if swallowed and fences and fences[-1][2] == fences[-1][1] and fences[-1][3] == len(data):  # (never closed)
         unclosed = [
@@ -1959,6 +1989,25 @@ def _malformed_markers(data: bytes, markers: int) -> tuple[MalformedMarker, ...]
         ]
         out = sorted(out + unclosed, key=lambda m: m.start)
     return tuple(out)
+
+
+_NEAR_SOURCE_WORD = re.compile(rb"(?:\[\^?|\xef\xbc\xbb|\xe3\x80[\x90\x94])" + _citations_py._NEAR_BLANKS + rb"[sS][oO]")
+_NEAR_NAME_SEPARATORS = re.compile(rb"[,;]")
+
+
+def _asks_the_store(data: bytes, start: int) -> bool:
+    """Whether the near-marker at ``start`` is one of those that also cite what is not stored
+    (a parenthesis, or the word "source"): reported only when a name it holds is stored."""
+    return data[start] == 0x28 or _NEAR_SOURCE_WORD.match(data, start) is not None
+
+
+def _names_a_source(names: bytes, known: Callable[[str], bool]) -> bool:
+    blanks = b" \t" + "\u00a0\u200b\u200c\u200d\u200e\u200f\u202f\u2060\ufeff\u3000".encode()
+    for name in _NEAR_NAME_SEPARATORS.split(names):
+        name = name.strip(blanks)
+        if name and known(name.decode("utf-8", "replace")):
+            return True
+    return False
 
 
 def run_verify(store: Any, answer: bytes, *, cache: SourceCache | None = None) -> tuple[dict[str, Any], int]:
@@ -1992,10 +2041,12 @@ __all__ = [
     "Citation",
     "CitationReport",
     "Diagnostic",
+    "MalformedMarker",
     "Marker",
     "QuoteCheck",
     "Quotation",
     "SourceCache",
+    "find_malformed_markers",
     "parse_citations",
     "run_verify",
     "verify_citations",
