@@ -404,16 +404,20 @@ def test_uneven_spans_that_cut_a_number(benchmark, shape):
 
 
 @pytest.mark.parametrize("shape", ["long_line", "many_groups_on_a_lazy_line", "many_groups_below_a_fence",
-                                   "long_gap_and_dashes"])  # fmt: skip
+                                   "long_gap_and_dashes", "many_groups_after_words", "many_groups_past_code_spans"])  # fmt: skip
 def test_scan_blocks_of_adversarial_shapes(benchmark, shape):
     # red team 86, F09: the blockquote and fence forms read the gap around a group; each shape
     # of about 4 MB must scan in linear time (tests/test_citations_blocks.py holds native equal
-    # to the reference on the same shapes, a hundredth of the size)
+    # to the reference on the same shapes, a hundredth of the size). The last two: one line of
+    # groups after words, each of which looked for a colon at the line's end (the form below a
+    # line, stop 37): 15 s at 4 MB before stop 38, 1.5 s at 2 MB
     answer = {
         "long_line": "> " + "x" * 4_000_000 + " [src:a]\n",
         "many_groups_on_a_lazy_line": "> x\n" + "x" * 2_000_000 + " [src:a]," * 200_000,
         "many_groups_below_a_fence": "```\nx\n```\n" + "Source " * 400_000 + "[src:a] " * 200_000,
         "long_gap_and_dashes": "> x\n" + "-." * 2_000_000 + "[src:a]",
+        "many_groups_after_words": "w w [src:a] " * 333_333,
+        "many_groups_past_code_spans": "`x` `y` w [src:a] " * 222_222,
     }[shape].encode()
     _, markers, _, _ = benchmark(_citations.scan, answer)
     assert len(markers) >= 1

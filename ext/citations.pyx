@@ -1540,7 +1540,12 @@ cdef offset_t below_quote(Scan* s, offset_t group_end, offset_t limit, offset_t*
                      or p[i] == 0x2A or p[i] == 0x5F or p[i] == 0x2D):
         i += 1
     if i < n and p[i] != 0x0A:  # (words: the line must end in a colon, `[src:a] says:`)
-        i = line_end(p, n, i)
+        # (before the next group, or the block is past it: a line of many groups read once)
+        i = find_byte(p, i, limit if limit >= 0 else n, 0x0A)
+        if i < 0:
+            if limit >= 0:
+                return -1
+            i = n
         last = i
         while last > group_end and (p[last - 1] == 0x20 or p[last - 1] == 0x09 or p[last - 1] == 0x0D):
             last -= 1

@@ -181,8 +181,12 @@ def test_a_drifted_quotation_before_a_group_below_a_fence_fails(which, monkeypat
     ["> " + "x" * 40_000 + " [src:a]\n",
      "> x\n" + "x" * 20_000 + " [src:a]," * 2_000,
      "```\nx\n```\n" + "Source " * 4_000 + "[src:a] " * 2_000,
-     "> x\n" + "-." * 20_000 + "[src:a]"],
-    ids=["long line", "many groups on a lazy line", "many groups below a fence", "long gap and dashes"],
+     "> x\n" + "-." * 20_000 + "[src:a]",
+     "w w [src:a] " * 3_333,
+     "`x` `y` w [src:a] " * 2_222,
+     "w [src:a]: w [src:b] " * 2_000 + "\n> x\n"],
+    ids=["long line", "many groups on a lazy line", "many groups below a fence", "long gap and dashes",
+         "many groups after words", "many groups past code spans", "colons between groups"],
 )
 def test_blocks_of_adversarial_shapes_scan_alike(line):
     # the shapes benchmarks/test_bench_reconstruct.py times at 4 MB (linear time belongs there)

@@ -732,7 +732,9 @@ class _Scanner:
         the block ends (red team 88, F03: the citation on the line that introduces a quotation
         was bare, and the drifted quotation below it passed)."""
         data = self.data
-        m = _INTRO_REST.match(data, group_end)
+        # (the line must end before the next group, or the block below it is past that group:
+        # bounded so, a line of many groups is read once, not once per group)
+        m = _INTRO_REST.match(data, group_end, limit if limit >= 0 else len(data))
         if m is None or self.first_blockquote_line(group_end) >= 0:
             return None  # (a line of a blockquote introduces nothing: it is the blockquote's)
         pos = m.end()
