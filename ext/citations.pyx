@@ -1926,9 +1926,20 @@ cdef offset_t mark_width(const byte_t* p, offset_t end) noexcept nogil:
 cdef bint loose_quote(Scan* s, offset_t group_start, offset_t previous_end, offset_t* out) noexcept nogil:
     """_Scanner._loose: the quotation the last closing mark before the group ends."""
     cdef const byte_t* p = s.p
-    cdef offset_t c = gap_start(s, group_start), lo, end, k, read
+    cdef offset_t c = gap_start(s, group_start), lo, end, k, read, ticks = 0, first_tick = -1, last_tick = -1
     cdef bint got
     lo = max(lower_bound(s, c), previous_end)
+    # code spans before the group are not read past (red team 88, F06)
+    for k in range(lo, c):
+        if p[k] == 0x60:
+            ticks += 1
+            last_tick = k
+            if first_tick < 0:
+                first_tick = k
+    if ticks >= 2 and ticks % 2 == 0:
+        if closing_mark_end(s, lo, first_tick, False) >= 0:
+            return unreadable(p, lo, c, out)
+        lo = last_tick + 1
     end = closing_mark_end(s, lo, c - 1, True)
     if end < 0:
         return False

@@ -211,6 +211,16 @@ CASES = [
     ("\u300ca[src:a]\u300d", [("unreadable", "", ["a"])], []),
     ("\u201ea, sagt er [src:a]", [("unreadable", "", ["a"])], []),
     ("`a` and so [src:a]", [], ["a"]),  # (code spans are not read back to)
+    # nor past (red team 88, F06; red team 87, F07): a mark before them makes the claim unreadable,
+    # a mark inside them is code
+    ('The "b": `c`, the docs say [src:a]', [("unreadable", 'b": `c`, the docs say', ["a"])], []),
+    ('"b". Set `c="d"` here [src:a]', [("unreadable", 'b". Set `c="d"` here', ["a"])], []),
+    ('Call `f("b")`; so [src:a]', [], ["a"]),
+    ("'b' then `c` [src:a]", [("backtick", "c", ["a"])], []),  # (form 1 reads the span next to the group)
+    ("users' `c` and so [src:a]", [], ["a"]),  # (a single mark before them is not counted: an apostrophe)
+    ('"b" and `c` or `d` so [src:a]', [("unreadable", 'b" and `c` or `d` so', ["a"])], []),
+    ('"b" and ``c` d`` so [src:a]', [("double", "b", ["a"])], []),  # (backticks are counted, not paired: odd)
+    ('"b" and `c and so [src:a]', [("double", "b", ["a"])], []),  # (one backtick opens no span)
     ('He is 6\'2" tall [src:a]', [], ["a"]),  # (a unit)
     ('> He said "x"\n[src:a]', [("blockquote", 'He said "x"', ["a"])], []),  # (the line above is a `>` line)
     ("```\n\"x\"\n```\n[src:a]", [("fence", '"x"', ["a"])], []),

@@ -971,6 +971,31 @@ def test_near_markers_that_name_a_stored_source_fail_the_report(store):
     assert find_malformed_markers(answer, store) == verify_citations(store, answer).malformed_markers
 
 
+def test_a_group_past_code_spans_never_claims_a_quotation_before_them(store):
+    """Code spans before a group are not read past (red team 88, F06; red team 87, F07): a
+    drifted quotation before them fails as ``unreadable`` (it passed when a term the source
+    holds, or a string in the code, was claimed instead), and a string inside the code is code,
+    not a quotation (its check against the source was a false alarm)."""
+    store.put("tool:a", "The retry limit is 3 per hour. Set retries to 3 in the config.")
+    drifted = (
+        'The "retry limit": `The retry limit is 9 per hour`, the docs say [src:a].',
+        'The docs say "The retry limit is 9 per hour". Set `retries="3"` in the config [src:a].',
+    )
+    for answer in drifted:
+        report = verify_citations(store, answer)
+        assert not report.ok and [c.quotation.form for c in report.citations] == ["unreadable"], answer
+    honest = (
+        'Call `client.fetch("users")`; the retry limit is 3 per hour [src:a].',
+        'Run `app --mode="safe"` first. Retries are limited to 3 per hour [src:a].',
+    )
+    for answer in honest:
+        report = verify_citations(store, answer)
+        assert report.ok and not report.citations and [m.name for m in report.bare_markers] == ["a"], answer
+    # with no code span between, the quotation is read back to as before
+    assert not verify_citations(store, 'The docs say "The retry limit is 9 per hour", see [src:a].').ok
+    assert verify_citations(store, 'The docs say "The retry limit is 3 per hour", see [src:a].').ok
+
+
 def test_markers_swallowed_by_a_fence_never_closed_fail_the_report(store):
     """A fence that is never closed makes the rest of the answer code, every later quotation and
     marker with it: those markers are reported as malformed, or a report of no citation would

@@ -626,10 +626,22 @@ class _Scanner:
         passed over; when the mark read gives nothing (``the users' guide``, ``the '90s``, a
         unit ``27"``), the one before it is read, up to :data:`_FORWARD_MARKS` of them (red team
         88, F07: ``'…', as in the '90s, see [src:a]`` was bare), then the last closing mark
-        that is not a single one."""
+        that is not a single one. Code spans before the group (an even number of backticks, two
+        or more, since the bound) are code, not quotations, and are not read past: when a
+        closing mark other than a single one stands before them, the group carries an
+        ``unreadable`` quotation (the span may be what it quotes, the mark an earlier term),
+        else the read starts after their last backtick (red team 88, F06: ``The "retry
+        limit": `…9…`, the docs say [src:a]`` checked ``retry limit`` and passed; red team 87,
+        F07: the ``"users"`` of ``fetch("users")`` was claimed, a false alarm, and a drifted
+        quotation before ``retries="3"`` passed)."""
         data = self.data
         c = self._gap_start(group_start)
         lo = max(self.lower_bound(c), previous_end)
+        ticks = data.count(b"`", lo, c)
+        if ticks >= 2 and ticks % 2 == 0:
+            if self._closing_mark_end(lo, data.find(b"`", lo, c), False) >= 0:
+                return self._unreadable(lo, c)
+            lo = data.rfind(b"`", lo, c) + 1
         # a mark that ends at c ended the gap, and the inline form read it already
         end = self._closing_mark_end(lo, c - 1, True)
         if end < 0:
