@@ -5876,3 +5876,41 @@ def test_a_stale_value_is_reported_once(old, new, text):
     stale = [v for v in Gate(store).check(pre, post, operator="summarize").violations
              if v.message.startswith("stale value kept alone")]
     assert len(stale) == 1
+
+
+_RT89_OLD, _RT89_NEW, _RT89_DB = "retries=3\ntimeout=3\n", "retries=5\ntimeout=5\n", "port=5\n"
+
+
+@pytest.mark.parametrize("text, accepted", [
+    # a number in prose about another file, or about nothing the config names, keeps no key
+    ("The db port is 5.", False),
+    ("db.ini has port 5 and app.ini was read again.", False),
+    ("5 tests passed.", False),
+    ("Both files were read.", False),
+    # the newer value beside its key's name, in prose or as a fact, keeps it
+    ("The config now sets retries to 5 and the timeout to 5; the db port is 5.", True),
+    ("app.ini: retries=5, timeout=5. db.ini: port=5.", True),
+    ("Retries are now 5.", False),  # (timeout's newer 5 is not named: timeout=3 stands alone)
+    ("Retries and the timeout were both raised to 5.", True),  # (in any case)
+])
+def test_a_number_in_prose_keeps_a_newer_value_only_beside_its_key(text, accepted):
+    # red team 89, F01 (docs/gate.md I4: "a key whose value differs between the reads may not end
+    # up with only the older value"): the older read of app.ini kept byte for byte, the newest
+    # read summarized with another file's read. Any number in the summary's prose that equals a
+    # newer value counted as that value: "The db port is 5." kept retries=5 and timeout=5, and the
+    # older read's retries=3 and timeout=3 stood alone, accepted as lossy, in a session as well
+    store = store_with({"tool:r1": _RT89_OLD, "tool:r2": _RT89_DB, "tool:r4": _RT89_NEW})
+    old = tool("t1", "tool:r1", _RT89_OLD, ts=110, resource="file:app.ini")
+    db = tool("t2", "tool:r2", _RT89_DB, ts=120, resource="file:db.ini")
+    new = tool("t4", "tool:r4", _RT89_NEW, ts=140, resource="file:app.ini")
+    post = [old, summary("s1", text, ["tool:r2", "tool:r4"])]
+    fresh = Gate(store).check([old, db, new], post, operator="summarize")
+    session = Gate(store)
+    assert session.check([old, db, new], [old, db, new], operator="reorder", commit=True).accepted
+    again = session.check([old, db, new], post, operator="summarize")
+    for verdict in (fresh, again):
+        if accepted:
+            assert_accepted(verdict, "lossy")
+        else:
+            stale = [v for v in verdict.violations if v.invariant == "I4"]
+            assert stale and {v.block for v in stale} == {"t1"} and {v.value for v in stale} <= {"3"}, verdict.violations

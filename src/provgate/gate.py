@@ -5407,6 +5407,7 @@ class _Check:
         whether it may state a newer value)."""
         kv: dict[tuple[int, int], set[tuple[int, int]]] = {}
         restated: set[tuple[int, int]] = set()
+        named: dict[tuple[int, int], set[tuple[int, int]]] = {}  # newer values restated beside their key's name
         for facts, prose, newer in texts:
             self._gather_kv_values(kv, facts, basis, newer)
             if prose:
@@ -5416,16 +5417,20 @@ class _Check:
                     # a text with fewer values than the candidates looks its values up among them,
                     # not every candidate among its values: N one-key summaries of a config whose N
                     # keys changed were each asked all 2N candidates, O(N^2) (red team 64, F02)
-                    values = basis.candidate_set.intersection(_unkeyed_values(facts))
+                    values = list(basis.candidate_set.intersection(_unkeyed_values(facts)))
                 else:
                     found = ~absent_from_all(basis.candidate_fps, [facts.unkeyed_values()])
-                    values = compress(basis.candidates, found.tolist())
+                    values = list(compress(basis.candidates, found.tolist()))
+                # (as a stale value, fail closed: "the workers retry each failed call 3 times"
+                # restates retries=3 though workers=3 is the newer read's, red team 22, s03)
                 restated.update(values if newer else (v for v in values if v not in basis.newest_any))
+                if newer:
+                    _named_newer_values(named, facts, values, basis.newer_names)
         out: dict[tuple[int, int], list[tuple[int, int]]] = {}
         for key, stale in basis.older_kv.items():
             newer_values = basis.newest_values.get(key, set())
-            present = kv.get(key, set()) | (restated & (stale.keys() | newer_values))
-            if present & newer_values:
+            present = kv.get(key, set()) | (restated & stale.keys())
+            if kv.get(key, set()) & newer_values or key in named:
                 continue
             values = [v for v in stale if v in present]
             if values:
@@ -5679,12 +5684,15 @@ class _Check:
         value: a key a session re-read a thousand times has a thousand of them."""
         kv: dict[tuple[int, int], set[tuple[int, int]]] = {}
         restated: set[tuple[int, int]] = set()
+        named: dict[tuple[int, int], set[tuple[int, int]]] = {}  # (as _stale_alone)
         for facts, prose, newer in texts:
             self._gather_kv_values(kv, facts, basis, newer)
             if prose:
                 # (the candidates of _stale_alone: every older and newer value of a stale key)
                 values = [v for v in _unkeyed_values(facts) if basis.stale_keys_holding(v)]
                 restated.update(values if newer else (v for v in values if v not in basis.newest_any))
+                if newer:
+                    _named_newer_values(named, facts, values, basis.newer_names)
         by_key: dict[tuple[int, int], set[tuple[int, int]]] = {}
         for v in restated:
             for key in basis.stale_keys_holding(v):
@@ -5692,11 +5700,11 @@ class _Check:
         out: dict[tuple[int, int], set[tuple[int, int]]] = {}
         for key in basis.stale_keys:
             newer_values = basis.newest_values.get(key, set())
-            # (restated & (stale | newer) of _stale_alone: the values a read set the key to)
+            # (restated & stale of _stale_alone: the values a read set the key to)
             present = kv.get(key, set()) | by_key.get(key, set())
-            if present & newer_values:
+            if kv.get(key, set()) & newer_values or key in named:
                 continue
-            values = {v for v in present if basis.holds(key, v)}  # (no newer one among them)
+            values = {v for v in present if basis.holds(key, v) and v not in newer_values}
             if values:
                 out[key] = values
         return out
@@ -7488,6 +7496,7 @@ class _StaleBasis(NamedTuple):
     candidate_set: frozenset[tuple[int, int]]
     newest_any: frozenset[tuple[int, int]]  # every newer value of those keys
     names: frozenset[bytes]  # those keys as written (a dotted key's last part is compared with them)
+    newer_names: dict[tuple[int, int], list[tuple[tuple[int, int], bytes]]]  # newer value -> (key, its name)
 
 
 def stale_basis(newest: _Facts, older: list[tuple[Any, _Facts]]) -> _StaleBasis | None:
@@ -7524,7 +7533,62 @@ def stale_basis(newest: _Facts, older: list[tuple[Any, _Facts]]) -> _StaleBasis 
     return _StaleBasis(older_kv, older_owner, facts_of, keys, newest_values, newest_row, newest,
                        candidates, np.array(candidates, dtype=np.uint64).reshape(-1, 2), candidate_set,
                        frozenset(v for values in newest_values.values() for v in values),
-                       frozenset(newest.table.key_bytes(r) for r in newest_row.values()))
+                       frozenset(newest.table.key_bytes(r) for r in newest_row.values()),
+                       _newer_names(newest, newest_values, newest_row, older_kv))
+
+
+def _newer_names(newest: _Facts, newest_values: dict[tuple[int, int], set[tuple[int, int]]],
+                 newest_row: dict[tuple[int, int], int], keys: Iterable[tuple[int, int]]
+                 ) -> dict[tuple[int, int], list[tuple[tuple[int, int], bytes]]]:
+    """Per newer value of the keys that went stale: those keys, each with its name as the
+    newest read writes it (:func:`_named_newer_values`)."""
+    out: dict[tuple[int, int], list[tuple[tuple[int, int], bytes]]] = {}
+    for key in keys:
+        if key in newest_row:
+            name = newest.table.key_bytes(newest_row[key])
+            for v in newest_values.get(key, ()):
+                out.setdefault(v, []).append((key, name))
+    return out
+
+
+# the pattern of each key name a text was asked for (_names_key); bounded, as names are the reads'
+_KEY_NAME_PATTERNS: dict[bytes, re.Pattern[bytes] | None] = {}
+_KEY_NAME_PATTERNS_MAX = 4096
+
+
+def _names_key(lowered: bytes, name: bytes) -> bool:
+    """Does the lowercased text ``lowered`` name the key ``name``: its last part (after ``.``,
+    ``:`` or ``/``), in any case, as a word, with ``_``, ``-`` and blanks between its pieces
+    taken alike (``max_retries``: "max retries", "MAX-RETRIES")?"""
+    pattern = _KEY_NAME_PATTERNS.get(name, False)
+    if pattern is False:
+        leaf = re.split(rb"[.:/]", name.lower())[-1]
+        pieces = [re.escape(piece) for piece in re.split(rb"[_\-\s]+", leaf) if piece]
+        pattern = (re.compile(rb"(?<![a-z0-9])" + rb"[_\-\s]+".join(pieces) + rb"(?![a-z0-9])") if pieces
+                   else None)
+        if len(_KEY_NAME_PATTERNS) < _KEY_NAME_PATTERNS_MAX:
+            _KEY_NAME_PATTERNS[name] = pattern
+    return pattern is not None and pattern.search(lowered) is not None  # type: ignore[union-attr]
+
+
+def _named_newer_values(named: dict[tuple[int, int], set[tuple[int, int]]], facts: _Facts,
+                        values: Iterable[tuple[int, int]],
+                        newer_names: dict[tuple[int, int], list[tuple[tuple[int, int], bytes]]]) -> None:
+    """Add to ``named`` the values a text restates in prose (``values``) that are the newer
+    value of a key the text names (:func:`_names_key`). Only those keep that key's newer value
+    in I4: a number in prose is any key's, and one about another file ("the db port is 5")
+    stood for the newer ``retries=5`` and ``timeout=5`` of a config whose older read, kept,
+    then said ``retries=3`` alone (red team 89, F01). In prose a value still counts as a stale
+    one (fail closed)."""
+    lowered: bytes | None = None
+    for v in values:
+        for key, name in newer_names.get(v, ()):
+            if v in named.get(key, ()):
+                continue
+            if lowered is None:
+                lowered = facts.table.data.lower()
+            if _names_key(lowered, name):
+                named.setdefault(key, set()).add(v)
 
 
 class _LogFacts:
@@ -7640,8 +7704,8 @@ class _LeftBasis:
     the newest read: the keys that went stale, and, for a value, which of them a read set to
     it. Made in time linear in the newest read's changed keys, not in the older reads."""
 
-    __slots__ = ("extra", "extra_keys_of", "keys", "keys_of", "names", "newest_any", "newest_values",
-                 "stale_keys", "stale_set", "values")
+    __slots__ = ("extra", "extra_keys_of", "keys", "keys_of", "names", "newer_names", "newest_any",
+                 "newest_values", "stale_keys", "stale_set", "values")
 
     def __init__(self, log: _LogFacts, extra: dict[tuple[int, int], set[tuple[int, int]]], newest: _Facts,
                  stale: list[tuple[int, int]], newest_values: dict[tuple[int, int], set[tuple[int, int]]],
@@ -7657,6 +7721,7 @@ class _LeftBasis:
         self.newest_values = {k: newest_values[k] for k in stale}
         self.newest_any = frozenset(v for k in stale for v in newest_values[k])
         self.names = frozenset(newest.table.key_bytes(newest_row[k]) for k in stale)
+        self.newer_names = _newer_names(newest, newest_values, newest_row, stale)
         self.stale_keys = stale
         self.stale_set = frozenset(stale)
 
