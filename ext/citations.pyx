@@ -1926,8 +1926,7 @@ cdef offset_t mark_width(const byte_t* p, offset_t end) noexcept nogil:
 cdef bint loose_quote(Scan* s, offset_t group_start, offset_t previous_end, offset_t* out) noexcept nogil:
     """_Scanner._loose: the quotation the last closing mark before the group ends."""
     cdef const byte_t* p = s.p
-    cdef offset_t c = gap_start(s, group_start), lo, end, k, read, ticks = 0, first_tick = -1, last_tick = -1
-    cdef bint got
+    cdef offset_t c = gap_start(s, group_start), lo, k, ticks = 0, first_tick = -1, last_tick = -1, kept
     lo = max(lower_bound(s, c), previous_end)
     # code spans before the group are not read past (red team 88, F06)
     for k in range(lo, c):
@@ -1937,10 +1936,23 @@ cdef bint loose_quote(Scan* s, offset_t group_start, offset_t previous_end, offs
             if first_tick < 0:
                 first_tick = k
     if ticks >= 2 and ticks % 2 == 0:
-        if closing_mark_end(s, lo, first_tick, False) >= 0:
-            return unreadable(p, lo, c, out)
-        lo = last_tick + 1
-    end = closing_mark_end(s, lo, c - 1, True)
+        if read_back(s, last_tick + 1, c - 1, previous_end, out) or s.oom:
+            return not s.oom
+        kept = s.segments.n
+        if not read_back(s, lo, first_tick, previous_end, out):
+            return False
+        s.segments.n = kept  # (what the refused reading left)
+        return unreadable(p, lo, c, out)
+    # a mark that ends at c ended the gap, and the inline form read it already
+    return read_back(s, lo, c - 1, previous_end, out)
+
+
+cdef bint read_back(Scan* s, offset_t lo, offset_t hi, offset_t previous_end, offset_t* out) noexcept nogil:
+    """_Scanner._read_back: loose_quote's read of the closing marks that end in (lo, hi]."""
+    cdef const byte_t* p = s.p
+    cdef offset_t end, k, read
+    cdef bint got
+    end = closing_mark_end(s, lo, hi, True)
     if end < 0:
         return False
     if end >= 3 and is_opening3(code_at(p, end - 3, 3)):  # the group stands inside a quotation
@@ -1959,7 +1971,7 @@ cdef bint loose_quote(Scan* s, offset_t group_start, offset_t previous_end, offs
         got = inline_at(s, end, previous_end, out)
         read = end
     if not got and not s.oom:  # (past every single mark: the last other closing mark, if not read)
-        end = closing_mark_end(s, lo, c - 1, False)
+        end = closing_mark_end(s, lo, hi, False)
         if 0 <= end < read:
             got = inline_at(s, end, previous_end, out)
     return got

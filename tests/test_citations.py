@@ -211,8 +211,11 @@ CASES = [
     ("\u300ca[src:a]\u300d", [("unreadable", "", ["a"])], []),
     ("\u201ea, sagt er [src:a]", [("unreadable", "", ["a"])], []),
     ("`a` and so [src:a]", [], ["a"]),  # (code spans are not read back to)
-    # nor past (red team 88, F06; red team 87, F07): a mark before them makes the claim unreadable,
-    # a mark inside them is code
+    # nor past (red team 88, F06; red team 87, F07): the read starts after them, and a quotation it
+    # would give before them makes the claim unreadable; a mark inside them is code
+    ('"a" and `x` then "q", see [src:a]', [("double", "a", ["a"]), ("double", "q", ["a"])], []),
+    ("It's 'fine' and `c` (see [src:a]", [("unreadable", "c` (see", ["a"])], []),
+    ('The 27" screen. `c` (see [src:a]', [], ["a"]),  # (a unit gives nothing)
     ('The "b": `c`, the docs say [src:a]', [("unreadable", 'b": `c`, the docs say', ["a"])], []),
     ('"b". Set `c="d"` here [src:a]', [("unreadable", 'b". Set `c="d"` here', ["a"])], []),
     ('Call `f("b")`; so [src:a]', [], ["a"]),

@@ -627,23 +627,33 @@ class _Scanner:
         unit ``27"``), the one before it is read, up to :data:`_FORWARD_MARKS` of them (red team
         88, F07: ``'…', as in the '90s, see [src:a]`` was bare), then the last closing mark
         that is not a single one. Code spans before the group (an even number of backticks, two
-        or more, since the bound) are code, not quotations, and are not read past: when a
-        closing mark other than a single one stands before them, the group carries an
-        ``unreadable`` quotation (the span may be what it quotes, the mark an earlier term),
-        else the read starts after their last backtick (red team 88, F06: ``The "retry
-        limit": `…9…`, the docs say [src:a]`` checked ``retry limit`` and passed; red team 87,
-        F07: the ``"users"`` of ``fetch("users")`` was claimed, a false alarm, and a drifted
-        quotation before ``retries="3"`` passed)."""
+        or more, since the bound) are code, not quotations, and are not read past: the read
+        starts after their last backtick, and when it gives nothing there but would give a
+        quotation before the first, the group carries an ``unreadable`` one (the span may be
+        what it quotes, the quotation an earlier term; red team 88, F06: ``The "retry limit":
+        `…9…`, the docs say [src:a]`` checked ``retry limit`` and passed; red team 87, F07: the
+        ``"users"`` of ``fetch("users")`` was claimed, a false alarm, and a drifted quotation
+        before ``retries="3"`` passed)."""
         data = self.data
         c = self._gap_start(group_start)
         lo = max(self.lower_bound(c), previous_end)
         ticks = data.count(b"`", lo, c)
         if ticks >= 2 and ticks % 2 == 0:
-            if self._closing_mark_end(lo, data.find(b"`", lo, c), False) >= 0:
-                return self._unreadable(lo, c)
-            lo = data.rfind(b"`", lo, c) + 1
+            got = self._read_back(data.rfind(b"`", lo, c) + 1, c - 1, previous_end)
+            if got is not None:
+                return got
+            kept = len(self.segments)
+            if self._read_back(lo, data.find(b"`", lo, c), previous_end) is None:
+                return None
+            del self.segments[kept:]  # (what the refused reading left)
+            return self._unreadable(lo, c)
         # a mark that ends at c ended the gap, and the inline form read it already
-        end = self._closing_mark_end(lo, c - 1, True)
+        return self._read_back(lo, c - 1, previous_end)
+
+    def _read_back(self, lo: int, hi: int, previous_end: int) -> tuple[int, int, int, int, int] | None:
+        """:meth:`_loose`'s read of the closing marks that end in ``(lo, hi]``, the last first."""
+        data = self.data
+        end = self._closing_mark_end(lo, hi, True)
         if end < 0:
             return None
         if data[end - 3:end] in _OPENING_MARKS:  # the group stands inside a quotation: „… [src:a]“
@@ -662,7 +672,7 @@ class _Scanner:
             got = self._inline_at(end, previous_end)
             read = end
         if got is None:  # (past every single mark: the last other closing mark, if not read)
-            end = self._closing_mark_end(lo, c - 1, False)
+            end = self._closing_mark_end(lo, hi, False)
             if 0 <= end < read:
                 got = self._inline_at(end, previous_end)
         return got
