@@ -5914,3 +5914,24 @@ def test_a_number_in_prose_keeps_a_newer_value_only_beside_its_key(text, accepte
         else:
             stale = [v for v in verdict.violations if v.invariant == "I4"]
             assert stale and {v.block for v in stale} == {"t1"} and {v.value for v in stale} <= {"3"}, verdict.violations
+
+
+def test_the_key_of_a_fact_stating_the_older_value_names_no_newer_one():
+    # red team 89, F01's other shapes: "retries=3 [src:r1], with 5 workers." names retries only
+    # as the key of the fact that states 3; its 5 is the workers'. Kept beside a summary of the
+    # newest read that drops retries, or written when both reads had left the window on the
+    # record, it left retries=3 alone, accepted
+    older, newer = "retries=3\nworkers=5\n", "retries=5\nworkers=5\n"
+    store = store_with({"tool:r1": older, "tool:r3": newer})
+    kept = summary("s1", "retries=3 [src:r1], with 5 workers.", ["tool:r1"], resource="file:app.ini")
+    pre = [kept, tool("t3", "tool:r3", newer, ts=130, resource="file:app.ini")]
+    post = [kept, summary("s2", "The config was read again [src:r3].", ["tool:r3"])]
+    find(Gate(store).check(pre, post, operator="summarize"), "I4", block="s1", key="retries", value="3")
+    restated = [kept, summary("s2", "The config was read again: retries are 5 now [src:r3].", ["tool:r3"])]
+    assert_accepted(Gate(store).check(pre, restated, operator="summarize"), "lossy")
+    gate = Gate(store)
+    turn = blk("a", "assistant", "ok.")
+    reads = [tool("t1", "tool:r1", older, ts=100, resource="file:app.ini"), pre[1]]
+    assert_accepted(gate.check([*reads, turn], [turn], operator="prune", evicted=["tool:r1", "tool:r3"], commit=True))
+    late = summary("s", "Summary: retries=3 with 5 workers [src:r1].", ["tool:r1"])
+    find(gate.check([turn], [turn, late], operator="summarize"), "I4", block="s", key="retries", value="3")

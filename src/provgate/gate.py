@@ -7575,20 +7575,31 @@ def _named_newer_values(named: dict[tuple[int, int], set[tuple[int, int]]], fact
                         values: Iterable[tuple[int, int]],
                         newer_names: dict[tuple[int, int], list[tuple[tuple[int, int], bytes]]]) -> None:
     """Add to ``named`` the values a text restates in prose (``values``) that are the newer
-    value of a key the text names (:func:`_names_key`). Only those keep that key's newer value
-    in I4: a number in prose is any key's, and one about another file ("the db port is 5")
-    stood for the newer ``retries=5`` and ``timeout=5`` of a config whose older read, kept,
-    then said ``retries=3`` alone (red team 89, F01). In prose a value still counts as a stale
-    one (fail closed)."""
+    value of a key the text names in prose (:func:`_names_key`; the key of a ``key=value``
+    fact states that fact's value, not this one). Only those keep that key's newer value in
+    I4: a number in prose is any key's, and one about another file ("the db port is 5") stood
+    for the newer ``retries=5`` and ``timeout=5`` of a config whose older read, kept, then said
+    ``retries=3`` alone; so did "retries=3, with 5 workers" (red team 89, F01). In prose a
+    value still counts as a stale one (fail closed)."""
     lowered: bytes | None = None
     for v in values:
         for key, name in newer_names.get(v, ()):
             if v in named.get(key, ()):
                 continue
             if lowered is None:
-                lowered = facts.table.data.lower()
+                lowered = _prose_lowered(facts.table)
             if _names_key(lowered, name):
                 named.setdefault(key, set()).add(v)
+
+
+def _prose_lowered(table: FactTable) -> bytes:
+    """A text in lower case with the keys of its ``key=value`` facts blanked out."""
+    text = bytearray(table.data.lower())
+    for row in np.flatnonzero(table.kind == _KIND_KV).tolist():
+        start, end = int(table.key_start[row]), int(table.key_end[row])
+        if 0 <= start < end:
+            text[start:end] = b" " * (end - start)
+    return bytes(text)
 
 
 class _LogFacts:
