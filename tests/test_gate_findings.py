@@ -5935,3 +5935,23 @@ def test_the_key_of_a_fact_stating_the_older_value_names_no_newer_one():
     assert_accepted(gate.check([*reads, turn], [turn], operator="prune", evicted=["tool:r1", "tool:r3"], commit=True))
     late = summary("s", "Summary: retries=3 with 5 workers [src:r1].", ["tool:r1"])
     find(gate.check([turn], [turn, late], operator="summarize"), "I4", block="s", key="retries", value="3")
+
+
+@pytest.mark.parametrize("first", ["retries=3 [src:r1], now retries=5 [src:r3].",
+                                   "retries=3 [src:r1]; retries were raised to 5 [src:r3]."])
+def test_a_newer_value_a_summary_stated_in_prose_is_kept_in_later_cycles(first):
+    # red team 89, F05: a summary of both reads (both evicted on the record) credited with the
+    # newer value in prose when it was made was read, as the next cycles' pre window, by its
+    # key=value facts alone: the stale retries=3 was "already alone" there, and a later cut of
+    # the newer value was excused, accepted as lossy (the same summary with retries=5 refused)
+    older, newer = "retries=3\nport=80\n", "retries=5\nport=80\n"
+    gate = Gate(store_with({"tool:r1": older, "tool:r3": newer}))
+    reads = [tool("t1", "tool:r1", older, ts=100, resource="file:app.ini"),
+             tool("t3", "tool:r3", newer, ts=130, resource="file:app.ini")]
+    turn = blk("a", "assistant", "ok.")
+    made = summary("s1", first, ["tool:r1", "tool:r3"])
+    assert_accepted(gate.check([*reads, turn], [made, turn], operator="summarize", evicted=["tool:r1", "tool:r3"],
+                               commit=True), "lossy")
+    assert_accepted(gate.check([made, turn], [made, turn], operator="reorder", commit=True), "structural")
+    cut = summary("s1", "retries=3 [src:r1].", ["tool:r1", "tool:r3"])
+    find(gate.check([made, turn], [cut, turn], operator="summarize"), "I4", block="s1", key="retries", value="3")

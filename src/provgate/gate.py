@@ -5410,7 +5410,9 @@ class _Check:
         named: dict[tuple[int, int], set[tuple[int, int]]] = {}  # newer values restated beside their key's name
         for facts, prose, newer in texts:
             self._gather_kv_values(kv, facts, basis, newer)
-            if prose:
+            # (a text that may state a newer value is asked for one restated beside its key's
+            # name even where its other prose is not read: the window's blocks, red team 89, F05)
+            if prose or newer:
                 # a paraphrase ("backoff is 250 ms") restates a value without its key; a value
                 # another key holds ("workers=5") restates nothing about this key
                 if len(basis.candidates) > _FEW_CANDIDATES and facts.n_facts < len(basis.candidates):
@@ -5423,7 +5425,8 @@ class _Check:
                     values = list(compress(basis.candidates, found.tolist()))
                 # (as a stale value, fail closed: "the workers retry each failed call 3 times"
                 # restates retries=3 though workers=3 is the newer read's, red team 22, s03)
-                restated.update(values if newer else (v for v in values if v not in basis.newest_any))
+                if prose:
+                    restated.update(values if newer else (v for v in values if v not in basis.newest_any))
                 if newer:
                     _named_newer_values(named, facts, values, basis.newer_names)
         out: dict[tuple[int, int], list[tuple[int, int]]] = {}
@@ -5687,10 +5690,11 @@ class _Check:
         named: dict[tuple[int, int], set[tuple[int, int]]] = {}  # (as _stale_alone)
         for facts, prose, newer in texts:
             self._gather_kv_values(kv, facts, basis, newer)
-            if prose:
+            if prose or newer:  # (as _stale_alone)
                 # (the candidates of _stale_alone: every older and newer value of a stale key)
                 values = [v for v in _unkeyed_values(facts) if basis.stale_keys_holding(v)]
-                restated.update(values if newer else (v for v in values if v not in basis.newest_any))
+                if prose:
+                    restated.update(values if newer else (v for v in values if v not in basis.newest_any))
                 if newer:
                     _named_newer_values(named, facts, values, basis.newer_names)
         by_key: dict[tuple[int, int], set[tuple[int, int]]] = {}
