@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 import provgate.gate as gate_module
 from gate_helpers import assert_accepted, blk, comparable, find, gate_for, record_extractions, store_with, summary, tool
+from provgate.errors import InvalidArgumentError
 from provgate.gate import Gate
 from provgate.handles import block_text_handle
 from provgate.store import SourceStore
@@ -759,8 +760,10 @@ def test_only_a_committed_post_window_pins():
     bad = [tool("c", "tool:conf", "retries=5\n", pinned=True), pre[1]]
     assert not rejected.check(pre, bad, operator="rewrite", commit=True).accepted
     assert rejected.pins == (frozenset(), frozenset())
-    with pytest.raises(TypeError, match="commit must be a bool"):
-        g.check(pre, pinning, operator="reorder", commit=1)
+    for wrong in (1, "yes", None):
+        with pytest.raises(InvalidArgumentError, match="commit must be a bool") as caught:
+            g.check(pre, pinning, operator="reorder", commit=wrong)
+        assert caught.value.argument == "commit"
 
 
 # F30 (red team 4, b03). docs/gate.md: the audit record carries "the digests of the pre and post

@@ -1625,7 +1625,9 @@ class Gate:
     def check_edit(self, edit: Edit, *, policy: str | None = None, retention_floor: float | None = None,
                    commit: bool = False) -> Verdict:
         if type(commit) is not bool:
-            raise TypeError(f"commit must be a bool, not {type(commit).__name__}")
+            # (a ProvgateError naming the argument, as for policy and retention_floor: red team
+            # 90, F03, a bare TypeError escaped callers that catch ProvgateError)
+            raise InvalidArgumentError(f"commit must be a bool, not {type(commit).__name__}", argument="commit")
         policy = self.policy if policy is None else policy
         floor = self.retention_floor if retention_floor is None else retention_floor
         _check_policy(policy)
