@@ -883,3 +883,40 @@ def test_an_evicted_logged_turn_hands_a_summary_of_its_handle_summarized_beside_
     assert result.plan.evict == ("b13",) and result.evicted == ("msg:m13",)
     assert [g.blocks for g in result.plan.summarize] == [("s17", "u20")]
     assert "[src:m13]" in result.window[0].text and "[src:c9]" not in result.window[0].text
+
+
+def test_a_summary_compact_evicts_is_stored_as_a_derived_text():
+    """compact() stores the words of every block it evicts without handles, so that the record of
+    the eviction resolves (I3). A summary's words so stored are a derived text: a pointer into
+    them is refused by P and by the store (red team 89, F03: a turn quoting the evicted
+    summary with a pointer into its stored text was accepted, and store.resolve returned the
+    summary's words as a source's)."""
+    from blake3 import blake3
+
+    from provgate.handles import block_text_handle
+    from provgate.store import DERIVED_KIND
+
+    store = memory_store({"tool:c1": "retries=3\ntimeout=30s\n"})
+    gate = Gate(store)
+    words = "The client retries 3 times and times out after 30s. " * 20
+    window = Window([Block("s1", "assistant", words, derived=True, derived_from=("tool:c1",)),
+                     Block("u1", "user", "Please continue with the deploy now. " * 10),
+                     Block("a1", "assistant", "Working on it. " * 10)])
+    handle = block_text_handle(blake3(words.encode()).digest())
+    result = compact(window, lambda request: "It retries 9999 times.", store=store, budget_tokens=200, gate=gate,
+                     on_reject="evict")
+    assert "s1" in result.evicted and store.info(handle).kind == DERIVED_KIND
+    assert store.info(block_text_handle(blake3(("Working on it. " * 10).encode()).digest())).kind != DERIVED_KIND
+    quote = "retries 3 times and times out after 30s"
+    start = words.encode().index(quote.encode())
+    pointer = store.pointer(handle, start, start + len(quote))
+    assert pointer.nominal
+    turn = Block("a2", "assistant", f'Per the config: "{quote}" [src:{handle}].')
+    pre = Window([*result.window.blocks, turn])
+    hash_ = "blake3:" + blake3(quote.encode()).hexdigest()
+    verdict = gate.check(pre, pre, operator="reorder",
+                         pointers=[{"block": "a2", "handle": handle, "start": start, "end": start + len(quote),
+                                    "hash": hash_}])
+    assert not verdict.accepted
+    (violation,) = [v for v in verdict.violations if v.invariant == "P"]
+    assert violation.evidence["reason"] == "nominal" and "summary's text" in violation.message

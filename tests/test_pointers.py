@@ -31,7 +31,7 @@ from provgate.pointers import (
     str_index_to_byte_offset,
     str_span_to_byte_span,
 )
-from provgate.store import SourceStore
+from provgate.store import DERIVED_KIND, SourceStore
 from store_helpers import flip_byte_after
 
 DOC_7 = (
@@ -175,6 +175,23 @@ def test_nominal_pointer_never_resolves(store):
     assert info.value.reason == "nominal"
     assert Pointer.from_json(nominal.to_json()).nominal is True
     assert store.resolve(p) == DOC_7[:10]  # the same pointer, not nominal, is fine
+
+
+def test_a_pointer_into_a_derived_text_is_nominal(store):
+    """A source stored with kind DERIVED_KIND holds a summary's words (compact() stores them as
+    it evicts the summary): a pointer made into it is nominal, and one that says it is not is
+    refused as nominal all the same (red team 89, F03: it resolved to the summary's words)."""
+    store.put("block:summary", "The client retries 3 times.", kind=DERIVED_KIND)
+    made = store.pointer("block:summary", 4, 10)
+    assert made.nominal and _reason(store, made) == "nominal"
+    assert store.pointer_from_str_indices("block:summary", 4, 10).nominal
+    claimed = dataclasses.replace(made, nominal=False)
+    with pytest.raises(ProvenanceResolutionError, match="derived text") as info:
+        store.resolve(claimed)
+    assert info.value.reason == "nominal"
+    # the same words stored as an original source resolve
+    store.put("block:turn", "The client retries 3 times.", kind="window_block")
+    assert store.resolve(store.pointer("block:turn", 4, 10)) == "client"
 
 
 def test_reasons_are_checked_in_the_documented_order(store):

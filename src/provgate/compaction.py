@@ -55,6 +55,7 @@ from provgate.handles import (
     stored_text_handle,
 )
 from provgate.pointers import Pointer
+from provgate.store import DERIVED_KIND
 from provgate.window import Block, Citation, Window
 
 TASKS = ("reconstruction", "recall")
@@ -974,7 +975,8 @@ def compact(
         to_store.update(evicted_texts)
         for handle, block in to_store.items():
             if handle not in stored:
-                store.put(handle, block.text, kind=BLOCK_SOURCE_KIND, ts=block.ts)
+                # (a summary's words are a derived text: pointers into them are nominal)
+                store.put(handle, block.text, kind=DERIVED_KIND if block.derived else BLOCK_SOURCE_KIND, ts=block.ts)
                 stored[handle] = None
         operator = "summarize" if live else "evict"
         # the pass commits the window of an accepted verdict (its pins stick now)

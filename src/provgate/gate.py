@@ -96,7 +96,7 @@ from provgate.fingerprints import EMPTY, FingerprintSet
 from provgate.handles import BLOCK_HANDLE_PREFIX, block_text_handle, check_handle, is_text_handle, stored_text_handle
 from provgate.nesting import enclosing_keys
 from provgate.pointers import Pointer
-from provgate.store import SourceStore
+from provgate.store import DERIVED_KIND, SourceStore
 from provgate.verdict import Verdict, Violation
 from provgate.window import (
     LOSSLESS_OPERATORS,
@@ -1290,6 +1290,7 @@ class Gate:
         self._facts = _Cache(cache_bytes)
         self._source_bytes = _Cache(cache_bytes // 2)
         self._handle_digest: dict[str, str] = {}  # handles are immutable: a hit never goes stale
+        self._derived_source: dict[str, bool] = {}  # (derived_source; a source's kind is its first put's)
         self._handle_key: dict[str, bytes] = {}  # the same, as raw digest bytes (the facts cache key)
         # the content digests whose stored bytes this gate has seen intact (compared with a
         # block's bytes, or read and re-hashed): an eviction or supersession of their sources is
@@ -2122,6 +2123,19 @@ class Gate:
             # than the look-up itself
             self._handle_key[handle] = _digest_key(d)
         return d
+
+    def derived_source(self, handle: str) -> bool:
+        """Does the store hold ``handle`` as a derived text (:data:`provgate.store.DERIVED_KIND`:
+        a summary's words that compact() stored as it evicted the summary)? A handle the store
+        does not hold is not one."""
+        found = self._derived_source.get(handle)
+        if found is None:
+            try:
+                found = self.store.info(handle).kind == DERIVED_KIND
+            except UnknownHandleError:
+                return False
+            self._derived_source[handle] = found
+        return found
 
     def source_bytes(self, handle: str) -> bytes:
         data = self._source_bytes.get(handle)
@@ -6343,6 +6357,12 @@ class _Check:
                 continue
             if gate.handle_digest(p.handle) is None:
                 failed[k] = (f"pointer into {p.handle!r}, which is not in the durable store", {"reason": "unknown_handle"})
+                continue
+            if gate.derived_source(p.handle):
+                # a summary's words, stored as compact() evicted it: its bytes resolve, but they
+                # are no source (red team 89, F03: accepted, and store.resolve returned them)
+                failed[k] = (f"pointer into {p.handle!r}, a summary's text (stored with kind {DERIVED_KIND!r}), "
+                             "not an original source", {"reason": "nominal"})
                 continue
             try:
                 data = gate.source_bytes(p.handle)

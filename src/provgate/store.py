@@ -127,6 +127,11 @@ _INFO = ("SELECT s.handle, s.seq, s.digest, c.size, s.kind, s.ts FROM sources s 
 # index (a rowid, a key) otherwise serves another source's intact bytes, which pass their own
 # digest check, under the handle asked (red team 50, f01). The cost is that of the plain lookup,
 # which read the row after the index too: an index-only step and a seek by rowid.
+# The kind of a source that holds a derived text: a summary's words, which compact() stores when
+# it evicts the summary so that the record of the eviction resolves (I3). A pointer into one is
+# nominal: it never resolves for reconstruction, and the gate refuses it (red team 89, F03).
+DERIVED_KIND = "window_summary"
+
 _BY_HANDLE = "FROM sources i CROSS JOIN sources s ON s.seq = i.seq"
 _INFO_BY_HANDLE = ("SELECT i.handle, s.handle, s.seq, s.digest, c.size, s.kind, s.ts "
                    f"{_BY_HANDLE} LEFT JOIN content c ON c.digest = s.digest")
@@ -715,18 +720,18 @@ class SourceStore:
         two digests are SHA-256, for tools that only speak SHA-256.
         """
         handle = check_handle(handle)
-        stored_digest, source = self._read_verified(handle)
+        stored_digest, source, kind = self._read_verified_kind(handle)
         check_byte_span(source, start, end)
-        return self._cut(handle, stored_digest, source, int(start), int(end), algorithm, label)
+        return self._cut(handle, stored_digest, source, int(start), int(end), algorithm, label, kind == DERIVED_KIND)
 
     def pointer_from_str_indices(
         self, handle: str, start: int, end: int, *, algorithm: str = BLAKE3, label: str | None = None
     ) -> Pointer:
         """Like :meth:`pointer`, with ``start``/``end`` given as indices into ``store.get(handle)``."""
         handle = check_handle(handle)
-        stored_digest, source = self._read_verified(handle)
+        stored_digest, source, kind = self._read_verified_kind(handle)
         byte_start, byte_end = str_span_to_byte_span(source.decode("utf-8"), start, end)
-        return self._cut(handle, stored_digest, source, byte_start, byte_end, algorithm, label)
+        return self._cut(handle, stored_digest, source, byte_start, byte_end, algorithm, label, kind == DERIVED_KIND)
 
     def resolve(self, pointer: Pointer) -> str:
         """The text the pointer names, byte-exact against the stored original, or
@@ -764,13 +769,22 @@ class SourceStore:
                 pointer=pointer,
             )
         try:
-            stored_digest, source = self._read_verified(pointer.handle)
+            stored_digest, source, kind = self._read_verified_kind(pointer.handle)
         except UnknownHandleError:
             raise ProvenanceResolutionError(
                 f"pointer {name}: handle {pointer.handle!r} does not resolve in the store",
                 reason=REASON_UNKNOWN_HANDLE,
                 pointer=pointer,
             ) from None
+        if kind == DERIVED_KIND:
+            # a summary's words, stored so that the record of its eviction resolves (compact):
+            # no source, whatever the pointer says of itself (red team 89, F03)
+            raise ProvenanceResolutionError(
+                f"pointer {name} points into {pointer.handle!r}, a derived text (stored with kind "
+                f"{DERIVED_KIND!r}), not an original source, and cannot be resolved for reconstruction",
+                reason=REASON_NOMINAL,
+                pointer=pointer,
+            )
         if not self._is_source(pointer.source_digest, stored_digest, source):
             raise ProvenanceResolutionError(
                 f"pointer {name} was cut from source {pointer.source_digest}, but {pointer.handle!r} "
@@ -804,7 +818,8 @@ class SourceStore:
 
     @staticmethod
     def _cut(
-        handle: str, stored_digest: str, source: bytes, start: int, end: int, algorithm: Any, label: Any
+        handle: str, stored_digest: str, source: bytes, start: int, end: int, algorithm: Any, label: Any,
+        nominal: bool = False,
     ) -> Pointer:
         span_digest = compute_digest(source[start:end], algorithm)  # validates algorithm
         source_digest = stored_digest if algorithm == BLAKE3 else compute_digest(source, algorithm)
@@ -815,6 +830,7 @@ class SourceStore:
             span_digest=span_digest,
             source_digest=source_digest,
             label=label,
+            nominal=nominal,
         )
 
     # ------------------------------------------------------------------ audit log
@@ -1208,18 +1224,22 @@ class SourceStore:
                 f"{limit} bytes a row (SQLITE_LIMIT_LENGTH): at most {size - (row - limit)} bytes of it fit")
 
     def _read_verified(self, handle: str) -> tuple[str, bytes]:
+        digest, body, _ = self._read_verified_kind(handle)
+        return digest, body
+
+    def _read_verified_kind(self, handle: str) -> tuple[str, bytes, Any]:
         row = self._read(
             lambda conn: conn.execute(
-                f"SELECT s.handle, s.digest, c.size, c.body {_BY_HANDLE} "
+                f"SELECT s.handle, s.digest, c.size, c.body, s.kind {_BY_HANDLE} "
                 "LEFT JOIN content c ON c.digest = s.digest WHERE i.handle = ?",
                 (handle,),
             ).fetchone()
         )
         if row is None:
             raise UnknownHandleError(_unknown_message([handle]))
-        stored, digest, size, body = row
+        stored, digest, size, body, kind = row
         _check_found(handle, stored)
-        return digest, self._check_body(f"content of {handle!r}", digest, size, body)
+        return digest, self._check_body(f"content of {handle!r}", digest, size, body), kind
 
     @staticmethod
     def _check_body(what: str, digest: Any, size: Any, body: Any) -> bytes:
@@ -2076,6 +2096,7 @@ def _unknown_message(handles: list[str]) -> str:
 __all__ = [
     "APPLICATION_ID",
     "DEFAULT_MAX_CONTENT_BYTES",
+    "DERIVED_KIND",
     "MEMORY",
     "SCHEMA_VERSION",
     "SourceInfo",
