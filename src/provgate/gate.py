@@ -2127,7 +2127,11 @@ class Gate:
     def derived_source(self, handle: str) -> bool:
         """Does the store hold ``handle`` as a derived text (:data:`provgate.store.DERIVED_KIND`:
         a summary's words that compact() stored as it evicted the summary)? A handle the store
-        does not hold is not one."""
+        does not hold is not one, nor is one outside the ``block:`` namespace, where compact()
+        stores every window text (asked of the store, every pointer of a summarize cost 0.5 ms
+        more)."""
+        if not handle.startswith(BLOCK_HANDLE_PREFIX):
+            return False
         found = self._derived_source.get(handle)
         if found is None:
             try:
