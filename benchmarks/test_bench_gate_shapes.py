@@ -209,6 +209,17 @@ def _summaries_of_a_config_whose_keys_changed(n: int):
     return sources, pre, post, "summarize", True, {"evicted": ["tool:r1"]}
 
 
+def _summary_repeating_a_quote(n: int):
+    # red team 90, F04: one quote N times, which the source holds at a boundary once and N times
+    # inside longer tokens; each copy was searched over every occurrence (18 s for 832 KB)
+    source = "xalpha betax " * n + "\nalpha beta\n"
+    sources = {"tool:c": source}
+    pre = [{"id": "t", "role": "tool", "text": source, "handles": ["tool:c"]}]
+    post = [*pre, {"id": "s", "role": "summary", "text": " ".join('"alpha beta"' for _ in range(n)) + ".\n", "derived": True,
+                   "derived_from": ["tool:c"]}]
+    return sources, pre, post, "summarize", True
+
+
 SHAPES = {"unresolved_markers": (_unresolved_markers, 4000), "summary_chain": (_summary_chain, 2000),
           "cited_handles": (_cited_handles, 2000), "summary_of_many_sources": (_summary_of_many_sources, 2000),
           "summary_stating_what_no_source_holds": (_summary_stating_what_no_source_holds, 4000),
@@ -218,11 +229,12 @@ SHAPES = {"unresolved_markers": (_unresolved_markers, 4000), "summary_chain": (_
           "summary_of_left_reads_superseding_many_files": (_summary_of_left_reads_superseding_many_files, 500),
           "resummaries_superseding_reads": (_resummaries_superseding_reads, 500),
           "summary_superseding_a_summary_chain": (_summary_superseding_a_summary_chain, 2000),
-          "summaries_of_a_config_whose_keys_changed": (_summaries_of_a_config_whose_keys_changed, 1000)}
+          "summaries_of_a_config_whose_keys_changed": (_summaries_of_a_config_whose_keys_changed, 1000),
+          "summary_repeating_a_quote": (_summary_repeating_a_quote, 8000)}
 # shapes whose every round checks summaries no round checked before: the gate's grounding
 # cache would otherwise answer I1 from the first round
 NEW_TEXT_EACH_ROUND = {"summary_of_many_sources", "summary_stating_what_no_source_holds",
-                       "summaries_of_shared_documents"}
+                       "summaries_of_shared_documents", "summary_repeating_a_quote"}
 
 
 @pytest.mark.parametrize("scale", [1, 2])
