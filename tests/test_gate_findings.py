@@ -4,6 +4,7 @@ sentence of the spec or seed it holds the gate to."""
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
@@ -5958,3 +5959,43 @@ def test_a_newer_value_a_summary_stated_in_prose_is_kept_in_later_cycles(first):
     assert_accepted(gate.check([made, turn], [made, turn], operator="reorder", commit=True), "structural")
     cut = summary("s1", "retries=3 [src:r1].", ["tool:r1", "tool:r3"])
     find(gate.check([made, turn], [cut, turn], operator="summarize"), "I4", block="s1", key="retries", value="3")
+
+
+def _as_tool_result(text):
+    return json.dumps({"exit_code": 0, "stdout": text}) + "\n"
+
+
+def _as_mcp_result(text):
+    return json.dumps({"content": [{"type": "text", "text": text}]}) + "\n"
+
+
+@pytest.mark.parametrize("wrap", [_as_tool_result, _as_mcp_result])
+@pytest.mark.parametrize("older, newer", [("retries=3\ntimeout=30s\n", "retries=5\ntimeout=30s\n"),
+                                          ("retries: 3\ntimeout: 30\n", "retries: 5\ntimeout: 30\n")])
+def test_reads_wrapped_in_json_are_paired_by_the_values_they_encode(wrap, older, newer):
+    # red team 90, F09 (docs/gate.md I4): two reads of one config returned as JSON tool results.
+    # The grammar reads the JSON text, where "\n" glues each line to the next (retries =
+    # "3\ntimeout=30s\n") and a `key: value` line is no fact: a summary keeping only the stale
+    # retries=3, as a fact or in prose, was accepted as lossy, in a window and after both reads
+    # left it on the record
+    first, second = wrap(older), wrap(newer)
+    store = store_with({"tool:r1": first, "tool:r2": second})
+    reads = [tool("t1", "tool:r1", first, resource="file:app.ini", ts=1.0),
+             tool("t2", "tool:r2", second, resource="file:app.ini", ts=2.0)]
+    for stale in ("retries=3 [src:r1]", "The client retries 3 times [src:r1]."):
+        verdict = Gate(store).check(reads, [summary("s", stale, ["tool:r1", "tool:r2"], resource="file:app.ini")],
+                                    operator="summarize")
+        violation = find(verdict, "I4", key="retries", value="3")
+        assert violation.evidence["newer_value"] == "5", violation
+    # (a `retries=5` of a YAML line inside a JSON string is not grounded, I1: docs/grammar.md,
+    # known limits, red team 90 F08, left open)
+    honest = ["Retries were raised to 5 [src:r2]."] + (["The config now sets retries=5 [src:r2]."] if "=" in older else [])
+    for text in honest:
+        assert_accepted(Gate(store).check(reads, [summary("s", text, ["tool:r1", "tool:r2"], resource="file:app.ini")],
+                                          operator="summarize"), "lossy")
+    gate, turn = Gate(store), blk("a", "assistant", "ok.")
+    made = summary("s1", "Retries were raised to 5 [src:r2].", ["tool:r1", "tool:r2"])
+    assert_accepted(gate.check([*reads, turn], [made, turn], operator="summarize", evicted=["tool:r1", "tool:r2"],
+                               commit=True), "lossy")
+    cut = summary("s1", "Retries were 3 [src:r2].", ["tool:r1", "tool:r2"])
+    find(gate.check([made, turn], [cut, turn], operator="summarize"), "I4", key="retries", value="3")

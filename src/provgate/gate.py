@@ -165,7 +165,7 @@ class _Facts:
 
     __slots__ = ("table", "n_markers", "n_facts", "_markers", "_ground_rows", "_fact_fps", "_kv_rows",
                  "_kv_sets", "_grounding_set", "_kv_prose_set", "_cited_names", "_dotted", "_nesting", "_worded",
-                 "_kv_key_order", "_dotted_by_leaf")
+                 "_kv_key_order", "_dotted_by_leaf", "_source")
 
     def __init__(self, table: FactTable) -> None:
         self.table = table
@@ -188,6 +188,7 @@ class _Facts:
         self._worded: bool | None = None
         self._kv_key_order: tuple[np.ndarray, np.ndarray] | None = None  # (kv_rows_keyed)
         self._dotted_by_leaf: dict[bytes, list[int]] | None = None
+        self._source: _Facts | None = None  # (Gate.read_facts: the read's own facts these extend)
 
     def worded(self) -> bool:
         """Does this text hold a key=value or a quoted fact, which I5 may find restated in
@@ -1291,6 +1292,7 @@ class Gate:
         self._source_bytes = _Cache(cache_bytes // 2)
         self._handle_digest: dict[str, str] = {}  # handles are immutable: a hit never goes stale
         self._derived_source: dict[str, bool] = {}  # (derived_source; a source's kind is its first put's)
+        self._decoded_reads: dict[int, _Facts] = {}  # (read_facts: by the id of the facts they extend)
         self._handle_key: dict[str, bytes] = {}  # the same, as raw digest bytes (the facts cache key)
         # the content digests whose stored bytes this gate has seen intact (compared with a
         # block's bytes, or read and re-hashed): an eviction or supersession of their sources is
@@ -2140,6 +2142,43 @@ class Gate:
                 return False
             self._derived_source[handle] = found
         return found
+
+    def read_source_facts(self, handle: str) -> _Facts | None:
+        """:meth:`read_facts` of the source ``handle``, or None when the store lacks it."""
+        facts = self.source_facts(handle)
+        return None if facts is None else self.read_facts(facts)
+
+    def read_facts(self, facts: _Facts) -> _Facts:
+        """The facts I4 pairs between reads of one resource: a read's own, and, when its text
+        is a JSON document (a tool result, ``{"stdout": "retries=3\\n…"}``, an MCP ``text``),
+        those of the strings it encodes, written out before it. The grammar reads
+        the JSON text, where ``\\n`` glues a line to the next (``retries = "3\\ntimeout…"``)
+        and a ``key: value`` line is no fact: two reads of a config wrapped so let a summary
+        keep the stale ``retries=3`` alone (red team 90, F09, accepted as lossy). Kept by the
+        id of ``facts``, a read's table while the gate keeps it."""
+        data = facts.table.data
+        if b"\\" not in data or data.lstrip()[:1] not in (b"{", b"["):
+            return facts
+        known = self._decoded_reads.get(id(facts))
+        if known is not None and known.table is not None and known._source is facts:
+            return known
+        try:
+            strings = list(_json_strings(json.loads(data)))
+        except (ValueError, RecursionError):
+            return facts
+        if not strings:
+            return facts
+        try:
+            # (the strings first: a key's first row, which a violation names, is then the value
+            # as the file wrote it)
+            decoded = _Facts(extract("\n".join(strings).encode("utf-8", "replace") + b"\n" + data))
+        except ProvgateError:
+            return facts  # (more spans than a table holds: the read's own facts, as before)
+        decoded._source = facts
+        if len(self._decoded_reads) >= _DECODED_READS_MAX:
+            self._decoded_reads.clear()
+        self._decoded_reads[id(facts)] = decoded
+        return decoded
 
     def source_bytes(self, handle: str) -> bytes:
         data = self._source_bytes.get(handle)
@@ -5295,8 +5334,8 @@ class _Check:
         sets it to another and the blocks do not also say that one. Keys are compared by path
         here, not by name: another section's ``retries: 3`` in the newest read does not make
         the server's 3 current (red team 16, g02)."""
-        pre_facts = self.pre_facts
-        return self._stale_paths_of(resource, pre_facts[newest], [pre_facts[i] for i in reads if i != newest],
+        read_facts = self._read_facts
+        return self._stale_paths_of(resource, read_facts(newest), [read_facts(i) for i in reads if i != newest],
                                     touching, self.edit.pre[newest].id)
 
     def _stale_paths_of(self, resource: str, newest_facts: _Facts, older: list[_Facts], touching: list[int],
@@ -5387,10 +5426,14 @@ class _Check:
         cache_key = (newest, tuple(reads))
         if cache_key in self._stale_bases:
             return self._stale_bases[cache_key]
-        digests, facts = self.pre.digests, self.pre_facts
-        older = [(i, facts[i]) for i in reads if i != newest and digests[i] != digests[newest]]
-        basis = self._stale_bases[cache_key] = stale_basis(facts[newest], older)
+        digests, read_facts = self.pre.digests, self._read_facts
+        older = [(i, read_facts(i)) for i in reads if i != newest and digests[i] != digests[newest]]
+        basis = self._stale_bases[cache_key] = stale_basis(read_facts(newest), older)
         return basis
+
+    def _read_facts(self, i: int) -> _Facts:
+        """The facts I4 pairs of pre read ``i`` (:meth:`Gate.read_facts`)."""
+        return self.gate.read_facts(self.pre_facts[i])
 
     def _stale_kept_alone(self, resource: str, basis: _StaleBasis, touching: list[int],
                           block_of: Callable[[Any], str], newer: str, newer_evidence: dict[str, str],
@@ -5611,8 +5654,8 @@ class _Check:
         touching = self._post_blocks_touching(resource, handles)
         if changed.isdisjoint(touching):
             return
-        newest_facts = gate.source_facts(newest)
-        older_facts = [f for f in map(gate.source_facts, stored[:-1]) if f is not None]
+        newest_facts = gate.read_source_facts(newest)
+        older_facts = [f for f in map(gate.read_source_facts, stored[:-1]) if f is not None]
         if newest_facts is not None and self._stale_paths_of(
                 resource, newest_facts, older_facts, touching, newest, changed,
                 self._pre_dotted((i for i, _ in self._pre_blocks_touching(resource, handles, newest)), newest_facts)):
@@ -5667,9 +5710,9 @@ class _Check:
         touching = self._post_blocks_touching(resource, handles)
         if changed.isdisjoint(touching):
             return
-        newest_facts = gate.source_facts(newest)
+        newest_facts = gate.read_source_facts(newest)
         # (the older reads' facts are asked for only where a dotted path needs them)
-        older_facts = _Later(lambda: [f for f in map(gate.source_facts, line.stored()[:-1]) if f is not None])
+        older_facts = _Later(lambda: [f for f in map(gate.read_source_facts, line.stored()[:-1]) if f is not None])
         if newest_facts is not None and self._stale_paths_of(
                 resource, newest_facts, older_facts, touching, newest, changed,  # type: ignore[arg-type]
                 self._pre_dotted((i for i, _ in self._pre_blocks_touching(resource, handles, newest)), newest_facts)):
@@ -5760,14 +5803,14 @@ class _Check:
     def _left_basis(self, newest: str, older: list[str]) -> _StaleBasis | None:
         """The stale-value basis of logged reads, from their sources in the store."""
         gate = self.gate
-        newest_facts = gate.source_facts(newest)
+        newest_facts = gate.read_source_facts(newest)
         if newest_facts is None:
             return None
         digest = gate.handle_digest(newest)
         pairs = []
         for h in older:
             other = gate.handle_digest(h)
-            if other is not None and other != digest and (facts := gate.source_facts(h)) is not None:
+            if other is not None and other != digest and (facts := gate.read_source_facts(h)) is not None:
                 pairs.append((h, facts))
         return stale_basis(newest_facts, pairs)
 
@@ -7692,7 +7735,7 @@ class _LogFacts:
         done = 0
         try:
             for h in self.unread:
-                facts = gate.source_facts(h)
+                facts = gate.read_source_facts(h)
                 if facts is not None:  # (always: the store holds it)
                     for k, v in self.new_pairs(facts, {}):
                         held = self.values.setdefault(k, set())
@@ -7895,7 +7938,7 @@ class _LeftLine:
     def basis(self, newest: _Facts) -> _LeftBasis | None:
         gate = self.check.gate
         self.log.read(gate)
-        window = [f for h in self.window if h in self.stored_window and (f := gate.source_facts(h)) is not None]
+        window = [f for h in self.window if h in self.stored_window and (f := gate.read_source_facts(h)) is not None]
         return _LeftBasis.of(self.log, window, newest)
 
     def highest_seq(self) -> int | None:
@@ -7935,6 +7978,24 @@ class _Later:
         if self._items is None:
             self._items = self._make()
         return iter(self._items)
+
+
+# (Gate.read_facts: the decoded reads a gate keeps before it starts again)
+_DECODED_READS_MAX = 256
+
+
+def _json_strings(value: Any) -> Iterator[str]:
+    """The strings a parsed JSON document holds (its values, in order; keys are facts of the
+    JSON text itself already), without recursion (a deep document is no RecursionError)."""
+    todo = [value]
+    while todo:
+        item = todo.pop()
+        if isinstance(item, str):
+            yield item
+        elif isinstance(item, dict):
+            todo.extend(reversed(list(item.values())))
+        elif isinstance(item, list):
+            todo.extend(reversed(item))
 
 
 def _unkeyed_values(facts: _Facts) -> set[tuple[int, int]]:
