@@ -5999,3 +5999,22 @@ def test_reads_wrapped_in_json_are_paired_by_the_values_they_encode(wrap, older,
                                commit=True), "lossy")
     cut = summary("s1", "Retries were 3 [src:r2].", ["tool:r1", "tool:r2"])
     find(gate.check([made, turn], [cut, turn], operator="summarize"), "I4", key="retries", value="3")
+
+
+def test_reads_of_one_resource_stamped_in_two_units_are_refused():
+    # red team 89, F06 (docs/format.md: ts "seconds, or milliseconds"; docs/gate.md I4: reads
+    # "ordered by ts when both have one"): a read stamped in ms, observed first, compared as a
+    # raw number, was newer than one stamped in seconds 100 s later, and the edge of the older
+    # over the newer passed as lossless
+    store = store_with({"tool:r1": "retries=3\n", "tool:r3": "retries=5\n"})
+    older = tool("t1", "tool:r1", "retries=3\n", ts=1763000000000, resource="file:app.ini")
+    newer = tool("t3", "tool:r3", "retries=5\n", ts=1763000100, resource="file:app.ini")
+    verdict = Gate(store).check([older, newer], [older], operator="prune", supersedes=[{"block": "t1", "handle": "tool:r3"}])
+    violation = find(verdict, "I4", block="t1", key="ts")
+    assert violation.evidence["seconds_block"] == "t3" and "two units" in violation.message
+    # both in one unit, the newer read kept and the older dropped on the record: accepted
+    in_ms = tool("t3", "tool:r3", "retries=5\n", ts=1763000100000, resource="file:app.ini")
+    assert_accepted(Gate(store).check([older, in_ms], [in_ms], operator="prune",
+                                      supersedes=[{"block": "t3", "handle": "tool:r1"}]), "lossless")
+    # a window left in place is not judged again (the reads are not reordered)
+    assert_accepted(Gate(store).check([older, newer], [older, newer], operator="reorder"), "structural")

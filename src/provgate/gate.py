@@ -5113,9 +5113,29 @@ class _Check:
         for resource, reads in self.pre.reads().items():
             if touched is not None and touched.isdisjoint(reads):
                 continue
+            self._check_stamp_units(resource, reads)
             self._check_reads(resource, reads, kept_pre, evicted, superseded, derived_refs)
         self._check_read_order()
         self._check_left_reads()
+
+    def _check_stamp_units(self, resource: str, reads: list[int]) -> None:
+        """Reads of one resource stamped in two units — seconds and milliseconds, which
+        docs/format.md both allows — cannot be ordered by ``ts``: refused, naming both (red team
+        89, F06: a read stamped in ms, observed first, was taken for newer than one stamped in
+        seconds 100 s later, and an edge of the older over the newer passed as lossless). A
+        stamp of :data:`_MILLISECOND_STAMPS` or more is taken for milliseconds (a time in seconds
+        that large is after the year 5000), a positive one below it for seconds."""
+        pre, post = self.edit.pre.blocks, self.edit.post.blocks
+        stamped = [pre[i] for i in reads if pre[i].ts is not None]
+        stamped += [post[j] for j in self.post.by_resource().get(resource, ()) if post[j].ts is not None]
+        seconds = next((b for b in stamped if 0 < b.ts < _MILLISECOND_STAMPS), None)  # type: ignore[operator]
+        millis = next((b for b in stamped if b.ts >= _MILLISECOND_STAMPS), None)  # type: ignore[operator]
+        if seconds is not None and millis is not None:
+            self.violate("I4", f"reads of {resource!r} are stamped in two units, block {seconds.id!r} at ts "
+                               f"{seconds.ts!r} (seconds) and block {millis.id!r} at {millis.ts!r} (milliseconds): "
+                               "they cannot be ordered by ts; stamp them in one unit",
+                         block=millis.id, key="ts", value=millis.ts,
+                         evidence={"resource": resource, "seconds": seconds.ts, "seconds_block": seconds.id})
 
     def _check_spread_reads(self, resource: str, reads: list[int], kept_pre: set[int]) -> bool:
         """A read holding several reads the session's log orders apart (red team 28, y03) is
@@ -7979,6 +7999,10 @@ class _Later:
             self._items = self._make()
         return iter(self._items)
 
+
+# a ts this large is taken for milliseconds (_Check._check_stamp_units): in seconds, after the
+# year 5000; in milliseconds, after March 1973
+_MILLISECOND_STAMPS = 1e11
 
 # (Gate.read_facts: the decoded reads a gate keeps before it starts again)
 _DECODED_READS_MAX = 256
