@@ -6018,3 +6018,23 @@ def test_reads_of_one_resource_stamped_in_two_units_are_refused():
                                       supersedes=[{"block": "t3", "handle": "tool:r1"}]), "lossless")
     # a window left in place is not judged again (the reads are not reordered)
     assert_accepted(Gate(store).check([older, newer], [older, newer], operator="reorder"), "structural")
+
+
+def test_an_eviction_record_a_kept_block_voids_is_named_in_the_refusal():
+    # red team 90, F06 (docs/gate.md P: a record for a handle a post block still carries
+    # "records nothing"): a tool result cleared to a placeholder that keeps its handle, with the
+    # handle evicted, was refused as dropping facts "with neither an eviction record nor a
+    # supersession edge", though the edit carries the record: the message now says why it counts
+    # for nothing
+    output = "timeout=30s\nhost=db-1.internal\n"
+    store = store_with({"tool:call_1": output})
+    pre = [tool("t1", "tool:call_1", output), blk("a1", "assistant", "Done.")]
+    cleared = [tool("t1", "tool:call_1", "[Old tool result content cleared]"), pre[1]]
+    verdict = Gate(store).check(pre, cleared, operator="prune", evicted=["tool:call_1"])
+    violation = find(verdict, "I2", block="t1", key="timeout")
+    assert "the eviction record of 'tool:call_1' records nothing" in violation.message
+    without = [blk("t1", "tool", "[Old tool result content cleared]"), pre[1]]
+    assert_accepted(Gate(store).check(pre, without, operator="prune", evicted=["tool:call_1"]))
+    # a drop with no record at all says nothing of one
+    bare = Gate(store).check(pre, cleared, operator="prune")
+    assert "records nothing" not in find(bare, "I2", block="t1", key="timeout").message

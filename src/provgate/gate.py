@@ -4180,6 +4180,7 @@ class _Check:
         # each reported fact's first removed row, for the evidence, found in one pass (a
         # search of every row per fact would be quadratic in a large drop)
         values, first = np.unique(d_pos, return_index=True)
+        given = set(edit.evicted)
         # and every removed block that held it: which block a violation names follows the
         # window's order, and reclassifying may not (red team 49, F02)
         holders: dict[int, set[str]] = {}
@@ -4190,8 +4191,13 @@ class _Check:
             b = edit.pre[owner]
             span = self.pre_facts[owner].table.span(row)
             self._drop_holders[len(self.violations)] = holders[fact]
+            # a record the edit gave that records nothing, said so: the user passed it, and read
+            # "neither an eviction record" as wrong (red team 90, F06)
+            void = next((h for h in b.handles if h in given), None)
+            why = ("" if void is None else f"; the eviction record of {void!r} records nothing, as a post block "
+                   "still carries that handle (drop the handle from the block that keeps it, or keep the facts)")
             self.violate("I2", f"{edit.operator} dropped {span.key}={span.value!r} (block {b.id!r}) with neither an "
-                         "eviction record nor a supersession edge", block=b.id, handle=(b.handles or (None,))[0],
+                         f"eviction record nor a supersession edge{why}", block=b.id, handle=(b.handles or (None,))[0],
                          key=span.key, value=span.value,
                          evidence={"span": [span.start, span.end], "text": span.text, "change": "dropped"})
 
