@@ -6038,3 +6038,19 @@ def test_an_eviction_record_a_kept_block_voids_is_named_in_the_refusal():
     # a drop with no record at all says nothing of one
     bare = Gate(store).check(pre, cleared, operator="prune")
     assert "records nothing" not in find(bare, "I2", block="t1", key="timeout").message
+
+
+def test_an_i5_refusal_names_the_malformed_markers_of_the_new_blocks():
+    # red team 90, F05: a summary written with LLM-style markers ([src: call_1], [src:a, b]) was
+    # refused with "post keeps 0 citation marker(s)" while it visibly held two; the message now
+    # names them, as provgate verify reports them
+    sources = {"tool:call_1": "retries=3\n", "tool:call_2": "max_conns=12\n"}
+    store = store_with(sources)
+    pre = [tool("t1", "tool:call_1", sources["tool:call_1"]), tool("t2", "tool:call_2", sources["tool:call_2"]),
+           blk("a", "assistant", "retries=3 [src:call_1] and max_conns=12 [src:call_2].")]
+    post = [*pre[:2], blk("a", "assistant", "retries=3 [src: call_1] and max_conns=12 [src:call_1, call_2].")]
+    violation = find(Gate(store).check(pre, post, operator="rewrite"), "I5")
+    assert "2 text(s) that look like markers but are not" in violation.message
+    assert violation.evidence["malformed_markers"] == ["[src: call_1]", "[src:call_1, call_2]"]
+    dropped = [*pre[:2], blk("a", "assistant", "retries=3 and max_conns=12.")]
+    assert "look like markers" not in find(Gate(store).check(pre, dropped, operator="rewrite"), "I5").message
