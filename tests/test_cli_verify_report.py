@@ -49,6 +49,31 @@ def test_verify_high_presence_low_accuracy_exits_1(tmp_path, store_path, capsys)
     assert totals["presence_rate"] == 1.0 and totals["accuracy_rate"] == 0.5
 
 
+def test_verify_lists_at_most_max_listed_entries_of_each_kind(tmp_path, store_path, capsys):
+    """A citation's JSON is about 1 KB: an answer of 63 MB of citations printed 3 GB of it from
+    24 GB of memory (red team 90, F07). verify lists 1,000 of each kind by default and counts the
+    rest under ``omitted``; the totals and the exit code are of everything."""
+    answer = tmp_path / "a.txt"
+    answer.write_text('"retries=3" [src:call_8841] ' * 1500 + '"retries=5" [src:call_8841] [src:doc_7]\n')
+    code, out, err = run(["verify", "--store", store_path, answer], capsys)
+    report = json.loads(out)
+    assert code == 1, err  # (the drifted last quotation is past the listed ones, and still fails the report)
+    assert report["totals"]["citations"] == 1502 and report["totals"]["accurate"] == 1500
+    assert len(report["citations"]) == 1000 and report["omitted"] == {"citations": 502}
+    code, out, _ = run(["verify", "--store", store_path, "--max-listed", "2", answer], capsys)
+    report = json.loads(out)
+    assert code == 1 and len(report["citations"]) == 2 and report["omitted"] == {"citations": 1500}
+    assert [c["quote"] for c in report["citations"]] == ["retries=3", "retries=3"]
+    code, out, _ = run(["verify", "--store", store_path, "--max-listed", "all", answer], capsys)
+    report = json.loads(out)
+    assert len(report["citations"]) == 1502 and "omitted" not in report
+    assert report["citations"][-1]["grade"] == "not_found"
+    for bad in ("-1", "many"):
+        with pytest.raises(SystemExit) as exited:
+            run(["verify", "--store", store_path, "--max-listed", bad, answer], capsys)
+        assert exited.value.code == 2
+
+
 def test_verify_reads_stdin(store_path, capsys, monkeypatch):
     import io
     import sys

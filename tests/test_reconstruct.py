@@ -1376,3 +1376,26 @@ def test_a_cache_forgets_marker_names_a_later_source_changes():
     assert other.marker_handles("call_1") == ("call_1",)
     store.put("tool:call_1b", "y")
     assert verify_citations(store, '"x" [src:call_3]', cache=other).ok
+
+
+def test_report_json_lists_at_most_limit_entries_of_each_kind(store):
+    """``to_json(limit=N)`` lists the first N citations, bare markers, unmarked quotes and
+    malformed markers each, and ``omitted`` counts the rest per list (red team 90, F07); the
+    totals and ``ok`` are of everything."""
+    store.put("tool:a", "The retry limit is 3 per hour.")
+    answer = ('"The retry limit" [src:a] "limit is 3" [src:a] [src:a]\n\nSee [src:a].\n\n"x" and "y" here.\n\n'
+              "[src: a] [src: b]")
+    report = verify_citations(store, answer)
+    full = report.to_json()
+    assert "omitted" not in full and full == report.to_json(limit=None) == report.to_json(limit=100)
+    assert [len(full[k]) for k in ("citations", "bare_markers", "unmarked_quotes", "malformed_markers")] == [3, 1, 2, 2]
+    one = report.to_json(limit=1)
+    assert one["totals"] == full["totals"] and one["ok"] == full["ok"] is False
+    assert one["citations"] == full["citations"][:1] and one["unmarked_quotes"] == full["unmarked_quotes"][:1]
+    assert one["bare_markers"] == full["bare_markers"] and one["malformed_markers"] == full["malformed_markers"][:1]
+    assert one["omitted"] == {"citations": 2, "unmarked_quotes": 1, "malformed_markers": 1}
+    none = report.to_json(limit=0)
+    assert none["citations"] == [] and none["omitted"]["citations"] == 3 and none["omitted"]["bare_markers"] == 1
+    for bad in (-1, True, "3", 2.0):
+        with pytest.raises(InvalidArgumentError, match="limit"):
+            report.to_json(limit=bad)

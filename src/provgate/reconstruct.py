@@ -622,16 +622,40 @@ class CitationReport:
             "malformed_markers": len(self.malformed_markers),
         }
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "ok": self.ok,
-            "answer_bytes": self.answer_bytes,
-            "totals": self.totals(),
-            "citations": [c.to_json() for c in self.citations],
-            "bare_markers": [m.to_json() for m in self.bare_markers],
-            "unmarked_quotes": [q.to_json() for q in self.unmarked_quotes],
-            "malformed_markers": [m.to_json() for m in self.malformed_markers],
+    def to_json(self, *, limit: int | None = None) -> dict[str, Any]:
+        """The report as JSON: ``ok``, the totals (always of everything) and each list. With
+        ``limit``, each list holds its first ``limit`` entries and ``omitted`` counts the rest
+        per list: a citation's JSON is about 1 KB, and an answer of 63 MB of citations made 3 GB
+        of it and 24 GB of memory (red team 90, F07)."""
+        if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 0):
+            raise InvalidArgumentError(f"limit must be an int >= 0 or None, not {limit!r}", argument="limit")
+        n = len(self._rows) if limit is None else min(limit, len(self._rows))
+        citations = self.citations if limit is None or n == len(self._rows) else self._citations_upto(n)
+        listed = {
+            "citations": [c.to_json() for c in citations],
+            "bare_markers": [Marker(name, start, end, self._handles[name]).to_json()
+                             for name, start, end in self._bare_rows[:limit]],
+            "unmarked_quotes": [self._parsed.quotation(u).to_json() for u in self._parsed.unmarked[:limit]],
+            "malformed_markers": [m.to_json() for m in self.malformed_markers[:limit]],
         }
+        out: dict[str, Any] = {"ok": self.ok, "answer_bytes": self.answer_bytes, "totals": self.totals(), **listed}
+        totals = {"citations": len(self._rows), "bare_markers": len(self._bare_rows),
+                  "unmarked_quotes": len(self._parsed.unmarked), "malformed_markers": len(self.malformed_markers)}
+        omitted = {key: totals[key] - len(listed[key]) for key in listed if totals[key] > len(listed[key])}
+        if omitted:
+            out["omitted"] = omitted
+        return out
+
+    def _citations_upto(self, n: int) -> tuple[Citation, ...]:
+        """The first ``n`` citations, made without the others."""
+        quotations: dict[int, Quotation] = {}
+        out = []
+        for quote, name, start, end, slots in self._rows[:n]:
+            if quote not in quotations:
+                quotations[quote] = self._parsed.quotation(self._parsed.quotes[quote])
+            marker = Marker(name, start, end, self._handles[name])
+            out.append(Citation(quotations[quote], marker, tuple(self._checks.check(s) for s in slots)))
+        return tuple(out)
 
     def __repr__(self) -> str:
         t = self.totals()
@@ -2010,7 +2034,8 @@ def _names_a_source(names: bytes, known: Callable[[str], bool]) -> bool:
     return False
 
 
-def run_verify(store: Any, answer: bytes, *, cache: SourceCache | None = None) -> tuple[dict[str, Any], int]:
+def run_verify(store: Any, answer: bytes, *, cache: SourceCache | None = None,
+               limit: int | None = None) -> tuple[dict[str, Any], int]:
     """The logic of ``provgate verify --store PATH ANSWER.txt``: ``(report JSON, exit code)``.
 
     Exit code 0 when every citation is accurate (byte-exact in a source its marker names) and
@@ -2018,12 +2043,13 @@ def run_verify(store: Any, answer: bytes, *, cache: SourceCache | None = None) -
     :class:`~provgate.errors.ProvgateError` (invalid UTF-8: :class:`InvalidContentError` naming
     the byte offset; too large: :class:`LimitExceededError`; not bytes:
     :class:`InvalidArgumentError`), which the command line reports as a JSON error on stderr
-    with exit code 2. Nothing is written to the store.
+    with exit code 2. Nothing is written to the store. ``limit``: how many entries of each list
+    the JSON holds (:meth:`CitationReport.to_json`; the command line's ``--max-listed``).
     """
     if not isinstance(answer, (bytes, bytearray, memoryview)):
         raise InvalidArgumentError(f"answer must be the file's bytes, not {type(answer).__name__}", argument="answer")
     report = verify_citations(store, answer, cache=cache)
-    return report.to_json(), 0 if report.ok else 1
+    return report.to_json(limit=limit), 0 if report.ok else 1
 
 
 __all__ = [
