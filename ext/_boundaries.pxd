@@ -4,6 +4,7 @@
 # byte sets, so the two implementations cannot drift apart.
 from libc.stdint cimport uint32_t, uint64_t
 from libc.stdlib cimport calloc, free, malloc
+from libc.string cimport memcmp
 
 from _types cimport byte_t, offset_t
 
@@ -14,12 +15,14 @@ cdef enum:
     WORD = 1
     JOINER = 2
 
-# literal occurrence modes (provgate._matching_py: RELAXED, TOKEN, NUMBER, URL)
+# literal occurrence modes (provgate._matching_py: RELAXED, TOKEN, NUMBER, URL, QUOTE)
 cdef enum:
     MODE_RELAXED = 0
     MODE_TOKEN = 1
     MODE_NUMBER = 2
     MODE_URL = 3
+    MODE_QUOTE = 4
+    N_MODES = 5
 
 
 cdef inline void fill_byte_classes(byte_t* classes):
@@ -65,13 +68,67 @@ cdef inline bint stands_at(const byte_t* classes, const byte_t* h, offset_t hn, 
     """Does the occurrence of needle ``nd`` at ``h[s:s + nn]`` (its bytes already equal) count
     at token boundaries, as strictly as ``mode`` says (provgate._matching_py.occurs_in)?"""
     cdef offset_t e = s + nn
-    cdef bint relaxed = mode == MODE_RELAXED
+    cdef bint relaxed = mode == MODE_RELAXED or mode == MODE_QUOTE
     return (((relaxed and own_left(classes, nd)) or starts_ok(classes, h, s))
             and ((relaxed and own_right(classes, nd, nn)) or ends_ok(classes, h, hn, e))
             and not (mode == MODE_NUMBER and not is_sign(nd[0]) and s >= 1 and is_sign(h[s - 1])
                      and (s == 1 or not (classes[h[s - 2]] & WORD)))
             and not (mode == MODE_NUMBER and e < hn and h[e] == b'%')
-            and not (mode == MODE_URL and e < hn and (h[e] == b'?' or h[e] == b'#')))
+            and not (mode == MODE_URL and e < hn and (h[e] == b'?' or h[e] == b'#'))
+            and not (mode == MODE_QUOTE and after_negation(classes, h, s)))
+
+
+cdef inline bint is_ascii_letter(byte_t c) noexcept nogil:
+    return (0x41 <= c <= 0x5A) or (0x61 <= c <= 0x7A)
+
+
+cdef inline bint after_negation(const byte_t* classes, const byte_t* h, offset_t s) noexcept nogil:
+    """provgate._matching_py.after_negation: is the word before ``h[s]``, past blanks, one of
+    NEGATIONS or a word ending in n't (or n’t), of ASCII letters and apostrophes, on its own?"""
+    cdef offset_t i = s, j, k, n
+    cdef byte_t word[16]
+    cdef byte_t c
+    while i > 0 and (h[i - 1] == b' ' or h[i - 1] == b'\t' or h[i - 1] == b'\r' or h[i - 1] == b'\n'):
+        i -= 1
+    if i == s:
+        return False
+    j = i
+    while j > 0:
+        if is_ascii_letter(h[j - 1]) or h[j - 1] == 0x27:
+            j -= 1
+        elif j >= 3 and h[j - 3] == 0xE2 and h[j - 2] == 0x80 and h[j - 1] == 0x99:
+            j -= 3
+        else:
+            break
+    if j == i or (j > 0 and (classes[h[j - 1]] & WORD)):
+        return False
+    # the word in lower case, the right single quote as an apostrophe (longer words are no negation
+    # but may end in n't: only their last three letters are kept then)
+    n = 0
+    k = j
+    while k < i:
+        if h[k] == 0xE2:
+            c = 0x27
+            k += 3
+        else:
+            c = h[k] | 0x20 if is_ascii_letter(h[k]) else h[k]
+            k += 1
+        if n < 16:
+            word[n] = c
+        else:
+            word[13] = word[14]
+            word[14] = word[15]
+            word[15] = c
+        n += 1
+    if n >= 3 and word[(n if n < 16 else 16) - 3] == b'n' and word[(n if n < 16 else 16) - 2] == 0x27 \
+            and word[(n if n < 16 else 16) - 1] == b't':
+        return True
+    if n > 7:
+        return False
+    return ((n == 3 and memcmp(word, b"not", 3) == 0) or (n == 2 and memcmp(word, b"no", 2) == 0)
+            or (n == 5 and memcmp(word, b"never", 5) == 0) or (n == 3 and memcmp(word, b"nor", 3) == 0)
+            or (n == 7 and memcmp(word, b"neither", 7) == 0) or (n == 6 and memcmp(word, b"cannot", 6) == 0)
+            or (n == 7 and memcmp(word, b"without", 7) == 0))
 
 
 cdef inline bint occurs(const byte_t* classes, const byte_t* h, offset_t hn, const byte_t* nd,

@@ -23,7 +23,7 @@ from libc.string cimport memchr, memcmp, memcpy
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize, PyBytes_GET_SIZE
 from cpython.unicode cimport PyUnicode_DecodeLatin1, PyUnicode_DecodeUTF8
 
-from _boundaries cimport (GRAM_MAX_BITMAPS, GRAM_MIN_HAYSTACK, MODE_RELAXED, GramCache, Marks, classify, fill_byte_classes, fill_marks,
+from _boundaries cimport (GRAM_MAX_BITMAPS, GRAM_MIN_HAYSTACK, MODE_QUOTE, MODE_RELAXED, N_MODES, GramCache, Marks, classify, fill_byte_classes, fill_marks,
                           gram_cache_free, gram_cache_init, group_member_occurring, group_member_occurring_but,
                           occurs_filtered, own_left, own_right, stands_at, write_marked)
 from _byte_batches cimport byte_items, lengths_of, pointers_of
@@ -1745,6 +1745,16 @@ cdef inline unsigned char row_range(const size_t* p_tp, offset_t t, offset_t r, 
     return kind
 
 
+cdef inline int row_mode(const unsigned char* modes, unsigned char kind, unsigned char quote, const byte_t* text,
+                         offset_t a) noexcept nogil:
+    """The mode a row is searched in (_factdiff_py.row_modes): its kind's, but a code span's (a
+    quote whose text a backtick opens) RELAXED, not QUOTE: a code span names a thing and quotes
+    no claim ("do not run `rm -rf /`" denies nothing of the command's name)."""
+    if kind == quote and a > 0 and text[a - 1] == 0x60:
+        return MODE_RELAXED
+    return modes[kind]
+
+
 cdef inline offset_t judge_hit(const byte_t* h, offset_t hn, offset_t s, const byte_t* nd, offset_t nn,
                                byte_t* want, byte_t* got) noexcept nogil:
     """A hit of needle ``nd`` at ``h[s:s + nn]``: adds to ``got`` the modes wanted of it (bit
@@ -1755,7 +1765,7 @@ cdef inline offset_t judge_hit(const byte_t* h, offset_t hn, offset_t s, const b
     cdef offset_t added = 0
     if s < 0 or s + nn > hn or memcmp(h + s, nd, <size_t>nn) != 0:
         return 0
-    for mode in range(4):
+    for mode in range(N_MODES):
         if (want[0] >> mode) & 1 and not (got[0] >> mode) & 1 and stands_at(BYTE_CLASS, h, hn, s, nd, nn, mode):
             got[0] |= 1 << mode
             added += 1
@@ -1982,10 +1992,11 @@ cdef int _automaton_pass(const offset_t* slots, offset_t n, byte_t* state, const
             slot_pattern[k] = NOT_IN_PASS
             continue
         nd = <const byte_t*>(p_tp[N_COLS * slot_table[i] + COL_DATA]) + a
-        mode = modes[kind]
+        mode = row_mode(modes, kind, quote, nd - a, a)
         plain = (marker_in_texts or memchr(nd, MARKS.start, <size_t>nn) != NULL
                  or memchr(nd, MARKS.end, <size_t>nn) != NULL
-                 or (mode == MODE_RELAXED and (own_left(BYTE_CLASS, nd) or own_right(BYTE_CLASS, nd, nn))))
+                 or ((mode == MODE_RELAXED or mode == MODE_QUOTE)
+                     and (own_left(BYTE_CLASS, nd) or own_right(BYTE_CLASS, nd, nn))))
         needle = PyBytes_FromStringAndSize(<const char*>nd, nn)
         index = plain_index if plain else marked_index
         found = index.get(needle)
@@ -2016,7 +2027,7 @@ cdef int _automaton_pass(const offset_t* slots, offset_t n, byte_t* state, const
             state[i] = SETTLED
             continue
         kind = row_range(p_tp, slot_table[i], slot_row[i], quote, &a, &b)
-        if (got[p] >> modes[kind]) & 1:
+        if (got[p] >> row_mode(modes, kind, quote, <const byte_t*>p_tp[N_COLS * slot_table[i] + COL_DATA], a)) & 1:
             state[i] = GROUNDED
         elif complete:
             state[i] = SETTLED
@@ -2089,7 +2100,7 @@ cdef int _ground_pending(offset_t n_slots, const offset_t* slot_table, const off
                 kind = row_range(p_tp, slot_table[i], slot_row[i], quote, &a, &b)
                 text = <const byte_t*>p_tp[N_COLS * slot_table[i] + COL_DATA]
                 if group_member_occurring(BYTE_CLASS, hp, hl, h_members, first, last, -1, text + a, b - a,
-                                          modes[kind], grams) >= 0:
+                                          row_mode(modes, kind, quote, text, a), grams) >= 0:
                     state[i] = GROUNDED
                 else:
                     state[i] = SETTLED
@@ -2295,7 +2306,7 @@ def ungrounded_rows(tables, sets, haystacks, *, groups, haystack_groups, skip_ki
                         # grounded if some set holds it or some text does, so the order only
                         # saves the look-ups in sets the summary's memory has not touched.
                         hj = p_h_members[text_first]
-                        if occurs_filtered(BYTE_CLASS, <const byte_t*>hp[hj], hl[hj], hj, text + a, b - a, modes[kind],
+                        if occurs_filtered(BYTE_CLASS, <const byte_t*>hp[hj], hl[hj], hj, text + a, b - a, row_mode(modes, kind, quote, text, a),
                                            &grams):
                             text_hint = text_first
                             continue
@@ -2311,7 +2322,7 @@ def ungrounded_rows(tables, sets, haystacks, *, groups, haystack_groups, skip_ki
                         if searched < 0 and p_h_offsets[t] <= text_first < p_h_offsets[t + 1]:
                             hj = p_h_members[text_first]
                             if occurs_filtered(BYTE_CLASS, <const byte_t*>hp[hj], hl[hj], hj, text + a, b - a,
-                                               modes[kind], &grams):
+                                               row_mode(modes, kind, quote, text, a), &grams):
                                 text_hint = text_first
                                 continue
                         p_state[found] = PENDING
@@ -2321,11 +2332,11 @@ def ungrounded_rows(tables, sets, haystacks, *, groups, haystack_groups, skip_ki
                         m = -1
                     elif searched >= 0:
                         m = group_member_occurring_but(BYTE_CLASS, hp, hl, p_h_members, p_h_offsets[t],
-                                                       p_h_offsets[t + 1], searched, text + a, b - a, modes[kind],
+                                                       p_h_offsets[t + 1], searched, text + a, b - a, row_mode(modes, kind, quote, text, a),
                                                        &grams)
                     else:
                         m = group_member_occurring(BYTE_CLASS, hp, hl, p_h_members, p_h_offsets[t],
-                                                   p_h_offsets[t + 1], text_first, text + a, b - a, modes[kind],
+                                                   p_h_offsets[t + 1], text_first, text + a, b - a, row_mode(modes, kind, quote, text, a),
                                                    &grams)
                     if m >= 0:
                         text_hint = m

@@ -687,7 +687,8 @@ class Table:
                                             for i in (0, 1))
 
 
-TEXT_PIECES = (b"retries", b"=", b"3", b" ", b"x-y", b".", b"\"", b"5", b"ab", b"-", b"?", b"+", b"%", b"/")
+TEXT_PIECES = (b"retries", b"=", b"3", b" ", b"x-y", b".", b"\"", b"5", b"ab", b"-", b"?", b"+", b"%", b"/", b"not", b"No",
+               b"don't", b"\n", b"`")
 
 
 def _span_from(size, start):
@@ -728,9 +729,22 @@ def literally_in(needle, haystack, mode="relaxed"):
     if not needle:
         return False
 
+    def negated(s):
+        # the word before s, past blanks, is a negation (a quote's mode: red team 89, F07)
+        i = s
+        while i and haystack[i - 1:i] in (b" ", b"\t", b"\r", b"\n"):
+            i -= 1
+        word = re.search(rb"(?:[A-Za-z']|\xe2\x80\x99)+\Z", haystack[:i]) if i < s else None
+        if word is None or (word.start() and haystack[word.start() - 1] in WORD_BYTES):
+            return False
+        text = word.group().replace("\u2019".encode(), b"'").lower()
+        return text in (b"not", b"no", b"never", b"nor", b"neither", b"cannot", b"without") or text.endswith(b"n't")
+
     def counts(s):
         e = s + len(needle)
-        relaxed = mode == "relaxed"
+        relaxed = mode in ("relaxed", "quote")
+        if mode == "quote" and negated(s):
+            return False
         own = WORD_BYTES | JOINERS  # a quote's edge byte that is neither brings its own boundary
         if not ((relaxed and needle[0] not in own) or start_ok(haystack, s)):
             return False
@@ -755,7 +769,8 @@ def expected_ungrounded_rows(tables, sets, haystacks, args):
         for r, k in enumerate(table.kind.tolist()):
             query = tuple((table.fp_fact if k == PAIR else table.fp_value)[r].tolist())
             a, b = ((table.value_start[r], table.value_end[r]) if k == QUOTE else (table.start[r], table.end[r]))
-            mode = ("relaxed" if k == QUOTE else "number" if k == args.get("number_kind")
+            mode = ("relaxed" if k == QUOTE and a > 0 and table.data[a - 1:a] == b"`"
+                    else "quote" if k == QUOTE else "number" if k == args.get("number_kind")
                     else "url" if k == args.get("url_kind") else "token")
             if k != SKIP and query not in members and not any(
                     literally_in(table.data[a:b], haystacks[m], mode) for m in args["haystack_groups"][t]):

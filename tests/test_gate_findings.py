@@ -6054,3 +6054,42 @@ def test_an_i5_refusal_names_the_malformed_markers_of_the_new_blocks():
     assert violation.evidence["malformed_markers"] == ["[src: call_1]", "[src:call_1, call_2]"]
     dropped = [*pre[:2], blk("a", "assistant", "retries=3 and max_conns=12.")]
     assert "look like markers" not in find(Gate(store).check(pre, dropped, operator="rewrite"), "I5").message
+
+
+@pytest.mark.parametrize("text, accepted", [
+    ('The user said "do not deploy to prod on Friday" [src:u1].', True),
+    ('The user said "deploy to prod on Friday" [src:u1].', False),
+    ('The user asked: "deploy to prod" [src:u1].', False),
+    ('The user said not to "deploy to prod on Friday" [src:u1].', False),  # (fail closed: the quote cuts it)
+])
+def test_a_quote_that_cuts_a_negation_off_its_source_is_ungrounded(text, accepted):
+    # red team 89, F07 (the seed: a quotation "plausible, fluent, and wrong"): the user's "Please
+    # do not deploy to prod on Friday." quoted as "deploy to prod on Friday" with a marker was
+    # grounded, byte for byte at token boundaries, and the summary accepted as lossy
+    user = "Please do not deploy to prod on Friday."
+    store = store_with({"user:u1": user})
+    pre = [blk("u", "user", user, handles=["user:u1"]),
+           blk("a", "assistant", f'Noted: "{user}" [src:u1].')]
+    post = [pre[0], summary("s", text, ["user:u1"])]
+    verdict = Gate(store).check(pre, post, operator="summarize", evicted=["a"])
+    if accepted:
+        assert_accepted(verdict, "lossy")
+    else:
+        find(verdict, "I1", block="s", key="quote")
+
+
+def test_a_code_span_after_a_negation_in_its_source_is_grounded():
+    # a code span names a thing and quotes no claim: "Never run `rm -rf /`" does not deny the
+    # command's name, and a summary naming it in backticks is grounded (the benchmark corpus's
+    # summaries name `7 replicas` of "not 7 replicas" so); the same words in quotation marks
+    # are a quotation that cuts the negation off (red team 89, F07)
+    doc = "Never run rm -rf / on a host. It does not keep 7 replicas."
+    store = store_with({"doc:ops": doc})
+    pre = [blk("d", "tool", doc, handles=["doc:ops"])]
+    for text, grounded in (("It names `rm -rf /` [src:ops].", True), ("It names `7 replicas` [src:ops].", True),
+                           ('It says "keep 7 replicas" [src:ops].', False)):
+        verdict = Gate(store).check(pre, [*pre, summary("s", text, ["doc:ops"])], operator="summarize")
+        if grounded:
+            assert_accepted(verdict, "lossy")
+        else:
+            find(verdict, "I1", block="s", key="quote")

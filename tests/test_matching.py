@@ -621,7 +621,37 @@ def test_literal_occurrence_modes(impl, needle, haystack, expected):
     assert impl.occurs_at_boundaries([needle], [haystack]).tolist() == [expected[0]]  # default: relaxed
 
 
-@pytest.mark.parametrize("modes, error", [([4], InvalidArgumentError), ([-1], InvalidArgumentError),
+# (needle, haystack, found in QUOTE mode, found in RELAXED mode): red team 89, F07
+QUOTE_CASES = [
+    (b"deploy to prod on Friday", b"Please do not deploy to prod on Friday.", False, True),
+    (b"deploy to prod", b"Please DO NOT\n  deploy to prod.", False, True),
+    (b"retries are attempted", b"No retries are attempted", False, True),
+    (b"retry", b"We don't retry. We never retry", False, True),
+    (b"retry", "We don\u2019t retry.".encode(), False, True),
+    (b"retry", b"They cannot retry, or without retry", False, True),
+    (b"retry", b"We don't retry. You retry.", True, True),  # (one occurrence stands)
+    (b"deploy to prod", b"do not deploy to prod; then deploy to prod.", True, True),
+    (b"deploy", b"knot deploy", True, True),  # (not a word of its own: "knot")
+    (b"deploy", b"no-deploy", False, False),  # (a token joined to "no": no occurrence at all)
+    (b"deploy", b"3no deploy", True, True),  # (a word byte before "no")
+    (b"deploy", b"Notes: deploy", True, True),
+    (b"not deploy", b"do not deploy", True, True),  # (the negation quoted with it)
+    (b"deploy", "\u00e9no deploy".encode(), True, True),
+    (b"deploy", b"isn't deploy ain'T deploy", False, True),
+]
+
+
+@pytest.mark.parametrize("needle, haystack, quote, relaxed", QUOTE_CASES)
+def test_a_quotation_does_not_follow_a_negation(impl, needle, haystack, quote, relaxed):
+    """QUOTE: RELAXED, and the occurrence does not follow "not", "no", "never", "nor",
+    "neither", "cannot", "without" or a word ending in n't, past blanks, in any case: a quote
+    that cuts a negation off its source says what the source denies (red team 89, F07)."""
+    found = impl.occurs_at_boundaries([needle, needle], [haystack], groups=[[0]],
+                                      needle_group=np.zeros(2, dtype=np.int64), modes=[4, 0])
+    assert found.tolist() == [quote, relaxed]
+
+
+@pytest.mark.parametrize("modes, error", [([5], InvalidArgumentError), ([-1], InvalidArgumentError),
                                           ([0, 1], InvalidArgumentError), ("0", TypeError), (7, TypeError),
                                           ([0.5], InvalidArgumentError)])
 def test_bad_modes(impl, modes, error):

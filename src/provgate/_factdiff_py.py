@@ -117,7 +117,7 @@ from typing import Any
 import numpy as np
 
 from provgate._batch import check_byte_items, check_grouping
-from provgate._matching_py import NUMBER, RELAXED, TOKEN, URL, occurs_at_boundaries
+from provgate._matching_py import NUMBER, QUOTE, RELAXED, TOKEN, URL, occurs_at_boundaries
 from provgate.errors import InvalidArgumentError
 
 IMPLEMENTATION = "reference"
@@ -673,15 +673,24 @@ def check_hints(hints: Any) -> None:
 
 def literal_modes(quote_kind: int, number_kind: Any, url_kind: Any) -> bytes:
     """Kind -> the mode its rows are searched for literally in (``occurs_at_boundaries``): a
-    quote ``RELAXED`` (it is searched by what it quotes), a number ``NUMBER``, a URL ``URL``,
-    any other kind ``TOKEN``. ``number_kind`` and ``url_kind`` are None or ints in 0..255."""
+    quote ``QUOTE`` (it is searched by what it quotes, and not where its source denies it: red
+    team 89, F07), a number ``NUMBER``, a URL ``URL``, any other kind ``TOKEN``. ``number_kind`` and ``url_kind`` are None or ints in 0..255."""
     modes = bytearray([TOKEN]) * 256
     for value, name, mode in ((number_kind, "number_kind", NUMBER), (url_kind, "url_kind", URL)):
         if value is not None:
             _check_kind_int(value, name)
             modes[value] = mode
-    modes[quote_kind] = RELAXED
+    modes[quote_kind] = QUOTE
     return bytes(modes)
+
+
+def row_mode(modes: bytes, kind: int, quote_kind: int, data: bytes, start: int) -> int:
+    """The mode a row is searched in: its kind's (:func:`literal_modes`), but a code span's (a
+    quote whose text a backtick opens) ``RELAXED``, not ``QUOTE``: a code span names a thing
+    and quotes no claim ("do not run `rm -rf /`" denies nothing of the command's name)."""
+    if kind == quote_kind and start > 0 and data[start - 1] == 0x60:
+        return RELAXED
+    return modes[kind]
 
 
 def ungrounded_rows(tables: Any, sets: Any, haystacks: Any, *, groups: Any, haystack_groups: Any, skip_kind: Any,
@@ -719,8 +728,9 @@ def ungrounded_rows(tables: Any, sets: Any, haystacks: Any, *, groups: Any, hays
         if not 0 <= a <= b <= len(datas[t]):
             raise span_error(t, r, a, b, len(datas[t]))
     needles = [datas[t][a:b] for t, (a, b), is_absent in zip(table_of, ranges, absent.tolist()) if is_absent]
-    row_kinds = [int(kinds[t][r]) for t, r, is_absent in zip(table_of, rows, absent.tolist()) if is_absent]
+    row_modes = [row_mode(modes, int(kinds[t][r]), quote_kind, datas[t], a)
+                 for t, r, (a, _), is_absent in zip(table_of, rows, ranges, absent.tolist()) if is_absent]
     literal = occurs_at_boundaries(needles, haystacks, groups=haystack_groups, needle_group=owner[absent],
-                                   modes=[modes[k] for k in row_kinds])
+                                   modes=row_modes)
     left = np.flatnonzero(absent)[~literal]
     return owner[left], _index_array(rows)[left]

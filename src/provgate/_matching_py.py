@@ -71,6 +71,12 @@ least one of the haystacks at token boundaries. How strictly is each needle's *m
   the sign as part of the number), nor right before ``%`` (``10`` is not in ``10%``).
 - ``URL``: ``TOKEN``, and the occurrence is not followed by ``?`` or ``#`` (a URL token runs
   on through its query and fragment: ``…/deploy`` is not in ``…/deploy?dry_run=true``).
+- ``QUOTE``: ``RELAXED``, and the occurrence does not follow a negation: the word before it,
+  past blanks, is not ``not``, ``no``, ``never``, ``nor``, ``neither``, ``cannot``,
+  ``without`` or a word ending in ``n't`` (or ``n’t``), in any case (:func:`after_negation`).
+  "deploy to prod on Friday" is no quotation of "Please do not deploy to prod on Friday."
+  (red team 89, F07: a summary quoting it so with a marker was grounded). The gate grounds its
+  quotations so, not its code spans (``_factdiff_py.row_mode``).
 
 Each haystack is searched on its own, so no occurrence straddles two of them. An empty needle
 occurs nowhere. ``needles`` and
@@ -104,7 +110,12 @@ RELAXED = 0
 TOKEN = 1
 NUMBER = 2
 URL = 3
+QUOTE = 4
 SIGNS = frozenset(b"+-")
+# the words a quotation may not follow (QUOTE): what it says, its source denies
+NEGATIONS = frozenset((b"not", b"no", b"never", b"nor", b"neither", b"cannot", b"without"))
+_BLANKS = frozenset(b" \t\r\n")
+_RIGHT_QUOTE = "\u2019".encode()  # (the apostrophe of "don’t")
 PERCENT = ord("%")
 CLOSERS = frozenset(b".,")  # joiners that may end a quote on their own
 URL_CONTINUERS = frozenset(b"?#")
@@ -256,8 +267,8 @@ def check_modes(modes: Any, n: int) -> np.ndarray:
     values = np.asarray(modes)
     if values.ndim != 1 or values.shape[0] != n:
         raise InvalidArgumentError(f"modes must hold one mode per needle ({n}), not {values.shape}", argument="modes")
-    if n and (values.dtype.kind not in "iu" or values.min() < RELAXED or values.max() > URL):
-        raise InvalidArgumentError(f"modes must be ints in {RELAXED}..{URL}", argument="modes")
+    if n and (values.dtype.kind not in "iu" or values.min() < RELAXED or values.max() > QUOTE):
+        raise InvalidArgumentError(f"modes must be ints in {RELAXED}..{QUOTE}", argument="modes")
     return values.astype(np.uint8)
 
 
@@ -265,9 +276,10 @@ def occurs_in(haystack: bytes, needle: bytes, mode: int) -> bool:
     """Does ``needle`` occur in ``haystack`` at token boundaries, as strictly as ``mode`` says?"""
     if not needle:
         return False
-    own_left = mode == RELAXED and needle[0] not in WORD_BYTES and needle[0] not in JOINERS
+    relaxed = mode == RELAXED or mode == QUOTE
+    own_left = relaxed and needle[0] not in WORD_BYTES and needle[0] not in JOINERS
     # sentence punctuation ends a quote ("Building..." of Building...OK); a path's / does not
-    own_right = mode == RELAXED and needle[-1] not in WORD_BYTES and (needle[-1] not in JOINERS or needle[-1] in CLOSERS)
+    own_right = relaxed and needle[-1] not in WORD_BYTES and (needle[-1] not in JOINERS or needle[-1] in CLOSERS)
     unsigned = needle[0] not in SIGNS
     start = haystack.find(needle)
     while start >= 0:
@@ -276,7 +288,33 @@ def occurs_in(haystack: bytes, needle: bytes, mode: int) -> bool:
                 and not (mode == NUMBER and unsigned and start >= 1 and haystack[start - 1] in SIGNS
                          and (start == 1 or haystack[start - 2] not in WORD_BYTES))
                 and not (mode == NUMBER and end < len(haystack) and haystack[end] == PERCENT)
-                and not (mode == URL and end < len(haystack) and haystack[end] in URL_CONTINUERS)):
+                and not (mode == URL and end < len(haystack) and haystack[end] in URL_CONTINUERS)
+                and not (mode == QUOTE and after_negation(haystack, start))):
             return True
         start = haystack.find(needle, start + 1)
     return False
+
+
+def after_negation(haystack: bytes, start: int) -> bool:
+    """Is the word before ``haystack[start]``, past one or more blanks, a negation (``QUOTE``):
+    ``not``, ``no``, ``never``, ``nor``, ``neither``, ``cannot``, ``without``, or a word that
+    ends in ``n't`` or ``n’t``, of ASCII letters and apostrophes, in any case, standing on its
+    own (no word byte before it)?"""
+    i = start
+    while i > 0 and haystack[i - 1] in _BLANKS:
+        i -= 1
+    if i == start:
+        return False
+    j = i
+    while j > 0:
+        c = haystack[j - 1]
+        if 0x41 <= c <= 0x5A or 0x61 <= c <= 0x7A or c == 0x27:
+            j -= 1
+        elif j >= 3 and haystack[j - 3 : j] == _RIGHT_QUOTE:
+            j -= 3
+        else:
+            break
+    if j == i or (j > 0 and haystack[j - 1] in WORD_BYTES):
+        return False
+    word = haystack[j:i].replace(_RIGHT_QUOTE, b"'").lower()
+    return word in NEGATIONS or word.endswith(b"n't")
