@@ -6093,3 +6093,26 @@ def test_a_code_span_after_a_negation_in_its_source_is_grounded():
             assert_accepted(verdict, "lossy")
         else:
             find(verdict, "I1", block="s", key="quote")
+
+
+def test_a_json_read_whose_strings_cannot_be_scanned_is_paired_by_its_own_facts(monkeypatch):
+    # Gate.read_facts: when the strings a JSON read encodes hold more spans than a table does,
+    # I4 pairs the read by its own facts, as before stop 38, and the check goes on
+    from provgate.errors import LimitExceededError
+
+    real = gate_module.extract
+
+    def extract(data, *args, **kwargs):
+        if data.startswith(b"retries="):
+            raise LimitExceededError("too many spans")
+        return real(data, *args, **kwargs)
+
+    monkeypatch.setattr(gate_module, "extract", extract)
+    first, second = _as_tool_result("retries=3\ntimeout=30s\n"), _as_tool_result("retries=5\ntimeout=30s\n")
+    store = store_with({"tool:r1": first, "tool:r2": second})
+    reads = [tool("t1", "tool:r1", first, resource="file:app.ini", ts=1.0),
+             tool("t2", "tool:r2", second, resource="file:app.ini", ts=2.0)]
+    post = [summary("s", "retries=3 [src:r1]", ["tool:r1", "tool:r2"], resource="file:app.ini")]
+    verdict = Gate(store).check(reads, post, operator="summarize")
+    assert verdict.accepted  # (the stale value is not seen without the strings: the limit, as before)
+    assert not Gate(store_with({"tool:r1": first, "tool:r2": second})).check(reads, [*reads], operator="reorder").violations

@@ -117,7 +117,14 @@ from typing import Any
 import numpy as np
 
 from provgate._batch import check_byte_items, check_grouping
-from provgate._matching_py import NUMBER, QUOTE, RELAXED, TOKEN, URL, occurs_at_boundaries
+from provgate._matching_py import (
+    NUMBER,
+    QUOTE,
+    RELAXED,
+    TOKEN,
+    URL,
+    occurs_at_boundaries,
+)
 from provgate.errors import InvalidArgumentError
 
 IMPLEMENTATION = "reference"

@@ -80,6 +80,7 @@ from provgate.errors import (
     InvalidHandleError,
     LimitExceededError,
     ProvenanceInvariantError,
+    ProvgateError,
     StoreCorruptionError,
     UnknownHandleError,
 )
@@ -6452,8 +6453,8 @@ class _Check:
             if gate.derived_source(p.handle):
                 # a summary's words, stored as compact() evicted it: its bytes resolve, but they
                 # are no source (red team 89, F03: accepted, and store.resolve returned them)
-                failed[k] = (f"pointer into {p.handle!r}, a summary's text (stored with kind {DERIVED_KIND!r}), "
-                             "not an original source", {"reason": "nominal"})
+                failed[k] = ((f"pointer into {p.handle!r}, a summary's text (stored with kind {DERIVED_KIND!r}), "
+                              "not an original source"), {"reason": "nominal"})
                 continue
             try:
                 data = gate.source_bytes(p.handle)
