@@ -6116,3 +6116,52 @@ def test_a_json_read_whose_strings_cannot_be_scanned_is_paired_by_its_own_facts(
     verdict = Gate(store).check(reads, post, operator="summarize")
     assert verdict.accepted  # (the stale value is not seen without the strings: the limit, as before)
     assert not Gate(store_with({"tool:r1": first, "tool:r2": second})).check(reads, [*reads], operator="reorder").violations
+
+
+@pytest.mark.parametrize("older, newer, text, accepted", [
+    # red team 91, F01: the key's name about something else, or after the number, keeps nothing
+    ("retries=3\ntimeout=3\n", "retries=5\ntimeout=5\n", "Retries are now 5 and the timeout is unchanged [src:r4].", False),
+    ("retries=3\ntimeout=3\n", "retries=5\ntimeout=5\n", "Retries are now 5 [src:r4]. No timeout errors were seen.", False),
+    ("port=3\nhost=a\n", "port=5\nhost=a\n", "Read again; the port is unchanged. 5 files were scanned [src:r4].", False),
+    ("retries=3\ntimeout=3\nconnect_timeout=5\n", "retries=5\ntimeout=5\nconnect_timeout=5\n",
+     "Retries are now 5; the connect_timeout is unchanged [src:r4].", False),
+    # red team 91, F02: how a summarizer names a key (camelCase, plural, a qualifier, a unit)
+    ("max_retries=3\n", "max_retries=5\n", "The maximum retries were raised to 5 [src:r4].", True),
+    ("maxRetries=3\n", "maxRetries=5\n", "Max retries were raised to 5 [src:r4].", True),
+    ("retries=3\n", "retries=5\n", "The retry count was raised to 5 [src:r4].", True),
+    ("retry=3\n", "retry=5\n", "Retries were raised to 5 [src:r4].", True),
+    ("timeout_ms=3000\n", "timeout_ms=5000\n", "The timeout was raised to 5000 ms [src:r4].", True),
+    ("workers=3\n", "workers=5\n", "It now uses 5 worker processes [src:r4].", True),
+    ("pool_size=3\n", "pool_size=5\n", "The pool now holds 5 connections [src:r4].", True),
+    ("retries=3\ntimeout=3\n", "retries=5\ntimeout=5\n", "Retries and the timeout were both raised to 5 [src:r4].", True),
+])
+def test_a_number_in_prose_is_said_of_the_key_named_next_to_it(older, newer, text, accepted):
+    # docs/gate.md I4: a number in prose keeps a key's newer value when it is said of the key:
+    # the key named last before it in its sentence (with the keys listed just before that one),
+    # or in the two words after it; the key's name as a summarizer writes it
+    store = store_with({"tool:r1": older, "tool:r4": newer})
+    old = tool("t1", "tool:r1", older, ts=110, resource="file:app.ini")
+    new = tool("t4", "tool:r4", newer, ts=140, resource="file:app.ini")
+    verdict = Gate(store).check([old, new], [old, summary("s1", text, ["tool:r4"])], operator="summarize")
+    if accepted:
+        assert_accepted(verdict, "lossy")
+    else:
+        assert [v for v in verdict.violations if v.invariant == "I4" and v.block == "t1"], verdict.violations
+
+
+@pytest.mark.parametrize("wrap", [
+    lambda t: "\ufeff" + json.dumps({"exit_code": 0, "stdout": t}) + "\n",
+    lambda t: json.dumps({"exit_code": 0, "stdout": t}) + "\n" + json.dumps({"event": "done"}) + "\n",
+    lambda t: json.dumps({"result": json.dumps({"exit_code": 0, "stdout": t})}),
+    lambda t: json.dumps({"lines": t.splitlines()}),
+    lambda t: json.dumps({"content": [{"type": "text", "text": t.splitlines()[0]}]}),
+], ids=["bom", "json_lines", "nested", "array_of_lines", "single_line_mcp"])
+def test_json_reads_of_every_common_shape_are_paired_by_their_strings(wrap):
+    # red team 91, F03: a BOM, JSON Lines, a result nested in a JSON string, an array of lines and
+    # a single-line MCP text were not decoded, and a stale retries: 3 passed in prose
+    first, second = wrap("retries: 3\ntimeout: 30\n"), wrap("retries: 5\ntimeout: 30\n")
+    store = store_with({"tool:r1": first, "tool:r2": second})
+    reads = [tool("t1", "tool:r1", first, resource="file:app.ini", ts=1.0),
+             tool("t2", "tool:r2", second, resource="file:app.ini", ts=2.0)]
+    stale = summary("s", "The client retries 3 times [src:r1].", ["tool:r1", "tool:r2"], resource="file:app.ini")
+    find(Gate(store).check(reads, [stale], operator="summarize"), "I4", key="retries", value="3")
