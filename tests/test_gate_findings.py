@@ -6165,3 +6165,17 @@ def test_json_reads_of_every_common_shape_are_paired_by_their_strings(wrap):
              tool("t2", "tool:r2", second, resource="file:app.ini", ts=2.0)]
     stale = summary("s", "The client retries 3 times [src:r1].", ["tool:r1", "tool:r2"], resource="file:app.ini")
     find(Gate(store).check(reads, [stale], operator="summarize"), "I4", key="retries", value="3")
+
+
+def test_a_kept_json_read_is_refused_naming_the_key_that_changed():
+    # red team 91, F06: the older JSON read kept, the newest summarized without retries; the
+    # refusal named x, whose glued value 'x=1\nretries=3…' is the JSON text's, and not retries
+    older = json.dumps({"exit_code": 0, "stdout": "x=1\nretries=3\nname=r0\n"})
+    newer = json.dumps({"exit_code": 0, "stdout": "x=1\nretries=5\nname=r0\n"})
+    store = store_with({"tool:a": older, "tool:b": newer})
+    kept = tool("ta", "tool:a", older, resource="file:0.ini", ts=1.0)
+    reads = [kept, tool("tb", "tool:b", newer, resource="file:0.ini", ts=2.0)]
+    verdict = Gate(store).check(reads, [kept, summary("s", "The file was read again [src:b].", ["tool:b"])],
+                                operator="summarize")
+    stale = [(v.key, v.value) for v in verdict.violations if v.invariant == "I4" and v.key is not None]
+    assert stale == [("retries", "3")], verdict.violations

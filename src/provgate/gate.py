@@ -2172,13 +2172,15 @@ class Gate:
         known = self._decoded_reads.get(id(facts))
         if known is not None and known._source is facts:
             return known
-        strings = _decoded_strings(body)
+        strings, skeleton = _decoded_strings(body)
         if not strings:
             return facts
         try:
             # (the strings first: a key's first row, which a violation names, is then the value
-            # as the file wrote it)
-            decoded = _Facts(extract("\n".join(strings).encode("utf-8", "replace") + b"\n" + data))
+            # as the file wrote it; after them the document with its strings emptied, so that
+            # its keys and numbers stay and no value glued over a "\\n" is paired: red team 91,
+            # F06, a kept read's glued x='1\\nretries=3' was named, not retries)
+            decoded = _Facts(extract("\n".join(strings).encode("utf-8", "replace") + b"\n" + skeleton))
         except ProvgateError:
             return facts  # (more spans than a table holds: the read's own facts, as before)
         decoded._source = facts
@@ -5478,7 +5480,8 @@ class _Check:
         evidence does)."""
         post, match = self.edit.post, self.match
         # a rewritten or derived block restates a value in prose too
-        alone = self._stale_alone(basis, ((self.post_facts[j], match[j] is None or post[j].derived, True)
+        read_facts = self.gate.read_facts  # (a kept JSON read states the values it encodes)
+        alone = self._stale_alone(basis, ((read_facts(self.post_facts[j]), match[j] is None or post[j].derived, True)
                                           for j in touching))
         found_stale = False
         for key, values in alone.items():
@@ -5706,7 +5709,8 @@ class _Check:
         # in a turn citing the older read is no retries=4; and what the window held is read
         # as key=value facts only: "Ran 3 tests" held no retries=3, red team 12 z04)
         before = self._pre_blocks_touching(resource, handles, newest)
-        already = self._stale_alone(basis, ((self.pre_facts[i], False, newer) for i, newer in before))
+        already = self._stale_alone(basis, ((self.gate.read_facts(self.pre_facts[i]), False, newer)
+                                            for i, newer in before))
         # (named by the first block the edit changed; where a read dropped off the record has
         # the kept blocks weighed too, by the first of those)
         first = self.edit.post[next((j for j in touching if j in self._left_judged),
@@ -5756,8 +5760,9 @@ class _Check:
         if basis is None:
             return
         before = self._pre_blocks_touching(resource, handles, newest)
-        already = self._stale_alone_in(basis, ((self.pre_facts[i], False, newer) for i, newer in before))
-        alone = self._stale_alone_in(basis, ((self.post_facts[j], match[j] is None or post[j].derived, True)
+        read_facts = gate.read_facts  # (a JSON read states the values it encodes)
+        already = self._stale_alone_in(basis, ((read_facts(self.pre_facts[i]), False, newer) for i, newer in before))
+        alone = self._stale_alone_in(basis, ((read_facts(self.post_facts[j]), match[j] is None or post[j].derived, True)
                                              for j in touching))
         if all(values <= already.get(key, frozenset()) for key, values in alone.items()):
             return  # (nothing _stale_kept_alone would report)
@@ -8110,11 +8115,11 @@ _MILLISECOND_STAMPS = 1e11
 _DECODED_READS_MAX = 256
 
 
-def _decoded_strings(body: bytes) -> list[str]:
+def _decoded_strings(body: bytes) -> tuple[list[str], bytes]:
     """The strings a JSON document (or JSON Lines: each line a document) encodes, and those of
     a string that is itself a JSON document (a tool result nested in another), one level down;
     empty when ``body`` is neither (red team 91, F03: a BOM, JSON Lines, a nested result and an
-    array of plain lines went undecoded)."""
+    array of plain lines went undecoded); and the documents with every string value emptied."""
     try:
         documents = [json.loads(body)]
     except (ValueError, RecursionError):
@@ -8124,11 +8129,11 @@ def _decoded_strings(body: bytes) -> list[str]:
             if not line:
                 continue
             if line[:1] not in (b"{", b"["):
-                return []
+                return [], b""
             try:
                 documents.append(json.loads(line))
             except (ValueError, RecursionError):
-                return []
+                return [], b""
     strings: list[str] = []
     for document in documents:
         for text in _json_strings(document):
@@ -8139,7 +8144,23 @@ def _decoded_strings(body: bytes) -> list[str]:
                     strings.extend(_json_strings(json.loads(inner)))
                 except (ValueError, RecursionError):
                     pass
-    return strings
+    try:
+        skeleton = "\n".join(json.dumps(_emptied(d), ensure_ascii=False) for d in documents).encode("utf-8", "replace")
+    except (ValueError, RecursionError):
+        skeleton = b""
+    return strings, skeleton
+
+
+def _emptied(value: Any) -> Any:
+    """A parsed JSON document with every string value emptied (keys kept), without recursion
+    deeper than the document's own (json.loads made it, so json.dumps takes it)."""
+    if isinstance(value, str):
+        return ""
+    if isinstance(value, dict):
+        return {k: _emptied(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_emptied(v) for v in value]
+    return value
 
 
 def _json_strings(value: Any) -> Iterator[str]:
