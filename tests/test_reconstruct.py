@@ -31,6 +31,7 @@ from provgate.errors import (
     StoreCorruptionError,
 )
 from provgate.reconstruct import (
+    DIAGNOSTIC_AFTER_A_NEGATION,
     DIAGNOSTIC_UNREADABLE_QUOTATION,
     GRADES,
     SourceCache,
@@ -1399,3 +1400,23 @@ def test_report_json_lists_at_most_limit_entries_of_each_kind(store):
     for bad in (-1, True, "3", 2.0):
         with pytest.raises(InvalidArgumentError, match="limit"):
             report.to_json(limit=bad)
+
+
+def test_a_quote_found_only_after_a_negation_is_not_found(store):
+    """A quote whose every whole occurrence follows a negation ("deploy on Friday" of "Please
+    do not deploy on Friday.") says what its source denies: ``not_found``, with the diagnostic
+    ``occurs_only_after_a_negation``, as the gate's I1 refuses it (red team 89, F07: graded
+    exact). An occurrence elsewhere that stands is found. A code span names a thing and is
+    not held to it."""
+    store.put("user:u1", "Please do not deploy on Friday. Staging: deploy on Monday. We do not `rollback`.")
+    source = store.get("user:u1").encode()
+    check = verify_quote(store, "user:u1", "deploy on Friday")
+    assert check.grade == "not_found" and check.diagnostic.kind == DIAGNOSTIC_AFTER_A_NEGATION
+    start, end = check.diagnostic.source_start, check.diagnostic.source_end
+    assert source[start:end] == b"deploy on Friday" and source[:start].endswith(b"not ")
+    assert verify_quote(store, "user:u1", "do not deploy on Friday").grade == "exact"
+    found = verify_quote(store, "user:u1", "deploy on")  # (its first occurrence follows "not"; the second stands)
+    assert found.grade == "exact" and source[found.start : found.end] == b"deploy on" and found.start > end
+    report = verify_citations(store, 'The user said "deploy on Friday" [src:u1]; we won\'t `rollback` [src:u1].')
+    assert [(c.quotation.form, c.grade) for c in report.citations] == [("double", "not_found"), ("backtick", "exact")]
+    assert not report.ok

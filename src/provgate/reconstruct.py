@@ -200,6 +200,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from provgate import _citations, _citations_py, _search
+from provgate._matching_py import after_negation
 from provgate.digests import compute_digest
 from provgate.errors import (
     InvalidArgumentError,
@@ -236,6 +237,7 @@ DIAGNOSTIC_LONGEST_PREFIX = "longest_prefix"
 DIAGNOSTIC_FACTS_DIFFER = "whitespace_match_facts_differ"
 DIAGNOSTIC_CUTS_A_TOKEN = "occurs_only_cutting_a_token"
 DIAGNOSTIC_UNREADABLE_QUOTATION = "unreadable_quotation"
+DIAGNOSTIC_AFTER_A_NEGATION = "occurs_only_after_a_negation"
 
 
 # ---------------------------------------------------------------------------------- results
@@ -255,7 +257,9 @@ class Diagnostic(NamedTuple):
     first such place), but only where it cuts a word or number of the source in two ("after
     3" in "after 30 attempts"). ``unreadable_quotation``: the marker follows a closing
     delimiter whose quotation cannot be read (form ``unreadable``), so nothing was searched;
-    ``source_start`` and ``source_end`` are 0.
+    ``source_start`` and ``source_end`` are 0. ``occurs_only_after_a_negation``: the quote occurs
+    whole at ``[source_start, source_end)`` (its first such place), but only right after a
+    negation ("deploy to prod" of "do not deploy to prod"): it says what its source denies.
     """
 
     kind: str
@@ -852,12 +856,14 @@ _UNREADABLE_DETAIL = (
 
 def _check_pairs(
     cache: SourceCache, needles: list[bytes], handles: list[str], *, diagnose: bool,
-    unreadable: frozenset[int] = frozenset(),
+    unreadable: frozenset[int] = frozenset(), code: frozenset[int] = frozenset(),
 ) -> _Checks:
     """Check ``needles[i]`` against the source of ``handles[i]``: one native exact search for
     all pairs, then the whitespace fallback and the diagnostics only for those not found. The
     pairs in ``unreadable`` (quotations of the form ``unreadable``) are not searched: each is
-    ``not_found`` when its handle is stored (red team 82, F01)."""
+    ``not_found`` when its handle is stored (red team 82, F01). A quote found only right after a
+    negation is ``not_found`` (``occurs_only_after_a_negation``), but for the pairs in ``code``
+    (code spans)."""
     checks = _Checks(needles, handles)
     by_handle: dict[str, _Source | None] = {}
     todo: list[int] = []
@@ -883,6 +889,15 @@ def _check_pairs(
     for k, (i, at, n) in enumerate(zip(todo, first.tolist(), count.tolist())):
         if at >= 0 and _cuts_a_token(t_haystacks[k], at, at + checks.lengths[i], t_needles[k]):
             at = _whole_occurrence(t_needles[k], t_haystacks[k], at)
+        if at >= 0 and i not in code and after_negation(t_haystacks[k], at):
+            negated = at
+            at = _occurrence_not_after_a_negation(t_needles[k], t_haystacks[k], at)
+            if at < 0:
+                # (the gate's I1 refuses such a quote too: red team 89, F07)
+                checks.grade[i] = _NOT_FOUND
+                checks.diagnostics[i] = Diagnostic(DIAGNOSTIC_AFTER_A_NEGATION, negated, negated + checks.lengths[i],
+                                                   checks.lengths[i])
+                continue
         if at < 0:
             missing.append(k)
             continue
@@ -895,6 +910,18 @@ def _check_pairs(
         _check_missing(checks, [todo[k] for k in missing], [t_needles[k] for k in missing],
                        [t_haystacks[k] for k in missing], [counts[k] for k in missing], diagnose)  # fmt: skip
     return checks
+
+
+def _occurrence_not_after_a_negation(needle: bytes, haystack: bytes, after: int) -> int:
+    """The first whole occurrence of ``needle`` past ``after`` that does not follow a negation
+    (:func:`provgate._matching_py.after_negation`), or -1: each later occurrence is looked at
+    once, in one pass over the source."""
+    at = haystack.find(needle, after + 1)
+    while at >= 0:
+        if not _cuts_a_token(haystack, at, at + len(needle), needle) and not after_negation(haystack, at):
+            return at
+        at = haystack.find(needle, at + 1)
+    return -1
 
 
 # a digit group's separators ("3_000", "3'000", "3 000" with a no-break, narrow no-break, thin
@@ -1845,6 +1872,7 @@ class _Parsed:
 
 
 _UNREADABLE = FORMS.index("unreadable")
+_BACKTICK = FORMS.index("backtick")
 
 
 def _answer_bytes(text: Any) -> bytes:
@@ -1917,6 +1945,10 @@ def verify_citations(
     unreadable: set[int] = set()
     quote_needles = [parsed.text(q) for q in parsed.quotes]
     quote_unreadable = [q[2] == _UNREADABLE for q in parsed.quotes]
+    # (a code span names a thing and quotes no claim: it is not held to the negation rule, as
+    # in the gate's I1)
+    quote_code = [q[2] == _BACKTICK for q in parsed.quotes]
+    code: set[int] = set()
     rows: list[tuple[int, str, int, int, tuple[int, ...]]] = []
     bare: list[tuple[str, int, int]] = []
     for quote, start, end in parsed.markers:
@@ -1929,7 +1961,7 @@ def verify_citations(
             continue
         slots = []
         for handle in found:
-            key = (quote_needles[quote], handle, quote_unreadable[quote])
+            key = (quote_needles[quote], handle, quote_unreadable[quote], quote_code[quote])
             slot = slot_of.get(key)
             if slot is None:
                 slot = slot_of[key] = len(needles)
@@ -1937,9 +1969,12 @@ def verify_citations(
                 pair_handles.append(handle)
                 if key[2]:
                     unreadable.add(slot)
+                if key[3]:
+                    code.add(slot)
             slots.append(slot)
         rows.append((quote, name, start, end, tuple(slots)))
-    checks = _check_pairs(cache, needles, pair_handles, diagnose=diagnose, unreadable=frozenset(unreadable))
+    checks = _check_pairs(cache, needles, pair_handles, diagnose=diagnose, unreadable=frozenset(unreadable),
+                          code=frozenset(code))
     grade = checks.grade
     # a citation takes the best grade among the handles its marker names
     best = [grade[row[4][0]] if len(row[4]) == 1 else min([grade[s] for s in row[4]], default=_UNKNOWN) for row in rows]
@@ -2053,6 +2088,7 @@ def run_verify(store: Any, answer: bytes, *, cache: SourceCache | None = None,
 
 
 __all__ = [
+    "DIAGNOSTIC_AFTER_A_NEGATION",
     "DIAGNOSTIC_CUTS_A_TOKEN",
     "DIAGNOSTIC_FACTS_DIFFER",
     "DIAGNOSTIC_LONGEST_PREFIX",
