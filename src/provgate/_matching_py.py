@@ -115,6 +115,7 @@ SIGNS = frozenset(b"+-")
 # the words a quotation may not follow (QUOTE): what it says, its source denies
 NEGATIONS = frozenset((b"not", b"no", b"never", b"nor", b"neither", b"cannot", b"without"))
 _BLANKS = frozenset(b" \t\r\n")
+_NEGATION_ENDS = frozenset(b"tToOrR")
 _RIGHT_QUOTE = "\u2019".encode()  # (the apostrophe of "don’t")
 PERCENT = ord("%")
 CLOSERS = frozenset(b".,")  # joiners that may end a quote on their own
@@ -303,8 +304,8 @@ def after_negation(haystack: bytes, start: int) -> bool:
     i = start
     while i > 0 and haystack[i - 1] in _BLANKS:
         i -= 1
-    if i == start:
-        return False
+    if i == start or haystack[i - 1] not in _NEGATION_ENDS:
+        return False  # (every negation ends in t, o or r: most words are passed here)
     j = i
     while j > 0:
         c = haystack[j - 1]
