@@ -455,7 +455,8 @@ def test_occurs_at_boundaries_every_implementation_equals_the_reference(needles,
 # (ext/_boundaries.pxd), and a needle with a 4-gram it lacks is not searched for: exact only if
 # no needle that occurs is ever skipped, at the haystack's first and last bytes included.
 _LONG_WORDS = st.sampled_from([b"alpha", b"beta", b"x", b"5", b"-5", b"10%", b"a.b", b"2026-12-01", "\u00e9t\u00e9".encode(),
-                               b"retries=3", b"\"q\"", b" ", b"\n", b"."])
+                               b"retries=3", b"\"q\"", b" ", b"\n", b".", b"not", b"No", b"don't",
+                               "won\u2019t".encode(), b"knot", b"NEVER"])
 
 
 @settings(max_examples=300, deadline=None)
@@ -470,7 +471,7 @@ def test_occurs_at_boundaries_in_long_haystacks_equals_the_reference(haystacks, 
             needles.append(h[a:a + data.draw(st.integers(0, 12))])
         else:
             needles.append(b" ".join(data.draw(st.lists(_LONG_WORDS, min_size=1, max_size=4))))
-    modes = [data.draw(st.integers(0, 3)) for _ in needles]
+    modes = [data.draw(st.integers(0, 4)) for _ in needles]  # (4: QUOTE, red team 89, F07)
     expected = _load("reference").occurs_at_boundaries(needles, haystacks, modes=modes).tolist()
     for which in IMPLEMENTATIONS:
         assert _load(which).occurs_at_boundaries(needles, haystacks, modes=modes).tolist() == expected
