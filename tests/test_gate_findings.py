@@ -6179,3 +6179,44 @@ def test_a_kept_json_read_is_refused_naming_the_key_that_changed():
                                 operator="summarize")
     stale = [(v.key, v.value) for v in verdict.violations if v.invariant == "I4" and v.key is not None]
     assert stale == [("retries", "3")], verdict.violations
+
+
+@pytest.mark.parametrize("older, newer, text, accepted", [
+    # red team 92, F03: a key named after the number, past a comma, says nothing of it
+    ("retries=3\ntimeout=3\n", "retries=5\ntimeout=5\n", "retries: 5, timeout: unchanged [src:r4].", False),
+    ("retries=3\ntimeout=3\n", "retries=5\ntimeout=5\n", "Set retries to 5, timeout to 5 [src:r4].", True),
+    # red team 92, F05: lists with commas, a dot inside a name, -ing, a qualifying leaf
+    ("retries=3\ntimeout=3\nworkers=3\n", "retries=5\ntimeout=5\nworkers=5\n",
+     "Retries, timeout and workers are all 5 now [src:r4].", True),
+    ("retries=3\n", "retries=5\n", "In app.ini the retries are now 5 [src:r4].", True),
+    ("retries=3\n", "retries=5\n", "Retrying now happens 5 times [src:r4].", True),
+    ("db.pool.size=3\n", "db.pool.size=5\n", "The db pool now holds 5 connections [src:r4].", True),
+])
+def test_a_number_is_said_of_the_key_listed_or_named_right_before_it(older, newer, text, accepted):
+    store = store_with({"tool:r1": older, "tool:r4": newer})
+    old = tool("t1", "tool:r1", older, ts=110, resource="file:app.ini")
+    new = tool("t4", "tool:r4", newer, ts=140, resource="file:app.ini")
+    verdict = Gate(store).check([old, new], [old, summary("s1", text, ["tool:r4"])], operator="summarize")
+    if accepted:
+        assert_accepted(verdict, "lossy")
+    else:
+        assert [v for v in verdict.violations if v.invariant == "I4" and v.block == "t1"], verdict.violations
+
+
+@pytest.mark.parametrize("older, newer, key", [
+    ('{"version": "1.2.3"}\n', '{"version": "1.2.4"}\n', "version"),
+    ('{"status": "running"}\n', '{"status": "failed"}\n', "status"),
+    ('{"retries": "3", "stdout": "x=1\\nok\\n"}\n', '{"retries": "5", "stdout": "x=1\\nok\\n"}\n', "retries"),
+    ("[" * 900 + '{"retries": 3}' + "]" * 900, "[" * 900 + '{"retries": 5}' + "]" * 900, "retries"),
+])
+def test_a_json_read_keeps_its_own_plain_values(older, newer, key):
+    # red team 92, F01 (a regression of 2849746): the strings a JSON read encodes were paired in
+    # place of its own facts, and every plain string value emptied, so a changed version or
+    # status with the older read kept was accepted as lossy; F06: a document too deep to write
+    # again lost its numbers
+    store = store_with({"tool:r1": older, "tool:r4": newer})
+    old = tool("t1", "tool:r1", older, ts=110, resource="file:app.json")
+    new = tool("t4", "tool:r4", newer, ts=140, resource="file:app.json")
+    verdict = Gate(store).check([old, new], [old, summary("s1", "Read again [src:r4].", ["tool:r4"])],
+                                operator="summarize")
+    find(verdict, "I4", block="t1", key=key)

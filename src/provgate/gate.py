@@ -7694,7 +7694,10 @@ _KEY_PIECES_MAX = 4096
 
 
 def _stem(word: bytes) -> bytes:
-    """A word without its plural ending: "retries" is "retry", "workers" "worker"."""
+    """A word without its plural or -ing ending: "retries" and "retrying" are "retry",
+    "workers" "worker"."""
+    if len(word) > 5 and word.endswith(b"ing"):
+        return word[:-3]
     if len(word) > 4 and word.endswith(b"ies"):
         return word[:-3] + b"y"
     if len(word) > 3 and word.endswith(b"s") and not word.endswith(b"ss"):
@@ -7708,30 +7711,44 @@ def _key_pieces(name: bytes) -> tuple[bytes, ...]:
     (max, count, size, ms, ...) unless nothing else is left."""
     found = _KEY_PIECES.get(name)
     if found is None:
-        leaf = re.split(rb"[.:/]", name)[-1]
-        leaf = re.sub(rb"([a-z0-9])([A-Z])", rb"\1 \2", leaf).lower()
-        pieces = [_stem(piece) for piece in re.split(rb"[^a-z]+", leaf) if piece]
-        found = tuple(piece for piece in pieces if piece not in _GENERIC_PIECES) or tuple(pieces)
+        parts = re.split(rb"[.:/]", name)
+        found = ()
+        # (a leaf that only qualifies, db.pool.size, is named by the part before it: "the pool")
+        for part in reversed(parts):
+            part = re.sub(rb"([a-z0-9])([A-Z])", rb"\1 \2", part).lower()
+            pieces = [_stem(piece) for piece in re.split(rb"[^a-z]+", part) if piece]
+            found = tuple(piece for piece in pieces if piece not in _GENERIC_PIECES)
+            if found:
+                break
+        if not found:
+            leaf = re.sub(rb"([a-z0-9])([A-Z])", rb"\1 \2", parts[-1]).lower()
+            found = tuple(_stem(piece) for piece in re.split(rb"[^a-z]+", leaf) if piece)
         if len(_KEY_PIECES) < _KEY_PIECES_MAX:
             _KEY_PIECES[name] = found
     return found
 
 
+def _sentence_break(lowered: bytes, k: int) -> bool:
+    """Does ``lowered[k]`` end a sentence: ``!``, ``?``, ``;``, a line break, or a ``.`` before
+    a blank or the end (not the ``.`` of "app.ini", "i.e." or "3.5")?"""
+    c = lowered[k]
+    if c == 0x2E:
+        return k + 1 >= len(lowered) or lowered[k + 1] in b" \t\r\n"
+    return c in _SENTENCE_BREAK
+
+
 def _keys_said_of(lowered: bytes, at: int, end: int, names: list[tuple[tuple[int, int], bytes]]
                   ) -> set[tuple[int, int]]:
     """The keys of ``names`` a number at ``lowered[at:end]`` is said of: in its sentence (up to
-    ``.``, ``!``, ``?``, ``;`` or a line break), the key named last before it, with the keys
-    named just before that one in a list ("retries and the timeout were raised to 5"), or a key
-    named in the two words after it ("5 worker processes"). A key is named by its last piece,
-    its other pieces among the three words before that (:func:`_key_pieces`)."""
+    ``!``, ``?``, ``;``, a line break or a ``.`` before a blank), the key named last before it,
+    with the keys named just before that one in a list ("retries, the timeout and workers were
+    raised to 5"); and a key named by the word right after it, with only blanks between ("5
+    worker processes", but not "5, timeout: unchanged"). A key is named by its last piece, its
+    other pieces among the three words before that (:func:`_key_pieces`)."""
     lo = at
-    while lo > 0 and lowered[lo - 1] not in _SENTENCE_BREAK:
+    while lo > 0 and not _sentence_break(lowered, lo - 1):
         lo -= 1
-    hi = end
-    while hi < len(lowered) and lowered[hi] not in _SENTENCE_BREAK:
-        hi += 1
     before = [_stem(m.group()) for m in _WORD.finditer(lowered, lo, at)]
-    after = [_stem(m.group()) for m in _WORD.finditer(lowered, end, hi)][:2]
 
     def named_at(words: list[bytes], k: int) -> list[tuple[int, int]]:
         out = []
@@ -7742,24 +7759,22 @@ def _keys_said_of(lowered: bytes, at: int, end: int, names: list[tuple[tuple[int
         return out
 
     said: set[tuple[int, int]] = set()
-    for k in range(len(after)):
-        said.update(named_at(after, k))
+    nxt = _WORD.match(lowered, end + 1) if end < len(lowered) and lowered[end] == 0x20 else None
+    if nxt is not None:
+        said.update(named_at([_stem(nxt.group())], 0))
     k = len(before) - 1
+    while k >= 0 and not named_at(before, k):
+        k -= 1
     while k >= 0:
         keys = named_at(before, k)
-        if keys:
-            said.update(keys)
-            # the names listed before it: only list words between
-            j = k - 1
-            while j >= 0 and before[j] in _LIST_WORDS:
-                j -= 1
-            if j < 0 or j == k - 1 or not named_at(before, j):
-                break
-            k = j
-            continue
-        if said:
+        said.update(keys)
+        # the names listed before it: list words, or nothing (a comma), between
+        j = k - 1
+        while j >= 0 and before[j] in _LIST_WORDS:
+            j -= 1
+        if j < 0 or not named_at(before, j):
             break
-        k -= 1
+        k = j
     return said
 
 
@@ -8147,15 +8162,20 @@ def _decoded_strings(body: bytes) -> tuple[list[str], bytes]:
     try:
         skeleton = "\n".join(json.dumps(_emptied(d), ensure_ascii=False) for d in documents).encode("utf-8", "replace")
     except (ValueError, RecursionError):
-        skeleton = b""
+        # (too deep to write again: the JSON text as it is, glued values and all, rather than
+        # none of its numbers, red team 92, F06)
+        skeleton = body
     return strings, skeleton
 
 
 def _emptied(value: Any) -> Any:
-    """A parsed JSON document with every string value emptied (keys kept), without recursion
-    deeper than the document's own (json.loads made it, so json.dumps takes it)."""
+    """A parsed JSON document with every string value that holds a line break, a tab or a
+    quotation mark emptied (keys kept): those the JSON text writes with an escape that glues
+    what follows to a value (``"x=1\\nretries=3"``); a plain string value (``"version":
+    "1.2.3"``) is the document's fact and stays (red team 92, F01: emptied, a changed version,
+    status or quoted number passed)."""
     if isinstance(value, str):
-        return ""
+        return "" if any(c in value for c in '\n\r\t"\\') else value
     if isinstance(value, dict):
         return {k: _emptied(v) for k, v in value.items()}
     if isinstance(value, list):
