@@ -6134,11 +6134,20 @@ def test_a_json_read_whose_strings_cannot_be_scanned_is_paired_by_its_own_facts(
     ("workers=3\n", "workers=5\n", "It now uses 5 worker processes [src:r4].", True),
     ("pool_size=3\n", "pool_size=5\n", "The pool now holds 5 connections [src:r4].", True),
     ("retries=3\ntimeout=3\n", "retries=5\ntimeout=5\n", "Retries and the timeout were both raised to 5 [src:r4].", True),
+    # red team 92, F03: a key named after the number, past a comma, says nothing of it
+    ("retries=3\ntimeout=3\n", "retries=5\ntimeout=5\n", "retries: 5, timeout: unchanged [src:r4].", False),
+    ("retries=3\ntimeout=3\n", "retries=5\ntimeout=5\n", "Set retries to 5, timeout to 5 [src:r4].", True),
+    # red team 92, F05: lists with commas, a dot inside a name, -ing, a qualifying leaf
+    ("retries=3\ntimeout=3\nworkers=3\n", "retries=5\ntimeout=5\nworkers=5\n",
+     "Retries, timeout and workers are all 5 now [src:r4].", True),
+    ("retries=3\n", "retries=5\n", "In app.ini the retries are now 5 [src:r4].", True),
+    ("retries=3\n", "retries=5\n", "Retrying now happens 5 times [src:r4].", True),
+    ("db.pool.size=3\n", "db.pool.size=5\n", "The db pool now holds 5 connections [src:r4].", True),
 ])
 def test_a_number_in_prose_is_said_of_the_key_named_next_to_it(older, newer, text, accepted):
     # docs/gate.md I4: a number in prose keeps a key's newer value when it is said of the key:
     # the key named last before it in its sentence (with the keys listed just before that one),
-    # or in the two words after it; the key's name as a summarizer writes it
+    # or by the word right after it; the key's name as a summarizer writes it
     store = store_with({"tool:r1": older, "tool:r4": newer})
     old = tool("t1", "tool:r1", older, ts=110, resource="file:app.ini")
     new = tool("t4", "tool:r4", newer, ts=140, resource="file:app.ini")
@@ -6179,28 +6188,6 @@ def test_a_kept_json_read_is_refused_naming_the_key_that_changed():
                                 operator="summarize")
     stale = [(v.key, v.value) for v in verdict.violations if v.invariant == "I4" and v.key is not None]
     assert stale == [("retries", "3")], verdict.violations
-
-
-@pytest.mark.parametrize("older, newer, text, accepted", [
-    # red team 92, F03: a key named after the number, past a comma, says nothing of it
-    ("retries=3\ntimeout=3\n", "retries=5\ntimeout=5\n", "retries: 5, timeout: unchanged [src:r4].", False),
-    ("retries=3\ntimeout=3\n", "retries=5\ntimeout=5\n", "Set retries to 5, timeout to 5 [src:r4].", True),
-    # red team 92, F05: lists with commas, a dot inside a name, -ing, a qualifying leaf
-    ("retries=3\ntimeout=3\nworkers=3\n", "retries=5\ntimeout=5\nworkers=5\n",
-     "Retries, timeout and workers are all 5 now [src:r4].", True),
-    ("retries=3\n", "retries=5\n", "In app.ini the retries are now 5 [src:r4].", True),
-    ("retries=3\n", "retries=5\n", "Retrying now happens 5 times [src:r4].", True),
-    ("db.pool.size=3\n", "db.pool.size=5\n", "The db pool now holds 5 connections [src:r4].", True),
-])
-def test_a_number_is_said_of_the_key_listed_or_named_right_before_it(older, newer, text, accepted):
-    store = store_with({"tool:r1": older, "tool:r4": newer})
-    old = tool("t1", "tool:r1", older, ts=110, resource="file:app.ini")
-    new = tool("t4", "tool:r4", newer, ts=140, resource="file:app.ini")
-    verdict = Gate(store).check([old, new], [old, summary("s1", text, ["tool:r4"])], operator="summarize")
-    if accepted:
-        assert_accepted(verdict, "lossy")
-    else:
-        assert [v for v in verdict.violations if v.invariant == "I4" and v.block == "t1"], verdict.violations
 
 
 @pytest.mark.parametrize("older, newer, key", [
