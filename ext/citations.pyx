@@ -1517,6 +1517,25 @@ cdef offset_t forward_quote(Scan* s, offset_t group_end, offset_t limit, offset_
     return -1
 
 
+cdef offset_t quote_run_end(const byte_t* p, offset_t n, offset_t le) noexcept nogil:
+    """_Scanner._quote_run: the end of the run of ``>`` lines whose first line ends at ``le``."""
+    cdef offset_t end = le
+    while end < n and blockquote_prefix(p, end + 1, line_end(p, n, end + 1)) >= 0:
+        end = line_end(p, n, end + 1)
+    return end
+
+
+cdef offset_t row_text(const byte_t* p, offset_t n, offset_t row, offset_t depth, offset_t* text_end) noexcept nogil:
+    """_Scanner._row_text: where the text of the ``>`` line at ``row`` starts, past ``depth``
+    prefixes; its end, before a ``\\r``, in ``*text_end``."""
+    cdef offset_t e = line_end(p, n, row)
+    cdef offset_t start = strip_prefixes(p, row, e, depth)
+    if e > start and p[e - 1] == 0x0D:
+        e -= 1
+    text_end[0] = e
+    return start
+
+
 cdef offset_t run_depth(const byte_t* p, offset_t n, offset_t first, offset_t end) noexcept nogil:
     """The prefixes the run of ``>`` lines from the line at ``first`` to ``end`` shares, at
     least one (_shared_depth)."""
@@ -1574,19 +1593,14 @@ cdef offset_t below_quote(Scan* s, offset_t group_end, offset_t limit, offset_t*
         return s.fences.v[4 * k + 3]
     if blockquote_prefix(p, pos, le) < 0 or in_fence(s, pos):
         return -1
-    end = le
-    while end < n and blockquote_prefix(p, end + 1, line_end(p, n, end + 1)) >= 0:
-        end = line_end(p, n, end + 1)
+    end = quote_run_end(p, n, le)
     if (limit >= 0 and end > limit) or has_marker(p, pos, end):
         return -1
     depth = run_depth(p, n, pos, end)
     s.lines.n = 0
     row = pos
     while True:
-        text_end = line_end(p, n, row)
-        text_start = strip_prefixes(p, row, text_end, depth)
-        if text_end > text_start and p[text_end - 1] == 0x0D:
-            text_end -= 1
+        text_start = row_text(p, n, row, depth, &text_end)
         if not push2(&s.lines, text_start, text_end):
             s.oom = True
             return -1
@@ -2045,9 +2059,7 @@ cdef void unmarked_blockquotes(Scan* s) noexcept nogil:
             ls = le + 1
             continue
         first = ls
-        end = le
-        while end < n and blockquote_prefix(p, end + 1, line_end(p, n, end + 1)) >= 0:
-            end = line_end(p, n, end + 1)
+        end = quote_run_end(p, n, le)
         # the run is the lines first .. end. The text no citation claims is quoted (red team
         # 33, 05: a drifted line above `> "per hour" [src:a]`, or before `per hour` on its
         # line, was neither checked nor reported): each run of it is an unmarked blockquote of
@@ -2058,10 +2070,7 @@ cdef void unmarked_blockquotes(Scan* s) noexcept nogil:
         part = 0  # (the first line, in s.lines, of the part being gathered)
         row = first
         while True:
-            text_end = line_end(p, n, row)
-            text_start = strip_prefixes(p, row, text_end, depth)
-            if text_end > text_start and p[text_end - 1] == 0x0D:
-                text_end -= 1
+            text_start = row_text(p, n, row, depth, &text_end)
             if whole or is_free(s, row, line_end(p, n, row)):
                 if not push2(&s.lines, text_start, text_end):
                     s.oom = True

@@ -775,24 +775,33 @@ class _Scanner:
             return (content_start, content_end, FENCE, 0, 0), close_end
         if not _BLOCKQUOTE_PREFIX.match(data, pos, le) or self.in_fence(pos):
             return None
-        rows = [pos]
-        end = le
-        while end < len(data) and _BLOCKQUOTE_PREFIX.match(data, end + 1, self.line_end(end + 1)):
-            rows.append(end + 1)
-            end = self.line_end(end + 1)
+        rows, end = self._quote_run(pos)
         if (limit >= 0 and end > limit) or _MARKER.search(data, pos, end):
             return None
         depth = _shared_depth(data, [(row, self.line_end(row)) for row in rows])
-        lines = []
-        for row in rows:
-            text_end = self.line_end(row)
-            text_start = _strip_prefixes(data, row, text_end, depth)
-            if text_end > text_start and data[text_end - 1] == 0x0D:
-                text_end -= 1
-            lines.append((text_start, text_end))
+        lines = [self._row_text(row, depth) for row in rows]
         if not any(_has_text(data, a, b) for a, b in lines):
             return None
         return self._with_segments(lines), end
+
+    def _quote_run(self, first: int) -> tuple[list[int], int]:
+        """The run of ``>`` lines from the line at ``first`` (a ``>`` line): the start of each,
+        and the end of the last (no lazy line)."""
+        data = self.data
+        rows = [first]
+        end = self.line_end(first)
+        while end < len(data) and _BLOCKQUOTE_PREFIX.match(data, end + 1, self.line_end(end + 1)):
+            rows.append(end + 1)
+            end = self.line_end(end + 1)
+        return rows, end
+
+    def _row_text(self, row: int, depth: int) -> tuple[int, int]:
+        """The text of the ``>`` line at ``row`` without ``depth`` prefixes and its ``\\r``."""
+        text_end = self.line_end(row)
+        text_start = _strip_prefixes(self.data, row, text_end, depth)
+        if text_end > text_start and self.data[text_end - 1] == 0x0D:
+            text_end -= 1
+        return text_start, text_end
 
     def _next_mark_end(self, lo: int, hi: int) -> int:
         """The end of the first closing mark (``"``, ``'`` not between two word characters, or
@@ -1336,11 +1345,7 @@ class _Scanner:
             if m.start() < pos:
                 continue
             first = m.start()
-            end = self.line_end(first)
-            rows = [first]
-            while end < len(data) and _BLOCKQUOTE_PREFIX.match(data, end + 1, self.line_end(end + 1)):
-                rows.append(end + 1)
-                end = self.line_end(end + 1)
+            rows, end = self._quote_run(first)
             pos = end
             depth = _shared_depth(data, [(row, self.line_end(row)) for row in rows])
             whole = free(first, end)
@@ -1351,10 +1356,7 @@ class _Scanner:
             parts: list[list[tuple[int, int]]] = []
             lines = []
             for row in rows:
-                text_end = self.line_end(row)
-                text_start = _strip_prefixes(data, row, text_end, depth)
-                if text_end > text_start and data[text_end - 1] == 0x0D:
-                    text_end -= 1
+                text_start, text_end = self._row_text(row, depth)
                 if whole or free(row, self.line_end(row)):
                     lines.append((text_start, text_end))
                     continue
