@@ -357,6 +357,12 @@ def test_short_quote_at_every_byte_of_a_long_run(benchmark, shape):
         "signed": (b"-3 " * ((4 << 20) // 3), b"3  -3"),
         "nine_a_period": (("\u0663" * 9 + "x").encode() * ((4 << 20) // 19), "\u0663".encode()),
     }[shape]
+    _time_a_quote_that_only_cuts(benchmark, source, quote)
+
+
+def _time_a_quote_that_only_cuts(benchmark, source: bytes, quote: bytes) -> None:
+    """Time ``verify_quote`` of ``quote`` in ``source``, every occurrence of which cuts a token
+    (so it is ``not_found``, ``occurs_only_cutting_a_token``), five rounds."""
     store = SourceStore(":memory:")
     store.put("tool:run", source)
     check = benchmark.pedantic(verify_quote, args=(store, "tool:run", quote), rounds=5, iterations=1)
@@ -395,12 +401,7 @@ def test_uneven_spans_that_cut_a_number(benchmark, shape):
         "whitespace": ("x 3.5", b"x  3"),
     }[shape]
     source = _unevenly_spaced(unit, 4 << 20)
-    store = SourceStore(":memory:")
-    store.put("tool:numbers", source)
-    check = benchmark.pedantic(verify_quote, args=(store, "tool:numbers", quote), rounds=5, iterations=1)
-    assert check.grade == "not_found" and check.diagnostic.kind == "occurs_only_cutting_a_token"
-    benchmark.extra_info.update(source_bytes=len(source), quote_bytes=len(quote), search=_search.IMPLEMENTATION)
-    store.close()
+    _time_a_quote_that_only_cuts(benchmark, source, quote)
 
 
 @pytest.mark.parametrize("shape", ["long_line", "many_groups_on_a_lazy_line", "many_groups_below_a_fence",

@@ -67,3 +67,42 @@ def verify_counting_checks(monkeypatch, source: bytes, quote: bytes):
         return verify_quote(store, "tool:run", quote), calls
     finally:
         store.close()
+
+
+def cut_one_by_one(source: bytes, spans, quote: bytes | None = None) -> list[tuple[int, int]]:
+    """The spans of ``spans`` that cut no token, each asked of ``reconstruct._cuts_a_token``:
+    what the bulk paths must answer."""
+    from provgate import reconstruct
+
+    return [(s, e) for s, e in spans if not reconstruct._cuts_a_token(source, s, e, quote)]
+
+
+def assert_callers_find_the_whole_occurrences(source: bytes, quote: bytes) -> None:
+    """The exact walk (``_whole_occurrence``) and the whitespace listing
+    (``_whole_whitespace_spans``) find what a check of every occurrence one by one finds."""
+    from provgate import _search_py, reconstruct
+
+    every = _search_py.occurrences(quote, source)
+    if every:
+        whole = [at for at in every[1:] if not reconstruct._cuts_a_token(source, at, at + len(quote))]
+        assert reconstruct._whole_occurrence(quote, source, every[0]) == (whole[0] if whole else -1)
+    if quote.strip():
+        spans = _search_py.whitespace_spans(quote, source, 1 << 40).tolist()
+        assert reconstruct._whole_whitespace_spans(quote, source, 16) == cut_one_by_one(source, spans)[:16]
+
+
+def assert_uncut_spans_are_those_checked_one_by_one(source: bytes, quote: bytes, limit: int, *,
+                                                    whitespace: bool = True) -> None:
+    """``_uncut_spans`` keeps the first ``limit`` of the quote's exact spans (and, with
+    ``whitespace``, of its whitespace spans) that a check of each span keeps."""
+    import numpy as np
+
+    from provgate import _search_py, reconstruct
+
+    if whitespace:
+        every = _search_py.whitespace_spans(quote, source, 1 << 40)
+        assert reconstruct._uncut_spans(source, every, limit) == cut_one_by_one(source, every.tolist())[:limit]
+    starts = _search_py.occurrences(quote, source)
+    exact = np.array([(s, s + len(quote)) for s in starts], dtype=np.int64).reshape(-1, 2)
+    whole = cut_one_by_one(source, exact.tolist(), quote)
+    assert reconstruct._uncut_spans(source, exact, limit, quote) == whole[:limit]

@@ -14,11 +14,15 @@ import random
 import re
 from pathlib import Path
 
-import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from reconstruct_helpers import verify_counting_checks
+from reconstruct_helpers import (
+    assert_callers_find_the_whole_occurrences,
+    assert_uncut_spans_are_those_checked_one_by_one,
+    cut_one_by_one,
+    verify_counting_checks,
+)
 from store_helpers import raw_query
 
 from provgate import _citations_py, _search_py, reconstruct
@@ -439,10 +443,6 @@ def _near_runs(draw):
     return text.encode(), quote.encode()
 
 
-def _cut_one_by_one(source, spans, quote=None):
-    return [(s, e) for s, e in spans if not reconstruct._cuts_a_token(source, s, e, quote)]
-
-
 @pytest.mark.parametrize(("run_steps", "per_period"), [(1, 64), (2, 3), (2, 64), (8, 64)])
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(_near_runs(), st.integers(1, 20))
@@ -452,12 +452,7 @@ def test_spans_of_a_run_checked_in_bulk_are_those_checked_one_by_one(monkeypatch
     monkeypatch.setattr(reconstruct, "_RUN_STEPS", run_steps)
     monkeypatch.setattr(reconstruct, "_MAX_SPANS_PER_PERIOD", per_period)
     source, quote = case
-    every = _search_py.whitespace_spans(quote, source, 1 << 40)
-    assert reconstruct._uncut_spans(source, every, limit) == _cut_one_by_one(source, every.tolist())[:limit]
-    starts = _search_py.occurrences(quote, source)
-    exact = np.array([(s, s + len(quote)) for s in starts], dtype=np.int64).reshape(-1, 2)
-    whole = _cut_one_by_one(source, exact.tolist(), quote)
-    assert reconstruct._uncut_spans(source, exact, limit, quote) == whole[:limit]
+    assert_uncut_spans_are_those_checked_one_by_one(source, quote, limit)
 
 
 @pytest.mark.parametrize(("run_steps", "list_after"), [(2, 1), (8, 64)])
@@ -471,13 +466,7 @@ def test_first_whole_occurrence_and_spans_of_a_near_run(monkeypatch, run_steps, 
     monkeypatch.setattr(reconstruct, "_LIST_BATCH", 3)
     monkeypatch.setattr(reconstruct, "_MAX_SPANS_PER_CALL", per_call * 7)
     source, quote = case
-    every = _search_py.occurrences(quote, source)
-    if every:
-        whole = [at for at in every[1:] if not reconstruct._cuts_a_token(source, at, at + len(quote))]
-        assert reconstruct._whole_occurrence(quote, source, every[0]) == (whole[0] if whole else -1)
-    if quote.strip():
-        spans = _search_py.whitespace_spans(quote, source, 1 << 40).tolist()
-        assert reconstruct._whole_whitespace_spans(quote, source, 16) == _cut_one_by_one(source, spans)[:16]
+    assert_callers_find_the_whole_occurrences(source, quote)
 
 
 @pytest.mark.parametrize(("source", "quote"), [
@@ -511,7 +500,7 @@ def test_spans_that_do_not_repeat_cost_few_looks_for_a_period(monkeypatch):
 
     monkeypatch.setattr(reconstruct, "_span_period", counting)
     every = _search_py.whitespace_spans("\u202f5\u202f".encode(), source, 1 << 40)
-    assert reconstruct._uncut_spans(source, every, 16) == _cut_one_by_one(source, every.tolist())[:16] == []
+    assert reconstruct._uncut_spans(source, every, 16) == cut_one_by_one(source, every.tolist())[:16] == []
     assert len(every) > 5_000 and looks < len(every) // 100
 
 

@@ -12,9 +12,13 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from reconstruct_helpers import verify_counting_checks
+from reconstruct_helpers import (
+    assert_callers_find_the_whole_occurrences,
+    assert_uncut_spans_are_those_checked_one_by_one,
+    verify_counting_checks,
+)
 
-from provgate import _search_py, reconstruct
+from provgate import reconstruct
 
 # digits (ASCII, Arabic-Indic, Devanagari, fullwidth, and the number signs ½ ²), what joins or
 # opens a number (point, comma, colon, slash, sign, digit-group separators, en dash, minus sign,
@@ -85,10 +89,6 @@ def _numbers_unevenly_spaced(draw):
     return text.encode(), quote.encode()
 
 
-def _cut_one_by_one(source, spans, quote=None):
-    return [(s, e) for s, e in spans if not reconstruct._cuts_a_token(source, s, e, quote)]
-
-
 @pytest.mark.parametrize(("list_after", "per_call", "block"), [(1, 5, 1), (2, 7, 3), (64, 1 << 20, 1024)])
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(_numbers_unevenly_spaced())
@@ -102,13 +102,7 @@ def test_first_whole_occurrence_among_numbers_is_the_one_checked_one_by_one(monk
     monkeypatch.setattr(reconstruct, "_LIST_BATCH", 3)
     monkeypatch.setattr(reconstruct, "_MAX_SPANS_PER_CALL", per_call)
     source, quote = case
-    every = _search_py.occurrences(quote, source)
-    if every:
-        whole = [at for at in every[1:] if not reconstruct._cuts_a_token(source, at, at + len(quote))]
-        assert reconstruct._whole_occurrence(quote, source, every[0]) == (whole[0] if whole else -1)
-    if quote.strip():
-        spans = _search_py.whitespace_spans(quote, source, 1 << 40).tolist()
-        assert reconstruct._whole_whitespace_spans(quote, source, 16) == _cut_one_by_one(source, spans)[:16]
+    assert_callers_find_the_whole_occurrences(source, quote)
 
 
 @pytest.mark.parametrize(("run_steps", "per_period", "block"), [(1, 64, 1), (2, 3, 2), (8, 64, 5), (8, 64, 1024)])
@@ -125,13 +119,7 @@ def test_uncut_spans_among_numbers_are_those_checked_one_by_one(monkeypatch, run
     source, quote = case
     if repeat:
         source = source * 20 + b" 3 end"
-    if quote.strip():
-        every = _search_py.whitespace_spans(quote, source, 1 << 40)
-        assert reconstruct._uncut_spans(source, every, limit) == _cut_one_by_one(source, every.tolist())[:limit]
-    starts = _search_py.occurrences(quote, source)
-    exact = np.array([(s, s + len(quote)) for s in starts], dtype=np.int64).reshape(-1, 2)
-    whole = _cut_one_by_one(source, exact.tolist(), quote)
-    assert reconstruct._uncut_spans(source, exact, limit, quote) == whole[:limit]
+    assert_uncut_spans_are_those_checked_one_by_one(source, quote, limit, whitespace=bool(quote.strip()))
 
 
 def _spaced(unit: str, size: int) -> bytes:
