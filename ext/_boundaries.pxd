@@ -4,7 +4,6 @@
 # byte sets, so the two implementations cannot drift apart.
 from libc.stdint cimport uint32_t, uint64_t
 from libc.stdlib cimport calloc, free, malloc
-from libc.string cimport memcmp
 
 from _types cimport byte_t, offset_t
 
@@ -85,13 +84,11 @@ cdef inline bint is_ascii_letter(byte_t c) noexcept nogil:
 cdef inline bint after_negation(const byte_t* classes, const byte_t* h, offset_t s) noexcept nogil:
     """provgate._matching_py.after_negation: is the word before ``h[s]``, past blanks, one of
     NEGATIONS or a word ending in n't (or n’t), of ASCII letters and apostrophes, on its own?"""
-    cdef offset_t i = s, j, k, n
-    cdef byte_t word[16]
-    cdef byte_t c
+    cdef offset_t i = s, j, n
     while i > 0 and (h[i - 1] == b' ' or h[i - 1] == b'\t' or h[i - 1] == b'\r' or h[i - 1] == b'\n'):
         i -= 1
-    if i == s:
-        return False
+    if i == s or (h[i - 1] | 0x20) not in (b't', b'o', b'r'):
+        return False  # (every negation ends in t, o or r)
     j = i
     while j > 0:
         if is_ascii_letter(h[j - 1]) or h[j - 1] == 0x27:
@@ -102,33 +99,26 @@ cdef inline bint after_negation(const byte_t* classes, const byte_t* h, offset_t
             break
     if j == i or (j > 0 and (classes[h[j - 1]] & WORD)):
         return False
-    # the word in lower case, the right single quote as an apostrophe (longer words are no negation
-    # but may end in n't: only their last three letters are kept then)
-    n = 0
-    k = j
-    while k < i:
-        if h[k] == 0xE2:
-            c = 0x27
-            k += 3
-        else:
-            c = h[k] | 0x20 if is_ascii_letter(h[k]) else h[k]
-            k += 1
-        if n < 16:
-            word[n] = c
-        else:
-            word[13] = word[14]
-            word[14] = word[15]
-            word[15] = c
-        n += 1
-    if n >= 3 and word[(n if n < 16 else 16) - 3] == b'n' and word[(n if n < 16 else 16) - 2] == 0x27 \
-            and word[(n if n < 16 else 16) - 1] == b't':
-        return True
-    if n > 7:
-        return False
-    return ((n == 3 and memcmp(word, b"not", 3) == 0) or (n == 2 and memcmp(word, b"no", 2) == 0)
-            or (n == 5 and memcmp(word, b"never", 5) == 0) or (n == 3 and memcmp(word, b"nor", 3) == 0)
-            or (n == 7 and memcmp(word, b"neither", 7) == 0) or (n == 6 and memcmp(word, b"cannot", 6) == 0)
-            or (n == 7 and memcmp(word, b"without", 7) == 0))
+    # n't or n’t at its end
+    if i - j >= 3 and (h[i - 1] | 0x20) == b't':
+        if h[i - 2] == 0x27 and (h[i - 3] | 0x20) == b'n':
+            return True
+        if i - j >= 5 and h[i - 4] == 0xE2 and h[i - 3] == 0x80 and h[i - 2] == 0x99 and (h[i - 5] | 0x20) == b'n':
+            return True
+    n = i - j
+    return ((n == 3 and lower_is(h + j, b"not", 3)) or (n == 2 and lower_is(h + j, b"no", 2))
+            or (n == 5 and lower_is(h + j, b"never", 5)) or (n == 3 and lower_is(h + j, b"nor", 3))
+            or (n == 7 and lower_is(h + j, b"neither", 7)) or (n == 6 and lower_is(h + j, b"cannot", 6))
+            or (n == 7 and lower_is(h + j, b"without", 7)))
+
+
+cdef inline bint lower_is(const byte_t* a, const char* word, offset_t n) noexcept nogil:
+    """Are the ``n`` ASCII letters at ``a``, in lower case, ``word``?"""
+    cdef offset_t k
+    for k in range(n):
+        if (a[k] | 0x20) != <byte_t>word[k]:
+            return False
+    return True
 
 
 cdef inline bint occurs(const byte_t* classes, const byte_t* h, offset_t hn, const byte_t* nd,

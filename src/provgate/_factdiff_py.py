@@ -50,8 +50,9 @@ when both words are equal; rows are ordered by ``(hi, lo)`` as unsigned integers
     ``absent_from_all``); a row found in none is then searched for literally, at token
     boundaries (as ``occurs_at_boundaries``), by its value bytes
     (``data[value_start:value_end]``) if its kind is ``quote_kind``, else by its span
-    (``data[start:end]``), in the mode ``literal_modes`` gives its kind (a quote ``RELAXED``,
-    ``number_kind`` ``NUMBER``, ``url_kind`` ``URL``, anything else ``TOKEN``). Returns ``(table, row)``, two int64 arrays of the rows found
+    (``data[start:end]``), in the mode ``literal_modes`` gives its kind (a quote ``QUOTE``,
+    a code span ``RELAXED``: ``row_mode``; ``number_kind`` ``NUMBER``, ``url_kind`` ``URL``,
+    anything else ``TOKEN``). Returns ``(table, row)``, two int64 arrays of the rows found
     neither way, ordered by table and then row. ``hints`` maps a citation marker's name (its
     value as written) to an index into both ``sets`` and ``haystacks``: the rows before that
     marker in its table are looked for there first ("fact [src:NAME]": a marker follows what
