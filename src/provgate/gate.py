@@ -2156,30 +2156,28 @@ class Gate:
         return None if facts is None else self.read_facts(facts)
 
     def read_facts(self, facts: _Facts) -> _Facts:
-        """The facts I4 pairs between reads of one resource: a read's own, and, when its text
+        """The facts I4 pairs between reads of one resource: a read's own, or, when its text
         is a JSON document (a tool result, ``{"stdout": "retries=3\\n…"}``, an MCP ``text``),
-        those of the strings it encodes, written out before it. The grammar reads
+        those of the strings it encodes, then of the document with the string values that hold
+        a line break, a tab or a quote emptied (:func:`_decoded_strings`). The grammar reads
         the JSON text, where ``\\n`` glues a line to the next (``retries = "3\\ntimeout…"``)
         and a ``key: value`` line is no fact: two reads of a config wrapped so let a summary
         keep the stale ``retries=3`` alone (red team 90, F09, accepted as lossy). Kept by the
         id of ``facts``, a read's table while the gate keeps it."""
         data = facts.table.data
-        body = data.lstrip()
-        if body.startswith(b"\xef\xbb\xbf"):
-            body = body[3:].lstrip()
-        if body[:1] not in (b"{", b"["):
+        start = _JSON_START.match(data)
+        if start is None:
             return facts
         known = self._decoded_reads.get(id(facts))
         if known is not None and known._source is facts:
             return known
-        strings, skeleton = _decoded_strings(body)
+        strings, skeleton = _decoded_strings(data[start.end() - 1 :])
         if not strings:
             return facts
         try:
             # (the strings first: a key's first row, which a violation names, is then the value
-            # as the file wrote it; after them the document with its strings emptied, so that
-            # its keys and numbers stay and no value glued over a "\\n" is paired: red team 91,
-            # F06, a kept read's glued x='1\\nretries=3' was named, not retries)
+            # as the file wrote it; after them the document, without the values glued over a
+            # "\\n": red team 91, F06, a kept read's glued x='1\\nretries=3' was named, not retries)
             decoded = _Facts(extract("\n".join(strings).encode("utf-8", "replace") + b"\n" + skeleton))
         except ProvgateError:
             return facts  # (more spans than a table holds: the read's own facts, as before)
@@ -7792,16 +7790,15 @@ def _named_newer_values(named: dict[tuple[int, int], set[tuple[int, int]]], fact
     still counts as a stale one (fail closed)."""
     lowered: bytes | None = None
     table = facts.table
-    rows: np.ndarray | None = None
+    rows = fps = np.empty(0, dtype=np.int64)
     for v in values:
         names = [(key, name) for key, name in newer_names.get(v, ()) if v not in named.get(key, ())]
         if not names:
             continue
-        if lowered is None:
+        if lowered is None:  # (made once a text, for its first value asked)
             lowered = _prose_lowered(table)
             rows = np.flatnonzero((table.kind != _KIND_KV) & (table.kind != _KIND_CITATION))
-        assert rows is not None
-        fps = table.fp_value[rows]
+            fps = table.fp_value[rows]
         for r in rows[(fps[:, 0] == np.uint64(v[0])) & (fps[:, 1] == np.uint64(v[1]))].tolist():
             for key in _keys_said_of(lowered, int(table.start[r]), int(table.end[r]), names):
                 named.setdefault(key, set()).add(v)
@@ -8126,6 +8123,9 @@ class _Later:
 # year 5000; in milliseconds, after March 1973
 _MILLISECOND_STAMPS = 1e11
 
+# (Gate.read_facts: where a JSON document starts, past blanks and a BOM, without copying a text
+# that is none)
+_JSON_START = re.compile(rb"[ \t\r\n]*+(?:\xef\xbb\xbf[ \t\r\n]*+)?[\[{]")
 # (Gate.read_facts: the decoded reads a gate keeps before it starts again)
 _DECODED_READS_MAX = 256
 
@@ -8134,7 +8134,7 @@ def _decoded_strings(body: bytes) -> tuple[list[str], bytes]:
     """The strings a JSON document (or JSON Lines: each line a document) encodes, and those of
     a string that is itself a JSON document (a tool result nested in another), one level down;
     empty when ``body`` is neither (red team 91, F03: a BOM, JSON Lines, a nested result and an
-    array of plain lines went undecoded); and the documents with every string value emptied."""
+    array of plain lines went undecoded); and the documents written again by :func:`_emptied`."""
     try:
         documents = [json.loads(body)]
     except (ValueError, RecursionError):
