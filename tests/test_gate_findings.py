@@ -6190,13 +6190,15 @@ def test_a_kept_json_read_is_refused_naming_the_key_that_changed():
     assert stale == [("retries", "3")], verdict.violations
 
 
-@pytest.mark.parametrize("older, newer, key", [
-    ('{"version": "1.2.3"}\n', '{"version": "1.2.4"}\n', "version"),
-    ('{"status": "running"}\n', '{"status": "failed"}\n', "status"),
-    ('{"retries": "3", "stdout": "x=1\\nok\\n"}\n', '{"retries": "5", "stdout": "x=1\\nok\\n"}\n', "retries"),
-    ("[" * 900 + '{"retries": 3}' + "]" * 900, "[" * 900 + '{"retries": 5}' + "]" * 900, "retries"),
+@pytest.mark.parametrize("older, newer, key, value", [
+    ('{"version": "1.2.3"}\n', '{"version": "1.2.4"}\n', "version", "1.2.3"),
+    ('{"status": "running"}\n', '{"status": "failed"}\n', "status", "running"),
+    ('{"retries": "3", "stdout": "x=1\\nok\\n"}\n', '{"retries": "5", "stdout": "x=1\\nok\\n"}\n', "retries", "3"),
+    ("[" * 900 + '{"retries": 3}' + "]" * 900, "[" * 900 + '{"retries": 5}' + "]" * 900, "retries", "3"),
+    # red team 92, F07: a string that became a number was named by the emptied value ''
+    ('{"retries": "3"}\n', '{"retries": 5}\n', "retries", "3"),
 ])
-def test_a_json_read_keeps_its_own_plain_values(older, newer, key):
+def test_a_json_read_keeps_its_own_plain_values(older, newer, key, value):
     # red team 92, F01 (a regression of 2849746): the strings a JSON read encodes were paired in
     # place of its own facts, and every plain string value emptied, so a changed version or
     # status with the older read kept was accepted as lossy; F06: a document too deep to write
@@ -6206,4 +6208,4 @@ def test_a_json_read_keeps_its_own_plain_values(older, newer, key):
     new = tool("t4", "tool:r4", newer, ts=140, resource="file:app.json")
     verdict = Gate(store).check([old, new], [old, summary("s1", "Read again [src:r4].", ["tool:r4"])],
                                 operator="summarize")
-    find(verdict, "I4", block="t1", key=key)
+    find(verdict, "I4", block="t1", key=key, value=value)
