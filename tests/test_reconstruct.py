@@ -1409,3 +1409,24 @@ def test_a_quote_found_only_after_a_negation_is_not_found(store):
     report = verify_citations(store, 'The user said "deploy on Friday" [src:u1]; we won\'t `rollback` [src:u1].')
     assert [(c.quotation.form, c.grade) for c in report.citations] == [("double", "not_found"), ("backtick", "exact")]
     assert not report.ok
+
+
+def test_a_whitespace_match_after_a_negation_is_not_found(store):
+    """A source that wraps a line inside the quoted words is matched only after whitespace
+    normalisation, and that match was graded ``whitespace`` right after "not": the negation
+    rule held only for exact occurrences. A whitespace match after a negation is ``not_found``
+    now, with the negation named in the diagnostic and the sentence; a later one that stands is
+    still graded, and a code span is not held to the rule."""
+    store.put("user:u1", "Please do not deploy to prod\non Friday. Then deploy to prod\non Monday; never run\nmigrate.")
+    source = store.get("user:u1").encode()
+    check = verify_quote(store, "user:u1", "deploy to prod on Friday")
+    assert check.grade == "not_found" and check.diagnostic.kind == DIAGNOSTIC_AFTER_A_NEGATION
+    start, end = check.diagnostic.source_start, check.diagnostic.source_end
+    assert source[start:end] == b"deploy to prod\non Friday" and source[:start].endswith(b"not ")
+    assert "only right after a negation" in check.describe()
+    later = verify_quote(store, "user:u1", "deploy to prod on")  # (the first follows "not", the second stands)
+    assert later.grade == "whitespace" and later.start > end
+    report = verify_citations(store, 'Never "deploy to prod on Friday" [src:u1]; `run migrate` [src:u1] '
+                                     'is named, not "run migrate" [src:u1].')
+    assert [(c.quotation.form, c.grade) for c in report.citations] == [
+        ("double", "not_found"), ("backtick", "whitespace"), ("double", "not_found")]

@@ -389,6 +389,11 @@ class QuoteCheck:
                 f"; it occurs at [{d.source_start}, {d.source_end}) only where it cuts a word or number "
                 "of the source in two"
             )
+        elif d is not None and d.kind == DIAGNOSTIC_AFTER_A_NEGATION:
+            message += (
+                f"; it occurs at [{d.source_start}, {d.source_end}) only right after a negation (not, no, "
+                "never, …), which the quote leaves out"
+            )
         elif d is not None and d.kind == DIAGNOSTIC_FACTS_DIFFER:
             message += (
                 f"; a whitespace-normalised match at [{d.source_start}, {d.source_end}) was rejected "
@@ -908,7 +913,7 @@ def _check_pairs(
     if missing:
         counts = count.tolist()
         _check_missing(checks, [todo[k] for k in missing], [t_needles[k] for k in missing],
-                       [t_haystacks[k] for k in missing], [counts[k] for k in missing], diagnose)  # fmt: skip
+                       [t_haystacks[k] for k in missing], [counts[k] for k in missing], diagnose, code)  # fmt: skip
     return checks
 
 
@@ -1263,10 +1268,12 @@ def _period_end(source: bytes, start: int, d: int) -> int:
 
 def _check_missing(
     checks: _Checks, rows: list[int], needles: list[bytes], haystacks: list[bytes], exact_counts: list[int],
-    diagnose: bool,
+    diagnose: bool, code: frozenset[int] = frozenset(),
 ) -> None:
     """Grade the quotes not found whole by the exact search (``exact_counts``: how many times
-    each occurs exactly, every occurrence cutting a token)."""
+    each occurs exactly, every occurrence cutting a token). A whitespace match right after a
+    negation is no match either, but for the pairs in ``code`` (code spans), as for the exact
+    search."""
     w_start, w_end, w_count = (a.tolist() for a in _search.find_whitespace(needles, haystacks))
     plain: list[int] = []
     for j, i in enumerate(rows):
@@ -1280,7 +1287,8 @@ def _check_missing(
             # them again would only find that out again, one by one (red team 84, F08)
             checks.diagnostics[i] = Diagnostic(DIAGNOSTIC_CUTS_A_TOKEN, w_start[j], w_end[j], len(needles[j]))
             continue
-        span = _accepted_whitespace_match(needles[j], haystacks[j], w_start[j], w_end[j], w_count[j])
+        span = _accepted_whitespace_match(needles[j], haystacks[j], w_start[j], w_end[j], w_count[j],
+                                          negation_applies=i not in code)
         if isinstance(span, Diagnostic):
             checks.diagnostics[i] = span
             continue
@@ -1296,19 +1304,24 @@ def _check_missing(
 
 
 def _accepted_whitespace_match(
-    needle: bytes, haystack: bytes, start: int, end: int, count: int
+    needle: bytes, haystack: bytes, start: int, end: int, count: int, *, negation_applies: bool = True
 ) -> tuple[int, int] | Diagnostic:
-    """The first whitespace-normalised occurrence whose facts equal the quote's, or a
-    diagnostic: about the first occurrence when every occurrence cuts a token of the source,
-    else about the first whole one when none of the first MAX_WHITESPACE_CANDIDATES whole ones
-    has the quote's facts."""
+    """The first whitespace-normalised occurrence whose facts equal the quote's and which does
+    not follow a negation (when ``negation_applies``), or a diagnostic: about the first
+    occurrence when every occurrence cuts a token of the source, about the first whole one with
+    the quote's facts when each such one follows a negation, else about the first whole one
+    when none of the first MAX_WHITESPACE_CANDIDATES whole ones has the quote's facts. (A
+    source that wraps a line inside the quoted words hid the negation before them from the
+    exact search's rule: "deploy to prod on Friday" of "do not deploy to prod\non Friday" was
+    graded whitespace.)"""
     from provgate.facts import extract  # needed only on this rare path
 
     quote_facts = _sorted_facts(extract(needle).fp_fact)
     first = None
     if not _cuts_a_token(haystack, start, end):
         first = extract(haystack[start:end])
-        if np.array_equal(_sorted_facts(first.fp_fact), quote_facts):
+        if np.array_equal(_sorted_facts(first.fp_fact), quote_facts) and not (
+                negation_applies and after_negation(haystack, start)):
             # the first occurrence is the answer whatever the others are: the later ones are
             # listed only when it is not (each listing normalises the whole source again, so
             # listing them for every quote cost quotes x source: 12 s for 1,000 quotes of 2 MB)
@@ -1321,12 +1334,18 @@ def _accepted_whitespace_match(
     if not whole:
         return Diagnostic(DIAGNOSTIC_CUTS_A_TOKEN, start, end, len(needle))
     first_table = None
+    negated = None
     for s, e in whole:
         table = first if (s, e) == (start, end) and first is not None else extract(haystack[s:e])
         if np.array_equal(_sorted_facts(table.fp_fact), quote_facts):
-            return s, e
+            if not (negation_applies and after_negation(haystack, s)):
+                return s, e
+            if negated is None:
+                negated = (s, e)
         if first_table is None:
             first_table = table
+    if negated is not None:
+        return Diagnostic(DIAGNOSTIC_AFTER_A_NEGATION, negated[0], negated[1], len(needle))
     s, e = whole[0]
     return Diagnostic(DIAGNOSTIC_FACTS_DIFFER, s, e, len(needle), _facts_difference(needle, first_table))
 
