@@ -6209,3 +6209,67 @@ def test_a_json_read_keeps_its_own_plain_values(older, newer, key, value):
     verdict = Gate(store).check([old, new], [old, summary("s1", "Read again [src:r4].", ["tool:r4"])],
                                 operator="summarize")
     find(verdict, "I4", block="t1", key=key, value=value)
+
+
+# red team 90, F02 (stop 39): the grammar reads a quotation on one line, so a rewrite that
+# re-flows a paragraph was refused as "dropped quote" (and joining one back as "introduced"),
+# though every byte but the whitespace was kept; and a summary quoting a hard-wrapped source
+# across its line break quoted "what occurs in none of its sources".
+_FLAT = 'Ask "the on-call engineer for payments" before `kubectl rollout status deploy/x`.\n'
+_WRAPPED = 'Ask "the on-call engineer\nfor payments" before `kubectl rollout\n  status deploy/x`.\n'
+
+
+@pytest.mark.parametrize("role, handles", [("tool", ["doc:d1"]), ("assistant", [])])
+@pytest.mark.parametrize("before, after", [(_FLAT, _WRAPPED), (_WRAPPED, _FLAT)])
+def test_a_rewrite_that_reflows_a_quotation_keeps_it(role, handles, before, after):
+    store = store_with({"doc:d1": before} if handles else {})
+    pre = [blk("b1", role, before, handles=handles)]
+    verdict = Gate(store).check(pre, [blk("b1", role, after, handles=handles)], operator="rewrite")
+    assert_accepted(verdict, "lossless")
+    assert verdict.facts["dropped"] == 0 and verdict.facts["introduced"] == 0
+
+
+@pytest.mark.parametrize("after", [
+    _WRAPPED.replace("payments", "billing"),  # a word changed inside it
+    _WRAPPED.replace("engineer\nfor", "engineer\n\nfor"),  # a paragraph break put into it
+    _WRAPPED.replace('"', ""),  # its delimiters removed
+])
+def test_a_rewrite_that_changes_a_reflowed_quotation_drops_it(after):
+    store = store_with({"doc:d1": _FLAT})
+    verdict = Gate(store).check([tool("t1", "doc:d1", _FLAT)], [tool("t1", "doc:d1", after)], operator="rewrite")
+    find(verdict, "I2", block="t1", key="quote", value="the on-call engineer for payments")
+
+
+_HARD_WRAPPED = ("The on-call engineer must approve every rollout to the payments\n"
+                 "cluster before noon. Do not deploy to prod\non Friday.\n\nCluster owners sign off.\n")
+
+
+@pytest.mark.parametrize("quoted, grounded", [
+    ("approve every rollout to the payments cluster before noon", True),  # across the line break
+    ("approve every rollout to the billing cluster before noon", False),  # a word changed
+    ("deploy to prod on Friday", False),  # across the line break, but right after "not"
+    ("the payments cluster", True),
+    ("before noon. Do not deploy", True),
+    ("Friday. Cluster owners", False),  # across a blank line: another paragraph
+])
+def test_a_quotation_of_a_hard_wrapped_source_is_grounded_across_its_line_break(quoted, grounded):
+    store = store_with({"doc:d1": _HARD_WRAPPED})
+    pre = [tool("t1", "doc:d1", _HARD_WRAPPED)]
+    verdict = Gate(store).check(pre, [summary("s1", f'The doc says "{quoted}" [src:d1].', ["doc:d1"])],
+                                operator="summarize")
+    if grounded:
+        assert_accepted(verdict, "lossy")
+    else:
+        find(verdict, "I1", block="s1", key="quote", value=quoted)
+
+
+def test_wrapped_quotations_looked_for_are_bounded(monkeypatch):
+    # each look normalises a source: a summary of many invented quotations does not make one
+    # per quotation; past the bound they stay ungrounded (refused), never grounded
+    monkeypatch.setattr(gate_module, "MAX_WRAPPED_QUOTE_LOOKUPS", 2)
+    store = store_with({"doc:d1": _HARD_WRAPPED})
+    quotes = ["the payments cluster", "to the payments cluster", "rollout to the payments cluster"]
+    text = " ".join(f'"{q}" [src:d1].' for q in quotes)
+    verdict = Gate(store).check([tool("t1", "doc:d1", _HARD_WRAPPED)], [summary("s1", text, ["doc:d1"])],
+                                operator="summarize")
+    assert [v.value for v in verdict.violations if v.invariant == "I1"] == [quotes[2]]

@@ -67,6 +67,8 @@ from provgate._factdiff import (
 )
 from provgate._hashing import hash_buffers
 from provgate._matching import occurs_at_boundaries
+from provgate._matching_py import QUOTE as _MODE_QUOTE
+from provgate._matching_py import RELAXED as _MODE_RELAXED
 from provgate._scanner import span_values
 from provgate._scanner_py import normalize_value
 from provgate._textnorm import same_after_normalisation
@@ -620,6 +622,12 @@ class _RowMap:
         start = self.ends[pos - 1] if pos else 0
         i = self.indices[pos]
         return i, int(self.facts[i].groundable_rows()[k - start])
+
+    def kinds(self) -> np.ndarray:
+        """The kind of every row, in the concatenation's order."""
+        tables = [self.facts[i] for i in self.indices]
+        return (np.concatenate([f.table.kind[f.groundable_rows()] for f in tables]) if tables
+                else np.zeros(0, dtype=np.uint8))
 
 
 # -- one check --------------------------------------------------------------------------------
@@ -3819,6 +3827,11 @@ class _Check:
         if owner.size:
             owner, row = _ground_nested_keys(tables, texts, groups, owner, row)
             starts = np.searchsorted(owner, np.arange(len(tables) + 1))
+        if owner.size:
+            owner, row = _ground_wrapped_quotes(tables, [[texts[k].table.data for k in group] + (
+                [] if own_pre is None else [own_pre.table.data]) for group, (*_, own_pre) in zip(
+                haystack_groups, requests)], owner, row)
+            starts = np.searchsorted(owner, np.arange(len(tables) + 1))
         bounds, rows = starts.tolist(), row.tolist()
         out = [tuple(rows[bounds[t]:bounds[t + 1]]) for t in range(len(tables))]
         # "no one objected", "one of the tests", "the one that failed": a pronoun, not a count
@@ -3985,6 +3998,9 @@ class _Check:
             raise RuntimeError("provgate internal error: the pre window's fact set lacks a fact of one of its blocks")
         if a_pos.size and a_pos.min() < 0:
             introduced = np.flatnonzero(a_pos < 0)
+            # a quotation the rewrite only joined back onto one line is no new fact
+            introduced = self._not_rewrapped(introduced, a_row, self.post_facts,
+                                             [pre_facts[i].table.data for i in d_blocks])
             fps = _joined(a_fps)[introduced]
             first: dict[tuple[int, int], int] = {}  # each distinct fact's first row, for the evidence
             for k, row in zip(introduced.tolist(), fps.tolist()):
@@ -4180,13 +4196,20 @@ class _Check:
         self.counts["evicted"] += int(np.count_nonzero(g == 2))
         self.counts["superseded"] += int(np.count_nonzero(g == 1))
         unaccounted = gone[g == 0]
+        # each fact's first removed row, for the evidence, found in one pass (a search of every
+        # row per fact would be quadratic in a large drop)
+        values, first = np.unique(d_pos, return_index=True)
+        if unaccounted.size:
+            # a quotation the rewrite only wrapped onto two lines is not dropped
+            firsts = first[np.searchsorted(values, unaccounted)]
+            kept = self._not_rewrapped(firsts, d_row, self.pre_facts,
+                                       [self.post_facts[j].table.data for j in self.changed])
+            if kept.size < firsts.size:
+                unaccounted = unaccounted[np.isin(firsts, kept)]
         self.counts["dropped"] += int(unaccounted.size)
         report = self.reportable(unaccounted)
         if not len(report):
             return
-        # each reported fact's first removed row, for the evidence, found in one pass (a
-        # search of every row per fact would be quadratic in a large drop)
-        values, first = np.unique(d_pos, return_index=True)
         given = set(edit.evicted)
         # and every removed block that held it: which block a violation names follows the
         # window's order, and reclassifying may not (red team 49, F02)
@@ -4207,6 +4230,32 @@ class _Check:
                          f"eviction record nor a supersession edge{why}", block=b.id, handle=(b.handles or (None,))[0],
                          key=span.key, value=span.value,
                          evidence={"span": [span.start, span.end], "text": span.text, "change": "dropped"})
+
+    @staticmethod
+    def _not_rewrapped(positions: np.ndarray, rows: _RowMap, facts: list[_Facts], others: list[bytes]) -> np.ndarray:
+        """``positions`` (in ``rows``' concatenation) but the one-line quotations among them
+        that ``others`` hold with only their line breaks moved: a rewrite that re-flows a paragraph
+        (red team 90, F02) wraps a quotation onto two lines, where the grammar, reading a
+        quotation on one line, no longer sees it, or joins one back. Each such quotation, its
+        delimiters included, must occur in one of ``others`` once runs of whitespace are one
+        space each, and never across a blank line (another paragraph)."""
+        if not positions.size or not others:
+            return positions
+        quotes = np.flatnonzero(rows.kinds()[positions] == _KIND_QUOTE)
+        if not quotes.size:
+            return positions
+        flowed = [_within_paragraphs(text) for text in others if _ASCII_BLANKS.search(text)]
+        rewrapped = []
+        for q in quotes.tolist():
+            owner, row = rows(int(positions[q]))
+            table = facts[owner].table
+            quoted = table.data[int(table.start[row]):int(table.end[row])]
+            if b"\n" in quoted:
+                continue  # a fenced block: its lines are verbatim, whitespace is its text (red team 11, y06)
+            quoted = _within_paragraphs(quoted)
+            if b" " in quoted and any(quoted in text for text in flowed):
+                rewrapped.append(q)
+        return np.delete(positions, rewrapped) if rewrapped else positions
 
     def _check_handle_drops(self, invariant: str) -> None:
         """A handle that leaves the window must leave with a record (eviction, supersession) or,
@@ -7485,6 +7534,62 @@ def _ground_nested_keys(tables: list[FactTable], sources: list[_Facts], groups: 
 
 
 _MAX_KEY_PARTS = 16  # a dotted key of more parts is no config path anybody writes
+
+# quotations looked for across line breaks per check: each look normalises a source's whole text,
+# so a summary of thousands of invented quotations costs no more than this many (the rest stay
+# ungrounded: refused, as before)
+MAX_WRAPPED_QUOTE_LOOKUPS = 64
+_BLANK_LINE = re.compile(rb"\n[ \t\r\f\v]*\n")
+_ASCII_BLANKS = re.compile(rb"[ \t\n\r\f\v]")
+
+
+def _within_paragraphs(text: bytes) -> bytes:
+    """``text`` with each run of ASCII whitespace one space, or a blank line when it holds one."""
+    return _WHITESPACE_RUN.sub(lambda run: b"\n\n" if _BLANK_LINE.search(run.group()) else b" ", text)
+
+
+_WHITESPACE_RUN = re.compile(rb"[ \t\n\r\f\v]+")
+
+
+def _ground_wrapped_quotes(tables: list[FactTable], haystacks: list[list[bytes]], owner: np.ndarray,
+                           row: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The (owner, row) pairs left once each quotation is also looked for where its source
+    wraps a line inside the quoted words (red team 90, F02: a summary quoting "approve every
+    rollout to the payments cluster" of a doc hard-wrapped after "payments" was refused as
+    quoting what its sources do not say). A quotation is grounded by a text of ``haystacks[t]``
+    (its sources, and its pre version) where ``provgate verify`` would grade it ``whitespace``:
+    the same words in the same order, no word or number of the source cut, the quotation's
+    facts, not right after a negation (a code span excepted), and, beyond verify, within one
+    paragraph (no blank line inside)."""
+    from provgate.reconstruct import whitespace_match  # only a quotation left over asks for it
+
+    keep = np.ones(owner.size, dtype=np.bool_)
+    looked = 0
+    for n, (t, r) in enumerate(zip(owner.tolist(), row.tolist())):
+        table = tables[t]
+        if table.kind[r] != _KIND_QUOTE:
+            continue
+        quote = table.data[int(table.value_start[r]):int(table.value_end[r])]
+        words = quote.split()
+        if len(words) < 2 or looked >= MAX_WRAPPED_QUOTE_LOOKUPS or b"\n" in table.data[
+                int(table.start[r]):int(table.end[r])]:
+            # (one word has no line break to wrap at: the exact search answered; a fenced
+            # block's lines are verbatim, its whitespace text: red team 11, y06)
+            continue
+        code = table.data[int(table.start[r]):int(table.start[r]) + 1] == b"`"
+        for haystack in haystacks[t]:
+            if words[0] not in haystack or words[-1] not in haystack or not _ASCII_BLANKS.search(haystack):
+                continue
+            looked += 1
+            span = whitespace_match(quote, haystack, negation_applies=not code)
+            # the source's own wrapped words are then held to the boundaries an exact quotation
+            # is held to (verify cuts no token, but "rm -rf /" of "rm -rf /tmp" ends inside one)
+            if (span is not None and _BLANK_LINE.search(haystack, span[0], span[1]) is None
+                    and occurs_at_boundaries([haystack[span[0]:span[1]]], [haystack],
+                                             modes=[_MODE_RELAXED if code else _MODE_QUOTE])[0]):
+                keep[n] = False
+                break
+    return (owner, row) if keep.all() else (owner[keep], row[keep])
 
 _PAGE = re.compile(r"#L(\d+)(?:-L?(\d+))?$")
 # a page named in a text: "lines 1-200", "Lines 1 to 200", "L1-L200", "L1–L200", "line 40", "L40"

@@ -1350,6 +1350,19 @@ def _accepted_whitespace_match(
     return Diagnostic(DIAGNOSTIC_FACTS_DIFFER, s, e, len(needle), _facts_difference(needle, first_table))
 
 
+def whitespace_match(needle: bytes, haystack: bytes, *, negation_applies: bool = True) -> tuple[int, int] | None:
+    """The original ``(start, end)`` of the first occurrence of ``needle`` in ``haystack`` that
+    :func:`verify_quote` would grade ``whitespace``: equal after whitespace normalisation, no
+    word or number of the source cut, the quote's facts, and (when ``negation_applies``) not
+    right after a negation; None when there is none. The gate's I1 grounds a quotation of a
+    source that wraps a line inside the quoted words by it (docs/gate.md, I1)."""
+    start, end, count = (int(a[0]) for a in _search.find_whitespace([needle], [haystack]))
+    if start < 0:
+        return None
+    span = _accepted_whitespace_match(needle, haystack, start, end, count, negation_applies=negation_applies)
+    return None if isinstance(span, Diagnostic) else span
+
+
 # whitespace-normalised occurrences listed per native call while looking for whole ones: the
 # first call lists MAX_WHITESPACE_CANDIDATES, each next one four times more, up to this. Each
 # call normalises the rest of the source again: a quote at every byte of 16 MB, every
