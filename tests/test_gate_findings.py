@@ -6273,3 +6273,39 @@ def test_wrapped_quotations_looked_for_are_bounded(monkeypatch):
     verdict = Gate(store).check([tool("t1", "doc:d1", _HARD_WRAPPED)], [summary("s1", text, ["doc:d1"])],
                                 operator="summarize")
     assert [v.value for v in verdict.violations if v.invariant == "I1"] == [quotes[2]]
+
+
+# red team 90, F08 and F01 (stop 39): a tool result stored as JSON glues each line of its
+# output to the "\n" before it ("\ntimeout=30s" is no timeout fact) and writes "Zürich" as
+# "Z\u00fcrich", so a faithful summary of the output was refused as asserting what its
+# sources do not say. The strings a JSON source encodes ground a summary as the source's own
+# text does; a value they do not hold is still refused.
+_OUTPUT = "retries=3\ntimeout=30s\n12 tests passed, 1 failed\nv2.4.1 deployed to Zürich\n"
+_WRAPPINGS = {
+    "stdout": json.dumps({"exit_code": 1, "stdout": _OUTPUT}) + "\n",
+    "mcp": json.dumps({"content": [{"type": "text", "text": _OUTPUT}], "isError": False}),
+    "json-lines": "\n".join(json.dumps({"line": line}) for line in _OUTPUT.splitlines()) + "\n",
+}
+
+
+@pytest.mark.parametrize("wrapping", sorted(_WRAPPINGS))
+@pytest.mark.parametrize("text, grounded", [
+    ("retries=3 and timeout=30s", True),
+    ("12 tests passed, 1 failed", True),
+    ("v2.4.1 was deployed to Zürich", True),
+    ("timeout=31s", False),
+    ("13 tests passed", False),
+    ("v2.4.2 was deployed", False),
+    ("deployed to Zurich", False),
+])
+def test_a_summary_of_json_wrapped_output_is_grounded_in_the_strings_it_encodes(wrapping, text, grounded):
+    source = _WRAPPINGS[wrapping]
+    store = store_with({"tool:call_1": source})
+    pre = [tool("t1", "tool:call_1", source), blk("a1", "assistant", "Ran it [src:call_1].")]
+    verdict = Gate(store).check(pre, [summary("s1", f"{text} [src:call_1].", ["tool:call_1"]), pre[1]],
+                                operator="summarize")
+    if grounded:
+        assert_accepted(verdict, "lossy")
+    else:
+        assert {v.invariant for v in verdict.violations} == {"I1"}, verdict.violations
+        find(verdict, "I1", block="s1")

@@ -3828,6 +3828,9 @@ class _Check:
             owner, row = _ground_nested_keys(tables, texts, groups, owner, row)
             starts = np.searchsorted(owner, np.arange(len(tables) + 1))
         if owner.size:
+            owner, row = self._ground_in_decoded_json(tables, texts, haystack_groups, owner, row)
+            starts = np.searchsorted(owner, np.arange(len(tables) + 1))
+        if owner.size:
             owner, row = _ground_wrapped_quotes(tables, [[texts[k].table.data for k in group] + (
                 [] if own_pre is None else [own_pre.table.data]) for group, (*_, own_pre) in zip(
                 haystack_groups, requests)], owner, row)
@@ -3842,6 +3845,49 @@ class _Check:
                 out[t] = tuple(r for r in found if not (table.kind[r] == _KIND_NUMBER and _pronoun_one(
                     table.data, int(table.start[r]), int(table.end[r]))))
         return out
+
+    def _ground_in_decoded_json(self, tables: list[FactTable], texts: list[_Facts], sources: list[list[int]],
+                                owner: np.ndarray, row: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The (owner, row) pairs left once each is also grounded in the strings a JSON source
+        encodes (:meth:`Gate.read_facts`, as I4 reads them): a tool result stored as ``{"stdout":
+        "retries=3\\ntimeout=30s\\n…"}`` glues each line's first token to the ``\\n`` before
+        it, and ``"Z\\u00fcrich"`` is no ``Zürich``, so a faithful summary of the output was
+        refused as asserting what its sources do not say (red team 90, F08, F01). A row left
+        over is looked up, and searched for, in the decoded text of the JSON sources of its
+        block (``sources[t]``: those it is searched in literally), as in a source's own."""
+        read_facts = self.gate.read_facts
+        decoded: dict[int, int] = {}  # a text's index -> its decoded text's, or -1 (no JSON)
+        decoded_texts: list[_Facts] = []
+        asked: list[int] = []  # the tables with a JSON source
+        groups: list[list[int]] = []
+        for t in np.unique(owner).tolist():
+            group = []
+            for k in sources[t]:
+                d = decoded.get(k)
+                if d is None:
+                    x = read_facts(texts[k])
+                    d = decoded[k] = -1 if x is texts[k] else len(decoded_texts)
+                    if d >= 0:
+                        decoded_texts.append(x)
+                if d >= 0:
+                    group.append(d)
+            if group:
+                asked.append(t)
+                groups.append(group)
+        if not asked:
+            return owner, row
+        asked_tables = [tables[t] for t in asked]
+        looked_up, set_groups = _group_unions(_Facts.grounding_sets(decoded_texts), groups,
+                                              [table.kind.shape[0] for table in asked_tables])
+        left_owner, left_row = ungrounded_rows(asked_tables, looked_up, [x.table.data for x in decoded_texts],
+                                               groups=set_groups, haystack_groups=groups, hints={},
+                                               **_GROUNDING_KINDS)
+        # a row stays when its block has no JSON source, or when their decoded text leaves it too
+        still = set(zip(np.asarray(asked, dtype=np.int64)[left_owner].tolist(), left_row.tolist()))
+        asked_set = set(asked)
+        keep = np.fromiter(((t not in asked_set or (t, r) in still) for t, r in zip(owner.tolist(), row.tolist())),
+                           dtype=np.bool_, count=owner.size)
+        return (owner, row) if keep.all() else (owner[keep], row[keep])
 
     def _ground(self, tables: list[FactTable], texts: list[_Facts], groups: list[list[int]],
                 haystack_groups: list[list[int]], own_pres: list[_Facts], hints: dict[str, int]
@@ -3858,8 +3904,7 @@ class _Check:
         grounds its summaries in the sources their markers cite, and making the sets of the
         dozens of turns it summarized cost more than the grounding. A block's pre version
         (``own_pres``) grounds it by its set alone, never literally: made first, as before."""
-        kinds = {"skip_kind": _KIND_CITATION, "pair_kind": _KIND_KV, "quote_kind": _KIND_QUOTE,
-                 "number_kind": _KIND_NUMBER, "url_kind": _KIND_URL, "hints": hints}
+        kinds = {**_GROUNDING_KINDS, "hints": hints}
         if self.gate._defer_sets:
             _Facts.grounding_sets(own_pres)
             made = [x._grounding_set for x in texts]
@@ -7534,6 +7579,9 @@ def _ground_nested_keys(tables: list[FactTable], sources: list[_Facts], groups: 
 
 
 _MAX_KEY_PARTS = 16  # a dotted key of more parts is no config path anybody writes
+# how ungrounded_rows treats each kind of fact (see _factdiff_py.ungrounded_rows)
+_GROUNDING_KINDS = {"skip_kind": _KIND_CITATION, "pair_kind": _KIND_KV, "quote_kind": _KIND_QUOTE,
+                    "number_kind": _KIND_NUMBER, "url_kind": _KIND_URL}
 
 # quotations looked for across line breaks per check: each look normalises a source's whole text,
 # so a summary of thousands of invented quotations costs no more than this many (the rest stay
