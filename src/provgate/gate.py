@@ -7609,7 +7609,8 @@ def _ground_wrapped_quotes(tables: list[FactTable], haystacks: list[list[bytes]]
     the same words in the same order, no word or number of the source cut, the quotation's
     facts, not right after a negation (a code span excepted), and, beyond verify, within one
     paragraph (no blank line inside)."""
-    from provgate.reconstruct import whitespace_match  # only a quotation left over asks for it
+    # (imported here: only a quotation left over asks for it)
+    from provgate.reconstruct import whitespace_match
 
     keep = np.ones(owner.size, dtype=np.bool_)
     looked = 0
