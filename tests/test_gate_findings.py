@@ -6309,3 +6309,50 @@ def test_a_summary_of_json_wrapped_output_is_grounded_in_the_strings_it_encodes(
     else:
         assert {v.invariant for v in verdict.violations} == {"I1"}, verdict.violations
         find(verdict, "I1", block="s1")
+
+
+# red team 90, F01 (b) (stop 39): a framework that re-serialises a JSON tool result as it
+# compacts (ensure_ascii either way, "\/" for "/") writes the same document with other
+# escapes, which the grammar, reading the JSON text, takes for new values: refused as a
+# rewrite that introduced and dropped them. The same document is kept; any other is not.
+_CRM = {"customer": "José Müller", "city": "Zürich", "api": "https://api.example.com/v3", "open": 3,
+        "ratio": 1.5, "vip": True, "tags": ["a\tb", "ü"]}
+
+
+@pytest.mark.parametrize("before, after", [
+    (json.dumps(_CRM), json.dumps(_CRM, ensure_ascii=False)),
+    (json.dumps(_CRM, ensure_ascii=False, indent=2), json.dumps(_CRM)),
+    (json.dumps(_CRM), json.dumps(_CRM).replace("/", "\\/")),
+    ("\n".join(json.dumps({"row": k, "v": v}) for k, v in _CRM.items()),
+     "\n".join(json.dumps({"row": k, "v": v}, ensure_ascii=False) for k, v in _CRM.items())),
+])
+def test_a_json_block_written_again_with_other_escapes_is_lossless(before, after):
+    store = store_with({"tool:crm_1": before})
+    verdict = Gate(store).check([tool("t1", "tool:crm_1", before)], [tool("t1", "tool:crm_1", after)],
+                                operator="rewrite")
+    assert_accepted(verdict, "lossless")
+
+
+@pytest.mark.parametrize("change", [
+    lambda d: {**d, "open": 3.0},  # a number of another JSON type
+    lambda d: {**d, "vip": 1},
+    lambda d: {**d, "open": "3"},
+    lambda d: {**d, "customer": "Josh Müller"},
+    lambda d: {**d, "tags": ["ü", "a\tb"]},
+])
+def test_a_json_block_written_again_as_another_document_is_not(change):
+    before = json.dumps(_CRM)
+    after = json.dumps(change(_CRM), ensure_ascii=False)
+    store = store_with({"tool:crm_1": before})
+    verdict = Gate(store).check([tool("t1", "tool:crm_1", before)], [tool("t1", "tool:crm_1", after)],
+                                operator="rewrite")
+    assert not verdict.accepted and "I2" in {v.invariant for v in verdict.violations}, verdict.violations
+
+
+def test_a_duplicate_key_dropped_from_a_json_block_is_dropped():
+    # json.loads keeps a duplicate key's last value: the pairs are compared, not the dict
+    before = '{"retries": 3, "retries": 5}'
+    store = store_with({"tool:c": before})
+    verdict = Gate(store).check([tool("t1", "tool:c", before)], [tool("t1", "tool:c", '{"retries":5}')],
+                                operator="rewrite")
+    find(verdict, "I2", block="t1", key="retries", value="3")

@@ -2674,6 +2674,7 @@ class _Check:
         self._dotted_said: dict[int, list[tuple[list[bytes], bytes, int, int]]] = {}
         self._stale_reported: set[tuple[Any, ...]] = set()  # (_violate_stale)
         self._kept_facts: bool | None = None  # I2: _facts_kept_in_place, once asked
+        self._reserialized: dict[int, int] = {}  # I2: _reserialized_json, once asked
         # I4: pre read -> (place, ts) in the session's read log, for the resources whose window
         # order contradicts the log (_log_keys)
         self._log_ordered: dict[int, tuple[int, float | None]] | None = None
@@ -3854,13 +3855,23 @@ class _Check:
         it, and ``"Z\\u00fcrich"`` is no ``Zürich``, so a faithful summary of the output was
         refused as asserting what its sources do not say (red team 90, F08, F01). A row left
         over is looked up, and searched for, in the decoded text of the JSON sources of its
-        block (``sources[t]``: those it is searched in literally), as in a source's own."""
+        block (``sources[t]``: those it is searched in literally), as in a source's own; a
+        block whose text is one of those sources' documents written again with other escapes
+        (:func:`_same_json_documents`) is grounded whole."""
         read_facts = self.gate.read_facts
         decoded: dict[int, int] = {}  # a text's index -> its decoded text's, or -1 (no JSON)
         decoded_texts: list[_Facts] = []
         asked: list[int] = []  # the tables with a JSON source
         groups: list[list[int]] = []
+        same: set[int] = set()  # the tables that are a JSON source's document written again
         for t in np.unique(owner).tolist():
+            data = tables[t].data
+            if _JSON_START.match(data) is not None and any(
+                    _JSON_START.match(texts[k].table.data) is not None
+                    and _same_json_documents(texts[k].table.data, data) for k in sources[t]):
+                # (its escapes the source's own or not: "Jos\\u00e9" is the source's "José")
+                same.add(t)
+                continue
             group = []
             for k in sources[t]:
                 d = decoded.get(k)
@@ -3875,7 +3886,10 @@ class _Check:
                 asked.append(t)
                 groups.append(group)
         if not asked:
-            return owner, row
+            if not same:
+                return owner, row
+            keep = ~np.isin(owner, list(same))
+            return owner[keep], row[keep]
         asked_tables = [tables[t] for t in asked]
         looked_up, set_groups = _group_unions(_Facts.grounding_sets(decoded_texts), groups,
                                               [table.kind.shape[0] for table in asked_tables])
@@ -3885,8 +3899,8 @@ class _Check:
         # a row stays when its block has no JSON source, or when their decoded text leaves it too
         still = set(zip(np.asarray(asked, dtype=np.int64)[left_owner].tolist(), left_row.tolist()))
         asked_set = set(asked)
-        keep = np.fromiter(((t not in asked_set or (t, r) in still) for t, r in zip(owner.tolist(), row.tolist())),
-                           dtype=np.bool_, count=owner.size)
+        keep = np.fromiter(((t not in same and (t not in asked_set or (t, r) in still))
+                            for t, r in zip(owner.tolist(), row.tolist())), dtype=np.bool_, count=owner.size)
         return (owner, row) if keep.all() else (owner[keep], row[keep])
 
     def _ground(self, tables: list[FactTable], texts: list[_Facts], groups: list[list[int]],
@@ -4006,9 +4020,15 @@ class _Check:
             return
         pre_set = self._pre_set()
         index = pre_set.index()
-        a_fps, a_row = self._fact_rows(self.post_facts, self.changed)
+        changed = self.changed
         content = set(self.removed_content)
         d_blocks = self.removed_content + [i for i in self.removed if i not in content]
+        reserialized = self._reserialized = self._reserialized_json()
+        if reserialized:
+            # each such block holds its pre version's facts, written another way: as if kept
+            changed = [j for j in changed if j not in reserialized]
+            d_blocks = [i for i in d_blocks if i not in reserialized.values()]
+        a_fps, a_row = self._fact_rows(self.post_facts, changed)
         pre_facts = self.pre_facts
         a_pos = positions(index, a_fps)
         strongest = None
@@ -4087,6 +4107,32 @@ class _Check:
         self._check_rebound_values()
         self._check_handle_drops("I2")
 
+    def _reserialized_json(self) -> dict[int, int]:
+        """Changed post block -> its pre version (the removed pre block with its id), for each
+        whose text is a JSON document (or JSON Lines) that decodes to the same document as its
+        pre version's while its facts differ: written again with other escapes (``ensure_ascii``
+        either way, ``\\/`` for ``/``), which the grammar, reading the JSON text, takes for new
+        values (red team 90, F01: a framework re-serialising a tool result as it compacts was
+        refused). The same document means the same keys in the same order, duplicates
+        included, and values of the same JSON types that are equal (``1`` is not ``1.0`` or
+        ``true``)."""
+        out: dict[int, int] = {}
+        post_blocks, pre_id = self.post.blocks, None
+        for j in self.changed:
+            post_data = self.post_facts[j].table.data
+            if _JSON_START.match(post_data) is None:
+                continue
+            if pre_id is None:
+                pre_id, removed = self.pre.id_pos(), set(self.removed)
+            m = pre_id.get(post_blocks[j].id)
+            if m is None or m not in removed:
+                continue
+            pre_data = self.pre_facts[m].table.data
+            if (_JSON_START.match(pre_data) is not None and not _same_facts(self.post_facts[j], self.pre_facts[m])
+                    and _same_json_documents(pre_data, post_data)):
+                out[j] = m
+        return out
+
     def _facts_kept_in_place(self) -> bool:
         """Is this an edit in place whose removed pre blocks are exactly the positions that
         changed (no block moved or copied), each changed block with its pre version's facts
@@ -4141,8 +4187,8 @@ class _Check:
         for j in (*self.changed, *self.moved):
             block = post_blocks[j]
             i = pre_id.get(block.id)
-            if i is None or i == self.match[j]:
-                continue
+            if i is None or i == self.match[j] or self._reserialized.get(j) == i:
+                continue  # (unchanged, or the same JSON document written again)
             new_facts, old_facts = self.post_facts[j], self.pre_facts[i]
             new_fp, old_fp = new_facts.table.fp_fact, old_facts.table.fp_fact
             if _same_rows(new_fp, old_fp):
@@ -8320,6 +8366,60 @@ def _decoded_strings(body: bytes) -> tuple[list[str], bytes]:
         # none of its numbers, red team 92, F06)
         skeleton = body
     return strings, skeleton
+
+
+class _JsonObject(tuple):
+    """A parsed JSON object as its (key, value) pairs, in order, duplicates kept."""
+
+    __slots__ = ()
+
+
+def _json_documents(data: bytes) -> list[Any] | None:
+    """The documents of a JSON text (one) or of JSON Lines (one a line), objects as
+    :class:`_JsonObject`; None when ``data`` is neither (or too deep to parse)."""
+    start = _JSON_START.match(data)
+    if start is None:
+        return None
+    body = data[start.end() - 1:]
+    try:
+        return [json.loads(body, object_pairs_hook=_JsonObject)]
+    except (ValueError, RecursionError):
+        pass
+    documents = []
+    for line in body.splitlines():
+        line = line.strip()
+        if not line:
+            continue
+        try:
+            documents.append(json.loads(line, object_pairs_hook=_JsonObject))
+        except (ValueError, RecursionError):
+            return None
+    return documents
+
+
+def _same_json_documents(a: bytes, b: bytes) -> bool:
+    """Do two JSON texts (or JSON Lines) encode the same documents? Objects compare as their
+    pairs in order, and values as JSON types (``1``, ``1.0`` and ``true`` differ; floats by
+    their shortest repr, so ``1.50`` is ``1.5`` and NaN is NaN). No recursion: a deep document
+    is compared as any other."""
+    left, right = _json_documents(a), _json_documents(b)
+    if left is None or right is None:
+        return False
+    todo = [(left, right)]
+    while todo:
+        x, y = todo.pop()
+        if type(x) is not type(y):
+            return False
+        if isinstance(x, (list, tuple)):  # arrays, objects and an object's (key, value) pairs
+            if len(x) != len(y):
+                return False
+            todo.extend(zip(x, y))
+        elif isinstance(x, float):
+            if repr(x) != repr(y):
+                return False
+        elif x != y:
+            return False
+    return True
 
 
 def _emptied(value: Any) -> Any:
