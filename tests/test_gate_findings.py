@@ -6143,6 +6143,15 @@ def test_a_json_read_whose_strings_cannot_be_scanned_is_paired_by_its_own_facts(
     ("retries=3\n", "retries=5\n", "In app.ini the retries are now 5 [src:r4].", True),
     ("retries=3\n", "retries=5\n", "Retrying now happens 5 times [src:r4].", True),
     ("db.pool.size=3\n", "db.pool.size=5\n", "The db pool now holds 5 connections [src:r4].", True),
+    # red team 92, F05 (stop 39): an abbreviation's "." ends no sentence, "-sses" plurals, and a
+    # table's cell is said of the key its column's header names
+    ("retries=3\n", "retries=5\n", "Retries (i.e. attempts) are now 5 [src:r4].", True),
+    ("retries=3\ntimeout=3\n", "retries=5\ntimeout=5\n", "Timeout is unchanged, i.e. retries are 5 [src:r4].", False),
+    ("max_processes=3\n", "max_processes=5\n", "The process limit is now 5 [src:r4].", True),
+    ("retries=3\ntimeout=3\n", "retries=5\ntimeout=5\n", "| retries | timeout |\n|---|---|\n| 5 | 5 |\n[src:r4]", True),
+    ("retries=3\ntimeout=3\n", "retries=5\ntimeout=5\n",
+     "| retries | timeout |\n|---|---|\n| 5 | unchanged |\n[src:r4]", False),
+    ("retries=3\ntimeout=3\n", "retries=5\ntimeout=5\n", "| retries | timeout |\n| 5 | 5 |\n[src:r4]", False),
 ])
 def test_a_number_in_prose_is_said_of_the_key_named_next_to_it(older, newer, text, accepted):
     # docs/gate.md I4: a number in prose keeps a key's newer value when it is said of the key:

@@ -7887,6 +7887,8 @@ _GENERIC_PIECES = frozenset((b"max", b"min", b"num", b"count", b"size", b"total"
 _LIST_WORDS = frozenset((b"and", b"or", b"the", b"both", b"its", b"their", b"as", b"well"))
 _WORD = re.compile(rb"[a-z]+")
 _SENTENCE_BREAK = frozenset(b".!?;\n")
+# the abbreviations whose "." ends no sentence (_sentence_break), without their last "."
+_ABBREVIATIONS = frozenset((b"i.e", b"e.g", b"etc", b"vs", b"cf", b"approx", b"incl", b"resp", b"ca", b"esp"))
 _KEY_PIECES: dict[bytes, tuple[bytes, ...]] = {}
 _KEY_PIECES_MAX = 4096
 
@@ -7898,6 +7900,8 @@ def _stem(word: bytes) -> bytes:
         return word[:-3]
     if len(word) > 4 and word.endswith(b"ies"):
         return word[:-3] + b"y"
+    if len(word) > 4 and word.endswith((b"sses", b"xes")):
+        return word[:-2]  # "processes" is "process", "indexes" "index"
     if len(word) > 3 and word.endswith(b"s") and not word.endswith(b"ss"):
         return word[:-1]
     return word
@@ -7928,10 +7932,16 @@ def _key_pieces(name: bytes) -> tuple[bytes, ...]:
 
 def _sentence_break(lowered: bytes, k: int) -> bool:
     """Does ``lowered[k]`` end a sentence: ``!``, ``?``, ``;``, a line break, or a ``.`` before
-    a blank or the end (not the ``.`` of "app.ini", "i.e." or "3.5")?"""
+    a blank or the end (not the ``.`` of "app.ini" or "3.5", nor that ending "i.e.", "e.g.",
+    "etc." or "vs.": red team 92, F05)?"""
     c = lowered[k]
     if c == 0x2E:
-        return k + 1 >= len(lowered) or lowered[k + 1] in b" \t\r\n"
+        if k + 1 < len(lowered) and lowered[k + 1] not in b" \t\r\n":
+            return False
+        start = k
+        while start > 0 and (0x61 <= lowered[start - 1] <= 0x7A or lowered[start - 1] == 0x2E):
+            start -= 1
+        return lowered[start:k] not in _ABBREVIATIONS
     return c in _SENTENCE_BREAK
 
 
@@ -7973,7 +7983,37 @@ def _keys_said_of(lowered: bytes, at: int, end: int, names: list[tuple[tuple[int
         if j < 0 or not named_at(before, j):
             break
         k = j
+    if not said:
+        header = _column_header(lowered, lowered.rfind(b"\n", 0, at) + 1, at)
+        if header:
+            # a table's cell is said of the key its column's header names ("| retries |
+            # timeout |" over "| 5 | 5 |": red team 92, F05)
+            words = [_stem(m.group()) for m in _WORD.finditer(header)]
+            for k in range(len(words)):
+                said.update(named_at(words, k))
     return said
+
+
+def _column_header(lowered: bytes, line_start: int, at: int) -> bytes:
+    """The header cell of the column of ``lowered[at]`` when its line (from ``line_start``) is
+    a row of a markdown table (a header line, then a ``|---|`` line, then rows); else empty."""
+    row = lowered[line_start:at]
+    if not row.lstrip(b" \t").startswith(b"|"):
+        return b""
+    column = row.count(b"|")
+    lines: list[bytes] = []
+    end = line_start - 1  # (the line break before the row)
+    while end > 0:
+        start = lowered.rfind(b"\n", 0, end) + 1
+        line = lowered[start:end].strip(b" \t\r")
+        if not line.startswith(b"|"):
+            break
+        lines.append(line)
+        end = start - 1
+    if len(lines) < 2 or set(lines[-2]) - set(b"|-: \t"):
+        return b""  # (the line under the header must be the |---| line)
+    cells = lines[-1].split(b"|")
+    return cells[column] if column < len(cells) else b""
 
 
 def _named_newer_values(named: dict[tuple[int, int], set[tuple[int, int]]], facts: _Facts,
