@@ -40,6 +40,10 @@ their growth is measured: a size twice the other should take about twice as long
 - ``summaries_of_shared_documents``: N summaries of two facts each, every one derived from the
   same 20 documents of 5,000 facts and its own turn (red team 42, C1: the union of each
   summary's sets, sorted anew per summary, took 4.3 s for 200).
+- ``rewrite_dropping_quotations`` and ``rewrite_reflowing_quotations``: a rewrite of one block
+  of N quotations that drops each (their marks removed: rejected by I2) or wraps each onto two
+  lines (lossless). Each dropped quotation is looked for, re-wrapped, in the rewritten text
+  (stop 39): one search each made 8,000 take 0.8 s.
 - ``summaries_of_a_config_whose_keys_changed``: a config of N keys read twice, every value
   changed, summarized as N one-key summaries of the newer read, the older read evicted on the
   record (red team 64, F02: I4 scanned each summary for every stale key's name and asked it
@@ -220,6 +224,23 @@ def _summary_repeating_a_quote(n: int):
     return sources, pre, post, "summarize", True
 
 
+def _rewrite_dropping_quotations(n: int):
+    # stop 39: each quotation a rewrite drops is looked for, re-wrapped, in the rewritten text;
+    # one search each made N dropped quotations of a long block quadratic (0.8 s for 8,000)
+    text = "".join(f'Item {_word(i)}: ask "the engineer {_word(i)}" now.\n' for i in range(n))
+    pre = [{"id": "t", "role": "tool", "text": text, "handles": ["doc:d"]}]
+    post = [{"id": "t", "role": "tool", "text": text.replace('"', ""), "handles": ["doc:d"]}]
+    return {"doc:d": text}, pre, post, "rewrite", False
+
+
+def _rewrite_reflowing_quotations(n: int):
+    # stop 39 (red team 90, F02): a re-flow that wraps every quotation of a long block is lossless
+    text = "".join(f'Item {_word(i)}: ask "the engineer {_word(i)}" now.\n' for i in range(n))
+    pre = [{"id": "t", "role": "tool", "text": text, "handles": ["doc:d"]}]
+    post = [{"id": "t", "role": "tool", "text": text.replace('engineer ', "engineer\n"), "handles": ["doc:d"]}]
+    return {"doc:d": text}, pre, post, "rewrite", True
+
+
 SHAPES = {"unresolved_markers": (_unresolved_markers, 4000), "summary_chain": (_summary_chain, 2000),
           "cited_handles": (_cited_handles, 2000), "summary_of_many_sources": (_summary_of_many_sources, 2000),
           "summary_stating_what_no_source_holds": (_summary_stating_what_no_source_holds, 4000),
@@ -230,7 +251,9 @@ SHAPES = {"unresolved_markers": (_unresolved_markers, 4000), "summary_chain": (_
           "resummaries_superseding_reads": (_resummaries_superseding_reads, 500),
           "summary_superseding_a_summary_chain": (_summary_superseding_a_summary_chain, 2000),
           "summaries_of_a_config_whose_keys_changed": (_summaries_of_a_config_whose_keys_changed, 1000),
-          "summary_repeating_a_quote": (_summary_repeating_a_quote, 8000)}
+          "summary_repeating_a_quote": (_summary_repeating_a_quote, 8000),
+          "rewrite_dropping_quotations": (_rewrite_dropping_quotations, 4000),
+          "rewrite_reflowing_quotations": (_rewrite_reflowing_quotations, 4000)}
 # shapes whose every round checks summaries no round checked before: the gate's grounding
 # cache would otherwise answer I1 from the first round
 NEW_TEXT_EACH_ROUND = {"summary_of_many_sources", "summary_stating_what_no_source_holds",

@@ -4333,10 +4333,14 @@ class _Check:
         if not positions.size or not others:
             return positions
         quotes = np.flatnonzero(rows.kinds()[positions] == _KIND_QUOTE)
-        if not quotes.size:
+        flowed = [_within_paragraphs(text) for text in others if _ASCII_BLANKS.search(text)] if quotes.size else []
+        if not flowed:
             return positions
-        flowed = [_within_paragraphs(text) for text in others if _ASCII_BLANKS.search(text)]
-        rewrapped = []
+        import ahocorasick  # (only a quotation dropped or introduced asks for it)
+
+        # every quotation looked for in one pass over each text, not one search each (a rewrite
+        # dropping thousands of quotations of a long block made the searches quadratic)
+        automaton = ahocorasick.Automaton()
         for q in quotes.tolist():
             owner, row = rows(int(positions[q]))
             table = facts[owner].table
@@ -4344,9 +4348,17 @@ class _Check:
             if b"\n" in quoted:
                 continue  # a fenced block: its lines are verbatim, whitespace is its text (red team 11, y06)
             quoted = _within_paragraphs(quoted)
-            if b" " in quoted and any(quoted in text for text in flowed):
-                rewrapped.append(q)
-        return np.delete(positions, rewrapped) if rewrapped else positions
+            if b" " in quoted:
+                key = quoted.decode("latin-1")
+                automaton.add_word(key, [*automaton.get(key, ()), q])
+        if not len(automaton):
+            return positions
+        automaton.make_automaton()
+        rewrapped: set[int] = set()
+        for text in flowed:
+            for _, found in automaton.iter(text.decode("latin-1")):
+                rewrapped.update(found)
+        return np.delete(positions, sorted(rewrapped)) if rewrapped else positions
 
     def _check_handle_drops(self, invariant: str) -> None:
         """A handle that leaves the window must leave with a record (eviction, supersession) or,
