@@ -3864,14 +3864,20 @@ class _Check:
         asked: list[int] = []  # the tables with a JSON source
         groups: list[list[int]] = []
         same: set[int] = set()  # the tables that are a JSON source's document written again
+        parsed: dict[int, list[Any] | None] = {}  # a source's documents, parsed once a call
         for t in np.unique(owner).tolist():
             data = tables[t].data
-            if _JSON_START.match(data) is not None and any(
-                    _JSON_START.match(texts[k].table.data) is not None
-                    and _same_json_documents(texts[k].table.data, data) for k in sources[t]):
-                # (its escapes the source's own or not: "Jos\\u00e9" is the source's "José")
-                same.add(t)
-                continue
+            if _JSON_START.match(data) is not None:
+                documents = _json_documents(data)
+                for k in sources[t]:
+                    if k not in parsed:
+                        parsed[k] = _json_documents(texts[k].table.data)
+                    if _same_documents(parsed[k], documents):
+                        # (its escapes the source's own or not: "Jos\\u00e9" is the source's "José")
+                        same.add(t)
+                        break
+                if t in same:
+                    continue
             group = []
             for k in sources[t]:
                 d = decoded.get(k)
@@ -8450,11 +8456,15 @@ def _json_documents(data: bytes) -> list[Any] | None:
 
 
 def _same_json_documents(a: bytes, b: bytes) -> bool:
-    """Do two JSON texts (or JSON Lines) encode the same documents? Objects compare as their
-    pairs in order, and values as JSON types (``1``, ``1.0`` and ``true`` differ; floats by
-    their shortest repr, so ``1.50`` is ``1.5`` and NaN is NaN). No recursion: a deep document
-    is compared as any other."""
-    left, right = _json_documents(a), _json_documents(b)
+    """Do two JSON texts (or JSON Lines) encode the same documents (:func:`_same_documents`)?"""
+    return _same_documents(_json_documents(a), _json_documents(b))
+
+
+def _same_documents(left: list[Any] | None, right: list[Any] | None) -> bool:
+    """Are two parsed JSON texts (:func:`_json_documents`, None for no JSON) the same
+    documents? Objects compare as their pairs in order, and values as JSON types (``1``,
+    ``1.0`` and ``true`` differ; floats by their shortest repr, so ``1.50`` is ``1.5`` and NaN
+    is NaN). No recursion: a deep document is compared as any other."""
     if left is None or right is None:
         return False
     todo = [(left, right)]
