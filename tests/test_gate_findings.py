@@ -6365,3 +6365,21 @@ def test_a_duplicate_key_dropped_from_a_json_block_is_dropped():
     verdict = Gate(store).check([tool("t1", "tool:c", before)], [tool("t1", "tool:c", '{"retries":5}')],
                                 operator="rewrite")
     find(verdict, "I2", block="t1", key="retries", value="3")
+
+
+@pytest.mark.parametrize("source, text", [
+    (json.dumps({"exit_code": 1, "stdout": "FAILED: 3 tests\n"}), 'The run printed nothing: stdout="" [src:call_1].'),
+    (json.dumps({"path": "C:\\prod\\db", "ok": True}), 'path="" [src:call_1].'),
+    ('{"version": 1.10, "name": "app"}', "version=1.1 [src:call_1]."),
+    ('{"limit": 1e400, "name": "app"}', "limit=Infinity [src:call_1]."),
+    ('{"amount": 9007199254740993.0, "name": "app"}', "amount=9007199254740992.0 [src:call_1]."),
+    ('{"timeout": 1e3, "name": "app"}', "timeout=1000.0 [src:call_1]."),
+])
+def test_a_json_source_grounds_only_what_its_text_says(source, text):
+    # red team 96, F01, F02 (stop 39, of its own change): the decoded strings came with the
+    # document parsed and dumped again, every multi-line string emptied, so `stdout=""` and a
+    # number written as Python writes it (1.1 of 1.10, 1000.0 of 1e3) were grounded
+    store = store_with({"tool:call_1": source})
+    pre = [tool("t1", "tool:call_1", source), blk("a1", "assistant", "Ran it [src:call_1].")]
+    verdict = Gate(store).check(pre, [summary("s1", text, ["tool:call_1"]), pre[1]], operator="summarize")
+    find(verdict, "I1", block="s1")

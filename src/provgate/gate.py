@@ -2167,7 +2167,7 @@ class Gate:
         """The facts I4 pairs between reads of one resource: a read's own, or, when its text
         is a JSON document (a tool result, ``{"stdout": "retries=3\\n…"}``, an MCP ``text``),
         those of the strings it encodes, then of the document with the string values that hold
-        a line break, a tab or a quote emptied (:func:`_decoded_strings`). The grammar reads
+        a line break, a tab, a quote or a backslash blanked out (:func:`_decoded_strings`). The grammar reads
         the JSON text, where ``\\n`` glues a line to the next (``retries = "3\\ntimeout…"``)
         and a ``key: value`` line is no fact: two reads of a config wrapped so let a summary
         keep the stale ``retries=3`` alone (red team 90, F09, accepted as lossy). Kept by the
@@ -8392,7 +8392,8 @@ def _decoded_strings(body: bytes) -> tuple[list[str], bytes]:
     """The strings a JSON document (or JSON Lines: each line a document) encodes, and those of
     a string that is itself a JSON document (a tool result nested in another), one level down;
     empty when ``body`` is neither (red team 91, F03: a BOM, JSON Lines, a nested result and an
-    array of plain lines went undecoded); and the documents written again by :func:`_emptied`."""
+    array of plain lines went undecoded); and the text as the grammar should read it
+    (:func:`_skeleton`)."""
     try:
         documents = [json.loads(body)]
     except (ValueError, RecursionError):
@@ -8417,13 +8418,44 @@ def _decoded_strings(body: bytes) -> tuple[list[str], bytes]:
                     strings.extend(_json_strings(json.loads(inner)))
                 except (ValueError, RecursionError):
                     pass
-    try:
-        skeleton = "\n".join(json.dumps(_emptied(d), ensure_ascii=False) for d in documents).encode("utf-8", "replace")
-    except (ValueError, RecursionError):
-        # (too deep to write again: the JSON text as it is, glued values and all, rather than
-        # none of its numbers, red team 92, F06)
-        skeleton = body
-    return strings, skeleton
+    return strings, _skeleton(body)
+
+
+# a JSON string literal, and whether it is an object's key (a ":" after it)
+_JSON_STRING = re.compile(rb'"(?:[^"\\]|\\.)*+"([ \t\r\n]*+:)?')
+
+
+def _skeleton(body: bytes) -> bytes:
+    """A valid JSON text (or JSON Lines) as the grammar should read its keys and values: each
+    string value whose text holds a line break, a tab, a quotation mark or a backslash blanked
+    out — the values the JSON text writes with an escape that glues what follows to them
+    (``"x=1\\nretries=3"``), whose text the decoded strings hold — and the escapes of every
+    other string value decoded (``"Z\\u00fcrich"`` is ``"Zürich"``); keys, numbers and the rest
+    as written. Written in place, not parsed and dumped again: ``3.10`` stays ``3.10`` (not
+    ``3.1``, which a summary's ``3.1`` was then grounded by: red team 96, F02), a document of
+    any depth is written (red team 92, F06), and a blanked value is no ``key=""`` fact (red
+    team 96, F01: grounded a summary's ``stdout=""``). A plain string value (``"version":
+    "1.2.3"``) is the document's fact and stays (red team 92, F01)."""
+    out: list[bytes] = []
+    at = 0
+    for found in _JSON_STRING.finditer(body):
+        literal = found.group()
+        if found.group(1) is not None or b"\\" not in literal:
+            continue  # a key, or a value without escapes: as written
+        text = json.loads(literal)
+        if any(c in text for c in '\n\r\t"\\'):
+            written = b""
+        else:
+            try:
+                written = json.dumps(text, ensure_ascii=False).encode("utf-8")
+            except UnicodeEncodeError:  # (a lone surrogate: the escape as written)
+                continue
+        out += (body[at:found.start()], written)
+        at = found.end()
+    if not out:
+        return body
+    out.append(body[at:])
+    return b"".join(out)
 
 
 class _JsonObject(tuple):
@@ -8482,21 +8514,6 @@ def _same_documents(left: list[Any] | None, right: list[Any] | None) -> bool:
         elif x != y:
             return False
     return True
-
-
-def _emptied(value: Any) -> Any:
-    """A parsed JSON document with every string value that holds a line break, a tab or a
-    quotation mark emptied (keys kept): those the JSON text writes with an escape that glues
-    what follows to a value (``"x=1\\nretries=3"``); a plain string value (``"version":
-    "1.2.3"``) is the document's fact and stays (red team 92, F01: emptied, a changed version,
-    status or quoted number passed)."""
-    if isinstance(value, str):
-        return "" if any(c in value for c in '\n\r\t"\\') else value
-    if isinstance(value, dict):
-        return {k: _emptied(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_emptied(v) for v in value]
-    return value
 
 
 def _json_strings(value: Any) -> Iterator[str]:
