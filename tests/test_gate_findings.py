@@ -6383,3 +6383,32 @@ def test_a_json_source_grounds_only_what_its_text_says(source, text):
     pre = [tool("t1", "tool:call_1", source), blk("a1", "assistant", "Ran it [src:call_1].")]
     verdict = Gate(store).check(pre, [summary("s1", text, ["tool:call_1"]), pre[1]], operator="summarize")
     find(verdict, "I1", block="s1")
+
+
+_READS_95 = ("retries = 3\n\n\ntimeout = 30\n", "retries = 5\n\n\ntimeout = 30\n")
+
+
+@pytest.mark.parametrize("operator, rewrite, derived", [
+    ("rewrite", lambda t: t.replace("\n\n\n", "\n\n"), False),  # blank lines collapsed
+    ("rewrite", lambda t: t.replace(" = ", "="), False),
+    ("compress", lambda t: t.replace("timeout = 30", "timeout = <redacted>"), True),
+])
+def test_both_reads_of_a_file_rewritten_in_place_keep_their_order(operator, rewrite, derived):
+    # red team 95, F01 (stop 39): both reads of a file rewritten in place (a formatter, a
+    # token-saving pass, a redaction) made the older one, still ordered first, count as the
+    # newest read on its own, refused as "stale value kept alone"; the newer one rewritten to
+    # the older value is still refused
+    store = store_with({"tool:r1": _READS_95[0], "tool:r2": _READS_95[1]})
+    pre = [tool("t1", "tool:r1", _READS_95[0], resource="file:app.ini", ts=1.0),
+           tool("t2", "tool:r2", _READS_95[1], resource="file:app.ini", ts=2.0)]
+
+    def rewritten(b, text):
+        if derived:
+            return blk(b["id"], "tool", text, [], derived_from=list(b["handles"]), resource=b["resource"], ts=b["ts"])
+        return dict(b, text=text)
+
+    post = [rewritten(b, rewrite(b["text"])) for b in pre]
+    assert_accepted(Gate(store).check(pre, post, operator=operator))
+    stale = [post[0], rewritten(pre[1], rewrite(_READS_95[0]))]
+    verdict = Gate(store).check(pre, stale, operator="compress" if derived else operator)
+    assert not verdict.accepted, verdict.violations

@@ -5135,9 +5135,16 @@ class _Check:
         top = self._newest_reads(resource, reads)
         if len(top) != 1:
             return
-        # the post copies of the newest read: a new read ordered after all of them is as new
-        kept = [j for j in post_reads if match[j] is not None and self.pre.digests[match[j]] == self.pre.digests[top[0]]]
-        claim = [j for j in new_reads if all(self._post_newer(j, k) for k in kept)]
+        # the post copies of the newest read, and the newest read rewritten in place (under its
+        # id): a new read ordered after all of them is as new (both reads of a file rewritten
+        # in place, a blank line dropped from each: the older one, ordered before the newer, is
+        # no newest read; red team 95, F01 of stop 39, refused as the stale value kept alone).
+        # The rewritten newest read is asked itself.
+        newest_id = self.edit.pre[top[0]].id
+        post_blocks = self.post.blocks
+        kept = [j for j in post_reads if (match[j] is not None and self.pre.digests[match[j]] == self.pre.digests[top[0]])
+                or (match[j] is None and post_blocks[j].id == newest_id)]
+        claim = [j for j in new_reads if all(k == j or self._post_newer(j, k) for k in kept)]
         if claim:
             self._check_stale_values(resource, reads, top[0], only=claim)
 
