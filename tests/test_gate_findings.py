@@ -6412,3 +6412,25 @@ def test_both_reads_of_a_file_rewritten_in_place_keep_their_order(operator, rewr
     stale = [post[0], rewritten(pre[1], rewrite(_READS_95[0]))]
     verdict = Gate(store).check(pre, stale, operator="compress" if derived else operator)
     assert not verdict.accepted, verdict.violations
+
+
+@pytest.mark.parametrize("before, after, same", [
+    ('{"amount": 1.234567890123456789}', '{"amount": 1.234567890123456788}', False),
+    ('{"ts": 1733312345.12345678}', '{"ts": 1733312345.12345679}', False),
+    ('{"id": 12345678901234567.0}', '{"id": 12345678901234568.0}', False),
+    ('{"limit": 1e400}', '{"limit": 9e999}', False),
+    ('{"limit": 1e-400}', '{"limit": 0.0}', False),
+    ('{"limit": NaN}', '{"limit": Infinity}', False),
+    ('{"ratio": 1.50, "n": 3}', '{"ratio":1.5,"n":3}', True),
+    ('{"ratio": 1e3, "city": "Z\\u00fcrich"}', '{"ratio": 1000.0, "city": "Zürich"}', True),
+])
+def test_a_json_document_written_again_keeps_its_numbers_exactly(before, after, same):
+    # red team 94, F02 (stop 39, of this stop's "JSON written again"): numbers were compared as
+    # doubles, so two amounts that round to one double (or two overflows to inf) were the same
+    # document, and the changed amount was accepted as lossless
+    store = store_with({"tool:t": before})
+    verdict = Gate(store).check([tool("t1", "tool:t", before)], [tool("t1", "tool:t", after)], operator="rewrite")
+    if same:
+        assert_accepted(verdict, "lossless")
+    else:
+        assert not verdict.accepted and "I2" in {v.invariant for v in verdict.violations}, verdict.violations

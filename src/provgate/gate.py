@@ -25,6 +25,7 @@ change only pays for that block.
 
 from __future__ import annotations
 
+import decimal
 import functools
 import heapq
 import hmac
@@ -8479,7 +8480,7 @@ def _json_documents(data: bytes) -> list[Any] | None:
         return None
     body = data[start.end() - 1:]
     try:
-        return [json.loads(body, object_pairs_hook=_JsonObject)]
+        return [_exact_json(body)]
     except (ValueError, RecursionError):
         pass
     documents = []
@@ -8488,10 +8489,24 @@ def _json_documents(data: bytes) -> list[Any] | None:
         if not line:
             continue
         try:
-            documents.append(json.loads(line, object_pairs_hook=_JsonObject))
+            documents.append(_exact_json(line))
         except (ValueError, RecursionError):
             return None
     return documents
+
+
+class _JsonConstant(str):
+    """``NaN``, ``Infinity`` or ``-Infinity`` as written."""
+
+    __slots__ = ()
+
+
+def _exact_json(text: bytes) -> Any:
+    """A JSON text parsed with its numbers exact: a fraction or exponent as a Decimal, not a
+    double (two amounts that round to one double are two values: red team 94, F02, of this
+    stop's "JSON written again"), the constants as themselves, objects as their pairs."""
+    return json.loads(text, object_pairs_hook=_JsonObject, parse_float=decimal.Decimal,
+                      parse_constant=_JsonConstant)
 
 
 def _same_json_documents(a: bytes, b: bytes) -> bool:
@@ -8502,8 +8517,9 @@ def _same_json_documents(a: bytes, b: bytes) -> bool:
 def _same_documents(left: list[Any] | None, right: list[Any] | None) -> bool:
     """Are two parsed JSON texts (:func:`_json_documents`, None for no JSON) the same
     documents? Objects compare as their pairs in order, and values as JSON types (``1``,
-    ``1.0`` and ``true`` differ; floats by their shortest repr, so ``1.50`` is ``1.5`` and NaN
-    is NaN). No recursion: a deep document is compared as any other."""
+    ``1.0`` and ``true`` differ; a fraction or exponent by its exact decimal value, so ``1.50``
+    is ``1.5`` and ``1e3`` is ``1000.0``, but no two different amounts are one; a constant as
+    written). No recursion: a deep document is compared as any other."""
     if left is None or right is None:
         return False
     todo = [(left, right)]
@@ -8515,8 +8531,8 @@ def _same_documents(left: list[Any] | None, right: list[Any] | None) -> bool:
             if len(x) != len(y):
                 return False
             todo.extend(zip(x, y))
-        elif isinstance(x, float):
-            if repr(x) != repr(y):
+        elif isinstance(x, decimal.Decimal):
+            if x != y or x.is_signed() != y.is_signed():  # (1.50 is 1.5; -0.0 is not 0.0)
                 return False
         elif x != y:
             return False
