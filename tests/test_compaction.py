@@ -657,7 +657,10 @@ def test_summarizer_is_not_called_for_a_budget_below_the_pinned_blocks():
     "kwargs, argument",
     [({"summarize": "not callable"}, "summarize"), ({"store": None}, "store"), ({"store": {}}, "store"),
      ({"gate": object()}, "gate"), ({"on_reject": "ignore"}, "on_reject"), ({"budget_tokens": "big"}, "budget_tokens"),
-     ({"threshold": 2}, "threshold"), ({"window": "text"}, "window")],
+     ({"threshold": 2}, "threshold"), ({"window": "text"}, "window"),
+     # red team 93, F08: an int too large for a float raised a bare OverflowError
+     ({"threshold": 10**400}, "threshold"), ({"target": 10**400}, "target"),
+     ({"summary_ratio": 10**400}, "summary_ratio"), ({"summary_ratio": 10**5000}, "summary_ratio")],
 )
 def test_compact_refuses_bad_arguments_before_anything_happens(kwargs, argument):
     window, sources = small_window()

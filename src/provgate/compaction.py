@@ -674,19 +674,38 @@ def _check_budget(budget: Any) -> int:
     return budget
 
 
+def _as_float(value: Any) -> float:
+    """A real number as a float; NaN for one too large for a float (an int of 400 digits
+    raised a bare OverflowError: red team 93, F08), which every range check refuses."""
+    try:
+        return float(value)
+    except OverflowError:
+        return math.nan
+
+
+def _shown(value: Any) -> str:
+    """A number for an error message, at most 80 characters (an int past Python's limit on
+    the digits it converts is named by its size)."""
+    try:
+        shown = repr(value)
+    except ValueError:
+        return f"an int of {int(value).bit_length()} bits"
+    return shown if len(shown) <= 80 else shown[:77] + "..."
+
+
 def _check_fraction(value: Any, name: str) -> float:
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise InvalidArgumentError(f"{name} must be a number in (0, 1], not {type(value).__name__}", argument=name)
-    value = float(value)
-    if not (math.isfinite(value) and 0.0 < value <= 1.0):
-        raise InvalidArgumentError(f"{name} must be in (0, 1], got {value!r}", argument=name)
-    return value
+    number = _as_float(value)
+    if not (math.isfinite(number) and 0.0 < number <= 1.0):
+        raise InvalidArgumentError(f"{name} must be in (0, 1], got {_shown(value)}", argument=name)
+    return number
 
 
 def _check_ratio(value: Any) -> float:
     if isinstance(value, bool) or not isinstance(value, numbers.Real) or not (
-            math.isfinite(float(value)) and 0.0 < float(value) < 1.0):
-        raise InvalidArgumentError(f"summary_ratio must be a number in (0, 1), got {value!r}",
+            math.isfinite(_as_float(value)) and 0.0 < _as_float(value) < 1.0):
+        raise InvalidArgumentError(f"summary_ratio must be a number in (0, 1), got {_shown(value)}",
                                    argument="summary_ratio")
     return float(value)
 
