@@ -14,7 +14,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import provgate.gate as gate_module
-from gate_helpers import assert_accepted, blk, comparable, find, gate_for, record_extractions, store_with, summary, tool
+from gate_helpers import (assert_accepted, blk, comparable, find, gate_for, record_extractions, store_state, store_with,
+                          summary, tool)
 from provgate.errors import InvalidArgumentError
 from provgate.gate import Gate
 from provgate.handles import block_text_handle
@@ -110,7 +111,6 @@ def test_a_rejected_pass_that_saw_a_pin_still_makes_it_sticky():
 # crashes with AttributeError. Gate.check(operator=["prune"]) crashes with TypeError.
 from provgate.errors import EditFormatError  # noqa: E402
 from provgate.window import Edit, Window  # noqa: E402
-from gate_helpers import store_state  # noqa: E402
 
 _SRC = {"tool:call_1": "retries=3\n"}
 _PRE = [tool("t1", "tool:call_1", "retries=3\n")]
@@ -6434,3 +6434,23 @@ def test_a_json_document_written_again_keeps_its_numbers_exactly(before, after, 
         assert_accepted(verdict, "lossless")
     else:
         assert not verdict.accepted and "I2" in {v.invariant for v in verdict.violations}, verdict.violations
+
+
+@pytest.mark.parametrize("read_only", [False, True])
+def test_a_session_gate_that_writes_no_records_still_judges_as_the_session(tmp_path, read_only):
+    # red team 93, F01 (stop 39): Gate(store, session=NAME, audit=False) did not resume the
+    # session, so a dry run (or a check on a read-only store) dropped its pins and accepted a
+    # summary of the turn the session had pinned
+    path = str(tmp_path / "s.sqlite3")
+    u1, c1 = "Please deploy build 4471 to staging only, never prod.\n", "retries=3\n"
+    store = store_with({"user:u1": u1, "tool:c1": c1}, path=path)
+    window = [blk("b0", "user", u1, handles=["user:u1"], pinned=True), tool("b1", "tool:c1", c1)]
+    Gate(store, session="S").check(window, window, operator="reorder", commit=True)
+    store.close()
+    pre = [blk("b0", "user", u1, handles=["user:u1"]), tool("b1", "tool:c1", c1)]  # the flag lost on re-render
+    post = [summary("s1", "The user asked to deploy build 4471 to staging.\n", ["user:u1"]), pre[1]]
+    reopened = SourceStore(path, read_only=read_only)
+    before = store_state(reopened)
+    verdict = Gate(reopened, session="S", audit=False).check(pre, post, operator="summarize")
+    find(verdict, "R", block="b0")
+    assert store_state(reopened) == before  # (nothing written: no record, no source)

@@ -1364,7 +1364,9 @@ class Gate:
         self._left_lock = threading.Lock()
         self._cumulative: float | None = None
         self._cycle_base = 0
-        if session is not None and audit:
+        if session is not None:
+            # (a gate that writes no records still judges as the session: a dry run, or a check
+            # of candidates on a read-only store, dropped its pins and read log: red team 93, F01)
             self._resume()
 
     def _resume(self) -> None:
@@ -1694,7 +1696,9 @@ class Gate:
         transaction, so a later process never scans those sources again."""
         with self._lock:
             pending, self._unpersisted = self._unpersisted, []
-        if pending:
+        # (a store opened read-only keeps no cache: a check of candidates on it, audit=False,
+        # raised at this write; red team 93, F01)
+        if pending and not getattr(self.store, "read_only", False):
             self.store.put_cached_facts_many((d, v, t.to_bytes()) for d, v, t in pending)
 
     def commit(self, pre: Any, post: Any, *, operator: str, **kwargs: Any) -> Window:
