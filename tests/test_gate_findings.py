@@ -6454,3 +6454,30 @@ def test_a_session_gate_that_writes_no_records_still_judges_as_the_session(tmp_p
     verdict = Gate(reopened, session="S", audit=False).check(pre, post, operator="summarize")
     find(verdict, "R", block="b0")
     assert store_state(reopened) == before  # (nothing written: no record, no source)
+
+
+def test_a_refusal_too_big_for_its_record_is_still_recorded():
+    # red team 93, F02 (stop 39): each violation wrote its value three times (value, evidence,
+    # message), and a refusal of many long quotations made an audit record past the store's
+    # limit: the check raised LimitExceededError (the CLI: exit 2, "unusable input") and the
+    # refusal reached no record. A long value is cut now, with its length and digest, and a
+    # record still too big tells its violations shorter, then fewer.
+    store = SourceStore(":memory:", max_content_bytes=100_000)
+    store.put("tool:a", "hello\n")
+    pre = [tool("t", "tool:a", "hello\n"), blk("a", "assistant", "ok [src:a]\n")]
+    many = " ".join(f'"{i:06d}' + "q" * 100 + '"' for i in range(50)) + " [src:a]\n"
+    verdict = Gate(store).check(pre, [pre[0], blk("a", "assistant", many)], operator="rewrite")
+    assert not verdict.accepted and len(verdict.violations) >= 100
+    (record,) = [r for _, r in store.iter_audit()]
+    assert record["accepted"] is False
+    assert 0 < record["violations_in_record"] == len(record["violations"]) <= len(verdict.violations)
+    assert record["violations_by_invariant"] == verdict.to_json()["violations_by_invariant"]
+    assert [v["value"] for v in record["violations"]] == [v.value[:200] for v in verdict.violations][:len(record["violations"])]
+
+    long_quote = "q" * 30_000
+    store = store_with({"tool:a": "hello\n"})
+    verdict = Gate(store).check(pre, [pre[0], blk("a", "assistant", f'"{long_quote}" [src:a]\n')], operator="rewrite")
+    cut = find(verdict, "I1", key="quote")
+    assert cut.value == long_quote[:2000] + "…" and cut.evidence["value_chars"] == 30_000
+    assert cut.evidence["value_digest"] == "blake3:" + blake3(long_quote.encode()).hexdigest()
+    assert len(cut.message) < 4100 and len(cut.evidence["text"]) == 2001

@@ -120,6 +120,11 @@ DEFAULT_RETENTION_FLOOR = 0.95
 # Evidence lists are cut here so one pathological edit cannot make a verdict of megabytes;
 # the counts in Verdict.facts stay exact.
 MAX_VIOLATIONS_PER_CHECK = 1000
+# the characters of a violation's value (and of the evidence's texts) and of its message kept
+# in the verdict and the audit record; a longer one is cut (the value's length and digest kept)
+MAX_VIOLATION_VALUE_CHARS = 2000
+MAX_VIOLATION_MESSAGE_CHARS = 4000
+_CUT_EVIDENCE = ("text", "pre_text", "pre_value")
 # the sources an ungrounded fact's violation names (the rest counted): bounds a verdict's size,
 # in handles and in characters (64 handles of 1 KiB, named twice in each of 1,000 violations,
 # made an audit record of 131 MB, over the store's limit: the check raised after its writes,
@@ -1191,6 +1196,21 @@ class _Undo:
         self.shapes: list[_Shape] = []
 
 
+def _shorter_record(record: dict[str, Any], store: Any) -> dict[str, Any]:
+    """``record`` with its violations told in fewer characters: each as its invariant, block,
+    handle, key and the first 200 characters of its value; then as many of those as fit in
+    half the store's limit (``violations_in_record`` says how many of ``violations`` are
+    there; the verdict's counts by invariant stay whole)."""
+    limit = getattr(store, "max_content_bytes", None) or 1 << 20
+    short = [{"invariant": v["invariant"], "block": v["block"], "handle": v["handle"], "key": v["key"],
+              "value": v["value"] if not isinstance(v["value"], str) else v["value"][:200]}
+             for v in record.get("violations", ())]
+    size = len(json.dumps(short, ensure_ascii=False))
+    if size > limit // 2:
+        short = short[:max(0, len(short) * (limit // 2) // size - 1)]
+    return {**record, "violations": short, "violations_in_record": len(short)}
+
+
 def _check_resumable(seq: int, record: dict[str, Any]) -> None:
     """Refuse a session's record whose pins, read log or refused summaries are not of the form a
     gate writes, naming the record and the field: a resumed session never runs without the pins
@@ -1942,7 +1962,13 @@ class Gate:
         record["blocks"] = {"pre": len(edit.pre), "post": len(edit.post)}
         object.__setattr__(verdict, "pre_digest", record["pre_digest"])
         object.__setattr__(verdict, "post_digest", record["post_digest"])
-        self.store.append_audit(record)
+        try:
+            self.store.append_audit(record)
+        except LimitExceededError:
+            # a refusal too big for its own record is still recorded, with its violations
+            # told shorter, then fewer (red team 93, F02: the check raised, the CLI said
+            # "unusable input", and the refusal reached no record)
+            self.store.append_audit(_shorter_record(record, self.store))
 
     # -- caches shared by checks ----------------------------------------------------------------
 
@@ -2697,6 +2723,22 @@ class _Check:
         if len(self.violations) >= MAX_VIOLATIONS_PER_CHECK:
             self.dropped_violations += 1
             return
+        # a value of 30 KB was written three times a violation (value, evidence, message), and a
+        # refusal of 1,000 of them made an audit record past the store's limit: the check raised
+        # instead of refusing (red team 93, F02). A long value is cut, with its length and digest.
+        value = fields.get("value")
+        if isinstance(value, str) and len(value) > MAX_VIOLATION_VALUE_CHARS:
+            fields["value"] = value[:MAX_VIOLATION_VALUE_CHARS] + "…"
+            fields["evidence"] = {**fields.get("evidence", {}), "value_chars": len(value),
+                                  "value_digest": "blake3:" + blake3(value.encode("utf-8", "surrogatepass")).hexdigest()}
+        evidence = fields.get("evidence")
+        if evidence:
+            long = [k for k in _CUT_EVIDENCE if isinstance(evidence.get(k), str)
+                    and len(evidence[k]) > MAX_VIOLATION_VALUE_CHARS]
+            if long:
+                fields["evidence"] = {**evidence, **{k: evidence[k][:MAX_VIOLATION_VALUE_CHARS] + "…" for k in long}}
+        if len(message) > MAX_VIOLATION_MESSAGE_CHARS:
+            message = message[:MAX_VIOLATION_MESSAGE_CHARS] + f"… ({len(message)} characters)"
         self.violations.append(Violation(invariant, message, **fields))
 
     def _violate_stale(self, message: str, **fields: Any) -> None:
