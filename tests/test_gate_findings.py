@@ -6421,8 +6421,10 @@ def test_both_reads_of_a_file_rewritten_in_place_keep_their_order(operator, rewr
     ('{"limit": 1e400}', '{"limit": 9e999}', False),
     ('{"limit": 1e-400}', '{"limit": 0.0}', False),
     ('{"limit": NaN}', '{"limit": Infinity}', False),
-    ('{"ratio": 1.50, "n": 3}', '{"ratio":1.5,"n":3}', True),
-    ('{"ratio": 1e3, "city": "Z\\u00fcrich"}', '{"ratio": 1000.0, "city": "Zürich"}', True),
+    # red team 96, F03: a number is compared as written, as the grammar reads it
+    ('{"python": 3.10, "n": 3}', '{"python":3.1,"n":3}', False),
+    ('{"ratio": 1e3, "city": "Z\\u00fcrich"}', '{"ratio": 1000.0, "city": "Zürich"}', False),
+    ('{"ratio": 1e3, "city": "Z\\u00fcrich"}', '{"ratio":1e3,"city":"Zürich"}', True),
 ])
 def test_a_json_document_written_again_keeps_its_numbers_exactly(before, after, same):
     # red team 94, F02 (stop 39, of this stop's "JSON written again"): numbers were compared as
@@ -6481,3 +6483,13 @@ def test_a_refusal_too_big_for_its_record_is_still_recorded():
     assert cut.value == long_quote[:2000] + "…" and cut.evidence["value_chars"] == 30_000
     assert cut.evidence["value_digest"] == "blake3:" + blake3(long_quote.encode()).hexdigest()
     assert len(cut.message) < 4100 and len(cut.evidence["text"]) == 2001
+
+
+def test_a_json_block_is_read_as_utf8_never_guessed_as_utf16():
+    # red team 96, F09 (stop 39): json.loads of bytes guesses UTF-16 from a NUL second byte, so
+    # a text the grammar reads as retries=9 was "the same document" as a CJK string
+    source = json.dumps(["敲牴敩㵳‹"], ensure_ascii=False)
+    forged = '[\x00"\x00retries=9 "\x00]\x00'
+    store = store_with({"tool:t": source})
+    verdict = Gate(store).check([tool("t1", "tool:t", source)], [tool("t1", "tool:t", forged)], operator="rewrite")
+    find(verdict, "I2", block="t1", key="retries", value="9")
