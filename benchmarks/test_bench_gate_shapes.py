@@ -44,6 +44,10 @@ their growth is measured: a size twice the other should take about twice as long
   of N quotations that drops each (their marks removed: rejected by I2) or wraps each onto two
   lines (lossless). Each dropped quotation is looked for, re-wrapped, in the rewritten text
   (stop 39): one search each made 8,000 take 0.8 s.
+- ``summary_table_of_numbers`` and ``summary_of_one_long_sentence``: a summary of a config's
+  newer read stating N numbers in a markdown table, or in one sentence, beside the older read
+  kept (red team 96, F07: I4's prose rule walked each cell up to its table's header, and read
+  each number's sentence back to its start: 4,000 took 3.7 s and 10 s).
 - ``summaries_of_a_config_whose_keys_changed``: a config of N keys read twice, every value
   changed, summarized as N one-key summaries of the newer read, the older read evicted on the
   record (red team 64, F02: I4 scanned each summary for every stale key's name and asked it
@@ -241,6 +245,30 @@ def _rewrite_reflowing_quotations(n: int):
     return {"doc:d": text}, pre, post, "rewrite", True
 
 
+def _summary_table_of_numbers(n: int):
+    # red team 96, F07 (stop 39): each cell of a markdown table walked the table up to its
+    # header (I4's prose rule): 4,000 rows took 3.7 s
+    older, newer = "retries=3\ntimeout=3\n", "retries=5\ntimeout=5\n"
+    sources = {"tool:r1": older, "tool:r4": newer}
+    pre = [{"id": "t1", "role": "tool", "text": older, "handles": ["tool:r1"], "resource": "file:app.ini", "ts": 110.0},
+           {"id": "t4", "role": "tool", "text": newer, "handles": ["tool:r4"], "resource": "file:app.ini", "ts": 140.0}]
+    text = "| retries | timeout |\n|---|---|\n" + "| 5 | 5 |\n" * n + "[src:r4]\n"
+    post = [pre[0], {"id": "s", "role": "summary", "text": text, "derived": True, "derived_from": ["tool:r4"]}]
+    return sources, pre, post, "summarize", True
+
+
+def _summary_of_one_long_sentence(n: int):
+    # red team 96, F07: a sentence of N numbers ("etc." joined them into one) was read back to
+    # its start for each number: 4,000 took 10 s
+    older, newer = "retries=3\ntimeout=3\n", "retries=5\ntimeout=5\n"
+    sources = {"tool:r1": older, "tool:r4": newer}
+    pre = [{"id": "t1", "role": "tool", "text": older, "handles": ["tool:r1"], "resource": "file:app.ini", "ts": 110.0},
+           {"id": "t4", "role": "tool", "text": newer, "handles": ["tool:r4"], "resource": "file:app.ini", "ts": 140.0}]
+    text = "Retries and the timeout are now " + "5, " * n + "etc. [src:r4]\n"
+    post = [pre[0], {"id": "s", "role": "summary", "text": text, "derived": True, "derived_from": ["tool:r4"]}]
+    return sources, pre, post, "summarize", True
+
+
 SHAPES = {"unresolved_markers": (_unresolved_markers, 4000), "summary_chain": (_summary_chain, 2000),
           "cited_handles": (_cited_handles, 2000), "summary_of_many_sources": (_summary_of_many_sources, 2000),
           "summary_stating_what_no_source_holds": (_summary_stating_what_no_source_holds, 4000),
@@ -253,7 +281,9 @@ SHAPES = {"unresolved_markers": (_unresolved_markers, 4000), "summary_chain": (_
           "summaries_of_a_config_whose_keys_changed": (_summaries_of_a_config_whose_keys_changed, 1000),
           "summary_repeating_a_quote": (_summary_repeating_a_quote, 8000),
           "rewrite_dropping_quotations": (_rewrite_dropping_quotations, 4000),
-          "rewrite_reflowing_quotations": (_rewrite_reflowing_quotations, 4000)}
+          "rewrite_reflowing_quotations": (_rewrite_reflowing_quotations, 4000),
+          "summary_table_of_numbers": (_summary_table_of_numbers, 4000),
+          "summary_of_one_long_sentence": (_summary_of_one_long_sentence, 4000)}
 # shapes whose every round checks summaries no round checked before: the gate's grounding
 # cache would otherwise answer I1 from the first round
 NEW_TEXT_EACH_ROUND = {"summary_of_many_sources", "summary_stating_what_no_source_holds",

@@ -6152,6 +6152,16 @@ def test_a_json_read_whose_strings_cannot_be_scanned_is_paired_by_its_own_facts(
     ("retries=3\ntimeout=3\n", "retries=5\ntimeout=5\n",
      "| retries | timeout |\n|---|---|\n| 5 | unchanged |\n[src:r4]", False),
     ("retries=3\ntimeout=3\n", "retries=5\ntimeout=5\n", "| retries | timeout |\n| 5 | 5 |\n[src:r4]", False),
+    # red team 96, F04, F05: "etc." before a number or a capital ends a sentence; an escaped pipe
+    # is a cell's text, not a column
+    ("retries=3\ntimeout=3\n", "retries=5\ntimeout=5\n",
+     "Retries are now 5 [src:r4]. We looked at the timeout, the logs, etc. 5 files were scanned.", False),
+    ("retries=3\ntimeout=3\n", "retries=5\ntimeout=5\n",
+     "Retries are now 5 [src:r4]. The timeout vs. 5 files scanned: no change.", False),
+    ("retries=3\ntimeout=3\n", "retries=5\ntimeout=5\n",
+     "Retries are now 5 [src:r4].\n\n| filter | retries | timeout |\n|---|---|---|\n| a\\|b | 5 | unchanged |\n", False),
+    ("retries=3\ntimeout=3\n", "retries=5\ntimeout=5\n",
+     "| filter | retries | timeout |\n|---|---|---|\n| a\\|b | 5 | 5 |\n[src:r4]", True),
 ])
 def test_a_number_in_prose_is_said_of_the_key_named_next_to_it(older, newer, text, accepted):
     # docs/gate.md I4: a number in prose keeps a key's newer value when it is said of the key:
@@ -6493,3 +6503,35 @@ def test_a_json_block_is_read_as_utf8_never_guessed_as_utf16():
     store = store_with({"tool:t": source})
     verdict = Gate(store).check([tool("t1", "tool:t", source)], [tool("t1", "tool:t", forged)], operator="rewrite")
     find(verdict, "I2", block="t1", key="retries", value="9")
+
+
+@pytest.mark.parametrize("source, quoted", [
+    ("Ship the payments\r\rcluster today.\r", "the payments cluster"),  # a blank line of lone \r
+    ("Ship the payments\u2029cluster today.\n", "the payments cluster"),
+    ("Ship the payments\f\fcluster today.\n", "the payments cluster"),
+    ("Run these, one per line:\n```sh\nrm -rf /srv/app/cache\n--force is never allowed here\n```\n",
+     "rm -rf /srv/app/cache --force"),  # two code lines of a fence joined into one command
+])
+def test_a_wrapped_quotation_is_not_grounded_across_a_paragraph_or_a_fence(source, quoted):
+    # red team 96, F06 and F11 (stop 39, of its own change)
+    store = store_with({"doc:d1": source})
+    verdict = Gate(store).check([tool("t1", "doc:d1", source)],
+                                [summary("s1", f'The doc says "{quoted}" [src:d1].', ["doc:d1"])], operator="summarize")
+    find(verdict, "I1", block="s1", key="quote", value=quoted)
+
+
+def test_a_quotation_changed_beside_a_wrapped_copy_of_it_is_dropped():
+    # red team 96, F08 (stop 39, of its own change): another block's wrapped copy of the
+    # quotation, or a second copy in the same block, excused a word changed in the first
+    flat = 'Page "the on-call engineer for payments" before any rollout.\n'
+    pre = [blk("a1", "assistant", flat), blk("a2", "assistant", "Notes from the incident review.\n")]
+    cross = [blk("a1", "assistant", flat.replace("engineer for payments", "engineer\nfor billing")),
+             blk("a2", "assistant", 'Notes. Escalation contact: "the on-call engineer\nfor payments".\n')]
+    twice = [blk("a1", "assistant", flat + flat), pre[1]]
+    twice_post = [blk("a1", "assistant", flat.replace("engineer ", "engineer\n")
+                      + flat.replace("engineer for payments", "engineer\nfor billing")), pre[1]]
+    for before, after in ((pre, cross), (twice, twice_post)):
+        verdict = Gate(store_with({})).check(before, after, operator="rewrite")
+        find(verdict, "I2", block="a1", key="quote", value="the on-call engineer for payments")
+    assert_accepted(Gate(store_with({})).check(twice, [blk("a1", "assistant", (flat + flat).replace("engineer ", "engineer\n")),
+                                                       pre[1]], operator="rewrite"), "lossless")

@@ -4116,8 +4116,12 @@ class _Check:
         if a_pos.size and a_pos.min() < 0:
             introduced = np.flatnonzero(a_pos < 0)
             # a quotation the rewrite only joined back onto one line is no new fact
-            introduced = self._not_rewrapped(introduced, a_row, self.post_facts,
-                                             [pre_facts[i].table.data for i in d_blocks])
+            removed_by_id = {edit.pre[i].id: i for i in d_blocks}
+            joined = self._rewrapped_quotes(
+                introduced, a_row, self.post_facts, lambda ks: [[a_row(k)] for k in ks],
+                lambda j: None if (i := removed_by_id.get(edit.post[j].id)) is None else pre_facts[i].table.data)
+            if joined:
+                introduced = np.delete(introduced, sorted(joined))
             fps = _joined(a_fps)[introduced]
             first: dict[tuple[int, int], int] = {}  # each distinct fact's first row, for the evidence
             for k, row in zip(introduced.tolist(), fps.tolist()):
@@ -4345,10 +4349,20 @@ class _Check:
         if unaccounted.size:
             # a quotation the rewrite only wrapped onto two lines is not dropped
             firsts = first[np.searchsorted(values, unaccounted)]
-            kept = self._not_rewrapped(firsts, d_row, self.pre_facts,
-                                       [self.post_facts[j].table.data for j in self.changed])
-            if kept.size < firsts.size:
-                unaccounted = unaccounted[np.isin(firsts, kept)]
+            changed_by_id = {edit.post[j].id: j for j in self.changed}
+
+            def holders(ks: list[int]) -> list[list[tuple[int, int]]]:
+                facts_of = d_pos[ks]
+                every: dict[int, list[tuple[int, int]]] = {int(f): [] for f in facts_of.tolist()}
+                for k in np.flatnonzero(np.isin(d_pos, facts_of)).tolist():
+                    every[int(d_pos[k])].append(d_row(k))
+                return [every[int(f)] for f in facts_of.tolist()]
+
+            wrapped = self._rewrapped_quotes(
+                firsts, d_row, self.pre_facts, holders,
+                lambda i: None if (j := changed_by_id.get(edit.pre[i].id)) is None else self.post_facts[j].table.data)
+            if wrapped:
+                unaccounted = np.delete(unaccounted, sorted(wrapped))
         self.counts["dropped"] += int(unaccounted.size)
         report = self.reportable(unaccounted)
         if not len(report):
@@ -4374,25 +4388,23 @@ class _Check:
                          key=span.key, value=span.value,
                          evidence={"span": [span.start, span.end], "text": span.text, "change": "dropped"})
 
-    @staticmethod
-    def _not_rewrapped(positions: np.ndarray, rows: _RowMap, facts: list[_Facts], others: list[bytes]) -> np.ndarray:
-        """``positions`` (in ``rows``' concatenation) but the one-line quotations among them
-        that ``others`` hold with only their line breaks moved: a rewrite that re-flows a paragraph
-        (red team 90, F02) wraps a quotation onto two lines, where the grammar, reading a
-        quotation on one line, no longer sees it, or joins one back. Each such quotation, its
-        delimiters included, must occur in one of ``others`` once runs of whitespace are one
-        space each, and never across a blank line (another paragraph)."""
-        if not positions.size or not others:
-            return positions
+    def _rewrapped_quotes(self, positions: np.ndarray, rows: _RowMap, facts: list[_Facts],
+                          holders: Callable[[list[int]], list[list[tuple[int, int]]]],
+                          other_of: Callable[[int], bytes | None]) -> set[int]:
+        """Which of ``positions`` (in ``rows``' concatenation) are one-line quotations that a
+        rewrite only re-flowed: a rewrite that re-flows a paragraph (red team 90, F02) wraps a
+        quotation onto two lines, where the grammar, reading a quotation on one line, no longer
+        sees it, or joins one back. ``holders`` gives the (block, row) of every block that held
+        each one; ``other_of`` the text of the block with a holder's id on the other side. Each
+        holder's other side must hold the quotation, delimiters included and runs of whitespace
+        one space each, never across a blank line, at least as often as the holder does (red
+        team 96, F08: another block's wrapped copy, or a second copy, excused a changed word)."""
+        if not positions.size:
+            return set()
         quotes = np.flatnonzero(rows.kinds()[positions] == _KIND_QUOTE)
-        flowed = [_within_paragraphs(text) for text in others if _ASCII_BLANKS.search(text)] if quotes.size else []
-        if not flowed:
-            return positions
-        import ahocorasick  # (only a quotation dropped or introduced asks for it)
-
-        # every quotation looked for in one pass over each text, not one search each (a rewrite
-        # dropping thousands of quotations of a long block made the searches quadratic)
-        automaton = ahocorasick.Automaton()
+        if not quotes.size:
+            return set()
+        needles: dict[int, bytes] = {}
         for q in quotes.tolist():
             owner, row = rows(int(positions[q]))
             table = facts[owner].table
@@ -4401,16 +4413,38 @@ class _Check:
                 continue  # a fenced block: its lines are verbatim, whitespace is its text (red team 11, y06)
             quoted = _within_paragraphs(quoted)
             if b" " in quoted:
-                key = quoted.decode("latin-1")
-                automaton.add_word(key, [*automaton.get(key, ()), q])
-        if not len(automaton):
-            return positions
-        automaton.make_automaton()
-        rewrapped: set[int] = set()
-        for text in flowed:
-            for _, found in automaton.iter(text.decode("latin-1")):
-                rewrapped.update(found)
-        return np.delete(positions, sorted(rewrapped)) if rewrapped else positions
+                needles[q] = quoted
+        if not needles:
+            return set()
+        groups = dict(zip(needles, holders([int(positions[q]) for q in needles])))
+        by_owner: dict[int, set[bytes]] = {}
+        for q, group in groups.items():
+            for owner, _ in group:
+                by_owner.setdefault(owner, set()).add(needles[q])
+        import ahocorasick  # (only a quotation dropped or introduced asks for it)
+
+        # each block's quotations counted in one pass over its text and the other side's, not one
+        # search each (a rewrite dropping thousands of quotations of a long block was quadratic)
+        counts: dict[tuple[int, bytes], tuple[int, int]] = {}
+        for owner, wanted in by_owner.items():
+            other = other_of(owner)
+            if other is None:
+                continue
+            automaton = ahocorasick.Automaton()
+            for needle in wanted:
+                automaton.add_word(needle.decode("latin-1"), needle)
+            automaton.make_automaton()
+            own_count: Counter[bytes] = Counter(found for _, found in automaton.iter(
+                _within_paragraphs(facts[owner].table.data).decode("latin-1")))
+            other_count: Counter[bytes] = Counter(found for _, found in automaton.iter(
+                _within_paragraphs(other).decode("latin-1")))
+            for needle in wanted:
+                counts[(owner, needle)] = (own_count[needle], other_count[needle])
+        rewrapped = set()
+        for q, group in groups.items():
+            if all(0 < own <= other for own, other in (counts.get((owner, needles[q]), (1, 0)) for owner, _ in group)):
+                rewrapped.add(q)
+        return rewrapped
 
     def _check_handle_drops(self, invariant: str) -> None:
         """A handle that leaves the window must leave with a record (eviction, supersession) or,
@@ -7704,7 +7738,11 @@ _GROUNDING_KINDS = {"skip_kind": _KIND_CITATION, "pair_kind": _KIND_KV, "quote_k
 # so a summary of thousands of invented quotations costs no more than this many (the rest stay
 # ungrounded: refused, as before)
 MAX_WRAPPED_QUOTE_LOOKUPS = 64
-_BLANK_LINE = re.compile(rb"\n[ \t\r\f\v]*\n")
+# a paragraph break: a blank line (ended by \n, \r\n or a lone \r), a form feed or vertical
+# tab, U+2028 or U+2029 (red team 96, F06: a quotation was grounded across \r\r and U+2029)
+_BLANK_LINE = re.compile(rb"(?:\r\n?|\n)[ \t]*(?:\r\n?|\n)|[\f\v]|\xe2\x80[\xa8\xa9]")
+# a fence line (``` or ~~~, up to three spaces in)
+_FENCE_LINE = re.compile(rb"(?m)^[ ]{0,3}(?:```|~~~)")
 _ASCII_BLANKS = re.compile(rb"[ \t\n\r\f\v]")
 
 
@@ -7750,7 +7788,11 @@ def _ground_wrapped_quotes(tables: list[FactTable], haystacks: list[list[bytes]]
             span = whitespace_match(quote, haystack, negation_applies=not code)
             # the source's own wrapped words are then held to the boundaries an exact quotation
             # is held to (verify cuts no token, but "rm -rf /" of "rm -rf /tmp" ends inside one)
+            # (and never across a line break inside a fenced block, whose lines are verbatim:
+            # two code lines joined into one command, red team 96, F11)
             if (span is not None and _BLANK_LINE.search(haystack, span[0], span[1]) is None
+                    and not (b"\n" in haystack[span[0]:span[1]]
+                             and len(_FENCE_LINE.findall(haystack, 0, span[0])) % 2)
                     and occurs_at_boundaries([haystack[span[0]:span[1]]], [haystack],
                                              modes=[_MODE_RELAXED if code else _MODE_QUOTE])[0]):
                 keep[n] = False
@@ -8001,22 +8043,87 @@ def _key_pieces(name: bytes) -> tuple[bytes, ...]:
     return found
 
 
-def _sentence_break(lowered: bytes, k: int) -> bool:
-    """Does ``lowered[k]`` end a sentence: ``!``, ``?``, ``;``, a line break, or a ``.`` before
-    a blank or the end (not the ``.`` of "app.ini" or "3.5", nor that ending "i.e.", "e.g.",
-    "etc." or "vs.": red team 92, F05)?"""
-    c = lowered[k]
-    if c == 0x2E:
-        if k + 1 < len(lowered) and lowered[k + 1] not in b" \t\r\n":
-            return False
-        start = k
-        while start > 0 and (0x61 <= lowered[start - 1] <= 0x7A or lowered[start - 1] == 0x2E):
-            start -= 1
-        return lowered[start:k] not in _ABBREVIATIONS
-    return c in _SENTENCE_BREAK
+class _Prose:
+    """A text as the I4 prose rule reads it (:func:`_keys_said_of`): its bytes, lower-cased
+    with the keys of its ``key=value`` facts blanked out, and its tables' headers, found once."""
+
+    __slots__ = ("data", "lowered", "_headers")
+
+    def __init__(self, table: FactTable) -> None:
+        self.data = table.data
+        self.lowered = _prose_lowered(table)
+        self._headers: list[tuple[int, int, list[bytes]]] | None = None
+
+    def sentence_break(self, k: int) -> bool:
+        """Does byte ``k`` end a sentence: ``!``, ``?``, ``;``, a line break, or a ``.`` before a
+        blank or the end (not the ``.`` of "app.ini" or "3.5", nor that ending "i.e.", "e.g.",
+        "etc." or "vs." before a lower-case word: red team 92, F05; "etc. 5 files" and "etc.
+        The" end one, red team 96, F04)?"""
+        lowered = self.lowered
+        c = lowered[k]
+        if c == 0x2E:
+            if k + 1 < len(lowered) and lowered[k + 1] not in b" \t\r\n":
+                return False
+            start = k
+            while start > 0 and (0x61 <= lowered[start - 1] <= 0x7A or lowered[start - 1] == 0x2E):
+                start -= 1
+            if lowered[start:k] not in _ABBREVIATIONS:
+                return True
+            nxt = _NEXT_WORD.match(self.data, k + 1)
+            return nxt is None or not 0x61 <= self.data[nxt.end() - 1] <= 0x7A
+        return c in _SENTENCE_BREAK
+
+    def column_header(self, at: int) -> bytes:
+        """The header cell of the column of byte ``at`` when its line is a row of a markdown
+        table (a header line, then a ``|---|`` line, then rows; an escaped ``\\|`` is a cell's
+        text, red team 96, F05); else empty. The tables are found once a text (one walk up
+        from each cell was quadratic in a table's rows: red team 96, F07)."""
+        if self._headers is None:
+            self._headers = _table_headers(self.lowered)
+        line = self.lowered.rfind(b"\n", 0, at) + 1
+        i = bisect_right(self._headers, (line, math.inf)) - 1
+        if i < 0 or not self._headers[i][0] <= line < self._headers[i][1]:
+            return b""
+        cells = self._headers[i][2]
+        column = len(_UNESCAPED_PIPE.findall(self.lowered, line, at))
+        return cells[column] if column < len(cells) else b""
 
 
-def _keys_said_of(lowered: bytes, at: int, end: int, names: list[tuple[tuple[int, int], bytes]]
+_NEXT_WORD = re.compile(rb"[ \t\r\n]*[^ \t\r\n]")
+_UNESCAPED_PIPE = re.compile(rb"(?<!\\)\|")
+# how far before a number the prose rule reads (a sentence of thousands of numbers was read back
+# to its start for each: quadratic, red team 96, F07)
+_SAID_OF_BYTES = 512
+
+
+def _table_headers(lowered: bytes) -> list[tuple[int, int, list[bytes]]]:
+    """Each markdown table's rows (from the first row's start to the table's end) and its header
+    cells, in order: a run of lines starting with ``|`` whose second line is a ``|---|`` line."""
+    found = []
+    lines = lowered.split(b"\n")
+    at = 0
+    i = 0
+    starts = []
+    for line in lines:
+        starts.append(at)
+        at += len(line) + 1
+    while i < len(lines):
+        if lines[i].lstrip(b" \t").startswith(b"|") and i + 1 < len(lines) and lines[i + 1].strip(b" \t\r").startswith(
+                b"|") and not set(lines[i + 1].strip(b" \t\r")) - set(b"|-: \t"):
+            j = i + 2
+            while j < len(lines) and lines[j].lstrip(b" \t").startswith(b"|"):
+                j += 1
+            if j > i + 2:
+                header = lines[i].strip(b" \t\r")
+                found.append((starts[i + 2], starts[j] if j < len(starts) else len(lowered) + 1,
+                              _UNESCAPED_PIPE.split(header)))
+            i = j
+        else:
+            i += 1
+    return found
+
+
+def _keys_said_of(text: _Prose, at: int, end: int, names: list[tuple[tuple[int, int], bytes]]
                   ) -> set[tuple[int, int]]:
     """The keys of ``names`` a number at ``lowered[at:end]`` is said of: in its sentence (up to
     ``!``, ``?``, ``;``, a line break or a ``.`` before a blank), the key named last before it,
@@ -8024,8 +8131,9 @@ def _keys_said_of(lowered: bytes, at: int, end: int, names: list[tuple[tuple[int
     raised to 5"); and a key named by the word right after it, with only blanks between ("5
     worker processes", but not "5, timeout: unchanged"). A key is named by its last piece, its
     other pieces among the three words before that (:func:`_key_pieces`)."""
-    lo = at
-    while lo > 0 and not _sentence_break(lowered, lo - 1):
+    lowered = text.lowered
+    lo, floor = at, max(0, at - _SAID_OF_BYTES)
+    while lo > floor and not text.sentence_break(lo - 1):
         lo -= 1
     before = [_stem(m.group()) for m in _WORD.finditer(lowered, lo, at)]
 
@@ -8055,7 +8163,7 @@ def _keys_said_of(lowered: bytes, at: int, end: int, names: list[tuple[tuple[int
             break
         k = j
     if not said:
-        header = _column_header(lowered, lowered.rfind(b"\n", 0, at) + 1, at)
+        header = text.column_header(at)
         if header:
             # a table's cell is said of the key its column's header names ("| retries |
             # timeout |" over "| 5 | 5 |": red team 92, F05)
@@ -8063,28 +8171,6 @@ def _keys_said_of(lowered: bytes, at: int, end: int, names: list[tuple[tuple[int
             for k in range(len(words)):
                 said.update(named_at(words, k))
     return said
-
-
-def _column_header(lowered: bytes, line_start: int, at: int) -> bytes:
-    """The header cell of the column of ``lowered[at]`` when its line (from ``line_start``) is
-    a row of a markdown table (a header line, then a ``|---|`` line, then rows); else empty."""
-    row = lowered[line_start:at]
-    if not row.lstrip(b" \t").startswith(b"|"):
-        return b""
-    column = row.count(b"|")
-    lines: list[bytes] = []
-    end = line_start - 1  # (the line break before the row)
-    while end > 0:
-        start = lowered.rfind(b"\n", 0, end) + 1
-        line = lowered[start:end].strip(b" \t\r")
-        if not line.startswith(b"|"):
-            break
-        lines.append(line)
-        end = start - 1
-    if len(lines) < 2 or set(lines[-2]) - set(b"|-: \t"):
-        return b""  # (the line under the header must be the |---| line)
-    cells = lines[-1].split(b"|")
-    return cells[column] if column < len(cells) else b""
 
 
 def _named_newer_values(named: dict[tuple[int, int], set[tuple[int, int]]], facts: _Facts,
@@ -8099,19 +8185,19 @@ def _named_newer_values(named: dict[tuple[int, int], set[tuple[int, int]]], fact
     ``retries=3`` alone; so did "retries=3, with 5 workers" (red team 89, F01), and "Retries are
     now 5 and the timeout is unchanged" kept ``timeout=5`` (red team 91, F01). In prose a value
     still counts as a stale one (fail closed)."""
-    lowered: bytes | None = None
+    prose: _Prose | None = None
     table = facts.table
     rows = fps = np.empty(0, dtype=np.int64)
     for v in values:
         names = [(key, name) for key, name in newer_names.get(v, ()) if v not in named.get(key, ())]
         if not names:
             continue
-        if lowered is None:  # (made once a text, for its first value asked)
-            lowered = _prose_lowered(table)
+        if prose is None:  # (made once a text, for its first value asked)
+            prose = _Prose(table)
             rows = np.flatnonzero((table.kind != _KIND_KV) & (table.kind != _KIND_CITATION))
             fps = table.fp_value[rows]
         for r in rows[(fps[:, 0] == np.uint64(v[0])) & (fps[:, 1] == np.uint64(v[1]))].tolist():
-            for key in _keys_said_of(lowered, int(table.start[r]), int(table.end[r]), names):
+            for key in _keys_said_of(prose, int(table.start[r]), int(table.end[r]), names):
                 named.setdefault(key, set()).add(v)
 
 
