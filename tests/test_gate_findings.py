@@ -6535,3 +6535,18 @@ def test_a_quotation_changed_beside_a_wrapped_copy_of_it_is_dropped():
         find(verdict, "I2", block="a1", key="quote", value="the on-call engineer for payments")
     assert_accepted(Gate(store_with({})).check(twice, [blk("a1", "assistant", (flat + flat).replace("engineer ", "engineer\n")),
                                                        pre[1]], operator="rewrite"), "lossless")
+
+
+def test_a_source_whose_fact_table_is_past_the_store_limit_is_still_judged():
+    # red team 93, F09 (stop 39): the store took a source whose cached fact table was past its
+    # limit, and every later check of a window holding it raised LimitExceededError at the
+    # cache's write, with no verdict (evicting it on the record included)
+    store = SourceStore(":memory:", max_content_bytes=200_000)
+    text = "".join(f"key{i}=val{i}\n" for i in range(10_000))
+    store.put("tool:big", text)
+    window = [tool("b", "tool:big", text), blk("a", "assistant", "key5 is val5 [src:big]\n")]
+    gate = Gate(store)
+    verdict = gate.check(window, window[1:], operator="evict", evicted=["tool:big"])
+    assert_accepted(verdict, "lossless")
+    verdict = gate.check(window, [window[0], blk("a", "assistant", "key5 is val99999 [src:big]\n")], operator="rewrite")
+    find(verdict, "I1", block="a", value="val99999")

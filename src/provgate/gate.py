@@ -1717,8 +1717,21 @@ class Gate:
             pending, self._unpersisted = self._unpersisted, []
         # (a store opened read-only keeps no cache: a check of candidates on it, audit=False,
         # raised at this write; red team 93, F01)
-        if pending and not getattr(self.store, "read_only", False):
-            self.store.put_cached_facts_many((d, v, t.to_bytes()) for d, v, t in pending)
+        if not pending or getattr(self.store, "read_only", False):
+            return
+        # a table past the store's limit is not cached (a source of 700,000 small numbers made
+        # one of 64 MiB, and every check of a window holding it raised: red team 93, F09); the
+        # gate keeps it in memory, and another process scans the source again
+        limit = getattr(self.store, "max_content_bytes", None)
+        entries = [(d, v, blob) for d, v, t in pending if limit is None or len(blob := t.to_bytes()) <= limit]
+        try:
+            self.store.put_cached_facts_many(entries)
+        except LimitExceededError:
+            for entry in entries:  # (a row SQLite's own limit refuses: each other one still cached)
+                try:
+                    self.store.put_cached_facts_many([entry])
+                except LimitExceededError:
+                    pass
 
     def commit(self, pre: Any, post: Any, *, operator: str, **kwargs: Any) -> Window:
         """The window to commit, or ``ProvenanceInvariantError`` carrying the verdict."""
