@@ -6550,3 +6550,24 @@ def test_a_source_whose_fact_table_is_past_the_store_limit_is_still_judged():
     assert_accepted(verdict, "lossless")
     verdict = gate.check(window, [window[0], blk("a", "assistant", "key5 is val99999 [src:big]\n")], operator="rewrite")
     find(verdict, "I1", block="a", value="val99999")
+
+
+@pytest.mark.parametrize("text, grounded", [
+    ("`conf/app.ini` sets retries to 5 [src:c1].", True),  # the read's own resource, in backticks
+    ('"conf/app.ini" sets retries to 5 [src:c1].', True),
+    ("It sets `retries=5` [src:c1].", True),  # a config pair, grounded by its pair
+    ("It sets `retries=6` [src:c1].", False),
+    ("`conf/prod.ini` sets retries to 5 [src:c1].", False),
+    ("It says `retries=5 always` [src:c1].", False),  # more than the one fact: held to the words
+])
+def test_a_grounded_fact_in_backticks_is_grounded(text, grounded):
+    # red team 95, F05 (stop 39): a summary writing a file's path or a config pair in backticks
+    # was refused as a quotation no source holds; the same words without them were accepted
+    source = "retries = 5\ntimeout = 30\n"
+    store = store_with({"tool:c1": source})
+    pre = [tool("t1", "tool:c1", source, resource="file:conf/app.ini")]
+    verdict = Gate(store).check(pre, [*pre, summary("s1", text, ["tool:c1"])], operator="summarize")
+    if grounded:
+        assert_accepted(verdict, "lossy")
+    else:
+        find(verdict, "I1", block="s1")
