@@ -6571,3 +6571,29 @@ def test_a_grounded_fact_in_backticks_is_grounded(text, grounded):
         assert_accepted(verdict, "lossy")
     else:
         find(verdict, "I1", block="s1")
+
+
+_GREP = 'src/billing.py:199:    retries = cfg.get("retries", 3)\nsrc/retry.py:42:MAX = 5\n'
+_TRACE = 'Traceback (most recent call last):\n  File "src/app/client.py", line 42, in fetch\nRuntimeError: boom\n'
+
+
+@pytest.mark.parametrize("source, text, grounded", [
+    (_GREP, "`retries` is read in src/billing.py (line 199) and src/retry.py (line 42) [src:c1].", True),
+    (_GREP, "`retries` is read in src/billing.py (line 198) [src:c1].", False),
+    (_GREP, "`retries` is read in src/billing2.py (line 199) [src:c1].", False),
+    ("tests/test_retry.py:62: AssertionError\n", "It fails at line 62 of tests/test_retry.py [src:c1].", True),
+    ("tests/test_retry.py:62: AssertionError\n", "It fails at line 63 of tests/test_retry.py [src:c1].", False),
+    (_TRACE, "fetch raises RuntimeError at src/app/client.py:42 [src:c1].", True),
+    (_TRACE, "fetch raises RuntimeError at src/app/client.py:43 [src:c1].", False),
+])
+def test_a_path_and_its_line_are_grounded_apart_and_joined(source, text, grounded):
+    # red team 95, F02 (stop 39): grep, pytest, compiler and linter output joins a path and its
+    # line into one fact (src/billing.py:199), so a summary naming them apart was refused, and
+    # a traceback's path and line joined into path:line too
+    store = store_with({"tool:c1": source})
+    pre = [tool("t1", "tool:c1", source)]
+    verdict = Gate(store).check(pre, [*pre, summary("s1", text, ["tool:c1"])], operator="summarize")
+    if grounded:
+        assert_accepted(verdict, "lossy")
+    else:
+        find(verdict, "I1", block="s1")

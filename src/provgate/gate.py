@@ -158,6 +158,7 @@ _QUOTE_BYTE = bytes([_KIND_QUOTE])
 _KIND_IDENTIFIER = int(Kind.IDENTIFIER)
 _KIND_NUMBER = int(Kind.NUMBER)
 _KIND_URL = int(Kind.URL)
+_KIND_PATH = int(Kind.PATH)
 _CACHE_VERSION = f"facts-{EXTRACTOR_VERSION}"
 
 
@@ -173,7 +174,7 @@ class _Facts:
 
     __slots__ = ("table", "n_markers", "n_facts", "_markers", "_ground_rows", "_fact_fps", "_kv_rows",
                  "_kv_sets", "_grounding_set", "_kv_prose_set", "_cited_names", "_dotted", "_nesting", "_worded",
-                 "_kv_key_order", "_dotted_by_leaf", "_source")
+                 "_kv_key_order", "_dotted_by_leaf", "_source", "_path_lines")
 
     def __init__(self, table: FactTable) -> None:
         self.table = table
@@ -197,6 +198,7 @@ class _Facts:
         self._kv_key_order: tuple[np.ndarray, np.ndarray] | None = None  # (kv_rows_keyed)
         self._dotted_by_leaf: dict[bytes, list[int]] | None = None
         self._source: _Facts | None = None  # (Gate.read_facts: the read's own facts these extend)
+        self._path_lines: tuple[set[bytes], set[bytes]] | None = None  # (_path_lines)
 
     def worded(self) -> bool:
         """Does this text hold a key=value or a quoted fact, which I5 may find restated in
@@ -3889,6 +3891,10 @@ class _Check:
             starts = np.searchsorted(owner, np.arange(len(tables) + 1))
         if owner.size:
             owner, row = self._ground_in_decoded_json(tables, texts, haystack_groups, owner, row)
+            starts = np.searchsorted(owner, np.arange(len(tables) + 1))
+        if owner.size:
+            owner, row = _ground_in_path_lines(tables, [[texts[k] for k in group] for group in haystack_groups],
+                                               owner, row)
             starts = np.searchsorted(owner, np.arange(len(tables) + 1))
         if owner.size:
             owner, row = _ground_quoted_facts(tables, owner, row)
@@ -7760,6 +7766,53 @@ _BLANK_LINE = re.compile(rb"(?:\r\n?|\n)[ \t]*(?:\r\n?|\n)|[\f\v]|\xe2\x80[\xa8\
 # a fence line (``` or ~~~, up to three spaces in)
 _FENCE_LINE = re.compile(rb"(?m)^[ ]{0,3}(?:```|~~~)")
 _ASCII_BLANKS = re.compile(rb"[ \t\n\r\f\v]")
+
+
+_PATH_LINE = re.compile(rb"(.+?):(\d+)(?::(\d+))?")
+
+
+def _path_lines(facts: _Facts) -> tuple[set[bytes], set[bytes]]:
+    """The ``path:line[:col]`` facts of a text as the pieces they join (paths, and line and
+    column numbers), and its other paths and numbers (what a joined one is made of)."""
+    found = facts._path_lines
+    if found is None:
+        pieces: set[bytes] = set()
+        plain: set[bytes] = set()
+        table = facts.table
+        for r in np.flatnonzero((table.kind == _KIND_PATH) | (table.kind == _KIND_NUMBER)).tolist():
+            value = table.value_bytes(r)
+            joined = _PATH_LINE.fullmatch(value) if table.kind[r] == _KIND_PATH else None
+            if joined is None:
+                plain.add(value)
+            else:
+                pieces.update(piece for piece in joined.groups() if piece)
+        found = facts._path_lines = (pieces, plain)
+    return found
+
+
+def _ground_in_path_lines(tables: list[FactTable], sources: list[list[_Facts]], owner: np.ndarray,
+                          row: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The (owner, row) pairs left once a path or number is looked up among the pieces of its
+    sources' ``path:line[:col]`` facts ("src/billing.py, line 199" of grep's
+    ``src/billing.py:199:``, "line 62" of pytest's ``tests/test_retry.py:62:``), and a
+    ``path:line`` among a source's own paths and numbers (``client.py:42`` of a traceback's
+    ``File "client.py", line 42``), in the same source: the grammar reads the joined form as one
+    fact (red team 95, F02: the commonest tool output a coding agent summarizes, refused)."""
+    keep = np.ones(owner.size, dtype=np.bool_)
+    for n, (t, r) in enumerate(zip(owner.tolist(), row.tolist())):
+        table = tables[t]
+        kind = table.kind[r]
+        if kind != _KIND_PATH and kind != _KIND_NUMBER:
+            continue
+        value = table.value_bytes(r)
+        joined = _PATH_LINE.fullmatch(value) if kind == _KIND_PATH else None
+        for facts in sources[t]:
+            pieces, plain = _path_lines(facts)
+            if (value in pieces if joined is None
+                    else all(piece in plain or piece in pieces for piece in joined.groups() if piece)):
+                keep[n] = False
+                break
+    return (owner, row) if keep.all() else (owner[keep], row[keep])
 
 
 def _ground_quoted_facts(tables: list[FactTable], owner: np.ndarray, row: np.ndarray
