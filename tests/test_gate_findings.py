@@ -6597,3 +6597,31 @@ def test_a_path_and_its_line_are_grounded_apart_and_joined(source, text, grounde
         assert_accepted(verdict, "lossy")
     else:
         find(verdict, "I1", block="s1")
+
+
+@pytest.mark.parametrize("before, after, accepted", [
+    ("Imported 1 000 000 rows.\n", "Imported 1 000 rows.\n", False),
+    ("Replicas: 3 of 3 ready, 3 restarts.\n", "Replicas: 3 ready, 3 restarts.\n", False),
+    ("Sleep 10 then 10 more seconds.\n", "Sleep 10 more seconds.\n", False),
+    ("Sleep 10 then 10 more seconds.\n", "Sleep 10 seconds, then 10 more.\n", True),  # reworded, all kept
+    ('Ask "the on-call engineer" twice: "the on-call engineer".\n',
+     'Ask "the on-call engineer" twice: "the on-call\nengineer".\n', True),  # one copy re-wrapped
+])
+def test_a_block_rewritten_in_place_keeps_every_occurrence_of_its_facts(before, after, accepted):
+    # red team 94, F05 (stop 39): the window-wide diff counts a fact as present or gone, so a
+    # rewrite deleting one of two equal tokens (a thousandfold change) dropped nothing
+    store = store_with({"doc:d": before})
+    verdict = Gate(store).check([tool("t", "doc:d", before)], [tool("t", "doc:d", after)], operator="rewrite")
+    if accepted:
+        assert_accepted(verdict, "lossless")
+    else:
+        v = find(verdict, "I2", block="t")
+        assert v.evidence["change"] == "fewer_occurrences" and v.evidence["post_count"] < v.evidence["pre_count"]
+
+
+def test_an_occurrence_moved_to_another_changed_block_is_not_lost():
+    pre = [blk("a", "assistant", "Sleep 10 then 10 more seconds.\n"), blk("b", "assistant", "Then wait 10 minutes.\n")]
+    post = [blk("a", "assistant", "Sleep 10 seconds.\n"), blk("b", "assistant", "Then 10 more seconds; wait 10 minutes.\n")]
+    assert_accepted(Gate(store_with({})).check(pre, post, operator="rewrite"), "lossless")
+    lost = [blk("a", "assistant", "Sleep 10 seconds.\n"), blk("b", "assistant", "Then wait 10 minutes.\n")]
+    find(Gate(store_with({})).check(pre, lost, operator="rewrite"), "I2", block="a", value="10")
