@@ -6625,3 +6625,21 @@ def test_an_occurrence_moved_to_another_changed_block_is_not_lost():
     assert_accepted(Gate(store_with({})).check(pre, post, operator="rewrite"), "lossless")
     lost = [blk("a", "assistant", "Sleep 10 seconds.\n"), blk("b", "assistant", "Then wait 10 minutes.\n")]
     find(Gate(store_with({})).check(pre, lost, operator="rewrite"), "I2", block="a", value="10")
+
+
+@pytest.mark.parametrize("text, grounded", [
+    ("Of the cluster, one of the 12 nodes is down [src:c1].", False),
+    ("One of the tests failed, on one of the nodes [src:c1].", True),  # the pronoun, as before
+    ("3 of the 12 nodes are down [src:c1].", True),
+])
+def test_one_of_the_n_is_a_count(text, grounded):
+    # red team 94, F06 (stop 39): "one" before "of" is excused as a pronoun (red team 11, x11),
+    # so "one of the 12 nodes" for the source's "3 of the 12 nodes" was accepted
+    source = "3 of the 12 nodes are down. The tests ran on the nodes.\n"
+    store = store_with({"tool:c1": source})
+    pre = [tool("t1", "tool:c1", source)]
+    verdict = Gate(store).check(pre, [*pre, summary("s1", text, ["tool:c1"])], operator="summarize")
+    if grounded:
+        assert_accepted(verdict, "lossy")
+    else:
+        find(verdict, "I1", block="s1", value="one")

@@ -7988,10 +7988,14 @@ def _pronoun_one(data: bytes, start: int, end: int) -> bool:
     if data[start:end].lower() != b"one":
         return False
     before = data[max(0, start - 16):start].split()
-    after = data[end:end + 16].split()
+    after = data[end:end + 24].split()
     word_before = before[-1].lower() if before else b""
     word_after = after[0].lower() if after else b""
-    return (word_before in _ONE_AFTER or (word_after == b"of" and word_before not in _ONE_COUNTED)
+    # "one of the 12 nodes" counts among a number (red team 94, F06: of "3 of the 12 nodes are
+    # down", accepted); "one of the tests" does not
+    counted = len(after) >= 3 and after[1].lower() in (b"the", b"these", b"those", b"my", b"our", b"its", b"their") and (
+        after[2][:1].isdigit())
+    return (word_before in _ONE_AFTER or (word_after == b"of" and word_before not in _ONE_COUNTED and not counted)
             or (word_before == b"the" and word_after in _ONE_RELATIVE))
 
 
