@@ -6643,3 +6643,21 @@ def test_one_of_the_n_is_a_count(text, grounded):
         assert_accepted(verdict, "lossy")
     else:
         find(verdict, "I1", block="s1", value="one")
+
+
+@pytest.mark.parametrize("redacted, grounded", [
+    ("api_key = [REDACTED]", True), ("api_key = REDACTED", True), ("api_key = <MASKED>", True),
+    ("api_key = REDACTED_KEY", False), ("api_key = Redacted", False), ("api_key = sk-live-bbbb2222", False),
+])
+def test_a_redaction_placeholder_asserts_nothing(redacted, grounded):
+    # red team 95, F06 (stop 39): a secret scrubbed as "[REDACTED]" or "REDACTED" was refused
+    # as a name no source holds, where "<redacted>" and "***" passed
+    source = "retries = 5\napi_key = sk-live-aaaa1111\n"
+    store = store_with({"tool:k1": source})
+    pre = [tool("t1", "tool:k1", source)]
+    post = [blk("t1", "tool", source.replace("api_key = sk-live-aaaa1111", redacted), [], derived_from=["tool:k1"])]
+    verdict = Gate(store).check(pre, post, operator="compress")
+    if grounded:
+        assert_accepted(verdict, "lossy")
+    else:
+        find(verdict, "I1", block="t1")
