@@ -6661,3 +6661,17 @@ def test_a_redaction_placeholder_asserts_nothing(redacted, grounded):
         assert_accepted(verdict, "lossy")
     else:
         find(verdict, "I1", block="t1")
+
+
+def test_a_stale_value_refusal_names_the_block_and_words_that_state_it():
+    # red team 95, F08 (stop 39): the refusal named the older read (not in post) and no block
+    # or words of the summary that carried the value, so its user could not find it
+    store = store_with({"tool:r1": "retries=3\n", "tool:r4": "retries=5\n"})
+    old = tool("t1", "tool:r1", "retries=3\n", ts=110, resource="file:app.ini")
+    new = tool("t4", "tool:r4", "retries=5\n", ts=140, resource="file:app.ini")
+    text = "The client gives up after 3 attempts [src:r1].\n"
+    verdict = Gate(store).check([old, new], [summary("s1", text, ["tool:r1", "tool:r4"], resource="file:app.ini")],
+                                operator="summarize")
+    v = find(verdict, "I4", key="retries", value="3")
+    assert v.evidence["stated_in"] == "s1" and "after 3 attempts" in v.evidence["stated_text"]
+    assert "block 's1' states it in" in v.message

@@ -5833,11 +5833,31 @@ class _Check:
             owner = basis.older_owner[(key, v)]
             old_span = basis.facts_of[owner].table.span(basis.older_kv[key][v])
             new_span = basis.newest_facts.table.span(basis.newest_row[key])
+            # where post says it: a kept older read, or a value in a summary's prose ("the default
+            # is 10 attempts") the message named no block or words of (red team 95, F08)
+            where = self._where_stated(touching, v)
+            said = "" if where is None else f"; block {where[0]!r} states it in {where[1]!r}"
             self._violate_stale(f"stale value kept alone: {old_span.key}={old_span.value!r} from an older read of "
-                                f"{resource!r} survives, the newer {new_span.key}={new_span.value!r} ({newer}) does not",
-                                block=block_of(owner), key=old_span.key, value=old_span.value,
-                                evidence={"resource": resource, "newer_value": new_span.value, **newer_evidence})
+                                f"{resource!r} survives, the newer {new_span.key}={new_span.value!r} ({newer}) does "
+                                f"not{said}", block=block_of(owner), key=old_span.key, value=old_span.value,
+                                evidence={"resource": resource, "newer_value": new_span.value, **newer_evidence,
+                                          **({} if where is None else {"stated_in": where[0], "stated_text": where[1]})})
         return found_stale
+
+    def _where_stated(self, touching: list[int], value: tuple[int, int]) -> tuple[str, str] | None:
+        """The first post block of ``touching`` that states ``value`` (a value fingerprint),
+        and the words around it (at most 60 characters on either side)."""
+        read_facts = self.gate.read_facts
+        for j in touching:
+            table = read_facts(self.post_facts[j]).table
+            found = np.flatnonzero((table.fp_value[:, 0] == np.uint64(value[0])) & (table.fp_value[:, 1] == np.uint64(value[1])))
+            if found.size:
+                r = int(found[0])
+                # (offsets are bytes: the words around are cut from the bytes and decoded)
+                data, start, end = table.data, int(table.start[r]), int(table.end[r])
+                around = data[max(0, start - 60):end + 60].decode("utf-8", "replace").strip()
+                return self.edit.post[j].id, around
+        return None
 
     def _stale_alone(self, basis: _StaleBasis, texts: Iterable[tuple[_Facts, bool, bool]]
                      ) -> dict[tuple[int, int], list[tuple[int, int]]]:
