@@ -6675,3 +6675,20 @@ def test_a_stale_value_refusal_names_the_block_and_words_that_state_it():
     v = find(verdict, "I4", key="retries", value="3")
     assert v.evidence["stated_in"] == "s1" and "after 3 attempts" in v.evidence["stated_text"]
     assert "block 's1' states it in" in v.message
+
+
+@pytest.mark.parametrize("text, grounded", [
+    ("[Tool result cleared; re-read with the call id call_14ba5e1]", True),
+    ("[Tool result cleared; re-read with the call id call_14ba5e2]", False),
+])
+def test_a_block_may_name_the_call_id_of_its_own_source(text, grounded):
+    # red team 95, F07 (stop 39): a cleared tool result naming its call id was refused as an
+    # identifier occurring in none of its sources, the message listing tool:call_14ba5e1 itself
+    store = store_with({"tool:call_14ba5e1": "retries=3\n"})
+    pre = [tool("t", "tool:call_14ba5e1", "retries=3\n")]
+    post = [blk("t", "tool", text, [], derived_from=["tool:call_14ba5e1"])]
+    verdict = Gate(store).check(pre, post, operator="compress")
+    if grounded:
+        assert_accepted(verdict, "lossy")
+    else:
+        find(verdict, "I1", block="t", value="call_14ba5e2")

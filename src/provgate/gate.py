@@ -3893,6 +3893,15 @@ class _Check:
             owner, row = self._ground_in_decoded_json(tables, texts, haystack_groups, owner, row)
             starts = np.searchsorted(owner, np.arange(len(tables) + 1))
         if owner.size:
+            # a block naming the call id of a handle it comes from ("re-read with the call id
+            # call_14ba5e1", of tool:call_14ba5e1) names its source, not a fact of it (red team
+            # 95, F07: refused as occurring in none of ['tool:call_14ba5e1'])
+            named = [{h.partition(":")[2].encode("utf-8", "surrogatepass") for h in handles} for _, _, handles, _ in requests]
+            keep = np.fromiter((tables[t].kind[r] != _KIND_IDENTIFIER or tables[t].value_bytes(r) not in named[t]
+                                for t, r in zip(owner.tolist(), row.tolist())), dtype=np.bool_, count=owner.size)
+            owner, row = owner[keep], row[keep]
+            starts = np.searchsorted(owner, np.arange(len(tables) + 1))
+        if owner.size:
             owner, row = _ground_in_path_lines(tables, [[texts[k] for k in group] for group in haystack_groups],
                                                owner, row)
             starts = np.searchsorted(owner, np.arange(len(tables) + 1))
