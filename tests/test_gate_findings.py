@@ -3248,14 +3248,21 @@ def test_a_read_holding_logged_reads_the_log_orders_apart_fails_closed(ts):
 # maximum now; where it puts each read is unchanged (the scan, as it was, is the reference).
 def _log_reads_by_scan(log, read_of, resource, reads):
     added, line = [], log.get(resource)
+    # a logged read without a ts is as old as the last ts the reads give it (red team 93, F06)
+    unstamped = {h for h, t in line or () if t is None}
+    given = {h: t for h, t in reads if t is not None and h in unstamped}
+
+    def stamp(h, t):
+        return given.get(h) if t is None else t
+
     for handle, ts in reads:
         if handle in read_of:
             continue
         if line is None:
             line = log[resource] = []
         at = len(line)
-        if ts is not None and line and line[-1][1] is not None and line[-1][1] > ts:
-            at = next(k for k, (_, other) in enumerate(line) if other is not None and other > ts)
+        if ts is not None and line and stamp(*line[-1]) is not None and stamp(*line[-1]) > ts:
+            at = next(k for k, (h, other) in enumerate(line) if stamp(h, other) is not None and stamp(h, other) > ts)
         line.insert(at, (handle, ts))
         read_of[handle] = resource
         added.append((handle, ts))
@@ -6692,3 +6699,27 @@ def test_a_block_may_name_the_call_id_of_its_own_source(text, grounded):
         assert_accepted(verdict, "lossy")
     else:
         find(verdict, "I1", block="t", value="call_14ba5e2")
+
+
+def test_a_read_first_seen_unstamped_is_ordered_by_the_stamp_a_window_gives_it(tmp_path):
+    # red team 93, F06 (stop 39): the newer read logged first without a ts, then both reads
+    # stamped by a window: the older one went after it in the log, as the newest, so a summary
+    # keeping the stale retries=3 alone was accepted (and the honest one refused), live and
+    # resumed, and an evict of the newer read keeping the older one passed
+    r1, r2 = "retries=3\ntimeout=30\n", "retries=5\ntimeout=30\n"
+    path = str(tmp_path / "s.sqlite3")
+    store = store_with({"tool:r1": r1, "tool:r2": r2}, path=path)
+    turn = blk("a", "assistant", "ok\n")
+    first = [tool("t2", "tool:r2", r2, resource="file:app.ini"), turn]
+    both = [tool("t1", "tool:r1", r1, resource="file:app.ini", ts=1.0),
+            tool("t2", "tool:r2", r2, resource="file:app.ini", ts=2.0), turn]
+    live = Gate(store, session="S")
+    live.check(first, first, operator="reorder", commit=True)
+    verdict = live.check(both, [both[0], turn], operator="evict", evicted=["tool:r2"])
+    assert "silent merge" in find(verdict, "I4").message
+    live.check(both, both, operator="reorder", commit=True)
+    for gate in (live, Gate(SourceStore(path), session="S")):
+        stale = [turn, summary("s", "The config sets retries=3.\n", ["tool:r1"])]
+        find(gate.check([turn], stale, operator="summarize"), "I4", key="retries", value="3")
+        honest = [turn, summary("s", "The config sets retries=5.\n", ["tool:r2"])]
+        assert_accepted(gate.check([turn], honest, operator="summarize"), "lossy")

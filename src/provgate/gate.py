@@ -1925,11 +1925,16 @@ class Gate:
             # the last one, whose reads a check logged) adds nothing, and its line is not made
             if all(len(hs := blocks[i].handles) != 1 or hs[0] in read_of for i in reads):
                 continue
-            new = log_reads(self._read_log, read_of, resource, side.read_line_of(resource))
+            line = side.read_line_of(resource)
+            given = stamps_given(self._read_log.get(resource), line)
+            new = log_reads(self._read_log, read_of, resource, line)
             if new:
                 if (facts := self._log_facts.get(resource)) is not None:
                     facts.pending.extend(h for h, _ in new)
-                added[resource] = new
+                # (for the record: the stamps the window gave reads the log held without one,
+                # which placed the new ones, first; a resume skips those reads and places the
+                # new ones the same)
+                added[resource] = [*given, *new] if given else new
                 undo.reads.append((resource, new))
                 names = set(_names_citing(h for h, _ in new))
                 undo.names.update(names - self._read_names)
@@ -4971,11 +4976,15 @@ class _Check:
                 # only the reads the log will file under this resource: a new read tagged as
                 # two files' is filed under the first, and ranked here under both it was
                 # accepted once and refused when the same check ran again (red team 53, F04)
-                new = [(h, ts) for h, ts in self.pre.read_line_of(resource) if h not in read_of]
+                window_line = self.pre.read_line_of(resource)
+                new = [(h, ts) for h, ts in window_line if h not in read_of]
                 if new:
                     filed = self._new_reads_filed(locked=True)
                     new = [(h, ts) for h, ts in new if filed.get(h, resource) == resource]
-            log_reads({resource: line}, {}, resource, new)
+            # (with the stamps the window gives reads the line holds without one, which place
+            # the new ones as the log will: log_reads)
+            log_reads({resource: line}, dict.fromkeys(h for h, _ in line), resource,
+                      [*stamps_given(line, window_line), *new])
             rank = self._edge_ranks[resource] = {h: k for k, (h, _) in enumerate(line)}
         return rank
 
@@ -5432,7 +5441,10 @@ class _Check:
         # some only (one stamped before the reads ahead of it goes before them in the log) were
         # judged one way in the check where they arrived and the other way in the same check
         # run again, or in a resumed session after it.
-        log_reads({resource: line}, {}, resource, new)  # the line as the log will hold it
+        # the line as the log will hold it (with the stamps the window gives reads the line
+        # holds without one, which place the new ones: log_reads)
+        log_reads({resource: line}, dict.fromkeys(h for h, _ in line), resource,
+                  [*stamps_given(line, window_line), *new])
         if not logged and _log_agrees(line, dict(line), window_line, reads, blocks):
             return  # (it put no read before another: the window's own line, as above)
         stamp = dict(line)
@@ -7731,6 +7743,16 @@ def log_reads(log: dict[str, list[tuple[str, float | None]]], read_of: dict[str,
     (red team 28, y03: ~0.4 s for 5,000 reads)."""
     added: list[tuple[str, float | None]] = []
     line = log.get(resource)
+    reads = list(reads)
+    # a read the log holds without a ts is as old as the ts these reads give it, for placing
+    # the new ones (red team 93, F06: the newer read first seen unstamped, then both stamped,
+    # and the older one was put after it, the newest: a stale value kept alone passed); the
+    # log keeps the place and ts it holds (see stamps_given)
+    given = dict(stamps_given(line, reads)) if line else {}
+
+    def stamp(handle: str, ts: float | None) -> float | None:
+        return given.get(handle) if ts is None else ts
+
     highest: list[float] | None = None  # highest[k]: the highest ts of line[:k + 1] (-inf: none)
     for handle, ts in reads:
         if handle in read_of:
@@ -7738,9 +7760,10 @@ def log_reads(log: dict[str, list[tuple[str, float | None]]], read_of: dict[str,
         if line is None:
             line = log[resource] = []
         at = len(line)
-        if ts is not None and line and line[-1][1] is not None and line[-1][1] > ts:
+        last = stamp(*line[-1]) if line else None
+        if ts is not None and last is not None and last > ts:
             if highest is None:
-                highest = list(accumulate((-math.inf if t is None else t for _, t in line), max))
+                highest = list(accumulate((-math.inf if t is None else t for t in (stamp(h, t) for h, t in line)), max))
             at = bisect_right(highest, ts)  # the first read stamped later than ts
         line.insert(at, (handle, ts))
         if highest is not None:
@@ -7749,6 +7772,17 @@ def log_reads(log: dict[str, list[tuple[str, float | None]]], read_of: dict[str,
         read_of[handle] = resource
         added.append((handle, ts))
     return added
+
+
+def stamps_given(line: list[tuple[str, float | None]] | None, reads: Iterable[tuple[str, float | None]]
+                 ) -> list[tuple[str, float]]:
+    """The ts ``reads`` give reads ``line`` (a resource's read log) holds without one: what
+    :func:`log_reads` places new reads by, and what an audit record keeps beside the reads a
+    check added, so a resumed session places them the same."""
+    if not line:
+        return []
+    unstamped = {h for h, t in line if t is None}
+    return [(h, t) for h, t in reads if t is not None and h in unstamped] if unstamped else []
 
 
 def _bounded_in(part: bytes, whole: bytes) -> bool:
@@ -8665,6 +8699,11 @@ class _LeftLine:
         stamped later than it (log_reads puts it before the first read stamped later then,
         which is never after the last)."""
         last = self.logged[-1] if self.logged else None
+        if last is not None and last[1] is None:
+            # (stamped by the window, as log_reads places new reads by: red team 93, F06)
+            given = dict(stamps_given([last], self.check._window_reads_filed(self.resource)))
+            if last[0] in given:
+                last = (last[0], given[last[0]])
         for read in self.window.items():
             ts = read[1]
             if not (ts is not None and last is not None and last[1] is not None and last[1] > ts):
