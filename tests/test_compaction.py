@@ -923,3 +923,26 @@ def test_a_summary_compact_evicts_is_stored_as_a_derived_text():
     assert not verdict.accepted
     (violation,) = [v for v in verdict.violations if v.invariant == "P"]
     assert violation.evidence["reason"] == "nominal" and "summary's text" in violation.message
+
+
+@pytest.mark.parametrize("on_reject", ["raise", "keep", "evict"])
+def test_compact_orders_reads_as_the_sessions_read_log_does(on_reject):
+    # red team 93, F07 (stop 39): the planner ordered a resource's reads by the window, the gate
+    # by the session's read log; an older read put back after the newer one was planned as the
+    # newest, preserved, and the newer evicted, and the gate refused our own pass as a silent
+    # merge under every on_reject
+    pad = "".join(f"line{i}=value{i}\n" for i in range(150))
+    r1, r2 = "retries=3\n" + pad, "retries=5\n" + pad
+    store = memory_store({"tool:r1": r1, "tool:r2": r2, "user:u": "fix the retry loop\n"})
+    user = Block("u", "user", "fix the retry loop\n", ("user:u",))
+
+    def read(handle, text, bid):
+        return Block(bid, "tool", text, (handle,), resource="file:app.ini")
+
+    first = [user, read("tool:r1", r1, "t1"), read("tool:r2", r2, "t2")]
+    Gate(store, session="S").check(first, first, operator="reorder", commit=True)  # the log: r1, then r2
+    window = Window([user, read("tool:r2", r2, "t2"), read("tool:r1", r1, "t1again")])  # r1 put back after r2
+    result = compact(window, lambda request: "x", store=store, budget_tokens=1059, gate=Gate(store, session="S"),
+                     on_reject=on_reject)
+    assert result.verdict.accepted
+    assert "t2" in [b.id for b in result.window] and "tool:r1" in result.evicted

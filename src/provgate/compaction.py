@@ -277,6 +277,7 @@ def plan_compaction(
     max_group_tokens: int = DEFAULT_MAX_GROUP_TOKENS,
     _pinned_sources: Iterable[str] = (),
     _shared_handles: Iterable[str] = (),
+    _read_places: Mapping[int, tuple[int, float | None]] | None = None,
 ) -> CompactionPlan:
     """Plan one compaction pass of ``window`` for a budget of ``budget_tokens``.
 
@@ -399,7 +400,7 @@ def plan_compaction(
     # The newest of several differing reads of one resource is kept verbatim while an older read
     # survives: summarizing or evicting it alone would leave only the stale value (the seed's
     # silent merge; the gate's I4). It may go only after every older read has gone.
-    older_reads = _older_reads(blocks)
+    older_reads = _older_reads(blocks, _read_places or {})
     for i in older_reads:
         summ[i] = False
     shared = _string_set(_shared_handles, "_shared_handles") - pin_handles
@@ -607,10 +608,11 @@ def plan_compaction(
         expected_tokens=expected, expected_fill=expected / budget, meets_target=expected <= goal)
 
 
-def _older_reads(blocks: Window) -> dict[int, list[int]]:
+def _older_reads(blocks: Window, places: Mapping[int, tuple[int, float | None]]) -> dict[int, list[int]]:
     """For the newest read of each resource read more than once with differing content, the
     indices of its older reads. Newer = later ``ts`` when both have one, else later in the
-    window (the gate's order)."""
+    window; or, for reads the session's read log holds (``places``: ``Gate._read_places``),
+    as the gate orders them."""
     reads: dict[str, list[int]] = {}
     for i, b in enumerate(blocks):
         if b.resource is not None:
@@ -621,8 +623,11 @@ def _older_reads(blocks: Window) -> dict[int, list[int]]:
             continue
         newest = idx[0]
         for i in idx[1:]:
-            ti, tn = blocks[i].ts, blocks[newest].ts
-            if (ti > tn) if (ti is not None and tn is not None and ti != tn) else i > newest:
+            if i in places and newest in places:  # (both as the session's read log orders them)
+                (pi, ti), (pn, tn) = places[i], places[newest]
+            else:
+                (pi, ti), (pn, tn) = (i, blocks[i].ts), (newest, blocks[newest].ts)
+            if (ti > tn) if (ti is not None and tn is not None and ti != tn) else pi > pn:
                 newest = i
         text = blocks[newest].text
         older = [i for i in idx if i != newest and blocks[i].text != text]
@@ -938,6 +943,7 @@ def compact(
         window, budget_tokens=budget_tokens, threshold=threshold, task=task, count_tokens=count_tokens,
         target=target, pointers=cites, pinned_handles=pin_handles,
         _pinned_sources=bytes_sources, _shared_handles=(sticky - pin_handles) | bytes_sources,
+        _read_places=gate._read_places(window),
         evict_pinned=evict_pinned, summary_ratio=summary_ratio, min_summary_tokens=min_summary_tokens,
         max_group_tokens=max_group_tokens)
     if not plan.needed:

@@ -1600,6 +1600,46 @@ class Gate:
         digests = run.pre.digests
         return run.sticky.handles, {block_text_handle(digests[i]) for i in run.pinned_positions()}
 
+    def _read_places(self, window: Window) -> dict[int, tuple[int, float | None]]:
+        """Block index -> (place, ts) that order the window's reads of each resource the session's
+        read log holds, as I4 orders them (``_Check._log_order``): the line as the log will hold
+        it once it takes the window's reads, a read at the place of the oldest logged handle it
+        holds and the ts it was logged with, a read the line does not hold after the reads before
+        it in the window; then by ts when both have one, else by place. ``compact()`` plans by it:
+        ordered by the window alone, an older read put back after the newer one was planned as
+        the newest, and the gate refused the pass as a silent merge (red team 93, F07)."""
+        by_resource: dict[str, list[int]] = {}
+        for i, b in enumerate(window):
+            if b.resource is not None:
+                by_resource.setdefault(b.resource, []).append(i)
+        out: dict[int, tuple[int, float | None]] = {}
+        width = len(window) + 1
+        for resource, reads in by_resource.items():
+            if len(reads) < 2:
+                continue
+            with self._lock:
+                line = list(self._read_log.get(resource, ()))
+                read_of = self._read_of
+                if not line:
+                    continue
+                logged = {h for h, _ in line}
+                window_line = [(window[i].handles[0], window[i].ts) for i in reads if len(window[i].handles) == 1
+                               and (window[i].handles[0] in logged or window[i].handles[0] not in read_of)]
+            log_reads({resource: line}, dict.fromkeys(logged), resource, window_line)
+            stamp = dict(line)
+            rank: dict[str, int] = {}
+            for k, (h, _) in enumerate(line):
+                rank.setdefault(h, k)
+            last = -1
+            for i in reads:
+                r = min((rank[h] for h in window[i].handles if h in rank), default=None)
+                if r is not None:
+                    last = max(last, r)
+                    out[i] = (2 * r * width + i, stamp[line[r][0]])
+                else:
+                    out[i] = ((2 * last + 1) * width + i, window[i].ts)
+        return out
+
     def _pins_left(self, pre: Window, post: Window, evicted: Sequence[str]) -> _PinsLeft:
         """For compact(): R's reading of the pass that commits ``post`` from ``pre`` with the
         records ``evicted``, asked before its summaries are written (``post`` without them). The
