@@ -6723,3 +6723,25 @@ def test_a_read_first_seen_unstamped_is_ordered_by_the_stamp_a_window_gives_it(t
         find(gate.check([turn], stale, operator="summarize"), "I4", key="retries", value="3")
         honest = [turn, summary("s", "The config sets retries=5.\n", ["tool:r2"])]
         assert_accepted(gate.check([turn], honest, operator="summarize"), "lossy")
+
+
+@pytest.mark.parametrize("before, after, accepted", [
+    ("The change was approved by Alice on the payments team.\n",
+     "The change was approved by\nAlice on the payments team.\n", True),
+    ("The change was approved by\nAlice on the payments team.\n",
+     "The change was approved by Alice on the payments team.\n", True),
+    ("Alice and Bob paged Alice twice.\n", "Alice and Bob paged\nAlice twice.\n", True),
+    ("The change was approved by Alice on the payments team.\n",
+     "The change was approved by\nAlicia on the payments team.\n", False),
+    ("Alice and Bob paged Alice twice.\n", "Alice and Bob paged\nBob twice.\n", False),
+])
+def test_a_reflow_that_moves_a_name_to_a_line_start_keeps_it(before, after, accepted):
+    # red team 95, F03 (stop 39): a line's start reads as a sentence's, where a capitalised word
+    # is no name, so a reflow moving "Alice" there dropped the name (and joining it back
+    # introduced one), though the word was still in the text
+    verdict = Gate(store_with({})).check([blk("a", "assistant", before)], [blk("a", "assistant", after)],
+                                         operator="rewrite")
+    if accepted:
+        assert_accepted(verdict, "lossless")
+    else:
+        find(verdict, "I2", block="a")
