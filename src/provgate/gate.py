@@ -3935,47 +3935,24 @@ class _Check:
         if owner.size:
             owner, row = _ground_nested_keys(tables, texts, groups, owner, row)
             starts = np.searchsorted(owner, np.arange(len(tables) + 1))
-        if owner.size:
-            owner, row = self._ground_in_decoded_json(tables, texts, haystack_groups, owner, row)
-            starts = np.searchsorted(owner, np.arange(len(tables) + 1))
-        if owner.size:
-            # a block naming the call id of a handle it comes from ("re-read with the call id
-            # call_14ba5e1", of tool:call_14ba5e1) names its source, not a fact of it (red team
-            # 95, F07: refused as occurring in none of ['tool:call_14ba5e1'])
-            named = [{h.partition(":")[2].encode("utf-8", "surrogatepass") for h in handles} for _, _, handles, _ in requests]
-            keep = np.fromiter((tables[t].kind[r] != _KIND_IDENTIFIER or tables[t].value_bytes(r) not in named[t]
-                                for t, r in zip(owner.tolist(), row.tolist())), dtype=np.bool_, count=owner.size)
-            owner, row = owner[keep], row[keep]
-            starts = np.searchsorted(owner, np.arange(len(tables) + 1))
-        if owner.size:
-            # a name a block's own pre version holds as a word at a line's or sentence's start,
-            # where the grammar reads no name (a reflow joined it back: red team 95, F03)
-            words: dict[int, set[bytes]] = {}  # an own pre version's words, found once
-
-            def in_own_pre(t: int, r: int) -> bool:
-                own_pre = requests[t][3]
-                if own_pre is None:
-                    return False
-                if id(own_pre) not in words:
-                    words[id(own_pre)] = set(_WHOLE_WORD.findall(own_pre.table.data))
-                return tables[t].data[int(tables[t].start[r]):int(tables[t].end[r])] in words[id(own_pre)]
-
-            keep = np.fromiter((tables[t].kind[r] != _KIND_NAME or not in_own_pre(t, r)
-                                for t, r in zip(owner.tolist(), row.tolist())), dtype=np.bool_, count=owner.size)
-            owner, row = owner[keep], row[keep]
-            starts = np.searchsorted(owner, np.arange(len(tables) + 1))
-        if owner.size:
-            owner, row = _ground_in_path_lines(tables, [[texts[k] for k in group] for group in haystack_groups],
-                                               owner, row)
-            starts = np.searchsorted(owner, np.arange(len(tables) + 1))
-        if owner.size:
-            owner, row = _ground_quoted_facts(tables, owner, row)
-            starts = np.searchsorted(owner, np.arange(len(tables) + 1))
-        if owner.size:
-            owner, row = _ground_wrapped_quotes(tables, [[texts[k].table.data for k in group] + (
-                [] if own_pre is None else [own_pre.table.data]) for group, (*_, own_pre) in zip(
-                haystack_groups, requests)], owner, row)
-            starts = np.searchsorted(owner, np.arange(len(tables) + 1))
+        # the looser readings honest summaries need, asked in Python of the few rows left
+        # (docs/gate.md, I1; stop 39): the strings a JSON source encodes, a block's own handle's
+        # name, a name its pre version holds, path:line pieces, a grounded fact in backticks, a
+        # quotation across its source's line break
+        sources = [[texts[k] for k in group] for group in haystack_groups]
+        stages = (lambda o, r: self._ground_in_decoded_json(tables, texts, haystack_groups, o, r),
+                  lambda o, r: _ground_own_handle_names(tables, requests, o, r),
+                  lambda o, r: _ground_names_in_own_pre(tables, requests, o, r),
+                  lambda o, r: _ground_in_path_lines(tables, sources, o, r),
+                  lambda o, r: _ground_quoted_facts(tables, o, r),
+                  lambda o, r: _ground_wrapped_quotes(tables, [[x.table.data for x in group] + (
+                      [] if own_pre is None else [own_pre.table.data]) for group, (*_, own_pre) in zip(
+                      sources, requests)], o, r))
+        for stage in stages:
+            if not owner.size:
+                break
+            owner, row = stage(owner, row)
+        starts = np.searchsorted(owner, np.arange(len(tables) + 1))
         bounds, rows = starts.tolist(), row.tolist()
         out = [tuple(rows[bounds[t]:bounds[t + 1]]) for t in range(len(tables))]
         # "no one objected", "one of the tests", "the one that failed": a pronoun, not a count
@@ -4268,9 +4245,6 @@ class _Check:
         pre_id = self.pre.id_pos()
         removed = set(self.removed)
         post_blocks = self.post.blocks
-        before: Counter[tuple[int, int]] = Counter()
-        after: Counter[tuple[int, int]] = Counter()
-        owners: dict[tuple[int, int], tuple[int, int]] = {}  # a fact -> (its pre block, a row there)
         paired = []
         for j in changed:
             i = pre_id.get(post_blocks[j].id)
@@ -4283,32 +4257,38 @@ class _Check:
         if not paired:
             return
         codes = self._drop_codes([i for i, _ in paired])
-        for (i, j), code in zip(paired, codes):
-            if code:
-                continue
-            old_rows = self.pre_facts[i].fact_fps().tolist()
-            for k, fact in enumerate(map(tuple, old_rows)):
-                before[fact] += 1
-                owners.setdefault(fact, (i, k))
-            after.update(map(tuple, self.post_facts[j].fact_fps().tolist()))
-        # (a fact the block no longer holds at all is the window-wide diff's: gone, or kept by
-        # another block)
-        fewer = [fact for fact, n in before.items() if 0 < after[fact] < n]
-        if not fewer:
+        paired = [pair for pair, code in zip(paired, codes) if not code]
+        if not paired:
+            return
+        # counted in numpy, each row's 16 bytes one value: a rewrite of one block of thousands of
+        # facts is the next edit of every session
+        pre_rows = _as_keys([self.pre_facts[i].fact_fps() for i, _ in paired])
+        facts, before_n = np.unique(pre_rows, return_counts=True)
+        after_n = _counts_in(facts, _as_keys([self.post_facts[j].fact_fps() for _, j in paired]))
+        fewer_at = np.flatnonzero((after_n > 0) & (after_n < before_n))
+        if not fewer_at.size:
             return
         # (a lost occurrence another changed block holds was moved, not lost)
         paired_posts = {j for _, j in paired}
-        elsewhere: Counter[tuple[int, int]] = Counter()
-        for j in changed:
-            if j not in paired_posts:
-                elsewhere.update(fact for fact in map(tuple, self.post_facts[j].fact_fps().tolist()) if fact in before)
+        others = [self.post_facts[j].fact_fps() for j in changed if j not in paired_posts]
+        elsewhere_n = _counts_in(facts, _as_keys(others)) if others else np.zeros_like(after_n)
+        fewer_at = fewer_at[after_n[fewer_at] + elsewhere_n[fewer_at] < before_n[fewer_at]]
+        if not fewer_at.size:
+            return
+        wanted = {bytes(facts[k]): k for k in fewer_at.tolist()}
+        before = {key: int(before_n[k]) for key, k in wanted.items()}
+        after = {key: int(after_n[k]) for key, k in wanted.items()}
+        owners: dict[bytes, tuple[int, int]] = {}  # a fact -> (its pre block, a row there)
+        for i, _ in paired:
+            for k, key in enumerate(_as_keys([self.pre_facts[i].fact_fps()]).tolist()):
+                if key in wanted:
+                    owners.setdefault(key, (i, k))
+        fewer = list(wanted)
         edit = self.edit
         post_of = {i: j for i, j in paired}
         lost = []
         looked = 0
         for fact in fewer:
-            if after[fact] + elsewhere[fact] >= before[fact]:
-                continue
             i, k = owners[fact]
             table = self.pre_facts[i].table
             row = int(self.pre_facts[i].groundable_rows()[k])
@@ -7977,6 +7957,38 @@ _FENCE_LINE = re.compile(rb"(?m)^[ ]{0,3}(?:```|~~~)")
 _ASCII_BLANKS = re.compile(rb"[ \t\n\r\f\v]")
 
 
+def _ground_own_handle_names(tables: list[FactTable], requests: list[tuple[Any, int, list[str], Any]],
+                             owner: np.ndarray, row: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The (owner, row) pairs left once an identifier that is the name of a handle its block
+    comes from, after the kind prefix, is grounded: a block naming its source's call id ("re-read
+    with the call id call_14ba5e1", of tool:call_14ba5e1) names it, and asserts nothing of it
+    (red team 95, F07: refused as occurring in none of ['tool:call_14ba5e1'])."""
+    named = [{h.partition(":")[2].encode("utf-8", "surrogatepass") for h in handles} for _, _, handles, _ in requests]
+    keep = np.fromiter((tables[t].kind[r] != _KIND_IDENTIFIER or tables[t].value_bytes(r) not in named[t]
+                        for t, r in zip(owner.tolist(), row.tolist())), dtype=np.bool_, count=owner.size)
+    return owner[keep], row[keep]
+
+
+def _ground_names_in_own_pre(tables: list[FactTable], requests: list[tuple[Any, int, list[str], Any]],
+                             owner: np.ndarray, row: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The (owner, row) pairs left once a name is grounded by its block's own pre version holding
+    the word: at a line's or sentence's start the grammar reads a capitalised word as no name, and
+    a reflow joining it back made a name the pre version's set lacked (red team 95, F03)."""
+    words: dict[int, set[bytes]] = {}  # an own pre version's words, found once
+
+    def in_own_pre(t: int, r: int) -> bool:
+        own_pre = requests[t][3]
+        if own_pre is None:
+            return False
+        if id(own_pre) not in words:
+            words[id(own_pre)] = set(_WHOLE_WORD.findall(own_pre.table.data))
+        return tables[t].data[int(tables[t].start[r]):int(tables[t].end[r])] in words[id(own_pre)]
+
+    keep = np.fromiter((tables[t].kind[r] != _KIND_NAME or not in_own_pre(t, r)
+                        for t, r in zip(owner.tolist(), row.tolist())), dtype=np.bool_, count=owner.size)
+    return owner[keep], row[keep]
+
+
 _PATH_LINE = re.compile(rb"(.+?):(\d+)(?::(\d+))?")
 
 
@@ -8072,6 +8084,22 @@ def _occurrences(automaton: Any, text: bytes) -> Counter[bytes]:
 
 
 _WORD_BYTES = frozenset(b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_") | frozenset(range(0x80, 0x100))
+
+
+def _as_keys(arrays: list[np.ndarray]) -> np.ndarray:
+    """Rows of ``(n, 2)`` uint64 fingerprint arrays as one array of 16-byte values."""
+    rows = np.ascontiguousarray(np.concatenate(arrays) if arrays else EMPTY, dtype=np.uint64).reshape(-1, 2)
+    return rows.view(np.dtype((np.void, 16))).ravel()
+
+
+def _counts_in(keys: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """How often each of the sorted, distinct ``keys`` occurs among ``rows`` (both :func:`_as_keys`)."""
+    if not rows.size:
+        return np.zeros(keys.size, dtype=np.int64)
+    found, counts = np.unique(rows, return_counts=True)
+    at = np.searchsorted(found, keys)
+    hit = (at < found.size) & (found[np.minimum(at, found.size - 1)] == keys)
+    return np.where(hit, counts[np.minimum(at, found.size - 1)], 0)
 
 
 def _within_paragraphs(text: bytes) -> bytes:
@@ -8390,7 +8418,7 @@ class _Prose:
     """A text as the I4 prose rule reads it (:func:`_keys_said_of`): its bytes, lower-cased
     with the keys of its ``key=value`` facts blanked out, and its tables' headers, found once."""
 
-    __slots__ = ("data", "lowered", "_headers")
+    __slots__ = ("_headers", "data", "lowered")
 
     def __init__(self, table: FactTable) -> None:
         self.data = table.data
