@@ -74,19 +74,85 @@ cdef inline bint stands_at(const byte_t* classes, const byte_t* h, offset_t hn, 
                      and (s == 1 or not (classes[h[s - 2]] & WORD)))
             and not (mode == MODE_NUMBER and e < hn and h[e] == b'%')
             and not (mode == MODE_URL and e < hn and (h[e] == b'?' or h[e] == b'#'))
-            and not (mode == MODE_QUOTE and after_negation(classes, h, s)))
+            and not (mode == MODE_QUOTE and after_negation(classes, h, hn, s)))
 
 
 cdef inline bint is_ascii_letter(byte_t c) noexcept nogil:
     return (0x41 <= c <= 0x5A) or (0x61 <= c <= 0x7A)
 
 
-cdef inline bint after_negation(const byte_t* classes, const byte_t* h, offset_t s) noexcept nogil:
-    """provgate._matching_py.after_negation: is the word before ``h[s]``, past blanks, one of
-    NEGATIONS or a word ending in n't (or n’t), of ASCII letters and apostrophes, on its own?"""
-    cdef offset_t i = s, j, n
-    while i > 0 and (h[i - 1] == b' ' or h[i - 1] == b'\t' or h[i - 1] == b'\r' or h[i - 1] == b'\n'):
-        i -= 1
+cdef enum:
+    # provgate._matching_py.NEGATION_REACH, NEGATION_ASIDE (test_matching's cases at both bounds
+    # hold for both implementations)
+    NEGATION_REACH = 256
+    NEGATION_ASIDE = 40
+
+
+cdef inline bint is_blank(byte_t c) noexcept nogil:
+    return c == b' ' or c == b'\t' or c == b'\r' or c == b'\n'
+
+
+cdef inline bint is_emphasis(byte_t c) noexcept nogil:
+    return c == b'*' or c == b'_' or c == b'~'
+
+
+cdef inline bint starts_a_line(const byte_t* h, offset_t at, offset_t low) noexcept nogil:
+    """provgate._matching_py._starts_a_line: only spaces and tabs before ``h[at]`` on its line,
+    down to ``low``?"""
+    while at > low and (h[at - 1] == b' ' or h[at - 1] == b'\t'):
+        at -= 1
+    return at == 0 or h[at - 1] == b'\r' or h[at - 1] == b'\n'
+
+
+cdef inline offset_t separator_start(const byte_t* h, offset_t hn, offset_t s) noexcept nogil:
+    """provgate._matching_py._separator_start: where the stretch of blanks, emphasis markers, a
+    short bracketed aside and separating dashes before ``h[s]`` begins (at most NEGATION_REACH
+    bytes back)."""
+    cdef offset_t low = s - NEGATION_REACH if s > NEGATION_REACH else 0
+    cdef offset_t i = s, k, d, bottom
+    cdef byte_t c, opener
+    while i > low:
+        c = h[i - 1]
+        if is_blank(c):
+            i -= 1
+        elif is_emphasis(c):
+            k = i - 1
+            while k > low and is_emphasis(h[k - 1]):
+                k -= 1
+            if i < hn and is_blank(h[i]) and starts_a_line(h, k, low):
+                break  # (a list bullet or a rule begins a new line's text)
+            i = k
+        elif c == b')' or c == b']':
+            opener = b'(' if c == b')' else b'['
+            k = i - 2
+            bottom = i - 2 - NEGATION_ASIDE
+            if bottom < low:
+                bottom = low
+            while k >= bottom and h[k] != opener and h[k] != c and h[k] != b'\r' and h[k] != b'\n':
+                k -= 1
+            if k < bottom or h[k] != opener:
+                break
+            i = k
+        else:
+            if c == b'-':
+                d = i - 2 if (i - 2 >= low and h[i - 2] == b'-') else i - 1
+            elif i - 3 >= low and h[i - 3] == 0xE2 and h[i - 2] == 0x80 and (h[i - 1] == 0x93 or h[i - 1] == 0x94):
+                d = i - 3  # (an en or em dash)
+            else:
+                break
+            if not (i < hn and is_blank(h[i]) and d > low and (h[d - 1] == b' ' or h[d - 1] == b'\t')) \
+                    or starts_a_line(h, d, low):
+                break  # (a list item's dash begins its line; a dash without blanks joins)
+            i = d
+    return i
+
+
+cdef inline bint after_negation(const byte_t* classes, const byte_t* h, offset_t hn, offset_t s) noexcept nogil:
+    """provgate._matching_py.after_negation: is the word before ``h[s]``, past blanks, emphasis
+    markers, a short bracketed aside and separating dashes (``separator_start``), one of
+    NEGATIONS or a word ending in n't (or n’t), of ASCII letters and apostrophes, on its own
+    (past the emphasis markers that wrap it)? Reads only ``h[0:hn]``; cannot raise."""
+    cdef offset_t i = separator_start(h, hn, s), j, k, n
     if i == s or (h[i - 1] | 0x20) not in (b't', b'o', b'r'):
         return False  # (every negation ends in t, o or r)
     j = i
@@ -97,7 +163,12 @@ cdef inline bint after_negation(const byte_t* classes, const byte_t* h, offset_t
             j -= 3
         else:
             break
-    if j == i or (j > 0 and (classes[h[j - 1]] & WORD)):
+    if j == i:
+        return False
+    k = j
+    while k > 0 and is_emphasis(h[k - 1]):
+        k -= 1
+    if k > 0 and (classes[h[k - 1]] & WORD):
         return False
     # n't or n’t at its end
     if i - j >= 3 and (h[i - 1] | 0x20) == b't':

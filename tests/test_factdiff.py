@@ -688,7 +688,7 @@ class Table:
 
 
 TEXT_PIECES = (b"retries", b"=", b"3", b" ", b"x-y", b".", b"\"", b"5", b"ab", b"-", b"?", b"+", b"%", b"/", b"not", b"No",
-               b"don't", b"\n", b"`")
+               b"don't", b"\n", b"`", b"**", b"(", b")")
 
 
 def _span_from(size, start):
@@ -729,13 +729,35 @@ def literally_in(needle, haystack, mode="relaxed"):
     if not needle:
         return False
 
+    blanks = (b" ", b"\t", b"\r", b"\n")
+
+    def starts_a_line(at, low):
+        at = low + re.search(rb"[ \t]*\Z", haystack[low:at]).start()
+        return at == 0 or haystack[at - 1:at] in (b"\r", b"\n")
+
     def negated(s):
-        # the word before s, past blanks, is a negation (a quote's mode: red team 89, F07)
-        i = s
-        while i and haystack[i - 1:i] in (b" ", b"\t", b"\r", b"\n"):
-            i -= 1
+        # the word before s, past blanks, emphasis, a short aside and separating dashes (at
+        # most 256 bytes of them), is a negation (a quote's mode: red team 89, F07; 94, F08)
+        low, i = max(0, s - 256), s
+        while i > low:
+            window = haystack[low:i]
+            if window[-1:] in blanks:
+                i -= 1
+            elif m := re.search(rb"[*_~]+\Z", window):
+                if haystack[i:i + 1] in blanks and starts_a_line(low + m.start(), low):
+                    break  # (a bullet)
+                i = low + m.start()
+            elif (m := re.search(rb"\([^()\r\n]{0,40}\)\Z|\[[^\[\]\r\n]{0,40}\]\Z", window)) or (
+                    (m := re.search(rb"(?<=[ \t])(?:--?|\xe2\x80[\x93\x94])\Z", window))
+                    and haystack[i:i + 1] in blanks and not starts_a_line(low + m.start(), low)):
+                i = low + m.start()  # (an aside, or a dash between blanks that begins no line)
+            else:
+                break
         word = re.search(rb"(?:[A-Za-z']|\xe2\x80\x99)+\Z", haystack[:i]) if i < s else None
-        if word is None or (word.start() and haystack[word.start() - 1] in WORD_BYTES):
+        if word is None:
+            return False
+        own = re.search(rb"[*_~]*\Z", haystack[:word.start()]).start()
+        if own and haystack[own - 1] in WORD_BYTES:
             return False
         text = word.group().replace("\u2019".encode(), b"'").lower()
         return text in (b"not", b"no", b"never", b"nor", b"neither", b"cannot", b"without") or text.endswith(b"n't")

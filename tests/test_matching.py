@@ -639,6 +639,42 @@ QUOTE_CASES = [
     (b"not deploy", b"do not deploy", True, True),  # (the negation quoted with it)
     (b"deploy", "\u00e9no deploy".encode(), True, True),
     (b"deploy", b"isn't deploy ain'T deploy", False, True),
+    # red team 94, F08: emphasis, a short aside or a dash between the negation and the quote
+    (b"deploy to prod on Friday", b"Please do **not** deploy to prod on Friday.", False, True),
+    (b"deploy to prod on Friday", b"Please do _not_ deploy to prod on Friday.", False, True),
+    (b"deploy to prod on Friday", b"Please *never* deploy to prod on Friday.", False, True),
+    (b"deploy to prod on Friday", b"Please do not (ever) deploy to prod on Friday.", False, True),
+    (b"deploy to prod on Friday", b"Please do not - deploy to prod on Friday.", False, True),
+    (b"deploy", b"do ~~not~~ deploy", False, True),
+    (b"deploy", b"do not [ever] deploy", False, True),
+    (b"deploy", b"do NOT -- deploy", False, True),
+    (b"deploy", "do not \u2013 deploy".encode(), False, True),  # (en dash)
+    (b"deploy", "do not \u2014 deploy".encode(), False, True),  # (em dash)
+    (b"deploy", b"don't **deploy**", False, True),  # (the quote's own emphasis)
+    (b"deploy", b"**Do not** (ever, for any reason) - **deploy**", False, True),
+    (b"deploy", b"do not\n**deploy**", False, True),  # (wrapped, the emphasis opening the line)
+    (b"deploy", b"do not (x) (y) deploy", False, True),  # (two asides)
+    # ... and what still stops the look-back: no false refusal of an honest quote
+    (b"deploy", b"**Note:** deploy", True, True),
+    (b"deploy", b"not. **Note:** deploy", True, True),
+    (b"deploy", b"(see below) deploy", True, True),
+    (b"deploy", b"Option B (see below) deploy", True, True),
+    (b"deploy", b"Options:\n- no\n- deploy", True, True),  # (a list item's dash begins its line)
+    (b"deploy", b"Options:\n* no\n  * deploy", True, True),  # (so does its star)
+    (b"deploy", "No\n  \u2013 deploy".encode(), True, True),
+    (b"deploy", b"not\n***\ndeploy", True, True),  # (a rule)
+    (b"deploy", b"snake_no deploy", True, True),  # (no word of its own, past "_")
+    (b"deploy", b"x**not** deploy", True, True),
+    (b"deploy", b"not -deploy", True, True),  # (no blank after the dash: no separator)
+    (b"deploy", b"not---deploy ---deploy", True, True),
+    (b"deploy", b"not ((ever)) deploy", True, True),  # (no nesting)
+    (b"deploy", b"not (see\nabove) deploy", True, True),  # (an aside on one line only)
+    (b"deploy", b"not (" + b"e" * 40 + b") deploy", False, True),  # (an aside of 40 bytes...
+    (b"deploy", b"not (" + b"e" * 41 + b") deploy", True, True),  # ... not of 41)
+    (b"deploy", b"not" + b" " * 256 + b"deploy", False, True),  # (a reach of 256 bytes...
+    (b"deploy", b"not" + b" " * 257 + b"deploy", True, True),  # ... not of 257)
+    (b"deploy", b"not" + b" *" * 128 + b"deploy", False, True),
+    (b"deploy", b"not" + b" *" * 128 + b" deploy", True, True),
 ]
 
 

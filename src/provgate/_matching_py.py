@@ -72,11 +72,13 @@ least one of the haystacks at token boundaries. How strictly is each needle's *m
 - ``URL``: ``TOKEN``, and the occurrence is not followed by ``?`` or ``#`` (a URL token runs
   on through its query and fragment: ``…/deploy`` is not in ``…/deploy?dry_run=true``).
 - ``QUOTE``: ``RELAXED``, and the occurrence does not follow a negation: the word before it,
-  past blanks, is not ``not``, ``no``, ``never``, ``nor``, ``neither``, ``cannot``,
-  ``without`` or a word ending in ``n't`` (or ``n’t``), in any case (:func:`after_negation`).
-  "deploy to prod on Friday" is no quotation of "Please do not deploy to prod on Friday."
-  (red team 89, F07: a summary quoting it so with a marker was grounded). The gate grounds its
-  quotations so, not its code spans (``_factdiff_py.row_mode``).
+  past blanks, emphasis markers, a short bracketed aside and separating dashes, is not
+  ``not``, ``no``, ``never``, ``nor``, ``neither``, ``cannot``, ``without`` or a word ending
+  in ``n't`` (or ``n’t``), in any case (:func:`after_negation`). "deploy to prod on Friday"
+  is no quotation of "Please do not deploy to prod on Friday." (red team 89, F07: a summary
+  quoting it so with a marker was grounded), nor of "do **not** deploy…", "*never*
+  deploy…", "do not (ever) deploy…" or "do not - deploy…" (red team 94, F08). The gate
+  grounds its quotations so, not its code spans (``_factdiff_py.row_mode``).
 
 Each haystack is searched on its own, so no occurrence straddles two of them. An empty needle
 occurs nowhere. ``needles`` and
@@ -117,6 +119,19 @@ NEGATIONS = frozenset((b"not", b"no", b"never", b"nor", b"neither", b"cannot", b
 _BLANKS = frozenset(b" \t\r\n")
 _NEGATION_ENDS = frozenset(b"tToOrR")
 _RIGHT_QUOTE = "\u2019".encode()  # (the apostrophe of "don’t")
+# what may stand between a negation and the quotation it denies (after_negation): markdown
+# emphasis (``do **not** deploy``, ``_not_``, ``~~not~~``), a short bracketed aside
+# (``do not (ever) deploy``) and a dash between blanks (``do not - deploy``, en or em dash):
+# red team 94, F08
+_EMPHASIS = frozenset(b"*_~")
+_INLINE_BLANKS = frozenset(b" \t")
+_LINE_BREAKS = frozenset(b"\r\n")
+_OPENERS = {ord(")"): ord("("), ord("]"): ord("[")}
+_DASHES = ("\u2013".encode(), "\u2014".encode())  # en dash, em dash
+# the look-back's bounds: the stretch between the negation and the quote is at most
+# NEGATION_REACH bytes, an aside's text (between its brackets) at most NEGATION_ASIDE
+NEGATION_REACH = 256
+NEGATION_ASIDE = 40
 PERCENT = ord("%")
 CLOSERS = frozenset(b".,")  # joiners that may end a quote on their own
 URL_CONTINUERS = frozenset(b"?#")
@@ -297,13 +312,20 @@ def occurs_in(haystack: bytes, needle: bytes, mode: int) -> bool:
 
 
 def after_negation(haystack: bytes, start: int) -> bool:
-    """Is the word before ``haystack[start]``, past one or more blanks, a negation (``QUOTE``):
-    ``not``, ``no``, ``never``, ``nor``, ``neither``, ``cannot``, ``without``, or a word that
-    ends in ``n't`` or ``n’t``, of ASCII letters and apostrophes, in any case, standing on its
-    own (no word byte before it)?"""
-    i = start
-    while i > 0 and haystack[i - 1] in _BLANKS:
-        i -= 1
+    """Is the word before ``haystack[start]`` a negation (``QUOTE``): ``not``, ``no``,
+    ``never``, ``nor``, ``neither``, ``cannot``, ``without``, or a word that ends in ``n't`` or
+    ``n’t``, of ASCII letters and apostrophes, in any case, standing on its own (no word byte
+    before it, past the emphasis markers that wrap it: ``**not**``, ``_not_``)?
+
+    Between the word and ``start`` there must be at least one byte, and only (``_separator_start``):
+    blanks; emphasis markers (``* _ ~``) that do not begin a line as a list bullet or a rule; a
+    bracketed aside ``(…)`` or ``[…]`` of at most ``NEGATION_ASIDE`` bytes on one line, not
+    nested; a dash (``-``, ``--``, en or em dash) with a blank after it and a space or tab before
+    it that does not begin its line (a list item's dash does). The stretch is at most
+    ``NEGATION_REACH`` bytes, so each look-back is bounded (red team 94, F08: ``do **not**
+    deploy``, ``*never* deploy``, ``do not (ever) deploy``, ``do not - deploy`` hid the
+    negation)."""
+    i = _separator_start(haystack, start)
     if i == start or haystack[i - 1] not in _NEGATION_ENDS:
         return False  # (every negation ends in t, o or r: most words are passed here)
     j = i
@@ -315,7 +337,60 @@ def after_negation(haystack: bytes, start: int) -> bool:
             j -= 3
         else:
             break
-    if j == i or (j > 0 and haystack[j - 1] in WORD_BYTES):
+    if j == i:
+        return False
+    k = j
+    while k > 0 and haystack[k - 1] in _EMPHASIS:
+        k -= 1
+    if k > 0 and haystack[k - 1] in WORD_BYTES:
         return False
     word = haystack[j:i].replace(_RIGHT_QUOTE, b"'").lower()
     return word in NEGATIONS or word.endswith(b"n't")
+
+
+def _starts_a_line(haystack: bytes, at: int, low: int) -> bool:
+    """Are the bytes before ``haystack[at]`` on its line, down to ``low``, spaces and tabs only
+    (the start of the haystack or a line break before them)?"""
+    while at > low and haystack[at - 1] in _INLINE_BLANKS:
+        at -= 1
+    return at == 0 or haystack[at - 1] in _LINE_BREAKS
+
+
+def _separator_start(haystack: bytes, start: int) -> int:
+    """Where the stretch that may separate a negation from ``haystack[start]`` begins
+    (:func:`after_negation`): blanks, emphasis markers, a short bracketed aside and separating
+    dashes, looked back over at most ``NEGATION_REACH`` bytes."""
+    low = start - NEGATION_REACH if start > NEGATION_REACH else 0
+    i = start
+    while i > low:
+        c = haystack[i - 1]
+        if c in _BLANKS:
+            i -= 1
+        elif c in _EMPHASIS:
+            k = i - 1
+            while k > low and haystack[k - 1] in _EMPHASIS:
+                k -= 1
+            if i < len(haystack) and haystack[i] in _BLANKS and _starts_a_line(haystack, k, low):
+                break  # (a list bullet "* item" or a rule "***" begins a new line's text)
+            i = k
+        elif c in _OPENERS:
+            opener = _OPENERS[c]
+            k = i - 2
+            bottom = max(low, i - 2 - NEGATION_ASIDE)
+            while k >= bottom and haystack[k] != opener and haystack[k] != c and haystack[k] not in _LINE_BREAKS:
+                k -= 1
+            if k < bottom or haystack[k] != opener:
+                break
+            i = k
+        else:
+            if c == 0x2D:  # -
+                d = i - 2 if i - 2 >= low and haystack[i - 2] == 0x2D else i - 1
+            elif i - 3 >= low and haystack[i - 3 : i] in _DASHES:
+                d = i - 3
+            else:
+                break
+            if not (i < len(haystack) and haystack[i] in _BLANKS and d > low and haystack[d - 1] in _INLINE_BLANKS) or _starts_a_line(
+                    haystack, d, low):
+                break  # (a list item's dash begins its line; a dash without blanks joins)
+            i = d
+    return i
