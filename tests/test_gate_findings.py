@@ -6085,6 +6085,32 @@ def test_a_quote_that_cuts_a_negation_off_its_source_is_ungrounded(text, accepte
         find(verdict, "I1", block="s", key="quote")
 
 
+@pytest.mark.parametrize("user, accepted", [
+    ("Please do **not** deploy to prod on Friday.", False),
+    ("Please do _not_ deploy to prod on Friday.", False),
+    ("Please *never* deploy to prod on Friday.", False),
+    ("Please do not (ever) deploy to prod on Friday.", False),
+    ("Please do not - deploy to prod on Friday.", False),
+    ("**Note:** deploy to prod on Friday.", True),
+    ("**Note:**\n- deploy to prod on Friday.", True),
+    ("Is Monday fine? **No** (see below)\n\n- deploy to prod on Friday.", True),
+])
+def test_a_quote_that_cuts_an_emphasised_or_set_off_negation_off_is_ungrounded(user, accepted):
+    # red team 94, F08: the negation rule looked back past blanks only, so emphasis around the
+    # negation (**not**, _not_, *never*), an aside or a dash between it and the quote hid it
+    # and 'The user said "deploy to prod on Friday"' was grounded and accepted as lossy; the
+    # honest quote after a bold label, a list dash, or a "no" that a line and a bullet
+    # separate from it is still grounded
+    store = store_with({"user:u1": user})
+    pre = [blk("u", "user", user, handles=["user:u1"])]
+    post = [pre[0], summary("s", 'The user said "deploy to prod on Friday" [src:u1].', ["user:u1"])]
+    verdict = Gate(store).check(pre, post, operator="summarize")
+    if accepted:
+        assert_accepted(verdict, "lossy")
+    else:
+        find(verdict, "I1", block="s", key="quote")
+
+
 def test_a_code_span_after_a_negation_in_its_source_is_grounded():
     # a code span names a thing and quotes no claim: "Never run `rm -rf /`" does not deny the
     # command's name, and a summary naming it in backticks is grounded (the benchmark corpus's

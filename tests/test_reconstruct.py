@@ -1411,6 +1411,39 @@ def test_a_quote_found_only_after_a_negation_is_not_found(store):
     assert not report.ok
 
 
+@pytest.mark.parametrize("source", [
+    "Please do **not** deploy to prod on Friday.",
+    "Please do _not_ deploy to prod on Friday.",
+    "Please *never* deploy to prod on Friday.",
+    "Please do not (ever) deploy to prod on Friday.",
+    "Please do not - deploy to prod on Friday.",
+    "Please do not \u2014 deploy to prod\non Friday.",  # (and a whitespace match)
+])
+def test_a_quote_after_an_emphasised_or_set_off_negation_is_not_found(store, source):
+    """Emphasis around the negation, an aside or a dash between it and the quote hid it from
+    the look-back, and verify graded the quote exact (red team 94, F08): ``not_found`` with
+    the negation diagnostic now, as the gate's I1 refuses it."""
+    store.put("user:u1", source)
+    data = store.get("user:u1").encode()
+    check = verify_quote(store, "user:u1", "deploy to prod on Friday")
+    assert check.grade == "not_found" and check.diagnostic.kind == DIAGNOSTIC_AFTER_A_NEGATION
+    assert data[check.diagnostic.source_start:].startswith(b"deploy to prod")
+    assert verify_quote(store, "user:u1", source.split("Please ")[1].rstrip(".")).grade in ("exact", "whitespace")
+
+
+@pytest.mark.parametrize("source", [
+    "**Note:** deploy to prod on Friday.",
+    "Not now. (See below) deploy to prod on Friday.",
+    "Options:\n- no\n- deploy to prod on Friday",
+    "Options:\n* no\n* deploy to prod on Friday",
+])
+def test_a_quote_after_emphasis_or_an_aside_but_no_negation_is_found(store, source):
+    # what the look-back now skips does not make a negation of what comes before it: a bold
+    # label, an aside, a list item's bullet after a "no" item (red team 94, F08)
+    store.put("user:u1", source)
+    assert verify_quote(store, "user:u1", "deploy to prod on Friday").grade == "exact"
+
+
 def test_a_whitespace_match_after_a_negation_is_not_found(store):
     """A source that wraps a line inside the quoted words is matched only after whitespace
     normalisation, and that match was graded ``whitespace`` right after "not": the negation
