@@ -151,7 +151,7 @@ cdef inline bint after_negation(const byte_t* classes, const byte_t* h, offset_t
     """provgate._matching_py.after_negation: is the word before ``h[s]``, past blanks, emphasis
     markers, a short bracketed aside and separating dashes (``separator_start``), one of
     NEGATIONS or a word ending in n't (or n’t), of ASCII letters and apostrophes, on its own
-    (past the emphasis markers that wrap it)? Reads only ``h[0:hn]``; cannot raise."""
+    (or wrapped in emphasis markers)? Reads only ``h[0:hn]``; cannot raise."""
     cdef offset_t i = separator_start(h, hn, s), j, k, n
     if i == s or (h[i - 1] | 0x20) not in (b't', b'o', b'r'):
         return False  # (every negation ends in t, o or r)
@@ -165,11 +165,12 @@ cdef inline bint after_negation(const byte_t* classes, const byte_t* h, offset_t
             break
     if j == i:
         return False
-    k = j
-    while k > 0 and is_emphasis(h[k - 1]):
-        k -= 1
-    if k > 0 and (classes[h[k - 1]] & WORD):
-        return False
+    if j > 0 and (classes[h[j - 1]] & WORD):  # ("_", a word byte, may wrap it: "_not_")
+        k = j
+        while k > 0 and is_emphasis(h[k - 1]):
+            k -= 1
+        if k == j or (k > 0 and (classes[h[k - 1]] & WORD)):
+            return False
     # n't or n’t at its end
     if i - j >= 3 and (h[i - 1] | 0x20) == b't':
         if h[i - 2] == 0x27 and (h[i - 3] | 0x20) == b'n':

@@ -756,8 +756,9 @@ def literally_in(needle, haystack, mode="relaxed"):
         word = re.search(rb"(?:[A-Za-z']|\xe2\x80\x99)+\Z", haystack[:i]) if i < s else None
         if word is None:
             return False
-        own = re.search(rb"[*_~]*\Z", haystack[:word.start()]).start()
-        if own and haystack[own - 1] in WORD_BYTES:
+        own = re.search(rb"[*_~]*\Z", haystack[:word.start()]).start()  # (wrapped in emphasis: "_not_")
+        if word.start() and haystack[word.start() - 1] in WORD_BYTES and (
+                own == word.start() or (own and haystack[own - 1] in WORD_BYTES)):
             return False
         text = word.group().replace("\u2019".encode(), b"'").lower()
         return text in (b"not", b"no", b"never", b"nor", b"neither", b"cannot", b"without") or text.endswith(b"n't")

@@ -651,6 +651,8 @@ QUOTE_CASES = [
     (b"deploy", "do not \u2013 deploy".encode(), False, True),  # (en dash)
     (b"deploy", "do not \u2014 deploy".encode(), False, True),  # (em dash)
     (b"deploy", b"don't **deploy**", False, True),  # (the quote's own emphasis)
+    (b"deploy", b"do**not** deploy", False, True),  # (emphasis inside a word: * is no word byte)
+    (b"deploy", "do**n\u2019t** deploy".encode(), False, True),
     (b"deploy", b"**Do not** (ever, for any reason) - **deploy**", False, True),
     (b"deploy", b"do not\n**deploy**", False, True),  # (wrapped, the emphasis opening the line)
     (b"deploy", b"do not (x) (y) deploy", False, True),  # (two asides)
@@ -664,7 +666,7 @@ QUOTE_CASES = [
     (b"deploy", "No\n  \u2013 deploy".encode(), True, True),
     (b"deploy", b"not\n***\ndeploy", True, True),  # (a rule)
     (b"deploy", b"snake_no deploy", True, True),  # (no word of its own, past "_")
-    (b"deploy", b"x**not** deploy", True, True),
+    (b"deploy", b"x_not_ deploy", True, True),  # (nor past "_" wrapping it)
     (b"deploy", b"not -deploy", True, True),  # (no blank after the dash: no separator)
     (b"deploy", b"not---deploy ---deploy", True, True),
     (b"deploy", b"not ((ever)) deploy", True, True),  # (no nesting)

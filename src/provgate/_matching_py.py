@@ -314,8 +314,9 @@ def occurs_in(haystack: bytes, needle: bytes, mode: int) -> bool:
 def after_negation(haystack: bytes, start: int) -> bool:
     """Is the word before ``haystack[start]`` a negation (``QUOTE``): ``not``, ``no``,
     ``never``, ``nor``, ``neither``, ``cannot``, ``without``, or a word that ends in ``n't`` or
-    ``n’t``, of ASCII letters and apostrophes, in any case, standing on its own (no word byte
-    before it, past the emphasis markers that wrap it: ``**not**``, ``_not_``)?
+    ``n’t``, of ASCII letters and apostrophes, in any case, standing on its own: no word byte
+    before it, or only the emphasis markers that wrap it (``_not_``; ``do**not**`` and
+    ``do**n't**`` stand on their own, as ``*`` and ``~`` are no word bytes)?
 
     Between the word and ``start`` there must be at least one byte, and only (``_separator_start``):
     blanks; emphasis markers (``* _ ~``) that do not begin a line as a list bullet or a rule; a
@@ -339,11 +340,12 @@ def after_negation(haystack: bytes, start: int) -> bool:
             break
     if j == i:
         return False
-    k = j
-    while k > 0 and haystack[k - 1] in _EMPHASIS:
-        k -= 1
-    if k > 0 and haystack[k - 1] in WORD_BYTES:
-        return False
+    if j > 0 and haystack[j - 1] in WORD_BYTES:  # ("_", a word byte, may wrap it: "_not_")
+        k = j
+        while k > 0 and haystack[k - 1] in _EMPHASIS:
+            k -= 1
+        if k == j or (k > 0 and haystack[k - 1] in WORD_BYTES):
+            return False
     word = haystack[j:i].replace(_RIGHT_QUOTE, b"'").lower()
     return word in NEGATIONS or word.endswith(b"n't")
 
