@@ -153,8 +153,8 @@ cdef inline bint after_negation(const byte_t* classes, const byte_t* h, offset_t
     NEGATIONS or a word ending in n't (or n’t), of ASCII letters and apostrophes, on its own
     (or wrapped in emphasis markers)? Reads only ``h[0:hn]``; cannot raise."""
     cdef offset_t i = separator_start(h, hn, s), j, k, n
-    if i == s or (h[i - 1] | 0x20) not in (b't', b'o', b'r'):
-        return False  # (every negation ends in t, o or r)
+    if i == s or i == 0 or (h[i - 1] | 0x20) not in (b't', b'o', b'r'):
+        return False  # (every negation ends in t, o or r; i == 0: the stretch opens the text, h[-1] is not read)
     j = i
     while j > 0:
         if is_ascii_letter(h[j - 1]) or h[j - 1] == 0x27:

@@ -667,6 +667,7 @@ QUOTE_CASES = [
     (b"deploy", b"not\n***\ndeploy", True, True),  # (a rule)
     (b"deploy", b"snake_no deploy", True, True),  # (no word of its own, past "_")
     (b"deploy", b"x_not_ deploy", True, True),  # (nor past "_" wrapping it)
+    (b"deploy", b" **deploy** or not", True, True),  # (the stretch opens the text: nothing before it is read)
     (b"deploy", b"not -deploy", True, True),  # (no blank after the dash: no separator)
     (b"deploy", b"not---deploy ---deploy", True, True),
     (b"deploy", b"not ((ever)) deploy", True, True),  # (no nesting)

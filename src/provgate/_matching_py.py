@@ -327,7 +327,7 @@ def after_negation(haystack: bytes, start: int) -> bool:
     deploy``, ``*never* deploy``, ``do not (ever) deploy``, ``do not - deploy`` hid the
     negation)."""
     i = _separator_start(haystack, start)
-    if i == start or haystack[i - 1] not in _NEGATION_ENDS:
+    if i == start or i == 0 or haystack[i - 1] not in _NEGATION_ENDS:
         return False  # (every negation ends in t, o or r: most words are passed here)
     j = i
     while j > 0:
