@@ -4231,11 +4231,11 @@ class _Check:
             if strongest is None:  # a few rows, and something gone after all: place them again
                 strongest = place_rows(index, d_fps, self._drop_codes(d_blocks))[2]
             self._account_drops(d_pos, d_row, gone, strongest)
-        self._check_fewer_occurrences(changed)
+        self._check_fewer_occurrences(changed, index)
         self._check_rebound_values()
         self._check_handle_drops("I2")
 
-    def _check_fewer_occurrences(self, changed: list[int]) -> None:
+    def _check_fewer_occurrences(self, changed: list[int], index: Any) -> None:
         """A block rewritten in place keeps as many occurrences of each of its facts as its pre
         version held, unless another changed block holds the ones it lost: the window-wide
         diff counts a fact as present or gone, so "1 000 000 rows" -> "1 000 rows", "3 of 3
@@ -4260,27 +4260,33 @@ class _Check:
         paired = [pair for pair, code in zip(paired, codes) if not code]
         if not paired:
             return
-        # counted in numpy, each row's 16 bytes one value: a rewrite of one block of thousands of
-        # facts is the next edit of every session
-        pre_rows = _as_keys([self.pre_facts[i].fact_fps() for i, _ in paired])
-        facts, before_n = np.unique(pre_rows, return_counts=True)
-        after_n = _counts_in(facts, _as_keys([self.post_facts[j].fact_fps() for _, j in paired]))
+        # counted by each row's place among pre's distinct facts (``index``, one native look-up
+        # a block), not fact by fact: a rewrite of one block of thousands of facts is the next
+        # edit of every session
+        pre_fps = [self.pre_facts[i].fact_fps() for i, _ in paired]
+        pre_rows = positions(index, pre_fps)
+        after_rows = positions(index, [self.post_facts[j].fact_fps() for _, j in paired])
+        size = 1 + max(int(pre_rows.max()) if pre_rows.size else 0, int(after_rows.max()) if after_rows.size else 0)
+        before_n = np.bincount(pre_rows[pre_rows >= 0], minlength=size)
+        after_n = np.bincount(after_rows[after_rows >= 0], minlength=size)
         fewer_at = np.flatnonzero((after_n > 0) & (after_n < before_n))
         if not fewer_at.size:
             return
         # (a lost occurrence another changed block holds was moved, not lost)
         paired_posts = {j for _, j in paired}
         others = [self.post_facts[j].fact_fps() for j in changed if j not in paired_posts]
-        elsewhere_n = _counts_in(facts, _as_keys(others)) if others else np.zeros_like(after_n)
+        other_rows = positions(index, others) if others else np.zeros(0, np.int64)
+        elsewhere_n = np.bincount(other_rows[other_rows >= 0], minlength=size)
         fewer_at = fewer_at[after_n[fewer_at] + elsewhere_n[fewer_at] < before_n[fewer_at]]
         if not fewer_at.size:
             return
-        wanted = {bytes(facts[k]): k for k in fewer_at.tolist()}
-        before = {key: int(before_n[k]) for key, k in wanted.items()}
-        after = {key: int(after_n[k]) for key, k in wanted.items()}
-        owners: dict[bytes, tuple[int, int]] = {}  # a fact -> (its pre block, a row there)
-        for i, _ in paired:
-            for k, key in enumerate(_as_keys([self.pre_facts[i].fact_fps()]).tolist()):
+        wanted = {int(k): k for k in fewer_at.tolist()}
+        before = {key: int(before_n[key]) for key in wanted}
+        after = {key: int(after_n[key]) for key in wanted}
+        owners: dict[int, tuple[int, int]] = {}  # a fact's place -> (its pre block, a row there)
+        pre_at = np.split(pre_rows, np.cumsum([len(f) for f in pre_fps])[:-1])
+        for (i, _), at in zip(paired, pre_at):
+            for k, key in enumerate(at.tolist()):
                 if key in wanted:
                     owners.setdefault(key, (i, k))
         fewer = list(wanted)
@@ -8084,22 +8090,6 @@ def _occurrences(automaton: Any, text: bytes) -> Counter[bytes]:
 
 
 _WORD_BYTES = frozenset(b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_") | frozenset(range(0x80, 0x100))
-
-
-def _as_keys(arrays: list[np.ndarray]) -> np.ndarray:
-    """Rows of ``(n, 2)`` uint64 fingerprint arrays as one array of 16-byte values."""
-    rows = np.ascontiguousarray(np.concatenate(arrays) if arrays else EMPTY, dtype=np.uint64).reshape(-1, 2)
-    return rows.view(np.dtype((np.void, 16))).ravel()
-
-
-def _counts_in(keys: np.ndarray, rows: np.ndarray) -> np.ndarray:
-    """How often each of the sorted, distinct ``keys`` occurs among ``rows`` (both :func:`_as_keys`)."""
-    if not rows.size:
-        return np.zeros(keys.size, dtype=np.int64)
-    found, counts = np.unique(rows, return_counts=True)
-    at = np.searchsorted(found, keys)
-    hit = (at < found.size) & (found[np.minimum(at, found.size - 1)] == keys)
-    return np.where(hit, counts[np.minimum(at, found.size - 1)], 0)
 
 
 def _within_paragraphs(text: bytes) -> bytes:
