@@ -4231,11 +4231,12 @@ class _Check:
             if strongest is None:  # a few rows, and something gone after all: place them again
                 strongest = place_rows(index, d_fps, self._drop_codes(d_blocks))[2]
             self._account_drops(d_pos, d_row, gone, strongest)
-        self._check_fewer_occurrences(changed, index)
+        self._check_fewer_occurrences(changed, a_pos, a_row, d_pos, d_row)
         self._check_rebound_values()
         self._check_handle_drops("I2")
 
-    def _check_fewer_occurrences(self, changed: list[int], index: Any) -> None:
+    def _check_fewer_occurrences(self, changed: list[int], a_pos: np.ndarray, a_row: _RowMap,
+                                 d_pos: np.ndarray | None, d_row: _RowMap | None) -> None:
         """A block rewritten in place keeps as many occurrences of each of its facts as its pre
         version held, unless another changed block holds the ones it lost: the window-wide
         diff counts a fact as present or gone, so "1 000 000 rows" -> "1 000 rows", "3 of 3
@@ -4258,24 +4259,24 @@ class _Check:
             return
         codes = self._drop_codes([i for i, _ in paired])
         paired = [pair for pair, code in zip(paired, codes) if not code]
-        if not paired:
-            return
-        # counted by each row's place among pre's distinct facts (``index``, one native look-up
-        # a block), not fact by fact: a rewrite of one block of thousands of facts is the next
-        # edit of every session
-        pre_fps = [self.pre_facts[i].fact_fps() for i, _ in paired]
-        pre_rows = positions(index, pre_fps)
-        after_rows = positions(index, [self.post_facts[j].fact_fps() for _, j in paired])
-        size = 1 + max(int(pre_rows.max()) if pre_rows.size else 0, int(after_rows.max()) if after_rows.size else 0)
+        if not paired or d_pos is None or d_row is None:
+            return  # (none left, or every removed block under one record: the diff placed no removed row)
+        # each row's place among pre's distinct facts, as the diff found it (``a_pos`` for the
+        # changed blocks' rows, ``d_pos`` for the removed ones'), counted with bincount
+        d_at, a_at = _row_slices(d_row), _row_slices(a_row)
+        pre_at = [d_pos[slice(*d_at[i])] for i, _ in paired]
+        post_rows = np.concatenate([a_pos[slice(*a_at[j])] for _, j in paired])
+        pre_rows = np.concatenate(pre_at)
+        size = 1 + max(int(pre_rows.max()) if pre_rows.size else 0, int(post_rows.max()) if post_rows.size else 0)
         before_n = np.bincount(pre_rows[pre_rows >= 0], minlength=size)
-        after_n = np.bincount(after_rows[after_rows >= 0], minlength=size)
+        after_n = np.bincount(post_rows[post_rows >= 0], minlength=size)
         fewer_at = np.flatnonzero((after_n > 0) & (after_n < before_n))
         if not fewer_at.size:
             return
         # (a lost occurrence another changed block holds was moved, not lost)
         paired_posts = {j for _, j in paired}
-        others = [self.post_facts[j].fact_fps() for j in changed if j not in paired_posts]
-        other_rows = positions(index, others) if others else np.zeros(0, np.int64)
+        others = [a_pos[slice(*a_at[j])] for j in changed if j not in paired_posts]
+        other_rows = np.concatenate(others) if others else np.zeros(0, np.int64)
         elsewhere_n = np.bincount(other_rows[other_rows >= 0], minlength=size)
         fewer_at = fewer_at[after_n[fewer_at] + elsewhere_n[fewer_at] < before_n[fewer_at]]
         if not fewer_at.size:
@@ -4284,7 +4285,6 @@ class _Check:
         before = {key: int(before_n[key]) for key in wanted}
         after = {key: int(after_n[key]) for key in wanted}
         owners: dict[int, tuple[int, int]] = {}  # a fact's place -> (its pre block, a row there)
-        pre_at = np.split(pre_rows, np.cumsum([len(f) for f in pre_fps])[:-1])
         for (i, _), at in zip(paired, pre_at):
             for k, key in enumerate(at.tolist()):
                 if key in wanted:
@@ -8090,6 +8090,12 @@ def _occurrences(automaton: Any, text: bytes) -> Counter[bytes]:
 
 
 _WORD_BYTES = frozenset(b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_") | frozenset(range(0x80, 0x100))
+
+
+def _row_slices(rows: _RowMap) -> dict[int, tuple[int, int]]:
+    """Block -> the (start, end) of its rows in ``rows``' concatenation."""
+    ends = list(accumulate(rows.sizes))
+    return {block: (end - size, end) for block, size, end in zip(rows.indices, rows.sizes, ends)}
 
 
 def _within_paragraphs(text: bytes) -> bytes:
