@@ -382,16 +382,40 @@ cdef Py_ssize_t m_citation(const byte_t* d, Py_ssize_t n, Py_ssize_t p,
 
 
 cdef Py_ssize_t m_url(const byte_t* d, Py_ssize_t n, Py_ssize_t p) noexcept nogil:
-    """scheme://rest, then trailing punctuation trimmed (a ")" only while unbalanced)."""
-    cdef Py_ssize_t q = p + 1, body, e, opens = 0, closes = 0
+    """scheme://rest, then trailing punctuation trimmed (a ")" only while unbalanced). In the
+    query or fragment (after the first "?" or "#") the URL goes on over ^ | and [ ] { } while
+    those brackets balance, but not into a citation marker "[src:" (stop 39, red team 94 F03)."""
+    cdef Py_ssize_t q = p + 1, body, e, opens = 0, closes = 0, square = 0, curly = 0
     cdef byte_t c
+    cdef bint query = False
     while q < n and has(d[q], F_SCHEME):
         q += 1
     if q + 3 > n or d[q] != b':' or d[q + 1] != b'/' or d[q + 2] != b'/':
         return -1
     body = q + 3
     e = body
-    while e < n and has(d[e], F_URL):
+    while e < n:
+        c = d[e]
+        if has(c, F_URL):
+            if c == b'?' or c == b'#':
+                query = True
+        elif not query:
+            break
+        elif c == b'^' or c == b'|':
+            pass
+        elif c == b'[':
+            if (e + 4 < n and d[e + 1] == b's' and d[e + 2] == b'r' and d[e + 3] == b'c'
+                    and d[e + 4] == b':'):
+                break
+            square += 1
+        elif c == b']' and square > 0:
+            square -= 1
+        elif c == b'{':
+            curly += 1
+        elif c == b'}' and curly > 0:
+            curly -= 1
+        else:
+            break
         e += 1
     if e == body:
         return -1
@@ -519,6 +543,24 @@ cdef Py_ssize_t m_path(const byte_t* d, Py_ssize_t n, Py_ssize_t p, Cursor* cur)
     return suffix_end if suffix_end >= 0 else r
 
 
+cdef inline Py_ssize_t dot_suffixes(const byte_t* d, Py_ssize_t n, Py_ssize_t q) noexcept nogil:
+    """The end of the run of ".post3" ".dev1" ".el9" parts (a-z then 0-9, then no word byte) at
+    q that a number or version goes on with (stop 39, red team 94 F01)."""
+    cdef Py_ssize_t t
+    while q + 2 < n and d[q] == b'.' and has(d[q + 1], F_LOWER):
+        t = q + 2
+        while t < n and has(d[t], F_LOWER):
+            t += 1
+        if t >= n or not has(d[t], F_DIGIT):
+            break
+        while t < n and has(d[t], F_DIGIT):
+            t += 1
+        if t < n and has(d[t], F_W):
+            break
+        q = t
+    return q
+
+
 cdef Py_ssize_t m_number(const byte_t* d, Py_ssize_t n, Py_ssize_t p) noexcept nogil:
     """[+-]? (hex | thousands | digits(.digits)* | .digits) (% | exponent | unit)? then a
     non-word byte; every part possessive, the alternatives atomic (see _scanner_py._NUMBER)."""
@@ -583,6 +625,7 @@ cdef Py_ssize_t m_number(const byte_t* d, Py_ssize_t n, Py_ssize_t p) noexcept n
                     q += 1
                 while q < n and has(d[q], F_DIGIT):
                     q += 1
+    q = dot_suffixes(d, n, q)
     if q < n and has(d[q], F_W):
         return -1
     return q
@@ -603,6 +646,7 @@ cdef Py_ssize_t m_version(const byte_t* d, Py_ssize_t n, Py_ssize_t p) noexcept 
             q += 1
         while q < n and has(d[q], F_DIGIT):
             q += 1
+    q = dot_suffixes(d, n, q)
     if q < n and has(d[q], F_W):
         return -1
     return q
@@ -657,9 +701,10 @@ cdef Py_ssize_t word_end(const byte_t* d, Py_ssize_t n, Py_ssize_t p) noexcept n
 
 
 cdef Py_ssize_t m_dotted(const byte_t* d, Py_ssize_t n, Py_ssize_t p) noexcept nogil:
-    """name.name(.name)*, at least one part of two or more bytes."""
+    """name.name(.name)*, at least one part of two or more bytes; parts after the first may
+    start with a digit (stop 39, red team 94 F01: python3.11, libssl.so.1.1)."""
     cdef Py_ssize_t q = word_end(d, n, p), parts = 1, longest = q - p, s
-    while q + 1 < n and d[q] == b'.' and has(d[q + 1], F_IDSTART):
+    while q + 1 < n and d[q] == b'.' and has(d[q + 1], F_W):
         s = q + 1
         q = word_end(d, n, s)
         parts += 1
@@ -1358,7 +1403,7 @@ cdef int word_token(const byte_t* d, Py_ssize_t n, Py_ssize_t p, byte_t prev, Sh
             if e >= 0:
                 next_p[0] = e
                 return emit(out, K_NUMBER, p, e, V_NUMBER)
-        if b == b'.' and has(b1, F_IDSTART):
+        if b == b'.' and has(b1, F_W):
             e = m_dotted(d, n, p)
             if e >= 0:
                 next_p[0] = e
@@ -1785,6 +1830,15 @@ cdef int token_spans(const byte_t* d, Py_ssize_t n, Rows* out) noexcept nogil:
             e = m_number(d, n, p)
             if e >= 0:
                 if emit(out, K_NUMBER, p, e, V_NUMBER) < 0:
+                    return -1
+                p = e
+                continue
+            # a dot-file name: .env.production, .bashrc (stop 39, red team 94 F04)
+            if c == b'.' and p + 1 < n and has(d[p + 1], F_UPPER | F_LOWER):
+                e = word_end(d, n, p + 1)
+                while e + 1 < n and d[e] == b'.' and has(d[e + 1], F_W):
+                    e = word_end(d, n, e + 1)
+                if emit(out, K_IDENTIFIER, p, e, V_RAW) < 0:
                     return -1
                 p = e
                 continue

@@ -137,7 +137,11 @@ _END = rb"(?![" + _W + rb"])"  # the next byte is not a word byte (or there is n
 
 _CITATION = re.compile(rb"\[src:([^\x00-\x20\x7f\[\]]{1,%d}+)\]" % MAX_HANDLE_BYTES)
 _CITATION_AT_END = re.compile(rb"\[src:[^\x00-\x20\x7f\[\]]{1,%d}+\]\Z" % MAX_HANDLE_BYTES)
-_URL = re.compile(rb"[A-Za-z][A-Za-z0-9+.\-]*+://[^\x00-\x20\x7f\"<>\[\]\\^`{|}]++")
+_URL = re.compile(rb"[A-Za-z][A-Za-z0-9+.\-]*+://[^\x00-\x20\x7f\"<>\[\]\\^`{|}?#]*+")
+# in a URL's query or fragment (from its first "?" or "#") also [ ] { } ^ | (stop 39, red team
+# 94 F03): bytes other than SEP and "<>\` ; a "]" or "}" only while it closes a "[" or "{" of
+# the query, and a "[" not when it begins a citation marker "[src:"
+_URL_QUERY = re.compile(rb"[^\x00-\x20\x7f\"<>\\`\[\]{}]++")
 _URL_TRIM = frozenset(b".,:;!?'*")
 _PATH_RUN = re.compile(rb"[" + _W + rb".\-~@+%/\\]*+")
 _LINE_COL = re.compile(rb":[0-9]++(?::[0-9]++)?+" + _END)
@@ -152,17 +156,24 @@ _NUMBER = re.compile(
       | \.[0-9]++                                            # .5
     )
     (?>%|[eE][+\-]?[0-9]++|[A-Za-z]++[0-9]*+)?+              # percent, exponent, unit
+    (?:\.[a-z]++[0-9]++(?![0-9A-Za-z_\x80-\xff]))*+          # .post3 .dev1 .el9 (stop 39)
     """
     + _END,
     re.X,
 )
-_VERSION = re.compile(rb"[vV][0-9]++(?:\.[0-9]++)*+(?:[A-Za-z]++[0-9]*+)?+" + _END)
+_VERSION = re.compile(
+    rb"[vV][0-9]++(?:\.[0-9]++)*+(?:[A-Za-z]++[0-9]*+)?+(?:\.[a-z]++[0-9]++(?![" + _W + rb"]))*+" + _END
+)
 _HEX_RUN = re.compile(rb"[0-9A-Fa-f]++" + _END)
 _UUID = re.compile(
     rb"[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}" + _END
 )
 _IDPART = rb"[A-Za-z_\x80-\xff][" + _W + rb"]*+"
-_DOTTED = re.compile(_IDPART + rb"(?:\." + _IDPART + rb")++")
+# later parts may start with a digit (stop 39, red team 94 F01: python3.11, libssl.so.1.1, No.5512)
+_DOTTED = re.compile(_IDPART + rb"(?:\.[" + _W + rb"]++)++")
+# a dot-file name (stop 39, red team 94 F04): at a "." that no word byte, ".", "\\" or "@"
+# precedes, an ASCII letter, then more parts joined by single dots (.env.production, .bashrc)
+_DOTFILE = re.compile(rb"\.[A-Za-z][" + _W + rb"]*+(?:\.[" + _W + rb"]++)*+")
 # a hyphenated lower-case ID (eu-west-1, req-8f3a2, gpt-4.5): runs of a-z 0-9 joined by single
 # "-" or ".", starting with a letter, that are the whole chain (no word byte, nor "-" or "."
 # and a word byte, after it); the caller checks it holds a "-" and a digit
@@ -289,6 +300,27 @@ def _match_url(data: bytes, p: int) -> int:
         return -1
     end = m.end()
     body = data.index(b"://", p) + 3
+    n = len(data)
+    if end < n and data[end] in b"?#":
+        square = curly = 0  # "[" and "{" of the query not yet closed
+        end += 1
+        while end < n:
+            q = _URL_QUERY.match(data, end)
+            if q is not None:
+                end = q.end()
+                continue
+            c = data[end]
+            if c == ord("[") and not data.startswith(b"[src:", end):
+                square += 1
+            elif c == ord("]") and square:
+                square -= 1
+            elif c == ord("{"):
+                curly += 1
+            elif c == ord("}") and curly:
+                curly -= 1
+            else:
+                break
+            end += 1
     while end > body:
         last = data[end - 1]
         if last in _URL_TRIM:
@@ -603,6 +635,12 @@ def _token_spans(data: bytes, out: _Out, shortcut: bool = True) -> None:
                 out.add(NUMBER, p, m.end(), -1, -1, p, m.end(), VALUE_NUMBER)
                 p = m.end()
                 continue
+            if c == ord("."):
+                m = _DOTFILE.match(data, p)
+                if m is not None:
+                    out.add(IDENTIFIER, p, m.end(), -1, -1, p, m.end(), VALUE_RAW)
+                    p = m.end()
+                    continue
         if c == ord('"'):
             kv = _match_json_key_value(data, p)
             if kv is not None:
