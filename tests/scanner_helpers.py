@@ -69,6 +69,9 @@ FRAGMENTS = [
     # hyphenated IDs and e-mail addresses, whole and in pieces
     "eu-west-1", "req-8f3a2", "gpt-4.5", "x86-64", "k8s-node-3", "-1", "-a", "a-", "-x1",
     "oncall@acme.io", "a.b+c", "@acme", ".io", ".co.uk", "io-z", "@x-y.io", "%", "+tag",
+    # stop 39 (red team 94): digit parts after a dot, .post/.dev suffixes, dot-files, URL queries
+    "python3.11", "No.5512", ".1", ".12", "a.1", "rc.1", "+build.5", ".post3", ".dev1", ".el9",
+    ".env", ".Env.2", "^", "?q=", "#f", "[a]", "{x}", "[src", "src:", "?a=[1]&b={2}|3",
 ]
 
 fragment_text = st.lists(st.sampled_from(FRAGMENTS), max_size=40).map("".join)

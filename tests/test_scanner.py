@@ -1477,3 +1477,79 @@ def test_span_values_of_byte_swapped_columns_is_a_type_error(impl):
     from provgate.facts import Kind
     with pytest.raises(TypeError):
         impl.span_values(t.data, t.kind, t.value_start.astype(">i8"), t.value_end.astype(">i8"), int(Kind.CITATION))
+
+
+# -- stop 39 (red team 94, F01/F03/F04): tokens whose digits or names were no fact ---------------
+
+# F01: a digit run after "<word>." now belongs to a fact: a dotted identifier whose later parts
+# may start with a digit, and a number or version going on with ".post3"-like parts.
+# F04: a dot-file name. F03: a URL goes on over [ ] { } ^ | in its query or fragment.
+STOP39_CASES = [
+    ("Deployed 2.0.0-rc.1 to", [("number", "2.0.0"), ("identifier", "rc.1")]),
+    ("1.2.3-beta.2 1.24.3-eksbuild.1", [("number", "1.2.3"), ("identifier", "beta.2"),
+                                        ("number", "1.24.3"), ("identifier", "eksbuild.1")]),
+    ("1.2.3+build.5", [("number", "1.2.3"), ("identifier", "build.5")]),
+    ("4.2.1.post3 2.0.0.dev1 v4.2.1.post3", [("number", "4.2.1.post3"), ("number", "2.0.0.dev1"),
+                                            ("number", "v4.2.1.post3")]),
+    ("python3.11 py3.12 jdk1.8 ubuntu22.04 alpine3.18 TLSv1.3 go1.21.5",
+     [("identifier", t) for t in ["python3.11", "py3.12", "jdk1.8", "ubuntu22.04", "alpine3.18", "TLSv1.3",
+                                  "go1.21.5"]]),
+    ("libssl.so.1.1 libc.so.6 c6g.2xlarge shard.12", [("identifier", t) for t in
+                                                      ["libssl.so.1.1", "libc.so.6", "c6g.2xlarge", "shard.12"]]),
+    ("see No.5512 and Fig.3, p.12 ch.7 vol.2 sec.4.2 rev.4",
+     [("identifier", t) for t in ["No.5512", "Fig.3", "p.12", "ch.7", "vol.2", "sec.4.2", "rev.4"]]),
+    ("nginx:1.25.3-alpine3.18", [("number", "1.25.3"), ("identifier", "alpine3.18")]),
+    ("openssl-3.0.7-24.el9.x86_64", [("number", "3.0.7"), ("number", "24.el9")]),
+    ("from .env.production and .eslintrc.json, ~ .bashrc (.github) *.log build/*.o",
+     [("identifier", t) for t in [".env.production", ".eslintrc.json", ".bashrc", ".github", ".log", ".o"]]),
+    ("https://api.example.com/issues?filter[status]=open now",
+     [("url", "https://api.example.com/issues?filter[status]=open")]),
+    ("https://g.example.com/d/x?var-env={prod}&q=x|prod^2#a[1]",
+     [("url", "https://g.example.com/d/x?var-env={prod}&q=x|prod^2#a[1]")]),
+]
+
+# honest text that reads as before
+STOP39_UNCHANGED = [
+    ("version 3. and 3.5, v1.2.3 v2.0.0rc1 10.0.0.1", [("number", "3"), ("number", "3.5"), ("number", "v1.2.3"),
+                                                    ("number", "v2.0.0rc1"), ("number", "10.0.0.1")]),
+    ("./run.sh ../x/y.py ... .5 wait..no", [("path", "./run.sh"), ("path", "../x/y.py"), ("number", ".5")]),
+    ("[docs](https://x.io/a?b=1) [https://x.io/?q=2] {u: https://x.io/?c=3} <https://x.io/?d=4>",
+     [("url", "https://x.io/a?b=1"), ("url", "https://x.io/?q=2"), ("url", "https://x.io/?c=3"),
+      ("url", "https://x.io/?d=4")]),
+    ("(see https://x.io/a_(b)?q=[1]). at https://x.io/?q=1[src:tool:call_1]",
+     [("url", "https://x.io/a_(b)?q=[1]"), ("url", "https://x.io/?q=1"), ("citation", "[src:tool:call_1]")]),
+    ("https://x.io/a[b]?q=1 https://x.io/p\\q?r", [("url", "https://x.io/a"), ("url", "https://x.io/p")]),
+]
+
+
+@pytest.mark.parametrize("text,expected", STOP39_CASES + STOP39_UNCHANGED)
+def test_stop39_red_team_94(impl, text, expected):
+    got = [(kind, literal) for kind, literal, _key, _value in spans(impl, text)
+           if kind in {"number", "identifier", "url", "path", "citation"}]
+    assert got == expected
+
+
+def test_stop39_honest_dots_unchanged(impl):
+    got = [(k, t) for k, t, _, _ in spans(impl, "setup.py app.ini os.path.join e.g. U.S. a.1 eu-west-1.Then 3.Then")]
+    assert got == [("identifier", "setup.py"), ("identifier", "app.ini"), ("identifier", "os.path.join"),
+                   ("number", "1"), ("number", "3")]
+
+
+@pytest.mark.parametrize("old,new", [
+    ("2.0.0-rc.1", "2.0.0-rc.2"), ("1.2.3+build.5", "1.2.3+build.6"), ("4.2.1.post3", "4.2.1.post4"),
+    ("2.0.0.dev1", "2.0.0.dev2"), ("python3.11", "python3.12"), ("py3.12", "py3.13"), ("jdk1.8", "jdk1.9"),
+    ("ubuntu22.04", "ubuntu22.05"), ("alpine3.18", "alpine3.19"), ("nginx:1.25.3-alpine3.18", "nginx:1.25.3-alpine3.19"),
+    ("libssl.so.1.1", "libssl.so.1.0"), ("libc.so.6", "libc.so.7"), ("No.5512", "No.5521"), ("Fig.3", "Fig.4"),
+    ("p.12", "p.13"), ("ch.7", "ch.8"), ("vol.2", "vol.3"), ("sec.4.2", "sec.4.3"), ("rev.4", "rev.5"),
+    ("\u20ac1.500,00", "\u20ac1.600,00"), ("TLSv1.3", "TLSv1.4"), ("c6g.2xlarge", "c6g.8xlarge"),
+    (".env.production", ".env.staging"), (".eslintrc.json", ".prettierrc.json"), (".bashrc", ".zshrc"),
+    ("*.log", "*.tmp"), ("build/*.o", "build/*.c"),
+    ("https://api.example.com/issues?filter[status]=open", "https://api.example.com/issues?filter[status]=closed"),
+    ("https://grafana.example.com/d/x?var-env={prod}", "https://grafana.example.com/d/x?var-env={dev}"),
+    ("https://example.com/a?q=x|prod", "https://example.com/a?q=x|dev"),
+])
+def test_stop39_changed_value_is_a_changed_fact(impl, old, new):
+    """red team 94 F01/F03/F04 (matrix/digitfuzz.py's 21 tokens among them): the change is seen."""
+    def facts(t):
+        return sorted((k, key, v) for k, _lit, key, v in spans(impl, f"The value is {t} today."))
+    assert facts(old) != facts(new)
