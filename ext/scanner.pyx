@@ -394,14 +394,15 @@ cdef Py_ssize_t m_url(const byte_t* d, Py_ssize_t n, Py_ssize_t p) noexcept nogi
         return -1
     body = q + 3
     e = body
-    while e < n:
+    while e < n and has(d[e], F_URL):
+        e += 1
+    # only a stop at ^ | [ ] { } may go on, and only when a "?" or "#" came before it
+    query = e < n and (d[e] == b'^' or d[e] == b'|' or d[e] == b'[' or d[e] == b']' or d[e] == b'{'
+                       or d[e] == b'}') and (memchr(d + body, b'?', e - body) != NULL
+                                             or memchr(d + body, b'#', e - body) != NULL)
+    while query and e < n:
         c = d[e]
-        if has(c, F_URL):
-            if c == b'?' or c == b'#':
-                query = True
-        elif not query:
-            break
-        elif c == b'^' or c == b'|':
+        if has(c, F_URL) or c == b'^' or c == b'|':
             pass
         elif c == b'[':
             if (e + 4 < n and d[e + 1] == b's' and d[e + 2] == b'r' and d[e + 3] == b'c'
