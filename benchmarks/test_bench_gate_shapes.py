@@ -245,28 +245,27 @@ def _rewrite_reflowing_quotations(n: int):
     return {"doc:d": text}, pre, post, "rewrite", True
 
 
-def _summary_table_of_numbers(n: int):
-    # red team 96, F07 (stop 39): each cell of a markdown table walked the table up to its
-    # header (I4's prose rule): 4,000 rows took 3.7 s
+def _newer_read_summarized(text: str):
+    """A config read twice (retries and timeout 3, then 5), the older read kept, the newer one
+    summarized as ``text``."""
     older, newer = "retries=3\ntimeout=3\n", "retries=5\ntimeout=5\n"
     sources = {"tool:r1": older, "tool:r4": newer}
     pre = [{"id": "t1", "role": "tool", "text": older, "handles": ["tool:r1"], "resource": "file:app.ini", "ts": 110.0},
            {"id": "t4", "role": "tool", "text": newer, "handles": ["tool:r4"], "resource": "file:app.ini", "ts": 140.0}]
-    text = "| retries | timeout |\n|---|---|\n" + "| 5 | 5 |\n" * n + "[src:r4]\n"
     post = [pre[0], {"id": "s", "role": "summary", "text": text, "derived": True, "derived_from": ["tool:r4"]}]
     return sources, pre, post, "summarize", True
+
+
+def _summary_table_of_numbers(n: int):
+    # red team 96, F07 (stop 39): each cell of a markdown table walked the table up to its
+    # header (I4's prose rule): 4,000 rows took 3.7 s
+    return _newer_read_summarized("| retries | timeout |\n|---|---|\n" + "| 5 | 5 |\n" * n + "[src:r4]\n")
 
 
 def _summary_of_one_long_sentence(n: int):
     # red team 96, F07: a sentence of N numbers ("etc." joined them into one) was read back to
     # its start for each number: 4,000 took 10 s
-    older, newer = "retries=3\ntimeout=3\n", "retries=5\ntimeout=5\n"
-    sources = {"tool:r1": older, "tool:r4": newer}
-    pre = [{"id": "t1", "role": "tool", "text": older, "handles": ["tool:r1"], "resource": "file:app.ini", "ts": 110.0},
-           {"id": "t4", "role": "tool", "text": newer, "handles": ["tool:r4"], "resource": "file:app.ini", "ts": 140.0}]
-    text = "Retries and the timeout are now " + "5, " * n + "etc. [src:r4]\n"
-    post = [pre[0], {"id": "s", "role": "summary", "text": text, "derived": True, "derived_from": ["tool:r4"]}]
-    return sources, pre, post, "summarize", True
+    return _newer_read_summarized("Retries and the timeout are now " + "5, " * n + "etc. [src:r4]\n")
 
 
 SHAPES = {"unresolved_markers": (_unresolved_markers, 4000), "summary_chain": (_summary_chain, 2000),

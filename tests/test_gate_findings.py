@@ -6379,9 +6379,7 @@ _CRM = {"customer": "José Müller", "city": "Zürich", "api": "https://api.exam
      "\n".join(json.dumps({"row": k, "v": v}, ensure_ascii=False) for k, v in _CRM.items())),
 ])
 def test_a_json_block_written_again_with_other_escapes_is_lossless(before, after):
-    store = store_with({"tool:crm_1": before})
-    verdict = Gate(store).check([tool("t1", "tool:crm_1", before)], [tool("t1", "tool:crm_1", after)],
-                                operator="rewrite")
+    verdict = _rewrite_of_one_read(before, after)
     assert_accepted(verdict, "lossless")
 
 
@@ -6395,19 +6393,14 @@ def test_a_json_block_written_again_with_other_escapes_is_lossless(before, after
 def test_a_json_block_written_again_as_another_document_is_not(change):
     before = json.dumps(_CRM)
     after = json.dumps(change(_CRM), ensure_ascii=False)
-    store = store_with({"tool:crm_1": before})
-    verdict = Gate(store).check([tool("t1", "tool:crm_1", before)], [tool("t1", "tool:crm_1", after)],
-                                operator="rewrite")
+    verdict = _rewrite_of_one_read(before, after)
     assert not verdict.accepted and "I2" in {v.invariant for v in verdict.violations}, verdict.violations
 
 
 def test_a_duplicate_key_dropped_from_a_json_block_is_dropped():
     # json.loads keeps a duplicate key's last value: the pairs are compared, not the dict
     before = '{"retries": 3, "retries": 5}'
-    store = store_with({"tool:c": before})
-    verdict = Gate(store).check([tool("t1", "tool:c", before)], [tool("t1", "tool:c", '{"retries":5}')],
-                                operator="rewrite")
-    find(verdict, "I2", block="t1", key="retries", value="3")
+    find(_rewrite_of_one_read(before, '{"retries":5}'), "I2", block="t1", key="retries", value="3")
 
 
 @pytest.mark.parametrize("source, text", [
@@ -6457,6 +6450,12 @@ def test_both_reads_of_a_file_rewritten_in_place_keep_their_order(operator, rewr
     assert not verdict.accepted, verdict.violations
 
 
+def _rewrite_of_one_read(before: str, after: str):
+    """The verdict on a rewrite of one tool block (tool:t, stored as ``before``) to ``after``."""
+    store = store_with({"tool:t": before})
+    return Gate(store).check([tool("t1", "tool:t", before)], [tool("t1", "tool:t", after)], operator="rewrite")
+
+
 @pytest.mark.parametrize("before, after, same", [
     ('{"amount": 1.234567890123456789}', '{"amount": 1.234567890123456788}', False),
     ('{"ts": 1733312345.12345678}', '{"ts": 1733312345.12345679}', False),
@@ -6473,8 +6472,7 @@ def test_a_json_document_written_again_keeps_its_numbers_exactly(before, after, 
     # red team 94, F02 (stop 39, of this stop's "JSON written again"): numbers were compared as
     # doubles, so two amounts that round to one double (or two overflows to inf) were the same
     # document, and the changed amount was accepted as lossless
-    store = store_with({"tool:t": before})
-    verdict = Gate(store).check([tool("t1", "tool:t", before)], [tool("t1", "tool:t", after)], operator="rewrite")
+    verdict = _rewrite_of_one_read(before, after)
     if same:
         assert_accepted(verdict, "lossless")
     else:
@@ -6533,8 +6531,7 @@ def test_a_json_block_is_read_as_utf8_never_guessed_as_utf16():
     # a text the grammar reads as retries=9 was "the same document" as a CJK string
     source = json.dumps(["敲牴敩㵳‹"], ensure_ascii=False)
     forged = '[\x00"\x00retries=9 "\x00]\x00'
-    store = store_with({"tool:t": source})
-    verdict = Gate(store).check([tool("t1", "tool:t", source)], [tool("t1", "tool:t", forged)], operator="rewrite")
+    verdict = _rewrite_of_one_read(source, forged)
     find(verdict, "I2", block="t1", key="retries", value="9")
 
 
@@ -6643,12 +6640,11 @@ def test_a_path_and_its_line_are_grounded_apart_and_joined(source, text, grounde
 def test_a_block_rewritten_in_place_keeps_every_occurrence_of_its_facts(before, after, accepted):
     # red team 94, F05 (stop 39): the window-wide diff counts a fact as present or gone, so a
     # rewrite deleting one of two equal tokens (a thousandfold change) dropped nothing
-    store = store_with({"doc:d": before})
-    verdict = Gate(store).check([tool("t", "doc:d", before)], [tool("t", "doc:d", after)], operator="rewrite")
+    verdict = _rewrite_of_one_read(before, after)
     if accepted:
         assert_accepted(verdict, "lossless")
     else:
-        v = find(verdict, "I2", block="t")
+        v = find(verdict, "I2", block="t1")
         assert v.evidence["change"] == "fewer_occurrences" and v.evidence["post_count"] < v.evidence["pre_count"]
 
 

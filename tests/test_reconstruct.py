@@ -1391,6 +1391,15 @@ def test_report_json_lists_at_most_limit_entries_of_each_kind(store):
             report.to_json(limit=bad)
 
 
+def _found_only_after_not(check, source: bytes, occurrence: bytes) -> int:
+    """Assert ``check`` is not_found with the negation diagnostic naming ``occurrence`` right
+    after "not " in ``source``; returns the occurrence's end."""
+    assert check.grade == "not_found" and check.diagnostic.kind == DIAGNOSTIC_AFTER_A_NEGATION
+    start, end = check.diagnostic.source_start, check.diagnostic.source_end
+    assert source[start:end] == occurrence and source[:start].endswith(b"not ")
+    return end
+
+
 def test_a_quote_found_only_after_a_negation_is_not_found(store):
     """A quote whose every whole occurrence follows a negation ("deploy on Friday" of "Please
     do not deploy on Friday.") says what its source denies: ``not_found``, with the diagnostic
@@ -1400,9 +1409,7 @@ def test_a_quote_found_only_after_a_negation_is_not_found(store):
     store.put("user:u1", "Please do not deploy on Friday. Staging: deploy on Monday. We do not `rollback`.")
     source = store.get("user:u1").encode()
     check = verify_quote(store, "user:u1", "deploy on Friday")
-    assert check.grade == "not_found" and check.diagnostic.kind == DIAGNOSTIC_AFTER_A_NEGATION
-    start, end = check.diagnostic.source_start, check.diagnostic.source_end
-    assert source[start:end] == b"deploy on Friday" and source[:start].endswith(b"not ")
+    end = _found_only_after_not(check, source, b"deploy on Friday")
     assert verify_quote(store, "user:u1", "do not deploy on Friday").grade == "exact"
     found = verify_quote(store, "user:u1", "deploy on")  # (its first occurrence follows "not"; the second stands)
     assert found.grade == "exact" and source[found.start : found.end] == b"deploy on" and found.start > end
@@ -1453,9 +1460,7 @@ def test_a_whitespace_match_after_a_negation_is_not_found(store):
     store.put("user:u1", "Please do not deploy to prod\non Friday. Then deploy to prod\non Monday; never run\nmigrate.")
     source = store.get("user:u1").encode()
     check = verify_quote(store, "user:u1", "deploy to prod on Friday")
-    assert check.grade == "not_found" and check.diagnostic.kind == DIAGNOSTIC_AFTER_A_NEGATION
-    start, end = check.diagnostic.source_start, check.diagnostic.source_end
-    assert source[start:end] == b"deploy to prod\non Friday" and source[:start].endswith(b"not ")
+    end = _found_only_after_not(check, source, b"deploy to prod\non Friday")
     assert "only right after a negation" in check.describe()
     later = verify_quote(store, "user:u1", "deploy to prod on")  # (the first follows "not", the second stands)
     assert later.grade == "whitespace" and later.start > end
