@@ -1614,7 +1614,6 @@ class Gate:
             if b.resource is not None:
                 by_resource.setdefault(b.resource, []).append(i)
         out: dict[int, tuple[int, float | None]] = {}
-        width = len(window) + 1
         for resource, reads in by_resource.items():
             if len(reads) < 2:
                 continue
@@ -1627,18 +1626,7 @@ class Gate:
                 window_line = [(window[i].handles[0], window[i].ts) for i in reads if len(window[i].handles) == 1
                                and (window[i].handles[0] in logged or window[i].handles[0] not in read_of)]
             log_reads({resource: line}, dict.fromkeys(logged), resource, window_line)
-            stamp = dict(line)
-            rank: dict[str, int] = {}
-            for k, (h, _) in enumerate(line):
-                rank.setdefault(h, k)
-            last = -1
-            for i in reads:
-                r = min((rank[h] for h in window[i].handles if h in rank), default=None)
-                if r is not None:
-                    last = max(last, r)
-                    out[i] = (2 * r * width + i, stamp[line[r][0]])
-                else:
-                    out[i] = ((2 * last + 1) * width + i, window[i].ts)
+            out.update(_log_places(line, reads, window.blocks)[0])
         return out
 
     def _pins_left(self, pre: Window, post: Window, evicted: Sequence[str]) -> _PinsLeft:
@@ -4291,29 +4279,13 @@ class _Check:
                     owners.setdefault(key, (i, k))
         fewer = list(wanted)
         edit = self.edit
+        # a copy of a quotation the rewrite only wrapped onto two lines, or a name it moved to a
+        # line's start (no name to the grammar there), is still there: asked as I2's diff asks
         post_of = {i: j for i, j in paired}
-        lost = []
-        looked = 0
-        for fact in fewer:
-            i, k = owners[fact]
-            table = self.pre_facts[i].table
-            row = int(self.pre_facts[i].groundable_rows()[k])
-            if table.kind[row] in (_KIND_QUOTE, _KIND_NAME) and looked < MAX_WRAPPED_QUOTE_LOOKUPS:
-                # a copy of a quotation the rewrite wrapped onto two lines is still there, as is
-                # a name it moved to a line's start (no name to the grammar there)
-                looked += 1
-                quoted = table.data[int(table.start[row]):int(table.end[row])]
-                if table.kind[row] == _KIND_NAME:
-                    whole = re.compile(rb"(?<![\w\x80-\xff])" + re.escape(quoted) + rb"(?![\w\x80-\xff])")
-                    if (len(whole.findall(self.post_facts[post_of[i]].table.data))
-                            >= len(whole.findall(table.data))):
-                        continue
-                else:
-                    quoted = _within_paragraphs(quoted)
-                    if (b" " in quoted and _within_paragraphs(self.post_facts[post_of[i]].table.data).count(quoted)
-                            >= _within_paragraphs(table.data).count(quoted)):
-                        continue
-            lost.append(fact)
+        first = np.array([d_at[owners[fact][0]][0] + owners[fact][1] for fact in fewer], dtype=np.int64)
+        kept = self._rewrapped_quotes(first, d_row, self.pre_facts, lambda ks: [[d_row(k)] for k in ks],
+                                      lambda i: self.post_facts[post_of[i]].table.data)
+        lost = [fact for n, fact in enumerate(fewer) if n not in kept]
         for fact in self.reportable(lost):
             i, k = owners[fact]
             b = edit.pre[i]
@@ -5504,25 +5476,7 @@ class _Check:
                   [*stamps_given(line, window_line), *new])
         if not logged and _log_agrees(line, dict(line), window_line, reads, blocks):
             return  # (it put no read before another: the window's own line, as above)
-        stamp = dict(line)
-        rank: dict[str, int] = {}
-        for k, (h, _) in enumerate(line):
-            rank.setdefault(h, k)
-        # places: a read holding handles of the line at the rank of the oldest of them (a block
-        # is no newer than any observation it holds), a read of several handles the line does
-        # not hold after every read before it in the window, the window's place between reads
-        # of one rank (all distinct)
-        width = len(blocks) + 1
-        order: dict[int, tuple[int, float | None]] = {}
-        last = -1
-        for i in sorted(reads):
-            hs = blocks[i].handles
-            r = min((rank[h] for h in hs if h in rank), default=None)
-            if r is not None:
-                last = max(last, r)
-                order[i] = (2 * r * width + i, stamp[line[r][0]])
-            else:
-                order[i] = ((2 * last + 1) * width + i, blocks[i].ts)
+        order, rank = _log_places(line, sorted(reads), blocks)
         ranked = [i for i in reads if any(h in rank for h in blocks[i].handles)]
         if any(blocks[i].ts != order[i][1] for i in ranked) or not _same_order(ranked, blocks, order):
             keys.update(order)
@@ -5532,7 +5486,7 @@ class _Check:
             held_ranks = [rank[h] for h in blocks[i].handles if h in rank]
             if len(held_ranks) > 1:
                 newest = max(held_ranks)
-                self._log_spread[i] = (line[newest][0], 2 * newest * width, order)
+                self._log_spread[i] = (line[newest][0], 2 * newest * (len(blocks) + 1), order)
 
     def _check_freshness(self) -> None:
         kept_pre = self.used
@@ -7829,6 +7783,31 @@ def log_reads(log: dict[str, list[tuple[str, float | None]]], read_of: dict[str,
         read_of[handle] = resource
         added.append((handle, ts))
     return added
+
+
+def _log_places(line: list[tuple[str, float | None]], reads: list[int], blocks: Sequence[Block]
+                ) -> tuple[dict[int, tuple[int, float | None]], dict[str, int]]:
+    """The (place, ts) that order the reads ``reads`` (block indices, ascending) of ``blocks``
+    by a resource's read ``line``, and each handle's rank in it: a read holding handles of the
+    line at the rank of the oldest of them (a block is no newer than any observation it holds)
+    and the ts that one was logged with, a read of several handles the line does not hold after
+    every read before it, with its own ts, the window's place between reads of one rank (all
+    distinct). I4 (``_Check._log_order``) and ``compact()`` (``Gate._read_places``) order so."""
+    stamp = dict(line)
+    rank: dict[str, int] = {}
+    for k, (h, _) in enumerate(line):
+        rank.setdefault(h, k)
+    width = len(blocks) + 1
+    order: dict[int, tuple[int, float | None]] = {}
+    last = -1
+    for i in reads:
+        r = min((rank[h] for h in blocks[i].handles if h in rank), default=None)
+        if r is not None:
+            last = max(last, r)
+            order[i] = (2 * r * width + i, stamp[line[r][0]])
+        else:
+            order[i] = ((2 * last + 1) * width + i, blocks[i].ts)
+    return order, rank
 
 
 def stamps_given(line: list[tuple[str, float | None]] | None, reads: Iterable[tuple[str, float | None]]
