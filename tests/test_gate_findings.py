@@ -6450,6 +6450,14 @@ def test_both_reads_of_a_file_rewritten_in_place_keep_their_order(operator, rewr
     assert not verdict.accepted, verdict.violations
 
 
+def _summary_of_one_read(source: str, text: str, **tags):
+    """The verdict on keeping one tool block (tool:c1, stored as ``source``) and adding a
+    summary of it, s1, saying ``text``."""
+    store = store_with({"tool:c1": source})
+    pre = [tool("t1", "tool:c1", source, **tags)]
+    return Gate(store).check(pre, [*pre, summary("s1", text, ["tool:c1"])], operator="summarize")
+
+
 def _rewrite_of_one_read(before: str, after: str):
     """The verdict on a rewrite of one tool block (tool:t, stored as ``before``) to ``after``."""
     store = store_with({"tool:t": before})
@@ -6594,9 +6602,7 @@ def test_a_grounded_fact_in_backticks_is_grounded(text, grounded):
     # red team 95, F05 (stop 39): a summary writing a file's path or a config pair in backticks
     # was refused as a quotation no source holds; the same words without them were accepted
     source = "retries = 5\ntimeout = 30\n"
-    store = store_with({"tool:c1": source})
-    pre = [tool("t1", "tool:c1", source, resource="file:conf/app.ini")]
-    verdict = Gate(store).check(pre, [*pre, summary("s1", text, ["tool:c1"])], operator="summarize")
+    verdict = _summary_of_one_read(source, text, resource="file:conf/app.ini")
     if grounded:
         assert_accepted(verdict, "lossy")
     else:
@@ -6620,9 +6626,7 @@ def test_a_path_and_its_line_are_grounded_apart_and_joined(source, text, grounde
     # red team 95, F02 (stop 39): grep, pytest, compiler and linter output joins a path and its
     # line into one fact (src/billing.py:199), so a summary naming them apart was refused, and
     # a traceback's path and line joined into path:line too
-    store = store_with({"tool:c1": source})
-    pre = [tool("t1", "tool:c1", source)]
-    verdict = Gate(store).check(pre, [*pre, summary("s1", text, ["tool:c1"])], operator="summarize")
+    verdict = _summary_of_one_read(source, text)
     if grounded:
         assert_accepted(verdict, "lossy")
     else:
@@ -6665,9 +6669,7 @@ def test_one_of_the_n_is_a_count(text, grounded):
     # red team 94, F06 (stop 39): "one" before "of" is excused as a pronoun (red team 11, x11),
     # so "one of the 12 nodes" for the source's "3 of the 12 nodes" was accepted
     source = "3 of the 12 nodes are down. The tests ran on the nodes.\n"
-    store = store_with({"tool:c1": source})
-    pre = [tool("t1", "tool:c1", source)]
-    verdict = Gate(store).check(pre, [*pre, summary("s1", text, ["tool:c1"])], operator="summarize")
+    verdict = _summary_of_one_read(source, text)
     if grounded:
         assert_accepted(verdict, "lossy")
     else:
