@@ -104,6 +104,21 @@ cdef inline bint starts_a_line(const byte_t* h, offset_t at, offset_t low) noexc
     return at == 0 or h[at - 1] == b'\r' or h[at - 1] == b'\n'
 
 
+cdef inline offset_t json_string_before(const byte_t* h, offset_t at, offset_t low) noexcept nogil:
+    """provgate._matching_py._json_string_before: past the ``", "`` before the ``"`` at
+    ``h[at]`` that opens the quoted words, when a JSON array's string closes there; else ``at``."""
+    cdef offset_t k = at
+    while k > low and is_blank(h[k - 1]):
+        k -= 1
+    if k > low and h[k - 1] == b',':
+        k -= 1
+        while k > low and is_blank(h[k - 1]):
+            k -= 1
+        if k > low and h[k - 1] == b'"':
+            return k - 1
+    return at
+
+
 cdef inline offset_t separator_start(const byte_t* h, offset_t hn, offset_t s) noexcept nogil:
     """provgate._matching_py._separator_start: where the stretch of blanks, emphasis markers, a
     short bracketed aside and separating dashes before ``h[s]`` begins (at most NEGATION_REACH
@@ -133,6 +148,10 @@ cdef inline offset_t separator_start(const byte_t* h, offset_t hn, offset_t s) n
             if k < bottom or h[k] != opener:
                 break
             i = k
+        elif i == s and (c == b'"' or c == 0x27):
+            i = json_string_before(h, i - 1, low) if c == b'"' else i - 1
+        elif i == s and i - 3 >= low and h[i - 3] == 0xE2 and h[i - 2] == 0x80 and (h[i - 1] == 0x9C or h[i - 1] == 0x98):
+            i -= 3  # (a curly quotation mark opens the words)
         else:
             if c == b'-':
                 d = i - 2 if (i - 2 >= low and h[i - 2] == b'-') else i - 1

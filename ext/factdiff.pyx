@@ -23,7 +23,7 @@ from libc.string cimport memchr, memcmp, memcpy
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize, PyBytes_GET_SIZE
 from cpython.unicode cimport PyUnicode_DecodeLatin1, PyUnicode_DecodeUTF8
 
-from _boundaries cimport (GRAM_MAX_BITMAPS, GRAM_MIN_HAYSTACK, MODE_QUOTE, MODE_RELAXED, N_MODES, GramCache, Marks, classify, fill_byte_classes, fill_marks,
+from _boundaries cimport (GRAM_MAX_BITMAPS, GRAM_MIN_HAYSTACK, MODE_QUOTE, MODE_RELAXED, N_MODES, GramCache, Marks, after_negation, classify, fill_byte_classes, fill_marks,
                           gram_cache_free, gram_cache_init, group_member_occurring, group_member_occurring_but,
                           occurs_filtered, own_left, own_right, stands_at, write_marked)
 from _byte_batches cimport byte_items, lengths_of, pointers_of
@@ -1746,11 +1746,13 @@ cdef inline unsigned char row_range(const size_t* p_tp, offset_t t, offset_t r, 
 
 
 cdef inline int row_mode(const unsigned char* modes, unsigned char kind, unsigned char quote, const byte_t* text,
-                         offset_t a) noexcept nogil:
-    """The mode a row is searched in (_factdiff_py.row_modes): its kind's, but a code span's (a
-    quote whose text a backtick opens) RELAXED, not QUOTE: a code span names a thing and quotes
-    no claim ("do not run `rm -rf /`" denies nothing of the command's name)."""
-    if kind == quote and a > 0 and text[a - 1] == 0x60:
+                         offset_t a, offset_t b) noexcept nogil:
+    """The mode a row (``text[a:b]``) is searched in (_factdiff_py.row_mode): its kind's, but a
+    code span's (a quote whose text a backtick opens) RELAXED, not QUOTE: a code span names a
+    thing and quotes no claim ("do not run `rm -rf /`" denies nothing of the command's name);
+    and RELAXED for a quote its own text denies (do not "deploy"), which a source's denied
+    occurrence grounds."""
+    if kind == quote and a > 0 and (text[a - 1] == 0x60 or after_negation(BYTE_CLASS, text, b, a)):
         return MODE_RELAXED
     return modes[kind]
 
@@ -1992,7 +1994,7 @@ cdef int _automaton_pass(const offset_t* slots, offset_t n, byte_t* state, const
             slot_pattern[k] = NOT_IN_PASS
             continue
         nd = <const byte_t*>(p_tp[N_COLS * slot_table[i] + COL_DATA]) + a
-        mode = row_mode(modes, kind, quote, nd - a, a)
+        mode = row_mode(modes, kind, quote, nd - a, a, b)
         plain = (marker_in_texts or memchr(nd, MARKS.start, <size_t>nn) != NULL
                  or memchr(nd, MARKS.end, <size_t>nn) != NULL
                  or ((mode == MODE_RELAXED or mode == MODE_QUOTE)
@@ -2027,7 +2029,7 @@ cdef int _automaton_pass(const offset_t* slots, offset_t n, byte_t* state, const
             state[i] = SETTLED
             continue
         kind = row_range(p_tp, slot_table[i], slot_row[i], quote, &a, &b)
-        if (got[p] >> row_mode(modes, kind, quote, <const byte_t*>p_tp[N_COLS * slot_table[i] + COL_DATA], a)) & 1:
+        if (got[p] >> row_mode(modes, kind, quote, <const byte_t*>p_tp[N_COLS * slot_table[i] + COL_DATA], a, b)) & 1:
             state[i] = GROUNDED
         elif complete:
             state[i] = SETTLED
@@ -2100,7 +2102,7 @@ cdef int _ground_pending(offset_t n_slots, const offset_t* slot_table, const off
                 kind = row_range(p_tp, slot_table[i], slot_row[i], quote, &a, &b)
                 text = <const byte_t*>p_tp[N_COLS * slot_table[i] + COL_DATA]
                 if group_member_occurring(BYTE_CLASS, hp, hl, h_members, first, last, -1, text + a, b - a,
-                                          row_mode(modes, kind, quote, text, a), grams) >= 0:
+                                          row_mode(modes, kind, quote, text, a, b), grams) >= 0:
                     state[i] = GROUNDED
                 else:
                     state[i] = SETTLED
@@ -2125,9 +2127,11 @@ cdef enum:
 
 cdef offset_t memo_slot(const RowMemo* memo, offset_t cap, offset_t t, offset_t r, unsigned char kind,
                         const fp_word_t* fp, const size_t* p_tp, unsigned char quote, const byte_t* text, offset_t a,
-                        offset_t b) noexcept nogil:
+                        offset_t b, const unsigned char* modes) noexcept nogil:
     """The slot of row ``r`` of table ``t`` in ``memo`` (``cap`` slots, a power of two): the one
-    that holds a row of the same kind, fingerprint and bytes, or the free one where it goes."""
+    that holds a row of the same kind, fingerprint, bytes and search mode, or the free one where
+    it goes (a code span and a quotation of the same words are searched apart: the one a code
+    span grounds, a quotation after a negation may not be)."""
     cdef uint64_t h = (<uint64_t>fp[2 * r] ^ (<uint64_t>fp[2 * r + 1] * <uint64_t>0x9E3779B97F4A7C15ULL)
                        ^ (<uint64_t>kind << 56))
     cdef offset_t i = <offset_t>((h ^ (h >> 29)) & <uint64_t>(cap - 1)), other, oa, ob
@@ -2137,7 +2141,8 @@ cdef offset_t memo_slot(const RowMemo* memo, offset_t cap, offset_t t, offset_t 
         other = memo[i].row
         if (row_range(p_tp, t, other, quote, &oa, &ob) == kind and fp[2 * other] == fp[2 * r]
                 and fp[2 * other + 1] == fp[2 * r + 1] and ob - oa == b - a
-                and memcmp(text + oa, text + a, <size_t>(b - a)) == 0):
+                and memcmp(text + oa, text + a, <size_t>(b - a)) == 0
+                and row_mode(modes, kind, quote, text, oa, ob) == row_mode(modes, kind, quote, text, a, b)):
             return i
         i = (i + 1) & (cap - 1)
 
@@ -2276,7 +2281,7 @@ def ungrounded_rows(tables, sets, haystacks, *, groups, haystack_groups, skip_ki
                     fp = <const fp_word_t*>(cols[COL_PAIR] if kind == pair else cols[COL_VALUE])
                     slot = -1
                     if memo_cap:
-                        slot = memo_slot(memo, memo_cap, t, r, kind, fp, p_tp, quote, text, a, b)
+                        slot = memo_slot(memo, memo_cap, t, r, kind, fp, p_tp, quote, text, a, b, modes)
                         if memo[slot].table == t:
                             if memo[slot].outcome != MEMO_GROUNDED:
                                 if memo[slot].outcome == MEMO_PENDING:
@@ -2306,7 +2311,7 @@ def ungrounded_rows(tables, sets, haystacks, *, groups, haystack_groups, skip_ki
                         # grounded if some set holds it or some text does, so the order only
                         # saves the look-ups in sets the summary's memory has not touched.
                         hj = p_h_members[text_first]
-                        if occurs_filtered(BYTE_CLASS, <const byte_t*>hp[hj], hl[hj], hj, text + a, b - a, row_mode(modes, kind, quote, text, a),
+                        if occurs_filtered(BYTE_CLASS, <const byte_t*>hp[hj], hl[hj], hj, text + a, b - a, row_mode(modes, kind, quote, text, a, b),
                                            &grams):
                             text_hint = text_first
                             continue
@@ -2322,7 +2327,7 @@ def ungrounded_rows(tables, sets, haystacks, *, groups, haystack_groups, skip_ki
                         if searched < 0 and p_h_offsets[t] <= text_first < p_h_offsets[t + 1]:
                             hj = p_h_members[text_first]
                             if occurs_filtered(BYTE_CLASS, <const byte_t*>hp[hj], hl[hj], hj, text + a, b - a,
-                                               row_mode(modes, kind, quote, text, a), &grams):
+                                               row_mode(modes, kind, quote, text, a, b), &grams):
                                 text_hint = text_first
                                 continue
                         p_state[found] = PENDING
@@ -2332,11 +2337,11 @@ def ungrounded_rows(tables, sets, haystacks, *, groups, haystack_groups, skip_ki
                         m = -1
                     elif searched >= 0:
                         m = group_member_occurring_but(BYTE_CLASS, hp, hl, p_h_members, p_h_offsets[t],
-                                                       p_h_offsets[t + 1], searched, text + a, b - a, row_mode(modes, kind, quote, text, a),
+                                                       p_h_offsets[t + 1], searched, text + a, b - a, row_mode(modes, kind, quote, text, a, b),
                                                        &grams)
                     else:
                         m = group_member_occurring(BYTE_CLASS, hp, hl, p_h_members, p_h_offsets[t],
-                                                   p_h_offsets[t + 1], text_first, text + a, b - a, row_mode(modes, kind, quote, text, a),
+                                                   p_h_offsets[t + 1], text_first, text + a, b - a, row_mode(modes, kind, quote, text, a, b),
                                                    &grams)
                     if m >= 0:
                         text_hint = m

@@ -721,6 +721,46 @@ def tables_and_sets(draw):
                                          pair_kind=PAIR, quote_kind=QUOTE, **modes)
 
 
+def denied(haystack, s):
+    """From the definition: the word before ``haystack[s]``, past blanks, emphasis, a short
+    aside and separating dashes (at most 256 bytes of them), and past the quotation mark that
+    opens the words there (or a JSON array's ``", "`` before it), is a negation (a quote's
+    mode: red team 89, F07; 94, F08; 96, F10)."""
+    from provgate._matching_py import WORD_BYTES
+    blanks = (b" ", b"\t", b"\r", b"\n")
+
+    def starts_a_line(at, low):
+        at = low + re.search(rb"[ \t]*\Z", haystack[low:at]).start()
+        return at == 0 or haystack[at - 1:at] in (b"\r", b"\n")
+
+    low, i = max(0, s - 256), s
+    while i > low:
+        window = haystack[low:i]
+        if window[-1:] in blanks:
+            i -= 1
+        elif m := re.search(rb"[*_~]+\Z", window):
+            if haystack[i:i + 1] in blanks and starts_a_line(low + m.start(), low):
+                break  # (a bullet)
+            i = low + m.start()
+        elif (m := re.search(rb"\([^()\r\n]{0,40}\)\Z|\[[^\[\]\r\n]{0,40}\]\Z", window)) or (
+                (m := re.search(rb"(?<=[ \t])(?:--?|\xe2\x80[\x93\x94])\Z", window))
+                and haystack[i:i + 1] in blanks and not starts_a_line(low + m.start(), low)):
+            i = low + m.start()  # (an aside, or a dash between blanks that begins no line)
+        elif i == s and (m := re.search(rb'"[ \t\r\n]*,[ \t\r\n]*"\Z|["\']\Z|\xe2\x80[\x9c\x98]\Z', window)):
+            i = low + m.start()  # (the mark that opens the words, or a JSON array's '", "' before it)
+        else:
+            break
+    word = re.search(rb"(?:[A-Za-z']|\xe2\x80\x99)+\Z", haystack[:i]) if i < s else None
+    if word is None:
+        return False
+    own = re.search(rb"[*_~]*\Z", haystack[:word.start()]).start()  # (wrapped in emphasis: "_not_")
+    if word.start() and haystack[word.start() - 1] in WORD_BYTES and (
+            own == word.start() or (own and haystack[own - 1] in WORD_BYTES)):
+        return False
+    text = word.group().replace("\u2019".encode(), b"'").lower()
+    return text in (b"not", b"no", b"never", b"nor", b"neither", b"cannot", b"without") or text.endswith(b"n't")
+
+
 def literally_in(needle, haystack, mode="relaxed"):
     """From the definition: some occurrence whose both ends are token boundaries (or, for a
     quote, the needle's own non-word byte at that end); a number not right after a sign that
@@ -729,44 +769,10 @@ def literally_in(needle, haystack, mode="relaxed"):
     if not needle:
         return False
 
-    blanks = (b" ", b"\t", b"\r", b"\n")
-
-    def starts_a_line(at, low):
-        at = low + re.search(rb"[ \t]*\Z", haystack[low:at]).start()
-        return at == 0 or haystack[at - 1:at] in (b"\r", b"\n")
-
-    def negated(s):
-        # the word before s, past blanks, emphasis, a short aside and separating dashes (at
-        # most 256 bytes of them), is a negation (a quote's mode: red team 89, F07; 94, F08)
-        low, i = max(0, s - 256), s
-        while i > low:
-            window = haystack[low:i]
-            if window[-1:] in blanks:
-                i -= 1
-            elif m := re.search(rb"[*_~]+\Z", window):
-                if haystack[i:i + 1] in blanks and starts_a_line(low + m.start(), low):
-                    break  # (a bullet)
-                i = low + m.start()
-            elif (m := re.search(rb"\([^()\r\n]{0,40}\)\Z|\[[^\[\]\r\n]{0,40}\]\Z", window)) or (
-                    (m := re.search(rb"(?<=[ \t])(?:--?|\xe2\x80[\x93\x94])\Z", window))
-                    and haystack[i:i + 1] in blanks and not starts_a_line(low + m.start(), low)):
-                i = low + m.start()  # (an aside, or a dash between blanks that begins no line)
-            else:
-                break
-        word = re.search(rb"(?:[A-Za-z']|\xe2\x80\x99)+\Z", haystack[:i]) if i < s else None
-        if word is None:
-            return False
-        own = re.search(rb"[*_~]*\Z", haystack[:word.start()]).start()  # (wrapped in emphasis: "_not_")
-        if word.start() and haystack[word.start() - 1] in WORD_BYTES and (
-                own == word.start() or (own and haystack[own - 1] in WORD_BYTES)):
-            return False
-        text = word.group().replace("\u2019".encode(), b"'").lower()
-        return text in (b"not", b"no", b"never", b"nor", b"neither", b"cannot", b"without") or text.endswith(b"n't")
-
     def counts(s):
         e = s + len(needle)
         relaxed = mode in ("relaxed", "quote")
-        if mode == "quote" and negated(s):
+        if mode == "quote" and denied(haystack, s):
             return False
         own = WORD_BYTES | JOINERS  # a quote's edge byte that is neither brings its own boundary
         if not ((relaxed and needle[0] not in own) or start_ok(haystack, s)):
@@ -792,7 +798,7 @@ def expected_ungrounded_rows(tables, sets, haystacks, args):
         for r, k in enumerate(table.kind.tolist()):
             query = tuple((table.fp_fact if k == PAIR else table.fp_value)[r].tolist())
             a, b = ((table.value_start[r], table.value_end[r]) if k == QUOTE else (table.start[r], table.end[r]))
-            mode = ("relaxed" if k == QUOTE and a > 0 and table.data[a - 1:a] == b"`"
+            mode = ("relaxed" if k == QUOTE and a > 0 and (table.data[a - 1:a] == b"`" or denied(table.data, a))
                     else "quote" if k == QUOTE else "number" if k == args.get("number_kind")
                     else "url" if k == args.get("url_kind") else "token")
             if k != SKIP and query not in members and not any(

@@ -6609,6 +6609,47 @@ def test_a_grounded_fact_in_backticks_is_grounded(text, grounded):
         find(verdict, "I1", block="s1")
 
 
+@pytest.mark.parametrize("source, text, grounded", [
+    ('Please do not "deploy to prod on Friday".', 'The user said "deploy to prod on Friday"', False),
+    ("Please do not 'deploy to prod on Friday'.", 'The user said "deploy to prod on Friday"', False),
+    ('{"lines": ["Do not", "deploy to prod on Friday"]}', 'It says "deploy to prod on Friday"', False),
+    ('{"lines": ["Do not", "deploy to Z\\u00fcrich on Friday"]}', 'It says "deploy to Zürich on Friday"', False),
+    ('{"lines": ["Do not",\n  "deploy to prod on Friday"]}', 'It says "deploy to prod on Friday"', False),
+    # the denial kept, or the words said elsewhere without it, or after something else
+    ('Please do not "deploy to prod on Friday".', 'The user said do not "deploy to prod on Friday"', True),
+    ('Please do not "deploy to prod on Friday".', "The user said don't \"deploy to prod on Friday\"", True),
+    ('Do not "deploy to prod on Friday". Later: "deploy to prod on Friday" is approved.',
+     'The user said "deploy to prod on Friday"', True),
+    ('{"lines": ["Done", "deploy to prod on Friday"]}', 'It says "deploy to prod on Friday"', True),
+    ('Never run `rm -rf /srv` here.', "It names `rm -rf /srv`", True),
+])
+def test_a_quotation_its_source_denies_grounds_no_quote_of_its_words(source, text, grounded):
+    # red team 96, F10 and its neighbour (stop 40): a source's own quotation after a negation
+    # (do not "deploy to prod on Friday"), or a JSON array's line after one ending in it, grounded
+    # a summary's "deploy to prod on Friday" by its fingerprint, without the literal search whose
+    # QUOTE mode sees the negation; and that search did not look past the quotation mark
+    verdict = _summary_of_one_read(source, text + " [src:c1].")
+    if grounded:
+        assert_accepted(verdict, "lossy")
+    else:
+        find(verdict, "I1", block="s1", key="quote")
+
+
+def test_a_rewrite_that_keeps_a_denied_quotation_is_lossless():
+    before = 'Policy:  do not "deploy to prod on Friday".\nretries=3\n'
+    assert_accepted(_rewrite_of_one_read(before, before.replace("  ", " ")), "lossless")
+
+
+@pytest.mark.parametrize("text", ['Try `deploy to prod on Friday`. It says "deploy to prod on Friday" [src:c1].',
+                                  'It says "deploy to prod on Friday" [src:c1]. Try `deploy to prod on Friday`.'])
+def test_a_code_span_grounds_no_quotation_of_the_same_words(text):
+    # found in stop 40: the native search memo took a row of the same kind, fingerprint and bytes
+    # for the same question, so a code span grounded (searched RELAXED) the quotation of its
+    # words after it (QUOTE): the native gate accepted what the reference refused
+    verdict = _summary_of_one_read("Please do not deploy to prod on Friday.", text)
+    find(verdict, "I1", block="s1", key="quote")
+
+
 _GREP = 'src/billing.py:199:    retries = cfg.get("retries", 3)\nsrc/retry.py:42:MAX = 5\n'
 _TRACE = 'Traceback (most recent call last):\n  File "src/app/client.py", line 42, in fetch\nRuntimeError: boom\n'
 

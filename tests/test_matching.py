@@ -678,6 +678,19 @@ QUOTE_CASES = [
     (b"deploy", b"not" + b" " * 257 + b"deploy", True, True),  # ... not of 257)
     (b"deploy", b"not" + b" *" * 128 + b"deploy", False, True),
     (b"deploy", b"not" + b" *" * 128 + b" deploy", True, True),
+    # red team 96, F10 (stop 40): the quotation mark that opens the words, and a JSON array's
+    # string that ends in the negation
+    (b"deploy", b'do not "deploy"', False, True),
+    (b"deploy", b"do not 'deploy'", False, True),
+    (b"deploy", "do not \u201cdeploy\u201d".encode(), False, False),  # (no token boundary after \u201c)
+    (b"deploy", b'["Do not", "deploy"]', False, True),
+    (b"deploy", b'["Do not",\n  "deploy"]', False, True),
+    (b"deploy", b'["Do **not**", "deploy"]', False, True),
+    (b"deploy", b'["Yes", "deploy"]', True, True),
+    (b"deploy", b'say "no" deploy', True, True),  # (a closing mark is not passed)
+    (b"deploy", b'"no", deploy', True, True),  # (nor a comma without the string after it)
+    (b"deploy", b'not ""deploy', True, True),
+    (b"deploy", b'not, "deploy"', True, True),  # (a comma is passed only between two strings)
 ]
 
 
@@ -689,6 +702,25 @@ def test_a_quotation_does_not_follow_a_negation(impl, needle, haystack, quote, r
     found = impl.occurs_at_boundaries([needle, needle], [haystack], groups=[[0]],
                                       needle_group=np.zeros(2, dtype=np.int64), modes=[4, 0])
     assert found.tolist() == [quote, relaxed]
+
+
+def test_follows_negation_says_where_a_quote_fact_denies_its_words(impl):
+    # the starts of a source's quote facts whose words it denies (red team 96, F10): the gate
+    # keeps them out of the source's grounding set
+    data = 'do not "deploy now" and "ship it"; ["Never", "rm -rf"] `x` never `y` not \u201cgo\u201d'.encode()
+    starts = np.array([data.index(w) for w in (b"deploy", b"ship", b"rm -rf", b"x`", b"y`", b"go")] + [0, len(data)],
+                      dtype=np.int64)
+    assert impl.follows_negation(data, starts).tolist() == [True, False, True, False, False, True, False, False]
+    assert impl.follows_negation(data, np.zeros(0, dtype=np.int64)).tolist() == []
+
+
+@pytest.mark.parametrize("starts, error", [([0], TypeError), (np.zeros(1, dtype=np.int32), TypeError),
+                                           (np.zeros((1, 1), dtype=np.int64), TypeError),
+                                           (np.array([-1], dtype=np.int64), InvalidArgumentError),
+                                           (np.array([4], dtype=np.int64), InvalidArgumentError)])
+def test_follows_negation_refuses_bad_starts(impl, starts, error):
+    with pytest.raises(error, match="starts"):
+        impl.follows_negation(b"abc", starts)
 
 
 @pytest.mark.parametrize("modes, error", [([5], InvalidArgumentError), ([-1], InvalidArgumentError),

@@ -128,6 +128,10 @@ _INLINE_BLANKS = frozenset(b" \t")
 _LINE_BREAKS = frozenset(b"\r\n")
 _OPENERS = {ord(")"): ord("("), ord("]"): ord("[")}
 _DASHES = ("\u2013".encode(), "\u2014".encode())  # en dash, em dash
+# the quotation mark that opens the quoted words (do not "deploy to prod"): a quote fact's text
+# starts right after it, and the words a source denies stay denied inside it
+_QUOTE_MARKS = frozenset(b"\"'")
+_CURLY_OPENERS = ("\u201c".encode(), "\u2018".encode())
 # the look-back's bounds: the stretch between the negation and the quote is at most
 # NEGATION_REACH bytes, an aside's text (between its brackets) at most NEGATION_ASIDE
 NEGATION_REACH = 256
@@ -350,12 +354,49 @@ def after_negation(haystack: bytes, start: int) -> bool:
     return word in NEGATIONS or word.endswith(b"n't")
 
 
+def follows_negation(data: Any, starts: Any) -> np.ndarray:
+    """For each offset of ``starts`` (int64, each in ``0..len(data)``), whether the words at it
+    follow a negation (:func:`after_negation`): the quote facts of a source whose words it
+    denies (``do not "deploy to prod"``) ground no quotation of them (red team 96, F10)."""
+    haystack = bytes_like(data)
+    at = check_starts(starts, len(haystack))
+    return np.array([after_negation(haystack, s) for s in at.tolist()], dtype=np.bool_)
+
+
+def check_starts(starts: Any, size: int) -> np.ndarray:
+    """``starts`` as a C-contiguous int64 array of offsets in ``0..size`` (both implementations
+    refuse the same)."""
+    if not isinstance(starts, np.ndarray) or starts.dtype != np.int64 or starts.ndim != 1:
+        raise TypeError("starts must be a one-dimensional int64 numpy array")
+    starts = np.ascontiguousarray(starts)
+    if starts.shape[0] and (int(starts.min()) < 0 or int(starts.max()) > size):
+        raise InvalidArgumentError(f"starts must lie in 0..{size} (the data's length)", argument="starts")
+    return starts
+
+
 def _starts_a_line(haystack: bytes, at: int, low: int) -> bool:
     """Are the bytes before ``haystack[at]`` on its line, down to ``low``, spaces and tabs only
     (the start of the haystack or a line break before them)?"""
     while at > low and haystack[at - 1] in _INLINE_BLANKS:
         at -= 1
     return at == 0 or haystack[at - 1] in _LINE_BREAKS
+
+
+def _json_string_before(haystack: bytes, at: int, low: int) -> int:
+    """Where the look-back goes on from the ``"`` at ``haystack[at]`` that opens the quoted
+    words: past the ``", "`` that closes a JSON array's string before them, so the negation
+    that string ends in is seen (``["Do not", "deploy to prod on Friday"]``: red team 96, F10),
+    else just past the mark."""
+    k = at
+    while k > low and haystack[k - 1] in _BLANKS:
+        k -= 1
+    if k > low and haystack[k - 1] == 0x2C:  # ,
+        k -= 1
+        while k > low and haystack[k - 1] in _BLANKS:
+            k -= 1
+        if k > low and haystack[k - 1] == 0x22:
+            return k - 1
+    return at
 
 
 def _separator_start(haystack: bytes, start: int) -> int:
@@ -384,6 +425,8 @@ def _separator_start(haystack: bytes, start: int) -> int:
             if k < bottom or haystack[k] != opener:
                 break
             i = k
+        elif i == start and (c in _QUOTE_MARKS or (i - 3 >= low and haystack[i - 3 : i] in _CURLY_OPENERS)):
+            i = _json_string_before(haystack, i - 1, low) if c == 0x22 else i - (1 if c in _QUOTE_MARKS else 3)
         else:
             if c == 0x2D:  # -
                 d = i - 2 if i - 2 >= low and haystack[i - 2] == 0x2D else i - 1

@@ -66,7 +66,7 @@ from provgate._factdiff import (
     unique_counts,
 )
 from provgate._hashing import hash_buffers
-from provgate._matching import occurs_at_boundaries
+from provgate._matching import follows_negation, occurs_at_boundaries
 from provgate._matching_py import QUOTE as _MODE_QUOTE
 from provgate._matching_py import RELAXED as _MODE_RELAXED
 from provgate._scanner import span_values
@@ -225,9 +225,27 @@ class _Facts:
         """Every distinct value, (key, value) fact and kv key this text asserts, sorted, and
         vetted as sorted once (it is searched for every block that cites this text)."""
         if self._grounding_set is None:
-            t = self.table
-            self._grounding_set = grounding_index(t.fp_value, t.fp_fact, t.fp_key, t.kind, _KIND_KV)
+            self._grounding_set = grounding_index(*self._grounding_columns(), _KIND_KV)
         return self._grounding_set
+
+    def _grounding_columns(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """The columns of this text's grounding set: its rows but the quotations whose words it
+        denies (``do not "deploy to prod on Friday"``, ``["Do not", "deploy to prod on
+        Friday"]``): their fingerprint grounded a summary's "deploy to prod on Friday" without
+        the literal search, whose ``QUOTE`` mode would not have (red team 96, F10). A quotation
+        that is itself denied is searched ``RELAXED`` (:func:`row_mode`), so a rewrite keeping
+        the denial is grounded by the source's denied words."""
+        t = self.table
+        columns = (t.fp_value, t.fp_fact, t.fp_key, t.kind)
+        quotes = np.flatnonzero(t.kind == _KIND_QUOTE)
+        if not len(quotes):
+            return columns
+        denied = follows_negation(t.data, np.ascontiguousarray(t.value_start[quotes], dtype=np.int64))
+        if not denied.any():
+            return columns
+        keep = np.ones(len(t.kind), dtype=np.bool_)
+        keep[quotes[denied]] = False
+        return tuple(np.ascontiguousarray(c[keep]) for c in columns)  # type: ignore[return-value]
 
     @staticmethod
     def grounding_sets(texts: list[_Facts]) -> list[SortedFingerprints]:
@@ -236,8 +254,7 @@ class _Facts:
         has grounded anything in before)."""
         todo = [x for x in texts if x._grounding_set is None]
         if todo:
-            made = grounding_index_many([(x.table.fp_value, x.table.fp_fact, x.table.fp_key, x.table.kind)
-                                         for x in todo], _KIND_KV)
+            made = grounding_index_many([x._grounding_columns() for x in todo], _KIND_KV)
             for x, made_set in zip(todo, made):
                 x._grounding_set = made_set
         return [x._grounding_set for x in texts]  # type: ignore[misc]
