@@ -6650,6 +6650,23 @@ def test_a_code_span_grounds_no_quotation_of_the_same_words(text):
     find(verdict, "I1", block="s1", key="quote")
 
 
+@pytest.mark.parametrize("source, text, grounded", [
+    ('Please do not "retries=5".\nretries=3\n', 'The user said "retries=5" [src:c1].', False),
+    ("Never 'force=true' on prod.\n", 'The runbook says "force=true" on prod [src:c1].', False),
+    ('Please do not "retries=5".\nretries=5\n', 'The user said "retries=5" [src:c1].', True),  # said plainly too
+    ('Please do not "retries=5".\n', "It names `retries=5` [src:c1].", True),  # a code span names it
+])
+def test_a_quoted_fact_a_source_denies_is_not_grounded_by_the_fact(source, text, grounded):
+    # red team 99, F02 (stop 40): a quotation whose whole inside is one fact was grounded by the
+    # fact (stop 39's rule for backticked paths and pairs), past the negation rule that refuses
+    # a quotation of words its source denies
+    verdict = _summary_of_one_read(source, text)
+    if grounded:
+        assert_accepted(verdict, "lossy")
+    else:
+        find(verdict, "I1", block="s1", key="quote")
+
+
 _GREP = 'src/billing.py:199:    retries = cfg.get("retries", 3)\nsrc/retry.py:42:MAX = 5\n'
 _TRACE = 'Traceback (most recent call last):\n  File "src/app/client.py", line 42, in fetch\nRuntimeError: boom\n'
 
@@ -6662,6 +6679,15 @@ _TRACE = 'Traceback (most recent call last):\n  File "src/app/client.py", line 4
     ("tests/test_retry.py:62: AssertionError\n", "It fails at line 63 of tests/test_retry.py [src:c1].", False),
     (_TRACE, "fetch raises RuntimeError at src/app/client.py:42 [src:c1].", True),
     (_TRACE, "fetch raises RuntimeError at src/app/client.py:43 [src:c1].", False),
+    # red team 99, F01 (stop 40): a joined path:line is grounded by that path with that line,
+    # not by any path and any number of the source
+    (_GREP, "`retries` is read at src/billing.py:199 [src:c1].", True),
+    (_GREP, "`retries` is read at src/billing.py:42 [src:c1].", False),
+    (_GREP, "`retries` is read at src/billing.py:199:42 [src:c1].", False),
+    ("src/billing.py:199:7: E501 line too long\n", "E501 at src/billing.py:199 [src:c1].", True),
+    ('File "src/app/client.py", line 10, in fetch\nRuntimeError: 42 retries exhausted\n',
+     "fetch fails at src/app/client.py:42 [src:c1].", False),
+    ("Checked src/app/client.py. 3 errors, 17 warnings.\n", "An error at src/app/client.py:17 [src:c1].", False),
 ])
 def test_a_path_and_its_line_are_grounded_apart_and_joined(source, text, grounded):
     # red team 95, F02 (stop 39): grep, pytest, compiler and linter output joins a path and its
@@ -6720,6 +6746,9 @@ def test_one_of_the_n_is_a_count(text, grounded):
 @pytest.mark.parametrize("redacted, grounded", [
     ("api_key = [REDACTED]", True), ("api_key = REDACTED", True), ("api_key = <MASKED>", True),
     ("api_key = REDACTED_KEY", False), ("api_key = Redacted", False), ("api_key = sk-live-bbbb2222", False),
+    # red team 99, F03 (stop 40): the key of a redacted value still says something
+    ("db_password = REDACTED", False), ("api_key = REDACTED\nroot_token=MASKED", False),
+    ("api_key = REDACTED\naws_secret_key: REDACTED", False),
 ])
 def test_a_redaction_placeholder_asserts_nothing(redacted, grounded):
     # red team 95, F06 (stop 39): a secret scrubbed as "[REDACTED]" or "REDACTED" was refused
@@ -6810,3 +6839,38 @@ def test_a_reflow_that_moves_a_name_to_a_line_start_keeps_it(before, after, acce
         assert_accepted(verdict, "lossless")
     else:
         find(verdict, "I2", block="a")
+
+
+_REFLOWED = [
+    ('I\'ll run `bash(command="grep -rn retries src/")` next.\n',
+     'I\'ll run `bash(command="grep -rn retries\nsrc/")` next.\n', True),
+    ('I\'ll run `github.get_issue(repo="acme/svc", number=1034)` next.\n',
+     'I\'ll run `github.get_issue(repo="acme/svc",\nnumber=1034)` next.\n', True),
+    ('Set timeout="30 seconds" in the client section.\n', 'Set timeout="30\nseconds" in the\nclient section.\n', True),
+    ("Looking at it, `src/auth/queue.py` sets `MAX_RETRIES = 5`.\n",
+     "Looking at it, `src/auth/queue.py` sets `MAX_RETRIES\n= 5`.\n", True),
+    ("Run `deploy --env prod --force` now.\n", "Run `deploy --env prod\n--force` now.\n", True),
+    # a change beside or inside the wrap, a second copy deleted, a match inside a longer token
+    ('Set timeout="30 seconds" in the client section.\n', 'Set timeout="31\nseconds" in the\nclient section.\n', False),
+    ('Set timeout="30 seconds" in the client section.\n', 'Set tmo="30\nseconds" in the\nclient section.\n', False),
+    ('Set timeout="30 seconds" here. And timeout="30 seconds" there.\n', 'Set timeout="30\nseconds" here.\n', False),
+    ("Run `deploy --env prod --force` now.\n", "Run `deploy --env staging\n--force` now.\n", False),
+    ("Use `a b` and `retries = 3` ok.\n", "Use `a b` and `retries =\n4` ok.\n", False),
+    ("Set x = 5 now. Also max = 50 later.\n", "Also max = 50\nlater.\n", False),
+    ("Set x = 5 now.\n", "Set y.x = 5\nnow.\n", False),
+]
+
+
+@pytest.mark.parametrize("before, after, accepted", _REFLOWED + [(b, a, ok) for a, b, ok in _REFLOWED[:5]])
+def test_a_reflow_keeps_the_facts_inside_a_wrapped_quotation(before, after, accepted):
+    # red team 95, F04 (stop 40): a fact that exists only while its quotation or code span is
+    # on one line (a key="quoted value", a code span's KEY = value) was dropped when a re-flow
+    # wrapped it, and a quotation a code span hid was introduced when the wrap opened the span
+    # (an agent's own tool-call lines: 12 of 40 windows at 60 columns); joining them back
+    # introduced the fact, which I1 found in no source either
+    verdict = Gate(store_with({})).check([blk("a", "assistant", before)], [blk("a", "assistant", after)],
+                                         operator="rewrite")
+    if accepted:
+        assert_accepted(verdict, "lossless")
+    else:
+        assert not verdict.accepted

@@ -175,7 +175,7 @@ class _Facts:
 
     __slots__ = ("table", "n_markers", "n_facts", "_markers", "_ground_rows", "_fact_fps", "_kv_rows",
                  "_kv_sets", "_grounding_set", "_kv_prose_set", "_cited_names", "_dotted", "_nesting", "_worded",
-                 "_kv_key_order", "_dotted_by_leaf", "_source", "_path_lines")
+                 "_kv_key_order", "_dotted_by_leaf", "_source", "_path_lines", "_denied")
 
     def __init__(self, table: FactTable) -> None:
         self.table = table
@@ -199,7 +199,30 @@ class _Facts:
         self._kv_key_order: tuple[np.ndarray, np.ndarray] | None = None  # (kv_rows_keyed)
         self._dotted_by_leaf: dict[bytes, list[int]] | None = None
         self._source: _Facts | None = None  # (Gate.read_facts: the read's own facts these extend)
-        self._path_lines: tuple[set[bytes], set[bytes]] | None = None  # (_path_lines)
+        self._path_lines: tuple[set[bytes], set[tuple[bytes, ...]]] | None = None  # (_path_lines)
+        self._denied: frozenset[tuple[int, int]] | None = None
+
+    def denied_facts(self) -> frozenset[tuple[int, int]]:
+        """The fact fingerprints (``fp_fact``) this text states only inside a quotation whose
+        words it denies (``do not "retries=5"``: :func:`follows_negation`), nowhere else: a
+        summary quoting such a fact is no quotation of this text (red team 99, F02)."""
+        if self._denied is None:
+            t = self.table
+            found: frozenset[tuple[int, int]] = frozenset()
+            quotes = np.flatnonzero(t.kind == _KIND_QUOTE)
+            if len(quotes):
+                denied = quotes[follows_negation(t.data, np.ascontiguousarray(t.value_start[quotes], dtype=np.int64))]
+                if len(denied):
+                    inside = np.zeros(len(t.kind), dtype=np.bool_)
+                    for q in denied.tolist():
+                        # (rows are sorted by start: those from the quotation's start to its end)
+                        a, b = int(t.start[q]), int(t.end[q])
+                        first, last = np.searchsorted(t.start, [a, b])
+                        inside[first:last] |= t.end[first:last] <= b
+                    said = set(map(tuple, t.fp_fact[inside].tolist()))
+                    found = frozenset(said.difference(map(tuple, t.fp_fact[~inside].tolist())))
+            self._denied = found
+        return self._denied
 
     def worded(self) -> bool:
         """Does this text hold a key=value or a quoted fact, which I5 may find restated in
@@ -3948,8 +3971,9 @@ class _Check:
         stages = (lambda o, r: self._ground_in_decoded_json(tables, texts, haystack_groups, o, r),
                   lambda o, r: _ground_own_handle_names(tables, requests, o, r),
                   lambda o, r: _ground_names_in_own_pre(tables, requests, o, r),
+                  lambda o, r: _ground_reflowed_in_own_pre(tables, requests, o, r),
                   lambda o, r: _ground_in_path_lines(tables, sources, o, r),
-                  lambda o, r: _ground_quoted_facts(tables, o, r),
+                  lambda o, r: _ground_quoted_facts(tables, sources, o, r),
                   lambda o, r: _ground_wrapped_quotes(tables, [[x.table.data for x in group] + (
                       [] if own_pre is None else [own_pre.table.data]) for group, (*_, own_pre) in zip(
                       sources, requests)], o, r))
@@ -3966,7 +3990,9 @@ class _Check:
             if found:
                 table = tables[t]
                 out[t] = tuple(r for r in found if not (table.kind[r] == _KIND_NUMBER and _pronoun_one(
-                    table.data, int(table.start[r]), int(table.end[r]))) and not _placeholder(table, r))
+                    table.data, int(table.start[r]), int(table.end[r]))) and not (
+                    _placeholder(table, r) and (table.kind[r] != _KIND_KV or _key_said(table, r, [
+                        texts[k] for k in groups[t]]))))
         return out
 
     def _ground_in_decoded_json(self, tables: list[FactTable], texts: list[_Facts], sources: list[list[int]],
@@ -4198,6 +4224,12 @@ class _Check:
                 lambda j: None if (i := removed_by_id.get(edit.post[j].id)) is None else pre_facts[i].table.data)
             if joined:
                 introduced = np.delete(introduced, sorted(joined))
+            if introduced.size and removed_by_id:
+                # and a fact that stands inside such a quotation (one a code span hid, before)
+                inside = self._inside_reflowed_quotations(
+                    [a_row(k) for k in introduced.tolist()], self.post_facts,
+                    lambda j: None if (i := removed_by_id.get(edit.post[j].id)) is None else pre_facts[i])
+                introduced = introduced[~np.array(inside, dtype=np.bool_)]
             fps = _joined(a_fps)[introduced]
             first: dict[tuple[int, int], int] = {}  # each distinct fact's first row, for the evidence
             for k, row in zip(introduced.tolist(), fps.tolist()):
@@ -4515,6 +4547,16 @@ class _Check:
                 lambda i: None if (j := changed_by_id.get(edit.pre[i].id)) is None else self.post_facts[j].table.data)
             if wrapped:
                 unaccounted = np.delete(unaccounted, sorted(wrapped))
+                firsts = np.delete(firsts, sorted(wrapped))
+            if unaccounted.size and changed_by_id:
+                # and a fact that stood inside such a quotation, every copy of it
+                every = holders(firsts.tolist())
+                inside = iter(self._inside_reflowed_quotations(
+                    [place for group in every for place in group], self.pre_facts,
+                    lambda i: None if (j := changed_by_id.get(edit.pre[i].id)) is None else self.post_facts[j]))
+                kept = [n for n, group in enumerate(every) if all([next(inside) for _ in group])]
+                if kept:
+                    unaccounted = np.delete(unaccounted, kept)
         self.counts["dropped"] += int(unaccounted.size)
         report = self.reportable(unaccounted)
         if not len(report):
@@ -4602,6 +4644,27 @@ class _Check:
             if all(0 < own <= other for own, other in (counts.get((owner, needles[q]), (1, 0)) for owner, _ in group)):
                 rewrapped.add(q)
         return rewrapped
+
+    def _inside_reflowed_quotations(self, rows: list[tuple[int, int]], facts: list[_Facts],
+                                    other_of: Callable[[int], _Facts | None]) -> list[bool]:
+        """Whether each (block, row) of ``facts`` lies inside a one-line quotation or code span
+        of its block that the block with its id on the other side (``other_of``) holds only
+        re-flowed: a fact that exists only while the quotation is on one line (``timeout="30
+        seconds"``, a code span's ``MAX_RETRIES = 5``) is dropped when a re-flow wraps it, and
+        one it hid (``"acme/svc"`` in a code span) is introduced when the wrap opens the span
+        (red team 95, F04: an agent's own tool-call lines, 12 of 40 windows at 60 columns). The
+        quotations are both sides' one-line quote facts, runs of whitespace one space each and
+        never across a blank line; one counts where this side holds it at least once and no more
+        often than the other side, so a second copy deleted beside the wrap excuses nothing."""
+        regions: dict[int, list[tuple[int, int]]] = {}
+        out = []
+        for owner, row in rows:
+            if owner not in regions:
+                other = other_of(owner)
+                regions[owner] = [] if other is None else _reflowed_regions(facts[owner].table, other.table)
+            table = facts[owner].table
+            out.append(_inside(regions[owner], int(table.start[row]), int(table.end[row])))
+        return out
 
     def _check_handle_drops(self, invariant: str) -> None:
         """A handle that leaves the window must leave with a record (eviction, supersession) or,
@@ -7991,36 +8054,70 @@ def _ground_names_in_own_pre(tables: list[FactTable], requests: list[tuple[Any, 
     return owner[keep], row[keep]
 
 
+def _ground_reflowed_in_own_pre(tables: list[FactTable], requests: list[tuple[Any, int, list[str], Any]],
+                                owner: np.ndarray, row: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The (owner, row) pairs left once a fact is grounded by standing inside a one-line fact
+    its block's own pre version holds only re-flowed (:func:`_reflowed_regions`): a re-flow
+    joining ``timeout="30\nseconds"`` back onto one line makes a kv fact the pre version's set
+    lacks (red team 95, F04, as I2 reads it)."""
+    regions: dict[int, list[tuple[int, int]]] = {}
+    keep = np.ones(owner.size, dtype=np.bool_)
+    for n, (t, r) in enumerate(zip(owner.tolist(), row.tolist())):
+        own_pre = requests[t][3]
+        if own_pre is None:
+            continue
+        if t not in regions:
+            regions[t] = _reflowed_regions(tables[t], own_pre.table)
+        keep[n] = not _inside(regions[t], int(tables[t].start[r]), int(tables[t].end[r]))
+    return owner[keep], row[keep]
+
+
+def _inside(spans: list[tuple[int, int]], start: int, end: int) -> bool:
+    """Does ``start..end`` lie inside one span of ``spans`` (:func:`_reflowed_regions`: sorted by
+    start, each end the furthest so far)?"""
+    k = bisect_right(spans, (start, 1 << 62)) - 1
+    return k >= 0 and end <= spans[k][1]
+
+
 _PATH_LINE = re.compile(rb"(.+?):(\d+)(?::(\d+))?")
 
 
-def _path_lines(facts: _Facts) -> tuple[set[bytes], set[bytes]]:
+def _path_lines(facts: _Facts) -> tuple[set[bytes], set[tuple[bytes, ...]]]:
     """The ``path:line[:col]`` facts of a text as the pieces they join (paths, and line and
-    column numbers), and its other paths and numbers (what a joined one is made of)."""
+    column numbers), and the places it names: each joined fact's (path, line) and (path, line,
+    col), and a traceback frame's (path, line) of ``File "path", line N``."""
     found = facts._path_lines
     if found is None:
         pieces: set[bytes] = set()
-        plain: set[bytes] = set()
+        places: set[tuple[bytes, ...]] = set()
         table = facts.table
-        for r in np.flatnonzero((table.kind == _KIND_PATH) | (table.kind == _KIND_NUMBER)).tolist():
-            value = table.value_bytes(r)
-            joined = _PATH_LINE.fullmatch(value) if table.kind[r] == _KIND_PATH else None
-            if joined is None:
-                plain.add(value)
-            else:
-                pieces.update(piece for piece in joined.groups() if piece)
-        found = facts._path_lines = (pieces, plain)
+        for r in np.flatnonzero(table.kind == _KIND_PATH).tolist():
+            joined = _PATH_LINE.fullmatch(table.value_bytes(r))
+            if joined is not None:
+                path, line, col = joined.groups()
+                pieces.update(piece for piece in (path, line, col) if piece)
+                places.add((path, line))
+                if col:
+                    places.add((path, line, col))
+        places.update(_TRACEBACK_FRAME.findall(table.data))
+        found = facts._path_lines = (pieces, places)
     return found
+
+
+# a Python traceback's frame: its file and line, which a summary joins as path:line
+_TRACEBACK_FRAME = re.compile(rb'File "([^"\r\n]+)", line (\d+)')
 
 
 def _ground_in_path_lines(tables: list[FactTable], sources: list[list[_Facts]], owner: np.ndarray,
                           row: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The (owner, row) pairs left once a path or number is looked up among the pieces of its
     sources' ``path:line[:col]`` facts ("src/billing.py, line 199" of grep's
-    ``src/billing.py:199:``, "line 62" of pytest's ``tests/test_retry.py:62:``), and a
-    ``path:line`` among a source's own paths and numbers (``client.py:42`` of a traceback's
-    ``File "client.py", line 42``), in the same source: the grammar reads the joined form as one
-    fact (red team 95, F02: the commonest tool output a coding agent summarizes, refused)."""
+    ``src/billing.py:199:``, "line 62" of pytest's ``tests/test_retry.py:62:``), and a joined
+    ``path:line[:col]`` among the places one source names, that path with that line (and
+    column): a ``path:line:col`` fact, or a traceback's ``File "client.py", line 42`` for
+    ``client.py:42``. The grammar reads the joined form as one fact (red team 95, F02: the
+    commonest tool output a coding agent summarizes, refused); a path with another path's line,
+    or a number the source says of something else, is no place it names (red team 99, F01)."""
     keep = np.ones(owner.size, dtype=np.bool_)
     for n, (t, r) in enumerate(zip(owner.tolist(), row.tolist())):
         table = tables[t]
@@ -8029,22 +8126,24 @@ def _ground_in_path_lines(tables: list[FactTable], sources: list[list[_Facts]], 
             continue
         value = table.value_bytes(r)
         joined = _PATH_LINE.fullmatch(value) if kind == _KIND_PATH else None
+        place = None if joined is None else tuple(piece for piece in joined.groups() if piece)
         for facts in sources[t]:
-            pieces, plain = _path_lines(facts)
-            if (value in pieces if joined is None
-                    else all(piece in plain or piece in pieces for piece in joined.groups() if piece)):
+            pieces, places = _path_lines(facts)
+            if (value in pieces) if place is None else (place in places):
                 keep[n] = False
                 break
     return (owner, row) if keep.all() else (owner[keep], row[keep])
 
 
-def _ground_quoted_facts(tables: list[FactTable], owner: np.ndarray, row: np.ndarray
-                         ) -> tuple[np.ndarray, np.ndarray]:
+def _ground_quoted_facts(tables: list[FactTable], sources: list[list[_Facts]], owner: np.ndarray,
+                         row: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The (owner, row) pairs left once a quotation whose whole inside is one fact of its text,
     grounded, is grounded with it: a summary writes a file's path or a config pair in backticks
     (`` `conf/app.ini` `` of the read's own resource, `` `retries=3` `` of ``retries = 3``), and
     the marks add no claim (red team 95, F05: refused as a quotation no source holds, the same
-    words without backticks accepted)."""
+    words without backticks accepted). Not when a source states the fact only inside a
+    quotation it denies (``Please do not "retries=5"``), unless the quotation is a code span:
+    the quotation says what the source denies (red team 99, F02)."""
     left = set(zip(owner.tolist(), row.tolist()))
     keep = np.ones(owner.size, dtype=np.bool_)
     for n, (t, r) in enumerate(zip(owner.tolist(), row.tolist())):
@@ -8059,7 +8158,10 @@ def _ground_quoted_facts(tables: list[FactTable], owner: np.ndarray, row: np.nda
             if int(table.end[i]) == end and table.kind[i] != _KIND_QUOTE and table.kind[i] != _KIND_CITATION:
                 inner.append(i)
             i += 1
-        if inner and all((t, i) not in left for i in inner):
+        if inner and all((t, i) not in left for i in inner) and (
+                (inside > 0 and table.data[inside - 1] == 0x60)
+                or not any(tuple(table.fp_fact[i].tolist()) in facts.denied_facts()
+                           for i in inner for facts in sources[t])):
             keep[n] = False
     return (owner, row) if keep.all() else (owner[keep], row[keep])
 
@@ -8100,6 +8202,92 @@ def _within_paragraphs(text: bytes) -> bytes:
 
 
 _WHITESPACE_RUN = re.compile(rb"[ \t\n\r\f\v]+")
+
+
+def _reflowed_regions(table: FactTable, other: FactTable) -> list[tuple[int, int]]:
+    """The byte spans of ``table``'s text where a fact of either text that stands on
+    one line with a blank inside (a quotation or code span, delimiters included, a
+    ``key="quoted value"``) stands, whitespace aside, that the other text holds at least as
+    often (:meth:`_Check._inside_reflowed_quotations`). Found in one Aho-Corasick pass over each
+    text with its whitespace runs one space, each match mapped back to the text's bytes."""
+    import ahocorasick  # (only a fact a re-flow dropped or introduced asks for it)
+
+    wanted = set()
+    for t in (table, other):
+        data = np.frombuffer(t.data, dtype=np.uint8)
+        blank = np.zeros(data.size + 1, dtype=np.int64)
+        np.cumsum((data == 0x20) | (data == 0x09), out=blank[1:])
+        broken = np.zeros(data.size + 1, dtype=np.int64)
+        np.cumsum((data == 0x0A) | (data == 0x0D) | (data == 0x0B) | (data == 0x0C), out=broken[1:])
+        # a fact on one line with a blank inside (a fenced block's lines are verbatim)
+        spread = np.flatnonzero((blank[t.end] > blank[t.start]) & (broken[t.end] == broken[t.start]))
+        for r in spread.tolist():
+            text = t.data[int(t.start[r]):int(t.end[r])]
+            if text.strip() == text:
+                wanted.add(_within_paragraphs(text) if b"\t" in text or b"  " in text else text)
+    if not wanted:
+        return []
+    automaton = ahocorasick.Automaton()
+    for needle in wanted:
+        automaton.add_word(needle.decode("latin-1"), needle)
+    automaton.make_automaton()
+    own, own_map = _spaced(table.data)
+    theirs = Counter(needle for needle, _ in _standing(automaton, _spaced(other.data)[0]))
+    found: dict[bytes, list[int]] = {}
+    for needle, start in _standing(automaton, own):
+        found.setdefault(needle, []).append(start)
+    spans = []
+    for needle, places in found.items():
+        if len(places) <= theirs[needle]:
+            # (a fact neither starts nor ends with a blank: both ends map to bytes of the text)
+            spans.extend((own_map(a), own_map(a + len(needle) - 1) + 1) for a in places)
+    spans.sort()
+    # each span's end as the furthest of those starting no later (_inside asks one of them)
+    return list(zip([a for a, _ in spans], accumulate((b for _, b in spans), max)))
+
+
+# what may not touch a re-flowed fact's text for it to stand there (_standing): "x = 5" does
+# not stand in "max = 50" or "y.x = 5"
+_GLUE = _WORD_BYTES | frozenset(b".-:/@")
+
+
+def _standing(automaton: Any, text: bytes) -> Iterator[tuple[bytes, int]]:
+    """(needle, start) of each occurrence of a needle of ``automaton`` in ``text`` that no word
+    byte or joiner touches on either side."""
+    for end, needle in automaton.iter(text.decode("latin-1")):
+        start = end + 1 - len(needle)
+        if (start > 0 and text[start - 1] in _GLUE) or (end + 1 < len(text) and text[end + 1] in _GLUE):
+            continue
+        yield needle, start
+
+
+_RESPACED_RUN = re.compile(rb"[ \t\n\r\f\v]{2,}|[\t\n\r\f\v]")
+
+
+def _spaced(text: bytes) -> tuple[bytes, Callable[[int], int]]:
+    """``text`` as :func:`_within_paragraphs` writes it, and a map from a byte of that, not in
+    a run it wrote, back to its place in ``text``."""
+    pieces = []
+    starts: list[int] = []  # where each run written stands in the spaced text
+    shift: list[int] = []  # and how much later the bytes after it stand in ``text``
+    at = 0
+    written = 0
+    for run in _RESPACED_RUN.finditer(text):  # (a lone space is written as it is)
+        pieces.append(text[at:run.start()])
+        written += run.start() - at
+        one = b"\n\n" if _BLANK_LINE.search(run.group()) else b" "
+        pieces.append(one)
+        written += len(one)
+        starts.append(written)
+        shift.append(run.end() - written)
+        at = run.end()
+    pieces.append(text[at:])
+
+    def back(k: int) -> int:
+        n = bisect_right(starts, k)
+        return k + (shift[n - 1] if n else 0)
+
+    return b"".join(pieces), back
 
 
 def _ground_wrapped_quotes(tables: list[FactTable], haystacks: list[list[bytes]], owner: np.ndarray,
@@ -8168,6 +8356,14 @@ def _placeholder(table: FactTable, r: int) -> bool:
     """Is row ``r`` a redaction placeholder (the word, or a ``key=value`` fact whose value it
     is, written in capitals), which asserts nothing of a source?"""
     return table.data[int(table.value_start[r]):int(table.value_end[r])] in _PLACEHOLDERS
+
+
+def _key_said(table: FactTable, r: int, texts: list[_Facts]) -> bool:
+    """Is the key of kv row ``r`` a kv key one of ``texts`` says? A redacted value asserts
+    nothing, but its key does: ``db_password = REDACTED`` of a config without that key claims a
+    secret the source never had (red team 99, F03)."""
+    key = tuple(table.fp_key[r].tolist())
+    return any(key in map(tuple, x.table.fp_key[x.table.kind == _KIND_KV].tolist()) for x in texts)
 
 
 def _pronoun_one(data: bytes, start: int, end: int) -> bool:
