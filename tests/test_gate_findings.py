@@ -6725,6 +6725,11 @@ def test_an_occurrence_moved_to_another_changed_block_is_not_lost():
     assert_accepted(Gate(store_with({})).check(pre, post, operator="rewrite"), "lossless")
     lost = [blk("a", "assistant", "Sleep 10 seconds.\n"), blk("b", "assistant", "Then wait 10 minutes.\n")]
     find(Gate(store_with({})).check(pre, lost, operator="rewrite"), "I2", block="a", value="10")
+    # red team 98, F02 (stop 40): an occurrence the other block held already moved nothing, so
+    # touching it (respaced, reworded) excuses no loss
+    for touched in ("Then  wait 10 minutes.\n", "Then we wait 10 minutes.\n"):
+        lost = [blk("a", "assistant", "Sleep 10 seconds.\n"), blk("b", "assistant", touched)]
+        find(Gate(store_with({})).check(pre, lost, operator="rewrite"), "I2", block="a", value="10")
 
 
 @pytest.mark.parametrize("text, grounded", [

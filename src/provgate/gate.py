@@ -4310,11 +4310,24 @@ class _Check:
         fewer_at = np.flatnonzero((after_n > 0) & (after_n < before_n))
         if not fewer_at.size:
             return
-        # (a lost occurrence another changed block holds was moved, not lost)
+        # (a lost occurrence another changed block holds was moved, not lost: one that block holds
+        # beyond what its own pre version held, so an occurrence it held already excuses nothing
+        # (red team 98, F02: touching a block that stated the value, respaced, did)
         paired_posts = {j for _, j in paired}
-        others = [a_pos[slice(*a_at[j])] for j in changed if j not in paired_posts]
-        other_rows = np.concatenate(others) if others else np.zeros(0, np.int64)
-        elsewhere_n = np.bincount(other_rows[other_rows >= 0], minlength=size)
+        elsewhere_n = np.zeros(size, dtype=np.int64)
+        for j in changed:
+            if j in paired_posts:
+                continue
+            after_j = a_pos[slice(*a_at[j])]
+            after_j = after_j[np.isin(after_j, fewer_at)]
+            if not after_j.size:
+                continue
+            moved = np.bincount(after_j, minlength=size)
+            i = pre_id.get(post_blocks[j].id)
+            if i is not None and i in d_at:
+                before_j = d_pos[slice(*d_at[i])]
+                moved -= np.bincount(before_j[np.isin(before_j, fewer_at)], minlength=size)
+            elsewhere_n += np.maximum(moved, 0)
         fewer_at = fewer_at[after_n[fewer_at] + elsewhere_n[fewer_at] < before_n[fewer_at]]
         if not fewer_at.size:
             return
