@@ -44,6 +44,11 @@ their growth is measured: a size twice the other should take about twice as long
   of N quotations that drops each (their marks removed: rejected by I2) or wraps each onto two
   lines (lossless). Each dropped quotation is looked for, re-wrapped, in the rewritten text
   (stop 39): one search each made 8,000 take 0.8 s.
+- ``summary_of_many_grep_reads``: one summary deriving from N reads of grep output
+  (``src/modI.py:L: error``), naming each path and its line apart (red team 99, F08: each path
+  and number left over walked every source of the block: 2,000 reads took 3.9 s refused).
+- ``rewrite_reflowing_tool_calls``: a re-flow of one block of N tool-call lines whose quoted
+  values and code spans it wraps (lossless; stop 40, red team 95, F04).
 - ``summary_table_of_numbers`` and ``summary_of_one_long_sentence``: a summary of a config's
   newer read stating N numbers in a markdown table, or in one sentence, beside the older read
   kept (red team 96, F07: I4's prose rule walked each cell up to its table's header, and read
@@ -245,6 +250,27 @@ def _rewrite_reflowing_quotations(n: int):
     return {"doc:d": text}, pre, post, "rewrite", True
 
 
+def _summary_of_many_grep_reads(n: int):
+    # red team 99, F08 (stop 40): each path and line a summary names apart was looked up in
+    # every source of its block
+    sources = {f"tool:g{i}": f"src/mod{i}.py:{i + 10}: error E{i}\n" for i in range(n)}
+    pre = [{"id": f"t{i}", "role": "tool", "text": text, "handles": [h]} for i, (h, text) in enumerate(sources.items())]
+    text = "Errors: " + ", ".join(f"src/mod{i}.py (line {i + 10})" for i in range(n)) + ".\n"
+    post = [{"id": "s", "role": "summary", "text": text, "derived": True, "derived_from": list(sources)}]
+    return sources, pre, post, "summarize", True
+
+
+def _rewrite_reflowing_tool_calls(n: int):
+    # stop 40 (red team 95, F04): the facts inside each wrapped quotation are looked for in the
+    # other side's text in one pass, not one search each
+    text = "".join(f'Run `get_{_word(i)}(repo="acme/{_word(i)}", number={i})` and set t{_word(i)}="{i} s".\n'
+                   for i in range(n))
+    pre = [{"id": "a", "role": "assistant", "text": text, "handles": []}]
+    post = [{"id": "a", "role": "assistant", "text": text.replace(", number", ",\nnumber").replace(' s"', '\ns"'),
+             "handles": []}]
+    return {}, pre, post, "rewrite", True
+
+
 def _newer_read_summarized(text: str):
     """A config read twice (retries and timeout 3, then 5), the older read kept, the newer one
     summarized as ``text``."""
@@ -281,6 +307,8 @@ SHAPES = {"unresolved_markers": (_unresolved_markers, 4000), "summary_chain": (_
           "summary_repeating_a_quote": (_summary_repeating_a_quote, 8000),
           "rewrite_dropping_quotations": (_rewrite_dropping_quotations, 4000),
           "rewrite_reflowing_quotations": (_rewrite_reflowing_quotations, 4000),
+          "summary_of_many_grep_reads": (_summary_of_many_grep_reads, 1000),
+          "rewrite_reflowing_tool_calls": (_rewrite_reflowing_tool_calls, 1000),
           "summary_table_of_numbers": (_summary_table_of_numbers, 4000),
           "summary_of_one_long_sentence": (_summary_of_one_long_sentence, 4000)}
 # shapes whose every round checks summaries no round checked before: the gate's grounding

@@ -6736,6 +6736,13 @@ def test_an_occurrence_moved_to_another_changed_block_is_not_lost():
     ("Of the cluster, one of the 12 nodes is down [src:c1].", False),
     ("One of the tests failed, on one of the nodes [src:c1].", True),  # the pronoun, as before
     ("3 of the 12 nodes are down [src:c1].", True),
+    # red team 99, F06 (stop 40): a number among the three words after "of"
+    ("Of the cluster, one of 12 nodes is down [src:c1].", False),
+    ("Of the cluster, one of all 12 nodes is down [src:c1].", False),
+    ("Of the cluster, one of the cluster's 12 nodes is down [src:c1].", False),
+    ("Of the cluster, one of the (12) nodes is down [src:c1].", False),
+    ("Of the cluster, one of twelve nodes is down [src:c1].", False),
+    ("One of the nodes ran the tests [src:c1].", True),
 ])
 def test_one_of_the_n_is_a_count(text, grounded):
     # red team 94, F06 (stop 39): "one" before "of" is excused as a pronoun (red team 11, x11),
@@ -6786,18 +6793,23 @@ def test_a_stale_value_refusal_names_the_block_and_words_that_state_it():
 @pytest.mark.parametrize("text, grounded", [
     ("[Tool result cleared; re-read with the call id call_14ba5e1]", True),
     ("[Tool result cleared; re-read with the call id call_14ba5e2]", False),
+    ("[Tool result cleared; re-read toolu_01A2b3 for it]", True),
+    # red team 99, F04 (stop 40): a handle named after what it holds is no call id
+    ("Deployed build_20261204 to prod.", False),
 ])
 def test_a_block_may_name_the_call_id_of_its_own_source(text, grounded):
     # red team 95, F07 (stop 39): a cleared tool result naming its call id was refused as an
     # identifier occurring in none of its sources, the message listing tool:call_14ba5e1 itself
-    store = store_with({"tool:call_14ba5e1": "retries=3\n"})
-    pre = [tool("t", "tool:call_14ba5e1", "retries=3\n")]
-    post = [blk("t", "tool", text, [], derived_from=["tool:call_14ba5e1"])]
+    handle = ("tool:toolu_01A2b3" if "toolu_" in text else "tool:build_20261204" if "build_" in text
+              else "tool:call_14ba5e1")
+    store = store_with({handle: "retries=3\n"})
+    pre = [tool("t", handle, "retries=3\n")]
+    post = [blk("t", "tool", text, [], derived_from=[handle])]
     verdict = Gate(store).check(pre, post, operator="compress")
     if grounded:
         assert_accepted(verdict, "lossy")
     else:
-        find(verdict, "I1", block="t", value="call_14ba5e2")
+        find(verdict, "I1", block="t")
 
 
 def test_a_read_first_seen_unstamped_is_ordered_by_the_stamp_a_window_gives_it(tmp_path):
@@ -6879,3 +6891,41 @@ def test_a_reflow_keeps_the_facts_inside_a_wrapped_quotation(before, after, acce
         assert_accepted(verdict, "lossless")
     else:
         assert not verdict.accepted
+
+
+def test_a_lone_surrogate_in_a_json_source_starts_no_url_query():
+    # red team 99, F05 (stop 40): the strings a JSON source encodes were written with "?" for a
+    # lone surrogate, which grounded a summary's "?force=true" query the source never had
+    source = '{"url": "https://api.example.com/v1/deploy\\ud800force=true"}'
+    verdict = _summary_of_one_read(source, "It calls https://api.example.com/v1/deploy?force=true [src:c1].")
+    find(verdict, "I1", block="s1", key="url")
+
+
+@pytest.mark.parametrize("newline", ["\n", "\r", "\r\n"])
+def test_a_quotation_wrapped_at_any_line_break_is_grounded_and_reflowed(newline):
+    # red team 99, F07 (stop 40): one CRLF was read as a blank line (the pattern's \r\n? gave
+    # back its \n), so a quotation of a CRLF-wrapped source (e-mail, an RFC) was refused, and
+    # so was re-flowing a quotation across a CRLF
+    source = f"All changes need sign-off. Please approve every rollout to the payments{newline}cluster first.{newline}"
+    verdict = _summary_of_one_read(source, 'It says "approve every rollout to the payments cluster" [src:c1].')
+    assert_accepted(verdict, "lossy")
+    before = 'Ask "the on-call engineer for payments" first.\n'
+    after = f'Ask "the on-call engineer for{newline}payments" first.{newline}'
+    verdict = Gate(store_with({})).check([blk("a", "assistant", before)], [blk("a", "assistant", after)],
+                                         operator="rewrite")
+    assert_accepted(verdict, "lossless")
+    two = f'Ask "the on-call engineer for{newline}{newline}payments" first.{newline}'
+    assert not Gate(store_with({})).check([blk("a", "assistant", before)], [blk("a", "assistant", two)],
+                                          operator="rewrite").accepted
+
+
+@pytest.mark.parametrize("before, after", [
+    ("Mark the ticket done.\nApproved by Alice.\n", "Mark the ticket done.\nApproved by Alice and Mark.\n"),
+    ("May we deploy? Approved by Alice.\n", "May we deploy? Approved by Alice and May.\n"),
+])
+def test_a_capitalised_word_of_the_pre_version_is_no_name_of_a_rewrite(before, after):
+    # red team 99, F09 (stop 40): a name a re-flow moved was excused by the word standing
+    # anywhere in the block's pre version, so a rewrite adding an approver Mark was lossless
+    verdict = Gate(store_with({})).check([blk("a", "assistant", before)], [blk("a", "assistant", after)],
+                                         operator="rewrite")
+    find(verdict, "I2", block="a", key="name")

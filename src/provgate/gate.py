@@ -2305,7 +2305,10 @@ class Gate:
             # (the strings first: a key's first row, which a violation names, is then the value
             # as the file wrote it; after them the document, without the values glued over a
             # "\\n": red team 91, F06, a kept read's glued x='1\\nretries=3' was named, not retries)
-            decoded = _Facts(extract("\n".join(strings).encode("utf-8", "replace") + b"\n" + skeleton))
+            # (a lone surrogate is U+FFFD, a word byte to the grammar: as "?" it started a URL's
+            # query the source never had, red team 99, F05)
+            decoded = _Facts(extract(_LONE_SURROGATE.sub("\ufffd", "\n".join(strings)).encode("utf-8") + b"\n"
+                                     + skeleton))
         except ProvgateError:
             return facts  # (more spans than a table holds: the read's own facts, as before)
         decoded._source = facts
@@ -4620,8 +4623,9 @@ class _Check:
             if table.kind[row] == _KIND_NAME:
                 # a name the re-flow moved to or from a line's start, where the grammar reads a
                 # capitalised word as a sentence's first, no name (red team 95, F03): the word
-                # itself, counted where it stands whole
-                needles[q] = _WORD_MARK + quoted
+                # with the words either side of it, counted where they stand whole (the word
+                # alone let "Mark the ticket done." come back as an approver Mark: red team 99, F09)
+                needles[q] = _WORD_MARK + _word_in_context(table, row)
                 continue
             if b"\n" in quoted:
                 continue  # a fenced block: its lines are verbatim, whitespace is its text (red team 11, y06)
@@ -7950,6 +7954,11 @@ _NAME_KINDS = np.array([int(Kind.PATH), int(Kind.URL), int(Kind.IDENTIFIER)], dt
 _ONE_AFTER = frozenset({b"no", b"any", b"every", b"each"})  # "no one", "every one"
 _ONE_COUNTED = frozenset({b"only", b"exactly", b"just"})  # "only one of the 12 nodes" is a count
 _ONE_RELATIVE = frozenset({b"that", b"who", b"which"})  # "the one that failed"
+# a word that is a number, past an opening mark ("12", "(12)", "~12"), or a number word ("one of
+# twelve nodes")
+_NUMBER_WORD = re.compile(rb"\A\W*(?:\d|(?i:two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
+                          rb"[a-z]+teen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand|"
+                          rb"dozen|million|billion)\b)")
 
 
 # A row is looked up in its group's sets one by one until one holds it: a summary of
@@ -8029,7 +8038,7 @@ _GROUNDING_KINDS = {"skip_kind": _KIND_CITATION, "pair_kind": _KIND_KV, "quote_k
 MAX_WRAPPED_QUOTE_LOOKUPS = 64
 # a paragraph break: a blank line (ended by \n, \r\n or a lone \r), a form feed or vertical
 # tab, U+2028 or U+2029 (red team 96, F06: a quotation was grounded across \r\r and U+2029)
-_BLANK_LINE = re.compile(rb"(?:\r\n?|\n)[ \t]*(?:\r\n?|\n)|[\f\v]|\xe2\x80[\xa8\xa9]")
+_BLANK_LINE = re.compile(rb"(?:\r\n|\r(?!\n)|\n)[ \t]*(?:\r\n|\r(?!\n)|\n)|[\f\v]|\xe2\x80[\xa8\xa9]")
 # a fence line (``` or ~~~, up to three spaces in)
 _FENCE_LINE = re.compile(rb"(?m)^[ ]{0,3}(?:```|~~~)")
 _ASCII_BLANKS = re.compile(rb"[ \t\n\r\f\v]")
@@ -8040,27 +8049,37 @@ def _ground_own_handle_names(tables: list[FactTable], requests: list[tuple[Any, 
     """The (owner, row) pairs left once an identifier that is the name of a handle its block
     comes from, after the kind prefix, is grounded: a block naming its source's call id ("re-read
     with the call id call_14ba5e1", of tool:call_14ba5e1) names it, and asserts nothing of it
-    (red team 95, F07: refused as occurring in none of ['tool:call_14ba5e1'])."""
-    named = [{h.partition(":")[2].encode("utf-8", "surrogatepass") for h in handles} for _, _, handles, _ in requests]
+    (red team 95, F07: refused as occurring in none of ['tool:call_14ba5e1']). Only a name of a
+    tool call id's shape (``call_…``, ``toolu_…``, ``fc_…``): a handle named after what it holds
+    (``tool:build_20261204``) let a block assert that build as a value (red team 99, F04)."""
+    named = [{name for h in handles if _CALL_ID.fullmatch(name := h.partition(":")[2].encode("utf-8", "surrogatepass"))}
+             for _, _, handles, _ in requests]
     keep = np.fromiter((tables[t].kind[r] != _KIND_IDENTIFIER or tables[t].value_bytes(r) not in named[t]
                         for t, r in zip(owner.tolist(), row.tolist())), dtype=np.bool_, count=owner.size)
     return owner[keep], row[keep]
 
 
+# the call ids agent frameworks give tool calls (OpenAI call_ and fc_, Anthropic toolu_, Bedrock tooluse_)
+_CALL_ID = re.compile(rb"(?:call|toolu|tooluse|fc)[_-][A-Za-z0-9_-]+")
+
+
 def _ground_names_in_own_pre(tables: list[FactTable], requests: list[tuple[Any, int, list[str], Any]],
                              owner: np.ndarray, row: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The (owner, row) pairs left once a name is grounded by its block's own pre version holding
-    the word: at a line's or sentence's start the grammar reads a capitalised word as no name, and
-    a reflow joining it back made a name the pre version's set lacked (red team 95, F03)."""
-    words: dict[int, set[bytes]] = {}  # an own pre version's words, found once
+    the word between the same words, whitespace aside: at a line's or sentence's start the
+    grammar reads a capitalised word as no name, and a reflow joining it back made a name the
+    pre version's set lacked (red team 95, F03); the word alone let any capitalised word of the
+    pre version come back as a name ("Mark the ticket done." as an approver Mark: red team 99,
+    F09)."""
+    spaced: dict[int, bytes] = {}  # an own pre version's text, its whitespace runs one space
 
     def in_own_pre(t: int, r: int) -> bool:
         own_pre = requests[t][3]
         if own_pre is None:
             return False
-        if id(own_pre) not in words:
-            words[id(own_pre)] = set(_WHOLE_WORD.findall(own_pre.table.data))
-        return tables[t].data[int(tables[t].start[r]):int(tables[t].end[r])] in words[id(own_pre)]
+        if id(own_pre) not in spaced:
+            spaced[id(own_pre)] = _within_paragraphs(own_pre.table.data)
+        return _stands_in(_word_in_context(tables[t], r), spaced[id(own_pre)])
 
     keep = np.fromiter((tables[t].kind[r] != _KIND_NAME or not in_own_pre(t, r)
                         for t, r in zip(owner.tolist(), row.tolist())), dtype=np.bool_, count=owner.size)
@@ -8132,19 +8151,22 @@ def _ground_in_path_lines(tables: list[FactTable], sources: list[list[_Facts]], 
     commonest tool output a coding agent summarizes, refused); a path with another path's line,
     or a number the source says of something else, is no place it names (red team 99, F01)."""
     keep = np.ones(owner.size, dtype=np.bool_)
+    # each block's sources' pieces and places as one pair of sets, made once a block (looking
+    # each row up in every source was rows x sources: red team 99, F08)
+    unions: dict[int, tuple[set[bytes], set[tuple[bytes, ...]]]] = {}
     for n, (t, r) in enumerate(zip(owner.tolist(), row.tolist())):
         table = tables[t]
         kind = table.kind[r]
         if kind != _KIND_PATH and kind != _KIND_NUMBER:
             continue
+        if t not in unions:
+            found = [_path_lines(facts) for facts in sources[t]]
+            unions[t] = (set().union(*(f[0] for f in found)), set().union(*(f[1] for f in found)))
+        pieces, places = unions[t]
         value = table.value_bytes(r)
         joined = _PATH_LINE.fullmatch(value) if kind == _KIND_PATH else None
-        place = None if joined is None else tuple(piece for piece in joined.groups() if piece)
-        for facts in sources[t]:
-            pieces, places = _path_lines(facts)
-            if (value in pieces) if place is None else (place in places):
-                keep[n] = False
-                break
+        if (value in pieces) if joined is None else (tuple(piece for piece in joined.groups() if piece) in places):
+            keep[n] = False
     return (owner, row) if keep.all() else (owner[keep], row[keep])
 
 
@@ -8181,6 +8203,51 @@ def _ground_quoted_facts(tables: list[FactTable], sources: list[list[_Facts]], o
 
 # (marks a needle of _Check._rewrapped_quotes that counts only where it stands as a whole word)
 _WORD_MARK = b"\x00word:"
+
+
+def _word_in_context(table: FactTable, r: int) -> bytes:
+    """Row ``r``'s text with the whitespace-separated word either side of it (as far as the
+    text goes, at most 64 bytes of each), its whitespace runs one space: what a re-flow keeps
+    around a word it moves."""
+    data = table.data
+    start, end = int(table.start[r]), int(table.end[r])
+    low, high = max(0, start - _CONTEXT_REACH), min(len(data), end + _CONTEXT_REACH)
+    i = start
+    while i > low and data[i - 1] not in _SPACES:  # (the rest of its token)
+        i -= 1
+    j = i
+    while j > low and data[j - 1] in _SPACES:
+        j -= 1
+    if j < i:
+        while j > low and data[j - 1] not in _SPACES:  # (and the token before)
+            j -= 1
+        i = j
+    k = end
+    while k < high and data[k] not in _SPACES:
+        k += 1
+    m = k
+    while m < high and data[m] in _SPACES:
+        m += 1
+    if m > k:
+        while m < high and data[m] not in _SPACES:
+            m += 1
+        k = m
+    return _within_paragraphs(data[i:k]).strip()
+
+
+_SPACES = frozenset(b" \t\r\n\f\v")
+_CONTEXT_REACH = 64
+
+
+def _stands_in(needle: bytes, text: bytes) -> bool:
+    """Does ``needle`` occur in ``text`` with no word byte touching it on either side?"""
+    at = text.find(needle)
+    while at >= 0:
+        end = at + len(needle)
+        if not ((at > 0 and text[at - 1] in _WORD_BYTES) or (end < len(text) and text[end] in _WORD_BYTES)):
+            return True
+        at = text.find(needle, at + 1)
+    return False
 
 
 _WHOLE_WORD = re.compile(rb"[\w\x80-\xff]+")
@@ -8260,16 +8327,20 @@ def _reflowed_regions(table: FactTable, other: FactTable) -> list[tuple[int, int
 
 
 # what may not touch a re-flowed fact's text for it to stand there (_standing): "x = 5" does
-# not stand in "max = 50" or "y.x = 5"
-_GLUE = _WORD_BYTES | frozenset(b".-:/@")
+# not stand in "max = 50", "y.x = 5" or "x = 5.5"; a sentence's full stop after it is no glue
+_JOINERS = frozenset(b".-:/@")
+_GLUE = _WORD_BYTES | _JOINERS
 
 
 def _standing(automaton: Any, text: bytes) -> Iterator[tuple[bytes, int]]:
     """(needle, start) of each occurrence of a needle of ``automaton`` in ``text`` that no word
-    byte or joiner touches on either side."""
+    byte touches on either side, nor a joiner before it or between it and a word byte after."""
+    n = len(text)
     for end, needle in automaton.iter(text.decode("latin-1")):
         start = end + 1 - len(needle)
-        if (start > 0 and text[start - 1] in _GLUE) or (end + 1 < len(text) and text[end + 1] in _GLUE):
+        after = end + 1
+        if (start > 0 and text[start - 1] in _GLUE) or (after < n and (text[after] in _WORD_BYTES or (
+                text[after] in _JOINERS and after + 1 < n and text[after + 1] in _WORD_BYTES))):
             continue
         yield needle, start
 
@@ -8386,13 +8457,14 @@ def _pronoun_one(data: bytes, start: int, end: int) -> bool:
     if data[start:end].lower() != b"one":
         return False
     before = data[max(0, start - 16):start].split()
-    after = data[end:end + 24].split()
+    after = data[end:end + 48].split()
     word_before = before[-1].lower() if before else b""
     word_after = after[0].lower() if after else b""
     # "one of the 12 nodes" counts among a number (red team 94, F06: of "3 of the 12 nodes are
-    # down", accepted); "one of the tests" does not
-    counted = len(after) >= 3 and after[1].lower() in (b"the", b"these", b"those", b"my", b"our", b"its", b"their") and (
-        after[2][:1].isdigit())
+    # down", accepted), and so do "one of 12 nodes", "one of all 12", "one of the cluster's 12",
+    # "one of the (12)" (red team 99, F06): a number among the three words after "of";
+    # "one of the tests" does not
+    counted = any(_NUMBER_WORD.search(word) for word in after[1:4])
     return (word_before in _ONE_AFTER or (word_after == b"of" and word_before not in _ONE_COUNTED and not counted)
             or (word_before == b"the" and word_after in _ONE_RELATIVE))
 
@@ -9100,6 +9172,7 @@ _MILLISECOND_STAMPS = 1e11
 # (Gate.read_facts: where a JSON document starts, past blanks and a BOM, without copying a text
 # that is none)
 _JSON_START = re.compile(rb"[ \t\r\n]*+(?:\xef\xbb\xbf[ \t\r\n]*+)?[\[{]")
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 # (Gate.read_facts: the decoded reads a gate keeps before it starts again)
 _DECODED_READS_MAX = 256
 
