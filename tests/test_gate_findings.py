@@ -3255,6 +3255,12 @@ def _log_reads_by_scan(log, read_of, resource, reads):
     def stamp(h, t):
         return given.get(h) if t is None else t
 
+    # a logged read with no ts at all that the reads show after a new one: the new one goes
+    # before it (red team 98, F03)
+    place = {}
+    for k, (h, _) in enumerate(reads):
+        place.setdefault(h, k)
+    bare = {h for h, t in line or () if stamp(h, t) is None and h in place}
     for handle, ts in reads:
         if handle in read_of:
             continue
@@ -3263,6 +3269,7 @@ def _log_reads_by_scan(log, read_of, resource, reads):
         at = len(line)
         if ts is not None and line and stamp(*line[-1]) is not None and stamp(*line[-1]) > ts:
             at = next(k for k, (h, other) in enumerate(line) if stamp(h, other) is not None and stamp(h, other) > ts)
+        at = min([at] + [k for k, (h, _) in enumerate(line) if h in bare and place[h] > place[handle]])
         line.insert(at, (handle, ts))
         read_of[handle] = resource
         added.append((handle, ts))
@@ -6549,6 +6556,14 @@ def test_a_json_block_is_read_as_utf8_never_guessed_as_utf16():
     ("Ship the payments\f\fcluster today.\n", "the payments cluster"),
     ("Run these, one per line:\n```sh\nrm -rf /srv/app/cache\n--force is never allowed here\n```\n",
      "rm -rf /srv/app/cache --force"),  # two code lines of a fence joined into one command
+    # red team 99, F10 (stop 40): a fence after lone \r line ends, a fence in a list item, and
+    # an indented code block
+    ("Run these, one per line:\r```sh\rrm -rf /srv/app/cache\r--force is never allowed here\r```\r",
+     "rm -rf /srv/app/cache --force"),
+    ("1. Clean up:\n\n    ```sh\n    rm -rf /srv/app/cache\n    --force is never allowed here\n    ```\n",
+     "rm -rf /srv/app/cache --force"),
+    ("Clean up:\n\n    rm -rf /srv/app/cache\n    --force is never allowed here\n",
+     "rm -rf /srv/app/cache --force"),
 ])
 def test_a_wrapped_quotation_is_not_grounded_across_a_paragraph_or_a_fence(source, quoted):
     # red team 96, F06 and F11 (stop 39, of its own change)
@@ -6788,6 +6803,13 @@ def test_a_stale_value_refusal_names_the_block_and_words_that_state_it():
     v = find(verdict, "I4", key="retries", value="3")
     assert v.evidence["stated_in"] == "s1" and "after 3 attempts" in v.evidence["stated_text"]
     assert "block 's1' states it in" in v.message
+    # red team 98, F04 (stop 40): the block that states the key's value, not the first that
+    # holds the number as something else
+    both = [summary("s1", "The smoke tests: 3 of them ran against staging [src:r1].\n", ["tool:r1"]),
+            summary("s2", "The config sets retries = 3 \u2014 \u00e9t\u00e9 [src:r1] [src:r4].\n", ["tool:r1", "tool:r4"])]
+    v = find(Gate(store).check([old, new], both, operator="summarize"), "I4", key="retries", value="3")
+    assert v.evidence["stated_in"] == "s2" and "retries = 3" in v.evidence["stated_text"]
+    assert "\ufffd" not in v.evidence["stated_text"]
 
 
 @pytest.mark.parametrize("text, grounded", [
@@ -6812,18 +6834,21 @@ def test_a_block_may_name_the_call_id_of_its_own_source(text, grounded):
         find(verdict, "I1", block="t")
 
 
-def test_a_read_first_seen_unstamped_is_ordered_by_the_stamp_a_window_gives_it(tmp_path):
+@pytest.mark.parametrize("stamps", [(1.0, 2.0), (1.0, None), (None, None)])
+def test_a_read_first_seen_unstamped_is_ordered_by_the_stamp_a_window_gives_it(tmp_path, stamps):
     # red team 93, F06 (stop 39): the newer read logged first without a ts, then both reads
     # stamped by a window: the older one went after it in the log, as the newest, so a summary
     # keeping the stale retries=3 alone was accepted (and the honest one refused), live and
-    # resumed, and an evict of the newer read keeping the older one passed
+    # resumed, and an evict of the newer read keeping the older one passed; red team 98, F03
+    # (stop 40): the same when the window gives the newer read no ts, the older one shown
+    # before it (by place) with a ts or none
     r1, r2 = "retries=3\ntimeout=30\n", "retries=5\ntimeout=30\n"
     path = str(tmp_path / "s.sqlite3")
     store = store_with({"tool:r1": r1, "tool:r2": r2}, path=path)
     turn = blk("a", "assistant", "ok\n")
     first = [tool("t2", "tool:r2", r2, resource="file:app.ini"), turn]
-    both = [tool("t1", "tool:r1", r1, resource="file:app.ini", ts=1.0),
-            tool("t2", "tool:r2", r2, resource="file:app.ini", ts=2.0), turn]
+    both = [tool("t1", "tool:r1", r1, resource="file:app.ini", ts=stamps[0]),
+            tool("t2", "tool:r2", r2, resource="file:app.ini", ts=stamps[1]), turn]
     live = Gate(store, session="S")
     live.check(first, first, operator="reorder", commit=True)
     verdict = live.check(both, [both[0], turn], operator="evict", evicted=["tool:r2"])
@@ -6929,3 +6954,30 @@ def test_a_capitalised_word_of_the_pre_version_is_no_name_of_a_rewrite(before, a
     verdict = Gate(store_with({})).check([blk("a", "assistant", before)], [blk("a", "assistant", after)],
                                          operator="rewrite")
     find(verdict, "I2", block="a", key="name")
+
+
+@pytest.mark.parametrize("before, after", [
+    ("Set retries=5 in conf/app.ini.\n", "Set `retries=5` in `conf/app.ini`.\n"),
+    ("Set `retries=5` in `conf/app.ini`.\n", "Set retries=5 in conf/app.ini.\n"),
+    ('Set retries=5 in conf/app.ini.\n', 'Set "retries=5" in conf/app.ini.\n'),
+])
+def test_a_rewrite_adding_or_removing_marks_around_one_fact_is_lossless(before, after):
+    # red team 99, F11 (stop 40): the marks add no claim (stop 39, for I1), but I2 refused a
+    # formatter writing retries=5 as `retries=5` as a quotation introduced (or dropped)
+    verdict = Gate(store_with({})).check([blk("a", "assistant", before)], [blk("a", "assistant", after)],
+                                         operator="rewrite")
+    assert_accepted(verdict, "lossless")
+    changed = Gate(store_with({})).check([blk("a", "assistant", before)],
+                                         [blk("a", "assistant", after.replace("retries=5", "retries=6"))],
+                                         operator="rewrite")
+    find(changed, "I2", block="a")
+
+
+def test_two_copies_of_a_quotation_sharing_a_mark_are_one():
+    # red team 99, F13 (stop 40): the re-wrap count counted overlapping matches, so '"a"a"' held
+    # two copies of "a" and a rewrite dropping one of two copies was lossless
+    before = 'Page "the on-call lead" first, then "the on-call lead" again.\n'
+    after = 'Page "the on-call lead"the on-call lead" first, then again.\n'
+    verdict = Gate(store_with({})).check([blk("a", "assistant", before)], [blk("a", "assistant", after)],
+                                         operator="rewrite")
+    find(verdict, "I2", block="a", key="quote")

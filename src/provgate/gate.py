@@ -671,6 +671,21 @@ class _RowMap:
         i = self.indices[pos]
         return i, int(self.facts[i].groundable_rows()[k - start])
 
+    def index_of(self, block: int, row: int) -> int | None:
+        """The position of table row ``row`` of block ``block`` in the concatenation, or None
+        (a row not among the block's groundable rows, or a block not in it)."""
+        if self.ends is None:
+            self.ends = list(accumulate(self.sizes))
+        try:
+            pos = self.indices.index(block)
+        except ValueError:
+            return None
+        rows = self.facts[block].groundable_rows()
+        k = int(np.searchsorted(rows, row))
+        if k >= len(rows) or int(rows[k]) != row:
+            return None
+        return (self.ends[pos - 1] if pos else 0) + k
+
     def kinds(self) -> np.ndarray:
         """The kind of every row, in the concatenation's order."""
         tables = [self.facts[i] for i in self.indices]
@@ -1995,15 +2010,15 @@ class Gate:
             if all(len(hs := blocks[i].handles) != 1 or hs[0] in read_of for i in reads):
                 continue
             line = side.read_line_of(resource)
-            given = stamps_given(self._read_log.get(resource), line)
+            logged = self._read_log.get(resource)
+            logged = None if logged is None else list(logged)
             new = log_reads(self._read_log, read_of, resource, line)
             if new:
                 if (facts := self._log_facts.get(resource)) is not None:
                     facts.pending.extend(h for h, _ in new)
-                # (for the record: the stamps the window gave reads the log held without one,
-                # which placed the new ones, first; a resume skips those reads and places the
-                # new ones the same)
-                added[resource] = [*given, *new] if given else new
+                # (for the record: what placed the new ones, with them; a resume skips the
+                # reads it holds and places the new ones the same)
+                added[resource] = placing_reads(logged, line, new)
                 undo.reads.append((resource, new))
                 names = set(_names_citing(h for h, _ in new))
                 undo.names.update(names - self._read_names)
@@ -4227,6 +4242,13 @@ class _Check:
                 lambda j: None if (i := removed_by_id.get(edit.post[j].id)) is None else pre_facts[i].table.data)
             if joined:
                 introduced = np.delete(introduced, sorted(joined))
+            if introduced.size:
+                # a quotation whose whole inside is one fact pre holds adds only its marks (a
+                # formatter writing retries=5 as `retries=5`: red team 99, F11)
+                marks = [k for k, (owner, row) in enumerate(map(a_row, introduced.tolist()))
+                         if self._only_marks(self.post_facts[owner].table, owner, row, a_row, a_pos, None)]
+                if marks:
+                    introduced = np.delete(introduced, marks)
             if introduced.size and removed_by_id:
                 # and a fact that stands inside such a quotation (one a code span hid, before)
                 inside = self._inside_reflowed_quotations(
@@ -4564,6 +4586,16 @@ class _Check:
             if wrapped:
                 unaccounted = np.delete(unaccounted, sorted(wrapped))
                 firsts = np.delete(firsts, sorted(wrapped))
+            if unaccounted.size:
+                # a quotation whose whole inside is one fact post still holds lost only its
+                # marks, every copy of it (red team 99, F11)
+                gone_set = set(gone.tolist())
+                marks = [n for n, group in enumerate(holders(firsts.tolist())) if all(
+                    self._only_marks(self.pre_facts[owner].table, owner, row, d_row, d_pos, gone_set)
+                    for owner, row in group)]
+                if marks:
+                    unaccounted = np.delete(unaccounted, marks)
+                    firsts = np.delete(firsts, marks)
             if unaccounted.size and changed_by_id:
                 # and a fact that stood inside such a quotation, every copy of it
                 every = holders(firsts.tolist())
@@ -4661,6 +4693,27 @@ class _Check:
             if all(0 < own <= other for own, other in (counts.get((owner, needles[q]), (1, 0)) for owner, _ in group)):
                 rewrapped.add(q)
         return rewrapped
+
+    @staticmethod
+    def _only_marks(table: FactTable, owner: int, row: int, rows: _RowMap, places: np.ndarray,
+                    gone: set[int] | None) -> bool:
+        """Is row ``row`` of block ``owner`` a quotation whose whole inside is one fact that the
+        other side still holds: for an introduced quotation (``gone`` None), a fact pre holds
+        (its place among pre's distinct facts, ``places``, found); for a dropped one, a fact not
+        ``gone``? Then the edit added or removed the marks alone."""
+        if table.kind[row] != _KIND_QUOTE:
+            return False
+        inner = _inner_facts(table, row)
+        if not inner:
+            return False
+        for i in inner:
+            k = rows.index_of(owner, i)
+            if k is None:
+                return False
+            place = int(places[k])
+            if place < 0 if gone is None else place in gone:
+                return False
+        return True
 
     def _inside_reflowed_quotations(self, rows: list[tuple[int, int]], facts: list[_Facts],
                                     other_of: Callable[[int], _Facts | None]) -> list[bool]:
@@ -5110,7 +5163,7 @@ class _Check:
             # (with the stamps the window gives reads the line holds without one, which place
             # the new ones as the log will: log_reads)
             log_reads({resource: line}, dict.fromkeys(h for h, _ in line), resource,
-                      [*stamps_given(line, window_line), *new])
+                      placing_reads(line, window_line, new))
             rank = self._edge_ranks[resource] = {h: k for k, (h, _) in enumerate(line)}
         return rank
 
@@ -5570,7 +5623,7 @@ class _Check:
         # the line as the log will hold it (with the stamps the window gives reads the line
         # holds without one, which place the new ones: log_reads)
         log_reads({resource: line}, dict.fromkeys(h for h, _ in line), resource,
-                  [*stamps_given(line, window_line), *new])
+                  placing_reads(line, window_line, new))
         if not logged and _log_agrees(line, dict(line), window_line, reads, blocks):
             return  # (it put no read before another: the window's own line, as above)
         order, rank = _log_places(line, sorted(reads), blocks)
@@ -5964,7 +6017,7 @@ class _Check:
             new_span = basis.newest_facts.table.span(basis.newest_row[key])
             # where post says it: a kept older read, or a value in a summary's prose ("the default
             # is 10 attempts") the message named no block or words of (red team 95, F08)
-            where = self._where_stated(touching, v)
+            where = self._where_stated(touching, v, key)
             said = "" if where is None else f"; block {where[0]!r} states it in {where[1]!r}"
             self._violate_stale(f"stale value kept alone: {old_span.key}={old_span.value!r} from an older read of "
                                 f"{resource!r} survives, the newer {new_span.key}={new_span.value!r} ({newer}) does "
@@ -5973,19 +6026,30 @@ class _Check:
                                           **({} if where is None else {"stated_in": where[0], "stated_text": where[1]})})
         return found_stale
 
-    def _where_stated(self, touching: list[int], value: tuple[int, int]) -> tuple[str, str] | None:
-        """The first post block of ``touching`` that states ``value`` (a value fingerprint),
-        and the words around it (at most 60 characters on either side)."""
+    def _where_stated(self, touching: list[int], value: tuple[int, int], key: tuple[int, int]
+                      ) -> tuple[str, str] | None:
+        """The first post block of ``touching`` that states ``value`` (a value fingerprint) as
+        the value of ``key`` (a key fingerprint), else the first that states it at all (prose:
+        "the default is 10 attempts"), and the words around it (about 60 bytes on either side,
+        cut at characters). A block stating the value of something else ("3 of them ran") was
+        named before the one that kept the key (red team 98, F04)."""
         read_facts = self.gate.read_facts
-        for j in touching:
-            table = read_facts(self.post_facts[j]).table
-            found = np.flatnonzero((table.fp_value[:, 0] == np.uint64(value[0])) & (table.fp_value[:, 1] == np.uint64(value[1])))
-            if found.size:
-                r = int(found[0])
-                # (offsets are bytes: the words around are cut from the bytes and decoded)
-                data, start, end = table.data, int(table.start[r]), int(table.end[r])
-                around = data[max(0, start - 60):end + 60].decode("utf-8", "replace").strip()
-                return self.edit.post[j].id, around
+        tables = [(j, read_facts(self.post_facts[j]).table) for j in touching]
+        for keyed in (True, False):
+            for j, table in tables:
+                found = (table.fp_value[:, 0] == np.uint64(value[0])) & (table.fp_value[:, 1] == np.uint64(value[1]))
+                if keyed:
+                    found &= (table.fp_key[:, 0] == np.uint64(key[0])) & (table.fp_key[:, 1] == np.uint64(key[1]))
+                rows = np.flatnonzero(found)
+                if rows.size:
+                    r = int(rows[0])
+                    data, start, end = table.data, int(table.start[r]), int(table.end[r])
+                    a, b = max(0, start - 60), min(len(data), end + 60)
+                    while a > 0 and data[a] & 0xC0 == 0x80:  # (not inside a character)
+                        a -= 1
+                    while b < len(data) and data[b] & 0xC0 == 0x80:
+                        b += 1
+                    return self.edit.post[j].id, data[a:b].decode("utf-8", "replace").strip()
         return None
 
     def _stale_alone(self, basis: _StaleBasis, texts: Iterable[tuple[_Facts, bool, bool]]
@@ -7861,6 +7925,14 @@ def log_reads(log: dict[str, list[tuple[str, float | None]]], read_of: dict[str,
     def stamp(handle: str, ts: float | None) -> float | None:
         return given.get(handle) if ts is None else ts
 
+    # a read the log holds with no ts at all is placed by these reads' order: a new read they
+    # show before it goes before it (red team 98, F03: the newer read first logged unstamped,
+    # then the older one shown before it, was put after it as the newest; the stale value kept
+    # alone passed in the session and was refused without one)
+    place: dict[str, int] = {}
+    for k, (h, _) in enumerate(reads):
+        place.setdefault(h, k)
+    unplaced = [h for h, t in line if stamp(h, t) is None and h in place] if line else []
     highest: list[float] | None = None  # highest[k]: the highest ts of line[:k + 1] (-inf: none)
     for handle, ts in reads:
         if handle in read_of:
@@ -7873,6 +7945,12 @@ def log_reads(log: dict[str, list[tuple[str, float | None]]], read_of: dict[str,
             if highest is None:
                 highest = list(accumulate((-math.inf if t is None else t for t in (stamp(h, t) for h, t in line)), max))
             at = bisect_right(highest, ts)  # the first read stamped later than ts
+        later = next((h for h in unplaced if place[h] > place[handle]), None)
+        if later is not None:
+            shown = next(k for k, (h, _) in enumerate(line) if h == later)
+            if shown < at:
+                at = shown
+                highest = None  # (made again when asked: the running maximum after it moved)
         line.insert(at, (handle, ts))
         if highest is not None:
             before = highest[at - 1] if at else -math.inf
@@ -7905,6 +7983,22 @@ def _log_places(line: list[tuple[str, float | None]], reads: list[int], blocks: 
         else:
             order[i] = ((2 * last + 1) * width + i, blocks[i].ts)
     return order, rank
+
+
+def placing_reads(line: list[tuple[str, float | None]] | None, window_line: list[tuple[str, float | None]],
+                  new: list[tuple[str, float | None]]) -> list[tuple[str, float | None]]:
+    """What places the reads ``new`` of a window (``window_line``) in a resource's read log
+    ``line`` as :func:`log_reads` will: the stamps the window gives logged reads without one
+    (:func:`stamps_given`), then the new reads among the logged reads that have no ts at all,
+    in the window's order. An audit record keeps this list, so a resume places them the same."""
+    given = stamps_given(line, window_line)
+    if not line:
+        return new
+    bare = {h for h, t in line if t is None}.difference(h for h, _ in given)
+    if bare:
+        placed = {h for h, _ in new}
+        new = [(h, t) for h, t in window_line if h in placed or h in bare]
+    return [*given, *new] if given else new
 
 
 def stamps_given(line: list[tuple[str, float | None]] | None, reads: Iterable[tuple[str, float | None]]
@@ -8039,9 +8133,25 @@ MAX_WRAPPED_QUOTE_LOOKUPS = 64
 # a paragraph break: a blank line (ended by \n, \r\n or a lone \r), a form feed or vertical
 # tab, U+2028 or U+2029 (red team 96, F06: a quotation was grounded across \r\r and U+2029)
 _BLANK_LINE = re.compile(rb"(?:\r\n|\r(?!\n)|\n)[ \t]*(?:\r\n|\r(?!\n)|\n)|[\f\v]|\xe2\x80[\xa8\xa9]")
-# a fence line (``` or ~~~, up to three spaces in)
-_FENCE_LINE = re.compile(rb"(?m)^[ ]{0,3}(?:```|~~~)")
+# a fence line (``` or ~~~, at any indent: a fence in a list item sits four spaces in), after
+# any line break (red team 99, F10: a lone \r hid the fence)
+_FENCE_LINE = re.compile(rb"(?:^|(?<=[\r\n]))[ \t]*(?:```|~~~)")
+# a line break between two lines both indented four spaces or a tab: code, not wrapped prose
+# (an indented code block, or a list item's: red team 99, F10)
+_CODE_LINE_BREAK = re.compile(rb"(?:^|(?<=[\r\n]))(?: {4}|\t)[^\r\n]*(?:\r\n|\r|\n)(?: {4}|\t)")
 _ASCII_BLANKS = re.compile(rb"[ \t\n\r\f\v]")
+_LINE_BREAK = re.compile(rb"[\r\n]")
+
+
+def _breaks_code_lines(haystack: bytes, start: int, end: int) -> bool:
+    """Does ``haystack[start:end]`` cross a line break between two code lines (both indented
+    four spaces or a tab, :data:`_CODE_LINE_BREAK`)? Looked for from the start of the span's
+    first line."""
+    line = max(haystack.rfind(b"\n", 0, start), haystack.rfind(b"\r", 0, start)) + 1
+    for found in _CODE_LINE_BREAK.finditer(haystack, line, end):
+        if found.end() > start:
+            return True
+    return False
 
 
 def _ground_own_handle_names(tables: list[FactTable], requests: list[tuple[Any, int, list[str], Any]],
@@ -8185,20 +8295,28 @@ def _ground_quoted_facts(tables: list[FactTable], sources: list[list[_Facts]], o
         table = tables[t]
         if table.kind[r] != _KIND_QUOTE:
             continue
-        inside, end = int(table.value_start[r]), int(table.value_end[r])
-        # (rows are sorted by start: the few that start where the inside does)
-        i = int(np.searchsorted(table.start, inside))
-        inner = []
-        while i < len(table) and int(table.start[i]) == inside:
-            if int(table.end[i]) == end and table.kind[i] != _KIND_QUOTE and table.kind[i] != _KIND_CITATION:
-                inner.append(i)
-            i += 1
+        inside = int(table.value_start[r])
+        inner = _inner_facts(table, r)
         if inner and all((t, i) not in left for i in inner) and (
                 (inside > 0 and table.data[inside - 1] == 0x60)
                 or not any(tuple(table.fp_fact[i].tolist()) in facts.denied_facts()
                            for i in inner for facts in sources[t])):
             keep[n] = False
     return (owner, row) if keep.all() else (owner[keep], row[keep])
+
+
+def _inner_facts(table: FactTable, r: int) -> list[int]:
+    """The rows of the facts (not quotations or markers) that are quotation ``r``'s whole
+    inside: `` `retries=5` `` holds the pair, `` `conf/app.ini` `` the path."""
+    inside, end = int(table.value_start[r]), int(table.value_end[r])
+    # (rows are sorted by start: the few that start where the inside does)
+    i = int(np.searchsorted(table.start, inside))
+    inner = []
+    while i < len(table) and int(table.start[i]) == inside:
+        if int(table.end[i]) == end and table.kind[i] != _KIND_QUOTE and table.kind[i] != _KIND_CITATION:
+            inner.append(i)
+        i += 1
+    return inner
 
 
 # (marks a needle of _Check._rewrapped_quotes that counts only where it stands as a whole word)
@@ -8257,12 +8375,16 @@ def _occurrences(automaton: Any, text: bytes) -> Counter[bytes]:
     """How often each needle of ``automaton`` occurs in ``text`` (one pass); a needle marked
     with :data:`_WORD_MARK` only where no word byte touches it on either side."""
     found: Counter[bytes] = Counter()
+    ends: dict[bytes, int] = {}  # each needle's last counted end: copies that overlap count once
     decoded = text.decode("latin-1")
     for end, needle in automaton.iter(decoded):
+        start = end + 1 - (len(needle) - len(_WORD_MARK) if needle.startswith(_WORD_MARK) else len(needle))
         if needle.startswith(_WORD_MARK):
-            start = end + 1 - (len(needle) - len(_WORD_MARK))
             if (start > 0 and text[start - 1] in _WORD_BYTES) or (end + 1 < len(text) and text[end + 1] in _WORD_BYTES):
                 continue
+        if start <= ends.get(needle, -1):
+            continue  # ('"a"a"' holds one quotation "a", not two sharing a mark: red team 99, F13)
+        ends[needle] = end
         found[needle] += 1
     return found
 
@@ -8336,12 +8458,16 @@ def _standing(automaton: Any, text: bytes) -> Iterator[tuple[bytes, int]]:
     """(needle, start) of each occurrence of a needle of ``automaton`` in ``text`` that no word
     byte touches on either side, nor a joiner before it or between it and a word byte after."""
     n = len(text)
+    ends: dict[bytes, int] = {}  # (copies of one needle that overlap count once: _occurrences)
     for end, needle in automaton.iter(text.decode("latin-1")):
         start = end + 1 - len(needle)
         after = end + 1
         if (start > 0 and text[start - 1] in _GLUE) or (after < n and (text[after] in _WORD_BYTES or (
                 text[after] in _JOINERS and after + 1 < n and text[after + 1] in _WORD_BYTES))):
             continue
+        if start <= ends.get(needle, -1):
+            continue
+        ends[needle] = end
         yield needle, start
 
 
@@ -8400,19 +8526,23 @@ def _ground_wrapped_quotes(tables: list[FactTable], haystacks: list[list[bytes]]
             # (one word has no line break to wrap at: the exact search answered; a fenced
             # block's lines are verbatim, its whitespace text: red team 11, y06)
             continue
+        # (every quotation looked for counts, found in a source or not: counting only those
+        # whose first and last words a source held let thousands each scan every source,
+        # red team 99, F12)
+        looked += 1
         code = table.data[int(table.start[r]):int(table.start[r]) + 1] == b"`"
         for haystack in haystacks[t]:
             if words[0] not in haystack or words[-1] not in haystack or not _ASCII_BLANKS.search(haystack):
                 continue
-            looked += 1
             span = whitespace_match(quote, haystack, negation_applies=not code)
             # the source's own wrapped words are then held to the boundaries an exact quotation
             # is held to (verify cuts no token, but "rm -rf /" of "rm -rf /tmp" ends inside one)
             # (and never across a line break inside a fenced block, whose lines are verbatim:
             # two code lines joined into one command, red team 96, F11)
+            broken = span is not None and _LINE_BREAK.search(haystack, span[0], span[1]) is not None
             if (span is not None and _BLANK_LINE.search(haystack, span[0], span[1]) is None
-                    and not (b"\n" in haystack[span[0]:span[1]]
-                             and len(_FENCE_LINE.findall(haystack, 0, span[0])) % 2)
+                    and not (broken and (len(_FENCE_LINE.findall(haystack, 0, span[0])) % 2
+                                         or _breaks_code_lines(haystack, span[0], span[1])))
                     and occurs_at_boundaries([haystack[span[0]:span[1]]], [haystack],
                                              modes=[_MODE_RELAXED if code else _MODE_QUOTE])[0]):
                 keep[n] = False
