@@ -946,3 +946,28 @@ def test_compact_orders_reads_as_the_sessions_read_log_does(on_reject):
                      on_reject=on_reject)
     assert result.verdict.accepted
     assert "t2" in [b.id for b in result.window] and "tool:r1" in result.evicted
+
+
+@pytest.mark.parametrize("on_reject", ["raise", "keep", "evict"])
+def test_compact_keeps_every_read_that_has_no_order(on_reject):
+    # red team 98, F06 (stop 40): reads stamped on some only, against their window order, have
+    # no order (each may be the newest, and the gate refuses a pass that drops any); the planner
+    # still took one as the newest and evicted the rest, so compact() raised under every
+    # on_reject. It keeps them all now; reads in one order are planned as before
+    pad = "".join(f"line{i}=value{i}\n" for i in range(150))
+    texts = {k: f"retries={k}\n" + pad for k in (1, 2, 3)}
+    store = memory_store({**{f"tool:r{k}": t for k, t in texts.items()}, "user:u": "fix the retry loop\n"})
+    user = Block("u", "user", "fix the retry loop\n", ("user:u",))
+
+    def read(k, ts):
+        return Block(f"f{k}", "tool", texts[k], (f"tool:r{k}",), resource="file:app.ini", ts=ts)
+
+    circle = Window([user, read(3, 3.0), read(2, None), read(1, 1.0)])
+    result = compact(circle, lambda request: "x", store=store, budget_tokens=1059, gate=Gate(store),
+                     on_reject=on_reject)
+    assert result.verdict.accepted
+    assert {"f1", "f2", "f3"} <= {b.id for b in result.window}
+    line = Window([user, read(1, 1.0), read(2, None), read(3, 3.0)])
+    result = compact(line, lambda request: "x", store=store, budget_tokens=1059, gate=Gate(store), on_reject=on_reject)
+    assert result.verdict.accepted and "f3" in [b.id for b in result.window]
+    assert {"tool:r1", "tool:r2"} <= set(result.evicted)

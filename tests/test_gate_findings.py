@@ -3260,7 +3260,7 @@ def _log_reads_by_scan(log, read_of, resource, reads):
     place = {}
     for k, (h, _) in enumerate(reads):
         place.setdefault(h, k)
-    bare = {h for h, t in line or () if stamp(h, t) is None and h in place}
+    bare = {h for h, t in line or () if t is None and h in place}
     for handle, ts in reads:
         if handle in read_of:
             continue
@@ -3269,7 +3269,8 @@ def _log_reads_by_scan(log, read_of, resource, reads):
         at = len(line)
         if ts is not None and line and stamp(*line[-1]) is not None and stamp(*line[-1]) > ts:
             at = next(k for k, (h, other) in enumerate(line) if stamp(h, other) is not None and stamp(h, other) > ts)
-        at = min([at] + [k for k, (h, _) in enumerate(line) if h in bare and place[h] > place[handle]])
+        at = min([at] + [k for k, (h, _) in enumerate(line) if h in bare and place[h] > place[handle]
+                         and given.get(h) in (None, ts)])
         line.insert(at, (handle, ts))
         read_of[handle] = resource
         added.append((handle, ts))
@@ -6539,6 +6540,17 @@ def test_a_refusal_too_big_for_its_record_is_still_recorded():
     assert cut.value == long_quote[:2000] + "…" and cut.evidence["value_chars"] == 30_000
     assert cut.evidence["value_digest"] == "blake3:" + blake3(long_quote.encode()).hexdigest()
     assert len(cut.message) < 4100 and len(cut.evidence["text"]) == 2001
+    # red team 98, F05 (stop 40): every text of the evidence is cut, I4's newer_value and
+    # stated_text too
+    big3, big5 = "a" * 50_000 + "3", "a" * 50_000 + "5"
+    r1, r2 = f"token = {big3}\ntimeout = 30\n", f"token = {big5}\ntimeout = 30\n"
+    store = store_with({"tool:r1": r1, "tool:r2": r2})
+    reads = [tool("t1", "tool:r1", r1, resource="file:app.ini", ts=1.0),
+             tool("t2", "tool:r2", r2, resource="file:app.ini", ts=2.0)]
+    kept = [summary("s", f"The config sets token = {big3} [src:r1].\n", ["tool:r1", "tool:r2"], resource="file:app.ini")]
+    stale = find(Gate(store).check(reads, kept, operator="summarize"), "I4", key="token")
+    assert {k for k, text in stale.evidence.items() if isinstance(text, str) and len(text) > 2001} == set()
+    assert stale.evidence["stated_in"] == "s" and len(stale.evidence["newer_value"]) == 2001
 
 
 def test_a_json_block_is_read_as_utf8_never_guessed_as_utf16():
@@ -6703,6 +6715,11 @@ _TRACE = 'Traceback (most recent call last):\n  File "src/app/client.py", line 4
     ('File "src/app/client.py", line 10, in fetch\nRuntimeError: 42 retries exhausted\n',
      "fetch fails at src/app/client.py:42 [src:c1].", False),
     ("Checked src/app/client.py. 3 errors, 17 warnings.\n", "An error at src/app/client.py:17 [src:c1].", False),
+    # red team 99, F14: a tool result as JSON, its lines glued to the "\n" before them
+    (json.dumps({"stdout": "tests/test_x.py:62: AssertionError\ntests/test_y.py:10: KeyError\n"}),
+     "It fails at line 10 of tests/test_y.py [src:c1].", True),
+    (json.dumps({"stdout": "tests/test_x.py:62: AssertionError\ntests/test_y.py:10: KeyError\n"}),
+     "It fails at tests/test_y.py:62 [src:c1].", False),
 ])
 def test_a_path_and_its_line_are_grounded_apart_and_joined(source, text, grounded):
     # red team 95, F02 (stop 39): grep, pytest, compiler and linter output joins a path and its
@@ -6834,14 +6851,14 @@ def test_a_block_may_name_the_call_id_of_its_own_source(text, grounded):
         find(verdict, "I1", block="t")
 
 
-@pytest.mark.parametrize("stamps", [(1.0, 2.0), (1.0, None), (None, None)])
+@pytest.mark.parametrize("stamps", [(1.0, 2.0), (1.0, None), (None, None), (2.0, 2.0)])
 def test_a_read_first_seen_unstamped_is_ordered_by_the_stamp_a_window_gives_it(tmp_path, stamps):
     # red team 93, F06 (stop 39): the newer read logged first without a ts, then both reads
     # stamped by a window: the older one went after it in the log, as the newest, so a summary
     # keeping the stale retries=3 alone was accepted (and the honest one refused), live and
     # resumed, and an evict of the newer read keeping the older one passed; red team 98, F03
     # (stop 40): the same when the window gives the newer read no ts, the older one shown
-    # before it (by place) with a ts or none
+    # before it (by place) with a ts or none, or both the same ts (F03b: a tie, by place)
     r1, r2 = "retries=3\ntimeout=30\n", "retries=5\ntimeout=30\n"
     path = str(tmp_path / "s.sqlite3")
     store = store_with({"tool:r1": r1, "tool:r2": r2}, path=path)
@@ -6981,3 +6998,16 @@ def test_two_copies_of_a_quotation_sharing_a_mark_are_one():
     verdict = Gate(store_with({})).check([blk("a", "assistant", before)], [blk("a", "assistant", after)],
                                          operator="rewrite")
     find(verdict, "I2", block="a", key="quote")
+
+
+def test_a_quotation_changed_inside_a_line_break_is_not_excused_by_another_blocks_copy():
+    # red team 98, F07 (stop 40): the block's quotation changed and wrapped (no quotation to the
+    # grammar) left the window's count of the original to another, untouched block's copy, and
+    # the rewrite passed as lossless
+    other = blk("a2", "assistant", 'Escalation contact: "the on-call engineer for payments".\n')
+    before = blk("a1", "assistant", 'Page "the on-call engineer for payments" before any rollout.\n')
+    changed = blk("a1", "assistant", 'Page "the on-call engineer\nfor billing" before any rollout.\n')
+    verdict = Gate(store_with({})).check([before, other], [changed, other], operator="rewrite")
+    find(verdict, "I2", block="a1", key="quote", value="the on-call engineer for payments")
+    wrapped = blk("a1", "assistant", 'Page "the on-call engineer\nfor payments" before any rollout.\n')
+    assert_accepted(Gate(store_with({})).check([before, other], [wrapped, other], operator="rewrite"), "lossless")

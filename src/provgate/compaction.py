@@ -47,7 +47,7 @@ from provgate.errors import (
     ProvgateError,
     SummarizerError,
 )
-from provgate.gate import Gate, normalize_whitespace
+from provgate.gate import Gate, normalize_whitespace, top_cycle
 from provgate.handles import (
     BLOCK_HANDLE_PREFIX,
     block_text_handle,
@@ -612,7 +612,9 @@ def _older_reads(blocks: Window, places: Mapping[int, tuple[int, float | None]])
     """For the newest read of each resource read more than once with differing content, the
     indices of its older reads. Newer = later ``ts`` when both have one, else later in the
     window; or, for reads the session's read log holds (``places``: ``Gate._read_places``),
-    as the gate orders them."""
+    as the gate orders them. Reads with no order between them (the gate's top cycle: ts on
+    some only, against their places) are each such a newest read, every other read of the
+    resource its older ones: none is summarized, nor evicted while another stays."""
     reads: dict[str, list[int]] = {}
     for i, b in enumerate(blocks):
         if b.resource is not None:
@@ -621,14 +623,21 @@ def _older_reads(blocks: Window, places: Mapping[int, tuple[int, float | None]])
     for idx in reads.values():
         if len(idx) < 2:
             continue
-        newest = idx[0]
-        for i in idx[1:]:
-            if i in places and newest in places:  # (both as the session's read log orders them)
-                (pi, ti), (pn, tn) = places[i], places[newest]
-            else:
-                (pi, ti), (pn, tn) = (i, blocks[i].ts), (newest, blocks[newest].ts)
-            if (ti > tn) if (ti is not None and tn is not None and ti != tn) else pi > pn:
-                newest = i
+        # (a resource's reads are all placed by the log, or none)
+        logged = all(i in places for i in idx)
+        top = top_cycle(idx, (lambda i: places[i][1]) if logged else (lambda i: blocks[i].ts),
+                        (lambda i: places[i][0]) if logged else int)
+        if len(top) > 1:
+            # reads with no order (ts on some only, against their places): each may be the
+            # newest, and the gate refuses a pass that drops any of them (red team 98, F06: the
+            # pass was refused, and compact() raised under every on_reject), so each is kept
+            # as the newest is, while any other read of the resource survives
+            for i in top:
+                others = [o for o in idx if o != i]
+                if others:
+                    out[i] = others
+            continue
+        newest = top[0]
         text = blocks[newest].text
         older = [i for i in idx if i != newest and blocks[i].text != text]
         if older:

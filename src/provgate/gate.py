@@ -40,7 +40,7 @@ from bisect import bisect_left, bisect_right
 from collections import Counter
 from collections.abc import Callable, Container, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from itertools import accumulate, chain, compress, count, repeat
+from itertools import accumulate, chain, compress, count, islice, repeat
 from operator import attrgetter, is_, is_not, itemgetter
 from typing import Any, NamedTuple
 
@@ -123,7 +123,6 @@ MAX_VIOLATIONS_PER_CHECK = 1000
 # in the verdict and the audit record; a longer one is cut (the value's length and digest kept)
 MAX_VIOLATION_VALUE_CHARS = 2000
 MAX_VIOLATION_MESSAGE_CHARS = 4000
-_CUT_EVIDENCE = ("text", "pre_text", "pre_value")
 # the sources an ungrounded fact's violation names (the rest counted): bounds a verdict's size,
 # in handles and in characters (64 handles of 1 KiB, named twice in each of 1,000 violations,
 # made an audit record of 131 MB, over the store's limit: the check raised after its writes,
@@ -254,7 +253,7 @@ class _Facts:
     def _grounding_columns(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """The columns of this text's grounding set: its rows but the quotations whose words it
         denies (``do not "deploy to prod on Friday"``, ``["Do not", "deploy to prod on
-        Friday"]``): their fingerprint grounded a summary's "deploy to prod on Friday" without
+        Friday"]``) and the facts inside them: their fingerprint grounded a summary's "deploy to prod on Friday" without
         the literal search, whose ``QUOTE`` mode would not have (red team 96, F10). A quotation
         that is itself denied is searched ``RELAXED`` (:func:`row_mode`), so a rewrite keeping
         the denial is grounded by the source's denied words."""
@@ -268,6 +267,13 @@ class _Facts:
             return columns
         keep = np.ones(len(t.kind), dtype=np.bool_)
         keep[quotes[denied]] = False
+        # and the facts inside it: a one-token quotation's value is its path's, identifier's or
+        # number's too (red team 99, F02: "conf/prod.ini" of do not "conf/prod.ini" was grounded
+        # by the path); left to the literal search, a plain mention of them is still grounded
+        for q in quotes[denied].tolist():
+            a, b = int(t.value_start[q]), int(t.value_end[q])
+            first, last = np.searchsorted(t.start, [a, b])
+            keep[first:last] &= t.end[first:last] > b
         return tuple(np.ascontiguousarray(c[keep]) for c in columns)  # type: ignore[return-value]
 
     @staticmethod
@@ -2839,8 +2845,9 @@ class _Check:
                                   "value_digest": "blake3:" + blake3(value.encode("utf-8", "surrogatepass")).hexdigest()}
         evidence = fields.get("evidence")
         if evidence:
-            long = [k for k in _CUT_EVIDENCE if isinstance(evidence.get(k), str)
-                    and len(evidence[k]) > MAX_VIOLATION_VALUE_CHARS]
+            # (every text of it: I4's newer_value and stated_text wrote a long value whole, twice
+            # more, when only three fields were cut, red team 98, F05)
+            long = [k for k, text in evidence.items() if isinstance(text, str) and len(text) > MAX_VIOLATION_VALUE_CHARS]
             if long:
                 fields["evidence"] = {**evidence, **{k: evidence[k][:MAX_VIOLATION_VALUE_CHARS] + "…" for k in long}}
         if len(message) > MAX_VIOLATION_MESSAGE_CHARS:
@@ -3990,7 +3997,7 @@ class _Check:
                   lambda o, r: _ground_own_handle_names(tables, requests, o, r),
                   lambda o, r: _ground_names_in_own_pre(tables, requests, o, r),
                   lambda o, r: _ground_reflowed_in_own_pre(tables, requests, o, r),
-                  lambda o, r: _ground_in_path_lines(tables, sources, o, r),
+                  lambda o, r: _ground_in_path_lines(tables, sources, o, r, self.gate.read_facts),
                   lambda o, r: _ground_quoted_facts(tables, sources, o, r),
                   lambda o, r: _ground_wrapped_quotes(tables, [[x.table.data for x in group] + (
                       [] if own_pre is None else [own_pre.table.data]) for group, (*_, own_pre) in zip(
@@ -4293,12 +4300,12 @@ class _Check:
             if strongest is None:  # a few rows, and something gone after all: place them again
                 strongest = place_rows(index, d_fps, self._drop_codes(d_blocks))[2]
             self._account_drops(d_pos, d_row, gone, strongest)
-        self._check_fewer_occurrences(changed, a_pos, a_row, d_pos, d_row)
+        self._check_fewer_occurrences(changed, a_pos, a_row, d_pos, d_row, gone)
         self._check_rebound_values()
         self._check_handle_drops("I2")
 
     def _check_fewer_occurrences(self, changed: list[int], a_pos: np.ndarray, a_row: _RowMap,
-                                 d_pos: np.ndarray | None, d_row: _RowMap | None) -> None:
+                                 d_pos: np.ndarray | None, d_row: _RowMap | None, gone: np.ndarray) -> None:
         """A block rewritten in place keeps as many occurrences of each of its facts as its pre
         version held, unless another changed block holds the ones it lost: the window-wide
         diff counts a fact as present or gone, so "1 000 000 rows" -> "1 000 rows", "3 of 3
@@ -4332,7 +4339,14 @@ class _Check:
         size = 1 + max(int(pre_rows.max()) if pre_rows.size else 0, int(post_rows.max()) if post_rows.size else 0)
         before_n = np.bincount(pre_rows[pre_rows >= 0], minlength=size)
         after_n = np.bincount(post_rows[post_rows >= 0], minlength=size)
-        fewer_at = np.flatnonzero((after_n > 0) & (after_n < before_n))
+        # a quotation the block no longer holds at all counts too: another block's copy of it
+        # kept the window's count, so the block's own words changed inside a line break (no
+        # quotation to the grammar) passed as lossless (red team 98, F07)
+        kinds = np.concatenate([self.pre_facts[i].table.kind[self.pre_facts[i].groundable_rows()] for i, _ in paired])
+        quoted = np.zeros(size, dtype=np.bool_)
+        quoted[pre_rows[(pre_rows >= 0) & (kinds == _KIND_QUOTE)]] = True
+        quoted[gone[gone < size]] = False  # (gone from the window: reported as dropped already)
+        fewer_at = np.flatnonzero(((after_n > 0) | quoted) & (after_n < before_n))
         if not fewer_at.size:
             return
         # (a lost occurrence another changed block holds was moved, not lost: one that block holds
@@ -4599,10 +4613,11 @@ class _Check:
             if unaccounted.size and changed_by_id:
                 # and a fact that stood inside such a quotation, every copy of it
                 every = holders(firsts.tolist())
-                inside = iter(self._inside_reflowed_quotations(
+                inside = self._inside_reflowed_quotations(
                     [place for group in every for place in group], self.pre_facts,
-                    lambda i: None if (j := changed_by_id.get(edit.pre[i].id)) is None else self.post_facts[j]))
-                kept = [n for n, group in enumerate(every) if all([next(inside) for _ in group])]
+                    lambda i: None if (j := changed_by_id.get(edit.pre[i].id)) is None else self.post_facts[j])
+                ends = list(accumulate(len(group) for group in every))
+                kept = [n for n, end in enumerate(ends) if all(inside[end - len(every[n]):end])]
                 if kept:
                     unaccounted = np.delete(unaccounted, kept)
         self.counts["dropped"] += int(unaccounted.size)
@@ -7932,7 +7947,9 @@ def log_reads(log: dict[str, list[tuple[str, float | None]]], read_of: dict[str,
     place: dict[str, int] = {}
     for k, (h, _) in enumerate(reads):
         place.setdefault(h, k)
-    unplaced = [h for h, t in line if stamp(h, t) is None and h in place] if line else []
+    # (and a new read stamped as these reads stamp such a read: a tie, broken by their order,
+    # red team 98, F03b)
+    unplaced = [h for h, t in line if t is None and h in place] if line else []
     highest: list[float] | None = None  # highest[k]: the highest ts of line[:k + 1] (-inf: none)
     for handle, ts in reads:
         if handle in read_of:
@@ -7945,7 +7962,7 @@ def log_reads(log: dict[str, list[tuple[str, float | None]]], read_of: dict[str,
             if highest is None:
                 highest = list(accumulate((-math.inf if t is None else t for t in (stamp(h, t) for h, t in line)), max))
             at = bisect_right(highest, ts)  # the first read stamped later than ts
-        later = next((h for h in unplaced if place[h] > place[handle]), None)
+        later = next((h for h in unplaced if place[h] > place[handle] and given.get(h) in (None, ts)), None)
         if later is not None:
             shown = next(k for k, (h, _) in enumerate(line) if h == later)
             if shown < at:
@@ -7988,17 +8005,17 @@ def _log_places(line: list[tuple[str, float | None]], reads: list[int], blocks: 
 def placing_reads(line: list[tuple[str, float | None]] | None, window_line: list[tuple[str, float | None]],
                   new: list[tuple[str, float | None]]) -> list[tuple[str, float | None]]:
     """What places the reads ``new`` of a window (``window_line``) in a resource's read log
-    ``line`` as :func:`log_reads` will: the stamps the window gives logged reads without one
-    (:func:`stamps_given`), then the new reads among the logged reads that have no ts at all,
-    in the window's order. An audit record keeps this list, so a resume places them the same."""
-    given = stamps_given(line, window_line)
+    ``line`` as :func:`log_reads` will: the new reads among the logged reads that have no ts,
+    with the ts the window gives them (:func:`stamps_given`) or none, in the window's order.
+    An audit record keeps this list, so a resume places them the same."""
     if not line:
         return new
-    bare = {h for h, t in line if t is None}.difference(h for h, _ in given)
-    if bare:
-        placed = {h for h, _ in new}
-        new = [(h, t) for h, t in window_line if h in placed or h in bare]
-    return [*given, *new] if given else new
+    bare = {h for h, t in line if t is None}
+    if not bare:
+        return new
+    # (a logged read the window stamps is here with its stamp: the stamps_given of a resume)
+    placed = {h for h, _ in new}
+    return [(h, t) for h, t in window_line if h in placed or h in bare]
 
 
 def stamps_given(line: list[tuple[str, float | None]] | None, reads: Iterable[tuple[str, float | None]]
@@ -8048,6 +8065,7 @@ _NAME_KINDS = np.array([int(Kind.PATH), int(Kind.URL), int(Kind.IDENTIFIER)], dt
 _ONE_AFTER = frozenset({b"no", b"any", b"every", b"each"})  # "no one", "every one"
 _ONE_COUNTED = frozenset({b"only", b"exactly", b"just"})  # "only one of the 12 nodes" is a count
 _ONE_RELATIVE = frozenset({b"that", b"who", b"which"})  # "the one that failed"
+_WORD_RUN = re.compile(rb"\S+")
 # a word that is a number, past an opening mark ("12", "(12)", "~12"), or a number word ("one of
 # twelve nodes")
 _NUMBER_WORD = re.compile(rb"\A\W*(?:\d|(?i:two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
@@ -8251,7 +8269,7 @@ _TRACEBACK_FRAME = re.compile(rb'File "([^"\r\n]+)", line (\d+)')
 
 
 def _ground_in_path_lines(tables: list[FactTable], sources: list[list[_Facts]], owner: np.ndarray,
-                          row: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+                          row: np.ndarray, read_facts: Callable[[_Facts], _Facts]) -> tuple[np.ndarray, np.ndarray]:
     """The (owner, row) pairs left once a path or number is looked up among the pieces of its
     sources' ``path:line[:col]`` facts ("src/billing.py, line 199" of grep's
     ``src/billing.py:199:``, "line 62" of pytest's ``tests/test_retry.py:62:``), and a joined
@@ -8259,7 +8277,9 @@ def _ground_in_path_lines(tables: list[FactTable], sources: list[list[_Facts]], 
     column): a ``path:line:col`` fact, or a traceback's ``File "client.py", line 42`` for
     ``client.py:42``. The grammar reads the joined form as one fact (red team 95, F02: the
     commonest tool output a coding agent summarizes, refused); a path with another path's line,
-    or a number the source says of something else, is no place it names (red team 99, F01)."""
+    or a number the source says of something else, is no place it names (red team 99, F01).
+    A JSON source is read as the strings it encodes too (``read_facts``: ``{"stdout": …}``
+    glues each line's path to the ``\n`` before it, red team 99, F14)."""
     keep = np.ones(owner.size, dtype=np.bool_)
     # each block's sources' pieces and places as one pair of sets, made once a block (looking
     # each row up in every source was rows x sources: red team 99, F08)
@@ -8270,7 +8290,8 @@ def _ground_in_path_lines(tables: list[FactTable], sources: list[list[_Facts]], 
         if kind != _KIND_PATH and kind != _KIND_NUMBER:
             continue
         if t not in unions:
-            found = [_path_lines(facts) for facts in sources[t]]
+            texts = [*sources[t], *(d for facts in sources[t] if (d := read_facts(facts)) is not facts)]
+            found = [_path_lines(x) for x in texts]
             unions[t] = (set().union(*(f[0] for f in found)), set().union(*(f[1] for f in found)))
         pieces, places = unions[t]
         value = table.value_bytes(r)
@@ -8378,10 +8399,11 @@ def _occurrences(automaton: Any, text: bytes) -> Counter[bytes]:
     ends: dict[bytes, int] = {}  # each needle's last counted end: copies that overlap count once
     decoded = text.decode("latin-1")
     for end, needle in automaton.iter(decoded):
-        start = end + 1 - (len(needle) - len(_WORD_MARK) if needle.startswith(_WORD_MARK) else len(needle))
-        if needle.startswith(_WORD_MARK):
-            if (start > 0 and text[start - 1] in _WORD_BYTES) or (end + 1 < len(text) and text[end + 1] in _WORD_BYTES):
-                continue
+        whole = needle.startswith(_WORD_MARK)
+        start = end + 1 - (len(needle) - len(_WORD_MARK) if whole else len(needle))
+        if whole and ((start > 0 and text[start - 1] in _WORD_BYTES)
+                      or (end + 1 < len(text) and text[end + 1] in _WORD_BYTES)):
+            continue
         if start <= ends.get(needle, -1):
             continue  # ('"a"a"' holds one quotation "a", not two sharing a mark: red team 99, F13)
         ends[needle] = end
@@ -8587,7 +8609,8 @@ def _pronoun_one(data: bytes, start: int, end: int) -> bool:
     if data[start:end].lower() != b"one":
         return False
     before = data[max(0, start - 16):start].split()
-    after = data[end:end + 48].split()
+    # (the next four words, however far: a run of blanks before the number hid it, red team 99, F06)
+    after = [m.group() for m in islice(_WORD_RUN.finditer(data, end), 4)]
     word_before = before[-1].lower() if before else b""
     word_after = after[0].lower() if after else b""
     # "one of the 12 nodes" counts among a number (red team 94, F06: of "3 of the 12 nodes are
