@@ -30,9 +30,12 @@ The output is sorted by ``(start, end, kind)``.
 
 The token layer in brief (``_token_spans``; docs/grammar.md has the details and examples)
 ----------------------------------------------------------------------------------------
-A lexeme may start at ``p`` only if the byte before is not W, ``.``, ``\\`` or ``@``
-(``_start_ok``); a citation ``[src:HANDLE]`` may start anywhere. At each position, in order:
+A lexeme may start at ``p`` only if the byte before is not W, ``.`` or ``\\`` (``_start_ok``;
+not ``@`` either until grammar v4), or if an ANSI CSI sequence ends at ``p``; a citation
+``[src:HANDLE]`` may start anywhere but inside a CSI sequence. At each position, in order:
 
+0. at a ``[`` after ESC: a CSI sequence ``ESC [ params intermediates final`` (``_CSI``), no fact;
+   its bytes count as control bytes (SEP), also for the look-backs (``_csi_start``);
 1. citation ``[src:HANDLE]`` (1 to 256 handle bytes);
 2. at a letter (not after ``+``/``-``): URL ``scheme://…``, trailing punctuation trimmed;
 3. at a letter or ``_`` (not after ``-``): kv ``key = value`` anywhere, or ``key: value`` as
