@@ -245,3 +245,14 @@ def test_rt95_f09_a_changed_count_in_coloured_output_is_refused(wrong, value):
     changed = PYTEST_COLOURED.replace("\x1b[1m1 failed", "\x1b[1m2 failed").replace("24 passed", "23 passed")
     v = _rewrite(PYTEST_COLOURED, changed)
     assert not v.accepted
+
+
+def test_rt95_f09_json_wrapped_coloured_output():
+    # the grammar reads the JSON text ("\u001b[1m1" is text there), but the gate's look-up in
+    # the strings a JSON source encodes (stop 39) sees the real ESC: the counts are grounded
+    import json
+
+    src = json.dumps({"exit_code": 1, "stdout": PYTEST_COLOURED})
+    assert "\\u001b[" in src
+    assert_accepted(_summarize(src, "pytest: 1 failed, 24 passed in 2.31s [src:tool:c1]."), "lossy")
+    find(_summarize(src, "pytest: 2 failed, 24 passed in 2.31s [src:tool:c1]."), "I1", block="s", value="2")
