@@ -71,7 +71,7 @@ cdef enum:
     F_HEX = 1 << 5
     F_PATH = 1 << 6         # W and . - ~ @ + % / \
     F_PATH_PUNCT = 1 << 7   # . - ~ @ + % / \
-    F_NO_START = 1 << 8     # a lexeme never starts right after: W . \ @
+    F_NO_START = 1 << 8     # a lexeme never starts right after: W . \ (not @: grammar v4)
     F_OPENER = 1 << 9       # transparent when looking back for a sentence start
     F_TERM = 1 << 10        # . ! ? :
     F_URL = 1 << 11         # URL bytes after the scheme
@@ -89,7 +89,7 @@ cdef enum:
     F_UNDERSCORE = 1 << 23
     F_PSEP = 1 << 25        # / and \\
     F_QUOTE_EVENT = 1 << 27 # " ' `
-    F_NO_START_PUNCT = 1 << 28  # . \\ @
+    F_NO_START_PUNCT = 1 << 28  # . \\
     F_STARTER = 1 << 26     # [ " - + . / ~ \\ : the punctuation at which a lexeme can start
     F_INERT = 1 << 24       # punctuation at which no lexeme starts: ! # $ % & ' ( ) * , : ; < = > ? @ ] ^ ` { | }
     F_ALNUM = 1 << 29       # 0-9 A-Z a-z
@@ -169,7 +169,7 @@ cdef void _init_classes() noexcept:
     CLS[0x20] |= F_BLANK
     CLS[0x09] |= F_BLANK
     _set(b".-~@+%/\\", F_PATH_PUNCT | F_PATH)
-    _set(b".\\@", F_NO_START)
+    _set(b".\\", F_NO_START)
     _set(b"\"'([{<*#>-|`", F_OPENER)
     _set(b".!?:", F_TERM)
     _set(b".,:;!?'*", F_URL_TRIM)
@@ -180,7 +180,7 @@ cdef void _init_classes() noexcept:
     _set(b"/\\", F_PSEP)
     _set(b"[\"-+./~\\", F_STARTER)
     _set(b"\"'`", F_QUOTE_EVENT)
-    _set(b".\\@", F_NO_START_PUNCT)
+    _set(b".\\", F_NO_START_PUNCT)
     _set(b"_.%+-", F_LOCAL)
     # control bytes (other than tab and newline, which are SEP anyway) and these punctuation
     # bytes: after a lower-case word none of them can continue a URL, path, key or name
@@ -1008,8 +1008,37 @@ cdef bint m_json_key_value(const byte_t* d, Py_ssize_t n, Py_ssize_t p, KeyValue
     return True
 
 
+cdef Py_ssize_t m_csi(const byte_t* d, Py_ssize_t n, Py_ssize_t p) noexcept nogil:
+    """End of the ANSI CSI sequence at p (an ESC followed by "["), or -1: parameter bytes
+    0x30-0x3F, intermediate bytes 0x20-0x2F, a final byte 0x40-0x7E (_scanner_py._CSI)."""
+    cdef Py_ssize_t q = p + 2
+    while q < n and 0x30 <= d[q] <= 0x3F:
+        q += 1
+    while q < n and 0x20 <= d[q] <= 0x2F:
+        q += 1
+    if q < n and 0x40 <= d[q] <= 0x7E:
+        return q + 1
+    return -1
+
+
+cdef Py_ssize_t csi_start(const byte_t* d, Py_ssize_t j) noexcept nogil:
+    """Start of the CSI sequence whose final byte is d[j], or -1 (_scanner_py._csi_start)."""
+    cdef Py_ssize_t k
+    if d[j] < 0x40 or d[j] > 0x7E:
+        return -1
+    k = j - 1
+    while k >= 0 and 0x20 <= d[k] <= 0x2F:
+        k -= 1
+    while k >= 0 and 0x30 <= d[k] <= 0x3F:
+        k -= 1
+    if k >= 1 and d[k] == b'[' and d[k - 1] == 0x1B:
+        return k - 1
+    return -1
+
+
 cdef Py_ssize_t citation_start_ending_at(const byte_t* d, Py_ssize_t j) noexcept nogil:
-    """Start of a citation marker whose "]" is at j, or -1."""
+    """Start of a citation marker whose "]" is at j, or -1. A "[" that is a byte of a CSI
+    sequence (after an ESC, or its final byte) begins none."""
     cdef Py_ssize_t lo = j - (MAX_HANDLE_BYTES + 5), i = j - 1
     if lo < 0:
         lo = 0
@@ -1019,13 +1048,15 @@ cdef Py_ssize_t citation_start_ending_at(const byte_t* d, Py_ssize_t j) noexcept
         return -1
     if memcmp(d + i + 1, b"src:", 4) != 0:
         return -1
+    if (i > 0 and d[i - 1] == 0x1B) or csi_start(d, i) >= 0:
+        return -1
     return i
 
 
 cdef bint title_before(const byte_t* d, Py_ssize_t j) noexcept nogil:
     """Is d[j] the dot of a title abbreviation ("Mr. Smith")? Titles: Mr Mrs Ms Dr Prof."""
     cdef Py_ssize_t k = j, n
-    while k > 0 and j - k <= 4 and has(d[k - 1], F_W):
+    while k > 0 and j - k <= 4 and has(d[k - 1], F_W) and csi_start(d, k - 1) < 0:
         k -= 1
     n = j - k
     if n == 2:
@@ -1045,6 +1076,11 @@ cdef bint sentence_initial(const byte_t* d, Py_ssize_t p) noexcept nogil:
         b = d[j]
         if b == b'\n':
             return True
+        if 0x40 <= b <= 0x7E:
+            k = csi_start(d, j)
+            if k >= 0:  # a CSI sequence is control bytes: passed over like SEP
+                j = k - 1
+                continue
         if has(b, F_SEP | F_OPENER):
             j -= 1
             continue
@@ -1393,7 +1429,8 @@ cdef int word_token(const byte_t* d, Py_ssize_t n, Py_ssize_t p, byte_t prev, Sh
         # starts right after a "-" that follows a word byte
         if (has(c, F_LOWER) and (b == b'-' or b == b'.') and has(b1, F_LOWER | F_DIGIT)
                 and ascii_word and not w.any_upper
-                and not w.any_under and not (prev == b'-' and p >= 2 and has(d[p - 2], F_W))
+                and not w.any_under
+                and not (prev == b'-' and p >= 2 and has(d[p - 2], F_W) and csi_start(d, p - 2) < 0)
                 and may_hold_digit(cur, p)):
             e = m_hyphen_id(d, n, p, we, w.any_digit)
             if e >= 0:
@@ -1470,8 +1507,8 @@ cdef extern from *:
     #endif
         *lower = lo; *upper = up; *digit = dg; *under = us; *hexl = hx;
     }
-    /* bit i of *w: p[i] is a word byte; of *s: one of [ " - + . / ~ \\ ; of *x: one of . \\ @
-       (after which, as after a word byte, nothing starts); of *b: [ */
+    /* bit i of *w: p[i] is a word byte; of *s: one of [ " - + . / ~ \\ ; of *x: one of . \\
+       (after which, as after a word byte, nothing starts; not @ since grammar v4); of *b: [ */
     static inline void pg_block_masks(const unsigned char* p, const uint32_t* cls,
                                       uint32_t wflag, uint32_t sflag, uint32_t xflag,
                                       uint32_t ppflag, uint32_t sepflag,
@@ -1501,7 +1538,7 @@ cdef extern from *:
             sepm |= (uint64_t)(uint32_t)_mm_movemask_epi8(_mm_or_si128(slash, bsl)) << (16 * k);
             wm |= (uint64_t)pg_w16(v) << (16 * k);
             sm |= (uint64_t)(uint32_t)_mm_movemask_epi8(st) << (16 * k);
-            xm |= (uint64_t)(uint32_t)_mm_movemask_epi8(_mm_or_si128(_mm_or_si128(dot, bsl), at)) << (16 * k);
+            xm |= (uint64_t)(uint32_t)_mm_movemask_epi8(_mm_or_si128(dot, bsl)) << (16 * k);
             bm |= (uint64_t)(uint32_t)_mm_movemask_epi8(lbr) << (16 * k);
             atm |= (uint64_t)(uint32_t)_mm_movemask_epi8(at) << (16 * k);
         }
@@ -1577,7 +1614,7 @@ cdef extern from *:
             w |= (lm | um | gm | unm | (uint32_t)_mm256_movemask_epi8(v)) << sh;
             hx |= (uint64_t)(uint32_t)_mm256_movemask_epi8(h) << sh;
             s |= (uint64_t)(uint32_t)_mm256_movemask_epi8(st) << sh;
-            x |= (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_or_si256(dbs, at)) << sh;
+            x |= (uint64_t)(uint32_t)_mm256_movemask_epi8(dbs) << sh;
             b |= (uint64_t)(uint32_t)_mm256_movemask_epi8(lbr) << sh;
             am |= (uint64_t)(uint32_t)_mm256_movemask_epi8(at) << sh;
             pp |= (uint64_t)(uint32_t)_mm256_movemask_epi8(ppv) << sh;
@@ -1724,7 +1761,7 @@ cdef inline void load_block(const byte_t* d, Py_ssize_t n, Py_ssize_t base, Curs
     cur.w = w
     prev_w = 1 if base > 0 and has(d[base - 1], F_W) else 0
     prev_ns = 1 if base > 0 and has(d[base - 1], F_NO_START) else 0
-    # positions right after a word byte, . \\ or @: no lexeme starts there but a citation
+    # positions right after a word byte, . or \\: no lexeme starts there but a citation
     after_ns = ((w | x) << 1) | prev_ns
     cur.base = base
     cur.bits = (((w & ~((w << 1) | prev_w)) | s) & ~after_ns) | b
@@ -1749,7 +1786,7 @@ cdef inline Py_ssize_t next_position(const byte_t* d, Py_ssize_t n, Py_ssize_t p
 
 cdef int token_spans(const byte_t* d, Py_ssize_t n, Rows* out) noexcept nogil:
     """Returns -1 when a row could not be added (out of memory or over the limit)."""
-    cdef Py_ssize_t p = 0, q, e, hs = 0, he = 0
+    cdef Py_ssize_t p = 0, q, e, hs = 0, he = 0, fresh = -1
     cdef byte_t c, prev, b
     cdef uint32_t f
     cdef Shape w
@@ -1759,10 +1796,18 @@ cdef int token_spans(const byte_t* d, Py_ssize_t n, Rows* out) noexcept nogil:
     cur.base = -64
     cur.bits = 0
     while True:
-        # SEP bytes, inert punctuation and word insides are skipped: nothing starts there
-        p = next_position(d, n, p, &cur)
-        if p >= n:
-            break
+        if p != fresh:
+            # SEP bytes, inert punctuation and word insides are skipped: nothing starts there
+            p = next_position(d, n, p, &cur)
+            if p >= n:
+                break
+        else:
+            # right after a CSI sequence, which counts as control bytes: whatever the byte
+            # before, a lexeme may start here (the block masks do not know; visit it)
+            if p >= n:
+                break
+            if p >= cur.base + 64:
+                load_block(d, n, p, &cur)
         c = d[p]
         f = CLS[c]
         # A word byte here starts a word: the block masks leave out positions after a word
@@ -1790,14 +1835,20 @@ cdef int token_spans(const byte_t* d, Py_ssize_t n, Rows* out) noexcept nogil:
                             return -1
                         p = q
                         continue
-            prev = d[p - 1] if p > 0 else b' '
+            prev = d[p - 1] if p > 0 and p != fresh else b' '
             if not shape_in_block(&cur, p, &w):
                 word_shape(d, n, p, &w)
             if word_token(d, n, p, prev, &w, &cur, out, &p) < 0:
                 return -1
             continue
-        prev = d[p - 1] if p > 0 else b' '
+        prev = d[p - 1] if p > 0 and p != fresh else b' '
         if c == b'[':
+            if p > 0 and d[p - 1] == 0x1B:
+                # an ANSI CSI sequence, before a citation (grammar v4, red team 95 F09)
+                e = m_csi(d, n, p - 1)
+                if e >= 0:
+                    p = fresh = e
+                    continue
             e = m_citation(d, n, p, &hs, &he)
             if e >= 0:
                 if rows_push(out, K_CITATION, p, e, -1, -1, hs, he, V_RAW) < 0:

@@ -72,6 +72,10 @@ FRAGMENTS = [
     # stop 39 (red team 94): digit parts after a dot, .post/.dev suffixes, dot-files, URL queries
     "python3.11", "No.5512", ".1", ".12", "a.1", "rc.1", "+build.5", ".post3", ".dev1", ".el9",
     ".env", ".Env.2", "^", "?q=", "#f", "[a]", "{x}", "[src", "src:", "?a=[1]&b={2}|3",
+    # grammar v4 (stop 40): "@" pins and mentions (red team 94 F09), ANSI CSI sequences whole and
+    # broken (red team 95 F09)
+    "lodash@4.17.21", "@v4", "@10.0.0.1", "@AliceChen", "\x1b", "\x1b[", "\x1b[0m", "\x1b[1;32m", "\x1b[2K",
+    "\x1b[?25l", "\x1b[1~", "\x1b[s", "\x1b[[", "\x1b[1", "1m1",
 ]
 
 fragment_text = st.lists(st.sampled_from(FRAGMENTS), max_size=40).map("".join)

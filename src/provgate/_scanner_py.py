@@ -30,9 +30,12 @@ The output is sorted by ``(start, end, kind)``.
 
 The token layer in brief (``_token_spans``; docs/grammar.md has the details and examples)
 ----------------------------------------------------------------------------------------
-A lexeme may start at ``p`` only if the byte before is not W, ``.``, ``\\`` or ``@``
-(``_start_ok``); a citation ``[src:HANDLE]`` may start anywhere. At each position, in order:
+A lexeme may start at ``p`` only if the byte before is not W, ``.`` or ``\\`` (``_start_ok``;
+not ``@`` either until grammar v4), or if an ANSI CSI sequence ends at ``p``; a citation
+``[src:HANDLE]`` may start anywhere but inside a CSI sequence. At each position, in order:
 
+0. at a ``[`` after ESC: a CSI sequence ``ESC [ params intermediates final`` (``_CSI``), no fact;
+   its bytes count as control bytes (SEP), also for the look-backs (``_csi_start``);
 1. citation ``[src:HANDLE]`` (1 to 256 handle bytes);
 2. at a letter (not after ``+``/``-``): URL ``scheme://…``, trailing punctuation trimmed;
 3. at a letter or ``_`` (not after ``-``): kv ``key = value`` anywhere, or ``key: value`` as
@@ -106,9 +109,12 @@ _KEY_START = _LETTERS | {ord("_")}
 _LOCAL_JOINERS = frozenset(b"-+%")  # the bytes of an e-mail local part that may precede a start
 W = _DIGITS | _LETTERS | {ord("_")} | frozenset(range(0x80, 0x100))
 SEP = frozenset(range(0x00, 0x21)) | {0x7F}
-# a lexeme never starts right after one of these (inside a word, a dotted name, an escape, an
-# e-mail address)
-_NO_START_AFTER = W | frozenset(b".\\@")
+# a lexeme never starts right after one of these (inside a word, a dotted name, an escape). Not
+# after "@" either until grammar v4 (stop 40): that kept an e-mail address's domain from being a
+# fact, but a matched address is consumed whole anyway, and the rule hid every version or host
+# after an "@" that is no address (red team 94 F09: lodash@4.17.21, actions/checkout@v4,
+# deploy@10.0.0.12)
+_NO_START_AFTER = W | frozenset(b".\\")
 # path bytes besides W; a path starts only at the beginning of a run of path bytes
 _PATH_PUNCT = frozenset(b".-~@+%/\\")
 _PATH_BYTES = W | _PATH_PUNCT
@@ -185,6 +191,12 @@ _EMAIL = re.compile(
     rb"[A-Za-z0-9_][A-Za-z0-9._%+\-]*+@" + _EMAIL_LABEL + rb"(?:\." + _EMAIL_LABEL + rb")++" + _END
 )
 _WORD = re.compile(rb"[" + _W + rb"]++")
+# an ANSI CSI escape sequence (grammar v4, stop 40, red team 95 F09): ESC "[", parameter bytes
+# 0x30-0x3F, intermediate bytes 0x20-0x2F, one final byte 0x40-0x7E ("\x1b[1;32m", "\x1b[0m",
+# "\x1b[2K"). The token layer reads its bytes as control bytes (SEP): no fact, and the byte after
+# it starts afresh
+_CSI = re.compile(rb"\x1b\[[\x30-\x3f]*+[\x20-\x2f]*+[\x40-\x7e]")
+ESC = 0x1B
 _KEY = re.compile(rb"[A-Za-z_][0-9A-Za-z_]*+(?:[.\-][0-9A-Za-z_]++)*+")
 _EQUALS = re.compile(rb"[ \t]*+=(?![=>])[ \t]*+")
 _COLON = re.compile(rb":[ \t]++")
@@ -292,6 +304,23 @@ def _is_digest(run: bytes) -> bool:
 
 def _start_ok(data: bytes, p: int) -> bool:
     return p == 0 or data[p - 1] not in _NO_START_AFTER
+
+
+def _csi_start(data: bytes, j: int) -> int:
+    """Start (the ESC) of the CSI sequence whose final byte is ``data[j]``, or -1. A CSI holds no
+    ESC but its first byte, so every ESC "[" that the pattern matches at is one, wherever it
+    stands, and reading one backwards from its final byte finds the same bytes as ``_CSI``
+    forwards. The walk is over the sequence's own bytes only."""
+    if not 0x40 <= data[j] <= 0x7E:
+        return -1
+    k = j - 1
+    while k >= 0 and 0x20 <= data[k] <= 0x2F:
+        k -= 1
+    while k >= 0 and 0x30 <= data[k] <= 0x3F:
+        k -= 1
+    if k >= 1 and data[k] == ord("[") and data[k - 1] == ESC:
+        return k - 1
+    return -1
 
 
 def _match_url(data: bytes, p: int) -> int:
@@ -420,8 +449,9 @@ def _match_email(data: bytes, p: int) -> int:
 
 def _match_hyphen_id(data: bytes, p: int) -> int:
     """End of the hyphenated lower-case ID at ``p`` (``eu-west-1``), or -1. It never starts
-    inside a chain: not right after a ``-`` that follows a word byte."""
-    if p >= 2 and data[p - 1] == ord("-") and data[p - 2] in W:
+    inside a chain: not right after a ``-`` that follows a word byte (the final byte of a CSI
+    sequence is a control byte, not a word byte)."""
+    if p >= 2 and data[p - 1] == ord("-") and data[p - 2] in W and _csi_start(data, p - 2) < 0:
         return -1
     m = _HYPHEN_ID.match(data, p)
     if m is None:
@@ -502,10 +532,16 @@ def _match_json_key_value(data: bytes, p: int) -> tuple[int, int, int, int, int,
     return end, key.start(1), key.end(1), vs, ve, vk, (vs if quoted else end)
 
 
+def _csi_bracket(data: bytes, i: int) -> bool:
+    """Is the ``[`` at ``i`` a byte of a CSI sequence (its opening ``[`` or its final byte)?
+    Then it begins no citation marker."""
+    return (i > 0 and data[i - 1] == ESC) or _csi_start(data, i) >= 0
+
+
 def _title_before(data: bytes, j: int) -> bool:
     """Is ``data[j]`` the dot of a title abbreviation such as the one in "Mr. Smith"?"""
     k = j
-    while k > 0 and j - k <= MAX_TITLE_BYTES and data[k - 1] in W:
+    while k > 0 and j - k <= MAX_TITLE_BYTES and data[k - 1] in W and _csi_start(data, k - 1) < 0:
         k -= 1
     return data[k:j] in TITLES
 
@@ -519,13 +555,18 @@ def _sentence_initial(data: bytes, p: int) -> bool:
         b = data[j]
         if b == 0x0A:
             return True
+        if 0x40 <= b <= 0x7E:
+            k = _csi_start(data, j)
+            if k >= 0:  # a CSI sequence is control bytes: passed over like SEP
+                j = k - 1
+                continue
         if b in SEP or b in _OPENERS:
             j -= 1
             continue
         if b == ord("]"):
             lo = max(0, j - (MAX_HANDLE_BYTES + 5))
             m = _CITATION_AT_END.search(data, lo, j + 1)
-            if m is not None:
+            if m is not None and not _csi_bracket(data, m.start()):
                 j = m.start() - 1
                 continue
             return False
@@ -560,6 +601,7 @@ def _classify_word(data: bytes, p: int, end: int) -> int:
 def _token_spans(data: bytes, out: _Out, shortcut: bool = True) -> None:
     n = len(data)
     p = 0
+    fresh = 0  # where the last CSI sequence ended: the byte before counts as a control byte
     while p < n:
         if shortcut:
             p = _NOTHING_HERE.match(data, p).end()
@@ -570,15 +612,20 @@ def _token_spans(data: bytes, out: _Out, shortcut: bool = True) -> None:
             p += 1
             continue
         if c == ord("["):
+            if p and data[p - 1] == ESC:
+                m = _CSI.match(data, p - 1)
+                if m is not None:  # before a citation: "\x1b[src:x]" is "\x1b[s" and text
+                    p = fresh = m.end()
+                    continue
             m = _CITATION.match(data, p)
             if m is not None:
                 out.add(CITATION, p, m.end(), -1, -1, m.start(1), m.end(1), VALUE_RAW)
                 p = m.end()
                 continue
-        if not _start_ok(data, p):
+        if p != fresh and not _start_ok(data, p):
             p = _WORD.match(data, p).end() if c in W else p + 1
             continue
-        prev = data[p - 1] if p else 0x20
+        prev = data[p - 1] if p and p != fresh else 0x20
         path_ok = prev not in _PATH_PUNCT
 
         if c in _LETTERS or c == ord("_"):
