@@ -172,7 +172,7 @@ def _hex(digest: bytes) -> str:
 class _Facts:
     """A fact table plus what the gate asks of it again and again."""
 
-    __slots__ = ("table", "n_markers", "n_facts", "_markers", "_ground_rows", "_fact_fps", "_kv_rows",
+    __slots__ = ("table", "n_markers", "n_facts", "quoted", "_markers", "_ground_rows", "_fact_fps", "_kv_rows",
                  "_kv_sets", "_grounding_set", "_kv_prose_set", "_cited_names", "_dotted", "_nesting", "_worded",
                  "_kv_key_order", "_dotted_by_leaf", "_source", "_path_lines", "_denied")
 
@@ -184,6 +184,7 @@ class _Facts:
         kinds = table.kind.tobytes()
         self.n_markers = kinds.count(_CITATION_BYTE)
         self.n_facts = len(kinds) - self.n_markers
+        self.quoted = _QUOTE_BYTE in kinds  # (a text without quotations denies none: _grounding_columns)
         self._markers: tuple[str, ...] | None = None
         self._ground_rows: np.ndarray | None = None
         self._fact_fps: np.ndarray | None = None
@@ -259,9 +260,9 @@ class _Facts:
         the denial is grounded by the source's denied words."""
         t = self.table
         columns = (t.fp_value, t.fp_fact, t.fp_key, t.kind)
-        quotes = np.flatnonzero(t.kind == _KIND_QUOTE)
-        if not len(quotes):
+        if not self.quoted:
             return columns
+        quotes = np.flatnonzero(t.kind == _KIND_QUOTE)
         denied = follows_negation(t.data, np.ascontiguousarray(t.value_start[quotes], dtype=np.int64))
         if not denied.any():
             return columns
