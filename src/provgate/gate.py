@@ -2214,13 +2214,16 @@ class Gate:
             self._handle_key[handle] = _digest_key(d)
         return d
 
-    def derived_sources(self, handles: Iterable[str]) -> set[str]:
+    def derived_sources(self, handles: Iterable[str], damaged: dict[str, str] | None = None) -> set[str]:
         """The ``handles`` the store holds as derived texts (:data:`provgate.store.DERIVED_KIND`:
         a summary's words that compact() stored as it evicted the summary); a handle the store
         does not hold is not one, nor is one outside the ``block:`` namespace, where compact()
         stores every window text. Those not known yet are asked in one query (asked for every
         pointer's handle, one by one, a summarize's P went from 0.13 to 0.68 ms on a new gate,
-        and to 0.47 ms in one query)."""
+        and to 0.47 ms in one query). A handle whose row the store refuses as damaged (its kind
+        does not match the row's checksum: red team 93, F03) is none of them: it goes into
+        ``damaged`` with the store's message, and is asked again next time, so that P refuses
+        a pointer into it rather than take it for a source."""
         wanted = {h for h in handles if h.startswith(BLOCK_HANDLE_PREFIX)}
         todo = [h for h in wanted if h not in self._derived_source]
         if todo:
@@ -2231,6 +2234,9 @@ class Gate:
                 for handle in todo:
                     try:
                         infos[handle] = self.store.info(handle)
+                    except StoreCorruptionError as exc:
+                        if damaged is not None:
+                            damaged[handle] = str(exc)
                     except ProvgateError:
                         continue
             for handle, info in infos.items():
@@ -6835,7 +6841,8 @@ class _Check:
             return
         post_ids = self.post.id_pos()
         gate = self.gate
-        derived = gate.derived_sources(p.handle for p in pointers)
+        damaged: dict[str, str] = {}  # handles whose rows the store refuses (derived_sources)
+        derived = gate.derived_sources((p.handle for p in pointers), damaged)
         parse = _digests.parse_digest
         failed: dict[int, tuple[str | None, dict[str, Any]]] = {}  # pointer -> (message, evidence extras)
         spans: list[tuple[int, bytes, int]] = []  # (pointer, expected, slot of its span's digest)
@@ -6853,6 +6860,12 @@ class _Check:
                 continue
             if gate.handle_digest(p.handle) is None:
                 failed[k] = (f"pointer into {p.handle!r}, which is not in the durable store", {"reason": "unknown_handle"})
+                continue
+            if p.handle in damaged:
+                # its kind cannot be read, so whether it holds a summary's words cannot be told
+                # (red team 93, F03: one flipped bit of its kind made one read as a source)
+                failed[k] = (f"source {p.handle!r} is corrupted in the store: {damaged[p.handle]}",
+                             {"reason": "source_corrupted"})
                 continue
             if p.handle in derived:
                 # a summary's words, stored as compact() evicted it: its bytes resolve, but they
