@@ -1707,7 +1707,7 @@ class Gate:
             # texts are encoded while hashing) and every source before the first put.
             run.prepare()
             self._scan_large_texts(run, edit.sources)
-            run.ingested = self._ingest(edit.sources)
+            run.ingested = self._ingest(edit.sources, edit.source_kinds)
         started = time.perf_counter()
         verdict = run.run(policy, 0)  # the cycle number is assigned by _record
         total_ms = (time.perf_counter() - started) * 1e3
@@ -1800,12 +1800,16 @@ class Gate:
             entries.append((digest, _Facts(table), len(data) + 64 * len(table) + 64))
         self._facts.put_many(entries)
 
-    def _ingest(self, sources: Mapping[str, str]) -> frozenset[str]:
+    def _ingest(self, sources: Mapping[str, str], kinds: Mapping[str, str] | None = None) -> frozenset[str]:
         """Put an edit's inline sources, all or nothing: every source is checked first (its
         handle, its encoding, its size against the store's limit, a conflict with what the store
         holds), each error naming the field ``sources['HANDLE']``, and then the new ones are
         written in one store transaction (``SourceStore.put_many``), which the store rolls back
-        whole if it refuses any of them."""
+        whole if it refuses any of them. A source given a kind (``kinds``, the edit's
+        ``source_kinds``: a summary's words, red team 93, F04) is stored with it; one the store
+        holds already must hold it with that kind (a source's kind is its first put's, so
+        another would be dropped silently, and a summary's words taken for a source's)."""
+        kinds = kinds or {}
         limit = self.store.max_content_bytes
         new: dict[str, bytes] = {}
         for handle, text in sources.items():
@@ -1825,8 +1829,16 @@ class Gate:
                 raise EditFormatError(
                     f"{field}: the store already holds different content for this handle "
                     f"({known}); handles are immutable", field=field)
+            elif handle in kinds and (stored := self.store.info(handle).kind) != kinds[handle]:
+                raise EditFormatError(
+                    f"{field}.kind: the store already holds this source with kind {stored!r}, not {kinds[handle]!r}; a "
+                    "source's kind is its first put's and cannot change", field=f"{field}.kind")
         if new:
-            self.store.put_many(new)
+            own = {h: kinds[h] for h in new if h in kinds}
+            if own:
+                self.store.put_many(new, kinds=own)
+            else:
+                self.store.put_many(new)
         return frozenset(new)
 
     # -- session state --------------------------------------------------------------------------

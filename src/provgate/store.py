@@ -439,6 +439,7 @@ class SourceStore:
         *,
         kind: str | None = None,
         ts: float | None = None,
+        kinds: Mapping[str, str | None] | None = None,
     ) -> dict[str, str]:
         """Store several sources in ONE transaction, all of them or none; ``{handle: digest}``
         in the order given.
@@ -448,7 +449,9 @@ class SourceStore:
         with different content is a :class:`HandleConflictError` there too. A conflict with a
         stored handle, or a deduplicated content row found damaged, rolls the whole batch back.
         Durable like ``put``: when it returns, every source is on disk (one commit, one fsync).
-        ``kind`` and ``ts`` apply to every source of the batch."""
+        ``kind`` and ``ts`` apply to every source of the batch; ``kinds`` (handle -> kind, each a
+        handle of the batch) gives a source a kind of its own instead of ``kind`` (an edit's
+        inline sources: a summary's words beside plain sources)."""
         if isinstance(sources, Mapping):
             items = list(sources.items())
         elif isinstance(sources, (str, bytes, bytearray, memoryview)):
@@ -473,6 +476,17 @@ class SourceStore:
                 items.append((pair[0], pair[1]))
         kind = _check_short_text(kind, "kind", MAX_KIND_BYTES, optional=True)
         ts = _check_ts(ts)
+        own_kinds: dict[str, str | None] = {}
+        if kinds is not None:
+            if not isinstance(kinds, Mapping):
+                raise InvalidArgumentError(f"kinds must be a mapping of handle to kind, not {type(kinds).__name__}",
+                                           argument="kinds")
+            for handle, its_kind in kinds.items():
+                handle = check_handle(handle)
+                try:
+                    own_kinds[handle] = _check_short_text(its_kind, "kind", MAX_KIND_BYTES, optional=True)
+                except InvalidArgumentError as exc:
+                    raise InvalidArgumentError(f"kinds[{handle!r}]: {exc}", argument="kinds") from None
         rows: dict[str, tuple[str, bytes]] = {}
         for handle, content in items:
             handle = check_handle(handle)
@@ -487,8 +501,12 @@ class SourceStore:
                 raise HandleConflictError(f"handle {handle!r} is given twice, with {first[0]} and {digest} "
                                           "(handles are immutable)")
 
+        stray = [h for h in own_kinds if h not in rows]
+        if stray:
+            raise InvalidArgumentError(f"kinds[{stray[0]!r}] names no source of the batch", argument="kinds")
+
         def txn(conn: sqlite3.Connection) -> dict[str, str]:
-            return {h: self._insert_source(conn, h, d, data, kind, ts) for h, (d, data) in rows.items()}
+            return {h: self._insert_source(conn, h, d, data, own_kinds.get(h, kind), ts) for h, (d, data) in rows.items()}
 
         if not rows:
             self._check_open()
