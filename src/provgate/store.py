@@ -1109,7 +1109,8 @@ class SourceStore:
         """Check the whole store; return the problems found (empty: healthy).
 
         Runs SQLite's ``integrity_check`` and ``foreign_key_check``, re-hashes every content
-        row, audit record and cached fact table, and checks that every source refers to content.
+        row, audit record and cached fact table, and checks that every source refers to content
+        and (schema 3) matches its row's checksum of its kind and ts.
         """
         problems: list[str] = []
         damaged: set[int] = set()  # audit records reported below (their session is not read again)
