@@ -10,15 +10,15 @@ from pathlib import Path
 
 import pytest
 from blake3 import blake3
+from gate_helpers import blk, tool
+from store_helpers import row_counts
+from test_cli_check import error_of, run_main, run_sub, write
+from test_window import schema_errors
 
 from provgate.errors import EditFormatError, InvalidArgumentError, InvalidHandleError
 from provgate.handles import block_text_handle
 from provgate.store import DERIVED_KIND, SourceStore
 from provgate.window import SOURCE_KINDS, Block, Edit, Window, parse_edit
-from gate_helpers import blk, tool
-from store_helpers import row_counts
-from test_cli_check import error_of, run_main, run_sub, write
-from test_window import schema_errors
 
 CFG_H, CFG = "tool:c1", "retries=3\ntimeout=30s\n"
 WORDS = "The client retries 3 times and times out after 30s. " * 5
@@ -215,12 +215,12 @@ def test_check_exits_0_and_stores_each_source_with_its_kind(tmp_path, capsys, ru
     store = _store(tmp_path)
     argv = ["check", write(tmp_path, _edit({"tool:plain": "plain\n", H: {"text": WORDS, "kind": "window_summary"}})),
             "--store", store]
-    code, out, err = run_main(argv, capsys) if runner == "main" else run_sub(argv)
+    code, _, err = run_main(argv, capsys) if runner == "main" else run_sub(argv)
     assert code == 0, err
     with SourceStore(store, read_only=True) as s:
         assert (s.info("tool:plain").kind, s.info(H).kind) == (None, DERIVED_KIND)
     # the same source with the same kind again: nothing to write, accepted
-    code, out, err = run_main(argv, capsys) if runner == "main" else run_sub(argv)
+    code, _, err = run_main(argv, capsys) if runner == "main" else run_sub(argv)
     assert code == 0, err
 
 

@@ -18,12 +18,12 @@ from pathlib import Path
 
 import pytest
 from blake3 import blake3
+from store_helpers import flip_byte_after, integrity, raw_query, version_1_store
 
 from provgate.errors import StoreCorruptionError, StoreReadOnlyError, StoreSchemaError
 from provgate.handles import block_text_handle
 from provgate.store import DERIVED_KIND, SCHEMA_VERSION, SourceStore
 from provgate.window import Block, Window
-from store_helpers import flip_byte_after, integrity, raw_query, version_1_store
 
 DATA = Path(__file__).parent / "data"
 FIXTURE = DATA / "store_schema2.sqlite3"
@@ -148,9 +148,9 @@ def test_a_flipped_bit_of_a_plain_kind_is_caught_too(store_path):
     with SourceStore(store_path) as s:
         s.put("tool:a", "A\n", kind="tool_output_MARK")
     flip_byte_after(store_path, b"tool_output_MARK", skip=0)  # 't' -> 'u'
-    with SourceStore(store_path) as s:
-        with pytest.raises(StoreCorruptionError, match=r"source 'tool:a' \(source row 1\): the row no longer matches"):
-            s.info("tool:a")
+    with SourceStore(store_path) as s, pytest.raises(
+            StoreCorruptionError, match=r"source 'tool:a' \(source row 1\): the row no longer matches"):
+        s.info("tool:a")
 
 
 def test_a_row_without_a_checksum_is_refused_naming_the_row(store_path):
