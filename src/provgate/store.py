@@ -506,7 +506,9 @@ class SourceStore:
             raise InvalidArgumentError(f"kinds[{stray[0]!r}] names no source of the batch", argument="kinds")
 
         def txn(conn: sqlite3.Connection) -> dict[str, str]:
-            return {h: self._insert_source(conn, h, d, data, own_kinds.get(h, kind), ts) for h, (d, data) in rows.items()}
+            seqs: list[int] = []  # the batch's next row number, read once (_insert_source)
+            return {h: self._insert_source(conn, h, d, data, own_kinds.get(h, kind), ts, seqs)
+                    for h, (d, data) in rows.items()}
 
         if not rows:
             self._check_open()
@@ -514,8 +516,9 @@ class SourceStore:
         return self._write(txn)
 
     def _insert_source(self, conn: sqlite3.Connection, handle: str, digest: str, data: bytes, kind: str | None,
-                       ts: float | None) -> str:
-        """One put, inside the caller's write transaction."""
+                       ts: float | None, seqs: list[int] | None = None) -> str:
+        """One put, inside the caller's write transaction. ``seqs``: a batch's next row number,
+        shared by its puts (empty until the first of them that writes a row reads it)."""
         # the content row comes in the same read: a repeated put is acknowledged by the bytes on
         # disk, so they must be intact (red team 81, F01: it was acknowledged onto damaged bytes)
         row = conn.execute(f"{self._sql_verified} WHERE i.handle = ?", (handle,)).fetchone()
@@ -543,10 +546,15 @@ class SourceStore:
             self._check_body(f"content {digest} (for {handle!r})", digest, existing[0], existing[1])
         # the row's number is chosen here, as SQLite would choose it (one past the largest), since
         # the row's checksum covers it; the write lock is held, so no other writer takes it
-        seq = conn.execute("SELECT coalesce(max(seq), 0) + 1 FROM sources").fetchone()[0]
+        if seqs:
+            seq = seqs[0]
+        else:
+            seq = conn.execute("SELECT coalesce(max(seq), 0) + 1 FROM sources").fetchone()[0]
         if not _is_int(seq) or seq > _MAX_SEQ:
             raise StoreCorruptionError(f"the sources table's largest row number is {seq - 1!r}, past SQLite's largest "
                                        "integer (the store file was damaged); nothing was stored")
+        if seqs is not None:
+            seqs[:] = [seq + 1]
         conn.execute(
             "INSERT INTO sources (seq, handle, digest, kind, ts, row_digest) VALUES (?, ?, ?, ?, ?, ?)",
             (seq, handle, digest, kind, ts, _row_digest(seq, handle, digest, kind, ts)),
