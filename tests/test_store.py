@@ -1098,7 +1098,7 @@ def test_a_version_1_store_is_upgraded_in_place_with_its_records_indexed(store_p
     records += [b'{"i":-1}', b'{"session":["mine"]}']
     version_1_store(store_path, records)
     with SourceStore(store_path) as s:
-        assert raw_query(store_path, "PRAGMA user_version") == [(2,)]
+        assert raw_query(store_path, "PRAGMA user_version") == [(SCHEMA_VERSION,)]
         assert s.get("tool:a") == "retries=3\n"
         assert [r["i"] for _, r in s.iter_audit_of_session("mine")] == list(range(1500))
         assert [r["i"] for _, r in s.iter_audit_of_session("théirs")] == list(range(1500))
@@ -1633,8 +1633,9 @@ def test_unmatched_contents_compares_stored_bytes(store_path):
 
 
 @pytest.mark.parametrize("sql", [
-    "INSERT OR REPLACE INTO sources (seq, handle, digest, kind, ts) SELECT seq, handle, ?, NULL, NULL FROM sources "
-    "WHERE handle = 'tool:a'",
+    # (the row keeps its checksum column, which the trigger of schema 3 requires of every new row)
+    "INSERT OR REPLACE INTO sources (seq, handle, digest, kind, ts, row_digest) SELECT seq, handle, ?, NULL, NULL, "
+    "row_digest FROM sources WHERE handle = 'tool:a'",
     "REPLACE INTO audit (seq, record, digest, session) SELECT seq, record, ?, session FROM audit WHERE seq = 1",
     "INSERT OR REPLACE INTO content (digest, size, body) SELECT digest, 1, ? FROM content LIMIT 1",
 ])
@@ -1831,7 +1832,7 @@ def test_a_version_1_store_opened_read_only_is_read_as_it_is_and_left_byte_ident
     assert _files_beside(store_path) == before  # the file, byte for byte, and no -journal, -wal or -shm
     assert raw_query(store_path, "PRAGMA user_version") == [(1,)]
     with SourceStore(store_path) as s:  # a writing open still upgrades it
-        assert raw_query(store_path, "PRAGMA user_version") == [(2,)]
+        assert raw_query(store_path, "PRAGMA user_version") == [(SCHEMA_VERSION,)]
         assert [r["i"] for _, r in s.iter_audit_of_session("S")] == [0, 1, 2]
 
 

@@ -1769,7 +1769,7 @@ class Gate:
             # texts are encoded while hashing) and every source before the first put.
             run.prepare()
             self._scan_large_texts(run, edit.sources)
-            run.ingested = self._ingest(edit.sources)
+            run.ingested = self._ingest(edit.sources, edit.source_kinds)
         started = time.perf_counter()
         verdict = run.run(policy, 0)  # the cycle number is assigned by _record
         total_ms = (time.perf_counter() - started) * 1e3
@@ -1862,12 +1862,16 @@ class Gate:
             entries.append((digest, _Facts(table), len(data) + 64 * len(table) + 64))
         self._facts.put_many(entries)
 
-    def _ingest(self, sources: Mapping[str, str]) -> frozenset[str]:
+    def _ingest(self, sources: Mapping[str, str], kinds: Mapping[str, str] | None = None) -> frozenset[str]:
         """Put an edit's inline sources, all or nothing: every source is checked first (its
         handle, its encoding, its size against the store's limit, a conflict with what the store
         holds), each error naming the field ``sources['HANDLE']``, and then the new ones are
         written in one store transaction (``SourceStore.put_many``), which the store rolls back
-        whole if it refuses any of them."""
+        whole if it refuses any of them. A source given a kind (``kinds``, the edit's
+        ``source_kinds``: a summary's words, red team 93, F04) is stored with it; one the store
+        holds already must hold it with that kind (a source's kind is its first put's, so
+        another would be dropped silently, and a summary's words taken for a source's)."""
+        kinds = kinds or {}
         limit = self.store.max_content_bytes
         new: dict[str, bytes] = {}
         for handle, text in sources.items():
@@ -1887,8 +1891,16 @@ class Gate:
                 raise EditFormatError(
                     f"{field}: the store already holds different content for this handle "
                     f"({known}); handles are immutable", field=field)
+            elif handle in kinds and (stored := self.store.info(handle).kind) != kinds[handle]:
+                raise EditFormatError(
+                    f"{field}.kind: the store already holds this source with kind {stored!r}, not {kinds[handle]!r}; a "
+                    "source's kind is its first put's and cannot change", field=f"{field}.kind")
         if new:
-            self.store.put_many(new)
+            own = {h: kinds[h] for h in new if h in kinds}
+            if own:
+                self.store.put_many(new, kinds=own)
+            else:
+                self.store.put_many(new)
         return frozenset(new)
 
     # -- session state --------------------------------------------------------------------------
@@ -2276,13 +2288,16 @@ class Gate:
             self._handle_key[handle] = _digest_key(d)
         return d
 
-    def derived_sources(self, handles: Iterable[str]) -> set[str]:
+    def derived_sources(self, handles: Iterable[str], damaged: dict[str, str] | None = None) -> set[str]:
         """The ``handles`` the store holds as derived texts (:data:`provgate.store.DERIVED_KIND`:
         a summary's words that compact() stored as it evicted the summary); a handle the store
         does not hold is not one, nor is one outside the ``block:`` namespace, where compact()
         stores every window text. Those not known yet are asked in one query (asked for every
         pointer's handle, one by one, a summarize's P went from 0.13 to 0.68 ms on a new gate,
-        and to 0.47 ms in one query)."""
+        and to 0.47 ms in one query). A handle whose row the store refuses as damaged (its kind
+        does not match the row's checksum: red team 93, F03) is none of them: it goes into
+        ``damaged`` with the store's message, and is asked again next time, so that P refuses
+        a pointer into it rather than take it for a source."""
         wanted = {h for h in handles if h.startswith(BLOCK_HANDLE_PREFIX)}
         todo = [h for h in wanted if h not in self._derived_source]
         if todo:
@@ -2293,6 +2308,9 @@ class Gate:
                 for handle in todo:
                     try:
                         infos[handle] = self.store.info(handle)
+                    except StoreCorruptionError as exc:
+                        if damaged is not None:
+                            damaged[handle] = str(exc)
                     except ProvgateError:
                         continue
             for handle, info in infos.items():
@@ -7012,7 +7030,8 @@ class _Check:
             return
         post_ids = self.post.id_pos()
         gate = self.gate
-        derived = gate.derived_sources(p.handle for p in pointers)
+        damaged: dict[str, str] = {}  # handles whose rows the store refuses (derived_sources)
+        derived = gate.derived_sources((p.handle for p in pointers), damaged)
         parse = _digests.parse_digest
         failed: dict[int, tuple[str | None, dict[str, Any]]] = {}  # pointer -> (message, evidence extras)
         spans: list[tuple[int, bytes, int]] = []  # (pointer, expected, slot of its span's digest)
@@ -7030,6 +7049,12 @@ class _Check:
                 continue
             if gate.handle_digest(p.handle) is None:
                 failed[k] = (f"pointer into {p.handle!r}, which is not in the durable store", {"reason": "unknown_handle"})
+                continue
+            if p.handle in damaged:
+                # its kind cannot be read, so whether it holds a summary's words cannot be told
+                # (red team 93, F03: one flipped bit of its kind made one read as a source)
+                failed[k] = (f"source {p.handle!r} is corrupted in the store: {damaged[p.handle]}",
+                             {"reason": "source_corrupted"})
                 continue
             if p.handle in derived:
                 # a summary's words, stored as compact() evicted it: its bytes resolve, but they

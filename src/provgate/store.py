@@ -50,6 +50,8 @@ from operator import itemgetter
 from pathlib import Path
 from typing import Any, TypeVar
 
+from blake3 import blake3
+
 from provgate.digests import BLAKE3, compute_digest, digest_matches, digests_equal, parse_digest
 from provgate.errors import (
     HandleConflictError,
@@ -82,9 +84,9 @@ from provgate.pointers import (
 from provgate.text import utf8_bytes
 
 MEMORY = ":memory:"
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 # older schema versions a store is upgraded from, in place, on its first open
-_UPGRADABLE_FROM = (1,)
+_UPGRADABLE_FROM = (1, 2)
 # PRAGMA application_id marks the file as ours ("pgst"), so a store never adopts, or writes
 # tables into, some other application's SQLite database.
 APPLICATION_ID = 0x70677374
@@ -118,7 +120,9 @@ _NAMED = f"{_WITH_NAME} = ?1"
 _PAGE = 1000
 # SQLite's largest integer: no seq is larger, and a larger Python int cannot be bound
 _MAX_SEQ = 2**63 - 1
-_INFO = ("SELECT s.handle, s.seq, s.digest, c.size, s.kind, s.ts FROM sources s "
+# {row_digest} is the row's checksum column (schema 3), or NULL in a store of an older schema
+# opened read-only, whose rows have none (SourceStore._queries)
+_INFO = ("SELECT s.handle, s.seq, s.digest, c.size, s.kind, s.ts, {row_digest} FROM sources s "
          "LEFT JOIN content c ON c.digest = s.digest")
 # A source looked up by handle: ``i`` is the entry of the handle index the lookup finds (its
 # handle is the one asked: SQLite reads an indexed column from the index, not from the row),
@@ -133,8 +137,11 @@ _INFO = ("SELECT s.handle, s.seq, s.digest, c.size, s.kind, s.ts FROM sources s 
 DERIVED_KIND = "window_summary"
 
 _BY_HANDLE = "FROM sources i CROSS JOIN sources s ON s.seq = i.seq"
-_INFO_BY_HANDLE = ("SELECT i.handle, s.handle, s.seq, s.digest, c.size, s.kind, s.ts "
+_INFO_BY_HANDLE = ("SELECT i.handle, s.handle, s.seq, s.digest, c.size, s.kind, s.ts, {row_digest} "
                    f"{_BY_HANDLE} LEFT JOIN content c ON c.digest = s.digest")
+# a source read with its content and the row's columns its checksum covers (pointer, resolve)
+_VERIFIED_BY_HANDLE = ("SELECT s.handle, s.digest, c.size, c.body, s.kind, s.seq, s.ts, {row_digest} "
+                       f"{_BY_HANDLE} LEFT JOIN content c ON c.digest = s.digest")
 # a fact table looked up by its key: ``k`` the index entry (the key asked), ``t`` the row it leads
 # to, whose own key must be that key (as _BY_HANDLE, red team 50, f01)
 _FACTS_BY_KEY = ("SELECT k.digest, t.digest, t.version, t.blob, t.blob_digest "
@@ -222,6 +229,22 @@ open it with that version to append to its audit log'); END""",
         BEGIN INSERT INTO audit_session_heads (session, records, last_seq) VALUES (NEW.session, 1, NEW.seq)
             ON CONFLICT (session) DO UPDATE SET records = records + 1, last_seq = NEW.seq; END""",
 )
+
+# Version 3 gives each source row a checksum of the columns no other checksum covers: its kind
+# and ts (and, binding them to the row, its seq, handle and digest). The kind decides whether a
+# pointer into the source is nominal (DERIVED_KIND: a summary's words), and ts and seq order the
+# reads of one resource; one flipped bit of "window_summary" made a summary's words read as a
+# source's, and verify() said nothing (red team 93, F03). The checksum is BLAKE3 of
+# _row_digest_input(), 32 bytes; the upgrade computes it for the rows already there. A process
+# still running version 2 code on a file another process has upgraded would insert rows without
+# it, which every later read would refuse as damaged: the trigger makes that put fail instead.
+_UPGRADE_TO_V3: tuple[str, ...] = (
+    "ALTER TABLE sources ADD COLUMN row_digest BLOB",
+    """CREATE TRIGGER sources_need_row_digest BEFORE INSERT ON sources WHEN NEW.row_digest IS NULL
+        BEGIN SELECT RAISE(ABORT, 'provgate: this store was upgraded to schema 3 by a newer provgate; \
+open it with that version to add sources to it'); END""",
+)
+_ROW_DIGEST_BYTES = 32
 
 T = TypeVar("T")
 
@@ -334,6 +357,13 @@ class SourceStore:
         else:
             opened = self._connection()  # open now, so a bad path or a foreign file fails here
         self._row_bytes_limit = opened.raw.getlimit(sqlite3.SQLITE_LIMIT_LENGTH)
+        # the reads of a source row's kind and ts check the row's checksum (schema 3); a store of
+        # an older schema opened read-only has none, and is read as it is
+        self._row_digests = self._schema_version >= 3
+        row_digest = "s.row_digest" if self._row_digests else "NULL"
+        self._sql_info = _INFO.format(row_digest=row_digest)
+        self._sql_info_by_handle = _INFO_BY_HANDLE.format(row_digest=row_digest)
+        self._sql_verified = _VERIFIED_BY_HANDLE.format(row_digest=row_digest)
         _LIVE_STORES.add(self)
 
     # ------------------------------------------------------------------ life cycle
@@ -409,6 +439,7 @@ class SourceStore:
         *,
         kind: str | None = None,
         ts: float | None = None,
+        kinds: Mapping[str, str | None] | None = None,
     ) -> dict[str, str]:
         """Store several sources in ONE transaction, all of them or none; ``{handle: digest}``
         in the order given.
@@ -418,7 +449,9 @@ class SourceStore:
         with different content is a :class:`HandleConflictError` there too. A conflict with a
         stored handle, or a deduplicated content row found damaged, rolls the whole batch back.
         Durable like ``put``: when it returns, every source is on disk (one commit, one fsync).
-        ``kind`` and ``ts`` apply to every source of the batch."""
+        ``kind`` and ``ts`` apply to every source of the batch; ``kinds`` (handle -> kind, each a
+        handle of the batch) gives a source a kind of its own instead of ``kind`` (an edit's
+        inline sources: a summary's words beside plain sources)."""
         if isinstance(sources, Mapping):
             items = list(sources.items())
         elif isinstance(sources, (str, bytes, bytearray, memoryview)):
@@ -443,6 +476,17 @@ class SourceStore:
                 items.append((pair[0], pair[1]))
         kind = _check_short_text(kind, "kind", MAX_KIND_BYTES, optional=True)
         ts = _check_ts(ts)
+        own_kinds: dict[str, str | None] = {}
+        if kinds is not None:
+            if not isinstance(kinds, Mapping):
+                raise InvalidArgumentError(f"kinds must be a mapping of handle to kind, not {type(kinds).__name__}",
+                                           argument="kinds")
+            for handle, its_kind in kinds.items():
+                handle = check_handle(handle)
+                try:
+                    own_kinds[handle] = _check_short_text(its_kind, "kind", MAX_KIND_BYTES, optional=True)
+                except InvalidArgumentError as exc:
+                    raise InvalidArgumentError(f"kinds[{handle!r}]: {exc}", argument="kinds") from None
         rows: dict[str, tuple[str, bytes]] = {}
         for handle, content in items:
             handle = check_handle(handle)
@@ -457,8 +501,14 @@ class SourceStore:
                 raise HandleConflictError(f"handle {handle!r} is given twice, with {first[0]} and {digest} "
                                           "(handles are immutable)")
 
+        stray = [h for h in own_kinds if h not in rows]
+        if stray:
+            raise InvalidArgumentError(f"kinds[{stray[0]!r}] names no source of the batch", argument="kinds")
+
         def txn(conn: sqlite3.Connection) -> dict[str, str]:
-            return {h: self._insert_source(conn, h, d, data, kind, ts) for h, (d, data) in rows.items()}
+            seqs: list[int] = []  # the batch's next row number, read once (_insert_source)
+            return {h: self._insert_source(conn, h, d, data, own_kinds.get(h, kind), ts, seqs)
+                    for h, (d, data) in rows.items()}
 
         if not rows:
             self._check_open()
@@ -466,15 +516,12 @@ class SourceStore:
         return self._write(txn)
 
     def _insert_source(self, conn: sqlite3.Connection, handle: str, digest: str, data: bytes, kind: str | None,
-                       ts: float | None) -> str:
-        """One put, inside the caller's write transaction."""
+                       ts: float | None, seqs: list[int] | None = None) -> str:
+        """One put, inside the caller's write transaction. ``seqs``: a batch's next row number,
+        shared by its puts (empty until the first of them that writes a row reads it)."""
         # the content row comes in the same read: a repeated put is acknowledged by the bytes on
         # disk, so they must be intact (red team 81, F01: it was acknowledged onto damaged bytes)
-        row = conn.execute(
-            f"SELECT s.handle, s.digest, c.size, c.body {_BY_HANDLE} "
-            "LEFT JOIN content c ON c.digest = s.digest WHERE i.handle = ?",
-            (handle,),
-        ).fetchone()
+        row = conn.execute(f"{self._sql_verified} WHERE i.handle = ?", (handle,)).fetchone()
         if row is not None:
             # a damaged index would otherwise acknowledge this put as the row of another handle
             _check_found(handle, row[0])
@@ -483,6 +530,8 @@ class SourceStore:
             _check_stored_digest(f"source {handle!r}", row[1])
             if row[1] == digest:
                 self._check_body(f"content of {handle!r}", digest, row[2], row[3])
+                # and the row that keeps the first put's kind and ts is intact (red team 93, F03)
+                _check_row(handle, row[5], row[1], row[4], row[6], row[7])
                 return digest
             raise HandleConflictError(
                 f"handle {handle!r} already holds {row[1]}; refusing different content {digest} "
@@ -495,8 +544,20 @@ class SourceStore:
             # Deduplicated: this put will be served by bytes already on disk, so they must be
             # intact, or the put would be acknowledged onto corrupt data.
             self._check_body(f"content {digest} (for {handle!r})", digest, existing[0], existing[1])
+        # the row's number is chosen here, as SQLite would choose it (one past the largest), since
+        # the row's checksum covers it; the write lock is held, so no other writer takes it
+        if seqs:
+            seq = seqs[0]
+        else:
+            seq = conn.execute("SELECT coalesce(max(seq), 0) + 1 FROM sources").fetchone()[0]
+        if not _is_int(seq) or seq > _MAX_SEQ:
+            raise StoreCorruptionError(f"the sources table's largest row number is {seq - 1!r}, past SQLite's largest "
+                                       "integer (the store file was damaged); nothing was stored")
+        if seqs is not None:
+            seqs[:] = [seq + 1]
         conn.execute(
-            "INSERT INTO sources (handle, digest, kind, ts) VALUES (?, ?, ?, ?)", (handle, digest, kind, ts)
+            "INSERT INTO sources (seq, handle, digest, kind, ts, row_digest) VALUES (?, ?, ?, ?, ?, ?)",
+            (seq, handle, digest, kind, ts, _row_digest(seq, handle, digest, kind, ts)),
         )
         return digest
 
@@ -650,11 +711,12 @@ class SourceStore:
     def info(self, handle: str) -> SourceInfo:
         """Digest, size, kind, ts and insertion sequence number of ``handle``."""
         handle = check_handle(handle)
-        row = self._read(lambda conn: conn.execute(f"{_INFO_BY_HANDLE} WHERE i.handle = ?", (handle,)).fetchone())
+        row = self._read(lambda conn: conn.execute(f"{self._sql_info_by_handle} WHERE i.handle = ?",
+                                                   (handle,)).fetchone())
         if row is None:
             raise UnknownHandleError(_unknown_message([handle]))
         _check_found(handle, row[1])
-        return _source_info(row[1:])
+        return _source_info(row[1:], self._row_digests)
 
     def info_many(self, handles: Iterable[str]) -> dict[str, SourceInfo]:
         """:meth:`info` of many handles, read in one snapshot with one query per 500 handles:
@@ -662,8 +724,10 @@ class SourceStore:
         gate meeting a window's sources for the first time asks for hundreds at once). A
         damaged row raises :class:`StoreCorruptionError`, as :meth:`info` of it would."""
         wanted = self._handle_list(handles)
-        found = {row[0]: _source_info(row[1:])
-                 for row in _check_found_rows(self._read_chunks(f"{_INFO_BY_HANDLE} WHERE i.handle IN ({{}})", wanted))}
+        checked = self._row_digests
+        found = {row[0]: _source_info(row[1:], checked)
+                 for row in _check_found_rows(self._read_chunks(f"{self._sql_info_by_handle} WHERE i.handle IN ({{}})",
+                                                                wanted))}
         return {h: found[h] for h in wanted if h in found}
 
     def digests_many(self, handles: Iterable[str]) -> dict[str, str]:
@@ -877,8 +941,8 @@ class SourceStore:
             session.encode("utf-8")
         except UnicodeEncodeError:  # no record can hold it (append_audit refuses it too)
             raise InvalidArgumentError("session contains a lone surrogate", argument="session") from None
-        if self._schema_version < SCHEMA_VERSION:
-            # an older schema opened read-only has no index by session (the upgrade adds it):
+        if self._schema_version < 2:
+            # schema 1 opened read-only has no index by session (the upgrade to 2 adds it):
             # the whole log is read, as the upgrade would read it
             for seq, record in self._iter_audit(0):
                 if _session_of_record(record) == session:
@@ -1053,7 +1117,8 @@ class SourceStore:
         """Check the whole store; return the problems found (empty: healthy).
 
         Runs SQLite's ``integrity_check`` and ``foreign_key_check``, re-hashes every content
-        row, audit record and cached fact table, and checks that every source refers to content.
+        row, audit record and cached fact table, and checks that every source refers to content
+        and (schema 3) matches its row's checksum of its kind and ts.
         """
         problems: list[str] = []
         damaged: set[int] = set()  # audit records reported below (their session is not read again)
@@ -1118,20 +1183,23 @@ class SourceStore:
             ("fact_cache", "digest || ' ' || version", "blob", "blob_digest", None),
         ):
             run(lambda: rehashed(table, key, body_col, digest_col, size_col), table)  # noqa: B023 - run now
-        if self._schema_version >= SCHEMA_VERSION:  # (an older schema read as it is has no such index)
+        if self._schema_version >= 2:  # (schema 1 read as it is has no such index)
             run(lambda: self._session_index_problems(damaged), "audit session index")
         return problems
 
     def _source_row_problems(self) -> list[str]:
         """Each source row read as :meth:`info` and iteration read it: a handle that is not
         text, a digest, kind or ts of the wrong type is a problem (red team 26, w05: verify
-        said healthy while those reads raised). A row whose content is missing was reported
-        as dangling."""
+        said healthy while those reads raised), and so is a row that does not match its
+        checksum (schema 3; red team 93, F03: a flipped bit of a kind went unreported). A row
+        whose content is missing was reported as dangling (once: a damaged digest fails the
+        row's checksum too)."""
         problems: list[str] = []
+        checked = self._row_digests
         last = 0
         while True:
             rows = self._read(lambda conn, after=last: conn.execute(
-                f"{_INFO} WHERE s.seq > ? ORDER BY s.seq LIMIT ?", (after, _PAGE)).fetchall())
+                f"{self._sql_info} WHERE s.seq > ? ORDER BY s.seq LIMIT ?", (after, _PAGE)).fetchall())
             try:
                 end = _page_end(rows, last, "the sources", key=1)
             except StoreCorruptionError as exc:
@@ -1143,7 +1211,7 @@ class SourceStore:
                     problems.append(f"source row {seq} holds a handle that is not text")
                 elif size is not None:
                     try:
-                        _source_info(row)
+                        _source_info(row, checked)
                     except StoreCorruptionError as exc:
                         problems.append(str(exc))
             if len(rows) < _PAGE:
@@ -1224,22 +1292,34 @@ class SourceStore:
                 f"{limit} bytes a row (SQLITE_LIMIT_LENGTH): at most {size - (row - limit)} bytes of it fit")
 
     def _read_verified(self, handle: str) -> tuple[str, bytes]:
-        digest, body, _ = self._read_verified_kind(handle)
-        return digest, body
-
-    def _read_verified_kind(self, handle: str) -> tuple[str, bytes, Any]:
+        """The digest and verified bytes of ``handle`` (get, get_bytes: the content is checked by
+        its digest; the row's kind and ts are not read)."""
         row = self._read(
             lambda conn: conn.execute(
-                f"SELECT s.handle, s.digest, c.size, c.body, s.kind {_BY_HANDLE} "
+                f"SELECT s.handle, s.digest, c.size, c.body {_BY_HANDLE} "
                 "LEFT JOIN content c ON c.digest = s.digest WHERE i.handle = ?",
                 (handle,),
             ).fetchone()
         )
         if row is None:
             raise UnknownHandleError(_unknown_message([handle]))
-        stored, digest, size, body, kind = row
+        stored, digest, size, body = row
         _check_found(handle, stored)
-        return digest, self._check_body(f"content of {handle!r}", digest, size, body), kind
+        return digest, self._check_body(f"content of {handle!r}", digest, size, body)
+
+    def _read_verified_kind(self, handle: str) -> tuple[str, bytes, Any]:
+        """:meth:`_read_verified` and the source's kind, its row checked against the row's
+        checksum: the kind decides whether a pointer into the source is nominal (red team 93,
+        F03: one flipped bit of ``window_summary`` made a summary's words resolve as a source's)."""
+        row = self._read(lambda conn: conn.execute(f"{self._sql_verified} WHERE i.handle = ?", (handle,)).fetchone())
+        if row is None:
+            raise UnknownHandleError(_unknown_message([handle]))
+        stored, digest, size, body, kind, seq, ts, row_digest = row
+        _check_found(handle, stored)
+        body = self._check_body(f"content of {handle!r}", digest, size, body)
+        if self._row_digests:
+            _check_row(handle, seq, digest, kind, ts, row_digest)
+        return digest, body, kind
 
     @staticmethod
     def _check_body(what: str, digest: Any, size: Any, body: Any) -> bytes:
@@ -1482,14 +1562,21 @@ class SourceStore:
             # Re-check under the write lock: another process may have created it meanwhile.
             if self._check_is_ours(conn):
                 return
-            if not _read_header(conn)[1]:
+            version = _read_header(conn)[1]
+            if not version:
                 for statement in _SCHEMA_V1:
                     conn.execute(statement)
                 conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
-            _upgrade_to_v2(conn)
+            elif version != 1:
+                # the schema of the version it says it is, before it is changed: an upgrade must
+                # neither build on damaged definitions nor be what reveals them
+                _check_schema_objects(self._path, conn, version)
+            if version < 2:
+                _upgrade_to_v2(conn)
+            _upgrade_to_v3(conn)
             conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
-            # a version 1 file whose definitions were damaged is refused, and left at version 1,
-            # as a version 2 file is refused when it is opened (red team 50, f02)
+            # a version 1 or 2 file whose definitions were damaged is refused, and left at its
+            # version, as a current file is refused when it is opened (red team 50, f02)
             _check_schema_objects(self._path, conn)
 
         self._retrying(lambda: self._transaction(raw, create))
@@ -1787,15 +1874,59 @@ def _source_digest(handle: str, digest: Any, size: Any) -> str:
     return digest  # type: ignore[no-any-return]
 
 
-def _source_info(row: tuple[Any, ...]) -> SourceInfo:
-    """The SourceInfo of a row of ``_INFO``, or StoreCorruptionError for a damaged one."""
-    handle, seq, digest, size, kind, ts = row
+def _source_info(row: tuple[Any, ...], checked: bool) -> SourceInfo:
+    """The SourceInfo of a row of ``_INFO``, or StoreCorruptionError for a damaged one; ``checked``:
+    the row has a checksum (schema 3), which must match it."""
+    handle, seq, digest, size, kind, ts, row_digest = row
     _source_digest(handle, digest, size)
-    if not _is_int(size) or not _is_int(seq) or not (kind is None or isinstance(kind, str)):
+    if not _is_int(size):
+        raise StoreCorruptionError(f"the row of source {handle!r} holds values of the wrong type")
+    _check_row_types(handle, seq, kind, ts)
+    if checked and (type(row_digest) is not bytes or row_digest != _row_digest(seq, handle, digest, kind, ts)):
+        _check_row(handle, seq, digest, kind, ts, row_digest)  # raises, naming what is wrong
+    return SourceInfo(handle=handle, digest=digest, size=size, kind=kind, ts=ts, seq=seq)
+
+
+def _check_row_types(handle: str, seq: Any, kind: Any, ts: Any) -> None:
+    if not _is_int(seq) or not (kind is None or isinstance(kind, str)):
         raise StoreCorruptionError(f"the row of source {handle!r} holds values of the wrong type")
     if ts is not None and not isinstance(ts, float):
         raise StoreCorruptionError(f"the row of source {handle!r} holds a timestamp of the wrong type")
-    return SourceInfo(handle=handle, digest=digest, size=size, kind=kind, ts=ts, seq=seq)
+
+
+def _row_digest_input(seq: int, handle: str, digest: str, kind: str | None, ts: float | None) -> bytes:
+    """What a source row's checksum (schema 3) is the BLAKE3 of: the row's seq, handle, digest,
+    kind and ts, separated by NUL (which no handle, digest or kind holds), a kind after ``+`` and
+    a stamp as ``float.hex`` (exact), each ``-`` when absent. A stamp of ``-0.0`` is ``0.0``, as
+    SQLite stores it (an integral REAL is kept as an integer)."""
+    text = (f"provgate.source-row/3\x00{seq}\x00{handle}\x00{digest}\x00{'-' if kind is None else '+' + kind}\x00"
+            f"{'-' if ts is None else (ts + 0.0).hex()}")
+    return text.encode("utf-8", "surrogatepass")
+
+
+def _row_digest(seq: int, handle: str, digest: str, kind: str | None, ts: float | None) -> bytes:
+    """The checksum of a source row (schema 3): 32 bytes of BLAKE3 of :func:`_row_digest_input`."""
+    return blake3(_row_digest_input(seq, handle, digest, kind, ts)).digest()
+
+
+def _check_row(handle: str, seq: Any, digest: Any, kind: Any, ts: Any, row_digest: Any) -> None:
+    """Refuse a source row (schema 3) that does not match its checksum: its kind, ts, seq or
+    digest were damaged after it was written (red team 93, F03: one flipped bit made the words of
+    an evicted summary, kind ``window_summary``, read as a source's), or it has none (it was
+    damaged or unreadable when the store was upgraded to schema 3)."""
+    _check_row_types(handle, seq, kind, ts)
+    if not isinstance(digest, str):
+        raise StoreCorruptionError(f"the row of source {handle!r} holds values of the wrong type")
+    if row_digest is None:
+        raise StoreCorruptionError(
+            f"source {handle!r} (source row {seq}): its row has no checksum, so its kind and ts cannot be trusted (it "
+            "was damaged or unreadable when the store was upgraded to schema 3); run verify(), and restore the store "
+            "from a copy")
+    if type(row_digest) is not bytes or row_digest != _row_digest(seq, handle, digest, kind, ts):
+        raise StoreCorruptionError(
+            f"source {handle!r} (source row {seq}): the row no longer matches its checksum: its kind, ts, number or "
+            "digest was damaged (the store file was damaged); refusing to read its kind and ts; run verify(), and "
+            "restore the store from a copy")
 
 
 def _read_header(conn: sqlite3.Connection) -> tuple[int, int]:
@@ -1827,12 +1958,14 @@ def _check_header(path: str, app_id: int, version: int) -> None:
 # them still reads right, and the tests that damage rows on purpose drop them); by schema
 # version, for version 1 is read as it is by a store opened read-only
 _SCHEMA_OBJECTS_V1 = frozenset({"content", "sources", "sources_by_name", "audit", "fact_cache"})
+_SCHEMA_OBJECTS_V2 = _SCHEMA_OBJECTS_V1 | {"audit_by_session", "audit_session_heads", "audit_needs_session",
+                                           "audit_counts_session"}
 _SCHEMA_OBJECTS = {
     1: _SCHEMA_OBJECTS_V1,
-    SCHEMA_VERSION: _SCHEMA_OBJECTS_V1 | {"audit_by_session", "audit_session_heads", "audit_needs_session",
-                                          "audit_counts_session"},
+    2: _SCHEMA_OBJECTS_V2,
+    3: _SCHEMA_OBJECTS_V2 | {"sources_need_row_digest"},
 }
-_SCHEMA_STATEMENTS = {1: _SCHEMA_V1, SCHEMA_VERSION: (*_SCHEMA_V1, *_UPGRADE_TO_V2)}
+_SCHEMA_STATEMENTS = {1: _SCHEMA_V1, 2: (*_SCHEMA_V1, *_UPGRADE_TO_V2), 3: (*_SCHEMA_V1, *_UPGRADE_TO_V2, *_UPGRADE_TO_V3)}
 
 _EXPECTED_SCHEMA: dict[int, dict[str, tuple[str, str]]] = {}
 
@@ -1928,6 +2061,49 @@ def _upgrade_to_v2(conn: sqlite3.Connection) -> None:
     conn.execute(trigger_sql)
     conn.execute("INSERT INTO audit_session_heads (session, records, last_seq) "
                  "SELECT session, count(*), max(seq) FROM audit WHERE session != '' GROUP BY session")
+
+
+def _upgrade_to_v3(conn: sqlite3.Connection) -> None:
+    """Add the sources' row checksum (in the caller's write transaction, so a failure leaves the
+    file at its version) and compute it for the rows already there, from their columns as they
+    are: nothing recorded them before, so the upgrade cannot tell a row damaged earlier from an
+    intact one (run ``verify()`` on a store before upgrading it, if in doubt). A row whose
+    columns have the wrong types (damaged) gets no checksum (NULL), and every later read of its
+    kind or ts, and ``verify()``, reports it."""
+    columns = [row[1] for row in conn.execute("PRAGMA table_info(sources)").fetchall()]
+    if "row_digest" in columns:
+        raise StoreSchemaError("the store says a schema version before 3 but its sources have version 3's row_digest "
+                               "column: its version was edited by hand; refusing to upgrade it again")
+    for statement in _UPGRADE_TO_V3:
+        conn.execute(statement)
+    # the one update the sources ever see, made before any row has a checksum of its own: their
+    # immutability trigger is set aside for it and put back unchanged (as _upgrade_to_v2 does)
+    no_update = "sources_no_update"
+    found = conn.execute("SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = ?", (no_update,)).fetchone()
+    if found is None:
+        raise StoreSchemaError(f"a store without its {no_update} trigger: it was edited by hand; refusing to upgrade it")
+    (trigger_sql,) = found
+    conn.execute(f"DROP TRIGGER {no_update}")
+    last = 0
+    while True:
+        rows = conn.execute("SELECT seq, handle, digest, kind, ts FROM sources WHERE seq > ? ORDER BY seq LIMIT ?",
+                            (last, _PAGE)).fetchall()
+        end = _page_end(rows, last, "the sources")
+        conn.executemany("UPDATE sources SET row_digest = ? WHERE seq = ?",
+                         [(_upgraded_row_digest(*row), row[0]) for row in rows])
+        if len(rows) < _PAGE:
+            break
+        last = end
+    conn.execute(trigger_sql)
+
+
+def _upgraded_row_digest(seq: int, handle: Any, digest: Any, kind: Any, ts: Any) -> bytes | None:
+    """The checksum the upgrade to schema 3 gives a source row: None when its columns are not of
+    the types a put writes (it was damaged), else what a put of it writes."""
+    if (not isinstance(handle, str) or not isinstance(digest, str) or not (kind is None or isinstance(kind, str))
+            or not (ts is None or isinstance(ts, float))):
+        return None
+    return _row_digest(seq, handle, digest, kind, ts)
 
 
 def _stored_session(seq: int, blob: Any, digest: Any) -> str | None:

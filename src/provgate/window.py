@@ -47,6 +47,16 @@ MAX_HANDLE_BYTES = 1024
 # minimum and maximum), and it leaves seconds, milliseconds and microseconds room to spare.
 MAX_TS = 2**53
 
+# The kinds an edit may give an inline source (``sources: {HANDLE: {"text": ..., "kind": ...}}``):
+# those compact() gives the window texts it stores under their block handles, a summary's words
+# (provgate.store.DERIVED_KIND, whose bytes P refuses to resolve as a source's) and any other
+# block's text (compaction.BLOCK_SOURCE_KIND). Through ``provgate check`` an evicted summary's
+# words could only be stored as a plain source, and P then accepted a pointer into them (red team
+# 93, F04). Any other kind is refused, naming the field: a kind provgate gives no meaning to would
+# be a label no check reads.
+SOURCE_KINDS = ("window_summary", "window_block")
+_BLOCK_TEXT_HANDLE = re.compile(r"block:[0-9a-f]{32}\Z")
+
 
 # -- field checks -----------------------------------------------------------------------------
 
@@ -424,6 +434,34 @@ def _citation_fields(block: Any, handle: Any, start: Any, end: Any, hash_: Any, 
     )
 
 
+def _source_kind(handle: str, kind: Any, path: str) -> str:
+    """A kind of an inline source, checked (SOURCE_KINDS): only under a block's text handle
+    (``block:`` and 32 hex digits, handles.block_text_handle), where compact() stores window texts
+    and where the gate's P asks a source's kind; under another handle P would never read it."""
+    kind = _text(kind, path, allow_empty=False)
+    if kind not in SOURCE_KINDS:
+        raise _fail(path, f"unknown kind {kind[:60]!r}; expected one of {list(SOURCE_KINDS)} (a plain source has no kind: "
+                          "give its text as a string)")
+    if _BLOCK_TEXT_HANDLE.match(handle) is None:
+        raise _fail(path, f"kind {kind!r} is given only to a block's text handle ('block:' and the first 32 hex "
+                          "digits of the text's BLAKE3, handles.block_text_handle), where the gate looks for it; "
+                          f"{handle[:60]!r} is not one")
+    return kind
+
+
+def _source_entry(value: Any, handle: str, path: str) -> tuple[str, str | None]:
+    """``(text, kind)`` of an inline source as JSON gives it: a string (a plain source), or an
+    object ``{"text": ..., "kind": ...}`` (kind optional; other members ignored, as everywhere)."""
+    if not isinstance(value, Mapping):
+        # (a str, else the error an Edit made in Python gives for it: its sources are texts)
+        return _text(value, path), None
+    if "text" not in value:
+        raise _fail(f"{path}.text", "required field is missing")
+    text = _text(value["text"], f"{path}.text")
+    kind = _source_kind(handle, value["kind"], f"{path}.kind") if "kind" in value else None
+    return text, kind
+
+
 class _CheckedSources(dict):
     """An edit's sources as Edit.from_json read them, every text checked for valid Unicode: the
     Edit it makes need not encode them all again."""
@@ -442,6 +480,9 @@ class Edit:
     supersedes: tuple[Supersession, ...] = ()
     pointers: tuple[Citation, ...] = ()
     sources: Mapping[str, str] = field(default_factory=dict)
+    # the kind of each inline source that has one (SOURCE_KINDS): handle -> kind, each a handle of
+    # ``sources``; stored with it (a summary's words as provgate.store.DERIVED_KIND)
+    source_kinds: Mapping[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         # An Edit built in Python gets the checks a JSON edit gets, so nothing unchecked
@@ -474,6 +515,13 @@ class Edit:
             _handle(handle, f"sources[{handle!r}]")
             _text(text, f"sources[{handle!r}]",
                   check_unicode=not checked and not (isinstance(text, str) and text.isascii()))
+        kinds = _object(self.source_kinds, "source_kinds")
+        if kinds:
+            for handle, kind in kinds.items():
+                if not isinstance(handle, str) or handle not in sources:
+                    raise _fail(f"source_kinds[{handle!r}]", "names no source of the edit (a kind is given with the "
+                                                              "source's text, in sources)")
+                _source_kind(handle, kind, f"sources[{handle!r}].kind")
 
     @property
     def lossless(self) -> bool:
@@ -501,9 +549,12 @@ class Edit:
             raise _fail("operator", f"unknown operator {operator!r}; expected one of {sorted(OPERATORS)}")
         sources_obj = _object(obj.get("sources", {}), "sources")
         sources = _CheckedSources()
-        for key, text in sources_obj.items():
+        kinds: dict[str, str] = {}
+        for key, value in sources_obj.items():
             handle = _handle(key, f"sources[{key!r}]")
-            sources[handle] = _text(text, f"sources[{key!r}]")
+            sources[handle], kind = _source_entry(value, handle, f"sources[{key!r}]")
+            if kind is not None:
+                kinds[handle] = kind
         return cls(
             operator=operator,
             pre=Window.from_json(obj["pre"], "pre"),
@@ -516,6 +567,7 @@ class Edit:
                 Citation.from_json(p, f"pointers[{i}]") for i, p in enumerate(_array(obj.get("pointers", ()), "pointers"))
             ),
             sources=sources,
+            source_kinds=kinds,
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -529,7 +581,8 @@ class Edit:
             "pointers": [p.to_json() for p in self.pointers],
         }
         if self.sources:
-            out["sources"] = dict(self.sources)
+            kinds = self.source_kinds
+            out["sources"] = {h: {"text": t, "kind": kinds[h]} if h in kinds else t for h, t in self.sources.items()}
         return out
 
 
