@@ -272,7 +272,9 @@ def test_resume_session_among_30k_records(benchmark, tmp_path):
     log by session."""
     store = SourceStore(str(tmp_path / "log.sqlite3"))
     store._connection().raw.execute("PRAGMA synchronous = OFF")  # setup only: 30k appends
-    record = {"session": "other", "cycle": 0, "accepted": True, "violations": [], "pins": [],
+    # (pins as a gate writes them: a list there is a damaged record, which a resume refuses)
+    record = {"session": "other", "cycle": 0, "accepted": True, "violations": [],
+              "pins": {"handles": [], "ids": [], "added": True},
               "pre": "blake3:" + "0" * 64, "post": "blake3:" + "1" * 64}
     for i in range(30_000):
         store.append_audit(dict(record, cycle=i // 1000 + 1, session="mine" if i % 1000 == 0 else "other"))
