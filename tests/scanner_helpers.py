@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
 import numpy as np
+from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 
 from provgate import _scanner_py
@@ -13,6 +15,14 @@ from provgate import _scanner_py
 if str(Path(__file__).resolve().parent.parent / "benchmarks") not in sys.path:
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
 import corpus
+
+# the differential (native against reference) examples a scanner test draws; more with
+# PROVGATE_SCANNER_EXAMPLES (a stop's parity run uses 15,000)
+DIFFERENTIAL = settings(
+    max_examples=int(os.environ.get("PROVGATE_SCANNER_EXAMPLES", "3000")),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 
 # red team 50, f05's input, shared with the scanner's benchmark
 hostile_backtick_runs = corpus.backtick_runs

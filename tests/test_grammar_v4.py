@@ -6,26 +6,19 @@ PROVGATE_NO_EXTENSIONS=1 for the reference). docs/grammar.md has the rules."""
 
 from __future__ import annotations
 
-import os
 import re
 
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
-
 from conftest import IMPLEMENTATIONS, load_implementation
 from gate_helpers import assert_accepted, find, gate_for, tool
+from hypothesis import given
+from hypothesis import strategies as st
+from scanner_helpers import DIFFERENTIAL, assert_same_columns, columns, spans
+
 from provgate import _scanner_py
 from provgate.facts import EXTRACTOR_VERSION
 from provgate.gate import Gate
 from provgate.store import SourceStore
-from scanner_helpers import assert_same_columns, columns, spans
-
-DIFFERENTIAL = settings(
-    max_examples=int(os.environ.get("PROVGATE_SCANNER_EXAMPLES", "3000")),
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-)
 
 
 @pytest.fixture(params=IMPLEMENTATIONS, scope="module")

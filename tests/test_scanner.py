@@ -13,13 +13,11 @@ from unittest import mock
 
 import numpy as np
 import pytest
+from conftest import IMPLEMENTATIONS, NO_EXTENSIONS, load_implementation
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-from conftest import IMPLEMENTATIONS, NO_EXTENSIONS, load_implementation
-from provgate import _scanner_py
-from provgate.errors import InvalidArgumentError, LimitExceededError, SpanError
 from scanner_helpers import (
+    DIFFERENTIAL,
     all_text,
     any_bytes,
     assert_same_columns,
@@ -32,11 +30,8 @@ from scanner_helpers import (
     unicode_text,
 )
 
-DIFFERENTIAL = settings(
-    max_examples=int(os.environ.get("PROVGATE_SCANNER_EXAMPLES", "3000")),
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-)
+from provgate import _scanner_py
+from provgate.errors import InvalidArgumentError, LimitExceededError, SpanError
 
 
 @pytest.fixture(params=IMPLEMENTATIONS, scope="module")

@@ -2039,26 +2039,10 @@ def _upgrade_to_v2(conn: sqlite3.Connection) -> None:
                                "its version was edited by hand; refusing to upgrade it again")
     for statement in _UPGRADE_TO_V2:
         conn.execute(statement)
-    # the one update the audit log ever sees, made before any record has a session of its own:
-    # its immutability trigger is set aside for it and put back unchanged
-    no_update = "audit_no_update"
-    found = conn.execute("SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = ?", (no_update,)).fetchone()
-    if found is None:
-        raise StoreSchemaError(f"a version 1 store without its {no_update} trigger: it was edited by hand; "
-                               "refusing to upgrade it")
-    (trigger_sql,) = found
-    conn.execute(f"DROP TRIGGER {no_update}")
-    last = 0
-    while True:
-        rows = conn.execute("SELECT seq, record, digest FROM audit WHERE seq > ? ORDER BY seq LIMIT ?",
-                            (last, _PAGE)).fetchall()
-        end = _page_end(rows, last, "the audit log")
-        conn.executemany("UPDATE audit SET session = ? WHERE seq = ?",
-                         [(_stored_session(seq, blob, digest), seq) for seq, blob, digest in rows])
-        if len(rows) < _PAGE:
-            break
-        last = end
-    conn.execute(trigger_sql)
+    # the one update the audit log ever sees, made before any record has a session of its own
+    _fill_column(conn, "audit_no_update", "a version 1 store",
+                 "SELECT seq, record, digest FROM audit WHERE seq > ? ORDER BY seq LIMIT ?",
+                 "UPDATE audit SET session = ? WHERE seq = ?", _stored_session, "the audit log")
     conn.execute("INSERT INTO audit_session_heads (session, records, last_seq) "
                  "SELECT session, count(*), max(seq) FROM audit WHERE session != '' GROUP BY session")
 
@@ -2076,21 +2060,28 @@ def _upgrade_to_v3(conn: sqlite3.Connection) -> None:
                                "column: its version was edited by hand; refusing to upgrade it again")
     for statement in _UPGRADE_TO_V3:
         conn.execute(statement)
-    # the one update the sources ever see, made before any row has a checksum of its own: their
-    # immutability trigger is set aside for it and put back unchanged (as _upgrade_to_v2 does)
-    no_update = "sources_no_update"
+    # the one update the sources ever see, made before any row has a checksum of its own
+    _fill_column(conn, "sources_no_update", "a store",
+                 "SELECT seq, handle, digest, kind, ts FROM sources WHERE seq > ? ORDER BY seq LIMIT ?",
+                 "UPDATE sources SET row_digest = ? WHERE seq = ?", _upgraded_row_digest, "the sources")
+
+
+def _fill_column(conn: sqlite3.Connection, no_update: str, what: str, select: str, update: str,
+                 value_of: Callable[..., Any], rows_name: str) -> None:
+    """Fill a column an upgrade added to a table (in the caller's write transaction): the
+    table's immutability trigger ``no_update`` is set aside for this one update and put back
+    unchanged; the rows are read a page at a time by ``select`` (seq first) and each given
+    ``value_of(*row)`` by ``update``."""
     found = conn.execute("SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = ?", (no_update,)).fetchone()
     if found is None:
-        raise StoreSchemaError(f"a store without its {no_update} trigger: it was edited by hand; refusing to upgrade it")
+        raise StoreSchemaError(f"{what} without its {no_update} trigger: it was edited by hand; refusing to upgrade it")
     (trigger_sql,) = found
     conn.execute(f"DROP TRIGGER {no_update}")
     last = 0
     while True:
-        rows = conn.execute("SELECT seq, handle, digest, kind, ts FROM sources WHERE seq > ? ORDER BY seq LIMIT ?",
-                            (last, _PAGE)).fetchall()
-        end = _page_end(rows, last, "the sources")
-        conn.executemany("UPDATE sources SET row_digest = ? WHERE seq = ?",
-                         [(_upgraded_row_digest(*row), row[0]) for row in rows])
+        rows = conn.execute(select, (last, _PAGE)).fetchall()
+        end = _page_end(rows, last, rows_name)
+        conn.executemany(update, [(value_of(*row), row[0]) for row in rows])
         if len(rows) < _PAGE:
             break
         last = end
