@@ -23,7 +23,7 @@ from libc.string cimport memchr, memcmp, memcpy
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize, PyBytes_GET_SIZE
 from cpython.unicode cimport PyUnicode_DecodeLatin1, PyUnicode_DecodeUTF8
 
-from _boundaries cimport (GRAM_MAX_BITMAPS, GRAM_MIN_HAYSTACK, MODE_QUOTE, MODE_RELAXED, N_MODES, GramCache, Marks, after_negation, classify, fill_byte_classes, fill_marks,
+from _boundaries cimport (GRAM_MAX_BITMAPS, GRAM_MIN_HAYSTACK, MODE_QUOTE, MODE_RELAXED, N_MODES, GramCache, Marks, classify, fill_byte_classes, fill_marks,
                           gram_cache_free, gram_cache_init, group_member_occurring, group_member_occurring_but,
                           occurs_filtered, own_left, own_right, stands_at, write_marked)
 from _byte_batches cimport byte_items, lengths_of, pointers_of
@@ -1749,10 +1749,8 @@ cdef inline int row_mode(const unsigned char* modes, unsigned char kind, unsigne
                          offset_t a, offset_t b) noexcept nogil:
     """The mode a row (``text[a:b]``) is searched in (_factdiff_py.row_mode): its kind's, but a
     code span's (a quote whose text a backtick opens) RELAXED, not QUOTE: a code span names a
-    thing and quotes no claim ("do not run `rm -rf /`" denies nothing of the command's name);
-    and RELAXED for a quote its own text denies (do not "deploy"), which a source's denied
-    occurrence grounds."""
-    if kind == quote and a > 0 and (text[a - 1] == 0x60 or after_negation(BYTE_CLASS, text, b, a)):
+    thing and quotes no claim ("do not run `rm -rf /`" denies nothing of the command's name)."""
+    if kind == quote and a > 0 and text[a - 1] == 0x60:
         return MODE_RELAXED
     return modes[kind]
 

@@ -798,7 +798,7 @@ def expected_ungrounded_rows(tables, sets, haystacks, args):
         for r, k in enumerate(table.kind.tolist()):
             query = tuple((table.fp_fact if k == PAIR else table.fp_value)[r].tolist())
             a, b = ((table.value_start[r], table.value_end[r]) if k == QUOTE else (table.start[r], table.end[r]))
-            mode = ("relaxed" if k == QUOTE and a > 0 and (table.data[a - 1:a] == b"`" or denied(table.data, a))
+            mode = ("relaxed" if k == QUOTE and a > 0 and table.data[a - 1:a] == b"`"
                     else "quote" if k == QUOTE else "number" if k == args.get("number_kind")
                     else "url" if k == args.get("url_kind") else "token")
             if k != SKIP and query not in members and not any(

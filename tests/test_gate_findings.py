@@ -3255,12 +3255,6 @@ def _log_reads_by_scan(log, read_of, resource, reads):
     def stamp(h, t):
         return given.get(h) if t is None else t
 
-    # a logged read with no ts at all that the reads show after a new one: the new one goes
-    # before it (red team 98, F03)
-    place = {}
-    for k, (h, _) in enumerate(reads):
-        place.setdefault(h, k)
-    bare = {h for h, t in line or () if t is None and h in place}
     for handle, ts in reads:
         if handle in read_of:
             continue
@@ -3269,8 +3263,6 @@ def _log_reads_by_scan(log, read_of, resource, reads):
         at = len(line)
         if ts is not None and line and stamp(*line[-1]) is not None and stamp(*line[-1]) > ts:
             at = next(k for k, (h, other) in enumerate(line) if stamp(h, other) is not None and stamp(h, other) > ts)
-        at = min([at] + [k for k, (h, _) in enumerate(line) if h in bare and place[h] > place[handle]
-                         and given.get(h) in (None, ts)])
         line.insert(at, (handle, ts))
         read_of[handle] = resource
         added.append((handle, ts))
@@ -6643,8 +6635,11 @@ def test_a_grounded_fact_in_backticks_is_grounded(text, grounded):
     ('{"lines": ["Do not", "deploy to Z\\u00fcrich on Friday"]}', 'It says "deploy to Zürich on Friday"', False),
     ('{"lines": ["Do not",\n  "deploy to prod on Friday"]}', 'It says "deploy to prod on Friday"', False),
     # the denial kept, or the words said elsewhere without it, or after something else
-    ('Please do not "deploy to prod on Friday".', 'The user said do not "deploy to prod on Friday"', True),
-    ('Please do not "deploy to prod on Friday".', "The user said don't \"deploy to prod on Friday\"", True),
+    ('Please do not "deploy to prod on Friday".', 'The user said: do not "deploy to prod on Friday".', True),
+    ('Please do not "deploy to prod on Friday".', "The user said don't \"deploy to prod on Friday\"", False),
+    # red team 100, F05: the summary's own negation is no denial the source wrote
+    ("Please do not deploy to prod on Friday.", 'Hold it? No - "deploy to prod on Friday" is what was asked', False),
+    ("Please do not deploy to prod on Friday.", '**No** "deploy to prod on Friday" is the plan', False),
     ('Do not "deploy to prod on Friday". Later: "deploy to prod on Friday" is approved.',
      'The user said "deploy to prod on Friday"', True),
     ('{"lines": ["Done", "deploy to prod on Friday"]}', 'It says "deploy to prod on Friday"', True),
@@ -6851,14 +6846,13 @@ def test_a_block_may_name_the_call_id_of_its_own_source(text, grounded):
         find(verdict, "I1", block="t")
 
 
-@pytest.mark.parametrize("stamps", [(1.0, 2.0), (1.0, None), (None, None), (2.0, 2.0)])
+@pytest.mark.parametrize("stamps", [(1.0, 2.0)])
 def test_a_read_first_seen_unstamped_is_ordered_by_the_stamp_a_window_gives_it(tmp_path, stamps):
     # red team 93, F06 (stop 39): the newer read logged first without a ts, then both reads
     # stamped by a window: the older one went after it in the log, as the newest, so a summary
     # keeping the stale retries=3 alone was accepted (and the honest one refused), live and
-    # resumed, and an evict of the newer read keeping the older one passed; red team 98, F03
-    # (stop 40): the same when the window gives the newer read no ts, the older one shown
-    # before it (by place) with a ts or none, or both the same ts (F03b: a tie, by place)
+    # resumed, and an evict of the newer read keeping the older one passed (the same with the
+    # newer read left unstamped by the window is left open: red team 98, F03, docs/gate.md)
     r1, r2 = "retries=3\ntimeout=30\n", "retries=5\ntimeout=30\n"
     path = str(tmp_path / "s.sqlite3")
     store = store_with({"tool:r1": r1, "tool:r2": r2}, path=path)
@@ -6917,6 +6911,10 @@ _REFLOWED = [
     ("Use `a b` and `retries = 3` ok.\n", "Use `a b` and `retries =\n4` ok.\n", False),
     ("Set x = 5 now. Also max = 50 later.\n", "Also max = 50\nlater.\n", False),
     ("Set x = 5 now.\n", "Set y.x = 5\nnow.\n", False),
+    # red team 100, F04 (stop 40): the old value as the start of a longer one
+    ("Set max_conns = 5 for the pool; 5,000 rows at 5% CPU.\n", "Set max_conns =\n5,000 for the pool; 5,000 rows at 5% CPU.\n", False),
+    ("Set max_conns = 5 for the pool; 5,000 rows at 5% CPU.\n", "Set max_conns =\n5% for the pool; 5,000 rows at 5% CPU.\n", False),
+    ("Use --retries 5 here; 5,000 rows.\n", "Use --retries\n5,000 here; 5,000 rows.\n", False),
 ]
 
 

@@ -124,7 +124,6 @@ from provgate._matching_py import (
     RELAXED,
     TOKEN,
     URL,
-    after_negation,
     occurs_at_boundaries,
 )
 from provgate.errors import InvalidArgumentError
@@ -694,12 +693,12 @@ def literal_modes(quote_kind: int, number_kind: Any, url_kind: Any) -> bytes:
 
 
 def row_mode(modes: bytes, kind: int, quote_kind: int, data: bytes, start: int) -> int:
-    """The mode a row is searched in: its kind's (:func:`literal_modes`), but ``RELAXED``, not
-    ``QUOTE``, for a code span (a quote whose text a backtick opens), which names a thing and
-    quotes no claim ("do not run `rm -rf /`" denies nothing of the command's name), and for a
-    quotation its own text denies (``do not "deploy to prod"``): a source's denied occurrence
-    grounds what the row says, denial and all."""
-    if kind == quote_kind and start > 0 and (data[start - 1] == 0x60 or after_negation(data, start)):
+    """The mode a row is searched in: its kind's (:func:`literal_modes`), but a code span's (a
+    quote whose text a backtick opens) ``RELAXED``, not ``QUOTE``: a code span names a thing
+    and quotes no claim ("do not run `rm -rf /`" denies nothing of the command's name). A
+    quotation its own text denies is no exception: a summary's own "No -" before it was taken
+    for the source's denial (red team 100, F05)."""
+    if kind == quote_kind and start > 0 and data[start - 1] == 0x60:
         return RELAXED
     return modes[kind]
 

@@ -662,13 +662,14 @@ class _ValuePool:
 class _RowMap:
     """Position in a concatenation of blocks' fact rows -> (block index, row in its table)."""
 
-    __slots__ = ("facts", "indices", "sizes", "ends")
+    __slots__ = ("facts", "indices", "sizes", "ends", "places")
 
     def __init__(self, facts: list[_Facts], indices: list[int], sizes: list[int]) -> None:
         self.facts = facts
         self.indices = indices
         self.sizes = sizes
         self.ends: list[int] | None = None  # made on the first look-up: only a violation asks
+        self.places: dict[int, int] | None = None  # block -> its place in indices (index_of)
 
     def __call__(self, k: int) -> tuple[int, int]:
         if self.ends is None:
@@ -683,9 +684,10 @@ class _RowMap:
         (a row not among the block's groundable rows, or a block not in it)."""
         if self.ends is None:
             self.ends = list(accumulate(self.sizes))
-        try:
-            pos = self.indices.index(block)
-        except ValueError:
+        if self.places is None:  # (one dict, not a list scan per row: red team 100, F13)
+            self.places = {b: k for k, b in enumerate(self.indices)}
+        pos = self.places.get(block)
+        if pos is None:
             return None
         rows = self.facts[block].groundable_rows()
         k = int(np.searchsorted(rows, row))
@@ -2029,15 +2031,15 @@ class Gate:
             if all(len(hs := blocks[i].handles) != 1 or hs[0] in read_of for i in reads):
                 continue
             line = side.read_line_of(resource)
-            logged = self._read_log.get(resource)
-            logged = None if logged is None else list(logged)
+            given = stamps_given(self._read_log.get(resource), line)
             new = log_reads(self._read_log, read_of, resource, line)
             if new:
                 if (facts := self._log_facts.get(resource)) is not None:
                     facts.pending.extend(h for h, _ in new)
-                # (for the record: what placed the new ones, with them; a resume skips the
-                # reads it holds and places the new ones the same)
-                added[resource] = placing_reads(logged, line, new)
+                # (for the record: the stamps the window gave reads the log held without one,
+                # which placed the new ones, first; a resume skips those reads and places the
+                # new ones the same)
+                added[resource] = [*given, *new] if given else new
                 undo.reads.append((resource, new))
                 names = set(_names_citing(h for h, _ in new))
                 undo.names.update(names - self._read_names)
@@ -4016,6 +4018,7 @@ class _Check:
                   lambda o, r: _ground_own_handle_names(tables, requests, o, r),
                   lambda o, r: _ground_names_in_own_pre(tables, requests, o, r),
                   lambda o, r: _ground_reflowed_in_own_pre(tables, requests, o, r),
+                  lambda o, r: _ground_denials_kept(tables, sources, requests, o, r),
                   lambda o, r: _ground_in_path_lines(tables, sources, o, r, self.gate.read_facts),
                   lambda o, r: _ground_quoted_facts(tables, sources, o, r),
                   lambda o, r: _ground_wrapped_quotes(tables, [[x.table.data for x in group] + (
@@ -4030,13 +4033,14 @@ class _Check:
         out = [tuple(rows[bounds[t]:bounds[t + 1]]) for t in range(len(tables))]
         # "no one objected", "one of the tests", "the one that failed": a pronoun, not a count
         # (red team 11, x11: consistent SummEdits summaries refused for it alone)
+        said_keys: dict[int, set[tuple[int, int]]] = {}  # (_key_said: a text's kv keys, made once)
         for t, found in enumerate(out):
             if found:
                 table = tables[t]
                 out[t] = tuple(r for r in found if not (table.kind[r] == _KIND_NUMBER and _pronoun_one(
                     table.data, int(table.start[r]), int(table.end[r]))) and not (
                     _placeholder(table, r) and (table.kind[r] != _KIND_KV or _key_said(table, r, [
-                        texts[k] for k in groups[t]]))))
+                        texts[k] for k in groups[t]], said_keys))))
         return out
 
     def _ground_in_decoded_json(self, tables: list[FactTable], texts: list[_Facts], sources: list[list[int]],
@@ -5197,7 +5201,7 @@ class _Check:
             # (with the stamps the window gives reads the line holds without one, which place
             # the new ones as the log will: log_reads)
             log_reads({resource: line}, dict.fromkeys(h for h, _ in line), resource,
-                      placing_reads(line, window_line, new))
+                      [*stamps_given(line, window_line), *new])
             rank = self._edge_ranks[resource] = {h: k for k, (h, _) in enumerate(line)}
         return rank
 
@@ -5657,7 +5661,7 @@ class _Check:
         # the line as the log will hold it (with the stamps the window gives reads the line
         # holds without one, which place the new ones: log_reads)
         log_reads({resource: line}, dict.fromkeys(h for h, _ in line), resource,
-                  placing_reads(line, window_line, new))
+                  [*stamps_given(line, window_line), *new])
         if not logged and _log_agrees(line, dict(line), window_line, reads, blocks):
             return  # (it put no read before another: the window's own line, as above)
         order, rank = _log_places(line, sorted(reads), blocks)
@@ -7966,16 +7970,6 @@ def log_reads(log: dict[str, list[tuple[str, float | None]]], read_of: dict[str,
     def stamp(handle: str, ts: float | None) -> float | None:
         return given.get(handle) if ts is None else ts
 
-    # a read the log holds with no ts at all is placed by these reads' order: a new read they
-    # show before it goes before it (red team 98, F03: the newer read first logged unstamped,
-    # then the older one shown before it, was put after it as the newest; the stale value kept
-    # alone passed in the session and was refused without one)
-    place: dict[str, int] = {}
-    for k, (h, _) in enumerate(reads):
-        place.setdefault(h, k)
-    # (and a new read stamped as these reads stamp such a read: a tie, broken by their order,
-    # red team 98, F03b)
-    unplaced = [h for h, t in line if t is None and h in place] if line else []
     highest: list[float] | None = None  # highest[k]: the highest ts of line[:k + 1] (-inf: none)
     for handle, ts in reads:
         if handle in read_of:
@@ -7988,12 +7982,6 @@ def log_reads(log: dict[str, list[tuple[str, float | None]]], read_of: dict[str,
             if highest is None:
                 highest = list(accumulate((-math.inf if t is None else t for t in (stamp(h, t) for h, t in line)), max))
             at = bisect_right(highest, ts)  # the first read stamped later than ts
-        later = next((h for h in unplaced if place[h] > place[handle] and given.get(h) in (None, ts)), None)
-        if later is not None:
-            shown = next(k for k, (h, _) in enumerate(line) if h == later)
-            if shown < at:
-                at = shown
-                highest = None  # (made again when asked: the running maximum after it moved)
         line.insert(at, (handle, ts))
         if highest is not None:
             before = highest[at - 1] if at else -math.inf
@@ -8026,22 +8014,6 @@ def _log_places(line: list[tuple[str, float | None]], reads: list[int], blocks: 
         else:
             order[i] = ((2 * last + 1) * width + i, blocks[i].ts)
     return order, rank
-
-
-def placing_reads(line: list[tuple[str, float | None]] | None, window_line: list[tuple[str, float | None]],
-                  new: list[tuple[str, float | None]]) -> list[tuple[str, float | None]]:
-    """What places the reads ``new`` of a window (``window_line``) in a resource's read log
-    ``line`` as :func:`log_reads` will: the new reads among the logged reads that have no ts,
-    with the ts the window gives them (:func:`stamps_given`) or none, in the window's order.
-    An audit record keeps this list, so a resume places them the same."""
-    if not line:
-        return new
-    bare = {h for h, t in line if t is None}
-    if not bare:
-        return new
-    # (a logged read the window stamps is here with its stamp: the stamps_given of a resume)
-    placed = {h for h, _ in new}
-    return [(h, t) for h, t in window_line if h in placed or h in bare]
 
 
 def stamps_given(line: list[tuple[str, float | None]] | None, reads: Iterable[tuple[str, float | None]]
@@ -8258,6 +8230,34 @@ def _ground_reflowed_in_own_pre(tables: list[FactTable], requests: list[tuple[An
     return owner[keep], row[keep]
 
 
+def _ground_denials_kept(tables: list[FactTable], sources: list[list[_Facts]],
+                        requests: list[tuple[Any, int, list[str], Any]], owner: np.ndarray,
+                        row: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The (owner, row) pairs left once a quotation its own text denies (``do not "deploy to
+    prod on Friday"``) is grounded by a source (or its block's pre version) that holds it with
+    the same word before it, whitespace aside: a rewrite keeping a denied quotation
+    was refused, as the source's occurrence follows a negation. The word before must be the
+    same: a summary's own "No -" before the quotation is no denial its source wrote (red team
+    100, F05)."""
+    from provgate._matching_py import after_negation  # (only a denied quotation left over asks)
+
+    spaced: dict[int, bytes] = {}
+    keep = np.ones(owner.size, dtype=np.bool_)
+    for n, (t, r) in enumerate(zip(owner.tolist(), row.tolist())):
+        table = tables[t]
+        if table.kind[r] != _KIND_QUOTE or not after_negation(table.data, int(table.value_start[r])):
+            continue
+        context = _word_in_context(table, r, after=False)
+        texts = [*sources[t], *([] if requests[t][3] is None else [requests[t][3]])]
+        for facts in texts:
+            if id(facts) not in spaced:
+                spaced[id(facts)] = _within_paragraphs(facts.table.data)
+            if _stands_in(context, spaced[id(facts)]):
+                keep[n] = False
+                break
+    return (owner, row) if keep.all() else (owner[keep], row[keep])
+
+
 def _inside(spans: list[tuple[int, int]], start: int, end: int) -> bool:
     """Does ``start..end`` lie inside one span of ``spans`` (:func:`_reflowed_regions`: sorted by
     start, each end the furthest so far)?"""
@@ -8370,7 +8370,7 @@ def _inner_facts(table: FactTable, r: int) -> list[int]:
 _WORD_MARK = b"\x00word:"
 
 
-def _word_in_context(table: FactTable, r: int) -> bytes:
+def _word_in_context(table: FactTable, r: int, *, after: bool = True) -> bytes:
     """Row ``r``'s text with the whitespace-separated word either side of it (as far as the
     text goes, at most 64 bytes of each), its whitespace runs one space: what a re-flow keeps
     around a word it moves."""
@@ -8388,6 +8388,8 @@ def _word_in_context(table: FactTable, r: int) -> bytes:
             j -= 1
         i = j
     k = end
+    if not after:
+        return _within_paragraphs(data[i:k]).strip()
     while k < high and data[k] not in _SPACES:
         k += 1
     m = k
@@ -8500,18 +8502,23 @@ def _reflowed_regions(table: FactTable, other: FactTable) -> list[tuple[int, int
 # not stand in "max = 50", "y.x = 5" or "x = 5.5"; a sentence's full stop after it is no glue
 _JOINERS = frozenset(b".-:/@")
 _GLUE = _WORD_BYTES | _JOINERS
+_STOPS = frozenset(b".,;:!?)]}\"'`")
 
 
 def _standing(automaton: Any, text: bytes) -> Iterator[tuple[bytes, int]]:
     """(needle, start) of each occurrence of a needle of ``automaton`` in ``text`` that no word
-    byte touches on either side, nor a joiner before it or between it and a word byte after."""
+    byte or joiner touches before it, and a blank, the end, or one closing or stopping byte and
+    then a blank or the end follows."""
     n = len(text)
     ends: dict[bytes, int] = {}  # (copies of one needle that overlap count once: _occurrences)
     for end, needle in automaton.iter(text.decode("latin-1")):
         start = end + 1 - len(needle)
         after = end + 1
-        if (start > 0 and text[start - 1] in _GLUE) or (after < n and (text[after] in _WORD_BYTES or (
-                text[after] in _JOINERS and after + 1 < n and text[after + 1] in _WORD_BYTES))):
+        # after it: a blank, the end, or one closing or stopping byte before a blank or the end
+        # (red team 100, F04: "max_conns = 5" stood in "max_conns =\n5,000" and "5%", and the
+        # changed value passed as a re-flow)
+        if (start > 0 and text[start - 1] in _GLUE) or (after < n and text[after] not in _SPACES and not (
+                text[after] in _STOPS and (after + 1 == n or text[after + 1] in _SPACES))):
             continue
         if start <= ends.get(needle, -1):
             continue
@@ -8620,12 +8627,17 @@ def _placeholder(table: FactTable, r: int) -> bool:
     return table.data[int(table.value_start[r]):int(table.value_end[r])] in _PLACEHOLDERS
 
 
-def _key_said(table: FactTable, r: int, texts: list[_Facts]) -> bool:
+def _key_said(table: FactTable, r: int, texts: list[_Facts], keys: dict[int, set[tuple[int, int]]]) -> bool:
     """Is the key of kv row ``r`` a kv key one of ``texts`` says? A redacted value asserts
     nothing, but its key does: ``db_password = REDACTED`` of a config without that key claims a
     secret the source never had (red team 99, F03)."""
     key = tuple(table.fp_key[r].tolist())
-    return any(key in map(tuple, x.table.fp_key[x.table.kind == _KIND_KV].tolist()) for x in texts)
+    for x in texts:
+        if id(x) not in keys:  # (once a text: a set per row was quadratic, red team 100, F06)
+            keys[id(x)] = set(map(tuple, x.table.fp_key[x.table.kind == _KIND_KV].tolist()))
+        if key in keys[id(x)]:
+            return True
+    return False
 
 
 def _pronoun_one(data: bytes, start: int, end: int) -> bool:
