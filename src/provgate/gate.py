@@ -8239,7 +8239,8 @@ def _ground_denials_kept(tables: list[FactTable], sources: list[list[_Facts]],
     was refused, as the source's occurrence follows a negation. The word before must be the
     same: a summary's own "No -" before the quotation is no denial its source wrote (red team
     100, F05)."""
-    from provgate._matching_py import after_negation  # (only a denied quotation left over asks)
+    # (imported here: only a denied quotation left over asks for it)
+    from provgate._matching_py import after_negation
 
     spaced: dict[int, bytes] = {}
     keep = np.ones(owner.size, dtype=np.bool_)
