@@ -23,7 +23,7 @@ from _byte_batches cimport byte_data, byte_items, lengths_of, pointers_of
 from _grouping cimport flat_grouping
 from _types cimport byte_t, offset_t
 
-from provgate._matching_py import check_max_matches, check_modes, check_starts, too_many_matches
+from provgate._matching_py import check_max_matches, check_modes, check_quote_columns, check_starts, too_many_matches, starts_error
 from provgate.errors import InvalidContentError
 
 cdef extern from "Python.h":
@@ -201,3 +201,29 @@ def follows_negation(data, starts):
         for i in range(n):
             o[i] = after_negation(BYTE_CLASS, h, hn, p_at[i])
     return out
+
+
+def denied_quotes(data, kind, starts, int quote_kind):
+    cdef bytes keep = byte_data(data)
+    check_quote_columns(kind, starts, quote_kind)
+    cdef const unsigned char* p_kind = <const unsigned char*>cnp.PyArray_DATA(kind)
+    cdef const int64_t* p_at = <const int64_t*>cnp.PyArray_DATA(starts)
+    cdef const byte_t* h = <const byte_t*><const char*>keep
+    cdef Py_ssize_t n = kind.shape[0], i, found = 0, bad = -1
+    cdef offset_t hn = len(keep)
+    cdef unsigned char q = <unsigned char>quote_kind
+    cdef cnp.ndarray out = np.empty(n, dtype=np.int64)
+    cdef int64_t* o = <int64_t*>cnp.PyArray_DATA(out)
+    with nogil:
+        for i in range(n):
+            if p_kind[i] != q:
+                continue
+            if p_at[i] < 0 or p_at[i] > hn:
+                bad = i
+                break
+            if after_negation(BYTE_CLASS, h, hn, p_at[i]):
+                o[found] = i
+                found += 1
+    if bad >= 0:
+        raise starts_error(hn)
+    return out[:found].copy()

@@ -729,3 +729,26 @@ def test_follows_negation_refuses_bad_starts(impl, starts, error):
 def test_bad_modes(impl, modes, error):
     with pytest.raises(error, match="modes"):
         impl.occurs_at_boundaries([b"x"], [b"x"], modes=modes)
+
+
+def test_denied_quotes_are_the_quote_rows_that_follow_a_negation(impl):
+    # what a grounding set leaves out (stop 40): the rows of quote kind whose words follow a
+    # negation, in one call, as follows_negation says of each
+    data = 'do not "deploy now" and "ship it"; ["Never", "rm -rf"] never `y` not \u201cgo\u201d'.encode()
+    starts = np.array([data.index(w) for w in (b"deploy", b"ship", b"rm -rf", b"y`", b"go", b"and")], dtype=np.int64)
+    kind = np.array([7, 7, 7, 7, 7, 3], dtype=np.uint8)
+    assert impl.denied_quotes(data, kind, starts, 7).tolist() == [0, 2, 4]
+    assert impl.denied_quotes(data, kind, starts, 3).tolist() == []
+    assert impl.denied_quotes(data, np.zeros(0, np.uint8), np.zeros(0, np.int64), 7).tolist() == []
+
+
+@pytest.mark.parametrize("kind, starts, quote_kind, error", [
+    (np.zeros(1, np.int64), np.zeros(1, np.int64), 7, TypeError),
+    (np.zeros(1, np.uint8), np.zeros(1, np.int32), 7, TypeError),
+    (np.zeros(2, np.uint8), np.zeros(1, np.int64), 7, InvalidArgumentError),
+    (np.zeros(1, np.uint8), np.zeros(1, np.int64), 256, InvalidArgumentError),
+    (np.full(1, 7, np.uint8), np.full(1, 9, np.int64), 7, InvalidArgumentError),
+])
+def test_denied_quotes_refuse_bad_columns(impl, kind, starts, quote_kind, error):
+    with pytest.raises(error):
+        impl.denied_quotes(b"abc", kind, starts, quote_kind)

@@ -363,6 +363,41 @@ def follows_negation(data: Any, starts: Any) -> np.ndarray:
     return np.array([after_negation(haystack, s) for s in at.tolist()], dtype=np.bool_)
 
 
+def denied_quotes(data: Any, kind: Any, starts: Any, quote_kind: int) -> np.ndarray:
+    """The rows (int64, ascending) whose ``kind`` is ``quote_kind`` and whose words, at
+    ``starts`` (a fact table's ``value_start``), follow a negation (:func:`after_negation`):
+    the quotations a text denies, found in one call (a grounding set asks of every text)."""
+    haystack = bytes_like(data)
+    check_quote_columns(kind, starts, quote_kind)
+    rows = []
+    for i, (k, s) in enumerate(zip(kind.tolist(), starts.tolist())):
+        if k != quote_kind:
+            continue
+        if not 0 <= s <= len(haystack):
+            raise starts_error(len(haystack))
+        if after_negation(haystack, s):
+            rows.append(i)
+    return np.array(rows, dtype=np.int64)
+
+
+def check_quote_columns(kind: Any, starts: Any, quote_kind: Any) -> None:
+    """:func:`denied_quotes`' columns: a C-contiguous uint8 ``kind`` and int64 ``starts`` of
+    one length, and ``quote_kind`` in 0..255 (both implementations refuse the same)."""
+    if not isinstance(kind, np.ndarray) or kind.dtype != np.uint8 or kind.ndim != 1 or not kind.flags.c_contiguous:
+        raise TypeError("kind must be a one-dimensional C-contiguous uint8 numpy array")
+    if (not isinstance(starts, np.ndarray) or starts.dtype != np.int64 or starts.ndim != 1
+            or not starts.flags.c_contiguous):
+        raise TypeError("starts must be a one-dimensional C-contiguous int64 numpy array")
+    if starts.shape[0] != kind.shape[0]:
+        raise InvalidArgumentError(f"starts has {starts.shape[0]} rows for {kind.shape[0]} kinds", argument="starts")
+    if type(quote_kind) is not int or not 0 <= quote_kind <= 255:
+        raise InvalidArgumentError(f"quote_kind must be an int in 0..255, got {quote_kind!r}", argument="quote_kind")
+
+
+def starts_error(size: int) -> InvalidArgumentError:
+    return InvalidArgumentError(f"starts must lie in 0..{size} (the data's length)", argument="starts")
+
+
 def check_starts(starts: Any, size: int) -> np.ndarray:
     """``starts`` as a C-contiguous int64 array of offsets in ``0..size`` (both implementations
     refuse the same)."""
@@ -370,7 +405,7 @@ def check_starts(starts: Any, size: int) -> np.ndarray:
         raise TypeError("starts must be a one-dimensional int64 numpy array")
     starts = np.ascontiguousarray(starts)
     if starts.shape[0] and (int(starts.min()) < 0 or int(starts.max()) > size):
-        raise InvalidArgumentError(f"starts must lie in 0..{size} (the data's length)", argument="starts")
+        raise starts_error(size)
     return starts
 
 

@@ -66,7 +66,7 @@ from provgate._factdiff import (
     unique_counts,
 )
 from provgate._hashing import hash_buffers
-from provgate._matching import follows_negation, occurs_at_boundaries
+from provgate._matching import denied_quotes, occurs_at_boundaries
 from provgate._matching_py import QUOTE as _MODE_QUOTE
 from provgate._matching_py import RELAXED as _MODE_RELAXED
 from provgate._scanner import span_values
@@ -204,14 +204,13 @@ class _Facts:
 
     def denied_facts(self) -> frozenset[tuple[int, int]]:
         """The fact fingerprints (``fp_fact``) this text states only inside a quotation whose
-        words it denies (``do not "retries=5"``: :func:`follows_negation`), nowhere else: a
+        words it denies (``do not "retries=5"``: :func:`denied_quotes`), nowhere else: a
         summary quoting such a fact is no quotation of this text (red team 99, F02)."""
         if self._denied is None:
             t = self.table
             found: frozenset[tuple[int, int]] = frozenset()
-            quotes = np.flatnonzero(t.kind == _KIND_QUOTE)
-            if len(quotes):
-                denied = quotes[follows_negation(t.data, np.ascontiguousarray(t.value_start[quotes], dtype=np.int64))]
+            if self.quoted:
+                denied = denied_quotes(t.data, t.kind, t.value_start, _KIND_QUOTE)
                 if len(denied):
                     inside = np.zeros(len(t.kind), dtype=np.bool_)
                     for q in denied.tolist():
@@ -262,16 +261,15 @@ class _Facts:
         columns = (t.fp_value, t.fp_fact, t.fp_key, t.kind)
         if not self.quoted:
             return columns
-        quotes = np.flatnonzero(t.kind == _KIND_QUOTE)
-        denied = follows_negation(t.data, np.ascontiguousarray(t.value_start[quotes], dtype=np.int64))
-        if not denied.any():
+        denied = denied_quotes(t.data, t.kind, t.value_start, _KIND_QUOTE)
+        if not len(denied):
             return columns
         keep = np.ones(len(t.kind), dtype=np.bool_)
-        keep[quotes[denied]] = False
+        keep[denied] = False
         # and the facts inside it: a one-token quotation's value is its path's, identifier's or
         # number's too (red team 99, F02: "conf/prod.ini" of do not "conf/prod.ini" was grounded
         # by the path); left to the literal search, a plain mention of them is still grounded
-        for q in quotes[denied].tolist():
+        for q in denied.tolist():
             a, b = int(t.value_start[q]), int(t.value_end[q])
             first, last = np.searchsorted(t.start, [a, b])
             keep[first:last] &= t.end[first:last] > b
