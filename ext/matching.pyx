@@ -23,7 +23,7 @@ from _byte_batches cimport byte_data, byte_items, lengths_of, pointers_of
 from _grouping cimport flat_grouping
 from _types cimport byte_t, offset_t
 
-from provgate._matching_py import check_max_matches, check_modes, check_quote_columns, check_starts, too_many_matches, starts_error
+from provgate._matching_py import check_max_matches, check_modes, check_quote_columns, too_many_matches, starts_error
 from provgate.errors import InvalidContentError
 
 cdef extern from "Python.h":
@@ -185,21 +185,6 @@ def occurs_at_boundaries(needles, haystacks, *, groups=None, needle_group=None, 
                                               <const byte_t*>np_[i], nl[i], p_modes[i], &grams) >= 0
     finally:
         gram_cache_free(&grams)
-    return out
-
-
-def follows_negation(data, starts):
-    cdef bytes keep = byte_data(data)
-    cdef cnp.ndarray at = check_starts(starts, len(keep))
-    cdef const byte_t* h = <const byte_t*><const char*>keep
-    cdef const int64_t* p_at = <const int64_t*>cnp.PyArray_DATA(at)
-    cdef Py_ssize_t n = at.shape[0], i
-    cdef offset_t hn = len(keep)
-    cdef cnp.ndarray out = np.zeros(n, dtype=np.bool_)
-    cdef unsigned char* o = <unsigned char*>cnp.PyArray_DATA(out)
-    with nogil:
-        for i in range(n):
-            o[i] = after_negation(BYTE_CLASS, h, hn, p_at[i])
     return out
 
 

@@ -704,36 +704,27 @@ def test_a_quotation_does_not_follow_a_negation(impl, needle, haystack, quote, r
     assert found.tolist() == [quote, relaxed]
 
 
-def test_follows_negation_says_where_a_quote_fact_denies_its_words(impl):
+def test_denied_quotes_says_where_a_quote_fact_denies_its_words(impl):
     # the starts of a source's quote facts whose words it denies (red team 96, F10): the gate
     # keeps them out of the source's grounding set
     data = 'do not "deploy now" and "ship it"; ["Never", "rm -rf"] `x` never `y` not \u201cgo\u201d'.encode()
     starts = np.array([data.index(w) for w in (b"deploy", b"ship", b"rm -rf", b"x`", b"y`", b"go")] + [0, len(data)],
                       dtype=np.int64)
-    assert impl.follows_negation(data, starts).tolist() == [True, False, True, False, False, True, False, False]
-    assert impl.follows_negation(data, np.zeros(0, dtype=np.int64)).tolist() == []
+    assert impl.denied_quotes(data, np.full(8, 7, np.uint8), starts, 7).tolist() == [0, 2, 5]
 
 
 @pytest.mark.parametrize("starts, error", [([0], TypeError), (np.zeros(1, dtype=np.int32), TypeError),
                                            (np.zeros((1, 1), dtype=np.int64), TypeError),
                                            (np.array([-1], dtype=np.int64), InvalidArgumentError),
                                            (np.array([4], dtype=np.int64), InvalidArgumentError)])
-def test_follows_negation_refuses_bad_starts(impl, starts, error):
+def test_denied_quotes_refuses_bad_starts(impl, starts, error):
     with pytest.raises(error, match="starts"):
-        impl.follows_negation(b"abc", starts)
-
-
-@pytest.mark.parametrize("modes, error", [([5], InvalidArgumentError), ([-1], InvalidArgumentError),
-                                          ([0, 1], InvalidArgumentError), ("0", TypeError), (7, TypeError),
-                                          ([0.5], InvalidArgumentError)])
-def test_bad_modes(impl, modes, error):
-    with pytest.raises(error, match="modes"):
-        impl.occurs_at_boundaries([b"x"], [b"x"], modes=modes)
+        impl.denied_quotes(b"abc", np.full(1, 7, np.uint8), starts, 7)
 
 
 def test_denied_quotes_are_the_quote_rows_that_follow_a_negation(impl):
     # what a grounding set leaves out (stop 40): the rows of quote kind whose words follow a
-    # negation, in one call, as follows_negation says of each
+    # negation, in one call (after_negation at each)
     data = 'do not "deploy now" and "ship it"; ["Never", "rm -rf"] never `y` not \u201cgo\u201d'.encode()
     starts = np.array([data.index(w) for w in (b"deploy", b"ship", b"rm -rf", b"y`", b"go", b"and")], dtype=np.int64)
     kind = np.array([7, 7, 7, 7, 7, 3], dtype=np.uint8)

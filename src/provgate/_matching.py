@@ -6,7 +6,6 @@ _impl, IMPLEMENTATION = load("matching", "_matching_py")
 
 collect = _impl.collect
 denied_quotes = _impl.denied_quotes
-follows_negation = _impl.follows_negation
 occurs_at_boundaries = _impl.occurs_at_boundaries
 
-__all__ = ["IMPLEMENTATION", "collect", "denied_quotes", "follows_negation", "occurs_at_boundaries"]
+__all__ = ["IMPLEMENTATION", "collect", "denied_quotes", "occurs_at_boundaries"]

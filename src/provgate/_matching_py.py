@@ -354,15 +354,6 @@ def after_negation(haystack: bytes, start: int) -> bool:
     return word in NEGATIONS or word.endswith(b"n't")
 
 
-def follows_negation(data: Any, starts: Any) -> np.ndarray:
-    """For each offset of ``starts`` (int64, each in ``0..len(data)``), whether the words at it
-    follow a negation (:func:`after_negation`): the quote facts of a source whose words it
-    denies (``do not "deploy to prod"``) ground no quotation of them (red team 96, F10)."""
-    haystack = bytes_like(data)
-    at = check_starts(starts, len(haystack))
-    return np.array([after_negation(haystack, s) for s in at.tolist()], dtype=np.bool_)
-
-
 def denied_quotes(data: Any, kind: Any, starts: Any, quote_kind: int) -> np.ndarray:
     """The rows (int64, ascending) whose ``kind`` is ``quote_kind`` and whose words, at
     ``starts`` (a fact table's ``value_start``), follow a negation (:func:`after_negation`):
@@ -396,17 +387,6 @@ def check_quote_columns(kind: Any, starts: Any, quote_kind: Any) -> None:
 
 def starts_error(size: int) -> InvalidArgumentError:
     return InvalidArgumentError(f"starts must lie in 0..{size} (the data's length)", argument="starts")
-
-
-def check_starts(starts: Any, size: int) -> np.ndarray:
-    """``starts`` as a C-contiguous int64 array of offsets in ``0..size`` (both implementations
-    refuse the same)."""
-    if not isinstance(starts, np.ndarray) or starts.dtype != np.int64 or starts.ndim != 1:
-        raise TypeError("starts must be a one-dimensional int64 numpy array")
-    starts = np.ascontiguousarray(starts)
-    if starts.shape[0] and (int(starts.min()) < 0 or int(starts.max()) > size):
-        raise starts_error(size)
-    return starts
 
 
 def _starts_a_line(haystack: bytes, at: int, low: int) -> bool:
