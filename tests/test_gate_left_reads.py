@@ -405,7 +405,9 @@ def test_reads_new_to_the_log_are_ordered_where_the_log_puts_them_in_the_check_t
     if not accepted:  # (d after b: newer than b by place, which the log says it is not)
         assert "'d' is now newer than 'b'" in find(verdicts[0], "I4", key="resource", value=RES).message
     assert comparable(verdicts[0]) == comparable(verdicts[1]) == comparable(verdicts[2])
-    logged = ["tool:d", "tool:a", "tool:r0", "tool:b", "tool:c"] if left else ["tool:d", "tool:a", "tool:b", "tool:c"]
+    # (b, shown before c, goes before it, and c, stamped 5, before r0, stamped 10: red team 101,
+    # F01; b went after r0, as every read new to the log did, and c after it against their ts)
+    logged = ["tool:d", "tool:a", "tool:b", "tool:c", "tool:r0"] if left else ["tool:d", "tool:a", "tool:b", "tool:c"]
     assert [h for h, _ in gate._read_log[RES]] == logged
     store.close()
 

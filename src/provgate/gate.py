@@ -1482,8 +1482,8 @@ class Gate:
             if isinstance(reads, dict):
                 for resource, added in reads.items():
                     if isinstance(resource, str) and isinstance(added, list):
-                        new = log_reads(self._read_log, self._read_of, resource, _logged_reads(added))
-                        self._read_names.update(_names_citing(h for h, _ in new))
+                        new = self._replay_reads(resource, added)
+                        self._read_names.update(_names_citing(h for h, _, _ in new))
             refused = record.get("refused_summaries")
             if isinstance(refused, list):
                 self._refused_summaries.update(_refused_summaries(refused))
@@ -2013,7 +2013,26 @@ class Gate:
             for ix in undo.shapes:
                 ix.reads_logged = False
 
-    def _log_reads(self, side: _Side, undo: _Undo) -> dict[str, list[tuple[str, float | None]]]:
+    def _replay_reads(self, resource: str, entries: list[Any]) -> list[tuple[str, float | None, str | None]]:
+        """Put an audit record's reads of ``resource`` back into the session's read log:
+        where they went, a record keeping the read each went before (a third field), or,
+        written before records kept that, by ts, as the log placed them then. Placed again by
+        the rule, a resumed session put a read the window showed before a logged one after it
+        (red team 101, F02: a record of a check whose pre and post windows both added reads)."""
+        if not any(isinstance(e, list) and len(e) >= 3 for e in entries):
+            return log_reads(self._read_log, self._read_of, resource,
+                             [(h, ts) for h, ts, _ in _logged_reads(entries)], by_place=False)
+        read_of, placed, seen = self._read_of, [], set()
+        for h, ts, before in _logged_reads(entries):
+            if h not in read_of and h not in seen:
+                seen.add(h)
+                placed.append((h, ts, before))
+        if placed:
+            put_reads(self._read_log.setdefault(resource, []), placed)
+            read_of.update(dict.fromkeys(seen, resource))
+        return placed
+
+    def _log_reads(self, side: _Side, undo: _Undo) -> dict[str, list[tuple[str, float | None, str | None]]]:
         """Add the reads of a window to the session's read log (under the lock); returns what
         was added, per resource, for the audit record; notes in ``undo`` how to take it back."""
         ix = side.ix
@@ -2028,18 +2047,14 @@ class Gate:
             # the last one, whose reads a check logged) adds nothing, and its line is not made
             if all(len(hs := blocks[i].handles) != 1 or hs[0] in read_of for i in reads):
                 continue
-            line = side.read_line_of(resource)
-            given = stamps_given(self._read_log.get(resource), line)
-            new = log_reads(self._read_log, read_of, resource, line)
+            new = log_reads(self._read_log, read_of, resource, side.read_line_of(resource))
             if new:
                 if (facts := self._log_facts.get(resource)) is not None:
-                    facts.pending.extend(h for h, _ in new)
-                # (for the record: the stamps the window gave reads the log held without one,
-                # which placed the new ones, first; a resume skips those reads and places the
-                # new ones the same)
-                added[resource] = [*given, *new] if given else new
-                undo.reads.append((resource, new))
-                names = set(_names_citing(h for h, _ in new))
+                    facts.pending.extend(h for h, _, _ in new)
+                # (for the record, with the read each went before: a resume puts them there)
+                added[resource] = new
+                undo.reads.append((resource, [(h, ts) for h, ts, _ in new]))
+                names = set(_names_citing(h for h, _, _ in new))
                 undo.names.update(names - self._read_names)
                 self._read_names.update(names)
         ix.reads_logged = True
@@ -2072,7 +2087,7 @@ class Gate:
                           "normalised": sorted(undo.norms), "renderings": sorted(undo.renderings),
                           "added": True}
         if run.reads_logged:  # only what this check added to the read log: a resume replays them in order
-            record["reads"] = {r: [[h, ts] for h, ts in added] for r, added in run.reads_logged.items()}
+            record["reads"] = {r: [[h, ts, before] for h, ts, before in added] for r, added in run.reads_logged.items()}
         if run.refused_summaries:
             # the summaries R refused here, so a resumed session refuses them again when an
             # agent commits one anyway (_Check._was_refused)
@@ -2831,7 +2846,7 @@ class _Check:
         self._post_texts: set[bytes] | None = None  # post's text digests, when structure made them
         self.speaker_lost: list[int] = []  # pre blocks dropped as copies another speaker's block holds
         self.cited_names: dict[str, str] = {}  # marker name -> the one handle it cites (I1's blocks)
-        self.reads_logged: dict[str, list[tuple[str, float | None]]] = {}  # what the check added to the read log
+        self.reads_logged: dict[str, list[tuple[str, float | None, str | None]]] = {}  # what the check added to the read log
         self._by_resource_name: set[Any] = set()  # groundings that took a read's resource name (I1)
         self._dotted_said: dict[int, list[tuple[list[bytes], bytes, int, int]]] = {}
         self._stale_reported: set[tuple[Any, ...]] = set()  # (_violate_stale)
@@ -5196,10 +5211,10 @@ class _Check:
                 if new:
                     filed = self._new_reads_filed(locked=True)
                     new = [(h, ts) for h, ts in new if filed.get(h, resource) == resource]
-            # (with the stamps the window gives reads the line holds without one, which place
-            # the new ones as the log will: log_reads)
+            # (the window's line, whose logged reads and the stamps it gives them place the new
+            # ones as the log will: log_reads)
             log_reads({resource: line}, dict.fromkeys(h for h, _ in line), resource,
-                      [*stamps_given(line, window_line), *new])
+                      _line_as_logged(window_line, line, new))
             rank = self._edge_ranks[resource] = {h: k for k, (h, _) in enumerate(line)}
         return rank
 
@@ -5656,10 +5671,10 @@ class _Check:
         # some only (one stamped before the reads ahead of it goes before them in the log) were
         # judged one way in the check where they arrived and the other way in the same check
         # run again, or in a resumed session after it.
-        # the line as the log will hold it (with the stamps the window gives reads the line
-        # holds without one, which place the new ones: log_reads)
+        # the line as the log will hold it (the window's logged reads, and the stamps it gives
+        # them, place the new ones: log_reads)
         log_reads({resource: line}, dict.fromkeys(h for h, _ in line), resource,
-                  [*stamps_given(line, window_line), *new])
+                  _line_as_logged(window_line, line, new))
         if not logged and _log_agrees(line, dict(line), window_line, reads, blocks):
             return  # (it put no read before another: the window's own line, as above)
         order, rank = _log_places(line, sorted(reads), blocks)
@@ -7946,47 +7961,243 @@ def top_cycle(reads: list[int], ts_of: Callable[[int], float | None], place_of: 
 
 
 def log_reads(log: dict[str, list[tuple[str, float | None]]], read_of: dict[str, Any], resource: str,
-              reads: Iterable[tuple[str, float | None]]) -> list[tuple[str, float | None]]:
-    """Add to ``log`` (resource -> reads oldest first) the reads of ``resource`` (oldest
-    first, as (handle, ts)) that ``read_of`` (handle -> resource) does not know yet: after the
-    logged ones, or, with a ts, before the first logged read stamped later (a read is as old
-    as its ts says). Returns the reads added.
-
-    The first logged read stamped later is found by bisection on the line's running maximum
-    ts (made once a call needs it, then kept in step), not by a scan per read: a window of
-    thousands of reads stamped before the last logged one cost a scan of the line each
-    (red team 28, y03: ~0.4 s for 5,000 reads)."""
-    added: list[tuple[str, float | None]] = []
+              reads: Iterable[tuple[str, float | None]], *, by_place: bool = True
+              ) -> list[tuple[str, float | None, str | None]]:
+    """Add to ``log`` (resource -> reads oldest first) the reads of ``resource`` that
+    ``read_of`` (handle -> resource) does not know yet. ``reads`` is the window's line of the
+    resource (as (handle, ts), oldest first by the window: :meth:`_Side.read_line_of`),
+    logged reads included, for they place the new ones (:func:`reads_placed`). Returns the
+    reads added, each as (handle, ts, the logged read it went before, or None at the end),
+    which an audit record keeps so a resumed session puts them back where they went
+    (:func:`put_reads`)."""
     line = log.get(resource)
-    reads = list(reads)
-    # a read the log holds without a ts is as old as the ts these reads give it, for placing
-    # the new ones (red team 93, F06: the newer read first seen unstamped, then both stamped,
-    # and the older one was put after it, the newest: a stale value kept alone passed); the
-    # log keeps the place and ts it holds (see stamps_given)
-    given = dict(stamps_given(line, reads)) if line else {}
-
-    def stamp(handle: str, ts: float | None) -> float | None:
-        return given.get(handle) if ts is None else ts
-
-    highest: list[float] | None = None  # highest[k]: the highest ts of line[:k + 1] (-inf: none)
-    for handle, ts in reads:
-        if handle in read_of:
-            continue
+    placed = reads_placed(line or [], read_of, reads, by_place=by_place)
+    if placed:
         if line is None:
             line = log[resource] = []
-        at = len(line)
-        last = stamp(*line[-1]) if line else None
-        if ts is not None and last is not None and last > ts:
+        put_reads(line, placed)
+        for handle, _, _ in placed:
+            read_of[handle] = resource
+    return placed
+
+
+def reads_placed(line: list[tuple[str, float | None]], known: Container[str],
+                 reads: Iterable[tuple[str, float | None]], *, by_place: bool = True
+                 ) -> list[tuple[str, float | None, str | None]]:
+    """Where a resource's read ``line`` (oldest first) takes the window's reads ``known`` does
+    not hold: each as (handle, ts, the read of ``line`` it goes before, or None after them
+    all), in the order they go in.
+
+    A read goes as late as the evidence lets it, before the first logged read it must precede:
+    one stamped later than it (a read is as old as its ts says), or, with ``by_place``, one the
+    window shows after it that its ts does not put before it (two reads are ordered by ts when
+    both have one and they differ, else by place: the window's own rule, ``_ordered_after``),
+    and no later than a new read so shown goes. A logged read without a ts is as old as the ts
+    the window gives it. Placed by the window so, a read never goes before a logged read
+    stamped earlier than it: where the window's places and the log's ts disagree, the ts win.
+    Placing a new read after every logged read whatever the window showed put an older read,
+    shown before the newer one the log held, after it as the newest: an eviction keeping the
+    stale value passed in the session and was refused without one (red team 98, F03, F03b; 101,
+    F01, F08); placed by the window without the ts bound it went before a read stamped earlier
+    (101, F06). Without ``by_place`` (an audit record written before reads kept where they
+    went), a read is placed by ts alone, as the log placed it then.
+
+    In time O((n + m) log m) for a line of n reads and a window of m: a stamped read's bound
+    is found by bisection on the line's running maximum and minimum ts, a place bound by a
+    scan of the window from its end keeping the least bound ahead (a scan of the line per
+    read cost a window of thousands of reads seconds: red team 28, y03; 101, F03)."""
+    n = len(line)
+    reads = list(reads)
+    seen: set[str] = set()
+    window: list[tuple[str, float | None]] = []
+    for read in reads:  # (a read shown twice is placed and places by where it is shown first)
+        if read[0] not in seen:
+            seen.add(read[0])
+            window.append(read)
+    given = dict(stamps_given(line, reads))
+    first_new = next((w for w, (h, _) in enumerate(window) if h not in known), None)
+    if first_new is None:
+        return []
+    window = window[first_new:]  # (a read shown before every new one places none of them)
+    logged_ts = dict(line)
+
+    def stamp(handle: str, ts: float | None) -> float | None:
+        if handle in known:
+            ts = logged_ts.get(handle, ts)
+        return given.get(handle) if ts is None else ts
+
+    if not by_place:
+        return _placed_by_ts(line, stamp, [(h, ts) for h, ts in window if h not in known])
+    last = stamp(*line[-1]) if line else None
+    highest: list[float] | None = None  # highest[k]: the highest ts of line[:k + 1] (-inf: none)
+    lowest: list[float] | None = None  # lowest[k]: the lowest ts of line[k:] (inf: none)
+    place: dict[str, int] | None = None
+    # the window from its end: the least place any read shown later takes, over all of them,
+    # over those without a ts, and by their ts (the least among those stamped at or after t)
+    ahead_any = ahead_bare = n
+    stamps = sorted({t for h, ts in window if (t := stamp(h, ts)) is not None})
+    ahead_stamped = _LeastFromRank(len(stamps))
+    gap: dict[str, int] = {}
+    for handle, ts in reversed(window):
+        if handle in known:
+            if handle not in logged_ts:
+                continue  # (a read the log files under another resource places nothing here)
+            if place is None:
+                place = {h: k for k, (h, _) in reversed(list(enumerate(line)))}
+            at = place[handle]
+            t = stamp(handle, ts)
+        else:
+            t = ts
+            at = n
+            if t is not None and last is not None and last > t:
+                if highest is None:
+                    highest = list(accumulate((-math.inf if s is None else s for s in (stamp(*r) for r in line)), max))
+                at = bisect_right(highest, t)  # the first logged read stamped later
+            by_ts = at
+            if t is None:
+                at = min(at, ahead_any)
+            else:
+                at = min(at, ahead_bare, ahead_stamped.least_from(bisect_left(stamps, t)))
+            if t is not None and at < by_ts:
+                if lowest is None:
+                    lowest = list(accumulate((math.inf if s is None else s
+                                              for s in (stamp(*r) for r in reversed(line))), min))[::-1]
+                # never before a logged read stamped earlier: just after the last of them
+                at = max(at, min(bisect_left(lowest, t), by_ts))
+            gap[handle] = at
+        if at >= n:
+            continue
+        ahead_any = min(ahead_any, at)
+        if t is None:
+            ahead_bare = min(ahead_bare, at)
+        else:
+            ahead_stamped.lower(bisect_left(stamps, t), at)
+    new = [(w, h, ts) for w, (h, ts) in enumerate(window) if h in gap]
+    by_gap: dict[int, list[tuple[int, str, float | None]]] = {}
+    for read in new:
+        by_gap.setdefault(gap[read[1]], []).append(read)
+    placed = []
+    for at in sorted(by_gap):
+        before = line[at][0] if at < n else None
+        group: list[tuple[str, float | None]] = []
+        _one_after_another(group, [(h, ts) for _, h, ts in by_gap[at]])
+        placed.extend((h, ts, before) for h, ts in group)
+    return placed
+
+
+def _placed_by_ts(line: list[tuple[str, float | None]], stamp: Callable[[str, float | None], float | None],
+                  new: list[tuple[str, float | None]]) -> list[tuple[str, float | None, str | None]]:
+    """reads_placed without the window's places: the reads put one after another into the
+    line (its reads by the ts ``stamp`` gives them), each then named with the logged read it
+    went before."""
+    out = [(h, stamp(h, ts)) for h, ts in line]
+    _one_after_another(out, new)
+    fresh = dict(new)
+    placed: list[tuple[str, float | None, str | None]] = []
+    pending: list[str] = []
+    for h, _ in out:
+        if h in fresh:
+            pending.append(h)
+        elif pending:
+            placed.extend((p, fresh[p], h) for p in pending)
+            pending = []
+    placed.extend((p, fresh[p], None) for p in pending)
+    return placed
+
+
+def _one_after_another(out: list[tuple[str, float | None]], reads: Iterable[tuple[str, float | None]]) -> None:
+    """Put ``reads`` into ``out`` (reads as (handle, ts), oldest first) one after another:
+    each after the last, or, with a ts, before the first read stamped later when the last one
+    is (found by bisection on the running maximum ts, made once a read needs it, then kept in
+    step: a scan of the line per read cost a window of 5,000 reads ~0.4 s, red team 28, y03).
+    How the log placed every new read before it placed them by the window too, and still how
+    it places new reads that go between the same two logged ones."""
+    highest: list[float] | None = None  # highest[k]: the highest ts of out[:k + 1] (-inf: none)
+    for handle, ts in reads:
+        at = len(out)
+        if ts is not None and out and out[-1][1] is not None and out[-1][1] > ts:
             if highest is None:
-                highest = list(accumulate((-math.inf if t is None else t for t in (stamp(h, t) for h, t in line)), max))
+                highest = list(accumulate((-math.inf if s is None else s for _, s in out), max))
             at = bisect_right(highest, ts)  # the first read stamped later than ts
-        line.insert(at, (handle, ts))
+        out.insert(at, (handle, ts))
         if highest is not None:
             before = highest[at - 1] if at else -math.inf
             highest.insert(at, before if ts is None else max(before, ts))
-        read_of[handle] = resource
-        added.append((handle, ts))
-    return added
+
+
+class _LeastFromRank:
+    """The least value put at rank r or above, for ranks 0..size-1, values lowered one at a
+    time (a Fenwick tree over the ranks reversed)."""
+
+    __slots__ = ("size", "tree")
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self.tree = [math.inf] * (size + 1)
+
+    def lower(self, rank: int, value: int) -> None:
+        k = self.size - rank
+        while k <= self.size:
+            self.tree[k] = min(self.tree[k], value)
+            k += k & -k
+
+    def least_from(self, rank: int) -> float:
+        k, least = self.size - rank, math.inf
+        while k > 0:
+            least = min(least, self.tree[k])
+            k -= k & -k
+        return least
+
+
+def put_reads(line: list[tuple[str, float | None]], placed: Iterable[tuple[str, float | None, str | None]]) -> None:
+    """Put reads into a resource's read ``line``, each (handle, ts, the read it goes before,
+    or None: at the end), in order, as one after another would: a read goes just before the
+    one it names (after those put before it already), or at the end when the line does not
+    hold that one. One pass over the line, whatever the number of reads."""
+    placed = list(placed)
+    if all(before is None for _, _, before in placed):
+        line.extend((h, ts) for h, ts, _ in placed)
+        return
+    held = {h for h, _ in line}  # (a read names only one put in before it, as one after another would)
+    ahead: dict[str, list[tuple[str, float | None]]] = {}
+    tail: list[tuple[str, float | None]] = []
+    for handle, ts, before in placed:
+        (ahead.setdefault(before, []) if before is not None and before in held else tail).append((handle, ts))
+        held.add(handle)
+    merged: list[tuple[str, float | None]] = []
+
+    def emit(read: tuple[str, float | None]) -> None:
+        # the reads put before this one, each after the reads put before it, then this one
+        stack = [(read, iter(ahead.pop(read[0], ())))]
+        while stack:
+            top, pending = stack[-1]
+            nxt = next(pending, None)
+            if nxt is None:
+                merged.append(top)
+                stack.pop()
+            else:
+                stack.append((nxt, iter(ahead.pop(nxt[0], ()))))
+
+    for read in line:
+        emit(read)
+    for read in tail:
+        emit(read)
+    for reads in ahead.values():  # (named a read that no read put here holds: at the end)
+        for read in reads:
+            emit(read)
+    line[:] = merged
+
+
+def _line_as_logged(window_line: list[tuple[str, float | None]], line: list[tuple[str, float | None]],
+                    new: list[tuple[str, float | None]]) -> list[tuple[str, float | None]]:
+    """The window's line of a resource as the log takes it: its reads the ``line`` holds and
+    the ``new`` ones the log will file there, in the window's order (which places the new ones:
+    :func:`reads_placed`)."""
+    if not new:
+        return []
+    keep = {h for h, _ in new}
+    keep.update(h for h, _ in line)
+    return [r for r in window_line if r[0] in keep]
 
 
 def _log_places(line: list[tuple[str, float | None]], reads: list[int], blocks: Sequence[Block]
@@ -8741,11 +8952,12 @@ def _standing_for(above: dict[str, list[str]], handles: set[str]) -> set[str]:
     return out
 
 
-def _logged_reads(entries: list[Any]) -> Iterator[tuple[str, float | None]]:
-    """The (handle, ts) pairs of an audit record's read log entries; an entry without a handle
-    and a ts is skipped (a ts it cannot use counts as none), and the fields a later writer may
-    add after them are ignored, as unknown fields are everywhere: skipping such an entry forgot
-    every read of the session (red team 38, 04: I4 across edits failed open)."""
+def _logged_reads(entries: list[Any]) -> Iterator[tuple[str, float | None, str | None]]:
+    """The (handle, ts, the read it went before) of an audit record's read log entries (None:
+    at the end, or not said); an entry without a handle and a ts is skipped (a ts it cannot use
+    counts as none, a read named before that is no string as none), and the fields a later
+    writer may add after them are ignored, as unknown fields are everywhere: skipping such an
+    entry forgot every read of the session (red team 38, 04: I4 across edits failed open)."""
     for entry in entries:
         if isinstance(entry, list) and len(entry) >= 2 and isinstance(entry[0], str):
             ts = entry[1]
@@ -8753,7 +8965,8 @@ def _logged_reads(entries: list[Any]) -> Iterator[tuple[str, float | None]]:
                 usable = isinstance(ts, (int, float)) and not isinstance(ts, bool) and math.isfinite(ts)
             except OverflowError:  # an int beyond any float
                 usable = False
-            yield entry[0], float(ts) if usable else None
+            before = entry[2] if len(entry) >= 3 and isinstance(entry[2], str) else None
+            yield entry[0], float(ts) if usable else None, before
 
 
 class _StaleBasis(NamedTuple):
@@ -9281,21 +9494,18 @@ class _LeftLine:
 
     def newest(self) -> str:
         """The newest read the store holds: the line's last, unless the store does not hold
-        that one. A window read new to the line goes last unless the line's last read is
-        stamped later than it (log_reads puts it before the first read stamped later then,
-        which is never after the last)."""
-        last = self.logged[-1] if self.logged else None
-        if last is not None and last[1] is None:
-            # (stamped by the window, as log_reads places new reads by: red team 93, F06)
-            given = dict(stamps_given([last], self.check._window_reads_filed(self.resource)))
-            if last[0] in given:
-                last = (last[0], given[last[0]])
-        for read in self.window.items():
-            ts = read[1]
-            if not (ts is not None and last is not None and last[1] is not None and last[1] > ts):
-                last = read
-        if last is not None and self.is_stored(last[0]):
-            return last[0]
+        that one. The window's reads new to the line go where log_reads will put them
+        (:func:`reads_placed`): the last of those it puts after every logged read is the last
+        (reasoned apart from that rule, a new read shown before a logged one was taken here as
+        the newest and by the line as older: one check, two verdicts, red team 101, F07)."""
+        last = self.logged[-1][0] if self.logged else None
+        if self.window:
+            # (the window's reads the log files here: a logged one is in this line)
+            placed = reads_placed(self.logged, self.read_of, self.check._window_reads_filed(self.resource))
+            if placed and placed[-1][2] is None:
+                last = placed[-1][0]
+        if last is not None and self.is_stored(last):
+            return last
         return self.stored()[-1]
 
     def stored(self) -> list[str]:

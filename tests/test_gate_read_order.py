@@ -1,0 +1,293 @@
+"""The session's read log: where a read new to it goes (by ts, and by where the window shows it
+against the reads the log holds), so that a read the window shows before the newer read the
+log already holds is not taken as the newest, live, resumed, and when the reads have left the
+window (red teams 98, F03/F03b; 101, F01/F02/F06/F07/F08)."""
+
+from __future__ import annotations
+
+import math
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from gate_helpers import assert_accepted, blk, find, store_with, summary, tool
+from compaction_helpers import memory_store
+from provgate import compact
+from provgate.gate import Gate, log_reads, put_reads, reads_placed
+from provgate.store import SourceStore
+from provgate.window import Block, Window
+
+R1, R2 = "retries=3\ntimeout=30\n", "retries=5\ntimeout=30\n"  # r1 the older (stale), r2 the newer
+TURN = blk("a", "assistant", "ok\n")
+
+
+def _placed_by_scan(line, known, reads):
+    """reads_placed's rule, read for read and pair by pair (quadratic): the executable
+    specification the bisections and the running bounds are held to."""
+    reads = list(reads)
+    window, seen = [], set()
+    for h, ts in reads:
+        if h not in seen:
+            seen.add(h)
+            window.append((h, ts))
+    unstamped = {h for h, t in line if t is None}
+    given = {h: t for h, t in reads if t is not None and h in unstamped}
+    logged_ts = dict(line)
+
+    def stamp(h, ts):
+        ts = logged_ts[h] if h in logged_ts else ts
+        return given.get(h) if ts is None else ts
+
+    n = len(line)
+    place = {}
+    for k, (h, _) in enumerate(line):
+        place.setdefault(h, k)
+    gap = {}
+    for w in reversed(range(len(window))):
+        h, t = window[w]
+        if h in known:
+            continue
+        by_ts = n
+        if t is not None and line and stamp(*line[-1]) is not None and stamp(*line[-1]) > t:
+            by_ts = min(k for k, r in enumerate(line) if stamp(*r) is not None and stamp(*r) > t)
+        at = by_ts
+        for g, s in window[w + 1:]:
+            if g in known and g not in logged_ts:
+                continue  # (filed under another resource)
+            s = stamp(g, s) if g in known else s
+            if t is not None and s is not None and s < t:
+                continue  # (the ts put it before this one)
+            at = min(at, place[g] if g in known else gap[g])
+        if t is not None and at < by_ts:
+            earlier = [k for k, r in enumerate(line) if stamp(*r) is not None and stamp(*r) < t]
+            if earlier:
+                at = max(at, min(max(earlier) + 1, by_ts))
+        gap[h] = at
+    order = [(gap[h], w, h, ts) for w, (h, ts) in enumerate(window) if h in gap]
+    out = []
+    for at in sorted({o[0] for o in order}):
+        group = []  # between two logged reads: one after another, a stamped one before the first stamped later
+        for _, _, h, ts in (o for o in order if o[0] == at):
+            k = len(group)
+            if ts is not None and group and group[-1][1] is not None and group[-1][1] > ts:
+                k = next(j for j, (_, s) in enumerate(group) if s is not None and s > ts)
+            group.insert(k, (h, ts))
+        out.extend((h, ts, line[at][0] if at < n else None) for h, ts in group)
+    return out
+
+
+_TS = st.one_of(st.none(), st.integers(0, 5).map(float), st.sampled_from([0.5, 2.5, 1e300]))
+
+
+@settings(max_examples=600, deadline=None)
+@given(logged=st.lists(_TS, max_size=7),
+       reads=st.lists(st.tuples(st.sampled_from([f"r{k}" for k in range(6)] + [f"l{k}" for k in range(7)] + ["x"]),
+                                _TS), max_size=12))
+def test_reads_go_where_the_rule_read_pair_by_pair_puts_them(logged, reads):
+    line = [(f"l{k}", ts) for k, ts in enumerate(logged)]
+    known = {h for h, _ in line} | {"x"}  # x: a read the log files under another resource
+    assert reads_placed(line, known, reads) == _placed_by_scan(line, known, reads)
+    # (by ts alone, the rule before the window's places: test_log_reads_puts_reads_where_the_scan_did)
+
+
+@settings(max_examples=400, deadline=None)
+@given(logged=st.lists(_TS, max_size=6),
+       placed=st.lists(st.tuples(st.sampled_from([f"r{k}" for k in range(8)]), _TS,
+                                 st.one_of(st.none(), st.sampled_from([f"l{k}" for k in range(6)]
+                                                                      + [f"r{k}" for k in range(8)] + ["gone"]))),
+                       max_size=10, unique_by=lambda p: p[0]))
+def test_put_reads_puts_each_read_as_one_insert_after_another_would(logged, placed):
+    line = [(f"l{k}", ts) for k, ts in enumerate(logged)]
+    one_by_one = list(line)
+    for h, ts, before in placed:
+        at = next((k for k, (g, _) in enumerate(one_by_one) if g == before), len(one_by_one))
+        one_by_one.insert(at, (h, ts))
+    put_reads(line, placed)
+    assert line == one_by_one
+
+
+def test_log_reads_places_a_read_shown_before_a_logged_one_before_it_and_keeps_the_ts_bound():
+    log = {"R": [("b", None), ("c", 5.0)]}
+    read_of = {"b": "R", "c": "R"}
+    # a (ts 7) shown before bare b: b is no bound, for c (ts 5) is older than a by ts and the
+    # log holds b before c (red team 101, F06: the place put it before a read stamped earlier)
+    assert log_reads(log, read_of, "R", [("a", 7.0), ("b", None)]) == [("a", 7.0, None)]
+    assert log["R"] == [("b", None), ("c", 5.0), ("a", 7.0)]
+    # a read with no ts shown before b goes just before it
+    assert log_reads(log, read_of, "R", [("d", None), ("b", None), ("e", None)]) == [("d", None, "b"), ("e", None, None)]
+    assert log["R"] == [("d", None), ("b", None), ("c", 5.0), ("a", 7.0), ("e", None)]
+    assert read_of == dict.fromkeys("bcade", "R")
+
+
+def test_a_tie_of_ts_is_broken_by_the_window_s_place():
+    # red team 101, F08: logged r2 (ts 2), then a window [r1 ts 2, r2 ts 2]: r1 went after r2
+    log = {"R": [("r2", 2.0)]}
+    assert log_reads(log, {"r2": "R"}, "R", [("r1", 2.0), ("r2", 2.0)]) == [("r1", 2.0, "r2")]
+    assert log["R"] == [("r1", 2.0), ("r2", 2.0)]
+    # by ts alone (a record written before reads kept where they went) it goes after, as then
+    log = {"R": [("r2", 2.0)]}
+    assert log_reads(log, {"r2": "R"}, "R", [("r1", 2.0), ("r2", 2.0)], by_place=False) == [("r1", 2.0, None)]
+
+
+def test_placing_stays_linear_in_reads_shown_before_the_logged_ones():
+    # red team 101, F03: a scan per new read made 8,000 new reads shown before 8,000 logged
+    # ones cost seconds; the rule's bounds are counted in one pass (asserted by counting the
+    # look-ups a quadratic rule would make: the line is walked a fixed number of times)
+    n = 4000
+    line = [(f"l{k}", None) for k in range(n)]
+    reads = [(f"n{k}", None) for k in range(n)] + line
+
+    class Counted(list):
+        walks = 0
+
+        def __iter__(self):
+            Counted.walks += 1
+            return super().__iter__()
+
+    placed = reads_placed(Counted(line), set(dict(line)), reads)
+    assert [p[2] for p in placed] == ["l0"] * n and Counted.walks <= 4
+
+
+def _first_then_both(ts_first, ts_older, ts_newer):
+    first = [tool("t2", "tool:r2", R2, resource="file:app.ini", ts=ts_first), TURN]
+    both = [tool("t1", "tool:r1", R1, resource="file:app.ini", ts=ts_older),
+            tool("t2", "tool:r2", R2, resource="file:app.ini", ts=ts_newer), TURN]
+    return first, both
+
+
+STAMPS = [(None, None, None), (2.0, None, None), (2.0, None, 2.0), (None, None, 2.0), (None, None, 0.5),
+          (None, 1.0, None), (2.0, 2.0, 2.0), (None, 2.0, 2.0), (None, 1.0, 2.0), (2.0, 1.0, 2.0)]
+
+
+def test_the_newer_read_logged_first_stays_the_newest_whatever_the_stamps(tmp_path):
+    # red teams 98, F03/F03b and 101, F01/F01b/F08: the newer read r2 committed first, then a
+    # window showing the older r1 before it (by the window's rule r2 is the newer: by ts when
+    # both have one and they differ, else by place); r1 went after r2 in the log, so the
+    # eviction of r2 keeping the stale r1 passed in the session (refused without one) and a
+    # summary keeping retries=3 passed once the reads had left, live and resumed
+    for k, (ts_first, ts_older, ts_newer) in enumerate(STAMPS):
+        path = str(tmp_path / f"s{k}.sqlite3")
+        store = store_with({"tool:r1": R1, "tool:r2": R2}, path=path)
+        first, both = _first_then_both(ts_first, ts_older, ts_newer)
+        live = Gate(store, session="S")
+        assert_accepted(live.check(first, first, operator="reorder", commit=True))
+        for gate in (live, Gate(store_with({"tool:r1": R1, "tool:r2": R2}))):
+            find(gate.check(both, [both[0], TURN], operator="evict", evicted=["tool:r2"]), "I4", block="t1")
+            assert_accepted(gate.check(both, [both[1], TURN], operator="evict", evicted=["tool:r1"]))
+        assert_accepted(live.check(both, both, operator="reorder", commit=True))
+        for gate in (live, Gate(SourceStore(path), session="S")):
+            assert [h for h, _ in gate._read_log["file:app.ini"]] == ["tool:r1", "tool:r2"], (ts_first, ts_older, ts_newer)
+            stale = [TURN, summary("s", "The config sets retries=3.\n", ["tool:r1"])]
+            find(gate.check([TURN], stale, operator="summarize"), "I4", key="retries", value="3")
+            honest = [TURN, summary("s", "The config sets retries=5.\n", ["tool:r2"])]
+            assert_accepted(gate.check([TURN], honest, operator="summarize"), "lossy")
+
+
+def test_a_supersession_edge_from_the_older_read_goes_backwards_in_a_session_too():
+    # red team 101, F01d: "the stale r1 supersedes the newer r2" passed in the session
+    first, both = _first_then_both(None, None, 2.0)
+    for session in ("S", None):
+        store = store_with({"tool:r1": R1, "tool:r2": R2})
+        gate = Gate(store, session=session) if session else Gate(store)
+        gate.check(first, first, operator="reorder", commit=True)
+        verdict = gate.check(both, [both[0], TURN], operator="prune", supersedes=[("t1", "tool:r2")])
+        assert not verdict.accepted
+        assert any("goes backwards" in v.message for v in verdict.violations), session
+
+
+_PAD = "".join(f"line{i}=value{i}\n" for i in range(150))
+
+
+def test_compact_keeps_the_newer_read_a_session_logged_first():
+    # red teams 98, F03 (compact) and 101, F01c/F08c: compact() planned by the log's order, in
+    # which the older read, shown first, had gone after the newer one: it evicted the newer
+    texts = {k: f"retries={k}\n" + _PAD for k in (3, 5)}
+    user = Block("u", "user", "fix the retry loop\n", ("user:u",))
+
+    def read(k, ts):
+        return Block(f"f{k}", "tool", texts[k], (f"tool:r{k}",), resource="file:app.ini", ts=ts)
+
+    for ts_first, ts_older, ts_newer in ((2.0, None, 2.0), (2.0, 2.0, 2.0), (None, 1.0, None), (None, None, None)):
+        kept = {}
+        for session in ("S", None):
+            store = memory_store({**{f"tool:r{k}": t for k, t in texts.items()}, "user:u": "fix the retry loop\n"})
+            gate = Gate(store, session=session) if session else Gate(store)
+            first = Window([user, read(5, ts_first)])
+            gate.check(first, first, operator="reorder", commit=True)
+            result = compact(Window([user, read(3, ts_older), read(5, ts_newer)]), lambda r: "x", store=store,
+                             budget_tokens=1300, gate=gate, on_reject="raise")
+            assert result.verdict.accepted
+            kept[session] = [b.id for b in result.window]
+        assert kept["S"] == kept[None] == ["f5"], (ts_first, ts_older, ts_newer, kept)
+
+
+def test_a_resume_puts_a_record_s_reads_where_the_live_log_put_them(tmp_path):
+    # red team 101, F02: a check whose pre and post windows both added reads of one resource;
+    # the record held two windows' placing lists one after the other, and a resume, placing
+    # them again by the rule, put the post's read (shown before the logged one) last
+    src = {"tool:rY": "retries=1\ntimeout=30\n", "tool:rB": "retries=2\ntimeout=30\n",
+           "tool:rX": "retries=3\ntimeout=30\n"}
+    path = str(tmp_path / "s.sqlite3")
+    live = Gate(store_with(src, path=path), session="S")
+
+    def t(h):
+        return tool("t" + h[-1], h, src[h], resource="file:app.ini")
+
+    assert_accepted(live.check([t("tool:rB"), TURN], [t("tool:rB"), TURN], operator="reorder", commit=True))
+    pre = [blk("m", "tool", src["tool:rY"], ["tool:rY", "tool:rB"], resource="file:app.ini"), t("tool:rB"),
+           t("tool:rX"), TURN]
+    post = [blk("m", "tool", src["tool:rY"], ["tool:rY"], resource="file:app.ini"), *pre[1:]]
+    assert_accepted(live.check(pre, post, operator="rewrite", commit=True))
+    resumed = Gate(SourceStore(path), session="S")
+    assert [h for h, _ in live._read_log["file:app.ini"]] == ["tool:rY", "tool:rB", "tool:rX"]
+    assert resumed._read_log == live._read_log
+    for gate in (live, resumed):
+        find(gate.check([TURN], [TURN, summary("s", "The config sets retries=1.\n", ["tool:rY"])],
+                        operator="summarize"), "I4", key="retries", value="1")
+        assert_accepted(gate.check([TURN], [TURN, summary("s", "The config sets retries=3.\n", ["tool:rX"])],
+                                   operator="summarize"), "lossy")
+
+
+def test_the_incremental_and_the_rebuilt_left_reads_agree_on_the_newest(tmp_path):
+    # red team 101, F07: log [r2 (no ts), r0 (ts 1)]; a pre window [t1 (r1, new, no ts), t2
+    # (r2)]: the log takes r1 before r2, so r0 stays the newest; _LeftLine.newest() took r1
+    r0, r1, r2 = "retries=9\ntimeout=30\n", "retries=3\ntimeout=30\n", "retries=5\ntimeout=30\n"
+    sources = {"tool:r0": r0, "tool:r1": r1, "tool:r2": r2}
+    t0 = tool("t0", "tool:r0", r0, resource="file:app.ini", ts=1.0)
+    t1 = tool("t1", "tool:r1", r1, resource="file:app.ini")
+    t2 = tool("t2", "tool:r2", r2, resource="file:app.ini")
+    verdicts = {}
+    for incremental in (True, False):
+        for value, read in (("3", "tool:r1"), ("5", "tool:r2"), ("9", "tool:r0")):
+            path = str(tmp_path / f"s{incremental}{value}.sqlite3")
+            gate = Gate(store_with(sources, path=path), session="S")
+            gate._incremental_left = incremental
+            gate.check([t2, TURN], [t2, TURN], operator="reorder", commit=True)
+            gate.check([t2, t0, TURN], [t2, t0, TURN], operator="reorder", commit=True)
+            post = [TURN, summary("s", f"The config sets retries={value}.\n", [read])]
+            pre = [t1, t2, TURN]
+            first = gate.check(pre, post, operator="summarize", evicted=["tool:r1", "tool:r2"]).accepted
+            again = gate.check(pre, post, operator="summarize", evicted=["tool:r1", "tool:r2"]).accepted
+            resumed = Gate(SourceStore(path), session="S")
+            resumed._incremental_left = incremental
+            later = resumed.check(pre, post, operator="summarize", evicted=["tool:r1", "tool:r2"]).accepted
+            assert first == again == later, (incremental, value)
+            verdicts[incremental, value] = first
+    assert {v: verdicts[True, v] for v in "359"} == {v: verdicts[False, v] for v in "359"}
+    # the log holds [r1, r2, r0]: r0's value is the newest, r1's the stale one
+    assert verdicts[True, "9"] and verdicts[True, "5"] and not verdicts[True, "3"]
+
+
+def test_a_record_written_before_reads_kept_where_they_went_is_replayed_by_ts(tmp_path):
+    # a record of two fields per read (handle, ts) was placed by ts alone when it was written;
+    # a resume places it so, not by the window rule it cannot see
+    path = str(tmp_path / "s.sqlite3")
+    store = store_with({"tool:r1": R1, "tool:r2": R2}, path=path)
+    store.append_audit({"session": "S", "cycle": 1, "reads": {"file:app.ini": [["tool:r2", 2.0]]}})
+    store.append_audit({"session": "S", "cycle": 2, "reads": {"file:app.ini": [["tool:r1", 2.0], ["tool:r3", None]]}})
+    store.append_audit({"session": "S", "cycle": 3, "reads": {"file:app.ini": [["tool:r4", None, "tool:r2"],
+                                                                               ["tool:r5", 1.0, 7], ["tool:r1", 9.0]]}})
+    resumed = Gate(SourceStore(path), session="S")
+    assert resumed._read_log["file:app.ini"] == [("tool:r4", None), ("tool:r2", 2.0), ("tool:r1", 2.0),
+                                                 ("tool:r3", None), ("tool:r5", 1.0)]
+    assert not math.isnan(len(resumed._read_of))
