@@ -58,6 +58,10 @@ their growth is measured: a size twice the other should take about twice as long
   newer read stating N numbers in a markdown table, or in one sentence, beside the older read
   kept (red team 96, F07: I4's prose rule walked each cell up to its table's header, and read
   each number's sentence back to its start: 4,000 took 3.7 s and 10 s).
+- ``rewrite_adding_names``: a rewrite of one block of N lines, each now naming a capitalised
+  word its pre version holds lower-cased (refused: the names are new; red team 100, F07: each
+  name was looked for, with the words around it, by a find over the whole pre version: 32,000
+  took 10 s).
 - ``summaries_of_a_config_whose_keys_changed``: a config of N keys read twice, every value
   changed, summarized as N one-key summaries of the newer read, the older read evicted on the
   record (red team 64, F02: I4 scanned each summary for every stale key's name and asked it
@@ -309,6 +313,16 @@ def _summary_of_one_long_sentence(n: int):
     return _newer_read_summarized("Retries and the timeout are now " + "5, " * n + "etc. [src:r4]\n")
 
 
+def _rewrite_adding_names(n: int):
+    # red team 100, F07: each name new to a rewritten block was looked for, with the words
+    # around it, by a find over its whole pre version (refused: the names are new): 32,000
+    # took 10 s
+    pre = "".join(f"the word q{_word(i)} here.\n" for i in range(n))
+    post = "".join(f"met Q{_word(i)} here.\n" for i in range(n))
+    return {}, [{"id": "a", "role": "assistant", "text": pre, "handles": []}], \
+        [{"id": "a", "role": "assistant", "text": post, "handles": []}], "rewrite", False
+
+
 SHAPES = {"unresolved_markers": (_unresolved_markers, 4000), "summary_chain": (_summary_chain, 2000),
           "cited_handles": (_cited_handles, 2000), "summary_of_many_sources": (_summary_of_many_sources, 2000),
           "summary_stating_what_no_source_holds": (_summary_stating_what_no_source_holds, 4000),
@@ -326,7 +340,8 @@ SHAPES = {"unresolved_markers": (_unresolved_markers, 4000), "summary_chain": (_
           "rewrite_reflowing_tool_calls": (_rewrite_reflowing_tool_calls, 1000),
           "summary_of_invented_quotations": (_summary_of_invented_quotations, 1000),
           "summary_table_of_numbers": (_summary_table_of_numbers, 4000),
-          "summary_of_one_long_sentence": (_summary_of_one_long_sentence, 4000)}
+          "summary_of_one_long_sentence": (_summary_of_one_long_sentence, 4000),
+          "rewrite_adding_names": (_rewrite_adding_names, 4000)}
 # shapes whose every round checks summaries no round checked before: the gate's grounding
 # cache would otherwise answer I1 from the first round
 NEW_TEXT_EACH_ROUND = {"summary_of_many_sources", "summary_stating_what_no_source_holds", "summary_of_invented_quotations",

@@ -8406,19 +8406,20 @@ def _ground_names_in_own_pre(tables: list[FactTable], requests: list[tuple[Any, 
     pre version's set lacked (red team 95, F03); the word alone let any capitalised word of the
     pre version come back as a name ("Mark the ticket done." as an approver Mark: red team 99,
     F09)."""
-    spaced: dict[int, bytes] = {}  # an own pre version's text, its whitespace runs one space
-
-    def in_own_pre(t: int, r: int) -> bool:
+    # each name with the words around it, asked of its own pre version's text with its
+    # whitespace runs one space, all of one text's in one pass (a find per name over the whole
+    # text was quadratic: 32,000 names new to a rewritten block took 10 s, red team 100, F07)
+    asked: dict[int, tuple[_Facts, list[tuple[int, bytes]]]] = {}
+    for n, (t, r) in enumerate(zip(owner.tolist(), row.tolist())):
         own_pre = requests[t][3]
-        if own_pre is None:
-            return False
-        if id(own_pre) not in spaced:
-            spaced[id(own_pre)] = _within_paragraphs(own_pre.table.data)
-        return _stands_in(_word_in_context(tables[t], r), spaced[id(own_pre)])
-
-    keep = np.fromiter((tables[t].kind[r] != _KIND_NAME or not in_own_pre(t, r)
-                        for t, r in zip(owner.tolist(), row.tolist())), dtype=np.bool_, count=owner.size)
-    return owner[keep], row[keep]
+        if tables[t].kind[r] == _KIND_NAME and own_pre is not None:
+            asked.setdefault(id(own_pre), (own_pre, []))[1].append((n, _word_in_context(tables[t], r)))
+    keep = np.ones(owner.size, dtype=np.bool_)
+    for own_pre, needles in asked.values():
+        standing = _standing_words({needle for _, needle in needles}, _within_paragraphs(own_pre.table.data))
+        for n, needle in needles:
+            keep[n] = needle not in standing
+    return (owner, row) if keep.all() else (owner[keep], row[keep])
 
 
 def _ground_reflowed_in_own_pre(tables: list[FactTable], requests: list[tuple[Any, int, list[str], Any]],
@@ -8451,20 +8452,21 @@ def _ground_denials_kept(tables: list[FactTable], sources: list[list[_Facts]],
     # (imported here: only a denied quotation left over asks for it)
     from provgate._matching_py import after_negation
 
-    spaced: dict[int, bytes] = {}
-    keep = np.ones(owner.size, dtype=np.bool_)
+    # (each text asked once, for every quotation whose block it grounds: _standing_words)
+    asked: dict[int, tuple[_Facts, list[tuple[int, bytes]]]] = {}
     for n, (t, r) in enumerate(zip(owner.tolist(), row.tolist())):
         table = tables[t]
         if table.kind[r] != _KIND_QUOTE or not after_negation(table.data, int(table.value_start[r])):
             continue
         context = _word_in_context(table, r, after=False)
-        texts = [*sources[t], *([] if requests[t][3] is None else [requests[t][3]])]
-        for facts in texts:
-            if id(facts) not in spaced:
-                spaced[id(facts)] = _within_paragraphs(facts.table.data)
-            if _stands_in(context, spaced[id(facts)]):
+        for facts in [*sources[t], *([] if requests[t][3] is None else [requests[t][3]])]:
+            asked.setdefault(id(facts), (facts, []))[1].append((n, context))
+    keep = np.ones(owner.size, dtype=np.bool_)
+    for facts, needles in asked.values():
+        standing = _standing_words({needle for _, needle in needles}, _within_paragraphs(facts.table.data))
+        for n, needle in needles:
+            if needle in standing:
                 keep[n] = False
-                break
     return (owner, row) if keep.all() else (owner[keep], row[keep])
 
 
@@ -8614,6 +8616,30 @@ def _word_in_context(table: FactTable, r: int, *, after: bool = True) -> bytes:
 
 _SPACES = frozenset(b" \t\r\n\f\v")
 _CONTEXT_REACH = 64
+
+
+def _standing_words(needles: set[bytes], text: bytes) -> set[bytes]:
+    """The ``needles`` that occur in ``text`` with no word byte touching them on either side
+    (:func:`_stands_in`): a few asked one by one, more in one Aho-Corasick pass over the text."""
+    if len(needles) <= _FIND_EACH:
+        return {needle for needle in needles if _stands_in(needle, text)}
+    import ahocorasick  # (only many names or denied quotations left over ask for it)
+
+    automaton = ahocorasick.Automaton()
+    for needle in needles:
+        if needle:
+            automaton.add_word(needle.decode("latin-1"), needle)
+    automaton.make_automaton()
+    found = {b""} if b"" in needles and _stands_in(b"", text) else set()
+    n = len(text)
+    for end, needle in automaton.iter(text.decode("latin-1")):
+        start = end + 1 - len(needle)
+        if not ((start > 0 and text[start - 1] in _WORD_BYTES) or (end + 1 < n and text[end + 1] in _WORD_BYTES)):
+            found.add(needle)
+    return found
+
+
+_FIND_EACH = 8
 
 
 def _stands_in(needle: bytes, text: bytes) -> bool:
