@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import math
 
+from compaction_helpers import memory_store
+from gate_helpers import assert_accepted, blk, find, store_with, summary, tool
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gate_helpers import assert_accepted, blk, find, store_with, summary, tool
-from compaction_helpers import memory_store
 from provgate import compact
 from provgate.gate import Gate, log_reads, put_reads, reads_placed
 from provgate.store import SourceStore
@@ -35,7 +35,7 @@ def _placed_by_scan(line, known, reads):
     logged_ts = dict(line)
 
     def stamp(h, ts):
-        ts = logged_ts[h] if h in logged_ts else ts
+        ts = logged_ts.get(h, ts)
         return given.get(h) if ts is None else ts
 
     n = len(line)

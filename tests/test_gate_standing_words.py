@@ -4,11 +4,11 @@ one the find per needle gives."""
 
 from __future__ import annotations
 
+from gate_helpers import assert_accepted, blk, find, store_with
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gate_helpers import assert_accepted, blk, find, store_with
-from provgate.gate import Gate, _stands_in, _standing_words
+from provgate.gate import Gate, _standing_words, _stands_in
 
 _BYTES = st.sampled_from([b"a", b"b", b"Q", b" ", b"_", b".", b"\xc3", b"\xa9", b"1", b"\n"])
 
