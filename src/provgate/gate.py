@@ -1275,6 +1275,42 @@ def _shorter_record(record: dict[str, Any], store: Any) -> dict[str, Any]:
     return {**record, "violations": short, "violations_in_record": len(short)}
 
 
+def _record_in_parts(record: dict[str, Any], store: Any) -> list[dict[str, Any]]:
+    """``record`` as one record, or, when what the session keeps (its ``pins`` lists, ``reads``,
+    ``refused_summaries``) passes half the store's limit, as the record without them and then
+    records continuing it (``"continues": true``, the session and those fields, each under half
+    the limit), which a resume reads as it reads every record (it unions pins and refused
+    summaries, and replays reads in order) and a report counts as no cycle."""
+    limit = (getattr(store, "max_content_bytes", None) or 1 << 20) // 2
+    pins = record.get("pins") or {}
+    lists = [("pins", k, x) for k in ("handles", "ids", "normalised", "renderings") for x in pins.get(k, ())]
+    lists += [("reads", r, entry) for r, entries in (record.get("reads") or {}).items() for entry in entries]
+    lists += [("refused_summaries", None, item) for item in record.get("refused_summaries") or ()]
+    if len(json.dumps(lists, ensure_ascii=False)) <= limit:
+        return [record]
+    head = {**record, "pins": {**pins, **{k: [] for k in ("handles", "ids", "normalised", "renderings")}}}
+    head.pop("reads", None)
+    head.pop("refused_summaries", None)
+    parts = [head]
+    part: dict[str, Any] | None = None
+    size = 0
+    for field, key, item in lists:
+        item_size = len(json.dumps(item, ensure_ascii=False)) + len(json.dumps(key, ensure_ascii=False)) + 8
+        if part is None or size + item_size > limit:
+            part = {"session": record.get("session"), "continues": True,
+                    "pins": {"handles": [], "ids": [], "texts": True, "normalised": [], "renderings": [], "added": True}}
+            parts.append(part)
+            size = len(json.dumps(part, ensure_ascii=False))
+        if field == "pins":
+            part["pins"][key].append(item)
+        elif field == "reads":
+            part.setdefault("reads", {}).setdefault(key, []).append(item)
+        else:
+            part.setdefault("refused_summaries", []).append(item)
+        size += item_size
+    return parts
+
+
 def _check_resumable(seq: int, record: dict[str, Any]) -> None:
     """Refuse a session's record whose pins, read log or refused summaries are not of the form a
     gate writes, naming the record and the field: a resumed session never runs without the pins
@@ -2104,8 +2140,11 @@ class Gate:
         except LimitExceededError:
             # a refusal too big for its own record is still recorded, with its violations
             # told shorter, then fewer (red team 93, F02: the check raised, the CLI said
-            # "unusable input", and the refusal reached no record)
-            self.store.append_audit(_shorter_record(record, self.store))
+            # "unusable input", and the refusal reached no record); what the session must
+            # keep (pins, reads, refused summaries) is never cut but continued in records
+            # after it, written with it in one transaction (red team 98, F01: a record too big
+            # for its pins raised, and the session never pinned what its window flagged)
+            self.store.append_audit_many(_record_in_parts(_shorter_record(record, self.store), self.store))
 
     # -- caches shared by checks ----------------------------------------------------------------
 

@@ -648,6 +648,8 @@ def report_from_records(
         if not isinstance(rec, Mapping):
             skipped.append({"seq": seq, "reason": f"not a JSON object but {_json_type(rec)}"})
             continue
+        if rec.get("continues") is True:
+            continue  # (the pins and reads of the record before it, too many for one row: no cycle)
         name = rec.get("session")
         key = name if _text(name) else None
         # re-inserting moves a session to the end: the dict ends ordered by last activity

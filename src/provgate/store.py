@@ -903,11 +903,29 @@ class SourceStore:
         """Append one JSON-serialisable record to the audit log, durably; return its sequence
         number (strictly increasing). Keys must be ``str``; tuples are stored as lists; floats
         must be finite."""
+        row = self._audit_row(record, "record")
+        return self._write(lambda conn: conn.execute("INSERT INTO audit (record, digest, session) VALUES (?, ?, ?)",
+                                                     row).lastrowid)
+
+    def append_audit_many(self, records: list[dict[str, Any]]) -> list[int]:
+        """Append records to the audit log in one transaction, in order: all of them or, on any
+        error, none (a record continued in the records after it is never left in part: a gate
+        splits a check's record so when it is too big for one row). Returns their sequence
+        numbers."""
+        if not isinstance(records, list):
+            raise InvalidArgumentError(f"records must be a list, not {type(records).__name__}", argument="records")
+        rows = [self._audit_row(record, f"records[{i}]") for i, record in enumerate(records)]
+        return self._write(lambda conn: [conn.execute("INSERT INTO audit (record, digest, session) VALUES (?, ?, ?)",
+                                                      row).lastrowid for row in rows])
+
+    def _audit_row(self, record: Any, path: str) -> tuple[bytes, str, str]:
+        """An audit record as its row (JSON bytes, digest, session), checked before anything is
+        written."""
         if not isinstance(record, dict):
             raise InvalidArgumentError(
-                f"an audit record must be a dict, not {type(record).__name__}", argument="record"
+                f"an audit record must be a dict, not {type(record).__name__}", argument=path
             )
-        _check_json_value(record, "record", 0)
+        _check_json_value(record, path, 0)
         data = json.dumps(record, ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode("utf-8")
         if len(data) > self._max_content_bytes:
             raise LimitExceededError(
@@ -916,12 +934,7 @@ class SourceStore:
         session = _session_of_record(record)
         # seq is the rowid (no bytes in the row); the session is in the record and again in its column
         self._check_row_fits("audit record", len(data), (0, _DIGEST_CHARS, len(session.encode("utf-8"))))
-        digest = compute_digest(data)
-        return self._write(
-            lambda conn: conn.execute(
-                "INSERT INTO audit (record, digest, session) VALUES (?, ?, ?)", (data, digest, session)
-            ).lastrowid
-        )
+        return data, compute_digest(data), session
 
     def iter_audit(self, since: int = 0) -> Iterator[tuple[int, dict[str, Any]]]:
         """``(seq, record)`` for every audit record with ``seq > since``, oldest first; verified."""
