@@ -8,8 +8,8 @@ from __future__ import annotations
 import math
 
 import pytest
-
 from gate_helpers import blk, find, summary, tool
+
 from provgate.errors import InvalidArgumentError, LimitExceededError
 from provgate.gate import Gate
 from provgate.report import session_report
