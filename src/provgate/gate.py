@@ -8053,38 +8053,40 @@ def reads_placed(line: list[tuple[str, float | None]], known: Container[str],
         if read[0] not in seen:
             seen.add(read[0])
             window.append(read)
-    given = dict(stamps_given(line, reads))
     first_new = next((w for w, (h, _) in enumerate(window) if h not in known), None)
     if first_new is None:
         return []
     window = window[first_new:]  # (a read shown before every new one places none of them)
-    logged_ts = dict(line)
+    shown = {h: ts for h, ts in reads if ts is not None}
 
-    def stamp(handle: str, ts: float | None) -> float | None:
-        if handle in known:
-            ts = logged_ts.get(handle, ts)
-        return given.get(handle) if ts is None else ts
+    def stamp(handle: str, logged: float | None) -> float | None:
+        """A logged read's ts: its own, else the one the window gives it (red team 93, F06)."""
+        return shown.get(handle) if logged is None else logged
 
     if not by_place:
         return _placed_by_ts(line, stamp, [(h, ts) for h, ts in window if h not in known])
     last = stamp(*line[-1]) if line else None
     highest: list[float] | None = None  # highest[k]: the highest ts of line[:k + 1] (-inf: none)
     lowest: list[float] | None = None  # lowest[k]: the lowest ts of line[k:] (inf: none)
-    place: dict[str, int] | None = None
+    # the logged reads shown after a new one, by their place in the line and their ts (in the
+    # usual window, logged reads first and new ones after, none: the line is not read)
+    logged_ts: dict[str, tuple[int, float | None]] = {}
+    if any(h in known for h, _ in window):
+        for k in range(n - 1, -1, -1):
+            logged_ts[line[k][0]] = (k, line[k][1])
     # the window from its end: the least place any read shown later takes, over all of them,
     # over those without a ts, and by their ts (the least among those stamped at or after t)
     ahead_any = ahead_bare = n
-    stamps = sorted({t for h, ts in window if (t := stamp(h, ts)) is not None})
+    stamps = sorted({t for h, ts in window
+                     if (t := (stamp(h, logged_ts[h][1]) if h in logged_ts else None if h in known else ts)) is not None})
     ahead_stamped = _LeastFromRank(len(stamps))
     gap: dict[str, int] = {}
     for handle, ts in reversed(window):
         if handle in known:
             if handle not in logged_ts:
                 continue  # (a read the log files under another resource places nothing here)
-            if place is None:
-                place = {h: k for k, (h, _) in reversed(list(enumerate(line)))}
-            at = place[handle]
-            t = stamp(handle, ts)
+            at, logged = logged_ts[handle]
+            t = stamp(handle, logged)
         else:
             t = ts
             at = n
@@ -8262,17 +8264,6 @@ def _log_places(line: list[tuple[str, float | None]], reads: list[int], blocks: 
         else:
             order[i] = ((2 * last + 1) * width + i, blocks[i].ts)
     return order, rank
-
-
-def stamps_given(line: list[tuple[str, float | None]] | None, reads: Iterable[tuple[str, float | None]]
-                 ) -> list[tuple[str, float]]:
-    """The ts ``reads`` give reads ``line`` (a resource's read log) holds without one: what
-    :func:`log_reads` places new reads by, and what an audit record keeps beside the reads a
-    check added, so a resumed session places them the same."""
-    if not line:
-        return []
-    unstamped = {h for h, t in line if t is None}
-    return [(h, t) for h, t in reads if t is not None and h in unstamped] if unstamped else []
 
 
 def _bounded_in(part: bytes, whole: bytes) -> bool:
