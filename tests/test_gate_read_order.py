@@ -5,6 +5,7 @@ window (red teams 98, F03/F03b; 101, F01/F02/F06/F07/F08)."""
 
 from __future__ import annotations
 
+import json
 import math
 
 from compaction_helpers import memory_store
@@ -12,7 +13,7 @@ from gate_helpers import assert_accepted, blk, find, store_with, summary, tool
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from provgate import compact
+from provgate import cli, compact
 from provgate.gate import Gate, log_reads, put_reads, reads_placed
 from provgate.store import SourceStore
 from provgate.window import Block, Window
@@ -291,3 +292,28 @@ def test_a_record_written_before_reads_kept_where_they_went_is_replayed_by_ts(tm
     assert resumed._read_log["file:app.ini"] == [("tool:r4", None), ("tool:r2", 2.0), ("tool:r1", 2.0),
                                                  ("tool:r3", None), ("tool:r5", 1.0)]
     assert not math.isnan(len(resumed._read_of))
+
+
+def test_provgate_check_sessions_across_processes_keep_the_newer_read(tmp_path, capsys):
+    # red team 98, F03 through the CLI: cycle 1 commits the newer read alone; cycle 2, in another
+    # process, evicts it keeping the older read shown before it (stamped): refused with the
+    # session as without it
+    def read(name, text, **extra):
+        return {"id": f"t{name[-1]}", "role": "tool", "text": text, "handles": [name], "resource": "file:app.ini",
+                **extra}
+
+    turn = {"id": "a", "role": "assistant", "text": "ok\n"}
+    first = [read("tool:r2", R2), turn]
+    both = [read("tool:r1", R1, ts=1.0), read("tool:r2", R2), turn]
+    edits = {"e1.json": {"operator": "reorder", "pre": first, "post": first,
+                         "sources": {"tool:r1": R1, "tool:r2": R2}},
+             "e2.json": {"operator": "evict", "pre": both, "post": [both[0], turn], "evicted": ["tool:r2"]}}
+    for name, edit in edits.items():
+        (tmp_path / name).write_text(json.dumps(edit), encoding="utf-8")
+    store = tmp_path / "s.sqlite3"
+    assert cli.main(["check", str(tmp_path / "e1.json"), "--store", str(store), "--create", "--session", "S"]) == 0
+    for session in (["--session", "S"], []):
+        capsys.readouterr()
+        assert cli.main(["check", str(tmp_path / "e2.json"), "--store", str(store), *session]) == 1
+        verdict = json.loads(capsys.readouterr().out)
+        assert [v["invariant"] for v in verdict["violations"]] == ["I4"], session
