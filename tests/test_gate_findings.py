@@ -6790,6 +6790,15 @@ def test_a_lost_occurrence_is_excused_by_no_count_of_equal_tokens_elsewhere(othe
     assert v.evidence["change"] == "fewer_occurrences" and (v.evidence["pre_count"], v.evidence["post_count"]) == (2, 1)
 
 
+def test_a_figure_traded_between_two_statements_is_no_move():
+    # the words either side of the lost "000" ("1", "rows") alone let the other block take
+    # "1 000 000 rows" while this one kept "1 000 rows": the two figures traded (stop 41)
+    pre = [blk("a", "assistant", "Imported 1 000 000 rows.\n"), blk("b", "assistant", "Earlier run: 1 000 rows, 000 000.\n")]
+    post = [blk("a", "assistant", "Imported 1 000 rows.\n"), blk("b", "assistant", "Earlier run: 1 000 000 rows, 000 000.\n")]
+    v = find(Gate(store_with({})).check(pre, post, operator="rewrite"), "I2", block="a", value="000")
+    assert v.evidence["change"] == "fewer_occurrences"
+
+
 def test_a_lost_occurrence_is_excused_by_its_statement_moved_to_a_new_block():
     # the other side of red team 101, F04: the block split in two, the second sentence (its
     # occurrence between the same words) under a new id, moved rather than lost

@@ -4510,8 +4510,11 @@ class _Check:
         asked[lost_keys % size] = True
         words: dict[tuple[int, int], tuple[np.ndarray, np.ndarray, bytes]] = {}
 
-        def contexts(side: int, block: int, at: np.ndarray) -> Counter[tuple[int, bytes, bytes]]:
-            """(fact, word before, word after) of each of the block's rows of an asked fact."""
+        def contexts(side: int, block: int, at: np.ndarray) -> Counter[tuple[int, bytes, bytes, bytes, bytes]]:
+            """(fact, word before, word after, and the nearest words either side that are no
+            number) of each of the block's rows of an asked fact: the words alone let "1 000 000
+            rows" move into the block that said "1 000 rows" while its "1 000" moved out (the two
+            figures traded between statements)."""
             ks = np.flatnonzero((at >= 0) & asked[np.maximum(at, 0)])
             if not ks.size:
                 return Counter()
@@ -4525,19 +4528,25 @@ class _Check:
                 edges = np.diff(inside)
                 starts = np.concatenate(([0], np.flatnonzero(edges == 1), [data.size]))
                 ends = np.concatenate(([0], np.flatnonzero(edges == -1), [data.size]))
-                words[(side, block)] = (starts, ends, table.data.lower())
-            starts, ends, lowered = words[(side, block)]
+                other = np.zeros(data.size + 1, dtype=np.int64)  # bytes of a word that are no digit
+                np.cumsum(inside[1:-1] & ~((data >= 0x30) & (data <= 0x39)), out=other[1:])
+                wordy = np.flatnonzero(other[ends] > other[starts])
+                wordy = np.concatenate(([0], wordy[(wordy > 0) & (wordy < starts.size - 1)], [starts.size - 1]))
+                words[(side, block)] = (starts, ends, wordy, table.data.lower())
+            starts, ends, wordy, lowered = words[(side, block)]
             rows = facts.groundable_rows()[ks]
             before = np.searchsorted(ends, table.start[rows], side="right") - 1
             after = np.maximum(np.searchsorted(starts, table.end[rows], side="left"), 1)
-            lefts = [lowered[a:b] for a, b in zip(starts[before].tolist(), ends[before].tolist())]
-            rights = [lowered[a:b] for a, b in zip(starts[after].tolist(), ends[after].tolist())]
-            return Counter(zip(at[ks].tolist(), lefts, rights))
+            far_before = wordy[np.searchsorted(ends[wordy], table.start[rows], side="right") - 1]
+            far_after = wordy[np.maximum(np.searchsorted(starts[wordy], table.end[rows], side="left"), 1)]
+            said = [[lowered[a:b] for a, b in zip(starts[w].tolist(), ends[w].tolist())]
+                    for w in (before, after, far_before, far_after)]
+            return Counter(zip(at[ks].tolist(), *said))
 
         pre_id = self.pre.id_pos()
         post_blocks = self.post.blocks
         pre_handles: set[str] | None = None
-        moved: Counter[tuple[int, bytes, bytes]] = Counter()
+        moved: Counter[tuple[int, bytes, bytes, bytes, bytes]] = Counter()
         for j in changed:
             b = post_blocks[j]
             i = pre_id.get(b.id)
@@ -4554,12 +4563,12 @@ class _Check:
         missing = lost_n.astype(np.int64).copy()
         if not moved:
             return missing
-        lost_by_pair: dict[int, dict[int, list[tuple[tuple[int, bytes, bytes], int]]]] = {}
+        lost_by_pair: dict[int, dict[int, list[tuple[tuple[int, bytes, bytes, bytes, bytes], int]]]] = {}
         for n, key in enumerate(lost_keys.tolist()):
             p, fact = divmod(key, size)
             if p not in lost_by_pair:
                 i, j = paired[p]
-                by_fact: dict[int, list[tuple[tuple[int, bytes, bytes], int]]] = {}
+                by_fact: dict[int, list[tuple[tuple[int, bytes, bytes, bytes, bytes], int]]] = {}
                 for place, count in (contexts(0, i, pre_at[p]) - contexts(1, j, post_at[p])).items():
                     by_fact.setdefault(place[0], []).append((place, count))
                 lost_by_pair[p] = by_fact
