@@ -6822,6 +6822,12 @@ def test_a_quotation_changed_inside_a_line_break_is_not_excused_by_a_new_copy_of
     copy = blk("c", "assistant", 'Contact: "the on-call engineer for payments".\n', derived_from=["turn:a2"])
     verdict = Gate(store_with(sources)).check([before, other], [changed, other, copy], operator="rewrite")
     find(verdict, "I2", block="a1", key="quote", value="the on-call engineer for payments")
+    # and with both ends of it changed too (no opening or close of it left to find), in either marks
+    for text in ('Page "an on-call engineer\nfor billing" before any rollout.\n',
+                 'Page \u201can on-call engineer\nfor billing\u201d before any rollout.\n'):
+        verdict = Gate(store_with(sources)).check([before, other], [blk("a1", "assistant", text, ["turn:a1"]), other],
+                                                  operator="rewrite")
+        find(verdict, "I2", block="a1", key="quote", value="the on-call engineer for payments")
 
 
 @pytest.mark.parametrize("evicted, handles", [

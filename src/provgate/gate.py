@@ -4489,9 +4489,17 @@ class _Check:
                 for needle in needles[n]:
                     automaton.add_word(needle.decode("latin-1"), needle)
             automaton.make_automaton()
-            found = _occurrences(automaton, self.post_facts[j].table.data)
+            text = self.post_facts[j].table.data
+            found = _occurrences(automaton, text)
+            wrapped: bool | None = None
             for n in ns:
                 out[n] = any(found[needle] for needle in needles[n])
+                if not out[n]:
+                    # or a quotation, its words all changed, wrapped across a line break: no
+                    # quotation to the grammar, so neither end of it is asked (stop 41)
+                    if wrapped is None:
+                        wrapped = _holds_wrapped_quotation(text)
+                    out[n] = wrapped
         return out
 
     def _moved_occurrences(self, changed: list[int], paired: list[tuple[int, int]], pre_at: list[np.ndarray],
@@ -8822,6 +8830,27 @@ def _occurrences(automaton: Any, text: bytes) -> Counter[bytes]:
 
 _WORD_BYTES = frozenset(b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_") | frozenset(range(0x80, 0x100))
 _WORD_BYTE_TABLE = np.array([b in _WORD_BYTES for b in range(256)], dtype=np.int8)
+
+
+_QUOTATION_MARKS = ((b'"', b'"'), ("\u201c".encode(), "\u201d".encode()), ("\u2018".encode(), "\u2019".encode()),
+                    (b"`", b"`"), ("\u00ab".encode(), "\u00bb".encode()))
+
+
+def _holds_wrapped_quotation(text: bytes) -> bool:
+    """Whether ``text`` holds a quotation (a pair of the usual marks, a straight apostrophe
+    aside) with a line break inside and no blank line: one the grammar, reading a quotation on
+    one line, does not see. Each mark's pairs are walked once, left to right."""
+    for opening, closing in _QUOTATION_MARKS:
+        at = text.find(opening)
+        while at >= 0:
+            end = text.find(closing, at + len(opening))
+            if end < 0:
+                break
+            inside = text[at + len(opening):end]
+            if b"\n" in inside and not _BLANK_LINE.search(inside):
+                return True
+            at = text.find(opening, end + len(closing))
+    return False
 
 
 def _row_slices(rows: _RowMap) -> dict[int, tuple[int, int]]:
