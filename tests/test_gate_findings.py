@@ -6766,6 +6766,131 @@ def test_an_occurrence_moved_to_another_changed_block_is_not_lost():
         find(Gate(store_with({})).check(pre, lost, operator="rewrite"), "I2", block="a", value="10")
 
 
+_THOUSANDS = {"turn:a": "Imported 1 000 000 rows.\n", "turn:b": "Earlier run: 1 000 rows.\n"}
+
+
+@pytest.mark.parametrize("others", [
+    [blk("b2", "assistant", "Earlier run:  1 000 rows.\n", derived_from=["turn:b"])],  # b re-issued
+    [blk("b", "assistant", "Earlier run: 1 000 rows.\n", ["turn:b"]),
+     blk("c", "assistant", "Run: 1 000 rows.\n", derived_from=["turn:b"])],  # a new derived copy
+    [blk("b", "assistant", "Earlier run: 1 000 rows.\n", ["turn:b"]), blk("c", "assistant", "1 000 rows", ["turn:b"])],
+    [blk("b", "assistant", "Earlier run: 1 000 rows (1 000 rows).\n", ["turn:b"])],  # b says it once more
+    [blk("b", "assistant", "Earlier run: 1 000 rows.\n", ["turn:b"]),
+     tool("t2", "tool:c2", "Batch: 1 000 rows; retry 1 000 max.\n", ts=2.0)],  # a fresh read
+])
+def test_a_lost_occurrence_is_excused_by_no_count_of_equal_tokens_elsewhere(others):
+    # red team 101, F04 / red team 100, F12 (stop 41): another changed block's occurrences beyond
+    # its own pre version's excused a loss, so a new block (a re-issued or derived copy of the
+    # block that said "1 000 rows" already, or a fresh read holding the digits) or the other
+    # block saying its value once more made "1 000 000 rows" -> "1 000 rows" lossless
+    sources = dict(_THOUSANDS, **{"tool:c2": "Batch: 1 000 rows; retry 1 000 max.\n"})
+    pre = [blk("a", "assistant", _THOUSANDS["turn:a"], ["turn:a"]), blk("b", "assistant", _THOUSANDS["turn:b"], ["turn:b"])]
+    post = [blk("a", "assistant", "Imported 1 000 rows.\n", ["turn:a"]), *others]
+    v = find(Gate(store_with(sources)).check(pre, post, operator="rewrite"), "I2", block="a", value="000")
+    assert v.evidence["change"] == "fewer_occurrences" and (v.evidence["pre_count"], v.evidence["post_count"]) == (2, 1)
+
+
+def test_a_figure_traded_between_two_statements_is_no_move():
+    # the words either side of the lost "000" ("1", "rows") alone let the other block take
+    # "1 000 000 rows" while this one kept "1 000 rows": the two figures traded (stop 41)
+    pre = [blk("a", "assistant", "Imported 1 000 000 rows.\n"), blk("b", "assistant", "Earlier run: 1 000 rows, 000 000.\n")]
+    post = [blk("a", "assistant", "Imported 1 000 rows.\n"), blk("b", "assistant", "Earlier run: 1 000 000 rows, 000 000.\n")]
+    v = find(Gate(store_with({})).check(pre, post, operator="rewrite"), "I2", block="a", value="000")
+    assert v.evidence["change"] == "fewer_occurrences"
+
+
+def test_a_lost_occurrence_is_excused_by_its_statement_moved_to_a_new_block():
+    # the other side of red team 101, F04: the block split in two, the second sentence (its
+    # occurrence between the same words) under a new id, moved rather than lost
+    sources = {"turn:a": "Sleep 10 then 10 more seconds.\n"}
+    pre = [blk("a", "assistant", sources["turn:a"], ["turn:a"])]
+    kept = blk("a", "assistant", "Sleep 10 seconds.\n", ["turn:a"])
+    split = [kept, blk("a2", "assistant", "Then 10 more seconds.\n", derived_from=["turn:a"])]
+    assert_accepted(Gate(store_with(sources)).check(pre, split, operator="rewrite"), "lossless")
+    elsewhere = [kept, blk("a2", "assistant", "Then wait 10 minutes.\n", derived_from=["turn:a"])]
+    find(Gate(store_with(sources)).check(pre, elsewhere, operator="rewrite"), "I2", block="a", value="10")
+
+
+def test_a_quotation_changed_inside_a_line_break_is_not_excused_by_a_new_copy_of_another_blocks():
+    # red team 101, F04 (98 F07's shape): a new derived block repeating the untouched block's
+    # quotation excused the changed one
+    sources = {"turn:a1": 'Page "the on-call engineer for payments" before any rollout.\n',
+               "turn:a2": 'Escalation contact: "the on-call engineer for payments".\n'}
+    other = blk("a2", "assistant", sources["turn:a2"], ["turn:a2"])
+    before = blk("a1", "assistant", sources["turn:a1"], ["turn:a1"])
+    changed = blk("a1", "assistant", 'Page "the on-call engineer\nfor billing" before any rollout.\n', ["turn:a1"])
+    copy = blk("c", "assistant", 'Contact: "the on-call engineer for payments".\n', derived_from=["turn:a2"])
+    verdict = Gate(store_with(sources)).check([before, other], [changed, other, copy], operator="rewrite")
+    find(verdict, "I2", block="a1", key="quote", value="the on-call engineer for payments")
+    # and with both ends of it changed too (no opening or close of it left to find), in either marks
+    for text in ('Page "an on-call engineer\nfor billing" before any rollout.\n',
+                 'Page \u201can on-call engineer\nfor billing\u201d before any rollout.\n'):
+        verdict = Gate(store_with(sources)).check([before, other], [blk("a1", "assistant", text, ["turn:a1"]), other],
+                                                  operator="rewrite")
+        find(verdict, "I2", block="a1", key="quote", value="the on-call engineer for payments")
+
+
+@pytest.mark.parametrize("evicted, handles", [
+    ([], ["turn:a", "turn:x"]),
+    (["turn:x"], ["turn:a"]),  # a handle holding none of it: no waiver
+])
+def test_fewer_occurrences_is_waived_only_when_every_source_of_the_block_left(evicted, handles):
+    # red team 101, F09 (stop 41): a record of any one handle of the block waived the rule
+    sources = {"turn:a": "Imported 1 000 000 rows.\n", "turn:x": "other\n"}
+    pre = [blk("a", "assistant", sources["turn:a"], ["turn:a", "turn:x"])]
+    post = [blk("a", "assistant", "Imported 1 000 rows.\n", handles)]
+    verdict = Gate(store_with(sources)).check(pre, post, operator="rewrite", evicted=evicted)
+    find(verdict, "I2", block="a", value="000")
+
+
+def test_fewer_occurrences_is_waived_when_every_source_of_the_block_left():
+    # the other side of red team 101, F09: the block's every handle evicted, the record stands
+    sources = {"turn:a": "Imported 1 000 000 rows.\n", "turn:x": "other\n"}
+    pre = [blk("a", "assistant", sources["turn:a"], ["turn:a", "turn:x"])]
+    post = [blk("a", "assistant", "Imported 1 000 rows.\n", derived_from=["turn:a", "turn:x"])]
+    verdict = Gate(store_with(sources)).check(pre, post, operator="rewrite", evicted=["turn:a", "turn:x"])
+    assert not [v for v in verdict.violations if v.evidence.get("change") == "fewer_occurrences"], verdict.violations
+
+
+@pytest.mark.parametrize("after, accepted", [
+    ('Set timeout="30 seconds" in the client section and timeout="30\nseconds" in the server.\n', True),
+    ('Set timeout="30\nseconds" in the client section and in the server.\n', False),  # a copy deleted
+    ('Set timeout="30 seconds" in the client section and timeout="30\nminutes" in the server.\n', False),
+    ('Set timeout="30 seconds" in the client section and in the server.\n', False),
+])
+def test_one_of_two_copies_of_a_quoted_value_wrapped_keeps_its_occurrences(after, accepted):
+    # red team 100, F03 (stop 41): a re-flow wrapping one of two copies of timeout="30 seconds"
+    # inside its quotes was refused as "dropped one of 2 occurrences"; one copy was accepted
+    before = 'Set timeout="30 seconds" in the client section and timeout="30 seconds" in the server.\n'
+    verdict = Gate(store_with({})).check([blk("a", "assistant", before)], [blk("a", "assistant", after)],
+                                         operator="rewrite")
+    if accepted:
+        assert_accepted(verdict, "lossless")
+    else:
+        find(verdict, "I2", block="a", key="timeout", value="30 seconds")
+
+
+def test_a_re_flowed_copy_in_one_block_excuses_no_loss_of_the_same_fact_in_another():
+    # each block's loss is asked on its own: the first block holding the fact, its copy only
+    # wrapped, answered for the fact in every block (stop 41, of its own change)
+    wrapped = ('Set timeout="30 seconds" here and timeout="30 seconds" there.\n',
+               'Set timeout="30 seconds" here and timeout="30\nseconds" there.\n')
+    dropped = ('Use timeout="30 seconds", timeout="30 seconds" again.\n', 'Use timeout="30 seconds" again.\n')
+    pre = [blk("a1", "assistant", wrapped[0]), blk("a2", "assistant", dropped[0])]
+    post = [blk("a1", "assistant", wrapped[1]), blk("a2", "assistant", dropped[1])]
+    find(Gate(store_with({})).check(pre, post, operator="rewrite"), "I2", block="a2", key="timeout")
+
+
+@pytest.mark.parametrize("fact", ['"deploy only on Tuesdays"', "retries=3", "a deploy window of 45 minutes"])
+def test_a_duplicate_dropped_from_one_block_another_still_holds_is_no_loss(fact):
+    # red team 101, F05 (stop 41): a duplicated quotation dropped from one block was refused
+    # ("one of 1 occurrences ... keeps 0") where a key=value or number dropped the same way passed
+    pre = [blk("a", "assistant", f"Reminder: {fact}. Next step: run the tests.\n"),
+           blk("b", "assistant", f"Policy: {fact}.\n")]
+    post = [blk("a", "assistant", "Next step: run the tests.\n"), pre[1]]
+    assert_accepted(Gate(store_with({})).check(pre, post, operator="rewrite"), "lossless")
+
+
 @pytest.mark.parametrize("text, grounded", [
     ("Of the cluster, one of the 12 nodes is down [src:c1].", False),
     ("One of the tests failed, on one of the nodes [src:c1].", True),  # the pronoun, as before

@@ -4385,8 +4385,10 @@ class _Check:
         version held, unless another changed block holds the ones it lost: the window-wide
         diff counts a fact as present or gone, so "1 000 000 rows" -> "1 000 rows", "3 of 3
         ready" -> "3 ready" and "Sleep 10 then 10 more seconds" -> "Sleep 10 more seconds" lost
-        nothing there (red team 94, F05: accepted as lossless). A pre version covered by a record
-        (a handle of it evicted or superseded) is not held to it."""
+        nothing there (red team 94, F05: accepted as lossless). An occurrence another block holds
+        excuses a lost one only when it stands between the same words (:meth:`_moved_occurrences`).
+        A pre version whose every source a record covers (evicted or superseded) is not held to
+        it."""
         pre_id = self.pre.id_pos()
         removed = set(self.removed)
         post_blocks = self.post.blocks
@@ -4401,19 +4403,26 @@ class _Check:
             paired.append((i, j))
         if not paired:
             return
-        codes = self._drop_codes([i for i, _ in paired])
-        paired = [pair for pair, code in zip(paired, codes) if not code]
+        # waived only for a block every source of which left on the record: a record of one
+        # handle of two, holding none of the lost fact, waived the rule (red team 101, F09)
+        paired = [pair for pair in paired if not self._wholly_covered(pair[0])]
         if not paired or d_pos is None or d_row is None:
             return  # (none left, or every removed block under one record: the diff placed no removed row)
         # each row's place among pre's distinct facts, as the diff found it (``a_pos`` for the
-        # changed blocks' rows, ``d_pos`` for the removed ones'), counted with bincount
+        # changed blocks' rows, ``d_pos`` for the removed ones'), counted per block: another
+        # changed block's count of a fact pays for no block's loss (red team 101, F04: a block
+        # saying its own "1 000" once more excused another's "1 000 000" -> "1 000")
         d_at, a_at = _row_slices(d_row), _row_slices(a_row)
         pre_at = [d_pos[slice(*d_at[i])] for i, _ in paired]
-        post_rows = np.concatenate([a_pos[slice(*a_at[j])] for _, j in paired])
-        pre_rows = np.concatenate(pre_at)
+        post_at = [a_pos[slice(*a_at[j])] for _, j in paired]
+        pre_rows, post_rows = np.concatenate(pre_at), np.concatenate(post_at)
         size = 1 + max(int(pre_rows.max()) if pre_rows.size else 0, int(post_rows.max()) if post_rows.size else 0)
-        before_n = np.bincount(pre_rows[pre_rows >= 0], minlength=size)
-        after_n = np.bincount(post_rows[post_rows >= 0], minlength=size)
+        pre_pair = np.repeat(np.arange(len(paired), dtype=np.int64), [a.size for a in pre_at])
+        post_pair = np.repeat(np.arange(len(paired), dtype=np.int64), [a.size for a in post_at])
+        pre_keys, before_n = np.unique((pre_pair * size + pre_rows)[pre_rows >= 0], return_counts=True)
+        post_keys, post_n = np.unique((post_pair * size + post_rows)[post_rows >= 0], return_counts=True)
+        at = np.minimum(np.searchsorted(post_keys, pre_keys), max(post_keys.size - 1, 0))
+        after_n = np.where(post_keys[at] == pre_keys, post_n[at], 0) if post_keys.size else np.zeros_like(before_n)
         # a quotation the block no longer holds at all counts too: another block's copy of it
         # kept the window's count, so the block's own words changed inside a line break (no
         # quotation to the grammar) passed as lossless (red team 98, F07)
@@ -4421,58 +4430,202 @@ class _Check:
         quoted = np.zeros(size, dtype=np.bool_)
         quoted[pre_rows[(pre_rows >= 0) & (kinds == _KIND_QUOTE)]] = True
         quoted[gone[gone < size]] = False  # (gone from the window: reported as dropped already)
-        fewer_at = np.flatnonzero(((after_n > 0) | quoted) & (after_n < before_n))
-        if not fewer_at.size:
+        facts_of = pre_keys % size
+        fewer = np.flatnonzero(((after_n > 0) | quoted[facts_of]) & (after_n < before_n))
+        if not fewer.size:
             return
-        # (a lost occurrence another changed block holds was moved, not lost: one that block holds
-        # beyond what its own pre version held, so an occurrence it held already excuses nothing
-        # (red team 98, F02: touching a block that stated the value, respaced, did)
-        paired_posts = {j for _, j in paired}
-        elsewhere_n = np.zeros(size, dtype=np.int64)
-        for j in changed:
-            if j in paired_posts:
-                continue
-            after_j = a_pos[slice(*a_at[j])]
-            after_j = after_j[np.isin(after_j, fewer_at)]
-            if not after_j.size:
-                continue
-            moved = np.bincount(after_j, minlength=size)
-            i = pre_id.get(post_blocks[j].id)
-            if i is not None and i in d_at:
-                before_j = d_pos[slice(*d_at[i])]
-                moved -= np.bincount(before_j[np.isin(before_j, fewer_at)], minlength=size)
-            elsewhere_n += np.maximum(moved, 0)
-        fewer_at = fewer_at[after_n[fewer_at] + elsewhere_n[fewer_at] < before_n[fewer_at]]
-        if not fewer_at.size:
+        firsts: dict[int, dict[int, int]] = {}
+
+        def first_index(p: int, fact: int) -> int:
+            """The first of the pair's pre block's rows (among its groundable rows) holding ``fact``."""
+            if p not in firsts:
+                values, where = np.unique(pre_at[p], return_index=True)
+                firsts[p] = dict(zip(values.tolist(), where.tolist()))
+            return firsts[p][fact]
+
+        def table_row(p: int, fact: int) -> int:
+            return int(self.pre_facts[paired[p][0]].groundable_rows()[first_index(p, fact)])
+
+        dropped_whole = fewer[after_n[fewer] == 0]
+        if dropped_whole.size:
+            # but only when the block's words of it stand there changed (98 F07's shape); a
+            # quotation dropped with its words, which another block still holds, is as lost as a
+            # key=value or a number dropped the same way: no loss (red team 101, F05)
+            changed_words = self._quotations_still_begun(
+                [(paired[p][0], table_row(p, fact), paired[p][1])
+                 for p, fact in (divmod(k, size) for k in pre_keys[dropped_whole].tolist())])
+            fewer = np.setdiff1d(fewer, dropped_whole[~np.array(changed_words, dtype=np.bool_)])
+            if not fewer.size:
+                return
+        missing = self._moved_occurrences(changed, paired, pre_at, post_at, size, pre_keys[fewer],
+                                          before_n[fewer] - after_n[fewer], d_at, a_at, a_pos, d_pos)
+        fewer = fewer[missing > 0]
+        if not fewer.size:
             return
-        wanted = {int(k): k for k in fewer_at.tolist()}
-        before = {key: int(before_n[key]) for key in wanted}
-        after = {key: int(after_n[key]) for key in wanted}
-        owners: dict[int, tuple[int, int]] = {}  # a fact's place -> (its pre block, a row there)
-        for (i, _), at in zip(paired, pre_at):
-            for k, key in enumerate(at.tolist()):
-                if key in wanted:
-                    owners.setdefault(key, (i, k))
-        fewer = list(wanted)
+        # each (block, fact) that lost occurrences: (pair, fact, its first row's index, pre count, post count)
+        losses = [(*divmod(key, size), n_before, n_after) for key, n_before, n_after
+                  in zip(pre_keys[fewer].tolist(), before_n[fewer].tolist(), after_n[fewer].tolist())]
         edit = self.edit
         # a copy of a quotation the rewrite only wrapped onto two lines, or a name it moved to a
         # line's start (no name to the grammar there), is still there: asked as I2's diff asks
         post_of = {i: j for i, j in paired}
-        first = np.array([d_at[owners[fact][0]][0] + owners[fact][1] for fact in fewer], dtype=np.int64)
+        first = np.array([d_at[paired[p][0]][0] + first_index(p, fact) for p, fact, _, _ in losses], dtype=np.int64)
         kept = self._rewrapped_quotes(first, d_row, self.pre_facts, lambda ks: [[d_row(k)] for k in ks],
                                       lambda i: self.post_facts[post_of[i]].table.data)
-        lost = [fact for n, fact in enumerate(fewer) if n not in kept]
-        for fact in self.reportable(lost):
-            i, k = owners[fact]
+        losses = [loss for n, loss in enumerate(losses) if n not in kept]
+        if losses:
+            # and a fact that stands inside such a quotation (timeout="30 seconds" wrapped inside
+            # its quotes), as I2's diff asks of a fact gone from the block: one of two copies
+            # wrapped was refused where one copy was not (red team 100, F03)
+            inside = self._inside_reflowed_quotations(
+                [(paired[p][0], table_row(p, fact)) for p, fact, _, _ in losses], self.pre_facts,
+                lambda i: self.post_facts[post_of[i]])
+            losses = [loss for loss, reflowed in zip(losses, inside) if not reflowed]
+        first_loss: dict[int, tuple[int, int, int, int]] = {}  # each fact reported once, in its first block
+        for loss in losses:
+            first_loss.setdefault(loss[1], loss)
+        for fact in self.reportable(list(first_loss)):
+            p, _, n_before, n_after = first_loss[fact]
+            i = paired[p][0]
             b = edit.pre[i]
-            span = self.pre_facts[i].table.span(int(self.pre_facts[i].groundable_rows()[k]))
+            span = self.pre_facts[i].table.span(table_row(p, fact))
             self.counts["dropped"] += 1
-            self.violate("I2", f"{edit.operator} dropped one of {before[fact]} occurrences of {span.key}={span.value!r} "
-                         f"in block {b.id!r} (it keeps {after[fact]}): a lossless operator keeps every occurrence of a "
+            self.violate("I2", f"{edit.operator} dropped one of {n_before} occurrences of {span.key}={span.value!r} "
+                         f"in block {b.id!r} (it keeps {n_after}): a lossless operator keeps every occurrence of a "
                          "fact of a block it rewrites", block=b.id, handle=(b.handles or (None,))[0],
                          key=span.key, value=span.value,
                          evidence={"span": [span.start, span.end], "text": span.text, "change": "fewer_occurrences",
-                                   "pre_count": before[fact], "post_count": after[fact]})
+                                   "pre_count": n_before, "post_count": n_after})
+
+    def _wholly_covered(self, i: int) -> bool:
+        """Whether a record covers every source of removed pre block ``i`` (each handle and
+        derived-from handle evicted or superseded; a block without either, its id evicted)."""
+        evicted, superseded = self._covering()
+        b = self.pre.blocks[i]
+        refs = b.handles + b.derived_from
+        if not refs:
+            return b.id in evicted
+        return all(h in evicted or h in superseded for h in refs)
+
+    def _quotations_still_begun(self, lost: list[tuple[int, int, int]]) -> list[bool]:
+        """For each (pre block, table row, post block) of a quotation the block's post version no
+        longer holds: whether that post text still holds its opening (its mark and first word)
+        or its close (its last word and mark), its words changed rather than dropped (red team
+        98, F07). One Aho-Corasick pass over each post text asked."""
+        import ahocorasick  # (only a quotation dropped from a block asks)
+
+        needles: list[tuple[bytes, ...]] = []
+        by_block: dict[int, list[int]] = {}
+        for n, (i, row, j) in enumerate(lost):
+            table = self.pre_facts[i].table
+            words = table.data[int(table.start[row]):int(table.end[row])].split()
+            needles.append((words[0], words[-1]) if len(words) > 1 else tuple(words))
+            by_block.setdefault(j, []).append(n)
+        out = [False] * len(lost)
+        for j, ns in by_block.items():
+            automaton = ahocorasick.Automaton()
+            for n in ns:
+                for needle in needles[n]:
+                    automaton.add_word(needle.decode("latin-1"), needle)
+            automaton.make_automaton()
+            text = self.post_facts[j].table.data
+            found = _occurrences(automaton, text)
+            wrapped: bool | None = None
+            for n in ns:
+                out[n] = any(found[needle] for needle in needles[n])
+                if not out[n]:
+                    # or a quotation, its words all changed, wrapped across a line break: no
+                    # quotation to the grammar, so neither end of it is asked (stop 41)
+                    if wrapped is None:
+                        wrapped = _holds_wrapped_quotation(text)
+                    out[n] = wrapped
+        return out
+
+    def _moved_occurrences(self, changed: list[int], paired: list[tuple[int, int]], pre_at: list[np.ndarray],
+                           post_at: list[np.ndarray], size: int, lost_keys: np.ndarray, lost_n: np.ndarray,
+                           d_at: dict[int, tuple[int, int]], a_at: dict[int, tuple[int, int]],
+                           a_pos: np.ndarray, d_pos: np.ndarray) -> np.ndarray:
+        """How many of each lost occurrence (``lost_keys``: pair * size + fact, ``lost_n`` of each)
+        no other changed block holds moved: an occurrence it holds beyond its own pre version's,
+        between the same two words (case aside) as one the losing block no longer holds. A count
+        of equal tokens moved nothing: another block saying its own value once more, re-issued
+        under a new id or copied into a new block (red team 101, F04), or a fresh read holding
+        the digits (red team 100, F12), excused "1 000 000 rows" -> "1 000 rows"; an occurrence
+        the other block held already excuses nothing either (red team 98, F02)."""
+        width = 1 + max(size, int(a_pos.max()) if a_pos.size else 0, int(d_pos.max()) if d_pos.size else 0)
+        asked = np.zeros(width, dtype=np.bool_)
+        asked[lost_keys % size] = True
+        words: dict[tuple[int, int], tuple[np.ndarray, np.ndarray, bytes]] = {}
+
+        def contexts(side: int, block: int, at: np.ndarray) -> Counter[tuple[int, bytes, bytes, bytes, bytes]]:
+            """(fact, word before, word after, and the nearest words either side that are no
+            number) of each of the block's rows of an asked fact: the words alone let "1 000 000
+            rows" move into the block that said "1 000 rows" while its "1 000" moved out (the two
+            figures traded between statements)."""
+            ks = np.flatnonzero((at >= 0) & asked[np.maximum(at, 0)])
+            if not ks.size:
+                return Counter()
+            facts = (self.pre_facts if side == 0 else self.post_facts)[block]
+            table = facts.table
+            if (side, block) not in words:
+                # each word's bounds, a blank word either end for an occurrence with none beside it
+                data = np.frombuffer(table.data, dtype=np.uint8)
+                inside = np.zeros(data.size + 2, dtype=np.int8)
+                inside[1:-1] = _WORD_BYTE_TABLE[data]
+                edges = np.diff(inside)
+                starts = np.concatenate(([0], np.flatnonzero(edges == 1), [data.size]))
+                ends = np.concatenate(([0], np.flatnonzero(edges == -1), [data.size]))
+                other = np.zeros(data.size + 1, dtype=np.int64)  # bytes of a word that are no digit
+                np.cumsum(inside[1:-1] & ~((data >= 0x30) & (data <= 0x39)), out=other[1:])
+                wordy = np.flatnonzero(other[ends] > other[starts])
+                wordy = np.concatenate(([0], wordy[(wordy > 0) & (wordy < starts.size - 1)], [starts.size - 1]))
+                words[(side, block)] = (starts, ends, wordy, table.data.lower())
+            starts, ends, wordy, lowered = words[(side, block)]
+            rows = facts.groundable_rows()[ks]
+            before = np.searchsorted(ends, table.start[rows], side="right") - 1
+            after = np.maximum(np.searchsorted(starts, table.end[rows], side="left"), 1)
+            far_before = wordy[np.searchsorted(ends[wordy], table.start[rows], side="right") - 1]
+            far_after = wordy[np.maximum(np.searchsorted(starts[wordy], table.end[rows], side="left"), 1)]
+            said = [[lowered[a:b] for a, b in zip(starts[w].tolist(), ends[w].tolist())]
+                    for w in (before, after, far_before, far_after)]
+            return Counter(zip(at[ks].tolist(), *said))
+
+        pre_id = self.pre.id_pos()
+        post_blocks = self.post.blocks
+        pre_handles: set[str] | None = None
+        moved: Counter[tuple[int, bytes, bytes, bytes, bytes]] = Counter()
+        for j in changed:
+            b = post_blocks[j]
+            i = pre_id.get(b.id)
+            if i is None and b.handles and not b.derived_from:
+                # a fresh read (handles no pre block carries) holds no text moved out of a block
+                if pre_handles is None:
+                    pre_handles = {h for block in self.pre.blocks for h in block.handles}
+                if pre_handles.isdisjoint(b.handles):
+                    continue
+            gained = contexts(1, j, a_pos[slice(*a_at[j])])
+            if gained and i is not None and i in d_at:
+                gained -= contexts(0, i, d_pos[slice(*d_at[i])])
+            moved.update(gained)
+        missing = lost_n.astype(np.int64).copy()
+        if not moved:
+            return missing
+        lost_by_pair: dict[int, dict[int, list[tuple[tuple[int, bytes, bytes, bytes, bytes], int]]]] = {}
+        for n, key in enumerate(lost_keys.tolist()):
+            p, fact = divmod(key, size)
+            if p not in lost_by_pair:
+                i, j = paired[p]
+                by_fact: dict[int, list[tuple[tuple[int, bytes, bytes, bytes, bytes], int]]] = {}
+                for place, count in (contexts(0, i, pre_at[p]) - contexts(1, j, post_at[p])).items():
+                    by_fact.setdefault(place[0], []).append((place, count))
+                lost_by_pair[p] = by_fact
+            need = int(missing[n])
+            for place, count in lost_by_pair[p].get(fact, ()):
+                take = min(count, need, moved[place])
+                moved[place] -= take
+                need -= take
+            missing[n] = need
+        return missing
 
     def _reserialized_json(self) -> dict[int, int]:
         """Changed post block -> its pre version (the removed pre block with its id), for each
@@ -8706,6 +8859,28 @@ def _occurrences(automaton: Any, text: bytes) -> Counter[bytes]:
 
 
 _WORD_BYTES = frozenset(b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_") | frozenset(range(0x80, 0x100))
+_WORD_BYTE_TABLE = np.array([b in _WORD_BYTES for b in range(256)], dtype=np.int8)
+
+
+_QUOTATION_MARKS = ((b'"', b'"'), ("\u201c".encode(), "\u201d".encode()), ("\u2018".encode(), "\u2019".encode()),
+                    (b"`", b"`"), ("\u00ab".encode(), "\u00bb".encode()))
+
+
+def _holds_wrapped_quotation(text: bytes) -> bool:
+    """Whether ``text`` holds a quotation (a pair of the usual marks, a straight apostrophe
+    aside) with a line break inside and no blank line: one the grammar, reading a quotation on
+    one line, does not see. Each mark's pairs are walked once, left to right."""
+    for opening, closing in _QUOTATION_MARKS:
+        at = text.find(opening)
+        while at >= 0:
+            end = text.find(closing, at + len(opening))
+            if end < 0:
+                break
+            inside = text[at + len(opening):end]
+            if b"\n" in inside and not _BLANK_LINE.search(inside):
+                return True
+            at = text.find(opening, end + len(closing))
+    return False
 
 
 def _row_slices(rows: _RowMap) -> dict[int, tuple[int, int]]:
