@@ -134,7 +134,7 @@ _QUOTE_MARKS = frozenset(b"\"'")
 _CURLY_OPENERS = ("\u201c".encode(), "\u2018".encode())
 _CURLY_CLOSERS = ("\u201d".encode(), "\u2019".encode())
 # the words that join quotations into a list a negation before the first governs (red team 100,
-# F01: do not "deploy to prod", "drop the users table"; never "A" or "B"), a comma the other
+# F01: do not "deploy to prod", "drop the users table"; never "A" or "B"), as a comma does
 _LIST_WORDS = frozenset((b"or", b"and", b"nor"))
 # the negation that, quoted alone, is an answer or an option's value, no negation of the
 # quotation after it (red team 100, F08: ["yes", "no", "ask every time"], {"dry_run": "no",
@@ -371,8 +371,8 @@ def _quotation_denied(haystack: bytes, start: int, low: int) -> bool:
 
 def _negation_before(haystack: bytes, i: int, start: int) -> bool:
     """Is the word that ends at ``haystack[i]`` a negation standing on its own (the stretch
-    ``haystack[i:start]`` separating it from the words, :func:`after_negation`)? A JSON string
-    that is the word alone, when the stretch passed its ``", "``, is a value (red team 100, F08)."""
+    ``haystack[i:start]`` separating it from the words, :func:`after_negation`)? A string that
+    is "no" alone, its closing mark in the stretch, is an answer (red team 100, F08)."""
     if i == start or i == 0 or haystack[i - 1] not in _NEGATION_ENDS:
         return False  # (every negation ends in t, o or r: most words are passed here)
     j = i
@@ -462,7 +462,7 @@ def _words_closed_at(haystack: bytes, closer: int, low: int) -> int:
 
 def _apostrophe(haystack: bytes, k: int) -> bool:
     """Is the ``'`` at ``haystack[k]`` (or the ``’`` that ends there) an apostrophe: a word byte
-    on either side (``don't``, ``team's``)?"""
+    on both sides (``don't``, ``team's``)?"""
     a = k - 2 if haystack[k] == 0x99 else k
     return a > 0 and haystack[a - 1] in WORD_BYTES and k + 1 < len(haystack) and haystack[k + 1] in WORD_BYTES
 
