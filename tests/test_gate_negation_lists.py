@@ -10,11 +10,11 @@ import random
 
 import numpy as np
 import pytest
+from conftest import IMPLEMENTATIONS, NO_EXTENSIONS, load_implementation
+from gate_helpers import assert_accepted, blk, find, store_with, summary, tool
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import IMPLEMENTATIONS, NO_EXTENSIONS, load_implementation
-from gate_helpers import assert_accepted, blk, find, store_with, summary, tool
 from provgate.gate import Gate
 
 QUOTE = 4
