@@ -319,19 +319,19 @@ cdef inline offset_t words_closed_at(const byte_t* classes, const byte_t* h, off
 cdef inline offset_t quotation_around(const byte_t* classes, const byte_t* h, offset_t hn, offset_t s,
                                       offset_t low) noexcept nogil:
     """provgate._matching_py._quotation_around: where the words of the quotation ``h[s]`` lies
-    inside, past its first byte, start (past the nearest opening mark before ``s``); -1 when the
-    nearest mark closes one, opens the words at ``s`` or is not within reach (red team 100, F10)."""
-    cdef offset_t k = s - 1
+    inside, past its first byte, start (past the nearest opening mark before ``s``, or before
+    the mark that opens the words at ``s``: a quotation inside a denied one is denied with it);
+    -1 when the nearest mark closes one or none is within reach (red team 100, F10)."""
+    cdef offset_t own = opening_mark_before(h, s, low)
+    cdef offset_t k = (own if own >= 0 else s) - 1
     cdef byte_t c
     while k >= low:
         c = h[k]
         if c == b'"' or (c == 0x27 and not apostrophe(classes, h, hn, k)):
-            if k + 1 == s or (k > 0 and (classes[h[k - 1]] & WORD)):
-                return -1
-            return k + 1
+            return -1 if k > 0 and (classes[h[k - 1]] & WORD) else k + 1
         if k - 2 >= low and h[k - 2] == 0xE2 and h[k - 1] == 0x80:
             if c == 0x9C or c == 0x98:
-                return k + 1 if k + 1 < s else -1
+                return k + 1
             if c == 0x9D or (c == 0x99 and not apostrophe(classes, h, hn, k)):
                 return -1
         k -= 1

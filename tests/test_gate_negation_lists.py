@@ -64,6 +64,11 @@ def quoted_in(impl, needle: str, haystack: str) -> bool:
     ('["Please do not ", "deploy to prod on Friday"]', ["deploy"], ["deploy"]),
     ('["not", "deploy to prod on Friday"]', ["deploy"], ["deploy"]),
     ('["no deploy", "ship"]', ["ship"], []),
+    # red team 100, F10: a quotation inside a denied one is denied with it
+    ("Do not \"set 'retries=5' now\".", ["retries"], ["retries"]),
+    ("Do not \u201cset \u2018retries=5\u2019 now\u201d.", ["retries"], ["retries"]),
+    ("Run \"set 'retries=5' now\".", ["retries"], []),
+    ('Do not "deploy" "ship".', ["ship"], []),
 ])
 def test_a_negation_denies_every_quotation_of_its_list(impl, text, words, denied):
     assert denied_words(impl, text, words) == denied
@@ -77,6 +82,7 @@ def test_a_negation_denies_every_quotation_of_its_list(impl, text, words, denied
     ("the users table", 'Do not "deploy", "drop the users table".', False),
     ("prod on Friday", '["Do not", "deploy to prod on Friday"]', False),
     ("app now", "Do not \"deploy the team's app now\".", False),
+    ("retries=5", "Do not \"set 'retries=5' now\".", False),
     # ... not words after it, inside a quotation no negation denies, or after a closing mark
     ("to prod on Friday", 'Please "deploy to prod on Friday".', True),
     ("to prod", 'Do not "deploy" to prod.', True),

@@ -689,7 +689,7 @@ QUOTE_CASES = [
     (b"deploy", b'["Yes", "deploy"]', True, True),
     (b"deploy", b'say "no" deploy', True, True),  # (a closing mark is not passed)
     (b"deploy", b'"no", deploy', True, True),  # (nor a comma without the string after it)
-    (b"deploy", b'not ""deploy', True, True),
+    (b"deploy", b'not ""deploy', False, True),  # (the outer mark opens a denied quotation the words lie in: red team 100, F10)
     (b"deploy", b'not, "deploy"', True, True),  # (a comma is passed only between two strings)
 ]
 

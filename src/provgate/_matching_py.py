@@ -469,21 +469,21 @@ def _apostrophe(haystack: bytes, k: int) -> bool:
 
 def _quotation_around(haystack: bytes, start: int, low: int) -> int:
     """Where the words of the quotation that ``haystack[start]`` lies inside, past its first
-    byte, start: past the nearest quotation mark before ``start``, not below ``low``, when that
-    mark opens a quotation (a ``"`` or ``'`` after no word byte, a ``“`` or ``‘``); -1 when it
-    closes one (after a word byte; a ``”``, a ``’`` that is no apostrophe), when it is the
-    mark that opens the words at ``start`` themselves, or when there is none (red team 100,
-    F10). Apostrophes between word bytes are passed."""
-    k = start - 1
+    byte, start: past the nearest quotation mark before ``start`` (before the mark that opens
+    the words at ``start``, if one does: a quotation inside a denied one is denied with it), not
+    below ``low``, when that mark opens a quotation (a ``"`` or ``'`` after no word byte, a
+    ``“`` or ``‘``); -1 when it closes one (after a word byte; a ``”``, a ``’`` that is no
+    apostrophe) or when there is none (red team 100, F10). Apostrophes between word bytes are
+    passed."""
+    own = _opening_mark_before(haystack, start, low)
+    k = (own if own >= 0 else start) - 1
     while k >= low:
         c = haystack[k]
         if c == 0x22 or (c == 0x27 and not _apostrophe(haystack, k)):
-            if k + 1 == start or (k > 0 and haystack[k - 1] in WORD_BYTES):
-                return -1
-            return k + 1
+            return -1 if k > 0 and haystack[k - 1] in WORD_BYTES else k + 1
         if k - 2 >= low and haystack[k - 2] == 0xE2 and haystack[k - 1] == 0x80:
             if c == 0x9C or c == 0x98:  # (“ ‘)
-                return k + 1 if k + 1 < start else -1
+                return k + 1
             if c == 0x9D or (c == 0x99 and not _apostrophe(haystack, k)):  # (” ’)
                 return -1
         k -= 1
