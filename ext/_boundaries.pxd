@@ -119,11 +119,9 @@ cdef inline offset_t json_string_before(const byte_t* h, offset_t at, offset_t l
     return at
 
 
-cdef inline offset_t separator_start(const byte_t* h, offset_t hn, offset_t s) noexcept nogil:
+cdef inline offset_t separator_start(const byte_t* h, offset_t hn, offset_t s, offset_t low) noexcept nogil:
     """provgate._matching_py._separator_start: where the stretch of blanks, emphasis markers, a
-    short bracketed aside and separating dashes before ``h[s]`` begins (at most NEGATION_REACH
-    bytes back)."""
-    cdef offset_t low = s - NEGATION_REACH if s > NEGATION_REACH else 0
+    short bracketed aside and separating dashes before ``h[s]`` begins (not below ``low``)."""
     cdef offset_t i = s, k, d, bottom
     cdef byte_t c, opener
     while i > low:
@@ -167,11 +165,42 @@ cdef inline offset_t separator_start(const byte_t* h, offset_t hn, offset_t s) n
 
 
 cdef inline bint after_negation(const byte_t* classes, const byte_t* h, offset_t hn, offset_t s) noexcept nogil:
-    """provgate._matching_py.after_negation: is the word before ``h[s]``, past blanks, emphasis
-    markers, a short bracketed aside and separating dashes (``separator_start``), one of
-    NEGATIONS or a word ending in n't (or n’t), of ASCII letters and apostrophes, on its own
-    (or wrapped in emphasis markers)? Reads only ``h[0:hn]``; cannot raise."""
-    cdef offset_t i = separator_start(h, hn, s), j, k, n
+    """provgate._matching_py.after_negation: do the words at ``h[s]`` follow a negation (the
+    word before them, past blanks, emphasis markers, a short bracketed aside and separating
+    dashes), open a quotation listed after one that does, or lie inside such a quotation (red
+    team 100, F01, F10)? Reads only ``h[0:hn]``; cannot raise."""
+    cdef offset_t low = s - NEGATION_REACH if s > NEGATION_REACH else 0
+    cdef offset_t opened
+    if quotation_denied(classes, h, hn, s, low):
+        return True
+    opened = quotation_around(classes, h, hn, s, low)
+    return opened >= 0 and quotation_denied(classes, h, hn, opened,
+                                            opened - NEGATION_REACH if opened > NEGATION_REACH else 0)
+
+
+cdef inline bint quotation_denied(const byte_t* classes, const byte_t* h, offset_t hn, offset_t s,
+                                  offset_t low) noexcept nogil:
+    """provgate._matching_py._quotation_denied: the words at ``h[s]`` follow a negation, or open
+    a quotation listed after one that does (each list step moves back, none below ``low``)?"""
+    cdef offset_t i, mark, closer
+    while True:
+        i = separator_start(h, hn, s, low)
+        if negation_before(classes, h, i, s):
+            return True
+        mark = opening_mark_before(h, s, low)
+        closer = listed_after(classes, h, mark, low) if mark >= 0 else -1
+        if closer < 0:
+            return False
+        s = words_closed_at(classes, h, hn, closer, low)
+        if s < 0:
+            return False
+
+
+cdef inline bint negation_before(const byte_t* classes, const byte_t* h, offset_t i, offset_t s) noexcept nogil:
+    """provgate._matching_py._negation_before: is the word that ends at ``h[i]`` a negation on
+    its own (NEGATIONS or a word ending in n't or n’t), but "no" quoted alone before
+    the closing mark of the stretch ``h[i:s]`` (red team 100, F08)?"""
+    cdef offset_t j, k, n
     if i == s or i == 0 or (h[i - 1] | 0x20) not in (b't', b'o', b'r'):
         return False  # (every negation ends in t, o or r; i == 0: the stretch opens the text, h[-1] is not read)
     j = i
@@ -190,17 +219,123 @@ cdef inline bint after_negation(const byte_t* classes, const byte_t* h, offset_t
             k -= 1
         if k == j or (k > 0 and (classes[h[k - 1]] & WORD)):
             return False
+    n = i - j
+    if n == 2 and lower_is(h + j, b"no", 2) and j > 0 and h[j - 1] == b'"':
+        k = i
+        while k < s and is_blank(h[k]):
+            k += 1
+        if k < s and h[k] == b'"':
+            return False  # ("no" of ["yes", "no", "ask every time"]: the string is the answer alone)
     # n't or n’t at its end
-    if i - j >= 3 and (h[i - 1] | 0x20) == b't':
+    if n >= 3 and (h[i - 1] | 0x20) == b't':
         if h[i - 2] == 0x27 and (h[i - 3] | 0x20) == b'n':
             return True
-        if i - j >= 5 and h[i - 4] == 0xE2 and h[i - 3] == 0x80 and h[i - 2] == 0x99 and (h[i - 5] | 0x20) == b'n':
+        if n >= 5 and h[i - 4] == 0xE2 and h[i - 3] == 0x80 and h[i - 2] == 0x99 and (h[i - 5] | 0x20) == b'n':
             return True
-    n = i - j
     return ((n == 3 and lower_is(h + j, b"not", 3)) or (n == 2 and lower_is(h + j, b"no", 2))
             or (n == 5 and lower_is(h + j, b"never", 5)) or (n == 3 and lower_is(h + j, b"nor", 3))
             or (n == 7 and lower_is(h + j, b"neither", 7)) or (n == 6 and lower_is(h + j, b"cannot", 6))
             or (n == 7 and lower_is(h + j, b"without", 7)))
+
+
+cdef inline bint is_curly(const byte_t* h, offset_t at, byte_t last) noexcept nogil:
+    """Is the curly mark U+201x ending in byte ``last`` at ``h[at:at + 3]`` (in range)?"""
+    return h[at] == 0xE2 and h[at + 1] == 0x80 and h[at + 2] == last
+
+
+cdef inline offset_t opening_mark_before(const byte_t* h, offset_t s, offset_t low) noexcept nogil:
+    """provgate._matching_py._opening_mark_before: where the mark (" ' “ ‘) that opens the words
+    at ``h[s]`` begins, or -1."""
+    if s > low and (h[s - 1] == b'"' or h[s - 1] == 0x27):
+        return s - 1
+    if s - 3 >= low and (is_curly(h, s - 3, 0x9C) or is_curly(h, s - 3, 0x98)):
+        return s - 3
+    return -1
+
+
+cdef inline offset_t blanks_before(const byte_t* h, offset_t at, offset_t low) noexcept nogil:
+    while at > low and is_blank(h[at - 1]):
+        at -= 1
+    return at
+
+
+cdef inline offset_t listed_after(const byte_t* classes, const byte_t* h, offset_t mark, offset_t low) noexcept nogil:
+    """provgate._matching_py._listed_after: where the closing mark (" ' ” ’) of the quotation
+    joined to the one ``h[mark]`` opens by a comma, or, and or nor (or a comma and one of
+    them) begins; else -1 (red team 100, F01)."""
+    cdef offset_t k = blanks_before(h, mark, low), w
+    w = k
+    while w > low and is_ascii_letter(h[w - 1]):
+        w -= 1
+    if w < k:
+        if not ((k - w == 2 and lower_is(h + w, b"or", 2)) or (k - w == 3 and lower_is(h + w, b"and", 3))
+                or (k - w == 3 and lower_is(h + w, b"nor", 3))):
+            return -1
+        if w > 0 and (classes[h[w - 1]] & WORD):
+            return -1
+        k = blanks_before(h, w, low)
+        if k > low and h[k - 1] == b',':  # (", or")
+            k = blanks_before(h, k - 1, low)
+    elif k > low and h[k - 1] == b',':
+        k = blanks_before(h, k - 1, low)
+    else:
+        return -1
+    if k > low and (h[k - 1] == b'"' or h[k - 1] == 0x27):
+        return k - 1
+    if k - 3 >= low and (is_curly(h, k - 3, 0x9D) or is_curly(h, k - 3, 0x99)):
+        return k - 3
+    return -1
+
+
+cdef inline bint apostrophe(const byte_t* classes, const byte_t* h, offset_t hn, offset_t k) noexcept nogil:
+    """provgate._matching_py._apostrophe: is the ' at ``h[k]`` (or the ’ that ends there) between
+    word bytes?"""
+    cdef offset_t a = k - 2 if h[k] == 0x99 else k
+    return a > 0 and (classes[h[a - 1]] & WORD) and k + 1 < hn and (classes[h[k + 1]] & WORD)
+
+
+cdef inline offset_t words_closed_at(const byte_t* classes, const byte_t* h, offset_t hn, offset_t closer,
+                                     offset_t low) noexcept nogil:
+    """provgate._matching_py._words_closed_at: where the words of the quotation whose closing
+    mark begins at ``h[closer]`` start (past the nearest opening mark before it, not below
+    ``low``), or -1."""
+    cdef byte_t c = h[closer], last
+    cdef offset_t k = closer - 1
+    if c == b'"' or c == 0x27:
+        while k >= low:
+            if h[k] == c and not (c == 0x27 and apostrophe(classes, h, hn, k)):
+                return k + 1
+            k -= 1
+        return -1
+    last = 0x9C if h[closer + 2] == 0x9D else 0x98
+    k = closer - 3
+    while k >= low:
+        if is_curly(h, k, last):
+            return k + 3
+        k -= 1
+    return -1
+
+
+cdef inline offset_t quotation_around(const byte_t* classes, const byte_t* h, offset_t hn, offset_t s,
+                                      offset_t low) noexcept nogil:
+    """provgate._matching_py._quotation_around: where the words of the quotation ``h[s]`` lies
+    inside, past its first byte, start (past the nearest opening mark before ``s``, or before
+    the mark that opens the words at ``s``: a quotation inside a denied one is denied with it);
+    -1 when the nearest mark closes one or none is within reach (red team 100, F10)."""
+    cdef offset_t own = opening_mark_before(h, s, low)
+    cdef offset_t k = (own if own >= 0 else s) - 1
+    cdef byte_t c
+    while k >= low:
+        c = h[k]
+        if c == b'"' or (c == 0x27 and not apostrophe(classes, h, hn, k)):
+            return -1 if k > 0 and (classes[h[k - 1]] & WORD) else k + 1
+        if k - 2 >= low and h[k - 2] == 0xE2 and h[k - 1] == 0x80:
+            if c == 0x9C or c == 0x98:
+                return k + 1
+            if c == 0x9D or (c == 0x99 and not apostrophe(classes, h, hn, k)):
+                return -1
+        k -= 1
+    return -1
 
 
 cdef inline bint lower_is(const byte_t* a, const char* word, offset_t n) noexcept nogil:

@@ -6902,6 +6902,11 @@ def test_a_duplicate_dropped_from_one_block_another_still_holds_is_no_loss(fact)
     ("Of the cluster, one of the (12) nodes is down [src:c1].", False),
     ("Of the cluster, one of twelve nodes is down [src:c1].", False),
     ("One of the nodes ran the tests [src:c1].", True),
+    # red team 100, F02: a number after a possessive up to six words after "of"
+    ("Of the cluster, one of the eu-west-1 cluster's 12 nodes is down [src:c1].", False),
+    ("Of the cluster, one of the big old cluster\u2019s 12 nodes is down [src:c1].", False),
+    ("One of the tests ran on 3 of the nodes [src:c1].", True),  # (no possessive: the pronoun)
+    ("One of the tests took 3 tries [src:c1].", True),
 ])
 def test_one_of_the_n_is_a_count(text, grounded):
     # red team 94, F06 (stop 39): "one" before "of" is excused as a pronoun (red team 11, x11),

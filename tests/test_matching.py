@@ -689,7 +689,7 @@ QUOTE_CASES = [
     (b"deploy", b'["Yes", "deploy"]', True, True),
     (b"deploy", b'say "no" deploy', True, True),  # (a closing mark is not passed)
     (b"deploy", b'"no", deploy', True, True),  # (nor a comma without the string after it)
-    (b"deploy", b'not ""deploy', True, True),
+    (b"deploy", b'not ""deploy', False, True),  # (the outer mark opens a denied quotation the words lie in: red team 100, F10)
     (b"deploy", b'not, "deploy"', True, True),  # (a comma is passed only between two strings)
 ]
 
@@ -706,11 +706,12 @@ def test_a_quotation_does_not_follow_a_negation(impl, needle, haystack, quote, r
 
 def test_denied_quotes_says_where_a_quote_fact_denies_its_words(impl):
     # the starts of a source's quote facts whose words it denies (red team 96, F10): the gate
-    # keeps them out of the source's grounding set
+    # keeps them out of the source's grounding set; "ship it", listed after a denied quotation
+    # by "and", is denied with it (red team 100, F01)
     data = 'do not "deploy now" and "ship it"; ["Never", "rm -rf"] `x` never `y` not \u201cgo\u201d'.encode()
     starts = np.array([data.index(w) for w in (b"deploy", b"ship", b"rm -rf", b"x`", b"y`", b"go")] + [0, len(data)],
                       dtype=np.int64)
-    assert impl.denied_quotes(data, np.full(8, 7, np.uint8), starts, 7).tolist() == [0, 2, 5]
+    assert impl.denied_quotes(data, np.full(8, 7, np.uint8), starts, 7).tolist() == [0, 1, 2, 5]
 
 
 @pytest.mark.parametrize("starts, error", [([0], TypeError), (np.zeros(1, dtype=np.int32), TypeError),
@@ -724,11 +725,12 @@ def test_denied_quotes_refuses_bad_starts(impl, starts, error):
 
 def test_denied_quotes_are_the_quote_rows_that_follow_a_negation(impl):
     # what a grounding set leaves out (stop 40): the rows of quote kind whose words follow a
-    # negation, in one call (after_negation at each)
+    # negation, in one call (after_negation at each; "ship it" is listed after one: red team
+    # 100, F01)
     data = 'do not "deploy now" and "ship it"; ["Never", "rm -rf"] never `y` not \u201cgo\u201d'.encode()
     starts = np.array([data.index(w) for w in (b"deploy", b"ship", b"rm -rf", b"y`", b"go", b"and")], dtype=np.int64)
     kind = np.array([7, 7, 7, 7, 7, 3], dtype=np.uint8)
-    assert impl.denied_quotes(data, kind, starts, 7).tolist() == [0, 2, 4]
+    assert impl.denied_quotes(data, kind, starts, 7).tolist() == [0, 1, 2, 4]
     assert impl.denied_quotes(data, kind, starts, 3).tolist() == []
     assert impl.denied_quotes(data, np.zeros(0, np.uint8), np.zeros(0, np.int64), 7).tolist() == []
 

@@ -132,6 +132,15 @@ _DASHES = ("\u2013".encode(), "\u2014".encode())  # en dash, em dash
 # starts right after it, and the words a source denies stay denied inside it
 _QUOTE_MARKS = frozenset(b"\"'")
 _CURLY_OPENERS = ("\u201c".encode(), "\u2018".encode())
+_CURLY_CLOSERS = ("\u201d".encode(), "\u2019".encode())
+# the words that join quotations into a list a negation before the first governs (red team 100,
+# F01: do not "deploy to prod", "drop the users table"; never "A" or "B"), as a comma does
+_LIST_WORDS = frozenset((b"or", b"and", b"nor"))
+# the negation that, quoted alone, is an answer or an option's value, no negation of the
+# quotation after it (red team 100, F08: ["yes", "no", "ask every time"], {"dry_run": "no",
+# "target env": …}); a string that is "not" or "Never" alone may be a line cut in two
+# (["Never", "rm -rf"]) and still denies, failing closed
+_ANSWERS = frozenset((b"no",))
 # the look-back's bounds: the stretch between the negation and the quote is at most
 # NEGATION_REACH bytes, an aside's text (between its brackets) at most NEGATION_ASIDE
 NEGATION_REACH = 256
@@ -329,8 +338,41 @@ def after_negation(haystack: bytes, start: int) -> bool:
     it that does not begin its line (a list item's dash does). The stretch is at most
     ``NEGATION_REACH`` bytes, so each look-back is bounded (red team 94, F08: ``do **not**
     deploy``, ``*never* deploy``, ``do not (ever) deploy``, ``do not - deploy`` hid the
-    negation)."""
-    i = _separator_start(haystack, start)
+    negation).
+
+    The negation reaches on (red team 100): through a list of quotations, each joined to the one
+    before by a comma, ``or``, ``and`` or ``nor`` (``do not "deploy", "drop the table"``:
+    every item is denied, F01); and into a quotation, so words that start inside a denied
+    quotation are denied too (``"to prod"`` of ``do not "deploy to prod"``, F10). A JSON
+    string that is "no" alone (``["yes", "no", "ask every time"]``) is an answer, no
+    negation of the string after it (F08)."""
+    low = start - NEGATION_REACH if start > NEGATION_REACH else 0
+    if _quotation_denied(haystack, start, low):
+        return True
+    opened = _quotation_around(haystack, start, low)
+    return opened >= 0 and _quotation_denied(haystack, opened, opened - NEGATION_REACH if opened > NEGATION_REACH else 0)
+
+
+def _quotation_denied(haystack: bytes, start: int, low: int) -> bool:
+    """Do the words at ``haystack[start]`` follow a negation (:func:`after_negation`), or open a
+    quotation listed after one that does (each list step moves back, none below ``low``)?"""
+    while True:
+        i = _separator_start(haystack, start, low)
+        if _negation_before(haystack, i, start):
+            return True
+        mark = _opening_mark_before(haystack, start, low)
+        closer = _listed_after(haystack, mark, low) if mark >= 0 else -1
+        if closer < 0:
+            return False
+        start = _words_closed_at(haystack, closer, low)
+        if start < 0:
+            return False
+
+
+def _negation_before(haystack: bytes, i: int, start: int) -> bool:
+    """Is the word that ends at ``haystack[i]`` a negation standing on its own (the stretch
+    ``haystack[i:start]`` separating it from the words, :func:`after_negation`)? A string that
+    is "no" alone, its closing mark in the stretch, is an answer (red team 100, F08)."""
     if i == start or i == 0 or haystack[i - 1] not in _NEGATION_ENDS:
         return False  # (every negation ends in t, o or r: most words are passed here)
     j = i
@@ -351,7 +393,101 @@ def after_negation(haystack: bytes, start: int) -> bool:
         if k == j or (k > 0 and haystack[k - 1] in WORD_BYTES):
             return False
     word = haystack[j:i].replace(_RIGHT_QUOTE, b"'").lower()
+    if word in _ANSWERS and j > 0 and haystack[j - 1] == 0x22:
+        k = i
+        while k < start and haystack[k] in _BLANKS:
+            k += 1
+        if k < start and haystack[k] == 0x22:
+            return False  # ("no" of ["yes", "no", "ask every time"]: the string is the answer alone)
     return word in NEGATIONS or word.endswith(b"n't")
+
+
+def _opening_mark_before(haystack: bytes, start: int, low: int) -> int:
+    """Where the quotation mark (``" ' “ ‘``) that opens the words at ``haystack[start]``
+    begins, or -1."""
+    if start > low and haystack[start - 1] in _QUOTE_MARKS:
+        return start - 1
+    if start - 3 >= low and haystack[start - 3 : start] in _CURLY_OPENERS:
+        return start - 3
+    return -1
+
+
+def _listed_after(haystack: bytes, mark: int, low: int) -> int:
+    """Where the closing mark (``" ' ” ’``) of the quotation before the one ``haystack[mark]``
+    opens begins, when a comma, ``or``, ``and`` or ``nor`` (or a comma and one of them) joins
+    the two as a list, blanks around them; else -1 (red team 100, F01)."""
+    k = _blanks_before(haystack, mark, low)
+    w = k
+    while w > low and 0x61 <= (haystack[w - 1] | 0x20) <= 0x7A:
+        w -= 1
+    if w < k:
+        if haystack[w:k].lower() not in _LIST_WORDS or (w > 0 and haystack[w - 1] in WORD_BYTES):
+            return -1
+        k = _blanks_before(haystack, w, low)
+        if k > low and haystack[k - 1] == 0x2C:  # (", or")
+            k = _blanks_before(haystack, k - 1, low)
+    elif k > low and haystack[k - 1] == 0x2C:
+        k = _blanks_before(haystack, k - 1, low)
+    else:
+        return -1
+    if k > low and haystack[k - 1] in _QUOTE_MARKS:
+        return k - 1
+    if k - 3 >= low and haystack[k - 3 : k] in _CURLY_CLOSERS:
+        return k - 3
+    return -1
+
+
+def _blanks_before(haystack: bytes, at: int, low: int) -> int:
+    while at > low and haystack[at - 1] in _BLANKS:
+        at -= 1
+    return at
+
+
+def _words_closed_at(haystack: bytes, closer: int, low: int) -> int:
+    """Where the words of the quotation whose closing mark begins at ``haystack[closer]`` start:
+    past the nearest opening mark before it, not below ``low`` (``"`` for ``"``, ``'`` for
+    ``'`` but an apostrophe between word bytes, ``“`` for ``”``, ``‘`` for ``’``); or -1."""
+    c = haystack[closer]
+    if c in _QUOTE_MARKS:
+        k = closer - 1
+        while k >= low:
+            if haystack[k] == c and not (c == 0x27 and _apostrophe(haystack, k)):
+                return k + 1
+            k -= 1
+        return -1
+    opener = _CURLY_OPENERS[0] if haystack[closer : closer + 3] == _CURLY_CLOSERS[0] else _CURLY_OPENERS[1]
+    k = haystack.rfind(opener, low, closer)
+    return k + 3 if k >= 0 else -1
+
+
+def _apostrophe(haystack: bytes, k: int) -> bool:
+    """Is the ``'`` at ``haystack[k]`` (or the ``’`` that ends there) an apostrophe: a word byte
+    on both sides (``don't``, ``team's``)?"""
+    a = k - 2 if haystack[k] == 0x99 else k
+    return a > 0 and haystack[a - 1] in WORD_BYTES and k + 1 < len(haystack) and haystack[k + 1] in WORD_BYTES
+
+
+def _quotation_around(haystack: bytes, start: int, low: int) -> int:
+    """Where the words of the quotation that ``haystack[start]`` lies inside, past its first
+    byte, start: past the nearest quotation mark before ``start`` (before the mark that opens
+    the words at ``start``, if one does: a quotation inside a denied one is denied with it), not
+    below ``low``, when that mark opens a quotation (a ``"`` or ``'`` after no word byte, a
+    ``“`` or ``‘``); -1 when it closes one (after a word byte; a ``”``, a ``’`` that is no
+    apostrophe) or when there is none (red team 100, F10). Apostrophes between word bytes are
+    passed."""
+    own = _opening_mark_before(haystack, start, low)
+    k = (own if own >= 0 else start) - 1
+    while k >= low:
+        c = haystack[k]
+        if c == 0x22 or (c == 0x27 and not _apostrophe(haystack, k)):
+            return -1 if k > 0 and haystack[k - 1] in WORD_BYTES else k + 1
+        if k - 2 >= low and haystack[k - 2] == 0xE2 and haystack[k - 1] == 0x80:
+            if c == 0x9C or c == 0x98:  # (“ ‘)
+                return k + 1
+            if c == 0x9D or (c == 0x99 and not _apostrophe(haystack, k)):  # (” ’)
+                return -1
+        k -= 1
+    return -1
 
 
 def denied_quotes(data: Any, kind: Any, starts: Any, quote_kind: int) -> np.ndarray:
@@ -414,11 +550,10 @@ def _json_string_before(haystack: bytes, at: int, low: int) -> int:
     return at
 
 
-def _separator_start(haystack: bytes, start: int) -> int:
+def _separator_start(haystack: bytes, start: int, low: int) -> int:
     """Where the stretch that may separate a negation from ``haystack[start]`` begins
     (:func:`after_negation`): blanks, emphasis markers, a short bracketed aside and separating
-    dashes, looked back over at most ``NEGATION_REACH`` bytes."""
-    low = start - NEGATION_REACH if start > NEGATION_REACH else 0
+    dashes, looked back no further than ``low``."""
     i = start
     while i > low:
         c = haystack[i - 1]

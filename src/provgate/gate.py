@@ -8456,6 +8456,7 @@ _ONE_AFTER = frozenset({b"no", b"any", b"every", b"each"})  # "no one", "every o
 _ONE_COUNTED = frozenset({b"only", b"exactly", b"just"})  # "only one of the 12 nodes" is a count
 _ONE_RELATIVE = frozenset({b"that", b"who", b"which"})  # "the one that failed"
 _WORD_RUN = re.compile(rb"\S+")
+_POSSESSIVE = re.compile(rb"(?:'s|s'|\xe2\x80\x99s|s\xe2\x80\x99)\W*\Z", re.IGNORECASE)  # cluster's, users', cluster’s
 # a word that is a number, past an opening mark ("12", "(12)", "~12"), or a number word ("one of
 # twelve nodes")
 _NUMBER_WORD = re.compile(rb"\A\W*(?:\d|(?i:two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
@@ -9088,15 +9089,18 @@ def _pronoun_one(data: bytes, start: int, end: int) -> bool:
     if data[start:end].lower() != b"one":
         return False
     before = data[max(0, start - 16):start].split()
-    # (the next four words, however far: a run of blanks before the number hid it, red team 99, F06)
-    after = [m.group() for m in islice(_WORD_RUN.finditer(data, end), 4)]
+    # (the next words, however far: a run of blanks before the number hid it, red team 99, F06)
+    after = [m.group() for m in islice(_WORD_RUN.finditer(data, end), 7)]
     word_before = before[-1].lower() if before else b""
     word_after = after[0].lower() if after else b""
     # "one of the 12 nodes" counts among a number (red team 94, F06: of "3 of the 12 nodes are
     # down", accepted), and so do "one of 12 nodes", "one of all 12", "one of the cluster's 12",
     # "one of the (12)" (red team 99, F06): a number among the three words after "of";
-    # "one of the tests" does not
-    counted = any(_NUMBER_WORD.search(word) for word in after[1:4])
+    # "one of the tests" does not; further on, up to six words after "of", a number after a
+    # possessive (red team 100, F02: "one of the eu-west-1 cluster's 12 nodes" for "3 of …" was
+    # accepted), a group's qualified name, not a verb's object ("one of the tests took 3 minutes")
+    counted = any(_NUMBER_WORD.search(word) for word in after[1:4]) or any(
+        _NUMBER_WORD.search(word) and _POSSESSIVE.search(after[k - 1]) for k, word in enumerate(after[4:7], 4))
     return (word_before in _ONE_AFTER or (word_after == b"of" and word_before not in _ONE_COUNTED and not counted)
             or (word_before == b"the" and word_after in _ONE_RELATIVE))
 

@@ -1,0 +1,156 @@
+"""A negation's reach over a source's quotations (red team 100): every quotation of a list the
+negation governs is denied (F01), so are words inside a denied quotation (F10), and a JSON
+string that is "no" alone is an answer, no negation of the string after it (F08). Asked of both
+implementations of ``denied_quotes`` and the literal search's ``QUOTE`` mode, and of the gate
+(which runs on whichever implementation is loaded: the suite runs once each way)."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+from conftest import IMPLEMENTATIONS, NO_EXTENSIONS, load_implementation
+from gate_helpers import assert_accepted, blk, find, store_with, summary, tool
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from provgate.gate import Gate
+
+QUOTE = 4
+RELAXED = 0
+
+
+@pytest.fixture(params=IMPLEMENTATIONS)
+def impl(request):
+    return load_implementation("matching", "_matching_py", request.param)
+
+
+def denied_words(impl, text: str, words: list[str]) -> list[str]:
+    """Which of ``words`` (each a quotation's first words in ``text``) ``denied_quotes`` denies."""
+    data = text.encode()
+    starts = np.array([data.index(w.encode()) for w in words], dtype=np.int64)
+    rows = impl.denied_quotes(data, np.full(len(words), 7, np.uint8), starts, 7).tolist()
+    return [words[r] for r in rows]
+
+
+def quoted_in(impl, needle: str, haystack: str) -> bool:
+    """Does ``needle`` occur in ``haystack`` as a quotation of it (``QUOTE`` mode)?"""
+    return bool(impl.occurs_at_boundaries([needle.encode()], [haystack.encode()], modes=[QUOTE])[0])
+
+
+@pytest.mark.parametrize("text, words, denied", [
+    # red team 100, F01: each item of the list, by comma, "or", "and", "nor", ", or"
+    ('Please do not "deploy to prod", "drop the users table".', ["deploy", "drop"], ["deploy", "drop"]),
+    ('Never "deploy to prod" or "drop the users table".', ["deploy", "drop"], ["deploy", "drop"]),
+    ('Do not "deploy", "drop the table", or "restart".', ["deploy", "drop", "restart"],
+     ["deploy", "drop", "restart"]),
+    ('Do not "deploy" and "restart".', ["deploy", "restart"], ["deploy", "restart"]),
+    ("Don't 'deploy', 'restart'.", ["deploy", "restart"], ["deploy", "restart"]),
+    ("Do not \u201cdeploy\u201d or \u201crestart\u201d.", ["deploy", "restart"], ["deploy", "restart"]),
+    ('["Do not", "deploy to prod", "drop the table"]', ["deploy", "drop"], ["deploy", "drop"]),
+    # no list: a word other than the joiners, a sentence between, a list no negation opens
+    ('Do not "deploy", then "restart".', ["deploy", "restart"], ["deploy"]),
+    ('Do not "deploy". Then "restart".', ["deploy", "restart"], ["deploy"]),
+    ('Run "deploy", "restart" or "drop".', ["deploy", "restart", "drop"], []),
+    ('Pick a color "red" or "blue".', ["red", "blue"], []),
+    # red team 100, F08: "no" quoted alone is an answer or a value
+    ('{"prompt": "Overwrite?", "choices": ["yes", "no", "ask every time"]}', ["ask every"], []),
+    ('{"dry_run": "no", "target env": "production"}', ["target env"], []),
+    # ... but a string that ends in a negation still denies the next (red team 96, F10), and so
+    # does a string that is "not" or "Never" alone (a line cut in two: fail closed)
+    ('["always", "never", "on failure"]', ["on failure"], ["on failure"]),
+    ('["Do not", "deploy to prod on Friday"]', ["deploy"], ["deploy"]),
+    ('["Please do not ", "deploy to prod on Friday"]', ["deploy"], ["deploy"]),
+    ('["not", "deploy to prod on Friday"]', ["deploy"], ["deploy"]),
+    ('["no deploy", "ship"]', ["ship"], []),
+    # red team 100, F10: a quotation inside a denied one is denied with it
+    ("Do not \"set 'retries=5' now\".", ["retries"], ["retries"]),
+    ("Do not \u201cset \u2018retries=5\u2019 now\u201d.", ["retries"], ["retries"]),
+    ("Run \"set 'retries=5' now\".", ["retries"], []),
+    ('Do not "deploy" "ship".', ["ship"], []),
+])
+def test_a_negation_denies_every_quotation_of_its_list(impl, text, words, denied):
+    assert denied_words(impl, text, words) == denied
+
+
+@pytest.mark.parametrize("needle, haystack, quoted", [
+    # red team 100, F10: words inside a denied quotation are denied as the whole is
+    ("to prod on Friday", 'Please do not "deploy to prod on Friday".', False),
+    ("on Friday", "Please don't 'deploy to prod on Friday'.", False),
+    ("to prod", "Please do not \u201cdeploy to prod now\u201d.", False),
+    ("the users table", 'Do not "deploy", "drop the users table".', False),
+    ("prod on Friday", '["Do not", "deploy to prod on Friday"]', False),
+    ("app now", "Do not \"deploy the team's app now\".", False),
+    ("retries=5", "Do not \"set 'retries=5' now\".", False),
+    # ... not words after it, inside a quotation no negation denies, or after a closing mark
+    ("to prod on Friday", 'Please "deploy to prod on Friday".', True),
+    ("to prod", 'Do not "deploy" to prod.', True),
+    ("to prod", 'Say "no" to prod.', True),
+    ("ask every time", '["yes", "no", "ask every time"]', True),
+    ("every time", '["yes", "no", "ask every time"]', True),
+    ("The build passed", 'Reply "yes" or "no".\nThe build passed.', True),
+])
+def test_words_inside_a_denied_quotation_are_no_quotation_of_it(impl, needle, haystack, quoted):
+    assert quoted_in(impl, needle, haystack) is quoted
+    assert impl.occurs_at_boundaries([needle.encode()], [haystack.encode()], modes=[RELAXED])[0]
+
+
+def test_the_reach_is_bounded(impl):
+    # each look-back stays within NEGATION_REACH (256) bytes of the words it starts from: a list
+    # item or a quotation's tail too far from the negation is not denied (and the scan is linear)
+    near = 'Do not "a' + "x" * 200 + ' tail"'
+    far = 'Do not "a' + "x" * 300 + ' tail"'
+    assert not quoted_in(impl, "tail", near)
+    assert quoted_in(impl, "tail", far)
+    listed = 'Do not "a"' + ', "b"' * 40 + ', "last"'
+    assert denied_words(impl, listed, ["last"]) == ["last"]
+    assert denied_words(impl, 'Do not "a"' + ', "b"' * 60 + ', "last"', ["last"]) == []
+
+
+_PIECES = ["not", "no", "never", "nor", "don't", "Do not", "or", "and", "color", "deploy", "to prod", "team's",
+           '"', "'", "\u201c", "\u201d", "\u2018", "\u2019", ", ", ",", " ", "\n", "[", "]", "(", ")", ": ", "*",
+           " - ", '", "', '" or "', '", or "', '" and "', "\u201d, \u201c", ".", "x" * 30]
+
+
+@pytest.mark.skipif(NO_EXTENSIONS, reason="compares the native module with the reference")
+@settings(max_examples=400)
+@given(st.lists(st.sampled_from(_PIECES), max_size=40), st.randoms(use_true_random=False))
+def test_denied_quotes_native_and_reference_agree(pieces, rng: random.Random):
+    data = " ".join(pieces).encode()
+    starts = np.array(sorted(rng.sample(range(len(data) + 1), min(len(data) + 1, 12))), dtype=np.int64)
+    kind = np.full(len(starts), 7, np.uint8)
+    native = load_implementation("matching", "_matching_py", "native")
+    reference = load_implementation("matching", "_matching_py", "reference")
+    assert native.denied_quotes(data, kind, starts, 7).tolist() == reference.denied_quotes(data, kind, starts, 7).tolist()
+
+
+def _summarized(source: str, text: str, *, tool_output: bool = False):
+    handle = "tool:call_1" if tool_output else "user:u1"
+    marker = "call_1" if tool_output else "u1"
+    block = tool("t1", handle, source) if tool_output else blk("u1", "user", source, ["user:u1"])
+    post = [block, summary("s1", text.format(m=marker), [handle])]
+    return Gate(store_with({handle: source})).check([block], post, operator="summarize")
+
+
+@pytest.mark.parametrize("source, text", [
+    # red team 100, F01: the summary inverts the user's instruction for the second item
+    ('Please do not "deploy to prod", "drop the users table".\n', 'The user asked to "drop the users table" [src:{m}].'),
+    ('Never "deploy to prod" or "drop the users table".\n', 'The user asked to "drop the users table" [src:{m}].'),
+    # red team 100, F10: the tail of the denied quotation
+    ('Please do not "deploy to prod on Friday".\n', 'The release should go "to prod on Friday" [src:{m}].'),
+])
+def test_the_gate_refuses_a_quotation_a_source_denies_in_a_list_or_in_part(source, text):
+    find(_summarized(source, text), "I1", block="s1", key="quote")
+
+
+@pytest.mark.parametrize("source, text", [
+    # red team 100, F08: the false refusals of the JSON ", " rule
+    ('{"prompt": "Overwrite?", "choices": ["yes", "no", "ask every time"]}\n',
+     'The choices include "ask every time" [src:{m}].'),
+    ('{"dry_run": "no", "target env": "production"}\n', 'The "target env" key is production [src:{m}].'),
+    # a list no negation opens, words after a denied quotation
+    ('Run "deploy to prod", "drop the users table".\n', 'The user asked to "drop the users table" [src:{m}].'),
+])
+def test_the_gate_grounds_an_honest_quotation_beside_a_no(source, text):
+    assert_accepted(_summarized(source, text, tool_output=True), "lossy")
