@@ -8,11 +8,13 @@ from __future__ import annotations
 import json
 import math
 
+import pytest
 from compaction_helpers import memory_store
 from gate_helpers import assert_accepted, blk, find, store_with, summary, tool
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import provgate.gate as gate_module
 from provgate import cli, compact
 from provgate.gate import Gate, log_reads, put_reads, reads_placed
 from provgate.store import SourceStore
@@ -91,20 +93,57 @@ def test_reads_go_where_the_rule_read_pair_by_pair_puts_them(logged, reads):
     # (by ts alone, the rule before the window's places: test_log_reads_puts_reads_where_the_scan_did)
 
 
+@pytest.mark.parametrize("one_by_one_up_to", [0, 16])
 @settings(max_examples=400, deadline=None)
 @given(logged=st.lists(_TS, max_size=6),
-       placed=st.lists(st.tuples(st.sampled_from([f"r{k}" for k in range(8)]), _TS,
+       placed=st.lists(st.tuples(st.sampled_from([f"r{k}" for k in range(24)]), _TS,
                                  st.one_of(st.none(), st.sampled_from([f"l{k}" for k in range(6)]
-                                                                      + [f"r{k}" for k in range(8)] + ["gone"]))),
-                       max_size=10, unique_by=lambda p: p[0]))
-def test_put_reads_puts_each_read_as_one_insert_after_another_would(logged, placed):
+                                                                      + [f"r{k}" for k in range(24)] + ["gone"]))),
+                       max_size=24, unique_by=lambda p: p[0]))
+def test_put_reads_puts_each_read_as_one_insert_after_another_would(one_by_one_up_to, logged, placed):
+    # (both ways put_reads works: a few reads inserted one by one, more in one pass)
     line = [(f"l{k}", ts) for k, ts in enumerate(logged)]
     one_by_one = list(line)
     for h, ts, before in placed:
         at = next((k for k, (g, _) in enumerate(one_by_one) if g == before), len(one_by_one))
+        if at < len(one_by_one) and one_by_one[at][1] is not None and ts is not None and one_by_one[at][1] < ts:
+            at = len(one_by_one)  # (never before a read stamped earlier: red team 102, F01)
         one_by_one.insert(at, (h, ts))
-    put_reads(line, placed)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(gate_module, "_PUT_EACH", one_by_one_up_to)
+        put_reads(line, placed)
     assert line == one_by_one
+
+
+def test_a_record_naming_a_read_stamped_earlier_puts_the_read_after_it(tmp_path):
+    # red team 102, F01: a record no gate writes, [r1 ts 1, r2 ts 2 before r1], made the older
+    # r1 the newest on resume
+    path = str(tmp_path / "s.sqlite3")
+    store = store_with({"tool:r1": R1, "tool:r2": R2}, path=path)
+    store.append_audit({"session": "S", "cycle": 1, "reads": {"file:app.ini": [["tool:r1", 1.0, None],
+                                                                               ["tool:r2", 2.0, "tool:r1"]]}})
+    resumed = Gate(SourceStore(path), session="S")
+    assert resumed._read_log["file:app.ini"] == [("tool:r1", 1.0), ("tool:r2", 2.0)]
+    find(resumed.check([TURN], [TURN, summary("s", "The config sets retries=3.\n", ["tool:r1"])],
+                       operator="summarize"), "I4", key="retries", value="3")
+
+
+def test_a_resume_puts_many_records_reads_in_one_pass(tmp_path):
+    # red team 102, F02: each record's reads put in a pass over the whole line made a resume of
+    # N records, each putting a read before the last one, O(N^2); counted by the passes
+    path = str(tmp_path / "s.sqlite3")
+    store = store_with({}, path=path)
+    n = 300
+    store.append_audit_many([{"session": "S", "cycle": k + 1,
+                              "reads": {"R": [[f"tool:c{k}", None, f"tool:c{k - 1}" if k else None]]}}
+                             for k in range(n)])
+    calls = []
+    real = gate_module.put_reads
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(gate_module, "put_reads", lambda line, placed: calls.append(1) or real(line, placed))
+        resumed = Gate(SourceStore(path), session="S")
+    assert len(calls) == 1
+    assert [h for h, _ in resumed._read_log["R"]] == [f"tool:c{k}" for k in range(n - 1, -1, -1)]
 
 
 def test_log_reads_places_a_read_shown_before_a_logged_one_before_it_and_keeps_the_ts_bound():

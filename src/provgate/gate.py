@@ -38,6 +38,7 @@ import uuid
 import weakref
 from bisect import bisect_left, bisect_right
 from collections import Counter
+from contextlib import suppress
 from collections.abc import Callable, Container, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import accumulate, chain, compress, count, islice, repeat
@@ -1498,6 +1499,9 @@ class Gate:
         norms: set[str] = set()
         renderings: set[str] = set()
         pinned: set[str] = set()
+        # per resource, the reads records put where they went, not yet in the line: put in one
+        # pass (a pass per record made a resume O(records x line), red team 102, F02)
+        pending: dict[str, list[tuple[str, float | None, str | None]]] = {}
         for seq, record in self.store.iter_audit_of_session(self.session):
             if not isinstance(record, dict) or record.get("session") != self.session:
                 continue
@@ -1518,8 +1522,7 @@ class Gate:
             if isinstance(reads, dict):
                 for resource, added in reads.items():
                     if isinstance(resource, str) and isinstance(added, list):
-                        new = self._replay_reads(resource, added)
-                        self._read_names.update(_names_citing(h for h, _, _ in new))
+                        self._replay_reads(resource, added, pending)
             refused = record.get("refused_summaries")
             if isinstance(refused, list):
                 self._refused_summaries.update(_refused_summaries(refused))
@@ -1543,6 +1546,9 @@ class Gate:
                 rendered = pins.get("renderings")
                 if isinstance(rendered, list):
                     renderings.update(h for h in rendered if isinstance(h, str) and h.startswith(BLOCK_HANDLE_PREFIX))
+        for resource, placed in pending.items():
+            put_reads(self._read_log.setdefault(resource, []), placed)
+        self._read_names.update(_names_citing(h for placed in pending.values() for h, _, _ in placed))
         norms.discard(_BLANK_NORM)
         self._sticky = self._sticky.adding(pinned)
         self._pinned_norms = frozenset(norms)
@@ -2049,24 +2055,26 @@ class Gate:
             for ix in undo.shapes:
                 ix.reads_logged = False
 
-    def _replay_reads(self, resource: str, entries: list[Any]) -> list[tuple[str, float | None, str | None]]:
-        """Put an audit record's reads of ``resource`` back into the session's read log:
-        where they went, a record keeping the read each went before (a third field), or,
-        written before records kept that, by ts, as the log placed them then. Placed again by
-        the rule, a resumed session put a read the window showed before a logged one after it
-        (red team 101, F02: a record of a check whose pre and post windows both added reads)."""
+    def _replay_reads(self, resource: str, entries: list[Any],
+                      pending: dict[str, list[tuple[str, float | None, str | None]]]) -> None:
+        """Put an audit record's reads of ``resource`` back into the session's read log: where
+        they went, a record keeping the read each went before (a third field: added to
+        ``pending``, which the resume puts in one pass), or, written before records kept that,
+        by ts, as the log placed them then (after the reads pending before them). Placed again
+        by the rule, a resumed session put a read the window showed before a logged one after
+        it (red team 101, F02: a record of a check whose pre and post windows both added reads)."""
+        read_of = self._read_of
         if not any(isinstance(e, list) and len(e) >= 3 for e in entries):
-            return log_reads(self._read_log, self._read_of, resource,
-                             [(h, ts) for h, ts, _ in _logged_reads(entries)], by_place=False)
-        read_of, placed, seen = self._read_of, [], set()
+            if resource in pending:
+                put_reads(self._read_log.setdefault(resource, []), pending.pop(resource))
+            new = log_reads(self._read_log, read_of, resource, [(h, ts) for h, ts, _ in _logged_reads(entries)],
+                            by_place=False)
+            self._read_names.update(_names_citing(h for h, _, _ in new))
+            return
         for h, ts, before in _logged_reads(entries):
-            if h not in read_of and h not in seen:
-                seen.add(h)
-                placed.append((h, ts, before))
-        if placed:
-            put_reads(self._read_log.setdefault(resource, []), placed)
-            read_of.update(dict.fromkeys(seen, resource))
-        return placed
+            if h not in read_of:
+                read_of[h] = resource
+                pending.setdefault(resource, []).append((h, ts, before))
 
     def _log_reads(self, side: _Side, undo: _Undo) -> dict[str, list[tuple[str, float | None, str | None]]]:
         """Add the reads of a window to the session's read log (under the lock); returns what
@@ -8225,8 +8233,9 @@ def reads_placed(line: list[tuple[str, float | None]], known: Container[str],
     # usual window, logged reads first and new ones after, none: the line is not read)
     logged_ts: dict[str, tuple[int, float | None]] = {}
     if any(h in known for h, _ in window):
-        for k in range(n - 1, -1, -1):
-            logged_ts[line[k][0]] = (k, line[k][1])
+        # (made in C loops, a read's first place kept: a session showing each new read before
+        # the last one reads its line every check, red team 102, F02)
+        logged_ts = dict(zip(map(itemgetter(0), reversed(line)), zip(range(n - 1, -1, -1), map(itemgetter(1), reversed(line)))))
     # the window from its end: the least place any read shown later takes, over all of them,
     # over those without a ts, and by their ts (the least among those stamped at or after t)
     ahead_any = ahead_bare = n
@@ -8343,21 +8352,42 @@ class _LeastFromRank:
         return least
 
 
+_PUT_EACH = 16
+
+
 def put_reads(line: list[tuple[str, float | None]], placed: Iterable[tuple[str, float | None, str | None]]) -> None:
     """Put reads into a resource's read ``line``, each (handle, ts, the read it goes before,
     or None: at the end), in order, as one after another would: a read goes just before the
     one it names (after those put before it already), or at the end when the line does not
-    hold that one. One pass over the line, whatever the number of reads."""
+    hold that one, or names one stamped earlier than it (no rule puts a read there: a record
+    naming one is not the gate's, and a read is never older than its ts says, red team 102,
+    F01). One pass over the line, whatever the number of reads."""
     placed = list(placed)
     if all(before is None for _, _, before in placed):
         line.extend((h, ts) for h, ts, _ in placed)
         return
-    held = {h for h, _ in line}  # (a read names only one put in before it, as one after another would)
+    if len(placed) <= _PUT_EACH:
+        # (a few, each where it goes by a search of the line's handles in C: the pass below
+        # costs a session showing each new read before the last one its line each check,
+        # red team 102, F02)
+        for handle, ts, before in placed:
+            at = len(line)
+            if before is not None:
+                with suppress(ValueError):
+                    at = list(map(itemgetter(0), line)).index(before)
+                    if _stamped_before(line[at][1], ts):
+                        at = len(line)
+            line.insert(at, (handle, ts))
+        return
+    held = dict(line)  # (a read names only one put in before it, as one after another would)
     ahead: dict[str, list[tuple[str, float | None]]] = {}
     tail: list[tuple[str, float | None]] = []
     for handle, ts, before in placed:
-        (ahead.setdefault(before, []) if before is not None and before in held else tail).append((handle, ts))
-        held.add(handle)
+        if before is not None and before in held and not _stamped_before(held[before], ts):
+            ahead.setdefault(before, []).append((handle, ts))
+        else:
+            tail.append((handle, ts))
+        held.setdefault(handle, ts)
     merged: list[tuple[str, float | None]] = []
 
     def emit(read: tuple[str, float | None]) -> None:
@@ -8380,6 +8410,10 @@ def put_reads(line: list[tuple[str, float | None]], placed: Iterable[tuple[str, 
         for read in reads:
             emit(read)
     line[:] = merged
+
+
+def _stamped_before(ts: float | None, than: float | None) -> bool:
+    return ts is not None and than is not None and ts < than
 
 
 def _line_as_logged(window_line: list[tuple[str, float | None]], line: list[tuple[str, float | None]],
