@@ -6881,14 +6881,34 @@ def test_a_re_flowed_copy_in_one_block_excuses_no_loss_of_the_same_fact_in_anoth
     find(Gate(store_with({})).check(pre, post, operator="rewrite"), "I2", block="a2", key="timeout")
 
 
-@pytest.mark.parametrize("fact", ['"deploy only on Tuesdays"', "retries=3", "a deploy window of 45 minutes"])
-def test_a_duplicate_dropped_from_one_block_another_still_holds_is_no_loss(fact):
-    # red team 101, F05 (stop 41): a duplicated quotation dropped from one block was refused
-    # ("one of 1 occurrences ... keeps 0") where a key=value or number dropped the same way passed
+@pytest.mark.parametrize("fact, accepted", [('"deploy only on Tuesdays"', False), ("retries=3", True),
+                                            ("a deploy window of 45 minutes", True)])
+def test_a_duplicate_dropped_from_one_block_another_still_holds(fact, accepted):
+    # red team 101, F05: a duplicated quotation dropped from one block is refused where a
+    # key=value or number dropped the same way passes. Stop 41 made the quotation no loss too,
+    # and a rewrite that took the marks off a quotation and changed its words passed as
+    # lossless while another block still quoted it (red team 103, F04): the fact diff cannot
+    # tell the words dropped from the words changed, so the quotation's loss counts (left open)
     pre = [blk("a", "assistant", f"Reminder: {fact}. Next step: run the tests.\n"),
            blk("b", "assistant", f"Policy: {fact}.\n")]
     post = [blk("a", "assistant", "Next step: run the tests.\n"), pre[1]]
-    assert_accepted(Gate(store_with({})).check(pre, post, operator="rewrite"), "lossless")
+    verdict = Gate(store_with({})).check(pre, post, operator="rewrite")
+    if accepted:
+        assert_accepted(verdict, "lossless")
+    else:
+        find(verdict, "I2", block="a")
+
+
+@pytest.mark.parametrize("before, after", [
+    ('Step 1: "drain the node first", then upgrade.\n', "Step 1: never drain the node, then upgrade.\n"),
+    ('Run "rm -rf build" to clean.\n', "Run rm -rf src to clean.\n"),
+    ("Run `make deploy-prod` now.\n", "Run make deploy-staging now.\n"),
+])
+def test_a_quotation_unquoted_and_changed_is_refused_while_another_block_quotes_it(before, after):
+    # red team 103, F04 (stop 41's own regression of 101 F05's mend)
+    other = blk("b", "assistant", "The runbook says " + before.split(" ", 2)[2])
+    pre = [blk("a", "assistant", before), other]
+    find(Gate(store_with({})).check(pre, [blk("a", "assistant", after), other], operator="rewrite"), "I2", block="a")
 
 
 @pytest.mark.parametrize("text, grounded", [

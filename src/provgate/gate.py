@@ -4454,17 +4454,6 @@ class _Check:
         def table_row(p: int, fact: int) -> int:
             return int(self.pre_facts[paired[p][0]].groundable_rows()[first_index(p, fact)])
 
-        dropped_whole = fewer[after_n[fewer] == 0]
-        if dropped_whole.size:
-            # but only when the block's words of it stand there changed (98 F07's shape); a
-            # quotation dropped with its words, which another block still holds, is as lost as a
-            # key=value or a number dropped the same way: no loss (red team 101, F05)
-            changed_words = self._quotations_still_begun(
-                [(paired[p][0], table_row(p, fact), paired[p][1])
-                 for p, fact in (divmod(k, size) for k in pre_keys[dropped_whole].tolist())])
-            fewer = np.setdiff1d(fewer, dropped_whole[~np.array(changed_words, dtype=np.bool_)])
-            if not fewer.size:
-                return
         missing = self._moved_occurrences(changed, paired, pre_at, post_at, size, pre_keys[fewer],
                                           before_n[fewer] - after_n[fewer], d_at, a_at, a_pos, d_pos)
         fewer = fewer[missing > 0]
@@ -4514,40 +4503,6 @@ class _Check:
         if not refs:
             return b.id in evicted
         return all(h in evicted or h in superseded for h in refs)
-
-    def _quotations_still_begun(self, lost: list[tuple[int, int, int]]) -> list[bool]:
-        """For each (pre block, table row, post block) of a quotation the block's post version no
-        longer holds: whether that post text still holds its opening (its mark and first word)
-        or its close (its last word and mark), its words changed rather than dropped (red team
-        98, F07). One Aho-Corasick pass over each post text asked."""
-        import ahocorasick  # (only a quotation dropped from a block asks)
-
-        needles: list[tuple[bytes, ...]] = []
-        by_block: dict[int, list[int]] = {}
-        for n, (i, row, j) in enumerate(lost):
-            table = self.pre_facts[i].table
-            words = table.data[int(table.start[row]):int(table.end[row])].split()
-            needles.append((words[0], words[-1]) if len(words) > 1 else tuple(words))
-            by_block.setdefault(j, []).append(n)
-        out = [False] * len(lost)
-        for j, ns in by_block.items():
-            automaton = ahocorasick.Automaton()
-            for n in ns:
-                for needle in needles[n]:
-                    automaton.add_word(needle.decode("latin-1"), needle)
-            automaton.make_automaton()
-            text = self.post_facts[j].table.data
-            found = _occurrences(automaton, text)
-            wrapped: bool | None = None
-            for n in ns:
-                out[n] = any(found[needle] for needle in needles[n])
-                if not out[n]:
-                    # or a quotation, its words all changed, wrapped across a line break: no
-                    # quotation to the grammar, so neither end of it is asked (stop 41)
-                    if wrapped is None:
-                        wrapped = _holds_wrapped_quotation(text)
-                    out[n] = wrapped
-        return out
 
     def _moved_occurrences(self, changed: list[int], paired: list[tuple[int, int]], pre_at: list[np.ndarray],
                            post_at: list[np.ndarray], size: int, lost_keys: np.ndarray, lost_n: np.ndarray,
