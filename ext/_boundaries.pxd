@@ -259,27 +259,46 @@ cdef inline offset_t blanks_before(const byte_t* h, offset_t at, offset_t low) n
     return at
 
 
+cdef inline offset_t letters_before(const byte_t* h, offset_t at, offset_t low) noexcept nogil:
+    while at > low and is_ascii_letter(h[at - 1]):
+        at -= 1
+    return at
+
+
+cdef inline offset_t past_separator(const byte_t* h, offset_t at, offset_t low) noexcept nogil:
+    """provgate._matching_py._past_separator: ``at`` moved back over one list separator
+    (, ; / ( or an em or en dash) and the blanks before it, or ``at``."""
+    if at > low and (h[at - 1] == b',' or h[at - 1] == b';' or h[at - 1] == b'/' or h[at - 1] == b'('):
+        return blanks_before(h, at - 1, low)
+    if at - 3 >= low and h[at - 3] == 0xE2 and h[at - 2] == 0x80 and (h[at - 1] == 0x94 or h[at - 1] == 0x93):
+        return blanks_before(h, at - 3, low)
+    return at
+
+
 cdef inline offset_t listed_after(const byte_t* classes, const byte_t* h, offset_t mark, offset_t low) noexcept nogil:
     """provgate._matching_py._listed_after: where the closing mark (" ' ” ’) of the quotation
-    joined to the one ``h[mark]`` opens by a comma, or, and or nor (or a comma and one of
-    them) begins; else -1 (red team 100, F01)."""
-    cdef offset_t k = blanks_before(h, mark, low), w
-    w = k
-    while w > low and is_ascii_letter(h[w - 1]):
-        w -= 1
+    joined to the one ``h[mark]`` opens as a list (or, and, nor, "or even", "and also", a
+    separator, or both) begins; else -1 (red team 100, F01; red team 103, F03)."""
+    cdef offset_t k = blanks_before(h, mark, low), w, past
+    w = letters_before(h, k, low)
+    if (w < k and ((k - w == 4 and (lower_is(h + w, b"even", 4) or lower_is(h + w, b"also", 4))))
+            and not (w > 0 and (classes[h[w - 1]] & WORD))):
+        k = blanks_before(h, w, low)
+        w = letters_before(h, k, low)
+        if w == k:
+            return -1
     if w < k:
         if not ((k - w == 2 and lower_is(h + w, b"or", 2)) or (k - w == 3 and lower_is(h + w, b"and", 3))
                 or (k - w == 3 and lower_is(h + w, b"nor", 3))):
             return -1
         if w > 0 and (classes[h[w - 1]] & WORD):
             return -1
-        k = blanks_before(h, w, low)
-        if k > low and h[k - 1] == b',':  # (", or")
-            k = blanks_before(h, k - 1, low)
-    elif k > low and h[k - 1] == b',':
-        k = blanks_before(h, k - 1, low)
+        k = past_separator(h, blanks_before(h, w, low), low)
     else:
-        return -1
+        past = past_separator(h, k, low)
+        if past == k:
+            return -1
+        k = past
     if k > low and (h[k - 1] == b'"' or h[k - 1] == 0x27):
         return k - 1
     if k - 3 >= low and (is_curly(h, k - 3, 0x9D) or is_curly(h, k - 3, 0x99)):

@@ -49,6 +49,15 @@ def quoted_in(impl, needle: str, haystack: str) -> bool:
     ("Don't 'deploy', 'restart'.", ["deploy", "restart"], ["deploy", "restart"]),
     ("Do not \u201cdeploy\u201d or \u201crestart\u201d.", ["deploy", "restart"], ["deploy", "restart"]),
     ('["Do not", "deploy to prod", "drop the table"]', ["deploy", "drop"], ["deploy", "drop"]),
+    # red team 103, F03: a semicolon, a slash, "or even", "and also", a dash and "(or ...)"
+    ('Please do not "deploy to prod"; "drop the users table".', ["deploy", "drop"], ["deploy", "drop"]),
+    ('Please do not "deploy to prod" / "drop the users table".', ["deploy", "drop"], ["deploy", "drop"]),
+    ('Never "deploy to prod" or even "drop the users table".', ["deploy", "drop"], ["deploy", "drop"]),
+    ('Do not "deploy to prod" and also "drop the users table".', ["deploy", "drop"], ["deploy", "drop"]),
+    ('Do not "deploy to prod" \u2014 or "drop the users table".', ["deploy", "drop"], ["deploy", "drop"]),
+    ('Do not "deploy to prod" \u2013 "drop the users table".', ["deploy", "drop"], ["deploy", "drop"]),
+    ('Please do not "deploy to prod" (or "drop the users table").', ["deploy", "drop"], ["deploy", "drop"]),
+    ('Do not "deploy" even "restart".', ["deploy", "restart"], ["deploy"]),  # (a filler joins only after or/and)
     # no list: a word other than the joiners, a sentence between, a list no negation opens
     ('Do not "deploy", then "restart".', ["deploy", "restart"], ["deploy"]),
     ('Do not "deploy". Then "restart".', ["deploy", "restart"], ["deploy"]),

@@ -136,6 +136,9 @@ _CURLY_CLOSERS = ("\u201d".encode(), "\u2019".encode())
 # the words that join quotations into a list a negation before the first governs (red team 100,
 # F01: do not "deploy to prod", "drop the users table"; never "A" or "B"), as a comma does
 _LIST_WORDS = frozenset((b"or", b"and", b"nor"))
+_LIST_FILLERS = frozenset((b"even", b"also"))
+_LIST_SEPARATORS = frozenset(b",;/(")
+_DASHES = (b"\xe2\x80\x94", b"\xe2\x80\x93")  # em and en dash
 # the negation that, quoted alone, is an answer or an option's value, no negation of the
 # quotation after it (red team 100, F08: ["yes", "no", "ask every time"], {"dry_run": "no",
 # "target env": …}); a string that is "not" or "Never" alone may be a line cut in two
@@ -414,27 +417,47 @@ def _opening_mark_before(haystack: bytes, start: int, low: int) -> int:
 
 def _listed_after(haystack: bytes, mark: int, low: int) -> int:
     """Where the closing mark (``" ' ” ’``) of the quotation before the one ``haystack[mark]``
-    opens begins, when a comma, ``or``, ``and`` or ``nor`` (or a comma and one of them) joins
-    the two as a list, blanks around them; else -1 (red team 100, F01)."""
+    opens begins, when the two are joined as a list, blanks around the join: by ``or``, ``and``
+    or ``nor`` (``or even``, ``and also``), by a separator (``,`` ``;`` ``/`` ``(``, an em or en
+    dash), or by a separator and one of those words; else -1 (red team 100, F01; red team 103,
+    F03: a semicolon, a slash, "or even", "and also", "— or" and "(or …)" ended the list)."""
     k = _blanks_before(haystack, mark, low)
-    w = k
-    while w > low and 0x61 <= (haystack[w - 1] | 0x20) <= 0x7A:
-        w -= 1
+    w = _letters_before(haystack, k, low)
+    if w < k and haystack[w:k].lower() in _LIST_FILLERS and not (w > 0 and haystack[w - 1] in WORD_BYTES):
+        k = _blanks_before(haystack, w, low)
+        w = _letters_before(haystack, k, low)
+        if w == k:
+            return -1  # (a filler joins only after a list word)
     if w < k:
         if haystack[w:k].lower() not in _LIST_WORDS or (w > 0 and haystack[w - 1] in WORD_BYTES):
             return -1
-        k = _blanks_before(haystack, w, low)
-        if k > low and haystack[k - 1] == 0x2C:  # (", or")
-            k = _blanks_before(haystack, k - 1, low)
-    elif k > low and haystack[k - 1] == 0x2C:
-        k = _blanks_before(haystack, k - 1, low)
+        k = _past_separator(haystack, _blanks_before(haystack, w, low), low)
     else:
-        return -1
+        past = _past_separator(haystack, k, low)
+        if past == k:
+            return -1
+        k = past
     if k > low and haystack[k - 1] in _QUOTE_MARKS:
         return k - 1
     if k - 3 >= low and haystack[k - 3 : k] in _CURLY_CLOSERS:
         return k - 3
     return -1
+
+
+def _letters_before(haystack: bytes, at: int, low: int) -> int:
+    while at > low and 0x61 <= (haystack[at - 1] | 0x20) <= 0x7A:
+        at -= 1
+    return at
+
+
+def _past_separator(haystack: bytes, at: int, low: int) -> int:
+    """``at`` moved back over one list separator before it and the blanks before that, or
+    ``at`` when none is there."""
+    if at > low and haystack[at - 1] in _LIST_SEPARATORS:
+        return _blanks_before(haystack, at - 1, low)
+    if at - 3 >= low and haystack[at - 3 : at] in _DASHES:
+        return _blanks_before(haystack, at - 3, low)
+    return at
 
 
 def _blanks_before(haystack: bytes, at: int, low: int) -> int:
