@@ -188,7 +188,7 @@ def occurs_at_boundaries(needles, haystacks, *, groups=None, needle_group=None, 
     return out
 
 
-def denied_quotes(data, kind, starts, int quote_kind):
+def denied_quotes(data, kind, starts, quote_kind):  # (checked as the reference checks it, then taken as a byte: red team 103, F09)
     cdef bytes keep = byte_data(data)
     check_quote_columns(kind, starts, quote_kind)
     cdef const unsigned char* p_kind = <const unsigned char*>cnp.PyArray_DATA(kind)

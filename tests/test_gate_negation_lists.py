@@ -15,6 +15,7 @@ from gate_helpers import assert_accepted, blk, find, store_with, summary, tool
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from provgate.errors import InvalidArgumentError
 from provgate.gate import Gate
 
 QUOTE = 4
@@ -163,3 +164,10 @@ def test_the_gate_refuses_a_quotation_a_source_denies_in_a_list_or_in_part(sourc
 ])
 def test_the_gate_grounds_an_honest_quotation_beside_a_no(source, text):
     assert_accepted(_summarized(source, text, tool_output=True), "lossy")
+
+
+@pytest.mark.parametrize("quote_kind", [True, 7.0, 256, -1, "7"])
+def test_denied_quotes_refuses_a_quote_kind_that_is_no_byte_alike(impl, quote_kind):
+    # red team 103, F09: the native twin took True as 1 where the reference refused it
+    with pytest.raises(InvalidArgumentError, match="quote_kind"):
+        impl.denied_quotes(b"x", np.zeros(0, np.uint8), np.zeros(0, np.int64), quote_kind)
