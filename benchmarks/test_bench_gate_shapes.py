@@ -50,8 +50,11 @@ their growth is measured: a size twice the other should take about twice as long
 - ``summary_of_invented_quotations``: a summary of a log of 20,000 lines quoting N two-word
   phrases the log does not hold (refused; red team 99, F12: each was looked for, re-wrapped,
   over the whole log before the 64-look bound counted it: 2,000 took 5 s with a log of 40,000
-  lines). The log's size is fixed: each literal search of a phrase reads the whole log (its
-  4-gram bitmap is full at this size), so a log growing with N would measure that too.
+  lines).
+- ``summary_of_invented_quotations_in_a_growing_log``: the same with a log of 40 lines a
+  quotation (~2 MB at N = 1,000, ~4 MB at 2,000). Each literal search of a phrase read the
+  whole log while its 4-gram bitmap was a fixed 65,536 bits, full past ~1 MB (2,000 quotations
+  of a 4 MB log took 1.4 s); the bitmap now grows with the log, and the shape grows linearly.
 - ``rewrite_reflowing_tool_calls``: a re-flow of one block of N tool-call lines whose quoted
   values and code spans it wraps (lossless; stop 40, red team 95, F04).
 - ``summary_table_of_numbers`` and ``summary_of_one_long_sentence``: a summary of a config's
@@ -279,6 +282,16 @@ def _summary_of_invented_quotations(n: int):
     return {"tool:log": log}, pre, post, "summarize", False
 
 
+def _summary_of_invented_quotations_in_a_growing_log(n: int):
+    # the occurs_at_boundaries prefilter's bitmap grows with its haystack (ext/_boundaries.pxd):
+    # a fixed 2**16 bits filtered nothing in a log of 2 MB or more
+    log = "".join(f"{i:06d} worker {_word(i)} finished batch {i} in {i % 97} ms\n" for i in range(40 * n))
+    text = " ".join(f'"{_word(i)} zebra{i}"' for i in range(n)) + "\n"
+    pre = [{"id": "t", "role": "tool", "text": log, "handles": ["tool:log"]}]
+    post = [*pre, {"id": "s", "role": "summary", "text": text, "derived": True, "derived_from": ["tool:log"]}]
+    return {"tool:log": log}, pre, post, "summarize", False
+
+
 def _rewrite_reflowing_tool_calls(n: int):
     # stop 40 (red team 95, F04): the facts inside each wrapped quotation are looked for in the
     # other side's text in one pass, not one search each
@@ -339,12 +352,14 @@ SHAPES = {"unresolved_markers": (_unresolved_markers, 4000), "summary_chain": (_
           "summary_of_many_grep_reads": (_summary_of_many_grep_reads, 1000),
           "rewrite_reflowing_tool_calls": (_rewrite_reflowing_tool_calls, 1000),
           "summary_of_invented_quotations": (_summary_of_invented_quotations, 1000),
+          "summary_of_invented_quotations_in_a_growing_log": (_summary_of_invented_quotations_in_a_growing_log, 1000),
           "summary_table_of_numbers": (_summary_table_of_numbers, 4000),
           "summary_of_one_long_sentence": (_summary_of_one_long_sentence, 4000),
           "rewrite_adding_names": (_rewrite_adding_names, 4000)}
 # shapes whose every round checks summaries no round checked before: the gate's grounding
 # cache would otherwise answer I1 from the first round
 NEW_TEXT_EACH_ROUND = {"summary_of_many_sources", "summary_stating_what_no_source_holds", "summary_of_invented_quotations",
+                       "summary_of_invented_quotations_in_a_growing_log",
                        "summaries_of_shared_documents", "summary_repeating_a_quote"}
 
 

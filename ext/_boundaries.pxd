@@ -457,64 +457,86 @@ cdef inline void write_marked(const Marks* marks, const byte_t* d, offset_t n, c
             k += 1
 
 
-# A haystack's 4-byte substrings, hashed into 2**16 bits: a needle with one 4-gram whose bit is
+# A haystack's 4-byte substrings, hashed into a bitmap: a needle with one 4-gram whose bit is
 # clear occurs nowhere in that haystack, so the memmem scan is skipped. Exact (no needle that
 # occurs is ever skipped); it pays where many needles are searched in one long haystack, the
 # quotes of an edit's cited blocks in its new blocks (I5) - most occur nowhere.
+# The bitmap grows with its haystack (8 to 16 bits a byte, at least 2**16 bits): a fixed 2**16
+# bits is nearly full past ~1 MB and then filters nothing, so each of N quotations no source
+# holds read a 2 MB log whole (gate shapes, summary_of_invented_quotations: 2,000 took ~1 s).
 cdef enum:
-    GRAM_WORDS = 1024  # 65536 bits
+    GRAM_MIN_BITS_LOG2 = 16  # the smallest bitmap, 65536 bits (8 KiB): every haystack below 8 KiB
+    GRAM_BITS_PER_BYTE = 8  # at least this many bits a haystack byte (under 12% of the bits set)
     GRAM_MIN_HAYSTACK = 1024  # shorter haystacks are scanned as fast as their bitmap is made
     # memmem skims a haystack several times faster than its bitmap is filled, so the bitmap
     # pays only after several searches (gate benchmark, summarize: made on a haystack's second
     # search, grounding's sources, each searched a few times, took 250 -> 370 us; made on the
     # eighth, grounding is unchanged and I5's 89 quotes in one 17 KB text take 231 -> 72 us)
     GRAM_BUILD_AT = 8
-    # at most this many bitmaps (2 MiB) per call: many haystacks of ~1 KiB each, each searched
-    # a few times, would otherwise take 8x their size (review rv21, 03: 20 MiB of haystacks,
+    # at most this many bitmaps per call: many haystacks of ~1 KiB each, each searched a few
+    # times, would otherwise take 8x their size (review rv21, 03: 20 MiB of haystacks,
     # +162 MiB); the rest are searched as before
     GRAM_MAX_BITMAPS = 256
+    # bytes of bitmaps above the smallest size one call may hold (a 64 MiB haystack's bitmap,
+    # or 32 of 2 MB haystacks); past it a bitmap gets what is left, or the smallest size
+    GRAM_BUDGET_BYTES = 64 << 20
 
 
-cdef inline uint32_t gram_bit(const byte_t* p) noexcept nogil:
-    cdef uint32_t g = p[0] | (<uint32_t>p[1] << 8) | (<uint32_t>p[2] << 16) | (<uint32_t>p[3] << 24)
-    return (g * <uint32_t>2654435761u) >> 16
+cdef inline int gram_bits_log2(offset_t hn) noexcept nogil:
+    """log2 of the bits of the bitmap sized for a haystack of ``hn`` bytes (a power of two of
+    GRAM_BITS_PER_BYTE to twice that a byte, at least 2**GRAM_MIN_BITS_LOG2)."""
+    cdef int log2 = GRAM_MIN_BITS_LOG2
+    while log2 < 62 and (<uint64_t>1 << log2) < <uint64_t>hn * GRAM_BITS_PER_BYTE:
+        log2 += 1
+    return log2
 
 
-cdef inline void fill_grams(const byte_t* h, offset_t hn, uint64_t* bits) noexcept nogil:
+cdef inline uint64_t gram_bit(const byte_t* p, int shift) noexcept nogil:
+    """The bit of the 4-gram at ``p`` in a bitmap of 2**(64 - shift) bits: the top bits of a
+    64-bit multiplicative (Fibonacci) hash, so each bitmap size hashes the same 4-gram alike."""
+    cdef uint64_t g = p[0] | (<uint64_t>p[1] << 8) | (<uint64_t>p[2] << 16) | (<uint64_t>p[3] << 24)
+    return (g * <uint64_t>0x9E3779B97F4A7C15u) >> shift
+
+
+cdef inline void fill_grams(const byte_t* h, offset_t hn, uint64_t* bits, int shift) noexcept nogil:
+    """Set the bit of each 4-gram of ``h`` in ``bits`` (2**(64 - shift) bits, zeroed)."""
     cdef offset_t p
-    cdef uint32_t b
-    for p in range(GRAM_WORDS):
-        bits[p] = 0
+    cdef uint64_t b
     for p in range(hn - 3):
-        b = gram_bit(h + p)
+        b = gram_bit(h + p, shift)
         bits[b >> 6] |= (<uint64_t>1) << (b & 63)
 
 
-cdef inline bint grams_absent(const uint64_t* bits, const byte_t* nd, offset_t nn) noexcept nogil:
+cdef inline bint grams_absent(const uint64_t* bits, int shift, const byte_t* nd, offset_t nn) noexcept nogil:
     """Does some 4-gram of the needle have its bit clear (so it cannot occur)?"""
     cdef offset_t p
-    cdef uint32_t b
+    cdef uint64_t b
     for p in range(nn - 3):
-        b = gram_bit(nd + p)
+        b = gram_bit(nd + p, shift)
         if not (bits[b >> 6] >> (b & 63)) & 1:
             return True
     return False
 
 
 cdef struct GramCache:
-    # per haystack: its bitmap (NULL until made) and how often it was searched before that
+    # per haystack: its bitmap (NULL until made), its hash shift (64 - log2 of its bits) and
+    # how often it was searched before it was made
     uint64_t** bits
+    byte_t* shift
     offset_t* searched
     offset_t n
     offset_t made  # bitmaps made so far (at most GRAM_MAX_BITMAPS)
+    size_t budget  # bytes left for bitmaps above the smallest size (GRAM_BUDGET_BYTES)
 
 
 cdef inline int gram_cache_init(GramCache* cache, offset_t n) except -1:
     cache.n = n
     cache.made = 0
+    cache.budget = GRAM_BUDGET_BYTES
     cache.bits = <uint64_t**>calloc(max(n, 1), sizeof(uint64_t*))
+    cache.shift = <byte_t*>calloc(max(n, 1), sizeof(byte_t))
     cache.searched = <offset_t*>calloc(max(n, 1), sizeof(offset_t))
-    if cache.bits == NULL or cache.searched == NULL:
+    if cache.bits == NULL or cache.shift == NULL or cache.searched == NULL:
         gram_cache_free(cache)
         raise MemoryError()
     return 0
@@ -527,9 +549,33 @@ cdef inline void gram_cache_free(GramCache* cache) noexcept nogil:
         for j in range(cache.n):
             free(cache.bits[j])
     free(cache.bits)
+    free(cache.shift)
     free(cache.searched)
     cache.bits = NULL
+    cache.shift = NULL
     cache.searched = NULL
+
+
+cdef inline uint64_t* make_grams(const byte_t* h, offset_t hn, offset_t j, GramCache* grams) noexcept nogil:
+    """Haystack ``j``'s bitmap, sized with it (``gram_bits_log2``) as far as the call's budget
+    lasts, at least of the smallest size; NULL if it cannot be allocated (the haystack is then
+    scanned as before)."""
+    cdef int log2 = gram_bits_log2(hn)
+    cdef size_t size = (<size_t>1) << (log2 - 3)
+    cdef uint64_t* bits
+    while log2 > GRAM_MIN_BITS_LOG2 and size > grams.budget:
+        log2 -= 1
+        size >>= 1
+    bits = <uint64_t*>calloc(size // sizeof(uint64_t), sizeof(uint64_t))  # (zeroed pages, untouched until set)
+    if bits == NULL:
+        return NULL
+    if log2 > GRAM_MIN_BITS_LOG2:
+        grams.budget -= size
+    grams.shift[j] = <byte_t>(64 - log2)
+    fill_grams(h, hn, bits, grams.shift[j])
+    grams.bits[j] = bits
+    grams.made += 1
+    return bits
 
 
 cdef inline bint occurs_filtered(const byte_t* classes, const byte_t* h, offset_t hn, offset_t j, const byte_t* nd,
@@ -542,12 +588,8 @@ cdef inline bint occurs_filtered(const byte_t* classes, const byte_t* h, offset_
     if bits == NULL and nn >= 4 and hn >= GRAM_MIN_HAYSTACK and grams.made < GRAM_MAX_BITMAPS:
         grams.searched[j] += 1
         if grams.searched[j] == GRAM_BUILD_AT:
-            bits = <uint64_t*>malloc(GRAM_WORDS * sizeof(uint64_t))
-            if bits != NULL:
-                fill_grams(h, hn, bits)
-                grams.bits[j] = bits
-                grams.made += 1
-    if bits != NULL and nn >= 4 and grams_absent(bits, nd, nn):
+            bits = make_grams(h, hn, j, grams)
+    if bits != NULL and nn >= 4 and grams_absent(bits, grams.shift[j], nd, nn):
         return False
     return occurs(classes, h, hn, nd, nn, mode)
 
