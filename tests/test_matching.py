@@ -459,10 +459,8 @@ _LONG_WORDS = st.sampled_from([b"alpha", b"beta", b"x", b"5", b"-5", b"10%", b"a
                                "won\u2019t".encode(), b"knot", b"NEVER"])
 
 
-@settings(max_examples=300, deadline=None)
-@given(haystacks=st.lists(st.lists(_LONG_WORDS, min_size=200, max_size=400).map(b" ".join), min_size=1, max_size=3),
-       data=st.data())
-def test_occurs_at_boundaries_in_long_haystacks_equals_the_reference(haystacks, data):
+def draw_needles(data, haystacks: list[bytes], words) -> list[bytes]:
+    """8-40 needles: slices of the haystacks (a head, a tail, or inside) and runs of ``words``."""
     needles = []
     for _ in range(data.draw(st.integers(8, 40))):
         h = data.draw(st.sampled_from(haystacks))
@@ -470,7 +468,15 @@ def test_occurs_at_boundaries_in_long_haystacks_equals_the_reference(haystacks, 
             a = data.draw(st.sampled_from([0, max(len(h) - 12, 0), data.draw(st.integers(0, len(h)))]))
             needles.append(h[a:a + data.draw(st.integers(0, 12))])
         else:
-            needles.append(b" ".join(data.draw(st.lists(_LONG_WORDS, min_size=1, max_size=4))))
+            needles.append(b" ".join(data.draw(st.lists(words, min_size=1, max_size=4))))
+    return needles
+
+
+@settings(max_examples=300, deadline=None)
+@given(haystacks=st.lists(st.lists(_LONG_WORDS, min_size=200, max_size=400).map(b" ".join), min_size=1, max_size=3),
+       data=st.data())
+def test_occurs_at_boundaries_in_long_haystacks_equals_the_reference(haystacks, data):
+    needles = draw_needles(data, haystacks, _LONG_WORDS)
     modes = [data.draw(st.integers(0, 4)) for _ in needles]  # (4: QUOTE, red team 89, F07)
     expected = _load("reference").occurs_at_boundaries(needles, haystacks, modes=modes).tolist()
     for which in IMPLEMENTATIONS:

@@ -17,6 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conftest import IMPLEMENTATIONS, load_implementation
+from test_matching import draw_needles
 
 
 def _load(which: str):
@@ -102,14 +103,7 @@ def test_occurs_at_boundaries_in_haystacks_with_sized_bitmaps_equals_the_referen
     # haystacks of ~3-50 KB (a drawn text repeated, joined by a drawn separator): bitmaps of
     # 2**16 to 2**19 bits
     haystacks = [separator.join([text] * times) for text, times, separator in pieces]
-    needles = list(_WARM_UP)
-    for _ in range(data.draw(st.integers(8, 40))):
-        h = data.draw(st.sampled_from(haystacks))
-        if data.draw(st.booleans()):  # a slice of a haystack: its head, its tail, or inside
-            a = data.draw(st.sampled_from([0, max(len(h) - 12, 0), data.draw(st.integers(0, len(h)))]))
-            needles.append(h[a:a + data.draw(st.integers(0, 12))])
-        else:
-            needles.append(b" ".join(data.draw(st.lists(_WORDS, min_size=1, max_size=4))))
+    needles = [*_WARM_UP, *draw_needles(data, haystacks, _WORDS)]
     modes = [data.draw(st.integers(0, 4)) for _ in needles]
     expected = _load("reference").occurs_at_boundaries(needles, haystacks, modes=modes).tolist()
     for which in IMPLEMENTATIONS:
