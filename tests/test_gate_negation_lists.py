@@ -120,7 +120,8 @@ def test_the_reach_is_bounded(impl):
 
 _PIECES = ["not", "no", "never", "nor", "don't", "Do not", "or", "and", "color", "deploy", "to prod", "team's",
            '"', "'", "\u201c", "\u201d", "\u2018", "\u2019", ", ", ",", " ", "\n", "[", "]", "(", ")", ": ", "*",
-           " - ", '", "', '" or "', '", or "', '" and "', "\u201d, \u201c", ".", "x" * 30]
+           " - ", '", "', '" or "', '", or "', '" and "', "\u201d, \u201c", ".", "x" * 30,
+           ";", "/", "even", "also", "\u2014", "\u2013"]  # (red team 103, F03's joiners)
 
 
 @pytest.mark.skipif(NO_EXTENSIONS, reason="compares the native module with the reference")
