@@ -277,9 +277,10 @@ cdef inline offset_t past_separator(const byte_t* h, offset_t at, offset_t low) 
 
 cdef inline offset_t listed_after(const byte_t* classes, const byte_t* h, offset_t mark, offset_t low) noexcept nogil:
     """provgate._matching_py._listed_after: where the closing mark (" ' ” ’) of the quotation
-    joined to the one ``h[mark]`` opens as a list (or, and, nor, "or even", "and also", a
-    separator, or both) begins; else -1 (red team 100, F01; red team 103, F03)."""
-    cdef offset_t k = blanks_before(h, mark, low), w, past
+    joined to the one ``h[mark]`` opens as a list (or, and, nor, "or even", "and also", a comma,
+    or a separator before one of those words) begins; else -1 (red team 100, F01; red team
+    103, F03; red team 104, F01)."""
+    cdef offset_t k = blanks_before(h, mark, low), w
     w = letters_before(h, k, low)
     if (w < k and ((k - w == 4 and (lower_is(h + w, b"even", 4) or lower_is(h + w, b"also", 4))))
             and not (w > 0 and (classes[h[w - 1]] & WORD))):
@@ -294,11 +295,10 @@ cdef inline offset_t listed_after(const byte_t* classes, const byte_t* h, offset
         if w > 0 and (classes[h[w - 1]] & WORD):
             return -1
         k = past_separator(h, blanks_before(h, w, low), low)
+    elif k > low and h[k - 1] == b',':  # (other separators join only before a list word: red team 104, F01)
+        k = blanks_before(h, k - 1, low)
     else:
-        past = past_separator(h, k, low)
-        if past == k:
-            return -1
-        k = past
+        return -1
     if k > low and (h[k - 1] == b'"' or h[k - 1] == 0x27):
         return k - 1
     if k - 3 >= low and (is_curly(h, k - 3, 0x9D) or is_curly(h, k - 3, 0x99)):

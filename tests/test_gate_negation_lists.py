@@ -50,14 +50,18 @@ def quoted_in(impl, needle: str, haystack: str) -> bool:
     ("Don't 'deploy', 'restart'.", ["deploy", "restart"], ["deploy", "restart"]),
     ("Do not \u201cdeploy\u201d or \u201crestart\u201d.", ["deploy", "restart"], ["deploy", "restart"]),
     ('["Do not", "deploy to prod", "drop the table"]', ["deploy", "drop"], ["deploy", "drop"]),
-    # red team 103, F03: a semicolon, a slash, "or even", "and also", a dash and "(or ...)"
-    ('Please do not "deploy to prod"; "drop the users table".', ["deploy", "drop"], ["deploy", "drop"]),
-    ('Please do not "deploy to prod" / "drop the users table".', ["deploy", "drop"], ["deploy", "drop"]),
+    # red team 103, F03: "or even", "and also", and a semicolon, slash, bracket or dash before a
+    # list word; alone, those open a correction, no list item (red team 104, F01)
     ('Never "deploy to prod" or even "drop the users table".', ["deploy", "drop"], ["deploy", "drop"]),
     ('Do not "deploy to prod" and also "drop the users table".', ["deploy", "drop"], ["deploy", "drop"]),
     ('Do not "deploy to prod" \u2014 or "drop the users table".', ["deploy", "drop"], ["deploy", "drop"]),
-    ('Do not "deploy to prod" \u2013 "drop the users table".', ["deploy", "drop"], ["deploy", "drop"]),
+    ('Do not "deploy to prod"; or "drop the users table".', ["deploy", "drop"], ["deploy", "drop"]),
     ('Please do not "deploy to prod" (or "drop the users table").', ["deploy", "drop"], ["deploy", "drop"]),
+    ('Do not "deploy"; "rollback" is the fix.', ["deploy", "rollback"], ["deploy"]),
+    ('The default branch is not "master" ("main" is, since 2021).', ["master", "main"], ["master"]),
+    ('The flag is not "--dry-run" \u2013 "--check" is the one to use.', ["--dry-run", "--check"], ["--dry-run"]),
+    ('It is not "config/dev.yml" / "config/prod.yml" is what it reads.', ["config/dev", "config/prod"],
+     ["config/dev"]),
     ('Do not "deploy" even "restart".', ["deploy", "restart"], ["deploy"]),  # (a filler joins only after or/and)
     # no list: a word other than the joiners, a sentence between, a list no negation opens
     ('Do not "deploy", then "restart".', ["deploy", "restart"], ["deploy"]),

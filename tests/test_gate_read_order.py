@@ -356,3 +356,35 @@ def test_provgate_check_sessions_across_processes_keep_the_newer_read(tmp_path, 
         assert cli.main(["check", str(tmp_path / "e2.json"), "--store", str(store), *session]) == 1
         verdict = json.loads(capsys.readouterr().out)
         assert [v["invariant"] for v in verdict["violations"]] == ["I4"], session
+
+
+def test_a_resume_meeting_a_two_field_record_keeps_the_marker_names_of_the_reads_before_it(tmp_path):
+    # red team 104, F03: the reads pending before a record of an older writer were put in the
+    # line but their marker names forgotten, so "[src:r1]" no longer reached the read log and
+    # a summary keeping the stale retries=1 passed
+    path = str(tmp_path / "s.sqlite3")
+    store = store_with({"tool:r1": "retries=1\n", "tool:r2": "retries=2\n", "user:u1": "summarize the config\n"},
+                       path=path)
+    store.append_audit({"session": "S", "cycle": 1, "reads": {"file:app.ini": [["tool:r1", 1.0, None]]}})
+    store.append_audit({"session": "S", "cycle": 2, "reads": {"file:app.ini": [["tool:r2", 2.0]]}})
+    resumed = Gate(SourceStore(path), session="S")
+    assert "r1" in resumed._read_names and "r2" in resumed._read_names
+    user = blk("u", "user", "summarize the config\n", ["user:u1"])
+    post = [user, summary("s", "It sets retries=1 [src:r1].\n", ["user:u1"])]
+    find(resumed.check([user, TURN], post, operator="summarize", evicted=["a"]), "I4", key="retries", value="1")
+
+
+def test_a_resume_of_many_two_field_records_does_not_copy_the_line_each(tmp_path):
+    # red team 104, F02: each record of an older writer placed by ts copied the whole line
+    # (8,000 records: 6 s); a read that goes after the one before it is put without the copy
+    path = str(tmp_path / "s.sqlite3")
+    store = store_with({}, path=path)
+    n = 400
+    store.append_audit_many([{"session": "S", "cycle": k + 1, "reads": {"R": [[f"tool:c{k}", float(k)]]}}
+                             for k in range(n)])
+    copies = []
+    real = gate_module._one_after_another
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(gate_module, "_one_after_another", lambda out, reads: copies.append(1) or real(out, reads))
+        resumed = Gate(SourceStore(path), session="S")
+    assert not copies and [h for h, _ in resumed._read_log["R"]] == [f"tool:c{k}" for k in range(n)]

@@ -418,9 +418,9 @@ def _opening_mark_before(haystack: bytes, start: int, low: int) -> int:
 def _listed_after(haystack: bytes, mark: int, low: int) -> int:
     """Where the closing mark (``" ' ” ’``) of the quotation before the one ``haystack[mark]``
     opens begins, when the two are joined as a list, blanks around the join: by ``or``, ``and``
-    or ``nor`` (``or even``, ``and also``), by a separator (``,`` ``;`` ``/`` ``(``, an em or en
-    dash), or by a separator and one of those words; else -1 (red team 100, F01; red team 103,
-    F03: a semicolon, a slash, "or even", "and also", "— or" and "(or …)" ended the list)."""
+    or ``nor`` (``or even``, ``and also``), by a comma, or by a separator (``,`` ``;`` ``/``
+    ``(``, an em or en dash) and one of those words; else -1 (red team 100, F01; red team 103,
+    F03: "or even", "and also", "; or", "— or" and "(or …)" ended the list)."""
     k = _blanks_before(haystack, mark, low)
     w = _letters_before(haystack, k, low)
     if w < k and haystack[w:k].lower() in _LIST_FILLERS and not (w > 0 and haystack[w - 1] in WORD_BYTES):
@@ -432,11 +432,12 @@ def _listed_after(haystack: bytes, mark: int, low: int) -> int:
         if haystack[w:k].lower() not in _LIST_WORDS or (w > 0 and haystack[w - 1] in WORD_BYTES):
             return -1
         k = _past_separator(haystack, _blanks_before(haystack, w, low), low)
+    elif k > low and haystack[k - 1] == 0x2C:
+        # (a comma alone; a semicolon, slash, bracket or dash alone often opens a correction,
+        # 'not "A"; "B" is the fix', and joins a list only before a list word: red team 104, F01)
+        k = _blanks_before(haystack, k - 1, low)
     else:
-        past = _past_separator(haystack, k, low)
-        if past == k:
-            return -1
-        k = past
+        return -1
     if k > low and haystack[k - 1] in _QUOTE_MARKS:
         return k - 1
     if k - 3 >= low and haystack[k - 3 : k] in _CURLY_CLOSERS:

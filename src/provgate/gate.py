@@ -2066,7 +2066,10 @@ class Gate:
         read_of = self._read_of
         if not any(isinstance(e, list) and len(e) >= 3 for e in entries):
             if resource in pending:
-                put_reads(self._read_log.setdefault(resource, []), pending.pop(resource))
+                flushed = pending.pop(resource)
+                put_reads(self._read_log.setdefault(resource, []), flushed)
+                # (their marker names too: forgotten, a stale value cited by one passed, red team 104, F03)
+                self._read_names.update(_names_citing(h for h, _, _ in flushed))
             new = log_reads(self._read_log, read_of, resource, [(h, ts) for h, ts, _ in _logged_reads(entries)],
                             by_place=False)
             self._read_names.update(_names_citing(h for h, _, _ in new))
@@ -8248,6 +8251,15 @@ def _placed_by_ts(line: list[tuple[str, float | None]], stamp: Callable[[str, fl
     """reads_placed without the window's places: the reads put one after another into the
     line (its reads by the ts ``stamp`` gives them), each then named with the logged read it
     went before."""
+    last = stamp(*line[-1]) if line else None
+    for _, ts in new:
+        if ts is not None and last is not None and last > ts:
+            break
+        last = ts
+    else:
+        # every read goes after the one before it: the line is not copied (a resume of N
+        # records, each a copy of the line, was quadratic, red team 104, F02)
+        return [(h, ts, None) for h, ts in new]
     out = [(h, stamp(h, ts)) for h, ts in line]
     _one_after_another(out, new)
     fresh = dict(new)
