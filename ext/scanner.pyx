@@ -1273,6 +1273,28 @@ cdef inline bint shape_in_block(Cursor* cur, Py_ssize_t p, Shape* w) noexcept no
     return True
 
 
+cdef inline bint pin_after_at(const byte_t* d, Py_ssize_t n, Py_ssize_t at) noexcept nogil:
+    """d[at] is "@": a version (4.17.21, v4) or a digest (sha256:...) follows it (the
+    reference's _PIN_AFTER_AT), so the word before the "@" names a package (grammar v5)."""
+    cdef Py_ssize_t q = at + 1
+    if q < n and has(d[q], F_DIGIT):
+        return True
+    if q + 1 < n and (d[q] == b'v' or d[q] == b'V') and has(d[q + 1], F_DIGIT):
+        return True
+    if q + 4 < n and d[q] == b's' and d[q + 1] == b'h' and d[q + 2] == b'a':
+        q += 3
+        if d[q] == b'1':
+            q += 1
+        elif q + 2 < n and ((d[q] == b'2' and d[q + 1] == b'5' and d[q + 2] == b'6')
+                            or (d[q] == b'3' and d[q + 1] == b'8' and d[q + 2] == b'4')
+                            or (d[q] == b'5' and d[q + 1] == b'1' and d[q + 2] == b'2')):
+            q += 3
+        else:
+            return False
+        return q + 1 < n and d[q] == b':' and has(d[q + 1], F_HEX)
+    return False
+
+
 cdef inline int classify_shape(const byte_t* d, Py_ssize_t p, Shape* w) noexcept nogil:
     """Kind of the plain word d[p:w.end] (the reference's _classify_word), from its shape."""
     cdef byte_t c = d[p]
@@ -1448,6 +1470,8 @@ cdef int word_token(const byte_t* d, Py_ssize_t n, Py_ssize_t p, byte_t prev, Sh
                 return emit(out, K_IDENTIFIER, p, e, V_RAW)
     next_p[0] = we
     kind = classify_shape(d, p, w)
+    if not kind and b == b'@' and pin_after_at(d, n, we):
+        kind = K_IDENTIFIER
     if kind:
         return emit(out, kind, p, we, V_NUMBER if kind == K_NUMBER else V_RAW)
     return 0

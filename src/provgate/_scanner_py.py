@@ -191,6 +191,11 @@ _EMAIL = re.compile(
     rb"[A-Za-z0-9_][A-Za-z0-9._%+\-]*+@" + _EMAIL_LABEL + rb"(?:\." + _EMAIL_LABEL + rb")++" + _END
 )
 _WORD = re.compile(rb"[" + _W + rb"]++")
+# grammar v5: a plain word right before "@" and a version (4.17.21, v4) or a digest
+# (sha256:...) names a package, an action or an image, so it is an identifier; else renaming
+# the package of a pin kept its facts (lodash@4.17.21 -> underscore@4.17.21 passed). An e-mail
+# address never gets here: it is matched whole before the word, and its TLD is letters
+_PIN_AFTER_AT = re.compile(rb"@(?:[vV]?[0-9]|sha(?:1|256|384|512):[0-9a-fA-F])")
 # an ANSI CSI escape sequence (grammar v4, stop 40, red team 95 F09): ESC "[", parameter bytes
 # 0x30-0x3F, intermediate bytes 0x20-0x2F, one final byte 0x40-0x7E ("\x1b[1;32m", "\x1b[0m",
 # "\x1b[2K"). The token layer reads its bytes as control bytes (SEP): no fact, and the byte after
@@ -716,6 +721,8 @@ def _token_spans(data: bytes, out: _Out, shortcut: bool = True) -> None:
                     continue
             end = _WORD.match(data, p).end()
             kind = _classify_word(data, p, end)
+            if not kind and _PIN_AFTER_AT.match(data, end) is not None:
+                kind = IDENTIFIER
             if kind:
                 vk = VALUE_NUMBER if kind == NUMBER else VALUE_RAW
                 out.add(kind, p, end, -1, -1, p, end, vk)
