@@ -252,9 +252,11 @@ EXPECTED = [
         # no TLD of two letters, no dot, a digit in the TLD: no address; a URL, a kv value or a
         # path holding one keeps it. What follows the "@" of a text that is no address starts
         # as usual (grammar v4, red team 94 F09: until v4 nothing started after any "@", so
-        # 10.0.0.1 and y.io here were no facts)
+        # 10.0.0.1 and y.io here were no facts); grammar v5: the word before "@" and a
+        # version-like start is a pin's name, an identifier ("a" of a@10.0.0.1)
         'a@b.c user@host a@10.0.0.1 x@y.io-z git@github.com:org/repo.git email=Ops@B.io http://u@h.io/x',
         [
+            ('identifier', 'a', 'identifier', 'a'),
             ('number', '10.0.0.1', 'number', '10.0.0.1'),
             ('identifier', 'y.io', 'identifier', 'y.io'),
             ('identifier', 'git@github.com', 'identifier', 'git@github.com'),
