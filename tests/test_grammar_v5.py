@@ -8,15 +8,14 @@ from __future__ import annotations
 
 import pytest
 from conftest import IMPLEMENTATIONS, load_implementation
-from gate_helpers import assert_accepted, find, gate_for, tool
+from gate_helpers import assert_accepted, find
 from hypothesis import given
 from hypothesis import strategies as st
 from scanner_helpers import DIFFERENTIAL, assert_same_columns, columns, spans
+from test_grammar_v4 import _rewrite, _summarize
 
 from provgate import _scanner_py
 from provgate.facts import EXTRACTOR_VERSION
-from provgate.gate import Gate
-from provgate.store import SourceStore
 
 
 @pytest.fixture(params=IMPLEMENTATIONS, scope="module")
@@ -89,18 +88,6 @@ def test_differential_v5_pieces(impl, text):
 
 
 # -- the gate --------------------------------------------------------------------------------------
-
-
-def _rewrite(before: str, after: str):
-    store = SourceStore(":memory:")
-    store.put("tool:c1", before)
-    return Gate(store).check([tool("t", "tool:c1", before)], [tool("t", "tool:c1", after)], operator="rewrite")
-
-
-def _summarize(source: str, text: str):
-    g = gate_for({"tool:c1": source})
-    s = {"id": "s", "role": "summary", "text": text, "derived": True, "derived_from": ["tool:c1"]}
-    return g.check([tool("t", "tool:c1", source)], [s], operator="summarize")
 
 
 RENAMED_PINS = [
