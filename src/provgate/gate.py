@@ -8193,7 +8193,8 @@ def reads_placed(line: list[tuple[str, float | None]], known: Container[str],
     if any(h in known for h, _ in window):
         # (made in C loops, a read's first place kept: a session showing each new read before
         # the last one reads its line every check, red team 102, F02)
-        logged_ts = dict(zip(map(itemgetter(0), reversed(line)), zip(range(n - 1, -1, -1), map(itemgetter(1), reversed(line)))))
+        places = zip(range(n - 1, -1, -1), map(itemgetter(1), reversed(line)))
+        logged_ts = dict(zip(map(itemgetter(0), reversed(line)), places))
     # the window from its end: the least place any read shown later takes, over all of them,
     # over those without a ts, and by their ts (the least among those stamped at or after t)
     ahead_any = ahead_bare = n
@@ -8233,15 +8234,15 @@ def reads_placed(line: list[tuple[str, float | None]], known: Container[str],
             ahead_bare = min(ahead_bare, at)
         else:
             ahead_stamped.lower(bisect_left(stamps, t), at)
-    new = [(w, h, ts) for w, (h, ts) in enumerate(window) if h in gap]
-    by_gap: dict[int, list[tuple[int, str, float | None]]] = {}
-    for read in new:
-        by_gap.setdefault(gap[read[1]], []).append(read)
+    by_gap: dict[int, list[tuple[str, float | None]]] = {}
+    for h, ts in window:
+        if h in gap:
+            by_gap.setdefault(gap[h], []).append((h, ts))
     placed = []
     for at in sorted(by_gap):
         before = line[at][0] if at < n else None
         group: list[tuple[str, float | None]] = []
-        _one_after_another(group, [(h, ts) for _, h, ts in by_gap[at]])
+        _one_after_another(group, by_gap[at])
         placed.extend((h, ts, before) for h, ts in group)
     return placed
 
@@ -8805,7 +8806,8 @@ _CONTEXT_REACH = 64
 
 def _standing_words(needles: set[bytes], text: bytes) -> set[bytes]:
     """The ``needles`` that occur in ``text`` with no word byte touching them on either side
-    (:func:`_stands_in`): a few asked one by one, more in one Aho-Corasick pass over the text."""
+    (:func:`_stands_in`): a few asked one by one, more in one Aho-Corasick pass over the text
+    (:func:`_occurrences`, each needle marked to be counted only so)."""
     if len(needles) <= _FIND_EACH:
         return {needle for needle in needles if _stands_in(needle, text)}
     import ahocorasick  # (only many names or denied quotations left over ask for it)
@@ -8813,14 +8815,11 @@ def _standing_words(needles: set[bytes], text: bytes) -> set[bytes]:
     automaton = ahocorasick.Automaton()
     for needle in needles:
         if needle:
-            automaton.add_word(needle.decode("latin-1"), needle)
+            automaton.add_word(needle.decode("latin-1"), _WORD_MARK + needle)
     automaton.make_automaton()
-    found = {b""} if b"" in needles and _stands_in(b"", text) else set()
-    n = len(text)
-    for end, needle in automaton.iter(text.decode("latin-1")):
-        start = end + 1 - len(needle)
-        if not ((start > 0 and text[start - 1] in _WORD_BYTES) or (end + 1 < n and text[end + 1] in _WORD_BYTES)):
-            found.add(needle)
+    found = {marked.removeprefix(_WORD_MARK) for marked in _occurrences(automaton, text)}
+    if b"" in needles and _stands_in(b"", text):
+        found.add(b"")
     return found
 
 
