@@ -1544,7 +1544,7 @@ def test_a_fresh_read_in_the_window_says_what_the_resource_holds_now():
 def test_a_resumed_read_log_takes_what_a_record_can_mean(tmp_path, entries, expected):
     # a foreign or damaged record's entries: a ts it cannot use counts as none, the rest is skipped
     store = store_with({}, tmp_path / "s.sqlite3")
-    store.append_audit({"session": "s", "cycle": 1, "reads": {"file:x": entries, "file:y": "nope", "7": 7}})
+    store._append_gate_audit([{"session": "s", "cycle": 1, "reads": {"file:x": entries, "file:y": "nope", "7": 7}}])
     g = Gate(store, session="s")
     assert g._read_log == {"file:x": expected} and set(g._read_of) == {h for h, _ in expected}
 
@@ -1934,17 +1934,17 @@ def test_threads_append_their_records_in_the_order_they_logged_reads(tmp_path):
     r1, r2 = (dict(r, ts=None) for r in READS_F36)
     g = Gate(store, session="race")
     second_done = threading.Event()
-    real = store.append_audit
+    real = store._append_gate_audit
 
-    def append_audit(record, *a, **k):
+    def append_audit(records, *a, **k):
         if threading.current_thread().name == "first":
             second_done.wait(2)  # the first check's append waits for the second's
-        out = real(record, *a, **k)
+        out = real(records, *a, **k)
         if threading.current_thread().name == "second":
             second_done.set()
         return out
 
-    store.append_audit = append_audit
+    store._append_gate_audit = append_audit
     first = threading.Thread(name="first", target=lambda: g.check([r1], [r1], operator="prune", commit=True))
     first.start()
     deadline = time.monotonic() + 5
@@ -1954,7 +1954,7 @@ def test_threads_append_their_records_in_the_order_they_logged_reads(tmp_path):
     second.start()
     second.join()
     first.join()
-    store.append_audit = real
+    store._append_gate_audit = real
     resumed = Gate(store, session="race")
     assert [h for h, _ in resumed._read_log[APP_R]] == ["tool:c1", "tool:c2"]
 
@@ -1980,7 +1980,7 @@ def test_a_logged_read_the_store_does_not_hold_does_not_switch_the_rule_off(tmp_
     # q02: a foreign record (or a rejected check's pre) logged an unstored read as the newest
     store = store_with(T04_SRC, tmp_path / "s.sqlite3")
     s1 = _both_reads_summarized(Gate(store, session="S"))
-    store.append_audit({"session": "S", "reads": {APP_R: [["tool:gone", None]]}})
+    store._append_gate_audit([{"session": "S", "reads": {APP_R: [["tool:gone", None]]}}])
     stale = summary("s2", "Config summary.\nretries=3\n", ["tool:c1", "tool:c2"])
     find(Gate(store, session="S").check([s1], [stale], operator="summarize"), "I4", block="s2", value="3")
 
@@ -2902,8 +2902,8 @@ def test_a_resumed_session_finds_a_renumbered_pinned_turn_by_its_text(tmp_path):
     from provgate.window import Block
 
     text_handle = block_source_handle(Block("m2", "user", _X04_RULE))
-    store.append_audit({"session": "old", "cycle": 1, "accepted": True, "retention": None,
-                        "pins": {"handles": [text_handle], "ids": ["m2"]}})
+    store._append_gate_audit([{"session": "old", "cycle": 1, "accepted": True, "retention": None,
+                        "pins": {"handles": [text_handle], "ids": ["m2"]}}])
     old = Gate(store, session="old")
     assert old.pins == (frozenset({text_handle}), frozenset({"m2"}))
     assert [comparable(v) for v in _x04_cycle2(old)] == [comparable(v) for v in live]
@@ -3139,14 +3139,14 @@ def test_a_session_resumed_from_records_of_the_previous_code_pins_its_handles_st
     # the text stored under each pinned handle is pinned (fail closed), so (b) is caught there too
     store = store_with(_x04_sources(), tmp_path / "s.sqlite3")
     store.put(_Y04_U3, _X04_RULE)
-    store.append_audit({"session": "old", "cycle": 1, "accepted": True, "retention": None,
-                        "pins": {"handles": ["tool:gone", _Y04_U3], "ids": []}})
+    store._append_gate_audit([{"session": "old", "cycle": 1, "accepted": True, "retention": None,
+                        "pins": {"handles": ["tool:gone", _Y04_U3], "ids": []}}])
     old = Gate(store, session="old")
     assert old.pins == (frozenset({"tool:gone", _Y04_U3, _text_handle(_X04_RULE)}), frozenset())
     _y04_expect(_y04_later(old, "m1", []), "m1")
     # a record of this code says its text handles are all there: nothing is derived
-    store.append_audit({"session": "new", "cycle": 1, "accepted": True, "retention": None,
-                        "pins": {"handles": [_Y04_U3], "ids": [], "texts": True}})
+    store._append_gate_audit([{"session": "new", "cycle": 1, "accepted": True, "retention": None,
+                        "pins": {"handles": [_Y04_U3], "ids": [], "texts": True}}])
     assert Gate(store, session="new").pins == (frozenset({_Y04_U3}), frozenset())
 
 # red team 28, y03. docs/gate.md I4, "Logged reads keep their order": the x03 fix ordered a
@@ -3895,7 +3895,7 @@ def test_a_summary_r_refused_is_refused_again_by_the_session_resumed_from_the_au
     records = [r for _, r in g.store.iter_audit_of_session("refusing")]
     assert [len(r.get("refused_summaries", ())) for r in records] == [1]
     # (as a later writer may write it, with a field more: read all the same)
-    g.store.append_audit({"session": "later", "refused_summaries": [[*records[0]["refused_summaries"][0], 1]]})
+    g.store._append_gate_audit([{"session": "later", "refused_summaries": [[*records[0]["refused_summaries"][0], 1]]}])
     assert Gate(g.store, session="later")._refused_summaries == g._refused_summaries != set()
     carried = [*PINNED_PRE, made]
     resumed = Gate(g.store, session="refusing")
@@ -3913,7 +3913,7 @@ def test_a_summary_r_refused_is_refused_again_by_the_session_resumed_from_the_au
 def test_a_resumed_session_passes_over_a_refused_summary_digest_it_never_writes(item):
     g = gate_for(PINNED_SRC, session="foreign")
     made = _restating(["tool:p1"], "")
-    g.store.append_audit({"session": "foreign", "cycle": 1, "accepted": False, "refused_summaries": [item]})
+    g.store._append_gate_audit([{"session": "foreign", "cycle": 1, "accepted": False, "refused_summaries": [item]}])
     carried = [*PINNED_PRE, made]
     resumed = Gate(g.store, session="foreign")
     assert resumed._refused_summaries == set()
@@ -5689,7 +5689,7 @@ def test_compact_withholds_every_handle_of_a_block_a_legacy_pin_holds():
 
     store = store_with({"tool:c1": "mode=safe\nretries=3\n", "user:u3": _RT72_TURN,
                         "msg:y": "y page\nsome other output entirely\nend\n"})
-    store.append_audit({"session": "rt72f03", "cycle": 1, "pins": {"handles": ["user:u3"], "ids": []}})
+    store._append_gate_audit([{"session": "rt72f03", "cycle": 1, "pins": {"handles": ["user:u3"], "ids": []}}])
     g = Gate(store, session="rt72f03")
     assert g._legacy_pins == {"user:u3"}
     window = Window([Block("n1", "tool", "some other output entirely\n", ("user:u3", "msg:y")),
@@ -5742,7 +5742,7 @@ def _rt74_fallback(asked_again=None, meanwhile=False):
     words = "alpha beta gamma delta talk about the plan and weather then lunch again " * 2
     store = store_with({"tool:c1": "mode=safe\nretries=3\n", "doc:u3": _RT72_TURN,
                         "user:p0n2": "header 02\n" + _RT72_TURN + "\n\n\ntrailer\n"})
-    store.append_audit({"session": "rt74f02", "cycle": 1, "pins": {"handles": ["doc:u3"], "ids": []}})
+    store._append_gate_audit([{"session": "rt74f02", "cycle": 1, "pins": {"handles": ["doc:u3"], "ids": []}}])
     g = Gate(store, session="rt74f02")
     window = Window([
         Block("n00", "assistant", _RT72_TURN + "\n\n", ("doc:u3",)),
@@ -5846,7 +5846,7 @@ def test_the_same_edit_checked_twice_gets_one_verdict():
     words = "alpha beta gamma delta talk about the plan and weather then lunch again " * 2
     store = store_with({"tool:c1": "mode=safe\nretries=3\n", "doc:u3": _RT72_TURN,
                         "user:p0n2": "header 02\n" + _RT72_TURN + "\n\n\ntrailer\n"})
-    store.append_audit({"session": "rt75f01", "cycle": 1, "pins": {"handles": ["doc:u3"], "ids": []}})
+    store._append_gate_audit([{"session": "rt75f01", "cycle": 1, "pins": {"handles": ["doc:u3"], "ids": []}}])
     g = Gate(store, session="rt75f01")
     assert g._legacy_pins == {"doc:u3"}
     note = Block("a01", "assistant", f"Note 0.1 [src:c1] [src:p0n2]. {words}\n")

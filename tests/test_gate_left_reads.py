@@ -507,7 +507,7 @@ def test_a_check_whose_audit_record_fails_leaves_the_kept_facts_as_the_log(tmp_p
     post = [summary("s", "retries=7\n", ["tool:r7", "tool:r6"])]
     failing = gates[0]
     with monkeypatch.context() as m:
-        m.setattr(stores[0], "append_audit", lambda *a, **k: (_ for _ in ()).throw(
+        m.setattr(stores[0], "_append_gate_audit", lambda *a, **k: (_ for _ in ()).throw(
             StoreReadOnlyError("read-only", path=stores[0].path)))
         with pytest.raises(StoreReadOnlyError):
             failing.check(pre, post, operator="summarize", evicted=["tool:r5"], commit=True)

@@ -120,8 +120,8 @@ def test_a_record_naming_a_read_stamped_earlier_puts_the_read_after_it(tmp_path)
     # r1 the newest on resume
     path = str(tmp_path / "s.sqlite3")
     store = store_with({"tool:r1": R1, "tool:r2": R2}, path=path)
-    store.append_audit({"session": "S", "cycle": 1, "reads": {"file:app.ini": [["tool:r1", 1.0, None],
-                                                                               ["tool:r2", 2.0, "tool:r1"]]}})
+    store._append_gate_audit([{"session": "S", "cycle": 1, "reads": {"file:app.ini": [["tool:r1", 1.0, None],
+                                                                               ["tool:r2", 2.0, "tool:r1"]]}}])
     resumed = Gate(SourceStore(path), session="S")
     assert resumed._read_log["file:app.ini"] == [("tool:r1", 1.0), ("tool:r2", 2.0)]
     find(resumed.check([TURN], [TURN, summary("s", "The config sets retries=3.\n", ["tool:r1"])],
@@ -134,7 +134,7 @@ def test_a_resume_puts_many_records_reads_in_one_pass(tmp_path):
     path = str(tmp_path / "s.sqlite3")
     store = store_with({}, path=path)
     n = 300
-    store.append_audit_many([{"session": "S", "cycle": k + 1,
+    store._append_gate_audit([{"session": "S", "cycle": k + 1,
                               "reads": {"R": [[f"tool:c{k}", None, f"tool:c{k - 1}" if k else None]]}}
                              for k in range(n)])
     calls = []
@@ -323,10 +323,10 @@ def test_a_record_written_before_reads_kept_where_they_went_is_replayed_by_ts(tm
     # a resume places it so, not by the window rule it cannot see
     path = str(tmp_path / "s.sqlite3")
     store = store_with({"tool:r1": R1, "tool:r2": R2}, path=path)
-    store.append_audit({"session": "S", "cycle": 1, "reads": {"file:app.ini": [["tool:r2", 2.0]]}})
-    store.append_audit({"session": "S", "cycle": 2, "reads": {"file:app.ini": [["tool:r1", 2.0], ["tool:r3", None]]}})
-    store.append_audit({"session": "S", "cycle": 3, "reads": {"file:app.ini": [["tool:r4", None, "tool:r2"],
-                                                                               ["tool:r5", 1.0, 7], ["tool:r1", 9.0]]}})
+    store._append_gate_audit([{"session": "S", "cycle": 1, "reads": {"file:app.ini": [["tool:r2", 2.0]]}}])
+    store._append_gate_audit([{"session": "S", "cycle": 2, "reads": {"file:app.ini": [["tool:r1", 2.0], ["tool:r3", None]]}}])
+    store._append_gate_audit([{"session": "S", "cycle": 3, "reads": {"file:app.ini": [["tool:r4", None, "tool:r2"],
+                                                                               ["tool:r5", 1.0, 7], ["tool:r1", 9.0]]}}])
     resumed = Gate(SourceStore(path), session="S")
     assert resumed._read_log["file:app.ini"] == [("tool:r4", None), ("tool:r2", 2.0), ("tool:r1", 2.0),
                                                  ("tool:r3", None), ("tool:r5", 1.0)]
@@ -365,8 +365,8 @@ def test_a_resume_meeting_a_two_field_record_keeps_the_marker_names_of_the_reads
     path = str(tmp_path / "s.sqlite3")
     store = store_with({"tool:r1": "retries=1\n", "tool:r2": "retries=2\n", "user:u1": "summarize the config\n"},
                        path=path)
-    store.append_audit({"session": "S", "cycle": 1, "reads": {"file:app.ini": [["tool:r1", 1.0, None]]}})
-    store.append_audit({"session": "S", "cycle": 2, "reads": {"file:app.ini": [["tool:r2", 2.0]]}})
+    store._append_gate_audit([{"session": "S", "cycle": 1, "reads": {"file:app.ini": [["tool:r1", 1.0, None]]}}])
+    store._append_gate_audit([{"session": "S", "cycle": 2, "reads": {"file:app.ini": [["tool:r2", 2.0]]}}])
     resumed = Gate(SourceStore(path), session="S")
     assert "r1" in resumed._read_names and "r2" in resumed._read_names
     user = blk("u", "user", "summarize the config\n", ["user:u1"])
@@ -380,8 +380,8 @@ def test_a_resume_of_many_two_field_records_does_not_copy_the_line_each(tmp_path
     path = str(tmp_path / "s.sqlite3")
     store = store_with({}, path=path)
     n = 400
-    store.append_audit_many([{"session": "S", "cycle": k + 1, "reads": {"R": [[f"tool:c{k}", float(k)]]}}
-                             for k in range(n)])
+    store._append_gate_audit([{"session": "S", "cycle": k + 1, "reads": {"R": [[f"tool:c{k}", float(k)]]}}
+                               for k in range(n)])
     copies = []
     real = gate_module._one_after_another
     with pytest.MonkeyPatch.context() as mp:

@@ -65,13 +65,13 @@ def test_a_record_too_big_for_its_reads_is_continued_in_order(tmp_path):
 
 def test_append_audit_many_writes_all_or_nothing(tmp_path):
     store = SourceStore(str(tmp_path / "s.sqlite3"), max_content_bytes=LIMIT)
-    seqs = store.append_audit_many([{"session": "S", "cycle": 1}, {"session": "S", "continues": True}])
+    seqs = store.append_audit_many([{"session": "S", "n": 1}, {"session": "S", "part": True}])
     assert seqs == sorted(seqs) and len(seqs) == 2
     before = list(store.iter_audit())
     with pytest.raises(LimitExceededError):
-        store.append_audit_many([{"session": "S", "cycle": 2}, {"session": "S", "x": "y" * LIMIT}])
+        store.append_audit_many([{"session": "S", "n": 2}, {"session": "S", "x": "y" * LIMIT}])
     with pytest.raises(InvalidArgumentError, match=r"records\[1\]"):
-        store.append_audit_many([{"session": "S", "cycle": 2}, {"session": "S", "x": math.nan}])
+        store.append_audit_many([{"session": "S", "n": 2}, {"session": "S", "x": math.nan}])
     with pytest.raises(InvalidArgumentError, match="records must be a list"):
         store.append_audit_many({"session": "S"})
     assert list(store.iter_audit()) == before

@@ -471,7 +471,7 @@ def _audit_without_clock(store: SourceStore) -> list[dict]:
     return [_without_clock(r) for _, r in store.iter_audit()]
 
 
-@pytest.mark.parametrize("failing", ["append_audit", "put_cached_facts_many"])
+@pytest.mark.parametrize("failing", ["_append_gate_audit", "put_cached_facts_many"])
 def test_a_check_whose_audit_record_cannot_be_written_leaves_no_trace_in_the_session(tmp_path, monkeypatch, failing):
     # Gate.check raised a read-only store's error after recording the cycle in the gate's
     # history, pins and read log: the session's next cycle number, pins and reads then
@@ -626,11 +626,11 @@ def test_a_session_chain_passes_on_its_windows_digests_end_to_end():
 def test_a_resume_refuses_a_record_whose_pins_it_cannot_read_naming_it(tmp_path, field, record):
     with SourceStore(tmp_path / "s.sqlite3") as store:
         store.put("tool:a", "retries=3\n")
-        store.append_audit({"session": "s", "cycle": 1, "pins": {"handles": ["tool:a"], "ids": ["b1"], "texts": True}})
-        seq = store.append_audit({"session": "s", "cycle": 2, **record})
+        store._append_gate_audit([{"session": "s", "cycle": 1, "pins": {"handles": ["tool:a"], "ids": ["b1"], "texts": True}}])
+        seq = store._append_gate_audit([{"session": "s", "cycle": 2, **record}])[0]
         with pytest.raises(StoreCorruptionError, match=f"audit record {seq} of session 's': its '{field}' is not"):
             Gate(store, session="s")
-        store.append_audit({"session": "t", "cycle": 1})  # a record without pins was written before them
+        store._append_gate_audit([{"session": "t", "cycle": 1}])  # a record without pins was written before them
         assert Gate(store, session="t").pins == (frozenset(), frozenset())
 
 
@@ -750,9 +750,9 @@ def test_a_session_resumes_alike_from_records_holding_the_whole_pin_set(tmp_path
                 mixed = {**full, "session": "mixed"}
             else:
                 mixed = {**record, "session": "mixed"}
-            store.append_audit(mixed)
+            store._append_gate_audit([mixed])
         for record in legacy_ref:
-            store.append_audit(record)
+            store._append_gate_audit([record])
         full, mixed = Gate(store, session="full"), Gate(store, session="mixed")
         assert _pinned_state(mixed) == _pinned_state(full)
         if old != "legacy first record":

@@ -194,8 +194,8 @@ def test_records_written_before_normalised_pins_are_read_and_the_pin_is_taken_up
     # it is read as before, and the gate pins the normalised text once it meets the page's bytes
     rendering = RENDERINGS["crlf"]
     store = store_with({**SRC, text_handle(rendering): rendering}, tmp_path / "s.sqlite3")
-    store.append_audit({"session": "old", "cycle": 1, "accepted": True, "retention": None,
-                        "pins": {"handles": sorted(["tool:a", text_handle(PAGE)]), "ids": [], "texts": True}})
+    store._append_gate_audit([{"session": "old", "cycle": 1, "accepted": True, "retention": None,
+                        "pins": {"handles": sorted(["tool:a", text_handle(PAGE)]), "ids": [], "texts": True}}])
     old = Gate(store, session="old")
     assert old.pins[0] == {"tool:a", text_handle(PAGE)}
     kept = [tool("p", "tool:a", PAGE, pinned=True), U]

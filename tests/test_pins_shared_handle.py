@@ -180,8 +180,8 @@ def test_a_session_resumed_from_records_without_texts_still_holds_every_block_of
     # a record written before text pins holds the handles, not the pinned text: the gate cannot
     # tell the pinned page from its sibling there, and holds every block carrying the handle
     store = store_with(SRC, tmp_path / "s.sqlite3")
-    store.append_audit({"session": "old", "cycle": 1, "accepted": True, "retention": None,
-                        "pins": {"handles": ["tool:a"], "ids": []}})
+    store._append_gate_audit([{"session": "old", "cycle": 1, "accepted": True, "retention": None,
+                        "pins": {"handles": ["tool:a"], "ids": []}}])
     old = Gate(store, session="old")
     find(old.check([S, U], [S, U], operator="reorder"), "R", block="s")
     assert_accepted(old.check([S, U], [{**S, "pinned": True}, U], operator="reorder"))

@@ -41,7 +41,7 @@ def _session(legacy, pages, notes, cited, summarized, evict, keep, recap=(None, 
     (red team 79, F04), and the names it cites."""
     store = store_with(_SOURCES)
     if legacy:  # a record written before text pins: doc:u3 pinned, its text not
-        store.append_audit({"session": "twice", "cycle": 1, "pins": {"handles": ["doc:u3"], "ids": []}})
+        store._append_gate_audit([{"session": "twice", "cycle": 1, "pins": {"handles": ["doc:u3"], "ids": []}}])
     g = Gate(store, session="twice")
     if whole_rounds:
         g._incremental_pins = False

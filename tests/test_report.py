@@ -378,7 +378,7 @@ def test_a_string_utf8_cannot_hold_is_unknown(tmp_path):
     path = tmp_path / "s.sqlite3"
     store = SourceStore(path)
     try:
-        store.append_audit(_record("s1", 1))
+        store._append_gate_audit([_record("s1", 1)])
         for body in (json.dumps(_record("s1", 2, operator="prune\ud800", classification="x\udfff",
                                         accepted=False, violations=[merge],
                                         violations_by_invariant={"I4": 1})).encode(),
@@ -415,8 +415,8 @@ def test_a_time_no_calendar_has_and_an_overflowing_cumulative_are_unknown(tmp_pa
     assert rows[1].cumulative_retention is None and "cumulative_retention" in rows[1].unknown
     json.dumps(report.to_json(), allow_nan=False)
     store = SourceStore(str(tmp_path / "s.sqlite3"))
-    store.append_audit(_record("odd", 1, retention=10**400))
-    store.append_audit(_record("odd", 2, retention=1e300))
+    store._append_gate_audit([_record("odd", 1, retention=10**400)])
+    store._append_gate_audit([_record("odd", 2, retention=1e300)])
     assert Gate(store, session="odd").history == []
 
 

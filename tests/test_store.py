@@ -1024,7 +1024,7 @@ def test_a_schema_definition_that_is_not_ours_is_refused_naming_it(store_path, m
     with SourceStore(store_path) as s:
         s.put("tool:a", "retries=3\n")
         for i in range(3):
-            s.append_audit({"session": "s1", "cycle": i + 1})
+            s.append_audit({"session": "s1", "n": i + 1})
     flip_byte_after(store_path, marker, skip=skip)
     before = store_path.read_bytes()
     with pytest.raises(StoreSchemaError, match=f"{what}.*edited by hand or damaged"):
@@ -1185,7 +1185,7 @@ def test_verify_reports_an_audit_page_that_does_not_read_in_order_instead_of_spi
     # rowid as the next bound; the damaged page gave rows that did not advance it, forever
     with SourceStore(store_path) as s:
         for i in range(40):
-            s.append_audit({"session": "s", "cycle": i, "note": "x" * 300})
+            s.append_audit({"session": "s", "n": i, "note": "x" * 300})
     _damage_the_cell_count_of_a_page(  # (the audit table's last leaf page)
         store_path, "SELECT max(pageno) FROM dbstat WHERE name = 'audit' AND pagetype = 'leaf'")
     with SourceStore(store_path) as s:
@@ -1203,7 +1203,7 @@ def test_verify_reports_a_damaged_session_heads_page_instead_of_crashing(store_p
     with SourceStore(store_path) as s:
         s.put("tool:a", "retries=3\n")
         for i in range(3):
-            s.append_audit({"session": "sess", "cycle": i + 1})
+            s.append_audit({"session": "sess", "n": i + 1})
     # (the heads table's one page: its cell count 1 -> 254)
     _damage_the_cell_count_of_a_page(store_path, "SELECT rootpage FROM sqlite_master WHERE name = 'audit_session_heads'")
     with SourceStore(store_path) as s:
@@ -1689,7 +1689,7 @@ READ_ONLY_WRITES = [
     ("put", lambda s: s.put("tool:new", "new\n")),
     ("put of stored content under a new handle", lambda s: s.put("tool:twin", CONFIG)),
     ("put_many", lambda s: s.put_many({"tool:n1": "one\n", "tool:n2": "two\n"})),
-    ("append_audit", lambda s: s.append_audit({"session": "s", "cycle": 2})),
+    ("append_audit", lambda s: s.append_audit({"session": "s", "n": 2})),
     ("put_cached_facts", lambda s: s.put_cached_facts(_FACTS_DIGEST, "v9", b"blob")),
     ("put_cached_facts_many", lambda s: s.put_cached_facts_many([(_FACTS_DIGEST, "v8", b"a"), (_FACTS_DIGEST, "v9", b"b")])),
     ("a gate's check", lambda s: _gate_check(s)),
@@ -1710,7 +1710,7 @@ def _gate_check(store: SourceStore):
 def _a_store_to_make_read_only(path) -> None:
     with SourceStore(path) as s:
         s.put("tool:conf", CONFIG)
-        s.append_audit({"session": "s", "cycle": 1})
+        s.append_audit({"session": "s", "n": 1})
         s.put_cached_facts(_FACTS_DIGEST, "v1", b"facts")
 
 
@@ -1736,7 +1736,7 @@ def test_every_write_to_a_read_only_store_raises_store_read_only_error_and_write
         assert "reads work" in str(caught.value)
         # reads still work, on the same connection, after the refused write
         assert s.get("tool:conf") == CONFIG and s.get_cached_facts(_FACTS_DIGEST, "v1") == b"facts"
-        assert [r for _, r in s.iter_audit()] == [{"session": "s", "cycle": 1}] and s.verify() == []
+        assert [r for _, r in s.iter_audit()] == [{"session": "s", "n": 1}] and s.verify() == []
     monkeypatch.undo()
     assert row_counts(store_path) == before and integrity(store_path) == ["ok"]
 
@@ -1846,7 +1846,7 @@ def test_every_write_to_a_store_opened_read_only_raises_and_the_file_is_left_as_
         assert caught.value.path == str(store_path) and not caught.value.directory
         assert "opened read-only" in str(caught.value) and "without read_only" in str(caught.value)
         assert s.get("tool:conf") == CONFIG and s.get_cached_facts(_FACTS_DIGEST, "v1") == b"facts"
-        assert [r for _, r in s.iter_audit_of_session("s")] == [{"session": "s", "cycle": 1}] and s.verify() == []
+        assert [r for _, r in s.iter_audit_of_session("s")] == [{"session": "s", "n": 1}] and s.verify() == []
     assert store_path.read_bytes() == before
 
 
@@ -2055,7 +2055,7 @@ def _gate_check_with_a_big_source(store: SourceStore):
 WRITES_THAT_GROW_THE_FILE = [
     ("put", lambda s: s.put("tool:big", _BIG)),
     ("put_many", lambda s: s.put_many({"tool:n1": "one\n", "tool:big": _BIG})),
-    ("append_audit", lambda s: s.append_audit({"session": "s", "cycle": 2, "note": _BIG})),
+    ("append_audit", lambda s: s.append_audit({"session": "s", "n": 2, "note": _BIG})),
     ("put_cached_facts", lambda s: s.put_cached_facts(_FACTS_DIGEST, "v9", _BIG.encode())),
     ("put_cached_facts_many", lambda s: s.put_cached_facts_many([(_FACTS_DIGEST, "v8", b"a"),
                                                                  (_FACTS_DIGEST, "v9", _BIG.encode())])),

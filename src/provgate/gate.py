@@ -2147,7 +2147,7 @@ class Gate:
         object.__setattr__(verdict, "pre_digest", record["pre_digest"])
         object.__setattr__(verdict, "post_digest", record["post_digest"])
         try:
-            self.store.append_audit(record)
+            self.store._append_gate_audit([record])
         except LimitExceededError:
             # a refusal too big for its own record is still recorded, with its violations
             # told shorter, then fewer (red team 93, F02: the check raised, the CLI said
@@ -2155,7 +2155,7 @@ class Gate:
             # keep (pins, reads, refused summaries) is never cut but continued in records
             # after it, written with it in one transaction (red team 98, F01: a record too big
             # for its pins raised, and the session never pinned what its window flagged)
-            self.store.append_audit_many(_record_in_parts(_shorter_record(record, self.store), self.store))
+            self.store._append_gate_audit(_record_in_parts(_shorter_record(record, self.store), self.store))
 
     # -- caches shared by checks ----------------------------------------------------------------
 

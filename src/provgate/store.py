@@ -902,29 +902,46 @@ class SourceStore:
     def append_audit(self, record: dict[str, Any]) -> int:
         """Append one JSON-serialisable record to the audit log, durably; return its sequence
         number (strictly increasing). Keys must be ``str``; tuples are stored as lists; floats
-        must be finite."""
-        row = self._audit_row(record, "record")
-        return self._write(lambda conn: conn.execute("INSERT INTO audit (record, digest, session) VALUES (?, ?, ?)",
-                                                     row).lastrowid)
+        must be finite. A record that names a session may not hold the keys a gate session's
+        resume follows (``GATE_SESSION_KEYS``): only a ``Gate`` writes those."""
+        return self._append_audit_records([record], ["record"], gate=False)[0]
 
     def append_audit_many(self, records: list[dict[str, Any]]) -> list[int]:
         """Append records to the audit log in one transaction, in order: all of them or, on any
-        error, none (a record continued in the records after it is never left in part: a gate
-        splits a check's record so when it is too big for one row). Returns their sequence
-        numbers."""
+        error, none. Returns their sequence numbers. The keys ``append_audit`` refuses are
+        refused here too."""
         if not isinstance(records, list):
             raise InvalidArgumentError(f"records must be a list, not {type(records).__name__}", argument="records")
-        rows = [self._audit_row(record, f"records[{i}]") for i, record in enumerate(records)]
+        return self._append_audit_records(records, [f"records[{i}]" for i in range(len(records))], gate=False)
+
+    def _append_gate_audit(self, records: list[dict[str, Any]]) -> list[int]:
+        """A gate's records of one check, with the keys its resume follows, which the public
+        path refuses; in one transaction (a record continued in the records after it, when it
+        is too big for one row, is never left in part)."""
+        return self._append_audit_records(records, [f"records[{i}]" for i in range(len(records))], gate=True)
+
+    def _append_audit_records(self, records: list[dict[str, Any]], paths: list[str], *, gate: bool) -> list[int]:
+        rows = [self._audit_row(record, path, gate=gate) for record, path in zip(records, paths)]
         return self._write(lambda conn: [conn.execute("INSERT INTO audit (record, digest, session) VALUES (?, ?, ?)",
                                                       row).lastrowid for row in rows])
 
-    def _audit_row(self, record: Any, path: str) -> tuple[bytes, str, str]:
+    def _audit_row(self, record: Any, path: str, *, gate: bool) -> tuple[bytes, str, str]:
         """An audit record as its row (JSON bytes, digest, session), checked before anything is
         written."""
         if not isinstance(record, dict):
             raise InvalidArgumentError(
                 f"an audit record must be a dict, not {type(record).__name__}", argument=path
             )
+        if not gate and _session_of_record(record):
+            # a resumed Gate follows these keys of its session's records: one appended by other
+            # code could reorder the session's reads and let a summary keep a stale value past
+            # I4 (red team 93, F05)
+            reserved = sorted(GATE_SESSION_KEYS.intersection(record))
+            if reserved:
+                raise InvalidArgumentError(
+                    f"audit record names session {record['session'][:80]!r} and holds {reserved}: a gate session's "
+                    "resume follows those keys, so only a Gate writes them; name no session, or use other keys",
+                    argument=f"{path}.{reserved[0]}")
         _check_json_value(record, path, 0)
         data = json.dumps(record, ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode("utf-8")
         if len(data) > self._max_content_bytes:
@@ -2135,6 +2152,11 @@ def _parsed_session(data: bytes) -> str | None:
     return session
 
 
+# The keys of a session's audit record that a resumed Gate follows (Gate._resume); the report
+# skips a record that "continues" the one before it
+GATE_SESSION_KEYS = frozenset({"cycle", "retention", "reads", "pins", "refused_summaries", "continues"})
+
+
 def _session_of_record(record: Any) -> str:
     """The audit log's session column for a record (parsed): its top-level "session" when
     that is a str, else ''."""
@@ -2277,6 +2299,7 @@ __all__ = [
     "APPLICATION_ID",
     "DEFAULT_MAX_CONTENT_BYTES",
     "DERIVED_KIND",
+    "GATE_SESSION_KEYS",
     "MEMORY",
     "SCHEMA_VERSION",
     "SourceInfo",
