@@ -3272,24 +3272,29 @@ def _log_reads_by_scan(log, read_of, resource, reads):
 
 
 _Y03_TS = st.one_of(st.none(), st.integers(0, 6), st.sampled_from([0.5, 2.5, 5.5, 1e300]))
+_Y03_STORE = store_with({})
 
 
+# (a record lists only reads its check added to the log, never a logged one)
 @settings(max_examples=300, deadline=None)
 @given(logged=st.lists(_Y03_TS, max_size=8),
-       reads=st.lists(st.tuples(st.sampled_from([f"r{k}" for k in range(8)] + ["l0", "l3"]), _Y03_TS), max_size=10))
-def test_log_reads_puts_reads_where_the_scan_did(logged, reads):
-    from provgate.gate import log_reads
-
-    line = [(f"l{k}", ts) for k, ts in enumerate(logged)]
-    ours, ref = ({"R": list(line)} if line else {}, {"R": list(line)} if line else {})
-    of_ours, of_ref = dict.fromkeys((h for h, _ in line), "R"), dict.fromkeys((h for h, _ in line), "R")
+       reads=st.lists(st.tuples(st.sampled_from([f"r{k}" for k in range(8)]), _Y03_TS), max_size=10))
+def test_a_record_without_places_is_replayed_where_the_scan_put_its_reads(logged, reads):
     # (by ts alone, as a record written before reads kept where they went is replayed; the
     # window's places are tests/test_gate_read_order.py's)
-    # (log_reads lists the reads in the order they went in, the scan as it met them)
-    placed = log_reads(ours, of_ours, "R", reads, by_place=False)
+    line = [(f"l{k}", ts) for k, ts in enumerate(logged)]
+    ref = {"R": list(line)} if line else {}
+    of_ref = dict.fromkeys((h for h, _ in line), "R")
+    gate = Gate(_Y03_STORE)
+    gate._read_log, gate._read_of = ({"R": list(line)} if line else {}), dict(of_ref)
+    pending: dict = {}
+    by_ts: dict = {}
+    gate._replay_reads("R", [[h, ts] for h, ts in reads], pending, by_ts)
+    for resource, placed in by_ts.items():
+        gate._put_by_ts(resource, placed)
     added = _log_reads_by_scan(ref, of_ref, "R", reads)
-    assert len(placed) == len(added) and {(h, ts) for h, ts, _ in placed} == set(added)
-    assert ours == ref and of_ours == of_ref
+    assert not pending and [h for h, _ in by_ts.get("R", ())] == [h for h, _ in added]
+    assert gate._read_log == ref and gate._read_of == of_ref
 
 
 # red team 29, z01-z07: I5 as markers per fact of the blocks that cite still moved with what

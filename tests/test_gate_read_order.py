@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 import provgate.gate as gate_module
 from provgate import cli, compact
-from provgate.gate import Gate, log_reads, put_reads, reads_placed
+from provgate.gate import Gate, _one_after_another, log_reads, put_reads, reads_placed
 from provgate.store import SourceStore
 from provgate.window import Block, Window
 
@@ -165,8 +165,9 @@ def test_a_tie_of_ts_is_broken_by_the_window_s_place():
     assert log_reads(log, {"r2": "R"}, "R", [("r1", 2.0), ("r2", 2.0)]) == [("r1", 2.0, "r2")]
     assert log["R"] == [("r1", 2.0), ("r2", 2.0)]
     # by ts alone (a record written before reads kept where they went) it goes after, as then
-    log = {"R": [("r2", 2.0)]}
-    assert log_reads(log, {"r2": "R"}, "R", [("r1", 2.0), ("r2", 2.0)], by_place=False) == [("r1", 2.0, None)]
+    line = [("r2", 2.0)]
+    _one_after_another(line, [("r1", 2.0)])
+    assert line == [("r2", 2.0), ("r1", 2.0)]
 
 
 def test_placing_stays_linear_in_reads_shown_before_the_logged_ones():
@@ -374,17 +375,73 @@ def test_a_resume_meeting_a_two_field_record_keeps_the_marker_names_of_the_reads
     find(resumed.check([user, TURN], post, operator="summarize", evicted=["a"]), "I4", key="retries", value="1")
 
 
-def test_a_resume_of_many_two_field_records_does_not_copy_the_line_each(tmp_path):
+@pytest.mark.parametrize("stamps", ["ascending", "descending", "first later"])
+def test_a_resume_of_many_two_field_records_puts_them_in_one_pass(tmp_path, stamps):
     # red team 104, F02: each record of an older writer placed by ts copied the whole line
-    # (8,000 records: 6 s); a read that goes after the one before it is put without the copy
+    # (8,000 records: 6 s); red team 106, F01: so did each whose read went before the line's
+    # last (descending ts: 4,000 records 5-6 s). A run of such records is put one after
+    # another in one pass of the line (asserted by counting the passes)
     path = str(tmp_path / "s.sqlite3")
     store = store_with({}, path=path)
     n = 400
-    store._append_gate_audit([{"session": "S", "cycle": k + 1, "reads": {"R": [[f"tool:c{k}", float(k)]]}}
-                               for k in range(n)])
-    copies = []
+    ts_of = {"ascending": float, "descending": lambda k: float(n - k), "first later": lambda k: 1.0 if k else 2.0}[stamps]
+    store._append_gate_audit([{"session": "S", "cycle": k + 1, "reads": {"R": [[f"tool:c{k}", ts_of(k)]]}}
+                              for k in range(n)])
+    passes = []
     real = gate_module._one_after_another
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(gate_module, "_one_after_another", lambda out, reads: copies.append(1) or real(out, reads))
+        mp.setattr(gate_module, "_one_after_another", lambda out, reads: passes.append(1) or real(out, reads))
         resumed = Gate(SourceStore(path), session="S")
-    assert not copies and [h for h, _ in resumed._read_log["R"]] == [f"tool:c{k}" for k in range(n)]
+    # where one record after another put them, as the log placed them when they were written
+    expected: list = []
+    real(expected, [(f"tool:c{k}", ts_of(k)) for k in range(n)])
+    assert len(passes) == 1 and resumed._read_log["R"] == expected
+    if stamps == "descending":
+        assert [h for h, _ in expected] == [f"tool:c{k}" for k in reversed(range(n))]
+
+
+def test_a_resume_of_two_field_records_between_three_field_ones_keeps_their_order(tmp_path):
+    # the reads pending of one kind go in before a record of the other kind is put
+    path = str(tmp_path / "s.sqlite3")
+    store = store_with({}, path=path)
+    store._append_gate_audit([
+        {"session": "S", "cycle": 1, "reads": {"R": [["tool:a", 5.0, None]]}},
+        {"session": "S", "cycle": 2, "reads": {"R": [["tool:b", 3.0]]}},  # an older writer: by ts, before a
+        {"session": "S", "cycle": 3, "reads": {"R": [["tool:c", None]]}},
+        {"session": "S", "cycle": 4, "reads": {"R": [["tool:d", 4.0, "tool:a"]]}},
+        {"session": "S", "cycle": 5, "reads": {"R": [["tool:e", 1.0]]}},
+    ])
+    resumed = Gate(SourceStore(path), session="S")
+    assert [h for h, _ in resumed._read_log["R"]] == ["tool:b", "tool:d", "tool:a", "tool:c", "tool:e"]
+    assert {"b", "e", "tool:b"} <= resumed._read_names
+
+
+def test_reads_stamped_in_seconds_after_a_read_the_log_holds_in_milliseconds_are_refused(tmp_path):
+    # red team 106, F02: two units are refused in one window (red team 89, F06), but the log
+    # compared raw stamps across checks: a re-read 100 s later stamped in seconds went before a
+    # read stamped in ms, and a summary keeping the stale value passed, live and resumed
+    path = str(tmp_path / "s.sqlite3")
+    sources = {"tool:old": R1, "tool:new": R2, "user:u1": "Fix the retry loop.\n"}
+    user = blk("u", "user", "Fix the retry loop.\n", ["user:u1"])
+    ms, later_in_s = 1_764_000_000_000.0, 1_764_000_100.0
+    for first, second, refused in ((ms, later_in_s, True), (ms / 1000, later_in_s, False),
+                                   (ms, ms + 100_000, False)):
+        store = store_with(sources, path=path if refused else ":memory:")
+        g = Gate(store, session="S")
+        old = tool("t_old", "tool:old", R1, resource="file:app.ini", ts=first)
+        new = tool("t_new", "tool:new", R2, resource="file:app.ini", ts=second)
+        assert g.check([user, old, TURN], [user, TURN], operator="evict", evicted=["tool:old"], commit=True).accepted
+        post = [user, TURN, summary("s", "The config sets retries=3.\n", ["tool:old", "tool:new"])]
+        verdicts = [g.check([user, TURN, new], post, operator="summarize")]
+        if refused:
+            verdicts.append(Gate(SourceStore(path), session="S").check([user, TURN, new], post, operator="summarize"))
+        for v in verdicts:
+            if refused:
+                bad = find(v, "I4", key="ts", block="t_new")
+                assert bad.evidence == {"resource": "file:app.ini", "logged": "tool:old", "logged_ts": ms}
+                assert "two units" in bad.message and "stamp a resource's reads in one unit" in bad.message
+            else:
+                find(v, "I4", key="retries", value="3")  # one unit: the stale value, as ever
+        # the honest summary is refused alike while the units differ (they cannot be ordered)
+        honest = [user, TURN, summary("s", "The config sets retries=5.\n", ["tool:old", "tool:new"])]
+        assert g.check([user, TURN, new], honest, operator="summarize").accepted is not refused

@@ -1473,6 +1473,9 @@ class Gate:
         # post, so that a summary of reads that have all left the window is still held to the
         # newest of them (I4, red team 8's t04 d); persisted in the audit records
         self._read_log: dict[str, list[tuple[str, float | None]]] = {}
+        # per resource, the units its logged reads are stamped in, for the line's length they
+        # were counted at (_logged_units: a line grows, and an undone check shortens it)
+        self._log_units: dict[str, tuple[int, int]] = {}
         self._read_of: dict[str, str] = {}
         self._read_names: set[str] = set()  # the marker names that may cite a logged read
         # per resource, the key=value facts of its logged reads, kept in step with the log
@@ -1502,6 +1505,9 @@ class Gate:
         # per resource, the reads records put where they went, not yet in the line: put in one
         # pass (a pass per record made a resume O(records x line), red team 102, F02)
         pending: dict[str, list[tuple[str, float | None, str | None]]] = {}
+        # and the reads of records written before reads kept where they went, placed by ts: in
+        # one pass of the line per run of such records too (red team 106, F01)
+        pending_by_ts: dict[str, list[tuple[str, float | None]]] = {}
         for seq, record in self.store.iter_audit_of_session(self.session):
             if not isinstance(record, dict) or record.get("session") != self.session:
                 continue
@@ -1522,7 +1528,7 @@ class Gate:
             if isinstance(reads, dict):
                 for resource, added in reads.items():
                     if isinstance(resource, str) and isinstance(added, list):
-                        self._replay_reads(resource, added, pending)
+                        self._replay_reads(resource, added, pending, pending_by_ts)
             refused = record.get("refused_summaries")
             if isinstance(refused, list):
                 self._refused_summaries.update(_refused_summaries(refused))
@@ -1549,6 +1555,8 @@ class Gate:
         for resource, placed in pending.items():
             put_reads(self._read_log.setdefault(resource, []), placed)
         self._read_names.update(_names_citing(h for placed in pending.values() for h, _, _ in placed))
+        for resource, reads in pending_by_ts.items():
+            self._put_by_ts(resource, reads)
         norms.discard(_BLANK_NORM)
         self._sticky = self._sticky.adding(pinned)
         self._pinned_norms = frozenset(norms)
@@ -2056,28 +2064,56 @@ class Gate:
                 ix.reads_logged = False
 
     def _replay_reads(self, resource: str, entries: list[Any],
-                      pending: dict[str, list[tuple[str, float | None, str | None]]]) -> None:
+                      pending: dict[str, list[tuple[str, float | None, str | None]]],
+                      pending_by_ts: dict[str, list[tuple[str, float | None]]]) -> None:
         """Put an audit record's reads of ``resource`` back into the session's read log: where
         they went, a record keeping the read each went before (a third field: added to
         ``pending``, which the resume puts in one pass), or, written before records kept that,
-        by ts, as the log placed them then (after the reads pending before them). Placed again
-        by the rule, a resumed session put a read the window showed before a logged one after
-        it (red team 101, F02: a record of a check whose pre and post windows both added reads)."""
+        by ts, as the log placed them then, one after another (added to ``pending_by_ts``, put
+        in one pass too). The reads pending of the other kind go in first. Placed again by the
+        rule, a resumed session put a read the window showed before a logged one after it (red
+        team 101, F02: a record of a check whose pre and post windows both added reads)."""
         read_of = self._read_of
-        if not any(isinstance(e, list) and len(e) >= 3 for e in entries):
-            if resource in pending:
-                flushed = pending.pop(resource)
-                put_reads(self._read_log.setdefault(resource, []), flushed)
-                # (their marker names too: forgotten, a stale value cited by one passed, red team 104, F03)
-                self._read_names.update(_names_citing(h for h, _, _ in flushed))
-            new = log_reads(self._read_log, read_of, resource, [(h, ts) for h, ts, _ in _logged_reads(entries)],
-                            by_place=False)
-            self._read_names.update(_names_citing(h for h, _, _ in new))
-            return
+        by_ts = not any(isinstance(e, list) and len(e) >= 3 for e in entries)
+        if by_ts and resource in pending:
+            flushed = pending.pop(resource)
+            put_reads(self._read_log.setdefault(resource, []), flushed)
+            # (their marker names too: forgotten, a stale value cited by one passed, red team 104, F03)
+            self._read_names.update(_names_citing(h for h, _, _ in flushed))
+        elif not by_ts and resource in pending_by_ts:
+            self._put_by_ts(resource, pending_by_ts.pop(resource))
         for h, ts, before in _logged_reads(entries):
-            if h not in read_of:
+            if h not in read_of:  # (a read shown twice goes where it first went)
                 read_of[h] = resource
-                pending.setdefault(resource, []).append((h, ts, before))
+                if by_ts:
+                    pending_by_ts.setdefault(resource, []).append((h, ts))
+                else:
+                    pending.setdefault(resource, []).append((h, ts, before))
+
+    def _put_by_ts(self, resource: str, reads: list[tuple[str, float | None]]) -> None:
+        """Put reads of records written before reads kept where they went into the log, by ts,
+        one after another, as the log placed them when such records were written."""
+        _one_after_another(self._read_log.setdefault(resource, []), reads)
+        self._read_names.update(_names_citing(h for h, _ in reads))
+
+    def _logged_units(self, resource: str) -> int:
+        """The units (_SECONDS, _MILLISECONDS) the logged reads of ``resource`` are stamped in."""
+        with self._lock:
+            line = self._read_log.get(resource, ())
+            known = self._log_units.get(resource)
+            if known is not None and known[0] == len(line):
+                return known[1]
+            units = 0
+            for _, ts in line:
+                if ts is not None:
+                    units |= _stamp_unit(ts)
+            self._log_units[resource] = (len(line), units)
+            return units
+
+    def _logged_in_unit(self, resource: str, unit: int) -> tuple[str, float | None]:
+        """The first logged read of ``resource`` stamped in ``unit`` (one of _logged_units)."""
+        with self._lock:
+            return next((h, ts) for h, ts in self._read_log[resource] if ts is not None and _stamp_unit(ts) & unit)
 
     def _log_reads(self, side: _Side, undo: _Undo) -> dict[str, list[tuple[str, float | None, str | None]]]:
         """Add the reads of a window to the session's read log (under the lock); returns what
@@ -5861,6 +5897,7 @@ class _Check:
                 continue
             self._check_stamp_units(resource, reads)
             self._check_reads(resource, reads, kept_pre, evicted, superseded, derived_refs)
+        self._check_logged_units(touched)
         self._check_read_order()
         self._check_left_reads()
 
@@ -5882,6 +5919,46 @@ class _Check:
                                "they cannot be ordered by ts; stamp them in one unit",
                          block=millis.id, key="ts", value=millis.ts,
                          evidence={"resource": resource, "seconds": seconds.ts, "seconds_block": seconds.id})
+
+    def _check_logged_units(self, touched: set[int] | None) -> None:
+        """:meth:`_check_stamp_units` across checks: the session's log orders a window's reads
+        with the reads earlier checks logged, by the same stamps, so a read stamped in the unit
+        the log's reads of its resource are not stamped in is refused alike (red team 106, F02:
+        a re-read stamped in seconds 100 s after a read stamped in ms, shown in another check,
+        went before it in the log, and a summary kept the stale value). A resource whose reads
+        an in-place edit left as they were is passed over, unless one of them is new to the
+        log."""
+        gate = self.gate
+        if not gate._read_log:
+            return
+        pre, post = self.pre, self.post
+        reported = {v.evidence.get("resource") for v in self.violations if v.invariant == "I4" and v.key == "ts"}
+        unlogged = set(pre.unlogged_reads(gate._read_of).values()) if touched is not None else set()
+        pre_res, post_res = pre.by_resource(), post.by_resource()
+        for resource in pre_res.keys() | post_res.keys():
+            if resource in reported or resource not in gate._read_log:
+                continue
+            reads = pre_res.get(resource, ())
+            if touched is not None and resource not in unlogged and touched.isdisjoint(reads):
+                continue
+            stamped = [pre.blocks[i] for i in reads if pre.blocks[i].ts is not None]
+            stamped += [post.blocks[j] for j in post_res.get(resource, ()) if post.blocks[j].ts is not None]
+            window = 0
+            for b in stamped:
+                window |= _stamp_unit(b.ts)  # type: ignore[arg-type]
+            if window in (0, _BOTH_UNITS):
+                continue  # (no stamp to order by; or the window's own, _check_stamp_units)
+            logged = gate._logged_units(resource)
+            if not logged & ~window:
+                continue
+            mine = next(b for b in stamped if _stamp_unit(b.ts) == window)  # type: ignore[arg-type]
+            other_h, other_ts = gate._logged_in_unit(resource, logged & ~window)
+            unit, other_unit = ("seconds", "milliseconds") if window == _SECONDS else ("milliseconds", "seconds")
+            self.violate("I4", f"reads of {resource!r} are stamped in two units in this session: block {mine.id!r} "
+                               f"at ts {mine.ts!r} ({unit}) and the read {other_h!r} logged at {other_ts!r} "
+                               f"({other_unit}): they cannot be ordered by ts; stamp a resource's reads in one unit",
+                         block=mine.id, key="ts", value=mine.ts,
+                         evidence={"resource": resource, "logged": other_h, "logged_ts": other_ts})
 
     def _check_spread_reads(self, resource: str, reads: list[int], kept_pre: set[int]) -> bool:
         """A read holding several reads the session's log orders apart (red team 28, y03) is
@@ -8119,8 +8196,7 @@ def top_cycle(reads: list[int], ts_of: Callable[[int], float | None], place_of: 
 
 
 def log_reads(log: dict[str, list[tuple[str, float | None]]], read_of: dict[str, Any], resource: str,
-              reads: Iterable[tuple[str, float | None]], *, by_place: bool = True
-              ) -> list[tuple[str, float | None, str | None]]:
+              reads: Iterable[tuple[str, float | None]]) -> list[tuple[str, float | None, str | None]]:
     """Add to ``log`` (resource -> reads oldest first) the reads of ``resource`` that
     ``read_of`` (handle -> resource) does not know yet. ``reads`` is the window's line of the
     resource (as (handle, ts), oldest first by the window: :meth:`_Side.read_line_of`),
@@ -8129,7 +8205,7 @@ def log_reads(log: dict[str, list[tuple[str, float | None]]], read_of: dict[str,
     which an audit record keeps so a resumed session puts them back where they went
     (:func:`put_reads`)."""
     line = log.get(resource)
-    placed = reads_placed(line or [], read_of, reads, by_place=by_place)
+    placed = reads_placed(line or [], read_of, reads)
     if placed:
         if line is None:
             line = log[resource] = []
@@ -8140,16 +8216,15 @@ def log_reads(log: dict[str, list[tuple[str, float | None]]], read_of: dict[str,
 
 
 def reads_placed(line: list[tuple[str, float | None]], known: Container[str],
-                 reads: Iterable[tuple[str, float | None]], *, by_place: bool = True
-                 ) -> list[tuple[str, float | None, str | None]]:
+                 reads: Iterable[tuple[str, float | None]]) -> list[tuple[str, float | None, str | None]]:
     """Where a resource's read ``line`` (oldest first) takes the window's reads ``known`` does
     not hold: each as (handle, ts, the read of ``line`` it goes before, or None after them
     all), in the order they go in.
 
     A read goes as late as the evidence lets it, before the first logged read it must precede:
-    one stamped later than it (a read is as old as its ts says), or, with ``by_place``, one the
-    window shows after it that its ts does not put before it (two reads are ordered by ts when
-    both have one and they differ, else by place: the window's own rule, ``_ordered_after``),
+    one stamped later than it (a read is as old as its ts says), or one the window shows after
+    it that its ts does not put before it (two reads are ordered by ts when both have one and
+    they differ, else by place: the window's own rule, ``_ordered_after``),
     and no later than a new read so shown goes. A logged read without a ts is as old as the ts
     the window gives it. Placed by the window so, a read never goes before a logged read
     stamped earlier than it: where the window's places and the log's ts disagree, the ts win.
@@ -8157,8 +8232,8 @@ def reads_placed(line: list[tuple[str, float | None]], known: Container[str],
     shown before the newer one the log held, after it as the newest: an eviction keeping the
     stale value passed in the session and was refused without one (red team 98, F03, F03b; 101,
     F01, F08); placed by the window without the ts bound it went before a read stamped earlier
-    (101, F06). Without ``by_place`` (an audit record written before reads kept where they
-    went), a read is placed by ts alone, as the log placed it then.
+    (101, F06). An audit record written before reads kept where they went is replayed by ts
+    alone, as the log placed it then (Gate._put_by_ts).
 
     In time O((n + m) log m) for a line of n reads and a window of m: a stamped read's bound
     is found by bisection on the line's running maximum and minimum ts, a place bound by a
@@ -8182,8 +8257,6 @@ def reads_placed(line: list[tuple[str, float | None]], known: Container[str],
         """A logged read's ts: its own, else the one the window gives it (red team 93, F06)."""
         return shown.get(handle) if logged is None else logged
 
-    if not by_place:
-        return _placed_by_ts(line, stamp, [(h, ts) for h, ts in window if h not in known])
     last = stamp(*line[-1]) if line else None
     highest: list[float] | None = None  # highest[k]: the highest ts of line[:k + 1] (-inf: none)
     lowest: list[float] | None = None  # lowest[k]: the lowest ts of line[k:] (inf: none)
@@ -8244,35 +8317,6 @@ def reads_placed(line: list[tuple[str, float | None]], known: Container[str],
         group: list[tuple[str, float | None]] = []
         _one_after_another(group, by_gap[at])
         placed.extend((h, ts, before) for h, ts in group)
-    return placed
-
-
-def _placed_by_ts(line: list[tuple[str, float | None]], stamp: Callable[[str, float | None], float | None],
-                  new: list[tuple[str, float | None]]) -> list[tuple[str, float | None, str | None]]:
-    """reads_placed without the window's places: the reads put one after another into the
-    line (its reads by the ts ``stamp`` gives them), each then named with the logged read it
-    went before."""
-    last = stamp(*line[-1]) if line else None
-    for _, ts in new:
-        if ts is not None and last is not None and last > ts:
-            break
-        last = ts
-    else:
-        # every read goes after the one before it: the line is not copied (a resume of N
-        # records, each a copy of the line, was quadratic, red team 104, F02)
-        return [(h, ts, None) for h, ts in new]
-    out = [(h, stamp(h, ts)) for h, ts in line]
-    _one_after_another(out, new)
-    fresh = dict(new)
-    placed: list[tuple[str, float | None, str | None]] = []
-    pending: list[str] = []
-    for h, _ in out:
-        if h in fresh:
-            pending.append(h)
-        elif pending:
-            placed.extend((p, fresh[p], h) for p in pending)
-            pending = []
-    placed.extend((p, fresh[p], None) for p in pending)
     return placed
 
 
@@ -9803,6 +9847,14 @@ class _Later:
 # a ts this large is taken for milliseconds (_Check._check_stamp_units): in seconds, after the
 # year 5000; in milliseconds, after March 1973
 _MILLISECOND_STAMPS = 1e11
+_SECONDS, _MILLISECONDS = 1, 2
+_BOTH_UNITS = _SECONDS | _MILLISECONDS
+
+
+def _stamp_unit(ts: float) -> int:
+    """The unit a ts is taken to be in (_Check._check_stamp_units): 0 for none (a stamp of 0
+    or below is ordered as it is, in either unit)."""
+    return _MILLISECONDS if ts >= _MILLISECOND_STAMPS else _SECONDS if ts > 0 else 0
 
 # (Gate.read_facts: where a JSON document starts, past blanks and a BOM, without copying a text
 # that is none)
