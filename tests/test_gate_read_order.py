@@ -445,3 +445,24 @@ def test_reads_stamped_in_seconds_after_a_read_the_log_holds_in_milliseconds_are
         # the honest summary is refused alike while the units differ (they cannot be ordered)
         honest = [user, TURN, summary("s", "The config sets retries=5.\n", ["tool:old", "tool:new"])]
         assert g.check([user, TURN, new], honest, operator="summarize").accepted is not refused
+
+
+def test_resources_stamped_in_different_units_are_each_ordered_in_their_own():
+    # one tool stamps ms for one file, another seconds for another: no resource mixes units
+    sources = {"tool:x1": R1, "tool:x2": R2, "tool:y1": "port=80\n", "tool:y2": "port=81\n"}
+    g = Gate(store_with(sources), session="S")
+    x1 = tool("x1", "tool:x1", R1, resource="file:x", ts=1_764_000_000_000.0)
+    y1 = tool("y1", "tool:y1", "port=80\n", resource="file:y", ts=1_764_000_000.0)
+    assert g.check([x1, y1, TURN], [x1, y1, TURN], operator="reorder", commit=True).accepted
+    x2 = tool("x2", "tool:x2", R2, resource="file:x", ts=1_764_000_100_000.0)
+    y2 = tool("y2", "tool:y2", "port=81\n", resource="file:y", ts=1_764_000_100.0)
+    post = [summary("s", "retries=5 and port=81\n", ["tool:x1", "tool:x2", "tool:y1", "tool:y2"]), TURN]
+    assert_accepted(g.check([x1, y1, x2, y2, TURN], post, operator="summarize"))
+    stale = [summary("s", "retries=3 and port=81\n", ["tool:x1", "tool:x2", "tool:y1", "tool:y2"]), TURN]
+    find(g.check([x1, y1, x2, y2, TURN], stale, operator="summarize"), "I4", key="retries", value="3")
+    # and a read of file:y stamped in ms after the log holds it in seconds is refused, naming it
+    g.store.put("tool:y3", "port=82\n")
+    y3 = tool("y3", "tool:y3", "port=82\n", resource="file:y", ts=1_764_000_200_000.0)
+    mixed = [summary("s", "retries=5 and port=82\n", ["tool:x2", "tool:y3"]), TURN]
+    bad = find(g.check([x2, y3, TURN], mixed, operator="summarize"), "I4", key="ts", block="y3")
+    assert bad.evidence["resource"] == "file:y" and bad.evidence["logged"] in {"tool:y1", "tool:y2"}

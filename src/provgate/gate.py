@@ -748,7 +748,7 @@ class _Side:
     __slots__ = ("_window", "texts", "digests", "_ix", "_marked", "_facts", "_n_facts", "_n_markers",
                  "_positions", "_text_counts", "_text_handles", "_reads", "_newest", "_may_cite", "_fact_set",
                  "_window_digest", "_names", "_names_ok_at", "_differ",
-                 "_facts_complete", "_summary_texts")
+                 "_facts_complete", "_summary_texts", "_stamp_units")
 
     def __init__(self, window: Window, texts: list[str], digests: list[bytes]) -> None:
         # The window is the caller's: held weakly, so that it (and its blocks) dies where the
@@ -757,6 +757,7 @@ class _Side:
         self.texts = texts
         self.digests = digests
         self._ix: _Shape | None = None
+        self._stamp_units: int | None = None
         self._marked: dict[int, _Facts] | None = None
         # true facts of each block (None: not computed yet); a whitespace-matched post block is
         # judged with its pre block's facts, but that is the check's view, not this text's
@@ -1000,6 +1001,18 @@ class _Side:
                 ones.sort(key=lambda i: (blocks[i].ts, i))
             line = ix.read_line[resource] = [(blocks[i].handles[0], blocks[i].ts) for i in ones]
         return line
+
+    def stamp_units(self) -> int:
+        """The units (_SECONDS, _MILLISECONDS) the window's reads are stamped in."""
+        if self._stamp_units is None:
+            blocks = self.blocks
+            units = 0
+            for reads in self.by_resource().values():
+                for i in reads:
+                    if (ts := blocks[i].ts) is not None:
+                        units |= _stamp_unit(ts)
+            self._stamp_units = units
+        return self._stamp_units
 
     def unlogged_reads(self, read_of: dict[str, str]) -> dict[str, str]:
         """The reads of one handle the session's read log (``read_of``: handle -> resource)
@@ -1476,6 +1489,7 @@ class Gate:
         # per resource, the units its logged reads are stamped in, for the line's length they
         # were counted at (_logged_units: a line grows, and an undone check shortens it)
         self._log_units: dict[str, tuple[int, int]] = {}
+        self._units_logged = 0  # every unit a logged read was ever stamped in (an undo keeps it)
         self._read_of: dict[str, str] = {}
         self._read_names: set[str] = set()  # the marker names that may cite a logged read
         # per resource, the key=value facts of its logged reads, kept in step with the log
@@ -1557,6 +1571,10 @@ class Gate:
         self._read_names.update(_names_citing(h for placed in pending.values() for h, _, _ in placed))
         for resource, reads in pending_by_ts.items():
             self._put_by_ts(resource, reads)
+        for line in self._read_log.values():
+            for _, ts in line:
+                if ts is not None:
+                    self._units_logged |= _stamp_unit(ts)
         norms.discard(_BLANK_NORM)
         self._sticky = self._sticky.adding(pinned)
         self._pinned_norms = frozenset(norms)
@@ -2132,6 +2150,9 @@ class Gate:
                 continue
             new = log_reads(self._read_log, read_of, resource, side.read_line_of(resource))
             if new:
+                for _, ts, _ in new:
+                    if ts is not None:
+                        self._units_logged |= _stamp_unit(ts)
                 if (facts := self._log_facts.get(resource)) is not None:
                     facts.pending.extend(h for h, _, _ in new)
                 # (for the record, with the read each went before: a resume puts them there)
@@ -5929,9 +5950,10 @@ class _Check:
         an in-place edit left as they were is passed over, unless one of them is new to the
         log."""
         gate = self.gate
-        if not gate._read_log:
-            return
         pre, post = self.pre, self.post
+        window = pre.stamp_units() | post.stamp_units()
+        if not window or (window != _BOTH_UNITS and not gate._units_logged & ~window):
+            return  # (no logged read is stamped in a unit the window's reads are not)
         reported = {v.evidence.get("resource") for v in self.violations if v.invariant == "I4" and v.key == "ts"}
         unlogged = set(pre.unlogged_reads(gate._read_of).values()) if touched is not None else set()
         pre_res, post_res = pre.by_resource(), post.by_resource()
