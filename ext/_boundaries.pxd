@@ -531,10 +531,10 @@ cdef inline bint negation_word(const byte_t* h, offset_t j, offset_t i) noexcept
 
 cdef inline bint negation_heads(const byte_t* classes, const byte_t* h, offset_t line, offset_t low) noexcept nogil:
     """provgate._matching_py._negation_heads: is the last line with text before ``line`` a
-    header a negation governs (``Do not run:``, ``Do not``)?"""
+    header a negation governs (``Do not run:``, ``Do not``; not ``Don't forget:``)?"""
     cdef offset_t e = 0, t, k, j, words = 0
     cdef offset_t s = line_before(h, line, low, &e)
-    cdef bint colon_end, negated_early = False, last_negated = False, plain = True
+    cdef bint colon_end, negated_early = False, last_negated = False, pending = False, plain = True
     cdef byte_t c
     if s < 0 or bullet_at(h, s, e) >= 0:
         return False
@@ -550,15 +550,37 @@ cdef inline bint negation_heads(const byte_t* classes, const byte_t* h, offset_t
             while j < e and ((classes[h[j]] & WORD) or h[j] == 0x27):
                 j += 1
             words += 1
-            last_negated = negation_word(h, k, j)
-            if words <= HEADER_WORDS and last_negated:
+            if pending and not omission_word(h, k, j):
                 negated_early = True
+            last_negated = negation_word(h, k, j)
+            pending = words <= HEADER_WORDS and last_negated
             k = j
         else:
             if not is_blank(c) and not is_emphasis(c):
                 plain = False
             k += 1
-    return (colon_end and negated_early) or (plain and words <= HEADER_WORDS and last_negated)
+    return (colon_end and (negated_early or pending)) or (plain and words <= HEADER_WORDS and last_negated)
+
+
+cdef inline bint omission_word(const byte_t* h, offset_t j, offset_t i) noexcept nogil:
+    """Is ``h[j:i]``, emphasis ``_`` cut from its ends, one of provgate._matching_py._OMISSIONS
+    (forget, skip, miss, omit, neglect, fail, ignore, overlook), in any case?"""
+    cdef offset_t n
+    while j < i and h[j] == b'_':
+        j += 1
+    while i > j and h[i - 1] == b'_':
+        i -= 1
+    n = i - j
+    if n == 4:
+        return lower_is(h + j, b"skip", 4) or lower_is(h + j, b"miss", 4) or lower_is(h + j, b"omit", 4) \
+            or lower_is(h + j, b"fail", 4)
+    if n == 6:
+        return lower_is(h + j, b"forget", 6) or lower_is(h + j, b"ignore", 6)
+    if n == 7:
+        return lower_is(h + j, b"neglect", 7)
+    if n == 8:
+        return lower_is(h + j, b"overlook", 8)
+    return False
 
 
 cdef inline bint apostrophe(const byte_t* classes, const byte_t* h, offset_t hn, offset_t k) noexcept nogil:

@@ -124,6 +124,10 @@ def quoted_in(impl, needle: str, haystack: str) -> bool:
     ('Do not:\n- run "deploy"\n- "drop"', ["deploy", "drop"], []),
     ('Do not "deploy"\n- "drop"', ["deploy", "drop"], ["deploy"]),
     ('Do not:\n-"deploy"', ["deploy"], []),
+    # a verb of omission after the header's negation: the items are to be done
+    ("Don't forget:\n- \"update the changelog\"\n- \"tag the release\"", ["update", "tag"], []),
+    ('**Never skip**:\n1. "the smoke tests"', ["the smoke"], []),
+    ('Do not ever forget these:\n1. "the smoke tests"', ["the smoke"], ["the smoke"]),  # (not right after it)
 ])
 def test_a_negation_denies_every_quotation_of_its_list(impl, text, words, denied):
     assert denied_words(impl, text, words) == denied
@@ -171,6 +175,15 @@ def test_the_reach_is_bounded(impl):
     listed = 'Do not "a"' + ', "b"' * 40 + ', "last"'
     assert denied_words(impl, listed, ["last"]) == ["last"]
     assert denied_words(impl, 'Do not "a"' + ', "b"' * 60 + ', "last"', ["last"]) == []
+    # a list one item a line: its header and items within reach of the item asked of
+    bullets = 'Do not run:\n' + '- "b"\n' * 40 + '- "last"'
+    assert denied_words(impl, bullets, ["last"]) == ["last"]
+    assert denied_words(impl, 'Do not run:\n' + '- "b"\n' * 50 + '- "last"', ["last"]) == []
+    assert denied_words(impl, 'Do not run:' + " " * 300 + '\n- "last"', ["last"]) == []
+    # the clause test looks for a quotation's closing mark within 256 bytes of its opening one:
+    # not found, the quotation opens no clause and the separator joins it (fail closed)
+    assert denied_words(impl, 'Do not "a"; "last' + "x" * 200 + '" is', ["last"]) == []
+    assert denied_words(impl, 'Do not "a"; "last' + "x" * 300 + '" is', ["last"]) == ["last"]
 
 
 _PIECES = ["not", "no", "never", "nor", "don't", "Do not", "or", "and", "color", "deploy", "to prod", "team's",
@@ -179,7 +192,8 @@ _PIECES = ["not", "no", "never", "nor", "don't", "Do not", "or", "and", "color",
            ";", "/", "even", "also", "\u2014", "\u2013",  # (red team 103, F03's joiners)
            # red team 104, F04's joiners, lists one item a line, clause words, possessives
            "and/or", "or/and", "&", "else", "-", "--", "\n- ", "\n* ", "\n1. ", "\n2) ", "\u2022", ":", "\n\n",
-           "is", "instead", "users'", "s'", "\u2019s", "_not_", "Never:", "Do not run:", "12.", "\t", "\r\n"]
+           "is", "instead", "users'", "s'", "\u2019s", "_not_", "Never:", "Do not run:", "12.", "\t", "\r\n",
+           "forget", "_skip_"]
 
 
 @pytest.mark.skipif(NO_EXTENSIONS, reason="compares the native module with the reference")

@@ -152,8 +152,10 @@ _BULLETS = frozenset(b"-*+")
 _BULLET_SIGN = "\u2022".encode()
 _ORDINAL_ENDS = frozenset(b".)")
 _MAX_ORDINAL_DIGITS = 9
-# a header line that governs the list under it: a negation among its first words
+# a header line that governs the list under it: a negation among its first words, but not one
+# that a verb of omission follows ("Don't forget:", "Never skip:": the items are to be done)
 _HEADER_WORDS = 3
+_OMISSIONS = frozenset((b"forget", b"skip", b"miss", b"omit", b"neglect", b"fail", b"ignore", b"overlook"))
 # the negation that, quoted alone, is an answer or an option's value, no negation of the
 # quotation after it (red team 100, F08: ["yes", "no", "ask every time"], {"dry_run": "no",
 # "target env": …}); a string that is "not" or "Never" alone may be a line cut in two
@@ -610,7 +612,8 @@ def _bullet_item_before(haystack: bytes, line: int, low: int) -> int:
 def _negation_heads(haystack: bytes, line: int, low: int) -> bool:
     """Is the last line with text before ``line`` a header over a list that a negation
     governs: no list item itself, and either ending in ``:`` (emphasis after it passed) with a
-    negation among its first ``_HEADER_WORDS`` words (``Do not run:``, ``**Never**:``), or of
+    negation among its first ``_HEADER_WORDS`` words (``Do not run:``, ``**Never**:``) that no
+    verb of omission follows (``Don't forget:``, ``_OMISSIONS``), or of
     at most that many words, nothing but letters, apostrophes, blanks and emphasis, the last a
     negation (``Do not``)? Words are runs of word bytes and apostrophes, emphasis ``_`` cut
     from their ends (red team 104, F04: a list one item a line after a negation)."""
@@ -622,7 +625,7 @@ def _negation_heads(haystack: bytes, line: int, low: int) -> bool:
         t -= 1
     colon_end = t > s and haystack[t - 1] == 0x3A
     words = 0
-    negated_early = last_negated = False
+    negated_early = last_negated = pending = False
     plain = True
     k = s
     while k < e:
@@ -632,15 +635,17 @@ def _negation_heads(haystack: bytes, line: int, low: int) -> bool:
             while j < e and (haystack[j] in WORD_BYTES or haystack[j] == 0x27):
                 j += 1
             words += 1
-            last_negated = _negation_word(haystack[k:j].strip(b"_"))
-            if words <= _HEADER_WORDS and last_negated:
+            word = haystack[k:j].strip(b"_")
+            if pending and word.lower() not in _OMISSIONS:
                 negated_early = True
+            last_negated = _negation_word(word)
+            pending = words <= _HEADER_WORDS and last_negated
             k = j
         else:
             if c not in _BLANKS and c not in _EMPHASIS:
                 plain = False
             k += 1
-    return (colon_end and negated_early) or (plain and words <= _HEADER_WORDS and last_negated)
+    return (colon_end and (negated_early or pending)) or (plain and words <= _HEADER_WORDS and last_negated)
 
 
 def _negation_word(word: bytes) -> bool:
