@@ -182,7 +182,7 @@ cdef inline bint quotation_denied(const byte_t* classes, const byte_t* h, offset
                                   offset_t low) noexcept nogil:
     """provgate._matching_py._quotation_denied: the words at ``h[s]`` follow a negation, or open
     a quotation listed after one that does (each list step moves back, none below ``low``)?"""
-    cdef offset_t i, mark, closer, line
+    cdef offset_t i, mark, closer, line, t, e = 0
     while True:
         i = separator_start(h, hn, s, low)
         if negation_before(classes, h, i, s):
@@ -198,9 +198,13 @@ cdef inline bint quotation_denied(const byte_t* classes, const byte_t* h, offset
             line = bullet_line(h, mark, low)
             if line < 0:
                 return False
-            if negation_heads(classes, h, line, low):
-                return True
-            s = bullet_item_before(h, line, low)
+            i = line_before(h, line, low, &e)
+            if i < 0:
+                return False
+            t = bullet_at(h, i, e)
+            if t < 0:
+                return negation_heads(classes, h, i, e)
+            s = item_quotation(h, t, e)
         if s < 0:
             return False
 
@@ -342,13 +346,13 @@ cdef inline offset_t listed_after(const byte_t* classes, const byte_t* h, offset
             return -1
         k = b
         tested = True
-    if tested and clause_follows(classes, h, hn, mark):
-        return -1
     if k > low and (h[k - 1] == b'"' or h[k - 1] == 0x27):
-        return k - 1
-    if k - 3 >= low and (is_curly(h, k - 3, 0x9D) or is_curly(h, k - 3, 0x99)):
-        return k - 3
-    return -1
+        k -= 1
+    elif k - 3 >= low and (is_curly(h, k - 3, 0x9D) or is_curly(h, k - 3, 0x99)):
+        k -= 3
+    else:
+        return -1
+    return -1 if tested and clause_follows(classes, h, hn, mark) else k
 
 
 cdef inline bint clause_word(const byte_t* h, offset_t k, offset_t j) noexcept nogil:
@@ -493,16 +497,9 @@ cdef inline offset_t bullet_at(const byte_t* h, offset_t s, offset_t e) noexcept
     return t if t > k else -1
 
 
-cdef inline offset_t bullet_item_before(const byte_t* h, offset_t line, offset_t low) noexcept nogil:
-    """provgate._matching_py._bullet_item_before: where the words start of the quotation that
-    opens the list item on the last line with text before ``line``, or -1."""
-    cdef offset_t e = 0, t
-    cdef offset_t s = line_before(h, line, low, &e)
-    if s < 0:
-        return -1
-    t = bullet_at(h, s, e)
-    if t < 0:
-        return -1
+cdef inline offset_t item_quotation(const byte_t* h, offset_t t, offset_t e) noexcept nogil:
+    """provgate._matching_py._item_quotation: where the words start of the quotation that
+    opens a list item's text at ``h[t]``, or -1."""
     if h[t] == b'"' or h[t] == 0x27:
         return t + 1
     if t + 3 <= e and (is_curly(h, t, 0x9C) or is_curly(h, t, 0x98)):
@@ -529,15 +526,12 @@ cdef inline bint negation_word(const byte_t* h, offset_t j, offset_t i) noexcept
             or (n == 7 and lower_is(h + j, b"without", 7)))
 
 
-cdef inline bint negation_heads(const byte_t* classes, const byte_t* h, offset_t line, offset_t low) noexcept nogil:
-    """provgate._matching_py._negation_heads: is the last line with text before ``line`` a
-    header a negation governs (``Do not run:``, ``Do not``; not ``Don't forget:``)?"""
-    cdef offset_t e = 0, t, k, j, words = 0
-    cdef offset_t s = line_before(h, line, low, &e)
+cdef inline bint negation_heads(const byte_t* classes, const byte_t* h, offset_t s, offset_t e) noexcept nogil:
+    """provgate._matching_py._negation_heads: is the line ``h[s:e]``, no list item, a header a
+    negation governs (``Do not run:``, ``Do not``; not ``Don't forget:``)?"""
+    cdef offset_t t, k, j, words = 0
     cdef bint colon_end, negated_early = False, last_negated = False, pending = False, plain = True
     cdef byte_t c
-    if s < 0 or bullet_at(h, s, e) >= 0:
-        return False
     t = e
     while t > s and is_emphasis(h[t - 1]):
         t -= 1

@@ -393,9 +393,13 @@ def _quotation_denied(haystack: bytes, start: int, low: int) -> bool:
             line = _bullet_line(haystack, mark, low)
             if line < 0:
                 return False
-            if _negation_heads(haystack, line, low):
-                return True
-            start = _bullet_item_before(haystack, line, low)
+            s, e = _line_before(haystack, line, low)
+            if s < 0:
+                return False
+            t = _bullet_at(haystack, s, e)
+            if t < 0:
+                return _negation_heads(haystack, s, e)
+            start = _item_quotation(haystack, t, e)
         if start < 0:
             return False
 
@@ -481,13 +485,13 @@ def _listed_after(haystack: bytes, mark: int, low: int) -> int:
         if b == k:
             return -1
         k, tested = b, True
-    if tested and _clause_follows(haystack, mark):
-        return -1
     if k > low and haystack[k - 1] in _QUOTE_MARKS:
-        return k - 1
-    if k - 3 >= low and haystack[k - 3 : k] in _CURLY_CLOSERS:
-        return k - 3
-    return -1
+        closer = k - 1
+    elif k - 3 >= low and haystack[k - 3 : k] in _CURLY_CLOSERS:
+        closer = k - 3
+    else:
+        return -1
+    return -1 if tested and _clause_follows(haystack, mark) else closer
 
 
 def _clause_follows(haystack: bytes, mark: int) -> bool:
@@ -592,16 +596,10 @@ def _bullet_at(haystack: bytes, s: int, e: int) -> int:
     return t if t > k else -1
 
 
-def _bullet_item_before(haystack: bytes, line: int, low: int) -> int:
-    """Where the words start of the quotation that opens the list item on the last line with
-    text before ``line`` (``- "A"`` over ``- "B"``); -1 when that line is no item opening with
-    a quotation."""
-    s, e = _line_before(haystack, line, low)
-    if s < 0:
-        return -1
-    t = _bullet_at(haystack, s, e)
-    if t < 0:
-        return -1
+def _item_quotation(haystack: bytes, t: int, e: int) -> int:
+    """Where the words start of the quotation that opens a list item's text at ``haystack[t]``
+    (its line's text ending at ``e``): ``- "A"`` over ``- "B"``; -1 when the item opens with
+    no quotation."""
     if haystack[t] in _QUOTE_MARKS:
         return t + 1
     if t + 3 <= e and haystack[t : t + 3] in _CURLY_OPENERS:
@@ -609,17 +607,14 @@ def _bullet_item_before(haystack: bytes, line: int, low: int) -> int:
     return -1
 
 
-def _negation_heads(haystack: bytes, line: int, low: int) -> bool:
-    """Is the last line with text before ``line`` a header over a list that a negation
-    governs: no list item itself, and either ending in ``:`` (emphasis after it passed) with a
+def _negation_heads(haystack: bytes, s: int, e: int) -> bool:
+    """Is the line whose text is ``haystack[s:e]``, no list item (the last line with text
+    before a list's first item), a header over the list that a negation governs: ending in ``:`` (emphasis after it passed) with a
     negation among its first ``_HEADER_WORDS`` words (``Do not run:``, ``**Never**:``) that no
     verb of omission follows (``Don't forget:``, ``_OMISSIONS``), or of
     at most that many words, nothing but letters, apostrophes, blanks and emphasis, the last a
     negation (``Do not``)? Words are runs of word bytes and apostrophes, emphasis ``_`` cut
     from their ends (red team 104, F04: a list one item a line after a negation)."""
-    s, e = _line_before(haystack, line, low)
-    if s < 0 or _bullet_at(haystack, s, e) >= 0:
-        return False
     t = e
     while t > s and haystack[t - 1] in _EMPHASIS:
         t -= 1
