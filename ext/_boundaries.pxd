@@ -182,16 +182,29 @@ cdef inline bint quotation_denied(const byte_t* classes, const byte_t* h, offset
                                   offset_t low) noexcept nogil:
     """provgate._matching_py._quotation_denied: the words at ``h[s]`` follow a negation, or open
     a quotation listed after one that does (each list step moves back, none below ``low``)?"""
-    cdef offset_t i, mark, closer
+    cdef offset_t i, mark, closer, line, t, e = 0
     while True:
         i = separator_start(h, hn, s, low)
         if negation_before(classes, h, i, s):
             return True
         mark = opening_mark_before(h, s, low)
-        closer = listed_after(classes, h, mark, low) if mark >= 0 else -1
-        if closer < 0:
+        if mark < 0:
             return False
-        s = words_closed_at(classes, h, hn, closer, low)
+        closer = listed_after(classes, h, hn, mark, low)
+        if closer >= 0:
+            s = words_closed_at(classes, h, hn, closer, low)
+        else:
+            # a list set out one item a line: the item before, or the header line over the list
+            line = bullet_line(h, mark, low)
+            if line < 0:
+                return False
+            i = line_before(h, line, low, &e)
+            if i < 0:
+                return False
+            t = bullet_at(h, i, e)
+            if t < 0:
+                return negation_heads(classes, h, i, e)
+            s = item_quotation(h, t, e)
         if s < 0:
             return False
 
@@ -265,45 +278,303 @@ cdef inline offset_t letters_before(const byte_t* h, offset_t at, offset_t low) 
     return at
 
 
-cdef inline offset_t past_separator(const byte_t* h, offset_t at, offset_t low) noexcept nogil:
+cdef inline offset_t past_separator(const byte_t* h, offset_t hn, offset_t at, offset_t low) noexcept nogil:
     """provgate._matching_py._past_separator: ``at`` moved back over one list separator
-    (, ; / ( or an em or en dash) and the blanks before it, or ``at``."""
+    (, ; / ( an em or en dash, a spaced - or --; no dash that begins its line) and the blanks
+    before it, or ``at``."""
+    cdef offset_t d
     if at > low and (h[at - 1] == b',' or h[at - 1] == b';' or h[at - 1] == b'/' or h[at - 1] == b'('):
         return blanks_before(h, at - 1, low)
     if at - 3 >= low and h[at - 3] == 0xE2 and h[at - 2] == 0x80 and (h[at - 1] == 0x94 or h[at - 1] == 0x93):
-        return blanks_before(h, at - 3, low)
-    return at
+        d = at - 3
+    elif at > low and h[at - 1] == b'-' and at < hn and is_blank(h[at]):
+        d = at - 2 if (at - 2 > low and h[at - 2] == b'-') else at - 1  # (a spaced - or --)
+        if not (d > low and (h[d - 1] == b' ' or h[d - 1] == b'\t')):
+            return at
+    else:
+        return at
+    if starts_a_line(h, d, low):
+        return at  # (a list item's dash begins its line)
+    return blanks_before(h, d, low)
 
 
-cdef inline offset_t listed_after(const byte_t* classes, const byte_t* h, offset_t mark, offset_t low) noexcept nogil:
+cdef inline bint is_list_word(const byte_t* h, offset_t w, offset_t k) noexcept nogil:
+    """Is ``h[w:k]`` or, and or nor, in any case (provgate._matching_py._LIST_WORDS)?"""
+    return ((k - w == 2 and lower_is(h + w, b"or", 2)) or (k - w == 3 and lower_is(h + w, b"and", 3))
+            or (k - w == 3 and lower_is(h + w, b"nor", 3)))
+
+
+cdef inline offset_t listed_after(const byte_t* classes, const byte_t* h, offset_t hn, offset_t mark,
+                                  offset_t low) noexcept nogil:
     """provgate._matching_py._listed_after: where the closing mark (" ' ” ’) of the quotation
-    joined to the one ``h[mark]`` opens as a list (or, and, nor, "or even", "and also", a comma,
-    or a separator before one of those words) begins; else -1 (red team 100, F01; red team
-    103, F03; red team 104, F01)."""
-    cdef offset_t k = blanks_before(h, mark, low), w
+    joined to the one ``h[mark]`` opens as a list (or, and, nor, &, and/or, each maybe with a
+    filler after it and a separator before it; a comma; a separator alone, the quotation at
+    ``mark`` opening no clause of its own where a comma or separator joins) begins; else -1
+    (red team 100, F01; red team 103, F03, F05; red team 104, F01, F04)."""
+    cdef offset_t k = blanks_before(h, mark, low), w, v, b
+    cdef bint tested
     w = letters_before(h, k, low)
-    if (w < k and ((k - w == 4 and (lower_is(h + w, b"even", 4) or lower_is(h + w, b"also", 4))))
+    if (w < k and ((k - w == 4 and (lower_is(h + w, b"even", 4) or lower_is(h + w, b"also", 4)
+                                    or lower_is(h + w, b"else", 4))))
             and not (w > 0 and (classes[h[w - 1]] & WORD))):
         k = blanks_before(h, w, low)
         w = letters_before(h, k, low)
-        if w == k:
+        if w == k and not (k > low and h[k - 1] == b'&'):
             return -1
     if w < k:
-        if not ((k - w == 2 and lower_is(h + w, b"or", 2)) or (k - w == 3 and lower_is(h + w, b"and", 3))
-                or (k - w == 3 and lower_is(h + w, b"nor", 3))):
+        if not is_list_word(h, w, k):
             return -1
         if w > 0 and (classes[h[w - 1]] & WORD):
             return -1
-        k = past_separator(h, blanks_before(h, w, low), low)
-    elif k > low and h[k - 1] == b',':  # (other separators join only before a list word: red team 104, F01)
+        if w - 1 > low and h[w - 1] == b'/':  # (and/or, or/and)
+            v = letters_before(h, w - 1, low)
+            if v < w - 1 and is_list_word(h, v, w - 1) and not (v > 0 and (classes[h[v - 1]] & WORD)):
+                w = v
+        b = blanks_before(h, w, low)
+        k = past_separator(h, hn, b, low)
+        tested = k != b
+    elif k > low and h[k - 1] == b'&':
+        b = blanks_before(h, k - 1, low)
+        k = past_separator(h, hn, b, low)
+        tested = k != b
+    elif k > low and h[k - 1] == b',':
         k = blanks_before(h, k - 1, low)
+        tested = True
+    else:
+        b = past_separator(h, hn, k, low)
+        if b == k:
+            return -1
+        k = b
+        tested = True
+    if k > low and (h[k - 1] == b'"' or h[k - 1] == 0x27):
+        k -= 1
+    elif k - 3 >= low and (is_curly(h, k - 3, 0x9D) or is_curly(h, k - 3, 0x99)):
+        k -= 3
     else:
         return -1
-    if k > low and (h[k - 1] == b'"' or h[k - 1] == 0x27):
-        return k - 1
-    if k - 3 >= low and (is_curly(h, k - 3, 0x9D) or is_curly(h, k - 3, 0x99)):
-        return k - 3
+    return -1 if tested and clause_follows(classes, h, hn, mark) else k
+
+
+cdef inline bint clause_word(const byte_t* h, offset_t k, offset_t j) noexcept nogil:
+    """Is ``h[k:j]`` one of provgate._matching_py._CLAUSE_WORDS, in any case?"""
+    cdef offset_t n = j - k
+    if n == 2:
+        return lower_is(h + k, b"is", 2)
+    if n == 3:
+        return (lower_is(h + k, b"are", 3) or lower_is(h + k, b"was", 3) or lower_is(h + k, b"can", 3)
+                or lower_is(h + k, b"may", 3) or lower_is(h + k, b"did", 3) or lower_is(h + k, b"has", 3)
+                or lower_is(h + k, b"had", 3))
+    if n == 4:
+        return (lower_is(h + k, b"were", 4) or lower_is(h + k, b"will", 4) or lower_is(h + k, b"must", 4)
+                or lower_is(h + k, b"does", 4) or lower_is(h + k, b"have", 4))
+    if n == 5:
+        return (lower_is(h + k, b"would", 5) or lower_is(h + k, b"shall", 5) or lower_is(h + k, b"could", 5)
+                or lower_is(h + k, b"might", 5) or lower_is(h + k, b"works", 5))
+    if n == 6:
+        return lower_is(h + k, b"should", 6) or lower_is(h + k, b"worked", 6)
+    if n == 7:
+        return lower_is(h + k, b"instead", 7) or lower_is(h + k, b"remains", 7)
+    if n == 8:
+        return lower_is(h + k, b"replaces", 8) or lower_is(h + k, b"replaced", 8)
+    return False
+
+
+cdef inline bint clause_follows(const byte_t* classes, const byte_t* h, offset_t hn, offset_t mark) noexcept nogil:
+    """provgate._matching_py._clause_follows: does the quotation ``h[mark]`` opens stand before
+    a clause word, spaces and tabs between (the subject of a clause of its own)?"""
+    cdef offset_t k = closing_mark_after(classes, h, hn, mark), j
+    if k < 0:
+        return False
+    while k < hn and (h[k] == b' ' or h[k] == b'\t'):
+        k += 1
+    j = k
+    while j < hn and 0x61 <= (h[j] | 0x20) <= 0x7A:
+        j += 1
+    return j > k and clause_word(h, k, j) and not (j < hn and (classes[h[j]] & WORD))
+
+
+cdef inline offset_t closing_mark_after(const byte_t* classes, const byte_t* h, offset_t hn,
+                                        offset_t mark) noexcept nogil:
+    """provgate._matching_py._closing_mark_after: just past the closing mark of the quotation
+    ``h[mark]`` opens, looked for within NEGATION_REACH bytes; or -1."""
+    cdef byte_t c = h[mark], last
+    cdef offset_t high = mark + 1 + NEGATION_REACH
+    cdef offset_t k
+    if high > hn:
+        high = hn
+    if c == b'"' or c == 0x27:
+        k = mark + 1
+        while k < high:
+            if h[k] == c and not (c == 0x27 and apostrophe(classes, h, hn, k)):
+                return k + 1
+            k += 1
+        return -1
+    last = 0x9D if h[mark + 2] == 0x9C else 0x99
+    k = mark + 3
+    while k + 3 <= high:
+        if is_curly(h, k, last) and not (last == 0x99 and apostrophe(classes, h, hn, k + 2)):
+            return k + 3
+        k += 1
     return -1
+
+
+cdef inline bint is_bullet(byte_t c) noexcept nogil:
+    return c == b'-' or c == b'*' or c == b'+'
+
+
+cdef inline bint is_digit(byte_t c) noexcept nogil:
+    return 0x30 <= c <= 0x39
+
+
+cdef enum:
+    MAX_ORDINAL_DIGITS = 9  # provgate._matching_py._MAX_ORDINAL_DIGITS
+    HEADER_WORDS = 3  # provgate._matching_py._HEADER_WORDS
+
+
+cdef inline offset_t bullet_line(const byte_t* h, offset_t mark, offset_t low) noexcept nogil:
+    """provgate._matching_py._bullet_line: where the line starts when the quotation ``h[mark]``
+    opens is a list item's text (blanks, a bullet, one blank at least, the mark); else -1."""
+    cdef offset_t k = mark, d
+    while k > low and (h[k - 1] == b' ' or h[k - 1] == b'\t'):
+        k -= 1
+    if k == mark:
+        return -1
+    if k > low and is_bullet(h[k - 1]):
+        k -= 1
+    elif k - 3 >= low and is_curly(h, k - 3, 0xA2):
+        k -= 3
+    elif k > low and (h[k - 1] == b'.' or h[k - 1] == b')'):
+        d = k - 1
+        while d > low and is_digit(h[d - 1]):
+            d -= 1
+        if d == k - 1 or k - 1 - d > MAX_ORDINAL_DIGITS:
+            return -1
+        k = d
+    else:
+        return -1
+    while k > low and (h[k - 1] == b' ' or h[k - 1] == b'\t'):
+        k -= 1
+    if k == 0 or (k > low and (h[k - 1] == b'\r' or h[k - 1] == b'\n')):
+        return k
+    return -1
+
+
+cdef inline offset_t line_before(const byte_t* h, offset_t line, offset_t low, offset_t* end) noexcept nogil:
+    """provgate._matching_py._line_before: the start of the last line with text before the
+    line at ``h[line]`` (its text's end in ``end``), or -1."""
+    cdef offset_t e = blanks_before(h, line, low), s
+    if e == line or e <= low:
+        return -1
+    s = e
+    while s > low and h[s - 1] != b'\r' and h[s - 1] != b'\n':
+        s -= 1
+    if not (s == 0 or (s > low and (h[s - 1] == b'\r' or h[s - 1] == b'\n'))):
+        return -1
+    end[0] = e
+    return s
+
+
+cdef inline offset_t bullet_at(const byte_t* h, offset_t s, offset_t e) noexcept nogil:
+    """provgate._matching_py._bullet_at: where a list item's text starts on the line
+    ``h[s:e]``, or -1."""
+    cdef offset_t k = s, d, t
+    while k < e and (h[k] == b' ' or h[k] == b'\t'):
+        k += 1
+    if k < e and is_bullet(h[k]):
+        k += 1
+    elif k + 3 <= e and is_curly(h, k, 0xA2):
+        k += 3
+    else:
+        d = k
+        while d < e and is_digit(h[d]):
+            d += 1
+        if d == k or d - k > MAX_ORDINAL_DIGITS or d == e or not (h[d] == b'.' or h[d] == b')'):
+            return -1
+        k = d + 1
+    t = k
+    while t < e and (h[t] == b' ' or h[t] == b'\t'):
+        t += 1
+    return t if t > k else -1
+
+
+cdef inline offset_t item_quotation(const byte_t* h, offset_t t, offset_t e) noexcept nogil:
+    """provgate._matching_py._item_quotation: where the words start of the quotation that
+    opens a list item's text at ``h[t]``, or -1."""
+    if h[t] == b'"' or h[t] == 0x27:
+        return t + 1
+    if t + 3 <= e and (is_curly(h, t, 0x9C) or is_curly(h, t, 0x98)):
+        return t + 3
+    return -1
+
+
+cdef inline bint negation_word(const byte_t* h, offset_t j, offset_t i) noexcept nogil:
+    """provgate._matching_py._negation_word of ``h[j:i]``, emphasis ``_`` cut from its ends."""
+    cdef offset_t n
+    while j < i and h[j] == b'_':
+        j += 1
+    while i > j and h[i - 1] == b'_':
+        i -= 1
+    n = i - j
+    if n >= 3 and (h[i - 1] | 0x20) == b't':
+        if h[i - 2] == 0x27 and (h[i - 3] | 0x20) == b'n':
+            return True
+        if n >= 5 and h[i - 4] == 0xE2 and h[i - 3] == 0x80 and h[i - 2] == 0x99 and (h[i - 5] | 0x20) == b'n':
+            return True
+    return ((n == 3 and lower_is(h + j, b"not", 3)) or (n == 2 and lower_is(h + j, b"no", 2))
+            or (n == 5 and lower_is(h + j, b"never", 5)) or (n == 3 and lower_is(h + j, b"nor", 3))
+            or (n == 7 and lower_is(h + j, b"neither", 7)) or (n == 6 and lower_is(h + j, b"cannot", 6))
+            or (n == 7 and lower_is(h + j, b"without", 7)))
+
+
+cdef inline bint negation_heads(const byte_t* classes, const byte_t* h, offset_t s, offset_t e) noexcept nogil:
+    """provgate._matching_py._negation_heads: is the line ``h[s:e]``, no list item, a header a
+    negation governs (``Do not run:``, ``Do not``; not ``Don't forget:``)?"""
+    cdef offset_t t, k, j, words = 0
+    cdef bint colon_end, negated_early = False, last_negated = False, pending = False, plain = True
+    cdef byte_t c
+    t = e
+    while t > s and is_emphasis(h[t - 1]):
+        t -= 1
+    colon_end = t > s and h[t - 1] == b':'
+    k = s
+    while k < e:
+        c = h[k]
+        if (classes[c] & WORD) or c == 0x27:
+            j = k
+            while j < e and ((classes[h[j]] & WORD) or h[j] == 0x27):
+                j += 1
+            words += 1
+            if pending and not omission_word(h, k, j):
+                negated_early = True
+            last_negated = negation_word(h, k, j)
+            pending = words <= HEADER_WORDS and last_negated
+            k = j
+        else:
+            if not is_blank(c) and not is_emphasis(c):
+                plain = False
+            k += 1
+    return (colon_end and (negated_early or pending)) or (plain and words <= HEADER_WORDS and last_negated)
+
+
+cdef inline bint omission_word(const byte_t* h, offset_t j, offset_t i) noexcept nogil:
+    """Is ``h[j:i]``, emphasis ``_`` cut from its ends, one of provgate._matching_py._OMISSIONS
+    (forget, skip, miss, omit, neglect, fail, ignore, overlook), in any case?"""
+    cdef offset_t n
+    while j < i and h[j] == b'_':
+        j += 1
+    while i > j and h[i - 1] == b'_':
+        i -= 1
+    n = i - j
+    if n == 4:
+        return lower_is(h + j, b"skip", 4) or lower_is(h + j, b"miss", 4) or lower_is(h + j, b"omit", 4) \
+            or lower_is(h + j, b"fail", 4)
+    if n == 6:
+        return lower_is(h + j, b"forget", 6) or lower_is(h + j, b"ignore", 6)
+    if n == 7:
+        return lower_is(h + j, b"neglect", 7)
+    if n == 8:
+        return lower_is(h + j, b"overlook", 8)
+    return False
 
 
 cdef inline bint apostrophe(const byte_t* classes, const byte_t* h, offset_t hn, offset_t k) noexcept nogil:
@@ -340,21 +611,59 @@ cdef inline offset_t quotation_around(const byte_t* classes, const byte_t* h, of
     """provgate._matching_py._quotation_around: where the words of the quotation ``h[s]`` lies
     inside, past its first byte, start (past the nearest opening mark before ``s``, or before
     the mark that opens the words at ``s``: a quotation inside a denied one is denied with it);
-    -1 when the nearest mark closes one or none is within reach (red team 100, F10)."""
+    -1 when the nearest mark closes one or none is within reach (red team 100, F10). A ' or ’
+    after a word byte is passed with the single quotation it closes, or alone (a plural
+    possessive): red team 103, F06."""
     cdef offset_t own = opening_mark_before(h, s, low)
     cdef offset_t k = (own if own >= 0 else s) - 1
     cdef byte_t c
     while k >= low:
         c = h[k]
-        if c == b'"' or (c == 0x27 and not apostrophe(classes, h, hn, k)):
+        if c == b'"':
             return -1 if k > 0 and (classes[h[k - 1]] & WORD) else k + 1
+        if c == 0x27 and not apostrophe(classes, h, hn, k):
+            if not (k > 0 and (classes[h[k - 1]] & WORD)):
+                return k + 1
+            k = single_opened(classes, h, hn, k, low) - 1
+            continue
         if k - 2 >= low and h[k - 2] == 0xE2 and h[k - 1] == 0x80:
             if c == 0x9C or c == 0x98:
                 return k + 1
-            if c == 0x9D or (c == 0x99 and not apostrophe(classes, h, hn, k)):
+            if c == 0x9D:
                 return -1
+            if c == 0x99 and not apostrophe(classes, h, hn, k):
+                if not (k - 2 > 0 and (classes[h[k - 3]] & WORD)):
+                    return -1
+                k = single_opened(classes, h, hn, k - 2, low) - 1
+                continue
         k -= 1
     return -1
+
+
+cdef inline offset_t single_opened(const byte_t* classes, const byte_t* h, offset_t hn, offset_t closer,
+                                   offset_t low) noexcept nogil:
+    """provgate._matching_py._single_opened: where the opening mark begins of the single
+    quotation closed at ``h[closer]``, or ``closer`` (a plural possessive)."""
+    cdef bint curly = h[closer] != 0x27
+    cdef offset_t k = closer - 1
+    cdef byte_t c
+    while k >= low:
+        c = h[k]
+        if c == b'"':
+            return closer
+        if c == 0x27 and not apostrophe(classes, h, hn, k):
+            if curly or (k > 0 and (classes[h[k - 1]] & WORD)):
+                return closer
+            return k
+        if k - 2 >= low and h[k - 2] == 0xE2 and h[k - 1] == 0x80:
+            if c == 0x9C or c == 0x9D:
+                return closer
+            if c == 0x98:
+                return k - 2 if curly else closer
+            if c == 0x99 and not apostrophe(classes, h, hn, k):
+                return closer
+        k -= 1
+    return closer
 
 
 cdef inline bint lower_is(const byte_t* a, const char* word, offset_t n) noexcept nogil:

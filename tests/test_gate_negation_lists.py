@@ -83,6 +83,51 @@ def quoted_in(impl, needle: str, haystack: str) -> bool:
     ("Do not \u201cset \u2018retries=5\u2019 now\u201d.", ["retries"], ["retries"]),
     ("Run \"set 'retries=5' now\".", ["retries"], []),
     ('Do not "deploy" "ship".', ["ship"], []),
+    # red team 104, F04: and/or, &, or else, a spaced hyphen, a slash, between the quotations
+    ('Do not "deploy to prod" and/or "drop the users table".', ["deploy", "drop"], ["deploy", "drop"]),
+    ('Do not "deploy" or/and "restart".', ["deploy", "restart"], ["deploy", "restart"]),
+    ('Never "deploy to prod" & "drop the users table".', ["deploy", "drop"], ["deploy", "drop"]),
+    ('Never "deploy", "restart" & also "drop".', ["deploy", "restart", "drop"], ["deploy", "restart", "drop"]),
+    ('Do not "deploy to prod" or else "drop the users table".', ["deploy", "drop"], ["deploy", "drop"]),
+    ('Do not "deploy to prod" - "drop the users table".', ["deploy", "drop"], ["deploy", "drop"]),
+    ('Do not "deploy to prod" -- "drop the users table".', ["deploy", "drop"], ["deploy", "drop"]),
+    ('Do not "deploy to prod" / "drop the users table".', ["deploy", "drop"], ["deploy", "drop"]),
+    ('Do not "deploy"/"restart"/"drop" in prod.', ["deploy", "restart", "drop"], ["deploy", "restart", "drop"]),
+    ("Don't 'deploy' - or 'restart'.", ["deploy", "restart"], ["deploy", "restart"]),
+    # ... a semicolon, bracket or dash alone too, unless the quotation after it opens a clause
+    # of its own (a correction: red team 104, F01; red team 103, F05)
+    ('Do not "deploy"; "restart".', ["deploy", "restart"], ["deploy", "restart"]),
+    ('Do not "deploy" ("restart") on Friday.', ["deploy", "restart"], ["deploy", "restart"]),
+    ('Do not "deploy" \u2014 "restart".', ["deploy", "restart"], ["deploy", "restart"]),
+    ('Do not "deploy"; "rollback" instead.', ["deploy", "rollback"], ["deploy"]),
+    ('It is not "config/dev.yml" - "config/prod.yml" was read.', ["config/dev", "config/prod"], ["config/dev"]),
+    ('Do not "deploy", and "restart" is required after it.', ["deploy", "restart"], ["deploy"]),
+    ('Do not use "master", "main" is the default.', ["master", "main"], []),
+    ('Do not "master", "main" is the default.', ["master", "main"], ["master"]),
+    ('Do not "deploy"; not "restart".', ["deploy", "restart"], ["deploy", "restart"]),
+    ('Neither "deploy" nor "restart" is allowed.', ["deploy", "restart"], ["deploy", "restart"]),
+    ('Do not "deploy" and "restart" is required.', ["deploy", "restart"], ["deploy", "restart"]),  # (no separator)
+    # a list set out one item a line, under a header whose first words hold a negation, or one
+    # that is a negation alone (red team 104, F04)
+    ('Do not run:\n- "deploy to prod"\n- "drop the users table"\n', ["deploy", "drop"], ["deploy", "drop"]),
+    ('**Never**:\n\n1. "deploy to prod"\n\n2. "drop the users table"', ["deploy", "drop"], ["deploy", "drop"]),
+    ('Please do not\n  * "deploy"\n  * "restart" (slow)\n  * "drop"', ["deploy", "restart", "drop"],
+     ["deploy", "restart", "drop"]),
+    ("Don\u2019t:\r\n1) 'deploy'\r\n2) 'drop'", ["deploy", "drop"], ["deploy", "drop"]),
+    ('Never:\n\u2022 \u201cdeploy\u201d\n\u2022 \u201cdrop\u201d', ["deploy", "drop"], ["deploy", "drop"]),
+    # ... not under a header without one, one whose negation comes late, a list item "no", a
+    # value "no", or an item that does not open with the quotation
+    ('Run:\n- "deploy"\n- "drop"', ["deploy", "drop"], []),
+    ('The following tests did not fail:\n- "test_a"\n- "test_b"', ["test_a", "test_b"], []),
+    ('- no\n- "deploy to prod"', ["deploy"], []),
+    ('Dry run: no\n- "deploy to prod"', ["deploy"], []),
+    ('Do not:\n- run "deploy"\n- "drop"', ["deploy", "drop"], []),
+    ('Do not "deploy"\n- "drop"', ["deploy", "drop"], ["deploy"]),
+    ('Do not:\n-"deploy"', ["deploy"], []),
+    # a verb of omission after the header's negation: the items are to be done
+    ("Don't forget:\n- \"update the changelog\"\n- \"tag the release\"", ["update", "tag"], []),
+    ('**Never skip**:\n1. "the smoke tests"', ["the smoke"], []),
+    ('Do not ever forget these:\n1. "the smoke tests"', ["the smoke"], ["the smoke"]),  # (not right after it)
 ])
 def test_a_negation_denies_every_quotation_of_its_list(impl, text, words, denied):
     assert denied_words(impl, text, words) == denied
@@ -97,6 +142,12 @@ def test_a_negation_denies_every_quotation_of_its_list(impl, text, words, denied
     ("prod on Friday", '["Do not", "deploy to prod on Friday"]', False),
     ("app now", "Do not \"deploy the team's app now\".", False),
     ("retries=5", "Do not \"set 'retries=5' now\".", False),
+    # red team 103, F06: past a plural possessive, past an inner quotation
+    ("table now", "Do not \"drop the users' table now\".", False),
+    ("table", "Do not \u201cdrop the users\u2019 table now\u201d.", False),
+    ("now on Friday", "Do not \"set 'retries=5' now on Friday\".", False),
+    ("now on", "Do not \u201cset \u2018retries=5\u2019 now on Friday\u201d.", False),
+    ("the second item", 'Do not run:\n- "deploy"\n- "drop the second item"', False),
     # ... not words after it, inside a quotation no negation denies, or after a closing mark
     ("to prod on Friday", 'Please "deploy to prod on Friday".', True),
     ("to prod", 'Do not "deploy" to prod.', True),
@@ -104,6 +155,10 @@ def test_a_negation_denies_every_quotation_of_its_list(impl, text, words, denied
     ("ask every time", '["yes", "no", "ask every time"]', True),
     ("every time", '["yes", "no", "ask every time"]', True),
     ("The build passed", 'Reply "yes" or "no".\nThe build passed.', True),
+    ("on Friday", "Do not 'deploy' on Friday.", True),
+    ("on Friday", "Don't \u2018deploy\u2019 on Friday.", True),
+    ("table now", "Say 'hi'. Run \"drop the users' table now\".", True),
+    ("on Friday", "Do not \"deploy\" 'the users' tables' on Friday.", True),
 ])
 def test_words_inside_a_denied_quotation_are_no_quotation_of_it(impl, needle, haystack, quoted):
     assert quoted_in(impl, needle, haystack) is quoted
@@ -120,19 +175,33 @@ def test_the_reach_is_bounded(impl):
     listed = 'Do not "a"' + ', "b"' * 40 + ', "last"'
     assert denied_words(impl, listed, ["last"]) == ["last"]
     assert denied_words(impl, 'Do not "a"' + ', "b"' * 60 + ', "last"', ["last"]) == []
+    # a list one item a line: its header and items within reach of the item asked of
+    bullets = 'Do not run:\n' + '- "b"\n' * 40 + '- "last"'
+    assert denied_words(impl, bullets, ["last"]) == ["last"]
+    assert denied_words(impl, 'Do not run:\n' + '- "b"\n' * 50 + '- "last"', ["last"]) == []
+    assert denied_words(impl, 'Do not run:' + " " * 300 + '\n- "last"', ["last"]) == []
+    # the clause test looks for a quotation's closing mark within 256 bytes of its opening one:
+    # not found, the quotation opens no clause and the separator joins it (fail closed)
+    assert denied_words(impl, 'Do not "a"; "last' + "x" * 200 + '" is', ["last"]) == []
+    assert denied_words(impl, 'Do not "a"; "last' + "x" * 300 + '" is', ["last"]) == ["last"]
 
 
 _PIECES = ["not", "no", "never", "nor", "don't", "Do not", "or", "and", "color", "deploy", "to prod", "team's",
            '"', "'", "\u201c", "\u201d", "\u2018", "\u2019", ", ", ",", " ", "\n", "[", "]", "(", ")", ": ", "*",
            " - ", '", "', '" or "', '", or "', '" and "', "\u201d, \u201c", ".", "x" * 30,
-           ";", "/", "even", "also", "\u2014", "\u2013"]  # (red team 103, F03's joiners)
+           ";", "/", "even", "also", "\u2014", "\u2013",  # (red team 103, F03's joiners)
+           # red team 104, F04's joiners, lists one item a line, clause words, possessives
+           "and/or", "or/and", "&", "else", "-", "--", "\n- ", "\n* ", "\n1. ", "\n2) ", "\u2022", ":", "\n\n",
+           "is", "instead", "users'", "s'", "\u2019s", "_not_", "Never:", "Do not run:", "12.", "\t", "\r\n",
+           "forget", "_skip_"]
 
 
 @pytest.mark.skipif(NO_EXTENSIONS, reason="compares the native module with the reference")
 @settings(max_examples=400)
-@given(st.lists(st.sampled_from(_PIECES), max_size=40), st.randoms(use_true_random=False))
-def test_denied_quotes_native_and_reference_agree(pieces, rng: random.Random):
-    data = " ".join(pieces).encode()
+@given(st.lists(st.sampled_from(_PIECES), max_size=40), st.sampled_from([" ", ""]),
+       st.randoms(use_true_random=False))
+def test_denied_quotes_native_and_reference_agree(pieces, glue, rng: random.Random):
+    data = glue.join(pieces).encode()
     starts = np.array(sorted(rng.sample(range(len(data) + 1), min(len(data) + 1, 12))), dtype=np.int64)
     kind = np.full(len(starts), 7, np.uint8)
     native = load_implementation("matching", "_matching_py", "native")
@@ -154,6 +223,14 @@ def _summarized(source: str, text: str, *, tool_output: bool = False):
     ('Never "deploy to prod" or "drop the users table".\n', 'The user asked to "drop the users table" [src:{m}].'),
     # red team 100, F10: the tail of the denied quotation
     ('Please do not "deploy to prod on Friday".\n', 'The release should go "to prod on Friday" [src:{m}].'),
+    # red team 104, F04: the later items of a list joined by and/or, &, a slash, one a line
+    ('Do not "deploy to prod" and/or "drop the users table".\n', 'The user asked to "drop the users table" [src:{m}].'),
+    ('Never "deploy to prod" & "drop the users table".\n', 'The user asked to "drop the users table" [src:{m}].'),
+    ('Do not "deploy to prod" / "drop the users table".\n', 'The user asked to "drop the users table" [src:{m}].'),
+    ('Do not run:\n- "deploy to prod"\n- "drop the users table"\n',
+     'The user asked to "drop the users table" [src:{m}].'),
+    # red team 103, F06: the tail past a plural possessive
+    ('Please do not "drop the users\' table on Friday".\n', 'The user wants the "table on Friday" gone [src:{m}].'),
 ])
 def test_the_gate_refuses_a_quotation_a_source_denies_in_a_list_or_in_part(source, text):
     find(_summarized(source, text), "I1", block="s1", key="quote")
@@ -166,6 +243,14 @@ def test_the_gate_refuses_a_quotation_a_source_denies_in_a_list_or_in_part(sourc
     ('{"dry_run": "no", "target env": "production"}\n', 'The "target env" key is production [src:{m}].'),
     # a list no negation opens, words after a denied quotation
     ('Run "deploy to prod", "drop the users table".\n', 'The user asked to "drop the users table" [src:{m}].'),
+    # red team 104, F01: a correction after a separator alone stays quotable
+    ('The default branch is not "master" ("main" is, since 2021).\n', 'The default branch is "main" [src:{m}].'),
+    ('Do not "deploy"; "rollback" is the fix.\n', 'The fix is "rollback" [src:{m}].'),
+    ('The flag is not "--dry-run" \u2013 "--check" is the one to use.\n', 'Use "--check" [src:{m}].'),
+    # red team 103, F05: a quotation opening a clause after ", and"
+    ('Do not "deploy", and "restart the service" is required.\n', 'Then "restart the service" [src:{m}].'),
+    # a list one item a line under a header no negation opens
+    ('Run:\n- "deploy to prod"\n- "drop the users table"\n', 'The user asked to "drop the users table" [src:{m}].'),
 ])
 def test_the_gate_grounds_an_honest_quotation_beside_a_no(source, text):
     assert_accepted(_summarized(source, text, tool_output=True), "lossy")

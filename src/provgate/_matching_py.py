@@ -136,9 +136,26 @@ _CURLY_CLOSERS = ("\u201d".encode(), "\u2019".encode())
 # the words that join quotations into a list a negation before the first governs (red team 100,
 # F01: do not "deploy to prod", "drop the users table"; never "A" or "B"), as a comma does
 _LIST_WORDS = frozenset((b"or", b"and", b"nor"))
-_LIST_FILLERS = frozenset((b"even", b"also"))
+_LIST_FILLERS = frozenset((b"even", b"also", b"else"))
 _LIST_SEPARATORS = frozenset(b",;/(")
 _DASHES = (b"\xe2\x80\x94", b"\xe2\x80\x93")  # em and en dash
+_AMPERSAND = 0x26
+# the words that, right after a quotation, make it the subject of a clause of its own: after a
+# separator alone (; / ( a dash), a comma, or a separator and a list word, such a quotation
+# opens a correction ('not "A"; "B" is the fix', 'not "master" ("main" is)'), no list item
+# (red team 104, F01; red team 103, F05: 'not "A", and "B" is required')
+_CLAUSE_WORDS = frozenset((b"is", b"are", b"was", b"were", b"will", b"would", b"should", b"shall", b"must",
+                           b"can", b"could", b"may", b"might", b"does", b"did", b"has", b"have", b"had",
+                           b"instead", b"works", b"worked", b"replaces", b"replaced", b"remains"))
+# the bullets of a list set out one item a line (- * + or a bullet sign, or a number and . or ))
+_BULLETS = frozenset(b"-*+")
+_BULLET_SIGN = "\u2022".encode()
+_ORDINAL_ENDS = frozenset(b".)")
+_MAX_ORDINAL_DIGITS = 9
+# a header line that governs the list under it: a negation among its first words, but not one
+# that a verb of omission follows ("Don't forget:", "Never skip:": the items are to be done)
+_HEADER_WORDS = 3
+_OMISSIONS = frozenset((b"forget", b"skip", b"miss", b"omit", b"neglect", b"fail", b"ignore", b"overlook"))
 # the negation that, quoted alone, is an answer or an option's value, no negation of the
 # quotation after it (red team 100, F08: ["yes", "no", "ask every time"], {"dry_run": "no",
 # "target env": …}); a string that is "not" or "Never" alone may be a line cut in two
@@ -344,11 +361,13 @@ def after_negation(haystack: bytes, start: int) -> bool:
     negation).
 
     The negation reaches on (red team 100): through a list of quotations, each joined to the one
-    before by a comma, ``or``, ``and`` or ``nor`` (``do not "deploy", "drop the table"``:
-    every item is denied, F01); and into a quotation, so words that start inside a denied
-    quotation are denied too (``"to prod"`` of ``do not "deploy to prod"``, F10). A JSON
-    string that is "no" alone (``["yes", "no", "ask every time"]``) is an answer, no
-    negation of the string after it (F08)."""
+    before (:func:`_listed_after`: a comma, ``or``, ``and``, ``nor``, ``&``, ``and/or``, a
+    separator; ``do not "deploy", "drop the table"``: every item is denied, F01), or set out one
+    item a line under the negation's header or the item before (:func:`_bullet_line`,
+    :func:`_negation_heads`: red team 104, F04); and into a quotation, so words that start
+    inside a denied quotation are denied too (``"to prod"`` of ``do not "deploy to prod"``,
+    F10). A JSON string that is "no" alone (``["yes", "no", "ask every time"]``) is an answer,
+    no negation of the string after it (F08)."""
     low = start - NEGATION_REACH if start > NEGATION_REACH else 0
     if _quotation_denied(haystack, start, low):
         return True
@@ -364,10 +383,23 @@ def _quotation_denied(haystack: bytes, start: int, low: int) -> bool:
         if _negation_before(haystack, i, start):
             return True
         mark = _opening_mark_before(haystack, start, low)
-        closer = _listed_after(haystack, mark, low) if mark >= 0 else -1
-        if closer < 0:
+        if mark < 0:
             return False
-        start = _words_closed_at(haystack, closer, low)
+        closer = _listed_after(haystack, mark, low)
+        if closer >= 0:
+            start = _words_closed_at(haystack, closer, low)
+        else:
+            # a list set out one item a line: the item before, or the header line over the list
+            line = _bullet_line(haystack, mark, low)
+            if line < 0:
+                return False
+            s, e = _line_before(haystack, line, low)
+            if s < 0:
+                return False
+            t = _bullet_at(haystack, s, e)
+            if t < 0:
+                return _negation_heads(haystack, s, e)
+            start = _item_quotation(haystack, t, e)
         if start < 0:
             return False
 
@@ -417,32 +449,204 @@ def _opening_mark_before(haystack: bytes, start: int, low: int) -> int:
 
 def _listed_after(haystack: bytes, mark: int, low: int) -> int:
     """Where the closing mark (``" ' ” ’``) of the quotation before the one ``haystack[mark]``
-    opens begins, when the two are joined as a list, blanks around the join: by ``or``, ``and``
-    or ``nor`` (``or even``, ``and also``), by a comma, or by a separator (``,`` ``;`` ``/``
-    ``(``, an em or en dash) and one of those words; else -1 (red team 100, F01; red team 103,
-    F03: "or even", "and also", "; or", "— or" and "(or …)" ended the list)."""
+    opens begins, when the two are joined as a list, blanks around the join; else -1. Joins:
+    ``or``, ``and``, ``nor``, ``&``, ``and/or`` (``or/and``), each maybe with a filler after it
+    (``or even``, ``and also``, ``or else``) and a separator before it (``,`` ``;`` ``/`` ``(``,
+    an em or en dash, a spaced hyphen); a comma; a separator alone. Where a comma or a separator
+    comes into the join, the quotation at ``mark`` must open no clause of its own
+    (:func:`_clause_follows`: 'not "A"; "B" is the fix' is a correction). Red team 100, F01;
+    red team 103, F03, F05; red team 104, F01, F04."""
     k = _blanks_before(haystack, mark, low)
     w = _letters_before(haystack, k, low)
     if w < k and haystack[w:k].lower() in _LIST_FILLERS and not (w > 0 and haystack[w - 1] in WORD_BYTES):
         k = _blanks_before(haystack, w, low)
         w = _letters_before(haystack, k, low)
-        if w == k:
+        if w == k and not (k > low and haystack[k - 1] == _AMPERSAND):
             return -1  # (a filler joins only after a list word)
     if w < k:
         if haystack[w:k].lower() not in _LIST_WORDS or (w > 0 and haystack[w - 1] in WORD_BYTES):
             return -1
-        k = _past_separator(haystack, _blanks_before(haystack, w, low), low)
+        if w - 1 > low and haystack[w - 1] == 0x2F:  # (and/or, or/and)
+            v = _letters_before(haystack, w - 1, low)
+            if v < w - 1 and haystack[v : w - 1].lower() in _LIST_WORDS and not (v > 0 and haystack[v - 1] in WORD_BYTES):
+                w = v
+        b = _blanks_before(haystack, w, low)
+        k = _past_separator(haystack, b, low)
+        tested = k != b
+    elif k > low and haystack[k - 1] == _AMPERSAND:
+        b = _blanks_before(haystack, k - 1, low)
+        k = _past_separator(haystack, b, low)
+        tested = k != b
     elif k > low and haystack[k - 1] == 0x2C:
-        # (a comma alone; a semicolon, slash, bracket or dash alone often opens a correction,
-        # 'not "A"; "B" is the fix', and joins a list only before a list word: red team 104, F01)
         k = _blanks_before(haystack, k - 1, low)
+        tested = True
+    else:
+        b = _past_separator(haystack, k, low)
+        if b == k:
+            return -1
+        k, tested = b, True
+    if k > low and haystack[k - 1] in _QUOTE_MARKS:
+        closer = k - 1
+    elif k - 3 >= low and haystack[k - 3 : k] in _CURLY_CLOSERS:
+        closer = k - 3
     else:
         return -1
-    if k > low and haystack[k - 1] in _QUOTE_MARKS:
-        return k - 1
-    if k - 3 >= low and haystack[k - 3 : k] in _CURLY_CLOSERS:
-        return k - 3
+    return -1 if tested and _clause_follows(haystack, mark) else closer
+
+
+def _clause_follows(haystack: bytes, mark: int) -> bool:
+    """Does the quotation ``haystack[mark]`` opens stand before one of ``_CLAUSE_WORDS``, spaces
+    and tabs between (``"B" is the fix``): the subject of a clause of its own? Its closing mark
+    is looked for within ``NEGATION_REACH`` bytes; not found, it is no subject (fail closed)."""
+    k = _closing_mark_after(haystack, mark)
+    if k < 0:
+        return False
+    n = len(haystack)
+    while k < n and haystack[k] in _INLINE_BLANKS:
+        k += 1
+    j = k
+    while j < n and 0x61 <= (haystack[j] | 0x20) <= 0x7A:
+        j += 1
+    return j > k and haystack[k:j].lower() in _CLAUSE_WORDS and not (j < n and haystack[j] in WORD_BYTES)
+
+
+def _closing_mark_after(haystack: bytes, mark: int) -> int:
+    """Where the quotation ``haystack[mark]`` opens ends, just past its closing mark (``"`` for
+    ``"``, ``'`` but an apostrophe for ``'``, ``”`` for ``“``, ``’`` but an apostrophe for
+    ``‘``), looked for within ``NEGATION_REACH`` bytes; or -1."""
+    c = haystack[mark]
+    high = min(len(haystack), mark + 1 + NEGATION_REACH)
+    if c in _QUOTE_MARKS:
+        k = mark + 1
+        while k < high:
+            if haystack[k] == c and not (c == 0x27 and _apostrophe(haystack, k)):
+                return k + 1
+            k += 1
+        return -1
+    closer = _CURLY_CLOSERS[0] if haystack[mark : mark + 3] == _CURLY_OPENERS[0] else _CURLY_CLOSERS[1]
+    k = mark + 3
+    while k + 3 <= high:
+        if haystack[k : k + 3] == closer and not (closer == _RIGHT_QUOTE and _apostrophe(haystack, k + 2)):
+            return k + 3
+        k += 1
     return -1
+
+
+def _bullet_line(haystack: bytes, mark: int, low: int) -> int:
+    """Where the line starts when the quotation ``haystack[mark]`` opens is a list item's text:
+    spaces or tabs, a bullet (``-`` ``*`` ``+`` ``•``, or up to nine digits and ``.`` or ``)``),
+    spaces or tabs (one at least), the mark; else -1 (also when the line starts below ``low``)."""
+    k = mark
+    while k > low and haystack[k - 1] in _INLINE_BLANKS:
+        k -= 1
+    if k == mark:
+        return -1
+    if k > low and haystack[k - 1] in _BULLETS:
+        k -= 1
+    elif k - 3 >= low and haystack[k - 3 : k] == _BULLET_SIGN:
+        k -= 3
+    elif k > low and haystack[k - 1] in _ORDINAL_ENDS:
+        d = k - 1
+        while d > low and 0x30 <= haystack[d - 1] <= 0x39:
+            d -= 1
+        if d == k - 1 or k - 1 - d > _MAX_ORDINAL_DIGITS:
+            return -1
+        k = d
+    else:
+        return -1
+    while k > low and haystack[k - 1] in _INLINE_BLANKS:
+        k -= 1
+    return k if k == 0 or (k > low and haystack[k - 1] in _LINE_BREAKS) else -1
+
+
+def _line_before(haystack: bytes, line: int, low: int) -> tuple[int, int]:
+    """The last line with text before the line that starts at ``haystack[line]`` (blank lines
+    passed), as (start, end of its text); (-1, -1) when there is none from ``low`` on."""
+    e = _blanks_before(haystack, line, low)
+    if e == line or e <= low:
+        return -1, -1
+    s = e
+    while s > low and haystack[s - 1] not in _LINE_BREAKS:
+        s -= 1
+    if not (s == 0 or (s > low and haystack[s - 1] in _LINE_BREAKS)):
+        return -1, -1
+    return s, e
+
+
+def _bullet_at(haystack: bytes, s: int, e: int) -> int:
+    """Where a list item's text starts when the line ``haystack[s:e]`` is one (spaces or tabs,
+    a bullet, spaces or tabs, one at least); else -1."""
+    k = s
+    while k < e and haystack[k] in _INLINE_BLANKS:
+        k += 1
+    if k < e and haystack[k] in _BULLETS:
+        k += 1
+    elif k + 3 <= e and haystack[k : k + 3] == _BULLET_SIGN:
+        k += 3
+    else:
+        d = k
+        while d < e and 0x30 <= haystack[d] <= 0x39:
+            d += 1
+        if d == k or d - k > _MAX_ORDINAL_DIGITS or d == e or haystack[d] not in _ORDINAL_ENDS:
+            return -1
+        k = d + 1
+    t = k
+    while t < e and haystack[t] in _INLINE_BLANKS:
+        t += 1
+    return t if t > k else -1
+
+
+def _item_quotation(haystack: bytes, t: int, e: int) -> int:
+    """Where the words start of the quotation that opens a list item's text at ``haystack[t]``
+    (its line's text ending at ``e``): ``- "A"`` over ``- "B"``; -1 when the item opens with
+    no quotation."""
+    if haystack[t] in _QUOTE_MARKS:
+        return t + 1
+    if t + 3 <= e and haystack[t : t + 3] in _CURLY_OPENERS:
+        return t + 3
+    return -1
+
+
+def _negation_heads(haystack: bytes, s: int, e: int) -> bool:
+    """Is the line whose text is ``haystack[s:e]``, no list item (the last line with text
+    before a list's first item), a header over the list that a negation governs: ending in ``:`` (emphasis after it passed) with a
+    negation among its first ``_HEADER_WORDS`` words (``Do not run:``, ``**Never**:``) that no
+    verb of omission follows (``Don't forget:``, ``_OMISSIONS``), or of
+    at most that many words, nothing but letters, apostrophes, blanks and emphasis, the last a
+    negation (``Do not``)? Words are runs of word bytes and apostrophes, emphasis ``_`` cut
+    from their ends (red team 104, F04: a list one item a line after a negation)."""
+    t = e
+    while t > s and haystack[t - 1] in _EMPHASIS:
+        t -= 1
+    colon_end = t > s and haystack[t - 1] == 0x3A
+    words = 0
+    negated_early = last_negated = pending = False
+    plain = True
+    k = s
+    while k < e:
+        c = haystack[k]
+        if c in WORD_BYTES or c == 0x27:
+            j = k
+            while j < e and (haystack[j] in WORD_BYTES or haystack[j] == 0x27):
+                j += 1
+            words += 1
+            word = haystack[k:j].strip(b"_")
+            if pending and word.lower() not in _OMISSIONS:
+                negated_early = True
+            last_negated = _negation_word(word)
+            pending = words <= _HEADER_WORDS and last_negated
+            k = j
+        else:
+            if c not in _BLANKS and c not in _EMPHASIS:
+                plain = False
+            k += 1
+    return (colon_end and (negated_early or pending)) or (plain and words <= _HEADER_WORDS and last_negated)
+
+
+def _negation_word(word: bytes) -> bool:
+    """Is ``word`` a negation (``NEGATIONS``, or ending in ``n't`` or ``n’t``), in any case?"""
+    word = word.replace(_RIGHT_QUOTE, b"'").lower()
+    return word in NEGATIONS or word.endswith(b"n't")
 
 
 def _letters_before(haystack: bytes, at: int, low: int) -> int:
@@ -452,13 +656,22 @@ def _letters_before(haystack: bytes, at: int, low: int) -> int:
 
 
 def _past_separator(haystack: bytes, at: int, low: int) -> int:
-    """``at`` moved back over one list separator before it and the blanks before that, or
-    ``at`` when none is there."""
+    """``at`` moved back over one list separator before it (``,`` ``;`` ``/`` ``(``, an em or en
+    dash, a ``-`` or ``--`` with a space or tab before it and a blank after it; no dash that
+    begins its line) and the blanks before that, or ``at`` when none is there."""
     if at > low and haystack[at - 1] in _LIST_SEPARATORS:
         return _blanks_before(haystack, at - 1, low)
     if at - 3 >= low and haystack[at - 3 : at] in _DASHES:
-        return _blanks_before(haystack, at - 3, low)
-    return at
+        d = at - 3
+    elif at > low and haystack[at - 1] == 0x2D and at < len(haystack) and haystack[at] in _BLANKS:
+        d = at - 2 if at - 2 > low and haystack[at - 2] == 0x2D else at - 1  # (a spaced - or --)
+        if not (d > low and haystack[d - 1] in _INLINE_BLANKS):
+            return at
+    else:
+        return at
+    if _starts_a_line(haystack, d, low):
+        return at  # (a list item's dash begins its line)
+    return _blanks_before(haystack, d, low)
 
 
 def _blanks_before(haystack: bytes, at: int, low: int) -> int:
@@ -496,22 +709,61 @@ def _quotation_around(haystack: bytes, start: int, low: int) -> int:
     byte, start: past the nearest quotation mark before ``start`` (before the mark that opens
     the words at ``start``, if one does: a quotation inside a denied one is denied with it), not
     below ``low``, when that mark opens a quotation (a ``"`` or ``'`` after no word byte, a
-    ``“`` or ``‘``); -1 when it closes one (after a word byte; a ``”``, a ``’`` that is no
-    apostrophe) or when there is none (red team 100, F10). Apostrophes between word bytes are
-    passed."""
+    ``“`` or ``‘``); -1 when it closes one (a ``"`` after a word byte, a ``”``) or when there is
+    none (red team 100, F10). Apostrophes between word bytes are passed, and so is a ``'`` or
+    ``’`` after a word byte, no apostrophe: with the single quotation it closes, back to its
+    opening mark (``do not "set 'retries=5' now"``), or alone when no opening mark comes before
+    a double one (a plural possessive, ``do not "drop the users' table"``): red team 103, F06."""
     own = _opening_mark_before(haystack, start, low)
     k = (own if own >= 0 else start) - 1
     while k >= low:
         c = haystack[k]
-        if c == 0x22 or (c == 0x27 and not _apostrophe(haystack, k)):
+        if c == 0x22:
             return -1 if k > 0 and haystack[k - 1] in WORD_BYTES else k + 1
+        if c == 0x27 and not _apostrophe(haystack, k):
+            if not (k > 0 and haystack[k - 1] in WORD_BYTES):
+                return k + 1
+            k = _single_opened(haystack, k, low) - 1
+            continue
         if k - 2 >= low and haystack[k - 2] == 0xE2 and haystack[k - 1] == 0x80:
             if c == 0x9C or c == 0x98:  # (“ ‘)
                 return k + 1
-            if c == 0x9D or (c == 0x99 and not _apostrophe(haystack, k)):  # (” ’)
+            if c == 0x9D:  # (”)
                 return -1
+            if c == 0x99 and not _apostrophe(haystack, k):  # (’)
+                if not (k - 2 > 0 and haystack[k - 3] in WORD_BYTES):
+                    return -1
+                k = _single_opened(haystack, k - 2, low) - 1
+                continue
         k -= 1
     return -1
+
+
+def _single_opened(haystack: bytes, closer: int, low: int) -> int:
+    """Where the opening mark begins of the single quotation whose closing ``'`` (or ``’``,
+    from its first byte) is at ``haystack[closer]``, after a word byte: the nearest ``'`` after
+    no word byte (``‘`` for ``’``) before it, not below ``low``; ``closer`` itself when a
+    double quotation mark (``"`` ``“`` ``”``), another such closing mark, or ``low`` comes first
+    (a plural possessive: ``users'``)."""
+    curly = haystack[closer] != 0x27
+    k = closer - 1
+    while k >= low:
+        c = haystack[k]
+        if c == 0x22:
+            return closer
+        if c == 0x27 and not _apostrophe(haystack, k):
+            if curly or (k > 0 and haystack[k - 1] in WORD_BYTES):
+                return closer
+            return k
+        if k - 2 >= low and haystack[k - 2] == 0xE2 and haystack[k - 1] == 0x80:
+            if c == 0x9C or c == 0x9D:  # (“ ”)
+                return closer
+            if c == 0x98:  # (‘)
+                return k - 2 if curly else closer
+            if c == 0x99 and not _apostrophe(haystack, k):  # (’)
+                return closer
+        k -= 1
+    return closer
 
 
 def denied_quotes(data: Any, kind: Any, starts: Any, quote_kind: int) -> np.ndarray:
