@@ -178,13 +178,28 @@ def test_kept_words():
 
 @pytest.mark.parametrize("n", [50, 200])
 def test_each_losing_block_is_aligned_once(monkeypatch, n):
-    # linear: one alignment per rewritten block that lost an occurrence, whatever N
-    calls = []
-    real = gate_module._kept_words
+    # linear: one alignment per rewritten block that lost an occurrence, and the words of each
+    # other block read at most once a side, whatever N; a block holding the lost fact as often as
+    # before is not read at all (red team 100, F14)
+    calls, bounds = [], []
+    real, real_bounds = gate_module._kept_words, gate_module._word_bounds
     monkeypatch.setattr(gate_module, "_kept_words", lambda a, b: calls.append(1) or real(a, b))
+    monkeypatch.setattr(gate_module, "_word_bounds", lambda t: bounds.append(1) or real_bounds(t))
     pre = [_turn(f"a{k}", f"Step {k}: sleep 10 then 10 more seconds.\n") for k in range(n)]
-    post = [_turn(f"a{k}", f"Step {k}: sleep 10 seconds; then 10 more seconds.\n" if k else f"Step {k}: sleep 10 seconds.\n")
+    post = [_turn(f"a{k}", f"Step {k}: sleep 10 then 10 more seconds, 10 s.\n" if k % 2 else
+                  f"Step {k}: sleep 10 seconds; then 10 more seconds.\n" if k else f"Step {k}: sleep 10 seconds.\n")
             for k in range(n)]
     verdict = _check(pre, post)
     find(verdict, "I2", block="a0")
     assert len(calls) == 1
+    assert len(bounds) <= 2 * (n // 2) + 2
+
+
+def test_a_block_holding_the_fact_as_often_as_before_gained_none_of_it():
+    # the receiver traded its own "10 minutes" for the moved "10 more seconds": it holds "10"
+    # once, as before, so it took no occurrence the losing block lost
+    pre = [_turn("a", "Sleep 10 then 10 more seconds.\n"), _turn("b", "Then wait 10 minutes.\n")]
+    moved = [_turn("a", "Sleep 10 seconds.\n"), _turn("b", "Then 10 more seconds; wait 10 minutes.\n")]
+    assert_accepted(_check(pre, moved), "lossless")
+    traded = [_turn("a", "Sleep 10 seconds.\n"), _turn("b", "Then 10 more seconds; wait minutes.\n")]
+    _refused_for_occurrences(_check(pre, traded), "a", "10")
