@@ -6886,14 +6886,15 @@ def test_a_re_flowed_copy_in_one_block_excuses_no_loss_of_the_same_fact_in_anoth
     find(Gate(store_with({})).check(pre, post, operator="rewrite"), "I2", block="a2", key="timeout")
 
 
-@pytest.mark.parametrize("fact, accepted", [('"deploy only on Tuesdays"', False), ("retries=3", True),
-                                            ("a deploy window of 45 minutes", True)])
+@pytest.mark.parametrize("fact, accepted", [('"deploy only on Tuesdays"', True), ("retries=3", True),
+                                            ("a deploy window of 45 minutes", True), ("`src/app.py`", True)])
 def test_a_duplicate_dropped_from_one_block_another_still_holds(fact, accepted):
     # red team 101, F05: a duplicated quotation dropped from one block is refused where a
     # key=value or number dropped the same way passes. Stop 41 made the quotation no loss too,
     # and a rewrite that took the marks off a quotation and changed its words passed as
     # lossless while another block still quoted it (red team 103, F04): the fact diff cannot
-    # tell the words dropped from the words changed, so the quotation's loss counts (left open)
+    # tell the words dropped from the words changed, but a word alignment of the block's two
+    # texts can: every word of the quotation cut, and held fewer times, is a duplicate dropped
     pre = [blk("a", "assistant", f"Reminder: {fact}. Next step: run the tests.\n"),
            blk("b", "assistant", f"Policy: {fact}.\n")]
     post = [blk("a", "assistant", "Next step: run the tests.\n"), pre[1]]

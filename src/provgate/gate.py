@@ -25,6 +25,7 @@ change only pays for that block.
 
 from __future__ import annotations
 
+import difflib
 import functools
 import heapq
 import hmac
@@ -4458,12 +4459,15 @@ class _Check:
         A pre version whose every source a record covers (evicted or superseded) is not held to
         it."""
         pre_id = self.pre.id_pos()
-        removed = set(self.removed)
         post_blocks = self.post.blocks
         paired = []
         for j in changed:
+            # (the pre block with its id, rewritten; or its text kept under another id, a copy
+            # of it or a derived block holding it, and this block a new text under its id: red
+            # team 103, F02, "Imported 1 000 000 rows." kept as a derived block and the block
+            # saying "Imported 1 000 rows." under the old id was held to nothing)
             i = pre_id.get(post_blocks[j].id)
-            if i is None or i not in removed:
+            if i is None:
                 continue
             new_fp, old_fp = self.post_facts[j].fact_fps(), self.pre_facts[i].fact_fps()
             if _same_rows(new_fp, old_fp):
@@ -4481,7 +4485,19 @@ class _Check:
         # changed block's count of a fact pays for no block's loss (red team 101, F04: a block
         # saying its own "1 000" once more excused another's "1 000 000" -> "1 000")
         d_at, a_at = _row_slices(d_row), _row_slices(a_row)
-        pre_at = [d_pos[slice(*d_at[i])] for i, _ in paired]
+        kept_at: dict[int, np.ndarray] = {}
+
+        def pre_places(i: int) -> np.ndarray:
+            """Pre block ``i``'s rows' places among pre's distinct facts: a removed block's as
+            the diff placed them, a kept one's placed here (a block whose text another post
+            block kept)."""
+            if i in d_at:
+                return d_pos[slice(*d_at[i])]
+            if i not in kept_at:
+                kept_at[i] = positions(self._pre_set().index(), [self.pre_facts[i].fact_fps()])
+            return kept_at[i]
+
+        pre_at = [pre_places(i) for i, _ in paired]
         post_at = [a_pos[slice(*a_at[j])] for _, j in paired]
         pre_rows, post_rows = np.concatenate(pre_at), np.concatenate(post_at)
         size = 1 + max(int(pre_rows.max()) if pre_rows.size else 0, int(post_rows.max()) if post_rows.size else 0)
@@ -4502,6 +4518,16 @@ class _Check:
         fewer = np.flatnonzero(((after_n > 0) | quoted[facts_of]) & (after_n < before_n))
         if not fewer.size:
             return
+        wholly = fewer[after_n[fewer] == 0]
+        if wholly.size:
+            # a quotation the block holds no more whose words left the block with it (red team
+            # 101, F05: a duplicate dropped) or stand as they stood, only its marks gone (red team
+            # 100, F09): not changed words (red team 103, F04)
+            left = self._quotations_dropped_or_unmarked(paired, pre_at, pre_keys[wholly], size)
+            if left.any():
+                fewer = np.setdiff1d(fewer, wholly[left])
+                if not fewer.size:
+                    return
         firsts: dict[int, dict[int, int]] = {}
 
         def first_index(p: int, fact: int) -> int:
@@ -4515,7 +4541,7 @@ class _Check:
             return int(self.pre_facts[paired[p][0]].groundable_rows()[first_index(p, fact)])
 
         missing = self._moved_occurrences(changed, paired, pre_at, post_at, size, pre_keys[fewer],
-                                          before_n[fewer] - after_n[fewer], d_at, a_at, a_pos, d_pos)
+                                          before_n[fewer] - after_n[fewer], pre_places, a_at, a_pos)
         fewer = fewer[missing > 0]
         if not fewer.size:
             return
@@ -4526,8 +4552,10 @@ class _Check:
         # a copy of a quotation the rewrite only wrapped onto two lines, or a name it moved to a
         # line's start (no name to the grammar there), is still there: asked as I2's diff asks
         post_of = {i: j for i, j in paired}
-        first = np.array([d_at[paired[p][0]][0] + first_index(p, fact) for p, fact, _, _ in losses], dtype=np.int64)
-        kept = self._rewrapped_quotes(first, d_row, self.pre_facts, lambda ks: [[d_row(k)] for k in ks],
+        p_row = _RowMap(self.pre_facts, [i for i, _ in paired], [a.size for a in pre_at])
+        p_at = _row_slices(p_row)
+        first = np.array([p_at[paired[p][0]][0] + first_index(p, fact) for p, fact, _, _ in losses], dtype=np.int64)
+        kept = self._rewrapped_quotes(first, p_row, self.pre_facts, lambda ks: [[p_row(k)] for k in ks],
                                       lambda i: self.post_facts[post_of[i]].table.data)
         losses = [loss for n, loss in enumerate(losses) if n not in kept]
         if losses:
@@ -4566,89 +4594,230 @@ class _Check:
 
     def _moved_occurrences(self, changed: list[int], paired: list[tuple[int, int]], pre_at: list[np.ndarray],
                            post_at: list[np.ndarray], size: int, lost_keys: np.ndarray, lost_n: np.ndarray,
-                           d_at: dict[int, tuple[int, int]], a_at: dict[int, tuple[int, int]],
-                           a_pos: np.ndarray, d_pos: np.ndarray) -> np.ndarray:
+                           pre_places: Callable[[int], np.ndarray], a_at: dict[int, tuple[int, int]],
+                           a_pos: np.ndarray) -> np.ndarray:
         """How many of each lost occurrence (``lost_keys``: pair * size + fact, ``lost_n`` of each)
-        no other changed block holds moved: an occurrence it holds beyond its own pre version's,
-        between the same two words (case aside) as one the losing block no longer holds. A count
-        of equal tokens moved nothing: another block saying its own value once more, re-issued
-        under a new id or copied into a new block (red team 101, F04), or a fresh read holding
-        the digits (red team 100, F12), excused "1 000 000 rows" -> "1 000 rows"; an occurrence
-        the other block held already excuses nothing either (red team 98, F02)."""
-        width = 1 + max(size, int(a_pos.max()) if a_pos.size else 0, int(d_pos.max()) if d_pos.size else 0)
+        no other changed block took: a move needs both ends of it.
+
+        The losing block cut it out *with its statement*: in a word alignment of the block's pre
+        and post texts (:func:`_kept_words`) the occurrence's own words are gone, and so are the
+        word beside it and the nearest word that is no number on at least one side, each of them
+        held fewer times by the post text than by the pre text (not written again elsewhere in
+        the block). A figure changed in place keeps its words: "1 000 000 rows" -> "1 000 rows",
+        or two figures traded between statements whose words are equal (red team 103, F01), is
+        no move whatever another block holds. Only the sides that left with it must come along:
+        a moved sentence that starts with the figure has no word before it (red team 103, F07).
+
+        The other block took it: an occurrence between those words that the other changed blocks
+        hold beyond what they held before. A block under a pre block's id held that block's; a
+        block under a new id held what every pre block it stands for held (one carrying a handle
+        it carries or derives from, but the losing blocks' own pre versions), counted once for
+        all such blocks: a re-issued or derived copy of a statement the window held already, or
+        another block saying its own value once more, moved nothing (red team 103, F02; red team
+        101, F04; red team 98, F02). A fresh read (handles no pre block carries) holds no text
+        moved out of a block (red team 100, F12)."""
+        width = 1 + max(size, int(a_pos.max()) if a_pos.size else 0, len(self._pre_set()))
         asked = np.zeros(width, dtype=np.bool_)
         asked[lost_keys % size] = True
-        words: dict[tuple[int, int], tuple[np.ndarray, np.ndarray, bytes]] = {}
+        words: dict[tuple[int, int], tuple[np.ndarray, np.ndarray, np.ndarray, bytes]] = {}
 
-        def contexts(side: int, block: int, at: np.ndarray) -> Counter[tuple[int, bytes, bytes, bytes, bytes]]:
-            """(fact, word before, word after, and the nearest words either side that are no
-            number) of each of the block's rows of an asked fact: the words alone let "1 000 000
-            rows" move into the block that said "1 000 rows" while its "1 000" moved out (the two
-            figures traded between statements)."""
+        def bounds(side: int, block: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, bytes]:
+            """Each word's (start, end), a blank word either end; the indices of the words that
+            are no number (the blank ones too); the text lower-cased."""
+            if (side, block) not in words:
+                words[(side, block)] = _word_bounds((self.pre_facts if side == 0 else self.post_facts)[block].table.data)
+            return words[(side, block)]
+
+        def places(side: int, block: int, at: np.ndarray) -> tuple[list[int], list[list[int]], list[list[bytes]]]:
+            """Of each of the block's rows of an asked fact: the fact, the indices of the word
+            before, the word after and the nearest words either side that are no number, and
+            those words (lower-cased). The words alone let "1 000 000 rows" move into the block
+            that said "1 000 rows" while its "1 000" moved out (the two figures traded)."""
             ks = np.flatnonzero((at >= 0) & asked[np.maximum(at, 0)])
             if not ks.size:
-                return Counter()
+                return [], [], []
             facts = (self.pre_facts if side == 0 else self.post_facts)[block]
             table = facts.table
-            if (side, block) not in words:
-                # each word's bounds, a blank word either end for an occurrence with none beside it
-                data = np.frombuffer(table.data, dtype=np.uint8)
-                inside = np.zeros(data.size + 2, dtype=np.int8)
-                inside[1:-1] = _WORD_BYTE_TABLE[data]
-                edges = np.diff(inside)
-                starts = np.concatenate(([0], np.flatnonzero(edges == 1), [data.size]))
-                ends = np.concatenate(([0], np.flatnonzero(edges == -1), [data.size]))
-                other = np.zeros(data.size + 1, dtype=np.int64)  # bytes of a word that are no digit
-                np.cumsum(inside[1:-1] & ~((data >= 0x30) & (data <= 0x39)), out=other[1:])
-                wordy = np.flatnonzero(other[ends] > other[starts])
-                wordy = np.concatenate(([0], wordy[(wordy > 0) & (wordy < starts.size - 1)], [starts.size - 1]))
-                words[(side, block)] = (starts, ends, wordy, table.data.lower())
-            starts, ends, wordy, lowered = words[(side, block)]
+            starts, ends, wordy, lowered = bounds(side, block)
             rows = facts.groundable_rows()[ks]
             before = np.searchsorted(ends, table.start[rows], side="right") - 1
             after = np.maximum(np.searchsorted(starts, table.end[rows], side="left"), 1)
             far_before = wordy[np.searchsorted(ends[wordy], table.start[rows], side="right") - 1]
             far_after = wordy[np.maximum(np.searchsorted(starts[wordy], table.end[rows], side="left"), 1)]
-            said = [[lowered[a:b] for a, b in zip(starts[w].tolist(), ends[w].tolist())]
-                    for w in (before, after, far_before, far_after)]
-            return Counter(zip(at[ks].tolist(), *said))
+            at_words = [w.tolist() for w in (before, after, far_before, far_after)]
+            said = [[lowered[a:b] for a, b in zip(starts[w].tolist(), ends[w].tolist())] for w in at_words]
+            return at[ks].tolist(), at_words, said
+
+        def contexts(side: int, block: int, at: np.ndarray) -> Counter[tuple[int, bytes, bytes, bytes, bytes]]:
+            facts, _, said = places(side, block, at)
+            return Counter(zip(facts, *said))
 
         pre_id = self.pre.id_pos()
-        post_blocks = self.post.blocks
-        pre_handles: set[str] | None = None
+        pre_blocks, post_blocks = self.pre.blocks, self.post.blocks
+        losing = {i for i, _ in paired}
+        pre_by_ref: dict[str, list[int]] | None = None  # handle -> the pre blocks carrying or deriving from it
+        pre_handles: set[str] = set()
         moved: Counter[tuple[int, bytes, bytes, bytes, bytes]] = Counter()
+        new_held: Counter[tuple[int, bytes, bytes, bytes, bytes]] = Counter()  # what the new blocks stand for held
+        stood_for: set[int] = set()
         for j in changed:
             b = post_blocks[j]
             i = pre_id.get(b.id)
-            if i is None and b.handles and not b.derived_from:
-                # a fresh read (handles no pre block carries) holds no text moved out of a block
-                if pre_handles is None:
-                    pre_handles = {h for block in self.pre.blocks for h in block.handles}
-                if pre_handles.isdisjoint(b.handles):
+            refs = b.handles + b.derived_from
+            if i is None and refs:
+                if pre_by_ref is None:
+                    pre_by_ref = {}
+                    for k, block in enumerate(pre_blocks):
+                        pre_handles.update(block.handles)
+                        for h in set(block.handles + block.derived_from):
+                            pre_by_ref.setdefault(h, []).append(k)
+                if b.handles and not b.derived_from and pre_handles.isdisjoint(b.handles):
+                    continue  # a fresh read holds no text moved out of a block
+            here = a_pos[slice(*a_at[j])]
+            if i is not None:
+                # a block under a pre block's id gained an occurrence only of a fact it now holds
+                # more often than that block did: one it holds as often only moved its own (the
+                # count first, no words read: a rewrite of thousands of blocks, red team 100, F14)
+                was = pre_places(i)
+                grown = Counter(here[(here >= 0) & asked[np.maximum(here, 0)]].tolist())
+                if not grown:
                     continue
-            gained = contexts(1, j, a_pos[slice(*a_at[j])])
-            if gained and i is not None and i in d_at:
-                gained -= contexts(0, i, d_pos[slice(*d_at[i])])
-            moved.update(gained)
+                grown.subtract(was[(was >= 0) & asked[np.maximum(was, 0)]].tolist())
+                if max(grown.values()) <= 0:
+                    continue
+                gained = contexts(1, j, here) - contexts(0, i, was)
+                moved.update(place for place in gained.elements() if grown[place[0]] > 0)
+                continue
+            gained = contexts(1, j, here)
+            if not gained:
+                continue
+            new_held.update(gained)
+            assert pre_by_ref is not None or not refs
+            for h in refs:
+                stood_for.update(k for k in pre_by_ref.get(h, ()) if k not in losing)  # type: ignore[union-attr]
+        if new_held:
+            for k in sorted(stood_for):
+                # what the pre blocks the new ones stand for held there
+                new_held.subtract(contexts(0, k, pre_places(k)))
+            moved.update(+new_held)
         missing = lost_n.astype(np.int64).copy()
         if not moved:
             return missing
-        lost_by_pair: dict[int, dict[int, list[tuple[tuple[int, bytes, bytes, bytes, bytes], int]]]] = {}
+        by_side: dict[tuple[int, int, bytes, bytes], list[tuple[int, bytes, bytes, bytes, bytes]]] = {}
+        for place in moved:
+            by_side.setdefault((place[0], 0, place[1], place[3]), []).append(place)
+            by_side.setdefault((place[0], 1, place[2], place[4]), []).append(place)
+
+        def take(fact: int, said: tuple[bytes, bytes, bytes, bytes], sides: tuple[bool, bool]) -> bool:
+            """Take one moved occurrence of ``fact`` with the words of the sides that moved."""
+            if sides == (True, True):
+                key = (fact, *said)
+                if moved[key] > 0:
+                    moved[key] -= 1
+                    return True
+                return False
+            side = 0 if sides[0] else 1
+            for place in by_side.get((fact, side, said[side], said[side + 2]), ()):
+                if moved[place] > 0:
+                    moved[place] -= 1
+                    return True
+            return False
+
+        cut: dict[int, dict[int, list[tuple[tuple[bytes, bytes, bytes, bytes], tuple[bool, bool]]]]] = {}
         for n, key in enumerate(lost_keys.tolist()):
             p, fact = divmod(key, size)
-            if p not in lost_by_pair:
-                i, j = paired[p]
-                by_fact: dict[int, list[tuple[tuple[int, bytes, bytes, bytes, bytes], int]]] = {}
-                for place, count in (contexts(0, i, pre_at[p]) - contexts(1, j, post_at[p])).items():
-                    by_fact.setdefault(place[0], []).append((place, count))
-                lost_by_pair[p] = by_fact
+            if p not in cut:
+                cut[p] = self._cut_occurrences(paired[p], pre_at[p], bounds, places)
             need = int(missing[n])
-            for place, count in lost_by_pair[p].get(fact, ()):
-                take = min(count, need, moved[place])
-                moved[place] -= take
-                need -= take
+            for said, sides in cut[p].get(fact, ()):
+                if not need:
+                    break
+                if take(fact, said, sides):
+                    need -= 1
             missing[n] = need
         return missing
+
+    def _quotations_dropped_or_unmarked(self, paired: list[tuple[int, int]], pre_at: list[np.ndarray],
+                                        keys: np.ndarray, size: int) -> np.ndarray:
+        """Of each (pair * size + quotation) a rewritten block no longer holds: whether each of
+        its pre version's occurrences of it either left whole, every word of it cut in a word
+        alignment of the two texts (:func:`_kept_words`) and held fewer times by the post text by
+        at least as many as the quotation holds, or stands in the post text as it stood, its words
+        aligned in a row and its inside the same bytes, only its marks gone. Words changed inside
+        it, or some of them kept ("drain the node first" -> "never drain the node", red team 103,
+        F04), are neither."""
+        aligned: dict[int, tuple[Any, ...]] = {}
+        out = np.zeros(keys.size, dtype=np.bool_)
+        for n, key in enumerate(keys.tolist()):
+            p, fact = divmod(key, size)
+            i, j = paired[p]
+            pre_table, post_table = self.pre_facts[i].table, self.post_facts[j].table
+            if p not in aligned:
+                pre_b, post_b = _word_bounds(pre_table.data), _word_bounds(post_table.data)
+                pre_words, post_words = _words_of(pre_b), _words_of(post_b)
+                fell = Counter(pre_words)
+                fell.subtract(post_words)
+                aligned[p] = (pre_b, post_b, pre_words, _kept_words(pre_words, post_words), fell)
+            pre_b, post_b, pre_words, kept, fell = aligned[p]
+            rows = self.pre_facts[i].groundable_rows()[np.flatnonzero(pre_at[p] == fact)]
+            ok = bool(rows.size)
+            for row in rows.tolist():
+                if int(pre_table.kind[row]) != _KIND_QUOTE:
+                    ok = False
+                    break
+                start, end = int(pre_table.start[row]), int(pre_table.end[row])
+                first = max(int(np.searchsorted(pre_b[0], start, side="left")), 1)
+                last = min(int(np.searchsorted(pre_b[1], end, side="right")) - 1, len(pre_words))
+                inner = range(first, last + 1)
+                if not inner:
+                    ok = False
+                    break
+                to = [kept[w - 1] for w in inner]
+                if all(k == -1 for k in to):
+                    need = Counter(pre_words[w - 1] for w in inner)
+                    if any(fell[word] < c for word, c in need.items()):
+                        ok = False
+                        break
+                    fell.subtract(need)  # (two copies dropped need the words gone twice)
+                    continue
+                if (to[0] >= 0 and to == list(range(to[0], to[0] + len(to)))
+                        and post_table.data[int(post_b[0][to[0] + 1]):int(post_b[1][to[-1] + 1])]
+                        == pre_table.data[int(pre_b[0][first]):int(pre_b[1][last])]):
+                    continue
+                ok = False
+                break
+            out[n] = ok
+        return out
+
+    def _cut_occurrences(self, pair: tuple[int, int], at: np.ndarray, bounds: Callable[..., Any],
+                         places: Callable[..., Any]) -> dict[int, list[tuple[tuple[bytes, bytes, bytes, bytes],
+                                                                              tuple[bool, bool]]]]:
+        """Fact -> (its four words, which sides moved) of each occurrence of an asked fact the pre
+        version of a rewritten block holds that the rewrite cut out with its statement (see
+        :meth:`_moved_occurrences`)."""
+        i, j = pair
+        facts, at_words, said = places(0, i, at)
+        if not facts:
+            return {}
+        pre_words, post_words = _words_of(bounds(0, i)), _words_of(bounds(1, j))
+        kept = [k != -1 for k in _kept_words(pre_words, post_words)]
+        fell = Counter(pre_words)
+        fell.subtract(post_words)
+        last = len(pre_words)
+
+        def left(w: int) -> bool:
+            # a word (not the blank either end) that left: unmatched, and held fewer times now
+            return 1 <= w <= last and not kept[w - 1] and fell[pre_words[w - 1]] > 0
+
+        out: dict[int, list[tuple[tuple[bytes, bytes, bytes, bytes], tuple[bool, bool]]]] = {}
+        for fact, before, after, far_before, far_after, *words4 in zip(facts, *at_words, *said):
+            own = range(before + 1, after)
+            if any(kept[w - 1] for w in own if 1 <= w <= last):
+                continue  # the occurrence itself is still there
+            sides = (left(before) and left(far_before), left(after) and left(far_after))
+            if sides[0] or sides[1]:
+                out.setdefault(fact, []).append((tuple(words4), sides))
+        return out
 
     def _reserialized_json(self) -> dict[int, int]:
         """Changed post block -> its pre version (the removed pre block with its id), for each
@@ -8948,6 +9117,56 @@ def _holds_wrapped_quotation(text: bytes) -> bool:
                 return True
             at = text.find(opening, end + len(closing))
     return False
+
+
+def _word_bounds(text: bytes) -> tuple[np.ndarray, np.ndarray, np.ndarray, bytes]:
+    """Each word's (start, end) in ``text``, a blank word either end; the indices of the words
+    that are no number (the blank ones too); the text lower-cased."""
+    data = np.frombuffer(text, dtype=np.uint8)
+    inside = np.zeros(data.size + 2, dtype=np.int8)
+    inside[1:-1] = _WORD_BYTE_TABLE[data]
+    edges = np.diff(inside)
+    starts = np.concatenate(([0], np.flatnonzero(edges == 1), [data.size]))
+    ends = np.concatenate(([0], np.flatnonzero(edges == -1), [data.size]))
+    other = np.zeros(data.size + 1, dtype=np.int64)  # bytes of a word that are no digit
+    np.cumsum(inside[1:-1] & ~((data >= 0x30) & (data <= 0x39)), out=other[1:])
+    wordy = np.flatnonzero(other[ends] > other[starts])
+    wordy = np.concatenate(([0], wordy[(wordy > 0) & (wordy < starts.size - 1)], [starts.size - 1]))
+    return starts, ends, wordy, text.lower()
+
+
+def _words_of(bounds: tuple[np.ndarray, np.ndarray, np.ndarray, bytes]) -> list[bytes]:
+    """The words (lower-cased) of :func:`_word_bounds`, without the blank ones."""
+    starts, ends, _, lowered = bounds
+    return [lowered[a:b] for a, b in zip(starts[1:-1].tolist(), ends[1:-1].tolist())]
+
+
+# the most word pairs a rewritten block's changed middle is aligned over (a rewrite of a block
+# of 2,000 words whose every word changed); past it no word of the middle counts as cut
+_ALIGN_PAIRS = 4_000_000
+
+
+def _kept_words(pre: list[bytes], post: list[bytes]) -> list[int]:
+    """Of each word of ``pre``: the index of the word of ``post`` a word alignment keeps it as
+    (the common start and end, then a longest-matching-blocks alignment of the middle), -1 for
+    a word it does not keep, -2 for one of a middle too long to align: no word of that counts as
+    cut, nor as kept in place (fail closed, see Gate._moved_occurrences)."""
+    n, m = len(pre), len(post)
+    lo = 0
+    while lo < n and lo < m and pre[lo] == post[lo]:
+        lo += 1
+    hi = 0
+    while hi < n - lo and hi < m - lo and pre[n - 1 - hi] == post[m - 1 - hi]:
+        hi += 1
+    kept = [*range(lo), *([-1] * (n - lo - hi)), *range(m - hi, m)]
+    if n - lo - hi and m - lo - hi:
+        if (n - lo - hi) * (m - lo - hi) > _ALIGN_PAIRS:
+            kept[lo:n - hi] = [-2] * (n - lo - hi)
+        else:
+            matcher = difflib.SequenceMatcher(None, pre[lo:n - hi], post[lo:m - hi], autojunk=False)
+            for a, b, length in matcher.get_matching_blocks():
+                kept[lo + a:lo + a + length] = range(lo + b, lo + b + length)
+    return kept
 
 
 def _row_slices(rows: _RowMap) -> dict[int, tuple[int, int]]:

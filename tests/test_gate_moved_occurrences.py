@@ -1,0 +1,205 @@
+"""I2's "fewer occurrences" rule (docs/gate.md, I2 — lossless-operator purity): a lost
+occurrence is excused only by a true move, the losing block having cut it with its statement
+and another changed block having gained it. The gate runs on whichever implementation is
+loaded (the suite runs once each way: PROVGATE_NO_EXTENSIONS=1 for the reference)."""
+
+from __future__ import annotations
+
+import pytest
+from gate_helpers import assert_accepted, blk, find, store_with
+
+import provgate.gate as gate_module
+from provgate.gate import Gate
+
+
+def _turn(id_: str, text: str, handles=(), **kw):
+    return blk(id_, "assistant", text, handles, **kw)
+
+
+def _check(pre, post, sources=None, **kw):
+    return Gate(store_with(sources or {})).check(pre, post, operator="rewrite", **kw)
+
+
+def _refused_for_occurrences(verdict, block: str, value: str):
+    v = find(verdict, "I2", block=block, value=value)
+    assert v.evidence["change"] == "fewer_occurrences", v
+    return v
+
+
+# red team 103, F02: a derived copy of the old statement excused the change
+
+_OLD = {"turn:a": "Imported 1 000 000 rows.\n", "turn:b": "Summary: imported 1 000 000 rows.\n"}
+
+
+@pytest.mark.parametrize("post", [
+    # the old statement kept as a new derived block, the block under its id saying the new one
+    [_turn("a", "Imported 1 000 rows.\n", ["turn:a"]), _turn("s", _OLD["turn:a"], derived_from=["turn:a"])],
+    # a summary that held the old statement already, re-issued under a new id
+    [_turn("a", "Imported 1 000 rows.\n", ["turn:a"]),
+     _turn("b2", "Summary:  imported 1 000 000 rows.\n", derived_from=["turn:b"])],
+    # a new copy of the summary, the summary kept
+    [_turn("a", "Imported 1 000 rows.\n", ["turn:a"]), _turn("b", _OLD["turn:b"], ["turn:b"]),
+     _turn("c", "Imported 1 000 000 rows!\n", derived_from=["turn:b"])],
+])
+def test_a_copy_of_the_old_statement_excuses_no_changed_figure(post):
+    pre = [_turn("a", _OLD["turn:a"], ["turn:a"]), _turn("b", _OLD["turn:b"], ["turn:b"])]
+    _refused_for_occurrences(_check(pre, post, _OLD), "a", "000")
+
+
+_SPLIT = {"turn:a": "Sleep 10 then 10 more seconds.\n", "turn:b": "Then 10 more seconds.\n"}
+
+
+@pytest.mark.parametrize("other, accepted", [
+    (_turn("a2", "Then 10 more seconds, then stop.\n", derived_from=["turn:a"]), True),  # moved out of a
+    (_turn("b2", "Then  10 more seconds.\n", derived_from=["turn:b"]), False),  # b's own, re-issued
+])
+def test_a_statement_cut_is_excused_only_by_a_block_that_gained_it(other, accepted):
+    # the other side of F02: the occurrence must be new to the block that holds it; a block
+    # re-issuing what its pre version (here b, under another id) held already moved nothing
+    pre = [_turn("a", _SPLIT["turn:a"], ["turn:a"]), _turn("b", _SPLIT["turn:b"], ["turn:b"])]
+    post = [_turn("a", "Sleep 10 seconds.\n", ["turn:a"]), other]
+    if other.get("id") == "a2":
+        post.insert(1, pre[1])
+    verdict = _check(pre, post, _SPLIT)
+    if accepted:
+        assert_accepted(verdict, "lossless")
+    else:
+        _refused_for_occurrences(verdict, "a", "10")
+
+
+def test_a_copy_of_a_kept_holder_excuses_no_cut_statement():
+    pre = [_turn("a", _SPLIT["turn:a"], ["turn:a"]), _turn("b", _SPLIT["turn:b"], ["turn:b"])]
+    post = [_turn("a", "Sleep 10 seconds.\n", ["turn:a"]), pre[1],
+            _turn("c", "Then 10 more seconds!\n", derived_from=["turn:b"])]
+    _refused_for_occurrences(_check(pre, post, _SPLIT), "a", "10")
+
+
+# red team 103, F01: figures traded between statements whose neighbouring words are equal
+
+@pytest.mark.parametrize("pre_texts, post_texts", [
+    (("Imported 1 000 000 rows today.\n", "Imported 1 000 rows yesterday.\n"),
+     ("Imported 1 000 rows today.\n", "Imported 1 000 000 rows yesterday.\n")),
+    (("Imported 1 000 000 rows.\n", "Imported 1 000 rows.\n"), ("Imported 1 000 rows!\n", "Imported 1 000 000 rows!\n")),
+    (("timeout 30 s, limit 60 s, timeout 30 s.\n", "timeout 60 s, limit 30 s.\n"),
+     ("timeout 30 s, limit 60 s, timeout 60 s.\n", "timeout 30 s, limit 30 s.\n")),
+    # the statement moved within the block, its figure changed: its words stayed in the block
+    (("Retry after 30 s. Then stop after 30 s.\n", "Log: stop after 60 s.\n"),
+     ("Then stop after 60 s. Retry after 30 s.\n", "Log: stop after 30 s.\n")),
+])
+def test_figures_traded_between_statements_are_no_move(pre_texts, post_texts):
+    pre = [_turn("a", pre_texts[0]), _turn("b", pre_texts[1])]
+    post = [_turn("a", post_texts[0]), _turn("b", post_texts[1])]
+    verdict = _check(pre, post)
+    assert any(v.invariant == "I2" and v.block == "a" and v.evidence.get("change") == "fewer_occurrences"
+               for v in verdict.violations), verdict.violations
+
+
+def test_a_figure_changed_in_place_is_no_move_even_when_the_block_drops_its_words_elsewhere():
+    # the words beside the lost figure must leave with it: dropping other copies of them
+    # elsewhere in the block ("rows", "imported") is no cut of the statement
+    src = {"turn:a": "Imported 1 000 000 rows. The rows were imported.\n"}
+    pre = [_turn("a", src["turn:a"], ["turn:a"])]
+    post = [_turn("a", "Imported 1 000 rows. The were.\n", ["turn:a"]),
+            _turn("s", "Imported 1 000 000 rows.\n", derived_from=["turn:a"])]
+    _refused_for_occurrences(_check(pre, post, src), "a", "000")
+
+
+@pytest.mark.parametrize("before, kept, moved", [
+    ("Sleep 10 then 10 more seconds.\n", "Sleep 10 seconds.\n", "Then 10 more seconds.\n"),
+    ("Retry in 5 s. Give up after 5 tries.\n", "Give up after 5 tries.\n", "Retry in 5 s.\n"),
+    # red team 103, F07: the moved sentence starts with the figure (no word before it moved)
+    ("Sleep 10 seconds. 10 more seconds later, retry.\n", "Sleep 10 seconds.\n", "10 more seconds later, retry.\n"),
+    ("Wait 5 s. 5 retries max.\n", "Wait 5 s.\n", "5 retries max.\n"),
+])
+def test_a_statement_moved_to_a_new_block_keeps_its_occurrences(before, kept, moved):
+    src = {"turn:a": before}
+    pre = [_turn("a", before, ["turn:a"])]
+    post = [_turn("a", kept, ["turn:a"]), _turn("a2", moved, derived_from=["turn:a"])]
+    assert_accepted(_check(pre, post, src), "lossless")
+
+
+@pytest.mark.parametrize("before, kept, moved", [
+    ("Sleep 10 seconds. 10 more seconds later, retry.\n", "Sleep 10 seconds.\n", "10 fewer seconds later, retry.\n"),
+    ("Sleep 10 seconds. 10 more seconds later, retry.\n", "Sleep 10 seconds.\n", "Then 10 seconds later, retry.\n"),
+    ("Wait 5 s. 5 retries max.\n", "Wait 5 s.\n", "5 s max.\n"),
+])
+def test_a_statement_moved_with_its_words_changed_is_refused(before, kept, moved):
+    src = {"turn:a": before}
+    pre = [_turn("a", before, ["turn:a"])]
+    post = [_turn("a", kept, ["turn:a"]), _turn("a2", moved, derived_from=["turn:a"])]
+    find(_check(pre, post, src), "I2", block="a")
+
+
+# red team 101, F05 / red team 100, F09: a quotation dropped whole, or only its marks removed,
+# while another block holds it; red team 103, F04: its words changed is still refused
+
+@pytest.mark.parametrize("before, after, accepted", [
+    ('Reminder: "deploy only on Tuesdays". Next step: run the tests.\n', "Next step: run the tests.\n", True),
+    ("Edit `src/app.py` now.\n", "Edit src/app.py now.\n", True),
+    ('Step 1: "drain the node first", then upgrade.\n', "Step 1: drain the node first, then upgrade.\n", True),
+    ('Step 1: "drain the node first", then upgrade.\n', "Step 1: then upgrade.\n", True),
+    ('Step 1: "drain the node first", then upgrade.\n', "Step 1: never drain the node, then upgrade.\n", False),
+    ('Step 1: "drain the node first", then upgrade.\n', "Step 1: drain the node, then upgrade first.\n", False),
+    ('Step 1: "drain the node first", then upgrade.\n', "Step 1: Drain the node first, then upgrade.\n", False),
+    # the words moved elsewhere in the block (not cut: still held as often)
+    ('Step 1: "drain the node first", then upgrade.\n', "Step 1: then upgrade. Drain the node first.\n", False),
+    ("Edit `src/app.py` now.\n", "Edit src app.py now.\n", False),
+    ("Edit `src/app.py` now.\n", "Edit src/app2.py now.\n", False),
+])
+def test_a_quotation_another_block_holds_dropped_or_unmarked(before, after, accepted):
+    quoted = before[before.index(next(c for c in before if c in '"`')):]
+    other = _turn("b", "The runbook says " + quoted)
+    pre = [_turn("a", before), other]
+    verdict = _check(pre, [_turn("a", after), other])
+    if accepted:
+        assert_accepted(verdict, "lossless")
+    else:
+        find(verdict, "I2", block="a")
+
+
+def test_a_middle_too_long_to_align_cuts_nothing(monkeypatch):
+    # the alignment's bound fails closed: past it no word counts as cut, so the split is refused
+    src = {"turn:a": "Sleep 10 then 10 more seconds.\n"}
+    pre = [_turn("a", src["turn:a"], ["turn:a"])]
+    post = [_turn("a", "Sleep for 10 seconds.\n", ["turn:a"]),
+            _turn("a2", "Then 10 more seconds.\n", derived_from=["turn:a"])]
+    assert_accepted(_check(pre, post, src), "lossless")
+    monkeypatch.setattr(gate_module, "_ALIGN_PAIRS", 0)
+    _refused_for_occurrences(_check(pre, post, src), "a", "10")
+
+
+def test_kept_words():
+    words = lambda s: s.split()  # noqa: E731
+    assert gate_module._kept_words(words("sleep 10 then 10 more seconds"), words("sleep 10 seconds")) == [0, 1, -1, -1, -1, 2]
+    assert gate_module._kept_words(words("a b c"), words("a b c")) == [0, 1, 2]
+    assert gate_module._kept_words(words("x a b y"), words("a b z")) == [-1, 0, 1, -1]
+    assert gate_module._kept_words([], words("a")) == []
+
+
+@pytest.mark.parametrize("n", [50, 200])
+def test_each_losing_block_is_aligned_once(monkeypatch, n):
+    # linear: one alignment per rewritten block that lost an occurrence, and the words of each
+    # other block read at most once a side, whatever N; a block holding the lost fact as often as
+    # before is not read at all (red team 100, F14)
+    calls, bounds = [], []
+    real, real_bounds = gate_module._kept_words, gate_module._word_bounds
+    monkeypatch.setattr(gate_module, "_kept_words", lambda a, b: calls.append(1) or real(a, b))
+    monkeypatch.setattr(gate_module, "_word_bounds", lambda t: bounds.append(1) or real_bounds(t))
+    pre = [_turn(f"a{k}", f"Step {k}: sleep 10 then 10 more seconds.\n") for k in range(n)]
+    post = [_turn(f"a{k}", f"Step {k}: sleep 10 then 10 more seconds, 10 s.\n" if k % 2 else
+                  f"Step {k}: sleep 10 seconds; then 10 more seconds.\n" if k else f"Step {k}: sleep 10 seconds.\n")
+            for k in range(n)]
+    verdict = _check(pre, post)
+    find(verdict, "I2", block="a0")
+    assert len(calls) == 1
+    assert len(bounds) <= 2 * (n // 2) + 2
+
+
+def test_a_block_holding_the_fact_as_often_as_before_gained_none_of_it():
+    # the receiver traded its own "10 minutes" for the moved "10 more seconds": it holds "10"
+    # once, as before, so it took no occurrence the losing block lost
+    pre = [_turn("a", "Sleep 10 then 10 more seconds.\n"), _turn("b", "Then wait 10 minutes.\n")]
+    moved = [_turn("a", "Sleep 10 seconds.\n"), _turn("b", "Then 10 more seconds; wait 10 minutes.\n")]
+    assert_accepted(_check(pre, moved), "lossless")
+    traded = [_turn("a", "Sleep 10 seconds.\n"), _turn("b", "Then 10 more seconds; wait minutes.\n")]
+    _refused_for_occurrences(_check(pre, traded), "a", "10")
