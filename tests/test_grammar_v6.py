@@ -229,3 +229,38 @@ def test_decorators_survive_a_reflow_and_a_summary():
     assert_accepted(_rewrite(src, src.replace("    ", "  ")))
     assert_accepted(_summarize(src, "size is a @property of Box that returns 3 [src:tool:c1]."), "lossy")
     find(_rewrite(src, src.replace("@property", "@cached_property")), "I2", value="cached_property")
+
+
+# -- red team 100, F11: the user and host of a URL in a summary ---------------------------------------
+
+URL_SOURCES = {
+    "ssh": "remote: ssh://deploy@10.0.0.12:22/srv/app",
+    "postgres": "DATABASE_URL=postgres://app:s3cret@10.0.0.5:5432/db",
+    "git": "git clone ssh://git@git.corp.io:2222/org/repo.git",
+    "json": '{"stdout": "remote: ssh://deploy@10.0.0.12:22/srv/app\\n"}',
+}
+
+
+@pytest.mark.parametrize("source, summary_text", [
+    ("ssh", "The remote is deploy@10.0.0.12 [src:tool:c1]."),
+    ("ssh", "The remote host is 10.0.0.12, port 22 [src:tool:c1]."),
+    ("postgres", "The app connects as app@10.0.0.5 [src:tool:c1]."),
+    ("postgres", "It connects to 10.0.0.5 on port 5432 [src:tool:c1]."),
+    ("git", "Cloned from git.corp.io port 2222 [src:tool:c1]."),
+    ("json", "The remote is deploy@10.0.0.12 [src:tool:c1]."),
+])
+def test_the_user_host_and_port_of_a_source_url_ground_a_summary(source, summary_text):
+    # red team 100, F11: the host after "@" is a fact (grammar v4), and so is the user before a
+    # version-like host (v5); glued to the URL's other bytes, the literal search found neither
+    assert_accepted(_summarize(URL_SOURCES[source], summary_text), "lossy")
+
+
+@pytest.mark.parametrize("source, summary_text, value", [
+    ("ssh", "The remote is root@10.0.0.12 [src:tool:c1].", "root"),
+    ("ssh", "The remote host is 10.0.0.13 [src:tool:c1].", "10.0.0.13"),
+    ("ssh", "The remote listens on port 2222 [src:tool:c1].", "2222"),
+    ("postgres", "It connects as app@10.0.0.5 with s3cret [src:tool:c1].", "s3cret"),
+    ("git", "Cloned from git.corp.com [src:tool:c1].", "git.corp.com"),
+])
+def test_a_changed_piece_of_a_source_url_is_still_refused(source, summary_text, value):
+    find(_summarize(URL_SOURCES[source], summary_text), "I1", block="s", value=value)

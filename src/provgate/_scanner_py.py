@@ -51,7 +51,9 @@ not ``@`` either until grammar v4), or if an ANSI CSI sequence ends at ``p``; a 
 9. at a word byte: a hyphenated lower-case ID ``eu-west-1`` (at a lower-case letter), a
    version ``v2.0``, a dotted name ``os.path.join``, else the word is classified by its bytes
    (``_classify_word``: numbers, number words, identifiers, names; a capitalised word is a name
-   unless it starts a sentence, ``_sentence_initial``).
+   unless it starts a sentence, ``_sentence_initial``); a plain word (no fact) is an identifier
+   as a part of a pin's name, a ref word after its "@", or a mention (``_plain_word_fact``,
+   grammar v5 and v6).
 
 Every pattern is possessive (atomic groups, ``*+``/``++``): a part that matched is never
 given back, so a greedy hand-written loop gives the same answer. A kv fact absorbs its key and

@@ -175,7 +175,7 @@ class _Facts:
 
     __slots__ = ("table", "n_markers", "n_facts", "quoted", "_markers", "_ground_rows", "_fact_fps", "_kv_rows",
                  "_kv_sets", "_grounding_set", "_kv_prose_set", "_cited_names", "_dotted", "_nesting", "_worded",
-                 "_kv_key_order", "_dotted_by_leaf", "_source", "_path_lines", "_denied")
+                 "_kv_key_order", "_dotted_by_leaf", "_source", "_path_lines", "_url_parts", "_denied")
 
     def __init__(self, table: FactTable) -> None:
         self.table = table
@@ -201,6 +201,7 @@ class _Facts:
         self._dotted_by_leaf: dict[bytes, list[int]] | None = None
         self._source: _Facts | None = None  # (Gate.read_facts: the read's own facts these extend)
         self._path_lines: tuple[set[bytes], set[tuple[bytes, ...]]] | None = None  # (_path_lines)
+        self._url_parts: set[bytes] | None = None  # (_url_parts)
         self._denied: frozenset[tuple[int, int]] | None = None
 
     def denied_facts(self) -> frozenset[tuple[int, int]]:
@@ -4083,6 +4084,7 @@ class _Check:
                   lambda o, r: _ground_reflowed_in_own_pre(tables, requests, o, r),
                   lambda o, r: _ground_denials_kept(tables, sources, requests, o, r),
                   lambda o, r: _ground_in_path_lines(tables, sources, o, r, self.gate.read_facts),
+                  lambda o, r: _ground_in_url_parts(tables, sources, o, r, self.gate.read_facts),
                   lambda o, r: _ground_quoted_facts(tables, sources, o, r),
                   lambda o, r: _ground_wrapped_quotes(tables, [[x.table.data for x in group] + (
                       [] if own_pre is None else [own_pre.table.data]) for group, (*_, own_pre) in zip(
@@ -8721,6 +8723,52 @@ def _ground_in_path_lines(tables: list[FactTable], sources: list[list[_Facts]], 
         value = table.value_bytes(r)
         joined = _PATH_LINE.fullmatch(value) if kind == _KIND_PATH else None
         if (value in pieces) if joined is None else (tuple(piece for piece in joined.groups() if piece) in places):
+            keep[n] = False
+    return (owner, row) if keep.all() else (owner[keep], row[keep])
+
+
+# a URL's authority (RFC 3986): the user of its userinfo (not a password after ":"), its host
+# (a name, an IPv4 address or a bracketed IPv6 one) and its port
+_URL_AUTHORITY = re.compile(rb"[A-Za-z][A-Za-z0-9+.\-]*://(?:([^@/?#:\[\]]*)(?::[^@/?#]*)?@)?"
+                            rb"(\[[0-9A-Fa-f:.]+\]|[^@/?#:\[\]]*)(?::([0-9]+))?")
+# the kinds a piece of a URL's authority is read as in a summary: deploy (the name of a pin),
+# 10.0.0.12 and 22 (numbers), db.internal and db-3 (identifiers), Prod (a name)
+_URL_PART_KINDS = frozenset((_KIND_NUMBER, _KIND_IDENTIFIER, _KIND_NAME))
+
+
+def _url_parts(facts: _Facts) -> set[bytes]:
+    """The user, host and port of every URL a text states, as a URL fact or a kv value."""
+    found = facts._url_parts
+    if found is None:
+        found = set()
+        table = facts.table
+        for r in np.flatnonzero((table.kind == _KIND_URL) | (table.kind == _KIND_KV)).tolist():
+            m = _URL_AUTHORITY.match(table.value_bytes(r))
+            if m is not None:
+                found.update(piece for piece in m.groups() if piece)
+        facts._url_parts = found
+    return found
+
+
+def _ground_in_url_parts(tables: list[FactTable], sources: list[list[_Facts]], owner: np.ndarray,
+                         row: np.ndarray, read_facts: Callable[[_Facts], _Facts]) -> tuple[np.ndarray, np.ndarray]:
+    """The (owner, row) pairs left once a number, identifier or name is looked up among the
+    users, hosts and ports of its sources' URLs: the grammar reads a URL as one fact, so "the
+    remote is deploy@10.0.0.12" or "port 5432 on 10.0.0.5" of ``ssh://deploy@10.0.0.12:22/srv``
+    or ``DATABASE_URL=postgres://app@10.0.0.5:5432/db`` was refused (red team 100, F11: the host
+    of user@host, a fact since grammar v4, and its user since v5, glued to the URL's other
+    bytes where the literal search looks). A changed piece (10.0.0.13, root) is still
+    ungrounded. A JSON source is read as the strings it encodes too (``read_facts``)."""
+    keep = np.ones(owner.size, dtype=np.bool_)
+    unions: dict[int, set[bytes]] = {}
+    for n, (t, r) in enumerate(zip(owner.tolist(), row.tolist())):
+        table = tables[t]
+        if table.kind[r] not in _URL_PART_KINDS:
+            continue
+        if t not in unions:
+            texts = [*sources[t], *(d for facts in sources[t] if (d := read_facts(facts)) is not facts)]
+            unions[t] = set().union(*(_url_parts(x) for x in texts))
+        if table.value_bytes(r) in unions[t]:
             keep[n] = False
     return (owner, row) if keep.all() else (owner[keep], row[keep])
 
