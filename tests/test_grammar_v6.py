@@ -264,3 +264,38 @@ def test_the_user_host_and_port_of_a_source_url_ground_a_summary(source, summary
 ])
 def test_a_changed_piece_of_a_source_url_is_still_refused(source, summary_text, value):
     find(_summarize(URL_SOURCES[source], summary_text), "I1", block="s", value=value)
+
+
+# -- red team 94, F07: a formatter quoting a YAML or kv value ------------------------------------------
+
+
+@pytest.mark.parametrize("before, after", [
+    ("region: eu-west-1\nretries: 3\n", 'region: "eu-west-1"\nretries: 3\n'),
+    ("name: api\nimage: nginx:1.25\n", "name: 'api'\nimage: 'nginx:1.25'\n"),
+    ("url: https://x.io/a?b=1\n", 'url: "https://x.io/a?b=1"\n'),
+    ("region=eu-west-1\n", 'region="eu-west-1"\n'),
+    # and the quotes taken off again
+    ('region: "eu-west-1"\nretries: 3\n', "region: eu-west-1\nretries: 3\n"),
+    ("image: 'nginx:1.25'\n", "image: nginx:1.25\n"),
+])
+def test_quoting_a_kv_value_is_lossless(before, after):
+    # the pair says the value; the quotation and the facts inside it add no claim (before: the
+    # quotation and eu-west-1 were refused as introduced, or as dropped the other way)
+    assert_accepted(_rewrite(before, after))
+
+
+@pytest.mark.parametrize("before, after, value", [
+    # the value changed as it was quoted
+    ("region: eu-west-1\n", 'region: "eu-west-2"\n', "eu-west-2"),
+    ("region: eu-west-1\n", 'region: "eu-west-1 or 2"\n', "2"),
+    ('region: "eu-west-1"\n', "region: eu-west-2\n", "eu-west-2"),
+    # a fact pre held elsewhere is held by its copy inside the new quotes: the sentence that said
+    # it dropped is still a drop, failing closed (the quoted value is refused with it)
+    ("image: nginx:1.25\nnote: pinned 1.25\n", 'image: "nginx:1.25"\n', "nginx:1.25"),
+    # every copy of a dropped fact must have stood inside quotes whose pair post holds
+    ("image: 'nginx:1.25'\nnote: pinned 1.25\n", "image: nginx:1.25\n", "1.25"),
+    # a pair inside the quoted value is a pair of its own
+    ('cmd: "retries=5"\n', "cmd: retries=5\n", "5"),
+])
+def test_a_changed_value_or_a_drop_beside_the_quotes_is_still_refused(before, after, value):
+    find(_rewrite(before, after), "I2", value=value)

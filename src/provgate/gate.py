@@ -4344,6 +4344,14 @@ class _Check:
                          if self._only_marks(self.post_facts[owner].table, owner, row, a_row, a_pos, None)]
                 if marks:
                     introduced = np.delete(introduced, marks)
+            if introduced.size:
+                # and a fact inside a kv value a formatter quoted (region: "eu-west-1" of region:
+                # eu-west-1) whose pair pre holds: the value said it (red team 94, F07)
+                spans: dict[int, list[tuple[int, int, int]]] = {}
+                quoted = [k for k, (owner, row) in enumerate(map(a_row, introduced.tolist()))
+                          if self._in_quoted_pair(self.post_facts[owner].table, owner, row, a_row, a_pos, None, spans)]
+                if quoted:
+                    introduced = np.delete(introduced, quoted)
             if introduced.size and removed_by_id:
                 # and a fact that stands inside such a quotation (one a code span hid, before)
                 inside = self._inside_reflowed_quotations(
@@ -4806,6 +4814,15 @@ class _Check:
                 if marks:
                     unaccounted = np.delete(unaccounted, marks)
                     firsts = np.delete(firsts, marks)
+                # and a fact that stood inside a kv value whose quotes the rewrite removed, the
+                # pair still held (red team 94, F07), every copy of it
+                spans: dict[int, list[tuple[int, int, int]]] = {}
+                quoted = [n for n, group in enumerate(holders(firsts.tolist())) if all(
+                    self._in_quoted_pair(self.pre_facts[owner].table, owner, row, d_row, d_pos, gone_set, spans)
+                    for owner, row in group)]
+                if quoted:
+                    unaccounted = np.delete(unaccounted, quoted)
+                    firsts = np.delete(firsts, quoted)
             if unaccounted.size and changed_by_id:
                 # and a fact that stood inside such a quotation, every copy of it
                 every = holders(firsts.tolist())
@@ -4924,6 +4941,49 @@ class _Check:
             place = int(places[k])
             if place < 0 if gone is None else place in gone:
                 return False
+        return True
+
+    @staticmethod
+    def _in_quoted_pair(table: FactTable, owner: int, row: int, rows: _RowMap, places: np.ndarray,
+                        gone: set[int] | None, spans: dict[int, list[tuple[int, int, int]]]) -> bool:
+        """Does row ``row`` of block ``owner`` (not a kv fact) lie inside the quoted value of a kv
+        fact of its block, its marks included (``region: "eu-west-1"``: the quotation and the
+        identifier inside it), whose pair the other side still holds (as :meth:`_only_marks`
+        asks it of an inner fact)? The pair says the value, so its pieces add no claim when a
+        formatter quotes it, nor lose one when the quotes go (red team 94, F07: both refused).
+        The innermost quoted value that starts before the row is asked (a value quoted inside
+        another quoted value: the inner one). ``spans`` keeps each block's quoted values, made
+        once a call."""
+        if table.kind[row] == _KIND_KV:
+            return False
+        values = spans.get(owner)
+        if values is None:
+            values = spans[owner] = _quoted_kv_values(table)
+        start, end = int(table.start[row]), int(table.end[row])
+        i = bisect_right(values, (start + 1,)) - 1
+        if i < 0:
+            return False
+        open_at, close_at, kv = values[i]
+        if not (open_at <= start and end <= close_at):
+            return False
+        k = rows.index_of(owner, kv)
+        if k is None:
+            return False
+        place = int(places[k])
+        if place < 0 if gone is None else place in gone:
+            return False
+        if gone is None:
+            # an introduced quotation's facts must all be new: one pre holds elsewhere would be
+            # held by its copy inside the quotes, and a rewrite that quoted nginx:1.25 could drop
+            # the sentence that said 1.25 (checked on every row inside, failing closed)
+            first = int(np.searchsorted(table.start, open_at))
+            last = int(np.searchsorted(table.start, close_at))
+            for i in range(first, last):
+                if i == kv or int(table.end[i]) > close_at:
+                    continue
+                k = rows.index_of(owner, i)
+                if k is None or int(places[k]) >= 0:
+                    return False
         return True
 
     def _inside_reflowed_quotations(self, rows: list[tuple[int, int]], facts: list[_Facts],
@@ -8725,6 +8785,22 @@ def _ground_in_path_lines(tables: list[FactTable], sources: list[list[_Facts]], 
         if (value in pieces) if joined is None else (tuple(piece for piece in joined.groups() if piece) in places):
             keep[n] = False
     return (owner, row) if keep.all() else (owner[keep], row[keep])
+
+
+_QUOTE_MARKS = frozenset(b"\"'`")
+
+
+def _quoted_kv_values(table: FactTable) -> list[tuple[int, int, int]]:
+    """``(opening mark, end of the closing mark, kv row)`` of every kv fact of a table whose
+    value is quoted, sorted: the stretch a formatter's quotes hold (:meth:`_Check._in_quoted_pair`)."""
+    data = table.data
+    out = []
+    for r in np.flatnonzero(table.kind == _KIND_KV).tolist():
+        vs, ve = int(table.value_start[r]), int(table.value_end[r])
+        if 0 < vs and ve < len(data) and data[vs - 1] in _QUOTE_MARKS and data[ve] == data[vs - 1]:
+            out.append((vs - 1, ve + 1, r))
+    out.sort()
+    return out
 
 
 # a URL's authority (RFC 3986): the user of its userinfo (not a password after ":"), its host
