@@ -299,3 +299,23 @@ def test_quoting_a_kv_value_is_lossless(before, after):
 ])
 def test_a_changed_value_or_a_drop_beside_the_quotes_is_still_refused(before, after, value):
     find(_rewrite(before, after), "I2", value=value)
+
+
+def test_a_quoted_value_holding_many_facts_is_read_once(monkeypatch):
+    """Each introduced fact inside a newly quoted value asks whether all of the value's facts
+    are new; the answer is kept per value, so m facts cost O(m) look-ups, not O(m^2)."""
+    from provgate import gate as gate_module
+
+    calls = []
+    index_of = gate_module._RowMap.index_of
+
+    def counting(self, block, row):
+        calls.append(1)
+        return index_of(self, block, row)
+
+    monkeypatch.setattr(gate_module._RowMap, "index_of", counting)
+    for m in (200, 800):
+        value = ":".join(f"x{i}" for i in range(m))  # a bare value; quoted, m identifiers inside
+        calls.clear()
+        assert_accepted(_rewrite(f"a: {value}\n", f'a: "{value}"\n'))
+        assert len(calls) <= 3 * m + 10

@@ -4347,7 +4347,7 @@ class _Check:
             if introduced.size:
                 # and a fact inside a kv value a formatter quoted (region: "eu-west-1" of region:
                 # eu-west-1) whose pair pre holds: the value said it (red team 94, F07)
-                spans: dict[int, list[tuple[int, int, int]]] = {}
+                spans: dict[Any, Any] = {}
                 quoted = [k for k, (owner, row) in enumerate(map(a_row, introduced.tolist()))
                           if self._in_quoted_pair(self.post_facts[owner].table, owner, row, a_row, a_pos, None, spans)]
                 if quoted:
@@ -4816,7 +4816,7 @@ class _Check:
                     firsts = np.delete(firsts, marks)
                 # and a fact that stood inside a kv value whose quotes the rewrite removed, the
                 # pair still held (red team 94, F07), every copy of it
-                spans: dict[int, list[tuple[int, int, int]]] = {}
+                spans: dict[Any, Any] = {}
                 quoted = [n for n, group in enumerate(holders(firsts.tolist())) if all(
                     self._in_quoted_pair(self.pre_facts[owner].table, owner, row, d_row, d_pos, gone_set, spans)
                     for owner, row in group)]
@@ -4945,15 +4945,16 @@ class _Check:
 
     @staticmethod
     def _in_quoted_pair(table: FactTable, owner: int, row: int, rows: _RowMap, places: np.ndarray,
-                        gone: set[int] | None, spans: dict[int, list[tuple[int, int, int]]]) -> bool:
+                        gone: set[int] | None, spans: dict[Any, Any]) -> bool:
         """Does row ``row`` of block ``owner`` (not a kv fact) lie inside the quoted value of a kv
         fact of its block, its marks included (``region: "eu-west-1"``: the quotation and the
         identifier inside it), whose pair the other side still holds (as :meth:`_only_marks`
         asks it of an inner fact)? The pair says the value, so its pieces add no claim when a
         formatter quotes it, nor lose one when the quotes go (red team 94, F07: both refused).
         The innermost quoted value that starts before the row is asked (a value quoted inside
-        another quoted value: the inner one). ``spans`` keeps each block's quoted values, made
-        once a call."""
+        another quoted value: the inner one). ``spans`` keeps each block's quoted values, and
+        each quoted value's answer, made once a call (a value holding m facts is read once, not
+        once for each of them)."""
         if table.kind[row] == _KIND_KV:
             return False
         values = spans.get(owner)
@@ -4972,6 +4973,8 @@ class _Check:
         place = int(places[k])
         if place < 0 if gone is None else place in gone:
             return False
+        if gone is None and (owner, kv) in spans:
+            return spans[owner, kv]
         if gone is None:
             # an introduced quotation's facts must all be new: one pre holds elsewhere would be
             # held by its copy inside the quotes, and a rewrite that quoted nginx:1.25 could drop
@@ -4983,7 +4986,9 @@ class _Check:
                     continue
                 k = rows.index_of(owner, i)
                 if k is None or int(places[k]) >= 0:
+                    spans[owner, kv] = False
                     return False
+            spans[owner, kv] = True
         return True
 
     def _inside_reflowed_quotations(self, rows: list[tuple[int, int]], facts: list[_Facts],
