@@ -1273,26 +1273,102 @@ cdef inline bint shape_in_block(Cursor* cur, Py_ssize_t p, Shape* w) noexcept no
     return True
 
 
-cdef inline bint pin_after_at(const byte_t* d, Py_ssize_t n, Py_ssize_t at) noexcept nogil:
-    """d[at] is "@": a version (4.17.21, v4) or a digest (sha256:...) follows it (the
-    reference's _PIN_AFTER_AT), so the word before the "@" names a package (grammar v5)."""
-    cdef Py_ssize_t q = at + 1
-    if q < n and has(d[q], F_DIGIT):
+cdef struct Pins:
+    Py_ssize_t name_end     # the end of the last run of words joined by / or - read for a pin
+    Py_ssize_t pin_at       # the "@" of its pin, or -1
+
+
+cdef inline Py_ssize_t chain_end(const byte_t* d, Py_ssize_t n, Py_ssize_t e) noexcept nogil:
+    """e ends a word: the end of the chain of words joined by single "-" that it begins (the
+    reference's _CHAIN)."""
+    while e + 1 < n and d[e] == b'-' and has(d[e + 1], F_W):
+        e = word_end(d, n, e + 1)
+    return e
+
+
+cdef inline bint is_ref_word(const byte_t* w, Py_ssize_t k) noexcept nogil:
+    """Is w[:k] one of the reference's REF_WORDS?"""
+    if k == 2:
+        return memcmp(w, b"rc", 2) == 0
+    if k == 3:
+        return memcmp(w, b"lts", 3) == 0 or memcmp(w, b"dev", 3) == 0
+    if k == 4:
+        return (memcmp(w, b"next", 4) == 0 or memcmp(w, b"main", 4) == 0 or memcmp(w, b"beta", 4) == 0
+                or memcmp(w, b"edge", 4) == 0 or memcmp(w, b"head", 4) == 0 or memcmp(w, b"HEAD", 4) == 0)
+    if k == 5:
+        return memcmp(w, b"alpha", 5) == 0 or memcmp(w, b"trunk", 5) == 0
+    if k == 6:
+        return (memcmp(w, b"latest", 6) == 0 or memcmp(w, b"master", 6) == 0 or memcmp(w, b"stable", 6) == 0
+                or memcmp(w, b"canary", 6) == 0)
+    if k == 7:
+        return memcmp(w, b"nightly", 7) == 0 or memcmp(w, b"develop", 7) == 0
+    return False
+
+
+cdef inline Py_ssize_t ref_word(const byte_t* d, Py_ssize_t n, Py_ssize_t q) noexcept nogil:
+    """End of the ref word at q (latest, main, ...: the reference's _REF_WORD), or -1: the whole
+    word, and no "-", "." or "/" and a word byte after it."""
+    cdef Py_ssize_t e
+    if q >= n or not has(d[q], F_UPPER | F_LOWER):
+        return -1
+    e = word_end(d, n, q)
+    if not is_ref_word(d + q, e - q):
+        return -1
+    if e + 1 < n and (d[e] == b'-' or d[e] == b'.' or d[e] == b'/') and has(d[e + 1], F_W):
+        return -1
+    return e
+
+
+cdef inline bint pin_ref(const byte_t* d, Py_ssize_t n, Py_ssize_t q) noexcept nogil:
+    """d[q - 1] is "@": a version (4.17.21, v4, ^4.17.21, ~1.2), a digest (sha256:...) or a ref
+    word (latest, main) follows it (the reference's _PIN_REF), so the name before the "@" is a
+    pin's (grammar v5 and v6)."""
+    cdef Py_ssize_t v = q
+    if v < n and (d[v] == b'^' or d[v] == b'~'):
+        v += 1
+    if v < n and has(d[v], F_DIGIT):
         return True
-    if q + 1 < n and (d[q] == b'v' or d[q] == b'V') and has(d[q + 1], F_DIGIT):
+    if v + 1 < n and (d[v] == b'v' or d[v] == b'V') and has(d[v + 1], F_DIGIT):
         return True
     if q + 4 < n and d[q] == b's' and d[q + 1] == b'h' and d[q + 2] == b'a':
-        q += 3
-        if d[q] == b'1':
-            q += 1
-        elif q + 2 < n and ((d[q] == b'2' and d[q + 1] == b'5' and d[q + 2] == b'6')
-                            or (d[q] == b'3' and d[q + 1] == b'8' and d[q + 2] == b'4')
-                            or (d[q] == b'5' and d[q + 1] == b'1' and d[q + 2] == b'2')):
-            q += 3
+        v = q + 3
+        if d[v] == b'1':
+            v += 1
+        elif v + 2 < n and ((d[v] == b'2' and d[v + 1] == b'5' and d[v + 2] == b'6')
+                            or (d[v] == b'3' and d[v + 1] == b'8' and d[v + 2] == b'4')
+                            or (d[v] == b'5' and d[v + 1] == b'1' and d[v + 2] == b'2')):
+            v += 3
         else:
-            return False
-        return q + 1 < n and d[q] == b':' and has(d[q + 1], F_HEX)
-    return False
+            v = -1
+        if v >= 0 and v + 1 < n and d[v] == b':' and has(d[v + 1], F_HEX):
+            return True
+    return ref_word(d, n, q) >= 0
+
+
+cdef Py_ssize_t plain_word_fact(const byte_t* d, Py_ssize_t n, Py_ssize_t p, Py_ssize_t we, byte_t prev,
+                                Pins* pins) noexcept nogil:
+    """End of the identifier the plain word d[p:we] (no fact by itself) begins, or -1 (the
+    reference's _plain_word_fact, grammar v6): a part of a pin's name, a mention, a ref word."""
+    cdef Py_ssize_t r, e
+    if p >= pins.name_end:
+        if we < n and (d[we] == b'/' or d[we] == b'-' or d[we] == b'@'):
+            r = we
+            while r + 1 < n and (d[r] == b'/' or d[r] == b'-') and has(d[r + 1], F_W):
+                r = word_end(d, n, r + 1)
+            pins.name_end = r
+            pins.pin_at = r if r < n and d[r] == b'@' and pin_ref(d, n, r + 1) else -1
+        else:
+            pins.name_end = we
+            pins.pin_at = -1
+    if p < pins.pin_at:
+        return chain_end(d, n, we)
+    if prev == b'@':
+        if p < 2 or not has(d[p - 2], F_W) or csi_start(d, p - 2) >= 0:
+            return chain_end(d, n, we)
+        e = ref_word(d, n, p)
+        if e == we:
+            return e
+    return -1
 
 
 cdef inline int classify_shape(const byte_t* d, Py_ssize_t p, Shape* w) noexcept nogil:
@@ -1368,7 +1444,7 @@ cdef inline bint equals_after_blanks(const byte_t* d, Py_ssize_t n, Py_ssize_t q
 
 
 cdef int word_token(const byte_t* d, Py_ssize_t n, Py_ssize_t p, byte_t prev, Shape* shape,
-                    Cursor* cur, Rows* out, Py_ssize_t* next_p) noexcept nogil:
+                    Cursor* cur, Rows* out, Py_ssize_t* next_p, Pins* pins) noexcept nogil:
     """The token at a word byte p (a lexeme may start here). The word's shape and the bytes
     after it decide which of the reference's matchers can possibly match; only those run, in
     the reference's order. Sets next_p; returns -1 when a row could not be added."""
@@ -1398,6 +1474,10 @@ cdef int word_token(const byte_t* d, Py_ssize_t n, Py_ssize_t p, byte_t prev, Sh
             kind = classify_shape(d, p, w)
             if kind:
                 return emit(out, kind, p, we, V_NUMBER if kind == K_NUMBER else V_RAW)
+            e = plain_word_fact(d, n, p, we, prev, pins)
+            if e >= 0:
+                next_p[0] = e
+                return emit(out, K_IDENTIFIER, p, e, V_RAW)
             return 0
     if we < n:
         # a URL scheme is ASCII letters, digits and + . - followed by "://"
@@ -1470,8 +1550,11 @@ cdef int word_token(const byte_t* d, Py_ssize_t n, Py_ssize_t p, byte_t prev, Sh
                 return emit(out, K_IDENTIFIER, p, e, V_RAW)
     next_p[0] = we
     kind = classify_shape(d, p, w)
-    if not kind and b == b'@' and pin_after_at(d, n, we):
-        kind = K_IDENTIFIER
+    if not kind:
+        e = plain_word_fact(d, n, p, we, prev, pins)
+        if e >= 0:
+            next_p[0] = e
+            return emit(out, K_IDENTIFIER, p, e, V_RAW)
     if kind:
         return emit(out, kind, p, we, V_NUMBER if kind == K_NUMBER else V_RAW)
     return 0
@@ -1817,6 +1900,9 @@ cdef int token_spans(const byte_t* d, Py_ssize_t n, Rows* out) noexcept nogil:
     cdef KeyValue kv
     cdef Cursor cur
     cdef uint64_t rest
+    cdef Pins pins
+    pins.name_end = 0
+    pins.pin_at = -1
     cur.base = -64
     cur.bits = 0
     while True:
@@ -1847,7 +1933,8 @@ cdef int token_spans(const byte_t* d, Py_ssize_t n, Rows* out) noexcept nogil:
                 else:
                     q = lower_run_end(d, n, p)
                 f = CLS[d[q]] if q < n else F_SAFE_AFTER
-                if f & F_SAFE_AFTER:
+                # (not after an "@": a mention, or a pin's ref word, grammar v6)
+                if f & F_SAFE_AFTER and not (p > 0 and p != fresh and d[p - 1] == b'@'):
                     # after blanks an "=" would make the word a kv key
                     e = q
                     if f & F_BLANK:
@@ -1862,7 +1949,7 @@ cdef int token_spans(const byte_t* d, Py_ssize_t n, Rows* out) noexcept nogil:
             prev = d[p - 1] if p > 0 and p != fresh else b' '
             if not shape_in_block(&cur, p, &w):
                 word_shape(d, n, p, &w)
-            if word_token(d, n, p, prev, &w, &cur, out, &p) < 0:
+            if word_token(d, n, p, prev, &w, &cur, out, &p, &pins) < 0:
                 return -1
             continue
         prev = d[p - 1] if p > 0 and p != fresh else b' '

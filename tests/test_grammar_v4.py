@@ -35,12 +35,14 @@ def test_extractor_version_is_at_least_4():
 
 AT_CASES = [
     # package pins: the version after "@" is a number (and, since grammar v5, the name before
-    # it an identifier)
+    # it an identifier; since grammar v6 every "/" part of the name: the owner, the scope)
     ("Pinned lodash@4.17.21 in the lockfile.",
      [("identifier", "lodash", "identifier", "lodash"), ("number", "4.17.21", "number", "4.17.21")]),
     ("npm i react@18.2.0", [("identifier", "react", "identifier", "react"), ("number", "18.2.0", "number", "18.2.0")]),
-    ("@types/node@20.11.5", [("identifier", "node", "identifier", "node"), ("number", "20.11.5", "number", "20.11.5")]),
-    ("uses actions/checkout@v4 here", [("identifier", "checkout", "identifier", "checkout"), ("number", "v4", "number", "v4")]),
+    ("@types/node@20.11.5", [("identifier", "types", "identifier", "types"), ("identifier", "node", "identifier", "node"),
+                             ("number", "20.11.5", "number", "20.11.5")]),
+    ("uses actions/checkout@v4 here", [("identifier", "actions", "identifier", "actions"),
+                                       ("identifier", "checkout", "identifier", "checkout"), ("number", "v4", "number", "v4")]),
     ("ssh deploy@10.0.0.12", [("identifier", "deploy", "identifier", "deploy"), ("number", "10.0.0.12", "number", "10.0.0.12")]),
     ("golang.org/x/net@v0.17.0", [("path", "golang.org/x/net@v0.17.0", "path", "golang.org/x/net@v0.17.0")]),
     # mentions: the handle is read as the word it is
@@ -49,7 +51,8 @@ AT_CASES = [
     ("cc @Alice", [("name", "Alice", "name", "Alice")]),
     ("@Alice please look", [("name", "Alice", "name", "Alice")]),
     ("cc @ALICE", [("name", "ALICE", "name", "ALICE")]),
-    ("cc @alice and @bob", []),  # lower-case words are no facts, after "@" as anywhere
+    # lower-case mentions were no facts until grammar v6 (test_grammar_v6): a handle now
+    ("cc @alice and @bob", [("identifier", "alice", "identifier", "alice"), ("identifier", "bob", "identifier", "bob")]),
     ("page @oncall-team-7", [("identifier", "oncall-team-7", "identifier", "oncall-team-7")]),
     # what is no address: the part after "@" starts as usual
     ("a@10.0.0.1 user@host a@b.c", [("identifier", "a", "identifier", "a"), ("number", "10.0.0.1", "number", "10.0.0.1")]),

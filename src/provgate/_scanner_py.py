@@ -51,7 +51,9 @@ not ``@`` either until grammar v4), or if an ANSI CSI sequence ends at ``p``; a 
 9. at a word byte: a hyphenated lower-case ID ``eu-west-1`` (at a lower-case letter), a
    version ``v2.0``, a dotted name ``os.path.join``, else the word is classified by its bytes
    (``_classify_word``: numbers, number words, identifiers, names; a capitalised word is a name
-   unless it starts a sentence, ``_sentence_initial``).
+   unless it starts a sentence, ``_sentence_initial``); a plain word (no fact) is an identifier
+   as a part of a pin's name, a ref word after its "@", or a mention (``_plain_word_fact``,
+   grammar v5 and v6).
 
 Every pattern is possessive (atomic groups, ``*+``/``++``): a part that matched is never
 given back, so a greedy hand-written loop gives the same answer. A kv fact absorbs its key and
@@ -194,8 +196,24 @@ _WORD = re.compile(rb"[" + _W + rb"]++")
 # grammar v5: a plain word right before "@" and a version (4.17.21, v4) or a digest
 # (sha256:...) names a package, an action or an image, so it is an identifier; else renaming
 # the package of a pin kept its facts (lodash@4.17.21 -> underscore@4.17.21 passed). An e-mail
-# address never gets here: it is matched whole before the word, and its TLD is letters
-_PIN_AFTER_AT = re.compile(rb"@(?:[vV]?[0-9]|sha(?:1|256|384|512):[0-9a-fA-F])")
+# address never gets here: it is matched whole before the word, and its TLD is letters.
+# Grammar v6: the whole name is read, its parts joined by "/" (owner/name, @scope/name) or "-"
+# (left-pad), each "/" part one identifier (_plain_word_fact); a version may have a ^ or ~ range
+# sign (lodash@^4.17.21); a ref that is one of these words pins a name too (lodash@latest,
+# actions/checkout@main), and is an identifier itself
+REF_WORDS = frozenset(
+    b"latest next main master stable canary beta alpha rc nightly edge lts head HEAD dev develop trunk".split()
+)
+_REF_WORD = re.compile(
+    rb"(?:" + b"|".join(sorted(REF_WORDS, key=len, reverse=True)) + rb")(?![\-./]?[" + _W + rb"])"
+)
+_PIN_REF = re.compile(
+    rb"(?:[\^~]?[vV]?[0-9]|sha(?:1|256|384|512):[0-9a-fA-F]|" + _REF_WORD.pattern + rb")"
+)
+# the run of a pin's name: words joined by single "/" or "-" (what follows it decides if it is
+# one), and one "-" chain of it, the part that is one identifier
+_NAME_RUN = re.compile(rb"[" + _W + rb"]++(?:[/\-][" + _W + rb"]++)*+")
+_CHAIN = re.compile(rb"[" + _W + rb"]++(?:-[" + _W + rb"]++)*+")
 # an ANSI CSI escape sequence (grammar v4, stop 40, red team 95 F09): ESC "[", parameter bytes
 # 0x30-0x3F, intermediate bytes 0x20-0x2F, one final byte 0x40-0x7E ("\x1b[1;32m", "\x1b[0m",
 # "\x1b[2K"). The token layer reads its bytes as control bytes (SEP): no fact, and the byte after
@@ -227,7 +245,7 @@ _BARE_TRIM = frozenset(b".:!?*")
 # number words. ``scan(..., shortcut=False)`` runs without it; the tests check both agree.
 _NOTHING_HERE = re.compile(
     rb"(?:[\x00-\x20\x7f(){};,<>=*&|!?^#$:'`%@\]]++"
-    rb"|(?!(?:" + b"|".join(sorted(NUMBER_WORDS)) + rb")(?![a-z]))[a-z]++"
+    rb"|(?<!@)(?!(?:" + b"|".join(sorted(NUMBER_WORDS)) + rb")(?![a-z]))[a-z]++"
     rb"(?=[\x00-\x08\x0a-\x1f\x7f(){};,<>*&|!?^#$'`\"\[\]]|[ \t]++(?!=)|\Z)"
     rb")*+"
 )
@@ -603,9 +621,52 @@ def _classify_word(data: bytes, p: int, end: int) -> int:
     return 0 if _sentence_initial(data, p) else NAME  # a capitalised word
 
 
+class _Pins:
+    """The last run of words joined by "/" or "-" the scan read for a pin name: where it ends,
+    and where its pin's "@" is (-1: no pin). Each run is read once, from its first plain word."""
+
+    __slots__ = ("name_end", "pin_at")
+
+    def __init__(self) -> None:
+        self.name_end = 0
+        self.pin_at = -1
+
+
+def _plain_word_fact(data: bytes, p: int, end: int, prev: int, pins: _Pins) -> int:
+    """End of the identifier a plain word (no fact by itself) at ``p`` begins, or -1
+    (grammar v6, docs/grammar.md "@ pins and mentions"):
+
+    - a part of a pin's name: the run of words joined by "/" or "-" from ``p`` ends right before
+      an "@" and a version, digest or ref word (``actions/checkout@v4``, ``@types/node@20``,
+      ``left-pad@1.3.0``, ``lodash@latest``); the identifier is the "-" chain at ``p``, so
+      ``actions`` and ``checkout``, ``types`` and ``node``, ``left-pad``;
+    - a mention: an "@" that follows no word byte (or the final byte of a CSI sequence) is
+      right before the word (``@alice``, ``@oncall-team``, ``@property``): the "-" chain;
+    - a ref word right after the "@" of a pin (``latest`` of ``lodash@latest``): the word.
+    """
+    n = len(data)
+    if p >= pins.name_end:
+        if end < n and data[end] in b"/-@":
+            r = _NAME_RUN.match(data, p).end()
+            pins.name_end = r
+            pins.pin_at = r if r < n and data[r] == ord("@") and _PIN_REF.match(data, r + 1) else -1
+        else:
+            pins.name_end, pins.pin_at = end, -1
+    if p < pins.pin_at:
+        return _CHAIN.match(data, p).end()
+    if prev == ord("@"):
+        if p < 2 or data[p - 2] not in W or _csi_start(data, p - 2) >= 0:
+            return _CHAIN.match(data, p).end()
+        m = _REF_WORD.match(data, p)
+        if m is not None and m.end() == end:
+            return end
+    return -1
+
+
 def _token_spans(data: bytes, out: _Out, shortcut: bool = True) -> None:
     n = len(data)
     p = 0
+    pins = _Pins()
     fresh = 0  # where the last CSI sequence ended: the byte before counts as a control byte
     while p < n:
         if shortcut:
@@ -721,8 +782,12 @@ def _token_spans(data: bytes, out: _Out, shortcut: bool = True) -> None:
                     continue
             end = _WORD.match(data, p).end()
             kind = _classify_word(data, p, end)
-            if not kind and _PIN_AFTER_AT.match(data, end) is not None:
-                kind = IDENTIFIER
+            if not kind:
+                e = _plain_word_fact(data, p, end, prev, pins)
+                if e >= 0:
+                    out.add(IDENTIFIER, p, e, -1, -1, p, e, VALUE_RAW)
+                    p = e
+                    continue
             if kind:
                 vk = VALUE_NUMBER if kind == NUMBER else VALUE_RAW
                 out.add(kind, p, end, -1, -1, p, end, vk)

@@ -176,7 +176,7 @@ class _Facts:
 
     __slots__ = ("table", "n_markers", "n_facts", "quoted", "_markers", "_ground_rows", "_fact_fps", "_kv_rows",
                  "_kv_sets", "_grounding_set", "_kv_prose_set", "_cited_names", "_dotted", "_nesting", "_worded",
-                 "_kv_key_order", "_dotted_by_leaf", "_source", "_path_lines", "_denied")
+                 "_kv_key_order", "_dotted_by_leaf", "_source", "_path_lines", "_url_parts", "_denied")
 
     def __init__(self, table: FactTable) -> None:
         self.table = table
@@ -202,6 +202,7 @@ class _Facts:
         self._dotted_by_leaf: dict[bytes, list[int]] | None = None
         self._source: _Facts | None = None  # (Gate.read_facts: the read's own facts these extend)
         self._path_lines: tuple[set[bytes], set[tuple[bytes, ...]]] | None = None  # (_path_lines)
+        self._url_parts: set[bytes] | None = None  # (_url_parts)
         self._denied: frozenset[tuple[int, int]] | None = None
 
     def denied_facts(self) -> frozenset[tuple[int, int]]:
@@ -4141,6 +4142,7 @@ class _Check:
                   lambda o, r: _ground_reflowed_in_own_pre(tables, requests, o, r),
                   lambda o, r: _ground_denials_kept(tables, sources, requests, o, r),
                   lambda o, r: _ground_in_path_lines(tables, sources, o, r, self.gate.read_facts),
+                  lambda o, r: _ground_in_url_parts(tables, sources, o, r, self.gate.read_facts),
                   lambda o, r: _ground_quoted_facts(tables, sources, o, r),
                   lambda o, r: _ground_wrapped_quotes(tables, [[x.table.data for x in group] + (
                       [] if own_pre is None else [own_pre.table.data]) for group, (*_, own_pre) in zip(
@@ -4400,6 +4402,14 @@ class _Check:
                          if self._only_marks(self.post_facts[owner].table, owner, row, a_row, a_pos, None)]
                 if marks:
                     introduced = np.delete(introduced, marks)
+            if introduced.size:
+                # and a fact inside a kv value a formatter quoted (region: "eu-west-1" of region:
+                # eu-west-1) whose pair pre holds: the value said it (red team 94, F07)
+                spans: dict[Any, Any] = {}
+                quoted = [k for k, (owner, row) in enumerate(map(a_row, introduced.tolist()))
+                          if self._in_quoted_pair(self.post_facts[owner].table, owner, row, a_row, a_pos, None, spans)]
+                if quoted:
+                    introduced = np.delete(introduced, quoted)
             if introduced.size and removed_by_id:
                 # and a fact that stands inside such a quotation (one a code span hid, before)
                 inside = self._inside_reflowed_quotations(
@@ -5030,6 +5040,15 @@ class _Check:
                 if marks:
                     unaccounted = np.delete(unaccounted, marks)
                     firsts = np.delete(firsts, marks)
+                # and a fact that stood inside a kv value whose quotes the rewrite removed, the
+                # pair still held (red team 94, F07), every copy of it
+                spans: dict[Any, Any] = {}
+                quoted = [n for n, group in enumerate(holders(firsts.tolist())) if all(
+                    self._in_quoted_pair(self.pre_facts[owner].table, owner, row, d_row, d_pos, gone_set, spans)
+                    for owner, row in group)]
+                if quoted:
+                    unaccounted = np.delete(unaccounted, quoted)
+                    firsts = np.delete(firsts, quoted)
             if unaccounted.size and changed_by_id:
                 # and a fact that stood inside such a quotation, every copy of it
                 every = holders(firsts.tolist())
@@ -5148,6 +5167,54 @@ class _Check:
             place = int(places[k])
             if place < 0 if gone is None else place in gone:
                 return False
+        return True
+
+    @staticmethod
+    def _in_quoted_pair(table: FactTable, owner: int, row: int, rows: _RowMap, places: np.ndarray,
+                        gone: set[int] | None, spans: dict[Any, Any]) -> bool:
+        """Does row ``row`` of block ``owner`` (not a kv fact) lie inside the quoted value of a kv
+        fact of its block, its marks included (``region: "eu-west-1"``: the quotation and the
+        identifier inside it), whose pair the other side still holds (as :meth:`_only_marks`
+        asks it of an inner fact)? The pair says the value, so its pieces add no claim when a
+        formatter quotes it, nor lose one when the quotes go (red team 94, F07: both refused).
+        The innermost quoted value that starts before the row is asked (a value quoted inside
+        another quoted value: the inner one). ``spans`` keeps each block's quoted values, and
+        each quoted value's answer, made once a call (a value holding m facts is read once, not
+        once for each of them)."""
+        if table.kind[row] == _KIND_KV:
+            return False
+        values = spans.get(owner)
+        if values is None:
+            values = spans[owner] = _quoted_kv_values(table)
+        start, end = int(table.start[row]), int(table.end[row])
+        i = bisect_right(values, (start + 1,)) - 1
+        if i < 0:
+            return False
+        open_at, close_at, kv = values[i]
+        if not (open_at <= start and end <= close_at):
+            return False
+        k = rows.index_of(owner, kv)
+        if k is None:
+            return False
+        place = int(places[k])
+        if place < 0 if gone is None else place in gone:
+            return False
+        if gone is None and (owner, kv) in spans:
+            return spans[owner, kv]
+        if gone is None:
+            # an introduced quotation's facts must all be new: one pre holds elsewhere would be
+            # held by its copy inside the quotes, and a rewrite that quoted nginx:1.25 could drop
+            # the sentence that said 1.25 (checked on every row inside, failing closed)
+            first = int(np.searchsorted(table.start, open_at))
+            last = int(np.searchsorted(table.start, close_at))
+            for i in range(first, last):
+                if i == kv or int(table.end[i]) > close_at:
+                    continue
+                k = rows.index_of(owner, i)
+                if k is None or int(places[k]) >= 0:
+                    spans[owner, kv] = False
+                    return False
+            spans[owner, kv] = True
         return True
 
     def _inside_reflowed_quotations(self, rows: list[tuple[int, int]], facts: list[_Facts],
@@ -8956,6 +9023,68 @@ def _ground_in_path_lines(tables: list[FactTable], sources: list[list[_Facts]], 
         value = table.value_bytes(r)
         joined = _PATH_LINE.fullmatch(value) if kind == _KIND_PATH else None
         if (value in pieces) if joined is None else (tuple(piece for piece in joined.groups() if piece) in places):
+            keep[n] = False
+    return (owner, row) if keep.all() else (owner[keep], row[keep])
+
+
+_QUOTE_MARKS = frozenset(b"\"'`")
+
+
+def _quoted_kv_values(table: FactTable) -> list[tuple[int, int, int]]:
+    """``(opening mark, end of the closing mark, kv row)`` of every kv fact of a table whose
+    value is quoted, sorted: the stretch a formatter's quotes hold (:meth:`_Check._in_quoted_pair`)."""
+    data = table.data
+    out = []
+    for r in np.flatnonzero(table.kind == _KIND_KV).tolist():
+        vs, ve = int(table.value_start[r]), int(table.value_end[r])
+        if 0 < vs and ve < len(data) and data[vs - 1] in _QUOTE_MARKS and data[ve] == data[vs - 1]:
+            out.append((vs - 1, ve + 1, r))
+    out.sort()
+    return out
+
+
+# a URL's authority (RFC 3986): the user of its userinfo (not a password after ":"), its host
+# (a name, an IPv4 address or a bracketed IPv6 one) and its port
+_URL_AUTHORITY = re.compile(rb"[A-Za-z][A-Za-z0-9+.\-]*://(?:([^@/?#:\[\]]*)(?::[^@/?#]*)?@)?"
+                            rb"(\[[0-9A-Fa-f:.]+\]|[^@/?#:\[\]]*)(?::([0-9]+))?")
+# the kinds a piece of a URL's authority is read as in a summary: deploy (the name of a pin),
+# 10.0.0.12 and 22 (numbers), db.internal and db-3 (identifiers), Prod (a name)
+_URL_PART_KINDS = frozenset((_KIND_NUMBER, _KIND_IDENTIFIER, _KIND_NAME))
+
+
+def _url_parts(facts: _Facts) -> set[bytes]:
+    """The user, host and port of every URL a text states, as a URL fact or a kv value."""
+    found = facts._url_parts
+    if found is None:
+        found = set()
+        table = facts.table
+        for r in np.flatnonzero((table.kind == _KIND_URL) | (table.kind == _KIND_KV)).tolist():
+            m = _URL_AUTHORITY.match(table.value_bytes(r))
+            if m is not None:
+                found.update(piece for piece in m.groups() if piece)
+        facts._url_parts = found
+    return found
+
+
+def _ground_in_url_parts(tables: list[FactTable], sources: list[list[_Facts]], owner: np.ndarray,
+                         row: np.ndarray, read_facts: Callable[[_Facts], _Facts]) -> tuple[np.ndarray, np.ndarray]:
+    """The (owner, row) pairs left once a number, identifier or name is looked up among the
+    users, hosts and ports of its sources' URLs: the grammar reads a URL as one fact, so "the
+    remote is deploy@10.0.0.12" or "port 5432 on 10.0.0.5" of ``ssh://deploy@10.0.0.12:22/srv``
+    or ``DATABASE_URL=postgres://app@10.0.0.5:5432/db`` was refused (red team 100, F11: the host
+    of user@host, a fact since grammar v4, and its user since v5, glued to the URL's other
+    bytes where the literal search looks). A changed piece (10.0.0.13, root) is still
+    ungrounded. A JSON source is read as the strings it encodes too (``read_facts``)."""
+    keep = np.ones(owner.size, dtype=np.bool_)
+    unions: dict[int, set[bytes]] = {}
+    for n, (t, r) in enumerate(zip(owner.tolist(), row.tolist())):
+        table = tables[t]
+        if table.kind[r] not in _URL_PART_KINDS:
+            continue
+        if t not in unions:
+            texts = [*sources[t], *(d for facts in sources[t] if (d := read_facts(facts)) is not facts)]
+            unions[t] = set().union(*(_url_parts(x) for x in texts))
+        if table.value_bytes(r) in unions[t]:
             keep[n] = False
     return (owner, row) if keep.all() else (owner[keep], row[keep])
 
