@@ -209,6 +209,25 @@ cdef inline bint quotation_denied(const byte_t* classes, const byte_t* h, offset
             return False
 
 
+cdef inline bint negation_word(const byte_t* h, offset_t j, offset_t i) noexcept nogil:
+    """provgate._matching_py._negation_word of ``h[j:i]``, emphasis ``_`` cut from its ends."""
+    cdef offset_t n
+    while j < i and h[j] == b'_':
+        j += 1
+    while i > j and h[i - 1] == b'_':
+        i -= 1
+    n = i - j
+    if n >= 3 and (h[i - 1] | 0x20) == b't':
+        if h[i - 2] == 0x27 and (h[i - 3] | 0x20) == b'n':
+            return True
+        if n >= 5 and h[i - 4] == 0xE2 and h[i - 3] == 0x80 and h[i - 2] == 0x99 and (h[i - 5] | 0x20) == b'n':
+            return True
+    return ((n == 3 and lower_is(h + j, b"not", 3)) or (n == 2 and lower_is(h + j, b"no", 2))
+            or (n == 5 and lower_is(h + j, b"never", 5)) or (n == 3 and lower_is(h + j, b"nor", 3))
+            or (n == 7 and lower_is(h + j, b"neither", 7)) or (n == 6 and lower_is(h + j, b"cannot", 6))
+            or (n == 7 and lower_is(h + j, b"without", 7)))
+
+
 cdef inline bint negation_before(const byte_t* classes, const byte_t* h, offset_t i, offset_t s) noexcept nogil:
     """provgate._matching_py._negation_before: is the word that ends at ``h[i]`` a negation on
     its own (NEGATIONS or a word ending in n't or n’t), but "no" quoted alone before
@@ -239,16 +258,7 @@ cdef inline bint negation_before(const byte_t* classes, const byte_t* h, offset_
             k += 1
         if k < s and h[k] == b'"':
             return False  # ("no" of ["yes", "no", "ask every time"]: the string is the answer alone)
-    # n't or n’t at its end
-    if n >= 3 and (h[i - 1] | 0x20) == b't':
-        if h[i - 2] == 0x27 and (h[i - 3] | 0x20) == b'n':
-            return True
-        if n >= 5 and h[i - 4] == 0xE2 and h[i - 3] == 0x80 and h[i - 2] == 0x99 and (h[i - 5] | 0x20) == b'n':
-            return True
-    return ((n == 3 and lower_is(h + j, b"not", 3)) or (n == 2 and lower_is(h + j, b"no", 2))
-            or (n == 5 and lower_is(h + j, b"never", 5)) or (n == 3 and lower_is(h + j, b"nor", 3))
-            or (n == 7 and lower_is(h + j, b"neither", 7)) or (n == 6 and lower_is(h + j, b"cannot", 6))
-            or (n == 7 and lower_is(h + j, b"without", 7)))
+    return negation_word(h, j, i)  # (letters and apostrophes: no emphasis to cut)
 
 
 cdef inline bint is_curly(const byte_t* h, offset_t at, byte_t last) noexcept nogil:
@@ -505,25 +515,6 @@ cdef inline offset_t item_quotation(const byte_t* h, offset_t t, offset_t e) noe
     if t + 3 <= e and (is_curly(h, t, 0x9C) or is_curly(h, t, 0x98)):
         return t + 3
     return -1
-
-
-cdef inline bint negation_word(const byte_t* h, offset_t j, offset_t i) noexcept nogil:
-    """provgate._matching_py._negation_word of ``h[j:i]``, emphasis ``_`` cut from its ends."""
-    cdef offset_t n
-    while j < i and h[j] == b'_':
-        j += 1
-    while i > j and h[i - 1] == b'_':
-        i -= 1
-    n = i - j
-    if n >= 3 and (h[i - 1] | 0x20) == b't':
-        if h[i - 2] == 0x27 and (h[i - 3] | 0x20) == b'n':
-            return True
-        if n >= 5 and h[i - 4] == 0xE2 and h[i - 3] == 0x80 and h[i - 2] == 0x99 and (h[i - 5] | 0x20) == b'n':
-            return True
-    return ((n == 3 and lower_is(h + j, b"not", 3)) or (n == 2 and lower_is(h + j, b"no", 2))
-            or (n == 5 and lower_is(h + j, b"never", 5)) or (n == 3 and lower_is(h + j, b"nor", 3))
-            or (n == 7 and lower_is(h + j, b"neither", 7)) or (n == 6 and lower_is(h + j, b"cannot", 6))
-            or (n == 7 and lower_is(h + j, b"without", 7)))
 
 
 cdef inline bint negation_heads(const byte_t* classes, const byte_t* h, offset_t s, offset_t e) noexcept nogil:
