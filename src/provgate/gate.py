@@ -5160,14 +5160,18 @@ class _Check:
         inner = _inner_facts(table, row)
         if not inner:
             return False
-        for i in inner:
-            k = rows.index_of(owner, i)
-            if k is None:
-                return False
-            place = int(places[k])
-            if place < 0 if gone is None else place in gone:
-                return False
-        return True
+        return all(_Check._other_side_holds(owner, i, rows, places, gone) for i in inner)
+
+    @staticmethod
+    def _other_side_holds(owner: int, row: int, rows: _RowMap, places: np.ndarray, gone: set[int] | None) -> bool:
+        """Does the other side still hold the fact of row ``row`` of block ``owner``: for an
+        introduced row (``gone`` None), a fact pre holds (its place among pre's distinct facts,
+        ``places``, found); for a dropped one, a fact not ``gone``?"""
+        k = rows.index_of(owner, row)
+        if k is None:
+            return False
+        place = int(places[k])
+        return not (place < 0 if gone is None else place in gone)
 
     @staticmethod
     def _in_quoted_pair(table: FactTable, owner: int, row: int, rows: _RowMap, places: np.ndarray,
@@ -5193,11 +5197,7 @@ class _Check:
         open_at, close_at, kv = values[i]
         if not (open_at <= start and end <= close_at):
             return False
-        k = rows.index_of(owner, kv)
-        if k is None:
-            return False
-        place = int(places[k])
-        if place < 0 if gone is None else place in gone:
+        if not _Check._other_side_holds(owner, kv, rows, places, gone):
             return False
         if gone is None and (owner, kv) in spans:
             return spans[owner, kv]
