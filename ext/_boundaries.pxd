@@ -209,13 +209,19 @@ cdef inline bint quotation_denied(const byte_t* classes, const byte_t* h, offset
             return False
 
 
-cdef inline bint negation_word(const byte_t* h, offset_t j, offset_t i) noexcept nogil:
-    """provgate._matching_py._negation_word of ``h[j:i]``, emphasis ``_`` cut from its ends."""
-    cdef offset_t n
+cdef inline (offset_t, offset_t) emphasis_cut(const byte_t* h, offset_t j, offset_t i) noexcept nogil:
+    """The word ``h[j:i]`` without the emphasis ``_`` at its ends: (start, end)."""
     while j < i and h[j] == b'_':
         j += 1
     while i > j and h[i - 1] == b'_':
         i -= 1
+    return j, i
+
+
+cdef inline bint negation_word(const byte_t* h, offset_t j, offset_t i) noexcept nogil:
+    """provgate._matching_py._negation_word of ``h[j:i]``, emphasis ``_`` cut from its ends."""
+    cdef offset_t n
+    j, i = emphasis_cut(h, j, i)
     n = i - j
     if n >= 3 and (h[i - 1] | 0x20) == b't':
         if h[i - 2] == 0x27 and (h[i - 3] | 0x20) == b'n':
@@ -551,10 +557,7 @@ cdef inline bint omission_word(const byte_t* h, offset_t j, offset_t i) noexcept
     """Is ``h[j:i]``, emphasis ``_`` cut from its ends, one of provgate._matching_py._OMISSIONS
     (forget, skip, miss, omit, neglect, fail, ignore, overlook), in any case?"""
     cdef offset_t n
-    while j < i and h[j] == b'_':
-        j += 1
-    while i > j and h[i - 1] == b'_':
-        i -= 1
+    j, i = emphasis_cut(h, j, i)
     n = i - j
     if n == 4:
         return lower_is(h + j, b"skip", 4) or lower_is(h + j, b"miss", 4) or lower_is(h + j, b"omit", 4) \
