@@ -169,7 +169,7 @@ def test_a_middle_too_long_to_align_cuts_nothing(monkeypatch):
 
 
 def test_kept_words():
-    words = lambda s: s.split()  # noqa: E731
+    words = str.split
     assert gate_module._kept_words(words("sleep 10 then 10 more seconds"), words("sleep 10 seconds")) == [0, 1, -1, -1, -1, 2]
     assert gate_module._kept_words(words("a b c"), words("a b c")) == [0, 1, 2]
     assert gate_module._kept_words(words("x a b y"), words("a b z")) == [-1, 0, 1, -1]
