@@ -203,3 +203,24 @@ def test_a_block_holding_the_fact_as_often_as_before_gained_none_of_it():
     assert_accepted(_check(pre, moved), "lossless")
     traded = [_turn("a", "Sleep 10 seconds.\n"), _turn("b", "Then 10 more seconds; wait minutes.\n")]
     _refused_for_occurrences(_check(pre, traded), "a", "10")
+
+
+def test_a_long_middle_of_a_repeated_word_is_not_aligned(monkeypatch):
+    # red team 108, F02: the alignment is cubic in the words of a middle where one word repeats
+    # and the matches are short ('x x x ...' -> 'y x y x ...': one check of 800 words took 10 s);
+    # a middle past the bound is not aligned at all (counted: no matcher made), failing closed
+    made = []
+    real = gate_module.difflib.SequenceMatcher
+    monkeypatch.setattr(gate_module.difflib, "SequenceMatcher", lambda *a, **k: made.append(1) or real(*a, **k))
+    src = {"turn:a": "x\n"}
+    moved = "The db listens on port 5432 today."
+    for n, aligned in ((20, True), (800, False)):
+        made.clear()
+        pre = [_turn("a", f"Port 5432 is open. {moved} Data: {'x ' * n}end.\n", ["turn:a"]),
+               _turn("b", "Cache warm.\n", ["turn:a"])]
+        post = [_turn("a", f"Port 5432 is open. Data: {'y x ' * (n // 2)}end.\n", ["turn:a"]),
+                _turn("b", f"Cache warm. {moved}\n", ["turn:a"])]
+        verdict = _check(pre, post, src)
+        assert bool(made) is aligned
+        if not aligned:
+            _refused_for_occurrences(verdict, "a", "5432")
