@@ -224,3 +224,26 @@ def test_a_long_middle_of_a_repeated_word_is_not_aligned(monkeypatch):
         assert bool(made) is aligned
         if not aligned:
             _refused_for_occurrences(verdict, "a", "5432")
+
+
+_RT108_LOG = "web: 3 pods\napi: 3 pods\ndb: 3 pods\nquota: 5 pods\n"
+_RT108_A = "The web tier runs 3 pods [src:c1]. The api tier runs 3 pods [src:c1].\n"
+_RT108_B = "The db tier is up [src:c1].\n"
+
+
+@pytest.mark.parametrize(("lie", "gained"), [
+    (("api tier runs 3", "api tier has 5"), "The db tier is up and runs 3 pods [src:c1].\n"),
+    (("api tier runs 3 pods", "api tier runs 5 replicas"), "The db tier is up with 3 pods [src:c1].\n"),
+])
+def test_a_figure_changed_in_place_with_a_word_beside_it_reworded_moved_nothing(lie, gained):
+    # red team 108, F01: one side of the figure reworded counted as the statement cut out, and
+    # another block gaining the figure beside the same word took it; a figure standing where
+    # the lost one stood says the value changed in place
+    def rewrite(a, b):
+        g = Gate(store_with({"tool:c1": _RT108_LOG}))
+        base = [blk("t1", "tool", _RT108_LOG, ["tool:c1"])]
+        return g.check([*base, blk("a", "assistant", _RT108_A), blk("b", "assistant", _RT108_B)],
+                       [*base, blk("a", "assistant", a), blk("b", "assistant", b)], operator="rewrite")
+
+    find(rewrite(_RT108_A.replace(*lie), gained), "I2", block="a", value="3")
+    assert_accepted(rewrite(_RT108_A, gained), "lossless")  # (the gain alone is honest)

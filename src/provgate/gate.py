@@ -4810,7 +4810,8 @@ class _Check:
         if not facts:
             return {}
         pre_words, post_words = _words_of(bounds(0, i)), _words_of(bounds(1, j))
-        kept = [k != -1 for k in _kept_words(pre_words, post_words)]
+        aligned = _kept_words(pre_words, post_words)
+        kept = [k != -1 for k in aligned]
         fell = Counter(pre_words)
         fell.subtract(post_words)
         last = len(pre_words)
@@ -4819,12 +4820,26 @@ class _Check:
             # a word (not the blank either end) that left: unmatched, and held fewer times now
             return 1 <= w <= last and not kept[w - 1] and fell[pre_words[w - 1]] > 0
 
+        def refilled(w: int, toward: int) -> bool:
+            # does the post text hold a figure beside where the kept word w (0 and last + 1: the
+            # blank ends) stands, toward the words cut (+1: after it; -1: before it)?
+            q = -1 if w == 0 else len(post_words) if w > last else aligned[w - 1]
+            if w and w <= last and q < 0:
+                return False
+            q += toward
+            return 0 <= q < len(post_words) and _DIGIT.search(post_words[q]) is not None
+
         out: dict[int, list[tuple[tuple[bytes, bytes, bytes, bytes], tuple[bool, bool]]]] = {}
         for fact, before, after, far_before, far_after, *words4 in zip(facts, *at_words, *said):
             own = range(before + 1, after)
             if any(kept[w - 1] for w in own if 1 <= w <= last):
                 continue  # the occurrence itself is still there
             sides = (left(before) and left(far_before), left(after) and left(far_after))
+            if sides[0] != sides[1] and (refilled(after, -1) if sides[0] else refilled(before, 1)):
+                # one side stayed and a figure stands where this one stood: a value changed in
+                # place with a word beside it reworded ("runs 3 pods" -> "has 5 pods"), not a
+                # statement moved out, whatever another block gained (red team 108, F01)
+                continue
             if sides[0] or sides[1]:
                 out.setdefault(fact, []).append((tuple(words4), sides))
         return out
@@ -9269,6 +9284,8 @@ def _words_of(bounds: tuple[np.ndarray, np.ndarray, np.ndarray, bytes]) -> list[
     starts, ends, _, lowered = bounds
     return [lowered[a:b] for a, b in zip(starts[1:-1].tolist(), ends[1:-1].tolist())]
 
+
+_DIGIT = re.compile(rb"[0-9]")
 
 # the most word pairs a rewritten block's changed middle is aligned over (about 100 words
 # each side); past it no word of the middle counts as cut, and a lost occurrence there is not
