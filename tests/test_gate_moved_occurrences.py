@@ -247,3 +247,15 @@ def test_a_figure_changed_in_place_with_a_word_beside_it_reworded_moved_nothing(
 
     find(rewrite(_RT108_A.replace(*lie), gained), "I2", block="a", value="3")
     assert_accepted(rewrite(_RT108_A, gained), "lossless")  # (the gain alone is honest)
+
+
+def test_a_sentence_ending_with_its_figure_moved_after_a_cited_one_is_still_a_move():
+    # a number beside the kept word, not any word holding a digit ("c1" of a marker): the
+    # sentence before the moved one ends in a marker, and the move stays honest
+    log = "db: listening on port 5432\ncache: warm\n"
+    cited, moved, warm = "Port 5432 is open [src:c1].", "The db listens on port 5432.", "Cache is warm [src:c1]."
+    g = Gate(store_with({"tool:c1": log}))
+    base = [blk("t1", "tool", log, ["tool:c1"])]
+    pre = [*base, blk("a", "assistant", f"{cited} {moved} {warm}\n"), blk("b", "assistant", "Next, deploy [src:c1].\n")]
+    post = [*base, blk("a", "assistant", f"{cited} {warm}\n"), blk("b", "assistant", f"Next, deploy [src:c1]. {moved}\n")]
+    assert_accepted(g.check(pre, post, operator="rewrite"), "lossless")

@@ -4821,13 +4821,13 @@ class _Check:
             return 1 <= w <= last and not kept[w - 1] and fell[pre_words[w - 1]] > 0
 
         def refilled(w: int, toward: int) -> bool:
-            # does the post text hold a figure beside where the kept word w (0 and last + 1: the
+            # does the post text hold a number beside where the kept word w (0 and last + 1: the
             # blank ends) stands, toward the words cut (+1: after it; -1: before it)?
             q = -1 if w == 0 else len(post_words) if w > last else aligned[w - 1]
             if w and w <= last and q < 0:
                 return False
             q += toward
-            return 0 <= q < len(post_words) and _DIGIT.search(post_words[q]) is not None
+            return 0 <= q < len(post_words) and post_words[q].isdigit()  # (a number: _word_bounds)
 
         out: dict[int, list[tuple[tuple[bytes, bytes, bytes, bytes], tuple[bool, bool]]]] = {}
         for fact, before, after, far_before, far_after, *words4 in zip(facts, *at_words, *said):
@@ -9284,8 +9284,6 @@ def _words_of(bounds: tuple[np.ndarray, np.ndarray, np.ndarray, bytes]) -> list[
     starts, ends, _, lowered = bounds
     return [lowered[a:b] for a, b in zip(starts[1:-1].tolist(), ends[1:-1].tolist())]
 
-
-_DIGIT = re.compile(rb"[0-9]")
 
 # the most word pairs a rewritten block's changed middle is aligned over (about 100 words
 # each side); past it no word of the middle counts as cut, and a lost occurrence there is not
