@@ -4429,22 +4429,28 @@ class _Check:
                 self.violate("I2", f"{edit.operator} introduced {span.key}={span.value!r} in block {b.id!r}, "
                              "a fact the pre window does not have", block=b.id, key=span.key, value=span.value,
                              evidence={"span": [span.start, span.end], "text": span.text, "change": "introduced"})
+        # a row inside a quoted kv value restates no pre fact: the pair says the value (its
+        # quotes add nothing, :meth:`_in_quoted_pair`), and a copy of the value a formatter's
+        # quotes made held the copy a sentence lost (region: eu-west-1 quoted while "Failed over
+        # to eu-west-1" lost its region: red team 107, F02). A pre copy that stood inside such a
+        # value is excused as dropped only while its pair is held (_account_drops)
+        held_pos = self._outside_quoted_kv_values(a_pos, a_row)
         if record:
             gone_here = np.ones(len(pre_set), dtype=np.bool_)
             gone_here[d_pos] = False  # (here: the kept rows) held by a kept block
-            gone_here[a_pos[a_pos >= 0]] = False  # restated by a changed block
+            gone_here[held_pos[held_pos >= 0]] = False  # restated by a changed block
             # nothing unaccounted, so no evidence to find: counted as _account_drops counts
             self.counts["evicted" if record == 2 else "superseded"] += int(np.count_nonzero(gone_here))
             gone = d_pos[:0]
         elif strongest is not None:
             gone_here = removed == pre_set.counts
-            gone_here[a_pos[a_pos >= 0]] = False  # restated by a changed block
+            gone_here[held_pos[held_pos >= 0]] = False  # restated by a changed block
             gone = np.flatnonzero(gone_here)
         else:
             # a block or two (every next edit): count the few positions instead of passing
             # over every one of pre's distinct facts
             held = Counter(d_pos.tolist())
-            restated = set(a_pos.tolist())
+            restated = set(held_pos.tolist())
             places = sorted(held)
             gone = np.array([p for p, n in zip(places, pre_set.counts[places].tolist()) if n == held[p] and p not in restated],
                             dtype=np.int64)
@@ -4457,6 +4463,37 @@ class _Check:
         self._check_fewer_occurrences(changed, a_pos, a_row, d_pos, d_row, gone)
         self._check_rebound_values()
         self._check_handle_drops("I2")
+
+    @staticmethod
+    def _outside_quoted_kv_values(a_pos: np.ndarray, a_row: _RowMap) -> np.ndarray:
+        """``a_pos`` with -1 for each row (not a kv fact) that lies inside the quoted value of a
+        kv fact of its block, its marks included (:func:`_quoted_kv_values`): such a row
+        restates no pre fact. One pass over the changed blocks' kinds; a block without a kv
+        fact is not read further."""
+        kinds = a_row.kinds()
+        if not kinds.size or not np.any(kinds == _KIND_KV):
+            return a_pos
+        out = None
+        start = 0
+        for block, size in zip(a_row.indices, a_row.sizes):
+            end = start + size
+            if size and np.any(kinds[start:end] == _KIND_KV):
+                table = a_row.facts[block].table
+                values = _quoted_kv_values(table)
+                if values:
+                    opens = np.array([v[0] for v in values], dtype=np.int64)
+                    # (each value's reach: the furthest close of those opening no later)
+                    closes = np.maximum.accumulate(np.array([v[1] for v in values], dtype=np.int64))
+                    rows = a_row.facts[block].groundable_rows()
+                    starts, ends = table.start[rows].astype(np.int64), table.end[rows].astype(np.int64)
+                    at = np.searchsorted(opens, starts, side="right") - 1
+                    inside = (at >= 0) & (ends <= closes[np.maximum(at, 0)]) & (table.kind[rows] != _KIND_KV)
+                    if inside.any():
+                        if out is None:
+                            out = a_pos.copy()
+                        out[start:end][inside] = -1
+            start = end
+        return a_pos if out is None else out
 
     def _check_fewer_occurrences(self, changed: list[int], a_pos: np.ndarray, a_row: _RowMap,
                                  d_pos: np.ndarray | None, d_row: _RowMap | None, gone: np.ndarray) -> None:
