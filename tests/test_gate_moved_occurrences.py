@@ -259,3 +259,73 @@ def test_a_sentence_ending_with_its_figure_moved_after_a_cited_one_is_still_a_mo
     pre = [*base, blk("a", "assistant", f"{cited} {moved} {warm}\n"), blk("b", "assistant", "Next, deploy [src:c1].\n")]
     post = [*base, blk("a", "assistant", f"{cited} {warm}\n"), blk("b", "assistant", f"Next, deploy [src:c1]. {moved}\n")]
     assert_accepted(g.check(pre, post, operator="rewrite"), "lossless")
+
+
+_RT106_LOG = "db: listening on port 5432\ncache: warm, 3 nodes\n"
+_RT106_P, _RT106_C = "Port 5432 is open [src:c1].", "The cache is warm [src:c1]."
+_RT106_M, _RT106_N = "The db listens on port 5432.", "Next, deploy [src:c1]."
+
+
+def _rt106(pre_turns, post_turns):
+    g = Gate(store_with({"tool:c1": _RT106_LOG}))
+    base = [blk("t1", "tool", _RT106_LOG, ["tool:c1"])]
+    mk = lambda t: blk(t[0], "assistant", t[1], derived_from=t[2] if len(t) > 2 else None)  # noqa: E731
+    return g.check([*base, *map(mk, pre_turns)], [*base, *map(mk, post_turns)], operator="rewrite")
+
+
+@pytest.mark.parametrize("pre_a, post", [
+    # to the other turn's end, its start, a turn of its own; one sentence a line
+    (f"{_RT106_P} {_RT106_M} {_RT106_C}\n", [("a", f"{_RT106_P} {_RT106_C}\n"), ("b", f"{_RT106_N} {_RT106_M}\n")]),
+    (f"{_RT106_P} {_RT106_M} {_RT106_C}\n", [("a", f"{_RT106_P} {_RT106_C}\n"), ("b", f"{_RT106_M} {_RT106_N}\n")]),
+    (f"{_RT106_P} {_RT106_M} {_RT106_C}\n", [("a", f"{_RT106_P} {_RT106_C}\n"), ("a2", f"{_RT106_M}\n", ["tool:c1"]),
+                                             ("b", f"{_RT106_N}\n")]),
+    (f"{_RT106_P}\n{_RT106_M}\n{_RT106_C}\n", [("a", f"{_RT106_P}\n{_RT106_C}\n"), ("b", f"{_RT106_N}\n{_RT106_M}\n")]),
+])
+def test_a_sentence_ending_with_its_figure_moved_before_one_starting_with_the_same_word(pre_a, post):
+    # red team 106, F03 / 108, F03: "The db … port 5432. The cache …" lost its middle sentence;
+    # the alignment cut it up to the second "The", so the word after 5432 counted as moved
+    # with it and the receiver, holding 5432 at its end, took nothing. Either anchoring of the
+    # cut is asked (the cut slid to the first "The" is the sentence)
+    assert_accepted(_rt106([("a", pre_a), ("b", f"{_RT106_N}\n")], post), "lossless")
+
+
+@pytest.mark.parametrize("changed", [
+    "The db listens on port 6543.",  # the figure changed in place, the next sentence alike
+    "The db listens on 6543.",  # and a word beside it reworded
+])
+def test_a_figure_changed_before_a_sentence_starting_with_the_same_word_is_still_refused(changed):
+    # the other anchoring does not excuse a value changed in place: another turn gaining the
+    # old sentence whole still takes none of it (it did not leave block a; a figure stands there)
+    pre = [("a", f"{_RT106_P} {_RT106_M} {_RT106_C}\n"), ("b", f"{_RT106_N}\n")]
+    post = [("a", f"Port 5432 is open. {changed} {_RT106_C}\n"), ("b", f"{_RT106_N} {_RT106_M}\n")]
+    find(_rt106(pre, post), "I2", block="a", value="5432")
+
+
+def test_slid_cuts():
+    words = str.split
+    pre = words("open the db port 5432 the cache")
+    kept = gate_module._kept_words(pre, words("open the cache"))
+    assert kept == [0, 1, -1, -1, -1, -1, 2]  # (the common start and end trimmed: the second "the" cut)
+    assert gate_module._slid_cuts(pre, kept, -1) == [0, -1, -1, -1, -1, 1, 2]  # the sentence cut
+    assert gate_module._slid_cuts(pre, kept, 1) == kept
+    # a run slides as far as equal words let it, stopping at the next cut run
+    pre = words("port 5432 the db port 5432 the cache")
+    kept = [0, 1, 2, -1, -1, -1, -1, 3]
+    assert gate_module._slid_cuts(pre, kept, -1) == [-1, -1, -1, -1, 0, 1, 2, 3]
+    assert gate_module._slid_cuts(words("a x b x c"), [0, -1, 1, -1, 2], -1) == [0, -1, 1, -1, 2]
+    assert gate_module._slid_cuts(words("a b c"), [0, -1, 1], -1) == [0, -1, 1]  # nothing equal: stays
+    assert gate_module._slid_cuts(words("x a x"), [0, -1, -2], -1) == [0, -1, -2]  # (a long middle: untouched)
+
+
+@pytest.mark.parametrize("n", [20, 200])
+def test_either_anchoring_costs_no_second_alignment(monkeypatch, n):
+    # one matcher per losing block, whatever the anchorings (red team 108, F02: count matchers)
+    made = []
+    real = gate_module.difflib.SequenceMatcher
+    monkeypatch.setattr(gate_module.difflib, "SequenceMatcher", lambda *a, **k: made.append(1) or real(*a, **k))
+    pre = [("a", f"{_RT106_P} {_RT106_M} {_RT106_C}\n"), ("b", f"{_RT106_N}\n")]
+    pre += [(f"k{i}", f"Step {i} done [src:c1].\n") for i in range(n)]
+    post = [("a", f"{_RT106_P} {_RT106_C}\n"), ("b", f"{_RT106_N} {_RT106_M}\n")]
+    post += [(f"k{i}", f"Step {i}  done [src:c1].\n") for i in range(n)]
+    assert_accepted(_rt106(pre, post), "lossless")
+    assert len(made) <= 1

@@ -4848,35 +4848,54 @@ class _Check:
             return {}
         pre_words, post_words = _words_of(bounds(0, i)), _words_of(bounds(1, j))
         aligned = _kept_words(pre_words, post_words)
-        kept = [k != -1 for k in aligned]
+        # the same alignment with each cut run slid as far as equal words let it, either way:
+        # "… port 5432. The cache" cut from "The db … port 5432. The cache" is cut from the
+        # first "The" or up to the second, the texts alike; the first anchoring is the sentence
+        # (red team 106, F03 / 108, F03). Each is one pass over the words (no more matching)
+        anchorings = [aligned]
+        for way in (-1, 1):
+            slid = _slid_cuts(pre_words, aligned, way)
+            if slid != aligned and slid not in anchorings:
+                anchorings.append(slid)
         fell = Counter(pre_words)
         fell.subtract(post_words)
         last = len(pre_words)
 
-        def left(w: int) -> bool:
-            # a word (not the blank either end) that left: unmatched, and held fewer times now
-            return 1 <= w <= last and not kept[w - 1] and fell[pre_words[w - 1]] > 0
+        def sides_in(kept: list[int], before: int, after: int, far_before: int,
+                     far_after: int) -> tuple[bool, bool] | None:
+            """Which sides of the occurrence left with it in one anchoring; None when the
+            occurrence is still there, or is a value changed in place."""
 
-        def refilled(w: int, toward: int) -> bool:
-            # does the post text hold a number beside where the kept word w (0 and last + 1: the
-            # blank ends) stands, toward the words cut (+1: after it; -1: before it)?
-            q = -1 if w == 0 else len(post_words) if w > last else aligned[w - 1]
-            if w and w <= last and q < 0:
-                return False
-            q += toward
-            return 0 <= q < len(post_words) and post_words[q].isdigit()  # (a number: _word_bounds)
+            def left(w: int) -> bool:
+                # a word (not the blank either end) that left: unmatched, and held fewer times now
+                return 1 <= w <= last and kept[w - 1] == -1 and fell[pre_words[w - 1]] > 0
 
-        out: dict[int, list[tuple[tuple[bytes, bytes, bytes, bytes], tuple[bool, bool]]]] = {}
-        for fact, before, after, far_before, far_after, *words4 in zip(facts, *at_words, *said):
-            own = range(before + 1, after)
-            if any(kept[w - 1] for w in own if 1 <= w <= last):
-                continue  # the occurrence itself is still there
+            def refilled(w: int, toward: int) -> bool:
+                # does the post text hold a number beside where the kept word w (0 and last + 1:
+                # the blank ends) stands, toward the words cut (+1: after it; -1: before it)?
+                q = -1 if w == 0 else len(post_words) if w > last else kept[w - 1]
+                if w and w <= last and q < 0:
+                    return False
+                q += toward
+                return 0 <= q < len(post_words) and post_words[q].isdigit()  # (a number: _word_bounds)
+
+            if any(kept[w - 1] != -1 for w in range(before + 1, after) if 1 <= w <= last):
+                return None  # the occurrence itself is still there
             sides = (left(before) and left(far_before), left(after) and left(far_after))
             if sides[0] != sides[1] and (refilled(after, -1) if sides[0] else refilled(before, 1)):
                 # one side stayed and a figure stands where this one stood: a value changed in
                 # place with a word beside it reworded ("runs 3 pods" -> "has 5 pods"), not a
                 # statement moved out, whatever another block gained (red team 108, F01)
-                continue
+                return None
+            return sides
+
+        out: dict[int, list[tuple[tuple[bytes, bytes, bytes, bytes], tuple[bool, bool]]]] = {}
+        for fact, before, after, far_before, far_after, *words4 in zip(facts, *at_words, *said):
+            found = [sides_in(kept, before, after, far_before, far_after) for kept in anchorings]
+            if any(sides is None for sides in found):
+                continue  # (failing closed: in place in any anchoring is no move)
+            # the anchoring that leaves fewest sides to move (a side only where every one has it)
+            sides = (all(s[0] for s in found), all(s[1] for s in found))  # type: ignore[index]
             if sides[0] or sides[1]:
                 out.setdefault(fact, []).append((tuple(words4), sides))
         return out
@@ -9352,6 +9371,44 @@ def _kept_words(pre: list[bytes], post: list[bytes]) -> list[int]:
             for a, b, length in matcher.get_matching_blocks():
                 kept[lo + a:lo + a + length] = range(lo + b, lo + b + length)
     return kept
+
+
+def _slid_cuts(pre: list[bytes], kept: list[int], way: int) -> list[int]:
+    """``kept`` (of :func:`_kept_words`) with each run of cut words (-1) slid ``way`` (-1: toward
+    the start, 1: toward the end) while the kept word beside it equals the run's far end: the
+    same texts aligned, the cut anchored at the other copy of the word. Each run stops at the
+    next cut one, so one pass is linear in the words."""
+    out = list(kept)
+    n = len(out)
+    if way < 0:
+        w = 0
+        while w < n:
+            if out[w] != -1:
+                w += 1
+                continue
+            a = w
+            while w < n and out[w] == -1:
+                w += 1
+            b = w  # the run is [a, b)
+            while a > 0 and out[a - 1] >= 0 and pre[a - 1] == pre[b - 1]:
+                out[b - 1], out[a - 1] = out[a - 1], -1
+                a -= 1
+                b -= 1
+    else:
+        w = n - 1
+        while w >= 0:
+            if out[w] != -1:
+                w -= 1
+                continue
+            b = w + 1
+            while w >= 0 and out[w] == -1:
+                w -= 1
+            a = w + 1  # the run is [a, b)
+            while b < n and out[b] >= 0 and pre[b] == pre[a]:
+                out[a], out[b] = out[b], -1
+                a += 1
+                b += 1
+    return out
 
 
 def _row_slices(rows: _RowMap) -> dict[int, tuple[int, int]]:
