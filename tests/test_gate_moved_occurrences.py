@@ -269,7 +269,7 @@ _RT106_M, _RT106_N = "The db listens on port 5432.", "Next, deploy [src:c1]."
 def _rt106(pre_turns, post_turns):
     g = Gate(store_with({"tool:c1": _RT106_LOG}))
     base = [blk("t1", "tool", _RT106_LOG, ["tool:c1"])]
-    mk = lambda t: blk(t[0], "assistant", t[1], derived_from=t[2] if len(t) > 2 else None)  # noqa: E731
+    mk = lambda t: blk(t[0], "assistant", t[1], derived_from=t[2] if len(t) > 2 else None)
     return g.check([*base, *map(mk, pre_turns)], [*base, *map(mk, post_turns)], operator="rewrite")
 
 
@@ -329,3 +329,50 @@ def test_either_anchoring_costs_no_second_alignment(monkeypatch, n):
     post += [(f"k{i}", f"Step {i}  done [src:c1].\n") for i in range(n)]
     assert_accepted(_rt106(pre, post), "lossless")
     assert len(made) <= 1
+
+
+_TIMEOUT_LOG = "timeout: 30\nmax_wait: 60\n"
+
+
+def _timeouts(pre_turns, post_turns):
+    g = Gate(store_with({"tool:c1": _TIMEOUT_LOG}))
+    base = [blk("t1", "tool", _TIMEOUT_LOG, ["tool:c1"])]
+    return g.check([*base, *(blk(i, "assistant", t) for i, t in pre_turns)],
+                   [*base, *(blk(i, "assistant", t) for i, t in post_turns)], operator="rewrite")
+
+
+_T_A, _T_B = "The timeout is 30 seconds [src:c1]. Done.\n", "Retry after 30 s, at most 60 s [src:c1].\n"
+
+
+@pytest.mark.parametrize("after", [
+    "The timeout is 60 seconds [src:c1]. Done.\n",
+    "The timeout is 60 000 seconds [src:c1]. Done.\n",  # (a number of two words)
+])
+def test_a_figure_replaced_in_place_is_refused_when_other_blocks_hold_both(after):
+    # the old figure is held by b (not gone from the window), the new one too (not introduced),
+    # and the block keeps no occurrence of 30 to count: accepted as lossless before
+    v = find(_timeouts([("a", _T_A), ("b", _T_B)], [("a", after), ("b", _T_B)]), "I2", block="a", value="30")
+    assert v.evidence["change"] == "replaced_in_place"
+
+
+@pytest.mark.parametrize("post", [
+    [("a", "Done.\n"), ("b", _T_B)],  # the sentence dropped, b still saying 30: a dedupe
+    [("a", "Timeout: 30 s [src:c1]. Done.\n"), ("b", _T_B)],  # reworded, the figure kept
+    [("a", "Done.\n"), ("b", "Retry after 30 s, at most 60 s [src:c1]. The timeout is 30 seconds [src:c1].\n")],
+    [("a", "The timeout is 30 seconds [src:c1]. Done.\n"), ("b", "Retry after 30 s, at most 60 s [src:c1]!\n")],
+])
+def test_a_figure_dropped_moved_or_kept_is_not_replaced_in_place(post):
+    assert_accepted(_timeouts([("a", _T_A), ("b", _T_B)], post), "lossless")
+
+
+@pytest.mark.parametrize("n", [20, 200])
+def test_replaced_in_place_aligns_each_block_once(monkeypatch, n):
+    # linear: one alignment a rewritten block that lost a figure wholly, whatever N
+    calls = []
+    real = gate_module._kept_words
+    monkeypatch.setattr(gate_module, "_kept_words", lambda a, b: calls.append(1) or real(a, b))
+    pre = [("b", _T_B)] + [(f"a{k}", f"Step {k}: the timeout is 30 seconds [src:c1]. Done.\n") for k in range(n)]
+    post = [("b", _T_B)] + [(f"a{k}", f"Step {k}: the timeout is 60 seconds [src:c1]. Done.\n") for k in range(n)]
+    verdict = _timeouts(pre, post)
+    find(verdict, "I2", block="a0", value="30")
+    assert len(calls) <= n

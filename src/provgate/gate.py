@@ -4562,6 +4562,16 @@ class _Check:
         quoted[pre_rows[(pre_rows >= 0) & (kinds == _KIND_QUOTE)]] = True
         quoted[gone[gone < size]] = False  # (gone from the window: reported as dropped already)
         facts_of = pre_keys % size
+        # a figure the block holds no more, another block still holding it (so not gone from the
+        # window), that a figure now stands in place of, the words either side kept: the value
+        # changed in place ("timeout 30 s" -> "timeout 60 s" while other blocks say 30 and 60)
+        numbers = np.zeros(size, dtype=np.bool_)
+        numbers[pre_rows[(pre_rows >= 0) & (kinds == _KIND_NUMBER)]] = True
+        isgone = np.zeros(size, dtype=np.bool_)
+        isgone[gone[gone < size]] = True
+        wholly_lost = np.flatnonzero((after_n == 0) & numbers[facts_of] & ~quoted[facts_of] & ~isgone[facts_of])
+        if wholly_lost.size:
+            self._report_replaced_in_place(paired, pre_at, pre_keys[wholly_lost], size)
         fewer = np.flatnonzero(((after_n > 0) | quoted[facts_of]) & (after_n < before_n))
         if not fewer.size:
             return
@@ -4628,6 +4638,57 @@ class _Check:
                          key=span.key, value=span.value,
                          evidence={"span": [span.start, span.end], "text": span.text, "change": "fewer_occurrences",
                                    "pre_count": n_before, "post_count": n_after})
+
+    def _report_replaced_in_place(self, paired: list[tuple[int, int]], pre_at: list[np.ndarray],
+                                  keys: np.ndarray, size: int) -> None:
+        """Refuse each figure (``keys``: pair * size + fact) a rewritten block no longer holds
+        at all whose occurrence another figure replaced where it stood: in the word alignment of
+        the block's two texts (:func:`_kept_words`, one a block) its own words are cut, the words
+        either side of it kept (or the text's end), and between those the post text holds only
+        numbers. The window-wide diff saw nothing lost (another block holds the old figure) and
+        nothing new (another holds the new one); the fewer-occurrences count saw no occurrence
+        kept to compare (red team 103, F01's figures traded between blocks, in one block)."""
+        aligned: dict[int, tuple[Any, ...]] = {}
+        found: list[tuple[int, int, int]] = []  # (pair, fact, table row)
+        for key in keys.tolist():
+            p, fact = divmod(key, size)
+            i, j = paired[p]
+            table = self.pre_facts[i].table
+            if p not in aligned:
+                pre_b, post_b = _word_bounds(table.data), _word_bounds(self.post_facts[j].table.data)
+                pre_words, post_words = _words_of(pre_b), _words_of(post_b)
+                aligned[p] = (pre_b, pre_words, post_words, _kept_words(pre_words, post_words))
+            (starts, ends, _, _), pre_words, post_words, kept = aligned[p]
+            last = len(pre_words)
+            rows = self.pre_facts[i].groundable_rows()[np.flatnonzero(pre_at[p] == fact)]
+            for row in rows.tolist():
+                before = int(np.searchsorted(ends, table.start[row], side="right")) - 1
+                after = max(int(np.searchsorted(starts, table.end[row], side="left")), 1)
+                own = range(max(before + 1, 1), min(after, last + 1))
+                if not own or any(kept[w - 1] != -1 for w in own):
+                    continue
+                q0 = -1 if before == 0 else kept[before - 1]
+                q1 = len(post_words) if after > last else kept[after - 1]
+                if q0 < -1 or q1 < 0 or (before and q0 < 0):
+                    continue  # a side not kept (or a middle too long to align: -2)
+                between = post_words[q0 + 1:q1]
+                if between and all(w.isdigit() for w in between):
+                    found.append((p, fact, row))
+                    break
+        edit = self.edit
+        first: dict[int, tuple[int, int]] = {}  # each fact reported once, in its first block
+        for p, fact, row in found:
+            first.setdefault(fact, (p, row))
+        for fact in self.reportable(list(first)):
+            p, row = first[fact]
+            i = paired[p][0]
+            b = edit.pre[i]
+            span = self.pre_facts[i].table.span(row)
+            self.counts["dropped"] += 1
+            self.violate("I2", f"{edit.operator} replaced {span.key}={span.value!r} in block {b.id!r} with another "
+                         "figure where it stood: a lossless operator keeps the facts of a block it rewrites",
+                         block=b.id, handle=(b.handles or (None,))[0], key=span.key, value=span.value,
+                         evidence={"span": [span.start, span.end], "text": span.text, "change": "replaced_in_place"})
 
     def _wholly_covered(self, i: int) -> bool:
         """Whether a record covers every source of removed pre block ``i`` (each handle and
