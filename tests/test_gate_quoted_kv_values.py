@@ -27,6 +27,10 @@ def _rewrite(before: str, after: str):
     ("retries: 3\nGave up after 3 attempts.\n", 'retries: "3"\nGave up after attempts.\n', "3"),
     # the value quoted already: its copy held the sentence's (accepted before)
     ('region: "eu-west-1"\nFailed over to eu-west-1.\n', 'region: "eu-west-1"\nFailed over.\n', "eu-west-1"),
+    # the quotes taken off with a sentence's copy cut, one of two or the only one
+    ('region: "eu-west-1"\nFailed over to eu-west-1. Back to eu-west-1.\n',
+     "region: eu-west-1\nFailed over to eu-west-1. Back.\n", "eu-west-1"),
+    ('region: "eu-west-1"\nFailed over to eu-west-1.\n', "region: eu-west-1\nFailed over.\n", "eu-west-1"),
 ])
 def test_a_quoted_value_holds_no_copy_a_sentence_lost(before, after, value):
     find(_rewrite(before, after), "I2", value=value)
@@ -49,6 +53,9 @@ def test_a_quoted_value_in_one_block_holds_no_copy_another_lost():
     ("region: eu-west-1\nFailed over to eu-west-1.\n", 'Failed over to eu-west-1.\nregion: "eu-west-1"\n'),
     # quotes taken off
     ('region: "eu-west-1"\nretries: 3\n', "region: eu-west-1\nretries: 3\n"),
+    # and off a value a sentence of the block repeats: the copy inside the quotes counted as an
+    # occurrence the block lost (refused before, as fewer occurrences)
+    ('region: "eu-west-1"\nFailed over to eu-west-1.\n', "region: eu-west-1\nFailed over to eu-west-1.\n"),
 ])
 def test_quoting_a_value_beside_its_sentence_is_still_lossless(before, after):
     assert_accepted(_rewrite(before, after))

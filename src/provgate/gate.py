@@ -4460,7 +4460,7 @@ class _Check:
             if strongest is None:  # a few rows, and something gone after all: place them again
                 strongest = place_rows(index, d_fps, self._drop_codes(d_blocks))[2]
             self._account_drops(d_pos, d_row, gone, strongest)
-        self._check_fewer_occurrences(changed, a_pos, a_row, d_pos, d_row, gone)
+        self._check_fewer_occurrences(changed, held_pos, a_row, d_pos, d_row, gone)
         self._check_rebound_values()
         self._check_handle_drops("I2")
 
@@ -4478,20 +4478,11 @@ class _Check:
         for block, size in zip(a_row.indices, a_row.sizes):
             end = start + size
             if size and np.any(kinds[start:end] == _KIND_KV):
-                table = a_row.facts[block].table
-                values = _quoted_kv_values(table)
-                if values:
-                    opens = np.array([v[0] for v in values], dtype=np.int64)
-                    # (each value's reach: the furthest close of those opening no later)
-                    closes = np.maximum.accumulate(np.array([v[1] for v in values], dtype=np.int64))
-                    rows = a_row.facts[block].groundable_rows()
-                    starts, ends = table.start[rows].astype(np.int64), table.end[rows].astype(np.int64)
-                    at = np.searchsorted(opens, starts, side="right") - 1
-                    inside = (at >= 0) & (ends <= closes[np.maximum(at, 0)]) & (table.kind[rows] != _KIND_KV)
-                    if inside.any():
-                        if out is None:
-                            out = a_pos.copy()
-                        out[start:end][inside] = -1
+                inside = _inside_quoted_kv_values(a_row.facts[block])
+                if inside is not None:
+                    if out is None:
+                        out = a_pos.copy()
+                    out[start:end][inside] = -1
             start = end
         return a_pos if out is None else out
 
@@ -4544,7 +4535,18 @@ class _Check:
                 kept_at[i] = positions(self._pre_set().index(), [self.pre_facts[i].fact_fps()])
             return kept_at[i]
 
-        pre_at = [pre_places(i) for i, _ in paired]
+        def unquoted(at: np.ndarray, facts: _Facts) -> np.ndarray:
+            # a row inside a quoted kv value counts as no occurrence, on either side: the pair
+            # accounts for it (``a_pos`` comes so already), so the quotes taken off a value a
+            # sentence of the block repeats lose it no occurrence
+            inside = _inside_quoted_kv_values(facts) if np.any(facts.table.kind == _KIND_KV) else None
+            if inside is None:
+                return at
+            at = at.copy()
+            at[inside] = -1
+            return at
+
+        pre_at = [unquoted(pre_places(i), self.pre_facts[i]) for i, _ in paired]
         post_at = [a_pos[slice(*a_at[j])] for _, j in paired]
         pre_rows, post_rows = np.concatenate(pre_at), np.concatenate(post_at)
         size = 1 + max(int(pre_rows.max()) if pre_rows.size else 0, int(post_rows.max()) if post_rows.size else 0)
@@ -9160,6 +9162,23 @@ def _ground_in_path_lines(tables: list[FactTable], sources: list[list[_Facts]], 
 
 
 _QUOTE_MARKS = frozenset(b"\"'`")
+
+
+def _inside_quoted_kv_values(facts: _Facts) -> np.ndarray | None:
+    """Of each groundable row of ``facts``: does it (not a kv fact) lie inside the quoted value
+    of a kv fact of the text, the marks included? None when no row does."""
+    table = facts.table
+    values = _quoted_kv_values(table)
+    if not values:
+        return None
+    opens = np.array([v[0] for v in values], dtype=np.int64)
+    # (each value's reach: the furthest close of those opening no later)
+    closes = np.maximum.accumulate(np.array([v[1] for v in values], dtype=np.int64))
+    rows = facts.groundable_rows()
+    starts, ends = table.start[rows].astype(np.int64), table.end[rows].astype(np.int64)
+    at = np.searchsorted(opens, starts, side="right") - 1
+    inside = (at >= 0) & (ends <= closes[np.maximum(at, 0)]) & (table.kind[rows] != _KIND_KV)
+    return inside if inside.any() else None
 
 
 def _quoted_kv_values(table: FactTable) -> list[tuple[int, int, int]]:
