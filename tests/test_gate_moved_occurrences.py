@@ -259,3 +259,120 @@ def test_a_sentence_ending_with_its_figure_moved_after_a_cited_one_is_still_a_mo
     pre = [*base, blk("a", "assistant", f"{cited} {moved} {warm}\n"), blk("b", "assistant", "Next, deploy [src:c1].\n")]
     post = [*base, blk("a", "assistant", f"{cited} {warm}\n"), blk("b", "assistant", f"Next, deploy [src:c1]. {moved}\n")]
     assert_accepted(g.check(pre, post, operator="rewrite"), "lossless")
+
+
+_RT106_LOG = "db: listening on port 5432\ncache: warm, 3 nodes\n"
+_RT106_P, _RT106_C = "Port 5432 is open [src:c1].", "The cache is warm [src:c1]."
+_RT106_M, _RT106_N = "The db listens on port 5432.", "Next, deploy [src:c1]."
+
+
+def _rt106(pre_turns, post_turns):
+    g = Gate(store_with({"tool:c1": _RT106_LOG}))
+    base = [blk("t1", "tool", _RT106_LOG, ["tool:c1"])]
+    mk = lambda t: blk(t[0], "assistant", t[1], derived_from=t[2] if len(t) > 2 else None)
+    return g.check([*base, *map(mk, pre_turns)], [*base, *map(mk, post_turns)], operator="rewrite")
+
+
+@pytest.mark.parametrize("pre_a, post", [
+    # to the other turn's end, its start, a turn of its own; one sentence a line
+    (f"{_RT106_P} {_RT106_M} {_RT106_C}\n", [("a", f"{_RT106_P} {_RT106_C}\n"), ("b", f"{_RT106_N} {_RT106_M}\n")]),
+    (f"{_RT106_P} {_RT106_M} {_RT106_C}\n", [("a", f"{_RT106_P} {_RT106_C}\n"), ("b", f"{_RT106_M} {_RT106_N}\n")]),
+    (f"{_RT106_P} {_RT106_M} {_RT106_C}\n", [("a", f"{_RT106_P} {_RT106_C}\n"), ("a2", f"{_RT106_M}\n", ["tool:c1"]),
+                                             ("b", f"{_RT106_N}\n")]),
+    (f"{_RT106_P}\n{_RT106_M}\n{_RT106_C}\n", [("a", f"{_RT106_P}\n{_RT106_C}\n"), ("b", f"{_RT106_N}\n{_RT106_M}\n")]),
+])
+def test_a_sentence_ending_with_its_figure_moved_before_one_starting_with_the_same_word(pre_a, post):
+    # red team 106, F03 / 108, F03: "The db … port 5432. The cache …" lost its middle sentence;
+    # the alignment cut it up to the second "The", so the word after 5432 counted as moved
+    # with it and the receiver, holding 5432 at its end, took nothing. Either anchoring of the
+    # cut is asked (the cut slid to the first "The" is the sentence)
+    assert_accepted(_rt106([("a", pre_a), ("b", f"{_RT106_N}\n")], post), "lossless")
+
+
+@pytest.mark.parametrize("changed", [
+    "The db listens on port 6543.",  # the figure changed in place, the next sentence alike
+    "The db listens on 6543.",  # and a word beside it reworded
+])
+def test_a_figure_changed_before_a_sentence_starting_with_the_same_word_is_still_refused(changed):
+    # the other anchoring does not excuse a value changed in place: another turn gaining the
+    # old sentence whole still takes none of it (it did not leave block a; a figure stands there)
+    pre = [("a", f"{_RT106_P} {_RT106_M} {_RT106_C}\n"), ("b", f"{_RT106_N}\n")]
+    post = [("a", f"Port 5432 is open. {changed} {_RT106_C}\n"), ("b", f"{_RT106_N} {_RT106_M}\n")]
+    find(_rt106(pre, post), "I2", block="a", value="5432")
+
+
+def test_slid_cuts():
+    words = str.split
+    pre = words("open the db port 5432 the cache")
+    kept = gate_module._kept_words(pre, words("open the cache"))
+    assert kept == [0, 1, -1, -1, -1, -1, 2]  # (the common start and end trimmed: the second "the" cut)
+    assert gate_module._slid_cuts(pre, kept, -1) == [0, -1, -1, -1, -1, 1, 2]  # the sentence cut
+    assert gate_module._slid_cuts(pre, kept, 1) == kept
+    # a run slides as far as equal words let it, stopping at the next cut run
+    pre = words("port 5432 the db port 5432 the cache")
+    kept = [0, 1, 2, -1, -1, -1, -1, 3]
+    assert gate_module._slid_cuts(pre, kept, -1) == [-1, -1, -1, -1, 0, 1, 2, 3]
+    assert gate_module._slid_cuts(words("a x b x c"), [0, -1, 1, -1, 2], -1) == [0, -1, 1, -1, 2]
+    assert gate_module._slid_cuts(words("a b c"), [0, -1, 1], -1) == [0, -1, 1]  # nothing equal: stays
+    assert gate_module._slid_cuts(words("x a x"), [0, -1, -2], -1) == [0, -1, -2]  # (a long middle: untouched)
+
+
+@pytest.mark.parametrize("n", [20, 200])
+def test_either_anchoring_costs_no_second_alignment(monkeypatch, n):
+    # one matcher per losing block, whatever the anchorings (red team 108, F02: count matchers)
+    made = []
+    real = gate_module.difflib.SequenceMatcher
+    monkeypatch.setattr(gate_module.difflib, "SequenceMatcher", lambda *a, **k: made.append(1) or real(*a, **k))
+    pre = [("a", f"{_RT106_P} {_RT106_M} {_RT106_C}\n"), ("b", f"{_RT106_N}\n")]
+    pre += [(f"k{i}", f"Step {i} done [src:c1].\n") for i in range(n)]
+    post = [("a", f"{_RT106_P} {_RT106_C}\n"), ("b", f"{_RT106_N} {_RT106_M}\n")]
+    post += [(f"k{i}", f"Step {i}  done [src:c1].\n") for i in range(n)]
+    assert_accepted(_rt106(pre, post), "lossless")
+    assert len(made) <= 1
+
+
+_TIMEOUT_LOG = "timeout: 30\nmax_wait: 60\n"
+
+
+def _timeouts(pre_turns, post_turns):
+    g = Gate(store_with({"tool:c1": _TIMEOUT_LOG}))
+    base = [blk("t1", "tool", _TIMEOUT_LOG, ["tool:c1"])]
+    return g.check([*base, *(blk(i, "assistant", t) for i, t in pre_turns)],
+                   [*base, *(blk(i, "assistant", t) for i, t in post_turns)], operator="rewrite")
+
+
+_T_A, _T_B = "The timeout is 30 seconds [src:c1]. Done.\n", "Retry after 30 s, at most 60 s [src:c1].\n"
+
+
+@pytest.mark.parametrize("after", [
+    "The timeout is 60 seconds [src:c1]. Done.\n",
+    "The timeout is 60 000 seconds [src:c1]. Done.\n",  # (a number of two words)
+])
+def test_a_figure_replaced_in_place_is_refused_when_other_blocks_hold_both(after):
+    # the old figure is held by b (not gone from the window), the new one too (not introduced),
+    # and the block keeps no occurrence of 30 to count: accepted as lossless before
+    v = find(_timeouts([("a", _T_A), ("b", _T_B)], [("a", after), ("b", _T_B)]), "I2", block="a", value="30")
+    assert v.evidence["change"] == "replaced_in_place"
+
+
+@pytest.mark.parametrize("post", [
+    [("a", "Done.\n"), ("b", _T_B)],  # the sentence dropped, b still saying 30: a dedupe
+    [("a", "Timeout: 30 s [src:c1]. Done.\n"), ("b", _T_B)],  # reworded, the figure kept
+    [("a", "Done.\n"), ("b", "Retry after 30 s, at most 60 s [src:c1]. The timeout is 30 seconds [src:c1].\n")],
+    [("a", "The timeout is 30 seconds [src:c1]. Done.\n"), ("b", "Retry after 30 s, at most 60 s [src:c1]!\n")],
+])
+def test_a_figure_dropped_moved_or_kept_is_not_replaced_in_place(post):
+    assert_accepted(_timeouts([("a", _T_A), ("b", _T_B)], post), "lossless")
+
+
+@pytest.mark.parametrize("n", [20, 200])
+def test_replaced_in_place_aligns_each_block_once(monkeypatch, n):
+    # linear: one alignment a rewritten block that lost a figure wholly, whatever N
+    calls = []
+    real = gate_module._kept_words
+    monkeypatch.setattr(gate_module, "_kept_words", lambda a, b: calls.append(1) or real(a, b))
+    pre = [("b", _T_B)] + [(f"a{k}", f"Step {k}: the timeout is 30 seconds [src:c1]. Done.\n") for k in range(n)]
+    post = [("b", _T_B)] + [(f"a{k}", f"Step {k}: the timeout is 60 seconds [src:c1]. Done.\n") for k in range(n)]
+    verdict = _timeouts(pre, post)
+    find(verdict, "I2", block="a0", value="30")
+    assert len(calls) <= n

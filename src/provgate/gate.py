@@ -4429,22 +4429,28 @@ class _Check:
                 self.violate("I2", f"{edit.operator} introduced {span.key}={span.value!r} in block {b.id!r}, "
                              "a fact the pre window does not have", block=b.id, key=span.key, value=span.value,
                              evidence={"span": [span.start, span.end], "text": span.text, "change": "introduced"})
+        # a row inside a quoted kv value restates no pre fact: the pair says the value (its
+        # quotes add nothing, :meth:`_in_quoted_pair`), and a copy of the value a formatter's
+        # quotes made held the copy a sentence lost (region: eu-west-1 quoted while "Failed over
+        # to eu-west-1" lost its region: red team 107, F02). A pre copy that stood inside such a
+        # value is excused as dropped only while its pair is held (_account_drops)
+        held_pos = self._outside_quoted_kv_values(a_pos, a_row)
         if record:
             gone_here = np.ones(len(pre_set), dtype=np.bool_)
             gone_here[d_pos] = False  # (here: the kept rows) held by a kept block
-            gone_here[a_pos[a_pos >= 0]] = False  # restated by a changed block
+            gone_here[held_pos[held_pos >= 0]] = False  # restated by a changed block
             # nothing unaccounted, so no evidence to find: counted as _account_drops counts
             self.counts["evicted" if record == 2 else "superseded"] += int(np.count_nonzero(gone_here))
             gone = d_pos[:0]
         elif strongest is not None:
             gone_here = removed == pre_set.counts
-            gone_here[a_pos[a_pos >= 0]] = False  # restated by a changed block
+            gone_here[held_pos[held_pos >= 0]] = False  # restated by a changed block
             gone = np.flatnonzero(gone_here)
         else:
             # a block or two (every next edit): count the few positions instead of passing
             # over every one of pre's distinct facts
             held = Counter(d_pos.tolist())
-            restated = set(a_pos.tolist())
+            restated = set(held_pos.tolist())
             places = sorted(held)
             gone = np.array([p for p, n in zip(places, pre_set.counts[places].tolist()) if n == held[p] and p not in restated],
                             dtype=np.int64)
@@ -4454,9 +4460,31 @@ class _Check:
             if strongest is None:  # a few rows, and something gone after all: place them again
                 strongest = place_rows(index, d_fps, self._drop_codes(d_blocks))[2]
             self._account_drops(d_pos, d_row, gone, strongest)
-        self._check_fewer_occurrences(changed, a_pos, a_row, d_pos, d_row, gone)
+        self._check_fewer_occurrences(changed, held_pos, a_row, d_pos, d_row, gone)
         self._check_rebound_values()
         self._check_handle_drops("I2")
+
+    @staticmethod
+    def _outside_quoted_kv_values(a_pos: np.ndarray, a_row: _RowMap) -> np.ndarray:
+        """``a_pos`` with -1 for each row (not a kv fact) that lies inside the quoted value of a
+        kv fact of its block, its marks included (:func:`_quoted_kv_values`): such a row
+        restates no pre fact. One pass over the changed blocks' kinds; a block without a kv
+        fact is not read further."""
+        kinds = a_row.kinds()
+        if not kinds.size or not np.any(kinds == _KIND_KV):
+            return a_pos
+        out = None
+        start = 0
+        for block, size in zip(a_row.indices, a_row.sizes):
+            end = start + size
+            if size and np.any(kinds[start:end] == _KIND_KV):
+                inside = _inside_quoted_kv_values(a_row.facts[block])
+                if inside is not None:
+                    if out is None:
+                        out = a_pos.copy()
+                    out[start:end][inside] = -1
+            start = end
+        return a_pos if out is None else out
 
     def _check_fewer_occurrences(self, changed: list[int], a_pos: np.ndarray, a_row: _RowMap,
                                  d_pos: np.ndarray | None, d_row: _RowMap | None, gone: np.ndarray) -> None:
@@ -4507,7 +4535,18 @@ class _Check:
                 kept_at[i] = positions(self._pre_set().index(), [self.pre_facts[i].fact_fps()])
             return kept_at[i]
 
-        pre_at = [pre_places(i) for i, _ in paired]
+        def unquoted(at: np.ndarray, facts: _Facts) -> np.ndarray:
+            # a row inside a quoted kv value counts as no occurrence, on either side: the pair
+            # accounts for it (``a_pos`` comes so already), so the quotes taken off a value a
+            # sentence of the block repeats lose it no occurrence
+            inside = _inside_quoted_kv_values(facts) if np.any(facts.table.kind == _KIND_KV) else None
+            if inside is None:
+                return at
+            at = at.copy()
+            at[inside] = -1
+            return at
+
+        pre_at = [unquoted(pre_places(i), self.pre_facts[i]) for i, _ in paired]
         post_at = [a_pos[slice(*a_at[j])] for _, j in paired]
         pre_rows, post_rows = np.concatenate(pre_at), np.concatenate(post_at)
         size = 1 + max(int(pre_rows.max()) if pre_rows.size else 0, int(post_rows.max()) if post_rows.size else 0)
@@ -4525,6 +4564,16 @@ class _Check:
         quoted[pre_rows[(pre_rows >= 0) & (kinds == _KIND_QUOTE)]] = True
         quoted[gone[gone < size]] = False  # (gone from the window: reported as dropped already)
         facts_of = pre_keys % size
+        # a figure the block holds no more, another block still holding it (so not gone from the
+        # window), that a figure now stands in place of, the words either side kept: the value
+        # changed in place ("timeout 30 s" -> "timeout 60 s" while other blocks say 30 and 60)
+        numbers = np.zeros(size, dtype=np.bool_)
+        numbers[pre_rows[(pre_rows >= 0) & (kinds == _KIND_NUMBER)]] = True
+        isgone = np.zeros(size, dtype=np.bool_)
+        isgone[gone[gone < size]] = True
+        wholly_lost = np.flatnonzero((after_n == 0) & numbers[facts_of] & ~quoted[facts_of] & ~isgone[facts_of])
+        if wholly_lost.size:
+            self._report_replaced_in_place(paired, pre_at, pre_keys[wholly_lost], size)
         fewer = np.flatnonzero(((after_n > 0) | quoted[facts_of]) & (after_n < before_n))
         if not fewer.size:
             return
@@ -4591,6 +4640,57 @@ class _Check:
                          key=span.key, value=span.value,
                          evidence={"span": [span.start, span.end], "text": span.text, "change": "fewer_occurrences",
                                    "pre_count": n_before, "post_count": n_after})
+
+    def _report_replaced_in_place(self, paired: list[tuple[int, int]], pre_at: list[np.ndarray],
+                                  keys: np.ndarray, size: int) -> None:
+        """Refuse each figure (``keys``: pair * size + fact) a rewritten block no longer holds
+        at all whose occurrence another figure replaced where it stood: in the word alignment of
+        the block's two texts (:func:`_kept_words`, one a block) its own words are cut, the words
+        either side of it kept (or the text's end), and between those the post text holds only
+        numbers. The window-wide diff saw nothing lost (another block holds the old figure) and
+        nothing new (another holds the new one); the fewer-occurrences count saw no occurrence
+        kept to compare (red team 103, F01's figures traded between blocks, in one block)."""
+        aligned: dict[int, tuple[Any, ...]] = {}
+        found: list[tuple[int, int, int]] = []  # (pair, fact, table row)
+        for key in keys.tolist():
+            p, fact = divmod(key, size)
+            i, j = paired[p]
+            table = self.pre_facts[i].table
+            if p not in aligned:
+                pre_b, post_b = _word_bounds(table.data), _word_bounds(self.post_facts[j].table.data)
+                pre_words, post_words = _words_of(pre_b), _words_of(post_b)
+                aligned[p] = (pre_b, pre_words, post_words, _kept_words(pre_words, post_words))
+            (starts, ends, _, _), pre_words, post_words, kept = aligned[p]
+            last = len(pre_words)
+            rows = self.pre_facts[i].groundable_rows()[np.flatnonzero(pre_at[p] == fact)]
+            for row in rows.tolist():
+                before = int(np.searchsorted(ends, table.start[row], side="right")) - 1
+                after = max(int(np.searchsorted(starts, table.end[row], side="left")), 1)
+                own = range(max(before + 1, 1), min(after, last + 1))
+                if not own or any(kept[w - 1] != -1 for w in own):
+                    continue
+                q0 = -1 if before == 0 else kept[before - 1]
+                q1 = len(post_words) if after > last else kept[after - 1]
+                if q0 < -1 or q1 < 0 or (before and q0 < 0):
+                    continue  # a side not kept (or a middle too long to align: -2)
+                between = post_words[q0 + 1:q1]
+                if between and all(w.isdigit() for w in between):
+                    found.append((p, fact, row))
+                    break
+        edit = self.edit
+        first: dict[int, tuple[int, int]] = {}  # each fact reported once, in its first block
+        for p, fact, row in found:
+            first.setdefault(fact, (p, row))
+        for fact in self.reportable(list(first)):
+            p, row = first[fact]
+            i = paired[p][0]
+            b = edit.pre[i]
+            span = self.pre_facts[i].table.span(row)
+            self.counts["dropped"] += 1
+            self.violate("I2", f"{edit.operator} replaced {span.key}={span.value!r} in block {b.id!r} with another "
+                         "figure where it stood: a lossless operator keeps the facts of a block it rewrites",
+                         block=b.id, handle=(b.handles or (None,))[0], key=span.key, value=span.value,
+                         evidence={"span": [span.start, span.end], "text": span.text, "change": "replaced_in_place"})
 
     def _wholly_covered(self, i: int) -> bool:
         """Whether a record covers every source of removed pre block ``i`` (each handle and
@@ -4811,35 +4911,54 @@ class _Check:
             return {}
         pre_words, post_words = _words_of(bounds(0, i)), _words_of(bounds(1, j))
         aligned = _kept_words(pre_words, post_words)
-        kept = [k != -1 for k in aligned]
+        # the same alignment with each cut run slid as far as equal words let it, either way:
+        # "… port 5432. The cache" cut from "The db … port 5432. The cache" is cut from the
+        # first "The" or up to the second, the texts alike; the first anchoring is the sentence
+        # (red team 106, F03 / 108, F03). Each is one pass over the words (no more matching)
+        anchorings = [aligned]
+        for way in (-1, 1):
+            slid = _slid_cuts(pre_words, aligned, way)
+            if slid != aligned and slid not in anchorings:
+                anchorings.append(slid)
         fell = Counter(pre_words)
         fell.subtract(post_words)
         last = len(pre_words)
 
-        def left(w: int) -> bool:
-            # a word (not the blank either end) that left: unmatched, and held fewer times now
-            return 1 <= w <= last and not kept[w - 1] and fell[pre_words[w - 1]] > 0
+        def sides_in(kept: list[int], before: int, after: int, far_before: int,
+                     far_after: int) -> tuple[bool, bool] | None:
+            """Which sides of the occurrence left with it in one anchoring; None when the
+            occurrence is still there, or is a value changed in place."""
 
-        def refilled(w: int, toward: int) -> bool:
-            # does the post text hold a number beside where the kept word w (0 and last + 1: the
-            # blank ends) stands, toward the words cut (+1: after it; -1: before it)?
-            q = -1 if w == 0 else len(post_words) if w > last else aligned[w - 1]
-            if w and w <= last and q < 0:
-                return False
-            q += toward
-            return 0 <= q < len(post_words) and post_words[q].isdigit()  # (a number: _word_bounds)
+            def left(w: int) -> bool:
+                # a word (not the blank either end) that left: unmatched, and held fewer times now
+                return 1 <= w <= last and kept[w - 1] == -1 and fell[pre_words[w - 1]] > 0
 
-        out: dict[int, list[tuple[tuple[bytes, bytes, bytes, bytes], tuple[bool, bool]]]] = {}
-        for fact, before, after, far_before, far_after, *words4 in zip(facts, *at_words, *said):
-            own = range(before + 1, after)
-            if any(kept[w - 1] for w in own if 1 <= w <= last):
-                continue  # the occurrence itself is still there
+            def refilled(w: int, toward: int) -> bool:
+                # does the post text hold a number beside where the kept word w (0 and last + 1:
+                # the blank ends) stands, toward the words cut (+1: after it; -1: before it)?
+                q = -1 if w == 0 else len(post_words) if w > last else kept[w - 1]
+                if w and w <= last and q < 0:
+                    return False
+                q += toward
+                return 0 <= q < len(post_words) and post_words[q].isdigit()  # (a number: _word_bounds)
+
+            if any(kept[w - 1] != -1 for w in range(before + 1, after) if 1 <= w <= last):
+                return None  # the occurrence itself is still there
             sides = (left(before) and left(far_before), left(after) and left(far_after))
             if sides[0] != sides[1] and (refilled(after, -1) if sides[0] else refilled(before, 1)):
                 # one side stayed and a figure stands where this one stood: a value changed in
                 # place with a word beside it reworded ("runs 3 pods" -> "has 5 pods"), not a
                 # statement moved out, whatever another block gained (red team 108, F01)
-                continue
+                return None
+            return sides
+
+        out: dict[int, list[tuple[tuple[bytes, bytes, bytes, bytes], tuple[bool, bool]]]] = {}
+        for fact, before, after, far_before, far_after, *words4 in zip(facts, *at_words, *said):
+            found = [sides_in(kept, before, after, far_before, far_after) for kept in anchorings]
+            if any(sides is None for sides in found):
+                continue  # (failing closed: in place in any anchoring is no move)
+            # the anchoring that leaves fewest sides to move (a side only where every one has it)
+            sides = (all(s[0] for s in found), all(s[1] for s in found))  # type: ignore[index]
             if sides[0] or sides[1]:
                 out.setdefault(fact, []).append((tuple(words4), sides))
         return out
@@ -9045,6 +9164,23 @@ def _ground_in_path_lines(tables: list[FactTable], sources: list[list[_Facts]], 
 _QUOTE_MARKS = frozenset(b"\"'`")
 
 
+def _inside_quoted_kv_values(facts: _Facts) -> np.ndarray | None:
+    """Of each groundable row of ``facts``: does it (not a kv fact) lie inside the quoted value
+    of a kv fact of the text, the marks included? None when no row does."""
+    table = facts.table
+    values = _quoted_kv_values(table)
+    if not values:
+        return None
+    opens = np.array([v[0] for v in values], dtype=np.int64)
+    # (each value's reach: the furthest close of those opening no later)
+    closes = np.maximum.accumulate(np.array([v[1] for v in values], dtype=np.int64))
+    rows = facts.groundable_rows()
+    starts, ends = table.start[rows].astype(np.int64), table.end[rows].astype(np.int64)
+    at = np.searchsorted(opens, starts, side="right") - 1
+    inside = (at >= 0) & (ends <= closes[np.maximum(at, 0)]) & (table.kind[rows] != _KIND_KV)
+    return inside if inside.any() else None
+
+
 def _quoted_kv_values(table: FactTable) -> list[tuple[int, int, int]]:
     """``(opening mark, end of the closing mark, kv row)`` of every kv fact of a table whose
     value is quoted, sorted: the stretch a formatter's quotes hold (:meth:`_Check._in_quoted_pair`)."""
@@ -9315,6 +9451,44 @@ def _kept_words(pre: list[bytes], post: list[bytes]) -> list[int]:
             for a, b, length in matcher.get_matching_blocks():
                 kept[lo + a:lo + a + length] = range(lo + b, lo + b + length)
     return kept
+
+
+def _slid_cuts(pre: list[bytes], kept: list[int], way: int) -> list[int]:
+    """``kept`` (of :func:`_kept_words`) with each run of cut words (-1) slid ``way`` (-1: toward
+    the start, 1: toward the end) while the kept word beside it equals the run's far end: the
+    same texts aligned, the cut anchored at the other copy of the word. Each run stops at the
+    next cut one, so one pass is linear in the words."""
+    out = list(kept)
+    n = len(out)
+    if way < 0:
+        w = 0
+        while w < n:
+            if out[w] != -1:
+                w += 1
+                continue
+            a = w
+            while w < n and out[w] == -1:
+                w += 1
+            b = w  # the run is [a, b)
+            while a > 0 and out[a - 1] >= 0 and pre[a - 1] == pre[b - 1]:
+                out[b - 1], out[a - 1] = out[a - 1], -1
+                a -= 1
+                b -= 1
+    else:
+        w = n - 1
+        while w >= 0:
+            if out[w] != -1:
+                w -= 1
+                continue
+            b = w + 1
+            while w >= 0 and out[w] == -1:
+                w -= 1
+            a = w + 1  # the run is [a, b)
+            while b < n and out[b] >= 0 and pre[b] == pre[a]:
+                out[a], out[b] = out[b], -1
+                a += 1
+                b += 1
+    return out
 
 
 def _row_slices(rows: _RowMap) -> dict[int, tuple[int, int]]:
