@@ -124,3 +124,21 @@ def test_the_digit_look_back_is_linear(monkeypatch):
         data = b"1" * n + b"@a" + b" 1@a" * n
         _scanner_py.scan(data, 10**7)
         assert calls <= n + 2
+
+
+class _CountingBytes(bytes):
+    reads = 0
+
+    def __getitem__(self, i):
+        type(self).reads += 1
+        return super().__getitem__(i)
+
+
+def test_the_digit_look_back_reads_each_byte_a_bounded_number_of_times():
+    # every "@" of n runs "123…@" looks back over its own run only: reads grow with n, not n^2
+    for n in (100, 1000):
+        data = _CountingBytes(b"1234567@" * n)
+        _CountingBytes.reads = 0
+        for j in range(6, len(data), 8):
+            assert _scanner_py._mention_lead(data, j)
+        assert _CountingBytes.reads <= 3 * len(data)
