@@ -1345,6 +1345,20 @@ cdef inline bint pin_ref(const byte_t* d, Py_ssize_t n, Py_ssize_t q) noexcept n
     return ref_word(d, n, q) >= 0
 
 
+cdef bint mention_lead(const byte_t* d, Py_ssize_t j) noexcept nogil:
+    """Whether d[j], the byte right before an "@", leaves the "@" a mention's (the
+    reference's _mention_lead, grammar v7): no word byte, a CSI final byte, a non-ASCII byte,
+    or the last digit of a run of digits no ASCII letter or _ precedes."""
+    cdef byte_t c = d[j]
+    if not has(c, F_W) or c >= 0x80 or csi_start(d, j) >= 0:
+        return True
+    if not has(c, F_DIGIT):
+        return False
+    while j > 0 and has(d[j - 1], F_DIGIT):
+        j -= 1
+    return j == 0 or not has(d[j - 1], F_W) or d[j - 1] >= 0x80
+
+
 cdef Py_ssize_t plain_word_fact(const byte_t* d, Py_ssize_t n, Py_ssize_t p, Py_ssize_t we, byte_t prev,
                                 Pins* pins) noexcept nogil:
     """End of the identifier the plain word d[p:we] (no fact by itself) begins, or -1 (the
@@ -1363,7 +1377,7 @@ cdef Py_ssize_t plain_word_fact(const byte_t* d, Py_ssize_t n, Py_ssize_t p, Py_
     if p < pins.pin_at:
         return chain_end(d, n, we)
     if prev == b'@':
-        if p < 2 or not has(d[p - 2], F_W) or csi_start(d, p - 2) >= 0:
+        if p < 2 or mention_lead(d, p - 2):
             return chain_end(d, n, we)
         e = ref_word(d, n, p)
         if e == we:

@@ -632,6 +632,24 @@ class _Pins:
         self.pin_at = -1
 
 
+def _mention_lead(data: bytes, j: int) -> bool:
+    """Whether ``data[j]``, the byte right before an "@", leaves the "@" a mention's
+    (grammar v7, red team 107 F01): a byte that is no word byte, the final byte of a CSI
+    sequence, a non-ASCII byte (``请@张三``, ``“@alice”``, ``—@alice``), or the last digit of
+    a run of digits that no ASCII letter or ``_`` precedes (``step 2@alice``). Only an ASCII
+    letter or ``_`` before the "@", or a digit ending such a word (``user2@host``), makes it
+    the "@" of an address or a pin. The look-back crosses one run of digits, which ends at
+    the "@": each byte is looked at from one "@" only, so the scan stays linear."""
+    c = data[j]
+    if c not in W or c >= 0x80 or _csi_start(data, j) >= 0:
+        return True
+    if c not in _DIGITS:
+        return False
+    while j > 0 and data[j - 1] in _DIGITS:
+        j -= 1
+    return j == 0 or data[j - 1] not in W or data[j - 1] >= 0x80
+
+
 def _plain_word_fact(data: bytes, p: int, end: int, prev: int, pins: _Pins) -> int:
     """End of the identifier a plain word (no fact by itself) at ``p`` begins, or -1
     (grammar v6, docs/grammar.md "@ pins and mentions"):
@@ -655,7 +673,7 @@ def _plain_word_fact(data: bytes, p: int, end: int, prev: int, pins: _Pins) -> i
     if p < pins.pin_at:
         return _CHAIN.match(data, p).end()
     if prev == ord("@"):
-        if p < 2 or data[p - 2] not in W or _csi_start(data, p - 2) >= 0:
+        if p < 2 or _mention_lead(data, p - 2):
             return _CHAIN.match(data, p).end()
         m = _REF_WORD.match(data, p)
         if m is not None and m.end() == end:
