@@ -376,3 +376,16 @@ def test_replaced_in_place_aligns_each_block_once(monkeypatch, n):
     verdict = _timeouts(pre, post)
     find(verdict, "I2", block="a0", value="30")
     assert len(calls) <= n
+
+
+def test_a_block_two_rules_read_is_aligned_once(monkeypatch):
+    # the figure replaced in place and the quotation dropped from one block: both rules read
+    # the one alignment of the block's texts (two matchers before they shared it)
+    made = []
+    real = gate_module.difflib.SequenceMatcher
+    monkeypatch.setattr(gate_module.difflib, "SequenceMatcher", lambda *a, **k: made.append(1) or real(*a, **k))
+    quoted = 'Run "make test" first [src:c1].\n'
+    verdict = _timeouts([("a", 'The timeout is 30 seconds [src:c1]. Run "make test" first. Done.\n'), ("b", _T_B), ("c", quoted)],
+                        [("a", "The timeout is 60 seconds [src:c1]. Done.\n"), ("b", _T_B), ("c", quoted)])
+    assert find(verdict, "I2", block="a", value="30").evidence["change"] == "replaced_in_place"
+    assert len(made) == 1

@@ -2927,6 +2927,10 @@ class _Check:
         self._claimed: frozenset[str] = frozenset()  # every eviction record, even one that covers nothing
         self._agent_derived_handles: set[str] | None = None  # I5 (_agent_derived)
         self.counts = {"pre": 0, "post": 0, "introduced": 0, "dropped": 0, "superseded": 0, "evicted": 0}
+        # (pre block, post block) -> its word alignment (:meth:`_word_alignment`), shared by the
+        # I2 rules that read one
+        self._alignments: dict[tuple[int, int], tuple[Any, ...]] = {}
+        self._words: dict[tuple[int, int], tuple[np.ndarray, np.ndarray, np.ndarray, bytes]] = {}
         self.retention: float | None = None
         # made on first use, where a phase needs them
         self.touched: list[int] | None = None  # an edit in place: the positions that changed or moved
@@ -4650,17 +4654,12 @@ class _Check:
         numbers. The window-wide diff saw nothing lost (another block holds the old figure) and
         nothing new (another holds the new one); the fewer-occurrences count saw no occurrence
         kept to compare (red team 103, F01's figures traded between blocks, in one block)."""
-        aligned: dict[int, tuple[Any, ...]] = {}
         found: list[tuple[int, int, int]] = []  # (pair, fact, table row)
         for key in keys.tolist():
             p, fact = divmod(key, size)
             i, j = paired[p]
             table = self.pre_facts[i].table
-            if p not in aligned:
-                pre_b, post_b = _word_bounds(table.data), _word_bounds(self.post_facts[j].table.data)
-                pre_words, post_words = _words_of(pre_b), _words_of(post_b)
-                aligned[p] = (pre_b, pre_words, post_words, _kept_words(pre_words, post_words))
-            (starts, ends, _, _), pre_words, post_words, kept = aligned[p]
+            (starts, ends, _, _), _, pre_words, post_words, kept = self._word_alignment(i, j)
             last = len(pre_words)
             rows = self.pre_facts[i].groundable_rows()[np.flatnonzero(pre_at[p] == fact)]
             for row in rows.tolist():
@@ -4729,14 +4728,7 @@ class _Check:
         width = 1 + max(size, int(a_pos.max()) if a_pos.size else 0, len(self._pre_set()))
         asked = np.zeros(width, dtype=np.bool_)
         asked[lost_keys % size] = True
-        words: dict[tuple[int, int], tuple[np.ndarray, np.ndarray, np.ndarray, bytes]] = {}
-
-        def bounds(side: int, block: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, bytes]:
-            """Each word's (start, end), a blank word either end; the indices of the words that
-            are no number (the blank ones too); the text lower-cased."""
-            if (side, block) not in words:
-                words[(side, block)] = _word_bounds((self.pre_facts if side == 0 else self.post_facts)[block].table.data)
-            return words[(side, block)]
+        bounds = self._word_bounds_of
 
         def places(side: int, block: int, at: np.ndarray) -> tuple[list[int], list[list[int]], list[list[bytes]]]:
             """Of each of the block's rows of an asked fact: the fact, the indices of the word
@@ -4837,7 +4829,7 @@ class _Check:
         for n, key in enumerate(lost_keys.tolist()):
             p, fact = divmod(key, size)
             if p not in cut:
-                cut[p] = self._cut_occurrences(paired[p], pre_at[p], bounds, places)
+                cut[p] = self._cut_occurrences(paired[p], pre_at[p], places)
             need = int(missing[n])
             for said, sides in cut[p].get(fact, ()):
                 if not need:
@@ -4856,19 +4848,17 @@ class _Check:
         aligned in a row and its inside the same bytes, only its marks gone. Words changed inside
         it, or some of them kept ("drain the node first" -> "never drain the node", red team 103,
         F04), are neither."""
-        aligned: dict[int, tuple[Any, ...]] = {}
+        fell_of: dict[int, Counter[bytes]] = {}
         out = np.zeros(keys.size, dtype=np.bool_)
         for n, key in enumerate(keys.tolist()):
             p, fact = divmod(key, size)
             i, j = paired[p]
             pre_table, post_table = self.pre_facts[i].table, self.post_facts[j].table
-            if p not in aligned:
-                pre_b, post_b = _word_bounds(pre_table.data), _word_bounds(post_table.data)
-                pre_words, post_words = _words_of(pre_b), _words_of(post_b)
-                fell = Counter(pre_words)
-                fell.subtract(post_words)
-                aligned[p] = (pre_b, post_b, pre_words, _kept_words(pre_words, post_words), fell)
-            pre_b, post_b, pre_words, kept, fell = aligned[p]
+            pre_b, post_b, pre_words, post_words, kept = self._word_alignment(i, j)
+            if p not in fell_of:
+                fell_of[p] = Counter(pre_words)
+                fell_of[p].subtract(post_words)
+            fell = fell_of[p]
             rows = self.pre_facts[i].groundable_rows()[np.flatnonzero(pre_at[p] == fact)]
             ok = bool(rows.size)
             for row in rows.tolist():
@@ -4899,7 +4889,24 @@ class _Check:
             out[n] = ok
         return out
 
-    def _cut_occurrences(self, pair: tuple[int, int], at: np.ndarray, bounds: Callable[..., Any],
+    def _word_bounds_of(self, side: int, block: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, bytes]:
+        """:func:`_word_bounds` of a pre (``side`` 0) or post (1) block's text, read once a check."""
+        key = (side, block)
+        if key not in self._words:
+            self._words[key] = _word_bounds((self.pre_facts if side == 0 else self.post_facts)[block].table.data)
+        return self._words[key]
+
+    def _word_alignment(self, i: int, j: int) -> tuple[Any, ...]:
+        """``(pre bounds, post bounds, pre words, post words, kept)`` of pre block ``i`` and post
+        block ``j`` (:func:`_kept_words`): one matcher a pair of blocks a check, whichever I2 rules
+        read it (the moved occurrences, the quotations, the figures replaced in place)."""
+        if (i, j) not in self._alignments:
+            pre_b, post_b = self._word_bounds_of(0, i), self._word_bounds_of(1, j)
+            pre_words, post_words = _words_of(pre_b), _words_of(post_b)
+            self._alignments[(i, j)] = (pre_b, post_b, pre_words, post_words, _kept_words(pre_words, post_words))
+        return self._alignments[(i, j)]
+
+    def _cut_occurrences(self, pair: tuple[int, int], at: np.ndarray,
                          places: Callable[..., Any]) -> dict[int, list[tuple[tuple[bytes, bytes, bytes, bytes],
                                                                               tuple[bool, bool]]]]:
         """Fact -> (its four words, which sides moved) of each occurrence of an asked fact the pre
@@ -4909,8 +4916,7 @@ class _Check:
         facts, at_words, said = places(0, i, at)
         if not facts:
             return {}
-        pre_words, post_words = _words_of(bounds(0, i)), _words_of(bounds(1, j))
-        aligned = _kept_words(pre_words, post_words)
+        _, _, pre_words, post_words, aligned = self._word_alignment(i, j)
         # the same alignment with each cut run slid as far as equal words let it, either way:
         # "… port 5432. The cache" cut from "The db … port 5432. The cache" is cut from the
         # first "The" or up to the second, the texts alike; the first anchoring is the sentence
