@@ -12,10 +12,11 @@ import numpy as np
 
 cimport numpy as cnp
 from cpython.unicode cimport PyUnicode_DATA, PyUnicode_GET_LENGTH, PyUnicode_KIND
-from libc.stdint cimport uint16_t, uint32_t
-from libc.string cimport memchr, memcmp
+from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_GET_SIZE
+from libc.stdint cimport uint16_t, uint32_t, uint64_t
+from libc.string cimport memchr, memcmp, memcpy
 
-from provgate._textnorm_py import check_pairs
+from provgate._textnorm_py import check_byte_pairs, check_pairs
 
 cnp.import_array()
 
@@ -205,4 +206,64 @@ def same_after_normalisation(a, b):
     with nogil:
         for i in range(n):
             p_out[i] = same_lines(&t[2 * i], &t[2 * i + 1])
+    return out
+
+
+cdef inline bint is_space(unsigned char c) noexcept nogil:
+    return c == 32 or 9 <= c <= 13
+
+
+cdef bint same_without_space_bytes(const unsigned char* a, Py_ssize_t na,
+                                   const unsigned char* b, Py_ssize_t nb) noexcept nogil:
+    # Equal bytes are taken in pairs, eight at a time while they last (a re-indented text is
+    # equal runs between its lines' starts); where they differ, spaces either side are passed
+    # and the next bytes must be equal. Taking an equal pair is always right: after equal
+    # prefixes with their spaces deleted, the next byte that is no space on each side is that
+    # pair's, or both are spaces.
+    cdef Py_ssize_t i = 0, j = 0
+    cdef uint64_t x, y
+    while True:
+        while i + 8 <= na and j + 8 <= nb:
+            memcpy(&x, a + i, 8)
+            memcpy(&y, b + j, 8)
+            if x != y:
+                break
+            i += 8
+            j += 8
+        while i < na and is_space(a[i]):
+            i += 1
+        while j < nb and is_space(b[j]):
+            j += 1
+        if i == na or j == nb:
+            return i == na and j == nb
+        if a[i] != b[j]:
+            return False
+        i += 1
+        j += 1
+
+
+def same_without_spaces(a, b):
+    check_byte_pairs(a, b)
+    # the snapshots keep every text alive while it is read without the GIL, and are what is
+    # checked (a list subclass may iterate other items the second time)
+    cdef tuple keep_a = tuple(a), keep_b = tuple(b)
+    check_byte_pairs(keep_a, keep_b)
+    cdef Py_ssize_t n = len(keep_a), i
+    cdef cnp.ndarray out = np.empty(n, dtype=np.bool_)
+    if n == 0:
+        return out
+    cdef cnp.ndarray pointers = np.empty(2 * n, dtype=np.uintp)
+    cdef cnp.ndarray lengths = np.empty(2 * n, dtype=np.intp)
+    cdef size_t* p = <size_t*>cnp.PyArray_DATA(pointers)
+    cdef Py_ssize_t* length = <Py_ssize_t*>cnp.PyArray_DATA(lengths)
+    cdef unsigned char* p_out = <unsigned char*>cnp.PyArray_DATA(out)
+    for i in range(n):
+        p[2 * i] = <size_t>PyBytes_AS_STRING(keep_a[i])
+        length[2 * i] = PyBytes_GET_SIZE(keep_a[i])
+        p[2 * i + 1] = <size_t>PyBytes_AS_STRING(keep_b[i])
+        length[2 * i + 1] = PyBytes_GET_SIZE(keep_b[i])
+    with nogil:
+        for i in range(n):
+            p_out[i] = same_without_space_bytes(<const unsigned char*>p[2 * i], length[2 * i],
+                                                <const unsigned char*>p[2 * i + 1], length[2 * i + 1])
     return out

@@ -260,3 +260,90 @@ def test_switch_loaded_the_native_build():
         return
     assert _textnorm.IMPLEMENTATION == "native"
     assert _textnorm.same_after_normalisation is importlib.import_module("provgate._ext.textnorm").same_after_normalisation
+
+
+# same_without_spaces: UTF-8 texts equal once every ASCII space byte is deleted (the gate's
+# negation rule passes over a block a rewrite only re-indented or re-wrapped)
+
+@pytest.mark.parametrize("a, b, equal", [
+    (b"", b"", True),
+    (b"", b" \t\n\x0b\x0c\r", True),
+    (b"do not run", b"do  not\nrun", True),
+    (b"do not run", b"donotrun", True),
+    (b"do not run", b"do run", False),
+    (b"    indented line one\n    indented line two\n", b"  indented line one\n  indented line two\n", True),
+    (b"abcdefgh12345678", b"abcdefgh1234567", False),  # (one byte past eight equal ones)
+    (b"abcdefgh 12345678", b"abcdefgh12345678 ", True),
+    (b"x\xc2\xa0y", b"x y", False),  # (a no-break space is text here)
+    (b"a\x00b", b"a b", False),
+    (b"a\x1cb", b"ab", False),  # (bytes.split's whitespace is ASCII's six)
+])
+def test_same_without_spaces_fixed_cases(impl, a, b, equal):
+    assert impl.same_without_spaces([a], [b]).tolist() == [equal]
+    assert impl.same_without_spaces([b], [a]).tolist() == [equal]
+
+
+def test_same_without_spaces_empty_batch(impl):
+    out = impl.same_without_spaces([], ())
+    assert out.dtype == np.bool_ and out.shape == (0,)
+
+
+def test_same_without_spaces_long_texts(impl):
+    line = b"copied shard to /srv/data ok; not restarted\n"
+    a = b"".join(b"    " + line for _ in range(5000))
+    b = b"".join(b"  " + line for _ in range(5000))
+    assert impl.same_without_spaces([a, a, a], [b, b.replace(b"not ", b"", 1), b[:-2]]).tolist() == [True, False, False]
+
+
+@pytest.mark.parametrize("a, b, exc, message", [
+    (b"ab", [b"ab"], TypeError, "a must be a list or tuple of bytes, not bytes"),
+    ([b"a"], None, TypeError, "b must be a list or tuple of bytes, not NoneType"),
+    ([b"a", "b"], [b"a", b"b"], TypeError, r"a\[1\] must be bytes, not str"),
+    ([b"a"], [bytearray(b"a")], TypeError, r"b\[0\] must be bytes, not bytearray"),
+    ([b"a"], [b"a", b"b"], InvalidArgumentError, "same length, got 1 and 2"),
+])
+def test_same_without_spaces_bad_input(impl, a, b, exc, message):
+    with pytest.raises(exc, match=message):
+        impl.same_without_spaces(a, b)
+
+
+BYTE_PIECES = st.sampled_from([b"a", b"b", b" ", b"\t", b"\n", b"\r", b"\x0b", b"\x0c", b"\x00", b"\xc3\xa9",
+                               b"abcdefgh", b"        ", b"not "])
+
+
+@st.composite
+def byte_pairs(draw):
+    a = b"".join(draw(st.lists(BYTE_PIECES, max_size=40)))
+    if draw(st.booleans()):
+        # a spaces-only variant of a: each space run widened, narrowed or moved by a byte
+        out = bytearray()
+        for c in a:
+            if c in b" \t\n\r\x0b\x0c":
+                out += draw(st.sampled_from([b"", b" ", b"\t\t", b"\n "]))
+            else:
+                out.append(c)
+                if draw(st.integers(0, 9)) == 0:
+                    out += b" "
+        b = bytes(out)
+    else:
+        b = b"".join(draw(st.lists(BYTE_PIECES, max_size=40)))
+    return a, b
+
+
+@settings(max_examples=3000, deadline=None)
+@given(batch=st.lists(byte_pairs(), max_size=8))
+def test_same_without_spaces_every_implementation_equals_the_reference(batch):
+    a = [x for x, _ in batch]
+    b = [y for _, y in batch]
+    expected = _load("reference").same_without_spaces(a, b).tolist()
+    # (the spec written a second way: bytes.split splits at the same six bytes)
+    assert expected == [b"".join(x.split()) == b"".join(y.split()) for x, y in batch]
+    for which in IMPLEMENTATIONS:
+        assert _load(which).same_without_spaces(a, b).tolist() == expected
+
+
+def test_switch_loaded_the_native_same_without_spaces():
+    if NO_EXTENSIONS:
+        assert _textnorm.IMPLEMENTATION == "reference"
+        return
+    assert _textnorm.same_without_spaces is importlib.import_module("provgate._ext.textnorm").same_without_spaces

@@ -5,5 +5,6 @@ from provgate._switch import load
 _impl, IMPLEMENTATION = load("textnorm", "_textnorm_py")
 
 same_after_normalisation = _impl.same_after_normalisation
+same_without_spaces = _impl.same_without_spaces
 
-__all__ = ["IMPLEMENTATION", "same_after_normalisation"]
+__all__ = ["IMPLEMENTATION", "same_after_normalisation", "same_without_spaces"]

@@ -25,6 +25,11 @@ Characters are compared as code points, so lone surrogates are ordinary characte
 Errors: ``a`` or ``b`` not a list or tuple, or an item not a ``str``: ``TypeError`` naming it;
 lists of different lengths: ``InvalidArgumentError``. The native module
 ``provgate._ext.textnorm`` must agree exactly.
+
+``same_without_spaces(a, b)`` compares UTF-8 texts (``bytes``) pairwise with every ASCII space
+byte deleted (space, ``\t``, ``\n``, ``\v``, ``\f``, ``\r``: ``bytes.split``'s): a block a
+rewrite only re-indented or re-wrapped holds the same words, so the gate's negation rule
+(``Gate``'s I2, docs/gate.md "negations") need not read it. The same errors, naming bytes.
 """
 
 from __future__ import annotations
@@ -49,6 +54,18 @@ def check_pairs(a: Any, b: Any) -> None:
         for i, text in enumerate(texts):
             if not isinstance(text, str):
                 raise TypeError(f"{name}[{i}] must be str, not {type(text).__name__}")
+
+
+def check_byte_pairs(a: Any, b: Any) -> None:
+    for texts, name in ((a, "a"), (b, "b")):
+        if not isinstance(texts, (list, tuple)):
+            raise TypeError(f"{name} must be a list or tuple of bytes, not {type(texts).__name__}")
+    if len(a) != len(b):
+        raise InvalidArgumentError(f"a and b must have the same length, got {len(a)} and {len(b)}", argument="b")
+    for texts, name in ((a, "a"), (b, "b")):
+        for i, text in enumerate(texts):
+            if type(text) is not bytes:
+                raise TypeError(f"{name}[{i}] must be bytes, not {type(text).__name__}")
 
 
 # The scanner's fence lines (``_scanner_py._FENCE_OPEN`` / ``_FENCE_CLOSE``, there over UTF-8
@@ -106,3 +123,13 @@ def same_after_normalisation(a: Any, b: Any) -> np.ndarray:
     """For each pair ``(a[i], b[i])``: are the texts equal after the whitespace normalisation?"""
     check_pairs(a, b)
     return np.array([normalised_lines(x) == normalised_lines(y) for x, y in zip(a, b)], dtype=np.bool_)
+
+
+SPACES = b" \t\n\x0b\x0c\r"
+
+
+def same_without_spaces(a: Any, b: Any) -> np.ndarray:
+    """Item ``i``: ``a[i]`` and ``b[i]`` are equal once every byte of ``SPACES`` is deleted."""
+    check_byte_pairs(a, b)
+    return np.array([x.translate(None, SPACES) == y.translate(None, SPACES) for x, y in zip(a, b)],
+                    dtype=np.bool_).reshape(len(a))

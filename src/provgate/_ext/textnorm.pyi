@@ -8,3 +8,6 @@ IMPLEMENTATION: str
 def same_after_normalisation(
     a: list[str] | tuple[str, ...], b: list[str] | tuple[str, ...]
 ) -> npt.NDArray[np.bool_]: ...
+def same_without_spaces(
+    a: list[bytes] | tuple[bytes, ...], b: list[bytes] | tuple[bytes, ...]
+) -> npt.NDArray[np.bool_]: ...
