@@ -1016,7 +1016,8 @@ def test_violations_are_capped_and_the_rest_counted():
 
 
 def test_introduced_facts_beyond_the_cap_are_counted_not_reported():
-    src = {"tool:call_1": "nothing numeric here\n"}
+    # (no negation in the source: a rewrite dropping its "nothing" is refused for that too)
+    src = {"tool:call_1": "only words here\n"}
     pre = [tool("t1", "tool:call_1", src["tool:call_1"])]
     n = MAX_VIOLATIONS_PER_CHECK + 150
     text = " ".join(str(10_000 + i) for i in range(n)) + "\n"

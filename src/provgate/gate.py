@@ -73,7 +73,7 @@ from provgate._matching_py import QUOTE as _MODE_QUOTE
 from provgate._matching_py import RELAXED as _MODE_RELAXED
 from provgate._scanner import span_values
 from provgate._scanner_py import normalize_value
-from provgate._textnorm import same_after_normalisation
+from provgate._textnorm import same_after_normalisation, same_without_spaces
 from provgate._textnorm_py import (
     normalize_whitespace as normalize_whitespace,  # the rule, re-exported here
 )
@@ -4337,6 +4337,8 @@ class _Check:
                              block=b.id, evidence={"operator": "evict"})
         if self.speaker_lost:
             self._check_speaker_lost()
+        if self.changed:
+            self._check_negations_kept()
         if not self.changed and not self.removed_content:
             self._check_handle_drops("I2")
             return
@@ -5010,6 +5012,41 @@ class _Check:
                 j in removed and _same_facts(post_facts[j], pre_facts[j])
                 for j in self.changed)
         return self._kept_facts
+
+    def _check_negations_kept(self) -> None:
+        """A block a lossless operator rewrites in place (same id) denies what its pre version
+        denied. A negation is no fact, so the fact diff saw nothing change when a rewrite
+        turned ``Do not run "make deploy"`` into ``Do run "make deploy"``, or ``Run the
+        migration`` into ``Never run the migration``: the same facts, the instruction
+        inverted, accepted as lossless. A block's sentences that the rewrite kept are passed
+        over (:func:`_negations_unbalanced`), and a long text is read only where it changed
+        (:func:`_negation_in_changed_stretch`) before that."""
+        edit = self.edit
+        pre_id = self.pre.id_pos()
+        pairs = [(i, j) for j in self.changed if (i := pre_id.get(edit.post[j].id)) is not None]
+        if not pairs:
+            return
+        texts = [(self.pre_facts[i].table.data, self.post_facts[j].table.data) for i, j in pairs]
+        # (re-indented, re-wrapped: no word changed, so no negation; one native pass for all)
+        same = same_without_spaces([a for a, _ in texts], [b for _, b in texts])
+        for (i, j), (pre_text, post_text), unchanged in zip(pairs, texts, same.tolist()):
+            if unchanged:
+                continue
+            b = edit.post[j]
+            if len(pre_text) + len(post_text) > _LONG_REWRITE and not _negation_in_changed_stretch(pre_text, post_text):
+                continue  # (a long text, one sentence of it, may be changed in a few bytes)
+            found = _negations_unbalanced(pre_text, post_text)
+            if found is None:
+                continue
+            n_before, n_after, side, (start, end), word = found
+            added = n_after > n_before
+            self.violate("I2", f"{edit.operator} {'added' if added else 'dropped'} the negation {word!r} in block "
+                         f"{b.id!r} ({n_before} negations before, {n_after} after, sentences added or moved "
+                         "whole aside): a lossless operator keeps what a block denies",
+                         block=b.id, handle=(b.handles or (None,))[0], key="negation", value=word,
+                         evidence={"change": "negation_added" if added else "negation_dropped",
+                                   "pre_count": n_before, "post_count": n_after, "side": side,
+                                   "span": [start, end]})
 
     def _check_speaker_lost(self) -> None:
         """A user's or the system's turn dropped as the duplicate of another speaker's copy of
@@ -9403,6 +9440,194 @@ def _holds_wrapped_quotation(text: bytes) -> bool:
                 return True
             at = text.find(opening, end + len(closing))
     return False
+
+
+# the words that deny what follows them: the quotation rule's (``_matching_py.NEGATIONS``:
+# not, no, never, nor, neither, cannot, without, and a word ending in n't or n’t) and the
+# pronouns of none (none, nothing, nobody, nowhere), read in lower-cased text. The left edge
+# is checked apart (:func:`_negation_words`): a look-behind at every byte made the search 8
+# times slower
+_NEGATION_WORD = re.compile(rb"n(?:o|ot|or|ever|either|one|othing|obody|owhere)\b|cannot\b|without\b"
+                            rb"|n(?:'|\xe2\x80\x99)t\b")
+_NOT_BEFORE_NEGATION = frozenset(b"0123456789abcdefghijklmnopqrstuvwxyz_") | frozenset(range(0x80, 0x100))
+_IN_WORD = _NOT_BEFORE_NEGATION | frozenset(b"'")  # (don't is one word here)
+# the bytes (pre and post text of a block) past which a rewrite is first read where it changed
+# (:func:`_negation_in_changed_stretch`: a few numpy passes, which a short text does not repay)
+_LONG_REWRITE = 8192
+# where a sentence ends: . ! or ? before whitespace or the text's end, or a line break
+_SENTENCE_END = re.compile(rb"[.!?]+(?=\s|$)|\n")
+
+
+def _negation_words(lowered: bytes, start: int, end: int) -> list[tuple[int, int]]:
+    """The (start, end) of each negation (``_NEGATION_WORD``) of ``lowered[start:end]``: a
+    whole word, or the n't of one (``don't``, ``can’t``)."""
+    found = []
+    for m in _NEGATION_WORD.finditer(lowered, start, end):
+        a = m.start()
+        if lowered[a + 1] in b"'\xe2":
+            if a > 0 and 0x61 <= lowered[a - 1] <= 0x7A:  # (n't ends a word: "don't", not "n't")
+                found.append((a, m.end()))
+        elif a == 0 or lowered[a - 1] not in _NOT_BEFORE_NEGATION:
+            found.append((a, m.end()))
+    return found
+
+
+def _common_ends(pre: bytes, post: bytes) -> tuple[int, int]:
+    """(head, tail): how many bytes ``pre`` and ``post`` share at their start, and at their
+    end past those."""
+    n = min(len(pre), len(post))
+    if n > _COMPARED_BY_NUMPY:
+        a = np.frombuffer(pre, dtype=np.uint8)
+        b = np.frombuffer(post, dtype=np.uint8)
+        differs = np.flatnonzero(a[:n] != b[:n])
+        head = int(differs[0]) if differs.size else n
+        differs = np.flatnonzero(a[a.size - n + head:][::-1] != b[b.size - n + head:][::-1])
+        return head, int(differs[0]) if differs.size else n - head
+    # (a short text: slices compared in a binary search, no array made)
+    lo, hi = 0, n
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if pre[:mid] == post[:mid]:
+            lo = mid
+        else:
+            hi = mid - 1
+    head, lo, hi = lo, 0, n - lo
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if pre[len(pre) - mid:] == post[len(post) - mid:]:
+            lo = mid
+        else:
+            hi = mid - 1
+    return head, lo
+
+
+# past this many bytes a text's common start and end are found by numpy (a few passes over
+# arrays), below it by comparing slices (no array made)
+_COMPARED_BY_NUMPY = 4096
+
+
+def _negation_in_changed_stretch(pre: bytes, post: bytes) -> bool:
+    """Does a negation (:func:`_negation_words`) stand where ``pre`` and ``post`` differ, on
+    either side? Only that stretch is read, widened to whole words either end (the common
+    start and end hold the same words, so no negation outside it was added or cut)."""
+    head, tail = _common_ends(pre, post)
+    start = head
+    while start > 0 and (pre[start - 1] | 0x20) in _IN_WORD:
+        start -= 1
+    pre_end, post_end = len(pre) - tail, len(post) - tail
+    while pre_end < len(pre) and (pre[pre_end] | 0x20) in _IN_WORD:
+        pre_end += 1
+        post_end += 1
+    return bool(_negation_words(pre[start:pre_end].lower(), 0, pre_end - start)
+                or _negation_words(post[start:post_end].lower(), 0, post_end - start))
+
+
+def _changed_sentences(pre: bytes, post: bytes) -> tuple[int, int, int]:
+    """(start, pre's stop, post's stop): the stretch of whole sentences (``_SENTENCE_END``)
+    where the two texts differ, the same bytes before it and after it on both sides. A sentence
+    end counts before the first changed byte only when the byte after it is common too (``a.b``
+    against ``a. b`` ends a sentence on one side only)."""
+    head, tail = _common_ends(pre, post)
+    start = 0
+    reach = 256
+    while head and not start:
+        lo = max(head - reach, 0)
+        for m in _SENTENCE_END.finditer(pre, lo):
+            if m.end() >= head:
+                break
+            start = m.end()
+        if lo == 0:
+            break
+        reach *= 4
+    at = len(pre) - tail
+    m = _SENTENCE_END.search(pre, at)
+    stop = len(pre) if m is None else m.end()
+    return start, stop, stop - len(pre) + len(post)
+
+
+def _sentence_ends(text: bytes, start: int, stop: int) -> list[int]:
+    """Where each sentence of ``text[start:stop]`` ends (``_SENTENCE_END``; the last at ``stop``)."""
+    ends = [m.end() for m in _SENTENCE_END.finditer(text, start, stop)]
+    if not ends or ends[-1] < stop:
+        ends.append(stop)
+    return ends
+
+
+_SENTENCE_WORD = re.compile(rb"[0-9a-z_'\x80-\xff]+")
+
+
+def _sentence_words(text: bytes) -> tuple[bytes, ...]:
+    """A sentence's words, lower-cased (``_SENTENCE_WORD``)."""
+    return tuple(_SENTENCE_WORD.findall(text.lower()))
+
+
+def _negations_unbalanced(pre: bytes, post: bytes) -> tuple[int, int, str, tuple[int, int], str] | None:
+    """``None`` when ``post`` holds as many negations (:func:`_negation_words`) as ``pre``,
+    counting neither a sentence the rewrite added whole (none of its words kept in the word
+    alignment: "Nothing else changed." appended says nothing of the block's other sentences)
+    nor one it moved whole (cut, and added elsewhere word for word). A sentence cut whole is
+    counted: a prohibition dropped is a negation lost. Else (the two counts, the side holding
+    more, the span in that side's text of its first negation counted, and its word).
+
+    The texts are cut into sentences (``_SENTENCE_END``) where they differ, and those equal
+    either end, whitespace aside, are passed over: only the changed sentences between are aligned word for word
+    (:func:`_kept_words`, bounded as the I2 rules' alignment is), so a sentence appended to a
+    long block reads that sentence (:func:`_changed_sentences`)."""
+    start, pre_stop, post_stop = _changed_sentences(pre, post)
+    pre_ends, post_ends = _sentence_ends(pre, start, pre_stop), _sentence_ends(post, start, post_stop)
+    pre_starts, post_starts = [start, *pre_ends[:-1]], [start, *post_ends[:-1]]
+
+    def same(a: int, b: int) -> bool:
+        x, y = pre[pre_starts[a]:pre_ends[a]], post[post_starts[b]:post_ends[b]]
+        return x == y or x.split() == y.split()
+
+    n, m = len(pre_ends), len(post_ends)
+    lo = 0
+    while lo < n and lo < m and same(lo, lo):
+        lo += 1
+    hi = 0
+    while hi < n - lo and hi < m - lo and same(n - 1 - hi, m - 1 - hi):
+        hi += 1
+    if lo == n - hi:
+        return None  # (sentences only added: each one whole)
+    pre_middle = [(pre_starts[k], pre_ends[k]) for k in range(lo, n - hi)]
+    post_middle = [(post_starts[k], post_ends[k]) for k in range(lo, m - hi)]
+    pre_lower, post_lower = pre.lower(), post.lower()
+    pre_negs = [_negation_words(pre_lower, a, b) for a, b in pre_middle]
+    post_negs = [_negation_words(post_lower, a, b) for a, b in post_middle]
+    if not any(pre_negs) and not any(post_negs):
+        return None
+    pre_words = [_sentence_words(pre[a:b]) for a, b in pre_middle]
+    post_words = [_sentence_words(post[a:b]) for a, b in post_middle]
+    kept = _kept_words([w for ws in pre_words for w in ws], [w for ws in post_words for w in ws])
+    kept_post = {k for k in kept if k >= 0}
+
+    def whole(words: list[tuple[bytes, ...]], is_kept: Callable[[int], bool]) -> list[bool]:
+        """Which sentences hold words and none of them kept: added (post) or cut (pre) whole."""
+        out, at = [], 0
+        for ws in words:
+            out.append(bool(ws) and not any(is_kept(w) for w in range(at, at + len(ws))))
+            at += len(ws)
+        return out
+
+    pre_whole = whole(pre_words, lambda w: kept[w] >= 0)
+    post_whole = whole(post_words, kept_post.__contains__)
+    moved = (Counter(ws for ws, w in zip(pre_words, pre_whole) if w)
+             & Counter(ws for ws, w in zip(post_words, post_whole) if w)) if any(pre_whole) else Counter()
+    counted_pre: list[tuple[int, int]] = []
+    for ws, w, negs in zip(pre_words, pre_whole, pre_negs):
+        if w and moved[ws] > 0:
+            moved[ws] -= 1  # (moved whole: the same sentence stands elsewhere in post)
+        else:
+            counted_pre.extend(negs)
+    counted_post = [span for w, negs in zip(post_whole, post_negs) if not w for span in negs]
+    if len(counted_pre) == len(counted_post):
+        return None
+    added = len(counted_post) > len(counted_pre)
+    text, spans = (post, counted_post) if added else (pre, counted_pre)
+    s, e = spans[0]
+    return (len(counted_pre), len(counted_post), "post" if added else "pre", (s, e),
+            text[s:e].decode("utf-8", "replace"))
 
 
 def _word_bounds(text: bytes) -> tuple[np.ndarray, np.ndarray, np.ndarray, bytes]:

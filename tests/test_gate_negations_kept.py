@@ -1,0 +1,234 @@
+"""A lossless rewrite keeps what a block denies (docs/gate.md, I2 — "negations"): a block
+rewritten in place says "not" as often as its pre version did. A negation is no fact, so the
+fact diff alone accepted ``Do not run "make deploy"`` -> ``Do run "make deploy"`` as lossless.
+The suite runs once each way (PROVGATE_NO_EXTENSIONS=1)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from gate_helpers import assert_accepted, blk, find, store_with
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from provgate.gate import Gate, _negation_in_changed_stretch
+
+
+def _rewrite(before: str, after: str, *, role: str = "user", policy: str = "reject"):
+    handle = f"{role}:1"
+    store = store_with({handle: before})
+    pre = [blk("b1", role, before, [handle])]
+    post = [blk("b1", role, after, [handle])]
+    return Gate(store).check(pre, post, operator="rewrite", policy=policy)
+
+
+@pytest.mark.parametrize("before, after, word, change", [
+    ('Do not run "make deploy" today.', 'Do run "make deploy" today.', "not", "negation_dropped"),
+    ('Please run "make deploy" after the tests pass.', 'Please do not run "make deploy" after the tests pass.',
+     "not", "negation_added"),
+    ("Run the migration on db-01 first.", "Never run the migration on db-01 first.", "Never", "negation_added"),
+    ("Don't restart api-7 before noon.", "Do restart api-7 before noon.", "n't", "negation_dropped"),
+    ("Don\u2019t restart api-7 before noon.", "Do restart api-7 before noon.", "n\u2019t", "negation_dropped"),
+    ("You cannot delete /var/lib/pg.", "You can delete /var/lib/pg.", "cannot", "negation_dropped"),
+    ("Nothing was deleted from /srv/data.", "Everything was deleted from /srv/data.", "Nothing",
+     "negation_dropped"),
+    ("Do **not** push to main.", "Do **now** push to main.", "not", "negation_dropped"),
+    ("The job ran without retries=3.", "The job ran with retries=3.", "without", "negation_dropped"),
+    ("No backups are taken of /srv/data.", "Backups are taken of /srv/data.", "No", "negation_dropped"),
+])
+def test_a_rewrite_adding_or_dropping_a_negation_is_refused(before, after, word, change):
+    v = _rewrite(before, after)
+    found = find(v, "I2", block="b1", key="negation", value=word, evidence__change=change)
+    text = after if change == "negation_added" else before
+    start, end = found.evidence["span"]
+    assert text.encode()[start:end].decode() == word
+
+
+@pytest.mark.parametrize("role", ["tool", "assistant"])
+def test_the_rule_holds_for_every_role(role):
+    v = _rewrite("The rollout did not finish: 3 of 5 pods ready.\n",
+                 "The rollout did finish: 3 of 5 pods ready.\n", role=role)
+    find(v, "I2", key="negation", value="not")
+
+
+@pytest.mark.parametrize("before, after", [
+    ("Do not run the migration.", "Don't run the migration."),  # one negation either way
+    ("You cannot delete it.", "You can't delete it."),
+    ("Do not push to main.", "Do not push to main, ever."),
+    ("Do not\npush to main.", "Do not push to main."),  # whitespace only
+    ("Do not push to main.\n", "Do  not   push to main.\n"),
+    # a change far from the block's negations reads none of them
+    ("Never push to main. The notes on nodes are in /srv/docs.", "Never push to main. The notes on nodes are in /srv/docs!"),
+    # words holding the letters of a negation are none
+    ("Another note on the node is known.", "Another note on the node: known."),
+    ("The notice went to nobody@example.com", "The notice went to nobody@example.com."),
+])
+def test_a_rewrite_keeping_its_negations_is_accepted(before, after):
+    assert_accepted(_rewrite(before, after), "lossless")
+
+
+@pytest.mark.parametrize("before, after", [
+    # a sentence added whole says nothing of the others
+    ("Deployed v2.4.1 to eu-west-1.", "Deployed v2.4.1 to eu-west-1. Nothing else changed."),
+    ("Deployed v2.4.1 to eu-west-1.\n", "Deployed v2.4.1 to eu-west-1.\nNo errors were logged.\n"),
+    # sentences moved whole
+    ("Do not push to main. Run the tests on ci-3.", "Run the tests on ci-3. Do not push to main."),
+    ("Never restart db-01.\nCheck the logs of api-7.\n", "Check the logs of api-7.\nNever restart db-01.\n"),
+])
+def test_a_sentence_added_or_moved_whole_is_no_negation_changed(before, after):
+    assert_accepted(_rewrite(before, after), "lossless")
+
+
+@pytest.mark.parametrize("before, after, change", [
+    # a negation cut, and a sentence with one added to keep the count
+    ('Do not run "make deploy" today.', 'Do run "make deploy" today. Nothing else changed.', "negation_dropped"),
+    # a prohibition cut whole is a negation lost
+    ("Restart api-7 at noon.\nNever restart db-01.\n", "Restart api-7 at noon.\n", "negation_dropped"),
+    # a negation added to a sentence the rewrite keeps, words added around it
+    ("Please run the migration on db-01.", "Please make sure you never run the migration on db-01.",
+     "negation_added"),
+])
+def test_a_negation_changed_beside_a_sentence_added_or_cut_is_refused(before, after, change):
+    find(_rewrite(before, after), "I2", block="b1", key="negation", evidence__change=change)
+
+
+def test_reclassify_accepts_the_rewrite_as_lossy():
+    v = _rewrite('Do not run "make deploy" today.', 'Do run "make deploy" today.', policy="reclassify")
+    assert v.accepted and v.reclassified and v.classification == "lossy"
+
+
+def test_a_negation_moved_into_another_block_of_the_rewrite_is_refused_in_both():
+    store = store_with({"user:1": "Deploy to eu-west-1.", "user:2": "Do not deploy to us-east-1."})
+    pre = [blk("a", "user", "Deploy to eu-west-1.", ["user:1"]),
+           blk("b", "user", "Do not deploy to us-east-1.", ["user:2"])]
+    post = [blk("a", "user", "Do not deploy to eu-west-1.", ["user:1"]),
+            blk("b", "user", "Do deploy to us-east-1.", ["user:2"])]
+    v = Gate(store).check(pre, post, operator="rewrite")
+    find(v, "I2", block="a", key="negation", evidence__change="negation_added")
+    find(v, "I2", block="b", key="negation", evidence__change="negation_dropped")
+
+
+# the reference the widened window must agree with: every negation of each whole text counted
+_WHOLE_WORD = re.compile(rb"(?<![0-9a-z_\x80-\xff])(?:not|no|nor|never|neither|none|nothing|nobody|nowhere|cannot|without)"
+                         rb"(?![0-9a-z_])|(?<=[a-z])n(?:'|\xe2\x80\x99)t(?![0-9a-z_])")
+
+
+def _whole_count(text: bytes) -> int:
+    return len(_WHOLE_WORD.findall(text.lower()))
+
+
+_PIECES = ["not", "no", "Not", "NO", "never", "nor", "neither", "none", "nothing", "nobody", "nowhere",
+           "cannot", "without", "don't", "can\u2019t", "n't", "know", "note", "node", "nothingness", "snot",
+           "canno", "t", "'", "\u2019", "do", "run", "x", "_", "-", ".", "é", "1", " ", " ", "\n", "**"]
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.lists(st.sampled_from(_PIECES), max_size=30), st.lists(st.sampled_from(_PIECES), max_size=6),
+       st.integers(0, 30), st.integers(0, 6))
+def test_no_negation_in_the_changed_stretch_means_the_same_count(pieces, inserted, at, cut):
+    pre = "".join(pieces).encode()
+    post = "".join(pieces[:at] + inserted + pieces[at + cut:]).encode()
+    if not _negation_in_changed_stretch(pre, post):
+        assert _whole_count(pre) == _whole_count(post)
+
+
+def _long_log(middle: str) -> str:
+    lines = [f"step {n}: copied shard-{n} to /srv/data ok" for n in range(400)]
+    lines[200] = middle
+    return "\n".join(lines) + "\n"
+
+
+def test_a_long_block_is_read_where_it_changed():
+    before = _long_log("WARNING: do not restart db-01 during the copy")
+    assert len(before.encode()) > 2 * 8192
+    find(_rewrite(before, _long_log("WARNING: do restart db-01 during the copy"), role="tool"),
+         "I2", key="negation", value="not", evidence__change="negation_dropped")
+    # a change elsewhere in the block, its negation kept
+    after = before.replace("step 7: copied", "step 7:  copied")
+    assert_accepted(_rewrite(before, after.replace("shard-9 to", "shard-9  to"), role="tool"), "lossless")
+
+
+def _unbalanced_over_whole_texts(pre: bytes, post: bytes):
+    """The rule restated over whole texts, no stretch found first: every sentence of each text,
+    those equal either end (whitespace aside) passed over, the rest aligned word for word."""
+    from collections import Counter
+
+    from provgate.gate import _SENTENCE_END, _kept_words, _negation_words, _sentence_words
+
+    def sentences(text):
+        ends = [m.end() for m in _SENTENCE_END.finditer(text)]
+        if not ends or ends[-1] < len(text):
+            ends.append(len(text))
+        return list(zip([0, *ends[:-1]], ends))
+
+    a, b = sentences(pre), sentences(post)
+    lo = 0
+    while lo < min(len(a), len(b)) and pre[slice(*a[lo])].split() == post[slice(*b[lo])].split():
+        lo += 1
+    hi = 0
+    while (hi < min(len(a), len(b)) - lo
+           and pre[slice(*a[len(a) - 1 - hi])].split() == post[slice(*b[len(b) - 1 - hi])].split()):
+        hi += 1
+    a, b = a[lo:len(a) - hi], b[lo:len(b) - hi]
+    pre_words = [_sentence_words(pre[s:e]) for s, e in a]
+    post_words = [_sentence_words(post[s:e]) for s, e in b]
+    pre_negs = [len(_negation_words(pre.lower(), s, e)) for s, e in a]
+    post_negs = [len(_negation_words(post.lower(), s, e)) for s, e in b]
+    kept = _kept_words([w for ws in pre_words for w in ws], [w for ws in post_words for w in ws])
+    kept_post = {k for k in kept if k >= 0}
+    pre_whole, post_whole, at = [], [], 0
+    for ws in pre_words:
+        pre_whole.append(bool(ws) and all(k < 0 for k in kept[at:at + len(ws)]))
+        at += len(ws)
+    at = 0
+    for ws in post_words:
+        post_whole.append(bool(ws) and not any(k in kept_post for k in range(at, at + len(ws))))
+        at += len(ws)
+    moved = (Counter(ws for ws, w in zip(pre_words, pre_whole) if w)
+             & Counter(ws for ws, w in zip(post_words, post_whole) if w))
+    n_pre = 0
+    for ws, w, n in zip(pre_words, pre_whole, pre_negs):
+        if w and moved[ws] > 0:
+            moved[ws] -= 1
+        else:
+            n_pre += n
+    n_post = sum(n for w, n in zip(post_whole, post_negs) if not w)
+    return None if n_pre == n_post else (n_pre, n_post)
+
+
+_SENTENCE_PIECES = ["Do", "not", "run", "it", "never", "don't", "Nothing", "else", "changed", "v1.2", "ok",
+                    ".", ". ", "! ", "? ", "...", "\n", "\n\n", " ", "  ", ", ", "a.b", "x" * 9]
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.lists(st.sampled_from(_SENTENCE_PIECES), max_size=40), st.lists(st.sampled_from(_SENTENCE_PIECES), max_size=8),
+       st.integers(0, 40), st.integers(0, 8), st.sampled_from([" ", ""]))
+def test_the_changed_sentences_judge_as_the_whole_texts_do(pieces, inserted, at, cut, joiner):
+    from provgate.gate import _negations_unbalanced
+
+    pre = joiner.join(pieces).encode()
+    post = joiner.join(pieces[:at] + inserted + pieces[at + cut:]).encode()
+    found = _negations_unbalanced(pre, post)
+    expected = _unbalanced_over_whole_texts(pre, post)
+    assert (None if found is None else found[:2]) == expected
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.binary(max_size=60), st.binary(max_size=20), st.binary(max_size=60))
+def test_common_ends_by_numpy_and_by_slices_agree(head, middle, tail):
+    from provgate import gate as gate_module
+
+    pre, post = head + middle + tail, head + tail
+    by_slices = gate_module._common_ends(pre, post)
+    saved = gate_module._COMPARED_BY_NUMPY
+    gate_module._COMPARED_BY_NUMPY = -1
+    try:
+        by_numpy = gate_module._common_ends(pre, post)
+    finally:
+        gate_module._COMPARED_BY_NUMPY = saved
+    assert by_slices == by_numpy
+    h, t = by_slices
+    assert pre[:h] == post[:h] and pre[len(pre) - t:] == post[len(post) - t:]
+    assert h + t <= min(len(pre), len(post))
+    assert h == min(len(pre), len(post)) or pre[h] != post[h]
