@@ -94,8 +94,16 @@ def test_a_negation_changed_beside_a_sentence_added_or_cut_is_refused(before, af
 
 
 def test_reclassify_accepts_the_rewrite_as_lossy():
-    v = _rewrite('Do not run "make deploy" today.', 'Do run "make deploy" today.', policy="reclassify")
+    v = _rewrite("Do not restart api-7 before noon.", "Do restart api-7 before noon.", policy="reclassify")
     assert v.accepted and v.reclassified and v.classification == "lossy"
+
+
+def test_reclassify_does_not_pass_a_quotation_turned_against_its_source():
+    # as a derived block the text quotes "make deploy" without the negation its source puts
+    # before it (I1, docs/gate.md "quoted polarity"), and I1 is never reclassified
+    v = _rewrite('Do not run "make deploy" today.', 'Do run "make deploy" today.', policy="reclassify")
+    assert not v.accepted and not v.reclassified
+    find(v, "I2", key="negation", value="not")
 
 
 def test_a_negation_moved_into_another_block_of_the_rewrite_is_refused_in_both():

@@ -3088,6 +3088,8 @@ class _Check:
             self._timed("facts", self._load_facts)
             self._timed("I3", self._check_handles)
             self._timed("I1", self._check_grounding)
+            if not lossless:
+                self._timed("I1", self._check_quoted_polarity)
             self._timed("I2", self._check_purity if lossless else self._check_reachability)
             self._timed("I4", self._check_freshness)
             self._timed("I5", self._check_retention)
@@ -3908,6 +3910,55 @@ class _Check:
                     block=block.id, key=span.key, value=span.value,
                     evidence={"span": [span.start, span.end], "text": span.text, "searched": named, **extra},
                 )
+
+    def _check_quoted_polarity(self) -> None:
+        """A derived block's quotation of two words or more stands under a negation of its
+        clause (:func:`_clause_negated`) as its sources' occurrences of those words do: the
+        user's ``Do not run "make deploy"`` summarized as ``The user asked to run "make
+        deploy"`` was grounded (the negation does not stand right before the quotation, so the
+        quotation rule did not deny it) and accepted; ``Run "make deploy" after the tests``
+        summarized as ``The user said never to run "make deploy"`` likewise. Refused when every
+        occurrence in the block's sources reads one way and the block's the other; sources
+        reading both ways leave it be. Code spans name a thing and are not asked (as the
+        quotation rule does not ask them)."""
+        post_blocks = self.post.blocks
+        gate = self.gate
+        # (a quotation grounding refused already is not reported twice)
+        reported = {(v.block, v.value) for v in self.violations if v.invariant == "I1"}
+        for j in sorted(set(self.changed + self.restated)):
+            block = post_blocks[j]
+            if not block.derived:
+                continue
+            facts = self.post_facts[j]
+            if not facts.quoted:
+                continue
+            table = facts.table
+            rows = [r for r in np.flatnonzero(table.kind == _KIND_QUOTE).tolist()
+                    if not _in_code_span(table.data, int(table.value_start[r]))
+                    and _two_words(table.data, int(table.value_start[r]), int(table.value_end[r]))]
+            if not rows:
+                continue
+            sources = [x.table.data for h in dict.fromkeys(block.provenance + self.cited(j))
+                       if (x := gate.source_facts(h)) is not None]
+            summary_lowered = table.data.lower()
+            quoted = [summary_lowered[int(table.value_start[r]):int(table.value_end[r])] for r in rows]
+            polarities = _quotation_polarities([text.lower() for text in sources], set(quoted))
+            for r, words in zip(rows, quoted):
+                states = polarities[words]
+                if len(states) != 1:
+                    continue  # (in no source, grounded some other way, or read both ways there)
+                negated = _clause_negated(summary_lowered, int(table.value_start[r]))
+                if negated in states:
+                    continue
+                span = table.span(r)
+                if (block.id, span.value) in reported:
+                    continue
+                self.violate("I1", f"block {block.id!r} quotes {span.value!r} "
+                             f"{'under a negation its sources do not put before it' if negated else 'without the negation its sources put before it'}"
+                             ": the quotation says the opposite of what its sources say",
+                             block=block.id, key=span.key, value=span.value,
+                             evidence={"span": [span.start, span.end], "text": span.text,
+                                       "change": "negation_added" if negated else "negation_dropped"})
 
     def _ground_in_resource_names(self, requests: list[tuple[Any, int, list[str], _Facts | None]],
                                   tables: list[FactTable], owner: np.ndarray, row: np.ndarray
@@ -9470,6 +9521,113 @@ def _negation_words(lowered: bytes, start: int, end: int) -> list[tuple[int, int
         elif a == 0 or lowered[a - 1] not in _NOT_BEFORE_NEGATION:
             found.append((a, m.end()))
     return found
+
+
+# what ends the clause a quotation stands in, looking back from it (:func:`_clause_negated`):
+# sentence and clause punctuation, a line break, and the words that open another clause. Not
+# "or" / "nor" / "and": a negation governs the list they join ("do not push or run "A"")
+_CLAUSE_BREAK = re.compile(rb"[.!?;:,()\[\]\n\r]|\b(?:but|then|so|if|when|whenever|unless|until|because|"
+                           rb"while|before|after|once|since|though|although|whether|which|that|who)\b")
+# words that forbid what follows them as a negation does ("the user forbade running "A"",
+# "avoid "A""), and the pairs that set it aside ("instead of "A"", "rather than "A"")
+_PROHIBITIONS = frozenset((b"forbid", b"forbids", b"forbade", b"forbidden", b"prohibit", b"prohibits",
+                           b"prohibited", b"ban", b"bans", b"banned", b"avoid", b"avoids", b"avoided",
+                           b"avoiding", b"refrain", b"refrains", b"disallow", b"disallows", b"disallowed",
+                           b"warn", b"warns", b"warned"))
+_SET_ASIDE = ((b"instead", b"of"), (b"rather", b"than"))
+# the words after "no" that make it govern the verb after them ("no need to run", "no longer run")
+_NO_GOVERNS = frozenset((b"need", b"longer", b"more", b"one", b"way", b"reason", b"point", b"use"))
+# the most words between a negation and the quotation it governs in one clause
+_CLAUSE_WORDS = 6
+# a verb after the negation that makes it an instruction to do the thing ("don't forget to run")
+_NEGATION_UNDONE = frozenset((b"forget", b"skip", b"miss", b"omit", b"neglect", b"fail", b"ignore", b"overlook",
+                              b"hesitate", b"only"))
+_QUOTE_OPENING = re.compile(rb"(?:[\"'`*_~ \t]|\xe2\x80[\x9c\x98])+\Z")
+
+
+def _clause_negated(lowered: bytes, at: int) -> bool:
+    """Does a negation (:func:`_negation_words`), no verb of omission right after it ("don't
+    forget to run"; a "no" right before the quotation or before a word of ``_NO_GOVERNS``), or
+    a word of ``_PROHIBITIONS`` stand among the last ``_CLAUSE_WORDS`` words
+    of the clause before ``lowered[at]`` (the words of a quotation; its opening marks and
+    emphasis passed), or do the words right before it set it aside (``_SET_ASIDE``)? The clause
+    starts after the last ``_CLAUSE_BREAK`` within 256 bytes."""
+    lo = max(at - 256, 0)
+    window = lowered[lo:at]
+    opening = _QUOTE_OPENING.search(window)
+    if opening is not None:
+        window = window[:opening.start()]
+    start = 0
+    for m in _CLAUSE_BREAK.finditer(window):
+        start = m.end()
+    clause = window[start:]
+    words = _SENTENCE_WORD.findall(clause)[-_CLAUSE_WORDS:]
+    if tuple(words[-2:]) in _SET_ASIDE:
+        return True
+    last = len(words) - 1
+    for n, word in enumerate(words):
+        if word in _PROHIBITIONS:
+            return True
+        if not _negation_words(word, 0, len(word)) or (n < last and words[n + 1] in _NEGATION_UNDONE):
+            continue
+        # ("no" before a noun denies the noun: "no errors came from "npm test"")
+        if word != b"no" or n == last or words[n + 1] in _NO_GOVERNS:
+            return True
+    return False
+
+
+def _quotation_polarities(sources: list[bytes], needles: set[bytes]) -> dict[bytes, set[bool]]:
+    """Of each needle (a quotation's words, lower-cased): the answers of :func:`_clause_negated`
+    at its occurrences in the lower-cased ``sources``, whole words, at most
+    ``_POLARITY_OCCURRENCES`` a needle and a source, none asked once both answers are in. A few
+    needles are found one by one; more in one Aho-Corasick pass a source (a summary repeating
+    one quotation, or quoting thousands, reads each source once)."""
+    states: dict[bytes, set[bool]] = {needle: set() for needle in needles}
+    if len(needles) <= _FIND_EACH:
+        for needle in needles:
+            for text in sources:
+                at, seen = text.find(needle), 0
+                while at >= 0 and seen < _POLARITY_OCCURRENCES and len(states[needle]) < 2:
+                    if _whole_words_at(text, at, at + len(needle)):
+                        states[needle].add(_clause_negated(text, at))
+                        seen += 1
+                    at = text.find(needle, at + 1)
+        return states
+    import ahocorasick  # (only many quotations ask for it)
+
+    automaton = ahocorasick.Automaton()
+    for needle in needles:
+        automaton.add_word(needle.decode("latin-1"), needle)
+    automaton.make_automaton()
+    for text in sources:
+        seen: Counter[bytes] = Counter()
+        for end, needle in automaton.iter(text.decode("latin-1")):
+            at = end + 1 - len(needle)
+            if (seen[needle] < _POLARITY_OCCURRENCES and len(states[needle]) < 2
+                    and _whole_words_at(text, at, end + 1)):
+                states[needle].add(_clause_negated(text, at))
+                seen[needle] += 1
+    return states
+
+
+# the occurrences of a quotation a source is asked at (:func:`_quotation_polarities`)
+_POLARITY_OCCURRENCES = 32
+
+
+def _whole_words_at(text: bytes, start: int, end: int) -> bool:
+    """Does ``text[start:end]`` have no word byte touching it on either side?"""
+    return ((start == 0 or text[start - 1] not in _NOT_BEFORE_NEGATION)
+            and (end == len(text) or text[end] not in _NOT_BEFORE_NEGATION))
+
+
+def _in_code_span(data: bytes, inside: int) -> bool:
+    """Does the quotation whose words start at ``inside`` open with a backtick?"""
+    return inside > 0 and data[inside - 1] == 0x60
+
+
+def _two_words(data: bytes, start: int, end: int) -> bool:
+    """Does ``data[start:end]`` hold two words or more?"""
+    return len(_SENTENCE_WORD.findall(data[start:end].lower())) >= 2
 
 
 def _common_ends(pre: bytes, post: bytes) -> tuple[int, int]:

@@ -1,0 +1,119 @@
+"""A summary quotes its sources' words with their polarity (docs/gate.md, I1 — "quoted
+polarity"): a quotation whose every occurrence in the block's sources stands under a negation of
+its clause is refused where the summary drops the negation, and the other way round. The
+quotation rule denies only the words right after a negation, so the user's ``Do not run "make
+deploy"`` summarized as ``The user asked to run "make deploy"`` was accepted. The suite runs
+once each way (PROVGATE_NO_EXTENSIONS=1)."""
+
+from __future__ import annotations
+
+import pytest
+from gate_helpers import assert_accepted, blk, find, store_with, summary
+
+from provgate.gate import Gate, _clause_negated
+
+
+def _summarize(source: str, text: str, *, role: str = "user"):
+    store = store_with({"src:1": source})
+    pre = [blk("b1", role, source, ["src:1"])]
+    return Gate(store).check(pre, [summary("s1", text, ["src:1"])], operator="summarize")
+
+
+@pytest.mark.parametrize("source, text, value, change", [
+    ('Do not run "make deploy" today.', 'The user asked to run "make deploy" today.', "make deploy",
+     "negation_dropped"),
+    ('Avoid "git push --force" on shared branches.', 'The user asked to use "git push --force" on shared branches.',
+     "git push --force", "negation_dropped"),
+    ('There is no need to run "make clean" first.', 'Run "make clean" first.', "make clean", "negation_dropped"),
+    ('The build did not run "make test" because it was skipped.', 'The build ran "make test".', "make test",
+     "negation_dropped"),
+    ('You must never open "/etc/shadow" on the host.', 'The user asked me to open "/etc/shadow".', "/etc/shadow",
+     "negation_dropped"),
+    ('Run "make deploy" after the tests pass.', 'The user said never to run "make deploy".', "make deploy",
+     "negation_added"),
+    ('Please use "git rebase -i" to tidy the branch.', 'The user forbade "git rebase -i".', "git rebase -i",
+     "negation_added"),
+])
+def test_a_quotation_turned_against_its_sources_is_refused(source, text, value, change):
+    find(_summarize(source, text), "I1", block="s1", value=value, evidence__change=change)
+
+
+@pytest.mark.parametrize("source, text", [
+    ('Don\'t forget to run "make deploy" after merging.', 'The user reminded me to run "make deploy" after merging.'),
+    ('If the tests don\'t pass, run "make rollback".', 'If tests fail, run "make rollback".'),
+    ('I ran "make deploy" but it did not finish.', 'The agent ran "make deploy"; it did not finish.'),
+    ('Do not run "make deploy" until the tests pass.', 'The user said not to run "make deploy" until tests pass.'),
+    ("$ make deploy\nerror: not authorized", 'Running "make deploy" failed: not authorized.'),
+    ('You can\'t use "git push --force" here, use "git push --force-with-lease" instead.',
+     'Use "git push --force-with-lease" instead of "git push --force".'),
+    ('No errors when running "npm test".', 'No errors came from "npm test".'),
+    ('Never run "rm -rf /" on the host.', 'The user forbade running "rm -rf /" on the host.'),
+    ('Never run "rm -rf /" on the host.', 'The user warned against "rm -rf /".'),
+    ('Don\'t run "make deploy"; run "make release" instead.', 'Instead of "make deploy", run "make release".'),
+    ('Never commit secrets. Run "git secrets --scan" first.', 'The user asked to run "git secrets --scan" first.'),
+    ('Run "make test"; the build should not skip it.', 'The user wants "make test" run.'),
+    # both ways in the sources: the summary may quote it either way
+    ('Run "make deploy" on staging. Never run "make deploy" on prod.', 'The user asked to run "make deploy".'),
+    # a code span names a thing
+    ("Never run `rm -rf /tmp/build` by hand.", "The cleanup runs `rm -rf /tmp/build`."),
+    # one word: not asked
+    ('Do not use "sudo" here.', 'The user mentioned "sudo".'),
+])
+def test_a_quotation_with_its_sources_polarity_is_accepted(source, text):
+    assert_accepted(_summarize(source, text), "lossy")
+
+
+@pytest.mark.parametrize("text, negated", [
+    (b'do not run "make deploy"', True),
+    (b'do **not** run "make deploy"', True),
+    (b"don't ever run 'make deploy'", True),
+    (b'don\xe2\x80\x99t run \xe2\x80\x9cmake deploy\xe2\x80\x9d', True),
+    (b'do not push, then run "make deploy"', False),
+    (b'do not push or run "make deploy"', True),
+    (b'do not push but run "make deploy"', False),
+    (b'never, ever run "make deploy"', False),  # (a comma ends the clause: failing open, documented)
+    (b'one two three four five six seven not a b c d e f g "make deploy"', False),
+    (b'no errors came from "make deploy"', False),
+    (b'no need to run "make deploy"', True),
+    (b'no "make deploy"', True),
+    (b'rather than "make deploy"', True),
+    (b'do not hesitate to run "make deploy"', False),
+])
+def test_clause_negated(text, negated):
+    at = text.rindex(b"make deploy")
+    assert _clause_negated(text.lower(), at) is negated
+
+
+def test_every_source_is_read_for_the_quotation():
+    store = store_with({"a:1": 'Run "make deploy" on staging.', "a:2": 'Do not run "make deploy" on prod.'})
+    pre = [blk("b1", "user", 'Run "make deploy" on staging.', ["a:1"]),
+           blk("b2", "user", 'Do not run "make deploy" on prod.', ["a:2"])]
+    only_negated = Gate(store).check(pre, [pre[0], summary("s1", 'The user asked to run "make deploy".', ["a:2"])],
+                                     operator="summarize")
+    find(only_negated, "I1", block="s1", value="make deploy", evidence__change="negation_dropped")
+    both = Gate(store).check(pre, [summary("s1", 'The user asked to run "make deploy".', ["a:1", "a:2"])],
+                             operator="summarize")
+    assert_accepted(both, "lossy")
+
+
+def test_many_quotations_are_found_in_one_pass_and_judged_each():
+    commands = [f"make target-{n} now" for n in range(12)]
+    source = " ".join(f'Run "{c}".' for c in commands[:11]) + f' Do not run "{commands[11]}".'
+    honest = "The user asked for " + ", ".join(f'"{c}"' for c in commands[:11]) + f' but not "{commands[11]}".'
+    assert_accepted(_summarize(source, honest), "lossy")
+    lying = "The user asked for " + ", ".join(f'"{c}"' for c in commands) + "."
+    find(_summarize(source, lying), "I1", block="s1", value=commands[11], evidence__change="negation_dropped")
+
+
+def test_a_quotation_repeated_is_asked_of_its_sources_a_bounded_number_of_times(monkeypatch):
+    from provgate import gate as gate_module
+
+    calls = []
+    real = gate_module._clause_negated
+    monkeypatch.setattr(gate_module, "_clause_negated", lambda text, at: calls.append(at) or real(text, at))
+    n = 400
+    source = 'Run "make deploy" now. ' * n
+    text = 'The user asked to run "make deploy". ' * n
+    assert_accepted(_summarize(source, text), "lossy")
+    # each of the summary's quotations once, the source's occurrences at most 32 times
+    assert len(calls) <= n + gate_module._POLARITY_OCCURRENCES
