@@ -21,6 +21,7 @@ MODULES = {  # import line per implementation: (native, reference)
     "matching": ("from provgate._ext import matching as m", "from provgate import _matching_py as m"),
     "factdiff": ("from provgate._ext import factdiff as m", "from provgate import _factdiff_py as m"),
     "scanner": ("from provgate._ext import scanner as m", "from provgate import _scanner_py as m"),
+    "quotations": ("from provgate._ext import quotations as m", "from provgate import _quotations_py as m"),
 }
 
 
@@ -68,6 +69,31 @@ def test_textnorm_reads_only_real_strings_from_its_own_copy(impl):
                        "InvalidArgumentError a and b must have the same length, got 2000 and 1"]
     else:
         assert [line.split()[0] for line in out] == ["AttributeError", "AttributeError", "ok"]
+
+
+@pytest.mark.parametrize("impl", IMPLEMENTATIONS)
+def test_quotations_read_the_columns_as_they_are(impl):
+    out = outcome("quotations", impl, """
+        class Liar(np.ndarray):  # int64 data that says it is uint8
+            dtype = property(lambda self: np.dtype(np.uint8))
+        kinds = np.ones(4, dtype=np.int64).view(Liar)
+        spans = np.zeros(4, dtype=np.int64)
+        report(lambda: m.asked_quotations([b'"a b"'], [kinds], [spans], [spans], 1))
+
+        class Shifty(list):  # a text when checked, a long one when read
+            calls = 0
+            def __iter__(self):
+                Shifty.calls += 1
+                return list.__iter__(self) if Shifty.calls == 1 else iter([b"x" * 100])
+        one = np.ones(1, dtype=np.uint8)
+        report(lambda: m.asked_quotations(Shifty([b'"a b"']), [one], [np.array([1])], [np.array([4])], 1)[1].tolist())
+    """).splitlines()
+    if impl == "native":
+        # the C type of the data, not the attribute; the snapshot it checked is what it read
+        assert out == ["TypeError asked_quotations: a malformed batch", "ok [0]"]
+    else:
+        # (the reference reads the data as it is, through Python objects: no buffer read)
+        assert out[0].split()[0] in ("ok", "TypeError") and out[1] == "ok [0]"
 
 
 @pytest.mark.parametrize("impl", IMPLEMENTATIONS)
