@@ -81,7 +81,8 @@ def test_a_quotation_with_its_sources_polarity_is_accepted(source, text):
 ])
 def test_clause_negated(text, negated):
     at = text.rindex(b"make deploy")
-    assert _clause_negated(text.lower(), at) is negated
+    assert _clause_negated(text, at) is negated
+    assert _clause_negated(text.upper(), at) is negated
 
 
 def test_every_source_is_read_for_the_quotation():

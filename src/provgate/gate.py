@@ -69,6 +69,7 @@ from provgate._factdiff import (
 )
 from provgate._hashing import hash_buffers
 from provgate._matching import denied_quotes, occurs_at_boundaries
+from provgate._quotations import asked_quotations
 from provgate._matching_py import QUOTE as _MODE_QUOTE
 from provgate._matching_py import RELAXED as _MODE_RELAXED
 from provgate._scanner import span_values
@@ -3925,29 +3926,28 @@ class _Check:
         gate = self.gate
         # (a quotation grounding refused already is not reported twice)
         reported = {(v.block, v.value) for v in self.violations if v.invariant == "I1"}
-        for j in sorted(set(self.changed + self.restated)):
-            block = post_blocks[j]
-            if not block.derived:
-                continue
-            facts = self.post_facts[j]
-            if not facts.quoted:
-                continue
-            table = facts.table
-            rows = [r for r in np.flatnonzero(table.kind == _KIND_QUOTE).tolist()
-                    if not _in_code_span(table.data, int(table.value_start[r]))
-                    and _two_words(table.data, int(table.value_start[r]), int(table.value_end[r]))]
-            if not rows:
-                continue
+        asked = [j for j in sorted(set(self.changed + self.restated))
+                 if post_blocks[j].derived and self.post_facts[j].quoted]
+        if not asked:
+            return
+        tables = [self.post_facts[j].table for j in asked]
+        # (one native pass over every such block: a summary of tool output holds many code spans)
+        owners, found = asked_quotations([t.data for t in tables], [t.kind for t in tables],
+                                         [t.value_start for t in tables], [t.value_end for t in tables], _KIND_QUOTE)
+        for o, rows_of in _grouped(owners.tolist(), found.tolist()):
+            j = asked[o]
+            block, table = post_blocks[j], tables[o]
+            rows = rows_of
             sources = [x.table.data for h in dict.fromkeys(block.provenance + self.cited(j))
                        if (x := gate.source_facts(h)) is not None]
-            summary_lowered = table.data.lower()
-            quoted = [summary_lowered[int(table.value_start[r]):int(table.value_end[r])] for r in rows]
-            polarities = _quotation_polarities([text.lower() for text in sources], set(quoted))
+            # (the words as quoted: a quotation is grounded by its exact bytes, QUOTE mode)
+            quoted = [table.data[int(table.value_start[r]):int(table.value_end[r])] for r in rows]
+            polarities = _quotation_polarities(sources, set(quoted))
             for r, words in zip(rows, quoted):
                 states = polarities[words]
                 if len(states) != 1:
                     continue  # (in no source, grounded some other way, or read both ways there)
-                negated = _clause_negated(summary_lowered, int(table.value_start[r]))
+                negated = _clause_negated(table.data, int(table.value_start[r]))
                 if negated in states:
                     continue
                 span = table.span(r)
@@ -9545,15 +9545,15 @@ _NEGATION_UNDONE = frozenset((b"forget", b"skip", b"miss", b"omit", b"neglect", 
 _QUOTE_OPENING = re.compile(rb"(?:[\"'`*_~ \t]|\xe2\x80[\x9c\x98])+\Z")
 
 
-def _clause_negated(lowered: bytes, at: int) -> bool:
+def _clause_negated(text: bytes, at: int) -> bool:
     """Does a negation (:func:`_negation_words`), no verb of omission right after it ("don't
     forget to run"; a "no" right before the quotation or before a word of ``_NO_GOVERNS``), or
     a word of ``_PROHIBITIONS`` stand among the last ``_CLAUSE_WORDS`` words
-    of the clause before ``lowered[at]`` (the words of a quotation; its opening marks and
+    of the clause before ``text[at]`` (the words of a quotation; its opening marks and
     emphasis passed), or do the words right before it set it aside (``_SET_ASIDE``)? The clause
     starts after the last ``_CLAUSE_BREAK`` within 256 bytes."""
     lo = max(at - 256, 0)
-    window = lowered[lo:at]
+    window = text[lo:at].lower()
     opening = _QUOTE_OPENING.search(window)
     if opening is not None:
         window = window[:opening.start()]
@@ -9577,8 +9577,8 @@ def _clause_negated(lowered: bytes, at: int) -> bool:
 
 
 def _quotation_polarities(sources: list[bytes], needles: set[bytes]) -> dict[bytes, set[bool]]:
-    """Of each needle (a quotation's words, lower-cased): the answers of :func:`_clause_negated`
-    at its occurrences in the lower-cased ``sources``, whole words, at most
+    """Of each needle (a quotation's words): the answers of :func:`_clause_negated` at its
+    occurrences in ``sources``, whole words, at most
     ``_POLARITY_OCCURRENCES`` a needle and a source, none asked once both answers are in. A few
     needles are found one by one; more in one Aho-Corasick pass a source (a summary repeating
     one quotation, or quoting thousands, reads each source once)."""
@@ -9620,14 +9620,15 @@ def _whole_words_at(text: bytes, start: int, end: int) -> bool:
             and (end == len(text) or text[end] not in _NOT_BEFORE_NEGATION))
 
 
-def _in_code_span(data: bytes, inside: int) -> bool:
-    """Does the quotation whose words start at ``inside`` open with a backtick?"""
-    return inside > 0 and data[inside - 1] == 0x60
-
-
-def _two_words(data: bytes, start: int, end: int) -> bool:
-    """Does ``data[start:end]`` hold two words or more?"""
-    return len(_SENTENCE_WORD.findall(data[start:end].lower())) >= 2
+def _grouped(owners: list[int], rows: list[int]) -> list[tuple[int, list[int]]]:
+    """(owner, its rows) of parallel lists sorted by owner."""
+    out: list[tuple[int, list[int]]] = []
+    for o, r in zip(owners, rows):
+        if out and out[-1][0] == o:
+            out[-1][1].append(r)
+        else:
+            out.append((o, [r]))
+    return out
 
 
 def _common_ends(pre: bytes, post: bytes) -> tuple[int, int]:
