@@ -240,3 +240,18 @@ def test_common_ends_by_numpy_and_by_slices_agree(head, middle, tail):
     assert pre[:h] == post[:h] and pre[len(pre) - t:] == post[len(post) - t:]
     assert h + t <= min(len(pre), len(post))
     assert h == min(len(pre), len(post)) or pre[h] != post[h]
+
+
+def test_a_long_line_with_no_sentence_end_is_read_a_bounded_number_of_times(monkeypatch):
+    from provgate import gate as gate_module
+
+    read = []
+    real = gate_module._negation_words
+    monkeypatch.setattr(gate_module, "_negation_words",
+                        lambda text, start, end: read.append(end - start) or real(text, start, end))
+    words = " ".join(f"w{n}" for n in range(40_000))
+    before = f"{words} do not restart db-01 {words}"
+    after = f"{words} do restart db-01 {words}"
+    find(_rewrite(before, after, role="tool"), "I2", key="negation", value="not")
+    # (each text read whole at most twice: its changed stretch, then its one changed sentence)
+    assert sum(read) <= 2 * (len(before) + len(after)) + 64

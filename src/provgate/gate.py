@@ -9691,7 +9691,8 @@ def _changed_sentences(pre: bytes, post: bytes) -> tuple[int, int, int]:
     reach = 256
     while head and not start:
         lo = max(head - reach, 0)
-        for m in _SENTENCE_END.finditer(pre, lo):
+        # (read up to the first changed byte only: a $ there ends no match before it)
+        for m in _SENTENCE_END.finditer(pre, lo, head):
             if m.end() >= head:
                 break
             start = m.end()
