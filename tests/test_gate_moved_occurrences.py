@@ -389,3 +389,26 @@ def test_a_block_two_rules_read_is_aligned_once(monkeypatch):
                         [("a", "The timeout is 60 seconds [src:c1]. Done.\n"), ("b", _T_B), ("c", quoted)])
     assert find(verdict, "I2", block="a", value="30").evidence["change"] == "replaced_in_place"
     assert len(made) == 1
+
+
+@pytest.mark.parametrize("after", [
+    "The timeout is 1 minute [src:c1]. Done.\n",  # (the unit reworded with the figure)
+    "The timeout is 60 s [src:c1]. Done.\n",
+    "The timeout was 60 seconds [src:c1]. Done.\n",  # (the word before reworded)
+    "The limit is 60 minutes [src:c1]. Done.\n",
+])
+def test_a_figure_replaced_with_a_reworded_neighbour_is_refused(after):
+    g = Gate(store_with({"tool:c1": _TIMEOUT_LOG + "window: 1 minute\n"}))
+    base = [blk("t1", "tool", _TIMEOUT_LOG + "window: 1 minute\n", ["tool:c1"])]
+    v = g.check([*base, blk("a", "assistant", _T_A), blk("b", "assistant", _T_B)],
+                [*base, blk("a", "assistant", after), blk("b", "assistant", _T_B)], operator="rewrite")
+    assert find(v, "I2", block="a", value="30").evidence["change"] == "replaced_in_place"
+
+
+@pytest.mark.parametrize("after", [
+    "The timeout is half a minute [src:c1]. Done.\n",  # (no figure in its place: a number in words)
+    "The timeout is 30 s [src:c1]. Done.\n",  # (the figure kept)
+    "Done.\n",  # (the sentence dropped, b still saying 30)
+])
+def test_a_figure_reworded_without_another_figure_in_its_place_is_not_replaced_in_place(after):
+    assert_accepted(_timeouts([("a", _T_A), ("b", _T_B)], [("a", after), ("b", _T_B)]), "lossless")

@@ -4702,9 +4702,10 @@ class _Check:
                                   keys: np.ndarray, size: int) -> None:
         """Refuse each figure (``keys``: pair * size + fact) a rewritten block no longer holds
         at all whose occurrence another figure replaced where it stood: in the word alignment of
-        the block's two texts (:func:`_kept_words`, one a block) its own words are cut, the words
-        either side of it kept (or the text's end), and between those the post text holds only
-        numbers. The window-wide diff saw nothing lost (another block holds the old figure) and
+        the block's two texts (:func:`_kept_words`, one a block) its own words are cut, and
+        up to ``_REWORDED`` words either side of it may be cut with it; the words past those are
+        kept (or the text's end), and between them the post text holds a number and at most one
+        other word more than the neighbours cut (none when none was cut). The window-wide diff saw nothing lost (another block holds the old figure) and
         nothing new (another holds the new one); the fewer-occurrences count saw no occurrence
         kept to compare (red team 103, F01's figures traded between blocks, in one block)."""
         found: list[tuple[int, int, int]] = []  # (pair, fact, table row)
@@ -4721,12 +4722,24 @@ class _Check:
                 own = range(max(before + 1, 1), min(after, last + 1))
                 if not own or any(kept[w - 1] != -1 for w in own):
                     continue
+                # the figure and up to _REWORDED words either side of it cut together ("30
+                # seconds" -> "1 minute"): the sides are the kept words past those
+                for _ in range(_REWORDED):
+                    if before >= 1 and kept[before - 1] == -1:
+                        before -= 1
+                for _ in range(_REWORDED):
+                    if after <= last and kept[after - 1] == -1:
+                        after += 1
+                reworded = after - before - 1 - len(own)
                 q0 = -1 if before == 0 else kept[before - 1]
                 q1 = len(post_words) if after > last else kept[after - 1]
                 if q0 < -1 or q1 < 0 or (before and q0 < 0):
                     continue  # a side not kept (or a middle too long to align: -2)
                 between = post_words[q0 + 1:q1]
-                if between and all(w.isdigit() for w in between):
+                figures = sum(w.isdigit() for w in between)
+                # another figure where it stood, and no more other words than the cut neighbours
+                # held, plus one ("1 minute" of "30 seconds", "60 s" of "30 seconds")
+                if figures and len(between) - figures <= (reworded + 1 if reworded else 0):
                     found.append((p, fact, row))
                     break
         edit = self.edit
@@ -9810,6 +9823,11 @@ def _words_of(bounds: tuple[np.ndarray, np.ndarray, np.ndarray, bytes]) -> list[
     """The words (lower-cased) of :func:`_word_bounds`, without the blank ones."""
     starts, ends, _, lowered = bounds
     return [lowered[a:b] for a, b in zip(starts[1:-1].tolist(), ends[1:-1].tolist())]
+
+
+# the words beside a figure a rewrite may cut with it and still be read as replacing it in
+# place (Gate._report_replaced_in_place: "30 seconds" -> "1 minute")
+_REWORDED = 2
 
 
 # the most word pairs a rewritten block's changed middle is aligned over (about 100 words
