@@ -9746,6 +9746,8 @@ def _negations_unbalanced(pre: bytes, post: bytes) -> tuple[int, int, str, tuple
     either end, whitespace aside, are passed over: only the changed sentences between are aligned word for word
     (:func:`_kept_words`, bounded as the I2 rules' alignment is), so a sentence appended to a
     long block reads that sentence (:func:`_changed_sentences`)."""
+    if pre and post.startswith(pre) and (pre[-1] == 0x0A or (pre[-1] in b".!?" and post[len(pre):len(pre) + 1].isspace())):
+        return None  # (whole sentences appended after the last one: each one new)
     start, pre_stop, post_stop = _changed_sentences(pre, post)
     pre_ends, post_ends = _sentence_ends(pre, start, pre_stop), _sentence_ends(post, start, post_stop)
     pre_starts, post_starts = [start, *pre_ends[:-1]], [start, *post_ends[:-1]]
