@@ -118,3 +118,47 @@ def test_a_quotation_repeated_is_asked_of_its_sources_a_bounded_number_of_times(
     assert_accepted(_summarize(source, text), "lossy")
     # each of the summary's quotations once, the source's occurrences at most 32 times
     assert len(calls) <= n + gate_module._POLARITY_OCCURRENCES
+
+
+_DROP = 'The user asked to "drop the users table".'
+
+
+@pytest.mark.parametrize("source", [
+    # lists of quotations the quotation rule ends early (red teams 105 F04/F05, 108 F04)
+    'Never _"deploy to prod"_ or _"drop the users table"_.',
+    '**Do not** **"deploy to prod"**, **"drop the users table"**.',
+    'Never "deploy to prod" (it pages on-call) or "drop the users table".',
+    'Never "deploy to prod" or ("drop the users table").',
+    'Never "deploy to prod" or, worse, "drop the users table".',
+    'Do not "deploy to prod" and then "drop the users table".',
+    'Never:\n- **"deploy to prod"**\n- **"drop the users table"**\n',
+    # lists one item a line under a header a negation governs (red team 108 F05)
+    '## Don\'t\n- "drop the users table"\n',
+    '**Don\'ts**\n- "drop the users table"\n',
+    '### Never run\n- "drop the users table"\n',
+    'For safety, do not run:\n- "drop the users table"\n',
+    'Don\'t skip tests. Never run:\n- "drop the users table"\n',
+    'Never run:\n- "deploy to prod" which pages\n  on-call\n- "drop the users table"\n',
+    'Never run:\n- "deploy to prod"\n\n  It pages on-call.\n\n- "drop the users table"\n',
+    'Never run:\n- [ ] "drop the users table"\n',
+    'Never run:\n(1) "drop the users table"\n',
+    'Never run:\na. "drop the users table"\n',
+    'Never run:\n"deploy to prod"\n"drop the users table"\n',
+])
+def test_a_quotation_a_negated_list_holds_is_refused_unnegated(source):
+    find(_summarize(source, _DROP), "I1", block="s1", value="drop the users table")
+
+
+@pytest.mark.parametrize("header", [
+    "If that doesn't work, try:", "If you don't have jq, run:", "Didn't work? Try:", "Still not working? Run:",
+    "Can't connect? Check:", "No issues found in:", "Don't hesitate to run:", "Don't leave out:",
+    "Don't ever forget:", "Never, ever skip:", "Don't forget:", "Never skip:", "Do:",
+])
+def test_a_header_whose_negation_governs_something_else_denies_no_item(header):
+    text = f'{header}\n- "make a backup"\n'.encode()
+    assert _clause_negated(text, text.index(b"make a backup")) is False
+
+
+def test_a_quotation_opening_a_clause_of_its_own_is_no_list_item():
+    assert_accepted(_summarize("Don't worry, \"make deploy\" is safe here.", 'The user said "make deploy" is safe.'),
+                    "lossy")

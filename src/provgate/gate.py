@@ -9538,8 +9538,9 @@ def _negation_words(lowered: bytes, start: int, end: int) -> list[tuple[int, int
 
 # what ends the clause a quotation stands in, looking back from it (:func:`_clause_negated`):
 # sentence and clause punctuation, a line break, and the words that open another clause. Not
-# "or" / "nor" / "and": a negation governs the list they join ("do not push or run "A"")
-_CLAUSE_BREAK = re.compile(rb"[.!?;:,()\[\]\n\r]|\b(?:but|then|so|if|when|whenever|unless|until|because|"
+# "or" / "nor" / "and" / "then": a negation governs the list they join ("do not push or run
+# "A"", "do not "A" and then "B"")
+_CLAUSE_BREAK = re.compile(rb"[.!?;:,()\[\]\n\r]|\b(?:but|so|if|when|whenever|unless|until|because|"
                            rb"while|before|after|once|since|though|although|whether|which|that|who)\b")
 # words that forbid what follows them as a negation does ("the user forbade running "A"",
 # "avoid "A""), and the pairs that set it aside ("instead of "A"", "rather than "A"")
@@ -9554,39 +9555,137 @@ _NO_GOVERNS = frozenset((b"need", b"longer", b"more", b"one", b"way", b"reason",
 _CLAUSE_WORDS = 6
 # a verb after the negation that makes it an instruction to do the thing ("don't forget to run")
 _NEGATION_UNDONE = frozenset((b"forget", b"skip", b"miss", b"omit", b"neglect", b"fail", b"ignore", b"overlook",
-                              b"hesitate", b"only"))
-_QUOTE_OPENING = re.compile(rb"(?:[\"'`*_~ \t]|\xe2\x80[\x9c\x98])+\Z")
+                              b"hesitate", b"only", b"leave"))
+# words that stress a negation and stand between it and the verb it governs ("don't ever forget")
+_NEGATION_STRESS = frozenset((b"ever", b"really", b"even", b"just", b"you"))
+# the marks, emphasis and brackets that open the quoted words, passed before the clause is read
+_QUOTE_OPENING = re.compile(rb"(?:[\"'`*_~ \t(\[]|\xe2\x80[\x9c\x98])+\Z")
+# a short aside in brackets on one line, passed as if not there ("A" (it pages on-call) or "B")
+_ASIDE = re.compile(rb"[(\[][^()\[\]\n]{0,40}[)\]]")
+# a negation quoted alone is an answer or a value, no negation of what follows (``["yes",
+# "no", "ask every time"]``, ``{"dry_run": "no", "target env": …}``: red team 100, F08)
+_ANSWER = re.compile(rb"[\"'](?:no|none|never|nothing)[\"']")
+# the most commas a list of quotations is read back over ("never "A", "B", or, worse, "C""),
+# and the one word that may stand after such a comma
+_LIST_COMMAS = 3
+_LIST_FILLER = frozenset((b"or", b"nor", b"and", b"worse", b"also", b"even", b"maybe", b"perhaps", b"possibly",
+                          b"especially", b"likewise", b"either", b"plus"))
+# the words after a quotation that make it the subject of a clause of its own ("don't worry,
+# "A" is safe"): no item of a list the clause before governs
+_SUBJECT_OF = frozenset((b"is", b"are", b"was", b"were", b"will", b"would", b"should", b"shall", b"must", b"can",
+                         b"could", b"may", b"might", b"does", b"did", b"has", b"have", b"had", b"instead",
+                         b"works", b"worked", b"replaces", b"replaced", b"remains", b"looks", b"seems"))
+# a list item's bullet, then the quotation (``- "A"``, ``1. "A"``, ``(1) "A"``, ``a. "A"``,
+# ``- [ ] "A"``), or a line that is the quotation alone
+_ITEM_LEAD = re.compile(rb"[ \t]*(?:(?:[-*+]|\xe2\x80\xa2|\d{1,9}[.)]|\(\d{1,9}\)|[a-z][.)])[ \t]+(?:\[[ x]\][ \t]+)?)?"
+                        rb"[*_~]*(?:[\"'`]|\xe2\x80[\x9c\x98])\Z")
+_ITEM_LINE = re.compile(rb"[ \t]*(?:[-*+]|\xe2\x80\xa2|\d{1,9}[.)]|\(\d{1,9}\)|[a-z][.)])[ \t]|[ \t]*[*_~]*[\"']")
+# the most lines a list's header is looked for above an item
+_HEADER_LINES = 24
 
 
-def _clause_negated(text: bytes, at: int) -> bool:
-    """Does a negation (:func:`_negation_words`), no verb of omission right after it ("don't
-    forget to run"; a "no" right before the quotation or before a word of ``_NO_GOVERNS``), or
-    a word of ``_PROHIBITIONS`` stand among the last ``_CLAUSE_WORDS`` words
-    of the clause before ``text[at]`` (the words of a quotation; its opening marks and
-    emphasis passed), or do the words right before it set it aside (``_SET_ASIDE``)? The clause
-    starts after the last ``_CLAUSE_BREAK`` within 256 bytes."""
-    lo = max(at - 256, 0)
-    window = text[lo:at].lower()
-    opening = _QUOTE_OPENING.search(window)
-    if opening is not None:
-        window = window[:opening.start()]
-    start = 0
-    for m in _CLAUSE_BREAK.finditer(window):
-        start = m.end()
-    clause = window[start:]
-    words = _SENTENCE_WORD.findall(clause)[-_CLAUSE_WORDS:]
+def _words_of_clause(clause: bytes) -> list[bytes]:
+    """The words of a lower-cased clause, bare underscores and apostrophes (emphasis) none."""
+    return [w for w in _SENTENCE_WORD.findall(clause) if w.strip(b"_'")]
+
+
+def _negation_among(words: list[bytes]) -> bool:
+    """Does a negation govern the end of ``words`` (:func:`_clause_negated`'s test)?"""
     if tuple(words[-2:]) in _SET_ASIDE:
         return True
     last = len(words) - 1
     for n, word in enumerate(words):
+        word = word.strip(b"_")
         if word in _PROHIBITIONS:
             return True
-        if not _negation_words(word, 0, len(word)) or (n < last and words[n + 1] in _NEGATION_UNDONE):
+        if word.endswith(b"n'ts"):
+            word = word[:-1]  # ("Don'ts", a header)
+        if not _negation_words(word, 0, len(word)):
             continue
+        after = next((w for w in words[n + 1:] if w not in _NEGATION_STRESS), None)
+        if after in _NEGATION_UNDONE:
+            continue  # ("don't forget", "never, ever skip")
         # ("no" before a noun denies the noun: "no errors came from "npm test"")
         if word != b"no" or n == last or words[n + 1] in _NO_GOVERNS:
             return True
     return False
+
+
+def _opens_clause(text: bytes, at: int) -> bool:
+    """Is the quotation whose words start at ``text[at]`` followed, past its closing mark and
+    emphasis, by a word of ``_SUBJECT_OF`` ("A" is safe)?"""
+    window = text[at:at + 256].lower()
+    m = re.search(rb"[\"'`]|\xe2\x80[\x9d\x99]", window)
+    if m is None:
+        return False
+    words = _SENTENCE_WORD.findall(window[m.end():m.end() + 40])
+    return bool(words) and words[0] in _SUBJECT_OF
+
+
+def _header_negated(text: bytes, line_start: int) -> bool:
+    """Does a negation govern the list whose item line starts at ``line_start``: the first line
+    above it, past other items, their wrapped or indented lines and blank lines, that is no
+    item (``Never run:``, ``## Don't``, ``**Don'ts**``, ``Commands you must never run:``)? Only
+    its last sentence is read (``Don't skip tests. Never run:``), and not one that asks or
+    sets a condition (``Didn't work? Try:``, ``If you don't have jq, run:``)."""
+    end = line_start
+    for _ in range(_HEADER_LINES):
+        if end <= 0:
+            return False
+        start = text.rfind(b"\n", 0, end - 1) + 1
+        line = text[start:end].rstrip(b"\r\n")
+        end = start
+        if not line.strip() or line[:1] in b" \t" or _ITEM_LINE.match(line):
+            continue
+        last = re.split(rb"[.?!]\s", line.lower())[-1]
+        if last.rstrip().endswith(b"?"):
+            return False
+        words = _words_of_clause(last)
+        if not words or words[0] in (b"if", b"when", b"unless", b"whenever"):
+            return False
+        return _negation_among(words[:8])
+    return False
+
+
+def _clause_negated(text: bytes, at: int) -> bool:
+    """Does a negation (:func:`_negation_words`; no verb of omission right after it, "don't
+    forget to run"; a "no" only right before the quotation or before a word of
+    ``_NO_GOVERNS``) or a word of ``_PROHIBITIONS`` stand among the last ``_CLAUSE_WORDS``
+    words of the clause before ``text[at]`` (the words of a quotation; its opening marks,
+    emphasis and brackets passed), or do the words right before it set it aside
+    (``_SET_ASIDE``)? The clause starts after the last ``_CLAUSE_BREAK`` within 256 bytes,
+    short bracketed asides and a negation quoted alone (an answer, ``"no"``) passed; a comma
+    with no word after it, or one of ``_LIST_FILLER``,
+    is read past (a list of quotations, "or, worse,"), up to ``_LIST_COMMAS``, unless the quotation opens a clause
+    of its own. A quotation that opens a list item is governed by the list's header
+    (:func:`_header_negated`) as well."""
+    lo = max(at - 256, 0)
+    window = text[lo:at].lower()
+    line = window.rfind(b"\n") + 1
+    if _ITEM_LEAD.fullmatch(window, line) and _header_negated(text, lo + line):
+        return True
+    opening = _QUOTE_OPENING.search(window)
+    if opening is not None:
+        window = window[:opening.start()]
+    window = _ANSWER.sub(b" ", _ASIDE.sub(b" ", window))
+    breaks = [m for m in _CLAUSE_BREAK.finditer(window)]
+    start = 0
+    commas = 0
+    subject = None
+    k = len(breaks) - 1
+    while k >= 0:
+        m = breaks[k]
+        after = window[m.end():]
+        between = _words_of_clause(after)
+        if (m.group() == b"," and commas < _LIST_COMMAS and (not between or (len(between) == 1 and between[0] in _LIST_FILLER))
+                and not (subject := _opens_clause(text, at) if subject is None else subject)):
+            commas += 1
+            k -= 1
+            continue
+        start = m.end()
+        break
+    words = _words_of_clause(window[start:])[-_CLAUSE_WORDS:]
+    return _negation_among(words)
 
 
 def _quotation_polarities(sources: list[bytes], needles: set[bytes]) -> dict[bytes, set[bool]]:
