@@ -527,7 +527,7 @@ cdef inline bint negation_heads(const byte_t* classes, const byte_t* h, offset_t
     """provgate._matching_py._negation_heads: is the line ``h[s:e]``, no list item, a header a
     negation governs (``Do not run:``, ``Do not``; not ``Don't forget:``)?"""
     cdef offset_t t, k, j, words = 0
-    cdef bint colon_end, negated_early = False, last_negated = False, pending = False, plain = True
+    cdef bint colon_end, negated_early = False, last_negated = False, pending = False, plain = True, asks = False
     cdef byte_t c
     t = e
     while t > s and is_emphasis(h[t - 1]):
@@ -541,33 +541,74 @@ cdef inline bint negation_heads(const byte_t* classes, const byte_t* h, offset_t
             while j < e and ((classes[h[j]] & WORD) or h[j] == 0x27):
                 j += 1
             words += 1
+            if words == 1 and condition_word(h, k, j):
+                return False
+            if pending and stress_word(h, k, j):
+                k = j
+                continue
             if pending and not omission_word(h, k, j):
                 negated_early = True
             last_negated = negation_word(h, k, j)
             pending = words <= HEADER_WORDS and last_negated
             k = j
         else:
+            if c == 0x3F:
+                asks = True
             if not is_blank(c) and not is_emphasis(c):
                 plain = False
             k += 1
+    if asks:
+        return False
     return (colon_end and (negated_early or pending)) or (plain and words <= HEADER_WORDS and last_negated)
+
+
+cdef inline bint condition_word(const byte_t* h, offset_t j, offset_t i) noexcept nogil:
+    """Is ``h[j:i]``, emphasis ``_`` cut from its ends, one of provgate._matching_py._CONDITIONS
+    (if, when, unless, whenever), in any case?"""
+    cdef offset_t n
+    j, i = emphasis_cut(h, j, i)
+    n = i - j
+    if n == 2:
+        return lower_is(h + j, b"if", 2)
+    if n == 4:
+        return lower_is(h + j, b"when", 4)
+    if n == 6:
+        return lower_is(h + j, b"unless", 6)
+    if n == 8:
+        return lower_is(h + j, b"whenever", 8)
+    return False
+
+
+cdef inline bint stress_word(const byte_t* h, offset_t j, offset_t i) noexcept nogil:
+    """Is ``h[j:i]``, emphasis ``_`` cut from its ends, one of provgate._matching_py._STRESS
+    (ever, even, just, really), in any case?"""
+    cdef offset_t n
+    j, i = emphasis_cut(h, j, i)
+    n = i - j
+    if n == 4:
+        return lower_is(h + j, b"ever", 4) or lower_is(h + j, b"even", 4) or lower_is(h + j, b"just", 4)
+    if n == 6:
+        return lower_is(h + j, b"really", 6)
+    return False
 
 
 cdef inline bint omission_word(const byte_t* h, offset_t j, offset_t i) noexcept nogil:
     """Is ``h[j:i]``, emphasis ``_`` cut from its ends, one of provgate._matching_py._OMISSIONS
-    (forget, skip, miss, omit, neglect, fail, ignore, overlook), in any case?"""
+    (forget, skip, miss, omit, neglect, fail, ignore, overlook, hesitate, leave), in any case?"""
     cdef offset_t n
     j, i = emphasis_cut(h, j, i)
     n = i - j
     if n == 4:
         return lower_is(h + j, b"skip", 4) or lower_is(h + j, b"miss", 4) or lower_is(h + j, b"omit", 4) \
             or lower_is(h + j, b"fail", 4)
+    if n == 5:
+        return lower_is(h + j, b"leave", 5)
     if n == 6:
         return lower_is(h + j, b"forget", 6) or lower_is(h + j, b"ignore", 6)
     if n == 7:
         return lower_is(h + j, b"neglect", 7)
     if n == 8:
-        return lower_is(h + j, b"overlook", 8)
+        return lower_is(h + j, b"overlook", 8) or lower_is(h + j, b"hesitate", 8)
     return False
 
 

@@ -127,7 +127,14 @@ def quoted_in(impl, needle: str, haystack: str) -> bool:
     # a verb of omission after the header's negation: the items are to be done
     ("Don't forget:\n- \"update the changelog\"\n- \"tag the release\"", ["update", "tag"], []),
     ('**Never skip**:\n1. "the smoke tests"', ["the smoke"], []),
-    ('Do not ever forget these:\n1. "the smoke tests"', ["the smoke"], ["the smoke"]),  # (not right after it)
+    # a stressing word before the verb of omission (red team 108, F06: denied before)
+    ('Do not ever forget these:\n1. "the smoke tests"', ["the smoke"], []),
+    # a question or a condition over the list asks, prohibits nothing (red team 108, F06)
+    ('Didn\'t work? Try:\n- "brew reinstall jq"', ["brew"], []),
+    ('If you don\'t have jq, run:\n- "brew install jq"', ["brew"], []),
+    ('Don\'t hesitate to run:\n- "make test"', ["make"], []),
+    ('Don\'t leave out:\n- "the migration"', ["the migration"], []),
+    ('Never run:\n- "rm -rf /"', ["rm"], ["rm"]),  # (the control)
 ])
 def test_a_negation_denies_every_quotation_of_its_list(impl, text, words, denied):
     assert denied_words(impl, text, words) == denied
@@ -193,7 +200,9 @@ _PIECES = ["not", "no", "never", "nor", "don't", "Do not", "or", "and", "color",
            # red team 104, F04's joiners, lists one item a line, clause words, possessives
            "and/or", "or/and", "&", "else", "-", "--", "\n- ", "\n* ", "\n1. ", "\n2) ", "\u2022", ":", "\n\n",
            "is", "instead", "users'", "s'", "\u2019s", "_not_", "Never:", "Do not run:", "12.", "\t", "\r\n",
-           "forget", "_skip_"]
+           "forget", "_skip_",
+           # red team 108, F06: questions, conditions, stressed omissions over a list
+           "?", "If", "when", "ever", "_ever_", "hesitate", "leave", "Didn't work? Try:", "If you don't:"]
 
 
 @pytest.mark.skipif(NO_EXTENSIONS, reason="compares the native module with the reference")

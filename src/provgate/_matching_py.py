@@ -155,7 +155,12 @@ _MAX_ORDINAL_DIGITS = 9
 # a header line that governs the list under it: a negation among its first words, but not one
 # that a verb of omission follows ("Don't forget:", "Never skip:": the items are to be done)
 _HEADER_WORDS = 3
-_OMISSIONS = frozenset((b"forget", b"skip", b"miss", b"omit", b"neglect", b"fail", b"ignore", b"overlook"))
+_OMISSIONS = frozenset((b"forget", b"skip", b"miss", b"omit", b"neglect", b"fail", b"ignore", b"overlook",
+                        b"hesitate", b"leave"))
+# words that stress a negation, between it and the verb of omission it may govern ("Don't ever
+# forget:"), and the words that make a header a condition ("If you don't have jq, run:")
+_STRESS = frozenset((b"ever", b"even", b"just", b"really"))
+_CONDITIONS = frozenset((b"if", b"when", b"unless", b"whenever"))
 # the negation that, quoted alone, is an answer or an option's value, no negation of the
 # quotation after it (red team 100, F08: ["yes", "no", "ask every time"], {"dry_run": "no",
 # "target env": …}); a string that is "not" or "Never" alone may be a line cut in two
@@ -614,13 +619,16 @@ def _negation_heads(haystack: bytes, s: int, e: int) -> bool:
     verb of omission follows (``Don't forget:``, ``_OMISSIONS``), or of
     at most that many words, nothing but letters, apostrophes, blanks and emphasis, the last a
     negation (``Do not``)? Words are runs of word bytes and apostrophes, emphasis ``_`` cut
-    from their ends (red team 104, F04: a list one item a line after a negation)."""
+    from their ends (red team 104, F04: a list one item a line after a negation). Not a line
+    that asks (a ``?`` in it: ``Didn't work? Try:``) or sets a condition (its first word one of
+    ``_CONDITIONS``: ``If you don't have jq, run:``); a word of ``_STRESS`` after the negation
+    is passed before the verb of omission is asked (``Don't ever forget:``): red team 108, F06."""
     t = e
     while t > s and haystack[t - 1] in _EMPHASIS:
         t -= 1
     colon_end = t > s and haystack[t - 1] == 0x3A
     words = 0
-    negated_early = last_negated = pending = False
+    negated_early = last_negated = pending = asks = False
     plain = True
     k = s
     while k < e:
@@ -631,15 +639,25 @@ def _negation_heads(haystack: bytes, s: int, e: int) -> bool:
                 j += 1
             words += 1
             word = haystack[k:j].strip(b"_")
-            if pending and word.lower() not in _OMISSIONS:
+            lower = word.lower()
+            if words == 1 and lower in _CONDITIONS:
+                return False
+            if pending and lower in _STRESS:
+                k = j
+                continue  # ("Don't ever forget:": the verb after the stress is asked)
+            if pending and lower not in _OMISSIONS:
                 negated_early = True
             last_negated = _negation_word(word)
             pending = words <= _HEADER_WORDS and last_negated
             k = j
         else:
+            if c == 0x3F:
+                asks = True
             if c not in _BLANKS and c not in _EMPHASIS:
                 plain = False
             k += 1
+    if asks:
+        return False  # ("Didn't work? Try:": a question, no prohibition)
     return (colon_end and (negated_early or pending)) or (plain and words <= _HEADER_WORDS and last_negated)
 
 
