@@ -162,7 +162,12 @@ def _unbalanced_over_whole_texts(pre: bytes, post: bytes):
     those equal either end (whitespace aside) passed over, the rest aligned word for word."""
     from collections import Counter
 
-    from provgate.gate import _SENTENCE_END, _kept_words, _negation_words, _sentence_words
+    from provgate.gate import (
+        _SENTENCE_END,
+        _kept_words,
+        _negation_words,
+        _sentence_words,
+    )
 
     def sentences(text):
         ends = [m.end() for m in _SENTENCE_END.finditer(text)]
