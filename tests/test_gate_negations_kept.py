@@ -260,3 +260,18 @@ def test_a_long_line_with_no_sentence_end_is_read_a_bounded_number_of_times(monk
     find(_rewrite(before, after, role="tool"), "I2", key="negation", value="not")
     # (each text read whole at most twice: its changed stretch, then its one changed sentence)
     assert sum(read) <= 2 * (len(before) + len(after)) + 64
+
+
+@pytest.mark.parametrize("before, after", [
+    ("ls: cannot access '/srv/x': \x1b[31mNo such file or directory\x1b[0m\n",
+     "ls: cannot access '/srv/x': No such file or directory\n"),
+    ("\x1b[1mnot\x1b[0m ready: db-01\n", "not ready: db-01\n"),
+    ("build \x1b[32mok\x1b[0m, tests \x1b[31mnever\x1b[0m ran on ci-3\n", "build ok, tests never ran on ci-3\n"),
+])
+def test_colour_codes_stripped_keep_the_negations(before, after):
+    # the final byte of a colour code is a letter: "\x1b[31mNo" holds the negation "No"
+    assert_accepted(_rewrite(before, after, role="tool"), "lossless")
+
+
+def test_a_negation_dropped_with_its_colour_code_is_refused():
+    find(_rewrite("db-01: \x1b[31mnot\x1b[0m ready\n", "db-01: ready\n", role="tool"), "I2", key="negation")

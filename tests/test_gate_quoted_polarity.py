@@ -162,3 +162,10 @@ def test_a_header_whose_negation_governs_something_else_denies_no_item(header):
 def test_a_quotation_opening_a_clause_of_its_own_is_no_list_item():
     assert_accepted(_summarize("Don't worry, \"make deploy\" is safe here.", 'The user said "make deploy" is safe.'),
                     "lossy")
+
+
+def test_a_coloured_negation_governs_its_quotation():
+    text = b'\x1b[1mNever\x1b[0m run "make deploy" here'
+    assert _clause_negated(text, text.index(b"make deploy")) is True
+    find(_summarize(text.decode(), 'The user asked to run "make deploy".', role="tool"), "I1", block="s1",
+         value="make deploy")

@@ -9538,9 +9538,23 @@ def _negation_words(lowered: bytes, start: int, end: int) -> list[tuple[int, int
         if lowered[a + 1] in b"'\xe2":
             if a > 0 and 0x61 <= lowered[a - 1] <= 0x7A:  # (n't ends a word: "don't", not "n't")
                 found.append((a, m.end()))
-        elif a == 0 or lowered[a - 1] not in _NOT_BEFORE_NEGATION:
+        elif a == 0 or lowered[a - 1] not in _NOT_BEFORE_NEGATION or _after_csi(lowered, a):
             found.append((a, m.end()))
     return found
+
+
+def _after_csi(text: bytes, at: int) -> bool:
+    """Does an ANSI CSI sequence (ESC ``[``, parameter and intermediate bytes, a final byte)
+    end right before ``text[at]``? Its final byte is a letter, and the words after a colour
+    code stand on their own: stripping ``\x1b[31mNo such file`` to ``No such file`` was read as
+    a negation added."""
+    k = at - 1  # (the final byte)
+    if k < 2 or not 0x40 <= text[k] <= 0x7E:
+        return False
+    k -= 1
+    while k > 0 and 0x20 <= text[k] <= 0x3F:
+        k -= 1
+    return text[k] == 0x5B and k > 0 and text[k - 1] == 0x1B
 
 
 # what ends the clause a quotation stands in, looking back from it (:func:`_clause_negated`):
@@ -9567,6 +9581,8 @@ _NEGATION_UNDONE = frozenset((b"forget", b"skip", b"miss", b"omit", b"neglect", 
 _NEGATION_STRESS = frozenset((b"ever", b"really", b"even", b"just", b"you"))
 # the marks, emphasis and brackets that open the quoted words, passed before the clause is read
 _QUOTE_OPENING = re.compile(rb"(?:[\"'`*_~ \t(\[]|\xe2\x80[\x9c\x98])+\Z")
+# an ANSI CSI sequence (a colour code), passed where a clause is read
+_CSI = re.compile(rb"\x1b\[[\x20-\x3f]*[\x40-\x7e]")
 # a short aside in brackets on one line, passed as if not there ("A" (it pages on-call) or "B")
 _ASIDE = re.compile(rb"[(\[][^()\[\]\n]{0,40}[)\]]")
 # a negation quoted alone is an answer or a value, no negation of what follows (``["yes",
@@ -9671,6 +9687,8 @@ def _clause_negated(text: bytes, at: int) -> bool:
     line = window.rfind(b"\n") + 1
     if _ITEM_LEAD.fullmatch(window, line) and _header_negated(text, lo + line):
         return True
+    if b"\x1b" in window:
+        window = _CSI.sub(b"", window)  # (colour codes: "\x1b[1mnever\x1b[0m run")
     opening = _QUOTE_OPENING.search(window)
     if opening is not None:
         window = window[:opening.start()]
