@@ -412,3 +412,38 @@ def test_a_figure_replaced_with_a_reworded_neighbour_is_refused(after):
 ])
 def test_a_figure_reworded_without_another_figure_in_its_place_is_not_replaced_in_place(after):
     assert_accepted(_timeouts([("a", _T_A), ("b", _T_B)], [("a", after), ("b", _T_B)]), "lossless")
+
+
+_TRADE = "The timeout is 30 seconds and the retry limit is 60 seconds [src:c1].\n"
+
+
+@pytest.mark.parametrize("pre, post", [
+    (_TRADE, "The timeout is 60 seconds and the retry limit is 30 seconds [src:c1].\n"),
+    ("The timeout is 30 seconds [src:c1]. The retry limit is 60 seconds.\n",
+     "The timeout is 60 seconds [src:c1]. The retry limit is 30 seconds.\n"),
+    ("replicas: 3 of 5 ready [src:c1]\n", "replicas: 5 of 3 ready [src:c1]\n"),
+])
+def test_figures_traded_inside_one_block_are_refused(pre, post):
+    # every figure's count kept, both still in the block (red team 113, F04: accepted as lossless)
+    v = find(_timeouts([("a", pre)], [("a", post)]), "I2", block="a")
+    assert v.evidence["change"] == "traded_in_place"
+
+
+@pytest.mark.parametrize("pre, post", [
+    ("The timeout is 30 seconds [src:c1]. The retry limit is 60 seconds.\n",
+     "The retry limit is 60 seconds. The timeout is 30 seconds [src:c1].\n"),  # (sentences moved whole)
+    ("1. drain node-3 [src:c1]\n2. upgrade node-7\n", "2. upgrade node-7\n1. drain node-3 [src:c1]\n"),
+    ("1. drain node-3 [src:c1]\n2. upgrade node-7\n", "1. upgrade node-7\n2. drain node-3 [src:c1]\n"),
+])
+def test_figures_moved_with_their_statements_are_no_trade(pre, post):
+    assert_accepted(_timeouts([("a", pre)], [("a", post)]), "lossless")
+
+
+def test_only_a_block_whose_figures_were_reordered_is_aligned(monkeypatch):
+    calls = []
+    real = gate_module._kept_words
+    monkeypatch.setattr(gate_module, "_kept_words", lambda a, b: calls.append(1) or real(a, b))
+    pre = [(f"a{k}", f"Step {k}: wait 30 s then 60 s [src:c1].\n") for k in range(50)]
+    post = [(f"a{k}", f"Step {k}:  wait 30 s then 60 s [src:c1].\n") for k in range(50)]
+    assert_accepted(_timeouts(pre, post), "lossless")
+    assert calls == []

@@ -4397,6 +4397,7 @@ class _Check:
             self._check_speaker_lost()
         if self.changed:
             self._check_negations_kept()
+            self._check_figures_traded()
         if not self.changed and not self.removed_content:
             self._check_handle_drops("I2")
             return
@@ -5118,6 +5119,45 @@ class _Check:
                          evidence={"change": "negation_added" if added else "negation_dropped",
                                    "pre_count": n_before, "post_count": n_after, "side": side,
                                    "span": [start, end]})
+
+    def _check_figures_traded(self) -> None:
+        """A block rewritten in place whose figures, in order, are a reordering of its pre
+        version's (the same figures, as often) keeps each in its statement: a figure stands
+        between two words either side of it (its context), and where a context both texts hold
+        holds other figures in post than in pre, they were traded (``timeout is 30 seconds and
+        the limit is 60 seconds`` -> ``… 60 … 30 …``; ``3 of 5 ready`` -> ``5 of 3 ready``).
+        Every count is kept, so neither the diff nor the fewer-occurrences count saw it, and the
+        figure replaced in place is asked only of a block that holds it no more (red team 113,
+        F04: accepted as lossless). A statement moved whole, or a list reordered with its
+        numbers, moves the words around each figure with it. Only a block whose figures were
+        reordered is read."""
+        edit = self.edit
+        pre_id = self.pre.id_pos()
+        for j in self.changed:
+            i = pre_id.get(edit.post[j].id)
+            if i is None:
+                continue
+            pre_table, post_table = self.pre_facts[i].table, self.post_facts[j].table
+            pre_rows = np.flatnonzero(pre_table.kind == _KIND_NUMBER).tolist()
+            post_rows = np.flatnonzero(post_table.kind == _KIND_NUMBER).tolist()
+            pre_figures = [pre_table.value_bytes(r) for r in pre_rows]
+            post_figures = [post_table.value_bytes(r) for r in post_rows]
+            if pre_figures == post_figures or sorted(pre_figures) != sorted(post_figures):
+                continue  # (kept in order; or figures changed, which the other rules ask)
+            before = _figures_by_context(pre_table, pre_rows, pre_figures, self._word_bounds_of(0, i))
+            after = _figures_by_context(post_table, post_rows, post_figures, self._word_bounds_of(1, j))
+            for context, (figures, row) in before.items():
+                now = after.get(context)
+                if now is None or now[0] == figures:
+                    continue
+                b = edit.post[j]
+                span = pre_table.span(row)
+                self.violate("I2", f"{edit.operator} traded {span.key}={span.value!r} in block {b.id!r} for another "
+                             "of its figures where it stood: a lossless operator keeps each figure in its statement",
+                             block=b.id, handle=(b.handles or (None,))[0], key=span.key, value=span.value,
+                             evidence={"span": [span.start, span.end], "text": span.text, "change": "traded_in_place",
+                                       "now": sorted(f.decode("utf-8", "replace") for f in now[0].elements())})
+                break
 
     def _check_speaker_lost(self) -> None:
         """A user's or the system's turn dropped as the duplicate of another speaker's copy of
@@ -9927,6 +9967,31 @@ def _negations_unbalanced(pre: bytes, post: bytes) -> tuple[int, int, str, tuple
     s, e = spans[0]
     return (len(counted_pre), len(counted_post), "post" if added else "pre", (s, e),
             text[s:e].decode("utf-8", "replace"))
+
+
+def _figures_by_context(table: FactTable, rows: list[int], figures: list[bytes],
+                        bounds: tuple[np.ndarray, np.ndarray, np.ndarray, bytes]) -> dict[tuple[bytes, ...], tuple[Counter[bytes], int]]:
+    """Each context of ``table``'s figures (``rows``, their values ``figures``): the two words
+    that are no number either side of the figure (:func:`_word_bounds`, blank past the text's
+    ends; ``3 of 5 ready``: ``of`` stands between the figures, each context its own) -> the
+    figures standing there, and the first one's row."""
+    starts, ends, wordy, lowered = bounds
+    spans = list(zip(starts[wordy].tolist(), ends[wordy].tolist()))  # (a blank word either end)
+    words = [lowered[a:b] for a, b in spans]
+    word_ends = ends[wordy]
+    word_starts = starts[wordy]
+    out: dict[tuple[bytes, ...], tuple[Counter[bytes], int]] = {}
+    for row, figure in zip(rows, figures):
+        k = int(np.searchsorted(word_ends, table.start[row], side="right")) - 1  # (the last word before)
+        m = int(np.searchsorted(word_starts, table.end[row], side="left"))  # (the first word after)
+        context = (words[k - 1] if k >= 1 else b"", words[k] if k >= 0 else b"",
+                   words[m] if m < len(words) else b"", words[m + 1] if m + 1 < len(words) else b"")
+        found = out.get(context)
+        if found is None:
+            out[context] = (Counter((figure,)), row)
+        else:
+            found[0][figure] += 1
+    return out
 
 
 def _word_bounds(text: bytes) -> tuple[np.ndarray, np.ndarray, np.ndarray, bytes]:
