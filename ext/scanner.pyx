@@ -1276,6 +1276,10 @@ cdef inline bint shape_in_block(Cursor* cur, Py_ssize_t p, Shape* w) noexcept no
 cdef struct Pins:
     Py_ssize_t name_end     # the end of the last run of words joined by / or - read for a pin
     Py_ssize_t pin_at       # the "@" of its pin, or -1
+    Py_ssize_t key_start    # grammar v8: where the pin's kv key starts (its first plain word)
+    Py_ssize_t last_start   # where its last "/" part starts (== key_start: one part)
+    Py_ssize_t value_end    # the end of its ref, the kv value (from pin_at + 1)
+    int value_kind
 
 
 cdef inline Py_ssize_t chain_end(const byte_t* d, Py_ssize_t n, Py_ssize_t e) noexcept nogil:
@@ -1345,6 +1349,44 @@ cdef inline bint pin_ref(const byte_t* d, Py_ssize_t n, Py_ssize_t q) noexcept n
     return ref_word(d, n, q) >= 0
 
 
+cdef inline Py_ssize_t pin_value_end(const byte_t* d, Py_ssize_t n, Py_ssize_t q) noexcept nogil:
+    """The end of a pin's ref at q, the value of its kv fact (grammar v8; the reference's
+    _PIN_VALUE): a range sign, a digest's algorithm and ":", then words of 0-9 A-Z a-z _ joined
+    by single . + or -. pin_ref(d, n, q) holds, so the first word is there."""
+    cdef Py_ssize_t v
+    if q < n and (d[q] == b'^' or d[q] == b'~'):
+        q += 1
+    if q + 3 < n and d[q] == b's' and d[q + 1] == b'h' and d[q + 2] == b'a':
+        v = q + 3
+        if d[v] == b'1':
+            v += 1
+        elif v + 2 < n and ((d[v] == b'2' and d[v + 1] == b'5' and d[v + 2] == b'6')
+                            or (d[v] == b'3' and d[v + 1] == b'8' and d[v + 2] == b'4')
+                            or (d[v] == b'5' and d[v + 1] == b'1' and d[v + 2] == b'2')):
+            v += 3
+        else:
+            v = -1
+        if v >= 0 and v < n and d[v] == b':':
+            q = v + 1
+    while q < n and has(d[q], F_KEY):
+        q += 1
+    while q + 1 < n and (d[q] == b'.' or d[q] == b'+' or d[q] == b'-') and has(d[q + 1], F_KEY):
+        q += 2
+        while q < n and has(d[q], F_KEY):
+            q += 1
+    return q
+
+
+cdef inline int pin_row(Rows* out, Py_ssize_t p, Pins* pins) noexcept nogil:
+    """Grammar v8: the kv fact of the pin whose name's first plain word or last "/" part starts
+    at p, right after that word's identifier (the rows stay in (start, end, kind) order: its end
+    is the ref's). The reference's rows added after _plain_word_fact."""
+    if p < pins.pin_at and (p == pins.key_start or p == pins.last_start):
+        return rows_push(out, K_KV, p, pins.value_end, p, pins.pin_at, pins.pin_at + 1,
+                         pins.value_end, <uint8_t>pins.value_kind)
+    return 0
+
+
 cdef bint mention_lead(const byte_t* d, Py_ssize_t j) noexcept nogil:
     """Whether d[j], the byte right before an "@", leaves the "@" a mention's (the
     reference's _mention_lead, grammar v7): no word byte, a CSI final byte, a non-ASCII byte,
@@ -1371,6 +1413,17 @@ cdef Py_ssize_t plain_word_fact(const byte_t* d, Py_ssize_t n, Py_ssize_t p, Py_
                 r = word_end(d, n, r + 1)
             pins.name_end = r
             pins.pin_at = r if r < n and d[r] == b'@' and pin_ref(d, n, r + 1) else -1
+            if pins.pin_at >= 0:
+                pins.key_start = p
+                pins.last_start = p
+                e = r - 1
+                while e > p:
+                    if d[e] == b'/':
+                        pins.last_start = e + 1
+                        break
+                    e -= 1
+                pins.value_end = pin_value_end(d, n, r + 1)
+                pins.value_kind = bare_value_kind(d, r + 1, pins.value_end)
         else:
             pins.name_end = we
             pins.pin_at = -1
@@ -1491,7 +1544,9 @@ cdef int word_token(const byte_t* d, Py_ssize_t n, Py_ssize_t p, byte_t prev, Sh
             e = plain_word_fact(d, n, p, we, prev, pins)
             if e >= 0:
                 next_p[0] = e
-                return emit(out, K_IDENTIFIER, p, e, V_RAW)
+                if emit(out, K_IDENTIFIER, p, e, V_RAW) < 0:
+                    return -1
+                return pin_row(out, p, pins)
             return 0
     if we < n:
         # a URL scheme is ASCII letters, digits and + . - followed by "://"
@@ -1568,7 +1623,9 @@ cdef int word_token(const byte_t* d, Py_ssize_t n, Py_ssize_t p, byte_t prev, Sh
         e = plain_word_fact(d, n, p, we, prev, pins)
         if e >= 0:
             next_p[0] = e
-            return emit(out, K_IDENTIFIER, p, e, V_RAW)
+            if emit(out, K_IDENTIFIER, p, e, V_RAW) < 0:
+                return -1
+            return pin_row(out, p, pins)
     if kind:
         return emit(out, kind, p, we, V_NUMBER if kind == K_NUMBER else V_RAW)
     return 0
@@ -1917,6 +1974,10 @@ cdef int token_spans(const byte_t* d, Py_ssize_t n, Rows* out) noexcept nogil:
     cdef Pins pins
     pins.name_end = 0
     pins.pin_at = -1
+    pins.key_start = -1
+    pins.last_start = -1
+    pins.value_end = -1
+    pins.value_kind = V_RAW
     cur.base = -64
     cur.bits = 0
     while True:

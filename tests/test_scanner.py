@@ -257,6 +257,7 @@ EXPECTED = [
         'a@b.c user@host a@10.0.0.1 x@y.io-z git@github.com:org/repo.git email=Ops@B.io http://u@h.io/x',
         [
             ('identifier', 'a', 'identifier', 'a'),
+            ('kv', 'a@10.0.0.1', 'a', '10.0.0.1'),  # grammar v8: a pin's (or user@host's) kv fact
             ('number', '10.0.0.1', 'number', '10.0.0.1'),
             ('identifier', 'y.io', 'identifier', 'y.io'),
             ('identifier', 'git@github.com', 'identifier', 'git@github.com'),

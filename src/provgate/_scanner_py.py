@@ -213,6 +213,16 @@ _PIN_REF = re.compile(
 # the run of a pin's name: words joined by single "/" or "-" (what follows it decides if it is
 # one), and one "-" chain of it, the part that is one identifier
 _NAME_RUN = re.compile(rb"[" + _W + rb"]++(?:[/\-][" + _W + rb"]++)*+")
+# grammar v8 (red teams 105 F02, 107 F05): a pin is also a kv fact whose key is its name and whose
+# value is its ref as written (a range sign, a digest's algorithm and a pre-release included), so
+# the name binds the version as a key binds its value: versions traded between two pins, a
+# summary pairing one pin's name with another's version, owners traded between two actions and
+# hosts traded between two user@host pairs change kv facts. A name of two or more "/" parts keys
+# its ref twice: the whole name, and its last part alone (what an honest summary names:
+# checkout@v4 of actions/checkout@v4)
+_PIN_VALUE = re.compile(
+    rb"[\^~]?+(?:sha(?:1|256|384|512):)?+[0-9A-Za-z_]++(?:[.+\-][0-9A-Za-z_]++)*+"
+)
 _CHAIN = re.compile(rb"[" + _W + rb"]++(?:-[" + _W + rb"]++)*+")
 # an ANSI CSI escape sequence (grammar v4, stop 40, red team 95 F09): ESC "[", parameter bytes
 # 0x30-0x3F, intermediate bytes 0x20-0x2F, one final byte 0x40-0x7E ("\x1b[1;32m", "\x1b[0m",
@@ -625,11 +635,15 @@ class _Pins:
     """The last run of words joined by "/" or "-" the scan read for a pin name: where it ends,
     and where its pin's "@" is (-1: no pin). Each run is read once, from its first plain word."""
 
-    __slots__ = ("name_end", "pin_at")
+    __slots__ = ("name_end", "pin_at", "key_start", "last_start", "value_end", "value_kind")
 
     def __init__(self) -> None:
         self.name_end = 0
         self.pin_at = -1
+        self.key_start = -1  # grammar v8: where the pin's kv key starts (its first plain word)
+        self.last_start = -1  # where its last "/" part starts (== key_start: one part)
+        self.value_end = -1  # the end of its ref, the kv value (from pin_at + 1)
+        self.value_kind = VALUE_RAW
 
 
 def _mention_lead(data: bytes, j: int) -> bool:
@@ -668,6 +682,11 @@ def _plain_word_fact(data: bytes, p: int, end: int, prev: int, pins: _Pins) -> i
             r = _NAME_RUN.match(data, p).end()
             pins.name_end = r
             pins.pin_at = r if r < n and data[r] == ord("@") and _PIN_REF.match(data, r + 1) else -1
+            if pins.pin_at >= 0:
+                pins.key_start = p
+                pins.last_start = data.rfind(b"/", p, r) + 1 or p
+                pins.value_end = _PIN_VALUE.match(data, r + 1).end()
+                pins.value_kind = _bare_value_kind(data[r + 1 : pins.value_end])
         else:
             pins.name_end, pins.pin_at = end, -1
     if p < pins.pin_at:
@@ -804,6 +823,11 @@ def _token_spans(data: bytes, out: _Out, shortcut: bool = True) -> None:
                 e = _plain_word_fact(data, p, end, prev, pins)
                 if e >= 0:
                     out.add(IDENTIFIER, p, e, -1, -1, p, e, VALUE_RAW)
+                    if p < pins.pin_at and (p == pins.key_start or p == pins.last_start):
+                        # grammar v8: the pin's kv fact, right after the identifier it starts with
+                        # (rows stay in (start, end, kind) order: its end is the ref's)
+                        r = pins.pin_at
+                        out.add(KV, p, pins.value_end, p, r, r + 1, pins.value_end, pins.value_kind)
                     p = e
                     continue
             if kind:

@@ -9219,6 +9219,10 @@ def _url_parts(facts: _Facts) -> set[bytes]:
             m = _URL_AUTHORITY.match(table.value_bytes(r))
             if m is not None:
                 found.update(piece for piece in m.groups() if piece)
+                user, host = m.group(1), m.group(2)
+                if user and host:
+                    # the pair, as a pin's kv fact (grammar v8) binds them: deploy@10.0.0.12
+                    found.add(user + b"@" + host)
         facts._url_parts = found
     return found
 
@@ -9231,17 +9235,24 @@ def _ground_in_url_parts(tables: list[FactTable], sources: list[list[_Facts]], o
     or ``DATABASE_URL=postgres://app@10.0.0.5:5432/db`` was refused (red team 100, F11: the host
     of user@host, a fact since grammar v4, and its user since v5, glued to the URL's other
     bytes where the literal search looks). A changed piece (10.0.0.13, root) is still
-    ungrounded. A JSON source is read as the strings it encodes too (``read_facts``)."""
+    ungrounded. A JSON source is read as the strings it encodes too (``read_facts``). Since
+    grammar v8 a summary's deploy@10.0.0.12 is also the kv fact that binds the two; it is
+    grounded by one URL whose user and host they are (not by a user of one and a host of
+    another)."""
     keep = np.ones(owner.size, dtype=np.bool_)
     unions: dict[int, set[bytes]] = {}
     for n, (t, r) in enumerate(zip(owner.tolist(), row.tolist())):
         table = tables[t]
-        if table.kind[r] not in _URL_PART_KINDS:
+        kind = table.kind[r]
+        if kind not in _URL_PART_KINDS and kind != _KIND_KV:
             continue
         if t not in unions:
             texts = [*sources[t], *(d for facts in sources[t] if (d := read_facts(facts)) is not facts)]
             unions[t] = set().union(*(_url_parts(x) for x in texts))
-        if table.value_bytes(r) in unions[t]:
+        # a user@host pin (a kv fact since grammar v8) as the user and host of one URL: the
+        # span's text is the pair; a key=value fact's never is (its "=" is no "@")
+        piece = bytes(table.data[int(table.start[r]):int(table.end[r])]) if kind == _KIND_KV else table.value_bytes(r)
+        if piece in unions[t]:
             keep[n] = False
     return (owner, row) if keep.all() else (owner[keep], row[keep])
 
