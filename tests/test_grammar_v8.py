@@ -17,7 +17,7 @@ from conftest import IMPLEMENTATIONS, load_implementation
 from gate_helpers import assert_accepted, find
 from hypothesis import given
 from hypothesis import strategies as st
-from scanner_helpers import DIFFERENTIAL, assert_same_columns, columns, spans
+from scanner_helpers import DIFFERENTIAL, assert_same_columns, columns, is_pin_kv, spans
 from test_grammar_v4 import _rewrite, _summarize
 
 from provgate import _scanner_py
@@ -78,16 +78,106 @@ def test_the_pin_keeps_its_v7_facts(impl):
 
 @pytest.mark.parametrize("text", [
     "mail oncall@acme.io now", "email=a@b.io", "user@host", "a@b.c", "@alice and @bob", "x@mainline",
-    "lodash.merge@4.6.2", "github/codeql-action/init@v3", "the latest lodash",
+    "lodash.merge@4.6.2", "github/codeql-action/init@v3", "the latest lodash", "timeout: 30s",
+    "if a===1", "x==y", "std::vector", "at 10:30", "see note:here", "x@==1", "x@>=", "It uses Django==4.2",
 ])
 def test_no_pin_no_pin_kv(impl, text):
     # addresses, mentions, non-pins and what v7 left as limits hold no pin kv fact
-    assert [s for s in _pin_kvs(impl, text) if s[1].startswith(s[2] + "@")] == []
+    assert [s for s in _pin_kvs(impl, text) if is_pin_kv(s)] == []
 
 
 def test_a_non_plain_last_part_keys_nothing_of_its_own(impl):
     # the last part keys the ref only when it is a plain word (read as a pin's part, v6)
     assert _pin_kvs(impl, "uses my-org/FooBar@v1") == [_kv("my-org/FooBar@v1", "my-org/FooBar", "v1")]
+
+
+# -- other notations (red team 107 F03): a range operator after "@", pip's "==", an image tag ":" --------
+
+OTHER_FORMS = [
+    ("npm i lodash@>=4.17.21", [_kv("lodash@>=4.17.21", "lodash", ">=4.17.21")]),
+    ("npm i lodash@<=4 lodash@>4 lodash@<5 lodash@=4.17.21",
+     [_kv("lodash@<=4", "lodash", "<=4"), _kv("lodash@>4", "lodash", ">4"), _kv("lodash@<5", "lodash", "<5"),
+      _kv("lodash@=4.17.21", "lodash", "=4.17.21")]),
+    ("pip install requests==2.31.0 typing-extensions==4.9.0",
+     [_kv("requests==2.31.0", "requests", "2.31.0"), _kv("typing-extensions==4.9.0", "typing-extensions", "4.9.0")]),
+    ("docker pull nginx:1.25 and python:3.11-slim, nginx:latest",
+     [_kv("nginx:1.25", "nginx", "1.25"), _kv("python:3.11-slim", "python", "3.11-slim"),
+      _kv("nginx:latest", "nginx", "latest")]),
+    ("FROM library/node:20-alpine",
+     [_kv("library/node:20-alpine", "library/node", "20-alpine"), _kv("node:20-alpine", "node", "20-alpine")]),
+    ("listening on localhost:8080", [_kv("localhost:8080", "localhost", "8080")]),
+]
+
+
+@pytest.mark.parametrize("text, expected", OTHER_FORMS, ids=[t for t, _ in OTHER_FORMS])
+def test_other_pin_notations_are_kv_facts_too(impl, text, expected):
+    assert _pin_kvs(impl, text) == expected
+
+
+def test_other_notations_make_the_name_an_identifier(impl):
+    got = [s[1] for s in spans(impl, "pip install requests==2.31.0; docker pull nginx:1.25") if s[0] == "identifier"]
+    assert got == ["requests", "nginx"]
+
+
+@pytest.mark.parametrize("before, after, value", [
+    ("Ran npm install lodash@>=4.17.21 in web/.", "Ran npm install underscore@>=4.17.21 in web/.", "underscore"),
+    ("Ran npm install lodash@=4.17.21 in web/.", "Ran npm install underscore@=4.17.21 in web/.", "underscore"),
+    ("Ran npm install lodash@<5 in web/.", "Ran npm install underscore@<5 in web/.", "underscore"),
+    ("pip install requests==2.31.0", "pip install httpx==2.31.0", "httpx"),
+    ("requests==2.31.0\nhttpx==0.27.0\n", "requests==0.27.0\nhttpx==2.31.0\n", "0.27.0"),
+    ("docker pull nginx:1.25", "docker pull httpd:1.25", "httpd"),
+    ("FROM python:3.11-slim", "FROM pypy:3.11-slim", "pypy"),
+    ("FROM python:3.11-slim", "FROM python:3.11-bookworm", "3.11-bookworm"),
+    ("docker pull nginx:latest", "docker pull nginx:stable", "stable"),
+])
+def test_rt107_f03_a_renamed_pin_of_another_notation_is_refused(before, after, value):
+    find(_rewrite(before, after), "I2", value=value)
+    find(_summarize(before, f"{after} {C}"), "I1", block="s", value=value)
+
+
+@pytest.mark.parametrize("source, summary_text", [
+    ("requests==2.31.0\nhttpx==0.27.0\n", f"requests is pinned at 2.31.0 {C}."),
+    ("requests==2.31.0\nhttpx==0.27.0\n", f"It pins requests==2.31.0 {C}."),
+    ("requests==2.31.0\nhttpx==0.27.0\n", f"It installs requests@2.31.0 {C}."),
+    ("docker pull nginx:1.25", f"It pulled nginx:1.25 {C}."),
+    ("docker pull nginx:1.25", f"It pulled nginx 1.25 {C}."),
+    ("listening on localhost:8080", f"It listens on port 8080 of localhost {C}."),
+])
+def test_an_honest_summary_of_other_notations_is_accepted(source, summary_text):
+    assert_accepted(_summarize(source, summary_text), "lossy")
+
+
+# -- colour codes around the "@" (red team 105 F06) --------------------------------------------------
+
+E = "\x1b"
+COLOURED = [
+    (f"installed {E}[1mlodash{E}[0m{E}[2m@4.17.21{E}[0m\n", "installed lodash@4.17.21\n"),
+    (f"+ lodash@{E}[2m4.17.21{E}[22m\n", "+ lodash@4.17.21\n"),
+    (f"pulled {E}[1mnginx{E}[0m:{E}[2m1.25{E}[0m\n", "pulled nginx:1.25\n"),
+]
+
+
+@pytest.mark.parametrize("coloured, plain", COLOURED)
+def test_a_colour_code_around_the_at_keeps_the_pin(impl, coloured, plain):
+    def facts(text):
+        return sorted((k, key, v) for k, _, key, v in spans(impl, text))
+
+    assert facts(coloured) == facts(plain)
+    assert ("identifier", "identifier", "lodash" if "lodash" in plain else "nginx") in facts(coloured)
+
+
+@pytest.mark.parametrize("coloured, plain", COLOURED)
+def test_rt105_f06_a_coloured_pin_renamed_is_refused_and_stripping_the_codes_accepted(coloured, plain):
+    new = "underscore" if "lodash" in plain else "httpd"
+    find(_rewrite(coloured, coloured.replace("lodash", new).replace("nginx", new)), "I2", value=new)
+    assert_accepted(_rewrite(coloured, plain))
+
+
+def test_control_a_colour_code_after_a_plain_word_changes_nothing(impl):
+    # the shortcut no longer skips a lower-case word before an ESC; what it reads is the same
+    data = f"the {E}[1mword{E}[0m and more {E}[2m3 passed{E}[0m".encode()
+    assert [s[1] for s in spans(impl, data)] == ["3"]
+    assert_same_columns(_scanner_py.scan(data, 100, shortcut=True), _scanner_py.scan(data, 100, shortcut=False), data)
 
 
 # -- the gate: red team 105 F02, red team 107 F05 ----------------------------------------------------
@@ -145,6 +235,29 @@ def test_an_honest_rewrite_of_pins_is_accepted(before, after):
     assert_accepted(_rewrite(before, after))
 
 
+@pytest.mark.parametrize("source, summary_text", [
+    ("Accepted publickey for deploy from 10.0.0.12 port 51234", f"deploy@10.0.0.12 logged in {C}."),
+    ("lodash 4.17.21 is installed", f"It has lodash@4.17.21 {C}."),
+    ("lodash is pinned to 4.17.21", f"It has lodash@4.17.21 {C}."),
+    ("FROM nginx version 1.25", f"The image is nginx:1.25 {C}."),
+])
+def test_a_pin_a_source_says_in_words_is_grounded(source, summary_text):
+    # rt105 F07's control: no source keys the name, and the name is followed, past words of
+    # letters, by the ref
+    assert_accepted(_summarize(source, summary_text), "lossy")
+
+
+@pytest.mark.parametrize("source, summary_text, value", [
+    ("deploy 10.0.0.12 admin 10.0.0.13", f"deploy@10.0.0.13 got in {C}.", "10.0.0.13"),
+    ("deploy from 10.0.0.12; admin from 10.0.0.13", f"admin@10.0.0.12 got in {C}.", "10.0.0.12"),
+    ("lodash and react 18.2.0", f"It has lodash@18.2.0 {C}.", "18.2.0"),
+    # a source that keys the name decides by its pairs alone
+    ("Pinned lodash@4.17.21; the docs say lodash 18.2.0 is next", f"It has lodash@18.2.0 {C}.", "18.2.0"),
+])
+def test_a_pin_in_words_is_not_grounded_by_anothers_ref(source, summary_text, value):
+    find(_summarize(source, summary_text), "I1", block="s", value=value)
+
+
 def test_a_user_and_host_of_two_urls_do_not_ground_the_pair():
     # the pair is grounded by one URL whose user and host they are, not by pieces of two
     src = "a: ssh://deploy@10.0.0.12:22/x\nb: ssh://admin@10.0.0.13:22/y\n"
@@ -157,7 +270,8 @@ def test_a_user_and_host_of_two_urls_do_not_ground_the_pair():
 _V8_PIECES = st.sampled_from([
     "@", "/", "-", ".", "+", "_", "lodash", "left", "pad", "a", "X", "Foo", "my-org", "1", "a1",
     "@4.17.21", "@v4", "@^4", "@~1.2", "@^", "@sha256:", "@sha1:f", "@sha512:0a", "@sha256", "@latest", "@main",
-    "@1.3.0-rc.1", "+b.2", "@alice", "deploy@10.0.0.12", "user@host", "oncall@acme.io", "\x1b[0m",
+    "@1.3.0-rc.1", "+b.2", "@alice", "==", "==1.2", ":", ":1.25", ":latest", "@>=1", "@<=2", "@>", "@<3",
+    "@=4", "=", "<", ">", "v", "main", "\x1b[2m", "\x1b[", "\x1b", "\x1b[22m@", "deploy@10.0.0.12", "user@host", "oncall@acme.io", "\x1b[0m",
     " ", "\n", ":", "=", "'", "(", "x/", "/x", "-x", "é",
 ])
 v8_text = st.lists(_V8_PIECES, max_size=30).map("".join)

@@ -4147,6 +4147,7 @@ class _Check:
                   lambda o, r: _ground_denials_kept(tables, sources, requests, o, r),
                   lambda o, r: _ground_in_path_lines(tables, sources, o, r, self.gate.read_facts),
                   lambda o, r: _ground_in_url_parts(tables, sources, o, r, self.gate.read_facts),
+                  lambda o, r: _ground_pins_in_prose(tables, sources, o, r, self.gate.read_facts),
                   lambda o, r: _ground_quoted_facts(tables, sources, o, r),
                   lambda o, r: _ground_wrapped_quotes(tables, [[x.table.data for x in group] + (
                       [] if own_pre is None else [own_pre.table.data]) for group, (*_, own_pre) in zip(
@@ -5324,8 +5325,9 @@ class _Check:
         The innermost quoted value that starts before the row is asked (a value quoted inside
         another quoted value: the inner one). ``spans`` keeps each block's quoted values, and
         each quoted value's answer, made once a call (a value holding m facts is read once, not
-        once for each of them)."""
-        if table.kind[row] == _KIND_KV:
+        once for each of them). A pin's kv fact (grammar v8, ``nginx:1.25``) is a piece of the
+        value like its name and version."""
+        if table.kind[row] == _KIND_KV and not _pin_kv_rows(table, np.array([row], dtype=np.int64))[0]:
             return False
         values = spans.get(owner)
         if values is None:
@@ -9183,8 +9185,27 @@ def _inside_quoted_kv_values(facts: _Facts) -> np.ndarray | None:
     rows = facts.groundable_rows()
     starts, ends = table.start[rows].astype(np.int64), table.end[rows].astype(np.int64)
     at = np.searchsorted(opens, starts, side="right") - 1
-    inside = (at >= 0) & (ends <= closes[np.maximum(at, 0)]) & (table.kind[rows] != _KIND_KV)
+    # (a pin's kv fact, grammar v8, is a token of the value like its name and version: the
+    # nginx = 1.25 of image: 'nginx:1.25' restates the quoted value, as nginx and 1.25 do)
+    inside = (at >= 0) & (ends <= closes[np.maximum(at, 0)]) & ((table.kind[rows] != _KIND_KV) | _pin_kv_rows(
+        table, rows))
     return inside if inside.any() else None
+
+
+def _pin_kv_rows(table: FactTable, rows: np.ndarray) -> np.ndarray:
+    """Of each of ``rows``: is it the kv fact of a pin (grammar v8: ``lodash@4.17.21``,
+    ``requests==2.31.0``, ``nginx:1.25``)? Its key is followed by "@", "==", a ":" glued to the
+    ref or a colour code, never by what follows a config key (blanks, "=", ": ", a quote)."""
+    out = np.zeros(rows.size, dtype=np.bool_)
+    data = table.data
+    n = len(data)
+    # (only kv rows whose key starts the span are looked at: one pass over them)
+    for i in np.flatnonzero((table.kind[rows] == _KIND_KV) & (table.key_start[rows] == table.start[rows])).tolist():
+        ke = int(table.key_end[rows[i]])
+        c = data[ke] if ke < n else 0
+        out[i] = c in (0x40, 0x1B) or data[ke:ke + 2] == b"==" or (
+            c == 0x3A and ke + 1 < n and data[ke + 1] not in b" \t")
+    return out
 
 
 def _quoted_kv_values(table: FactTable) -> list[tuple[int, int, int]]:
@@ -9253,6 +9274,55 @@ def _ground_in_url_parts(tables: list[FactTable], sources: list[list[_Facts]], o
         # span's text is the pair; a key=value fact's never is (its "=" is no "@")
         piece = bytes(table.data[int(table.start[r]):int(table.end[r])]) if kind == _KIND_KV else table.value_bytes(r)
         if piece in unions[t]:
+            keep[n] = False
+    return (owner, row) if keep.all() else (owner[keep], row[keep])
+
+
+def _kv_keys(facts: _Facts) -> set[bytes]:
+    """The keys of a text's kv facts, as written."""
+    table, data = facts.table, facts.table.data
+    return {bytes(data[int(table.key_start[r]):int(table.key_end[r])])
+            for r in np.flatnonzero((table.kind == _KIND_KV) & (table.key_start >= 0)).tolist()}
+
+
+# the words that may stand between a pin's name and its ref in prose (no other name can: "lodash
+# and react 18.2.0" does not pin lodash to 18.2.0)
+_PIN_PROSE_JOINERS = rb"(?:version|ver|is|was|at|from|to|pinned|installed|upgraded|updated|now|on|as)"
+
+
+def _pin_in_prose(key: bytes, value: bytes) -> re.Pattern:
+    """The key as a word, then up to three joining words (_PIN_PROSE_JOINERS), then the value as a
+    token: "lodash 4.17.21", "deploy from 10.0.0.12", "lodash is pinned to 4.17.21"."""
+    return re.compile(rb"(?<![\w@/.\-])" + re.escape(key) + rb"(?![\w@/\-])(?:[ \t]++" + _PIN_PROSE_JOINERS
+                      + rb"){0,3}?[ \t]++" + re.escape(value) + rb"(?![\w@]|[.+\-]\w)")
+
+
+def _ground_pins_in_prose(tables: list[FactTable], sources: list[list[_Facts]], owner: np.ndarray,
+                          row: np.ndarray, read_facts: Callable[[_Facts], _Facts]) -> tuple[np.ndarray, np.ndarray]:
+    """The (owner, row) pairs left once a pin's kv fact (grammar v8: ``deploy@10.0.0.12``,
+    ``lodash@4.17.21``) is looked up in its sources' prose, where no source keys its name: the
+    name as a word followed, past at most three joining words, by the ref ("Accepted
+    publickey for deploy from 10.0.0.12", "lodash 4.17.21 is installed"). v7 grounded such a
+    summary fact by fact; a pin's pair must now be grounded as a pair, and a source that says it
+    in words grounds it so (past joining words only: "lodash and react 18.2.0" pins nothing). Where a source keys the name (a pin, ``lodash=…``, ``"lodash": …``),
+    its pairs decide alone: ``lodash@18.2.0`` of "lodash@4.17.21 and react@18.2.0" stays
+    refused (red team 105 F02). A JSON source is read as the strings it encodes too."""
+    keep = np.ones(owner.size, dtype=np.bool_)
+    texts_of: dict[int, list[_Facts]] = {}
+    keyed: dict[int, set[bytes]] = {}
+    for n, (t, r) in enumerate(zip(owner.tolist(), row.tolist())):
+        table = tables[t]
+        if table.kind[r] != _KIND_KV or not _pin_kv_rows(table, np.array([r], dtype=np.int64))[0]:
+            continue
+        if t not in texts_of:
+            texts_of[t] = [*sources[t], *(d for facts in sources[t] if (d := read_facts(facts)) is not facts)]
+            keyed[t] = set().union(*(_kv_keys(x) for x in texts_of[t]))
+        data = table.data
+        key = bytes(data[int(table.key_start[r]):int(table.key_end[r])])
+        if key in keyed[t]:
+            continue
+        pattern = _pin_in_prose(key, bytes(data[int(table.value_start[r]):int(table.value_end[r])]))
+        if any(pattern.search(x.table.data) is not None for x in texts_of[t]):
             keep[n] = False
     return (owner, row) if keep.all() else (owner[keep], row[keep])
 
