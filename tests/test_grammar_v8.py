@@ -258,6 +258,39 @@ def test_a_pin_in_words_is_not_grounded_by_anothers_ref(source, summary_text, va
     find(_summarize(source, summary_text), "I1", block="s", value=value)
 
 
+def test_pins_in_words_read_each_source_once(monkeypatch):
+    # n summary pins left ungrounded, one source of n lines: the source is split once, not n times
+    import provgate.gate as gate_module
+
+    class _Counting:
+        def __init__(self, real):
+            self.real, self.calls = real, 0
+
+        def split(self, line):
+            self.calls += 1
+            return self.real.split(line)
+
+    for n in (20, 200):
+        counting = _Counting(gate_module._PIN_PROSE_SPLIT)
+        monkeypatch.setattr(gate_module, "_PIN_PROSE_SPLIT", counting)
+        source = "".join(f"pkg{i} is at {i}.0.1\n" for i in range(n))
+        text = " ".join(f"pkg{i}@{i}.0.2" for i in range(n))
+        find(_summarize(source, f"{text} {C}."), "I1", block="s")
+        assert counting.calls <= n + 1
+
+
+@pytest.mark.parametrize("before, after", [
+    ("name: api\nimage: nginx:1.25\n", "name: api\nimage: 'nginx:1.25'\n"),
+    ("image: \"nginx:1.25\"\n", "image: nginx:1.25\n"),
+])
+def test_a_pin_inside_a_quoted_kv_value_restates_nothing(before, after):
+    assert_accepted(_rewrite(before, after))
+
+
+def test_control_a_pin_inside_a_quoted_kv_value_renamed_is_refused():
+    find(_rewrite("image: 'nginx:1.25'\n", "image: 'httpd:1.25'\n"), "I2")
+
+
 def test_a_user_and_host_of_two_urls_do_not_ground_the_pair():
     # the pair is grounded by one URL whose user and host they are, not by pieces of two
     src = "a: ssh://deploy@10.0.0.12:22/x\nb: ssh://admin@10.0.0.13:22/y\n"

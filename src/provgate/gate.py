@@ -176,7 +176,8 @@ class _Facts:
 
     __slots__ = ("table", "n_markers", "n_facts", "quoted", "_markers", "_ground_rows", "_fact_fps", "_kv_rows",
                  "_kv_sets", "_grounding_set", "_kv_prose_set", "_cited_names", "_dotted", "_nesting", "_worded",
-                 "_kv_key_order", "_dotted_by_leaf", "_source", "_path_lines", "_url_parts", "_denied")
+                 "_kv_key_order", "_dotted_by_leaf", "_source", "_path_lines", "_url_parts", "_denied",
+                 "_pin_prose")
 
     def __init__(self, table: FactTable) -> None:
         self.table = table
@@ -203,6 +204,7 @@ class _Facts:
         self._source: _Facts | None = None  # (Gate.read_facts: the read's own facts these extend)
         self._path_lines: tuple[set[bytes], set[tuple[bytes, ...]]] | None = None  # (_path_lines)
         self._url_parts: set[bytes] | None = None  # (_url_parts)
+        self._pin_prose: tuple[set[bytes], set[tuple[bytes, bytes]]] | None = None  # (_pin_prose)
         self._denied: frozenset[tuple[int, int]] | None = None
 
     def denied_facts(self) -> frozenset[tuple[int, int]]:
@@ -9278,51 +9280,67 @@ def _ground_in_url_parts(tables: list[FactTable], sources: list[list[_Facts]], o
     return (owner, row) if keep.all() else (owner[keep], row[keep])
 
 
-def _kv_keys(facts: _Facts) -> set[bytes]:
-    """The keys of a text's kv facts, as written."""
-    table, data = facts.table, facts.table.data
-    return {bytes(data[int(table.key_start[r]):int(table.key_end[r])])
-            for r in np.flatnonzero((table.kind == _KIND_KV) & (table.key_start >= 0)).tolist()}
-
-
-# the words that may stand between a pin's name and its ref in prose (no other name can: "lodash
+# the words that may stand between a pin's name and its ref in prose (no other word can: "lodash
 # and react 18.2.0" does not pin lodash to 18.2.0)
-_PIN_PROSE_JOINERS = rb"(?:version|ver|is|was|at|from|to|pinned|installed|upgraded|updated|now|on|as)"
+_PIN_PROSE_JOINERS = frozenset(
+    b"version ver is was at from to pinned installed upgraded updated now on as".split())
+# what ends a token in prose before it is compared: a sentence's or a clause's punctuation
+_PIN_PROSE_TRIM = b".,;:!?)]}'\""
+_PIN_PROSE_SPLIT = re.compile(rb"[ \t]++")
 
 
-def _pin_in_prose(key: bytes, value: bytes) -> re.Pattern:
-    """The key as a word, then up to three joining words (_PIN_PROSE_JOINERS), then the value as a
-    token: "lodash 4.17.21", "deploy from 10.0.0.12", "lodash is pinned to 4.17.21"."""
-    return re.compile(rb"(?<![\w@/.\-])" + re.escape(key) + rb"(?![\w@/\-])(?:[ \t]++" + _PIN_PROSE_JOINERS
-                      + rb"){0,3}?[ \t]++" + re.escape(value) + rb"(?![\w@]|[.+\-]\w)")
+def _pin_prose(facts: _Facts) -> tuple[set[bytes], set[tuple[bytes, bytes]]]:
+    """The keys of a text's kv facts as written, and the (name, ref) pairs its prose says: a
+    blank-separated token, then up to three joining words (_PIN_PROSE_JOINERS), then a token
+    ("lodash 4.17.21", "deploy from 10.0.0.12", "lodash is pinned to 4.17.21"), trailing
+    punctuation trimmed. One pass over the text, each token looked ahead of at most four times;
+    made once a text."""
+    found = facts._pin_prose
+    if found is None:
+        table, data = facts.table, facts.table.data
+        keys = {bytes(data[int(table.key_start[r]):int(table.key_end[r])])
+                for r in np.flatnonzero((table.kind == _KIND_KV) & (table.key_start >= 0)).tolist()}
+        pairs: set[tuple[bytes, bytes]] = set()
+        for line in bytes(data).split(b"\n"):
+            words = [w.rstrip(_PIN_PROSE_TRIM) for w in _PIN_PROSE_SPLIT.split(line.strip(b" \t\r"))]
+            for i, name in enumerate(words):
+                for j in range(i + 1, min(i + 5, len(words))):
+                    pairs.add((name, words[j]))
+                    if words[j] not in _PIN_PROSE_JOINERS:
+                        break
+        found = facts._pin_prose = (keys, pairs)
+    return found
 
 
 def _ground_pins_in_prose(tables: list[FactTable], sources: list[list[_Facts]], owner: np.ndarray,
                           row: np.ndarray, read_facts: Callable[[_Facts], _Facts]) -> tuple[np.ndarray, np.ndarray]:
     """The (owner, row) pairs left once a pin's kv fact (grammar v8: ``deploy@10.0.0.12``,
     ``lodash@4.17.21``) is looked up in its sources' prose, where no source keys its name: the
-    name as a word followed, past at most three joining words, by the ref ("Accepted
-    publickey for deploy from 10.0.0.12", "lodash 4.17.21 is installed"). v7 grounded such a
-    summary fact by fact; a pin's pair must now be grounded as a pair, and a source that says it
-    in words grounds it so (past joining words only: "lodash and react 18.2.0" pins nothing). Where a source keys the name (a pin, ``lodash=…``, ``"lodash": …``),
-    its pairs decide alone: ``lodash@18.2.0`` of "lodash@4.17.21 and react@18.2.0" stays
-    refused (red team 105 F02). A JSON source is read as the strings it encodes too."""
+    name as a token followed, past at most three joining words, by the ref (:func:`_pin_prose`:
+    "Accepted publickey for deploy from 10.0.0.12", "lodash 4.17.21 is installed"). v7 grounded
+    such a summary fact by fact; a pin's pair must now be grounded as a pair, and a source that
+    says it in words grounds it so (past joining words only: "lodash and react 18.2.0" pins
+    nothing). Where a source keys the name (a pin, ``lodash=…``, ``"lodash": …``), its pairs
+    decide alone: ``lodash@18.2.0`` of "lodash@4.17.21 and react@18.2.0" stays refused (red
+    team 105 F02). A JSON source is read as the strings it encodes too. Each block's sources
+    are read once (a set look-up a row)."""
     keep = np.ones(owner.size, dtype=np.bool_)
-    texts_of: dict[int, list[_Facts]] = {}
-    keyed: dict[int, set[bytes]] = {}
-    for n, (t, r) in enumerate(zip(owner.tolist(), row.tolist())):
+    unions: dict[int, tuple[set[bytes], set[tuple[bytes, bytes]]]] = {}
+    pins = np.zeros(owner.size, dtype=np.bool_)
+    for t in np.unique(owner).tolist():
+        at = np.flatnonzero(owner == t)
+        pins[at] = _pin_kv_rows(tables[t], row[at])
+    for n in np.flatnonzero(pins).tolist():
+        t, r = int(owner[n]), int(row[n])
         table = tables[t]
-        if table.kind[r] != _KIND_KV or not _pin_kv_rows(table, np.array([r], dtype=np.int64))[0]:
-            continue
-        if t not in texts_of:
-            texts_of[t] = [*sources[t], *(d for facts in sources[t] if (d := read_facts(facts)) is not facts)]
-            keyed[t] = set().union(*(_kv_keys(x) for x in texts_of[t]))
+        if t not in unions:
+            texts = [*sources[t], *(d for facts in sources[t] if (d := read_facts(facts)) is not facts)]
+            found = [_pin_prose(x) for x in texts]
+            unions[t] = (set().union(*(f[0] for f in found)), set().union(*(f[1] for f in found)))
+        keys, pairs = unions[t]
         data = table.data
         key = bytes(data[int(table.key_start[r]):int(table.key_end[r])])
-        if key in keyed[t]:
-            continue
-        pattern = _pin_in_prose(key, bytes(data[int(table.value_start[r]):int(table.value_end[r])]))
-        if any(pattern.search(x.table.data) is not None for x in texts_of[t]):
+        if key not in keys and (key, bytes(data[int(table.value_start[r]):int(table.value_end[r])])) in pairs:
             keep[n] = False
     return (owner, row) if keep.all() else (owner[keep], row[keep])
 
