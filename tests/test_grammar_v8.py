@@ -240,6 +240,8 @@ def test_an_honest_rewrite_of_pins_is_accepted(before, after):
     ("lodash 4.17.21 is installed", f"It has lodash@4.17.21 {C}."),
     ("lodash is pinned to 4.17.21", f"It has lodash@4.17.21 {C}."),
     ("FROM nginx version 1.25", f"The image is nginx:1.25 {C}."),
+    ("Server listening on localhost port 8080", f"It listens on localhost:8080 {C}."),
+    ("  Local:   http://localhost:5173/\n", f"The dev server runs at localhost:5173 {C}."),
 ])
 def test_a_pin_a_source_says_in_words_is_grounded(source, summary_text):
     # rt105 F07's control: no source keys the name, and the name is followed, past words of

@@ -9283,7 +9283,7 @@ def _ground_in_url_parts(tables: list[FactTable], sources: list[list[_Facts]], o
 # the words that may stand between a pin's name and its ref in prose (no other word can: "lodash
 # and react 18.2.0" does not pin lodash to 18.2.0)
 _PIN_PROSE_JOINERS = frozenset(
-    b"version ver is was at from to pinned installed upgraded updated now on as".split())
+    b"version ver is was at from to pinned installed upgraded updated now on as port tag".split())
 # what ends a token in prose before it is compared: a sentence's or a clause's punctuation
 _PIN_PROSE_TRIM = b".,;:!?)]}'\""
 _PIN_PROSE_SPLIT = re.compile(rb"[ \t]++")
