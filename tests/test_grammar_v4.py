@@ -13,7 +13,13 @@ from conftest import IMPLEMENTATIONS, load_implementation
 from gate_helpers import assert_accepted, find, gate_for, tool
 from hypothesis import given
 from hypothesis import strategies as st
-from scanner_helpers import DIFFERENTIAL, assert_same_columns, columns, spans, without_pin_kv
+from scanner_helpers import (
+    DIFFERENTIAL,
+    assert_same_columns,
+    columns,
+    spans,
+    without_pin_kv,
+)
 
 from provgate import _scanner_py
 from provgate.facts import EXTRACTOR_VERSION

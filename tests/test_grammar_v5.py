@@ -11,7 +11,13 @@ from conftest import IMPLEMENTATIONS, load_implementation
 from gate_helpers import assert_accepted, find
 from hypothesis import given
 from hypothesis import strategies as st
-from scanner_helpers import DIFFERENTIAL, assert_same_columns, columns, spans, without_pin_kv
+from scanner_helpers import (
+    DIFFERENTIAL,
+    assert_same_columns,
+    columns,
+    spans,
+    without_pin_kv,
+)
 from test_grammar_v4 import _rewrite, _summarize
 
 from provgate import _scanner_py

@@ -640,7 +640,7 @@ class _Pins:
     """The last run of words joined by "/" or "-" the scan read for a pin name: where it ends,
     and where its pin's "@" is (-1: no pin). Each run is read once, from its first plain word."""
 
-    __slots__ = ("name_end", "pin_at", "key_start", "last_start", "value_start", "value_end", "value_kind")
+    __slots__ = ("key_start", "last_start", "name_end", "pin_at", "value_end", "value_kind", "value_start")
 
     def __init__(self) -> None:
         self.name_end = 0
