@@ -198,7 +198,7 @@ cdef void _init_classes() noexcept:
             CLS[b] |= F_HANDLE
         if b >= 0x20 and b not in (0x22, 0x5C, 0x5B, 0x5D):
             CLS[b] |= F_JSON_KEY
-        if CLS[b] & F_SEP:
+        if CLS[b] & F_SEP and b != 0x1B:  # (not ESC: a colour code before a pin's "@", grammar v8)
             CLS[b] |= F_SAFE_AFTER
 
 
@@ -1276,6 +1276,11 @@ cdef inline bint shape_in_block(Cursor* cur, Py_ssize_t p, Shape* w) noexcept no
 cdef struct Pins:
     Py_ssize_t name_end     # the end of the last run of words joined by / or - read for a pin
     Py_ssize_t pin_at       # the "@" of its pin, or -1
+    Py_ssize_t key_start    # grammar v8: where the pin's kv key starts (its first plain word)
+    Py_ssize_t last_start   # where its last "/" part starts (== key_start: one part)
+    Py_ssize_t value_start  # where its ref, the kv value, starts (after "@", ":" or "==")
+    Py_ssize_t value_end    # and ends
+    int value_kind
 
 
 cdef inline Py_ssize_t chain_end(const byte_t* d, Py_ssize_t n, Py_ssize_t e) noexcept nogil:
@@ -1319,13 +1324,42 @@ cdef inline Py_ssize_t ref_word(const byte_t* d, Py_ssize_t n, Py_ssize_t q) noe
     return e
 
 
+cdef inline Py_ssize_t skip_csis(const byte_t* d, Py_ssize_t n, Py_ssize_t q) noexcept nogil:
+    """After the ANSI CSI sequences that start at q, if any (the reference's _skip_csis, grammar
+    v8: a colour code between a pin's name, its "@" and its ref)."""
+    cdef Py_ssize_t e
+    while q + 1 < n and d[q] == 0x1B and d[q + 1] == b'[':
+        e = m_csi(d, n, q)
+        if e < 0:
+            break
+        q = e
+    return q
+
+
+cdef inline Py_ssize_t range_sign_end(const byte_t* d, Py_ssize_t n, Py_ssize_t q) noexcept nogil:
+    """After the range sign at q, if any: ^ ~ >= <= > < = (grammar v8 added the last five)."""
+    if q < n and (d[q] == b'^' or d[q] == b'~' or d[q] == b'='):
+        return q + 1
+    if q < n and (d[q] == b'<' or d[q] == b'>'):
+        return q + 2 if q + 1 < n and d[q + 1] == b'=' else q + 1
+    return q
+
+
+cdef inline bint tag_ref(const byte_t* d, Py_ssize_t n, Py_ssize_t q) noexcept nogil:
+    """A version (1.25, v4) or a ref word at q, after the ":" of an image tag or the "==" of a
+    pip pin (grammar v8, the reference's _TAG_REF)."""
+    if q < n and has(d[q], F_DIGIT):
+        return True
+    if q + 1 < n and (d[q] == b'v' or d[q] == b'V') and has(d[q + 1], F_DIGIT):
+        return True
+    return ref_word(d, n, q) >= 0
+
+
 cdef inline bint pin_ref(const byte_t* d, Py_ssize_t n, Py_ssize_t q) noexcept nogil:
     """d[q - 1] is "@": a version (4.17.21, v4, ^4.17.21, ~1.2), a digest (sha256:...) or a ref
     word (latest, main) follows it (the reference's _PIN_REF), so the name before the "@" is a
     pin's (grammar v5 and v6)."""
-    cdef Py_ssize_t v = q
-    if v < n and (d[v] == b'^' or d[v] == b'~'):
-        v += 1
+    cdef Py_ssize_t v = range_sign_end(d, n, q)
     if v < n and has(d[v], F_DIGIT):
         return True
     if v + 1 < n and (d[v] == b'v' or d[v] == b'V') and has(d[v + 1], F_DIGIT):
@@ -1343,6 +1377,43 @@ cdef inline bint pin_ref(const byte_t* d, Py_ssize_t n, Py_ssize_t q) noexcept n
         if v >= 0 and v + 1 < n and d[v] == b':' and has(d[v + 1], F_HEX):
             return True
     return ref_word(d, n, q) >= 0
+
+
+cdef inline Py_ssize_t pin_value_end(const byte_t* d, Py_ssize_t n, Py_ssize_t q) noexcept nogil:
+    """The end of a pin's ref at q, the value of its kv fact (grammar v8; the reference's
+    _PIN_VALUE): a range sign, a digest's algorithm and ":", then words of 0-9 A-Z a-z _ joined
+    by single . + or -. pin_ref(d, n, q) holds, so the first word is there."""
+    cdef Py_ssize_t v
+    q = range_sign_end(d, n, q)
+    if q + 3 < n and d[q] == b's' and d[q + 1] == b'h' and d[q + 2] == b'a':
+        v = q + 3
+        if d[v] == b'1':
+            v += 1
+        elif v + 2 < n and ((d[v] == b'2' and d[v + 1] == b'5' and d[v + 2] == b'6')
+                            or (d[v] == b'3' and d[v + 1] == b'8' and d[v + 2] == b'4')
+                            or (d[v] == b'5' and d[v + 1] == b'1' and d[v + 2] == b'2')):
+            v += 3
+        else:
+            v = -1
+        if v >= 0 and v < n and d[v] == b':':
+            q = v + 1
+    while q < n and has(d[q], F_KEY):
+        q += 1
+    while q + 1 < n and (d[q] == b'.' or d[q] == b'+' or d[q] == b'-') and has(d[q + 1], F_KEY):
+        q += 2
+        while q < n and has(d[q], F_KEY):
+            q += 1
+    return q
+
+
+cdef inline int pin_row(Rows* out, Py_ssize_t p, Pins* pins) noexcept nogil:
+    """Grammar v8: the kv fact of the pin whose name's first plain word or last "/" part starts
+    at p, right after that word's identifier (the rows stay in (start, end, kind) order: its end
+    is the ref's). The reference's rows added after _plain_word_fact."""
+    if p < pins.pin_at and (p == pins.key_start or p == pins.last_start):
+        return rows_push(out, K_KV, p, pins.value_end, p, pins.pin_at, pins.value_start,
+                         pins.value_end, <uint8_t>pins.value_kind)
+    return 0
 
 
 cdef bint mention_lead(const byte_t* d, Py_ssize_t j) noexcept nogil:
@@ -1363,14 +1434,39 @@ cdef Py_ssize_t plain_word_fact(const byte_t* d, Py_ssize_t n, Py_ssize_t p, Py_
                                 Pins* pins) noexcept nogil:
     """End of the identifier the plain word d[p:we] (no fact by itself) begins, or -1 (the
     reference's _plain_word_fact, grammar v6): a part of a pin's name, a mention, a ref word."""
-    cdef Py_ssize_t r, e
+    cdef Py_ssize_t r, e, v, a
     if p >= pins.name_end:
-        if we < n and (d[we] == b'/' or d[we] == b'-' or d[we] == b'@'):
+        if we < n and (d[we] == b'/' or d[we] == b'-' or d[we] == b'@' or d[we] == b'=' or d[we] == b':'
+                       or d[we] == 0x1B):
             r = we
             while r + 1 < n and (d[r] == b'/' or d[r] == b'-') and has(d[r + 1], F_W):
                 r = word_end(d, n, r + 1)
             pins.name_end = r
-            pins.pin_at = r if r < n and d[r] == b'@' and pin_ref(d, n, r + 1) else -1
+            v = -1
+            a = skip_csis(d, n, r)
+            if a < n:
+                if d[a] == b'@':
+                    v = skip_csis(d, n, a + 1)
+                    v = v if pin_ref(d, n, v) else -1
+                elif d[a] == b':':
+                    v = skip_csis(d, n, a + 1)
+                    v = v if tag_ref(d, n, v) else -1
+                elif d[a] == b'=' and a + 1 < n and d[a + 1] == b'=':
+                    v = skip_csis(d, n, a + 2)
+                    v = v if tag_ref(d, n, v) else -1
+            pins.pin_at = r if v >= 0 else -1
+            if pins.pin_at >= 0:
+                pins.key_start = p
+                pins.last_start = p
+                e = r - 1
+                while e > p:
+                    if d[e] == b'/':
+                        pins.last_start = e + 1
+                        break
+                    e -= 1
+                pins.value_start = v
+                pins.value_end = pin_value_end(d, n, v)
+                pins.value_kind = bare_value_kind(d, v, pins.value_end)
         else:
             pins.name_end = we
             pins.pin_at = -1
@@ -1491,7 +1587,9 @@ cdef int word_token(const byte_t* d, Py_ssize_t n, Py_ssize_t p, byte_t prev, Sh
             e = plain_word_fact(d, n, p, we, prev, pins)
             if e >= 0:
                 next_p[0] = e
-                return emit(out, K_IDENTIFIER, p, e, V_RAW)
+                if emit(out, K_IDENTIFIER, p, e, V_RAW) < 0:
+                    return -1
+                return pin_row(out, p, pins)
             return 0
     if we < n:
         # a URL scheme is ASCII letters, digits and + . - followed by "://"
@@ -1568,7 +1666,9 @@ cdef int word_token(const byte_t* d, Py_ssize_t n, Py_ssize_t p, byte_t prev, Sh
         e = plain_word_fact(d, n, p, we, prev, pins)
         if e >= 0:
             next_p[0] = e
-            return emit(out, K_IDENTIFIER, p, e, V_RAW)
+            if emit(out, K_IDENTIFIER, p, e, V_RAW) < 0:
+                return -1
+            return pin_row(out, p, pins)
     if kind:
         return emit(out, kind, p, we, V_NUMBER if kind == K_NUMBER else V_RAW)
     return 0
@@ -1917,6 +2017,11 @@ cdef int token_spans(const byte_t* d, Py_ssize_t n, Rows* out) noexcept nogil:
     cdef Pins pins
     pins.name_end = 0
     pins.pin_at = -1
+    pins.key_start = -1
+    pins.last_start = -1
+    pins.value_start = -1
+    pins.value_end = -1
+    pins.value_kind = V_RAW
     cur.base = -64
     cur.bits = 0
     while True:

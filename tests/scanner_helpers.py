@@ -49,6 +49,20 @@ def spans(impl, text: str | bytes) -> list[tuple[str, str, str, str]]:
     return out
 
 
+def without_pin_kv(found: list[tuple[str, str, str, str]]) -> list[tuple[str, str, str, str]]:
+    """``spans`` without the kv facts of pins (grammar v8: ``lodash@4.17.21``, ``nginx:1.25``
+    and ``requests==2.31.0`` are also kv facts, lodash = 4.17.21): what the tests of grammars 4
+    to 7 list. Only kv spans whose text is their key, then "@", "==" or ":" and no blank, and
+    the rest are dropped (``email=a@b.io`` and ``timeout: 30s`` stay)."""
+    return [s for s in found if not (s[0] == "kv" and is_pin_kv(s))]
+
+
+def is_pin_kv(span: tuple[str, str, str, str]) -> bool:
+    """Is this kv span (``spans``' tuple) a pin's (grammar v8)?"""
+    rest = span[1][len(span[2]):] if span[1].startswith(span[2]) else ""
+    return rest[:1] == "@" or rest[:2] == "==" or (rest[:1] == ":" and rest[1:2] not in ("", " ", "\t"))
+
+
 def assert_same_columns(a: tuple[np.ndarray, ...], b: tuple[np.ndarray, ...], data: bytes) -> None:
     assert len(a) == len(b) == 8
     for x, y in zip(a, b):

@@ -257,6 +257,7 @@ EXPECTED = [
         'a@b.c user@host a@10.0.0.1 x@y.io-z git@github.com:org/repo.git email=Ops@B.io http://u@h.io/x',
         [
             ('identifier', 'a', 'identifier', 'a'),
+            ('kv', 'a@10.0.0.1', 'a', '10.0.0.1'),  # grammar v8: a pin's (or user@host's) kv fact
             ('number', '10.0.0.1', 'number', '10.0.0.1'),
             ('identifier', 'y.io', 'identifier', 'y.io'),
             ('identifier', 'git@github.com', 'identifier', 'git@github.com'),
@@ -374,6 +375,8 @@ EXPECTED = [
         [
             ('kv', 'retries=3', 'retries', '3'),
             ('kv', 'timeout = 30s', 'timeout', '30s'),
+            ('identifier', 'x', 'identifier', 'x'),  # grammar v8: pip's name==version is a pin
+            ('kv', 'x==5', 'x', '5'),
             ('number', '5', 'number', '5'),
             ('kv', 'x=5', 'x', '5'),
             ('kv', 'y=6', 'y', '6'),
@@ -1499,7 +1502,8 @@ STOP39_CASES = [
                                                       ["libssl.so.1.1", "libc.so.6", "c6g.2xlarge", "shard.12"]]),
     ("see No.5512 and Fig.3, p.12 ch.7 vol.2 sec.4.2 rev.4",
      [("identifier", t) for t in ["No.5512", "Fig.3", "p.12", "ch.7", "vol.2", "sec.4.2", "rev.4"]]),
-    ("nginx:1.25.3-alpine3.18", [("number", "1.25.3"), ("identifier", "alpine3.18")]),
+    # (grammar v8: an image tag pins its name, an identifier, as lodash@4.17.21 does)
+    ("nginx:1.25.3-alpine3.18", [("identifier", "nginx"), ("number", "1.25.3"), ("identifier", "alpine3.18")]),
     ("openssl-3.0.7-24.el9.x86_64", [("number", "3.0.7"), ("number", "24.el9")]),
     ("from .env.production and .eslintrc.json, ~ .bashrc (.github) *.log build/*.o",
      [("identifier", t) for t in [".env.production", ".eslintrc.json", ".bashrc", ".github", ".log", ".o"]]),

@@ -208,11 +208,25 @@ _REF_WORD = re.compile(
     rb"(?:" + b"|".join(sorted(REF_WORDS, key=len, reverse=True)) + rb")(?![\-./]?[" + _W + rb"])"
 )
 _PIN_REF = re.compile(
-    rb"(?:[\^~]?[vV]?[0-9]|sha(?:1|256|384|512):[0-9a-fA-F]|" + _REF_WORD.pattern + rb")"
+    rb"(?:(?:[\^~]|[<>]=?+|=)?+[vV]?[0-9]|sha(?:1|256|384|512):[0-9a-fA-F]|" + _REF_WORD.pattern + rb")"
 )
+# grammar v8 (red team 107 F03): a pip pin name==1.2.3 and an image tag name:1.25, name:latest
+# pin a name as name@ref does (what follows "==" or ":" is a version or a ref word; no range sign
+# or digest there)
+_TAG_REF = re.compile(rb"(?:[vV]?[0-9]|" + _REF_WORD.pattern + rb")")
 # the run of a pin's name: words joined by single "/" or "-" (what follows it decides if it is
 # one), and one "-" chain of it, the part that is one identifier
 _NAME_RUN = re.compile(rb"[" + _W + rb"]++(?:[/\-][" + _W + rb"]++)*+")
+# grammar v8 (red teams 105 F02, 107 F05): a pin is also a kv fact whose key is its name and whose
+# value is its ref as written (a range sign, a digest's algorithm and a pre-release included), so
+# the name binds the version as a key binds its value: versions traded between two pins, a
+# summary pairing one pin's name with another's version, owners traded between two actions and
+# hosts traded between two user@host pairs change kv facts. A name of two or more "/" parts keys
+# its ref twice: the whole name, and its last part alone (what an honest summary names:
+# checkout@v4 of actions/checkout@v4)
+_PIN_VALUE = re.compile(
+    rb"(?:[\^~]|[<>]=?+|=)?+(?:sha(?:1|256|384|512):)?+[0-9A-Za-z_]++(?:[.+\-][0-9A-Za-z_]++)*+"
+)
 _CHAIN = re.compile(rb"[" + _W + rb"]++(?:-[" + _W + rb"]++)*+")
 # an ANSI CSI escape sequence (grammar v4, stop 40, red team 95 F09): ESC "[", parameter bytes
 # 0x30-0x3F, intermediate bytes 0x20-0x2F, one final byte 0x40-0x7E ("\x1b[1;32m", "\x1b[0m",
@@ -242,11 +256,12 @@ _BARE_TRIM = frozenset(b".:!?*")
 # match, so the token loop may jump over it. It is blanks, punctuation that starts nothing,
 # and lower-case words that cannot begin a URL, path, kv key, dotted name or digest (the next
 # byte is not one of ``. - + / \\ ~ @ % : =`` and no ``=`` follows after blanks) and are not
-# number words. ``scan(..., shortcut=False)`` runs without it; the tests check both agree.
+# number words. ``scan(..., shortcut=False)`` runs without it; the tests check both agree. (Not
+# before an ESC either, grammar v8: a colour code may stand between a pin's name and its "@".)
 _NOTHING_HERE = re.compile(
     rb"(?:[\x00-\x20\x7f(){};,<>=*&|!?^#$:'`%@\]]++"
     rb"|(?<!@)(?!(?:" + b"|".join(sorted(NUMBER_WORDS)) + rb")(?![a-z]))[a-z]++"
-    rb"(?=[\x00-\x08\x0a-\x1f\x7f(){};,<>*&|!?^#$'`\"\[\]]|[ \t]++(?!=)|\Z)"
+    rb"(?=[\x00-\x08\x0a-\x1a\x1c-\x1f\x7f(){};,<>*&|!?^#$'`\"\[\]]|[ \t]++(?!=)|\Z)"
     rb")*+"
 )
 
@@ -625,11 +640,26 @@ class _Pins:
     """The last run of words joined by "/" or "-" the scan read for a pin name: where it ends,
     and where its pin's "@" is (-1: no pin). Each run is read once, from its first plain word."""
 
-    __slots__ = ("name_end", "pin_at")
+    __slots__ = ("key_start", "last_start", "name_end", "pin_at", "value_end", "value_kind", "value_start")
 
     def __init__(self) -> None:
         self.name_end = 0
         self.pin_at = -1
+        self.key_start = -1  # grammar v8: where the pin's kv key starts (its first plain word)
+        self.last_start = -1  # where its last "/" part starts (== key_start: one part)
+        self.value_start = -1  # where its ref, the kv value, starts (after "@", ":" or "==")
+        self.value_end = -1  # and ends
+        self.value_kind = VALUE_RAW
+
+
+def _skip_csis(data: bytes, q: int) -> int:
+    """After the ANSI CSI sequences that start at q, if any (grammar v8: a colour code between a
+    pin's name, its "@" and its ref, red team 105 F06)."""
+    m = _CSI.match(data, q)
+    while m is not None:
+        q = m.end()
+        m = _CSI.match(data, q)
+    return q
 
 
 def _mention_lead(data: bytes, j: int) -> bool:
@@ -664,10 +694,29 @@ def _plain_word_fact(data: bytes, p: int, end: int, prev: int, pins: _Pins) -> i
     """
     n = len(data)
     if p >= pins.name_end:
-        if end < n and data[end] in b"/-@":
+        if end < n and data[end] in b"/-@=:\x1b":
             r = _NAME_RUN.match(data, p).end()
             pins.name_end = r
-            pins.pin_at = r if r < n and data[r] == ord("@") and _PIN_REF.match(data, r + 1) else -1
+            v = -1  # where the pin's ref starts
+            # (colour codes may stand around the "@": grammar v8, red team 105 F06)
+            a = _skip_csis(data, r)
+            if a < n:
+                if data[a] == ord("@"):
+                    v = _skip_csis(data, a + 1)
+                    v = v if _PIN_REF.match(data, v) else -1
+                elif data[a] == ord(":"):
+                    v = _skip_csis(data, a + 1)
+                    v = v if _TAG_REF.match(data, v) else -1
+                elif data[a : a + 2] == b"==":
+                    v = _skip_csis(data, a + 2)
+                    v = v if _TAG_REF.match(data, v) else -1
+            pins.pin_at = r if v >= 0 else -1
+            if v >= 0:
+                pins.key_start = p
+                pins.last_start = data.rfind(b"/", p, r) + 1 or p
+                pins.value_start = v
+                pins.value_end = _PIN_VALUE.match(data, v).end()
+                pins.value_kind = _bare_value_kind(data[v : pins.value_end])
         else:
             pins.name_end, pins.pin_at = end, -1
     if p < pins.pin_at:
@@ -804,6 +853,11 @@ def _token_spans(data: bytes, out: _Out, shortcut: bool = True) -> None:
                 e = _plain_word_fact(data, p, end, prev, pins)
                 if e >= 0:
                     out.add(IDENTIFIER, p, e, -1, -1, p, e, VALUE_RAW)
+                    if p < pins.pin_at and (p == pins.key_start or p == pins.last_start):
+                        # grammar v8: the pin's kv fact, right after the identifier it starts with
+                        # (rows stay in (start, end, kind) order: its end is the ref's)
+                        out.add(KV, p, pins.value_end, p, pins.pin_at, pins.value_start, pins.value_end,
+                                pins.value_kind)
                     p = e
                     continue
             if kind:

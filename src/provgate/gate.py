@@ -177,7 +177,8 @@ class _Facts:
 
     __slots__ = ("table", "n_markers", "n_facts", "quoted", "_markers", "_ground_rows", "_fact_fps", "_kv_rows",
                  "_kv_sets", "_grounding_set", "_kv_prose_set", "_cited_names", "_dotted", "_nesting", "_worded",
-                 "_kv_key_order", "_dotted_by_leaf", "_source", "_path_lines", "_url_parts", "_denied")
+                 "_kv_key_order", "_dotted_by_leaf", "_source", "_path_lines", "_url_parts", "_denied",
+                 "_pin_prose")
 
     def __init__(self, table: FactTable) -> None:
         self.table = table
@@ -204,6 +205,7 @@ class _Facts:
         self._source: _Facts | None = None  # (Gate.read_facts: the read's own facts these extend)
         self._path_lines: tuple[set[bytes], set[tuple[bytes, ...]]] | None = None  # (_path_lines)
         self._url_parts: set[bytes] | None = None  # (_url_parts)
+        self._pin_prose: tuple[set[bytes], set[tuple[bytes, bytes]]] | None = None  # (_pin_prose)
         self._denied: frozenset[tuple[int, int]] | None = None
 
     def denied_facts(self) -> frozenset[tuple[int, int]]:
@@ -4205,6 +4207,7 @@ class _Check:
                   lambda o, r: _ground_denials_kept(tables, sources, requests, o, r),
                   lambda o, r: _ground_in_path_lines(tables, sources, o, r, self.gate.read_facts),
                   lambda o, r: _ground_in_url_parts(tables, sources, o, r, self.gate.read_facts),
+                  lambda o, r: _ground_pins_in_prose(tables, sources, o, r, self.gate.read_facts),
                   lambda o, r: _ground_quoted_facts(tables, sources, o, r),
                   lambda o, r: _ground_wrapped_quotes(tables, [[x.table.data for x in group] + (
                       [] if own_pre is None else [own_pre.table.data]) for group, (*_, own_pre) in zip(
@@ -5472,8 +5475,9 @@ class _Check:
         The innermost quoted value that starts before the row is asked (a value quoted inside
         another quoted value: the inner one). ``spans`` keeps each block's quoted values, and
         each quoted value's answer, made once a call (a value holding m facts is read once, not
-        once for each of them)."""
-        if table.kind[row] == _KIND_KV:
+        once for each of them). A pin's kv fact (grammar v8, ``nginx:1.25``) is a piece of the
+        value like its name and version."""
+        if table.kind[row] == _KIND_KV and not _pin_kv_rows(table, np.array([row], dtype=np.int64))[0]:
             return False
         values = spans.get(owner)
         if values is None:
@@ -9331,8 +9335,27 @@ def _inside_quoted_kv_values(facts: _Facts) -> np.ndarray | None:
     rows = facts.groundable_rows()
     starts, ends = table.start[rows].astype(np.int64), table.end[rows].astype(np.int64)
     at = np.searchsorted(opens, starts, side="right") - 1
-    inside = (at >= 0) & (ends <= closes[np.maximum(at, 0)]) & (table.kind[rows] != _KIND_KV)
+    # (a pin's kv fact, grammar v8, is a token of the value like its name and version: the
+    # nginx = 1.25 of image: 'nginx:1.25' restates the quoted value, as nginx and 1.25 do)
+    inside = (at >= 0) & (ends <= closes[np.maximum(at, 0)]) & ((table.kind[rows] != _KIND_KV) | _pin_kv_rows(
+        table, rows))
     return inside if inside.any() else None
+
+
+def _pin_kv_rows(table: FactTable, rows: np.ndarray) -> np.ndarray:
+    """Of each of ``rows``: is it the kv fact of a pin (grammar v8: ``lodash@4.17.21``,
+    ``requests==2.31.0``, ``nginx:1.25``)? Its key is followed by "@", "==", a ":" glued to the
+    ref or a colour code, never by what follows a config key (blanks, "=", ": ", a quote)."""
+    out = np.zeros(rows.size, dtype=np.bool_)
+    data = table.data
+    n = len(data)
+    # (only kv rows whose key starts the span are looked at: one pass over them)
+    for i in np.flatnonzero((table.kind[rows] == _KIND_KV) & (table.key_start[rows] == table.start[rows])).tolist():
+        ke = int(table.key_end[rows[i]])
+        c = data[ke] if ke < n else 0
+        out[i] = c in (0x40, 0x1B) or data[ke:ke + 2] == b"==" or (
+            c == 0x3A and ke + 1 < n and data[ke + 1] not in b" \t")
+    return out
 
 
 def _quoted_kv_values(table: FactTable) -> list[tuple[int, int, int]]:
@@ -9367,6 +9390,10 @@ def _url_parts(facts: _Facts) -> set[bytes]:
             m = _URL_AUTHORITY.match(table.value_bytes(r))
             if m is not None:
                 found.update(piece for piece in m.groups() if piece)
+                user, host = m.group(1), m.group(2)
+                if user and host:
+                    # the pair, as a pin's kv fact (grammar v8) binds them: deploy@10.0.0.12
+                    found.add(user + b"@" + host)
         facts._url_parts = found
     return found
 
@@ -9379,17 +9406,89 @@ def _ground_in_url_parts(tables: list[FactTable], sources: list[list[_Facts]], o
     or ``DATABASE_URL=postgres://app@10.0.0.5:5432/db`` was refused (red team 100, F11: the host
     of user@host, a fact since grammar v4, and its user since v5, glued to the URL's other
     bytes where the literal search looks). A changed piece (10.0.0.13, root) is still
-    ungrounded. A JSON source is read as the strings it encodes too (``read_facts``)."""
+    ungrounded. A JSON source is read as the strings it encodes too (``read_facts``). Since
+    grammar v8 a summary's deploy@10.0.0.12 is also the kv fact that binds the two; it is
+    grounded by one URL whose user and host they are (not by a user of one and a host of
+    another)."""
     keep = np.ones(owner.size, dtype=np.bool_)
     unions: dict[int, set[bytes]] = {}
     for n, (t, r) in enumerate(zip(owner.tolist(), row.tolist())):
         table = tables[t]
-        if table.kind[r] not in _URL_PART_KINDS:
+        kind = table.kind[r]
+        if kind not in _URL_PART_KINDS and kind != _KIND_KV:
             continue
         if t not in unions:
             texts = [*sources[t], *(d for facts in sources[t] if (d := read_facts(facts)) is not facts)]
             unions[t] = set().union(*(_url_parts(x) for x in texts))
-        if table.value_bytes(r) in unions[t]:
+        # a user@host pin (a kv fact since grammar v8) as the user and host of one URL: the
+        # span's text is the pair; a key=value fact's never is (its "=" is no "@")
+        piece = bytes(table.data[int(table.start[r]):int(table.end[r])]) if kind == _KIND_KV else table.value_bytes(r)
+        if piece in unions[t]:
+            keep[n] = False
+    return (owner, row) if keep.all() else (owner[keep], row[keep])
+
+
+# the words that may stand between a pin's name and its ref in prose (no other word can: "lodash
+# and react 18.2.0" does not pin lodash to 18.2.0)
+_PIN_PROSE_JOINERS = frozenset(
+    b"version ver is was at from to pinned installed upgraded updated now on as port tag".split())
+# what ends a token in prose before it is compared: a sentence's or a clause's punctuation
+_PIN_PROSE_TRIM = b".,;:!?)]}'\""
+_PIN_PROSE_SPLIT = re.compile(rb"[ \t]++")
+
+
+def _pin_prose(facts: _Facts) -> tuple[set[bytes], set[tuple[bytes, bytes]]]:
+    """The keys of a text's kv facts as written, and the (name, ref) pairs its prose says: a
+    blank-separated token, then up to three joining words (_PIN_PROSE_JOINERS), then a token
+    ("lodash 4.17.21", "deploy from 10.0.0.12", "lodash is pinned to 4.17.21"), trailing
+    punctuation trimmed. One pass over the text, each token looked ahead of at most four times;
+    made once a text."""
+    found = facts._pin_prose
+    if found is None:
+        table, data = facts.table, facts.table.data
+        keys = {bytes(data[int(table.key_start[r]):int(table.key_end[r])])
+                for r in np.flatnonzero((table.kind == _KIND_KV) & (table.key_start >= 0)).tolist()}
+        pairs: set[tuple[bytes, bytes]] = set()
+        for line in bytes(data).split(b"\n"):
+            words = [w.rstrip(_PIN_PROSE_TRIM) for w in _PIN_PROSE_SPLIT.split(line.strip(b" \t\r"))]
+            for i, name in enumerate(words):
+                for j in range(i + 1, min(i + 5, len(words))):
+                    pairs.add((name, words[j]))
+                    if words[j] not in _PIN_PROSE_JOINERS:
+                        break
+        found = facts._pin_prose = (keys, pairs)
+    return found
+
+
+def _ground_pins_in_prose(tables: list[FactTable], sources: list[list[_Facts]], owner: np.ndarray,
+                          row: np.ndarray, read_facts: Callable[[_Facts], _Facts]) -> tuple[np.ndarray, np.ndarray]:
+    """The (owner, row) pairs left once a pin's kv fact (grammar v8: ``deploy@10.0.0.12``,
+    ``lodash@4.17.21``) is looked up in its sources' prose, where no source keys its name: the
+    name as a token followed, past at most three joining words, by the ref (:func:`_pin_prose`:
+    "Accepted publickey for deploy from 10.0.0.12", "lodash 4.17.21 is installed"). v7 grounded
+    such a summary fact by fact; a pin's pair must now be grounded as a pair, and a source that
+    says it in words grounds it so (past joining words only: "lodash and react 18.2.0" pins
+    nothing). Where a source keys the name (a pin, ``lodash=…``, ``"lodash": …``), its pairs
+    decide alone: ``lodash@18.2.0`` of "lodash@4.17.21 and react@18.2.0" stays refused (red
+    team 105 F02). A JSON source is read as the strings it encodes too. Each block's sources
+    are read once (a set look-up a row)."""
+    keep = np.ones(owner.size, dtype=np.bool_)
+    unions: dict[int, tuple[set[bytes], set[tuple[bytes, bytes]]]] = {}
+    pins = np.zeros(owner.size, dtype=np.bool_)
+    for t in np.unique(owner).tolist():
+        at = np.flatnonzero(owner == t)
+        pins[at] = _pin_kv_rows(tables[t], row[at])
+    for n in np.flatnonzero(pins).tolist():
+        t, r = int(owner[n]), int(row[n])
+        table = tables[t]
+        if t not in unions:
+            texts = [*sources[t], *(d for facts in sources[t] if (d := read_facts(facts)) is not facts)]
+            found = [_pin_prose(x) for x in texts]
+            unions[t] = (set().union(*(f[0] for f in found)), set().union(*(f[1] for f in found)))
+        keys, pairs = unions[t]
+        data = table.data
+        key = bytes(data[int(table.key_start[r]):int(table.key_end[r])])
+        if key not in keys and (key, bytes(data[int(table.value_start[r]):int(table.value_end[r])])) in pairs:
             keep[n] = False
     return (owner, row) if keep.all() else (owner[keep], row[keep])
 
