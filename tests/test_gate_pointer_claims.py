@@ -6,7 +6,16 @@ there) and the edit was accepted. Run natively and with PROVGATE_NO_EXTENSIONS=1
 
 from __future__ import annotations
 
-from gate_helpers import assert_accepted, blk, find, gate_for, of, pointer_to, summary, tool
+from gate_helpers import (
+    assert_accepted,
+    blk,
+    find,
+    gate_for,
+    of,
+    pointer_to,
+    summary,
+    tool,
+)
 
 A, B = "tool:cfgA", "tool:cfgB"
 SA = "service alpha: retries=3\ntimeout=30s\n"
