@@ -7909,6 +7909,8 @@ class _Check:
         for k, expected, slot in spans:
             if not hmac.compare_digest(digests[slot], expected):
                 failed[k] = (None, {"reason": "span_mismatch"})
+            else:
+                self._check_pointer_claimed(k, pointers[k], post_ids, failed)
         for k in sorted(failed):
             p = pointers[k]
             message, extra = failed[k]
@@ -7917,6 +7919,37 @@ class _Check:
                            "it was re-anchored and resolves to different bytes")
             self.violate("P", message, block=p.block, handle=p.handle,
                          evidence={"start": p.start, "end": p.end, "hash": p.hash, **extra})
+
+    def _check_pointer_claimed(self, k: int, p: Citation, post_ids: Mapping[str, int],
+                               failed: dict[int, tuple[str | None, dict[str, Any]]]) -> None:
+        """A pointer whose bytes resolve is a claim that its block's words come from those
+        bytes: a block that declares its provenance (``handles``, or tagged derived) must
+        account for the pointer's source, as one of its handles, its ``derived_from`` or a
+        handle its ``[src:…]`` markers cite. Otherwise a pointer re-anchored onto another
+        stored source, with its hash recomputed there, resolved byte-exactly and was accepted
+        (lead 5, 110-1: a summary of ``tool:cfgA`` cited ``retries=5`` of ``tool:cfgB``).
+        Limits: a block that declares none (an assistant turn without handles) has only its
+        pointers to say where its words come from, and a block deriving from a ``block:`` text
+        handle (a summary of a summary) may point through it into its sources: neither is
+        checked here. Only pointers whose bytes resolve come here, one look-up each (the
+        markers are read only for a pointer outside the block's handles)."""
+        block = self.post.blocks[post_ids[p.block]]
+        if not block.handles and not block.derived:
+            return
+        h = p.handle
+        if h in block.handles or h in block.derived_from:
+            return
+        if any(is_text_handle(x) for x in (*block.handles, *block.derived_from)):
+            return  # (a summary of a summary: what the text handle stands for is not read here)
+        j = post_ids[p.block]
+        if _cites(block) and _MARKER_OPENER in self.post.texts[j]:
+            facts = self.gate.facts_for_many([self.post.digests[j]], [block], self.pending)[0]
+            if h in self.cited(j, facts):
+                return
+        failed[k] = ((f"pointer from block {p.block!r} into {h!r}, a source the block neither carries, derives "
+                      "from nor cites: its bytes resolve, but they are no source of that block's words (a pointer "
+                      "re-anchored onto another source with its hash recomputed resolves as well)"),
+                     {"reason": "unclaimed_handle"})
 
     # R ---------------------------------------------------------------------------------------
 
