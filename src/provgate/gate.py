@@ -2975,6 +2975,7 @@ class _Check:
         self._stale_reported: set[tuple[Any, ...]] = set()  # (_violate_stale)
         self._kept_facts: bool | None = None  # I2: _facts_kept_in_place, once asked
         self._reserialized: dict[int, int] = {}  # I2: _reserialized_json, once asked
+        self._reworded: list[tuple[int, int]] | None = None  # I2: _reworded_in_place, once asked
         # I4: pre read -> (place, ts) in the session's read log, for the resources whose window
         # order contradicts the log (_log_keys)
         self._log_ordered: dict[int, tuple[int, float | None]] | None = None
@@ -5097,16 +5098,8 @@ class _Check:
         over (:func:`_negations_unbalanced`), and a long text is read only where it changed
         (:func:`_negation_in_changed_stretch`) before that."""
         edit = self.edit
-        pre_id = self.pre.id_pos()
-        pairs = [(i, j) for j in self.changed if (i := pre_id.get(edit.post[j].id)) is not None]
-        if not pairs:
-            return
-        texts = [(self.pre_facts[i].table.data, self.post_facts[j].table.data) for i, j in pairs]
-        # (re-indented, re-wrapped: no word changed, so no negation; one native pass for all)
-        same = same_without_spaces([a for a, _ in texts], [b for _, b in texts])
-        for (i, j), (pre_text, post_text), unchanged in zip(pairs, texts, same.tolist()):
-            if unchanged:
-                continue
+        for i, j in self._reworded_in_place():
+            pre_text, post_text = self.pre_facts[i].table.data, self.post_facts[j].table.data
             b = edit.post[j]
             if len(pre_text) + len(post_text) > _LONG_REWRITE and not _negation_in_changed_stretch(pre_text, post_text):
                 continue  # (a long text, one sentence of it, may be changed in a few bytes)
@@ -5123,6 +5116,21 @@ class _Check:
                                    "pre_count": n_before, "post_count": n_after, "side": side,
                                    "span": [start, end]})
 
+    def _reworded_in_place(self) -> list[tuple[int, int]]:
+        """(pre block, post block) of each block a lossless edit rewrote in place (same id)
+        whose words changed: not only re-indented or re-wrapped (:func:`same_without_spaces`,
+        one native pass for all). Made once a check; the negation and figure rules read it."""
+        if self._reworded is None:
+            edit = self.edit
+            pre_id = self.pre.id_pos()
+            pairs = [(i, j) for j in self.changed if (i := pre_id.get(edit.post[j].id)) is not None]
+            if pairs:
+                same = same_without_spaces([self.pre_facts[i].table.data for i, _ in pairs],
+                                           [self.post_facts[j].table.data for _, j in pairs])
+                pairs = [pair for pair, unchanged in zip(pairs, same.tolist()) if not unchanged]
+            self._reworded = pairs
+        return self._reworded
+
     def _check_figures_traded(self) -> None:
         """A block rewritten in place whose figures, in order, are a reordering of its pre
         version's (the same figures, as often) keeps each in its statement: a figure stands
@@ -5135,18 +5143,20 @@ class _Check:
         numbers, moves the words around each figure with it. Only a block whose figures were
         reordered is read."""
         edit = self.edit
-        pre_id = self.pre.id_pos()
-        for j in self.changed:
-            i = pre_id.get(edit.post[j].id)
-            if i is None:
-                continue
+        for i, j in self._reworded_in_place():
             pre_table, post_table = self.pre_facts[i].table, self.post_facts[j].table
-            pre_rows = np.flatnonzero(pre_table.kind == _KIND_NUMBER).tolist()
-            post_rows = np.flatnonzero(post_table.kind == _KIND_NUMBER).tolist()
+            pre_at = np.flatnonzero(pre_table.kind == _KIND_NUMBER)
+            post_at = np.flatnonzero(post_table.kind == _KIND_NUMBER)
+            if pre_at.size != post_at.size or not pre_at.size:
+                continue
+            # (compared as fingerprints, in arrays: a rewritten tool output holds hundreds)
+            pre_fp, post_fp = pre_table.fp_fact[pre_at], post_table.fp_fact[post_at]
+            if np.array_equal(pre_fp, post_fp) or not np.array_equal(
+                    pre_fp[np.lexsort(pre_fp.T[::-1])], post_fp[np.lexsort(post_fp.T[::-1])]):
+                continue  # (kept in order; or figures changed, which the other rules ask)
+            pre_rows, post_rows = pre_at.tolist(), post_at.tolist()
             pre_figures = [pre_table.value_bytes(r) for r in pre_rows]
             post_figures = [post_table.value_bytes(r) for r in post_rows]
-            if pre_figures == post_figures or sorted(pre_figures) != sorted(post_figures):
-                continue  # (kept in order; or figures changed, which the other rules ask)
             before = _figures_by_context(pre_table, pre_rows, pre_figures, self._word_bounds_of(0, i))
             after = _figures_by_context(post_table, post_rows, post_figures, self._word_bounds_of(1, j))
             for context, (figures, row) in before.items():
