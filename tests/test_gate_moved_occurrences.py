@@ -396,6 +396,10 @@ def test_a_block_two_rules_read_is_aligned_once(monkeypatch):
     "The timeout is 60 s [src:c1]. Done.\n",
     "The timeout was 60 seconds [src:c1]. Done.\n",  # (the word before reworded)
     "The limit is 60 minutes [src:c1]. Done.\n",
+    # a word added beside the new figure (red team 113, F05)
+    "The timeout is now 60 seconds [src:c1]. Done.\n",
+    "The timeout is about 60 seconds [src:c1]. Done.\n",
+    "The timeout is 60 total seconds [src:c1]. Done.\n",
 ])
 def test_a_figure_replaced_with_a_reworded_neighbour_is_refused(after):
     g = Gate(store_with({"tool:c1": _TIMEOUT_LOG + "window: 1 minute\n"}))
@@ -408,6 +412,7 @@ def test_a_figure_replaced_with_a_reworded_neighbour_is_refused(after):
 @pytest.mark.parametrize("after", [
     "The timeout is half a minute [src:c1]. Done.\n",  # (no figure in its place: a number in words)
     "The timeout is 30 s [src:c1]. Done.\n",  # (the figure kept)
+    "The timeout is now 30 seconds [src:c1]. Done.\n",  # (a word added, the figure kept)
     "Done.\n",  # (the sentence dropped, b still saying 30)
 ])
 def test_a_figure_reworded_without_another_figure_in_its_place_is_not_replaced_in_place(after):

@@ -4717,7 +4717,7 @@ class _Check:
         the block's two texts (:func:`_kept_words`, one a block) its own words are cut, and
         up to ``_REWORDED`` words either side of it may be cut with it; the words past those are
         kept (or the text's end), and between them the post text holds a number and at most one
-        other word more than the neighbours cut (none when none was cut). The window-wide diff saw nothing lost (another block holds the old figure) and
+        other word more than the neighbours cut. The window-wide diff saw nothing lost (another block holds the old figure) and
         nothing new (another holds the new one); the fewer-occurrences count saw no occurrence
         kept to compare (red team 103, F01's figures traded between blocks, in one block)."""
         found: list[tuple[int, int, int]] = []  # (pair, fact, table row)
@@ -4750,8 +4750,8 @@ class _Check:
                 between = post_words[q0 + 1:q1]
                 figures = sum(w.isdigit() for w in between)
                 # another figure where it stood, and no more other words than the cut neighbours
-                # held, plus one ("1 minute" of "30 seconds", "60 s" of "30 seconds")
-                if figures and len(between) - figures <= (reworded + 1 if reworded else 0):
+                # held, plus one ("1 minute" of "30 seconds", "now 60" of "30": red team 113 F05)
+                if figures and len(between) - figures <= reworded + 1:
                     found.append((p, fact, row))
                     break
         edit = self.edit
