@@ -838,6 +838,15 @@ def test_a_read_the_log_files_under_another_resource_is_weighed_alike_in_a_check
     pre = [s, x, r2, dict(hb, id="ha", resource="file:a")]
     post = [s, x, summary("t", "Config: retries=3.\n", ["tool:r2", "tool:x"])]
     verdicts = [gate.check(pre, post, operator="summarize", evicted=["tool:r2", "tool:hb"]) for _ in range(2)]
+    # (lead 5, L4b: a read the log files under another resource is refused as retagged, and the
+    # rules that group the window's reads by their tags leave that resource alone)
+    retagged = [v for v in verdicts[0].violations if v.invariant == "I4" and v.evidence.get("filed")]
+    assert [(v.block, v.handle, v.value, v.evidence["filed"]) for v in retagged] == [("ha", "tool:hb", "file:a", "file:b")]
+    assert comparable(verdicts[0]) == comparable(verdicts[1])
+    # shown under the resource the log files it under, the same window is weighed by the left reads
+    pre = [s, x, r2, hb]
+    verdicts = [gate.check(pre, post, operator="summarize", evicted=["tool:r2", "tool:hb"]) for _ in range(2)]
+    assert not [v for v in verdicts[0].violations if v.evidence.get("filed")]
     assert [(v.value, v.evidence["newer_read"]) for v in left(verdicts[0])] == [("3", "tool:r2")]
     assert comparable(verdicts[0]) == comparable(verdicts[1])
 

@@ -717,7 +717,7 @@ class _Shape:
 
     __slots__ = ("ids", "id_pos", "bad_derived", "handle_union", "derived_union",
                  "holding", "pinned", "pinned_handles", "pin_candidates", "by_resource", "by_provenance", "resolved", "read_line",
-                 "reads_logged")
+                 "reads_logged", "reads_filed")
 
     def __init__(self) -> None:
         self.ids: list[str] | None = None
@@ -738,6 +738,9 @@ class _Shape:
         self.resolved = False
         self.read_line: dict[str, list[tuple[str, float | None]]] | None = None
         self.reads_logged = False  # every read of read_line is in the gate's session read log
+        # every read of read_line is in that log, filed under the resource it is tagged with (a
+        # handle the log files stays filed so: only a failed check's own reads are taken back)
+        self.reads_filed = False
 
 
 class _Side:
@@ -6447,6 +6450,7 @@ class _Check:
         evicted, superseded = self._covering()
         derived_refs = self.post.derived_union()
         self._check_edges()
+        self._check_reads_as_filed()
         # two different reads of one resource
         # in place, a resource none of whose reads changed, moved or was rewritten in whitespace
         # keeps every read as it was (same position, id, text and resource): nothing to report
@@ -6459,6 +6463,58 @@ class _Check:
         self._check_logged_units(touched)
         self._check_read_order()
         self._check_left_reads()
+
+    def _check_reads_as_filed(self) -> None:
+        """A read's handle names one observation of one resource, and the session's read log
+        files it under the resource it was first read as (as the log will be once it takes
+        this pre window's reads). A pre read tagged as another resource's was retagged outside
+        the gate, or one handle is tagged as two resources' reads in one window: the rules on
+        the window's reads group the reads by their tags, so such a read escapes its
+        resource's line, and an edit keeping the older read alone and evicting the newer one
+        passed as lossless (lead 5, L4b: the newer read retagged between two gated checks).
+        Refused, naming both resources, unless the window also shows the handle as a read of
+        the resource it is filed under (then that resource's line holds it, and the other tag
+        is a second view of it: a preview tagged as a page of the file, red team 67); a read of
+        several handles is in no line and is not asked."""
+        pre = self.pre
+        ix = pre.ix
+        if ix.reads_filed:
+            return  # (a window of this shape was found so, and the log keeps what it filed)
+        by_resource = pre.by_resource()
+        read_of = self.gate._read_of
+        if not by_resource or (not read_of and len(by_resource) < 2):
+            return  # (no read the log or another tag of this window can file elsewhere)
+        new = self._new_reads_filed()
+        blocks = pre.blocks
+        shown: set[tuple[str, str]] | None = None
+        as_logged = True
+        for resource, reads in by_resource.items():
+            for i in reads:
+                handles = blocks[i].handles
+                if len(handles) != 1:
+                    continue
+                logged = read_of.get(handles[0])
+                filed = logged or new.get(handles[0])
+                if filed == resource:
+                    as_logged = as_logged and logged is not None
+                    continue
+                as_logged = False
+                if filed is None:
+                    continue
+                if shown is None:  # (made on the first mismatch only)
+                    shown = {(bs[0], r) for r, rs in by_resource.items() for k in rs
+                             if len(bs := blocks[k].handles) == 1}
+                if (handles[0], filed) in shown:
+                    continue  # (its resource's line holds it: a cut of the read tagged as a part of it)
+                b = blocks[i]
+                self.violate("I4", f"block {b.id!r} is tagged as a read of {resource!r}, but the session's read log "
+                             f"files its source {handles[0]!r} as a read of {filed!r}: a read's resource orders it "
+                             "among that resource's reads, so it is kept as first read (retag it back, or give "
+                             "the new observation a handle of its own)", block=b.id, handle=handles[0],
+                             key="resource", value=resource, evidence={"filed": filed, "resource": resource})
+        # (only a window whose every read the log already held as tagged: a read new to it is
+        # filed by this check, which a failed audit record takes back)
+        ix.reads_filed = as_logged
 
     def _check_stamp_units(self, resource: str, reads: list[int]) -> None:
         """Reads of one resource stamped in two units — seconds and milliseconds, which
