@@ -183,6 +183,7 @@ def _unbalanced_over_whole_texts(pre: bytes, post: bytes):
     while (hi < min(len(a), len(b)) - lo
            and pre[slice(*a[len(a) - 1 - hi])].split() == post[slice(*b[len(b) - 1 - hi])].split()):
         hi += 1
+    standing = {_sentence_words(post[s:e]) for s, e in b}  # (every sentence of post, for a repeat cut)
     a, b = a[lo:len(a) - hi], b[lo:len(b) - hi]
     pre_words = [_sentence_words(pre[s:e]) for s, e in a]
     post_words = [_sentence_words(post[s:e]) for s, e in b]
@@ -204,7 +205,7 @@ def _unbalanced_over_whole_texts(pre: bytes, post: bytes):
     for ws, w, n in zip(pre_words, pre_whole, pre_negs):
         if w and moved[ws] > 0:
             moved[ws] -= 1
-        else:
+        elif not (w and n and ws in standing):  # (a repeat cut while post says it word for word)
             n_pre += n
     n_post = sum(n for w, n in zip(post_whole, post_negs) if not w)
     return None if n_pre == n_post else (n_pre, n_post)
@@ -275,3 +276,45 @@ def test_colour_codes_stripped_keep_the_negations(before, after):
 
 def test_a_negation_dropped_with_its_colour_code_is_refused():
     find(_rewrite("db-01: \x1b[31mnot\x1b[0m ready\n", "db-01: ready\n", role="tool"), "I2", key="negation")
+
+
+# red team 114, F03: a "not" a reader sees, written with an invisible mark inside it or a
+# look-alike letter, was no negation to the count, and dropped it passed as lossless
+@pytest.mark.parametrize("hidden", ["n\u200bot", "no\u200dt", "n\u2060ot", "no\u00adt", "\ufeffnot",
+                                    "n\u043et", "\uff4e\uff4f\uff54",
+                                    "n\u03bft", "NO\u0422"])
+def test_a_negation_written_as_a_reader_sees_it_is_counted(hidden):
+    before = f"Do {hidden} run the migration on db-01.\n"
+    found = find(_rewrite(before, "Do run the migration on db-01.\n"), "I2", key="negation",
+                 evidence__change="negation_dropped")
+    # the evidence names the span of the block's own text
+    start, end = found.evidence["span"]
+    assert before.encode()[start:end].decode() == hidden
+    assert found.value.lower() == "not"
+
+
+# red team 114, F07: honest normalisation refused as a negation added or dropped
+@pytest.mark.parametrize("before, after", [
+    ("Do \uff4e\uff4f\uff54 push to main.", "Do not push to main."),  # NFKC
+    ("Don\uff07t push to main.", "Don't push to main."),
+    ("Do n\u200bot push to main.", "Do not push to main."),  # an invisible mark taken out
+    ("Do not push to main.", "Do n\u043et push to main."),  # (a look-alike: what a reader sees is the same)
+    # a repeat deduplicated: post still says it word for word
+    ("Do not push to main. Do not push to main.", "Do not push to main."),
+    ("Do not push to main.\nRun the tests.\nDo not push to main.\n", "Do not push to main.\nRun the tests.\n"),
+    ("Never force-push. Check CI. never force-push!", "Never force-push. Check CI."),
+])
+def test_a_rewrite_normalising_letters_or_dropping_a_repeat_is_accepted(before, after):
+    assert_accepted(_rewrite(before, after), "lossless")
+
+
+@pytest.mark.parametrize("before, after", [
+    # a repeat flipped, in either place, is no deduplication
+    ("Do not push to main. Do not push to main.", "Do push to main. Do not push to main."),
+    ("Do not push to main. Do not push to main.", "Do not push to main. Do push to main."),
+    # a sentence cut whole that post does not say word for word is counted
+    ("Do not push to main. Do not push to dev.", "Do not push to main."),
+    ("Do not push to main. Do not push to main.", "Do not push to main, push to dev."),
+])
+def test_a_repeat_flipped_or_a_near_repeat_cut_is_refused(before, after):
+    find(_rewrite(before, after), "I2", key="negation")

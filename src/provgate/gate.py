@@ -5102,7 +5102,9 @@ class _Check:
         (:func:`_negation_in_changed_stretch`) before that."""
         edit = self.edit
         for i, j in self._reworded_in_place():
-            pre_text, post_text = self.pre_facts[i].table.data, self.post_facts[j].table.data
+            # (as a reader sees them: invisible marks dropped, look-alike letters folded)
+            pre_own, post_own = self.pre_facts[i].table.data, self.post_facts[j].table.data
+            pre_text, post_text = _folded_for_negations(pre_own), _folded_for_negations(post_own)
             b = edit.post[j]
             if len(pre_text) + len(post_text) > _LONG_REWRITE and not _negation_in_changed_stretch(pre_text, post_text):
                 continue  # (a long text, one sentence of it, may be changed in a few bytes)
@@ -5110,6 +5112,9 @@ class _Check:
             if found is None:
                 continue
             n_before, n_after, side, (start, end), word = found
+            own, read = (pre_own, pre_text) if side == "pre" else (post_own, post_text)
+            if read is not own:  # (the span in the block's own text)
+                start, end = _span_before_folding(own, start, end)
             added = n_after > n_before
             self.violate("I2", f"{edit.operator} {'added' if added else 'dropped'} the negation {word!r} in block "
                          f"{b.id!r} ({n_before} negations before, {n_after} after, sentences added or moved "
@@ -9767,6 +9772,48 @@ _LONG_REWRITE = 8192
 _SENTENCE_END = re.compile(rb"[.!?]+(?=\s|$)|\n")
 
 
+# what a reader does not see inside a word (soft hyphen, zero-width space and joiners, word
+# joiner, BOM), dropped, and letters drawn as ASCII ones (the full-width forms, which NFKC folds,
+# and the Cyrillic and Greek look-alikes of the letters negations are written with), folded,
+# before a block's negations are counted (:func:`_folded_for_negations`)
+_NEGATION_FOLD = str.maketrans({
+    **dict.fromkeys(map(chr, (0x00AD, 0x200B, 0x200C, 0x200D, 0x2060, 0xFEFF))),
+    **{chr(c): chr(c - 0xFEE0) for c in range(0xFF01, 0xFF5F)},
+    **dict(zip("\u0430\u0435\u043e\u0440\u0441\u0443\u0445\u0456\u0458\u0455\u04bb\u0501\u051d"
+               "\u0410\u0412\u0415\u041a\u041c\u041d\u041e\u0420\u0421\u0422\u0425"
+               "\u03bf\u03bd\u03b9\u039f\u039d\u03a4\u0391\u0392\u0395\u0397\u039a\u039c",
+               "aeopcyxijshdw" "ABEKMHOPCTX" "oviONTABEHKM")),
+})
+
+
+def _folded_for_negations(text: bytes) -> bytes:
+    """``text`` as a reader sees it for the negation count (``_NEGATION_FOLD``; the text itself
+    when that changes nothing). Red team 114: ``Do n\u200bot run`` and ``Do n\u043et run`` (a
+    Cyrillic o) read "not" to a reader and to a model, were no negation to the count, and
+    dropped passed as lossless (F03); ``Do \uff4e\uff4f\uff54 push`` normalised to ``Do not push``
+    was refused as a negation added (F07)."""
+    if text.isascii():
+        return text
+    decoded = text.decode("utf-8", "surrogatepass")
+    folded = decoded.translate(_NEGATION_FOLD)
+    return text if folded == decoded else folded.encode("utf-8", "surrogatepass")
+
+
+def _span_before_folding(text: bytes, start: int, end: int) -> tuple[int, int]:
+    """The span of ``text`` that bytes ``start:end`` of :func:`_folded_for_negations` (``text``)
+    came from (walked only for a violation's evidence)."""
+    at = folded_at = 0
+    start_at = None
+    for ch in text.decode("utf-8", "surrogatepass"):
+        if start_at is None and folded_at >= start:
+            start_at = at
+        if folded_at >= end:
+            break
+        folded_at += len(ch.translate(_NEGATION_FOLD).encode("utf-8", "surrogatepass"))
+        at += len(ch.encode("utf-8", "surrogatepass"))
+    return (at if start_at is None else start_at), at
+
+
 def _negation_words(lowered: bytes, start: int, end: int) -> list[tuple[int, int]]:
     """The (start, end) of each negation (``_NEGATION_WORD``) of ``lowered[start:end]``: a
     whole word, or the n't of one (``don't``, ``can’t``)."""
@@ -10101,7 +10148,8 @@ def _negations_unbalanced(pre: bytes, post: bytes) -> tuple[int, int, str, tuple
     counting neither a sentence the rewrite added whole (none of its words kept in the word
     alignment: "Nothing else changed." appended says nothing of the block's other sentences)
     nor one it moved whole (cut, and added elsewhere word for word). A sentence cut whole is
-    counted: a prohibition dropped is a negation lost. Else (the two counts, the side holding
+    counted: a prohibition dropped is a negation lost; unless post still says it word for word
+    (a repeat deduplicated: ``Do not push. Do not push.`` to ``Do not push.``). Else (the two counts, the side holding
     more, the span in that side's text of its first negation counted, and its word).
 
     The texts are cut into sentences (``_SENTENCE_END``) where they differ, and those equal
@@ -10152,11 +10200,18 @@ def _negations_unbalanced(pre: bytes, post: bytes) -> tuple[int, int, str, tuple
     moved = (Counter(ws for ws, w in zip(pre_words, pre_whole) if w)
              & Counter(ws for ws, w in zip(post_words, post_whole) if w)) if any(pre_whole) else Counter()
     counted_pre: list[tuple[int, int]] = []
+    standing: set[tuple[bytes, ...]] | None = None
     for ws, w, negs in zip(pre_words, pre_whole, pre_negs):
         if w and moved[ws] > 0:
             moved[ws] -= 1  # (moved whole: the same sentence stands elsewhere in post)
-        else:
-            counted_pre.extend(negs)
+            continue
+        if w and negs:
+            if standing is None:  # (every sentence of post, made once, and only for a negation cut whole)
+                ends = _sentence_ends(post, 0, len(post))
+                standing = {_sentence_words(post[a:b]) for a, b in zip([0, *ends[:-1]], ends)}
+            if ws in standing:
+                continue  # (a repeat cut: post still says it, word for word; red team 114, F07)
+        counted_pre.extend(negs)
     counted_post = [span for w, negs in zip(post_whole, post_negs) if not w for span in negs]
     if len(counted_pre) == len(counted_post):
         return None
