@@ -69,7 +69,7 @@ def test_the_sign_is_no_address_or_pin_at(impl):
 
 def test_signs_across_block_boundaries_are_all_read(impl):
     # the native scanner visits a sign from its 64-byte block's masks: every offset, both signs
-    for pad in range(0, 70):
+    for pad in range(70):
         for sign in (WIDE, SMALL):
             text = "x" * pad + f" {sign}alice and 中文{sign}bob"
             found = [t for k, t, _, _ in spans(impl, text) if k == "identifier"]
