@@ -1554,14 +1554,12 @@ cdef inline bint equals_after_blanks(const byte_t* d, Py_ssize_t n, Py_ssize_t q
 
 
 cdef int word_token(const byte_t* d, Py_ssize_t n, Py_ssize_t p, byte_t prev, Shape* shape,
-                    Shape* plain, Cursor* cur, Rows* out, Py_ssize_t* next_p, Pins* pins) noexcept nogil:
+                    Cursor* cur, Rows* out, Py_ssize_t* next_p, Pins* pins) noexcept nogil:
     """The token at a word byte p (a lexeme may start here). The word's shape and the bytes
     after it decide which of the reference's matchers can possibly match; only those run, in
-    the reference's order. ``plain`` is the word a plain word is classified as: the run of
-    ``shape`` up to a full-width at sign in it (grammar v9), else ``shape`` itself. Sets next_p;
-    returns -1 when a row could not be added."""
+    the reference's order. Sets next_p; returns -1 when a row could not be added."""
     cdef Shape* w = shape
-    cdef Py_ssize_t e, t, we = w.end, pe = plain.end
+    cdef Py_ssize_t e, t, we = w.end
     cdef byte_t c = d[p], b, b1
     cdef bint letter = has(c, F_UPPER | F_LOWER), ascii_word
     cdef int kind
@@ -1580,14 +1578,13 @@ cdef int word_token(const byte_t* d, Py_ssize_t n, Py_ssize_t p, byte_t prev, Sh
                 next_p[0] = we
                 return emit(out, K_NUMBER, p, we, V_NUMBER)
         elif not ((c == b'v' or c == b'V') and p + 1 < n and has(d[p + 1], F_DIGIT)):
+            next_p[0] = we
             if w.all_hex and we - p >= 7 and w.any_digit:
-                next_p[0] = we
                 return emit(out, K_DIGEST, p, we, V_HEX)
-            next_p[0] = pe
-            kind = classify_shape(d, p, plain)
+            kind = classify_shape(d, p, w)
             if kind:
-                return emit(out, kind, p, pe, V_NUMBER if kind == K_NUMBER else V_RAW)
-            e = plain_word_fact(d, n, p, pe, prev, pins)
+                return emit(out, kind, p, we, V_NUMBER if kind == K_NUMBER else V_RAW)
+            e = plain_word_fact(d, n, p, we, prev, pins)
             if e >= 0:
                 next_p[0] = e
                 if emit(out, K_IDENTIFIER, p, e, V_RAW) < 0:
@@ -1663,17 +1660,17 @@ cdef int word_token(const byte_t* d, Py_ssize_t n, Py_ssize_t p, byte_t prev, Sh
             if e >= 0:
                 next_p[0] = e
                 return emit(out, K_IDENTIFIER, p, e, V_RAW)
-    next_p[0] = pe
-    kind = classify_shape(d, p, plain)
+    next_p[0] = we
+    kind = classify_shape(d, p, w)
     if not kind:
-        e = plain_word_fact(d, n, p, pe, prev, pins)
+        e = plain_word_fact(d, n, p, we, prev, pins)
         if e >= 0:
             next_p[0] = e
             if emit(out, K_IDENTIFIER, p, e, V_RAW) < 0:
                 return -1
             return pin_row(out, p, pins)
     if kind:
-        return emit(out, kind, p, pe, V_NUMBER if kind == K_NUMBER else V_RAW)
+        return emit(out, kind, p, we, V_NUMBER if kind == K_NUMBER else V_RAW)
     return 0
 
 
@@ -1947,27 +1944,6 @@ cdef inline Py_ssize_t next_quote_event(const byte_t* d, Py_ssize_t n, Py_ssize_
     return cur.base + pg_ctz64(bits)
 
 
-cdef inline bint wide_at(const byte_t* d, Py_ssize_t n, Py_ssize_t p) noexcept nogil:
-    """Is d[p:p + 3] a full-width at sign, U+FF20 or U+FE6B (the reference's WIDE_ATS)?"""
-    return (p + 2 < n and d[p] == 0xEF and ((d[p + 1] == 0xBC and d[p + 2] == 0xA0)
-                                            or (d[p + 1] == 0xB9 and d[p + 2] == 0xAB)))
-
-
-cdef inline Py_ssize_t wide_at_in(const byte_t* d, Py_ssize_t p, Py_ssize_t e) noexcept nogil:
-    """The first full-width at sign in the word d[p:e], or -1 (grammar v9: the reference's _WORD
-    ends before one)."""
-    cdef const void* hit
-    while p < e:
-        hit = memchr(d + p, 0xEF, <size_t>(e - p))
-        if hit == NULL:
-            return -1
-        p = <Py_ssize_t>(<const byte_t*>hit - d)
-        if wide_at(d, e, p):
-            return p
-        p += 1
-    return -1
-
-
 cdef struct Cursor:
     Py_ssize_t base     # the block covers d[base:base + 64]
     uint64_t bits       # positions of the block still to visit
@@ -1980,22 +1956,6 @@ cdef struct Cursor:
     uint64_t under      # _
     uint64_t hexl       # a-f A-F
     uint64_t at         # @
-
-
-cdef inline uint64_t wide_ats_in_block(const byte_t* d, Py_ssize_t n, Py_ssize_t base) noexcept nogil:
-    """Bit i set: a full-width at sign starts at d[base + i]."""
-    cdef uint64_t bits = 0
-    cdef Py_ssize_t end = base + 64 if base + 64 < n else n, q = base
-    cdef const void* hit
-    while q < end:
-        hit = memchr(d + q, 0xEF, <size_t>(end - q))
-        if hit == NULL:
-            break
-        q = <Py_ssize_t>(<const byte_t*>hit - d)
-        if wide_at(d, n, q):
-            bits |= <uint64_t>1 << (q - base)
-        q += 1
-    return bits
 
 
 cdef inline void load_block(const byte_t* d, Py_ssize_t n, Py_ssize_t base, Cursor* cur) noexcept nogil:
@@ -2026,10 +1986,6 @@ cdef inline void load_block(const byte_t* d, Py_ssize_t n, Py_ssize_t base, Curs
     after_ns = ((w | x) << 1) | prev_ns
     cur.base = base
     cur.bits = (((w & ~((w << 1) | prev_w)) | s) & ~after_ns) | b
-    if w & ~(cur.lower | cur.upper | cur.digit | cur.under):
-        # grammar v9: a full-width at sign is visited wherever it stands (the reference's _WORD
-        # ends before it); only a block holding a non-ASCII byte may hold one
-        cur.bits |= wide_ats_in_block(d, n, base)
 
 
 cdef inline Py_ssize_t next_position(const byte_t* d, Py_ssize_t n, Py_ssize_t p, Cursor* cur) noexcept nogil:
@@ -2049,12 +2005,56 @@ cdef inline Py_ssize_t next_position(const byte_t* d, Py_ssize_t n, Py_ssize_t p
     return cur.base + pg_ctz64(bits)
 
 
+cdef inline bint wide_at(const byte_t* d, Py_ssize_t n, Py_ssize_t p) noexcept nogil:
+    """Is d[p:p + 3] a full-width at sign, U+FF20 or U+FE6B (the reference's WIDE_ATS)?"""
+    return (p + 2 < n and d[p] == 0xEF and ((d[p + 1] == 0xBC and d[p + 2] == 0xA0)
+                                            or (d[p + 1] == 0xB9 and d[p + 2] == 0xAB)))
+
+
+cdef inline Py_ssize_t next_wide_at(const byte_t* d, Py_ssize_t n, Py_ssize_t p) noexcept nogil:
+    """The first full-width at sign at or after p, or -1."""
+    cdef const void* hit
+    while p < n:
+        hit = memchr(d + p, 0xEF, <size_t>(n - p))
+        if hit == NULL:
+            return -1
+        p = <Py_ssize_t>(<const byte_t*>hit - d)
+        if wide_at(d, n, p):
+            return p
+        p += 1
+    return -1
+
+
 cdef int token_spans(const byte_t* d, Py_ssize_t n, Rows* out) noexcept nogil:
+    """The token layer over d[:n] as the reference's _as_token_text reads it: each full-width at
+    sign as two blank bytes and an "@" (grammar v9), in a copy made only when the text holds one.
+    Returns -1 when a row could not be added (out of memory or over the limit)."""
+    cdef Py_ssize_t at = next_wide_at(d, n, 0)
+    cdef byte_t* copy
+    cdef int rc
+    if at < 0:
+        return token_spans_of(d, n, out)
+    copy = <byte_t*>malloc(<size_t>n)
+    if copy == NULL:
+        out.no_memory = True
+        return -1
+    memcpy(copy, d, <size_t>n)
+    while at >= 0:
+        copy[at] = 0
+        copy[at + 1] = 0
+        copy[at + 2] = b'@'
+        at = next_wide_at(d, n, at + 3)
+    rc = token_spans_of(copy, n, out)
+    free(copy)
+    return rc
+
+
+cdef int token_spans_of(const byte_t* d, Py_ssize_t n, Rows* out) noexcept nogil:
     """Returns -1 when a row could not be added (out of memory or over the limit)."""
-    cdef Py_ssize_t p = 0, q, e, hs = 0, he = 0, fresh = -1, wide = -1, cut
+    cdef Py_ssize_t p = 0, q, e, hs = 0, he = 0, fresh = -1
     cdef byte_t c, prev, b
     cdef uint32_t f
-    cdef Shape w, wc
+    cdef Shape w
     cdef KeyValue kv
     cdef Cursor cur
     cdef uint64_t rest
@@ -2069,25 +2069,20 @@ cdef int token_spans(const byte_t* d, Py_ssize_t n, Rows* out) noexcept nogil:
     cur.base = -64
     cur.bits = 0
     while True:
-        if p != fresh and p != wide:
+        if p != fresh:
             # SEP bytes, inert punctuation and word insides are skipped: nothing starts there
             p = next_position(d, n, p, &cur)
             if p >= n:
                 break
         else:
-            # right after a CSI sequence, which counts as control bytes, or a full-width at sign,
-            # which counts as an "@": whatever the byte before, a lexeme may start here (the
-            # block masks do not know; visit it)
+            # right after a CSI sequence, which counts as control bytes: whatever the byte
+            # before, a lexeme may start here (the block masks do not know; visit it)
             if p >= n:
                 break
             if p >= cur.base + 64:
                 load_block(d, n, p, &cur)
         c = d[p]
         f = CLS[c]
-        if c == 0xEF and wide_at(d, n, p):
-            # grammar v9 (red team 113 F01): passed over, the position after it visited
-            p = wide = p + 3
-            continue
         # A word byte here starts a word: the block masks leave out positions after a word
         # byte or . \\ @ (where nothing starts), so no check of the byte before is needed.
         if f & F_W:
@@ -2101,9 +2096,8 @@ cdef int token_spans(const byte_t* d, Py_ssize_t n, Rows* out) noexcept nogil:
                 else:
                     q = lower_run_end(d, n, p)
                 f = CLS[d[q]] if q < n else F_SAFE_AFTER
-                # (not after an "@": a mention, or a pin's ref word, grammar v6; v9: nor a
-                # full-width at sign)
-                if f & F_SAFE_AFTER and not (p == wide or (p > 0 and p != fresh and d[p - 1] == b'@')):
+                # (not after an "@": a mention, or a pin's ref word, grammar v6)
+                if f & F_SAFE_AFTER and not (p > 0 and p != fresh and d[p - 1] == b'@'):
                     # after blanks an "=" would make the word a kv key
                     e = q
                     if f & F_BLANK:
@@ -2115,22 +2109,13 @@ cdef int token_spans(const byte_t* d, Py_ssize_t n, Rows* out) noexcept nogil:
                             return -1
                         p = q
                         continue
-            prev = b'@' if p == wide else d[p - 1] if p > 0 and p != fresh else b' '
+            prev = d[p - 1] if p > 0 and p != fresh else b' '
             if not shape_in_block(&cur, p, &w):
                 word_shape(d, n, p, &w)
-            cut = -1
-            if not w.ascii:
-                # the word a plain word is classified as ends before a full-width at sign
-                # (grammar v9: the reference's _WORD); the matchers read the whole run
-                cut = wide_at_in(d, p, w.end)
-            if cut >= 0:
-                word_shape(d, cut, p, &wc)
-                if word_token(d, n, p, prev, &w, &wc, &cur, out, &p, &pins) < 0:
-                    return -1
-            elif word_token(d, n, p, prev, &w, &w, &cur, out, &p, &pins) < 0:
+            if word_token(d, n, p, prev, &w, &cur, out, &p, &pins) < 0:
                 return -1
             continue
-        prev = b'@' if p == wide else d[p - 1] if p > 0 and p != fresh else b' '
+        prev = d[p - 1] if p > 0 and p != fresh else b' '
         if c == b'[':
             if p > 0 and d[p - 1] == 0x1B:
                 # an ANSI CSI sequence, before a citation (grammar v4, red team 95 F09)

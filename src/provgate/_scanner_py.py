@@ -31,8 +31,8 @@ The output is sorted by ``(start, end, kind)``.
 The token layer in brief (``_token_spans``; docs/grammar.md has the details and examples)
 ----------------------------------------------------------------------------------------
 A lexeme may start at ``p`` only if the byte before is not W, ``.`` or ``\\`` (``_start_ok``;
-not ``@`` either until grammar v4), or if an ANSI CSI sequence or a full-width at sign
-(``＠``, ``﹫``: grammar v9, a mention's ``@``) ends at ``p``; a citation
+not ``@`` either until grammar v4), or if an ANSI CSI sequence ends at ``p``. A full-width at
+sign (``＠``, ``﹫``) is read as a blank and an ``@`` (grammar v9, ``_as_token_text``); a citation
 ``[src:HANDLE]`` may start anywhere but inside a CSI sequence. At each position, in order:
 
 0. at a ``[`` after ESC: a CSI sequence ``ESC [ params intermediates final`` (``_CSI``), no fact;
@@ -193,11 +193,7 @@ _EMAIL_LABEL = rb"[A-Za-z0-9]++(?:-[A-Za-z0-9]++)*+"
 _EMAIL = re.compile(
     rb"[A-Za-z0-9_][A-Za-z0-9._%+\-]*+@" + _EMAIL_LABEL + rb"(?:\." + _EMAIL_LABEL + rb")++" + _END
 )
-# grammar v9: the full-width at signs (U+FF20, U+FE6B), which CJK input methods type for "@";
-# a word run ends before one (``_WORD``), and the token loop passes over it to a position where a
-# lexeme may start as after an "@" (a mention, red team 113 F01)
-WIDE_ATS = (b"\xef\xbc\xa0", b"\xef\xb9\xab")
-_WORD = re.compile(rb"(?:[" + _W.replace(rb"\x80-\xff", rb"\x80-\xee\xf0-\xff") + rb"]|\xef(?!\xbc\xa0|\xb9\xab))++")
+_WORD = re.compile(rb"[" + _W + rb"]++")
 # grammar v5: a plain word right before "@" and a version (4.17.21, v4) or a digest
 # (sha256:...) names a package, an action or an image, so it is an identifier; else renaming
 # the package of a pin kept its facts (lodash@4.17.21 -> underscore@4.17.21 passed). An e-mail
@@ -232,8 +228,7 @@ _NAME_RUN = re.compile(rb"[" + _W + rb"]++(?:[/\-][" + _W + rb"]++)*+")
 _PIN_VALUE = re.compile(
     rb"(?:[\^~]|[<>]=?+|=)?+(?:sha(?:1|256|384|512):)?+[0-9A-Za-z_]++(?:[.+\-][0-9A-Za-z_]++)*+"
 )
-# (read from the end of the word it starts with: that word ends before a full-width at, grammar v9)
-_CHAIN_TAIL = re.compile(rb"(?:-[" + _W + rb"]++)*+")
+_CHAIN = re.compile(rb"[" + _W + rb"]++(?:-[" + _W + rb"]++)*+")
 # an ANSI CSI escape sequence (grammar v4, stop 40, red team 95 F09): ESC "[", parameter bytes
 # 0x30-0x3F, intermediate bytes 0x20-0x2F, one final byte 0x40-0x7E ("\x1b[1;32m", "\x1b[0m",
 # "\x1b[2K"). The token layer reads its bytes as control bytes (SEP): no fact, and the byte after
@@ -266,7 +261,7 @@ _BARE_TRIM = frozenset(b".:!?*")
 # before an ESC either, grammar v8: a colour code may stand between a pin's name and its "@".)
 _NOTHING_HERE = re.compile(
     rb"(?:[\x00-\x20\x7f(){};,<>=*&|!?^#$:'`%@\]]++"
-    rb"|(?<!@)(?<!\xef\xbc\xa0)(?<!\xef\xb9\xab)(?!(?:" + b"|".join(sorted(NUMBER_WORDS)) + rb")(?![a-z]))[a-z]++"
+    rb"|(?<!@)(?!(?:" + b"|".join(sorted(NUMBER_WORDS)) + rb")(?![a-z]))[a-z]++"
     rb"(?=[\x00-\x08\x0a-\x1a\x1c-\x1f\x7f(){};,<>*&|!?^#$'`\"\[\]]|[ \t]++(?!=)|\Z)"
     rb")*+"
 )
@@ -726,10 +721,10 @@ def _plain_word_fact(data: bytes, p: int, end: int, prev: int, pins: _Pins) -> i
         else:
             pins.name_end, pins.pin_at = end, -1
     if p < pins.pin_at:
-        return _CHAIN_TAIL.match(data, end).end()
+        return _CHAIN.match(data, p).end()
     if prev == ord("@"):
         if p < 2 or _mention_lead(data, p - 2):
-            return _CHAIN_TAIL.match(data, end).end()
+            return _CHAIN.match(data, p).end()
         m = _REF_WORD.match(data, p)
         if m is not None and m.end() == end:
             return end
@@ -741,7 +736,6 @@ def _token_spans(data: bytes, out: _Out, shortcut: bool = True) -> None:
     p = 0
     pins = _Pins()
     fresh = 0  # where the last CSI sequence ended: the byte before counts as a control byte
-    wide = -1  # where the last full-width at sign ended: the byte before counts as an "@"
     while p < n:
         if shortcut:
             p = _NOTHING_HERE.match(data, p).end()
@@ -750,10 +744,6 @@ def _token_spans(data: bytes, out: _Out, shortcut: bool = True) -> None:
         c = data[p]
         if c in SEP:
             p += 1
-            continue
-        if c == 0xEF and data[p : p + 3] in WIDE_ATS:
-            # (grammar v9: a word run ends before it, _WORD, and a lexeme may start after it)
-            p = wide = p + 3
             continue
         if c == ord("["):
             if p and data[p - 1] == ESC:
@@ -766,10 +756,10 @@ def _token_spans(data: bytes, out: _Out, shortcut: bool = True) -> None:
                 out.add(CITATION, p, m.end(), -1, -1, m.start(1), m.end(1), VALUE_RAW)
                 p = m.end()
                 continue
-        if p != fresh and p != wide and not _start_ok(data, p):
+        if p != fresh and not _start_ok(data, p):
             p = _WORD.match(data, p).end() if c in W else p + 1
             continue
-        prev = ord("@") if p == wide else data[p - 1] if p and p != fresh else 0x20
+        prev = data[p - 1] if p and p != fresh else 0x20
         path_ok = prev not in _PATH_PUNCT
 
         if c in _LETTERS or c == ord("_"):
@@ -1031,6 +1021,24 @@ def span_limit(max_spans: Any) -> int:
     return min(max_spans, MAX_SPAN_LIMIT)
 
 
+# grammar v9 (red team 113 F01): the full-width at signs U+FF20 and U+FE6B, which CJK input
+# methods type for "@"; three non-ASCII bytes, so word bytes, which hid the mention after them
+WIDE_ATS = (b"\xef\xbc\xa0", b"\xef\xb9\xab")
+_AS_AT = b"\x00\x00@"
+
+
+def _as_token_text(data: bytes) -> bytes:
+    """``data`` as the token layer reads it: each full-width at sign as two blank bytes and an
+    "@" (the same length, so every span's offsets are the text's own). Its mention then opens as
+    after an "@" that follows no word byte (``请＠张三``, ``cc＠alice``); no word, address, pin,
+    URL or value runs through it."""
+    if b"\xef" not in data:
+        return data
+    for sign in WIDE_ATS:
+        data = data.replace(sign, _AS_AT)
+    return data
+
+
 def scan(data: Any, max_spans: int, *, shortcut: bool = True) -> tuple[np.ndarray, ...]:
     """The grounded spans of UTF-8 ``data`` as eight columns (see the module docstring).
 
@@ -1039,7 +1047,7 @@ def scan(data: Any, max_spans: int, *, shortcut: bool = True) -> tuple[np.ndarra
     data = bytes_like(data)
     max_spans = span_limit(max_spans)
     tokens = _Out(max_spans)
-    _token_spans(data, tokens, shortcut)
+    _token_spans(_as_token_text(data), tokens, shortcut)
     quotes = _quote_spans(data)
     rows = sorted(tokens.rows + quotes, key=lambda r: (r[1], r[2], r[0]))
     if len(rows) > max_spans:
