@@ -169,3 +169,54 @@ def test_a_coloured_negation_governs_its_quotation():
     assert _clause_negated(text, text.index(b"make deploy")) is True
     find(_summarize(text.decode(), 'The user asked to run "make deploy".', role="tool"), "I1", block="s1",
          value="make deploy")
+
+
+# red team 114, F01: words that refuse what follows, or call a stop to it, and "no to", deny it
+@pytest.mark.parametrize("source, text, change", [
+    ('I refuse to run "make deploy" today.', 'The agent agreed to run "make deploy" today.', "negation_dropped"),
+    ('Stop running "make deploy" today.', 'Keep running "make deploy" today.', "negation_dropped"),
+    ('The user declined "make deploy" today.', 'The user approved "make deploy" today.', "negation_dropped"),
+    ('The reviewer rejected "make deploy" for today.', 'The reviewer approved "make deploy" for today.',
+     "negation_dropped"),
+    ('The lead vetoed "make deploy" this week.', 'The lead approved "make deploy" this week.', "negation_dropped"),
+    ('The user said no to "make deploy" today.', 'The user asked to run "make deploy" today.', "negation_dropped"),
+    ('Run "make deploy" today.', 'The user said no to "make deploy" today.', "negation_added"),
+    ('Run "make deploy" today.', 'The user refused "make deploy" today.', "negation_added"),
+    # F02: two denials cancel, so a prohibition turned into a permission is a negation dropped
+    ('Never run "make deploy".', 'The user no longer forbids "make deploy".', "negation_dropped"),
+    ('Never run "make deploy".', 'Running "make deploy" is not forbidden.', "negation_dropped"),
+    ('Avoid "git push --force" here.', 'The user does not avoid "git push --force" here.', "negation_dropped"),
+    ("Don't stop running \"make deploy\".", 'Stop running "make deploy".', "negation_added"),
+])
+def test_refusals_and_double_denials_are_read(source, text, change):
+    find(_summarize(source, text), "I1", block="s1", value=text.split('"')[1], evidence__change=change)
+
+
+@pytest.mark.parametrize("source, text", [
+    ('I refuse to run "make deploy" today.', 'The agent declined to run "make deploy" today.'),
+    ("I don't want \"make deploy\" run today.", 'The user declined "make deploy" today.'),
+    ('The policy no longer forbids "make deploy".', 'The user may run "make deploy".'),
+    ('It is not forbidden to run "make deploy".', 'The user allowed "make deploy".'),
+    ("Don't stop running \"make deploy\".", 'Keep running "make deploy".'),
+    ('We no longer avoid "make deploy".', 'We run "make deploy".'),
+    # "stopped" says a run was halted, not that it never ran
+    ('The agent stopped "make deploy" after it hung.', 'The agent ran "make deploy" and stopped it.'),
+    # F05: a fact stated with a negation, "and" and another verb: the negation's scope ends
+    ('I did not check the logs and ran "make deploy".', 'The agent ran "make deploy".'),
+    ("I didn't check the logs and ran \"make deploy\".", 'The agent ran "make deploy".'),
+    ('The cache was not warm and we ran "make deploy".', 'We ran "make deploy".'),
+])
+def test_refusals_kept_and_a_stated_negation_ended_by_and_are_accepted(source, text):
+    assert_accepted(_summarize(source, text))
+
+
+@pytest.mark.parametrize("source, text", [
+    # an instruction's negation goes on over the verbs and quotations "and" joins
+    ('Do not push and run "make deploy".', 'The user asked to run "make deploy".'),
+    ('Do not run "make deploy" and "make nuke".', 'The user asked to run "make nuke".'),
+    # a stated negation over a list of quotations, and one said again after "and"
+    ('I did not run "make deploy" and "make nuke".', 'The agent ran "make nuke".'),
+    ('I did not check the logs and did not run "make deploy".', 'The agent ran "make deploy".'),
+])
+def test_and_ends_no_instruction_and_no_list(source, text):
+    find(_summarize(source, text), "I1", block="s1", evidence__change="negation_dropped")

@@ -9853,10 +9853,22 @@ _CLAUSE_BREAK = re.compile(rb"[.!?;:,()\[\]\n\r]|\b(?:but|so|if|when|whenever|un
 _PROHIBITIONS = frozenset((b"forbid", b"forbids", b"forbade", b"forbidden", b"prohibit", b"prohibits",
                            b"prohibited", b"ban", b"bans", b"banned", b"avoid", b"avoids", b"avoided",
                            b"avoiding", b"refrain", b"refrains", b"disallow", b"disallows", b"disallowed",
-                           b"warn", b"warns", b"warned"))
+                           b"warn", b"warns", b"warned",
+                           # and those that refuse it, or call a stop to it (red team 114, F01; not
+                           # "stopped", which says a run was halted, not that it never ran)
+                           b"refuse", b"refuses", b"refused", b"refusing", b"decline", b"declines",
+                           b"declined", b"declining", b"reject", b"rejects", b"rejected", b"rejecting",
+                           b"veto", b"vetoes", b"vetoed", b"vetoing", b"stop", b"cease"))
 _SET_ASIDE = ((b"instead", b"of"), (b"rather", b"than"))
 # the words after "no" that make it govern the verb after them ("no need to run", "no longer run")
-_NO_GOVERNS = frozenset((b"need", b"longer", b"more", b"one", b"way", b"reason", b"point", b"use"))
+_NO_GOVERNS = frozenset((b"need", b"longer", b"more", b"one", b"way", b"reason", b"point", b"use",
+                         b"to"))  # ("said no to "A"", red team 114, F01)
+# a negation before one of these is a statement of fact, whose scope an "and" and a verb end ("I
+# did not check the logs and ran "A"", red team 114, F05); an instruction's ("do not push and
+# run "A"", "never "A" and "B"") goes on over the list it opens
+_STATED = frozenset((b"did", b"does", b"was", b"were", b"is", b"are", b"has", b"have", b"had"))
+_STATED_NOT = frozenset(w + t for w in (b"didn", b"doesn", b"wasn", b"weren", b"isn", b"aren", b"hasn", b"haven",
+                                        b"hadn") for t in (b"'t", b"\xe2\x80\x99t"))
 # the most words between a negation and the quotation it governs in one clause
 _CLAUSE_WORDS = 6
 # a verb after the negation that makes it an instruction to do the thing ("don't forget to run")
@@ -9897,12 +9909,16 @@ def _words_of_clause(clause: bytes) -> list[bytes]:
     return [w for w in _SENTENCE_WORD.findall(clause) if w.strip(b"_'")]
 
 
-def _negation_among(words: list[bytes]) -> bool:
-    """Does a negation govern the end of ``words`` (:func:`_clause_negated`'s test)?"""
+def _negation_among(words: list[bytes], before: bytes | None = None) -> bool:
+    """Does a negation govern the end of ``words`` (:func:`_clause_negated`'s test)? ``before``:
+    the clause's word before them, if any."""
     if tuple(words[-2:]) in _SET_ASIDE:
         return True
     last = len(words) - 1
+    denied = -1  # a word of _PROHIBITIONS a negation denies: a permission ("not forbidden")
     for n, word in enumerate(words):
+        if n == denied:
+            continue
         word = word.strip(b"_")
         if word in _PROHIBITIONS:
             return True
@@ -9910,9 +9926,20 @@ def _negation_among(words: list[bytes]) -> bool:
             word = word[:-1]  # ("Don'ts", a header)
         if not _negation_words(word, 0, len(word)):
             continue
-        after = next((w for w in words[n + 1:] if w not in _NEGATION_STRESS), None)
+        k = next((k for k in range(n + 1, last + 1) if words[k] not in _NEGATION_STRESS), None)
+        after = None if k is None else words[k]
         if after in _NEGATION_UNDONE:
             continue  # ("don't forget", "never, ever skip")
+        if after in (b"longer", b"more") and k < last:
+            k += 1  # ("no longer forbids")
+        if k is not None and words[k].strip(b"_") in _PROHIBITIONS:
+            # two denials cancel: "no longer forbids "A"", "not banned", "don't stop running "A""
+            # (red team 114, F02: either one was read as the clause's negation)
+            denied = k
+            continue
+        if (word in _STATED_NOT or (word == b"not" and (words[n - 1] if n else before) in _STATED)) \
+                and any(words[a] == b"and" for a in range(n + 1, last)):
+            continue  # (a fact stated, and then another: "did not check the logs and ran "A"")
         # ("no" before a noun denies the noun: "no errors came from "npm test"")
         if word != b"no" or n == last or words[n + 1] in _NO_GOVERNS:
             return True
@@ -9994,8 +10021,8 @@ def _clause_negated(text: bytes, at: int) -> bool:
             continue
         start = m.end()
         break
-    words = _words_of_clause(window[start:])[-_CLAUSE_WORDS:]
-    return _negation_among(words)
+    words = _words_of_clause(window[start:])
+    return _negation_among(words[-_CLAUSE_WORDS:], words[-_CLAUSE_WORDS - 1] if len(words) > _CLAUSE_WORDS else None)
 
 
 def _quotation_polarities(sources: list[bytes], needles: set[bytes]) -> dict[bytes, set[bool]]:
