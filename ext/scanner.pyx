@@ -1355,6 +1355,21 @@ cdef inline bint tag_ref(const byte_t* d, Py_ssize_t n, Py_ssize_t q) noexcept n
     return ref_word(d, n, q) >= 0
 
 
+cdef inline Py_ssize_t digest_algorithm_end(const byte_t* d, Py_ssize_t n, Py_ssize_t q) noexcept nogil:
+    """Where "sha1", "sha256", "sha384" or "sha512" at q ends (a pin's digest ref names its
+    algorithm), or -1."""
+    if not (q + 3 < n and d[q] == b's' and d[q + 1] == b'h' and d[q + 2] == b'a'):
+        return -1
+    q += 3
+    if d[q] == b'1':
+        return q + 1
+    if q + 2 < n and ((d[q] == b'2' and d[q + 1] == b'5' and d[q + 2] == b'6')
+                      or (d[q] == b'3' and d[q + 1] == b'8' and d[q + 2] == b'4')
+                      or (d[q] == b'5' and d[q + 1] == b'1' and d[q + 2] == b'2')):
+        return q + 3
+    return -1
+
+
 cdef inline bint pin_ref(const byte_t* d, Py_ssize_t n, Py_ssize_t q) noexcept nogil:
     """d[q - 1] is "@": a version (4.17.21, v4, ^4.17.21, ~1.2), a digest (sha256:...) or a ref
     word (latest, main) follows it (the reference's _PIN_REF), so the name before the "@" is a
@@ -1364,18 +1379,9 @@ cdef inline bint pin_ref(const byte_t* d, Py_ssize_t n, Py_ssize_t q) noexcept n
         return True
     if v + 1 < n and (d[v] == b'v' or d[v] == b'V') and has(d[v + 1], F_DIGIT):
         return True
-    if q + 4 < n and d[q] == b's' and d[q + 1] == b'h' and d[q + 2] == b'a':
-        v = q + 3
-        if d[v] == b'1':
-            v += 1
-        elif v + 2 < n and ((d[v] == b'2' and d[v + 1] == b'5' and d[v + 2] == b'6')
-                            or (d[v] == b'3' and d[v + 1] == b'8' and d[v + 2] == b'4')
-                            or (d[v] == b'5' and d[v + 1] == b'1' and d[v + 2] == b'2')):
-            v += 3
-        else:
-            v = -1
-        if v >= 0 and v + 1 < n and d[v] == b':' and has(d[v + 1], F_HEX):
-            return True
+    v = digest_algorithm_end(d, n, q)
+    if v >= 0 and v + 1 < n and d[v] == b':' and has(d[v + 1], F_HEX):
+        return True
     return ref_word(d, n, q) >= 0
 
 
@@ -1385,18 +1391,9 @@ cdef inline Py_ssize_t pin_value_end(const byte_t* d, Py_ssize_t n, Py_ssize_t q
     by single . + or -. pin_ref(d, n, q) holds, so the first word is there."""
     cdef Py_ssize_t v
     q = range_sign_end(d, n, q)
-    if q + 3 < n and d[q] == b's' and d[q + 1] == b'h' and d[q + 2] == b'a':
-        v = q + 3
-        if d[v] == b'1':
-            v += 1
-        elif v + 2 < n and ((d[v] == b'2' and d[v + 1] == b'5' and d[v + 2] == b'6')
-                            or (d[v] == b'3' and d[v + 1] == b'8' and d[v + 2] == b'4')
-                            or (d[v] == b'5' and d[v + 1] == b'1' and d[v + 2] == b'2')):
-            v += 3
-        else:
-            v = -1
-        if v >= 0 and v < n and d[v] == b':':
-            q = v + 1
+    v = digest_algorithm_end(d, n, q)
+    if v >= 0 and v < n and d[v] == b':':
+        q = v + 1
     while q < n and has(d[q], F_KEY):
         q += 1
     while q + 1 < n and (d[q] == b'.' or d[q] == b'+' or d[q] == b'-') and has(d[q + 1], F_KEY):
