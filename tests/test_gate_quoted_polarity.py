@@ -205,6 +205,8 @@ def test_refusals_and_double_denials_are_read(source, text, change):
     ('I did not check the logs and ran "make deploy".', 'The agent ran "make deploy".'),
     ("I didn't check the logs and ran \"make deploy\".", 'The agent ran "make deploy".'),
     ('The cache was not warm and we ran "make deploy".', 'We ran "make deploy".'),
+    # a word that forbids, then "and" and a verb, forbids nothing
+    ('Stop and run "make test" before you push.', 'The user asked to run "make test" before pushing.'),
 ])
 def test_refusals_kept_and_a_stated_negation_ended_by_and_are_accepted(source, text):
     assert_accepted(_summarize(source, text))

@@ -9921,6 +9921,8 @@ def _negation_among(words: list[bytes], before: bytes | None = None) -> bool:
             continue
         word = word.strip(b"_")
         if word in _PROHIBITIONS:
+            if n + 1 < last and words[n + 1] == b"and":
+                continue  # (it forbids nothing: "stop and run "A"", "refuse and go on")
             return True
         if word.endswith(b"n'ts"):
             word = word[:-1]  # ("Don'ts", a header)
