@@ -1,0 +1,76 @@
+"""A figure keeps its unit (docs/gate.md, I2 "figures traded" and I1 "units"; red team 115, F03 and
+F07). A number is a fact and the word after it is not, so ``Wait 30 seconds`` -> ``Wait 30 minutes``
+kept every fact, as a rewrite and as a summary, and ``Timeout is 30 s and retry is 5 min`` with
+the two durations traded kept every figure in a context of its own. The suite runs once each way
+(PROVGATE_NO_EXTENSIONS=1)."""
+
+from __future__ import annotations
+
+import pytest
+from gate_helpers import assert_accepted, find
+from test_grammar_v4 import _rewrite, _summarize
+
+from provgate.gate import _figures_with_units
+
+
+@pytest.mark.parametrize("before, after, pre_unit, post_unit", [
+    ("Wait 30 seconds then retry.", "Wait 30 minutes then retry.", "s", "min"),
+    ("The volume holds 12 GB of logs.", "The volume holds 12 TB of logs.", "gb", "tb"),
+    ("p99 latency is 250 ms on db-01.", "p99 latency is 250 s on db-01.", "ms", "s"),
+    ("Keep backups for 7 days.", "Keep backups for 7 weeks.", "d", "w"),
+])
+def test_a_unit_changed_beside_a_kept_figure_is_refused_on_a_rewrite(before, after, pre_unit, post_unit):
+    found = find(_rewrite(before, after), "I2", evidence__change="unit_changed")
+    assert (found.evidence["pre_unit"], found.evidence["post_unit"]) == (pre_unit, post_unit)
+
+
+@pytest.mark.parametrize("before, after", [
+    ("Wait 30 seconds then retry.", "Wait 30 s then retry."),  # one unit, two spellings
+    ("Wait 30 seconds then retry.", "Wait 30 secs, then retry."),
+    ("The volume holds 12 gb of logs.", "The volume holds 12 gigabytes of logs."),
+    ("Wait 30 seconds then retry.", "Wait 30 then retry."),  # a unit dropped is not asked
+    ("Run 3 of them on 2 hosts.", "Run 3 of them on 2 hosts!"),  # no unit at all
+])
+def test_a_unit_written_another_way_or_dropped_is_accepted_on_a_rewrite(before, after):
+    assert_accepted(_rewrite(before, after), "lossless")
+
+
+@pytest.mark.parametrize("before, after, value, change", [
+    ("Timeout is 30 s and retry is 5 min.", "Timeout is 5 min and retry is 30 s.", "30", "traded_in_place"),
+    # (the figures kept in order, only their units traded)
+    ("Timeout is 30 s and retry is 30 min.", "Timeout is 30 min and retry is 30 s.", "30", "unit_changed"),
+    ("Server v1.2.3, client v2.0.1.", "Server v2.0.1, client v1.2.3.", "v1.2.3", "traded_in_place"),
+])
+def test_figures_traded_with_their_units_or_v_prefix_are_refused(before, after, value, change):
+    find(_rewrite(before, after), "I2", value=value, evidence__change=change)
+
+
+def test_a_statement_moved_whole_with_its_unit_is_accepted():
+    assert_accepted(_rewrite("Timeout is 30 s. Retry after 5 min.", "Retry after 5 min. Timeout is 30 s."), "lossless")
+
+
+@pytest.mark.parametrize("source, text, unit", [
+    ("Wait 30 seconds then retry.", "The user asked to wait 30 minutes before retrying.", "min"),
+    ("The volume holds 12 GB of logs.", "About 12 TB of logs are kept.", "tb"),
+])
+def test_a_summary_changing_a_figures_unit_is_refused(source, text, unit):
+    found = find(_summarize(source, text), "I1", block="s", evidence__change="unit_changed")
+    assert found.evidence["unit"] == unit
+
+
+@pytest.mark.parametrize("source, text", [
+    ("Wait 30 seconds then retry.", "Wait 30 s before retrying."),
+    ("Wait 30 seconds, or 5 minutes at most.", "Waits of 30 seconds, up to 5 min."),
+    ("Run it 30 times.", "It ran 30 times."),  # (no unit: "times" is none)
+    ("Retry 30 then stop.", "Retry 30 seconds then stop."),  # the source gives the figure no unit
+])
+def test_a_summary_keeping_the_unit_is_accepted(source, text):
+    assert_accepted(_summarize(source, text))
+
+
+def test_figures_with_units():
+    assert _figures_with_units(b"Wait 30 seconds, 5 min, 1.5 GB and 12 apples; 7\tdays") == {
+        b"30": {b"s"}, b"5": {b"min"}, b"1.5": {b"gb"}, b"7": {b"d"}}
+    assert _figures_with_units(b"v2 s") == {}  # (a figure inside a word is none)
+    assert _figures_with_units(b"1,000.5 ms and 3. s") == {b"1,000.5": {b"ms"}}
+    assert _figures_with_units(b"no figures here") == {}
