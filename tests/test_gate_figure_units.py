@@ -74,3 +74,23 @@ def test_figures_with_units():
     assert _figures_with_units(b"v2 s") == {}  # (a figure inside a word is none)
     assert _figures_with_units(b"1,000.5 ms and 3. s") == {b"1,000.5": {b"ms"}}
     assert _figures_with_units(b"no figures here") == {}
+
+
+# red team 115, F04: statements, list items or table rows reordered whole, their figures between
+# the same words, were refused as traded; the digits of the names beside them are context too
+@pytest.mark.parametrize("before, after", [
+    ("db-01 has 12 GB, db-02 has 34 GB.", "db-02 has 34 GB, db-01 has 12 GB."),
+    ("- db-01: 12 GB\n- db-02: 34 GB\n", "- db-02: 34 GB\n- db-01: 12 GB\n"),
+    ("| db-01 | 12 |\n| db-02 | 34 |\n", "| db-02 | 34 |\n| db-01 | 12 |\n"),
+])
+def test_rows_reordered_whole_are_accepted(before, after):
+    assert_accepted(_rewrite(before, after), "lossless")
+
+
+@pytest.mark.parametrize("before, after", [
+    ("db-01 has 12 GB, db-02 has 34 GB.", "db-01 has 34 GB, db-02 has 12 GB."),
+    ("- db-01: 12 GB\n- db-02: 34 GB\n", "- db-01: 34 GB\n- db-02: 12 GB\n"),
+    ("| db-01 | 12 |\n| db-02 | 34 |\n", "| db-01 | 34 |\n| db-02 | 12 |\n"),
+])
+def test_figures_traded_between_named_rows_are_refused(before, after):
+    find(_rewrite(before, after), "I2", evidence__change="traded_in_place")

@@ -10337,15 +10337,17 @@ def _figures_by_context(table: FactTable, rows: list[int], figures: list[bytes],
     that are no number either side of the figure (:func:`_word_bounds`, blank past the text's
     ends; ``3 of 5 ready``: ``of`` stands between the figures, each context its own) -> the
     figures standing there, and the first one's row."""
-    starts, ends, wordy, lowered = bounds
-    # (not a word inside a figure: the "v2" of "v2.0.1" is the figure's, and read as a word of
-    # the context it stood beside another figure's, so "v1.2.3, client v2.0.1" traded kept no
-    # context: red team 115, F03)
+    starts, ends, _, lowered = bounds
+    # Every word but those inside a figure: the "v2" of "v2.0.1" is the figure's, and read as a
+    # word of the context it stood beside another figure's, so "v1.2.3, client v2.0.1" traded
+    # kept no context (red team 115, F03); and the digits of a name are the context's ("01" of
+    # "db-01 has 12 GB, db-02 has 34 GB": read as no word, both figures stood between "has" and
+    # "gb", and the clauses swapped whole were refused as a trade, F04)
     fig_starts, fig_ends = table.start[rows], table.end[rows]
-    k = np.searchsorted(fig_starts, starts[wordy], side="right") - 1
-    inside = (k >= 0) & (ends[wordy] <= fig_ends[np.maximum(k, 0)]) & (starts[wordy] >= fig_starts[np.maximum(k, 0)])
+    k = np.searchsorted(fig_starts, starts, side="right") - 1
+    inside = (k >= 0) & (ends <= fig_ends[np.maximum(k, 0)]) & (starts >= fig_starts[np.maximum(k, 0)])
     inside[0] = inside[-1] = False  # (the blank words either end)
-    wordy = wordy[~inside]
+    wordy = np.flatnonzero(~inside)
     spans = list(zip(starts[wordy].tolist(), ends[wordy].tolist()))  # (a blank word either end)
     words = [lowered[a:b] for a, b in spans]
     word_ends = ends[wordy]
