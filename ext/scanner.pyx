@@ -184,7 +184,8 @@ cdef void _init_classes() noexcept:
     _set(b"_.%+-", F_LOCAL)
     # control bytes (other than tab and newline, which are SEP anyway) and these punctuation
     # bytes: after a lower-case word none of them can continue a URL, path, key or name
-    _set(b"(){};,<>*&|!?^#$'`\"[]", F_SAFE_AFTER)
+    # (not < > !: a requirement's comparison after a pin's name, grammar v9)
+    _set(b"(){};,*&|?^#$'`\"[]", F_SAFE_AFTER)
     for b in range(256):
         if CLS[b] & (F_W | F_PATH):
             CLS[b] |= F_PATH
@@ -1427,14 +1428,26 @@ cdef bint mention_lead(const byte_t* d, Py_ssize_t j) noexcept nogil:
     return j == 0 or not has(d[j - 1], F_W) or d[j - 1] >= 0x80
 
 
+cdef inline Py_ssize_t comparison_end(const byte_t* d, Py_ssize_t n, Py_ssize_t a) noexcept nogil:
+    """After a requirement's comparison at a (!= ~= >= <= > <; the reference's _PIN_COMPARISON),
+    or -1."""
+    if a >= n:
+        return -1
+    if (d[a] == b'!' or d[a] == b'~') and a + 1 < n and d[a + 1] == b'=':
+        return a + 2
+    if d[a] == b'>' or d[a] == b'<':
+        return a + 2 if a + 1 < n and d[a + 1] == b'=' else a + 1
+    return -1
+
+
 cdef Py_ssize_t plain_word_fact(const byte_t* d, Py_ssize_t n, Py_ssize_t p, Py_ssize_t we, byte_t prev,
                                 Pins* pins) noexcept nogil:
     """End of the identifier the plain word d[p:we] (no fact by itself) begins, or -1 (the
     reference's _plain_word_fact, grammar v6): a part of a pin's name, a mention, a ref word."""
-    cdef Py_ssize_t r, e, v, a
+    cdef Py_ssize_t r, e, v, a, op = -1
     if p >= pins.name_end:
         if we < n and (d[we] == b'/' or d[we] == b'-' or d[we] == b'@' or d[we] == b'=' or d[we] == b':'
-                       or d[we] == 0x1B):
+                       or d[we] == 0x1B or d[we] == b'<' or d[we] == b'>' or d[we] == b'!' or d[we] == b'~'):
             r = we
             while r + 1 < n and (d[r] == b'/' or d[r] == b'-') and has(d[r + 1], F_W):
                 r = word_end(d, n, r + 1)
@@ -1451,6 +1464,13 @@ cdef Py_ssize_t plain_word_fact(const byte_t* d, Py_ssize_t n, Py_ssize_t p, Py_
                 elif d[a] == b'=' and a + 1 < n and d[a + 1] == b'=':
                     v = skip_csis(d, n, a + 2)
                     v = v if tag_ref(d, n, v) else -1
+                else:
+                    # grammar v9: a requirement's comparison (the reference's _PIN_COMPARISON)
+                    # is part of the pin's value
+                    e = comparison_end(d, n, a)
+                    if e >= 0 and tag_ref(d, n, e):
+                        v = e
+                        op = a
             pins.pin_at = r if v >= 0 else -1
             if pins.pin_at >= 0:
                 pins.key_start = p
@@ -1461,9 +1481,9 @@ cdef Py_ssize_t plain_word_fact(const byte_t* d, Py_ssize_t n, Py_ssize_t p, Py_
                         pins.last_start = e + 1
                         break
                     e -= 1
-                pins.value_start = v
+                pins.value_start = v if op < 0 else op
                 pins.value_end = pin_value_end(d, n, v)
-                pins.value_kind = bare_value_kind(d, v, pins.value_end)
+                pins.value_kind = bare_value_kind(d, pins.value_start, pins.value_end)
         else:
             pins.name_end = we
             pins.pin_at = -1

@@ -157,3 +157,34 @@ def test_differential_v9_pieces(impl, text):
 def test_the_shortcut_agrees_on_v9_pieces(text):
     data = text.encode()
     assert_same_columns(_scanner_py.scan(data, 10**7, shortcut=True), _scanner_py.scan(data, 10**7, shortcut=False), data)
+
+
+# -- a requirement's comparison is part of the pin's value (red team 115 F01) ---------------------
+
+@pytest.mark.parametrize("text, key, value", [
+    ("Need django<4.2 here.", "django", "<4.2"),
+    ("Need django>=4.2 here.", "django", ">=4.2"),
+    ("Pinned requests!=2.31.0 here.", "requests", "!=2.31.0"),
+    ("x requests~=2.31 y", "requests", "~=2.31"),
+    ("use django>4.2 now", "django", ">4.2"),
+    ("Pinned requests==2.31.0 here.", "requests", "2.31.0"),  # (== is the pin itself, as in v8)
+])
+def test_a_comparison_is_the_pins_value(impl, text, key, value):
+    assert [(k, v) for kind, _, k, v in spans(impl, text) if kind == "kv"] == [(key, value)]
+
+
+@pytest.mark.parametrize("before, after, value", [
+    ("Need django<4.2 here.", "Need django>=4.2 here.", ">=4.2"),
+    ("Need django<4.2 here.", "Need django>4.2 here.", ">4.2"),
+    ("Pinned requests==2.31.0 here.", "Pinned requests!=2.31.0 here.", "!=2.31.0"),
+    ("Pinned requests==2.31.0 here.", "Pinned requests>=2.31.0 here.", ">=2.31.0"),
+])
+def test_rt115_f01_a_comparison_changed_is_refused(before, after, value):
+    find(_rewrite(before, after), "I2", value=value)
+    find(_summarize(before, after.replace("Need", "The build needs").replace("Pinned", "It pins")), "I1", block="s",
+         value=value)
+
+
+def test_an_honest_summary_of_a_requirement_is_accepted():
+    assert_accepted(_summarize("Need django<4.2 here.", "The build needs django<4.2."))
+    assert_accepted(_rewrite("Need django<4.2 here.", "Need  django<4.2  here."))

@@ -214,6 +214,9 @@ _PIN_REF = re.compile(
 # grammar v8 (red team 107 F03): a pip pin name==1.2.3 and an image tag name:1.25, name:latest
 # pin a name as name@ref does (what follows "==" or ":" is a version or a ref word; no range sign
 # or digest there)
+# grammar v9: the comparisons of a requirement (pip's, PEP 440) that may stand between a name
+# and a version, the value then holding the comparison
+_PIN_COMPARISON = re.compile(rb"!=|~=|>=|<=|>|<")
 _TAG_REF = re.compile(rb"(?:[vV]?[0-9]|" + _REF_WORD.pattern + rb")")
 # the run of a pin's name: words joined by single "/" or "-" (what follows it decides if it is
 # one), and one "-" chain of it, the part that is one identifier
@@ -262,7 +265,7 @@ _BARE_TRIM = frozenset(b".:!?*")
 _NOTHING_HERE = re.compile(
     rb"(?:[\x00-\x20\x7f(){};,<>=*&|!?^#$:'`%@\]]++"
     rb"|(?<!@)(?!(?:" + b"|".join(sorted(NUMBER_WORDS)) + rb")(?![a-z]))[a-z]++"
-    rb"(?=[\x00-\x08\x0a-\x1a\x1c-\x1f\x7f(){};,<>*&|!?^#$'`\"\[\]]|[ \t]++(?!=)|\Z)"
+    rb"(?=[\x00-\x08\x0a-\x1a\x1c-\x1f\x7f(){};,*&|?^#$'`\"\[\]]|[ \t]++(?!=)|\Z)"
     rb")*+"
 )
 
@@ -695,10 +698,10 @@ def _plain_word_fact(data: bytes, p: int, end: int, prev: int, pins: _Pins) -> i
     """
     n = len(data)
     if p >= pins.name_end:
-        if end < n and data[end] in b"/-@=:\x1b":
+        if end < n and data[end] in b"/-@=:\x1b<>!~":
             r = _NAME_RUN.match(data, p).end()
             pins.name_end = r
-            v = -1  # where the pin's ref starts
+            v = op = -1  # where the pin's ref starts, and its comparison (grammar v9)
             # (colour codes may stand around the "@": grammar v8, red team 105 F06)
             a = _skip_csis(data, r)
             if a < n:
@@ -711,13 +714,19 @@ def _plain_word_fact(data: bytes, p: int, end: int, prev: int, pins: _Pins) -> i
                 elif data[a : a + 2] == b"==":
                     v = _skip_csis(data, a + 2)
                     v = v if _TAG_REF.match(data, v) else -1
+                else:
+                    # grammar v9 (red team 115 F01): a requirement's comparison, != ~= >= <= > <,
+                    # is part of the pin's value (django<4.2 -> django>=4.2 kept every fact)
+                    m = _PIN_COMPARISON.match(data, a)
+                    if m is not None and _TAG_REF.match(data, m.end()):
+                        v, op = m.end(), a
             pins.pin_at = r if v >= 0 else -1
             if v >= 0:
                 pins.key_start = p
                 pins.last_start = data.rfind(b"/", p, r) + 1 or p
-                pins.value_start = v
+                pins.value_start = v if op < 0 else op
                 pins.value_end = _PIN_VALUE.match(data, v).end()
-                pins.value_kind = _bare_value_kind(data[v : pins.value_end])
+                pins.value_kind = _bare_value_kind(data[pins.value_start : pins.value_end])
         else:
             pins.name_end, pins.pin_at = end, -1
     if p < pins.pin_at:
