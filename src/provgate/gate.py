@@ -9861,6 +9861,8 @@ _PROHIBITIONS = frozenset((b"forbid", b"forbids", b"forbade", b"forbidden", b"pr
                            b"veto", b"vetoes", b"vetoed", b"vetoing", b"stop", b"cease"))
 _SET_ASIDE = ((b"instead", b"of"), (b"rather", b"than"))
 # the words after "no" that make it govern the verb after them ("no need to run", "no longer run")
+# the words that make a "no" before a noun report none found (:func:`_reports_none`)
+_FINDINGS = frozenset((b"found", b"detected", b"reported", b"seen", b"flagged"))
 _NO_GOVERNS = frozenset((b"need", b"longer", b"more", b"one", b"way", b"reason", b"point", b"use",
                          b"to"))  # ("said no to "A"", red team 114, F01)
 # a negation before one of these is a statement of fact, whose scope an "and" and a verb end ("I
@@ -9942,10 +9944,27 @@ def _negation_among(words: list[bytes], before: bytes | None = None) -> bool:
         if (word in _STATED_NOT or (word == b"not" and (words[n - 1] if n else before) in _STATED)) \
                 and any(words[a] == b"and" for a in range(n + 1, last)):
             continue  # (a fact stated, and then another: "did not check the logs and ran "A"")
-        # ("no" before a noun denies the noun: "no errors came from "npm test"")
-        if word != b"no" or n == last or words[n + 1] in _NO_GOVERNS:
+        # ("no" before a noun denies the noun: "no errors came from "npm test""; but not one
+        # that reports none found: "no issues found in "A"")
+        if word != b"no" or n == last or words[n + 1] in _NO_GOVERNS or _reports_none(words, n, last):
             return True
     return False
+
+
+def _reports_none(words: list[bytes], n: int, last: int) -> bool:
+    """Does the ``no`` at ``words[n]`` report a finding absent from what follows: a word of
+    ``_FINDINGS`` right before it (``found no issues in "A"``) or among the three words after
+    its noun (``no issues found in "A"``, ``no errors were detected in "A"``), no ``and`` after
+    that word (``found no issues and ran "A"``)? Such a ``no`` denies the quotation's clause: a
+    summary saying issues were found in "A" says the opposite (the header ``No issues found
+    in:`` over a list of quotations is read the same way)."""
+    if n and words[n - 1] in _FINDINGS:
+        f = n
+    else:
+        f = next((a for a in range(n + 2, min(n + 5, last + 1)) if words[a] in _FINDINGS), -1)
+        if f < 0:
+            return False
+    return not any(words[a] == b"and" for a in range(f + 1, last))
 
 
 def _opens_clause(text: bytes, at: int) -> bool:
