@@ -258,3 +258,18 @@ def test_a_report_of_none_found_kept_is_accepted(source, text):
 def test_clause_negated_by_a_report_of_none_found(text, negated):
     data = text.encode()
     assert _clause_negated(data, data.index(b"a b")) is negated
+
+
+# the header "No issues found in:" reports, prohibits nothing: its items are grounded, and
+# their polarity is the report's (a summary quoting an item was refused however it read)
+@pytest.mark.parametrize("text, change", [
+    ('No issues were found in "src/app.py".', None),
+    ('The scan found no issues in "src/app.py".', None),
+    ('Issues were found in "src/app.py".', "negation_dropped"),
+])
+def test_a_report_of_none_found_over_a_list(text, change):
+    verdict = _summarize('No issues found in:\n- "src/app.py"\n- "src/db.py"\n', text)
+    if change is None:
+        assert_accepted(verdict)
+    else:
+        find(verdict, "I1", block="s1", value="src/app.py", evidence__change=change)
