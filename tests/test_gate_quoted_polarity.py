@@ -273,3 +273,25 @@ def test_a_report_of_none_found_over_a_list(text, change):
         assert_accepted(verdict)
     else:
         find(verdict, "I1", block="s1", value="src/app.py", evidence__change=change)
+
+
+# red team 108, F07: a quotation whose clause likens it to the negated one before it ("is no
+# better") goes on that one's list; one whose clause says it is fine or better opens its own
+@pytest.mark.parametrize("source, text", [
+    ('Never "make deploy", "make nuke" is no better.', 'Run "make nuke".'),
+    ('Never run "make deploy", "make nuke" isn\'t any safer.', 'The user asked to run "make nuke".'),
+    ('Do not run "make deploy", "make nuke" is just as bad.', 'Run "make nuke" today.'),
+    ('Avoid "make deploy", "make nuke" is even worse.', 'The user asked to run "make nuke".'),
+])
+def test_a_quotation_likened_to_a_negated_one_is_negated(source, text):
+    find(_summarize(source, text), "I1", block="s1", value="make nuke", evidence__change="negation_dropped")
+
+
+@pytest.mark.parametrize("source, text", [
+    ('Never run "make deploy", "make release" is fine.', 'Run "make release".'),
+    ('Never run "make deploy", "make release" is better.', 'Run "make release".'),
+    ('Never run "make deploy", "make release" is not slow.', 'Run "make release".'),
+    ('Never "make deploy", "make nuke" is no better.', 'The user said never to run "make nuke".'),
+])
+def test_a_quotation_not_likened_to_a_negated_one_opens_its_clause(source, text):
+    assert_accepted(_summarize(source, text))

@@ -9978,6 +9978,39 @@ def _opens_clause(text: bytes, at: int) -> bool:
     return bool(words) and words[0] in _SUBJECT_OF
 
 
+def _likened(text: bytes, at: int) -> bool:
+    """Does the quotation whose words start at ``text[at]`` open a clause that likens it to what
+    came before (``"B" is no better``, ``"B" isn't any safer``, ``"B" is just as bad``, ``"B" is
+    worse``)? Such a clause is no clause of its own: the quotation goes on the list before it
+    (red team 108, F07: ``Never "A", "B" is no better.`` left "B" unnegated)."""
+    window = text[at:at + 256].lower()
+    m = re.search(rb"[\"'`]|\xe2\x80[\x9d\x99]", window)
+    if m is None:
+        return False
+    words = [w.replace(b"\xe2\x80\x99", b"'") for w in _SENTENCE_WORD.findall(window[m.end():m.end() + 60])][:6]
+    if not words or words[0] not in _LIKENING_VERBS:
+        return False
+    denied = words[0].endswith(b"n't")
+    for word in words[1:]:
+        if word in _WORSE or (denied and word in _NO_BETTER) or (word in _AS_BAD and b"as" in words[1:]):
+            return True
+        if word in (b"no", b"not", b"hardly", b"never"):
+            denied = True
+        elif word not in _LIKENING_QUALIFIERS:
+            return False
+    return False
+
+
+# the words of _likened: the verb, the words between it and the comparison, the comparisons
+_LIKENING_VERBS = frozenset((b"is", b"are", b"was", b"were", b"seems", b"looks", b"isn't", b"aren't", b"wasn't",
+                             b"weren't"))
+_LIKENING_QUALIFIERS = frozenset((b"any", b"much", b"even", b"just", b"equally", b"as", b"no", b"not", b"hardly",
+                                  b"never", b"really", b"at", b"all"))
+_WORSE = frozenset((b"worse", b"riskier"))
+_NO_BETTER = frozenset((b"better", b"safer", b"different", b"okay", b"ok", b"fine", b"safe"))
+_AS_BAD = frozenset((b"bad", b"dangerous", b"risky", b"harmful", b"destructive"))
+
+
 def _header_negated(text: bytes, line_start: int) -> bool:
     """Does a negation govern the list whose item line starts at ``line_start``: the first line
     above it, past other items, their wrapped or indented lines and blank lines, that is no
@@ -10036,7 +10069,8 @@ def _clause_negated(text: bytes, at: int) -> bool:
         after = window[m.end():]
         between = _words_of_clause(after)
         if (m.group() == b"," and commas < _LIST_COMMAS and (not between or (len(between) == 1 and between[0] in _LIST_FILLER))
-                and not (subject := _opens_clause(text, at) if subject is None else subject)):
+                and not (subject := (_opens_clause(text, at) and not _likened(text, at))
+                         if subject is None else subject)):
             commas += 1
             k -= 1
             continue
