@@ -526,8 +526,9 @@ cdef inline offset_t item_quotation(const byte_t* h, offset_t t, offset_t e) noe
 cdef inline bint negation_heads(const byte_t* classes, const byte_t* h, offset_t s, offset_t e) noexcept nogil:
     """provgate._matching_py._negation_heads: is the line ``h[s:e]``, no list item, a header a
     negation governs (``Do not run:``, ``Do not``; not ``Don't forget:``)?"""
-    cdef offset_t t, k, j, words = 0
+    cdef offset_t t, k, j, words = 0, report = 0
     cdef bint colon_end, negated_early = False, last_negated = False, pending = False, plain = True, asks = False
+    cdef bint said_no = False
     cdef byte_t c
     t = e
     while t > s and is_emphasis(h[t - 1]):
@@ -543,12 +544,25 @@ cdef inline bint negation_heads(const byte_t* classes, const byte_t* h, offset_t
             words += 1
             if words == 1 and condition_word(h, k, j):
                 return False
+            if report:
+                # ("No issues found in:": a report of none found, no prohibition)
+                if finding_word(h, k, j):
+                    report = 0
+                elif report < 3:
+                    report += 1
+                else:
+                    report = 0
+                    negated_early = True
             if pending and stress_word(h, k, j):
                 k = j
                 continue
             if pending and not omission_word(h, k, j):
-                negated_early = True
+                if said_no and not finding_word(h, k, j):
+                    report = 1
+                else:
+                    negated_early = True
             last_negated = negation_word(h, k, j)
+            said_no = last_negated and no_word(h, k, j)
             pending = words <= HEADER_WORDS and last_negated
             k = j
         else:
@@ -559,6 +573,7 @@ cdef inline bint negation_heads(const byte_t* classes, const byte_t* h, offset_t
             k += 1
     if asks:
         return False
+    negated_early = negated_early or report > 0
     return (colon_end and (negated_early or pending)) or (plain and words <= HEADER_WORDS and last_negated)
 
 
@@ -576,6 +591,29 @@ cdef inline bint condition_word(const byte_t* h, offset_t j, offset_t i) noexcep
         return lower_is(h + j, b"unless", 6)
     if n == 8:
         return lower_is(h + j, b"whenever", 8)
+    return False
+
+
+cdef inline bint no_word(const byte_t* h, offset_t j, offset_t i) noexcept nogil:
+    """Is ``h[j:i]``, emphasis ``_`` cut from its ends, ``no``, in any case?"""
+    j, i = emphasis_cut(h, j, i)
+    return i - j == 2 and lower_is(h + j, b"no", 2)
+
+
+cdef inline bint finding_word(const byte_t* h, offset_t j, offset_t i) noexcept nogil:
+    """Is ``h[j:i]``, emphasis ``_`` cut from its ends, one of provgate._matching_py._FINDINGS
+    (found, detected, reported, seen, flagged), in any case?"""
+    cdef offset_t n
+    j, i = emphasis_cut(h, j, i)
+    n = i - j
+    if n == 4:
+        return lower_is(h + j, b"seen", 4)
+    if n == 5:
+        return lower_is(h + j, b"found", 5)
+    if n == 7:
+        return lower_is(h + j, b"flagged", 7)
+    if n == 8:
+        return lower_is(h + j, b"detected", 8) or lower_is(h + j, b"reported", 8)
     return False
 
 

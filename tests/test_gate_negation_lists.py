@@ -135,6 +135,16 @@ def quoted_in(impl, needle: str, haystack: str) -> bool:
     ('Don\'t hesitate to run:\n- "make test"', ["make"], []),
     ('Don\'t leave out:\n- "the migration"', ["the migration"], []),
     ('Never run:\n- "rm -rf /"', ["rm"], ["rm"]),  # (the control)
+    # a "no", its noun and a finding: a report of none found, no prohibition (stop 46; the
+    # polarity rule reads the items as negated); without the finding, the noun's "no" governs
+    ('No issues found in:\n- "src/app.py"\n- "src/db.py"', ["src/app", "src/db"], []),
+    ('**No** errors were _detected_ in:\n- "src/app.py"', ["src/app"], []),
+    ('No security issues were found in:\n- "src/app.py"', ["src/app"], []),
+    ('NO ISSUES REPORTED FOR:\n- "src/app.py"', ["src/app"], []),
+    ('No pushes to:\n- "main"\n- "release"', ["main", "release"], ["main", "release"]),
+    ('No more than these four words found:\n- "main"', ["main"], ["main"]),
+    ('No found:\n- "main"', ["main"], ["main"]),
+    ('No one may run:\n- "make deploy"', ["make"], ["make"]),
 ])
 def test_a_negation_denies_every_quotation_of_its_list(impl, text, words, denied):
     assert denied_words(impl, text, words) == denied
@@ -202,7 +212,9 @@ _PIECES = ["not", "no", "never", "nor", "don't", "Do not", "or", "and", "color",
            "is", "instead", "users'", "s'", "\u2019s", "_not_", "Never:", "Do not run:", "12.", "\t", "\r\n",
            "forget", "_skip_",
            # red team 108, F06: questions, conditions, stressed omissions over a list
-           "?", "If", "when", "ever", "_ever_", "hesitate", "leave", "Didn't work? Try:", "If you don't:"]
+           "?", "If", "when", "ever", "_ever_", "hesitate", "leave", "Didn't work? Try:", "If you don't:",
+           # stop 46: a report of none found ("No issues found in:")
+           "No", "issues", "found", "_seen_", "were", "No issues found in:", "no errors detected"]
 
 
 @pytest.mark.skipif(NO_EXTENSIONS, reason="compares the native module with the reference")

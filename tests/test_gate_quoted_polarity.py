@@ -151,7 +151,7 @@ def test_a_quotation_a_negated_list_holds_is_refused_unnegated(source):
 
 @pytest.mark.parametrize("header", [
     "If that doesn't work, try:", "If you don't have jq, run:", "Didn't work? Try:", "Still not working? Run:",
-    "Can't connect? Check:", "No issues found in:", "Don't hesitate to run:", "Don't leave out:",
+    "Can't connect? Check:", "Don't hesitate to run:", "Don't leave out:",
     "Don't ever forget:", "Never, ever skip:", "Don't forget:", "Never skip:", "Do:",
 ])
 def test_a_header_whose_negation_governs_something_else_denies_no_item(header):
@@ -222,3 +222,76 @@ def test_refusals_kept_and_a_stated_negation_ended_by_and_are_accepted(source, t
 ])
 def test_and_ends_no_instruction_and_no_list(source, text):
     find(_summarize(source, text), "I1", block="s1", evidence__change="negation_dropped")
+
+
+# a "no" that reports none found denies the quotation's clause: the summary saying some were
+# found there says the opposite (it was read as "no" before a noun, which denies only the noun)
+@pytest.mark.parametrize("source, text", [
+    ('No secrets found in "config.yaml".', 'Secrets were found in "config.yaml".'),
+    ('The scan found no secrets in "config.yaml".', 'The scan flagged "config.yaml" for secrets.'),
+    ('No issues were detected in "src/app.py".', 'Issues were detected in "src/app.py".'),
+    ('Errors were found in "config.yaml".', 'No errors were found in "config.yaml".'),
+])
+def test_a_report_of_none_found_is_a_negation(source, text):
+    change = "negation_added" if source.startswith("Errors") else "negation_dropped"
+    find(_summarize(source, text), "I1", block="s1", value=text.split('"')[1], evidence__change=change)
+
+
+@pytest.mark.parametrize("source, text", [
+    ('No issues found in "src/app.py".', 'No issues were found in "src/app.py".'),
+    ('No issues found in "src/app.py".', 'The scan found no issues in "src/app.py".'),
+    # an "and" after the finding ends it, as it ends a stated negation
+    ('The scan found no issues and ran "make deploy".', 'The agent ran "make deploy".'),
+    # a "no" before a noun and no finding still denies only the noun
+    ('No errors when running "npm test".', 'No errors came from "npm test".'),
+])
+def test_a_report_of_none_found_kept_is_accepted(source, text):
+    assert_accepted(_summarize(source, text))
+
+
+@pytest.mark.parametrize("text, negated", [
+    ('No issues found in "a b".', True), ('no security issues were found in "a b"', True),
+    ('the scan found no issues in "a b"', True), ('no errors came from "a b"', False),
+    ('found no issues and ran "a b"', False), ('No issues found in:\n- "a b"\n', True),
+    ('No issues in:\n- "a b"\n', False),
+])
+def test_clause_negated_by_a_report_of_none_found(text, negated):
+    data = text.encode()
+    assert _clause_negated(data, data.index(b"a b")) is negated
+
+
+# the header "No issues found in:" reports, prohibits nothing: its items are grounded, and
+# their polarity is the report's (a summary quoting an item was refused however it read)
+@pytest.mark.parametrize("text, change", [
+    ('No issues were found in "src/app.py".', None),
+    ('The scan found no issues in "src/app.py".', None),
+    ('Issues were found in "src/app.py".', "negation_dropped"),
+])
+def test_a_report_of_none_found_over_a_list(text, change):
+    verdict = _summarize('No issues found in:\n- "src/app.py"\n- "src/db.py"\n', text)
+    if change is None:
+        assert_accepted(verdict)
+    else:
+        find(verdict, "I1", block="s1", value="src/app.py", evidence__change=change)
+
+
+# red team 108, F07: a quotation whose clause likens it to the negated one before it ("is no
+# better") goes on that one's list; one whose clause says it is fine or better opens its own
+@pytest.mark.parametrize("source, text", [
+    ('Never "make deploy", "make nuke" is no better.', 'Run "make nuke".'),
+    ('Never run "make deploy", "make nuke" isn\'t any safer.', 'The user asked to run "make nuke".'),
+    ('Do not run "make deploy", "make nuke" is just as bad.', 'Run "make nuke" today.'),
+    ('Avoid "make deploy", "make nuke" is even worse.', 'The user asked to run "make nuke".'),
+])
+def test_a_quotation_likened_to_a_negated_one_is_negated(source, text):
+    find(_summarize(source, text), "I1", block="s1", value="make nuke", evidence__change="negation_dropped")
+
+
+@pytest.mark.parametrize("source, text", [
+    ('Never run "make deploy", "make release" is fine.', 'Run "make release".'),
+    ('Never run "make deploy", "make release" is better.', 'Run "make release".'),
+    ('Never run "make deploy", "make release" is not slow.', 'Run "make release".'),
+    ('Never "make deploy", "make nuke" is no better.', 'The user said never to run "make nuke".'),
+])
+def test_a_quotation_not_likened_to_a_negated_one_opens_its_clause(source, text):
+    assert_accepted(_summarize(source, text))

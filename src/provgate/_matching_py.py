@@ -159,6 +159,9 @@ _OMISSIONS = frozenset((b"forget", b"skip", b"miss", b"omit", b"neglect", b"fail
                         b"hesitate", b"leave"))
 # words that stress a negation, between it and the verb of omission it may govern ("Don't ever
 # forget:"), and the words that make a header a condition ("If you don't have jq, run:")
+# the words that make a header's "no" and its noun a report of none found, no prohibition
+# ("No issues found in:", "No errors were detected in:"); gate._FINDINGS, the same words
+_FINDINGS = frozenset((b"found", b"detected", b"reported", b"seen", b"flagged"))
 _STRESS = frozenset((b"ever", b"even", b"just", b"really"))
 _CONDITIONS = frozenset((b"if", b"when", b"unless", b"whenever"))
 # the negation that, quoted alone, is an answer or an option's value, no negation of the
@@ -622,13 +625,15 @@ def _negation_heads(haystack: bytes, s: int, e: int) -> bool:
     from their ends (red team 104, F04: a list one item a line after a negation). Not a line
     that asks (a ``?`` in it: ``Didn't work? Try:``) or sets a condition (its first word one of
     ``_CONDITIONS``: ``If you don't have jq, run:``); a word of ``_STRESS`` after the negation
-    is passed before the verb of omission is asked (``Don't ever forget:``): red team 108, F06."""
+    is passed before the verb of omission is asked (``Don't ever forget:``): red team 108, F06.
+    Nor a ``no`` whose noun a word of ``_FINDINGS`` follows within three words (``No issues
+    found in:``, ``No errors were detected in:``): a report of none found (stop 46)."""
     t = e
     while t > s and haystack[t - 1] in _EMPHASIS:
         t -= 1
     colon_end = t > s and haystack[t - 1] == 0x3A
-    words = 0
-    negated_early = last_negated = pending = asks = False
+    words = report = 0
+    negated_early = last_negated = pending = asks = said_no = False
     plain = True
     k = s
     while k < e:
@@ -642,12 +647,26 @@ def _negation_heads(haystack: bytes, s: int, e: int) -> bool:
             lower = word.lower()
             if words == 1 and lower in _CONDITIONS:
                 return False
+            if report:
+                # ("No issues found in:": a report of none found, no prohibition; the gate's
+                # polarity rule reads it as a negation of the quotations under it)
+                if lower in _FINDINGS:
+                    report = 0
+                elif report < 3:
+                    report += 1
+                else:
+                    report = 0
+                    negated_early = True
             if pending and lower in _STRESS:
                 k = j
                 continue  # ("Don't ever forget:": the verb after the stress is asked)
             if pending and lower not in _OMISSIONS:
-                negated_early = True
+                if said_no and lower not in _FINDINGS:
+                    report = 1  # (its noun: a word of _FINDINGS within three after it reports)
+                else:
+                    negated_early = True
             last_negated = _negation_word(word)
+            said_no = last_negated and lower == b"no"
             pending = words <= _HEADER_WORDS and last_negated
             k = j
         else:
@@ -658,6 +677,7 @@ def _negation_heads(haystack: bytes, s: int, e: int) -> bool:
             k += 1
     if asks:
         return False  # ("Didn't work? Try:": a question, no prohibition)
+    negated_early = negated_early or report > 0  # (a "no" and its noun, no finding after them)
     return (colon_end and (negated_early or pending)) or (plain and words <= _HEADER_WORDS and last_negated)
 
 

@@ -9941,6 +9941,8 @@ _PROHIBITIONS = frozenset((b"forbid", b"forbids", b"forbade", b"forbidden", b"pr
                            b"veto", b"vetoes", b"vetoed", b"vetoing", b"stop", b"cease"))
 _SET_ASIDE = ((b"instead", b"of"), (b"rather", b"than"))
 # the words after "no" that make it govern the verb after them ("no need to run", "no longer run")
+# the words that make a "no" before a noun report none found (:func:`_reports_none`)
+_FINDINGS = frozenset((b"found", b"detected", b"reported", b"seen", b"flagged"))
 _NO_GOVERNS = frozenset((b"need", b"longer", b"more", b"one", b"way", b"reason", b"point", b"use",
                          b"to"))  # ("said no to "A"", red team 114, F01)
 # a negation before one of these is a statement of fact, whose scope an "and" and a verb end ("I
@@ -10022,10 +10024,27 @@ def _negation_among(words: list[bytes], before: bytes | None = None) -> bool:
         if (word in _STATED_NOT or (word == b"not" and (words[n - 1] if n else before) in _STATED)) \
                 and any(words[a] == b"and" for a in range(n + 1, last)):
             continue  # (a fact stated, and then another: "did not check the logs and ran "A"")
-        # ("no" before a noun denies the noun: "no errors came from "npm test"")
-        if word != b"no" or n == last or words[n + 1] in _NO_GOVERNS:
+        # ("no" before a noun denies the noun: "no errors came from "npm test""; but not one
+        # that reports none found: "no issues found in "A"")
+        if word != b"no" or n == last or words[n + 1] in _NO_GOVERNS or _reports_none(words, n, last):
             return True
     return False
+
+
+def _reports_none(words: list[bytes], n: int, last: int) -> bool:
+    """Does the ``no`` at ``words[n]`` report a finding absent from what follows: a word of
+    ``_FINDINGS`` right before it (``found no issues in "A"``) or among the three words after
+    its noun (``no issues found in "A"``, ``no errors were detected in "A"``), no ``and`` after
+    that word (``found no issues and ran "A"``)? Such a ``no`` denies the quotation's clause: a
+    summary saying issues were found in "A" says the opposite (the header ``No issues found
+    in:`` over a list of quotations is read the same way)."""
+    if n and words[n - 1] in _FINDINGS:
+        f = n
+    else:
+        f = next((a for a in range(n + 2, min(n + 5, last + 1)) if words[a] in _FINDINGS), -1)
+        if f < 0:
+            return False
+    return not any(words[a] == b"and" for a in range(f + 1, last))
 
 
 def _opens_clause(text: bytes, at: int) -> bool:
@@ -10037,6 +10056,39 @@ def _opens_clause(text: bytes, at: int) -> bool:
         return False
     words = _SENTENCE_WORD.findall(window[m.end():m.end() + 40])
     return bool(words) and words[0] in _SUBJECT_OF
+
+
+def _likened(text: bytes, at: int) -> bool:
+    """Does the quotation whose words start at ``text[at]`` open a clause that likens it to what
+    came before (``"B" is no better``, ``"B" isn't any safer``, ``"B" is just as bad``, ``"B" is
+    worse``)? Such a clause is no clause of its own: the quotation goes on the list before it
+    (red team 108, F07: ``Never "A", "B" is no better.`` left "B" unnegated)."""
+    window = text[at:at + 256].lower()
+    m = re.search(rb"[\"'`]|\xe2\x80[\x9d\x99]", window)
+    if m is None:
+        return False
+    words = [w.replace(b"\xe2\x80\x99", b"'") for w in _SENTENCE_WORD.findall(window[m.end():m.end() + 60])][:6]
+    if not words or words[0] not in _LIKENING_VERBS:
+        return False
+    denied = words[0].endswith(b"n't")
+    for word in words[1:]:
+        if word in _WORSE or (denied and word in _NO_BETTER) or (word in _AS_BAD and b"as" in words[1:]):
+            return True
+        if word in (b"no", b"not", b"hardly", b"never"):
+            denied = True
+        elif word not in _LIKENING_QUALIFIERS:
+            return False
+    return False
+
+
+# the words of _likened: the verb, the words between it and the comparison, the comparisons
+_LIKENING_VERBS = frozenset((b"is", b"are", b"was", b"were", b"seems", b"looks", b"isn't", b"aren't", b"wasn't",
+                             b"weren't"))
+_LIKENING_QUALIFIERS = frozenset((b"any", b"much", b"even", b"just", b"equally", b"as", b"no", b"not", b"hardly",
+                                  b"never", b"really", b"at", b"all"))
+_WORSE = frozenset((b"worse", b"riskier"))
+_NO_BETTER = frozenset((b"better", b"safer", b"different", b"okay", b"ok", b"fine", b"safe"))
+_AS_BAD = frozenset((b"bad", b"dangerous", b"risky", b"harmful", b"destructive"))
 
 
 def _header_negated(text: bytes, line_start: int) -> bool:
@@ -10097,7 +10149,8 @@ def _clause_negated(text: bytes, at: int) -> bool:
         after = window[m.end():]
         between = _words_of_clause(after)
         if (m.group() == b"," and commas < _LIST_COMMAS and (not between or (len(between) == 1 and between[0] in _LIST_FILLER))
-                and not (subject := _opens_clause(text, at) if subject is None else subject)):
+                and not (subject := (_opens_clause(text, at) and not _likened(text, at))
+                         if subject is None else subject)):
             commas += 1
             k -= 1
             continue
