@@ -9940,9 +9940,9 @@ _PROHIBITIONS = frozenset((b"forbid", b"forbids", b"forbade", b"forbidden", b"pr
                            b"declined", b"declining", b"reject", b"rejects", b"rejected", b"rejecting",
                            b"veto", b"vetoes", b"vetoed", b"vetoing", b"stop", b"cease"))
 _SET_ASIDE = ((b"instead", b"of"), (b"rather", b"than"))
-# the words after "no" that make it govern the verb after them ("no need to run", "no longer run")
 # the words that make a "no" before a noun report none found (:func:`_reports_none`)
 _FINDINGS = frozenset((b"found", b"detected", b"reported", b"seen", b"flagged"))
+# the words after "no" that make it govern the verb after them ("no need to run", "no longer run")
 _NO_GOVERNS = frozenset((b"need", b"longer", b"more", b"one", b"way", b"reason", b"point", b"use",
                          b"to"))  # ("said no to "A"", red team 114, F01)
 # a negation before one of these is a statement of fact, whose scope an "and" and a verb end ("I
