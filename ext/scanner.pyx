@@ -729,6 +729,21 @@ cdef inline Py_ssize_t email_label_end(const byte_t* d, Py_ssize_t n, Py_ssize_t
             return q
 
 
+cdef inline Py_ssize_t glued_email_start(const byte_t* d, Py_ssize_t n, Py_ssize_t p) noexcept nogil:
+    """Where the local part of an address glued to the non-ASCII run at p may start: the first
+    ASCII byte after the run, a letter, digit or _, right after a character at U+0380 or above
+    (lead byte 0xCE..0xFF); else -1 (see _scanner_py._match_glued_email)."""
+    cdef Py_ssize_t s = p, k
+    while s < n and d[s] >= 0x80:
+        s += 1
+    if s == p or s >= n or not has(d[s], F_ALNUM | F_KEY):
+        return -1
+    k = s - 1
+    while k > p and 0x80 <= d[k] < 0xC0:
+        k -= 1
+    return s if d[k] >= 0xCE else -1
+
+
 cdef Py_ssize_t m_email(const byte_t* d, Py_ssize_t n, Py_ssize_t p, Py_ssize_t q) noexcept nogil:
     """local@label(.label)+ at p, ending at a non-word byte, the last label two or more
     letters (see _scanner_py._EMAIL). d[p:q] is already known to be local-part bytes."""
@@ -742,7 +757,8 @@ cdef Py_ssize_t m_email(const byte_t* d, Py_ssize_t n, Py_ssize_t p, Py_ssize_t 
     while q + 1 < n and d[q] == b'.' and has(d[q + 1], F_ALNUM):
         tld = q + 1
         q = email_label_end(d, n, tld)
-    if tld < 0 or (q < n and has(d[q], F_W)) or q - tld < 2:
+    # grammar v10: the address ends before a character at U+0380 or above (lead byte 0xCE..0xFF)
+    if tld < 0 or (q < n and has(d[q], F_W) and d[q] < 0xCE) or q - tld < 2:
         return -1
     for k in range(tld, q):
         if not has(d[k], F_UPPER | F_LOWER):
@@ -1641,6 +1657,15 @@ cdef int word_token(const byte_t* d, Py_ssize_t n, Py_ssize_t p, byte_t prev, Sh
             if e >= 0:
                 next_p[0] = e
                 return emit(out, K_IDENTIFIER, p, e, V_HEX)
+        # grammar v10 (red team 113 F02): an address glued to the non-ASCII run the word begins
+        # with (请联系alice@acme.io); the word's bytes after the run are ASCII up to "@" or a joiner
+        if c >= 0x80 and (b == b'@' or b == b'.' or b == b'-' or b == b'+' or b == b'%'):
+            t = glued_email_start(d, n, p)
+            if t >= 0:
+                e = m_email(d, n, t, t)
+                if e >= 0:
+                    next_p[0] = e
+                    return emit(out, K_IDENTIFIER, t, e, V_HEX)
     if w.all_hex:
         if we - p == 8 and b == b'-':
             e = m_uuid(d, n, p)

@@ -190,8 +190,16 @@ _HYPHEN_ID = re.compile(rb"[a-z][a-z0-9]*+(?:[\-.][a-z0-9]++)*+(?![\-.]?[" + _W 
 # an e-mail address: local@label.label..., labels of letters and digits joined by single "-";
 # the caller checks the last label (the TLD) is two or more letters
 _EMAIL_LABEL = rb"[A-Za-z0-9]++(?:-[A-Za-z0-9]++)*+"
+# grammar v10 (red team 113 F02/F03): an address ends at a non-word byte or before a character at
+# U+0380 or above (its UTF-8 lead byte is 0xCE..0xFF: Greek, Cyrillic, CJK, full-width punctuation,
+# curly quotes), so "alice@acme.io处理" and "oncall@acme.io。" end at "io"; a Latin letter
+# (U+0080..U+037F, lead bytes below 0xCE) still goes on the word ("a@b.cafés" is no address)
+_EMAIL_END = rb"(?![0-9A-Za-z_\x80-\xcd])"
+# the non-ASCII run a word starts with, before a glued address's local part
+_HIGH_RUN = re.compile(rb"[\x80-\xff]++")
 _EMAIL = re.compile(
-    rb"[A-Za-z0-9_][A-Za-z0-9._%+\-]*+@" + _EMAIL_LABEL + rb"(?:\." + _EMAIL_LABEL + rb")++" + _END
+    rb"[A-Za-z0-9_][A-Za-z0-9._%+\-]*+@" + _EMAIL_LABEL + rb"(?:\." + _EMAIL_LABEL + rb")++"
+    + _EMAIL_END
 )
 _WORD = re.compile(rb"[" + _W + rb"]++")
 # grammar v5: a plain word right before "@" and a version (4.17.21, v4) or a digest
@@ -487,6 +495,29 @@ def _match_email(data: bytes, p: int) -> int:
         return -1
     tld = m.group()[m.group().rfind(b".") + 1 :]
     return m.end() if len(tld) >= 2 and all(b in _LETTERS for b in tld) else -1
+
+
+def _match_glued_email(data: bytes, p: int) -> tuple[int, int]:
+    """Start and end of the e-mail address glued to the non-ASCII run that the word at ``p``
+    begins with (``请联系alice@acme.io``, ``至oncall@acme.io``, ``“ops@acme.io”``), or (-1, -1).
+    Grammar v10 (red team 113 F02): the address starts at the first ASCII byte only when the
+    character right before it is at U+0380 or above (a lead byte 0xCE..0xFF: CJK, kana, Hangul,
+    Greek, Cyrillic, full-width and general punctuation), never after a Latin letter
+    (``josé`` is one word). Only the word's first ASCII run is tried: once per word, so a run is
+    read a bounded number of times."""
+    m = _HIGH_RUN.match(data, p)
+    if m is None:
+        return -1, -1
+    s = m.end()
+    if s >= len(data) or data[s] not in _KEY_START and data[s] not in _DIGITS:
+        return -1, -1
+    k = s - 1
+    while k > p and 0x80 <= data[k] < 0xC0:
+        k -= 1
+    if data[k] < 0xCE:
+        return -1, -1
+    e = _match_email(data, s)
+    return (s, e) if e >= 0 else (-1, -1)
 
 
 def _match_hyphen_id(data: bytes, p: int) -> int:
@@ -795,6 +826,12 @@ def _token_spans(data: bytes, out: _Out, shortcut: bool = True) -> None:
             e = _match_email(data, p)
             if e >= 0:  # the value is lower-cased: e-mail addresses are compared without case
                 out.add(IDENTIFIER, p, e, -1, -1, p, e, VALUE_HEX)
+                p = e
+                continue
+        if c >= 0x80:
+            s, e = _match_glued_email(data, p)
+            if e >= 0:  # grammar v10: the run before the address holds no fact
+                out.add(IDENTIFIER, s, e, -1, -1, s, e, VALUE_HEX)
                 p = e
                 continue
         if c in _HEX:
