@@ -40,7 +40,7 @@ from _byte_batches cimport byte_items, lengths_of, pointers_of
 from _types cimport byte_t, offset_t
 from _whitespace cimport whitespace_length
 
-from provgate._search_py import WHITESPACE, WHITESPACE_CODEPOINTS
+from provgate._search_py import UNIT_LEAD_BYTES, WHITESPACE, WHITESPACE_CODEPOINTS
 from provgate._search_py import check_max_spans, check_pair, check_start
 from provgate.errors import InvalidArgumentError
 
@@ -1038,6 +1038,46 @@ def normalize_whitespace(data):
     with nogil:
         k = normalize_into(src, n, dst)
     return out[:k].tobytes()
+
+
+# unit_leads' byte classes (the reference's _UNIT_CLASSES): a digit, a blank, a unit's first byte
+cdef enum:
+    UNIT_OTHER = 0
+    UNIT_DIGIT = 1
+    UNIT_BLANK = 2
+    UNIT_LEAD = 3
+cdef byte_t UNIT_CLASS[256]
+for _b in range(256):
+    UNIT_CLASS[_b] = (UNIT_DIGIT if 0x30 <= _b <= 0x39 else UNIT_BLANK if _b in (0x20, 0x09)
+                      else UNIT_LEAD if _b in UNIT_LEAD_BYTES else UNIT_OTHER)
+
+
+cdef offset_t unit_leads_into(const byte_t* s, offset_t n, offset_t* out) noexcept nogil:
+    """Write the offsets of unit_leads into ``out`` (room for n // 3 + 1); return how many."""
+    cdef offset_t i, k = 0
+    cdef byte_t c
+    for i in range(n - 2):
+        if UNIT_CLASS[s[i]] != UNIT_DIGIT or UNIT_CLASS[s[i + 1]] != UNIT_BLANK:
+            continue
+        c = UNIT_CLASS[s[i + 2]]
+        if c == UNIT_LEAD or (c == UNIT_BLANK and i + 3 < n and UNIT_CLASS[s[i + 3]] == UNIT_LEAD):
+            out[k] = i
+            k += 1
+    return k
+
+
+def unit_leads(data):
+    if type(data) is not bytes:
+        raise TypeError(f"data must be bytes, not {type(data).__name__}")
+    cdef bytes keep = data
+    cdef offset_t n = PyBytes_GET_SIZE(keep), k
+    # (each lead takes three bytes of its own: a digit, a blank and a lead)
+    cdef cnp.ndarray out = np.empty(n // 3 + 1, dtype=np.int64)
+    cdef const byte_t* src = data_of(keep)
+    cdef offset_t* dst = index_ptr(out)
+    with nogil:
+        k = unit_leads_into(src, n, dst)
+    return out[:k].copy()
 
 
 def find_whitespace(needles, haystacks):

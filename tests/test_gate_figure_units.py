@@ -10,7 +10,13 @@ import pytest
 from gate_helpers import assert_accepted, find
 from test_grammar_v4 import _rewrite, _summarize
 
-from provgate.gate import _figures_with_units
+from provgate._search import unit_leads
+from provgate._search_py import UNIT_LEAD_BYTES
+from provgate.gate import _UNITS, _figures_with_units, _unit_at
+
+
+def _with_units(text: bytes) -> dict[bytes, set[bytes]]:
+    return _figures_with_units(text, unit_leads(text).tolist())
 
 
 @pytest.mark.parametrize("before, after, pre_unit, post_unit", [
@@ -69,11 +75,35 @@ def test_a_summary_keeping_the_unit_is_accepted(source, text):
 
 
 def test_figures_with_units():
-    assert _figures_with_units(b"Wait 30 seconds, 5 min, 1.5 GB and 12 apples; 7\tdays") == {
+    assert _with_units(b"Wait 30 seconds, 5 min, 1.5 GB and 12 apples; 7\tdays") == {
         b"30": {b"s"}, b"5": {b"min"}, b"1.5": {b"gb"}, b"7": {b"d"}}
-    assert _figures_with_units(b"v2 s") == {}  # (a figure inside a word is none)
-    assert _figures_with_units(b"1,000.5 ms and 3. s") == {b"1,000.5": {b"ms"}}
-    assert _figures_with_units(b"no figures here") == {}
+    assert _with_units(b"v2 s") == {}  # (a figure inside a word is none)
+    assert _with_units(b"1,000.5 ms and 3. s") == {b"1,000.5": {b"ms"}}
+    assert _with_units(b"no figures here") == {}
+    # a non-ASCII byte before the figure does not make it part of a word
+    assert _with_units("\u224830 seconds".encode()) == {b"30": {b"s"}}
+
+
+@pytest.mark.parametrize("text, end, unit", [
+    (b"30 seconds", 2, b"s"), (b"30  Seconds.", 2, b"s"), (b"30\tms)", 2, b"ms"),
+    ("30 \u00b5s".encode(), 2, b"us"), ("30 \u03bcs".encode(), 2, b"us"),
+    (b"30 min\xe2\x80\xa6", 2, b"min"),  # (an ellipsis after the unit ends its word)
+    (b"30   s", 2, None),  # three blanks: the word is not the figure's
+    (b"30s", 2, None), (b"30 s2", 2, None), (b"30 sec_x", 2, None), (b"30 apples", 2, None), (b"30 ", 2, None),
+])
+def test_unit_at_reads_the_unit_right_after_a_figure(text, end, unit):
+    assert _unit_at(text, end) == unit
+
+
+def test_every_unit_spelling_starts_with_a_byte_unit_leads_looks_for():
+    # (a spelling whose first byte unit_leads skips would never be read in a summary)
+    assert {spelling[0] for spelling in _UNITS} <= UNIT_LEAD_BYTES
+
+
+def test_a_summary_changing_the_unit_of_a_figure_after_a_non_ascii_sign_is_refused():
+    found = find(_summarize("Wait \u224830 seconds then retry.", "Wait \u224830 minutes then retry."), "I1",
+                 block="s", evidence__change="unit_changed")
+    assert found.evidence["unit"] == "min"
 
 
 # red team 115, F04: statements, list items or table rows reordered whole, their figures between

@@ -597,6 +597,34 @@ def test_normalize_whitespace_takes_bytes_only(impl):
         impl.normalize_whitespace("a b")
 
 
+# ---- figure-unit leads -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("data, expected", [
+    (b"Wait 30 seconds", [6]), (b"30  ms and 5\tmin", [1, 11]), (b"12 GB", [1]), ("7 \u00b5s".encode(), [0]),
+    (b"30   s", []),  # (three blanks)
+    (b"30s, 30 apples, 30 ", []), (b"", []), (b"1", []), (b"1 ", []), (b"1 s", [0]), (b"1  ", []),
+])
+def test_unit_leads(impl, data, expected):
+    found = impl.unit_leads(data)
+    assert found.dtype == np.int64 and found.tolist() == expected
+
+
+def test_unit_leads_refuses_what_is_not_bytes(impl):
+    for bad in ("30 s", bytearray(b"30 s"), memoryview(b"30 s"), None):
+        with pytest.raises(TypeError, match="data must be bytes"):
+            impl.unit_leads(bad)
+
+
+@_only_with_native
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from([b"0", b"9", b" ", b"\t", b"s", b"M", b"x", b"\xc2", b"\xce", b"%", b"\n", b"5 s"]),
+                max_size=60))
+def test_native_unit_leads_equal_the_reference(parts):
+    data = b"".join(parts)
+    assert _load("native").unit_leads(data).tolist() == _load("reference").unit_leads(data).tolist()
+
+
 # ---- the GIL and the switch --------------------------------------------------------------------
 
 

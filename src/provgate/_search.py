@@ -11,6 +11,7 @@ whitespace_spans = _impl.whitespace_spans
 exact_spans = _impl.exact_spans
 longest_prefix = _impl.longest_prefix
 normalize_whitespace = _impl.normalize_whitespace
+unit_leads = _impl.unit_leads
 WHITESPACE = _impl.WHITESPACE
 WHITESPACE_CODEPOINTS = _impl.WHITESPACE_CODEPOINTS
 
@@ -24,5 +25,6 @@ __all__ = [
     "find_whitespace",
     "longest_prefix",
     "normalize_whitespace",
+    "unit_leads",
     "whitespace_spans",
 ]

@@ -45,6 +45,14 @@ Longest prefix (``longest_prefix``), a diagnostic
 first offset of that prefix, or -1 when ``L == 0``. The prefix may end inside a UTF-8 character;
 callers cut it back to a character boundary.
 
+Figure-unit leads (``unit_leads``), for the gate's unit rules
+-------------------------------------------------------------
+``unit_leads(data)`` gives, in order, every offset of a digit (``0``-``9``) followed by one or
+two blanks (space or tab) and then a byte that can start a unit word (:data:`UNIT_LEAD_BYTES`:
+the first letters of the gate's unit spellings, either case, and the first byte of the micro
+signs U+00B5 and U+03BC), as an int64 array: the few places a figure may be written with
+a unit after it, found in one pass so the gate reads the words there only.
+
 Input
 -----
 ``needles`` and ``haystacks`` are lists or tuples of the same length whose items are ``bytes``
@@ -76,6 +84,16 @@ WHITESPACE: tuple[bytes, ...] = tuple(chr(c).encode("utf-8") for c in WHITESPACE
 
 # a maximal run of whitespace (also how reconstruct resumes a listing after a run)
 WHITESPACE_RUN = re.compile(b"(?:" + b"|".join(re.escape(w) for w in WHITESPACE) + b")+")
+
+
+# the bytes a unit word can start with (the gate's _UNIT_NAMES spellings; "\xc2"/"\xce" lead
+# the micro signs)
+UNIT_LEAD_BYTES = frozenset(b"bdghkmnpstuwyBDGHKMNPSTUWY\xc2\xce")
+# each byte's class for unit_leads: D a digit, _ a blank, L a unit lead, . anything else
+_UNIT_CLASSES = bytes(
+    0x44 if 0x30 <= c <= 0x39 else 0x5F if c in (0x20, 0x09) else 0x4C if c in UNIT_LEAD_BYTES else 0x2E
+    for c in range(256)
+)
 
 
 # -- input -----------------------------------------------------------------------------------
@@ -129,6 +147,16 @@ def normalize_whitespace(data: bytes) -> bytes:
     if type(data) is not bytes:
         raise TypeError(f"data must be bytes, not {type(data).__name__}")
     return WHITESPACE_RUN.sub(b" ", data)
+
+
+def unit_leads(data: bytes) -> np.ndarray:
+    """Every offset of a digit with one or two blanks and a unit lead byte after it (module doc)."""
+    if type(data) is not bytes:
+        raise TypeError(f"data must be bytes, not {type(data).__name__}")
+    shape = data.translate(_UNIT_CLASSES)
+    found = occurrences(b"D_L", shape) + occurrences(b"D__L", shape)
+    found.sort()
+    return np.array(found, dtype=np.int64)
 
 
 def _normalized_with_offsets(data: bytes) -> tuple[bytes, list[int]]:
@@ -241,5 +269,6 @@ __all__ = [
     "find_whitespace",
     "longest_prefix",
     "normalize_whitespace",
+    "unit_leads",
     "whitespace_spans",
 ]

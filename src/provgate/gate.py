@@ -75,6 +75,7 @@ from provgate._quotations import asked_quotations
 from provgate._matching_py import QUOTE as _MODE_QUOTE
 from provgate._matching_py import RELAXED as _MODE_RELAXED
 from provgate._scanner import span_values
+from provgate._search import unit_leads
 from provgate._scanner_py import normalize_value
 from provgate._textnorm import same_after_normalisation, same_without_spaces
 from provgate._textnorm_py import (
@@ -3991,7 +3992,7 @@ class _Check:
         # (one pass over the derived blocks' texts joined: a block with no digit, blank and
         # letter together states no figure with a unit)
         texts = [self.post_facts[j].table.data for j in derived]
-        hits = _unit_after_digit(b"\n".join(texts))
+        hits = unit_leads(b"\n".join(texts)).tolist()
         if not hits:
             return
         starts = list(itertools.accumulate((len(t) + 1 for t in texts[:-1]), initial=0))
@@ -5244,10 +5245,10 @@ class _Check:
         (``seconds`` / ``s``), and a unit dropped or added is not asked. Read only where a
         digit has a unit's letter after a blank, so most blocks cost one search."""
         pre_table, post_table = self.pre_facts[i].table, self.post_facts[j].table
-        if not (_unit_after_digit(pre_table.data) and _unit_after_digit(post_table.data)):
+        if not (len(unit_leads(pre_table.data)) and len(unit_leads(post_table.data))):
             return
-        before = _figure_units(pre_table, pre_rows, self._word_bounds_of(0, i))
-        after = _figure_units(post_table, post_rows, self._word_bounds_of(1, j))
+        before = [_unit_at(pre_table.data, e) for e in pre_table.end[pre_rows].tolist()]
+        after = [_unit_at(post_table.data, e) for e in post_table.end[post_rows].tolist()]
         for r, a, b_unit in zip(post_rows, before, after):
             if a is None or b_unit is None or a == b_unit:
                 continue
@@ -10409,10 +10410,11 @@ def _figures_by_context(table: FactTable, rows: list[int], figures: list[bytes],
     for row, figure in zip(rows, figures):
         k = int(np.searchsorted(word_ends, table.start[row], side="right")) - 1  # (the last word before)
         m = int(np.searchsorted(word_starts, table.end[row], side="left"))  # (the first word after)
-        unit = _UNITS.get(words[m]) if m < len(words) and _unit_follows(lowered, table.end[row], word_starts[m]) else None
+        unit = _unit_at(lowered, int(table.end[row]))
         if unit is not None:
             # the unit is the figure's ("30 s" and "5 min" traded with their units: red team
-            # 115, F03), and the words after it its context
+            # 115, F03), and the words after its word the context (only blanks stand between the
+            # figure and the unit, so the unit's word is the first after the figure)
             figure += b" " + unit
             m += 1
         context = (words[k - 1] if k >= 1 else b"", words[k] if k >= 0 else b"",
@@ -10447,46 +10449,31 @@ _UNIT_NAMES = {
     b"%": (b"percent", b"pct"),
 }
 _UNITS = {spelling: name for name, spellings in _UNIT_NAMES.items() for spelling in spellings}
+# a unit spelling right after a figure: one or two blanks (a space or a tab), then ASCII letters,
+# or a micro sign and "s", that no letter, digit or "_" goes on from
+_UNIT_SPELLING = rb"[ \t]{1,2}([A-Za-z]+|\xc2\xb5s|\xce\xbcs)(?![0-9A-Za-z_])"
+_UNIT_AFTER_FIGURE = re.compile(_UNIT_SPELLING)
 
 
-def _unit_follows(lowered: bytes, end: int, word_start: int) -> bool:
-    """Do only blanks (a space or a tab, at most two) stand between a figure's end and the word
-    after it?"""
-    gap = lowered[end:word_start]
-    return 0 < len(gap) <= 2 and not gap.strip(b" \t")
+def _unit_at(text: bytes, end: int) -> bytes | None:
+    """The unit (its ``_UNITS`` name) written right after a figure that ends at offset ``end``
+    of ``text``, or None: the one reading of a figure's unit that every unit rule uses (the
+    figures traded, the units kept on a rewrite, the units a summary grounds)."""
+    m = _UNIT_AFTER_FIGURE.match(text, end)
+    return None if m is None else _UNITS.get(m.group(1).lower())
 
 
-def _unit_after_digit(data: bytes) -> list[int]:
-    """Where a digit stands with one or two blanks (space, tab) and a letter, ``%`` or a micro
-    sign's first byte after it: the digit's positions. The text's bytes are mapped to classes
-    (``D`` digit, ``_`` blank, ``L`` such a lead) in one ``translate`` and the pairs found with
-    ``find``: a regular expression read these texts at 17 ns a byte, a tenth of a summarize
-    check."""
-    shape = data.translate(_UNIT_CLASSES)
-    found: list[int] = []
-    for pattern in (b"D_L", b"D__L"):
-        at = shape.find(pattern)
-        while at >= 0:
-            found.append(at)
-            at = shape.find(pattern, at + 1)
-    found.sort()
-    return found
-
-
-_UNIT_CLASSES = bytes(
-    0x44 if 0x30 <= c <= 0x39 else 0x5F if c in (0x20, 0x09) else
-    0x4C if ((c | 0x20) in b"bdghkmnpstuwy" or c in (0x25, 0xC2, 0xCE)) else 0x2E  # (a unit's first letter)
-    for c in range(256))
 _FIGURE_BYTES = frozenset(b"0123456789.,")
-_UNIT_WORD = re.compile(rb"[ \t]{1,2}([a-z%]+|\xc2\xb5s|\xce\xbcs)(?![0-9a-z_])")
+# a byte before a figure that makes it part of a longer token (a word, a number, a version):
+# ASCII only, unlike a word's bytes, so "≈30 seconds" is a figure with a unit
+_FIGURE_GLUE = frozenset(b"0123456789_.ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
 
 
-def _figures_with_units(text: bytes, at: list[int] | None = None) -> dict[bytes, set[bytes]]:
-    """Each figure of ``text`` written with a unit after it (``_UNITS``) -> the units' names: a
-    whole number (no digit, letter, ``_`` or ``.`` before it; digits joined by single ``.`` or
-    ``,``), one or two blanks, and a unit word. ``at``: :func:`_unit_after_digit` of ``text``."""
-    if at is None:
-        at = _unit_after_digit(text)
+def _figures_with_units(text: bytes, at: list[int]) -> dict[bytes, set[bytes]]:
+    """Each figure of ``text`` written with a unit after it -> the units' names: a whole number
+    (no ``_FIGURE_GLUE`` byte before it; digits joined by single ``.`` or ``,``) and its
+    :func:`_unit_at`. ``at``: :func:`~provgate._search.unit_leads` of ``text``, the last digit
+    of each candidate."""
     out: dict[bytes, set[bytes]] = {}
     for p in at:
         start = p + 1
@@ -10497,32 +10484,28 @@ def _figures_with_units(text: bytes, at: list[int] | None = None) -> dict[bytes,
         figure = text[start:p + 1]
         if b".." in figure or b",," in figure or b".," in figure or b",." in figure:
             continue
-        if start and (text[start - 1] | 0x20) in _FIGURE_GLUE:
+        if start and text[start - 1] in _FIGURE_GLUE:
             continue
-        m = _UNIT_WORD.match(text[p + 1:p + 40].lower())
-        if m is None:
-            continue
-        unit = _UNITS.get(m.group(1))
+        unit = _unit_at(text, p + 1)
         if unit is not None:
             out.setdefault(figure, set()).add(unit)
     return out
 
 
 def _units_of_figure(text: bytes, figure: bytes) -> set[bytes]:
-    """The units (``_UNITS``' names) ``text`` writes right after the figure ``figure`` (a whole
-    number: no digit, letter, ``_`` or ``.`` before it). One search for the figure's bytes
-    followed by a blank and a word, which the regular expression engine starts from the
+    """The units (``_UNITS``' names) ``text`` writes right after the figure ``figure`` where it
+    stands as a whole number (:func:`_figures_with_units`). One search for the figure's bytes
+    and a unit's spelling after them, which the regular expression engine starts from the
     figure's literal bytes, so a long source costs little."""
     out: set[bytes] = set()
     pattern = _UNIT_SEARCHES.get(figure)
     if pattern is None:
         if len(_UNIT_SEARCHES) > 4096:
             _UNIT_SEARCHES.clear()
-        pattern = _UNIT_SEARCHES[figure] = re.compile(
-            re.escape(figure) + rb"[ \t]{1,2}([A-Za-z%]+|\xc2\xb5s|\xce\xbcs)(?![0-9A-Za-z_])")
+        pattern = _UNIT_SEARCHES[figure] = re.compile(re.escape(figure) + _UNIT_SPELLING)
     for m in pattern.finditer(text):
         at = m.start()
-        if at and (text[at - 1] | 0x20) in _FIGURE_GLUE:
+        if at and text[at - 1] in _FIGURE_GLUE:
             continue
         unit = _UNITS.get(m.group(1).lower())
         if unit is not None:
@@ -10531,27 +10514,6 @@ def _units_of_figure(text: bytes, figure: bytes) -> set[bytes]:
 
 
 _UNIT_SEARCHES: dict[bytes, re.Pattern[bytes]] = {}
-# a byte before a figure that makes it part of a word or a longer number (lower-cased)
-_FIGURE_GLUE = frozenset(b"0123456789abcdefghijklmnopqrstuvwxyz_.")
-
-
-def _figure_units(table: FactTable, rows: list[int], bounds: tuple[np.ndarray, np.ndarray, np.ndarray, bytes]) -> list[bytes | None]:
-    """The unit (``_UNITS``' name) standing right after each figure of ``rows``, or None."""
-    starts, _, _, lowered = bounds
-    inner = starts[1:-1]
-    out: list[bytes | None] = []
-    for row in rows:
-        end = int(table.end[row])
-        m = int(np.searchsorted(inner, end, side="left"))
-        if m >= inner.size:
-            out.append(None)
-            continue
-        a = int(inner[m])
-        word_end = a
-        while word_end < len(lowered) and _WORD_BYTE_TABLE[lowered[word_end]]:
-            word_end += 1
-        out.append(_UNITS.get(lowered[a:word_end]) if _unit_follows(lowered, end, a) else None)
-    return out
 
 
 def _word_bounds(text: bytes) -> tuple[np.ndarray, np.ndarray, np.ndarray, bytes]:
