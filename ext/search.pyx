@@ -40,7 +40,7 @@ from _byte_batches cimport byte_items, lengths_of, pointers_of
 from _types cimport byte_t, offset_t
 from _whitespace cimport whitespace_length
 
-from provgate._search_py import UNIT_LEAD_BYTES, WHITESPACE, WHITESPACE_CODEPOINTS
+from provgate._search_py import UNIT_GAP_BYTES, WHITESPACE, WHITESPACE_CODEPOINTS
 from provgate._search_py import check_max_spans, check_pair, check_start
 from provgate.errors import InvalidArgumentError
 
@@ -1040,27 +1040,43 @@ def normalize_whitespace(data):
     return out[:k].tobytes()
 
 
-# unit_leads' byte classes (the reference's _UNIT_CLASSES): a digit, a blank, a unit's first byte
+# unit_leads' byte classes (the reference's _UNIT_LEAD): a digit, a gap byte, a lead byte that
+# may follow the digit only after a gap (an ASCII letter, "%"), one that may follow it directly
+# too (the escape byte, any byte from 0x80)
 cdef enum:
     UNIT_OTHER = 0
     UNIT_DIGIT = 1
-    UNIT_BLANK = 2
-    UNIT_LEAD = 3
+    UNIT_GAP = 2
+    UNIT_LEAD_AFTER_GAP = 3
+    UNIT_LEAD = 4
 cdef byte_t UNIT_CLASS[256]
 for _b in range(256):
-    UNIT_CLASS[_b] = (UNIT_DIGIT if 0x30 <= _b <= 0x39 else UNIT_BLANK if _b in (0x20, 0x09)
-                      else UNIT_LEAD if _b in UNIT_LEAD_BYTES else UNIT_OTHER)
+    UNIT_CLASS[_b] = (UNIT_DIGIT if 0x30 <= _b <= 0x39 else UNIT_GAP if _b in UNIT_GAP_BYTES
+                      else UNIT_LEAD_AFTER_GAP if 0x41 <= _b <= 0x5A or 0x61 <= _b <= 0x7A or _b == 0x25
+                      else UNIT_LEAD if _b == 0x1B or _b >= 0x80 else UNIT_OTHER)
+cdef enum:
+    MAX_UNIT_GAP = 24  # the most gap bytes read between a figure and its unit
 
 
 cdef offset_t unit_leads_into(const byte_t* s, offset_t n, offset_t* out) noexcept nogil:
-    """Write the offsets of unit_leads into ``out`` (room for n // 3 + 1); return how many."""
-    cdef offset_t i, k = 0
+    """Write the offsets of unit_leads into ``out`` (room for n // 2 + 1); return how many."""
+    cdef offset_t i, g, k = 0
     cdef byte_t c
-    for i in range(n - 2):
-        if UNIT_CLASS[s[i]] != UNIT_DIGIT or UNIT_CLASS[s[i + 1]] != UNIT_BLANK:
+    for i in range(n - 1):
+        if UNIT_CLASS[s[i]] != UNIT_DIGIT:
             continue
-        c = UNIT_CLASS[s[i + 2]]
-        if c == UNIT_LEAD or (c == UNIT_BLANK and i + 3 < n and UNIT_CLASS[s[i + 3]] == UNIT_LEAD):
+        c = UNIT_CLASS[s[i + 1]]
+        if c == UNIT_LEAD:
+            out[k] = i
+            k += 1
+            continue
+        if c != UNIT_GAP:
+            continue
+        g = i + 1
+        # (a run longer than the most stops with a gap byte at g: no lead)
+        while g < n and g - i <= MAX_UNIT_GAP and UNIT_CLASS[s[g]] == UNIT_GAP:
+            g += 1
+        if g < n and UNIT_CLASS[s[g]] >= UNIT_LEAD_AFTER_GAP:
             out[k] = i
             k += 1
     return k
@@ -1071,8 +1087,8 @@ def unit_leads(data):
         raise TypeError(f"data must be bytes, not {type(data).__name__}")
     cdef bytes keep = data
     cdef offset_t n = PyBytes_GET_SIZE(keep), k
-    # (each lead takes three bytes of its own: a digit, a blank and a lead)
-    cdef cnp.ndarray out = np.empty(n // 3 + 1, dtype=np.int64)
+    # (each lead is a digit with a byte after it that is none)
+    cdef cnp.ndarray out = np.empty(n // 2 + 1, dtype=np.int64)
     cdef const byte_t* src = data_of(keep)
     cdef offset_t* dst = index_ptr(out)
     with nogil:

@@ -7,11 +7,10 @@ the two durations traded kept every figure in a context of its own. The suite ru
 from __future__ import annotations
 
 import pytest
-from gate_helpers import assert_accepted, find
+from gate_helpers import assert_accepted, blk, find, gate_for, tool
 from test_grammar_v4 import _rewrite, _summarize
 
 from provgate._search import unit_leads
-from provgate._search_py import UNIT_LEAD_BYTES
 from provgate.gate import _UNITS, _figures_with_units, _unit_at
 
 
@@ -78,7 +77,7 @@ def test_figures_with_units():
     assert _with_units(b"Wait 30 seconds, 5 min, 1.5 GB and 12 apples; 7\tdays") == {
         b"30": {b"s"}, b"5": {b"min"}, b"1.5": {b"gb"}, b"7": {b"d"}}
     assert _with_units(b"v2 s") == {}  # (a figure inside a word is none)
-    assert _with_units(b"1,000.5 ms and 3. s") == {b"1,000.5": {b"ms"}}
+    assert _with_units(b"1,000.5 ms and 3. s") == {b"1000.5": {b"ms"}}  # (as a number)
     assert _with_units(b"no figures here") == {}
     # a non-ASCII byte before the figure does not make it part of a word
     assert _with_units("\u224830 seconds".encode()) == {b"30": {b"s"}}
@@ -88,16 +87,24 @@ def test_figures_with_units():
     (b"30 seconds", 2, b"s"), (b"30  Seconds.", 2, b"s"), (b"30\tms)", 2, b"ms"),
     ("30 \u00b5s".encode(), 2, b"us"), ("30 \u03bcs".encode(), 2, b"us"),
     (b"30 min\xe2\x80\xa6", 2, b"min"),  # (an ellipsis after the unit ends its word)
-    (b"30   s", 2, None),  # three blanks: the word is not the figure's
+    (b"250   ms", 3, b"ms"),  # (an aligned column)
+    (b"30\nseconds", 2, b"s"), (b"**30** minutes", 6, b"min"), (b"30-minute", 2, b"min"),
+    (b"30 *minutes*", 2, b"min"), (b"30 \x1b[1mminutes\x1b[0m", 2, b"min"),
+    ("30 \u200bminutes".encode(), 2, b"min"), ("30 m\u0456nutes".encode(), 2, b"min"),  # (a Cyrillic i)
+    (b"40 MB/s", 2, b"mb/s"), (b"100 req/s", 3, b"req/s"), (b"100 requests per minute", 3, b"requests/min"),
+    (b"5 %", 1, b"%"), ("80 \u00b0C".encode(), 2, b"degc"), (b"30 m", 2, b"m"),
+    (b"30" + b" " * 25 + b"s", 2, None),  # (more gap than a unit is read across)
+    (b"30\n\nseconds", 2, None),  # (a paragraph's end)
     (b"30s", 2, None), (b"30 s2", 2, None), (b"30 sec_x", 2, None), (b"30 apples", 2, None), (b"30 ", 2, None),
 ])
 def test_unit_at_reads_the_unit_right_after_a_figure(text, end, unit):
     assert _unit_at(text, end) == unit
 
 
-def test_every_unit_spelling_starts_with_a_byte_unit_leads_looks_for():
+def test_every_unit_spelling_is_found_by_unit_leads():
     # (a spelling whose first byte unit_leads skips would never be read in a summary)
-    assert {spelling[0] for spelling in _UNITS} <= UNIT_LEAD_BYTES
+    for spelling in _UNITS:
+        assert unit_leads(b"30 " + spelling).tolist() == [1], spelling
 
 
 def test_a_summary_changing_the_unit_of_a_figure_after_a_non_ascii_sign_is_refused():
@@ -124,3 +131,75 @@ def test_rows_reordered_whole_are_accepted(before, after):
 ])
 def test_figures_traded_between_named_rows_are_refused(before, after):
     find(_rewrite(before, after), "I2", evidence__change="traded_in_place")
+
+
+# red team 116: a unit changed where the rule did not look (F01: the statement moved, the figure
+# repeated, two blocks merged; F02: the figure written as another number; F03/F04: markup, a
+# line break, colour codes, invisible or look-alike letters around it; F05: units off the list)
+@pytest.mark.parametrize("before, after", [
+    ("Timeout is 30 s. Retry after 5 min.", "Retry after 5 min. Timeout is 30 min."),
+    ("Wait 30 seconds then retry.", "Wait 30 minutes then retry (30 at most)."),
+    ("Wait 30\nseconds then retry.", "Wait 30\nminutes then retry."),
+    ("Wait **30** seconds then retry.", "Wait **30** minutes then retry."),
+    ("p99    250   ms\np50     12   ms\n", "p99    250   s\np50     12   ms\n"),
+    ("Use a 30-minute timeout.", "Use a 30-hour timeout."),
+    ("Throughput 40 MB/s.", "Throughput 40 MB/min."),
+    ("Limit 100 requests per minute.", "Limit 100 requests per hour."),
+    ("Max temp 80 \u00b0C.", "Max temp 80 \u00b0F."),
+    ("Error budget 5 %.", "Error budget 5 ms."),
+    ("Latency 30 millis.", "Latency 30 micros."),
+    ("Wait 30 m.", "Wait 30 h."),
+])
+def test_a_unit_changed_anywhere_in_a_rewritten_block_is_refused(before, after):
+    find(_rewrite(before, after), "I2", evidence__change="unit_changed")
+
+
+@pytest.mark.parametrize("source, text", [
+    ("Timeout 1,000 ms.", "Timeout 1000 s."),
+    ("Wait 30 seconds then retry.", "Wait **30** minutes, then retry."),
+    ("Wait 30 seconds then retry.", "Wait `30` minutes, then retry."),
+    ("Wait 30 seconds then retry.", "Wait 30 *minutes*, then retry."),
+    ("Wait 30 seconds then retry.", "Wait 30 \x1b[1mminutes\x1b[0m, then retry."),
+    ("Wait 30 seconds then retry.", "Wait 30 \u200bminutes, then retry."),
+    ("Wait 30 seconds then retry.", "Wait 30 m\u0456nutes, then retry."),
+    ("Wait 30\nseconds then retry.", "Wait 30 minutes."),
+    ("Wait **30** seconds then retry.", "Wait 30 minutes."),
+    ("Wait 30 \x1b[1mseconds\x1b[0m then retry.", "Wait 30 minutes."),  # (colour codes in the source)
+    ("Use a 30-second timeout.", "Use a 30 minute timeout."),
+    ("Limit 100 req/s.", "Limit 100 req/min."),
+])
+def test_a_summary_changing_a_unit_however_written_is_refused(source, text):
+    find(_summarize(source, text), "I1", block="s", evidence__change="unit_changed")
+
+
+@pytest.mark.parametrize("before, after", [
+    ("Timeout is 30 s. Retry after 5 min.", "Retry after 5 min. Timeout is 30 s."),
+    ("Wait 30 seconds then retry.", "Wait 30 seconds then retry (30 at most)."),
+    ("Wait 30\nseconds then retry.", "Wait 30\ns then retry."),
+    ("Use a 30-minute timeout.", "Use a timeout of 30 minutes."),
+])
+def test_a_rewrite_keeping_its_units_is_accepted(before, after):
+    assert_accepted(_rewrite(before, after), "lossless")
+
+
+@pytest.mark.parametrize("source, text", [
+    ("Timeout 1,000 ms.", "Timeout 1000 ms."),
+    ("Wait 30 seconds then retry.", "Wait **30** seconds, then retry."),
+    ("Wait 30\nseconds then retry.", "Wait 30 seconds."),
+    ("Use a 30-second timeout.", "Use a 30 second timeout."),
+    ("Wait 30 \x1b[1mseconds\x1b[0m then retry.", "Wait 30 s."),
+])
+def test_a_summary_keeping_a_unit_however_written_is_accepted(source, text):
+    assert_accepted(_summarize(source, text))
+
+
+def test_a_merge_changing_a_unit_is_refused():
+    first, second = "Wait 30 seconds then retry.", "Disk holds 12 GB."
+    pre = [tool("a", "tool:c1", first), tool("b", "tool:c2", second)]
+
+    def merged(text):
+        return gate_for({"tool:c1": first, "tool:c2": second}).check(
+            pre, [blk("a", "tool", text, ["tool:c1", "tool:c2"])], operator="rewrite")
+
+    find(merged("Wait 30 minutes then retry. Disk holds 12 GB."), "I2", evidence__change="unit_changed")
+    assert_accepted(merged("Wait 30 seconds then retry. Disk holds 12 GB."), "lossless")

@@ -47,11 +47,13 @@ callers cut it back to a character boundary.
 
 Figure-unit leads (``unit_leads``), for the gate's unit rules
 -------------------------------------------------------------
-``unit_leads(data)`` gives, in order, every offset of a digit (``0``-``9``) followed by one or
-two blanks (space or tab) and then a byte that can start a unit word (:data:`UNIT_LEAD_BYTES`:
-the first letters of the gate's unit spellings, either case, and the first byte of the micro
-signs U+00B5 and U+03BC), as an int64 array: the few places a figure may be written with
-a unit after it, found in one pass so the gate reads the words there only.
+``unit_leads(data)`` gives, in order, every offset of an ASCII digit that ends a run of digits
+and that a unit may follow: either one to 24 gap bytes (:data:`UNIT_GAP_BYTES`: blanks, line
+breaks, a hyphen, markdown's ``* _ ` ~``) and then a lead byte (an ASCII letter, ``%``, the
+escape byte of a terminal colour code, or any byte from 0x80, which starts a micro, degree or
+look-alike sign or an invisible mark), or a lead byte that is no ASCII letter or ``%`` right
+after the digit. An int64 array: the few places a figure may be written with a unit after it,
+found in one pass, so the gate reads the words there only.
 
 Input
 -----
@@ -86,14 +88,9 @@ WHITESPACE: tuple[bytes, ...] = tuple(chr(c).encode("utf-8") for c in WHITESPACE
 WHITESPACE_RUN = re.compile(b"(?:" + b"|".join(re.escape(w) for w in WHITESPACE) + b")+")
 
 
-# the bytes a unit word can start with (the gate's _UNIT_NAMES spellings; "\xc2"/"\xce" lead
-# the micro signs)
-UNIT_LEAD_BYTES = frozenset(b"bdghkmnpstuwyBDGHKMNPSTUWY\xc2\xce")
-# each byte's class for unit_leads: D a digit, _ a blank, L a unit lead, . anything else
-_UNIT_CLASSES = bytes(
-    0x44 if 0x30 <= c <= 0x39 else 0x5F if c in (0x20, 0x09) else 0x4C if c in UNIT_LEAD_BYTES else 0x2E
-    for c in range(256)
-)
+# the bytes unit_leads reads between a figure and its unit
+UNIT_GAP_BYTES = frozenset(b" \t\r\n-*_`~")
+_UNIT_LEAD = re.compile(rb"[0-9](?=[ \t\r\n*_`~-]{1,24}[A-Za-z%\x1b\x80-\xff]|[\x1b\x80-\xff])")
 
 
 # -- input -----------------------------------------------------------------------------------
@@ -150,13 +147,10 @@ def normalize_whitespace(data: bytes) -> bytes:
 
 
 def unit_leads(data: bytes) -> np.ndarray:
-    """Every offset of a digit with one or two blanks and a unit lead byte after it (module doc)."""
+    """Every offset of a digit ending a number that a unit may follow (module doc)."""
     if type(data) is not bytes:
         raise TypeError(f"data must be bytes, not {type(data).__name__}")
-    shape = data.translate(_UNIT_CLASSES)
-    found = occurrences(b"D_L", shape) + occurrences(b"D__L", shape)
-    found.sort()
-    return np.array(found, dtype=np.int64)
+    return np.array([m.start() for m in _UNIT_LEAD.finditer(data)], dtype=np.int64)
 
 
 def _normalized_with_offsets(data: bytes) -> tuple[bytes, list[int]]:

@@ -3109,6 +3109,8 @@ class _Check:
                 self._timed("I1", self._check_quoted_polarity)
                 self._timed("I1", self._check_units_grounded)
             self._timed("I2", self._check_purity if lossless else self._check_reachability)
+            if lossless:
+                self._timed("I2", self._check_units_grounded)
             self._timed("I4", self._check_freshness)
             self._timed("I5", self._check_retention)
             self.remember_post_set()
@@ -3978,20 +3980,26 @@ class _Check:
                                        "change": "negation_added" if negated else "negation_dropped"})
 
     def _check_units_grounded(self) -> None:
-        """A derived block's figure with a unit after it (``30 minutes``) keeps the unit its
-        sources give that figure: the number alone is a fact, so a summary of ``Wait 30
-        seconds`` saying ``Wait 30 minutes`` was grounded and accepted (red team 115, F07).
-        Refused when the block's sources write the figure with a unit, and never with this one
-        (a unit written another way is the same: ``seconds`` / ``s``); a figure its sources
-        write with no unit leaves it be. Each source is read once a check."""
+        """A new or changed block's figure with a unit after it (``30 minutes``) keeps the unit
+        its sources give that figure: the number alone is a fact, so a summary of ``Wait 30
+        seconds`` saying ``Wait 30 minutes`` was grounded and accepted (red team 115, F07), and
+        so was a rewrite that changed the unit and moved the statement, repeated the figure or
+        merged two blocks (red team 116, F01). A block's sources are those its provenance and
+        markers name, and, for a block rewritten under its id, its pre version's text. Refused
+        when they write the figure with a unit, and never with this one (a unit written
+        another way is the same: ``seconds`` / ``s``); a figure they write with no unit leaves
+        it be. A figure is compared as a number (``1,000`` is ``1000``: F02) and its unit read
+        as a reader sees it (:func:`_unit_at`: F03-F05). Each source is read once a figure a
+        check. A derived block's change is I1's (ungrounded), another block's I2's (a value a
+        lossless operator changed)."""
         post_blocks = self.post.blocks
         gate = self.gate
-        derived = [j for j in sorted(set(self.changed + self.restated)) if post_blocks[j].derived]
-        if not derived:
+        asked = sorted(set(self.changed + self.restated))
+        if not asked:
             return
-        # (one pass over the derived blocks' texts joined: a block with no digit, blank and
-        # letter together states no figure with a unit)
-        texts = [self.post_facts[j].table.data for j in derived]
+        # (one native pass over the blocks' texts joined: a block with no digit that a unit
+        # may follow states no figure with a unit)
+        texts = [self.post_facts[j].table.data for j in asked]
         hits = unit_leads(b"\n".join(texts)).tolist()
         if not hits:
             return
@@ -4000,16 +4008,19 @@ class _Check:
         for p in hits:
             o = bisect.bisect_right(starts, p) - 1
             by_block.setdefault(o, []).append(p - starts[o])
-        reported = {(v.block, v.value) for v in self.violations if v.invariant == "I1"}
+        reported = {(v.block, v.value) for v in self.violations if v.invariant in ("I1", "I2")}
         read: dict[tuple[str, bytes], set[bytes]] = {}  # (source, figure) -> its units there
+        pre_id = self.pre.id_pos()
         for o, at in by_block.items():
-            j = derived[o]
+            j = asked[o]
             block = post_blocks[j]
             stated = _figures_with_units(texts[o], at)
             if not stated:
                 continue
             sources = [(h, x.table.data) for h in dict.fromkeys(block.provenance + self.cited(j))
                        if (x := gate.source_facts(h)) is not None]
+            if (i := pre_id.get(block.id)) is not None:
+                sources.append((f"\x00pre:{i}", self.pre_facts[i].table.data))
             for figure, names in stated.items():
                 sources_say: set[bytes] = set()
                 for h, text in sources:
@@ -4020,9 +4031,11 @@ class _Check:
                 if not sources_say or names <= sources_say or (block.id, figure.decode()) in reported:
                     continue
                 unit = min(names - sources_say).decode()
-                self.violate("I1", f"block {block.id!r} states {figure.decode()!r} in {unit!r}, but its sources give "
-                             f"it in {sorted(u.decode() for u in sources_say)} only: a figure keeps its unit",
-                             block=block.id, key="number", value=figure.decode(),
+                invariant = "I1" if block.derived else "I2"
+                self.violate(invariant, f"block {block.id!r} states {figure.decode()!r} in {unit!r}, but its sources "
+                             f"give it in {sorted(u.decode() for u in sources_say)} only: a figure keeps its unit",
+                             block=block.id, handle=None if block.derived else (block.handles or (None,))[0],
+                             key="number", value=figure.decode(),
                              evidence={"unit": unit, "sources_unit": sorted(u.decode() for u in sources_say),
                                        "change": "unit_changed"})
                 break
@@ -10427,15 +10440,16 @@ def _figures_by_context(table: FactTable, rows: list[int], figures: list[bytes],
     return out
 
 
-# units a figure is read with when one stands right after it, a blank between (a unit glued
+# units a figure is read with when one stands right after it (:func:`_unit_at`; a unit glued
 # to it, "30s", is part of the number fact); each spelling to one name, so "30 seconds" ->
 # "30 s" keeps the figure, and "30 seconds" -> "30 minutes" changes it
 _UNIT_NAMES = {
-    b"ns": (b"ns", b"nanosecond", b"nanoseconds"),
-    b"us": (b"us", b"\xc2\xb5s", b"\xce\xbcs", b"microsecond", b"microseconds"),
-    b"ms": (b"ms", b"msec", b"msecs", b"millisecond", b"milliseconds"),
+    b"ns": (b"ns", b"nanosecond", b"nanoseconds", b"nanos"),
+    b"us": (b"us", b"\xc2\xb5s", b"\xce\xbcs", b"microsecond", b"microseconds", b"micros"),
+    b"ms": (b"ms", b"msec", b"msecs", b"millisecond", b"milliseconds", b"millis"),
     b"s": (b"s", b"sec", b"secs", b"second", b"seconds"),
     b"min": (b"min", b"mins", b"minute", b"minutes"),
+    b"m": (b"m",),  # (minutes or metres: its own name, so "30 m" -> "30 h" is a change)
     b"h": (b"h", b"hr", b"hrs", b"hour", b"hours"),
     b"d": (b"d", b"day", b"days"),
     b"w": (b"wk", b"wks", b"week", b"weeks"),
@@ -10446,21 +10460,44 @@ _UNIT_NAMES = {
     b"mb": (b"mb", b"megabyte", b"megabytes"), b"mib": (b"mib",),
     b"gb": (b"gb", b"gigabyte", b"gigabytes"), b"gib": (b"gib",),
     b"tb": (b"tb", b"terabyte", b"terabytes"), b"tib": (b"tib",),
-    b"%": (b"percent", b"pct"),
+    b"kbps": (b"kbps",), b"mbps": (b"mbps",), b"gbps": (b"gbps",),
+    b"%": (b"%", b"percent", b"pct"),
+    b"degc": (b"\xc2\xb0c",), b"degf": (b"\xc2\xb0f",),
 }
 _UNITS = {spelling: name for name, spellings in _UNIT_NAMES.items() for spelling in spellings}
-# a unit spelling right after a figure: one or two blanks (a space or a tab), then ASCII letters,
-# or a micro sign and "s", that no letter, digit or "_" goes on from
-_UNIT_SPELLING = rb"[ \t]{1,2}([A-Za-z]+|\xc2\xb5s|\xce\xbcs)(?![0-9A-Za-z_])"
-_UNIT_AFTER_FIGURE = re.compile(_UNIT_SPELLING)
+# what a reader sees between a figure and its unit: blanks (an aligned column's too), one line
+# break, a hyphen ("30-minute"), markdown emphasis or code marks around either; a micro or
+# degree sign or "%" may follow the figure directly
+_UNIT_GAP = rb"(?:[*_`~]*(?:[ \t]{1,24}|[ \t]*\r?\n[ \t]*|-)[*_`~]*|[*_`~]+|(?=[%\xc2\xce]))"
+_UNIT_WORD = rb"([A-Za-z]+|%|\xc2\xb5s|\xce\xbcs|\xc2\xb0[CFcf])(?![0-9A-Za-z_])"
+# a rate: "40 MB/s", "100 req/s", "100 requests per minute"
+_UNIT_RATE = rb"(?:(?:[ \t]*/[ \t]*|[ \t]+per[ \t]+)" + _UNIT_WORD + rb")?"
+_UNIT_TAIL = _UNIT_GAP + _UNIT_WORD + _UNIT_RATE
+_UNIT_AFTER_FIGURE = re.compile(_UNIT_TAIL)
+_ANSI_SEQUENCE = re.compile(rb"\x1b\[[0-?]*[ -/]*[@-~]")
+
+
+def _unit_named(word: bytes, per: bytes | None) -> bytes | None:
+    """The name of the unit ``word`` (``per``: the unit of a rate after it), or None."""
+    unit = _UNITS.get(word.lower())
+    if per is not None and (per_unit := _UNITS.get(per.lower())) is not None:
+        return (unit or word.lower()) + b"/" + per_unit
+    return unit
 
 
 def _unit_at(text: bytes, end: int) -> bytes | None:
-    """The unit (its ``_UNITS`` name) written right after a figure that ends at offset ``end``
-    of ``text``, or None: the one reading of a figure's unit that every unit rule uses (the
-    figures traded, the units kept on a rewrite, the units a summary grounds)."""
-    m = _UNIT_AFTER_FIGURE.match(text, end)
-    return None if m is None else _UNITS.get(m.group(1).lower())
+    """The unit (its ``_UNITS`` name; ``x/y`` for a rate) written after a figure that ends at
+    offset ``end`` of ``text``, as a reader sees it, or None: the one reading of a figure's
+    unit that every unit rule uses (the figures traded, the units kept on a rewrite, the units
+    a block grounds). Terminal colour codes, invisible marks and look-alike letters between
+    or in the words are read through (``_NEGATION_FOLD``; red team 116, F03)."""
+    tail = text[end:end + 96]
+    if not tail.isascii():
+        tail = tail.decode("utf-8", "replace").translate(_NEGATION_FOLD).encode("utf-8")
+    if b"\x1b" in tail:
+        tail = _ANSI_SEQUENCE.sub(b"", tail)
+    m = _UNIT_AFTER_FIGURE.match(tail)
+    return None if m is None else _unit_named(m.group(1), m.group(2))
 
 
 _FIGURE_BYTES = frozenset(b"0123456789.,")
@@ -10471,9 +10508,9 @@ _FIGURE_GLUE = frozenset(b"0123456789_.ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmno
 
 def _figures_with_units(text: bytes, at: list[int]) -> dict[bytes, set[bytes]]:
     """Each figure of ``text`` written with a unit after it -> the units' names: a whole number
-    (no ``_FIGURE_GLUE`` byte before it; digits joined by single ``.`` or ``,``) and its
-    :func:`_unit_at`. ``at``: :func:`~provgate._search.unit_leads` of ``text``, the last digit
-    of each candidate."""
+    (no ``_FIGURE_GLUE`` byte before it; digits joined by single ``.`` or ``,``), as a number
+    (``1,000`` is ``1000``), and its :func:`_unit_at`. ``at``:
+    :func:`~provgate._search.unit_leads` of ``text``, the last digit of each candidate."""
     out: dict[bytes, set[bytes]] = {}
     for p in at:
         start = p + 1
@@ -10488,32 +10525,34 @@ def _figures_with_units(text: bytes, at: list[int]) -> dict[bytes, set[bytes]]:
             continue
         unit = _unit_at(text, p + 1)
         if unit is not None:
-            out.setdefault(figure, set()).add(unit)
+            out.setdefault(figure.replace(b",", b""), set()).add(unit)
     return out
 
 
 def _units_of_figure(text: bytes, figure: bytes) -> set[bytes]:
-    """The units (``_UNITS``' names) ``text`` writes right after the figure ``figure`` where it
-    stands as a whole number (:func:`_figures_with_units`). One search for the figure's bytes
-    and a unit's spelling after them, which the regular expression engine starts from the
-    figure's literal bytes, so a long source costs little."""
-    out: set[bytes] = set()
-    pattern = _UNIT_SEARCHES.get(figure)
+    """The units (``_UNITS``' names) ``text`` writes after the number ``figure`` (a figure of
+    :func:`_figures_with_units`: no comma) where it stands as a whole number, written with or
+    without thousands commas. A plain ASCII text is read in one search for the figure and a
+    unit after it, which the regular expression engine starts from the figure's first digit,
+    so a long source costs little; a text with other characters or colour codes is read at
+    each occurrence of the figure as :func:`_unit_at` reads it."""
+    plain = text.isascii() and b"\x1b" not in text
+    key = (figure, plain)
+    pattern = _UNIT_SEARCHES.get(key)
     if pattern is None:
         if len(_UNIT_SEARCHES) > 4096:
             _UNIT_SEARCHES.clear()
-        pattern = _UNIT_SEARCHES[figure] = re.compile(re.escape(figure) + _UNIT_SPELLING)
+        number = rb"(?<![0-9A-Za-z_.,])" + b",?".join(re.escape(bytes((c,))) for c in figure) + rb"(?![0-9])"
+        pattern = _UNIT_SEARCHES[key] = re.compile(number + (_UNIT_TAIL if plain else b""))
+    out: set[bytes] = set()
     for m in pattern.finditer(text):
-        at = m.start()
-        if at and text[at - 1] in _FIGURE_GLUE:
-            continue
-        unit = _UNITS.get(m.group(1).lower())
+        unit = _unit_named(m.group(1), m.group(2)) if plain else _unit_at(text, m.end())
         if unit is not None:
             out.add(unit)
     return out
 
 
-_UNIT_SEARCHES: dict[bytes, re.Pattern[bytes]] = {}
+_UNIT_SEARCHES: dict[tuple[bytes, bool], re.Pattern[bytes]] = {}
 
 
 def _word_bounds(text: bytes) -> tuple[np.ndarray, np.ndarray, np.ndarray, bytes]:
