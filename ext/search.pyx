@@ -40,7 +40,7 @@ from _byte_batches cimport byte_items, lengths_of, pointers_of
 from _types cimport byte_t, offset_t
 from _whitespace cimport whitespace_length
 
-from provgate._search_py import UNIT_GAP_BYTES, WHITESPACE, WHITESPACE_CODEPOINTS
+from provgate._search_py import UNIT_ASCII_SPELLINGS, UNIT_GAP_BYTES, WHITESPACE, WHITESPACE_CODEPOINTS
 from provgate._search_py import check_max_spans, check_pair, check_start
 from provgate.errors import InvalidArgumentError
 
@@ -1040,46 +1040,141 @@ def normalize_whitespace(data):
     return out[:k].tobytes()
 
 
-# unit_leads' byte classes (the reference's _UNIT_LEAD): a digit, a gap byte, a lead byte that
-# may follow the digit only after a gap (an ASCII letter, "%"), one that may follow it directly
-# too (the escape byte, any byte from 0x80)
-cdef enum:
-    UNIT_OTHER = 0
-    UNIT_DIGIT = 1
-    UNIT_GAP = 2
-    UNIT_LEAD_AFTER_GAP = 3
-    UNIT_LEAD = 4
-cdef byte_t UNIT_CLASS[256]
+# unit_leads (the reference's _UNIT_LEAD): the gap bytes, and the units' ASCII spellings
+cdef bint UNIT_GAP[256]
 for _b in range(256):
-    UNIT_CLASS[_b] = (UNIT_DIGIT if 0x30 <= _b <= 0x39 else UNIT_GAP if _b in UNIT_GAP_BYTES
-                      else UNIT_LEAD_AFTER_GAP if 0x41 <= _b <= 0x5A or 0x61 <= _b <= 0x7A or _b == 0x25
-                      else UNIT_LEAD if _b == 0x1B or _b >= 0x80 else UNIT_OTHER)
+    UNIT_GAP[_b] = _b in UNIT_GAP_BYTES
 cdef enum:
-    MAX_UNIT_GAP = 24  # the most gap bytes read between a figure and its unit
+    MAX_UNIT_GAP = 24      # the most gap bytes read between a figure and its unit
+    MAX_RATE_WORD = 16     # the longest word read before a rate's "/" or "per"
+    MAX_SPELLINGS = 128
+    MAX_SPELLING = 16
+cdef byte_t SPELLING[MAX_SPELLINGS][MAX_SPELLING]
+cdef offset_t SPELLING_LEN[MAX_SPELLINGS]
+cdef bint SPELLING_LETTERS[MAX_SPELLINGS]
+cdef offset_t N_SPELLINGS = len(UNIT_ASCII_SPELLINGS)
+cdef bint SPELLING_FIRST[256]  # (lower-case) a spelling's first byte: most words start with none
+for _b in range(256):
+    SPELLING_FIRST[_b] = any(x[0] == _b for x in UNIT_ASCII_SPELLINGS)
+assert N_SPELLINGS <= MAX_SPELLINGS and all(len(x) <= MAX_SPELLING for x in UNIT_ASCII_SPELLINGS)
+for _b, _spelling in enumerate(UNIT_ASCII_SPELLINGS):
+    SPELLING_LEN[_b] = len(_spelling)
+    SPELLING_LETTERS[_b] = _spelling.isalpha()
+    for _i, _c in enumerate(_spelling):
+        SPELLING[_b][_i] = _c
 
 
-cdef offset_t unit_leads_into(const byte_t* s, offset_t n, offset_t* out) noexcept nogil:
-    """Write the offsets of unit_leads into ``out`` (room for n // 2 + 1); return how many."""
-    cdef offset_t i, g, k = 0
+cdef inline bint is_letter(byte_t c) noexcept nogil:
+    return 0x61 <= (c | 0x20) <= 0x7A
+
+
+cdef inline bint is_word_byte(byte_t c) noexcept nogil:
+    return is_letter(c) or 0x30 <= c <= 0x39 or c == 0x5F
+
+
+cdef inline bint is_blank(byte_t c) noexcept nogil:
+    return c == 0x20 or c == 0x09
+
+
+cdef bint spelled(const byte_t* w, offset_t length, bint letters_only) noexcept nogil:
+    """Is ``w[:length]`` (any case) one of the units' ASCII spellings (of letters only)?"""
+    cdef offset_t k, t
+    cdef byte_t c = w[0]
+    if not SPELLING_FIRST[(c | 0x20) if is_letter(c) else c]:
+        return False
+    for k in range(N_SPELLINGS):
+        if SPELLING_LEN[k] != length or (letters_only and not SPELLING_LETTERS[k]):
+            continue
+        for t in range(length):
+            c = w[t]
+            if is_letter(c):
+                c = c | 0x20
+            if c != SPELLING[k][t]:
+                break
+        else:
+            return True
+    return False
+
+
+cdef offset_t letters_from(const byte_t* s, offset_t n, offset_t at, offset_t most) noexcept nogil:
+    """The end of the run of at most ``most`` + 1 ASCII letters at ``at``."""
+    while at < n and most >= 0 and is_letter(s[at]):
+        at += 1
+        most -= 1
+    return at
+
+
+cdef bint unit_after(const byte_t* s, offset_t n, offset_t i) noexcept nogil:
+    """Does a unit follow the digit at ``i`` (the module doc of the reference)?"""
+    cdef offset_t g = i + 1, lines = 0, w, r, w2
     cdef byte_t c
-    for i in range(n - 1):
-        if UNIT_CLASS[s[i]] != UNIT_DIGIT:
+    if not UNIT_GAP[s[g]]:
+        return False  # (a unit glued to the figure is part of the number's fact)
+    while g < n and UNIT_GAP[s[g]] and g - i <= MAX_UNIT_GAP:
+        lines += s[g] == 0x0A
+        g += 1
+    # (a run longer than the most stops on a gap byte)
+    if g >= n or UNIT_GAP[s[g]] or lines > 1:
+        return False
+    c = s[g]
+    if c == 0x1B or c >= 0x80:
+        return True
+    if c == 0x25:
+        return g + 1 >= n or not is_word_byte(s[g + 1])
+    w = letters_from(s, n, g, MAX_RATE_WORD)
+    if w == g or w - g > MAX_RATE_WORD:
+        return False
+    if (w >= n or not is_word_byte(s[w])) and spelled(s + g, w - g, False):
+        return True
+    # a rate: the word, "/" or "per" (blanks as written), a unit's spelling
+    r = w
+    while r < n and is_blank(s[r]):
+        r += 1
+    if r < n and s[r] == 0x2F:
+        r += 1
+        while r < n and is_blank(s[r]):
+            r += 1
+    elif (r > w and r + 3 < n and (s[r] | 0x20) == 0x70 and (s[r + 1] | 0x20) == 0x65
+          and (s[r + 2] | 0x20) == 0x72 and is_blank(s[r + 3])):
+        r += 3
+        while r < n and is_blank(s[r]):
+            r += 1
+    else:
+        return False
+    w2 = letters_from(s, n, r, MAX_SPELLING)
+    return (r < w2 and w2 - r <= MAX_SPELLING and (w2 >= n or not is_word_byte(s[w2]))
+            and spelled(s + r, w2 - r, True))
+
+
+cdef inline bint may_hold_a_digit(const byte_t* s) noexcept nogil:
+    """Might the 8 bytes at ``s`` hold an ASCII digit? Each byte xor 0x30 is below 10 for a digit,
+    which the subtraction flags in its top bit (a borrow only ever flags bytes above a digit, so
+    a block with no digit is never flagged)."""
+    cdef uint64_t x
+    memcpy(&x, s, 8)
+    x ^= 0x3030303030303030ULL
+    return ((x - 0x0A0A0A0A0A0A0A0AULL) & ~x & 0x8080808080808080ULL) != 0
+
+
+cdef offset_t unit_leads_into(const byte_t* s, offset_t n, offset_t* out, offset_t room) noexcept nogil:
+    """Write the first ``room`` offsets of unit_leads into ``out``; return how many there are.
+    Eight bytes at a time where no digit stands (most of a text), a byte at a time elsewhere."""
+    cdef offset_t i = 0, j, k = 0
+    while i < n - 1:
+        if i + 8 <= n and not may_hold_a_digit(s + i):
+            i += 8
             continue
-        c = UNIT_CLASS[s[i + 1]]
-        if c == UNIT_LEAD:
-            out[k] = i
-            k += 1
-            continue
-        if c != UNIT_GAP:
-            continue
-        g = i + 1
-        # (a run longer than the most stops with a gap byte at g: no lead)
-        while g < n and g - i <= MAX_UNIT_GAP and UNIT_CLASS[s[g]] == UNIT_GAP:
-            g += 1
-        if g < n and UNIT_CLASS[s[g]] >= UNIT_LEAD_AFTER_GAP:
-            out[k] = i
-            k += 1
+        for j in range(i, min(i + 8, n - 1)):
+            if 0x30 <= s[j] <= 0x39 and not 0x30 <= s[j + 1] <= 0x39 and unit_after(s, n, j):
+                if k < room:
+                    out[k] = j
+                k += 1
+        i += 8
     return k
+
+
+cdef enum:
+    FEW_UNIT_LEADS = 256  # held on the stack: a text with more is read twice
 
 
 def unit_leads(data):
@@ -1087,13 +1182,20 @@ def unit_leads(data):
         raise TypeError(f"data must be bytes, not {type(data).__name__}")
     cdef bytes keep = data
     cdef offset_t n = PyBytes_GET_SIZE(keep), k
-    # (each lead is a digit with a byte after it that is none)
-    cdef cnp.ndarray out = np.empty(n // 2 + 1, dtype=np.int64)
     cdef const byte_t* src = data_of(keep)
-    cdef offset_t* dst = index_ptr(out)
+    # (most texts hold a few: a buffer sized for the most a text could hold is an mmap of a
+    # long text's size, which cost more than the pass)
+    cdef offset_t few[FEW_UNIT_LEADS]
     with nogil:
-        k = unit_leads_into(src, n, dst)
-    return out[:k].copy()
+        k = unit_leads_into(src, n, few, FEW_UNIT_LEADS)
+    cdef cnp.ndarray out = np.empty(k, dtype=np.int64)
+    cdef offset_t* dst = index_ptr(out)
+    if k <= FEW_UNIT_LEADS:
+        memcpy(dst, few, k * sizeof(offset_t))
+    else:
+        with nogil:
+            unit_leads_into(src, n, dst, k)
+    return out
 
 
 def find_whitespace(needles, haystacks):

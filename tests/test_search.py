@@ -602,10 +602,13 @@ def test_normalize_whitespace_takes_bytes_only(impl):
 
 @pytest.mark.parametrize("data, expected", [
     (b"Wait 30 seconds", [6]), (b"30  ms and 5\tmin", [1, 11]), (b"12 GB", [1]), ("7 \u00b5s".encode(), [0]),
-    (b"30\nseconds", [1]), (b"**30** minutes", [3]), (b"30-minute", [1]), (b"5 %", [0]), ("30\u00b0C".encode(), [1]),
+    (b"30\nseconds", [1]), (b"**30** minutes", [3]), (b"30-minute", [1]), (b"5 %", [0]), ("30\u00b0C".encode(), []), ("30 \u00b0C".encode(), [1]),
     (b"30 \x1b[1mmin", [1]), (b"30" + b" " * 24 + b"s", [1]),
     (b"30" + b" " * 25 + b"s", []),  # (more gap than a unit is read across)
-    (b"30s, 30 (apples), 30 ", []), (b"85%", []), (b"", []), (b"1", []), (b"1 ", []), (b"1 s", [0]), (b"1  ", []),
+    (b"30s, 30 (apples), 30 ", []), (b"85%", []), (b"85% of", []), (b"", []), (b"1", []), (b"1 ", []), (b"1 s", [0]),
+    (b"1  ", []), (b"12 apples", []), (b"1000\n url: x", []), (b"30\n\nseconds", []), (b"30 s2", []), (b"30 sec_x", []),
+    (b"3 req/s", [0]), (b"100 requests PER minute", [2]), (b"40 MB / s", [1]), (b"3 files/x", []),
+    (b"3 " + b"a" * 16 + b"/s", [0]), (b"3 " + b"a" * 17 + b"/s", []),
 ])
 def test_unit_leads(impl, data, expected):
     found = impl.unit_leads(data)
@@ -621,7 +624,8 @@ def test_unit_leads_refuses_what_is_not_bytes(impl):
 @_only_with_native
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.sampled_from([b"0", b"9", b" ", b"\t", b"s", b"M", b"x", b"\xc2", b"\xce", b"%", b"\n", b"5 s",
-                                 b"*", b"-", b"\x1b", b"(", b".", b" " * 23]), max_size=60))
+                                 b"*", b"-", b"\x1b", b"(", b".", b" " * 23, b"sec", b"min", b"/", b" per ", b"ms",
+                                 b"_", b"e", b"%"]), max_size=60))
 def test_native_unit_leads_equal_the_reference(parts):
     data = b"".join(parts)
     assert _load("native").unit_leads(data).tolist() == _load("reference").unit_leads(data).tolist()

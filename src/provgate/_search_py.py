@@ -48,12 +48,17 @@ callers cut it back to a character boundary.
 Figure-unit leads (``unit_leads``), for the gate's unit rules
 -------------------------------------------------------------
 ``unit_leads(data)`` gives, in order, every offset of an ASCII digit that ends a run of digits
-and that a unit may follow: either one to 24 gap bytes (:data:`UNIT_GAP_BYTES`: blanks, line
-breaks, a hyphen, markdown's ``* _ ` ~``) and then a lead byte (an ASCII letter, ``%``, the
-escape byte of a terminal colour code, or any byte from 0x80, which starts a micro, degree or
-look-alike sign or an invisible mark), or a lead byte that is no ASCII letter or ``%`` right
-after the digit. An int64 array: the few places a figure may be written with a unit after it,
-found in one pass, so the gate reads the words there only.
+and that a unit follows, as an int64 array: the few places a figure may be written with a
+unit after it, found in one pass, so the gate reads the words there only. After the digit:
+
+- a *gap*: 1 to 24 bytes of :data:`UNIT_GAP_BYTES` (blanks, a hyphen, markdown's ``* _ ` ~``,
+  line breaks) holding at most one ``\n``, and then either a unit's ASCII spelling
+  (:data:`UNIT_NAMES`, any case) that no ASCII letter, digit or ``_`` goes on from, or a rate
+  (a word of 1 to 16 ASCII letters, then ``/`` or `` per `` with blanks as written, then such
+  a spelling), or a byte that asks for a closer look (the escape byte of a terminal colour
+  code, any byte from 0x80: a micro or degree sign, a look-alike letter, an invisible mark).
+
+A unit glued to the figure (``30s``, ``26%``, ``30µs``) is part of the number's fact, not one.
 
 Input
 -----
@@ -88,9 +93,42 @@ WHITESPACE: tuple[bytes, ...] = tuple(chr(c).encode("utf-8") for c in WHITESPACE
 WHITESPACE_RUN = re.compile(b"(?:" + b"|".join(re.escape(w) for w in WHITESPACE) + b")+")
 
 
+# units a figure is read with (the gate's unit rules): each name -> its spellings, lower-case, so
+# "30 seconds" -> "30 s" keeps the unit and "30 seconds" -> "30 minutes" changes it
+UNIT_NAMES: dict[bytes, tuple[bytes, ...]] = {
+    b"ns": (b"ns", b"nanosecond", b"nanoseconds", b"nanos"),
+    b"us": (b"us", b"\xc2\xb5s", b"\xce\xbcs", b"microsecond", b"microseconds", b"micros"),
+    b"ms": (b"ms", b"msec", b"msecs", b"millisecond", b"milliseconds", b"millis"),
+    b"s": (b"s", b"sec", b"secs", b"second", b"seconds"),
+    b"min": (b"min", b"mins", b"minute", b"minutes"),
+    b"m": (b"m",),  # (minutes or metres: its own name, so "30 m" -> "30 h" is a change)
+    b"h": (b"h", b"hr", b"hrs", b"hour", b"hours"),
+    b"d": (b"d", b"day", b"days"),
+    b"w": (b"wk", b"wks", b"week", b"weeks"),
+    b"mo": (b"month", b"months"),
+    b"y": (b"yr", b"yrs", b"year", b"years"),
+    b"b": (b"b", b"byte", b"bytes"),
+    b"kb": (b"kb", b"kilobyte", b"kilobytes"), b"kib": (b"kib",),
+    b"mb": (b"mb", b"megabyte", b"megabytes"), b"mib": (b"mib",),
+    b"gb": (b"gb", b"gigabyte", b"gigabytes"), b"gib": (b"gib",),
+    b"tb": (b"tb", b"terabyte", b"terabytes"), b"tib": (b"tib",),
+    b"kbps": (b"kbps",), b"mbps": (b"mbps",), b"gbps": (b"gbps",),
+    b"%": (b"%", b"percent", b"pct"),
+    b"degc": (b"\xc2\xb0c",), b"degf": (b"\xc2\xb0f",),
+}
+# the spellings unit_leads matches itself (the others start with a byte that asks a closer look)
+UNIT_ASCII_SPELLINGS = tuple(sorted({x for xs in UNIT_NAMES.values() for x in xs if x.isascii()}))
 # the bytes unit_leads reads between a figure and its unit
 UNIT_GAP_BYTES = frozenset(b" \t\r\n-*_`~")
-_UNIT_LEAD = re.compile(rb"[0-9](?=[ \t\r\n*_`~-]{1,24}[A-Za-z%\x1b\x80-\xff]|[\x1b\x80-\xff])")
+# (as a regular expression: the run, as long as the lookahead allows, then at most one line break)
+UNIT_GAP_RUN = rb"(?=[ \t\r\n*_`~-]{1,24}(?![ \t\r\n*_`~-]))[ \t\r*_`~-]*\n?[ \t\r*_`~-]*"
+_SPELLED = rb"(?:" + b"|".join(re.escape(x) for x in UNIT_ASCII_SPELLINGS) + rb")(?![0-9A-Za-z_])"
+_LETTER_SPELLED = (rb"(?:" + b"|".join(re.escape(x) for x in UNIT_ASCII_SPELLINGS if x.isalpha())
+                   + rb")(?![0-9A-Za-z_])")
+_UNIT_LEAD = re.compile(
+    rb"[0-9](?=" + UNIT_GAP_RUN
+    + rb"(?:[\x1b\x80-\xff]|" + _SPELLED + rb"|[A-Za-z]{1,16}(?:[ \t]*/[ \t]*|[ \t]+per[ \t]+)" + _LETTER_SPELLED
+    + rb"))", re.IGNORECASE)
 
 
 # -- input -----------------------------------------------------------------------------------

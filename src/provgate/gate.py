@@ -76,6 +76,7 @@ from provgate._matching_py import QUOTE as _MODE_QUOTE
 from provgate._matching_py import RELAXED as _MODE_RELAXED
 from provgate._scanner import span_values
 from provgate._search import unit_leads
+from provgate._search_py import UNIT_GAP_RUN, UNIT_NAMES
 from provgate._scanner_py import normalize_value
 from provgate._textnorm import same_after_normalisation, same_without_spaces
 from provgate._textnorm_py import (
@@ -10440,38 +10441,16 @@ def _figures_by_context(table: FactTable, rows: list[int], figures: list[bytes],
     return out
 
 
-# units a figure is read with when one stands right after it (:func:`_unit_at`; a unit glued
-# to it, "30s", is part of the number fact); each spelling to one name, so "30 seconds" ->
-# "30 s" keeps the figure, and "30 seconds" -> "30 minutes" changes it
-_UNIT_NAMES = {
-    b"ns": (b"ns", b"nanosecond", b"nanoseconds", b"nanos"),
-    b"us": (b"us", b"\xc2\xb5s", b"\xce\xbcs", b"microsecond", b"microseconds", b"micros"),
-    b"ms": (b"ms", b"msec", b"msecs", b"millisecond", b"milliseconds", b"millis"),
-    b"s": (b"s", b"sec", b"secs", b"second", b"seconds"),
-    b"min": (b"min", b"mins", b"minute", b"minutes"),
-    b"m": (b"m",),  # (minutes or metres: its own name, so "30 m" -> "30 h" is a change)
-    b"h": (b"h", b"hr", b"hrs", b"hour", b"hours"),
-    b"d": (b"d", b"day", b"days"),
-    b"w": (b"wk", b"wks", b"week", b"weeks"),
-    b"mo": (b"month", b"months"),
-    b"y": (b"yr", b"yrs", b"year", b"years"),
-    b"b": (b"b", b"byte", b"bytes"),
-    b"kb": (b"kb", b"kilobyte", b"kilobytes"), b"kib": (b"kib",),
-    b"mb": (b"mb", b"megabyte", b"megabytes"), b"mib": (b"mib",),
-    b"gb": (b"gb", b"gigabyte", b"gigabytes"), b"gib": (b"gib",),
-    b"tb": (b"tb", b"terabyte", b"terabytes"), b"tib": (b"tib",),
-    b"kbps": (b"kbps",), b"mbps": (b"mbps",), b"gbps": (b"gbps",),
-    b"%": (b"%", b"percent", b"pct"),
-    b"degc": (b"\xc2\xb0c",), b"degf": (b"\xc2\xb0f",),
-}
-_UNITS = {spelling: name for name, spellings in _UNIT_NAMES.items() for spelling in spellings}
-# what a reader sees between a figure and its unit: blanks (an aligned column's too), one line
-# break, a hyphen ("30-minute"), markdown emphasis or code marks around either; a micro or
-# degree sign or "%" may follow the figure directly
-_UNIT_GAP = rb"(?:[*_`~]*(?:[ \t]{1,24}|[ \t]*\r?\n[ \t]*|-)[*_`~]*|[*_`~]+|(?=[%\xc2\xce]))"
+# each spelling of a unit (``_search_py.UNIT_NAMES``; a unit glued to the figure, "30s", is part of the
+# number fact) -> its name
+_UNITS = {spelling: name for name, spellings in UNIT_NAMES.items() for spelling in spellings}
+# what a reader sees between a figure and its unit (unit_leads' gap: blanks, an aligned
+# column's too, one line break, a hyphen as in "30-minute", markdown emphasis or code marks);
+# a unit glued to the figure ("26%", "30s") is part of the number's fact
+_UNIT_GAP = UNIT_GAP_RUN
 _UNIT_WORD = rb"([A-Za-z]+|%|\xc2\xb5s|\xce\xbcs|\xc2\xb0[CFcf])(?![0-9A-Za-z_])"
 # a rate: "40 MB/s", "100 req/s", "100 requests per minute"
-_UNIT_RATE = rb"(?:(?:[ \t]*/[ \t]*|[ \t]+per[ \t]+)" + _UNIT_WORD + rb")?"
+_UNIT_RATE = rb"(?:(?:[ \t]*/[ \t]*|[ \t]+[Pp][Ee][Rr][ \t]+)" + _UNIT_WORD + rb")?"
 _UNIT_TAIL = _UNIT_GAP + _UNIT_WORD + _UNIT_RATE
 _UNIT_AFTER_FIGURE = re.compile(_UNIT_TAIL)
 _ANSI_SEQUENCE = re.compile(rb"\x1b\[[0-?]*[ -/]*[@-~]")
@@ -10531,25 +10510,39 @@ def _figures_with_units(text: bytes, at: list[int]) -> dict[bytes, set[bytes]]:
 
 def _units_of_figure(text: bytes, figure: bytes) -> set[bytes]:
     """The units (``_UNITS``' names) ``text`` writes after the number ``figure`` (a figure of
-    :func:`_figures_with_units`: no comma) where it stands as a whole number, written with or
-    without thousands commas. A plain ASCII text is read in one search for the figure and a
-    unit after it, which the regular expression engine starts from the figure's first digit,
-    so a long source costs little; a text with other characters or colour codes is read at
-    each occurrence of the figure as :func:`_unit_at` reads it."""
+    :func:`_figures_with_units`: no comma) where it stands as a whole number, written as it is
+    or with its thousands grouped by commas. A plain ASCII text is read in one search a form
+    for the figure and a unit after it, which the regular expression engine starts from the
+    figure's first bytes, so a long source costs little; a text with other characters or
+    colour codes is read at each occurrence of the figure as :func:`_unit_at` reads it."""
     plain = text.isascii() and b"\x1b" not in text
-    key = (figure, plain)
-    pattern = _UNIT_SEARCHES.get(key)
-    if pattern is None:
-        if len(_UNIT_SEARCHES) > 4096:
-            _UNIT_SEARCHES.clear()
-        number = rb"(?<![0-9A-Za-z_.,])" + b",?".join(re.escape(bytes((c,))) for c in figure) + rb"(?![0-9])"
-        pattern = _UNIT_SEARCHES[key] = re.compile(number + (_UNIT_TAIL if plain else b""))
     out: set[bytes] = set()
-    for m in pattern.finditer(text):
-        unit = _unit_named(m.group(1), m.group(2)) if plain else _unit_at(text, m.end())
-        if unit is not None:
-            out.add(unit)
+    for written in dict.fromkeys((figure, _thousands_grouped(figure))):
+        key = (written, plain)
+        pattern = _UNIT_SEARCHES.get(key)
+        if pattern is None:
+            if len(_UNIT_SEARCHES) > 4096:
+                _UNIT_SEARCHES.clear()
+            pattern = _UNIT_SEARCHES[key] = re.compile(
+                re.escape(written) + (_UNIT_TAIL if plain else rb"(?![0-9]|[.,][0-9])"))
+        for m in pattern.finditer(text):
+            at = m.start()
+            if at and text[at - 1] in _FIGURE_GLUE or text[at - 1:at] == b",":
+                continue
+            unit = _unit_named(m.group(1), m.group(2)) if plain else _unit_at(text, m.end())
+            if unit is not None:
+                out.add(unit)
     return out
+
+
+def _thousands_grouped(figure: bytes) -> bytes:
+    """``figure`` with its whole part's thousands grouped by commas (``1000.5`` -> ``1,000.5``)."""
+    whole, dot, fraction = figure.partition(b".")
+    if len(whole) <= 3:
+        return figure
+    head = len(whole) % 3 or 3
+    groups = [whole[:head]] + [whole[k:k + 3] for k in range(head, len(whole), 3)]
+    return b",".join(groups) + dot + fraction
 
 
 _UNIT_SEARCHES: dict[tuple[bytes, bool], re.Pattern[bytes]] = {}
