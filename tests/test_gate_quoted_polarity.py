@@ -295,3 +295,27 @@ def test_a_quotation_likened_to_a_negated_one_is_negated(source, text):
 ])
 def test_a_quotation_not_likened_to_a_negated_one_opens_its_clause(source, text):
     assert_accepted(_summarize(source, text))
+
+
+# red team 116, F11: a prohibition of an omission is an instruction to do the thing; F13: a count
+# of none found reports as "no" does
+@pytest.mark.parametrize("source, honest", [
+    ('Stop skipping "make test".', 'The user asked to run "make test".'),
+    ('Stop skipping "make test" before you push.', 'Run "make test" before you push.'),
+    ('Stop disabling "pre-commit" hooks.', 'The user wants "pre-commit" hooks enabled.'),
+    ('Refuse to skip "make test".', 'Always run "make test".'),
+    ('Never disable "pre-commit" hooks.', 'Keep "pre-commit" hooks on.'),
+])
+def test_a_prohibited_omission_is_an_instruction_to_do_it(source, honest):
+    assert_accepted(_summarize(source, honest))
+    find(_summarize(source, 'The user said never to run "make test" or "pre-commit".'), "I1", block="s1",
+         evidence__change="negation_added")
+
+
+@pytest.mark.parametrize("source", [
+    '0 secrets found in "config.yaml".', 'Zero secrets found in "config.yaml".', 'Found 0 secrets in "config.yaml".',
+])
+def test_a_count_of_none_found_denies_its_quotation(source):
+    find(_summarize(source, 'Secrets were found in "config.yaml".', role="tool"), "I1", block="s1",
+         evidence__change="negation_dropped")
+    assert_accepted(_summarize(source, 'The scan found no secrets in "config.yaml".', role="tool"))

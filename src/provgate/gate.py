@@ -9968,11 +9968,20 @@ _STATED_NOT = frozenset(w + t for w in (b"didn", b"doesn", b"wasn", b"weren", b"
                                         b"hadn") for t in (b"'t", b"\xe2\x80\x99t"))
 # the most words between a negation and the quotation it governs in one clause
 _CLAUSE_WORDS = 6
-# a verb after the negation that makes it an instruction to do the thing ("don't forget to run")
+# a verb after the negation that makes it an instruction to do the thing ("don't forget to run"),
+# and the forms of such a verb a prohibition's object takes ("stop skipping "A"", "refuse to skip
+# "A"": red team 116, F11, read as denied, so "run "A"" was refused and "never run "A"" passed)
 _NEGATION_UNDONE = frozenset((b"forget", b"skip", b"miss", b"omit", b"neglect", b"fail", b"ignore", b"overlook",
-                              b"hesitate", b"only", b"leave"))
+                              b"hesitate", b"only", b"leave", b"disable", b"bypass"))
+_OMITTING = _NEGATION_UNDONE - {b"only", b"leave", b"hesitate"} | frozenset(
+    w + e for w in (b"forgett", b"skipp", b"omitt") for e in (b"ing", b"ed")) | frozenset(
+    w + e for w in (b"miss", b"neglect", b"fail", b"ignor", b"overlook", b"disabl", b"bypass")
+    for e in (b"ing", b"ed", b"es", b"s")) | frozenset((b"skips", b"omits", b"forgets", b"ignore", b"disable"))
+
 # words that stress a negation and stand between it and the verb it governs ("don't ever forget")
 _NEGATION_STRESS = frozenset((b"ever", b"really", b"even", b"just", b"you"))
+# the words between a prohibition and the verb it governs ("refuse to skip", "stop ever skipping")
+_PROHIBITION_FILLER = _NEGATION_STRESS | frozenset((b"to",))
 # the marks, emphasis and brackets that open the quoted words, passed before the clause is read
 _QUOTE_OPENING = re.compile(rb"(?:[\"'`*_~ \t(\[]|\xe2\x80[\x9c\x98])+\Z")
 # an ANSI CSI sequence (a colour code), passed where a clause is read
@@ -10020,7 +10029,12 @@ def _negation_among(words: list[bytes], before: bytes | None = None) -> bool:
         if word in _PROHIBITIONS:
             if n + 1 < last and words[n + 1] == b"and":
                 continue  # (it forbids nothing: "stop and run "A"", "refuse and go on")
+            k = next((k for k in range(n + 1, last + 1) if words[k] not in _PROHIBITION_FILLER), None)
+            if k is not None and words[k].strip(b"_") in _OMITTING:
+                continue  # (a stop to an omission: "stop skipping "A"" is to run it)
             return True
+        if word in (b"0", b"zero") and n < last and _reports_none(words, n, last):
+            return True  # (a count of none found: "0 secrets found in "A"", red team 116, F13)
         if word.endswith(b"n'ts"):
             word = word[:-1]  # ("Don'ts", a header)
         if not _negation_words(word, 0, len(word)):
@@ -10028,7 +10042,7 @@ def _negation_among(words: list[bytes], before: bytes | None = None) -> bool:
         k = next((k for k in range(n + 1, last + 1) if words[k] not in _NEGATION_STRESS), None)
         after = None if k is None else words[k]
         if after in _NEGATION_UNDONE:
-            continue  # ("don't forget", "never, ever skip")
+            continue  # ("don't forget", "never, ever skip", "don't disable")
         if after in (b"longer", b"more") and k < last:
             k += 1  # ("no longer forbids")
         if k is not None and words[k].strip(b"_") in _PROHIBITIONS:
@@ -10046,6 +10060,7 @@ def _negation_among(words: list[bytes], before: bytes | None = None) -> bool:
     return False
 
 
+
 def _reports_none(words: list[bytes], n: int, last: int) -> bool:
     """Does the ``no`` at ``words[n]`` report a finding absent from what follows: a word of
     ``_FINDINGS`` right before it (``found no issues in "A"``) or among the three words after
@@ -10056,7 +10071,8 @@ def _reports_none(words: list[bytes], n: int, last: int) -> bool:
     if n and words[n - 1] in _FINDINGS:
         f = n
     else:
-        f = next((a for a in range(n + 2, min(n + 5, last + 1)) if words[a] in _FINDINGS), -1)
+        # ("no leaked secrets or keys found in "A"": red team 116, F13)
+        f = next((a for a in range(n + 2, min(n + 7, last + 1)) if words[a] in _FINDINGS), -1)
         if f < 0:
             return False
     return not any(words[a] == b"and" for a in range(f + 1, last))
