@@ -40,7 +40,8 @@ from _byte_batches cimport byte_items, lengths_of, pointers_of
 from _types cimport byte_t, offset_t
 from _whitespace cimport whitespace_length
 
-from provgate._search_py import UNIT_ASCII_SPELLINGS, UNIT_GAP_BYTES, WHITESPACE, WHITESPACE_CODEPOINTS
+from provgate._search_py import (UNIT_ASCII_SPELLINGS, UNIT_GAP_BYTES, UNIT_LOWER_CASE_ONLY, WHITESPACE,
+                                 WHITESPACE_CODEPOINTS)
 from provgate._search_py import check_max_spans, check_pair, check_start
 from provgate.errors import InvalidArgumentError
 
@@ -1052,6 +1053,7 @@ cdef enum:
 cdef byte_t SPELLING[MAX_SPELLINGS][MAX_SPELLING]
 cdef offset_t SPELLING_LEN[MAX_SPELLINGS]
 cdef bint SPELLING_LETTERS[MAX_SPELLINGS]
+cdef bint SPELLING_LOWER_ONLY[MAX_SPELLINGS]
 cdef offset_t N_SPELLINGS = len(UNIT_ASCII_SPELLINGS)
 cdef bint SPELLING_FIRST[256]  # (lower-case) a spelling's first byte: most words start with none
 for _b in range(256):
@@ -1060,6 +1062,7 @@ assert N_SPELLINGS <= MAX_SPELLINGS and all(len(x) <= MAX_SPELLING for x in UNIT
 for _b, _spelling in enumerate(UNIT_ASCII_SPELLINGS):
     SPELLING_LEN[_b] = len(_spelling)
     SPELLING_LETTERS[_b] = _spelling.isalpha()
+    SPELLING_LOWER_ONLY[_b] = _spelling in UNIT_LOWER_CASE_ONLY
     for _i, _c in enumerate(_spelling):
         SPELLING[_b][_i] = _c
 
@@ -1087,7 +1090,7 @@ cdef bint spelled(const byte_t* w, offset_t length, bint letters_only) noexcept 
             continue
         for t in range(length):
             c = w[t]
-            if is_letter(c):
+            if is_letter(c) and not SPELLING_LOWER_ONLY[k]:
                 c = c | 0x20
             if c != SPELLING[k][t]:
                 break

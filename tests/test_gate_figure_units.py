@@ -95,6 +95,7 @@ def test_figures_with_units():
     (b"5 %", 1, b"%"), ("80 \u00b0C".encode(), 2, b"degc"), (b"30 m", 2, b"m"),
     (b"30" + b" " * 25 + b"s", 2, None),  # (more gap than a unit is read across)
     (b"30\n\nseconds", 2, None),  # (a paragraph's end)
+    (b"2 US regions", 1, None), (b"3 D render", 1, None), (b"5 M users", 1, None), (b"30 Sec", 2, b"s"),  # (F18)
     (b"30s", 2, None), (b"30 s2", 2, None), (b"30 sec_x", 2, None), (b"30 apples", 2, None), (b"30 ", 2, None),
 ])
 def test_unit_at_reads_the_unit_right_after_a_figure(text, end, unit):
@@ -203,3 +204,29 @@ def test_a_merge_changing_a_unit_is_refused():
 
     find(merged("Wait 30 minutes then retry. Disk holds 12 GB."), "I2", evidence__change="unit_changed")
     assert_accepted(merged("Wait 30 seconds then retry. Disk holds 12 GB."), "lossless")
+
+
+def test_a_source_is_read_once_for_many_figures(monkeypatch):
+    # red team 116, F16: one search of the source a figure was quadratic in a long summary
+    from provgate import gate as gate_module  # noqa: PLC0415
+
+    calls = {"search": 0, "pass": 0}
+    one_figure, one_pass = gate_module._units_of_figure, gate_module.unit_leads
+
+    def counted_search(text, figure):
+        calls["search"] += 1
+        return one_figure(text, figure)
+
+    def counted_pass(text):
+        calls["pass"] += 1
+        return one_pass(text)
+
+    monkeypatch.setattr(gate_module, "_units_of_figure", counted_search)
+    monkeypatch.setattr(gate_module, "unit_leads", counted_pass)
+    source = " ".join(f"step {n} took {n} ms." for n in range(200))
+    find(_summarize(source, " ".join(f"Step {n}: {n} s." for n in range(200))), "I1", block="s",
+         evidence__change="unit_changed")
+    assert calls == {"search": 0, "pass": 2}  # (the summary's texts, then the source, once each)
+    calls.update(search=0, **{"pass": 0})
+    assert_accepted(_summarize(source, "Step 7: 7 ms."))
+    assert calls == {"search": 1, "pass": 1}  # (a figure or few: searched for, no pass over the source)

@@ -319,3 +319,30 @@ def test_a_count_of_none_found_denies_its_quotation(source):
     find(_summarize(source, 'Secrets were found in "config.yaml".', role="tool"), "I1", block="s1",
          evidence__change="negation_dropped")
     assert_accepted(_summarize(source, 'The scan found no secrets in "config.yaml".', role="tool"))
+
+
+@pytest.mark.parametrize("source", [
+    'Do not stop the server or run "make deploy" today.', 'Never stop the workers or run "make deploy" today.',
+    'Do not cease logging or run "make deploy" today.',
+])
+def test_a_negation_over_a_prohibition_goes_on_over_the_next_verb(source):
+    # red team 116, F19: "not" and "stop" cancelled, and "run "make deploy"" was read as allowed
+    find(_summarize(source, 'The user asked to run "make deploy" today.'), "I1", block="s1",
+         evidence__change="negation_dropped")
+    assert_accepted(_summarize(source, 'The user said never to run "make deploy" today.'))
+
+
+@pytest.mark.parametrize("source, honest", [
+    ('Decline "make nuke" and approve "make deploy".', 'The user approved "make deploy".'),
+    ('Stop "make nuke" and start "make deploy".', 'The user asked to start "make deploy".'),
+    ('Say no to "make nuke" and run "make deploy".', 'The user asked to run "make deploy".'),
+    ('Cease polling and run "make deploy".', 'The user asked to run "make deploy".'),
+])
+def test_a_refusal_ends_at_and_another_instruction(source, honest):
+    # red team 116, F17: the refusal was read over the instruction after "and"
+    assert_accepted(_summarize(source, honest))
+
+
+def test_a_prohibition_goes_on_over_a_list_of_gerunds():
+    find(_summarize('Avoid pushing and running "make deploy".', 'The user asked to run "make deploy".'), "I1",
+         block="s1", evidence__change="negation_dropped")

@@ -609,6 +609,7 @@ def test_normalize_whitespace_takes_bytes_only(impl):
     (b"1  ", []), (b"12 apples", []), (b"1000\n url: x", []), (b"30\n\nseconds", []), (b"30 s2", []), (b"30 sec_x", []),
     (b"3 req/s", [0]), (b"100 requests PER minute", [2]), (b"40 MB / s", [1]), (b"3 files/x", []),
     (b"3 " + b"a" * 16 + b"/s", [0]), (b"3 " + b"a" * 17 + b"/s", []),
+    (b"2 US regions", []), (b"3 D", []), (b"30 Sec", [1]), (b"30 S", []), (b"30 GB", [1]),
 ])
 def test_unit_leads(impl, data, expected):
     found = impl.unit_leads(data)
@@ -625,7 +626,7 @@ def test_unit_leads_refuses_what_is_not_bytes(impl):
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.sampled_from([b"0", b"9", b" ", b"\t", b"s", b"M", b"x", b"\xc2", b"\xce", b"%", b"\n", b"5 s",
                                  b"*", b"-", b"\x1b", b"(", b".", b" " * 23, b"sec", b"min", b"/", b" per ", b"ms",
-                                 b"_", b"e", b"%"]), max_size=60))
+                                 b"_", b"e", b"%", b"US", b"D", b"H", b"Ms"]), max_size=60))
 def test_native_unit_leads_equal_the_reference(parts):
     data = b"".join(parts)
     assert _load("native").unit_leads(data).tolist() == _load("reference").unit_leads(data).tolist()

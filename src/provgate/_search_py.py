@@ -53,7 +53,8 @@ unit after it, found in one pass, so the gate reads the words there only. After 
 
 - a *gap*: 1 to 24 bytes of :data:`UNIT_GAP_BYTES` (blanks, a hyphen, markdown's ``* _ ` ~``,
   line breaks) holding at most one ``\n``, and then either a unit's ASCII spelling
-  (:data:`UNIT_NAMES`, any case) that no ASCII letter, digit or ``_`` goes on from, or a rate
+  (:data:`UNIT_NAMES`, in any case but :data:`UNIT_LOWER_CASE_ONLY`) that no ASCII letter,
+  digit or ``_`` goes on from, or a rate
   (a word of 1 to 16 ASCII letters, then ``/`` or `` per `` with blanks as written, then such
   a spelling), or a byte that asks for a closer look (the escape byte of a terminal colour
   code, any byte from 0x80: a micro or degree sign, a look-alike letter, an invisible mark).
@@ -118,17 +119,27 @@ UNIT_NAMES: dict[bytes, tuple[bytes, ...]] = {
 }
 # the spellings unit_leads matches itself (the others start with a byte that asks a closer look)
 UNIT_ASCII_SPELLINGS = tuple(sorted({x for xs in UNIT_NAMES.values() for x in xs if x.isascii()}))
+# the spellings read in lower case only: upper-cased they are words ("2 US regions", "a 3 D
+# render", "5 M users"; red team 116, F18); the others are read in any case ("12 GB", "30 Sec")
+UNIT_LOWER_CASE_ONLY = frozenset((b"us", b"d", b"m", b"h", b"s"))
 # the bytes unit_leads reads between a figure and its unit
 UNIT_GAP_BYTES = frozenset(b" \t\r\n-*_`~")
 # (as a regular expression: the run, as long as the lookahead allows, then at most one line break)
 UNIT_GAP_RUN = rb"(?=[ \t\r\n*_`~-]{1,24}(?![ \t\r\n*_`~-]))[ \t\r*_`~-]*\n?[ \t\r*_`~-]*"
-_SPELLED = rb"(?:" + b"|".join(re.escape(x) for x in UNIT_ASCII_SPELLINGS) + rb")(?![0-9A-Za-z_])"
-_LETTER_SPELLED = (rb"(?:" + b"|".join(re.escape(x) for x in UNIT_ASCII_SPELLINGS if x.isalpha())
-                   + rb")(?![0-9A-Za-z_])")
+
+
+def _spelled(spellings: list[bytes]) -> bytes:
+    """A pattern for the spellings, each in any case or in lower case only, as a whole word."""
+    any_case = [re.escape(x) for x in spellings if x not in UNIT_LOWER_CASE_ONLY]
+    lower = [re.escape(x) for x in spellings if x in UNIT_LOWER_CASE_ONLY]
+    return rb"(?:(?i:" + b"|".join(any_case) + rb")|" + b"|".join(lower) + rb")(?![0-9A-Za-z_])"
+
+
 _UNIT_LEAD = re.compile(
     rb"[0-9](?=" + UNIT_GAP_RUN
-    + rb"(?:[\x1b\x80-\xff]|" + _SPELLED + rb"|[A-Za-z]{1,16}(?:[ \t]*/[ \t]*|[ \t]+per[ \t]+)" + _LETTER_SPELLED
-    + rb"))", re.IGNORECASE)
+    + rb"(?:[\x1b\x80-\xff]|" + _spelled(list(UNIT_ASCII_SPELLINGS))
+    + rb"|[A-Za-z]{1,16}(?:[ \t]*/[ \t]*|[ \t]+(?i:per)[ \t]+)" + _spelled([x for x in UNIT_ASCII_SPELLINGS if x.isalpha()])
+    + rb"))")
 
 
 # -- input -----------------------------------------------------------------------------------

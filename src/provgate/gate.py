@@ -76,7 +76,7 @@ from provgate._matching_py import QUOTE as _MODE_QUOTE
 from provgate._matching_py import RELAXED as _MODE_RELAXED
 from provgate._scanner import span_values
 from provgate._search import unit_leads
-from provgate._search_py import UNIT_GAP_RUN, UNIT_NAMES
+from provgate._search_py import UNIT_GAP_RUN, UNIT_LOWER_CASE_ONLY, UNIT_NAMES
 from provgate._scanner_py import normalize_value
 from provgate._textnorm import same_after_normalisation, same_without_spaces
 from provgate._textnorm_py import (
@@ -4010,8 +4010,13 @@ class _Check:
             o = bisect.bisect_right(starts, p) - 1
             by_block.setdefault(o, []).append(p - starts[o])
         reported = {(v.block, v.value) for v in self.violations if v.invariant in ("I1", "I2")}
-        read: dict[tuple[str, bytes], set[bytes]] = {}  # (source, figure) -> its units there
         pre_id = self.pre.id_pos()
+        # each block's figures with units and its sources' texts, then each source read once
+        # for all the figures asked of it: a few searched for one by one, more read off one
+        # pass over the source (red team 116, F16: one search a figure was quadratic, 32,000
+        # figures in a summary of a 245 KB source took a minute)
+        stating: list[tuple[Block, dict[bytes, set[bytes]], list[tuple[str, bytes]]]] = []
+        asked_of: dict[str, set[bytes]] = {}
         for o, at in by_block.items():
             j = asked[o]
             block = post_blocks[j]
@@ -4022,13 +4027,20 @@ class _Check:
                        if (x := gate.source_facts(h)) is not None]
             if (i := pre_id.get(block.id)) is not None:
                 sources.append((f"\x00pre:{i}", self.pre_facts[i].table.data))
+            stating.append((block, stated, sources))
+            for h, _ in sources:
+                asked_of.setdefault(h, set()).update(stated)
+        read: dict[str, dict[bytes, set[bytes]]] = {}  # source -> figure -> its units there
+        for block, stated, sources in stating:
+            for h, text in sources:
+                if h not in read:
+                    figures = asked_of[h]
+                    read[h] = (_figures_with_units(text, unit_leads(text).tolist()) if len(figures) > _FEW_FIGURES
+                               else {f: _units_of_figure(text, f) for f in figures})
             for figure, names in stated.items():
                 sources_say: set[bytes] = set()
-                for h, text in sources:
-                    units = read.get((h, figure))
-                    if units is None:
-                        units = read[(h, figure)] = _units_of_figure(text, figure)
-                    sources_say |= units
+                for h, _ in sources:
+                    sources_say |= read[h].get(figure, set())
                 if not sources_say or names <= sources_say or (block.id, figure.decode()) in reported:
                     continue
                 unit = min(names - sources_say).decode()
@@ -10032,6 +10044,8 @@ def _negation_among(words: list[bytes], before: bytes | None = None) -> bool:
             k = next((k for k in range(n + 1, last + 1) if words[k] not in _PROHIBITION_FILLER), None)
             if k is not None and words[k].strip(b"_") in _OMITTING:
                 continue  # (a stop to an omission: "stop skipping "A"" is to run it)
+            if _another_instruction(words, n, last):
+                continue
             return True
         if word in (b"0", b"zero") and n < last and _reports_none(words, n, last):
             return True  # (a count of none found: "0 secrets found in "A"", red team 116, F13)
@@ -10046,6 +10060,9 @@ def _negation_among(words: list[bytes], before: bytes | None = None) -> bool:
         if after in (b"longer", b"more") and k < last:
             k += 1  # ("no longer forbids")
         if k is not None and words[k].strip(b"_") in _PROHIBITIONS:
+            if any(words[a] in (b"or", b"nor") for a in range(k + 1, last)):
+                return True  # (but it goes on over the next verb: "do not stop the server or run "A"",
+                # red team 116, F19)
             # two denials cancel: "no longer forbids "A"", "not banned", "don't stop running "A""
             # (red team 114, F02: either one was read as the clause's negation)
             denied = k
@@ -10055,9 +10072,18 @@ def _negation_among(words: list[bytes], before: bytes | None = None) -> bool:
             continue  # (a fact stated, and then another: "did not check the logs and ran "A"")
         # ("no" before a noun denies the noun: "no errors came from "npm test""; but not one
         # that reports none found: "no issues found in "A"")
+        if word == b"no" and n < last and words[n + 1] == b"to" and _another_instruction(words, n, last):
+            continue  # ("say no to "A" and run "B"")
         if word != b"no" or n == last or words[n + 1] in _NO_GOVERNS or _reports_none(words, n, last):
             return True
     return False
+
+
+def _another_instruction(words: list[bytes], n: int, last: int) -> bool:
+    """Does a refusal at ``words[n]`` end before the end of ``words``: an ``and`` and a verb
+    that is no ``-ing`` form follow it (``decline "A" and approve "B"``, ``cease polling and
+    run "B"``: red team 116, F17), where ``avoid pushing and running "A"`` goes on?"""
+    return any(words[a] == b"and" and not words[a + 1].endswith(b"ing") for a in range(n + 1, last))
 
 
 
@@ -10474,10 +10500,16 @@ _ANSI_SEQUENCE = re.compile(rb"\x1b\[[0-?]*[ -/]*[@-~]")
 
 def _unit_named(word: bytes, per: bytes | None) -> bytes | None:
     """The name of the unit ``word`` (``per``: the unit of a rate after it), or None."""
-    unit = _UNITS.get(word.lower())
-    if per is not None and (per_unit := _UNITS.get(per.lower())) is not None:
+    unit = _UNITS.get(_unit_spelling(word))
+    if per is not None and (per_unit := _UNITS.get(_unit_spelling(per))) is not None:
         return (unit or word.lower()) + b"/" + per_unit
     return unit
+
+
+def _unit_spelling(word: bytes) -> bytes:
+    """``word`` lower-cased, unless that makes it a spelling read in lower case only (``US``)."""
+    lowered = word.lower()
+    return word if lowered in UNIT_LOWER_CASE_ONLY else lowered
 
 
 def _unit_at(text: bytes, end: int) -> bytes | None:
@@ -10562,6 +10594,8 @@ def _thousands_grouped(figure: bytes) -> bytes:
 
 
 _UNIT_SEARCHES: dict[tuple[bytes, bool], re.Pattern[bytes]] = {}
+# the most figures asked of a source that are searched for one by one (more: one pass over it)
+_FEW_FIGURES = 4
 
 
 def _word_bounds(text: bytes) -> tuple[np.ndarray, np.ndarray, np.ndarray, bytes]:
