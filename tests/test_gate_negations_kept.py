@@ -318,3 +318,24 @@ def test_a_rewrite_normalising_letters_or_dropping_a_repeat_is_accepted(before, 
 ])
 def test_a_repeat_flipped_or_a_near_repeat_cut_is_refused(before, after):
     find(_rewrite(before, after), "I2", key="negation")
+
+
+# red team 116, F20: a refusal or prohibition rewritten away kept every negation
+@pytest.mark.parametrize("before, after, word", [
+    ('Stop running "make deploy" today.', 'Keep running "make deploy" today.', "Stop"),
+    ('I decline "make deploy" today.', 'I approve "make deploy" today.', "decline"),
+    ('I refuse to run "make deploy" today.', 'I agree to run "make deploy" today.', "refuse"),
+    ('Avoid "make deploy" today.', 'Prefer "make deploy" today.', "Avoid"),
+    ('The user banned "rm -rf" here.', 'The user allowed "rm -rf" here.', "banned"),
+])
+def test_a_refusal_rewritten_away_is_refused(before, after, word):
+    find(_rewrite(before, after), "I2", key="negation", value=word, evidence__change="negation_dropped")
+
+
+@pytest.mark.parametrize("before, after", [
+    ('Stop running "make deploy" today.', 'Stop running "make deploy" now.'),
+    ('Please stop the server now.', 'Now please stop the server.'),
+    ('The stopwatch says 3 s.', 'The stopwatch reads 3 s.'),  # (a word inside another is none)
+])
+def test_a_refusal_kept_is_accepted(before, after):
+    assert_accepted(_rewrite(before, after), "lossless")

@@ -9935,6 +9935,16 @@ def _negation_words(lowered: bytes, start: int, end: int) -> list[tuple[int, int
     return found
 
 
+def _denial_words(lowered: bytes, start: int, end: int) -> list[tuple[int, int]]:
+    """The (start, end) of each negation (:func:`_negation_words`) and each word that forbids
+    or refuses (``_PROHIBITIONS``) of ``lowered[start:end]``, in order: what a rewrite keeps of
+    what a block denies (red team 116, F20: ``Stop running "A"`` -> ``Keep running "A"`` and
+    ``I decline "A"`` -> ``I approve "A"`` kept every negation and passed as lossless)."""
+    found = _negation_words(lowered, start, end)
+    prohibitions = [(m.start(), m.end()) for m in _PROHIBITION_WORD.finditer(lowered, start, end)]
+    return sorted(found + prohibitions) if prohibitions else found
+
+
 def _after_csi(text: bytes, at: int) -> bool:
     """Does an ANSI CSI sequence (ESC ``[``, parameter and intermediate bytes, a final byte)
     end right before ``text[at]``? Its final byte is a letter, and the words after a colour
@@ -9967,6 +9977,8 @@ _PROHIBITIONS = frozenset((b"forbid", b"forbids", b"forbade", b"forbidden", b"pr
                            b"declined", b"declining", b"reject", b"rejects", b"rejected", b"rejecting",
                            b"veto", b"vetoes", b"vetoed", b"vetoing", b"stop", b"cease"))
 _SET_ASIDE = ((b"instead", b"of"), (b"rather", b"than"))
+_PROHIBITION_WORD = re.compile(rb"(?<![0-9a-z_\x80-\xff])(?:" + b"|".join(sorted(_PROHIBITIONS, key=len, reverse=True))
+                               + rb")(?![0-9a-z_\x80-\xff])")
 # the words that make a "no" before a noun report none found (:func:`_reports_none`)
 _FINDINGS = frozenset((b"found", b"detected", b"reported", b"seen", b"flagged"))
 # the words after "no" that make it govern the verb after them ("no need to run", "no longer run")
@@ -10318,8 +10330,8 @@ def _negation_in_changed_stretch(pre: bytes, post: bytes) -> bool:
     while pre_end < len(pre) and (pre[pre_end] | 0x20) in _IN_WORD:
         pre_end += 1
         post_end += 1
-    return bool(_negation_words(pre[start:pre_end].lower(), 0, pre_end - start)
-                or _negation_words(post[start:post_end].lower(), 0, post_end - start))
+    return bool(_denial_words(pre[start:pre_end].lower(), 0, pre_end - start)
+                or _denial_words(post[start:post_end].lower(), 0, post_end - start))
 
 
 def _changed_sentences(pre: bytes, post: bytes) -> tuple[int, int, int]:
@@ -10397,8 +10409,8 @@ def _negations_unbalanced(pre: bytes, post: bytes) -> tuple[int, int, str, tuple
     pre_middle = [(pre_starts[k], pre_ends[k]) for k in range(lo, n - hi)]
     post_middle = [(post_starts[k], post_ends[k]) for k in range(lo, m - hi)]
     pre_lower, post_lower = pre.lower(), post.lower()
-    pre_negs = [_negation_words(pre_lower, a, b) for a, b in pre_middle]
-    post_negs = [_negation_words(post_lower, a, b) for a, b in post_middle]
+    pre_negs = [_denial_words(pre_lower, a, b) for a, b in pre_middle]
+    post_negs = [_denial_words(post_lower, a, b) for a, b in post_middle]
     if not any(pre_negs) and not any(post_negs):
         return None
     pre_words = [_sentence_words(pre[a:b]) for a, b in pre_middle]
