@@ -2912,6 +2912,7 @@ class _Check:
         self.floor = floor
         self.sticky = sticky
         self.pinned_handles = sticky.handles
+        self._claims: dict[tuple[int, str], bool] = {}  # (block, handle) -> its markers claim it (P)
         self.pinned_norms = gate._pinned_norms if pinned_norms is None else pinned_norms
         self.renderings = gate._pinned_renderings if renderings is None else renderings  # (Gate._pinned_renderings)
         # (the session's pins as the check took them: Gate._record starts from the check's own
@@ -8095,12 +8096,69 @@ class _Check:
         j = post_ids[p.block]
         if _cites(block) and _MARKER_OPENER in self.post.texts[j]:
             facts = self.gate.facts_for_many([self.post.digests[j]], [block], self.pending)[0]
-            if h in self.cited(j, facts):
+            if h in self.cited(j, facts) and self._marker_claims(j, facts, h):
                 return
         failed[k] = ((f"pointer from block {p.block!r} into {h!r}, a source the block neither carries, derives "
                       "from nor cites: its bytes resolve, but they are no source of that block's words (a pointer "
                       "re-anchored onto another source with its hash recomputed resolves as well)"),
                      {"reason": "unclaimed_handle"})
+
+    def _marker_claims(self, j: int, facts: _Facts, h: str) -> bool:
+        """Whether a ``[src:…]`` marker of the block citing ``h`` closes a statement grounded in
+        ``h``: the statement holds a fact of the block that ``h``'s source holds (its grounding
+        sets, else literally at token boundaries: the I1 look-up, ``ungrounded_rows``, over that
+        source alone). A marker that cites nothing of ``h``
+        claims no pointer into it (red team 115, F06: ``Alpha retries 3 times [src:cfgB].``, or
+        a bare ``[src:cfgB]`` on a line of its own, accounted for a pointer re-anchored onto
+        ``cfgB``). The statements are :func:`_marker_statements`; only the markers naming a
+        name that resolves to ``h`` are read, once a check per block and handle however many
+        pointers ask (the statements are cut in one pass over the block's marker rows)."""
+        key = (j, h)
+        found = self._claims.get(key)
+        if found is None:
+            found = self._claims[key] = self._marker_statement_grounded(facts.table, h)
+        return found
+
+    def _marker_statement_grounded(self, t: FactTable, h: str) -> bool:
+        """:meth:`_marker_claims` of one block and handle (asked once a check)."""
+        resolve = self._targets
+        spans = [(a, b) for name, a, b in _marker_statements(t, _KIND_CITATION)
+                 if resolve(name) == (h,) and b > a]
+        if not spans:
+            return False
+        # the rows inside the statements (a row once, though markers side by side share one)
+        starts, ends, kinds = t.start, t.end, t.kind
+        inside = np.zeros(len(kinds), dtype=np.bool_)
+        for a, b in dict.fromkeys(spans):
+            lo, hi = np.searchsorted(starts, [a, b], "left").tolist()
+            inside[lo:hi] |= ends[lo:hi] <= b
+        inside &= kinds != _KIND_CITATION
+        keep = np.flatnonzero(inside)
+        return bool(keep.size) and self._rows_grounded_in(t, keep, h)
+
+    def _rows_grounded_in(self, t: FactTable, keep: np.ndarray, h: str) -> bool:
+        """Whether one of rows ``keep`` of ``t`` (no markers) is grounded in source ``h``: held by its
+        grounding sets (its kv pairs, values and kv keys, and its kv values read as prose), or
+        found literally at token boundaries as I1 finds it (``ungrounded_rows``), the last
+        ``_CLAIM_LITERAL_ROWS`` only."""
+        source = self.gate.source_facts(h)
+        if source is None:
+            return False
+        kinds = t.kind
+        queries = np.ascontiguousarray(np.where((kinds[keep] == _KIND_KV)[:, None], t.fp_fact[keep], t.fp_value[keep]),
+                                       dtype=np.uint64)
+        if not absent_from_all(queries, [source.grounding_set()]).all():
+            return True  # (one look-up a row in the source's set: the usual case, its set made for I1)
+        sets = [source.grounding_set(), source.kv_prose_set()]
+        if not absent_from_all(queries, sets[1:]).all():
+            return True
+        # else the I1 literal search at token boundaries, of the rows nearest the markers only:
+        # a marker closes a statement, and a block of thousands of rows before one marker would
+        # otherwise search the source's bytes once a row
+        keep = keep[-_CLAIM_LITERAL_ROWS:]
+        owner, _ = ungrounded_rows([_RowsView(t, keep)], sets, [source.table.data], groups=[[0, 1]],
+                                   haystack_groups=[[0]], **_GROUNDING_KINDS)
+        return owner.size < keep.size
 
     # R ---------------------------------------------------------------------------------------
 
@@ -9312,6 +9370,10 @@ def _ground_nested_keys(tables: list[FactTable], sources: list[_Facts], groups: 
 
 _MAX_KEY_PARTS = 16  # a dotted key of more parts is no config path anybody writes
 # how ungrounded_rows treats each kind of fact (see _factdiff_py.ungrounded_rows)
+# rows of a marker's statements searched for literally in the source a pointer's marker cites
+# (P, _marker_statement_grounded): a bound on what a pointer outside the block's handles costs
+_CLAIM_LITERAL_ROWS = 64
+
 _GROUNDING_KINDS = {"skip_kind": _KIND_CITATION, "pair_kind": _KIND_KV, "quote_kind": _KIND_QUOTE,
                     "number_kind": _KIND_NUMBER, "url_kind": _KIND_URL}
 
@@ -11816,3 +11878,50 @@ def commit(pre: Any, post: Any, *, operator: str, store: Any, supersedes: Any = 
     """The window to commit, or :class:`ProvenanceInvariantError` carrying the verdict."""
     return Gate(store, policy=policy, retention_floor=retention_floor).commit(
         pre, post, operator=operator, supersedes=supersedes, evicted=evicted, pointers=pointers)
+
+
+class _RowsView:
+    """Some rows of a fact table, with the columns ``ungrounded_rows`` reads (copies)."""
+
+    _COLUMNS = ("kind", "start", "end", "key_start", "key_end", "value_start", "value_end", "value_kind",
+                "fp_key", "fp_value", "fp_fact")
+    __slots__ = ("data", *_COLUMNS)
+
+    def __init__(self, table: FactTable, rows: np.ndarray) -> None:
+        self.data = table.data
+        for name in self._COLUMNS:
+            setattr(self, name, np.ascontiguousarray(getattr(table, name)[rows]))
+
+
+def _marker_statements(table: FactTable, citation_kind: int) -> list[tuple[str, int, int]]:
+    """(name, start, stop) of each ``[src:…]`` marker of ``table``: the statement it closes,
+    the bytes since the previous marker or the last sentence end (``_SENTENCE_END``) before
+    it, whichever is later. A marker right after a sentence's full stop on the same line
+    (``retries=5. [src:b]``) closes that sentence; one that starts a line, or follows only a
+    line break, closes nothing (a bare marker on a line of its own cites no statement); markers
+    side by side (``[src:a][src:b]``) close the same statement. Linear in the block's text:
+    each marker's stretch is read once."""
+    data = table.data
+    out: list[tuple[str, int, int]] = []
+    rows = np.flatnonzero(table.kind == citation_kind).tolist()
+    prev_end = 0
+    prev_span: tuple[int, int] = (0, 0)
+    for r in rows:
+        a, b = int(table.start[r]), int(table.end[r])
+        name = data[int(table.value_start[r]):int(table.value_end[r])].decode("utf-8", "replace")
+        gap = data[prev_end:a]
+        if out and not gap.strip() and b"\n" not in gap:
+            span = prev_span  # side by side with the previous marker: its statement
+        else:
+            ends = [(m.start(), m.end()) for m in _SENTENCE_END.finditer(data, prev_end, a)]
+            lo = prev_end
+            if ends:
+                s0, s1 = ends[-1]
+                lo = s1
+                if not data[s1:a].strip() and data[s0:s1] != b"\n":
+                    # the marker follows the sentence's full stop: it closes that sentence
+                    lo = ends[-2][1] if len(ends) > 1 else prev_end
+            span = (lo, a)
+        out.append((name, *span))
+        prev_end, prev_span = b, span
+    return out
