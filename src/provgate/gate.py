@@ -3108,6 +3108,7 @@ class _Check:
             if not lossless:
                 self._timed("I1", self._check_quoted_polarity)
                 self._timed("I1", self._check_units_grounded)
+                self._timed("I1", self._check_pins_in_context)
             self._timed("I2", self._check_purity if lossless else self._check_reachability)
             self._timed("I4", self._check_freshness)
             self._timed("I5", self._check_retention)
@@ -3976,6 +3977,78 @@ class _Check:
                              block=block.id, key=span.key, value=span.value,
                              evidence={"span": [span.start, span.end], "text": span.text,
                                        "change": "negation_added" if negated else "negation_dropped"})
+
+    def _check_pins_in_context(self) -> None:
+        """A derived block's pin (``lodash@4.17.20``, ``requests==2.31.0``) whose name one of its
+        sources pins to two versions or more stands beside the words the source puts beside
+        that version, not another's: the key of a pin is its name only, so a summary of
+        ``lodash@4.17.21 in prod and lodash@4.17.20 in dev`` saying ``lodash@4.17.20 in prod``,
+        or swapping the two, was grounded pair by pair and accepted (red team 115, F02).
+        Refused when the pin's context words (:func:`_pin_context`) hold a word that only
+        another version's occurrences in that source stand beside, and none that only this
+        version's do. Read only for a derived block holding ``@`` or ``==``, for the names its
+        pins set, and for a name its source pins to two versions at most
+        ``_PIN_CONTEXT_ROWS`` times (a name set more often is a table's column: left be)."""
+        post_blocks = self.post.blocks
+        post_facts = self.post_facts
+        gate = self.gate
+        # (no pin without an @ or ==: two searches of a derived block's bytes, most blocks)
+        asked = [j for j in set(self.changed + self.restated) if post_blocks[j].derived
+                 and (b"@" in (d := post_facts[j].table.data) or b"==" in d)]
+        if not asked:
+            return
+        reported = {(v.block, v.value) for v in self.violations if v.invariant == "I1"}
+        for j in sorted(asked):
+            block = post_blocks[j]
+            f = post_facts[j]
+            t = f.table
+            rows, _ = f.kv_rows()
+            pins = [r for r in rows.tolist() if _is_pin_row(t, r)]
+            if not pins:
+                continue
+            keys = SortedFingerprints(unique_counts(np.ascontiguousarray(t.fp_key[pins]))[0])
+            for h in dict.fromkeys(block.provenance + self.cited(j)):
+                x = gate.source_facts(h)
+                if x is None:
+                    continue
+                found = x.kv_rows_keyed(keys)
+                if found.size < 2:
+                    continue
+                st = x.table
+                by_key: dict[tuple[int, int], list[int]] = {}
+                for r, key in zip(found.tolist(), map(tuple, st.fp_key[found].tolist())):
+                    by_key.setdefault(key, []).append(r)
+                for key, occ in by_key.items():
+                    if len(occ) > _PIN_CONTEXT_ROWS:
+                        continue
+                    words_of: dict[tuple[int, int], set[bytes]] = {}
+                    for r in occ:
+                        fact = tuple(st.fp_fact[r].tolist())
+                        words_of.setdefault(fact, set()).update(_pin_context(st, r))
+                    if len(words_of) < 2:
+                        continue  # (one version: nothing to trade)
+                    mine_only = {fact: words - set().union(*(w for g, w in words_of.items() if g != fact))
+                                 for fact, words in words_of.items()}
+                    for r in pins:
+                        if tuple(t.fp_key[r].tolist()) != key:
+                            continue
+                        fact = tuple(t.fp_fact[r].tolist())
+                        if fact not in words_of:
+                            continue  # (a version the source does not pin: I1's to judge)
+                        said = _pin_context(t, r)
+                        if said & mine_only[fact]:
+                            continue
+                        elsewhere = [w for g, ws in mine_only.items() if g != fact for w in sorted(said & ws)]
+                        span = t.span(r)
+                        if not elsewhere or (block.id, span.value) in reported:
+                            continue
+                        reported.add((block.id, span.value))
+                        self.violate("I1", f"block {block.id!r} pins {span.text!r} beside {elsewhere[0].decode()!r}, "
+                                     f"which {h!r} says of another version of {span.key!r}: a pin keeps the "
+                                     "version its source gives it there", block=block.id, handle=h, key=span.key,
+                                     value=span.value, evidence={"span": [span.start, span.end], "text": span.text,
+                                                                 "word": elsewhere[0].decode(),
+                                                                 "change": "pinned_elsewhere"})
 
     def _check_units_grounded(self) -> None:
         """A derived block's figure with a unit after it (``30 minutes``) keeps the unit its
@@ -10485,6 +10558,53 @@ def _figures_by_context(table: FactTable, rows: list[int], figures: list[bytes],
         else:
             found[0][figure] += 1
     return out
+
+
+# helpers of _check_pins_in_context (red team 115, F02) ------------------------------
+
+# a name's occurrences read for their context words, per source and name at most
+_PIN_CONTEXT_ROWS = 64
+# what ends a pin's context: a clause's punctuation, a line break, a conjunction
+_PIN_CONTEXT_STOP = re.compile(rb"[.,;!?()\[\]{}|\n]|\b(?:and|or|but|while|whereas|whilst)\b")
+_PIN_CONTEXT_WORD = re.compile(rb"[a-z][a-z0-9_-]*")
+# words that stand beside any pin and tell no version from another
+_PIN_CONTEXT_PLAIN = frozenset(
+    b"a an the in on at to of for from with by as is are was were be been being it its this that these those "
+    b"we our they their you your now still also then both each all version versions ver pin pins pinned pinning "
+    b"use uses used using install installs installed installing upgrade upgrades upgraded downgrade downgraded "
+    b"bump bumps bumped deploy deploys deployed run runs ran running need needs needed require requires required "
+    b"set sets keep keeps kept add adds added has have had get gets got via package packages dependency "
+    b"dependencies lib library module modules".split())
+
+
+def _is_pin_row(table: FactTable, r: int) -> bool:
+    """A kv row that is a pin: ``name@ref`` or pip's ``name==ref`` (its key and value joined by
+    ``@`` or ``==``, or a comparison the value holds: grammar v8, v9)."""
+    sep = table.data[int(table.key_end[r]):int(table.value_start[r])]
+    return sep in (b"@", b"==") or (not sep and table.key_start[r] >= 0 and table.value_end[r] > table.value_start[r]
+                                     and table.data[int(table.value_start[r])] in b"<>!~=^")
+
+
+def _pin_context(table: FactTable, r: int) -> set[bytes]:
+    """The words beside fact row ``r`` in its clause: the two before it and the two after it
+    (``_PIN_CONTEXT_WORD``, lower-cased), none past a clause's end (``_PIN_CONTEXT_STOP``),
+    without the words any pin stands beside (``_PIN_CONTEXT_PLAIN``) and the pin's own name.
+    Reads at most 80 bytes either side."""
+    data = table.data
+    a, b = int(table.start[r]), int(table.end[r])
+    before = data[max(0, a - 80):a].lower()
+    cut = None
+    for cut in _PIN_CONTEXT_STOP.finditer(before):
+        pass
+    if cut is not None:
+        before = before[cut.end():]
+    after = data[b:b + 80].lower()
+    stop = _PIN_CONTEXT_STOP.search(after)
+    if stop is not None:
+        after = after[:stop.start()]
+    name = data[int(table.key_start[r]):int(table.key_end[r])].lower() if table.key_start[r] >= 0 else b""
+    words = _PIN_CONTEXT_WORD.findall(before)[-2:] + _PIN_CONTEXT_WORD.findall(after)[:2]
+    return {w for w in words if w not in _PIN_CONTEXT_PLAIN and w != name}
 
 
 # units a figure is read with when one stands right after it, a blank between (a unit glued
