@@ -3109,6 +3109,7 @@ class _Check:
                 self._timed("I1", self._check_quoted_polarity)
                 self._timed("I1", self._check_units_grounded)
                 self._timed("I1", self._check_pins_in_context)
+            self._timed("I1" if not lossless else "I2", self._check_requirements_with_extras)
             self._timed("I2", self._check_purity if lossless else self._check_reachability)
             self._timed("I4", self._check_freshness)
             self._timed("I5", self._check_retention)
@@ -4049,6 +4050,49 @@ class _Check:
                                      value=span.value, evidence={"span": [span.start, span.end], "text": span.text,
                                                                  "word": elsewhere[0].decode(),
                                                                  "change": "pinned_elsewhere"})
+
+    def _check_requirements_with_extras(self) -> None:
+        """A changed block's pip requirement with extras (``requests[socks]==2.31.0``) is one its
+        pre version or its sources state, read as pip reads it: the grammar reads no fact of
+        that form but the version, so ``requests[socks]==2.31.0`` -> ``requests[security]==2.31.0``
+        or ``requests[socks]>=2.31.0`` was accepted as a rewrite and as a summary (red team 115,
+        F08). Compared as pip compares them (:func:`_requirements`: the name by PEP 503, so
+        ``Requests`` and ``requests`` are one; the extras as a set, the same way; the comparison and
+        the version as written). Reported as I2 for a lossless operator (the block's pre
+        version or sources must hold it), I1 for a lossy one. Only a changed block holding
+        ``]`` before a comparison is read, and each source at most once a check."""
+        post_blocks = self.post.blocks
+        post_texts = self.post.texts
+        asked = [j for j in sorted(set(self.changed + self.restated))
+                 if "]" in post_texts[j] and _REQUIREMENT_HINT.search(post_texts[j].encode())]
+        if not asked:
+            return
+        gate = self.gate
+        read: dict[str, frozenset[tuple[bytes, ...]]] = {}
+        invariant = "I1" if self.edit.operator in LOSSY_OPERATORS else "I2"
+        for j in asked:
+            block = post_blocks[j]
+            said = _requirements(post_texts[j].encode())
+            if not said:
+                continue
+            known: set[tuple[bytes, ...]] = set()
+            m = self.match[j] if j < len(self.match) else None
+            if m is not None:
+                known.update(_requirements(self.pre.texts[m].encode()))
+            for h in dict.fromkeys(block.provenance + self.cited(j)):
+                found = read.get(h)
+                if found is None:
+                    x = gate.source_facts(h)
+                    found = read[h] = frozenset() if x is None else frozenset(_requirements(x.table.data))
+                known |= found
+            for req, text in said.items():
+                if req in known:
+                    continue
+                self.violate(invariant, f"block {block.id!r} states the requirement {text!r}, which neither its "
+                             "pre version nor its sources state (name, extras, comparison and version read as pip "
+                             "reads them)", block=block.id, key=req[0].decode(), value=text,
+                             evidence={"text": text, "change": "requirement_changed"})
+                break
 
     def _check_units_grounded(self) -> None:
         """A derived block's figure with a unit after it (``30 minutes``) keeps the unit its
@@ -10557,6 +10601,30 @@ def _figures_by_context(table: FactTable, rows: list[int], figures: list[bytes],
             out[context] = (Counter((figure,)), row)
         else:
             found[0][figure] += 1
+    return out
+
+
+# a pip requirement with extras (PEP 508): a name, [extras] right after it (a blank between is
+# PEP 508 too, but "the list [1, 2] >= 3" is no requirement), a comparison, a version
+_REQUIREMENT = re.compile(rb"(?<![A-Za-z0-9._\-\[@/])([A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)"
+                          rb"\[([A-Za-z0-9._,\- \t]*)\][ \t]*(===|==|!=|~=|>=|<=|>|<)[ \t]*"
+                          rb"([A-Za-z0-9*](?:[A-Za-z0-9.*+!_\-]*[A-Za-z0-9*])?)")
+_REQUIREMENT_HINT = re.compile(rb"\][ \t]*[=!~<>]")
+_PEP503_RUN = re.compile(rb"[-_.]+")
+
+
+def _requirements(text: bytes) -> dict[tuple[bytes, ...], str]:
+    """The pip requirements with extras of ``text`` (``_REQUIREMENT``), each as pip reads it
+    -> its text: (the name by PEP 503: lower-cased, a run of ``-``, ``_``, ``.`` one ``-``; its
+    extras the same way, sorted; the comparison; the version lower-cased). Read only where a
+    ``]`` stands before a comparison."""
+    out: dict[tuple[bytes, ...], str] = {}
+    if not _REQUIREMENT_HINT.search(text):
+        return out
+    for m in _REQUIREMENT.finditer(text):
+        name = _PEP503_RUN.sub(b"-", m.group(1).lower())
+        extras = b",".join(sorted({_PEP503_RUN.sub(b"-", e.strip().lower()) for e in m.group(2).split(b",")} - {b""}))
+        out.setdefault((name, extras, m.group(3), m.group(4).lower()), m.group(0).decode("utf-8", "replace"))
     return out
 
 
