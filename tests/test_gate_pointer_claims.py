@@ -110,3 +110,107 @@ def test_the_claim_costs_one_marker_look_up_per_pointer_outside_the_blocks_handl
     v = gate_for(SOURCES).check(PRE, post, operator="summarize", pointers=own + [pointer_to("s", B, SB, "retries=5")] * 200)
     assert_accepted(v, "lossy")
     assert len(calls) - 2 * before == 200
+
+
+# red team 115, F06: a marker claims a pointer's source only for a statement grounded there ---------
+
+def _claim(text: str, derived_from=(A,), ptr=None):
+    post = [summary("s", text, list(derived_from)), tool("b", B, SB)]
+    return gate_for(SOURCES).check(PRE, post, operator="summarize",
+                                   pointers=[ptr or pointer_to("s", B, SB, "retries=5")])
+
+
+def test_a_marker_closing_a_sentence_that_holds_nothing_of_its_source_claims_no_pointer():
+    for text in ("Alpha retries 3 times [src:cfgB].\n",
+                 "Alpha retries 3 times [src:tool:cfgB].\n",
+                 "Alpha retries 3 times. [src:cfgB]\n",
+                 "Beta retries=5 [src:cfgA]. Alpha retries 3 times [src:cfgB].\n"):
+        v = _claim(text)
+        assert not v.accepted, text
+        find(v, "P", block="s", handle=B, evidence__reason="unclaimed_handle")
+
+
+def test_a_bare_marker_on_a_line_of_its_own_claims_no_pointer():
+    for text in ("Alpha retries 3 times.\n[src:cfgB]\n", "Alpha retries 3 times\n[src:cfgB]\n",
+                 "[src:cfgB]\nAlpha retries 3 times.\n"):
+        find(_claim(text), "P", block="s", handle=B, evidence__reason="unclaimed_handle")
+
+
+def test_a_marker_after_its_sentence_with_the_sources_fact_claims_the_pointer():
+    for text in ("Alpha retries 3 times; beta retries=5 [src:cfgB].\n",
+                 "Alpha retries 3 times. Beta retries=5. [src:cfgB]\n",
+                 "Beta retries=5 [src:cfgA][src:cfgB]. Alpha retries 3 times.\n",
+                 "Beta timeout=90s [src:cfgB]. Alpha retries 3 times.\n",
+                 "Beta retries 5 times [src:cfgB], alpha 3 times.\n"):
+        assert_accepted(_claim(text), "lossy")
+
+
+def test_a_marker_claims_a_pointer_into_its_source_on_a_rewrite_only_with_a_grounded_statement():
+    kept = summary("s", "Alpha retries 3 times.\n", [A])
+    p = pointer_to("s", B, SB, "retries=5")
+    for text, ok in (("Alpha retries 3 times.\n[src:cfgB]\n", False), ("Alpha retries 3 times. [src:cfgB]\n", False),
+                     ("Alpha retries 3 times, beta retries=5 [src:cfgB].\n", True)):
+        v = gate_for(SOURCES).check([*PRE, kept], [*PRE, summary("s", text, [A])], operator="rewrite", pointers=[p])
+        if ok:
+            assert not of(v, "P"), text
+        else:
+            find(v, "P", block="s", handle=B, evidence__reason="unclaimed_handle")
+
+
+def test_marker_statements_are_cut_at_the_previous_marker_or_sentence_end():
+    from provgate.facts import extract
+    from provgate.gate import _KIND_CITATION, _marker_statements
+
+    def cut(text: str) -> list[tuple[str, str]]:
+        data = text.encode()
+        return [(n, data[a:b].decode()) for n, a, b in _marker_statements(extract(data), _KIND_CITATION)]
+
+    assert cut("One. Two x=1 [src:a], three [src:b]\n") == [("a", " Two x=1 "), ("b", ", three ")]
+    assert cut("One x=1. [src:a]\n") == [("a", "One x=1. ")]
+    assert cut("One. Two x=2. [src:a]\n") == [("a", " Two x=2. ")]
+    assert cut("One x=1.\n[src:a]\n") == [("a", "")]
+    assert cut("[src:a] one\n") == [("a", "")]
+    assert cut("One x=1 [src:a] [src:b].\n") == [("a", "One x=1 "), ("b", "One x=1 ")]
+    assert cut("One x=1 [src:a]\n[src:b]\n") == [("a", "One x=1 "), ("b", "")]
+
+
+def test_the_marker_claim_is_asked_once_per_block_and_handle(monkeypatch):
+    # linear: 200 pointers of one block into one cited source read its statements once (counted)
+    import provgate.gate as gate_module
+
+    calls: list[str] = []
+    real = gate_module._Check._rows_grounded_in
+
+    def counting(self, t, keep, h):
+        calls.append(h)
+        return real(self, t, keep, h)
+
+    monkeypatch.setattr(gate_module._Check, "_rows_grounded_in", counting)
+    text = "Alpha retries 3 times; beta retries=5 [src:cfgB].\n"
+    post = [summary("s", text, [A]), tool("b", B, SB)]
+    ptrs = [pointer_to("s", B, SB, "retries=5"), pointer_to("s", B, SB, "timeout=90s")] * 100
+    assert_accepted(gate_for(SOURCES).check(PRE, post, operator="summarize", pointers=ptrs), "lossy")
+    assert calls == [B]
+
+
+def test_the_literal_search_of_a_claim_is_bounded(monkeypatch):
+    # thousands of rows before one marker, none of them in the cited source's sets: only the last
+    # _CLAIM_LITERAL_ROWS are searched for literally in it (counted, not timed)
+    import provgate.gate as gate_module
+
+    sizes: list[int] = []
+    real = gate_module.ungrounded_rows
+
+    def counting(tables, *args, **kwargs):
+        sizes.extend(len(t.kind) for t in tables)
+        return real(tables, *args, **kwargs)
+
+    n = 3000
+    sa = "".join(f"k{i}={100000 + 7 * i}\n" for i in range(n))
+    text = ", ".join(f"k{i} is {100000 + 7 * i}" for i in range(n)) + " [src:cfgB].\n"
+    monkeypatch.setattr(gate_module, "ungrounded_rows", counting)
+    g = gate_for({A: sa, B: SB})
+    v = g.check([tool("a", A, sa), tool("b", B, SB)], [summary("s", text, [A]), tool("b", B, SB)],
+                operator="summarize", pointers=[pointer_to("s", B, SB, "retries=5")])
+    find(v, "P", block="s", handle=B, evidence__reason="unclaimed_handle")
+    assert gate_module._CLAIM_LITERAL_ROWS in sizes  # the claim's one call

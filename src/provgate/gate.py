@@ -2914,6 +2914,7 @@ class _Check:
         self.floor = floor
         self.sticky = sticky
         self.pinned_handles = sticky.handles
+        self._claims: dict[tuple[int, str], bool] = {}  # (block, handle) -> its markers claim it (P)
         self.pinned_norms = gate._pinned_norms if pinned_norms is None else pinned_norms
         self.renderings = gate._pinned_renderings if renderings is None else renderings  # (Gate._pinned_renderings)
         # (the session's pins as the check took them: Gate._record starts from the check's own
@@ -3109,6 +3110,8 @@ class _Check:
             if not lossless:
                 self._timed("I1", self._check_quoted_polarity)
                 self._timed("I1", self._check_units_grounded)
+                self._timed("I1", self._check_pins_in_context)
+            self._timed("I1" if not lossless else "I2", self._check_requirements_with_extras)
             self._timed("I2", self._check_purity if lossless else self._check_reachability)
             if lossless:
                 self._timed("I2", self._check_units_grounded)
@@ -3979,6 +3982,121 @@ class _Check:
                              block=block.id, key=span.key, value=span.value,
                              evidence={"span": [span.start, span.end], "text": span.text,
                                        "change": "negation_added" if negated else "negation_dropped"})
+
+    def _check_pins_in_context(self) -> None:
+        """A derived block's pin (``lodash@4.17.20``, ``requests==2.31.0``) whose name one of its
+        sources pins to two versions or more stands beside the words the source puts beside
+        that version, not another's: the key of a pin is its name only, so a summary of
+        ``lodash@4.17.21 in prod and lodash@4.17.20 in dev`` saying ``lodash@4.17.20 in prod``,
+        or swapping the two, was grounded pair by pair and accepted (red team 115, F02).
+        Refused when the pin's context words (:func:`_pin_context`) hold a word that only
+        another version's occurrences in that source stand beside, and none that only this
+        version's do. Read only for a derived block holding ``@`` or ``==``, for the names its
+        pins set, and for a name its source pins to two versions at most
+        ``_PIN_CONTEXT_ROWS`` times (a name set more often is a table's column: left be)."""
+        post_blocks = self.post.blocks
+        post_facts = self.post_facts
+        gate = self.gate
+        # (no pin without an @ or ==: two searches of a derived block's bytes, most blocks)
+        asked = [j for j in set(self.changed + self.restated) if post_blocks[j].derived
+                 and (b"@" in (d := post_facts[j].table.data) or b"==" in d)]
+        if not asked:
+            return
+        reported = {(v.block, v.value) for v in self.violations if v.invariant == "I1"}
+        for j in sorted(asked):
+            block = post_blocks[j]
+            f = post_facts[j]
+            t = f.table
+            rows, _ = f.kv_rows()
+            pins = [r for r in rows.tolist() if _is_pin_row(t, r)]
+            if not pins:
+                continue
+            keys = SortedFingerprints(unique_counts(np.ascontiguousarray(t.fp_key[pins]))[0])
+            for h in dict.fromkeys(block.provenance + self.cited(j)):
+                x = gate.source_facts(h)
+                if x is None:
+                    continue
+                found = x.kv_rows_keyed(keys)
+                if found.size < 2:
+                    continue
+                st = x.table
+                by_key: dict[tuple[int, int], list[int]] = {}
+                for r, key in zip(found.tolist(), map(tuple, st.fp_key[found].tolist())):
+                    by_key.setdefault(key, []).append(r)
+                for key, occ in by_key.items():
+                    if len(occ) > _PIN_CONTEXT_ROWS:
+                        continue
+                    words_of: dict[tuple[int, int], set[bytes]] = {}
+                    for r in occ:
+                        fact = tuple(st.fp_fact[r].tolist())
+                        words_of.setdefault(fact, set()).update(_pin_context(st, r))
+                    if len(words_of) < 2:
+                        continue  # (one version: nothing to trade)
+                    mine_only = {fact: words - set().union(*(w for g, w in words_of.items() if g != fact))
+                                 for fact, words in words_of.items()}
+                    for r in pins:
+                        if tuple(t.fp_key[r].tolist()) != key:
+                            continue
+                        fact = tuple(t.fp_fact[r].tolist())
+                        if fact not in words_of:
+                            continue  # (a version the source does not pin: I1's to judge)
+                        said = _pin_context(t, r)
+                        if said & mine_only[fact]:
+                            continue
+                        elsewhere = [w for g, ws in mine_only.items() if g != fact for w in sorted(said & ws)]
+                        span = t.span(r)
+                        if not elsewhere or (block.id, span.value) in reported:
+                            continue
+                        reported.add((block.id, span.value))
+                        self.violate("I1", f"block {block.id!r} pins {span.text!r} beside {elsewhere[0].decode()!r}, "
+                                     f"which {h!r} says of another version of {span.key!r}: a pin keeps the "
+                                     "version its source gives it there", block=block.id, handle=h, key=span.key,
+                                     value=span.value, evidence={"span": [span.start, span.end], "text": span.text,
+                                                                 "word": elsewhere[0].decode(),
+                                                                 "change": "pinned_elsewhere"})
+
+    def _check_requirements_with_extras(self) -> None:
+        """A changed block's pip requirement with extras (``requests[socks]==2.31.0``) is one its
+        pre version or its sources state, read as pip reads it: the grammar reads no fact of
+        that form but the version, so ``requests[socks]==2.31.0`` -> ``requests[security]==2.31.0``
+        or ``requests[socks]>=2.31.0`` was accepted as a rewrite and as a summary (red team 115,
+        F08). Compared as pip compares them (:func:`_requirements`: the name by PEP 503, so
+        ``Requests`` and ``requests`` are one; the extras as a set, the same way; the comparison and
+        the version as written). Reported as I2 for a lossless operator (the block's pre
+        version or sources must hold it), I1 for a lossy one. Only a changed block holding
+        ``]`` before a comparison is read, and each source at most once a check."""
+        post_blocks = self.post.blocks
+        post_texts = self.post.texts
+        asked = [j for j in sorted(set(self.changed + self.restated))
+                 if "]" in post_texts[j] and _REQUIREMENT_HINT.search(post_texts[j].encode())]
+        if not asked:
+            return
+        gate = self.gate
+        read: dict[str, frozenset[tuple[bytes, ...]]] = {}
+        invariant = "I1" if self.edit.operator in LOSSY_OPERATORS else "I2"
+        for j in asked:
+            block = post_blocks[j]
+            said = _requirements(post_texts[j].encode())
+            if not said:
+                continue
+            known: set[tuple[bytes, ...]] = set()
+            m = self.match[j] if j < len(self.match) else None
+            if m is not None:
+                known.update(_requirements(self.pre.texts[m].encode()))
+            for h in dict.fromkeys(block.provenance + self.cited(j)):
+                found = read.get(h)
+                if found is None:
+                    x = gate.source_facts(h)
+                    found = read[h] = frozenset() if x is None else frozenset(_requirements(x.table.data))
+                known |= found
+            for req, text in said.items():
+                if req in known:
+                    continue
+                self.violate(invariant, f"block {block.id!r} states the requirement {text!r}, which neither its "
+                             "pre version nor its sources state (name, extras, comparison and version read as pip "
+                             "reads them)", block=block.id, key=req[0].decode(), value=text,
+                             evidence={"text": text, "change": "requirement_changed"})
+                break
 
     def _check_units_grounded(self) -> None:
         """A new or changed block's figure with a unit after it (``30 minutes``) keeps the unit
@@ -8122,12 +8240,69 @@ class _Check:
         j = post_ids[p.block]
         if _cites(block) and _MARKER_OPENER in self.post.texts[j]:
             facts = self.gate.facts_for_many([self.post.digests[j]], [block], self.pending)[0]
-            if h in self.cited(j, facts):
+            if h in self.cited(j, facts) and self._marker_claims(j, facts, h):
                 return
         failed[k] = ((f"pointer from block {p.block!r} into {h!r}, a source the block neither carries, derives "
                       "from nor cites: its bytes resolve, but they are no source of that block's words (a pointer "
                       "re-anchored onto another source with its hash recomputed resolves as well)"),
                      {"reason": "unclaimed_handle"})
+
+    def _marker_claims(self, j: int, facts: _Facts, h: str) -> bool:
+        """Whether a ``[src:…]`` marker of the block citing ``h`` closes a statement grounded in
+        ``h``: the statement holds a fact of the block that ``h``'s source holds (its grounding
+        sets, else literally at token boundaries: the I1 look-up, ``ungrounded_rows``, over that
+        source alone). A marker that cites nothing of ``h``
+        claims no pointer into it (red team 115, F06: ``Alpha retries 3 times [src:cfgB].``, or
+        a bare ``[src:cfgB]`` on a line of its own, accounted for a pointer re-anchored onto
+        ``cfgB``). The statements are :func:`_marker_statements`; only the markers naming a
+        name that resolves to ``h`` are read, once a check per block and handle however many
+        pointers ask (the statements are cut in one pass over the block's marker rows)."""
+        key = (j, h)
+        found = self._claims.get(key)
+        if found is None:
+            found = self._claims[key] = self._marker_statement_grounded(facts.table, h)
+        return found
+
+    def _marker_statement_grounded(self, t: FactTable, h: str) -> bool:
+        """:meth:`_marker_claims` of one block and handle (asked once a check)."""
+        resolve = self._targets
+        spans = [(a, b) for name, a, b in _marker_statements(t, _KIND_CITATION)
+                 if resolve(name) == (h,) and b > a]
+        if not spans:
+            return False
+        # the rows inside the statements (a row once, though markers side by side share one)
+        starts, ends, kinds = t.start, t.end, t.kind
+        inside = np.zeros(len(kinds), dtype=np.bool_)
+        for a, b in dict.fromkeys(spans):
+            lo, hi = np.searchsorted(starts, [a, b], "left").tolist()
+            inside[lo:hi] |= ends[lo:hi] <= b
+        inside &= kinds != _KIND_CITATION
+        keep = np.flatnonzero(inside)
+        return bool(keep.size) and self._rows_grounded_in(t, keep, h)
+
+    def _rows_grounded_in(self, t: FactTable, keep: np.ndarray, h: str) -> bool:
+        """Whether one of rows ``keep`` of ``t`` (no markers) is grounded in source ``h``: held by its
+        grounding sets (its kv pairs, values and kv keys, and its kv values read as prose), or
+        found literally at token boundaries as I1 finds it (``ungrounded_rows``), the last
+        ``_CLAIM_LITERAL_ROWS`` only."""
+        source = self.gate.source_facts(h)
+        if source is None:
+            return False
+        kinds = t.kind
+        queries = np.ascontiguousarray(np.where((kinds[keep] == _KIND_KV)[:, None], t.fp_fact[keep], t.fp_value[keep]),
+                                       dtype=np.uint64)
+        if not absent_from_all(queries, [source.grounding_set()]).all():
+            return True  # (one look-up a row in the source's set: the usual case, its set made for I1)
+        sets = [source.grounding_set(), source.kv_prose_set()]
+        if not absent_from_all(queries, sets[1:]).all():
+            return True
+        # else the I1 literal search at token boundaries, of the rows nearest the markers only:
+        # a marker closes a statement, and a block of thousands of rows before one marker would
+        # otherwise search the source's bytes once a row
+        keep = keep[-_CLAIM_LITERAL_ROWS:]
+        owner, _ = ungrounded_rows([_RowsView(t, keep)], sets, [source.table.data], groups=[[0, 1]],
+                                   haystack_groups=[[0]], **_GROUNDING_KINDS)
+        return owner.size < keep.size
 
     # R ---------------------------------------------------------------------------------------
 
@@ -9339,6 +9514,10 @@ def _ground_nested_keys(tables: list[FactTable], sources: list[_Facts], groups: 
 
 _MAX_KEY_PARTS = 16  # a dotted key of more parts is no config path anybody writes
 # how ungrounded_rows treats each kind of fact (see _factdiff_py.ungrounded_rows)
+# rows of a marker's statements searched for literally in the source a pointer's marker cites
+# (P, _marker_statement_grounded): a bound on what a pointer outside the block's handles costs
+_CLAIM_LITERAL_ROWS = 64
+
 _GROUNDING_KINDS = {"skip_kind": _KIND_CITATION, "pair_kind": _KIND_KV, "quote_kind": _KIND_QUOTE,
                     "number_kind": _KIND_NUMBER, "url_kind": _KIND_URL}
 
@@ -10493,6 +10672,77 @@ def _figures_by_context(table: FactTable, rows: list[int], figures: list[bytes],
         else:
             found[0][figure] += 1
     return out
+
+
+# a pip requirement with extras (PEP 508): a name, [extras] right after it (a blank between is
+# PEP 508 too, but "the list [1, 2] >= 3" is no requirement), a comparison, a version
+_REQUIREMENT = re.compile(rb"(?<![A-Za-z0-9._\-\[@/])([A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)"
+                          rb"\[([A-Za-z0-9._,\- \t]*)\][ \t]*(===|==|!=|~=|>=|<=|>|<)[ \t]*"
+                          rb"([A-Za-z0-9*](?:[A-Za-z0-9.*+!_\-]*[A-Za-z0-9*])?)")
+_REQUIREMENT_HINT = re.compile(rb"\][ \t]*[=!~<>]")
+_PEP503_RUN = re.compile(rb"[-_.]+")
+
+
+def _requirements(text: bytes) -> dict[tuple[bytes, ...], str]:
+    """The pip requirements with extras of ``text`` (``_REQUIREMENT``), each as pip reads it
+    -> its text: (the name by PEP 503: lower-cased, a run of ``-``, ``_``, ``.`` one ``-``; its
+    extras the same way, sorted; the comparison; the version lower-cased). Read only where a
+    ``]`` stands before a comparison."""
+    out: dict[tuple[bytes, ...], str] = {}
+    if not _REQUIREMENT_HINT.search(text):
+        return out
+    for m in _REQUIREMENT.finditer(text):
+        name = _PEP503_RUN.sub(b"-", m.group(1).lower())
+        extras = b",".join(sorted({_PEP503_RUN.sub(b"-", e.strip().lower()) for e in m.group(2).split(b",")} - {b""}))
+        out.setdefault((name, extras, m.group(3), m.group(4).lower()), m.group(0).decode("utf-8", "replace"))
+    return out
+
+
+# helpers of _check_pins_in_context (red team 115, F02) ------------------------------
+
+# a name's occurrences read for their context words, per source and name at most
+_PIN_CONTEXT_ROWS = 64
+# what ends a pin's context: a clause's punctuation, a line break, a conjunction
+_PIN_CONTEXT_STOP = re.compile(rb"[.,;!?()\[\]{}|\n]|\b(?:and|or|but|while|whereas|whilst)\b")
+_PIN_CONTEXT_WORD = re.compile(rb"[a-z][a-z0-9_-]*")
+# words that stand beside any pin and tell no version from another
+_PIN_CONTEXT_PLAIN = frozenset(
+    b"a an the in on at to of for from with by as is are was were be been being it its this that these those "
+    b"we our they their you your now still also then both each all version versions ver pin pins pinned pinning "
+    b"use uses used using install installs installed installing upgrade upgrades upgraded downgrade downgraded "
+    b"bump bumps bumped deploy deploys deployed run runs ran running need needs needed require requires required "
+    b"set sets keep keeps kept add adds added has have had get gets got via package packages dependency "
+    b"dependencies lib library module modules".split())
+
+
+def _is_pin_row(table: FactTable, r: int) -> bool:
+    """A kv row that is a pin: ``name@ref`` or pip's ``name==ref`` (its key and value joined by
+    ``@`` or ``==``, or a comparison the value holds: grammar v8, v9)."""
+    sep = table.data[int(table.key_end[r]):int(table.value_start[r])]
+    return sep in (b"@", b"==") or (not sep and table.key_start[r] >= 0 and table.value_end[r] > table.value_start[r]
+                                     and table.data[int(table.value_start[r])] in b"<>!~=^")
+
+
+def _pin_context(table: FactTable, r: int) -> set[bytes]:
+    """The words beside fact row ``r`` in its clause: the two before it and the two after it
+    (``_PIN_CONTEXT_WORD``, lower-cased), none past a clause's end (``_PIN_CONTEXT_STOP``),
+    without the words any pin stands beside (``_PIN_CONTEXT_PLAIN``) and the pin's own name.
+    Reads at most 80 bytes either side."""
+    data = table.data
+    a, b = int(table.start[r]), int(table.end[r])
+    before = data[max(0, a - 80):a].lower()
+    cut = None
+    for cut in _PIN_CONTEXT_STOP.finditer(before):
+        pass
+    if cut is not None:
+        before = before[cut.end():]
+    after = data[b:b + 80].lower()
+    stop = _PIN_CONTEXT_STOP.search(after)
+    if stop is not None:
+        after = after[:stop.start()]
+    name = data[int(table.key_start[r]):int(table.key_end[r])].lower() if table.key_start[r] >= 0 else b""
+    words = _PIN_CONTEXT_WORD.findall(before)[-2:] + _PIN_CONTEXT_WORD.findall(after)[:2]
+    return {w for w in words if w not in _PIN_CONTEXT_PLAIN and w != name}
 
 
 # each spelling of a unit (``_search_py.UNIT_NAMES``; a unit glued to the figure, "30s", is part of the
@@ -11872,3 +12122,50 @@ def commit(pre: Any, post: Any, *, operator: str, store: Any, supersedes: Any = 
     """The window to commit, or :class:`ProvenanceInvariantError` carrying the verdict."""
     return Gate(store, policy=policy, retention_floor=retention_floor).commit(
         pre, post, operator=operator, supersedes=supersedes, evicted=evicted, pointers=pointers)
+
+
+class _RowsView:
+    """Some rows of a fact table, with the columns ``ungrounded_rows`` reads (copies)."""
+
+    _COLUMNS = ("kind", "start", "end", "key_start", "key_end", "value_start", "value_end", "value_kind",
+                "fp_key", "fp_value", "fp_fact")
+    __slots__ = ("data", *_COLUMNS)
+
+    def __init__(self, table: FactTable, rows: np.ndarray) -> None:
+        self.data = table.data
+        for name in self._COLUMNS:
+            setattr(self, name, np.ascontiguousarray(getattr(table, name)[rows]))
+
+
+def _marker_statements(table: FactTable, citation_kind: int) -> list[tuple[str, int, int]]:
+    """(name, start, stop) of each ``[src:…]`` marker of ``table``: the statement it closes,
+    the bytes since the previous marker or the last sentence end (``_SENTENCE_END``) before
+    it, whichever is later. A marker right after a sentence's full stop on the same line
+    (``retries=5. [src:b]``) closes that sentence; one that starts a line, or follows only a
+    line break, closes nothing (a bare marker on a line of its own cites no statement); markers
+    side by side (``[src:a][src:b]``) close the same statement. Linear in the block's text:
+    each marker's stretch is read once."""
+    data = table.data
+    out: list[tuple[str, int, int]] = []
+    rows = np.flatnonzero(table.kind == citation_kind).tolist()
+    prev_end = 0
+    prev_span: tuple[int, int] = (0, 0)
+    for r in rows:
+        a, b = int(table.start[r]), int(table.end[r])
+        name = data[int(table.value_start[r]):int(table.value_end[r])].decode("utf-8", "replace")
+        gap = data[prev_end:a]
+        if out and not gap.strip() and b"\n" not in gap:
+            span = prev_span  # side by side with the previous marker: its statement
+        else:
+            ends = [(m.start(), m.end()) for m in _SENTENCE_END.finditer(data, prev_end, a)]
+            lo = prev_end
+            if ends:
+                s0, s1 = ends[-1]
+                lo = s1
+                if not data[s1:a].strip() and data[s0:s1] != b"\n":
+                    # the marker follows the sentence's full stop: it closes that sentence
+                    lo = ends[-2][1] if len(ends) > 1 else prev_end
+            span = (lo, a)
+        out.append((name, *span))
+        prev_end, prev_span = b, span
+    return out
