@@ -230,3 +230,18 @@ def test_a_source_is_read_once_for_many_figures(monkeypatch):
     calls.update(search=0, **{"pass": 0})
     assert_accepted(_summarize(source, "Step 7: 7 ms."))
     assert calls == {"search": 1, "pass": 1}  # (a figure or few: searched for, no pass over the source)
+
+
+@pytest.mark.parametrize("operator", ["rewrite", "prune"])
+def test_a_new_block_a_lossless_edit_adds_keeps_units_and_polarity(operator):
+    # red team 116, F14: only derived blocks were asked, so a new cited turn escaped both rules
+    source = 'Wait 30 seconds then retry. Do not run "make deploy" today.'
+    pre = [tool("t", "tool:c1", source)]
+
+    def added(text):
+        return gate_for({"tool:c1": source}).check(pre, [pre[0], blk("a", "assistant", text)], operator=operator)
+
+    find(added("Note: wait 30 minutes [src:tool:c1]."), "I1", block="a", evidence__change="unit_changed")
+    find(added('The user asked to run "make deploy" today [src:tool:c1].'), "I1", block="a",
+         evidence__change="negation_dropped")
+    assert_accepted(added('Note: wait 30 s, and do not run "make deploy" today [src:tool:c1].'))

@@ -71,7 +71,9 @@ def test_a_quotation_with_its_sources_polarity_is_accepted(source, text):
     (b'do not push, then run "make deploy"', False),
     (b'do not push or run "make deploy"', True),
     (b'do not push but run "make deploy"', False),
-    (b'never, ever run "make deploy"', False),  # (a comma ends the clause: failing open, documented)
+    (b'never, ever run "make deploy"', True),  # (a negation set off for emphasis: red team 116, F12)
+    (b'never, ever, run "make deploy"', True),
+    (b'if the tests don\'t pass, run "make deploy"', False),  # (a clause of its own before the comma)
     (b'one two three four five six seven not a b c d e f g "make deploy"', False),
     (b'no errors came from "make deploy"', False),
     (b'no need to run "make deploy"', True),
@@ -346,3 +348,24 @@ def test_a_refusal_ends_at_and_another_instruction(source, honest):
 def test_a_prohibition_goes_on_over_a_list_of_gerunds():
     find(_summarize('Avoid pushing and running "make deploy".', 'The user asked to run "make deploy".'), "I1",
          block="s1", evidence__change="negation_dropped")
+
+
+@pytest.mark.parametrize("source", [
+    'Never, ever run "make deploy" today.',
+    'You may not, and must not, run "make deploy" today.',
+    'Do not, under no circumstances, run "make deploy" today.',
+    'Under no circumstances run "make deploy" today.',
+    'The user denied "make deploy" today.',
+    'Abort "make deploy" today.',
+    'Cancel "make deploy" today.',
+])
+def test_an_emphatic_or_refusing_prohibition_denies_its_quotation(source):
+    # red team 116, F12: a negation set off by commas, a "no" before "circumstances", and more
+    # refusal verbs were read as permissions
+    find(_summarize(source, 'The user asked to run "make deploy" today.'), "I1", block="s1",
+         evidence__change="negation_dropped")
+    assert_accepted(_summarize(source, 'The user said not to run "make deploy" today.'))
+
+
+def test_a_no_alone_before_a_comma_is_an_answer():
+    assert_accepted(_summarize('No, run "make deploy" today.', 'The user asked to run "make deploy" today.'))

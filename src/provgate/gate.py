@@ -3114,6 +3114,7 @@ class _Check:
             self._timed("I1" if not lossless else "I2", self._check_requirements_with_extras)
             self._timed("I2", self._check_purity if lossless else self._check_reachability)
             if lossless:
+                self._timed("I1", self._check_quoted_polarity)
                 self._timed("I2", self._check_units_grounded)
             self._timed("I4", self._check_freshness)
             self._timed("I5", self._check_retention)
@@ -3936,7 +3937,7 @@ class _Check:
                 )
 
     def _check_quoted_polarity(self) -> None:
-        """A derived block's quotation of two words or more stands under a negation of its
+        """A derived or new block's quotation of two words or more stands under a negation of its
         clause (:func:`_clause_negated`) as its sources' occurrences of those words do: the
         user's ``Do not run "make deploy"`` summarized as ``The user asked to run "make
         deploy"`` was grounded (the negation does not stand right before the quotation, so the
@@ -3949,8 +3950,11 @@ class _Check:
         gate = self.gate
         # (a quotation grounding refused already is not reported twice)
         reported = {(v.block, v.value) for v in self.violations if v.invariant == "I1"}
+        # (a derived block, or a new one a lossless edit adds that quotes its sources as a summary
+        # would: red team 116, F14; a block rewritten under its id keeps its negations, I2)
+        pre_id = self.pre.id_pos()
         asked = [j for j in sorted(set(self.changed + self.restated))
-                 if post_blocks[j].derived and self.post_facts[j].quoted]
+                 if (post_blocks[j].derived or post_blocks[j].id not in pre_id) and self.post_facts[j].quoted]
         if not asked:
             return
         tables = [self.post_facts[j].table for j in asked]
@@ -4109,8 +4113,8 @@ class _Check:
         another way is the same: ``seconds`` / ``s``); a figure they write with no unit leaves
         it be. A figure is compared as a number (``1,000`` is ``1000``: F02) and its unit read
         as a reader sees it (:func:`_unit_at`: F03-F05). Each source is read once a figure a
-        check. A derived block's change is I1's (ungrounded), another block's I2's (a value a
-        lossless operator changed)."""
+        check. A block rewritten under its id changed a value (I2); a derived or new block
+        states one its sources do not ground (I1: red team 116, F14)."""
         post_blocks = self.post.blocks
         gate = self.gate
         asked = sorted(set(self.changed + self.restated))
@@ -4133,7 +4137,7 @@ class _Check:
         # for all the figures asked of it: a few searched for one by one, more read off one
         # pass over the source (red team 116, F16: one search a figure was quadratic, 32,000
         # figures in a summary of a 245 KB source took a minute)
-        stating: list[tuple[Block, dict[bytes, set[bytes]], list[tuple[str, bytes]]]] = []
+        stating: list[tuple[Block, dict[bytes, set[bytes]], list[tuple[str, bytes]], bool]] = []
         asked_of: dict[str, set[bytes]] = {}
         for o, at in by_block.items():
             j = asked[o]
@@ -4145,11 +4149,11 @@ class _Check:
                        if (x := gate.source_facts(h)) is not None]
             if (i := pre_id.get(block.id)) is not None:
                 sources.append((f"\x00pre:{i}", self.pre_facts[i].table.data))
-            stating.append((block, stated, sources))
+            stating.append((block, stated, sources, i is not None))
             for h, _ in sources:
                 asked_of.setdefault(h, set()).update(stated)
         read: dict[str, dict[bytes, set[bytes]]] = {}  # source -> figure -> its units there
-        for block, stated, sources in stating:
+        for block, stated, sources, rewritten in stating:
             for h, text in sources:
                 if h not in read:
                     figures = asked_of[h]
@@ -4162,7 +4166,7 @@ class _Check:
                 if not sources_say or names <= sources_say or (block.id, figure.decode()) in reported:
                     continue
                 unit = min(names - sources_say).decode()
-                invariant = "I1" if block.derived else "I2"
+                invariant = "I2" if rewritten and not block.derived else "I1"
                 self.violate(invariant, f"block {block.id!r} states {figure.decode()!r} in {unit!r}, but its sources "
                              f"give it in {sorted(u.decode() for u in sources_say)} only: a figure keeps its unit",
                              block=block.id, handle=None if block.derived else (block.handles or (None,))[0],
@@ -10154,7 +10158,9 @@ _PROHIBITIONS = frozenset((b"forbid", b"forbids", b"forbade", b"forbidden", b"pr
                            # "stopped", which says a run was halted, not that it never ran)
                            b"refuse", b"refuses", b"refused", b"refusing", b"decline", b"declines",
                            b"declined", b"declining", b"reject", b"rejects", b"rejected", b"rejecting",
-                           b"veto", b"vetoes", b"vetoed", b"vetoing", b"stop", b"cease"))
+                           b"veto", b"vetoes", b"vetoed", b"vetoing", b"stop", b"cease",
+                           # (red team 116, F12; not "blocked", which a status reports, "blocked on")
+                           b"deny", b"denies", b"denied", b"nix", b"nixed", b"halt", b"abort", b"cancel"))
 _SET_ASIDE = ((b"instead", b"of"), (b"rather", b"than"))
 _PROHIBITION_WORD = re.compile(rb"(?<![0-9a-z_\x80-\xff])(?:" + b"|".join(sorted(_PROHIBITIONS, key=len, reverse=True))
                                + rb")(?![0-9a-z_\x80-\xff])")
@@ -10162,13 +10168,20 @@ _PROHIBITION_WORD = re.compile(rb"(?<![0-9a-z_\x80-\xff])(?:" + b"|".join(sorted
 _FINDINGS = frozenset((b"found", b"detected", b"reported", b"seen", b"flagged"))
 # the words after "no" that make it govern the verb after them ("no need to run", "no longer run")
 _NO_GOVERNS = frozenset((b"need", b"longer", b"more", b"one", b"way", b"reason", b"point", b"use",
-                         b"to"))  # ("said no to "A"", red team 114, F01)
+                         b"to",  # ("said no to "A"", red team 114, F01)
+                         b"circumstances", b"circumstance", b"account", b"case", b"condition", b"conditions",
+                         b"time"))  # ("under no circumstances run "A"", red team 116, F12)
 # a negation before one of these is a statement of fact, whose scope an "and" and a verb end ("I
 # did not check the logs and ran "A"", red team 114, F05); an instruction's ("do not push and
 # run "A"", "never "A" and "B"") goes on over the list it opens
 _STATED = frozenset((b"did", b"does", b"was", b"were", b"is", b"are", b"has", b"have", b"had"))
 _STATED_NOT = frozenset(w + t for w in (b"didn", b"doesn", b"wasn", b"weren", b"isn", b"aren", b"hasn", b"haven",
                                         b"hadn") for t in (b"'t", b"\xe2\x80\x99t"))
+# the words of a negation set off by commas for emphasis ("Never, ever, run", "Do not, under no
+# circumstances, run"): a negation, its stressing words, and the modals and "and" that repeat it
+_EMPHATIC = frozenset((b"never", b"not", b"no", b"ever", b"even", b"at", b"all", b"under", b"any", b"circumstances",
+                       b"circumstance", b"and", b"must", b"may", b"do", b"don't", b"don\xe2\x80\x99t", b"you",
+                       b"should", b"shall", b"will", b"won't", b"mustn't", b"cannot", b"can't", b"again", b"really"))
 # the most words between a negation and the quotation it governs in one clause
 _CLAUSE_WORDS = 6
 # a verb after the negation that makes it an instruction to do the thing ("don't forget to run"),
@@ -10405,7 +10418,31 @@ def _clause_negated(text: bytes, at: int) -> bool:
         start = m.end()
         break
     words = _words_of_clause(window[start:])
-    return _negation_among(words[-_CLAUSE_WORDS:], words[-_CLAUSE_WORDS - 1] if len(words) > _CLAUSE_WORDS else None)
+    if _negation_among(words[-_CLAUSE_WORDS:], words[-_CLAUSE_WORDS - 1] if len(words) > _CLAUSE_WORDS else None):
+        return True
+    return k >= 0 and _emphatic_negation_before(window, breaks, k)
+
+
+def _emphatic_negation_before(window: bytes, breaks: list[re.Match[bytes]], k: int) -> bool:
+    """Does a short negation set off by commas (of ``_EMPHATIC`` words only, no verb of its own)
+    stand right before the clause that ``breaks[k]``
+    (a comma) opens, or two such: ``Never, ever run "A"``, ``Never, not even once, run "A"``,
+    ``Do not, under no circumstances, run "A"``, ``You may not, and must not, run "A"`` (red
+    team 116, F12: the comma ended the clause, and the negation with it)? A ``No,`` alone is
+    an answer (``No, run "A"``)."""
+    for _ in range(2):
+        if breaks[k].group() != b",":
+            return False
+        segment = window[breaks[k - 1].end() if k else 0:breaks[k].start()]
+        words = _words_of_clause(segment)
+        if not words or len(words) > _CLAUSE_WORDS or not _EMPHATIC.issuperset(words):
+            return False  # (a clause of its own: "if the tests don't pass, run "A"", "do not push, then")
+        if words != [b"no"] and _negation_among(words):
+            return True
+        k -= 1
+        if k < 0:
+            return False
+    return False
 
 
 def _quotation_polarities(sources: list[bytes], needles: set[bytes]) -> dict[bytes, set[bool]]:
