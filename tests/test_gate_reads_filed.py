@@ -107,3 +107,28 @@ def test_a_gate_without_the_log_has_only_the_window_to_go_by():
     g = Gate(store_with({R1: S1, R2: S2}))
     w1 = _window(resource_a="other.yaml")
     assert_accepted(g.check(w1, [w1[0]], operator="evict", evicted=[R2]))
+
+
+def _untagged(b: dict) -> dict:
+    b = dict(b)
+    b.pop("resource")
+    return b
+
+
+@pytest.mark.parametrize("change", ["untagged", "two handles"])
+def test_a_read_untagged_or_given_a_second_handle_outside_the_gate_is_refused(change):
+    # red team 116, F09: either way the newer read left its resource's line
+    store = store_with({R1: S1, R2: S2, "tool:r3": "retries=5\n"})
+    g = Gate(store)
+    w0 = _window()
+    assert_accepted(g.check(w0, w0, operator="prune", commit=True))
+    b = _untagged(w0[1]) if change == "untagged" else dict(w0[1], resource="other.yaml", handles=[R2, "tool:r3"])
+    w1 = [w0[0], b]
+    found = find(g.check(w1, [w1[0]], operator="evict", evicted=list(b["handles"])), "I4", block="b", handle=R2,
+                 key="resource")
+    assert found.evidence["filed"] == "cfg.yaml"
+    find(g.check(w1, [summary("s", "retries=3, timeout=30\n", [R1, *b["handles"]])], operator="summarize"),
+         "I4", block="b", key="resource")
+    # shown under its resource as well, the untagged copy is a second view of it
+    assert_accepted(g.check([*w0, dict(_untagged(w0[1]), id="c")], [*w0, dict(_untagged(w0[1]), id="c")][::-1],
+                            operator="reorder"))

@@ -6708,8 +6708,10 @@ class _Check:
         passed as lossless (lead 5, L4b: the newer read retagged between two gated checks).
         Refused, naming both resources, unless the window also shows the handle as a read of
         the resource it is filed under (then that resource's line holds it, and the other tag
-        is a second view of it: a preview tagged as a page of the file, red team 67); a read of
-        several handles is in no line and is not asked."""
+        is a second view of it: a preview tagged as a page of the file, red team 67). A read of
+        several handles is in no line, and is asked of each handle the log files elsewhere; a
+        read the log files shown whole with no tag is refused the same way (red team 116, F09:
+        untagged, or given a second handle, the newer read escaped)."""
         pre = self.pre
         ix = pre.ix
         if ix.reads_filed:
@@ -6722,10 +6724,17 @@ class _Check:
         blocks = pre.blocks
         shown: set[tuple[str, str]] | None = None
         as_logged = True
+        misfiled: list[tuple[int, str, str | None, str]] = []  # (block, handle, its tag, where it is filed)
         for resource, reads in by_resource.items():
             for i in reads:
                 handles = blocks[i].handles
                 if len(handles) != 1:
+                    # a read of several handles is in no line, but one of them the log files
+                    # elsewhere escapes that line (red team 116, F09: retagged, with a second handle)
+                    for h in handles:
+                        if (logged := read_of.get(h)) is not None and logged != resource:
+                            as_logged = False
+                            misfiled.append((i, h, resource, logged))
                     continue
                 logged = read_of.get(handles[0])
                 filed = logged or new.get(handles[0])
@@ -6733,19 +6742,31 @@ class _Check:
                     as_logged = as_logged and logged is not None
                     continue
                 as_logged = False
-                if filed is None:
-                    continue
-                if shown is None:  # (made on the first mismatch only)
-                    shown = {(bs[0], r) for r, rs in by_resource.items() for k in rs
-                             if len(bs := blocks[k].handles) == 1}
-                if (handles[0], filed) in shown:
-                    continue  # (its resource's line holds it: a cut of the read tagged as a part of it)
-                b = blocks[i]
-                self.violate("I4", f"block {b.id!r} is tagged as a read of {resource!r}, but the session's read log "
-                             f"files its source {handles[0]!r} as a read of {filed!r}: a read's resource orders it "
-                             "among that resource's reads, so it is kept as first read (retag it back, or give "
-                             "the new observation a handle of its own)", block=b.id, handle=handles[0],
-                             key="resource", value=resource, evidence={"filed": filed, "resource": resource})
+                if filed is not None:
+                    misfiled.append((i, handles[0], resource, filed))
+        if read_of:
+            # a read the log files, shown whole with its tag dropped, is in no line either (F09:
+            # the newer read untagged between two gated checks); an untagged excerpt of it is
+            # not the read and is honest (red team 56, F03)
+            for i, b in enumerate(blocks):
+                if b.resource is None and b.role == "tool" and len(b.handles) == 1 \
+                        and (logged := read_of.get(h := b.handles[0])) is not None \
+                        and (x := self.gate.source_facts(h)) is not None and x.table.data == pre.texts[i].encode():
+                    as_logged = False
+                    misfiled.append((i, h, None, logged))
+        for i, h, resource, filed in misfiled:
+            if shown is None:  # (made on the first mismatch only)
+                shown = {(bs[0], r) for r, rs in by_resource.items() for k in rs
+                         if len(bs := blocks[k].handles) == 1}
+            if (h, filed) in shown:
+                continue  # (its resource's line holds it: a cut of the read tagged as a part of it)
+            b = blocks[i]
+            tagged = "is tagged as a read of {!r}".format(resource) if resource is not None else "is tagged as no read"
+            self.violate("I4", f"block {b.id!r} {tagged}, but the session's read log files its source {h!r} as a "
+                         f"read of {filed!r}: a read's resource orders it among that resource's reads, so it is "
+                         "kept as first read (retag it back, or give the new observation a handle of its own)",
+                         block=b.id, handle=h, key="resource", value=resource or "",
+                         evidence={"filed": filed, "resource": resource})
         # (only a window whose every read the log already held as tagged: a read new to it is
         # filed by this check, which a failed audit record takes back)
         ix.reads_filed = as_logged
