@@ -4,6 +4,7 @@
 # byte sets, so the two implementations cannot drift apart.
 from libc.stdint cimport uint32_t, uint64_t
 from libc.stdlib cimport calloc, free, malloc
+from libc.string cimport memcmp
 
 from _types cimport byte_t, offset_t
 
@@ -748,23 +749,62 @@ cdef inline bint lower_is(const byte_t* a, const char* word, offset_t n) noexcep
     return True
 
 
+cdef enum:
+    PERIOD_AFTER_MISSES = 8  # provgate._matching_py.PERIOD_AFTER_MISSES
+
+
+cdef inline offset_t smallest_period(const byte_t* nd, offset_t nn) noexcept nogil:
+    """provgate._matching_py.smallest_period, or 0 when its table cannot be had (the search
+    then goes on from each occurrence's next byte, as it did)."""
+    cdef offset_t* border = <offset_t*>malloc(<size_t>nn * sizeof(offset_t))
+    if border == NULL:
+        return 0
+    cdef offset_t i, k = 0, p
+    border[0] = 0
+    for i in range(1, nn):
+        while k and nd[i] != nd[k]:
+            k = border[k - 1]
+        if nd[i] == nd[k]:
+            k += 1
+        border[i] = k
+    p = nn - border[nn - 1]
+    free(border)
+    return p
+
+
 cdef inline bint occurs(const byte_t* classes, const byte_t* h, offset_t hn, const byte_t* nd,
                         offset_t nn, int mode) noexcept nogil:
     """Does needle ``nd`` occur in ``h`` at token boundaries, as strictly as ``mode`` says
     (provgate._matching_py.occurs_in)?"""
     if nn == 0 or nn > hn:
         return False
-    cdef offset_t s = 0
-    cdef const byte_t* hit
-    while s + nn <= hn:
-        hit = <const byte_t*>memmem(h + s, <size_t>(hn - s), nd, <size_t>nn)
+    cdef offset_t s = 0, after, misses = 0, period = 0
+    cdef const byte_t* hit = <const byte_t*>memmem(h, <size_t>hn, nd, <size_t>nn)
+    if hit == NULL:
+        return False
+    s = hit - h
+    while True:
+        if stands_at(classes, h, hn, s, nd, nn, mode):
+            return True
+        # the next occurrence (provgate._matching_py.next_occurrence: a periodic needle's are
+        # read in linear time, where a search from each one's next byte was quadratic)
+        if 0 < period < nn:
+            if s + nn + period <= hn and memcmp(h + s + nn, nd + nn - period, <size_t>period) == 0:
+                s += period
+                continue
+            after = s + nn - period + 1
+        else:
+            after = s + 1
+        if after + nn > hn:
+            return False
+        hit = <const byte_t*>memmem(h + after, <size_t>(hn - after), nd, <size_t>nn)
         if hit == NULL:
             return False
         s = hit - h
-        if stands_at(classes, h, hn, s, nd, nn, mode):
-            return True
-        s += 1
-    return False
+        misses += 1
+        if misses == PERIOD_AFTER_MISSES:
+            period = smallest_period(nd, nn)
+
 
 
 # Boundary markers (provgate._matching_py: marked, marked_pattern): a text rewritten with END

@@ -339,6 +339,7 @@ def occurs_in(haystack: bytes, needle: bytes, mode: int) -> bool:
     own_right = relaxed and needle[-1] not in WORD_BYTES and (needle[-1] not in JOINERS or needle[-1] in CLOSERS)
     unsigned = needle[0] not in SIGNS
     start = haystack.find(needle)
+    misses, period = 0, 0
     while start >= 0:
         end = start + len(needle)
         if ((own_left or start_ok(haystack, start)) and (own_right or end_ok(haystack, end))
@@ -348,8 +349,49 @@ def occurs_in(haystack: bytes, needle: bytes, mode: int) -> bool:
                 and not (mode == URL and end < len(haystack) and haystack[end] in URL_CONTINUERS)
                 and not (mode == QUOTE and after_negation(haystack, start))):
             return True
-        start = haystack.find(needle, start + 1)
+        start = next_occurrence(haystack, needle, start, period)
+        if start < 0:
+            return False
+        misses += 1
+        if misses == PERIOD_AFTER_MISSES:
+            period = smallest_period(needle)
     return False
+
+
+# the occurrences at no boundary a needle's search passes before it reads the needle's period
+PERIOD_AFTER_MISSES = 8
+
+
+def smallest_period(needle: bytes) -> int:
+    """The smallest ``p > 0`` with ``needle[p:] == needle[:-p]`` (the needle's length if none):
+    from the prefix function (Knuth, Morris and Pratt, 1977)."""
+    border = [0] * len(needle)
+    k = 0
+    for i in range(1, len(needle)):
+        while k and needle[i] != needle[k]:
+            k = border[k - 1]
+        if needle[i] == needle[k]:
+            k += 1
+        border[i] = k
+    return len(needle) - border[-1]
+
+
+def next_occurrence(haystack: bytes, needle: bytes, start: int, period: int) -> int:
+    """The occurrence of ``needle`` after the one at ``start``, or -1. ``period``: the
+    needle's smallest period, or 0 when not known (then the next is searched for). Two
+    occurrences closer than ``len(needle) - period`` are a multiple of the period apart (Fine
+    and Wilf), and the one ``period`` on is there exactly when the text goes on with the
+    needle's last ``period`` bytes; else none starts before the run's last one plus
+    ``len(needle) - period``: the occurrences of a periodic needle (``1.1.1…`` in ``1.1.1.1…``)
+    are read in time linear in the text, where a search from each one's next byte was
+    quadratic (red team 116, F10)."""
+    m = len(needle)
+    if not period or period >= m:
+        return haystack.find(needle, start + 1)
+    end = start + m
+    if haystack[end:end + period] == needle[m - period:]:
+        return start + period
+    return haystack.find(needle, start + m - period + 1)
 
 
 def after_negation(haystack: bytes, start: int) -> bool:
