@@ -758,3 +758,18 @@ def test_a_session_resumes_alike_from_records_holding_the_whole_pin_set(tmp_path
         if old != "legacy first record":
             assert _pinned_state(full) == _pinned_state(live)
         assert _probe_verdicts(mixed, window, cycles) == _probe_verdicts(full, window, cycles)
+
+
+def test_a_phase_running_several_rules_reports_their_time_together(monkeypatch):
+    # each rule's time replaced the one before in its phase: I1 reported its last rule only
+    from types import SimpleNamespace  # noqa: PLC0415
+
+    from provgate import gate as gate_module  # noqa: PLC0415
+
+    ticks = iter(range(100))
+    monkeypatch.setattr(gate_module.time, "perf_counter", lambda: float(next(ticks)))
+    check = SimpleNamespace(timings={})
+    for _ in range(3):
+        gate_module._Check._timed(check, "I1", lambda: None)
+    gate_module._Check._timed(check, "I2", lambda: None)
+    assert check.timings == {"I1": 3000.0, "I2": 1000.0}

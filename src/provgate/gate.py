@@ -3040,9 +3040,11 @@ class _Check:
         return items[:room]
 
     def _timed(self, name: str, fn: Any) -> None:
+        """Run ``fn`` and add its time to phase ``name`` (a phase may run several rules: I1's
+        grounding, quoted polarity and units each reported only the last one's time)."""
         t0 = time.perf_counter()
         fn()
-        self.timings[name] = (time.perf_counter() - t0) * 1e3
+        self.timings[name] = self.timings.get(name, 0.0) + (time.perf_counter() - t0) * 1e3
 
     def window_digest(self, side: _Side) -> str:
         """Digest of a window: every block's text digest and its metadata, each block framed
