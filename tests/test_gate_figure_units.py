@@ -208,7 +208,7 @@ def test_a_merge_changing_a_unit_is_refused():
 
 def test_a_source_is_read_once_for_many_figures(monkeypatch):
     # red team 116, F16: one search of the source a figure was quadratic in a long summary
-    from provgate import gate as gate_module  # noqa: PLC0415
+    from provgate import gate as gate_module
 
     calls = {"search": 0, "pass": 0}
     one_figure, one_pass = gate_module._units_of_figure, gate_module.unit_leads

@@ -762,9 +762,9 @@ def test_a_session_resumes_alike_from_records_holding_the_whole_pin_set(tmp_path
 
 def test_a_phase_running_several_rules_reports_their_time_together(monkeypatch):
     # each rule's time replaced the one before in its phase: I1 reported its last rule only
-    from types import SimpleNamespace  # noqa: PLC0415
+    from types import SimpleNamespace
 
-    from provgate import gate as gate_module  # noqa: PLC0415
+    from provgate import gate as gate_module
 
     ticks = iter(range(100))
     monkeypatch.setattr(gate_module.time, "perf_counter", lambda: float(next(ticks)))

@@ -6763,7 +6763,7 @@ class _Check:
             if (h, filed) in shown:
                 continue  # (its resource's line holds it: a cut of the read tagged as a part of it)
             b = blocks[i]
-            tagged = "is tagged as a read of {!r}".format(resource) if resource is not None else "is tagged as no read"
+            tagged = f"is tagged as a read of {resource!r}" if resource is not None else "is tagged as no read"
             self.violate("I4", f"block {b.id!r} {tagged}, but the session's read log files its source {h!r} as a "
                          f"read of {filed!r}: a read's resource orders it among that resource's reads, so it is "
                          "kept as first read (retag it back, or give the new observation a handle of its own)",
