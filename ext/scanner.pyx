@@ -185,7 +185,8 @@ cdef void _init_classes() noexcept:
     # control bytes (other than tab and newline, which are SEP anyway) and these punctuation
     # bytes: after a lower-case word none of them can continue a URL, path, key or name
     # (not < > !: a requirement's comparison after a pin's name, grammar v9)
-    _set(b"(){};,*&|?^#$'`\"[]", F_SAFE_AFTER)
+    # (not [ either: a requirement's extras, requests[socks]>=2.31, grammar v11)
+    _set(b"(){};,*&|?^#$'`\"]", F_SAFE_AFTER)
     for b in range(256):
         if CLS[b] & (F_W | F_PATH):
             CLS[b] |= F_PATH
@@ -1298,6 +1299,8 @@ cdef struct Pins:
     Py_ssize_t value_start  # where its ref, the kv value, starts (after "@", ":" or "==")
     Py_ssize_t value_end    # and ends
     int value_kind
+    Py_ssize_t req_end      # grammar v11: the end of the last requirement name read (m_requirement)
+    Py_ssize_t req_at       # where the last requirement that matched starts (its kv row is written)
 
 
 cdef inline Py_ssize_t chain_end(const byte_t* d, Py_ssize_t n, Py_ssize_t e) noexcept nogil:
@@ -1424,7 +1427,7 @@ cdef inline int pin_row(Rows* out, Py_ssize_t p, Pins* pins) noexcept nogil:
     """Grammar v8: the kv fact of the pin whose name's first plain word or last "/" part starts
     at p, right after that word's identifier (the rows stay in (start, end, kind) order: its end
     is the ref's). The reference's rows added after _plain_word_fact."""
-    if p < pins.pin_at and (p == pins.key_start or p == pins.last_start):
+    if p < pins.pin_at and (p == pins.key_start or p == pins.last_start) and p != pins.req_at:
         return rows_push(out, K_KV, p, pins.value_end, p, pins.pin_at, pins.value_start,
                          pins.value_end, <uint8_t>pins.value_kind)
     return 0
@@ -1454,6 +1457,73 @@ cdef inline Py_ssize_t comparison_end(const byte_t* d, Py_ssize_t n, Py_ssize_t 
     if d[a] == b'>' or d[a] == b'<':
         return a + 2 if a + 1 < n and d[a + 1] == b'=' else a + 1
     return -1
+
+
+cdef inline Py_ssize_t req_op_end(const byte_t* d, Py_ssize_t n, Py_ssize_t a) noexcept nogil:
+    """After a requirement's "==" or comparison at a (the reference's _REQ_OP), or -1."""
+    if a < n and d[a] == b'=':
+        return a + 2 if a + 1 < n and d[a + 1] == b'=' else -1
+    return comparison_end(d, n, a)
+
+
+cdef inline bint req_version(const byte_t* d, Py_ssize_t n, Py_ssize_t q) noexcept nogil:
+    """A version at q: a digit, or v/V and a digit (the reference's _REQ_VERSION)."""
+    if q < n and has(d[q], F_DIGIT):
+        return True
+    return q + 1 < n and (d[q] == b'v' or d[q] == b'V') and has(d[q + 1], F_DIGIT)
+
+
+cdef Py_ssize_t spec_end(const byte_t* d, Py_ssize_t n, Py_ssize_t e) noexcept nogil:
+    """The end of a specifier set whose first clause's version ends at e (the reference's
+    _spec_end, grammar v11): each further clause is "," and blanks, or blanks, then a comparison
+    and a version."""
+    cdef Py_ssize_t q, o
+    while True:
+        q = e
+        if q < n and d[q] == b',':
+            q = skip_blanks(d, n, q + 1)
+        elif q < n and has(d[q], F_BLANK):
+            q = skip_blanks(d, n, q + 1)
+        else:
+            return e
+        o = req_op_end(d, n, q)
+        if o < 0 or not req_version(d, n, o):
+            return e
+        e = pin_value_end(d, n, o)
+
+
+cdef bint m_requirement(const byte_t* d, Py_ssize_t n, Py_ssize_t p, Py_ssize_t* name_end,
+                        Py_ssize_t* vs, Py_ssize_t* ve, int* vk) noexcept nogil:
+    """A requirement at p, d[p] an ASCII letter (the reference's _match_requirement, grammar v11):
+    sets name_end always, and the value's span and kind when there is one."""
+    cdef Py_ssize_t q = p + 1, r, a, o
+    while q < n and has(d[q], F_ALNUM):
+        q += 1
+    while True:
+        r = q
+        while r < n and (d[r] == b'.' or d[r] == b'_' or d[r] == b'-'):
+            r += 1
+        if r == q or r >= n or not has(d[r], F_ALNUM):
+            break
+        while r < n and has(d[r], F_ALNUM):
+            r += 1
+        q = r
+    name_end[0] = q
+    a = q
+    if a < n and d[a] == b'[':
+        r = a + 1
+        while r < n and (has(d[r], F_ALNUM | F_BLANK) or d[r] == b'.' or d[r] == b'_' or d[r] == b'-'
+                         or d[r] == b','):
+            r += 1
+        if r < n and d[r] == b']':
+            a = r + 1
+    o = req_op_end(d, n, a)
+    if o < 0 or not req_version(d, n, o):
+        return False
+    vs[0] = o if (o - a == 2 and d[a] == b'=') else a
+    ve[0] = spec_end(d, n, pin_value_end(d, n, o))
+    vk[0] = bare_value_kind(d, vs[0], ve[0])
+    return True
 
 
 cdef Py_ssize_t plain_word_fact(const byte_t* d, Py_ssize_t n, Py_ssize_t p, Py_ssize_t we, byte_t prev,
@@ -1499,6 +1569,8 @@ cdef Py_ssize_t plain_word_fact(const byte_t* d, Py_ssize_t n, Py_ssize_t p, Py_
                     e -= 1
                 pins.value_start = v if op < 0 else op
                 pins.value_end = pin_value_end(d, n, v)
+                if d[a] != b':':  # grammar v11: a specifier set's further clauses
+                    pins.value_end = spec_end(d, n, pins.value_end)
                 pins.value_kind = bare_value_kind(d, pins.value_start, pins.value_end)
         else:
             pins.name_end = we
@@ -2093,7 +2165,9 @@ cdef int token_spans(const byte_t* d, Py_ssize_t n, Rows* out) noexcept nogil:
 
 cdef int token_spans_of(const byte_t* d, Py_ssize_t n, Rows* out) noexcept nogil:
     """Returns -1 when a row could not be added (out of memory or over the limit)."""
-    cdef Py_ssize_t p = 0, q, e, hs = 0, he = 0, fresh = -1
+    cdef Py_ssize_t p = 0, q, e, hs = 0, he = 0, fresh = -1, rs = 0, rne = 0, rvs = 0, rve = 0
+    cdef int rvk = 0
+    cdef bint req
     cdef byte_t c, prev, b
     cdef uint32_t f
     cdef Shape w
@@ -2108,6 +2182,8 @@ cdef int token_spans_of(const byte_t* d, Py_ssize_t n, Rows* out) noexcept nogil
     pins.value_start = -1
     pins.value_end = -1
     pins.value_kind = V_RAW
+    pins.req_end = 0
+    pins.req_at = -1
     cur.base = -64
     cur.bits = 0
     while True:
@@ -2154,7 +2230,24 @@ cdef int token_spans_of(const byte_t* d, Py_ssize_t n, Rows* out) noexcept nogil
             prev = d[p - 1] if p > 0 and p != fresh else b' '
             if not shape_in_block(&cur, p, &w):
                 word_shape(d, n, p, &w)
+            req = False
+            if has(c, F_UPPER | F_LOWER) and p >= pins.req_end and not p < pins.pin_at:
+                # grammar v11 (red team 116 F07): a requirement's kv fact, whatever the name's
+                # words are; its name ends at the word's end, or goes on over . or -, before a
+                # [ or a comparison (so only then is it read; the reference reads it at every
+                # letter, to the same effect: the scan never comes back inside the word)
+                b = d[w.end] if w.end < n else 0
+                if (b == b'.' or b == b'-' or b == b'[' or b == b'=' or b == b'!' or b == b'~'
+                        or b == b'<' or b == b'>'):
+                    req = m_requirement(d, n, p, &pins.req_end, &rvs, &rve, &rvk)
+                    if req:
+                        pins.req_at = p
+                        rs = p
+                        rne = pins.req_end
             if word_token(d, n, p, prev, &w, &cur, out, &p, &pins) < 0:
+                return -1
+            # (after the rows of the token at rs: they end inside the name, the kv at the value's end)
+            if req and rows_push(out, K_KV, rs, rve, rs, rne, rvs, rve, <uint8_t>rvk) < 0:
                 return -1
             continue
         prev = d[p - 1] if p > 0 and p != fresh else b' '

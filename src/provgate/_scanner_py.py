@@ -226,6 +226,18 @@ _PIN_REF = re.compile(
 # and a version, the value then holding the comparison
 _PIN_COMPARISON = re.compile(rb"!=|~=|>=|<=|>|<")
 _TAG_REF = re.compile(rb"(?:[vV]?[0-9]|" + _REF_WORD.pattern + rb")")
+# grammar v11 (red team 116 F07): a requirement, PEP 508's name (ASCII letters and digits joined by
+# runs of "." "_" "-", here starting with a letter), optional extras "[...]", then "==" or a
+# comparison and a version or ref word, glued: SQLAlchemy==2.0.25, Jinja2>=3.1, zope.interface>=5.0,
+# python_dateutil>=2.8, requests[socks]>=2.31. It is a kv fact keyed by the name (the extras are not
+# part of the key) whose value is the whole specifier set (_SPEC_MORE), whatever the name's words are
+_REQ_NAME = re.compile(rb"[A-Za-z][A-Za-z0-9]*+(?:[._\-]++[A-Za-z0-9]++)*+")
+_REQ_EXTRAS = re.compile(rb"\[[A-Za-z0-9._\-, \t]*+\]")
+_REQ_OP = re.compile(rb"==|!=|~=|>=|<=|>|<")
+# the next clause of a specifier set: after "," (and blanks) or blanks (an npm range: >=4.17.0 <5),
+# a comparison and a version or ref word (django>=3.2,<4.2; lodash@>=4.17.0 <5)
+_REQ_VERSION = re.compile(rb"[vV]?[0-9]")
+_SPEC_MORE = re.compile(rb"(?:,[ \t]*+|[ \t]++)(?:==|!=|~=|>=|<=|>|<)(?=[vV]?[0-9])")
 # the run of a pin's name: words joined by single "/" or "-" (what follows it decides if it is
 # one), and one "-" chain of it, the part that is one identifier
 _NAME_RUN = re.compile(rb"[" + _W + rb"]++(?:[/\-][" + _W + rb"]++)*+")
@@ -273,7 +285,7 @@ _BARE_TRIM = frozenset(b".:!?*")
 _NOTHING_HERE = re.compile(
     rb"(?:[\x00-\x20\x7f(){};,<>=*&|!?^#$:'`%@\]]++"
     rb"|(?<!@)(?!(?:" + b"|".join(sorted(NUMBER_WORDS)) + rb")(?![a-z]))[a-z]++"
-    rb"(?=[\x00-\x08\x0a-\x1a\x1c-\x1f\x7f(){};,*&|?^#$'`\"\[\]]|[ \t]++(?!=)|\Z)"
+    rb"(?=[\x00-\x08\x0a-\x1a\x1c-\x1f\x7f(){};,*&|?^#$'`\"\]]|[ \t]++(?!=)|\Z)"
     rb")*+"
 )
 
@@ -675,7 +687,8 @@ class _Pins:
     """The last run of words joined by "/" or "-" the scan read for a pin name: where it ends,
     and where its pin's "@" is (-1: no pin). Each run is read once, from its first plain word."""
 
-    __slots__ = ("key_start", "last_start", "name_end", "pin_at", "value_end", "value_kind", "value_start")
+    __slots__ = ("key_start", "last_start", "name_end", "pin_at", "req_at", "req_end", "value_end", "value_kind",
+                 "value_start")
 
     def __init__(self) -> None:
         self.name_end = 0
@@ -685,6 +698,41 @@ class _Pins:
         self.value_start = -1  # where its ref, the kv value, starts (after "@", ":" or "==")
         self.value_end = -1  # and ends
         self.value_kind = VALUE_RAW
+        self.req_end = 0  # grammar v11: the end of the last requirement name read (_match_requirement)
+        self.req_at = -1  # where the last requirement that matched starts (its kv fact is written)
+
+
+def _spec_end(data: bytes, e: int) -> int:
+    """The end of a specifier set whose first clause's version ends at ``e`` (grammar v11, red
+    team 116 F07): the clauses after it, each after "," or blanks, a comparison and a version
+    (``django>=3.2,<4.2``, ``lodash@>=4.17.0 <5``), are part of the value."""
+    m = _SPEC_MORE.match(data, e)
+    while m is not None:
+        e = _PIN_VALUE.match(data, m.end()).end()
+        m = _SPEC_MORE.match(data, e)
+    return e
+
+
+def _match_requirement(data: bytes, p: int) -> tuple[int, int, int, int]:
+    """A requirement at ``p`` (grammar v11, red team 116 F07): ``(name_end, value_start,
+    value_end, value_kind)``, the value -1s when there is none. PEP 508's name (ASCII letters and
+    digits joined by runs of ``. _ -``, here starting with a letter: ``SQLAlchemy``, ``Jinja2``,
+    ``zope.interface``, ``python_dateutil``), optional extras ``[socks]``, then ``==`` or a
+    comparison and a version, glued. The value is the specifier set; after ``==`` it starts at the
+    version, as a pin's does. The name is read once: the caller tries no requirement inside it."""
+    m = _REQ_NAME.match(data, p)
+    ne = m.end()
+    a = ne
+    x = _REQ_EXTRAS.match(data, a)
+    if x is not None:
+        a = x.end()
+    op = _REQ_OP.match(data, a)
+    if op is None or _REQ_VERSION.match(data, op.end()) is None:
+        return ne, -1, -1, VALUE_RAW
+    v = op.end()
+    vs = v if op.end() - a == 2 and data[a] == ord("=") else a
+    ve = _spec_end(data, _PIN_VALUE.match(data, v).end())
+    return ne, vs, ve, _bare_value_kind(data[vs:ve])
 
 
 def _skip_csis(data: bytes, q: int) -> int:
@@ -757,6 +805,8 @@ def _plain_word_fact(data: bytes, p: int, end: int, prev: int, pins: _Pins) -> i
                 pins.last_start = data.rfind(b"/", p, r) + 1 or p
                 pins.value_start = v if op < 0 else op
                 pins.value_end = _PIN_VALUE.match(data, v).end()
+                if data[a] != ord(":"):  # grammar v11: a specifier set's further clauses
+                    pins.value_end = _spec_end(data, pins.value_end)
                 pins.value_kind = _bare_value_kind(data[pins.value_start : pins.value_end])
         else:
             pins.name_end, pins.pin_at = end, -1
@@ -801,6 +851,14 @@ def _token_spans(data: bytes, out: _Out, shortcut: bool = True) -> None:
             continue
         prev = data[p - 1] if p and p != fresh else 0x20
         path_ok = prev not in _PATH_PUNCT
+        if c in _LETTERS and p >= pins.req_end and not p < pins.pin_at:
+            # grammar v11 (red team 116 F07): a requirement's kv fact, whatever the name's words
+            # are (the pin of a plain word, read below, gives way to it)
+            ne, vs, ve, vk = _match_requirement(data, p)
+            pins.req_end = ne
+            if vs >= 0:
+                out.add(KV, p, ve, p, ne, vs, ve, vk)
+                pins.req_at = p
 
         if c in _LETTERS or c == ord("_"):
             if c in _LETTERS and prev not in b"+-":
@@ -900,7 +958,7 @@ def _token_spans(data: bytes, out: _Out, shortcut: bool = True) -> None:
                 e = _plain_word_fact(data, p, end, prev, pins)
                 if e >= 0:
                     out.add(IDENTIFIER, p, e, -1, -1, p, e, VALUE_RAW)
-                    if p < pins.pin_at and (p == pins.key_start or p == pins.last_start):
+                    if p < pins.pin_at and (p == pins.key_start or p == pins.last_start) and p != pins.req_at:
                         # grammar v8: the pin's kv fact, right after the identifier it starts with
                         # (rows stay in (start, end, kind) order: its end is the ref's)
                         out.add(KV, p, pins.value_end, p, pins.pin_at, pins.value_start, pins.value_end,
