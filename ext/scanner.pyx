@@ -206,6 +206,21 @@ cdef void _init_classes() noexcept:
 
 _init_classes()
 
+# grammar v12 (red team 116 F08): the characters of U+0080..U+037F that are no letter and no
+# combining mark (the no-break space, Latin-1 punctuation and symbols, spacing modifier symbols, C1
+# controls; not the soft hyphen): an address may stand right after or before one inside a run of
+# word bytes. The reference's _LATIN_BOUNDARY_RANGES; LATIN_BOUNDARY[cp - 0x80] is 1 for them.
+LATIN_BOUNDARY_RANGES = (
+    (0x0080, 0x00A9), (0x00AB, 0x00AC), (0x00AE, 0x00B4), (0x00B6, 0x00B9), (0x00BB, 0x00BF),
+    (0x00D7, 0x00D7), (0x00F7, 0x00F7), (0x02C2, 0x02C5), (0x02D2, 0x02DF), (0x02E5, 0x02EB),
+    (0x02ED, 0x02ED), (0x02EF, 0x02FF), (0x0375, 0x0375), (0x0378, 0x0379), (0x037E, 0x037E),
+)
+cdef uint8_t LATIN_BOUNDARY[0x300]
+memset(LATIN_BOUNDARY, 0, 0x300)
+for _lo, _hi in LATIN_BOUNDARY_RANGES:
+    for _cp in range(_lo, _hi + 1):
+        LATIN_BOUNDARY[_cp - 0x80] = 1
+
 # number words, lower case: the reference's NUMBER_WORDS, kept alive here and indexed from C
 TITLES = frozenset(b"Mr Mrs Ms Dr Prof".split())  # must match title_before()
 NUMBER_WORDS = frozenset(
@@ -730,19 +745,30 @@ cdef inline Py_ssize_t email_label_end(const byte_t* d, Py_ssize_t n, Py_ssize_t
             return q
 
 
-cdef inline Py_ssize_t glued_email_start(const byte_t* d, Py_ssize_t n, Py_ssize_t p) noexcept nogil:
-    """Where the local part of an address glued to the non-ASCII run at p may start: the first
-    ASCII byte after the run, a letter, digit or _, right after a character at U+0380 or above
-    (lead byte 0xCE..0xFF); else -1 (see _scanner_py._match_glued_email)."""
-    cdef Py_ssize_t s = p, k
-    while s < n and d[s] >= 0x80:
-        s += 1
-    if s == p or s >= n or not has(d[s], F_ALNUM | F_KEY):
+cdef inline bint is_boundary_char(const byte_t* d, Py_ssize_t n, Py_ssize_t k) noexcept nogil:
+    """The character whose lead byte is d[k] is at U+0380 or above (grammar v10) or is one of
+    LATIN_BOUNDARY (grammar v12); the reference's _is_boundary_char."""
+    cdef byte_t lead = d[k]
+    if lead >= 0xCE:
+        return True
+    if 0xC2 <= lead <= 0xCD and k + 1 < n:
+        return LATIN_BOUNDARY[((<Py_ssize_t>(lead & 0x1F) << 6) | (d[k + 1] & 0x3F)) - 0x80] != 0
+    return False
+
+
+cdef inline Py_ssize_t glued_email_start(const byte_t* d, Py_ssize_t n, Py_ssize_t p, Py_ssize_t we) noexcept nogil:
+    """Where the local part of an address glued to a non-ASCII character in the word d[p:we] (it
+    holds one) may start: the ASCII run (letters, digits, _) that ends the word, right after a
+    boundary character (is_boundary_char); else -1 (see _scanner_py._match_glued_email)."""
+    cdef Py_ssize_t s = we, k
+    while s > p and has(d[s - 1], F_KEY):
+        s -= 1
+    if s == we or s == p:
         return -1
     k = s - 1
     while k > p and 0x80 <= d[k] < 0xC0:
         k -= 1
-    return s if d[k] >= 0xCE else -1
+    return s if is_boundary_char(d, n, k) else -1
 
 
 cdef Py_ssize_t m_email(const byte_t* d, Py_ssize_t n, Py_ssize_t p, Py_ssize_t q) noexcept nogil:
@@ -758,8 +784,9 @@ cdef Py_ssize_t m_email(const byte_t* d, Py_ssize_t n, Py_ssize_t p, Py_ssize_t 
     while q + 1 < n and d[q] == b'.' and has(d[q + 1], F_ALNUM):
         tld = q + 1
         q = email_label_end(d, n, tld)
-    # grammar v10: the address ends before a character at U+0380 or above (lead byte 0xCE..0xFF)
-    if tld < 0 or (q < n and has(d[q], F_W) and d[q] < 0xCE) or q - tld < 2:
+    # grammar v10: the address ends before a character at U+0380 or above (lead byte 0xCE..0xFF),
+    # grammar v12: or before one of U+0080..U+037F that is no letter and no mark
+    if tld < 0 or (q < n and has(d[q], F_W) and not is_boundary_char(d, n, q)) or q - tld < 2:
         return -1
     for k in range(tld, q):
         if not has(d[k], F_UPPER | F_LOWER):
@@ -1729,10 +1756,11 @@ cdef int word_token(const byte_t* d, Py_ssize_t n, Py_ssize_t p, byte_t prev, Sh
             if e >= 0:
                 next_p[0] = e
                 return emit(out, K_IDENTIFIER, p, e, V_HEX)
-        # grammar v10 (red team 113 F02): an address glued to the non-ASCII run the word begins
-        # with (请联系alice@acme.io); the word's bytes after the run are ASCII up to "@" or a joiner
-        if c >= 0x80 and (b == b'@' or b == b'.' or b == b'-' or b == b'+' or b == b'%'):
-            t = glued_email_start(d, n, p)
+        # grammar v10 (red team 113 F02), v12 (red team 116 F08): an address glued to a non-ASCII
+        # character of the word (请联系alice@acme.io, Contact:\u00a0alice@acme.io, Owner·alice@acme.io);
+        # its local part is the ASCII run that ends the word, up to "@" or a joiner
+        if not ascii_word and (b == b'@' or b == b'.' or b == b'-' or b == b'+' or b == b'%'):
+            t = glued_email_start(d, n, p, we)
             if t >= 0:
                 e = m_email(d, n, t, t)
                 if e >= 0:

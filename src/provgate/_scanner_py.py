@@ -193,13 +193,20 @@ _EMAIL_LABEL = rb"[A-Za-z0-9]++(?:-[A-Za-z0-9]++)*+"
 # grammar v10 (red team 113 F02/F03): an address ends at a non-word byte or before a character at
 # U+0380 or above (its UTF-8 lead byte is 0xCE..0xFF: Greek, Cyrillic, CJK, full-width punctuation,
 # curly quotes), so "alice@acme.io处理" and "oncall@acme.io。" end at "io"; a Latin letter
-# (U+0080..U+037F, lead bytes below 0xCE) still goes on the word ("a@b.cafés" is no address)
-_EMAIL_END = rb"(?![0-9A-Za-z_\x80-\xcd])"
-# the non-ASCII run a word starts with, before a glued address's local part
-_HIGH_RUN = re.compile(rb"[\x80-\xff]++")
+# (U+0080..U+037F, lead bytes below 0xCE) still goes on the word ("a@b.cafés" is no address).
+# Grammar v12 (red team 116 F08): a character of U+0080..U+037F that is no letter and no combining
+# mark is such a boundary too: the no-break space U+00A0, Latin-1 punctuation and symbols
+# (« » ¿ ¡ · § × ÷ ...), the spacing modifier symbols, the C1 controls (_is_boundary_char). The
+# soft hyphen U+00AD, which stands inside words, is not. (The caller checks the end: _match_email)
+_LATIN_BOUNDARY_RANGES = (
+    (0x0080, 0x00A9), (0x00AB, 0x00AC), (0x00AE, 0x00B4), (0x00B6, 0x00B9), (0x00BB, 0x00BF),
+    (0x00D7, 0x00D7), (0x00F7, 0x00F7), (0x02C2, 0x02C5), (0x02D2, 0x02DF), (0x02E5, 0x02EB),
+    (0x02ED, 0x02ED), (0x02EF, 0x02FF), (0x0375, 0x0375), (0x0378, 0x0379), (0x037E, 0x037E),
+)
+_ASCII_WORD_BYTES = bytes(sorted(_KEY_START | _DIGITS))
+_LATIN_BOUNDARY = frozenset(cp for lo, hi in _LATIN_BOUNDARY_RANGES for cp in range(lo, hi + 1))
 _EMAIL = re.compile(
     rb"[A-Za-z0-9_][A-Za-z0-9._%+\-]*+@" + _EMAIL_LABEL + rb"(?:\." + _EMAIL_LABEL + rb")++"
-    + _EMAIL_END
 )
 _WORD = re.compile(rb"[" + _W + rb"]++")
 # grammar v5: a plain word right before "@" and a version (4.17.21, v4) or a digest
@@ -505,28 +512,48 @@ def _match_email(data: bytes, p: int) -> int:
     m = _EMAIL.match(data, p)
     if m is None:
         return -1
+    e = m.end()
+    # it ends at a non-word byte or before a boundary character (grammar v10, v12)
+    if e < len(data) and data[e] in W and not _is_boundary_char(data, e):
+        return -1
     tld = m.group()[m.group().rfind(b".") + 1 :]
     return m.end() if len(tld) >= 2 and all(b in _LETTERS for b in tld) else -1
 
 
+def _is_boundary_char(data: bytes, k: int) -> bool:
+    """Is the character whose UTF-8 lead byte is ``data[k]`` one an address may stand right
+    after or before inside a run of word bytes: at U+0380 or above (grammar v10), or a character
+    of U+0080..U+037F that is no letter and no combining mark (grammar v12, _LATIN_BOUNDARY)?"""
+    lead = data[k]
+    if lead >= 0xCE:
+        return True
+    if 0xC2 <= lead <= 0xCD and k + 1 < len(data):
+        return ((lead & 0x1F) << 6 | (data[k + 1] & 0x3F)) in _LATIN_BOUNDARY
+    return False
+
+
 def _match_glued_email(data: bytes, p: int) -> tuple[int, int]:
-    """Start and end of the e-mail address glued to the non-ASCII run that the word at ``p``
-    begins with (``请联系alice@acme.io``, ``至oncall@acme.io``, ``“ops@acme.io”``), or (-1, -1).
-    Grammar v10 (red team 113 F02): the address starts at the first ASCII byte only when the
-    character right before it is at U+0380 or above (a lead byte 0xCE..0xFF: CJK, kana, Hangul,
-    Greek, Cyrillic, full-width and general punctuation), never after a Latin letter
-    (``josé`` is one word). Only the word's first ASCII run is tried: once per word, so a run is
-    read a bounded number of times."""
-    m = _HIGH_RUN.match(data, p)
-    if m is None:
+    """Start and end of the e-mail address glued to the non-ASCII character before the ASCII run
+    that ends the word at ``p`` (``请联系alice@acme.io``, ``至oncall@acme.io``, ``“ops@acme.io”``,
+    ``Contact:\u00a0alice@acme.io``, ``«alice@acme.io»``, ``Owner·alice@acme.io``), or (-1, -1).
+    Grammar v10 (red team 113 F02): the address starts at the first ASCII byte of that run only
+    when the character right before it is at U+0380 or above (a lead byte 0xCE..0xFF: CJK, kana,
+    Hangul, Greek, Cyrillic, full-width and general punctuation), never after a Latin letter
+    (``josé`` is one word); grammar v12 (red team 116 F08): or a character of U+0080..U+037F that
+    is no letter and no mark (the no-break space, « » ¿ · ...: _is_boundary_char), and the run
+    is the one that ends the word (the local part runs to the word's end, as it is ASCII), so a
+    word that begins with ASCII letters is tried too. Once per word: a run is read a bounded
+    number of times."""
+    word = data[p : _WORD.match(data, p).end()]
+    if word.isascii():
         return -1, -1
-    s = m.end()
-    if s >= len(data) or data[s] not in _KEY_START and data[s] not in _DIGITS:
+    s = p + len(word.rstrip(_ASCII_WORD_BYTES))
+    if s == p + len(word):
         return -1, -1
     k = s - 1
     while k > p and 0x80 <= data[k] < 0xC0:
         k -= 1
-    if data[k] < 0xCE:
+    if not _is_boundary_char(data, k):
         return -1, -1
     e = _match_email(data, s)
     return (s, e) if e >= 0 else (-1, -1)
@@ -886,9 +913,9 @@ def _token_spans(data: bytes, out: _Out, shortcut: bool = True) -> None:
                 out.add(IDENTIFIER, p, e, -1, -1, p, e, VALUE_HEX)
                 p = e
                 continue
-        if c >= 0x80:
+        if c in W:
             s, e = _match_glued_email(data, p)
-            if e >= 0:  # grammar v10: the run before the address holds no fact
+            if e >= 0:  # grammar v10, v12: the run before the address holds no fact
                 out.add(IDENTIFIER, s, e, -1, -1, s, e, VALUE_HEX)
                 p = e
                 continue
