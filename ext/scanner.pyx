@@ -2264,9 +2264,13 @@ cdef int token_spans_of(const byte_t* d, Py_ssize_t n, Rows* out) noexcept nogil
                 # words are; its name ends at the word's end, or goes on over . or -, before a
                 # [ or a comparison (so only then is it read; the reference reads it at every
                 # letter, to the same effect: the scan never comes back inside the word)
+                # (a "." or "-" that no letter, digit or other joiner follows ends the name there:
+                # "word. " reads nothing, as the reference finds)
                 b = d[w.end] if w.end < n else 0
-                if (b == b'.' or b == b'-' or b == b'[' or b == b'=' or b == b'!' or b == b'~'
-                        or b == b'<' or b == b'>'):
+                if ((b == b'[' or b == b'=' or b == b'!' or b == b'~' or b == b'<' or b == b'>')
+                        or ((b == b'.' or b == b'-') and w.end + 1 < n
+                            and (has(d[w.end + 1], F_ALNUM) or d[w.end + 1] == b'.' or d[w.end + 1] == b'_'
+                                 or d[w.end + 1] == b'-'))):
                     req = m_requirement(d, n, p, &pins.req_end, &rvs, &rve, &rvk)
                     if req:
                         pins.req_at = p

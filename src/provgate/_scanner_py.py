@@ -235,14 +235,14 @@ _PIN_COMPARISON = re.compile(rb"!=|~=|>=|<=|>|<")
 _TAG_REF = re.compile(rb"(?:[vV]?[0-9]|" + _REF_WORD.pattern + rb")")
 # grammar v11 (red team 116 F07): a requirement, PEP 508's name (ASCII letters and digits joined by
 # runs of "." "_" "-", here starting with a letter), optional extras "[...]", then "==" or a
-# comparison and a version or ref word, glued: SQLAlchemy==2.0.25, Jinja2>=3.1, zope.interface>=5.0,
+# comparison and a version (a digit, or v and a digit), glued: SQLAlchemy==2.0.25, Jinja2>=3.1, zope.interface>=5.0,
 # python_dateutil>=2.8, requests[socks]>=2.31. It is a kv fact keyed by the name (the extras are not
 # part of the key) whose value is the whole specifier set (_SPEC_MORE), whatever the name's words are
 _REQ_NAME = re.compile(rb"[A-Za-z][A-Za-z0-9]*+(?:[._\-]++[A-Za-z0-9]++)*+")
 _REQ_EXTRAS = re.compile(rb"\[[A-Za-z0-9._\-, \t]*+\]")
 _REQ_OP = re.compile(rb"==|!=|~=|>=|<=|>|<")
 # the next clause of a specifier set: after "," (and blanks) or blanks (an npm range: >=4.17.0 <5),
-# a comparison and a version or ref word (django>=3.2,<4.2; lodash@>=4.17.0 <5)
+# a comparison and a version (django>=3.2,<4.2; lodash@>=4.17.0 <5)
 _REQ_VERSION = re.compile(rb"[vV]?[0-9]")
 _SPEC_MORE = re.compile(rb"(?:,[ \t]*+|[ \t]++)(?:==|!=|~=|>=|<=|>|<)(?=[vV]?[0-9])")
 # the run of a pin's name: words joined by single "/" or "-" (what follows it decides if it is
