@@ -185,7 +185,8 @@ cdef void _init_classes() noexcept:
     # control bytes (other than tab and newline, which are SEP anyway) and these punctuation
     # bytes: after a lower-case word none of them can continue a URL, path, key or name
     # (not < > !: a requirement's comparison after a pin's name, grammar v9)
-    _set(b"(){};,*&|?^#$'`\"[]", F_SAFE_AFTER)
+    # (not [ either: a requirement's extras, requests[socks]>=2.31, grammar v11)
+    _set(b"(){};,*&|?^#$'`\"]", F_SAFE_AFTER)
     for b in range(256):
         if CLS[b] & (F_W | F_PATH):
             CLS[b] |= F_PATH
@@ -204,6 +205,21 @@ cdef void _init_classes() noexcept:
 
 
 _init_classes()
+
+# grammar v12 (red team 116 F08): the characters of U+0080..U+037F that are no letter and no
+# combining mark (the no-break space, Latin-1 punctuation and symbols, spacing modifier symbols, C1
+# controls; not the soft hyphen): an address may stand right after or before one inside a run of
+# word bytes. The reference's _LATIN_BOUNDARY_RANGES; LATIN_BOUNDARY[cp - 0x80] is 1 for them.
+LATIN_BOUNDARY_RANGES = (
+    (0x0080, 0x00A9), (0x00AB, 0x00AC), (0x00AE, 0x00B4), (0x00B6, 0x00B9), (0x00BB, 0x00BF),
+    (0x00D7, 0x00D7), (0x00F7, 0x00F7), (0x02C2, 0x02C5), (0x02D2, 0x02DF), (0x02E5, 0x02EB),
+    (0x02ED, 0x02ED), (0x02EF, 0x02FF), (0x0375, 0x0375), (0x0378, 0x0379), (0x037E, 0x037E),
+)
+cdef uint8_t LATIN_BOUNDARY[0x300]
+memset(LATIN_BOUNDARY, 0, 0x300)
+for _lo, _hi in LATIN_BOUNDARY_RANGES:
+    for _cp in range(_lo, _hi + 1):
+        LATIN_BOUNDARY[_cp - 0x80] = 1
 
 # number words, lower case: the reference's NUMBER_WORDS, kept alive here and indexed from C
 TITLES = frozenset(b"Mr Mrs Ms Dr Prof".split())  # must match title_before()
@@ -729,19 +745,30 @@ cdef inline Py_ssize_t email_label_end(const byte_t* d, Py_ssize_t n, Py_ssize_t
             return q
 
 
-cdef inline Py_ssize_t glued_email_start(const byte_t* d, Py_ssize_t n, Py_ssize_t p) noexcept nogil:
-    """Where the local part of an address glued to the non-ASCII run at p may start: the first
-    ASCII byte after the run, a letter, digit or _, right after a character at U+0380 or above
-    (lead byte 0xCE..0xFF); else -1 (see _scanner_py._match_glued_email)."""
-    cdef Py_ssize_t s = p, k
-    while s < n and d[s] >= 0x80:
-        s += 1
-    if s == p or s >= n or not has(d[s], F_ALNUM | F_KEY):
+cdef inline bint is_boundary_char(const byte_t* d, Py_ssize_t n, Py_ssize_t k) noexcept nogil:
+    """The character whose lead byte is d[k] is at U+0380 or above (grammar v10) or is one of
+    LATIN_BOUNDARY (grammar v12); the reference's _is_boundary_char."""
+    cdef byte_t lead = d[k]
+    if lead >= 0xCE:
+        return True
+    if 0xC2 <= lead <= 0xCD and k + 1 < n:
+        return LATIN_BOUNDARY[((<Py_ssize_t>(lead & 0x1F) << 6) | (d[k + 1] & 0x3F)) - 0x80] != 0
+    return False
+
+
+cdef inline Py_ssize_t glued_email_start(const byte_t* d, Py_ssize_t n, Py_ssize_t p, Py_ssize_t we) noexcept nogil:
+    """Where the local part of an address glued to a non-ASCII character in the word d[p:we] (it
+    holds one) may start: the ASCII run (letters, digits, _) that ends the word, right after a
+    boundary character (is_boundary_char); else -1 (see _scanner_py._match_glued_email)."""
+    cdef Py_ssize_t s = we, k
+    while s > p and has(d[s - 1], F_KEY):
+        s -= 1
+    if s == we or s == p:
         return -1
     k = s - 1
     while k > p and 0x80 <= d[k] < 0xC0:
         k -= 1
-    return s if d[k] >= 0xCE else -1
+    return s if is_boundary_char(d, n, k) else -1
 
 
 cdef Py_ssize_t m_email(const byte_t* d, Py_ssize_t n, Py_ssize_t p, Py_ssize_t q) noexcept nogil:
@@ -757,8 +784,9 @@ cdef Py_ssize_t m_email(const byte_t* d, Py_ssize_t n, Py_ssize_t p, Py_ssize_t 
     while q + 1 < n and d[q] == b'.' and has(d[q + 1], F_ALNUM):
         tld = q + 1
         q = email_label_end(d, n, tld)
-    # grammar v10: the address ends before a character at U+0380 or above (lead byte 0xCE..0xFF)
-    if tld < 0 or (q < n and has(d[q], F_W) and d[q] < 0xCE) or q - tld < 2:
+    # grammar v10: the address ends before a character at U+0380 or above (lead byte 0xCE..0xFF),
+    # grammar v12: or before one of U+0080..U+037F that is no letter and no mark
+    if tld < 0 or (q < n and has(d[q], F_W) and not is_boundary_char(d, n, q)) or q - tld < 2:
         return -1
     for k in range(tld, q):
         if not has(d[k], F_UPPER | F_LOWER):
@@ -1298,6 +1326,8 @@ cdef struct Pins:
     Py_ssize_t value_start  # where its ref, the kv value, starts (after "@", ":" or "==")
     Py_ssize_t value_end    # and ends
     int value_kind
+    Py_ssize_t req_end      # grammar v11: the end of the last requirement name read (m_requirement)
+    Py_ssize_t req_at       # where the last requirement that matched starts (its kv row is written)
 
 
 cdef inline Py_ssize_t chain_end(const byte_t* d, Py_ssize_t n, Py_ssize_t e) noexcept nogil:
@@ -1424,7 +1454,7 @@ cdef inline int pin_row(Rows* out, Py_ssize_t p, Pins* pins) noexcept nogil:
     """Grammar v8: the kv fact of the pin whose name's first plain word or last "/" part starts
     at p, right after that word's identifier (the rows stay in (start, end, kind) order: its end
     is the ref's). The reference's rows added after _plain_word_fact."""
-    if p < pins.pin_at and (p == pins.key_start or p == pins.last_start):
+    if p < pins.pin_at and (p == pins.key_start or p == pins.last_start) and p != pins.req_at:
         return rows_push(out, K_KV, p, pins.value_end, p, pins.pin_at, pins.value_start,
                          pins.value_end, <uint8_t>pins.value_kind)
     return 0
@@ -1454,6 +1484,73 @@ cdef inline Py_ssize_t comparison_end(const byte_t* d, Py_ssize_t n, Py_ssize_t 
     if d[a] == b'>' or d[a] == b'<':
         return a + 2 if a + 1 < n and d[a + 1] == b'=' else a + 1
     return -1
+
+
+cdef inline Py_ssize_t req_op_end(const byte_t* d, Py_ssize_t n, Py_ssize_t a) noexcept nogil:
+    """After a requirement's "==" or comparison at a (the reference's _REQ_OP), or -1."""
+    if a < n and d[a] == b'=':
+        return a + 2 if a + 1 < n and d[a + 1] == b'=' else -1
+    return comparison_end(d, n, a)
+
+
+cdef inline bint req_version(const byte_t* d, Py_ssize_t n, Py_ssize_t q) noexcept nogil:
+    """A version at q: a digit, or v/V and a digit (the reference's _REQ_VERSION)."""
+    if q < n and has(d[q], F_DIGIT):
+        return True
+    return q + 1 < n and (d[q] == b'v' or d[q] == b'V') and has(d[q + 1], F_DIGIT)
+
+
+cdef Py_ssize_t spec_end(const byte_t* d, Py_ssize_t n, Py_ssize_t e) noexcept nogil:
+    """The end of a specifier set whose first clause's version ends at e (the reference's
+    _spec_end, grammar v11): each further clause is "," and blanks, or blanks, then a comparison
+    and a version."""
+    cdef Py_ssize_t q, o
+    while True:
+        q = e
+        if q < n and d[q] == b',':
+            q = skip_blanks(d, n, q + 1)
+        elif q < n and has(d[q], F_BLANK):
+            q = skip_blanks(d, n, q + 1)
+        else:
+            return e
+        o = req_op_end(d, n, q)
+        if o < 0 or not req_version(d, n, o):
+            return e
+        e = pin_value_end(d, n, o)
+
+
+cdef bint m_requirement(const byte_t* d, Py_ssize_t n, Py_ssize_t p, Py_ssize_t* name_end,
+                        Py_ssize_t* vs, Py_ssize_t* ve, int* vk) noexcept nogil:
+    """A requirement at p, d[p] an ASCII letter (the reference's _match_requirement, grammar v11):
+    sets name_end always, and the value's span and kind when there is one."""
+    cdef Py_ssize_t q = p + 1, r, a, o
+    while q < n and has(d[q], F_ALNUM):
+        q += 1
+    while True:
+        r = q
+        while r < n and (d[r] == b'.' or d[r] == b'_' or d[r] == b'-'):
+            r += 1
+        if r == q or r >= n or not has(d[r], F_ALNUM):
+            break
+        while r < n and has(d[r], F_ALNUM):
+            r += 1
+        q = r
+    name_end[0] = q
+    a = q
+    if a < n and d[a] == b'[':
+        r = a + 1
+        while r < n and (has(d[r], F_ALNUM | F_BLANK) or d[r] == b'.' or d[r] == b'_' or d[r] == b'-'
+                         or d[r] == b','):
+            r += 1
+        if r < n and d[r] == b']':
+            a = r + 1
+    o = req_op_end(d, n, a)
+    if o < 0 or not req_version(d, n, o):
+        return False
+    vs[0] = o if (o - a == 2 and d[a] == b'=') else a
+    ve[0] = spec_end(d, n, pin_value_end(d, n, o))
+    vk[0] = bare_value_kind(d, vs[0], ve[0])
+    return True
 
 
 cdef Py_ssize_t plain_word_fact(const byte_t* d, Py_ssize_t n, Py_ssize_t p, Py_ssize_t we, byte_t prev,
@@ -1499,6 +1596,8 @@ cdef Py_ssize_t plain_word_fact(const byte_t* d, Py_ssize_t n, Py_ssize_t p, Py_
                     e -= 1
                 pins.value_start = v if op < 0 else op
                 pins.value_end = pin_value_end(d, n, v)
+                if d[a] != b':':  # grammar v11: a specifier set's further clauses
+                    pins.value_end = spec_end(d, n, pins.value_end)
                 pins.value_kind = bare_value_kind(d, pins.value_start, pins.value_end)
         else:
             pins.name_end = we
@@ -1657,10 +1756,11 @@ cdef int word_token(const byte_t* d, Py_ssize_t n, Py_ssize_t p, byte_t prev, Sh
             if e >= 0:
                 next_p[0] = e
                 return emit(out, K_IDENTIFIER, p, e, V_HEX)
-        # grammar v10 (red team 113 F02): an address glued to the non-ASCII run the word begins
-        # with (请联系alice@acme.io); the word's bytes after the run are ASCII up to "@" or a joiner
-        if c >= 0x80 and (b == b'@' or b == b'.' or b == b'-' or b == b'+' or b == b'%'):
-            t = glued_email_start(d, n, p)
+        # grammar v10 (red team 113 F02), v12 (red team 116 F08): an address glued to a non-ASCII
+        # character of the word (请联系alice@acme.io, Contact:\u00a0alice@acme.io, Owner·alice@acme.io);
+        # its local part is the ASCII run that ends the word, up to "@" or a joiner
+        if not ascii_word and (b == b'@' or b == b'.' or b == b'-' or b == b'+' or b == b'%'):
+            t = glued_email_start(d, n, p, we)
             if t >= 0:
                 e = m_email(d, n, t, t)
                 if e >= 0:
@@ -2093,7 +2193,9 @@ cdef int token_spans(const byte_t* d, Py_ssize_t n, Rows* out) noexcept nogil:
 
 cdef int token_spans_of(const byte_t* d, Py_ssize_t n, Rows* out) noexcept nogil:
     """Returns -1 when a row could not be added (out of memory or over the limit)."""
-    cdef Py_ssize_t p = 0, q, e, hs = 0, he = 0, fresh = -1
+    cdef Py_ssize_t p = 0, q, e, hs = 0, he = 0, fresh = -1, rs = 0, rne = 0, rvs = 0, rve = 0
+    cdef int rvk = 0
+    cdef bint req
     cdef byte_t c, prev, b
     cdef uint32_t f
     cdef Shape w
@@ -2108,6 +2210,8 @@ cdef int token_spans_of(const byte_t* d, Py_ssize_t n, Rows* out) noexcept nogil
     pins.value_start = -1
     pins.value_end = -1
     pins.value_kind = V_RAW
+    pins.req_end = 0
+    pins.req_at = -1
     cur.base = -64
     cur.bits = 0
     while True:
@@ -2154,7 +2258,28 @@ cdef int token_spans_of(const byte_t* d, Py_ssize_t n, Rows* out) noexcept nogil
             prev = d[p - 1] if p > 0 and p != fresh else b' '
             if not shape_in_block(&cur, p, &w):
                 word_shape(d, n, p, &w)
+            req = False
+            if has(c, F_UPPER | F_LOWER) and p >= pins.req_end and not p < pins.pin_at:
+                # grammar v11 (red team 116 F07): a requirement's kv fact, whatever the name's
+                # words are; its name ends at the word's end, or goes on over . or -, before a
+                # [ or a comparison (so only then is it read; the reference reads it at every
+                # letter, to the same effect: the scan never comes back inside the word)
+                # (a "." or "-" that no letter, digit or other joiner follows ends the name there:
+                # "word. " reads nothing, as the reference finds)
+                b = d[w.end] if w.end < n else 0
+                if ((b == b'[' or b == b'=' or b == b'!' or b == b'~' or b == b'<' or b == b'>')
+                        or ((b == b'.' or b == b'-') and w.end + 1 < n
+                            and (has(d[w.end + 1], F_ALNUM) or d[w.end + 1] == b'.' or d[w.end + 1] == b'_'
+                                 or d[w.end + 1] == b'-'))):
+                    req = m_requirement(d, n, p, &pins.req_end, &rvs, &rve, &rvk)
+                    if req:
+                        pins.req_at = p
+                        rs = p
+                        rne = pins.req_end
             if word_token(d, n, p, prev, &w, &cur, out, &p, &pins) < 0:
+                return -1
+            # (after the rows of the token at rs: they end inside the name, the kv at the value's end)
+            if req and rows_push(out, K_KV, rs, rve, rs, rne, rvs, rve, <uint8_t>rvk) < 0:
                 return -1
             continue
         prev = d[p - 1] if p > 0 and p != fresh else b' '

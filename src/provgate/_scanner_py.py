@@ -193,13 +193,20 @@ _EMAIL_LABEL = rb"[A-Za-z0-9]++(?:-[A-Za-z0-9]++)*+"
 # grammar v10 (red team 113 F02/F03): an address ends at a non-word byte or before a character at
 # U+0380 or above (its UTF-8 lead byte is 0xCE..0xFF: Greek, Cyrillic, CJK, full-width punctuation,
 # curly quotes), so "alice@acme.io处理" and "oncall@acme.io。" end at "io"; a Latin letter
-# (U+0080..U+037F, lead bytes below 0xCE) still goes on the word ("a@b.cafés" is no address)
-_EMAIL_END = rb"(?![0-9A-Za-z_\x80-\xcd])"
-# the non-ASCII run a word starts with, before a glued address's local part
-_HIGH_RUN = re.compile(rb"[\x80-\xff]++")
+# (U+0080..U+037F, lead bytes below 0xCE) still goes on the word ("a@b.cafés" is no address).
+# Grammar v12 (red team 116 F08): a character of U+0080..U+037F that is no letter and no combining
+# mark is such a boundary too: the no-break space U+00A0, Latin-1 punctuation and symbols
+# (« » ¿ ¡ · § × ÷ ...), the spacing modifier symbols, the C1 controls (_is_boundary_char). The
+# soft hyphen U+00AD, which stands inside words, is not. (The caller checks the end: _match_email)
+_LATIN_BOUNDARY_RANGES = (
+    (0x0080, 0x00A9), (0x00AB, 0x00AC), (0x00AE, 0x00B4), (0x00B6, 0x00B9), (0x00BB, 0x00BF),
+    (0x00D7, 0x00D7), (0x00F7, 0x00F7), (0x02C2, 0x02C5), (0x02D2, 0x02DF), (0x02E5, 0x02EB),
+    (0x02ED, 0x02ED), (0x02EF, 0x02FF), (0x0375, 0x0375), (0x0378, 0x0379), (0x037E, 0x037E),
+)
+_ASCII_WORD_BYTES = bytes(sorted(_KEY_START | _DIGITS))
+_LATIN_BOUNDARY = frozenset(cp for lo, hi in _LATIN_BOUNDARY_RANGES for cp in range(lo, hi + 1))
 _EMAIL = re.compile(
     rb"[A-Za-z0-9_][A-Za-z0-9._%+\-]*+@" + _EMAIL_LABEL + rb"(?:\." + _EMAIL_LABEL + rb")++"
-    + _EMAIL_END
 )
 _WORD = re.compile(rb"[" + _W + rb"]++")
 # grammar v5: a plain word right before "@" and a version (4.17.21, v4) or a digest
@@ -226,6 +233,18 @@ _PIN_REF = re.compile(
 # and a version, the value then holding the comparison
 _PIN_COMPARISON = re.compile(rb"!=|~=|>=|<=|>|<")
 _TAG_REF = re.compile(rb"(?:[vV]?[0-9]|" + _REF_WORD.pattern + rb")")
+# grammar v11 (red team 116 F07): a requirement, PEP 508's name (ASCII letters and digits joined by
+# runs of "." "_" "-", here starting with a letter), optional extras "[...]", then "==" or a
+# comparison and a version (a digit, or v and a digit), glued: SQLAlchemy==2.0.25, Jinja2>=3.1, zope.interface>=5.0,
+# python_dateutil>=2.8, requests[socks]>=2.31. It is a kv fact keyed by the name (the extras are not
+# part of the key) whose value is the whole specifier set (_SPEC_MORE), whatever the name's words are
+_REQ_NAME = re.compile(rb"[A-Za-z][A-Za-z0-9]*+(?:[._\-]++[A-Za-z0-9]++)*+")
+_REQ_EXTRAS = re.compile(rb"\[[A-Za-z0-9._\-, \t]*+\]")
+_REQ_OP = re.compile(rb"==|!=|~=|>=|<=|>|<")
+# the next clause of a specifier set: after "," (and blanks) or blanks (an npm range: >=4.17.0 <5),
+# a comparison and a version (django>=3.2,<4.2; lodash@>=4.17.0 <5)
+_REQ_VERSION = re.compile(rb"[vV]?[0-9]")
+_SPEC_MORE = re.compile(rb"(?:,[ \t]*+|[ \t]++)(?:==|!=|~=|>=|<=|>|<)(?=[vV]?[0-9])")
 # the run of a pin's name: words joined by single "/" or "-" (what follows it decides if it is
 # one), and one "-" chain of it, the part that is one identifier
 _NAME_RUN = re.compile(rb"[" + _W + rb"]++(?:[/\-][" + _W + rb"]++)*+")
@@ -273,7 +292,7 @@ _BARE_TRIM = frozenset(b".:!?*")
 _NOTHING_HERE = re.compile(
     rb"(?:[\x00-\x20\x7f(){};,<>=*&|!?^#$:'`%@\]]++"
     rb"|(?<!@)(?!(?:" + b"|".join(sorted(NUMBER_WORDS)) + rb")(?![a-z]))[a-z]++"
-    rb"(?=[\x00-\x08\x0a-\x1a\x1c-\x1f\x7f(){};,*&|?^#$'`\"\[\]]|[ \t]++(?!=)|\Z)"
+    rb"(?=[\x00-\x08\x0a-\x1a\x1c-\x1f\x7f(){};,*&|?^#$'`\"\]]|[ \t]++(?!=)|\Z)"
     rb")*+"
 )
 
@@ -493,28 +512,48 @@ def _match_email(data: bytes, p: int) -> int:
     m = _EMAIL.match(data, p)
     if m is None:
         return -1
+    e = m.end()
+    # it ends at a non-word byte or before a boundary character (grammar v10, v12)
+    if e < len(data) and data[e] in W and not _is_boundary_char(data, e):
+        return -1
     tld = m.group()[m.group().rfind(b".") + 1 :]
     return m.end() if len(tld) >= 2 and all(b in _LETTERS for b in tld) else -1
 
 
+def _is_boundary_char(data: bytes, k: int) -> bool:
+    """Is the character whose UTF-8 lead byte is ``data[k]`` one an address may stand right
+    after or before inside a run of word bytes: at U+0380 or above (grammar v10), or a character
+    of U+0080..U+037F that is no letter and no combining mark (grammar v12, _LATIN_BOUNDARY)?"""
+    lead = data[k]
+    if lead >= 0xCE:
+        return True
+    if 0xC2 <= lead <= 0xCD and k + 1 < len(data):
+        return ((lead & 0x1F) << 6 | (data[k + 1] & 0x3F)) in _LATIN_BOUNDARY
+    return False
+
+
 def _match_glued_email(data: bytes, p: int) -> tuple[int, int]:
-    """Start and end of the e-mail address glued to the non-ASCII run that the word at ``p``
-    begins with (``请联系alice@acme.io``, ``至oncall@acme.io``, ``“ops@acme.io”``), or (-1, -1).
-    Grammar v10 (red team 113 F02): the address starts at the first ASCII byte only when the
-    character right before it is at U+0380 or above (a lead byte 0xCE..0xFF: CJK, kana, Hangul,
-    Greek, Cyrillic, full-width and general punctuation), never after a Latin letter
-    (``josé`` is one word). Only the word's first ASCII run is tried: once per word, so a run is
-    read a bounded number of times."""
-    m = _HIGH_RUN.match(data, p)
-    if m is None:
+    """Start and end of the e-mail address glued to the non-ASCII character before the ASCII run
+    that ends the word at ``p`` (``请联系alice@acme.io``, ``至oncall@acme.io``, ``“ops@acme.io”``,
+    ``Contact:\u00a0alice@acme.io``, ``«alice@acme.io»``, ``Owner·alice@acme.io``), or (-1, -1).
+    Grammar v10 (red team 113 F02): the address starts at the first ASCII byte of that run only
+    when the character right before it is at U+0380 or above (a lead byte 0xCE..0xFF: CJK, kana,
+    Hangul, Greek, Cyrillic, full-width and general punctuation), never after a Latin letter
+    (``josé`` is one word); grammar v12 (red team 116 F08): or a character of U+0080..U+037F that
+    is no letter and no mark (the no-break space, « » ¿ · ...: _is_boundary_char), and the run
+    is the one that ends the word (the local part runs to the word's end, as it is ASCII), so a
+    word that begins with ASCII letters is tried too. Once per word: a run is read a bounded
+    number of times."""
+    word = data[p : _WORD.match(data, p).end()]
+    if word.isascii():
         return -1, -1
-    s = m.end()
-    if s >= len(data) or data[s] not in _KEY_START and data[s] not in _DIGITS:
+    s = p + len(word.rstrip(_ASCII_WORD_BYTES))
+    if s == p + len(word):
         return -1, -1
     k = s - 1
     while k > p and 0x80 <= data[k] < 0xC0:
         k -= 1
-    if data[k] < 0xCE:
+    if not _is_boundary_char(data, k):
         return -1, -1
     e = _match_email(data, s)
     return (s, e) if e >= 0 else (-1, -1)
@@ -675,7 +714,8 @@ class _Pins:
     """The last run of words joined by "/" or "-" the scan read for a pin name: where it ends,
     and where its pin's "@" is (-1: no pin). Each run is read once, from its first plain word."""
 
-    __slots__ = ("key_start", "last_start", "name_end", "pin_at", "value_end", "value_kind", "value_start")
+    __slots__ = ("key_start", "last_start", "name_end", "pin_at", "req_at", "req_end", "value_end", "value_kind",
+                 "value_start")
 
     def __init__(self) -> None:
         self.name_end = 0
@@ -685,6 +725,41 @@ class _Pins:
         self.value_start = -1  # where its ref, the kv value, starts (after "@", ":" or "==")
         self.value_end = -1  # and ends
         self.value_kind = VALUE_RAW
+        self.req_end = 0  # grammar v11: the end of the last requirement name read (_match_requirement)
+        self.req_at = -1  # where the last requirement that matched starts (its kv fact is written)
+
+
+def _spec_end(data: bytes, e: int) -> int:
+    """The end of a specifier set whose first clause's version ends at ``e`` (grammar v11, red
+    team 116 F07): the clauses after it, each after "," or blanks, a comparison and a version
+    (``django>=3.2,<4.2``, ``lodash@>=4.17.0 <5``), are part of the value."""
+    m = _SPEC_MORE.match(data, e)
+    while m is not None:
+        e = _PIN_VALUE.match(data, m.end()).end()
+        m = _SPEC_MORE.match(data, e)
+    return e
+
+
+def _match_requirement(data: bytes, p: int) -> tuple[int, int, int, int]:
+    """A requirement at ``p`` (grammar v11, red team 116 F07): ``(name_end, value_start,
+    value_end, value_kind)``, the value -1s when there is none. PEP 508's name (ASCII letters and
+    digits joined by runs of ``. _ -``, here starting with a letter: ``SQLAlchemy``, ``Jinja2``,
+    ``zope.interface``, ``python_dateutil``), optional extras ``[socks]``, then ``==`` or a
+    comparison and a version, glued. The value is the specifier set; after ``==`` it starts at the
+    version, as a pin's does. The name is read once: the caller tries no requirement inside it."""
+    m = _REQ_NAME.match(data, p)
+    ne = m.end()
+    a = ne
+    x = _REQ_EXTRAS.match(data, a)
+    if x is not None:
+        a = x.end()
+    op = _REQ_OP.match(data, a)
+    if op is None or _REQ_VERSION.match(data, op.end()) is None:
+        return ne, -1, -1, VALUE_RAW
+    v = op.end()
+    vs = v if op.end() - a == 2 and data[a] == ord("=") else a
+    ve = _spec_end(data, _PIN_VALUE.match(data, v).end())
+    return ne, vs, ve, _bare_value_kind(data[vs:ve])
 
 
 def _skip_csis(data: bytes, q: int) -> int:
@@ -757,6 +832,8 @@ def _plain_word_fact(data: bytes, p: int, end: int, prev: int, pins: _Pins) -> i
                 pins.last_start = data.rfind(b"/", p, r) + 1 or p
                 pins.value_start = v if op < 0 else op
                 pins.value_end = _PIN_VALUE.match(data, v).end()
+                if data[a] != ord(":"):  # grammar v11: a specifier set's further clauses
+                    pins.value_end = _spec_end(data, pins.value_end)
                 pins.value_kind = _bare_value_kind(data[pins.value_start : pins.value_end])
         else:
             pins.name_end, pins.pin_at = end, -1
@@ -801,6 +878,14 @@ def _token_spans(data: bytes, out: _Out, shortcut: bool = True) -> None:
             continue
         prev = data[p - 1] if p and p != fresh else 0x20
         path_ok = prev not in _PATH_PUNCT
+        if c in _LETTERS and p >= pins.req_end and not p < pins.pin_at:
+            # grammar v11 (red team 116 F07): a requirement's kv fact, whatever the name's words
+            # are (the pin of a plain word, read below, gives way to it)
+            ne, vs, ve, vk = _match_requirement(data, p)
+            pins.req_end = ne
+            if vs >= 0:
+                out.add(KV, p, ve, p, ne, vs, ve, vk)
+                pins.req_at = p
 
         if c in _LETTERS or c == ord("_"):
             if c in _LETTERS and prev not in b"+-":
@@ -828,9 +913,9 @@ def _token_spans(data: bytes, out: _Out, shortcut: bool = True) -> None:
                 out.add(IDENTIFIER, p, e, -1, -1, p, e, VALUE_HEX)
                 p = e
                 continue
-        if c >= 0x80:
+        if c in W:
             s, e = _match_glued_email(data, p)
-            if e >= 0:  # grammar v10: the run before the address holds no fact
+            if e >= 0:  # grammar v10, v12: the run before the address holds no fact
                 out.add(IDENTIFIER, s, e, -1, -1, s, e, VALUE_HEX)
                 p = e
                 continue
@@ -900,7 +985,7 @@ def _token_spans(data: bytes, out: _Out, shortcut: bool = True) -> None:
                 e = _plain_word_fact(data, p, end, prev, pins)
                 if e >= 0:
                     out.add(IDENTIFIER, p, e, -1, -1, p, e, VALUE_RAW)
-                    if p < pins.pin_at and (p == pins.key_start or p == pins.last_start):
+                    if p < pins.pin_at and (p == pins.key_start or p == pins.last_start) and p != pins.req_at:
                         # grammar v8: the pin's kv fact, right after the identifier it starts with
                         # (rows stay in (start, end, kind) order: its end is the ref's)
                         out.add(KV, p, pins.value_end, p, pins.pin_at, pins.value_start, pins.value_end,
