@@ -18,7 +18,7 @@ row cap (``max_spans``) bounds the memory. The rows are copied into numpy column
 import numpy as np
 
 cimport numpy as cnp
-from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_GET_SIZE
+from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize, PyBytes_GET_SIZE
 from cpython.pyport cimport PY_SSIZE_T_MAX
 from cpython.unicode cimport PyUnicode_DecodeUTF8
 from libc.stdint cimport int64_t, uint8_t, uint16_t, uint32_t, uint64_t
@@ -2090,7 +2090,7 @@ cdef inline int foreign_digit(const byte_t* d, Py_ssize_t n, Py_ssize_t p) noexc
     return -1
 
 
-cdef Py_ssize_t fold_digits(const byte_t* s, Py_ssize_t n, byte_t* out) noexcept nogil:
+cdef Py_ssize_t fold_digits_into(const byte_t* s, Py_ssize_t n, byte_t* out) noexcept nogil:
     """Copy s[:n] to out with each non-ASCII decimal digit as its ASCII digit (grammar v12, the
     reference's fold_digits); returns the length written, never more than n. out may be s."""
     cdef Py_ssize_t i = 0, m = 0
@@ -2998,6 +2998,45 @@ def utf8_error_offset(data):
     return r
 
 
+cdef Py_ssize_t first_foreign_digit(const byte_t* d, Py_ssize_t n) noexcept nogil:
+    """The first non-ASCII decimal digit of grammar v12 in d[:n], or -1 (ASCII runs are passed
+    over eight bytes at a time)."""
+    cdef Py_ssize_t p = 0
+    cdef uint64_t word
+    while p < n:
+        if p + 8 <= n:
+            memcpy(&word, d + p, 8)
+            if not (word & <uint64_t>0x8080808080808080ULL):
+                p += 8
+                continue
+        if d[p] >= 0xD9 and foreign_digit(d, n, p) >= 0:
+            return p
+        p += 1
+    return -1
+
+
+def fold_digits(data):
+    """``data`` (bytes) with each non-ASCII decimal digit of grammar v12 as its ASCII digit; the
+    same object when it holds none (the reference's fold_digits)."""
+    cdef const byte_t* d
+    cdef Py_ssize_t n, i, m
+    cdef byte_t* w
+    if type(data) is not bytes:
+        raise TypeError(f"data must be bytes, not {type(data).__name__}")
+    d = <const byte_t*>PyBytes_AS_STRING(data)
+    n = PyBytes_GET_SIZE(data)
+    with nogil:
+        i = first_foreign_digit(d, n)
+    if i < 0:
+        return data
+    out = PyBytes_FromStringAndSize(NULL, n)
+    w = <byte_t*>PyBytes_AS_STRING(out)
+    memcpy(w, d, <size_t>i)
+    with nogil:
+        m = i + fold_digits_into(d + i, n - i, w + i)
+    return out[:m]
+
+
 # ---- framing of facts for fingerprinting -------------------------------------------------------
 
 cdef void lower_ascii(byte_t* s, Py_ssize_t n) noexcept nogil:
@@ -3197,7 +3236,7 @@ def frame_facts(data, kind, key_start, key_end, value_start, value_end, value_ki
             if vk[i] == V_NUMBER:
                 vlen = normalize_number(d + vs[i], vlen, vstart)
             elif vk[i] == V_HEX:
-                vlen = fold_digits(d + vs[i], vlen, vstart)
+                vlen = fold_digits_into(d + vs[i], vlen, vstart)
                 lower_ascii(vstart, vlen)
             else:
                 memcpy(vstart, d + vs[i], vlen)
@@ -3524,7 +3563,7 @@ cdef void fp_rows(FpScratch* s, const byte_t* d, Py_ssize_t text, Py_ssize_t r0,
             f.value = s.arena + apos
             apos += vlen
         elif vk[i] == V_HEX:
-            vlen = fold_digits(d + vs[i], vlen, s.arena + apos)
+            vlen = fold_digits_into(d + vs[i], vlen, s.arena + apos)
             lower_ascii(s.arena + apos, vlen)
             f.value = s.arena + apos
             apos += vlen

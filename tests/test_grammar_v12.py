@@ -207,6 +207,50 @@ def test_a_figure_in_other_digits_dropped_is_refused():
     find(_rewrite("Wait ３０ seconds. Then go.", "Then go."), "I2", value="30")
 
 
+# the unit rules read a figure in other digits as the number it is (its rows keep the text's
+# offsets; the look for a digit with a unit after it reads the digits folded)
+@pytest.mark.parametrize("before, after", [
+    ("Wait ３０ seconds.", "Wait ３０ minutes."),
+    ("Wait 30 seconds.", "Wait ３０ minutes."),
+    ("Wait ٣٠ seconds.", "Wait 30 minutes."),
+    ("Disk ١٢ GB free.", "Disk ١٢ TB free."),
+])
+def test_a_unit_changed_beside_a_figure_in_other_digits_is_refused(before, after):
+    find(_rewrite(before, after), "I2", evidence__change="unit_changed")
+
+
+@pytest.mark.parametrize("source, text, value", [
+    ("Wait 30 seconds.", "Wait ３０ minutes [src:tool:c1].", "30"),
+    ("Wait ３０ seconds.", "Wait 30 minutes [src:tool:c1].", "30"),
+    ("Wait ３０ seconds.", "Wait ३० minutes [src:tool:c1].", "30"),
+])
+def test_a_summary_changing_the_unit_of_a_figure_in_other_digits_is_refused(source, text, value):
+    find(_summarize(source, text), "I1", block="s", value=value, evidence__change="unit_changed")
+
+
+@pytest.mark.parametrize("source, text", [
+    ("Wait 30 seconds.", "Wait ３０ s [src:tool:c1]."),
+    ("Wait ३० seconds.", "Wait 30 s [src:tool:c1]."),
+])
+def test_a_unit_written_another_way_beside_other_digits_is_accepted(source, text):
+    assert_accepted(_summarize(source, text))
+
+
+def test_figures_in_other_digits_traded_are_refused():
+    find(_rewrite("timeout ３０ s, limit ６０ s.", "timeout ６０ s, limit ３０ s."), "I2",
+         evidence__change="traded_in_place")
+
+
+def test_fold_digits_agrees(impl):
+    for data in (b"", b"abc", "x ３٤۵६ y ＠ z".encode(), "（）".encode(), "३".encode() * 100, b"\xef\xbc",
+                 b"\xef\xbc\x93", "Wait ３０ s".encode() * 1000):
+        assert impl.fold_digits(data) == _scanner_py.fold_digits(data)
+    plain = b"no digits of other scripts here: 30 s"
+    assert impl.fold_digits(plain) is plain
+    with pytest.raises(TypeError):
+        impl.fold_digits("text")
+
+
 # -- parity ---------------------------------------------------------------------------------------
 
 _V12_PIECES = st.sampled_from([

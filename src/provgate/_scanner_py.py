@@ -1107,10 +1107,16 @@ def _ascii_digit(m: re.Match) -> bytes:
 
 
 def fold_digits(raw: bytes) -> bytes:
-    """``raw`` with each non-ASCII decimal digit of grammar v12 as its ASCII digit."""
-    if not _FOREIGN_DIGIT.search(raw):
+    """``raw`` with each non-ASCII decimal digit of grammar v12 as its ASCII digit (``raw`` itself
+    when it holds none)."""
+    if not _has_foreign_digit(raw):
         return raw
     return _FOREIGN_DIGIT.sub(_ascii_digit, raw)
+
+
+def _has_foreign_digit(raw: bytes) -> bool:
+    # (four byte searches pass over a text that holds no lead byte of one)
+    return (b"\xef" in raw or b"\xd9" in raw or b"\xdb" in raw or b"\xe0" in raw) and _FOREIGN_DIGIT.search(raw) is not None
 
 
 def _folded_token_text(data: bytes) -> tuple[bytes, list[int], list[int]]:
@@ -1120,6 +1126,8 @@ def _folded_token_text(data: bytes) -> tuple[bytes, list[int], list[int]]:
     was folded."""
     at: list[int] = []
     extra: list[int] = [0]
+    if not _has_foreign_digit(data):
+        return data, at, extra
     parts: list[bytes] = []
     last = 0
     for m in _FOREIGN_DIGIT.finditer(data):

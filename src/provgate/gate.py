@@ -74,7 +74,7 @@ from provgate._matching import denied_quotes, occurs_at_boundaries
 from provgate._quotations import asked_quotations
 from provgate._matching_py import QUOTE as _MODE_QUOTE
 from provgate._matching_py import RELAXED as _MODE_RELAXED
-from provgate._scanner import span_values
+from provgate._scanner import fold_digits, span_values
 from provgate._search import unit_leads
 from provgate._scanner_py import normalize_value
 from provgate._textnorm import same_after_normalisation, same_without_spaces
@@ -3990,8 +3990,10 @@ class _Check:
         if not derived:
             return
         # (one pass over the derived blocks' texts joined: a block with no digit, blank and
-        # letter together states no figure with a unit)
-        texts = [self.post_facts[j].table.data for j in derived]
+        # letter together states no figure with a unit). The texts are read with their digits of
+        # other scripts as ASCII ones (grammar v12: "Wait ３０ minutes" is the figure 30), the
+        # sources too: a figure is compared as the number it is, whatever digits write it
+        texts = [fold_digits(self.post_facts[j].table.data) for j in derived]
         hits = unit_leads(b"\n".join(texts)).tolist()
         if not hits:
             return
@@ -4002,6 +4004,7 @@ class _Check:
             by_block.setdefault(o, []).append(p - starts[o])
         reported = {(v.block, v.value) for v in self.violations if v.invariant == "I1"}
         read: dict[tuple[str, bytes], set[bytes]] = {}  # (source, figure) -> its units there
+        folded: dict[str, bytes] = {}  # source -> its text, digits folded (each source once)
         for o, at in by_block.items():
             j = derived[o]
             block = post_blocks[j]
@@ -4015,7 +4018,9 @@ class _Check:
                 for h, text in sources:
                     units = read.get((h, figure))
                     if units is None:
-                        units = read[(h, figure)] = _units_of_figure(text, figure)
+                        if h not in folded:
+                            folded[h] = fold_digits(text)
+                        units = read[(h, figure)] = _units_of_figure(folded[h], figure)
                     sources_say |= units
                 if not sources_say or names <= sources_say or (block.id, figure.decode()) in reported:
                     continue
@@ -5245,7 +5250,9 @@ class _Check:
         (``seconds`` / ``s``), and a unit dropped or added is not asked. Read only where a
         digit has a unit's letter after a blank, so most blocks cost one search."""
         pre_table, post_table = self.pre_facts[i].table, self.post_facts[j].table
-        if not (len(unit_leads(pre_table.data)) and len(unit_leads(post_table.data))):
+        # (a figure in digits of other scripts, grammar v12, is read as its ASCII digits: the
+        # ends of its rows stay the texts' own, only the look for a lead reads the digits folded)
+        if not (len(unit_leads(fold_digits(pre_table.data))) and len(unit_leads(fold_digits(post_table.data)))):
             return
         before = [_unit_at(pre_table.data, e) for e in pre_table.end[pre_rows].tolist()]
         after = [_unit_at(post_table.data, e) for e in post_table.end[post_rows].tolist()]
