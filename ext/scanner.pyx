@@ -2067,6 +2067,13 @@ cdef inline Py_ssize_t next_wide_at(const byte_t* d, Py_ssize_t n, Py_ssize_t p)
     return -1
 
 
+cdef byte_t[4] LEAD_BYTES
+LEAD_BYTES[0] = 0xEF
+LEAD_BYTES[1] = 0xD9
+LEAD_BYTES[2] = 0xDB
+LEAD_BYTES[3] = 0xE0
+
+
 cdef inline int foreign_digit(const byte_t* d, Py_ssize_t n, Py_ssize_t p) noexcept nogil:
     """The value (0-9) of a non-ASCII decimal digit at d[p], or -1 (grammar v12, the reference's
     _FOREIGN_DIGIT): full-width U+FF10-U+FF19 (EF BC 90-99), Arabic-Indic U+0660-U+0669
@@ -2111,24 +2118,45 @@ cdef Py_ssize_t fold_digits_into(const byte_t* s, Py_ssize_t n, byte_t* out) noe
     return m
 
 
+cdef struct Leads:
+    Py_ssize_t at[4]    # the next 0xEF, 0xD9, 0xDB, 0xE0 at or after the last ask (n: none)
+
+
+cdef inline void leads_init(Leads* ls) noexcept nogil:
+    cdef int k
+    for k in range(4):
+        ls.at[k] = -1
+
+
+cdef inline Py_ssize_t next_lead(const byte_t* d, Py_ssize_t n, Py_ssize_t p, Leads* ls) noexcept nogil:
+    """The first byte at or after p that may start a full-width at sign or a digit of grammar
+    v12 (0xEF, 0xD9, 0xDB, 0xE0), or n. One memchr per lead byte, each only ever moving on, so
+    the asks of one pass over d cost O(n) in all."""
+    cdef const void* hit
+    cdef Py_ssize_t best = n
+    cdef int k
+    for k in range(4):
+        if ls.at[k] < p:
+            hit = memchr(d + p, LEAD_BYTES[k], <size_t>(n - p)) if p < n else NULL
+            ls.at[k] = <Py_ssize_t>(<const byte_t*>hit - d) if hit != NULL else n
+        if ls.at[k] < best:
+            best = ls.at[k]
+    return best
+
+
 cdef Py_ssize_t first_token_rewrite(const byte_t* d, Py_ssize_t n) noexcept nogil:
     """The first full-width at sign (grammar v9) or non-ASCII decimal digit (grammar v12) in
-    d[:n], or -1: where the token layer's text first differs from the text (ASCII runs are
-    passed over eight bytes at a time)."""
+    d[:n], or -1: where the token layer's text first differs from the text."""
     cdef Py_ssize_t p = 0
-    cdef uint64_t word
-    cdef byte_t c
-    while p < n:
-        if p + 8 <= n:
-            memcpy(&word, d + p, 8)
-            if not (word & <uint64_t>0x8080808080808080ULL):
-                p += 8
-                continue
-        c = d[p]
-        if c >= 0xD9 and (wide_at(d, n, p) or foreign_digit(d, n, p) >= 0):
+    cdef Leads ls
+    leads_init(&ls)
+    while True:
+        p = next_lead(d, n, p, &ls)
+        if p >= n:
+            return -1
+        if wide_at(d, n, p) or foreign_digit(d, n, p) >= 0:
             return p
         p += 1
-    return -1
 
 
 cdef inline offset_t unfold(offset_t c, const Py_ssize_t* at, const Py_ssize_t* extra,
@@ -2154,7 +2182,8 @@ cdef int token_spans(const byte_t* d, Py_ssize_t n, Rows* out) noexcept nogil:
     decimal digit as its ASCII digit (grammar v12), in a copy made only when the text holds
     either; the rows' offsets are mapped back to the text's own. Returns -1 when a row could
     not be added (out of memory or over the limit)."""
-    cdef Py_ssize_t p = first_token_rewrite(d, n), m, k = 0, lost = 0, r0, i
+    cdef Py_ssize_t p = first_token_rewrite(d, n), m, k = 0, lost = 0, r0, i, j
+    cdef Leads ls
     cdef byte_t* copy
     cdef Py_ssize_t* at = NULL
     cdef Py_ssize_t* extra = NULL
@@ -2170,12 +2199,15 @@ cdef int token_spans(const byte_t* d, Py_ssize_t n, Rows* out) noexcept nogil:
     memcpy(copy, d, <size_t>p)
     m = p
     # first pass: count the digits (a bound for the offset tables)
+    leads_init(&ls)
     i = p
-    while i < n:
-        c = d[i]
-        if c >= 0xD9 and foreign_digit(d, n, i) >= 0:
+    while True:
+        i = next_lead(d, n, i, &ls)
+        if i >= n:
+            break
+        if foreign_digit(d, n, i) >= 0:
             k += 1
-            i += 2 if c < 0xE0 else 3
+            i += 2 if d[i] < 0xE0 else 3
         else:
             i += 1
     if k:
@@ -2190,7 +2222,16 @@ cdef int token_spans(const byte_t* d, Py_ssize_t n, Rows* out) noexcept nogil:
         extra[0] = 0
     k = 0
     i = p
+    leads_init(&ls)
     while i < n:
+        # the bytes up to the next lead byte as they are
+        j = next_lead(d, n, i, &ls)
+        if j > i:
+            memcpy(copy + m, d + i, <size_t>(j - i))
+            m += j - i
+            i = j
+            if i >= n:
+                break
         c = d[i]
         if c >= 0xD9:
             if wide_at(d, n, i):
@@ -2999,20 +3040,17 @@ def utf8_error_offset(data):
 
 
 cdef Py_ssize_t first_foreign_digit(const byte_t* d, Py_ssize_t n) noexcept nogil:
-    """The first non-ASCII decimal digit of grammar v12 in d[:n], or -1 (ASCII runs are passed
-    over eight bytes at a time)."""
+    """The first non-ASCII decimal digit of grammar v12 in d[:n], or -1."""
     cdef Py_ssize_t p = 0
-    cdef uint64_t word
-    while p < n:
-        if p + 8 <= n:
-            memcpy(&word, d + p, 8)
-            if not (word & <uint64_t>0x8080808080808080ULL):
-                p += 8
-                continue
-        if d[p] >= 0xD9 and foreign_digit(d, n, p) >= 0:
+    cdef Leads ls
+    leads_init(&ls)
+    while True:
+        p = next_lead(d, n, p, &ls)
+        if p >= n:
+            return -1
+        if foreign_digit(d, n, p) >= 0:
             return p
         p += 1
-    return -1
 
 
 def fold_digits(data):
