@@ -18,7 +18,7 @@ row cap (``max_spans``) bounds the memory. The rows are copied into numpy column
 import numpy as np
 
 cimport numpy as cnp
-from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_GET_SIZE
+from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize, PyBytes_GET_SIZE
 from cpython.pyport cimport PY_SSIZE_T_MAX
 from cpython.unicode cimport PyUnicode_DecodeUTF8
 from libc.stdint cimport int64_t, uint8_t, uint16_t, uint32_t, uint64_t
@@ -2167,26 +2167,206 @@ cdef inline Py_ssize_t next_wide_at(const byte_t* d, Py_ssize_t n, Py_ssize_t p)
     return -1
 
 
+cdef byte_t[4] LEAD_BYTES
+LEAD_BYTES[0] = 0xEF
+LEAD_BYTES[1] = 0xD9
+LEAD_BYTES[2] = 0xDB
+LEAD_BYTES[3] = 0xE0
+
+
+cdef inline int foreign_digit(const byte_t* d, Py_ssize_t n, Py_ssize_t p) noexcept nogil:
+    """The value (0-9) of a non-ASCII decimal digit at d[p], or -1 (grammar v13, the reference's
+    _FOREIGN_DIGIT): full-width U+FF10-U+FF19 (EF BC 90-99), Arabic-Indic U+0660-U+0669
+    (D9 A0-A9), Extended Arabic-Indic U+06F0-U+06F9 (DB B0-B9), Devanagari U+0966-U+096F
+    (E0 A5 A6-AF). Its length is 2 bytes when d[p] < 0xE0, else 3."""
+    cdef byte_t c = d[p], b
+    if c == 0xD9 or c == 0xDB:
+        if p + 1 < n:
+            b = d[p + 1]
+            if c == 0xD9:
+                if 0xA0 <= b <= 0xA9:
+                    return b - 0xA0
+            elif 0xB0 <= b <= 0xB9:
+                return b - 0xB0
+    elif c == 0xEF:
+        if p + 2 < n and d[p + 1] == 0xBC and 0x90 <= d[p + 2] <= 0x99:
+            return d[p + 2] - 0x90
+    elif c == 0xE0:
+        if p + 2 < n and d[p + 1] == 0xA5 and 0xA6 <= d[p + 2] <= 0xAF:
+            return d[p + 2] - 0xA6
+    return -1
+
+
+cdef Py_ssize_t fold_digits_into(const byte_t* s, Py_ssize_t n, byte_t* out) noexcept nogil:
+    """Copy s[:n] to out with each non-ASCII decimal digit as its ASCII digit (grammar v13, the
+    reference's fold_digits); returns the length written, never more than n. out may be s."""
+    cdef Py_ssize_t i = 0, m = 0
+    cdef int v
+    cdef byte_t c
+    while i < n:
+        c = s[i]
+        if c >= 0xD9:
+            v = foreign_digit(s, n, i)
+            if v >= 0:
+                out[m] = <byte_t>(0x30 + v)
+                m += 1
+                i += 2 if c < 0xE0 else 3
+                continue
+        out[m] = c
+        m += 1
+        i += 1
+    return m
+
+
+cdef struct Leads:
+    Py_ssize_t at[4]    # the next 0xEF, 0xD9, 0xDB, 0xE0 at or after the last ask (n: none)
+
+
+cdef inline void leads_init(Leads* ls) noexcept nogil:
+    cdef int k
+    for k in range(4):
+        ls.at[k] = -1
+
+
+cdef inline Py_ssize_t next_lead(const byte_t* d, Py_ssize_t n, Py_ssize_t p, Leads* ls) noexcept nogil:
+    """The first byte at or after p that may start a full-width at sign or a digit of grammar
+    v12 (0xEF, 0xD9, 0xDB, 0xE0), or n. One memchr per lead byte, each only ever moving on, so
+    the asks of one pass over d cost O(n) in all."""
+    cdef const void* hit
+    cdef Py_ssize_t best = n
+    cdef int k
+    for k in range(4):
+        if ls.at[k] < p:
+            hit = memchr(d + p, LEAD_BYTES[k], <size_t>(n - p)) if p < n else NULL
+            ls.at[k] = <Py_ssize_t>(<const byte_t*>hit - d) if hit != NULL else n
+        if ls.at[k] < best:
+            best = ls.at[k]
+    return best
+
+
+cdef Py_ssize_t first_token_rewrite(const byte_t* d, Py_ssize_t n) noexcept nogil:
+    """The first full-width at sign (grammar v9) or non-ASCII decimal digit (grammar v13) in
+    d[:n], or -1: where the token layer's text first differs from the text."""
+    cdef Py_ssize_t p = 0
+    cdef Leads ls
+    leads_init(&ls)
+    while True:
+        p = next_lead(d, n, p, &ls)
+        if p >= n:
+            return -1
+        if wide_at(d, n, p) or foreign_digit(d, n, p) >= 0:
+            return p
+        p += 1
+
+
+cdef inline offset_t unfold(offset_t c, const Py_ssize_t* at, const Py_ssize_t* extra,
+                            Py_ssize_t k) noexcept nogil:
+    """An offset c of the folded text as an offset of the text: c plus the bytes lost by the k'
+    folded digits before it, k' the number of at[:k] below c (a binary search; the reference's
+    _unfold)."""
+    cdef Py_ssize_t lo = 0, hi = k, mid
+    if c < 0:
+        return c
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if at[mid] < c:
+            lo = mid + 1
+        else:
+            hi = mid
+    return <offset_t>(c + extra[lo])
+
+
 cdef int token_spans(const byte_t* d, Py_ssize_t n, Rows* out) noexcept nogil:
-    """The token layer over d[:n] as the reference's _as_token_text reads it: each full-width at
-    sign as two blank bytes and an "@" (grammar v9), in a copy made only when the text holds one.
-    Returns -1 when a row could not be added (out of memory or over the limit)."""
-    cdef Py_ssize_t at = next_wide_at(d, n, 0)
+    """The token layer over d[:n] as the reference's _as_token_text and _folded_token_text read
+    it: each full-width at sign as two blank bytes and an "@" (grammar v9), each non-ASCII
+    decimal digit as its ASCII digit (grammar v13), in a copy made only when the text holds
+    either; the rows' offsets are mapped back to the text's own. Returns -1 when a row could
+    not be added (out of memory or over the limit)."""
+    cdef Py_ssize_t p = first_token_rewrite(d, n), m, k = 0, lost = 0, r0, i, j
+    cdef Leads ls
     cdef byte_t* copy
-    cdef int rc
-    if at < 0:
+    cdef Py_ssize_t* at = NULL
+    cdef Py_ssize_t* extra = NULL
+    cdef int rc, v
+    cdef byte_t c
+    cdef Row* row
+    if p < 0:
         return token_spans_of(d, n, out)
-    copy = <byte_t*>malloc(<size_t>n)
+    copy = <byte_t*>malloc(<size_t>(n if n else 1))
     if copy == NULL:
         out.no_memory = True
         return -1
-    memcpy(copy, d, <size_t>n)
-    while at >= 0:
-        copy[at] = 0
-        copy[at + 1] = 0
-        copy[at + 2] = b'@'
-        at = next_wide_at(d, n, at + 3)
-    rc = token_spans_of(copy, n, out)
+    memcpy(copy, d, <size_t>p)
+    m = p
+    # first pass: count the digits (a bound for the offset tables)
+    leads_init(&ls)
+    i = p
+    while True:
+        i = next_lead(d, n, i, &ls)
+        if i >= n:
+            break
+        if foreign_digit(d, n, i) >= 0:
+            k += 1
+            i += 2 if d[i] < 0xE0 else 3
+        else:
+            i += 1
+    if k:
+        at = <Py_ssize_t*>malloc(<size_t>k * sizeof(Py_ssize_t))
+        extra = <Py_ssize_t*>malloc(<size_t>(k + 1) * sizeof(Py_ssize_t))
+        if at == NULL or extra == NULL:
+            free(at)
+            free(extra)
+            free(copy)
+            out.no_memory = True
+            return -1
+        extra[0] = 0
+    k = 0
+    i = p
+    leads_init(&ls)
+    while i < n:
+        # the bytes up to the next lead byte as they are
+        j = next_lead(d, n, i, &ls)
+        if j > i:
+            memcpy(copy + m, d + i, <size_t>(j - i))
+            m += j - i
+            i = j
+            if i >= n:
+                break
+        c = d[i]
+        if c >= 0xD9:
+            if wide_at(d, n, i):
+                copy[m] = 0
+                copy[m + 1] = 0
+                copy[m + 2] = b'@'
+                m += 3
+                i += 3
+                continue
+            v = foreign_digit(d, n, i)
+            if v >= 0:
+                at[k] = m
+                lost += 1 if c < 0xE0 else 2
+                k += 1
+                extra[k] = lost
+                copy[m] = <byte_t>(0x30 + v)
+                m += 1
+                i += 2 if c < 0xE0 else 3
+                continue
+        copy[m] = c
+        m += 1
+        i += 1
+    r0 = out.n
+    rc = token_spans_of(copy, m, out)
+    if k:
+        for i in range(r0, out.n):
+            row = &out.rows[i]
+            row.start = unfold(row.start, at, extra, k)
+            row.end = unfold(row.end, at, extra, k)
+            row.key_start = unfold(row.key_start, at, extra, k)
+            row.key_end = unfold(row.key_end, at, extra, k)
+            row.value_start = unfold(row.value_start, at, extra, k)
+            row.value_end = unfold(row.value_end, at, extra, k)
+    free(at)
+    free(extra)
     free(copy)
     return rc
 
@@ -2984,6 +3164,42 @@ def utf8_error_offset(data):
     return r
 
 
+cdef Py_ssize_t first_foreign_digit(const byte_t* d, Py_ssize_t n) noexcept nogil:
+    """The first non-ASCII decimal digit of grammar v13 in d[:n], or -1."""
+    cdef Py_ssize_t p = 0
+    cdef Leads ls
+    leads_init(&ls)
+    while True:
+        p = next_lead(d, n, p, &ls)
+        if p >= n:
+            return -1
+        if foreign_digit(d, n, p) >= 0:
+            return p
+        p += 1
+
+
+def fold_digits(data):
+    """``data`` (bytes) with each non-ASCII decimal digit of grammar v13 as its ASCII digit; the
+    same object when it holds none (the reference's fold_digits)."""
+    cdef const byte_t* d
+    cdef Py_ssize_t n, i, m
+    cdef byte_t* w
+    if type(data) is not bytes:
+        raise TypeError(f"data must be bytes, not {type(data).__name__}")
+    d = <const byte_t*>PyBytes_AS_STRING(data)
+    n = PyBytes_GET_SIZE(data)
+    with nogil:
+        i = first_foreign_digit(d, n)
+    if i < 0:
+        return data
+    out = PyBytes_FromStringAndSize(NULL, n)
+    w = <byte_t*>PyBytes_AS_STRING(out)
+    memcpy(w, d, <size_t>i)
+    with nogil:
+        m = i + fold_digits_into(d + i, n - i, w + i)
+    return out[:m]
+
+
 # ---- framing of facts for fingerprinting -------------------------------------------------------
 
 cdef void lower_ascii(byte_t* s, Py_ssize_t n) noexcept nogil:
@@ -2996,12 +3212,22 @@ cdef void lower_ascii(byte_t* s, Py_ssize_t n) noexcept nogil:
 cdef Py_ssize_t normalize_number(const byte_t* s, Py_ssize_t n, byte_t* out) noexcept nogil:
     """Write the normalised number (see _scanner_py.normalize_number) to out; returns its
     length, never more than n."""
-    cdef Py_ssize_t m = 0, i = 0, body, j
+    cdef Py_ssize_t m = 0, i = 0, body, j = 0
     cdef bint negative, hexlit, zero = True
-    for j in range(n):
+    cdef int v
+    while j < n:
+        # grammar v13: a non-ASCII decimal digit is the ASCII digit it is
+        if s[j] >= 0xD9:
+            v = foreign_digit(s, n, j)
+            if v >= 0:
+                out[m] = <byte_t>(0x30 + v)
+                m += 1
+                j += 2 if s[j] < 0xE0 else 3
+                continue
         if s[j] != b',':
             out[m] = s[j]
             m += 1
+        j += 1
     if m and out[0] == b'+':
         i = 1
     negative = i < m and out[i] == b'-'
@@ -3172,10 +3398,11 @@ def frame_facts(data, kind, key_start, key_end, value_start, value_end, value_ki
             vlen = ve[i] - vs[i]
             if vk[i] == V_NUMBER:
                 vlen = normalize_number(d + vs[i], vlen, vstart)
+            elif vk[i] == V_HEX:
+                vlen = fold_digits_into(d + vs[i], vlen, vstart)
+                lower_ascii(vstart, vlen)
             else:
                 memcpy(vstart, d + vs[i], vlen)
-                if vk[i] == V_HEX:
-                    lower_ascii(vstart, vlen)
             put_len(w + 1, vlen)
             w = vstart + vlen
             en[2 * i] = w - base
@@ -3499,7 +3726,7 @@ cdef void fp_rows(FpScratch* s, const byte_t* d, Py_ssize_t text, Py_ssize_t r0,
             f.value = s.arena + apos
             apos += vlen
         elif vk[i] == V_HEX:
-            memcpy(s.arena + apos, d + vs[i], vlen)
+            vlen = fold_digits_into(d + vs[i], vlen, s.arena + apos)
             lower_ascii(s.arena + apos, vlen)
             f.value = s.arena + apos
             apos += vlen

@@ -12,5 +12,6 @@ extract_columns = _impl.extract_columns
 extract_columns_many = _impl.extract_columns_many
 span_values = _impl.span_values
 first_invalid_row = _impl.first_invalid_row
+fold_digits = _impl.fold_digits
 
-__all__ = ["IMPLEMENTATION", "extract_columns", "extract_columns_many", "first_invalid_row", "frame_facts", "scan", "span_values", "utf8_error_offset"]
+__all__ = ["IMPLEMENTATION", "extract_columns", "extract_columns_many", "first_invalid_row", "fold_digits", "frame_facts", "scan", "span_values", "utf8_error_offset"]

@@ -32,7 +32,9 @@ The token layer in brief (``_token_spans``; docs/grammar.md has the details and 
 ----------------------------------------------------------------------------------------
 A lexeme may start at ``p`` only if the byte before is not W, ``.`` or ``\\`` (``_start_ok``;
 not ``@`` either until grammar v4), or if an ANSI CSI sequence ends at ``p``. A full-width at
-sign (``＠``, ``﹫``) is read as a blank and an ``@`` (grammar v9, ``_as_token_text``); a citation
+sign (``＠``, ``﹫``) is read as a blank and an ``@`` (grammar v9, ``_as_token_text``), and a
+full-width, Arabic-Indic, Extended Arabic-Indic or Devanagari digit as its ASCII digit (grammar v13,
+``_folded_token_text``: the rows' offsets are mapped back to the text's own); a citation
 ``[src:HANDLE]`` may start anywhere but inside a CSI sequence. At each position, in order:
 
 0. at a ``[`` after ESC: a CSI sequence ``ESC [ params intermediates final`` (``_CSI``), no fact;
@@ -71,6 +73,7 @@ facts). The value is ``normalize_value(value_kind, data[value_start:value_end])`
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from typing import Any
 
 import numpy as np
@@ -343,15 +346,19 @@ def normalize_number(raw: bytes) -> bytes:
 
 
 def normalize_value(value_kind: int, raw: bytes) -> bytes:
+    """A number's and a digest's (or address's) non-ASCII decimal digits are read as the ASCII
+    digits they are (grammar v13, ``fold_digits``); a raw value is kept as written."""
     if value_kind == VALUE_NUMBER:
-        return normalize_number(raw)
+        return normalize_number(fold_digits(raw))
     if value_kind == VALUE_HEX:
-        return raw.lower()
+        return fold_digits(raw).lower()
     return raw
 
 
 def _bare_value_kind(raw: bytes) -> int:
-    """How an unquoted kv value is normalised: as the token layer would classify it alone."""
+    """How an unquoted kv value is normalised: as the token layer would classify it alone (its
+    non-ASCII decimal digits read as ASCII ones, grammar v13)."""
+    raw = fold_digits(raw)
     if _UUID.fullmatch(raw) or _is_digest(raw) or _match_email(raw, 0) == len(raw):
         return VALUE_HEX  # lower-cased: a digest, or an e-mail address
     if _NUMBER.fullmatch(raw):
@@ -1170,6 +1177,67 @@ def _as_token_text(data: bytes) -> bytes:
     return data
 
 
+# grammar v13 (red team 116): the decimal digits of other scripts a number may be written in,
+# each read by the token layer as the ASCII digit it is: full-width U+FF10-U+FF19 (EF BC 90-99),
+# Arabic-Indic U+0660-U+0669 (D9 A0-A9), Extended Arabic-Indic U+06F0-U+06F9 (DB B0-B9) and
+# Devanagari U+0966-U+096F (E0 A5 A6-AF). They were word bytes like every non-ASCII byte, so
+# "Wait ４０ seconds" held no number and any figure written in them was grounded by nothing.
+_FOREIGN_DIGIT = re.compile(rb"\xef\xbc[\x90-\x99]|\xd9[\xa0-\xa9]|\xdb[\xb0-\xb9]|\xe0\xa5[\xa6-\xaf]")
+
+
+def _ascii_digit(m: re.Match) -> bytes:
+    c = m.group()
+    base = {0xEF: 0x90, 0xD9: 0xA0, 0xDB: 0xB0, 0xE0: 0xA6}[c[0]]
+    return bytes((0x30 + c[-1] - base,))
+
+
+def fold_digits(raw: bytes) -> bytes:
+    """``raw`` with each non-ASCII decimal digit of grammar v13 as its ASCII digit (``raw`` itself
+    when it holds none)."""
+    if not _has_foreign_digit(raw):
+        return raw
+    return _FOREIGN_DIGIT.sub(_ascii_digit, raw)
+
+
+def _has_foreign_digit(raw: bytes) -> bool:
+    # (four byte searches pass over a text that holds no lead byte of one)
+    return (b"\xef" in raw or b"\xd9" in raw or b"\xdb" in raw or b"\xe0" in raw) and _FOREIGN_DIGIT.search(raw) is not None
+
+
+def _folded_token_text(data: bytes) -> tuple[bytes, list[int], list[int]]:
+    """``data`` with its non-ASCII decimal digits folded to ASCII (grammar v13), and how to map
+    an offset of the folded text back: ``at`` holds the folded offset of each folded digit and
+    ``extra[k]`` the bytes the first ``k`` of them lost (see ``_unfold``). Empty lists: no digit
+    was folded."""
+    at: list[int] = []
+    extra: list[int] = [0]
+    if not _has_foreign_digit(data):
+        return data, at, extra
+    parts: list[bytes] = []
+    last = 0
+    for m in _FOREIGN_DIGIT.finditer(data):
+        parts.append(data[last : m.start()])
+        at.append(m.start() - extra[-1])
+        extra.append(extra[-1] + m.end() - m.start() - 1)
+        parts.append(_ascii_digit(m))
+        last = m.end()
+    if not at:
+        return data, at, extra
+    parts.append(data[last:])
+    return b"".join(parts), at, extra
+
+
+def _unfold(rows: list[tuple], at: list[int], extra: list[int]) -> list[tuple]:
+    """The token rows of the folded text with their offsets in the text itself: an offset ``c``
+    of the folded text is ``c`` plus the bytes the folded digits before it lost (a digit at
+    ``c`` itself is after it: a span that starts there starts at the digit)."""
+    def orig(c: int) -> int:
+        return c if c < 0 else c + extra[bisect_left(at, c)]
+
+    return [(k, orig(s), orig(e), orig(ks), orig(ke), orig(vs), orig(ve), vk)
+            for k, s, e, ks, ke, vs, ve, vk in rows]
+
+
 def scan(data: Any, max_spans: int, *, shortcut: bool = True) -> tuple[np.ndarray, ...]:
     """The grounded spans of UTF-8 ``data`` as eight columns (see the module docstring).
 
@@ -1178,7 +1246,10 @@ def scan(data: Any, max_spans: int, *, shortcut: bool = True) -> tuple[np.ndarra
     data = bytes_like(data)
     max_spans = span_limit(max_spans)
     tokens = _Out(max_spans)
-    _token_spans(_as_token_text(data), tokens, shortcut)
+    text, at, extra = _folded_token_text(_as_token_text(data))
+    _token_spans(text, tokens, shortcut)
+    if at:
+        tokens.rows = _unfold(tokens.rows, at, extra)
     quotes = _quote_spans(data)
     rows = sorted(tokens.rows + quotes, key=lambda r: (r[1], r[2], r[0]))
     if len(rows) > max_spans:

@@ -74,7 +74,7 @@ from provgate._matching import denied_quotes, occurs_at_boundaries
 from provgate._quotations import asked_quotations
 from provgate._matching_py import QUOTE as _MODE_QUOTE
 from provgate._matching_py import RELAXED as _MODE_RELAXED
-from provgate._scanner import span_values
+from provgate._scanner import fold_digits, span_values
 from provgate._search import unit_leads
 from provgate._search_py import UNIT_GAP_RUN, UNIT_LOWER_CASE_ONLY, UNIT_NAMES
 from provgate._scanner_py import normalize_value
@@ -4123,8 +4123,10 @@ class _Check:
         if not asked:
             return
         # (one native pass over the blocks' texts joined: a block with no digit that a unit
-        # may follow states no figure with a unit)
-        texts = [self.post_facts[j].table.data for j in asked]
+        # may follow states no figure with a unit). The texts are read with their digits of
+        # other scripts as ASCII ones (grammar v13: "Wait ３０ minutes" is the figure 30), the
+        # sources too: a figure is compared as the number it is, whatever digits write it
+        texts = [fold_digits(self.post_facts[j].table.data) for j in asked]
         hits = unit_leads(b"\n".join(texts)).tolist()
         if not hits:
             return
@@ -4159,6 +4161,7 @@ class _Check:
             for h, text in sources:
                 if h not in read:
                     figures = asked_of[h]
+                    text = fold_digits(text)
                     read[h] = (_figures_with_units(text, unit_leads(text).tolist()) if len(figures) > _FEW_FIGURES
                                else {f: _units_of_figure(text, f) for f in figures})
             for figure, names in stated.items():
@@ -5395,7 +5398,9 @@ class _Check:
         (``seconds`` / ``s``), and a unit dropped or added is not asked. Read only where a
         digit has a unit's letter after a blank, so most blocks cost one search."""
         pre_table, post_table = self.pre_facts[i].table, self.post_facts[j].table
-        if not (len(unit_leads(pre_table.data)) and len(unit_leads(post_table.data))):
+        # (a figure in digits of other scripts, grammar v13, is read as its ASCII digits: the
+        # ends of its rows stay the texts' own, only the look for a lead reads the digits folded)
+        if not (len(unit_leads(fold_digits(pre_table.data))) and len(unit_leads(fold_digits(post_table.data)))):
             return
         before = [_unit_at(pre_table.data, e) for e in pre_table.end[pre_rows].tolist()]
         after = [_unit_at(post_table.data, e) for e in post_table.end[post_rows].tolist()]
