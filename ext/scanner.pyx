@@ -2230,7 +2230,7 @@ cdef inline void leads_init(Leads* ls) noexcept nogil:
 
 cdef inline Py_ssize_t next_lead(const byte_t* d, Py_ssize_t n, Py_ssize_t p, Leads* ls) noexcept nogil:
     """The first byte at or after p that may start a full-width at sign or a digit of grammar
-    v12 (0xEF, 0xD9, 0xDB, 0xE0), or n. One memchr per lead byte, each only ever moving on, so
+    v13 (0xEF, 0xD9, 0xDB, 0xE0), or n. One memchr per lead byte, each only ever moving on, so
     the asks of one pass over d cost O(n) in all."""
     cdef const void* hit
     cdef Py_ssize_t best = n
