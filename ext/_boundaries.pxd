@@ -543,27 +543,28 @@ cdef inline bint negation_heads(const byte_t* classes, const byte_t* h, offset_t
             while j < e and ((classes[h[j]] & WORD) or h[j] == 0x27):
                 j += 1
             words += 1
-            if words == 1 and condition_word(h, k, j):
+            # (the word sets are provgate._matching_py's _CONDITIONS, _FINDINGS, _STRESS, _OMISSIONS)
+            if words == 1 and word_in(h, k, j, b"if when unless whenever "):
                 return False
             if report:
                 # ("No issues found in:": a report of none found, no prohibition)
-                if finding_word(h, k, j):
+                if word_in(h, k, j, b"found detected reported seen flagged "):
                     report = 0
                 elif report < 3:
                     report += 1
                 else:
                     report = 0
                     negated_early = True
-            if pending and stress_word(h, k, j):
+            if pending and word_in(h, k, j, b"ever even just really "):
                 k = j
                 continue
-            if pending and not omission_word(h, k, j):
-                if said_no and not finding_word(h, k, j):
+            if pending and not word_in(h, k, j, b"forget skip miss omit neglect fail ignore overlook hesitate leave "):
+                if said_no and not word_in(h, k, j, b"found detected reported seen flagged "):
                     report = 1
                 else:
                     negated_early = True
             last_negated = negation_word(h, k, j)
-            said_no = last_negated and no_word(h, k, j)
+            said_no = last_negated and word_in(h, k, j, b"no ")
             pending = words <= HEADER_WORDS and last_negated
             k = j
         else:
@@ -578,76 +579,20 @@ cdef inline bint negation_heads(const byte_t* classes, const byte_t* h, offset_t
     return (colon_end and (negated_early or pending)) or (plain and words <= HEADER_WORDS and last_negated)
 
 
-cdef inline bint condition_word(const byte_t* h, offset_t j, offset_t i) noexcept nogil:
-    """Is ``h[j:i]``, emphasis ``_`` cut from its ends, one of provgate._matching_py._CONDITIONS
-    (if, when, unless, whenever), in any case?"""
-    cdef offset_t n
+cdef inline bint word_in(const byte_t* h, offset_t j, offset_t i, const char* words) noexcept nogil:
+    """Is ``h[j:i]``, emphasis ``_`` cut from its ends, one of ``words`` (lower-case words, each
+    followed by a space), in any case? The header rule's word sets (provgate._matching_py's
+    ``_CONDITIONS``, ``_FINDINGS``, ``_STRESS``, ``_OMISSIONS``) as one matcher."""
+    cdef offset_t n, a = 0, b
     j, i = emphasis_cut(h, j, i)
     n = i - j
-    if n == 2:
-        return lower_is(h + j, b"if", 2)
-    if n == 4:
-        return lower_is(h + j, b"when", 4)
-    if n == 6:
-        return lower_is(h + j, b"unless", 6)
-    if n == 8:
-        return lower_is(h + j, b"whenever", 8)
-    return False
-
-
-cdef inline bint no_word(const byte_t* h, offset_t j, offset_t i) noexcept nogil:
-    """Is ``h[j:i]``, emphasis ``_`` cut from its ends, ``no``, in any case?"""
-    j, i = emphasis_cut(h, j, i)
-    return i - j == 2 and lower_is(h + j, b"no", 2)
-
-
-cdef inline bint finding_word(const byte_t* h, offset_t j, offset_t i) noexcept nogil:
-    """Is ``h[j:i]``, emphasis ``_`` cut from its ends, one of provgate._matching_py._FINDINGS
-    (found, detected, reported, seen, flagged), in any case?"""
-    cdef offset_t n
-    j, i = emphasis_cut(h, j, i)
-    n = i - j
-    if n == 4:
-        return lower_is(h + j, b"seen", 4)
-    if n == 5:
-        return lower_is(h + j, b"found", 5)
-    if n == 7:
-        return lower_is(h + j, b"flagged", 7)
-    if n == 8:
-        return lower_is(h + j, b"detected", 8) or lower_is(h + j, b"reported", 8)
-    return False
-
-
-cdef inline bint stress_word(const byte_t* h, offset_t j, offset_t i) noexcept nogil:
-    """Is ``h[j:i]``, emphasis ``_`` cut from its ends, one of provgate._matching_py._STRESS
-    (ever, even, just, really), in any case?"""
-    cdef offset_t n
-    j, i = emphasis_cut(h, j, i)
-    n = i - j
-    if n == 4:
-        return lower_is(h + j, b"ever", 4) or lower_is(h + j, b"even", 4) or lower_is(h + j, b"just", 4)
-    if n == 6:
-        return lower_is(h + j, b"really", 6)
-    return False
-
-
-cdef inline bint omission_word(const byte_t* h, offset_t j, offset_t i) noexcept nogil:
-    """Is ``h[j:i]``, emphasis ``_`` cut from its ends, one of provgate._matching_py._OMISSIONS
-    (forget, skip, miss, omit, neglect, fail, ignore, overlook, hesitate, leave), in any case?"""
-    cdef offset_t n
-    j, i = emphasis_cut(h, j, i)
-    n = i - j
-    if n == 4:
-        return lower_is(h + j, b"skip", 4) or lower_is(h + j, b"miss", 4) or lower_is(h + j, b"omit", 4) \
-            or lower_is(h + j, b"fail", 4)
-    if n == 5:
-        return lower_is(h + j, b"leave", 5)
-    if n == 6:
-        return lower_is(h + j, b"forget", 6) or lower_is(h + j, b"ignore", 6)
-    if n == 7:
-        return lower_is(h + j, b"neglect", 7)
-    if n == 8:
-        return lower_is(h + j, b"overlook", 8) or lower_is(h + j, b"hesitate", 8)
+    while words[a] != 0:
+        b = a
+        while words[b] != 32:
+            b += 1
+        if b - a == n and lower_is(h + j, words + a, n):
+            return True
+        a = b + 1
     return False
 
 
