@@ -91,7 +91,7 @@ def test_figures_with_units():
     (b"30\nseconds", 2, b"s"), (b"**30** minutes", 6, b"min"), (b"30-minute", 2, b"min"),
     (b"30 *minutes*", 2, b"min"), (b"30 \x1b[1mminutes\x1b[0m", 2, b"min"),
     ("30 \u200bminutes".encode(), 2, b"min"), ("30 m\u0456nutes".encode(), 2, b"min"),  # (a Cyrillic i)
-    (b"40 MB/s", 2, b"mb/s"), (b"100 req/s", 3, b"req/s"), (b"100 requests per minute", 3, b"requests/min"),
+    (b"40 MB/s", 2, b"mb/s"), (b"100 req/s", 3, b"count/s"), (b"100 requests per minute", 3, b"count/min"),  # (F13)
     (b"5 %", 1, b"%"), ("80 \u00b0C".encode(), 2, b"degc"), (b"30 m", 2, b"m"),
     (b"30" + b" " * 25 + b"s", 2, None),  # (more gap than a unit is read across)
     (b"30\n\nseconds", 2, None),  # (a paragraph's end)
@@ -245,3 +245,70 @@ def test_a_new_block_a_lossless_edit_adds_keeps_units_and_polarity(operator):
     find(added('The user asked to run "make deploy" today [src:tool:c1].'), "I1", block="a",
          evidence__change="negation_dropped")
     assert_accepted(added('Note: wait 30 s, and do not run "make deploy" today [src:tool:c1].'))
+
+
+# red team 117: stop 47's unit reader read too much into a figure (F13, F20, F23)
+
+@pytest.mark.parametrize("before, after", [
+    ("Rate limit: 100 req/min.", "Rate limit: 100 requests/min."),
+    ("Rate limit: 100 req/min.", "Rate limit: 100 requests per minute."),
+    ("Throughput 5 ops/s.", "Throughput 5 operations/s."),
+    ("Throughput 5 ops/s.", "Throughput 5 op/s."),
+])
+def test_a_rate_is_a_count_per_its_unit_whatever_word_names_what_it_counts(before, after):
+    # F13: the word before "/" or "per" is no unit, so changing it changes no unit
+    assert_accepted(_rewrite(before, after), "lossless")
+    assert_accepted(_summarize(before, after))
+
+
+@pytest.mark.parametrize("before, after, value", [
+    ("Rate limit: 100 req/min.", "Rate limit: 100 req/s.", "100"),
+    ("Rate limit: 100 req/min.", "Rate limit: 100 requests per second.", "100"),
+    ("Copy at 40 MB/s.", "Copy at 40 GB/s.", "40"),
+])
+def test_a_rate_per_another_unit_or_of_another_unit_is_refused(before, after, value):
+    find(_rewrite(before, after), "I2", value=value, evidence__change="unit_changed")
+    find(_summarize(before, after), "I1", value=value, evidence__change="unit_changed")
+
+
+@pytest.mark.parametrize("before, after", [
+    ("retries: 3\nbackoff: 3 seconds\nretention: 30 days\n", "retries: 3\ndays of retention: 30\nbackoff: 3 seconds\n"),
+    ("retries: 3\nbackoff: 3 seconds\nretention: 30 days\n", "- retries: 3\n- days kept: 30\n- backoff: 3 seconds\n"),
+    ("workers: 8\ndisk: 8 GB\nused: 80 %\n", "workers: 8\n% disk used: 80\ndisk: 8 GB\n"),
+    ("retries 3\n- seconds to wait 5\n", "- seconds to wait 5\nretries 3\n"),
+])
+def test_the_first_word_of_the_next_row_or_item_is_no_unit(before, after):
+    # F20: a figure ending a line took the next line's label as its unit
+    assert_accepted(_rewrite(before, after), "lossless")
+    assert_accepted(_summarize(before, after))
+
+
+@pytest.mark.parametrize("text, figure, unit", [
+    (b"Wait 30\nseconds then retry.", b"30", b"s"),  # prose wrapped onto the next line
+    (b"Wait 30\nminutes [src:tool:c1].", b"30", b"min"),  # a citation's colon is no label's
+    (b"retries: 3\ndays of retention: 30", b"3", None),
+    (b"retries: 3\ndays = 30", b"3", None),
+    (b"- retries: 3\n- days kept: 30", b"3", None),
+    (b"retries 3\n+ days kept 30", b"3", None),
+])
+def test_a_unit_across_a_line_break_is_read_only_in_prose(text, figure, unit):
+    assert _unit_at(text, text.index(figure) + len(figure)) == unit
+
+
+@pytest.mark.parametrize("source, text", [
+    ("Timeout 1,5 s.", "Timeout 1,5 min."),
+    ("Latenz: 2,5 ms", "Latenz: 2,5 s"),
+    ("Retry delays: 5,10,30 seconds.", "Retry delays: 5,10,30 minutes."),
+])
+def test_a_decimal_comma_or_a_list_keeps_its_unit(source, text):
+    # F23: every comma was dropped (1,000 is 1000), so 1,5 was read as 15, a figure the source
+    # never writes: nothing grounded its unit, and the changed one passed
+    find(_summarize(source, text), "I1", evidence__change="unit_changed")
+    find(_rewrite(source, text), "I2", evidence__change="unit_changed")
+
+
+def test_only_a_thousands_separator_is_dropped_from_a_figure():
+    assert _with_units(b"Wait 1,000 ms or 1,5 s or 5,10,30 seconds or 12,345.5 GB.") == {
+        b"1000": {b"ms"}, b"1,5": {b"s"}, b"5,10,30": {b"s"}, b"12345.5": {b"gb"}}
+    assert_accepted(_summarize("Wait 1,000 ms.", "Wait 1000 ms."))
+    assert_accepted(_summarize("Timeout 1,5 s.", "Timeout 1,5 seconds."))

@@ -10826,11 +10826,32 @@ _ANSI_SEQUENCE = re.compile(rb"\x1b\[[0-?]*[ -/]*[@-~]")
 
 
 def _unit_named(word: bytes, per: bytes | None) -> bytes | None:
-    """The name of the unit ``word`` (``per``: the unit of a rate after it), or None."""
+    """The name of the unit ``word`` (``per``: the unit of a rate after it), or None. A rate of
+    what is counted (``100 req/min``, ``5 ops/s``) is a count per its unit whatever word names
+    the things counted: ``requests/min`` and ``requests per minute`` say ``req/min`` again (red
+    team 117, F13); a word is no unit, and a changed word is no changed unit."""
     unit = _UNITS.get(_unit_spelling(word))
     if per is not None and (per_unit := _UNITS.get(_unit_spelling(per))) is not None:
-        return (unit or word.lower()) + b"/" + per_unit
+        return (unit or b"count") + b"/" + per_unit
     return unit
+
+
+# the rest of a line that makes its first words a label, not a unit: a key-value row's "key: "
+# or "key =" ("retries: 3\ndays of retention: 30": "days" labels the next row); words only
+# before it, so a citation ("[src:tool:c1]"), an address or a time after a wrapped unit is none
+_LABEL_REST = re.compile(rb"[\w \t.()/-]*(?::(?:[ \t\r\n]|$)|=)")
+
+
+def _unit_of_match(text: bytes, m: re.Match[bytes]) -> bytes | None:
+    """The unit a match of ``_UNIT_TAIL`` in ``text`` reads, or None when it read across a line
+    break into the label of the next line's row (``retries: 3\\ndays kept: 30``) or the next
+    list item: a unit wrapped onto the next line of prose is still the figure's (red team 116,
+    F04), but the first word of the next row or item is not (red team 117, F20)."""
+    if b"\n" in text[m.start():m.start(1)]:
+        line_start = text.rindex(b"\n", m.start(), m.start(1)) + 1
+        if text[line_start:m.start(1)].strip(b" \t\r*_`~") in (b"-", b"+") or _LABEL_REST.match(text, m.end()):
+            return None
+    return _unit_named(m.group(1), m.group(2))
 
 
 def _unit_spelling(word: bytes) -> bytes:
@@ -10851,7 +10872,7 @@ def _unit_at(text: bytes, end: int) -> bytes | None:
     if b"\x1b" in tail:
         tail = _ANSI_SEQUENCE.sub(b"", tail)
     m = _UNIT_AFTER_FIGURE.match(tail)
-    return None if m is None else _unit_named(m.group(1), m.group(2))
+    return None if m is None else _unit_of_match(tail, m)
 
 
 _FIGURE_BYTES = frozenset(b"0123456789.,")
@@ -10879,20 +10900,33 @@ def _figures_with_units(text: bytes, at: list[int]) -> dict[bytes, set[bytes]]:
             continue
         unit = _unit_at(text, p + 1)
         if unit is not None:
-            out.setdefault(figure.replace(b",", b""), set()).add(unit)
+            out.setdefault(_figure_number(figure), set()).add(unit)
     return out
 
 
+# a whole part grouped by thousands (``1,000``, ``12,345,678.5``): the only commas a figure
+# drops to be compared as a number
+_THOUSANDS = re.compile(rb"[0-9]{1,3}(?:,[0-9]{3})+(?:\.[0-9]+)?")
+
+
+def _figure_number(figure: bytes) -> bytes:
+    """``figure`` as the number it is compared as: ``1,000`` is ``1000`` (red team 116, F02),
+    but a decimal comma (``1,5``) or a list (``5,10,30``) is kept as written, which no other
+    figure of a source can ground (red team 117, F23: read as ``15`` and ``51030``, a unit
+    changed beside them found no unit to keep in the source, and passed)."""
+    return figure.replace(b",", b"") if b"," in figure and _THOUSANDS.fullmatch(figure) else figure
+
+
 def _units_of_figure(text: bytes, figure: bytes) -> set[bytes]:
-    """The units (``_UNITS``' names) ``text`` writes after the number ``figure`` (a figure of
-    :func:`_figures_with_units`: no comma) where it stands as a whole number, written as it is
-    or with its thousands grouped by commas. A plain ASCII text is read in one search a form
+    """The units (``_UNITS``' names) ``text`` writes after the number ``figure`` (a key of
+    :func:`_figures_with_units`: a comma only where it is no thousands separator) where it
+    stands as a whole number, written as it is or, with no comma, with its thousands grouped. A plain ASCII text is read in one search a form
     for the figure and a unit after it, which the regular expression engine starts from the
     figure's first bytes, so a long source costs little; a text with other characters or
     colour codes is read at each occurrence of the figure as :func:`_unit_at` reads it."""
     plain = text.isascii() and b"\x1b" not in text
     out: set[bytes] = set()
-    for written in dict.fromkeys((figure, _thousands_grouped(figure))):
+    for written in ((figure,) if b"," in figure else dict.fromkeys((figure, _thousands_grouped(figure)))):
         key = (written, plain)
         pattern = _UNIT_SEARCHES.get(key)
         if pattern is None:
@@ -10904,7 +10938,7 @@ def _units_of_figure(text: bytes, figure: bytes) -> set[bytes]:
             at = m.start()
             if at and text[at - 1] in _FIGURE_GLUE or text[at - 1:at] == b",":
                 continue
-            unit = _unit_named(m.group(1), m.group(2)) if plain else _unit_at(text, m.end())
+            unit = _unit_of_match(text, m) if plain else _unit_at(text, m.end())
             if unit is not None:
                 out.add(unit)
     return out
@@ -11667,8 +11701,11 @@ class _LogFacts:
         did not hold (each handle leaves its list only once answered: an error leaves it there,
         to be asked again by the next check, as the rebuilt path asks every check)."""
         if len(self.pending) > 1:
-            # (a resumed session's whole log, on its first check: one store read for all)
-            gate._learn_handles([h for h in self.pending if h not in gate._handle_digest])
+            # (a resumed session's whole log, on its first check: one store read for all; none
+            # when the gate knows them all, as it does in a session's steady state)
+            unknown = [h for h in self.pending if h not in gate._handle_digest]
+            if unknown:
+                gate._learn_handles(unknown)
         done = 0
         try:
             for h in self.pending:  # (in the order logged: the reads merged last are the newest)
