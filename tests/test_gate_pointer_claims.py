@@ -214,3 +214,41 @@ def test_the_literal_search_of_a_claim_is_bounded(monkeypatch):
                 operator="summarize", pointers=[pointer_to("s", B, SB, "retries=5")])
     find(v, "P", block="s", handle=B, evidence__reason="unclaimed_handle")
     assert gate_module._CLAIM_LITERAL_ROWS in sizes  # the claim's one call
+
+
+# red team 117, F24: a marker that leads its statement claims what follows it
+
+def test_a_marker_leading_its_statement_claims_what_follows_it():
+    for text in ["Alpha retries 3 times. Per [src:cfgB], beta retries=5.\n",
+                 "Alpha retries 3 times. According to [src:cfgB]: beta retries=5.\n",
+                 "Alpha retries 3 times. [src:cfgB] Beta retries=5.\n",
+                 "[src:cfgB] Beta retries=5.\n"]:
+        post = [summary("s", text, [A]), tool("b", B, SB)]
+        v = gate_for(SOURCES).check(PRE, post, operator="summarize", pointers=[pointer_to("s", B, SB, "retries=5")])
+        assert_accepted(v, "lossy")
+
+
+def test_a_marker_ending_its_sentence_leads_nothing_after_it():
+    # what follows the sentence a marker ends is no statement of that marker's (rt115 F06 held)
+    for text in ["Alpha retries 3 times [src:cfgB]. Beta retries=5.\n",
+                 "Alpha retries 3 times [src:cfgB]\nBeta retries=5.\n",
+                 "Per [src:cfgB], alpha retries 3 times. Beta retries=5.\n",
+                 "Per [src:cfgA], beta retries=5.\n"]:
+        post = [summary("s", text, [A]), tool("b", B, SB)]
+        v = gate_for(SOURCES).check(PRE, post, operator="summarize", pointers=[pointer_to("s", B, SB, "retries=5")])
+        find(v, "P", block="s", handle=B, evidence__reason="unclaimed_handle")
+
+
+def test_marker_leads_run_to_the_sentence_end_or_the_next_marker():
+    from provgate.facts import extract
+    from provgate.gate import _KIND_CITATION, _marker_leads
+
+    def led(text: str) -> list[str]:
+        data = text.encode()
+        return [data[a:b].decode() for a, b in _marker_leads(extract(data), _KIND_CITATION)]
+
+    assert led("Per [src:a], x=1. Two.\n") == [", x=1"]
+    assert led("One x=1 [src:a].\n") == [""]
+    assert led("[src:a] x=1 [src:b] y=2\n") == [" x=1 ", " y=2"]
+    assert led("[src:a][src:b] x=1.\n") == [" x=1", " x=1"]
+    assert led("One [src:a]\nx=1\n") == [""]

@@ -8298,12 +8298,21 @@ class _Check:
     def _marker_statement_grounded(self, t: FactTable, h: str) -> bool:
         """:meth:`_marker_claims` of one block and handle (asked once a check)."""
         resolve = self._targets
-        spans = [(a, b) for name, a, b in _marker_statements(t, _KIND_CITATION)
-                 if resolve(name) == (h,) and b > a]
+        starts, ends, kinds = t.start, t.end, t.kind
+        spans = []
+        for (name, a, b), after in zip(_marker_statements(t, _KIND_CITATION), _marker_leads(t, _KIND_CITATION)):
+            if resolve(name) != (h,):
+                continue
+            if b > a:
+                spans.append((a, b))
+            if after[1] > after[0]:
+                # a marker may lead its statement (``Per [src:b], retries=5.``, ``[src:b] Retries=5.``):
+                # it cites what follows it up to its sentence's end (red team 117, F24); one that
+                # ends its sentence (``retries=5 [src:b].``) leads nothing
+                spans.append(after)
         if not spans:
             return False
         # the rows inside the statements (a row once, though markers side by side share one)
-        starts, ends, kinds = t.start, t.end, t.kind
         inside = np.zeros(len(kinds), dtype=np.bool_)
         for a, b in dict.fromkeys(spans):
             lo, hi = np.searchsorted(starts, [a, b], "left").tolist()
@@ -12237,6 +12246,35 @@ class _RowsView:
         self.data = table.data
         for name in self._COLUMNS:
             setattr(self, name, np.ascontiguousarray(getattr(table, name)[rows]))
+
+
+def _marker_leads(table: FactTable, citation_kind: int) -> list[tuple[int, int]]:
+    """(start, stop) of what each ``[src:…]`` marker of ``table`` would lead: the bytes after it,
+    past the markers side by side with it, up to its sentence's end (``_SENTENCE_END``, a line
+    break included) or the next marker, whichever is first; empty when a sentence ends right
+    after it. Asked only of a marker whose own statement (:func:`_marker_statements`) states
+    nothing. Linear in the block's text."""
+    data = table.data
+    rows = np.flatnonzero(table.kind == citation_kind).tolist()
+    marks = [(int(table.start[r]), int(table.end[r])) for r in rows]
+    out: list[tuple[int, int]] = [(0, 0)] * len(marks)
+    stop = len(data)  # (where the stretch of the marker after the one asked stops)
+    following = len(data)  # the start of the next marker that is not side by side
+    for k in range(len(marks) - 1, -1, -1):
+        a, b = marks[k]
+        if k + 1 < len(marks):
+            na = marks[k + 1][0]
+            gap = data[b:na]
+            if gap.strip() or b"\n" in gap:
+                following, lead_from = na, b
+            else:
+                lead_from = out[k + 1][0] if out[k + 1][1] > out[k + 1][0] else marks[k + 1][1]
+        else:
+            lead_from = b
+        m = _SENTENCE_END.search(data, lead_from, following)
+        stop = m.start() if m is not None else following
+        out[k] = (lead_from, stop) if stop > lead_from and data[lead_from:stop].strip() else (0, 0)
+    return out
 
 
 def _marker_statements(table: FactTable, citation_kind: int) -> list[tuple[str, int, int]]:
