@@ -312,3 +312,28 @@ def test_only_a_thousands_separator_is_dropped_from_a_figure():
         b"1000": {b"ms"}, b"1,5": {b"s"}, b"5,10,30": {b"s"}, b"12345.5": {b"gb"}}
     assert_accepted(_summarize("Wait 1,000 ms.", "Wait 1000 ms."))
     assert_accepted(_summarize("Timeout 1,5 s.", "Timeout 1,5 seconds."))
+
+
+@pytest.mark.parametrize("source", [
+    "Retrying in \x1b[1m30\x1b[0m seconds.",
+    "Retrying in \x1b[1m30 seconds\x1b[0m.",
+    "Retrying in 30\x1b[0m seconds.",
+    "Retry after <b>30</b> seconds.",
+    "<tr><td>retry after</td><td>30</td><td>seconds</td></tr>",
+])
+def test_a_coloured_or_tagged_figure_keeps_its_unit(source):
+    # red team 117, F21: the code's "m" or the tag's ">" glued to the figure hid its unit
+    find(_summarize(source, "Retry after 30 minutes."), "I1", value="30", evidence__change="unit_changed")
+    assert_accepted(_summarize(source, "Retry after 30 seconds."))
+    find(_rewrite(source, source.replace("seconds", "minutes")), "I2", value="30", evidence__change="unit_changed")
+    assert_accepted(_rewrite(source, source.replace("seconds", "s")), "lossless")
+
+
+def test_as_read_drops_colour_codes_and_blanks_tags():
+    from provgate.gate import _as_read
+
+    assert _as_read(b"in \x1b[1;33m30\x1b[0m s") == b"in 30 s"
+    assert _as_read(b"<td>30</td><td>s</td>") == b" 30  s "
+    assert _as_read(b"if i < 10 and j<k: wait") == b"if i < 10 and j<k: wait"
+    text = b"plain 30 seconds"
+    assert _as_read(text) is text

@@ -4126,7 +4126,7 @@ class _Check:
         # may follow states no figure with a unit). The texts are read with their digits of
         # other scripts as ASCII ones (grammar v13: "Wait ３０ minutes" is the figure 30), the
         # sources too: a figure is compared as the number it is, whatever digits write it
-        texts = [fold_digits(self.post_facts[j].table.data) for j in asked]
+        texts = [_as_read(fold_digits(self.post_facts[j].table.data)) for j in asked]
         hits = unit_leads(b"\n".join(texts)).tolist()
         if not hits:
             return
@@ -4161,7 +4161,7 @@ class _Check:
             for h, text in sources:
                 if h not in read:
                     figures = asked_of[h]
-                    text = fold_digits(text)
+                    text = _as_read(fold_digits(text))
                     read[h] = (_figures_with_units(text, unit_leads(text).tolist()) if len(figures) > _FEW_FIGURES
                                else {f: _units_of_figure(text, f) for f in figures})
             for figure, names in stated.items():
@@ -10882,6 +10882,22 @@ def _unit_at(text: bytes, end: int) -> bytes | None:
         tail = _ANSI_SEQUENCE.sub(b"", tail)
     m = _UNIT_AFTER_FIGURE.match(tail)
     return None if m is None else _unit_of_match(tail, m)
+
+
+# what a terminal or a browser shows of its text: colour codes and markup tags are not seen
+# (a tag stands between words as a blank would: "<td>30</td><td>seconds</td>")
+_MARKUP = re.compile(rb"\x1b\[[0-?]*[ -/]*[@-~]|<[A-Za-z/!][^<>\n]{0,200}>")
+
+
+def _as_read(text: bytes) -> bytes:
+    """``text`` as a reader sees it, for the unit rules: without terminal colour codes and with
+    each markup tag a blank. A CLI colours a figure (``\x1b[1m30\x1b[0m seconds``) and a page
+    wraps it (``<b>30</b> seconds``): read as written, the figure was glued to the code's ``m``
+    or the tag's ``>`` and had no unit, so a summary or rewrite changing it passed (red team
+    117, F21). The same text object when it holds neither."""
+    if b"\x1b" not in text and b"<" not in text:
+        return text
+    return _MARKUP.sub(lambda m: b"" if m.group()[:1] == b"\x1b" else b" ", text)
 
 
 _FIGURE_BYTES = frozenset(b"0123456789.,")
