@@ -132,3 +132,35 @@ def test_a_read_untagged_or_given_a_second_handle_outside_the_gate_is_refused(ch
     # shown under its resource as well, the untagged copy is a second view of it
     assert_accepted(g.check([*w0, dict(_untagged(w0[1]), id="c")], [*w0, dict(_untagged(w0[1]), id="c")][::-1],
                             operator="reorder"))
+
+
+@pytest.mark.parametrize("change", [
+    {"text": S2.rstrip("\n")},  # a framework that strips tool output
+    {"text": S2.replace("\n", "\r\n")},
+    {"text": S2 + "\n"},
+    {"handles": [R2, "tool:r3"]},
+    {"role": "assistant"},
+])
+def test_an_untagged_read_re_rendered_re_roled_or_given_a_second_handle_is_refused(change):
+    # red team 117, F09: the untagged rule asked byte-equal, one-handle tool blocks only
+    store = store_with({R1: S1, R2: S2, "tool:r3": "retries=5\n"})
+    g = Gate(store)
+    w0 = _window()
+    assert_accepted(g.check(w0, w0, operator="prune", commit=True))
+    b = dict(_untagged(w0[1]), **change)
+    w1 = [w0[0], b]
+    found = find(g.check(w1, [w1[0]], operator="evict", evicted=list(b["handles"])), "I4", block="b", handle=R2,
+                 key="resource")
+    assert found.evidence["filed"] == "cfg.yaml"
+
+
+def test_an_untagged_excerpt_or_summary_of_a_read_is_not_the_read():
+    # an excerpt says less than the read, and a summary derives from it: neither is filed
+    store = store_with({R1: S1, R2: S2})
+    g = Gate(store)
+    w0 = _window()
+    assert_accepted(g.check(w0, w0, operator="prune", commit=True))
+    excerpt = dict(_untagged(w0[1]), id="c", text="retries=5\n")
+    assert_accepted(g.check([*w0, excerpt], [*w0, excerpt][::-1], operator="reorder"))
+    derived = dict(summary("d", S2, [R2]))
+    assert_accepted(g.check([*w0, derived], [*w0, derived][::-1], operator="reorder"))

@@ -1394,6 +1394,18 @@ def _pin_normalised(text: str) -> str:
     return "\n".join(lines[start:end])
 
 
+def _shows_whole(source: bytes, text: str) -> bool:
+    """Is ``text`` the whole of ``source``'s bytes, as they are or re-rendered (its lines'
+    trailing blanks and CRs, and the blank lines that open or close it: :func:`_pin_normalised`)?"""
+    data = text.encode("utf-8", "surrogatepass")
+    if data == source:
+        return True
+    # (a re-rendering changes only blanks: a text far shorter or longer is no copy)
+    if abs(len(data) - len(source)) > max(64, len(source) // 4):
+        return False
+    return _pin_normalised(text) == _pin_normalised(source.decode("utf-8", "surrogatepass"))
+
+
 # the normalised handle of a blank text: a blank page is no rendering of any pinned text (a blank
 # page of one pinned output held every blank block under any pinned handle: red team 44, F4)
 _BLANK_NORM = block_text_handle(blake3(b"").digest())
@@ -6753,14 +6765,19 @@ class _Check:
                     misfiled.append((i, handles[0], resource, filed))
         if read_of:
             # a read the log files, shown whole with its tag dropped, is in no line either (F09:
-            # the newer read untagged between two gated checks); an untagged excerpt of it is
-            # not the read and is honest (red team 56, F03)
+            # the newer read untagged between two gated checks), whatever role or other handles
+            # it was given and however its lines were re-rendered (red team 117, F09: its final
+            # line break stripped, CRLF, a blank line added; the window's whitespace
+            # normalisation, _pin_normalised); an untagged excerpt of it is not the read and is
+            # honest (red team 56, F03)
             for i, b in enumerate(blocks):
-                if b.resource is None and b.role == "tool" and len(b.handles) == 1 \
-                        and (logged := read_of.get(h := b.handles[0])) is not None \
-                        and (x := self.gate.source_facts(h)) is not None and x.table.data == pre.texts[i].encode():
-                    as_logged = False
-                    misfiled.append((i, h, None, logged))
+                if b.resource is not None or b.derived or not b.handles:
+                    continue
+                for h in b.handles:
+                    if (logged := read_of.get(h)) is not None and (x := self.gate.source_facts(h)) is not None \
+                            and _shows_whole(x.table.data, pre.texts[i]):
+                        as_logged = False
+                        misfiled.append((i, h, None, logged))
         for i, h, resource, filed in misfiled:
             if shown is None:  # (made on the first mismatch only)
                 shown = {(bs[0], r) for r, rs in by_resource.items() for k in rs
