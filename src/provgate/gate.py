@@ -10853,13 +10853,37 @@ _ANSI_SEQUENCE = re.compile(rb"\x1b\[[0-?]*[ -/]*[@-~]")
 
 def _unit_named(word: bytes, per: bytes | None) -> bytes | None:
     """The name of the unit ``word`` (``per``: the unit of a rate after it), or None. A rate of
-    what is counted (``100 req/min``, ``5 ops/s``) is a count per its unit whatever word names
-    the things counted: ``requests/min`` and ``requests per minute`` say ``req/min`` again (red
-    team 117, F13); a word is no unit, and a changed word is no changed unit."""
+    things counted (``100 req/min``, ``5 ops/s``) is named by what it counts however that is
+    written (:func:`_counted`): ``requests/min`` and ``requests per minute`` say ``req/min``
+    again (red team 117, F13), and ``errors/min`` does not."""
     unit = _UNITS.get(_unit_spelling(word))
     if per is not None and (per_unit := _UNITS.get(_unit_spelling(per))) is not None:
-        return (unit or b"count") + b"/" + per_unit
+        return (unit or _counted(word)) + b"/" + per_unit
     return unit
+
+
+# what a rate counts, its abbreviations and plural one name (red team 117, F13: "100 req/min" ->
+# "100 requests/min" is the same rate; "100 errors/min" is another)
+_COUNTED = {spelling: name for name, spellings in {
+    b"req": (b"req", b"reqs", b"request", b"requests", b"rq"),
+    b"op": (b"op", b"ops", b"operation", b"operations"),
+    b"msg": (b"msg", b"msgs", b"message", b"messages"),
+    b"query": (b"q", b"qry", b"query", b"queries"),
+    b"txn": (b"tx", b"txn", b"txns", b"transaction", b"transactions"),
+    b"conn": (b"conn", b"conns", b"connection", b"connections"),
+    b"evt": (b"evt", b"evts", b"event", b"events"),
+    b"pkt": (b"pkt", b"pkts", b"packet", b"packets"),
+    b"hit": (b"hit", b"hits"),
+}.items() for spelling in spellings}
+
+
+def _counted(word: bytes) -> bytes:
+    """The name of what a rate counts: its common abbreviations one name, a plural ``s`` dropped."""
+    lowered = word.lower()
+    found = _COUNTED.get(lowered)
+    if found is None:
+        found = lowered[:-1] if len(lowered) > 3 and lowered.endswith(b"s") and not lowered.endswith(b"ss") else lowered
+    return found
 
 
 # the rest of a line that makes its first words a label, not a unit: a key-value row's "key: "
@@ -10868,16 +10892,28 @@ def _unit_named(word: bytes, per: bytes | None) -> bytes | None:
 _LABEL_REST = re.compile(rb"[\w \t.()/-]*(?::(?:[ \t\r\n]|$)|=)")
 
 
+# the unit after one word between it and the figure (unit_leads' rule: a spelling of letters, two
+# or more)
+_WORD_THEN_UNIT = re.compile(rb"[ \t]+([A-Za-z]{2,16})(?![0-9A-Za-z_])")
+
+
 def _unit_of_match(text: bytes, m: re.Match[bytes]) -> bytes | None:
     """The unit a match of ``_UNIT_TAIL`` in ``text`` reads, or None when it read across a line
     break into the label of the next line's row (``retries: 3\\ndays kept: 30``) or the next
     list item: a unit wrapped onto the next line of prose is still the figure's (red team 116,
     F04), but the first word of the next row or item is not (red team 117, F20)."""
-    if b"\n" in text[m.start():m.start(1)]:
+    unit = _unit_named(m.group(1), m.group(2))
+    end = m.end()
+    if unit is None and m.group(2) is None and 2 <= len(m.group(1)) <= 16 and m.group(1).isalpha():
+        # one word before the unit ("30 idle minutes", "30 more seconds": red team 117, F06)
+        after = _WORD_THEN_UNIT.match(text, m.end(1))
+        if after is not None and (unit := _unit_named(after.group(1), None)) is not None:
+            end = after.end()
+    if unit is not None and b"\n" in text[m.start():m.start(1)]:
         line_start = text.rindex(b"\n", m.start(), m.start(1)) + 1
-        if text[line_start:m.start(1)].strip(b" \t\r*_`~") in (b"-", b"+") or _LABEL_REST.match(text, m.end()):
+        if text[line_start:m.start(1)].strip(b" \t\r*_`~|") in (b"-", b"+") or _LABEL_REST.match(text, end):
             return None
-    return _unit_named(m.group(1), m.group(2))
+    return unit
 
 
 def _unit_spelling(word: bytes) -> bytes:
