@@ -364,3 +364,19 @@ def test_a_unit_behind_one_word_or_a_table_cell_border_is_read(source, lie, hone
 ])
 def test_one_word_before_a_unit(text, figure, unit):
     assert _unit_at(text, text.index(figure) + len(figure)) == unit
+
+
+@pytest.mark.parametrize("source, lie", [
+    ("Max temperature 40 \u2103.", "Max temperature 40 \u2109."),
+    ("Error budget 5 \u2030.", "Error budget 5 %."),
+    ("Wait 30 seconds before retrying.", "Wait 30&nbsp;minutes before retrying."),
+    ("Route length 5 km.", "Route length 5 miles."),
+    ("Rate limit: 100 per hour.", "Rate limit: 100 per day."),
+])
+def test_more_unit_spellings_are_read(source, lie):
+    # red team 117, F07
+    value = next(w for w in lie.replace("&", " ").split() if w[0].isdigit())
+    find(_summarize(source, lie), "I1", value=value, evidence__change="unit_changed")
+    find(_rewrite(source, lie), "I2", value=value, evidence__change="unit_changed")
+    assert_accepted(_rewrite(source, source.replace(" km", " kilometres").replace("per hour", "per h")
+                             .replace("seconds", "secs").replace("\u2030", " \u2030").replace("\u2103", " \u2103")))

@@ -117,7 +117,10 @@ UNIT_NAMES: dict[bytes, tuple[bytes, ...]] = {
     b"tb": (b"tb", b"terabyte", b"terabytes"), b"tib": (b"tib",),
     b"kbps": (b"kbps",), b"mbps": (b"mbps",), b"gbps": (b"gbps",),
     b"%": (b"%", b"percent", b"pct"),
-    b"degc": (b"\xc2\xb0c",), b"degf": (b"\xc2\xb0f",),
+    b"degc": (b"\xc2\xb0c", b"\xe2\x84\x83"), b"degf": (b"\xc2\xb0f", b"\xe2\x84\x89"),  # (and the one-sign ℃, ℉)
+    b"permille": (b"\xe2\x80\xb0",),
+    b"km": (b"km", b"kilometer", b"kilometers", b"kilometre", b"kilometres"),
+    b"mi": (b"mile", b"miles"),
 }
 # the spellings unit_leads matches itself (the others start with a byte that asks a closer look)
 UNIT_ASCII_SPELLINGS = tuple(sorted({x for xs in UNIT_NAMES.values() for x in xs if x.isascii()}))
