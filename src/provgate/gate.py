@@ -12330,10 +12330,9 @@ def _marker_leads(table: FactTable, citation_kind: int) -> list[tuple[int, int]]
     rows = np.flatnonzero(table.kind == citation_kind).tolist()
     marks = [(int(table.start[r]), int(table.end[r])) for r in rows]
     out: list[tuple[int, int]] = [(0, 0)] * len(marks)
-    stop = len(data)  # (where the stretch of the marker after the one asked stops)
     following = len(data)  # the start of the next marker that is not side by side
     for k in range(len(marks) - 1, -1, -1):
-        a, b = marks[k]
+        b = marks[k][1]
         if k + 1 < len(marks):
             na = marks[k + 1][0]
             gap = data[b:na]
