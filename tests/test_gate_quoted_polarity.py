@@ -485,3 +485,19 @@ def test_a_refusal_over_no_omission_stays_a_refusal():
 ])
 def test_clause_negated_reads_after_the_quotation_and_over_lists(text, negated):
     assert _clause_negated(text, text.rindex(b"make deploy")) is negated
+
+
+def test_a_list_of_quotations_is_read_back_a_bounded_number_of_times(monkeypatch):
+    # each item reads as the one before it, at most eight back: a list of N quotations costs O(N)
+    import provgate.gate as g
+
+    calls = []
+    real = g._clause_negated_before
+    monkeypatch.setattr(g, "_clause_negated_before", lambda *a: calls.append(1) or real(*a))
+    text = b'Do not run "q0"' + b"".join(b' or "q%d"' % i for i in range(1, 500))
+    for i in (1, 8, 10, 20, 499):
+        calls.clear()
+        at = text.index(b'"q%d"' % i) + 1
+        # (read back eight, then the clause's own six words: "q10" reaches the "not")
+        assert g._clause_negated(text, at) is (i <= 10)
+        assert len(calls) <= 9

@@ -10489,7 +10489,7 @@ def _clause_negated_before(text: bytes, at: int, depth: int) -> bool:
     opening = _QUOTE_OPENING.search(window)
     if opening is not None:
         window = window[:opening.start()]
-        if depth < _LIST_COMMAS and not coloured and (joined := _JOINED_TO_QUOTATION.search(window)) is not None:
+        if depth < _LIST_ITEMS and not coloured and (joined := _JOINED_TO_QUOTATION.search(window)) is not None:
             # (the next item of a list of quotations reads as the one before it: red team 116,
             # F13, "no secrets found in "b.yaml" or "A"" ran past the clause's six words)
             c = joined.start()
@@ -10526,6 +10526,8 @@ def _clause_negated_before(text: bytes, at: int, depth: int) -> bool:
 
 # a list item's bullet (:data:`_ITEM_LEAD`'s), the words of the item after it
 _ITEM_BULLET = re.compile(rb"[ \t]*(?:[-*+]|\xe2\x80\xa2|\d{1,9}[.)]|\(\d{1,9}\)|[a-z][.)])[ \t]+(?:\[[ x]\][ \t]+)?[*_~]*")
+# the most quotations of a list one is read back over (:func:`_clause_negated_before`)
+_LIST_ITEMS = 8
 # a closing quotation mark's opening one
 _OPENER_OF = {b'"': b'"', b"'": b"'", b"\xe2\x80\x9d": b"\xe2\x80\x9c", b"\xe2\x80\x99": b"\xe2\x80\x98"}
 # the end of a quotation and what joins the next to it ("A" or, "A", "A" and): its closing mark
