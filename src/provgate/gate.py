@@ -4420,6 +4420,7 @@ class _Check:
                   lambda o, r: _ground_in_path_lines(tables, sources, o, r, self.gate.read_facts),
                   lambda o, r: _ground_in_url_parts(tables, sources, o, r, self.gate.read_facts),
                   lambda o, r: _ground_pins_in_prose(tables, sources, o, r, self.gate.read_facts),
+                  lambda o, r: _ground_specifier_clauses(tables, sources, o, r),
                   lambda o, r: _ground_quoted_facts(tables, sources, o, r),
                   lambda o, r: _ground_wrapped_quotes(tables, [[x.table.data for x in group] + (
                       [] if own_pre is None else [own_pre.table.data]) for group, (*_, own_pre) in zip(
@@ -5595,6 +5596,17 @@ class _Check:
                 if quoted:
                     unaccounted = np.delete(unaccounted, quoted)
                     firsts = np.delete(firsts, quoted)
+            if unaccounted.size and changed_by_id:
+                # and a comparison the rewrite only re-spaced ("i<10" -> "i < 10": red team 116,
+                # F15), and the name it keys, every copy of it
+                every = holders(firsts.tolist())
+                respaced = [n for n, group in enumerate(every) if all(
+                    _respaced_comparison(self.pre_facts[owner].table, row, None if (
+                        j := changed_by_id.get(edit.pre[owner].id)) is None else self.post_facts[j].table.data)
+                    for owner, row in group)]
+                if respaced:
+                    unaccounted = np.delete(unaccounted, respaced)
+                    firsts = np.delete(firsts, respaced)
             if unaccounted.size and changed_by_id:
                 # and a fact that stood inside such a quotation, every copy of it
                 every = holders(firsts.tolist())
@@ -9914,6 +9926,102 @@ def _ground_pins_in_prose(tables: list[FactTable], sources: list[list[_Facts]], 
         if key not in keys and (key, bytes(data[int(table.value_start[r]):int(table.value_end[r])])) in pairs:
             keep[n] = False
     return (owner, row) if keep.all() else (owner[keep], row[keep])
+
+
+def _ground_specifier_clauses(tables: list[FactTable], sources: list[list[_Facts]], owner: np.ndarray,
+                              row: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The (owner, row) pairs left once a requirement's kv fact whose value is a comparison
+    (grammar v9/v11: ``django = <4.2``) is grounded by a source requirement of the same name
+    (as pip compares names: :func:`_pip_name`) whose specifier set holds each of its clauses:
+    grammar v11 reads ``django>=3.2,<4.2`` as one value, so the honest summary ``Requires
+    django<4.2`` (its upper bound) was grounded by nothing and refused, where naming the first
+    clause (``django>=3.2``) was grounded as the source's text (red team 116, F15). A clause
+    no source requirement of that name holds (``django<5``, ``django>=4.2``) stays refused.
+    Each block's sources are read once, and only when a row left over is such a fact."""
+    keep = np.ones(owner.size, dtype=np.bool_)
+    read: dict[int, dict[bytes, list[frozenset[bytes]]]] = {}
+    for n, (t, r) in enumerate(zip(owner.tolist(), row.tolist())):
+        table = tables[t]
+        said = _comparison_clauses(table, r)
+        if said is None:
+            continue
+        sets = read.get(t)
+        if sets is None:
+            sets = read[t] = {}
+            for facts in sources[t]:
+                st = facts.table
+                for sr in np.flatnonzero(st.kind == _KIND_KV).tolist():
+                    clauses = _comparison_clauses(st, sr, pins=True)
+                    if clauses is not None:
+                        sets.setdefault(_pip_name(bytes(st.data[int(st.key_start[sr]):int(st.key_end[sr])])),
+                                        []).append(clauses)
+        name = _pip_name(bytes(table.data[int(table.key_start[r]):int(table.key_end[r])]))
+        if any(said <= clauses for clauses in sets.get(name, ())):
+            keep[n] = False
+    return (owner, row) if keep.all() else (owner[keep], row[keep])
+
+
+# a specifier set's clauses (:func:`_comparison_clauses`): an operator glued to a version
+_CLAUSE = re.compile(rb"(?:==|!=|~=|>=|<=|>|<)?[vV]?[0-9][^\s,]*")
+_COMPARISON_LEADS = frozenset(b"<>!~=")
+
+
+def _comparison_clauses(table: FactTable, r: int, *, pins: bool = False) -> frozenset[bytes] | None:
+    """The clauses of the specifier set that kv row ``r`` of ``table`` glues to its key
+    (``django>=3.2,<4.2``: ``{>=3.2, <4.2}``; ``lodash@>=4.17.0 <5``'s after ``@`` too), or
+    None: no such row. ``pins``: a pin after ``==`` (value the version alone) as the clause
+    ``==version``."""
+    if table.kind[r] != _KIND_KV:
+        return None
+    data = table.data
+    ke, vs, ve = int(table.key_end[r]), int(table.value_start[r]), int(table.value_end[r])
+    if int(table.key_start[r]) != int(table.start[r]) or vs >= ve:
+        return None
+    lead = data[vs]
+    if vs == ke and lead in _COMPARISON_LEADS:
+        value = bytes(data[vs:ve])
+    elif pins and data[ke:ke + 2] == b"==" and vs == ke + 2:
+        value = b"==" + bytes(data[vs:ve])
+    elif data[ke:ke + 1] == b"@" and vs == ke + 1 and lead in _COMPARISON_LEADS:
+        value = bytes(data[vs:ve])
+    else:
+        return None
+    clauses = _CLAUSE.findall(value)
+    return frozenset(clauses) if clauses else None
+
+
+def _respaced_comparison(table: FactTable, r: int, post: bytes | None) -> bool:
+    """Is row ``r`` of a pre block's ``table`` a requirement or pin whose value is a comparison
+    (``i<10``, ``retries<=3``, ``django>=3.2,<4.2``; grammar v9/v11), or the identifier that is
+    its name, that ``post`` (the text of the block under its id after the rewrite, None: no such
+    block) holds with only blanks added or removed around its operators and commas (``i <
+    10``)? Grammar v9 reads a comparison glued to its name only, so re-spacing one dropped two
+    facts (red team 116, F15; docs/grammar.md says such a fact stands on both sides alike).
+    The same name, operators and versions in the same order, at word boundaries."""
+    if post is None:
+        return False
+    kind = int(table.kind[r])
+    if kind == _KIND_IDENTIFIER:
+        kv = np.flatnonzero((table.kind == _KIND_KV) & (table.start == table.start[r])
+                            & (table.key_end == table.end[r])).tolist()
+        return any(_respaced_comparison(table, k, post) for k in kv)
+    if _comparison_clauses(table, r) is None:
+        return False
+    text = bytes(table.data[int(table.start[r]):int(table.end[r])])
+    pieces = _COMPARISON_PIECE.findall(text)
+    if b"".join(pieces) != re.sub(rb"[ \t]+", b"", text):
+        return False
+    pattern = (rb"(?<![0-9A-Za-z_.\-])" + rb"[ \t]*".join(map(re.escape, pieces)) + rb"(?![0-9A-Za-z_])")
+    return re.search(pattern, post) is not None
+
+
+# the pieces of a comparison that blanks may stand between (:func:`_respaced_comparison`)
+_COMPARISON_PIECE = re.compile(rb"==|!=|~=|>=|<=|[<>,@]|[^<>=!~,@ \t]+")
+
+
+def _pip_name(name: bytes) -> bytes:
+    """A requirement's name as pip compares it (PEP 503: case and runs of ``-_.`` alike)."""
+    return re.sub(rb"[-_.]+", b"-", name.lower())
 
 
 def _ground_quoted_facts(tables: list[FactTable], sources: list[list[_Facts]], owner: np.ndarray,
