@@ -10544,7 +10544,7 @@ def _header_words(text: bytes, line_start: int, *, proper: bool = False) -> list
         words = _words_of_clause(last)
         if not words or words[0] in (b"if", b"when", b"unless", b"whenever"):
             return None
-        if _DOS.intersection(words) or any(a == b"do" and b == b"and" for a, b in zip(words, words[1:])):
+        if _DOS.intersection(words) or any(a == b"do" and b == b"and" for a, b in itertools.pairwise(words)):
             return None  # (a list of both: "## Dos and Don'ts", "Do and don't")
         return words[:8]
     return None
