@@ -482,6 +482,8 @@ def test_a_refusal_over_no_omission_stays_a_refusal():
     (b"## Don'ts\n- never skip \"make deploy\"", False),  # (an item that says it itself)
     (b'Do not let "make deploy" be skipped', False),
     (b'Do not let "make deploy" be run', True),
+    (b"## Dos and Don'ts\n- \"make deploy\"", False),  # (a header over both kinds)
+    (b"## Don'ts\n- \"make deploy\"", True),
 ])
 def test_clause_negated_reads_after_the_quotation_and_over_lists(text, negated):
     assert _clause_negated(text, text.rindex(b"make deploy")) is negated
