@@ -74,6 +74,7 @@ from provgate._matching import denied_quotes, occurs_at_boundaries
 from provgate._quotations import asked_quotations
 from provgate._matching_py import QUOTE as _MODE_QUOTE
 from provgate._matching_py import RELAXED as _MODE_RELAXED
+from provgate._matching_py import _words_closed_at
 from provgate._scanner import fold_digits, span_values
 from provgate._search import unit_leads
 from provgate._search_py import UNIT_GAP_RUN, UNIT_LOWER_CASE_ONLY, UNIT_NAMES
@@ -4431,6 +4432,7 @@ class _Check:
                   lambda o, r: _ground_in_path_lines(tables, sources, o, r, self.gate.read_facts),
                   lambda o, r: _ground_in_url_parts(tables, sources, o, r, self.gate.read_facts),
                   lambda o, r: _ground_pins_in_prose(tables, sources, o, r, self.gate.read_facts),
+                  lambda o, r: _ground_specifier_clauses(tables, sources, o, r),
                   lambda o, r: _ground_quoted_facts(tables, sources, o, r),
                   lambda o, r: _ground_wrapped_quotes(tables, [[x.table.data for x in group] + (
                       [] if own_pre is None else [own_pre.table.data]) for group, (*_, own_pre) in zip(
@@ -5606,6 +5608,17 @@ class _Check:
                 if quoted:
                     unaccounted = np.delete(unaccounted, quoted)
                     firsts = np.delete(firsts, quoted)
+            if unaccounted.size and changed_by_id:
+                # and a comparison the rewrite only re-spaced ("i<10" -> "i < 10": red team 116,
+                # F15), and the name it keys, every copy of it
+                every = holders(firsts.tolist())
+                respaced = [n for n, group in enumerate(every) if all(
+                    _respaced_comparison(self.pre_facts[owner].table, row, None if (
+                        j := changed_by_id.get(edit.pre[owner].id)) is None else self.post_facts[j].table.data)
+                    for owner, row in group)]
+                if respaced:
+                    unaccounted = np.delete(unaccounted, respaced)
+                    firsts = np.delete(firsts, respaced)
             if unaccounted.size and changed_by_id:
                 # and a fact that stood inside such a quotation, every copy of it
                 every = holders(firsts.tolist())
@@ -9941,6 +9954,102 @@ def _ground_pins_in_prose(tables: list[FactTable], sources: list[list[_Facts]], 
     return (owner, row) if keep.all() else (owner[keep], row[keep])
 
 
+def _ground_specifier_clauses(tables: list[FactTable], sources: list[list[_Facts]], owner: np.ndarray,
+                              row: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The (owner, row) pairs left once a requirement's kv fact whose value is a comparison
+    (grammar v9/v11: ``django = <4.2``) is grounded by a source requirement of the same name
+    (as pip compares names: :func:`_pip_name`) whose specifier set holds each of its clauses:
+    grammar v11 reads ``django>=3.2,<4.2`` as one value, so the honest summary ``Requires
+    django<4.2`` (its upper bound) was grounded by nothing and refused, where naming the first
+    clause (``django>=3.2``) was grounded as the source's text (red team 116, F15). A clause
+    no source requirement of that name holds (``django<5``, ``django>=4.2``) stays refused.
+    Each block's sources are read once, and only when a row left over is such a fact."""
+    keep = np.ones(owner.size, dtype=np.bool_)
+    read: dict[int, dict[bytes, list[frozenset[bytes]]]] = {}
+    for n, (t, r) in enumerate(zip(owner.tolist(), row.tolist())):
+        table = tables[t]
+        said = _comparison_clauses(table, r)
+        if said is None:
+            continue
+        sets = read.get(t)
+        if sets is None:
+            sets = read[t] = {}
+            for facts in sources[t]:
+                st = facts.table
+                for sr in np.flatnonzero(st.kind == _KIND_KV).tolist():
+                    clauses = _comparison_clauses(st, sr, pins=True)
+                    if clauses is not None:
+                        sets.setdefault(_pip_name(bytes(st.data[int(st.key_start[sr]):int(st.key_end[sr])])),
+                                        []).append(clauses)
+        name = _pip_name(bytes(table.data[int(table.key_start[r]):int(table.key_end[r])]))
+        if any(said <= clauses for clauses in sets.get(name, ())):
+            keep[n] = False
+    return (owner, row) if keep.all() else (owner[keep], row[keep])
+
+
+# a specifier set's clauses (:func:`_comparison_clauses`): an operator glued to a version
+_CLAUSE = re.compile(rb"(?:==|!=|~=|>=|<=|>|<)?[vV]?[0-9][^\s,]*")
+_COMPARISON_LEADS = frozenset(b"<>!~=")
+
+
+def _comparison_clauses(table: FactTable, r: int, *, pins: bool = False) -> frozenset[bytes] | None:
+    """The clauses of the specifier set that kv row ``r`` of ``table`` glues to its key
+    (``django>=3.2,<4.2``: ``{>=3.2, <4.2}``; ``lodash@>=4.17.0 <5``'s after ``@`` too), or
+    None: no such row. ``pins``: a pin after ``==`` (value the version alone) as the clause
+    ``==version``."""
+    if table.kind[r] != _KIND_KV:
+        return None
+    data = table.data
+    ke, vs, ve = int(table.key_end[r]), int(table.value_start[r]), int(table.value_end[r])
+    if int(table.key_start[r]) != int(table.start[r]) or vs >= ve:
+        return None
+    lead = data[vs]
+    if vs == ke and lead in _COMPARISON_LEADS:
+        value = bytes(data[vs:ve])
+    elif pins and data[ke:ke + 2] == b"==" and vs == ke + 2:
+        value = b"==" + bytes(data[vs:ve])
+    elif data[ke:ke + 1] == b"@" and vs == ke + 1 and lead in _COMPARISON_LEADS:
+        value = bytes(data[vs:ve])
+    else:
+        return None
+    clauses = _CLAUSE.findall(value)
+    return frozenset(clauses) if clauses else None
+
+
+def _respaced_comparison(table: FactTable, r: int, post: bytes | None) -> bool:
+    """Is row ``r`` of a pre block's ``table`` a requirement or pin whose value is a comparison
+    (``i<10``, ``retries<=3``, ``django>=3.2,<4.2``; grammar v9/v11), or the identifier that is
+    its name, that ``post`` (the text of the block under its id after the rewrite, None: no such
+    block) holds with only blanks added or removed around its operators and commas (``i <
+    10``)? Grammar v9 reads a comparison glued to its name only, so re-spacing one dropped two
+    facts (red team 116, F15; docs/grammar.md says such a fact stands on both sides alike).
+    The same name, operators and versions in the same order, at word boundaries."""
+    if post is None:
+        return False
+    kind = int(table.kind[r])
+    if kind == _KIND_IDENTIFIER:
+        kv = np.flatnonzero((table.kind == _KIND_KV) & (table.start == table.start[r])
+                            & (table.key_end == table.end[r])).tolist()
+        return any(_respaced_comparison(table, k, post) for k in kv)
+    if _comparison_clauses(table, r) is None:
+        return False
+    text = bytes(table.data[int(table.start[r]):int(table.end[r])])
+    pieces = _COMPARISON_PIECE.findall(text)
+    if b"".join(pieces) != re.sub(rb"[ \t]+", b"", text):
+        return False
+    pattern = (rb"(?<![0-9A-Za-z_.\-])" + rb"[ \t]*".join(map(re.escape, pieces)) + rb"(?![0-9A-Za-z_])")
+    return re.search(pattern, post) is not None
+
+
+# the pieces of a comparison that blanks may stand between (:func:`_respaced_comparison`)
+_COMPARISON_PIECE = re.compile(rb"==|!=|~=|>=|<=|[<>,@]|[^<>=!~,@ \t]+")
+
+
+def _pip_name(name: bytes) -> bytes:
+    """A requirement's name as pip compares it (PEP 503: case and runs of ``-_.`` alike)."""
+    return re.sub(rb"[-_.]+", b"-", name.lower())
+
+
 def _ground_quoted_facts(tables: list[FactTable], sources: list[list[_Facts]], owner: np.ndarray,
                          row: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The (owner, row) pairs left once a quotation whose whole inside is one fact of its text,
@@ -10235,7 +10344,8 @@ _STATED_NOT = frozenset(w + t for w in (b"didn", b"doesn", b"wasn", b"weren", b"
 # circumstances, run"): a negation, its stressing words, and the modals and "and" that repeat it
 _EMPHATIC = frozenset((b"never", b"not", b"no", b"ever", b"even", b"at", b"all", b"under", b"any", b"circumstances",
                        b"circumstance", b"and", b"must", b"may", b"do", b"don't", b"don\xe2\x80\x99t", b"you",
-                       b"should", b"shall", b"will", b"won't", b"mustn't", b"cannot", b"can't", b"again", b"really"))
+                       b"should", b"shall", b"will", b"won't", b"mustn't", b"cannot", b"can't", b"again", b"really",
+                       b"once"))
 # the most words between a negation and the quotation it governs in one clause
 _CLAUSE_WORDS = 6
 # a verb after the negation that makes it an instruction to do the thing ("don't forget to run"),
@@ -10290,6 +10400,8 @@ def _negation_among(words: list[bytes], before: bytes | None = None) -> bool:
     the clause's word before them, if any."""
     if tuple(words[-2:]) in _SET_ASIDE:
         return True
+    if b"down" in words:
+        words = _phrasal_refusals(words)
     last = len(words) - 1
     denied = -1  # a word of _PROHIBITIONS a negation denies: a permission ("not forbidden")
     for n, word in enumerate(words):
@@ -10335,6 +10447,21 @@ def _negation_among(words: list[bytes], before: bytes | None = None) -> bool:
         if word != b"no" or n == last or words[n + 1] in _NO_GOVERNS or _reports_none(words, n, last):
             return True
     return False
+
+
+def _phrasal_refusals(words: list[bytes]) -> list[bytes]:
+    """``words`` with a refusal said in two words (``turned down``: red team 116, F12) as the
+    one word of ``_PROHIBITIONS`` it means (``refused``)."""
+    out: list[bytes] = []
+    for word in words:
+        if word == b"down" and out and out[-1] in _TURN:
+            out[-1] = b"refused"
+        else:
+            out.append(word)
+    return out
+
+
+_TURN = frozenset((b"turn", b"turns", b"turned", b"turning"))
 
 
 def _another_instruction(words: list[bytes], n: int, last: int) -> bool:
@@ -10411,27 +10538,51 @@ def _header_negated(text: bytes, line_start: int) -> bool:
     above it, past other items, their wrapped or indented lines and blank lines, that is no
     item (``Never run:``, ``## Don't``, ``**Don'ts**``, ``Commands you must never run:``)? Only
     its last sentence is read (``Don't skip tests. Never run:``), and not one that asks or
-    sets a condition (``Didn't work? Try:``, ``If you don't have jq, run:``)."""
+    sets a condition (``Didn't work? Try:``, ``If you don't have jq, run:``), nor one that
+    heads both kinds (``## Dos and Don'ts``)."""
+    words = _header_words(text, line_start)
+    return words is not None and _negation_among(words)
+
+
+def _header_words(text: bytes, line_start: int, *, proper: bool = False) -> list[bytes] | None:
+    """The first words (at most 8) of the last sentence of the header over the list whose item
+    line starts at ``line_start`` (:func:`_header_negated`), or None: no header, or one that
+    asks, sets a condition or heads what to do as well as what not to (``Dos and Don'ts``).
+    ``proper``: only a line that is a header and no sentence of a paragraph: a markdown
+    heading, one ending in ``:``, or one of ``_HEADER_WORDS`` words at most (``**Don'ts**``),
+    so that ``I didn't find it.`` over ``- ran "A"`` governs nothing."""
     end = line_start
     for _ in range(_HEADER_LINES):
         if end <= 0:
-            return False
+            return None
         start = text.rfind(b"\n", 0, end - 1) + 1
         line = text[start:end].rstrip(b"\r\n")
         end = start
         if not line.strip() or line[:1] in b" \t" or _ITEM_LINE.match(line):
             continue
+        if proper and not (line[:1] == b"#" or line.rstrip(b" \t*_~").endswith(b":")
+                           or (len(_words_of_clause(line.lower())) <= _HEADER_WORDS
+                               and not line.rstrip(b" \t*_~").endswith((b".", b"!", b"?")))):
+            return None
         last = re.split(rb"[.?!]\s", line.lower())[-1]
         if last.rstrip().endswith(b"?"):
-            return False
+            return None
         words = _words_of_clause(last)
         if not words or words[0] in (b"if", b"when", b"unless", b"whenever"):
-            return False
-        return _negation_among(words[:8])
-    return False
+            return None
+        if _DOS.intersection(words) or any(a == b"do" and b == b"and" for a, b in itertools.pairwise(words)):
+            return None  # (a list of both: "## Dos and Don'ts", "Do and don't")
+        return words[:8]
+    return None
 
 
-def _clause_negated(text: bytes, at: int) -> bool:
+# the most words of a header line with no colon that :func:`_header_words` takes as a header
+_HEADER_WORDS = 3
+# the words that make a header one over what to do as well (:func:`_header_words`)
+_DOS = frozenset((b"dos", b"do's", b"do\xe2\x80\x99s"))
+
+
+def _clause_negated(text: bytes, at: int, _depth: int = 0) -> bool:
     """Does a negation (:func:`_negation_words`; no verb of omission right after it, "don't
     forget to run"; a "no" only right before the quotation or before a word of
     ``_NO_GOVERNS``) or a word of ``_PROHIBITIONS`` stand among the last ``_CLAUSE_WORDS``
@@ -10442,17 +10593,45 @@ def _clause_negated(text: bytes, at: int) -> bool:
     with no word after it, or one of ``_LIST_FILLER``,
     is read past (a list of quotations, "or, worse,"), up to ``_LIST_COMMAS``, unless the quotation opens a clause
     of its own. A quotation that opens a list item is governed by the list's header
-    (:func:`_header_negated`) as well."""
+    (:func:`_header_negated`) as well, and so is one after a verb that opens the item
+    (``## Don'ts`` over ``- run "A"``). A quotation right after another and ``or`` / ``nor`` /
+    ``and`` / a comma reads as that one does, however long it is (``No secrets found in
+    "b.yaml" or "A"``). The words after the quotation are read as well (:func:`_read_after`):
+    a prohibition there (``"A" must never be run``, ``Running "A" is forbidden``) or a report of
+    none found (``Scanned "A": no secrets found``) negates it; an omission there undoes a
+    negation before it (``I refuse to let "A" be skipped`` is to run it)."""
+    after = _read_after(text, at)
+    if after == _AFTER_DENIED:
+        return True
+    negated = _clause_negated_before(text, at, _depth)
+    return negated and after != _AFTER_OMITTED
+
+
+def _clause_negated_before(text: bytes, at: int, depth: int) -> bool:
+    """:func:`_clause_negated` of the words before the quotation only."""
     lo = max(at - 256, 0)
     window = text[lo:at].lower()
     line = window.rfind(b"\n") + 1
-    if _ITEM_LEAD.fullmatch(window, line) and _header_negated(text, lo + line):
+    if _ITEM_LEAD.fullmatch(window, line):
+        if _header_negated(text, lo + line):
+            return True
+    elif (item := _ITEM_BULLET.match(window, line)) is not None and _verb_item_negated(text, lo + line, window[item.end():]):
         return True
-    if b"\x1b" in window:
+    coloured = b"\x1b" in window
+    if coloured:
         window = _CSI.sub(b"", window)  # (colour codes: "\x1b[1mnever\x1b[0m run")
     opening = _QUOTE_OPENING.search(window)
     if opening is not None:
         window = window[:opening.start()]
+        if depth < _LIST_ITEMS and not coloured and (joined := _JOINED_TO_QUOTATION.search(window)) is not None:
+            # (the next item of a list of quotations reads as the one before it: red team 116,
+            # F13, "no secrets found in "b.yaml" or "A"" ran past the clause's six words)
+            c = joined.start()
+            if (_OPENER_OF.get(window[c:c + 3] if window[c] == 0xE2 else window[c:c + 1], b"\n") in opening.group()
+                    and (before := _words_closed_at(window, c, max(c - 200, 0))) >= 0
+                    and b"\n" not in window[before:c]
+                    and not (_opens_clause(text, at) and not _likened(text, at))):
+                return _clause_negated(text, lo + before, depth + 1)
     window = _ANSWER.sub(b" ", _ASIDE.sub(b" ", window))
     breaks = [m for m in _CLAUSE_BREAK.finditer(window)]
     start = 0
@@ -10471,10 +10650,155 @@ def _clause_negated(text: bytes, at: int) -> bool:
             continue
         start = m.end()
         break
-    words = _words_of_clause(window[start:])
+    words = _infinitives_joined(_words_of_clause(window[start:]))
     if _negation_among(words[-_CLAUSE_WORDS:], words[-_CLAUSE_WORDS - 1] if len(words) > _CLAUSE_WORDS else None):
         return True
+    if len(words) > _CLAUSE_WORDS and _none_found_reaching(words):
+        return True
     return k >= 0 and _emphatic_negation_before(window, breaks, k)
+
+
+# a list item's bullet (:data:`_ITEM_LEAD`'s), the words of the item after it
+_ITEM_BULLET = re.compile(rb"[ \t]*(?:[-*+]|\xe2\x80\xa2|\d{1,9}[.)]|\(\d{1,9}\)|[a-z][.)])[ \t]+(?:\[[ x]\][ \t]+)?[*_~]*")
+# the most quotations of a list one is read back over (:func:`_clause_negated_before`)
+_LIST_ITEMS = 8
+# a closing quotation mark's opening one
+_OPENER_OF = {b'"': b'"', b"'": b"'", b"\xe2\x80\x9d": b"\xe2\x80\x9c", b"\xe2\x80\x99": b"\xe2\x80\x98"}
+# the end of a quotation and what joins the next to it ("A" or, "A", "A" and): its closing mark
+_JOINED_TO_QUOTATION = re.compile(rb"(?:[\"']|\xe2\x80[\x9d\x99])[*_~]*(?:,[ \t]*(?:(?:or|nor|and)[ \t]*)?|[ \t]+(?:or|nor|and)[ \t]*)\Z")
+
+
+def _verb_item_negated(text: bytes, line_start: int, item: bytes) -> bool:
+    """Does the header over a list govern the quotation of an item that opens with a verb
+    (``## Don'ts`` over ``- run "A" today``: red team 116, F12, the header was read only over an
+    item that is a quotation)? ``item``: the item's lower-cased words before the quotation,
+    at most ``_CLAUSE_WORDS``, no clause break and no negation of their own among them (an
+    item that says it itself is read as its own clause); the header's words and the item's are
+    read as one clause (``Don't: forget to run "A"`` is to run it)."""
+    if _CLAUSE_BREAK.search(item) or _negation_words(item, 0, len(item)) or _PROHIBITION_WORD.search(item):
+        return False
+    words = _words_of_clause(item)
+    if not words or len(words) > _CLAUSE_WORDS:
+        return False
+    header = _header_words(text, line_start, proper=True)
+    return header is not None and _negation_among(header + words)
+
+
+def _infinitives_joined(words: list[bytes]) -> list[bytes]:
+    """``words`` with an infinitive that another joins by ``and`` cut, down to its ``to``:
+    ``does not want you to log in and run "A"`` is read as ``does not want you to run "A"``
+    (red team 116, F12: the negation stood more than six words back, and a stated negation ends
+    at ``and``). Only after a verb that takes such an infinitive (``_WANTS``) one or two words
+    before the ``to``, at most three words between it and the ``and``, and no past form after
+    the ``and`` (``did not want to wait and ran "A"`` states two facts)."""
+    if b"and" not in words or b"to" not in words:
+        return words
+    a = len(words) - 1 - words[::-1].index(b"and")
+    if a == len(words) - 1:
+        return words
+    after = words[a + 1]
+    if after.endswith(b"ed") or after in _PAST_FORMS:
+        return words
+    for t in range(a - 2, max(a - 5, 0), -1):
+        if words[t] == b"to" and (words[t - 1] in _WANTS or (t > 1 and words[t - 2] in _WANTS)):
+            return words[:t + 1] + words[a + 1:]
+    return words
+
+
+# the verbs whose infinitive a negation before them governs (:func:`_infinitives_joined`)
+_WANTS = frozenset(w + e for w in (b"want", b"ask", b"expect", b"need", b"allow", b"intend", b"permit", b"instruct",
+                                    b"authorize", b"authorise", b"request", b"wish", b"plan")
+                   for e in (b"", b"s", b"ed")) | frozenset((b"tell", b"tells", b"told", b"mean", b"means",
+                                                             b"meant", b"like", b"likes", b"planned"))
+# past forms that end in no "ed": the "and" before one states another fact
+_PAST_FORMS = frozenset((b"ran", b"did", b"went", b"made", b"took", b"got", b"saw", b"gave", b"wrote", b"began",
+                         b"kept", b"left", b"put", b"set", b"built", b"sent", b"found", b"told", b"came"))
+
+
+def _none_found_reaching(words: list[bytes]) -> bool:
+    """Does a report of none found (:func:`_reports_none`) whose "no" / "0" / "zero" stands
+    before the clause's last ``_CLAUSE_WORDS`` words, and whose word of finding among them,
+    govern the end of ``words`` (``No leaked secrets or keys found in "A"``: red team 116, F13,
+    the "no" was the seventh word back)?"""
+    tail = words[-_CLAUSE_WORDS - 5:]
+    last = len(tail) - 1
+    first = len(tail) - _CLAUSE_WORDS
+    for n in range(first):
+        if tail[n] in (b"no", b"0", b"zero") and any(w in _FINDINGS for w in tail[first:]) \
+                and _reports_none(tail, n, last):
+            return True
+    return False
+
+
+# the answers of :func:`_read_after`
+_AFTER_NOTHING, _AFTER_DENIED, _AFTER_OMITTED = 0, 1, 2
+# what ends the words after a quotation (:func:`_read_after`): a clause break, or a word that
+# joins another clause or item ("run "A" and the old one is forbidden")
+_AFTER_BREAK = re.compile(rb"[.!?;:,()\[\]\n\r\"`]|\xe2\x80[\x9c\x9d]|\b(?:but|so|if|when|whenever|unless|until|because|"
+                          rb"while|before|after|once|since|though|although|whether|which|that|who|and|or|nor|then)\b")
+# the report of none found a separator sets after a quotation ("Scanned "A": no secrets found")
+_REPORT_AFTER = re.compile(rb"[*_~]*[ \t]*(?:[:,]|[ \t]-|\xe2\x80[\x93\x94])[ \t]*([^.!?;\n\r]{1,80})")
+# the verbs that make the words after a quotation its predicate (:func:`_read_after`)
+_BE = frozenset((b"is", b"are", b"was", b"were", b"be", b"isn't", b"aren't", b"wasn't", b"weren't", b"remains",
+                 b"stays"))
+_AUXILIARIES = _BE | frozenset((b"must", b"should", b"shall", b"mustn't", b"shouldn't", b"shan't"))
+# a prohibition's state after a quotation ("Running "A" is forbidden")
+_PROHIBITED = frozenset((b"forbidden", b"prohibited", b"banned", b"disallowed", b"vetoed", b"off-limits",
+                         b"verboten", b"not-allowed"))
+# what a negated auxiliary goes on with to prohibit: a modal's ("must never be run"), a be's ("is
+# not to be used", "isn't allowed"). Not "can't", "may not", "will not": they state a fact as
+# often ("cannot be found", "may not be installed")
+_PROHIBITING = frozenset((b"be", b"to", b"allowed", b"permitted", b"ever"))
+_PROHIBITING_BE = frozenset((b"to", b"allowed", b"permitted"))
+# an omission after a quotation a negation before it undoes ("I refuse to let "A" be skipped")
+_OMITTED_AFTER = frozenset(w + b"ed" for w in (b"skipp", b"omitt", b"ignor", b"miss", b"dropp", b"disabl",
+                                               b"bypass", b"neglect", b"overlook")) | frozenset((b"forgotten",))
+
+
+def _read_after(text: bytes, at: int) -> int:
+    """What the words after the quotation whose words start at ``text[at]`` say of it, up to
+    the end of its clause (``_AFTER_BREAK``): ``_AFTER_DENIED`` for a prohibition whose subject
+    it is or stands in (a word of ``_PROHIBITED`` no negation denies, ``"A" is forbidden``, or
+    a negated auxiliary going on to prohibit, ``"A" must never be run``, ``"A" isn't
+    allowed``), within three words of it, or a report of none found a colon, comma or dash sets
+    after it (``Scanned "A": no secrets found``; red team 116, F12, F13); ``_AFTER_OMITTED`` for
+    an omission (``"A" be skipped``, ``"A" to be skipped``, ``"A" get skipped``: F11);
+    ``_AFTER_NOTHING`` else. Read only past the closing mark :func:`_opens_clause` finds."""
+    window = text[at:at + 256].lower()
+    m = re.search(rb"[\"'`]|\xe2\x80[\x9d\x99]", window)
+    if m is None:
+        return _AFTER_NOTHING
+    rest = window[m.end():m.end() + 120]
+    report = _REPORT_AFTER.match(rest)
+    if report is not None:
+        said = _words_of_clause(report.group(1))
+        for n in range(min(2, len(said))):
+            if said[n] in (b"no", b"0", b"zero") and n < len(said) - 1 and _reports_none(said, n, len(said) - 1):
+                return _AFTER_DENIED
+    cut = _AFTER_BREAK.search(rest)
+    words = _words_of_clause(rest[:cut.start()] if cut is not None else rest)[:8]
+    if not words:
+        return _AFTER_NOTHING
+    i = 1 if words[0] == b"to" and len(words) > 1 else 0
+    if words[i] in (b"be", b"get", b"go", b"being") and i + 1 < len(words) and words[i + 1] in _OMITTED_AFTER:
+        return _AFTER_OMITTED
+    aux = next((i for i in range(min(4, len(words))) if words[i].replace(b"\xe2\x80\x99", b"'") in _AUXILIARIES),
+               None)
+    if aux is None:
+        return _AFTER_NOTHING
+    verb = words[aux].replace(b"\xe2\x80\x99", b"'")
+    negated = verb.endswith(b"n't")
+    prohibiting = _PROHIBITING_BE if verb in _BE else _PROHIBITING
+    for word in words[aux + 1:aux + 5]:
+        if word in _PROHIBITED:
+            return _AFTER_NOTHING if negated else _AFTER_DENIED  # ("is not forbidden": allowed)
+        if word in (b"not", b"never", b"no"):
+            negated = True
+        elif negated:
+            return _AFTER_DENIED if word in prohibiting else _AFTER_NOTHING
+        elif word not in (b"now", b"still", b"strictly", b"absolutely", b"hereby", b"also", b"always"):
+            return _AFTER_NOTHING
+    return _AFTER_NOTHING
 
 
 def _emphatic_negation_before(window: bytes, breaks: list[re.Match[bytes]], k: int) -> bool:
@@ -10483,17 +10807,23 @@ def _emphatic_negation_before(window: bytes, breaks: list[re.Match[bytes]], k: i
     (a comma) opens, or two such: ``Never, ever run "A"``, ``Never, not even once, run "A"``,
     ``Do not, under no circumstances, run "A"``, ``You may not, and must not, run "A"`` (red
     team 116, F12: the comma ended the clause, and the negation with it)? A ``No,`` alone is
-    an answer (``No, run "A"``)."""
+    an answer (``No, run "A"``). A ``not even`` that opens such a segment sets off what follows
+    it as well (``Don't ever, not even in staging, run "A"``), and the word ``once`` goes on
+    it (``Never, not even once, run "A"``: red team 116, F12, ``once`` opened a clause)."""
     for _ in range(2):
         if breaks[k].group() != b",":
             return False
-        segment = window[breaks[k - 1].end() if k else 0:breaks[k].start()]
+        j = k - 1
+        while j >= 0 and breaks[j].group() == b"once":
+            j -= 1
+        segment = window[breaks[j].end() if j >= 0 else 0:breaks[k].start()]
         words = _words_of_clause(segment)
-        if not words or len(words) > _CLAUSE_WORDS or not _EMPHATIC.issuperset(words):
+        if not words or len(words) > _CLAUSE_WORDS or not (
+                _EMPHATIC.issuperset(words) or (words[0] in (b"not", b"never") and words[1:2] == [b"even"])):
             return False  # (a clause of its own: "if the tests don't pass, run "A"", "do not push, then")
         if words != [b"no"] and _negation_among(words):
             return True
-        k -= 1
+        k = j
         if k < 0:
             return False
     return False
