@@ -14,7 +14,13 @@ from test_grammar_v4 import _rewrite
 
 import provgate.gate as gate_module
 from provgate.facts import extract
-from provgate.gate import _NAMED_FIGURES, _NAMES_A_UNIT, _figures_by_name, _repaired_figures, _word_bounds
+from provgate.gate import (
+    _NAMED_FIGURES,
+    _NAMES_A_UNIT,
+    _figures_by_name,
+    _repaired_figures,
+    _word_bounds,
+)
 
 _DB = "db-01 has 12 GB, db-02 has 34 GB."
 _LIST = "- timeout: 30 s\n- retry: 5 min\n"
@@ -32,6 +38,8 @@ _SENT = "Timeout is 30 s. Retry after 5 min."
      "| name | size |\n|---|---|\n| gamma | 12 |\n| beta | 34 |\n| alpha | 56 |\n"),
     ("db-01 has 12 GB.\ndb-02 has 34 GB.\n", "db-02 has 34 GB.\ndb-01 has 12 GB.\n".replace("34", "X").replace(
         "12", "34").replace("X", "12")),  # rows moved and names kept, figures traded
+    # a figure is its fact: written another way and traded is traded
+    ("db-01 has 1,000 GB, db-02 has 2,000 GB.", "db-02 has 1000 GB, db-01 has 2000 GB."),
 ])
 def test_figures_re_paired_with_names_are_refused(before, after):
     found = find(_rewrite(before, after), "I2", evidence__change="traded_in_place")
@@ -58,6 +66,9 @@ def test_the_re_pairing_names_the_names_and_figures():
     # merged into one statement, or split from one
     ("db-01 has 12 GB. db-02 has 34 GB.", "db-01 has 12 GB and db-02 has 34 GB."),
     ("db-01 and db-02 have 12 GB and 34 GB.", "db-01 has 12 GB. db-02 has 34 GB."),
+    ("db-01 has 1,000 GB, db-02 has 2,000 GB.", "db-01 has 1000 GB, db-02 has 2000 GB."),
+    ("Reads take 12 ms on db-01, writes take 34 ms on db-02.", "On db-01 reads take 12 ms, on db-02 writes take 34 ms."),
+    ("The timeout is 30 s, after which we retry in 5 min.", "We retry 5 min after a timeout of 30 s."),
     # words that name nothing moved between the statements
     ("db-01 has the 12 GB, db-02 has a 34 GB disk.", "db-01 has a 12 GB, db-02 has the 34 GB disk."),
     # a unit of more figures than _NAMED_FIGURES names none (a line of measurements)
@@ -71,12 +82,13 @@ def _names(text: str) -> dict[bytes, set[bytes]]:
     data = text.encode()
     table = extract(data)  # (the scanner's rows, either path)
     rows = [r for r in range(len(table.kind)) if table.kind[r] == gate_module._KIND_NUMBER]
-    return _figures_by_name(table, rows, [table.value_bytes(r) for r in rows], _word_bounds(data))
+    return _figures_by_name(table, rows, _word_bounds(data))
 
 
 def test_each_figure_is_paired_with_the_names_of_its_own_unit():
     names = _names(_DB)
-    assert names[b"01"] == {b"12 gb"} and names[b"02"] == {b"34 gb"}
+    assert {unit for _, unit in names[b"01"]} == {b"gb"} and len(names[b"01"]) == len(names[b"02"]) == 1
+    assert names[b"01"] != names[b"02"]
     assert b"has" not in names  # (_NO_NAME)
     assert _repaired_figures(names, _names("db-02 has 12 GB, db-01 has 34 GB.")) is not None
     assert _repaired_figures(names, _names("db-02 has 34 GB, db-01 has 12 GB.")) is None

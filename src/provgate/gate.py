@@ -5396,11 +5396,9 @@ class _Check:
             else:
                 # no context kept a trade: the statements moved with it (red team 116, F06:
                 # "Timeout is 30 s. Retry after 5 min." -> "Retry after 30 s. Timeout is 5 min.")
-                self._check_figures_repaired(i, j, pre_rows, post_rows, pre_figures, post_figures)
+                self._check_figures_repaired(i, j, pre_rows, post_rows)
 
-    def _check_figures_repaired(self, i: int, j: int, pre_rows: list[int], post_rows: list[int],
-                                pre_figures: list[bytes] | None = None,
-                                post_figures: list[bytes] | None = None) -> None:
+    def _check_figures_repaired(self, i: int, j: int, pre_rows: list[int], post_rows: list[int]) -> None:
         """A block rewritten in place that keeps its figures (in order or not) keeps each with
         the names of its statement unit (a table row, a list item, a sentence or a clause, see
         ``_UNIT_BREAK``): where one name stood with figure ``f`` and not ``g`` in pre and with
@@ -5409,30 +5407,35 @@ class _Check:
         names swapped with the figures in order, or statements moved with the figures traded).
         A statement reordered whole, reworded (``db-01 has 12 GB`` -> ``12 GB are on db-01``),
         split or merged keeps every name's figures, or only gains or only loses some, and is
-        no trade. Names are words no figure holds, less ``_NO_NAME``'s; a unit of more than
-        ``_NAMED_FIGURES`` figures names none (``_figures_by_name``). One pass a side."""
+        no trade. Names are words no figure holds, less ``_NO_NAME``'s; a figure is its fact
+        (``1,000`` and ``1000`` one) with its unit; a unit of more than ``_NAMED_FIGURES``
+        figures names none (``_figures_by_name``). One pass a side."""
         pre_table, post_table = self.pre_facts[i].table, self.post_facts[j].table
-        if pre_figures is None:
-            pre_figures = [pre_table.value_bytes(r) for r in pre_rows]
-            post_figures = [post_table.value_bytes(r) for r in post_rows]
-        before = _figures_by_name(pre_table, pre_rows, pre_figures, self._word_bounds_of(0, i))
+        before = _figures_by_name(pre_table, pre_rows, self._word_bounds_of(0, i))
         if len(before) < 2:
             return  # (two names trade, or none)
-        after = _figures_by_name(post_table, post_rows, post_figures, self._word_bounds_of(1, j))
+        after = _figures_by_name(post_table, post_rows, self._word_bounds_of(1, j))
         found = _repaired_figures(before, after)
         if found is None:
             return
         name, lost, gained, other = found
-        b = self.edit.post[j]
         lowered = self._word_bounds_of(1, j)[3]
-        row = post_rows[0]
-        for r, figure in zip(post_rows, post_figures):
-            at = _unit_at(lowered, int(post_table.end[r]))
-            if (figure if at is None else figure + b" " + at) == gained:
-                row = r
-                break
+        shown = {}
+        for r in post_rows:  # (the rows of the two figures, to show them: only when refused)
+            label = _figure_label(post_table, r, lowered)
+            if label in (lost, gained) and label not in shown:
+                shown[label] = r
+        row = shown.get(gained, post_rows[0])
+
+        def show(x: bytes | tuple[bytes, bytes]) -> str:
+            if isinstance(x, bytes):
+                return x.decode("utf-8", "replace")
+            r = shown.get(x)
+            value = post_table.span(r).value if r is not None else "?"
+            return f"{value} {x[1].decode()}" if x[1] else value
+
+        b = self.edit.post[j]
         span = post_table.span(row)
-        show = (lambda x: x.decode("utf-8", "replace"))
         self.violate("I2", f"{self.edit.operator} re-paired the figures of block {b.id!r}: {show(name)!r} stood with "
                      f"{show(lost)!r} and now with {show(gained)!r}, {show(other)!r} the other way round: a lossless "
                      "operator keeps each figure with the names of its statement",
@@ -10805,10 +10808,16 @@ so if into onto over under after before about per each every all any some my our
 her we you they he she i me us them also now just only up down out off via vs""".split())
 
 
-def _figures_by_name(table: FactTable, rows: list[int], figures: list[bytes],
-                     bounds: tuple[np.ndarray, np.ndarray, np.ndarray, bytes]) -> dict[bytes, set[bytes]]:
+def _figure_label(table: FactTable, row: int, lowered: bytes) -> tuple[bytes, bytes]:
+    """A figure as :func:`_figures_by_name` pairs it: (its fact's fingerprint, the unit after
+    it or empty)."""
+    return table.fp_fact[row].tobytes(), _unit_at(lowered, int(table.end[row])) or b""
+
+
+def _figures_by_name(table: FactTable, rows: list[int],
+                     bounds: tuple[np.ndarray, np.ndarray, np.ndarray, bytes]) -> dict[bytes, set[tuple[bytes, bytes]]]:
     """Each name of ``table``'s text (a word no figure holds and not in ``_NO_NAME``) -> the
-    figures (``figures`` of ``rows``, each with its unit) that stand in a statement unit
+    figures (of ``rows``, each as :func:`_figure_label`) that stand in a statement unit
     (``_UNIT_BREAK``) with it. A unit of more than ``_NAMED_FIGURES`` figures names none, and
     only its first ``_NAMES_A_UNIT`` names are read: the pairs are at most ``_NAMES_A_UNIT *
     _NAMED_FIGURES`` a unit, linear in the text."""
@@ -10818,10 +10827,9 @@ def _figures_by_name(table: FactTable, rows: list[int], figures: list[bytes],
     breaks = np.fromiter((m.start() for m in _UNIT_BREAK.finditer(lowered)), dtype=np.int64)
     fig_starts, fig_ends = table.start[rows], table.end[rows]
     fig_unit = np.searchsorted(breaks, fig_starts, side="left").tolist()
-    by_unit: dict[int, list[bytes]] = {}
-    for unit, row, figure in zip(fig_unit, rows, figures):
-        at = _unit_at(lowered, int(table.end[row]))
-        by_unit.setdefault(unit, []).append(figure if at is None else figure + b" " + at)
+    by_unit: dict[int, list[tuple[bytes, bytes]]] = {}
+    for unit, row in zip(fig_unit, rows):
+        by_unit.setdefault(unit, []).append(_figure_label(table, row, lowered))
     by_unit = {u: f for u, f in by_unit.items() if len(f) <= _NAMED_FIGURES}
     if not by_unit:
         return {}
@@ -10831,7 +10839,7 @@ def _figures_by_name(table: FactTable, rows: list[int], figures: list[bytes],
     inside = (k >= 0) & (w_starts >= fig_starts[kk]) & (w_ends <= fig_ends[kk])
     w_unit = np.searchsorted(breaks, w_starts, side="left")
     keep = np.flatnonzero(~inside & np.isin(w_unit, np.fromiter(by_unit, dtype=np.int64)))
-    out: dict[bytes, set[bytes]] = {}
+    out: dict[bytes, set[tuple[bytes, bytes]]] = {}
     named: dict[int, int] = {}
     for a, b, unit in zip(w_starts[keep].tolist(), w_ends[keep].tolist(), w_unit[keep].tolist()):
         word = lowered[a:b]
@@ -10842,14 +10850,13 @@ def _figures_by_name(table: FactTable, rows: list[int], figures: list[bytes],
     return out
 
 
-def _repaired_figures(before: dict[bytes, set[bytes]],
-                      after: dict[bytes, set[bytes]]) -> tuple[bytes, bytes, bytes, bytes] | None:
+def _repaired_figures(before: dict[bytes, set[Any]], after: dict[bytes, set[Any]]) -> tuple[bytes, Any, Any, bytes] | None:
     """(name, figure it lost, figure it gained, the other name) where two names of both texts
     traded figures: one stood with ``f`` and not ``g`` before and with ``g`` and not ``f``
     after, and the other the other way round; or None. A name beside more than
     ``_NAMED_FIGURES`` figures on either side is not read (each name's lost x gained pairs
     stay bounded)."""
-    trades: dict[tuple[bytes, bytes], bytes] = {}
+    trades: dict[tuple[Any, Any], bytes] = {}
     for name, was in before.items():
         now = after.get(name)
         if now is None or now == was or len(was) > _NAMED_FIGURES or len(now) > _NAMED_FIGURES:
