@@ -38,6 +38,8 @@ _SENT = "Timeout is 30 s. Retry after 5 min."
      "| name | size |\n|---|---|\n| gamma | 12 |\n| beta | 34 |\n| alpha | 56 |\n"),
     ("db-01 has 12 GB.\ndb-02 has 34 GB.\n", "db-02 has 34 GB.\ndb-01 has 12 GB.\n".replace("34", "X").replace(
         "12", "34").replace("X", "12")),  # rows moved and names kept, figures traded
+    # a name in a clause of its own before its figure's (only commas between) is that clause's
+    ("db-01, 12 GB; db-02, 34 GB.", "db-02, 12 GB; db-01, 34 GB."),
     # a figure is its fact: written another way and traded is traded
     ("db-01 has 1,000 GB, db-02 has 2,000 GB.", "db-02 has 1000 GB, db-01 has 2000 GB."),
 ])
@@ -69,6 +71,11 @@ def test_the_re_pairing_names_the_names_and_figures():
     ("db-01 has 1,000 GB, db-02 has 2,000 GB.", "db-01 has 1000 GB, db-02 has 2000 GB."),
     ("Reads take 12 ms on db-01, writes take 34 ms on db-02.", "On db-01 reads take 12 ms, on db-02 writes take 34 ms."),
     ("The timeout is 30 s, after which we retry in 5 min.", "We retry 5 min after a timeout of 30 s."),
+    ("db-01, 12 GB; db-02, 34 GB.", "db-02, 34 GB; db-01, 12 GB."),
+    ("db-01, db-02: 12 GB, 34 GB.", "db-01 has 12 GB, db-02 has 34 GB."),
+    ("db-01 has 12 GB, db-02 has 34 GB.", "db-01, db-02: 12 GB, 34 GB."),
+    # a name clause is not joined past a unit of too many figures
+    ("db-01, 1 2 3 4 5 ms, 12 GB; db-02, 34 GB.", "db-01, 1 2 3 4 5 ms, 12 GB; db-02, 34 GB!"),
     # words that name nothing moved between the statements
     ("db-01 has the 12 GB, db-02 has a 34 GB disk.", "db-01 has a 12 GB, db-02 has the 34 GB disk."),
     # a unit of more figures than _NAMED_FIGURES names none (a line of measurements)
@@ -101,6 +108,9 @@ def test_a_unit_names_at_most_so_many_words_and_figures():
     many = "row " + ", ".join(f"{k} ms" for k in range(_NAMED_FIGURES + 1)) + "\n"
     many = many.replace(", ", " and ")
     assert _names(many) == {}
+    # (nor does a name clause before such a unit join the next one's)
+    assert b"01" not in _names("db-01, 1 ms 2 ms 3 ms 4 ms 5 ms, 12 GB\n")
+    assert b"01" in _names("db-01, 12 GB\n")
 
 
 def test_one_reading_a_side_a_rewritten_block(monkeypatch):

@@ -10818,18 +10818,21 @@ def _figures_by_name(table: FactTable, rows: list[int],
                      bounds: tuple[np.ndarray, np.ndarray, np.ndarray, bytes]) -> dict[bytes, set[tuple[bytes, bytes]]]:
     """Each name of ``table``'s text (a word no figure holds and not in ``_NO_NAME``) -> the
     figures (of ``rows``, each as :func:`_figure_label`) that stand in a statement unit
-    (``_UNIT_BREAK``) with it. A unit of more than ``_NAMED_FIGURES`` figures names none, and
+    (``_UNIT_BREAK``) with it; a clause with no figure before a comma is the next clause's
+    holding figures, only commas between. A unit of more than ``_NAMED_FIGURES`` figures names none, and
     only its first ``_NAMES_A_UNIT`` names are read: the pairs are at most ``_NAMES_A_UNIT *
     _NAMED_FIGURES`` a unit, linear in the text."""
     starts, ends, _, lowered = bounds
     if not rows:
         return {}
-    breaks = np.fromiter((m.start() for m in _UNIT_BREAK.finditer(lowered)), dtype=np.int64)
+    found = [(m.start(), m.group() == b",") for m in _UNIT_BREAK.finditer(lowered)]
+    breaks = np.array([at for at, _ in found], dtype=np.int64)
     fig_starts, fig_ends = table.start[rows], table.end[rows]
     fig_unit = np.searchsorted(breaks, fig_starts, side="left").tolist()
     by_unit: dict[int, list[tuple[bytes, bytes]]] = {}
     for unit, row in zip(fig_unit, rows):
         by_unit.setdefault(unit, []).append(_figure_label(table, row, lowered))
+    with_figures = np.fromiter(sorted(by_unit), dtype=np.int64)
     by_unit = {u: f for u, f in by_unit.items() if len(f) <= _NAMED_FIGURES}
     if not by_unit:
         return {}
@@ -10838,7 +10841,15 @@ def _figures_by_name(table: FactTable, rows: list[int],
     kk = np.maximum(k, 0)
     inside = (k >= 0) & (w_starts >= fig_starts[kk]) & (w_ends <= fig_ends[kk])
     w_unit = np.searchsorted(breaks, w_starts, side="left")
-    keep = np.flatnonzero(~inside & np.isin(w_unit, np.fromiter(by_unit, dtype=np.int64)))
+    # a clause of names and no figure before a comma is the next clause's that holds figures,
+    # if only commas stand between ("db-01, 12 GB; db-02, 34 GB": each name its own clause)
+    hard = np.zeros(breaks.size + 1, dtype=np.int64)
+    np.cumsum(np.fromiter((not soft for _, soft in found), dtype=np.int64, count=len(found)), out=hard[1:])
+    nxt = np.searchsorted(with_figures, w_unit, side="left")
+    nxt_unit = with_figures[np.minimum(nxt, with_figures.size - 1)]
+    joined = (nxt < with_figures.size) & (hard[np.minimum(nxt_unit, breaks.size)] == hard[w_unit])
+    w_unit = np.where(joined, nxt_unit, -1)
+    keep = np.flatnonzero(~inside & joined & np.isin(w_unit, np.fromiter(by_unit, dtype=np.int64)))
     out: dict[bytes, set[tuple[bytes, bytes]]] = {}
     named: dict[int, int] = {}
     for a, b, unit in zip(w_starts[keep].tolist(), w_ends[keep].tolist(), w_unit[keep].tolist()):
