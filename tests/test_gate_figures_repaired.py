@@ -40,6 +40,9 @@ _SENT = "Timeout is 30 s. Retry after 5 min."
         "12", "34").replace("X", "12")),  # rows moved and names kept, figures traded
     # a name in a clause of its own before its figure's (only commas between) is that clause's
     ("db-01, 12 GB; db-02, 34 GB.", "db-02, 12 GB; db-01, 34 GB."),
+    # a figure repeated (or a repeat dropped) beside the trade: the counts differ, the figures not
+    (_DB, "db-02 has 12 GB, db-01 has 34 GB; 12 GB is low."),
+    ("db-01 has 12 GB, db-02 has 34 GB. 12 GB is low.", "db-02 has 12 GB, db-01 has 34 GB. Low."),
     # a figure is its fact: written another way and traded is traded
     ("db-01 has 1,000 GB, db-02 has 2,000 GB.", "db-02 has 1000 GB, db-01 has 2000 GB."),
 ])
@@ -76,6 +79,8 @@ def test_the_re_pairing_names_the_names_and_figures():
     ("db-01 has 12 GB, db-02 has 34 GB.", "db-01, db-02: 12 GB, 34 GB."),
     # a name clause is not joined past a unit of too many figures
     ("db-01, 1 2 3 4 5 ms, 12 GB; db-02, 34 GB.", "db-01, 1 2 3 4 5 ms, 12 GB; db-02, 34 GB!"),
+    (_DB, "db-01 has 12 GB, db-02 has 34 GB; 12 GB is low."),
+    (_DB, "db-02 has 34 GB; 12 GB is on db-01, and 12 GB is low."),
     # words that name nothing moved between the statements
     ("db-01 has the 12 GB, db-02 has a 34 GB disk.", "db-01 has a 12 GB, db-02 has the 34 GB disk."),
     # a unit of more figures than _NAMED_FIGURES names none (a line of measurements)
