@@ -131,3 +131,14 @@ def test_one_reading_a_side_a_rewritten_block(monkeypatch):
     lie = before.replace("| host-0 |", "| host-X |").replace("| host-1 |", "| host-0 |").replace("| host-X |", "| host-1 |")
     find(_rewrite(before, lie), "I2", evidence__change="traded_in_place")
     assert len(calls) == 2
+
+
+def test_a_block_of_one_figure_is_not_read_for_names(monkeypatch):
+    # (two figures trade, or none: the next edit of a session rewords turns of one figure)
+    calls = []
+    real = gate_module._figures_by_name
+    monkeypatch.setattr(gate_module, "_figures_by_name", lambda *a: calls.append(1) or real(*a))
+    assert_accepted(_rewrite("db-01 has 12 GB.", "db-01 has 12 GB now."), "lossless")
+    assert calls == []
+    find(_rewrite(_DB, "db-02 has 12 GB, db-01 has 34 GB."), "I2", evidence__change="traded_in_place")
+    assert len(calls) == 2

@@ -5416,6 +5416,8 @@ class _Check:
         no trade. Names are words no figure holds, less ``_NO_NAME``'s; a figure is its fact
         (``1,000`` and ``1000`` one) with its unit; a unit of more than ``_NAMED_FIGURES``
         figures names none (``_figures_by_name``). One pass a side."""
+        if len(pre_rows) < 2 or len(post_rows) < 2:
+            return  # (two figures trade, or none: most rewritten turns hold one or none)
         pre_table, post_table = self.pre_facts[i].table, self.post_facts[j].table
         before = _figures_by_name(pre_table, pre_rows, self._word_bounds_of(0, i))
         if len(before) < 2:
