@@ -5376,15 +5376,24 @@ class _Check:
             pre_table, post_table = self.pre_facts[i].table, self.post_facts[j].table
             pre_at = np.flatnonzero(pre_table.kind == _KIND_NUMBER)
             post_at = np.flatnonzero(post_table.kind == _KIND_NUMBER)
-            if pre_at.size != post_at.size or not pre_at.size:
+            if not pre_at.size or not post_at.size:
                 continue
             # (compared as fingerprints, in arrays: a rewritten tool output holds hundreds)
             pre_fp, post_fp = pre_table.fp_fact[pre_at], post_table.fp_fact[post_at]
             pre_rows, post_rows = pre_at.tolist(), post_at.tolist()
+            if pre_at.size != post_at.size:
+                # a figure repeated or one repeat dropped, the same figures else: names traded
+                # are read still (red team 116, F06: "…; 12 GB is low." added hid the swap)
+                if np.array_equal(np.unique(pre_fp, axis=0), np.unique(post_fp, axis=0)):
+                    self._check_figures_repaired(i, j, pre_rows, post_rows)
+                continue
             if np.array_equal(pre_fp, post_fp):
                 # kept in order: and their units (red team 115, F07: "Wait 30 seconds" -> "Wait
                 # 30 minutes" kept every fact)
                 self._check_units_kept(i, j, pre_rows, post_rows)
+                # and their names (red team 116, F06: "db-01 has 12 GB, db-02 has 34 GB" ->
+                # "db-02 has 12 GB, db-01 has 34 GB" swapped the names, not the figures)
+                self._check_figures_repaired(i, j, pre_rows, post_rows)
                 continue
             if not np.array_equal(pre_fp[np.lexsort(pre_fp.T[::-1])], post_fp[np.lexsort(post_fp.T[::-1])]):
                 continue  # (figures changed, which the other rules ask)
@@ -5404,6 +5413,57 @@ class _Check:
                              evidence={"span": [span.start, span.end], "text": span.text, "change": "traded_in_place",
                                        "now": sorted(f.decode("utf-8", "replace") for f in now[0].elements())})
                 break
+            else:
+                # no context kept a trade: the statements moved with it (red team 116, F06:
+                # "Timeout is 30 s. Retry after 5 min." -> "Retry after 30 s. Timeout is 5 min.")
+                self._check_figures_repaired(i, j, pre_rows, post_rows)
+
+    def _check_figures_repaired(self, i: int, j: int, pre_rows: list[int], post_rows: list[int]) -> None:
+        """A block rewritten in place that keeps its figures (in order or not) keeps each with
+        the names of its statement unit (a table row, a list item, a sentence or a clause, see
+        ``_UNIT_BREAK``): where one name stood with figure ``f`` and not ``g`` in pre and with
+        ``g`` and not ``f`` in post, and another name the other way round, the two traded
+        figures, though every figure and every context word was kept (red team 116, F06:
+        names swapped with the figures in order, or statements moved with the figures traded).
+        A statement reordered whole, reworded (``db-01 has 12 GB`` -> ``12 GB are on db-01``),
+        split or merged keeps every name's figures, or only gains or only loses some, and is
+        no trade. Names are words no figure holds, less ``_NO_NAME``'s; a figure is its fact
+        (``1,000`` and ``1000`` one) with its unit; a unit of more than ``_NAMED_FIGURES``
+        figures names none (``_figures_by_name``). One pass a side."""
+        if len(pre_rows) < 2 or len(post_rows) < 2:
+            return  # (two figures trade, or none: most rewritten turns hold one or none)
+        pre_table, post_table = self.pre_facts[i].table, self.post_facts[j].table
+        before = _figures_by_name(pre_table, pre_rows, self._word_bounds_of(0, i))
+        if len(before) < 2:
+            return  # (two names trade, or none)
+        after = _figures_by_name(post_table, post_rows, self._word_bounds_of(1, j))
+        found = _repaired_figures(before, after)
+        if found is None:
+            return
+        name, lost, gained, other = found
+        lowered = self._word_bounds_of(1, j)[3]
+        shown = {}
+        for r in post_rows:  # (the rows of the two figures, to show them: only when refused)
+            label = _figure_label(post_table, r, lowered)
+            if label in (lost, gained) and label not in shown:
+                shown[label] = r
+        row = shown.get(gained, post_rows[0])
+
+        def show(x: bytes | tuple[bytes, bytes]) -> str:
+            if isinstance(x, bytes):
+                return x.decode("utf-8", "replace")
+            r = shown.get(x)
+            value = post_table.span(r).value if r is not None else "?"
+            return f"{value} {x[1].decode()}" if x[1] else value
+
+        b = self.edit.post[j]
+        span = post_table.span(row)
+        self.violate("I2", f"{self.edit.operator} re-paired the figures of block {b.id!r}: {show(name)!r} stood with "
+                     f"{show(lost)!r} and now with {show(gained)!r}, {show(other)!r} the other way round: a lossless "
+                     "operator keeps each figure with the names of its statement",
+                     block=b.id, handle=(b.handles or (None,))[0], key=span.key, value=span.value,
+                     evidence={"span": [span.start, span.end], "text": span.text, "change": "traded_in_place",
+                               "names": sorted([show(name), show(other)]), "figures": sorted([show(lost), show(gained)])})
 
     def _check_units_kept(self, i: int, j: int, pre_rows: list[int], post_rows: list[int]) -> None:
         """Each figure a block rewritten in place keeps in order keeps the unit after it: a unit
@@ -11094,6 +11154,96 @@ def _figures_by_context(table: FactTable, rows: list[int], figures: list[bytes],
             found[0][figure] += 1
     return out
 
+
+
+# Where a statement unit ends, for the figures re-paired with names (Gate._check_figures_repaired):
+# a line break (a table row, a list item), a sentence's end, a semicolon, or a comma before a
+# blank ("db-01 has 12 GB, db-02 has 34 GB": two clauses; "1,000" and "1.5" stay one figure)
+_UNIT_BREAK = re.compile(rb"\n|[.;!?](?=\s|$)|,(?=\s)")
+# a unit holding more figures than this names none of them (a line of measurements pairs every
+# word with every figure: the pairs stay linear in the text)
+_NAMED_FIGURES = 4
+# the first this many name words of a unit are its names (a long sentence beside one figure)
+_NAMES_A_UNIT = 16
+# the words that name nothing: a rewording moves them between statements freely
+_NO_NAME = frozenset(b"""a an the is are was were be been being has have had do does did of to in
+on at by for from with and or but not no as it its this that these those there here than then
+so if into onto over under after before about per each every all any some my our your their his
+her we you they he she i me us them also now just only up down out off via vs""".split())
+
+
+def _figure_label(table: FactTable, row: int, lowered: bytes) -> tuple[bytes, bytes]:
+    """A figure as :func:`_figures_by_name` pairs it: (its fact's fingerprint, the unit after
+    it or empty)."""
+    return table.fp_fact[row].tobytes(), _unit_at(lowered, int(table.end[row])) or b""
+
+
+def _figures_by_name(table: FactTable, rows: list[int],
+                     bounds: tuple[np.ndarray, np.ndarray, np.ndarray, bytes]) -> dict[bytes, set[tuple[bytes, bytes]]]:
+    """Each name of ``table``'s text (a word no figure holds and not in ``_NO_NAME``) -> the
+    figures (of ``rows``, each as :func:`_figure_label`) that stand in a statement unit
+    (``_UNIT_BREAK``) with it; a clause with no figure before a comma is the next clause's
+    holding figures, only commas between. A unit of more than ``_NAMED_FIGURES`` figures names none, and
+    only its first ``_NAMES_A_UNIT`` names are read: the pairs are at most ``_NAMES_A_UNIT *
+    _NAMED_FIGURES`` a unit, linear in the text."""
+    starts, ends, _, lowered = bounds
+    if not rows:
+        return {}
+    found = [(m.start(), m.group() == b",") for m in _UNIT_BREAK.finditer(lowered)]
+    breaks = np.array([at for at, _ in found], dtype=np.int64)
+    fig_starts, fig_ends = table.start[rows], table.end[rows]
+    fig_unit = np.searchsorted(breaks, fig_starts, side="left").tolist()
+    by_unit: dict[int, list[tuple[bytes, bytes]]] = {}
+    for unit, row in zip(fig_unit, rows):
+        by_unit.setdefault(unit, []).append(_figure_label(table, row, lowered))
+    with_figures = np.fromiter(sorted(by_unit), dtype=np.int64)
+    by_unit = {u: f for u, f in by_unit.items() if len(f) <= _NAMED_FIGURES}
+    if not by_unit:
+        return {}
+    w_starts, w_ends = starts[1:-1], ends[1:-1]  # (not the blank words either end)
+    k = np.searchsorted(fig_starts, w_starts, side="right") - 1
+    kk = np.maximum(k, 0)
+    inside = (k >= 0) & (w_starts >= fig_starts[kk]) & (w_ends <= fig_ends[kk])
+    w_unit = np.searchsorted(breaks, w_starts, side="left")
+    # a clause of names and no figure before a comma is the next clause's that holds figures,
+    # if only commas stand between ("db-01, 12 GB; db-02, 34 GB": each name its own clause)
+    hard = np.zeros(breaks.size + 1, dtype=np.int64)
+    np.cumsum(np.fromiter((not soft for _, soft in found), dtype=np.int64, count=len(found)), out=hard[1:])
+    nxt = np.searchsorted(with_figures, w_unit, side="left")
+    nxt_unit = with_figures[np.minimum(nxt, with_figures.size - 1)]
+    joined = (nxt < with_figures.size) & (hard[np.minimum(nxt_unit, breaks.size)] == hard[w_unit])
+    w_unit = np.where(joined, nxt_unit, -1)
+    keep = np.flatnonzero(~inside & joined & np.isin(w_unit, np.fromiter(by_unit, dtype=np.int64)))
+    out: dict[bytes, set[tuple[bytes, bytes]]] = {}
+    named: dict[int, int] = {}
+    for a, b, unit in zip(w_starts[keep].tolist(), w_ends[keep].tolist(), w_unit[keep].tolist()):
+        word = lowered[a:b]
+        if word in _NO_NAME or named.get(unit, 0) >= _NAMES_A_UNIT:
+            continue
+        named[unit] = named.get(unit, 0) + 1
+        out.setdefault(word, set()).update(by_unit[unit])
+    return out
+
+
+def _repaired_figures(before: dict[bytes, set[Any]], after: dict[bytes, set[Any]]) -> tuple[bytes, Any, Any, bytes] | None:
+    """(name, figure it lost, figure it gained, the other name) where two names of both texts
+    traded figures: one stood with ``f`` and not ``g`` before and with ``g`` and not ``f``
+    after, and the other the other way round; or None. A name beside more than
+    ``_NAMED_FIGURES`` figures on either side is not read (each name's lost x gained pairs
+    stay bounded)."""
+    trades: dict[tuple[Any, Any], bytes] = {}
+    for name, was in before.items():
+        now = after.get(name)
+        if now is None or now == was or len(was) > _NAMED_FIGURES or len(now) > _NAMED_FIGURES:
+            continue
+        lost, gained = was - now, now - was
+        for f in lost:
+            for g in gained:
+                other = trades.get((g, f))
+                if other is not None:
+                    return name, f, g, other
+                trades[(f, g)] = name
+    return None
 
 # a pip requirement with extras (PEP 508): a name, [extras] right after it (a blank between is
 # PEP 508 too, but "the list [1, 2] >= 3" is no requirement), a comparison, a version
