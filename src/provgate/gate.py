@@ -11422,7 +11422,10 @@ def _unit_at(text: bytes, end: int) -> bytes | None:
 # what a terminal or a browser shows of its text: colour codes and markup tags are not seen
 # (a tag stands between words as a blank would: "<td>30</td><td>seconds</td>"), and a no-break
 # space's entity is a blank ("30&nbsp;minutes")
-_MARKUP = re.compile(rb"\x1b\[[0-?]*[ -/]*[@-~]|<[A-Za-z/!][^<>\n]{0,200}>|&(?:nbsp|#160|#[xX][aA]0);")
+# (three patterns, each led by its literal byte, which the engine searches for: one alternation
+# of the three was tried at every byte, 0.2 ms on the rewrite benchmark's blocks)
+_MARKUP_TAG = re.compile(rb"<[A-Za-z/!][^<>\n]{0,200}>")
+_NBSP_ENTITY = re.compile(rb"&(?:nbsp|#160|#[xX][aA]0);")
 
 
 def _as_read(text: bytes) -> bytes:
@@ -11431,9 +11434,13 @@ def _as_read(text: bytes) -> bytes:
     wraps it (``<b>30</b> seconds``): read as written, the figure was glued to the code's ``m``
     or the tag's ``>`` and had no unit, so a summary or rewrite changing it passed (red team
     117, F21). The same text object when it holds neither."""
-    if b"\x1b" not in text and b"<" not in text and b"&" not in text:
-        return text
-    return _MARKUP.sub(lambda m: b"" if m.group()[:1] == b"\x1b" else b" ", text)
+    if b"\x1b" in text:
+        text = _ANSI_SEQUENCE.sub(b"", text)
+    if b"<" in text:
+        text = _MARKUP_TAG.sub(b" ", text)
+    if b"&" in text:
+        text = _NBSP_ENTITY.sub(b" ", text)
+    return text
 
 
 _FIGURE_BYTES = frozenset(b"0123456789.,")
