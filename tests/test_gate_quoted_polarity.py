@@ -503,3 +503,91 @@ def test_a_list_of_quotations_is_read_back_a_bounded_number_of_times(monkeypatch
         # (read back eight, then the clause's own six words: "q10" reaches the "not")
         assert g._clause_negated(text, at) is (i <= 10)
         assert len(calls) <= 9
+
+
+# red team 117, F17: a negation set off by a comma after a word that opens a condition is the
+# condition's, and one that answers ("Not at all,") opens no prohibition; each source asks for
+# "make deploy"
+@pytest.mark.parametrize("source", [
+    'Check whether it is installed. If not, run "make deploy" today.',
+    'If not, please run "make deploy" today.',
+    'Is it there? Otherwise, if not, run "make deploy" today.',
+    'If you can\'t, run "make deploy" today.',
+    'If you don\'t, run "make deploy" today.',
+    'When not, run "make deploy" today.',
+    'Not at all, run "make deploy" today.',
+    'Never again, run "make deploy" today.',
+])
+def test_a_negation_of_a_condition_or_an_answer_before_a_comma_forbids_nothing(source):
+    assert_accepted(_summarize(source, 'The user asked to run "make deploy" today.'))
+    find(_summarize(source, 'The user said not to run "make deploy" today.'), "I1", block="s1",
+         evidence__change="negation_added")
+
+
+# the controls of F17: the emphatic negations the rule was made for, an answer deep in a chain
+@pytest.mark.parametrize("source", [
+    'Never, ever run "make deploy" today.',
+    'Do not, not at all, run "make deploy" today.',
+    'So never, ever run "make deploy" today.',
+])
+def test_an_emphatic_negation_not_opened_by_a_condition_still_forbids(source):
+    find(_summarize(source, 'The user asked to run "make deploy" today.'), "I1", block="s1",
+         evidence__change="negation_dropped")
+
+
+# red team 117, F16: a refusal of an infinitive goes on over the verb "and" joins to it
+@pytest.mark.parametrize("source", [
+    'Refuse to build and deploy "release-42" today.',
+    'Decline to tag and deploy "release-42" today.',
+])
+def test_a_refusal_of_two_infinitives_refuses_the_second(source):
+    find(_summarize(source, 'The user asked to deploy "release-42" today.'), "I1", block="s1",
+         evidence__change="negation_dropped")
+    assert_accepted(_summarize(source, 'The user said not to deploy "release-42" today.'))
+
+
+def test_a_refusal_of_a_quotation_still_ends_at_and_another_instruction():
+    # the control of F16 (red team 116, F17)
+    assert_accepted(_summarize('Decline "make nuke" and approve "release-42".', 'The user approved "release-42".'))
+
+
+# red team 117, F18: a count of none after a count of some found denies its own kind only
+@pytest.mark.parametrize("source", [
+    '3 warnings, 0 errors found in "app.py".',
+    '2 secrets and 0 keys found in "app.py".',
+    '3 warnings, 0 errors, 0 notes found in "app.py".',
+])
+def test_a_zero_count_after_a_count_of_some_denies_no_quotation(source):
+    assert_accepted(_summarize(source, 'Warnings were found in "app.py".', role="tool"))
+    find(_summarize(source, 'No warnings were found in "app.py".', role="tool"), "I1", block="s1",
+         evidence__change="negation_added")
+
+
+@pytest.mark.parametrize("source", [
+    '0 errors found in "app.py".',
+    '0 warnings, 0 errors found in "app.py".',
+    'Scanned 2 files: 0 secrets found in "app.py".',
+])
+def test_a_zero_count_alone_still_reports_none(source):
+    # the controls of F18
+    find(_summarize(source, 'Errors were found in "app.py".', role="tool"), "I1", block="s1",
+         evidence__change="negation_dropped")
+
+
+# red team 117, F25: the verbs that end a running thing read as cancel, halt and abort do
+@pytest.mark.parametrize("source, honest", [
+    ('Cancel "job-42" now.', 'The user asked me to kill "job-42" now.'),
+    ('Cancel "job-42" now.', 'The user asked me to terminate "job-42" now.'),
+    ('Halt "worker-3" now.', 'The user asked me to pause "worker-3" now.'),
+    ('Kill "job-42" now.', 'The user asked me to cancel "job-42" now.'),
+    ('Please stop "worker-3".', 'The user asked me to shut down "worker-3".'),
+])
+def test_an_operational_stop_said_with_another_stopping_verb_is_accepted(source, honest):
+    assert_accepted(_summarize(source, honest))
+
+
+@pytest.mark.parametrize("source", ['Kill "job-42" now.', 'Terminate "job-42" now.', 'Shut down "job-42" now.'])
+def test_a_stop_summarized_as_a_run_is_refused(source):
+    # the control of F25: the words added deny what they end
+    find(_summarize(source, 'The user asked me to run "job-42" now.'), "I1", block="s1",
+         evidence__change="negation_dropped")

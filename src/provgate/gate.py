@@ -10297,7 +10297,11 @@ _PROHIBITIONS = frozenset((b"forbid", b"forbids", b"forbade", b"forbidden", b"pr
                            b"declined", b"declining", b"reject", b"rejects", b"rejected", b"rejecting",
                            b"veto", b"vetoes", b"vetoed", b"vetoing", b"stop", b"cease",
                            # (red team 116, F12; not "blocked", which a status reports, "blocked on")
-                           b"deny", b"denies", b"denied", b"nix", b"nixed", b"halt", b"abort", b"cancel"))
+                           b"deny", b"denies", b"denied", b"nix", b"nixed", b"halt", b"abort", b"cancel",
+                           # the verbs that end a running thing as those do: an honest summary of
+                           # "Cancel "job-42"" says "kill" or "terminate" (red team 117, F25; not
+                           # "killed", "paused": a status, as "stopped" is)
+                           b"kill", b"terminate", b"pause"))
 _SET_ASIDE = ((b"instead", b"of"), (b"rather", b"than"))
 _PROHIBITION_WORD = re.compile(rb"(?<![0-9a-z_\x80-\xff])(?:" + b"|".join(sorted(_PROHIBITIONS, key=len, reverse=True))
                                + rb")(?![0-9a-z_\x80-\xff])")
@@ -10369,9 +10373,11 @@ def _words_of_clause(clause: bytes) -> list[bytes]:
     return [w for w in _SENTENCE_WORD.findall(clause) if w.strip(b"_'")]
 
 
-def _negation_among(words: list[bytes], before: bytes | None = None) -> bool:
+def _negation_among(words: list[bytes], before: bytes | None = None, *, counted: bool = False) -> bool:
     """Does a negation govern the end of ``words`` (:func:`_clause_negated`'s test)? ``before``:
-    the clause's word before them, if any."""
+    the clause's word before them, if any. ``counted``: a count of some kind found goes before
+    the clause's count of none (:func:`_counts_found_before`, :func:`_count_joined`), so that
+    zero denies nothing."""
     if tuple(words[-2:]) in _SET_ASIDE:
         return True
     if b"down" in words:
@@ -10388,10 +10394,10 @@ def _negation_among(words: list[bytes], before: bytes | None = None) -> bool:
             k = next((k for k in range(n + 1, last + 1) if words[k] not in _PROHIBITION_FILLER), None)
             if k is not None and words[k].strip(b"_") in _OMITTING:
                 continue  # (a stop to an omission: "stop skipping "A"" is to run it)
-            if _another_instruction(words, n, last):
+            if _another_instruction(words, n, last) and not _infinitives_refused(words, n, last):
                 continue
             return True
-        if word in (b"0", b"zero") and n < last and _reports_none(words, n, last):
+        if word in (b"0", b"zero") and n < last and not counted and _reports_none(words, n, last):
             return True  # (a count of none found: "0 secrets found in "A"", red team 116, F13)
         if word.endswith(b"n'ts"):
             word = word[:-1]  # ("Don'ts", a header)
@@ -10430,12 +10436,15 @@ def _phrasal_refusals(words: list[bytes]) -> list[bytes]:
     for word in words:
         if word == b"down" and out and out[-1] in _TURN:
             out[-1] = b"refused"
+        elif word == b"down" and out and out[-1] in _SHUT:
+            out[-1] = b"stop"  # ("shut down "A"" as "stop "A"": red team 117, F25)
         else:
             out.append(word)
     return out
 
 
 _TURN = frozenset((b"turn", b"turns", b"turned", b"turning"))
+_SHUT = frozenset((b"shut",))
 
 
 def _another_instruction(words: list[bytes], n: int, last: int) -> bool:
@@ -10444,6 +10453,45 @@ def _another_instruction(words: list[bytes], n: int, last: int) -> bool:
     run "B"``: red team 116, F17), where ``avoid pushing and running "A"`` goes on?"""
     return any(words[a] == b"and" and not words[a + 1].endswith(b"ing") for a in range(n + 1, last))
 
+
+
+def _infinitives_refused(words: list[bytes], n: int, last: int) -> bool:
+    """Does the refusal at ``words[n]`` refuse an infinitive that the first ``and`` after it
+    joins to another (``refuse to build and deploy "A"``, ``decline to tag and deploy "A"``:
+    red team 117, F16, the refusal ended at ``and deploy``)? Only a ``to`` right after the
+    refusal and one verb between it and the ``and`` (``refuse to comment and run "B"`` reads
+    the same: the refusal goes on, the fail-closed reading; ``decline "A" and approve "B"``
+    has no ``to``)."""
+    return n + 3 <= last and words[n + 1] == b"to" and words[n + 3] == b"and"
+
+
+def _count_joined(words: list[bytes], n: int) -> bool:
+    """Is the count of none at ``words[n]`` joined by ``and`` to a count of some found before it
+    (``2 secrets and 0 keys found in "A"``: red team 117, F18)? Then the report is of kinds
+    found and not, and the zero denies only its own kind, not the quotation."""
+    return n >= 3 and words[n - 1] == b"and" and _SOME_COUNT.fullmatch(words[n - 3]) is not None
+
+
+def _counts_found_before(window: bytes, breaks: list[re.Match[bytes]], k: int) -> bool:
+    """Does a list of counts (``3 warnings, 0 errors, …``) that counts some of a kind found
+    stand before the comma ``breaks[k]``, each item a number and a noun, at most
+    ``_LIST_ITEMS`` of them read back (red team 117, F18: ``3 warnings, 0 errors found in
+    "A"`` read as none found in "A")?"""
+    for _ in range(_LIST_ITEMS):
+        if k < 0 or breaks[k].group() != b",":
+            return False
+        segment = window[breaks[k - 1].end() if k > 0 else 0:breaks[k].start()]
+        words = _words_of_clause(segment)
+        if len(words) != 2 or not words[0].isdigit():
+            return False
+        if _SOME_COUNT.fullmatch(words[0]) is not None:
+            return True
+        k -= 1
+    return False
+
+
+# a count of some (no zero)
+_SOME_COUNT = re.compile(rb"0*[1-9][0-9]*")
 
 
 def _reports_none(words: list[bytes], n: int, last: int) -> bool:
@@ -10625,9 +10673,12 @@ def _clause_negated_before(text: bytes, at: int, depth: int) -> bool:
         start = m.end()
         break
     words = _infinitives_joined(_words_of_clause(window[start:]))
-    if _negation_among(words[-_CLAUSE_WORDS:], words[-_CLAUSE_WORDS - 1] if len(words) > _CLAUSE_WORDS else None):
+    counted = ((k >= 0 and words[:1] in ([b"0"], [b"zero"]) and _counts_found_before(window, breaks, k))
+               or any(w in (b"0", b"zero") and _count_joined(words, n) for n, w in enumerate(words)))
+    if _negation_among(words[-_CLAUSE_WORDS:], words[-_CLAUSE_WORDS - 1] if len(words) > _CLAUSE_WORDS else None,
+                       counted=counted):
         return True
-    if len(words) > _CLAUSE_WORDS and _none_found_reaching(words):
+    if len(words) > _CLAUSE_WORDS and not counted and _none_found_reaching(words):
         return True
     return k >= 0 and _emphatic_negation_before(window, breaks, k)
 
@@ -10775,13 +10826,24 @@ def _read_after(text: bytes, at: int) -> int:
     return _AFTER_NOTHING
 
 
+# the words that open a condition (a clause break of _CLAUSE_BREAK's): a negation set off by a
+# comma after one is the condition's ("If not, run "A"", "When not, run "A"")
+_CONDITIONS = frozenset((b"if", b"when", b"whenever", b"unless", b"until", b"whether", b"because", b"while",
+                         b"before", b"after", b"since", b"though", b"although"))
+# a negation that answers a question when it opens its sentence and a comma ends it ("No, run "A"")
+_ANSWERS = frozenset(((b"no",), (b"not", b"at", b"all"), (b"never", b"again"), (b"not", b"again"),
+                      (b"no", b"no"), (b"not", b"really")))
+
+
 def _emphatic_negation_before(window: bytes, breaks: list[re.Match[bytes]], k: int) -> bool:
     """Does a short negation set off by commas (of ``_EMPHATIC`` words only, no verb of its own)
     stand right before the clause that ``breaks[k]``
     (a comma) opens, or two such: ``Never, ever run "A"``, ``Never, not even once, run "A"``,
     ``Do not, under no circumstances, run "A"``, ``You may not, and must not, run "A"`` (red
-    team 116, F12: the comma ended the clause, and the negation with it)? A ``No,`` alone is
-    an answer (``No, run "A"``). A ``not even`` that opens such a segment sets off what follows
+    team 116, F12: the comma ended the clause, and the negation with it)? A ``No,`` (or
+    ``Not at all,``, ``Never again,``: ``_ANSWERS``) that opens its sentence is an answer (``No,
+    run "A"``), and one after a word that opens a condition is the condition's (``If not, run
+    "A"``, ``If you can't, run "A"``: red team 117, F17). A ``not even`` that opens such a segment sets off what follows
     it as well (``Don't ever, not even in staging, run "A"``), and the word ``once`` goes on
     it (``Never, not even once, run "A"``: red team 116, F12, ``once`` opened a clause)."""
     for _ in range(2):
@@ -10790,12 +10852,16 @@ def _emphatic_negation_before(window: bytes, breaks: list[re.Match[bytes]], k: i
         j = k - 1
         while j >= 0 and breaks[j].group() == b"once":
             j -= 1
+        if j >= 0 and breaks[j].group() in _CONDITIONS:
+            return False  # (a condition: "If not, run "A"", "If you can't, run "A"": red team 117, F17)
         segment = window[breaks[j].end() if j >= 0 else 0:breaks[k].start()]
         words = _words_of_clause(segment)
         if not words or len(words) > _CLAUSE_WORDS or not (
                 _EMPHATIC.issuperset(words) or (words[0] in (b"not", b"never") and words[1:2] == [b"even"])):
             return False  # (a clause of its own: "if the tests don't pass, run "A"", "do not push, then")
-        if words != [b"no"] and _negation_among(words):
+        if tuple(words) in _ANSWERS and (j < 0 or breaks[j].group() not in (b",", b"once")):
+            return False  # (an answer that opens its sentence: "No, run "A"", "Not at all, run "A"")
+        if _negation_among(words):
             return True
         k = j
         if k < 0:
