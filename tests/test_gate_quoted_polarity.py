@@ -591,3 +591,61 @@ def test_a_stop_summarized_as_a_run_is_refused(source):
     # the control of F25: the words added deny what they end
     find(_summarize(source, 'The user asked me to run "job-42" now.'), "I1", block="s1",
          evidence__change="negation_dropped")
+
+
+# red team 117, F01: "not to" before an omission asks for the thing, as "do not skip" does
+@pytest.mark.parametrize("source", [
+    'Make sure not to skip "make deploy" today.',
+    'Remember not to forget "make deploy" today.',
+    'Be careful not to omit "make deploy" today.',
+])
+def test_not_to_before_an_omission_asks_for_the_quotation(source):
+    assert_accepted(_summarize(source, 'The user asked to run "make deploy" today.'))
+    find(_summarize(source, 'The user said not to run "make deploy" today.'), "I1", block="s1",
+         evidence__change="negation_added")
+
+
+def test_a_prohibition_summarized_as_not_to_skip_is_refused():
+    find(_summarize('Do not run "make deploy" today.', 'The user said not to skip "make deploy" today.'), "I1",
+         block="s1", evidence__change="negation_dropped")
+
+
+def test_not_to_before_another_verb_still_forbids():
+    # the control of F01
+    find(_summarize('Make sure not to run "make deploy" today.', 'The user asked to run "make deploy" today.'),
+         "I1", block="s1", evidence__change="negation_dropped")
+
+
+# red team 117, F02 and F05: a colon that introduces the quotation, an example's "e.g.", and the
+# asides that stress a negation set off by commas; each source forbids "make deploy"
+@pytest.mark.parametrize("source", [
+    'Do not run: "make deploy" today.',
+    'Do not run the following command: "make deploy" today.',
+    'Never execute this command: "make deploy" today.',
+    'Avoid: "make deploy" today.',
+    'Do not run deploy commands (e.g. "make deploy") today.',
+    'Do not run deploy commands, e.g. "make deploy", today.',
+    'Do not, please, run "make deploy" today.',
+    'Do not, for any reason, run "make deploy" today.',
+    'Do not, and I mean do not, run "make deploy" today.',
+    'Do not, I repeat, run "make deploy" today.',
+    'Please do NOT, under ANY circumstances, run "make deploy" today.',
+    'Do not, even if the tests pass, run "make deploy" today.',
+])
+def test_a_prohibition_before_a_colon_an_example_or_an_aside_denies_its_quotation(source):
+    find(_summarize(source, 'The user asked to run "make deploy" today.'), "I1", block="s1",
+         evidence__change="negation_dropped")
+    assert_accepted(_summarize(source, 'The user said not to run "make deploy" today.'))
+
+
+# the honest controls of F02 and F05: each source asks for "make deploy"
+@pytest.mark.parametrize("source", [
+    'Run the following command: "make deploy" today.',
+    'Run the deploy commands (e.g. "make deploy") today.',
+    'Note: "make deploy" today.',
+    'Don\'t worry: "make deploy" is safe today.',
+    'Run the tests, if not, run "make deploy" today.',
+    'If it fails, even if not, run "make deploy" today.',
+])
+def test_a_colon_an_example_or_an_aside_with_no_prohibition_forbids_nothing(source):
+    assert_accepted(_summarize(source, 'The user asked to run "make deploy" today.'))

@@ -10323,7 +10323,11 @@ _STATED_NOT = frozenset(w + t for w in (b"didn", b"doesn", b"wasn", b"weren", b"
 _EMPHATIC = frozenset((b"never", b"not", b"no", b"ever", b"even", b"at", b"all", b"under", b"any", b"circumstances",
                        b"circumstance", b"and", b"must", b"may", b"do", b"don't", b"don\xe2\x80\x99t", b"you",
                        b"should", b"shall", b"will", b"won't", b"mustn't", b"cannot", b"can't", b"again", b"really",
-                       b"once"))
+                       b"once",
+                       # the asides that stress it (red team 117, F05: "Please do NOT, under ANY
+                       # circumstances, run", "Do not, for any reason, run", "Do not, and I mean do
+                       # not, run", "Do not, I repeat, run")
+                       b"please", b"for", b"reason", b"i", b"mean", b"repeat", b"absolutely", b"whatsoever"))
 # the most words between a negation and the quotation it governs in one clause
 _CLAUSE_WORDS = 6
 # a verb after the negation that makes it an instruction to do the thing ("don't forget to run"),
@@ -10346,6 +10350,9 @@ _QUOTE_OPENING = re.compile(rb"(?:[\"'`*_~ \t(\[]|\xe2\x80[\x9c\x98])+\Z")
 _CSI = re.compile(rb"\x1b\[[\x20-\x3f]*[\x40-\x7e]")
 # a short aside in brackets on one line, passed as if not there ("A" (it pages on-call) or "B")
 _ASIDE = re.compile(rb"[(\[][^()\[\]\n]{0,40}[)\]]")
+# an example's mark, read as the comma that sets off a list item ("Do not run deploy commands,
+# e.g. "A"", "(e.g. "A")": red team 117, F02, its "." and "(" ended the clause)
+_EXAMPLE = re.compile(rb"(?:[(,][ \t]*)?(?<![0-9a-z_])(?:e\.g|i\.e)\.?,?[ \t]*")
 # a negation quoted alone is an answer or a value, no negation of what follows (``["yes",
 # "no", "ask every time"]``, ``{"dry_run": "no", "target env": …}``: red team 100, F08)
 _ANSWER = re.compile(rb"[\"'](?:no|none|never|nothing)[\"']")
@@ -10407,6 +10414,8 @@ def _negation_among(words: list[bytes], before: bytes | None = None, *, counted:
         after = None if k is None else words[k]
         if after in _NEGATION_UNDONE:
             continue  # ("don't forget", "never, ever skip", "don't disable")
+        if after == b"to" and k < last and words[k + 1] in _NEGATION_UNDONE and word == b"not":
+            continue  # ("make sure not to skip "A"" is to run it: red team 117, F01)
         if after in (b"longer", b"more") and k < last:
             k += 1  # ("no longer forbids")
         if k is not None and words[k].strip(b"_") in _PROHIBITIONS:
@@ -10654,7 +10663,7 @@ def _clause_negated_before(text: bytes, at: int, depth: int) -> bool:
                     and b"\n" not in window[before:c]
                     and not (_opens_clause(text, at) and not _likened(text, at))):
                 return _clause_negated(text, lo + before, depth + 1)
-    window = _ANSWER.sub(b" ", _ASIDE.sub(b" ", window))
+    window = _EXAMPLE.sub(b",", _ANSWER.sub(b" ", _ASIDE.sub(b" ", window)))
     breaks = [m for m in _CLAUSE_BREAK.finditer(window)]
     start = 0
     commas = 0
@@ -10664,6 +10673,11 @@ def _clause_negated_before(text: bytes, at: int, depth: int) -> bool:
         m = breaks[k]
         after = window[m.end():]
         between = _words_of_clause(after)
+        if (m.group() == b":" and not between and commas < _LIST_COMMAS and b"\n" not in after
+                and not (subject := (_opens_clause(text, at) and not _likened(text, at)) if subject is None else subject)):
+            commas += 1  # (a colon that introduces the quotation: "Do not run: "A"", red team 117, F02)
+            k -= 1
+            continue
         if (m.group() == b"," and commas < _LIST_COMMAS and (not between or (len(between) == 1 and between[0] in _LIST_FILLER))
                 and not (subject := (_opens_clause(text, at) and not _likened(text, at))
                          if subject is None else subject)):
@@ -10830,6 +10844,8 @@ def _read_after(text: bytes, at: int) -> int:
 # comma after one is the condition's ("If not, run "A"", "When not, run "A"")
 _CONDITIONS = frozenset((b"if", b"when", b"whenever", b"unless", b"until", b"whether", b"because", b"while",
                          b"before", b"after", b"since", b"though", b"although"))
+# the words that may open a condition set off as an aside (:func:`_emphatic_negation_before`)
+_EVEN = frozenset((b"even", b"only", b"not", b"and"))
 # a negation that answers a question when it opens its sentence and a comma ends it ("No, run "A"")
 _ANSWERS = frozenset(((b"no",), (b"not", b"at", b"all"), (b"never", b"again"), (b"not", b"again"),
                       (b"no", b"no"), (b"not", b"really")))
@@ -10846,13 +10862,17 @@ def _emphatic_negation_before(window: bytes, breaks: list[re.Match[bytes]], k: i
     "A"``, ``If you can't, run "A"``: red team 117, F17). A ``not even`` that opens such a segment sets off what follows
     it as well (``Don't ever, not even in staging, run "A"``), and the word ``once`` goes on
     it (``Never, not even once, run "A"``: red team 116, F12, ``once`` opened a clause)."""
-    for _ in range(2):
+    for _ in range(3):
         if breaks[k].group() != b",":
             return False
         j = k - 1
         while j >= 0 and breaks[j].group() == b"once":
             j -= 1
         if j >= 0 and breaks[j].group() in _CONDITIONS:
+            if j > 0 and breaks[j - 1].group() == b"," and _EVEN.issuperset(
+                    _words_of_clause(window[breaks[j - 1].end():breaks[j].start()])):
+                k = j - 1  # (a condition set off as an aside: "Do not, even if the tests pass, run
+                continue   # "A"": red team 117, F05; the negation before it is read)
             return False  # (a condition: "If not, run "A"", "If you can't, run "A"": red team 117, F17)
         segment = window[breaks[j].end() if j >= 0 else 0:breaks[k].start()]
         words = _words_of_clause(segment)
