@@ -649,3 +649,39 @@ def test_a_prohibition_before_a_colon_an_example_or_an_aside_denies_its_quotatio
 ])
 def test_a_colon_an_example_or_an_aside_with_no_prohibition_forbids_nothing(source):
     assert_accepted(_summarize(source, 'The user asked to run "make deploy" today.'))
+
+
+# red team 117, F22: a code span that a request, an imperative or a negation stands before in the
+# summary's clause is asked as a quotation is
+@pytest.mark.parametrize("source, lie", [
+    ('Do not run `make deploy` today.', 'The user asked to run `make deploy` today.'),
+    ('Never run `rm -rf /data` on prod.', 'The user asked me to run `rm -rf /data` on prod.'),
+    ('Do not run "make deploy" today.', 'The user asked to run `make deploy` today.'),
+    ('Do not run `make deploy` today.', 'Run `make deploy` today.'),
+])
+def test_a_code_span_a_request_stands_before_keeps_its_sources_polarity(source, lie):
+    find(_summarize(source, lie), "I1", block="s1", evidence__change="negation_dropped")
+
+
+@pytest.mark.parametrize("source, text", [
+    ('Do not run `make deploy` today.', 'The user said not to run `make deploy` today.'),
+    ('Run `make deploy` today.', 'The user asked to run `make deploy` today.'),
+    ('Never run `rm -rf /tmp/build` by hand.', 'The cleanup runs `rm -rf /tmp/build`.'),  # (names a thing)
+    ('Never run `rm -rf /tmp/build` by hand.', 'The notes mention `rm -rf /tmp/build`.'),
+])
+def test_a_code_span_kept_or_naming_a_thing_is_accepted(source, text):
+    assert_accepted(_summarize(source, text))
+
+
+def test_a_code_span_asked_against_an_added_negation():
+    find(_summarize('Run `make deploy` today.', 'The user said never to run `make deploy` today.'), "I1",
+         block="s1", evidence__change="negation_added")
+
+
+@pytest.mark.parametrize("source", [
+    'I can\'t, please run "make deploy" today.',  # (an "I" with no "mean" / "repeat": a fact)
+    'If asked, run "make deploy" today.',
+])
+def test_a_stated_inability_or_a_condition_before_a_comma_forbids_nothing(source):
+    # the controls of F05's words
+    assert_accepted(_summarize(source, 'The user asked to run "make deploy" today.'))

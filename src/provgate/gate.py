@@ -3948,7 +3948,9 @@ class _Check:
         summarized as ``The user said never to run "make deploy"`` likewise. Refused when every
         occurrence in the block's sources reads one way and the block's the other; sources
         reading both ways leave it be. Code spans name a thing and are not asked (as the
-        quotation rule does not ask them)."""
+        quotation rule does not ask them), but for one that a verb of doing or a negation
+        stands before in its clause (``asked to run `make deploy```: red team 117, F22,
+        :func:`_code_spans_asked`)."""
         post_blocks = self.post.blocks
         gate = self.gate
         # (a quotation grounding refused already is not reported twice)
@@ -3964,7 +3966,12 @@ class _Check:
         # (one native pass over every such block: a summary of tool output holds many code spans)
         owners, found = asked_quotations([t.data for t in tables], [t.kind for t in tables],
                                          [t.value_start for t in tables], [t.value_end for t in tables], _KIND_QUOTE)
-        for o, rows_of in _grouped(owners.tolist(), found.tolist()):
+        by_owner = dict(_grouped(owners.tolist(), found.tolist()))
+        for o, table in enumerate(tables):
+            spans = _code_spans_asked(table)
+            if spans:
+                by_owner[o] = sorted(by_owner.get(o, []) + spans)
+        for o, rows_of in sorted(by_owner.items()):
             j = asked[o]
             block, table = post_blocks[j], tables[o]
             rows = rows_of
@@ -10844,6 +10851,9 @@ def _read_after(text: bytes, at: int) -> int:
 # comma after one is the condition's ("If not, run "A"", "When not, run "A"")
 _CONDITIONS = frozenset((b"if", b"when", b"whenever", b"unless", b"until", b"whether", b"because", b"while",
                          b"before", b"after", b"since", b"though", b"although"))
+# the words an "I" stresses a negation with ("and I mean do not", "I repeat"): an "I" with
+# neither states a fact of its own (:func:`_emphatic_negation_before`)
+_I_STRESS = frozenset((b"mean", b"repeat", b"say"))
 # the words that may open a condition set off as an aside (:func:`_emphatic_negation_before`)
 _EVEN = frozenset((b"even", b"only", b"not", b"and"))
 # a negation that answers a question when it opens its sentence and a comma ends it ("No, run "A"")
@@ -10876,6 +10886,8 @@ def _emphatic_negation_before(window: bytes, breaks: list[re.Match[bytes]], k: i
             return False  # (a condition: "If not, run "A"", "If you can't, run "A"": red team 117, F17)
         segment = window[breaks[j].end() if j >= 0 else 0:breaks[k].start()]
         words = _words_of_clause(segment)
+        if b"i" in words and not _I_STRESS.intersection(words):
+            return False  # (a statement: "I can't, please run "A"")
         if not words or len(words) > _CLAUSE_WORDS or not (
                 _EMPHATIC.issuperset(words) or (words[0] in (b"not", b"never") and words[1:2] == [b"even"])):
             return False  # (a clause of its own: "if the tests don't pass, run "A"", "do not push, then")
@@ -10887,6 +10899,57 @@ def _emphatic_negation_before(window: bytes, breaks: list[re.Match[bytes]], k: i
         if k < 0:
             return False
     return False
+
+
+def _code_spans_asked(table: Any) -> list[int]:
+    """The rows of ``table`` (a derived block's) that are code spans of two words or more,
+    none inside another, whose clause opens with a verb of doing (``_DOING``, an imperative),
+    holds a word of request before them (``_REQUESTING``) or is negated: ``The user asked to run `make deploy``` claims what the user asked, where
+    ``It names `rm -rf /``` names a thing (red team 117, F22: commands written in backticks
+    escaped the polarity rule; red team 89, F07: a code span naming a thing is no claim). The
+    candidates are found by numpy over the kind and start columns; each is read back at most
+    256 bytes, as a quotation is."""
+    data = table.data
+    if b"`" not in data:
+        return []
+    starts = np.asarray(table.value_start)
+    rows = np.flatnonzero((np.asarray(table.kind) == _KIND_QUOTE) & (starts > 0))
+    if rows.size == 0:
+        return []
+    buffer = np.frombuffer(data, dtype=np.uint8)
+    rows = rows[buffer[starts[rows] - 1] == 0x60]
+    out: list[int] = []
+    code_end = -1
+    ends = np.asarray(table.value_end)
+    for r in rows.tolist():
+        s, e = int(starts[r]), int(ends[r])
+        if s < code_end:
+            continue
+        code_end = e
+        if len(_SENTENCE_WORD.findall(data[s:e].lower())) < 2 or b"\n" in data[s:e]:
+            continue
+        window = data[max(s - 256, 0):s - 1].lower()
+        cut = None
+        for cut in _CLAUSE_BREAK.finditer(window):
+            pass
+        words = _words_of_clause(window[cut.end() if cut is not None else 0:])
+        if (words[:1] and words[0] in _DOING) or _REQUESTING.intersection(words[-_CLAUSE_WORDS:]) \
+                or _clause_negated(data, s):
+            out.append(r)
+    return out
+
+
+# the verbs of doing whose imperative opening a clause makes a code span in it an instruction
+# ("Run `make deploy` today"), and the words that make it a request someone made ("The user
+# asked to run `make deploy`"), where "The cleanup runs `A`" states what a thing does
+# (:func:`_code_spans_asked`)
+_DOING = frozenset((b"run", b"execute", b"use", b"invoke", b"call", b"install", b"deploy", b"apply", b"launch",
+                    b"start", b"push", b"delete", b"remove", b"approve", b"allow", b"permit", b"do", b"try"))
+_REQUESTING = frozenset(w + e for w in (b"ask", b"want", b"request", b"instruct", b"approv", b"allow", b"permit",
+                                         b"authoriz", b"authoris", b"tell", b"told", b"said", b"say", b"suggest",
+                                         b"recommend", b"urg", b"encourag", b"insist")
+                        for e in (b"", b"s", b"ed", b"es", b"e", b"d")) | frozenset((b"should", b"must", b"please",
+                                                                                    b"ok", b"okay", b"fine"))
 
 
 def _quotation_polarities(sources: list[bytes], needles: set[bytes]) -> dict[bytes, set[bool]]:
