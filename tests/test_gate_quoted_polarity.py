@@ -685,3 +685,31 @@ def test_a_code_span_asked_against_an_added_negation():
 def test_a_stated_inability_or_a_condition_before_a_comma_forbids_nothing(source):
     # the controls of F05's words
     assert_accepted(_summarize(source, 'The user asked to run "make deploy" today.'))
+
+
+# red team 117, F04 (in part): "hold off on", "instead of" before an -ing form, "objected to"
+@pytest.mark.parametrize("source", [
+    'Hold off on "make deploy" today.',
+    'Instead of running "make deploy" today, open a PR.',
+    'The user objected to "make deploy" today.',
+])
+def test_hold_off_instead_of_and_objected_deny_their_quotation(source):
+    find(_summarize(source, 'The user asked to run "make deploy" today.'), "I1", block="s1",
+         evidence__change="negation_dropped")
+    assert_accepted(_summarize(source, 'The user said not to run "make deploy" today.'))
+
+
+@pytest.mark.parametrize("text", [
+    'The user objected to "make deploy" today.',
+    'The user said to hold off on "make deploy" today.',
+])
+def test_a_prohibition_summarized_as_an_objection_or_a_hold_is_accepted(text):
+    assert_accepted(_summarize('Do not run "make deploy" today.', text))
+
+
+@pytest.mark.parametrize("source", [
+    'Hold the door and run "make deploy" today.',  # (no "off")
+    'The user no longer objects to "make deploy" today.',  # (two denials cancel)
+])
+def test_hold_and_objects_with_no_prohibition_forbid_nothing(source):
+    assert_accepted(_summarize(source, 'The user asked to run "make deploy" today.'))

@@ -10308,7 +10308,9 @@ _PROHIBITIONS = frozenset((b"forbid", b"forbids", b"forbade", b"forbidden", b"pr
                            # the verbs that end a running thing as those do: an honest summary of
                            # "Cancel "job-42"" says "kill" or "terminate" (red team 117, F25; not
                            # "killed", "paused": a status, as "stopped" is)
-                           b"kill", b"terminate", b"pause"))
+                           b"kill", b"terminate", b"pause",
+                           # (red team 117, F04; not "object", a noun as often)
+                           b"objects", b"objected", b"objecting"))
 _SET_ASIDE = ((b"instead", b"of"), (b"rather", b"than"))
 _PROHIBITION_WORD = re.compile(rb"(?<![0-9a-z_\x80-\xff])(?:" + b"|".join(sorted(_PROHIBITIONS, key=len, reverse=True))
                                + rb")(?![0-9a-z_\x80-\xff])")
@@ -10392,9 +10394,9 @@ def _negation_among(words: list[bytes], before: bytes | None = None, *, counted:
     the clause's word before them, if any. ``counted``: a count of some kind found goes before
     the clause's count of none (:func:`_counts_found_before`, :func:`_count_joined`), so that
     zero denies nothing."""
-    if tuple(words[-2:]) in _SET_ASIDE:
-        return True
-    if b"down" in words:
+    if tuple(words[-2:]) in _SET_ASIDE or (tuple(words[-3:-1]) in _SET_ASIDE and words[-1].endswith(b"ing")):
+        return True  # ("instead of running "A"": red team 117, F04)
+    if b"down" in words or b"off" in words:
         words = _phrasal_refusals(words)
     last = len(words) - 1
     denied = -1  # a word of _PROHIBITIONS a negation denies: a permission ("not forbidden")
@@ -10454,6 +10456,8 @@ def _phrasal_refusals(words: list[bytes]) -> list[bytes]:
             out[-1] = b"refused"
         elif word == b"down" and out and out[-1] in _SHUT:
             out[-1] = b"stop"  # ("shut down "A"" as "stop "A"": red team 117, F25)
+        elif word == b"off" and out and out[-1] in _HOLD:
+            out[-1] = b"avoid"  # ("hold off on "A"" as "avoid "A"": red team 117, F04)
         else:
             out.append(word)
     return out
@@ -10461,6 +10465,7 @@ def _phrasal_refusals(words: list[bytes]) -> list[bytes]:
 
 _TURN = frozenset((b"turn", b"turns", b"turned", b"turning"))
 _SHUT = frozenset((b"shut",))
+_HOLD = frozenset((b"hold", b"holds", b"holding"))
 
 
 def _another_instruction(words: list[bytes], n: int, last: int) -> bool:
