@@ -713,3 +713,77 @@ def test_a_prohibition_summarized_as_an_objection_or_a_hold_is_accepted(text):
 ])
 def test_hold_and_objects_with_no_prohibition_forbid_nothing(source):
     assert_accepted(_summarize(source, 'The user asked to run "make deploy" today.'))
+
+
+def _rewrite(before: str, after: str):
+    store = store_with({"src:1": before})
+    return Gate(store).check([blk("b1", "user", before, ["src:1"])], [blk("b1", "user", after, ["src:1"])],
+                             operator="rewrite")
+
+
+# red team 117, F15: a rewrite under the block's id is read against its own earlier text, and a
+# verb of omission counts as a negation does
+@pytest.mark.parametrize("before, after, invariant", [
+    ('Do not run "make deploy"; run "make test".', 'Do not run "make test"; run "make deploy".', "I1"),
+    ('Never run "make deploy". Always run "make test".', 'Never run "make test". Always run "make deploy".', "I1"),
+    ('Run "make test" but do not run "make deploy".', 'Run "make deploy" but do not run "make test".', "I1"),
+    ('Skip "make deploy" today.', 'Run "make deploy" today.', "I2"),
+    ('Please omit "--force" from the push.', 'Please use "--force" for the push.', "I2"),
+])
+def test_a_rewrite_moving_a_negation_or_dropping_an_omission_is_refused(before, after, invariant):
+    find(_rewrite(before, after), invariant, block="b1")
+
+
+@pytest.mark.parametrize("before, after", [
+    ('Do not run "make deploy"; run "make test".', 'Run "make test"; do not run "make deploy".'),
+    ('Do not run "make deploy" today.', 'Never run "make deploy" today.'),
+    ('Skip "make deploy" today.', 'Please skip "make deploy" today.'),
+])
+def test_a_rewrite_keeping_each_quotations_polarity_is_accepted(before, after):
+    assert_accepted(_rewrite(before, after))
+
+
+def test_code_spans_are_asked_a_linear_number_of_times(monkeypatch):
+    # F22: each code span of a summary is read back once (its clause, at most 256 bytes), and
+    # each asked one once more against the sources: N spans cost O(N) reads
+    import provgate.gate as g
+
+    calls = []
+    real = g._clause_negated
+    monkeypatch.setattr(g, "_clause_negated", lambda *a: calls.append(1) or real(*a))
+    counts = {}
+    for n in (20, 40):
+        source = " ".join(f"Do not run `make t{i}` today." for i in range(n))
+        text = " ".join(f"The user asked to run `make t{i}` today." for i in range(n))
+        calls.clear()
+        find(_summarize(source, text), "I1", block="s1", evidence__change="negation_dropped")
+        counts[n] = len(calls)
+    assert counts[20] >= 20
+    assert counts[40] <= 2 * counts[20] + 4
+
+
+def _conversation(turns, text):
+    store = store_with({f"src:{i}": t for i, (_, t) in enumerate(turns)})
+    pre = [blk(f"b{i}", role, t, [f"src:{i}"]) for i, (role, t) in enumerate(turns)]
+    return Gate(store).check(pre, [summary("s1", text, [f"src:{i}" for i in range(len(turns))])],
+                             operator="summarize")
+
+
+# red team 117, F26 (in part): a question proposes and says neither way; it counts only for a
+# quotation no statement of the sources holds
+def test_a_proposal_asked_as_a_question_does_not_outweigh_the_refusal():
+    turns = [("assistant", 'Shall I run "make deploy" now?'), ("user", 'No. Do not run "make deploy".')]
+    find(_conversation(turns, 'The user asked to run "make deploy".'), "I1", block="s1",
+         evidence__change="negation_dropped")
+    assert_accepted(_conversation(turns, 'The user said not to run "make deploy".'))
+
+
+def test_a_quotation_only_a_question_holds_is_still_read():
+    # the control of F26: a question alone keeps its reading (no fail-open for a source that asks)
+    find(_summarize('Did you run "make deploy" today?', 'The user said not to run "make deploy" today.'), "I1",
+         block="s1", evidence__change="negation_added")
+
+
+def test_sources_stating_both_ways_still_leave_a_quotation_be():
+    turns = [("user", 'Run "make deploy" on staging.'), ("user", 'Do not run "make deploy" on prod.')]
+    assert_accepted(_conversation(turns, 'The user asked to run "make deploy".'))

@@ -3958,8 +3958,13 @@ class _Check:
         # (a derived block, or a new one a lossless edit adds that quotes its sources as a summary
         # would: red team 116, F14; a block rewritten under its id keeps its negations, I2)
         pre_id = self.pre.id_pos()
+        # (and a block rewritten under its id, read against its own earlier text: red team 117,
+        # F15, "Do not run "A"; run "B"." -> "Do not run "B"; run "A"." kept every negation)
+        own = {j: pre_id[post_blocks[j].id] for j in set(self.changed)
+               if not post_blocks[j].derived and post_blocks[j].id in pre_id and self.post_facts[j].quoted
+               and self.pre_facts[pre_id[post_blocks[j].id]].quoted}
         asked = [j for j in sorted(set(self.changed + self.restated))
-                 if (post_blocks[j].derived or post_blocks[j].id not in pre_id) and self.post_facts[j].quoted]
+                 if (post_blocks[j].derived or post_blocks[j].id not in pre_id or j in own) and self.post_facts[j].quoted]
         if not asked:
             return
         tables = [self.post_facts[j].table for j in asked]
@@ -3975,8 +3980,9 @@ class _Check:
             j = asked[o]
             block, table = post_blocks[j], tables[o]
             rows = rows_of
-            sources = [x.table.data for h in dict.fromkeys(block.provenance + self.cited(j))
-                       if (x := gate.source_facts(h)) is not None]
+            sources = [self.pre_facts[own[j]].table.data] if j in own else [
+                x.table.data for h in dict.fromkeys(block.provenance + self.cited(j))
+                if (x := gate.source_facts(h)) is not None]
             # (the words as quoted: a quotation is grounded by its exact bytes, QUOTE mode)
             quoted = [table.data[int(table.value_start[r]):int(table.value_end[r])] for r in rows]
             polarities = _quotation_polarities(sources, set(quoted))
@@ -10263,13 +10269,22 @@ def _negation_words(lowered: bytes, start: int, end: int) -> list[tuple[int, int
 
 
 def _denial_words(lowered: bytes, start: int, end: int) -> list[tuple[int, int]]:
-    """The (start, end) of each negation (:func:`_negation_words`) and each word that forbids
-    or refuses (``_PROHIBITIONS``) of ``lowered[start:end]``, in order: what a rewrite keeps of
+    """The (start, end) of each negation (:func:`_negation_words`), each word that forbids
+    or refuses (``_PROHIBITIONS``) and each verb of omission (``_OMISSION_WORD``) of
+    ``lowered[start:end]``, in order: what a rewrite keeps of
     what a block denies (red team 116, F20: ``Stop running "A"`` -> ``Keep running "A"`` and
     ``I decline "A"`` -> ``I approve "A"`` kept every negation and passed as lossless)."""
     found = _negation_words(lowered, start, end)
     prohibitions = [(m.start(), m.end()) for m in _PROHIBITION_WORD.finditer(lowered, start, end)]
+    prohibitions += [(m.start(), m.end()) for m in _OMISSION_WORD.finditer(lowered, start, end)]
     return sorted(found + prohibitions) if prohibitions else found
+
+
+# the verbs of omission a rewrite keeps as it keeps a negation (:func:`_denial_words`): "Skip
+# "A"" -> "Run "A"", "omit "--force"" -> "use "--force"" (red team 117, F15) kept every
+# negation. Not "forget", "miss", "fail", said of other things as often
+_OMISSION_WORD = re.compile(rb"(?<![0-9a-z_\x80-\xff])(?:skip|skips|skipping|skipped|omit|omits|omitting|omitted|"
+                            rb"bypass|bypasses|bypassing|bypassed|ignore|ignores|ignoring|ignored)(?![0-9a-z_\x80-\xff])")
 
 
 def _after_csi(text: bytes, at: int) -> bool:
@@ -10962,18 +10977,21 @@ def _quotation_polarities(sources: list[bytes], needles: set[bytes]) -> dict[byt
     occurrences in ``sources``, whole words, at most
     ``_POLARITY_OCCURRENCES`` a needle and a source, none asked once both answers are in. A few
     needles are found one by one; more in one Aho-Corasick pass a source (a summary repeating
-    one quotation, or quoting thousands, reads each source once)."""
+    one quotation, or quoting thousands, reads each source once). An occurrence in a question
+    (:func:`_in_question`) counts only when no other does."""
     states: dict[bytes, set[bool]] = {needle: set() for needle in needles}
+    asked: dict[bytes, set[bool]] = {needle: set() for needle in needles}
     if len(needles) <= _FIND_EACH:
         for needle in needles:
             for text in sources:
                 at, seen = text.find(needle), 0
                 while at >= 0 and seen < _POLARITY_OCCURRENCES and len(states[needle]) < 2:
                     if _whole_words_at(text, at, at + len(needle)):
-                        states[needle].add(_clause_negated(text, at))
+                        (asked if _in_question(text, at + len(needle)) else states)[needle].add(
+                            _clause_negated(text, at))
                         seen += 1
                     at = text.find(needle, at + 1)
-        return states
+        return {needle: states[needle] or asked[needle] for needle in needles}
     import ahocorasick  # (only many quotations ask for it)
 
     automaton = ahocorasick.Automaton()
@@ -10986,9 +11004,25 @@ def _quotation_polarities(sources: list[bytes], needles: set[bytes]) -> dict[byt
             at = end + 1 - len(needle)
             if (seen[needle] < _POLARITY_OCCURRENCES and len(states[needle]) < 2
                     and _whole_words_at(text, at, end + 1)):
-                states[needle].add(_clause_negated(text, at))
+                (asked if _in_question(text, end + 1) else states)[needle].add(_clause_negated(text, at))
                 seen[needle] += 1
-    return states
+    return {needle: states[needle] or asked[needle] for needle in needles}
+
+
+def _in_question(text: bytes, end: int) -> bool:
+    """Does the sentence that a quotation ending at ``text[end]`` stands in end in ``?``, within
+    ``_QUESTION_REACH`` bytes? A question proposes or asks and says neither way: the
+    assistant's ``Shall I run "A" now?`` beside the user's ``No. Do not run "A".`` read both
+    ways, and a summary saying the user asked for "A" passed (red team 117, F26). Its reading
+    counts only for a quotation no statement in the sources holds."""
+    m = _SENTENCE_CLOSE.search(text, end, end + _QUESTION_REACH)
+    return m is not None and m.group() == b"?"
+
+
+# what ends a sentence after a quotation (:func:`_in_question`): a mark followed by a blank or
+# the text's end (not the "." inside "app.py"), or a line break
+_SENTENCE_CLOSE = re.compile(rb"[.!?](?=[\s\"'`)\]*_]|\Z)|\n")
+_QUESTION_REACH = 256
 
 
 # the occurrences of a quotation a source is asked at (:func:`_quotation_polarities`)
