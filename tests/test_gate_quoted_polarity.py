@@ -503,3 +503,287 @@ def test_a_list_of_quotations_is_read_back_a_bounded_number_of_times(monkeypatch
         # (read back eight, then the clause's own six words: "q10" reaches the "not")
         assert g._clause_negated(text, at) is (i <= 10)
         assert len(calls) <= 9
+
+
+# red team 117, F17: a negation set off by a comma after a word that opens a condition is the
+# condition's, and one that answers ("Not at all,") opens no prohibition; each source asks for
+# "make deploy"
+@pytest.mark.parametrize("source", [
+    'Check whether it is installed. If not, run "make deploy" today.',
+    'If not, please run "make deploy" today.',
+    'Is it there? Otherwise, if not, run "make deploy" today.',
+    'If you can\'t, run "make deploy" today.',
+    'If you don\'t, run "make deploy" today.',
+    'When not, run "make deploy" today.',
+    'Not at all, run "make deploy" today.',
+    'Never again, run "make deploy" today.',
+])
+def test_a_negation_of_a_condition_or_an_answer_before_a_comma_forbids_nothing(source):
+    assert_accepted(_summarize(source, 'The user asked to run "make deploy" today.'))
+    find(_summarize(source, 'The user said not to run "make deploy" today.'), "I1", block="s1",
+         evidence__change="negation_added")
+
+
+# the controls of F17: the emphatic negations the rule was made for, an answer deep in a chain
+@pytest.mark.parametrize("source", [
+    'Never, ever run "make deploy" today.',
+    'Do not, not at all, run "make deploy" today.',
+    'So never, ever run "make deploy" today.',
+])
+def test_an_emphatic_negation_not_opened_by_a_condition_still_forbids(source):
+    find(_summarize(source, 'The user asked to run "make deploy" today.'), "I1", block="s1",
+         evidence__change="negation_dropped")
+
+
+# red team 117, F16: a refusal of an infinitive goes on over the verb "and" joins to it
+@pytest.mark.parametrize("source", [
+    'Refuse to build and deploy "release-42" today.',
+    'Decline to tag and deploy "release-42" today.',
+])
+def test_a_refusal_of_two_infinitives_refuses_the_second(source):
+    find(_summarize(source, 'The user asked to deploy "release-42" today.'), "I1", block="s1",
+         evidence__change="negation_dropped")
+    assert_accepted(_summarize(source, 'The user said not to deploy "release-42" today.'))
+
+
+def test_a_refusal_of_a_quotation_still_ends_at_and_another_instruction():
+    # the control of F16 (red team 116, F17)
+    assert_accepted(_summarize('Decline "make nuke" and approve "release-42".', 'The user approved "release-42".'))
+
+
+# red team 117, F18: a count of none after a count of some found denies its own kind only
+@pytest.mark.parametrize("source", [
+    '3 warnings, 0 errors found in "app.py".',
+    '2 secrets and 0 keys found in "app.py".',
+    '3 warnings, 0 errors, 0 notes found in "app.py".',
+])
+def test_a_zero_count_after_a_count_of_some_denies_no_quotation(source):
+    assert_accepted(_summarize(source, 'Warnings were found in "app.py".', role="tool"))
+    find(_summarize(source, 'No warnings were found in "app.py".', role="tool"), "I1", block="s1",
+         evidence__change="negation_added")
+
+
+@pytest.mark.parametrize("source", [
+    '0 errors found in "app.py".',
+    '0 warnings, 0 errors found in "app.py".',
+    'Scanned 2 files: 0 secrets found in "app.py".',
+])
+def test_a_zero_count_alone_still_reports_none(source):
+    # the controls of F18
+    find(_summarize(source, 'Errors were found in "app.py".', role="tool"), "I1", block="s1",
+         evidence__change="negation_dropped")
+
+
+# red team 117, F25: the verbs that end a running thing read as cancel, halt and abort do
+@pytest.mark.parametrize("source, honest", [
+    ('Cancel "job-42" now.', 'The user asked me to kill "job-42" now.'),
+    ('Cancel "job-42" now.', 'The user asked me to terminate "job-42" now.'),
+    ('Halt "worker-3" now.', 'The user asked me to pause "worker-3" now.'),
+    ('Kill "job-42" now.', 'The user asked me to cancel "job-42" now.'),
+    ('Please stop "worker-3".', 'The user asked me to shut down "worker-3".'),
+])
+def test_an_operational_stop_said_with_another_stopping_verb_is_accepted(source, honest):
+    assert_accepted(_summarize(source, honest))
+
+
+@pytest.mark.parametrize("source", ['Kill "job-42" now.', 'Terminate "job-42" now.', 'Shut down "job-42" now.'])
+def test_a_stop_summarized_as_a_run_is_refused(source):
+    # the control of F25: the words added deny what they end
+    find(_summarize(source, 'The user asked me to run "job-42" now.'), "I1", block="s1",
+         evidence__change="negation_dropped")
+
+
+# red team 117, F01: "not to" before an omission asks for the thing, as "do not skip" does
+@pytest.mark.parametrize("source", [
+    'Make sure not to skip "make deploy" today.',
+    'Remember not to forget "make deploy" today.',
+    'Be careful not to omit "make deploy" today.',
+])
+def test_not_to_before_an_omission_asks_for_the_quotation(source):
+    assert_accepted(_summarize(source, 'The user asked to run "make deploy" today.'))
+    find(_summarize(source, 'The user said not to run "make deploy" today.'), "I1", block="s1",
+         evidence__change="negation_added")
+
+
+def test_a_prohibition_summarized_as_not_to_skip_is_refused():
+    find(_summarize('Do not run "make deploy" today.', 'The user said not to skip "make deploy" today.'), "I1",
+         block="s1", evidence__change="negation_dropped")
+
+
+def test_not_to_before_another_verb_still_forbids():
+    # the control of F01
+    find(_summarize('Make sure not to run "make deploy" today.', 'The user asked to run "make deploy" today.'),
+         "I1", block="s1", evidence__change="negation_dropped")
+
+
+# red team 117, F02 and F05: a colon that introduces the quotation, an example's "e.g.", and the
+# asides that stress a negation set off by commas; each source forbids "make deploy"
+@pytest.mark.parametrize("source", [
+    'Do not run: "make deploy" today.',
+    'Do not run the following command: "make deploy" today.',
+    'Never execute this command: "make deploy" today.',
+    'Avoid: "make deploy" today.',
+    'Do not run deploy commands (e.g. "make deploy") today.',
+    'Do not run deploy commands, e.g. "make deploy", today.',
+    'Do not, please, run "make deploy" today.',
+    'Do not, for any reason, run "make deploy" today.',
+    'Do not, and I mean do not, run "make deploy" today.',
+    'Do not, I repeat, run "make deploy" today.',
+    'Please do NOT, under ANY circumstances, run "make deploy" today.',
+    'Do not, even if the tests pass, run "make deploy" today.',
+])
+def test_a_prohibition_before_a_colon_an_example_or_an_aside_denies_its_quotation(source):
+    find(_summarize(source, 'The user asked to run "make deploy" today.'), "I1", block="s1",
+         evidence__change="negation_dropped")
+    assert_accepted(_summarize(source, 'The user said not to run "make deploy" today.'))
+
+
+# the honest controls of F02 and F05: each source asks for "make deploy"
+@pytest.mark.parametrize("source", [
+    'Run the following command: "make deploy" today.',
+    'Run the deploy commands (e.g. "make deploy") today.',
+    'Note: "make deploy" today.',
+    'Don\'t worry: "make deploy" is safe today.',
+    'Run the tests, if not, run "make deploy" today.',
+    'If it fails, even if not, run "make deploy" today.',
+])
+def test_a_colon_an_example_or_an_aside_with_no_prohibition_forbids_nothing(source):
+    assert_accepted(_summarize(source, 'The user asked to run "make deploy" today.'))
+
+
+# red team 117, F22: a code span that a request, an imperative or a negation stands before in the
+# summary's clause is asked as a quotation is
+@pytest.mark.parametrize("source, lie", [
+    ('Do not run `make deploy` today.', 'The user asked to run `make deploy` today.'),
+    ('Never run `rm -rf /data` on prod.', 'The user asked me to run `rm -rf /data` on prod.'),
+    ('Do not run "make deploy" today.', 'The user asked to run `make deploy` today.'),
+    ('Do not run `make deploy` today.', 'Run `make deploy` today.'),
+])
+def test_a_code_span_a_request_stands_before_keeps_its_sources_polarity(source, lie):
+    find(_summarize(source, lie), "I1", block="s1", evidence__change="negation_dropped")
+
+
+@pytest.mark.parametrize("source, text", [
+    ('Do not run `make deploy` today.', 'The user said not to run `make deploy` today.'),
+    ('Run `make deploy` today.', 'The user asked to run `make deploy` today.'),
+    ('Never run `rm -rf /tmp/build` by hand.', 'The cleanup runs `rm -rf /tmp/build`.'),  # (names a thing)
+    ('Never run `rm -rf /tmp/build` by hand.', 'The notes mention `rm -rf /tmp/build`.'),
+])
+def test_a_code_span_kept_or_naming_a_thing_is_accepted(source, text):
+    assert_accepted(_summarize(source, text))
+
+
+def test_a_code_span_asked_against_an_added_negation():
+    find(_summarize('Run `make deploy` today.', 'The user said never to run `make deploy` today.'), "I1",
+         block="s1", evidence__change="negation_added")
+
+
+@pytest.mark.parametrize("source", [
+    'I can\'t, please run "make deploy" today.',  # (an "I" with no "mean" / "repeat": a fact)
+    'If asked, run "make deploy" today.',
+])
+def test_a_stated_inability_or_a_condition_before_a_comma_forbids_nothing(source):
+    # the controls of F05's words
+    assert_accepted(_summarize(source, 'The user asked to run "make deploy" today.'))
+
+
+# red team 117, F04 (in part): "hold off on", "instead of" before an -ing form, "objected to"
+@pytest.mark.parametrize("source", [
+    'Hold off on "make deploy" today.',
+    'Instead of running "make deploy" today, open a PR.',
+    'The user objected to "make deploy" today.',
+])
+def test_hold_off_instead_of_and_objected_deny_their_quotation(source):
+    find(_summarize(source, 'The user asked to run "make deploy" today.'), "I1", block="s1",
+         evidence__change="negation_dropped")
+    assert_accepted(_summarize(source, 'The user said not to run "make deploy" today.'))
+
+
+@pytest.mark.parametrize("text", [
+    'The user objected to "make deploy" today.',
+    'The user said to hold off on "make deploy" today.',
+])
+def test_a_prohibition_summarized_as_an_objection_or_a_hold_is_accepted(text):
+    assert_accepted(_summarize('Do not run "make deploy" today.', text))
+
+
+@pytest.mark.parametrize("source", [
+    'Hold the door and run "make deploy" today.',  # (no "off")
+    'The user no longer objects to "make deploy" today.',  # (two denials cancel)
+])
+def test_hold_and_objects_with_no_prohibition_forbid_nothing(source):
+    assert_accepted(_summarize(source, 'The user asked to run "make deploy" today.'))
+
+
+def _rewrite(before: str, after: str):
+    store = store_with({"src:1": before})
+    return Gate(store).check([blk("b1", "user", before, ["src:1"])], [blk("b1", "user", after, ["src:1"])],
+                             operator="rewrite")
+
+
+# red team 117, F15: a rewrite under the block's id is read against its own earlier text, and a
+# verb of omission counts as a negation does
+@pytest.mark.parametrize("before, after, invariant", [
+    ('Do not run "make deploy"; run "make test".', 'Do not run "make test"; run "make deploy".', "I1"),
+    ('Never run "make deploy". Always run "make test".', 'Never run "make test". Always run "make deploy".', "I1"),
+    ('Run "make test" but do not run "make deploy".', 'Run "make deploy" but do not run "make test".', "I1"),
+    ('Skip "make deploy" today.', 'Run "make deploy" today.', "I2"),
+    ('Please omit "--force" from the push.', 'Please use "--force" for the push.', "I2"),
+])
+def test_a_rewrite_moving_a_negation_or_dropping_an_omission_is_refused(before, after, invariant):
+    find(_rewrite(before, after), invariant, block="b1")
+
+
+@pytest.mark.parametrize("before, after", [
+    ('Do not run "make deploy"; run "make test".', 'Run "make test"; do not run "make deploy".'),
+    ('Do not run "make deploy" today.', 'Never run "make deploy" today.'),
+    ('Skip "make deploy" today.', 'Please skip "make deploy" today.'),
+])
+def test_a_rewrite_keeping_each_quotations_polarity_is_accepted(before, after):
+    assert_accepted(_rewrite(before, after))
+
+
+def test_code_spans_are_asked_a_linear_number_of_times(monkeypatch):
+    # F22: each code span of a summary is read back once (its clause, at most 256 bytes), and
+    # each asked one once more against the sources: N spans cost O(N) reads
+    import provgate.gate as g
+
+    calls = []
+    real = g._clause_negated
+    monkeypatch.setattr(g, "_clause_negated", lambda *a: calls.append(1) or real(*a))
+    counts = {}
+    for n in (20, 40):
+        source = " ".join(f"Do not run `make t{i}` today." for i in range(n))
+        text = " ".join(f"The user asked to run `make t{i}` today." for i in range(n))
+        calls.clear()
+        find(_summarize(source, text), "I1", block="s1", evidence__change="negation_dropped")
+        counts[n] = len(calls)
+    assert counts[20] >= 20
+    assert counts[40] <= 2 * counts[20] + 4
+
+
+def _conversation(turns, text):
+    store = store_with({f"src:{i}": t for i, (_, t) in enumerate(turns)})
+    pre = [blk(f"b{i}", role, t, [f"src:{i}"]) for i, (role, t) in enumerate(turns)]
+    return Gate(store).check(pre, [summary("s1", text, [f"src:{i}" for i in range(len(turns))])],
+                             operator="summarize")
+
+
+# red team 117, F26 (in part): a question proposes and says neither way; it counts only for a
+# quotation no statement of the sources holds
+def test_a_proposal_asked_as_a_question_does_not_outweigh_the_refusal():
+    turns = [("assistant", 'Shall I run "make deploy" now?'), ("user", 'No. Do not run "make deploy".')]
+    find(_conversation(turns, 'The user asked to run "make deploy".'), "I1", block="s1",
+         evidence__change="negation_dropped")
+    assert_accepted(_conversation(turns, 'The user said not to run "make deploy".'))
+
+
+def test_a_quotation_only_a_question_holds_is_still_read():
+    # the control of F26: a question alone keeps its reading (no fail-open for a source that asks)
+    find(_summarize('Did you run "make deploy" today?', 'The user said not to run "make deploy" today.'), "I1",
+         block="s1", evidence__change="negation_added")
+
+
+def test_sources_stating_both_ways_still_leave_a_quotation_be():
+    turns = [("user", 'Run "make deploy" on staging.'), ("user", 'Do not run "make deploy" on prod.')]
+    assert_accepted(_conversation(turns, 'The user asked to run "make deploy".'))

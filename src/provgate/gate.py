@@ -3960,7 +3960,9 @@ class _Check:
         summarized as ``The user said never to run "make deploy"`` likewise. Refused when every
         occurrence in the block's sources reads one way and the block's the other; sources
         reading both ways leave it be. Code spans name a thing and are not asked (as the
-        quotation rule does not ask them)."""
+        quotation rule does not ask them), but for one that a verb of doing or a negation
+        stands before in its clause (``asked to run `make deploy```: red team 117, F22,
+        :func:`_code_spans_asked`)."""
         post_blocks = self.post.blocks
         gate = self.gate
         # (a quotation grounding refused already is not reported twice)
@@ -3968,20 +3970,31 @@ class _Check:
         # (a derived block, or a new one a lossless edit adds that quotes its sources as a summary
         # would: red team 116, F14; a block rewritten under its id keeps its negations, I2)
         pre_id = self.pre.id_pos()
+        # (and a block rewritten under its id, read against its own earlier text: red team 117,
+        # F15, "Do not run "A"; run "B"." -> "Do not run "B"; run "A"." kept every negation)
+        own = {j: pre_id[post_blocks[j].id] for j in set(self.changed)
+               if not post_blocks[j].derived and post_blocks[j].id in pre_id and self.post_facts[j].quoted
+               and self.pre_facts[pre_id[post_blocks[j].id]].quoted}
         asked = [j for j in sorted(set(self.changed + self.restated))
-                 if (post_blocks[j].derived or post_blocks[j].id not in pre_id) and self.post_facts[j].quoted]
+                 if (post_blocks[j].derived or post_blocks[j].id not in pre_id or j in own) and self.post_facts[j].quoted]
         if not asked:
             return
         tables = [self.post_facts[j].table for j in asked]
         # (one native pass over every such block: a summary of tool output holds many code spans)
         owners, found = asked_quotations([t.data for t in tables], [t.kind for t in tables],
                                          [t.value_start for t in tables], [t.value_end for t in tables], _KIND_QUOTE)
-        for o, rows_of in _grouped(owners.tolist(), found.tolist()):
+        by_owner = dict(_grouped(owners.tolist(), found.tolist()))
+        for o, table in enumerate(tables):
+            spans = _code_spans_asked(table)
+            if spans:
+                by_owner[o] = sorted(by_owner.get(o, []) + spans)
+        for o, rows_of in sorted(by_owner.items()):
             j = asked[o]
             block, table = post_blocks[j], tables[o]
             rows = rows_of
-            sources = [x.table.data for h in dict.fromkeys(block.provenance + self.cited(j))
-                       if (x := gate.source_facts(h)) is not None]
+            sources = [self.pre_facts[own[j]].table.data] if j in own else [
+                x.table.data for h in dict.fromkeys(block.provenance + self.cited(j))
+                if (x := gate.source_facts(h)) is not None]
             # (the words as quoted: a quotation is grounded by its exact bytes, QUOTE mode)
             quoted = [table.data[int(table.value_start[r]):int(table.value_end[r])] for r in rows]
             polarities = _quotation_polarities(sources, set(quoted))
@@ -10342,13 +10355,22 @@ def _negation_words(lowered: bytes, start: int, end: int) -> list[tuple[int, int
 
 
 def _denial_words(lowered: bytes, start: int, end: int) -> list[tuple[int, int]]:
-    """The (start, end) of each negation (:func:`_negation_words`) and each word that forbids
-    or refuses (``_PROHIBITIONS``) of ``lowered[start:end]``, in order: what a rewrite keeps of
+    """The (start, end) of each negation (:func:`_negation_words`), each word that forbids
+    or refuses (``_PROHIBITIONS``) and each verb of omission (``_OMISSION_WORD``) of
+    ``lowered[start:end]``, in order: what a rewrite keeps of
     what a block denies (red team 116, F20: ``Stop running "A"`` -> ``Keep running "A"`` and
     ``I decline "A"`` -> ``I approve "A"`` kept every negation and passed as lossless)."""
     found = _negation_words(lowered, start, end)
     prohibitions = [(m.start(), m.end()) for m in _PROHIBITION_WORD.finditer(lowered, start, end)]
+    prohibitions += [(m.start(), m.end()) for m in _OMISSION_WORD.finditer(lowered, start, end)]
     return sorted(found + prohibitions) if prohibitions else found
+
+
+# the verbs of omission a rewrite keeps as it keeps a negation (:func:`_denial_words`): "Skip
+# "A"" -> "Run "A"", "omit "--force"" -> "use "--force"" (red team 117, F15) kept every
+# negation. Not "forget", "miss", "fail", said of other things as often
+_OMISSION_WORD = re.compile(rb"(?<![0-9a-z_\x80-\xff])(?:skip|skips|skipping|skipped|omit|omits|omitting|omitted|"
+                            rb"bypass|bypasses|bypassing|bypassed|ignore|ignores|ignoring|ignored)(?![0-9a-z_\x80-\xff])")
 
 
 def _after_csi(text: bytes, at: int) -> bool:
@@ -10383,7 +10405,13 @@ _PROHIBITIONS = frozenset((b"forbid", b"forbids", b"forbade", b"forbidden", b"pr
                            b"declined", b"declining", b"reject", b"rejects", b"rejected", b"rejecting",
                            b"veto", b"vetoes", b"vetoed", b"vetoing", b"stop", b"cease",
                            # (red team 116, F12; not "blocked", which a status reports, "blocked on")
-                           b"deny", b"denies", b"denied", b"nix", b"nixed", b"halt", b"abort", b"cancel"))
+                           b"deny", b"denies", b"denied", b"nix", b"nixed", b"halt", b"abort", b"cancel",
+                           # the verbs that end a running thing as those do: an honest summary of
+                           # "Cancel "job-42"" says "kill" or "terminate" (red team 117, F25; not
+                           # "killed", "paused": a status, as "stopped" is)
+                           b"kill", b"terminate", b"pause",
+                           # (red team 117, F04; not "object", a noun as often)
+                           b"objects", b"objected", b"objecting"))
 _SET_ASIDE = ((b"instead", b"of"), (b"rather", b"than"))
 _PROHIBITION_WORD = re.compile(rb"(?<![0-9a-z_\x80-\xff])(?:" + b"|".join(sorted(_PROHIBITIONS, key=len, reverse=True))
                                + rb")(?![0-9a-z_\x80-\xff])")
@@ -10405,7 +10433,11 @@ _STATED_NOT = frozenset(w + t for w in (b"didn", b"doesn", b"wasn", b"weren", b"
 _EMPHATIC = frozenset((b"never", b"not", b"no", b"ever", b"even", b"at", b"all", b"under", b"any", b"circumstances",
                        b"circumstance", b"and", b"must", b"may", b"do", b"don't", b"don\xe2\x80\x99t", b"you",
                        b"should", b"shall", b"will", b"won't", b"mustn't", b"cannot", b"can't", b"again", b"really",
-                       b"once"))
+                       b"once",
+                       # the asides that stress it (red team 117, F05: "Please do NOT, under ANY
+                       # circumstances, run", "Do not, for any reason, run", "Do not, and I mean do
+                       # not, run", "Do not, I repeat, run")
+                       b"please", b"for", b"reason", b"i", b"mean", b"repeat", b"absolutely", b"whatsoever"))
 # the most words between a negation and the quotation it governs in one clause
 _CLAUSE_WORDS = 6
 # a verb after the negation that makes it an instruction to do the thing ("don't forget to run"),
@@ -10428,6 +10460,9 @@ _QUOTE_OPENING = re.compile(rb"(?:[\"'`*_~ \t(\[]|\xe2\x80[\x9c\x98])+\Z")
 _CSI = re.compile(rb"\x1b\[[\x20-\x3f]*[\x40-\x7e]")
 # a short aside in brackets on one line, passed as if not there ("A" (it pages on-call) or "B")
 _ASIDE = re.compile(rb"[(\[][^()\[\]\n]{0,40}[)\]]")
+# an example's mark, read as the comma that sets off a list item ("Do not run deploy commands,
+# e.g. "A"", "(e.g. "A")": red team 117, F02, its "." and "(" ended the clause)
+_EXAMPLE = re.compile(rb"(?:[(,][ \t]*)?(?<![0-9a-z_])(?:e\.g|i\.e)\.?,?[ \t]*")
 # a negation quoted alone is an answer or a value, no negation of what follows (``["yes",
 # "no", "ask every time"]``, ``{"dry_run": "no", "target env": …}``: red team 100, F08)
 _ANSWER = re.compile(rb"[\"'](?:no|none|never|nothing)[\"']")
@@ -10455,12 +10490,14 @@ def _words_of_clause(clause: bytes) -> list[bytes]:
     return [w for w in _SENTENCE_WORD.findall(clause) if w.strip(b"_'")]
 
 
-def _negation_among(words: list[bytes], before: bytes | None = None) -> bool:
+def _negation_among(words: list[bytes], before: bytes | None = None, *, counted: bool = False) -> bool:
     """Does a negation govern the end of ``words`` (:func:`_clause_negated`'s test)? ``before``:
-    the clause's word before them, if any."""
-    if tuple(words[-2:]) in _SET_ASIDE:
-        return True
-    if b"down" in words:
+    the clause's word before them, if any. ``counted``: a count of some kind found goes before
+    the clause's count of none (:func:`_counts_found_before`, :func:`_count_joined`), so that
+    zero denies nothing."""
+    if tuple(words[-2:]) in _SET_ASIDE or (tuple(words[-3:-1]) in _SET_ASIDE and words[-1].endswith(b"ing")):
+        return True  # ("instead of running "A"": red team 117, F04)
+    if b"down" in words or b"off" in words:
         words = _phrasal_refusals(words)
     last = len(words) - 1
     denied = -1  # a word of _PROHIBITIONS a negation denies: a permission ("not forbidden")
@@ -10474,10 +10511,10 @@ def _negation_among(words: list[bytes], before: bytes | None = None) -> bool:
             k = next((k for k in range(n + 1, last + 1) if words[k] not in _PROHIBITION_FILLER), None)
             if k is not None and words[k].strip(b"_") in _OMITTING:
                 continue  # (a stop to an omission: "stop skipping "A"" is to run it)
-            if _another_instruction(words, n, last):
+            if _another_instruction(words, n, last) and not _infinitives_refused(words, n, last):
                 continue
             return True
-        if word in (b"0", b"zero") and n < last and _reports_none(words, n, last):
+        if word in (b"0", b"zero") and n < last and not counted and _reports_none(words, n, last):
             return True  # (a count of none found: "0 secrets found in "A"", red team 116, F13)
         if word.endswith(b"n'ts"):
             word = word[:-1]  # ("Don'ts", a header)
@@ -10487,6 +10524,8 @@ def _negation_among(words: list[bytes], before: bytes | None = None) -> bool:
         after = None if k is None else words[k]
         if after in _NEGATION_UNDONE:
             continue  # ("don't forget", "never, ever skip", "don't disable")
+        if after == b"to" and k < last and words[k + 1] in _NEGATION_UNDONE and word == b"not":
+            continue  # ("make sure not to skip "A"" is to run it: red team 117, F01)
         if after in (b"longer", b"more") and k < last:
             k += 1  # ("no longer forbids")
         if k is not None and words[k].strip(b"_") in _PROHIBITIONS:
@@ -10516,12 +10555,18 @@ def _phrasal_refusals(words: list[bytes]) -> list[bytes]:
     for word in words:
         if word == b"down" and out and out[-1] in _TURN:
             out[-1] = b"refused"
+        elif word == b"down" and out and out[-1] in _SHUT:
+            out[-1] = b"stop"  # ("shut down "A"" as "stop "A"": red team 117, F25)
+        elif word == b"off" and out and out[-1] in _HOLD:
+            out[-1] = b"avoid"  # ("hold off on "A"" as "avoid "A"": red team 117, F04)
         else:
             out.append(word)
     return out
 
 
 _TURN = frozenset((b"turn", b"turns", b"turned", b"turning"))
+_SHUT = frozenset((b"shut",))
+_HOLD = frozenset((b"hold", b"holds", b"holding"))
 
 
 def _another_instruction(words: list[bytes], n: int, last: int) -> bool:
@@ -10530,6 +10575,45 @@ def _another_instruction(words: list[bytes], n: int, last: int) -> bool:
     run "B"``: red team 116, F17), where ``avoid pushing and running "A"`` goes on?"""
     return any(words[a] == b"and" and not words[a + 1].endswith(b"ing") for a in range(n + 1, last))
 
+
+
+def _infinitives_refused(words: list[bytes], n: int, last: int) -> bool:
+    """Does the refusal at ``words[n]`` refuse an infinitive that the first ``and`` after it
+    joins to another (``refuse to build and deploy "A"``, ``decline to tag and deploy "A"``:
+    red team 117, F16, the refusal ended at ``and deploy``)? Only a ``to`` right after the
+    refusal and one verb between it and the ``and`` (``refuse to comment and run "B"`` reads
+    the same: the refusal goes on, the fail-closed reading; ``decline "A" and approve "B"``
+    has no ``to``)."""
+    return n + 3 <= last and words[n + 1] == b"to" and words[n + 3] == b"and"
+
+
+def _count_joined(words: list[bytes], n: int) -> bool:
+    """Is the count of none at ``words[n]`` joined by ``and`` to a count of some found before it
+    (``2 secrets and 0 keys found in "A"``: red team 117, F18)? Then the report is of kinds
+    found and not, and the zero denies only its own kind, not the quotation."""
+    return n >= 3 and words[n - 1] == b"and" and _SOME_COUNT.fullmatch(words[n - 3]) is not None
+
+
+def _counts_found_before(window: bytes, breaks: list[re.Match[bytes]], k: int) -> bool:
+    """Does a list of counts (``3 warnings, 0 errors, …``) that counts some of a kind found
+    stand before the comma ``breaks[k]``, each item a number and a noun, at most
+    ``_LIST_ITEMS`` of them read back (red team 117, F18: ``3 warnings, 0 errors found in
+    "A"`` read as none found in "A")?"""
+    for _ in range(_LIST_ITEMS):
+        if k < 0 or breaks[k].group() != b",":
+            return False
+        segment = window[breaks[k - 1].end() if k > 0 else 0:breaks[k].start()]
+        words = _words_of_clause(segment)
+        if len(words) != 2 or not words[0].isdigit():
+            return False
+        if _SOME_COUNT.fullmatch(words[0]) is not None:
+            return True
+        k -= 1
+    return False
+
+
+# a count of some (no zero)
+_SOME_COUNT = re.compile(rb"0*[1-9][0-9]*")
 
 
 def _reports_none(words: list[bytes], n: int, last: int) -> bool:
@@ -10692,7 +10776,7 @@ def _clause_negated_before(text: bytes, at: int, depth: int) -> bool:
                     and b"\n" not in window[before:c]
                     and not (_opens_clause(text, at) and not _likened(text, at))):
                 return _clause_negated(text, lo + before, depth + 1)
-    window = _ANSWER.sub(b" ", _ASIDE.sub(b" ", window))
+    window = _EXAMPLE.sub(b",", _ANSWER.sub(b" ", _ASIDE.sub(b" ", window)))
     breaks = [m for m in _CLAUSE_BREAK.finditer(window)]
     start = 0
     commas = 0
@@ -10702,6 +10786,11 @@ def _clause_negated_before(text: bytes, at: int, depth: int) -> bool:
         m = breaks[k]
         after = window[m.end():]
         between = _words_of_clause(after)
+        if (m.group() == b":" and not between and commas < _LIST_COMMAS and b"\n" not in after
+                and not (subject := (_opens_clause(text, at) and not _likened(text, at)) if subject is None else subject)):
+            commas += 1  # (a colon that introduces the quotation: "Do not run: "A"", red team 117, F02)
+            k -= 1
+            continue
         if (m.group() == b"," and commas < _LIST_COMMAS and (not between or (len(between) == 1 and between[0] in _LIST_FILLER))
                 and not (subject := (_opens_clause(text, at) and not _likened(text, at))
                          if subject is None else subject)):
@@ -10711,9 +10800,12 @@ def _clause_negated_before(text: bytes, at: int, depth: int) -> bool:
         start = m.end()
         break
     words = _infinitives_joined(_words_of_clause(window[start:]))
-    if _negation_among(words[-_CLAUSE_WORDS:], words[-_CLAUSE_WORDS - 1] if len(words) > _CLAUSE_WORDS else None):
+    counted = ((k >= 0 and words[:1] in ([b"0"], [b"zero"]) and _counts_found_before(window, breaks, k))
+               or any(w in (b"0", b"zero") and _count_joined(words, n) for n, w in enumerate(words)))
+    if _negation_among(words[-_CLAUSE_WORDS:], words[-_CLAUSE_WORDS - 1] if len(words) > _CLAUSE_WORDS else None,
+                       counted=counted):
         return True
-    if len(words) > _CLAUSE_WORDS and _none_found_reaching(words):
+    if len(words) > _CLAUSE_WORDS and not counted and _none_found_reaching(words):
         return True
     return k >= 0 and _emphatic_negation_before(window, breaks, k)
 
@@ -10861,27 +10953,53 @@ def _read_after(text: bytes, at: int) -> int:
     return _AFTER_NOTHING
 
 
+# the words that open a condition (a clause break of _CLAUSE_BREAK's): a negation set off by a
+# comma after one is the condition's ("If not, run "A"", "When not, run "A"")
+_CONDITIONS = frozenset((b"if", b"when", b"whenever", b"unless", b"until", b"whether", b"because", b"while",
+                         b"before", b"after", b"since", b"though", b"although"))
+# the words an "I" stresses a negation with ("and I mean do not", "I repeat"): an "I" with
+# neither states a fact of its own (:func:`_emphatic_negation_before`)
+_I_STRESS = frozenset((b"mean", b"repeat", b"say"))
+# the words that may open a condition set off as an aside (:func:`_emphatic_negation_before`)
+_EVEN = frozenset((b"even", b"only", b"not", b"and"))
+# a negation that answers a question when it opens its sentence and a comma ends it ("No, run "A"")
+_ANSWERS = frozenset(((b"no",), (b"not", b"at", b"all"), (b"never", b"again"), (b"not", b"again"),
+                      (b"no", b"no"), (b"not", b"really")))
+
+
 def _emphatic_negation_before(window: bytes, breaks: list[re.Match[bytes]], k: int) -> bool:
     """Does a short negation set off by commas (of ``_EMPHATIC`` words only, no verb of its own)
     stand right before the clause that ``breaks[k]``
     (a comma) opens, or two such: ``Never, ever run "A"``, ``Never, not even once, run "A"``,
     ``Do not, under no circumstances, run "A"``, ``You may not, and must not, run "A"`` (red
-    team 116, F12: the comma ended the clause, and the negation with it)? A ``No,`` alone is
-    an answer (``No, run "A"``). A ``not even`` that opens such a segment sets off what follows
+    team 116, F12: the comma ended the clause, and the negation with it)? A ``No,`` (or
+    ``Not at all,``, ``Never again,``: ``_ANSWERS``) that opens its sentence is an answer (``No,
+    run "A"``), and one after a word that opens a condition is the condition's (``If not, run
+    "A"``, ``If you can't, run "A"``: red team 117, F17). A ``not even`` that opens such a segment sets off what follows
     it as well (``Don't ever, not even in staging, run "A"``), and the word ``once`` goes on
     it (``Never, not even once, run "A"``: red team 116, F12, ``once`` opened a clause)."""
-    for _ in range(2):
+    for _ in range(3):
         if breaks[k].group() != b",":
             return False
         j = k - 1
         while j >= 0 and breaks[j].group() == b"once":
             j -= 1
+        if j >= 0 and breaks[j].group() in _CONDITIONS:
+            if j > 0 and breaks[j - 1].group() == b"," and _EVEN.issuperset(
+                    _words_of_clause(window[breaks[j - 1].end():breaks[j].start()])):
+                k = j - 1  # (a condition set off as an aside: "Do not, even if the tests pass, run
+                continue   # "A"": red team 117, F05; the negation before it is read)
+            return False  # (a condition: "If not, run "A"", "If you can't, run "A"": red team 117, F17)
         segment = window[breaks[j].end() if j >= 0 else 0:breaks[k].start()]
         words = _words_of_clause(segment)
+        if b"i" in words and not _I_STRESS.intersection(words):
+            return False  # (a statement: "I can't, please run "A"")
         if not words or len(words) > _CLAUSE_WORDS or not (
                 _EMPHATIC.issuperset(words) or (words[0] in (b"not", b"never") and words[1:2] == [b"even"])):
             return False  # (a clause of its own: "if the tests don't pass, run "A"", "do not push, then")
-        if words != [b"no"] and _negation_among(words):
+        if tuple(words) in _ANSWERS and (j < 0 or breaks[j].group() not in (b",", b"once")):
+            return False  # (an answer that opens its sentence: "No, run "A"", "Not at all, run "A"")
+        if _negation_among(words):
             return True
         k = j
         if k < 0:
@@ -10889,23 +11007,77 @@ def _emphatic_negation_before(window: bytes, breaks: list[re.Match[bytes]], k: i
     return False
 
 
+def _code_spans_asked(table: Any) -> list[int]:
+    """The rows of ``table`` (a derived block's) that are code spans of two words or more,
+    none inside another, whose clause opens with a verb of doing (``_DOING``, an imperative),
+    holds a word of request before them (``_REQUESTING``) or is negated: ``The user asked to run `make deploy``` claims what the user asked, where
+    ``It names `rm -rf /``` names a thing (red team 117, F22: commands written in backticks
+    escaped the polarity rule; red team 89, F07: a code span naming a thing is no claim). The
+    candidates are found by numpy over the kind and start columns; each is read back at most
+    256 bytes, as a quotation is."""
+    data = table.data
+    if b"`" not in data:
+        return []
+    starts = np.asarray(table.value_start)
+    rows = np.flatnonzero((np.asarray(table.kind) == _KIND_QUOTE) & (starts > 0))
+    if rows.size == 0:
+        return []
+    buffer = np.frombuffer(data, dtype=np.uint8)
+    rows = rows[buffer[starts[rows] - 1] == 0x60]
+    out: list[int] = []
+    code_end = -1
+    ends = np.asarray(table.value_end)
+    for r in rows.tolist():
+        s, e = int(starts[r]), int(ends[r])
+        if s < code_end:
+            continue
+        code_end = e
+        if len(_SENTENCE_WORD.findall(data[s:e].lower())) < 2 or b"\n" in data[s:e]:
+            continue
+        window = data[max(s - 256, 0):s - 1].lower()
+        cut = None
+        for cut in _CLAUSE_BREAK.finditer(window):
+            pass
+        words = _words_of_clause(window[cut.end() if cut is not None else 0:])
+        if (words[:1] and words[0] in _DOING) or _REQUESTING.intersection(words[-_CLAUSE_WORDS:]) \
+                or _clause_negated(data, s):
+            out.append(r)
+    return out
+
+
+# the verbs of doing whose imperative opening a clause makes a code span in it an instruction
+# ("Run `make deploy` today"), and the words that make it a request someone made ("The user
+# asked to run `make deploy`"), where "The cleanup runs `A`" states what a thing does
+# (:func:`_code_spans_asked`)
+_DOING = frozenset((b"run", b"execute", b"use", b"invoke", b"call", b"install", b"deploy", b"apply", b"launch",
+                    b"start", b"push", b"delete", b"remove", b"approve", b"allow", b"permit", b"do", b"try"))
+_REQUESTING = frozenset(w + e for w in (b"ask", b"want", b"request", b"instruct", b"approv", b"allow", b"permit",
+                                         b"authoriz", b"authoris", b"tell", b"told", b"said", b"say", b"suggest",
+                                         b"recommend", b"urg", b"encourag", b"insist")
+                        for e in (b"", b"s", b"ed", b"es", b"e", b"d")) | frozenset((b"should", b"must", b"please",
+                                                                                    b"ok", b"okay", b"fine"))
+
+
 def _quotation_polarities(sources: list[bytes], needles: set[bytes]) -> dict[bytes, set[bool]]:
     """Of each needle (a quotation's words): the answers of :func:`_clause_negated` at its
     occurrences in ``sources``, whole words, at most
     ``_POLARITY_OCCURRENCES`` a needle and a source, none asked once both answers are in. A few
     needles are found one by one; more in one Aho-Corasick pass a source (a summary repeating
-    one quotation, or quoting thousands, reads each source once)."""
+    one quotation, or quoting thousands, reads each source once). An occurrence in a question
+    (:func:`_in_question`) counts only when no other does."""
     states: dict[bytes, set[bool]] = {needle: set() for needle in needles}
+    asked: dict[bytes, set[bool]] = {needle: set() for needle in needles}
     if len(needles) <= _FIND_EACH:
         for needle in needles:
             for text in sources:
                 at, seen = text.find(needle), 0
                 while at >= 0 and seen < _POLARITY_OCCURRENCES and len(states[needle]) < 2:
                     if _whole_words_at(text, at, at + len(needle)):
-                        states[needle].add(_clause_negated(text, at))
+                        (asked if _in_question(text, at + len(needle)) else states)[needle].add(
+                            _clause_negated(text, at))
                         seen += 1
                     at = text.find(needle, at + 1)
-        return states
+        return {needle: states[needle] or asked[needle] for needle in needles}
     import ahocorasick  # (only many quotations ask for it)
 
     automaton = ahocorasick.Automaton()
@@ -10918,9 +11090,25 @@ def _quotation_polarities(sources: list[bytes], needles: set[bytes]) -> dict[byt
             at = end + 1 - len(needle)
             if (seen[needle] < _POLARITY_OCCURRENCES and len(states[needle]) < 2
                     and _whole_words_at(text, at, end + 1)):
-                states[needle].add(_clause_negated(text, at))
+                (asked if _in_question(text, end + 1) else states)[needle].add(_clause_negated(text, at))
                 seen[needle] += 1
-    return states
+    return {needle: states[needle] or asked[needle] for needle in needles}
+
+
+def _in_question(text: bytes, end: int) -> bool:
+    """Does the sentence that a quotation ending at ``text[end]`` stands in end in ``?``, within
+    ``_QUESTION_REACH`` bytes? A question proposes or asks and says neither way: the
+    assistant's ``Shall I run "A" now?`` beside the user's ``No. Do not run "A".`` read both
+    ways, and a summary saying the user asked for "A" passed (red team 117, F26). Its reading
+    counts only for a quotation no statement in the sources holds."""
+    m = _SENTENCE_CLOSE.search(text, end, end + _QUESTION_REACH)
+    return m is not None and m.group() == b"?"
+
+
+# what ends a sentence after a quotation (:func:`_in_question`): a mark followed by a blank or
+# the text's end (not the "." inside "app.py"), or a line break
+_SENTENCE_CLOSE = re.compile(rb"[.!?](?=[\s\"'`)\]*_]|\Z)|\n")
+_QUESTION_REACH = 256
 
 
 # the occurrences of a quotation a source is asked at (:func:`_quotation_polarities`)
