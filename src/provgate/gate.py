@@ -4074,24 +4074,33 @@ class _Check:
                                                                  "change": "pinned_elsewhere"})
 
     def _check_requirements_with_extras(self) -> None:
-        """A changed block's pip requirement with extras (``requests[socks]==2.31.0``) is one its
-        pre version or its sources state, read as pip reads it: the grammar reads no fact of
-        that form but the version, so ``requests[socks]==2.31.0`` -> ``requests[security]==2.31.0``
-        or ``requests[socks]>=2.31.0`` was accepted as a rewrite and as a summary (red team 115,
-        F08). Compared as pip compares them (:func:`_requirements`: the name by PEP 503, so
-        ``Requests`` and ``requests`` are one; the extras as a set, the same way; the comparison and
-        the version as written). Reported as I2 for a lossless operator (the block's pre
-        version or sources must hold it), I1 for a lossy one. Only a changed block holding
-        ``]`` before a comparison is read, and each source at most once a check."""
+        """A changed block's pip requirement (``requests[socks]==2.31.0``, ``django >= 3.2``) is
+        one its pre version or its sources state, read as pip reads it. The grammar reads no
+        fact of a requirement with extras but the version, so ``requests[socks]==2.31.0`` ->
+        ``requests[security]==2.31.0`` or ``requests[socks]>=2.31.0`` was accepted as a rewrite
+        and as a summary (red team 115, F08); nor the comparison of one written with blanks
+        (``django >= 3.2`` -> ``django < 3.2``), as a kv line's value (``install_requires =
+        django>=3.2``, ``python_requires = >=3.8``), in metadata form (``Django (>=3.2,<4.2)``),
+        in an environment marker (``python_version<'3.9'``), or with its extras after a blank or
+        escaped (``requests [socks]``, ``requests\\[socks\\]``) (red team 117, F14, F10).
+        Compared as pip compares them (:func:`_requirements`: the name by PEP 503, so
+        ``Requests`` and ``requests`` are one; the extras as a set, the same way; the specifier
+        set as a set of comparisons and versions). A requirement with extras is always read; one
+        without only when its pre version or a source states a requirement of that name (so a
+        summary's ``errors > 5`` of a source saying ``7 errors`` is left to I1's facts). A lossy
+        edit may name fewer clauses (:func:`_requirement_stated`). Reported as I2 for a lossless
+        operator, I1 for a lossy one. Only a changed block holding a comparison before a digit
+        is read, and each source at most once a check."""
         post_blocks = self.post.blocks
         post_texts = self.post.texts
         asked = [j for j in sorted(set(self.changed + self.restated))
-                 if "]" in post_texts[j] and _REQUIREMENT_HINT.search(post_texts[j].encode())]
+                 if _REQUIREMENT_HINT.search(post_texts[j].encode())]
         if not asked:
             return
         gate = self.gate
         read: dict[str, frozenset[tuple[bytes, ...]]] = {}
-        invariant = "I1" if self.edit.operator in LOSSY_OPERATORS else "I2"
+        lossy = self.edit.operator in LOSSY_OPERATORS
+        invariant = "I1" if lossy else "I2"
         for j in asked:
             block = post_blocks[j]
             said = _requirements(post_texts[j].encode())
@@ -4107,12 +4116,15 @@ class _Check:
                     x = gate.source_facts(h)
                     found = read[h] = frozenset() if x is None else frozenset(_requirements(x.table.data))
                 known |= found
+            names = {k[0] for k in known}
             for req, text in said.items():
-                if req in known:
+                if not req[1] and req[0] not in names:
+                    continue  # (no extras, and a name no source states a requirement of: the facts' to judge)
+                if _requirement_stated(req, known, lossy):
                     continue
                 self.violate(invariant, f"block {block.id!r} states the requirement {text!r}, which neither its "
-                             "pre version nor its sources state (name, extras, comparison and version read as pip "
-                             "reads them)", block=block.id, key=req[0].decode(), value=text,
+                             "pre version nor its sources state (name, extras, comparisons and versions read as "
+                             "pip reads them)", block=block.id, key=req[0].decode(), value=text,
                              evidence={"text": text, "change": "requirement_changed"})
                 break
 
@@ -10765,28 +10777,61 @@ def _figures_by_context(table: FactTable, rows: list[int], figures: list[bytes],
     return out
 
 
-# a pip requirement with extras (PEP 508): a name, [extras] right after it (a blank between is
-# PEP 508 too, but "the list [1, 2] >= 3" is no requirement), a comparison, a version
-_REQUIREMENT = re.compile(rb"(?<![A-Za-z0-9._\-\[@/])([A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)"
-                          rb"\[([A-Za-z0-9._,\- \t]*)\][ \t]*(===|==|!=|~=|>=|<=|>|<)[ \t]*"
-                          rb"([A-Za-z0-9*](?:[A-Za-z0-9.*+!_\-]*[A-Za-z0-9*])?)")
-_REQUIREMENT_HINT = re.compile(rb"\][ \t]*[=!~<>]")
+# a pip requirement (PEP 508, red teams 115 F08, 117 F14/F10): a name; its extras, glued
+# (`requests[socks]`), after blanks or markdown-escaped (`requests [socks]`, `requests\[socks\]`;
+# those two must start with a letter: "the list [1, 2] >= 3" is no requirement); a separator a
+# kv line or metadata puts before the specifier set (`python_requires = >=3.8`,
+# `Django (>=3.2,<4.2)`); then the specifier set: a comparison and a version (quoted in an
+# environment marker, `python_version<'3.9'`), blanks allowed around the comparison, and every
+# further clause after `,` and blanks or after blanks alone
+_REQ_OP = rb"(?:===|==|!=|~=|>=|<=|>|<)"
+_REQ_VERSION = rb"""['"]?v?[0-9](?:[A-Za-z0-9.*+!_\-]*[A-Za-z0-9*])?['"]?"""
+_REQ_EXTRA = rb"[A-Za-z0-9._,\- \t]"
+_REQUIREMENT = re.compile(
+    rb"(?<![A-Za-z0-9._\-\[@/\\])([A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)"
+    rb"(?:\[(" + _REQ_EXTRA + rb"*)\]|[ \t]*\\\[([A-Za-z]" + _REQ_EXTRA + rb"*)\\\]|[ \t]+\[([A-Za-z]"
+    + _REQ_EXTRA + rb"*)\])?"
+    rb"[ \t]*(?:[=:][ \t]*|\([ \t]*)?"
+    rb"(" + _REQ_OP + rb"[ \t]*" + _REQ_VERSION + rb"(?:(?:[ \t]*,[ \t]*|[ \t]+)" + _REQ_OP + rb"[ \t]*"
+    + _REQ_VERSION + rb")*)")
+_REQ_CLAUSE = re.compile(rb"(" + _REQ_OP + rb")[ \t]*['\"]?(v?[0-9](?:[A-Za-z0-9.*+!_\-]*[A-Za-z0-9*])?)")
+# (no requirement without a comparison and a digit after it: one search of a text, most texts)
+_REQUIREMENT_HINT = re.compile(rb"""(?:[=!~<>]=|[<>])[ \t(]*['"]?v?[0-9]""")
 _PEP503_RUN = re.compile(rb"[-_.]+")
 
 
 def _requirements(text: bytes) -> dict[tuple[bytes, ...], str]:
-    """The pip requirements with extras of ``text`` (``_REQUIREMENT``), each as pip reads it
-    -> its text: (the name by PEP 503: lower-cased, a run of ``-``, ``_``, ``.`` one ``-``; its
-    extras the same way, sorted; the comparison; the version lower-cased). Read only where a
-    ``]`` stands before a comparison."""
+    """The pip requirements of ``text`` (``_REQUIREMENT``), each as pip reads it -> its text:
+    (the name by PEP 503: lower-cased, a run of ``-``, ``_``, ``.`` one ``-``; its extras the
+    same way, sorted and joined by ``,``; then each clause of its specifier set, sorted, as its
+    comparison and its version lower-cased, quotes aside). Read only where a comparison stands
+    before a digit (``_REQUIREMENT_HINT``)."""
     out: dict[tuple[bytes, ...], str] = {}
     if not _REQUIREMENT_HINT.search(text):
         return out
     for m in _REQUIREMENT.finditer(text):
         name = _PEP503_RUN.sub(b"-", m.group(1).lower())
-        extras = b",".join(sorted({_PEP503_RUN.sub(b"-", e.strip().lower()) for e in m.group(2).split(b",")} - {b""}))
-        out.setdefault((name, extras, m.group(3), m.group(4).lower()), m.group(0).decode("utf-8", "replace"))
+        raw = m.group(2) if m.group(2) is not None else m.group(3) if m.group(3) is not None else m.group(4)
+        extras = b"" if raw is None else b",".join(
+            sorted({_PEP503_RUN.sub(b"-", e.strip().lower()) for e in raw.split(b",")} - {b""}))
+        clauses = sorted({(op, v.lower()) for op, v in _REQ_CLAUSE.findall(m.group(5))})
+        key = (name, extras) + tuple(x for c in clauses for x in c)
+        out.setdefault(key, m.group(0).decode("utf-8", "replace"))
     return out
+
+
+def _requirement_stated(req: tuple[bytes, ...], known: set[tuple[bytes, ...]], lossy: bool) -> bool:
+    """Whether requirement ``req`` (a key of :func:`_requirements`) is stated by ``known``: the
+    same requirement, or, for a lossy edit, one with the same name whose clauses hold all of
+    ``req``'s and whose extras are ``req``'s or ``req`` names none (a summary may name fewer
+    clauses: ``django>=3.2`` of ``django>=3.2,<4.2``; never another clause or extra)."""
+    if req in known:
+        return True
+    if not lossy:
+        return False
+    name, extras, mine = req[0], req[1], set(zip(req[2::2], req[3::2]))
+    return any(k[0] == name and (not extras or k[1] == extras) and mine <= set(zip(k[2::2], k[3::2]))
+               for k in known)
 
 
 # helpers of _check_pins_in_context (red team 115, F02) ------------------------------
