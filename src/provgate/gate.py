@@ -10777,7 +10777,8 @@ def _figures_by_context(table: FactTable, rows: list[int], figures: list[bytes],
     return out
 
 
-# a pip requirement (PEP 508, red teams 115 F08, 117 F14/F10): a name; its extras, glued
+# a pip requirement (PEP 508, red teams 115 F08, 117 F14/F10): a name (a letter first: `3 < 5` is
+# none, nor `2to3`); its extras, glued
 # (`requests[socks]`), after blanks or markdown-escaped (`requests [socks]`, `requests\[socks\]`;
 # those two must start with a letter: "the list [1, 2] >= 3" is no requirement); a separator a
 # kv line or metadata puts before the specifier set (`python_requires = >=3.8`,
@@ -10788,7 +10789,7 @@ _REQ_OP = rb"(?:===|==|!=|~=|>=|<=|>|<)"
 _REQ_VERSION = rb"""['"]?v?[0-9](?:[A-Za-z0-9.*+!_\-]*[A-Za-z0-9*])?['"]?"""
 _REQ_EXTRA = rb"[A-Za-z0-9._,\- \t]"
 _REQUIREMENT = re.compile(
-    rb"(?<![A-Za-z0-9._\-\[@/\\])([A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)"
+    rb"(?<![A-Za-z0-9._\-\[@/\\])([A-Za-z](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)"
     rb"(?:\[(" + _REQ_EXTRA + rb"*)\]|[ \t]*\\\[([A-Za-z]" + _REQ_EXTRA + rb"*)\\\]|[ \t]+\[([A-Za-z]"
     + _REQ_EXTRA + rb"*)\])?"
     rb"[ \t]*(?:[=:][ \t]*|\([ \t]*)?"
