@@ -8,7 +8,7 @@ each way)."""
 from __future__ import annotations
 
 import pytest
-from gate_helpers import blk, find, of, store_with, summary
+from gate_helpers import blk, find, store_with, summary
 
 import provgate.gate as gate_module
 from provgate.gate import Gate, _requirements

@@ -4052,13 +4052,13 @@ class _Check:
                         continue  # (one version: nothing to trade)
                     mine_only = {fact: words - set().union(*(w for g, w in words_of.items() if g != fact))
                                  for fact, words in words_of.items()}
-                    for r in pins:
-                        if tuple(t.fp_key[r].tolist()) != key:
-                            continue
+                    mine = [r for r in pins if tuple(t.fp_key[r].tolist()) == key]
+                    paired = _pins_paired(t, mine, set().union(*mine_only.values()))
+                    for r in mine:
                         fact = tuple(t.fp_fact[r].tolist())
                         if fact not in words_of:
                             continue  # (a version the source does not pin: I1's to judge)
-                        said = _pin_context(t, r)
+                        said = {paired[r]} if r in paired else _pin_context(t, r)
                         if said & mine_only[fact]:
                             continue
                         elsewhere = [w for g, ws in mine_only.items() if g != fact for w in sorted(said & ws)]
@@ -10839,8 +10839,11 @@ def _requirement_stated(req: tuple[bytes, ...], known: set[tuple[bytes, ...]], l
 
 # a name's occurrences read for their context words, per source and name at most
 _PIN_CONTEXT_ROWS = 64
-# what ends a pin's context: a clause's punctuation, a line break, a conjunction
-_PIN_CONTEXT_STOP = re.compile(rb"[.,;!?()\[\]{}|\n]|\b(?:and|or|but|while|whereas|whilst)\b")
+# what ends a pin's context: a clause's punctuation, a line break, a conjunction (not a
+# parenthesis: `prod (lodash@4.17.20)` says prod of the pin, red team 117 F11)
+_PIN_CONTEXT_STOP = re.compile(rb"[.,;!?\[\]{}|\n]|\b(?:and|or|but|while|whereas|whilst)\b")
+# a markdown table row: its cells are one another's context (`| prod | lodash@4.17.20 |`)
+_PIN_TABLE_ROW = re.compile(rb"[ \t]*\|")
 _PIN_CONTEXT_WORD = re.compile(rb"[a-z][a-z0-9_-]*")
 # words that stand beside any pin and tell no version from another
 _PIN_CONTEXT_PLAIN = frozenset(
@@ -10860,13 +10863,64 @@ def _is_pin_row(table: FactTable, r: int) -> bool:
                                      and table.data[int(table.value_start[r])] in b"<>!~=^")
 
 
+# a sentence's end, for _pins_paired (not the `.` inside a version)
+_PIN_SENTENCE_END = re.compile(rb"[.!?](?=[ \t\r\n]|$)|[;\n]")
+_PIN_SENTENCE_SPAN = 400
+
+
+def _pins_paired(table: FactTable, rows: list[int], owned: set[bytes]) -> dict[int, bytes]:
+    """Pins of one name that a sentence lists after as many of the words that tell its versions
+    apart (``owned``), each pin -> the word in its place: ``Prod and dev run lodash@4.17.21 and
+    lodash@4.17.20 respectively``, ``Dev lags prod: lodash@4.17.20 vs lodash@4.17.21`` pair
+    prod with the first pin and dev with the second (red team 117, F19: the two-word window
+    gave the first pin the second word). Read only where a sentence holds two such pins or
+    more, every such word stands before its first pin, and the counts are equal; elsewhere a
+    pin keeps its window (:func:`_pin_context`). Each sentence is read once, at most 400 bytes
+    either side of a pin."""
+    if len(rows) < 2 or not owned:
+        return {}
+    data = table.data
+    by_sentence: dict[tuple[int, int], list[int]] = {}
+    for r in rows:
+        a, b = int(table.start[r]), int(table.end[r])
+        lo = max(0, a - _PIN_SENTENCE_SPAN)
+        s = lo
+        for m in _PIN_SENTENCE_END.finditer(data, lo, a):
+            s = m.end()
+        m = _PIN_SENTENCE_END.search(data, b, b + _PIN_SENTENCE_SPAN)
+        e = m.start() if m is not None else min(len(data), b + _PIN_SENTENCE_SPAN)
+        by_sentence.setdefault((s, e), []).append(r)
+    out: dict[int, bytes] = {}
+    for (s, e), inside in by_sentence.items():
+        if len(inside) < 2:
+            continue
+        inside.sort(key=lambda r: int(table.start[r]))
+        first = int(table.start[inside[0]])
+        words = [(m.start() + s, m.group()) for m in _PIN_CONTEXT_WORD.finditer(data[s:e].lower())
+                 if m.group() in owned]
+        if len(words) != len(inside) or words[-1][0] >= first:
+            continue
+        out.update(zip(inside, (w for _, w in words)))
+    return out
+
+
 def _pin_context(table: FactTable, r: int) -> set[bytes]:
     """The words beside fact row ``r`` in its clause: the two before it and the two after it
     (``_PIN_CONTEXT_WORD``, lower-cased), none past a clause's end (``_PIN_CONTEXT_STOP``),
     without the words any pin stands beside (``_PIN_CONTEXT_PLAIN``) and the pin's own name.
-    Reads at most 80 bytes either side."""
+    In a markdown table row (a line starting with ``|``) the words of the row's other cells
+    instead: a row is a clause whose cells are its words (red team 117, F11), unless the row
+    names the pin's name again (then the cells are clauses, as before). Reads at most 80 bytes
+    either side (240 in a table row, within its line)."""
     data = table.data
     a, b = int(table.start[r]), int(table.end[r])
+    name = data[int(table.key_start[r]):int(table.key_end[r])].lower() if table.key_start[r] >= 0 else b""
+    line = data.rfind(b"\n", max(0, a - 240), a) + 1
+    if (line > 0 or a < 240) and _PIN_TABLE_ROW.match(data, line):
+        end = data.find(b"\n", b, b + 240)
+        row = (data[line:a] + b" " + data[b:end if end >= 0 else b + 240]).lower()
+        if not name or name not in row:  # (a row naming the pin's name twice: its cells, as in prose)
+            return {w for w in _PIN_CONTEXT_WORD.findall(row) if w not in _PIN_CONTEXT_PLAIN and w != name}
     before = data[max(0, a - 80):a].lower()
     cut = None
     for cut in _PIN_CONTEXT_STOP.finditer(before):
@@ -10877,7 +10931,6 @@ def _pin_context(table: FactTable, r: int) -> set[bytes]:
     stop = _PIN_CONTEXT_STOP.search(after)
     if stop is not None:
         after = after[:stop.start()]
-    name = data[int(table.key_start[r]):int(table.key_end[r])].lower() if table.key_start[r] >= 0 else b""
     words = _PIN_CONTEXT_WORD.findall(before)[-2:] + _PIN_CONTEXT_WORD.findall(after)[:2]
     return {w for w in words if w not in _PIN_CONTEXT_PLAIN and w != name}
 
