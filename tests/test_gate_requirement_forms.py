@@ -47,6 +47,9 @@ LIES = [  # (source, lie, the requirement's key)
     ("requests[socks]==2.31.0\n", "requests\\[security\\]==2.31.0\n", "requests"),
     ("requests[socks]==2.31.0\n", "requests\\[socks\\]>=2.31.0\n", "requests"),
     ("requests [socks]==2.31.0\n", "requests [socks]>=2.31.0\n", "requests"),
+    # a quoted kv value (pyproject, YAML) summarized in prose
+    ('requires-python = ">=3.8"\n', "requires-python < 3.8\n", "requires-python"),
+    ('python: ">=3.8"\n', "python < 3.8\n", "python"),
     # a spaced summary of a glued source, and the reverse
     ("django>=3.2\n", "django < 3.2\n", "django"),
     ("django >= 3.2\n", "django<3.2\n", "django"),
@@ -80,6 +83,7 @@ HONEST_SUMMARIES = [
     ("numpy>=1.24,!=1.25.0\n", "numpy != 1.25.0\n"),
     ("requests[socks,security]==2.31.0\n", "requests[security,socks]==2.31.0\n"),
     ("We saw p99 > 30 ms and errors >= 5.\n", "p99 > 30 ms, errors >= 5\n"),
+    ('requires-python = ">=3.8"\n', "requires-python >= 3.8\n"),
 ]
 
 

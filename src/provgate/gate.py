@@ -10792,7 +10792,7 @@ _REQUIREMENT = re.compile(
     rb"(?<![A-Za-z0-9._\-\[@/\\])([A-Za-z](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)"
     rb"(?:\[(" + _REQ_EXTRA + rb"*)\]|[ \t]*\\\[([A-Za-z]" + _REQ_EXTRA + rb"*)\\\]|[ \t]+\[([A-Za-z]"
     + _REQ_EXTRA + rb"*)\])?"
-    rb"[ \t]*(?:[=:][ \t]*|\([ \t]*)?"
+    rb"[ \t]*(?:[=:][ \t]*['\"]?|\([ \t]*)?"
     rb"(" + _REQ_OP + rb"[ \t]*" + _REQ_VERSION + rb"(?:(?:[ \t]*,[ \t]*|[ \t]+)" + _REQ_OP + rb"[ \t]*"
     + _REQ_VERSION + rb")*)")
 _REQ_CLAUSE = re.compile(rb"(" + _REQ_OP + rb")[ \t]*['\"]?(v?[0-9](?:[A-Za-z0-9.*+!_\-]*[A-Za-z0-9*])?)")
