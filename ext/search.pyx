@@ -1129,6 +1129,15 @@ cdef bint unit_after(const byte_t* s, offset_t n, offset_t i) noexcept nogil:
         return False
     if (w >= n or not is_word_byte(s[w])) and spelled(s + g, w - g, False):
         return True
+    if w - g >= 2 and w < n and is_blank(s[w]):
+        # one word before the unit ("30 idle minutes"): blanks, a spelling of two letters or more
+        r = w
+        while r < n and is_blank(s[r]):
+            r += 1
+        w2 = letters_from(s, n, r, MAX_SPELLING)
+        if (w2 - r >= 2 and w2 - r <= MAX_SPELLING and (w2 >= n or not is_word_byte(s[w2]))
+                and spelled(s + r, w2 - r, True)):
+            return True
     # a rate: the word, "/" or "per" (blanks as written), a unit's spelling
     r = w
     while r < n and is_blank(s[r]):

@@ -91,7 +91,7 @@ def test_figures_with_units():
     (b"30\nseconds", 2, b"s"), (b"**30** minutes", 6, b"min"), (b"30-minute", 2, b"min"),
     (b"30 *minutes*", 2, b"min"), (b"30 \x1b[1mminutes\x1b[0m", 2, b"min"),
     ("30 \u200bminutes".encode(), 2, b"min"), ("30 m\u0456nutes".encode(), 2, b"min"),  # (a Cyrillic i)
-    (b"40 MB/s", 2, b"mb/s"), (b"100 req/s", 3, b"count/s"), (b"100 requests per minute", 3, b"count/min"),  # (F13)
+    (b"40 MB/s", 2, b"mb/s"), (b"100 req/s", 3, b"req/s"), (b"100 requests per minute", 3, b"req/min"),  # (F13)
     (b"5 %", 1, b"%"), ("80 \u00b0C".encode(), 2, b"degc"), (b"30 m", 2, b"m"),
     (b"30" + b" " * 25 + b"s", 2, None),  # (more gap than a unit is read across)
     (b"30\n\nseconds", 2, None),  # (a paragraph's end)
@@ -254,15 +254,18 @@ def test_a_new_block_a_lossless_edit_adds_keeps_units_and_polarity(operator):
     ("Rate limit: 100 req/min.", "Rate limit: 100 requests per minute."),
     ("Throughput 5 ops/s.", "Throughput 5 operations/s."),
     ("Throughput 5 ops/s.", "Throughput 5 op/s."),
+    ("Ingest 40 events/s.", "Ingest 40 evts/s."),
+    ("Alert at 3 errors/min.", "Alert at 3 errors per minute."),
 ])
 def test_a_rate_is_a_count_per_its_unit_whatever_word_names_what_it_counts(before, after):
-    # F13: the word before "/" or "per" is no unit, so changing it changes no unit
+    # F13: what a rate counts is one name however it is abbreviated
     assert_accepted(_rewrite(before, after), "lossless")
     assert_accepted(_summarize(before, after))
 
 
 @pytest.mark.parametrize("before, after, value", [
     ("Rate limit: 100 req/min.", "Rate limit: 100 req/s.", "100"),
+    ("Rate limit: 100 requests/min.", "Rate limit: 100 errors/min.", "100"),  # (what it counts changed)
     ("Rate limit: 100 req/min.", "Rate limit: 100 requests per second.", "100"),
     ("Copy at 40 MB/s.", "Copy at 40 GB/s.", "40"),
 ])
@@ -337,3 +340,43 @@ def test_as_read_drops_colour_codes_and_blanks_tags():
     assert _as_read(b"if i < 10 and j<k: wait") == b"if i < 10 and j<k: wait"
     text = b"plain 30 seconds"
     assert _as_read(text) is text
+
+
+@pytest.mark.parametrize("source, lie, honest", [
+    ("Sessions expire after 30 idle minutes.", "Sessions expire after 30 idle hours.", "Sessions expire after 30 minutes idle."),
+    ("Keep audit logs for 30 calendar days.", "Keep audit logs for 30 calendar years.", "Audit logs are kept 30 days."),
+    ("Wait 30 seconds before retrying.", "Wait 30 more minutes before retrying.", "Wait 30 more seconds before retrying."),
+    ("| timeout | 30 | seconds |\n", "| timeout | 30 | minutes |\n", "| timeout | 30 | s |\n"),
+])
+def test_a_unit_behind_one_word_or_a_table_cell_border_is_read(source, lie, honest):
+    # red team 117, F06: a word or a cell border between the figure and its unit hid the unit
+    find(_summarize(source, lie), "I1", value="30", evidence__change="unit_changed")
+    find(_rewrite(source, lie), "I2", value="30", evidence__change="unit_changed")
+    assert_accepted(_summarize(source, honest))
+    assert_accepted(_rewrite(source, honest), "lossless")
+
+
+@pytest.mark.parametrize("text, figure, unit", [
+    (b"30 idle minutes", b"30", b"min"), (b"30 more GB", b"30", b"gb"), (b"| 30 | seconds |", b"30", b"s"),
+    (b"5 new hosts", b"5", None), (b"3 of 5 min", b"3", None), (b"2 x 30 s", b"2", None),
+    (b"30 more s", b"30", None),  # (one letter after a word is no unit: "s" or "m" are too often words)
+    (b"3 retries, 30 s", b"3", None), (b"30 idle minutes/s", b"30", b"min"),
+])
+def test_one_word_before_a_unit(text, figure, unit):
+    assert _unit_at(text, text.index(figure) + len(figure)) == unit
+
+
+@pytest.mark.parametrize("source, lie", [
+    ("Max temperature 40 \u2103.", "Max temperature 40 \u2109."),
+    ("Error budget 5 \u2030.", "Error budget 5 %."),
+    ("Wait 30 seconds before retrying.", "Wait 30&nbsp;minutes before retrying."),
+    ("Route length 5 km.", "Route length 5 miles."),
+    ("Rate limit: 100 per hour.", "Rate limit: 100 per day."),
+])
+def test_more_unit_spellings_are_read(source, lie):
+    # red team 117, F07
+    value = next(w for w in lie.replace("&", " ").split() if w[0].isdigit())
+    find(_summarize(source, lie), "I1", value=value, evidence__change="unit_changed")
+    find(_rewrite(source, lie), "I2", value=value, evidence__change="unit_changed")
+    assert_accepted(_rewrite(source, source.replace(" km", " kilometres").replace("per hour", "per h")
+                             .replace("seconds", "secs").replace("\u2030", " \u2030").replace("\u2103", " \u2103")))

@@ -369,3 +369,137 @@ def test_an_emphatic_or_refusing_prohibition_denies_its_quotation(source):
 
 def test_a_no_alone_before_a_comma_is_an_answer():
     assert_accepted(_summarize('No, run "make deploy" today.', 'The user asked to run "make deploy" today.'))
+
+
+# red team 116, F12 (the rest): each source forbids "make deploy"; the lie says it was asked for
+@pytest.mark.parametrize("source", [
+    'Never, not even once, run "make deploy" today.',
+    'Don\'t ever, not even in staging, run "make deploy" today.',
+    'The user does not want you to log in and run "make deploy" today.',
+    'I did not ask you to log in and run "make deploy" today.',
+    'The user turned down "make deploy" today.',
+    'Running "make deploy" today is forbidden.',
+    '"make deploy" must never be run today.',
+    '"make deploy" is not to be run today.',
+    '"make deploy" isn\'t allowed today.',
+    "## Don'ts\n- run \"make deploy\" today\n- force-push to main\n",
+    "**Don'ts**\n- run \"make deploy\" today\n",
+    "Commands you must never run:\n- sudo \"make deploy\" today\n",
+])
+def test_the_rest_of_the_prohibitions_deny_their_quotation(source):
+    find(_summarize(source, 'The user asked to run "make deploy" today.'), "I1", block="s1",
+         evidence__change="negation_dropped")
+    assert_accepted(_summarize(source, 'The user said not to run "make deploy" today.'))
+
+
+# the honest controls of those rules: each source asks for "make deploy" (or says nothing against it)
+@pytest.mark.parametrize("source", [
+    'If it is not even in staging, run "make deploy" today.',
+    'It\'s not even in staging, run "make deploy" today.',
+    'Never, once it passes, run "make deploy" today.',  # (a clause of its own)
+    'I did not check the logs and ran "make deploy" today.',  # (a stated negation, then another fact)
+    'I did not want to wait and ran "make deploy" today.',
+    'I turned down the volume and ran "make deploy" today.',
+    'Running "make deploy" today is not forbidden.',
+    'Running "make deploy" is no longer forbidden today.',
+    '"make deploy" cannot be found today.',  # (a fact, no prohibition: left be)
+    'Run "make deploy" today and the old script is forbidden.',
+    'Run "make deploy" today because the old one is forbidden.',
+    "## Dos and Don'ts\n- run \"make deploy\" today\n- don't force-push to main\n",
+    "## Don't forget\n- run \"make deploy\" today\n",
+    "Never skip:\n- run \"make deploy\" today\n",
+    "I didn't find the bug.\n- ran \"make deploy\" today\n",  # (a sentence, no header)
+    "## Steps\n- run \"make deploy\" today\n",
+])
+def test_the_prohibition_rules_leave_an_instruction_be(source):
+    assert_accepted(_summarize(source, 'The user asked to run "make deploy" today.'))
+    find(_summarize(source, 'The user said never to run "make deploy" today.'), "I1", block="s1",
+         evidence__change="negation_added")
+
+
+# red team 116, F13 (the rest): reports of none found the clause's six words did not reach, a
+# list of quotations, and a report after the quotation
+@pytest.mark.parametrize("source", [
+    'No leaked secrets or keys found in "config.yaml".',
+    'No secrets found in "b.yaml" or "config.yaml".',
+    'No secrets found in "deploy/overlays/prod/values.yaml", "b.yaml" or "config.yaml".',
+    'Scanned "config.yaml": no secrets found.',
+    'Scanned "config.yaml" - no secrets found.',
+    'Scanned "config.yaml", found no secrets.',
+])
+def test_the_rest_of_the_reports_of_none_found_deny_their_quotation(source):
+    find(_summarize(source, 'Secrets were found in "config.yaml".', role="tool"), "I1", block="s1",
+         evidence__change="negation_dropped")
+    assert_accepted(_summarize(source, 'The scan found no secrets in "config.yaml".', role="tool"))
+
+
+@pytest.mark.parametrize("source", [
+    'Scanned "config.yaml": 3 secrets found.',
+    'Secrets found in "b.yaml" or "config.yaml".',
+    'No secrets in "b.yaml"; secrets found in "config.yaml".',
+])
+def test_a_report_of_findings_is_no_report_of_none(source):
+    assert_accepted(_summarize(source, 'Secrets were found in "config.yaml".', role="tool"))
+    find(_summarize(source, 'The scan found no secrets in "config.yaml".', role="tool"), "I1", block="s1",
+         evidence__change="negation_added")
+
+
+# red team 116, F11 (the rest): an omission after the quotation undoes the refusal before it
+@pytest.mark.parametrize("source", [
+    'I refuse to let "make test" be skipped.',
+    'Never let "make test" get skipped.',
+    'Never allow "make test" to be skipped.',
+])
+def test_a_refused_omission_after_the_quotation_is_an_instruction_to_do_it(source):
+    assert_accepted(_summarize(source, 'The user insisted on running "make test".'))
+    find(_summarize(source, 'The user said never to run "make test".'), "I1", block="s1",
+         evidence__change="negation_added")
+
+
+def test_a_refusal_over_no_omission_stays_a_refusal():
+    source = 'Do not let "make test" be run on prod.'
+    find(_summarize(source, 'The user asked to run "make test" on prod.'), "I1", block="s1",
+         evidence__change="negation_dropped")
+    assert_accepted(_summarize(source, 'The user said not to run "make test" on prod.'))
+
+
+@pytest.mark.parametrize("text, negated", [
+    (b'Never, not even once, run "make deploy"', True),
+    (b'Never, once it passes, run "make deploy"', False),
+    (b"It's not even in staging, run \"make deploy\"", False),
+    (b'I did not ask you to log in and run "make deploy"', True),
+    (b'I did not push to main and ran "make deploy"', False),
+    (b'"make deploy" should not be used', True),
+    (b'"make deploy" may not be installed', False),
+    (b'"make deploy" is not installed', False),
+    (b'"make deploy" is the default', False),
+    (b"Don't run 'b.yaml' or 'make deploy'", True),
+    (b'Do not run \xe2\x80\x9cb.yaml\xe2\x80\x9d or \xe2\x80\x9cmake deploy\xe2\x80\x9d', True),
+    (b'Run "b.yaml" or "make deploy"', False),
+    (b'Do not run "b.yaml", "make deploy" is fine', False),  # (a clause of its own)
+    (b'the users\' or "make deploy"', False),
+    (b"## Don'ts\n- run it, then \"make deploy\"", False),  # (a clause break in the item)
+    (b"## Don'ts\n- never skip \"make deploy\"", False),  # (an item that says it itself)
+    (b'Do not let "make deploy" be skipped', False),
+    (b'Do not let "make deploy" be run', True),
+    (b"## Dos and Don'ts\n- \"make deploy\"", False),  # (a header over both kinds)
+    (b"## Don'ts\n- \"make deploy\"", True),
+])
+def test_clause_negated_reads_after_the_quotation_and_over_lists(text, negated):
+    assert _clause_negated(text, text.rindex(b"make deploy")) is negated
+
+
+def test_a_list_of_quotations_is_read_back_a_bounded_number_of_times(monkeypatch):
+    # each item reads as the one before it, at most eight back: a list of N quotations costs O(N)
+    import provgate.gate as g
+
+    calls = []
+    real = g._clause_negated_before
+    monkeypatch.setattr(g, "_clause_negated_before", lambda *a: calls.append(1) or real(*a))
+    text = b'Do not run "q0"' + b"".join(b' or "q%d"' % i for i in range(1, 500))
+    for i in (1, 8, 10, 20, 499):
+        calls.clear()
+        at = text.index(b'"q%d"' % i) + 1
+        # (read back eight, then the clause's own six words: "q10" reaches the "not")
+        assert g._clause_negated(text, at) is (i <= 10)
+        assert len(calls) <= 9

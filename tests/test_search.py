@@ -610,6 +610,9 @@ def test_normalize_whitespace_takes_bytes_only(impl):
     (b"3 req/s", [0]), (b"100 requests PER minute", [2]), (b"40 MB / s", [1]), (b"3 files/x", []),
     (b"3 " + b"a" * 16 + b"/s", [0]), (b"3 " + b"a" * 17 + b"/s", []),
     (b"2 US regions", []), (b"3 D", []), (b"30 Sec", [1]), (b"30 S", []), (b"30 GB", [1]),
+    # one word before the unit, a table cell's border (red team 117, F06)
+    (b"30 idle minutes", [1]), (b"30 more  GB", [1]), (b"30 more s", []), (b"30 x GB", []), (b"30 idle apples", []),
+    (b"3 " + b"a" * 16 + b" GB", [0]), (b"3 " + b"a" * 17 + b" GB", []), (b"| 30 | seconds |", [3]), (b"30|s", [1]),
 ])
 def test_unit_leads(impl, data, expected):
     found = impl.unit_leads(data)

@@ -52,12 +52,14 @@ and that a unit follows, as an int64 array: the few places a figure may be writt
 unit after it, found in one pass, so the gate reads the words there only. After the digit:
 
 - a *gap*: 1 to 24 bytes of :data:`UNIT_GAP_BYTES` (blanks, a hyphen, markdown's ``* _ ` ~``,
-  line breaks) holding at most one ``\n``, and then either a unit's ASCII spelling
-  (:data:`UNIT_NAMES`, in any case but :data:`UNIT_LOWER_CASE_ONLY`) that no ASCII letter,
-  digit or ``_`` goes on from, or a rate
+  a table cell's ``|``, line breaks) holding at most one ``\n``, and then either a unit's
+  ASCII spelling (:data:`UNIT_NAMES`, in any case but :data:`UNIT_LOWER_CASE_ONLY`) that no
+  ASCII letter, digit or ``_`` goes on from, or a rate
   (a word of 1 to 16 ASCII letters, then ``/`` or `` per `` with blanks as written, then such
-  a spelling), or a byte that asks for a closer look (the escape byte of a terminal colour
-  code, any byte from 0x80: a micro or degree sign, a look-alike letter, an invisible mark).
+  a spelling), or one word before the unit (a word of 2 to 16 ASCII letters, blanks, then a
+  spelling of 2 letters or more: ``30 idle minutes``, ``30 more seconds``), or a byte that
+  asks for a closer look (the escape byte of a terminal colour code, any byte from 0x80: a
+  micro or degree sign, a look-alike letter, an invisible mark).
 
 A unit glued to the figure (``30s``, ``26%``, ``30µs``) is part of the number's fact, not one.
 
@@ -115,7 +117,10 @@ UNIT_NAMES: dict[bytes, tuple[bytes, ...]] = {
     b"tb": (b"tb", b"terabyte", b"terabytes"), b"tib": (b"tib",),
     b"kbps": (b"kbps",), b"mbps": (b"mbps",), b"gbps": (b"gbps",),
     b"%": (b"%", b"percent", b"pct"),
-    b"degc": (b"\xc2\xb0c",), b"degf": (b"\xc2\xb0f",),
+    b"degc": (b"\xc2\xb0c", b"\xe2\x84\x83"), b"degf": (b"\xc2\xb0f", b"\xe2\x84\x89"),  # (and the one-sign ℃, ℉)
+    b"permille": (b"\xe2\x80\xb0",),
+    b"km": (b"km", b"kilometer", b"kilometers", b"kilometre", b"kilometres"),
+    b"mi": (b"mile", b"miles"),
 }
 # the spellings unit_leads matches itself (the others start with a byte that asks a closer look)
 UNIT_ASCII_SPELLINGS = tuple(sorted({x for xs in UNIT_NAMES.values() for x in xs if x.isascii()}))
@@ -123,9 +128,9 @@ UNIT_ASCII_SPELLINGS = tuple(sorted({x for xs in UNIT_NAMES.values() for x in xs
 # render", "5 M users"; red team 116, F18); the others are read in any case ("12 GB", "30 Sec")
 UNIT_LOWER_CASE_ONLY = frozenset((b"us", b"d", b"m", b"h", b"s"))
 # the bytes unit_leads reads between a figure and its unit
-UNIT_GAP_BYTES = frozenset(b" \t\r\n-*_`~")
+UNIT_GAP_BYTES = frozenset(b" \t\r\n-*_`~|")
 # (as a regular expression: the run, as long as the lookahead allows, then at most one line break)
-UNIT_GAP_RUN = rb"(?=[ \t\r\n*_`~-]{1,24}(?![ \t\r\n*_`~-]))[ \t\r*_`~-]*\n?[ \t\r*_`~-]*"
+UNIT_GAP_RUN = rb"(?=[ \t\r\n*_`~|-]{1,24}(?![ \t\r\n*_`~|-]))[ \t\r*_`~|-]*\n?[ \t\r*_`~|-]*"
 
 
 def _spelled(spellings: list[bytes]) -> bytes:
@@ -139,6 +144,7 @@ _UNIT_LEAD = re.compile(
     rb"[0-9](?=" + UNIT_GAP_RUN
     + rb"(?:[\x1b\x80-\xff]|" + _spelled(list(UNIT_ASCII_SPELLINGS))
     + rb"|[A-Za-z]{1,16}(?:[ \t]*/[ \t]*|[ \t]+(?i:per)[ \t]+)" + _spelled([x for x in UNIT_ASCII_SPELLINGS if x.isalpha()])
+    + rb"|[A-Za-z]{2,16}[ \t]+" + _spelled([x for x in UNIT_ASCII_SPELLINGS if x.isalpha() and len(x) >= 2])
     + rb"))")
 
 

@@ -74,6 +74,7 @@ from provgate._matching import denied_quotes, occurs_at_boundaries
 from provgate._quotations import asked_quotations
 from provgate._matching_py import QUOTE as _MODE_QUOTE
 from provgate._matching_py import RELAXED as _MODE_RELAXED
+from provgate._matching_py import _words_closed_at
 from provgate._scanner import fold_digits, span_values
 from provgate._search import unit_leads
 from provgate._search_py import UNIT_GAP_RUN, UNIT_LOWER_CASE_ONLY, UNIT_NAMES
@@ -4443,6 +4444,7 @@ class _Check:
                   lambda o, r: _ground_in_path_lines(tables, sources, o, r, self.gate.read_facts),
                   lambda o, r: _ground_in_url_parts(tables, sources, o, r, self.gate.read_facts),
                   lambda o, r: _ground_pins_in_prose(tables, sources, o, r, self.gate.read_facts),
+                  lambda o, r: _ground_specifier_clauses(tables, sources, o, r),
                   lambda o, r: _ground_quoted_facts(tables, sources, o, r),
                   lambda o, r: _ground_wrapped_quotes(tables, [[x.table.data for x in group] + (
                       [] if own_pre is None else [own_pre.table.data]) for group, (*_, own_pre) in zip(
@@ -5386,15 +5388,24 @@ class _Check:
             pre_table, post_table = self.pre_facts[i].table, self.post_facts[j].table
             pre_at = np.flatnonzero(pre_table.kind == _KIND_NUMBER)
             post_at = np.flatnonzero(post_table.kind == _KIND_NUMBER)
-            if pre_at.size != post_at.size or not pre_at.size:
+            if not pre_at.size or not post_at.size:
                 continue
             # (compared as fingerprints, in arrays: a rewritten tool output holds hundreds)
             pre_fp, post_fp = pre_table.fp_fact[pre_at], post_table.fp_fact[post_at]
             pre_rows, post_rows = pre_at.tolist(), post_at.tolist()
+            if pre_at.size != post_at.size:
+                # a figure repeated or one repeat dropped, the same figures else: names traded
+                # are read still (red team 116, F06: "…; 12 GB is low." added hid the swap)
+                if np.array_equal(np.unique(pre_fp, axis=0), np.unique(post_fp, axis=0)):
+                    self._check_figures_repaired(i, j, pre_rows, post_rows)
+                continue
             if np.array_equal(pre_fp, post_fp):
                 # kept in order: and their units (red team 115, F07: "Wait 30 seconds" -> "Wait
                 # 30 minutes" kept every fact)
                 self._check_units_kept(i, j, pre_rows, post_rows)
+                # and their names (red team 116, F06: "db-01 has 12 GB, db-02 has 34 GB" ->
+                # "db-02 has 12 GB, db-01 has 34 GB" swapped the names, not the figures)
+                self._check_figures_repaired(i, j, pre_rows, post_rows)
                 continue
             if not np.array_equal(pre_fp[np.lexsort(pre_fp.T[::-1])], post_fp[np.lexsort(post_fp.T[::-1])]):
                 continue  # (figures changed, which the other rules ask)
@@ -5414,6 +5425,57 @@ class _Check:
                              evidence={"span": [span.start, span.end], "text": span.text, "change": "traded_in_place",
                                        "now": sorted(f.decode("utf-8", "replace") for f in now[0].elements())})
                 break
+            else:
+                # no context kept a trade: the statements moved with it (red team 116, F06:
+                # "Timeout is 30 s. Retry after 5 min." -> "Retry after 30 s. Timeout is 5 min.")
+                self._check_figures_repaired(i, j, pre_rows, post_rows)
+
+    def _check_figures_repaired(self, i: int, j: int, pre_rows: list[int], post_rows: list[int]) -> None:
+        """A block rewritten in place that keeps its figures (in order or not) keeps each with
+        the names of its statement unit (a table row, a list item, a sentence or a clause, see
+        ``_UNIT_BREAK``): where one name stood with figure ``f`` and not ``g`` in pre and with
+        ``g`` and not ``f`` in post, and another name the other way round, the two traded
+        figures, though every figure and every context word was kept (red team 116, F06:
+        names swapped with the figures in order, or statements moved with the figures traded).
+        A statement reordered whole, reworded (``db-01 has 12 GB`` -> ``12 GB are on db-01``),
+        split or merged keeps every name's figures, or only gains or only loses some, and is
+        no trade. Names are words no figure holds, less ``_NO_NAME``'s; a figure is its fact
+        (``1,000`` and ``1000`` one) with its unit; a unit of more than ``_NAMED_FIGURES``
+        figures names none (``_figures_by_name``). One pass a side."""
+        if len(pre_rows) < 2 or len(post_rows) < 2:
+            return  # (two figures trade, or none: most rewritten turns hold one or none)
+        pre_table, post_table = self.pre_facts[i].table, self.post_facts[j].table
+        before = _figures_by_name(pre_table, pre_rows, self._word_bounds_of(0, i))
+        if len(before) < 2:
+            return  # (two names trade, or none)
+        after = _figures_by_name(post_table, post_rows, self._word_bounds_of(1, j))
+        found = _repaired_figures(before, after)
+        if found is None:
+            return
+        name, lost, gained, other = found
+        lowered = self._word_bounds_of(1, j)[3]
+        shown = {}
+        for r in post_rows:  # (the rows of the two figures, to show them: only when refused)
+            label = _figure_label(post_table, r, lowered)
+            if label in (lost, gained) and label not in shown:
+                shown[label] = r
+        row = shown.get(gained, post_rows[0])
+
+        def show(x: bytes | tuple[bytes, bytes]) -> str:
+            if isinstance(x, bytes):
+                return x.decode("utf-8", "replace")
+            r = shown.get(x)
+            value = post_table.span(r).value if r is not None else "?"
+            return f"{value} {x[1].decode()}" if x[1] else value
+
+        b = self.edit.post[j]
+        span = post_table.span(row)
+        self.violate("I2", f"{self.edit.operator} re-paired the figures of block {b.id!r}: {show(name)!r} stood with "
+                     f"{show(lost)!r} and now with {show(gained)!r}, {show(other)!r} the other way round: a lossless "
+                     "operator keeps each figure with the names of its statement",
+                     block=b.id, handle=(b.handles or (None,))[0], key=span.key, value=span.value,
+                     evidence={"span": [span.start, span.end], "text": span.text, "change": "traded_in_place",
+                               "names": sorted([show(name), show(other)]), "figures": sorted([show(lost), show(gained)])})
 
     def _check_units_kept(self, i: int, j: int, pre_rows: list[int], post_rows: list[int]) -> None:
         """Each figure a block rewritten in place keeps in order keeps the unit after it: a unit
@@ -5618,6 +5680,17 @@ class _Check:
                 if quoted:
                     unaccounted = np.delete(unaccounted, quoted)
                     firsts = np.delete(firsts, quoted)
+            if unaccounted.size and changed_by_id:
+                # and a comparison the rewrite only re-spaced ("i<10" -> "i < 10": red team 116,
+                # F15), and the name it keys, every copy of it
+                every = holders(firsts.tolist())
+                respaced = [n for n, group in enumerate(every) if all(
+                    _respaced_comparison(self.pre_facts[owner].table, row, None if (
+                        j := changed_by_id.get(edit.pre[owner].id)) is None else self.post_facts[j].table.data)
+                    for owner, row in group)]
+                if respaced:
+                    unaccounted = np.delete(unaccounted, respaced)
+                    firsts = np.delete(firsts, respaced)
             if unaccounted.size and changed_by_id:
                 # and a fact that stood inside such a quotation, every copy of it
                 every = holders(firsts.tolist())
@@ -9953,6 +10026,102 @@ def _ground_pins_in_prose(tables: list[FactTable], sources: list[list[_Facts]], 
     return (owner, row) if keep.all() else (owner[keep], row[keep])
 
 
+def _ground_specifier_clauses(tables: list[FactTable], sources: list[list[_Facts]], owner: np.ndarray,
+                              row: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The (owner, row) pairs left once a requirement's kv fact whose value is a comparison
+    (grammar v9/v11: ``django = <4.2``) is grounded by a source requirement of the same name
+    (as pip compares names: :func:`_pip_name`) whose specifier set holds each of its clauses:
+    grammar v11 reads ``django>=3.2,<4.2`` as one value, so the honest summary ``Requires
+    django<4.2`` (its upper bound) was grounded by nothing and refused, where naming the first
+    clause (``django>=3.2``) was grounded as the source's text (red team 116, F15). A clause
+    no source requirement of that name holds (``django<5``, ``django>=4.2``) stays refused.
+    Each block's sources are read once, and only when a row left over is such a fact."""
+    keep = np.ones(owner.size, dtype=np.bool_)
+    read: dict[int, dict[bytes, list[frozenset[bytes]]]] = {}
+    for n, (t, r) in enumerate(zip(owner.tolist(), row.tolist())):
+        table = tables[t]
+        said = _comparison_clauses(table, r)
+        if said is None:
+            continue
+        sets = read.get(t)
+        if sets is None:
+            sets = read[t] = {}
+            for facts in sources[t]:
+                st = facts.table
+                for sr in np.flatnonzero(st.kind == _KIND_KV).tolist():
+                    clauses = _comparison_clauses(st, sr, pins=True)
+                    if clauses is not None:
+                        sets.setdefault(_pip_name(bytes(st.data[int(st.key_start[sr]):int(st.key_end[sr])])),
+                                        []).append(clauses)
+        name = _pip_name(bytes(table.data[int(table.key_start[r]):int(table.key_end[r])]))
+        if any(said <= clauses for clauses in sets.get(name, ())):
+            keep[n] = False
+    return (owner, row) if keep.all() else (owner[keep], row[keep])
+
+
+# a specifier set's clauses (:func:`_comparison_clauses`): an operator glued to a version
+_CLAUSE = re.compile(rb"(?:==|!=|~=|>=|<=|>|<)?[vV]?[0-9][^\s,]*")
+_COMPARISON_LEADS = frozenset(b"<>!~=")
+
+
+def _comparison_clauses(table: FactTable, r: int, *, pins: bool = False) -> frozenset[bytes] | None:
+    """The clauses of the specifier set that kv row ``r`` of ``table`` glues to its key
+    (``django>=3.2,<4.2``: ``{>=3.2, <4.2}``; ``lodash@>=4.17.0 <5``'s after ``@`` too), or
+    None: no such row. ``pins``: a pin after ``==`` (value the version alone) as the clause
+    ``==version``."""
+    if table.kind[r] != _KIND_KV:
+        return None
+    data = table.data
+    ke, vs, ve = int(table.key_end[r]), int(table.value_start[r]), int(table.value_end[r])
+    if int(table.key_start[r]) != int(table.start[r]) or vs >= ve:
+        return None
+    lead = data[vs]
+    if vs == ke and lead in _COMPARISON_LEADS:
+        value = bytes(data[vs:ve])
+    elif pins and data[ke:ke + 2] == b"==" and vs == ke + 2:
+        value = b"==" + bytes(data[vs:ve])
+    elif data[ke:ke + 1] == b"@" and vs == ke + 1 and lead in _COMPARISON_LEADS:
+        value = bytes(data[vs:ve])
+    else:
+        return None
+    clauses = _CLAUSE.findall(value)
+    return frozenset(clauses) if clauses else None
+
+
+def _respaced_comparison(table: FactTable, r: int, post: bytes | None) -> bool:
+    """Is row ``r`` of a pre block's ``table`` a requirement or pin whose value is a comparison
+    (``i<10``, ``retries<=3``, ``django>=3.2,<4.2``; grammar v9/v11), or the identifier that is
+    its name, that ``post`` (the text of the block under its id after the rewrite, None: no such
+    block) holds with only blanks added or removed around its operators and commas (``i <
+    10``)? Grammar v9 reads a comparison glued to its name only, so re-spacing one dropped two
+    facts (red team 116, F15; docs/grammar.md says such a fact stands on both sides alike).
+    The same name, operators and versions in the same order, at word boundaries."""
+    if post is None:
+        return False
+    kind = int(table.kind[r])
+    if kind == _KIND_IDENTIFIER:
+        kv = np.flatnonzero((table.kind == _KIND_KV) & (table.start == table.start[r])
+                            & (table.key_end == table.end[r])).tolist()
+        return any(_respaced_comparison(table, k, post) for k in kv)
+    if _comparison_clauses(table, r) is None:
+        return False
+    text = bytes(table.data[int(table.start[r]):int(table.end[r])])
+    pieces = _COMPARISON_PIECE.findall(text)
+    if b"".join(pieces) != re.sub(rb"[ \t]+", b"", text):
+        return False
+    pattern = (rb"(?<![0-9A-Za-z_.\-])" + rb"[ \t]*".join(map(re.escape, pieces)) + rb"(?![0-9A-Za-z_])")
+    return re.search(pattern, post) is not None
+
+
+# the pieces of a comparison that blanks may stand between (:func:`_respaced_comparison`)
+_COMPARISON_PIECE = re.compile(rb"==|!=|~=|>=|<=|[<>,@]|[^<>=!~,@ \t]+")
+
+
+def _pip_name(name: bytes) -> bytes:
+    """A requirement's name as pip compares it (PEP 503: case and runs of ``-_.`` alike)."""
+    return re.sub(rb"[-_.]+", b"-", name.lower())
+
+
 def _ground_quoted_facts(tables: list[FactTable], sources: list[list[_Facts]], owner: np.ndarray,
                          row: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The (owner, row) pairs left once a quotation whose whole inside is one fact of its text,
@@ -10247,7 +10416,8 @@ _STATED_NOT = frozenset(w + t for w in (b"didn", b"doesn", b"wasn", b"weren", b"
 # circumstances, run"): a negation, its stressing words, and the modals and "and" that repeat it
 _EMPHATIC = frozenset((b"never", b"not", b"no", b"ever", b"even", b"at", b"all", b"under", b"any", b"circumstances",
                        b"circumstance", b"and", b"must", b"may", b"do", b"don't", b"don\xe2\x80\x99t", b"you",
-                       b"should", b"shall", b"will", b"won't", b"mustn't", b"cannot", b"can't", b"again", b"really"))
+                       b"should", b"shall", b"will", b"won't", b"mustn't", b"cannot", b"can't", b"again", b"really",
+                       b"once"))
 # the most words between a negation and the quotation it governs in one clause
 _CLAUSE_WORDS = 6
 # a verb after the negation that makes it an instruction to do the thing ("don't forget to run"),
@@ -10302,6 +10472,8 @@ def _negation_among(words: list[bytes], before: bytes | None = None) -> bool:
     the clause's word before them, if any."""
     if tuple(words[-2:]) in _SET_ASIDE:
         return True
+    if b"down" in words:
+        words = _phrasal_refusals(words)
     last = len(words) - 1
     denied = -1  # a word of _PROHIBITIONS a negation denies: a permission ("not forbidden")
     for n, word in enumerate(words):
@@ -10347,6 +10519,21 @@ def _negation_among(words: list[bytes], before: bytes | None = None) -> bool:
         if word != b"no" or n == last or words[n + 1] in _NO_GOVERNS or _reports_none(words, n, last):
             return True
     return False
+
+
+def _phrasal_refusals(words: list[bytes]) -> list[bytes]:
+    """``words`` with a refusal said in two words (``turned down``: red team 116, F12) as the
+    one word of ``_PROHIBITIONS`` it means (``refused``)."""
+    out: list[bytes] = []
+    for word in words:
+        if word == b"down" and out and out[-1] in _TURN:
+            out[-1] = b"refused"
+        else:
+            out.append(word)
+    return out
+
+
+_TURN = frozenset((b"turn", b"turns", b"turned", b"turning"))
 
 
 def _another_instruction(words: list[bytes], n: int, last: int) -> bool:
@@ -10423,27 +10610,51 @@ def _header_negated(text: bytes, line_start: int) -> bool:
     above it, past other items, their wrapped or indented lines and blank lines, that is no
     item (``Never run:``, ``## Don't``, ``**Don'ts**``, ``Commands you must never run:``)? Only
     its last sentence is read (``Don't skip tests. Never run:``), and not one that asks or
-    sets a condition (``Didn't work? Try:``, ``If you don't have jq, run:``)."""
+    sets a condition (``Didn't work? Try:``, ``If you don't have jq, run:``), nor one that
+    heads both kinds (``## Dos and Don'ts``)."""
+    words = _header_words(text, line_start)
+    return words is not None and _negation_among(words)
+
+
+def _header_words(text: bytes, line_start: int, *, proper: bool = False) -> list[bytes] | None:
+    """The first words (at most 8) of the last sentence of the header over the list whose item
+    line starts at ``line_start`` (:func:`_header_negated`), or None: no header, or one that
+    asks, sets a condition or heads what to do as well as what not to (``Dos and Don'ts``).
+    ``proper``: only a line that is a header and no sentence of a paragraph: a markdown
+    heading, one ending in ``:``, or one of ``_HEADER_WORDS`` words at most (``**Don'ts**``),
+    so that ``I didn't find it.`` over ``- ran "A"`` governs nothing."""
     end = line_start
     for _ in range(_HEADER_LINES):
         if end <= 0:
-            return False
+            return None
         start = text.rfind(b"\n", 0, end - 1) + 1
         line = text[start:end].rstrip(b"\r\n")
         end = start
         if not line.strip() or line[:1] in b" \t" or _ITEM_LINE.match(line):
             continue
+        if proper and not (line[:1] == b"#" or line.rstrip(b" \t*_~").endswith(b":")
+                           or (len(_words_of_clause(line.lower())) <= _HEADER_WORDS
+                               and not line.rstrip(b" \t*_~").endswith((b".", b"!", b"?")))):
+            return None
         last = re.split(rb"[.?!]\s", line.lower())[-1]
         if last.rstrip().endswith(b"?"):
-            return False
+            return None
         words = _words_of_clause(last)
         if not words or words[0] in (b"if", b"when", b"unless", b"whenever"):
-            return False
-        return _negation_among(words[:8])
-    return False
+            return None
+        if _DOS.intersection(words) or any(a == b"do" and b == b"and" for a, b in itertools.pairwise(words)):
+            return None  # (a list of both: "## Dos and Don'ts", "Do and don't")
+        return words[:8]
+    return None
 
 
-def _clause_negated(text: bytes, at: int) -> bool:
+# the most words of a header line with no colon that :func:`_header_words` takes as a header
+_HEADER_WORDS = 3
+# the words that make a header one over what to do as well (:func:`_header_words`)
+_DOS = frozenset((b"dos", b"do's", b"do\xe2\x80\x99s"))
+
+
+def _clause_negated(text: bytes, at: int, _depth: int = 0) -> bool:
     """Does a negation (:func:`_negation_words`; no verb of omission right after it, "don't
     forget to run"; a "no" only right before the quotation or before a word of
     ``_NO_GOVERNS``) or a word of ``_PROHIBITIONS`` stand among the last ``_CLAUSE_WORDS``
@@ -10454,17 +10665,45 @@ def _clause_negated(text: bytes, at: int) -> bool:
     with no word after it, or one of ``_LIST_FILLER``,
     is read past (a list of quotations, "or, worse,"), up to ``_LIST_COMMAS``, unless the quotation opens a clause
     of its own. A quotation that opens a list item is governed by the list's header
-    (:func:`_header_negated`) as well."""
+    (:func:`_header_negated`) as well, and so is one after a verb that opens the item
+    (``## Don'ts`` over ``- run "A"``). A quotation right after another and ``or`` / ``nor`` /
+    ``and`` / a comma reads as that one does, however long it is (``No secrets found in
+    "b.yaml" or "A"``). The words after the quotation are read as well (:func:`_read_after`):
+    a prohibition there (``"A" must never be run``, ``Running "A" is forbidden``) or a report of
+    none found (``Scanned "A": no secrets found``) negates it; an omission there undoes a
+    negation before it (``I refuse to let "A" be skipped`` is to run it)."""
+    after = _read_after(text, at)
+    if after == _AFTER_DENIED:
+        return True
+    negated = _clause_negated_before(text, at, _depth)
+    return negated and after != _AFTER_OMITTED
+
+
+def _clause_negated_before(text: bytes, at: int, depth: int) -> bool:
+    """:func:`_clause_negated` of the words before the quotation only."""
     lo = max(at - 256, 0)
     window = text[lo:at].lower()
     line = window.rfind(b"\n") + 1
-    if _ITEM_LEAD.fullmatch(window, line) and _header_negated(text, lo + line):
+    if _ITEM_LEAD.fullmatch(window, line):
+        if _header_negated(text, lo + line):
+            return True
+    elif (item := _ITEM_BULLET.match(window, line)) is not None and _verb_item_negated(text, lo + line, window[item.end():]):
         return True
-    if b"\x1b" in window:
+    coloured = b"\x1b" in window
+    if coloured:
         window = _CSI.sub(b"", window)  # (colour codes: "\x1b[1mnever\x1b[0m run")
     opening = _QUOTE_OPENING.search(window)
     if opening is not None:
         window = window[:opening.start()]
+        if depth < _LIST_ITEMS and not coloured and (joined := _JOINED_TO_QUOTATION.search(window)) is not None:
+            # (the next item of a list of quotations reads as the one before it: red team 116,
+            # F13, "no secrets found in "b.yaml" or "A"" ran past the clause's six words)
+            c = joined.start()
+            if (_OPENER_OF.get(window[c:c + 3] if window[c] == 0xE2 else window[c:c + 1], b"\n") in opening.group()
+                    and (before := _words_closed_at(window, c, max(c - 200, 0))) >= 0
+                    and b"\n" not in window[before:c]
+                    and not (_opens_clause(text, at) and not _likened(text, at))):
+                return _clause_negated(text, lo + before, depth + 1)
     window = _ANSWER.sub(b" ", _ASIDE.sub(b" ", window))
     breaks = [m for m in _CLAUSE_BREAK.finditer(window)]
     start = 0
@@ -10483,10 +10722,155 @@ def _clause_negated(text: bytes, at: int) -> bool:
             continue
         start = m.end()
         break
-    words = _words_of_clause(window[start:])
+    words = _infinitives_joined(_words_of_clause(window[start:]))
     if _negation_among(words[-_CLAUSE_WORDS:], words[-_CLAUSE_WORDS - 1] if len(words) > _CLAUSE_WORDS else None):
         return True
+    if len(words) > _CLAUSE_WORDS and _none_found_reaching(words):
+        return True
     return k >= 0 and _emphatic_negation_before(window, breaks, k)
+
+
+# a list item's bullet (:data:`_ITEM_LEAD`'s), the words of the item after it
+_ITEM_BULLET = re.compile(rb"[ \t]*(?:[-*+]|\xe2\x80\xa2|\d{1,9}[.)]|\(\d{1,9}\)|[a-z][.)])[ \t]+(?:\[[ x]\][ \t]+)?[*_~]*")
+# the most quotations of a list one is read back over (:func:`_clause_negated_before`)
+_LIST_ITEMS = 8
+# a closing quotation mark's opening one
+_OPENER_OF = {b'"': b'"', b"'": b"'", b"\xe2\x80\x9d": b"\xe2\x80\x9c", b"\xe2\x80\x99": b"\xe2\x80\x98"}
+# the end of a quotation and what joins the next to it ("A" or, "A", "A" and): its closing mark
+_JOINED_TO_QUOTATION = re.compile(rb"(?:[\"']|\xe2\x80[\x9d\x99])[*_~]*(?:,[ \t]*(?:(?:or|nor|and)[ \t]*)?|[ \t]+(?:or|nor|and)[ \t]*)\Z")
+
+
+def _verb_item_negated(text: bytes, line_start: int, item: bytes) -> bool:
+    """Does the header over a list govern the quotation of an item that opens with a verb
+    (``## Don'ts`` over ``- run "A" today``: red team 116, F12, the header was read only over an
+    item that is a quotation)? ``item``: the item's lower-cased words before the quotation,
+    at most ``_CLAUSE_WORDS``, no clause break and no negation of their own among them (an
+    item that says it itself is read as its own clause); the header's words and the item's are
+    read as one clause (``Don't: forget to run "A"`` is to run it)."""
+    if _CLAUSE_BREAK.search(item) or _negation_words(item, 0, len(item)) or _PROHIBITION_WORD.search(item):
+        return False
+    words = _words_of_clause(item)
+    if not words or len(words) > _CLAUSE_WORDS:
+        return False
+    header = _header_words(text, line_start, proper=True)
+    return header is not None and _negation_among(header + words)
+
+
+def _infinitives_joined(words: list[bytes]) -> list[bytes]:
+    """``words`` with an infinitive that another joins by ``and`` cut, down to its ``to``:
+    ``does not want you to log in and run "A"`` is read as ``does not want you to run "A"``
+    (red team 116, F12: the negation stood more than six words back, and a stated negation ends
+    at ``and``). Only after a verb that takes such an infinitive (``_WANTS``) one or two words
+    before the ``to``, at most three words between it and the ``and``, and no past form after
+    the ``and`` (``did not want to wait and ran "A"`` states two facts)."""
+    if b"and" not in words or b"to" not in words:
+        return words
+    a = len(words) - 1 - words[::-1].index(b"and")
+    if a == len(words) - 1:
+        return words
+    after = words[a + 1]
+    if after.endswith(b"ed") or after in _PAST_FORMS:
+        return words
+    for t in range(a - 2, max(a - 5, 0), -1):
+        if words[t] == b"to" and (words[t - 1] in _WANTS or (t > 1 and words[t - 2] in _WANTS)):
+            return words[:t + 1] + words[a + 1:]
+    return words
+
+
+# the verbs whose infinitive a negation before them governs (:func:`_infinitives_joined`)
+_WANTS = frozenset(w + e for w in (b"want", b"ask", b"expect", b"need", b"allow", b"intend", b"permit", b"instruct",
+                                    b"authorize", b"authorise", b"request", b"wish", b"plan")
+                   for e in (b"", b"s", b"ed")) | frozenset((b"tell", b"tells", b"told", b"mean", b"means",
+                                                             b"meant", b"like", b"likes", b"planned"))
+# past forms that end in no "ed": the "and" before one states another fact
+_PAST_FORMS = frozenset((b"ran", b"did", b"went", b"made", b"took", b"got", b"saw", b"gave", b"wrote", b"began",
+                         b"kept", b"left", b"put", b"set", b"built", b"sent", b"found", b"told", b"came"))
+
+
+def _none_found_reaching(words: list[bytes]) -> bool:
+    """Does a report of none found (:func:`_reports_none`) whose "no" / "0" / "zero" stands
+    before the clause's last ``_CLAUSE_WORDS`` words, and whose word of finding among them,
+    govern the end of ``words`` (``No leaked secrets or keys found in "A"``: red team 116, F13,
+    the "no" was the seventh word back)?"""
+    tail = words[-_CLAUSE_WORDS - 5:]
+    last = len(tail) - 1
+    first = len(tail) - _CLAUSE_WORDS
+    for n in range(first):
+        if tail[n] in (b"no", b"0", b"zero") and any(w in _FINDINGS for w in tail[first:]) \
+                and _reports_none(tail, n, last):
+            return True
+    return False
+
+
+# the answers of :func:`_read_after`
+_AFTER_NOTHING, _AFTER_DENIED, _AFTER_OMITTED = 0, 1, 2
+# what ends the words after a quotation (:func:`_read_after`): a clause break, or a word that
+# joins another clause or item ("run "A" and the old one is forbidden")
+_AFTER_BREAK = re.compile(rb"[.!?;:,()\[\]\n\r\"`]|\xe2\x80[\x9c\x9d]|\b(?:but|so|if|when|whenever|unless|until|because|"
+                          rb"while|before|after|once|since|though|although|whether|which|that|who|and|or|nor|then)\b")
+# the report of none found a separator sets after a quotation ("Scanned "A": no secrets found")
+_REPORT_AFTER = re.compile(rb"[*_~]*[ \t]*(?:[:,]|[ \t]-|\xe2\x80[\x93\x94])[ \t]*([^.!?;\n\r]{1,80})")
+# the verbs that make the words after a quotation its predicate (:func:`_read_after`)
+_BE = frozenset((b"is", b"are", b"was", b"were", b"be", b"isn't", b"aren't", b"wasn't", b"weren't", b"remains",
+                 b"stays"))
+_AUXILIARIES = _BE | frozenset((b"must", b"should", b"shall", b"mustn't", b"shouldn't", b"shan't"))
+# a prohibition's state after a quotation ("Running "A" is forbidden")
+_PROHIBITED = frozenset((b"forbidden", b"prohibited", b"banned", b"disallowed", b"vetoed", b"off-limits",
+                         b"verboten", b"not-allowed"))
+# what a negated auxiliary goes on with to prohibit: a modal's ("must never be run"), a be's ("is
+# not to be used", "isn't allowed"). Not "can't", "may not", "will not": they state a fact as
+# often ("cannot be found", "may not be installed")
+_PROHIBITING = frozenset((b"be", b"to", b"allowed", b"permitted", b"ever"))
+_PROHIBITING_BE = frozenset((b"to", b"allowed", b"permitted"))
+# an omission after a quotation a negation before it undoes ("I refuse to let "A" be skipped")
+_OMITTED_AFTER = frozenset(w + b"ed" for w in (b"skipp", b"omitt", b"ignor", b"miss", b"dropp", b"disabl",
+                                               b"bypass", b"neglect", b"overlook")) | frozenset((b"forgotten",))
+
+
+def _read_after(text: bytes, at: int) -> int:
+    """What the words after the quotation whose words start at ``text[at]`` say of it, up to
+    the end of its clause (``_AFTER_BREAK``): ``_AFTER_DENIED`` for a prohibition whose subject
+    it is or stands in (a word of ``_PROHIBITED`` no negation denies, ``"A" is forbidden``, or
+    a negated auxiliary going on to prohibit, ``"A" must never be run``, ``"A" isn't
+    allowed``), within three words of it, or a report of none found a colon, comma or dash sets
+    after it (``Scanned "A": no secrets found``; red team 116, F12, F13); ``_AFTER_OMITTED`` for
+    an omission (``"A" be skipped``, ``"A" to be skipped``, ``"A" get skipped``: F11);
+    ``_AFTER_NOTHING`` else. Read only past the closing mark :func:`_opens_clause` finds."""
+    window = text[at:at + 256].lower()
+    m = re.search(rb"[\"'`]|\xe2\x80[\x9d\x99]", window)
+    if m is None:
+        return _AFTER_NOTHING
+    rest = window[m.end():m.end() + 120]
+    report = _REPORT_AFTER.match(rest)
+    if report is not None:
+        said = _words_of_clause(report.group(1))
+        for n in range(min(2, len(said))):
+            if said[n] in (b"no", b"0", b"zero") and n < len(said) - 1 and _reports_none(said, n, len(said) - 1):
+                return _AFTER_DENIED
+    cut = _AFTER_BREAK.search(rest)
+    words = _words_of_clause(rest[:cut.start()] if cut is not None else rest)[:8]
+    if not words:
+        return _AFTER_NOTHING
+    i = 1 if words[0] == b"to" and len(words) > 1 else 0
+    if words[i] in (b"be", b"get", b"go", b"being") and i + 1 < len(words) and words[i + 1] in _OMITTED_AFTER:
+        return _AFTER_OMITTED
+    aux = next((i for i in range(min(4, len(words))) if words[i].replace(b"\xe2\x80\x99", b"'") in _AUXILIARIES),
+               None)
+    if aux is None:
+        return _AFTER_NOTHING
+    verb = words[aux].replace(b"\xe2\x80\x99", b"'")
+    negated = verb.endswith(b"n't")
+    prohibiting = _PROHIBITING_BE if verb in _BE else _PROHIBITING
+    for word in words[aux + 1:aux + 5]:
+        if word in _PROHIBITED:
+            return _AFTER_NOTHING if negated else _AFTER_DENIED  # ("is not forbidden": allowed)
+        if word in (b"not", b"never", b"no"):
+            negated = True
+        elif negated:
+            return _AFTER_DENIED if word in prohibiting else _AFTER_NOTHING
+        elif word not in (b"now", b"still", b"strictly", b"absolutely", b"hereby", b"also", b"always"):
+            return _AFTER_NOTHING
+    return _AFTER_NOTHING
 
 
 def _emphatic_negation_before(window: bytes, breaks: list[re.Match[bytes]], k: int) -> bool:
@@ -10495,17 +10879,23 @@ def _emphatic_negation_before(window: bytes, breaks: list[re.Match[bytes]], k: i
     (a comma) opens, or two such: ``Never, ever run "A"``, ``Never, not even once, run "A"``,
     ``Do not, under no circumstances, run "A"``, ``You may not, and must not, run "A"`` (red
     team 116, F12: the comma ended the clause, and the negation with it)? A ``No,`` alone is
-    an answer (``No, run "A"``)."""
+    an answer (``No, run "A"``). A ``not even`` that opens such a segment sets off what follows
+    it as well (``Don't ever, not even in staging, run "A"``), and the word ``once`` goes on
+    it (``Never, not even once, run "A"``: red team 116, F12, ``once`` opened a clause)."""
     for _ in range(2):
         if breaks[k].group() != b",":
             return False
-        segment = window[breaks[k - 1].end() if k else 0:breaks[k].start()]
+        j = k - 1
+        while j >= 0 and breaks[j].group() == b"once":
+            j -= 1
+        segment = window[breaks[j].end() if j >= 0 else 0:breaks[k].start()]
         words = _words_of_clause(segment)
-        if not words or len(words) > _CLAUSE_WORDS or not _EMPHATIC.issuperset(words):
+        if not words or len(words) > _CLAUSE_WORDS or not (
+                _EMPHATIC.issuperset(words) or (words[0] in (b"not", b"never") and words[1:2] == [b"even"])):
             return False  # (a clause of its own: "if the tests don't pass, run "A"", "do not push, then")
         if words != [b"no"] and _negation_among(words):
             return True
-        k -= 1
+        k = j
         if k < 0:
             return False
     return False
@@ -10777,6 +11167,96 @@ def _figures_by_context(table: FactTable, rows: list[int], figures: list[bytes],
     return out
 
 
+# Where a statement unit ends, for the figures re-paired with names (Gate._check_figures_repaired):
+# a line break (a table row, a list item), a sentence's end, a semicolon, or a comma before a
+# blank ("db-01 has 12 GB, db-02 has 34 GB": two clauses; "1,000" and "1.5" stay one figure)
+_UNIT_BREAK = re.compile(rb"\n|[.;!?](?=\s|$)|,(?=\s)")
+# a unit holding more figures than this names none of them (a line of measurements pairs every
+# word with every figure: the pairs stay linear in the text)
+_NAMED_FIGURES = 4
+# the first this many name words of a unit are its names (a long sentence beside one figure)
+_NAMES_A_UNIT = 16
+# the words that name nothing: a rewording moves them between statements freely
+_NO_NAME = frozenset(b"""a an the is are was were be been being has have had do does did of to in
+on at by for from with and or but not no as it its this that these those there here than then
+so if into onto over under after before about per each every all any some my our your their his
+her we you they he she i me us them also now just only up down out off via vs""".split())
+
+
+def _figure_label(table: FactTable, row: int, lowered: bytes) -> tuple[bytes, bytes]:
+    """A figure as :func:`_figures_by_name` pairs it: (its fact's fingerprint, the unit after
+    it or empty)."""
+    return table.fp_fact[row].tobytes(), _unit_at(lowered, int(table.end[row])) or b""
+
+
+def _figures_by_name(table: FactTable, rows: list[int],
+                     bounds: tuple[np.ndarray, np.ndarray, np.ndarray, bytes]) -> dict[bytes, set[tuple[bytes, bytes]]]:
+    """Each name of ``table``'s text (a word no figure holds and not in ``_NO_NAME``) -> the
+    figures (of ``rows``, each as :func:`_figure_label`) that stand in a statement unit
+    (``_UNIT_BREAK``) with it; a clause with no figure before a comma is the next clause's
+    holding figures, only commas between. A unit of more than ``_NAMED_FIGURES`` figures names none, and
+    only its first ``_NAMES_A_UNIT`` names are read: the pairs are at most ``_NAMES_A_UNIT *
+    _NAMED_FIGURES`` a unit, linear in the text."""
+    starts, ends, _, lowered = bounds
+    if not rows:
+        return {}
+    found = [(m.start(), m.group() == b",") for m in _UNIT_BREAK.finditer(lowered)]
+    breaks = np.array([at for at, _ in found], dtype=np.int64)
+    fig_starts, fig_ends = table.start[rows], table.end[rows]
+    fig_unit = np.searchsorted(breaks, fig_starts, side="left").tolist()
+    by_unit: dict[int, list[tuple[bytes, bytes]]] = {}
+    for unit, row in zip(fig_unit, rows):
+        by_unit.setdefault(unit, []).append(_figure_label(table, row, lowered))
+    with_figures = np.fromiter(sorted(by_unit), dtype=np.int64)
+    by_unit = {u: f for u, f in by_unit.items() if len(f) <= _NAMED_FIGURES}
+    if not by_unit:
+        return {}
+    w_starts, w_ends = starts[1:-1], ends[1:-1]  # (not the blank words either end)
+    k = np.searchsorted(fig_starts, w_starts, side="right") - 1
+    kk = np.maximum(k, 0)
+    inside = (k >= 0) & (w_starts >= fig_starts[kk]) & (w_ends <= fig_ends[kk])
+    w_unit = np.searchsorted(breaks, w_starts, side="left")
+    # a clause of names and no figure before a comma is the next clause's that holds figures,
+    # if only commas stand between ("db-01, 12 GB; db-02, 34 GB": each name its own clause)
+    hard = np.zeros(breaks.size + 1, dtype=np.int64)
+    np.cumsum(np.fromiter((not soft for _, soft in found), dtype=np.int64, count=len(found)), out=hard[1:])
+    nxt = np.searchsorted(with_figures, w_unit, side="left")
+    nxt_unit = with_figures[np.minimum(nxt, with_figures.size - 1)]
+    joined = (nxt < with_figures.size) & (hard[np.minimum(nxt_unit, breaks.size)] == hard[w_unit])
+    w_unit = np.where(joined, nxt_unit, -1)
+    keep = np.flatnonzero(~inside & joined & np.isin(w_unit, np.fromiter(by_unit, dtype=np.int64)))
+    out: dict[bytes, set[tuple[bytes, bytes]]] = {}
+    named: dict[int, int] = {}
+    for a, b, unit in zip(w_starts[keep].tolist(), w_ends[keep].tolist(), w_unit[keep].tolist()):
+        word = lowered[a:b]
+        if word in _NO_NAME or named.get(unit, 0) >= _NAMES_A_UNIT:
+            continue
+        named[unit] = named.get(unit, 0) + 1
+        out.setdefault(word, set()).update(by_unit[unit])
+    return out
+
+
+def _repaired_figures(before: dict[bytes, set[Any]], after: dict[bytes, set[Any]]) -> tuple[bytes, Any, Any, bytes] | None:
+    """(name, figure it lost, figure it gained, the other name) where two names of both texts
+    traded figures: one stood with ``f`` and not ``g`` before and with ``g`` and not ``f``
+    after, and the other the other way round; or None. A name beside more than
+    ``_NAMED_FIGURES`` figures on either side is not read (each name's lost x gained pairs
+    stay bounded)."""
+    trades: dict[tuple[Any, Any], bytes] = {}
+    for name, was in before.items():
+        now = after.get(name)
+        if now is None or now == was or len(was) > _NAMED_FIGURES or len(now) > _NAMED_FIGURES:
+            continue
+        lost, gained = was - now, now - was
+        for f in lost:
+            for g in gained:
+                other = trades.get((g, f))
+                if other is not None:
+                    return name, f, g, other
+                trades[(f, g)] = name
+    return None
+
+
 # a pip requirement (PEP 508, red teams 115 F08, 117 F14/F10): a name (a letter first: `3 < 5` is
 # none, nor `2to3`); its extras, glued
 # (`requests[socks]`), after blanks or markdown-escaped (`requests [socks]`, `requests\[socks\]`;
@@ -10942,7 +11422,7 @@ _UNITS = {spelling: name for name, spellings in UNIT_NAMES.items() for spelling 
 # column's too, one line break, a hyphen as in "30-minute", markdown emphasis or code marks);
 # a unit glued to the figure ("26%", "30s") is part of the number's fact
 _UNIT_GAP = UNIT_GAP_RUN
-_UNIT_WORD = rb"([A-Za-z]+|%|\xc2\xb5s|\xce\xbcs|\xc2\xb0[CFcf])(?![0-9A-Za-z_])"
+_UNIT_WORD = rb"([A-Za-z]+|%|\xc2\xb5s|\xce\xbcs|\xc2\xb0[CFcf]|\xe2\x84[\x83\x89]|\xe2\x80\xb0)(?![0-9A-Za-z_])"
 # a rate: "40 MB/s", "100 req/s", "100 requests per minute"
 _UNIT_RATE = rb"(?:(?:[ \t]*/[ \t]*|[ \t]+[Pp][Ee][Rr][ \t]+)" + _UNIT_WORD + rb")?"
 _UNIT_TAIL = _UNIT_GAP + _UNIT_WORD + _UNIT_RATE
@@ -10952,13 +11432,37 @@ _ANSI_SEQUENCE = re.compile(rb"\x1b\[[0-?]*[ -/]*[@-~]")
 
 def _unit_named(word: bytes, per: bytes | None) -> bytes | None:
     """The name of the unit ``word`` (``per``: the unit of a rate after it), or None. A rate of
-    what is counted (``100 req/min``, ``5 ops/s``) is a count per its unit whatever word names
-    the things counted: ``requests/min`` and ``requests per minute`` say ``req/min`` again (red
-    team 117, F13); a word is no unit, and a changed word is no changed unit."""
+    things counted (``100 req/min``, ``5 ops/s``) is named by what it counts however that is
+    written (:func:`_counted`): ``requests/min`` and ``requests per minute`` say ``req/min``
+    again (red team 117, F13), and ``errors/min`` does not."""
     unit = _UNITS.get(_unit_spelling(word))
     if per is not None and (per_unit := _UNITS.get(_unit_spelling(per))) is not None:
-        return (unit or b"count") + b"/" + per_unit
+        return (unit or _counted(word)) + b"/" + per_unit
     return unit
+
+
+# what a rate counts, its abbreviations and plural one name (red team 117, F13: "100 req/min" ->
+# "100 requests/min" is the same rate; "100 errors/min" is another)
+_COUNTED = {spelling: name for name, spellings in {
+    b"req": (b"req", b"reqs", b"request", b"requests", b"rq"),
+    b"op": (b"op", b"ops", b"operation", b"operations"),
+    b"msg": (b"msg", b"msgs", b"message", b"messages"),
+    b"query": (b"q", b"qry", b"query", b"queries"),
+    b"txn": (b"tx", b"txn", b"txns", b"transaction", b"transactions"),
+    b"conn": (b"conn", b"conns", b"connection", b"connections"),
+    b"evt": (b"evt", b"evts", b"event", b"events"),
+    b"pkt": (b"pkt", b"pkts", b"packet", b"packets"),
+    b"hit": (b"hit", b"hits"),
+}.items() for spelling in spellings}
+
+
+def _counted(word: bytes) -> bytes:
+    """The name of what a rate counts: its common abbreviations one name, a plural ``s`` dropped."""
+    lowered = word.lower()
+    found = _COUNTED.get(lowered)
+    if found is None:
+        found = lowered[:-1] if len(lowered) > 3 and lowered.endswith(b"s") and not lowered.endswith(b"ss") else lowered
+    return found
 
 
 # the rest of a line that makes its first words a label, not a unit: a key-value row's "key: "
@@ -10967,16 +11471,30 @@ def _unit_named(word: bytes, per: bytes | None) -> bytes | None:
 _LABEL_REST = re.compile(rb"[\w \t.()/-]*(?::(?:[ \t\r\n]|$)|=)")
 
 
+# the unit after one word between it and the figure (unit_leads' rule: a spelling of letters, two
+# or more)
+_WORD_THEN_UNIT = re.compile(rb"[ \t]+([A-Za-z]{2,16})(?![0-9A-Za-z_])")
+
+
 def _unit_of_match(text: bytes, m: re.Match[bytes]) -> bytes | None:
     """The unit a match of ``_UNIT_TAIL`` in ``text`` reads, or None when it read across a line
     break into the label of the next line's row (``retries: 3\\ndays kept: 30``) or the next
     list item: a unit wrapped onto the next line of prose is still the figure's (red team 116,
     F04), but the first word of the next row or item is not (red team 117, F20)."""
-    if b"\n" in text[m.start():m.start(1)]:
+    unit = _unit_named(m.group(1), m.group(2))
+    end = m.end()
+    if unit is None and m.group(2) is None and 2 <= len(m.group(1)) <= 16 and m.group(1).isalpha():
+        # one word before the unit ("30 idle minutes", "30 more seconds": red team 117, F06)
+        after = _WORD_THEN_UNIT.match(text, m.end(1))
+        if after is not None and (unit := _unit_named(after.group(1), None)) is not None:
+            end = after.end()
+            if m.group(1).lower() == b"per":
+                unit = b"count/" + unit  # ("100 per hour": a rate, of nothing named)
+    if unit is not None and b"\n" in text[m.start():m.start(1)]:
         line_start = text.rindex(b"\n", m.start(), m.start(1)) + 1
-        if text[line_start:m.start(1)].strip(b" \t\r*_`~") in (b"-", b"+") or _LABEL_REST.match(text, m.end()):
+        if text[line_start:m.start(1)].strip(b" \t\r*_`~|") in (b"-", b"+") or _LABEL_REST.match(text, end):
             return None
-    return _unit_named(m.group(1), m.group(2))
+    return unit
 
 
 def _unit_spelling(word: bytes) -> bytes:
@@ -11001,19 +11519,27 @@ def _unit_at(text: bytes, end: int) -> bytes | None:
 
 
 # what a terminal or a browser shows of its text: colour codes and markup tags are not seen
-# (a tag stands between words as a blank would: "<td>30</td><td>seconds</td>")
-_MARKUP = re.compile(rb"\x1b\[[0-?]*[ -/]*[@-~]|<[A-Za-z/!][^<>\n]{0,200}>")
+# (a tag stands between words as a blank would: "<td>30</td><td>seconds</td>"), and a no-break
+# space's entity is a blank ("30&nbsp;minutes")
+# (three patterns, each led by its literal byte, which the engine searches for: one alternation
+# of the three was tried at every byte, 0.2 ms on the rewrite benchmark's blocks)
+_MARKUP_TAG = re.compile(rb"<[A-Za-z/!][^<>\n]{0,200}>")
+_NBSP_ENTITY = re.compile(rb"&(?:nbsp|#160|#[xX][aA]0);")
 
 
 def _as_read(text: bytes) -> bytes:
     """``text`` as a reader sees it, for the unit rules: without terminal colour codes and with
-    each markup tag a blank. A CLI colours a figure (``\x1b[1m30\x1b[0m seconds``) and a page
+    each markup tag, and the entity of a no-break space, a blank. A CLI colours a figure (``\x1b[1m30\x1b[0m seconds``) and a page
     wraps it (``<b>30</b> seconds``): read as written, the figure was glued to the code's ``m``
     or the tag's ``>`` and had no unit, so a summary or rewrite changing it passed (red team
     117, F21). The same text object when it holds neither."""
-    if b"\x1b" not in text and b"<" not in text:
-        return text
-    return _MARKUP.sub(lambda m: b"" if m.group()[:1] == b"\x1b" else b" ", text)
+    if b"\x1b" in text:
+        text = _ANSI_SEQUENCE.sub(b"", text)
+    if b"<" in text:
+        text = _MARKUP_TAG.sub(b" ", text)
+    if b"&" in text:
+        text = _NBSP_ENTITY.sub(b" ", text)
+    return text
 
 
 _FIGURE_BYTES = frozenset(b"0123456789.,")
@@ -12390,10 +12916,9 @@ def _marker_leads(table: FactTable, citation_kind: int) -> list[tuple[int, int]]
     rows = np.flatnonzero(table.kind == citation_kind).tolist()
     marks = [(int(table.start[r]), int(table.end[r])) for r in rows]
     out: list[tuple[int, int]] = [(0, 0)] * len(marks)
-    stop = len(data)  # (where the stretch of the marker after the one asked stops)
     following = len(data)  # the start of the next marker that is not side by side
     for k in range(len(marks) - 1, -1, -1):
-        a, b = marks[k]
+        b = marks[k][1]
         if k + 1 < len(marks):
             na = marks[k + 1][0]
             gap = data[b:na]

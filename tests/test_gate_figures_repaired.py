@@ -1,0 +1,144 @@
+"""Figures re-paired with names (docs/gate.md, I2 "figures traded inside a block"; red team 116,
+F06). A trade was asked only where the figures changed order between two words both texts hold,
+so swapping the names instead (``db-01 has 12 GB, db-02 has 34 GB`` -> ``db-02 has 12 GB, db-01
+has 34 GB``), or moving the statements along with the trade, kept every fact and every context
+and was accepted as lossless. Each figure is now paired with the names of its statement unit.
+The rule is pure Python over the scanner's rows; run the file once each way
+(PROVGATE_NO_EXTENSIONS=1) for both paths."""
+
+from __future__ import annotations
+
+import pytest
+from gate_helpers import assert_accepted, find
+from test_grammar_v4 import _rewrite
+
+import provgate.gate as gate_module
+from provgate.facts import extract
+from provgate.gate import (
+    _NAMED_FIGURES,
+    _NAMES_A_UNIT,
+    _figures_by_name,
+    _repaired_figures,
+    _word_bounds,
+)
+
+_DB = "db-01 has 12 GB, db-02 has 34 GB."
+_LIST = "- timeout: 30 s\n- retry: 5 min\n"
+_TABLE = "| db-01 | 12 |\n| db-02 | 34 |\n"
+_SENT = "Timeout is 30 s. Retry after 5 min."
+
+
+@pytest.mark.parametrize("before, after", [
+    (_DB, "db-02 has 12 GB, db-01 has 34 GB."),  # names swapped, figures in order
+    (_LIST, "- retry: 30 s\n- timeout: 5 min\n"),
+    (_TABLE, "| db-02 | 12 |\n| db-01 | 34 |\n"),
+    (_SENT, "Retry after 30 s. Timeout is 5 min."),  # statements moved, figures traded
+    ("Primary db-01 holds 12 GB; replica db-02 holds 34 GB.", "Primary db-02 holds 12 GB; replica db-01 holds 34 GB."),
+    ("| name | size |\n|---|---|\n| alpha | 12 |\n| beta | 34 |\n| gamma | 56 |\n",
+     "| name | size |\n|---|---|\n| gamma | 12 |\n| beta | 34 |\n| alpha | 56 |\n"),
+    ("db-01 has 12 GB.\ndb-02 has 34 GB.\n", "db-02 has 34 GB.\ndb-01 has 12 GB.\n".replace("34", "X").replace(
+        "12", "34").replace("X", "12")),  # rows moved and names kept, figures traded
+    # a name in a clause of its own before its figure's (only commas between) is that clause's
+    ("db-01, 12 GB; db-02, 34 GB.", "db-02, 12 GB; db-01, 34 GB."),
+    # a figure repeated (or a repeat dropped) beside the trade: the counts differ, the figures not
+    (_DB, "db-02 has 12 GB, db-01 has 34 GB; 12 GB is low."),
+    ("db-01 has 12 GB, db-02 has 34 GB. 12 GB is low.", "db-02 has 12 GB, db-01 has 34 GB. Low."),
+    # a figure is its fact: written another way and traded is traded
+    ("db-01 has 1,000 GB, db-02 has 2,000 GB.", "db-02 has 1000 GB, db-01 has 2000 GB."),
+])
+def test_figures_re_paired_with_names_are_refused(before, after):
+    found = find(_rewrite(before, after), "I2", evidence__change="traded_in_place")
+    assert found.key == "number"
+
+
+def test_the_re_pairing_names_the_names_and_figures():
+    found = find(_rewrite(_DB, "db-02 has 12 GB, db-01 has 34 GB."), "I2", evidence__change="traded_in_place")
+    assert found.evidence["names"] == ["01", "02"]
+    assert found.evidence["figures"] == ["12 gb", "34 gb"]
+
+
+@pytest.mark.parametrize("before, after", [
+    # reordered whole
+    (_DB, "db-02 has 34 GB, db-01 has 12 GB."),
+    (_LIST, "- retry: 5 min\n- timeout: 30 s\n"),
+    (_TABLE, "| db-02 | 34 |\n| db-01 | 12 |\n"),
+    (_SENT, "Retry after 5 min. Timeout is 30 s."),
+    # reworded, each figure kept with its subject
+    (_DB, "12 GB are on db-01, 34 GB are on db-02."),
+    (_DB, "On db-01: 12 GB; on db-02: 34 GB."),
+    (_SENT, "The timeout: 30 s. Retry after 5 min."),
+    (_SENT, "Retry after 5 min. The timeout: 30 s."),
+    # merged into one statement, or split from one
+    ("db-01 has 12 GB. db-02 has 34 GB.", "db-01 has 12 GB and db-02 has 34 GB."),
+    ("db-01 and db-02 have 12 GB and 34 GB.", "db-01 has 12 GB. db-02 has 34 GB."),
+    ("db-01 has 1,000 GB, db-02 has 2,000 GB.", "db-01 has 1000 GB, db-02 has 2000 GB."),
+    ("Reads take 12 ms on db-01, writes take 34 ms on db-02.", "On db-01 reads take 12 ms, on db-02 writes take 34 ms."),
+    ("The timeout is 30 s, after which we retry in 5 min.", "We retry 5 min after a timeout of 30 s."),
+    ("db-01, 12 GB; db-02, 34 GB.", "db-02, 34 GB; db-01, 12 GB."),
+    ("db-01, db-02: 12 GB, 34 GB.", "db-01 has 12 GB, db-02 has 34 GB."),
+    ("db-01 has 12 GB, db-02 has 34 GB.", "db-01, db-02: 12 GB, 34 GB."),
+    # a name clause is not joined past a unit of too many figures
+    ("db-01, 1 2 3 4 5 ms, 12 GB; db-02, 34 GB.", "db-01, 1 2 3 4 5 ms, 12 GB; db-02, 34 GB!"),
+    (_DB, "db-01 has 12 GB, db-02 has 34 GB; 12 GB is low."),
+    (_DB, "db-02 has 34 GB; 12 GB is on db-01, and 12 GB is low."),
+    # words that name nothing moved between the statements
+    ("db-01 has the 12 GB, db-02 has a 34 GB disk.", "db-01 has a 12 GB, db-02 has the 34 GB disk."),
+    # a unit of more figures than _NAMED_FIGURES names none (a line of measurements)
+    ("p50 1 ms, p90 2 ms, p99 3 ms\n", "p50 1 ms, p90 2 ms, p99 3 ms.\n"),
+])
+def test_figures_kept_with_their_names_are_accepted(before, after):
+    assert_accepted(_rewrite(before, after), "lossless")
+
+
+def _names(text: str) -> dict[bytes, set[bytes]]:
+    data = text.encode()
+    table = extract(data)  # (the scanner's rows, either path)
+    rows = [r for r in range(len(table.kind)) if table.kind[r] == gate_module._KIND_NUMBER]
+    return _figures_by_name(table, rows, _word_bounds(data))
+
+
+def test_each_figure_is_paired_with_the_names_of_its_own_unit():
+    names = _names(_DB)
+    assert {unit for _, unit in names[b"01"]} == {b"gb"} and len(names[b"01"]) == len(names[b"02"]) == 1
+    assert names[b"01"] != names[b"02"]
+    assert b"has" not in names  # (_NO_NAME)
+    assert _repaired_figures(names, _names("db-02 has 12 GB, db-01 has 34 GB.")) is not None
+    assert _repaired_figures(names, _names("db-02 has 34 GB, db-01 has 12 GB.")) is None
+
+
+def test_a_unit_names_at_most_so_many_words_and_figures():
+    # the pairs a unit makes are bounded, so a side is linear in its text
+    long_unit = " ".join(f"word{k}" for k in range(10 * _NAMES_A_UNIT)) + " holds 7 GB."
+    assert len(_names(long_unit)) == _NAMES_A_UNIT
+    many = "row " + ", ".join(f"{k} ms" for k in range(_NAMED_FIGURES + 1)) + "\n"
+    many = many.replace(", ", " and ")
+    assert _names(many) == {}
+    # (nor does a name clause before such a unit join the next one's)
+    assert b"01" not in _names("db-01, 1 ms 2 ms 3 ms 4 ms 5 ms, 12 GB\n")
+    assert b"01" in _names("db-01, 12 GB\n")
+
+
+def test_one_reading_a_side_a_rewritten_block(monkeypatch):
+    calls = []
+    real = gate_module._figures_by_name
+    monkeypatch.setattr(gate_module, "_figures_by_name", lambda *a: calls.append(1) or real(*a))
+    n = 300
+    before = "".join(f"| host-{k} | {k} |\n" for k in range(n))
+    after = before + "(all hosts listed)\n"  # (reworded: a line added)
+    assert_accepted(_rewrite(before, after), "lossless")
+    assert len(calls) == 2  # (pre and post, once each, however many rows)
+    calls.clear()
+    lie = before.replace("| host-0 |", "| host-X |").replace("| host-1 |", "| host-0 |").replace("| host-X |", "| host-1 |")
+    find(_rewrite(before, lie), "I2", evidence__change="traded_in_place")
+    assert len(calls) == 2
+
+
+def test_a_block_of_one_figure_is_not_read_for_names(monkeypatch):
+    # (two figures trade, or none: the next edit of a session rewords turns of one figure)
+    calls = []
+    real = gate_module._figures_by_name
+    monkeypatch.setattr(gate_module, "_figures_by_name", lambda *a: calls.append(1) or real(*a))
+    assert_accepted(_rewrite("db-01 has 12 GB.", "db-01 has 12 GB now."), "lossless")
+    assert calls == []
+    find(_rewrite(_DB, "db-02 has 12 GB, db-01 has 34 GB."), "I2", evidence__change="traded_in_place")
+    assert len(calls) == 2
