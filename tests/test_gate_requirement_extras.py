@@ -62,6 +62,7 @@ def test_requirements_are_read_as_pip_reads_them():
     assert _requirements(b"pip install Flask_SQLAlchemy[Async, pg]>=3.1 ok") == {
         (b"flask-sqlalchemy", b"async,pg", b">=", b"3.1"): "Flask_SQLAlchemy[Async, pg]>=3.1"}
     assert _requirements(b"see [src:a]==x") == {}  # (no name before the bracket)
-    assert _requirements(b"a list [1, 2] and x==1") == {}
+    # (the list is no extras; since red team 117 F14 a requirement without extras is read too)
+    assert _requirements(b"a list [1, 2] and x==1") == {(b"x", b"", b"==", b"1"): "x==1"}
     assert _requirements(b"the list [1, 2] >= 3") == {}
     assert _requirements(b"requests[socks]") == {}

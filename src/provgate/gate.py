@@ -4066,13 +4066,13 @@ class _Check:
                         continue  # (one version: nothing to trade)
                     mine_only = {fact: words - set().union(*(w for g, w in words_of.items() if g != fact))
                                  for fact, words in words_of.items()}
-                    for r in pins:
-                        if tuple(t.fp_key[r].tolist()) != key:
-                            continue
+                    mine = [r for r in pins if tuple(t.fp_key[r].tolist()) == key]
+                    paired = _pins_paired(t, mine, set().union(*mine_only.values()))
+                    for r in mine:
                         fact = tuple(t.fp_fact[r].tolist())
                         if fact not in words_of:
                             continue  # (a version the source does not pin: I1's to judge)
-                        said = _pin_context(t, r)
+                        said = {paired[r]} if r in paired else _pin_context(t, r)
                         if said & mine_only[fact]:
                             continue
                         elsewhere = [w for g, ws in mine_only.items() if g != fact for w in sorted(said & ws)]
@@ -4088,24 +4088,33 @@ class _Check:
                                                                  "change": "pinned_elsewhere"})
 
     def _check_requirements_with_extras(self) -> None:
-        """A changed block's pip requirement with extras (``requests[socks]==2.31.0``) is one its
-        pre version or its sources state, read as pip reads it: the grammar reads no fact of
-        that form but the version, so ``requests[socks]==2.31.0`` -> ``requests[security]==2.31.0``
-        or ``requests[socks]>=2.31.0`` was accepted as a rewrite and as a summary (red team 115,
-        F08). Compared as pip compares them (:func:`_requirements`: the name by PEP 503, so
-        ``Requests`` and ``requests`` are one; the extras as a set, the same way; the comparison and
-        the version as written). Reported as I2 for a lossless operator (the block's pre
-        version or sources must hold it), I1 for a lossy one. Only a changed block holding
-        ``]`` before a comparison is read, and each source at most once a check."""
+        """A changed block's pip requirement (``requests[socks]==2.31.0``, ``django >= 3.2``) is
+        one its pre version or its sources state, read as pip reads it. The grammar reads no
+        fact of a requirement with extras but the version, so ``requests[socks]==2.31.0`` ->
+        ``requests[security]==2.31.0`` or ``requests[socks]>=2.31.0`` was accepted as a rewrite
+        and as a summary (red team 115, F08); nor the comparison of one written with blanks
+        (``django >= 3.2`` -> ``django < 3.2``), as a kv line's value (``install_requires =
+        django>=3.2``, ``python_requires = >=3.8``), in metadata form (``Django (>=3.2,<4.2)``),
+        in an environment marker (``python_version<'3.9'``), or with its extras after a blank or
+        escaped (``requests [socks]``, ``requests\\[socks\\]``) (red team 117, F14, F10).
+        Compared as pip compares them (:func:`_requirements`: the name by PEP 503, so
+        ``Requests`` and ``requests`` are one; the extras as a set, the same way; the specifier
+        set as a set of comparisons and versions). A requirement with extras is always read; one
+        without only when its pre version or a source states a requirement of that name (so a
+        summary's ``errors > 5`` of a source saying ``7 errors`` is left to I1's facts). A lossy
+        edit may name fewer clauses (:func:`_requirement_stated`). Reported as I2 for a lossless
+        operator, I1 for a lossy one. Only a changed block holding a comparison before a digit
+        is read, and each source at most once a check."""
         post_blocks = self.post.blocks
         post_texts = self.post.texts
         asked = [j for j in sorted(set(self.changed + self.restated))
-                 if "]" in post_texts[j] and _REQUIREMENT_HINT.search(post_texts[j].encode())]
+                 if _REQUIREMENT_HINT.search(post_texts[j].encode())]
         if not asked:
             return
         gate = self.gate
         read: dict[str, frozenset[tuple[bytes, ...]]] = {}
-        invariant = "I1" if self.edit.operator in LOSSY_OPERATORS else "I2"
+        lossy = self.edit.operator in LOSSY_OPERATORS
+        invariant = "I1" if lossy else "I2"
         for j in asked:
             block = post_blocks[j]
             said = _requirements(post_texts[j].encode())
@@ -4121,12 +4130,15 @@ class _Check:
                     x = gate.source_facts(h)
                     found = read[h] = frozenset() if x is None else frozenset(_requirements(x.table.data))
                 known |= found
+            names = {k[0] for k in known}
             for req, text in said.items():
-                if req in known:
+                if not req[1] and req[0] not in names:
+                    continue  # (no extras, and a name no source states a requirement of: the facts' to judge)
+                if _requirement_stated(req, known, lossy):
                     continue
                 self.violate(invariant, f"block {block.id!r} states the requirement {text!r}, which neither its "
-                             "pre version nor its sources state (name, extras, comparison and version read as pip "
-                             "reads them)", block=block.id, key=req[0].decode(), value=text,
+                             "pre version nor its sources state (name, extras, comparisons and versions read as "
+                             "pip reads them)", block=block.id, key=req[0].decode(), value=text,
                              evidence={"text": text, "change": "requirement_changed"})
                 break
 
@@ -11343,7 +11355,6 @@ def _figures_by_context(table: FactTable, rows: list[int], figures: list[bytes],
     return out
 
 
-
 # Where a statement unit ends, for the figures re-paired with names (Gate._check_figures_repaired):
 # a line break (a table row, a list item), a sentence's end, a semicolon, or a comma before a
 # blank ("db-01 has 12 GB, db-02 has 34 GB": two clauses; "1,000" and "1.5" stay one figure)
@@ -11433,36 +11444,74 @@ def _repaired_figures(before: dict[bytes, set[Any]], after: dict[bytes, set[Any]
                 trades[(f, g)] = name
     return None
 
-# a pip requirement with extras (PEP 508): a name, [extras] right after it (a blank between is
-# PEP 508 too, but "the list [1, 2] >= 3" is no requirement), a comparison, a version
-_REQUIREMENT = re.compile(rb"(?<![A-Za-z0-9._\-\[@/])([A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)"
-                          rb"\[([A-Za-z0-9._,\- \t]*)\][ \t]*(===|==|!=|~=|>=|<=|>|<)[ \t]*"
-                          rb"([A-Za-z0-9*](?:[A-Za-z0-9.*+!_\-]*[A-Za-z0-9*])?)")
-_REQUIREMENT_HINT = re.compile(rb"\][ \t]*[=!~<>]")
+
+# a pip requirement (PEP 508, red teams 115 F08, 117 F14/F10): a name (a letter first: `3 < 5` is
+# none, nor `2to3`); its extras, glued
+# (`requests[socks]`), after blanks or markdown-escaped (`requests [socks]`, `requests\[socks\]`;
+# those two must start with a letter: "the list [1, 2] >= 3" is no requirement); a separator a
+# kv line or metadata puts before the specifier set (`python_requires = >=3.8`,
+# `Django (>=3.2,<4.2)`); then the specifier set: a comparison and a version (quoted in an
+# environment marker, `python_version<'3.9'`), blanks allowed around the comparison, and every
+# further clause after `,` and blanks or after blanks alone
+_REQ_OP = rb"(?:===|==|!=|~=|>=|<=|>|<)"
+_REQ_VERSION = rb"""['"]?v?[0-9](?:[A-Za-z0-9.*+!_\-]*[A-Za-z0-9*])?['"]?"""
+_REQ_EXTRA = rb"[A-Za-z0-9._,\- \t]"
+_REQUIREMENT = re.compile(
+    rb"(?<![A-Za-z0-9._\-\[@/\\])([A-Za-z](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)"
+    rb"(?:\[(" + _REQ_EXTRA + rb"*)\]|[ \t]*\\\[([A-Za-z]" + _REQ_EXTRA + rb"*)\\\]|[ \t]+\[([A-Za-z]"
+    + _REQ_EXTRA + rb"*)\])?"
+    rb"[ \t]*(?:[=:][ \t]*['\"]?|\([ \t]*)?"
+    rb"(" + _REQ_OP + rb"[ \t]*" + _REQ_VERSION + rb"(?:(?:[ \t]*,[ \t]*|[ \t]+)" + _REQ_OP + rb"[ \t]*"
+    + _REQ_VERSION + rb")*)")
+_REQ_CLAUSE = re.compile(rb"(" + _REQ_OP + rb")[ \t]*['\"]?(v?[0-9](?:[A-Za-z0-9.*+!_\-]*[A-Za-z0-9*])?)")
+# (no requirement without a comparison and a digit after it: one search of a text, most texts)
+_REQUIREMENT_HINT = re.compile(rb"""(?:[=!~<>]=|[<>])[ \t(]*['"]?v?[0-9]""")
 _PEP503_RUN = re.compile(rb"[-_.]+")
 
 
 def _requirements(text: bytes) -> dict[tuple[bytes, ...], str]:
-    """The pip requirements with extras of ``text`` (``_REQUIREMENT``), each as pip reads it
-    -> its text: (the name by PEP 503: lower-cased, a run of ``-``, ``_``, ``.`` one ``-``; its
-    extras the same way, sorted; the comparison; the version lower-cased). Read only where a
-    ``]`` stands before a comparison."""
+    """The pip requirements of ``text`` (``_REQUIREMENT``), each as pip reads it -> its text:
+    (the name by PEP 503: lower-cased, a run of ``-``, ``_``, ``.`` one ``-``; its extras the
+    same way, sorted and joined by ``,``; then each clause of its specifier set, sorted, as its
+    comparison and its version lower-cased, quotes aside). Read only where a comparison stands
+    before a digit (``_REQUIREMENT_HINT``)."""
     out: dict[tuple[bytes, ...], str] = {}
     if not _REQUIREMENT_HINT.search(text):
         return out
     for m in _REQUIREMENT.finditer(text):
         name = _PEP503_RUN.sub(b"-", m.group(1).lower())
-        extras = b",".join(sorted({_PEP503_RUN.sub(b"-", e.strip().lower()) for e in m.group(2).split(b",")} - {b""}))
-        out.setdefault((name, extras, m.group(3), m.group(4).lower()), m.group(0).decode("utf-8", "replace"))
+        raw = m.group(2) if m.group(2) is not None else m.group(3) if m.group(3) is not None else m.group(4)
+        extras = b"" if raw is None else b",".join(
+            sorted({_PEP503_RUN.sub(b"-", e.strip().lower()) for e in raw.split(b",")} - {b""}))
+        clauses = sorted({(op, v.lower()) for op, v in _REQ_CLAUSE.findall(m.group(5))})
+        key = (name, extras) + tuple(x for c in clauses for x in c)
+        out.setdefault(key, m.group(0).decode("utf-8", "replace"))
     return out
+
+
+def _requirement_stated(req: tuple[bytes, ...], known: set[tuple[bytes, ...]], lossy: bool) -> bool:
+    """Whether requirement ``req`` (a key of :func:`_requirements`) is stated by ``known``: the
+    same requirement, or, for a lossy edit, one with the same name whose clauses hold all of
+    ``req``'s and whose extras are ``req``'s or ``req`` names none (a summary may name fewer
+    clauses: ``django>=3.2`` of ``django>=3.2,<4.2``; never another clause or extra)."""
+    if req in known:
+        return True
+    if not lossy:
+        return False
+    name, extras, mine = req[0], req[1], set(zip(req[2::2], req[3::2]))
+    return any(k[0] == name and (not extras or k[1] == extras) and mine <= set(zip(k[2::2], k[3::2]))
+               for k in known)
 
 
 # helpers of _check_pins_in_context (red team 115, F02) ------------------------------
 
 # a name's occurrences read for their context words, per source and name at most
 _PIN_CONTEXT_ROWS = 64
-# what ends a pin's context: a clause's punctuation, a line break, a conjunction
-_PIN_CONTEXT_STOP = re.compile(rb"[.,;!?()\[\]{}|\n]|\b(?:and|or|but|while|whereas|whilst)\b")
+# what ends a pin's context: a clause's punctuation, a line break, a conjunction (not a
+# parenthesis: `prod (lodash@4.17.20)` says prod of the pin, red team 117 F11)
+_PIN_CONTEXT_STOP = re.compile(rb"[.,;!?\[\]{}|\n]|\b(?:and|or|but|while|whereas|whilst)\b")
+# a markdown table row: its cells are one another's context (`| prod | lodash@4.17.20 |`)
+_PIN_TABLE_ROW = re.compile(rb"[ \t]*\|")
 _PIN_CONTEXT_WORD = re.compile(rb"[a-z][a-z0-9_-]*")
 # words that stand beside any pin and tell no version from another
 _PIN_CONTEXT_PLAIN = frozenset(
@@ -11482,13 +11531,64 @@ def _is_pin_row(table: FactTable, r: int) -> bool:
                                      and table.data[int(table.value_start[r])] in b"<>!~=^")
 
 
+# a sentence's end, for _pins_paired (not the `.` inside a version)
+_PIN_SENTENCE_END = re.compile(rb"[.!?](?=[ \t\r\n]|$)|[;\n]")
+_PIN_SENTENCE_SPAN = 400
+
+
+def _pins_paired(table: FactTable, rows: list[int], owned: set[bytes]) -> dict[int, bytes]:
+    """Pins of one name that a sentence lists after as many of the words that tell its versions
+    apart (``owned``), each pin -> the word in its place: ``Prod and dev run lodash@4.17.21 and
+    lodash@4.17.20 respectively``, ``Dev lags prod: lodash@4.17.20 vs lodash@4.17.21`` pair
+    prod with the first pin and dev with the second (red team 117, F19: the two-word window
+    gave the first pin the second word). Read only where a sentence holds two such pins or
+    more, every such word stands before its first pin, and the counts are equal; elsewhere a
+    pin keeps its window (:func:`_pin_context`). Each sentence is read once, at most 400 bytes
+    either side of a pin."""
+    if len(rows) < 2 or not owned:
+        return {}
+    data = table.data
+    by_sentence: dict[tuple[int, int], list[int]] = {}
+    for r in rows:
+        a, b = int(table.start[r]), int(table.end[r])
+        lo = max(0, a - _PIN_SENTENCE_SPAN)
+        s = lo
+        for m in _PIN_SENTENCE_END.finditer(data, lo, a):
+            s = m.end()
+        m = _PIN_SENTENCE_END.search(data, b, b + _PIN_SENTENCE_SPAN)
+        e = m.start() if m is not None else min(len(data), b + _PIN_SENTENCE_SPAN)
+        by_sentence.setdefault((s, e), []).append(r)
+    out: dict[int, bytes] = {}
+    for (s, e), inside in by_sentence.items():
+        if len(inside) < 2:
+            continue
+        inside.sort(key=lambda r: int(table.start[r]))
+        first = int(table.start[inside[0]])
+        words = [(m.start() + s, m.group()) for m in _PIN_CONTEXT_WORD.finditer(data[s:e].lower())
+                 if m.group() in owned]
+        if len(words) != len(inside) or words[-1][0] >= first:
+            continue
+        out.update(zip(inside, (w for _, w in words)))
+    return out
+
+
 def _pin_context(table: FactTable, r: int) -> set[bytes]:
     """The words beside fact row ``r`` in its clause: the two before it and the two after it
     (``_PIN_CONTEXT_WORD``, lower-cased), none past a clause's end (``_PIN_CONTEXT_STOP``),
     without the words any pin stands beside (``_PIN_CONTEXT_PLAIN``) and the pin's own name.
-    Reads at most 80 bytes either side."""
+    In a markdown table row (a line starting with ``|``) the words of the row's other cells
+    instead: a row is a clause whose cells are its words (red team 117, F11), unless the row
+    names the pin's name again (then the cells are clauses, as before). Reads at most 80 bytes
+    either side (240 in a table row, within its line)."""
     data = table.data
     a, b = int(table.start[r]), int(table.end[r])
+    name = data[int(table.key_start[r]):int(table.key_end[r])].lower() if table.key_start[r] >= 0 else b""
+    line = data.rfind(b"\n", max(0, a - 240), a) + 1
+    if (line > 0 or a < 240) and _PIN_TABLE_ROW.match(data, line):
+        end = data.find(b"\n", b, b + 240)
+        row = (data[line:a] + b" " + data[b:end if end >= 0 else b + 240]).lower()
+        if not name or name not in row:  # (a row naming the pin's name twice: its cells, as in prose)
+            return {w for w in _PIN_CONTEXT_WORD.findall(row) if w not in _PIN_CONTEXT_PLAIN and w != name}
     before = data[max(0, a - 80):a].lower()
     cut = None
     for cut in _PIN_CONTEXT_STOP.finditer(before):
@@ -11499,7 +11599,6 @@ def _pin_context(table: FactTable, r: int) -> set[bytes]:
     stop = _PIN_CONTEXT_STOP.search(after)
     if stop is not None:
         after = after[:stop.start()]
-    name = data[int(table.key_start[r]):int(table.key_end[r])].lower() if table.key_start[r] >= 0 else b""
     words = _PIN_CONTEXT_WORD.findall(before)[-2:] + _PIN_CONTEXT_WORD.findall(after)[:2]
     return {w for w in words if w not in _PIN_CONTEXT_PLAIN and w != name}
 

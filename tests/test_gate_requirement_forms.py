@@ -1,0 +1,158 @@
+"""A pip requirement keeps its comparison however it is written (red team 117, F14 and F10;
+docs/gate.md, "Requirements"): with blanks around the comparison, as a kv line's value, in
+metadata form, in an environment marker, with its extras after a blank or markdown-escaped. The
+grammar reads a requirement's comparison only glued to its name, so inverting these was accepted
+as a rewrite and as a summary. Run natively and with PROVGATE_NO_EXTENSIONS=1 (the suite runs once
+each way)."""
+
+from __future__ import annotations
+
+import pytest
+from gate_helpers import blk, find, store_with, summary
+
+import provgate.gate as gate_module
+from provgate.gate import Gate, _requirements
+
+
+def rewrite(before: str, after: str):
+    st = store_with({"tool:1": before})
+    return Gate(st).check([blk("b1", "tool", before, ["tool:1"])], [blk("b1", "tool", after, ["tool:1"])],
+                          operator="rewrite")
+
+
+def summarize(before: str, after: str):
+    st = store_with({"tool:1": before})
+    return Gate(st).check([blk("b1", "tool", before, ["tool:1"])], [summary("s1", after, ["tool:1"])],
+                          operator="summarize")
+
+
+def changed(v) -> list:
+    return [x for x in v.violations if (x.evidence or {}).get("change") == "requirement_changed"]
+
+
+LIES = [  # (source, lie, the requirement's key)
+    ("django >= 3.2\n", "django < 3.2\n", "django"),
+    ("django == 4.2.7\n", "django != 4.2.7\n", "django"),
+    ("requests >=2.31\n", "requests <2.31\n", "requests"),
+    ("install_requires = django>=3.2\n", "install_requires = django<3.2\n", "django"),
+    ("install_requires = django>=3.2,<4.2\n", "install_requires = django>=3.2,>4.2\n", "django"),
+    ("python_requires = >=3.8\n", "python_requires = <3.8\n", "python-requires"),
+    ("Requires-Dist: Django (>=3.2,<4.2)\n", "Requires-Dist: Django (>=3.2,>4.2)\n", "django"),
+    ("backports.zoneinfo>=0.2; python_version<'3.9'\n", "backports.zoneinfo>=0.2; python_version>='3.9'\n",
+     "python-version"),
+    # F10: extras after a blank, or markdown-escaped
+    ("requests[socks]==2.31.0\n", "requests [security]==2.31.0\n", "requests"),
+    ("requests[socks]==2.31.0\n", "requests [socks]>=2.31.0\n", "requests"),
+    ("requests[socks]==2.31.0\n", "requests [socks]!=2.31.0\n", "requests"),
+    ("requests[socks]==2.31.0\n", "requests\\[security\\]==2.31.0\n", "requests"),
+    ("requests[socks]==2.31.0\n", "requests\\[socks\\]>=2.31.0\n", "requests"),
+    ("requests [socks]==2.31.0\n", "requests [socks]>=2.31.0\n", "requests"),
+    # a quoted kv value (pyproject, YAML) summarized in prose
+    ('requires-python = ">=3.8"\n', "requires-python < 3.8\n", "requires-python"),
+    ('python: ">=3.8"\n', "python < 3.8\n", "python"),
+    # a spaced summary of a glued source, and the reverse
+    ("django>=3.2\n", "django < 3.2\n", "django"),
+    ("django >= 3.2\n", "django<3.2\n", "django"),
+]
+
+
+@pytest.mark.parametrize("source, lie, key", LIES)
+def test_a_requirement_inverted_in_any_form_is_refused(source, lie, key):
+    v = summarize(source, lie)
+    assert not v.accepted
+    find(v, "I1", block="s1", key=key, evidence__change="requirement_changed")
+    v = rewrite(source, lie)
+    assert not v.accepted
+    find(v, "I2", block="b1", key=key, evidence__change="requirement_changed")
+
+
+HONEST_SUMMARIES = [
+    ("django >= 3.2\n", "Django >= 3.2\n"),
+    ("django >= 3.2\n", "The project requires django >= 3.2.\n"),
+    ("install_requires = django>=3.2,<4.2\n", "django>=3.2,<4.2\n"),
+    ("install_requires = django>=3.2,<4.2\n", "django >= 3.2, < 4.2\n"),
+    ("install_requires = django>=3.2,<4.2\n", "django>=3.2\n"),           # fewer clauses: an omission
+    ("install_requires = django>=3.2,<4.2\n", "Needs django <4.2.\n"),
+    ("Requires-Dist: Django (>=3.2,<4.2)\n", "Django (>=3.2, <4.2)\n"),
+    ("Requires-Dist: Django (>=3.2,<4.2)\n", "Requires Django >= 3.2.\n"),
+    ("python_requires = >=3.8\n", "python_requires: >= 3.8\n"),
+    ("requests [socks]==2.31.0\n", "requests [socks] == 2.31.0\n"),
+    ("requests [socks]==2.31.0\n", "requests\\[socks\\]==2.31.0\n"),
+    ("backports.zoneinfo>=0.2; python_version<'3.9'\n", "backports.zoneinfo>=0.2; python_version < \"3.9\"\n"),
+    ("numpy>=1.24,!=1.25.0\n", "numpy >= 1.24\n"),
+    ("numpy>=1.24,!=1.25.0\n", "numpy != 1.25.0\n"),
+    ("requests[socks,security]==2.31.0\n", "requests[security,socks]==2.31.0\n"),
+    ("We saw p99 > 30 ms and errors >= 5.\n", "p99 > 30 ms, errors >= 5\n"),
+    ('requires-python = ">=3.8"\n', "requires-python >= 3.8\n"),
+]
+
+
+@pytest.mark.parametrize("source, text", HONEST_SUMMARIES)
+def test_an_honest_summary_of_a_requirement_is_accepted(source, text):
+    v = summarize(source, text)
+    assert v.accepted, v.violations
+
+
+@pytest.mark.parametrize("source, text", [
+    ("requests [socks]==2.31.0\n", "requests[socks]==2.31.0\n"),   # (the grammar's own refusals aside)
+    ("requests[socks]==2.31.0\n", "requests==2.31.0\n"),           # extras left out: an omission
+    ("Errors: 7 on node-a.\n", "errors > 5 on node-a\n"),          # no source states an errors requirement
+])
+def test_this_rule_refuses_no_honest_requirement(source, text):
+    assert not changed(summarize(source, text))
+
+
+@pytest.mark.parametrize("before, after", [
+    ("django >= 3.2\n", "django  >=  3.2\n"),
+    ("Requires-Dist: Django (>=3.2,<4.2)\n", "Requires-Dist: Django (>=3.2, <4.2)\n"),
+    ("django >= 3.2, < 4.2\n", "django < 4.2, >= 3.2\n"),           # a specifier set is a set
+])
+def test_a_lossless_rewrite_keeping_the_requirement_is_accepted(before, after):
+    assert not changed(rewrite(before, after))
+
+
+def test_a_lossless_rewrite_may_not_drop_a_clause():
+    v = rewrite("install_requires = django>=3.2,<4.2\n", "install_requires = django>=3.2\n")
+    assert not v.accepted
+    find(v, "I2", block="b1", key="django", evidence__change="requirement_changed")
+
+
+def test_a_summary_may_not_add_a_clause_or_extras():
+    assert changed(summarize("django >= 3.2\n", "django >= 3.2, < 5.0\n"))
+    assert changed(summarize("requests[socks]==2.31.0\n", "requests[socks,security]==2.31.0\n"))
+
+
+def test_requirement_forms_are_read_as_pip_reads_them():
+    assert _requirements(b"django >= 3.2, < 4.2") == {(b"django", b"", b"<", b"4.2", b">=", b"3.2"): "django >= 3.2, < 4.2"}
+    assert _requirements(b"install_requires = django>=3.2") == {(b"django", b"", b">=", b"3.2"): "django>=3.2"}
+    assert _requirements(b"python_requires = >=3.8") == {
+        (b"python-requires", b"", b">=", b"3.8"): "python_requires = >=3.8"}
+    assert _requirements(b"Requires-Dist: Django (>=3.2,<4.2)") == {
+        (b"django", b"", b"<", b"4.2", b">=", b"3.2"): "Django (>=3.2,<4.2"}
+    assert _requirements(b"x; python_version<'3.9'") == {(b"python-version", b"", b"<", b"3.9"): "python_version<'3.9'"}
+    assert _requirements(b"requests [Socks]==2.31.0") == {(b"requests", b"socks", b"==", b"2.31.0"): "requests [Socks]==2.31.0"}
+    assert _requirements(b"requests\\[socks\\] >= 2.31") == {(b"requests", b"socks", b">=", b"2.31"): "requests\\[socks\\] >= 2.31"}
+    assert _requirements(b"the list [1, 2] >= 3") == {}      # (extras after a blank start with a letter)
+    assert _requirements(b"3 < 5 and x < y") == {}           # (a name starts the requirement, a digit the version)
+    assert _requirements(b"django >= 3.2.") == {(b"django", b"", b">=", b"3.2"): "django >= 3.2"}
+
+
+def test_each_source_is_read_once_a_check(monkeypatch):
+    """Linear: N summaries of one source read that source's requirements once, and each block once."""
+    calls = []
+    real = gate_module._requirements
+
+    def counting(text):
+        calls.append(len(text))
+        return real(text)
+
+    monkeypatch.setattr(gate_module, "_requirements", counting)
+    source = "install_requires = django>=3.2,<4.2\n"
+    for n in (4, 16):
+        calls.clear()
+        st = store_with({"tool:1": source})
+        post = [blk("b1", "tool", source, ["tool:1"])] + [summary(f"s{i}", "django >= 3.2\n", ["tool:1"])
+                                                           for i in range(n)]
+        v = Gate(st).check([blk("b1", "tool", source, ["tool:1"])], post, operator="summarize")
+        assert not changed(v)
+        assert len(calls) == n + 1  # (each summary once, the source once)
