@@ -787,3 +787,33 @@ def test_a_quotation_only_a_question_holds_is_still_read():
 def test_sources_stating_both_ways_still_leave_a_quotation_be():
     turns = [("user", 'Run "make deploy" on staging.'), ("user", 'Do not run "make deploy" on prod.')]
     assert_accepted(_conversation(turns, 'The user asked to run "make deploy".'))
+
+
+def test_a_summary_whose_words_ask_nothing_reads_no_code_span(monkeypatch):
+    # a summary listing facts in backticks ("Relevant: `a.md`") asks none of its spans: one look
+    # at the blocks' words outside their spans, no clause read a span (the summarize benchmark
+    # paid 20 ms reading each span's clause)
+    import provgate.gate as g
+
+    calls = []
+    real = g._code_spans_asked
+    monkeypatch.setattr(g, "_code_spans_asked", lambda t: calls.append(1) or real(t))
+    text = " ".join(f"Noted: `make t{i}`, `deploy ci {i}`." for i in range(50))
+    assert_accepted(_summarize(" ".join(f"Never run `make t{i}` or `deploy ci {i}`." for i in range(50)), text))
+    assert calls == []
+    find(_summarize('Do not run `make deploy` today.', 'The user asked to run `make deploy` today.'), "I1",
+         evidence__change="negation_dropped")
+    assert calls
+
+
+def test_a_rewrite_that_only_re_spaced_a_block_reads_none_of_its_quotations(monkeypatch):
+    import provgate.gate as g
+
+    calls = []
+    real = g._quotation_polarities
+    monkeypatch.setattr(g, "_quotation_polarities", lambda *a: calls.append(1) or real(*a))
+    before = 'Do not run "make deploy"; run "make test".\n'
+    assert_accepted(_rewrite(before, before.replace(" ", "  ")))
+    assert calls == []
+    find(_rewrite(before, 'Do not run "make test"; run "make deploy".\n'), "I1")
+    assert calls
