@@ -9,21 +9,10 @@ from __future__ import annotations
 
 import pytest
 from gate_helpers import blk, find, store_with, summary
+from test_gate_requirement_extras import rewrite, summarize
 
 import provgate.gate as gate_module
 from provgate.gate import Gate, _requirements
-
-
-def rewrite(before: str, after: str):
-    st = store_with({"tool:1": before})
-    return Gate(st).check([blk("b1", "tool", before, ["tool:1"])], [blk("b1", "tool", after, ["tool:1"])],
-                          operator="rewrite")
-
-
-def summarize(before: str, after: str):
-    st = store_with({"tool:1": before})
-    return Gate(st).check([blk("b1", "tool", before, ["tool:1"])], [summary("s1", after, ["tool:1"])],
-                          operator="summarize")
 
 
 def changed(v) -> list:
