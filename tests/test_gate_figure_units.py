@@ -380,3 +380,14 @@ def test_more_unit_spellings_are_read(source, lie):
     find(_rewrite(source, lie), "I2", value=value, evidence__change="unit_changed")
     assert_accepted(_rewrite(source, source.replace(" km", " kilometres").replace("per hour", "per h")
                              .replace("seconds", "secs").replace("\u2030", " \u2030").replace("\u2103", " \u2103")))
+
+
+def test_a_unit_moved_from_one_figure_to_another_is_refused_on_a_rewrite():
+    # red team 116, F01: a unit dropped from one figure and added to another, each left be alone
+    found = find(_rewrite("Retry 3 times, wait 5 s.", "Retry 3 s, wait 5 times."), "I2", value="3",
+                 evidence__change="unit_changed")
+    assert (found.evidence["pre_unit"], found.evidence["post_unit"]) == ("(none)", "s")
+    # moved between two mentions of one figure, or dropped, or added alone: left be
+    assert_accepted(_rewrite("Sleep 5, that is 5 s.", "Sleep 5 s, that is 5."), "lossless")
+    assert_accepted(_rewrite("Retry 3 times, wait 5 s.", "Retry 3 times, wait 5."), "lossless")
+    assert_accepted(_rewrite("Retry 3 times, wait 5.", "Retry 3 times, wait 5 s."), "lossless")

@@ -5512,7 +5512,15 @@ class _Check:
             return
         before = [_unit_at(pre_table.data, e) for e in pre_table.end[pre_rows].tolist()]
         after = [_unit_at(post_table.data, e) for e in post_table.end[post_rows].tolist()]
-        for r, a, b_unit in zip(post_rows, before, after):
+        # a unit dropped from one figure and added to another figure moved between them: the two
+        # changes, each left be alone, trade it (red team 116, F01: "Retry 3 times, wait 5 s."
+        # -> "Retry 3 s, wait 5 times."); moved between two mentions of one figure, it is kept
+        # ("Sleep 5, i.e. 5 s" -> "Sleep 5 s, i.e. 5")
+        values = [post_table.data[int(post_table.value_start[r]):int(post_table.value_end[r])] for r in post_rows]
+        dropped = {(a, v) for a, b_unit, v in zip(before, after, values) if a is not None and b_unit is None}
+        for r, a, b_unit, v in zip(post_rows, before, after, values):
+            if b_unit is not None and a is None and any(u == b_unit and w != v for u, w in dropped):
+                a = _NO_UNIT
             if a is None or b_unit is None or a == b_unit:
                 continue
             b = self.edit.post[j]
@@ -11689,6 +11697,10 @@ _UNIT_RATE = rb"(?:(?:[ \t]*/[ \t]*|[ \t]+[Pp][Ee][Rr][ \t]+)" + _UNIT_WORD + rb
 _UNIT_TAIL = _UNIT_GAP + _UNIT_WORD + _UNIT_RATE
 _UNIT_AFTER_FIGURE = re.compile(_UNIT_TAIL)
 _ANSI_SEQUENCE = re.compile(rb"\x1b\[[0-?]*[ -/]*[@-~]")
+
+
+# the unit a figure gets where it had none, as a unit change's evidence names it
+_NO_UNIT = b"(none)"
 
 
 def _unit_named(word: bytes, per: bytes | None) -> bytes | None:
