@@ -4117,7 +4117,7 @@ class _Check:
         respaced = {j for j in self.changed if post_blocks[j].id in pre_id}.difference(
             j for _, j in self._reworded_in_place())
         asked = [j for j in sorted(set(self.changed + self.restated))
-                 if j not in respaced and _REQUIREMENT_HINT_AT.search(post_texts[j].encode())]
+                 if j not in respaced and _REQUIREMENT_HINT.search(post_texts[j].encode())]
         if not asked:
             return
         gate = self.gate
@@ -11515,9 +11515,9 @@ _REQUIREMENT = re.compile(
     + _REQ_VERSION + rb")*)")
 _REQ_CLAUSE = re.compile(rb"(" + _REQ_OP + rb")[ \t]*['\"]?(v?[0-9](?:[A-Za-z0-9.*+!_\-]*[A-Za-z0-9*])?)")
 # (no requirement without a comparison and a digit after it: one search of a text, most texts)
-_REQUIREMENT_HINT = re.compile(rb"""(?:[=!~<>]=|[<>])[ \t(]*['"]?v?[0-9]""")
-# (the same, led by one set of bytes, which the engine scans for: three times as fast)
-_REQUIREMENT_HINT_AT = re.compile(rb"""[<>=!~](?:(?<=[<>])=?|=)[ \t(]*['"]?v?[0-9]""")
+# (a comparison: ==, !=, ~=, <=, >=, < or >; led by one set of bytes, which the engine scans for,
+# three times as fast as an alternation of the operators)
+_REQUIREMENT_HINT = re.compile(rb"""[<>=!~](?:(?<=[<>])=?|=)[ \t(]*['"]?v?[0-9]""")
 _PEP503_RUN = re.compile(rb"[-_.]+")
 
 
@@ -11549,7 +11549,7 @@ def _requirement_matches(text: bytes) -> Iterator[re.Match[bytes]]:
     benchmark 8 ms a check; now a few tries a comparison. A name and extras longer than the
     reach are not read."""
     last = 0  # (the end of the last one: they do not overlap, as the pattern's own search's)
-    for hint in _REQUIREMENT_HINT_AT.finditer(text):
+    for hint in _REQUIREMENT_HINT.finditer(text):
         at = hint.start()
         if at < last:
             continue
