@@ -2197,6 +2197,11 @@ cdef inline int foreign_digit(const byte_t* d, Py_ssize_t n, Py_ssize_t p) noexc
     return -1
 
 
+cdef inline Py_ssize_t foreign_digit_bytes(byte_t lead) noexcept nogil:
+    """The length of the non-ASCII decimal digit (foreign_digit) whose first byte is ``lead``."""
+    return 2 if lead < 0xE0 else 3
+
+
 cdef Py_ssize_t fold_digits_into(const byte_t* s, Py_ssize_t n, byte_t* out) noexcept nogil:
     """Copy s[:n] to out with each non-ASCII decimal digit as its ASCII digit (grammar v13, the
     reference's fold_digits); returns the length written, never more than n. out may be s."""
@@ -2210,7 +2215,7 @@ cdef Py_ssize_t fold_digits_into(const byte_t* s, Py_ssize_t n, byte_t* out) noe
             if v >= 0:
                 out[m] = <byte_t>(0x30 + v)
                 m += 1
-                i += 2 if c < 0xE0 else 3
+                i += foreign_digit_bytes(c)
                 continue
         out[m] = c
         m += 1
@@ -2307,7 +2312,7 @@ cdef int token_spans(const byte_t* d, Py_ssize_t n, Rows* out) noexcept nogil:
             break
         if foreign_digit(d, n, i) >= 0:
             k += 1
-            i += 2 if d[i] < 0xE0 else 3
+            i += foreign_digit_bytes(d[i])
         else:
             i += 1
     if k:
@@ -2344,12 +2349,12 @@ cdef int token_spans(const byte_t* d, Py_ssize_t n, Rows* out) noexcept nogil:
             v = foreign_digit(d, n, i)
             if v >= 0:
                 at[k] = m
-                lost += 1 if c < 0xE0 else 2
+                lost += foreign_digit_bytes(c) - 1
                 k += 1
                 extra[k] = lost
                 copy[m] = <byte_t>(0x30 + v)
                 m += 1
-                i += 2 if c < 0xE0 else 3
+                i += foreign_digit_bytes(c)
                 continue
         copy[m] = c
         m += 1
@@ -3222,7 +3227,7 @@ cdef Py_ssize_t normalize_number(const byte_t* s, Py_ssize_t n, byte_t* out) noe
             if v >= 0:
                 out[m] = <byte_t>(0x30 + v)
                 m += 1
-                j += 2 if s[j] < 0xE0 else 3
+                j += foreign_digit_bytes(s[j])
                 continue
         if s[j] != b',':
             out[m] = s[j]
