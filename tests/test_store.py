@@ -374,6 +374,73 @@ def test_digests_many_is_the_digest_info_many_gives(store):
         store.digests_many(["tool:call_1", "bad\x00handle"])
 
 
+def _count_reads(store) -> list[list[str]]:
+    """The handles each of ``store``'s batched reads asks (digests_many reads through it)."""
+    asked: list[list[str]] = []
+    read = store._read_chunks
+
+    def counting(sql, handles, params=()):
+        asked.append(list(handles))
+        return read(sql, handles, params)
+
+    store._read_chunks = counting
+    return asked
+
+
+def test_digests_many_answers_the_sources_this_store_put_without_a_read(store):
+    # a summarize check asks the digests of the turns its caller has just put (stop 49: a third
+    # of a millisecond of SQLite); a store remembers what it wrote, as a row never changes
+    put_one = store.put("tool:a", "A")
+    put_batch = store.put_many({"tool:b": "B", "tool:c": "C"})
+    store.put("tool:a", "A")  # an idempotent put again: still the same row
+    asked = _count_reads(store)
+    got = store.digests_many(["tool:c", "tool:missing", "tool:a", "tool:b"])
+    assert got == {"tool:c": put_batch["tool:c"], "tool:a": put_one, "tool:b": put_batch["tool:b"]}
+    assert list(got) == ["tool:c", "tool:a", "tool:b"]  # the order given, the unknown left out
+    assert asked == [["tool:missing"]]  # only the handle it never wrote was read
+    assert got == {h: i.digest for h, i in store.info_many(["tool:c", "tool:missing", "tool:a", "tool:b"]).items()}
+    asked.clear()
+    assert store.digests_many(["tool:a"]) == {"tool:a": put_one} and asked == [[]]
+
+
+def test_digests_many_reads_what_another_store_object_wrote(store_path):
+    with SourceStore(store_path) as writer, SourceStore(store_path) as reader:
+        digest = writer.put("tool:a", "A")
+        asked = _count_reads(reader)
+        assert reader.digests_many(["tool:a"]) == {"tool:a": digest}
+        assert asked == [["tool:a"]]
+
+
+def test_a_batch_rolled_back_is_not_remembered_as_written(store):
+    store.put("tool:a", "A")
+    with pytest.raises(HandleConflictError):
+        store.put_many({"tool:new": "N", "tool:a": "not A"})  # the conflict rolls tool:new back
+    assert store.digests_many(["tool:new", "tool:a"]) == {"tool:a": compute_digest(b"A")}
+    assert not store.resolves("tool:new")
+
+
+def test_a_closed_store_answers_no_digest_it_remembers(store_path):
+    s = SourceStore(store_path)
+    s.put("tool:a", "A")
+    s.close()
+    with pytest.raises(StoreClosedError):
+        s.digests_many(["tool:a"])
+
+
+def test_the_memory_of_written_sources_is_bounded(store, monkeypatch):
+    import provgate.store as store_module
+
+    monkeypatch.setattr(store_module, "_WRITTEN_MEMORY", 4)
+    digests = store.put_many({f"tool:{i}": str(i) for i in range(3)})
+    store.put_many({f"tool:{i}": str(i) for i in range(3, 6)})  # past the bound: starts over
+    assert len(store._written) == 3
+    store.put_many({f"tool:{i}": str(i) for i in range(6, 11)})  # one batch past it: not kept
+    assert len(store._written) == 0
+    asked = _count_reads(store)
+    assert store.digests_many(["tool:0", "tool:1"]) == {h: digests[h] for h in ["tool:0", "tool:1"]}
+    assert asked == [["tool:0", "tool:1"]]  # forgotten, so read (and still found)
+
+
 @pytest.mark.parametrize("damage", [compute_digest(b"other"), "blake3:" + "G" * 64, "md5:00"])
 def test_digests_many_reports_a_damaged_row_as_info_does(store_path, damage):
     _with_damaged_digests(store_path, {"tool:b": damage})
