@@ -382,6 +382,32 @@ def test_more_unit_spellings_are_read(source, lie):
                              .replace("seconds", "secs").replace("\u2030", " \u2030").replace("\u2103", " \u2103")))
 
 
+@pytest.mark.parametrize("source, lie, honest", [
+    ("Max temperature 40 degrees C.", "Max temperature 40 degrees F.", "Max temperature 40 \u00b0C."),
+    ("Bake at 200 degrees Celsius.", "Bake at 200 degrees Fahrenheit.", "Bake at 200 deg C."),
+    ("Keep it under 40 \u2103.", "Keep it under 40 degrees F.", "Keep it under 40 degrees celsius."),
+])
+def test_degrees_with_their_scale_are_a_unit(source, lie, honest):
+    # red team 117, F07: "degrees C" was no unit, so C -> F passed
+    find(_summarize(source, lie), "I1", evidence__change="unit_changed")
+    find(_rewrite(source, lie), "I2", evidence__change="unit_changed")
+    assert_accepted(_summarize(source, honest))
+
+
+@pytest.mark.parametrize("text, unit", [
+    (b"30 degrees C", b"degc"), (b"30 deg f.", b"degf"), (b"30 degrees Celsius", b"degc"), (b"30 Fahrenheit", b"degf"),
+    (b"30 more degrees F", b"degf"), (b"30 degrees", None), (b"30 degrees Cx", None), (b"30 degrees to the left", None),
+])
+def test_the_scale_of_degrees(text, unit):
+    assert _unit_at(text, 2) == unit
+
+
+def test_degrees_alone_name_no_scale():
+    # an angle, or a temperature of either scale: a summary naming no scale, or one, is left be
+    assert_accepted(_summarize("Rotate the panel 90 degrees.", "The panel is rotated 90 degrees."))
+    assert_accepted(_summarize("Rotate the panel 90 degrees.", "The panel is rotated 90 \u00b0."))
+
+
 def test_a_unit_moved_from_one_figure_to_another_is_refused_on_a_rewrite():
     # red team 116, F01: a unit dropped from one figure and added to another, each left be alone
     found = find(_rewrite("Retry 3 times, wait 5 s.", "Retry 3 s, wait 5 times."), "I2", value="3",

@@ -117,7 +117,10 @@ UNIT_NAMES: dict[bytes, tuple[bytes, ...]] = {
     b"tb": (b"tb", b"terabyte", b"terabytes"), b"tib": (b"tib",),
     b"kbps": (b"kbps",), b"mbps": (b"mbps",), b"gbps": (b"gbps",),
     b"%": (b"%", b"percent", b"pct"),
-    b"degc": (b"\xc2\xb0c", b"\xe2\x84\x83"), b"degf": (b"\xc2\xb0f", b"\xe2\x84\x89"),  # (and the one-sign ℃, ℉)
+    b"degc": (b"\xc2\xb0c", b"\xe2\x84\x83", b"celsius"), b"degf": (b"\xc2\xb0f", b"\xe2\x84\x89", b"fahrenheit"),  # (and ℃, ℉)
+    # (a scale only with the letter or name after it, "30 degrees C": gate._unit_of_match; alone,
+    # an angle or a temperature of either scale, no unit)
+    b"deg": (b"deg", b"degree", b"degrees"),
     b"permille": (b"\xe2\x80\xb0",),
     b"km": (b"km", b"kilometer", b"kilometers", b"kilometre", b"kilometres"),
     b"mi": (b"mile", b"miles"),

@@ -11749,6 +11749,19 @@ _LABEL_REST = re.compile(rb"[\w \t.()/-]*(?::(?:[ \t\r\n]|$)|=)")
 _WORD_THEN_UNIT = re.compile(rb"[ \t]+([A-Za-z]{2,16})(?![0-9A-Za-z_])")
 
 
+# the scale after "degrees": "30 degrees C", "30 deg Fahrenheit" (red team 117, F07)
+_DEGREE_SCALE = re.compile(rb"[ \t]+([CcFf]|(?i:celsius|fahrenheit))(?![0-9A-Za-z_])")
+
+
+def _degrees_scale(text: bytes, end: int) -> tuple[bytes | None, int]:
+    """The unit of ``degrees`` ending at ``end`` of ``text``: the scale named after it (its
+    name and end), else None (an angle, or a temperature of either scale, says no unit)."""
+    scale = _DEGREE_SCALE.match(text, end)
+    if scale is None:
+        return None, end
+    return (b"degc" if scale.group(1)[:1] in b"Cc" else b"degf"), scale.end()
+
+
 def _unit_of_match(text: bytes, m: re.Match[bytes]) -> bytes | None:
     """The unit a match of ``_UNIT_TAIL`` in ``text`` reads, or None when it read across a line
     break into the label of the next line's row (``retries: 3\\ndays kept: 30``) or the next
@@ -11756,12 +11769,16 @@ def _unit_of_match(text: bytes, m: re.Match[bytes]) -> bytes | None:
     F04), but the first word of the next row or item is not (red team 117, F20)."""
     unit = _unit_named(m.group(1), m.group(2))
     end = m.end()
+    if unit == b"deg":
+        unit, end = _degrees_scale(text, m.end(1))
     if unit is None and m.group(2) is None and 2 <= len(m.group(1)) <= 16 and m.group(1).isalpha():
         # one word before the unit ("30 idle minutes", "30 more seconds": red team 117, F06)
         after = _WORD_THEN_UNIT.match(text, m.end(1))
         if after is not None and (unit := _unit_named(after.group(1), None)) is not None:
             end = after.end()
-            if m.group(1).lower() == b"per":
+            if unit == b"deg":
+                unit, end = _degrees_scale(text, end)
+            elif m.group(1).lower() == b"per":
                 unit = b"count/" + unit  # ("100 per hour": a rate, of nothing named)
     if unit is not None and b"\n" in text[m.start():m.start(1)]:
         line_start = text.rindex(b"\n", m.start(), m.start(1)) + 1
