@@ -11,7 +11,7 @@ from gate_helpers import assert_accepted, blk, find, gate_for, tool
 from test_grammar_v4 import _rewrite, _summarize
 
 from provgate._search import unit_leads
-from provgate.gate import _UNITS, _figures_with_units, _unit_at
+from provgate.gate import _UNITS, _figures_with_units, _key_units_of_figure, _unit_at
 
 
 def _with_units(text: bytes) -> dict[bytes, set[bytes]]:
@@ -232,6 +232,34 @@ def test_a_source_is_read_once_for_many_figures(monkeypatch):
     assert calls == {"search": 1, "pass": 1}  # (a figure or few: searched for, no pass over the source)
 
 
+def test_a_sources_keys_are_read_once_for_many_figures(monkeypatch):
+    # the keys' units (red team 117, F06) are read as F16 asks: a few figures searched for, more
+    # in one pass over the source (a summary of 300 figures searched 300 times was quadratic)
+    from provgate import gate as gate_module
+
+    calls = {"search": 0, "pass": 0}
+    one_figure, one_pass = gate_module._key_units_of_figure, gate_module._key_units_of_figures
+
+    def counted_search(text, figure):
+        calls["search"] += 1
+        return one_figure(text, figure)
+
+    def counted_pass(text):
+        calls["pass"] += 1
+        return one_pass(text)
+
+    monkeypatch.setattr(gate_module, "_key_units_of_figure", counted_search)
+    monkeypatch.setattr(gate_module, "_key_units_of_figures", counted_pass)
+    source = "\n".join(f"step_{n}_ms: {n}" for n in range(300)) + "\n"
+    honest = " ".join(f"Step {n}: {n} ms." for n in range(300))
+    assert_accepted(_summarize(source, honest))
+    assert calls == {"search": gate_module._FEW_FIGURES, "pass": 1}
+    calls.update(search=0, **{"pass": 0})
+    find(_summarize(source, honest.replace("299 ms", "299 s")), "I1", block="s", value="299",
+         evidence__change="unit_changed")
+    assert calls == {"search": gate_module._FEW_FIGURES, "pass": 1}
+
+
 @pytest.mark.parametrize("operator", ["rewrite", "prune"])
 def test_a_new_block_a_lossless_edit_adds_keeps_units_and_polarity(operator):
     # red team 116, F14: only derived blocks were asked, so a new cited turn escaped both rules
@@ -406,6 +434,29 @@ def test_degrees_alone_name_no_scale():
     # an angle, or a temperature of either scale: a summary naming no scale, or one, is left be
     assert_accepted(_summarize("Rotate the panel 90 degrees.", "The panel is rotated 90 degrees."))
     assert_accepted(_summarize("Rotate the panel 90 degrees.", "The panel is rotated 90 \u00b0."))
+
+
+@pytest.mark.parametrize("source, lie, honest", [
+    ('{"timeout_ms": 300, "retries": 3}\n', "The timeout is 300 seconds.", "The timeout is 300 ms."),
+    ("timeout (seconds): 30\n", "Timeout: 30 minutes.", "Timeout: 30 s."),
+    ("TIMEOUT_SECONDS=30\nRETRIES=3\n", "It waits 30 minutes.", "It waits 30 seconds and retries 3 times."),
+    ("timeoutMs: 1,500\n", "The timeout is 1500 seconds.", "The timeout is 1,500 milliseconds."),
+    ("cache ttl [h] = 2\n", "The cache ttl is 2 days.", "The cache ttl is 2 hours."),
+])
+def test_a_unit_a_key_or_header_gives_the_figure_is_kept(source, lie, honest):
+    # red team 117, F06: a unit written before the figure, in its key or header, was not read
+    find(_summarize(source, lie), "I1", evidence__change="unit_changed")
+    assert_accepted(_summarize(source, honest))
+
+
+@pytest.mark.parametrize("text, figure, units", [
+    (b'{"timeout_ms": 300}', b"300", {b"ms"}), (b"timeout (seconds): 30\n", b"30", {b"s"}),
+    (b"TIMEOUT_S=30", b"30", {b"s"}), (b"timeoutMs: 300", b"300", {b"ms"}), (b"max_size_mb: 1,000", b"1000", {b"mb"}),
+    (b"plan_b: 3", b"3", set()), (b"retries: 3", b"3", set()), (b"a_ms: 3000", b"300", set()),
+    (b"angle_deg: 30", b"30", set()), (b"timeout_ms:\n300", b"300", set()), (b"x_ms = 2.5", b"2", set()),
+])
+def test_the_units_keys_give(text, figure, units):
+    assert _key_units_of_figure(text, figure) == units
 
 
 def test_a_unit_moved_from_one_figure_to_another_is_refused_on_a_rewrite():

@@ -4204,17 +4204,34 @@ class _Check:
             for h, _ in sources:
                 asked_of.setdefault(h, set()).update(stated)
         read: dict[str, dict[bytes, set[bytes]]] = {}  # source -> figure -> its units there
+        as_read: dict[str, bytes] = {}
+        # source -> how many figures were searched for in its keys, or (past _FEW_FIGURES) every
+        # figure its keys give a unit -> those units
+        keyed: dict[str, int | dict[bytes, set[bytes]]] = {}
         for block, stated, sources, rewritten in stating:
             for h, text in sources:
                 if h not in read:
                     figures = asked_of[h]
-                    text = _as_read(fold_digits(text))
+                    text = as_read[h] = _as_read(fold_digits(text))
                     read[h] = (_figures_with_units(text, unit_leads(text).tolist()) if len(figures) > _FEW_FIGURES
                                else {f: _units_of_figure(text, f) for f in figures})
             for figure, names in stated.items():
                 sources_say: set[bytes] = set()
                 for h, _ in sources:
                     sources_say |= read[h].get(figure, set())
+                if not names <= sources_say:
+                    # and the unit a key or a header gives the figure ("timeout_ms": 300,
+                    # "timeout (seconds): 30"), asked only of a figure not grounded with its unit
+                    # (a few figures searched for one by one, more read off one pass: F16's quadratic case)
+                    for h, _ in sources:
+                        found = keyed.get(h)
+                        if found is None or type(found) is int and found < _FEW_FIGURES:
+                            keyed[h] = (found or 0) + 1
+                            sources_say |= _key_units_of_figure(as_read[h], figure)
+                            continue
+                        if type(found) is int:
+                            found = keyed[h] = _key_units_of_figures(as_read[h])
+                        sources_say |= found.get(figure, set())
                 if not sources_say or names <= sources_say or (block.id, figure.decode()) in reported:
                     continue
                 unit = min(names - sources_say).decode()
@@ -11901,6 +11918,59 @@ def _units_of_figure(text: bytes, figure: bytes) -> set[bytes]:
     return out
 
 
+# a key or header that names the unit of the value after it, ending right before the figure:
+# "timeout_ms": 300, TIMEOUT_SECONDS=30, timeoutMs: 300, "timeout (seconds): 30", "ttl [h] = 2"
+# (red team 117, F06). The suffix after "_", "-" or "." (two letters or more, or s, h, d), a
+# camel-case tail, or a word in brackets.
+_KEY_UNIT_BEFORE = re.compile(
+    rb"(?:[A-Za-z0-9][_.-]([A-Za-z%]{2,16}|[SsHhDd])|[a-z0-9]([A-Z][a-z]{1,15})|[(\[][ \t]*([A-Za-z%]{1,16})[ \t]*[)\]])"
+    rb"[\"']?[ \t]*[:=][ \t]*[\"']?[ \t]*$")
+
+
+def _key_units_of_figure(text: bytes, figure: bytes) -> set[bytes]:
+    """The units (``_UNITS``' names) the keys or headers of ``text`` give the number ``figure``
+    where it stands as a whole number right after one (``"timeout_ms": 300``, ``timeout
+    (seconds): 30``): a unit written before the figure, where a reader of a config or a table
+    takes it (red team 117, F06). ``degrees`` names no scale, here as after a figure."""
+    out: set[bytes] = set()
+    for written in ((figure,) if b"," in figure else dict.fromkeys((figure, _thousands_grouped(figure)))):
+        key = (written, None)
+        pattern = _UNIT_SEARCHES.get(key)
+        if pattern is None:
+            if len(_UNIT_SEARCHES) > 4096:
+                _UNIT_SEARCHES.clear()
+            pattern = _UNIT_SEARCHES[key] = re.compile(re.escape(written) + rb"(?![0-9]|[.,][0-9])")
+        for m in pattern.finditer(text):
+            at = m.start()
+            if at and text[at - 1] in _FIGURE_GLUE:
+                continue
+            line = text.rfind(b"\n", max(0, at - 80), at) + 1
+            found = _KEY_UNIT_BEFORE.search(text, max(line, at - 80), at)
+            if found is not None:
+                unit = _UNITS.get((found.group(1) or found.group(2) or found.group(3)).lower())
+                if unit is not None and unit != b"deg":
+                    out.add(unit)
+    return out
+
+
+# a figure right after a key's ":" or "=" (and a quote), as a whole number
+_KEYED_FIGURE = re.compile(rb"[:=][ \t]*[\"']?[ \t]*([0-9](?:[.,]?[0-9])*)(?![0-9]|[.,][0-9])")
+
+
+def _key_units_of_figures(text: bytes) -> dict[bytes, set[bytes]]:
+    """:func:`_key_units_of_figure` of every figure of ``text`` at once (its keys, in one pass)."""
+    out: dict[bytes, set[bytes]] = {}
+    for m in _KEYED_FIGURE.finditer(text):
+        at = m.start(1)
+        line = text.rfind(b"\n", max(0, at - 80), at) + 1
+        found = _KEY_UNIT_BEFORE.search(text, max(line, at - 80), at)
+        if found is not None:
+            unit = _UNITS.get((found.group(1) or found.group(2) or found.group(3)).lower())
+            if unit is not None and unit != b"deg":
+                out.setdefault(_figure_number(m.group(1)), set()).add(unit)
+    return out
+
+
 def _thousands_grouped(figure: bytes) -> bytes:
     """``figure`` with its whole part's thousands grouped by commas (``1000.5`` -> ``1,000.5``)."""
     whole, dot, fraction = figure.partition(b".")
@@ -11911,7 +11981,7 @@ def _thousands_grouped(figure: bytes) -> bytes:
     return b",".join(groups) + dot + fraction
 
 
-_UNIT_SEARCHES: dict[tuple[bytes, bool], re.Pattern[bytes]] = {}
+_UNIT_SEARCHES: dict[tuple[bytes, bool | None], re.Pattern[bytes]] = {}
 # the most figures asked of a source that are searched for one by one (more: one pass over it)
 _FEW_FIGURES = 4
 
