@@ -44,6 +44,10 @@ LIES = [  # (source, lie, the requirement's key)
     # a spaced summary of a glued source, and the reverse
     ("django>=3.2\n", "django < 3.2\n", "django"),
     ("django >= 3.2\n", "django<3.2\n", "django"),
+    # red team 118, F02: more extras than the words tried before the comparison
+    ("apache-airflow[amazon,celery,cncf.kubernetes,docker,google,http,ldap,mysql,postgres,redis,slack,ssh]==2.7.1\n",
+     "apache-airflow[amazon,celery,cncf.kubernetes,docker,google,http,ldap,sqlite,postgres,redis,slack,ssh]==2.7.1\n",
+     "apache-airflow"),
 ]
 
 
@@ -164,7 +168,8 @@ def test_requirements_are_found_from_their_comparisons_as_a_search_of_every_byte
 
     parts = [b"django", b"Django", b"requests", b"[socks]", b" [socks]", b"\\[socks\\]", b">=", b"<", b">", b"==", b"!=",
              b"~=", b"===", b"3.2", b"4.2.7", b" ", b"  ", b",", b"(", b")", b"'", b'"', b"=", b" = ", b":", b"\n",
-             b"install_requires", b"x", b"res.status", b"502", b"v1", b"a" * 30, b"[a, b, c, d, e]", b";", b"_", b"-"]
+             b"install_requires", b"x", b"res.status", b"502", b"v1", b"a" * 30, b"[a, b, c, d, e]", b";", b"_", b"-",
+             b"[a,b,c,d,e,f,g,h,i,j,k]", b"]", b"[", b"[src:x]"]
     rng = random.Random(117)
     for _ in range(3000):
         text = b"".join(rng.choice(parts) for _ in range(rng.randint(0, 30)))

@@ -11570,7 +11570,14 @@ def _requirement_matches(text: bytes) -> Iterator[re.Match[bytes]]:
         at = hint.start()
         if at < last:
             continue
-        starts = [w.start() for w in _REQUIREMENT_NAME_START.finditer(text, max(at - _REQUIREMENT_REACH, last), at)]
+        low = max(at - _REQUIREMENT_REACH, last)
+        starts = [w.start() for w in _REQUIREMENT_NAME_START.finditer(text, low, at)]
+        close = text.rfind(b"]", low, at)
+        if close >= 0 and (opening := text.rfind(b"[", max(close - _REQUIREMENT_REACH, last), close)) >= 0:
+            # the words of the extras before it are no name: the name is looked for before
+            # them (red team 118, F02: twelve extras took all the tries, and the reach)
+            starts = [*(w.start() for w in _REQUIREMENT_NAME_START.finditer(
+                text, max(opening - _REQUIREMENT_REACH, last), opening)), *(s for s in starts if s > close)]
         for start in starts[:-_REQUIREMENT_TRIES - 1:-1]:
             m = _REQUIREMENT.match(text, start)
             if m is not None and m.end(5) > at:
