@@ -45,6 +45,14 @@ _SENT = "Timeout is 30 s. Retry after 5 min."
     ("db-01 has 12 GB, db-02 has 34 GB. 12 GB is low.", "db-02 has 12 GB, db-01 has 34 GB. Low."),
     # a figure is its fact: written another way and traded is traded
     ("db-01 has 1,000 GB, db-02 has 2,000 GB.", "db-02 has 1000 GB, db-01 has 2000 GB."),
+    # red team 118: two clauses joined by "and" (F03) or with the figures in parentheses (F06);
+    # the names of a measurement's sides (F04)
+    ("The primary has 12 GB free and the replica has 34 GB free.",
+     "The replica has 12 GB free and the primary has 34 GB free."),
+    ("Primary (12 GB) and replica (34 GB).", "Replica (12 GB) and primary (34 GB)."),
+    ("Latency before: 120 ms; after: 34 ms.", "Latency after: 120 ms; before: 34 ms."),
+    ("Bandwidth up: 12 Mbps; down: 340 Mbps.", "Bandwidth down: 12 Mbps; up: 340 Mbps."),
+    ("Traffic in: 12 MB, out: 34 MB.", "Traffic out: 12 MB, in: 34 MB."),
 ])
 def test_figures_re_paired_with_names_are_refused(before, after):
     found = find(_rewrite(before, after), "I2", evidence__change="traded_in_place")
@@ -85,6 +93,13 @@ def test_the_re_pairing_names_the_names_and_figures():
     ("db-01 has the 12 GB, db-02 has a 34 GB disk.", "db-01 has a 12 GB, db-02 has the 34 GB disk."),
     # a unit of more figures than _NAMED_FIGURES names none (a line of measurements)
     ("p50 1 ms, p90 2 ms, p99 3 ms\n", "p50 1 ms, p90 2 ms, p99 3 ms.\n"),
+    # clauses joined by "and" reordered, or each kept with its own figures
+    ("The primary has 12 GB free and the replica has 34 GB free.",
+     "The replica has 34 GB free and the primary has 12 GB free."),
+    ("Alice has 3 cats and 2 dogs.", "Alice has 2 dogs and 3 cats."),
+    ("Retry between 3 and 5 times.", "Retry 3 to 5 times."),
+    ("Latency before: 120 ms; after: 34 ms.", "Latency after: 34 ms; before: 120 ms."),
+    ("Latency before: 120 ms; after: 34 ms.", "Before, latency was 120 ms; after, 34 ms."),
 ])
 def test_figures_kept_with_their_names_are_accepted(before, after):
     assert_accepted(_rewrite(before, after), "lossless")
@@ -111,7 +126,7 @@ def test_a_unit_names_at_most_so_many_words_and_figures():
     long_unit = " ".join(f"word{k}" for k in range(10 * _NAMES_A_UNIT)) + " holds 7 GB."
     assert len(_names(long_unit)) == _NAMES_A_UNIT
     many = "row " + ", ".join(f"{k} ms" for k in range(_NAMED_FIGURES + 1)) + "\n"
-    many = many.replace(", ", " and ")
+    many = many.replace(", ", " ")
     assert _names(many) == {}
     # (nor does a name clause before such a unit join the next one's)
     assert b"01" not in _names("db-01, 1 ms 2 ms 3 ms 4 ms 5 ms, 12 GB\n")

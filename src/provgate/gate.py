@@ -11424,18 +11424,22 @@ def _figures_by_context(table: FactTable, rows: list[int], figures: list[bytes],
 
 # Where a statement unit ends, for the figures re-paired with names (Gate._check_figures_repaired):
 # a line break (a table row, a list item), a sentence's end, a semicolon, or a comma before a
-# blank ("db-01 has 12 GB, db-02 has 34 GB": two clauses; "1,000" and "1.5" stay one figure)
-_UNIT_BREAK = re.compile(rb"\n|[.;!?](?=\s|$)|,(?=\s)")
+# blank ("db-01 has 12 GB, db-02 has 34 GB": two clauses; "1,000" and "1.5" stay one figure),
+# or a conjunction joining two clauses ("the primary has 12 GB free and the replica has 34 GB
+# free", "primary (12 GB) and replica (34 GB)": red team 118, F03 and F06)
+_UNIT_BREAK = re.compile(rb"\n|[.;!?](?=\s|$)|,(?=\s)|\s(?:and|but|while|whereas)(?=\s)")
 # a unit holding more figures than this names none of them (a line of measurements pairs every
 # word with every figure: the pairs stay linear in the text)
 _NAMED_FIGURES = 4
 # the first this many name words of a unit are its names (a long sentence beside one figure)
 _NAMES_A_UNIT = 16
 # the words that name nothing: a rewording moves them between statements freely
-_NO_NAME = frozenset(b"""a an the is are was were be been being has have had do does did of to in
+_NO_NAME = frozenset(b"""a an the is are was were be been being has have had do does did of to
 on at by for from with and or but not no as it its this that these those there here than then
-so if into onto over under after before about per each every all any some my our your their his
-her we you they he she i me us them also now just only up down out off via vs""".split())
+so if into onto about per each every all any some my our your their his her we you they he she i
+me us them also now just only off via vs""".split())
+# (not "before" / "after", "up" / "down", "in" / "out", "over" / "under": each names one side of a
+# measurement, "Latency before: 120 ms; after: 34 ms", red team 118, F04)
 
 
 def _figure_label(table: FactTable, row: int, lowered: bytes) -> tuple[bytes, bytes]:
