@@ -351,6 +351,12 @@ def test_only_a_thousands_separator_is_dropped_from_a_figure():
     "Retrying in 30\x1b[0m seconds.",
     "Retry after <b>30</b> seconds.",
     "<tr><td>retry after</td><td>30</td><td>seconds</td></tr>",
+    # red team 118, F18: tput sgr0's character-set escape, an OSC 8 hyperlink, thin spaces
+    "Retrying in \x1b[1m30\x1b(B\x1b[m seconds.",
+    "Retry after \x1b]8;;http://x\x1b\\30\x1b]8;;\x1b\\ seconds.",
+    "Retry after \x1b]8;;http://x\x0730\x1b]8;;\x07 seconds.",
+    "Retry after 30&thinsp;seconds.",
+    "Retry after 30&#8239;seconds.",
 ])
 def test_a_coloured_or_tagged_figure_keeps_its_unit(source):
     # red team 117, F21: the code's "m" or the tag's ">" glued to the figure hid its unit

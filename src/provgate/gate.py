@@ -11724,7 +11724,9 @@ _UNIT_WORD = rb"([A-Za-z]+|%|\xc2\xb5s|\xce\xbcs|\xc2\xb0[CFcf]|\xe2\x84[\x83\x8
 _UNIT_RATE = rb"(?:(?:[ \t]*/[ \t]*|[ \t]+[Pp][Ee][Rr][ \t]+)" + _UNIT_WORD + rb")?"
 _UNIT_TAIL = _UNIT_GAP + _UNIT_WORD + _UNIT_RATE
 _UNIT_AFTER_FIGURE = re.compile(_UNIT_TAIL)
-_ANSI_SEQUENCE = re.compile(rb"\x1b\[[0-?]*[ -/]*[@-~]")
+# a terminal's escape sequences: CSI (colours, "\x1b[1m"), a character set chosen ("\x1b(B", which
+# tput sgr0 writes), and OSC ended by BEL or ST (an OSC 8 hyperlink): red team 118, F18
+_ANSI_SEQUENCE = re.compile(rb"\x1b\[[0-?]*[ -/]*[@-~]|\x1b[()*+][0-9A-Za-z]|\x1b\][^\x07\x1b]{0,2048}(?:\x07|\x1b\\)")
 
 
 # the unit a figure gets where it had none, as a unit change's evidence names it
@@ -11842,7 +11844,7 @@ def _unit_at(text: bytes, end: int) -> bytes | None:
 # (three patterns, each led by its literal byte, which the engine searches for: one alternation
 # of the three was tried at every byte, 0.2 ms on the rewrite benchmark's blocks)
 _MARKUP_TAG = re.compile(rb"<[A-Za-z/!][^<>\n]{0,200}>")
-_NBSP_ENTITY = re.compile(rb"&(?:nbsp|#160|#[xX][aA]0);")
+_NBSP_ENTITY = re.compile(rb"&(?:nbsp|thinsp|ensp|emsp|#160|#[xX][aA]0|#820[1-2]|#8239|#[xX]200[29]|#[xX]202[fF]);")
 
 
 def _as_read(text: bytes) -> bytes:
