@@ -44,6 +44,10 @@ LIES = [  # (source, lie, the requirement's key)
     # a spaced summary of a glued source, and the reverse
     ("django>=3.2\n", "django < 3.2\n", "django"),
     ("django >= 3.2\n", "django<3.2\n", "django"),
+    # red team 118, F13: comparisons in Unicode signs
+    ("django \u2265 3.2\n", "django \u2264 3.2\n", "django"),
+    ("django >= 3.2\n", "django \u2264 3.2\n", "django"),
+    ("django \u2260 4.0\n", "django == 4.0\n", "django"),
     # red team 118, F02: more extras than the words tried before the comparison
     ("apache-airflow[amazon,celery,cncf.kubernetes,docker,google,http,ldap,mysql,postgres,redis,slack,ssh]==2.7.1\n",
      "apache-airflow[amazon,celery,cncf.kubernetes,docker,google,http,ldap,sqlite,postgres,redis,slack,ssh]==2.7.1\n",
@@ -79,6 +83,7 @@ HONEST_SUMMARIES = [
     ("requests[socks,security]==2.31.0\n", "requests[security,socks]==2.31.0\n"),
     ("We saw p99 > 30 ms and errors >= 5.\n", "p99 > 30 ms, errors >= 5\n"),
     ('requires-python = ">=3.8"\n', "requires-python >= 3.8\n"),
+    ("Needs django \u2265 3.2.\n", "django \u2265 3.2\n"),
 ]
 
 
@@ -92,6 +97,7 @@ def test_an_honest_summary_of_a_requirement_is_accepted(source, text):
     ("requests [socks]==2.31.0\n", "requests[socks]==2.31.0\n"),   # (the grammar's own refusals aside)
     ("requests[socks]==2.31.0\n", "requests==2.31.0\n"),           # extras left out: an omission
     ("Errors: 7 on node-a.\n", "errors > 5 on node-a\n"),          # no source states an errors requirement
+    ("django \u2265 3.2\n", "django >= 3.2\n"),                      # the same comparison in ASCII
 ])
 def test_this_rule_refuses_no_honest_requirement(source, text):
     assert not changed(summarize(source, text))

@@ -4117,7 +4117,7 @@ class _Check:
         respaced = {j for j in self.changed if post_blocks[j].id in pre_id}.difference(
             j for _, j in self._reworded_in_place())
         asked = [j for j in sorted(set(self.changed + self.restated))
-                 if j not in respaced and _REQUIREMENT_HINT.search(post_texts[j].encode())]
+                 if j not in respaced and _REQUIREMENT_HINT.search(_ascii_comparisons(post_texts[j].encode()))]
         if not asked:
             return
         gate = self.gate
@@ -11542,6 +11542,21 @@ _REQUIREMENT_HINT = re.compile(rb"""[<>=!~](?:(?<=[<>])=?|=)[ \t(]*['"]?v?[0-9]"
 _PEP503_RUN = re.compile(rb"[-_.]+")
 
 
+# the comparison signs of Unicode, as their ASCII (red team 118, F13: "django ≥ 3.2" -> "django ≤
+# 3.2" was no requirement changed)
+_UNICODE_COMPARISONS = ((b"\xe2\x89\xa5", b">="), (b"\xe2\x89\xa4", b"<="), (b"\xe2\x89\xa0", b"!="),
+                        (b"\xe2\xa9\xbe", b">="), (b"\xe2\xa9\xbd", b"<="))
+
+
+def _ascii_comparisons(text: bytes) -> bytes:
+    """``text`` with ``≥ ≤ ≠ ⩾ ⩽`` written ``>= <= !=``: the requirement rule reads both alike."""
+    if b"\xe2" not in text:
+        return text
+    for sign, ascii in _UNICODE_COMPARISONS:
+        text = text.replace(sign, ascii)
+    return text
+
+
 def _requirements(text: bytes) -> dict[tuple[bytes, ...], str]:
     """The pip requirements of ``text`` (``_REQUIREMENT``), each as pip reads it -> its text:
     (the name by PEP 503: lower-cased, a run of ``-``, ``_``, ``.`` one ``-``; its extras the
@@ -11549,7 +11564,7 @@ def _requirements(text: bytes) -> dict[tuple[bytes, ...], str]:
     comparison and its version lower-cased, quotes aside). Read only where a comparison stands
     before a digit (``_REQUIREMENT_HINT``)."""
     out: dict[tuple[bytes, ...], str] = {}
-    for m in _requirement_matches(text):
+    for m in _requirement_matches(_ascii_comparisons(text)):
         name = _PEP503_RUN.sub(b"-", m.group(1).lower())
         raw = m.group(2) if m.group(2) is not None else m.group(3) if m.group(3) is not None else m.group(4)
         extras = b"" if raw is None else b",".join(
