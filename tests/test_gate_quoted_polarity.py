@@ -817,3 +817,82 @@ def test_a_rewrite_that_only_re_spaced_a_block_reads_none_of_its_quotations(monk
     assert calls == []
     find(_rewrite(before, 'Do not run "make test"; run "make deploy".\n'), "I1")
     assert calls
+
+
+# red team 117, F04 (the rest) and F05: a prohibition or denial written without an apostrophe,
+# as an opposition, as a state after the quotation or as an omission, and a negation set off by
+# dashes. Each lie is a summary (or a rewrite) that says the opposite of its source; each
+# control says the same
+_F04_F05_DENIALS = [
+    'Dont run "make deploy" today.',
+    'The team was against running "make deploy" today.',
+    'The user advised against "make deploy" today.',
+    'The team opposed running "make deploy" today.',
+    '"make deploy" is blocked today.',
+    'I was asked to skip "make deploy" today.',
+    'Skip "make deploy" today.',
+    '"make deploy" should be skipped today.',
+    'Do not \u2014 under any circumstances \u2014 run "make deploy" today.',
+    'Do not\u2014ever\u2014run "make deploy" today.',
+    'Do not \u2013 ever \u2013 run "make deploy" today.',
+    'Do not -- ever -- run "make deploy" today.',
+]
+
+
+@pytest.mark.parametrize("text", _F04_F05_DENIALS)
+def test_a_denial_summarizing_a_request_is_refused(text):
+    find(_summarize('Run "make deploy" today.', text), "I1", block="s1", evidence__change="negation_added")
+
+
+@pytest.mark.parametrize("text", _F04_F05_DENIALS)
+def test_a_denial_summarizing_a_prohibition_is_accepted(text):
+    assert_accepted(_summarize('Never run "make deploy" today.', text))
+
+
+@pytest.mark.parametrize("source", _F04_F05_DENIALS)
+def test_a_denial_summarized_as_a_request_is_refused(source):
+    find(_summarize(source, 'The user asked to run "make deploy" today.'), "I1", block="s1",
+         evidence__change="negation_dropped")
+    assert_accepted(_summarize(source, 'The user said not to run "make deploy" today.'))
+
+
+@pytest.mark.parametrize("before", _F04_F05_DENIALS)
+def test_a_rewrite_dropping_a_denial_is_refused(before):
+    verdict = _rewrite(before, 'Run "make deploy" today.')
+    assert not verdict.accepted
+    assert any(v.block == "b1" and v.invariant in ("I1", "I2") for v in verdict.violations), verdict.violations
+
+
+@pytest.mark.parametrize("text", [
+    'Run the tests against "make deploy" today.',  # (an "against" that opposes nothing)
+    'The team was against nothing; run "make deploy" today.',
+    '"make deploy" is blocked on review; run it today.',  # (a status)
+    '"make deploy" is not blocked today.',
+    'Don\'t skip "make deploy" today.',
+    'Never, ever skip "make deploy" today.',
+    'Stop skipping "make deploy" today.',
+    'The team was not against running "make deploy" today.',
+    'Make sure "make deploy" is not forgotten today.',
+])
+def test_a_request_read_through_the_new_denials_is_accepted(text):
+    assert_accepted(_summarize('Run "make deploy" today.', text))
+
+
+@pytest.mark.parametrize("text, negated", [
+    (b'dont run "make deploy"', True),
+    (b'didnt run "make deploy"', True),
+    (b'was against running "make deploy"', True),
+    (b'run it against "make deploy"', False),
+    (b'tested against existing "make deploy"', False),
+    (b'"make deploy" is blocked', True),
+    (b'"make deploy" is blocked on review', False),
+    (b'skip "make deploy"', True),
+    (b'"make deploy" was skipped', True),
+    (b'don\'t skip "make deploy"', False),
+    (b'never, ever skip "make deploy"', False),
+    (b'refuse to skip "make deploy"', False),
+    (b'do not \xe2\x80\x94 under any circumstances \xe2\x80\x94 run "make deploy"', True),
+    (b'never mind \xe2\x80\x94 it works; run "make deploy"', False),
+])
+def test_the_new_denials_read_by_clause_negated(text, negated):
+    assert _clause_negated(text, text.index(b'make deploy')) is negated

@@ -10439,8 +10439,9 @@ _PROHIBITIONS = frozenset((b"forbid", b"forbids", b"forbade", b"forbidden", b"pr
                            # "Cancel "job-42"" says "kill" or "terminate" (red team 117, F25; not
                            # "killed", "paused": a status, as "stopped" is)
                            b"kill", b"terminate", b"pause",
-                           # (red team 117, F04; not "object", a noun as often)
-                           b"objects", b"objected", b"objecting"))
+                           # (red team 117, F04; not "object", a noun as often, nor "opposing", an
+                           # adjective as often)
+                           b"objects", b"objected", b"objecting", b"oppose", b"opposes", b"opposed"))
 _SET_ASIDE = ((b"instead", b"of"), (b"rather", b"than"))
 _PROHIBITION_WORD = re.compile(rb"(?<![0-9a-z_\x80-\xff])(?:" + b"|".join(sorted(_PROHIBITIONS, key=len, reverse=True))
                                + rb")(?![0-9a-z_\x80-\xff])")
@@ -10456,7 +10457,14 @@ _NO_GOVERNS = frozenset((b"need", b"longer", b"more", b"one", b"way", b"reason",
 # run "A"", "never "A" and "B"") goes on over the list it opens
 _STATED = frozenset((b"did", b"does", b"was", b"were", b"is", b"are", b"has", b"have", b"had"))
 _STATED_NOT = frozenset(w + t for w in (b"didn", b"doesn", b"wasn", b"weren", b"isn", b"aren", b"hasn", b"haven",
-                                        b"hadn") for t in (b"'t", b"\xe2\x80\x99t"))
+                                        b"hadn") for t in (b"'t", b"\xe2\x80\x99t", b"t"))
+# the contracted negations written without their apostrophe, as a hurried writer does ("Dont run
+# "A"": red team 117, F04, read as no negation): read as negations in a clause before a quotation
+# (:func:`_negation_among`), not counted in a block's text (``_NEGATION_WORD``: "cant" and "wont"
+# are words of their own there)
+_BARE_NOT = frozenset(w + b"nt" for w in (b"do", b"does", b"did", b"is", b"are", b"was", b"were", b"should", b"must",
+                                           b"would", b"could", b"has", b"have", b"had", b"need", b"ca", b"wo",
+                                           b"sha"))
 # the words of a negation set off by commas for emphasis ("Never, ever, run", "Do not, under no
 # circumstances, run"): a negation, its stressing words, and the modals and "and" that repeat it
 _EMPHATIC = frozenset((b"never", b"not", b"no", b"ever", b"even", b"at", b"all", b"under", b"any", b"circumstances",
@@ -10515,8 +10523,16 @@ _HEADER_LINES = 24
 
 
 def _words_of_clause(clause: bytes) -> list[bytes]:
-    """The words of a lower-cased clause, bare underscores and apostrophes (emphasis) none."""
+    """The words of a lower-cased clause, bare underscores and apostrophes (emphasis) none, and
+    no dash a word (``Do not \u2014 under any circumstances \u2014 run "A"``: red team 117, F05, the
+    dashes were words and put the negation past the clause's six)."""
+    if b"\xe2\x80" in clause:
+        clause = _DASHES.sub(b" ", clause)
     return [w for w in _SENTENCE_WORD.findall(clause) if w.strip(b"_'")]
+
+
+# the en dash, em dash and horizontal bar, which set an aside off as "--" does
+_DASHES = re.compile(rb"\xe2\x80[\x93\x94\x95]")
 
 
 def _negation_among(words: list[bytes], before: bytes | None = None, *, counted: bool = False) -> bool:
@@ -10528,18 +10544,21 @@ def _negation_among(words: list[bytes], before: bytes | None = None, *, counted:
         return True  # ("instead of running "A"": red team 117, F04)
     if b"down" in words or b"off" in words:
         words = _phrasal_refusals(words)
+    if b"against" in words:
+        words = _oppositions(words)
     last = len(words) - 1
     denied = -1  # a word of _PROHIBITIONS a negation denies: a permission ("not forbidden")
     for n, word in enumerate(words):
         if n == denied:
             continue
         word = word.strip(b"_")
-        if word in _PROHIBITIONS:
+        if word in _PROHIBITIONS or word in _SKIPPING:
             if n + 1 < last and words[n + 1] == b"and":
                 continue  # (it forbids nothing: "stop and run "A"", "refuse and go on")
             k = next((k for k in range(n + 1, last + 1) if words[k] not in _PROHIBITION_FILLER), None)
             if k is not None and words[k].strip(b"_") in _OMITTING:
-                continue  # (a stop to an omission: "stop skipping "A"" is to run it)
+                denied = k  # (a stop to an omission: "stop skipping "A"" is to run it; the omission
+                continue    # is no denial of its own then)
             if _another_instruction(words, n, last) and not _infinitives_refused(words, n, last):
                 continue
             return True
@@ -10547,17 +10566,19 @@ def _negation_among(words: list[bytes], before: bytes | None = None, *, counted:
             return True  # (a count of none found: "0 secrets found in "A"", red team 116, F13)
         if word.endswith(b"n'ts"):
             word = word[:-1]  # ("Don'ts", a header)
-        if not _negation_words(word, 0, len(word)):
+        if word not in _BARE_NOT and not _negation_words(word, 0, len(word)):
             continue
         k = next((k for k in range(n + 1, last + 1) if words[k] not in _NEGATION_STRESS), None)
         after = None if k is None else words[k]
         if after in _NEGATION_UNDONE:
-            continue  # ("don't forget", "never, ever skip", "don't disable")
+            denied = k  # ("don't forget", "never, ever skip", "don't disable"; "skip" no denial then)
+            continue
         if after == b"to" and k < last and words[k + 1] in _NEGATION_UNDONE and word == b"not":
-            continue  # ("make sure not to skip "A"" is to run it: red team 117, F01)
+            denied = k + 1  # ("make sure not to skip "A"" is to run it: red team 117, F01)
+            continue
         if after in (b"longer", b"more") and k < last:
             k += 1  # ("no longer forbids")
-        if k is not None and words[k].strip(b"_") in _PROHIBITIONS:
+        if k is not None and (words[k].strip(b"_") in _PROHIBITIONS or words[k] in _SKIPPING):
             if any(words[a] in (b"or", b"nor") for a in range(k + 1, last)):
                 return True  # (but it goes on over the next verb: "do not stop the server or run "A"",
                 # red team 116, F19)
@@ -10594,6 +10615,34 @@ def _phrasal_refusals(words: list[bytes]) -> list[bytes]:
 
 
 _TURN = frozenset((b"turn", b"turns", b"turned", b"turning"))
+
+
+def _oppositions(words: list[bytes]) -> list[bytes]:
+    """``words`` with an ``against`` that opposes what follows it (after a verb of being or of
+    advice, ``was against "A"``, ``advised against "A"``, or before an ``-ing`` form,
+    ``against running "A"``: red team 117, F04) as ``avoid``, a word of ``_PROHIBITIONS``;
+    ``run the tests against "prod db"`` opposes nothing."""
+    out = list(words)
+    for n, word in enumerate(words):
+        if word == b"against" and ((n and words[n - 1] in _OPPOSING) or (
+                n + 1 < len(words) and words[n + 1].endswith(b"ing") and words[n + 1] not in _ING_ADJECTIVES)):
+            out[n] = b"avoid"
+    return out
+
+
+# the words before an "against" that make it an opposition (:func:`_oppositions`), and the -ing
+# words after one that name a thing instead ("tested against existing "A"")
+_OPPOSING = frozenset((b"was", b"were", b"is", b"are", b"am", b"be", b"been", b"being", b"i'm", b"we're", b"they're",
+                       b"strongly", b"firmly", b"totally", b"completely", b"very", b"still", b"all")) | frozenset(
+    w + e for w in (b"advis", b"argu", b"vot", b"decid", b"recommend", b"caution", b"counsel", b"urg", b"warn", b"lean")
+    for e in (b"e", b"es", b"ed", b"s", b"")) | frozenset((b"spoke", b"speak", b"speaks", b"decided"))
+_ING_ADJECTIVES = frozenset((b"existing", b"incoming", b"outgoing", b"upcoming", b"remaining", b"pending",
+                             b"matching", b"corresponding", b"missing", b"failing", b"passing"))
+# the verbs of omission read as a prohibition before a quotation ("Skip "A"", "I was asked to
+# skip "A"": red team 117, F04), undone by a negation or a prohibition before them as the other
+# omissions are ("Never skip "A"", "stop skipping "A"")
+_SKIPPING = frozenset((b"skip", b"skips", b"skipping", b"skipped", b"omit", b"omits", b"omitting", b"omitted",
+                       b"bypass", b"bypasses", b"bypassing", b"bypassed"))
 _SHUT = frozenset((b"shut",))
 _HOLD = frozenset((b"hold", b"holds", b"holding"))
 
@@ -10777,7 +10826,7 @@ def _clause_negated(text: bytes, at: int, _depth: int = 0) -> bool:
     if after == _AFTER_DENIED:
         return True
     negated = _clause_negated_before(text, at, _depth)
-    return negated and after != _AFTER_OMITTED
+    return negated != (after == _AFTER_OMITTED)  # ("Skip "A"" and ""A" should be skipped" read alike)
 
 
 def _clause_negated_before(text: bytes, at: int, depth: int) -> bool:
@@ -10831,6 +10880,10 @@ def _clause_negated_before(text: bytes, at: int, depth: int) -> bool:
     words = _infinitives_joined(_words_of_clause(window[start:]))
     counted = ((k >= 0 and words[:1] in ([b"0"], [b"zero"]) and _counts_found_before(window, breaks, k))
                or any(w in (b"0", b"zero") and _count_joined(words, n) for n, w in enumerate(words)))
+    if k >= 0 and _SKIPPING.intersection(words[:3]) and _emphatic_negation_before(window, breaks, k):
+        # (an omission after a negation set off by commas is undone by it, as right after one:
+        # "Never, ever skip "A"" is to run it)
+        return _negation_among([b"not"] + words[-_CLAUSE_WORDS:])
     if _negation_among(words[-_CLAUSE_WORDS:], words[-_CLAUSE_WORDS - 1] if len(words) > _CLAUSE_WORDS else None,
                        counted=counted):
         return True
@@ -10932,6 +10985,11 @@ _PROHIBITED = frozenset((b"forbidden", b"prohibited", b"banned", b"disallowed", 
 _PROHIBITING = frozenset((b"be", b"to", b"allowed", b"permitted", b"ever"))
 _PROHIBITING_BE = frozenset((b"to", b"allowed", b"permitted"))
 # an omission after a quotation a negation before it undoes ("I refuse to let "A" be skipped")
+# the words a passive omission after a quotation opens with (:func:`_read_after`), and those
+# right before its participle
+_PASSIVE_LEAD = frozenset((b"to", b"be", b"get", b"gets", b"got", b"is", b"are", b"was", b"were", b"been", b"should",
+                           b"must", b"shall", b"will", b"has", b"have", b"always", b"also"))
+_BEEN = frozenset((b"be", b"is", b"are", b"was", b"were", b"been", b"get", b"gets", b"got"))
 _OMITTED_AFTER = frozenset(w + b"ed" for w in (b"skipp", b"omitt", b"ignor", b"miss", b"dropp", b"disabl",
                                                b"bypass", b"neglect", b"overlook")) | frozenset((b"forgotten",))
 
@@ -10963,6 +11021,11 @@ def _read_after(text: bytes, at: int) -> int:
     i = 1 if words[0] == b"to" and len(words) > 1 else 0
     if words[i] in (b"be", b"get", b"go", b"being") and i + 1 < len(words) and words[i + 1] in _OMITTED_AFTER:
         return _AFTER_OMITTED
+    # a passive omission after a verb of being ("A" is skipped, "A" should be skipped), as "Skip
+    # "A"" before it reads (red team 117, F04)
+    o = next((o for o in range(min(4, len(words))) if words[o] not in _PASSIVE_LEAD), None)
+    if o is not None and o > 0 and words[o] in _OMITTED_AFTER and words[o - 1] in _BEEN:
+        return _AFTER_OMITTED
     aux = next((i for i in range(min(4, len(words))) if words[i].replace(b"\xe2\x80\x99", b"'") in _AUXILIARIES),
                None)
     if aux is None:
@@ -10970,9 +11033,11 @@ def _read_after(text: bytes, at: int) -> int:
     verb = words[aux].replace(b"\xe2\x80\x99", b"'")
     negated = verb.endswith(b"n't")
     prohibiting = _PROHIBITING_BE if verb in _BE else _PROHIBITING
-    for word in words[aux + 1:aux + 5]:
-        if word in _PROHIBITED:
-            return _AFTER_NOTHING if negated else _AFTER_DENIED  # ("is not forbidden": allowed)
+    for n, word in enumerate(words[aux + 1:aux + 5], aux + 1):
+        if word in _PROHIBITED or (word == b"blocked" and words[n + 1:n + 2] != [b"on"]):
+            # ("is not forbidden": allowed; "blocked" too, but a status "blocked on" a thing: red
+            # team 117, F04)
+            return _AFTER_NOTHING if negated else _AFTER_DENIED
         if word in (b"not", b"never", b"no"):
             negated = True
         elif negated:
