@@ -896,3 +896,36 @@ def test_a_request_read_through_the_new_denials_is_accepted(text):
 ])
 def test_the_new_denials_read_by_clause_negated(text, negated):
     assert _clause_negated(text, text.index(b'make deploy')) is negated
+
+
+# red team 117, F16: a negation over three verbs or more joined by commas governs the last, as it
+# governs two joined by "or"
+_F16_DENIALS = [
+    'Do not build, test, or deploy "make deploy" today.',
+    'Do not build, test, deploy or run "make deploy" today.',
+    'Never build, or run "make deploy" today.',
+    'The team did not build, test, or run "make deploy" today.',
+]
+
+
+@pytest.mark.parametrize("text", _F16_DENIALS)
+def test_a_negated_list_of_verbs_summarizing_a_request_is_refused(text):
+    find(_summarize('Deploy "make deploy" today.', text), "I1", block="s1", evidence__change="negation_added")
+    assert_accepted(_summarize('Never run "make deploy" today.', text))
+
+
+@pytest.mark.parametrize("source", _F16_DENIALS)
+def test_a_negated_list_of_verbs_summarized_as_a_request_is_refused(source):
+    find(_summarize(source, 'The user asked to run "make deploy" today.'), "I1", block="s1",
+         evidence__change="negation_dropped")
+    assert_accepted(_summarize(source, 'The user said not to run "make deploy" today.'))
+
+
+@pytest.mark.parametrize("text", [
+    'Build, test, or deploy "make deploy" today.',
+    'If it doesn\'t build, test, or run "make deploy" today.',  # (a condition's negation)
+    'Don\'t forget to build, test, and deploy "make deploy" today.',
+    'Do not panic, then build, test and run "make deploy" today.',
+])
+def test_a_list_of_verbs_no_negation_governs_is_accepted(text):
+    assert_accepted(_summarize('Deploy "make deploy" today.', text))

@@ -10889,7 +10889,38 @@ def _clause_negated_before(text: bytes, at: int, depth: int) -> bool:
         return True
     if len(words) > _CLAUSE_WORDS and not counted and _none_found_reaching(words):
         return True
+    if k >= 0 and len(words) <= 3 and breaks[k].group() == b"," and _verb_list_negated(window, breaks, k, words):
+        return True
     return k >= 0 and _emphatic_negation_before(window, breaks, k)
+
+
+def _verb_list_negated(window: bytes, breaks: list[re.Match[bytes]], k: int, tail: list[bytes]) -> bool:
+    """Does a negation govern the last verb of a list of verbs the comma ``breaks[k]`` ends an
+    item of (``Do not build, test, or deploy "A"``: red team 117, F16, the comma ended the
+    clause)? ``tail``: the clause's words after that comma (``or deploy``, ``deploy or run``),
+    at most two words and the joiners between them. The items before it are one word each (a joiner before one passed), at most
+    ``_LIST_ITEMS`` read back; the clause before the first (``Do not build``) and ``tail`` are
+    read as one clause. With no item between them the tail opens with ``or`` / ``nor`` (``Do
+    not build, or deploy "A"``); a clause that a condition opens (``if it doesn't build, test, or
+    run "A"``) governs nothing past its comma."""
+    content = [w for w in tail if w not in (b"or", b"nor", b"and")]
+    if not content or len(content) > 2 or len(tail) > 4:
+        return False
+    items = 0
+    j = k
+    while True:
+        start = breaks[j - 1].end() if j > 0 else 0
+        segment = _words_of_clause(window[start:breaks[j].start()])
+        if segment[:1] in ([b"or"], [b"and"], [b"nor"]):
+            segment = segment[1:]
+        if len(segment) == 1 and j > 0 and breaks[j - 1].group() == b"," and items < _LIST_ITEMS:
+            items += 1
+            j -= 1
+            continue
+        break
+    if not segment or (j > 0 and breaks[j - 1].group() in _CONDITIONS) or not (items or tail[0] in (b"or", b"nor")):
+        return False
+    return _negation_among(segment[-_CLAUSE_WORDS:] + tail)
 
 
 # a list item's bullet (:data:`_ITEM_LEAD`'s), the words of the item after it
