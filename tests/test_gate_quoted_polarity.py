@@ -929,3 +929,34 @@ def test_a_negated_list_of_verbs_summarized_as_a_request_is_refused(source):
 ])
 def test_a_list_of_verbs_no_negation_governs_is_accepted(text):
     assert_accepted(_summarize('Deploy "make deploy" today.', text))
+
+
+# red team 117, F22 (the fence): a one-line fenced block is read as the words right after the
+# lines before its fence, a prohibition there denying it
+_FENCED_PROHIBITIONS = [
+    'Never run this:\n```\nmake deploy\n```\n',
+    'Do not run the following:\n\n```bash\nmake deploy\n```\n',
+]
+
+
+@pytest.mark.parametrize("text", _FENCED_PROHIBITIONS)
+def test_a_fenced_command_under_a_prohibition_summarizing_a_request_is_refused(text):
+    find(_summarize('Run "make deploy" today.', text), "I1", block="s1", evidence__change="negation_added")
+    assert_accepted(_summarize('Never run "make deploy" today.', text))
+
+
+@pytest.mark.parametrize("source", _FENCED_PROHIBITIONS)
+def test_a_fenced_command_under_a_prohibition_summarized_as_a_request_is_refused(source):
+    find(_summarize(source, 'The user asked to run "make deploy" today.'), "I1", block="s1",
+         evidence__change="negation_dropped")
+    assert_accepted(_summarize(source, 'The user said not to run "make deploy" today.'))
+
+
+@pytest.mark.parametrize("source", [
+    'Run this:\n```\nmake deploy\n```\n',
+    'Do not panic.\n\nRun this:\n```bash\nmake deploy\n```\n',
+])
+def test_a_fenced_command_asked_for_is_read_as_asked(source):
+    assert_accepted(_summarize(source, 'The user asked to run "make deploy" today.'))
+    find(_summarize(source, 'The user said not to run "make deploy" today.'), "I1", block="s1",
+         evidence__change="negation_added")

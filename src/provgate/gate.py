@@ -10830,9 +10830,15 @@ def _clause_negated(text: bytes, at: int, _depth: int = 0) -> bool:
 
 
 def _clause_negated_before(text: bytes, at: int, depth: int) -> bool:
-    """:func:`_clause_negated` of the words before the quotation only."""
+    """:func:`_clause_negated` of the words before the quotation only. A fenced block's line
+    (``Never run this:`` over ```` ``` ```` / ``make deploy`` / ```` ``` ````: red team 117, F22,
+    read as a clause of no words) is read as the words right after the lines before its fence."""
     lo = max(at - 256, 0)
     window = text[lo:at].lower()
+    if window.endswith(b"\n") and depth < _LIST_ITEMS and (fence := _FENCE_OPENING.search(window)) is not None:
+        h = lo + fence.start()
+        end = max(h - 256, 0) + len(text[max(h - 256, 0):h].rstrip())  # (past blank lines, a bounded read)
+        return end > 0 and _clause_negated_before(text, end, depth + 1)
     line = window.rfind(b"\n") + 1
     if _ITEM_LEAD.fullmatch(window, line):
         if _header_negated(text, lo + line):
@@ -10923,6 +10929,8 @@ def _verb_list_negated(window: bytes, breaks: list[re.Match[bytes]], k: int, tai
     return _negation_among(segment[-_CLAUSE_WORDS:] + tail)
 
 
+# the line that opens a fenced block, at the end of the text before the block's first line
+_FENCE_OPENING = re.compile(rb"(?:\A|\n)[ \t]{0,3}(?:`{3,}|~{3,})[0-9a-z_+.-]*[ \t]*\n\Z")
 # a list item's bullet (:data:`_ITEM_LEAD`'s), the words of the item after it
 _ITEM_BULLET = re.compile(rb"[ \t]*(?:[-*+]|\xe2\x80\xa2|\d{1,9}[.)]|\(\d{1,9}\)|[a-z][.)])[ \t]+(?:\[[ x]\][ \t]+)?[*_~]*")
 # the most quotations of a list one is read back over (:func:`_clause_negated_before`)
