@@ -960,3 +960,43 @@ def test_a_fenced_command_asked_for_is_read_as_asked(source):
     assert_accepted(_summarize(source, 'The user asked to run "make deploy" today.'))
     find(_summarize(source, 'The user said not to run "make deploy" today.'), "I1", block="s1",
          evidence__change="negation_added")
+
+
+# red team 117, F22 (the marks): quotations in guillemets and corner brackets, which the grammar
+# reads as none, are asked as a quotation is
+_MARKED_PROHIBITIONS = [
+    'Never run \u00abmake deploy\u00bb today.',
+    'Never run \u00ab make deploy \u00bb today.',
+    'Never run \u300cmake deploy\u300d today.',
+    'Never run \u300emake deploy\u300f today.',
+    '\u00abmake deploy\u00bb is blocked today.',
+]
+
+
+@pytest.mark.parametrize("text", _MARKED_PROHIBITIONS)
+def test_a_marked_quotation_under_a_prohibition_summarizing_a_request_is_refused(text):
+    find(_summarize('Run "make deploy" today.', text), "I1", block="s1", value="make deploy",
+         evidence__change="negation_added")
+    assert_accepted(_summarize('Never run "make deploy" today.', text))
+
+
+@pytest.mark.parametrize("source", _MARKED_PROHIBITIONS)
+def test_a_marked_quotation_under_a_prohibition_summarized_as_a_request_is_refused(source):
+    find(_summarize(source, 'The user asked to run \u300cmake deploy\u300d today.'), "I1", block="s1",
+         evidence__change="negation_dropped")
+    assert_accepted(_summarize(source, 'The user said not to run \u00abmake deploy\u00bb today.'))
+
+
+@pytest.mark.parametrize("text", [
+    'The user asked to run \u00abmake deploy\u00bb today.',
+    'The notes name \u300cmake deploy\u300d and \u00abmake\u00bb.',  # (one word: not asked)
+])
+def test_a_marked_quotation_with_its_sources_polarity_is_accepted(text):
+    assert_accepted(_summarize('Run "make deploy" today.', text))
+
+
+def test_a_rewrite_moving_a_negation_between_marked_quotations_is_refused():
+    before = 'Never run \u00abmake deploy\u00bb; run \u00abmake test\u00bb.'
+    find(_rewrite(before, 'Never run \u00abmake test\u00bb; run \u00abmake deploy\u00bb.'), "I1", block="b1",
+         value="make deploy", evidence__change="negation_dropped")
+    assert_accepted(_rewrite(before, 'Run \u00abmake test\u00bb; never run \u00abmake deploy\u00bb.'))

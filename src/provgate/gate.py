@@ -3977,8 +3977,17 @@ class _Check:
         # every JSON string a quotation, cost 41 ms)
         own = {j: i for i, j in self._reworded_in_place()
                if not post_blocks[j].derived and self.post_facts[j].quoted and self.pre_facts[i].quoted}
-        asked = [j for j in sorted(set(self.changed + self.restated))
+        changed = sorted(set(self.changed + self.restated))
+        asked = [j for j in changed
                  if (post_blocks[j].derived or post_blocks[j].id not in pre_id or j in own) and self.post_facts[j].quoted]
+        # (quotations the grammar reads none of, in « » and 「 」: one literal search a block)
+        marked = [j for j in changed if b"\xc2\xab" in (d := self.post_facts[j].table.data)
+                  or b"\xe3\x80\x8c" in d or b"\xe3\x80\x8e" in d]
+        if marked:
+            reworded = {j for _, j in self._reworded_in_place()}
+            marked = [j for j in marked if post_blocks[j].derived or post_blocks[j].id not in pre_id or j in reworded]
+        if marked:
+            self._check_marked_quotation_polarity(marked, reported)
         if not asked:
             return
         tables = [self.post_facts[j].table for j in asked]
@@ -4017,6 +4026,44 @@ class _Check:
                              ": the quotation says the opposite of what its sources say",
                              block=block.id, key=span.key, value=span.value,
                              evidence={"span": [span.start, span.end], "text": span.text,
+                                       "change": "negation_added" if negated else "negation_dropped"})
+
+    def _check_marked_quotation_polarity(self, blocks: list[int], reported: set[tuple[str, Any]]) -> None:
+        """:meth:`_check_quoted_polarity` of the quotations in guillemets and corner brackets
+        (``«make deploy»``, ``「make deploy」``), which the grammar reads as no quotation: a
+        summary of ``Run "make deploy"`` saying ``Never run «make deploy»`` passed (red team
+        117, F22). ``blocks``: the derived, new or reworded blocks holding such a mark; a block
+        rewritten under its id (not derived, its id in pre) is read against its pre version."""
+        post_blocks = self.post.blocks
+        gate = self.gate
+        pre_id = self.pre.id_pos()
+        for j in blocks:
+            block = post_blocks[j]
+            data = self.post_facts[j].table.data
+            found = [(m.start(g), m.group(g)) for m in _MARKED_QUOTATION.finditer(data)
+                     if len(_SENTENCE_WORD.findall(m.group(g := m.lastindex or 1).lower())) >= 2]
+            if not found:
+                continue
+            if not block.derived and block.id in pre_id:
+                sources = [self.pre.texts[pre_id[block.id]].encode("utf-8", "surrogatepass")]
+            else:
+                sources = [x.table.data for h in dict.fromkeys(block.provenance + self.cited(j))
+                           if (x := gate.source_facts(h)) is not None]
+            polarities = _quotation_polarities(sources, {words for _, words in found})
+            for start, words in found:
+                states = polarities[words]
+                if len(states) != 1:
+                    continue
+                negated = _clause_negated(data, start)
+                value = words.decode("utf-8", "replace")
+                if negated in states or (block.id, value) in reported:
+                    continue
+                reported.add((block.id, value))
+                self.violate("I1", f"block {block.id!r} quotes {value!r} "
+                             f"{'under a negation its sources do not put before it' if negated else 'without the negation its sources put before it'}"
+                             ": the quotation says the opposite of what its sources say",
+                             block=block.id, key="quote", value=value,
+                             evidence={"span": [start, start + len(words)], "text": value,
                                        "change": "negation_added" if negated else "negation_dropped"})
 
     def _check_pins_in_context(self) -> None:
@@ -10492,7 +10539,11 @@ _NEGATION_STRESS = frozenset((b"ever", b"really", b"even", b"just", b"you"))
 # the words between a prohibition and the verb it governs ("refuse to skip", "stop ever skipping")
 _PROHIBITION_FILLER = _NEGATION_STRESS | frozenset((b"to",))
 # the marks, emphasis and brackets that open the quoted words, passed before the clause is read
-_QUOTE_OPENING = re.compile(rb"(?:[\"'`*_~ \t(\[]|\xe2\x80[\x9c\x98])+\Z")
+_QUOTE_OPENING = re.compile(rb"(?:[\"'`*_~ \t(\[]|\xe2\x80[\x9c\x98]|\xc2[\xab\xa0]|\xe3\x80[\x8c\x8e])+\Z")
+# a quotation in guillemets or corner brackets, on one line (:meth:`_check_marked_quotation_polarity`),
+# the blanks that set French guillemets off passed
+_MARKED_QUOTATION = re.compile(rb"\xc2\xab(?:[ \t]|\xc2\xa0)*([^\n]{1,200}?)(?:[ \t]|\xc2\xa0)*\xc2\xbb"
+                               rb"|\xe3\x80[\x8c\x8e]([^\n]{1,200}?)\xe3\x80[\x8d\x8f]")
 # an ANSI CSI sequence (a colour code), passed where a clause is read
 _CSI = re.compile(rb"\x1b\[[\x20-\x3f]*[\x40-\x7e]")
 # a short aside in brackets on one line, passed as if not there ("A" (it pages on-call) or "B")
@@ -11043,7 +11094,7 @@ def _read_after(text: bytes, at: int) -> int:
     an omission (``"A" be skipped``, ``"A" to be skipped``, ``"A" get skipped``: F11);
     ``_AFTER_NOTHING`` else. Read only past the closing mark :func:`_opens_clause` finds."""
     window = text[at:at + 256].lower()
-    m = re.search(rb"[\"'`]|\xe2\x80[\x9d\x99]", window)
+    m = re.search(rb"[\"'`]|\xe2\x80[\x9d\x99]|\xc2\xbb|\xe3\x80[\x8d\x8f]", window)
     if m is None:
         return _AFTER_NOTHING
     rest = window[m.end():m.end() + 120]
@@ -11282,9 +11333,16 @@ _POLARITY_OCCURRENCES = 32
 
 
 def _whole_words_at(text: bytes, start: int, end: int) -> bool:
-    """Does ``text[start:end]`` have no word byte touching it on either side?"""
-    return ((start == 0 or text[start - 1] not in _NOT_BEFORE_NEGATION)
-            and (end == len(text) or text[end] not in _NOT_BEFORE_NEGATION))
+    """Does ``text[start:end]`` have no word byte touching it on either side (a guillemet or
+    corner bracket, ``«A»``, ``「A」``, none)?"""
+    return ((start == 0 or text[start - 1] not in _NOT_BEFORE_NEGATION
+             or text[start - 2:start] == b"\xc2\xab" or text[start - 3:start] in _MARKS_OPENING)
+            and (end == len(text) or text[end] not in _NOT_BEFORE_NEGATION
+                 or text[end:end + 2] == b"\xc2\xbb" or text[end:end + 3] in _MARKS_CLOSING))
+
+
+_MARKS_OPENING = frozenset(("\u300c".encode(), "\u300e".encode()))
+_MARKS_CLOSING = frozenset(("\u300d".encode(), "\u300f".encode()))
 
 
 def _grouped(owners: list[int], rows: list[int]) -> list[tuple[int, list[int]]]:
