@@ -3975,17 +3975,17 @@ class _Check:
         # A rewrite that only re-spaced the block (:meth:`_reworded_in_place`) moved no negation:
         # read as it was, it is not read again (the rewrite benchmark's reformatted tool output,
         # every JSON string a quotation, cost 41 ms)
-        own = {j: i for i, j in self._reworded_in_place()
+        reworded = self._reworded_in_place()
+        own = {j: i for i, j in reworded
                if not post_blocks[j].derived and self.post_facts[j].quoted and self.pre_facts[i].quoted}
-        changed = sorted(set(self.changed + self.restated))
-        asked = [j for j in changed
-                 if (post_blocks[j].derived or post_blocks[j].id not in pre_id or j in own) and self.post_facts[j].quoted]
-        # (quotations the grammar reads none of, in « » and 「 」: one literal search a block)
-        marked = [j for j in changed if b"\xc2\xab" in (d := self.post_facts[j].table.data)
+        reworded_post = {j for _, j in reworded}
+        read = [j for j in sorted(set(self.changed + self.restated))
+                if post_blocks[j].derived or post_blocks[j].id not in pre_id or j in reworded_post]
+        asked = [j for j in read if self.post_facts[j].quoted and (j in own or post_blocks[j].derived
+                                                                    or post_blocks[j].id not in pre_id)]
+        # (quotations the grammar reads none of, in « » and 「 」: one literal search a block read)
+        marked = [j for j in read if b"\xc2\xab" in (d := self.post_facts[j].table.data)
                   or b"\xe3\x80\x8c" in d or b"\xe3\x80\x8e" in d]
-        if marked:
-            reworded = {j for _, j in self._reworded_in_place()}
-            marked = [j for j in marked if post_blocks[j].derived or post_blocks[j].id not in pre_id or j in reworded]
         if marked:
             self._check_marked_quotation_polarity(marked, reported)
         if not asked:
