@@ -3983,11 +3983,17 @@ class _Check:
                 if post_blocks[j].derived or post_blocks[j].id not in pre_id or j in reworded_post]
         asked = [j for j in read if self.post_facts[j].quoted and (j in own or post_blocks[j].derived
                                                                     or post_blocks[j].id not in pre_id)]
-        # (quotations the grammar reads none of, in « » and 「 」: one literal search a block read)
-        marked = [j for j in read if b"\xc2\xab" in (d := self.post_facts[j].table.data)
-                  or b"\xe3\x80\x8c" in d or b"\xe3\x80\x8e" in d]
-        if marked:
-            self._check_marked_quotation_polarity(marked, reported)
+        # (quotations the grammar reads none of, in « » and 「 」: the blocks read joined, searched
+        # for a byte of those marks (memchr: three searches of each block's bytes for the marks
+        # cost the summarize benchmark 0.1 ms), then the blocks holding one for the marks)
+        if read:
+            datas = [self.post_facts[j].table.data for j in read]
+            joined = datas[0] if len(datas) == 1 else b"".join(datas)
+            if b"\xab" in joined or b"\xe3" in joined:
+                marked = [j for j, d in zip(read, datas)
+                          if b"\xc2\xab" in d or b"\xe3\x80\x8c" in d or b"\xe3\x80\x8e" in d]
+                if marked:
+                    self._check_marked_quotation_polarity(marked, reported)
         if not asked:
             return
         tables = [self.post_facts[j].table for j in asked]
