@@ -1000,3 +1000,37 @@ def test_a_rewrite_moving_a_negation_between_marked_quotations_is_refused():
     find(_rewrite(before, 'Never run \u00abmake test\u00bb; run \u00abmake deploy\u00bb.'), "I1", block="b1",
          value="make deploy", evidence__change="negation_dropped")
     assert_accepted(_rewrite(before, 'Run \u00abmake test\u00bb; never run \u00abmake deploy\u00bb.'))
+
+
+# red team 117, F03: negations that ask for the action read as asking (found right already; kept
+# so): a prohibition summarized as one flips it, a request summarized as one is honest
+_F03_REQUESTS = [
+    'Don\'t forget to run "make deploy" today.',
+    'Never skip "make deploy" today.',
+    'Do not fail to run "make deploy" today.',
+    'Make sure not to skip "make deploy" today.',
+]
+
+
+@pytest.mark.parametrize("text", _F03_REQUESTS)
+def test_a_negation_asking_for_the_action_summarizing_a_prohibition_is_refused(text):
+    find(_summarize('Never run "make deploy" today.', text), "I1", block="s1", evidence__change="negation_dropped")
+    assert_accepted(_summarize('Run "make deploy" today.', text))
+
+
+@pytest.mark.parametrize("after", _F03_REQUESTS)
+def test_a_rewrite_of_a_prohibition_as_a_negation_asking_for_the_action_is_refused(after):
+    verdict = _rewrite('Never run "make deploy" today.', after)
+    assert not verdict.accepted
+    assert any(v.block == "b1" and v.invariant in ("I1", "I2") for v in verdict.violations), verdict.violations
+
+
+@pytest.mark.parametrize("before, after", [
+    ('Skip "make deploy" today.', '"make deploy" should be skipped today.'),
+    ('Do not build, test, or deploy "make deploy" today.', 'Do not build, test, or run "make deploy" today.'),
+    ('Never run this:\n```\nmake deploy\n```\n', 'Do not run this:\n```\nmake deploy\n```\n'),
+    ('Never run \u00abmake deploy\u00bb today.', 'Do not run \u00abmake deploy\u00bb today.'),
+    ('Do not \u2014 ever \u2014 run "make deploy" today.', 'Never run "make deploy" today.'),
+])
+def test_a_rewrite_keeping_a_newly_read_denial_is_accepted(before, after):
+    assert_accepted(_rewrite(before, after))
