@@ -817,3 +817,220 @@ def test_a_rewrite_that_only_re_spaced_a_block_reads_none_of_its_quotations(monk
     assert calls == []
     find(_rewrite(before, 'Do not run "make test"; run "make deploy".\n'), "I1")
     assert calls
+
+
+# red team 117, F04 (the rest) and F05: a prohibition or denial written without an apostrophe,
+# as an opposition, as a state after the quotation or as an omission, and a negation set off by
+# dashes. Each lie is a summary (or a rewrite) that says the opposite of its source; each
+# control says the same
+_F04_F05_DENIALS = [
+    'Dont run "make deploy" today.',
+    'The team was against running "make deploy" today.',
+    'The user advised against "make deploy" today.',
+    'The team opposed running "make deploy" today.',
+    '"make deploy" is blocked today.',
+    'I was asked to skip "make deploy" today.',
+    'Skip "make deploy" today.',
+    '"make deploy" should be skipped today.',
+    'Do not \u2014 under any circumstances \u2014 run "make deploy" today.',
+    'Do not\u2014ever\u2014run "make deploy" today.',
+    'Do not \u2013 ever \u2013 run "make deploy" today.',
+    'Do not -- ever -- run "make deploy" today.',
+]
+
+
+@pytest.mark.parametrize("text", _F04_F05_DENIALS)
+def test_a_denial_summarizing_a_request_is_refused(text):
+    find(_summarize('Run "make deploy" today.', text), "I1", block="s1", evidence__change="negation_added")
+
+
+@pytest.mark.parametrize("text", _F04_F05_DENIALS)
+def test_a_denial_summarizing_a_prohibition_is_accepted(text):
+    assert_accepted(_summarize('Never run "make deploy" today.', text))
+
+
+@pytest.mark.parametrize("source", _F04_F05_DENIALS)
+def test_a_denial_summarized_as_a_request_is_refused(source):
+    find(_summarize(source, 'The user asked to run "make deploy" today.'), "I1", block="s1",
+         evidence__change="negation_dropped")
+    assert_accepted(_summarize(source, 'The user said not to run "make deploy" today.'))
+
+
+@pytest.mark.parametrize("before", _F04_F05_DENIALS)
+def test_a_rewrite_dropping_a_denial_is_refused(before):
+    verdict = _rewrite(before, 'Run "make deploy" today.')
+    assert not verdict.accepted
+    assert any(v.block == "b1" and v.invariant in ("I1", "I2") for v in verdict.violations), verdict.violations
+
+
+@pytest.mark.parametrize("text", [
+    'Run the tests against "make deploy" today.',  # (an "against" that opposes nothing)
+    'The team was against nothing; run "make deploy" today.',
+    '"make deploy" is blocked on review; run it today.',  # (a status)
+    '"make deploy" is not blocked today.',
+    'Don\'t skip "make deploy" today.',
+    'Never, ever skip "make deploy" today.',
+    'Stop skipping "make deploy" today.',
+    'The team was not against running "make deploy" today.',
+    'Make sure "make deploy" is not forgotten today.',
+])
+def test_a_request_read_through_the_new_denials_is_accepted(text):
+    assert_accepted(_summarize('Run "make deploy" today.', text))
+
+
+@pytest.mark.parametrize("text, negated", [
+    (b'dont run "make deploy"', True),
+    (b'didnt run "make deploy"', True),
+    (b'was against running "make deploy"', True),
+    (b'run it against "make deploy"', False),
+    (b'tested against existing "make deploy"', False),
+    (b'"make deploy" is blocked', True),
+    (b'"make deploy" is blocked on review', False),
+    (b'skip "make deploy"', True),
+    (b'"make deploy" was skipped', True),
+    (b'don\'t skip "make deploy"', False),
+    (b'never, ever skip "make deploy"', False),
+    (b'refuse to skip "make deploy"', False),
+    (b'do not \xe2\x80\x94 under any circumstances \xe2\x80\x94 run "make deploy"', True),
+    (b'never mind \xe2\x80\x94 it works; run "make deploy"', False),
+])
+def test_the_new_denials_read_by_clause_negated(text, negated):
+    assert _clause_negated(text, text.index(b'make deploy')) is negated
+
+
+# red team 117, F16: a negation over three verbs or more joined by commas governs the last, as it
+# governs two joined by "or"
+_F16_DENIALS = [
+    'Do not build, test, or deploy "make deploy" today.',
+    'Do not build, test, deploy or run "make deploy" today.',
+    'Never build, or run "make deploy" today.',
+    'The team did not build, test, or run "make deploy" today.',
+]
+
+
+@pytest.mark.parametrize("text", _F16_DENIALS)
+def test_a_negated_list_of_verbs_summarizing_a_request_is_refused(text):
+    find(_summarize('Deploy "make deploy" today.', text), "I1", block="s1", evidence__change="negation_added")
+    assert_accepted(_summarize('Never run "make deploy" today.', text))
+
+
+@pytest.mark.parametrize("source", _F16_DENIALS)
+def test_a_negated_list_of_verbs_summarized_as_a_request_is_refused(source):
+    find(_summarize(source, 'The user asked to run "make deploy" today.'), "I1", block="s1",
+         evidence__change="negation_dropped")
+    assert_accepted(_summarize(source, 'The user said not to run "make deploy" today.'))
+
+
+@pytest.mark.parametrize("text", [
+    'Build, test, or deploy "make deploy" today.',
+    'If it doesn\'t build, test, or run "make deploy" today.',  # (a condition's negation)
+    'Don\'t forget to build, test, and deploy "make deploy" today.',
+    'Do not panic, then build, test and run "make deploy" today.',
+])
+def test_a_list_of_verbs_no_negation_governs_is_accepted(text):
+    assert_accepted(_summarize('Deploy "make deploy" today.', text))
+
+
+# red team 117, F22 (the fence): a one-line fenced block is read as the words right after the
+# lines before its fence, a prohibition there denying it
+_FENCED_PROHIBITIONS = [
+    'Never run this:\n```\nmake deploy\n```\n',
+    'Do not run the following:\n\n```bash\nmake deploy\n```\n',
+]
+
+
+@pytest.mark.parametrize("text", _FENCED_PROHIBITIONS)
+def test_a_fenced_command_under_a_prohibition_summarizing_a_request_is_refused(text):
+    find(_summarize('Run "make deploy" today.', text), "I1", block="s1", evidence__change="negation_added")
+    assert_accepted(_summarize('Never run "make deploy" today.', text))
+
+
+@pytest.mark.parametrize("source", _FENCED_PROHIBITIONS)
+def test_a_fenced_command_under_a_prohibition_summarized_as_a_request_is_refused(source):
+    find(_summarize(source, 'The user asked to run "make deploy" today.'), "I1", block="s1",
+         evidence__change="negation_dropped")
+    assert_accepted(_summarize(source, 'The user said not to run "make deploy" today.'))
+
+
+@pytest.mark.parametrize("source", [
+    'Run this:\n```\nmake deploy\n```\n',
+    'Do not panic.\n\nRun this:\n```bash\nmake deploy\n```\n',
+])
+def test_a_fenced_command_asked_for_is_read_as_asked(source):
+    assert_accepted(_summarize(source, 'The user asked to run "make deploy" today.'))
+    find(_summarize(source, 'The user said not to run "make deploy" today.'), "I1", block="s1",
+         evidence__change="negation_added")
+
+
+# red team 117, F22 (the marks): quotations in guillemets and corner brackets, which the grammar
+# reads as none, are asked as a quotation is
+_MARKED_PROHIBITIONS = [
+    'Never run \u00abmake deploy\u00bb today.',
+    'Never run \u00ab make deploy \u00bb today.',
+    'Never run \u300cmake deploy\u300d today.',
+    'Never run \u300emake deploy\u300f today.',
+    '\u00abmake deploy\u00bb is blocked today.',
+]
+
+
+@pytest.mark.parametrize("text", _MARKED_PROHIBITIONS)
+def test_a_marked_quotation_under_a_prohibition_summarizing_a_request_is_refused(text):
+    find(_summarize('Run "make deploy" today.', text), "I1", block="s1", value="make deploy",
+         evidence__change="negation_added")
+    assert_accepted(_summarize('Never run "make deploy" today.', text))
+
+
+@pytest.mark.parametrize("source", _MARKED_PROHIBITIONS)
+def test_a_marked_quotation_under_a_prohibition_summarized_as_a_request_is_refused(source):
+    find(_summarize(source, 'The user asked to run \u300cmake deploy\u300d today.'), "I1", block="s1",
+         evidence__change="negation_dropped")
+    assert_accepted(_summarize(source, 'The user said not to run \u00abmake deploy\u00bb today.'))
+
+
+@pytest.mark.parametrize("text", [
+    'The user asked to run \u00abmake deploy\u00bb today.',
+    'The notes name \u300cmake deploy\u300d and \u00abmake\u00bb.',  # (one word: not asked)
+])
+def test_a_marked_quotation_with_its_sources_polarity_is_accepted(text):
+    assert_accepted(_summarize('Run "make deploy" today.', text))
+
+
+def test_a_rewrite_moving_a_negation_between_marked_quotations_is_refused():
+    before = 'Never run \u00abmake deploy\u00bb; run \u00abmake test\u00bb.'
+    find(_rewrite(before, 'Never run \u00abmake test\u00bb; run \u00abmake deploy\u00bb.'), "I1", block="b1",
+         value="make deploy", evidence__change="negation_dropped")
+    assert_accepted(_rewrite(before, 'Run \u00abmake test\u00bb; never run \u00abmake deploy\u00bb.'))
+
+
+# red team 117, F03: negations that ask for the action read as asking (found right already; kept
+# so): a prohibition summarized as one flips it, a request summarized as one is honest
+_F03_REQUESTS = [
+    'Don\'t forget to run "make deploy" today.',
+    'Never skip "make deploy" today.',
+    'Do not fail to run "make deploy" today.',
+    'Make sure not to skip "make deploy" today.',
+]
+
+
+@pytest.mark.parametrize("text", _F03_REQUESTS)
+def test_a_negation_asking_for_the_action_summarizing_a_prohibition_is_refused(text):
+    find(_summarize('Never run "make deploy" today.', text), "I1", block="s1", evidence__change="negation_dropped")
+    assert_accepted(_summarize('Run "make deploy" today.', text))
+
+
+@pytest.mark.parametrize("after", _F03_REQUESTS)
+def test_a_rewrite_of_a_prohibition_as_a_negation_asking_for_the_action_is_refused(after):
+    verdict = _rewrite('Never run "make deploy" today.', after)
+    assert not verdict.accepted
+    assert any(v.block == "b1" and v.invariant in ("I1", "I2") for v in verdict.violations), verdict.violations
+
+
+@pytest.mark.parametrize("before, after", [
+    ('Skip "make deploy" today.', '"make deploy" should be skipped today.'),
+    ('Do not build, test, or deploy "make deploy" today.', 'Do not build, test, or run "make deploy" today.'),
+    ('Never run this:\n```\nmake deploy\n```\n', 'Do not run this:\n```\nmake deploy\n```\n'),
+    ('Never run \u00abmake deploy\u00bb today.', 'Do not run \u00abmake deploy\u00bb today.'),
+    ('Do not \u2014 ever \u2014 run "make deploy" today.', 'Never run "make deploy" today.'),
+])
+def test_a_rewrite_keeping_a_newly_read_denial_is_accepted(before, after):
+    assert_accepted(_rewrite(before, after))

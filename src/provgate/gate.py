@@ -3975,10 +3975,25 @@ class _Check:
         # A rewrite that only re-spaced the block (:meth:`_reworded_in_place`) moved no negation:
         # read as it was, it is not read again (the rewrite benchmark's reformatted tool output,
         # every JSON string a quotation, cost 41 ms)
-        own = {j: i for i, j in self._reworded_in_place()
+        reworded = self._reworded_in_place()
+        own = {j: i for i, j in reworded
                if not post_blocks[j].derived and self.post_facts[j].quoted and self.pre_facts[i].quoted}
-        asked = [j for j in sorted(set(self.changed + self.restated))
-                 if (post_blocks[j].derived or post_blocks[j].id not in pre_id or j in own) and self.post_facts[j].quoted]
+        reworded_post = {j for _, j in reworded}
+        read = [j for j in sorted(set(self.changed + self.restated))
+                if post_blocks[j].derived or post_blocks[j].id not in pre_id or j in reworded_post]
+        asked = [j for j in read if self.post_facts[j].quoted and (j in own or post_blocks[j].derived
+                                                                    or post_blocks[j].id not in pre_id)]
+        # (quotations the grammar reads none of, in « » and 「 」: the blocks read joined, searched
+        # for a byte of those marks (memchr: three searches of each block's bytes for the marks
+        # cost the summarize benchmark 0.1 ms), then the blocks holding one for the marks)
+        if read:
+            datas = [self.post_facts[j].table.data for j in read]
+            joined = datas[0] if len(datas) == 1 else b"".join(datas)
+            if b"\xab" in joined or b"\xe3" in joined:
+                marked = [j for j, d in zip(read, datas)
+                          if b"\xc2\xab" in d or b"\xe3\x80\x8c" in d or b"\xe3\x80\x8e" in d]
+                if marked:
+                    self._check_marked_quotation_polarity(marked, reported)
         if not asked:
             return
         tables = [self.post_facts[j].table for j in asked]
@@ -4017,6 +4032,44 @@ class _Check:
                              ": the quotation says the opposite of what its sources say",
                              block=block.id, key=span.key, value=span.value,
                              evidence={"span": [span.start, span.end], "text": span.text,
+                                       "change": "negation_added" if negated else "negation_dropped"})
+
+    def _check_marked_quotation_polarity(self, blocks: list[int], reported: set[tuple[str, Any]]) -> None:
+        """:meth:`_check_quoted_polarity` of the quotations in guillemets and corner brackets
+        (``«make deploy»``, ``「make deploy」``), which the grammar reads as no quotation: a
+        summary of ``Run "make deploy"`` saying ``Never run «make deploy»`` passed (red team
+        117, F22). ``blocks``: the derived, new or reworded blocks holding such a mark; a block
+        rewritten under its id (not derived, its id in pre) is read against its pre version."""
+        post_blocks = self.post.blocks
+        gate = self.gate
+        pre_id = self.pre.id_pos()
+        for j in blocks:
+            block = post_blocks[j]
+            data = self.post_facts[j].table.data
+            found = [(m.start(g), m.group(g)) for m in _MARKED_QUOTATION.finditer(data)
+                     if len(_SENTENCE_WORD.findall(m.group(g := m.lastindex or 1).lower())) >= 2]
+            if not found:
+                continue
+            if not block.derived and block.id in pre_id:
+                sources = [self.pre.texts[pre_id[block.id]].encode("utf-8", "surrogatepass")]
+            else:
+                sources = [x.table.data for h in dict.fromkeys(block.provenance + self.cited(j))
+                           if (x := gate.source_facts(h)) is not None]
+            polarities = _quotation_polarities(sources, {words for _, words in found})
+            for start, words in found:
+                states = polarities[words]
+                if len(states) != 1:
+                    continue
+                negated = _clause_negated(data, start)
+                value = words.decode("utf-8", "replace")
+                if negated in states or (block.id, value) in reported:
+                    continue
+                reported.add((block.id, value))
+                self.violate("I1", f"block {block.id!r} quotes {value!r} "
+                             f"{'under a negation its sources do not put before it' if negated else 'without the negation its sources put before it'}"
+                             ": the quotation says the opposite of what its sources say",
+                             block=block.id, key="quote", value=value,
+                             evidence={"span": [start, start + len(words)], "text": value,
                                        "change": "negation_added" if negated else "negation_dropped"})
 
     def _check_pins_in_context(self) -> None:
@@ -10456,8 +10509,9 @@ _PROHIBITIONS = frozenset((b"forbid", b"forbids", b"forbade", b"forbidden", b"pr
                            # "Cancel "job-42"" says "kill" or "terminate" (red team 117, F25; not
                            # "killed", "paused": a status, as "stopped" is)
                            b"kill", b"terminate", b"pause",
-                           # (red team 117, F04; not "object", a noun as often)
-                           b"objects", b"objected", b"objecting"))
+                           # (red team 117, F04; not "object", a noun as often, nor "opposing", an
+                           # adjective as often)
+                           b"objects", b"objected", b"objecting", b"oppose", b"opposes", b"opposed"))
 _SET_ASIDE = ((b"instead", b"of"), (b"rather", b"than"))
 _PROHIBITION_WORD = re.compile(rb"(?<![0-9a-z_\x80-\xff])(?:" + b"|".join(sorted(_PROHIBITIONS, key=len, reverse=True))
                                + rb")(?![0-9a-z_\x80-\xff])")
@@ -10473,7 +10527,14 @@ _NO_GOVERNS = frozenset((b"need", b"longer", b"more", b"one", b"way", b"reason",
 # run "A"", "never "A" and "B"") goes on over the list it opens
 _STATED = frozenset((b"did", b"does", b"was", b"were", b"is", b"are", b"has", b"have", b"had"))
 _STATED_NOT = frozenset(w + t for w in (b"didn", b"doesn", b"wasn", b"weren", b"isn", b"aren", b"hasn", b"haven",
-                                        b"hadn") for t in (b"'t", b"\xe2\x80\x99t"))
+                                        b"hadn") for t in (b"'t", b"\xe2\x80\x99t", b"t"))
+# the contracted negations written without their apostrophe, as a hurried writer does ("Dont run
+# "A"": red team 117, F04, read as no negation): read as negations in a clause before a quotation
+# (:func:`_negation_among`), not counted in a block's text (``_NEGATION_WORD``: "cant" and "wont"
+# are words of their own there)
+_BARE_NOT = frozenset(w + b"nt" for w in (b"do", b"does", b"did", b"is", b"are", b"was", b"were", b"should", b"must",
+                                           b"would", b"could", b"has", b"have", b"had", b"need", b"ca", b"wo",
+                                           b"sha"))
 # the words of a negation set off by commas for emphasis ("Never, ever, run", "Do not, under no
 # circumstances, run"): a negation, its stressing words, and the modals and "and" that repeat it
 _EMPHATIC = frozenset((b"never", b"not", b"no", b"ever", b"even", b"at", b"all", b"under", b"any", b"circumstances",
@@ -10501,7 +10562,11 @@ _NEGATION_STRESS = frozenset((b"ever", b"really", b"even", b"just", b"you"))
 # the words between a prohibition and the verb it governs ("refuse to skip", "stop ever skipping")
 _PROHIBITION_FILLER = _NEGATION_STRESS | frozenset((b"to",))
 # the marks, emphasis and brackets that open the quoted words, passed before the clause is read
-_QUOTE_OPENING = re.compile(rb"(?:[\"'`*_~ \t(\[]|\xe2\x80[\x9c\x98])+\Z")
+_QUOTE_OPENING = re.compile(rb"(?:[\"'`*_~ \t(\[]|\xe2\x80[\x9c\x98]|\xc2[\xab\xa0]|\xe3\x80[\x8c\x8e])+\Z")
+# a quotation in guillemets or corner brackets, on one line (:meth:`_check_marked_quotation_polarity`),
+# the blanks that set French guillemets off passed
+_MARKED_QUOTATION = re.compile(rb"\xc2\xab(?:[ \t]|\xc2\xa0)*([^\n]{1,200}?)(?:[ \t]|\xc2\xa0)*\xc2\xbb"
+                               rb"|\xe3\x80[\x8c\x8e]([^\n]{1,200}?)\xe3\x80[\x8d\x8f]")
 # an ANSI CSI sequence (a colour code), passed where a clause is read
 _CSI = re.compile(rb"\x1b\[[\x20-\x3f]*[\x40-\x7e]")
 # a short aside in brackets on one line, passed as if not there ("A" (it pages on-call) or "B")
@@ -10532,8 +10597,16 @@ _HEADER_LINES = 24
 
 
 def _words_of_clause(clause: bytes) -> list[bytes]:
-    """The words of a lower-cased clause, bare underscores and apostrophes (emphasis) none."""
+    """The words of a lower-cased clause, bare underscores and apostrophes (emphasis) none, and
+    no dash a word (``Do not \u2014 under any circumstances \u2014 run "A"``: red team 117, F05, the
+    dashes were words and put the negation past the clause's six)."""
+    if b"\xe2\x80" in clause:
+        clause = _DASHES.sub(b" ", clause)
     return [w for w in _SENTENCE_WORD.findall(clause) if w.strip(b"_'")]
+
+
+# the en dash, em dash and horizontal bar, which set an aside off as "--" does
+_DASHES = re.compile(rb"\xe2\x80[\x93\x94\x95]")
 
 
 def _negation_among(words: list[bytes], before: bytes | None = None, *, counted: bool = False) -> bool:
@@ -10545,18 +10618,21 @@ def _negation_among(words: list[bytes], before: bytes | None = None, *, counted:
         return True  # ("instead of running "A"": red team 117, F04)
     if b"down" in words or b"off" in words:
         words = _phrasal_refusals(words)
+    if b"against" in words:
+        words = _oppositions(words)
     last = len(words) - 1
     denied = -1  # a word of _PROHIBITIONS a negation denies: a permission ("not forbidden")
     for n, word in enumerate(words):
         if n == denied:
             continue
         word = word.strip(b"_")
-        if word in _PROHIBITIONS:
+        if word in _PROHIBITIONS or word in _SKIPPING:
             if n + 1 < last and words[n + 1] == b"and":
                 continue  # (it forbids nothing: "stop and run "A"", "refuse and go on")
             k = next((k for k in range(n + 1, last + 1) if words[k] not in _PROHIBITION_FILLER), None)
             if k is not None and words[k].strip(b"_") in _OMITTING:
-                continue  # (a stop to an omission: "stop skipping "A"" is to run it)
+                denied = k  # (a stop to an omission: "stop skipping "A"" is to run it; the omission
+                continue    # is no denial of its own then)
             if _another_instruction(words, n, last) and not _infinitives_refused(words, n, last):
                 continue
             return True
@@ -10564,17 +10640,19 @@ def _negation_among(words: list[bytes], before: bytes | None = None, *, counted:
             return True  # (a count of none found: "0 secrets found in "A"", red team 116, F13)
         if word.endswith(b"n'ts"):
             word = word[:-1]  # ("Don'ts", a header)
-        if not _negation_words(word, 0, len(word)):
+        if word not in _BARE_NOT and not _negation_words(word, 0, len(word)):
             continue
         k = next((k for k in range(n + 1, last + 1) if words[k] not in _NEGATION_STRESS), None)
         after = None if k is None else words[k]
         if after in _NEGATION_UNDONE:
-            continue  # ("don't forget", "never, ever skip", "don't disable")
+            denied = k  # ("don't forget", "never, ever skip", "don't disable"; "skip" no denial then)
+            continue
         if after == b"to" and k < last and words[k + 1] in _NEGATION_UNDONE and word == b"not":
-            continue  # ("make sure not to skip "A"" is to run it: red team 117, F01)
+            denied = k + 1  # ("make sure not to skip "A"" is to run it: red team 117, F01)
+            continue
         if after in (b"longer", b"more") and k < last:
             k += 1  # ("no longer forbids")
-        if k is not None and words[k].strip(b"_") in _PROHIBITIONS:
+        if k is not None and (words[k].strip(b"_") in _PROHIBITIONS or words[k] in _SKIPPING):
             if any(words[a] in (b"or", b"nor") for a in range(k + 1, last)):
                 return True  # (but it goes on over the next verb: "do not stop the server or run "A"",
                 # red team 116, F19)
@@ -10611,6 +10689,34 @@ def _phrasal_refusals(words: list[bytes]) -> list[bytes]:
 
 
 _TURN = frozenset((b"turn", b"turns", b"turned", b"turning"))
+
+
+def _oppositions(words: list[bytes]) -> list[bytes]:
+    """``words`` with an ``against`` that opposes what follows it (after a verb of being or of
+    advice, ``was against "A"``, ``advised against "A"``, or before an ``-ing`` form,
+    ``against running "A"``: red team 117, F04) as ``avoid``, a word of ``_PROHIBITIONS``;
+    ``run the tests against "prod db"`` opposes nothing."""
+    out = list(words)
+    for n, word in enumerate(words):
+        if word == b"against" and ((n and words[n - 1] in _OPPOSING) or (
+                n + 1 < len(words) and words[n + 1].endswith(b"ing") and words[n + 1] not in _ING_ADJECTIVES)):
+            out[n] = b"avoid"
+    return out
+
+
+# the words before an "against" that make it an opposition (:func:`_oppositions`), and the -ing
+# words after one that name a thing instead ("tested against existing "A"")
+_OPPOSING = frozenset((b"was", b"were", b"is", b"are", b"am", b"be", b"been", b"being", b"i'm", b"we're", b"they're",
+                       b"strongly", b"firmly", b"totally", b"completely", b"very", b"still", b"all")) | frozenset(
+    w + e for w in (b"advis", b"argu", b"vot", b"decid", b"recommend", b"caution", b"counsel", b"urg", b"warn", b"lean")
+    for e in (b"e", b"es", b"ed", b"s", b"")) | frozenset((b"spoke", b"speak", b"speaks", b"decided"))
+_ING_ADJECTIVES = frozenset((b"existing", b"incoming", b"outgoing", b"upcoming", b"remaining", b"pending",
+                             b"matching", b"corresponding", b"missing", b"failing", b"passing"))
+# the verbs of omission read as a prohibition before a quotation ("Skip "A"", "I was asked to
+# skip "A"": red team 117, F04), undone by a negation or a prohibition before them as the other
+# omissions are ("Never skip "A"", "stop skipping "A"")
+_SKIPPING = frozenset((b"skip", b"skips", b"skipping", b"skipped", b"omit", b"omits", b"omitting", b"omitted",
+                       b"bypass", b"bypasses", b"bypassing", b"bypassed"))
 _SHUT = frozenset((b"shut",))
 _HOLD = frozenset((b"hold", b"holds", b"holding"))
 
@@ -10794,13 +10900,19 @@ def _clause_negated(text: bytes, at: int, _depth: int = 0) -> bool:
     if after == _AFTER_DENIED:
         return True
     negated = _clause_negated_before(text, at, _depth)
-    return negated and after != _AFTER_OMITTED
+    return negated != (after == _AFTER_OMITTED)  # ("Skip "A"" and ""A" should be skipped" read alike)
 
 
 def _clause_negated_before(text: bytes, at: int, depth: int) -> bool:
-    """:func:`_clause_negated` of the words before the quotation only."""
+    """:func:`_clause_negated` of the words before the quotation only. A fenced block's line
+    (``Never run this:`` over ```` ``` ```` / ``make deploy`` / ```` ``` ````: red team 117, F22,
+    read as a clause of no words) is read as the words right after the lines before its fence."""
     lo = max(at - 256, 0)
     window = text[lo:at].lower()
+    if window.endswith(b"\n") and depth < _LIST_ITEMS and (fence := _FENCE_OPENING.search(window)) is not None:
+        h = lo + fence.start()
+        end = max(h - 256, 0) + len(text[max(h - 256, 0):h].rstrip())  # (past blank lines, a bounded read)
+        return end > 0 and _clause_negated_before(text, end, depth + 1)
     line = window.rfind(b"\n") + 1
     if _ITEM_LEAD.fullmatch(window, line):
         if _header_negated(text, lo + line):
@@ -10848,14 +10960,51 @@ def _clause_negated_before(text: bytes, at: int, depth: int) -> bool:
     words = _infinitives_joined(_words_of_clause(window[start:]))
     counted = ((k >= 0 and words[:1] in ([b"0"], [b"zero"]) and _counts_found_before(window, breaks, k))
                or any(w in (b"0", b"zero") and _count_joined(words, n) for n, w in enumerate(words)))
+    if k >= 0 and _SKIPPING.intersection(words[:3]) and _emphatic_negation_before(window, breaks, k):
+        # (an omission after a negation set off by commas is undone by it, as right after one:
+        # "Never, ever skip "A"" is to run it)
+        return _negation_among([b"not"] + words[-_CLAUSE_WORDS:])
     if _negation_among(words[-_CLAUSE_WORDS:], words[-_CLAUSE_WORDS - 1] if len(words) > _CLAUSE_WORDS else None,
                        counted=counted):
         return True
     if len(words) > _CLAUSE_WORDS and not counted and _none_found_reaching(words):
         return True
+    if k >= 0 and len(words) <= 3 and breaks[k].group() == b"," and _verb_list_negated(window, breaks, k, words):
+        return True
     return k >= 0 and _emphatic_negation_before(window, breaks, k)
 
 
+def _verb_list_negated(window: bytes, breaks: list[re.Match[bytes]], k: int, tail: list[bytes]) -> bool:
+    """Does a negation govern the last verb of a list of verbs the comma ``breaks[k]`` ends an
+    item of (``Do not build, test, or deploy "A"``: red team 117, F16, the comma ended the
+    clause)? ``tail``: the clause's words after that comma (``or deploy``, ``deploy or run``),
+    at most two words and the joiners between them. The items before it are one word each (a joiner before one passed), at most
+    ``_LIST_ITEMS`` read back; the clause before the first (``Do not build``) and ``tail`` are
+    read as one clause. With no item between them the tail opens with ``or`` / ``nor`` (``Do
+    not build, or deploy "A"``); a clause that a condition opens (``if it doesn't build, test, or
+    run "A"``) governs nothing past its comma."""
+    content = [w for w in tail if w not in (b"or", b"nor", b"and")]
+    if not content or len(content) > 2 or len(tail) > 4:
+        return False
+    items = 0
+    j = k
+    while True:
+        start = breaks[j - 1].end() if j > 0 else 0
+        segment = _words_of_clause(window[start:breaks[j].start()])
+        if segment[:1] in ([b"or"], [b"and"], [b"nor"]):
+            segment = segment[1:]
+        if len(segment) == 1 and j > 0 and breaks[j - 1].group() == b"," and items < _LIST_ITEMS:
+            items += 1
+            j -= 1
+            continue
+        break
+    if not segment or (j > 0 and breaks[j - 1].group() in _CONDITIONS) or not (items or tail[0] in (b"or", b"nor")):
+        return False
+    return _negation_among(segment[-_CLAUSE_WORDS:] + tail)
+
+
+# the line that opens a fenced block, at the end of the text before the block's first line
+_FENCE_OPENING = re.compile(rb"(?:\A|\n)[ \t]{0,3}(?:`{3,}|~{3,})[0-9a-z_+.-]*[ \t]*\n\Z")
 # a list item's bullet (:data:`_ITEM_LEAD`'s), the words of the item after it
 _ITEM_BULLET = re.compile(rb"[ \t]*(?:[-*+]|\xe2\x80\xa2|\d{1,9}[.)]|\(\d{1,9}\)|[a-z][.)])[ \t]+(?:\[[ x]\][ \t]+)?[*_~]*")
 # the most quotations of a list one is read back over (:func:`_clause_negated_before`)
@@ -10949,6 +11098,11 @@ _PROHIBITED = frozenset((b"forbidden", b"prohibited", b"banned", b"disallowed", 
 _PROHIBITING = frozenset((b"be", b"to", b"allowed", b"permitted", b"ever"))
 _PROHIBITING_BE = frozenset((b"to", b"allowed", b"permitted"))
 # an omission after a quotation a negation before it undoes ("I refuse to let "A" be skipped")
+# the words a passive omission after a quotation opens with (:func:`_read_after`), and those
+# right before its participle
+_PASSIVE_LEAD = frozenset((b"to", b"be", b"get", b"gets", b"got", b"is", b"are", b"was", b"were", b"been", b"should",
+                           b"must", b"shall", b"will", b"has", b"have", b"always", b"also"))
+_BEEN = frozenset((b"be", b"is", b"are", b"was", b"were", b"been", b"get", b"gets", b"got"))
 _OMITTED_AFTER = frozenset(w + b"ed" for w in (b"skipp", b"omitt", b"ignor", b"miss", b"dropp", b"disabl",
                                                b"bypass", b"neglect", b"overlook")) | frozenset((b"forgotten",))
 
@@ -10963,7 +11117,7 @@ def _read_after(text: bytes, at: int) -> int:
     an omission (``"A" be skipped``, ``"A" to be skipped``, ``"A" get skipped``: F11);
     ``_AFTER_NOTHING`` else. Read only past the closing mark :func:`_opens_clause` finds."""
     window = text[at:at + 256].lower()
-    m = re.search(rb"[\"'`]|\xe2\x80[\x9d\x99]", window)
+    m = re.search(rb"[\"'`]|\xe2\x80[\x9d\x99]|\xc2\xbb|\xe3\x80[\x8d\x8f]", window)
     if m is None:
         return _AFTER_NOTHING
     rest = window[m.end():m.end() + 120]
@@ -10980,6 +11134,11 @@ def _read_after(text: bytes, at: int) -> int:
     i = 1 if words[0] == b"to" and len(words) > 1 else 0
     if words[i] in (b"be", b"get", b"go", b"being") and i + 1 < len(words) and words[i + 1] in _OMITTED_AFTER:
         return _AFTER_OMITTED
+    # a passive omission after a verb of being ("A" is skipped, "A" should be skipped), as "Skip
+    # "A"" before it reads (red team 117, F04)
+    o = next((o for o in range(min(4, len(words))) if words[o] not in _PASSIVE_LEAD), None)
+    if o is not None and o > 0 and words[o] in _OMITTED_AFTER and words[o - 1] in _BEEN:
+        return _AFTER_OMITTED
     aux = next((i for i in range(min(4, len(words))) if words[i].replace(b"\xe2\x80\x99", b"'") in _AUXILIARIES),
                None)
     if aux is None:
@@ -10987,9 +11146,11 @@ def _read_after(text: bytes, at: int) -> int:
     verb = words[aux].replace(b"\xe2\x80\x99", b"'")
     negated = verb.endswith(b"n't")
     prohibiting = _PROHIBITING_BE if verb in _BE else _PROHIBITING
-    for word in words[aux + 1:aux + 5]:
-        if word in _PROHIBITED:
-            return _AFTER_NOTHING if negated else _AFTER_DENIED  # ("is not forbidden": allowed)
+    for n, word in enumerate(words[aux + 1:aux + 5], aux + 1):
+        if word in _PROHIBITED or (word == b"blocked" and words[n + 1:n + 2] != [b"on"]):
+            # ("is not forbidden": allowed; "blocked" too, but a status "blocked on" a thing: red
+            # team 117, F04)
+            return _AFTER_NOTHING if negated else _AFTER_DENIED
         if word in (b"not", b"never", b"no"):
             negated = True
         elif negated:
@@ -11195,9 +11356,16 @@ _POLARITY_OCCURRENCES = 32
 
 
 def _whole_words_at(text: bytes, start: int, end: int) -> bool:
-    """Does ``text[start:end]`` have no word byte touching it on either side?"""
-    return ((start == 0 or text[start - 1] not in _NOT_BEFORE_NEGATION)
-            and (end == len(text) or text[end] not in _NOT_BEFORE_NEGATION))
+    """Does ``text[start:end]`` have no word byte touching it on either side (a guillemet or
+    corner bracket, ``«A»``, ``「A」``, none)?"""
+    return ((start == 0 or text[start - 1] not in _NOT_BEFORE_NEGATION
+             or text[start - 2:start] == b"\xc2\xab" or text[start - 3:start] in _MARKS_OPENING)
+            and (end == len(text) or text[end] not in _NOT_BEFORE_NEGATION
+                 or text[end:end + 2] == b"\xc2\xbb" or text[end:end + 3] in _MARKS_CLOSING))
+
+
+_MARKS_OPENING = frozenset(("\u300c".encode(), "\u300e".encode()))
+_MARKS_CLOSING = frozenset(("\u300d".encode(), "\u300f".encode()))
 
 
 def _grouped(owners: list[int], rows: list[int]) -> list[tuple[int, list[int]]]:
