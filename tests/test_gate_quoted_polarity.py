@@ -678,6 +678,20 @@ def test_a_code_span_asked_against_an_added_negation():
          block="s1", evidence__change="negation_added")
 
 
+# red team 118, F01: a clause opening with its negation ("Never run `A`") asked nothing of its code
+# span, since its first word is no verb of doing; the verb right before the span asks it
+@pytest.mark.parametrize("lie", [
+    "Never run `make deploy` after the tests pass.",
+    "Don't run `make deploy` after the tests pass.",
+    "We never run `make deploy` after the tests pass.",
+])
+def test_a_code_span_a_negated_verb_stands_before_is_asked(lie):
+    source = "Deploy guide: run `make deploy` after the tests pass."
+    find(_summarize(source, lie), "I1", block="s1", evidence__change="negation_added")
+    assert_accepted(_summarize(source, "Run `make deploy` after the tests pass."))
+    assert_accepted(_summarize("Never run `make deploy` after the tests pass.", lie))
+
+
 @pytest.mark.parametrize("source", [
     'I can\'t, please run "make deploy" today.',  # (an "I" with no "mean" / "repeat": a fact)
     'If asked, run "make deploy" today.',

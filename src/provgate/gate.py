@@ -11216,8 +11216,9 @@ def _emphatic_negation_before(window: bytes, breaks: list[re.Match[bytes]], k: i
 
 def _code_spans_asked(table: Any) -> list[int]:
     """The rows of ``table`` (a derived block's) that are code spans of two words or more,
-    none inside another, whose clause opens with a verb of doing (``_DOING``, an imperative) or
-    holds a word of request before them (``_REQUESTING``): ``The user asked to run `make
+    none inside another, whose clause opens with a verb of doing (``_DOING``, an imperative),
+    has one in its last two words before them, or holds a word of request before them
+    (``_REQUESTING``): ``The user asked to run `make
     deploy``` claims what the user asked, where
     ``It names `rm -rf /``` names a thing (red team 117, F22: commands written in backticks
     escaped the polarity rule; red team 89, F07: a code span naming a thing is no claim). The
@@ -11249,7 +11250,10 @@ def _code_spans_asked(table: Any) -> list[int]:
         for cut in _CLAUSE_BREAK.finditer(window):
             pass
         words = _words_of_clause(window[cut.end() if cut is not None else 0:])
-        if (words[:1] and words[0] in _DOING) or _REQUESTING.intersection(words[-_CLAUSE_WORDS:]):
+        # (or a verb of doing right before it, after a negation or a subject: "Never run `A`",
+        # "We never run `A`" - red team 118, F01: a clause opening with its negation asked nothing)
+        if ((words[:1] and words[0] in _DOING) or _DOING.intersection(words[-2:])
+                or _REQUESTING.intersection(words[-_CLAUSE_WORDS:])):
             out.append(r)
     return out
 
