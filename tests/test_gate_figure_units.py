@@ -465,11 +465,20 @@ def test_the_units_keys_give(text, figure, units):
     assert _key_units_of_figure(text, figure) == units
 
 
+def test_a_count_of_repeats_given_a_unit_is_refused():
+    # red team 118, F08: "3 times" had no unit, so giving it one ("3 s") was left be
+    source = "Retry 3 times, then wait 5 s."
+    find(_rewrite(source, "Retry 3 s, then wait 5 s."), "I2", value="3", evidence__change="unit_changed")
+    find(_summarize(source, "Then wait 3 s again."), "I1", value="3", evidence__change="unit_changed")
+    assert_accepted(_rewrite(source, "Retry 3 times; then wait 5 s."), "lossless")
+    assert_accepted(_summarize(source, "It retries 3 times and waits 5 seconds."))
+
+
 def test_a_unit_moved_from_one_figure_to_another_is_refused_on_a_rewrite():
     # red team 116, F01: a unit dropped from one figure and added to another, each left be alone
     found = find(_rewrite("Retry 3 times, wait 5 s.", "Retry 3 s, wait 5 times."), "I2", value="3",
                  evidence__change="unit_changed")
-    assert (found.evidence["pre_unit"], found.evidence["post_unit"]) == ("(none)", "s")
+    assert (found.evidence["pre_unit"], found.evidence["post_unit"]) == ("times", "s")  # (a count: red team 118, F08)
     # moved between two mentions of one figure, or dropped, or added alone: left be
     assert_accepted(_rewrite("Sleep 5, that is 5 s.", "Sleep 5 s, that is 5."), "lossless")
     assert_accepted(_rewrite("Retry 3 times, wait 5 s.", "Retry 3 times, wait 5."), "lossless")

@@ -6759,10 +6759,10 @@ def test_a_block_rewritten_in_place_keeps_every_occurrence_of_its_facts(before, 
 
 
 def test_an_occurrence_moved_to_another_changed_block_is_not_lost():
-    # ("times", not "seconds": a figure moved into another block with its unit is grounded by
+    # ("rounds", not "seconds" or "times": a figure moved into another block with its unit is grounded by
     # that block's sources only, docs/gate.md units; this test is about the occurrence)
-    pre = [blk("a", "assistant", "Sleep 10 then 10 more times.\n"), blk("b", "assistant", "Then wait 10 minutes.\n")]
-    post = [blk("a", "assistant", "Sleep 10 times.\n"), blk("b", "assistant", "Then 10 more times; wait 10 minutes.\n")]
+    pre = [blk("a", "assistant", "Sleep 10 then 10 more rounds.\n"), blk("b", "assistant", "Then wait 10 minutes.\n")]
+    post = [blk("a", "assistant", "Sleep 10 rounds.\n"), blk("b", "assistant", "Then 10 more rounds; wait 10 minutes.\n")]
     assert_accepted(Gate(store_with({})).check(pre, post, operator="rewrite"), "lossless")
     lost = [blk("a", "assistant", "Sleep 10 times.\n"), blk("b", "assistant", "Then wait 10 minutes.\n")]
     find(Gate(store_with({})).check(pre, lost, operator="rewrite"), "I2", block="a", value="10")

@@ -198,13 +198,13 @@ def test_each_losing_block_is_aligned_once(monkeypatch, n):
 
 
 def test_a_block_holding_the_fact_as_often_as_before_gained_none_of_it():
-    # the receiver traded its own "10 minutes" for the moved "10 more times": it holds "10"
-    # once, as before, so it took no occurrence the losing block lost ("times": a figure moved
+    # the receiver traded its own "10 minutes" for the moved "10 more rounds": it holds "10"
+    # once, as before, so it took no occurrence the losing block lost ("rounds": a figure moved
     # to another block with a unit is grounded by that block's sources only, docs/gate.md units)
-    pre = [_turn("a", "Sleep 10 then 10 more times.\n"), _turn("b", "Then wait 10 minutes.\n")]
-    moved = [_turn("a", "Sleep 10 times.\n"), _turn("b", "Then 10 more times; wait 10 minutes.\n")]
+    pre = [_turn("a", "Sleep 10 then 10 more rounds.\n"), _turn("b", "Then wait 10 minutes.\n")]
+    moved = [_turn("a", "Sleep 10 rounds.\n"), _turn("b", "Then 10 more rounds; wait 10 minutes.\n")]
     assert_accepted(_check(pre, moved), "lossless")
-    traded = [_turn("a", "Sleep 10 times.\n"), _turn("b", "Then 10 more times; wait minutes.\n")]
+    traded = [_turn("a", "Sleep 10 rounds.\n"), _turn("b", "Then 10 more rounds; wait minutes.\n")]
     _refused_for_occurrences(_check(pre, traded), "a", "10")
 
 

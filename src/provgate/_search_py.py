@@ -121,6 +121,8 @@ UNIT_NAMES: dict[bytes, tuple[bytes, ...]] = {
     # (a scale only with the letter or name after it, "30 degrees C": gate._unit_of_match; alone,
     # an angle or a temperature of either scale, no unit)
     b"deg": (b"deg", b"degree", b"degrees"),
+    # a count of repeats is a unit too: "Retry 3 times" -> "Retry 3 s" changed it (red team 118, F08)
+    b"times": (b"times",),
     b"permille": (b"\xe2\x80\xb0",),
     b"km": (b"km", b"kilometer", b"kilometers", b"kilometre", b"kilometres"),
     b"mi": (b"mile", b"miles"),
