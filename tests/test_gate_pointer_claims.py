@@ -239,6 +239,16 @@ def test_a_marker_ending_its_sentence_leads_nothing_after_it():
         find(v, "P", block="s", handle=B, evidence__reason="unclaimed_handle")
 
 
+def test_a_marker_whose_own_statement_states_something_leads_nothing():
+    # red team 118, F26: the lead was asked beside a statement that states something, so a fact
+    # of the cited source after the marker ("in 5 regions") claimed the pointer
+    for text in ["Alpha retries 3 times [src:cfgB] in 5 regions.\n",
+                 "Alpha retries 3 times [src:cfgB] (5 max).\n"]:
+        post = [summary("s", text, [A]), tool("b", B, SB)]
+        v = gate_for(SOURCES).check(PRE, post, operator="summarize", pointers=[pointer_to("s", B, SB, "retries=5")])
+        find(v, "P", block="s", handle=B, evidence__reason="unclaimed_handle")
+
+
 def test_marker_leads_run_to_the_sentence_end_or_the_next_marker():
     from provgate.facts import extract
     from provgate.gate import _KIND_CITATION, _marker_leads

@@ -8505,12 +8505,19 @@ class _Check:
         for (name, a, b), after in zip(_marker_statements(t, _KIND_CITATION), _marker_leads(t, _KIND_CITATION)):
             if resolve(name) != (h,):
                 continue
+            states = False  # (its own statement states something, and the marker closes it mid-sentence)
             if b > a:
                 spans.append((a, b))
-            if after[1] > after[0]:
+                lo, hi = np.searchsorted(starts, [a, b], "left").tolist()
+                states = (t.data[a:b].rstrip(b" \t")[-1:] not in b".!?\n"
+                          and bool(((ends[lo:hi] <= b) & (kinds[lo:hi] != _KIND_CITATION)).any()))
+            if after[1] > after[0] and not states:
                 # a marker may lead its statement (``Per [src:b], retries=5.``, ``[src:b] Retries=5.``):
                 # it cites what follows it up to its sentence's end (red team 117, F24); one that
-                # ends its sentence (``retries=5 [src:b].``) leads nothing
+                # ends its sentence (``retries=5 [src:b].``) leads nothing, nor does one closing a
+                # statement that states something in the middle of its sentence (red team 118, F26:
+                # ``Alpha retries 3 times [src:b] in 5 regions.`` claimed a pointer into b's
+                # ``retries=5`` by the 5 after it); one opening a sentence leads it
                 spans.append(after)
         if not spans:
             return False
