@@ -206,23 +206,25 @@ def test_a_merge_changing_a_unit_is_refused():
     assert_accepted(merged("Wait 30 seconds then retry. Disk holds 12 GB."), "lossless")
 
 
-def test_a_source_is_read_once_for_many_figures(monkeypatch):
-    # red team 116, F16: one search of the source a figure was quadratic in a long summary
+def _count_calls(monkeypatch, **functions: str) -> dict[str, int]:
+    """Count the calls of the gate module's ``functions`` (label -> the function's name)."""
     from provgate import gate as gate_module
 
-    calls = {"search": 0, "pass": 0}
-    one_figure, one_pass = gate_module._units_of_figure, gate_module.unit_leads
+    calls = dict.fromkeys(functions, 0)
+    for label, name in functions.items():
+        real = getattr(gate_module, name)
 
-    def counted_search(text, figure):
-        calls["search"] += 1
-        return one_figure(text, figure)
+        def counted(*args, _label=label, _real=real):
+            calls[_label] += 1
+            return _real(*args)
 
-    def counted_pass(text):
-        calls["pass"] += 1
-        return one_pass(text)
+        monkeypatch.setattr(gate_module, name, counted)
+    return calls
 
-    monkeypatch.setattr(gate_module, "_units_of_figure", counted_search)
-    monkeypatch.setattr(gate_module, "unit_leads", counted_pass)
+
+def test_a_source_is_read_once_for_many_figures(monkeypatch):
+    # red team 116, F16: one search of the source a figure was quadratic in a long summary
+    calls = _count_calls(monkeypatch, search="_units_of_figure", **{"pass": "unit_leads"})
     source = " ".join(f"step {n} took {n} ms." for n in range(200))
     find(_summarize(source, " ".join(f"Step {n}: {n} s." for n in range(200))), "I1", block="s",
          evidence__change="unit_changed")
@@ -237,19 +239,7 @@ def test_a_sources_keys_are_read_once_for_many_figures(monkeypatch):
     # in one pass over the source (a summary of 300 figures searched 300 times was quadratic)
     from provgate import gate as gate_module
 
-    calls = {"search": 0, "pass": 0}
-    one_figure, one_pass = gate_module._key_units_of_figure, gate_module._key_units_of_figures
-
-    def counted_search(text, figure):
-        calls["search"] += 1
-        return one_figure(text, figure)
-
-    def counted_pass(text):
-        calls["pass"] += 1
-        return one_pass(text)
-
-    monkeypatch.setattr(gate_module, "_key_units_of_figure", counted_search)
-    monkeypatch.setattr(gate_module, "_key_units_of_figures", counted_pass)
+    calls = _count_calls(monkeypatch, search="_key_units_of_figure", **{"pass": "_key_units_of_figures"})
     source = "\n".join(f"step_{n}_ms: {n}" for n in range(300)) + "\n"
     honest = " ".join(f"Step {n}: {n} ms." for n in range(300))
     assert_accepted(_summarize(source, honest))

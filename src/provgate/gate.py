@@ -12107,14 +12107,7 @@ def _units_of_figure(text: bytes, figure: bytes) -> set[bytes]:
     colour codes is read at each occurrence of the figure as :func:`_unit_at` reads it."""
     plain = text.isascii() and b"\x1b" not in text
     out: set[bytes] = set()
-    for written in ((figure,) if b"," in figure else dict.fromkeys((figure, _thousands_grouped(figure)))):
-        key = (written, plain)
-        pattern = _UNIT_SEARCHES.get(key)
-        if pattern is None:
-            if len(_UNIT_SEARCHES) > 4096:
-                _UNIT_SEARCHES.clear()
-            pattern = _UNIT_SEARCHES[key] = re.compile(
-                re.escape(written) + (_UNIT_TAIL if plain else rb"(?![0-9]|[.,][0-9])"))
+    for pattern in _figure_searches(figure, plain):
         for m in pattern.finditer(text):
             at = m.start()
             if at and text[at - 1] in _FIGURE_GLUE or text[at - 1:at] == b",":
@@ -12122,6 +12115,22 @@ def _units_of_figure(text: bytes, figure: bytes) -> set[bytes]:
             unit = _unit_of_match(text, m) if plain else _unit_at(text, m.end())
             if unit is not None:
                 out.add(unit)
+    return out
+
+
+def _figure_searches(figure: bytes, with_unit: bool) -> list[re.Pattern[bytes]]:
+    """The searches of the number ``figure`` as written and, with no comma, with its thousands
+    grouped: each with a unit after it (``_UNIT_TAIL``), or as a whole number. Cached."""
+    out = []
+    for written in ((figure,) if b"," in figure else dict.fromkeys((figure, _thousands_grouped(figure)))):
+        key = (written, with_unit)
+        pattern = _UNIT_SEARCHES.get(key)
+        if pattern is None:
+            if len(_UNIT_SEARCHES) > 4096:
+                _UNIT_SEARCHES.clear()
+            pattern = _UNIT_SEARCHES[key] = re.compile(
+                re.escape(written) + (_UNIT_TAIL if with_unit else rb"(?![0-9]|[.,][0-9])"))
+        out.append(pattern)
     return out
 
 
@@ -12140,24 +12149,23 @@ def _key_units_of_figure(text: bytes, figure: bytes) -> set[bytes]:
     (seconds): 30``): a unit written before the figure, where a reader of a config or a table
     takes it (red team 117, F06). ``degrees`` names no scale, here as after a figure."""
     out: set[bytes] = set()
-    for written in ((figure,) if b"," in figure else dict.fromkeys((figure, _thousands_grouped(figure)))):
-        key = (written, None)
-        pattern = _UNIT_SEARCHES.get(key)
-        if pattern is None:
-            if len(_UNIT_SEARCHES) > 4096:
-                _UNIT_SEARCHES.clear()
-            pattern = _UNIT_SEARCHES[key] = re.compile(re.escape(written) + rb"(?![0-9]|[.,][0-9])")
+    for pattern in _figure_searches(figure, False):
         for m in pattern.finditer(text):
             at = m.start()
-            if at and text[at - 1] in _FIGURE_GLUE:
-                continue
-            line = text.rfind(b"\n", max(0, at - 80), at) + 1
-            found = _KEY_UNIT_BEFORE.search(text, max(line, at - 80), at)
-            if found is not None:
-                unit = _UNITS.get((found.group(1) or found.group(2) or found.group(3)).lower())
-                if unit is not None and unit != b"deg":
-                    out.add(unit)
+            if not (at and text[at - 1] in _FIGURE_GLUE) and (unit := _key_unit_before(text, at)) is not None:
+                out.add(unit)
     return out
+
+
+def _key_unit_before(text: bytes, at: int) -> bytes | None:
+    """The unit a key or header ending right before offset ``at`` of ``text`` names, within its
+    line and 80 bytes (``_KEY_UNIT_BEFORE``), or None."""
+    line = text.rfind(b"\n", max(0, at - 80), at) + 1
+    found = _KEY_UNIT_BEFORE.search(text, max(line, at - 80), at)
+    if found is None:
+        return None
+    unit = _UNITS.get((found.group(1) or found.group(2) or found.group(3)).lower())
+    return None if unit == b"deg" else unit
 
 
 # a figure right after a key's ":" or "=" (and a quote), as a whole number
@@ -12168,13 +12176,8 @@ def _key_units_of_figures(text: bytes) -> dict[bytes, set[bytes]]:
     """:func:`_key_units_of_figure` of every figure of ``text`` at once (its keys, in one pass)."""
     out: dict[bytes, set[bytes]] = {}
     for m in _KEYED_FIGURE.finditer(text):
-        at = m.start(1)
-        line = text.rfind(b"\n", max(0, at - 80), at) + 1
-        found = _KEY_UNIT_BEFORE.search(text, max(line, at - 80), at)
-        if found is not None:
-            unit = _UNITS.get((found.group(1) or found.group(2) or found.group(3)).lower())
-            if unit is not None and unit != b"deg":
-                out.setdefault(_figure_number(m.group(1)), set()).add(unit)
+        if (unit := _key_unit_before(text, m.start(1))) is not None:
+            out.setdefault(_figure_number(m.group(1)), set()).add(unit)
     return out
 
 
@@ -12188,7 +12191,7 @@ def _thousands_grouped(figure: bytes) -> bytes:
     return b",".join(groups) + dot + fraction
 
 
-_UNIT_SEARCHES: dict[tuple[bytes, bool | None], re.Pattern[bytes]] = {}
+_UNIT_SEARCHES: dict[tuple[bytes, bool], re.Pattern[bytes]] = {}
 # the most figures asked of a source that are searched for one by one (more: one pass over it)
 _FEW_FIGURES = 4
 
