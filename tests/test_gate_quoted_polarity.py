@@ -692,6 +692,19 @@ def test_a_code_span_a_negated_verb_stands_before_is_asked(lie):
     assert_accepted(_summarize("Never run `make deploy` after the tests pass.", lie))
 
 
+# red team 118, F25 (F01's other direction): a prohibition summarized as a permission or a habit
+@pytest.mark.parametrize("lie", [
+    "Always run `make deploy` from a laptop.",
+    "Just run `make deploy` from a laptop.",
+    "You can run `make deploy` from a laptop.",
+    "Feel free to run `make deploy` from a laptop.",
+])
+def test_a_prohibited_code_span_summarized_as_allowed_is_refused(lie):
+    source = "Policy: never run `make deploy` from a laptop."
+    find(_summarize(source, lie), "I1", block="s1", evidence__change="negation_dropped")
+    assert_accepted(_summarize(source, "Never run `make deploy` from a laptop."))
+
+
 @pytest.mark.parametrize("source", [
     'I can\'t, please run "make deploy" today.',  # (an "I" with no "mean" / "repeat": a fact)
     'If asked, run "make deploy" today.',
