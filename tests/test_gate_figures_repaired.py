@@ -97,6 +97,8 @@ def test_the_re_pairing_names_the_names_and_figures():
     ("The primary has 12 GB free and the replica has 34 GB free.",
      "The replica has 34 GB free and the primary has 12 GB free."),
     ("Alice has 3 cats and 2 dogs.", "Alice has 2 dogs and 3 cats."),
+    # "and" right after a figure joins figures, not clauses (the suite's grammar v8 rewrite)
+    ("Pinned lodash@4.17.21 and react@18.2.0 in the lockfile.", "Pinned react@18.2.0 and lodash@4.17.21 in the lockfile."),
     ("Retry between 3 and 5 times.", "Retry 3 to 5 times."),
     ("Latency before: 120 ms; after: 34 ms.", "Latency after: 34 ms; before: 120 ms."),
     ("Latency before: 120 ms; after: 34 ms.", "Before, latency was 120 ms; after, 34 ms."),

@@ -11621,6 +11621,17 @@ me us them also now just only off via vs""".split())
 # measurement, "Latency before: 120 ms; after: 34 ms", red team 118, F04)
 
 
+def _joins_figures(lowered: bytes, fig_ends: list[int], at: int) -> bool:
+    """Does a conjunction at ``at`` stand right after a figure, or a figure and one word (its
+    unit: ``12 GB and``), so that it joins figures rather than clauses?"""
+    k = bisect.bisect_right(fig_ends, at) - 1
+    return k >= 0 and _UNIT_ONLY.fullmatch(lowered, fig_ends[k], at) is not None
+
+
+# what may stand between a figure and a conjunction that joins it to the next figure
+_UNIT_ONLY = re.compile(rb"[ \t]*[a-z%]{0,12}")
+
+
 def _figure_label(table: FactTable, row: int, lowered: bytes) -> tuple[bytes, bytes]:
     """A figure as :func:`_figures_by_name` pairs it: (its fact's fingerprint, the unit after
     it or empty)."""
@@ -11638,9 +11649,14 @@ def _figures_by_name(table: FactTable, rows: list[int],
     starts, ends, _, lowered = bounds
     if not rows:
         return {}
-    found = [(m.start(), m.group() == b",") for m in _UNIT_BREAK.finditer(lowered)]
-    breaks = np.array([at for at, _ in found], dtype=np.int64)
     fig_starts, fig_ends = table.start[rows], table.end[rows]
+    # (a conjunction right after a figure, or its unit, joins figures, not clauses:
+    # "lodash@4.17.21 and react@18.2.0 in the lockfile", "sizes 12 GB and 34 GB on the primary"
+    # are one statement each, reordered freely)
+    ends_sorted = sorted(fig_ends.tolist())
+    found = [(m.start(), m.group() == b",") for m in _UNIT_BREAK.finditer(lowered)
+             if len(m.group()) == 1 or m.group()[:1] not in b" \t\r\n" or not _joins_figures(lowered, ends_sorted, m.start())]
+    breaks = np.array([at for at, _ in found], dtype=np.int64)
     fig_unit = np.searchsorted(breaks, fig_starts, side="left").tolist()
     by_unit: dict[int, list[tuple[bytes, bytes]]] = {}
     for unit, row in zip(fig_unit, rows):
