@@ -866,23 +866,6 @@ _F04_F05_DENIALS = [
 ]
 
 
-@pytest.mark.parametrize("text", _F04_F05_DENIALS)
-def test_a_denial_summarizing_a_request_is_refused(text):
-    find(_summarize('Run "make deploy" today.', text), "I1", block="s1", evidence__change="negation_added")
-
-
-@pytest.mark.parametrize("text", _F04_F05_DENIALS)
-def test_a_denial_summarizing_a_prohibition_is_accepted(text):
-    assert_accepted(_summarize('Never run "make deploy" today.', text))
-
-
-@pytest.mark.parametrize("source", _F04_F05_DENIALS)
-def test_a_denial_summarized_as_a_request_is_refused(source):
-    find(_summarize(source, 'The user asked to run "make deploy" today.'), "I1", block="s1",
-         evidence__change="negation_dropped")
-    assert_accepted(_summarize(source, 'The user said not to run "make deploy" today.'))
-
-
 @pytest.mark.parametrize("before", _F04_F05_DENIALS)
 def test_a_rewrite_dropping_a_denial_is_refused(before):
     verdict = _rewrite(before, 'Run "make deploy" today.')
@@ -935,19 +918,6 @@ _F16_DENIALS = [
 ]
 
 
-@pytest.mark.parametrize("text", _F16_DENIALS)
-def test_a_negated_list_of_verbs_summarizing_a_request_is_refused(text):
-    find(_summarize('Deploy "make deploy" today.', text), "I1", block="s1", evidence__change="negation_added")
-    assert_accepted(_summarize('Never run "make deploy" today.', text))
-
-
-@pytest.mark.parametrize("source", _F16_DENIALS)
-def test_a_negated_list_of_verbs_summarized_as_a_request_is_refused(source):
-    find(_summarize(source, 'The user asked to run "make deploy" today.'), "I1", block="s1",
-         evidence__change="negation_dropped")
-    assert_accepted(_summarize(source, 'The user said not to run "make deploy" today.'))
-
-
 @pytest.mark.parametrize("text", [
     'Build, test, or deploy "make deploy" today.',
     'If it doesn\'t build, test, or run "make deploy" today.',  # (a condition's negation)
@@ -966,14 +936,21 @@ _FENCED_PROHIBITIONS = [
 ]
 
 
-@pytest.mark.parametrize("text", _FENCED_PROHIBITIONS)
-def test_a_fenced_command_under_a_prohibition_summarizing_a_request_is_refused(text):
-    find(_summarize('Run "make deploy" today.', text), "I1", block="s1", evidence__change="negation_added")
+# the denials of red team 117's F04/F05 (words), F16 (verb lists) and F22 (fences), each with a
+# source asking for "make deploy": read as denials both ways round
+_DENIALS = [*(('Run "make deploy" today.', text) for text in _F04_F05_DENIALS),
+            *(('Deploy "make deploy" today.', text) for text in _F16_DENIALS),
+            *(('Run "make deploy" today.', text) for text in _FENCED_PROHIBITIONS)]
+
+
+@pytest.mark.parametrize("request_source, text", _DENIALS)
+def test_a_denial_summarizing_a_request_is_refused(request_source, text):
+    find(_summarize(request_source, text), "I1", block="s1", evidence__change="negation_added")
     assert_accepted(_summarize('Never run "make deploy" today.', text))
 
 
-@pytest.mark.parametrize("source", _FENCED_PROHIBITIONS)
-def test_a_fenced_command_under_a_prohibition_summarized_as_a_request_is_refused(source):
+@pytest.mark.parametrize("source", [text for _, text in _DENIALS])
+def test_a_denial_summarized_as_a_request_is_refused(source):
     find(_summarize(source, 'The user asked to run "make deploy" today.'), "I1", block="s1",
          evidence__change="negation_dropped")
     assert_accepted(_summarize(source, 'The user said not to run "make deploy" today.'))
