@@ -249,6 +249,24 @@ def test_a_marker_whose_own_statement_states_something_leads_nothing():
         find(v, "P", block="s", handle=B, evidence__reason="unclaimed_handle")
 
 
+def test_a_marker_mid_sentence_leads_only_after_a_lead_in():
+    # red team 119, F03: a marker closing words that state no fact ("thrice", "a lot") led the
+    # sentence's tail, whose "5" claimed the pointer into cfgB's retries=5
+    for text in ["Alpha retries thrice [src:cfgB] in 5 regions.\n",
+                 "Alpha retries a lot [src:cfgB] in 5 regions.\n",
+                 "Alpha retries often [src:cfgB] (5 max).\n"]:
+        post = [summary("s", text, [A]), tool("b", B, SB)]
+        v = gate_for(SOURCES).check(PRE, post, operator="summarize", pointers=[pointer_to("s", B, SB, "retries=5")])
+        find(v, "P", block="s", handle=B, evidence__reason="unclaimed_handle")
+    # a lead-in among the three words before it: the marker leads what follows
+    for text in ["Beta, per its config [src:cfgB], has retries=5.\n",
+                 "As noted in [src:cfgB], beta retries=5.\n",
+                 "Beta (see [src:cfgB]) retries=5.\n"]:
+        post = [summary("s", text, [A]), tool("b", B, SB)]
+        v = gate_for(SOURCES).check(PRE, post, operator="summarize", pointers=[pointer_to("s", B, SB, "retries=5")])
+        assert_accepted(v, "lossy")
+
+
 def test_marker_leads_run_to_the_sentence_end_or_the_next_marker():
     from provgate.facts import extract
     from provgate.gate import _KIND_CITATION, _marker_leads

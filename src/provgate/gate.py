@@ -8505,19 +8505,24 @@ class _Check:
         for (name, a, b), after in zip(_marker_statements(t, _KIND_CITATION), _marker_leads(t, _KIND_CITATION)):
             if resolve(name) != (h,):
                 continue
-            states = False  # (its own statement states something, and the marker closes it mid-sentence)
+            leads = True  # (it opens its sentence, or a lead-in stands right before it mid-sentence)
             if b > a:
                 spans.append((a, b))
-                lo, hi = np.searchsorted(starts, [a, b], "left").tolist()
-                states = (t.data[a:b].rstrip(b" \t")[-1:] not in b".!?\n"
-                          and bool(((ends[lo:hi] <= b) & (kinds[lo:hi] != _KIND_CITATION)).any()))
-            if after[1] > after[0] and not states:
+                statement = t.data[a:b]
+                if statement.rstrip(b" \t")[-1:] not in b".!?\n":
+                    lo, hi = np.searchsorted(starts, [a, b], "left").tolist()
+                    leads = (not ((ends[lo:hi] <= b) & (kinds[lo:hi] != _KIND_CITATION)).any()
+                             and not _MARKER_LEAD_IN.isdisjoint(_SENTENCE_WORD.findall(statement.lower())[-3:]))
+            if after[1] > after[0] and leads:
                 # a marker may lead its statement (``Per [src:b], retries=5.``, ``[src:b] Retries=5.``):
                 # it cites what follows it up to its sentence's end (red team 117, F24); one that
-                # ends its sentence (``retries=5 [src:b].``) leads nothing, nor does one closing a
-                # statement that states something in the middle of its sentence (red team 118, F26:
-                # ``Alpha retries 3 times [src:b] in 5 regions.`` claimed a pointer into b's
-                # ``retries=5`` by the 5 after it); one opening a sentence leads it
+                # ends its sentence (``retries=5 [src:b].``) leads nothing, nor does one in the
+                # middle of its sentence closing a statement that states something (red team 118,
+                # F26: ``Alpha retries 3 times [src:b] in 5 regions.`` claimed a pointer into b's
+                # ``retries=5`` by the 5 after it) or closing words that are no lead-in (red team
+                # 119, F03: ``Alpha retries thrice [src:b] in 5 regions.``, a claim in words);
+                # one opening a sentence leads it, and so does one after ``per``, ``according
+                # to``, ``see`` (``Beta, per its config [src:b], has retries=5.``)
                 spans.append(after)
         if not spans:
             return False
@@ -13518,6 +13523,12 @@ def _marker_leads(table: FactTable, citation_kind: int) -> list[tuple[int, int]]
         stop = m.start() if m is not None else following
         out[k] = (lead_from, stop) if stop > lead_from and data[lead_from:stop].strip() else (0, 0)
     return out
+
+
+# the words that, among the last three before a marker in the middle of its sentence, make it
+# lead what follows it (``per [src:b], ...``, ``according to [src:b]: ...``, ``as noted in [src:b], ...``)
+_MARKER_LEAD_IN = frozenset((b"per", b"according", b"from", b"see", b"cf", b"via", b"citing", b"in", b"source",
+                             b"sources", b"ref", b"reference", b"noted", b"stated", b"reported"))
 
 
 def _marker_statements(table: FactTable, citation_kind: int) -> list[tuple[str, int, int]]:
