@@ -4101,22 +4101,32 @@ class _Check:
             if not pins:
                 continue
             keys = SortedFingerprints(unique_counts(np.ascontiguousarray(t.fp_key[pins]))[0])
+            names = {bytes(t.data[int(t.key_start[r]):int(t.key_end[r])]) for r in pins}
+            pin_keys = set(map(tuple, t.fp_key[pins].tolist()))
             for h in dict.fromkeys(block.provenance + self.cited(j)):
                 x = gate.source_facts(h)
                 if x is None:
                     continue
                 found = x.kv_rows_keyed(keys)
-                if found.size < 2:
-                    continue
                 st = x.table
-                by_key: dict[tuple[int, int], list[int]] = {}
+                # (and the pins a source writes as a kv line's value, "prod: lodash@4.17.20",
+                # which the grammar reads as prod's value: red team 118, F19)
+                inner = _pins_in_values(st, found, names, pin_keys)
+                if found.size + len(inner) < 2:
+                    continue
+                by_key: dict[tuple[int, int], list[Any]] = {}
                 for r, key in zip(found.tolist(), map(tuple, st.fp_key[found].tolist())):
                     by_key.setdefault(key, []).append(r)
+                for key, fact, words in inner:
+                    by_key.setdefault(key, []).append((fact, words))
                 for key, occ in by_key.items():
                     if len(occ) > _PIN_CONTEXT_ROWS:
                         continue
                     words_of: dict[tuple[int, int], set[bytes]] = {}
                     for r in occ:
+                        if isinstance(r, tuple):
+                            words_of.setdefault(r[0], set()).update(r[1])
+                            continue
                         fact = tuple(st.fp_fact[r].tolist())
                         words_of.setdefault(fact, set()).update(_pin_context(st, r))
                     if len(words_of) < 2:
@@ -11959,6 +11969,11 @@ def _pin_context(table: FactTable, r: int) -> set[bytes]:
     data = table.data
     a, b = int(table.start[r]), int(table.end[r])
     name = data[int(table.key_start[r]):int(table.key_end[r])].lower() if table.key_start[r] >= 0 else b""
+    return _pin_context_at(data, a, b, name)
+
+
+def _pin_context_at(data: bytes, a: int, b: int, name: bytes) -> set[bytes]:
+    """:func:`_pin_context` of the pin of ``name`` (lower-cased) at ``data[a:b]``."""
     line = data.rfind(b"\n", max(0, a - 240), a) + 1
     if (line > 0 or a < 240) and _PIN_TABLE_ROW.match(data, line):
         end = data.find(b"\n", b, b + 240)
@@ -11977,6 +11992,40 @@ def _pin_context(table: FactTable, r: int) -> set[bytes]:
         after = after[:stop.start()]
     words = _PIN_CONTEXT_WORD.findall(before)[-2:] + _PIN_CONTEXT_WORD.findall(after)[:2]
     return {w for w in words if w not in _PIN_CONTEXT_PLAIN and w != name}
+
+
+def _pins_in_values(table: FactTable, found: np.ndarray, names: set[bytes],
+                    keys: set[tuple[int, int]]) -> list[tuple[tuple[int, int], tuple[int, int], set[bytes]]]:
+    """The pins of ``names`` that ``table`` writes where the grammar reads no pin: as a kv line's
+    value (``prod: lodash@4.17.20`` is prod's value), each as (key fingerprint, fact fingerprint,
+    its context words: :func:`_pin_context_at`, so the line's label too), the pin read as the
+    grammar reads it alone. Rows of ``found`` (the table's own pins) are no such pin. Read for
+    each name by one search of the table's bytes; at most ``_PIN_CONTEXT_ROWS`` + 1 a name."""
+    data = table.data
+    if b"@" not in data and b"==" not in data:
+        return []
+    own = set(table.start[found].tolist()) if found.size else set()
+    out: list[tuple[tuple[int, int], tuple[int, int], set[bytes]]] = []
+    for name in sorted(names):
+        n = 0
+        for m in re.finditer(rb"(?<![A-Za-z0-9_.@/\-])" + re.escape(name) + rb"(?:@|==)[^\s,;|()\[\]]+", data):
+            if m.start() in own:
+                continue
+            n += 1
+            if n > _PIN_CONTEXT_ROWS:
+                break
+            sub = extract(m.group())
+            for r in range(len(sub)):
+                if sub.kind[r] != _KIND_KV or int(sub.start[r]) != 0 or not _is_pin_row(sub, r):
+                    continue
+                key = tuple(sub.fp_key[r].tolist())
+                if key not in keys:
+                    continue
+                end = m.start() + int(sub.end[r])
+                out.append((key, tuple(sub.fp_fact[r].tolist()),
+                            _pin_context_at(data, m.start(), end, name.lower())))
+                break
+    return out
 
 
 # each spelling of a unit (``_search_py.UNIT_NAMES``; a unit glued to the figure, "30s", is part of the
