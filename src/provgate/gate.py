@@ -4555,6 +4555,8 @@ class _Check:
                   lambda o, r: _ground_in_url_parts(tables, sources, o, r, self.gate.read_facts),
                   lambda o, r: _ground_pins_in_prose(tables, sources, o, r, self.gate.read_facts),
                   lambda o, r: _ground_specifier_clauses(tables, sources, o, r),
+                  lambda o, r: _ground_same_requirements(tables, sources, requests, o, r,
+                                                         self.edit.operator in LOSSY_OPERATORS),
                   lambda o, r: _ground_quoted_facts(tables, sources, o, r),
                   lambda o, r: _ground_wrapped_quotes(tables, [[x.table.data for x in group] + (
                       [] if own_pre is None else [own_pre.table.data]) for group, (*_, own_pre) in zip(
@@ -4831,6 +4833,16 @@ class _Check:
                     [a_row(k) for k in introduced.tolist()], self.post_facts,
                     lambda j: None if (i := removed_by_id.get(edit.post[j].id)) is None else pre_facts[i])
                 introduced = introduced[~np.array(inside, dtype=np.bool_)]
+            if introduced.size and removed_by_id:
+                # and a fact inside a requirement its pre version states as pip reads it, only
+                # written another way ("django >= 3.2, < 4.2" -> "django>=3.2,<4.2",
+                # "Requests[socks]" -> "requests[socks]": red team 118, F14, F23)
+                reqs: dict[Any, Any] = {}
+                same = [k for k, (owner, row) in enumerate(map(a_row, introduced.tolist()))
+                        if _in_same_requirement(self.post_facts[owner].table, row, None if (
+                            i := removed_by_id.get(edit.post[owner].id)) is None else pre_facts[i].table.data, reqs)]
+                if same:
+                    introduced = np.delete(introduced, same)
             fps = _joined(a_fps)[introduced]
             first: dict[tuple[int, int], int] = {}  # each distinct fact's first row, for the evidence
             for k, row in zip(introduced.tolist(), fps.tolist()):
@@ -5665,6 +5677,14 @@ class _Check:
             if _same_rows(new_fp, old_fp):
                 continue  # the same facts in the same order (a reworded or re-indented block)
             found = self._traded_value(new_facts, old_facts)
+            if found is not None:
+                # (a value inside a requirement the other side states as pip reads it is only
+                # written another way: "django>=3.2,<4.2" -> "django<4.2,>=3.2", red team 118 F14)
+                reqs: dict[Any, Any] = {}
+                found = self._traded_value(
+                    new_facts, old_facts,
+                    lambda r, t=new_facts.table, o=old_facts.table.data: not _in_same_requirement(t, r, o, reqs),
+                    lambda r, t=old_facts.table, o=new_facts.table.data: not _in_same_requirement(t, r, o, reqs))
             if found is None:
                 continue
             if covered is None:
@@ -5680,9 +5700,11 @@ class _Check:
                                    "pre_value": was.value, "pre_text": was.text})
 
     @staticmethod
-    def _traded_value(new: _Facts, old: _Facts) -> tuple[int, int] | None:
+    def _traded_value(new: _Facts, old: _Facts, new_counts: Callable[[int], bool] | None = None,
+                      old_counts: Callable[[int], bool] | None = None) -> tuple[int, int] | None:
         """(a row of ``new`` setting a key to a value ``old`` did not set it to, a row of ``old``
-        setting that key to a value ``new`` does not have), or None."""
+        setting that key to a value ``new`` does not have), or None; only rows ``new_counts`` /
+        ``old_counts`` keep, when given."""
         if not new.kv_rows()[0].size or not old.kv_rows()[0].size:
             return None
         before, after = _kv_map(old), _kv_map(new)
@@ -5692,6 +5714,9 @@ class _Check:
                 continue
             gained = [row for value, row in values.items() if value not in old_values]
             lost = [row for value, row in old_values.items() if value not in values]
+            if gained and lost and new_counts is not None:
+                gained = [row for row in gained if new_counts(row)]
+                lost = [row for row in lost if old_counts is None or old_counts(row)]
             if gained and lost:
                 return gained[0], lost[0]
         return None
@@ -5809,6 +5834,18 @@ class _Check:
                 if respaced:
                     unaccounted = np.delete(unaccounted, respaced)
                     firsts = np.delete(firsts, respaced)
+            if unaccounted.size and changed_by_id:
+                # and a fact inside a requirement the block under its id states as pip reads it,
+                # only written another way (red team 118, F14, F23), every copy of it
+                every = holders(firsts.tolist())
+                reqs: dict[Any, Any] = {}
+                same = [n for n, group in enumerate(every) if all(
+                    _in_same_requirement(self.pre_facts[owner].table, row, None if (
+                        j := changed_by_id.get(edit.pre[owner].id)) is None else self.post_facts[j].table.data, reqs)
+                    for owner, row in group)]
+                if same:
+                    unaccounted = np.delete(unaccounted, same)
+                    firsts = np.delete(firsts, same)
             if unaccounted.size and changed_by_id:
                 # and a fact that stood inside such a quotation, every copy of it
                 every = holders(firsts.tolist())
@@ -10184,6 +10221,70 @@ def _ground_specifier_clauses(tables: list[FactTable], sources: list[list[_Facts
     return (owner, row) if keep.all() else (owner[keep], row[keep])
 
 
+def _ground_same_requirements(tables: list[FactTable], sources: list[list[_Facts]],
+                              requests: list[tuple[Any, int, list[str], Any]], owner: np.ndarray, row: np.ndarray,
+                              lossy: bool) -> tuple[np.ndarray, np.ndarray]:
+    """The (owner, row) pairs left once a fact standing inside a pip requirement that its
+    block's sources (or its own pre version) state, read as pip reads it
+    (:func:`_requirement_stated`), is grounded by that requirement: the grammar's kv and name
+    facts of a requirement keep its case and blanks, so ``django >= 3.2, < 4.2`` ->
+    ``django>=3.2,<4.2``, its clauses reordered, ``Django (>=3.2,<4.2)`` -> ``Django>=3.2,<4.2``,
+    ``Requests[socks]`` -> ``requests[socks]`` or ``requests[SOCKS]`` were refused (red team
+    118, F14, F23). A requirement with a clause, an extra or a name changed states none of its
+    sources' and grounds nothing. Each text is read once, and only for a block with a row left
+    inside a requirement."""
+    keep = np.ones(owner.size, dtype=np.bool_)
+    spans: dict[int, list[tuple[int, int, tuple[bytes, ...]]]] = {}
+    read: dict[int, frozenset[tuple[bytes, ...]]] = {}
+    known_of: dict[int, set[tuple[bytes, ...]]] = {}
+    for n, (t, r) in enumerate(zip(owner.tolist(), row.tolist())):
+        table = tables[t]
+        mine = spans.get(t)
+        if mine is None:
+            mine = spans[t] = _requirement_spans(table.data)
+        if not mine:
+            continue
+        a, b = int(table.start[r]), int(table.end[r])
+        inside = [key for s, e, key in mine if s <= a and b <= e]
+        if not inside:
+            continue
+        known = known_of.get(t)
+        if known is None:
+            known = known_of[t] = set()
+            own_pre = requests[t][3]
+            for facts in [*sources[t], *([] if own_pre is None else [own_pre])]:
+                found = read.get(id(facts))
+                if found is None:
+                    found = read[id(facts)] = frozenset(_requirements(facts.table.data))
+                known |= found
+        if all(_requirement_stated(key, known, lossy) for key in inside):
+            keep[n] = False
+    return (owner, row) if keep.all() else (owner[keep], row[keep])
+
+
+def _in_same_requirement(table: FactTable, r: int, other: bytes | None, cache: dict[Any, Any]) -> bool:
+    """Does row ``r`` of ``table`` stand inside a pip requirement (:func:`_requirement_spans`)
+    that ``other`` (the block's text on the edit's other side; None: none) states the same as
+    pip reads it (name by PEP 503, extras and clauses as sets, blanks and case aside)? Only
+    written another way, so none of its facts is introduced or dropped (red team 118, F14,
+    F23). ``cache``: each text's requirements, read once an edit."""
+    if other is None:
+        return False
+    mine = cache.get(id(table))
+    if mine is None:
+        mine = cache[id(table)] = _requirement_spans(table.data)
+    if not mine:
+        return False
+    a, b = int(table.start[r]), int(table.end[r])
+    inside = [key for s, e, key in mine if s <= a and b <= e]
+    if not inside:
+        return False
+    theirs = cache.get(other)
+    if theirs is None:
+        theirs = cache[other] = frozenset(_requirements(other))
+    return all(key in theirs for key in inside)
+
+
 # a specifier set's clauses (:func:`_comparison_clauses`): an operator glued to a version
 _CLAUSE = re.compile(rb"(?:==|!=|~=|>=|<=|>|<)?[vV]?[0-9][^\s,]*")
 _COMPARISON_LEADS = frozenset(b"<>!~=")
@@ -11778,13 +11879,7 @@ def _requirements(text: bytes) -> dict[tuple[bytes, ...], str]:
     before a digit (``_REQUIREMENT_HINT``)."""
     out: dict[tuple[bytes, ...], str] = {}
     for m in _requirement_matches(_ascii_comparisons(text)):
-        name = _PEP503_RUN.sub(b"-", m.group(1).lower())
-        raw = m.group(2) if m.group(2) is not None else m.group(3) if m.group(3) is not None else m.group(4)
-        extras = b"" if raw is None else b",".join(
-            sorted({_PEP503_RUN.sub(b"-", e.strip().lower()) for e in raw.split(b",")} - {b""}))
-        clauses = sorted({(op, v.lower()) for op, v in _REQ_CLAUSE.findall(m.group(5))})
-        key = (name, extras) + tuple(x for c in clauses for x in c)
-        out.setdefault(key, m.group(0).decode("utf-8", "replace"))
+        out.setdefault(_requirement_key(m), m.group(0).decode("utf-8", "replace"))
     if _may_hold_markers(text):
         for key, said in _markers(text):
             out.setdefault(key, said)
@@ -11835,6 +11930,27 @@ def _markers(text: bytes) -> Iterator[tuple[tuple[bytes, ...], str]]:
             op = b"not in" if op.startswith(b"not") else op
             op = _MARKER_MIRROR.get(op, op)
         yield ((_PEP503_RUN.sub(b"-", var.lower()), b"", op, value), m.group(0).decode("utf-8", "replace"))
+
+
+def _requirement_key(m: re.Match[bytes]) -> tuple[bytes, ...]:
+    """The key of :func:`_requirements` of match ``m`` of ``_REQUIREMENT``."""
+    name = m.group(1).lower()
+    if b"_" in name or b"." in name or b"--" in name:
+        name = _PEP503_RUN.sub(b"-", name)
+    raw = m.group(2) if m.group(2) is not None else m.group(3) if m.group(3) is not None else m.group(4)
+    extras = b"" if raw is None else b",".join(
+        sorted({_PEP503_RUN.sub(b"-", e.strip().lower()) for e in raw.split(b",")} - {b""}))
+    clauses = sorted({(op, v.lower()) for op, v in _REQ_CLAUSE.findall(m.group(5))})
+    return (name, extras) + tuple(x for c in clauses for x in c)
+
+
+def _requirement_spans(text: bytes) -> list[tuple[int, int, tuple[bytes, ...]]]:
+    """Each requirement of ``text`` (:func:`_requirements`) as (start, end, key), its bytes from
+    its name to its last clause; none where a comparison is written in Unicode signs (their
+    ASCII reading has other offsets)."""
+    if b"\xe2" in text and _ascii_comparisons(text) != text:
+        return []
+    return [(m.start(), m.end(), _requirement_key(m)) for m in _requirement_matches(text)]
 
 
 def _requirement_matches(text: bytes) -> Iterator[re.Match[bytes]]:
