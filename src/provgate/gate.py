@@ -4195,20 +4195,30 @@ class _Check:
         read: dict[str, frozenset[tuple[bytes, ...]]] = {}
         lossy = self.edit.operator in LOSSY_OPERATORS
         invariant = "I1" if lossy else "I2"
+        # (each text read once a check, however many blocks and sources hold it: a summary
+        # restating its source verbatim read it three times, red team 118 F16)
+        by_text: dict[bytes, dict[tuple[bytes, ...], str]] = {}
+
+        def requirements_of(text: bytes) -> dict[tuple[bytes, ...], str]:
+            found = by_text.get(text)
+            if found is None:
+                found = by_text[text] = _requirements(text)
+            return found
+
         for j in asked:
             block = post_blocks[j]
-            said = _requirements(post_texts[j].encode())
+            said = requirements_of(post_texts[j].encode())
             if not said:
                 continue
             known: set[tuple[bytes, ...]] = set()
             m = self.match[j] if j < len(self.match) else None
             if m is not None:
-                known.update(_requirements(self.pre.texts[m].encode()))
+                known.update(requirements_of(self.pre.texts[m].encode()))
             for h in dict.fromkeys(block.provenance + self.cited(j)):
                 found = read.get(h)
                 if found is None:
                     x = gate.source_facts(h)
-                    found = read[h] = frozenset() if x is None else frozenset(_requirements(x.table.data))
+                    found = read[h] = frozenset() if x is None else frozenset(requirements_of(x.table.data))
                 known |= found
             names = {k[0] for k in known}
             for req, text in said.items():
@@ -11878,8 +11888,12 @@ def _requirements(text: bytes) -> dict[tuple[bytes, ...], str]:
     comparison and its version lower-cased, quotes aside). Read only where a comparison stands
     before a digit (``_REQUIREMENT_HINT``)."""
     out: dict[tuple[bytes, ...], str] = {}
+    seen: set[bytes] = set()  # (a requirement written again the same way: its key once)
     for m in _requirement_matches(_ascii_comparisons(text)):
-        out.setdefault(_requirement_key(m), m.group(0).decode("utf-8", "replace"))
+        written = m.group(0)
+        if written not in seen:
+            seen.add(written)
+            out.setdefault(_requirement_key(m), written.decode("utf-8", "replace"))
     if _may_hold_markers(text):
         for key, said in _markers(text):
             out.setdefault(key, said)
@@ -11961,22 +11975,38 @@ def _requirement_matches(text: bytes) -> Iterator[re.Match[bytes]]:
     first match reaching past the comparison is the requirement (each once, however many of its
     clauses find it). Tried at every byte of a long tool output, the pattern cost the rewrite
     benchmark 8 ms a check; now a few tries a comparison. A name and extras longer than the
-    reach are not read."""
+    reach are not read. Linear, with a small constant (red team 118, F16): the text is scanned
+    for word starts once, ahead of the comparisons, and the pattern is tried at a word start
+    at most once (its match does not depend on the comparison it is tried for: one that does
+    not reach past a comparison reaches past no later one)."""
     last = 0  # (the end of the last one: they do not overlap, as the pattern's own search's)
+    starts: list[int] = []  # the word starts before `scanned`, in order
+    scanned = 0
+    tried: dict[int, re.Match[bytes] | None] = {}
+    brackets = b"]" in text
     for hint in _REQUIREMENT_HINT.finditer(text):
         at = hint.start()
         if at < last:
             continue
+        if scanned < at:
+            starts.extend([w.start() for w in _REQUIREMENT_NAME_START.finditer(text, scanned, at)])
+            scanned = at
         low = max(at - _REQUIREMENT_REACH, last)
-        starts = [w.start() for w in _REQUIREMENT_NAME_START.finditer(text, low, at)]
-        close = text.rfind(b"]", low, at)
+        lo, hi = bisect.bisect_left(starts, low), len(starts)
+        close = text.rfind(b"]", low, at) if brackets else -1
         if close >= 0 and (opening := text.rfind(b"[", max(close - _REQUIREMENT_REACH, last), close)) >= 0:
             # the words of the extras before it are no name: the name is looked for before
             # them (red team 118, F02: twelve extras took all the tries, and the reach)
-            starts = [*(w.start() for w in _REQUIREMENT_NAME_START.finditer(
-                text, max(opening - _REQUIREMENT_REACH, last), opening)), *(s for s in starts if s > close)]
-        for start in starts[:-_REQUIREMENT_TRIES - 1:-1]:
-            m = _REQUIREMENT.match(text, start)
+            near = [*starts[bisect.bisect_left(starts, max(opening - _REQUIREMENT_REACH, last)):
+                            bisect.bisect_left(starts, opening)],
+                    *starts[max(lo, bisect.bisect_right(starts, close)):hi]]
+        else:
+            near = starts[max(lo, hi - _REQUIREMENT_TRIES):hi]
+        for start in near[:-_REQUIREMENT_TRIES - 1:-1]:
+            if start in tried:
+                m = tried[start]
+            else:
+                m = tried[start] = _REQUIREMENT.match(text, start)
             if m is not None and m.end(5) > at:
                 last = m.end()
                 yield m
