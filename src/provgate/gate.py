@@ -10243,12 +10243,14 @@ def _ground_same_requirements(tables: list[FactTable], sources: list[list[_Facts
     118, F14, F23). A requirement with a clause, an extra or a name changed states none of its
     sources' and grounds nothing. Each text is read once, and only for a block with a row left
     inside a requirement."""
-    keep = np.ones(owner.size, dtype=np.bool_)
+    excused: list[int] = []
     spans: dict[int, list[tuple[int, int, tuple[bytes, ...]]]] = {}
     read: dict[int, frozenset[tuple[bytes, ...]]] = {}
     known_of: dict[int, set[tuple[bytes, ...]]] = {}
     for n, (t, r) in enumerate(zip(owner.tolist(), row.tolist())):
         table = tables[t]
+        if not _near_requirement(table, r):
+            continue
         mine = spans.get(t)
         if mine is None:
             mine = spans[t] = _requirement_spans(table.data)
@@ -10268,8 +10270,32 @@ def _ground_same_requirements(tables: list[FactTable], sources: list[list[_Facts
                     found = read[id(facts)] = frozenset(_requirements(facts.table.data))
                 known |= found
         if all(_requirement_stated(key, known, lossy) for key in inside):
-            keep[n] = False
-    return (owner, row) if keep.all() else (owner[keep], row[keep])
+            excused.append(n)
+    if not excused:
+        return owner, row
+    keep = np.ones(owner.size, dtype=np.bool_)
+    keep[excused] = False
+    return owner[keep], row[keep]
+
+
+def _near_requirement(table: FactTable, r: int) -> bool:
+    """May row ``r`` of ``table`` stand inside a requirement? A kv fact holds a comparison
+    before a digit (``_REQUIREMENT_HINT``); any other stands at most ``_REQ_NEAR`` bytes after
+    one (a clause's version after its comparison) or before one (a name, its extras, then the
+    comparison): a row left over costs a search of its bytes or a few hundred, not its text's
+    requirements read."""
+    a, b = int(table.start[r]), int(table.end[r])
+    if table.kind[r] == _KIND_KV:
+        # (a kv fact of a requirement holds its comparison: django>=3.2,<4.2, requests==2.31.0,
+        # python_requires = >=3.8; "retries=5" holds none)
+        lo, hi = a, b
+    else:
+        lo, hi = max(0, a - _REQ_NEAR[0]), b + _REQ_NEAR[1]
+    return _REQUIREMENT_HINT.search(table.data, lo, hi) is not None
+
+
+# (before, after) a row, the bytes a requirement holding it has a comparison in (_near_requirement)
+_REQ_NEAR = (64, 320)  # (320: twice _REQUIREMENT_REACH, a name and its extras)
 
 
 def _in_same_requirement(table: FactTable, r: int, other: bytes | None, cache: dict[Any, Any]) -> bool:
@@ -10278,7 +10304,7 @@ def _in_same_requirement(table: FactTable, r: int, other: bytes | None, cache: d
     pip reads it (name by PEP 503, extras and clauses as sets, blanks and case aside)? Only
     written another way, so none of its facts is introduced or dropped (red team 118, F14,
     F23). ``cache``: each text's requirements, read once an edit."""
-    if other is None:
+    if other is None or not _near_requirement(table, r):
         return False
     mine = cache.get(id(table))
     if mine is None:
@@ -11919,10 +11945,11 @@ _MARKER_HINT = re.compile(rb"(?:platform|_name|_version|implementation|extra)[A-
 def _may_hold_markers(text: bytes) -> bool:
     """Whether ``text`` may hold an environment marker's string comparison (:data:`_MARKER`): a
     quote, and a comparison's sign or the ``_`` of a variable compared by ``in`` (byte scans,
-    most texts), one of the words of every marker variable, then the hint."""
+    most texts), one of the words of every marker variable compared to a string (a Python
+    version is compared to digits: the requirement pattern's), then the hint."""
     return ((b"'" in text or b'"' in text) and (b"=" in text or b"<" in text or b">" in text or b"_" in text)
-            and (b"platform" in text or b"_version" in text or b"_name" in text or b"extra" in text
-                 or b"implementation" in text or b"os.name" in text) and _MARKER_HINT.search(text) is not None)
+            and (b"platform" in text or b"os_name" in text or b"extra" in text or b"implementation" in text
+                 or b"os.name" in text) and _MARKER_HINT.search(text) is not None)
 
 
 # a comparison read from the string's side: the same comparison from the variable's
