@@ -26,6 +26,8 @@ HONEST = [  # (before, after): one requirement, as pip reads it
     ("python_dateutil>=2.8\n", "python-dateutil>=2.8\n"),                # PEP 503: _ and -
     ("Zope.Interface>=5\n", "zope-interface>=5\n"),
     ("Install django >= 3.2, < 4.2 first.\n", "Install django>=3.2,<4.2 first.\n"),
+    ("Requests==2.31.0\n", "requests==2.31.0\n"),                     # (red team 115 F09's plain form)
+    ("requests==2.31.0\n", "Requests==2.31.0\n"),
 ]
 
 
@@ -58,6 +60,12 @@ def test_a_requirement_changed_stays_refused(before, after):
         v = summarize(before, after)
         assert not v.accepted
         assert any(x.invariant == "I1" for x in v.violations), v.violations
+
+
+def test_a_summary_naming_fewer_clauses_in_another_case_is_accepted():
+    assert_accepted(summarize("django>=3.2,<4.2\n", "Django<4.2\n"))
+    v = rewrite("django>=3.2,<4.2\n", "Django<4.2\n")   # (a lossless edit keeps every clause)
+    assert not v.accepted
 
 
 def test_requirement_spans_cover_the_requirement():
