@@ -139,7 +139,8 @@ def test_requirement_forms_are_read_as_pip_reads_them():
 
 
 def test_each_source_is_read_once_a_check(monkeypatch):
-    """Linear: N summaries of one source read that source's requirements once, and each block once."""
+    """Linear: N summaries of one source read that source's requirements once, and each block
+    once; each text once, however many blocks hold it (red team 118, F16)."""
     calls = []
     real = gate_module._requirements
 
@@ -152,11 +153,17 @@ def test_each_source_is_read_once_a_check(monkeypatch):
     for n in (4, 16):
         calls.clear()
         st = store_with({"tool:1": source})
-        post = [blk("b1", "tool", source, ["tool:1"])] + [summary(f"s{i}", "django >= 3.2\n", ["tool:1"])
+        post = [blk("b1", "tool", source, ["tool:1"])] + [summary(f"s{i}", f"django >= 3.2 ({i})\n", ["tool:1"])
                                                            for i in range(n)]
         v = Gate(st).check([blk("b1", "tool", source, ["tool:1"])], post, operator="summarize")
         assert not changed(v)
         assert len(calls) == n + 1  # (each summary once, the source once)
+        calls.clear()
+        post = [blk("b1", "tool", source, ["tool:1"])] + [summary(f"s{i}", "django >= 3.2\n", ["tool:1"])
+                                                           for i in range(n)]
+        v = Gate(st).check([blk("b1", "tool", source, ["tool:1"])], post, operator="summarize")
+        assert not changed(v)
+        assert len(calls) == 2  # (the summaries' one text once, the source once)
 
 
 # a comparison before a digit, written as an alternation of the operators (the gate's hint is

@@ -4101,22 +4101,32 @@ class _Check:
             if not pins:
                 continue
             keys = SortedFingerprints(unique_counts(np.ascontiguousarray(t.fp_key[pins]))[0])
+            names = {bytes(t.data[int(t.key_start[r]):int(t.key_end[r])]) for r in pins}
+            pin_keys = set(map(tuple, t.fp_key[pins].tolist()))
             for h in dict.fromkeys(block.provenance + self.cited(j)):
                 x = gate.source_facts(h)
                 if x is None:
                     continue
                 found = x.kv_rows_keyed(keys)
-                if found.size < 2:
-                    continue
                 st = x.table
-                by_key: dict[tuple[int, int], list[int]] = {}
+                # (and the pins a source writes as a kv line's value, "prod: lodash@4.17.20",
+                # which the grammar reads as prod's value: red team 118, F19)
+                inner = _pins_in_values(st, found, names, pin_keys)
+                if found.size + len(inner) < 2:
+                    continue
+                by_key: dict[tuple[int, int], list[Any]] = {}
                 for r, key in zip(found.tolist(), map(tuple, st.fp_key[found].tolist())):
                     by_key.setdefault(key, []).append(r)
+                for key, fact, words in inner:
+                    by_key.setdefault(key, []).append((fact, words))
                 for key, occ in by_key.items():
                     if len(occ) > _PIN_CONTEXT_ROWS:
                         continue
                     words_of: dict[tuple[int, int], set[bytes]] = {}
                     for r in occ:
+                        if isinstance(r, tuple):
+                            words_of.setdefault(r[0], set()).update(r[1])
+                            continue
                         fact = tuple(st.fp_fact[r].tolist())
                         words_of.setdefault(fact, set()).update(_pin_context(st, r))
                     if len(words_of) < 2:
@@ -4169,28 +4179,46 @@ class _Check:
         pre_id = self.pre.id_pos()
         respaced = {j for j in self.changed if post_blocks[j].id in pre_id}.difference(
             j for _, j in self._reworded_in_place())
-        asked = [j for j in sorted(set(self.changed + self.restated))
-                 if j not in respaced and _REQUIREMENT_HINT.search(_ascii_comparisons(post_texts[j].encode()))]
+        texts = {j: _ascii_comparisons(post_texts[j].encode()) for j in sorted(set(self.changed + self.restated))
+                 if j not in respaced}
+        asked = [j for j, t in texts.items() if _REQUIREMENT_HINT.search(t)]
+        if len(asked) < len(texts):
+            # (an environment marker's string comparison, red team 118 F22: the blocks left asked
+            # as one text first, most edits' none)
+            hit = set(asked)
+            rest = [j for j in texts if j not in hit]
+            if _may_hold_markers(b"\n".join([texts[j] for j in rest])):
+                asked = sorted([*asked, *(j for j in rest if _may_hold_markers(texts[j]))])
         if not asked:
             return
         gate = self.gate
         read: dict[str, frozenset[tuple[bytes, ...]]] = {}
         lossy = self.edit.operator in LOSSY_OPERATORS
         invariant = "I1" if lossy else "I2"
+        # (each text read once a check, however many blocks and sources hold it: a summary
+        # restating its source verbatim read it three times, red team 118 F16)
+        by_text: dict[bytes, dict[tuple[bytes, ...], str]] = {}
+
+        def requirements_of(text: bytes) -> dict[tuple[bytes, ...], str]:
+            found = by_text.get(text)
+            if found is None:
+                found = by_text[text] = _requirements(text)
+            return found
+
         for j in asked:
             block = post_blocks[j]
-            said = _requirements(post_texts[j].encode())
+            said = requirements_of(post_texts[j].encode())
             if not said:
                 continue
             known: set[tuple[bytes, ...]] = set()
             m = self.match[j] if j < len(self.match) else None
             if m is not None:
-                known.update(_requirements(self.pre.texts[m].encode()))
+                known.update(requirements_of(self.pre.texts[m].encode()))
             for h in dict.fromkeys(block.provenance + self.cited(j)):
                 found = read.get(h)
                 if found is None:
                     x = gate.source_facts(h)
-                    found = read[h] = frozenset() if x is None else frozenset(_requirements(x.table.data))
+                    found = read[h] = frozenset() if x is None else frozenset(requirements_of(x.table.data))
                 known |= found
             names = {k[0] for k in known}
             for req, text in said.items():
@@ -4537,6 +4565,8 @@ class _Check:
                   lambda o, r: _ground_in_url_parts(tables, sources, o, r, self.gate.read_facts),
                   lambda o, r: _ground_pins_in_prose(tables, sources, o, r, self.gate.read_facts),
                   lambda o, r: _ground_specifier_clauses(tables, sources, o, r),
+                  lambda o, r: _ground_same_requirements(tables, sources, requests, o, r,
+                                                         self.edit.operator in LOSSY_OPERATORS),
                   lambda o, r: _ground_quoted_facts(tables, sources, o, r),
                   lambda o, r: _ground_wrapped_quotes(tables, [[x.table.data for x in group] + (
                       [] if own_pre is None else [own_pre.table.data]) for group, (*_, own_pre) in zip(
@@ -4813,6 +4843,16 @@ class _Check:
                     [a_row(k) for k in introduced.tolist()], self.post_facts,
                     lambda j: None if (i := removed_by_id.get(edit.post[j].id)) is None else pre_facts[i])
                 introduced = introduced[~np.array(inside, dtype=np.bool_)]
+            if introduced.size and removed_by_id:
+                # and a fact inside a requirement its pre version states as pip reads it, only
+                # written another way ("django >= 3.2, < 4.2" -> "django>=3.2,<4.2",
+                # "Requests[socks]" -> "requests[socks]": red team 118, F14, F23)
+                reqs: dict[Any, Any] = {}
+                same = [k for k, (owner, row) in enumerate(map(a_row, introduced.tolist()))
+                        if _in_same_requirement(self.post_facts[owner].table, row, None if (
+                            i := removed_by_id.get(edit.post[owner].id)) is None else pre_facts[i].table.data, reqs)]
+                if same:
+                    introduced = np.delete(introduced, same)
             fps = _joined(a_fps)[introduced]
             first: dict[tuple[int, int], int] = {}  # each distinct fact's first row, for the evidence
             for k, row in zip(introduced.tolist(), fps.tolist()):
@@ -5647,6 +5687,14 @@ class _Check:
             if _same_rows(new_fp, old_fp):
                 continue  # the same facts in the same order (a reworded or re-indented block)
             found = self._traded_value(new_facts, old_facts)
+            if found is not None:
+                # (a value inside a requirement the other side states as pip reads it is only
+                # written another way: "django>=3.2,<4.2" -> "django<4.2,>=3.2", red team 118 F14)
+                reqs: dict[Any, Any] = {}
+                found = self._traded_value(
+                    new_facts, old_facts,
+                    lambda r, t=new_facts.table, o=old_facts.table.data: not _in_same_requirement(t, r, o, reqs),
+                    lambda r, t=old_facts.table, o=new_facts.table.data: not _in_same_requirement(t, r, o, reqs))
             if found is None:
                 continue
             if covered is None:
@@ -5662,9 +5710,11 @@ class _Check:
                                    "pre_value": was.value, "pre_text": was.text})
 
     @staticmethod
-    def _traded_value(new: _Facts, old: _Facts) -> tuple[int, int] | None:
+    def _traded_value(new: _Facts, old: _Facts, new_counts: Callable[[int], bool] | None = None,
+                      old_counts: Callable[[int], bool] | None = None) -> tuple[int, int] | None:
         """(a row of ``new`` setting a key to a value ``old`` did not set it to, a row of ``old``
-        setting that key to a value ``new`` does not have), or None."""
+        setting that key to a value ``new`` does not have), or None; only rows ``new_counts`` /
+        ``old_counts`` keep, when given."""
         if not new.kv_rows()[0].size or not old.kv_rows()[0].size:
             return None
         before, after = _kv_map(old), _kv_map(new)
@@ -5674,6 +5724,9 @@ class _Check:
                 continue
             gained = [row for value, row in values.items() if value not in old_values]
             lost = [row for value, row in old_values.items() if value not in values]
+            if gained and lost and new_counts is not None:
+                gained = [row for row in gained if new_counts(row)]
+                lost = [row for row in lost if old_counts is None or old_counts(row)]
             if gained and lost:
                 return gained[0], lost[0]
         return None
@@ -5791,6 +5844,18 @@ class _Check:
                 if respaced:
                     unaccounted = np.delete(unaccounted, respaced)
                     firsts = np.delete(firsts, respaced)
+            if unaccounted.size and changed_by_id:
+                # and a fact inside a requirement the block under its id states as pip reads it,
+                # only written another way (red team 118, F14, F23), every copy of it
+                every = holders(firsts.tolist())
+                reqs: dict[Any, Any] = {}
+                same = [n for n, group in enumerate(every) if all(
+                    _in_same_requirement(self.pre_facts[owner].table, row, None if (
+                        j := changed_by_id.get(edit.pre[owner].id)) is None else self.post_facts[j].table.data, reqs)
+                    for owner, row in group)]
+                if same:
+                    unaccounted = np.delete(unaccounted, same)
+                    firsts = np.delete(firsts, same)
             if unaccounted.size and changed_by_id:
                 # and a fact that stood inside such a quotation, every copy of it
                 every = holders(firsts.tolist())
@@ -10171,6 +10236,96 @@ def _ground_specifier_clauses(tables: list[FactTable], sources: list[list[_Facts
     return (owner, row) if keep.all() else (owner[keep], row[keep])
 
 
+def _ground_same_requirements(tables: list[FactTable], sources: list[list[_Facts]],
+                              requests: list[tuple[Any, int, list[str], Any]], owner: np.ndarray, row: np.ndarray,
+                              lossy: bool) -> tuple[np.ndarray, np.ndarray]:
+    """The (owner, row) pairs left once a fact standing inside a pip requirement that its
+    block's sources (or its own pre version) state, read as pip reads it
+    (:func:`_requirement_stated`), is grounded by that requirement: the grammar's kv and name
+    facts of a requirement keep its case and blanks, so ``django >= 3.2, < 4.2`` ->
+    ``django>=3.2,<4.2``, its clauses reordered, ``Django (>=3.2,<4.2)`` -> ``Django>=3.2,<4.2``,
+    ``Requests[socks]`` -> ``requests[socks]`` or ``requests[SOCKS]`` were refused (red team
+    118, F14, F23). A requirement with a clause, an extra or a name changed states none of its
+    sources' and grounds nothing. Each text is read once, and only for a block with a row left
+    inside a requirement."""
+    excused: list[int] = []
+    spans: dict[int, list[tuple[int, int, tuple[bytes, ...]]]] = {}
+    read: dict[int, frozenset[tuple[bytes, ...]]] = {}
+    known_of: dict[int, set[tuple[bytes, ...]]] = {}
+    for n, (t, r) in enumerate(zip(owner.tolist(), row.tolist())):
+        table = tables[t]
+        if not _near_requirement(table, r):
+            continue
+        mine = spans.get(t)
+        if mine is None:
+            mine = spans[t] = _requirement_spans(table.data)
+        if not mine:
+            continue
+        a, b = int(table.start[r]), int(table.end[r])
+        inside = [key for s, e, key in mine if s <= a and b <= e]
+        if not inside:
+            continue
+        known = known_of.get(t)
+        if known is None:
+            known = known_of[t] = set()
+            own_pre = requests[t][3]
+            for facts in [*sources[t], *([] if own_pre is None else [own_pre])]:
+                found = read.get(id(facts))
+                if found is None:
+                    found = read[id(facts)] = frozenset(_requirements(facts.table.data))
+                known |= found
+        if all(_requirement_stated(key, known, lossy) for key in inside):
+            excused.append(n)
+    if not excused:
+        return owner, row
+    keep = np.ones(owner.size, dtype=np.bool_)
+    keep[excused] = False
+    return owner[keep], row[keep]
+
+
+def _near_requirement(table: FactTable, r: int) -> bool:
+    """May row ``r`` of ``table`` stand inside a requirement? A kv fact holds a comparison
+    before a digit (``_REQUIREMENT_HINT``); any other stands at most ``_REQ_NEAR`` bytes after
+    one (a clause's version after its comparison) or before one (a name, its extras, then the
+    comparison): a row left over costs a search of its bytes or a few hundred, not its text's
+    requirements read."""
+    a, b = int(table.start[r]), int(table.end[r])
+    if table.kind[r] == _KIND_KV:
+        # (a kv fact of a requirement holds its comparison: django>=3.2,<4.2, requests==2.31.0,
+        # python_requires = >=3.8; "retries=5" holds none)
+        lo, hi = a, b
+    else:
+        lo, hi = max(0, a - _REQ_NEAR[0]), b + _REQ_NEAR[1]
+    return _REQUIREMENT_HINT.search(table.data, lo, hi) is not None
+
+
+# (before, after) a row, the bytes a requirement holding it has a comparison in (_near_requirement)
+_REQ_NEAR = (64, 320)  # (320: twice _REQUIREMENT_REACH, a name and its extras)
+
+
+def _in_same_requirement(table: FactTable, r: int, other: bytes | None, cache: dict[Any, Any]) -> bool:
+    """Does row ``r`` of ``table`` stand inside a pip requirement (:func:`_requirement_spans`)
+    that ``other`` (the block's text on the edit's other side; None: none) states the same as
+    pip reads it (name by PEP 503, extras and clauses as sets, blanks and case aside)? Only
+    written another way, so none of its facts is introduced or dropped (red team 118, F14,
+    F23). ``cache``: each text's requirements, read once an edit."""
+    if other is None or not _near_requirement(table, r):
+        return False
+    mine = cache.get(id(table))
+    if mine is None:
+        mine = cache[id(table)] = _requirement_spans(table.data)
+    if not mine:
+        return False
+    a, b = int(table.start[r]), int(table.end[r])
+    inside = [key for s, e, key in mine if s <= a and b <= e]
+    if not inside:
+        return False
+    theirs = cache.get(other)
+    if theirs is None:
+        theirs = cache[other] = frozenset(_requirements(other))
+    return all(key in theirs for key in inside)
+
+
 # a specifier set's clauses (:func:`_comparison_clauses`): an operator glued to a version
 _CLAUSE = re.compile(rb"(?:==|!=|~=|>=|<=|>|<)?[vV]?[0-9][^\s,]*")
 _COMPARISON_LEADS = frozenset(b"<>!~=")
@@ -11764,15 +11919,84 @@ def _requirements(text: bytes) -> dict[tuple[bytes, ...], str]:
     comparison and its version lower-cased, quotes aside). Read only where a comparison stands
     before a digit (``_REQUIREMENT_HINT``)."""
     out: dict[tuple[bytes, ...], str] = {}
+    seen: set[bytes] = set()  # (a requirement written again the same way: its key once)
     for m in _requirement_matches(_ascii_comparisons(text)):
-        name = _PEP503_RUN.sub(b"-", m.group(1).lower())
-        raw = m.group(2) if m.group(2) is not None else m.group(3) if m.group(3) is not None else m.group(4)
-        extras = b"" if raw is None else b",".join(
-            sorted({_PEP503_RUN.sub(b"-", e.strip().lower()) for e in raw.split(b",")} - {b""}))
-        clauses = sorted({(op, v.lower()) for op, v in _REQ_CLAUSE.findall(m.group(5))})
-        key = (name, extras) + tuple(x for c in clauses for x in c)
-        out.setdefault(key, m.group(0).decode("utf-8", "replace"))
+        written = m.group(0)
+        if written not in seen:
+            seen.add(written)
+            out.setdefault(_requirement_key(m), written.decode("utf-8", "replace"))
+    if _may_hold_markers(text):
+        for key, said in _markers(text):
+            out.setdefault(key, said)
     return out
+
+
+# an environment marker's comparison of a string (PEP 508: ``sys_platform == 'linux'``,
+# ``'linux' in sys_platform``; red team 118, F22: the requirement pattern wants a digit after the
+# comparison, so ``== 'linux'`` -> ``!= 'linux'`` changed nothing the gate read). A version
+# compared (``python_version < '3.9'``) is the requirement pattern's; the legacy dotted names
+# (``sys.platform``) are the same variables
+_MARKER_VARIABLE = (rb"(?:python_version|python_full_version|os[._]name|sys[._]platform|platform[._]release"
+                    rb"|platform[._]system|platform[._]version|platform[._]machine|platform[._]python_implementation"
+                    rb"|python_implementation|implementation_name|implementation_version|extra)")
+_MARKER_OP = rb"(===|==|!=|~=|>=|<=|<|>|not[ \t]+in|in)"
+_MARKER_STRING = rb"""(['"])((?!v?[0-9])[^'"\n]*)"""
+_MARKER = re.compile(
+    rb"(?<![A-Za-z0-9_.])(" + _MARKER_VARIABLE + rb")[ \t]*" + _MARKER_OP + rb"[ \t]*" + _MARKER_STRING + rb"\3"
+    rb"|" + _MARKER_STRING + rb"\5[ \t]*" + _MARKER_OP + rb"[ \t]*(" + _MARKER_VARIABLE + rb")(?![A-Za-z0-9_])")
+# (no marker without one of its variables' words: one search of a text, most texts)
+_MARKER_HINT = re.compile(rb"(?:platform|_name|_version|implementation|extra)[A-Za-z_.]*[ \t]*(?:[=!<>~]=|[<>]|in\b|not\b)"
+                          rb"|['\"][ \t]*(?:[=!<>~]=|[<>]|in|not[ \t]+in)[ \t]+(?:python|os|sys|platform|implementation|extra)")
+def _may_hold_markers(text: bytes) -> bool:
+    """Whether ``text`` may hold an environment marker's string comparison (:data:`_MARKER`): a
+    quote, and a comparison's sign or the ``_`` of a variable compared by ``in`` (byte scans,
+    most texts), one of the words of every marker variable compared to a string (a Python
+    version is compared to digits: the requirement pattern's), then the hint."""
+    return ((b"'" in text or b'"' in text) and (b"=" in text or b"<" in text or b">" in text or b"_" in text)
+            and (b"platform" in text or b"os_name" in text or b"extra" in text or b"implementation" in text
+                 or b"os.name" in text) and _MARKER_HINT.search(text) is not None)
+
+
+# a comparison read from the string's side: the same comparison from the variable's
+_MARKER_MIRROR = {b"<": b">", b">": b"<", b"<=": b">=", b">=": b"<=", b"in": b"contains", b"not in": b"lacks"}
+
+
+def _markers(text: bytes) -> Iterator[tuple[tuple[bytes, ...], str]]:
+    """The string comparisons of the environment markers in ``text`` (:data:`_MARKER`), each
+    as a key like :func:`_requirements`' (the variable by PEP 503, no extras, the comparison
+    as read from the variable's side, the string as written: a marker compares strings
+    exactly) -> its text."""
+    for m in _MARKER.finditer(text):
+        if m.group(1) is not None:
+            var, op, value = m.group(1), m.group(2), m.group(4)
+            op = b"not in" if op.startswith(b"not") else op
+            op = {b"in": b"within", b"not in": b"outside"}.get(op, op)
+        else:
+            var, op, value = m.group(8), m.group(7), m.group(6)
+            op = b"not in" if op.startswith(b"not") else op
+            op = _MARKER_MIRROR.get(op, op)
+        yield ((_PEP503_RUN.sub(b"-", var.lower()), b"", op, value), m.group(0).decode("utf-8", "replace"))
+
+
+def _requirement_key(m: re.Match[bytes]) -> tuple[bytes, ...]:
+    """The key of :func:`_requirements` of match ``m`` of ``_REQUIREMENT``."""
+    name = m.group(1).lower()
+    if b"_" in name or b"." in name or b"--" in name:
+        name = _PEP503_RUN.sub(b"-", name)
+    raw = m.group(2) if m.group(2) is not None else m.group(3) if m.group(3) is not None else m.group(4)
+    extras = b"" if raw is None else b",".join(
+        sorted({_PEP503_RUN.sub(b"-", e.strip().lower()) for e in raw.split(b",")} - {b""}))
+    clauses = sorted({(op, v.lower()) for op, v in _REQ_CLAUSE.findall(m.group(5))})
+    return (name, extras) + tuple(x for c in clauses for x in c)
+
+
+def _requirement_spans(text: bytes) -> list[tuple[int, int, tuple[bytes, ...]]]:
+    """Each requirement of ``text`` (:func:`_requirements`) as (start, end, key), its bytes from
+    its name to its last clause; none where a comparison is written in Unicode signs (their
+    ASCII reading has other offsets)."""
+    if b"\xe2" in text and _ascii_comparisons(text) != text:
+        return []
+    return [(m.start(), m.end(), _requirement_key(m)) for m in _requirement_matches(text)]
 
 
 def _requirement_matches(text: bytes) -> Iterator[re.Match[bytes]]:
@@ -11783,22 +12007,38 @@ def _requirement_matches(text: bytes) -> Iterator[re.Match[bytes]]:
     first match reaching past the comparison is the requirement (each once, however many of its
     clauses find it). Tried at every byte of a long tool output, the pattern cost the rewrite
     benchmark 8 ms a check; now a few tries a comparison. A name and extras longer than the
-    reach are not read."""
+    reach are not read. Linear, with a small constant (red team 118, F16): the text is scanned
+    for word starts once, ahead of the comparisons, and the pattern is tried at a word start
+    at most once (its match does not depend on the comparison it is tried for: one that does
+    not reach past a comparison reaches past no later one)."""
     last = 0  # (the end of the last one: they do not overlap, as the pattern's own search's)
+    starts: list[int] = []  # the word starts before `scanned`, in order
+    scanned = 0
+    tried: dict[int, re.Match[bytes] | None] = {}
+    brackets = b"]" in text
     for hint in _REQUIREMENT_HINT.finditer(text):
         at = hint.start()
         if at < last:
             continue
+        if scanned < at:
+            starts.extend([w.start() for w in _REQUIREMENT_NAME_START.finditer(text, scanned, at)])
+            scanned = at
         low = max(at - _REQUIREMENT_REACH, last)
-        starts = [w.start() for w in _REQUIREMENT_NAME_START.finditer(text, low, at)]
-        close = text.rfind(b"]", low, at)
+        lo, hi = bisect.bisect_left(starts, low), len(starts)
+        close = text.rfind(b"]", low, at) if brackets else -1
         if close >= 0 and (opening := text.rfind(b"[", max(close - _REQUIREMENT_REACH, last), close)) >= 0:
             # the words of the extras before it are no name: the name is looked for before
             # them (red team 118, F02: twelve extras took all the tries, and the reach)
-            starts = [*(w.start() for w in _REQUIREMENT_NAME_START.finditer(
-                text, max(opening - _REQUIREMENT_REACH, last), opening)), *(s for s in starts if s > close)]
-        for start in starts[:-_REQUIREMENT_TRIES - 1:-1]:
-            m = _REQUIREMENT.match(text, start)
+            near = [*starts[bisect.bisect_left(starts, max(opening - _REQUIREMENT_REACH, last)):
+                            bisect.bisect_left(starts, opening)],
+                    *starts[max(lo, bisect.bisect_right(starts, close)):hi]]
+        else:
+            near = starts[max(lo, hi - _REQUIREMENT_TRIES):hi]
+        for start in near[:-_REQUIREMENT_TRIES - 1:-1]:
+            if start in tried:
+                m = tried[start]
+            else:
+                m = tried[start] = _REQUIREMENT.match(text, start)
             if m is not None and m.end(5) > at:
                 last = m.end()
                 yield m
@@ -11907,6 +12147,11 @@ def _pin_context(table: FactTable, r: int) -> set[bytes]:
     data = table.data
     a, b = int(table.start[r]), int(table.end[r])
     name = data[int(table.key_start[r]):int(table.key_end[r])].lower() if table.key_start[r] >= 0 else b""
+    return _pin_context_at(data, a, b, name)
+
+
+def _pin_context_at(data: bytes, a: int, b: int, name: bytes) -> set[bytes]:
+    """:func:`_pin_context` of the pin of ``name`` (lower-cased) at ``data[a:b]``."""
     line = data.rfind(b"\n", max(0, a - 240), a) + 1
     if (line > 0 or a < 240) and _PIN_TABLE_ROW.match(data, line):
         end = data.find(b"\n", b, b + 240)
@@ -11925,6 +12170,40 @@ def _pin_context(table: FactTable, r: int) -> set[bytes]:
         after = after[:stop.start()]
     words = _PIN_CONTEXT_WORD.findall(before)[-2:] + _PIN_CONTEXT_WORD.findall(after)[:2]
     return {w for w in words if w not in _PIN_CONTEXT_PLAIN and w != name}
+
+
+def _pins_in_values(table: FactTable, found: np.ndarray, names: set[bytes],
+                    keys: set[tuple[int, int]]) -> list[tuple[tuple[int, int], tuple[int, int], set[bytes]]]:
+    """The pins of ``names`` that ``table`` writes where the grammar reads no pin: as a kv line's
+    value (``prod: lodash@4.17.20`` is prod's value), each as (key fingerprint, fact fingerprint,
+    its context words: :func:`_pin_context_at`, so the line's label too), the pin read as the
+    grammar reads it alone. Rows of ``found`` (the table's own pins) are no such pin. Read for
+    each name by one search of the table's bytes; at most ``_PIN_CONTEXT_ROWS`` + 1 a name."""
+    data = table.data
+    if b"@" not in data and b"==" not in data:
+        return []
+    own = set(table.start[found].tolist()) if found.size else set()
+    out: list[tuple[tuple[int, int], tuple[int, int], set[bytes]]] = []
+    for name in sorted(names):
+        n = 0
+        for m in re.finditer(rb"(?<![A-Za-z0-9_.@/\-])" + re.escape(name) + rb"(?:@|==)[^\s,;|()\[\]]+", data):
+            if m.start() in own:
+                continue
+            n += 1
+            if n > _PIN_CONTEXT_ROWS:
+                break
+            sub = extract(m.group())
+            for r in range(len(sub)):
+                if sub.kind[r] != _KIND_KV or int(sub.start[r]) != 0 or not _is_pin_row(sub, r):
+                    continue
+                key = tuple(sub.fp_key[r].tolist())
+                if key not in keys:
+                    continue
+                end = m.start() + int(sub.end[r])
+                out.append((key, tuple(sub.fp_fact[r].tolist()),
+                            _pin_context_at(data, m.start(), end, name.lower())))
+                break
+    return out
 
 
 # each spelling of a unit (``_search_py.UNIT_NAMES``; a unit glued to the figure, "30s", is part of the
