@@ -48,6 +48,10 @@ LIES = [  # (source, lie, the requirement's key)
     ("django \u2265 3.2\n", "django \u2264 3.2\n", "django"),
     ("django >= 3.2\n", "django \u2264 3.2\n", "django"),
     ("django \u2260 4.0\n", "django == 4.0\n", "django"),
+    # red team 119, F12: "≧ ≦" and the full-width signs of a CJK input method
+    ("django \u2267 3.2\n", "django \u2266 3.2\n", "django"),
+    ("django \uff1e\uff1d 3.2\n", "django \uff1c\uff1d 3.2\n", "django"),
+    ("django\uff1d\uff1d3.2\n", "django\uff01\uff1d3.2\n", "django"),
     # red team 118, F02: more extras than the words tried before the comparison
     ("apache-airflow[amazon,celery,cncf.kubernetes,docker,google,http,ldap,mysql,postgres,redis,slack,ssh]==2.7.1\n",
      "apache-airflow[amazon,celery,cncf.kubernetes,docker,google,http,ldap,sqlite,postgres,redis,slack,ssh]==2.7.1\n",
@@ -84,6 +88,8 @@ HONEST_SUMMARIES = [
     ("We saw p99 > 30 ms and errors >= 5.\n", "p99 > 30 ms, errors >= 5\n"),
     ('requires-python = ">=3.8"\n', "requires-python >= 3.8\n"),
     ("Needs django \u2265 3.2.\n", "django \u2265 3.2\n"),
+    ("Needs django \u2267 3.2.\n", "django \u2267 3.2\n"),
+    ("django \uff1e\uff1d 3.2\n", "Needs django \uff1e\uff1d 3.2.\n"),
 ]
 
 

@@ -11898,14 +11898,23 @@ _PEP503_RUN = re.compile(rb"[-_.]+")
 
 
 # the comparison signs of Unicode, as their ASCII (red team 118, F13: "django ≥ 3.2" -> "django ≤
-# 3.2" was no requirement changed)
+# 3.2" was no requirement changed; red team 119, F12: "≧ ≦" and the full-width "＞＝ ＜＝", which
+# a CJK input method types, neither): the full-width pairs before the signs alone
 _UNICODE_COMPARISONS = ((b"\xe2\x89\xa5", b">="), (b"\xe2\x89\xa4", b"<="), (b"\xe2\x89\xa0", b"!="),
-                        (b"\xe2\xa9\xbe", b">="), (b"\xe2\xa9\xbd", b"<="))
+                        (b"\xe2\xa9\xbe", b">="), (b"\xe2\xa9\xbd", b"<="), (b"\xe2\x89\xa7", b">="),
+                        (b"\xe2\x89\xa6", b"<="), (b"\xef\xbc\x81\xef\xbc\x9d", b"!="), (b"\xef\xbc\x9e", b">"),
+                        (b"\xef\xbc\x9c", b"<"), (b"\xef\xbc\x9d", b"="), (b"\xef\xbd\x9e", b"~"))
+
+
+def _has_unicode_comparison(text: bytes) -> bool:
+    """Might ``text`` hold a sign of ``_UNICODE_COMPARISONS``? (Their lead bytes: a byte test.)"""
+    return b"\xe2" in text or b"\xef\xbc" in text or b"\xef\xbd" in text
 
 
 def _ascii_comparisons(text: bytes) -> bytes:
-    """``text`` with ``≥ ≤ ≠ ⩾ ⩽`` written ``>= <= !=``: the requirement rule reads both alike."""
-    if b"\xe2" not in text:
+    """``text`` with ``≥ ≤ ≠ ⩾ ⩽ ≧ ≦`` and the full-width ``＞ ＜ ＝ ！＝ ～`` written ``>= <= !=``
+    and ``> < = != ~``: the requirement rule reads both alike."""
+    if not _has_unicode_comparison(text):
         return text
     for sign, ascii in _UNICODE_COMPARISONS:
         text = text.replace(sign, ascii)
@@ -11994,7 +12003,7 @@ def _requirement_spans(text: bytes) -> list[tuple[int, int, tuple[bytes, ...]]]:
     """Each requirement of ``text`` (:func:`_requirements`) as (start, end, key), its bytes from
     its name to its last clause; none where a comparison is written in Unicode signs (their
     ASCII reading has other offsets)."""
-    if b"\xe2" in text and _ascii_comparisons(text) != text:
+    if _has_unicode_comparison(text) and _ascii_comparisons(text) != text:
         return []
     return [(m.start(), m.end(), _requirement_key(m)) for m in _requirement_matches(text)]
 
