@@ -4272,7 +4272,7 @@ class _Check:
                 sources_say: set[bytes] = set()
                 for h, _ in sources:
                     sources_say |= read[h].get(figure, set())
-                if not names <= sources_say:
+                if not _units_given(names, sources_say):
                     # and the unit a key or a header gives the figure ("timeout_ms": 300,
                     # "timeout (seconds): 30"), asked only of a figure not grounded with its unit
                     # (a few figures searched for one by one, more read off one pass: F16's quadratic case)
@@ -4285,9 +4285,9 @@ class _Check:
                         if type(found) is int:
                             found = keyed[h] = _key_units_of_figures(as_read[h])
                         sources_say |= found.get(figure, set())
-                if not sources_say or names <= sources_say or (block.id, figure.decode()) in reported:
+                if not sources_say or _units_given(names, sources_say) or (block.id, figure.decode()) in reported:
                     continue
-                unit = min(names - sources_say).decode()
+                unit = min(u for u in names if not _units_given((u,), sources_say)).decode()
                 invariant = "I2" if rewritten and not block.derived else "I1"
                 self.violate(invariant, f"block {block.id!r} states {figure.decode()!r} in {unit!r}, but its sources "
                              f"give it in {sorted(u.decode() for u in sources_say)} only: a figure keeps its unit",
@@ -5591,7 +5591,7 @@ class _Check:
         for r, a, b_unit, v in zip(post_rows, before, after, values):
             if b_unit is not None and a is None and any(u == b_unit and w != v for u, w in dropped):
                 a = _NO_UNIT
-            if a is None or b_unit is None or a == b_unit:
+            if a is None or b_unit is None or _same_unit(a, b_unit):
                 continue
             b = self.edit.post[j]
             span = post_table.span(r)
@@ -11932,7 +11932,10 @@ _UNIT_GAP = UNIT_GAP_RUN
 _UNIT_WORD = rb"([A-Za-z]+|%|\xc2\xb5s|\xce\xbcs|\xc2\xb0[CFcf]|\xe2\x84[\x83\x89]|\xe2\x80\xb0)(?![0-9A-Za-z_])"
 # a rate: "40 MB/s", "100 req/s", "100 requests per minute"
 _UNIT_RATE = rb"(?:(?:[ \t]*/[ \t]*|[ \t]+[Pp][Ee][Rr][ \t]+)" + _UNIT_WORD + rb")?"
-_UNIT_TAIL = _UNIT_GAP + _UNIT_WORD + _UNIT_RATE
+# or a rate of nothing named, "/" right after the figure ("100/h", "$5/month": red team 118, F27;
+# unit_leads' last form), its group 3
+_UNIT_TAIL = (rb"(?:" + _UNIT_GAP + _UNIT_WORD + _UNIT_RATE
+              + rb"|[ \t]*/[ \t]*([A-Za-z]{1,16})(?![0-9A-Za-z_]))")
 _UNIT_AFTER_FIGURE = re.compile(_UNIT_TAIL)
 # a terminal's escape sequences: CSI (colours, "\x1b[1m"), a character set chosen ("\x1b(B", which
 # tput sgr0 writes), and OSC ended by BEL or ST (an OSC 8 hyperlink): red team 118, F18
@@ -11952,6 +11955,24 @@ def _unit_named(word: bytes, per: bytes | None) -> bytes | None:
     if per is not None and (per_unit := _UNITS.get(_unit_spelling(per))) is not None:
         return (unit or _counted(word)) + b"/" + per_unit
     return unit
+
+
+def _same_unit(a: bytes, b: bytes) -> bool:
+    """Do units ``a`` and ``b`` (``_UNITS``' names, ``x/y`` for a rate) say the same? A rate of
+    nothing named (``count/min``: ``100/min``, ``100 per minute``) is any rate of its period:
+    ``100 requests/min`` -> ``100/min`` drops what it counts and keeps the period (red team 118,
+    F27), the period changed is another unit."""
+    if a == b:
+        return True
+    if b"/" not in a or b"/" not in b:
+        return False
+    (what_a, _, per_a), (what_b, _, per_b) = a.partition(b"/"), b.partition(b"/")
+    return per_a == per_b and (what_a == b"count" or what_b == b"count")
+
+
+def _units_given(names: Iterable[bytes], given: set[bytes]) -> bool:
+    """Is each of the units ``names`` one of ``given`` (:func:`_same_unit`)?"""
+    return all(u in given or any(_same_unit(u, g) for g in given) for u in names)
 
 
 # what a rate counts, its abbreviations and plural one name (red team 117, F13: "100 req/min" ->
@@ -12007,6 +12028,9 @@ def _unit_of_match(text: bytes, m: re.Match[bytes]) -> bytes | None:
     break into the label of the next line's row (``retries: 3\\ndays kept: 30``) or the next
     list item: a unit wrapped onto the next line of prose is still the figure's (red team 116,
     F04), but the first word of the next row or item is not (red team 117, F20)."""
+    if m.group(1) is None:  # ("100/h": a rate, of nothing named, as "100 per hour")
+        per = _UNITS.get(_unit_spelling(m.group(3)))
+        return None if per is None or b"/" in per else b"count/" + per
     unit = _unit_named(m.group(1), m.group(2))
     end = m.end()
     if unit == b"deg":
