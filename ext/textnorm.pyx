@@ -267,3 +267,84 @@ def same_without_spaces(a, b):
             p_out[i] = same_without_space_bytes(<const unsigned char*>p[2 * i], length[2 * i],
                                                 <const unsigned char*>p[2 * i + 1], length[2 * i + 1])
     return out
+
+
+cdef inline bint is_word(unsigned char c) noexcept nogil:
+    return (0x30 <= c <= 0x39) or (0x61 <= (c | 0x20) <= 0x7A) or c == 0x5F or c >= 0x80
+
+
+cdef bint same_words_bytes(const unsigned char* a, Py_ssize_t na,
+                           const unsigned char* b, Py_ssize_t nb) noexcept nogil:
+    # same_without_space_bytes, and at each pair of word bytes after a word byte (spaces
+    # between aside) a space on both sides or on neither: ``pw`` is the last pair's byte a word
+    # byte, ``sa``/``sb`` a space passed since on each side. An equal block is the same on both
+    # sides, so only its first byte that is no space can break a word on one side only.
+    cdef Py_ssize_t i = 0, j = 0, k, first, last
+    cdef uint64_t x, y
+    cdef bint pw = False, sa = False, sb = False
+    cdef unsigned char c
+    while True:
+        while i + 8 <= na and j + 8 <= nb:
+            memcpy(&x, a + i, 8)
+            memcpy(&y, b + j, 8)
+            if x != y:
+                break
+            first = -1
+            for k in range(8):
+                if not is_space(a[i + k]):
+                    first = k
+                    break
+            if first < 0:
+                sa = sb = True
+            else:
+                if sa != sb and pw and is_word(a[i + first]):
+                    return False
+                last = 7
+                while is_space(a[i + last]):
+                    last -= 1
+                pw = is_word(a[i + last])
+                sa = sb = last < 7
+            i += 8
+            j += 8
+        while i < na and is_space(a[i]):
+            i += 1
+            sa = True
+        while j < nb and is_space(b[j]):
+            j += 1
+            sb = True
+        if i == na or j == nb:
+            return i == na and j == nb
+        c = a[i]
+        if c != b[j]:
+            return False
+        if sa != sb and pw and is_word(c):
+            return False
+        pw = is_word(c)
+        sa = sb = False
+        i += 1
+        j += 1
+
+
+def same_words(a, b):
+    check_byte_pairs(a, b)
+    cdef tuple keep_a = tuple(a), keep_b = tuple(b)
+    check_byte_pairs(keep_a, keep_b)
+    cdef Py_ssize_t n = len(keep_a), i
+    cdef cnp.ndarray out = np.empty(n, dtype=np.bool_)
+    if n == 0:
+        return out
+    cdef cnp.ndarray pointers = np.empty(2 * n, dtype=np.uintp)
+    cdef cnp.ndarray lengths = np.empty(2 * n, dtype=np.intp)
+    cdef size_t* p = <size_t*>cnp.PyArray_DATA(pointers)
+    cdef Py_ssize_t* length = <Py_ssize_t*>cnp.PyArray_DATA(lengths)
+    cdef unsigned char* p_out = <unsigned char*>cnp.PyArray_DATA(out)
+    for i in range(n):
+        p[2 * i] = <size_t>PyBytes_AS_STRING(keep_a[i])
+        length[2 * i] = PyBytes_GET_SIZE(keep_a[i])
+        p[2 * i + 1] = <size_t>PyBytes_AS_STRING(keep_b[i])
+        length[2 * i + 1] = PyBytes_GET_SIZE(keep_b[i])
+    with nogil:
+        for i in range(n):
+            p_out[i] = same_words_bytes(<const unsigned char*>p[2 * i], length[2 * i],
+                                        <const unsigned char*>p[2 * i + 1], length[2 * i + 1])
+    return out

@@ -79,7 +79,7 @@ from provgate._scanner import fold_digits, span_values
 from provgate._search import unit_leads
 from provgate._search_py import UNIT_GAP_RUN, UNIT_LOWER_CASE_ONLY, UNIT_NAMES
 from provgate._scanner_py import normalize_value
-from provgate._textnorm import same_after_normalisation, same_without_spaces
+from provgate._textnorm import same_after_normalisation, same_words
 from provgate._textnorm_py import (
     normalize_whitespace as normalize_whitespace,  # the rule, re-exported here
 )
@@ -5451,15 +5451,17 @@ class _Check:
 
     def _reworded_in_place(self) -> list[tuple[int, int]]:
         """(pre block, post block) of each block a lossless edit rewrote in place (same id)
-        whose words changed: not only re-indented or re-wrapped (:func:`same_without_spaces`,
-        one native pass for all). Made once a check; the negation and figure rules read it."""
+        whose words changed: not only re-indented or re-wrapped (:func:`same_words`, one native
+        pass for all: the same bytes but spaces, and the same words; a space put inside a word
+        or taken from between two, ``nowhere`` -> ``now here``, makes other words, which the
+        rules read: red team 118, F17). Made once a check; the negation and figure rules read it."""
         if self._reworded is None:
             edit = self.edit
             pre_id = self.pre.id_pos()
             pairs = [(i, j) for j in self.changed if (i := pre_id.get(edit.post[j].id)) is not None]
             if pairs:
-                same = same_without_spaces([self.pre_facts[i].table.data for i, _ in pairs],
-                                           [self.post_facts[j].table.data for _, j in pairs])
+                same = same_words([self.pre_facts[i].table.data for i, _ in pairs],
+                                  [self.post_facts[j].table.data for _, j in pairs])
                 pairs = [pair for pair, unchanged in zip(pairs, same.tolist()) if not unchanged]
             self._reworded = pairs
         return self._reworded
