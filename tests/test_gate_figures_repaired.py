@@ -159,3 +159,39 @@ def test_a_block_of_one_figure_is_not_read_for_names(monkeypatch):
     assert calls == []
     find(_rewrite(_DB, "db-02 has 12 GB, db-01 has 34 GB."), "I2", evidence__change="traded_in_place")
     assert len(calls) == 2
+
+
+# red team 118, F07: three names or more rotated with their figures trade no pair, but each
+# name's loss is another's gain (a cycle of the figures)
+@pytest.mark.parametrize("before, after", [
+    ("Primary: 12 GB; replica: 34 GB; standby: 56 GB.", "Standby: 12 GB; primary: 34 GB; replica: 56 GB."),
+    ("Primary: 12 GB; replica: 34 GB; standby: 56 GB.", "Replica: 12 GB; standby: 34 GB; primary: 56 GB."),
+    ("- alpha: 1 s\n- beta: 2 s\n- gamma: 3 s\n- delta: 4 s\n", "- beta: 1 s\n- gamma: 2 s\n- delta: 3 s\n- alpha: 4 s\n"),
+    ("| alpha | 12 |\n| beta | 34 |\n| gamma | 56 |\n", "| gamma | 12 |\n| alpha | 34 |\n| beta | 56 |\n"),
+])
+def test_names_rotated_with_their_figures_are_refused(before, after):
+    found = find(_rewrite(before, after), "I2", evidence__change="traded_in_place")
+    assert "rotated" in found.message
+
+
+@pytest.mark.parametrize("before, after", [
+    # the statements reordered whole, reworded, or the rows moved with their figures
+    ("Primary: 12 GB; replica: 34 GB; standby: 56 GB.", "Standby: 56 GB; primary: 12 GB; replica: 34 GB."),
+    ("Primary: 12 GB; replica: 34 GB; standby: 56 GB.", "The replica has 34 GB; the standby 56 GB; the primary 12 GB."),
+    ("| alpha | 12 |\n| beta | 34 |\n| gamma | 56 |\n", "| gamma | 56 |\n| alpha | 12 |\n| beta | 34 |\n"),
+])
+def test_statements_rotated_with_their_figures_are_accepted(before, after):
+    assert_accepted(_rewrite(before, after), "lossless")
+
+
+def test_a_rotation_is_found_as_names_of_distinct_statements():
+    before = _names("Primary: 12 GB; replica: 34 GB; standby: 56 GB.")
+    name, lost, gained, other = _repaired_figures(before, _names("Standby: 12 GB; primary: 34 GB; replica: 56 GB."))
+    assert len({name, other}) == 2 and lost != gained
+    assert lost in before[name] and gained not in before[name] and lost not in before[other]
+    assert _repaired_figures(before, _names("Standby: 56 GB; primary: 12 GB; replica: 34 GB.")) is None
+    # (six names, each with the next one's figure)
+    g = {f"n{k}".encode(): {(str(k).encode(), b"")} for k in range(6)}
+    h = {f"n{k}".encode(): {(str((k + 1) % 6).encode(), b"")} for k in range(6)}
+    name, lost, gained, other = _repaired_figures(g, h)
+    assert name != other and g[name] == {lost} and h[other] == {lost}

@@ -5564,8 +5564,11 @@ class _Check:
 
         b = self.edit.post[j]
         span = post_table.span(row)
+        # (a pair traded, or names that rotated their figures: the other now holds what it lost)
+        rest = (f"{show(other)!r} the other way round" if gained in before.get(other, ())
+                else f"{show(other)!r} now with {show(lost)!r} (the names rotated their figures)")
         self.violate("I2", f"{self.edit.operator} re-paired the figures of block {b.id!r}: {show(name)!r} stood with "
-                     f"{show(lost)!r} and now with {show(gained)!r}, {show(other)!r} the other way round: a lossless "
+                     f"{show(lost)!r} and now with {show(gained)!r}, {rest}: a lossless "
                      "operator keeps each figure with the names of its statement",
                      block=b.id, handle=(b.handles or (None,))[0], key=span.key, value=span.value,
                      evidence={"span": [span.start, span.end], "text": span.text, "change": "traded_in_place",
@@ -11697,8 +11700,17 @@ def _repaired_figures(before: dict[bytes, set[Any]], after: dict[bytes, set[Any]
     traded figures: one stood with ``f`` and not ``g`` before and with ``g`` and not ``f``
     after, and the other the other way round; or None. A name beside more than
     ``_NAMED_FIGURES`` figures on either side is not read (each name's lost x gained pairs
-    stay bounded)."""
+    stay bounded).
+
+    Names that rotated their figures (three or more: ``Primary: 12 GB; replica: 34 GB; standby:
+    56 GB`` -> ``Standby: 12 GB; primary: 34 GB; replica: 56 GB``, red team 118, F07) traded no
+    pair, but each name's loss is another's gain: a cycle of the figures, each edge ``f -> g``
+    a name that lost ``f`` and gained ``g``. Any cycle holds one of distinct names (a name twice
+    in it is a shortcut: it lost the first edge's figure and gained the last's), so one walk
+    of the graph finds it; then (a name of it, the figure it lost, the figure it gained, the
+    name that gained the figure it lost)."""
     trades: dict[tuple[Any, Any], bytes] = {}
+    edges: dict[Any, list[tuple[Any, bytes]]] = {}
     for name, was in before.items():
         now = after.get(name)
         if now is None or now == was or len(was) > _NAMED_FIGURES or len(now) > _NAMED_FIGURES:
@@ -11710,6 +11722,55 @@ def _repaired_figures(before: dict[bytes, set[Any]], after: dict[bytes, set[Any]
                 if other is not None:
                     return name, f, g, other
                 trades[(f, g)] = name
+                edges.setdefault(f, []).append((g, name))
+    if len(trades) < 3:
+        return None  # (a cycle of distinct names other than a pair has three edges or more)
+    cycle = _figure_cycle(edges)
+    if cycle is None:
+        return None
+    # (each name once: a name twice is a shortcut from its first edge's figure to its last's)
+    while True:
+        seen: dict[bytes, int] = {}
+        for k, (_, _, name) in enumerate(cycle):
+            if name in seen:
+                first = seen[name]
+                cycle[first:k + 1] = [(cycle[first][0], cycle[k][1], name)]
+                break
+            seen[name] = k
+        else:
+            break
+    f, g, name = cycle[0]
+    return name, f, g, cycle[-1][2]
+
+
+def _figure_cycle(edges: dict[Any, list[tuple[Any, bytes]]]) -> list[tuple[Any, Any, bytes]] | None:
+    """A cycle of the graph ``edges`` (figure -> [(figure, the name of the edge)]) as its edges
+    ``(from, to, name)`` in order, or None: one depth-first walk, each figure left once."""
+    state: dict[Any, int] = {}  # 1: on the walk's path, 2: done
+    for root in edges:
+        if state.get(root):
+            continue
+        path: list[tuple[Any, Any, bytes]] = []
+        stack = [(root, iter(edges.get(root, ())))]
+        state[root] = 1
+        while stack:
+            node, it = stack[-1]
+            step = next(it, None)
+            if step is None:
+                state[node] = 2
+                stack.pop()
+                if path:
+                    path.pop()
+                continue
+            to, name = step
+            seen = state.get(to)
+            if seen == 1:  # (back on the path: the cycle from ``to`` to here, and this edge)
+                at = next((k for k, e in enumerate(path) if e[0] == to), 0)
+                return path[at:] + [(node, to, name)]
+            if seen is None:
+                state[to] = 1
+                path.append((node, to, name))
+                stack.append((to, iter(edges.get(to, ()))))
     return None
 
 
