@@ -276,51 +276,39 @@ cdef inline bint is_word(unsigned char c) noexcept nogil:
 cdef bint same_words_bytes(const unsigned char* a, Py_ssize_t na,
                            const unsigned char* b, Py_ssize_t nb) noexcept nogil:
     # same_without_space_bytes, and at each pair of word bytes after a word byte (spaces
-    # between aside) a space on both sides or on neither: ``pw`` is the last pair's byte a word
-    # byte, ``sa``/``sb`` a space passed since on each side. An equal block is the same on both
-    # sides, so only its first byte that is no space can break a word on one side only.
-    cdef Py_ssize_t i = 0, j = 0, k, first, last
+    # between aside) a space right before it on both sides or on neither. An equal block (and
+    # the byte after one) has the same byte before it on both sides, so only a pair taken
+    # after spaces were passed on one side can split or join a word: read there alone, by
+    # looking back for the last byte that is no space.
+    cdef Py_ssize_t i = 0, j = 0, k
     cdef uint64_t x, y
-    cdef bint pw = False, sa = False, sb = False
     cdef unsigned char c
+    cdef bint sa, sb
     while True:
         while i + 8 <= na and j + 8 <= nb:
             memcpy(&x, a + i, 8)
             memcpy(&y, b + j, 8)
             if x != y:
                 break
-            first = -1
-            for k in range(8):
-                if not is_space(a[i + k]):
-                    first = k
-                    break
-            if first < 0:
-                sa = sb = True
-            else:
-                if sa != sb and pw and is_word(a[i + first]):
-                    return False
-                last = 7
-                while is_space(a[i + last]):
-                    last -= 1
-                pw = is_word(a[i + last])
-                sa = sb = last < 7
             i += 8
             j += 8
         while i < na and is_space(a[i]):
             i += 1
-            sa = True
         while j < nb and is_space(b[j]):
             j += 1
-            sb = True
         if i == na or j == nb:
             return i == na and j == nb
         c = a[i]
         if c != b[j]:
             return False
-        if sa != sb and pw and is_word(c):
-            return False
-        pw = is_word(c)
-        sa = sb = False
+        sa = i > 0 and is_space(a[i - 1])
+        sb = j > 0 and is_space(b[j - 1])
+        if sa != sb and is_word(c):
+            k = i - 1
+            while k >= 0 and is_space(a[k]):
+                k -= 1
+            if k >= 0 and is_word(a[k]):
+                return False
         i += 1
         j += 1
 
