@@ -195,3 +195,38 @@ def test_a_rotation_is_found_as_names_of_distinct_statements():
     h = {f"n{k}".encode(): {(str((k + 1) % 6).encode(), b"")} for k in range(6)}
     name, lost, gained, other = _repaired_figures(g, h)
     assert name != other and g[name] == {lost} and h[other] == {lost}
+
+
+# red team 118, F05: a table row of more than _NAMED_FIGURES figures is named by its first cell
+_ROWS = "| host | disk | cpu | mem | net | io |\n|---|---|---|---|---|---|\n" \
+        "| primary | 12 GB | 4 | 2 | 8 | 16 |\n| replica | 34 GB | 8 | 4 | 16 | 32 |\n| standby | 56 GB | 1 | 3 | 5 | 7 |\n"
+
+
+@pytest.mark.parametrize("after", [
+    _ROWS.replace("| primary |", "| X |").replace("| replica |", "| primary |").replace("| X |", "| replica |"),
+    _ROWS.replace("| primary |", "| X |").replace("| replica |", "| primary |").replace("| standby |", "| replica |")
+    .replace("| X |", "| standby |"),  # (three rows' names rotated)
+    _ROWS.replace("| primary | 12 GB | 4 | 2 | 8 | 16 |", "| db primary | 12 GB | 4 | 2 | 8 | 16 |")
+    .replace("| replica |", "| X |").replace("| db primary |", "| replica |").replace("| X |", "| db primary |"),
+])
+def test_table_rows_of_many_figures_swapping_names_are_refused(after):
+    found = find(_rewrite(_ROWS, after), "I2", evidence__change="traded_in_place")
+    assert "the table row of " in found.message
+
+
+@pytest.mark.parametrize("after", [
+    _ROWS.split("\n", 2)[0] + "\n" + _ROWS.split("\n", 2)[1] + "\n" + "\n".join(reversed(_ROWS.split("\n", 2)[2].strip("\n").split("\n"))) + "\n",
+    _ROWS + "\n(hosts listed)\n",
+    _ROWS.replace("| primary |", "| Primary |"),
+])
+def test_table_rows_of_many_figures_moved_whole_are_accepted(after):
+    assert_accepted(_rewrite(_ROWS, after), "lossless")
+
+
+def test_a_table_rows_first_cell_names_its_figures_as_one():
+    names = _names(_ROWS)
+    assert len(names[b"primary"]) == len(names[b"replica"]) == 1 and names[b"primary"] != names[b"replica"]
+    assert b"host" not in names and b"gb" not in names
+    # (prose of many figures, and a row whose first cell is a figure, name none)
+    assert _names("primary has 1 GB 2 GB 3 GB 4 GB 5 GB\n") == {}
+    assert _names("| 1 | primary | 2 | 3 | 4 | 5 |\n") == {}

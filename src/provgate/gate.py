@@ -5549,16 +5549,24 @@ class _Check:
         name, lost, gained, other = found
         lowered = self._word_bounds_of(1, j)[3]
         shown = {}
+        # (a table row's figures read as one are shown by their first: _name_table_rows)
+        firsts = {_row_first(x): x for x in (lost, gained) if x[0].startswith(_ROW_FIGURES)}
         for r in post_rows:  # (the rows of the two figures, to show them: only when refused)
             label = _figure_label(post_table, r, lowered)
             if label in (lost, gained) and label not in shown:
                 shown[label] = r
+            elif label in firsts and firsts[label] not in shown:
+                shown[firsts[label]] = r
         row = shown.get(gained, post_rows[0])
 
         def show(x: bytes | tuple[bytes, bytes]) -> str:
             if isinstance(x, bytes):
                 return x.decode("utf-8", "replace")
             r = shown.get(x)
+            if x[0].startswith(_ROW_FIGURES):
+                first = post_table.span(r).value if r is not None else "?"
+                unit = _row_first(x)[1]
+                return f"the table row of {first}{' ' + unit.decode() if unit else ''}, ..."
             value = post_table.span(r).value if r is not None else "?"
             return f"{value} {x[1].decode()}" if x[1] else value
 
@@ -11664,16 +11672,25 @@ def _figures_by_name(table: FactTable, rows: list[int],
     breaks = np.array([at for at, _ in found], dtype=np.int64)
     fig_unit = np.searchsorted(breaks, fig_starts, side="left").tolist()
     by_unit: dict[int, list[tuple[bytes, bytes]]] = {}
-    for unit, row in zip(fig_unit, rows):
+    by_unit_all = by_unit
+    first_at: dict[int, int] = {}
+    for unit, row, at in zip(fig_unit, rows, fig_starts.tolist()):
         by_unit.setdefault(unit, []).append(_figure_label(table, row, lowered))
+        first_at.setdefault(unit, at)
     with_figures = np.fromiter(sorted(by_unit), dtype=np.int64)
+    many = [u for u, f in by_unit.items() if len(f) > _NAMED_FIGURES]
     by_unit = {u: f for u, f in by_unit.items() if len(f) <= _NAMED_FIGURES}
-    if not by_unit:
+    if not by_unit and not many:
         return {}
     w_starts, w_ends = starts[1:-1], ends[1:-1]  # (not the blank words either end)
     k = np.searchsorted(fig_starts, w_starts, side="right") - 1
     kk = np.maximum(k, 0)
     inside = (k >= 0) & (w_starts >= fig_starts[kk]) & (w_ends <= fig_ends[kk])
+    out: dict[bytes, set[tuple[bytes, bytes]]] = {}
+    if many:
+        _name_table_rows(out, many, first_at, by_unit_all, lowered, w_starts, w_ends, inside)
+    if not by_unit:
+        return out
     w_unit = np.searchsorted(breaks, w_starts, side="left")
     # a clause of names and no figure before a comma is the next clause's that holds figures,
     # if only commas stand between ("db-01, 12 GB; db-02, 34 GB": each name its own clause)
@@ -11684,7 +11701,6 @@ def _figures_by_name(table: FactTable, rows: list[int],
     joined = (nxt < with_figures.size) & (hard[np.minimum(nxt_unit, breaks.size)] == hard[w_unit])
     w_unit = np.where(joined, nxt_unit, -1)
     keep = np.flatnonzero(~inside & joined & np.isin(w_unit, np.fromiter(by_unit, dtype=np.int64)))
-    out: dict[bytes, set[tuple[bytes, bytes]]] = {}
     named: dict[int, int] = {}
     for a, b, unit in zip(w_starts[keep].tolist(), w_ends[keep].tolist(), w_unit[keep].tolist()):
         word = lowered[a:b]
@@ -11693,6 +11709,66 @@ def _figures_by_name(table: FactTable, rows: list[int],
         named[unit] = named.get(unit, 0) + 1
         out.setdefault(word, set()).update(by_unit[unit])
     return out
+
+
+# the label of a table row's figures read as one (_name_table_rows): a marker no fact's
+# fingerprint starts with, then each figure's label
+_ROW_FIGURES = b"\x00row"
+
+
+def _row_first(label: tuple[bytes, bytes]) -> tuple[bytes, bytes]:
+    """The first figure's label (:func:`_figure_label`) of a row's label (``_ROW_FIGURES``)."""
+    key = label[0]
+    at = len(_ROW_FIGURES) + _FP_BYTES
+    end = key.find(b"\x00", at + 1)
+    return key[len(_ROW_FIGURES):at], key[at + 1:end if end >= 0 else len(key)]
+
+
+# a fact's fingerprint, in bytes (FactTable.fp_fact: two uint64)
+_FP_BYTES = 16
+
+
+def _name_table_rows(out: dict[bytes, set[tuple[bytes, bytes]]], units: list[int], first_at: dict[int, int],
+                     by_unit: dict[int, list[tuple[bytes, bytes]]], lowered: bytes, w_starts: np.ndarray,
+                     w_ends: np.ndarray, inside: np.ndarray) -> None:
+    """Name the figures of each unit of ``units`` (more than ``_NAMED_FIGURES`` figures) that
+    is a markdown table row (its line starts with ``|``) by the words of the row's first cell,
+    if it holds no figure: a row of metrics holds five figures or more, and its first cell
+    names them all (red team 118, F05: two rows' names swapped were accepted). The row's
+    figures are one label, in order (``_ROW_FIGURES``), so a name is paired with one label a
+    row, at most ``_NAMES_A_UNIT`` names a row: linear in the text. Prose with many figures
+    names none of them, as before."""
+    cells: list[tuple[int, int, int]] = []  # (unit, the first cell's start, its end)
+    for unit in units:
+        at = first_at[unit]
+        line = lowered.rfind(b"\n", 0, at) + 1
+        bar = lowered.find(b"|", line, at)
+        if bar < 0 or lowered[line:bar].strip(b" \t"):
+            continue  # (no table row: prose, or a line not opening with a cell)
+        cell_end = lowered.find(b"|", bar + 1, at)
+        if cell_end < 0:
+            continue  # (the first figure is in the first cell: no name cell)
+        cells.append((unit, bar + 1, cell_end))
+    if not cells:
+        return
+    # (the words of every first cell, in one search a side)
+    firsts = np.searchsorted(w_starts, [c[1] for c in cells], side="left").tolist()
+    lasts = np.searchsorted(w_starts, [c[2] for c in cells], side="left").tolist()
+    starts_at, ends_at, inside_at = w_starts.tolist, w_ends.tolist, inside.tolist
+    ws, we, wi = starts_at(), ends_at(), inside_at()
+    for (unit, _, _), a, b in zip(cells, firsts, lasts):
+        label = (_ROW_FIGURES + b"\x00".join(fp + b"\x01" + u for fp, u in by_unit[unit]), b"")
+        named = 0
+        for w in range(a, min(b, a + 4 * _NAMES_A_UNIT)):
+            if wi[w]:
+                continue
+            word = lowered[ws[w]:we[w]]
+            if word in _NO_NAME:
+                continue
+            out.setdefault(word, set()).add(label)
+            named += 1
+            if named >= _NAMES_A_UNIT:
+                break
 
 
 def _repaired_figures(before: dict[bytes, set[Any]], after: dict[bytes, set[Any]]) -> tuple[bytes, Any, Any, bytes] | None:
