@@ -537,3 +537,41 @@ def test_unit_at_reads_rates_and_brackets():
     assert _unit_at(b"100 rps", 3) == b"req/s"
     assert _unit_at(b"5 [minutes]", 1) == b"min"
     assert _unit_at(b"1/2 s", 1) is None and _unit_at(b"10/apples", 2) is None and _unit_at(b"10/ms2", 2) is None
+
+
+# red team 118, F24: a unit glued to its figure ("30s", "100ms", "99.9%", "3x") is part of the
+# grammar's number, so a summary writing the unit apart (or gluing it) stated a number no source
+# held; a figure is now grounded by its number with the same unit however it is written
+@pytest.mark.parametrize("source, text", [
+    ("Timeout: 30s", "Timeout: 30 seconds."),
+    ("Uptime 99.9 percent.", "Uptime 99.9%."),
+    ("Backoff: 100ms, 200ms, 400ms.", "Backoff: 100 ms, 200 ms, 400 ms."),
+    ("Processed 12 500 rows", "Processed 12,500 rows"),
+    ("Run 3x per day", "Run 3 times per day"),
+    ("Took 2 hrs.", "Took 2h."),
+    ("Timeout: 30s", "The timeout is 30."),  # (the unit dropped, no word after the figure)
+])
+def test_a_summary_writing_a_glued_unit_apart_is_grounded(source, text):
+    assert_accepted(_summarize(source, text))
+
+
+@pytest.mark.parametrize("source, text, value", [
+    ("Timeout: 30s", "Timeout: 30 minutes.", "30"),
+    ("Backoff: 100ms, 200ms.", "Backoff: 100 s, 200 ms.", "100"),
+    ("Run 3x per day", "Run 3 times per week", "3"),
+    ("Processed 12 500 rows", "Processed 12,600 rows", "12600"),
+    ("Took 2 hrs.", "Took 2d.", "2d"),
+    ("Timeout: 30s", "Retry 30 retries.", "30"),  # (a word after it: no unit dropped)
+])
+def test_a_glued_unit_changed_is_still_refused(source, text, value):
+    find(_summarize(source, text), "I1", block="s", value=value)
+
+
+@pytest.mark.parametrize("source, text", [
+    ("Revenue change this quarter: -12%.", "Revenue grew 12 % this quarter."),
+    ("Revenue change this quarter: -12 percent.", "Revenue grew 12% this quarter."),
+    ("Offset: -30s", "Offset: 30 seconds."),
+    ("Offset: \u221230s", "Offset: 30 seconds."),
+])
+def test_a_signed_figure_grounds_no_unsigned_one_written_another_way(source, text):
+    find(_summarize(source, text), "I1", block="s")

@@ -4538,6 +4538,7 @@ class _Check:
                   lambda o, r: _ground_pins_in_prose(tables, sources, o, r, self.gate.read_facts),
                   lambda o, r: _ground_specifier_clauses(tables, sources, o, r),
                   lambda o, r: _ground_quoted_facts(tables, sources, o, r),
+                  lambda o, r: _ground_units_respelled(tables, sources, o, r),
                   lambda o, r: _ground_wrapped_quotes(tables, [[x.table.data for x in group] + (
                       [] if own_pre is None else [own_pre.table.data]) for group, (*_, own_pre) in zip(
                       sources, requests)], o, r))
@@ -10267,6 +10268,102 @@ def _ground_quoted_facts(tables: list[FactTable], sources: list[list[_Facts]], o
     return (owner, row) if keep.all() else (owner[keep], row[keep])
 
 
+def _ground_units_respelled(tables: list[FactTable], sources: list[list[_Facts]], owner: np.ndarray,
+                            row: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The (owner, row) pairs left once a figure its sources write with the same unit another
+    way is grounded: the grammar reads a unit glued to its figure as part of the number
+    (``30s``, ``100ms``, ``99.9%``, ``3x``), so ``Timeout: 30s`` summarized ``Timeout: 30
+    seconds`` (or ``Uptime 99.9 percent`` as ``99.9%``) stated a number no source held (red team
+    118, F24). A figure is read as (its number, :func:`_figure_number`; its unit's name, glued
+    or after it, :func:`_unit_at`) and grounded where a source writes that number with that unit
+    (:func:`_same_unit`), glued or not; one with no unit where a source glues a unit to it (the
+    unit dropped, as the unit rules leave it be), or groups its thousands with blanks (``12
+    500`` -> ``12,500``). A unit changed is grounded by nothing here. Read only of the number
+    rows left over, each source once."""
+    keep = np.ones(owner.size, dtype=np.bool_)
+    said: dict[int, dict[bytes, set[bytes | None]]] = {}  # per source: number -> its units there
+    for n, (t, r) in enumerate(zip(owner.tolist(), row.tolist())):
+        table = tables[t]
+        if table.kind[r] != _KIND_NUMBER or not sources[t]:
+            continue
+        figure = _GLUED_FIGURE.fullmatch(table.data, int(table.start[r]), int(table.end[r]))
+        if figure is None:
+            continue
+        number = _figure_number(figure.group(1))
+        unit = _glued_unit(figure.group(2)) if figure.group(2) else _unit_at(_as_read(table.data), int(table.end[r]))
+        if figure.group(2) and unit is None:
+            continue  # (a word glued to a figure that names no unit)
+        for facts in sources[t]:
+            units = said.get(id(facts))
+            if units is None:
+                units = said[id(facts)] = _respelled_units(facts.table.data)
+            there = units.get(number)
+            if there is None:
+                continue
+            if unit is None:
+                # (no unit: a number its source groups with blanks; or one it writes with a unit,
+                # the unit dropped, where no word stands after the figure: "30 retries" of
+                # "30s" is no unit dropped)
+                grounded = None in there or _NO_WORD_AFTER.match(table.data, int(table.end[r])) is not None
+            else:
+                grounded = any(u is not None and _same_unit(unit, u) for u in there)
+            if grounded:
+                keep[n] = False
+                break
+    return (owner, row) if keep.all() else (owner[keep], row[keep])
+
+
+# a figure and the unit glued to it, as the grammar reads one number ("30s", "99.9%", "3x")
+_GLUED_FIGURE = re.compile(rb"([0-9]+(?:[.,][0-9]+)*)([A-Za-z%]{1,12}|\xc2\xb5s|\xce\xbcs)?")
+# a whole figure with a unit glued to it, in a source; and one whose thousands blanks group
+_GLUED_IN_TEXT = re.compile(rb"(?<![0-9A-Za-z_.,+\-])(?<!\xe2\x88\x92)([0-9]+(?:[.,][0-9]+)*)([A-Za-z%]{1,12}|\xc2\xb5s|\xce\xbcs)"
+                            rb"(?![0-9A-Za-z_])")
+_BLANK_GROUPED = re.compile(rb"(?<![0-9A-Za-z_.,+\-])(?<!\xe2\x88\x92)([0-9]{1,3}(?:(?: |\xc2\xa0|\xe2\x80\xaf|\xe2\x80\x89)[0-9]{3})+)"
+                            rb"(?![0-9A-Za-z_]|[.,][0-9])")
+_GLUED_PER = re.compile(rb"(?:[ \t]*/[ \t]*|[ \t]+[Pp][Ee][Rr][ \t]+)([A-Za-z]{1,16})(?![0-9A-Za-z_])")
+# no word right after a figure (blanks, then no letter)
+_NO_WORD_AFTER = re.compile(rb"[ \t]*(?:[^ \tA-Za-z]|$)")
+# the units a figure's glued letter names beside _UNITS' ("3x": three times)
+_GLUED_ONLY = {b"x": b"times"}
+
+
+def _glued_unit(word: bytes) -> bytes | None:
+    """The unit (``_UNITS``' name) a word glued to a figure names, or None."""
+    return _GLUED_ONLY.get(word.lower()) or _UNITS.get(_unit_spelling(word))
+
+
+def _respelled_units(text: bytes) -> dict[bytes, set[bytes | None]]:
+    """Each figure of ``text`` (as a number) that :func:`_ground_units_respelled` may ground
+    with -> its units there: a unit glued to it or written after it, and None where blanks
+    group its thousands (``12 500``)."""
+    out: dict[bytes, set[bytes | None]] = {}
+    for m in _GLUED_IN_TEXT.finditer(text):
+        if (unit := _glued_unit(m.group(2))) is not None:
+            # (and a rate's period after it: "3x per day", "5ms/req" aside)
+            per = _GLUED_PER.match(text, m.end())
+            if per is not None and (per_unit := _UNITS.get(_unit_spelling(per.group(1)))) is not None:
+                unit = unit + b"/" + per_unit
+            out.setdefault(_figure_number(m.group(1)), set()).add(unit)
+    read = _as_read(text)
+    for p in unit_leads(read).tolist():
+        start = p + 1
+        while start > 0 and read[start - 1] in _FIGURE_BYTES:
+            start -= 1
+        while read[start] in b".,":
+            start += 1
+        figure = read[start:p + 1]
+        if (start and read[start - 1] in _FIGURE_GLUE_OR_SIGN) or read[max(0, start - 3):start] == _MINUS_SIGN or any(
+                x in figure for x in (b"..", b",,", b".,", b",.")):
+            continue  # (inside a token, or signed: "-12 %" grounds no "12 %")
+        if (unit := _unit_at(read, p + 1)) is not None:
+            out.setdefault(_figure_number(figure), set()).add(unit)
+    if b" " in text or b"\xc2\xa0" in text or b"\xe2\x80" in text:
+        for m in _BLANK_GROUPED.finditer(text):
+            grouped = re.sub(rb"[^0-9]", b"", m.group(1))
+            out.setdefault(grouped, set()).add(None)
+    return out
+
+
 def _inner_facts(table: FactTable, r: int) -> list[int]:
     """The rows of the facts (not quotations or markers) that are quotation ``r``'s whole
     inside: `` `retries=5` `` holds the pair, `` `conf/app.ini` `` the path."""
@@ -12239,6 +12336,9 @@ _FIGURE_BYTES = frozenset(b"0123456789.,")
 # a byte before a figure that makes it part of a longer token (a word, a number, a version):
 # ASCII only, unlike a word's bytes, so "≈30 seconds" is a figure with a unit
 _FIGURE_GLUE = frozenset(b"0123456789_.ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
+# what may not stand before a figure a source grounds a respelled one with: a token's byte, a sign
+_FIGURE_GLUE_OR_SIGN = _FIGURE_GLUE | frozenset(b"+-")
+_MINUS_SIGN = "\u2212".encode()
 
 
 def _figures_with_units(text: bytes, at: list[int]) -> dict[bytes, set[bytes]]:
