@@ -1111,6 +1111,19 @@ cdef bint unit_after(const byte_t* s, offset_t n, offset_t i) noexcept nogil:
     """Does a unit follow the digit at ``i`` (the module doc of the reference)?"""
     cdef offset_t g = i + 1, lines = 0, w, r, w2
     cdef byte_t c
+    # a rate of nothing named: blanks as written, "/", blanks, a spelling of letters ("100/h",
+    # "$5/month": red team 118, F27)
+    r = g
+    while r < n and is_blank(s[r]):
+        r += 1
+    if r < n and s[r] == 0x2F:
+        r += 1
+        while r < n and is_blank(s[r]):
+            r += 1
+        w2 = letters_from(s, n, r, MAX_SPELLING)
+        if (r < w2 and w2 - r <= MAX_SPELLING and (w2 >= n or not is_word_byte(s[w2]))
+                and spelled(s + r, w2 - r, True)):
+            return True
     if not UNIT_GAP[s[g]]:
         return False  # (a unit glued to the figure is part of the number's fact)
     while g < n and UNIT_GAP[s[g]] and g - i <= MAX_UNIT_GAP:

@@ -267,3 +267,72 @@ def same_without_spaces(a, b):
             p_out[i] = same_without_space_bytes(<const unsigned char*>p[2 * i], length[2 * i],
                                                 <const unsigned char*>p[2 * i + 1], length[2 * i + 1])
     return out
+
+
+cdef inline bint is_word(unsigned char c) noexcept nogil:
+    return (0x30 <= c <= 0x39) or (0x61 <= (c | 0x20) <= 0x7A) or c == 0x5F or c >= 0x80
+
+
+cdef bint same_words_bytes(const unsigned char* a, Py_ssize_t na,
+                           const unsigned char* b, Py_ssize_t nb) noexcept nogil:
+    # same_without_space_bytes, and at each pair of word bytes after a word byte (spaces
+    # between aside) a space right before it on both sides or on neither. An equal block (and
+    # the byte after one) has the same byte before it on both sides, so only a pair taken
+    # after spaces were passed on one side can split or join a word: read there alone, by
+    # looking back for the last byte that is no space.
+    cdef Py_ssize_t i = 0, j = 0, k
+    cdef uint64_t x, y
+    cdef unsigned char c
+    cdef bint sa, sb
+    while True:
+        while i + 8 <= na and j + 8 <= nb:
+            memcpy(&x, a + i, 8)
+            memcpy(&y, b + j, 8)
+            if x != y:
+                break
+            i += 8
+            j += 8
+        while i < na and is_space(a[i]):
+            i += 1
+        while j < nb and is_space(b[j]):
+            j += 1
+        if i == na or j == nb:
+            return i == na and j == nb
+        c = a[i]
+        if c != b[j]:
+            return False
+        sa = i > 0 and is_space(a[i - 1])
+        sb = j > 0 and is_space(b[j - 1])
+        if sa != sb and is_word(c):
+            k = i - 1
+            while k >= 0 and is_space(a[k]):
+                k -= 1
+            if k >= 0 and is_word(a[k]):
+                return False
+        i += 1
+        j += 1
+
+
+def same_words(a, b):
+    check_byte_pairs(a, b)
+    cdef tuple keep_a = tuple(a), keep_b = tuple(b)
+    check_byte_pairs(keep_a, keep_b)
+    cdef Py_ssize_t n = len(keep_a), i
+    cdef cnp.ndarray out = np.empty(n, dtype=np.bool_)
+    if n == 0:
+        return out
+    cdef cnp.ndarray pointers = np.empty(2 * n, dtype=np.uintp)
+    cdef cnp.ndarray lengths = np.empty(2 * n, dtype=np.intp)
+    cdef size_t* p = <size_t*>cnp.PyArray_DATA(pointers)
+    cdef Py_ssize_t* length = <Py_ssize_t*>cnp.PyArray_DATA(lengths)
+    cdef unsigned char* p_out = <unsigned char*>cnp.PyArray_DATA(out)
+    for i in range(n):
+        p[2 * i] = <size_t>PyBytes_AS_STRING(keep_a[i])
+        length[2 * i] = PyBytes_GET_SIZE(keep_a[i])
+        p[2 * i + 1] = <size_t>PyBytes_AS_STRING(keep_b[i])
+        length[2 * i + 1] = PyBytes_GET_SIZE(keep_b[i])
+    with nogil:
+        for i in range(n):
+            p_out[i] = same_words_bytes(<const unsigned char*>p[2 * i], length[2 * i],
+                                        <const unsigned char*>p[2 * i + 1], length[2 * i + 1])
+    return out

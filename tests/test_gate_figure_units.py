@@ -473,3 +473,105 @@ def test_a_unit_moved_from_one_figure_to_another_is_refused_on_a_rewrite():
     assert_accepted(_rewrite("Sleep 5, that is 5 s.", "Sleep 5 s, that is 5."), "lossless")
     assert_accepted(_rewrite("Retry 3 times, wait 5 s.", "Retry 3 times, wait 5."), "lossless")
     assert_accepted(_rewrite("Retry 3 times, wait 5.", "Retry 3 times, wait 5 s."), "lossless")
+
+
+# red team 118, F27: a rate written as one word ("rps", "qps") or "/" right after the figure
+# ("100/h", "$5/month") is read with its period, as "100 req/s" and "$5 per month" are
+@pytest.mark.parametrize("source, text, unit", [
+    ("Limit: 100 req/min.", "Limit: 100 rps.", "req/s"),
+    ("Limit: 100 req/min.", "Limit: 100 qps.", "query/s"),
+    ("Rate limit: 100 requests/min.", "Rate limit: 100/h.", "count/h"),
+    ("Cost: $5/month.", "Cost: $5/day.", "count/d"),
+    ("Cost: $5 per month.", "Cost: $5/day.", "count/d"),
+    ("Rate limit: 100/min.", "Rate limit: 100 requests per hour.", "req/h"),
+])
+def test_a_summary_changing_a_rates_period_is_refused(source, text, unit):
+    found = find(_summarize(source, text), "I1", block="s", evidence__change="unit_changed")
+    assert found.evidence["unit"] == unit
+
+
+@pytest.mark.parametrize("before, after, pre_unit, post_unit", [
+    ("Limit: 100 req/min.", "Limit: 100 rps.", "req/min", "req/s"),
+    ("Limit: 100 requests/min.", "Limit: 100/h.", "req/min", "count/h"),
+    ("Cost: $5/month.", "Cost: $5/day.", "count/mo", "count/d"),
+])
+def test_a_rates_period_changed_is_refused_on_a_rewrite(before, after, pre_unit, post_unit):
+    found = find(_rewrite(before, after), "I2", evidence__change="unit_changed")
+    assert (found.evidence["pre_unit"], found.evidence["post_unit"]) == (pre_unit, post_unit)
+
+
+@pytest.mark.parametrize("source, text", [
+    ("Limit: 100 req/min.", "Limit: 100 rpm."),
+    ("Limit: 100 requests/s.", "Limit: 100 rps."),
+    ("Limit: 100 queries/s.", "Limit: 100 qps."),
+    ("Cost: $5 per month.", "Cost: $5/month."),
+    ("Cost: $5/month.", "Cost: $5 per month."),
+    # a rate of nothing named is any rate of its period: what it counts dropped or named
+    ("Rate limit: 100 requests/min.", "Rate limit: 100/min."),
+    ("Rate limit: 100/min.", "Rate limit: 100 requests per minute."),
+    ("Use 1/2 of the 10 GB disk.", "Use half of the 10 GB disk, 1/2."),  # (no unit after "/")
+])
+def test_a_rate_written_another_way_is_accepted(source, text):
+    assert_accepted(_summarize(source, text))
+    assert_accepted(_rewrite(source, text), "lossless")
+
+
+# red team 118, F09: a unit in brackets or a markdown link's text is read
+@pytest.mark.parametrize("after", ["Wait 5 [minutes].", "Wait 5 [minutes](#units).", "Wait 5 [ min ]."])
+def test_a_unit_in_brackets_is_read(after):
+    found = find(_rewrite("Wait 5 seconds.", after), "I2", evidence__change="unit_changed")
+    assert (found.evidence["pre_unit"], found.evidence["post_unit"]) == ("s", "min")
+    found = find(_summarize("Wait 5 seconds.", after), "I1", block="s", evidence__change="unit_changed")
+    assert found.evidence["unit"] == "min"
+
+
+@pytest.mark.parametrize("after", ["Wait 5 [seconds].", "Wait 5 [s](#units).", "Wait [5] seconds."])
+def test_the_unit_kept_in_brackets_is_accepted(after):
+    assert_accepted(_rewrite("Wait 5 seconds.", after), "lossless")
+    assert_accepted(_summarize("Wait 5 seconds.", after))
+
+
+def test_unit_at_reads_rates_and_brackets():
+    assert _unit_at(b"100/h", 3) == b"count/h"
+    assert _unit_at(b"$5 / month", 2) == b"count/mo"
+    assert _unit_at(b"100 rps", 3) == b"req/s"
+    assert _unit_at(b"5 [minutes]", 1) == b"min"
+    assert _unit_at(b"1/2 s", 1) is None and _unit_at(b"10/apples", 2) is None and _unit_at(b"10/ms2", 2) is None
+
+
+# red team 118, F24: a unit glued to its figure ("30s", "100ms", "99.9%", "3x") is part of the
+# grammar's number, so a summary writing the unit apart (or gluing it) stated a number no source
+# held; a figure is now grounded by its number with the same unit however it is written
+@pytest.mark.parametrize("source, text", [
+    ("Timeout: 30s", "Timeout: 30 seconds."),
+    ("Uptime 99.9 percent.", "Uptime 99.9%."),
+    ("Backoff: 100ms, 200ms, 400ms.", "Backoff: 100 ms, 200 ms, 400 ms."),
+    ("Processed 12 500 rows", "Processed 12,500 rows"),
+    ("Run 3x per day", "Run 3 times per day"),
+    ("Took 2 hrs.", "Took 2h."),
+    ("Timeout: 30s", "The timeout is 30."),  # (the unit dropped, no word after the figure)
+])
+def test_a_summary_writing_a_glued_unit_apart_is_grounded(source, text):
+    assert_accepted(_summarize(source, text))
+
+
+@pytest.mark.parametrize("source, text, value", [
+    ("Timeout: 30s", "Timeout: 30 minutes.", "30"),
+    ("Backoff: 100ms, 200ms.", "Backoff: 100 s, 200 ms.", "100"),
+    ("Run 3x per day", "Run 3 times per week", "3"),
+    ("Processed 12 500 rows", "Processed 12,600 rows", "12600"),
+    ("Took 2 hrs.", "Took 2d.", "2d"),
+    ("Timeout: 30s", "Retry 30 retries.", "30"),  # (a word after it: no unit dropped)
+])
+def test_a_glued_unit_changed_is_still_refused(source, text, value):
+    find(_summarize(source, text), "I1", block="s", value=value)
+
+
+@pytest.mark.parametrize("source, text", [
+    ("Revenue change this quarter: -12%.", "Revenue grew 12 % this quarter."),
+    ("Revenue change this quarter: -12 percent.", "Revenue grew 12% this quarter."),
+    ("Offset: -30s", "Offset: 30 seconds."),
+    ("Offset: \u221230s", "Offset: 30 seconds."),
+])
+def test_a_signed_figure_grounds_no_unsigned_one_written_another_way(source, text):
+    find(_summarize(source, text), "I1", block="s")

@@ -159,3 +159,74 @@ def test_a_block_of_one_figure_is_not_read_for_names(monkeypatch):
     assert calls == []
     find(_rewrite(_DB, "db-02 has 12 GB, db-01 has 34 GB."), "I2", evidence__change="traded_in_place")
     assert len(calls) == 2
+
+
+# red team 118, F07: three names or more rotated with their figures trade no pair, but each
+# name's loss is another's gain (a cycle of the figures)
+@pytest.mark.parametrize("before, after", [
+    ("Primary: 12 GB; replica: 34 GB; standby: 56 GB.", "Standby: 12 GB; primary: 34 GB; replica: 56 GB."),
+    ("Primary: 12 GB; replica: 34 GB; standby: 56 GB.", "Replica: 12 GB; standby: 34 GB; primary: 56 GB."),
+    ("- alpha: 1 s\n- beta: 2 s\n- gamma: 3 s\n- delta: 4 s\n", "- beta: 1 s\n- gamma: 2 s\n- delta: 3 s\n- alpha: 4 s\n"),
+    ("| alpha | 12 |\n| beta | 34 |\n| gamma | 56 |\n", "| gamma | 12 |\n| alpha | 34 |\n| beta | 56 |\n"),
+])
+def test_names_rotated_with_their_figures_are_refused(before, after):
+    found = find(_rewrite(before, after), "I2", evidence__change="traded_in_place")
+    assert "rotated" in found.message
+
+
+@pytest.mark.parametrize("before, after", [
+    # the statements reordered whole, reworded, or the rows moved with their figures
+    ("Primary: 12 GB; replica: 34 GB; standby: 56 GB.", "Standby: 56 GB; primary: 12 GB; replica: 34 GB."),
+    ("Primary: 12 GB; replica: 34 GB; standby: 56 GB.", "The replica has 34 GB; the standby 56 GB; the primary 12 GB."),
+    ("| alpha | 12 |\n| beta | 34 |\n| gamma | 56 |\n", "| gamma | 56 |\n| alpha | 12 |\n| beta | 34 |\n"),
+])
+def test_statements_rotated_with_their_figures_are_accepted(before, after):
+    assert_accepted(_rewrite(before, after), "lossless")
+
+
+def test_a_rotation_is_found_as_names_of_distinct_statements():
+    before = _names("Primary: 12 GB; replica: 34 GB; standby: 56 GB.")
+    name, lost, gained, other = _repaired_figures(before, _names("Standby: 12 GB; primary: 34 GB; replica: 56 GB."))
+    assert len({name, other}) == 2 and lost != gained
+    assert lost in before[name] and gained not in before[name] and lost not in before[other]
+    assert _repaired_figures(before, _names("Standby: 56 GB; primary: 12 GB; replica: 34 GB.")) is None
+    # (six names, each with the next one's figure)
+    g = {f"n{k}".encode(): {(str(k).encode(), b"")} for k in range(6)}
+    h = {f"n{k}".encode(): {(str((k + 1) % 6).encode(), b"")} for k in range(6)}
+    name, lost, gained, other = _repaired_figures(g, h)
+    assert name != other and g[name] == {lost} and h[other] == {lost}
+
+
+# red team 118, F05: a table row of more than _NAMED_FIGURES figures is named by its first cell
+_ROWS = "| host | disk | cpu | mem | net | io |\n|---|---|---|---|---|---|\n" \
+        "| primary | 12 GB | 4 | 2 | 8 | 16 |\n| replica | 34 GB | 8 | 4 | 16 | 32 |\n| standby | 56 GB | 1 | 3 | 5 | 7 |\n"
+
+
+@pytest.mark.parametrize("after", [
+    _ROWS.replace("| primary |", "| X |").replace("| replica |", "| primary |").replace("| X |", "| replica |"),
+    _ROWS.replace("| primary |", "| X |").replace("| replica |", "| primary |").replace("| standby |", "| replica |")
+    .replace("| X |", "| standby |"),  # (three rows' names rotated)
+    _ROWS.replace("| primary | 12 GB | 4 | 2 | 8 | 16 |", "| db primary | 12 GB | 4 | 2 | 8 | 16 |")
+    .replace("| replica |", "| X |").replace("| db primary |", "| replica |").replace("| X |", "| db primary |"),
+])
+def test_table_rows_of_many_figures_swapping_names_are_refused(after):
+    found = find(_rewrite(_ROWS, after), "I2", evidence__change="traded_in_place")
+    assert "the table row of " in found.message
+
+
+@pytest.mark.parametrize("after", [
+    _ROWS.split("\n", 2)[0] + "\n" + _ROWS.split("\n", 2)[1] + "\n" + "\n".join(reversed(_ROWS.split("\n", 2)[2].strip("\n").split("\n"))) + "\n",
+    _ROWS + "\n(hosts listed)\n",
+    _ROWS.replace("| primary |", "| Primary |"),
+])
+def test_table_rows_of_many_figures_moved_whole_are_accepted(after):
+    assert_accepted(_rewrite(_ROWS, after), "lossless")
+
+
+def test_a_table_rows_first_cell_names_its_figures_as_one():
+    names = _names(_ROWS)
+    assert len(names[b"primary"]) == len(names[b"replica"]) == 1 and names[b"primary"] != names[b"replica"]
+    assert b"host" not in names and b"gb" not in names
+    # (prose of many figures, and a row whose first cell is a figure, name none)
+    assert _names("primary has 1 GB 2 GB 3 GB 4 GB 5 GB\n") == {}
+    assert _names("| 1 | primary | 2 | 3 | 4 | 5 |\n") == {}

@@ -339,3 +339,28 @@ def test_a_refusal_rewritten_away_is_refused(before, after, word):
 ])
 def test_a_refusal_kept_is_accepted(before, after):
     assert_accepted(_rewrite(before, after), "lossless")
+
+
+# red team 118, F17: a blank put inside a word or taken from between two makes other words, no
+# re-spacing: "nowhere" -> "now here" dropped the negation and passed as only re-spaced
+@pytest.mark.parametrize("before, after, word, change", [
+    ("The key is nowhere in the config.", "The key is now here in the config.", "nowhere", "negation_dropped"),
+    ("There is nothing to delete on db-01.", "There is no thing to delete on db-01.", None, None),
+    ("Do not push to main.", "Do notpush to main.", "not", "negation_dropped"),
+    ("Push now here to main.", "Push nowhere to main.", "nowhere", "negation_added"),
+])
+def test_a_respacing_that_makes_other_words_is_read(before, after, word, change):
+    v = _rewrite(before, after)
+    if word is None:  # ("no thing" keeps a negation: read, and accepted)
+        assert_accepted(v, "lossless")
+    else:
+        find(v, "I2", block="b1", key="negation", value=word, evidence__change=change)
+
+
+@pytest.mark.parametrize("before, after", [
+    ("Do not push to main, ever.", "Do not push to main , ever ."),  # blanks beside punctuation
+    ("Do not\npush to main.", "Do not push\nto main."),  # re-wrapped
+    ("  Never restart db-01.\n", "Never restart db-01.\n\n"),  # re-indented
+])
+def test_a_respacing_that_keeps_every_word_is_accepted(before, after):
+    assert_accepted(_rewrite(before, after), "lossless")

@@ -613,6 +613,10 @@ def test_normalize_whitespace_takes_bytes_only(impl):
     # one word before the unit, a table cell's border (red team 117, F06)
     (b"30 idle minutes", [1]), (b"30 more  GB", [1]), (b"30 more s", []), (b"30 x GB", []), (b"30 idle apples", []),
     (b"3 " + b"a" * 16 + b" GB", [0]), (b"3 " + b"a" * 17 + b" GB", []), (b"| 30 | seconds |", [3]), (b"30|s", [1]),
+    # a rate of nothing named, "/" right after the figure; a rate as one word; a unit in
+    # brackets (red team 118, F27 and F09)
+    (b"100/h", [2]), (b"$5/month", [1]), (b"10 / s", [1]), (b"30/S", []), (b"1/2", []), (b"3/x", []), (b"5/ms2", []),
+    (b"100 rps", [2]), (b"5 [minutes]", [0]), (b"5 [apples]", []),
 ])
 def test_unit_leads(impl, data, expected):
     found = impl.unit_leads(data)
@@ -629,7 +633,8 @@ def test_unit_leads_refuses_what_is_not_bytes(impl):
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.sampled_from([b"0", b"9", b" ", b"\t", b"s", b"M", b"x", b"\xc2", b"\xce", b"%", b"\n", b"5 s",
                                  b"*", b"-", b"\x1b", b"(", b".", b" " * 23, b"sec", b"min", b"/", b" per ", b"ms",
-                                 b"_", b"e", b"%", b"US", b"D", b"H", b"Ms"]), max_size=60))
+                                 b"_", b"e", b"%", b"US", b"D", b"H", b"Ms", b"[", b"/h", b"rps", b"month"]),
+                max_size=60))
 def test_native_unit_leads_equal_the_reference(parts):
     data = b"".join(parts)
     assert _load("native").unit_leads(data).tolist() == _load("reference").unit_leads(data).tolist()

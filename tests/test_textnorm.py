@@ -347,3 +347,46 @@ def test_switch_loaded_the_native_same_without_spaces():
         assert _textnorm.IMPLEMENTATION == "reference"
         return
     assert _textnorm.same_without_spaces is importlib.import_module("provgate._ext.textnorm").same_without_spaces
+
+
+# same_words: same_without_spaces, and the same words (red team 118, F17: "nowhere" -> "now
+# here" passed the gate's negation rule as only re-spaced)
+
+@pytest.mark.parametrize("a, b, equal", [
+    (b"", b"", True),
+    (b"do not run", b"do  not\nrun", True),
+    (b"do not run", b"donotrun", False),  # (words joined)
+    (b"The key is nowhere.", b"The key is now here.", False),  # (a word split)
+    (b"a, b", b"a , b", True), (b"a,b", b"a, b", True), (b"(x)", b"( x )", True),  # (beside punctuation)
+    (b"    indented line one\n    indented line two\n", b"  indented line one\n  indented line two\n", True),
+    (b"abcdefgh 12345678", b"abcdefgh12345678 ", False),  # (the split after an equal block)
+    (b"abcdefgh 12345678", b"abcdefgh\n12345678", True),
+    (b"abcdefg 12345678x", b"abcdefg 1234567 8x", False),
+    (b"caf\xc3\xa9 ok", b"caf\xc3\xa9\nok", True), (b"caf\xc3\xa9 ok", b"caf \xc3\xa9ok", False),
+    (b"snake_case x", b"snake _case x", False),
+    (b"do not run", b"do run", False),
+])
+def test_same_words_fixed_cases(impl, a, b, equal):
+    assert impl.same_words([a], [b]).tolist() == [equal]
+    assert impl.same_words([b], [a]).tolist() == [equal]
+
+
+def test_same_words_empty_batch_and_bad_input(impl):
+    out = impl.same_words([], ())
+    assert out.dtype == np.bool_ and out.shape == (0,)
+    with pytest.raises(TypeError, match="a must be a list or tuple of bytes"):
+        impl.same_words(b"ab", [b"ab"])
+
+
+@settings(max_examples=3000, deadline=None)
+@given(batch=st.lists(byte_pairs(), max_size=8))
+def test_same_words_every_implementation_equals_the_reference(batch):
+    a = [x for x, _ in batch]
+    b = [y for _, y in batch]
+    expected = _load("reference").same_words(a, b).tolist()
+    # (the spec written a second way: the words as the runs of word bytes)
+    word = re.compile(rb"[0-9A-Za-z_\x80-\xff]+")
+    assert expected == [b"".join(x.split()) == b"".join(y.split()) and word.findall(x) == word.findall(y)
+                        for x, y in batch]
+    for name in IMPLEMENTATIONS:
+        assert _load(name).same_words(a, b).tolist() == expected

@@ -52,14 +52,17 @@ and that a unit follows, as an int64 array: the few places a figure may be writt
 unit after it, found in one pass, so the gate reads the words there only. After the digit:
 
 - a *gap*: 1 to 24 bytes of :data:`UNIT_GAP_BYTES` (blanks, a hyphen, markdown's ``* _ ` ~``,
-  a table cell's ``|``, line breaks) holding at most one ``\n``, and then either a unit's
+  a table cell's ``|``, a bracket ``[``, line breaks) holding at most one ``\n``, and then either a unit's
   ASCII spelling (:data:`UNIT_NAMES`, in any case but :data:`UNIT_LOWER_CASE_ONLY`) that no
   ASCII letter, digit or ``_`` goes on from, or a rate
   (a word of 1 to 16 ASCII letters, then ``/`` or `` per `` with blanks as written, then such
   a spelling), or one word before the unit (a word of 2 to 16 ASCII letters, blanks, then a
   spelling of 2 letters or more: ``30 idle minutes``, ``30 more seconds``), or a byte that
   asks for a closer look (the escape byte of a terminal colour code, any byte from 0x80: a
-  micro or degree sign, a look-alike letter, an invisible mark).
+  micro or degree sign, a look-alike letter, an invisible mark);
+
+or a rate of nothing named: blanks as written, ``/``, blanks, a spelling of letters (``100/h``,
+``$5/month``: red team 118, F27).
 
 A unit glued to the figure (``30s``, ``26%``, ``30µs``) is part of the number's fact, not one.
 
@@ -126,6 +129,11 @@ UNIT_NAMES: dict[bytes, tuple[bytes, ...]] = {
     b"permille": (b"\xe2\x80\xb0",),
     b"km": (b"km", b"kilometer", b"kilometers", b"kilometre", b"kilometres"),
     b"mi": (b"mile", b"miles"),
+    # a rate written as one word: what it counts and its period, as "100 req/s" names them
+    # (gate._unit_named, gate._counted): "100 req/min" -> "100 rps" changed the period (red team
+    # 118, F27)
+    b"req/s": (b"rps",), b"req/min": (b"rpm",), b"query/s": (b"qps",), b"query/min": (b"qpm",),
+    b"txn/s": (b"tps",),
 }
 # the spellings unit_leads matches itself (the others start with a byte that asks a closer look)
 UNIT_ASCII_SPELLINGS = tuple(sorted({x for xs in UNIT_NAMES.values() for x in xs if x.isascii()}))
@@ -133,9 +141,10 @@ UNIT_ASCII_SPELLINGS = tuple(sorted({x for xs in UNIT_NAMES.values() for x in xs
 # render", "5 M users"; red team 116, F18); the others are read in any case ("12 GB", "30 Sec")
 UNIT_LOWER_CASE_ONLY = frozenset((b"us", b"d", b"m", b"h", b"s"))
 # the bytes unit_leads reads between a figure and its unit
-UNIT_GAP_BYTES = frozenset(b" \t\r\n-*_`~|")
+# (and "[": a unit in brackets or a markdown link's text, "Wait 5 [minutes]", red team 118, F09)
+UNIT_GAP_BYTES = frozenset(b" \t\r\n-*_`~|[")
 # (as a regular expression: the run, as long as the lookahead allows, then at most one line break)
-UNIT_GAP_RUN = rb"(?=[ \t\r\n*_`~|-]{1,24}(?![ \t\r\n*_`~|-]))[ \t\r*_`~|-]*\n?[ \t\r*_`~|-]*"
+UNIT_GAP_RUN = rb"(?=[ \t\r\n*_`~|\[-]{1,24}(?![ \t\r\n*_`~|\[-]))[ \t\r*_`~|\[-]*\n?[ \t\r*_`~|\[-]*"
 
 
 def _spelled(spellings: list[bytes]) -> bytes:
@@ -150,7 +159,7 @@ _UNIT_LEAD = re.compile(
     + rb"(?:[\x1b\x80-\xff]|" + _spelled(list(UNIT_ASCII_SPELLINGS))
     + rb"|[A-Za-z]{1,16}(?:[ \t]*/[ \t]*|[ \t]+(?i:per)[ \t]+)" + _spelled([x for x in UNIT_ASCII_SPELLINGS if x.isalpha()])
     + rb"|[A-Za-z]{2,16}[ \t]+" + _spelled([x for x in UNIT_ASCII_SPELLINGS if x.isalpha() and len(x) >= 2])
-    + rb"))")
+    + rb")|[ \t]*/[ \t]*" + _spelled([x for x in UNIT_ASCII_SPELLINGS if x.isalpha()]) + rb")")
 
 
 # -- input -----------------------------------------------------------------------------------

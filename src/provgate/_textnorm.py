@@ -6,5 +6,6 @@ _impl, IMPLEMENTATION = load("textnorm", "_textnorm_py")
 
 same_after_normalisation = _impl.same_after_normalisation
 same_without_spaces = _impl.same_without_spaces
+same_words = _impl.same_words
 
-__all__ = ["IMPLEMENTATION", "same_after_normalisation", "same_without_spaces"]
+__all__ = ["IMPLEMENTATION", "same_after_normalisation", "same_without_spaces", "same_words"]

@@ -30,6 +30,12 @@ lists of different lengths: ``InvalidArgumentError``. The native module
 byte deleted (space, ``\t``, ``\n``, ``\v``, ``\f``, ``\r``: ``bytes.split``'s): a block a
 rewrite only re-indented or re-wrapped holds the same words, so the gate's negation rule
 (``Gate``'s I2, docs/gate.md "negations") need not read it. The same errors, naming bytes.
+
+``same_words(a, b)`` is ``same_without_spaces`` and the same words: the maximal runs of word
+bytes (ASCII letters, digits, ``_`` and every byte from 0x80) of ``a[i]`` and ``b[i]`` are equal
+too, so a space put inside a word or taken from between two words (``nowhere`` / ``now here``)
+makes the texts differ, while spaces changed beside punctuation (``a , b`` / ``a, b``), a line
+re-wrapped or re-indented do not (red team 118, F17). The same errors.
 """
 
 from __future__ import annotations
@@ -126,6 +132,19 @@ def same_after_normalisation(a: Any, b: Any) -> np.ndarray:
 
 
 SPACES = b" \t\n\x0b\x0c\r"
+
+
+# a word, for same_words
+WORD_RUN = re.compile(rb"[0-9A-Za-z_\x80-\xff]+")
+
+
+def same_words(a: Any, b: Any) -> np.ndarray:
+    """Item ``i``: ``a[i]`` and ``b[i]`` are equal once every byte of ``SPACES`` is deleted and
+    hold the same words (``WORD_RUN``, in order)."""
+    check_byte_pairs(a, b)
+    return np.array([x.translate(None, SPACES) == y.translate(None, SPACES)
+                     and WORD_RUN.findall(x) == WORD_RUN.findall(y) for x, y in zip(a, b)],
+                    dtype=np.bool_).reshape(len(a))
 
 
 def same_without_spaces(a: Any, b: Any) -> np.ndarray:

@@ -79,7 +79,7 @@ from provgate._scanner import fold_digits, span_values
 from provgate._search import unit_leads
 from provgate._search_py import UNIT_GAP_RUN, UNIT_LOWER_CASE_ONLY, UNIT_NAMES
 from provgate._scanner_py import normalize_value
-from provgate._textnorm import same_after_normalisation, same_without_spaces
+from provgate._textnorm import same_after_normalisation, same_words
 from provgate._textnorm_py import (
     normalize_whitespace as normalize_whitespace,  # the rule, re-exported here
 )
@@ -4300,7 +4300,7 @@ class _Check:
                 sources_say: set[bytes] = set()
                 for h, _ in sources:
                     sources_say |= read[h].get(figure, set())
-                if not names <= sources_say:
+                if not _units_given(names, sources_say):
                     # and the unit a key or a header gives the figure ("timeout_ms": 300,
                     # "timeout (seconds): 30"), asked only of a figure not grounded with its unit
                     # (a few figures searched for one by one, more read off one pass: F16's quadratic case)
@@ -4313,9 +4313,9 @@ class _Check:
                         if type(found) is int:
                             found = keyed[h] = _key_units_of_figures(as_read[h])
                         sources_say |= found.get(figure, set())
-                if not sources_say or names <= sources_say or (block.id, figure.decode()) in reported:
+                if not sources_say or _units_given(names, sources_say) or (block.id, figure.decode()) in reported:
                     continue
-                unit = min(names - sources_say).decode()
+                unit = min(u for u in names if not _units_given((u,), sources_say)).decode()
                 invariant = "I2" if rewritten and not block.derived else "I1"
                 self.violate(invariant, f"block {block.id!r} states {figure.decode()!r} in {unit!r}, but its sources "
                              f"give it in {sorted(u.decode() for u in sources_say)} only: a figure keeps its unit",
@@ -4568,6 +4568,7 @@ class _Check:
                   lambda o, r: _ground_same_requirements(tables, sources, requests, o, r,
                                                          self.edit.operator in LOSSY_OPERATORS),
                   lambda o, r: _ground_quoted_facts(tables, sources, o, r),
+                  lambda o, r: _ground_units_respelled(tables, sources, o, r),
                   lambda o, r: _ground_wrapped_quotes(tables, [[x.table.data for x in group] + (
                       [] if own_pre is None else [own_pre.table.data]) for group, (*_, own_pre) in zip(
                       sources, requests)], o, r))
@@ -5491,15 +5492,17 @@ class _Check:
 
     def _reworded_in_place(self) -> list[tuple[int, int]]:
         """(pre block, post block) of each block a lossless edit rewrote in place (same id)
-        whose words changed: not only re-indented or re-wrapped (:func:`same_without_spaces`,
-        one native pass for all). Made once a check; the negation and figure rules read it."""
+        whose words changed: not only re-indented or re-wrapped (:func:`same_words`, one native
+        pass for all: the same bytes but spaces, and the same words; a space put inside a word
+        or taken from between two, ``nowhere`` -> ``now here``, makes other words, which the
+        rules read: red team 118, F17). Made once a check; the negation and figure rules read it."""
         if self._reworded is None:
             edit = self.edit
             pre_id = self.pre.id_pos()
             pairs = [(i, j) for j in self.changed if (i := pre_id.get(edit.post[j].id)) is not None]
             if pairs:
-                same = same_without_spaces([self.pre_facts[i].table.data for i, _ in pairs],
-                                           [self.post_facts[j].table.data for _, j in pairs])
+                same = same_words([self.pre_facts[i].table.data for i, _ in pairs],
+                                  [self.post_facts[j].table.data for _, j in pairs])
                 pairs = [pair for pair, unchanged in zip(pairs, same.tolist()) if not unchanged]
             self._reworded = pairs
         return self._reworded
@@ -5587,23 +5590,34 @@ class _Check:
         name, lost, gained, other = found
         lowered = self._word_bounds_of(1, j)[3]
         shown = {}
+        # (a table row's figures read as one are shown by their first: _name_table_rows)
+        firsts = {_row_first(x): x for x in (lost, gained) if x[0].startswith(_ROW_FIGURES)}
         for r in post_rows:  # (the rows of the two figures, to show them: only when refused)
             label = _figure_label(post_table, r, lowered)
             if label in (lost, gained) and label not in shown:
                 shown[label] = r
+            elif label in firsts and firsts[label] not in shown:
+                shown[firsts[label]] = r
         row = shown.get(gained, post_rows[0])
 
         def show(x: bytes | tuple[bytes, bytes]) -> str:
             if isinstance(x, bytes):
                 return x.decode("utf-8", "replace")
             r = shown.get(x)
+            if x[0].startswith(_ROW_FIGURES):
+                first = post_table.span(r).value if r is not None else "?"
+                unit = _row_first(x)[1]
+                return f"the table row of {first}{' ' + unit.decode() if unit else ''}, ..."
             value = post_table.span(r).value if r is not None else "?"
             return f"{value} {x[1].decode()}" if x[1] else value
 
         b = self.edit.post[j]
         span = post_table.span(row)
+        # (a pair traded, or names that rotated their figures: the other now holds what it lost)
+        rest = (f"{show(other)!r} the other way round" if gained in before.get(other, ())
+                else f"{show(other)!r} now with {show(lost)!r} (the names rotated their figures)")
         self.violate("I2", f"{self.edit.operator} re-paired the figures of block {b.id!r}: {show(name)!r} stood with "
-                     f"{show(lost)!r} and now with {show(gained)!r}, {show(other)!r} the other way round: a lossless "
+                     f"{show(lost)!r} and now with {show(gained)!r}, {rest}: a lossless "
                      "operator keeps each figure with the names of its statement",
                      block=b.id, handle=(b.handles or (None,))[0], key=span.key, value=span.value,
                      evidence={"span": [span.start, span.end], "text": span.text, "change": "traded_in_place",
@@ -5631,7 +5645,7 @@ class _Check:
         for r, a, b_unit, v in zip(post_rows, before, after, values):
             if b_unit is not None and a is None and any(u == b_unit and w != v for u, w in dropped):
                 a = _NO_UNIT
-            if a is None or b_unit is None or a == b_unit:
+            if a is None or b_unit is None or _same_unit(a, b_unit):
                 continue
             b = self.edit.post[j]
             span = post_table.span(r)
@@ -10414,6 +10428,102 @@ def _ground_quoted_facts(tables: list[FactTable], sources: list[list[_Facts]], o
     return (owner, row) if keep.all() else (owner[keep], row[keep])
 
 
+def _ground_units_respelled(tables: list[FactTable], sources: list[list[_Facts]], owner: np.ndarray,
+                            row: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The (owner, row) pairs left once a figure its sources write with the same unit another
+    way is grounded: the grammar reads a unit glued to its figure as part of the number
+    (``30s``, ``100ms``, ``99.9%``, ``3x``), so ``Timeout: 30s`` summarized ``Timeout: 30
+    seconds`` (or ``Uptime 99.9 percent`` as ``99.9%``) stated a number no source held (red team
+    118, F24). A figure is read as (its number, :func:`_figure_number`; its unit's name, glued
+    or after it, :func:`_unit_at`) and grounded where a source writes that number with that unit
+    (:func:`_same_unit`), glued or not; one with no unit where a source glues a unit to it (the
+    unit dropped, as the unit rules leave it be), or groups its thousands with blanks (``12
+    500`` -> ``12,500``). A unit changed is grounded by nothing here. Read only of the number
+    rows left over, each source once."""
+    keep = np.ones(owner.size, dtype=np.bool_)
+    said: dict[int, dict[bytes, set[bytes | None]]] = {}  # per source: number -> its units there
+    for n, (t, r) in enumerate(zip(owner.tolist(), row.tolist())):
+        table = tables[t]
+        if table.kind[r] != _KIND_NUMBER or not sources[t]:
+            continue
+        figure = _GLUED_FIGURE.fullmatch(table.data, int(table.start[r]), int(table.end[r]))
+        if figure is None:
+            continue
+        number = _figure_number(figure.group(1))
+        unit = _glued_unit(figure.group(2)) if figure.group(2) else _unit_at(_as_read(table.data), int(table.end[r]))
+        if figure.group(2) and unit is None:
+            continue  # (a word glued to a figure that names no unit)
+        for facts in sources[t]:
+            units = said.get(id(facts))
+            if units is None:
+                units = said[id(facts)] = _respelled_units(facts.table.data)
+            there = units.get(number)
+            if there is None:
+                continue
+            if unit is None:
+                # (no unit: a number its source groups with blanks; or one it writes with a unit,
+                # the unit dropped, where no word stands after the figure: "30 retries" of
+                # "30s" is no unit dropped)
+                grounded = None in there or _NO_WORD_AFTER.match(table.data, int(table.end[r])) is not None
+            else:
+                grounded = any(u is not None and _same_unit(unit, u) for u in there)
+            if grounded:
+                keep[n] = False
+                break
+    return (owner, row) if keep.all() else (owner[keep], row[keep])
+
+
+# a figure and the unit glued to it, as the grammar reads one number ("30s", "99.9%", "3x")
+_GLUED_FIGURE = re.compile(rb"([0-9]+(?:[.,][0-9]+)*)([A-Za-z%]{1,12}|\xc2\xb5s|\xce\xbcs)?")
+# a whole figure with a unit glued to it, in a source; and one whose thousands blanks group
+_GLUED_IN_TEXT = re.compile(rb"(?<![0-9A-Za-z_.,+\-])(?<!\xe2\x88\x92)([0-9]+(?:[.,][0-9]+)*)([A-Za-z%]{1,12}|\xc2\xb5s|\xce\xbcs)"
+                            rb"(?![0-9A-Za-z_])")
+_BLANK_GROUPED = re.compile(rb"(?<![0-9A-Za-z_.,+\-])(?<!\xe2\x88\x92)([0-9]{1,3}(?:(?: |\xc2\xa0|\xe2\x80\xaf|\xe2\x80\x89)[0-9]{3})+)"
+                            rb"(?![0-9A-Za-z_]|[.,][0-9])")
+_GLUED_PER = re.compile(rb"(?:[ \t]*/[ \t]*|[ \t]+[Pp][Ee][Rr][ \t]+)([A-Za-z]{1,16})(?![0-9A-Za-z_])")
+# no word right after a figure (blanks, then no letter)
+_NO_WORD_AFTER = re.compile(rb"[ \t]*(?:[^ \tA-Za-z]|$)")
+# the units a figure's glued letter names beside _UNITS' ("3x": three times)
+_GLUED_ONLY = {b"x": b"times"}
+
+
+def _glued_unit(word: bytes) -> bytes | None:
+    """The unit (``_UNITS``' name) a word glued to a figure names, or None."""
+    return _GLUED_ONLY.get(word.lower()) or _UNITS.get(_unit_spelling(word))
+
+
+def _respelled_units(text: bytes) -> dict[bytes, set[bytes | None]]:
+    """Each figure of ``text`` (as a number) that :func:`_ground_units_respelled` may ground
+    with -> its units there: a unit glued to it or written after it, and None where blanks
+    group its thousands (``12 500``)."""
+    out: dict[bytes, set[bytes | None]] = {}
+    for m in _GLUED_IN_TEXT.finditer(text):
+        if (unit := _glued_unit(m.group(2))) is not None:
+            # (and a rate's period after it: "3x per day", "5ms/req" aside)
+            per = _GLUED_PER.match(text, m.end())
+            if per is not None and (per_unit := _UNITS.get(_unit_spelling(per.group(1)))) is not None:
+                unit = unit + b"/" + per_unit
+            out.setdefault(_figure_number(m.group(1)), set()).add(unit)
+    read = _as_read(text)
+    for p in unit_leads(read).tolist():
+        start = p + 1
+        while start > 0 and read[start - 1] in _FIGURE_BYTES:
+            start -= 1
+        while read[start] in b".,":
+            start += 1
+        figure = read[start:p + 1]
+        if (start and read[start - 1] in _FIGURE_GLUE_OR_SIGN) or read[max(0, start - 3):start] == _MINUS_SIGN or any(
+                x in figure for x in (b"..", b",,", b".,", b",.")):
+            continue  # (inside a token, or signed: "-12 %" grounds no "12 %")
+        if (unit := _unit_at(read, p + 1)) is not None:
+            out.setdefault(_figure_number(figure), set()).add(unit)
+    if b" " in text or b"\xc2\xa0" in text or b"\xe2\x80" in text:
+        for m in _BLANK_GROUPED.finditer(text):
+            grouped = re.sub(rb"[^0-9]", b"", m.group(1))
+            out.setdefault(grouped, set()).add(None)
+    return out
+
+
 def _inner_facts(table: FactTable, r: int) -> list[int]:
     """The rows of the facts (not quotations or markers) that are quotation ``r``'s whole
     inside: `` `retries=5` `` holds the pair, `` `conf/app.ini` `` the path."""
@@ -11819,16 +11929,25 @@ def _figures_by_name(table: FactTable, rows: list[int],
     breaks = np.array([at for at, _ in found], dtype=np.int64)
     fig_unit = np.searchsorted(breaks, fig_starts, side="left").tolist()
     by_unit: dict[int, list[tuple[bytes, bytes]]] = {}
-    for unit, row in zip(fig_unit, rows):
+    by_unit_all = by_unit
+    first_at: dict[int, int] = {}
+    for unit, row, at in zip(fig_unit, rows, fig_starts.tolist()):
         by_unit.setdefault(unit, []).append(_figure_label(table, row, lowered))
+        first_at.setdefault(unit, at)
     with_figures = np.fromiter(sorted(by_unit), dtype=np.int64)
+    many = [u for u, f in by_unit.items() if len(f) > _NAMED_FIGURES]
     by_unit = {u: f for u, f in by_unit.items() if len(f) <= _NAMED_FIGURES}
-    if not by_unit:
+    if not by_unit and not many:
         return {}
     w_starts, w_ends = starts[1:-1], ends[1:-1]  # (not the blank words either end)
     k = np.searchsorted(fig_starts, w_starts, side="right") - 1
     kk = np.maximum(k, 0)
     inside = (k >= 0) & (w_starts >= fig_starts[kk]) & (w_ends <= fig_ends[kk])
+    out: dict[bytes, set[tuple[bytes, bytes]]] = {}
+    if many:
+        _name_table_rows(out, many, first_at, by_unit_all, lowered, w_starts, w_ends, inside)
+    if not by_unit:
+        return out
     w_unit = np.searchsorted(breaks, w_starts, side="left")
     # a clause of names and no figure before a comma is the next clause's that holds figures,
     # if only commas stand between ("db-01, 12 GB; db-02, 34 GB": each name its own clause)
@@ -11839,7 +11958,6 @@ def _figures_by_name(table: FactTable, rows: list[int],
     joined = (nxt < with_figures.size) & (hard[np.minimum(nxt_unit, breaks.size)] == hard[w_unit])
     w_unit = np.where(joined, nxt_unit, -1)
     keep = np.flatnonzero(~inside & joined & np.isin(w_unit, np.fromiter(by_unit, dtype=np.int64)))
-    out: dict[bytes, set[tuple[bytes, bytes]]] = {}
     named: dict[int, int] = {}
     for a, b, unit in zip(w_starts[keep].tolist(), w_ends[keep].tolist(), w_unit[keep].tolist()):
         word = lowered[a:b]
@@ -11850,13 +11968,82 @@ def _figures_by_name(table: FactTable, rows: list[int],
     return out
 
 
+# the label of a table row's figures read as one (_name_table_rows): a marker no fact's
+# fingerprint starts with, then each figure's label
+_ROW_FIGURES = b"\x00row"
+
+
+def _row_first(label: tuple[bytes, bytes]) -> tuple[bytes, bytes]:
+    """The first figure's label (:func:`_figure_label`) of a row's label (``_ROW_FIGURES``)."""
+    key = label[0]
+    at = len(_ROW_FIGURES) + _FP_BYTES
+    end = key.find(b"\x00", at + 1)
+    return key[len(_ROW_FIGURES):at], key[at + 1:end if end >= 0 else len(key)]
+
+
+# a fact's fingerprint, in bytes (FactTable.fp_fact: two uint64)
+_FP_BYTES = 16
+
+
+def _name_table_rows(out: dict[bytes, set[tuple[bytes, bytes]]], units: list[int], first_at: dict[int, int],
+                     by_unit: dict[int, list[tuple[bytes, bytes]]], lowered: bytes, w_starts: np.ndarray,
+                     w_ends: np.ndarray, inside: np.ndarray) -> None:
+    """Name the figures of each unit of ``units`` (more than ``_NAMED_FIGURES`` figures) that
+    is a markdown table row (its line starts with ``|``) by the words of the row's first cell,
+    if it holds no figure: a row of metrics holds five figures or more, and its first cell
+    names them all (red team 118, F05: two rows' names swapped were accepted). The row's
+    figures are one label, in order (``_ROW_FIGURES``), so a name is paired with one label a
+    row, at most ``_NAMES_A_UNIT`` names a row: linear in the text. Prose with many figures
+    names none of them, as before."""
+    cells: list[tuple[int, int, int]] = []  # (unit, the first cell's start, its end)
+    for unit in units:
+        at = first_at[unit]
+        line = lowered.rfind(b"\n", 0, at) + 1
+        bar = lowered.find(b"|", line, at)
+        if bar < 0 or lowered[line:bar].strip(b" \t"):
+            continue  # (no table row: prose, or a line not opening with a cell)
+        cell_end = lowered.find(b"|", bar + 1, at)
+        if cell_end < 0:
+            continue  # (the first figure is in the first cell: no name cell)
+        cells.append((unit, bar + 1, cell_end))
+    if not cells:
+        return
+    # (the words of every first cell, in one search a side)
+    firsts = np.searchsorted(w_starts, [c[1] for c in cells], side="left").tolist()
+    lasts = np.searchsorted(w_starts, [c[2] for c in cells], side="left").tolist()
+    starts_at, ends_at, inside_at = w_starts.tolist, w_ends.tolist, inside.tolist
+    ws, we, wi = starts_at(), ends_at(), inside_at()
+    for (unit, _, _), a, b in zip(cells, firsts, lasts):
+        label = (_ROW_FIGURES + b"\x00".join(fp + b"\x01" + u for fp, u in by_unit[unit]), b"")
+        named = 0
+        for w in range(a, min(b, a + 4 * _NAMES_A_UNIT)):
+            if wi[w]:
+                continue
+            word = lowered[ws[w]:we[w]]
+            if word in _NO_NAME:
+                continue
+            out.setdefault(word, set()).add(label)
+            named += 1
+            if named >= _NAMES_A_UNIT:
+                break
+
+
 def _repaired_figures(before: dict[bytes, set[Any]], after: dict[bytes, set[Any]]) -> tuple[bytes, Any, Any, bytes] | None:
     """(name, figure it lost, figure it gained, the other name) where two names of both texts
     traded figures: one stood with ``f`` and not ``g`` before and with ``g`` and not ``f``
     after, and the other the other way round; or None. A name beside more than
     ``_NAMED_FIGURES`` figures on either side is not read (each name's lost x gained pairs
-    stay bounded)."""
+    stay bounded).
+
+    Names that rotated their figures (three or more: ``Primary: 12 GB; replica: 34 GB; standby:
+    56 GB`` -> ``Standby: 12 GB; primary: 34 GB; replica: 56 GB``, red team 118, F07) traded no
+    pair, but each name's loss is another's gain: a cycle of the figures, each edge ``f -> g``
+    a name that lost ``f`` and gained ``g``. Any cycle holds one of distinct names (a name twice
+    in it is a shortcut: it lost the first edge's figure and gained the last's), so one walk
+    of the graph finds it; then (a name of it, the figure it lost, the figure it gained, the
+    name that gained the figure it lost)."""
     trades: dict[tuple[Any, Any], bytes] = {}
+    edges: dict[Any, list[tuple[Any, bytes]]] = {}
     for name, was in before.items():
         now = after.get(name)
         if now is None or now == was or len(was) > _NAMED_FIGURES or len(now) > _NAMED_FIGURES:
@@ -11868,6 +12055,55 @@ def _repaired_figures(before: dict[bytes, set[Any]], after: dict[bytes, set[Any]
                 if other is not None:
                     return name, f, g, other
                 trades[(f, g)] = name
+                edges.setdefault(f, []).append((g, name))
+    if len(trades) < 3:
+        return None  # (a cycle of distinct names other than a pair has three edges or more)
+    cycle = _figure_cycle(edges)
+    if cycle is None:
+        return None
+    # (each name once: a name twice is a shortcut from its first edge's figure to its last's)
+    while True:
+        seen: dict[bytes, int] = {}
+        for k, (_, _, name) in enumerate(cycle):
+            if name in seen:
+                first = seen[name]
+                cycle[first:k + 1] = [(cycle[first][0], cycle[k][1], name)]
+                break
+            seen[name] = k
+        else:
+            break
+    f, g, name = cycle[0]
+    return name, f, g, cycle[-1][2]
+
+
+def _figure_cycle(edges: dict[Any, list[tuple[Any, bytes]]]) -> list[tuple[Any, Any, bytes]] | None:
+    """A cycle of the graph ``edges`` (figure -> [(figure, the name of the edge)]) as its edges
+    ``(from, to, name)`` in order, or None: one depth-first walk, each figure left once."""
+    state: dict[Any, int] = {}  # 1: on the walk's path, 2: done
+    for root in edges:
+        if state.get(root):
+            continue
+        path: list[tuple[Any, Any, bytes]] = []
+        stack = [(root, iter(edges.get(root, ())))]
+        state[root] = 1
+        while stack:
+            node, it = stack[-1]
+            step = next(it, None)
+            if step is None:
+                state[node] = 2
+                stack.pop()
+                if path:
+                    path.pop()
+                continue
+            to, name = step
+            seen = state.get(to)
+            if seen == 1:  # (back on the path: the cycle from ``to`` to here, and this edge)
+                at = next((k for k, e in enumerate(path) if e[0] == to), 0)
+                return path[at:] + [(node, to, name)]
+            if seen is None:
+                state[to] = 1
+                path.append((node, to, name))
+                stack.append((to, iter(edges.get(to, ()))))
     return None
 
 
@@ -12225,7 +12461,10 @@ _UNIT_GAP = UNIT_GAP_RUN
 _UNIT_WORD = rb"([A-Za-z]+|%|\xc2\xb5s|\xce\xbcs|\xc2\xb0[CFcf]|\xe2\x84[\x83\x89]|\xe2\x80\xb0)(?![0-9A-Za-z_])"
 # a rate: "40 MB/s", "100 req/s", "100 requests per minute"
 _UNIT_RATE = rb"(?:(?:[ \t]*/[ \t]*|[ \t]+[Pp][Ee][Rr][ \t]+)" + _UNIT_WORD + rb")?"
-_UNIT_TAIL = _UNIT_GAP + _UNIT_WORD + _UNIT_RATE
+# or a rate of nothing named, "/" right after the figure ("100/h", "$5/month": red team 118, F27;
+# unit_leads' last form), its group 3
+_UNIT_TAIL = (rb"(?:" + _UNIT_GAP + _UNIT_WORD + _UNIT_RATE
+              + rb"|[ \t]*/[ \t]*([A-Za-z]{1,16})(?![0-9A-Za-z_]))")
 _UNIT_AFTER_FIGURE = re.compile(_UNIT_TAIL)
 # a terminal's escape sequences: CSI (colours, "\x1b[1m"), a character set chosen ("\x1b(B", which
 # tput sgr0 writes), and OSC ended by BEL or ST (an OSC 8 hyperlink): red team 118, F18
@@ -12245,6 +12484,24 @@ def _unit_named(word: bytes, per: bytes | None) -> bytes | None:
     if per is not None and (per_unit := _UNITS.get(_unit_spelling(per))) is not None:
         return (unit or _counted(word)) + b"/" + per_unit
     return unit
+
+
+def _same_unit(a: bytes, b: bytes) -> bool:
+    """Do units ``a`` and ``b`` (``_UNITS``' names, ``x/y`` for a rate) say the same? A rate of
+    nothing named (``count/min``: ``100/min``, ``100 per minute``) is any rate of its period:
+    ``100 requests/min`` -> ``100/min`` drops what it counts and keeps the period (red team 118,
+    F27), the period changed is another unit."""
+    if a == b:
+        return True
+    if b"/" not in a or b"/" not in b:
+        return False
+    (what_a, _, per_a), (what_b, _, per_b) = a.partition(b"/"), b.partition(b"/")
+    return per_a == per_b and (what_a == b"count" or what_b == b"count")
+
+
+def _units_given(names: Iterable[bytes], given: set[bytes]) -> bool:
+    """Is each of the units ``names`` one of ``given`` (:func:`_same_unit`)?"""
+    return all(u in given or any(_same_unit(u, g) for g in given) for u in names)
 
 
 # what a rate counts, its abbreviations and plural one name (red team 117, F13: "100 req/min" ->
@@ -12300,6 +12557,9 @@ def _unit_of_match(text: bytes, m: re.Match[bytes]) -> bytes | None:
     break into the label of the next line's row (``retries: 3\\ndays kept: 30``) or the next
     list item: a unit wrapped onto the next line of prose is still the figure's (red team 116,
     F04), but the first word of the next row or item is not (red team 117, F20)."""
+    if m.group(1) is None:  # ("100/h": a rate, of nothing named, as "100 per hour")
+        per = _UNITS.get(_unit_spelling(m.group(3)))
+        return None if per is None or b"/" in per else b"count/" + per
     unit = _unit_named(m.group(1), m.group(2))
     end = m.end()
     if unit == b"deg":
@@ -12369,6 +12629,9 @@ _FIGURE_BYTES = frozenset(b"0123456789.,")
 # a byte before a figure that makes it part of a longer token (a word, a number, a version):
 # ASCII only, unlike a word's bytes, so "≈30 seconds" is a figure with a unit
 _FIGURE_GLUE = frozenset(b"0123456789_.ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
+# what may not stand before a figure a source grounds a respelled one with: a token's byte, a sign
+_FIGURE_GLUE_OR_SIGN = _FIGURE_GLUE | frozenset(b"+-")
+_MINUS_SIGN = "\u2212".encode()
 
 
 def _figures_with_units(text: bytes, at: list[int]) -> dict[bytes, set[bytes]]:

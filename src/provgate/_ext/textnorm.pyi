@@ -11,3 +11,6 @@ def same_after_normalisation(
 def same_without_spaces(
     a: list[bytes] | tuple[bytes, ...], b: list[bytes] | tuple[bytes, ...]
 ) -> npt.NDArray[np.bool_]: ...
+def same_words(
+    a: list[bytes] | tuple[bytes, ...], b: list[bytes] | tuple[bytes, ...]
+) -> npt.NDArray[np.bool_]: ...
