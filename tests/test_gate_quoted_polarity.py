@@ -1038,3 +1038,69 @@ def test_a_rewrite_of_a_prohibition_as_a_negation_asking_for_the_action_is_refus
 ])
 def test_a_rewrite_keeping_a_newly_read_denial_is_accepted(before, after):
     assert_accepted(_rewrite(before, after))
+
+
+# red team 118, F20: a list of quotations that opens its clause reads as its last item does, the
+# prohibition after it denying every item (1e09e85 accepted it; the rule after the quotation
+# read the first item alone, no prohibition after it)
+_F20_SOURCE = 'Do not run "make deploy" or "make release".'
+
+
+@pytest.mark.parametrize("after", [
+    '"make deploy" and "make release" must not be run.',
+    '"make deploy", "make release" or "make test" is forbidden.',
+    'Both "make deploy" and "make release" must never be run.',
+])
+def test_a_list_of_quotations_before_a_prohibition_keeps_its_negation(after):
+    source = _F20_SOURCE if "make test" not in after else 'Never run "make deploy", "make release" or "make test".'
+    assert_accepted(_rewrite(source, after))
+
+
+@pytest.mark.parametrize("after, value", [
+    ('"make deploy" and "make release" must be run.', "make deploy"),
+    ('Run "make release"; do not run "make deploy".', "make release"),
+    ('Run "make deploy", and "make release" must not be run.', "make deploy"),
+])
+def test_a_list_of_quotations_dropping_its_negation_is_refused(after, value):
+    find(_rewrite(_F20_SOURCE, after), "I1", block="b1", value=value, evidence__change="negation_dropped")
+
+
+@pytest.mark.parametrize("text, negated", [
+    (b'"make deploy" and "b.yaml" must not be run', True),
+    (b'"make deploy", "b.yaml" or "c.yaml" is forbidden', True),
+    (b'"make deploy" and "b.yaml" must be run', False),
+    (b'Run "make deploy", and "b.yaml" must not be run', False),  # (a clause of its own after it)
+    (b'"make deploy" was not tried', True),
+    (b'"make deploy" wasn\'t run', True),
+    (b'"make deploy" has not been run', True),
+    (b'"make deploy" untried', True),
+    (b'"make deploy" was tried', False),
+    (b'"make deploy" has been run', False),
+    (b'"make deploy" was not found', False),  # (a state, no doing)
+    (b'"make deploy" is not installed', False),
+])
+def test_clause_negated_reads_a_list_and_a_passive_after_the_quotation(text, negated):
+    assert _clause_negated(text, text.index(b"make deploy")) is negated
+
+
+# red team 118, F10: a negated passive after the quotation states it undone, as "Did not try" does
+_F10_SOURCE = 'Tried "pip install foo" - it failed. Did not try "pip install bar".'
+
+
+@pytest.mark.parametrize("text", [
+    '"pip install bar" was not tried.',
+    '"pip install foo" failed, and "pip install bar" was not tried.',
+    'Ran "pip install foo" (failed); "pip install bar" untried.',
+    '"pip install bar" has never been run.',
+])
+def test_a_negated_passive_summarizing_a_negation_is_accepted(text):
+    assert_accepted(_summarize(_F10_SOURCE, text))
+
+
+@pytest.mark.parametrize("source, text, change", [
+    (_F10_SOURCE, '"pip install bar" was tried.', "negation_dropped"),
+    ('Tried "pip install foo" and "pip install bar".', '"pip install bar" was not tried.', "negation_added"),
+    ('Tried "pip install foo" and "pip install bar".', '"pip install bar" untried.', "negation_added"),
+])
+def test_a_passive_turned_against_its_sources_is_refused(source, text, change):
+    find(_summarize(source, text), "I1", block="s1", value="pip install bar", evidence__change=change)

@@ -10803,6 +10803,23 @@ def _opens_clause(text: bytes, at: int) -> bool:
     return bool(words) and words[0] in _SUBJECT_OF
 
 
+def _opens_its_clause(text: bytes, at: int) -> bool:
+    """Does the quotation whose words start at ``text[at]`` open its clause: no word but
+    ``both`` / ``either`` / ``neither`` between it and the clause break before it
+    (``_CLAUSE_BREAK``, within 64 bytes; the text's start)?"""
+    window = text[max(at - 64, 0):at].lower()
+    opening = _QUOTE_OPENING.search(window)
+    if opening is not None:
+        window = window[:opening.start()]
+    cut = None
+    for cut in _CLAUSE_BREAK.finditer(window):
+        pass
+    if cut is None and at > 64:
+        return False
+    words = _words_of_clause(window[cut.end() if cut is not None else 0:])
+    return not words or (len(words) == 1 and words[0] in (b"both", b"either", b"neither"))
+
+
 def _likened(text: bytes, at: int) -> bool:
     """Does the quotation whose words start at ``text[at]`` open a clause that likens it to what
     came before (``"B" is no better``, ``"B" isn't any safer``, ``"B" is just as bad``, ``"B" is
@@ -11110,11 +11127,25 @@ _PROHIBITING_BE = frozenset((b"to", b"allowed", b"permitted"))
 _PASSIVE_LEAD = frozenset((b"to", b"be", b"get", b"gets", b"got", b"is", b"are", b"was", b"were", b"been", b"should",
                            b"must", b"shall", b"will", b"has", b"have", b"always", b"also"))
 _BEEN = frozenset((b"be", b"is", b"are", b"was", b"were", b"been", b"get", b"gets", b"got"))
+# the perfect's auxiliaries, negated before "been" and a participle of _DONE ("has not been run")
+_HAVE = frozenset((b"has", b"have", b"had", b"hasn't", b"haven't", b"hadn't"))
+# the participles of doing a negated "was" / "has been" states undone ("A" was not tried: red team
+# 118, F10, read as nothing, so a summary of "Did not try "A"" saying so was refused). Not
+# "found", "passed", "installed": a result or a state, said of a thing as often
+_DONE = frozenset((b"tried", b"run", b"executed", b"used", b"invoked", b"called", b"attempted", b"performed",
+                   b"done", b"applied", b"launched", b"started", b"pushed", b"deployed", b"published", b"merged",
+                   b"released", b"approved", b"tested"))
+# the words right after a quotation that state it undone ("A" untried, F10)
+_UNDONE_AFTER = frozenset((b"untried", b"unrun", b"unused", b"unattempted", b"unexecuted", b"untested"))
+# a list of quotations going on after one (:func:`_read_after`): a comma, "and", "or" or "nor",
+# then the next one's opening mark
+_LISTED_AFTER = re.compile(rb"[*_~]*[ \t]*(?:,[ \t]*(?:(?:and|or|nor)[ \t]+)?|(?:and|or|nor)[ \t]+)[*_~]*"
+                           rb"(?:[\"'`]|\xe2\x80[\x9c\x98])")
 _OMITTED_AFTER = frozenset(w + b"ed" for w in (b"skipp", b"omitt", b"ignor", b"miss", b"dropp", b"disabl",
                                                b"bypass", b"neglect", b"overlook")) | frozenset((b"forgotten",))
 
 
-def _read_after(text: bytes, at: int) -> int:
+def _read_after(text: bytes, at: int, depth: int = 0) -> int:
     """What the words after the quotation whose words start at ``text[at]`` say of it, up to
     the end of its clause (``_AFTER_BREAK``): ``_AFTER_DENIED`` for a prohibition whose subject
     it is or stands in (a word of ``_PROHIBITED`` no negation denies, ``"A" is forbidden``, or
@@ -11122,12 +11153,21 @@ def _read_after(text: bytes, at: int) -> int:
     allowed``), within three words of it, or a report of none found a colon, comma or dash sets
     after it (``Scanned "A": no secrets found``; red team 116, F12, F13); ``_AFTER_OMITTED`` for
     an omission (``"A" be skipped``, ``"A" to be skipped``, ``"A" get skipped``: F11);
-    ``_AFTER_NOTHING`` else. Read only past the closing mark :func:`_opens_clause` finds."""
+    ``_AFTER_NOTHING`` else. Read only past the closing mark :func:`_opens_clause` finds. A
+    quotation that opens its clause and a list of quotations (``"A" and "B" must not be run``,
+    ``"A", "B" or "C" is forbidden``) reads as the list's last item does (red team 118, F20); a
+    negated verb of being before a participle of doing states it undone (``"A" was not tried``,
+    ``"A" has never been run``), and so does a word of ``_UNDONE_AFTER`` (``"A" untried``: F10)."""
     window = text[at:at + 256].lower()
     m = re.search(rb"[\"'`]|\xe2\x80[\x9d\x99]|\xc2\xbb|\xe3\x80[\x8d\x8f]", window)
     if m is None:
         return _AFTER_NOTHING
     rest = window[m.end():m.end() + 120]
+    if depth < _LIST_ITEMS and (listed := _LISTED_AFTER.match(rest)) is not None and (
+            depth or _opens_its_clause(text, at)):
+        # a list of quotations that opens its clause, the predicate after its last item ("A" and
+        # "B" must not be run: red team 118, F20, "A" read as no prohibition): read as that one's
+        return _read_after(text, at + m.end() + listed.end(), depth + 1)
     report = _REPORT_AFTER.match(rest)
     if report is not None:
         said = _words_of_clause(report.group(1))
@@ -11138,6 +11178,8 @@ def _read_after(text: bytes, at: int) -> int:
     words = _words_of_clause(rest[:cut.start()] if cut is not None else rest)[:8]
     if not words:
         return _AFTER_NOTHING
+    if words[0] in _UNDONE_AFTER:
+        return _AFTER_DENIED
     i = 1 if words[0] == b"to" and len(words) > 1 else 0
     if words[i] in (b"be", b"get", b"go", b"being") and i + 1 < len(words) and words[i + 1] in _OMITTED_AFTER:
         return _AFTER_OMITTED
@@ -11146,8 +11188,8 @@ def _read_after(text: bytes, at: int) -> int:
     o = next((o for o in range(min(4, len(words))) if words[o] not in _PASSIVE_LEAD), None)
     if o is not None and o > 0 and words[o] in _OMITTED_AFTER and words[o - 1] in _BEEN:
         return _AFTER_OMITTED
-    aux = next((i for i in range(min(4, len(words))) if words[i].replace(b"\xe2\x80\x99", b"'") in _AUXILIARIES),
-               None)
+    aux = next((i for i in range(min(4, len(words))) if (w := words[i].replace(b"\xe2\x80\x99", b"'")) in _AUXILIARIES
+                or w in _HAVE), None)
     if aux is None:
         return _AFTER_NOTHING
     verb = words[aux].replace(b"\xe2\x80\x99", b"'")
@@ -11160,8 +11202,12 @@ def _read_after(text: bytes, at: int) -> int:
             return _AFTER_NOTHING if negated else _AFTER_DENIED
         if word in (b"not", b"never", b"no"):
             negated = True
+        elif negated and word == b"been" and verb in _HAVE:
+            continue  # ("has not been tried")
         elif negated:
-            return _AFTER_DENIED if word in prohibiting else _AFTER_NOTHING
+            if word in prohibiting or (word in _DONE and (verb in _BE or verb in _HAVE)):
+                return _AFTER_DENIED  # ("was not tried", "hasn't been run": a statement it was not done)
+            return _AFTER_NOTHING
         elif word not in (b"now", b"still", b"strictly", b"absolutely", b"hereby", b"also", b"always"):
             return _AFTER_NOTHING
     return _AFTER_NOTHING
