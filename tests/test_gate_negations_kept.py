@@ -339,3 +339,34 @@ def test_a_refusal_rewritten_away_is_refused(before, after, word):
 ])
 def test_a_refusal_kept_is_accepted(before, after):
     assert_accepted(_rewrite(before, after), "lossless")
+
+
+# red team 118, F21 (and F20's variant): one negation over a list of quotations said once an
+# item, or as neither / nor, denies what it denied; a negation the restatement adds over words
+# no quotation holds, or a quotation read the other way, is still a negation added
+_LIST_DENIED = 'Do not run "make deploy" or "make release".'
+
+
+@pytest.mark.parametrize("before, after", [
+    (_LIST_DENIED, 'Never run "make deploy"; never run "make release".'),
+    (_LIST_DENIED, 'Neither "make deploy" nor "make release" should be run.'),
+    (_LIST_DENIED, '"make deploy" must not be run, nor "make release".'),
+    ('Never run "make deploy"; never run "make release".', _LIST_DENIED),
+])
+def test_a_negation_over_a_list_said_once_an_item_is_accepted(before, after):
+    assert_accepted(_rewrite(before, after), "lossless")
+
+
+@pytest.mark.parametrize("before, after, invariant", [
+    # a negation added over words no quotation holds
+    (_LIST_DENIED + " Check the logs.", 'Never run "make deploy"; never run "make release". Never check the logs.',
+     "I2"),
+    (_LIST_DENIED + " Wait.", 'Never run "make deploy"; never wait or run "make release".', "I2"),
+    # a quotation read the other way
+    ('Run "make deploy" or "make release".', 'Never run "make deploy"; never run "make release".', "I1"),
+    ('Run "make deploy". Do not run "make release".', 'Never run "make deploy"; never run "make release".', "I1"),
+])
+def test_a_negation_over_a_list_said_once_an_item_with_more_is_refused(before, after, invariant):
+    v = _rewrite(before, after)
+    assert not v.accepted
+    find(v, invariant, block="b1")

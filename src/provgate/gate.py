@@ -5436,6 +5436,9 @@ class _Check:
             found = _negations_unbalanced(pre_text, post_text)
             if found is None:
                 continue
+            if pre_text is pre_own and post_text is post_own and _negations_distributed(
+                    self.pre_facts[i].table, self.post_facts[j].table):
+                continue  # (one negation over a list said once an item, or the other way round)
             n_before, n_after, side, (start, end), word = found
             own, read = (pre_own, pre_text) if side == "pre" else (post_own, post_text)
             if read is not own:  # (the span in the block's own text)
@@ -11603,6 +11606,60 @@ def _negations_unbalanced(pre: bytes, post: bytes) -> tuple[int, int, str, tuple
     s, e = spans[0]
     return (len(counted_pre), len(counted_post), "post" if added else "pre", (s, e),
             text[s:e].decode("utf-8", "replace"))
+
+
+def _negations_distributed(pre: FactTable, post: FactTable) -> bool:
+    """Do the two texts differ in their negations only as one negation over a list of quotations
+    differs from one an item (``Do not run "A" or "B"`` -> ``Never run "A"; never run "B"``,
+    ``Neither "A" nor "B" should be run``, ``"A" must not be run, nor "B"``: red team 118,
+    F21, F20, refused as a negation added)? So when both hold the same quotations, each read
+    the same way (:func:`_clause_negated`) as often, and as many denials
+    (:func:`_denial_words`) that govern no quotation (:func:`_governed_quotation`). At most
+    ``_DISTRIBUTED_QUOTATIONS`` quotations a side are read; more, and the count stands."""
+    read = []
+    for table in (pre, post):
+        rows = np.flatnonzero(np.asarray(table.kind) == _KIND_QUOTE)
+        if rows.size == 0 or rows.size > _DISTRIBUTED_QUOTATIONS:
+            return False
+        data = table.data
+        spans = [(int(table.value_start[r]), int(table.value_end[r])) for r in rows.tolist()]
+        read.append((data, spans, Counter((data[a:b], _clause_negated(data, a)) for a, b in spans)))
+    if read[0][2] != read[1][2]:
+        return False
+    loose = []
+    for data, spans, _ in read:
+        lowered = data.lower()
+        loose.append(sum(not _governed_quotation(lowered, spans, s, e)
+                         for s, e in _denial_words(lowered, 0, len(lowered))))
+    return loose[0] == loose[1]
+
+
+def _governed_quotation(lowered: bytes, spans: list[tuple[int, int]], s: int, e: int) -> bool:
+    """Does the denial at ``lowered[s:e]`` stand right before a quotation of ``spans`` (its
+    words' start and end), only words of ``_BEFORE_GOVERNED`` between them, or right after
+    one, only auxiliaries between (``"A" must not``, ``"A" has never``)? The quotation itself
+    read as negated is asked of :func:`_negations_distributed`."""
+    k = bisect.bisect_left(spans, (e, e))
+    if k < len(spans):
+        a = spans[k][0]
+        between = lowered[e:a]
+        if not _SENTENCE_BREAK_BYTES.search(between) and _BEFORE_GOVERNED.issuperset(_words_of_clause(between)):
+            return True
+    k = bisect.bisect_left(spans, (s, s)) - 1
+    if k >= 0:
+        between = lowered[spans[k][1]:s]
+        if not _SENTENCE_BREAK_BYTES.search(between) and all(
+                w in _AUXILIARIES or w in _HAVE for w in _words_of_clause(between)):
+            return True
+    return False
+
+
+# the most quotations a side :func:`_negations_distributed` reads
+_DISTRIBUTED_QUOTATIONS = 32
+# what may stand between a denial and the quotation it governs (:func:`_governed_quotation`)
+_BEFORE_GOVERNED = _DOING | frozenset((b"do", b"you", b"ever", b"should", b"must", b"to", b"we", b"i", b"the",
+                                       b"command", b"commands", b"let", b"be", b"ran", b"tried"))
+_SENTENCE_BREAK_BYTES = re.compile(rb"[.;!?\n]\s")
 
 
 def _figures_by_context(table: FactTable, rows: list[int], figures: list[bytes],
