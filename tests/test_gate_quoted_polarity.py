@@ -1104,3 +1104,29 @@ def test_a_negated_passive_summarizing_a_negation_is_accepted(text):
 ])
 def test_a_passive_turned_against_its_sources_is_refused(source, text, change):
     find(_summarize(source, text), "I1", block="s1", value="pip install bar", evidence__change=change)
+
+
+# red team 118, F11: a one-word code span (a flag) right after a verb of doing or a denial is
+# asked as a longer one is; one naming a thing in prose is not
+_F11_SOURCE = "Use `--dry-run`, never `--force`."
+
+
+def test_one_word_code_spans_swapped_across_a_negation_are_refused():
+    find(_rewrite(_F11_SOURCE, "Use `--force`, never `--dry-run`."), "I1", block="b1", value="--force",
+         evidence__change="negation_dropped")
+    find(_summarize(_F11_SOURCE, "Use `--force`."), "I1", block="s1", value="--force",
+         evidence__change="negation_dropped")
+    find(_summarize("Always pass `--force` here.", "Do not pass `--force`."), "I1", block="s1", value="--force",
+         evidence__change="negation_added")
+
+
+@pytest.mark.parametrize("source, text", [
+    (_F11_SOURCE, "Use `--dry-run`; never `--force`."),
+    (_F11_SOURCE, "Use `--dry-run`. Do not use `--force`."),
+    ("Never edit `config.yaml` by hand.", "The file `config.yaml` holds the settings."),
+    ("Never edit `config.yaml` by hand.", "Settings live in `config.yaml`, which is edited by a tool."),
+    ("Do not call `parse` twice.", "The function `parse` returns a tree."),
+    ("Run `pytest` with `-x`; never `--pdb`.", "Run `pytest` with `-x`."),
+])
+def test_one_word_code_spans_with_their_sources_polarity_or_naming_a_thing_are_accepted(source, text):
+    assert_accepted(_summarize(source, text))

@@ -11299,7 +11299,19 @@ def _code_spans_asked(table: Any) -> list[int]:
         if s < code_end:
             continue
         code_end = e
-        if len(_SENTENCE_WORD.findall(data[s:e].lower())) < 2 or b"\n" in data[s:e]:
+        if b"\n" in data[s:e]:
+            continue
+        if len(inside := _SENTENCE_WORD.findall(data[s:e].lower())) < 2:
+            # one word (a flag, a name): asked only right after a verb of doing or a denial in
+            # its clause ("Use `--dry-run`, never `--force`" -> "Use `--force`, never
+            # `--dry-run`": red team 118, F11, accepted), a few bytes read back, where
+            # "The function `parse` returns" names a thing
+            near = data[max(s - 1 - _NEAR_BYTES, 0):s - 1].lower()
+            cut = max(map(near.rfind, _NEAR_BREAKS))
+            near_words = _SENTENCE_WORD.findall(near, cut + 1)[-2:]
+            if inside and near_words and (_DOING.intersection(near_words) or any(
+                    _negation_words(w, 0, len(w)) or w in _BARE_NOT for w in near_words)):
+                out.append(r)
             continue
         window = data[max(s - 256, 0):s - 1].lower()
         cut = None
@@ -11312,6 +11324,12 @@ def _code_spans_asked(table: Any) -> list[int]:
                 or _REQUESTING.intersection(words[-_CLAUSE_WORDS:])):
             out.append(r)
     return out
+
+
+# the bytes read back before a one-word code span, and the marks that end its clause there
+# (:func:`_code_spans_asked`)
+_NEAR_BYTES = 24
+_NEAR_BREAKS = (b".", b",", b";", b":", b"!", b"?", b"(", b")", b"\n")
 
 
 def _may_ask_code_spans(data: bytes) -> bool:
