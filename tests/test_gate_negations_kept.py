@@ -370,3 +370,23 @@ def test_a_negation_over_a_list_said_once_an_item_with_more_is_refused(before, a
     v = _rewrite(before, after)
     assert not v.accepted
     find(v, invariant, block="b1")
+
+
+# eng-pol8's leftovers: a contracted negation written without its apostrophe is counted as one
+@pytest.mark.parametrize("before, after", [
+    ("Dont push to main.", "Do not push to main."),
+    ("Do not push to main.", "Dont push to main."),
+    ("You cant delete it.", "You cannot delete it."),
+    ('Dont run "make deploy".', 'Do not run "make deploy".'),
+])
+def test_a_bare_contraction_spelled_out_is_accepted(before, after):
+    assert_accepted(_rewrite(before, after), "lossless")
+
+
+@pytest.mark.parametrize("before, after, word, change", [
+    ("Dont push to main.", "Do push to main.", "Dont", "negation_dropped"),
+    ("You cant delete it.", "You can delete it.", "cant", "negation_dropped"),
+    ("Push to main.", "Dont push to main.", "Dont", "negation_added"),
+])
+def test_a_bare_contraction_dropped_or_added_is_refused(before, after, word, change):
+    find(_rewrite(before, after), "I2", block="b1", key="negation", value=word, evidence__change=change)

@@ -1130,3 +1130,34 @@ def test_one_word_code_spans_swapped_across_a_negation_are_refused():
 ])
 def test_one_word_code_spans_with_their_sources_polarity_or_naming_a_thing_are_accepted(source, text):
     assert_accepted(_summarize(source, text))
+
+
+# eng-pol8's leftovers: a negation over a list of verbs whose last two "and" joins; an omission a
+# wish asks for right after the quotation; quotations in single guillemets
+@pytest.mark.parametrize("request_source, text", [
+    ('Deploy "make deploy" today.', 'You must not build, test and deploy "make deploy" today.'),
+    ('Run "make deploy" today.', 'The user wants "make deploy" skipped.'),
+    ('Run "make deploy" today.', 'The user had "make deploy" skipped.'),
+    ('Run "make deploy" today.', 'Never run \u2039make deploy\u203a today.'),
+])
+def test_the_leftover_denials_summarizing_a_request_are_refused(request_source, text):
+    find(_summarize(request_source, text), "I1", block="s1", value="make deploy", evidence__change="negation_added")
+    assert_accepted(_summarize('Never run "make deploy" today.', text))
+
+
+@pytest.mark.parametrize("text", [
+    'Do not panic, then build, test and run "make deploy" today.',
+    'The user does not want "make deploy" skipped.',
+    'The user asked to run \u2039make deploy\u203a today.',
+])
+def test_the_leftover_requests_keep_their_polarity(text):
+    assert_accepted(_summarize('Run "make deploy" today.', text))
+    find(_summarize('Never run "make deploy" today.', text), "I1", block="s1", value="make deploy",
+         evidence__change="negation_dropped")
+
+
+def test_a_source_quoting_in_single_guillemets_is_read():
+    source = 'Never run \u2039make deploy\u203a today.'
+    find(_summarize(source, 'The user asked to run \u2039make deploy\u203a today.'), "I1", block="s1",
+         evidence__change="negation_dropped")
+    assert_accepted(_summarize(source, 'The user said not to run \u2039make deploy\u203a today.'))

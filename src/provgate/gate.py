@@ -3989,9 +3989,10 @@ class _Check:
         if read:
             datas = [self.post_facts[j].table.data for j in read]
             joined = datas[0] if len(datas) == 1 else b"".join(datas)
-            if b"\xab" in joined or b"\xe3" in joined:
+            if b"\xab" in joined or b"\xe3" in joined or b"\xb9" in joined:
                 marked = [j for j, d in zip(read, datas)
-                          if b"\xc2\xab" in d or b"\xe3\x80\x8c" in d or b"\xe3\x80\x8e" in d]
+                          if b"\xc2\xab" in d or b"\xe3\x80\x8c" in d or b"\xe3\x80\x8e" in d
+                          or b"\xe2\x80\xb9" in d]
                 if marked:
                     self._check_marked_quotation_polarity(marked, reported)
         if not asked:
@@ -10475,13 +10476,6 @@ def _denial_words(lowered: bytes, start: int, end: int) -> list[tuple[int, int]]
     return sorted(found + prohibitions) if prohibitions else found
 
 
-# the verbs of omission a rewrite keeps as it keeps a negation (:func:`_denial_words`): "Skip
-# "A"" -> "Run "A"", "omit "--force"" -> "use "--force"" (red team 117, F15) kept every
-# negation. Not "forget", "miss", "fail", said of other things as often
-_OMISSION_WORD = re.compile(rb"(?<![0-9a-z_\x80-\xff])(?:skip|skips|skipping|skipped|omit|omits|omitting|omitted|"
-                            rb"bypass|bypasses|bypassing|bypassed|ignore|ignores|ignoring|ignored)(?![0-9a-z_\x80-\xff])")
-
-
 def _after_csi(text: bytes, at: int) -> bool:
     """Does an ANSI CSI sequence (ESC ``[``, parameter and intermediate bytes, a final byte)
     end right before ``text[at]``? Its final byte is a letter, and the words after a colour
@@ -10567,16 +10561,26 @@ _OMITTING = _NEGATION_UNDONE - {b"only", b"leave", b"hesitate"} | frozenset(
     w + e for w in (b"miss", b"neglect", b"fail", b"ignor", b"overlook", b"disabl", b"bypass")
     for e in (b"ing", b"ed", b"es", b"s")) | frozenset((b"skips", b"omits", b"forgets", b"ignore", b"disable"))
 
+# the verbs of omission a rewrite keeps as it keeps a negation (:func:`_denial_words`): "Skip
+# "A"" -> "Run "A"", "omit "--force"" -> "use "--force"" (red team 117, F15) kept every
+# negation. Not "forget", "miss", "fail", said of other things as often. And, in the same pass,
+# the contracted negations written without their apostrophe (``_BARE_NOT``: "Dont push" ->
+# "Do not push" was refused as a negation added, "Dont push" -> "Do push" accepted: eng-pol8's
+# leftovers); "cant" and "wont" among them, read as negations far more often than as words
+_OMISSION_WORD = re.compile(rb"(?<![0-9a-z_\x80-\xff])(?:skip|skips|skipping|skipped|omit|omits|omitting|omitted|"
+                            rb"bypass|bypasses|bypassing|bypassed|ignore|ignores|ignoring|ignored|"
+                            + b"|".join(sorted(_BARE_NOT, key=len, reverse=True)) + rb")(?![0-9a-z_\x80-\xff])")
 # words that stress a negation and stand between it and the verb it governs ("don't ever forget")
 _NEGATION_STRESS = frozenset((b"ever", b"really", b"even", b"just", b"you"))
 # the words between a prohibition and the verb it governs ("refuse to skip", "stop ever skipping")
 _PROHIBITION_FILLER = _NEGATION_STRESS | frozenset((b"to",))
 # the marks, emphasis and brackets that open the quoted words, passed before the clause is read
-_QUOTE_OPENING = re.compile(rb"(?:[\"'`*_~ \t(\[]|\xe2\x80[\x9c\x98]|\xc2[\xab\xa0]|\xe3\x80[\x8c\x8e])+\Z")
-# a quotation in guillemets or corner brackets, on one line (:meth:`_check_marked_quotation_polarity`),
+_QUOTE_OPENING = re.compile(rb"(?:[\"'`*_~ \t(\[]|\xe2\x80[\x9c\x98\xb9]|\xc2[\xab\xa0]|\xe3\x80[\x8c\x8e])+\Z")
+# a quotation in guillemets (double or single: eng-pol8's leftovers) or corner brackets, on one line (:meth:`_check_marked_quotation_polarity`),
 # the blanks that set French guillemets off passed
 _MARKED_QUOTATION = re.compile(rb"\xc2\xab(?:[ \t]|\xc2\xa0)*([^\n]{1,200}?)(?:[ \t]|\xc2\xa0)*\xc2\xbb"
-                               rb"|\xe3\x80[\x8c\x8e]([^\n]{1,200}?)\xe3\x80[\x8d\x8f]")
+                               rb"|\xe3\x80[\x8c\x8e]([^\n]{1,200}?)\xe3\x80[\x8d\x8f]"
+                               rb"|\xe2\x80\xb9(?:[ \t]|\xc2\xa0)*([^\n]{1,200}?)(?:[ \t]|\xc2\xa0)*\xe2\x80\xba")
 # an ANSI CSI sequence (a colour code), passed where a clause is read
 _CSI = re.compile(rb"\x1b\[[\x20-\x3f]*[\x40-\x7e]")
 # a short aside in brackets on one line, passed as if not there ("A" (it pages on-call) or "B")
@@ -11025,7 +11029,11 @@ def _verb_list_negated(window: bytes, breaks: list[re.Match[bytes]], k: int, tai
             j -= 1
             continue
         break
-    if not segment or (j > 0 and breaks[j - 1].group() in _CONDITIONS) or not (items or tail[0] in (b"or", b"nor")):
+    # (the tail may hold the list's next item itself: "You must not build, test and deploy "A"",
+    # eng-pol8's leftovers, read as no negation)
+    joined = len(content) == 2 and len(tail) == 3 and tail[1] in (b"or", b"nor", b"and")
+    if not segment or (j > 0 and breaks[j - 1].group() in _CONDITIONS) or not (
+            items or joined or tail[0] in (b"or", b"nor")):
         return False
     return _negation_among(segment[-_CLAUSE_WORDS:] + tail)
 
@@ -11138,6 +11146,9 @@ _HAVE = frozenset((b"has", b"have", b"had", b"hasn't", b"haven't", b"hadn't"))
 _DONE = frozenset((b"tried", b"run", b"executed", b"used", b"invoked", b"called", b"attempted", b"performed",
                    b"done", b"applied", b"launched", b"started", b"pushed", b"deployed", b"published", b"merged",
                    b"released", b"approved", b"tested"))
+# the verbs whose object an omission right after it asks or gets done ("had "A" skipped", "got
+# "A" ignored"), as a wish of ``_WANTS`` does ("wants "A" skipped": eng-pol8's leftovers)
+_HAVE_DONE = frozenset((b"have", b"has", b"had", b"get", b"gets", b"got", b"let", b"lets", b"keep", b"keeps"))
 # the words right after a quotation that state it undone ("A" untried, F10)
 _UNDONE_AFTER = frozenset((b"untried", b"unrun", b"unused", b"unattempted", b"unexecuted", b"untested"))
 # a list of quotations going on after one (:func:`_read_after`): a comma, "and", "or" or "nor",
@@ -11162,7 +11173,7 @@ def _read_after(text: bytes, at: int, depth: int = 0) -> int:
     negated verb of being before a participle of doing states it undone (``"A" was not tried``,
     ``"A" has never been run``), and so does a word of ``_UNDONE_AFTER`` (``"A" untried``: F10)."""
     window = text[at:at + 256].lower()
-    m = re.search(rb"[\"'`]|\xe2\x80[\x9d\x99]|\xc2\xbb|\xe3\x80[\x8d\x8f]", window)
+    m = re.search(rb"[\"'`]|\xe2\x80[\x9d\x99\xba]|\xc2\xbb|\xe3\x80[\x8d\x8f]", window)
     if m is None:
         return _AFTER_NOTHING
     rest = window[m.end():m.end() + 120]
@@ -11183,6 +11194,9 @@ def _read_after(text: bytes, at: int, depth: int = 0) -> int:
         return _AFTER_NOTHING
     if words[0] in _UNDONE_AFTER:
         return _AFTER_DENIED
+    if words[0] in _OMITTED_AFTER and (before := _SENTENCE_WORD.findall(text[max(at - 40, 0):at].lower())[-1:]) and (
+            before[0] in _WANTS or before[0] in _HAVE_DONE):
+        return _AFTER_OMITTED  # (the omission a wish asks for: "wants "A" skipped", "had "A" skipped")
     i = 1 if words[0] == b"to" and len(words) > 1 else 0
     if words[i] in (b"be", b"get", b"go", b"being") and i + 1 < len(words) and words[i + 1] in _OMITTED_AFTER:
         return _AFTER_OMITTED
@@ -11442,8 +11456,8 @@ def _whole_words_at(text: bytes, start: int, end: int) -> bool:
                  or text[end:end + 2] == b"\xc2\xbb" or text[end:end + 3] in _MARKS_CLOSING))
 
 
-_MARKS_OPENING = frozenset(("\u300c".encode(), "\u300e".encode()))
-_MARKS_CLOSING = frozenset(("\u300d".encode(), "\u300f".encode()))
+_MARKS_OPENING = frozenset(("\u300c".encode(), "\u300e".encode(), "\u2039".encode()))
+_MARKS_CLOSING = frozenset(("\u300d".encode(), "\u300f".encode(), "\u203a".encode()))
 
 
 def _grouped(owners: list[int], rows: list[int]) -> list[tuple[int, list[int]]]:
