@@ -390,3 +390,27 @@ def test_a_bare_contraction_spelled_out_is_accepted(before, after):
 ])
 def test_a_bare_contraction_dropped_or_added_is_refused(before, after, word, change):
     find(_rewrite(before, after), "I2", block="b1", key="negation", value=word, evidence__change=change)
+
+
+# red team 118, F12: a rewrite keeping its count of negations that moves one from some words to
+# others (unquoted commands swapped across the negation) is refused; one that moves sentences
+# whole, splits, merges or rewords them keeps each word on its side
+@pytest.mark.parametrize("before, after", [
+    ("Run make test. Never run make deploy.", "Never run make test. Run make deploy."),
+    ("Never restart db-01. Restart api-7 if it hangs.", "Restart db-01 if it hangs. Never restart api-7."),
+    ("Use dry-run mode. Don't use force mode.", "Use force mode. Don't use dry-run mode."),
+])
+def test_a_negation_moved_to_other_words_is_refused(before, after):
+    find(_rewrite(before, after), "I2", block="b1", key="negation", evidence__change="negation_moved")
+
+
+@pytest.mark.parametrize("before, after", [
+    ("Run make test. Never run make deploy.", "Never run make deploy. Run make test."),
+    ("Run make test. Never run make deploy.", "Run make test; never run make deploy."),
+    ("Run make test. Never run make deploy.", "Run make test, but never run make deploy."),
+    ("Run make test. Never run make deploy.", "Run make test.\nNever run make deploy.\n"),
+    ("Do not deploy on Friday. Deploy on Monday.", "Deploy on Monday, not on Friday."),
+    ("Deploy on Monday, not on Friday.", "Deploy on Monday. Do not deploy on Friday."),
+])
+def test_a_negation_kept_over_its_words_is_accepted(before, after):
+    assert_accepted(_rewrite(before, after), "lossless")

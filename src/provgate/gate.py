@@ -5434,8 +5434,16 @@ class _Check:
             b = edit.post[j]
             if len(pre_text) + len(post_text) > _LONG_REWRITE and not _negation_in_changed_stretch(pre_text, post_text):
                 continue  # (a long text, one sentence of it, may be changed in a few bytes)
-            found = _negations_unbalanced(pre_text, post_text)
+            moved: list[tuple[bytes, bytes]] = []
+            found = _negations_unbalanced(pre_text, post_text, moved)
             if found is None:
+                if moved:
+                    traded = moved[0]
+                    into, out = (w.decode("utf-8", "replace") for w in traded)
+                    self.violate("I2", f"{edit.operator} moved the negation in block {b.id!r} from {out!r} to "
+                                 f"{into!r} (as many negations, each over other words): a lossless operator keeps "
+                                 "what a block denies", block=b.id, handle=(b.handles or (None,))[0], key="negation",
+                                 value=into, evidence={"change": "negation_moved", "denied": into, "undenied": out})
                 continue
             if pre_text is pre_own and post_text is post_own and _negations_distributed(
                     self.pre_facts[i].table, self.post_facts[j].table):
@@ -11561,7 +11569,8 @@ def _sentence_words(text: bytes) -> tuple[bytes, ...]:
     return tuple(_SENTENCE_WORD.findall(text.lower()))
 
 
-def _negations_unbalanced(pre: bytes, post: bytes) -> tuple[int, int, str, tuple[int, int], str] | None:
+def _negations_unbalanced(pre: bytes, post: bytes, traded: list[tuple[bytes, bytes]] | None = None,
+                          ) -> tuple[int, int, str, tuple[int, int], str] | None:
     """``None`` when ``post`` holds as many negations (:func:`_negation_words`) as ``pre``,
     counting neither a sentence the rewrite added whole (none of its words kept in the word
     alignment: "Nothing else changed." appended says nothing of the block's other sentences)
@@ -11573,7 +11582,9 @@ def _negations_unbalanced(pre: bytes, post: bytes) -> tuple[int, int, str, tuple
     The texts are cut into sentences (``_SENTENCE_END``) where they differ, and those equal
     either end, whitespace aside, are passed over: only the changed sentences between are aligned word for word
     (:func:`_kept_words`, bounded as the I2 rules' alignment is), so a sentence appended to a
-    long block reads that sentence (:func:`_changed_sentences`)."""
+    long block reads that sentence (:func:`_changed_sentences`). ``traded``: given, the trade
+    :func:`_negation_traded` finds in those sentences is appended to it when the counts
+    balance."""
     if pre and post.startswith(pre) and (pre[-1] == 0x0A or (pre[-1] in b".!?" and post[len(pre):len(pre) + 1].isspace())):
         return None  # (whole sentences appended after the last one: each one new)
     start, pre_stop, post_stop = _changed_sentences(pre, post)
@@ -11632,12 +11643,58 @@ def _negations_unbalanced(pre: bytes, post: bytes) -> tuple[int, int, str, tuple
         counted_pre.extend(negs)
     counted_post = [span for w, negs in zip(post_whole, post_negs) if not w for span in negs]
     if len(counted_pre) == len(counted_post):
+        if traded is not None and (trade := _negation_traded(
+                b" ".join(pre_lower[a:b] for a, b in pre_middle), b" ".join(post_lower[a:b] for a, b in post_middle))):
+            traded.append(trade)
         return None
     added = len(counted_post) > len(counted_pre)
     text, spans = (post, counted_post) if added else (pre, counted_pre)
     s, e = spans[0]
     return (len(counted_pre), len(counted_post), "post" if added else "pre", (s, e),
             text[s:e].decode("utf-8", "replace"))
+
+
+def _negation_traded(pre: bytes, post: bytes) -> tuple[bytes, bytes] | None:
+    """(a word denied now, a word denied before) when a rewrite that keeps a block's count of
+    negations moved one from some words to others: a word that stood only in sentences without
+    a denial (:func:`_denial_words`) in pre stands only in sentences with one in post, and
+    another the other way round (``Run make test. Never run make deploy.`` -> ``Never run make
+    test. Run make deploy.``: red team 118, F12, unquoted commands swapped across the negation,
+    every negation kept). ``pre``, ``post``: the lower-cased sentences where the texts differ
+    (:func:`_negations_unbalanced` reads them), cut here at ``.``, ``!``, ``?``, ``;`` and line
+    breaks; words of ``_NO_NAME`` and denials none. A sentence split, merged or reworded keeps
+    each word on its side, or only adds it to the other (``Do not run A until B passes`` -> ``Run
+    B; do not run A until it passes``): no trade. None else."""
+    sides = []
+    for lowered in (pre, post):
+        denied: set[bytes] = set()
+        plain: set[bytes] = set()
+        at = 0
+        for m in itertools.chain(_NEGATION_UNIT_BREAK.finditer(lowered), (None,)):
+            end = len(lowered) if m is None else m.start()
+            unit = lowered[at:end]
+            at = end if m is None else m.end()
+            words = {w for w in _SENTENCE_WORD.findall(unit) if w not in _NO_NAME}
+            if not words:
+                continue
+            denials = _denial_words(unit, 0, len(unit))
+            if denials:
+                words.difference_update([unit[a:b] for a, b in denials]
+                                        + [w for w in words if w.endswith((b"n't", b"n\xe2\x80\x99t"))])
+                denied |= words
+            else:
+                plain |= words
+        sides.append((denied - plain, plain - denied))
+    (pre_denied, pre_plain), (post_denied, post_plain) = sides
+    now_denied = sorted(pre_plain & post_denied)
+    now_plain = sorted(pre_denied & post_plain)
+    if now_denied and now_plain:
+        return now_denied[0], now_plain[0]
+    return None
+
+
+# where a unit of :func:`_negation_traded` ends
+_NEGATION_UNIT_BREAK = re.compile(rb"[.!?;]+(?=\s|$)|\n")
 
 
 def _negations_distributed(pre: FactTable, post: FactTable) -> bool:
