@@ -1161,3 +1161,16 @@ def test_a_source_quoting_in_single_guillemets_is_read():
     find(_summarize(source, 'The user asked to run \u2039make deploy\u203a today.'), "I1", block="s1",
          evidence__change="negation_dropped")
     assert_accepted(_summarize(source, 'The user said not to run \u2039make deploy\u203a today.'))
+
+
+@pytest.mark.parametrize("text, negated", [
+    (b'You must not build, test and deploy "make deploy"', True),
+    (b'Never build, test or deploy "make deploy"', True),
+    (b'Don\'t worry, test and deploy "make deploy"', False),  # (a clause of its own)
+    (b'Do not wait, build and deploy "make deploy"', False),
+    (b'The user wants "make deploy" skipped', True),
+    (b'The user does not want "make deploy" skipped', False),
+    (b'Never run \xe2\x80\xb9make deploy\xe2\x80\xba', True),
+])
+def test_clause_negated_reads_the_leftover_forms(text, negated):
+    assert _clause_negated(text, text.index(b"make deploy")) is negated

@@ -11037,15 +11037,23 @@ def _verb_list_negated(window: bytes, breaks: list[re.Match[bytes]], k: int, tai
             j -= 1
             continue
         break
-    # (the tail may hold the list's next item itself: "You must not build, test and deploy "A"",
-    # eng-pol8's leftovers, read as no negation)
-    joined = len(content) == 2 and len(tail) == 3 and tail[1] in (b"or", b"nor", b"and")
+    # (the tail may hold the list's next item itself, both verbs of a build's steps: "You must
+    # not build, test and deploy "A"", eng-pol8's leftovers, read as no negation; where "Don't
+    # worry, test and deploy "A"" is a clause of its own)
+    joined = (len(content) == 2 and len(tail) == 3 and tail[1] in (b"or", b"nor", b"and") and segment
+              and segment[-1] in _STEPS and tail[0] in _STEPS)
     if not segment or (j > 0 and breaks[j - 1].group() in _CONDITIONS) or not (
             items or joined or tail[0] in (b"or", b"nor")):
         return False
     return _negation_among(segment[-_CLAUSE_WORDS:] + tail)
 
 
+# the verbs of a build's or a release's steps, read as a list's items when a comma and "and" join
+# two of them with no item between (:func:`_verb_list_negated`)
+_STEPS = frozenset((b"run", b"execute", b"use", b"invoke", b"call", b"deploy", b"apply", b"launch", b"start",
+                    b"push", b"delete", b"remove", b"build", b"test", b"tag", b"release", b"publish", b"compile", b"merge", b"commit",
+                             b"ship", b"lint", b"package", b"rebuild", b"migrate", b"restart", b"upgrade", b"install",
+                             b"format", b"check", b"verify", b"sign", b"upload", b"rollout", b"roll"))
 # the line that opens a fenced block, at the end of the text before the block's first line
 _FENCE_OPENING = re.compile(rb"(?:\A|\n)[ \t]{0,3}(?:`{3,}|~{3,})[0-9a-z_+.-]*[ \t]*\n\Z")
 # a list item's bullet (:data:`_ITEM_LEAD`'s), the words of the item after it
