@@ -399,6 +399,8 @@ def test_a_bare_contraction_dropped_or_added_is_refused(before, after, word, cha
     ("Run make test. Never run make deploy.", "Never run make test. Run make deploy."),
     ("Never restart db-01. Restart api-7 if it hangs.", "Restart db-01 if it hangs. Never restart api-7."),
     ("Use dry-run mode. Don't use force mode.", "Use force mode. Don't use dry-run mode."),
+    ("Run make test\nNever run make deploy\n", "Never run make test\nRun make deploy\n"),
+    ("- run make test\n- never run make deploy\n", "- never run make test\n- run make deploy\n"),
 ])
 def test_a_negation_moved_to_other_words_is_refused(before, after):
     find(_rewrite(before, after), "I2", block="b1", key="negation", evidence__change="negation_moved")
@@ -411,6 +413,8 @@ def test_a_negation_moved_to_other_words_is_refused(before, after):
     ("Run make test. Never run make deploy.", "Run make test.\nNever run make deploy.\n"),
     ("Do not deploy on Friday. Deploy on Monday.", "Deploy on Monday, not on Friday."),
     ("Deploy on Monday, not on Friday.", "Deploy on Monday. Do not deploy on Friday."),
+    # a line of prose wrapped mid-sentence is no unit: re-wrapped beside a change, nothing moved
+    ("Run the tests and do\nnot deploy the app. It is v1.", "Run the tests and do not\ndeploy the app. It is v1!"),
 ])
 def test_a_negation_kept_over_its_words_is_accepted(before, after):
     assert_accepted(_rewrite(before, after), "lossless")

@@ -1076,6 +1076,8 @@ def test_a_list_of_quotations_dropping_its_negation_is_refused(after, value):
     (b'"make deploy" untried', True),
     (b'"make deploy" was tried', False),
     (b'"make deploy" has been run', False),
+    (b'"make deploy" has been forbidden', True),
+    (b'"make deploy" has not been forbidden', False),
     (b'"make deploy" was not found', False),  # (a state, no doing)
     (b'"make deploy" is not installed', False),
 ])

@@ -11235,8 +11235,8 @@ def _read_after(text: bytes, at: int, depth: int = 0) -> int:
             return _AFTER_NOTHING if negated else _AFTER_DENIED
         if word in (b"not", b"never", b"no"):
             negated = True
-        elif negated and word == b"been" and verb in _HAVE:
-            continue  # ("has not been tried")
+        elif word == b"been" and verb in _HAVE:
+            continue  # ("has not been tried", "has been forbidden")
         elif negated:
             if word in prohibiting or (word in _DONE and (verb in _BE or verb in _HAVE)):
                 return _AFTER_DENIED  # ("was not tried", "hasn't been run": a statement it was not done)
@@ -11652,7 +11652,7 @@ def _negations_unbalanced(pre: bytes, post: bytes, traded: list[tuple[bytes, byt
     counted_post = [span for w, negs in zip(post_whole, post_negs) if not w for span in negs]
     if len(counted_pre) == len(counted_post):
         if traded is not None and (trade := _negation_traded(
-                b" ".join(pre_lower[a:b] for a, b in pre_middle), b" ".join(post_lower[a:b] for a, b in post_middle))):
+                b" ".join(pre[a:b] for a, b in pre_middle), b" ".join(post[a:b] for a, b in post_middle))):
             traded.append(trade)
         return None
     added = len(counted_post) > len(counted_pre)
@@ -11668,19 +11668,21 @@ def _negation_traded(pre: bytes, post: bytes) -> tuple[bytes, bytes] | None:
     a denial (:func:`_denial_words`) in pre stands only in sentences with one in post, and
     another the other way round (``Run make test. Never run make deploy.`` -> ``Never run make
     test. Run make deploy.``: red team 118, F12, unquoted commands swapped across the negation,
-    every negation kept). ``pre``, ``post``: the lower-cased sentences where the texts differ
-    (:func:`_negations_unbalanced` reads them), cut here at ``.``, ``!``, ``?``, ``;`` and line
-    breaks; words of ``_NO_NAME`` and denials none. A sentence split, merged or reworded keeps
+    every negation kept). ``pre``, ``post``: the sentences where the texts differ
+    (:func:`_negations_unbalanced` reads them), cut here at ``.``, ``!``, ``?``, ``;``, ``:`` and
+    at a line break before a list item, a capital, a blank line or the end (a line of prose
+    wrapped mid-sentence is no unit of its own: a rewrite re-wrapping it moves no negation);
+    words of ``_NO_NAME`` and denials none. A sentence split, merged or reworded keeps
     each word on its side, or only adds it to the other (``Do not run A until B passes`` -> ``Run
     B; do not run A until it passes``): no trade. None else."""
     sides = []
-    for lowered in (pre, post):
+    for text in (pre, post):
         denied: set[bytes] = set()
         plain: set[bytes] = set()
         at = 0
-        for m in itertools.chain(_NEGATION_UNIT_BREAK.finditer(lowered), (None,)):
-            end = len(lowered) if m is None else m.start()
-            unit = lowered[at:end]
+        for m in itertools.chain(_NEGATION_UNIT_BREAK.finditer(text), (None,)):
+            end = len(text) if m is None else m.start()
+            unit = text[at:end].lower()
             at = end if m is None else m.end()
             words = {w for w in _SENTENCE_WORD.findall(unit) if w not in _NO_NAME}
             if not words:
@@ -11702,7 +11704,7 @@ def _negation_traded(pre: bytes, post: bytes) -> tuple[bytes, bytes] | None:
 
 
 # where a unit of :func:`_negation_traded` ends
-_NEGATION_UNIT_BREAK = re.compile(rb"[.!?;]+(?=\s|$)|\n")
+_NEGATION_UNIT_BREAK = re.compile(rb"[.!?;:]+(?=\s|$)|\r?\n(?=[ \t]*(?:[-*+>#|A-Z]|\d{1,9}[.)]|\r?\n|$))")
 
 
 def _negations_distributed(pre: FactTable, post: FactTable) -> bool:
