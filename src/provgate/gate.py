@@ -10477,10 +10477,21 @@ def _denial_words(lowered: bytes, start: int, end: int) -> list[tuple[int, int]]
     or refuses (``_PROHIBITIONS``) and each verb of omission (``_OMISSION_WORD``) of
     ``lowered[start:end]``, in order: what a rewrite keeps of
     what a block denies (red team 116, F20: ``Stop running "A"`` -> ``Keep running "A"`` and
-    ``I decline "A"`` -> ``I approve "A"`` kept every negation and passed as lossless)."""
+    ``I decline "A"`` -> ``I approve "A"`` kept every negation and passed as lossless), and each
+    contraction of ``_BARE_NOT`` (``dont``, ``cant``)."""
     found = _negation_words(lowered, start, end)
     prohibitions = [(m.start(), m.end()) for m in _PROHIBITION_WORD.finditer(lowered, start, end)]
     prohibitions += [(m.start(), m.end()) for m in _OMISSION_WORD.finditer(lowered, start, end)]
+    # the contractions written without their apostrophe ("Dont push" -> "Do not push" was refused
+    # as a negation added, "Dont push" -> "Do push" passed: eng-pol8's leftovers; "cant" and
+    # "wont" among them, negations far more often than words of their own)
+    for m in _NT_END.finditer(lowered, start, end):
+        e = m.end()
+        a = e - 2
+        while a > 0 and e - a <= 8 and lowered[a - 1] in _NOT_BEFORE_NEGATION:
+            a -= 1
+        if lowered[a:e] in _BARE_NOT and (a == 0 or lowered[a - 1] not in _NOT_BEFORE_NEGATION):
+            prohibitions.append((a, e))
     return sorted(found + prohibitions) if prohibitions else found
 
 
@@ -10571,13 +10582,13 @@ _OMITTING = _NEGATION_UNDONE - {b"only", b"leave", b"hesitate"} | frozenset(
 
 # the verbs of omission a rewrite keeps as it keeps a negation (:func:`_denial_words`): "Skip
 # "A"" -> "Run "A"", "omit "--force"" -> "use "--force"" (red team 117, F15) kept every
-# negation. Not "forget", "miss", "fail", said of other things as often. And, in the same pass,
-# the contracted negations written without their apostrophe (``_BARE_NOT``: "Dont push" ->
-# "Do not push" was refused as a negation added, "Dont push" -> "Do push" accepted: eng-pol8's
-# leftovers); "cant" and "wont" among them, read as negations far more often than as words
+# negation. Not "forget", "miss", "fail", said of other things as often
 _OMISSION_WORD = re.compile(rb"(?<![0-9a-z_\x80-\xff])(?:skip|skips|skipping|skipped|omit|omits|omitting|omitted|"
-                            rb"bypass|bypasses|bypassing|bypassed|ignore|ignores|ignoring|ignored|"
-                            + b"|".join(sorted(_BARE_NOT, key=len, reverse=True)) + rb")(?![0-9a-z_\x80-\xff])")
+                            rb"bypass|bypasses|bypassing|bypassed|ignore|ignores|ignoring|ignored)(?![0-9a-z_\x80-\xff])")
+# the end of a word ending in "nt", where a contracted negation written without its apostrophe
+# ends (``_BARE_NOT``), found by its literal and read back (:func:`_denial_words`): folded into
+# the omissions' search, its alternatives doubled that search's time
+_NT_END = re.compile(rb"nt(?![0-9a-z_\x80-\xff])")
 # words that stress a negation and stand between it and the verb it governs ("don't ever forget")
 _NEGATION_STRESS = frozenset((b"ever", b"really", b"even", b"just", b"you"))
 # the words between a prohibition and the verb it governs ("refuse to skip", "stop ever skipping")
