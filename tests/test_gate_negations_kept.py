@@ -401,6 +401,7 @@ def test_a_bare_contraction_dropped_or_added_is_refused(before, after, word, cha
     ("Use dry-run mode. Don't use force mode.", "Use force mode. Don't use dry-run mode."),
     ("Run make test\nNever run make deploy\n", "Never run make test\nRun make deploy\n"),
     ("- run make test\n- never run make deploy\n", "- never run make test\n- run make deploy\n"),
+    ("Run make test. Never run this: make deploy.", "Never run this: make test. Run make deploy."),
 ])
 def test_a_negation_moved_to_other_words_is_refused(before, after):
     find(_rewrite(before, after), "I2", block="b1", key="negation", evidence__change="negation_moved")

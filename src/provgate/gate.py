@@ -11680,11 +11680,12 @@ def _negation_traded(pre: bytes, post: bytes) -> tuple[bytes, bytes] | None:
     another the other way round (``Run make test. Never run make deploy.`` -> ``Never run make
     test. Run make deploy.``: red team 118, F12, unquoted commands swapped across the negation,
     every negation kept). ``pre``, ``post``: the sentences where the texts differ
-    (:func:`_negations_unbalanced` reads them), cut here at ``.``, ``!``, ``?``, ``;``, ``:`` and
-    at a line break before a list item, a capital, a blank line or the end (a line of prose
-    wrapped mid-sentence is no unit of its own: a rewrite re-wrapping it moves no negation);
-    words of ``_NO_NAME`` and denials none. A sentence split, merged or reworded keeps
-    each word on its side, or only adds it to the other (``Do not run A until B passes`` -> ``Run
+    (:func:`_negations_unbalanced` reads them), cut here at ``.``, ``!``, ``?``, ``;`` (not
+    ``:``, which opens what a negation before it governs: ``Never run: make deploy``) and at a
+    line break before a list item, a capital, a blank line or the end (a line of prose wrapped
+    mid-sentence is no unit of its own: a rewrite re-wrapping it moves no negation); words of
+    ``_NO_NAME`` and denials none. A sentence split, merged or reworded keeps each word on its
+    side, or only adds it to the other (``Do not run A until B passes`` -> ``Run
     B; do not run A until it passes``): no trade. None else."""
     sides = []
     for text in (pre, post):
@@ -11715,7 +11716,7 @@ def _negation_traded(pre: bytes, post: bytes) -> tuple[bytes, bytes] | None:
 
 
 # where a unit of :func:`_negation_traded` ends
-_NEGATION_UNIT_BREAK = re.compile(rb"[.!?;:]+(?=\s|$)|\r?\n(?=[ \t]*(?:[-*+>#|A-Z]|\d{1,9}[.)]|\r?\n|$))")
+_NEGATION_UNIT_BREAK = re.compile(rb"[.!?;]+(?=\s|$)|\r?\n(?=[ \t]*(?:[-*+>#|A-Z]|\d{1,9}[.)]|\r?\n|$))")
 
 
 def _negations_distributed(pre: FactTable, post: FactTable) -> bool:
