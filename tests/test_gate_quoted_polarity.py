@@ -1120,6 +1120,8 @@ def test_one_word_code_spans_swapped_across_a_negation_are_refused():
          evidence__change="negation_dropped")
     find(_summarize("Always pass `--force` here.", "Do not pass `--force`."), "I1", block="s1", value="--force",
          evidence__change="negation_added")
+    find(_summarize("Never run `reboot` on the host.", "Run `reboot` on the host."), "I1", block="s1",
+         value="reboot", evidence__change="negation_dropped")
 
 
 @pytest.mark.parametrize("source, text", [
@@ -1129,6 +1131,8 @@ def test_one_word_code_spans_swapped_across_a_negation_are_refused():
     ("Never edit `config.yaml` by hand.", "Settings live in `config.yaml`, which is edited by a tool."),
     ("Do not call `parse` twice.", "The function `parse` returns a tree."),
     ("Run `pytest` with `-x`; never `--pdb`.", "Run `pytest` with `-x`."),
+    ("Never run `reboot` on the host.", "The user said never to run `reboot` on the host."),
+    ("Do not call `parse` twice.", "Use `parse` once per file."),  # (a name "use" takes)
 ])
 def test_one_word_code_spans_with_their_sources_polarity_or_naming_a_thing_are_accepted(source, text):
     assert_accepted(_summarize(source, text))

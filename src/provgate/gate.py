@@ -11343,15 +11343,18 @@ def _code_spans_asked(table: Any) -> list[int]:
         if b"\n" in data[s:e]:
             continue
         if len(inside := _SENTENCE_WORD.findall(data[s:e].lower())) < 2:
-            # one word (a flag, a name): asked only right after a verb of doing or a denial in
-            # its clause ("Use `--dry-run`, never `--force`" -> "Use `--force`, never
-            # `--dry-run`": red team 118, F11, accepted), a few bytes read back, where
-            # "The function `parse` returns" names a thing
+            # one word (a flag, a name): asked only right after a denial, a verb that does a
+            # command or a thing (``_ONE_WORD_DOING``), or a verb of doing before a flag, in its
+            # clause ("Use `--dry-run`, never `--force`" -> "Use `--force`, never `--dry-run`":
+            # red team 118, F11, accepted), a few bytes read back; "The function `parse`
+            # returns", "Use `config.yaml` for settings" name a thing
             near = data[max(s - 1 - _NEAR_BYTES, 0):s - 1].lower()
             cut = max(map(near.rfind, _NEAR_BREAKS))
             near_words = _SENTENCE_WORD.findall(near, cut + 1)[-2:]
-            if inside and near_words and (_DOING.intersection(near_words) or any(
-                    _negation_words(w, 0, len(w)) or w in _BARE_NOT for w in near_words)):
+            if inside and near_words and (
+                    _ONE_WORD_DOING.intersection(near_words)
+                    or (data[s:s + 1] == b"-" and _DOING.intersection(near_words))
+                    or any(_negation_words(w, 0, len(w)) or w in _BARE_NOT for w in near_words)):
                 out.append(r)
             continue
         window = data[max(s - 256, 0):s - 1].lower()
@@ -11370,6 +11373,10 @@ def _code_spans_asked(table: Any) -> list[int]:
 # the bytes read back before a one-word code span, and the marks that end its clause there
 # (:func:`_code_spans_asked`)
 _NEAR_BYTES = 24
+# the verbs of doing whose one-word object is a command or a thing acted on ("Run `reboot`",
+# "Delete `cache.db`"), where "use", "try", "apply" take a name as often ("Use `config.yaml`")
+_ONE_WORD_DOING = frozenset((b"run", b"execute", b"invoke", b"call", b"launch", b"delete", b"remove", b"deploy",
+                             b"push", b"install", b"start"))
 _NEAR_BREAKS = (b".", b",", b";", b":", b"!", b"?", b"(", b")", b"\n")
 
 
