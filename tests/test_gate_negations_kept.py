@@ -364,3 +364,83 @@ def test_a_respacing_that_makes_other_words_is_read(before, after, word, change)
 ])
 def test_a_respacing_that_keeps_every_word_is_accepted(before, after):
     assert_accepted(_rewrite(before, after), "lossless")
+
+
+# red team 118, F21 (and F20's variant): one negation over a list of quotations said once an
+# item, or as neither / nor, denies what it denied; a negation the restatement adds over words
+# no quotation holds, or a quotation read the other way, is still a negation added
+_LIST_DENIED = 'Do not run "make deploy" or "make release".'
+
+
+@pytest.mark.parametrize("before, after", [
+    (_LIST_DENIED, 'Never run "make deploy"; never run "make release".'),
+    (_LIST_DENIED, 'Neither "make deploy" nor "make release" should be run.'),
+    (_LIST_DENIED, '"make deploy" must not be run, nor "make release".'),
+    ('Never run "make deploy"; never run "make release".', _LIST_DENIED),
+])
+def test_a_negation_over_a_list_said_once_an_item_is_accepted(before, after):
+    assert_accepted(_rewrite(before, after), "lossless")
+
+
+@pytest.mark.parametrize("before, after, invariant", [
+    # a negation added over words no quotation holds
+    (_LIST_DENIED + " Check the logs.", 'Never run "make deploy"; never run "make release". Never check the logs.',
+     "I2"),
+    (_LIST_DENIED + " Wait.", 'Never run "make deploy"; never wait or run "make release".', "I2"),
+    # a quotation read the other way
+    ('Run "make deploy" or "make release".', 'Never run "make deploy"; never run "make release".', "I1"),
+    ('Run "make deploy". Do not run "make release".', 'Never run "make deploy"; never run "make release".', "I1"),
+])
+def test_a_negation_over_a_list_said_once_an_item_with_more_is_refused(before, after, invariant):
+    v = _rewrite(before, after)
+    assert not v.accepted
+    find(v, invariant, block="b1")
+
+
+# eng-pol8's leftovers: a contracted negation written without its apostrophe is counted as one
+@pytest.mark.parametrize("before, after", [
+    ("Dont push to main.", "Do not push to main."),
+    ("Do not push to main.", "Dont push to main."),
+    ("You cant delete it.", "You cannot delete it."),
+    ('Dont run "make deploy".', 'Do not run "make deploy".'),
+])
+def test_a_bare_contraction_spelled_out_is_accepted(before, after):
+    assert_accepted(_rewrite(before, after), "lossless")
+
+
+@pytest.mark.parametrize("before, after, word, change", [
+    ("Dont push to main.", "Do push to main.", "Dont", "negation_dropped"),
+    ("You cant delete it.", "You can delete it.", "cant", "negation_dropped"),
+    ("Push to main.", "Dont push to main.", "Dont", "negation_added"),
+])
+def test_a_bare_contraction_dropped_or_added_is_refused(before, after, word, change):
+    find(_rewrite(before, after), "I2", block="b1", key="negation", value=word, evidence__change=change)
+
+
+# red team 118, F12: a rewrite keeping its count of negations that moves one from some words to
+# others (unquoted commands swapped across the negation) is refused; one that moves sentences
+# whole, splits, merges or rewords them keeps each word on its side
+@pytest.mark.parametrize("before, after", [
+    ("Run make test. Never run make deploy.", "Never run make test. Run make deploy."),
+    ("Never restart db-01. Restart api-7 if it hangs.", "Restart db-01 if it hangs. Never restart api-7."),
+    ("Use dry-run mode. Don't use force mode.", "Use force mode. Don't use dry-run mode."),
+    ("Run make test\nNever run make deploy\n", "Never run make test\nRun make deploy\n"),
+    ("- run make test\n- never run make deploy\n", "- never run make test\n- run make deploy\n"),
+    ("Run make test. Never run this: make deploy.", "Never run this: make test. Run make deploy."),
+])
+def test_a_negation_moved_to_other_words_is_refused(before, after):
+    find(_rewrite(before, after), "I2", block="b1", key="negation", evidence__change="negation_moved")
+
+
+@pytest.mark.parametrize("before, after", [
+    ("Run make test. Never run make deploy.", "Never run make deploy. Run make test."),
+    ("Run make test. Never run make deploy.", "Run make test; never run make deploy."),
+    ("Run make test. Never run make deploy.", "Run make test, but never run make deploy."),
+    ("Run make test. Never run make deploy.", "Run make test.\nNever run make deploy.\n"),
+    ("Do not deploy on Friday. Deploy on Monday.", "Deploy on Monday, not on Friday."),
+    ("Deploy on Monday, not on Friday.", "Deploy on Monday. Do not deploy on Friday."),
+    # a line of prose wrapped mid-sentence is no unit: re-wrapped beside a change, nothing moved
+    ("Run the tests and do\nnot deploy the app. It is v1.", "Run the tests and do not\ndeploy the app. It is v1!"),
+])
+def test_a_negation_kept_over_its_words_is_accepted(before, after):
+    assert_accepted(_rewrite(before, after), "lossless")

@@ -1038,3 +1038,145 @@ def test_a_rewrite_of_a_prohibition_as_a_negation_asking_for_the_action_is_refus
 ])
 def test_a_rewrite_keeping_a_newly_read_denial_is_accepted(before, after):
     assert_accepted(_rewrite(before, after))
+
+
+# red team 118, F20: a list of quotations that opens its clause reads as its last item does, the
+# prohibition after it denying every item (1e09e85 accepted it; the rule after the quotation
+# read the first item alone, no prohibition after it)
+_F20_SOURCE = 'Do not run "make deploy" or "make release".'
+
+
+@pytest.mark.parametrize("after", [
+    '"make deploy" and "make release" must not be run.',
+    '"make deploy", "make release" or "make test" is forbidden.',
+    'Both "make deploy" and "make release" must never be run.',
+])
+def test_a_list_of_quotations_before_a_prohibition_keeps_its_negation(after):
+    source = _F20_SOURCE if "make test" not in after else 'Never run "make deploy", "make release" or "make test".'
+    assert_accepted(_rewrite(source, after))
+
+
+@pytest.mark.parametrize("after, value", [
+    ('"make deploy" and "make release" must be run.', "make deploy"),
+    ('Run "make release"; do not run "make deploy".', "make release"),
+    ('Run "make deploy", and "make release" must not be run.', "make deploy"),
+])
+def test_a_list_of_quotations_dropping_its_negation_is_refused(after, value):
+    find(_rewrite(_F20_SOURCE, after), "I1", block="b1", value=value, evidence__change="negation_dropped")
+
+
+@pytest.mark.parametrize("text, negated", [
+    (b'"make deploy" and "b.yaml" must not be run', True),
+    (b'"make deploy", "b.yaml" or "c.yaml" is forbidden', True),
+    (b'"make deploy" and "b.yaml" must be run', False),
+    (b'Run "make deploy", and "b.yaml" must not be run', False),  # (a clause of its own after it)
+    (b'"make deploy" was not tried', True),
+    (b'"make deploy" wasn\'t run', True),
+    (b'"make deploy" has not been run', True),
+    (b'"make deploy" untried', True),
+    (b'"make deploy" was tried', False),
+    (b'"make deploy" has been run', False),
+    (b'"make deploy" has been forbidden', True),
+    (b'"make deploy" has not been forbidden', False),
+    (b'"make deploy" was not found', False),  # (a state, no doing)
+    (b'"make deploy" is not installed', False),
+])
+def test_clause_negated_reads_a_list_and_a_passive_after_the_quotation(text, negated):
+    assert _clause_negated(text, text.index(b"make deploy")) is negated
+
+
+# red team 118, F10: a negated passive after the quotation states it undone, as "Did not try" does
+_F10_SOURCE = 'Tried "pip install foo" - it failed. Did not try "pip install bar".'
+
+
+@pytest.mark.parametrize("text", [
+    '"pip install bar" was not tried.',
+    '"pip install foo" failed, and "pip install bar" was not tried.',
+    'Ran "pip install foo" (failed); "pip install bar" untried.',
+    '"pip install bar" has never been run.',
+])
+def test_a_negated_passive_summarizing_a_negation_is_accepted(text):
+    assert_accepted(_summarize(_F10_SOURCE, text))
+
+
+@pytest.mark.parametrize("source, text, change", [
+    (_F10_SOURCE, '"pip install bar" was tried.', "negation_dropped"),
+    ('Tried "pip install foo" and "pip install bar".', '"pip install bar" was not tried.', "negation_added"),
+    ('Tried "pip install foo" and "pip install bar".', '"pip install bar" untried.', "negation_added"),
+])
+def test_a_passive_turned_against_its_sources_is_refused(source, text, change):
+    find(_summarize(source, text), "I1", block="s1", value="pip install bar", evidence__change=change)
+
+
+# red team 118, F11: a one-word code span (a flag) right after a verb of doing or a denial is
+# asked as a longer one is; one naming a thing in prose is not
+_F11_SOURCE = "Use `--dry-run`, never `--force`."
+
+
+def test_one_word_code_spans_swapped_across_a_negation_are_refused():
+    find(_rewrite(_F11_SOURCE, "Use `--force`, never `--dry-run`."), "I1", block="b1", value="--force",
+         evidence__change="negation_dropped")
+    find(_summarize(_F11_SOURCE, "Use `--force`."), "I1", block="s1", value="--force",
+         evidence__change="negation_dropped")
+    find(_summarize("Always pass `--force` here.", "Do not pass `--force`."), "I1", block="s1", value="--force",
+         evidence__change="negation_added")
+    find(_summarize("Never run `reboot` on the host.", "Run `reboot` on the host."), "I1", block="s1",
+         value="reboot", evidence__change="negation_dropped")
+
+
+@pytest.mark.parametrize("source, text", [
+    (_F11_SOURCE, "Use `--dry-run`; never `--force`."),
+    (_F11_SOURCE, "Use `--dry-run`. Do not use `--force`."),
+    ("Never edit `config.yaml` by hand.", "The file `config.yaml` holds the settings."),
+    ("Never edit `config.yaml` by hand.", "Settings live in `config.yaml`, which is edited by a tool."),
+    ("Do not call `parse` twice.", "The function `parse` returns a tree."),
+    ("Run `pytest` with `-x`; never `--pdb`.", "Run `pytest` with `-x`."),
+    ("Never run `reboot` on the host.", "The user said never to run `reboot` on the host."),
+    ("Do not call `parse` twice.", "Use `parse` once per file."),  # (a name "use" takes)
+])
+def test_one_word_code_spans_with_their_sources_polarity_or_naming_a_thing_are_accepted(source, text):
+    assert_accepted(_summarize(source, text))
+
+
+# eng-pol8's leftovers: a negation over a list of verbs whose last two "and" joins; an omission a
+# wish asks for right after the quotation; quotations in single guillemets
+@pytest.mark.parametrize("request_source, text", [
+    ('Deploy "make deploy" today.', 'You must not build, test and deploy "make deploy" today.'),
+    ('Run "make deploy" today.', 'The user wants "make deploy" skipped.'),
+    ('Run "make deploy" today.', 'The user had "make deploy" skipped.'),
+    ('Run "make deploy" today.', 'Never run \u2039make deploy\u203a today.'),
+])
+def test_the_leftover_denials_summarizing_a_request_are_refused(request_source, text):
+    find(_summarize(request_source, text), "I1", block="s1", value="make deploy", evidence__change="negation_added")
+    assert_accepted(_summarize('Never run "make deploy" today.', text))
+
+
+@pytest.mark.parametrize("text", [
+    'Do not panic, then build, test and run "make deploy" today.',
+    'The user does not want "make deploy" skipped.',
+    'The user asked to run \u2039make deploy\u203a today.',
+])
+def test_the_leftover_requests_keep_their_polarity(text):
+    assert_accepted(_summarize('Run "make deploy" today.', text))
+    find(_summarize('Never run "make deploy" today.', text), "I1", block="s1", value="make deploy",
+         evidence__change="negation_dropped")
+
+
+def test_a_source_quoting_in_single_guillemets_is_read():
+    source = 'Never run \u2039make deploy\u203a today.'
+    find(_summarize(source, 'The user asked to run \u2039make deploy\u203a today.'), "I1", block="s1",
+         evidence__change="negation_dropped")
+    assert_accepted(_summarize(source, 'The user said not to run \u2039make deploy\u203a today.'))
+
+
+@pytest.mark.parametrize("text, negated", [
+    (b'You must not build, test and deploy "make deploy"', True),
+    (b'Never build, test or deploy "make deploy"', True),
+    (b'Don\'t worry, test and deploy "make deploy"', False),  # (a clause of its own)
+    (b'Do not wait, build and deploy "make deploy"', False),
+    (b'The user wants "make deploy" skipped', True),
+    (b'The user does not want "make deploy" skipped', False),
+    (b'Never run \xe2\x80\xb9make deploy\xe2\x80\xba', True),
+])
+def test_clause_negated_reads_the_leftover_forms(text, negated):
+    assert _clause_negated(text, text.index(b"make deploy")) is negated

@@ -3989,9 +3989,10 @@ class _Check:
         if read:
             datas = [self.post_facts[j].table.data for j in read]
             joined = datas[0] if len(datas) == 1 else b"".join(datas)
-            if b"\xab" in joined or b"\xe3" in joined:
+            if b"\xab" in joined or b"\xe3" in joined or b"\xb9" in joined:
                 marked = [j for j, d in zip(read, datas)
-                          if b"\xc2\xab" in d or b"\xe3\x80\x8c" in d or b"\xe3\x80\x8e" in d]
+                          if b"\xc2\xab" in d or b"\xe3\x80\x8c" in d or b"\xe3\x80\x8e" in d
+                          or b"\xe2\x80\xb9" in d]
                 if marked:
                     self._check_marked_quotation_polarity(marked, reported)
         if not asked:
@@ -5474,9 +5475,20 @@ class _Check:
             b = edit.post[j]
             if len(pre_text) + len(post_text) > _LONG_REWRITE and not _negation_in_changed_stretch(pre_text, post_text):
                 continue  # (a long text, one sentence of it, may be changed in a few bytes)
-            found = _negations_unbalanced(pre_text, post_text)
+            moved: list[tuple[bytes, bytes]] = []
+            found = _negations_unbalanced(pre_text, post_text, moved)
             if found is None:
+                if moved:
+                    traded = moved[0]
+                    into, out = (w.decode("utf-8", "replace") for w in traded)
+                    self.violate("I2", f"{edit.operator} moved the negation in block {b.id!r} from {out!r} to "
+                                 f"{into!r} (as many negations, each over other words): a lossless operator keeps "
+                                 "what a block denies", block=b.id, handle=(b.handles or (None,))[0], key="negation",
+                                 value=into, evidence={"change": "negation_moved", "denied": into, "undenied": out})
                 continue
+            if pre_text is pre_own and post_text is post_own and _negations_distributed(
+                    self.pre_facts[i].table, self.post_facts[j].table):
+                continue  # (one negation over a list said once an item, or the other way round)
             n_before, n_after, side, (start, end), word = found
             own, read = (pre_own, pre_text) if side == "pre" else (post_own, post_text)
             if read is not own:  # (the span in the block's own text)
@@ -10735,18 +10747,22 @@ def _denial_words(lowered: bytes, start: int, end: int) -> list[tuple[int, int]]
     or refuses (``_PROHIBITIONS``) and each verb of omission (``_OMISSION_WORD``) of
     ``lowered[start:end]``, in order: what a rewrite keeps of
     what a block denies (red team 116, F20: ``Stop running "A"`` -> ``Keep running "A"`` and
-    ``I decline "A"`` -> ``I approve "A"`` kept every negation and passed as lossless)."""
+    ``I decline "A"`` -> ``I approve "A"`` kept every negation and passed as lossless), and each
+    contraction of ``_BARE_NOT`` (``dont``, ``cant``)."""
     found = _negation_words(lowered, start, end)
     prohibitions = [(m.start(), m.end()) for m in _PROHIBITION_WORD.finditer(lowered, start, end)]
     prohibitions += [(m.start(), m.end()) for m in _OMISSION_WORD.finditer(lowered, start, end)]
+    # the contractions written without their apostrophe ("Dont push" -> "Do not push" was refused
+    # as a negation added, "Dont push" -> "Do push" passed: eng-pol8's leftovers; "cant" and
+    # "wont" among them, negations far more often than words of their own)
+    for m in _NT_END.finditer(lowered, start, end):
+        e = m.end()
+        a = e - 2
+        while a > 0 and e - a <= 8 and lowered[a - 1] in _NOT_BEFORE_NEGATION:
+            a -= 1
+        if lowered[a:e] in _BARE_NOT and (a == 0 or lowered[a - 1] not in _NOT_BEFORE_NEGATION):
+            prohibitions.append((a, e))
     return sorted(found + prohibitions) if prohibitions else found
-
-
-# the verbs of omission a rewrite keeps as it keeps a negation (:func:`_denial_words`): "Skip
-# "A"" -> "Run "A"", "omit "--force"" -> "use "--force"" (red team 117, F15) kept every
-# negation. Not "forget", "miss", "fail", said of other things as often
-_OMISSION_WORD = re.compile(rb"(?<![0-9a-z_\x80-\xff])(?:skip|skips|skipping|skipped|omit|omits|omitting|omitted|"
-                            rb"bypass|bypasses|bypassing|bypassed|ignore|ignores|ignoring|ignored)(?![0-9a-z_\x80-\xff])")
 
 
 def _after_csi(text: bytes, at: int) -> bool:
@@ -10834,16 +10850,26 @@ _OMITTING = _NEGATION_UNDONE - {b"only", b"leave", b"hesitate"} | frozenset(
     w + e for w in (b"miss", b"neglect", b"fail", b"ignor", b"overlook", b"disabl", b"bypass")
     for e in (b"ing", b"ed", b"es", b"s")) | frozenset((b"skips", b"omits", b"forgets", b"ignore", b"disable"))
 
+# the verbs of omission a rewrite keeps as it keeps a negation (:func:`_denial_words`): "Skip
+# "A"" -> "Run "A"", "omit "--force"" -> "use "--force"" (red team 117, F15) kept every
+# negation. Not "forget", "miss", "fail", said of other things as often
+_OMISSION_WORD = re.compile(rb"(?<![0-9a-z_\x80-\xff])(?:skip|skips|skipping|skipped|omit|omits|omitting|omitted|"
+                            rb"bypass|bypasses|bypassing|bypassed|ignore|ignores|ignoring|ignored)(?![0-9a-z_\x80-\xff])")
+# the end of a word ending in "nt", where a contracted negation written without its apostrophe
+# ends (``_BARE_NOT``), found by its literal and read back (:func:`_denial_words`): folded into
+# the omissions' search, its alternatives doubled that search's time
+_NT_END = re.compile(rb"nt(?![0-9a-z_\x80-\xff])")
 # words that stress a negation and stand between it and the verb it governs ("don't ever forget")
 _NEGATION_STRESS = frozenset((b"ever", b"really", b"even", b"just", b"you"))
 # the words between a prohibition and the verb it governs ("refuse to skip", "stop ever skipping")
 _PROHIBITION_FILLER = _NEGATION_STRESS | frozenset((b"to",))
 # the marks, emphasis and brackets that open the quoted words, passed before the clause is read
-_QUOTE_OPENING = re.compile(rb"(?:[\"'`*_~ \t(\[]|\xe2\x80[\x9c\x98]|\xc2[\xab\xa0]|\xe3\x80[\x8c\x8e])+\Z")
-# a quotation in guillemets or corner brackets, on one line (:meth:`_check_marked_quotation_polarity`),
+_QUOTE_OPENING = re.compile(rb"(?:[\"'`*_~ \t(\[]|\xe2\x80[\x9c\x98\xb9]|\xc2[\xab\xa0]|\xe3\x80[\x8c\x8e])+\Z")
+# a quotation in guillemets (double or single: eng-pol8's leftovers) or corner brackets, on one line (:meth:`_check_marked_quotation_polarity`),
 # the blanks that set French guillemets off passed
 _MARKED_QUOTATION = re.compile(rb"\xc2\xab(?:[ \t]|\xc2\xa0)*([^\n]{1,200}?)(?:[ \t]|\xc2\xa0)*\xc2\xbb"
-                               rb"|\xe3\x80[\x8c\x8e]([^\n]{1,200}?)\xe3\x80[\x8d\x8f]")
+                               rb"|\xe3\x80[\x8c\x8e]([^\n]{1,200}?)\xe3\x80[\x8d\x8f]"
+                               rb"|\xe2\x80\xb9(?:[ \t]|\xc2\xa0)*([^\n]{1,200}?)(?:[ \t]|\xc2\xa0)*\xe2\x80\xba")
 # an ANSI CSI sequence (a colour code), passed where a clause is read
 _CSI = re.compile(rb"\x1b\[[\x20-\x3f]*[\x40-\x7e]")
 # a short aside in brackets on one line, passed as if not there ("A" (it pages on-call) or "B")
@@ -11073,6 +11099,23 @@ def _opens_clause(text: bytes, at: int) -> bool:
     return bool(words) and words[0] in _SUBJECT_OF
 
 
+def _opens_its_clause(text: bytes, at: int) -> bool:
+    """Does the quotation whose words start at ``text[at]`` open its clause: no word but
+    ``both`` / ``either`` / ``neither`` between it and the clause break before it
+    (``_CLAUSE_BREAK``, within 64 bytes; the text's start)?"""
+    window = text[max(at - 64, 0):at].lower()
+    opening = _QUOTE_OPENING.search(window)
+    if opening is not None:
+        window = window[:opening.start()]
+    cut = None
+    for cut in _CLAUSE_BREAK.finditer(window):
+        pass
+    if cut is None and at > 64:
+        return False
+    words = _words_of_clause(window[cut.end() if cut is not None else 0:])
+    return not words or (len(words) == 1 and words[0] in (b"both", b"either", b"neither"))
+
+
 def _likened(text: bytes, at: int) -> bool:
     """Does the quotation whose words start at ``text[at]`` open a clause that likens it to what
     came before (``"B" is no better``, ``"B" isn't any safer``, ``"B" is just as bad``, ``"B" is
@@ -11275,11 +11318,23 @@ def _verb_list_negated(window: bytes, breaks: list[re.Match[bytes]], k: int, tai
             j -= 1
             continue
         break
-    if not segment or (j > 0 and breaks[j - 1].group() in _CONDITIONS) or not (items or tail[0] in (b"or", b"nor")):
+    # (the tail may hold the list's next item itself, both verbs of a build's steps: "You must
+    # not build, test and deploy "A"", eng-pol8's leftovers, read as no negation; where "Don't
+    # worry, test and deploy "A"" is a clause of its own)
+    joined = (len(content) == 2 and len(tail) == 3 and tail[1] in (b"or", b"nor", b"and") and segment
+              and segment[-1] in _STEPS and tail[0] in _STEPS)
+    if not segment or (j > 0 and breaks[j - 1].group() in _CONDITIONS) or not (
+            items or joined or tail[0] in (b"or", b"nor")):
         return False
     return _negation_among(segment[-_CLAUSE_WORDS:] + tail)
 
 
+# the verbs of a build's or a release's steps, read as a list's items when a comma and "and" join
+# two of them with no item between (:func:`_verb_list_negated`)
+_STEPS = frozenset((b"run", b"execute", b"use", b"invoke", b"call", b"deploy", b"apply", b"launch", b"start",
+                    b"push", b"delete", b"remove", b"build", b"test", b"tag", b"release", b"publish", b"compile", b"merge", b"commit",
+                             b"ship", b"lint", b"package", b"rebuild", b"migrate", b"restart", b"upgrade", b"install",
+                             b"format", b"check", b"verify", b"sign", b"upload", b"rollout", b"roll"))
 # the line that opens a fenced block, at the end of the text before the block's first line
 _FENCE_OPENING = re.compile(rb"(?:\A|\n)[ \t]{0,3}(?:`{3,}|~{3,})[0-9a-z_+.-]*[ \t]*\n\Z")
 # a list item's bullet (:data:`_ITEM_LEAD`'s), the words of the item after it
@@ -11380,11 +11435,28 @@ _PROHIBITING_BE = frozenset((b"to", b"allowed", b"permitted"))
 _PASSIVE_LEAD = frozenset((b"to", b"be", b"get", b"gets", b"got", b"is", b"are", b"was", b"were", b"been", b"should",
                            b"must", b"shall", b"will", b"has", b"have", b"always", b"also"))
 _BEEN = frozenset((b"be", b"is", b"are", b"was", b"were", b"been", b"get", b"gets", b"got"))
+# the perfect's auxiliaries, negated before "been" and a participle of _DONE ("has not been run")
+_HAVE = frozenset((b"has", b"have", b"had", b"hasn't", b"haven't", b"hadn't"))
+# the participles of doing a negated "was" / "has been" states undone ("A" was not tried: red team
+# 118, F10, read as nothing, so a summary of "Did not try "A"" saying so was refused). Not
+# "found", "passed", "installed": a result or a state, said of a thing as often
+_DONE = frozenset((b"tried", b"run", b"executed", b"used", b"invoked", b"called", b"attempted", b"performed",
+                   b"done", b"applied", b"launched", b"started", b"pushed", b"deployed", b"published", b"merged",
+                   b"released", b"approved", b"tested"))
+# the verbs whose object an omission right after it asks or gets done ("had "A" skipped", "got
+# "A" ignored"), as a wish of ``_WANTS`` does ("wants "A" skipped": eng-pol8's leftovers)
+_HAVE_DONE = frozenset((b"have", b"has", b"had", b"get", b"gets", b"got", b"let", b"lets", b"keep", b"keeps"))
+# the words right after a quotation that state it undone ("A" untried, F10)
+_UNDONE_AFTER = frozenset((b"untried", b"unrun", b"unused", b"unattempted", b"unexecuted", b"untested"))
+# a list of quotations going on after one (:func:`_read_after`): a comma, "and", "or" or "nor",
+# then the next one's opening mark
+_LISTED_AFTER = re.compile(rb"[*_~]*[ \t]*(?:,[ \t]*(?:(?:and|or|nor)[ \t]+)?|(?:and|or|nor)[ \t]+)[*_~]*"
+                           rb"(?:[\"'`]|\xe2\x80[\x9c\x98])")
 _OMITTED_AFTER = frozenset(w + b"ed" for w in (b"skipp", b"omitt", b"ignor", b"miss", b"dropp", b"disabl",
                                                b"bypass", b"neglect", b"overlook")) | frozenset((b"forgotten",))
 
 
-def _read_after(text: bytes, at: int) -> int:
+def _read_after(text: bytes, at: int, depth: int = 0) -> int:
     """What the words after the quotation whose words start at ``text[at]`` say of it, up to
     the end of its clause (``_AFTER_BREAK``): ``_AFTER_DENIED`` for a prohibition whose subject
     it is or stands in (a word of ``_PROHIBITED`` no negation denies, ``"A" is forbidden``, or
@@ -11392,12 +11464,21 @@ def _read_after(text: bytes, at: int) -> int:
     allowed``), within three words of it, or a report of none found a colon, comma or dash sets
     after it (``Scanned "A": no secrets found``; red team 116, F12, F13); ``_AFTER_OMITTED`` for
     an omission (``"A" be skipped``, ``"A" to be skipped``, ``"A" get skipped``: F11);
-    ``_AFTER_NOTHING`` else. Read only past the closing mark :func:`_opens_clause` finds."""
+    ``_AFTER_NOTHING`` else. Read only past the closing mark :func:`_opens_clause` finds. A
+    quotation that opens its clause and a list of quotations (``"A" and "B" must not be run``,
+    ``"A", "B" or "C" is forbidden``) reads as the list's last item does (red team 118, F20); a
+    negated verb of being before a participle of doing states it undone (``"A" was not tried``,
+    ``"A" has never been run``), and so does a word of ``_UNDONE_AFTER`` (``"A" untried``: F10)."""
     window = text[at:at + 256].lower()
-    m = re.search(rb"[\"'`]|\xe2\x80[\x9d\x99]|\xc2\xbb|\xe3\x80[\x8d\x8f]", window)
+    m = re.search(rb"[\"'`]|\xe2\x80[\x9d\x99\xba]|\xc2\xbb|\xe3\x80[\x8d\x8f]", window)
     if m is None:
         return _AFTER_NOTHING
     rest = window[m.end():m.end() + 120]
+    if depth < _LIST_ITEMS and (listed := _LISTED_AFTER.match(rest)) is not None and (
+            depth or _opens_its_clause(text, at)):
+        # a list of quotations that opens its clause, the predicate after its last item ("A" and
+        # "B" must not be run: red team 118, F20, "A" read as no prohibition): read as that one's
+        return _read_after(text, at + m.end() + listed.end(), depth + 1)
     report = _REPORT_AFTER.match(rest)
     if report is not None:
         said = _words_of_clause(report.group(1))
@@ -11408,6 +11489,11 @@ def _read_after(text: bytes, at: int) -> int:
     words = _words_of_clause(rest[:cut.start()] if cut is not None else rest)[:8]
     if not words:
         return _AFTER_NOTHING
+    if words[0] in _UNDONE_AFTER:
+        return _AFTER_DENIED
+    if words[0] in _OMITTED_AFTER and (before := _SENTENCE_WORD.findall(text[max(at - 40, 0):at].lower())[-1:]) and (
+            before[0] in _WANTS or before[0] in _HAVE_DONE):
+        return _AFTER_OMITTED  # (the omission a wish asks for: "wants "A" skipped", "had "A" skipped")
     i = 1 if words[0] == b"to" and len(words) > 1 else 0
     if words[i] in (b"be", b"get", b"go", b"being") and i + 1 < len(words) and words[i + 1] in _OMITTED_AFTER:
         return _AFTER_OMITTED
@@ -11416,8 +11502,8 @@ def _read_after(text: bytes, at: int) -> int:
     o = next((o for o in range(min(4, len(words))) if words[o] not in _PASSIVE_LEAD), None)
     if o is not None and o > 0 and words[o] in _OMITTED_AFTER and words[o - 1] in _BEEN:
         return _AFTER_OMITTED
-    aux = next((i for i in range(min(4, len(words))) if words[i].replace(b"\xe2\x80\x99", b"'") in _AUXILIARIES),
-               None)
+    aux = next((i for i in range(min(4, len(words))) if (w := words[i].replace(b"\xe2\x80\x99", b"'")) in _AUXILIARIES
+                or w in _HAVE), None)
     if aux is None:
         return _AFTER_NOTHING
     verb = words[aux].replace(b"\xe2\x80\x99", b"'")
@@ -11430,8 +11516,12 @@ def _read_after(text: bytes, at: int) -> int:
             return _AFTER_NOTHING if negated else _AFTER_DENIED
         if word in (b"not", b"never", b"no"):
             negated = True
+        elif word == b"been" and verb in _HAVE:
+            continue  # ("has not been tried", "has been forbidden")
         elif negated:
-            return _AFTER_DENIED if word in prohibiting else _AFTER_NOTHING
+            if word in prohibiting or (word in _DONE and (verb in _BE or verb in _HAVE)):
+                return _AFTER_DENIED  # ("was not tried", "hasn't been run": a statement it was not done)
+            return _AFTER_NOTHING
         elif word not in (b"now", b"still", b"strictly", b"absolutely", b"hereby", b"also", b"always"):
             return _AFTER_NOTHING
     return _AFTER_NOTHING
@@ -11520,7 +11610,22 @@ def _code_spans_asked(table: Any) -> list[int]:
         if s < code_end:
             continue
         code_end = e
-        if len(_SENTENCE_WORD.findall(data[s:e].lower())) < 2 or b"\n" in data[s:e]:
+        if b"\n" in data[s:e]:
+            continue
+        if len(inside := _SENTENCE_WORD.findall(data[s:e].lower())) < 2:
+            # one word (a flag, a name): asked only right after a denial, a verb that does a
+            # command or a thing (``_ONE_WORD_DOING``), or a verb of doing before a flag, in its
+            # clause ("Use `--dry-run`, never `--force`" -> "Use `--force`, never `--dry-run`":
+            # red team 118, F11, accepted), a few bytes read back; "The function `parse`
+            # returns", "Use `config.yaml` for settings" name a thing
+            near = data[max(s - 1 - _NEAR_BYTES, 0):s - 1].lower()
+            cut = max(map(near.rfind, _NEAR_BREAKS))
+            near_words = _SENTENCE_WORD.findall(near, cut + 1)[-2:]
+            if inside and near_words and (
+                    _ONE_WORD_DOING.intersection(near_words)
+                    or (data[s:s + 1] == b"-" and _DOING.intersection(near_words))
+                    or any(_negation_words(w, 0, len(w)) or w in _BARE_NOT for w in near_words)):
+                out.append(r)
             continue
         window = data[max(s - 256, 0):s - 1].lower()
         cut = None
@@ -11533,6 +11638,16 @@ def _code_spans_asked(table: Any) -> list[int]:
                 or _REQUESTING.intersection(words[-_CLAUSE_WORDS:])):
             out.append(r)
     return out
+
+
+# the bytes read back before a one-word code span, and the marks that end its clause there
+# (:func:`_code_spans_asked`)
+_NEAR_BYTES = 24
+# the verbs of doing whose one-word object is a command or a thing acted on ("Run `reboot`",
+# "Delete `cache.db`"), where "use", "try", "apply" take a name as often ("Use `config.yaml`")
+_ONE_WORD_DOING = frozenset((b"run", b"execute", b"invoke", b"call", b"launch", b"delete", b"remove", b"deploy",
+                             b"push", b"install", b"start"))
+_NEAR_BREAKS = (b".", b",", b";", b":", b"!", b"?", b"(", b")", b"\n")
 
 
 def _may_ask_code_spans(data: bytes) -> bool:
@@ -11645,8 +11760,8 @@ def _whole_words_at(text: bytes, start: int, end: int) -> bool:
                  or text[end:end + 2] == b"\xc2\xbb" or text[end:end + 3] in _MARKS_CLOSING))
 
 
-_MARKS_OPENING = frozenset(("\u300c".encode(), "\u300e".encode()))
-_MARKS_CLOSING = frozenset(("\u300d".encode(), "\u300f".encode()))
+_MARKS_OPENING = frozenset(("\u300c".encode(), "\u300e".encode(), "\u2039".encode()))
+_MARKS_CLOSING = frozenset(("\u300d".encode(), "\u300f".encode(), "\u203a".encode()))
 
 
 def _grouped(owners: list[int], rows: list[int]) -> list[tuple[int, list[int]]]:
@@ -11750,7 +11865,8 @@ def _sentence_words(text: bytes) -> tuple[bytes, ...]:
     return tuple(_SENTENCE_WORD.findall(text.lower()))
 
 
-def _negations_unbalanced(pre: bytes, post: bytes) -> tuple[int, int, str, tuple[int, int], str] | None:
+def _negations_unbalanced(pre: bytes, post: bytes, traded: list[tuple[bytes, bytes]] | None = None,
+                          ) -> tuple[int, int, str, tuple[int, int], str] | None:
     """``None`` when ``post`` holds as many negations (:func:`_negation_words`) as ``pre``,
     counting neither a sentence the rewrite added whole (none of its words kept in the word
     alignment: "Nothing else changed." appended says nothing of the block's other sentences)
@@ -11762,7 +11878,9 @@ def _negations_unbalanced(pre: bytes, post: bytes) -> tuple[int, int, str, tuple
     The texts are cut into sentences (``_SENTENCE_END``) where they differ, and those equal
     either end, whitespace aside, are passed over: only the changed sentences between are aligned word for word
     (:func:`_kept_words`, bounded as the I2 rules' alignment is), so a sentence appended to a
-    long block reads that sentence (:func:`_changed_sentences`)."""
+    long block reads that sentence (:func:`_changed_sentences`). ``traded``: given, the trade
+    :func:`_negation_traded` finds in those sentences is appended to it when the counts
+    balance."""
     if pre and post.startswith(pre) and (pre[-1] == 0x0A or (pre[-1] in b".!?" and post[len(pre):len(pre) + 1].isspace())):
         return None  # (whole sentences appended after the last one: each one new)
     start, pre_stop, post_stop = _changed_sentences(pre, post)
@@ -11821,12 +11939,115 @@ def _negations_unbalanced(pre: bytes, post: bytes) -> tuple[int, int, str, tuple
         counted_pre.extend(negs)
     counted_post = [span for w, negs in zip(post_whole, post_negs) if not w for span in negs]
     if len(counted_pre) == len(counted_post):
+        if traded is not None and (trade := _negation_traded(
+                b" ".join(pre[a:b] for a, b in pre_middle), b" ".join(post[a:b] for a, b in post_middle))):
+            traded.append(trade)
         return None
     added = len(counted_post) > len(counted_pre)
     text, spans = (post, counted_post) if added else (pre, counted_pre)
     s, e = spans[0]
     return (len(counted_pre), len(counted_post), "post" if added else "pre", (s, e),
             text[s:e].decode("utf-8", "replace"))
+
+
+def _negation_traded(pre: bytes, post: bytes) -> tuple[bytes, bytes] | None:
+    """(a word denied now, a word denied before) when a rewrite that keeps a block's count of
+    negations moved one from some words to others: a word that stood only in sentences without
+    a denial (:func:`_denial_words`) in pre stands only in sentences with one in post, and
+    another the other way round (``Run make test. Never run make deploy.`` -> ``Never run make
+    test. Run make deploy.``: red team 118, F12, unquoted commands swapped across the negation,
+    every negation kept). ``pre``, ``post``: the sentences where the texts differ
+    (:func:`_negations_unbalanced` reads them), cut here at ``.``, ``!``, ``?``, ``;`` (not
+    ``:``, which opens what a negation before it governs: ``Never run: make deploy``) and at a
+    line break before a list item, a capital, a blank line or the end (a line of prose wrapped
+    mid-sentence is no unit of its own: a rewrite re-wrapping it moves no negation); words of
+    ``_NO_NAME`` and denials none. A sentence split, merged or reworded keeps each word on its
+    side, or only adds it to the other (``Do not run A until B passes`` -> ``Run
+    B; do not run A until it passes``): no trade. None else."""
+    sides = []
+    for text in (pre, post):
+        denied: set[bytes] = set()
+        plain: set[bytes] = set()
+        at = 0
+        for m in itertools.chain(_NEGATION_UNIT_BREAK.finditer(text), (None,)):
+            end = len(text) if m is None else m.start()
+            unit = text[at:end].lower()
+            at = end if m is None else m.end()
+            words = {w for w in _SENTENCE_WORD.findall(unit) if w not in _NO_NAME}
+            if not words:
+                continue
+            denials = _denial_words(unit, 0, len(unit))
+            if denials:
+                words.difference_update([unit[a:b] for a, b in denials]
+                                        + [w for w in words if w.endswith((b"n't", b"n\xe2\x80\x99t"))])
+                denied |= words
+            else:
+                plain |= words
+        sides.append((denied - plain, plain - denied))
+    (pre_denied, pre_plain), (post_denied, post_plain) = sides
+    now_denied = sorted(pre_plain & post_denied)
+    now_plain = sorted(pre_denied & post_plain)
+    if now_denied and now_plain:
+        return now_denied[0], now_plain[0]
+    return None
+
+
+# where a unit of :func:`_negation_traded` ends
+_NEGATION_UNIT_BREAK = re.compile(rb"[.!?;]+(?=\s|$)|\r?\n(?=[ \t]*(?:[-*+>#|A-Z]|\d{1,9}[.)]|\r?\n|$))")
+
+
+def _negations_distributed(pre: FactTable, post: FactTable) -> bool:
+    """Do the two texts differ in their negations only as one negation over a list of quotations
+    differs from one an item (``Do not run "A" or "B"`` -> ``Never run "A"; never run "B"``,
+    ``Neither "A" nor "B" should be run``, ``"A" must not be run, nor "B"``: red team 118,
+    F21, F20, refused as a negation added)? So when both hold the same quotations, each read
+    the same way (:func:`_clause_negated`) as often, and as many denials
+    (:func:`_denial_words`) that govern no quotation (:func:`_governed_quotation`). At most
+    ``_DISTRIBUTED_QUOTATIONS`` quotations a side are read; more, and the count stands."""
+    read = []
+    for table in (pre, post):
+        rows = np.flatnonzero(np.asarray(table.kind) == _KIND_QUOTE)
+        if rows.size == 0 or rows.size > _DISTRIBUTED_QUOTATIONS:
+            return False
+        data = table.data
+        spans = [(int(table.value_start[r]), int(table.value_end[r])) for r in rows.tolist()]
+        read.append((data, spans, Counter((data[a:b], _clause_negated(data, a)) for a, b in spans)))
+    if read[0][2] != read[1][2]:
+        return False
+    loose = []
+    for data, spans, _ in read:
+        lowered = data.lower()
+        loose.append(sum(not _governed_quotation(lowered, spans, s, e)
+                         for s, e in _denial_words(lowered, 0, len(lowered))))
+    return loose[0] == loose[1]
+
+
+def _governed_quotation(lowered: bytes, spans: list[tuple[int, int]], s: int, e: int) -> bool:
+    """Does the denial at ``lowered[s:e]`` stand right before a quotation of ``spans`` (its
+    words' start and end), only words of ``_BEFORE_GOVERNED`` between them, or right after
+    one, only auxiliaries between (``"A" must not``, ``"A" has never``)? The quotation itself
+    read as negated is asked of :func:`_negations_distributed`."""
+    k = bisect.bisect_left(spans, (e, e))
+    if k < len(spans):
+        a = spans[k][0]
+        between = lowered[e:a]
+        if not _SENTENCE_BREAK_BYTES.search(between) and _BEFORE_GOVERNED.issuperset(_words_of_clause(between)):
+            return True
+    k = bisect.bisect_left(spans, (s, s)) - 1
+    if k >= 0:
+        between = lowered[spans[k][1]:s]
+        if not _SENTENCE_BREAK_BYTES.search(between) and all(
+                w in _AUXILIARIES or w in _HAVE for w in _words_of_clause(between)):
+            return True
+    return False
+
+
+# the most quotations a side :func:`_negations_distributed` reads
+_DISTRIBUTED_QUOTATIONS = 32
+# what may stand between a denial and the quotation it governs (:func:`_governed_quotation`)
+_BEFORE_GOVERNED = _DOING | frozenset((b"do", b"you", b"ever", b"should", b"must", b"to", b"we", b"i", b"the",
+                                       b"command", b"commands", b"let", b"be", b"ran", b"tried"))
+_SENTENCE_BREAK_BYTES = re.compile(rb"[.;!?\n]\s")
 
 
 def _figures_by_context(table: FactTable, rows: list[int], figures: list[bytes],
