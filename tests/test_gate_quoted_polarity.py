@@ -1161,3 +1161,55 @@ def test_a_source_quoting_in_single_guillemets_is_read():
     find(_summarize(source, 'The user asked to run \u2039make deploy\u203a today.'), "I1", block="s1",
          evidence__change="negation_dropped")
     assert_accepted(_summarize(source, 'The user said not to run \u2039make deploy\u203a today.'))
+
+
+# red team 119, F26: a prohibition of an omission ("skipping "A" is forbidden", ""A" must not be
+# skipped") is a request to do it, not a prohibition of "A"
+_F26_SOURCE = 'Runbook: skip "make deploy" for now.'
+
+
+@pytest.mark.parametrize("text", [
+    'Runbook: "make deploy" must not be skipped.',
+    'Runbook: skipping "make deploy" is forbidden.',
+    'Runbook: "make deploy" should never be skipped.',
+])
+def test_a_prohibited_omission_summarizing_an_omission_is_refused(text):
+    find(_summarize(_F26_SOURCE, text), "I1", block="s1", value="make deploy", evidence__change="negation_dropped")
+    assert_accepted(_summarize('Runbook: do not skip "make deploy".', text))
+
+
+@pytest.mark.parametrize("text, negated", [
+    (b'skipping "make deploy" is forbidden', False),
+    (b'"make deploy" must not be skipped', False),
+    (b'"make deploy" should never be skipped', False),
+    (b'running "make deploy" is forbidden', True),
+    (b'"make deploy" must not be run', True),
+    (b'"make deploy" is skipped', True),
+])
+def test_clause_negated_reads_a_prohibited_omission_as_a_request(text, negated):
+    assert _clause_negated(text, text.index(b'"') + 1) is negated
+
+
+# red team 119, F24: a report that a thing was not done ("failed to run `A`", "`A`: not run")
+# states it undone, as "could not run `A`" does
+@pytest.mark.parametrize("source, text", [
+    ("Failed to run `make e2e` (no browser).", "Could not run `make e2e`: no browser."),
+    ("Unable to run `make e2e`: no browser.", "We could not run `make e2e` (no browser)."),
+    ("I forgot to run `make lint` before pushing.", "I did not run `make lint` before pushing."),
+    ("Status of `make e2e`: not run.", "Did not run `make e2e`."),
+])
+def test_a_report_of_a_thing_not_done_summarized_as_not_done_is_accepted(source, text):
+    assert_accepted(_summarize(source, text))
+    span = text[text.index("`") + 1:text.rindex("`")]
+    lie = text.replace("could not run", "managed to run").replace("Could not run", "Managed to run")
+    lie = lie.replace("did not run", "managed to run").replace("Did not run", "Managed to run")
+    find(_summarize(source, lie), "I1", block="s1", value=span, evidence__change="negation_dropped")
+
+
+@pytest.mark.parametrize("text, negated", [
+    (b'never failed to run "make e2e"', False),
+    (b'did not forget to run "make e2e"', False),
+    (b'failed to run "make e2e"', True),
+])
+def test_clause_negated_reads_a_failure_as_a_thing_not_done(text, negated):
+    assert _clause_negated(text, text.index(b'"') + 1) is negated

@@ -10660,13 +10660,16 @@ def _negation_among(words: list[bytes], before: bytes | None = None, *, counted:
             return True
         if word in (b"0", b"zero") and n < last and not counted and _reports_none(words, n, last):
             return True  # (a count of none found: "0 secrets found in "A"", red team 116, F13)
+        if word in _FAILED_TO and n < last and words[n + 1] == b"to":
+            return True  # (a report it was not done: "failed to run `A`", "forgot to run `A`": red
+            # team 119, F24, read as done, so "could not run `A`" summarizing it was refused)
         if word.endswith(b"n'ts"):
             word = word[:-1]  # ("Don'ts", a header)
         if word not in _BARE_NOT and not _negation_words(word, 0, len(word)):
             continue
         k = next((k for k in range(n + 1, last + 1) if words[k] not in _NEGATION_STRESS), None)
         after = None if k is None else words[k]
-        if after in _NEGATION_UNDONE:
+        if after in _NEGATION_UNDONE or after in _FAILED_TO:
             denied = k  # ("don't forget", "never, ever skip", "don't disable"; "skip" no denial then)
             continue
         if after == b"to" and k < last and words[k + 1] in _NEGATION_UNDONE and word == b"not":
@@ -10692,6 +10695,11 @@ def _negation_among(words: list[bytes], before: bytes | None = None, *, counted:
         if word != b"no" or n == last or words[n + 1] in _NO_GOVERNS or _reports_none(words, n, last):
             return True
     return False
+
+
+# the words that report a thing not done before the "to" of its verb ("failed to run `A`",
+# "unable to run `A`", "forgot to run `A`"), undone by a negation before them ("never failed to")
+_FAILED_TO = frozenset((b"failed", b"fails", b"unable", b"forgot", b"forgets", b"neglected", b"neglects"))
 
 
 def _phrasal_refusals(words: list[bytes]) -> list[bytes]:
@@ -10938,6 +10946,10 @@ def _clause_negated(text: bytes, at: int, _depth: int = 0) -> bool:
     after = _read_after(text, at)
     if after == _AFTER_DENIED:
         return True
+    if after == _AFTER_FORBIDDEN:
+        # (a prohibition of an omission the words before state is a request to do it: "skipping
+        # "A" is forbidden" is to run it, red team 119, F26; "running "A" is forbidden" is not)
+        return not (_omission_before(text, at) and _clause_negated_before(text, at, _depth))
     negated = _clause_negated_before(text, at, _depth)
     return negated != (after == _AFTER_OMITTED)  # ("Skip "A"" and ""A" should be skipped" read alike)
 
@@ -11121,7 +11133,19 @@ def _none_found_reaching(words: list[bytes]) -> bool:
 
 
 # the answers of :func:`_read_after`
-_AFTER_NOTHING, _AFTER_DENIED, _AFTER_OMITTED = 0, 1, 2
+_AFTER_NOTHING, _AFTER_DENIED, _AFTER_OMITTED, _AFTER_FORBIDDEN = 0, 1, 2, 3
+
+
+def _omission_before(text: bytes, at: int) -> bool:
+    """Is the word right before the quotation whose words start at ``text[at]`` (its opening
+    marks passed) a verb of omission (``_SKIPPING``, ``skipping "A"``)? Then a prohibition after
+    the quotation forbids the omission (:func:`_clause_negated`)."""
+    window = text[max(at - 40, 0):at].lower()
+    opening = _QUOTE_OPENING.search(window)
+    if opening is not None:
+        window = window[:opening.start()]
+    words = _SENTENCE_WORD.findall(window)
+    return bool(words) and words[-1] in _SKIPPING
 # what ends the words after a quotation (:func:`_read_after`): a clause break, or a word that
 # joins another clause or item ("run "A" and the old one is forbidden")
 _AFTER_BREAK = re.compile(rb"[.!?;:,()\[\]\n\r\"`]|\xe2\x80[\x9c\x9d]|\b(?:but|so|if|when|whenever|unless|until|because|"
@@ -11196,6 +11220,8 @@ def _read_after(text: bytes, at: int, depth: int = 0) -> int:
         for n in range(min(2, len(said))):
             if said[n] in (b"no", b"0", b"zero") and n < len(said) - 1 and _reports_none(said, n, len(said) - 1):
                 return _AFTER_DENIED
+        if said[:1] in ([b"not"], [b"never"]) and said[1:2] and said[1] in _DONE or said[:1] and said[0] in _UNDONE_AFTER:
+            return _AFTER_DENIED  # (a status of it not done: "`A`: not run", red team 119, F24)
     cut = _AFTER_BREAK.search(rest)
     words = _words_of_clause(rest[:cut.start()] if cut is not None else rest)[:8]
     if not words:
@@ -11224,13 +11250,19 @@ def _read_after(text: bytes, at: int, depth: int = 0) -> int:
         if word in _PROHIBITED or (word == b"blocked" and words[n + 1:n + 2] != [b"on"]):
             # ("is not forbidden": allowed; "blocked" too, but a status "blocked on" a thing: red
             # team 117, F04)
-            return _AFTER_NOTHING if negated else _AFTER_DENIED
+            return _AFTER_NOTHING if negated else _AFTER_FORBIDDEN
         if word in (b"not", b"never", b"no"):
             negated = True
         elif negated and word == b"been" and verb in _HAVE:
             continue  # ("has not been tried")
         elif negated:
-            if word in prohibiting or (word in _DONE and (verb in _BE or verb in _HAVE)):
+            if word in prohibiting and any(w in _OMITTED_AFTER for w in words[n + 1:n + 3]):
+                # (an omission prohibited: ""A" must not be skipped", ""A" should never be
+                # skipped" is to run it, red team 119, F26, read as the prohibition of "A")
+                return _AFTER_NOTHING
+            if word in prohibiting:
+                return _AFTER_FORBIDDEN
+            if word in _DONE and (verb in _BE or verb in _HAVE):
                 return _AFTER_DENIED  # ("was not tried", "hasn't been run": a statement it was not done)
             return _AFTER_NOTHING
         elif word not in (b"now", b"still", b"strictly", b"absolutely", b"hereby", b"also", b"always"):
