@@ -1213,3 +1213,48 @@ def test_a_report_of_a_thing_not_done_summarized_as_not_done_is_accepted(source,
 ])
 def test_clause_negated_reads_a_failure_as_a_thing_not_done(text, negated):
     assert _clause_negated(text, text.index(b'"') + 1) is negated
+
+
+# red team 119, F08, F09, F20, F25, F21, F19: negations and prohibitions of something else read
+# as the quotation's (false refusals of honest summaries), each beside the lie still refused
+@pytest.mark.parametrize("source, text", [
+    ("You don't need sudo for this:\n```\npip install --user foo\n```\n", "Install with `pip install --user foo` (no sudo)."),
+    ("Don't worry about the warnings:\n```\nmake deploy\n```\n", 'Ignore the warnings and run "make deploy".'),
+    ('PR "fix-login" waits for a review.', 'PR "fix-login" is blocked by review.'),
+    ('Job "nightly-build" waits for "db-migrate" to finish.', 'Job "nightly-build" is blocked until "db-migrate" finishes.'),
+    ('If it fails, retry or run "make fix".', 'If it fails, don\'t panic, retry, or run "make fix".'),
+    ('Don\'t worry, relax, and run "make fix".', 'Relax and run "make fix".'),
+    ("Build clean. Run `make deploy` now.", "Never mind the warning and run `make deploy` now."),
+    ("Build clean. Run `make deploy` now.", "Don't wait - run `make deploy` now."),
+    ("Build clean. Run `make deploy` now.", "Don't wait \u2014 run `make deploy` now."),
+    ('Build clean. Run "make deploy" now.', 'Never mind the warning and run "make deploy" now.'),
+    ('Benchmarked against "v1.2".', 'The benchmarks were against "v1.2".'),
+    ('Diffed against "release-1.4".', 'The diffs are against "release-1.4".'),
+    ('The cant "move fast" is everywhere.', 'The slogan "move fast" is everywhere.'),
+    ('It is his wont to run "make deploy" on Fridays.', 'On Fridays he runs "make deploy".'),
+])
+def test_a_negation_of_something_else_is_not_the_quotations(source, text):
+    assert_accepted(_summarize(source, text))
+
+
+@pytest.mark.parametrize("source, text, value, change", [
+    ("Never run this in production:\n```\nmake reset\n```\n", "In production, run `make reset`.", "make reset",
+     "negation_dropped"),
+    ("Don't need it? Never run this:\n```\nmake reset\n```\n", "Run `make reset`.", "make reset", "negation_dropped"),
+    ('Runbook: run "make deploy" after the tests pass.', 'Runbook: "make deploy" is blocked.', "make deploy",
+     "negation_added"),
+    ('Runbook: run "make deploy" after the tests pass.', 'Runbook: "make deploy" is blocked by policy.', "make deploy",
+     "negation_added"),
+    ('Runbook: run "make deploy" after the tests pass.', 'Runbook: do not build, test, or run "make deploy".',
+     "make deploy", "negation_added"),
+    ('Runbook: run "make deploy" after the tests pass.', 'Runbook: never mind running "make deploy".', "make deploy",
+     "negation_added"),
+    ('Runbook: run "make deploy" after the tests pass.', 'Runbook: we were against "make deploy".', "make deploy",
+     "negation_added"),
+    ('Runbook: run "make deploy" after the tests pass.', 'Runbook: the team was against running "make deploy".',
+     "make deploy", "negation_added"),
+    ('Runbook: run "make deploy" after the tests pass.', 'Runbook: cant run "make deploy".', "make deploy",
+     "negation_added"),
+])
+def test_the_negations_beside_them_are_still_read(source, text, value, change):
+    find(_summarize(source, text), "I1", block="s1", value=value, evidence__change=change)

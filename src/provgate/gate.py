@@ -10665,10 +10665,16 @@ def _negation_among(words: list[bytes], before: bytes | None = None, *, counted:
             # team 119, F24, read as done, so "could not run `A`" summarizing it was refused)
         if word.endswith(b"n'ts"):
             word = word[:-1]  # ("Don'ts", a header)
+        if word in (b"cant", b"wont") and (words[n - 1] if n else before) in _DETERMINERS:
+            continue  # (the nouns: "the cant "A"", "his wont to run "A"": red team 119, F19)
         if word not in _BARE_NOT and not _negation_words(word, 0, len(word)):
             continue
         k = next((k for k in range(n + 1, last + 1) if words[k] not in _NEGATION_STRESS), None)
         after = None if k is None else words[k]
+        if after in _OWN_VERBS and k < last and (words[k + 1] in _DOING or words[k + 1] == b"to" or any(
+                words[a] == b"and" for a in range(k + 1, last))):
+            denied = k  # (a negation of its own verb: "never mind the warning and run `A`", "don't
+            continue    # wait - run `A`": red team 119, F25)
         if after in _NEGATION_UNDONE or after in _FAILED_TO:
             denied = k  # ("don't forget", "never, ever skip", "don't disable"; "skip" no denial then)
             continue
@@ -10697,6 +10703,33 @@ def _negation_among(words: list[bytes], before: bytes | None = None, *, counted:
     return False
 
 
+# the verbs a negation before one governs, no command after it: "don't panic", "don't worry
+# about the warnings", "never mind the warning", "don't wait" (red team 119, F08, F20, F25)
+_OWN_VERBS = frozenset((b"panic", b"worry", b"fret", b"mind", b"wait", b"stress", b"despair", b"bother", b"rush",
+                        b"hurry", b"freak"))
+
+
+def _negates_another_verb(words: list[bytes]) -> bool:
+    """Does every negation among ``words`` govern a verb of ``_OWN_VERBS`` or a ``need`` with
+    no ``to`` after it (``You don't need sudo for this``), and at least one stand there? The
+    line over a fenced block that says so governs no command of the block."""
+    seen = False
+    for n, word in enumerate(words):
+        if word not in _BARE_NOT and not _negation_words(word, 0, len(word)):
+            continue
+        k = next((k for k in range(n + 1, len(words)) if words[k] not in _NEGATION_STRESS), None)
+        if k is None:
+            return False
+        if words[k] in _OWN_VERBS or (words[k] in (b"need", b"needs") and words[k + 1:k + 2] != [b"to"]):
+            seen = True
+            continue
+        return False
+    return seen
+
+
+# the words before a noun ("the cant", "his wont")
+_DETERMINERS = frozenset((b"the", b"a", b"an", b"his", b"her", b"their", b"its", b"my", b"our", b"your", b"this",
+                          b"that", b"whose"))
 # the words that report a thing not done before the "to" of its verb ("failed to run `A`",
 # "unable to run `A`", "forgot to run `A`"), undone by a negation before them ("never failed to")
 _FAILED_TO = frozenset((b"failed", b"fails", b"unable", b"forgot", b"forgets", b"neglected", b"neglects"))
@@ -10728,6 +10761,9 @@ def _oppositions(words: list[bytes]) -> list[bytes]:
     ``run the tests against "prod db"`` opposes nothing."""
     out = list(words)
     for n, word in enumerate(words):
+        if (word == b"against" and n and words[n - 1] in _BE_FORMS and not _PERSONS.intersection(words[max(n - 4, 0):n - 1])
+                and not (n + 1 < len(words) and words[n + 1].endswith(b"ing"))):
+            continue  # (a comparison's baseline: "the benchmarks were against "v1.2"", red team 119, F21)
         if word == b"against" and ((n and words[n - 1] in _OPPOSING) or (
                 n + 1 < len(words) and words[n + 1].endswith(b"ing") and words[n + 1] not in _ING_ADJECTIVES)):
             out[n] = b"avoid"
@@ -10740,6 +10776,13 @@ _OPPOSING = frozenset((b"was", b"were", b"is", b"are", b"am", b"be", b"been", b"
                        b"strongly", b"firmly", b"totally", b"completely", b"very", b"still", b"all")) | frozenset(
     w + e for w in (b"advis", b"argu", b"vot", b"decid", b"recommend", b"caution", b"counsel", b"urg", b"warn", b"lean")
     for e in (b"e", b"es", b"ed", b"s", b"")) | frozenset((b"spoke", b"speak", b"speaks", b"decided"))
+# the verbs of being before an "against", and the persons whose opposition one states ("we were
+# against "A""), where "the benchmarks were against "v1.2"" names a baseline
+_BE_FORMS = frozenset((b"was", b"were", b"is", b"are", b"am", b"be", b"been", b"being"))
+_PERSONS = frozenset((b"i", b"we", b"they", b"he", b"she", b"you", b"everyone", b"everybody", b"nobody", b"team",
+                      b"user", b"users", b"people", b"who", b"management", b"reviewers", b"maintainers", b"i'd",
+                      b"we'd", b"they'd", b"would", b"still", b"strongly", b"firmly", b"totally", b"completely",
+                      b"all", b"very"))
 _ING_ADJECTIVES = frozenset((b"existing", b"incoming", b"outgoing", b"upcoming", b"remaining", b"pending",
                              b"matching", b"corresponding", b"missing", b"failing", b"passing"))
 # the verbs of omission read as a prohibition before a quotation ("Skip "A"", "I was asked to
@@ -10963,7 +11006,12 @@ def _clause_negated_before(text: bytes, at: int, depth: int) -> bool:
     if window.endswith(b"\n") and depth < _LIST_ITEMS and (fence := _FENCE_OPENING.search(window)) is not None:
         h = lo + fence.start()
         end = max(h - 256, 0) + len(text[max(h - 256, 0):h].rstrip())  # (past blank lines, a bounded read)
-        return end > 0 and _clause_negated_before(text, end, depth + 1)
+        if end <= 0 or not _clause_negated_before(text, end, depth + 1):
+            return False
+        # (a negation of a verb that governs something else, "You don't need sudo for this:",
+        # "Don't worry about the warnings:", governs no command of the block: red team 119, F08)
+        line = text[text.rfind(b"\n", max(end - 256, 0), end) + 1:end].lower()
+        return not _negates_another_verb(_words_of_clause(line))
     line = window.rfind(b"\n") + 1
     if _ITEM_LEAD.fullmatch(window, line):
         if _header_negated(text, lo + line):
@@ -11052,6 +11100,8 @@ def _verb_list_negated(window: bytes, breaks: list[re.Match[bytes]], k: int, tai
     # (the tail may hold the list's next item itself: "You must not build, test and deploy "A"",
     # eng-pol8's leftovers, read as no negation)
     joined = len(content) == 2 and len(tail) == 3 and tail[1] in (b"or", b"nor", b"and")
+    if segment[-1:] and segment[-1] in _OWN_VERBS:
+        return False  # (the negation ends at its own verb: "don't panic, retry, or run "A"": red team 119, F20)
     if not segment or (j > 0 and breaks[j - 1].group() in _CONDITIONS) or not (
             items or joined or tail[0] in (b"or", b"nor")):
         return False
@@ -11187,6 +11237,20 @@ _UNDONE_AFTER = frozenset((b"untried", b"unrun", b"unused", b"unattempted", b"un
 # then the next one's opening mark
 _LISTED_AFTER = re.compile(rb"[*_~]*[ \t]*(?:,[ \t]*(?:(?:and|or|nor)[ \t]+)?|(?:and|or|nor)[ \t]+)[*_~]*"
                            rb"(?:[\"'`]|\xe2\x80[\x9c\x98])")
+# the words after "blocked" that make it a status ("blocked on review", "blocked by review",
+# "blocked until "B" finishes": red team 119, F09), no prohibition
+_BLOCKED_STATUS = frozenset((b"on", b"by", b"until", b"pending", b"behind"))
+# the agents a "blocked by" names that make it a prohibition still ("blocked by policy")
+_BLOCKING_AGENTS = frozenset((b"policy", b"policies", b"security", b"admin", b"admins", b"administrator",
+                              b"administrators", b"firewall", b"rule", b"rules", b"compliance", b"legal", b"management"))
+
+
+def _blocked_as_prohibition(after: list[bytes]) -> bool:
+    """Does a "blocked" that ``after`` (the two words after it) follow prohibit: no word of
+    ``_BLOCKED_STATUS`` right after it, or a "by" naming a word of ``_BLOCKING_AGENTS``?"""
+    if not after or after[0] not in _BLOCKED_STATUS:
+        return True
+    return after[0] == b"by" and after[1:2] != [] and after[1] in _BLOCKING_AGENTS
 _OMITTED_AFTER = frozenset(w + b"ed" for w in (b"skipp", b"omitt", b"ignor", b"miss", b"dropp", b"disabl",
                                                b"bypass", b"neglect", b"overlook")) | frozenset((b"forgotten",))
 
@@ -11247,7 +11311,7 @@ def _read_after(text: bytes, at: int, depth: int = 0) -> int:
     negated = verb.endswith(b"n't")
     prohibiting = _PROHIBITING_BE if verb in _BE else _PROHIBITING
     for n, word in enumerate(words[aux + 1:aux + 5], aux + 1):
-        if word in _PROHIBITED or (word == b"blocked" and words[n + 1:n + 2] != [b"on"]):
+        if word in _PROHIBITED or (word == b"blocked" and _blocked_as_prohibition(_words_of_clause(rest)[n + 1:n + 3])):
             # ("is not forbidden": allowed; "blocked" too, but a status "blocked on" a thing: red
             # team 117, F04)
             return _AFTER_NOTHING if negated else _AFTER_FORBIDDEN
