@@ -1258,3 +1258,23 @@ def test_a_negation_of_something_else_is_not_the_quotations(source, text):
 ])
 def test_the_negations_beside_them_are_still_read(source, text, value, change):
     find(_summarize(source, text), "I1", block="s1", value=value, evidence__change=change)
+
+
+# red team 119, F17: quotations in guillemets whose reading windows are alike are read once
+def test_repeated_marked_quotations_are_read_once_a_window_and_a_lie_among_them_is_refused(monkeypatch):
+    import provgate.gate as gate_module
+
+    calls = []
+    real = gate_module._clause_negated
+
+    def counting(text, at, _depth=0):
+        calls.append(at)
+        return real(text, at, _depth)
+
+    monkeypatch.setattr(gate_module, "_clause_negated", counting)
+    assert_accepted(_summarize("Run \u00aba b\u00bb.", "run \u00aba b\u00bb " * 2000))
+    assert 0 < len(calls) < 100  # (2000 quotations; the windows at the ends differ, the rest alike)
+    calls.clear()
+    find(_summarize("Run \u00aba b\u00bb.", "run \u00aba b\u00bb " * 2000 + "never run \u00aba b\u00bb " + "run \u00aba b\u00bb " * 50),
+         "I1", block="s1", value="a b", evidence__change="negation_added")
+    assert len(calls) < 200
