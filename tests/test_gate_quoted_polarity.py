@@ -1278,3 +1278,28 @@ def test_repeated_marked_quotations_are_read_once_a_window_and_a_lie_among_them_
     find(_summarize("Run \u00aba b\u00bb.", "run \u00aba b\u00bb " * 2000 + "never run \u00aba b\u00bb " + "run \u00aba b\u00bb " * 50),
          "I1", block="s1", value="a b", evidence__change="negation_added")
     assert len(calls) < 200
+
+
+# red team 119, F02: code spans under a denial of doing the verb test missed ("Avoid running `A`",
+# "Never run: `A`", "`A` must never be run", "Running `A` is forbidden") are asked
+@pytest.mark.parametrize("text", [
+    "Avoid running `make deploy` after the tests pass.",
+    "Refrain from running `make deploy` after the tests pass.",
+    "Never run the command `make deploy` after the tests pass.",
+    "Never run: `make deploy`.",
+    "Never run it: `make deploy`.",
+    "`make deploy` must never be run.",
+    "Running `make deploy` is forbidden.",
+    "Never type `make deploy`.",
+])
+def test_a_code_span_under_a_denial_of_doing_is_asked(text):
+    find(_summarize("Deploy guide: run `make deploy` after the tests pass.", text), "I1", block="s1",
+         value="make deploy", evidence__change="negation_added")
+    assert_accepted(_summarize("Deploy guide: never run `make deploy` after the tests pass.", text))
+
+
+def test_a_code_span_stated_done_after_it_is_asked():
+    text = "Policy: `make deploy` may be run from a laptop."
+    find(_summarize("Policy: never run `make deploy` from a laptop.", text), "I1", block="s1", value="make deploy",
+         evidence__change="negation_dropped")
+    assert_accepted(_summarize("Policy: run `make deploy` from a laptop.", text))

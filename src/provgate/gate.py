@@ -11473,7 +11473,51 @@ def _code_spans_asked(table: Any) -> list[int]:
         if ((words[:1] and words[0] in _DOING) or _DOING.intersection(words[-2:])
                 or _REQUESTING.intersection(words[-_CLAUSE_WORDS:])):
             out.append(r)
+        elif _span_denied_or_done(data, s, window, cut, words):
+            out.append(r)
     return out
+
+
+def _span_denied_or_done(data: bytes, s: int, window: bytes, cut: re.Match[bytes] | None, words: list[bytes]) -> bool:
+    """Is the code span whose words start at ``data[s]`` (``window``: the lower-cased bytes
+    before it, ``cut`` the last clause break there, ``words`` the clause's words) asked by a
+    denial of doing that :func:`_code_spans_asked`'s verb test misses (red team 119, F02): a
+    verb of doing (``_DOING_FORMS``: "running", "type") and a negation or prohibition among the
+    clause's last words (``Avoid running `A```, ``Never run the command `A```, ``Never type
+    `A```), the clause before a colon that introduces it (``Never run: `A```), or a
+    prohibition or passive of doing after a span that opens its clause or follows such a verb
+    (```A` must never be run``, ``Running `A` is forbidden``, ```A` may be run``)?"""
+    if not words and cut is not None and cut.group() == b":":
+        prev = None
+        for prev in _CLAUSE_BREAK.finditer(window, 0, cut.start()):
+            pass
+        before = _words_of_clause(window[prev.end() if prev is not None else 0:cut.start()])
+        if before and (before[0] in _DOING_FORMS or _DOING_FORMS.intersection(before[-3:])):
+            return True
+    tail = words[-_CLAUSE_WORDS:]
+    if _DOING_FORMS.intersection(tail) and any(
+            w in _BARE_NOT or w in _PROHIBITIONS or w in _SKIPPING or _negation_words(w, 0, len(w)) for w in tail):
+        return True
+    if words and not _DOING_FORMS.intersection(words[-2:]):
+        return False
+    if _read_after(data, s) != _AFTER_NOTHING:
+        return True
+    if words:
+        return False
+    close = data.find(b"`", s)
+    after = _words_of_clause(data[close + 1:close + 60].lower()) if close >= 0 else []
+    return bool(after) and after[0] in _MODALS_BEFORE_DONE and any(w in _DONE for w in after[1:4])
+
+
+# the verbs of doing and their -ing forms a denial before a code span asks it by
+# (:func:`_span_denied_or_done`), and the modals before a passive of doing after one
+_DOING_FORMS = frozenset((b"run", b"execute", b"use", b"invoke", b"call", b"install", b"deploy", b"apply", b"launch",
+                          b"start", b"push", b"delete", b"remove", b"do", b"try", b"type", b"enter", b"paste",
+                          b"running", b"executing", b"using", b"invoking", b"calling", b"installing", b"deploying",
+                          b"applying", b"launching", b"starting", b"pushing", b"deleting", b"removing", b"doing",
+                          b"trying", b"typing", b"entering", b"pasting"))
+_MODALS_BEFORE_DONE = frozenset((b"may", b"can", b"could", b"might", b"will", b"would", b"must", b"should", b"shall",
+                                 b"is", b"are", b"was", b"were"))
 
 
 # the bytes read back before a one-word code span, and the marks that end its clause there
@@ -11493,7 +11537,7 @@ def _may_ask_code_spans(data: bytes) -> bool:
         import ahocorasick  # (only a block with a code span asks for it)
 
         automaton = ahocorasick.Automaton()
-        for word in _DOING | _REQUESTING:
+        for word in _DOING | _REQUESTING | _DOING_FORMS:
             automaton.add_word(f" {word.decode()} ", 0)
         automaton.make_automaton()
         _ASKING = automaton
