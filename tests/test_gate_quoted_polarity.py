@@ -1303,3 +1303,45 @@ def test_a_code_span_stated_done_after_it_is_asked():
     find(_summarize("Policy: never run `make deploy` from a laptop.", text), "I1", block="s1", value="make deploy",
          evidence__change="negation_dropped")
     assert_accepted(_summarize("Policy: run `make deploy` from a laptop.", text))
+
+
+# red team 119, F11: a quotation with a doubled blank or a tab inside is looked up with its blanks
+# made one
+@pytest.mark.parametrize("text", [
+    "Never run `make  deploy` after the tests pass.",
+    'Never run "make  deploy" after the tests pass.',
+    "Never run `make\tdeploy` after the tests pass.",
+])
+def test_a_quotation_with_doubled_blanks_keeps_its_polarity(text):
+    find(_summarize('Runbook: run "make deploy" after the tests pass.', text), "I1", block="s1",
+         evidence__change="negation_added")
+    assert_accepted(_summarize('Runbook: never run "make deploy" after the tests pass.', text))
+
+
+# red team 119, F15: "gets blocked", "blocked on prod" prohibit
+@pytest.mark.parametrize("text", [
+    'Runbook: "make deploy" gets blocked.',
+    'Runbook: "make deploy" is blocked on prod.',
+])
+def test_a_quotation_blocked_in_other_words_is_prohibited(text):
+    find(_summarize('Runbook: run "make deploy" after the tests pass.', text), "I1", block="s1",
+         value="make deploy", evidence__change="negation_added")
+    assert_accepted(_summarize('Runbook: never run "make deploy".', text))
+
+
+# red team 119, F10: quotations in the other marks of other languages are read
+@pytest.mark.parametrize("marked", ["\u00bbmake deploy\u00ab", "\u201emake deploy\u201c", "\u300amake deploy\u300b",
+                                    "\u3008make deploy\u3009"])
+def test_quotations_in_other_languages_marks_keep_their_polarity(marked):
+    find(_summarize('Runbook: run "make deploy" after the tests pass.', f"Runbook: never run {marked}."), "I1",
+         block="s1", value="make deploy", evidence__change="negation_added")
+    assert_accepted(_summarize('Runbook: never run "make deploy".', f"Runbook: never run {marked}."))
+    find(_summarize('Runbook: do not run "make deploy".', f"Runbook: run {marked} after the tests pass."), "I1",
+         block="s1", value="make deploy", evidence__change="negation_dropped")
+    assert_accepted(_summarize(f"Runbook: run {marked} after the tests pass.", f"Runbook: run {marked} now."))
+
+
+def test_the_words_between_two_guillemet_quotations_are_no_quotation():
+    # (not "» never run «": the » closes a word and the « opens one)
+    source = "Use \u00abmake build\u00bb and never run \u00abmake deploy\u00bb here."
+    assert_accepted(_summarize(source, "Use \u00abmake build\u00bb and never run \u00abmake deploy\u00bb here."))

@@ -3989,10 +3989,11 @@ class _Check:
         if read:
             datas = [self.post_facts[j].table.data for j in read]
             joined = datas[0] if len(datas) == 1 else b"".join(datas)
-            if b"\xab" in joined or b"\xe3" in joined or b"\xb9" in joined:
+            if b"\xab" in joined or b"\xe3" in joined or b"\xb9" in joined or b"\x9e" in joined:
                 marked = [j for j, d in zip(read, datas)
                           if b"\xc2\xab" in d or b"\xe3\x80\x8c" in d or b"\xe3\x80\x8e" in d
-                          or b"\xe2\x80\xb9" in d]
+                          or b"\xe2\x80\xb9" in d or b"\xe3\x80\x8a" in d or b"\xe3\x80\x88" in d
+                          or b"\xe2\x80\x9e" in d]
                 if marked:
                     self._check_marked_quotation_polarity(marked, reported)
         if not asked:
@@ -4017,9 +4018,12 @@ class _Check:
                 if (x := gate.source_facts(h)) is not None]
             # (the words as quoted: a quotation is grounded by its exact bytes, QUOTE mode)
             quoted = [table.data[int(table.value_start[r]):int(table.value_end[r])] for r in rows]
-            polarities = _quotation_polarities(sources, set(quoted))
-            for r, words in zip(rows, quoted):
-                states = polarities[words]
+            # (and with their blanks made one, as the grammar's facts are: "make  deploy" with two
+            # blanks or a tab was found in no source and skipped, red team 119, F11)
+            spaced = [_one_blank(q) for q in quoted]
+            polarities = _quotation_polarities(sources, set(quoted) | set(spaced))
+            for r, words, one in zip(rows, quoted, spaced):
+                states = polarities[words] or polarities[one]
                 if len(states) != 1:
                     continue  # (in no source, grounded some other way, or read both ways there)
                 negated = _clause_negated(table.data, int(table.value_start[r]))
@@ -4056,14 +4060,14 @@ class _Check:
             else:
                 sources = [x.table.data for h in dict.fromkeys(block.provenance + self.cited(j))
                            if (x := gate.source_facts(h)) is not None]
-            polarities = _quotation_polarities(sources, {words for _, words in found})
+            polarities = _quotation_polarities(sources, {w for _, words in found for w in (words, _one_blank(words))})
             # (a quotation whose reading window is that of one read already reads as it did: a
             # summary repeating "run «a b» " 4000 times read each, 0.2 ms apiece: red team 119,
             # F17; :func:`_reading_window`)
             read: dict[tuple[int, bytes], bool] = {}
             reaching = [m.start() for m in _WINDOW_REACHES.finditer(data)] if len(found) > 1 else None
             for start, words in found:
-                states = polarities[words]
+                states = polarities[words] or polarities[_one_blank(words)]
                 if len(states) != 1:
                     continue
                 key = None if reaching is None else _reading_window(data, start, reaching)
@@ -10592,12 +10596,17 @@ _NEGATION_STRESS = frozenset((b"ever", b"really", b"even", b"just", b"you"))
 # the words between a prohibition and the verb it governs ("refuse to skip", "stop ever skipping")
 _PROHIBITION_FILLER = _NEGATION_STRESS | frozenset((b"to",))
 # the marks, emphasis and brackets that open the quoted words, passed before the clause is read
-_QUOTE_OPENING = re.compile(rb"(?:[\"'`*_~ \t(\[]|\xe2\x80[\x9c\x98\xb9]|\xc2[\xab\xa0]|\xe3\x80[\x8c\x8e])+\Z")
+_QUOTE_OPENING = re.compile(rb"(?:[\"'`*_~ \t(\[]|\xe2\x80[\x9c\x98\xb9\x9e]|\xc2[\xab\xa0\xbb]|\xe3\x80[\x8c\x8e\x88\x8a])+\Z")
 # a quotation in guillemets (double or single: eng-pol8's leftovers) or corner brackets, on one line (:meth:`_check_marked_quotation_polarity`),
 # the blanks that set French guillemets off passed
+# and (red team 119, F10) the Danish and German inverted guillemets (»A«, only where the » opens a
+# word and the « closes one), the German low-high quotes („A“), the CJK double and single angle
+# brackets (《A》, 〈A〉)
 _MARKED_QUOTATION = re.compile(rb"\xc2\xab(?:[ \t]|\xc2\xa0)*([^\n]{1,200}?)(?:[ \t]|\xc2\xa0)*\xc2\xbb"
-                               rb"|\xe3\x80[\x8c\x8e]([^\n]{1,200}?)\xe3\x80[\x8d\x8f]"
-                               rb"|\xe2\x80\xb9(?:[ \t]|\xc2\xa0)*([^\n]{1,200}?)(?:[ \t]|\xc2\xa0)*\xe2\x80\xba")
+                               rb"|\xe3\x80[\x8c\x8e\x8a\x88]([^\n]{1,200}?)\xe3\x80[\x8d\x8f\x8b\x89]"
+                               rb"|\xe2\x80\xb9(?:[ \t]|\xc2\xa0)*([^\n]{1,200}?)(?:[ \t]|\xc2\xa0)*\xe2\x80\xba"
+                               rb"|(?<![^\s(\[:])\xc2\xbb(?![\s])([^\n]{1,200}?)(?<![\s])\xc2\xab(?![0-9A-Za-z_\x80-\xff])"
+                               rb"|\xe2\x80\x9e([^\n]{1,200}?)\xe2\x80[\x9c\x9d]")
 # an ANSI CSI sequence (a colour code), passed where a clause is read
 _CSI = re.compile(rb"\x1b\[[\x20-\x3f]*[\x40-\x7e]")
 # a short aside in brackets on one line, passed as if not there ("A" (it pages on-call) or "B")
@@ -11195,6 +11204,14 @@ def _none_found_reaching(words: list[bytes]) -> bool:
 _AFTER_NOTHING, _AFTER_DENIED, _AFTER_OMITTED, _AFTER_FORBIDDEN = 0, 1, 2, 3
 
 
+def _one_blank(words: bytes) -> bytes:
+    """``words`` with each run of blanks and tabs one blank (:meth:`Check._check_quoted_polarity`)."""
+    return _BLANK_RUN.sub(b" ", words) if b"  " in words or b"\t" in words else words
+
+
+_BLANK_RUN = re.compile(rb"[ \t]{2,}|\t")
+
+
 def _reading_window(text: bytes, at: int, reaching: list[int]) -> tuple[int, bytes] | None:
     """The bytes :func:`_clause_negated` reads of the quotation whose words start at
     ``text[at]`` (``_READ_REACH`` either side, and where the quotation stands among them), when
@@ -11277,12 +11294,19 @@ _BLOCKING_AGENTS = frozenset((b"policy", b"policies", b"security", b"admin", b"a
                               b"administrators", b"firewall", b"rule", b"rules", b"compliance", b"legal", b"management"))
 
 
+# the places a "blocked on" names that make it a prohibition there ("blocked on prod": red team
+# 119, F15), where "blocked on review" is a status
+_BLOCKING_PLACES = frozenset((b"prod", b"production", b"staging", b"main", b"master", b"ci", b"release", b"live",
+                              b"shared", b"servers", b"hosts", b"laptops", b"weekends", b"fridays"))
+
+
 def _blocked_as_prohibition(after: list[bytes]) -> bool:
     """Does a "blocked" that ``after`` (the two words after it) follow prohibit: no word of
     ``_BLOCKED_STATUS`` right after it, or a "by" naming a word of ``_BLOCKING_AGENTS``?"""
     if not after or after[0] not in _BLOCKED_STATUS:
         return True
-    return after[0] == b"by" and after[1:2] != [] and after[1] in _BLOCKING_AGENTS
+    return after[1:2] != [] and ((after[0] == b"by" and after[1] in _BLOCKING_AGENTS)
+                                 or (after[0] == b"on" and after[1] in _BLOCKING_PLACES))
 _OMITTED_AFTER = frozenset(w + b"ed" for w in (b"skipp", b"omitt", b"ignor", b"miss", b"dropp", b"disabl",
                                                b"bypass", b"neglect", b"overlook")) | frozenset((b"forgotten",))
 
@@ -11301,7 +11325,7 @@ def _read_after(text: bytes, at: int, depth: int = 0) -> int:
     negated verb of being before a participle of doing states it undone (``"A" was not tried``,
     ``"A" has never been run``), and so does a word of ``_UNDONE_AFTER`` (``"A" untried``: F10)."""
     window = text[at:at + 256].lower()
-    m = re.search(rb"[\"'`]|\xe2\x80[\x9d\x99\xba]|\xc2\xbb|\xe3\x80[\x8d\x8f]", window)
+    m = re.search(rb"[\"'`]|\xe2\x80[\x9d\x99\xba\x9c]|\xc2[\xbb\xab]|\xe3\x80[\x8d\x8f\x89\x8b]", window)
     if m is None:
         return _AFTER_NOTHING
     rest = window[m.end():m.end() + 120]
@@ -11335,6 +11359,9 @@ def _read_after(text: bytes, at: int, depth: int = 0) -> int:
     o = next((o for o in range(min(4, len(words))) if words[o] not in _PASSIVE_LEAD), None)
     if o is not None and o > 0 and words[o] in _OMITTED_AFTER and words[o - 1] in _BEEN:
         return _AFTER_OMITTED
+    if words[0] in (b"gets", b"get", b"got", b"getting") and words[1:2] == [b"blocked"] and _blocked_as_prohibition(
+            _words_of_clause(rest)[2:4]):
+        return _AFTER_FORBIDDEN  # (""A" gets blocked": red team 119, F15)
     aux = next((i for i in range(min(4, len(words))) if (w := words[i].replace(b"\xe2\x80\x99", b"'")) in _AUXILIARIES
                 or w in _HAVE), None)
     if aux is None:
@@ -11631,13 +11658,15 @@ def _whole_words_at(text: bytes, start: int, end: int) -> bool:
     """Does ``text[start:end]`` have no word byte touching it on either side (a guillemet or
     corner bracket, ``«A»``, ``「A」``, none)?"""
     return ((start == 0 or text[start - 1] not in _NOT_BEFORE_NEGATION
-             or text[start - 2:start] == b"\xc2\xab" or text[start - 3:start] in _MARKS_OPENING)
+             or text[start - 2:start] in (b"\xc2\xab", b"\xc2\xbb") or text[start - 3:start] in _MARKS_OPENING)
             and (end == len(text) or text[end] not in _NOT_BEFORE_NEGATION
-                 or text[end:end + 2] == b"\xc2\xbb" or text[end:end + 3] in _MARKS_CLOSING))
+                 or text[end:end + 2] in (b"\xc2\xbb", b"\xc2\xab") or text[end:end + 3] in _MARKS_CLOSING))
 
 
-_MARKS_OPENING = frozenset(("\u300c".encode(), "\u300e".encode(), "\u2039".encode()))
-_MARKS_CLOSING = frozenset(("\u300d".encode(), "\u300f".encode(), "\u203a".encode()))
+_MARKS_OPENING = frozenset(("\u300c".encode(), "\u300e".encode(), "\u2039".encode(), "\u300a".encode(),
+                            "\u3008".encode(), "\u201e".encode(), "\u201c".encode()))
+_MARKS_CLOSING = frozenset(("\u300d".encode(), "\u300f".encode(), "\u203a".encode(), "\u300b".encode(),
+                            "\u3009".encode(), "\u201c".encode(), "\u201d".encode()))
 
 
 def _grouped(owners: list[int], rows: list[int]) -> list[tuple[int, list[int]]]:
