@@ -1345,3 +1345,36 @@ def test_the_words_between_two_guillemet_quotations_are_no_quotation():
     # (not "» never run «": the » closes a word and the « opens one)
     source = "Use \u00abmake build\u00bb and never run \u00abmake deploy\u00bb here."
     assert_accepted(_summarize(source, "Use \u00abmake build\u00bb and never run \u00abmake deploy\u00bb here."))
+
+
+# red team 119, F22: prohibitions in other words
+@pytest.mark.parametrize("text", [
+    'We stand against "make deploy".',
+    'The team pushed back against "make deploy".',
+    'We object to "make deploy".',
+    'We disapprove of "make deploy".',
+    'Steer clear of "make deploy".',
+    'Keep away from "make deploy".',
+    'Leave out "make deploy".',
+    'Put "make deploy" on hold.',
+    '"make deploy" is on hold.',
+    '"make deploy" was rejected.',
+    '"make deploy" is off-limits.',
+    '"make deploy" - skip it.',
+    '"make deploy" (skip).',
+])
+def test_a_prohibition_in_other_words_is_read(text):
+    find(_summarize('Runbook: run "make deploy" after the tests pass.', text), "I1", block="s1",
+         value="make deploy", evidence__change="negation_added")
+    assert_accepted(_summarize('Runbook: never run "make deploy".', text))
+
+
+@pytest.mark.parametrize("text, negated", [
+    (b'do not leave out "make deploy"', False),
+    (b'never keep away from "make deploy"', False),
+    (b'the object to "make deploy"', False),
+    (b'we ported it back against "make deploy"', False),
+    (b'we tested it as a stand against "make deploy"', False),
+])
+def test_clause_negated_reads_the_other_words_undone_or_as_nouns(text, negated):
+    assert _clause_negated(text, text.index(b'"') + 1) is negated

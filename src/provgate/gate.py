@@ -10656,7 +10656,7 @@ def _negation_among(words: list[bytes], before: bytes | None = None, *, counted:
     zero denies nothing."""
     if tuple(words[-2:]) in _SET_ASIDE or (tuple(words[-3:-1]) in _SET_ASIDE and words[-1].endswith(b"ing")):
         return True  # ("instead of running "A"": red team 117, F04)
-    if b"down" in words or b"off" in words:
+    if b"down" in words or b"off" in words or not _PHRASE_HEADS.isdisjoint(words):
         words = _phrasal_refusals(words)
     if b"against" in words:
         words = _oppositions(words)
@@ -10764,9 +10764,27 @@ def _phrasal_refusals(words: list[bytes]) -> list[bytes]:
             out[-1] = b"stop"  # ("shut down "A"" as "stop "A"": red team 117, F25)
         elif word == b"off" and out and out[-1] in _HOLD:
             out[-1] = b"avoid"  # ("hold off on "A"" as "avoid "A"": red team 117, F04)
+        elif word in _PHRASE_ENDS and out and (phrase := _PHRASES.get((out[-1], word))) is not None and (
+                len(out) < 2 or out[-2] not in _DETERMINERS):  # (not the nouns: "the object to")
+            out[-1] = phrase  # ("object to", "disapprove of", "steer clear", "keep away", "leave out": red
+            # team 119, F22)
         else:
             out.append(word)
     return out
+
+
+# the refusals said in two words (:func:`_phrasal_refusals`), their first words and their last
+_PHRASES = {(a, b): means for heads, b, means in (
+    ((b"object", b"objects", b"objected", b"objecting"), b"to", b"avoid"),
+    ((b"disapprove", b"disapproves", b"disapproved", b"disapproving"), b"of", b"avoid"),
+    ((b"steer", b"steers", b"steered", b"steering"), b"clear", b"avoid"),
+    ((b"keep", b"keeps", b"kept", b"keeping", b"stay", b"stays", b"stayed", b"staying"), b"away", b"avoid"),
+    ((b"leave", b"leaves", b"leaving"), b"out", b"omit"),
+    # (before an "against" of :func:`_oppositions`: "pushed back against", "spoke out against")
+    ((b"push", b"pushes", b"pushed", b"pushing"), b"back", b"argued"),
+    ((b"speak", b"speaks", b"spoke", b"speaking"), b"out", b"spoke")) for a in heads}
+_PHRASE_HEADS = frozenset(a for a, _ in _PHRASES)
+_PHRASE_ENDS = frozenset(b for _, b in _PHRASES)
 
 
 _TURN = frozenset((b"turn", b"turns", b"turned", b"turning"))
@@ -10782,7 +10800,7 @@ def _oppositions(words: list[bytes]) -> list[bytes]:
         if (word == b"against" and n and words[n - 1] in _BE_FORMS and not _PERSONS.intersection(words[max(n - 4, 0):n - 1])
                 and not (n + 1 < len(words) and words[n + 1].endswith(b"ing"))):
             continue  # (a comparison's baseline: "the benchmarks were against "v1.2"", red team 119, F21)
-        if word == b"against" and ((n and words[n - 1] in _OPPOSING) or (
+        if word == b"against" and ((n and words[n - 1] in _OPPOSING and not (n > 1 and words[n - 2] in _DETERMINERS)) or (
                 n + 1 < len(words) and words[n + 1].endswith(b"ing") and words[n + 1] not in _ING_ADJECTIVES)):
             out[n] = b"avoid"
     return out
@@ -10793,7 +10811,10 @@ def _oppositions(words: list[bytes]) -> list[bytes]:
 _OPPOSING = frozenset((b"was", b"were", b"is", b"are", b"am", b"be", b"been", b"being", b"i'm", b"we're", b"they're",
                        b"strongly", b"firmly", b"totally", b"completely", b"very", b"still", b"all")) | frozenset(
     w + e for w in (b"advis", b"argu", b"vot", b"decid", b"recommend", b"caution", b"counsel", b"urg", b"warn", b"lean")
-    for e in (b"e", b"es", b"ed", b"s", b"")) | frozenset((b"spoke", b"speak", b"speaks", b"decided"))
+    for e in (b"e", b"es", b"ed", b"s", b"")) | frozenset((b"spoke", b"speak", b"speaks", b"decided",
+                                                          # ("we stand against", "pushed back against",
+                                                          # "spoke out against": red team 119, F22)
+                                                          b"stand", b"stands", b"stood", b"standing"))
 # the verbs of being before an "against", and the persons whose opposition one states ("we were
 # against "A""), where "the benchmarks were against "v1.2"" names a baseline
 _BE_FORMS = frozenset((b"was", b"were", b"is", b"are", b"am", b"be", b"been", b"being"))
@@ -11257,7 +11278,8 @@ _BE = frozenset((b"is", b"are", b"was", b"were", b"be", b"isn't", b"aren't", b"w
 _AUXILIARIES = _BE | frozenset((b"must", b"should", b"shall", b"mustn't", b"shouldn't", b"shan't"))
 # a prohibition's state after a quotation ("Running "A" is forbidden")
 _PROHIBITED = frozenset((b"forbidden", b"prohibited", b"banned", b"disallowed", b"vetoed", b"off-limits",
-                         b"verboten", b"not-allowed"))
+                         b"verboten", b"not-allowed",
+                         b"rejected", b"refused", b"declined", b"disapproved"))  # (red team 119, F22)
 # what a negated auxiliary goes on with to prohibit: a modal's ("must never be run"), a be's ("is
 # not to be used", "isn't allowed"). Not "can't", "may not", "will not": they state a fact as
 # often ("cannot be found", "may not be installed")
@@ -11286,6 +11308,11 @@ _UNDONE_AFTER = frozenset((b"untried", b"unrun", b"unused", b"unattempted", b"un
 # then the next one's opening mark
 _LISTED_AFTER = re.compile(rb"[*_~]*[ \t]*(?:,[ \t]*(?:(?:and|or|nor)[ \t]+)?|(?:and|or|nor)[ \t]+)[*_~]*"
                            rb"(?:[\"'`]|\xe2\x80[\x9c\x98])")
+# the pairs after a quotation that hold it off (:func:`_read_after`)
+_HELD = frozenset(((b"on", b"hold"), (b"off", b"limits")))
+# an omission or a prohibition a dash sets after a quotation, or brackets hold (:func:`_read_after`)
+_SKIP_ASIDE = re.compile(rb"[*_~]*[ \t]*(?:[ \t]-+|\xe2\x80[\x93\x94]|[(\[])[ \t]*(skip|omit|avoid|forbidden|banned|"
+                         rb"prohibited|never)(?![0-9a-z_'\x80-\xff])")
 # the words after "blocked" that make it a status ("blocked on review", "blocked by review",
 # "blocked until "B" finishes": red team 119, F09), no prohibition
 _BLOCKED_STATUS = frozenset((b"on", b"by", b"until", b"pending", b"behind"))
@@ -11334,6 +11361,11 @@ def _read_after(text: bytes, at: int, depth: int = 0) -> int:
         # a list of quotations that opens its clause, the predicate after its last item ("A" and
         # "B" must not be run: red team 118, F20, "A" read as no prohibition): read as that one's
         return _read_after(text, at + m.end() + listed.end(), depth + 1)
+    aside = _SKIP_ASIDE.match(rest)
+    if aside is not None:
+        # (an omission or prohibition set after it by a dash or in brackets: ""A" - skip it", ""A"
+        # (skip)": red team 119, F22)
+        return _AFTER_OMITTED if aside.group(1) in (b"skip", b"omit") else _AFTER_FORBIDDEN
     report = _REPORT_AFTER.match(rest)
     if report is not None:
         said = _words_of_clause(report.group(1))
@@ -11359,6 +11391,9 @@ def _read_after(text: bytes, at: int, depth: int = 0) -> int:
     o = next((o for o in range(min(4, len(words))) if words[o] not in _PASSIVE_LEAD), None)
     if o is not None and o > 0 and words[o] in _OMITTED_AFTER and words[o - 1] in _BEEN:
         return _AFTER_OMITTED
+    held = next((n for n in range(min(3, len(words) - 1)) if (words[n], words[n + 1]) in _HELD), None)
+    if held is not None and (held == 0 or words[held - 1] in _BE or words[held - 1] in _PASSIVE_LEAD):
+        return _AFTER_FORBIDDEN  # (""A" is on hold", "put "A" on hold", ""A" is off-limits": red team 119, F22)
     if words[0] in (b"gets", b"get", b"got", b"getting") and words[1:2] == [b"blocked"] and _blocked_as_prohibition(
             _words_of_clause(rest)[2:4]):
         return _AFTER_FORBIDDEN  # (""A" gets blocked": red team 119, F15)
