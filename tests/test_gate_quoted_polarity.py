@@ -1378,3 +1378,12 @@ def test_a_prohibition_in_other_words_is_read(text):
 ])
 def test_clause_negated_reads_the_other_words_undone_or_as_nouns(text, negated):
     assert _clause_negated(text, text.index(b'"') + 1) is negated
+
+
+@pytest.mark.parametrize("source, text", [
+    ('PR "fix-login": rejected by review.', 'PR "fix-login" was rejected.'),
+    ('ssh to "db-1 host": connection refused.', 'The connection to "db-1 host" was refused.'),
+    ('Runbook: run "make deploy" - never fails.', 'Runbook: "make deploy" - never fails.'),
+])
+def test_a_status_after_a_quotation_read_alike_or_not_at_all_is_accepted(source, text):
+    assert_accepted(_summarize(source, text))

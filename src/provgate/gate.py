@@ -11279,7 +11279,8 @@ _AUXILIARIES = _BE | frozenset((b"must", b"should", b"shall", b"mustn't", b"shou
 # a prohibition's state after a quotation ("Running "A" is forbidden")
 _PROHIBITED = frozenset((b"forbidden", b"prohibited", b"banned", b"disallowed", b"vetoed", b"off-limits",
                          b"verboten", b"not-allowed",
-                         b"rejected", b"refused", b"declined", b"disapproved"))  # (red team 119, F22)
+                         b"rejected", b"disapproved"))  # (red team 119, F22; not "refused", "declined": a
+# connection refused, a card declined are statuses)
 # what a negated auxiliary goes on with to prohibit: a modal's ("must never be run"), a be's ("is
 # not to be used", "isn't allowed"). Not "can't", "may not", "will not": they state a fact as
 # often ("cannot be found", "may not be installed")
@@ -11311,8 +11312,8 @@ _LISTED_AFTER = re.compile(rb"[*_~]*[ \t]*(?:,[ \t]*(?:(?:and|or|nor)[ \t]+)?|(?
 # the pairs after a quotation that hold it off (:func:`_read_after`)
 _HELD = frozenset(((b"on", b"hold"), (b"off", b"limits")))
 # an omission or a prohibition a dash sets after a quotation, or brackets hold (:func:`_read_after`)
-_SKIP_ASIDE = re.compile(rb"[*_~]*[ \t]*(?:[ \t]-+|\xe2\x80[\x93\x94]|[(\[])[ \t]*(skip|omit|avoid|forbidden|banned|"
-                         rb"prohibited|never)(?![0-9a-z_'\x80-\xff])")
+_SKIP_ASIDE = re.compile(rb"[*_~]*[ \t]*(?:[ \t]-+|\xe2\x80[\x93\x94]|[(\[])[ \t]*(?:(skip|omit|avoid|forbidden|banned|"
+                         rb"prohibited)(?![0-9a-z_'\x80-\xff])|(never)[ \t]*(?:[).!\]]|\Z|\n))")
 # the words after "blocked" that make it a status ("blocked on review", "blocked by review",
 # "blocked until "B" finishes": red team 119, F09), no prohibition
 _BLOCKED_STATUS = frozenset((b"on", b"by", b"until", b"pending", b"behind"))
@@ -11365,13 +11366,15 @@ def _read_after(text: bytes, at: int, depth: int = 0) -> int:
     if aside is not None:
         # (an omission or prohibition set after it by a dash or in brackets: ""A" - skip it", ""A"
         # (skip)": red team 119, F22)
-        return _AFTER_OMITTED if aside.group(1) in (b"skip", b"omit") else _AFTER_FORBIDDEN
+        return _AFTER_OMITTED if aside.group(1) in (b"skip", b"omit") else _AFTER_FORBIDDEN  # ("never" too: ""A" (never)")
     report = _REPORT_AFTER.match(rest)
     if report is not None:
         said = _words_of_clause(report.group(1))
         for n in range(min(2, len(said))):
             if said[n] in (b"no", b"0", b"zero") and n < len(said) - 1 and _reports_none(said, n, len(said) - 1):
                 return _AFTER_DENIED
+        if said[:1] and said[0] in _PROHIBITED:
+            return _AFTER_FORBIDDEN  # (a status read as the same after a verb of being: "PR "A": rejected")
         if said[:1] in ([b"not"], [b"never"]) and said[1:2] and said[1] in _DONE or said[:1] and said[0] in _UNDONE_AFTER:
             return _AFTER_DENIED  # (a status of it not done: "`A`: not run", red team 119, F24)
     cut = _AFTER_BREAK.search(rest)
