@@ -1387,3 +1387,16 @@ def test_clause_negated_reads_the_other_words_undone_or_as_nouns(text, negated):
 ])
 def test_a_status_after_a_quotation_read_alike_or_not_at_all_is_accepted(source, text):
     assert_accepted(_summarize(source, text))
+
+
+# a code span after a verb of omission is asked as after a verb of doing (F26's shapes in backticks)
+@pytest.mark.parametrize("text", [
+    "Runbook: never skip `make deploy`.",
+    "Runbook: skipping `make deploy` is forbidden.",
+    "Runbook: `make deploy` must not be skipped.",
+])
+def test_a_code_span_whose_omission_is_denied_is_asked(text):
+    find(_summarize("Runbook: skip `make deploy` for now.", text), "I1", block="s1", value="make deploy",
+         evidence__change="negation_dropped")
+    assert_accepted(_summarize("Runbook: run `make deploy` now.", text))
+    assert_accepted(_summarize("Runbook: skip `make deploy` for now.", "Runbook: `make deploy` is skipped for now."))

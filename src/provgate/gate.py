@@ -11559,6 +11559,8 @@ def _span_denied_or_done(data: bytes, s: int, window: bytes, cut: re.Match[bytes
         before = _words_of_clause(window[prev.end() if prev is not None else 0:cut.start()])
         if before and (before[0] in _DOING_FORMS or _DOING_FORMS.intersection(before[-3:])):
             return True
+    if _SKIPPING.intersection(words[-2:]):
+        return True  # (an omission asked: "Never skip `A`", "Skipping `A` is forbidden")
     tail = words[-_CLAUSE_WORDS:]
     if _DOING_FORMS.intersection(tail) and any(
             w in _BARE_NOT or w in _PROHIBITIONS or w in _SKIPPING or _negation_words(w, 0, len(w)) for w in tail):
@@ -11571,7 +11573,7 @@ def _span_denied_or_done(data: bytes, s: int, window: bytes, cut: re.Match[bytes
         return False
     close = data.find(b"`", s)
     after = _words_of_clause(data[close + 1:close + 60].lower()) if close >= 0 else []
-    return bool(after) and after[0] in _MODALS_BEFORE_DONE and any(w in _DONE for w in after[1:4])
+    return bool(after) and after[0] in _MODALS_BEFORE_DONE and any(w in _DONE or w in _OMITTED_AFTER for w in after[1:4])
 
 
 # the verbs of doing and their -ing forms a denial before a code span asks it by
@@ -11602,7 +11604,7 @@ def _may_ask_code_spans(data: bytes) -> bool:
         import ahocorasick  # (only a block with a code span asks for it)
 
         automaton = ahocorasick.Automaton()
-        for word in _DOING | _REQUESTING | _DOING_FORMS:
+        for word in _DOING | _REQUESTING | _DOING_FORMS | _SKIPPING:
             automaton.add_word(f" {word.decode()} ", 0)
         automaton.make_automaton()
         _ASKING = automaton
