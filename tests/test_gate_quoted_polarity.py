@@ -1180,3 +1180,242 @@ def test_a_source_quoting_in_single_guillemets_is_read():
 ])
 def test_clause_negated_reads_the_leftover_forms(text, negated):
     assert _clause_negated(text, text.index(b"make deploy")) is negated
+
+
+# red team 119, F26: a prohibition of an omission ("skipping "A" is forbidden", ""A" must not be
+# skipped") is a request to do it, not a prohibition of "A"
+_F26_SOURCE = 'Runbook: skip "make deploy" for now.'
+
+
+@pytest.mark.parametrize("text", [
+    'Runbook: "make deploy" must not be skipped.',
+    'Runbook: skipping "make deploy" is forbidden.',
+    'Runbook: "make deploy" should never be skipped.',
+])
+def test_a_prohibited_omission_summarizing_an_omission_is_refused(text):
+    find(_summarize(_F26_SOURCE, text), "I1", block="s1", value="make deploy", evidence__change="negation_dropped")
+    assert_accepted(_summarize('Runbook: do not skip "make deploy".', text))
+
+
+@pytest.mark.parametrize("text, negated", [
+    (b'skipping "make deploy" is forbidden', False),
+    (b'"make deploy" must not be skipped', False),
+    (b'"make deploy" should never be skipped', False),
+    (b'running "make deploy" is forbidden', True),
+    (b'"make deploy" must not be run', True),
+    (b'"make deploy" is skipped', True),
+])
+def test_clause_negated_reads_a_prohibited_omission_as_a_request(text, negated):
+    assert _clause_negated(text, text.index(b'"') + 1) is negated
+
+
+# red team 119, F24: a report that a thing was not done ("failed to run `A`", "`A`: not run")
+# states it undone, as "could not run `A`" does
+@pytest.mark.parametrize("source, text", [
+    ("Failed to run `make e2e` (no browser).", "Could not run `make e2e`: no browser."),
+    ("Unable to run `make e2e`: no browser.", "We could not run `make e2e` (no browser)."),
+    ("I forgot to run `make lint` before pushing.", "I did not run `make lint` before pushing."),
+    ("Status of `make e2e`: not run.", "Did not run `make e2e`."),
+])
+def test_a_report_of_a_thing_not_done_summarized_as_not_done_is_accepted(source, text):
+    assert_accepted(_summarize(source, text))
+    span = text[text.index("`") + 1:text.rindex("`")]
+    lie = text.replace("could not run", "managed to run").replace("Could not run", "Managed to run")
+    lie = lie.replace("did not run", "managed to run").replace("Did not run", "Managed to run")
+    find(_summarize(source, lie), "I1", block="s1", value=span, evidence__change="negation_dropped")
+
+
+@pytest.mark.parametrize("text, negated", [
+    (b'never failed to run "make e2e"', False),
+    (b'did not forget to run "make e2e"', False),
+    (b'failed to run "make e2e"', True),
+])
+def test_clause_negated_reads_a_failure_as_a_thing_not_done(text, negated):
+    assert _clause_negated(text, text.index(b'"') + 1) is negated
+
+
+# red team 119, F08, F09, F20, F25, F21, F19: negations and prohibitions of something else read
+# as the quotation's (false refusals of honest summaries), each beside the lie still refused
+@pytest.mark.parametrize("source, text", [
+    ("You don't need sudo for this:\n```\npip install --user foo\n```\n", "Install with `pip install --user foo` (no sudo)."),
+    ("Don't worry about the warnings:\n```\nmake deploy\n```\n", 'Ignore the warnings and run "make deploy".'),
+    ('PR "fix-login" waits for a review.', 'PR "fix-login" is blocked by review.'),
+    ('Job "nightly-build" waits for "db-migrate" to finish.', 'Job "nightly-build" is blocked until "db-migrate" finishes.'),
+    ('If it fails, retry or run "make fix".', 'If it fails, don\'t panic, retry, or run "make fix".'),
+    ('Don\'t worry, relax, and run "make fix".', 'Relax and run "make fix".'),
+    ("Build clean. Run `make deploy` now.", "Never mind the warning and run `make deploy` now."),
+    ("Build clean. Run `make deploy` now.", "Don't wait - run `make deploy` now."),
+    ("Build clean. Run `make deploy` now.", "Don't wait \u2014 run `make deploy` now."),
+    ('Build clean. Run "make deploy" now.', 'Never mind the warning and run "make deploy" now.'),
+    ('Benchmarked against "v1.2".', 'The benchmarks were against "v1.2".'),
+    ('Diffed against "release-1.4".', 'The diffs are against "release-1.4".'),
+    ('The cant "move fast" is everywhere.', 'The slogan "move fast" is everywhere.'),
+    ('It is his wont to run "make deploy" on Fridays.', 'On Fridays he runs "make deploy".'),
+])
+def test_a_negation_of_something_else_is_not_the_quotations(source, text):
+    assert_accepted(_summarize(source, text))
+
+
+@pytest.mark.parametrize("source, text, value, change", [
+    ("Never run this in production:\n```\nmake reset\n```\n", "In production, run `make reset`.", "make reset",
+     "negation_dropped"),
+    ("Don't need it? Never run this:\n```\nmake reset\n```\n", "Run `make reset`.", "make reset", "negation_dropped"),
+    ('Runbook: run "make deploy" after the tests pass.', 'Runbook: "make deploy" is blocked.', "make deploy",
+     "negation_added"),
+    ('Runbook: run "make deploy" after the tests pass.', 'Runbook: "make deploy" is blocked by policy.', "make deploy",
+     "negation_added"),
+    ('Runbook: run "make deploy" after the tests pass.', 'Runbook: do not build, test, or run "make deploy".',
+     "make deploy", "negation_added"),
+    ('Runbook: run "make deploy" after the tests pass.', 'Runbook: never mind running "make deploy".', "make deploy",
+     "negation_added"),
+    ('Runbook: run "make deploy" after the tests pass.', 'Runbook: we were against "make deploy".', "make deploy",
+     "negation_added"),
+    ('Runbook: run "make deploy" after the tests pass.', 'Runbook: the team was against running "make deploy".',
+     "make deploy", "negation_added"),
+    ('Runbook: run "make deploy" after the tests pass.', 'Runbook: cant run "make deploy".', "make deploy",
+     "negation_added"),
+])
+def test_the_negations_beside_them_are_still_read(source, text, value, change):
+    find(_summarize(source, text), "I1", block="s1", value=value, evidence__change=change)
+
+
+# red team 119, F17: quotations in guillemets whose reading windows are alike are read once
+def test_repeated_marked_quotations_are_read_once_a_window_and_a_lie_among_them_is_refused(monkeypatch):
+    import provgate.gate as gate_module
+
+    calls = []
+    real = gate_module._clause_negated
+
+    def counting(text, at, _depth=0):
+        calls.append(at)
+        return real(text, at, _depth)
+
+    monkeypatch.setattr(gate_module, "_clause_negated", counting)
+    assert_accepted(_summarize("Run \u00aba b\u00bb.", "run \u00aba b\u00bb " * 2000))
+    assert 0 < len(calls) < 100  # (2000 quotations; the windows at the ends differ, the rest alike)
+    calls.clear()
+    find(_summarize("Run \u00aba b\u00bb.", "run \u00aba b\u00bb " * 2000 + "never run \u00aba b\u00bb " + "run \u00aba b\u00bb " * 50),
+         "I1", block="s1", value="a b", evidence__change="negation_added")
+    assert len(calls) < 200
+
+
+# red team 119, F02: code spans under a denial of doing the verb test missed ("Avoid running `A`",
+# "Never run: `A`", "`A` must never be run", "Running `A` is forbidden") are asked
+@pytest.mark.parametrize("text", [
+    "Avoid running `make deploy` after the tests pass.",
+    "Refrain from running `make deploy` after the tests pass.",
+    "Never run the command `make deploy` after the tests pass.",
+    "Never run: `make deploy`.",
+    "Never run it: `make deploy`.",
+    "`make deploy` must never be run.",
+    "Running `make deploy` is forbidden.",
+    "Never type `make deploy`.",
+])
+def test_a_code_span_under_a_denial_of_doing_is_asked(text):
+    find(_summarize("Deploy guide: run `make deploy` after the tests pass.", text), "I1", block="s1",
+         value="make deploy", evidence__change="negation_added")
+    assert_accepted(_summarize("Deploy guide: never run `make deploy` after the tests pass.", text))
+
+
+def test_a_code_span_stated_done_after_it_is_asked():
+    text = "Policy: `make deploy` may be run from a laptop."
+    find(_summarize("Policy: never run `make deploy` from a laptop.", text), "I1", block="s1", value="make deploy",
+         evidence__change="negation_dropped")
+    assert_accepted(_summarize("Policy: run `make deploy` from a laptop.", text))
+
+
+# red team 119, F11: a quotation with a doubled blank or a tab inside is looked up with its blanks
+# made one
+@pytest.mark.parametrize("text", [
+    "Never run `make  deploy` after the tests pass.",
+    'Never run "make  deploy" after the tests pass.',
+    "Never run `make\tdeploy` after the tests pass.",
+])
+def test_a_quotation_with_doubled_blanks_keeps_its_polarity(text):
+    find(_summarize('Runbook: run "make deploy" after the tests pass.', text), "I1", block="s1",
+         evidence__change="negation_added")
+    assert_accepted(_summarize('Runbook: never run "make deploy" after the tests pass.', text))
+
+
+# red team 119, F15: "gets blocked", "blocked on prod" prohibit
+@pytest.mark.parametrize("text", [
+    'Runbook: "make deploy" gets blocked.',
+    'Runbook: "make deploy" is blocked on prod.',
+])
+def test_a_quotation_blocked_in_other_words_is_prohibited(text):
+    find(_summarize('Runbook: run "make deploy" after the tests pass.', text), "I1", block="s1",
+         value="make deploy", evidence__change="negation_added")
+    assert_accepted(_summarize('Runbook: never run "make deploy".', text))
+
+
+# red team 119, F10: quotations in the other marks of other languages are read
+@pytest.mark.parametrize("marked", ["\u00bbmake deploy\u00ab", "\u201emake deploy\u201c", "\u300amake deploy\u300b",
+                                    "\u3008make deploy\u3009"])
+def test_quotations_in_other_languages_marks_keep_their_polarity(marked):
+    find(_summarize('Runbook: run "make deploy" after the tests pass.', f"Runbook: never run {marked}."), "I1",
+         block="s1", value="make deploy", evidence__change="negation_added")
+    assert_accepted(_summarize('Runbook: never run "make deploy".', f"Runbook: never run {marked}."))
+    find(_summarize('Runbook: do not run "make deploy".', f"Runbook: run {marked} after the tests pass."), "I1",
+         block="s1", value="make deploy", evidence__change="negation_dropped")
+    assert_accepted(_summarize(f"Runbook: run {marked} after the tests pass.", f"Runbook: run {marked} now."))
+
+
+def test_the_words_between_two_guillemet_quotations_are_no_quotation():
+    # (not "» never run «": the » closes a word and the « opens one)
+    source = "Use \u00abmake build\u00bb and never run \u00abmake deploy\u00bb here."
+    assert_accepted(_summarize(source, "Use \u00abmake build\u00bb and never run \u00abmake deploy\u00bb here."))
+
+
+# red team 119, F22: prohibitions in other words
+@pytest.mark.parametrize("text", [
+    'We stand against "make deploy".',
+    'The team pushed back against "make deploy".',
+    'We object to "make deploy".',
+    'We disapprove of "make deploy".',
+    'Steer clear of "make deploy".',
+    'Keep away from "make deploy".',
+    'Leave out "make deploy".',
+    'Put "make deploy" on hold.',
+    '"make deploy" is on hold.',
+    '"make deploy" was rejected.',
+    '"make deploy" is off-limits.',
+    '"make deploy" - skip it.',
+    '"make deploy" (skip).',
+])
+def test_a_prohibition_in_other_words_is_read(text):
+    find(_summarize('Runbook: run "make deploy" after the tests pass.', text), "I1", block="s1",
+         value="make deploy", evidence__change="negation_added")
+    assert_accepted(_summarize('Runbook: never run "make deploy".', text))
+
+
+@pytest.mark.parametrize("text, negated", [
+    (b'do not leave out "make deploy"', False),
+    (b'never keep away from "make deploy"', False),
+    (b'the object to "make deploy"', False),
+    (b'we ported it back against "make deploy"', False),
+    (b'we tested it as a stand against "make deploy"', False),
+])
+def test_clause_negated_reads_the_other_words_undone_or_as_nouns(text, negated):
+    assert _clause_negated(text, text.index(b'"') + 1) is negated
+
+
+@pytest.mark.parametrize("source, text", [
+    ('PR "fix-login": rejected by review.', 'PR "fix-login" was rejected.'),
+    ('ssh to "db-1 host": connection refused.', 'The connection to "db-1 host" was refused.'),
+    ('Runbook: run "make deploy" - never fails.', 'Runbook: "make deploy" - never fails.'),
+])
+def test_a_status_after_a_quotation_read_alike_or_not_at_all_is_accepted(source, text):
+    assert_accepted(_summarize(source, text))
+
+
+# a code span after a verb of omission is asked as after a verb of doing (F26's shapes in backticks)
+@pytest.mark.parametrize("text", [
+    "Runbook: never skip `make deploy`.",
+    "Runbook: skipping `make deploy` is forbidden.",
+    "Runbook: `make deploy` must not be skipped.",
+])
+def test_a_code_span_whose_omission_is_denied_is_asked(text):
+    find(_summarize("Runbook: skip `make deploy` for now.", text), "I1", block="s1", value="make deploy",
+         evidence__change="negation_dropped")
+    assert_accepted(_summarize("Runbook: run `make deploy` now.", text))
+    assert_accepted(_summarize("Runbook: skip `make deploy` for now.", "Runbook: `make deploy` is skipped for now."))

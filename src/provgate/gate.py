@@ -3989,10 +3989,11 @@ class _Check:
         if read:
             datas = [self.post_facts[j].table.data for j in read]
             joined = datas[0] if len(datas) == 1 else b"".join(datas)
-            if b"\xab" in joined or b"\xe3" in joined or b"\xb9" in joined:
+            if b"\xab" in joined or b"\xe3" in joined or b"\xb9" in joined or b"\x9e" in joined:
                 marked = [j for j, d in zip(read, datas)
                           if b"\xc2\xab" in d or b"\xe3\x80\x8c" in d or b"\xe3\x80\x8e" in d
-                          or b"\xe2\x80\xb9" in d]
+                          or b"\xe2\x80\xb9" in d or b"\xe3\x80\x8a" in d or b"\xe3\x80\x88" in d
+                          or b"\xe2\x80\x9e" in d]
                 if marked:
                     self._check_marked_quotation_polarity(marked, reported)
         if not asked:
@@ -4017,9 +4018,12 @@ class _Check:
                 if (x := gate.source_facts(h)) is not None]
             # (the words as quoted: a quotation is grounded by its exact bytes, QUOTE mode)
             quoted = [table.data[int(table.value_start[r]):int(table.value_end[r])] for r in rows]
-            polarities = _quotation_polarities(sources, set(quoted))
-            for r, words in zip(rows, quoted):
-                states = polarities[words]
+            # (and with their blanks made one, as the grammar's facts are: "make  deploy" with two
+            # blanks or a tab was found in no source and skipped, red team 119, F11)
+            spaced = [_one_blank(q) for q in quoted]
+            polarities = _quotation_polarities(sources, set(quoted) | set(spaced))
+            for r, words, one in zip(rows, quoted, spaced):
+                states = polarities[words] or polarities[one]
                 if len(states) != 1:
                     continue  # (in no source, grounded some other way, or read both ways there)
                 negated = _clause_negated(table.data, int(table.value_start[r]))
@@ -4056,12 +4060,21 @@ class _Check:
             else:
                 sources = [x.table.data for h in dict.fromkeys(block.provenance + self.cited(j))
                            if (x := gate.source_facts(h)) is not None]
-            polarities = _quotation_polarities(sources, {words for _, words in found})
+            polarities = _quotation_polarities(sources, {w for _, words in found for w in (words, _one_blank(words))})
+            # (a quotation whose reading window is that of one read already reads as it did: a
+            # summary repeating "run «a b» " 4000 times read each, 0.2 ms apiece: red team 119,
+            # F17; :func:`_reading_window`)
+            read: dict[tuple[int, bytes], bool] = {}
+            reaching = [m.start() for m in _WINDOW_REACHES.finditer(data)] if len(found) > 1 else None
             for start, words in found:
-                states = polarities[words]
+                states = polarities[words] or polarities[_one_blank(words)]
                 if len(states) != 1:
                     continue
-                negated = _clause_negated(data, start)
+                key = None if reaching is None else _reading_window(data, start, reaching)
+                if key is None:
+                    negated = _clause_negated(data, start)
+                elif (negated := read.get(key)) is None:
+                    negated = read[key] = _clause_negated(data, start)
                 value = words.decode("utf-8", "replace")
                 if negated in states or (block.id, value) in reported:
                     continue
@@ -10864,12 +10877,17 @@ _NEGATION_STRESS = frozenset((b"ever", b"really", b"even", b"just", b"you"))
 # the words between a prohibition and the verb it governs ("refuse to skip", "stop ever skipping")
 _PROHIBITION_FILLER = _NEGATION_STRESS | frozenset((b"to",))
 # the marks, emphasis and brackets that open the quoted words, passed before the clause is read
-_QUOTE_OPENING = re.compile(rb"(?:[\"'`*_~ \t(\[]|\xe2\x80[\x9c\x98\xb9]|\xc2[\xab\xa0]|\xe3\x80[\x8c\x8e])+\Z")
+_QUOTE_OPENING = re.compile(rb"(?:[\"'`*_~ \t(\[]|\xe2\x80[\x9c\x98\xb9\x9e]|\xc2[\xab\xa0\xbb]|\xe3\x80[\x8c\x8e\x88\x8a])+\Z")
 # a quotation in guillemets (double or single: eng-pol8's leftovers) or corner brackets, on one line (:meth:`_check_marked_quotation_polarity`),
 # the blanks that set French guillemets off passed
+# and (red team 119, F10) the Danish and German inverted guillemets (»A«, only where the » opens a
+# word and the « closes one), the German low-high quotes („A“), the CJK double and single angle
+# brackets (《A》, 〈A〉)
 _MARKED_QUOTATION = re.compile(rb"\xc2\xab(?:[ \t]|\xc2\xa0)*([^\n]{1,200}?)(?:[ \t]|\xc2\xa0)*\xc2\xbb"
-                               rb"|\xe3\x80[\x8c\x8e]([^\n]{1,200}?)\xe3\x80[\x8d\x8f]"
-                               rb"|\xe2\x80\xb9(?:[ \t]|\xc2\xa0)*([^\n]{1,200}?)(?:[ \t]|\xc2\xa0)*\xe2\x80\xba")
+                               rb"|\xe3\x80[\x8c\x8e\x8a\x88]([^\n]{1,200}?)\xe3\x80[\x8d\x8f\x8b\x89]"
+                               rb"|\xe2\x80\xb9(?:[ \t]|\xc2\xa0)*([^\n]{1,200}?)(?:[ \t]|\xc2\xa0)*\xe2\x80\xba"
+                               rb"|(?<![^\s(\[:])\xc2\xbb(?![\s])([^\n]{1,200}?)(?<![\s])\xc2\xab(?![0-9A-Za-z_\x80-\xff])"
+                               rb"|\xe2\x80\x9e([^\n]{1,200}?)\xe2\x80[\x9c\x9d]")
 # an ANSI CSI sequence (a colour code), passed where a clause is read
 _CSI = re.compile(rb"\x1b\[[\x20-\x3f]*[\x40-\x7e]")
 # a short aside in brackets on one line, passed as if not there ("A" (it pages on-call) or "B")
@@ -10919,7 +10937,7 @@ def _negation_among(words: list[bytes], before: bytes | None = None, *, counted:
     zero denies nothing."""
     if tuple(words[-2:]) in _SET_ASIDE or (tuple(words[-3:-1]) in _SET_ASIDE and words[-1].endswith(b"ing")):
         return True  # ("instead of running "A"": red team 117, F04)
-    if b"down" in words or b"off" in words:
+    if b"down" in words or b"off" in words or not _PHRASE_HEADS.isdisjoint(words):
         words = _phrasal_refusals(words)
     if b"against" in words:
         words = _oppositions(words)
@@ -10941,13 +10959,22 @@ def _negation_among(words: list[bytes], before: bytes | None = None, *, counted:
             return True
         if word in (b"0", b"zero") and n < last and not counted and _reports_none(words, n, last):
             return True  # (a count of none found: "0 secrets found in "A"", red team 116, F13)
+        if word in _FAILED_TO and n < last and words[n + 1] == b"to":
+            return True  # (a report it was not done: "failed to run `A`", "forgot to run `A`": red
+            # team 119, F24, read as done, so "could not run `A`" summarizing it was refused)
         if word.endswith(b"n'ts"):
             word = word[:-1]  # ("Don'ts", a header)
+        if word in (b"cant", b"wont") and (words[n - 1] if n else before) in _DETERMINERS:
+            continue  # (the nouns: "the cant "A"", "his wont to run "A"": red team 119, F19)
         if word not in _BARE_NOT and not _negation_words(word, 0, len(word)):
             continue
         k = next((k for k in range(n + 1, last + 1) if words[k] not in _NEGATION_STRESS), None)
         after = None if k is None else words[k]
-        if after in _NEGATION_UNDONE:
+        if after in _OWN_VERBS and k < last and (words[k + 1] in _DOING or words[k + 1] == b"to" or any(
+                words[a] == b"and" for a in range(k + 1, last))):
+            denied = k  # (a negation of its own verb: "never mind the warning and run `A`", "don't
+            continue    # wait - run `A`": red team 119, F25)
+        if after in _NEGATION_UNDONE or after in _FAILED_TO:
             denied = k  # ("don't forget", "never, ever skip", "don't disable"; "skip" no denial then)
             continue
         if after == b"to" and k < last and words[k + 1] in _NEGATION_UNDONE and word == b"not":
@@ -10975,6 +11002,38 @@ def _negation_among(words: list[bytes], before: bytes | None = None, *, counted:
     return False
 
 
+# the verbs a negation before one governs, no command after it: "don't panic", "don't worry
+# about the warnings", "never mind the warning", "don't wait" (red team 119, F08, F20, F25)
+_OWN_VERBS = frozenset((b"panic", b"worry", b"fret", b"mind", b"wait", b"stress", b"despair", b"bother", b"rush",
+                        b"hurry", b"freak"))
+
+
+def _negates_another_verb(words: list[bytes]) -> bool:
+    """Does every negation among ``words`` govern a verb of ``_OWN_VERBS`` or a ``need`` with
+    no ``to`` after it (``You don't need sudo for this``), and at least one stand there? The
+    line over a fenced block that says so governs no command of the block."""
+    seen = False
+    for n, word in enumerate(words):
+        if word not in _BARE_NOT and not _negation_words(word, 0, len(word)):
+            continue
+        k = next((k for k in range(n + 1, len(words)) if words[k] not in _NEGATION_STRESS), None)
+        if k is None:
+            return False
+        if words[k] in _OWN_VERBS or (words[k] in (b"need", b"needs") and words[k + 1:k + 2] != [b"to"]):
+            seen = True
+            continue
+        return False
+    return seen
+
+
+# the words before a noun ("the cant", "his wont")
+_DETERMINERS = frozenset((b"the", b"a", b"an", b"his", b"her", b"their", b"its", b"my", b"our", b"your", b"this",
+                          b"that", b"whose"))
+# the words that report a thing not done before the "to" of its verb ("failed to run `A`",
+# "unable to run `A`", "forgot to run `A`"), undone by a negation before them ("never failed to")
+_FAILED_TO = frozenset((b"failed", b"fails", b"unable", b"forgot", b"forgets", b"neglected", b"neglects"))
+
+
 def _phrasal_refusals(words: list[bytes]) -> list[bytes]:
     """``words`` with a refusal said in two words (``turned down``: red team 116, F12) as the
     one word of ``_PROHIBITIONS`` it means (``refused``)."""
@@ -10986,9 +11045,27 @@ def _phrasal_refusals(words: list[bytes]) -> list[bytes]:
             out[-1] = b"stop"  # ("shut down "A"" as "stop "A"": red team 117, F25)
         elif word == b"off" and out and out[-1] in _HOLD:
             out[-1] = b"avoid"  # ("hold off on "A"" as "avoid "A"": red team 117, F04)
+        elif word in _PHRASE_ENDS and out and (phrase := _PHRASES.get((out[-1], word))) is not None and (
+                len(out) < 2 or out[-2] not in _DETERMINERS):  # (not the nouns: "the object to")
+            out[-1] = phrase  # ("object to", "disapprove of", "steer clear", "keep away", "leave out": red
+            # team 119, F22)
         else:
             out.append(word)
     return out
+
+
+# the refusals said in two words (:func:`_phrasal_refusals`), their first words and their last
+_PHRASES = {(a, b): means for heads, b, means in (
+    ((b"object", b"objects", b"objected", b"objecting"), b"to", b"avoid"),
+    ((b"disapprove", b"disapproves", b"disapproved", b"disapproving"), b"of", b"avoid"),
+    ((b"steer", b"steers", b"steered", b"steering"), b"clear", b"avoid"),
+    ((b"keep", b"keeps", b"kept", b"keeping", b"stay", b"stays", b"stayed", b"staying"), b"away", b"avoid"),
+    ((b"leave", b"leaves", b"leaving"), b"out", b"omit"),
+    # (before an "against" of :func:`_oppositions`: "pushed back against", "spoke out against")
+    ((b"push", b"pushes", b"pushed", b"pushing"), b"back", b"argued"),
+    ((b"speak", b"speaks", b"spoke", b"speaking"), b"out", b"spoke")) for a in heads}
+_PHRASE_HEADS = frozenset(a for a, _ in _PHRASES)
+_PHRASE_ENDS = frozenset(b for _, b in _PHRASES)
 
 
 _TURN = frozenset((b"turn", b"turns", b"turned", b"turning"))
@@ -11001,7 +11078,10 @@ def _oppositions(words: list[bytes]) -> list[bytes]:
     ``run the tests against "prod db"`` opposes nothing."""
     out = list(words)
     for n, word in enumerate(words):
-        if word == b"against" and ((n and words[n - 1] in _OPPOSING) or (
+        if (word == b"against" and n and words[n - 1] in _BE_FORMS and not _PERSONS.intersection(words[max(n - 4, 0):n - 1])
+                and not (n + 1 < len(words) and words[n + 1].endswith(b"ing"))):
+            continue  # (a comparison's baseline: "the benchmarks were against "v1.2"", red team 119, F21)
+        if word == b"against" and ((n and words[n - 1] in _OPPOSING and not (n > 1 and words[n - 2] in _DETERMINERS)) or (
                 n + 1 < len(words) and words[n + 1].endswith(b"ing") and words[n + 1] not in _ING_ADJECTIVES)):
             out[n] = b"avoid"
     return out
@@ -11012,7 +11092,17 @@ def _oppositions(words: list[bytes]) -> list[bytes]:
 _OPPOSING = frozenset((b"was", b"were", b"is", b"are", b"am", b"be", b"been", b"being", b"i'm", b"we're", b"they're",
                        b"strongly", b"firmly", b"totally", b"completely", b"very", b"still", b"all")) | frozenset(
     w + e for w in (b"advis", b"argu", b"vot", b"decid", b"recommend", b"caution", b"counsel", b"urg", b"warn", b"lean")
-    for e in (b"e", b"es", b"ed", b"s", b"")) | frozenset((b"spoke", b"speak", b"speaks", b"decided"))
+    for e in (b"e", b"es", b"ed", b"s", b"")) | frozenset((b"spoke", b"speak", b"speaks", b"decided",
+                                                          # ("we stand against", "pushed back against",
+                                                          # "spoke out against": red team 119, F22)
+                                                          b"stand", b"stands", b"stood", b"standing"))
+# the verbs of being before an "against", and the persons whose opposition one states ("we were
+# against "A""), where "the benchmarks were against "v1.2"" names a baseline
+_BE_FORMS = frozenset((b"was", b"were", b"is", b"are", b"am", b"be", b"been", b"being"))
+_PERSONS = frozenset((b"i", b"we", b"they", b"he", b"she", b"you", b"everyone", b"everybody", b"nobody", b"team",
+                      b"user", b"users", b"people", b"who", b"management", b"reviewers", b"maintainers", b"i'd",
+                      b"we'd", b"they'd", b"would", b"still", b"strongly", b"firmly", b"totally", b"completely",
+                      b"all", b"very"))
 _ING_ADJECTIVES = frozenset((b"existing", b"incoming", b"outgoing", b"upcoming", b"remaining", b"pending",
                              b"matching", b"corresponding", b"missing", b"failing", b"passing"))
 # the verbs of omission read as a prohibition before a quotation ("Skip "A"", "I was asked to
@@ -11219,6 +11309,10 @@ def _clause_negated(text: bytes, at: int, _depth: int = 0) -> bool:
     after = _read_after(text, at)
     if after == _AFTER_DENIED:
         return True
+    if after == _AFTER_FORBIDDEN:
+        # (a prohibition of an omission the words before state is a request to do it: "skipping
+        # "A" is forbidden" is to run it, red team 119, F26; "running "A" is forbidden" is not)
+        return not (_omission_before(text, at) and _clause_negated_before(text, at, _depth))
     negated = _clause_negated_before(text, at, _depth)
     return negated != (after == _AFTER_OMITTED)  # ("Skip "A"" and ""A" should be skipped" read alike)
 
@@ -11232,7 +11326,12 @@ def _clause_negated_before(text: bytes, at: int, depth: int) -> bool:
     if window.endswith(b"\n") and depth < _LIST_ITEMS and (fence := _FENCE_OPENING.search(window)) is not None:
         h = lo + fence.start()
         end = max(h - 256, 0) + len(text[max(h - 256, 0):h].rstrip())  # (past blank lines, a bounded read)
-        return end > 0 and _clause_negated_before(text, end, depth + 1)
+        if end <= 0 or not _clause_negated_before(text, end, depth + 1):
+            return False
+        # (a negation of a verb that governs something else, "You don't need sudo for this:",
+        # "Don't worry about the warnings:", governs no command of the block: red team 119, F08)
+        line = text[text.rfind(b"\n", max(end - 256, 0), end) + 1:end].lower()
+        return not _negates_another_verb(_words_of_clause(line))
     line = window.rfind(b"\n") + 1
     if _ITEM_LEAD.fullmatch(window, line):
         if _header_negated(text, lo + line):
@@ -11323,6 +11422,8 @@ def _verb_list_negated(window: bytes, breaks: list[re.Match[bytes]], k: int, tai
     # worry, test and deploy "A"" is a clause of its own)
     joined = (len(content) == 2 and len(tail) == 3 and tail[1] in (b"or", b"nor", b"and") and segment
               and segment[-1] in _STEPS and tail[0] in _STEPS)
+    if segment[-1:] and segment[-1] in _OWN_VERBS:
+        return False  # (the negation ends at its own verb: "don't panic, retry, or run "A"": red team 119, F20)
     if not segment or (j > 0 and breaks[j - 1].group() in _CONDITIONS) or not (
             items or joined or tail[0] in (b"or", b"nor")):
         return False
@@ -11410,7 +11511,50 @@ def _none_found_reaching(words: list[bytes]) -> bool:
 
 
 # the answers of :func:`_read_after`
-_AFTER_NOTHING, _AFTER_DENIED, _AFTER_OMITTED = 0, 1, 2
+_AFTER_NOTHING, _AFTER_DENIED, _AFTER_OMITTED, _AFTER_FORBIDDEN = 0, 1, 2, 3
+
+
+def _one_blank(words: bytes) -> bytes:
+    """``words`` with each run of blanks and tabs one blank (:meth:`Check._check_quoted_polarity`)."""
+    return _BLANK_RUN.sub(b" ", words) if b"  " in words or b"\t" in words else words
+
+
+_BLANK_RUN = re.compile(rb"[ \t]{2,}|\t")
+
+
+def _reading_window(text: bytes, at: int, reaching: list[int]) -> tuple[int, bytes] | None:
+    """The bytes :func:`_clause_negated` reads of the quotation whose words start at
+    ``text[at]`` (``_READ_REACH`` either side, and where the quotation stands among them), when
+    that is all it reads: no line break, quotation mark, backtick or curly mark (no list of
+    quotations read back or on, no fence, no list's header) within ``_READ_REACH`` + 44 bytes
+    either side, and no list bullet opening the bytes before; None else. Two quotations whose
+    windows are equal read alike (:meth:`Check._check_marked_quotation_polarity`). ``reaching``:
+    the sorted offsets of ``_WINDOW_REACHES`` in ``text``."""
+    lo = max(at - _READ_REACH, 0)
+    k = bisect.bisect_left(reaching, at - _READ_REACH - 44)
+    if k < len(reaching) and reaching[k] < at + _READ_REACH + 44:
+        return None
+    if _ITEM_BULLET.match(text[lo:at].lower()) is not None:
+        return None
+    return at - lo, text[lo:at + _READ_REACH]
+
+
+# the bytes either side of a quotation :func:`_clause_negated` reads (its windows), and the marks
+# that make it read further (:func:`_reading_window`)
+_READ_REACH = 256
+_WINDOW_REACHES = re.compile(rb"[\n\r\"'`]|\xe2\x80")
+
+
+def _omission_before(text: bytes, at: int) -> bool:
+    """Is the word right before the quotation whose words start at ``text[at]`` (its opening
+    marks passed) a verb of omission (``_SKIPPING``, ``skipping "A"``)? Then a prohibition after
+    the quotation forbids the omission (:func:`_clause_negated`)."""
+    window = text[max(at - 40, 0):at].lower()
+    opening = _QUOTE_OPENING.search(window)
+    if opening is not None:
+        window = window[:opening.start()]
+    words = _SENTENCE_WORD.findall(window)
+    return bool(words) and words[-1] in _SKIPPING
 # what ends the words after a quotation (:func:`_read_after`): a clause break, or a word that
 # joins another clause or item ("run "A" and the old one is forbidden")
 _AFTER_BREAK = re.compile(rb"[.!?;:,()\[\]\n\r\"`]|\xe2\x80[\x9c\x9d]|\b(?:but|so|if|when|whenever|unless|until|because|"
@@ -11423,7 +11567,9 @@ _BE = frozenset((b"is", b"are", b"was", b"were", b"be", b"isn't", b"aren't", b"w
 _AUXILIARIES = _BE | frozenset((b"must", b"should", b"shall", b"mustn't", b"shouldn't", b"shan't"))
 # a prohibition's state after a quotation ("Running "A" is forbidden")
 _PROHIBITED = frozenset((b"forbidden", b"prohibited", b"banned", b"disallowed", b"vetoed", b"off-limits",
-                         b"verboten", b"not-allowed"))
+                         b"verboten", b"not-allowed",
+                         b"rejected", b"disapproved"))  # (red team 119, F22; not "refused", "declined": a
+# connection refused, a card declined are statuses)
 # what a negated auxiliary goes on with to prohibit: a modal's ("must never be run"), a be's ("is
 # not to be used", "isn't allowed"). Not "can't", "may not", "will not": they state a fact as
 # often ("cannot be found", "may not be installed")
@@ -11452,6 +11598,32 @@ _UNDONE_AFTER = frozenset((b"untried", b"unrun", b"unused", b"unattempted", b"un
 # then the next one's opening mark
 _LISTED_AFTER = re.compile(rb"[*_~]*[ \t]*(?:,[ \t]*(?:(?:and|or|nor)[ \t]+)?|(?:and|or|nor)[ \t]+)[*_~]*"
                            rb"(?:[\"'`]|\xe2\x80[\x9c\x98])")
+# the pairs after a quotation that hold it off (:func:`_read_after`)
+_HELD = frozenset(((b"on", b"hold"), (b"off", b"limits")))
+# an omission or a prohibition a dash sets after a quotation, or brackets hold (:func:`_read_after`)
+_SKIP_ASIDE = re.compile(rb"[*_~]*[ \t]*(?:[ \t]-+|\xe2\x80[\x93\x94]|[(\[])[ \t]*(?:(skip|omit|avoid|forbidden|banned|"
+                         rb"prohibited)(?![0-9a-z_'\x80-\xff])|(never)[ \t]*(?:[).!\]]|\Z|\n))")
+# the words after "blocked" that make it a status ("blocked on review", "blocked by review",
+# "blocked until "B" finishes": red team 119, F09), no prohibition
+_BLOCKED_STATUS = frozenset((b"on", b"by", b"until", b"pending", b"behind"))
+# the agents a "blocked by" names that make it a prohibition still ("blocked by policy")
+_BLOCKING_AGENTS = frozenset((b"policy", b"policies", b"security", b"admin", b"admins", b"administrator",
+                              b"administrators", b"firewall", b"rule", b"rules", b"compliance", b"legal", b"management"))
+
+
+# the places a "blocked on" names that make it a prohibition there ("blocked on prod": red team
+# 119, F15), where "blocked on review" is a status
+_BLOCKING_PLACES = frozenset((b"prod", b"production", b"staging", b"main", b"master", b"ci", b"release", b"live",
+                              b"shared", b"servers", b"hosts", b"laptops", b"weekends", b"fridays"))
+
+
+def _blocked_as_prohibition(after: list[bytes]) -> bool:
+    """Does a "blocked" that ``after`` (the two words after it) follow prohibit: no word of
+    ``_BLOCKED_STATUS`` right after it, or a "by" naming a word of ``_BLOCKING_AGENTS``?"""
+    if not after or after[0] not in _BLOCKED_STATUS:
+        return True
+    return after[1:2] != [] and ((after[0] == b"by" and after[1] in _BLOCKING_AGENTS)
+                                 or (after[0] == b"on" and after[1] in _BLOCKING_PLACES))
 _OMITTED_AFTER = frozenset(w + b"ed" for w in (b"skipp", b"omitt", b"ignor", b"miss", b"dropp", b"disabl",
                                                b"bypass", b"neglect", b"overlook")) | frozenset((b"forgotten",))
 
@@ -11470,7 +11642,7 @@ def _read_after(text: bytes, at: int, depth: int = 0) -> int:
     negated verb of being before a participle of doing states it undone (``"A" was not tried``,
     ``"A" has never been run``), and so does a word of ``_UNDONE_AFTER`` (``"A" untried``: F10)."""
     window = text[at:at + 256].lower()
-    m = re.search(rb"[\"'`]|\xe2\x80[\x9d\x99\xba]|\xc2\xbb|\xe3\x80[\x8d\x8f]", window)
+    m = re.search(rb"[\"'`]|\xe2\x80[\x9d\x99\xba\x9c]|\xc2[\xbb\xab]|\xe3\x80[\x8d\x8f\x89\x8b]", window)
     if m is None:
         return _AFTER_NOTHING
     rest = window[m.end():m.end() + 120]
@@ -11479,12 +11651,21 @@ def _read_after(text: bytes, at: int, depth: int = 0) -> int:
         # a list of quotations that opens its clause, the predicate after its last item ("A" and
         # "B" must not be run: red team 118, F20, "A" read as no prohibition): read as that one's
         return _read_after(text, at + m.end() + listed.end(), depth + 1)
+    aside = _SKIP_ASIDE.match(rest)
+    if aside is not None:
+        # (an omission or prohibition set after it by a dash or in brackets: ""A" - skip it", ""A"
+        # (skip)": red team 119, F22)
+        return _AFTER_OMITTED if aside.group(1) in (b"skip", b"omit") else _AFTER_FORBIDDEN  # ("never" too: ""A" (never)")
     report = _REPORT_AFTER.match(rest)
     if report is not None:
         said = _words_of_clause(report.group(1))
         for n in range(min(2, len(said))):
             if said[n] in (b"no", b"0", b"zero") and n < len(said) - 1 and _reports_none(said, n, len(said) - 1):
                 return _AFTER_DENIED
+        if said[:1] and said[0] in _PROHIBITED:
+            return _AFTER_FORBIDDEN  # (a status read as the same after a verb of being: "PR "A": rejected")
+        if said[:1] in ([b"not"], [b"never"]) and said[1:2] and said[1] in _DONE or said[:1] and said[0] in _UNDONE_AFTER:
+            return _AFTER_DENIED  # (a status of it not done: "`A`: not run", red team 119, F24)
     cut = _AFTER_BREAK.search(rest)
     words = _words_of_clause(rest[:cut.start()] if cut is not None else rest)[:8]
     if not words:
@@ -11502,6 +11683,12 @@ def _read_after(text: bytes, at: int, depth: int = 0) -> int:
     o = next((o for o in range(min(4, len(words))) if words[o] not in _PASSIVE_LEAD), None)
     if o is not None and o > 0 and words[o] in _OMITTED_AFTER and words[o - 1] in _BEEN:
         return _AFTER_OMITTED
+    held = next((n for n in range(min(3, len(words) - 1)) if (words[n], words[n + 1]) in _HELD), None)
+    if held is not None and (held == 0 or words[held - 1] in _BE or words[held - 1] in _PASSIVE_LEAD):
+        return _AFTER_FORBIDDEN  # (""A" is on hold", "put "A" on hold", ""A" is off-limits": red team 119, F22)
+    if words[0] in (b"gets", b"get", b"got", b"getting") and words[1:2] == [b"blocked"] and _blocked_as_prohibition(
+            _words_of_clause(rest)[2:4]):
+        return _AFTER_FORBIDDEN  # (""A" gets blocked": red team 119, F15)
     aux = next((i for i in range(min(4, len(words))) if (w := words[i].replace(b"\xe2\x80\x99", b"'")) in _AUXILIARIES
                 or w in _HAVE), None)
     if aux is None:
@@ -11510,16 +11697,22 @@ def _read_after(text: bytes, at: int, depth: int = 0) -> int:
     negated = verb.endswith(b"n't")
     prohibiting = _PROHIBITING_BE if verb in _BE else _PROHIBITING
     for n, word in enumerate(words[aux + 1:aux + 5], aux + 1):
-        if word in _PROHIBITED or (word == b"blocked" and words[n + 1:n + 2] != [b"on"]):
+        if word in _PROHIBITED or (word == b"blocked" and _blocked_as_prohibition(_words_of_clause(rest)[n + 1:n + 3])):
             # ("is not forbidden": allowed; "blocked" too, but a status "blocked on" a thing: red
             # team 117, F04)
-            return _AFTER_NOTHING if negated else _AFTER_DENIED
+            return _AFTER_NOTHING if negated else _AFTER_FORBIDDEN
         if word in (b"not", b"never", b"no"):
             negated = True
         elif word == b"been" and verb in _HAVE:
             continue  # ("has not been tried", "has been forbidden")
         elif negated:
-            if word in prohibiting or (word in _DONE and (verb in _BE or verb in _HAVE)):
+            if word in prohibiting and any(w in _OMITTED_AFTER for w in words[n + 1:n + 3]):
+                # (an omission prohibited: ""A" must not be skipped", ""A" should never be
+                # skipped" is to run it, red team 119, F26, read as the prohibition of "A")
+                return _AFTER_NOTHING
+            if word in prohibiting:
+                return _AFTER_FORBIDDEN
+            if word in _DONE and (verb in _BE or verb in _HAVE):
                 return _AFTER_DENIED  # ("was not tried", "hasn't been run": a statement it was not done)
             return _AFTER_NOTHING
         elif word not in (b"now", b"still", b"strictly", b"absolutely", b"hereby", b"also", b"always"):
@@ -11637,7 +11830,53 @@ def _code_spans_asked(table: Any) -> list[int]:
         if ((words[:1] and words[0] in _DOING) or _DOING.intersection(words[-2:])
                 or _REQUESTING.intersection(words[-_CLAUSE_WORDS:])):
             out.append(r)
+        elif _span_denied_or_done(data, s, window, cut, words):
+            out.append(r)
     return out
+
+
+def _span_denied_or_done(data: bytes, s: int, window: bytes, cut: re.Match[bytes] | None, words: list[bytes]) -> bool:
+    """Is the code span whose words start at ``data[s]`` (``window``: the lower-cased bytes
+    before it, ``cut`` the last clause break there, ``words`` the clause's words) asked by a
+    denial of doing that :func:`_code_spans_asked`'s verb test misses (red team 119, F02): a
+    verb of doing (``_DOING_FORMS``: "running", "type") and a negation or prohibition among the
+    clause's last words (``Avoid running `A```, ``Never run the command `A```, ``Never type
+    `A```), the clause before a colon that introduces it (``Never run: `A```), or a
+    prohibition or passive of doing after a span that opens its clause or follows such a verb
+    (```A` must never be run``, ``Running `A` is forbidden``, ```A` may be run``)?"""
+    if not words and cut is not None and cut.group() == b":":
+        prev = None
+        for prev in _CLAUSE_BREAK.finditer(window, 0, cut.start()):
+            pass
+        before = _words_of_clause(window[prev.end() if prev is not None else 0:cut.start()])
+        if before and (before[0] in _DOING_FORMS or _DOING_FORMS.intersection(before[-3:])):
+            return True
+    if _SKIPPING.intersection(words[-2:]):
+        return True  # (an omission asked: "Never skip `A`", "Skipping `A` is forbidden")
+    tail = words[-_CLAUSE_WORDS:]
+    if _DOING_FORMS.intersection(tail) and any(
+            w in _BARE_NOT or w in _PROHIBITIONS or w in _SKIPPING or _negation_words(w, 0, len(w)) for w in tail):
+        return True
+    if words and not _DOING_FORMS.intersection(words[-2:]):
+        return False
+    if _read_after(data, s) != _AFTER_NOTHING:
+        return True
+    if words:
+        return False
+    close = data.find(b"`", s)
+    after = _words_of_clause(data[close + 1:close + 60].lower()) if close >= 0 else []
+    return bool(after) and after[0] in _MODALS_BEFORE_DONE and any(w in _DONE or w in _OMITTED_AFTER for w in after[1:4])
+
+
+# the verbs of doing and their -ing forms a denial before a code span asks it by
+# (:func:`_span_denied_or_done`), and the modals before a passive of doing after one
+_DOING_FORMS = frozenset((b"run", b"execute", b"use", b"invoke", b"call", b"install", b"deploy", b"apply", b"launch",
+                          b"start", b"push", b"delete", b"remove", b"do", b"try", b"type", b"enter", b"paste",
+                          b"running", b"executing", b"using", b"invoking", b"calling", b"installing", b"deploying",
+                          b"applying", b"launching", b"starting", b"pushing", b"deleting", b"removing", b"doing",
+                          b"trying", b"typing", b"entering", b"pasting"))
+_MODALS_BEFORE_DONE = frozenset((b"may", b"can", b"could", b"might", b"will", b"would", b"must", b"should", b"shall",
+                                 b"is", b"are", b"was", b"were"))
 
 
 # the bytes read back before a one-word code span, and the marks that end its clause there
@@ -11661,7 +11900,7 @@ def _may_ask_code_spans(data: bytes) -> bool:
         import ahocorasick  # (only a block with a code span asks for it)
 
         automaton = ahocorasick.Automaton()
-        for word in _DOING | _REQUESTING:
+        for word in _DOING | _REQUESTING | _DOING_FORMS | _SKIPPING:
             automaton.add_word(f" {word.decode()} ", 0)
         automaton.make_automaton()
         _ASKING = automaton
@@ -11755,13 +11994,15 @@ def _whole_words_at(text: bytes, start: int, end: int) -> bool:
     """Does ``text[start:end]`` have no word byte touching it on either side (a guillemet or
     corner bracket, ``«A»``, ``「A」``, none)?"""
     return ((start == 0 or text[start - 1] not in _NOT_BEFORE_NEGATION
-             or text[start - 2:start] == b"\xc2\xab" or text[start - 3:start] in _MARKS_OPENING)
+             or text[start - 2:start] in (b"\xc2\xab", b"\xc2\xbb") or text[start - 3:start] in _MARKS_OPENING)
             and (end == len(text) or text[end] not in _NOT_BEFORE_NEGATION
-                 or text[end:end + 2] == b"\xc2\xbb" or text[end:end + 3] in _MARKS_CLOSING))
+                 or text[end:end + 2] in (b"\xc2\xbb", b"\xc2\xab") or text[end:end + 3] in _MARKS_CLOSING))
 
 
-_MARKS_OPENING = frozenset(("\u300c".encode(), "\u300e".encode(), "\u2039".encode()))
-_MARKS_CLOSING = frozenset(("\u300d".encode(), "\u300f".encode(), "\u203a".encode()))
+_MARKS_OPENING = frozenset(("\u300c".encode(), "\u300e".encode(), "\u2039".encode(), "\u300a".encode(),
+                            "\u3008".encode(), "\u201e".encode(), "\u201c".encode()))
+_MARKS_CLOSING = frozenset(("\u300d".encode(), "\u300f".encode(), "\u203a".encode(), "\u300b".encode(),
+                            "\u3009".encode(), "\u201c".encode(), "\u201d".encode()))
 
 
 def _grouped(owners: list[int], rows: list[int]) -> list[tuple[int, list[int]]]:
