@@ -537,3 +537,41 @@ def test_unit_at_reads_rates_and_brackets():
     assert _unit_at(b"100 rps", 3) == b"req/s"
     assert _unit_at(b"5 [minutes]", 1) == b"min"
     assert _unit_at(b"1/2 s", 1) is None and _unit_at(b"10/apples", 2) is None and _unit_at(b"10/ms2", 2) is None
+
+
+# red team 119, F05: a count in "times" is grounded by the figure a source writes bare, whatever
+# unit another mention of that figure has; "N times a day" is the rate "N times per day"
+@pytest.mark.parametrize("source, text", [
+    ("retries=3, backoff 3 s\n", "Retries 3 times with a 3 s backoff."),
+    ("Retries: 3\nTimeout: 3 s\n", "It will retry 3 times; timeout 3 s."),
+    ("Backups run 5 times a day.", "Backups: 5 times per day."),
+    ("Backups run 5 times a day.", "Backups: 5 times/day."),
+    ("Backups: 5 times per day.", "Backups run 5 times a day."),
+    ("Backups: 5 times/day.", "Backups run 5 times every day."),
+])
+def test_a_count_of_a_figure_written_bare_or_a_count_a_period_is_accepted(source, text):
+    assert_accepted(_summarize(source, text))
+
+
+def test_a_count_of_a_figure_written_bare_on_a_rewrite_is_accepted():
+    assert_accepted(_rewrite("Retries: 3. Timeout: 3 s.", "Retries: 3 times. Timeout: 3 s."), "lossless")
+    assert_accepted(_rewrite("Backups run 5 times a day.", "Backups run 5 times per day."), "lossless")
+
+
+@pytest.mark.parametrize("source, text, unit", [
+    ("Backups run 5 times a day.", "Backups run 5 times an hour.", "times/h"),
+    ("Backups: 5 times per day.", "Backups run 5 times a week.", "times/w"),
+    ("Backoff 3 s.", "Retries 3 times.", "times"),  # (no bare 3 in the source)
+    ("timeout_ms: 3, backoff 3 s\n", "Retries 3 times.", "times"),  # (3 has a key's unit)
+])
+def test_a_count_no_bare_figure_grounds_or_its_period_changed_is_refused(source, text, unit):
+    found = find(_summarize(source, text), "I1", block="s", evidence__change="unit_changed")
+    assert found.evidence["unit"] == unit
+
+
+def test_a_counts_period_changed_is_refused_on_a_rewrite():
+    found = find(_rewrite("Backups run 5 times a day.", "Backups run 5 times an hour."), "I2",
+                 evidence__change="unit_changed")
+    assert (found.evidence["pre_unit"], found.evidence["post_unit"]) == ("times/d", "times/h")
+    assert _unit_at(b"5 times a day", 1) == b"times/d" and _unit_at(b"5 Times Each Week", 1) == b"times/w"
+    assert _unit_at(b"5 times a lot", 1) == b"times" and _unit_at(b"5 times", 1) == b"times"

@@ -4287,6 +4287,11 @@ class _Check:
                         sources_say |= found.get(figure, set())
                 if not sources_say or _units_given(names, sources_say) or (block.id, figure.decode()) in reported:
                     continue
+                if (all(u == b"times" or _units_given((u,), sources_say) for u in names)
+                        and any(_written_bare(as_read[h], figure) for h, _ in sources)):
+                    # a count ("3 times") of a figure a source writes bare ("retries=3") is that
+                    # figure, whatever unit another mention of it has ("backoff 3 s": red team 119, F05)
+                    continue
                 unit = min(u for u in names if not _units_given((u,), sources_say)).decode()
                 invariant = "I2" if rewritten and not block.derived else "I1"
                 self.violate(invariant, f"block {block.id!r} states {figure.decode()!r} in {unit!r}, but its sources "
@@ -12153,6 +12158,12 @@ _WORD_THEN_UNIT = re.compile(rb"[ \t]+([A-Za-z]{2,16})(?![0-9A-Za-z_])")
 _DEGREE_SCALE = re.compile(rb"[ \t]+([CcFf]|(?i:celsius|fahrenheit))(?![0-9A-Za-z_])")
 
 
+# "N times a/an/each/every <period>": a rate, as "N times per <period>" (red team 119, F05)
+_TIMES_A_PERIOD = re.compile(rb"[ \t]+(?i:a|an|each|every|per)[ \t]+([A-Za-z]{1,16})(?![0-9A-Za-z_])")
+# the units that are a period of time (a rate's "per ...")
+_PERIODS = frozenset((b"ns", b"us", b"ms", b"s", b"min", b"m", b"h", b"d", b"w", b"mo", b"y"))
+
+
 def _degrees_scale(text: bytes, end: int) -> tuple[bytes | None, int]:
     """The unit of ``degrees`` ending at ``end`` of ``text``: the scale named after it (its
     name and end), else None (an angle, or a temperature of either scale, says no unit)."""
@@ -12174,6 +12185,11 @@ def _unit_of_match(text: bytes, m: re.Match[bytes]) -> bytes | None:
     end = m.end()
     if unit == b"deg":
         unit, end = _degrees_scale(text, m.end(1))
+    elif unit == b"times" and m.group(2) is None and (period := _TIMES_A_PERIOD.match(text, end)) is not None:
+        # "5 times a day" is the rate "5 times per day" (red team 119, F05)
+        per = _UNITS.get(_unit_spelling(period.group(1)))
+        if per in _PERIODS:
+            unit, end = b"times/" + per, period.end()
     if unit is None and m.group(2) is None and 2 <= len(m.group(1)) <= 16 and m.group(1).isalpha():
         # one word before the unit ("30 idle minutes", "30 more seconds": red team 117, F06)
         after = _WORD_THEN_UNIT.match(text, m.end(1))
@@ -12334,6 +12350,29 @@ def _key_units_of_figure(text: bytes, figure: bytes) -> set[bytes]:
             if not (at and text[at - 1] in _FIGURE_GLUE) and (unit := _key_unit_before(text, at)) is not None:
                 out.add(unit)
     return out
+
+
+# the most occurrences of a figure :func:`_written_bare` reads (past them: not found, so a count is
+# asked of its units, as before; fail closed)
+_BARE_LOOKS = 64
+
+
+def _written_bare(text: bytes, figure: bytes) -> bool:
+    """Does ``text`` write the number ``figure`` as a whole number with no unit after it and no
+    key's unit before it (``retries=3``, ``Retries: 3``)? A count in ``times`` is grounded by
+    it (red team 119, F05). At most ``_BARE_LOOKS`` occurrences are read."""
+    looks = 0
+    for pattern in _figure_searches(figure, False):
+        for m in pattern.finditer(text):
+            at = m.start()
+            if at and text[at - 1] in _FIGURE_GLUE or text[at - 1:at] == b",":
+                continue
+            if _unit_at(text, m.end()) is None and _key_unit_before(text, at) is None:
+                return True
+            looks += 1
+            if looks >= _BARE_LOOKS:
+                return False
+    return False
 
 
 def _key_unit_before(text: bytes, at: int) -> bytes | None:
