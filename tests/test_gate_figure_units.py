@@ -575,3 +575,25 @@ def test_a_counts_period_changed_is_refused_on_a_rewrite():
     assert (found.evidence["pre_unit"], found.evidence["post_unit"]) == ("times/d", "times/h")
     assert _unit_at(b"5 times a day", 1) == b"times/d" and _unit_at(b"5 Times Each Week", 1) == b"times/w"
     assert _unit_at(b"5 times a lot", 1) == b"times" and _unit_at(b"5 times", 1) == b"times"
+
+
+# red team 119, F27: "(s)" glued to a label's word is its plural, not the key unit seconds; the
+# word is the unit where it spells one
+@pytest.mark.parametrize("source, honest, lie", [
+    ("Retention day(s): 7\n", "Retention: 7 days.", "Retention: 7 weeks."),
+    ("Backoff minute(s): 5\n", "Backoff: 5 minutes.", "Backoff: 5 seconds."),
+    ("Window hour(s): 2\n", "Window: 2 hours.", "Window: 2 days."),
+    ("Attempt(s): 3\nTimeout (s): 3\n", "Tried 3 times, timeout 3 s.", "Timeout: 3 min."),
+    ("ttl [h] = 2\n", "The ttl is 2 hours.", "The ttl is 2 s."),
+])
+def test_a_plural_marker_is_no_unit_and_a_header_unit_is_kept(source, honest, lie):
+    assert_accepted(_summarize(source, honest))
+    find(_summarize(source, lie), "I1", block="s", evidence__change="unit_changed")
+
+
+@pytest.mark.parametrize("text, figure, units", [
+    (b"Retention day(s): 7", b"7", {b"d"}), (b"Attempt(s): 3", b"3", set()), (b"timeout(s): 5", b"5", set()),
+    (b"timeout (s): 5", b"5", {b"s"}), (b"ttl [h] = 2", b"2", {b"h"}), (b"Size (GB): 20", b"20", {b"gb"}),
+])
+def test_the_units_of_a_plural_or_a_bracketed_header(text, figure, units):
+    assert _key_units_of_figure(text, figure) == units

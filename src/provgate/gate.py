@@ -12332,9 +12332,12 @@ def _figure_searches(figure: bytes, with_unit: bool) -> list[re.Pattern[bytes]]:
 # a key or header that names the unit of the value after it, ending right before the figure:
 # "timeout_ms": 300, TIMEOUT_SECONDS=30, timeoutMs: 300, "timeout (seconds): 30", "ttl [h] = 2"
 # (red team 117, F06). The suffix after "_", "-" or "." (two letters or more, or s, h, d), a
-# camel-case tail, or a word in brackets.
+# camel-case tail, or a word in brackets not glued to a word before them: "(s)" glued to a word
+# is its plural, no unit ("Attempt(s): 3"), and the word a unit if it spells one ("Retention
+# day(s): 7" is 7 days: red team 119, F27).
 _KEY_UNIT_BEFORE = re.compile(
-    rb"(?:[A-Za-z0-9][_.-]([A-Za-z%]{2,16}|[SsHhDd])|[a-z0-9]([A-Z][a-z]{1,15})|[(\[][ \t]*([A-Za-z%]{1,16})[ \t]*[)\]])"
+    rb"(?:[A-Za-z0-9][_.-]([A-Za-z%]{2,16}|[SsHhDd])|[a-z0-9]([A-Z][a-z]{1,15})"
+    rb"|(?<![0-9A-Za-z_])[(\[][ \t]*([A-Za-z%]{1,16})[ \t]*[)\]]|(?<![A-Za-z])([A-Za-z]{2,16})\([sS]\))"
     rb"[\"']?[ \t]*[:=][ \t]*[\"']?[ \t]*$")
 
 
@@ -12382,7 +12385,7 @@ def _key_unit_before(text: bytes, at: int) -> bytes | None:
     found = _KEY_UNIT_BEFORE.search(text, max(line, at - 80), at)
     if found is None:
         return None
-    unit = _UNITS.get((found.group(1) or found.group(2) or found.group(3)).lower())
+    unit = _UNITS.get((found.group(1) or found.group(2) or found.group(3) or found.group(4)).lower())
     return None if unit == b"deg" else unit
 
 
