@@ -4276,15 +4276,23 @@ class _Check:
                     # and the unit a key or a header gives the figure ("timeout_ms": 300,
                     # "timeout (seconds): 30"), asked only of a figure not grounded with its unit
                     # (a few figures searched for one by one, more read off one pass: F16's quadratic case)
+                    # (a figure of many occurrences too: F23)
                     for h, _ in sources:
                         found = keyed.get(h)
                         if found is None or type(found) is int and found < _FEW_FIGURES:
-                            keyed[h] = (found or 0) + 1
-                            sources_say |= _key_units_of_figure(as_read[h], figure)
-                            continue
-                        if type(found) is int:
+                            units = _key_units_of_figure(as_read[h], figure)
+                            if units is not None:
+                                keyed[h] = (found or 0) + 1
+                                sources_say |= units
+                                continue
+                        if type(found) is not dict:
                             found = keyed[h] = _key_units_of_figures(as_read[h])
                         sources_say |= found.get(figure, set())
+                    if _KEY_MIN in sources_say:
+                        # a key's "min": minutes against a period stated, else a minimum (F06)
+                        sources_say.discard(_KEY_MIN)
+                        if any(u in _PERIODS for u in names):
+                            sources_say.add(b"min")
                 if not sources_say or _units_given(names, sources_say) or (block.id, figure.decode()) in reported:
                     continue
                 if (all(u == b"times" or _units_given((u,), sources_say) for u in names)
@@ -12335,20 +12343,37 @@ def _figure_searches(figure: bytes, with_unit: bool) -> list[re.Pattern[bytes]]:
 # camel-case tail, or a word in brackets not glued to a word before them: "(s)" glued to a word
 # is its plural, no unit ("Attempt(s): 3"), and the word a unit if it spells one ("Retention
 # day(s): 7" is 7 days: red team 119, F27).
-_KEY_UNIT_BEFORE = re.compile(
-    rb"(?:[A-Za-z0-9][_.-]([A-Za-z%]{2,16}|[SsHhDd])|[a-z0-9]([A-Z][a-z]{1,15})"
-    rb"|(?<![0-9A-Za-z_])[(\[][ \t]*([A-Za-z%]{1,16})[ \t]*[)\]]|(?<![A-Za-z])([A-Za-z]{2,16})\([sS]\))"
-    rb"[\"']?[ \t]*[:=][ \t]*[\"']?[ \t]*$")
+_KEY_UNIT = (rb"(?:[A-Za-z0-9][_.-]([A-Za-z%]{2,16}|[SsHhDd])|[a-z0-9]([A-Z][a-z]{1,15})"
+             rb"|(?<![0-9A-Za-z_])[(\[][ \t]*([A-Za-z%]{1,16})[ \t]*[)\]]|(?<![A-Za-z])([A-Za-z]{2,16})\([sS]\))"
+             rb"[\"']?[ \t]*[:=][ \t]*[\"']?[ \t]*")
+_KEY_UNIT_BEFORE = re.compile(_KEY_UNIT + rb"$")
+# the same key before a figure, as a whole number (its group 5), for one pass over a text dense
+# in keys (more than one ":" or "=" in _KEYS_DENSE bytes)
+_KEY_UNIT_FIGURE = re.compile(_KEY_UNIT + rb"([0-9](?:[.,]?[0-9])*)(?![0-9]|[.,][0-9])")
+_KEYS_DENSE = 48
+# the unit a key's "min" names, which is minutes or a minimum ("timeout_min: 5", "memory_min:
+# 512"): minutes only against a period stated (red team 119, F06; _check_units_grounded)
+_KEY_MIN = b"min?"
+# the most occurrences of a figure :func:`_key_units_of_figure` reads (more: one pass over the
+# text's keys, _key_units_of_figures; red team 119, F23: a key looked for at each of 100,000
+# occurrences of "1" took a second)
+_KEY_LOOKS = 32
 
 
-def _key_units_of_figure(text: bytes, figure: bytes) -> set[bytes]:
+def _key_units_of_figure(text: bytes, figure: bytes) -> set[bytes] | None:
     """The units (``_UNITS``' names) the keys or headers of ``text`` give the number ``figure``
     where it stands as a whole number right after one (``"timeout_ms": 300``, ``timeout
     (seconds): 30``): a unit written before the figure, where a reader of a config or a table
-    takes it (red team 117, F06). ``degrees`` names no scale, here as after a figure."""
+    takes it (red team 117, F06). ``degrees`` names no scale, here as after a figure. None
+    past ``_KEY_LOOKS`` occurrences of the figure (the caller reads the text's keys in one
+    pass then)."""
     out: set[bytes] = set()
+    looks = 0
     for pattern in _figure_searches(figure, False):
         for m in pattern.finditer(text):
+            looks += 1
+            if looks > _KEY_LOOKS:
+                return None
             at = m.start()
             if not (at and text[at - 1] in _FIGURE_GLUE) and (unit := _key_unit_before(text, at)) is not None:
                 out.add(unit)
@@ -12381,25 +12406,66 @@ def _written_bare(text: bytes, figure: bytes) -> bool:
 def _key_unit_before(text: bytes, at: int) -> bytes | None:
     """The unit a key or header ending right before offset ``at`` of ``text`` names, within its
     line and 80 bytes (``_KEY_UNIT_BEFORE``), or None."""
+    j = at
+    while j > 0 and text[j - 1] in _KEY_TAIL_BYTES:
+        j -= 1
+    if not j or text[j - 1] not in b":=":
+        return None  # (no key's ":" or "=" right before the figure: most figures, one look)
     line = text.rfind(b"\n", max(0, at - 80), at) + 1
     found = _KEY_UNIT_BEFORE.search(text, max(line, at - 80), at)
-    if found is None:
+    return None if found is None else _key_unit_of(text, found)
+
+
+_KEY_TAIL_BYTES = frozenset(b" \t\"'")
+# "per" before a key's last word: the word is a rate's period ("rate_per_hour", "requestsPerSecond")
+_PER = frozenset((b"per",))
+
+
+def _key_unit_of(text: bytes, found: re.Match[bytes]) -> bytes | None:
+    """The unit a match of ``_KEY_UNIT`` names: its suffix, camel-case tail or bracketed word's
+    (``degrees`` none), a rate of nothing named after "per" (``rate_per_hour``: ``count/h``), and
+    a bare ``min`` ``_KEY_MIN`` (minutes or a minimum: red team 119, F06)."""
+    k = 1 if found.group(1) is not None else 2 if found.group(2) is not None else 3 if found.group(3) is not None else 4
+    word = found.group(k)
+    unit = _UNITS.get(word.lower())
+    if unit is None or unit == b"deg":
         return None
-    unit = _UNITS.get((found.group(1) or found.group(2) or found.group(3) or found.group(4)).lower())
-    return None if unit == b"deg" else unit
+    start = found.start(k)
+    if k == 1 and text[max(0, start - 4):start - 1].lower() in _PER or k == 2 and text[max(0, start - 3):start].lower() in _PER:
+        return b"count/" + unit if unit in _PERIODS else None
+    if k <= 2 and word.lower() == b"min":
+        return _KEY_MIN
+    return unit
+
+
+def _key_units_of_figures(text: bytes) -> dict[bytes, set[bytes]]:
+    """:func:`_key_units_of_figure` of every figure of ``text`` at once (its keys, in one pass:
+    each figure after a ":" or "=", its key read once for each text before it, so a text of
+    100,000 figures of one key reads it once: red team 119, F23)."""
+    out: dict[bytes, set[bytes]] = {}
+    if (text.count(b":") + text.count(b"=")) * _KEYS_DENSE > len(text):
+        # (a text dense in keys: one search of key and figure, ~0.25 us a byte, where a look a
+        # ":" costs 3-12 us: F23's "a_b: 1 " x 100,000)
+        for m in _KEY_UNIT_FIGURE.finditer(text):
+            if (unit := _key_unit_of(text, m)) is not None:
+                out.setdefault(_figure_number(m.group(5)), set()).add(unit)
+        return out
+    seen: dict[bytes, bytes | None] = {}  # the text a key may be read from -> its unit
+    for m in _KEYED_FIGURE.finditer(text):
+        at = m.start(1)
+        line = text.rfind(b"\n", max(0, at - 80), at) + 1
+        before = text[max(line, at - 80):at]
+        unit = seen.get(before, _NO_UNIT)
+        if unit is _NO_UNIT:
+            found = _KEY_UNIT_BEFORE.search(before)
+            unit = seen[before] = None if found is None else _key_unit_of(before, found)
+        if unit is not None:
+            out.setdefault(_figure_number(m.group(1)), set()).add(unit)
+    return out
 
 
 # a figure right after a key's ":" or "=" (and a quote), as a whole number
 _KEYED_FIGURE = re.compile(rb"[:=][ \t]*[\"']?[ \t]*([0-9](?:[.,]?[0-9])*)(?![0-9]|[.,][0-9])")
-
-
-def _key_units_of_figures(text: bytes) -> dict[bytes, set[bytes]]:
-    """:func:`_key_units_of_figure` of every figure of ``text`` at once (its keys, in one pass)."""
-    out: dict[bytes, set[bytes]] = {}
-    for m in _KEYED_FIGURE.finditer(text):
-        if (unit := _key_unit_before(text, m.start(1))) is not None:
-            out.setdefault(_figure_number(m.group(1)), set()).add(unit)
-    return out
 
 
 def _thousands_grouped(figure: bytes) -> bytes:
