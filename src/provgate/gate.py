@@ -11644,7 +11644,23 @@ on at by for from with and or but not no as it its this that these those there h
 so if into onto about per each every all any some my our your their his her we you they he she i
 me us them also now just only off via vs""".split())
 # (not "before" / "after", "up" / "down", "in" / "out", "over" / "under": each names one side of a
-# measurement, "Latency before: 120 ms; after: 34 ms", red team 118, F04)
+# measurement, "Latency before: 120 ms; after: 34 ms", red team 118, F04; but these, as
+# prepositions before a figure, "retry after 30 s; time out in 60 s", name nothing: a name only
+# as a label, _labels, red team 119, F07)
+_SIDES = frozenset(b"before after in out over under".split())
+
+
+def _labels(lowered: bytes, a: int, b: int) -> bool:
+    """Is the word ``lowered[a:b]`` a label: followed by ``:``, ``=`` or a table cell's ``|``, or
+    first on its line or in its cell (list and quote marks before it)?"""
+    j, n = b, len(lowered)
+    while j < n and lowered[j] in b" \t*_`":
+        j += 1
+    if j < n and lowered[j] in b":=|":
+        return True
+    while a > 0 and lowered[a - 1] in b" \t*_`>#-+":
+        a -= 1
+    return a == 0 or lowered[a - 1] in b"\n|"
 
 
 def _joins_figures(lowered: bytes, fig_ends: list[int], at: int) -> bool:
@@ -11717,7 +11733,7 @@ def _figures_by_name(table: FactTable, rows: list[int],
     named: dict[int, int] = {}
     for a, b, unit in zip(w_starts[keep].tolist(), w_ends[keep].tolist(), w_unit[keep].tolist()):
         word = lowered[a:b]
-        if word in _NO_NAME or named.get(unit, 0) >= _NAMES_A_UNIT:
+        if word in _NO_NAME or named.get(unit, 0) >= _NAMES_A_UNIT or word in _SIDES and not _labels(lowered, a, b):
             continue
         named[unit] = named.get(unit, 0) + 1
         out.setdefault(word, set()).update(by_unit[unit])
