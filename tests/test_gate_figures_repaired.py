@@ -265,3 +265,33 @@ def test_labels():
     assert _labels(text, at[b"before"], at[b"before"] + 6)  # (":")
     assert _labels(text, at[b"in"], at[b"in"] + 2)  # (first on its line)
     assert _labels(text, at[b"out"], at[b"out"] + 3)  # (a cell)
+
+
+# red team 119, F01: an "and" after a figure and its unit joins figures only where the next
+# figure's word follows it; a name after it starts a clause. F16: more conjunctions break clauses
+@pytest.mark.parametrize("before, after", [
+    ("Primary: 12 GB and replica: 34 GB.", "Replica: 12 GB and primary: 34 GB."),
+    ("The primary is at 12 GB and the replica is at 34 GB.", "The replica is at 12 GB and the primary is at 34 GB."),
+    ("CPU is 12% and memory is 34%.", "Memory is 12% and CPU is 34%."),
+    ("The primary holds 12 and the replica holds 34.", "The replica holds 12 and the primary holds 34."),
+    ("Alert above 90% and below 10%.", "Alert below 90% and above 10%."),
+    ("The primary has 12 GB free whilst the replica has 34 GB free.",
+     "The replica has 12 GB free whilst the primary has 34 GB free."),
+    ("The primary has 12 GB free although the replica has 34 GB free.",
+     "The replica has 12 GB free although the primary has 34 GB free."),
+    ("The primary has 12 GB free yet the replica has 34 GB free.",
+     "The replica has 12 GB free yet the primary has 34 GB free."),
+    ("The primary has 12 GB free & the replica has 34 GB free.",
+     "The replica has 12 GB free & the primary has 34 GB free."),
+])
+def test_names_swapped_across_a_conjunction_are_refused(before, after):
+    find(_rewrite(before, after), "I2", evidence__change="traded_in_place")
+
+
+@pytest.mark.parametrize("before, after", [
+    ("Pinned lodash@4.17.21 and react@18.2.0 in the lockfile.", "Pinned react@18.2.0 and lodash@4.17.21 in the lockfile."),
+    ("Primary: 12 GB and replica: 34 GB.", "Replica: 34 GB and primary: 12 GB."),
+    ("CPU is 12% whilst memory is 34%.", "Memory is 34% whilst CPU is 12%."),
+])
+def test_figures_joined_or_clauses_reordered_whole_are_accepted(before, after):
+    assert_accepted(_rewrite(before, after), "lossless")

@@ -11632,7 +11632,8 @@ def _figures_by_context(table: FactTable, rows: list[int], figures: list[bytes],
 # blank ("db-01 has 12 GB, db-02 has 34 GB": two clauses; "1,000" and "1.5" stay one figure),
 # or a conjunction joining two clauses ("the primary has 12 GB free and the replica has 34 GB
 # free", "primary (12 GB) and replica (34 GB)": red team 118, F03 and F06)
-_UNIT_BREAK = re.compile(rb"\n|[.;!?](?=\s|$)|,(?=\s)|\s(?:and|but|while|whereas)(?=\s)")
+# (and "whilst", "although", "though", "yet", "&": red team 119, F16)
+_UNIT_BREAK = re.compile(rb"\n|[.;!?](?=\s|$)|,(?=\s)|\s(?:and|but|while|whilst|whereas|although|though|yet|&)(?=\s)")
 # a unit holding more figures than this names none of them (a line of measurements pairs every
 # word with every figure: the pairs stay linear in the text)
 _NAMED_FIGURES = 4
@@ -11663,15 +11664,24 @@ def _labels(lowered: bytes, a: int, b: int) -> bool:
     return a == 0 or lowered[a - 1] in b"\n|"
 
 
-def _joins_figures(lowered: bytes, fig_ends: list[int], at: int) -> bool:
-    """Does a conjunction at ``at`` stand right after a figure, or a figure and one word (its
-    unit: ``12 GB and``), so that it joins figures rather than clauses?"""
+def _joins_figures(lowered: bytes, fig_ends: list[int], fig_starts: list[int], at: int, end: int) -> bool:
+    """Does a conjunction from ``at`` to ``end`` stand right after a figure, or a figure and one
+    word (its unit: ``12 GB and``), and right before the word of the next figure (``and 34
+    GB``, ``and react@18.2.0``), so that it joins figures rather than clauses? A name after it
+    starts a clause (red team 119, F01: ``Primary: 12 GB and replica: 34 GB`` with the names
+    swapped was accepted)."""
     k = bisect.bisect_right(fig_ends, at) - 1
-    return k >= 0 and _UNIT_ONLY.fullmatch(lowered, fig_ends[k], at) is not None
+    if k < 0 or _UNIT_ONLY.fullmatch(lowered, fig_ends[k], at) is None:
+        return False
+    n = bisect.bisect_left(fig_starts, end)
+    return n < len(fig_starts) and _FIGURES_WORD.fullmatch(lowered, end, fig_starts[n]) is not None
 
 
 # what may stand between a figure and a conjunction that joins it to the next figure
 _UNIT_ONLY = re.compile(rb"[ \t]*[a-z%]{0,12}")
+# what may stand between that conjunction and the next figure: blanks, then the start of its word
+# ("$", "react@", "v")
+_FIGURES_WORD = re.compile(rb"[ \t]+[^\s]{0,24}")
 
 
 def _figure_label(table: FactTable, row: int, lowered: bytes) -> tuple[bytes, bytes]:
@@ -11695,9 +11705,10 @@ def _figures_by_name(table: FactTable, rows: list[int],
     # (a conjunction right after a figure, or its unit, joins figures, not clauses:
     # "lodash@4.17.21 and react@18.2.0 in the lockfile", "sizes 12 GB and 34 GB on the primary"
     # are one statement each, reordered freely)
-    ends_sorted = sorted(fig_ends.tolist())
+    ends_sorted, starts_sorted = sorted(fig_ends.tolist()), sorted(fig_starts.tolist())
     found = [(m.start(), m.group() == b",") for m in _UNIT_BREAK.finditer(lowered)
-             if len(m.group()) == 1 or m.group()[:1] not in b" \t\r\n" or not _joins_figures(lowered, ends_sorted, m.start())]
+             if len(m.group()) == 1 or m.group()[:1] not in b" \t\r\n"
+             or not _joins_figures(lowered, ends_sorted, starts_sorted, m.start(), m.end())]
     breaks = np.array([at for at, _ in found], dtype=np.int64)
     fig_unit = np.searchsorted(breaks, fig_starts, side="left").tolist()
     by_unit: dict[int, list[tuple[bytes, bytes]]] = {}
