@@ -648,3 +648,30 @@ def test_the_two_passes_over_keys_agree(monkeypatch, text):
     monkeypatch.setattr(gate_module, "_KEYS_DENSE", 10**9)  # (one search of key and figure)
     assert gate_module._key_units_of_figures(text) == looked
     assert looked == {f: u for f in looked if (u := gate_module._key_units_of_figure(text, f))}
+
+
+# red team 119, F04: a temperature's scale in more spellings ("deg. F", "degrees (F)", "° F", the
+# ordinal sign "ºF") and kelvin
+@pytest.mark.parametrize("source, lie", [
+    ("Max temp: 30 degrees C.", "Max temp: 30 deg. F."),
+    ("Max temp: 30 degrees C.", "Max temp: 30 degrees (F)."),
+    ("Max temp: 30 \u00b0C.", "Max temp: 30 \u00b0 F."),
+    ("Max temp: 30 \u00b0C.", "Max temp: 30 \u00baF."),
+    ("Max temp: 30 degrees C.", "Max temp: 30 kelvin."),
+])
+def test_a_temperatures_scale_changed_in_more_spellings_is_refused(source, lie):
+    find(_summarize(source, lie), "I1", block="s", evidence__change="unit_changed")
+    find(_rewrite(source, lie), "I2", evidence__change="unit_changed")
+
+
+@pytest.mark.parametrize("source, honest", [
+    ("Max temp: 30 degrees C.", "Max temp: 30 \u00b0C."),
+    ("Max temp: 30 degrees C.", "Max temp: 30 deg. C."),
+    ("Max temp: 30 \u00b0C.", "Max temp: 30 \u00b0 C."),
+    ("Max temp: 30 \u00b0C.", "Max temp: 30 degrees (C)."),
+    ("Max temp: 300 kelvin.", "Max temp: 300 kelvins."),
+    ("Rotate it 30 deg. Fine.", "Rotate it 30 deg. Then check."),  # (no scale: a word after the dot)
+])
+def test_a_temperatures_scale_kept_in_more_spellings_is_accepted(source, honest):
+    assert_accepted(_summarize(source, honest))
+    assert_accepted(_rewrite(source, honest), "lossless")

@@ -12108,7 +12108,7 @@ _UNITS = {spelling: name for name, spellings in UNIT_NAMES.items() for spelling 
 # column's too, one line break, a hyphen as in "30-minute", markdown emphasis or code marks);
 # a unit glued to the figure ("26%", "30s") is part of the number's fact
 _UNIT_GAP = UNIT_GAP_RUN
-_UNIT_WORD = rb"([A-Za-z]+|%|\xc2\xb5s|\xce\xbcs|\xc2\xb0[CFcf]|\xe2\x84[\x83\x89]|\xe2\x80\xb0)(?![0-9A-Za-z_])"
+_UNIT_WORD = rb"([A-Za-z]+|%|\xc2\xb5s|\xce\xbcs|\xc2[\xb0\xba][ \t]?[CFcf]|\xe2\x84[\x83\x89]|\xe2\x80\xb0)(?![0-9A-Za-z_])"
 # a rate: "40 MB/s", "100 req/s", "100 requests per minute"
 _UNIT_RATE = rb"(?:(?:[ \t]*/[ \t]*|[ \t]+[Pp][Ee][Rr][ \t]+)" + _UNIT_WORD + rb")?"
 # or a rate of nothing named, "/" right after the figure ("100/h", "$5/month": red team 118, F27;
@@ -12130,6 +12130,8 @@ def _unit_named(word: bytes, per: bytes | None) -> bytes | None:
     things counted (``100 req/min``, ``5 ops/s``) is named by what it counts however that is
     written (:func:`_counted`): ``requests/min`` and ``requests per minute`` say ``req/min``
     again (red team 117, F13), and ``errors/min`` does not."""
+    if word[:1] == b"\xc2" and word[1:2] in b"\xb0\xba" and len(word) >= 3:
+        word = b"\xc2\xb0" + word[-1:]  # ("° F", "ºF" with the ordinal sign: "°F"; red team 119, F04)
     unit = _UNITS.get(_unit_spelling(word))
     if per is not None and (per_unit := _UNITS.get(_unit_spelling(per))) is not None:
         return (unit or _counted(word)) + b"/" + per_unit
@@ -12190,7 +12192,8 @@ _WORD_THEN_UNIT = re.compile(rb"[ \t]+([A-Za-z]{2,16})(?![0-9A-Za-z_])")
 
 
 # the scale after "degrees": "30 degrees C", "30 deg Fahrenheit" (red team 117, F07)
-_DEGREE_SCALE = re.compile(rb"[ \t]+([CcFf]|(?i:celsius|fahrenheit))(?![0-9A-Za-z_])")
+# (or in brackets, "30 degrees (F)", or after "deg.": red team 119, F04)
+_DEGREE_SCALE = re.compile(rb"[ \t]*[(\[]?[ \t]*([CcFf]|(?i:celsius|fahrenheit))[ \t]*[)\]]?(?![0-9A-Za-z_])")
 
 
 # "N times a/an/each/every <period>": a rate, as "N times per <period>" (red team 119, F05)
@@ -12202,8 +12205,11 @@ _PERIODS = frozenset((b"ns", b"us", b"ms", b"s", b"min", b"m", b"h", b"d", b"w",
 def _degrees_scale(text: bytes, end: int) -> tuple[bytes | None, int]:
     """The unit of ``degrees`` ending at ``end`` of ``text``: the scale named after it (its
     name and end), else None (an angle, or a temperature of either scale, says no unit)."""
-    scale = _DEGREE_SCALE.match(text, end)
-    if scale is None:
+    at = end
+    if text[end:end + 1] == b"." and text[max(0, end - 3):end].lower() == b"deg":
+        at += 1  # ("deg. F")
+    scale = _DEGREE_SCALE.match(text, at)
+    if scale is None or at == scale.start(1):  # (a letter glued to the word is none)
         return None, end
     return (b"degc" if scale.group(1)[:1] in b"Cc" else b"degf"), scale.end()
 
