@@ -675,3 +675,26 @@ def test_a_temperatures_scale_changed_in_more_spellings_is_refused(source, lie):
 def test_a_temperatures_scale_kept_in_more_spellings_is_accepted(source, honest):
     assert_accepted(_summarize(source, honest))
     assert_accepted(_rewrite(source, honest), "lossless")
+
+
+# red team 119, F13: entities read as a browser shows them (numeric ones generally, blank names in
+# any case) and terminal sequences of every kind, so a unit behind one is read
+_HIDDEN_BLANKS = ["&#32;", "&#x20;", "&hairsp;", "&#x200A;", "&NBSP;", "&#00160;", "&numsp;", "&#8198;",
+                  "\x1b= ", " \x1bP1$r0m\x1b\\", " \x1b]8;;https://x.example/" + "a" * 2100 + "\x1b\\"]
+
+
+@pytest.mark.parametrize("blank", _HIDDEN_BLANKS)
+def test_a_unit_behind_an_entity_or_a_terminal_sequence_is_read(blank):
+    source = f"Retrying in 30{blank}seconds."
+    find(_rewrite(source, source.replace("seconds", "minutes")), "I2", value="30", evidence__change="unit_changed")
+    find(_summarize(source, "Retrying in 30 minutes."), "I1", value="30", evidence__change="unit_changed")
+    assert_accepted(_summarize(source, "Retrying in 30 s."))
+    assert_accepted(_rewrite(source, source.replace("seconds", "s")), "lossless")
+
+
+def test_as_read_reads_entities_and_terminal_sequences():
+    from provgate.gate import _as_read
+
+    assert _as_read(b"30&#32;s &#109;in &amp; &#0; &#xD800; &bogus;") == b"30 s min &amp; &#0; &#xD800; &bogus;"
+    assert _as_read(b"a\x1b7b\x1b(Bc\x1bP1$r\x1b\\d\x1b]0;t\x07e") == b"abcde"
+    assert _as_read(b"x\x1b]unterminated 30 s") == b"xunterminated 30 s"  # (no string end: its two bytes alone)

@@ -12118,7 +12118,10 @@ _UNIT_TAIL = (rb"(?:" + _UNIT_GAP + _UNIT_WORD + _UNIT_RATE
 _UNIT_AFTER_FIGURE = re.compile(_UNIT_TAIL)
 # a terminal's escape sequences: CSI (colours, "\x1b[1m"), a character set chosen ("\x1b(B", which
 # tput sgr0 writes), and OSC ended by BEL or ST (an OSC 8 hyperlink): red team 118, F18
-_ANSI_SEQUENCE = re.compile(rb"\x1b\[[0-?]*[ -/]*[@-~]|\x1b[()*+][0-9A-Za-z]|\x1b\][^\x07\x1b]{0,2048}(?:\x07|\x1b\\)")
+# (red team 119, F13: and any other: an intermediate's ("\x1b(B"), a string's of any length (OSC,
+# DCS "\x1bP...\x1b\\", SOS, PM, APC; possessive, so linear), a two-byte one ("\x1b=", "\x1b7"))
+_ANSI_SEQUENCE = re.compile(rb"\x1b\[[0-?]*[ -/]*[@-~]|\x1b[ -/]+[0-~]|\x1b[P\]X^_][^\x07\x1b]*+(?:\x07|\x1b\\)"
+                            rb"|\x1b[0-~]")
 
 
 # the unit a figure gets where it had none, as a unit change's evidence names it
@@ -12274,7 +12277,26 @@ def _unit_at(text: bytes, end: int) -> bytes | None:
 # (three patterns, each led by its literal byte, which the engine searches for: one alternation
 # of the three was tried at every byte, 0.2 ms on the rewrite benchmark's blocks)
 _MARKUP_TAG = re.compile(rb"<[A-Za-z/!][^<>\n]{0,200}>")
-_NBSP_ENTITY = re.compile(rb"&(?:nbsp|thinsp|ensp|emsp|#160|#[xX][aA]0|#820[1-2]|#8239|#[xX]200[29]|#[xX]202[fF]);")
+# an entity: numeric ones are read as the character they write (a blank's as a blank: "&#32;",
+# "&#x200A;", "&#00160;"), named ones of a blank as a blank, in any case ("&NBSP;", "&hairsp;"),
+# other named ones left be (red team 119, F13: a list of spellings missed most)
+_ENTITY = re.compile(rb"&(#[0-9]{1,8}|#[xX][0-9a-fA-F]{1,8}|[A-Za-z][A-Za-z0-9]{1,31});")
+_BLANK_ENTITIES = frozenset(b"""nbsp thinsp ensp emsp emsp13 emsp14 hairsp numsp puncsp mediumspace thinspace
+verythinspace nonbreakingspace""".split())
+_BLANK_CODES = frozenset((9, 32, 160, 0x1680, *range(0x2000, 0x200B), 0x202F, 0x205F, 0x3000))
+
+
+def _entity_read(m: re.Match[bytes]) -> bytes:
+    """What a browser shows of the entity ``m`` (``_ENTITY``), for the unit rules."""
+    body = m.group(1)
+    if body[:1] != b"#":
+        return b" " if body.lower() in _BLANK_ENTITIES else m.group()
+    code = int(body[2:], 16) if body[1:2] in (b"x", b"X") else int(body[1:])
+    if code in _BLANK_CODES:
+        return b" "
+    if 0 < code < 0x110000 and not 0xD800 <= code < 0xE000:
+        return chr(code).encode("utf-8")
+    return m.group()
 
 
 def _as_read(text: bytes) -> bytes:
@@ -12288,7 +12310,7 @@ def _as_read(text: bytes) -> bytes:
     if b"<" in text:
         text = _MARKUP_TAG.sub(b" ", text)
     if b"&" in text:
-        text = _NBSP_ENTITY.sub(b" ", text)
+        text = _ENTITY.sub(_entity_read, text)
     return text
 
 
