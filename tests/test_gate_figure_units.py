@@ -638,6 +638,7 @@ def test_a_figure_of_many_occurrences_reads_its_keys_in_one_pass(monkeypatch):
     b'{"timeout_ms": 300, "retries": 3}', b"timeout (seconds): 30\nttl [h] = 2\nRetention day(s): 7\n",
     b"TIMEOUT_S=30 timeoutMs: 1,500 rate_per_hour: 100 memory_min: 512 angle_deg: 30 Attempt(s): 3",
     b"max_requests_per_minute: 60, plan_b: 3, x_ms = 2.5, a_ms: 3000, \"ttl_h\": '4'",
+    b"offset_ms: -300\ntimeout_ms:\n  400\n{\"a_ms\": [500]}\nt_s => 30\nu_ms:\n600\n",
     b"".join(b"k%d_ms: %d\nv%d = %d s\n" % (i, i, i, i) for i in range(50)),
 ])
 def test_the_two_passes_over_keys_agree(monkeypatch, text):
@@ -698,3 +699,31 @@ def test_as_read_reads_entities_and_terminal_sequences():
     assert _as_read(b"30&#32;s &#109;in &amp; &#0; &#xD800; &bogus;") == b"30 s min &amp; &#0; &#xD800; &bogus;"
     assert _as_read(b"a\x1b7b\x1b(Bc\x1bP1$r\x1b\\d\x1b]0;t\x07e") == b"abcde"
     assert _as_read(b"x\x1b]unterminated 30 s") == b"xunterminated 30 s"  # (no string end: its two bytes alone)
+
+
+# red team 119, F14: more key and header forms: a table's header column, "=>", a negative value,
+# YAML's value on the next (indented) line, a JSON list
+@pytest.mark.parametrize("source, lie, honest", [
+    ("| service | timeout (s) |\n|---|---|\n| api | 30 |\n", "The api timeout is 30 min.", "The api timeout is 30 s."),
+    ("| service | ms |\n|:--|--:|\n| api | 250 |\n", "The api takes 250 s.", "The api takes 250 ms."),
+    ("timeout_seconds => 30\n", "Timeout 30 min.", "Timeout 30 seconds."),
+    ("offset_ms: -300\n", "Offset -300 s.", "Offset -300 ms."),
+    ("timeout_ms:\n  300\n", "Timeout 300 s.", "Timeout 300 ms."),
+    ('{"timeout_ms": [300]}', "Timeout 300 s.", "Timeout 300 ms."),
+])
+def test_more_key_and_header_forms_give_their_unit(source, lie, honest):
+    find(_summarize(source, lie), "I1", block="s", evidence__change="unit_changed")
+    assert_accepted(_summarize(source, honest))
+
+
+@pytest.mark.parametrize("text, units", [
+    (b"| service | timeout (s) |\n|---|---|\n| api | 30 |\n| web | 40 |\n", {b"30": {b"s"}, b"40": {b"s"}}),
+    (b"service | size_mb\n--- | ---\napi | 1,000\n\nafter | 7\n", {b"1000": {b"mb"}}),
+    (b"| name | retries |\n|---|---|\n| api | 3 |\n", {}),  # (no unit in the header)
+    (b"Timeout (s)\n---\n30\n", {}),  # (a heading, no table)
+    (b"| a | t (s) |\n|---|---|\n| x | 30 ms |\n", {}),  # (a cell of more than a figure)
+])
+def test_header_units(text, units):
+    from provgate.gate import _header_units
+
+    assert _header_units(text) == units

@@ -4261,6 +4261,7 @@ class _Check:
         # source -> how many figures were searched for in its keys, or (past _FEW_FIGURES) every
         # figure its keys give a unit -> those units
         keyed: dict[str, int | dict[bytes, set[bytes]]] = {}
+        headed: dict[str, dict[bytes, set[bytes]]] = {}  # source -> figure -> its tables' header units
         for block, stated, sources, rewritten in stating:
             for h, text in sources:
                 if h not in read:
@@ -4288,6 +4289,13 @@ class _Check:
                         if type(found) is not dict:
                             found = keyed[h] = _key_units_of_figures(as_read[h])
                         sources_say |= found.get(figure, set())
+                    # and a markdown table's header ("| service | timeout (s) |": F14), each
+                    # source's tables read once
+                    for h, _ in sources:
+                        columns = headed.get(h)
+                        if columns is None:
+                            columns = headed[h] = _header_units(as_read[h]) if b"|" in as_read[h] and b"-" in as_read[h] else {}
+                        sources_say |= columns.get(figure, set())
                     if _KEY_MIN in sources_say:
                         # a key's "min": minutes against a period stated, else a minimum (F06)
                         sources_say.discard(_KEY_MIN)
@@ -12398,10 +12406,14 @@ def _figure_searches(figure: bytes, with_unit: bool) -> list[re.Pattern[bytes]]:
 # camel-case tail, or a word in brackets not glued to a word before them: "(s)" glued to a word
 # is its plural, no unit ("Attempt(s): 3"), and the word a unit if it spells one ("Retention
 # day(s): 7" is 7 days: red team 119, F27).
+# what stands between a key and its value: a quote, ":", "=" or "=>" (red team 119, F14), and then
+# an indented next line (YAML's "timeout_ms:\n  300"), a quote, a list's "[" ('"timeout_ms":
+# [300]'), a minus ("offset_ms: -300")
+_KEY_TAIL = rb"[\"']?[ \t]*(?:=>?|:)[ \t]*(?:\r?\n[ \t]+)?[\"']?[ \t]*(?:\[[ \t]*[\"']?[ \t]*)?-?"
 _KEY_UNIT = (rb"(?:[A-Za-z0-9][_.-]([A-Za-z%]{2,16}|[SsHhDd])|[a-z0-9]([A-Z][a-z]{1,15})"
              rb"|(?<![0-9A-Za-z_])[(\[][ \t]*([A-Za-z%]{1,16})[ \t]*[)\]]|(?<![A-Za-z])([A-Za-z]{2,16})\([sS]\))"
-             rb"[\"']?[ \t]*[:=][ \t]*[\"']?[ \t]*")
-_KEY_UNIT_BEFORE = re.compile(_KEY_UNIT + rb"$")
+             + _KEY_TAIL)
+_KEY_UNIT_BEFORE = re.compile(_KEY_UNIT + rb"\Z")  # (not "$": a line break may end the text before the figure)
 # the same key before a figure, as a whole number (its group 5), for one pass over a text dense
 # in keys (more than one ":" or "=" in _KEYS_DENSE bytes)
 _KEY_UNIT_FIGURE = re.compile(_KEY_UNIT + rb"([0-9](?:[.,]?[0-9])*)(?![0-9]|[.,][0-9])")
@@ -12464,14 +12476,14 @@ def _key_unit_before(text: bytes, at: int) -> bytes | None:
     j = at
     while j > 0 and text[j - 1] in _KEY_TAIL_BYTES:
         j -= 1
-    if not j or text[j - 1] not in b":=":
+    if not j or text[j - 1] not in b":=>":
         return None  # (no key's ":" or "=" right before the figure: most figures, one look)
-    line = text.rfind(b"\n", max(0, at - 80), at) + 1
+    line = text.rfind(b"\n", max(0, j - 80), j) + 1  # (the key's line: a value may be on the next)
     found = _KEY_UNIT_BEFORE.search(text, max(line, at - 80), at)
     return None if found is None else _key_unit_of(text, found)
 
 
-_KEY_TAIL_BYTES = frozenset(b" \t\"'")
+_KEY_TAIL_BYTES = frozenset(b" \t\"'[-\r\n")
 # "per" before a key's last word: the word is a rate's period ("rate_per_hour", "requestsPerSecond")
 _PER = frozenset((b"per",))
 
@@ -12493,6 +12505,56 @@ def _key_unit_of(text: bytes, found: re.Match[bytes]) -> bytes | None:
     return unit
 
 
+# a markdown table's rule line ("|---|:--:|"), the line after its header
+_TABLE_RULE = re.compile(rb"^[ \t]*\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*\r?$", re.M)
+# a cell that holds one figure (and a minus)
+_CELL_FIGURE = re.compile(rb"[ \t]*-?([0-9](?:[.,]?[0-9])*)[ \t]*")
+
+
+def _cells(line: bytes) -> list[bytes]:
+    """The cells of a markdown table's row ``line``."""
+    line = line.strip(b" \t\r")
+    return line[line[:1] == b"|":len(line) - (line[-1:] == b"|")].split(b"|")
+
+
+def _header_cell_unit(cell: bytes) -> bytes | None:
+    """The unit a table header's cell names: as a key would (``timeout (s)``, ``timeout_ms``),
+    or a unit's spelling of two letters or more alone (``seconds``, ``ms``)."""
+    cell = cell.strip(b" \t*_`")
+    if len(cell) >= 2 and cell.isalpha() and (unit := _UNITS.get(cell.lower())) is not None:
+        return None if unit == b"deg" else unit
+    keyed = cell + b":"
+    found = _KEY_UNIT_BEFORE.search(keyed)
+    return None if found is None else _key_unit_of(keyed, found)
+
+
+def _header_units(text: bytes) -> dict[bytes, set[bytes]]:
+    """Each figure that stands alone in a cell of a markdown table of ``text`` -> the units its
+    column's header names (``| service | timeout (s) |``: red team 119, F14). Each row is read
+    once, for the rule above it: linear in the text."""
+    out: dict[bytes, set[bytes]] = {}
+    n = len(text)
+    for rule in _TABLE_RULE.finditer(text):
+        if rule.start() < 2:
+            continue
+        header_start = text.rfind(b"\n", 0, rule.start() - 1) + 1
+        units = [_header_cell_unit(c) for c in _cells(text[header_start:rule.start() - 1])]
+        if not any(units):
+            continue
+        at = rule.end() + 1
+        while at < n:
+            end = text.find(b"\n", at)
+            end = n if end < 0 else end
+            row = text[at:end]
+            if b"|" not in row:
+                break
+            for unit, cell in zip(units, _cells(row)):
+                if unit is not None and (figure := _CELL_FIGURE.fullmatch(cell)) is not None:
+                    out.setdefault(_figure_number(figure.group(1)), set()).add(unit)
+            at = end + 1
+    return out
+
+
 def _key_units_of_figures(text: bytes) -> dict[bytes, set[bytes]]:
     """:func:`_key_units_of_figure` of every figure of ``text`` at once (its keys, in one pass:
     each figure after a ":" or "=", its key read once for each text before it, so a text of
@@ -12508,7 +12570,7 @@ def _key_units_of_figures(text: bytes) -> dict[bytes, set[bytes]]:
     seen: dict[bytes, bytes | None] = {}  # the text a key may be read from -> its unit
     for m in _KEYED_FIGURE.finditer(text):
         at = m.start(1)
-        line = text.rfind(b"\n", max(0, at - 80), at) + 1
+        line = text.rfind(b"\n", max(0, m.start() - 80), m.start()) + 1
         before = text[max(line, at - 80):at]
         unit = seen.get(before, _NO_UNIT)
         if unit is _NO_UNIT:
@@ -12520,7 +12582,8 @@ def _key_units_of_figures(text: bytes) -> dict[bytes, set[bytes]]:
 
 
 # a figure right after a key's ":" or "=" (and a quote), as a whole number
-_KEYED_FIGURE = re.compile(rb"[:=][ \t]*[\"']?[ \t]*([0-9](?:[.,]?[0-9])*)(?![0-9]|[.,][0-9])")
+_KEYED_FIGURE = re.compile(rb"[:=]>?[ \t]*(?:\r?\n[ \t]+)?[\"']?[ \t]*(?:\[[ \t]*[\"']?[ \t]*)?-?"
+                           rb"([0-9](?:[.,]?[0-9])*)(?![0-9]|[.,][0-9])")
 
 
 def _thousands_grouped(figure: bytes) -> bytes:
