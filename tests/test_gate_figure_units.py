@@ -639,6 +639,7 @@ def test_a_figure_of_many_occurrences_reads_its_keys_in_one_pass(monkeypatch):
     b"TIMEOUT_S=30 timeoutMs: 1,500 rate_per_hour: 100 memory_min: 512 angle_deg: 30 Attempt(s): 3",
     b"max_requests_per_minute: 60, plan_b: 3, x_ms = 2.5, a_ms: 3000, \"ttl_h\": '4'",
     b"offset_ms: -300\ntimeout_ms:\n  400\n{\"a_ms\": [500]}\nt_s => 30\nu_ms:\n600\n",
+    b"t_ms: 300, 400, -500\nr: 3, 4\nv_s = [1, 2 ,3]\nw_ms:\n  7, 8\nx_ms: " + b", ".join(b"%d" % i for i in range(100)),
     b"".join(b"k%d_ms: %d\nv%d = %d s\n" % (i, i, i, i) for i in range(50)),
 ])
 def test_the_two_passes_over_keys_agree(monkeypatch, text):
@@ -727,3 +728,13 @@ def test_header_units(text, units):
     from provgate.gate import _header_units
 
     assert _header_units(text) == units
+
+
+def test_a_later_figure_of_a_list_after_a_key_keeps_its_unit():
+    # red team 119, F14: "timeout_ms: 300, 400" -> "400 s" was accepted
+    find(_summarize("timeout_ms: 300, 400\n", "Timeouts: 300 ms and 400 s."), "I1", block="s", value="400",
+         evidence__change="unit_changed")
+    assert_accepted(_summarize("timeout_ms: 300, 400\n", "Timeouts: 300 ms and 400 ms."))
+    assert _key_units_of_figure(b"timeout_ms: [300, -400]", b"400") == {b"ms"}
+    assert _key_units_of_figure(b"retries: 3, 4", b"4") == set()
+    assert _key_units_of_figure(b"a_ms: 1\n2, 3", b"3") == set()  # (a list on the next line is none)

@@ -12476,6 +12476,18 @@ def _key_unit_before(text: bytes, at: int) -> bytes | None:
     j = at
     while j > 0 and text[j - 1] in _KEY_TAIL_BYTES:
         j -= 1
+    if j and text[j - 1] == 44 and at > 1:  # (","): a later item of a list after a key, "timeout_ms: 300, 400"
+        lo = max(0, at - _KEY_LIST)
+        while j > lo and text[j - 1] in _LIST_BYTES:
+            j -= 1
+        if not j or text[j - 1] not in b":=>":
+            return None
+        first = j
+        while first < at and text[first] in _KEY_TAIL_BYTES:
+            first += 1
+        if first >= at or _LIST_BETWEEN.fullmatch(text, first, at) is None:
+            return None
+        return _key_unit_before(text, first)
     if not j or text[j - 1] not in b":=>":
         return None  # (no key's ":" or "=" right before the figure: most figures, one look)
     line = text.rfind(b"\n", max(0, j - 80), j) + 1  # (the key's line: a value may be on the next)
@@ -12484,6 +12496,12 @@ def _key_unit_before(text: bytes, at: int) -> bytes | None:
 
 
 _KEY_TAIL_BYTES = frozenset(b" \t\"'[-\r\n")
+# a list of figures after a key ("timeout_ms: 300, 400": red team 119, F14): its bytes, what
+# stands from its first figure to a later one, the next item, and how far from the key an item is read
+_LIST_BYTES = frozenset(b"0123456789.,- \t\"'[\r\n")
+_LIST_BETWEEN = re.compile(rb"(?:[0-9](?:[.,]?[0-9])*[\"']?[ \t]*,[ \t]*[\"']?[ \t]*-?)+")
+_LIST_NEXT = re.compile(rb"[\"']?[ \t]*,[ \t]*[\"']?[ \t]*-?([0-9](?:[.,]?[0-9])*)(?![0-9]|[.,][0-9])")
+_KEY_LIST = 256
 # "per" before a key's last word: the word is a rate's period ("rate_per_hour", "requestsPerSecond")
 _PER = frozenset((b"per",))
 
@@ -12563,9 +12581,15 @@ def _key_units_of_figures(text: bytes) -> dict[bytes, set[bytes]]:
     if (text.count(b":") + text.count(b"=")) * _KEYS_DENSE > len(text):
         # (a text dense in keys: one search of key and figure, ~0.25 us a byte, where a look a
         # ":" costs 3-12 us: F23's "a_b: 1 " x 100,000)
+        known: dict[bytes, bytes | None] = {}  # a key (and the 4 bytes before it: "per_") -> its unit
         for m in _KEY_UNIT_FIGURE.finditer(text):
-            if (unit := _key_unit_of(text, m)) is not None:
+            key = text[max(0, m.start() - 4):m.start(5)]
+            unit = known.get(key, _NO_UNIT)
+            if unit is _NO_UNIT:
+                unit = known[key] = _key_unit_of(text, m)
+            if unit is not None:
                 out.setdefault(_figure_number(m.group(5)), set()).add(unit)
+                _key_list_items(text, m.start(5), m.end(5), unit, out)
         return out
     seen: dict[bytes, bytes | None] = {}  # the text a key may be read from -> its unit
     for m in _KEYED_FIGURE.finditer(text):
@@ -12578,7 +12602,19 @@ def _key_units_of_figures(text: bytes) -> dict[bytes, set[bytes]]:
             unit = seen[before] = None if found is None else _key_unit_of(before, found)
         if unit is not None:
             out.setdefault(_figure_number(m.group(1)), set()).add(unit)
+            _key_list_items(text, m.start(1), m.end(1), unit, out)
     return out
+
+
+def _key_list_items(text: bytes, start: int, at: int, unit: bytes, out: dict[bytes, set[bytes]]) -> None:
+    """Give ``unit`` to the figures of a list after a key's first one (from ``start`` to
+    ``at``), as far as :func:`_key_unit_before` reads them (the key's ":" at most ``_KEY_LIST``
+    bytes before each)."""
+    while start and text[start - 1] in _KEY_TAIL_BYTES:
+        start -= 1  # (to the end of the key's ":", "=" or "=>")
+    while (item := _LIST_NEXT.match(text, at)) is not None and item.start(1) - start <= _KEY_LIST:
+        out.setdefault(_figure_number(item.group(1)), set()).add(unit)
+        at = item.end()
 
 
 # a figure right after a key's ":" or "=" (and a quote), as a whole number
