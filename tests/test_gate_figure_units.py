@@ -242,12 +242,14 @@ def test_a_sources_keys_are_read_once_for_many_figures(monkeypatch):
     calls = _count_calls(monkeypatch, search="_key_units_of_figure", **{"pass": "_key_units_of_figures"})
     source = "\n".join(f"step_{n}_ms: {n}" for n in range(300)) + "\n"
     honest = " ".join(f"Step {n}: {n} ms." for n in range(300))
+    # (a figure of more than _KEY_LOOKS occurrences, "1" of "step_1_ms", "step_21_ms"..., goes to
+    # the pass before _FEW_FIGURES are searched: red team 119, F23)
     assert_accepted(_summarize(source, honest))
-    assert calls == {"search": gate_module._FEW_FIGURES, "pass": 1}
+    assert 1 <= calls["search"] <= gate_module._FEW_FIGURES and calls["pass"] == 1
     calls.update(search=0, **{"pass": 0})
     find(_summarize(source, honest.replace("299 ms", "299 s")), "I1", block="s", value="299",
          evidence__change="unit_changed")
-    assert calls == {"search": gate_module._FEW_FIGURES, "pass": 1}
+    assert 1 <= calls["search"] <= gate_module._FEW_FIGURES and calls["pass"] == 1
 
 
 @pytest.mark.parametrize("operator", ["rewrite", "prune"])
@@ -575,3 +577,202 @@ def test_a_glued_unit_changed_is_still_refused(source, text, value):
 ])
 def test_a_signed_figure_grounds_no_unsigned_one_written_another_way(source, text):
     find(_summarize(source, text), "I1", block="s")
+
+
+# red team 119, F05: a count in "times" is grounded by the figure a source writes bare, whatever
+# unit another mention of that figure has; "N times a day" is the rate "N times per day"
+@pytest.mark.parametrize("source, text", [
+    ("retries=3, backoff 3 s\n", "Retries 3 times with a 3 s backoff."),
+    ("Retries: 3\nTimeout: 3 s\n", "It will retry 3 times; timeout 3 s."),
+    ("Backups run 5 times a day.", "Backups: 5 times per day."),
+    ("Backups run 5 times a day.", "Backups: 5 times/day."),
+    ("Backups: 5 times per day.", "Backups run 5 times a day."),
+    ("Backups: 5 times/day.", "Backups run 5 times every day."),
+])
+def test_a_count_of_a_figure_written_bare_or_a_count_a_period_is_accepted(source, text):
+    assert_accepted(_summarize(source, text))
+
+
+def test_a_count_of_a_figure_written_bare_on_a_rewrite_is_accepted():
+    assert_accepted(_rewrite("Retries: 3. Timeout: 3 s.", "Retries: 3 times. Timeout: 3 s."), "lossless")
+    assert_accepted(_rewrite("Backups run 5 times a day.", "Backups run 5 times per day."), "lossless")
+
+
+@pytest.mark.parametrize("source, text, unit", [
+    ("Backups run 5 times a day.", "Backups run 5 times an hour.", "times/h"),
+    ("Backups: 5 times per day.", "Backups run 5 times a week.", "times/w"),
+    ("Backoff 3 s.", "Retries 3 times.", "times"),  # (no bare 3 in the source)
+    ("timeout_ms: 3, backoff 3 s\n", "Retries 3 times.", "times"),  # (3 has a key's unit)
+])
+def test_a_count_no_bare_figure_grounds_or_its_period_changed_is_refused(source, text, unit):
+    found = find(_summarize(source, text), "I1", block="s", evidence__change="unit_changed")
+    assert found.evidence["unit"] == unit
+
+
+def test_a_counts_period_changed_is_refused_on_a_rewrite():
+    found = find(_rewrite("Backups run 5 times a day.", "Backups run 5 times an hour."), "I2",
+                 evidence__change="unit_changed")
+    assert (found.evidence["pre_unit"], found.evidence["post_unit"]) == ("times/d", "times/h")
+    assert _unit_at(b"5 times a day", 1) == b"times/d" and _unit_at(b"5 Times Each Week", 1) == b"times/w"
+    assert _unit_at(b"5 times a lot", 1) == b"times" and _unit_at(b"5 times", 1) == b"times"
+
+
+# red team 119, F27: "(s)" glued to a label's word is its plural, not the key unit seconds; the
+# word is the unit where it spells one
+@pytest.mark.parametrize("source, honest, lie", [
+    ("Retention day(s): 7\n", "Retention: 7 days.", "Retention: 7 weeks."),
+    ("Backoff minute(s): 5\n", "Backoff: 5 minutes.", "Backoff: 5 seconds."),
+    ("Window hour(s): 2\n", "Window: 2 hours.", "Window: 2 days."),
+    ("Attempt(s): 3\nTimeout (s): 3\n", "Tried 3 times, timeout 3 s.", "Timeout: 3 min."),
+    ("ttl [h] = 2\n", "The ttl is 2 hours.", "The ttl is 2 s."),
+])
+def test_a_plural_marker_is_no_unit_and_a_header_unit_is_kept(source, honest, lie):
+    assert_accepted(_summarize(source, honest))
+    find(_summarize(source, lie), "I1", block="s", evidence__change="unit_changed")
+
+
+@pytest.mark.parametrize("text, figure, units", [
+    (b"Retention day(s): 7", b"7", {b"d"}), (b"Attempt(s): 3", b"3", set()), (b"timeout(s): 5", b"5", set()),
+    (b"timeout (s): 5", b"5", {b"s"}), (b"ttl [h] = 2", b"2", {b"h"}), (b"Size (GB): 20", b"20", {b"gb"}),
+])
+def test_the_units_of_a_plural_or_a_bracketed_header(text, figure, units):
+    assert _key_units_of_figure(text, figure) == units
+
+
+# red team 119, F06: a key's suffix that is no unit there: "_min" a minimum (minutes only against a
+# period stated), "_per_hour" a rate's period
+@pytest.mark.parametrize("source, honest, lie", [
+    ("Sizes are in MB.\nmemory_min: 512\n", "memory_min is 512 MB.", None),
+    ("All sizes in GB.\ndisk_min: 20\n", "disk_min: 20 GB.", None),
+    ("timeout_min: 5\n", "The timeout is 5 minutes.", "The timeout is 5 s."),
+    ("rate_per_hour: 100\n", "Rate: 100 per hour.", "Rate: 100 per minute."),
+    ("max_requests_per_minute: 60\n", "At most 60 requests/min.", "At most 60 requests/s."),
+    ("maxRequestsPerSecond: 60\n", "At most 60 requests/s.", "At most 60 requests/h."),
+    ("timeout_ms: 300\n", "Timeout: 300 ms.", "Timeout: 300 s."),
+])
+def test_a_keys_minimum_or_rate_suffix_is_read_as_such(source, honest, lie):
+    assert_accepted(_summarize(source, honest))
+    if lie is not None:
+        find(_summarize(source, lie), "I1", block="s", evidence__change="unit_changed")
+
+
+def test_a_figure_of_many_occurrences_reads_its_keys_in_one_pass(monkeypatch):
+    # red team 119, F23: a key was looked for at each occurrence of the figure (100,000 "1"s: 1 s)
+    from provgate import gate as gate_module
+
+    calls = _count_calls(monkeypatch, look="_key_unit_before", **{"pass": "_key_units_of_figures"})
+    assert_accepted(_summarize("1 " * 20000, "Wait 1 s."))
+    assert calls["look"] <= gate_module._KEY_LOOKS and calls["pass"] == 1
+    calls.update(look=0, **{"pass": 0})
+    assert_accepted(_summarize("a_b: 1 " * 20000, "Wait 1 s."))
+    assert calls["look"] <= gate_module._KEY_LOOKS and calls["pass"] == 1
+    calls.update(look=0, **{"pass": 0})
+    find(_summarize("n: 1 " * 20000 + "\ntimeout_ms: 1\n", "Wait 1 s."), "I1", block="s",
+         evidence__change="unit_changed")  # (the key past the occurrences looked at is read)
+    assert calls["look"] <= gate_module._KEY_LOOKS and calls["pass"] == 1
+
+
+@pytest.mark.parametrize("text", [
+    b'{"timeout_ms": 300, "retries": 3}', b"timeout (seconds): 30\nttl [h] = 2\nRetention day(s): 7\n",
+    b"TIMEOUT_S=30 timeoutMs: 1,500 rate_per_hour: 100 memory_min: 512 angle_deg: 30 Attempt(s): 3",
+    b"max_requests_per_minute: 60, plan_b: 3, x_ms = 2.5, a_ms: 3000, \"ttl_h\": '4'",
+    b"offset_ms: -300\ntimeout_ms:\n  400\n{\"a_ms\": [500]}\nt_s => 30\nu_ms:\n600\n",
+    b"t_ms: 300, 400, -500\nr: 3, 4\nv_s = [1, 2 ,3]\nw_ms:\n  7, 8\nx_ms: " + b", ".join(b"%d" % i for i in range(100)),
+    b"".join(b"k%d_ms: %d\nv%d = %d s\n" % (i, i, i, i) for i in range(50)),
+])
+def test_the_two_passes_over_keys_agree(monkeypatch, text):
+    from provgate import gate as gate_module
+
+    monkeypatch.setattr(gate_module, "_KEYS_DENSE", 0)  # (one look a ":")
+    looked = gate_module._key_units_of_figures(text)
+    monkeypatch.setattr(gate_module, "_KEYS_DENSE", 10**9)  # (one search of key and figure)
+    assert gate_module._key_units_of_figures(text) == looked
+    assert looked == {f: u for f in looked if (u := gate_module._key_units_of_figure(text, f))}
+
+
+# red team 119, F04: a temperature's scale in more spellings ("deg. F", "degrees (F)", "° F", the
+# ordinal sign "ºF") and kelvin
+@pytest.mark.parametrize("source, lie", [
+    ("Max temp: 30 degrees C.", "Max temp: 30 deg. F."),
+    ("Max temp: 30 degrees C.", "Max temp: 30 degrees (F)."),
+    ("Max temp: 30 \u00b0C.", "Max temp: 30 \u00b0 F."),
+    ("Max temp: 30 \u00b0C.", "Max temp: 30 \u00baF."),
+    ("Max temp: 30 degrees C.", "Max temp: 30 kelvin."),
+])
+def test_a_temperatures_scale_changed_in_more_spellings_is_refused(source, lie):
+    find(_summarize(source, lie), "I1", block="s", evidence__change="unit_changed")
+    find(_rewrite(source, lie), "I2", evidence__change="unit_changed")
+
+
+@pytest.mark.parametrize("source, honest", [
+    ("Max temp: 30 degrees C.", "Max temp: 30 \u00b0C."),
+    ("Max temp: 30 degrees C.", "Max temp: 30 deg. C."),
+    ("Max temp: 30 \u00b0C.", "Max temp: 30 \u00b0 C."),
+    ("Max temp: 30 \u00b0C.", "Max temp: 30 degrees (C)."),
+    ("Max temp: 300 kelvin.", "Max temp: 300 kelvins."),
+    ("Rotate it 30 deg. Fine.", "Rotate it 30 deg. Then check."),  # (no scale: a word after the dot)
+])
+def test_a_temperatures_scale_kept_in_more_spellings_is_accepted(source, honest):
+    assert_accepted(_summarize(source, honest))
+    assert_accepted(_rewrite(source, honest), "lossless")
+
+
+# red team 119, F13: entities read as a browser shows them (numeric ones generally, blank names in
+# any case) and terminal sequences of every kind, so a unit behind one is read
+_HIDDEN_BLANKS = ["&#32;", "&#x20;", "&hairsp;", "&#x200A;", "&NBSP;", "&#00160;", "&numsp;", "&#8198;",
+                  "\x1b= ", " \x1bP1$r0m\x1b\\", " \x1b]8;;https://x.example/" + "a" * 2100 + "\x1b\\"]
+
+
+@pytest.mark.parametrize("blank", _HIDDEN_BLANKS)
+def test_a_unit_behind_an_entity_or_a_terminal_sequence_is_read(blank):
+    source = f"Retrying in 30{blank}seconds."
+    find(_rewrite(source, source.replace("seconds", "minutes")), "I2", value="30", evidence__change="unit_changed")
+    find(_summarize(source, "Retrying in 30 minutes."), "I1", value="30", evidence__change="unit_changed")
+    assert_accepted(_summarize(source, "Retrying in 30 s."))
+    assert_accepted(_rewrite(source, source.replace("seconds", "s")), "lossless")
+
+
+def test_as_read_reads_entities_and_terminal_sequences():
+    from provgate.gate import _as_read
+
+    assert _as_read(b"30&#32;s &#109;in &amp; &#0; &#xD800; &bogus;") == b"30 s min &amp; &#0; &#xD800; &bogus;"
+    assert _as_read(b"a\x1b7b\x1b(Bc\x1bP1$r\x1b\\d\x1b]0;t\x07e") == b"abcde"
+    assert _as_read(b"x\x1b]unterminated 30 s") == b"xunterminated 30 s"  # (no string end: its two bytes alone)
+
+
+# red team 119, F14: more key and header forms: a table's header column, "=>", a negative value,
+# YAML's value on the next (indented) line, a JSON list
+@pytest.mark.parametrize("source, lie, honest", [
+    ("| service | timeout (s) |\n|---|---|\n| api | 30 |\n", "The api timeout is 30 min.", "The api timeout is 30 s."),
+    ("| service | ms |\n|:--|--:|\n| api | 250 |\n", "The api takes 250 s.", "The api takes 250 ms."),
+    ("timeout_seconds => 30\n", "Timeout 30 min.", "Timeout 30 seconds."),
+    ("offset_ms: -300\n", "Offset -300 s.", "Offset -300 ms."),
+    ("timeout_ms:\n  300\n", "Timeout 300 s.", "Timeout 300 ms."),
+    ('{"timeout_ms": [300]}', "Timeout 300 s.", "Timeout 300 ms."),
+])
+def test_more_key_and_header_forms_give_their_unit(source, lie, honest):
+    find(_summarize(source, lie), "I1", block="s", evidence__change="unit_changed")
+    assert_accepted(_summarize(source, honest))
+
+
+@pytest.mark.parametrize("text, units", [
+    (b"| service | timeout (s) |\n|---|---|\n| api | 30 |\n| web | 40 |\n", {b"30": {b"s"}, b"40": {b"s"}}),
+    (b"service | size_mb\n--- | ---\napi | 1,000\n\nafter | 7\n", {b"1000": {b"mb"}}),
+    (b"| name | retries |\n|---|---|\n| api | 3 |\n", {}),  # (no unit in the header)
+    (b"Timeout (s)\n---\n30\n", {}),  # (a heading, no table)
+    (b"| a | t (s) |\n|---|---|\n| x | 30 ms |\n", {}),  # (a cell of more than a figure)
+])
+def test_header_units(text, units):
+    from provgate.gate import _header_units
+
+    assert _header_units(text) == units
+
+
+def test_a_later_figure_of_a_list_after_a_key_keeps_its_unit():
+    # red team 119, F14: "timeout_ms: 300, 400" -> "400 s" was accepted
+    find(_summarize("timeout_ms: 300, 400\n", "Timeouts: 300 ms and 400 s."), "I1", block="s", value="400",
+         evidence__change="unit_changed")
+    assert_accepted(_summarize("timeout_ms: 300, 400\n", "Timeouts: 300 ms and 400 ms."))
+    assert _key_units_of_figure(b"timeout_ms: [300, -400]", b"400") == {b"ms"}
+    assert _key_units_of_figure(b"retries: 3, 4", b"4") == set()
+    assert _key_units_of_figure(b"a_ms: 1\n2, 3", b"3") == set()  # (a list on the next line is none)

@@ -230,3 +230,68 @@ def test_a_table_rows_first_cell_names_its_figures_as_one():
     # (prose of many figures, and a row whose first cell is a figure, name none)
     assert _names("primary has 1 GB 2 GB 3 GB 4 GB 5 GB\n") == {}
     assert _names("| 1 | primary | 2 | 3 | 4 | 5 |\n") == {}
+
+
+# red team 119, F07: before/after/in/out/over/under name a side only as labels; as prepositions
+# before a figure ("retry after 30 s; time out in 60 s") they name nothing
+@pytest.mark.parametrize("before, after", [
+    ("Retry after 30 s; time out in 60 s.", "Time out after 60 s; retry in 30 s."),
+    ("Restarted after 12 s; recovered in 34 s.", "Recovered after 34 s; restarted in 12 s."),
+    ("Page after 5 min; escalate in 30 min.", "Escalate after 30 min; page in 5 min."),
+])
+def test_prepositions_before_figures_name_nothing(before, after):
+    assert_accepted(_rewrite(before, after), "lossless")
+    # (the statements' own names still pair: "retry" and "time" swapped is refused)
+    find(_rewrite("Retry after 30 s; time out in 60 s.", "Retry in 60 s; time out after 30 s."), "I2",
+         evidence__change="traded_in_place")
+
+
+@pytest.mark.parametrize("before, after", [
+    ("Latency before: 120 ms; after: 34 ms.", "Latency after: 120 ms; before: 34 ms."),
+    ("| before | 120 ms |\n| after | 34 ms |\n", "| after | 120 ms |\n| before | 34 ms |\n"),
+    ("before 120 ms\nafter 34 ms\n", "after 120 ms\nbefore 34 ms\n"),
+    ("- in 12 MB\n- out 34 MB\n", "- out 12 MB\n- in 34 MB\n"),
+])
+def test_sides_as_labels_swapped_are_refused(before, after):
+    find(_rewrite(before, after), "I2", evidence__change="traded_in_place")
+
+
+def test_labels():
+    from provgate.gate import _labels
+
+    text = b"retry after 30 s; before: 1 ms\nin 5 s | out | x"
+    at = {w: text.find(w) for w in (b"after", b"before", b"in", b"out")}
+    assert not _labels(text, at[b"after"], at[b"after"] + 5)
+    assert _labels(text, at[b"before"], at[b"before"] + 6)  # (":")
+    assert _labels(text, at[b"in"], at[b"in"] + 2)  # (first on its line)
+    assert _labels(text, at[b"out"], at[b"out"] + 3)  # (a cell)
+
+
+# red team 119, F01: an "and" after a figure and its unit joins figures only where the next
+# figure's word follows it; a name after it starts a clause. F16: more conjunctions break clauses
+@pytest.mark.parametrize("before, after", [
+    ("Primary: 12 GB and replica: 34 GB.", "Replica: 12 GB and primary: 34 GB."),
+    ("The primary is at 12 GB and the replica is at 34 GB.", "The replica is at 12 GB and the primary is at 34 GB."),
+    ("CPU is 12% and memory is 34%.", "Memory is 12% and CPU is 34%."),
+    ("The primary holds 12 and the replica holds 34.", "The replica holds 12 and the primary holds 34."),
+    ("Alert above 90% and below 10%.", "Alert below 90% and above 10%."),
+    ("The primary has 12 GB free whilst the replica has 34 GB free.",
+     "The replica has 12 GB free whilst the primary has 34 GB free."),
+    ("The primary has 12 GB free although the replica has 34 GB free.",
+     "The replica has 12 GB free although the primary has 34 GB free."),
+    ("The primary has 12 GB free yet the replica has 34 GB free.",
+     "The replica has 12 GB free yet the primary has 34 GB free."),
+    ("The primary has 12 GB free & the replica has 34 GB free.",
+     "The replica has 12 GB free & the primary has 34 GB free."),
+])
+def test_names_swapped_across_a_conjunction_are_refused(before, after):
+    find(_rewrite(before, after), "I2", evidence__change="traded_in_place")
+
+
+@pytest.mark.parametrize("before, after", [
+    ("Pinned lodash@4.17.21 and react@18.2.0 in the lockfile.", "Pinned react@18.2.0 and lodash@4.17.21 in the lockfile."),
+    ("Primary: 12 GB and replica: 34 GB.", "Replica: 34 GB and primary: 12 GB."),
+    ("CPU is 12% whilst memory is 34%.", "Memory is 34% whilst CPU is 12%."),
+])
+def test_figures_joined_or_clauses_reordered_whole_are_accepted(before, after):
+    assert_accepted(_rewrite(before, after), "lossless")

@@ -126,6 +126,7 @@ UNIT_NAMES: dict[bytes, tuple[bytes, ...]] = {
     b"deg": (b"deg", b"degree", b"degrees"),
     # a count of repeats is a unit too: "Retry 3 times" -> "Retry 3 s" changed it (red team 118, F08)
     b"times": (b"times",),
+    b"kelvin": (b"kelvin", b"kelvins"),  # (red team 119, F04: "30 degrees C" -> "30 kelvin")
     b"permille": (b"\xe2\x80\xb0",),
     b"km": (b"km", b"kilometer", b"kilometers", b"kilometre", b"kilometres"),
     b"mi": (b"mile", b"miles"),

@@ -4303,6 +4303,7 @@ class _Check:
         # source -> how many figures were searched for in its keys, or (past _FEW_FIGURES) every
         # figure its keys give a unit -> those units
         keyed: dict[str, int | dict[bytes, set[bytes]]] = {}
+        headed: dict[str, dict[bytes, set[bytes]]] = {}  # source -> figure -> its tables' header units
         for block, stated, sources, rewritten in stating:
             for h, text in sources:
                 if h not in read:
@@ -4318,16 +4319,36 @@ class _Check:
                     # and the unit a key or a header gives the figure ("timeout_ms": 300,
                     # "timeout (seconds): 30"), asked only of a figure not grounded with its unit
                     # (a few figures searched for one by one, more read off one pass: F16's quadratic case)
+                    # (a figure of many occurrences too: F23)
                     for h, _ in sources:
                         found = keyed.get(h)
                         if found is None or type(found) is int and found < _FEW_FIGURES:
-                            keyed[h] = (found or 0) + 1
-                            sources_say |= _key_units_of_figure(as_read[h], figure)
-                            continue
-                        if type(found) is int:
+                            units = _key_units_of_figure(as_read[h], figure)
+                            if units is not None:
+                                keyed[h] = (found or 0) + 1
+                                sources_say |= units
+                                continue
+                        if type(found) is not dict:
                             found = keyed[h] = _key_units_of_figures(as_read[h])
                         sources_say |= found.get(figure, set())
+                    # and a markdown table's header ("| service | timeout (s) |": F14), each
+                    # source's tables read once
+                    for h, _ in sources:
+                        columns = headed.get(h)
+                        if columns is None:
+                            columns = headed[h] = _header_units(as_read[h]) if b"|" in as_read[h] and b"-" in as_read[h] else {}
+                        sources_say |= columns.get(figure, set())
+                    if _KEY_MIN in sources_say:
+                        # a key's "min": minutes against a period stated, else a minimum (F06)
+                        sources_say.discard(_KEY_MIN)
+                        if any(u in _PERIODS for u in names):
+                            sources_say.add(b"min")
                 if not sources_say or _units_given(names, sources_say) or (block.id, figure.decode()) in reported:
+                    continue
+                if (all(u == b"times" or _units_given((u,), sources_say) for u in names)
+                        and any(_written_bare(as_read[h], figure) for h, _ in sources)):
+                    # a count ("3 times") of a figure a source writes bare ("retries=3") is that
+                    # figure, whatever unit another mention of it has ("backoff 3 s": red team 119, F05)
                     continue
                 unit = min(u for u in names if not _units_given((u,), sources_say)).decode()
                 invariant = "I2" if rewritten and not block.derived else "I1"
@@ -12338,7 +12359,8 @@ def _figures_by_context(table: FactTable, rows: list[int], figures: list[bytes],
 # blank ("db-01 has 12 GB, db-02 has 34 GB": two clauses; "1,000" and "1.5" stay one figure),
 # or a conjunction joining two clauses ("the primary has 12 GB free and the replica has 34 GB
 # free", "primary (12 GB) and replica (34 GB)": red team 118, F03 and F06)
-_UNIT_BREAK = re.compile(rb"\n|[.;!?](?=\s|$)|,(?=\s)|\s(?:and|but|while|whereas)(?=\s)")
+# (and "whilst", "although", "though", "yet", "&": red team 119, F16)
+_UNIT_BREAK = re.compile(rb"\n|[.;!?](?=\s|$)|,(?=\s)|\s(?:and|but|while|whilst|whereas|although|though|yet|&)(?=\s)")
 # a unit holding more figures than this names none of them (a line of measurements pairs every
 # word with every figure: the pairs stay linear in the text)
 _NAMED_FIGURES = 4
@@ -12350,18 +12372,43 @@ on at by for from with and or but not no as it its this that these those there h
 so if into onto about per each every all any some my our your their his her we you they he she i
 me us them also now just only off via vs""".split())
 # (not "before" / "after", "up" / "down", "in" / "out", "over" / "under": each names one side of a
-# measurement, "Latency before: 120 ms; after: 34 ms", red team 118, F04)
+# measurement, "Latency before: 120 ms; after: 34 ms", red team 118, F04; but these, as
+# prepositions before a figure, "retry after 30 s; time out in 60 s", name nothing: a name only
+# as a label, _labels, red team 119, F07)
+_SIDES = frozenset(b"before after in out over under".split())
 
 
-def _joins_figures(lowered: bytes, fig_ends: list[int], at: int) -> bool:
-    """Does a conjunction at ``at`` stand right after a figure, or a figure and one word (its
-    unit: ``12 GB and``), so that it joins figures rather than clauses?"""
+def _labels(lowered: bytes, a: int, b: int) -> bool:
+    """Is the word ``lowered[a:b]`` a label: followed by ``:``, ``=`` or a table cell's ``|``, or
+    first on its line or in its cell (list and quote marks before it)?"""
+    j, n = b, len(lowered)
+    while j < n and lowered[j] in b" \t*_`":
+        j += 1
+    if j < n and lowered[j] in b":=|":
+        return True
+    while a > 0 and lowered[a - 1] in b" \t*_`>#-+":
+        a -= 1
+    return a == 0 or lowered[a - 1] in b"\n|"
+
+
+def _joins_figures(lowered: bytes, fig_ends: list[int], fig_starts: list[int], at: int, end: int) -> bool:
+    """Does a conjunction from ``at`` to ``end`` stand right after a figure, or a figure and one
+    word (its unit: ``12 GB and``), and right before the word of the next figure (``and 34
+    GB``, ``and react@18.2.0``), so that it joins figures rather than clauses? A name after it
+    starts a clause (red team 119, F01: ``Primary: 12 GB and replica: 34 GB`` with the names
+    swapped was accepted)."""
     k = bisect.bisect_right(fig_ends, at) - 1
-    return k >= 0 and _UNIT_ONLY.fullmatch(lowered, fig_ends[k], at) is not None
+    if k < 0 or _UNIT_ONLY.fullmatch(lowered, fig_ends[k], at) is None:
+        return False
+    n = bisect.bisect_left(fig_starts, end)
+    return n < len(fig_starts) and _FIGURES_WORD.fullmatch(lowered, end, fig_starts[n]) is not None
 
 
 # what may stand between a figure and a conjunction that joins it to the next figure
 _UNIT_ONLY = re.compile(rb"[ \t]*[a-z%]{0,12}")
+# what may stand between that conjunction and the next figure: blanks, then the start of its word
+# ("$", "react@", "v")
+_FIGURES_WORD = re.compile(rb"[ \t]+[^\s]{0,24}")
 
 
 def _figure_label(table: FactTable, row: int, lowered: bytes) -> tuple[bytes, bytes]:
@@ -12385,9 +12432,10 @@ def _figures_by_name(table: FactTable, rows: list[int],
     # (a conjunction right after a figure, or its unit, joins figures, not clauses:
     # "lodash@4.17.21 and react@18.2.0 in the lockfile", "sizes 12 GB and 34 GB on the primary"
     # are one statement each, reordered freely)
-    ends_sorted = sorted(fig_ends.tolist())
+    ends_sorted, starts_sorted = sorted(fig_ends.tolist()), sorted(fig_starts.tolist())
     found = [(m.start(), m.group() == b",") for m in _UNIT_BREAK.finditer(lowered)
-             if len(m.group()) == 1 or m.group()[:1] not in b" \t\r\n" or not _joins_figures(lowered, ends_sorted, m.start())]
+             if len(m.group()) == 1 or m.group()[:1] not in b" \t\r\n"
+             or not _joins_figures(lowered, ends_sorted, starts_sorted, m.start(), m.end())]
     breaks = np.array([at for at, _ in found], dtype=np.int64)
     fig_unit = np.searchsorted(breaks, fig_starts, side="left").tolist()
     by_unit: dict[int, list[tuple[bytes, bytes]]] = {}
@@ -12423,7 +12471,7 @@ def _figures_by_name(table: FactTable, rows: list[int],
     named: dict[int, int] = {}
     for a, b, unit in zip(w_starts[keep].tolist(), w_ends[keep].tolist(), w_unit[keep].tolist()):
         word = lowered[a:b]
-        if word in _NO_NAME or named.get(unit, 0) >= _NAMES_A_UNIT:
+        if word in _NO_NAME or named.get(unit, 0) >= _NAMES_A_UNIT or word in _SIDES and not _labels(lowered, a, b):
             continue
         named[unit] = named.get(unit, 0) + 1
         out.setdefault(word, set()).update(by_unit[unit])
@@ -12920,7 +12968,7 @@ _UNITS = {spelling: name for name, spellings in UNIT_NAMES.items() for spelling 
 # column's too, one line break, a hyphen as in "30-minute", markdown emphasis or code marks);
 # a unit glued to the figure ("26%", "30s") is part of the number's fact
 _UNIT_GAP = UNIT_GAP_RUN
-_UNIT_WORD = rb"([A-Za-z]+|%|\xc2\xb5s|\xce\xbcs|\xc2\xb0[CFcf]|\xe2\x84[\x83\x89]|\xe2\x80\xb0)(?![0-9A-Za-z_])"
+_UNIT_WORD = rb"([A-Za-z]+|%|\xc2\xb5s|\xce\xbcs|\xc2[\xb0\xba][ \t]?[CFcf]|\xe2\x84[\x83\x89]|\xe2\x80\xb0)(?![0-9A-Za-z_])"
 # a rate: "40 MB/s", "100 req/s", "100 requests per minute"
 _UNIT_RATE = rb"(?:(?:[ \t]*/[ \t]*|[ \t]+[Pp][Ee][Rr][ \t]+)" + _UNIT_WORD + rb")?"
 # or a rate of nothing named, "/" right after the figure ("100/h", "$5/month": red team 118, F27;
@@ -12930,7 +12978,10 @@ _UNIT_TAIL = (rb"(?:" + _UNIT_GAP + _UNIT_WORD + _UNIT_RATE
 _UNIT_AFTER_FIGURE = re.compile(_UNIT_TAIL)
 # a terminal's escape sequences: CSI (colours, "\x1b[1m"), a character set chosen ("\x1b(B", which
 # tput sgr0 writes), and OSC ended by BEL or ST (an OSC 8 hyperlink): red team 118, F18
-_ANSI_SEQUENCE = re.compile(rb"\x1b\[[0-?]*[ -/]*[@-~]|\x1b[()*+][0-9A-Za-z]|\x1b\][^\x07\x1b]{0,2048}(?:\x07|\x1b\\)")
+# (red team 119, F13: and any other: an intermediate's ("\x1b(B"), a string's of any length (OSC,
+# DCS "\x1bP...\x1b\\", SOS, PM, APC; possessive, so linear), a two-byte one ("\x1b=", "\x1b7"))
+_ANSI_SEQUENCE = re.compile(rb"\x1b\[[0-?]*[ -/]*[@-~]|\x1b[ -/]+[0-~]|\x1b[P\]X^_][^\x07\x1b]*+(?:\x07|\x1b\\)"
+                            rb"|\x1b[0-~]")
 
 
 # the unit a figure gets where it had none, as a unit change's evidence names it
@@ -12942,6 +12993,8 @@ def _unit_named(word: bytes, per: bytes | None) -> bytes | None:
     things counted (``100 req/min``, ``5 ops/s``) is named by what it counts however that is
     written (:func:`_counted`): ``requests/min`` and ``requests per minute`` say ``req/min``
     again (red team 117, F13), and ``errors/min`` does not."""
+    if word[:1] == b"\xc2" and word[1:2] in b"\xb0\xba" and len(word) >= 3:
+        word = b"\xc2\xb0" + word[-1:]  # ("° F", "ºF" with the ordinal sign: "°F"; red team 119, F04)
     unit = _UNITS.get(_unit_spelling(word))
     if per is not None and (per_unit := _UNITS.get(_unit_spelling(per))) is not None:
         return (unit or _counted(word)) + b"/" + per_unit
@@ -13002,14 +13055,24 @@ _WORD_THEN_UNIT = re.compile(rb"[ \t]+([A-Za-z]{2,16})(?![0-9A-Za-z_])")
 
 
 # the scale after "degrees": "30 degrees C", "30 deg Fahrenheit" (red team 117, F07)
-_DEGREE_SCALE = re.compile(rb"[ \t]+([CcFf]|(?i:celsius|fahrenheit))(?![0-9A-Za-z_])")
+# (or in brackets, "30 degrees (F)", or after "deg.": red team 119, F04)
+_DEGREE_SCALE = re.compile(rb"[ \t]*[(\[]?[ \t]*([CcFf]|(?i:celsius|fahrenheit))[ \t]*[)\]]?(?![0-9A-Za-z_])")
+
+
+# "N times a/an/each/every <period>": a rate, as "N times per <period>" (red team 119, F05)
+_TIMES_A_PERIOD = re.compile(rb"[ \t]+(?i:a|an|each|every|per)[ \t]+([A-Za-z]{1,16})(?![0-9A-Za-z_])")
+# the units that are a period of time (a rate's "per ...")
+_PERIODS = frozenset((b"ns", b"us", b"ms", b"s", b"min", b"m", b"h", b"d", b"w", b"mo", b"y"))
 
 
 def _degrees_scale(text: bytes, end: int) -> tuple[bytes | None, int]:
     """The unit of ``degrees`` ending at ``end`` of ``text``: the scale named after it (its
     name and end), else None (an angle, or a temperature of either scale, says no unit)."""
-    scale = _DEGREE_SCALE.match(text, end)
-    if scale is None:
+    at = end
+    if text[end:end + 1] == b"." and text[max(0, end - 3):end].lower() == b"deg":
+        at += 1  # ("deg. F")
+    scale = _DEGREE_SCALE.match(text, at)
+    if scale is None or at == scale.start(1):  # (a letter glued to the word is none)
         return None, end
     return (b"degc" if scale.group(1)[:1] in b"Cc" else b"degf"), scale.end()
 
@@ -13026,6 +13089,11 @@ def _unit_of_match(text: bytes, m: re.Match[bytes]) -> bytes | None:
     end = m.end()
     if unit == b"deg":
         unit, end = _degrees_scale(text, m.end(1))
+    elif unit == b"times" and m.group(2) is None and (period := _TIMES_A_PERIOD.match(text, end)) is not None:
+        # "5 times a day" is the rate "5 times per day" (red team 119, F05)
+        per = _UNITS.get(_unit_spelling(period.group(1)))
+        if per in _PERIODS:
+            unit, end = b"times/" + per, period.end()
     if unit is None and m.group(2) is None and 2 <= len(m.group(1)) <= 16 and m.group(1).isalpha():
         # one word before the unit ("30 idle minutes", "30 more seconds": red team 117, F06)
         after = _WORD_THEN_UNIT.match(text, m.end(1))
@@ -13069,7 +13137,26 @@ def _unit_at(text: bytes, end: int) -> bytes | None:
 # (three patterns, each led by its literal byte, which the engine searches for: one alternation
 # of the three was tried at every byte, 0.2 ms on the rewrite benchmark's blocks)
 _MARKUP_TAG = re.compile(rb"<[A-Za-z/!][^<>\n]{0,200}>")
-_NBSP_ENTITY = re.compile(rb"&(?:nbsp|thinsp|ensp|emsp|#160|#[xX][aA]0|#820[1-2]|#8239|#[xX]200[29]|#[xX]202[fF]);")
+# an entity: numeric ones are read as the character they write (a blank's as a blank: "&#32;",
+# "&#x200A;", "&#00160;"), named ones of a blank as a blank, in any case ("&NBSP;", "&hairsp;"),
+# other named ones left be (red team 119, F13: a list of spellings missed most)
+_ENTITY = re.compile(rb"&(#[0-9]{1,8}|#[xX][0-9a-fA-F]{1,8}|[A-Za-z][A-Za-z0-9]{1,31});")
+_BLANK_ENTITIES = frozenset(b"""nbsp thinsp ensp emsp emsp13 emsp14 hairsp numsp puncsp mediumspace thinspace
+verythinspace nonbreakingspace""".split())
+_BLANK_CODES = frozenset((9, 32, 160, 0x1680, *range(0x2000, 0x200B), 0x202F, 0x205F, 0x3000))
+
+
+def _entity_read(m: re.Match[bytes]) -> bytes:
+    """What a browser shows of the entity ``m`` (``_ENTITY``), for the unit rules."""
+    body = m.group(1)
+    if body[:1] != b"#":
+        return b" " if body.lower() in _BLANK_ENTITIES else m.group()
+    code = int(body[2:], 16) if body[1:2] in (b"x", b"X") else int(body[1:])
+    if code in _BLANK_CODES:
+        return b" "
+    if 0 < code < 0x110000 and not 0xD800 <= code < 0xE000:
+        return chr(code).encode("utf-8")
+    return m.group()
 
 
 def _as_read(text: bytes) -> bytes:
@@ -13083,7 +13170,7 @@ def _as_read(text: bytes) -> bytes:
     if b"<" in text:
         text = _MARKUP_TAG.sub(b" ", text)
     if b"&" in text:
-        text = _NBSP_ENTITY.sub(b" ", text)
+        text = _ENTITY.sub(_entity_read, text)
     return text
 
 
@@ -13171,48 +13258,223 @@ def _figure_searches(figure: bytes, with_unit: bool) -> list[re.Pattern[bytes]]:
 # a key or header that names the unit of the value after it, ending right before the figure:
 # "timeout_ms": 300, TIMEOUT_SECONDS=30, timeoutMs: 300, "timeout (seconds): 30", "ttl [h] = 2"
 # (red team 117, F06). The suffix after "_", "-" or "." (two letters or more, or s, h, d), a
-# camel-case tail, or a word in brackets.
-_KEY_UNIT_BEFORE = re.compile(
-    rb"(?:[A-Za-z0-9][_.-]([A-Za-z%]{2,16}|[SsHhDd])|[a-z0-9]([A-Z][a-z]{1,15})|[(\[][ \t]*([A-Za-z%]{1,16})[ \t]*[)\]])"
-    rb"[\"']?[ \t]*[:=][ \t]*[\"']?[ \t]*$")
+# camel-case tail, or a word in brackets not glued to a word before them: "(s)" glued to a word
+# is its plural, no unit ("Attempt(s): 3"), and the word a unit if it spells one ("Retention
+# day(s): 7" is 7 days: red team 119, F27).
+# what stands between a key and its value: a quote, ":", "=" or "=>" (red team 119, F14), and then
+# an indented next line (YAML's "timeout_ms:\n  300"), a quote, a list's "[" ('"timeout_ms":
+# [300]'), a minus ("offset_ms: -300")
+_KEY_TAIL = rb"[\"']?[ \t]*(?:=>?|:)[ \t]*(?:\r?\n[ \t]+)?[\"']?[ \t]*(?:\[[ \t]*[\"']?[ \t]*)?-?"
+_KEY_UNIT = (rb"(?:[A-Za-z0-9][_.-]([A-Za-z%]{2,16}|[SsHhDd])|[a-z0-9]([A-Z][a-z]{1,15})"
+             rb"|(?<![0-9A-Za-z_])[(\[][ \t]*([A-Za-z%]{1,16})[ \t]*[)\]]|(?<![A-Za-z])([A-Za-z]{2,16})\([sS]\))"
+             + _KEY_TAIL)
+_KEY_UNIT_BEFORE = re.compile(_KEY_UNIT + rb"\Z")  # (not "$": a line break may end the text before the figure)
+# the same key before a figure, as a whole number (its group 5), for one pass over a text dense
+# in keys (more than one ":" or "=" in _KEYS_DENSE bytes)
+_KEY_UNIT_FIGURE = re.compile(_KEY_UNIT + rb"([0-9](?:[.,]?[0-9])*)(?![0-9]|[.,][0-9])")
+_KEYS_DENSE = 48
+# the unit a key's "min" names, which is minutes or a minimum ("timeout_min: 5", "memory_min:
+# 512"): minutes only against a period stated (red team 119, F06; _check_units_grounded)
+_KEY_MIN = b"min?"
+# the most occurrences of a figure :func:`_key_units_of_figure` reads (more: one pass over the
+# text's keys, _key_units_of_figures; red team 119, F23: a key looked for at each of 100,000
+# occurrences of "1" took a second)
+_KEY_LOOKS = 32
 
 
-def _key_units_of_figure(text: bytes, figure: bytes) -> set[bytes]:
+def _key_units_of_figure(text: bytes, figure: bytes) -> set[bytes] | None:
     """The units (``_UNITS``' names) the keys or headers of ``text`` give the number ``figure``
     where it stands as a whole number right after one (``"timeout_ms": 300``, ``timeout
     (seconds): 30``): a unit written before the figure, where a reader of a config or a table
-    takes it (red team 117, F06). ``degrees`` names no scale, here as after a figure."""
+    takes it (red team 117, F06). ``degrees`` names no scale, here as after a figure. None
+    past ``_KEY_LOOKS`` occurrences of the figure (the caller reads the text's keys in one
+    pass then)."""
     out: set[bytes] = set()
+    looks = 0
     for pattern in _figure_searches(figure, False):
         for m in pattern.finditer(text):
+            looks += 1
+            if looks > _KEY_LOOKS:
+                return None
             at = m.start()
             if not (at and text[at - 1] in _FIGURE_GLUE) and (unit := _key_unit_before(text, at)) is not None:
                 out.add(unit)
     return out
 
 
+# the most occurrences of a figure :func:`_written_bare` reads (past them: not found, so a count is
+# asked of its units, as before; fail closed)
+_BARE_LOOKS = 64
+
+
+def _written_bare(text: bytes, figure: bytes) -> bool:
+    """Does ``text`` write the number ``figure`` as a whole number with no unit after it and no
+    key's unit before it (``retries=3``, ``Retries: 3``)? A count in ``times`` is grounded by
+    it (red team 119, F05). At most ``_BARE_LOOKS`` occurrences are read."""
+    looks = 0
+    for pattern in _figure_searches(figure, False):
+        for m in pattern.finditer(text):
+            at = m.start()
+            if at and text[at - 1] in _FIGURE_GLUE or text[at - 1:at] == b",":
+                continue
+            if _unit_at(text, m.end()) is None and _key_unit_before(text, at) is None:
+                return True
+            looks += 1
+            if looks >= _BARE_LOOKS:
+                return False
+    return False
+
+
 def _key_unit_before(text: bytes, at: int) -> bytes | None:
     """The unit a key or header ending right before offset ``at`` of ``text`` names, within its
     line and 80 bytes (``_KEY_UNIT_BEFORE``), or None."""
-    line = text.rfind(b"\n", max(0, at - 80), at) + 1
+    j = at
+    while j > 0 and text[j - 1] in _KEY_TAIL_BYTES:
+        j -= 1
+    if j and text[j - 1] == 44 and at > 1:  # (","): a later item of a list after a key, "timeout_ms: 300, 400"
+        lo = max(0, at - _KEY_LIST)
+        while j > lo and text[j - 1] in _LIST_BYTES:
+            j -= 1
+        if not j or text[j - 1] not in b":=>":
+            return None
+        first = j
+        while first < at and text[first] in _KEY_TAIL_BYTES:
+            first += 1
+        if first >= at or _LIST_BETWEEN.fullmatch(text, first, at) is None:
+            return None
+        return _key_unit_before(text, first)
+    if not j or text[j - 1] not in b":=>":
+        return None  # (no key's ":" or "=" right before the figure: most figures, one look)
+    line = text.rfind(b"\n", max(0, j - 80), j) + 1  # (the key's line: a value may be on the next)
     found = _KEY_UNIT_BEFORE.search(text, max(line, at - 80), at)
-    if found is None:
+    return None if found is None else _key_unit_of(text, found)
+
+
+_KEY_TAIL_BYTES = frozenset(b" \t\"'[-\r\n")
+# a list of figures after a key ("timeout_ms: 300, 400": red team 119, F14): its bytes, what
+# stands from its first figure to a later one, the next item, and how far from the key an item is read
+_LIST_BYTES = frozenset(b"0123456789.,- \t\"'[\r\n")
+_LIST_BETWEEN = re.compile(rb"(?:[0-9](?:[.,]?[0-9])*[\"']?[ \t]*,[ \t]*[\"']?[ \t]*-?)+")
+_LIST_NEXT = re.compile(rb"[\"']?[ \t]*,[ \t]*[\"']?[ \t]*-?([0-9](?:[.,]?[0-9])*)(?![0-9]|[.,][0-9])")
+_KEY_LIST = 256
+# "per" before a key's last word: the word is a rate's period ("rate_per_hour", "requestsPerSecond")
+_PER = frozenset((b"per",))
+
+
+def _key_unit_of(text: bytes, found: re.Match[bytes]) -> bytes | None:
+    """The unit a match of ``_KEY_UNIT`` names: its suffix, camel-case tail or bracketed word's
+    (``degrees`` none), a rate of nothing named after "per" (``rate_per_hour``: ``count/h``), and
+    a bare ``min`` ``_KEY_MIN`` (minutes or a minimum: red team 119, F06)."""
+    k = 1 if found.group(1) is not None else 2 if found.group(2) is not None else 3 if found.group(3) is not None else 4
+    word = found.group(k)
+    unit = _UNITS.get(word.lower())
+    if unit is None or unit == b"deg":
         return None
-    unit = _UNITS.get((found.group(1) or found.group(2) or found.group(3)).lower())
-    return None if unit == b"deg" else unit
+    start = found.start(k)
+    if k == 1 and text[max(0, start - 4):start - 1].lower() in _PER or k == 2 and text[max(0, start - 3):start].lower() in _PER:
+        return b"count/" + unit if unit in _PERIODS else None
+    if k <= 2 and word.lower() == b"min":
+        return _KEY_MIN
+    return unit
 
 
-# a figure right after a key's ":" or "=" (and a quote), as a whole number
-_KEYED_FIGURE = re.compile(rb"[:=][ \t]*[\"']?[ \t]*([0-9](?:[.,]?[0-9])*)(?![0-9]|[.,][0-9])")
+# a markdown table's rule line ("|---|:--:|"), the line after its header
+_TABLE_RULE = re.compile(rb"^[ \t]*\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*\r?$", re.M)
+# a cell that holds one figure (and a minus)
+_CELL_FIGURE = re.compile(rb"[ \t]*-?([0-9](?:[.,]?[0-9])*)[ \t]*")
+
+
+def _cells(line: bytes) -> list[bytes]:
+    """The cells of a markdown table's row ``line``."""
+    line = line.strip(b" \t\r")
+    return line[line[:1] == b"|":len(line) - (line[-1:] == b"|")].split(b"|")
+
+
+def _header_cell_unit(cell: bytes) -> bytes | None:
+    """The unit a table header's cell names: as a key would (``timeout (s)``, ``timeout_ms``),
+    or a unit's spelling of two letters or more alone (``seconds``, ``ms``)."""
+    cell = cell.strip(b" \t*_`")
+    if len(cell) >= 2 and cell.isalpha() and (unit := _UNITS.get(cell.lower())) is not None:
+        return None if unit == b"deg" else unit
+    keyed = cell + b":"
+    found = _KEY_UNIT_BEFORE.search(keyed)
+    return None if found is None else _key_unit_of(keyed, found)
+
+
+def _header_units(text: bytes) -> dict[bytes, set[bytes]]:
+    """Each figure that stands alone in a cell of a markdown table of ``text`` -> the units its
+    column's header names (``| service | timeout (s) |``: red team 119, F14). Each row is read
+    once, for the rule above it: linear in the text."""
+    out: dict[bytes, set[bytes]] = {}
+    n = len(text)
+    for rule in _TABLE_RULE.finditer(text):
+        if rule.start() < 2:
+            continue
+        header_start = text.rfind(b"\n", 0, rule.start() - 1) + 1
+        units = [_header_cell_unit(c) for c in _cells(text[header_start:rule.start() - 1])]
+        if not any(units):
+            continue
+        at = rule.end() + 1
+        while at < n:
+            end = text.find(b"\n", at)
+            end = n if end < 0 else end
+            row = text[at:end]
+            if b"|" not in row:
+                break
+            for unit, cell in zip(units, _cells(row)):
+                if unit is not None and (figure := _CELL_FIGURE.fullmatch(cell)) is not None:
+                    out.setdefault(_figure_number(figure.group(1)), set()).add(unit)
+            at = end + 1
+    return out
 
 
 def _key_units_of_figures(text: bytes) -> dict[bytes, set[bytes]]:
-    """:func:`_key_units_of_figure` of every figure of ``text`` at once (its keys, in one pass)."""
+    """:func:`_key_units_of_figure` of every figure of ``text`` at once (its keys, in one pass:
+    each figure after a ":" or "=", its key read once for each text before it, so a text of
+    100,000 figures of one key reads it once: red team 119, F23)."""
     out: dict[bytes, set[bytes]] = {}
+    if (text.count(b":") + text.count(b"=")) * _KEYS_DENSE > len(text):
+        # (a text dense in keys: one search of key and figure, ~0.25 us a byte, where a look a
+        # ":" costs 3-12 us: F23's "a_b: 1 " x 100,000)
+        known: dict[bytes, bytes | None] = {}  # a key (and the 4 bytes before it: "per_") -> its unit
+        for m in _KEY_UNIT_FIGURE.finditer(text):
+            key = text[max(0, m.start() - 4):m.start(5)]
+            unit = known.get(key, _NO_UNIT)
+            if unit is _NO_UNIT:
+                unit = known[key] = _key_unit_of(text, m)
+            if unit is not None:
+                out.setdefault(_figure_number(m.group(5)), set()).add(unit)
+                _key_list_items(text, m.start(5), m.end(5), unit, out)
+        return out
+    seen: dict[bytes, bytes | None] = {}  # the text a key may be read from -> its unit
     for m in _KEYED_FIGURE.finditer(text):
-        if (unit := _key_unit_before(text, m.start(1))) is not None:
+        at = m.start(1)
+        line = text.rfind(b"\n", max(0, m.start() - 80), m.start()) + 1
+        before = text[max(line, at - 80):at]
+        unit = seen.get(before, _NO_UNIT)
+        if unit is _NO_UNIT:
+            found = _KEY_UNIT_BEFORE.search(before)
+            unit = seen[before] = None if found is None else _key_unit_of(before, found)
+        if unit is not None:
             out.setdefault(_figure_number(m.group(1)), set()).add(unit)
+            _key_list_items(text, m.start(1), m.end(1), unit, out)
     return out
+
+
+def _key_list_items(text: bytes, start: int, at: int, unit: bytes, out: dict[bytes, set[bytes]]) -> None:
+    """Give ``unit`` to the figures of a list after a key's first one (from ``start`` to
+    ``at``), as far as :func:`_key_unit_before` reads them (the key's ":" at most ``_KEY_LIST``
+    bytes before each)."""
+    while start and text[start - 1] in _KEY_TAIL_BYTES:
+        start -= 1  # (to the end of the key's ":", "=" or "=>")
+    while (item := _LIST_NEXT.match(text, at)) is not None and item.start(1) - start <= _KEY_LIST:
+        out.setdefault(_figure_number(item.group(1)), set()).add(unit)
+        at = item.end()
+
+
+# a figure right after a key's ":" or "=" (and a quote), as a whole number
+_KEYED_FIGURE = re.compile(rb"[:=]>?[ \t]*(?:\r?\n[ \t]+)?[\"']?[ \t]*(?:\[[ \t]*[\"']?[ \t]*)?-?"
+                           rb"([0-9](?:[.,]?[0-9])*)(?![0-9]|[.,][0-9])")
 
 
 def _thousands_grouped(figure: bytes) -> bytes:
