@@ -5753,8 +5753,8 @@ class _Check:
                 reqs: dict[Any, Any] = {}
                 found = self._traded_value(
                     new_facts, old_facts,
-                    lambda r, t=new_facts.table, o=old_facts.table.data: not _in_same_requirement(t, r, o, reqs),
-                    lambda r, t=old_facts.table, o=new_facts.table.data: not _in_same_requirement(t, r, o, reqs))
+                    lambda r, t=new_facts.table, o=old_facts.table.data, q=reqs: not _in_same_requirement(t, r, o, q),
+                    lambda r, t=old_facts.table, o=new_facts.table.data, q=reqs: not _in_same_requirement(t, r, o, q))
             if found is None:
                 continue
             if covered is None:
@@ -11849,9 +11849,7 @@ def _code_spans_asked(table: Any) -> list[int]:
         # (or a verb of doing right before it, after a negation or a subject: "Never run `A`",
         # "We never run `A`" - red team 118, F01: a clause opening with its negation asked nothing)
         if ((words[:1] and words[0] in _DOING) or _DOING.intersection(words[-2:])
-                or _REQUESTING.intersection(words[-_CLAUSE_WORDS:])):
-            out.append(r)
-        elif _span_denied_or_done(data, s, window, cut, words):
+                or _REQUESTING.intersection(words[-_CLAUSE_WORDS:]) or _span_denied_or_done(data, s, window, cut, words)):
             out.append(r)
     return out
 
@@ -13379,7 +13377,7 @@ def _key_unit_of(text: bytes, found: re.Match[bytes]) -> bytes | None:
 
 
 # a markdown table's rule line ("|---|:--:|"), the line after its header
-_TABLE_RULE = re.compile(rb"^[ \t]*\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*\r?$", re.M)
+_TABLE_RULE = re.compile(rb"^[ \t]*\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*\r?$", re.MULTILINE)
 # a cell that holds one figure (and a minus)
 _CELL_FIGURE = re.compile(rb"[ \t]*-?([0-9](?:[.,]?[0-9])*)[ \t]*")
 
