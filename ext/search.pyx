@@ -1107,9 +1107,16 @@ cdef offset_t letters_from(const byte_t* s, offset_t n, offset_t at, offset_t mo
     return at
 
 
+cdef bint spelling_at(const byte_t* s, offset_t n, offset_t r, offset_t least) noexcept nogil:
+    """Is a unit's spelling of letters (``least`` of them or more, a whole word) at ``r``?"""
+    cdef offset_t w = letters_from(s, n, r, MAX_SPELLING)
+    return (w - r >= least and w - r <= MAX_SPELLING and (w >= n or not is_word_byte(s[w]))
+            and spelled(s + r, w - r, True))
+
+
 cdef bint unit_after(const byte_t* s, offset_t n, offset_t i) noexcept nogil:
     """Does a unit follow the digit at ``i`` (the module doc of the reference)?"""
-    cdef offset_t g = i + 1, lines = 0, w, r, w2
+    cdef offset_t g = i + 1, lines = 0, w, r
     cdef byte_t c
     # a rate of nothing named: blanks as written, "/", blanks, a spelling of letters ("100/h",
     # "$5/month": red team 118, F27)
@@ -1120,9 +1127,7 @@ cdef bint unit_after(const byte_t* s, offset_t n, offset_t i) noexcept nogil:
         r += 1
         while r < n and is_blank(s[r]):
             r += 1
-        w2 = letters_from(s, n, r, MAX_SPELLING)
-        if (r < w2 and w2 - r <= MAX_SPELLING and (w2 >= n or not is_word_byte(s[w2]))
-                and spelled(s + r, w2 - r, True)):
+        if spelling_at(s, n, r, 1):
             return True
     if not UNIT_GAP[s[g]]:
         return False  # (a unit glued to the figure is part of the number's fact)
@@ -1147,9 +1152,7 @@ cdef bint unit_after(const byte_t* s, offset_t n, offset_t i) noexcept nogil:
         r = w
         while r < n and is_blank(s[r]):
             r += 1
-        w2 = letters_from(s, n, r, MAX_SPELLING)
-        if (w2 - r >= 2 and w2 - r <= MAX_SPELLING and (w2 >= n or not is_word_byte(s[w2]))
-                and spelled(s + r, w2 - r, True)):
+        if spelling_at(s, n, r, 2):
             return True
     # a rate: the word, "/" or "per" (blanks as written), a unit's spelling
     r = w
@@ -1166,9 +1169,7 @@ cdef bint unit_after(const byte_t* s, offset_t n, offset_t i) noexcept nogil:
             r += 1
     else:
         return False
-    w2 = letters_from(s, n, r, MAX_SPELLING)
-    return (r < w2 and w2 - r <= MAX_SPELLING and (w2 >= n or not is_word_byte(s[w2]))
-            and spelled(s + r, w2 - r, True))
+    return spelling_at(s, n, r, 1)
 
 
 cdef inline bint may_hold_a_digit(const byte_t* s) noexcept nogil:

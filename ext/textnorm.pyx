@@ -242,7 +242,12 @@ cdef bint same_without_space_bytes(const unsigned char* a, Py_ssize_t na,
         j += 1
 
 
-def same_without_spaces(a, b):
+# a test of one pair of texts, read without the GIL
+ctypedef bint (*pair_test)(const unsigned char*, Py_ssize_t, const unsigned char*, Py_ssize_t) noexcept nogil
+
+
+cdef cnp.ndarray each_pair(a, b, pair_test test):
+    """``test`` of each pair of ``a`` and ``b`` (lists of bytes), into a bool array."""
     check_byte_pairs(a, b)
     # the snapshots keep every text alive while it is read without the GIL, and are what is
     # checked (a list subclass may iterate other items the second time)
@@ -264,9 +269,13 @@ def same_without_spaces(a, b):
         length[2 * i + 1] = PyBytes_GET_SIZE(keep_b[i])
     with nogil:
         for i in range(n):
-            p_out[i] = same_without_space_bytes(<const unsigned char*>p[2 * i], length[2 * i],
-                                                <const unsigned char*>p[2 * i + 1], length[2 * i + 1])
+            p_out[i] = test(<const unsigned char*>p[2 * i], length[2 * i],
+                            <const unsigned char*>p[2 * i + 1], length[2 * i + 1])
     return out
+
+
+def same_without_spaces(a, b):
+    return each_pair(a, b, same_without_space_bytes)
 
 
 cdef inline bint is_word(unsigned char c) noexcept nogil:
@@ -314,25 +323,4 @@ cdef bint same_words_bytes(const unsigned char* a, Py_ssize_t na,
 
 
 def same_words(a, b):
-    check_byte_pairs(a, b)
-    cdef tuple keep_a = tuple(a), keep_b = tuple(b)
-    check_byte_pairs(keep_a, keep_b)
-    cdef Py_ssize_t n = len(keep_a), i
-    cdef cnp.ndarray out = np.empty(n, dtype=np.bool_)
-    if n == 0:
-        return out
-    cdef cnp.ndarray pointers = np.empty(2 * n, dtype=np.uintp)
-    cdef cnp.ndarray lengths = np.empty(2 * n, dtype=np.intp)
-    cdef size_t* p = <size_t*>cnp.PyArray_DATA(pointers)
-    cdef Py_ssize_t* length = <Py_ssize_t*>cnp.PyArray_DATA(lengths)
-    cdef unsigned char* p_out = <unsigned char*>cnp.PyArray_DATA(out)
-    for i in range(n):
-        p[2 * i] = <size_t>PyBytes_AS_STRING(keep_a[i])
-        length[2 * i] = PyBytes_GET_SIZE(keep_a[i])
-        p[2 * i + 1] = <size_t>PyBytes_AS_STRING(keep_b[i])
-        length[2 * i + 1] = PyBytes_GET_SIZE(keep_b[i])
-    with nogil:
-        for i in range(n):
-            p_out[i] = same_words_bytes(<const unsigned char*>p[2 * i], length[2 * i],
-                                        <const unsigned char*>p[2 * i + 1], length[2 * i + 1])
-    return out
+    return each_pair(a, b, same_words_bytes)
