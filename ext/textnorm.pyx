@@ -213,15 +213,25 @@ cdef inline bint is_space(unsigned char c) noexcept nogil:
     return c == 32 or 9 <= c <= 13
 
 
-cdef bint same_without_space_bytes(const unsigned char* a, Py_ssize_t na,
-                                   const unsigned char* b, Py_ssize_t nb) noexcept nogil:
+cdef inline bint is_word(unsigned char c) noexcept nogil:
+    return (0x30 <= c <= 0x39) or (0x61 <= (c | 0x20) <= 0x7A) or c == 0x5F or c >= 0x80
+
+
+cdef bint same_after_spaces(const unsigned char* a, Py_ssize_t na,
+                            const unsigned char* b, Py_ssize_t nb, bint words) noexcept nogil:
     # Equal bytes are taken in pairs, eight at a time while they last (a re-indented text is
     # equal runs between its lines' starts); where they differ, spaces either side are passed
     # and the next bytes must be equal. Taking an equal pair is always right: after equal
     # prefixes with their spaces deleted, the next byte that is no space on each side is that
     # pair's, or both are spaces.
-    cdef Py_ssize_t i = 0, j = 0
+    # ``words``: and at each pair of word bytes after a word byte (spaces between aside) a
+    # space right before it on both sides or on neither. An equal block (and the byte after
+    # one) has the same byte before it on both sides, so only a pair taken after spaces were
+    # passed on one side can split or join a word: read there alone, by looking back for the
+    # last byte that is no space.
+    cdef Py_ssize_t i = 0, j = 0, k
     cdef uint64_t x, y
+    cdef unsigned char c
     while True:
         while i + 8 <= na and j + 8 <= nb:
             memcpy(&x, a + i, 8)
@@ -236,10 +246,27 @@ cdef bint same_without_space_bytes(const unsigned char* a, Py_ssize_t na,
             j += 1
         if i == na or j == nb:
             return i == na and j == nb
-        if a[i] != b[j]:
+        c = a[i]
+        if c != b[j]:
             return False
+        if (words and is_word(c) and (i > 0 and is_space(a[i - 1])) != (j > 0 and is_space(b[j - 1]))):
+            k = i - 1
+            while k >= 0 and is_space(a[k]):
+                k -= 1
+            if k >= 0 and is_word(a[k]):
+                return False
         i += 1
         j += 1
+
+
+cdef bint same_without_space_bytes(const unsigned char* a, Py_ssize_t na,
+                                   const unsigned char* b, Py_ssize_t nb) noexcept nogil:
+    return same_after_spaces(a, na, b, nb, False)
+
+
+cdef bint same_words_bytes(const unsigned char* a, Py_ssize_t na,
+                           const unsigned char* b, Py_ssize_t nb) noexcept nogil:
+    return same_after_spaces(a, na, b, nb, True)
 
 
 # a test of one pair of texts, read without the GIL
@@ -276,50 +303,6 @@ cdef cnp.ndarray each_pair(a, b, pair_test test):
 
 def same_without_spaces(a, b):
     return each_pair(a, b, same_without_space_bytes)
-
-
-cdef inline bint is_word(unsigned char c) noexcept nogil:
-    return (0x30 <= c <= 0x39) or (0x61 <= (c | 0x20) <= 0x7A) or c == 0x5F or c >= 0x80
-
-
-cdef bint same_words_bytes(const unsigned char* a, Py_ssize_t na,
-                           const unsigned char* b, Py_ssize_t nb) noexcept nogil:
-    # same_without_space_bytes, and at each pair of word bytes after a word byte (spaces
-    # between aside) a space right before it on both sides or on neither. An equal block (and
-    # the byte after one) has the same byte before it on both sides, so only a pair taken
-    # after spaces were passed on one side can split or join a word: read there alone, by
-    # looking back for the last byte that is no space.
-    cdef Py_ssize_t i = 0, j = 0, k
-    cdef uint64_t x, y
-    cdef unsigned char c
-    cdef bint sa, sb
-    while True:
-        while i + 8 <= na and j + 8 <= nb:
-            memcpy(&x, a + i, 8)
-            memcpy(&y, b + j, 8)
-            if x != y:
-                break
-            i += 8
-            j += 8
-        while i < na and is_space(a[i]):
-            i += 1
-        while j < nb and is_space(b[j]):
-            j += 1
-        if i == na or j == nb:
-            return i == na and j == nb
-        c = a[i]
-        if c != b[j]:
-            return False
-        sa = i > 0 and is_space(a[i - 1])
-        sb = j > 0 and is_space(b[j - 1])
-        if sa != sb and is_word(c):
-            k = i - 1
-            while k >= 0 and is_space(a[k]):
-                k -= 1
-            if k >= 0 and is_word(a[k]):
-                return False
-        i += 1
-        j += 1
 
 
 def same_words(a, b):
