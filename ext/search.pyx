@@ -1114,6 +1114,13 @@ cdef bint spelling_at(const byte_t* s, offset_t n, offset_t r, offset_t least) n
             and spelled(s + r, w - r, True))
 
 
+cdef inline offset_t past_blanks(const byte_t* s, offset_t n, offset_t r) noexcept nogil:
+    """The offset of the first byte at or after ``r`` that is no blank."""
+    while r < n and is_blank(s[r]):
+        r += 1
+    return r
+
+
 cdef bint unit_after(const byte_t* s, offset_t n, offset_t i) noexcept nogil:
     """Does a unit follow the digit at ``i`` (the module doc of the reference)?"""
     cdef offset_t g = i + 1, lines = 0, w, r
@@ -1121,12 +1128,10 @@ cdef bint unit_after(const byte_t* s, offset_t n, offset_t i) noexcept nogil:
     # a rate of nothing named: blanks as written, "/", blanks, a spelling of letters ("100/h",
     # "$5/month": red team 118, F27)
     r = g
-    while r < n and is_blank(s[r]):
-        r += 1
+    r = past_blanks(s, n, r)
     if r < n and s[r] == 0x2F:
         r += 1
-        while r < n and is_blank(s[r]):
-            r += 1
+        r = past_blanks(s, n, r)
         if spelling_at(s, n, r, 1):
             return True
     if not UNIT_GAP[s[g]]:
@@ -1150,23 +1155,19 @@ cdef bint unit_after(const byte_t* s, offset_t n, offset_t i) noexcept nogil:
     if w - g >= 2 and w < n and is_blank(s[w]):
         # one word before the unit ("30 idle minutes"): blanks, a spelling of two letters or more
         r = w
-        while r < n and is_blank(s[r]):
-            r += 1
+        r = past_blanks(s, n, r)
         if spelling_at(s, n, r, 2):
             return True
     # a rate: the word, "/" or "per" (blanks as written), a unit's spelling
     r = w
-    while r < n and is_blank(s[r]):
-        r += 1
+    r = past_blanks(s, n, r)
     if r < n and s[r] == 0x2F:
         r += 1
-        while r < n and is_blank(s[r]):
-            r += 1
+        r = past_blanks(s, n, r)
     elif (r > w and r + 3 < n and (s[r] | 0x20) == 0x70 and (s[r + 1] | 0x20) == 0x65
           and (s[r + 2] | 0x20) == 0x72 and is_blank(s[r + 3])):
         r += 3
-        while r < n and is_blank(s[r]):
-            r += 1
+        r = past_blanks(s, n, r)
     else:
         return False
     return spelling_at(s, n, r, 1)
