@@ -548,7 +548,8 @@ def test_unit_at_reads_rates_and_brackets():
     ("Timeout: 30s", "Timeout: 30 seconds."),
     ("Uptime 99.9 percent.", "Uptime 99.9%."),
     ("Backoff: 100ms, 200ms, 400ms.", "Backoff: 100 ms, 200 ms, 400 ms."),
-    ("Processed 12 500 rows", "Processed 12,500 rows"),
+    ("Processed 12\u202f500 rows", "Processed 12,500 rows"),  # (a narrow no-break space groups)
+    ("Processed 12\u00a0500 rows", "Processed 12500 rows"),
     ("Run 3x per day", "Run 3 times per day"),
     ("Took 2 hrs.", "Took 2h."),
     ("Timeout: 30s", "The timeout is 30."),  # (the unit dropped, no word after the figure)
@@ -561,7 +562,12 @@ def test_a_summary_writing_a_glued_unit_apart_is_grounded(source, text):
     ("Timeout: 30s", "Timeout: 30 minutes.", "30"),
     ("Backoff: 100ms, 200ms.", "Backoff: 100 s, 200 ms.", "100"),
     ("Run 3x per day", "Run 3 times per week", "3"),
-    ("Processed 12 500 rows", "Processed 12,600 rows", "12600"),
+    ("Processed 12\u202f500 rows", "Processed 12,600 rows", "12600"),
+    # red team 120, F01: a plain blank between figures is as often a list; F06: "3x" alone a ratio
+    ("Open ports: 80 443.", "Open port: 80443.", "80443"),
+    ("Open ports: 80 443.", "Open port: 80,443.", "80443"),
+    ("Digits: 3 141.", "Digits: 3,141.", "3141"),
+    ("Speedup: 3x.", "Retried 3 times.", "3"),
     ("Took 2 hrs.", "Took 2d.", "2d"),
     ("Timeout: 30s", "Retry 30 retries.", "30"),  # (a word after it: no unit dropped)
 ])
@@ -632,7 +638,8 @@ def test_a_plural_marker_is_no_unit_and_a_header_unit_is_kept(source, honest, li
 
 
 @pytest.mark.parametrize("text, figure, units", [
-    (b"Retention day(s): 7", b"7", {b"d"}), (b"Attempt(s): 3", b"3", set()), (b"timeout(s): 5", b"5", set()),
+    # (a duration's glued "(s)" is its seconds, fail closed: red team 120, F19)
+    (b"Retention day(s): 7", b"7", {b"d"}), (b"Attempt(s): 3", b"3", set()), (b"timeout(s): 5", b"5", {b"s"}),
     (b"timeout (s): 5", b"5", {b"s"}), (b"ttl [h] = 2", b"2", {b"h"}), (b"Size (GB): 20", b"20", {b"gb"}),
 ])
 def test_the_units_of_a_plural_or_a_bracketed_header(text, figure, units):
@@ -776,3 +783,29 @@ def test_a_later_figure_of_a_list_after_a_key_keeps_its_unit():
     assert _key_units_of_figure(b"timeout_ms: [300, -400]", b"400") == {b"ms"}
     assert _key_units_of_figure(b"retries: 3, 4", b"4") == set()
     assert _key_units_of_figure(b"a_ms: 1\n2, 3", b"3") == set()  # (a list on the next line is none)
+
+
+# red team 120, F02: a bare figure grounds a count only where a word before it names what the
+# block counts ("workers=5" grounds no "Retries 5 times"); F19: a unit in brackets glued to its
+# key ("delay(ms): 300"), and a duration's glued "(s)" ("timeout(s) = 30"), are the key's unit
+@pytest.mark.parametrize("source, text, value", [
+    ("retries=3, workers=5, backoff 5 s\n", "Retries 5 times with a 5 s backoff.", "5"),
+    ("timeout 30 s; nodes: 30\n", "Retries 30 times.", "30"),
+    ("delay(ms): 300\n", "The delay is 300 s.", "300"),
+    ("latency(ms): 250\n", "Latency: 250 s.", "250"),
+    ("timeout(s) = 30\n", "Timeout: 30 minutes.", "30"),
+])
+def test_a_count_or_a_glued_key_unit_changed_is_refused(source, text, value):
+    find(_summarize(source, text), "I1", block="s", value=value)
+
+
+@pytest.mark.parametrize("source, text", [
+    ("retries=3, backoff 3 s\n", "Retries 3 times with a 3 s backoff."),
+    ("Retries: 3\nTimeout: 3 s\n", "It will retry 3 times; timeout 3 s."),
+    ("max_retries=3, backoff 3 s\n", "Retry 3 times."),
+    ("delay(ms): 300\n", "The delay is 300 ms."),
+    ("Retention day(s): 7\n", "Retention: 7 days."),
+    ("Attempt(s): 3\n", "Tried 3 times."),
+])
+def test_a_count_named_or_a_glued_key_unit_kept_is_accepted(source, text):
+    assert_accepted(_summarize(source, text))

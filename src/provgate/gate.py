@@ -4283,7 +4283,7 @@ class _Check:
         # for all the figures asked of it: a few searched for one by one, more read off one
         # pass over the source (red team 116, F16: one search a figure was quadratic, 32,000
         # figures in a summary of a 245 KB source took a minute)
-        stating: list[tuple[Block, dict[bytes, set[bytes]], list[tuple[str, bytes]], bool]] = []
+        stating: list[tuple[Block, dict[bytes, set[bytes]], list[tuple[str, bytes]], bool, bytes]] = []
         asked_of: dict[str, set[bytes]] = {}
         for o, at in by_block.items():
             j = asked[o]
@@ -4295,7 +4295,7 @@ class _Check:
                        if (x := gate.source_facts(h)) is not None]
             if (i := pre_id.get(block.id)) is not None:
                 sources.append((f"\x00pre:{i}", self.pre_facts[i].table.data))
-            stating.append((block, stated, sources, i is not None))
+            stating.append((block, stated, sources, i is not None, texts[o]))
             for h, _ in sources:
                 asked_of.setdefault(h, set()).update(stated)
         read: dict[str, dict[bytes, set[bytes]]] = {}  # source -> figure -> its units there
@@ -4304,7 +4304,7 @@ class _Check:
         # figure its keys give a unit -> those units
         keyed: dict[str, int | dict[bytes, set[bytes]]] = {}
         headed: dict[str, dict[bytes, set[bytes]]] = {}  # source -> figure -> its tables' header units
-        for block, stated, sources, rewritten in stating:
+        for block, stated, sources, rewritten, own_text in stating:
             for h, text in sources:
                 if h not in read:
                     figures = asked_of[h]
@@ -4346,9 +4346,12 @@ class _Check:
                 if not sources_say or _units_given(names, sources_say) or (block.id, figure.decode()) in reported:
                     continue
                 if (all(u == b"times" or _units_given((u,), sources_say) for u in names)
-                        and any(_written_bare(as_read[h], figure) for h, _ in sources)):
+                        and (stems := _stems_before(own_text, figure))
+                        and any(_written_bare(as_read[h], figure, stems) for h, _ in sources)):
                     # a count ("3 times") of a figure a source writes bare ("retries=3") is that
-                    # figure, whatever unit another mention of it has ("backoff 3 s": red team 119, F05)
+                    # figure, whatever unit another mention of it has ("backoff 3 s": red team 119,
+                    # F05), where a word before it names what the block counts ("Retries 3 times";
+                    # "workers=5" grounds no "Retries 5 times": red team 120, F02)
                     continue
                 unit = min(u for u in names if not _units_given((u,), sources_say)).decode()
                 invariant = "I2" if rewritten and not block.derived else "I1"
@@ -10524,7 +10527,9 @@ _GLUED_FIGURE = re.compile(rb"([0-9]+(?:[.,][0-9]+)*)([A-Za-z%]{1,12}|\xc2\xb5s|
 # a whole figure with a unit glued to it, in a source; and one whose thousands blanks group
 _GLUED_IN_TEXT = re.compile(rb"(?<![0-9A-Za-z_.,+\-])(?<!\xe2\x88\x92)([0-9]+(?:[.,][0-9]+)*)([A-Za-z%]{1,12}|\xc2\xb5s|\xce\xbcs)"
                             rb"(?![0-9A-Za-z_])")
-_BLANK_GROUPED = re.compile(rb"(?<![0-9A-Za-z_.,+\-])(?<!\xe2\x88\x92)([0-9]{1,3}(?:(?: |\xc2\xa0|\xe2\x80\xaf|\xe2\x80\x89)[0-9]{3})+)"
+# (a no-break, narrow no-break or thin space only: a plain blank between figures is as often a
+# list, "Open ports: 80 443" summarized "80443" or "80,443", red team 120, F01)
+_BLANK_GROUPED = re.compile(rb"(?<![0-9A-Za-z_.,+\-])(?<!\xe2\x88\x92)([0-9]{1,3}(?:(?:\xc2\xa0|\xe2\x80\xaf|\xe2\x80\x89)[0-9]{3})+)"
                             rb"(?![0-9A-Za-z_]|[.,][0-9])")
 _GLUED_PER = re.compile(rb"(?:[ \t]*/[ \t]*|[ \t]+[Pp][Ee][Rr][ \t]+)([A-Za-z]{1,16})(?![0-9A-Za-z_])")
 # no word right after a figure (blanks, then no letter)
@@ -10549,6 +10554,8 @@ def _respelled_units(text: bytes) -> dict[bytes, set[bytes | None]]:
             per = _GLUED_PER.match(text, m.end())
             if per is not None and (per_unit := _UNITS.get(_unit_spelling(per.group(1)))) is not None:
                 unit = unit + b"/" + per_unit
+            elif m.group(2) in (b"x", b"X"):
+                continue  # (without a period a ratio, no count: "Speedup: 3x" grounds no "3 times", red team 120, F06)
             out.setdefault(_figure_number(m.group(1)), set()).add(unit)
     read = _as_read(text)
     for p in unit_leads(read).tolist():
@@ -13258,13 +13265,15 @@ def _figure_searches(figure: bytes, with_unit: bool) -> list[re.Pattern[bytes]]:
 # (red team 117, F06). The suffix after "_", "-" or "." (two letters or more, or s, h, d), a
 # camel-case tail, or a word in brackets not glued to a word before them: "(s)" glued to a word
 # is its plural, no unit ("Attempt(s): 3"), and the word a unit if it spells one ("Retention
-# day(s): 7" is 7 days: red team 119, F27).
+# day(s): 7" is 7 days: red team 119, F27); any other word in brackets glued to the key is a
+# unit as one apart is ("delay(ms): 300": red team 120, F19).
 # what stands between a key and its value: a quote, ":", "=" or "=>" (red team 119, F14), and then
 # an indented next line (YAML's "timeout_ms:\n  300"), a quote, a list's "[" ('"timeout_ms":
 # [300]'), a minus ("offset_ms: -300")
 _KEY_TAIL = rb"[\"']?[ \t]*(?:=>?|:)[ \t]*(?:\r?\n[ \t]+)?[\"']?[ \t]*(?:\[[ \t]*[\"']?[ \t]*)?-?"
 _KEY_UNIT = (rb"(?:[A-Za-z0-9][_.-]([A-Za-z%]{2,16}|[SsHhDd])|[a-z0-9]([A-Z][a-z]{1,15})"
-             rb"|(?<![0-9A-Za-z_])[(\[][ \t]*([A-Za-z%]{1,16})[ \t]*[)\]]|(?<![A-Za-z])([A-Za-z]{2,16})\([sS]\))"
+             rb"|(?:(?<![0-9A-Za-z_])|(?=[(\[][ \t]*(?!(?:[sS]|es)[ \t]*[)\]])))[(\[][ \t]*([A-Za-z%]{1,16})[ \t]*[)\]]"
+             rb"|(?<![A-Za-z])([A-Za-z]{2,16})\([sS]\))"
              + _KEY_TAIL)
 _KEY_UNIT_BEFORE = re.compile(_KEY_UNIT + rb"\Z")  # (not "$": a line break may end the text before the figure)
 # the same key before a figure, as a whole number (its group 5), for one pass over a text dense
@@ -13305,22 +13314,57 @@ def _key_units_of_figure(text: bytes, figure: bytes) -> set[bytes] | None:
 _BARE_LOOKS = 64
 
 
-def _written_bare(text: bytes, figure: bytes) -> bool:
+def _stems_before(text: bytes, figure: bytes) -> set[bytes]:
+    """The stems (first four letters) of the words of three letters or more, not function words,
+    among the three before each whole-number occurrence of ``figure`` in ``text``, within its
+    line: what a count of it counts ("Retries 3 times", "It will retry 3 times")."""
+    out: set[bytes] = set()
+    for pattern in _figure_searches(figure, False):
+        for m in pattern.finditer(text):
+            out.update(w for w in _stems_before_at(text, m.start()) if w not in _NO_NAME)
+    return out
+
+
+def _written_bare(text: bytes, figure: bytes, stems: set[bytes]) -> bool:
     """Does ``text`` write the number ``figure`` as a whole number with no unit after it and no
-    key's unit before it (``retries=3``, ``Retries: 3``)? A count in ``times`` is grounded by
-    it (red team 119, F05). At most ``_BARE_LOOKS`` occurrences are read."""
+    key's unit before it (``retries=3``, ``Retries: 3``), a word of ``stems`` (:func:`_stems_before`
+    of the block's count) among the three before it? A count in ``times`` is grounded by it (red
+    team 119, F05; red team 120, F02: ``workers=5`` grounded ``Retries 5 times``). At most
+    ``_BARE_LOOKS`` occurrences are read. A word naming a count of repeats (``_COUNT_STEMS``:
+    ``attempts``, ``tries``, ``rounds``) before it names any count."""
     looks = 0
     for pattern in _figure_searches(figure, False):
         for m in pattern.finditer(text):
             at = m.start()
             if at and text[at - 1] in _FIGURE_GLUE or text[at - 1:at] == b",":
                 continue
-            if _unit_at(text, m.end()) is None and _key_unit_before(text, at) is None:
+            if _unit_at(text, m.end()) is None and _key_unit_before(text, at) is None and (
+                    not stems.isdisjoint(named := _stems_before_at(text, at)) or not _COUNT_STEMS.isdisjoint(named)):
                 return True
             looks += 1
             if looks >= _BARE_LOOKS:
                 return False
     return False
+
+
+def _stems_before_at(text: bytes, at: int) -> set[bytes]:
+    """:func:`_stems_before` of the one occurrence at offset ``at`` (a key's words split at
+    ``_``: ``max_retries=3`` is ``max`` and ``retries``)."""
+    lo = max(0, at - 60)
+    cut = _COUNT_CLAUSE_END.search(text[lo:at][::-1])
+    if cut is not None:
+        lo = at - cut.start()
+    words = _SENTENCE_WORD.findall(text[lo:at].lower().replace(b"_", b" "))[-3:]
+    return {w[:4] for w in words if len(w) >= 3 and not w[:1].isdigit()}
+
+
+# the stems of the words that name a count of repeats, whatever the block calls it ("Attempt(s): 3"
+# grounds "Tried 3 times")
+_COUNT_STEMS = frozenset((b"retr", b"atte", b"trie", b"tri", b"time", b"coun", b"repe", b"runs", b"loop", b"iter",
+                          b"pass", b"roun", b"cycl", b"rera", b"redo"))
+# what ends the clause before a figure for :func:`_stems_before_at` (a list's other key,
+# "retries=3, workers=5", is not what 5 counts): not ":" or "=", which stand between a key and it
+_COUNT_CLAUSE_END = re.compile(rb"[,;.!?\n]")
 
 
 def _key_unit_before(text: bytes, at: int) -> bytes | None:
@@ -13359,6 +13403,12 @@ _KEY_LIST = 256
 _PER = frozenset((b"per",))
 
 
+# the keys that name a duration, whose glued "(s)" is seconds, not a plural ("timeout(s) = 30")
+_DURATION_KEYS = frozenset((b"timeout", b"delay", b"latency", b"interval", b"ttl", b"wait", b"backoff", b"duration",
+                            b"period", b"elapsed", b"age", b"expiry", b"lifetime", b"uptime", b"downtime", b"sleep",
+                            b"runtime", b"time"))
+
+
 def _key_unit_of(text: bytes, found: re.Match[bytes]) -> bytes | None:
     """The unit a match of ``_KEY_UNIT`` names: its suffix, camel-case tail or bracketed word's
     (``degrees`` none), a rate of nothing named after "per" (``rate_per_hour``: ``count/h``), and
@@ -13366,6 +13416,8 @@ def _key_unit_of(text: bytes, found: re.Match[bytes]) -> bytes | None:
     k = 1 if found.group(1) is not None else 2 if found.group(2) is not None else 3 if found.group(3) is not None else 4
     word = found.group(k)
     unit = _UNITS.get(word.lower())
+    if unit is None and k == 4 and word.lower() in _DURATION_KEYS:
+        return _UNITS[b"s"]  # (a duration's "(s)" is its seconds: "timeout(s) = 30", red team 120, F19)
     if unit is None or unit == b"deg":
         return None
     start = found.start(k)
