@@ -1419,3 +1419,23 @@ def test_a_code_span_whose_omission_is_denied_is_asked(text):
          evidence__change="negation_dropped")
     assert_accepted(_summarize("Runbook: run `make deploy` now.", text))
     assert_accepted(_summarize("Runbook: skip `make deploy` for now.", "Runbook: `make deploy` is skipped for now."))
+
+
+# red team 120, F03: "blocked by / until / pending" is a status of a thing that waits (a PR, a
+# job), but of a command its sources say to run, a prohibition
+@pytest.mark.parametrize("text", [
+    '"make deploy" is blocked until further notice.',
+    'Running "make deploy" is blocked pending a security fix.',
+    '"make deploy" is blocked by review.',
+])
+def test_a_command_blocked_until_or_by_is_prohibited(text):
+    find(_summarize('Deploy guide: run "make deploy" after the tests pass.', text), "I1", block="s1",
+         evidence__change="negation_added")
+
+
+@pytest.mark.parametrize("source, text", [
+    ('PR "fix-login" waits for a review.', 'PR "fix-login" is blocked by review.'),
+    ('Job "nightly-build" waits for "db-migrate".', 'Job "nightly-build" is blocked until "db-migrate" finishes.'),
+])
+def test_a_thing_blocked_by_or_until_is_a_status(source, text):
+    assert_accepted(_summarize(source, text))

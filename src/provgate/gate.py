@@ -11645,13 +11645,32 @@ _BLOCKING_PLACES = frozenset((b"prod", b"production", b"staging", b"main", b"mas
                               b"shared", b"servers", b"hosts", b"laptops", b"weekends", b"fridays"))
 
 
-def _blocked_as_prohibition(after: list[bytes]) -> bool:
+def _blocked_as_prohibition(after: list[bytes], thing: bool = True) -> bool:
     """Does a "blocked" that ``after`` (the two words after it) follow prohibit: no word of
-    ``_BLOCKED_STATUS`` right after it, or a "by" naming a word of ``_BLOCKING_AGENTS``?"""
+    ``_BLOCKED_STATUS`` right after it, or a "by" naming a word of ``_BLOCKING_AGENTS``, or an
+    "on" a place? ``thing``: the quotation is named as a thing that waits (``PR "fix-login"``,
+    :func:`_waiting_thing_before`); of a command, "blocked by", "until", "pending", "behind"
+    prohibit (red team 120, F03: ``"make deploy" is blocked until further notice`` of a source
+    saying to run it passed as a status)."""
     if not after or after[0] not in _BLOCKED_STATUS:
+        return True
+    if after[0] != b"on" and not thing:
         return True
     return after[1:2] != [] and ((after[0] == b"by" and after[1] in _BLOCKING_AGENTS)
                                  or (after[0] == b"on" and after[1] in _BLOCKING_PLACES))
+
+
+# the things a status "blocked by / until / pending" is said of, named right before a quotation
+# (``PR "fix-login" is blocked by review``, ``Job "nightly-build" is blocked until ...``)
+_WAITING_THINGS = frozenset((b"pr", b"mr", b"job", b"ticket", b"issue", b"branch", b"task", b"pipeline", b"stage",
+                             b"change", b"story", b"epic", b"request", b"merge", b"release", b"migration", b"step"))
+
+
+def _waiting_thing_before(text: bytes, at: int) -> bool:
+    """Is the quotation whose words start at ``text[at]`` named as a thing that waits (a word of
+    ``_WAITING_THINGS`` right before its opening mark)?"""
+    words = _SENTENCE_WORD.findall(text[max(0, at - 32):at].lower())
+    return bool(words) and words[-1] in _WAITING_THINGS
 _OMITTED_AFTER = frozenset(w + b"ed" for w in (b"skipp", b"omitt", b"ignor", b"miss", b"dropp", b"disabl",
                                                b"bypass", b"neglect", b"overlook")) | frozenset((b"forgotten",))
 
@@ -11715,7 +11734,7 @@ def _read_after(text: bytes, at: int, depth: int = 0) -> int:
     if held is not None and (held == 0 or words[held - 1] in _BE or words[held - 1] in _PASSIVE_LEAD):
         return _AFTER_FORBIDDEN  # (""A" is on hold", "put "A" on hold", ""A" is off-limits": red team 119, F22)
     if words[0] in (b"gets", b"get", b"got", b"getting") and words[1:2] == [b"blocked"] and _blocked_as_prohibition(
-            _words_of_clause(rest)[2:4]):
+            _words_of_clause(rest)[2:4], _waiting_thing_before(text, at)):
         return _AFTER_FORBIDDEN  # (""A" gets blocked": red team 119, F15)
     aux = next((i for i in range(min(4, len(words))) if (w := words[i].replace(b"\xe2\x80\x99", b"'")) in _AUXILIARIES
                 or w in _HAVE), None)
@@ -11725,7 +11744,8 @@ def _read_after(text: bytes, at: int, depth: int = 0) -> int:
     negated = verb.endswith(b"n't")
     prohibiting = _PROHIBITING_BE if verb in _BE else _PROHIBITING
     for n, word in enumerate(words[aux + 1:aux + 5], aux + 1):
-        if word in _PROHIBITED or (word == b"blocked" and _blocked_as_prohibition(_words_of_clause(rest)[n + 1:n + 3])):
+        if word in _PROHIBITED or (word == b"blocked" and _blocked_as_prohibition(
+                _words_of_clause(rest)[n + 1:n + 3], _waiting_thing_before(text, at))):
             # ("is not forbidden": allowed; "blocked" too, but a status "blocked on" a thing: red
             # team 117, F04)
             return _AFTER_NOTHING if negated else _AFTER_FORBIDDEN
