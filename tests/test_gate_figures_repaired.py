@@ -251,6 +251,9 @@ def test_prepositions_before_figures_name_nothing(before, after):
     ("| before | 120 ms |\n| after | 34 ms |\n", "| after | 120 ms |\n| before | 34 ms |\n"),
     ("before 120 ms\nafter 34 ms\n", "after 120 ms\nbefore 34 ms\n"),
     ("- in 12 MB\n- out 34 MB\n", "- out 12 MB\n- in 34 MB\n"),
+    # red team 120, F09: a dash between the label and its figure
+    ("Latency before - 120 ms; after - 34 ms.", "Latency after - 120 ms; before - 34 ms."),
+    ("Latency before -- 120 ms; after -- 34 ms.", "Latency after -- 120 ms; before -- 34 ms."),
 ])
 def test_sides_as_labels_swapped_are_refused(before, after):
     find(_rewrite(before, after), "I2", evidence__change="traded_in_place")

@@ -12403,14 +12403,18 @@ me us them also now just only off via vs""".split())
 _SIDES = frozenset(b"before after in out over under".split())
 
 
+# a dash between a label and its figure ("after - 34 ms", "after -- 34 ms", "after — 34 ms")
+_LABEL_DASH = re.compile(rb"(?:-{1,2}|\xe2\x80[\x93\x94])[ \t]*[0-9]")
+
+
 def _labels(lowered: bytes, a: int, b: int) -> bool:
-    """Is the word ``lowered[a:b]`` a label: followed by ``:``, ``=`` or a table cell's ``|``, or
-    first on its line or in its cell (list and quote marks before it)?"""
+    """Is the word ``lowered[a:b]`` a label: followed by ``:``, ``=``, a table cell's ``|`` or a
+    dash before its figure, or first on its line or in its cell (list and quote marks before it)?"""
     j, n = b, len(lowered)
     while j < n and lowered[j] in b" \t*_`":
         j += 1
-    if j < n and lowered[j] in b":=|":
-        return True
+    if j < n and (lowered[j] in b":=|" or _LABEL_DASH.match(lowered, j) is not None):
+        return True  # (or a dash before its figure: "before - 120 ms", red team 120, F09)
     while a > 0 and lowered[a - 1] in b" \t*_`>#-+":
         a -= 1
     return a == 0 or lowered[a - 1] in b"\n|"
