@@ -254,14 +254,21 @@ def test_a_marker_mid_sentence_leads_only_after_a_lead_in():
     # sentence's tail, whose "5" claimed the pointer into cfgB's retries=5
     for text in ["Alpha retries thrice [src:cfgB] in 5 regions.\n",
                  "Alpha retries a lot [src:cfgB] in 5 regions.\n",
-                 "Alpha retries often [src:cfgB] (5 max).\n"]:
+                 "Alpha retries often [src:cfgB] (5 max).\n",
+                 # red team 120, F04: a lead-in after a claim of its own, or no aside closed after it
+                 "Alpha retries thrice, per [src:cfgB] in 5 regions.\n",
+                 "Alpha retries thrice (see [src:cfgB]) in 5 regions.\n",
+                 "Alpha retries thrice in [src:cfgB] 5 regions.\n",
+                 "Alpha retries thrice from [src:cfgB]: 5 regions.\n",
+                 "Alpha retries thrice via [src:cfgB], 5 regions.\n"]:
         post = [summary("s", text, [A]), tool("b", B, SB)]
         v = gate_for(SOURCES).check(PRE, post, operator="summarize", pointers=[pointer_to("s", B, SB, "retries=5")])
         find(v, "P", block="s", handle=B, evidence__reason="unclaimed_handle")
     # a lead-in among the three words before it: the marker leads what follows
     for text in ["Beta, per its config [src:cfgB], has retries=5.\n",
                  "As noted in [src:cfgB], beta retries=5.\n",
-                 "Beta (see [src:cfgB]) retries=5.\n"]:
+                 "Beta (see [src:cfgB]) retries=5.\n",
+                 "According to [src:cfgB]: beta retries=5.\n"]:
         post = [summary("s", text, [A]), tool("b", B, SB)]
         v = gate_for(SOURCES).check(PRE, post, operator="summarize", pointers=[pointer_to("s", B, SB, "retries=5")])
         assert_accepted(v, "lossy")

@@ -8640,7 +8640,7 @@ class _Check:
                 if statement.rstrip(b" \t")[-1:] not in b".!?\n":
                     lo, hi = np.searchsorted(starts, [a, b], "left").tolist()
                     leads = (not ((ends[lo:hi] <= b) & (kinds[lo:hi] != _KIND_CITATION)).any()
-                             and not _MARKER_LEAD_IN.isdisjoint(_SENTENCE_WORD.findall(statement.lower())[-3:]))
+                             and _leads_in(statement, t.data[after[0]:after[1]]))
             if after[1] > after[0] and leads:
                 # a marker may lead its statement (``Per [src:b], retries=5.``, ``[src:b] Retries=5.``):
                 # it cites what follows it up to its sentence's end (red team 117, F24); one that
@@ -14872,6 +14872,18 @@ def _marker_leads(table: FactTable, citation_kind: int) -> list[tuple[int, int]]
         stop = m.start() if m is not None else following
         out[k] = (lead_from, stop) if stop > lead_from and data[lead_from:stop].strip() else (0, 0)
     return out
+
+
+def _leads_in(statement: bytes, tail: bytes) -> bool:
+    """Does a marker closing ``statement`` (its words since the sentence began) in the middle of
+    its sentence, ``tail`` after it, lead the tail: a word of ``_MARKER_LEAD_IN`` among the
+    statement's last three, at most two words before that word (a subject: ``Beta, per its
+    config [src:b], ...``), and the aside closed right after the marker (``,`` ``:`` ``;`` ``)``
+    or a dash)? ``Alpha retries thrice, per [src:b] in 5 regions.`` closes a claim of its own
+    (red team 120, F04)."""
+    words = _SENTENCE_WORD.findall(statement.lower())
+    k = next((k for k in range(len(words) - 1, max(len(words) - 4, -1), -1) if words[k] in _MARKER_LEAD_IN), None)
+    return k is not None and k <= 2 and tail.lstrip(b" \t")[:1] in (b",", b":", b";", b")", b"-", b"\xe2")
 
 
 # the words that, among the last three before a marker in the middle of its sentence, make it
