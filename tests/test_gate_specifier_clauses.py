@@ -104,3 +104,19 @@ def test_respaced_comparison(post, kept):
     assert _respaced_comparison(table, r, post) is kept
     ident = next(k for k in range(len(table)) if table.span(k).kind.name.lower() == "identifier")
     assert _respaced_comparison(table, ident, post) is kept
+
+
+def test_a_rewrite_reordering_many_requirements_reads_its_text_once():
+    # red team 120, F07: each comparison compiled a pattern and searched the whole post text for
+    # it (a rewrite of n requirements quadratic); the text is unspaced once and searched by find
+    from provgate.gate import _operators_unspaced
+
+    n = 300
+    before = "\n".join(f"p{i}>=1,<2" for i in range(n))
+    after = "\n".join(f"p{i} <2, >= 1" for i in range(n))
+    _operators_unspaced.cache_clear()
+    assert_accepted(_rewrite(before, after), "lossless")
+    info = _operators_unspaced.cache_info()
+    assert info.misses == 1 and info.hits >= n - 1  # (asked a row, the text unspaced once)
+    # and a clause changed among them is still refused
+    find(_rewrite(before, after.replace("p7 <2", "p7 >2")), "I2")

@@ -10376,13 +10376,21 @@ def _in_same_requirement(table: FactTable, r: int, other: bytes | None, cache: d
         return False
     mine = cache.get(id(table))
     if mine is None:
-        mine = cache[id(table)] = _requirement_spans(table.data)
-    if not mine:
+        spans = sorted(_requirement_spans(table.data), key=lambda span: span[0])
+        # (by start, with the starts apart: the spans holding a row found by a binary search,
+        # not a pass over all of them a row, which made a rewrite of n requirements quadratic:
+        # red team 120, F07)
+        mine = cache[id(table)] = (spans, [s for s, _, _ in spans])
+    spans, span_starts = mine
+    if not spans:
         return False
     a, b = int(table.start[r]), int(table.end[r])
-    inside = [key for s, e, key in mine if s <= a and b <= e]
-    if not inside:
+    # (the matches do not overlap: only the last span starting at or before the row may hold it;
+    # were they to overlap, a span missed excuses nothing, which fails closed)
+    k = bisect.bisect_right(span_starts, a) - 1
+    if k < 0 or b > spans[k][1]:
         return False
+    inside = [spans[k][2]]
     theirs = cache.get(other)
     if theirs is None:
         theirs = cache[other] = frozenset(_requirements(other))
@@ -10437,14 +10445,39 @@ def _respaced_comparison(table: FactTable, r: int, post: bytes | None) -> bool:
         return False
     text = bytes(table.data[int(table.start[r]):int(table.end[r])])
     pieces = _COMPARISON_PIECE.findall(text)
-    if b"".join(pieces) != re.sub(rb"[ \t]+", b"", text):
+    compact = b"".join(pieces)
+    if compact != re.sub(rb"[ \t]+", b"", text):
         return False
-    pattern = (rb"(?<![0-9A-Za-z_.\-])" + rb"[ \t]*".join(map(re.escape, pieces)) + rb"(?![0-9A-Za-z_])")
-    return re.search(pattern, post) is not None
+    # (found in the post text with the blanks beside its operators taken out, made once a text:
+    # a pattern compiled and searched a row made a rewrite of n requirements quadratic, red team
+    # 120, F07)
+    unspaced = _operators_unspaced(post)
+    at = unspaced.find(compact)
+    while at >= 0:
+        end = at + len(compact)
+        if (not at or unspaced[at - 1] not in _COMPARISON_BEFORE) and (end == len(unspaced)
+                                                                         or unspaced[end] not in _COMPARISON_AFTER):
+            return True
+        at = unspaced.find(compact, at + 1)
+    return False
 
 
-# the pieces of a comparison that blanks may stand between (:func:`_respaced_comparison`)
+# the pieces of a comparison that blanks may stand between (:func:`_respaced_comparison`), the
+# blanks beside an operator, and the bytes that may not stand right before or after it
 _COMPARISON_PIECE = re.compile(rb"==|!=|~=|>=|<=|[<>,@]|[^<>=!~,@ \t]+")
+_BLANKS_BY_OPERATOR = re.compile(rb"(?<=[<>=!~,@])[ \t]+|[ \t]+(?=[<>=!~,@])")
+_COMPARISON_BEFORE = frozenset(b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_.-")
+_COMPARISON_AFTER = frozenset(b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_")
+
+
+@functools.lru_cache(maxsize=8)
+def _operators_unspaced(text: bytes) -> bytes:
+    """``text`` without the blanks beside its comparison operators, commas and ``@``, but those
+    inside one (``< =`` is no ``<=``, as the pieces' pattern read it)."""
+    def unspace(m: re.Match[bytes]) -> bytes:
+        a, b = m.start(), m.end()
+        return m.group() if a and b < len(text) and text[a - 1] in b"=!~<>" and text[b] == 0x3D else b""
+    return _BLANKS_BY_OPERATOR.sub(unspace, text)
 
 
 def _pip_name(name: bytes) -> bytes:
