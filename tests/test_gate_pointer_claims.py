@@ -216,6 +216,12 @@ def test_the_literal_search_of_a_claim_is_bounded(monkeypatch):
     assert gate_module._CLAIM_LITERAL_ROWS in sizes  # the claim's one call
 
 
+def _summary_pointing_into_b(text: str):
+    """The verdict on a summary of cfgA saying ``text``, with a pointer into cfgB's retries=5."""
+    post = [summary("s", text, [A]), tool("b", B, SB)]
+    return gate_for(SOURCES).check(PRE, post, operator="summarize", pointers=[pointer_to("s", B, SB, "retries=5")])
+
+
 # red team 117, F24: a marker that leads its statement claims what follows it
 
 def test_a_marker_leading_its_statement_claims_what_follows_it():
@@ -223,8 +229,7 @@ def test_a_marker_leading_its_statement_claims_what_follows_it():
                  "Alpha retries 3 times. According to [src:cfgB]: beta retries=5.\n",
                  "Alpha retries 3 times. [src:cfgB] Beta retries=5.\n",
                  "[src:cfgB] Beta retries=5.\n"]:
-        post = [summary("s", text, [A]), tool("b", B, SB)]
-        v = gate_for(SOURCES).check(PRE, post, operator="summarize", pointers=[pointer_to("s", B, SB, "retries=5")])
+        v = _summary_pointing_into_b(text)
         assert_accepted(v, "lossy")
 
 
@@ -234,8 +239,7 @@ def test_a_marker_ending_its_sentence_leads_nothing_after_it():
                  "Alpha retries 3 times [src:cfgB]\nBeta retries=5.\n",
                  "Per [src:cfgB], alpha retries 3 times. Beta retries=5.\n",
                  "Per [src:cfgA], beta retries=5.\n"]:
-        post = [summary("s", text, [A]), tool("b", B, SB)]
-        v = gate_for(SOURCES).check(PRE, post, operator="summarize", pointers=[pointer_to("s", B, SB, "retries=5")])
+        v = _summary_pointing_into_b(text)
         find(v, "P", block="s", handle=B, evidence__reason="unclaimed_handle")
 
 
@@ -244,8 +248,7 @@ def test_a_marker_whose_own_statement_states_something_leads_nothing():
     # of the cited source after the marker ("in 5 regions") claimed the pointer
     for text in ["Alpha retries 3 times [src:cfgB] in 5 regions.\n",
                  "Alpha retries 3 times [src:cfgB] (5 max).\n"]:
-        post = [summary("s", text, [A]), tool("b", B, SB)]
-        v = gate_for(SOURCES).check(PRE, post, operator="summarize", pointers=[pointer_to("s", B, SB, "retries=5")])
+        v = _summary_pointing_into_b(text)
         find(v, "P", block="s", handle=B, evidence__reason="unclaimed_handle")
 
 
@@ -261,16 +264,14 @@ def test_a_marker_mid_sentence_leads_only_after_a_lead_in():
                  "Alpha retries thrice in [src:cfgB] 5 regions.\n",
                  "Alpha retries thrice from [src:cfgB]: 5 regions.\n",
                  "Alpha retries thrice via [src:cfgB], 5 regions.\n"]:
-        post = [summary("s", text, [A]), tool("b", B, SB)]
-        v = gate_for(SOURCES).check(PRE, post, operator="summarize", pointers=[pointer_to("s", B, SB, "retries=5")])
+        v = _summary_pointing_into_b(text)
         find(v, "P", block="s", handle=B, evidence__reason="unclaimed_handle")
     # a lead-in among the three words before it: the marker leads what follows
     for text in ["Beta, per its config [src:cfgB], has retries=5.\n",
                  "As noted in [src:cfgB], beta retries=5.\n",
                  "Beta (see [src:cfgB]) retries=5.\n",
                  "According to [src:cfgB]: beta retries=5.\n"]:
-        post = [summary("s", text, [A]), tool("b", B, SB)]
-        v = gate_for(SOURCES).check(PRE, post, operator="summarize", pointers=[pointer_to("s", B, SB, "retries=5")])
+        v = _summary_pointing_into_b(text)
         assert_accepted(v, "lossy")
 
 
