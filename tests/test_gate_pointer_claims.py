@@ -275,6 +275,41 @@ def test_a_marker_mid_sentence_leads_only_after_a_lead_in():
         assert_accepted(v, "lossy")
 
 
+def test_a_lead_in_opening_its_sentence_or_after_a_subject_of_function_words_leads():
+    # red team 121, F05: honest leads refused once the lead-in needed at most two words before
+    # it and an aside closed after the marker
+    for text in ["Per [src:cfgB] beta retries=5.\n",
+                 "The beta service, per [src:cfgB], retries=5.\n",
+                 "For the beta service, per [src:cfgB], retries=5.\n",
+                 "Beta, as noted in its config [src:cfgB], retries=5.\n",
+                 "Alpha retries 3 times. According to [src:cfgB] beta retries=5.\n",
+                 # a sentence wrapped after a subject alone
+                 "The beta service,\nper [src:cfgB], retries=5.\n"]:
+        v = _summary_pointing_into_b(text)
+        assert_accepted(v, "lossy")
+    # still a claim of its own before the lead-in: three words that are no function word, or
+    # (red team 121, F04) a sentence wrapped before its lead-in, read as one sentence
+    for text in ["Alpha retries thrice, per [src:cfgB], in 5 regions.\n",
+                 "The alpha service retries thrice, per [src:cfgB], in 5 regions.\n",
+                 "Alpha retries thrice\nper [src:cfgB], 5 regions.\n",
+                 "Note. Alpha retries thrice\nper [src:cfgB], 5 regions.\n"]:
+        v = _summary_pointing_into_b(text)
+        find(v, "P", block="s", handle=B, evidence__reason="unclaimed_handle")
+
+
+def test_unwrapped_reads_the_line_a_lower_case_statement_continues():
+    from provgate.gate import _unwrapped
+
+    data = b"Intro. Alpha retries thrice\nper [src:b], 5.\n"
+    assert _unwrapped(data, data.index(b"per")) == b" Alpha retries thrice "
+    for data in (b"Alpha retries thrice.\nper [src:b], 5.\n", b"Alpha retries thrice\nPer [src:b], 5.\n",
+                 b"\nper [src:b], 5.\n", b"Alpha: x\n  - per [src:b]: 5\n"):
+        at = data.find(b"per")
+        at = data.find(b"Per") if at < 0 else at
+        at = data.rfind(b"\n", 0, at) + 1
+        assert _unwrapped(data, at) == b"", data
+
+
 def test_marker_leads_run_to_the_sentence_end_or_the_next_marker():
     from provgate.facts import extract
     from provgate.gate import _KIND_CITATION, _marker_leads

@@ -8640,7 +8640,7 @@ class _Check:
                 if statement.rstrip(b" \t")[-1:] not in b".!?\n":
                     lo, hi = np.searchsorted(starts, [a, b], "left").tolist()
                     leads = (not ((ends[lo:hi] <= b) & (kinds[lo:hi] != _KIND_CITATION)).any()
-                             and _leads_in(statement, t.data[after[0]:after[1]]))
+                             and _leads_in(_unwrapped(t.data, a) + statement, t.data[after[0]:after[1]]))
             if after[1] > after[0] and leads:
                 # a marker may lead its statement (``Per [src:b], retries=5.``, ``[src:b] Retries=5.``):
                 # it cites what follows it up to its sentence's end (red team 117, F24); one that
@@ -14909,20 +14909,53 @@ def _marker_leads(table: FactTable, citation_kind: int) -> list[tuple[int, int]]
 
 def _leads_in(statement: bytes, tail: bytes) -> bool:
     """Does a marker closing ``statement`` (its words since the sentence began) in the middle of
-    its sentence, ``tail`` after it, lead the tail: a word of ``_MARKER_LEAD_IN`` among the
-    statement's last three, at most two words before that word (a subject: ``Beta, per its
-    config [src:b], ...``), and the aside closed right after the marker (``,`` ``:`` ``;`` ``)``
-    or a dash)? ``Alpha retries thrice, per [src:b] in 5 regions.`` closes a claim of its own
-    (red team 120, F04)."""
+    its sentence, ``tail`` after it, lead the tail? A word of ``_MARKER_LEAD_IN`` among the
+    statement's last three (with the lead-in words and ``as`` right before it: ``as noted in
+    its config [src:b]``) must stand first in its sentence (``Per [src:b] beta retries=5.``),
+    or after at most two words that are no function word (a subject: ``The beta service, per
+    [src:b], ...``) with the aside closed right after the marker (``,`` ``:`` ``;`` ``)`` or a
+    dash). ``Alpha retries thrice, per [src:b] in 5 regions.`` closes a claim of its own (red
+    team 120, F04); a subject of three words, or a determiner, is no claim (red team 121, F05)."""
     words = _SENTENCE_WORD.findall(statement.lower())
     k = next((k for k in range(len(words) - 1, max(len(words) - 4, -1), -1) if words[k] in _MARKER_LEAD_IN), None)
-    return k is not None and k <= 2 and tail.lstrip(b" \t")[:1] in (b",", b":", b";", b")", b"-", b"\xe2")
+    if k is None:
+        return False
+    while k and (words[k - 1] in _MARKER_LEAD_IN or words[k - 1] == b"as"):
+        k -= 1
+    subject = [w for w in words[:k] if w not in _LEAD_IN_FUNCTION_WORDS]
+    if not subject:
+        return True  # (the lead-in opens its sentence)
+    return len(subject) <= 2 and tail.lstrip(b" \t")[:1] in (b",", b":", b";", b")", b"-", b"\xe2")
+
+
+def _unwrapped(data: bytes, a: int) -> bytes:
+    """The words of the line before ``a`` that the sentence starting at ``a`` continues (since
+    that line's last sentence end, and a blank), when a line break was taken for a sentence end
+    (``_SENTENCE_END``) inside one sentence: the statement at ``a`` opens in lower case and the
+    line before ends in no stop. ``Alpha retries thrice\nper [src:b], 5 regions.`` is one
+    sentence wrapped, and its lead-in follows a claim (red team 121, F04). Else ``b""``."""
+    if a < 2 or data[a - 1] != 0x0A:
+        return b""
+    head = data[a:a + 64].lstrip(b" \t")
+    if not head[:1].islower():
+        return b""
+    line = data[data.rfind(b"\n", 0, a - 1) + 1:a - 1].rstrip()
+    if not line or line[-1:] in b".!?:;":
+        return b""
+    last = None
+    for last in _SENTENCE_END.finditer(line):
+        pass
+    return (line[last.end():] if last is not None else line) + b" "
 
 
 # the words that, among the last three before a marker in the middle of its sentence, make it
 # lead what follows it (``per [src:b], ...``, ``according to [src:b]: ...``, ``as noted in [src:b], ...``)
 _MARKER_LEAD_IN = frozenset((b"per", b"according", b"from", b"see", b"cf", b"via", b"citing", b"in", b"source",
                              b"sources", b"ref", b"reference", b"noted", b"stated", b"reported"))
+# the words before a lead-in that name no claim: determiners, possessives and prepositions of a
+# subject (``For the beta service, per [src:b], ...``)
+_LEAD_IN_FUNCTION_WORDS = frozenset(b"the a an for of on to as and its this that these those our their his her "
+                                    b"my your".split())
 
 
 def _marker_statements(table: FactTable, citation_kind: int) -> list[tuple[str, int, int]]:
