@@ -254,6 +254,12 @@ def test_prepositions_before_figures_name_nothing(before, after):
     # red team 120, F09: a dash between the label and its figure
     ("Latency before - 120 ms; after - 34 ms.", "Latency after - 120 ms; before - 34 ms."),
     ("Latency before -- 120 ms; after -- 34 ms.", "Latency after -- 120 ms; before -- 34 ms."),
+    # red team 121, F09: an arrow or an approximation sign, a currency or "~" before the figure
+    ("Latency before -> 120 ms; after -> 34 ms.", "Latency after -> 120 ms; before -> 34 ms."),
+    ("before \u2192 120 ms; after \u2192 34 ms", "after \u2192 120 ms; before \u2192 34 ms"),
+    ("before \u2248 120 ms; after \u2248 34 ms", "after \u2248 120 ms; before \u2248 34 ms"),
+    ("Cost before - $120; after - $34.", "Cost after - $120; before - $34."),
+    ("before - ~120 ms; after - ~34 ms", "after - ~120 ms; before - ~34 ms"),
 ])
 def test_sides_as_labels_swapped_are_refused(before, after):
     find(_rewrite(before, after), "I2", evidence__change="traded_in_place")
@@ -268,6 +274,10 @@ def test_labels():
     assert _labels(text, at[b"before"], at[b"before"] + 6)  # (":")
     assert _labels(text, at[b"in"], at[b"in"] + 2)  # (first on its line)
     assert _labels(text, at[b"out"], at[b"out"] + 3)  # (a cell)
+    for sep in ("- ", "-> ", "=> ", "\u2192 ", "\u2248 ", "- $", "- ~", "\u2014 \u20ac"):
+        assert _labels(f"x after {sep}34 ms".encode(), 2, 7), sep
+    for sep in ("- p50 ", "-> the ", "\u2192 x"):
+        assert not _labels(f"x after {sep}34 ms".encode(), 2, 7), sep
 
 
 # red team 119, F01: an "and" after a figure and its unit joins figures only where the next
