@@ -120,3 +120,48 @@ def test_a_rewrite_reordering_many_requirements_reads_its_text_once():
     assert info.misses == 1 and info.hits >= n - 1  # (asked a row, the text unspaced once)
     # and a clause changed among them is still refused
     find(_rewrite(before, after.replace("p7 <2", "p7 >2")), "I2")
+
+
+def test_comparisons_not_found_are_looked_up_in_an_index_after_a_few_searches(monkeypatch):
+    # red team 121, F12: each comparison not in the post text (its clauses reordered) was a
+    # search of the whole text, a rewrite of n requirements quadratic; past a few searches the
+    # name is looked up among the text's word starts, indexed once
+    import provgate.gate as gate_module
+
+    n = 400
+    before = "\n".join(f"p{i}>=1,<2" for i in range(n))
+    after = "\n".join(f"p{i}<2,>=1" for i in range(n))
+    gate_module._comparison_finder.cache_clear()
+    built = []
+    real = gate_module._NAME_RUN
+
+    class Counting:
+        def match(self, *a):
+            return real.match(*a)
+
+        def finditer(self, *a):
+            built.append(1)
+            return real.finditer(*a)
+
+    monkeypatch.setattr(gate_module, "_NAME_RUN", Counting())
+    assert_accepted(_rewrite(before, after), "lossless")
+    assert built == [1]  # (one index of the one post text, for the n comparisons)
+    find(_rewrite(before, after.replace("p7<2,>=1", "p7<3,>=1")), "I2")
+
+
+def test_the_index_and_the_search_find_the_same_comparisons():
+    import random
+
+    from provgate.gate import _ComparisonFinder, _FINDS_BEFORE_INDEX
+
+    rng = random.Random(121)
+    pieces = ["p1", "p12", "a.b", "x-y", "_z", ">=", "<", "==", ",", "1", "2.0", " ", "\n", "(", ")", ";", ".", "-"]
+    for _ in range(300):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 60))).encode()
+        asks = ["".join(rng.choice(pieces[:10]) for _ in range(rng.randint(1, 5))).encode()
+                for _ in range(_FINDS_BEFORE_INDEX + 20)]
+        searched, indexed = _ComparisonFinder(text), _ComparisonFinder(text)
+        indexed.asked = _FINDS_BEFORE_INDEX + 1  # (indexes at its first ask)
+        for compact in asks:
+            searched.asked = 0  # (never indexes)
+            assert searched.holds(compact) == indexed.holds(compact), (text, compact)
