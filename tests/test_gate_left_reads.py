@@ -311,9 +311,12 @@ def test_a_read_stamped_before_the_newest_is_not_the_newest_whenever_it_arrives(
         assert [(v.value, v.evidence["newer_read"]) for v in left(stale)] == [("3", "tool:r2")]
         assert_accepted(gate.check([*window, late], [*window, summary("t", "Now retries=5.\n", ["tool:r3", "tool:r2"])],
                                    operator="summarize", evicted=["tool:r3"]))
-        # (r3's own 7 the pre window held alone, in r3: not this edit's)
-        assert_accepted(gate.check([*window, late], [*window, summary("t", "Now retries=7.\n", ["tool:r3", "tool:r2"])],
-                                   operator="summarize", evicted=["tool:r3"]))
+        # r3's own 7, which the pre window held alone in r3 itself, an older read than r2: a
+        # summary restating it is stale all the same (red team 122, F12: an older read put back
+        # into the window excused a summary of its stale value, refused without the copy)
+        late_seven = gate.check([*window, late], [*window, summary("t", "Now retries=7.\n", ["tool:r3", "tool:r2"])],
+                                operator="summarize", evicted=["tool:r3"])
+        assert [(v.value, v.evidence["newer_read"]) for v in left(late_seven)] == [("7", "tool:r2")]
     assert gate._read_log[RES] == [("tool:r1", 1.0), ("tool:r3", 1.5), ("tool:r2", 2.0)]
 
 
@@ -868,3 +871,43 @@ def test_a_new_read_tagged_as_two_resources_in_one_window_is_weighed_where_the_l
     verdicts = [gate.check(pre, post, operator="summarize", evicted=["tool:r2", "tool:hb"]) for _ in range(2)]
     assert [(v.value, v.evidence["newer_read"]) for v in left(verdicts[0])] == [("3", "tool:r2")]
     assert comparable(verdicts[0]) == comparable(verdicts[1])
+
+
+# red team 122, F12: an older read put back into the window (re-fetched from the store after the
+# newest read left it) excused a summary restating its stale value alone, which the same summary
+# without the copy was refused for
+
+def test_an_older_read_put_back_excuses_no_summary_of_its_stale_value(incremental):
+    old, new = "retries=3\ntimeout=30\n", "retries=5\ntimeout=30\n"
+    store = store_with({"tool:r1": old, "tool:r2": new, "user:u": "Fix retries.\n"})
+    gate = gate_on(store, incremental, audit=False)
+    turn = blk("u", "user", "Fix retries.\n", ["user:u"])
+    r1, r2 = read(1, old, ts=1.0), read(2, new, ts=2.0)
+    assert_accepted(gate.check([turn, r1, r2], [turn, r1, r2], operator="reorder", commit=True))
+    assert_accepted(gate.check([turn, r1, r2], [turn], operator="evict", evicted=["tool:r1", "tool:r2"], commit=True))
+    stale = summary("s", "The config sets retries=3 and timeout=30.\n", ["tool:r1"])
+    for pre in ([turn], [turn, r1]):  # (without the copy, and with the older read put back)
+        verdict = gate.check(pre, [turn, stale], operator="summarize")
+        assert [(v.value, v.evidence["newer_read"]) for v in left(verdict)] == [("3", "tool:r2")], pre
+    # the copy kept, or rewritten under its id, is still the pre window's own
+    assert_accepted(gate.check([turn, r1], [r1], operator="prune", evicted=["user:u"]))
+    respaced = dict(r1, text=r1["text"].replace("=", " = "))
+    assert not left(gate.check([turn, r1], [turn, respaced], operator="rewrite"))
+    # and a summary of the newest read, put back beside it, is fine
+    assert_accepted(gate.check([turn, r1, r2], [turn, summary("s", "The config sets retries=5 (was 3).\n",
+                                                                  ["tool:r2", "tool:r1"])], operator="summarize"))
+
+
+def test_an_older_read_put_back_untagged_or_restamped_excuses_nothing(incremental):
+    old, new = "retries=3\ntimeout=30\n", "retries=5\ntimeout=30\n"
+    for copy in (tool("r1", "tool:r1", old), read(1, old, ts=3.0)):  # (no resource nor ts; stamped after r2)
+        store = store_with({"tool:r1": old, "tool:r2": new, "user:u": "Fix retries.\n"})
+        gate = gate_on(store, incremental, audit=False)
+        turn = blk("u", "user", "Fix retries.\n", ["user:u"])
+        r1, r2 = read(1, old, ts=1.0), read(2, new, ts=2.0)
+        assert_accepted(gate.check([turn, r1, r2], [turn, r1, r2], operator="reorder", commit=True))
+        assert_accepted(gate.check([turn, r1, r2], [turn], operator="evict", evicted=["tool:r1", "tool:r2"],
+                                   commit=True))
+        stale = summary("s", "The config sets retries=3 and timeout=30.\n", ["tool:r1"])
+        verdict = gate.check([turn, copy], [turn, stale], operator="summarize")
+        assert [(v.value, v.evidence["newer_read"]) for v in left(verdict)] == [("3", "tool:r2")], copy
