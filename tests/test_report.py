@@ -669,6 +669,39 @@ def test_plot_into_a_missing_directory_is_unusable(store, tmp_path):
     assert code == 2 and json.loads(text)["error"]["type"] == "os_error"
 
 
+def test_plot_never_writes_over_the_store(tmp_path):
+    # red team 122, F11: "report --store s.png --plot s.png", or a link to the store, wrote the
+    # PNG over the store (exit 0, every source and audit record lost)
+    import os
+
+    path = tmp_path / "s.png"
+    store = SourceStore(str(path))
+    run_decay_session(store, "p", 0.0)
+    store.close()
+    before = path.read_bytes()
+    os.symlink(path, tmp_path / "alias.png")
+    os.link(path, tmp_path / "hard.png")
+    for target in (path, tmp_path / "alias.png", tmp_path / "hard.png", tmp_path / "." / "s.png"):
+        reader = SourceStore(str(path), read_only=True)
+        try:
+            text, code = run_report(reader, plot=target)
+        finally:
+            reader.close()
+        err = json.loads(text)["error"]
+        assert code == 2 and err["field"] == "--plot" and "store" in err["message"], target
+        assert path.read_bytes() == before
+    proc = subprocess.run([sys.executable, "-m", "provgate", "report", "--store", str(path), "--plot", str(path)],
+                          capture_output=True, text=True)
+    assert proc.returncode == 2 and json.loads(proc.stderr)["error"]["field"] == "--plot"
+    assert path.read_bytes() == before
+    # another file name still gets its plot
+    import matplotlib  # noqa: F401
+    reader = SourceStore(str(path), read_only=True)
+    text, code = run_report(reader, plot=tmp_path / "other.png")
+    reader.close()
+    assert code == 0 and _png_size(tmp_path / "other.png")
+
+
 def test_importing_the_report_does_not_import_matplotlib():
     code = "import sys, provgate.report; print('matplotlib' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)

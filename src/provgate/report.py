@@ -958,6 +958,23 @@ def _import_matplotlib() -> tuple[Any, Any]:
     return Figure, FigureCanvasAgg
 
 
+def _refuse_store_file(store: str | None, target: Path) -> None:
+    """Refuse to write the plot over the store it reports on, or its WAL, shared-memory or
+    journal file, by any name (the same path, a symlink or a hard link to it): ``report`` opens
+    the store read-only and promises never to write to it, and a PNG written over the store lost
+    every source and audit record (red team 122, F11)."""
+    if not store or store == ":memory:":
+        return
+    for kept in (store, store + "-wal", store + "-shm", store + "-journal"):
+        try:
+            same = os.path.samefile(target, kept)
+        except OSError:  # (one of the two does not exist: the same file only by its name)
+            same = os.path.abspath(target) == os.path.abspath(kept)
+        if same:
+            raise InvalidArgumentError(f"the plot {str(target)!r} is the store's file {kept!r}: writing it would "
+                                       "destroy the store; give another file name", argument="plot")
+
+
 def plot_report(report: SessionReport, path: str | os.PathLike[str]) -> Path:
     """Draw the report's retention curves (per cycle and cumulative, with the floor) and the
     rejections per cycle (bars) into the PNG file ``path``."""
@@ -967,6 +984,7 @@ def plot_report(report: SessionReport, path: str | os.PathLike[str]) -> Path:
                                    argument="plot")
     if report.empty or not report.sessions:
         raise InvalidArgumentError("nothing to plot: the report holds no session", argument="plot")
+    _refuse_store_file(report.store, target)
     Figure, FigureCanvasAgg = _import_matplotlib()
     fig = Figure(figsize=(9.0, 6.5), dpi=110, layout="constrained")
     FigureCanvasAgg(fig)
