@@ -809,3 +809,42 @@ def test_a_count_or_a_glued_key_unit_changed_is_refused(source, text, value):
 ])
 def test_a_count_named_or_a_glued_key_unit_kept_is_accepted(source, text):
     assert_accepted(_summarize(source, text))
+
+
+# red team 120, F10: a rate of nothing named ("100/h") is no byte rate ("100 GB/h"), nor the
+# reverse, and a plural noun after it names what it counts ("100/min errors" is no "100 req/min")
+@pytest.mark.parametrize("source, text, unit", [
+    ("Transfer: 100 GB/h.", "Handles 100/h requests.", "req/h"),
+    ("Transfer: 100 GB/h.", "Handles 100/h.", "count/h"),
+    ("Limit: 100 req/min.", "Limit: 100/min errors.", "error/min"),
+    ("Limit: 100/min.", "Copies 100 MB/min.", "mb/min"),
+])
+def test_a_rate_of_nothing_named_grounds_no_measure_nor_another_count(source, text, unit):
+    found = find(_summarize(source, text), "I1", block="s", evidence__change="unit_changed")
+    assert found.evidence["unit"] == unit
+
+
+@pytest.mark.parametrize("before, after, pre_unit, post_unit", [
+    ("Transfer: 100 GB/h.", "Transfer: 100/h requests.", "gb/h", "req/h"),
+    ("Limit: 100 req/min.", "Limit: 100/min errors.", "req/min", "error/min"),
+])
+def test_a_rate_of_nothing_named_changing_what_it_counts_is_refused_on_a_rewrite(before, after, pre_unit, post_unit):
+    found = find(_rewrite(before, after), "I2", evidence__change="unit_changed")
+    assert (found.evidence["pre_unit"], found.evidence["post_unit"]) == (pre_unit, post_unit)
+
+
+@pytest.mark.parametrize("source, text", [
+    ("Rate limit: 100 requests/min.", "Rate limit: 100/min."),
+    ("Rate limit: 100 req/min.", "Rate limit: 100/min requests."),
+    ("Rate limit: 100/min.", "Rate limit: 100/min always."),  # (no noun after it)
+    ("Backups: 5/day.", "Backups run 5 times a day."),  # (a count of repeats is a count)
+])
+def test_a_rate_of_nothing_named_keeping_what_it_counts_is_accepted(source, text):
+    assert_accepted(_summarize(source, text))
+
+
+def test_unit_at_reads_the_noun_a_rate_of_nothing_named_counts():
+    assert _unit_at(b"100/h requests", 3) == b"req/h"
+    assert _unit_at(b"100/min errors", 3) == b"error/min"
+    assert _unit_at(b"100/min for each", 3) == b"count/min"
+    assert _unit_at(b"100/min GB", 3) == b"count/min"

@@ -13073,7 +13073,14 @@ def _same_unit(a: bytes, b: bytes) -> bool:
     if b"/" not in a or b"/" not in b:
         return False
     (what_a, _, per_a), (what_b, _, per_b) = a.partition(b"/"), b.partition(b"/")
-    return per_a == per_b and (what_a == b"count" or what_b == b"count")
+    # (a count is no measure: "100/h" is no "100 GB/h", nor the reverse: red team 120, F10)
+    return per_a == per_b and (what_a == b"count" and what_b not in _MEASURED
+                               or what_b == b"count" and what_a not in _MEASURED)
+
+
+# the units that measure (bytes, time, distance...), which a rate of things counted is not:
+# a rate of nothing named is not theirs (red team 120, F10)
+_MEASURED = frozenset(UNIT_NAMES) - {b"times"}
 
 
 def _units_given(names: Iterable[bytes], given: set[bytes]) -> bool:
@@ -13146,7 +13153,11 @@ def _unit_of_match(text: bytes, m: re.Match[bytes]) -> bytes | None:
     F04), but the first word of the next row or item is not (red team 117, F20)."""
     if m.group(1) is None:  # ("100/h": a rate, of nothing named, as "100 per hour")
         per = _UNITS.get(_unit_spelling(m.group(3)))
-        return None if per is None or b"/" in per else b"count/" + per
+        if per is None or b"/" in per:
+            return None
+        # unless a noun after it names what it counts ("100/h requests" is "100 req/h": red team
+        # 120, F10)
+        return _counted_after(text, m.end()) + b"/" + per
     unit = _unit_named(m.group(1), m.group(2))
     end = m.end()
     if unit == b"deg":
@@ -13170,6 +13181,29 @@ def _unit_of_match(text: bytes, m: re.Match[bytes]) -> bytes | None:
         if text[line_start:m.start(1)].strip(b" \t\r*_`~|") in (b"-", b"+") or _LABEL_REST.match(text, end):
             return None
     return unit
+
+
+# the word after a rate of nothing named ("100/h requests"): what it counts, if a plural noun
+_COUNTED_AFTER = re.compile(rb"[ \t]+([A-Za-z]{3,24})(?![0-9A-Za-z_])")
+# plural-looking words that name nothing counted
+_NOT_COUNTED = frozenset(b"""always was has does is its this thus plus minus unless across less
+various previous whereas perhaps besides towards afterwards sometimes""".split())
+
+
+def _counted_after(text: bytes, end: int) -> bytes:
+    """What a rate of nothing named ending at ``end`` of ``text`` counts: the plural noun right
+    after it (``100/h requests``: ``req``; ``100/min errors``: ``error``; a measure's name is
+    none, ``100/h GB``), else ``count`` (any thing counted)."""
+    m = _COUNTED_AFTER.match(text, end)
+    if m is None:
+        return b"count"
+    word = m.group(1).lower()
+    if word in _COUNTED:
+        return _COUNTED[word]
+    if (not word.endswith(b"s") or word.endswith(b"ss") or word in _NOT_COUNTED or word in _NO_NAME
+            or _UNITS.get(word) is not None):
+        return b"count"
+    return _counted(word)
 
 
 def _unit_spelling(word: bytes) -> bytes:
