@@ -11,7 +11,7 @@ from gate_helpers import assert_accepted, blk, find, gate_for, tool
 from test_grammar_v4 import _rewrite, _summarize
 
 from provgate._search import unit_leads
-from provgate.gate import _UNITS, _figures_with_units, _key_units_of_figure, _unit_at
+from provgate.gate import _UNITS, _figures_with_units, _key_units_of_figure, _same_unit, _unit_at
 
 
 def _with_units(text: bytes) -> dict[bytes, set[bytes]]:
@@ -483,8 +483,8 @@ def test_a_unit_moved_from_one_figure_to_another_is_refused_on_a_rewrite():
     ("Limit: 100 req/min.", "Limit: 100 rps.", "req/s"),
     ("Limit: 100 req/min.", "Limit: 100 qps.", "query/s"),
     ("Rate limit: 100 requests/min.", "Rate limit: 100/h.", "count/h"),
-    ("Cost: $5/month.", "Cost: $5/day.", "count/d"),
-    ("Cost: $5 per month.", "Cost: $5/day.", "count/d"),
+    ("Cost: $5/month.", "Cost: $5/day.", "$ count/d"),
+    ("Cost: $5 per month.", "Cost: $5/day.", "$ count/d"),
     ("Rate limit: 100/min.", "Rate limit: 100 requests per hour.", "req/h"),
 ])
 def test_a_summary_changing_a_rates_period_is_refused(source, text, unit):
@@ -495,7 +495,7 @@ def test_a_summary_changing_a_rates_period_is_refused(source, text, unit):
 @pytest.mark.parametrize("before, after, pre_unit, post_unit", [
     ("Limit: 100 req/min.", "Limit: 100 rps.", "req/min", "req/s"),
     ("Limit: 100 requests/min.", "Limit: 100/h.", "req/min", "count/h"),
-    ("Cost: $5/month.", "Cost: $5/day.", "count/mo", "count/d"),
+    ("Cost: $5/month.", "Cost: $5/day.", "$ count/mo", "$ count/d"),
 ])
 def test_a_rates_period_changed_is_refused_on_a_rewrite(before, after, pre_unit, post_unit):
     found = find(_rewrite(before, after), "I2", evidence__change="unit_changed")
@@ -535,7 +535,7 @@ def test_the_unit_kept_in_brackets_is_accepted(after):
 
 def test_unit_at_reads_rates_and_brackets():
     assert _unit_at(b"100/h", 3) == b"count/h"
-    assert _unit_at(b"$5 / month", 2) == b"count/mo"
+    assert _unit_at(b"$5 / month", 2) == b"$ count/mo"
     assert _unit_at(b"100 rps", 3) == b"req/s"
     assert _unit_at(b"5 [minutes]", 1) == b"min"
     assert _unit_at(b"1/2 s", 1) is None and _unit_at(b"10/apples", 2) is None and _unit_at(b"10/ms2", 2) is None
@@ -848,3 +848,40 @@ def test_unit_at_reads_the_noun_a_rate_of_nothing_named_counts():
     assert _unit_at(b"100/min errors", 3) == b"error/min"
     assert _unit_at(b"100/min for each", 3) == b"count/min"
     assert _unit_at(b"100/min GB", 3) == b"count/min"
+
+
+# red team 120, F11: a currency's sign before a figure is part of its unit: a count made money
+# ("5/month" -> "$5/month"), money made a count, or one currency made another is refused
+@pytest.mark.parametrize("source, text, unit", [
+    ("Seats: 5/month.", "Cost: $5/month.", "$ count/mo"),
+    ("Cost: $5/month.", "Seats: 5/month.", "count/mo"),
+])
+def test_a_currency_added_removed_or_changed_on_a_figure_is_refused(source, text, unit):
+    found = find(_summarize(source, text), "I1", block="s", evidence__change="unit_changed")
+    assert found.evidence["unit"] == unit
+    found = find(_rewrite(source, text), "I2", evidence__change="unit_changed")
+    assert found.evidence["post_unit"] == unit
+
+
+def test_a_currency_changed_is_refused():
+    # ("\u20ac5" is the grammar's identifier: refused as a fact no source holds, and as a unit)
+    assert not _summarize("Cost: $5 per month.", "Cost: \u20ac5/month.").accepted
+    assert not _rewrite("Cost: $5 per month.", "Cost: \u20ac5 per month.").accepted
+    assert not _summarize("Cost: \u00a35 per month.", "Cost: $5 per month.").accepted
+    assert _same_unit(b"$ count/mo", b"$ req/mo") and not _same_unit(b"$ count/mo", "\u20ac count/mo".encode())
+    assert not _same_unit(b"$ count/mo", b"count/mo") and not _same_unit(b"count/mo", b"$ count/mo")
+
+
+@pytest.mark.parametrize("source, text", [
+    ("Cost: $5 per month.", "Cost: $5/month."),
+    ("Cost: \u20ac5 per month.", "Cost: \u20ac5/month."),
+])
+def test_a_currency_kept_on_a_figure_is_accepted(source, text):
+    assert_accepted(_rewrite(source, text), "lossless")
+    assert_accepted(_summarize(source, text))
+
+
+def test_unit_at_reads_a_currency_before_the_figure():
+    assert _unit_at(b"$5/month", 2) == b"$ count/mo"
+    assert _unit_at("\u20ac5 per month".encode(), 4) == "\u20ac count/mo".encode()
+    assert _unit_at(b"x5/month", 2) == b"count/mo" and _unit_at(b"$5", 2) is None

@@ -13070,6 +13070,9 @@ def _same_unit(a: bytes, b: bytes) -> bool:
     F27), the period changed is another unit."""
     if a == b:
         return True
+    if b" " in a or b" " in b:  # (a currency's sign before either: _with_currency)
+        (sign_a, _, a), (sign_b, _, b) = a.rpartition(b" "), b.rpartition(b" ")
+        return sign_a == sign_b and _same_unit(a, b)
     if b"/" not in a or b"/" not in b:
         return False
     (what_a, _, per_a), (what_b, _, per_b) = a.partition(b"/"), b.partition(b"/")
@@ -13218,13 +13221,35 @@ def _unit_at(text: bytes, end: int) -> bytes | None:
     unit that every unit rule uses (the figures traded, the units kept on a rewrite, the units
     a block grounds). Terminal colour codes, invisible marks and look-alike letters between
     or in the words are read through (``_NEGATION_FOLD``; red team 116, F03)."""
+    start = end
+    while start > 0 and text[start - 1] in _FIGURE_BYTES:
+        start -= 1
     tail = text[end:end + 96]
     if not tail.isascii():
         tail = tail.decode("utf-8", "replace").translate(_NEGATION_FOLD).encode("utf-8")
     if b"\x1b" in tail:
         tail = _ANSI_SEQUENCE.sub(b"", tail)
     m = _UNIT_AFTER_FIGURE.match(tail)
-    return None if m is None else _unit_of_match(tail, m)
+    return None if m is None else _with_currency(text, start, _unit_of_match(tail, m))
+
+
+# a currency's sign before a figure ("$5/month"): $, £, ¥, €, ₹ (red team 120, F11)
+_CURRENCY_SIGNS = (b"$", b"\xc2\xa3", b"\xc2\xa5", b"\xe2\x82\xac", b"\xe2\x82\xb9")
+
+
+def _with_currency(text: bytes, start: int, unit: bytes | None) -> bytes | None:
+    """``unit``, the unit after the figure that starts at ``start`` of ``text``, with the sign of
+    a currency written right before the figure (``$5/month``: ``$ count/mo``): a count made money,
+    or money made a count or another currency, is another unit (red team 120, F11)."""
+    if unit is None or not start:
+        return unit
+    if text[start - 1] == 36:  # ("$")
+        return b"$ " + unit
+    if text[start - 1] >= 0x80:
+        for sign in _CURRENCY_SIGNS:
+            if text.endswith(sign, 0, start):
+                return sign + b" " + unit
+    return unit
 
 
 # what a terminal or a browser shows of its text: colour codes and markup tags are not seen
@@ -13329,7 +13354,7 @@ def _units_of_figure(text: bytes, figure: bytes) -> set[bytes]:
             at = m.start()
             if at and text[at - 1] in _FIGURE_GLUE or text[at - 1:at] == b",":
                 continue
-            unit = _unit_of_match(text, m) if plain else _unit_at(text, m.end())
+            unit = _with_currency(text, at, _unit_of_match(text, m)) if plain else _unit_at(text, m.end())
             if unit is not None:
                 out.add(unit)
     return out
