@@ -686,6 +686,9 @@ def test_a_figure_of_many_occurrences_reads_its_keys_in_one_pass(monkeypatch):
     b"offset_ms: -300\ntimeout_ms:\n  400\n{\"a_ms\": [500]}\nt_s => 30\nu_ms:\n600\n",
     b"t_ms: 300, 400, -500\nr: 3, 4\nv_s = [1, 2 ,3]\nw_ms:\n  7, 8\nx_ms: " + b", ".join(b"%d" % i for i in range(100)),
     b"".join(b"k%d_ms: %d\nv%d = %d s\n" % (i, i, i, i) for i in range(50)),
+    # (YAML sequences: red team 120, F13)
+    b"timeout_ms:\n  - 300\n  - 400\n  - '500'\nr:\n  - 3\n  - 4\nd_s:\n- 7\n- 8 h\n- 9\nq_ms: 1\n- 2\n",
+    b"a_ms:\n  - 1\n  - 2, 3\n  - 4\nb_s:\n  - 5 x\n  - 6\nc_h:\n" + b"".join(b"  - %d\n" % i for i in range(60)),
 ])
 def test_the_two_passes_over_keys_agree(monkeypatch, text):
     from provgate import gate as gate_module
@@ -885,3 +888,32 @@ def test_unit_at_reads_a_currency_before_the_figure():
     assert _unit_at(b"$5/month", 2) == b"$ count/mo"
     assert _unit_at("\u20ac5 per month".encode(), 4) == "\u20ac count/mo".encode()
     assert _unit_at(b"x5/month", 2) == b"count/mo" and _unit_at(b"$5", 2) is None
+
+
+# red team 120, F13: a YAML sequence under a unit key ("timeout_ms:\n  - 300\n  - 400") gives each
+# item the key's unit, as the JSON list and "k: 300, 400" do
+@pytest.mark.parametrize("source, text, value", [
+    ("timeout_ms:\n  - 300\n  - 400\n", "Timeout: 400 s.", "400"),
+    ("timeout_ms:\n  - 300\n", "Timeout: 300 s.", "300"),
+    ("timeout_ms:\n- 300\n- 400\n- 500\n", "Timeouts of 300 ms, 400 ms and 500 s.", "500"),
+    ("retry:\n  delay_s:\n    - 5\n    - \"10\"\n", "Retry delays: 5 s, then 10 minutes.", "10"),
+])
+def test_a_yaml_sequence_under_a_unit_key_keeps_its_unit(source, text, value):
+    find(_summarize(source, text), "I1", block="s", value=value, evidence__change="unit_changed")
+
+
+@pytest.mark.parametrize("source, text", [
+    ("timeout_ms:\n  - 300\n  - 400\n", "Timeout: 400 ms."),
+    ("timeout_ms:\n  - 300\n  - 400\n", "Timeouts: 300 ms, then 400 ms."),
+    ("timeouts:\n  - 300\n  - 400\n", "Timeout: 400 s."),  # (the key names no unit)
+])
+def test_a_yaml_sequence_under_a_key_keeping_its_unit_is_accepted(source, text):
+    assert_accepted(_summarize(source, text))
+
+
+def test_the_units_a_yaml_sequence_under_a_key_gives():
+    assert _key_units_of_figure(b"timeout_ms:\n  - 300\n  - 400\n", b"400") == {b"ms"}
+    assert _key_units_of_figure(b"timeout_ms:\n  - 300\n", b"300") == {b"ms"}
+    assert _key_units_of_figure(b"timeout_ms: 300\n- 400\n", b"400") == set()  # (no sequence of the key's)
+    assert _key_units_of_figure(b"timeout_ms:\n  - 300 s\n  - 400\n", b"400") == set()  # (an item with more)
+    assert _key_units_of_figure(b"x: 10 - 5\n", b"5") == set()

@@ -13386,7 +13386,8 @@ def _figure_searches(figure: bytes, with_unit: bool) -> list[re.Pattern[bytes]]:
 # what stands between a key and its value: a quote, ":", "=" or "=>" (red team 119, F14), and then
 # an indented next line (YAML's "timeout_ms:\n  300"), a quote, a list's "[" ('"timeout_ms":
 # [300]'), a minus ("offset_ms: -300")
-_KEY_TAIL = rb"[\"']?[ \t]*(?:=>?|:)[ \t]*(?:\r?\n[ \t]+)?[\"']?[ \t]*(?:\[[ \t]*[\"']?[ \t]*)?-?"
+# (and a YAML sequence's first item on the next line, "timeout_ms:\n  - 300": red team 120, F13)
+_KEY_TAIL = rb"[\"']?[ \t]*(?:=>?|:)[ \t]*(?:\r?\n(?:[ \t]*-[ \t]+|[ \t]+))?[\"']?[ \t]*(?:\[[ \t]*[\"']?[ \t]*)?-?"
 _KEY_UNIT = (rb"(?:[A-Za-z0-9][_.-]([A-Za-z%]{2,16}|[SsHhDd])|[a-z0-9]([A-Z][a-z]{1,15})"
              rb"|(?:(?<![0-9A-Za-z_])|(?=[(\[][ \t]*(?!(?:[sS]|es)[ \t]*[)\]])))[(\[][ \t]*([A-Za-z%]{1,16})[ \t]*[)\]]"
              rb"|(?<![A-Za-z])([A-Za-z]{2,16})\([sS]\))"
@@ -13501,6 +13502,15 @@ def _key_unit_before(text: bytes, at: int) -> bytes | None:
         if first >= at or _LIST_BETWEEN.fullmatch(text, first, at) is None:
             return None
         return _key_unit_before(text, first)
+    if j and text[j - 1] in _DIGIT_OR_QUOTE and 45 in text[j:at]:  # ("-"): a later item of a YAML
+        # sequence after a key, "timeout_ms:\n  - 300\n  - 400" (red team 120, F13)
+        first = _yaml_first_item(text, at)
+        if first is None:
+            return None
+        j = first
+        while j and text[j - 1] in _KEY_TAIL_BYTES:
+            j -= 1
+        return _key_unit_before(text, first) if at - j <= _KEY_LIST else None
     if not j or text[j - 1] not in b":=>":
         return None  # (no key's ":" or "=" right before the figure: most figures, one look)
     line = text.rfind(b"\n", max(0, j - 80), j) + 1  # (the key's line: a value may be on the next)
@@ -13509,6 +13519,34 @@ def _key_unit_before(text: bytes, at: int) -> bytes | None:
 
 
 _KEY_TAIL_BYTES = frozenset(b" \t\"'[-\r\n")
+_DIGIT_OR_QUOTE = frozenset(b"0123456789\"'")
+# a YAML sequence's item: the start of its line before the figure, its whole line (the figure its
+# group 1), and the next item after a figure's end (red team 120, F13)
+_YAML_ITEM_HEAD = re.compile(rb"[ \t]*-[ \t]+[\"']?-?")
+_YAML_ITEM = re.compile(rb"[ \t]*-[ \t]+[\"']?-?([0-9](?:[.,]?[0-9])*)[\"']?[ \t]*\r?")
+_YAML_NEXT = re.compile(rb"[\"']?[ \t]*\r?\n[ \t]*-[ \t]+[\"']?-?([0-9](?:[.,]?[0-9])*)(?![0-9]|[.,][0-9])"
+                        rb"(?=[\"']?[ \t]*(?:\r?\n|\Z))")
+
+
+def _yaml_first_item(text: bytes, at: int) -> int | None:
+    """Where the figure of the first item of the YAML sequence whose item holds the figure at
+    ``at`` of ``text`` starts (each item a figure alone on its line, ``  - 300``; the lines above
+    read up to ``_KEY_LIST`` bytes), or None: not such an item, or the first."""
+    line = text.rfind(b"\n", 0, at) + 1
+    if not line or _YAML_ITEM_HEAD.fullmatch(text, line, at) is None:
+        return None
+    if (rest := _YAML_ITEM.match(text, line)) is None or rest.start(1) != at or not (
+            rest.end() == len(text) or text[rest.end()] == 10):
+        return None  # (the figure's own line holds more than the item)
+    first = None
+    lo = max(0, at - _KEY_LIST)
+    while line > lo:
+        above = text.rfind(b"\n", 0, line - 1) + 1
+        item = _YAML_ITEM.fullmatch(text, above, line - 1)
+        if item is None:
+            break
+        first, line = item.start(1), above
+    return first
 # a list of figures after a key ("timeout_ms: 300, 400": red team 119, F14): its bytes, what
 # stands from its first figure to a later one, the next item, and how far from the key an item is read
 _LIST_BYTES = frozenset(b"0123456789.,- \t\"'[\r\n")
@@ -13631,15 +13669,26 @@ def _key_list_items(text: bytes, start: int, at: int, unit: bytes, out: dict[byt
     """Give ``unit`` to the figures of a list after a key's first one (from ``start`` to
     ``at``), as far as :func:`_key_unit_before` reads them (the key's ":" at most ``_KEY_LIST``
     bytes before each)."""
+    figure_start = start
     while start and text[start - 1] in _KEY_TAIL_BYTES:
         start -= 1  # (to the end of the key's ":", "=" or "=>")
+    listed = False
     while (item := _LIST_NEXT.match(text, at)) is not None and item.start(1) - start <= _KEY_LIST:
+        out.setdefault(_figure_number(item.group(1)), set()).add(unit)
+        at, listed = item.end(), True
+    if listed or b"\n" not in text[start:figure_start]:
+        return
+    line = text.rfind(b"\n", 0, figure_start) + 1
+    if _YAML_ITEM_HEAD.fullmatch(text, line, figure_start) is None:
+        return
+    # a YAML sequence's later items, each a figure alone on its line (red team 120, F13)
+    while (item := _YAML_NEXT.match(text, at)) is not None and item.start(1) - start <= _KEY_LIST:
         out.setdefault(_figure_number(item.group(1)), set()).add(unit)
         at = item.end()
 
 
 # a figure right after a key's ":" or "=" (and a quote), as a whole number
-_KEYED_FIGURE = re.compile(rb"[:=]>?[ \t]*(?:\r?\n[ \t]+)?[\"']?[ \t]*(?:\[[ \t]*[\"']?[ \t]*)?-?"
+_KEYED_FIGURE = re.compile(rb"[:=]>?[ \t]*(?:\r?\n(?:[ \t]*-[ \t]+|[ \t]+))?[\"']?[ \t]*(?:\[[ \t]*[\"']?[ \t]*)?-?"
                            rb"([0-9](?:[.,]?[0-9])*)(?![0-9]|[.,][0-9])")
 
 
