@@ -12568,12 +12568,22 @@ def _name_table_rows(out: dict[bytes, set[tuple[bytes, bytes]]], units: list[int
     row, at most ``_NAMES_A_UNIT`` names a row: linear in the text. Prose with many figures
     names none of them, as before."""
     cells: list[tuple[int, int, int]] = []  # (unit, the first cell's start, its end)
+    bodies: list[tuple[int, int]] | None = None  # (the tables' rows without outer pipes, read once)
     for unit in units:
         at = first_at[unit]
         line = lowered.rfind(b"\n", 0, at) + 1
         bar = lowered.find(b"|", line, at)
-        if bar < 0 or lowered[line:bar].strip(b" \t"):
-            continue  # (no table row: prose, or a line not opening with a cell)
+        if bar < 0:
+            continue  # (no table row: prose)
+        if lowered[line:bar].strip(b" \t"):
+            # a row without its outer pipes ("primary | 12 GB | 4 | 2 | 8"), read only in a table
+            # a delimiter row makes one (red team 120, F15): its first cell opens the line
+            if bodies is None:
+                bodies = _pipeless_table_bodies(lowered)
+            k = bisect.bisect_right(bodies, (line, len(lowered))) - 1
+            if k < 0 or not bodies[k][0] <= line < bodies[k][1]:
+                continue  # (a line not opening with a cell, outside a table)
+            bar = line - 1
         cell_end = lowered.find(b"|", bar + 1, at)
         if cell_end < 0:
             continue  # (the first figure is in the first cell: no name cell)
@@ -12598,6 +12608,30 @@ def _name_table_rows(out: dict[bytes, set[tuple[bytes, bytes]]], units: list[int
             named += 1
             if named >= _NAMES_A_UNIT:
                 break
+
+
+def _pipeless_table_bodies(text: bytes) -> list[tuple[int, int]]:
+    """The (start, end) of the body of each markdown table of ``text`` whose delimiter row holds
+    a ``|`` (``---|---``, with or without outer pipes), after a header row holding one: its rows,
+    each a line with a ``|``, to the first line without one. In order; one pass over the text."""
+    out: list[tuple[int, int]] = []
+    n = len(text)
+    for rule in _TABLE_RULE.finditer(text):
+        if b"|" not in rule.group() or rule.start() < 2 or (out and rule.start() < out[-1][1]):
+            continue
+        header_start = text.rfind(b"\n", 0, rule.start() - 1) + 1
+        if b"|" not in text[header_start:rule.start() - 1]:
+            continue
+        start = at = rule.end() + 1
+        while at < n:
+            end = text.find(b"\n", at)
+            end = n if end < 0 else end
+            if b"|" not in text[at:end]:
+                break
+            at = end + 1
+        if at > start:
+            out.append((start, min(at, n)))
+    return out
 
 
 def _repaired_figures(before: dict[bytes, set[Any]], after: dict[bytes, set[Any]]) -> tuple[bytes, Any, Any, bytes] | None:
