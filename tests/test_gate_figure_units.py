@@ -11,7 +11,7 @@ from gate_helpers import assert_accepted, blk, find, gate_for, tool
 from test_grammar_v4 import _rewrite, _summarize
 
 from provgate._search import unit_leads
-from provgate.gate import _UNITS, _figures_with_units, _key_units_of_figure, _same_unit, _unit_at
+from provgate.gate import _UNITS, _figures_with_units, _key_units_of_figure, _same_unit, _unit_at, _unit_leads
 
 
 def _with_units(text: bytes) -> dict[bytes, set[bytes]]:
@@ -917,3 +917,35 @@ def test_the_units_a_yaml_sequence_under_a_key_gives():
     assert _key_units_of_figure(b"timeout_ms: 300\n- 400\n", b"400") == set()  # (no sequence of the key's)
     assert _key_units_of_figure(b"timeout_ms:\n  - 300 s\n  - 400\n", b"400") == set()  # (an item with more)
     assert _key_units_of_figure(b"x: 10 - 5\n", b"5") == set()
+
+
+# red team 120, F18: a footnote's bracket between a figure and its unit ("5 [1] minutes") is passed
+# over to the unit after it; a bracket that holds a unit ("5 [minutes]", "5 [s]") is still read
+@pytest.mark.parametrize("after", ["Wait 5 [1] minutes.", "Wait 5 [^1] minutes.", "Wait 5 [a] minutes.",
+                                   "Wait 5 [12]\tminutes.", "Wait 5 [^note] min."])
+def test_a_unit_after_a_footnote_is_read(after):
+    before = after.replace("minutes", "seconds").replace(" min.", " s.")  # (the footnote kept)
+    found = find(_rewrite(before, after), "I2", evidence__change="unit_changed")
+    assert (found.evidence["pre_unit"], found.evidence["post_unit"]) == ("s", "min")
+    found = find(_summarize("Wait 5 seconds [1].", after), "I1", block="s", evidence__change="unit_changed")
+    assert found.evidence["unit"] == "min"
+
+
+@pytest.mark.parametrize("source, text", [
+    ("Wait 5 seconds [1].", "Wait 5 [1] seconds."),
+    ("Wait 5 [1] seconds.", "Wait 5 seconds [1]."),
+    ("Wait 5 [1] seconds.", "Wait 5 s."),  # (a summary may drop the footnote)
+])
+def test_a_unit_after_a_footnote_kept_is_accepted(source, text):
+    assert_accepted(_summarize(source, text))
+    if "[1]" in text:
+        assert_accepted(_rewrite(source, text), "lossless")
+
+
+def test_unit_at_passes_over_a_footnote_only():
+    assert _unit_at(b"5 [1] minutes", 1) == b"min" and _unit_at(b"5 [^a] ms", 1) == b"ms"
+    assert _unit_at(b"5 [s]", 1) == b"s" and _unit_at(b"5 [minutes]", 1) == b"min"
+    assert _unit_at(b"5 [s] minutes", 1) == b"s"  # (a bracket that spells a unit is that unit)
+    assert _unit_at(b"5 [1234] minutes", 1) is None and _unit_at(b"5 [1]", 1) is None
+    text = b"Wait 5 [1] minutes, 7 [a] days, 8 [^2] h; x[9] [b]"
+    assert _figures_with_units(text, _unit_leads(text)) == {b"5": {b"min"}, b"7": {b"d"}, b"8": {b"h"}}

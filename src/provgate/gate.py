@@ -4269,7 +4269,7 @@ class _Check:
         # other scripts as ASCII ones (grammar v13: "Wait ３０ minutes" is the figure 30), the
         # sources too: a figure is compared as the number it is, whatever digits write it
         texts = [_as_read(fold_digits(self.post_facts[j].table.data)) for j in asked]
-        hits = unit_leads(b"\n".join(texts)).tolist()
+        hits = _unit_leads(b"\n".join(texts))
         if not hits:
             return
         starts = list(itertools.accumulate((len(t) + 1 for t in texts[:-1]), initial=0))
@@ -4309,7 +4309,7 @@ class _Check:
                 if h not in read:
                     figures = asked_of[h]
                     text = as_read[h] = _as_read(fold_digits(text))
-                    read[h] = (_figures_with_units(text, unit_leads(text).tolist()) if len(figures) > _FEW_FIGURES
+                    read[h] = (_figures_with_units(text, _unit_leads(text)) if len(figures) > _FEW_FIGURES
                                else {f: _units_of_figure(text, f) for f in figures})
             for figure, names in stated.items():
                 sources_say: set[bytes] = set()
@@ -5681,7 +5681,7 @@ class _Check:
         pre_table, post_table = self.pre_facts[i].table, self.post_facts[j].table
         # (a figure in digits of other scripts, grammar v13, is read as its ASCII digits: the
         # ends of its rows stay the texts' own, only the look for a lead reads the digits folded)
-        if not (len(unit_leads(fold_digits(pre_table.data))) and len(unit_leads(fold_digits(post_table.data)))):
+        if not (_unit_leads(fold_digits(pre_table.data)) and _unit_leads(fold_digits(post_table.data))):
             return
         before = [_unit_at(pre_table.data, e) for e in pre_table.end[pre_rows].tolist()]
         after = [_unit_at(post_table.data, e) for e in post_table.end[post_rows].tolist()]
@@ -10591,7 +10591,7 @@ def _respelled_units(text: bytes) -> dict[bytes, set[bytes | None]]:
                 continue  # (without a period a ratio, no count: "Speedup: 3x" grounds no "3 times", red team 120, F06)
             out.setdefault(_figure_number(m.group(1)), set()).add(unit)
     read = _as_read(text)
-    for p in unit_leads(read).tolist():
+    for p in _unit_leads(read):
         start = p + 1
         while start > 0 and read[start - 1] in _FIGURE_BYTES:
             start -= 1
@@ -13069,8 +13069,23 @@ _UNIT_WORD = rb"([A-Za-z]+|%|\xc2\xb5s|\xce\xbcs|\xc2[\xb0\xba][ \t]?[CFcf]|\xe2
 _UNIT_RATE = rb"(?:(?:[ \t]*/[ \t]*|[ \t]+[Pp][Ee][Rr][ \t]+)" + _UNIT_WORD + rb")?"
 # or a rate of nothing named, "/" right after the figure ("100/h", "$5/month": red team 118, F27;
 # unit_leads' last form), its group 3
-_UNIT_TAIL = (rb"(?:" + _UNIT_GAP + _UNIT_WORD + _UNIT_RATE
+# a footnote's bracket between a figure and its unit ("5 [1] minutes", "5 [^a] s", "5 [a] min"): a
+# bracket that holds no unit (digits, a caret's mark, a letter that spells none) is passed over
+# to the unit after it (red team 120, F18); "5 [s]" and "5 [minutes]" are read as before
+_FOOTNOTE = rb"\[(?:\^[0-9A-Za-z]{1,8}|[0-9]{1,3}|[ace-gi-ln-rt-zAC-Z])\]"
+_UNIT_TAIL = (rb"(?:(?:[ \t]*" + _FOOTNOTE + rb")?" + _UNIT_GAP + _UNIT_WORD + _UNIT_RATE
               + rb"|[ \t]*/[ \t]*([A-Za-z]{1,16})(?![0-9A-Za-z_]))")
+# a figure a footnote's bracket follows: a lead unit_leads does not give (its gap holds no digit)
+_FOOTNOTE_LEAD = re.compile(rb"[0-9](?=[ \t]*" + _FOOTNOTE + rb")")
+
+
+def _unit_leads(text: bytes) -> list[int]:
+    """:func:`~provgate._search.unit_leads` of ``text``, and each digit a footnote's bracket
+    follows (``5 [1] minutes``: red team 120, F18), in order."""
+    found = unit_leads(text).tolist()
+    if b"[" in text and (more := [m.start() for m in _FOOTNOTE_LEAD.finditer(text)]):
+        found = sorted(set(found).union(more))
+    return found
 _UNIT_AFTER_FIGURE = re.compile(_UNIT_TAIL)
 # a terminal's escape sequences: CSI (colours, "\x1b[1m"), a character set chosen ("\x1b(B", which
 # tput sgr0 writes), and OSC ended by BEL or ST (an OSC 8 hyperlink): red team 118, F18
