@@ -949,3 +949,36 @@ def test_unit_at_passes_over_a_footnote_only():
     assert _unit_at(b"5 [1234] minutes", 1) is None and _unit_at(b"5 [1]", 1) is None
     text = b"Wait 5 [1] minutes, 7 [a] days, 8 [^2] h; x[9] [b]"
     assert _figures_with_units(text, _unit_leads(text)) == {b"5": {b"min"}, b"7": {b"d"}, b"8": {b"h"}}
+
+
+# red team 120, F12: "K" apart from a figure with no word after it ("300 K") is kelvin's symbol or
+# a thousand: its own unit, kelvin written another way and never a scale of degrees; "100 K
+# users" and a glued "100K" are no such unit
+@pytest.mark.parametrize("source, lie", [
+    ("Keep it at 30 degrees C.", "Keep it at 30 K."),
+    ("Max temp: 300 K.", "Max temp: 300 degrees C."),
+    ("Max temp: 300 K", "Max temp: 300 \u00b0F."),
+    ("Max temp: 300 kelvin.", "Max temp: 300 \u00b0C."),
+])
+def test_a_figure_in_k_grounds_no_degrees_nor_the_reverse(source, lie):
+    find(_summarize(source, lie), "I1", block="s", evidence__change="unit_changed")
+    find(_rewrite(source, lie), "I2", evidence__change="unit_changed")
+
+
+@pytest.mark.parametrize("source, honest", [
+    ("Keep it at 300 kelvin.", "Keep it at 300 K."),
+    ("Keep it at 300 K.", "Keep it at 300 kelvin."),
+    ("Max temp: 300 K.", "The max temp is 300 K and falling."),
+    ("We have 100 K users.", "We have 100 K customers."),  # (a noun after it: no unit)
+])
+def test_a_figure_in_k_kept_is_accepted(source, honest):
+    assert_accepted(_summarize(source, honest))
+    assert_accepted(_rewrite(source, honest), "lossless")
+
+
+def test_unit_at_reads_k_only_apart_and_before_no_word():
+    assert _unit_at(b"300 K.", 3) == b"K" and _unit_at(b"300 K", 3) == b"K" and _unit_at(b"300 K and up", 3) == b"K"
+    assert _unit_at(b"100 K users", 3) is None and _unit_at(b"100 k.", 3) is None
+    assert _same_unit(b"K", b"kelvin") and not _same_unit(b"K", b"degc") and not _same_unit(b"K", b"kb")
+    text = b"Max 300 K; 100 K users; 5K"
+    assert _figures_with_units(text, _unit_leads(text)) == {b"300": {b"K"}}

@@ -13085,7 +13085,18 @@ def _unit_leads(text: bytes) -> list[int]:
     found = unit_leads(text).tolist()
     if b"[" in text and (more := [m.start() for m in _FOOTNOTE_LEAD.finditer(text)]):
         found = sorted(set(found).union(more))
+    if b"K" in text and (more := [m.start() for m in _K_LEAD.finditer(text)]):
+        found = sorted(set(found).union(more))  # ("300 K": red team 120, F12)
     return found
+
+
+# "K" after a figure, apart from it, with no word after it ("Max temp: 300 K."): kelvin's symbol or
+# a thousand ("100 K users" is none: a noun after it). Its own unit, ``_K``: kelvin written
+# another way, and never a scale of degrees, a count or another unit, whichever it means; a
+# "K" glued to the figure ("100K", "$5K") is the number's own (red team 120, F12)
+_K = b"K"
+_K_LEAD = re.compile(rb"[0-9](?=[ \t]{1,4}K(?![0-9A-Za-z_])(?![ \t]*[A-Za-z]))")
+_K_WORD_AFTER = re.compile(rb"[ \t]+([A-Za-z]+)")
 _UNIT_AFTER_FIGURE = re.compile(_UNIT_TAIL)
 # a terminal's escape sequences: CSI (colours, "\x1b[1m"), a character set chosen ("\x1b(B", which
 # tput sgr0 writes), and OSC ended by BEL or ST (an OSC 8 hyperlink): red team 118, F18
@@ -13117,8 +13128,8 @@ def _same_unit(a: bytes, b: bytes) -> bool:
     nothing named (``count/min``: ``100/min``, ``100 per minute``) is any rate of its period:
     ``100 requests/min`` -> ``100/min`` drops what it counts and keeps the period (red team 118,
     F27), the period changed is another unit."""
-    if a == b:
-        return True
+    if a == b or a == _K and b == b"kelvin" or b == _K and a == b"kelvin":
+        return True  # ("300 kelvin" -> "300 K": kelvin's symbol, red team 120, F12)
     if b" " in a or b" " in b:  # (a currency's sign before either: _with_currency)
         (sign_a, _, a), (sign_b, _, b) = a.rpartition(b" "), b.rpartition(b" ")
         return sign_a == sign_b and _same_unit(a, b)
@@ -13212,6 +13223,9 @@ def _unit_of_match(text: bytes, m: re.Match[bytes]) -> bytes | None:
         return _counted_after(text, m.end()) + b"/" + per
     unit = _unit_named(m.group(1), m.group(2))
     end = m.end()
+    if unit is None and m.group(1) == _K and m.group(2) is None and m.start(1) > m.start() and (
+            (after := _K_WORD_AFTER.match(text, end)) is None or after.group(1).lower() in _NO_NAME):
+        return _K  # ("300 K", kelvin or a thousand: not "100 K users")
     if unit == b"deg":
         unit, end = _degrees_scale(text, m.end(1))
     elif unit == b"times" and m.group(2) is None and (period := _TIMES_A_PERIOD.match(text, end)) is not None:
