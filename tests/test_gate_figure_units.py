@@ -982,3 +982,29 @@ def test_unit_at_reads_k_only_apart_and_before_no_word():
     assert _same_unit(b"K", b"kelvin") and not _same_unit(b"K", b"degc") and not _same_unit(b"K", b"kb")
     text = b"Max 300 K; 100 K users; 5K"
     assert _figures_with_units(text, _unit_leads(text)) == {b"300": {b"K"}}
+
+
+# red team 120, F17 (its unit half): a glued "x" with a period after it ("5x per day", "5x a day")
+# is the count rate "5 times a day"; a glued "m" after a key naming a duration ("Timeout: 30m")
+# is minutes (elsewhere still metres or minutes, no unit re-spelled)
+@pytest.mark.parametrize("source, text", [
+    ("Backups run 5 times a day.", "Backups run 5x per day."),
+    ("Backups run 5 times a day.", "Backups run 5x a day."),
+    ("Backups run 5x a day.", "Backups run 5 times per day."),
+    ("Timeout: 30m.", "Timeout: 30 minutes."),
+    ("connect_timeout = '30m'\n", "The connect timeout is 30 min."),
+    ("Timeout: 30 minutes.", "Timeout: 30m."),
+])
+def test_a_glued_count_rate_or_a_durations_minutes_respelled_is_grounded(source, text):
+    assert_accepted(_summarize(source, text))
+
+
+@pytest.mark.parametrize("source, text", [
+    ("Backups run 5 times a day.", "Backups run 5x per week."),
+    ("Backups run 5 times a day.", "Backups run 5x."),  # (a ratio, no count)
+    ("Timeout: 30m.", "Timeout: 30 hours."),
+    ("Distance: 30m.", "Distance: 30 minutes."),  # (no duration's key: metres or minutes)
+    ("Timeout: 30 meters.", "Timeout: 30m."),
+])
+def test_a_glued_count_rate_or_minutes_changed_is_refused(source, text):
+    assert not _summarize(source, text).accepted

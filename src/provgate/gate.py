@@ -10535,6 +10535,13 @@ def _ground_units_respelled(tables: list[FactTable], sources: list[list[_Facts]]
         unit = _glued_unit(figure.group(2)) if figure.group(2) else _unit_at(_as_read(table.data), int(table.end[r]))
         if figure.group(2) and unit is None:
             continue  # (a word glued to a figure that names no unit)
+        if figure.group(2):
+            # (and its rate's period, "5x per day", "5x a day"; a duration key's "m" is minutes,
+            # "Timeout: 30m": red team 120, F17)
+            if (per_unit := _glued_period(table.data, int(table.end[r]), unit)) is not None:
+                unit = unit + b"/" + per_unit
+            elif unit == b"m" and _duration_key_before(table.data, int(table.start[r])):
+                unit = b"min"
         for facts in sources[t]:
             units = said.get(id(facts))
             if units is None:
@@ -10576,6 +10583,31 @@ def _glued_unit(word: bytes) -> bytes | None:
     return _GLUED_ONLY.get(word.lower()) or _UNITS.get(_unit_spelling(word))
 
 
+def _glued_period(text: bytes, end: int, unit: bytes) -> bytes | None:
+    """The period (``_UNITS``' name) of the rate a figure with the glued ``unit`` ending at ``end``
+    of ``text`` is: "/day" or "per day" after it, and for a count "a day", "each day" ("3x a day":
+    "3 times a day", red team 120, F17), or None."""
+    per = _GLUED_PER.match(text, end)
+    if per is None and unit == b"times":
+        per = _TIMES_A_PERIOD.match(text, end)
+        if per is not None and _UNITS.get(_unit_spelling(per.group(1))) not in _PERIODS:
+            return None
+    return None if per is None else _UNITS.get(_unit_spelling(per.group(1)))
+
+
+# a key that names a duration right before a figure ("Timeout: 30m", "ttl=30m", "connect_timeout:
+# '30m'"): its glued "m" is minutes, not metres (red team 120, F17)
+_DURATION_KEY_BEFORE = re.compile(rb"(?<![A-Za-z0-9_.-])[A-Za-z0-9_.-]*?([A-Za-z]+)[\"']?[ \t]*[:=][ \t]*[\"']?\Z")
+
+
+def _duration_key_before(text: bytes, start: int) -> bool:
+    """Does a key naming a duration (``_DURATION_KEYS``, its last word) stand right before the
+    figure that starts at ``start`` of ``text``, on its line?"""
+    line = text.rfind(b"\n", max(0, start - 64), start) + 1
+    found = _DURATION_KEY_BEFORE.search(text, max(line, start - 64), start)
+    return found is not None and found.group(1).lower() in _DURATION_KEYS
+
+
 def _respelled_units(text: bytes) -> dict[bytes, set[bytes | None]]:
     """Each figure of ``text`` (as a number) that :func:`_ground_units_respelled` may ground
     with -> its units there: a unit glued to it or written after it, and None where blanks
@@ -10583,12 +10615,13 @@ def _respelled_units(text: bytes) -> dict[bytes, set[bytes | None]]:
     out: dict[bytes, set[bytes | None]] = {}
     for m in _GLUED_IN_TEXT.finditer(text):
         if (unit := _glued_unit(m.group(2))) is not None:
-            # (and a rate's period after it: "3x per day", "5ms/req" aside)
-            per = _GLUED_PER.match(text, m.end())
-            if per is not None and (per_unit := _UNITS.get(_unit_spelling(per.group(1)))) is not None:
+            # (and a rate's period after it: "3x per day", "3x a day", "5ms/req" aside)
+            if (per_unit := _glued_period(text, m.end(), unit)) is not None:
                 unit = unit + b"/" + per_unit
             elif m.group(2) in (b"x", b"X"):
                 continue  # (without a period a ratio, no count: "Speedup: 3x" grounds no "3 times", red team 120, F06)
+            elif unit == b"m" and _duration_key_before(text, m.start()):
+                unit = b"min"  # ("Timeout: 30m": a duration's minutes, red team 120, F17)
             out.setdefault(_figure_number(m.group(1)), set()).add(unit)
     read = _as_read(text)
     for p in _unit_leads(read):
