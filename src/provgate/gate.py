@@ -5681,7 +5681,7 @@ class _Check:
         pre_table, post_table = self.pre_facts[i].table, self.post_facts[j].table
         # (a figure in digits of other scripts, grammar v13, is read as its ASCII digits: the
         # ends of its rows stay the texts' own, only the look for a lead reads the digits folded)
-        if not (_unit_leads(fold_digits(pre_table.data)) and _unit_leads(fold_digits(post_table.data))):
+        if not (_has_unit_lead(fold_digits(pre_table.data)) and _has_unit_lead(fold_digits(post_table.data))):
             return
         before = [_unit_at(pre_table.data, e) for e in pre_table.end[pre_rows].tolist()]
         after = [_unit_at(post_table.data, e) for e in post_table.end[post_rows].tolist()]
@@ -13108,19 +13108,52 @@ _UNIT_RATE = rb"(?:(?:[ \t]*/[ \t]*|[ \t]+[Pp][Ee][Rr][ \t]+)" + _UNIT_WORD + rb
 _FOOTNOTE = rb"\[(?:\^[0-9A-Za-z]{1,8}|[0-9]{1,3}|[ace-gi-ln-rt-zAC-Z])\]"
 _UNIT_TAIL = (rb"(?:(?:[ \t]*" + _FOOTNOTE + rb")?" + _UNIT_GAP + _UNIT_WORD + _UNIT_RATE
               + rb"|[ \t]*/[ \t]*([A-Za-z]{1,16})(?![0-9A-Za-z_]))")
-# a figure a footnote's bracket follows: a lead unit_leads does not give (its gap holds no digit)
-_FOOTNOTE_LEAD = re.compile(rb"[0-9](?=[ \t]*" + _FOOTNOTE + rb")")
+# a footnote's bracket after a digit and at most two blanks (searched for from its "[")
+_FOOTNOTE_AFTER_DIGIT = re.compile(rb"\[(?:(?<=[0-9]\[)|(?<=[0-9][ \t]\[)|(?<=[0-9][ \t][ \t]\[))"
+                                   + _FOOTNOTE[2:])
+
+
+def _extra_leads(text: bytes, first: bool = False) -> list[int]:
+    """The digits after which a unit may stand that unit_leads does not give: a figure a
+    footnote's bracket follows (its gap holds a digit: ``5 [1] minutes``, red team 120, F18), and
+    one ``K`` follows apart (``300 K``, ``_K``: F12). A bracket is searched for from its "["
+    with the digit before it read in the search (a window's citations hold many "[": one
+    Python step each cost 1 us), a ``K`` by ``bytes.find`` (few in a text). ``first``: the
+    first one found only."""
+    out: list[int] = []
+    if b"[" in text:
+        for m in _FOOTNOTE_AFTER_DIGIT.finditer(text):
+            j = m.start()
+            while text[j - 1] in b" \t":
+                j -= 1
+            out.append(j - 1)
+            if first:
+                return out
+    at = text.find(b"K")
+    while at >= 0:
+        if text[at - 1] in b" \t":
+            j = at - 1
+            while j and at - j < 4 and text[j - 1] in b" \t":
+                j -= 1
+            if j and 48 <= text[j - 1] <= 57 and _K_AFTER.match(text, at):
+                out.append(j - 1)
+                if first:
+                    return out
+        at = text.find(b"K", at + 1)
+    return out
 
 
 def _unit_leads(text: bytes) -> list[int]:
-    """:func:`~provgate._search.unit_leads` of ``text``, and each digit a footnote's bracket
-    follows (``5 [1] minutes``: red team 120, F18), in order."""
+    """:func:`~provgate._search.unit_leads` of ``text``, and :func:`_extra_leads`, in order."""
     found = unit_leads(text).tolist()
-    if b"[" in text and (more := [m.start() for m in _FOOTNOTE_LEAD.finditer(text)]):
+    if (b"[" in text or b"K" in text) and (more := _extra_leads(text)):
         found = sorted(set(found).union(more))
-    if b"K" in text and (more := [m.start() for m in _K_LEAD.finditer(text)]):
-        found = sorted(set(found).union(more))  # ("300 K": red team 120, F12)
     return found
+
+
+def _has_unit_lead(text: bytes) -> bool:
+    """Is there any of :func:`_unit_leads` in ``text``?"""
+    return bool(len(unit_leads(text))) or (b"[" in text or b"K" in text) and bool(_extra_leads(text, True))
 
 
 # "K" after a figure, apart from it, with no word after it ("Max temp: 300 K."): kelvin's symbol or
@@ -13128,7 +13161,7 @@ def _unit_leads(text: bytes) -> list[int]:
 # another way, and never a scale of degrees, a count or another unit, whichever it means; a
 # "K" glued to the figure ("100K", "$5K") is the number's own (red team 120, F12)
 _K = b"K"
-_K_LEAD = re.compile(rb"[0-9](?=[ \t]{1,4}K(?![0-9A-Za-z_])(?![ \t]*[A-Za-z]))")
+_K_AFTER = re.compile(rb"K(?![0-9A-Za-z_])")
 _K_WORD_AFTER = re.compile(rb"[ \t]+([A-Za-z]+)")
 _UNIT_AFTER_FIGURE = re.compile(_UNIT_TAIL)
 # a terminal's escape sequences: CSI (colours, "\x1b[1m"), a character set chosen ("\x1b(B", which
