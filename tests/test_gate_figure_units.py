@@ -11,7 +11,7 @@ from gate_helpers import assert_accepted, blk, find, gate_for, tool
 from test_grammar_v4 import _rewrite, _summarize
 
 from provgate._search import unit_leads
-from provgate.gate import _UNITS, _figures_with_units, _key_units_of_figure, _unit_at
+from provgate.gate import _UNITS, _figures_with_units, _key_units_of_figure, _same_unit, _unit_at, _unit_leads
 
 
 def _with_units(text: bytes) -> dict[bytes, set[bytes]]:
@@ -483,8 +483,8 @@ def test_a_unit_moved_from_one_figure_to_another_is_refused_on_a_rewrite():
     ("Limit: 100 req/min.", "Limit: 100 rps.", "req/s"),
     ("Limit: 100 req/min.", "Limit: 100 qps.", "query/s"),
     ("Rate limit: 100 requests/min.", "Rate limit: 100/h.", "count/h"),
-    ("Cost: $5/month.", "Cost: $5/day.", "count/d"),
-    ("Cost: $5 per month.", "Cost: $5/day.", "count/d"),
+    ("Cost: $5/month.", "Cost: $5/day.", "$ count/d"),
+    ("Cost: $5 per month.", "Cost: $5/day.", "$ count/d"),
     ("Rate limit: 100/min.", "Rate limit: 100 requests per hour.", "req/h"),
 ])
 def test_a_summary_changing_a_rates_period_is_refused(source, text, unit):
@@ -495,7 +495,7 @@ def test_a_summary_changing_a_rates_period_is_refused(source, text, unit):
 @pytest.mark.parametrize("before, after, pre_unit, post_unit", [
     ("Limit: 100 req/min.", "Limit: 100 rps.", "req/min", "req/s"),
     ("Limit: 100 requests/min.", "Limit: 100/h.", "req/min", "count/h"),
-    ("Cost: $5/month.", "Cost: $5/day.", "count/mo", "count/d"),
+    ("Cost: $5/month.", "Cost: $5/day.", "$ count/mo", "$ count/d"),
 ])
 def test_a_rates_period_changed_is_refused_on_a_rewrite(before, after, pre_unit, post_unit):
     found = find(_rewrite(before, after), "I2", evidence__change="unit_changed")
@@ -535,7 +535,7 @@ def test_the_unit_kept_in_brackets_is_accepted(after):
 
 def test_unit_at_reads_rates_and_brackets():
     assert _unit_at(b"100/h", 3) == b"count/h"
-    assert _unit_at(b"$5 / month", 2) == b"count/mo"
+    assert _unit_at(b"$5 / month", 2) == b"$ count/mo"
     assert _unit_at(b"100 rps", 3) == b"req/s"
     assert _unit_at(b"5 [minutes]", 1) == b"min"
     assert _unit_at(b"1/2 s", 1) is None and _unit_at(b"10/apples", 2) is None and _unit_at(b"10/ms2", 2) is None
@@ -686,6 +686,9 @@ def test_a_figure_of_many_occurrences_reads_its_keys_in_one_pass(monkeypatch):
     b"offset_ms: -300\ntimeout_ms:\n  400\n{\"a_ms\": [500]}\nt_s => 30\nu_ms:\n600\n",
     b"t_ms: 300, 400, -500\nr: 3, 4\nv_s = [1, 2 ,3]\nw_ms:\n  7, 8\nx_ms: " + b", ".join(b"%d" % i for i in range(100)),
     b"".join(b"k%d_ms: %d\nv%d = %d s\n" % (i, i, i, i) for i in range(50)),
+    # (YAML sequences: red team 120, F13)
+    b"timeout_ms:\n  - 300\n  - 400\n  - '500'\nr:\n  - 3\n  - 4\nd_s:\n- 7\n- 8 h\n- 9\nq_ms: 1\n- 2\n",
+    b"a_ms:\n  - 1\n  - 2, 3\n  - 4\nb_s:\n  - 5 x\n  - 6\nc_h:\n" + b"".join(b"  - %d\n" % i for i in range(60)),
 ])
 def test_the_two_passes_over_keys_agree(monkeypatch, text):
     from provgate import gate as gate_module
@@ -809,3 +812,199 @@ def test_a_count_or_a_glued_key_unit_changed_is_refused(source, text, value):
 ])
 def test_a_count_named_or_a_glued_key_unit_kept_is_accepted(source, text):
     assert_accepted(_summarize(source, text))
+
+
+# red team 120, F10: a rate of nothing named ("100/h") is no byte rate ("100 GB/h"), nor the
+# reverse, and a plural noun after it names what it counts ("100/min errors" is no "100 req/min")
+@pytest.mark.parametrize("source, text, unit", [
+    ("Transfer: 100 GB/h.", "Handles 100/h requests.", "req/h"),
+    ("Transfer: 100 GB/h.", "Handles 100/h.", "count/h"),
+    ("Limit: 100 req/min.", "Limit: 100/min errors.", "error/min"),
+    ("Limit: 100/min.", "Copies 100 MB/min.", "mb/min"),
+])
+def test_a_rate_of_nothing_named_grounds_no_measure_nor_another_count(source, text, unit):
+    found = find(_summarize(source, text), "I1", block="s", evidence__change="unit_changed")
+    assert found.evidence["unit"] == unit
+
+
+@pytest.mark.parametrize("before, after, pre_unit, post_unit", [
+    ("Transfer: 100 GB/h.", "Transfer: 100/h requests.", "gb/h", "req/h"),
+    ("Limit: 100 req/min.", "Limit: 100/min errors.", "req/min", "error/min"),
+])
+def test_a_rate_of_nothing_named_changing_what_it_counts_is_refused_on_a_rewrite(before, after, pre_unit, post_unit):
+    found = find(_rewrite(before, after), "I2", evidence__change="unit_changed")
+    assert (found.evidence["pre_unit"], found.evidence["post_unit"]) == (pre_unit, post_unit)
+
+
+@pytest.mark.parametrize("source, text", [
+    ("Rate limit: 100 requests/min.", "Rate limit: 100/min."),
+    ("Rate limit: 100 req/min.", "Rate limit: 100/min requests."),
+    ("Rate limit: 100/min.", "Rate limit: 100/min always."),  # (no noun after it)
+    ("Backups: 5/day.", "Backups run 5 times a day."),  # (a count of repeats is a count)
+])
+def test_a_rate_of_nothing_named_keeping_what_it_counts_is_accepted(source, text):
+    assert_accepted(_summarize(source, text))
+
+
+def test_unit_at_reads_the_noun_a_rate_of_nothing_named_counts():
+    assert _unit_at(b"100/h requests", 3) == b"req/h"
+    assert _unit_at(b"100/min errors", 3) == b"error/min"
+    assert _unit_at(b"100/min for each", 3) == b"count/min"
+    assert _unit_at(b"100/min GB", 3) == b"count/min"
+
+
+# red team 120, F11: a currency's sign before a figure is part of its unit: a count made money
+# ("5/month" -> "$5/month"), money made a count, or one currency made another is refused
+@pytest.mark.parametrize("source, text, unit", [
+    ("Seats: 5/month.", "Cost: $5/month.", "$ count/mo"),
+    ("Cost: $5/month.", "Seats: 5/month.", "count/mo"),
+])
+def test_a_currency_added_removed_or_changed_on_a_figure_is_refused(source, text, unit):
+    found = find(_summarize(source, text), "I1", block="s", evidence__change="unit_changed")
+    assert found.evidence["unit"] == unit
+    found = find(_rewrite(source, text), "I2", evidence__change="unit_changed")
+    assert found.evidence["post_unit"] == unit
+
+
+def test_a_currency_changed_is_refused():
+    # ("\u20ac5" is the grammar's identifier: refused as a fact no source holds, and as a unit)
+    assert not _summarize("Cost: $5 per month.", "Cost: \u20ac5/month.").accepted
+    assert not _rewrite("Cost: $5 per month.", "Cost: \u20ac5 per month.").accepted
+    assert not _summarize("Cost: \u00a35 per month.", "Cost: $5 per month.").accepted
+    assert _same_unit(b"$ count/mo", b"$ req/mo") and not _same_unit(b"$ count/mo", "\u20ac count/mo".encode())
+    assert not _same_unit(b"$ count/mo", b"count/mo") and not _same_unit(b"count/mo", b"$ count/mo")
+
+
+@pytest.mark.parametrize("source, text", [
+    ("Cost: $5 per month.", "Cost: $5/month."),
+    ("Cost: \u20ac5 per month.", "Cost: \u20ac5/month."),
+])
+def test_a_currency_kept_on_a_figure_is_accepted(source, text):
+    assert_accepted(_rewrite(source, text), "lossless")
+    assert_accepted(_summarize(source, text))
+
+
+def test_unit_at_reads_a_currency_before_the_figure():
+    assert _unit_at(b"$5/month", 2) == b"$ count/mo"
+    assert _unit_at("\u20ac5 per month".encode(), 4) == "\u20ac count/mo".encode()
+    assert _unit_at(b"x5/month", 2) == b"count/mo" and _unit_at(b"$5", 2) is None
+
+
+# red team 120, F13: a YAML sequence under a unit key ("timeout_ms:\n  - 300\n  - 400") gives each
+# item the key's unit, as the JSON list and "k: 300, 400" do
+@pytest.mark.parametrize("source, text, value", [
+    ("timeout_ms:\n  - 300\n  - 400\n", "Timeout: 400 s.", "400"),
+    ("timeout_ms:\n  - 300\n", "Timeout: 300 s.", "300"),
+    ("timeout_ms:\n- 300\n- 400\n- 500\n", "Timeouts of 300 ms, 400 ms and 500 s.", "500"),
+    ("retry:\n  delay_s:\n    - 5\n    - \"10\"\n", "Retry delays: 5 s, then 10 minutes.", "10"),
+])
+def test_a_yaml_sequence_under_a_unit_key_keeps_its_unit(source, text, value):
+    find(_summarize(source, text), "I1", block="s", value=value, evidence__change="unit_changed")
+
+
+@pytest.mark.parametrize("source, text", [
+    ("timeout_ms:\n  - 300\n  - 400\n", "Timeout: 400 ms."),
+    ("timeout_ms:\n  - 300\n  - 400\n", "Timeouts: 300 ms, then 400 ms."),
+    ("timeouts:\n  - 300\n  - 400\n", "Timeout: 400 s."),  # (the key names no unit)
+])
+def test_a_yaml_sequence_under_a_key_keeping_its_unit_is_accepted(source, text):
+    assert_accepted(_summarize(source, text))
+
+
+def test_the_units_a_yaml_sequence_under_a_key_gives():
+    assert _key_units_of_figure(b"timeout_ms:\n  - 300\n  - 400\n", b"400") == {b"ms"}
+    assert _key_units_of_figure(b"timeout_ms:\n  - 300\n", b"300") == {b"ms"}
+    assert _key_units_of_figure(b"timeout_ms: 300\n- 400\n", b"400") == set()  # (no sequence of the key's)
+    assert _key_units_of_figure(b"timeout_ms:\n  - 300 s\n  - 400\n", b"400") == set()  # (an item with more)
+    assert _key_units_of_figure(b"x: 10 - 5\n", b"5") == set()
+
+
+# red team 120, F18: a footnote's bracket between a figure and its unit ("5 [1] minutes") is passed
+# over to the unit after it; a bracket that holds a unit ("5 [minutes]", "5 [s]") is still read
+@pytest.mark.parametrize("after", ["Wait 5 [1] minutes.", "Wait 5 [^1] minutes.", "Wait 5 [a] minutes.",
+                                   "Wait 5 [12]\tminutes.", "Wait 5 [^note] min."])
+def test_a_unit_after_a_footnote_is_read(after):
+    before = after.replace("minutes", "seconds").replace(" min.", " s.")  # (the footnote kept)
+    found = find(_rewrite(before, after), "I2", evidence__change="unit_changed")
+    assert (found.evidence["pre_unit"], found.evidence["post_unit"]) == ("s", "min")
+    found = find(_summarize("Wait 5 seconds [1].", after), "I1", block="s", evidence__change="unit_changed")
+    assert found.evidence["unit"] == "min"
+
+
+@pytest.mark.parametrize("source, text", [
+    ("Wait 5 seconds [1].", "Wait 5 [1] seconds."),
+    ("Wait 5 [1] seconds.", "Wait 5 seconds [1]."),
+    ("Wait 5 [1] seconds.", "Wait 5 s."),  # (a summary may drop the footnote)
+])
+def test_a_unit_after_a_footnote_kept_is_accepted(source, text):
+    assert_accepted(_summarize(source, text))
+    if "[1]" in text:
+        assert_accepted(_rewrite(source, text), "lossless")
+
+
+def test_unit_at_passes_over_a_footnote_only():
+    assert _unit_at(b"5 [1] minutes", 1) == b"min" and _unit_at(b"5 [^a] ms", 1) == b"ms"
+    assert _unit_at(b"5 [s]", 1) == b"s" and _unit_at(b"5 [minutes]", 1) == b"min"
+    assert _unit_at(b"5 [s] minutes", 1) == b"s"  # (a bracket that spells a unit is that unit)
+    assert _unit_at(b"5 [1234] minutes", 1) is None and _unit_at(b"5 [1]", 1) is None
+    text = b"Wait 5 [1] minutes, 7 [a] days, 8 [^2] h; x[9] [b]"
+    assert _figures_with_units(text, _unit_leads(text)) == {b"5": {b"min"}, b"7": {b"d"}, b"8": {b"h"}}
+
+
+# red team 120, F12: "K" apart from a figure with no word after it ("300 K") is kelvin's symbol or
+# a thousand: its own unit, kelvin written another way and never a scale of degrees; "100 K
+# users" and a glued "100K" are no such unit
+@pytest.mark.parametrize("source, lie", [
+    ("Keep it at 30 degrees C.", "Keep it at 30 K."),
+    ("Max temp: 300 K.", "Max temp: 300 degrees C."),
+    ("Max temp: 300 K", "Max temp: 300 \u00b0F."),
+    ("Max temp: 300 kelvin.", "Max temp: 300 \u00b0C."),
+])
+def test_a_figure_in_k_grounds_no_degrees_nor_the_reverse(source, lie):
+    find(_summarize(source, lie), "I1", block="s", evidence__change="unit_changed")
+    find(_rewrite(source, lie), "I2", evidence__change="unit_changed")
+
+
+@pytest.mark.parametrize("source, honest", [
+    ("Keep it at 300 kelvin.", "Keep it at 300 K."),
+    ("Keep it at 300 K.", "Keep it at 300 kelvin."),
+    ("Max temp: 300 K.", "The max temp is 300 K and falling."),
+    ("We have 100 K users.", "We have 100 K customers."),  # (a noun after it: no unit)
+])
+def test_a_figure_in_k_kept_is_accepted(source, honest):
+    assert_accepted(_summarize(source, honest))
+    assert_accepted(_rewrite(source, honest), "lossless")
+
+
+def test_unit_at_reads_k_only_apart_and_before_no_word():
+    assert _unit_at(b"300 K.", 3) == b"K" and _unit_at(b"300 K", 3) == b"K" and _unit_at(b"300 K and up", 3) == b"K"
+    assert _unit_at(b"100 K users", 3) is None and _unit_at(b"100 k.", 3) is None
+    assert _same_unit(b"K", b"kelvin") and not _same_unit(b"K", b"degc") and not _same_unit(b"K", b"kb")
+    text = b"Max 300 K; 100 K users; 5K"
+    assert _figures_with_units(text, _unit_leads(text)) == {b"300": {b"K"}}
+
+
+# red team 120, F17 (its unit half): a glued "x" with a period after it ("5x per day", "5x a day")
+# is the count rate "5 times a day"; a glued "m" after a key naming a duration ("Timeout: 30m")
+# is minutes (elsewhere still metres or minutes, no unit re-spelled)
+@pytest.mark.parametrize("source, text", [
+    ("Backups run 5 times a day.", "Backups run 5x per day."),
+    ("Backups run 5 times a day.", "Backups run 5x a day."),
+    ("Backups run 5x a day.", "Backups run 5 times per day."),
+    ("Timeout: 30m.", "Timeout: 30 minutes."),
+    ("connect_timeout = '30m'\n", "The connect timeout is 30 min."),
+    ("Timeout: 30 minutes.", "Timeout: 30m."),
+])
+def test_a_glued_count_rate_or_a_durations_minutes_respelled_is_grounded(source, text):
+    assert_accepted(_summarize(source, text))
+
+
+@pytest.mark.parametrize("source, text", [
+    ("Backups run 5 times a day.", "Backups run 5x per week."),
+    ("Backups run 5 times a day.", "Backups run 5x."),  # (a ratio, no count)
+    ("Timeout: 30m.", "Timeout: 30 hours."),
+    ("Distance: 30m.", "Distance: 30 minutes."),  # (no duration's key: metres or minutes)
+    ("Timeout: 30 meters.", "Timeout: 30m."),
+])
+def test_a_glued_count_rate_or_minutes_changed_is_refused(source, text):
+    assert not _summarize(source, text).accepted

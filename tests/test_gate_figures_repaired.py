@@ -308,3 +308,42 @@ def test_names_swapped_across_a_conjunction_are_refused(before, after):
 ])
 def test_figures_joined_or_clauses_reordered_whole_are_accepted(before, after):
     assert_accepted(_rewrite(before, after), "lossless")
+
+
+# red team 120, F15: a GitHub table may omit its outer pipes; a header and a delimiter row with a
+# "|" make it a table, whose rows are then named by their first cell as "| ... |" rows are
+_BARE_ROWS = "host | disk | cpu | mem | net | io\n---|---|---|---|---|---\n" \
+             "primary | 12 GB | 4 | 2 | 8 | 16\nreplica | 34 GB | 8 | 4 | 16 | 32\nstandby | 56 GB | 1 | 3 | 5 | 7\n"
+
+
+def _swapped(text: str, a: str, b: str) -> str:
+    return text.replace(f"\n{a} |", "\nX |").replace(f"\n{b} |", f"\n{a} |").replace("\nX |", f"\n{b} |")
+
+
+@pytest.mark.parametrize("before", [
+    _BARE_ROWS,
+    _BARE_ROWS.replace("---|---|---|---|---|---", "| --- | :---: | --- | --- | --- | ---: |"),
+])
+def test_table_rows_without_outer_pipes_swapping_names_are_refused(before):
+    found = find(_rewrite(before, _swapped(before, "primary", "replica")), "I2", evidence__change="traded_in_place")
+    assert "the table row of " in found.message
+
+
+@pytest.mark.parametrize("after", [
+    _BARE_ROWS.replace("primary | 12 GB | 4 | 2 | 8 | 16\nreplica | 34 GB | 8 | 4 | 16 | 32\n",
+                       "replica | 34 GB | 8 | 4 | 16 | 32\nprimary | 12 GB | 4 | 2 | 8 | 16\n"),
+    _BARE_ROWS + "\n(hosts listed)\n",
+])
+def test_table_rows_without_outer_pipes_moved_whole_are_accepted(after):
+    assert_accepted(_rewrite(_BARE_ROWS, after), "lossless")
+
+
+def test_only_a_table_with_a_delimiter_row_names_rows_without_outer_pipes():
+    names = _names(_BARE_ROWS)
+    assert len(names[b"primary"]) == len(names[b"replica"]) == 1 and names[b"primary"] != names[b"replica"]
+    # (lines with a "|" and no delimiter row, or after a markdown rule "---" with no "|", are no table)
+    assert _names("primary | 12 GB | 4 | 2 | 8 | 16\nreplica | 34 GB | 8 | 4 | 16 | 32\n") == {}
+    assert _names("host | disk\n---\nprimary | 12 GB | 4 | 2 | 8 | 16\n") == {}
+    # (the table ends at the first line without a "|")
+    assert _names(_BARE_ROWS + "\nprimary 1 GB 2 GB 3 GB 4 GB 5 GB | x\n").keys() == names.keys()
+    assert gate_module._pipeless_table_bodies(b"a | b\n--|--\n1 | 2\n3 | 4\n\n5 | 6\n") == [(12, 24)]

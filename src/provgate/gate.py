@@ -4269,7 +4269,7 @@ class _Check:
         # other scripts as ASCII ones (grammar v13: "Wait ３０ minutes" is the figure 30), the
         # sources too: a figure is compared as the number it is, whatever digits write it
         texts = [_as_read(fold_digits(self.post_facts[j].table.data)) for j in asked]
-        hits = unit_leads(b"\n".join(texts)).tolist()
+        hits = _unit_leads(b"\n".join(texts))
         if not hits:
             return
         starts = list(itertools.accumulate((len(t) + 1 for t in texts[:-1]), initial=0))
@@ -4309,7 +4309,7 @@ class _Check:
                 if h not in read:
                     figures = asked_of[h]
                     text = as_read[h] = _as_read(fold_digits(text))
-                    read[h] = (_figures_with_units(text, unit_leads(text).tolist()) if len(figures) > _FEW_FIGURES
+                    read[h] = (_figures_with_units(text, _unit_leads(text)) if len(figures) > _FEW_FIGURES
                                else {f: _units_of_figure(text, f) for f in figures})
             for figure, names in stated.items():
                 sources_say: set[bytes] = set()
@@ -5681,7 +5681,7 @@ class _Check:
         pre_table, post_table = self.pre_facts[i].table, self.post_facts[j].table
         # (a figure in digits of other scripts, grammar v13, is read as its ASCII digits: the
         # ends of its rows stay the texts' own, only the look for a lead reads the digits folded)
-        if not (len(unit_leads(fold_digits(pre_table.data))) and len(unit_leads(fold_digits(post_table.data)))):
+        if not (_has_unit_lead(fold_digits(pre_table.data)) and _has_unit_lead(fold_digits(post_table.data))):
             return
         before = [_unit_at(pre_table.data, e) for e in pre_table.end[pre_rows].tolist()]
         after = [_unit_at(post_table.data, e) for e in post_table.end[post_rows].tolist()]
@@ -10611,6 +10611,13 @@ def _ground_units_respelled(tables: list[FactTable], sources: list[list[_Facts]]
         unit = _glued_unit(figure.group(2)) if figure.group(2) else _unit_at(_as_read(table.data), int(table.end[r]))
         if figure.group(2) and unit is None:
             continue  # (a word glued to a figure that names no unit)
+        if figure.group(2):
+            # (and its rate's period, "5x per day", "5x a day"; a duration key's "m" is minutes,
+            # "Timeout: 30m": red team 120, F17)
+            if (per_unit := _glued_period(table.data, int(table.end[r]), unit)) is not None:
+                unit = unit + b"/" + per_unit
+            elif unit == b"m" and _duration_key_before(table.data, int(table.start[r])):
+                unit = b"min"
         for facts in sources[t]:
             units = said.get(id(facts))
             if units is None:
@@ -10652,6 +10659,31 @@ def _glued_unit(word: bytes) -> bytes | None:
     return _GLUED_ONLY.get(word.lower()) or _UNITS.get(_unit_spelling(word))
 
 
+def _glued_period(text: bytes, end: int, unit: bytes) -> bytes | None:
+    """The period (``_UNITS``' name) of the rate a figure with the glued ``unit`` ending at ``end``
+    of ``text`` is: "/day" or "per day" after it, and for a count "a day", "each day" ("3x a day":
+    "3 times a day", red team 120, F17), or None."""
+    per = _GLUED_PER.match(text, end)
+    if per is None and unit == b"times":
+        per = _TIMES_A_PERIOD.match(text, end)
+        if per is not None and _UNITS.get(_unit_spelling(per.group(1))) not in _PERIODS:
+            return None
+    return None if per is None else _UNITS.get(_unit_spelling(per.group(1)))
+
+
+# a key that names a duration right before a figure ("Timeout: 30m", "ttl=30m", "connect_timeout:
+# '30m'"): its glued "m" is minutes, not metres (red team 120, F17)
+_DURATION_KEY_BEFORE = re.compile(rb"(?<![A-Za-z0-9_.-])[A-Za-z0-9_.-]*?([A-Za-z]+)[\"']?[ \t]*[:=][ \t]*[\"']?\Z")
+
+
+def _duration_key_before(text: bytes, start: int) -> bool:
+    """Does a key naming a duration (``_DURATION_KEYS``, its last word) stand right before the
+    figure that starts at ``start`` of ``text``, on its line?"""
+    line = text.rfind(b"\n", max(0, start - 64), start) + 1
+    found = _DURATION_KEY_BEFORE.search(text, max(line, start - 64), start)
+    return found is not None and found.group(1).lower() in _DURATION_KEYS
+
+
 def _respelled_units(text: bytes) -> dict[bytes, set[bytes | None]]:
     """Each figure of ``text`` (as a number) that :func:`_ground_units_respelled` may ground
     with -> its units there: a unit glued to it or written after it, and None where blanks
@@ -10659,15 +10691,16 @@ def _respelled_units(text: bytes) -> dict[bytes, set[bytes | None]]:
     out: dict[bytes, set[bytes | None]] = {}
     for m in _GLUED_IN_TEXT.finditer(text):
         if (unit := _glued_unit(m.group(2))) is not None:
-            # (and a rate's period after it: "3x per day", "5ms/req" aside)
-            per = _GLUED_PER.match(text, m.end())
-            if per is not None and (per_unit := _UNITS.get(_unit_spelling(per.group(1)))) is not None:
+            # (and a rate's period after it: "3x per day", "3x a day", "5ms/req" aside)
+            if (per_unit := _glued_period(text, m.end(), unit)) is not None:
                 unit = unit + b"/" + per_unit
             elif m.group(2) in (b"x", b"X"):
                 continue  # (without a period a ratio, no count: "Speedup: 3x" grounds no "3 times", red team 120, F06)
+            elif unit == b"m" and _duration_key_before(text, m.start()):
+                unit = b"min"  # ("Timeout: 30m": a duration's minutes, red team 120, F17)
             out.setdefault(_figure_number(m.group(1)), set()).add(unit)
     read = _as_read(text)
-    for p in unit_leads(read).tolist():
+    for p in _unit_leads(read):
         start = p + 1
         while start > 0 and read[start - 1] in _FIGURE_BYTES:
             start -= 1
@@ -12647,12 +12680,22 @@ def _name_table_rows(out: dict[bytes, set[tuple[bytes, bytes]]], units: list[int
     row, at most ``_NAMES_A_UNIT`` names a row: linear in the text. Prose with many figures
     names none of them, as before."""
     cells: list[tuple[int, int, int]] = []  # (unit, the first cell's start, its end)
+    bodies: list[tuple[int, int]] | None = None  # (the tables' rows without outer pipes, read once)
     for unit in units:
         at = first_at[unit]
         line = lowered.rfind(b"\n", 0, at) + 1
         bar = lowered.find(b"|", line, at)
-        if bar < 0 or lowered[line:bar].strip(b" \t"):
-            continue  # (no table row: prose, or a line not opening with a cell)
+        if bar < 0:
+            continue  # (no table row: prose)
+        if lowered[line:bar].strip(b" \t"):
+            # a row without its outer pipes ("primary | 12 GB | 4 | 2 | 8"), read only in a table
+            # a delimiter row makes one (red team 120, F15): its first cell opens the line
+            if bodies is None:
+                bodies = _pipeless_table_bodies(lowered)
+            k = bisect.bisect_right(bodies, (line, len(lowered))) - 1
+            if k < 0 or not bodies[k][0] <= line < bodies[k][1]:
+                continue  # (a line not opening with a cell, outside a table)
+            bar = line - 1
         cell_end = lowered.find(b"|", bar + 1, at)
         if cell_end < 0:
             continue  # (the first figure is in the first cell: no name cell)
@@ -12677,6 +12720,30 @@ def _name_table_rows(out: dict[bytes, set[tuple[bytes, bytes]]], units: list[int
             named += 1
             if named >= _NAMES_A_UNIT:
                 break
+
+
+def _pipeless_table_bodies(text: bytes) -> list[tuple[int, int]]:
+    """The (start, end) of the body of each markdown table of ``text`` whose delimiter row holds
+    a ``|`` (``---|---``, with or without outer pipes), after a header row holding one: its rows,
+    each a line with a ``|``, to the first line without one. In order; one pass over the text."""
+    out: list[tuple[int, int]] = []
+    n = len(text)
+    for rule in _TABLE_RULE.finditer(text):
+        if b"|" not in rule.group() or rule.start() < 2 or (out and rule.start() < out[-1][1]):
+            continue
+        header_start = text.rfind(b"\n", 0, rule.start() - 1) + 1
+        if b"|" not in text[header_start:rule.start() - 1]:
+            continue
+        start = at = rule.end() + 1
+        while at < n:
+            end = text.find(b"\n", at)
+            end = n if end < 0 else end
+            if b"|" not in text[at:end]:
+                break
+            at = end + 1
+        if at > start:
+            out.append((start, min(at, n)))
+    return out
 
 
 def _repaired_figures(before: dict[bytes, set[Any]], after: dict[bytes, set[Any]]) -> tuple[bytes, Any, Any, bytes] | None:
@@ -13114,8 +13181,67 @@ _UNIT_WORD = rb"([A-Za-z]+|%|\xc2\xb5s|\xce\xbcs|\xc2[\xb0\xba][ \t]?[CFcf]|\xe2
 _UNIT_RATE = rb"(?:(?:[ \t]*/[ \t]*|[ \t]+[Pp][Ee][Rr][ \t]+)" + _UNIT_WORD + rb")?"
 # or a rate of nothing named, "/" right after the figure ("100/h", "$5/month": red team 118, F27;
 # unit_leads' last form), its group 3
-_UNIT_TAIL = (rb"(?:" + _UNIT_GAP + _UNIT_WORD + _UNIT_RATE
+# a footnote's bracket between a figure and its unit ("5 [1] minutes", "5 [^a] s", "5 [a] min"): a
+# bracket that holds no unit (digits, a caret's mark, a letter that spells none) is passed over
+# to the unit after it (red team 120, F18); "5 [s]" and "5 [minutes]" are read as before
+_FOOTNOTE = rb"\[(?:\^[0-9A-Za-z]{1,8}|[0-9]{1,3}|[ace-gi-ln-rt-zAC-Z])\]"
+_UNIT_TAIL = (rb"(?:(?:[ \t]*" + _FOOTNOTE + rb")?" + _UNIT_GAP + _UNIT_WORD + _UNIT_RATE
               + rb"|[ \t]*/[ \t]*([A-Za-z]{1,16})(?![0-9A-Za-z_]))")
+# a footnote's bracket after a digit and at most two blanks (searched for from its "[")
+_FOOTNOTE_AFTER_DIGIT = re.compile(rb"\[(?:(?<=[0-9]\[)|(?<=[0-9][ \t]\[)|(?<=[0-9][ \t][ \t]\[))"
+                                   + _FOOTNOTE[2:])
+
+
+def _extra_leads(text: bytes, first: bool = False) -> list[int]:
+    """The digits after which a unit may stand that unit_leads does not give: a figure a
+    footnote's bracket follows (its gap holds a digit: ``5 [1] minutes``, red team 120, F18), and
+    one ``K`` follows apart (``300 K``, ``_K``: F12). A bracket is searched for from its "["
+    with the digit before it read in the search (a window's citations hold many "[": one
+    Python step each cost 1 us), a ``K`` by ``bytes.find`` (few in a text). ``first``: the
+    first one found only."""
+    out: list[int] = []
+    if b"[" in text:
+        for m in _FOOTNOTE_AFTER_DIGIT.finditer(text):
+            j = m.start()
+            while text[j - 1] in b" \t":
+                j -= 1
+            out.append(j - 1)
+            if first:
+                return out
+    at = text.find(b"K")
+    while at >= 0:
+        if text[at - 1] in b" \t":
+            j = at - 1
+            while j and at - j < 4 and text[j - 1] in b" \t":
+                j -= 1
+            if j and 48 <= text[j - 1] <= 57 and _K_AFTER.match(text, at):
+                out.append(j - 1)
+                if first:
+                    return out
+        at = text.find(b"K", at + 1)
+    return out
+
+
+def _unit_leads(text: bytes) -> list[int]:
+    """:func:`~provgate._search.unit_leads` of ``text``, and :func:`_extra_leads`, in order."""
+    found = unit_leads(text).tolist()
+    if (b"[" in text or b"K" in text) and (more := _extra_leads(text)):
+        found = sorted(set(found).union(more))
+    return found
+
+
+def _has_unit_lead(text: bytes) -> bool:
+    """Is there any of :func:`_unit_leads` in ``text``?"""
+    return bool(len(unit_leads(text))) or (b"[" in text or b"K" in text) and bool(_extra_leads(text, True))
+
+
+# "K" after a figure, apart from it, with no word after it ("Max temp: 300 K."): kelvin's symbol or
+# a thousand ("100 K users" is none: a noun after it). Its own unit, ``_K``: kelvin written
+# another way, and never a scale of degrees, a count or another unit, whichever it means; a
+# "K" glued to the figure ("100K", "$5K") is the number's own (red team 120, F12)
+_K = b"K"
+_K_AFTER = re.compile(rb"K(?![0-9A-Za-z_])")
+_K_WORD_AFTER = re.compile(rb"[ \t]+([A-Za-z]+)")
 _UNIT_AFTER_FIGURE = re.compile(_UNIT_TAIL)
 # a terminal's escape sequences: CSI (colours, "\x1b[1m"), a character set chosen ("\x1b(B", which
 # tput sgr0 writes), and OSC ended by BEL or ST (an OSC 8 hyperlink): red team 118, F18
@@ -13147,12 +13273,22 @@ def _same_unit(a: bytes, b: bytes) -> bool:
     nothing named (``count/min``: ``100/min``, ``100 per minute``) is any rate of its period:
     ``100 requests/min`` -> ``100/min`` drops what it counts and keeps the period (red team 118,
     F27), the period changed is another unit."""
-    if a == b:
-        return True
+    if a == b or a == _K and b == b"kelvin" or b == _K and a == b"kelvin":
+        return True  # ("300 kelvin" -> "300 K": kelvin's symbol, red team 120, F12)
+    if b" " in a or b" " in b:  # (a currency's sign before either: _with_currency)
+        (sign_a, _, a), (sign_b, _, b) = a.rpartition(b" "), b.rpartition(b" ")
+        return sign_a == sign_b and _same_unit(a, b)
     if b"/" not in a or b"/" not in b:
         return False
     (what_a, _, per_a), (what_b, _, per_b) = a.partition(b"/"), b.partition(b"/")
-    return per_a == per_b and (what_a == b"count" or what_b == b"count")
+    # (a count is no measure: "100/h" is no "100 GB/h", nor the reverse: red team 120, F10)
+    return per_a == per_b and (what_a == b"count" and what_b not in _MEASURED
+                               or what_b == b"count" and what_a not in _MEASURED)
+
+
+# the units that measure (bytes, time, distance...), which a rate of things counted is not:
+# a rate of nothing named is not theirs (red team 120, F10)
+_MEASURED = frozenset(UNIT_NAMES) - {b"times"}
 
 
 def _units_given(names: Iterable[bytes], given: set[bytes]) -> bool:
@@ -13225,9 +13361,16 @@ def _unit_of_match(text: bytes, m: re.Match[bytes]) -> bytes | None:
     F04), but the first word of the next row or item is not (red team 117, F20)."""
     if m.group(1) is None:  # ("100/h": a rate, of nothing named, as "100 per hour")
         per = _UNITS.get(_unit_spelling(m.group(3)))
-        return None if per is None or b"/" in per else b"count/" + per
+        if per is None or b"/" in per:
+            return None
+        # unless a noun after it names what it counts ("100/h requests" is "100 req/h": red team
+        # 120, F10)
+        return _counted_after(text, m.end()) + b"/" + per
     unit = _unit_named(m.group(1), m.group(2))
     end = m.end()
+    if unit is None and m.group(1) == _K and m.group(2) is None and m.start(1) > m.start() and (
+            (after := _K_WORD_AFTER.match(text, end)) is None or after.group(1).lower() in _NO_NAME):
+        return _K  # ("300 K", kelvin or a thousand: not "100 K users")
     if unit == b"deg":
         unit, end = _degrees_scale(text, m.end(1))
     elif unit == b"times" and m.group(2) is None and (period := _TIMES_A_PERIOD.match(text, end)) is not None:
@@ -13251,6 +13394,29 @@ def _unit_of_match(text: bytes, m: re.Match[bytes]) -> bytes | None:
     return unit
 
 
+# the word after a rate of nothing named ("100/h requests"): what it counts, if a plural noun
+_COUNTED_AFTER = re.compile(rb"[ \t]+([A-Za-z]{3,24})(?![0-9A-Za-z_])")
+# plural-looking words that name nothing counted
+_NOT_COUNTED = frozenset(b"""always was has does is its this thus plus minus unless across less
+various previous whereas perhaps besides towards afterwards sometimes""".split())
+
+
+def _counted_after(text: bytes, end: int) -> bytes:
+    """What a rate of nothing named ending at ``end`` of ``text`` counts: the plural noun right
+    after it (``100/h requests``: ``req``; ``100/min errors``: ``error``; a measure's name is
+    none, ``100/h GB``), else ``count`` (any thing counted)."""
+    m = _COUNTED_AFTER.match(text, end)
+    if m is None:
+        return b"count"
+    word = m.group(1).lower()
+    if word in _COUNTED:
+        return _COUNTED[word]
+    if (not word.endswith(b"s") or word.endswith(b"ss") or word in _NOT_COUNTED or word in _NO_NAME
+            or _UNITS.get(word) is not None):
+        return b"count"
+    return _counted(word)
+
+
 def _unit_spelling(word: bytes) -> bytes:
     """``word`` lower-cased, unless that makes it a spelling read in lower case only (``US``)."""
     lowered = word.lower()
@@ -13263,13 +13429,35 @@ def _unit_at(text: bytes, end: int) -> bytes | None:
     unit that every unit rule uses (the figures traded, the units kept on a rewrite, the units
     a block grounds). Terminal colour codes, invisible marks and look-alike letters between
     or in the words are read through (``_NEGATION_FOLD``; red team 116, F03)."""
+    start = end
+    while start > 0 and text[start - 1] in _FIGURE_BYTES:
+        start -= 1
     tail = text[end:end + 96]
     if not tail.isascii():
         tail = tail.decode("utf-8", "replace").translate(_NEGATION_FOLD).encode("utf-8")
     if b"\x1b" in tail:
         tail = _ANSI_SEQUENCE.sub(b"", tail)
     m = _UNIT_AFTER_FIGURE.match(tail)
-    return None if m is None else _unit_of_match(tail, m)
+    return None if m is None else _with_currency(text, start, _unit_of_match(tail, m))
+
+
+# a currency's sign before a figure ("$5/month"): $, £, ¥, €, ₹ (red team 120, F11)
+_CURRENCY_SIGNS = (b"$", b"\xc2\xa3", b"\xc2\xa5", b"\xe2\x82\xac", b"\xe2\x82\xb9")
+
+
+def _with_currency(text: bytes, start: int, unit: bytes | None) -> bytes | None:
+    """``unit``, the unit after the figure that starts at ``start`` of ``text``, with the sign of
+    a currency written right before the figure (``$5/month``: ``$ count/mo``): a count made money,
+    or money made a count or another currency, is another unit (red team 120, F11)."""
+    if unit is None or not start:
+        return unit
+    if text[start - 1] == 36:  # ("$")
+        return b"$ " + unit
+    if text[start - 1] >= 0x80:
+        for sign in _CURRENCY_SIGNS:
+            if text.endswith(sign, 0, start):
+                return sign + b" " + unit
+    return unit
 
 
 # what a terminal or a browser shows of its text: colour codes and markup tags are not seen
@@ -13374,7 +13562,7 @@ def _units_of_figure(text: bytes, figure: bytes) -> set[bytes]:
             at = m.start()
             if at and text[at - 1] in _FIGURE_GLUE or text[at - 1:at] == b",":
                 continue
-            unit = _unit_of_match(text, m) if plain else _unit_at(text, m.end())
+            unit = _with_currency(text, at, _unit_of_match(text, m)) if plain else _unit_at(text, m.end())
             if unit is not None:
                 out.add(unit)
     return out
@@ -13406,7 +13594,8 @@ def _figure_searches(figure: bytes, with_unit: bool) -> list[re.Pattern[bytes]]:
 # what stands between a key and its value: a quote, ":", "=" or "=>" (red team 119, F14), and then
 # an indented next line (YAML's "timeout_ms:\n  300"), a quote, a list's "[" ('"timeout_ms":
 # [300]'), a minus ("offset_ms: -300")
-_KEY_TAIL = rb"[\"']?[ \t]*(?:=>?|:)[ \t]*(?:\r?\n[ \t]+)?[\"']?[ \t]*(?:\[[ \t]*[\"']?[ \t]*)?-?"
+# (and a YAML sequence's first item on the next line, "timeout_ms:\n  - 300": red team 120, F13)
+_KEY_TAIL = rb"[\"']?[ \t]*(?:=>?|:)[ \t]*(?:\r?\n(?:[ \t]*-[ \t]+|[ \t]+))?[\"']?[ \t]*(?:\[[ \t]*[\"']?[ \t]*)?-?"
 _KEY_UNIT = (rb"(?:[A-Za-z0-9][_.-]([A-Za-z%]{2,16}|[SsHhDd])|[a-z0-9]([A-Z][a-z]{1,15})"
              rb"|(?:(?<![0-9A-Za-z_])|(?=[(\[][ \t]*(?!(?:[sS]|es)[ \t]*[)\]])))[(\[][ \t]*([A-Za-z%]{1,16})[ \t]*[)\]]"
              rb"|(?<![A-Za-z])([A-Za-z]{2,16})\([sS]\))"
@@ -13521,6 +13710,15 @@ def _key_unit_before(text: bytes, at: int) -> bytes | None:
         if first >= at or _LIST_BETWEEN.fullmatch(text, first, at) is None:
             return None
         return _key_unit_before(text, first)
+    if j and text[j - 1] in _DIGIT_OR_QUOTE and 45 in text[j:at]:  # ("-"): a later item of a YAML
+        # sequence after a key, "timeout_ms:\n  - 300\n  - 400" (red team 120, F13)
+        first = _yaml_first_item(text, at)
+        if first is None:
+            return None
+        j = first
+        while j and text[j - 1] in _KEY_TAIL_BYTES:
+            j -= 1
+        return _key_unit_before(text, first) if at - j <= _KEY_LIST else None
     if not j or text[j - 1] not in b":=>":
         return None  # (no key's ":" or "=" right before the figure: most figures, one look)
     line = text.rfind(b"\n", max(0, j - 80), j) + 1  # (the key's line: a value may be on the next)
@@ -13529,6 +13727,34 @@ def _key_unit_before(text: bytes, at: int) -> bytes | None:
 
 
 _KEY_TAIL_BYTES = frozenset(b" \t\"'[-\r\n")
+_DIGIT_OR_QUOTE = frozenset(b"0123456789\"'")
+# a YAML sequence's item: the start of its line before the figure, its whole line (the figure its
+# group 1), and the next item after a figure's end (red team 120, F13)
+_YAML_ITEM_HEAD = re.compile(rb"[ \t]*-[ \t]+[\"']?-?")
+_YAML_ITEM = re.compile(rb"[ \t]*-[ \t]+[\"']?-?([0-9](?:[.,]?[0-9])*)[\"']?[ \t]*\r?")
+_YAML_NEXT = re.compile(rb"[\"']?[ \t]*\r?\n[ \t]*-[ \t]+[\"']?-?([0-9](?:[.,]?[0-9])*)(?![0-9]|[.,][0-9])"
+                        rb"(?=[\"']?[ \t]*(?:\r?\n|\Z))")
+
+
+def _yaml_first_item(text: bytes, at: int) -> int | None:
+    """Where the figure of the first item of the YAML sequence whose item holds the figure at
+    ``at`` of ``text`` starts (each item a figure alone on its line, ``  - 300``; the lines above
+    read up to ``_KEY_LIST`` bytes), or None: not such an item, or the first."""
+    line = text.rfind(b"\n", 0, at) + 1
+    if not line or _YAML_ITEM_HEAD.fullmatch(text, line, at) is None:
+        return None
+    if (rest := _YAML_ITEM.match(text, line)) is None or rest.start(1) != at or not (
+            rest.end() == len(text) or text[rest.end()] == 10):
+        return None  # (the figure's own line holds more than the item)
+    first = None
+    lo = max(0, at - _KEY_LIST)
+    while line > lo:
+        above = text.rfind(b"\n", 0, line - 1) + 1
+        item = _YAML_ITEM.fullmatch(text, above, line - 1)
+        if item is None:
+            break
+        first, line = item.start(1), above
+    return first
 # a list of figures after a key ("timeout_ms: 300, 400": red team 119, F14): its bytes, what
 # stands from its first figure to a later one, the next item, and how far from the key an item is read
 _LIST_BYTES = frozenset(b"0123456789.,- \t\"'[\r\n")
@@ -13651,15 +13877,26 @@ def _key_list_items(text: bytes, start: int, at: int, unit: bytes, out: dict[byt
     """Give ``unit`` to the figures of a list after a key's first one (from ``start`` to
     ``at``), as far as :func:`_key_unit_before` reads them (the key's ":" at most ``_KEY_LIST``
     bytes before each)."""
+    figure_start = start
     while start and text[start - 1] in _KEY_TAIL_BYTES:
         start -= 1  # (to the end of the key's ":", "=" or "=>")
+    listed = False
     while (item := _LIST_NEXT.match(text, at)) is not None and item.start(1) - start <= _KEY_LIST:
+        out.setdefault(_figure_number(item.group(1)), set()).add(unit)
+        at, listed = item.end(), True
+    if listed or b"\n" not in text[start:figure_start]:
+        return
+    line = text.rfind(b"\n", 0, figure_start) + 1
+    if _YAML_ITEM_HEAD.fullmatch(text, line, figure_start) is None:
+        return
+    # a YAML sequence's later items, each a figure alone on its line (red team 120, F13)
+    while (item := _YAML_NEXT.match(text, at)) is not None and item.start(1) - start <= _KEY_LIST:
         out.setdefault(_figure_number(item.group(1)), set()).add(unit)
         at = item.end()
 
 
 # a figure right after a key's ":" or "=" (and a quote), as a whole number
-_KEYED_FIGURE = re.compile(rb"[:=]>?[ \t]*(?:\r?\n[ \t]+)?[\"']?[ \t]*(?:\[[ \t]*[\"']?[ \t]*)?-?"
+_KEYED_FIGURE = re.compile(rb"[:=]>?[ \t]*(?:\r?\n(?:[ \t]*-[ \t]+|[ \t]+))?[\"']?[ \t]*(?:\[[ \t]*[\"']?[ \t]*)?-?"
                            rb"([0-9](?:[.,]?[0-9])*)(?![0-9]|[.,][0-9])")
 
 
