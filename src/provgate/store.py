@@ -1482,13 +1482,18 @@ class SourceStore:
         read_only_file = self._opened_read_only and not self._memory
         try:
             raw = sqlite3.connect(
-                # SQLite itself refuses every write of a connection opened with mode=ro, so no
-                # statement of ours, or of SQLite's own upkeep, can change the file
-                Path(os.path.abspath(self._path)).as_uri() + "?mode=ro" if read_only_file else self._path,
+                # a file always by its URI, its name percent-encoded: SQLite built with
+                # SQLITE_USE_URI reads a name opening with "file:" as a URI even with uri=False,
+                # so "file:notes.sqlite3" wrote notes.sqlite3 and "?mode=memory" or "?nolock=1"
+                # reached SQLite (red team 122, F10). SQLite itself refuses every write of a
+                # connection opened with mode=ro, so no statement of ours, or of SQLite's own
+                # upkeep, can change the file
+                self._path if self._memory else
+                Path(os.path.abspath(self._path)).as_uri() + ("?mode=ro" if read_only_file else ""),
                 timeout=self._busy_timeout,
                 isolation_level=None,  # we issue BEGIN/COMMIT ourselves
                 check_same_thread=False,  # close() may run on another thread; use stays per thread
-                uri=read_only_file,
+                uri=not self._memory,
             )
         except sqlite3.Error as exc:
             raise self._translate_open(exc) from exc
