@@ -1439,3 +1439,42 @@ def test_a_command_blocked_until_or_by_is_prohibited(text):
 ])
 def test_a_thing_blocked_by_or_until_is_a_status(source, text):
     assert_accepted(_summarize(source, text))
+
+
+# red team 120, F16: a negation of a worry over an act lifts a prohibition of the act (it asks for
+# it, or permits it): "Don't worry about running "A"" of "Never run "A"" passed, its "Don't" read
+# as the prohibition
+@pytest.mark.parametrize("text", [
+    'Don\'t worry about running "make deploy" on Fridays.',
+    'No need to worry about running "make deploy" on Fridays.',
+    'You need not worry about running "make deploy" on Fridays.',
+    'You don\'t need to fret about running "make deploy" on Fridays.',
+    'Don\'t hesitate to run "make deploy" on Fridays.',
+    'Feel free to run "make deploy" on Fridays.',
+    'Don\'t forget to run "make deploy" on Fridays.',
+])
+def test_a_lifted_worry_over_a_prohibited_act_is_refused(text):
+    find(_summarize('Never run "make deploy" on Fridays.', text), "I1", block="s1", value="make deploy",
+         evidence__change="negation_dropped")
+    assert_accepted(_summarize('Run "make deploy" on Fridays.', text))
+
+
+@pytest.mark.parametrize("source, text", [
+    ('Never run "make deploy" on Fridays.', 'Do not run "make deploy" on Fridays.'),
+    ('Never run "make deploy" on Fridays.', 'Don\'t worry about not running "make deploy" on Fridays.'),
+    ('Never run "make deploy" on Fridays.', 'Don\'t worry about the tests, never run "make deploy" on Fridays.'),
+    ('Run "make deploy" on Fridays.', 'Don\'t worry about running "make deploy" on Fridays.'),
+])
+def test_a_prohibition_kept_beside_a_lifted_worry_is_accepted(source, text):
+    assert_accepted(_summarize(source, text))
+
+
+@pytest.mark.parametrize("text, negated", [
+    (b'don\'t worry about running "make deploy"', False),
+    (b'needn\'t worry about deploying "make deploy"', False),
+    (b'don\'t worry about not running "make deploy"', True),
+    (b'don\'t worry about anything "make deploy"', True),
+    (b'don\'t worry about "make deploy"', True),
+])
+def test_clause_negated_reads_a_lifted_worry(text, negated):
+    assert _clause_negated(text, text.index(b'"') + 1) is negated

@@ -11031,6 +11031,9 @@ def _negation_among(words: list[bytes], before: bytes | None = None, *, counted:
             continue
         k = next((k for k in range(n + 1, last + 1) if words[k] not in _NEGATION_STRESS), None)
         after = None if k is None else words[k]
+        if k is not None and k + 2 <= last and _worry_lifted(words, k):
+            continue  # (it asks for the act, or permits it: "don't worry about running "A"", "no
+            # need to worry about running "A"": red team 120, F16, read as a prohibition of "A")
         if after in _OWN_VERBS and k < last and (words[k + 1] in _DOING or words[k + 1] == b"to" or any(
                 words[a] == b"and" for a in range(k + 1, last))):
             denied = k  # (a negation of its own verb: "never mind the warning and run `A`", "don't
@@ -11067,6 +11070,26 @@ def _negation_among(words: list[bytes], before: bytes | None = None, *, counted:
 # about the warnings", "never mind the warning", "don't wait" (red team 119, F08, F20, F25)
 _OWN_VERBS = frozenset((b"panic", b"worry", b"fret", b"mind", b"wait", b"stress", b"despair", b"bother", b"rush",
                         b"hurry", b"freak"))
+
+
+def _worry_lifted(words: list[bytes], k: int) -> bool:
+    """Does the negation whose next word is ``words[k]`` deny a worry over an act, the act an
+    ``-ing`` form right after it (``don't worry about running "A"``, ``no need to worry
+    about running "A"``, ``you don't need to fret about deploying "A"``)? That lifts a
+    prohibition of the act rather than stating one: it asks for the act, or permits it."""
+    if words[k] in (b"need", b"needs") and words[k + 1:k + 2] == [b"to"]:
+        k += 2
+    if k + 2 >= len(words) or words[k] not in _WORRIED or words[k + 1] not in (b"about", b"over"):
+        return False
+    act = words[k + 2]
+    return act.endswith(b"ing") and len(act) > 4 and act not in _ING_NOUNS
+
+
+# the verbs of a worry a negation lifts from the act after them (:func:`_worry_lifted`), and the
+# words in -ing that are no act ("don't worry about anything "A" prints")
+_WORRIED = frozenset((b"worry", b"fret", b"stress", b"panic", b"despair"))
+_ING_NOUNS = frozenset((b"anything", b"something", b"nothing", b"everything", b"string", b"during", b"morning",
+                        b"evening", b"ceiling", b"thing", b"bring", b"spring", b"warning", b"pending"))
 
 
 def _negates_another_verb(words: list[bytes]) -> bool:
