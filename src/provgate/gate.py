@@ -12303,26 +12303,31 @@ def _negation_traded(pre: bytes, post: bytes) -> tuple[bytes, bytes] | None:
     (:func:`_negations_unbalanced` reads them), cut here at ``.``, ``!``, ``?``, ``;`` (not
     ``:``, which opens what a negation before it governs: ``Never run: make deploy``) and at a
     line break before a list item, a capital, a blank line or the end (a line of prose wrapped
-    mid-sentence is no unit of its own: a rewrite re-wrapping it moves no negation); words of
+    mid-sentence is no unit of its own: a rewrite re-wrapping it moves no negation); and at a
+    contrast, a comma and ``but`` / ``yet`` / ``while`` (``Run make test, but never run make
+    deploy`` -> ``Never run make test, but run make deploy``: red team 120, F14, one unit, no
+    word moved). Every line break is a unit's end as well where both texts keep their lines,
+    each line with the same words but its denials and none ending in a denial
+    (:func:`_lines_kept`: ``Run make test`` / ``never run make deploy`` -> ``Never run make
+    test`` / ``run make deploy``, F14; a re-wrap moving a word, or a denial to the end of the
+    line before, keeps no line). Words of
     ``_NO_NAME`` and denials none. A sentence split, merged or reworded keeps each word on its
     side, or only adds it to the other (``Do not run A until B passes`` -> ``Run
     B; do not run A until it passes``): no trade. None else."""
+    breaks = _NEGATION_LINE_BREAK if b"\n" in pre and b"\n" in post and _lines_kept(pre, post) else _NEGATION_UNIT_BREAK
     sides = []
     for text in (pre, post):
         denied: set[bytes] = set()
         plain: set[bytes] = set()
         at = 0
-        for m in itertools.chain(_NEGATION_UNIT_BREAK.finditer(text), (None,)):
+        for m in itertools.chain(breaks.finditer(text), (None,)):
             end = len(text) if m is None else m.start()
             unit = text[at:end].lower()
             at = end if m is None else m.end()
-            words = {w for w in _SENTENCE_WORD.findall(unit) if w not in _NO_NAME}
+            words, denials = _unit_words(unit)
             if not words:
                 continue
-            denials = _denial_words(unit, 0, len(unit))
             if denials:
-                words.difference_update([unit[a:b] for a, b in denials]
-                                        + [w for w in words if w.endswith((b"n't", b"n\xe2\x80\x99t"))])
                 denied |= words
             else:
                 plain |= words
@@ -12335,8 +12340,47 @@ def _negation_traded(pre: bytes, post: bytes) -> tuple[bytes, bytes] | None:
     return None
 
 
+def _unit_words(unit: bytes) -> tuple[set[bytes], list[tuple[int, int]]]:
+    """The words of a lower-cased unit of :func:`_negation_traded` (none of ``_NO_NAME``, its
+    denials and contractions in ``n't`` none), and its denials (:func:`_denial_words`)."""
+    words = {w for w in _SENTENCE_WORD.findall(unit) if w not in _NO_NAME}
+    if not words:
+        return words, []
+    denials = _denial_words(unit, 0, len(unit))
+    if denials:
+        words.difference_update([unit[a:b] for a, b in denials]
+                                + [w for w in words if w.endswith((b"n't", b"n\xe2\x80\x99t"))])
+    return words, denials
+
+
+def _lines_kept(pre: bytes, post: bytes) -> bool:
+    """Do ``pre`` and ``post`` hold as many lines, each line of one the same words as the other's
+    but for its denials (:func:`_unit_words`), and does no line of either end in a denial? Then
+    each line is a unit of :func:`_negation_traded` (a rewrite kept every line and changed only
+    what each denies); a re-wrap moves a word to another line, or a denial to the end of the
+    line before (``You should`` / ``never run A`` -> ``You should never`` / ``run A``)."""
+    pre_lines, post_lines = pre.lower().split(b"\n"), post.lower().split(b"\n")
+    if len(pre_lines) != len(post_lines) or len(pre_lines) > _KEPT_LINES:
+        return False
+    for a, b in zip(pre_lines, post_lines):
+        words_a, denials_a = _unit_words(a)
+        words_b, denials_b = _unit_words(b)
+        if words_a != words_b:
+            return False
+        for line, denials in ((a, denials_a), (b, denials_b)):
+            if denials and (last := _LAST_WORD.search(line)) is not None and any(e >= last.end() for _, e in denials):
+                return False
+    return True
+
+
 # where a unit of :func:`_negation_traded` ends
-_NEGATION_UNIT_BREAK = re.compile(rb"[.!?;]+(?=\s|$)|\r?\n(?=[ \t]*(?:[-*+>#|A-Z]|\d{1,9}[.)]|\r?\n|$))")
+_NEGATION_UNIT_BREAK = re.compile(rb"[.!?;]+(?=\s|$)|\r?\n(?=[ \t]*(?:[-*+>#|A-Z]|\d{1,9}[.)]|\r?\n|$))"
+                                  rb"|,\s*(?:[Bb]ut|[Yy]et|[Ww]hile)(?![0-9A-Za-z_'\x80-\xff])")
+# and where both texts keep their lines (:func:`_lines_kept`), at every line break as well
+_NEGATION_LINE_BREAK = re.compile(_NEGATION_UNIT_BREAK.pattern + rb"|\n")
+# the last word of a line, and the most lines :func:`_lines_kept` compares
+_LAST_WORD = re.compile(rb"[0-9a-z_'\x80-\xff]+(?=[^0-9a-z_'\x80-\xff]*\Z)")
+_KEPT_LINES = 64
 
 
 def _negations_distributed(pre: FactTable, post: FactTable) -> bool:
