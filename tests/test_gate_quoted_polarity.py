@@ -1478,3 +1478,44 @@ def test_a_prohibition_kept_beside_a_lifted_worry_is_accepted(source, text):
 ])
 def test_clause_negated_reads_a_lifted_worry(text, negated):
     assert _clause_negated(text, text.index(b'"') + 1) is negated
+
+
+# red team 120's polarity limits: a failure states an attempt, so a summary keeping the attempt
+# and dropping its outcome says nothing opposite; an attempt of a prohibited or forgotten act does
+@pytest.mark.parametrize("source, text", [
+    ('Failed to run "make deploy": permission denied.', 'Tried to run "make deploy".'),
+    ('Failed to run "make deploy": permission denied.', 'The agent attempted to run "make deploy".'),
+    ('The agent was unable to run "make deploy".', 'The agent tried running "make deploy".'),
+    ('Ran "make deploy".', 'Tried to run "make deploy".'),
+])
+def test_an_attempt_of_a_failure_is_accepted(source, text):
+    assert_accepted(_summarize(source, text))
+
+
+@pytest.mark.parametrize("source, text", [
+    ('Never run "make deploy".', 'The agent tried to run "make deploy".'),
+    ('Forgot to run "make deploy".', 'Tried to run "make deploy".'),
+    ('Failed to run "make deploy". Never run "make deploy" again.', 'Tried to run "make deploy".'),
+    ('Failed to run "make deploy": permission denied.', 'Ran "make deploy".'),
+])
+def test_an_attempt_of_no_failure_or_a_success_of_one_is_refused(source, text):
+    find(_summarize(source, text), "I1", block="s1", value="make deploy", evidence__change="negation_dropped")
+
+
+# a team or role right before "is against" opposes ("Security is against "A""), where a thing
+# there names a baseline as before
+@pytest.mark.parametrize("source", [
+    'Security is against "make deploy" on Fridays.',
+    'Legal was against "make deploy" on Fridays.',
+])
+def test_a_role_against_a_quotation_prohibits_it(source):
+    find(_summarize(source, 'Run "make deploy" on Fridays.'), "I1", block="s1", value="make deploy",
+         evidence__change="negation_dropped")
+    assert_accepted(_summarize(source, 'Do not run "make deploy" on Fridays.'))
+    find(_summarize('Run "make deploy" on Fridays.', source), "I1", block="s1", value="make deploy",
+         evidence__change="negation_added")
+
+
+def test_a_thing_against_a_quotation_before_a_role_is_a_baseline():
+    assert_accepted(_summarize('The security benchmarks were against "v1.2 baseline".',
+                               'The benchmarks ran on "v1.2 baseline".'))

@@ -4029,6 +4029,9 @@ class _Check:
                 negated = _clause_negated(table.data, int(table.value_start[r]))
                 if negated in states:
                     continue
+                if not negated and _attempt_of_failures(table.data, int(table.value_start[r]), sources,
+                                                        words if polarities[words] else one):
+                    continue  # ("Tried to run "A"" of "Failed to run "A"": both say it was attempted)
                 span = table.span(r)
                 if (block.id, span.value) in reported:
                     continue
@@ -11163,6 +11166,7 @@ def _oppositions(words: list[bytes]) -> list[bytes]:
     out = list(words)
     for n, word in enumerate(words):
         if (word == b"against" and n and words[n - 1] in _BE_FORMS and not _PERSONS.intersection(words[max(n - 4, 0):n - 1])
+                and not (n > 1 and words[n - 2] in _ROLES)
                 and not (n + 1 < len(words) and words[n + 1].endswith(b"ing"))):
             continue  # (a comparison's baseline: "the benchmarks were against "v1.2"", red team 119, F21)
         if word == b"against" and ((n and words[n - 1] in _OPPOSING and not (n > 1 and words[n - 2] in _DETERMINERS)) or (
@@ -11187,6 +11191,15 @@ _PERSONS = frozenset((b"i", b"we", b"they", b"he", b"she", b"you", b"everyone", 
                       b"user", b"users", b"people", b"who", b"management", b"reviewers", b"maintainers", b"i'd",
                       b"we'd", b"they'd", b"would", b"still", b"strongly", b"firmly", b"totally", b"completely",
                       b"all", b"very"))
+# the teams and roles whose opposition one states, right before the verb of being ("Security is
+# against "A"", "Legal was against "A"": red team 120's polarity limits), where "the security
+# benchmarks were against "v1.2"" still names a baseline
+_ROLES = frozenset((b"security", b"infosec", b"secops", b"legal", b"compliance", b"ops", b"devops", b"sre", b"sres",
+                    b"infra", b"leadership", b"product", b"qa", b"admin", b"admins", b"manager", b"managers", b"lead",
+                    b"leads", b"owner", b"owners", b"customer", b"customers", b"client", b"clients", b"ceo", b"cto",
+                    b"ciso", b"board", b"committee", b"boss", b"reviewer", b"maintainer", b"architect", b"architects",
+                    b"engineering", b"stakeholders", b"dba", b"dbas", b"oncall", b"finance", b"marketing", b"sales",
+                    b"support", b"mgmt", b"pm", b"pms"))
 _ING_ADJECTIVES = frozenset((b"existing", b"incoming", b"outgoing", b"upcoming", b"remaining", b"pending",
                              b"matching", b"corresponding", b"missing", b"failing", b"passing"))
 # the verbs of omission read as a prohibition before a quotation ("Skip "A"", "I was asked to
@@ -12070,6 +12083,39 @@ def _quotation_polarities(sources: list[bytes], needles: set[bytes]) -> dict[byt
                 (asked if _in_question(text, end + 1) else states)[needle].add(_clause_negated(text, at))
                 seen[needle] += 1
     return {needle: states[needle] or asked[needle] for needle in needles}
+
+
+def _attempt_of_failures(text: bytes, at: int, sources: list[bytes], needle: bytes) -> bool:
+    """Does the quotation at ``text[at]`` stand right after an attempt (``tried to run "A"``,
+    ``attempted "A"``, ``tried running "A"``), and every occurrence of ``needle`` in
+    ``sources`` (whole words, at most ``_POLARITY_OCCURRENCES`` a source, one at least) right
+    after a failure (``failed to run "A"``, ``unable to run "A"``)? Trying is not succeeding:
+    a failure states an attempt, and the summary that keeps the attempt and drops its outcome
+    says nothing opposite (red team 120's polarity limits: ``Tried to run "A"`` of ``Failed to
+    run "A"`` was refused as a negation dropped). ``forgot to``, ``neglected to`` state no
+    attempt, and a prohibition none either (``Never run "A"``): the quotation is refused as
+    before."""
+    if _ATTEMPT_BEFORE.search(text[max(at - 64, 0):at].lower()) is None:
+        return False
+    found = False
+    for source in sources:
+        where, seen = source.find(needle), 0
+        while where >= 0 and seen < _POLARITY_OCCURRENCES:
+            if _whole_words_at(source, where, where + len(needle)):
+                if _FAILURE_BEFORE.search(source[max(where - 64, 0):where].lower()) is None:
+                    return False
+                found = True
+                seen += 1
+            where = source.find(needle, where + 1)
+    return found
+
+
+# an attempt, then a verb (or its -ing form), then the quotation's opening marks, at the end of
+# the text before the quotation (:func:`_attempt_of_failures`); and a failure so
+_QUOTE_MARKS_AT_END = rb"[ \t]*(?:[\"'`*_]|\xe2\x80[\x9c\x98])*\Z"
+_ATTEMPT_BEFORE = re.compile(rb"(?<![0-9a-z_'])(?:tried|tries|try|trying|attempted|attempts|attempt|attempting)"
+                             rb"(?:[ \t]+to[ \t]+[a-z]+|[ \t]+[a-z]+ing)?" + _QUOTE_MARKS_AT_END)
+_FAILURE_BEFORE = re.compile(rb"(?<![0-9a-z_'])(?:failed|fails|unable)[ \t]+to[ \t]+[a-z]+" + _QUOTE_MARKS_AT_END)
 
 
 def _in_question(text: bytes, end: int) -> bool:
