@@ -1519,3 +1519,25 @@ def test_a_role_against_a_quotation_prohibits_it(source):
 def test_a_thing_against_a_quotation_before_a_role_is_a_baseline():
     assert_accepted(_summarize('The security benchmarks were against "v1.2 baseline".',
                                'The benchmarks ran on "v1.2 baseline".'))
+
+
+# "don't bother to run "A"" is not to run it, as "don't bother running "A"" is: its "to" was read
+# as "don't wait to run "A""'s, asking for the act (found beside red team 120, F16)
+@pytest.mark.parametrize("text", [
+    'Don\'t bother to run "make deploy" on Fridays.',
+    'Don\'t rush to run "make deploy" on Fridays.',
+])
+def test_a_negated_bother_to_denies_the_act(text):
+    find(_summarize('Run "make deploy" on Fridays.', text), "I1", block="s1", value="make deploy",
+         evidence__change="negation_added")
+    assert_accepted(_summarize('Never run "make deploy" on Fridays.', text))
+
+
+@pytest.mark.parametrize("text, negated", [
+    (b"Don't bother running this:\n```\nmake deploy\n```\n", True),
+    (b"Don't bother to run this:\n```\nmake deploy\n```\n", True),
+    (b"Don't worry about running this:\n```\nmake deploy\n```\n", False),
+    (b"Don't worry about the warnings:\n```\nmake deploy\n```\n", False),
+])
+def test_clause_negated_reads_a_fence_under_a_bother_or_a_lifted_worry(text, negated):
+    assert _clause_negated(text, text.index(b"make")) is negated

@@ -11037,7 +11037,8 @@ def _negation_among(words: list[bytes], before: bytes | None = None, *, counted:
         if k is not None and k + 2 <= last and _worry_lifted(words, k):
             continue  # (it asks for the act, or permits it: "don't worry about running "A"", "no
             # need to worry about running "A"": red team 120, F16, read as a prohibition of "A")
-        if after in _OWN_VERBS and k < last and (words[k + 1] in _DOING or words[k + 1] == b"to" or any(
+        if after in _OWN_VERBS and k < last and (words[k + 1] in _DOING or (
+                words[k + 1] == b"to" and after not in _OWN_VERBS_OF_THE_ACT) or any(
                 words[a] == b"and" for a in range(k + 1, last))):
             denied = k  # (a negation of its own verb: "never mind the warning and run `A`", "don't
             continue    # wait - run `A`": red team 119, F25)
@@ -11075,6 +11076,11 @@ _OWN_VERBS = frozenset((b"panic", b"worry", b"fret", b"mind", b"wait", b"stress"
                         b"hurry", b"freak"))
 
 
+# those whose "to" goes on to the act they deny: "don't bother to run "A"" is not to run it (read as
+# asking for it, as "don't wait to run "A"" does)
+_OWN_VERBS_OF_THE_ACT = frozenset((b"bother", b"rush", b"hurry"))
+
+
 def _worry_lifted(words: list[bytes], k: int) -> bool:
     """Does the negation whose next word is ``words[k]`` deny a worry over an act, the act an
     ``-ing`` form right after it (``don't worry about running "A"``, ``no need to worry
@@ -11106,6 +11112,9 @@ def _negates_another_verb(words: list[bytes]) -> bool:
         k = next((k for k in range(n + 1, len(words)) if words[k] not in _NEGATION_STRESS), None)
         if k is None:
             return False
+        if words[k] in _OWN_VERBS_OF_THE_ACT and k + 1 < len(words) and (
+                words[k + 1] == b"to" or words[k + 1].endswith(b"ing")):
+            return False  # (it denies the act: "Don't bother running this:", "Don't bother to run this:")
         if words[k] in _OWN_VERBS or (words[k] in (b"need", b"needs") and words[k + 1:k + 2] != [b"to"]):
             seen = True
             continue
