@@ -444,3 +444,34 @@ def test_a_negation_moved_to_other_words_is_refused(before, after):
 ])
 def test_a_negation_kept_over_its_words_is_accepted(before, after):
     assert_accepted(_rewrite(before, after), "lossless")
+
+
+# red team 120, F14: unquoted commands swapped across a contrast (a comma and "but", "yet",
+# "while") or across lines each kept with its words were one unit and moved nothing
+@pytest.mark.parametrize("before, after", [
+    ("Run make test, but never run make deploy.", "Never run make test, but run make deploy."),
+    ("Build and test, but never deploy on Fridays.", "Deploy and test, but never build on Fridays."),
+    ("Run make test, yet never run make deploy.", "Never run make test, yet run make deploy."),
+    ("Run make test\nnever run make deploy", "Never run make test\nrun make deploy"),
+    ("Run make test\r\nnever run make deploy", "Never run make test\r\nrun make deploy"),
+    ("- Run make test, but never run make deploy.", "- Never run make test, but run make deploy."),
+])
+def test_a_negation_moved_across_a_contrast_or_a_kept_line_is_refused(before, after):
+    find(_rewrite(before, after), "I2", block="b1", key="negation", evidence__change="negation_moved")
+
+
+@pytest.mark.parametrize("before, after", [
+    ("Run make test, but never run make deploy.", "Run make test,\nbut never run make deploy."),
+    ("Run make test, but never run make deploy.", "Run make test but never run make deploy."),
+    ("Run make test, but never run make deploy.", "Never run make deploy, but run make test."),
+    ("Build and test, but never deploy on Fridays.", "Build and test, but do not deploy on Fridays."),
+    ("Never deploy on Fridays, but deploy on Mondays.", "Deploy on Mondays, but never on Fridays."),
+    ("Run make test\nnever run make deploy", "Run make test\ndo not run make deploy"),
+    # a re-wrap moving only the negation leaves it at the end of the line before: no line kept
+    ("You should\nnever run make deploy on Fridays", "You should never\nrun make deploy on Fridays"),
+    ("You should never\nrun make deploy on Fridays", "You should\nnever run make deploy on Fridays"),
+    ("Do not run make deploy until\nthe tests pass, but run make test first.",
+     "Do not run make deploy\nuntil the tests pass, but run make test first."),
+])
+def test_a_negation_kept_over_its_words_across_a_contrast_or_a_line_is_accepted(before, after):
+    assert_accepted(_rewrite(before, after), "lossless")

@@ -1439,3 +1439,105 @@ def test_a_command_blocked_until_or_by_is_prohibited(text):
 ])
 def test_a_thing_blocked_by_or_until_is_a_status(source, text):
     assert_accepted(_summarize(source, text))
+
+
+# red team 120, F16: a negation of a worry over an act lifts a prohibition of the act (it asks for
+# it, or permits it): "Don't worry about running "A"" of "Never run "A"" passed, its "Don't" read
+# as the prohibition
+@pytest.mark.parametrize("text", [
+    'Don\'t worry about running "make deploy" on Fridays.',
+    'No need to worry about running "make deploy" on Fridays.',
+    'You need not worry about running "make deploy" on Fridays.',
+    'You don\'t need to fret about running "make deploy" on Fridays.',
+    'Don\'t hesitate to run "make deploy" on Fridays.',
+    'Feel free to run "make deploy" on Fridays.',
+    'Don\'t forget to run "make deploy" on Fridays.',
+])
+def test_a_lifted_worry_over_a_prohibited_act_is_refused(text):
+    find(_summarize('Never run "make deploy" on Fridays.', text), "I1", block="s1", value="make deploy",
+         evidence__change="negation_dropped")
+    assert_accepted(_summarize('Run "make deploy" on Fridays.', text))
+
+
+@pytest.mark.parametrize("source, text", [
+    ('Never run "make deploy" on Fridays.', 'Do not run "make deploy" on Fridays.'),
+    ('Never run "make deploy" on Fridays.', 'Don\'t worry about not running "make deploy" on Fridays.'),
+    ('Never run "make deploy" on Fridays.', 'Don\'t worry about the tests, never run "make deploy" on Fridays.'),
+    ('Run "make deploy" on Fridays.', 'Don\'t worry about running "make deploy" on Fridays.'),
+])
+def test_a_prohibition_kept_beside_a_lifted_worry_is_accepted(source, text):
+    assert_accepted(_summarize(source, text))
+
+
+@pytest.mark.parametrize("text, negated", [
+    (b'don\'t worry about running "make deploy"', False),
+    (b'needn\'t worry about deploying "make deploy"', False),
+    (b'don\'t worry about not running "make deploy"', True),
+    (b'don\'t worry about anything "make deploy"', True),
+    (b'don\'t worry about "make deploy"', True),
+])
+def test_clause_negated_reads_a_lifted_worry(text, negated):
+    assert _clause_negated(text, text.index(b'"') + 1) is negated
+
+
+# red team 120's polarity limits: a failure states an attempt, so a summary keeping the attempt
+# and dropping its outcome says nothing opposite; an attempt of a prohibited or forgotten act does
+@pytest.mark.parametrize("source, text", [
+    ('Failed to run "make deploy": permission denied.', 'Tried to run "make deploy".'),
+    ('Failed to run "make deploy": permission denied.', 'The agent attempted to run "make deploy".'),
+    ('The agent was unable to run "make deploy".', 'The agent tried running "make deploy".'),
+    ('Ran "make deploy".', 'Tried to run "make deploy".'),
+])
+def test_an_attempt_of_a_failure_is_accepted(source, text):
+    assert_accepted(_summarize(source, text))
+
+
+@pytest.mark.parametrize("source, text", [
+    ('Never run "make deploy".', 'The agent tried to run "make deploy".'),
+    ('Forgot to run "make deploy".', 'Tried to run "make deploy".'),
+    ('Failed to run "make deploy". Never run "make deploy" again.', 'Tried to run "make deploy".'),
+    ('Failed to run "make deploy": permission denied.', 'Ran "make deploy".'),
+])
+def test_an_attempt_of_no_failure_or_a_success_of_one_is_refused(source, text):
+    find(_summarize(source, text), "I1", block="s1", value="make deploy", evidence__change="negation_dropped")
+
+
+# a team or role right before "is against" opposes ("Security is against "A""), where a thing
+# there names a baseline as before
+@pytest.mark.parametrize("source", [
+    'Security is against "make deploy" on Fridays.',
+    'Legal was against "make deploy" on Fridays.',
+])
+def test_a_role_against_a_quotation_prohibits_it(source):
+    find(_summarize(source, 'Run "make deploy" on Fridays.'), "I1", block="s1", value="make deploy",
+         evidence__change="negation_dropped")
+    assert_accepted(_summarize(source, 'Do not run "make deploy" on Fridays.'))
+    find(_summarize('Run "make deploy" on Fridays.', source), "I1", block="s1", value="make deploy",
+         evidence__change="negation_added")
+
+
+def test_a_thing_against_a_quotation_before_a_role_is_a_baseline():
+    assert_accepted(_summarize('The security benchmarks were against "v1.2 baseline".',
+                               'The benchmarks ran on "v1.2 baseline".'))
+
+
+# "don't bother to run "A"" is not to run it, as "don't bother running "A"" is: its "to" was read
+# as "don't wait to run "A""'s, asking for the act (found beside red team 120, F16)
+@pytest.mark.parametrize("text", [
+    'Don\'t bother to run "make deploy" on Fridays.',
+    'Don\'t rush to run "make deploy" on Fridays.',
+])
+def test_a_negated_bother_to_denies_the_act(text):
+    find(_summarize('Run "make deploy" on Fridays.', text), "I1", block="s1", value="make deploy",
+         evidence__change="negation_added")
+    assert_accepted(_summarize('Never run "make deploy" on Fridays.', text))
+
+
+@pytest.mark.parametrize("text, negated", [
+    (b"Don't bother running this:\n```\nmake deploy\n```\n", True),
+    (b"Don't bother to run this:\n```\nmake deploy\n```\n", True),
+    (b"Don't worry about running this:\n```\nmake deploy\n```\n", False),
+    (b"Don't worry about the warnings:\n```\nmake deploy\n```\n", False),
+])
+def test_clause_negated_reads_a_fence_under_a_bother_or_a_lifted_worry(text, negated):
+    assert _clause_negated(text, text.index(b"make")) is negated

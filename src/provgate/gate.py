@@ -4029,6 +4029,9 @@ class _Check:
                 negated = _clause_negated(table.data, int(table.value_start[r]))
                 if negated in states:
                     continue
+                if not negated and _attempt_of_failures(table.data, int(table.value_start[r]), sources,
+                                                        words if polarities[words] else one):
+                    continue  # ("Tried to run "A"" of "Failed to run "A"": both say it was attempted)
                 span = table.span(r)
                 if (block.id, span.value) in reported:
                     continue
@@ -11140,7 +11143,11 @@ def _negation_among(words: list[bytes], before: bytes | None = None, *, counted:
             continue
         k = next((k for k in range(n + 1, last + 1) if words[k] not in _NEGATION_STRESS), None)
         after = None if k is None else words[k]
-        if after in _OWN_VERBS and k < last and (words[k + 1] in _DOING or words[k + 1] == b"to" or any(
+        if k is not None and k + 2 <= last and _worry_lifted(words, k):
+            continue  # (it asks for the act, or permits it: "don't worry about running "A"", "no
+            # need to worry about running "A"": red team 120, F16, read as a prohibition of "A")
+        if after in _OWN_VERBS and k < last and (words[k + 1] in _DOING or (
+                words[k + 1] == b"to" and after not in _OWN_VERBS_OF_THE_ACT) or any(
                 words[a] == b"and" for a in range(k + 1, last))):
             denied = k  # (a negation of its own verb: "never mind the warning and run `A`", "don't
             continue    # wait - run `A`": red team 119, F25)
@@ -11178,6 +11185,31 @@ _OWN_VERBS = frozenset((b"panic", b"worry", b"fret", b"mind", b"wait", b"stress"
                         b"hurry", b"freak"))
 
 
+# those whose "to" goes on to the act they deny: "don't bother to run "A"" is not to run it (read as
+# asking for it, as "don't wait to run "A"" does)
+_OWN_VERBS_OF_THE_ACT = frozenset((b"bother", b"rush", b"hurry"))
+
+
+def _worry_lifted(words: list[bytes], k: int) -> bool:
+    """Does the negation whose next word is ``words[k]`` deny a worry over an act, the act an
+    ``-ing`` form right after it (``don't worry about running "A"``, ``no need to worry
+    about running "A"``, ``you don't need to fret about deploying "A"``)? That lifts a
+    prohibition of the act rather than stating one: it asks for the act, or permits it."""
+    if words[k] in (b"need", b"needs") and words[k + 1:k + 2] == [b"to"]:
+        k += 2
+    if k + 2 >= len(words) or words[k] not in _WORRIED or words[k + 1] not in (b"about", b"over"):
+        return False
+    act = words[k + 2]
+    return act.endswith(b"ing") and len(act) > 4 and act not in _ING_NOUNS
+
+
+# the verbs of a worry a negation lifts from the act after them (:func:`_worry_lifted`), and the
+# words in -ing that are no act ("don't worry about anything "A" prints")
+_WORRIED = frozenset((b"worry", b"fret", b"stress", b"panic", b"despair"))
+_ING_NOUNS = frozenset((b"anything", b"something", b"nothing", b"everything", b"string", b"during", b"morning",
+                        b"evening", b"ceiling", b"thing", b"bring", b"spring", b"warning", b"pending"))
+
+
 def _negates_another_verb(words: list[bytes]) -> bool:
     """Does every negation among ``words`` govern a verb of ``_OWN_VERBS`` or a ``need`` with
     no ``to`` after it (``You don't need sudo for this``), and at least one stand there? The
@@ -11189,6 +11221,9 @@ def _negates_another_verb(words: list[bytes]) -> bool:
         k = next((k for k in range(n + 1, len(words)) if words[k] not in _NEGATION_STRESS), None)
         if k is None:
             return False
+        if words[k] in _OWN_VERBS_OF_THE_ACT and k + 1 < len(words) and (
+                words[k + 1] == b"to" or words[k + 1].endswith(b"ing")):
+            return False  # (it denies the act: "Don't bother running this:", "Don't bother to run this:")
         if words[k] in _OWN_VERBS or (words[k] in (b"need", b"needs") and words[k + 1:k + 2] != [b"to"]):
             seen = True
             continue
@@ -11249,6 +11284,7 @@ def _oppositions(words: list[bytes]) -> list[bytes]:
     out = list(words)
     for n, word in enumerate(words):
         if (word == b"against" and n and words[n - 1] in _BE_FORMS and not _PERSONS.intersection(words[max(n - 4, 0):n - 1])
+                and not (n > 1 and words[n - 2] in _ROLES)
                 and not (n + 1 < len(words) and words[n + 1].endswith(b"ing"))):
             continue  # (a comparison's baseline: "the benchmarks were against "v1.2"", red team 119, F21)
         if word == b"against" and ((n and words[n - 1] in _OPPOSING and not (n > 1 and words[n - 2] in _DETERMINERS)) or (
@@ -11273,6 +11309,15 @@ _PERSONS = frozenset((b"i", b"we", b"they", b"he", b"she", b"you", b"everyone", 
                       b"user", b"users", b"people", b"who", b"management", b"reviewers", b"maintainers", b"i'd",
                       b"we'd", b"they'd", b"would", b"still", b"strongly", b"firmly", b"totally", b"completely",
                       b"all", b"very"))
+# the teams and roles whose opposition one states, right before the verb of being ("Security is
+# against "A"", "Legal was against "A"": red team 120's polarity limits), where "the security
+# benchmarks were against "v1.2"" still names a baseline
+_ROLES = frozenset((b"security", b"infosec", b"secops", b"legal", b"compliance", b"ops", b"devops", b"sre", b"sres",
+                    b"infra", b"leadership", b"product", b"qa", b"admin", b"admins", b"manager", b"managers", b"lead",
+                    b"leads", b"owner", b"owners", b"customer", b"customers", b"client", b"clients", b"ceo", b"cto",
+                    b"ciso", b"board", b"committee", b"boss", b"reviewer", b"maintainer", b"architect", b"architects",
+                    b"engineering", b"stakeholders", b"dba", b"dbas", b"oncall", b"finance", b"marketing", b"sales",
+                    b"support", b"mgmt", b"pm", b"pms"))
 _ING_ADJECTIVES = frozenset((b"existing", b"incoming", b"outgoing", b"upcoming", b"remaining", b"pending",
                              b"matching", b"corresponding", b"missing", b"failing", b"passing"))
 # the verbs of omission read as a prohibition before a quotation ("Skip "A"", "I was asked to
@@ -12158,6 +12203,39 @@ def _quotation_polarities(sources: list[bytes], needles: set[bytes]) -> dict[byt
     return {needle: states[needle] or asked[needle] for needle in needles}
 
 
+def _attempt_of_failures(text: bytes, at: int, sources: list[bytes], needle: bytes) -> bool:
+    """Does the quotation at ``text[at]`` stand right after an attempt (``tried to run "A"``,
+    ``attempted "A"``, ``tried running "A"``), and every occurrence of ``needle`` in
+    ``sources`` (whole words, at most ``_POLARITY_OCCURRENCES`` a source, one at least) right
+    after a failure (``failed to run "A"``, ``unable to run "A"``)? Trying is not succeeding:
+    a failure states an attempt, and the summary that keeps the attempt and drops its outcome
+    says nothing opposite (red team 120's polarity limits: ``Tried to run "A"`` of ``Failed to
+    run "A"`` was refused as a negation dropped). ``forgot to``, ``neglected to`` state no
+    attempt, and a prohibition none either (``Never run "A"``): the quotation is refused as
+    before."""
+    if _ATTEMPT_BEFORE.search(text[max(at - 64, 0):at].lower()) is None:
+        return False
+    found = False
+    for source in sources:
+        where, seen = source.find(needle), 0
+        while where >= 0 and seen < _POLARITY_OCCURRENCES:
+            if _whole_words_at(source, where, where + len(needle)):
+                if _FAILURE_BEFORE.search(source[max(where - 64, 0):where].lower()) is None:
+                    return False
+                found = True
+                seen += 1
+            where = source.find(needle, where + 1)
+    return found
+
+
+# an attempt, then a verb (or its -ing form), then the quotation's opening marks, at the end of
+# the text before the quotation (:func:`_attempt_of_failures`); and a failure so
+_QUOTE_MARKS_AT_END = rb"[ \t]*(?:[\"'`*_]|\xe2\x80[\x9c\x98])*\Z"
+_ATTEMPT_BEFORE = re.compile(rb"(?<![0-9a-z_'])(?:tried|tries|try|trying|attempted|attempts|attempt|attempting)"
+                             rb"(?:[ \t]+to[ \t]+[a-z]+|[ \t]+[a-z]+ing)?" + _QUOTE_MARKS_AT_END)
+_FAILURE_BEFORE = re.compile(rb"(?<![0-9a-z_'])(?:failed|fails|unable)[ \t]+to[ \t]+[a-z]+" + _QUOTE_MARKS_AT_END)
+
+
 def _in_question(text: bytes, end: int) -> bool:
     """Does the sentence that a quotation ending at ``text[end]`` stands in end in ``?``, within
     ``_QUESTION_REACH`` bytes? A question proposes or asks and says neither way: the
@@ -12389,26 +12467,31 @@ def _negation_traded(pre: bytes, post: bytes) -> tuple[bytes, bytes] | None:
     (:func:`_negations_unbalanced` reads them), cut here at ``.``, ``!``, ``?``, ``;`` (not
     ``:``, which opens what a negation before it governs: ``Never run: make deploy``) and at a
     line break before a list item, a capital, a blank line or the end (a line of prose wrapped
-    mid-sentence is no unit of its own: a rewrite re-wrapping it moves no negation); words of
+    mid-sentence is no unit of its own: a rewrite re-wrapping it moves no negation); and at a
+    contrast, a comma and ``but`` / ``yet`` / ``while`` (``Run make test, but never run make
+    deploy`` -> ``Never run make test, but run make deploy``: red team 120, F14, one unit, no
+    word moved). Every line break is a unit's end as well where both texts keep their lines,
+    each line with the same words but its denials and none ending in a denial
+    (:func:`_lines_kept`: ``Run make test`` / ``never run make deploy`` -> ``Never run make
+    test`` / ``run make deploy``, F14; a re-wrap moving a word, or a denial to the end of the
+    line before, keeps no line). Words of
     ``_NO_NAME`` and denials none. A sentence split, merged or reworded keeps each word on its
     side, or only adds it to the other (``Do not run A until B passes`` -> ``Run
     B; do not run A until it passes``): no trade. None else."""
+    breaks = _NEGATION_LINE_BREAK if b"\n" in pre and b"\n" in post and _lines_kept(pre, post) else _NEGATION_UNIT_BREAK
     sides = []
     for text in (pre, post):
         denied: set[bytes] = set()
         plain: set[bytes] = set()
         at = 0
-        for m in itertools.chain(_NEGATION_UNIT_BREAK.finditer(text), (None,)):
+        for m in itertools.chain(breaks.finditer(text), (None,)):
             end = len(text) if m is None else m.start()
             unit = text[at:end].lower()
             at = end if m is None else m.end()
-            words = {w for w in _SENTENCE_WORD.findall(unit) if w not in _NO_NAME}
+            words, denials = _unit_words(unit)
             if not words:
                 continue
-            denials = _denial_words(unit, 0, len(unit))
             if denials:
-                words.difference_update([unit[a:b] for a, b in denials]
-                                        + [w for w in words if w.endswith((b"n't", b"n\xe2\x80\x99t"))])
                 denied |= words
             else:
                 plain |= words
@@ -12421,8 +12504,47 @@ def _negation_traded(pre: bytes, post: bytes) -> tuple[bytes, bytes] | None:
     return None
 
 
+def _unit_words(unit: bytes) -> tuple[set[bytes], list[tuple[int, int]]]:
+    """The words of a lower-cased unit of :func:`_negation_traded` (none of ``_NO_NAME``, its
+    denials and contractions in ``n't`` none), and its denials (:func:`_denial_words`)."""
+    words = {w for w in _SENTENCE_WORD.findall(unit) if w not in _NO_NAME}
+    if not words:
+        return words, []
+    denials = _denial_words(unit, 0, len(unit))
+    if denials:
+        words.difference_update([unit[a:b] for a, b in denials]
+                                + [w for w in words if w.endswith((b"n't", b"n\xe2\x80\x99t"))])
+    return words, denials
+
+
+def _lines_kept(pre: bytes, post: bytes) -> bool:
+    """Do ``pre`` and ``post`` hold as many lines, each line of one the same words as the other's
+    but for its denials (:func:`_unit_words`), and does no line of either end in a denial? Then
+    each line is a unit of :func:`_negation_traded` (a rewrite kept every line and changed only
+    what each denies); a re-wrap moves a word to another line, or a denial to the end of the
+    line before (``You should`` / ``never run A`` -> ``You should never`` / ``run A``)."""
+    pre_lines, post_lines = pre.lower().split(b"\n"), post.lower().split(b"\n")
+    if len(pre_lines) != len(post_lines) or len(pre_lines) > _KEPT_LINES:
+        return False
+    for a, b in zip(pre_lines, post_lines):
+        words_a, denials_a = _unit_words(a)
+        words_b, denials_b = _unit_words(b)
+        if words_a != words_b:
+            return False
+        for line, denials in ((a, denials_a), (b, denials_b)):
+            if denials and (last := _LAST_WORD.search(line)) is not None and any(e >= last.end() for _, e in denials):
+                return False
+    return True
+
+
 # where a unit of :func:`_negation_traded` ends
-_NEGATION_UNIT_BREAK = re.compile(rb"[.!?;]+(?=\s|$)|\r?\n(?=[ \t]*(?:[-*+>#|A-Z]|\d{1,9}[.)]|\r?\n|$))")
+_NEGATION_UNIT_BREAK = re.compile(rb"[.!?;]+(?=\s|$)|\r?\n(?=[ \t]*(?:[-*+>#|A-Z]|\d{1,9}[.)]|\r?\n|$))"
+                                  rb"|,\s*(?:[Bb]ut|[Yy]et|[Ww]hile)(?![0-9A-Za-z_'\x80-\xff])")
+# and where both texts keep their lines (:func:`_lines_kept`), at every line break as well
+_NEGATION_LINE_BREAK = re.compile(_NEGATION_UNIT_BREAK.pattern + rb"|\n")
+# the last word of a line, and the most lines :func:`_lines_kept` compares
+_LAST_WORD = re.compile(rb"[0-9a-z_'\x80-\xff]+(?=[^0-9a-z_'\x80-\xff]*\Z)")
+_KEPT_LINES = 64
 
 
 def _negations_distributed(pre: FactTable, post: FactTable) -> bool:
