@@ -13224,7 +13224,45 @@ def _pin_context_at(data: bytes, a: int, b: int, name: bytes) -> set[bytes]:
     if stop is not None:
         after = after[:stop.start()]
     words = _PIN_CONTEXT_WORD.findall(before)[-2:] + _PIN_CONTEXT_WORD.findall(after)[:2]
+    if a > line and not data[line:a].strip(b" \t") and (not after.strip() or after.lstrip().startswith(b"#")):
+        # a YAML mapping's entry alone on an indented line ("prod:\n  lodash: 4.17.20"): its
+        # parents' labels are its context, as "prod: lodash@4.17.20" on one line (red team 120, F20)
+        words += _yaml_parents(data, line, a - line)
     return {w for w in words if w not in _PIN_CONTEXT_PLAIN and w != name}
+
+
+# the bytes before an indented YAML entry its parents' labels are looked for in (_yaml_parents)
+_YAML_PARENT_REACH = 2048
+_YAML_LABEL = re.compile(rb"[ \t]*(?:-[ \t]+)?[\"']?([A-Za-z0-9_.\- ]{1,64}?)[\"']?[ \t]*:[ \t]*(?:#[^\n]*)?$")
+
+
+def _yaml_parents(data: bytes, line: int, indent: int) -> list[bytes]:
+    """The words (``_PIN_CONTEXT_WORD``, lower-cased) of the labels of the YAML mappings holding
+    an entry indented ``indent`` blanks on the line starting at ``line``: each line above with
+    less indent, ending in ``label:`` (``prod:``, ``"prod":``), nearest first, at most
+    ``_YAML_PARENT_REACH`` bytes up (a label further up is not read: the context words as
+    before). A line of less indent that is no label ends the look."""
+    out: list[bytes] = []
+    floor = max(0, line - _YAML_PARENT_REACH)
+    end = line - 1  # (the line break before this line)
+    while indent > 0 and end > floor:
+        start = data.rfind(b"\n", floor, end) + 1
+        if start == 0 and floor > 0:
+            break
+        text = data[start:end]
+        stripped = text.lstrip(b" \t")
+        end = start - 1
+        if not stripped or stripped.startswith(b"#"):
+            continue
+        ind = len(text) - len(stripped)
+        if ind >= indent:
+            continue
+        m = _YAML_LABEL.match(text)
+        if m is None:
+            break
+        out.extend(_PIN_CONTEXT_WORD.findall(m.group(1).lower()))
+        indent = ind
+    return out
 
 
 def _pins_in_values(table: FactTable, found: np.ndarray, names: set[bytes],
