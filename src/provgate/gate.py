@@ -13000,13 +13000,14 @@ _PADDED_OPS = frozenset((b"==", b"!=", b"<=", b">=", b"<", b">"))
 _RELEASE = re.compile(rb"(v?)(?:([0-9]+)!)?([0-9]+(?:\.[0-9]+)*)(?![0-9.]*\*)")
 
 
+@functools.lru_cache(maxsize=4096)  # (a requirement file repeats its versions: each read once)
 def _padded_version(op: bytes, version: bytes) -> bytes:
     """``version`` (lower-cased) as comparison ``op`` compares it: the release segment's
     components by their numeric values, its trailing zeros dropped (``3.2.0`` is ``3.2``, ``3.0``
     is ``3``, ``03.2`` is ``3.2``), an epoch of 0 dropped; unchanged for ``===`` and ``~=``, and
     for a prefix match (``3.2.*``)."""
-    if op not in _PADDED_OPS:
-        return version
+    if op not in _PADDED_OPS or b".0" not in version and b"!" not in version and version[:1] != b"0":
+        return version  # (no zero to drop, most versions: two byte searches)
     m = _RELEASE.match(version)
     if m is None or m.end() < len(version) and version[m.end()] in b"0123456789":
         return version
@@ -13027,7 +13028,8 @@ def _requirement_key(m: re.Match[bytes]) -> tuple[bytes, ...]:
     raw = m.group(2) if m.group(2) is not None else m.group(3) if m.group(3) is not None else m.group(4)
     extras = b"" if raw is None else b",".join(
         sorted({_PEP503_RUN.sub(b"-", e.strip().lower()) for e in raw.split(b",")} - {b""}))
-    clauses = sorted({(op, _padded_version(op, v.lower())) for op, v in _REQ_CLAUSE.findall(m.group(5))})
+    clauses = sorted({(op, _padded_version(op, v.lower()) if b"0" in v else v.lower())
+                      for op, v in _REQ_CLAUSE.findall(m.group(5))})
     return (name, extras) + tuple(x for c in clauses for x in c)
 
 
