@@ -107,3 +107,32 @@ def test_yaml_parents_reads_the_labels_above_an_entry():
     data = b"prod:\nx = 1\n  lodash: 4.17.20\n"
     assert _yaml_parents(data, data.index(b"  lodash"), 2) == []
     assert _yaml_parents(b"prod:\nlodash: 4.17.20\n", 6, 0) == []
+
+
+@pytest.mark.parametrize("source", [NESTED, LINES])
+def test_a_pin_written_in_prose_swapped_is_refused(source):
+    # red team 120, F20's lie: "lodash 4.17.21", a name, a blank and a version, is read as the pin
+    v = summarize("Prod runs lodash 4.17.21; dev runs lodash 4.17.20.\n", source)
+    assert not v.accepted
+    bad = find(v, "I1", block="s", evidence__change="pinned_elsewhere")
+    assert bad.evidence["word"] in ("prod", "dev") and bad.evidence["text"] in ("lodash 4.17.21", "lodash 4.17.20")
+    assert not summarize("Prod: lodash 4.17.21.\n", source).accepted
+
+
+@pytest.mark.parametrize("source", [NESTED, LINES])
+@pytest.mark.parametrize("text", [
+    "Prod runs lodash 4.17.20; dev runs lodash 4.17.21.\n",
+    "Dev runs lodash 4.17.21, prod lodash 4.17.20.\n",
+    "Prod runs lodash 4.17.20.\n",
+])
+def test_a_pin_written_in_prose_kept_is_accepted(source, text):
+    v = summarize(text, source)
+    assert v.accepted, v.violations
+
+
+def test_prose_pins_are_glued_at_the_same_offsets():
+    from provgate.gate import _prose_pins_glued
+    assert _prose_pins_glued(b"Prod runs lodash 4.17.21; dev lodash v4.17.20.") == \
+        b"Prod runs lodash@4.17.21; dev lodash@v4.17.20."
+    # two parts are no pin read in prose; nor a figure after a figure
+    assert _prose_pins_glued(b"Python 3.11 and section 3.2, 1 2.3.4") == b"Python 3.11 and section 3.2, 1 2.3.4"

@@ -4100,9 +4100,10 @@ class _Check:
         post_blocks = self.post.blocks
         post_facts = self.post_facts
         gate = self.gate
-        # (no pin without an @ or ==: two searches of a derived block's bytes, most blocks)
+        # (no pin without an @ or ==, nor a version written after a name and a blank: three
+        # searches of a derived block's bytes, most blocks)
         asked = [j for j in set(self.changed + self.restated) if post_blocks[j].derived
-                 and (b"@" in (d := post_facts[j].table.data) or b"==" in d)]
+                 and (b"@" in (d := post_facts[j].table.data) or b"==" in d or _PROSE_PIN_HINT.search(d))]
         if not asked:
             return
         reported = {(v.block, v.value) for v in self.violations if v.invariant == "I1"}
@@ -4110,7 +4111,13 @@ class _Check:
             block = post_blocks[j]
             f = post_facts[j]
             t = f.table
-            rows, _ = f.kv_rows()
+            if _PROSE_PIN_HINT.search(t.data):
+                # a pin in prose, "lodash 4.17.21", read as "lodash@4.17.21" (the blank its '@': the
+                # same offsets; red team 120, F20): the block's text re-read so, for this rule only
+                t = extract(_prose_pins_glued(t.data))
+                rows = np.flatnonzero(t.kind == _KIND_KV)
+            else:
+                rows, _ = f.kv_rows()
             pins = [r for r in rows.tolist() if _is_pin_row(t, r)]
             if not pins:
                 continue
@@ -4161,10 +4168,11 @@ class _Check:
                         if not elsewhere or (block.id, span.value) in reported:
                             continue
                         reported.add((block.id, span.value))
-                        self.violate("I1", f"block {block.id!r} pins {span.text!r} beside {elsewhere[0].decode()!r}, "
+                        written = post_facts[j].table.data[span.start:span.end].decode("utf-8", "replace")
+                        self.violate("I1", f"block {block.id!r} pins {written!r} beside {elsewhere[0].decode()!r}, "
                                      f"which {h!r} says of another version of {span.key!r}: a pin keeps the "
                                      "version its source gives it there", block=block.id, handle=h, key=span.key,
-                                     value=span.value, evidence={"span": [span.start, span.end], "text": span.text,
+                                     value=span.value, evidence={"span": [span.start, span.end], "text": written,
                                                                  "word": elsewhere[0].decode(),
                                                                  "change": "pinned_elsewhere"})
 
@@ -13191,6 +13199,21 @@ def _pins_paired(table: FactTable, rows: list[int], owned: set[bytes]) -> dict[i
             continue
         out.update(zip(inside, (w for _, w in words)))
     return out
+
+
+# a version written after a name and one blank, "lodash 4.17.21" (three parts or more: "Python 3.11"
+# and "section 3.2" are not read): a pin in prose (red team 120, F20)
+_PROSE_PIN_HINT = re.compile(rb"[A-Za-z0-9][ \t]v?[0-9]+\.[0-9]+\.[0-9]")
+_PROSE_PIN = re.compile(rb"(?<![A-Za-z0-9_.@/\-])[A-Za-z](?:[A-Za-z0-9_.\-]*[A-Za-z0-9])?([ \t])(?=v?[0-9]+\.[0-9]+\.[0-9])")
+
+
+def _prose_pins_glued(data: bytes) -> bytes:
+    """``data`` with the blank between a name and the version after it (``lodash 4.17.21``) an
+    ``@``: the grammar reads the pin it writes, at the same offsets."""
+    out = bytearray(data)
+    for m in _PROSE_PIN.finditer(data):
+        out[m.start(1)] = 0x40
+    return bytes(out)
 
 
 def _pin_context(table: FactTable, r: int) -> set[bytes]:
