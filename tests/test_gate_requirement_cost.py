@@ -69,3 +69,21 @@ def test_a_requirement_written_again_is_keyed_once(monkeypatch):
     got = gate_module._requirements(b"x " + b"a=>1 " * 300 + b"b>=2 a=>1")
     assert got == {(b"a", b"", b">", b"1"): "a=>1", (b"b", b"", b">=", b"2"): "b>=2"}
     assert calls == [b"a=>1", b"b>=2"]
+
+
+def test_markers_are_read_once_a_marker_and_within_their_line(monkeypatch):
+    """Red team 120, F05/F08: a requirement's marker is read whole from its ``;``: its tokens once
+    a ``;`` before a marker's word, at most 64 of them, and its requirement looked for within
+    the line before it (a bounded window): linear in the text."""
+    calls = []
+    real = gate_module._marker_tokens
+    monkeypatch.setattr(gate_module, "_marker_tokens", lambda text, at, limit: calls.append(limit) or real(text, at, limit))
+    n = 2000
+    text = b"\n".join(b"p%d==1.%d; sys_platform == 'linux' and python_version < '3.%d'" % (i, i, i % 9) for i in range(n))
+    assert len(gate_module._marked_requirements(text)) == n
+    assert calls == [64] * n
+    calls.clear()
+    # one line of many `;`s: each read once, each requirement's window ends at the `;` before it
+    line = b"; ".join(b"p%d==1; os_name == 'nt'" % i for i in range(n))
+    assert len(gate_module._marked_requirements(line)) == n
+    assert len(calls) == n

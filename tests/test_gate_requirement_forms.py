@@ -137,7 +137,7 @@ def test_requirement_forms_are_read_as_pip_reads_them():
     assert _requirements(b"Requires-Dist: Django (>=3.2,<4.2)") == {
         (b"django", b"", b"<", b"4.2", b">=", b"3.2"): "Django (>=3.2,<4.2"}
     assert _requirements(b"x; python_version<'3.9'") == {(b"python-version", b"", b"<", b"3.9"): "python_version<'3.9'"}
-    assert _requirements(b"requests [Socks]==2.31.0") == {(b"requests", b"socks", b"==", b"2.31.0"): "requests [Socks]==2.31.0"}
+    assert _requirements(b"requests [Socks]==2.31.0") == {(b"requests", b"socks", b"==", b"2.31"): "requests [Socks]==2.31.0"}  # (2.31.0 keyed 2.31: PEP 440 pads, red team 120 F17)
     assert _requirements(b"requests\\[socks\\] >= 2.31") == {(b"requests", b"socks", b">=", b"2.31"): "requests\\[socks\\] >= 2.31"}
     assert _requirements(b"the list [1, 2] >= 3") == {}      # (extras after a blank start with a letter)
     assert _requirements(b"3 < 5 and x < y") == {}           # (a name starts the requirement, a digit the version)

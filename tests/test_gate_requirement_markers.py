@@ -7,10 +7,10 @@ natively and with PROVGATE_NO_EXTENSIONS=1 (the suite runs once each way)."""
 from __future__ import annotations
 
 import pytest
-from gate_helpers import find
+from gate_helpers import assert_accepted, find
 from test_gate_requirement_extras import rewrite, summarize
 
-from provgate.gate import _requirements
+from provgate.gate import _marked_requirements, _requirements
 
 
 def changed(v) -> list:
@@ -78,3 +78,79 @@ def test_markers_are_read_from_either_side():
     assert _requirements(b'if x == "foo": pass') == {}
     # (a version compared is the requirement pattern's, read once)
     assert _requirements(b"x; python_version < '3.9'") == {(b"python-version", b"", b"<", b"3.9"): "python_version < '3.9'"}
+
+
+# red team 120, F05 and F08: a marker is read whole and joined to its own requirement ----------------
+
+TWO = "requests==2.31.0; sys_platform == 'linux'\npywin32==306; sys_platform == 'win32'\n"
+
+
+def marked(v) -> list:
+    return [x for x in changed(v) if "marker" in (x.evidence or {})]
+
+
+@pytest.mark.parametrize("source, lie", [
+    (TWO, "requests==2.31.0; sys_platform == 'win32'\npywin32==306; sys_platform == 'linux'\n"),   # F05
+    (TWO, "pywin32==306; sys_platform == 'linux'\nrequests==2.31.0; sys_platform == 'win32'\n"),   # (and reordered)
+    ("a==1; sys_platform == 'linux'\na==2; sys_platform == 'win32'\n",
+     "a==2; sys_platform == 'linux'\na==1; sys_platform == 'win32'\n"),       # (the versions swapped instead)
+    ("foo==1; python_version < '3.8' and sys_platform == 'linux'\n",
+     "foo==1; python_version < '3.8' or sys_platform == 'linux'\n"),          # F08: and -> or
+    ("foo==1; python_version < '3.8' or sys_platform == 'linux'\n",
+     "foo==1; python_version < '3.8' and sys_platform == 'linux'\n"),         # or -> and
+    ("foo==1; (python_version < '3.8' or os_name == 'nt') and sys_platform == 'linux'\n",
+     "foo==1; python_version < '3.8' or os_name == 'nt' and sys_platform == 'linux'\n"),   # a bracket dropped
+    ("foo; python_version >= '3.8' and extra == 'a'\n", "foo; python_version >= '3.8' or extra == 'a'\n"),
+])
+def test_a_marker_moved_between_requirements_or_regrouped_is_refused(source, lie):
+    v = rewrite(source, lie)
+    assert not v.accepted
+    assert marked(v) and {x.invariant for x in marked(v)} == {"I2"}, v.violations
+    v = summarize(source, lie)
+    assert not v.accepted
+    assert marked(v) and {x.invariant for x in marked(v)} == {"I1"}, v.violations
+
+
+@pytest.mark.parametrize("source, text", [
+    (TWO, "requests==2.31.0 ; sys_platform=='linux'\npywin32==306 ; sys_platform=='win32'\n"),     # re-spaced
+    (TWO, "pywin32==306; sys_platform == 'win32'\nrequests==2.31.0; sys_platform == 'linux'\n"),   # reordered
+    (TWO, 'requests==2.31.0;sys_platform=="linux"\npywin32==306;sys_platform=="win32"\n'),        # quotes
+    (TWO, "requests==2.31.0; 'linux' == sys_platform\npywin32==306; sys_platform == 'win32'\n"),   # mirrored
+    ("foo==1; python_version < '3.8' and sys_platform == 'linux'\n",
+     "foo==1; sys_platform == 'linux' and python_version < '3.8'\n"),         # clauses of one `and` reordered
+    ("foo==1; python_version < '3.8' and sys_platform == 'linux'\n",
+     "foo==1; (python_version < '3.8') and (sys_platform == 'linux')\n"),     # brackets that group nothing
+    ("foo==1; (a_x == 'b' or os_name == 'nt') and sys_platform == 'linux'\n".replace("a_x", "extra"),
+     "foo==1; sys_platform == 'linux' and (os_name == 'nt' or extra == 'b')\n"),
+])
+def test_a_marker_kept_with_its_requirement_is_accepted(source, text):
+    assert_accepted(rewrite(source, text))
+    assert_accepted(summarize(source, text))
+
+
+def test_a_summary_keeping_one_requirement_whole_is_accepted():
+    assert_accepted(summarize(TWO, "Only requests==2.31.0; sys_platform == 'linux' is needed here.\n"))
+    assert_accepted(summarize(TWO, "pywin32==306; sys_platform == 'win32'\n"))
+    # (a marker with fewer clauses of its requirement: a lossy edit's)
+    assert_accepted(summarize("requests>=2.31,<3; sys_platform == 'linux'\n",
+                              "requests>=2.31; sys_platform == 'linux'\n"))
+    v = summarize("requests>=2.31,<3; sys_platform == 'linux'\n", "requests>=2.31; sys_platform == 'win32'\n")
+    assert not v.accepted
+
+
+def test_marked_requirements_are_read_whole():
+    key = _marked_requirements(b"foo==1; python_version < '3.8' and sys_platform == 'linux'\n")
+    assert list(key) == [(b"foo", b"", ((b"==", b"1"),), b"(python-version < '3.8' and sys-platform == 'linux')")]
+    assert set(_marked_requirements(b"foo==1; sys_platform=='linux' and python_version<\"3.8\"")) == set(key)
+    assert set(_marked_requirements(b"foo==1; python_version < '3.8' or sys_platform == 'linux'")) != set(key)
+    # (the grouping is the tree: `a or b and c` is `a or (b and c)`, not `(a or b) and c`)
+    grouped = _marked_requirements(b"x==1; (os_name == 'nt' or extra == 'a') and sys_platform == 'linux'")
+    assert set(grouped) != set(_marked_requirements(b"x==1; os_name == 'nt' or extra == 'a' and sys_platform == 'linux'"))
+    assert set(_marked_requirements(b"x==1; os_name == 'nt' or (extra == 'a' and sys_platform == 'linux')")) == set(
+        _marked_requirements(b"x==1; os_name == 'nt' or extra == 'a' and sys_platform == 'linux'"))
+    # a pyproject list's item ends at its string's quote; prose after a marker is no part of it
+    found = _marked_requirements(b'deps = [\n  "pywin32>=306; sys_platform == \'win32\'",\n]\n')
+    assert list(found.values()) == ["pywin32>=306; sys_platform == 'win32'"]
+    found = _marked_requirements(b"Needs requests; os_name == 'nt' and then some.")
+    assert list(found.values()) == ["requests; os_name == 'nt'"]
+    assert _marked_requirements(b"a; b == 'c'") == {} and _marked_requirements(b"x==1\ny==2") == {}

@@ -73,7 +73,8 @@ def test_requirement_spans_cover_the_requirement():
     spans = _requirement_spans(text)
     assert [(text[s:e], key) for s, e, key in spans] == [
         (b"Django (>=3.2,<4.2", (b"django", b"", b"<", b"4.2", b">=", b"3.2")),
-        (b"requests[socks]==2.31.0", (b"requests", b"socks", b"==", b"2.31.0")),
+        # (a version keyed as PEP 440 compares it: the release segment's trailing zeros aside, red team 120 F17)
+        (b"requests[socks]==2.31.0", (b"requests", b"socks", b"==", b"2.31")),
     ]
     assert _requirement_spans(b"django \xe2\x89\xa5 3.2") == []   # (Unicode signs: offsets differ, none)
 
@@ -98,3 +99,48 @@ def test_the_requirements_of_a_block_are_read_only_for_a_fact_left_over(monkeypa
     assert calls == []
     assert_accepted(rewrite("django >= 3.2, < 4.2\n", "django>=3.2,<4.2\n"))
     assert calls
+
+
+# red team 120, F17: a version as PEP 440 compares it, the release segment padded with zeros --------
+
+@pytest.mark.parametrize("before, after", [
+    ("django==3.2\n", "django==3.2.0\n"),
+    ("django==3.2.0\n", "django==3.2\n"),
+    ("django>=3.2,<4\n", "django>=3.2.0,<4.0\n"),
+    ("django!=3.2\n", "django!=3.2.0\n"),
+    ("Install django==3.2 first.\n", "Install django==3.2.0 first.\n"),
+])
+def test_a_version_padded_with_zeros_is_the_same_requirement(before, after):
+    assert_accepted(rewrite(before, after))
+    assert_accepted(summarize(before, after))
+
+
+@pytest.mark.parametrize("before, after", [
+    ("django==3.2\n", "django==3.2.1\n"),
+    ("django==3.2\n", "django==3.20\n"),
+    ("django==3.2.*\n", "django==3.2.0\n"),       # a prefix match, not the version 3.2.0
+    ("django==3.2.*\n", "django==3.2.0.*\n"),     # (3.2.* holds 3.2.1; 3.2.0.* does not)
+    ("django~=3.2\n", "django~=3.2.0\n"),         # (>=3.2,==3.* is not >=3.2.0,==3.2.*)
+    ("django===3.2\n", "django===3.2.0\n"),       # arbitrary equality compares strings
+])
+def test_a_version_changed_by_padding_where_pep_440_does_not_pad_stays_refused(before, after):
+    v = rewrite(before, after)
+    assert not v.accepted
+    assert any(x.invariant == "I2" for x in v.violations), v.violations
+    v = summarize(before, after)
+    assert not v.accepted
+    assert any(x.invariant == "I1" for x in v.violations), v.violations
+
+
+def test_padded_version_follows_pep_440():
+    from provgate.gate import _padded_version
+    assert _padded_version(b"==", b"3.2.0") == _padded_version(b"==", b"3.2") == b"3.2"
+    assert _padded_version(b"==", b"3.0.0") == b"3" and _padded_version(b"==", b"03.02") == b"3.2"
+    assert _padded_version(b"==", b"3.2.0rc1") == b"3.2rc1" and _padded_version(b"==", b"0!3.2.0") == b"3.2"
+    assert _padded_version(b"==", b"1!3.2.0") == b"1!3.2"
+    assert _padded_version(b"==", b"3.2.*") == b"3.2.*" and _padded_version(b"==", b"3.2.0.*") == b"3.2.0.*"
+    assert _padded_version(b"~=", b"3.2.0") == b"3.2.0" and _padded_version(b"===", b"3.2.0") == b"3.2.0"
+    # (`===` is read as itself, not as `==` after a kv line's `=`)
+    from provgate.gate import _requirements
+    assert list(_requirements(b"django===3.2")) == [(b"django", b"", b"===", b"3.2")]
+    assert list(_requirements(b"python_requires = >=3.8")) == [(b"python-requires", b"", b">=", b"3.8")]
