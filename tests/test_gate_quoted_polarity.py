@@ -1613,6 +1613,7 @@ def test_a_command_blocked_on_a_place_or_a_time_is_prohibited(text):
     ('Run "make deploy" once the security review is done.', '"make deploy" is blocked on the security review.'),
     ('Run "make deploy" once review is done.', '"make deploy" is blocked on review for now.'),
     ('Run "make deploy" once the flaky test is fixed.', '"make deploy" is blocked on a flaky test.'),
+    ('Run "make deploy" once the cluster upgrade is done.', '"make deploy" is blocked on the cluster upgrade.'),
 ])
 def test_a_command_blocked_on_a_thing_that_resolves_is_a_status(source, text):
     assert_accepted(_summarize(source, text))
@@ -1626,9 +1627,22 @@ def test_a_command_blocked_on_a_thing_that_resolves_is_a_status(source, text):
     ([b"on", b"pr", b"12"], False),
     ([b"on", b"the", b"security", b"review"], False),
     ([b"on", b"review", b"for", b"prod"], False),  # (the place is the review's, past "for")
+    ([b"on", b"the", b"cluster", b"upgrade"], False),  # (the noun's head: an upgrade that resolves)
+    ([b"on", b"the", b"eu", b"cluster"], True),
 ])
 def test_blocked_as_prohibition_reads_the_place_past_a_determiner(after, prohibits):
     assert _blocked_as_prohibition(after, thing=False) is prohibits
+
+
+@pytest.mark.parametrize("after, prohibits", [
+    ([b"on", b"prod"], True),
+    ([b"on", b"the", b"main", b"branch"], False),  # (a thing that waits: a status, as before)
+    ([b"by", b"policy"], True),
+    ([b"by", b"review"], False),
+    ([b"until", b"friday"], False),
+])
+def test_blocked_as_prohibition_of_a_thing_that_waits(after, prohibits):
+    assert _blocked_as_prohibition(after, thing=True) is prohibits
 
 
 # red team 121, F06: the thing that waits stands a few words before the quotation ("titled",

@@ -11717,19 +11717,20 @@ _BLOCKING_AGENTS = frozenset((b"policy", b"policies", b"security", b"admin", b"a
                               b"administrators", b"firewall", b"rule", b"rules", b"compliance", b"legal", b"management"))
 
 
-# the places and times a "blocked on" names that make it a prohibition there or then ("blocked on
-# prod": red team 119, F15; "blocked on the main cluster", "on weekdays": red team 121, F16), where
-# "blocked on review" is a status
+# the places a "blocked on" names right after it that make it a prohibition there ("blocked on
+# prod": red team 119, F15), where "blocked on review" is a status
 _BLOCKING_PLACES = frozenset((b"prod", b"production", b"staging", b"main", b"master", b"ci", b"release", b"live",
-                              b"shared", b"servers", b"hosts", b"laptops", b"weekends", b"fridays",
-                              b"server", b"host", b"laptop", b"cluster", b"clusters", b"repo", b"repos",
-                              b"repository", b"repositories", b"region", b"regions", b"environment",
-                              b"environments", b"env", b"envs", b"branch", b"branches", b"machine", b"machines",
-                              b"node", b"nodes", b"box", b"boxes", b"instance", b"instances", b"datacenter",
-                              b"datacenters", b"workstation", b"workstations", b"device", b"devices", b"site",
-                              b"sites", b"weekdays", b"weekend", b"mondays", b"tuesdays", b"wednesdays",
-                              b"thursdays", b"saturdays", b"sundays", b"mornings", b"afternoons", b"evenings",
-                              b"nights", b"weeknights", b"holidays", b"workdays", b"weekday", b"weeknight"))
+                              b"shared", b"servers", b"hosts", b"laptops", b"weekends", b"fridays"))
+# the places and times a "blocked on" of a command names as the head of its noun, past a determiner
+# or a quantifier, that make it a prohibition there or then ("on the main cluster", "on all
+# clusters", "on this repo", "on weekdays": red team 121, F16; "on the cluster upgrade" a status)
+_BLOCKING_SCOPES = _BLOCKING_PLACES | frozenset((
+    b"server", b"host", b"laptop", b"cluster", b"clusters", b"repo", b"repos", b"repository", b"repositories",
+    b"region", b"regions", b"environment", b"environments", b"env", b"envs", b"branch", b"branches", b"machine",
+    b"machines", b"node", b"nodes", b"box", b"boxes", b"instance", b"instances", b"datacenter", b"datacenters",
+    b"workstation", b"workstations", b"device", b"devices", b"site", b"sites", b"weekdays", b"weekend",
+    b"mondays", b"tuesdays", b"wednesdays", b"thursdays", b"saturdays", b"sundays", b"mornings", b"afternoons",
+    b"evenings", b"nights", b"weeknights", b"holidays", b"workdays", b"weekday", b"weeknight"))
 # the words a "blocked on" passes over before its place (red team 121, F16: "blocked on the main
 # cluster", "on all clusters", "on this repo" read "the", "all", "this" as the thing waited on)
 _BLOCKED_ON_SKIPPED = frozenset((b"the", b"a", b"an", b"all", b"any", b"every", b"each", b"this", b"that",
@@ -11790,17 +11791,19 @@ _BLOCKED_CLAUSE_END = re.compile(rb"[.!?](?:[ \t\n\r]|\Z)|[;:,()\[\]\n\r\"`]|\xe
 
 def _blocked_after(rest: bytes, i: int) -> list[bytes]:
     """The words of ``rest`` (lower-cased, after a quotation's closing mark) from its ``i``-th
-    word (the one after a "blocked") to the end of its clause, at most five."""
+    word (the one after a "blocked") to the end of its clause, at most eight."""
     end = _BLOCKED_CLAUSE_END.search(rest)
-    return _words_of_clause(rest[:end.start()] if end is not None else rest)[i:i + 5]
+    return _words_of_clause(rest[:end.start()] if end is not None else rest)[i:i + 8]
 
 
 def _blocked_as_prohibition(after: list[bytes], thing: bool = True) -> bool:
     """Does a "blocked" that ``after`` (the words after it in its clause) follow prohibit: no
     word of ``_BLOCKED_STATUS`` right after it, or a "by" naming a word of ``_BLOCKING_AGENTS``,
-    or an "on" a place or a time (``_BLOCKING_PLACES``, past a determiner or a quantifier and
-    within the three words of the noun it names: ``on the main cluster``, ``on all clusters``,
-    ``on weekdays``: red team 121, F16; ``on PR 12`` a status)? ``thing``: the quotation is named
+    or an "on" a place (``_BLOCKING_PLACES``) right after it, or of a command a place or a time
+    past a determiner or a quantifier (the head of the noun, its last word of three at most, in
+    ``_BLOCKING_SCOPES``, or a word of ``_BLOCKING_PLACES`` in it: ``on the main cluster``, ``on
+    all clusters``, ``on weekdays``: red team 121, F16; ``on PR 12``, ``on the cluster upgrade``
+    a status)? ``thing``: the quotation is named
     as a thing that waits and is no command (``PR "fix-login"``, :func:`_waiting_thing_near`);
     of a command, "blocked by", "until", "pending", "behind" prohibit (red team 120, F03:
     ``"make deploy" is blocked until further notice`` of a source saying to run it passed as a
@@ -11813,15 +11816,15 @@ def _blocked_as_prohibition(after: list[bytes], thing: bool = True) -> bool:
         return after[1:2] != [] and after[1] in _BLOCKING_AGENTS
     if after[0] != b"on":
         return False
+    if after[1:2] != [] and after[1] in _BLOCKING_PLACES:
+        return True  # ("blocked on prod", "on main", of a thing that waits too)
+    if thing:
+        return False
     k = 1
     while k < len(after) and after[k] in _BLOCKED_ON_SKIPPED:
         k += 1
-    for word in after[k:k + 3]:
-        if word in _BLOCKED_ON_ENDS:
-            break
-        if word in _BLOCKING_PLACES:
-            return True
-    return False
+    noun = list(itertools.takewhile(lambda w: w not in _BLOCKED_ON_ENDS, after[k:k + 3]))
+    return bool(noun) and (noun[-1] in _BLOCKING_SCOPES or any(w in _BLOCKING_PLACES for w in noun))
 
 
 # the things a status "blocked by / until / pending" is said of, named before a quotation or right
