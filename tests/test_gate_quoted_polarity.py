@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 from gate_helpers import assert_accepted, blk, find, store_with, summary
 
-from provgate.gate import Gate, _clause_negated
+from provgate.gate import Gate, _blocked_as_prohibition, _clause_negated, _command_quoted
 
 
 def _summarize(source: str, text: str, *, role: str = "user"):
@@ -1541,3 +1541,132 @@ def test_a_negated_bother_to_denies_the_act(text):
 ])
 def test_clause_negated_reads_a_fence_under_a_bother_or_a_lifted_worry(text, negated):
     assert _clause_negated(text, text.index(b"make")) is negated
+
+
+# red team 121, F03: a thing that waits named before a command line ("Task", "The deploy step",
+# "Migration") made "blocked until / pending / by / behind" a status of a command its sources say
+# to run; a command line is a thing done, whatever noun stands before it
+_GUIDE = 'Deploy guide: run "make deploy" after the tests pass; run "alembic upgrade head" and "git merge main".'
+
+
+@pytest.mark.parametrize("text, value", [
+    ('The deploy step "make deploy" is blocked until further notice.', "make deploy"),
+    ('Task "make deploy" is blocked until further notice.', "make deploy"),
+    ('Migration "alembic upgrade head" is blocked until further notice.', "alembic upgrade head"),
+    ('The release "make deploy" is blocked pending a security fix.', "make deploy"),
+    ('The pipeline "make deploy" is blocked by review.', "make deploy"),
+    ('The deploy step "make deploy" is blocked behind a freeze.', "make deploy"),
+    ('Merge "git merge main" is blocked until further notice.', "git merge main"),
+    ('The "make deploy" step is blocked by review.', "make deploy"),
+    ('Task "make deploy" gets blocked until further notice.', "make deploy"),
+])
+def test_a_command_named_as_a_thing_that_waits_is_prohibited_by_blocked(text, value):
+    find(_summarize(_GUIDE, text), "I1", block="s1", value=value, evidence__change="negation_added")
+    # (the same words of a source that holds it back say what it says)
+    assert_accepted(_summarize(f'Never run "{value}" until further notice.', text))
+
+
+@pytest.mark.parametrize("quoted, command", [
+    (b"make deploy", True),
+    (b"alembic upgrade head", True),
+    (b"git merge main", True),
+    (b"./deploy.sh", True),
+    (b"scripts/deploy.sh --prod", True),
+    (b"deploy.sh", True),
+    (b"cat notes | wc -l", True),
+    (b"build && ship", True),
+    (b"DROP TABLE users", True),
+    (b"FOO=1 run-all", True),
+    (b"fix-login", False),
+    (b"Fix login", False),
+    (b"Make login faster", False),
+    (b"v1.2", False),
+    (b"2.0", False),
+    (b"feature/login", False),
+    (b"nightly-build", False),
+    (b"Fix login - part 2", False),
+])
+def test_command_quoted_reads_a_command_line(quoted, command):
+    assert _command_quoted(quoted) is command
+
+
+# red team 121, F16: "blocked on" a place or a time past a determiner or a quantifier prohibits
+# there or then ("on the main cluster", "on all clusters", "on this repo", "on weekdays")
+@pytest.mark.parametrize("text", [
+    '"make deploy" is blocked on weekdays.',
+    '"make deploy" is blocked on the main cluster.',
+    '"make deploy" is blocked on all clusters.',
+    '"make deploy" is blocked on this repo.',
+    '"make deploy" is blocked on every host until further notice.',
+    '"make deploy" gets blocked on weekends.',
+])
+def test_a_command_blocked_on_a_place_or_a_time_is_prohibited(text):
+    find(_summarize('Deploy guide: run "make deploy" on any weekday, on the main cluster.', text), "I1",
+         block="s1", value="make deploy", evidence__change="negation_added")
+    assert_accepted(_summarize('Never run "make deploy" on weekdays, on all clusters, on this repo, on every host '
+                               'until further notice.',
+                               text))
+
+
+@pytest.mark.parametrize("source, text", [
+    ('Run "make deploy" once PR 12 lands.', '"make deploy" is blocked on PR 12.'),
+    ('Run "make deploy" once the security review is done.', '"make deploy" is blocked on the security review.'),
+    ('Run "make deploy" once review is done.', '"make deploy" is blocked on review for now.'),
+    ('Run "make deploy" once the flaky test is fixed.', '"make deploy" is blocked on a flaky test.'),
+    ('Run "make deploy" once the cluster upgrade is done.', '"make deploy" is blocked on the cluster upgrade.'),
+])
+def test_a_command_blocked_on_a_thing_that_resolves_is_a_status(source, text):
+    assert_accepted(_summarize(source, text))
+
+
+@pytest.mark.parametrize("after, prohibits", [
+    ([b"on", b"weekdays"], True),
+    ([b"on", b"the", b"main", b"cluster"], True),
+    ([b"on", b"all", b"clusters"], True),
+    ([b"on", b"this", b"repo"], True),
+    ([b"on", b"pr", b"12"], False),
+    ([b"on", b"the", b"security", b"review"], False),
+    ([b"on", b"review", b"for", b"prod"], False),  # (the place is the review's, past "for")
+    ([b"on", b"the", b"cluster", b"upgrade"], False),  # (the noun's head: an upgrade that resolves)
+    ([b"on", b"the", b"eu", b"cluster"], True),
+])
+def test_blocked_as_prohibition_reads_the_place_past_a_determiner(after, prohibits):
+    assert _blocked_as_prohibition(after, thing=False) is prohibits
+
+
+@pytest.mark.parametrize("after, prohibits", [
+    ([b"on", b"prod"], True),
+    ([b"on", b"the", b"main", b"branch"], False),  # (a thing that waits: a status, as before)
+    ([b"by", b"policy"], True),
+    ([b"by", b"review"], False),
+    ([b"until", b"friday"], False),
+])
+def test_blocked_as_prohibition_of_a_thing_that_waits(after, prohibits):
+    assert _blocked_as_prohibition(after, thing=True) is prohibits
+
+
+# red team 121, F06: the thing that waits stands a few words before the quotation ("titled",
+# "#42", "of" between), or right after it; a quotation that is no command is then a status
+@pytest.mark.parametrize("source, text", [
+    ('The PR titled "Fix login" waits for approval.', 'The PR titled "Fix login" is blocked pending approval.'),
+    ('PR #42 "fix-login" waits for review.', 'PR #42 "fix-login" is blocked by review.'),
+    ('The deploy of "v1.2" waits for QA sign-off.', 'The deploy of "v1.2" is blocked pending QA sign-off.'),
+    ('The "fix-login" PR waits for review.', 'The "fix-login" PR is blocked by review.'),
+    ('Version "2.0" waits on the security audit.', 'Version "2.0" is blocked pending the security audit.'),
+    ('The PR named "Make login faster" waits for approval.',
+     'The PR named "Make login faster" is blocked pending approval.'),
+    ('Branch "feature/login" waits for a review.', 'Branch "feature/login" is blocked by review.'),
+    ('PR \u201cfix-login\u201d waits for a review.', 'PR \u201cfix-login\u201d is blocked by review.'),
+])
+def test_a_thing_named_near_its_quotation_blocked_is_a_status(source, text):
+    assert_accepted(_summarize(source, text))
+
+
+@pytest.mark.parametrize("text", [
+    # (a thing in another sentence names nothing here)
+    'See the PR. "fix-login" is blocked by review.',
+    '"fix-login" is blocked by review.',
+])
+def test_a_quotation_with_no_thing_near_it_blocked_is_still_prohibited(text):
+    find(_summarize('Run "fix-login" after the tests pass.', text), "I1", block="s1", value="fix-login",
+         evidence__change="negation_added")

@@ -11872,38 +11872,148 @@ _BLOCKING_AGENTS = frozenset((b"policy", b"policies", b"security", b"admin", b"a
                               b"administrators", b"firewall", b"rule", b"rules", b"compliance", b"legal", b"management"))
 
 
-# the places a "blocked on" names that make it a prohibition there ("blocked on prod": red team
-# 119, F15), where "blocked on review" is a status
+# the places a "blocked on" names right after it that make it a prohibition there ("blocked on
+# prod": red team 119, F15), where "blocked on review" is a status
 _BLOCKING_PLACES = frozenset((b"prod", b"production", b"staging", b"main", b"master", b"ci", b"release", b"live",
                               b"shared", b"servers", b"hosts", b"laptops", b"weekends", b"fridays"))
+# the places and times a "blocked on" of a command names as the head of its noun, past a determiner
+# or a quantifier, that make it a prohibition there or then ("on the main cluster", "on all
+# clusters", "on this repo", "on weekdays": red team 121, F16; "on the cluster upgrade" a status)
+_BLOCKING_SCOPES = _BLOCKING_PLACES | frozenset((
+    b"server", b"host", b"laptop", b"cluster", b"clusters", b"repo", b"repos", b"repository", b"repositories",
+    b"region", b"regions", b"environment", b"environments", b"env", b"envs", b"branch", b"branches", b"machine",
+    b"machines", b"node", b"nodes", b"box", b"boxes", b"instance", b"instances", b"datacenter", b"datacenters",
+    b"workstation", b"workstations", b"device", b"devices", b"site", b"sites", b"weekdays", b"weekend",
+    b"mondays", b"tuesdays", b"wednesdays", b"thursdays", b"saturdays", b"sundays", b"mornings", b"afternoons",
+    b"evenings", b"nights", b"weeknights", b"holidays", b"workdays", b"weekday", b"weeknight"))
+# the words a "blocked on" passes over before its place (red team 121, F16: "blocked on the main
+# cluster", "on all clusters", "on this repo" read "the", "all", "this" as the thing waited on)
+_BLOCKED_ON_SKIPPED = frozenset((b"the", b"a", b"an", b"all", b"any", b"every", b"each", b"this", b"that",
+                                 b"these", b"those", b"our", b"your", b"their", b"its", b"my", b"his", b"her",
+                                 b"both", b"some", b"most", b"other", b"another"))
+# the words that end the noun a "blocked on" names ("blocked on review for prod": review's)
+_BLOCKED_ON_ENDS = frozenset((b"for", b"until", b"till", b"because", b"since", b"and", b"or", b"but", b"so",
+                              b"while", b"before", b"after", b"if", b"unless", b"pending", b"by", b"to", b"of",
+                              b"from", b"with", b"in", b"at", b"as", b"then", b"once", b"which", b"that", b"who"))
+# the first word of a quotation that is a command line (:func:`_command_quoted`), as typed
+_COMMAND_WORDS = frozenset((
+    b"make", b"git", b"npm", b"npx", b"yarn", b"pnpm", b"pip", b"pip3", b"pipx", b"python", b"python3", b"py",
+    b"alembic", b"kubectl", b"docker", b"docker-compose", b"podman", b"helm", b"terraform", b"tofu", b"pulumi",
+    b"cargo", b"rustup", b"go", b"node", b"deno", b"bun", b"bash", b"sh", b"zsh", b"fish", b"pwsh", b"curl",
+    b"wget", b"rm", b"cp", b"mv", b"ln", b"mkdir", b"rmdir", b"ssh", b"scp", b"rsync", b"sudo", b"su",
+    b"systemctl", b"journalctl", b"ansible", b"ansible-playbook", b"poetry", b"uv", b"uvx", b"pytest",
+    b"tox", b"nox", b"just", b"mvn", b"gradle", b"gradlew", b"ruby", b"rake", b"rails", b"php",
+    b"composer", b"artisan", b"psql", b"mysql", b"sqlite3", b"mongosh", b"redis-cli", b"pg_dump", b"pg_restore",
+    b"dropdb", b"createdb", b"aws", b"gcloud", b"gsutil", b"az", b"doctl", b"flyctl", b"heroku", b"vercel",
+    b"netlify", b"firebase", b"apt", b"apt-get", b"yum", b"dnf", b"apk", b"brew", b"snap", b"choco", b"winget",
+    b"chmod", b"chown", b"chgrp", b"tar", b"zip", b"unzip", b"find", b"xargs", b"grep", b"sed", b"awk", b"cat",
+    b"echo", b"ls", b"cd", b"source", b"kill", b"pkill", b"killall", b"shutdown",
+    b"reboot", b"dd", b"mkfs", b"fdisk", b"flask", b"django-admin", b"dotnet",
+    b"cmake", b"ninja", b"gcc", b"clang", b"javac", b"java", b"jq", b"openssl", b"vault", b"nomad", b"consul",
+    b"kustomize", b"skaffold", b"minikube", b"k9s", b"argocd", b"gh", b"glab", b"svn", b"hg",
+    b"crontab", b"iptables", b"ufw", b"nginx", b"certbot", b"npm-run", b"yarnpkg", b"bazel", b"buck", b"nix",
+    b"sbt", b"lein", b"elixir", b"iex", b"perl", b"lua", b"rscript", b"julia", b"swift", b"xcodebuild",
+    b"fastlane", b"manage.py", b"mvnw", b"tsc", b"eslint", b"prettier", b"ruff",
+    b"mypy", b"flake8", b"pre-commit", b"dbt", b"airflow", b"celery", b"gunicorn", b"uvicorn", b"nohup",
+    b"sbatch", b"srun", b"wrangler", b"supabase", b"prisma", b"knex", b"sequelize", b"liquibase",
+    b"flyway", b"goose"))
+# the shell syntax that makes a quotation a command line: a flag, a pipe, a redirection, a chain,
+# a substitution, a path it runs (:func:`_command_quoted`)
+_SHELL_SYNTAX = re.compile(rb"[ \t]--?[A-Za-z]|&&|\|\||[ \t]\|[ \t]|\$\(|\$\{|[ \t]>>?[ \t]|[ \t]2>|[ \t]<[ \t]|"
+                           rb"\A(?:\.{1,2}/|~/|/|\$[ \t])|\A[A-Z_][A-Z0-9_]*=\S+[ \t]|\A\S+\.(?:sh|py|js|rb|pl|ps1|bat|cmd)\b")
+# the SQL a quotation holds that makes it a statement run ("DROP TABLE users")
+_SQL_COMMAND = re.compile(rb"\A(?:drop|truncate|alter)[ \t]+(?:table|database|schema|index|view)\b|"
+                          rb"\A(?:delete[ \t]+from|insert[ \t]+into|update[ \t]+\S+[ \t]+set)\b", re.I)
+
+
+def _command_quoted(quoted: bytes) -> bool:
+    """Is the quotation ``quoted`` (its words, as written) a command line, a thing done (red team
+    121, F03: ``The deploy step "make deploy" is blocked until further notice`` read the noun
+    before it and passed as a status)? Its first word a command as typed (``make``, ``git``,
+    ``alembic``, ``kubectl``, ... lower case: ``"Make login faster"`` is a title), or shell syntax
+    in it (a flag, a pipe, ``&&``, a redirection, ``$(``, a path it runs: ``./deploy.sh``), or a
+    SQL statement. A PR title, a branch, a ticket or a version name is none."""
+    quoted = quoted.strip(b" \t*_~")
+    first = quoted.split(None, 1)[:1]
+    if first and first[0] in _COMMAND_WORDS:
+        return True
+    return _SHELL_SYNTAX.search(quoted) is not None or _SQL_COMMAND.match(quoted) is not None
+
+
+# the marks that end the clause of the words after a "blocked" (:func:`_blocked_after`)
+_BLOCKED_CLAUSE_END = re.compile(rb"[.!?](?:[ \t\n\r]|\Z)|[;:,()\[\]\n\r\"`]|\xe2\x80[\x9c\x9d\x93\x94]")
+
+
+def _blocked_after(rest: bytes, i: int) -> list[bytes]:
+    """The words of ``rest`` (lower-cased, after a quotation's closing mark) from its ``i``-th
+    word (the one after a "blocked") to the end of its clause, at most eight."""
+    end = _BLOCKED_CLAUSE_END.search(rest)
+    return _words_of_clause(rest[:end.start()] if end is not None else rest)[i:i + 8]
 
 
 def _blocked_as_prohibition(after: list[bytes], thing: bool = True) -> bool:
-    """Does a "blocked" that ``after`` (the two words after it) follow prohibit: no word of
-    ``_BLOCKED_STATUS`` right after it, or a "by" naming a word of ``_BLOCKING_AGENTS``, or an
-    "on" a place? ``thing``: the quotation is named as a thing that waits (``PR "fix-login"``,
-    :func:`_waiting_thing_before`); of a command, "blocked by", "until", "pending", "behind"
-    prohibit (red team 120, F03: ``"make deploy" is blocked until further notice`` of a source
-    saying to run it passed as a status)."""
+    """Does a "blocked" that ``after`` (the words after it in its clause) follow prohibit: no
+    word of ``_BLOCKED_STATUS`` right after it, or a "by" naming a word of ``_BLOCKING_AGENTS``,
+    or an "on" a place (``_BLOCKING_PLACES``) right after it, or of a command a place or a time
+    past a determiner or a quantifier (the head of the noun, its last word of three at most, in
+    ``_BLOCKING_SCOPES``, or a word of ``_BLOCKING_PLACES`` in it: ``on the main cluster``, ``on
+    all clusters``, ``on weekdays``: red team 121, F16; ``on PR 12``, ``on the cluster upgrade``
+    a status)? ``thing``: the quotation is named
+    as a thing that waits and is no command (``PR "fix-login"``, :func:`_waiting_thing_near`);
+    of a command, "blocked by", "until", "pending", "behind" prohibit (red team 120, F03:
+    ``"make deploy" is blocked until further notice`` of a source saying to run it passed as a
+    status; red team 121, F03: so does ``Task "make deploy" is ...``)."""
     if not after or after[0] not in _BLOCKED_STATUS:
         return True
     if after[0] != b"on" and not thing:
         return True
-    return after[1:2] != [] and ((after[0] == b"by" and after[1] in _BLOCKING_AGENTS)
-                                 or (after[0] == b"on" and after[1] in _BLOCKING_PLACES))
+    if after[0] == b"by":
+        return after[1:2] != [] and after[1] in _BLOCKING_AGENTS
+    if after[0] != b"on":
+        return False
+    if after[1:2] != [] and after[1] in _BLOCKING_PLACES:
+        return True  # ("blocked on prod", "on main", of a thing that waits too)
+    if thing:
+        return False
+    k = 1
+    while k < len(after) and after[k] in _BLOCKED_ON_SKIPPED:
+        k += 1
+    noun = list(itertools.takewhile(lambda w: w not in _BLOCKED_ON_ENDS, after[k:k + 3]))
+    return bool(noun) and (noun[-1] in _BLOCKING_SCOPES or any(w in _BLOCKING_PLACES for w in noun))
 
 
-# the things a status "blocked by / until / pending" is said of, named right before a quotation
-# (``PR "fix-login" is blocked by review``, ``Job "nightly-build" is blocked until ...``)
+# the things a status "blocked by / until / pending" is said of, named before a quotation or right
+# after it (``PR "fix-login" is blocked by review``, ``Job "nightly-build" is blocked until ...``,
+# ``The "fix-login" PR ...``, ``Version "2.0" ...``)
 _WAITING_THINGS = frozenset((b"pr", b"mr", b"job", b"ticket", b"issue", b"branch", b"task", b"pipeline", b"stage",
-                             b"change", b"story", b"epic", b"request", b"merge", b"release", b"migration", b"step"))
+                             b"change", b"story", b"epic", b"request", b"merge", b"release", b"migration", b"step",
+                             b"version", b"deploy", b"deployment", b"upgrade", b"rollout", b"commit", b"patch",
+                             b"tag", b"build", b"milestone", b"rfc", b"feature", b"bug", b"changeset", b"changelist",
+                             b"cl", b"diff", b"revision", b"prs", b"mrs", b"jobs", b"tickets", b"issues", b"branches",
+                             b"tasks", b"releases", b"versions", b"builds", b"deploys", b"deployments", b"upgrades"))
+# the words that end the stretch before a quotation where its thing is named (a sentence's end)
+_THING_CUT = re.compile(rb"[.!?;\n][^.!?;\n]*\Z")
+_HAS_LETTER = re.compile(rb"[0-9a-z]")
 
 
-def _waiting_thing_before(text: bytes, at: int) -> bool:
-    """Is the quotation whose words start at ``text[at]`` named as a thing that waits (a word of
-    ``_WAITING_THINGS`` right before its opening mark)?"""
-    words = _SENTENCE_WORD.findall(text[max(0, at - 32):at].lower())
-    return bool(words) and words[-1] in _WAITING_THINGS
+def _waiting_thing_near(text: bytes, at: int, quoted: bytes, rest: bytes) -> bool:
+    """Is the quotation whose words (``quoted``, as written) start at ``text[at]`` and whose
+    closing mark ``rest`` follows named as a thing that waits: no command line
+    (:func:`_command_quoted`) and a word of ``_WAITING_THINGS`` among the four words before its
+    opening mark in its sentence (``PR "fix-login"``, ``The PR titled "Fix login"``, ``PR #42
+    "fix-login"``, ``The deploy of "v1.2"``: red team 121, F06, read only the last word) or the
+    word right after its closing mark (``The "fix-login" PR``)?"""
+    if _command_quoted(quoted):
+        return False
+    before = text[max(0, at - 64):at].lower()
+    if (cut := _THING_CUT.search(before)) is not None:
+        before = before[cut.start() + 1:]
+    words = [w for w in _SENTENCE_WORD.findall(before) if _HAS_LETTER.search(w)][-4:]
+    if any(w in _WAITING_THINGS for w in words):
+        return True
+    return _words_of_clause(rest[:24])[:1] in ([w] for w in _WAITING_THINGS)
+
+
 _OMITTED_AFTER = frozenset(w + b"ed" for w in (b"skipp", b"omitt", b"ignor", b"miss", b"dropp", b"disabl",
                                                b"bypass", b"neglect", b"overlook")) | frozenset((b"forgotten",))
 
@@ -11967,7 +12077,7 @@ def _read_after(text: bytes, at: int, depth: int = 0) -> int:
     if held is not None and (held == 0 or words[held - 1] in _BE or words[held - 1] in _PASSIVE_LEAD):
         return _AFTER_FORBIDDEN  # (""A" is on hold", "put "A" on hold", ""A" is off-limits": red team 119, F22)
     if words[0] in (b"gets", b"get", b"got", b"getting") and words[1:2] == [b"blocked"] and _blocked_as_prohibition(
-            _words_of_clause(rest)[2:4], _waiting_thing_before(text, at)):
+            _blocked_after(rest, 2), _waiting_thing_near(text, at, text[at:at + m.start()], rest)):
         return _AFTER_FORBIDDEN  # (""A" gets blocked": red team 119, F15)
     aux = next((i for i in range(min(4, len(words))) if (w := words[i].replace(b"\xe2\x80\x99", b"'")) in _AUXILIARIES
                 or w in _HAVE), None)
@@ -11978,7 +12088,7 @@ def _read_after(text: bytes, at: int, depth: int = 0) -> int:
     prohibiting = _PROHIBITING_BE if verb in _BE else _PROHIBITING
     for n, word in enumerate(words[aux + 1:aux + 5], aux + 1):
         if word in _PROHIBITED or (word == b"blocked" and _blocked_as_prohibition(
-                _words_of_clause(rest)[n + 1:n + 3], _waiting_thing_before(text, at))):
+                _blocked_after(rest, n + 1), _waiting_thing_near(text, at, text[at:at + m.start()], rest))):
             # ("is not forbidden": allowed; "blocked" too, but a status "blocked on" a thing: red
             # team 117, F04)
             return _AFTER_NOTHING if negated else _AFTER_FORBIDDEN
