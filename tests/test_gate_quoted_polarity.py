@@ -1350,7 +1350,10 @@ def test_a_quotation_blocked_in_other_words_is_prohibited(text):
 
 # red team 119, F10: quotations in the other marks of other languages are read
 @pytest.mark.parametrize("marked", ["\u00bbmake deploy\u00ab", "\u201emake deploy\u201c", "\u300amake deploy\u300b",
-                                    "\u3008make deploy\u3009"])
+                                    "\u3008make deploy\u3009",
+                                    # the curly quotes of English prose and smart-quote editors: read by
+                                    # no rule, 'Never run \u201cmake deploy\u201d' of 'Run "make deploy"' passed
+                                    "\u201cmake deploy\u201d", "\u2018make deploy\u2019", "\u201c make deploy \u201d"])
 def test_quotations_in_other_languages_marks_keep_their_polarity(marked):
     find(_summarize('Runbook: run "make deploy" after the tests pass.', f"Runbook: never run {marked}."), "I1",
          block="s1", value="make deploy", evidence__change="negation_added")
@@ -1358,6 +1361,19 @@ def test_quotations_in_other_languages_marks_keep_their_polarity(marked):
     find(_summarize('Runbook: do not run "make deploy".', f"Runbook: run {marked} after the tests pass."), "I1",
          block="s1", value="make deploy", evidence__change="negation_dropped")
     assert_accepted(_summarize(f"Runbook: run {marked} after the tests pass.", f"Runbook: run {marked} now."))
+
+
+def test_curly_quotes_beside_apostrophes_keep_their_polarity():
+    # (the closing single mark is no apostrophe: "don\u2019t" closes nothing)
+    find(_summarize('Runbook: run "make deploy" today.', "Runbook: don\u2019t run \u2018make deploy\u2019 today."),
+         "I1", block="s1", value="make deploy", evidence__change="negation_added")
+    assert_accepted(_summarize('Runbook: run "make deploy" today.',
+                               "Runbook: run \u2018make deploy\u2019 today; don\u2019t wait."))
+    assert_accepted(_summarize("He said it isn\u2019t \u201cready for prod\u201d yet.",
+                               "He said it is not \u201cready for prod\u201d yet."))
+    find(_summarize('Deploy guide: run "make deploy" after the tests pass.',
+                    "Task \u201cmake deploy\u201d is blocked until further notice."), "I1", block="s1",
+         value="make deploy", evidence__change="negation_added")
 
 
 def test_the_words_between_two_guillemet_quotations_are_no_quotation():

@@ -3989,11 +3989,12 @@ class _Check:
         if read:
             datas = [self.post_facts[j].table.data for j in read]
             joined = datas[0] if len(datas) == 1 else b"".join(datas)
-            if b"\xab" in joined or b"\xe3" in joined or b"\xb9" in joined or b"\x9e" in joined:
+            if (b"\xab" in joined or b"\xe3" in joined or b"\xb9" in joined or b"\x9e" in joined
+                    or b"\x9c" in joined or b"\x98" in joined):
                 marked = [j for j, d in zip(read, datas)
                           if b"\xc2\xab" in d or b"\xe3\x80\x8c" in d or b"\xe3\x80\x8e" in d
                           or b"\xe2\x80\xb9" in d or b"\xe3\x80\x8a" in d or b"\xe3\x80\x88" in d
-                          or b"\xe2\x80\x9e" in d]
+                          or b"\xe2\x80\x9e" in d or b"\xe2\x80\x9c" in d or b"\xe2\x80\x98" in d]
                 if marked:
                     self._check_marked_quotation_polarity(marked, reported)
         if not asked:
@@ -11106,7 +11107,13 @@ _MARKED_QUOTATION = re.compile(rb"\xc2\xab(?:[ \t]|\xc2\xa0)*([^\n]{1,200}?)(?:[
                                rb"|\xe3\x80[\x8c\x8e\x8a\x88]([^\n]{1,200}?)\xe3\x80[\x8d\x8f\x8b\x89]"
                                rb"|\xe2\x80\xb9(?:[ \t]|\xc2\xa0)*([^\n]{1,200}?)(?:[ \t]|\xc2\xa0)*\xe2\x80\xba"
                                rb"|(?<![^\s(\[:])\xc2\xbb(?![\s])([^\n]{1,200}?)(?<![\s])\xc2\xab(?![0-9A-Za-z_\x80-\xff])"
-                               rb"|\xe2\x80\x9e([^\n]{1,200}?)\xe2\x80[\x9c\x9d]")
+                               rb"|\xe2\x80\x9e([^\n]{1,200}?)\xe2\x80[\x9c\x9d]"
+                               # the curly quotes of English prose and of most editors' smart quotes
+                               # (“…”; ‘…’, whose closing mark is no apostrophe: a letter follows
+                               # none, "don’t"): read by no rule, so 'Never run “make deploy”' of
+                               # 'Run "make deploy"' passed
+                               rb"|\xe2\x80\x9c(?:[ \t]|\xc2\xa0)*([^\n]{1,200}?)(?:[ \t]|\xc2\xa0)*\xe2\x80\x9d"
+                               rb"|\xe2\x80\x98([^\n]{1,200}?)\xe2\x80\x99(?![0-9A-Za-z_])")
 # an ANSI CSI sequence (a colour code), passed where a clause is read
 _CSI = re.compile(rb"\x1b\[[\x20-\x3f]*[\x40-\x7e]")
 # a short aside in brackets on one line, passed as if not there ("A" (it pages on-call) or "B")
