@@ -1376,6 +1376,23 @@ def test_curly_quotes_beside_apostrophes_keep_their_polarity():
          value="make deploy", evidence__change="negation_added")
 
 
+@pytest.mark.parametrize("marks", [("\u201c", "\u201d"), ("\u2018", "\u2019"), ("\u00ab", "\u00bb"),
+                                   ("\u201e", "\u201c"), ("\u300c", "\u300d")])
+def test_a_quotation_in_marks_the_grammar_does_not_read_is_grounded_as_a_quote(marks):
+    # the grammar reads these marks as word bytes: their words were no quote fact, and a summary
+    # or a rewrite changing what they quote was accepted
+    a, b = marks
+    find(_summarize('The user said "delete the staging db".', f"The user said {a}delete the prod db{b}."), "I1",
+         block="s1", value="delete the prod db", evidence__change="quote_ungrounded")
+    assert_accepted(_summarize('The user said "delete the staging db".', f"The user said {a}delete the staging db{b}."))
+    assert_accepted(_summarize("The user said: delete the staging db.", f"The user said {a}delete the staging db{b}."))
+    # a block rewritten under its id quotes what its pre version holds
+    before = f"Runbook: run {a}make deploy{b} after the tests pass.\n"
+    v = _rewrite(before, before.replace("deploy", "destroy"))
+    find(v, "I2", value="make destroy", evidence__change="quote_ungrounded")
+    assert_accepted(_rewrite(before, before.replace("Runbook:", "Runbook -")))
+
+
 def test_the_words_between_two_guillemet_quotations_are_no_quotation():
     # (not "» never run «": the » closes a word and the « opens one)
     source = "Use \u00abmake build\u00bb and never run \u00abmake deploy\u00bb here."

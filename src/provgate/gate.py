@@ -3986,15 +3986,19 @@ class _Check:
         # (quotations the grammar reads none of, in « » and 「 」: the blocks read joined, searched
         # for a byte of those marks (memchr: three searches of each block's bytes for the marks
         # cost the summarize benchmark 0.1 ms), then the blocks holding one for the marks)
-        if read:
-            datas = [self.post_facts[j].table.data for j in read]
+        touched = sorted(set(self.changed + self.restated))
+        if touched:
+            datas = [self.post_facts[j].table.data for j in touched]
             joined = datas[0] if len(datas) == 1 else b"".join(datas)
             if (b"\xab" in joined or b"\xe3" in joined or b"\xb9" in joined or b"\x9e" in joined
                     or b"\x9c" in joined or b"\x98" in joined):
-                marked = [j for j, d in zip(read, datas)
-                          if b"\xc2\xab" in d or b"\xe3\x80\x8c" in d or b"\xe3\x80\x8e" in d
-                          or b"\xe2\x80\xb9" in d or b"\xe3\x80\x8a" in d or b"\xe3\x80\x88" in d
-                          or b"\xe2\x80\x9e" in d or b"\xe2\x80\x9c" in d or b"\xe2\x80\x98" in d]
+                marked = [j for j, d in zip(touched, datas) if _holds_quotation_marks(d)]
+                if marked:
+                    # (what they quote is grounded first: the grammar reads these marks as word
+                    # bytes, so their words are no quote fact that I1 or I2 would look for)
+                    self._check_marked_quotations_grounded(marked, reported)
+                    asked_marks = set(read)
+                    marked = [j for j in marked if j in asked_marks]
                 if marked:
                     self._check_marked_quotation_polarity(marked, reported)
         if not asked:
@@ -4042,6 +4046,44 @@ class _Check:
                              block=block.id, key=span.key, value=span.value,
                              evidence={"span": [span.start, span.end], "text": span.text,
                                        "change": "negation_added" if negated else "negation_dropped"})
+
+    def _check_marked_quotations_grounded(self, blocks: list[int], reported: set[tuple[str, Any]]) -> None:
+        """A changed block's quotation of two words or more in the marks the grammar reads as
+        word bytes (``“…”``, ``‘…’``, ``«…»``, ``„…“``, ``「…」``: :data:`_MARKED_QUOTATION`) is
+        grounded as a quote is: its words, whole, with their blanks made one, stand in one of
+        its sources (a derived or new block; I1), or in its own pre version (a block rewritten
+        under its id; I2). ``The user said “delete the prod db”`` of a source saying ``“delete
+        the staging db”`` was accepted, and ``Run “make destroy”`` of ``Run "make deploy"``:
+        neither held a fact to look for."""
+        post_blocks = self.post.blocks
+        gate = self.gate
+        pre_id = self.pre.id_pos()
+        for j in blocks:
+            block = post_blocks[j]
+            data = self.post_facts[j].table.data
+            found = [(m.start(g), m.group(g)) for m in _MARKED_QUOTATION.finditer(data)
+                     if len(_SENTENCE_WORD.findall(m.group(g := m.lastindex or 1).lower())) >= 2]
+            if not found:
+                continue
+            if not block.derived and block.id in pre_id:
+                invariant, where = "I2", "which its pre version does not hold"
+                sources = [self.pre.texts[pre_id[block.id]].encode("utf-8", "surrogatepass")]
+            else:
+                invariant, where = "I1", "which occurs in none of its sources"
+                sources = [x.table.data for h in dict.fromkeys(block.provenance + self.cited(j))
+                           if (x := gate.source_facts(h)) is not None]
+                if not sources:
+                    continue  # (a block without a source is I1's to refuse, or a turn of its own)
+            present = _whole_words_in(sources, {w for _, words in found for w in (words, _one_blank(words))})
+            for start, words in found:
+                value = words.decode("utf-8", "replace")
+                if words in present or _one_blank(words) in present or (block.id, value) in reported:
+                    continue
+                reported.add((block.id, value))
+                self.violate(invariant, f"block {block.id!r} quotes {value!r}, {where}: "
+                             "a quotation in curly quotes or other marks is grounded as a quote is",
+                             block=block.id, key="quote", value=value,
+                             evidence={"span": [start, start + len(words)], "text": value, "change": "quote_ungrounded"})
 
     def _check_marked_quotation_polarity(self, blocks: list[int], reported: set[tuple[str, Any]]) -> None:
         """:meth:`_check_quoted_polarity` of the quotations in guillemets and corner brackets
@@ -12327,6 +12369,29 @@ _REQUESTING = frozenset(w + e for w in (b"ask", b"want", b"request", b"instruct"
                                          b"recommend", b"urg", b"encourag", b"insist")
                         for e in (b"", b"s", b"ed", b"es", b"e", b"d")) | frozenset((b"should", b"must", b"please",
                                                                                     b"ok", b"okay", b"fine"))
+
+
+def _holds_quotation_marks(data: bytes) -> bool:
+    """Does ``data`` hold an opening mark of :data:`_MARKED_QUOTATION` (one search a mark)?"""
+    return (b"\xc2\xab" in data or b"\xc2\xbb" in data or b"\xe3\x80\x8c" in data or b"\xe3\x80\x8e" in data
+            or b"\xe2\x80\xb9" in data or b"\xe3\x80\x8a" in data or b"\xe3\x80\x88" in data
+            or b"\xe2\x80\x9e" in data or b"\xe2\x80\x9c" in data or b"\xe2\x80\x98" in data)
+
+
+def _whole_words_in(sources: list[bytes], needles: set[bytes]) -> set[bytes]:
+    """The needles that stand as whole words (:func:`_whole_words_at`) in one of ``sources``, or
+    right inside ``‘…’`` (whose closing mark is a word byte, as an apostrophe is)."""
+    out: set[bytes] = set()
+    for needle in needles:
+        for text in sources:
+            at = text.find(needle)
+            while at >= 0 and not (_whole_words_at(text, at, at + len(needle)) or (
+                    text[at - 3:at] == b"\xe2\x80\x98" and text[at + len(needle):at + len(needle) + 3] == b"\xe2\x80\x99")):
+                at = text.find(needle, at + 1)
+            if at >= 0:
+                out.add(needle)
+                break
+    return out
 
 
 def _quotation_polarities(sources: list[bytes], needles: set[bytes]) -> dict[bytes, set[bool]]:
