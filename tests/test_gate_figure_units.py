@@ -1008,3 +1008,72 @@ def test_a_glued_count_rate_or_a_durations_minutes_respelled_is_grounded(source,
 ])
 def test_a_glued_count_rate_or_minutes_changed_is_refused(source, text):
     assert not _summarize(source, text).accepted
+
+
+# red team 121, F01/F02/F14: a bare figure grounds a count in "times" only as the value of a key
+# (or before a noun) whose words name a count of repeats, whole words or a key's parts split at
+# "_", "-" and camel case (no 4-letter prefix: "timeout", "node_count", "password_length"), or the
+# key the block's count qualifies; the subject before the key, a neighbouring key, a delay of
+# retries ("retry_delay") never ground it
+@pytest.mark.parametrize("source, text, value", [
+    ("retries=3\ntimeout=30\nbackoff 30 s\n", "Retries 30 times.", "30"),
+    ("retries=3\nnode_count=8\nbackoff 8 s\n", "Retries 8 times.", "8"),
+    ("retries=3\npassword_length=12\nbackoff 12 s\n", "Retries 12 times.", "12"),
+    ("retries=3\nloopback_port=8080\nbackoff 8080 ms\n", "Retries 8080 times.", "8080"),
+    ("retries=3\ntime_zone_offset=2\nbackoff 2 s\n", "Retries 2 times.", "2"),
+    ("retries=3\nround_robin_weight=7\nbackoff 7 s\n", "Retries 7 times.", "7"),
+    ("alpha: workers=5, backoff 5 s\n", "Alpha retries 5 times.", "5"),
+    ("payments: workers=4, timeout 4 s\n", "Payments retries 4 times.", "4"),
+    ("retries=3, retry_delay=5, backoff 5 s\n", "Retries 5 times with a 5 s backoff.", "5"),
+    ("Retries=3 on 5 workers, backoff 5 s.\n", "Retries 5 times.", "5"),
+    ("The retry queue has 8 workers; backoff 8 s.\n", "Retries 8 times.", "8"),
+    ("retries=3, workers=5, backoff 5 s\n", "Each worker retries 5 times.", "5"),
+    ("retries=3, workers=5, backoff 5 s\n", "Workers: 5. Retries 5 times.", "5"),
+    ("Workers per retry: 5, backoff 5 s\n", "Retries 5 times.", "5"),
+    ("timeout=30, backoff 30 s\n", "The timeout is 30 times.", "30"),  # (a duration's key is no count)
+])
+def test_a_count_grounded_only_by_a_key_naming_repeats_lies_refused(source, text, value):
+    find(_summarize(source, text), "I1", block="s", value=value, evidence__change="unit_changed")
+
+
+@pytest.mark.parametrize("source, text", [
+    ("retries=3, backoff 3 s\n", "Retries 3 times with a 3 s backoff."),
+    ("spec:\n  backoffLimit: 3\n  activeDeadlineSeconds: 3\n", "The job is retried 3 times."),
+    ("flaky_reruns: 3\nrerun_delay: 3 s\n", "Flaky tests are retried 3 times, 3 s apart."),
+    ("max_restarts: 3\nbackoff: 3 s\n", "The pod is restarted up to 3 times, 3 s apart."),
+    ('{"max_retries": 4, "timeout_s": 4}', "It retries 4 times; timeout 4 s."),
+    ("MAX_RETRY_COUNT=2\nSLEEP=2 s\n", "Retried 2 times."),
+    ("Retries per job: 6, backoff 6 s\n", "Each job retries 6 times."),
+    ("polls=5, interval 5 s\n", "Polls 5 times, 5 s apart."),  # (the key the count qualifies)
+    ("It makes 3 attempts, 3 s apart.\n", "It tries 3 times."),  # (a noun of repeats after it)
+])
+def test_a_count_grounded_by_a_key_naming_repeats_is_accepted(source, text):
+    assert_accepted(_summarize(source, text))
+
+
+@pytest.mark.parametrize("key, counts", [
+    (b"retries", True), (b"max_retries", True), (b"backoffLimit", True), (b"MAX_RETRIES", True),
+    (b"flaky_reruns", True), (b"retry_count", True), (b"Retry time(s)", True), (b"Attempt(s)", True),
+    (b"retry_delay", False), (b"timeout", False), (b"node_count", False), (b"password_length", False),
+    (b"loopback_port", False), (b"round_robin_weight", False), (b"alpha: workers", False), (b"time", False),
+])
+def test_the_keys_that_name_a_count_of_repeats(key, counts):
+    from provgate.gate import _key_parts, _names_repeats
+
+    parts = _key_parts(key)
+    assert bool(parts) and _names_repeats(parts) is counts
+
+
+def test_counts_and_bare_figures_are_each_read_once(monkeypatch):
+    # red team 121, F11: each figure searched the whole summary (and the source) for its count's
+    # words, O(figures x text); now each text is read once whatever the number of figures
+    calls = _count_calls(monkeypatch, said="_counted_words", bare="_bare_counts")
+    n = 300
+    source = "\n".join(f"job{i}: workers={i + 10}, backoff {i + 10} s" for i in range(n))
+    summary = "\n".join(f"job{i} retries {i + 10} times." for i in range(n))
+    find(_summarize(source, summary), "I1", block="s", evidence__change="unit_changed")
+    assert calls == {"said": 1, "bare": 1}
+    calls.update(said=0, bare=0)
+    source = "\n".join(f"job{i}: max_retries={i + 10}, backoff {i + 10} s" for i in range(n))
+    assert_accepted(_summarize(source, summary))
+    assert calls == {"said": 1, "bare": 1}

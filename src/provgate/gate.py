@@ -4304,6 +4304,8 @@ class _Check:
         # figure its keys give a unit -> those units
         keyed: dict[str, int | dict[bytes, set[bytes]]] = {}
         headed: dict[str, dict[bytes, set[bytes]]] = {}  # source -> figure -> its tables' header units
+        counted: dict[str, dict[bytes, set[bytes]]] = {}  # block -> its counts in times -> their words
+        bare: dict[str, dict[bytes, set[tuple[bytes, bool]]]] = {}  # source -> its keyed bare figures
         for block, stated, sources, rewritten, own_text in stating:
             for h, text in sources:
                 if h not in read:
@@ -4345,14 +4347,20 @@ class _Check:
                             sources_say.add(b"min")
                 if not sources_say or _units_given(names, sources_say) or (block.id, figure.decode()) in reported:
                     continue
-                if (all(u == b"times" or _units_given((u,), sources_say) for u in names)
-                        and (stems := _stems_before(own_text, figure))
-                        and any(_written_bare(as_read[h], figure, stems) for h, _ in sources)):
-                    # a count ("3 times") of a figure a source writes bare ("retries=3") is that
-                    # figure, whatever unit another mention of it has ("backoff 3 s": red team 119,
-                    # F05), where a word before it names what the block counts ("Retries 3 times";
-                    # "workers=5" grounds no "Retries 5 times": red team 120, F02)
-                    continue
+                if all(u == b"times" or _units_given((u,), sources_say) for u in names) and (
+                        words := (counted[block.id] if block.id in counted
+                                  else counted.setdefault(block.id, _counted_words(own_text))).get(figure)):
+                    # a count ("3 times") of a figure a source writes bare as the value of a key
+                    # naming a count of repeats ("retries=3", "backoffLimit: 3") or of the key the
+                    # block's count qualifies ("polls=3": "Polls 3 times") is that figure, whatever
+                    # unit another mention of it has ("backoff 3 s": red team 119, F05);
+                    # "workers=5", "retry_delay=5" ground no "Retries 5 times" (red team 120, F02;
+                    # red team 121, F01, F02, F14). Each text read once (F11)
+                    if any(is_count or head in words and head not in _DURATION_KEYS and head not in _UNITS
+                           for h, _ in sources
+                           for head, is_count in (bare[h] if h in bare
+                                                  else bare.setdefault(h, _bare_counts(as_read[h]))).get(figure, ())):
+                        continue
                 unit = min(u for u in names if not _units_given((u,), sources_say)).decode()
                 invariant = "I2" if rewritten and not block.derived else "I1"
                 self.violate(invariant, f"block {block.id!r} states {figure.decode()!r} in {unit!r}, but its sources "
@@ -13555,62 +13563,99 @@ def _key_units_of_figure(text: bytes, figure: bytes) -> set[bytes] | None:
     return out
 
 
-# the most occurrences of a figure :func:`_written_bare` reads (past them: not found, so a count is
-# asked of its units, as before; fail closed)
-_BARE_LOOKS = 64
-
-
-def _stems_before(text: bytes, figure: bytes) -> set[bytes]:
-    """The stems (first four letters) of the words of three letters or more, not function words,
-    among the three before each whole-number occurrence of ``figure`` in ``text``, within its
-    line: what a count of it counts ("Retries 3 times", "It will retry 3 times")."""
-    out: set[bytes] = set()
-    for pattern in _figure_searches(figure, False):
-        for m in pattern.finditer(text):
-            out.update(w for w in _stems_before_at(text, m.start()) if w not in _NO_NAME)
+def _counted_words(text: bytes) -> dict[bytes, set[bytes]]:
+    """Each figure ``text`` states as a count in ``times`` (``Retries 3 times``, ``restarted up
+    to 3 times``), as a number -> the words (:func:`_count_word`) that qualify each such count:
+    the word right before the figure, past ``_COUNT_FILLER`` ("is retried 3 times": ``retry``).
+    One pass over the text (red team 121, F11: a search of the whole text a figure was
+    quadratic)."""
+    out: dict[bytes, set[bytes]] = {}
+    for m in _COUNT_IN_TIMES.finditer(text):
+        words = _SENTENCE_WORD.findall(text[max(0, m.start() - 48):m.start()].lower())
+        while words and words[-1] in _COUNT_FILLER:
+            words.pop()
+        out.setdefault(_figure_number(m.group(1)), set()).add(_count_word(words[-1]) if words else b"")
     return out
 
 
-def _written_bare(text: bytes, figure: bytes, stems: set[bytes]) -> bool:
-    """Does ``text`` write the number ``figure`` as a whole number with no unit after it and no
-    key's unit before it (``retries=3``, ``Retries: 3``), a word of ``stems`` (:func:`_stems_before`
-    of the block's count) among the three before it? A count in ``times`` is grounded by it (red
-    team 119, F05; red team 120, F02: ``workers=5`` grounded ``Retries 5 times``). At most
-    ``_BARE_LOOKS`` occurrences are read. A word naming a count of repeats (``_COUNT_STEMS``:
-    ``attempts``, ``tries``, ``rounds``) before it names any count."""
-    looks = 0
-    for pattern in _figure_searches(figure, False):
-        for m in pattern.finditer(text):
-            at = m.start()
-            if at and text[at - 1] in _FIGURE_GLUE or text[at - 1:at] == b",":
-                continue
-            if _unit_at(text, m.end()) is None and _key_unit_before(text, at) is None and (
-                    not stems.isdisjoint(named := _stems_before_at(text, at)) or not _COUNT_STEMS.isdisjoint(named)):
-                return True
-            looks += 1
-            if looks >= _BARE_LOOKS:
-                return False
-    return False
+def _bare_counts(text: bytes) -> dict[bytes, set[tuple[bytes, bool]]]:
+    """Each figure ``text`` writes bare as the value of a key (``retries=3``, ``"max_retries":
+    3``, ``backoffLimit: 3``) or before a noun of repeats (``3 retries``), as a number -> a pair
+    for each: the key's (or noun's) head word (:func:`_count_word`) and whether the key names a
+    count of repeats (:func:`_names_repeats`). A figure with a unit after it is none. One pass
+    over the text's ":"/"=" and nouns of repeats (red team 121, F11)."""
+    out: dict[bytes, set[tuple[bytes, bool]]] = {}
+    for m in _KEYED_FIGURE.finditer(text):
+        if _unit_at(text, m.end(1)) is not None:
+            continue
+        line = text.rfind(b"\n", max(0, m.start() - 64), m.start()) + 1
+        parts = _key_parts(text[max(line, m.start() - 64):m.start()])
+        if parts:
+            out.setdefault(_figure_number(m.group(1)), set()).add((parts[-1], _names_repeats(parts)))
+    for m in _COUNT_NOUN.finditer(text):
+        noun = _count_word(m.group(2).lower())
+        out.setdefault(_figure_number(m.group(1)), set()).add((noun, True))
+    return out
 
 
-def _stems_before_at(text: bytes, at: int) -> set[bytes]:
-    """:func:`_stems_before` of the one occurrence at offset ``at`` (a key's words split at
-    ``_``: ``max_retries=3`` is ``max`` and ``retries``)."""
-    lo = max(0, at - 60)
-    cut = _COUNT_CLAUSE_END.search(text[lo:at][::-1])
-    if cut is not None:
-        lo = at - cut.start()
-    words = _SENTENCE_WORD.findall(text[lo:at].lower().replace(b"_", b" "))[-3:]
-    return {w[:4] for w in words if len(w) >= 3 and not w[:1].isdigit()}
+def _key_parts(before: bytes) -> list[bytes]:
+    """The words (:func:`_count_word`) of the key that ends ``before`` (the text before its ":"
+    or "="): its last run of words and "_", "-", "." apart, split there and at a camel-case hump
+    (``backoffLimit``: ``backoff``, ``limit``), a glued ``(s)`` dropped; none before a clause's
+    end, another key's ":" or "=" or a bracket ("alpha: workers=5" is ``workers``)."""
+    before = _KEY_PLURAL_END.sub(b"", before.rstrip(b" \t\"'"))
+    found = _KEY_WORDS_END.search(before)
+    if found is None:
+        return []
+    parts = [_count_word(w.lower()) for w in _KEY_HUMPS.findall(found.group(0))][-4:]
+    return parts[:parts.index(b"per")] if b"per" in parts else parts  # ("retries_per_job": retries)
 
 
-# the stems of the words that name a count of repeats, whatever the block calls it ("Attempt(s): 3"
-# grounds "Tried 3 times")
-_COUNT_STEMS = frozenset((b"retr", b"atte", b"trie", b"tri", b"time", b"coun", b"repe", b"runs", b"loop", b"iter",
-                          b"pass", b"roun", b"cycl", b"rera", b"redo"))
-# what ends the clause before a figure for :func:`_stems_before_at` (a list's other key,
-# "retries=3, workers=5", is not what 5 counts): not ":" or "=", which stand between a key and it
-_COUNT_CLAUSE_END = re.compile(rb"[,;.!?\n]")
+def _count_word(word: bytes) -> bytes:
+    """``word`` (lower case) as the one form of its plural and past (``retries``, ``retried``:
+    ``retry``; ``restarts``, ``restarted``: ``restart``)."""
+    if len(word) > 4 and word.endswith((b"ies", b"ied")):
+        return word[:-3] + b"y"
+    if len(word) > 4 and word.endswith(b"ed"):
+        return word[:-2]
+    if len(word) > 3 and word.endswith(b"s") and not word.endswith(b"ss"):
+        return word[:-1]
+    return word
+
+
+def _names_repeats(parts: list[bytes]) -> bool:
+    """Do a key's words (:func:`_key_parts`) name a count of repeats: its head word one
+    (``max_retries``, ``flaky_reruns``, ``max_restarts``), or a count's head (``limit``,
+    ``count``, ``max``) after a word of what is repeated (``backoffLimit``, ``retry_count``)?
+    Whole words, never a prefix (red team 121, F01: ``timeout``, ``node_count``,
+    ``password_length``; ``retry_delay`` is a delay)."""
+    head = parts[-1]
+    return head in _REPEATS or head in _COUNT_HEADS and any(w in _REPEATS or w in _REPEATED for w in parts[:-1])
+
+
+# a figure stated as a count in times: "3 times", "3x" (and a "times" the unit reader reads)
+_COUNT_IN_TIMES = re.compile(rb"(?<![0-9A-Za-z_.,\-])([0-9](?:[.,]?[0-9])*)(?:[ \t]+[Tt][Ii][Mm][Ee][Ss]|[xX])(?![0-9A-Za-z_])")
+# the words between a count's noun or verb and its figure ("retried up to 3 times")
+_COUNT_FILLER = frozenset((b"up", b"to", b"at", b"most", b"least", b"about", b"around", b"approximately", b"exactly",
+                           b"only", b"max", b"maximum", b"a", b"an", b"the", b"total", b"of", b"is", b"was", b"are",
+                           b"were", b"be", b"been", b"will", b"it", b"than", b"more", b"no", b"some", b"roughly",
+                           b"nearly", b"almost", b"over", b"under", b"just"))
+# the words (:func:`_count_word`) that name a count of repeats as a key's head or a noun after a
+# figure, and those that name what is repeated before a count's head ("backoffLimit")
+_REPEATS = frozenset((b"retry", b"attempt", b"try", b"round", b"restart", b"rerun", b"repeat", b"repetition",
+                      b"redelivery", b"retransmit", b"retransmission", b"reattempt", b"reconnect", b"respawn",
+                      b"replay", b"requeue", b"redo"))
+_REPEATED = frozenset((b"backoff", b"retransmit", b"redeliver", b"rerun", b"restart", b"reconnect", b"requeue"))
+_COUNT_HEADS = frozenset((b"limit", b"count", b"max", b"maximum", b"num", b"number", b"total", b"time", b"cnt", b"n"))
+# a noun of repeats after a figure ("3 retries", "5 attempts")
+_COUNT_NOUN = re.compile(rb"(?<![0-9A-Za-z_.,\-])([0-9]+)[ \t]+(retries|retry|attempts|tries|rounds|restarts|reruns|"
+                         rb"repeats|repetitions|redeliveries|retransmits|retransmissions|reattempts|reconnects|respawns)"
+                         rb"(?![0-9A-Za-z_])", re.IGNORECASE)
+# a key's glued plural or unit in brackets at its end ("Attempt(s)"), its last run of words, and
+# their parts
+_KEY_PLURAL_END = re.compile(rb"[ \t]*\([A-Za-z]{1,3}\)\Z")
+_KEY_WORDS_END = re.compile(rb"[A-Za-z][A-Za-z0-9_.\-]*(?:[ \t][A-Za-z][A-Za-z0-9_.\-]*){0,3}\Z")
+_KEY_HUMPS = re.compile(rb"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
 
 
 def _key_unit_before(text: bytes, at: int) -> bytes | None:
