@@ -1077,3 +1077,27 @@ def test_counts_and_bare_figures_are_each_read_once(monkeypatch):
     source = "\n".join(f"job{i}: max_retries={i + 10}, backoff {i + 10} s" for i in range(n))
     assert_accepted(_summarize(source, summary))
     assert calls == {"said": 1, "bare": 1}
+
+
+# red team 121, F10: a glued "x" after a verb of repeating ("retried 3x") or before a comparative
+# ("2x faster") is the count or multiplier "N times" is; one after a verb of change is a ratio
+# even with a period ("grew 3x per week"), and "Speedup: 3x" still none (red team 120, F06)
+@pytest.mark.parametrize("source, text", [
+    ("The job was retried 3x before failing.", "The job was retried 3 times before failing."),
+    ("Data is replicated 3x across zones.", "Data is replicated 3 times across zones."),
+    ("Backups run 3x weekly.", "Backups run 3 times weekly."),
+    ("The cache made reads 2x faster.", "The cache made reads 2 times faster."),
+    ("Backups: 3x per day.", "Backups 3 times per day."),
+])
+def test_a_glued_x_counting_repeats_or_multiplying_is_accepted(source, text):
+    assert_accepted(_summarize(source, text))
+
+
+@pytest.mark.parametrize("source, text", [
+    ("Throughput grew 3x per week.", "Retried 3 times per week."),
+    ("Throughput grew 3x.", "Retried 3 times."),
+    ("Speedup: 3x.", "Retried 3 times."),
+    ("Latency went up 4x per day.", "Backups run 4 times per day."),
+])
+def test_a_glued_x_of_a_ratio_grounds_no_count(source, text):
+    find(_summarize(source, text), "I1", block="s")

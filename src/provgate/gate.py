@@ -10616,6 +10616,44 @@ def _duration_key_before(text: bytes, start: int) -> bool:
     return found is not None and found.group(1).lower() in _DURATION_KEYS
 
 
+def _glued_x_counts(text: bytes, start: int, end: int, unit: bytes) -> bool:
+    """Is the glued ``x`` of the figure from ``start`` to ``end`` of ``text`` a count or
+    multiplier, as "N times" is: after a verb of repeating ("retried 3x", "replicated 3x", "run
+    3x weekly"), before a comparative ("2x faster"), or with a rate's period ("3x per day") unless
+    a verb of change stands before it ("grew 3x per week" is a ratio, red team 121, F10)? "Speedup:
+    3x" is none (red team 120, F06)."""
+    before = _SENTENCE_WORD.findall(text[max(0, start - 32):start].lower())[-1:]
+    before_word = before[0] if before else b""
+    if before_word in _X_CHANGE_WORDS:
+        return False
+    if before_word in _X_REPEAT_VERBS:
+        return True
+    after = _WORD_AFTER_X.match(text, end)
+    if after is not None and after.group(1).lower() in _COMPARATIVES:
+        return True
+    return _glued_period(text, end, unit) is not None
+
+
+# the word after a glued "x" ("2x faster"); the comparatives a multiplier stands before; the verbs
+# of repeating a count follows ("retried 3x"); the verbs of change a ratio follows ("grew 3x")
+_WORD_AFTER_X = re.compile(rb"[ \t]+([A-Za-z]{2,16})(?![0-9A-Za-z_])")
+_COMPARATIVES = frozenset((b"faster", b"slower", b"larger", b"smaller", b"bigger", b"higher", b"lower", b"cheaper",
+                           b"quicker", b"more", b"less", b"fewer", b"greater", b"longer", b"shorter", b"better",
+                           b"worse", b"heavier", b"lighter", b"wider", b"narrower", b"denser", b"costlier"))
+_X_REPEAT_VERBS = frozenset((b"retried", b"retry", b"retries", b"retrying", b"replicated", b"replicate", b"replicates",
+                             b"run", b"runs", b"ran", b"rerun", b"reruns", b"executed", b"executes", b"execute",
+                             b"repeated", b"repeats", b"repeat", b"called", b"invoked", b"restarted", b"restarts",
+                             b"polled", b"polls", b"tried", b"tries", b"attempted", b"copied", b"fired", b"triggered",
+                             b"happens", b"happened", b"occurs", b"occurred", b"deployed", b"sent", b"redelivered",
+                             b"retransmitted", b"reconnected", b"failed", b"fails", b"crashed", b"crashes",
+                             b"stored", b"backed", b"mirrored", b"duplicated"))
+_X_CHANGE_WORDS = frozenset((b"grew", b"grow", b"grows", b"growing", b"grown", b"increased", b"increases", b"increase",
+                             b"rose", b"rise", b"rises", b"risen", b"dropped", b"drops", b"fell", b"falls", b"declined",
+                             b"improved", b"improves", b"shrank", b"shrinks", b"scaled", b"scales", b"expanded",
+                             b"jumped", b"climbed", b"sped", b"boosted", b"reduced", b"cut", b"up", b"down", b"by",
+                             b"gained", b"multiplied", b"doubled", b"slowed", b"speedup", b"growth"))
+
+
 def _respelled_units(text: bytes) -> dict[bytes, set[bytes | None]]:
     """Each figure of ``text`` (as a number) that :func:`_ground_units_respelled` may ground
     with -> its units there: a unit glued to it or written after it, and None where blanks
@@ -10624,10 +10662,10 @@ def _respelled_units(text: bytes) -> dict[bytes, set[bytes | None]]:
     for m in _GLUED_IN_TEXT.finditer(text):
         if (unit := _glued_unit(m.group(2))) is not None:
             # (and a rate's period after it: "3x per day", "3x a day", "5ms/req" aside)
+            if m.group(2) in (b"x", b"X") and not _glued_x_counts(text, m.start(), m.end(), unit):
+                continue  # (a ratio, no count: "Speedup: 3x" grounds no "3 times", red team 120, F06)
             if (per_unit := _glued_period(text, m.end(), unit)) is not None:
                 unit = unit + b"/" + per_unit
-            elif m.group(2) in (b"x", b"X"):
-                continue  # (without a period a ratio, no count: "Speedup: 3x" grounds no "3 times", red team 120, F06)
             elif unit == b"m" and _duration_key_before(text, m.start()):
                 unit = b"min"  # ("Timeout: 30m": a duration's minutes, red team 120, F17)
             out.setdefault(_figure_number(m.group(1)), set()).add(unit)
