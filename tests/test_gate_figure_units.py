@@ -1101,3 +1101,54 @@ def test_a_glued_x_counting_repeats_or_multiplying_is_accepted(source, text):
 ])
 def test_a_glued_x_of_a_ratio_grounds_no_count(source, text):
     find(_summarize(source, text), "I1", block="s")
+
+
+# red team 121, F07: "age(s)", "time(s)" are plurals (ages, occurrences), no seconds; a duration
+# key's "(s)" stays seconds, but a unit written after its figure wins ("45 (minutes)")
+@pytest.mark.parametrize("source, text", [
+    ("| Name | Age(s) |\n|---|---|\n| Bob | 30 |\n", "Bob is 30 years old."),
+    ("Patient age(s): 30\n", "Patient age: 30 years."),
+    ("Retry time(s): 3\n", "Retries 3 times."),
+    ("Job runtime(s): 45 (minutes)\n", "Jobs run for 45 minutes."),
+    ("timeout(s) = 30\n", "Timeout: 30 s."),
+])
+def test_a_plural_key_or_a_unit_after_the_figure_is_read_before_a_durations_seconds(source, text):
+    assert_accepted(_summarize(source, text))
+
+
+@pytest.mark.parametrize("source, text, value", [
+    ("timeout(s) = 30\n", "Timeout: 30 minutes.", "30"),
+    ("Job runtime(s): 45 (minutes)\n", "Jobs run for 45 seconds.", "45"),
+    # red team 121, F08: a micro sign in the bracket, a key-value table row, a key in prose, a
+    # unit named "in ms" before the ":"
+    ("latency(\u00b5s): 250\n", "Latency: 250 ms.", "250"),
+    ("latency(\u03bcs): 250\n", "Latency: 250 ms.", "250"),
+    ("| key | value |\n|---|---|\n| delay(ms) | 300 |\n", "Delay: 300 s.", "300"),
+    ("| delay(ms) | 300 |\n", "Delay: 300 s.", "300"),
+    ("The delay(ms) is 300.\n", "The delay is 300 s.", "300"),
+    ("Delay(s) in ms: 300\n", "Delay: 300 s.", "300"),
+    ("Timeout in seconds: 30\n", "Timeout: 30 ms.", "30"),
+])
+def test_a_keys_unit_in_a_bracket_a_row_or_prose_is_kept(source, text, value):
+    find(_summarize(source, text), "I1", block="s", value=value, evidence__change="unit_changed")
+
+
+@pytest.mark.parametrize("source, text", [
+    ("latency(\u00b5s): 250\n", "Latency: 250 \u00b5s."),
+    ("| key | value |\n|---|---|\n| delay(ms) | 300 |\n", "Delay: 300 ms."),
+    ("The delay(ms) is 300.\n", "The delay is 300 ms."),
+    ("Delay(s) in ms: 300\n", "Delay: 300 ms."),
+    ("| host | 300 |\n", "Host count: 300 s."),  # (a row whose key names no unit gives none)
+])
+def test_a_keys_unit_in_a_bracket_a_row_or_prose_kept_is_accepted(source, text):
+    assert_accepted(_summarize(source, text))
+
+
+def test_the_key_units_of_prose_and_rows():
+    from provgate.gate import _key_units_of_figures, _row_key_units
+
+    assert _key_units_of_figure(b"The delay(ms) is 300.", b"300") == {b"ms"}
+    assert _key_units_of_figure(b"The delay is 300.", b"300") == set()  # (no bracket: no key)
+    assert _key_units_of_figure(b"Size in GB: 20", b"20") == {b"gb"}
+    assert _key_units_of_figures(b"a delay(ms) of 300, Size in GB: 20") == {b"300": {b"ms"}, b"20": {b"gb"}}
+    assert _row_key_units(b"| delay(ms) | 300 |\n| name | 5 |\n| 7 | 8 |") == {b"300": {b"ms"}}

@@ -4339,6 +4339,10 @@ class _Check:
                         columns = headed.get(h)
                         if columns is None:
                             columns = headed[h] = _header_units(as_read[h]) if b"|" in as_read[h] and b"-" in as_read[h] else {}
+                            if b"|" in as_read[h]:
+                                # (and a key-value row's key: "| delay(ms) | 300 |", red team 121, F08)
+                                for figure_in_row, units in _row_key_units(as_read[h]).items():
+                                    columns.setdefault(figure_in_row, set()).update(units)
                         sources_say |= columns.get(figure, set())
                     if _KEY_MIN in sources_say:
                         # a key's "min": minutes against a period stated, else a minimum (F06)
@@ -13562,13 +13566,19 @@ def _figure_searches(figure: bytes, with_unit: bool) -> list[re.Pattern[bytes]]:
 # an indented next line (YAML's "timeout_ms:\n  300"), a quote, a list's "[" ('"timeout_ms":
 # [300]'), a minus ("offset_ms: -300")
 # (and a YAML sequence's first item on the next line, "timeout_ms:\n  - 300": red team 120, F13)
-_KEY_TAIL = rb"[\"']?[ \t]*(?:=>?|:)[ \t]*(?:\r?\n(?:[ \t]*-[ \t]+|[ \t]+))?[\"']?[ \t]*(?:\[[ \t]*[\"']?[ \t]*)?-?"
+# (and, after a key's unit in brackets, "is", "was" or "of" in prose: "The delay(ms) is 300", red
+# team 121, F08)
+_KEY_TAIL = (rb"(?:[\"']?[ \t]*(?:=>?|:)[ \t]*(?:\r?\n(?:[ \t]*-[ \t]+|[ \t]+))?|(?<=[)\]])[ \t]+(?:[Ii]s|[Ww]as|of)[ \t]+)"
+             rb"[\"']?[ \t]*(?:\[[ \t]*[\"']?[ \t]*)?-?")
+# the prose tail right before a figure (:func:`_key_unit_before`)
+_PROSE_KEY_TAIL = re.compile(rb"[)\]][ \t]+(?:[Ii]s|[Ww]as|of)[ \t]+\Z")
 _KEY_UNIT = (rb"(?:[A-Za-z0-9][_.-]([A-Za-z%]{2,16}|[SsHhDd])|[a-z0-9]([A-Z][a-z]{1,15})"
-             rb"|(?:(?<![0-9A-Za-z_])|(?=[(\[][ \t]*(?!(?:[sS]|es)[ \t]*[)\]])))[(\[][ \t]*([A-Za-z%]{1,16})[ \t]*[)\]]"
-             rb"|(?<![A-Za-z])([A-Za-z]{2,16})\([sS]\))"
+             rb"|(?:(?<![0-9A-Za-z_])|(?=[(\[][ \t]*(?!(?:[sS]|es)[ \t]*[)\]])))[(\[][ \t]*((?:\xc2\xb5|\xce\xbc)?[A-Za-z%]{1,16})[ \t]*[)\]]"
+             rb"|(?<![A-Za-z])([A-Za-z]{2,16})\([sS]\)"
+             rb"|[A-Za-z)\]][ \t]+[Ii][Nn][ \t]+((?:\xc2\xb5|\xce\xbc)?[A-Za-z%]{1,16}))"
              + _KEY_TAIL)
 _KEY_UNIT_BEFORE = re.compile(_KEY_UNIT + rb"\Z")  # (not "$": a line break may end the text before the figure)
-# the same key before a figure, as a whole number (its group 5), for one pass over a text dense
+# the same key before a figure, as a whole number (its group 6), for one pass over a text dense
 # in keys (more than one ":" or "=" in _KEYS_DENSE bytes)
 _KEY_UNIT_FIGURE = re.compile(_KEY_UNIT + rb"([0-9](?:[.,]?[0-9])*)(?![0-9]|[.,][0-9])")
 _KEYS_DENSE = 48
@@ -13624,7 +13634,7 @@ def _bare_counts(text: bytes) -> dict[bytes, set[tuple[bytes, bool]]]:
     over the text's ":"/"=" and nouns of repeats (red team 121, F11)."""
     out: dict[bytes, set[tuple[bytes, bool]]] = {}
     for m in _KEYED_FIGURE.finditer(text):
-        if _unit_at(text, m.end(1)) is not None:
+        if text[m.start()] not in b":=" or _unit_at(text, m.end(1)) is not None:
             continue
         line = text.rfind(b"\n", max(0, m.start() - 64), m.start()) + 1
         parts = _key_parts(text[max(line, m.start() - 64):m.start()])
@@ -13723,7 +13733,7 @@ def _key_unit_before(text: bytes, at: int) -> bytes | None:
         while j and text[j - 1] in _KEY_TAIL_BYTES:
             j -= 1
         return _key_unit_before(text, first) if at - j <= _KEY_LIST else None
-    if not j or text[j - 1] not in b":=>":
+    if not j or text[j - 1] not in b":=>" and (text[j - 1] not in b"sf" or _PROSE_KEY_TAIL.search(text, max(0, at - 12), at) is None):
         return None  # (no key's ":" or "=" right before the figure: most figures, one look)
     line = text.rfind(b"\n", max(0, j - 80), j) + 1  # (the key's line: a value may be on the next)
     found = _KEY_UNIT_BEFORE.search(text, max(line, at - 80), at)
@@ -13770,20 +13780,34 @@ _PER = frozenset((b"per",))
 
 
 # the keys that name a duration, whose glued "(s)" is seconds, not a plural ("timeout(s) = 30")
-_DURATION_KEYS = frozenset((b"timeout", b"delay", b"latency", b"interval", b"ttl", b"wait", b"backoff", b"duration",
-                            b"period", b"elapsed", b"age", b"expiry", b"lifetime", b"uptime", b"downtime", b"sleep",
-                            b"runtime", b"time"))
+# ("age(s)", "time(s)", "period(s)", "wait(s)" are plurals as often: ages in years, occurrences;
+# none of them here, red team 121, F07)
+_DURATION_KEYS = frozenset((b"timeout", b"delay", b"latency", b"interval", b"ttl", b"backoff", b"duration",
+                            b"elapsed", b"expiry", b"lifetime", b"uptime", b"downtime", b"sleep", b"runtime"))
+# a unit in brackets after a key's figure ("runtime(s): 45 (minutes)"), which wins over a
+# duration's "(s)" (red team 121, F07)
+_BRACKET_UNIT_AFTER = re.compile(rb"[ \t]*[(\[][ \t]*((?:\xc2\xb5|\xce\xbc)?[A-Za-z%]{1,16})[ \t]*[)\]]")
+_FIGURE_RUN = re.compile(rb"-?[0-9](?:[.,]?[0-9])*")
 
 
 def _key_unit_of(text: bytes, found: re.Match[bytes]) -> bytes | None:
     """The unit a match of ``_KEY_UNIT`` names: its suffix, camel-case tail or bracketed word's
     (``degrees`` none), a rate of nothing named after "per" (``rate_per_hour``: ``count/h``), and
     a bare ``min`` ``_KEY_MIN`` (minutes or a minimum: red team 119, F06)."""
-    k = 1 if found.group(1) is not None else 2 if found.group(2) is not None else 3 if found.group(3) is not None else 4
+    k = next(g for g in (1, 2, 3, 4, 5) if found.group(g) is not None)
     word = found.group(k)
     unit = _UNITS.get(word.lower())
     if unit is None and k == 4 and word.lower() in _DURATION_KEYS:
-        return _UNITS[b"s"]  # (a duration's "(s)" is its seconds: "timeout(s) = 30", red team 120, F19)
+        # (a duration's "(s)" is its seconds: "timeout(s) = 30", red team 120, F19), unless a unit
+        # written after the figure names another ("runtime(s): 45 (minutes)": red team 121, F07)
+        figure = _FIGURE_RUN.match(text, found.end(6) if found.re is _KEY_UNIT_FIGURE else found.end())
+        if figure is not None:
+            after = _unit_at(text, figure.end())
+            if after is None and (bracket := _BRACKET_UNIT_AFTER.match(text, figure.end())) is not None:
+                after = _UNITS.get(_unit_spelling(bracket.group(1)))
+            if after is not None:
+                return after
+        return _UNITS[b"s"]
     if unit is None or unit == b"deg":
         return None
     start = found.start(k)
@@ -13844,6 +13868,29 @@ def _header_units(text: bytes) -> dict[bytes, set[bytes]]:
     return out
 
 
+def _row_key_units(text: bytes) -> dict[bytes, set[bytes]]:
+    """Each figure that stands alone in a markdown table's cell right after a cell that is a key
+    naming a unit (a key-value row, ``| delay(ms) | 300 |``: red team 121, F08) -> those units.
+    Each line with a "|" read once."""
+    out: dict[bytes, set[bytes]] = {}
+    at, n = 0, len(text)
+    while (bar := text.find(b"|", at)) >= 0:
+        start = text.rfind(b"\n", 0, bar) + 1
+        end = text.find(b"\n", bar)
+        end = n if end < 0 else end
+        cells = _cells(text[start:end])
+        for key, cell in zip(cells, cells[1:]):
+            if (figure := _CELL_FIGURE.fullmatch(cell)) is not None and _ROW_KEY.search(key) is not None and (
+                    unit := _header_cell_unit(key)) is not None:
+                out.setdefault(_figure_number(figure.group(1)), set()).add(unit)
+        at = end + 1
+    return out
+
+
+# a cell that may be a key naming a unit: a letter in it (a figure's cell is none)
+_ROW_KEY = re.compile(rb"[A-Za-z]")
+
+
 def _key_units_of_figures(text: bytes) -> dict[bytes, set[bytes]]:
     """:func:`_key_units_of_figure` of every figure of ``text`` at once (its keys, in one pass:
     each figure after a ":" or "=", its key read once for each text before it, so a text of
@@ -13854,13 +13901,13 @@ def _key_units_of_figures(text: bytes) -> dict[bytes, set[bytes]]:
         # ":" costs 3-12 us: F23's "a_b: 1 " x 100,000)
         known: dict[bytes, bytes | None] = {}  # a key (and the 4 bytes before it: "per_") -> its unit
         for m in _KEY_UNIT_FIGURE.finditer(text):
-            key = text[max(0, m.start() - 4):m.start(5)]
-            unit = known.get(key, _NO_UNIT)
+            key = text[max(0, m.start() - 4):m.start(6)]
+            unit = known.get(key, _NO_UNIT) if m.group(4) is None else _NO_UNIT  # (a duration's "(s)": by its figure)
             if unit is _NO_UNIT:
                 unit = known[key] = _key_unit_of(text, m)
             if unit is not None:
-                out.setdefault(_figure_number(m.group(5)), set()).add(unit)
-                _key_list_items(text, m.start(5), m.end(5), unit, out)
+                out.setdefault(_figure_number(m.group(6)), set()).add(unit)
+                _key_list_items(text, m.start(6), m.end(6), unit, out)
         return out
     seen: dict[bytes, bytes | None] = {}  # the text a key may be read from -> its unit
     for m in _KEYED_FIGURE.finditer(text):
@@ -13900,7 +13947,7 @@ def _key_list_items(text: bytes, start: int, at: int, unit: bytes, out: dict[byt
 
 
 # a figure right after a key's ":" or "=" (and a quote), as a whole number
-_KEYED_FIGURE = re.compile(rb"[:=]>?[ \t]*(?:\r?\n(?:[ \t]*-[ \t]+|[ \t]+))?[\"']?[ \t]*(?:\[[ \t]*[\"']?[ \t]*)?-?"
+_KEYED_FIGURE = re.compile(rb"(?:[:=]>?[ \t]*(?:\r?\n(?:[ \t]*-[ \t]+|[ \t]+))?|[)\]][ \t]+(?:[Ii]s|[Ww]as|of)[ \t]+)[\"']?[ \t]*(?:\[[ \t]*[\"']?[ \t]*)?-?"
                            rb"([0-9](?:[.,]?[0-9])*)(?![0-9]|[.,][0-9])")
 
 
