@@ -1152,3 +1152,28 @@ def test_the_key_units_of_prose_and_rows():
     assert _key_units_of_figure(b"Size in GB: 20", b"20") == {b"gb"}
     assert _key_units_of_figures(b"a delay(ms) of 300, Size in GB: 20") == {b"300": {b"ms"}, b"20": {b"gb"}}
     assert _row_key_units(b"| delay(ms) | 300 |\n| name | 5 |\n| 7 | 8 |") == {b"300": {b"ms"}}
+
+
+# red team 121, F13: a no-break or thin space between two figures is as often a list's separator
+# (HTML's "&nbsp;" decoded); a single group joins only after the narrow no-break space locales
+# group with, before a word or unit it counts, or where the text groups a figure of more groups
+# with the same blank
+@pytest.mark.parametrize("source, text", [
+    ("Open ports: 80\u00a0443.", "Open port: 80443."),
+    ("Ports: 80\u2009443", "Port: 80,443."),
+    ("Open ports: 80\u00a0443 and 22.", "Open port: 80,443."),  # (a function word after it)
+    ("Open ports: 80\u00a0443; rows: 1\u2009250\u2009000.", "Open port: 80,443."),  # (another blank groups)
+])
+def test_two_figures_a_no_break_space_separates_are_no_grouped_number(source, text):
+    find(_summarize(source, text), "I1", block="s")
+
+
+@pytest.mark.parametrize("source, text", [
+    ("Processed 12\u00a0500 rows", "Processed 12,500 rows"),
+    ("Rows: 12\u202f500.", "Rows: 12,500."),
+    ("Rows: 12\u00a0500\u00a0000.", "Rows: 12,500,000."),
+    ("Rows: 12\u00a0500. Bytes: 1\u00a0250\u00a0000.", "Rows: 12,500."),
+    ("Processed 12\u2009500 rows and 3 files.", "Processed 12,500 rows."),
+])
+def test_a_figure_a_no_break_space_groups_is_accepted(source, text):
+    assert_accepted(_summarize(source, text))
