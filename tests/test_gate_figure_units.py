@@ -1031,6 +1031,7 @@ def test_a_glued_count_rate_or_minutes_changed_is_refused(source, text):
     ("retries=3, workers=5, backoff 5 s\n", "Workers: 5. Retries 5 times.", "5"),
     ("Workers per retry: 5, backoff 5 s\n", "Retries 5 times.", "5"),
     ("timeout=30, backoff 30 s\n", "The timeout is 30 times.", "30"),  # (a duration's key is no count)
+    ("backoff limit (s): 5\n", "Retried 5 times.", "5"),  # (a key with a unit in brackets is no count)
 ])
 def test_a_count_grounded_only_by_a_key_naming_repeats_lies_refused(source, text, value):
     find(_summarize(source, text), "I1", block="s", value=value, evidence__change="unit_changed")
@@ -1056,12 +1057,14 @@ def test_a_count_grounded_by_a_key_naming_repeats_is_accepted(source, text):
     (b"flaky_reruns", True), (b"retry_count", True), (b"Retry time(s)", True), (b"Attempt(s)", True),
     (b"retry_delay", False), (b"timeout", False), (b"node_count", False), (b"password_length", False),
     (b"loopback_port", False), (b"round_robin_weight", False), (b"alpha: workers", False), (b"time", False),
+    (b"Workers per retry", False), (b"Retries per job", True),
 ])
 def test_the_keys_that_name_a_count_of_repeats(key, counts):
     from provgate.gate import _key_parts, _names_repeats
 
     parts = _key_parts(key)
     assert bool(parts) and _names_repeats(parts) is counts
+    assert _key_parts(b"backoff limit (s)") == [] and _key_parts(b"retry_wait(ms)") == []
 
 
 def test_counts_and_bare_figures_are_each_read_once(monkeypatch):
@@ -1139,6 +1142,8 @@ def test_a_keys_unit_in_a_bracket_a_row_or_prose_is_kept(source, text, value):
     ("The delay(ms) is 300.\n", "The delay is 300 ms."),
     ("Delay(s) in ms: 300\n", "Delay: 300 ms."),
     ("| host | 300 |\n", "Host count: 300 s."),  # (a row whose key names no unit gives none)
+    ("| min | 3 |\n| max | 9 |\n", "Latency: min 3 ms, max 9 ms."),  # (a unit's word alone: a statistic)
+    ("Nodes in US: 5\n", "There are 5 nodes in the US, 5 ms apart."),  # ("US" is no microseconds)
 ])
 def test_a_keys_unit_in_a_bracket_a_row_or_prose_kept_is_accepted(source, text):
     assert_accepted(_summarize(source, text))

@@ -13665,7 +13665,11 @@ def _key_parts(before: bytes) -> list[bytes]:
     or "="): its last run of words and "_", "-", "." apart, split there and at a camel-case hump
     (``backoffLimit``: ``backoff``, ``limit``), a glued ``(s)`` dropped; none before a clause's
     end, another key's ":" or "=" or a bracket ("alpha: workers=5" is ``workers``)."""
-    before = _KEY_PLURAL_END.sub(b"", before.rstrip(b" \t\"'"))
+    before = before.rstrip(b" \t\"'")
+    if (bracket := _KEY_BRACKET_END.search(before)) is not None:
+        if bracket.group(1) or bracket.group(2).lower() not in (b"s", b"es"):
+            return []  # (a unit in brackets, "backoff limit (s)", "retry_wait(ms)": no count)
+        before = before[:bracket.start()]  # (a glued plural: "Attempt(s)")
     found = _KEY_WORDS_END.search(before)
     if found is None:
         return []
@@ -13715,7 +13719,7 @@ _COUNT_NOUN = re.compile(rb"(?<![0-9A-Za-z_.,\-])([0-9]+)[ \t]+(retries|retry|at
                          rb"(?![0-9A-Za-z_])", re.IGNORECASE)
 # a key's glued plural or unit in brackets at its end ("Attempt(s)"), its last run of words, and
 # their parts
-_KEY_PLURAL_END = re.compile(rb"[ \t]*\([A-Za-z]{1,3}\)\Z")
+_KEY_BRACKET_END = re.compile(rb"([ \t]*)[(\[][ \t]*([^()\[\]]{0,16}?)[ \t]*[)\]]\Z")
 _KEY_WORDS_END = re.compile(rb"[A-Za-z][A-Za-z0-9_.\-]*(?:[ \t][A-Za-z][A-Za-z0-9_.\-]*){0,3}\Z")
 _KEY_HUMPS = re.compile(rb"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
 
@@ -13810,7 +13814,8 @@ def _key_unit_of(text: bytes, found: re.Match[bytes]) -> bytes | None:
     a bare ``min`` ``_KEY_MIN`` (minutes or a minimum: red team 119, F06)."""
     k = next(g for g in (1, 2, 3, 4, 5) if found.group(g) is not None)
     word = found.group(k)
-    unit = _UNITS.get(word.lower())
+    # ("Data in GB:", its case kept where it matters: "Nodes in US:" names no microseconds)
+    unit = _UNITS.get(word.lower()) if k < 5 else _UNITS.get(_unit_spelling(word)) if len(word) >= 2 else None
     if unit is None and k == 4 and word.lower() in _DURATION_KEYS:
         # (a duration's "(s)" is its seconds: "timeout(s) = 30", red team 120, F19), unless a unit
         # written after the figure names another ("runtime(s): 45 (minutes)": red team 121, F07)
@@ -13895,7 +13900,9 @@ def _row_key_units(text: bytes) -> dict[bytes, set[bytes]]:
         cells = _cells(text[start:end])
         for key, cell in zip(cells, cells[1:]):
             if (figure := _CELL_FIGURE.fullmatch(cell)) is not None and _ROW_KEY.search(key) is not None and (
-                    unit := _header_cell_unit(key)) is not None:
+                    found := _KEY_UNIT_BEFORE.search(keyed := key.strip(b" \t*_`") + b":")) is not None and (
+                    unit := _key_unit_of(keyed, found)) is not None:
+                # (a key's form only: a unit's word alone, "| min | 3 |", is a statistic's name)
                 out.setdefault(_figure_number(figure.group(1)), set()).add(unit)
         at = end + 1
     return out
