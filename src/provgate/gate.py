@@ -10522,6 +10522,18 @@ def _ground_quoted_facts(tables: list[FactTable], sources: list[list[_Facts]], o
     return (owner, row) if keep.all() else (owner[keep], row[keep])
 
 
+def _unit_at_read(text: bytes, end: int) -> bytes | None:
+    """:func:`_unit_at` of the figure ending at ``end`` of ``text`` as written, read in the text as
+    a reader sees it (:func:`_as_read`), whose offsets differ where colour codes or tags stand
+    before it (``\x1b[1m1 failed``: the offset of the text as written ran past the end of the
+    text as read, an IndexError); a window either side is read."""
+    before = _as_read(text[max(0, end - _READ_WINDOW):end])
+    return _unit_at(before + _as_read(text[end:end + _READ_WINDOW]), len(before))
+
+
+_READ_WINDOW = 512
+
+
 def _ground_units_respelled(tables: list[FactTable], sources: list[list[_Facts]], owner: np.ndarray,
                             row: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The (owner, row) pairs left once a figure its sources write with the same unit another
@@ -10544,7 +10556,7 @@ def _ground_units_respelled(tables: list[FactTable], sources: list[list[_Facts]]
         if figure is None:
             continue
         number = _figure_number(figure.group(1))
-        unit = _glued_unit(figure.group(2)) if figure.group(2) else _unit_at(_as_read(table.data), int(table.end[r]))
+        unit = _glued_unit(figure.group(2)) if figure.group(2) else _unit_at_read(table.data, int(table.end[r]))
         if figure.group(2) and unit is None:
             continue  # (a word glued to a figure that names no unit)
         if figure.group(2):
