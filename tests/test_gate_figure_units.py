@@ -1008,3 +1008,177 @@ def test_a_glued_count_rate_or_a_durations_minutes_respelled_is_grounded(source,
 ])
 def test_a_glued_count_rate_or_minutes_changed_is_refused(source, text):
     assert not _summarize(source, text).accepted
+
+
+# red team 121, F01/F02/F14: a bare figure grounds a count in "times" only as the value of a key
+# (or before a noun) whose words name a count of repeats, whole words or a key's parts split at
+# "_", "-" and camel case (no 4-letter prefix: "timeout", "node_count", "password_length"), or the
+# key the block's count qualifies; the subject before the key, a neighbouring key, a delay of
+# retries ("retry_delay") never ground it
+@pytest.mark.parametrize("source, text, value", [
+    ("retries=3\ntimeout=30\nbackoff 30 s\n", "Retries 30 times.", "30"),
+    ("retries=3\nnode_count=8\nbackoff 8 s\n", "Retries 8 times.", "8"),
+    ("retries=3\npassword_length=12\nbackoff 12 s\n", "Retries 12 times.", "12"),
+    ("retries=3\nloopback_port=8080\nbackoff 8080 ms\n", "Retries 8080 times.", "8080"),
+    ("retries=3\ntime_zone_offset=2\nbackoff 2 s\n", "Retries 2 times.", "2"),
+    ("retries=3\nround_robin_weight=7\nbackoff 7 s\n", "Retries 7 times.", "7"),
+    ("alpha: workers=5, backoff 5 s\n", "Alpha retries 5 times.", "5"),
+    ("payments: workers=4, timeout 4 s\n", "Payments retries 4 times.", "4"),
+    ("retries=3, retry_delay=5, backoff 5 s\n", "Retries 5 times with a 5 s backoff.", "5"),
+    ("Retries=3 on 5 workers, backoff 5 s.\n", "Retries 5 times.", "5"),
+    ("The retry queue has 8 workers; backoff 8 s.\n", "Retries 8 times.", "8"),
+    ("retries=3, workers=5, backoff 5 s\n", "Each worker retries 5 times.", "5"),
+    ("retries=3, workers=5, backoff 5 s\n", "Workers: 5. Retries 5 times.", "5"),
+    ("Workers per retry: 5, backoff 5 s\n", "Retries 5 times.", "5"),
+    ("timeout=30, backoff 30 s\n", "The timeout is 30 times.", "30"),  # (a duration's key is no count)
+    ("backoff limit (s): 5\n", "Retried 5 times.", "5"),  # (a key with a unit in brackets is no count)
+])
+def test_a_count_grounded_only_by_a_key_naming_repeats_lies_refused(source, text, value):
+    find(_summarize(source, text), "I1", block="s", value=value, evidence__change="unit_changed")
+
+
+@pytest.mark.parametrize("source, text", [
+    ("retries=3, backoff 3 s\n", "Retries 3 times with a 3 s backoff."),
+    ("spec:\n  backoffLimit: 3\n  activeDeadlineSeconds: 3\n", "The job is retried 3 times."),
+    ("flaky_reruns: 3\nrerun_delay: 3 s\n", "Flaky tests are retried 3 times, 3 s apart."),
+    ("max_restarts: 3\nbackoff: 3 s\n", "The pod is restarted up to 3 times, 3 s apart."),
+    ('{"max_retries": 4, "timeout_s": 4}', "It retries 4 times; timeout 4 s."),
+    ("MAX_RETRY_COUNT=2\nSLEEP=2 s\n", "Retried 2 times."),
+    ("Retries per job: 6, backoff 6 s\n", "Each job retries 6 times."),
+    ("polls=5, interval 5 s\n", "Polls 5 times, 5 s apart."),  # (the key the count qualifies)
+    ("It makes 3 attempts, 3 s apart.\n", "It tries 3 times."),  # (a noun of repeats after it)
+])
+def test_a_count_grounded_by_a_key_naming_repeats_is_accepted(source, text):
+    assert_accepted(_summarize(source, text))
+
+
+@pytest.mark.parametrize("key, counts", [
+    (b"retries", True), (b"max_retries", True), (b"backoffLimit", True), (b"MAX_RETRIES", True),
+    (b"flaky_reruns", True), (b"retry_count", True), (b"Retry time(s)", True), (b"Attempt(s)", True),
+    (b"retry_delay", False), (b"timeout", False), (b"node_count", False), (b"password_length", False),
+    (b"loopback_port", False), (b"round_robin_weight", False), (b"alpha: workers", False), (b"time", False),
+    (b"Workers per retry", False), (b"Retries per job", True),
+])
+def test_the_keys_that_name_a_count_of_repeats(key, counts):
+    from provgate.gate import _key_parts, _names_repeats
+
+    parts = _key_parts(key)
+    assert bool(parts) and _names_repeats(parts) is counts
+    assert _key_parts(b"backoff limit (s)") == [] and _key_parts(b"retry_wait(ms)") == []
+
+
+def test_counts_and_bare_figures_are_each_read_once(monkeypatch):
+    # red team 121, F11: each figure searched the whole summary (and the source) for its count's
+    # words, O(figures x text); now each text is read once whatever the number of figures
+    calls = _count_calls(monkeypatch, said="_counted_words", bare="_bare_counts")
+    n = 300
+    source = "\n".join(f"job{i}: workers={i + 10}, backoff {i + 10} s" for i in range(n))
+    summary = "\n".join(f"job{i} retries {i + 10} times." for i in range(n))
+    find(_summarize(source, summary), "I1", block="s", evidence__change="unit_changed")
+    assert calls == {"said": 1, "bare": 1}
+    calls.update(said=0, bare=0)
+    source = "\n".join(f"job{i}: max_retries={i + 10}, backoff {i + 10} s" for i in range(n))
+    assert_accepted(_summarize(source, summary))
+    assert calls == {"said": 1, "bare": 1}
+
+
+# red team 121, F10: a glued "x" after a verb of repeating ("retried 3x") or before a comparative
+# ("2x faster") is the count or multiplier "N times" is; one after a verb of change is a ratio
+# even with a period ("grew 3x per week"), and "Speedup: 3x" still none (red team 120, F06)
+@pytest.mark.parametrize("source, text", [
+    ("The job was retried 3x before failing.", "The job was retried 3 times before failing."),
+    ("Data is replicated 3x across zones.", "Data is replicated 3 times across zones."),
+    ("Backups run 3x weekly.", "Backups run 3 times weekly."),
+    ("The cache made reads 2x faster.", "The cache made reads 2 times faster."),
+    ("Backups: 3x per day.", "Backups 3 times per day."),
+])
+def test_a_glued_x_counting_repeats_or_multiplying_is_accepted(source, text):
+    assert_accepted(_summarize(source, text))
+
+
+@pytest.mark.parametrize("source, text", [
+    ("Throughput grew 3x per week.", "Retried 3 times per week."),
+    ("Throughput grew 3x.", "Retried 3 times."),
+    ("Speedup: 3x.", "Retried 3 times."),
+    ("Latency went up 4x per day.", "Backups run 4 times per day."),
+])
+def test_a_glued_x_of_a_ratio_grounds_no_count(source, text):
+    find(_summarize(source, text), "I1", block="s")
+
+
+# red team 121, F07: "age(s)", "time(s)" are plurals (ages, occurrences), no seconds; a duration
+# key's "(s)" stays seconds, but a unit written after its figure wins ("45 (minutes)")
+@pytest.mark.parametrize("source, text", [
+    ("| Name | Age(s) |\n|---|---|\n| Bob | 30 |\n", "Bob is 30 years old."),
+    ("Patient age(s): 30\n", "Patient age: 30 years."),
+    ("Retry time(s): 3\n", "Retries 3 times."),
+    ("Job runtime(s): 45 (minutes)\n", "Jobs run for 45 minutes."),
+    ("timeout(s) = 30\n", "Timeout: 30 s."),
+])
+def test_a_plural_key_or_a_unit_after_the_figure_is_read_before_a_durations_seconds(source, text):
+    assert_accepted(_summarize(source, text))
+
+
+@pytest.mark.parametrize("source, text, value", [
+    ("timeout(s) = 30\n", "Timeout: 30 minutes.", "30"),
+    ("Job runtime(s): 45 (minutes)\n", "Jobs run for 45 seconds.", "45"),
+    # red team 121, F08: a micro sign in the bracket, a key-value table row, a key in prose, a
+    # unit named "in ms" before the ":"
+    ("latency(\u00b5s): 250\n", "Latency: 250 ms.", "250"),
+    ("latency(\u03bcs): 250\n", "Latency: 250 ms.", "250"),
+    ("| key | value |\n|---|---|\n| delay(ms) | 300 |\n", "Delay: 300 s.", "300"),
+    ("| delay(ms) | 300 |\n", "Delay: 300 s.", "300"),
+    ("The delay(ms) is 300.\n", "The delay is 300 s.", "300"),
+    ("Delay(s) in ms: 300\n", "Delay: 300 s.", "300"),
+    ("Timeout in seconds: 30\n", "Timeout: 30 ms.", "30"),
+])
+def test_a_keys_unit_in_a_bracket_a_row_or_prose_is_kept(source, text, value):
+    find(_summarize(source, text), "I1", block="s", value=value, evidence__change="unit_changed")
+
+
+@pytest.mark.parametrize("source, text", [
+    ("latency(\u00b5s): 250\n", "Latency: 250 \u00b5s."),
+    ("| key | value |\n|---|---|\n| delay(ms) | 300 |\n", "Delay: 300 ms."),
+    ("The delay(ms) is 300.\n", "The delay is 300 ms."),
+    ("Delay(s) in ms: 300\n", "Delay: 300 ms."),
+    ("| host | 300 |\n", "Host count: 300 s."),  # (a row whose key names no unit gives none)
+    ("| min | 3 |\n| max | 9 |\n", "Latency: min 3 ms, max 9 ms."),  # (a unit's word alone: a statistic)
+    ("Nodes in US: 5\n", "There are 5 nodes in the US, 5 ms apart."),  # ("US" is no microseconds)
+])
+def test_a_keys_unit_in_a_bracket_a_row_or_prose_kept_is_accepted(source, text):
+    assert_accepted(_summarize(source, text))
+
+
+def test_the_key_units_of_prose_and_rows():
+    from provgate.gate import _key_units_of_figures, _row_key_units
+
+    assert _key_units_of_figure(b"The delay(ms) is 300.", b"300") == {b"ms"}
+    assert _key_units_of_figure(b"The delay is 300.", b"300") == set()  # (no bracket: no key)
+    assert _key_units_of_figure(b"Size in GB: 20", b"20") == {b"gb"}
+    assert _key_units_of_figures(b"a delay(ms) of 300, Size in GB: 20") == {b"300": {b"ms"}, b"20": {b"gb"}}
+    assert _row_key_units(b"| delay(ms) | 300 |\n| name | 5 |\n| 7 | 8 |") == {b"300": {b"ms"}}
+
+
+# red team 121, F13: a no-break or thin space between two figures is as often a list's separator
+# (HTML's "&nbsp;" decoded); a single group joins only after the narrow no-break space locales
+# group with, before a word or unit it counts, or where the text groups a figure of more groups
+# with the same blank
+@pytest.mark.parametrize("source, text", [
+    ("Open ports: 80\u00a0443.", "Open port: 80443."),
+    ("Ports: 80\u2009443", "Port: 80,443."),
+    ("Open ports: 80\u00a0443 and 22.", "Open port: 80,443."),  # (a function word after it)
+    ("Open ports: 80\u00a0443; rows: 1\u2009250\u2009000.", "Open port: 80,443."),  # (another blank groups)
+])
+def test_two_figures_a_no_break_space_separates_are_no_grouped_number(source, text):
+    find(_summarize(source, text), "I1", block="s")
+
+
+@pytest.mark.parametrize("source, text", [
+    ("Processed 12\u00a0500 rows", "Processed 12,500 rows"),
+    ("Rows: 12\u202f500.", "Rows: 12,500."),
+    ("Rows: 12\u00a0500\u00a0000.", "Rows: 12,500,000."),
+    ("Rows: 12\u00a0500. Bytes: 1\u00a0250\u00a0000.", "Rows: 12,500."),
+    ("Processed 12\u2009500 rows and 3 files.", "Processed 12,500 rows."),
+])
+def test_a_figure_a_no_break_space_groups_is_accepted(source, text):
+    assert_accepted(_summarize(source, text))

@@ -4396,6 +4396,8 @@ class _Check:
         # figure its keys give a unit -> those units
         keyed: dict[str, int | dict[bytes, set[bytes]]] = {}
         headed: dict[str, dict[bytes, set[bytes]]] = {}  # source -> figure -> its tables' header units
+        counted: dict[str, dict[bytes, set[bytes]]] = {}  # block -> its counts in times -> their words
+        bare: dict[str, dict[bytes, set[tuple[bytes, bool]]]] = {}  # source -> its keyed bare figures
         for block, stated, sources, rewritten, own_text in stating:
             for h, text in sources:
                 if h not in read:
@@ -4429,6 +4431,10 @@ class _Check:
                         columns = headed.get(h)
                         if columns is None:
                             columns = headed[h] = _header_units(as_read[h]) if b"|" in as_read[h] and b"-" in as_read[h] else {}
+                            if b"|" in as_read[h]:
+                                # (and a key-value row's key: "| delay(ms) | 300 |", red team 121, F08)
+                                for figure_in_row, units in _row_key_units(as_read[h]).items():
+                                    columns.setdefault(figure_in_row, set()).update(units)
                         sources_say |= columns.get(figure, set())
                     if _KEY_MIN in sources_say:
                         # a key's "min": minutes against a period stated, else a minimum (F06)
@@ -4437,14 +4443,20 @@ class _Check:
                             sources_say.add(b"min")
                 if not sources_say or _units_given(names, sources_say) or (block.id, figure.decode()) in reported:
                     continue
-                if (all(u == b"times" or _units_given((u,), sources_say) for u in names)
-                        and (stems := _stems_before(own_text, figure))
-                        and any(_written_bare(as_read[h], figure, stems) for h, _ in sources)):
-                    # a count ("3 times") of a figure a source writes bare ("retries=3") is that
-                    # figure, whatever unit another mention of it has ("backoff 3 s": red team 119,
-                    # F05), where a word before it names what the block counts ("Retries 3 times";
-                    # "workers=5" grounds no "Retries 5 times": red team 120, F02)
-                    continue
+                if all(u == b"times" or _units_given((u,), sources_say) for u in names) and (
+                        words := (counted[block.id] if block.id in counted
+                                  else counted.setdefault(block.id, _counted_words(own_text))).get(figure)):
+                    # a count ("3 times") of a figure a source writes bare as the value of a key
+                    # naming a count of repeats ("retries=3", "backoffLimit: 3") or of the key the
+                    # block's count qualifies ("polls=3": "Polls 3 times") is that figure, whatever
+                    # unit another mention of it has ("backoff 3 s": red team 119, F05);
+                    # "workers=5", "retry_delay=5" ground no "Retries 5 times" (red team 120, F02;
+                    # red team 121, F01, F02, F14). Each text read once (F11)
+                    if any(is_count or head in words and head not in _DURATION_KEYS and head not in _UNITS
+                           for h, _ in sources
+                           for head, is_count in (bare[h] if h in bare
+                                                  else bare.setdefault(h, _bare_counts(as_read[h]))).get(figure, ())):
+                        continue
                 unit = min(u for u in names if not _units_given((u,), sources_say)).decode()
                 invariant = "I2" if rewritten and not block.derived else "I1"
                 self.violate(invariant, f"block {block.id!r} states {figure.decode()!r} in {unit!r}, but its sources "
@@ -10678,6 +10690,18 @@ def _ground_quoted_facts(tables: list[FactTable], sources: list[list[_Facts]], o
     return (owner, row) if keep.all() else (owner[keep], row[keep])
 
 
+def _unit_at_read(text: bytes, end: int) -> bytes | None:
+    """:func:`_unit_at` of the figure ending at ``end`` of ``text`` as written, read in the text as
+    a reader sees it (:func:`_as_read`), whose offsets differ where colour codes or tags stand
+    before it (``\x1b[1m1 failed``: the offset of the text as written ran past the end of the
+    text as read, an IndexError); a window either side is read."""
+    before = _as_read(text[max(0, end - _READ_WINDOW):end])
+    return _unit_at(before + _as_read(text[end:end + _READ_WINDOW]), len(before))
+
+
+_READ_WINDOW = 512
+
+
 def _ground_units_respelled(tables: list[FactTable], sources: list[list[_Facts]], owner: np.ndarray,
                             row: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The (owner, row) pairs left once a figure its sources write with the same unit another
@@ -10700,7 +10724,7 @@ def _ground_units_respelled(tables: list[FactTable], sources: list[list[_Facts]]
         if figure is None:
             continue
         number = _figure_number(figure.group(1))
-        unit = _glued_unit(figure.group(2)) if figure.group(2) else _unit_at(_as_read(table.data), int(table.end[r]))
+        unit = _glued_unit(figure.group(2)) if figure.group(2) else _unit_at_read(table.data, int(table.end[r]))
         if figure.group(2) and unit is None:
             continue  # (a word glued to a figure that names no unit)
         if figure.group(2):
@@ -10776,6 +10800,44 @@ def _duration_key_before(text: bytes, start: int) -> bool:
     return found is not None and found.group(1).lower() in _DURATION_KEYS
 
 
+def _glued_x_counts(text: bytes, start: int, end: int, unit: bytes) -> bool:
+    """Is the glued ``x`` of the figure from ``start`` to ``end`` of ``text`` a count or
+    multiplier, as "N times" is: after a verb of repeating ("retried 3x", "replicated 3x", "run
+    3x weekly"), before a comparative ("2x faster"), or with a rate's period ("3x per day") unless
+    a verb of change stands before it ("grew 3x per week" is a ratio, red team 121, F10)? "Speedup:
+    3x" is none (red team 120, F06)."""
+    before = _SENTENCE_WORD.findall(text[max(0, start - 32):start].lower())[-1:]
+    before_word = before[0] if before else b""
+    if before_word in _X_CHANGE_WORDS:
+        return False
+    if before_word in _X_REPEAT_VERBS:
+        return True
+    after = _WORD_AFTER_X.match(text, end)
+    if after is not None and after.group(1).lower() in _COMPARATIVES:
+        return True
+    return _glued_period(text, end, unit) is not None
+
+
+# the word after a glued "x" ("2x faster"); the comparatives a multiplier stands before; the verbs
+# of repeating a count follows ("retried 3x"); the verbs of change a ratio follows ("grew 3x")
+_WORD_AFTER_X = re.compile(rb"[ \t]+([A-Za-z]{2,16})(?![0-9A-Za-z_])")
+_COMPARATIVES = frozenset((b"faster", b"slower", b"larger", b"smaller", b"bigger", b"higher", b"lower", b"cheaper",
+                           b"quicker", b"more", b"less", b"fewer", b"greater", b"longer", b"shorter", b"better",
+                           b"worse", b"heavier", b"lighter", b"wider", b"narrower", b"denser", b"costlier"))
+_X_REPEAT_VERBS = frozenset((b"retried", b"retry", b"retries", b"retrying", b"replicated", b"replicate", b"replicates",
+                             b"run", b"runs", b"ran", b"rerun", b"reruns", b"executed", b"executes", b"execute",
+                             b"repeated", b"repeats", b"repeat", b"called", b"invoked", b"restarted", b"restarts",
+                             b"polled", b"polls", b"tried", b"tries", b"attempted", b"copied", b"fired", b"triggered",
+                             b"happens", b"happened", b"occurs", b"occurred", b"deployed", b"sent", b"redelivered",
+                             b"retransmitted", b"reconnected", b"failed", b"fails", b"crashed", b"crashes",
+                             b"stored", b"backed", b"mirrored", b"duplicated"))
+_X_CHANGE_WORDS = frozenset((b"grew", b"grow", b"grows", b"growing", b"grown", b"increased", b"increases", b"increase",
+                             b"rose", b"rise", b"rises", b"risen", b"dropped", b"drops", b"fell", b"falls", b"declined",
+                             b"improved", b"improves", b"shrank", b"shrinks", b"scaled", b"scales", b"expanded",
+                             b"jumped", b"climbed", b"sped", b"boosted", b"reduced", b"cut", b"up", b"down", b"by",
+                             b"gained", b"multiplied", b"doubled", b"slowed", b"speedup", b"growth"))
+
+
 def _respelled_units(text: bytes) -> dict[bytes, set[bytes | None]]:
     """Each figure of ``text`` (as a number) that :func:`_ground_units_respelled` may ground
     with -> its units there: a unit glued to it or written after it, and None where blanks
@@ -10784,10 +10846,10 @@ def _respelled_units(text: bytes) -> dict[bytes, set[bytes | None]]:
     for m in _GLUED_IN_TEXT.finditer(text):
         if (unit := _glued_unit(m.group(2))) is not None:
             # (and a rate's period after it: "3x per day", "3x a day", "5ms/req" aside)
+            if m.group(2) in (b"x", b"X") and not _glued_x_counts(text, m.start(), m.end(), unit):
+                continue  # (a ratio, no count: "Speedup: 3x" grounds no "3 times", red team 120, F06)
             if (per_unit := _glued_period(text, m.end(), unit)) is not None:
                 unit = unit + b"/" + per_unit
-            elif m.group(2) in (b"x", b"X"):
-                continue  # (without a period a ratio, no count: "Speedup: 3x" grounds no "3 times", red team 120, F06)
             elif unit == b"m" and _duration_key_before(text, m.start()):
                 unit = b"min"  # ("Timeout: 30m": a duration's minutes, red team 120, F17)
             out.setdefault(_figure_number(m.group(1)), set()).add(unit)
@@ -10805,10 +10867,24 @@ def _respelled_units(text: bytes) -> dict[bytes, set[bytes | None]]:
         if (unit := _unit_at(read, p + 1)) is not None:
             out.setdefault(_figure_number(figure), set()).add(unit)
     if b" " in text or b"\xc2\xa0" in text or b"\xe2\x80" in text:
-        for m in _BLANK_GROUPED.finditer(text):
-            grouped = re.sub(rb"[^0-9]", b"", m.group(1))
-            out.setdefault(grouped, set()).add(None)
+        found = list(_BLANK_GROUPED.finditer(text))
+        # (a no-break or thin space between two figures is as often a list's separator, HTML's
+        # "80&nbsp;443" decoded: "Open ports: 80 443" is no 80443, red team 121, F13. A single
+        # group joins where the blank is the narrow no-break space locales group with, a word or
+        # unit follows ("12 500 rows"), or the text groups a figure of more groups with the same blank)
+        surely = {_BLANK_OF.search(m.group(1)).group(0) for m in found if len(_BLANK_OF.findall(m.group(1))) >= 2}
+        for m in found:
+            blank = _BLANK_OF.search(m.group(1)).group(0)
+            if (blank == b"\xe2\x80\xaf" or blank in surely  # (and so a figure of more groups itself)
+                    or (after := _WORD_AFTER_GROUPED.match(text, m.end())) is not None
+                    and after.group(1).lower() not in _NO_NAME):  # ("80 443 and 22": a list still)
+                out.setdefault(re.sub(rb"[^0-9]", b"", m.group(1)), set()).add(None)
     return out
+
+
+# the blanks _BLANK_GROUPED groups with, and a word or unit after a figure ("12 500 rows")
+_BLANK_OF = re.compile(rb"\xc2\xa0|\xe2\x80\xaf|\xe2\x80\x89")
+_WORD_AFTER_GROUPED = re.compile(rb"[ \t]*(?:\xc2\xa0)?[ \t]*([A-Za-z]+|[%$]|\xc2[\xb0\xb5]|\xce\xbc)")
 
 
 def _inner_facts(table: FactTable, r: int) -> list[int]:
@@ -14203,13 +14279,19 @@ def _figure_searches(figure: bytes, with_unit: bool) -> list[re.Pattern[bytes]]:
 # an indented next line (YAML's "timeout_ms:\n  300"), a quote, a list's "[" ('"timeout_ms":
 # [300]'), a minus ("offset_ms: -300")
 # (and a YAML sequence's first item on the next line, "timeout_ms:\n  - 300": red team 120, F13)
-_KEY_TAIL = rb"[\"']?[ \t]*(?:=>?|:)[ \t]*(?:\r?\n(?:[ \t]*-[ \t]+|[ \t]+))?[\"']?[ \t]*(?:\[[ \t]*[\"']?[ \t]*)?-?"
+# (and, after a key's unit in brackets, "is", "was" or "of" in prose: "The delay(ms) is 300", red
+# team 121, F08)
+_KEY_TAIL = (rb"(?:[\"']?[ \t]*(?:=>?|:)[ \t]*(?:\r?\n(?:[ \t]*-[ \t]+|[ \t]+))?|(?<=[)\]])[ \t]+(?:[Ii]s|[Ww]as|of)[ \t]+)"
+             rb"[\"']?[ \t]*(?:\[[ \t]*[\"']?[ \t]*)?-?")
+# the prose tail right before a figure (:func:`_key_unit_before`)
+_PROSE_KEY_TAIL = re.compile(rb"[)\]][ \t]+(?:[Ii]s|[Ww]as|of)[ \t]+\Z")
 _KEY_UNIT = (rb"(?:[A-Za-z0-9][_.-]([A-Za-z%]{2,16}|[SsHhDd])|[a-z0-9]([A-Z][a-z]{1,15})"
-             rb"|(?:(?<![0-9A-Za-z_])|(?=[(\[][ \t]*(?!(?:[sS]|es)[ \t]*[)\]])))[(\[][ \t]*([A-Za-z%]{1,16})[ \t]*[)\]]"
-             rb"|(?<![A-Za-z])([A-Za-z]{2,16})\([sS]\))"
+             rb"|(?:(?<![0-9A-Za-z_])|(?=[(\[][ \t]*(?!(?:[sS]|es)[ \t]*[)\]])))[(\[][ \t]*((?:\xc2\xb5|\xce\xbc)?[A-Za-z%]{1,16})[ \t]*[)\]]"
+             rb"|(?<![A-Za-z])([A-Za-z]{2,16})\([sS]\)"
+             rb"|[A-Za-z)\]][ \t]+[Ii][Nn][ \t]+((?:\xc2\xb5|\xce\xbc)?[A-Za-z%]{1,16}))"
              + _KEY_TAIL)
 _KEY_UNIT_BEFORE = re.compile(_KEY_UNIT + rb"\Z")  # (not "$": a line break may end the text before the figure)
-# the same key before a figure, as a whole number (its group 5), for one pass over a text dense
+# the same key before a figure, as a whole number (its group 6), for one pass over a text dense
 # in keys (more than one ":" or "=" in _KEYS_DENSE bytes)
 _KEY_UNIT_FIGURE = re.compile(_KEY_UNIT + rb"([0-9](?:[.,]?[0-9])*)(?![0-9]|[.,][0-9])")
 _KEYS_DENSE = 48
@@ -14242,62 +14324,103 @@ def _key_units_of_figure(text: bytes, figure: bytes) -> set[bytes] | None:
     return out
 
 
-# the most occurrences of a figure :func:`_written_bare` reads (past them: not found, so a count is
-# asked of its units, as before; fail closed)
-_BARE_LOOKS = 64
-
-
-def _stems_before(text: bytes, figure: bytes) -> set[bytes]:
-    """The stems (first four letters) of the words of three letters or more, not function words,
-    among the three before each whole-number occurrence of ``figure`` in ``text``, within its
-    line: what a count of it counts ("Retries 3 times", "It will retry 3 times")."""
-    out: set[bytes] = set()
-    for pattern in _figure_searches(figure, False):
-        for m in pattern.finditer(text):
-            out.update(w for w in _stems_before_at(text, m.start()) if w not in _NO_NAME)
+def _counted_words(text: bytes) -> dict[bytes, set[bytes]]:
+    """Each figure ``text`` states as a count in ``times`` (``Retries 3 times``, ``restarted up
+    to 3 times``), as a number -> the words (:func:`_count_word`) that qualify each such count:
+    the word right before the figure, past ``_COUNT_FILLER`` ("is retried 3 times": ``retry``).
+    One pass over the text (red team 121, F11: a search of the whole text a figure was
+    quadratic)."""
+    out: dict[bytes, set[bytes]] = {}
+    for m in _COUNT_IN_TIMES.finditer(text):
+        words = _SENTENCE_WORD.findall(text[max(0, m.start() - 48):m.start()].lower())
+        while words and words[-1] in _COUNT_FILLER:
+            words.pop()
+        out.setdefault(_figure_number(m.group(1)), set()).add(_count_word(words[-1]) if words else b"")
     return out
 
 
-def _written_bare(text: bytes, figure: bytes, stems: set[bytes]) -> bool:
-    """Does ``text`` write the number ``figure`` as a whole number with no unit after it and no
-    key's unit before it (``retries=3``, ``Retries: 3``), a word of ``stems`` (:func:`_stems_before`
-    of the block's count) among the three before it? A count in ``times`` is grounded by it (red
-    team 119, F05; red team 120, F02: ``workers=5`` grounded ``Retries 5 times``). At most
-    ``_BARE_LOOKS`` occurrences are read. A word naming a count of repeats (``_COUNT_STEMS``:
-    ``attempts``, ``tries``, ``rounds``) before it names any count."""
-    looks = 0
-    for pattern in _figure_searches(figure, False):
-        for m in pattern.finditer(text):
-            at = m.start()
-            if at and text[at - 1] in _FIGURE_GLUE or text[at - 1:at] == b",":
-                continue
-            if _unit_at(text, m.end()) is None and _key_unit_before(text, at) is None and (
-                    not stems.isdisjoint(named := _stems_before_at(text, at)) or not _COUNT_STEMS.isdisjoint(named)):
-                return True
-            looks += 1
-            if looks >= _BARE_LOOKS:
-                return False
-    return False
+def _bare_counts(text: bytes) -> dict[bytes, set[tuple[bytes, bool]]]:
+    """Each figure ``text`` writes bare as the value of a key (``retries=3``, ``"max_retries":
+    3``, ``backoffLimit: 3``) or before a noun of repeats (``3 retries``), as a number -> a pair
+    for each: the key's (or noun's) head word (:func:`_count_word`) and whether the key names a
+    count of repeats (:func:`_names_repeats`). A figure with a unit after it is none. One pass
+    over the text's ":"/"=" and nouns of repeats (red team 121, F11)."""
+    out: dict[bytes, set[tuple[bytes, bool]]] = {}
+    for m in _KEYED_FIGURE.finditer(text):
+        if text[m.start()] not in b":=" or _unit_at(text, m.end(1)) is not None:
+            continue
+        line = text.rfind(b"\n", max(0, m.start() - 64), m.start()) + 1
+        parts = _key_parts(text[max(line, m.start() - 64):m.start()])
+        if parts:
+            out.setdefault(_figure_number(m.group(1)), set()).add((parts[-1], _names_repeats(parts)))
+    for m in _COUNT_NOUN.finditer(text):
+        noun = _count_word(m.group(2).lower())
+        out.setdefault(_figure_number(m.group(1)), set()).add((noun, True))
+    return out
 
 
-def _stems_before_at(text: bytes, at: int) -> set[bytes]:
-    """:func:`_stems_before` of the one occurrence at offset ``at`` (a key's words split at
-    ``_``: ``max_retries=3`` is ``max`` and ``retries``)."""
-    lo = max(0, at - 60)
-    cut = _COUNT_CLAUSE_END.search(text[lo:at][::-1])
-    if cut is not None:
-        lo = at - cut.start()
-    words = _SENTENCE_WORD.findall(text[lo:at].lower().replace(b"_", b" "))[-3:]
-    return {w[:4] for w in words if len(w) >= 3 and not w[:1].isdigit()}
+def _key_parts(before: bytes) -> list[bytes]:
+    """The words (:func:`_count_word`) of the key that ends ``before`` (the text before its ":"
+    or "="): its last run of words and "_", "-", "." apart, split there and at a camel-case hump
+    (``backoffLimit``: ``backoff``, ``limit``), a glued ``(s)`` dropped; none before a clause's
+    end, another key's ":" or "=" or a bracket ("alpha: workers=5" is ``workers``)."""
+    before = before.rstrip(b" \t\"'")
+    if (bracket := _KEY_BRACKET_END.search(before)) is not None:
+        if bracket.group(1) or bracket.group(2).lower() not in (b"s", b"es"):
+            return []  # (a unit in brackets, "backoff limit (s)", "retry_wait(ms)": no count)
+        before = before[:bracket.start()]  # (a glued plural: "Attempt(s)")
+    found = _KEY_WORDS_END.search(before)
+    if found is None:
+        return []
+    parts = [_count_word(w.lower()) for w in _KEY_HUMPS.findall(found.group(0))][-4:]
+    return parts[:parts.index(b"per")] if b"per" in parts else parts  # ("retries_per_job": retries)
 
 
-# the stems of the words that name a count of repeats, whatever the block calls it ("Attempt(s): 3"
-# grounds "Tried 3 times")
-_COUNT_STEMS = frozenset((b"retr", b"atte", b"trie", b"tri", b"time", b"coun", b"repe", b"runs", b"loop", b"iter",
-                          b"pass", b"roun", b"cycl", b"rera", b"redo"))
-# what ends the clause before a figure for :func:`_stems_before_at` (a list's other key,
-# "retries=3, workers=5", is not what 5 counts): not ":" or "=", which stand between a key and it
-_COUNT_CLAUSE_END = re.compile(rb"[,;.!?\n]")
+def _count_word(word: bytes) -> bytes:
+    """``word`` (lower case) as the one form of its plural and past (``retries``, ``retried``:
+    ``retry``; ``restarts``, ``restarted``: ``restart``)."""
+    if len(word) > 4 and word.endswith((b"ies", b"ied")):
+        return word[:-3] + b"y"
+    if len(word) > 4 and word.endswith(b"ed"):
+        return word[:-2]
+    if len(word) > 3 and word.endswith(b"s") and not word.endswith(b"ss"):
+        return word[:-1]
+    return word
+
+
+def _names_repeats(parts: list[bytes]) -> bool:
+    """Do a key's words (:func:`_key_parts`) name a count of repeats: its head word one
+    (``max_retries``, ``flaky_reruns``, ``max_restarts``), or a count's head (``limit``,
+    ``count``, ``max``) after a word of what is repeated (``backoffLimit``, ``retry_count``)?
+    Whole words, never a prefix (red team 121, F01: ``timeout``, ``node_count``,
+    ``password_length``; ``retry_delay`` is a delay)."""
+    head = parts[-1]
+    return head in _REPEATS or head in _COUNT_HEADS and any(w in _REPEATS or w in _REPEATED for w in parts[:-1])
+
+
+# a figure stated as a count in times: "3 times", "3x" (and a "times" the unit reader reads)
+_COUNT_IN_TIMES = re.compile(rb"(?<![0-9A-Za-z_.,\-])([0-9](?:[.,]?[0-9])*)(?:[ \t]+[Tt][Ii][Mm][Ee][Ss]|[xX])(?![0-9A-Za-z_])")
+# the words between a count's noun or verb and its figure ("retried up to 3 times")
+_COUNT_FILLER = frozenset((b"up", b"to", b"at", b"most", b"least", b"about", b"around", b"approximately", b"exactly",
+                           b"only", b"max", b"maximum", b"a", b"an", b"the", b"total", b"of", b"is", b"was", b"are",
+                           b"were", b"be", b"been", b"will", b"it", b"than", b"more", b"no", b"some", b"roughly",
+                           b"nearly", b"almost", b"over", b"under", b"just"))
+# the words (:func:`_count_word`) that name a count of repeats as a key's head or a noun after a
+# figure, and those that name what is repeated before a count's head ("backoffLimit")
+_REPEATS = frozenset((b"retry", b"attempt", b"try", b"round", b"restart", b"rerun", b"repeat", b"repetition",
+                      b"redelivery", b"retransmit", b"retransmission", b"reattempt", b"reconnect", b"respawn",
+                      b"replay", b"requeue", b"redo"))
+_REPEATED = frozenset((b"backoff", b"retransmit", b"redeliver", b"rerun", b"restart", b"reconnect", b"requeue"))
+_COUNT_HEADS = frozenset((b"limit", b"count", b"max", b"maximum", b"num", b"number", b"total", b"time", b"cnt", b"n"))
+# a noun of repeats after a figure ("3 retries", "5 attempts")
+_COUNT_NOUN = re.compile(rb"(?<![0-9A-Za-z_.,\-])([0-9]+)[ \t]+(retries|retry|attempts|tries|rounds|restarts|reruns|"
+                         rb"repeats|repetitions|redeliveries|retransmits|retransmissions|reattempts|reconnects|respawns)"
+                         rb"(?![0-9A-Za-z_])", re.IGNORECASE)
+# a key's glued plural or unit in brackets at its end ("Attempt(s)"), its last run of words, and
+# their parts
+_KEY_BRACKET_END = re.compile(rb"([ \t]*)[(\[][ \t]*([^()\[\]]{0,16}?)[ \t]*[)\]]\Z")
+_KEY_WORDS_END = re.compile(rb"[A-Za-z][A-Za-z0-9_.\-]*(?:[ \t][A-Za-z][A-Za-z0-9_.\-]*){0,3}\Z")
+_KEY_HUMPS = re.compile(rb"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
 
 
 def _key_unit_before(text: bytes, at: int) -> bytes | None:
@@ -14327,7 +14450,7 @@ def _key_unit_before(text: bytes, at: int) -> bytes | None:
         while j and text[j - 1] in _KEY_TAIL_BYTES:
             j -= 1
         return _key_unit_before(text, first) if at - j <= _KEY_LIST else None
-    if not j or text[j - 1] not in b":=>":
+    if not j or text[j - 1] not in b":=>" and (text[j - 1] not in b"sf" or _PROSE_KEY_TAIL.search(text, max(0, at - 12), at) is None):
         return None  # (no key's ":" or "=" right before the figure: most figures, one look)
     line = text.rfind(b"\n", max(0, j - 80), j) + 1  # (the key's line: a value may be on the next)
     found = _KEY_UNIT_BEFORE.search(text, max(line, at - 80), at)
@@ -14374,20 +14497,35 @@ _PER = frozenset((b"per",))
 
 
 # the keys that name a duration, whose glued "(s)" is seconds, not a plural ("timeout(s) = 30")
-_DURATION_KEYS = frozenset((b"timeout", b"delay", b"latency", b"interval", b"ttl", b"wait", b"backoff", b"duration",
-                            b"period", b"elapsed", b"age", b"expiry", b"lifetime", b"uptime", b"downtime", b"sleep",
-                            b"runtime", b"time"))
+# ("age(s)", "time(s)", "period(s)", "wait(s)" are plurals as often: ages in years, occurrences;
+# none of them here, red team 121, F07)
+_DURATION_KEYS = frozenset((b"timeout", b"delay", b"latency", b"interval", b"ttl", b"backoff", b"duration",
+                            b"elapsed", b"expiry", b"lifetime", b"uptime", b"downtime", b"sleep", b"runtime"))
+# a unit in brackets after a key's figure ("runtime(s): 45 (minutes)"), which wins over a
+# duration's "(s)" (red team 121, F07)
+_BRACKET_UNIT_AFTER = re.compile(rb"[ \t]*[(\[][ \t]*((?:\xc2\xb5|\xce\xbc)?[A-Za-z%]{1,16})[ \t]*[)\]]")
+_FIGURE_RUN = re.compile(rb"-?[0-9](?:[.,]?[0-9])*")
 
 
 def _key_unit_of(text: bytes, found: re.Match[bytes]) -> bytes | None:
     """The unit a match of ``_KEY_UNIT`` names: its suffix, camel-case tail or bracketed word's
     (``degrees`` none), a rate of nothing named after "per" (``rate_per_hour``: ``count/h``), and
     a bare ``min`` ``_KEY_MIN`` (minutes or a minimum: red team 119, F06)."""
-    k = 1 if found.group(1) is not None else 2 if found.group(2) is not None else 3 if found.group(3) is not None else 4
+    k = next(g for g in (1, 2, 3, 4, 5) if found.group(g) is not None)
     word = found.group(k)
-    unit = _UNITS.get(word.lower())
+    # ("Data in GB:", its case kept where it matters: "Nodes in US:" names no microseconds)
+    unit = _UNITS.get(word.lower()) if k < 5 else _UNITS.get(_unit_spelling(word)) if len(word) >= 2 else None
     if unit is None and k == 4 and word.lower() in _DURATION_KEYS:
-        return _UNITS[b"s"]  # (a duration's "(s)" is its seconds: "timeout(s) = 30", red team 120, F19)
+        # (a duration's "(s)" is its seconds: "timeout(s) = 30", red team 120, F19), unless a unit
+        # written after the figure names another ("runtime(s): 45 (minutes)": red team 121, F07)
+        figure = _FIGURE_RUN.match(text, found.end(6) if found.re is _KEY_UNIT_FIGURE else found.end())
+        if figure is not None:
+            after = _unit_at(text, figure.end())
+            if after is None and (bracket := _BRACKET_UNIT_AFTER.match(text, figure.end())) is not None:
+                after = _UNITS.get(_unit_spelling(bracket.group(1)))
+            if after is not None:
+                return after
+        return _UNITS[b"s"]
     if unit is None or unit == b"deg":
         return None
     start = found.start(k)
@@ -14448,6 +14586,31 @@ def _header_units(text: bytes) -> dict[bytes, set[bytes]]:
     return out
 
 
+def _row_key_units(text: bytes) -> dict[bytes, set[bytes]]:
+    """Each figure that stands alone in a markdown table's cell right after a cell that is a key
+    naming a unit (a key-value row, ``| delay(ms) | 300 |``: red team 121, F08) -> those units.
+    Each line with a "|" read once."""
+    out: dict[bytes, set[bytes]] = {}
+    at, n = 0, len(text)
+    while (bar := text.find(b"|", at)) >= 0:
+        start = text.rfind(b"\n", 0, bar) + 1
+        end = text.find(b"\n", bar)
+        end = n if end < 0 else end
+        cells = _cells(text[start:end])
+        for key, cell in zip(cells, cells[1:]):
+            if (figure := _CELL_FIGURE.fullmatch(cell)) is not None and _ROW_KEY.search(key) is not None and (
+                    found := _KEY_UNIT_BEFORE.search(keyed := key.strip(b" \t*_`") + b":")) is not None and (
+                    unit := _key_unit_of(keyed, found)) is not None:
+                # (a key's form only: a unit's word alone, "| min | 3 |", is a statistic's name)
+                out.setdefault(_figure_number(figure.group(1)), set()).add(unit)
+        at = end + 1
+    return out
+
+
+# a cell that may be a key naming a unit: a letter in it (a figure's cell is none)
+_ROW_KEY = re.compile(rb"[A-Za-z]")
+
+
 def _key_units_of_figures(text: bytes) -> dict[bytes, set[bytes]]:
     """:func:`_key_units_of_figure` of every figure of ``text`` at once (its keys, in one pass:
     each figure after a ":" or "=", its key read once for each text before it, so a text of
@@ -14458,13 +14621,13 @@ def _key_units_of_figures(text: bytes) -> dict[bytes, set[bytes]]:
         # ":" costs 3-12 us: F23's "a_b: 1 " x 100,000)
         known: dict[bytes, bytes | None] = {}  # a key (and the 4 bytes before it: "per_") -> its unit
         for m in _KEY_UNIT_FIGURE.finditer(text):
-            key = text[max(0, m.start() - 4):m.start(5)]
-            unit = known.get(key, _NO_UNIT)
+            key = text[max(0, m.start() - 4):m.start(6)]
+            unit = known.get(key, _NO_UNIT) if m.group(4) is None else _NO_UNIT  # (a duration's "(s)": by its figure)
             if unit is _NO_UNIT:
                 unit = known[key] = _key_unit_of(text, m)
             if unit is not None:
-                out.setdefault(_figure_number(m.group(5)), set()).add(unit)
-                _key_list_items(text, m.start(5), m.end(5), unit, out)
+                out.setdefault(_figure_number(m.group(6)), set()).add(unit)
+                _key_list_items(text, m.start(6), m.end(6), unit, out)
         return out
     seen: dict[bytes, bytes | None] = {}  # the text a key may be read from -> its unit
     for m in _KEYED_FIGURE.finditer(text):
@@ -14504,7 +14667,7 @@ def _key_list_items(text: bytes, start: int, at: int, unit: bytes, out: dict[byt
 
 
 # a figure right after a key's ":" or "=" (and a quote), as a whole number
-_KEYED_FIGURE = re.compile(rb"[:=]>?[ \t]*(?:\r?\n(?:[ \t]*-[ \t]+|[ \t]+))?[\"']?[ \t]*(?:\[[ \t]*[\"']?[ \t]*)?-?"
+_KEYED_FIGURE = re.compile(rb"(?:[:=]>?[ \t]*(?:\r?\n(?:[ \t]*-[ \t]+|[ \t]+))?|[)\]][ \t]+(?:[Ii]s|[Ww]as|of)[ \t]+)[\"']?[ \t]*(?:\[[ \t]*[\"']?[ \t]*)?-?"
                            rb"([0-9](?:[.,]?[0-9])*)(?![0-9]|[.,][0-9])")
 
 
