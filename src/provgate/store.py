@@ -960,6 +960,14 @@ class SourceStore:
             raise InvalidArgumentError(
                 f"an audit record must be a dict, not {type(record).__name__}", argument=path
             )
+        plain = _check_json_value(record, path, 0)
+        data = _audit_json(record)
+        if not plain:
+            # a subclass (of dict, list, str, ...) anywhere in the record may show one thing to
+            # the checks below (its __iter__, get, ...) and json.dumps another (its items()): the
+            # record is taken as the JSON it writes, and that JSON is what is checked, indexed and
+            # stored (red team 122, F01/F02: a dict whose __iter__ hid "reads" was appended)
+            record = _plain_audit_record(data, path)
         if not gate and _session_of_record(record):
             # a resumed Gate follows these keys of its session's records: one appended by other
             # code could reorder the session's reads and let a summary keep a stale value past
@@ -970,8 +978,6 @@ class SourceStore:
                     f"audit record names session {record['session'][:80]!r} and holds {reserved}: a gate session's "
                     "resume follows those keys, so only a Gate writes them; name no session, or use other keys",
                     argument=f"{path}.{reserved[0]}")
-        _check_json_value(record, path, 0)
-        data = json.dumps(record, ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode("utf-8")
         if len(data) > self._max_content_bytes:
             raise LimitExceededError(
                 f"audit record is {len(data)} bytes as JSON; the limit is {self._max_content_bytes}"
@@ -2278,42 +2284,76 @@ _AUDIT_INT_DIGITS = 4000
 _AUDIT_INT_BOUND = 10**_AUDIT_INT_DIGITS
 
 
-def _check_json_value(value: Any, path: str, depth: int) -> None:
-    """Accept exactly what round-trips through JSON unchanged (tuples become lists)."""
+_PLAIN_JSON_TYPES = frozenset({type(None), bool, int, float, str, dict, list, tuple})
+
+
+def _check_json_value(value: Any, path: str, depth: int) -> bool:
+    """Accept exactly what round-trips through JSON unchanged (tuples become lists). True when
+    every value is of a plain type (no subclass, whose own methods could show these checks
+    something other than what json.dumps writes)."""
     if depth > MAX_AUDIT_DEPTH:
         raise InvalidArgumentError(f"{path} is nested deeper than {MAX_AUDIT_DEPTH} levels", argument="record")
+    plain = type(value) in _PLAIN_JSON_TYPES
     if value is None or isinstance(value, bool):
-        return
+        return plain
     if isinstance(value, int):
         if abs(value) >= _AUDIT_INT_BOUND:
             # json.dumps (and every reader's json.loads) refuses an int of more than 4,300
             # digits with a bare ValueError (red team 26, w04); no record needs one
             raise InvalidArgumentError(f"{path} is an int of more than {_AUDIT_INT_DIGITS:,} digits", argument="record")
-        return
+        return plain
     if isinstance(value, float):
         if not math.isfinite(value):
             raise InvalidArgumentError(f"{path} is {value!r}; JSON has no NaN or infinity", argument="record")
-        return
+        return plain
     if isinstance(value, str):
         try:
             value.encode("utf-8")
         except UnicodeEncodeError:
             raise InvalidArgumentError(f"{path} contains a lone surrogate", argument="record") from None
-        return
+        return plain
     if isinstance(value, dict):
         for key, item in value.items():
             if not isinstance(key, str):
                 raise InvalidArgumentError(
                     f"{path} has a key of type {type(key).__name__}; JSON object keys must be str", argument="record"
                 )
-            _check_json_value(key, f"{path} key {key[:40]!r}", depth + 1)
-            _check_json_value(item, f"{path}[{key[:40]!r}]", depth + 1)
-        return
+            plain = _check_json_value(key, f"{path} key {key[:40]!r}", depth + 1) and plain
+            plain = _check_json_value(item, f"{path}[{key[:40]!r}]", depth + 1) and plain
+        return plain
     if isinstance(value, (list, tuple)):
         for i, item in enumerate(value):
-            _check_json_value(item, f"{path}[{i}]", depth + 1)
-        return
+            plain = _check_json_value(item, f"{path}[{i}]", depth + 1) and plain
+        return plain
     raise InvalidArgumentError(f"{path} is a {type(value).__name__}, which JSON cannot represent", argument="record")
+
+
+def _audit_json(record: Any) -> bytes:
+    """The bytes append_audit writes for a record."""
+    try:
+        return json.dumps(record, ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode("utf-8")
+    except (TypeError, ValueError, RecursionError, UnicodeEncodeError) as exc:
+        # only a subclass that shows json.dumps what _check_json_value did not see gets here
+        raise InvalidArgumentError(f"audit record cannot be written as JSON: {exc}", argument="record") from None
+
+
+def _plain_audit_record(data: bytes, path: str) -> Any:
+    """The record a subclass wrote as ``data``, as plain JSON values, checked as a record is;
+    refused when its JSON is not exactly what those values write (a key given twice by a
+    subclass's items(), say), so that what is checked is what is stored."""
+    try:
+        record = json.loads(data.decode("utf-8"))
+    except (ValueError, RecursionError):
+        raise InvalidArgumentError("audit record's JSON cannot be read back", argument=path) from None
+    if not isinstance(record, dict):
+        raise InvalidArgumentError(
+            f"an audit record must be a dict; its JSON is a {type(record).__name__}", argument=path)
+    _check_json_value(record, path, 0)
+    if _audit_json(record) != data:
+        raise InvalidArgumentError(
+            "audit record's JSON is not what its values write (a key given twice?): a dict subclass's "
+            "items() disagree with its contents; pass a plain dict", argument=path)
+    return record
 
 
 def _unknown_message(handles: list[str]) -> str:
