@@ -310,6 +310,9 @@ class _Connection:
 class SourceStore:
     """The durable, content-addressed store of sources. See the module docstring."""
 
+    # the connection of an open _one_transaction, whose writes are savepoints of it
+    _outer_transaction: sqlite3.Connection | None = None
+
     def __init__(
         self,
         path: str | os.PathLike[str] | None = None,
@@ -1752,8 +1755,61 @@ class SourceStore:
         with self._using(writing=True) as raw:
             return self._retrying(lambda: self._transaction(raw, fn))
 
-    @staticmethod
-    def _transaction(raw: sqlite3.Connection, fn: Callable[[sqlite3.Connection], T]) -> T:
+    @contextmanager
+    def _one_transaction(self) -> Iterator[None]:
+        """Every write of this thread inside the block in ONE transaction, committed when the
+        block ends and rolled back whole if it raises: each write's own transaction becomes a
+        savepoint of it. The write lock is taken when the block opens (readers go on; other
+        writers wait). For a caller that drops this store when the block raises: what the
+        store object keeps in memory is not rolled back (``provgate check``, whose exit 2 must
+        leave the store as it was: red team 122, F03). Not for an in-memory store."""
+        if self._memory:
+            raise InvalidArgumentError("an in-memory store has no transaction of its own to give", argument="store")
+        if self._opened_read_only:
+            self._check_open()
+            raise StoreReadOnlyError(f"store {self._path!r} was opened read-only (read_only=True): nothing is written "
+                                     "to it; open it without read_only to write", path=self._path)
+        with self._using(writing=True) as raw:
+            if raw.in_transaction:
+                raise InvalidArgumentError("a transaction is open on this thread already", argument="store")
+            self._retrying(lambda: raw.execute("BEGIN IMMEDIATE"))
+            self._outer_transaction = raw
+            try:
+                yield
+                if not raw.in_transaction:  # (rolled back by SQLite on an error the caller went past)
+                    raise StoreIOError(f"store {self._path!r}: the open transaction was rolled back after an error; "
+                                       "nothing of it was written", path=self._path)
+                raw.execute("COMMIT")
+            except BaseException:
+                if raw.in_transaction:
+                    try:
+                        raw.execute("ROLLBACK")
+                    except sqlite3.Error:
+                        pass  # the connection rolls back on its own when it is closed
+                raise
+            finally:
+                self._outer_transaction = None
+
+    def _transaction(self, raw: sqlite3.Connection, fn: Callable[[sqlite3.Connection], T]) -> T:
+        if raw is self._outer_transaction:
+            if not raw.in_transaction:
+                # SQLite rolled the whole transaction back on an error (a full disk, say) that
+                # the caller went past: a write now would commit alone, without what came before
+                raise StoreIOError(f"store {self._path!r}: the open transaction was rolled back after an error; "
+                                   "nothing of it was written", path=self._path)
+            # inside _one_transaction: this write is a savepoint of it, undone alone if it fails
+            raw.execute("SAVEPOINT provgate_write")
+            try:
+                result = fn(raw)
+            except BaseException:
+                try:
+                    raw.execute("ROLLBACK TO provgate_write")
+                    raw.execute("RELEASE provgate_write")
+                except sqlite3.Error:
+                    pass  # (the outer block rolls back everything when it sees the error)
+                raise
+            raw.execute("RELEASE provgate_write")
+            return result
         # IMMEDIATE takes the write lock before reading, so a write transaction never has to
         # upgrade a read snapshot (an upgrade fails with SQLITE_BUSY without waiting).
         raw.execute("BEGIN IMMEDIATE")
