@@ -326,6 +326,8 @@ def _cmd_report(args: argparse.Namespace) -> int:
             check_session(name, "--session")
         except InvalidArgumentError as exc:
             raise UsageError(str(exc), kind="usage", field="--session") from None
+    if args.plot is not None:
+        _check_plot_is_not_the_store(args.plot, args.store)
     store = _open_store(args.store, create=False, read_only=True)
     try:
         session = None if not args.session else (args.session[0] if len(args.session) == 1 else args.session)
@@ -334,6 +336,31 @@ def _cmd_report(args: argparse.Namespace) -> int:
         store.close()
     _write_out(*((sys.stdout, text + "\n", "stdout") if code == EXIT_OK else (sys.stderr, text + "\n", "stderr")))
     return code
+
+
+def _check_plot_is_not_the_store(plot: str, store: str | None) -> None:
+    """report reads the store and never writes to it: a --plot naming the store file (or its
+    -wal, -shm or -journal file), by its name, a symbolic or a hard link, would write the PNG
+    over every source and audit record (red team 122, F11)."""
+    import os
+
+    from provgate.store import default_store_path
+
+    target = str(default_store_path()) if store is None else store
+    if not target or target == ":memory:":
+        return
+    files = [target + suffix for suffix in ("", "-wal", "-shm", "-journal")]
+    real = os.path.realpath(plot)
+    for name in files:
+        same = real == os.path.realpath(name)
+        if not same and os.path.exists(plot) and os.path.exists(name):
+            try:
+                same = os.path.samefile(plot, name)
+            except OSError:
+                same = False
+        if same:
+            raise UsageError(f"--plot {plot!r} is the store file {name!r} (or a link to it): the plot would be "
+                             "written over the store; name another file", kind="usage", field="--plot")
 
 
 def build_parser() -> argparse.ArgumentParser:
