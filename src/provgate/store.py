@@ -1493,11 +1493,16 @@ class SourceStore:
             raw = sqlite3.connect(
                 # SQLite itself refuses every write of a connection opened with mode=ro, so no
                 # statement of ours, or of SQLite's own upkeep, can change the file
-                Path(os.path.abspath(self._path)).as_uri() + "?mode=ro" if read_only_file else self._path,
+                # A file store is named by its path as a file: URI, percent-encoded: given as
+                # it is, a path beginning "file:" was read by SQLite as a URI (built with
+                # SQLITE_USE_URI, uri=False does not stop it), so "file:notes.sqlite3" wrote
+                # notes.sqlite3 and its query reached SQLite (red team 122, F10)
+                self._path if self._memory else
+                Path(os.path.abspath(self._path)).as_uri() + ("?mode=ro" if read_only_file else ""),
                 timeout=self._busy_timeout,
                 isolation_level=None,  # we issue BEGIN/COMMIT ourselves
                 check_same_thread=False,  # close() may run on another thread; use stays per thread
-                uri=read_only_file,
+                uri=not self._memory,
             )
         except sqlite3.Error as exc:
             raise self._translate_open(exc) from exc
