@@ -76,6 +76,10 @@ def type_name(value: Any) -> str:
 def _text(value: Any, path: str, *, allow_empty: bool = True, check_unicode: bool = True) -> str:
     if not isinstance(value, str):
         raise _fail(path, f"expected a string, got {type_name(value)}")
+    if type(value) is not str:
+        # a str subclass is read as its characters, as an exact str: its own methods (encode,
+        # __eq__, __hash__, ...) play no part in what is checked or stored (red team 122, F13)
+        value = str.__str__(value)
     if not allow_empty and not value:
         raise _fail(path, "must not be empty")
     if check_unicode:
@@ -86,7 +90,7 @@ def _text(value: Any, path: str, *, allow_empty: bool = True, check_unicode: boo
 def encode_text(value: str, path: str) -> bytes:
     """UTF-8 bytes of ``value``; a lone surrogate is an error naming ``path``."""
     try:
-        return value.encode("utf-8")
+        return str.encode(value, "utf-8")  # (not a subclass's own encode: red team 122, F13)
     except UnicodeEncodeError as exc:
         raise _fail(path, f"contains a lone surrogate at index {exc.start}; text must be valid Unicode") from None
 
