@@ -83,3 +83,30 @@ def test_hash_and_span_digest_that_differ_are_refused_as_ambiguous():
     assert err.value.field == "pointers[0].span_digest"
     with pytest.raises(EditFormatError, match="ambiguous"):
         Gate(b).check([BLK], [BLK], operator="rewrite", pointers=[two])
+
+
+# -- red team 122, F09: an inline source under a block's text handle must be that text ---------
+
+
+def test_an_inline_source_under_a_block_text_handle_that_is_another_text_is_refused_naming_it(tmp_path):
+    from blake3 import blake3
+
+    from provgate.handles import block_text_handle
+
+    b = {"id": "b", "role": "tool", "text": "x\n", "handles": ["tool:a"]}
+    wrong = "block:" + "0" * 32
+    edit = {"operator": "rewrite", "pre": [b], "post": [b], "sources": {"tool:a": "x\n", wrong: "not the text it names"}}
+    with pytest.raises(EditFormatError) as err:
+        parse_edit(json.dumps(edit))
+    assert err.value.field == f"sources[{wrong!r}]"
+    # the command line refuses it before a store is made
+    import provgate.cli as cli
+
+    path, store = tmp_path / "e.json", tmp_path / "s.sqlite3"
+    path.write_text(json.dumps(edit))
+    assert cli.main(["check", str(path), "--store", str(store), "--create"]) == 2 and not store.exists()
+    # the text it names is taken
+    text = "the summary's words\n"
+    right = block_text_handle(blake3(text.encode()).digest())
+    ok = parse_edit(json.dumps(dict(edit, sources={"tool:a": "x\n", right: text})))
+    assert ok.sources[right] == text

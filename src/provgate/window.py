@@ -476,6 +476,18 @@ def _source_kind(handle: str, kind: Any, path: str) -> str:
     return kind
 
 
+def _check_block_text(handle: str, text: str, path: str) -> None:
+    """A block's text handle names its text (the first 32 hex digits of its BLAKE3): other text
+    under it is refused here, naming the source, as the store would refuse it — but before any
+    store is opened or made (red team 122, F09: refused only by the store's put, after
+    `provgate check --create` had made the store, naming no field)."""
+    from blake3 import blake3
+
+    if blake3(str.encode(text, "utf-8")).digest()[:16].hex() != handle[len("block:"):]:
+        raise _fail(path, f"{handle[:60]!r} is a block's text handle, which names its text (the first 32 hex digits "
+                          "of the text's BLAKE3, handles.block_text_handle); this is another text")
+
+
 def _source_entry(value: Any, handle: str, path: str) -> tuple[str, str | None]:
     """``(text, kind)`` of an inline source as JSON gives it: a string (a plain source), or an
     object ``{"text": ..., "kind": ...}`` (kind optional; other members ignored, as everywhere)."""
@@ -543,6 +555,8 @@ class Edit:
             _handle(handle, f"sources[{handle!r}]")
             _text(text, f"sources[{handle!r}]",
                   check_unicode=not checked and not (isinstance(text, str) and text.isascii()))
+            if _BLOCK_TEXT_HANDLE.match(handle) is not None:
+                _check_block_text(handle, text, f"sources[{handle!r}]")
         kinds = _object(self.source_kinds, "source_kinds")
         if kinds:
             for handle, kind in kinds.items():
