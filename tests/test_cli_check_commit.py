@@ -231,3 +231,17 @@ def test_verify_and_report_still_take_an_in_memory_store(tmp_path, capsys):
     assert code == 0, err
     code, _, err = run_main(["report", "--store", ":memory:"], capsys)
     assert code in (0, 2) and "in-memory" not in err
+
+
+# -- F08: a session named "all" cannot be reported alone ----------------------------------------
+
+
+def test_check_refuses_the_session_name_all_and_takes_another(tmp_path, capsys):
+    path = tmp_path / "e.json"
+    path.write_text(json.dumps(kept_edit()))
+    store = tmp_path / "s.sqlite3"
+    code, out, err = run_main(["check", path, "--store", store, "--create", "--session", "all"], capsys)
+    assert code == 2 and out == "" and error_of(err)["field"] == "--session" and "reserved" in error_of(err)["message"]
+    assert not store.exists()
+    code, out, err = run_main(["check", path, "--store", store, "--create", "--session", "allx"], capsys)
+    assert code == 0, err

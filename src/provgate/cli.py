@@ -184,6 +184,12 @@ def _cmd_check(args: argparse.Namespace) -> int:
             check_session(args.session, "--session")
         except InvalidArgumentError as exc:
             raise UsageError(str(exc), kind="usage", field="--session") from None
+        if args.session == "all":
+            # `provgate report --session all` reports every session: a session named "all" could
+            # never be reported alone (red team 122, F08)
+            raise UsageError("--session 'all' is reserved: `provgate report --session all` means every session, so a "
+                             "session of that name could not be reported alone; choose another name",
+                             kind="usage", field="--session")
     _check_durable_store(args.store)
     data = _read_input(args.edit, args.max_input_bytes)
     edit = parse_edit(data)  # everything about the input is validated before the store is opened
