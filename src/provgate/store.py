@@ -1758,6 +1758,8 @@ class SourceStore:
             raise StoreReadOnlyError(f"store {self._path!r} was opened read-only (read_only=True): nothing is written "
                                      "to it; open it without read_only to write", path=self._path)
         with self._using(writing=True) as raw:
+            if raw is self._outer_transaction:
+                return self._savepoint(raw, fn)
             return self._retrying(lambda: self._transaction(raw, fn))
 
     @contextmanager
@@ -1795,26 +1797,29 @@ class SourceStore:
             finally:
                 self._outer_transaction = None
 
-    def _transaction(self, raw: sqlite3.Connection, fn: Callable[[sqlite3.Connection], T]) -> T:
-        if raw is self._outer_transaction:
-            if not raw.in_transaction:
-                # SQLite rolled the whole transaction back on an error (a full disk, say) that
-                # the caller went past: a write now would commit alone, without what came before
-                raise StoreIOError(f"store {self._path!r}: the open transaction was rolled back after an error; "
-                                   "nothing of it was written", path=self._path)
-            # inside _one_transaction: this write is a savepoint of it, undone alone if it fails
-            raw.execute("SAVEPOINT provgate_write")
+    def _savepoint(self, raw: sqlite3.Connection, fn: Callable[[sqlite3.Connection], T]) -> T:
+        """A write inside _one_transaction: a savepoint of it, undone alone if it fails."""
+        if not raw.in_transaction:
+            # SQLite rolled the whole transaction back on an error (a full disk, say) that
+            # the caller went past: a write now would commit alone, without what came before
+            raise StoreIOError(f"store {self._path!r}: the open transaction was rolled back after an error; "
+                               "nothing of it was written", path=self._path)
+        # inside _one_transaction: this write is a savepoint of it, undone alone if it fails
+        raw.execute("SAVEPOINT provgate_write")
+        try:
+            result = fn(raw)
+        except BaseException:
             try:
-                result = fn(raw)
-            except BaseException:
-                try:
-                    raw.execute("ROLLBACK TO provgate_write")
-                    raw.execute("RELEASE provgate_write")
-                except sqlite3.Error:
-                    pass  # (the outer block rolls back everything when it sees the error)
-                raise
-            raw.execute("RELEASE provgate_write")
-            return result
+                raw.execute("ROLLBACK TO provgate_write")
+                raw.execute("RELEASE provgate_write")
+            except sqlite3.Error:
+                pass  # (the outer block rolls back everything when it sees the error)
+            raise
+        raw.execute("RELEASE provgate_write")
+        return result
+
+    @staticmethod
+    def _transaction(raw: sqlite3.Connection, fn: Callable[[sqlite3.Connection], T]) -> T:
         # IMMEDIATE takes the write lock before reading, so a write transaction never has to
         # upgrade a read snapshot (an upgrade fails with SQLITE_BUSY without waiting).
         raw.execute("BEGIN IMMEDIATE")
