@@ -9,7 +9,7 @@ import pytest
 
 from provgate.digests import compute_digest
 from provgate.store import SourceStore
-from provgate.window import Block, Window, parse_edit
+from provgate.window import Block, Window
 
 
 class S(str):
