@@ -484,8 +484,8 @@ def _check_block_text(handle: str, text: str, path: str) -> None:
     from blake3 import blake3
 
     if blake3(str.encode(text, "utf-8")).digest()[:16].hex() != handle[len("block:"):]:
-        raise _fail(path, f"{handle[:60]!r} is a block's text handle, which names its text (the first 32 hex digits "
-                          "of the text's BLAKE3, handles.block_text_handle); this is another text")
+        raise _fail(path, f"handle {handle[:60]!r} names a block's text by its BLAKE3 (its first 32 hex digits, "
+                          "handles.block_text_handle), and this is another text")
 
 
 def _source_entry(value: Any, handle: str, path: str) -> tuple[str, str | None]:
