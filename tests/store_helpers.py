@@ -208,13 +208,10 @@ def read_only_connections(monkeypatch) -> None:
     real = sqlite3.connect
 
     def connect(database, *args, **kwargs):
-        if str(database) == ":memory:":
+        if str(database) == ":memory:" or (kwargs.get("uri") and "mode=ro" in str(database)):
             return real(database, *args, **kwargs)
-        if kwargs.get("uri"):
-            # (the store opens every file by its URI, red team 122, F10: a mode it gives is kept)
-            if "mode=" in str(database):
-                return real(database, *args, **kwargs)
-            return real(str(database) + ("&" if "?" in str(database) else "?") + "mode=ro", *args, **kwargs)
+        if kwargs.get("uri"):  # (the store names a file store by its file: URI)
+            return real(f"{database}{'&' if '?' in str(database) else '?'}mode=ro", *args, **kwargs)
         uri = "file:" + quote(os.path.abspath(os.fspath(database))) + "?mode=ro"
         return real(uri, *args, **dict(kwargs, uri=True))
 

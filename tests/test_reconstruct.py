@@ -618,7 +618,7 @@ def test_quote_check_json(store):
     obj = verify_quote(store, "doc:doc_7", "lazy dog").to_json()
     assert json.loads(json.dumps(obj)) == obj
     assert obj["grade"] == "exact" and obj["ok"] is True and obj["pointer"]["handle"] == "doc:doc_7"
-    assert set(GRADES) == {"exact", "whitespace", "not_found", "unknown_handle"}
+    assert set(GRADES) == {"exact", "whitespace", "not_found", "nominal", "unknown_handle"}
 
 
 # ---------------------------------------------------------------------------------- citations
@@ -661,7 +661,7 @@ def test_citations_presence_accuracy_and_grades(store):
     assert t["citations"] == 10 and t["quotations"] == 8
     assert (t["present"], t["accurate"]) == (9, 7)
     assert t["presence_rate"] == pytest.approx(0.9) and t["accuracy_rate"] == pytest.approx(0.7)
-    assert t["by_grade"] == {"exact": 7, "whitespace": 0, "not_found": 2, "unknown_handle": 1}
+    assert t["by_grade"] == {"exact": 7, "whitespace": 0, "not_found": 2, "nominal": 0, "unknown_handle": 1}
     assert t["ambiguous"] == 1
     assert [(m.name, m.present) for m in report.bare_markers] == [("call_2", True), ("nowhere", False)]
     assert (t["bare_markers"], t["bare_markers_present"]) == (2, 1)

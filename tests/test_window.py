@@ -641,7 +641,7 @@ def test_schema_fields_match_the_model():
     # (span_digest: a store pointer's name for the hash, read when hash is missing; nominal: a
     # store pointer's flag, refused when true: red team 83, F07)
     assert set(pointers["properties"]) == {f.name for f in dataclasses.fields(Citation)} | {"span_digest", "nominal"}
-    assert set(pointers["required"]) == set(pointers["properties"]) - {"hash", "span_digest", "nominal"}
+    assert set(pointers["required"]) == set(pointers["properties"]) - {"hash", "span_digest", "nominal", "source_digest"}
     assert pointers["properties"]["nominal"]["enum"] == [False]
     assert pointers["anyOf"] == [{"required": ["hash"]}, {"required": ["span_digest"]}]
     # (source_kinds: the kinds given inside sources, {"text": ..., "kind": ...}: red team 93, F04)

@@ -103,6 +103,8 @@ def _read_input(name: str, max_bytes: int) -> bytes:
     """Read a file (or stdin for ``-``) without ever holding more than ``max_bytes + 1``."""
     max_bytes = _check_max_input_bytes(max_bytes)
     if name == "-":
+        if sys.stdin is None:  # (the process was started with stdin closed)
+            raise UsageError("input '-' is stdin, which is closed", kind="missing_input")
         stream: BinaryIO = sys.stdin.buffer
         data = _read_limited(stream, max_bytes)
     else:
@@ -182,6 +184,13 @@ def _cmd_check(args: argparse.Namespace) -> int:
             check_session(args.session, "--session")
         except InvalidArgumentError as exc:
             raise UsageError(str(exc), kind="usage", field="--session") from None
+        if args.session == "all":
+            # `provgate report --session all` reports every session: a session named "all" could
+            # never be reported alone (red team 122, F08)
+            raise UsageError("--session 'all' is reserved: `provgate report --session all` means every session, so a "
+                             "session of that name could not be reported alone; choose another name",
+                             kind="usage", field="--session")
+    _check_durable_store(args.store)
     data = _read_input(args.edit, args.max_input_bytes)
     edit = parse_edit(data)  # everything about the input is validated before the store is opened
     for side, window in (("pre", edit.pre), ("post", edit.post)):
@@ -192,16 +201,72 @@ def _cmd_check(args: argparse.Namespace) -> int:
     _scan_large_texts(edit)
     store = _open_store(args.store, create=args.create)
     try:
-        gate = Gate(store, policy=args.policy, retention_floor=args.retention_floor, session=args.session)
-        # exit 0 is a command-line agent's commit point: an accepted edit's post pins stick
-        verdict = gate.check_edit(edit, commit=True)
+        # one transaction: the edit's inline sources, the fact cache and the audit record are
+        # committed together after the verdict, or, when anything raises (a damaged source the
+        # check must read, a disk refusing the audit record, a lock held too long), nothing is
+        # written, as exit 2 promises (red team 122, F03: the sources were committed first)
+        with store._one_transaction():
+            gate = Gate(store, policy=args.policy, retention_floor=args.retention_floor, session=args.session)
+            # exit 0 is a command-line agent's commit point: an accepted edit's post pins stick
+            verdict = gate.check_edit(edit, commit=True)
     finally:
         store.close()
+    code = EXIT_OK if verdict.accepted else EXIT_REJECTED
     # the verdict is durable in the audit log now: it is written as UTF-8 bytes, which every
     # verdict's text is, whatever encoding the stream was given (PYTHONIOENCODING=ascii made the
     # write fail after the commit and the command exit 2, "nothing written": red team 83, F02)
-    _write_stdout_utf8(json.dumps(verdict.to_json(include_window=args.window), ensure_ascii=False, indent=2) + "\n")
-    return EXIT_OK if verdict.accepted else EXIT_REJECTED
+    text = json.dumps(verdict.to_json(include_window=args.window), ensure_ascii=False, indent=2) + "\n"
+    try:
+        _write_stdout_utf8(text)
+    except (OSError, ValueError) as exc:
+        # stdout closed, a full device, a closed pipe: the verdict is recorded all the same, so
+        # the exit status is still the verdict's, never 2 ("nothing written"), which an agent
+        # retrying on 2 would record twice (red team 122, F05); stderr says what happened
+        _stdout_failed(exc, verdict.accepted, code)
+    return code
+
+
+def _check_durable_store(path: str | None) -> None:
+    """check records its verdict, the session's state and the edit's inline sources in the
+    store, and exit 0 is a command-line agent's commit point: an in-memory store (for tests)
+    would keep none of it past this process, and --session would resume nothing, silently (red
+    team 122, F07)."""
+    from provgate.store import default_store_path
+
+    target = str(default_store_path()) if path is None else path
+    if target == ":memory:":
+        where = "--store" if path is not None else "$PROVGATE_STORE"
+        raise UsageError(f"store ':memory:' ({where}) is an in-memory store, for tests: check records its verdict, "
+                         "the session and the edit's sources in the store, and an in-memory one keeps nothing past "
+                         "this command; name a store file", kind="bad_store", field="--store")
+
+
+def _stdout_failed(exc: BaseException, accepted: bool, code: int) -> None:
+    """After the verdict was committed, stdout refused it: say so on stderr (the error shape, a
+    type of its own), and point stdout at the null device so that the interpreter's own flush
+    at exit, of what the stream still holds, cannot fail again (and exit 120)."""
+    import os
+
+    verdict = "accepted" if accepted else "rejected"
+    cause = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+    message = (f"the verdict ({verdict}, exit {code}) is recorded in the store's audit log, but stdout could not "
+               f"take it ({cause}); the check is not to be repeated: `provgate report` reads it back")
+    try:
+        fd = sys.stdout.fileno() if sys.stdout is not None else None
+    except (OSError, ValueError, AttributeError):
+        fd = None
+    if fd is not None:
+        try:
+            null = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(null, fd)
+            os.close(null)
+        except OSError:
+            pass
+    try:
+        _print_error(UsageError(message, kind="stdout_failed"))
+        sys.stderr.flush()
+    except (OSError, ValueError, AttributeError):
+        pass  # (stderr is gone too: the exit status still says what the verdict was)
 
 
 def _scan_large_texts(edit: Any) -> None:
@@ -225,6 +290,8 @@ def _scan_large_texts(edit: Any) -> None:
 
 
 def _write_stdout_utf8(text: str) -> None:
+    if sys.stdout is None:  # (the process was started with stdout closed)
+        raise OSError("stdout is closed")
     stream = getattr(sys.stdout, "buffer", None)
     if stream is None:  # (a text stream without bytes underneath, as tests capture it)
         sys.stdout.write(text)
@@ -243,8 +310,16 @@ def _cmd_verify(args: argparse.Namespace) -> int:
         obj, code = run_verify(store, data, limit=args.max_listed)
     finally:
         store.close()
-    sys.stdout.write(json.dumps(obj, ensure_ascii=False, indent=2) + "\n")
+    _write_out(sys.stdout, json.dumps(obj, ensure_ascii=False, indent=2) + "\n", "stdout")
     return code
+
+
+def _write_out(stream: Any, text: str, name: str) -> None:
+    """verify's and report's output (they write nothing to the store): a closed stream is exit 2
+    with the error's shape, not an internal error (red team 122, F05)."""
+    if stream is None:
+        raise UsageError(f"{name} is closed: the output has nowhere to go", kind="output_closed")
+    stream.write(text)
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
@@ -257,14 +332,30 @@ def _cmd_report(args: argparse.Namespace) -> int:
             check_session(name, "--session")
         except InvalidArgumentError as exc:
             raise UsageError(str(exc), kind="usage", field="--session") from None
+    if args.plot is not None:
+        _check_plot_is_not_the_store(args.plot, args.store)
     store = _open_store(args.store, create=False, read_only=True)
     try:
         session = None if not args.session else (args.session[0] if len(args.session) == 1 else args.session)
         text, code = run_report(store, session=session, as_json=args.json, plot=args.plot)
     finally:
         store.close()
-    (sys.stdout if code == EXIT_OK else sys.stderr).write(text + "\n")
+    _write_out(*((sys.stdout, text + "\n", "stdout") if code == EXIT_OK else (sys.stderr, text + "\n", "stderr")))
     return code
+
+
+def _check_plot_is_not_the_store(plot: str, store: str | None) -> None:
+    """report reads the store and never writes to it: a --plot naming the store file (or its
+    -wal, -shm or -journal file), by its name, a symbolic or a hard link, is refused before the
+    store is opened (red team 122, F11; report.refuse_store_file)."""
+    from provgate.errors import InvalidArgumentError
+    from provgate.report import refuse_store_file
+    from provgate.store import default_store_path
+
+    try:
+        refuse_store_file(str(default_store_path()) if store is None else store, plot)
+    except InvalidArgumentError as exc:
+        raise UsageError(str(exc), kind="usage", field="--plot") from None
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -8659,6 +8659,20 @@ class _Check:
             except StoreCorruptionError as exc:
                 failed[k] = (f"source {p.handle!r} is corrupted in the store: {exc}", {"reason": "source_corrupted"})
                 continue
+            if p.source_digest is not None:
+                # a store pointer's digest of the source it was cut from: P refuses what
+                # store.resolve refuses (red team 122, F06: dropped unread, a pointer cut from
+                # another content of the handle was accepted)
+                try:
+                    same = SourceStore._is_source(p.source_digest, gate.handle_digest(p.handle), data)
+                except InvalidDigestError as exc:
+                    failed[k] = (f"pointer source_digest is malformed: {exc}", {"reason": "malformed_digest"})
+                    continue
+                if not same:
+                    failed[k] = ((f"pointer into {p.handle!r} was cut from another source: its source_digest "
+                                  f"{p.source_digest[:20]}… is not the stored source's"),
+                                 {"reason": "source_changed", "source_digest": p.source_digest})
+                    continue
             if p.end > len(data):
                 failed[k] = (f"pointer [{p.start}, {p.end}) is out of range of {p.handle!r} ({len(data)} bytes)",
                              {"reason": "out_of_range", "size": len(data)})

@@ -17,6 +17,10 @@ Grades (:class:`QuoteCheck`)
 ``not_found``       neither. A whitespace match whose facts differ is ``not_found`` (a changed
                     number, key or quoted string is not a whitespace variant); the rejected match
                     is kept as a diagnostic.
+``nominal``         the handle holds a summary's words (stored with kind ``window_summary``,
+                    as ``compact`` keeps an evicted summary), not an original source: nothing is
+                    searched, and no quote of it is a citation, as ``store.resolve`` refuses any
+                    pointer into it as ``nominal`` (red team 122, F04). Never a pass.
 ``unknown_handle``  the handle does not resolve in the store.
 
 For ``exact`` and ``whitespace`` the check gives the first accepted occurrence as UTF-8 byte
@@ -211,16 +215,17 @@ from provgate.errors import (
 from provgate.handles import check_handle
 from provgate.markers import marker_handles as _marker_handles_rule
 from provgate.pointers import Pointer
-from provgate.store import SourceStore
+from provgate.store import DERIVED_KIND, SourceStore
 from provgate.text import utf8_bytes
 
 GRADE_EXACT = "exact"
 GRADE_WHITESPACE = "whitespace"
 GRADE_NOT_FOUND = "not_found"
+GRADE_NOMINAL = "nominal"
 GRADE_UNKNOWN_HANDLE = "unknown_handle"
 # best first: a citation whose marker names several handles takes the best of its checks
-GRADES: tuple[str, ...] = (GRADE_EXACT, GRADE_WHITESPACE, GRADE_NOT_FOUND, GRADE_UNKNOWN_HANDLE)
-_EXACT, _WHITESPACE, _NOT_FOUND, _UNKNOWN = range(4)
+GRADES: tuple[str, ...] = (GRADE_EXACT, GRADE_WHITESPACE, GRADE_NOT_FOUND, GRADE_NOMINAL, GRADE_UNKNOWN_HANDLE)
+_EXACT, _WHITESPACE, _NOT_FOUND, _NOMINAL, _UNKNOWN = range(5)
 
 # "double", "curly", "single", "curly_single", "backtick", "blockquote", "fence", "unreadable",
 # "guillemet", "corner"
@@ -380,6 +385,11 @@ class QuoteCheck:
             )
         if self._grade == GRADE_UNKNOWN_HANDLE:
             return f"handle {self._handle!r} does not resolve in the store"
+        if self._grade == GRADE_NOMINAL:
+            return (
+                f"not checked: {self._handle} holds a summary's words (stored with kind {DERIVED_KIND!r}), "
+                "not an original source, so no quote of it is a citation"
+            )
         message = f"not found in {self._handle}"
         d = self._diagnostic
         if d is not None and d.kind == DIAGNOSTIC_UNREADABLE_QUOTATION:
@@ -680,6 +690,8 @@ class CitationReport:
 class _Source(NamedTuple):
     data: bytes
     digest: str
+    # stored with kind DERIVED_KIND: a summary's words, no source (grade nominal)
+    derived: bool = False
 
 
 class SourceCache:
@@ -722,10 +734,12 @@ class SourceCache:
         if cached is not None:
             return cached
         try:
-            data = self._store.get_bytes(handle)
+            # the row's kind too (checked against its checksum): a summary's words stored for
+            # the record of its eviction are no source (red team 122, F04)
+            _, data, kind = self._store._read_verified_kind(check_handle(handle))
         except UnknownHandleError:
             return None
-        entry = _Source(data, compute_digest(data))
+        entry = _Source(data, compute_digest(data), kind == DERIVED_KIND)
         with self._lock:
             if handle not in self._sources and len(data) <= self._max_bytes:
                 self._sources[handle] = entry
@@ -878,7 +892,10 @@ def _check_pairs(
             source = by_handle[handle] = cache.source(handle)
         if source is None:
             continue
-        if i in unreadable:
+        if source.derived:
+            # a summary's words: what store.resolve refuses any pointer into (red team 122, F04)
+            checks.grade[i] = _NOMINAL
+        elif i in unreadable:
             checks.grade[i] = _NOT_FOUND
             checks.diagnostics[i] = Diagnostic(DIAGNOSTIC_UNREADABLE_QUOTATION, 0, 0, len(needles[i]),
                                                _UNREADABLE_DETAIL)  # fmt: skip
@@ -2129,6 +2146,7 @@ __all__ = [
     "GRADES",
     "GRADE_EXACT",
     "GRADE_NOT_FOUND",
+    "GRADE_NOMINAL",
     "GRADE_UNKNOWN_HANDLE",
     "GRADE_WHITESPACE",
     "MAX_ANSWER_BYTES",

@@ -958,21 +958,25 @@ def _import_matplotlib() -> tuple[Any, Any]:
     return Figure, FigureCanvasAgg
 
 
-def _refuse_store_file(store: str | None, target: Path) -> None:
-    """Refuse to write the plot over the store it reports on, or its WAL, shared-memory or
-    journal file, by any name (the same path, a symlink or a hard link to it): ``report`` opens
-    the store read-only and promises never to write to it, and a PNG written over the store lost
-    every source and audit record (red team 122, F11)."""
+def refuse_store_file(store: str | None, target: str | os.PathLike[str]) -> None:
+    """Refuse to write the plot ``target`` over the store file ``store`` it reports on, or its
+    WAL, shared-memory or journal file, by any name (the same path, a symbolic or a hard link):
+    ``report`` reads the store and promises never to write to it, and a PNG written over the
+    store lost every source and audit record (red team 122, F11). Raises
+    :class:`InvalidArgumentError` naming ``plot``."""
     if not store or store == ":memory:":
         return
-    for kept in (store, store + "-wal", store + "-shm", store + "-journal"):
-        try:
-            same = os.path.samefile(target, kept)
-        except OSError:  # (one of the two does not exist: the same file only by its name)
-            same = os.path.abspath(target) == os.path.abspath(kept)
+    real = os.path.realpath(target)
+    for kept in (store + suffix for suffix in ("", "-wal", "-shm", "-journal")):
+        same = real == os.path.realpath(kept)
+        if not same and os.path.exists(target) and os.path.exists(kept):
+            try:
+                same = os.path.samefile(target, kept)
+            except OSError:
+                same = False
         if same:
-            raise InvalidArgumentError(f"the plot {str(target)!r} is the store's file {kept!r}: writing it would "
-                                       "destroy the store; give another file name", argument="plot")
+            raise InvalidArgumentError(f"the plot {str(target)!r} is the store file {kept!r} (or a link to it): "
+                                       "it would be written over the store; name another file", argument="plot")
 
 
 def plot_report(report: SessionReport, path: str | os.PathLike[str]) -> Path:
@@ -984,7 +988,7 @@ def plot_report(report: SessionReport, path: str | os.PathLike[str]) -> Path:
                                    argument="plot")
     if report.empty or not report.sessions:
         raise InvalidArgumentError("nothing to plot: the report holds no session", argument="plot")
-    _refuse_store_file(report.store, target)
+    refuse_store_file(report.store, target)
     Figure, FigureCanvasAgg = _import_matplotlib()
     fig = Figure(figsize=(9.0, 6.5), dpi=110, layout="constrained")
     FigureCanvasAgg(fig)

@@ -310,6 +310,9 @@ class _Connection:
 class SourceStore:
     """The durable, content-addressed store of sources. See the module docstring."""
 
+    # the connection of an open _one_transaction, whose writes are savepoints of it
+    _outer_transaction: sqlite3.Connection | None = None
+
     def __init__(
         self,
         path: str | os.PathLike[str] | None = None,
@@ -960,6 +963,14 @@ class SourceStore:
             raise InvalidArgumentError(
                 f"an audit record must be a dict, not {type(record).__name__}", argument=path
             )
+        plain = _check_json_value(record, path, 0)
+        data = _audit_json(record)
+        if not plain:
+            # a subclass (of dict, list, str, ...) anywhere in the record may show one thing to
+            # the checks below (its __iter__, get, ...) and json.dumps another (its items()): the
+            # record is taken as the JSON it writes, and that JSON is what is checked, indexed and
+            # stored (red team 122, F01/F02: a dict whose __iter__ hid "reads" was appended)
+            record = _plain_audit_record(data, path)
         if not gate and _session_of_record(record):
             # a resumed Gate follows these keys of its session's records: one appended by other
             # code could reorder the session's reads and let a summary keep a stale value past
@@ -970,8 +981,6 @@ class SourceStore:
                     f"audit record names session {record['session'][:80]!r} and holds {reserved}: a gate session's "
                     "resume follows those keys, so only a Gate writes them; name no session, or use other keys",
                     argument=f"{path}.{reserved[0]}")
-        _check_json_value(record, path, 0)
-        data = json.dumps(record, ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode("utf-8")
         if len(data) > self._max_content_bytes:
             raise LimitExceededError(
                 f"audit record is {len(data)} bytes as JSON; the limit is {self._max_content_bytes}"
@@ -1482,12 +1491,12 @@ class SourceStore:
         read_only_file = self._opened_read_only and not self._memory
         try:
             raw = sqlite3.connect(
-                # a file always by its URI, its name percent-encoded: SQLite built with
-                # SQLITE_USE_URI reads a name opening with "file:" as a URI even with uri=False,
-                # so "file:notes.sqlite3" wrote notes.sqlite3 and "?mode=memory" or "?nolock=1"
-                # reached SQLite (red team 122, F10). SQLite itself refuses every write of a
-                # connection opened with mode=ro, so no statement of ours, or of SQLite's own
-                # upkeep, can change the file
+                # SQLite itself refuses every write of a connection opened with mode=ro, so no
+                # statement of ours, or of SQLite's own upkeep, can change the file
+                # A file store is named by its path as a file: URI, percent-encoded: given as
+                # it is, a path beginning "file:" was read by SQLite as a URI (built with
+                # SQLITE_USE_URI, uri=False does not stop it), so "file:notes.sqlite3" wrote
+                # notes.sqlite3 and its query reached SQLite (red team 122, F10)
                 self._path if self._memory else
                 Path(os.path.abspath(self._path)).as_uri() + ("?mode=ro" if read_only_file else ""),
                 timeout=self._busy_timeout,
@@ -1749,7 +1758,65 @@ class SourceStore:
             raise StoreReadOnlyError(f"store {self._path!r} was opened read-only (read_only=True): nothing is written "
                                      "to it; open it without read_only to write", path=self._path)
         with self._using(writing=True) as raw:
+            if raw is self._outer_transaction:
+                return self._savepoint(raw, fn)
             return self._retrying(lambda: self._transaction(raw, fn))
+
+    @contextmanager
+    def _one_transaction(self) -> Iterator[None]:
+        """Every write of this thread inside the block in ONE transaction, committed when the
+        block ends and rolled back whole if it raises: each write's own transaction becomes a
+        savepoint of it. The write lock is taken when the block opens (readers go on; other
+        writers wait). For a caller that drops this store when the block raises: what the
+        store object keeps in memory is not rolled back (``provgate check``, whose exit 2 must
+        leave the store as it was: red team 122, F03). Not for an in-memory store."""
+        if self._memory:
+            raise InvalidArgumentError("an in-memory store has no transaction of its own to give", argument="store")
+        if self._opened_read_only:
+            self._check_open()
+            raise StoreReadOnlyError(f"store {self._path!r} was opened read-only (read_only=True): nothing is written "
+                                     "to it; open it without read_only to write", path=self._path)
+        with self._using(writing=True) as raw:
+            if raw.in_transaction:
+                raise InvalidArgumentError("a transaction is open on this thread already", argument="store")
+            self._retrying(lambda: raw.execute("BEGIN IMMEDIATE"))
+            self._outer_transaction = raw
+            try:
+                yield
+                if not raw.in_transaction:  # (rolled back by SQLite on an error the caller went past)
+                    raise StoreIOError(f"store {self._path!r}: the open transaction was rolled back after an error; "
+                                       "nothing of it was written", path=self._path)
+                raw.execute("COMMIT")
+            except BaseException:
+                if raw.in_transaction:
+                    try:
+                        raw.execute("ROLLBACK")
+                    except sqlite3.Error:
+                        pass  # the connection rolls back on its own when it is closed
+                raise
+            finally:
+                self._outer_transaction = None
+
+    def _savepoint(self, raw: sqlite3.Connection, fn: Callable[[sqlite3.Connection], T]) -> T:
+        """A write inside _one_transaction: a savepoint of it, undone alone if it fails."""
+        if not raw.in_transaction:
+            # SQLite rolled the whole transaction back on an error (a full disk, say) that
+            # the caller went past: a write now would commit alone, without what came before
+            raise StoreIOError(f"store {self._path!r}: the open transaction was rolled back after an error; "
+                               "nothing of it was written", path=self._path)
+        # inside _one_transaction: this write is a savepoint of it, undone alone if it fails
+        raw.execute("SAVEPOINT provgate_write")
+        try:
+            result = fn(raw)
+        except BaseException:
+            try:
+                raw.execute("ROLLBACK TO provgate_write")
+                raw.execute("RELEASE provgate_write")
+            except sqlite3.Error:
+                pass  # (the outer block rolls back everything when it sees the error)
+            raise
+        raw.execute("RELEASE provgate_write")
+        return result
 
     @staticmethod
     def _transaction(raw: sqlite3.Connection, fn: Callable[[sqlite3.Connection], T]) -> T:
@@ -2283,42 +2350,76 @@ _AUDIT_INT_DIGITS = 4000
 _AUDIT_INT_BOUND = 10**_AUDIT_INT_DIGITS
 
 
-def _check_json_value(value: Any, path: str, depth: int) -> None:
-    """Accept exactly what round-trips through JSON unchanged (tuples become lists)."""
+_PLAIN_JSON_TYPES = frozenset({type(None), bool, int, float, str, dict, list, tuple})
+
+
+def _check_json_value(value: Any, path: str, depth: int) -> bool:
+    """Accept exactly what round-trips through JSON unchanged (tuples become lists). True when
+    every value is of a plain type (no subclass, whose own methods could show these checks
+    something other than what json.dumps writes)."""
     if depth > MAX_AUDIT_DEPTH:
         raise InvalidArgumentError(f"{path} is nested deeper than {MAX_AUDIT_DEPTH} levels", argument="record")
+    plain = type(value) in _PLAIN_JSON_TYPES
     if value is None or isinstance(value, bool):
-        return
+        return plain
     if isinstance(value, int):
         if abs(value) >= _AUDIT_INT_BOUND:
             # json.dumps (and every reader's json.loads) refuses an int of more than 4,300
             # digits with a bare ValueError (red team 26, w04); no record needs one
             raise InvalidArgumentError(f"{path} is an int of more than {_AUDIT_INT_DIGITS:,} digits", argument="record")
-        return
+        return plain
     if isinstance(value, float):
         if not math.isfinite(value):
             raise InvalidArgumentError(f"{path} is {value!r}; JSON has no NaN or infinity", argument="record")
-        return
+        return plain
     if isinstance(value, str):
         try:
             value.encode("utf-8")
         except UnicodeEncodeError:
             raise InvalidArgumentError(f"{path} contains a lone surrogate", argument="record") from None
-        return
+        return plain
     if isinstance(value, dict):
         for key, item in value.items():
             if not isinstance(key, str):
                 raise InvalidArgumentError(
                     f"{path} has a key of type {type(key).__name__}; JSON object keys must be str", argument="record"
                 )
-            _check_json_value(key, f"{path} key {key[:40]!r}", depth + 1)
-            _check_json_value(item, f"{path}[{key[:40]!r}]", depth + 1)
-        return
+            plain = _check_json_value(key, f"{path} key {key[:40]!r}", depth + 1) and plain
+            plain = _check_json_value(item, f"{path}[{key[:40]!r}]", depth + 1) and plain
+        return plain
     if isinstance(value, (list, tuple)):
         for i, item in enumerate(value):
-            _check_json_value(item, f"{path}[{i}]", depth + 1)
-        return
+            plain = _check_json_value(item, f"{path}[{i}]", depth + 1) and plain
+        return plain
     raise InvalidArgumentError(f"{path} is a {type(value).__name__}, which JSON cannot represent", argument="record")
+
+
+def _audit_json(record: Any) -> bytes:
+    """The bytes append_audit writes for a record."""
+    try:
+        return json.dumps(record, ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode("utf-8")
+    except (TypeError, ValueError, RecursionError, UnicodeEncodeError) as exc:
+        # only a subclass that shows json.dumps what _check_json_value did not see gets here
+        raise InvalidArgumentError(f"audit record cannot be written as JSON: {exc}", argument="record") from None
+
+
+def _plain_audit_record(data: bytes, path: str) -> Any:
+    """The record a subclass wrote as ``data``, as plain JSON values, checked as a record is;
+    refused when its JSON is not exactly what those values write (a key given twice by a
+    subclass's items(), say), so that what is checked is what is stored."""
+    try:
+        record = json.loads(data.decode("utf-8"))
+    except (ValueError, RecursionError):
+        raise InvalidArgumentError("audit record's JSON cannot be read back", argument=path) from None
+    if not isinstance(record, dict):
+        raise InvalidArgumentError(
+            f"an audit record must be a dict; its JSON is a {type(record).__name__}", argument=path)
+    _check_json_value(record, path, 0)
+    if _audit_json(record) != data:
+        raise InvalidArgumentError(
+            "audit record's JSON is not what its values write (a key given twice?): a dict subclass's "
+            "items() disagree with its contents; pass a plain dict", argument=path)
+    return record
 
 
 def _unknown_message(handles: list[str]) -> str:

@@ -24,8 +24,8 @@ def utf8_bytes(text: Any, what: str = "text", *, hint: str = "") -> bytes:
     suffix = f"; {hint}" if hint else ""
     if isinstance(text, str):
         try:
-            # (str.encode, not the object's: a subclass's own encode() must not decide what is
-            # stored, red team 122, F13)
+            # str.encode, not text.encode: a subclass's own encode() must not decide what is
+            # stored (red team 122, F13: put("tool:g", S("x")) stored S.encode's b"zzz")
             return str.encode(text, "utf-8")
         except UnicodeEncodeError as exc:
             raise InvalidContentError(

@@ -76,12 +76,12 @@ def type_name(value: Any) -> str:
 def _text(value: Any, path: str, *, allow_empty: bool = True, check_unicode: bool = True) -> str:
     if not isinstance(value, str):
         raise _fail(path, f"expected a string, got {type_name(value)}")
+    if type(value) is not str:
+        # a str subclass is read as its characters, as an exact str: its own methods (encode,
+        # __eq__, __hash__, ...) play no part in what is checked or stored (red team 122, F13)
+        value = str.__str__(value)
     if not allow_empty and not value:
         raise _fail(path, "must not be empty")
-    if type(value) is not str:
-        # an exact copy: a subclass's own methods (encode, __eq__, __hash__, ...) play no part in
-        # what is checked and stored (red team 122, F13)
-        value = str.__str__(value)
     if check_unicode:
         encode_text(value, path)
     return value
@@ -90,7 +90,7 @@ def _text(value: Any, path: str, *, allow_empty: bool = True, check_unicode: boo
 def encode_text(value: str, path: str) -> bytes:
     """UTF-8 bytes of ``value``; a lone surrogate is an error naming ``path``."""
     try:
-        return str.encode(value, "utf-8")
+        return str.encode(value, "utf-8")  # (not a subclass's own encode: red team 122, F13)
     except UnicodeEncodeError as exc:
         raise _fail(path, f"contains a lone surrogate at index {exc.start}; text must be valid Unicode") from None
 
@@ -367,7 +367,10 @@ class Citation:
     algorithm-prefixed digest of those bytes (``blake3:`` or ``sha256:``). Made in Python it gets
     the checks its JSON form gets (EditFormatError naming the field): offsets are ints (not
     bools) with ``0 <= start <= end``, ``block`` an id, ``handle`` a handle, ``hash`` a non-empty
-    string (a malformed digest is a P violation of the check, as in JSON).
+    string (a malformed digest is a P violation of the check, as in JSON). ``source_digest``,
+    optional, is the digest of the whole source the span was cut from, as a store pointer
+    carries it: when given, P refuses the pointer unless it names the stored source
+    (``source_changed``, as ``SourceStore.resolve`` does: red team 122, F06).
     """
 
     block: str
@@ -375,14 +378,19 @@ class Citation:
     start: int
     end: int
     hash: str
+    source_digest: str | None = None
 
     def __post_init__(self) -> None:
         values = _citation_fields(self.block, self.handle, self.start, self.end, self.hash, "citation")
         for name, value in zip(_CITATION_FIELDS, values):
             object.__setattr__(self, name, value)
+        object.__setattr__(self, "source_digest", _source_digest_field(self.source_digest, "citation"))
 
     def to_json(self) -> dict[str, Any]:
-        return {"block": self.block, "handle": self.handle, "start": self.start, "end": self.end, "hash": self.hash}
+        out = {"block": self.block, "handle": self.handle, "start": self.start, "end": self.end, "hash": self.hash}
+        if self.source_digest is not None:
+            out["source_digest"] = self.source_digest
+        return out
 
     @classmethod
     def from_pointer(cls, pointer: Any, block: str) -> Citation:
@@ -390,7 +398,8 @@ class Citation:
         a nominal pointer, into a derived text, is none (as its JSON form is refused)."""
         if getattr(pointer, "nominal", False):
             raise _fail("nominal", "a nominal pointer points into a derived text, not a source: it cannot be a citation")
-        return cls(block, pointer.handle, pointer.start, pointer.end, pointer.span_digest)
+        return cls(block, pointer.handle, pointer.start, pointer.end, pointer.span_digest,
+                   getattr(pointer, "source_digest", None))
 
     @classmethod
     def from_json(cls, obj: Any, path: str) -> Citation:
@@ -407,6 +416,11 @@ class Citation:
         if "hash" not in obj and "span_digest" in obj:
             # (its digest of the span is the citation's hash)
             obj = {**obj, "hash": obj["span_digest"]}
+        elif "span_digest" in obj and obj["span_digest"] != obj["hash"]:
+            # two digests of one span that differ: which one is meant is ambiguous, as a key
+            # given twice is (red team 122, F06: "hash" was kept, "span_digest" dropped unread)
+            raise _fail(f"{path}.span_digest", "differs from hash; both give the digest of the span, and which one "
+                                               "is meant is ambiguous (give one, or the same digest in both)")
         for required in _CITATION_FIELDS:
             if required not in obj:
                 raise _fail(f"{path}.{required}", "required field is missing")
@@ -414,7 +428,16 @@ class Citation:
         values = _citation_fields(*(obj[name] for name in _CITATION_FIELDS), path)
         for name, value in zip(_CITATION_FIELDS, values):
             object.__setattr__(citation, name, value)
+        # a store pointer's digest of its whole source: read, and checked by P against the
+        # stored source (red team 122, F06: dropped unread, P accepted what resolve refused)
+        object.__setattr__(citation, "source_digest", _source_digest_field(obj.get("source_digest"), path))
         return citation
+
+
+def _source_digest_field(value: Any, path: str) -> str | None:
+    """A citation's optional ``source_digest``: None (absent or null, as a store pointer may not
+    say), else a non-empty string (its form is P's to judge, as the hash's)."""
+    return None if value is None else _text(value, f"{path}.source_digest", allow_empty=False)
 
 
 def _citation_fields(block: Any, handle: Any, start: Any, end: Any, hash_: Any, path: str) -> tuple[Any, ...]:
@@ -451,6 +474,18 @@ def _source_kind(handle: str, kind: Any, path: str) -> str:
                           "digits of the text's BLAKE3, handles.block_text_handle), where the gate looks for it; "
                           f"{handle[:60]!r} is not one")
     return kind
+
+
+def _check_block_text(handle: str, text: str, path: str) -> None:
+    """A block's text handle names its text (the first 32 hex digits of its BLAKE3): other text
+    under it is refused here, naming the source, as the store would refuse it — but before any
+    store is opened or made (red team 122, F09: refused only by the store's put, after
+    `provgate check --create` had made the store, naming no field)."""
+    from blake3 import blake3
+
+    if blake3(str.encode(text, "utf-8")).digest()[:16].hex() != handle[len("block:"):]:
+        raise _fail(path, f"handle {handle[:60]!r} names a block's text by its BLAKE3 (its first 32 hex digits, "
+                          "handles.block_text_handle), and this is another text")
 
 
 def _source_entry(value: Any, handle: str, path: str) -> tuple[str, str | None]:
@@ -506,6 +541,7 @@ class Edit:
                 # (a subclass, or object.__new__), naming its place in the edit as JSON would
                 if kind is Citation:
                     _citation_fields(*(getattr(item, f) for f in _CITATION_FIELDS), f"{name}[{i}]")
+                    _source_digest_field(getattr(item, "source_digest", None), f"{name}[{i}]")
                 else:
                     _supersession_fields(item.block, item.handle, f"{name}[{i}]")
             object.__setattr__(self, name, items)
@@ -519,6 +555,8 @@ class Edit:
             _handle(handle, f"sources[{handle!r}]")
             _text(text, f"sources[{handle!r}]",
                   check_unicode=not checked and not (isinstance(text, str) and text.isascii()))
+            if _BLOCK_TEXT_HANDLE.match(handle) is not None:
+                _check_block_text(handle, text, f"sources[{handle!r}]")
         kinds = _object(self.source_kinds, "source_kinds")
         if kinds:
             for handle, kind in kinds.items():
