@@ -1703,3 +1703,16 @@ def test_a_thing_named_near_its_quotation_blocked_is_a_status(source, text):
 def test_a_quotation_with_no_thing_near_it_blocked_is_still_prohibited(text):
     find(_summarize('Run "fix-login" after the tests pass.', text), "I1", block="s1", value="fix-login",
          evidence__change="negation_added")
+
+
+def test_holds_mark_is_a_search_of_the_mark():
+    import random
+
+    from provgate.gate import _OPENING_MARKS, _holds_mark
+
+    rng = random.Random(51)
+    pieces = [b"\xe2", b"\x80", b"\x9c", b"\x98", b"a", b"\xc2", b"\xab", b"\xbb", b" ", b"\xe3", b"\x8c"]
+    for _ in range(5000):
+        data = b"".join(rng.choice(pieces) for _ in range(rng.randint(0, 120)))
+        for mark in _OPENING_MARKS:
+            assert _holds_mark(data, mark) == (mark in data), (data, mark)

@@ -3990,9 +3990,12 @@ class _Check:
         if touched:
             datas = [self.post_facts[j].table.data for j in touched]
             joined = datas[0] if len(datas) == 1 else b"".join(datas)
-            if (b"\xab" in joined or b"\xe3" in joined or b"\xb9" in joined or b"\x9e" in joined
-                    or b"\x9c" in joined or b"\x98" in joined):
-                marked = [j for j, d in zip(touched, datas) if _holds_quotation_marks(d)]
+            # (the blocks joined searched for each opening mark, its last byte first (memchr), and
+            # a block's bytes only for the marks found: ten searches a changed block, or one
+            # regular expression, cost the rewrite benchmark 0.6-0.7 ms)
+            opening = [mark for mark in _OPENING_MARKS if _holds_mark(joined, mark)]
+            if opening:
+                marked = [j for j, d in zip(touched, datas) if any(mark in d for mark in opening)]
                 if marked:
                     # (what they quote is grounded first: the grammar reads these marks as word
                     # bytes, so their words are no quote fact that I1 or I2 would look for)
@@ -12461,11 +12464,23 @@ _REQUESTING = frozenset(w + e for w in (b"ask", b"want", b"request", b"instruct"
                                                                                     b"ok", b"okay", b"fine"))
 
 
-def _holds_quotation_marks(data: bytes) -> bool:
-    """Does ``data`` hold an opening mark of :data:`_MARKED_QUOTATION` (one search a mark)?"""
-    return (b"\xc2\xab" in data or b"\xc2\xbb" in data or b"\xe3\x80\x8c" in data or b"\xe3\x80\x8e" in data
-            or b"\xe2\x80\xb9" in data or b"\xe3\x80\x8a" in data or b"\xe3\x80\x88" in data
-            or b"\xe2\x80\x9e" in data or b"\xe2\x80\x9c" in data or b"\xe2\x80\x98" in data)
+def _holds_mark(data: bytes, mark: bytes) -> bool:
+    """``mark in data``, found from the occurrences of its last byte (memchr; a search of the
+    whole mark runs at a twentieth of that speed), the whole search past 16 of them."""
+    last = mark[-1:]
+    at, seen = data.find(last), 0
+    while at >= 0:
+        if seen == 16:
+            return mark in data[at - len(mark) + 1:] if at >= len(mark) - 1 else mark in data
+        if at >= len(mark) - 1 and data.startswith(mark, at - len(mark) + 1):
+            return True
+        at, seen = data.find(last, at + 1), seen + 1
+    return False
+
+
+# the opening marks of :data:`_MARKED_QUOTATION` (« », the corner brackets, ‹, „, “, ‘)
+_OPENING_MARKS = (b"\xc2\xab", b"\xc2\xbb", b"\xe3\x80\x8c", b"\xe3\x80\x8e", b"\xe3\x80\x8a", b"\xe3\x80\x88",
+                  b"\xe2\x80\xb9", b"\xe2\x80\x9e", b"\xe2\x80\x9c", b"\xe2\x80\x98")
 
 
 def _whole_words_in(sources: list[bytes], needles: set[bytes]) -> set[bytes]:
