@@ -911,3 +911,24 @@ def test_an_older_read_put_back_untagged_or_restamped_excuses_nothing(incrementa
         stale = summary("s", "The config sets retries=3 and timeout=30.\n", ["tool:r1"])
         verdict = gate.check([turn, copy], [turn, stale], operator="summarize")
         assert [(v.value, v.evidence["newer_read"]) for v in left(verdict)] == [("3", "tool:r2")], copy
+
+
+def test_an_older_read_kept_beside_a_summary_of_its_stale_value_excuses_nothing(incremental):
+    # red team 124, F01: kept in post beside the new summary, the put-back read excused it, and
+    # the next edit evicted the read and left the stale summary alone; F02: the copy untagged
+    # with one more handle was not taken for the read
+    old, new = "retries=3\ntimeout=30\n", "retries=5\ntimeout=30\n"
+    store = store_with({"tool:r1": old, "tool:r2": new, "user:u": "Fix retries.\n"})
+    gate = gate_on(store, incremental, audit=False)
+    turn = blk("u", "user", "Fix retries.\n", ["user:u"])
+    r1, r2 = read(1, old, ts=1.0), read(2, new, ts=2.0)
+    assert_accepted(gate.check([turn, r1, r2], [turn, r1, r2], operator="reorder", commit=True))
+    assert_accepted(gate.check([turn, r1, r2], [turn], operator="evict", evicted=["tool:r1", "tool:r2"], commit=True))
+    stale = summary("s", "The config sets retries=3 and timeout=30.\n", ["tool:r1"])
+    verdict = gate.check([turn, r1], [turn, r1, stale], operator="summarize")
+    assert [(v.value, v.evidence["newer_read"]) for v in left(verdict)] == [("3", "tool:r2")]
+    two_handles = blk("r1", "tool", old, ["tool:r1", "user:u"])
+    verdict = gate.check([two_handles], [stale], operator="summarize")
+    assert [(v.value, v.evidence["newer_read"]) for v in left(verdict)] == [("3", "tool:r2")]
+    # the read rewritten under its id alone is still the window's own
+    assert not left(gate.check([turn, r1], [turn, dict(r1, text=old.replace("=", " = "))], operator="rewrite"))

@@ -7862,7 +7862,7 @@ class _Check:
         # (a block that does not come from the newest read cannot state its value: "Step 4"
         # in a turn citing the older read is no retries=4; and what the window held is read
         # as key=value facts only: "Ran 3 tests" held no retries=3, red team 12 z04)
-        before = self._pre_blocks_excusing(resource, handles, newest)
+        before = self._pre_blocks_excusing(resource, handles, newest, touching, changed)
         already = self._stale_alone(basis, ((self.gate.read_facts(self.pre_facts[i]), False, newer)
                                             for i, newer in before))
         # (named by the first block the edit changed; where a read dropped off the record has
@@ -7913,7 +7913,7 @@ class _Check:
         basis = line.basis(newest_facts)
         if basis is None:
             return
-        before = self._pre_blocks_excusing(resource, handles, newest)
+        before = self._pre_blocks_excusing(resource, handles, newest, touching, changed)
         read_facts = gate.read_facts  # (a JSON read states the values it encodes)
         already = self._stale_alone_in(basis, ((read_facts(self.pre_facts[i]), False, newer) for i, newer in before))
         alone = self._stale_alone_in(basis, ((read_facts(self.post_facts[j]), match[j] is None or post[j].derived, True)
@@ -8006,32 +8006,40 @@ class _Check:
                 pairs.append((h, facts))
         return stale_basis(newest_facts, pairs)
 
-    def _pre_blocks_excusing(self, resource: str, handles: set[str] | _LeftLine, newest: str
-                             ) -> list[tuple[int, bool]]:
+    def _pre_blocks_excusing(self, resource: str, handles: set[str] | _LeftLine, newest: str,
+                             touching: Iterable[int], changed: set[int]) -> list[tuple[int, bool]]:
         """:meth:`_pre_blocks_touching` whose stale values are not the edit's to answer for:
-        all but an older read of ``resource`` itself that no post block keeps under its id. Put
-        back into the window after the newest read left it (re-fetched from the store), such a
-        read excused a summary of it that restated its stale value alone, which the same
-        summary made without the copy was refused for (red team 122, F12); kept, rewritten
-        under its id, its own stale values are still the pre window's."""
+        all but an older read of ``resource`` itself. Put back into the window after the newest
+        read left it (re-fetched from the store), such a read excused a summary of it that
+        restated its stale value alone, which the same summary made without the copy was
+        refused for (red team 122, F12); kept beside the summary, it excused it all the same,
+        and an eviction of the read in the next edit left the summary alone (red team 124,
+        F01). Only where every changed post block of the resource is an older read rewritten
+        under its own id are the reads' own stale values still the pre window's."""
         before = self._pre_blocks_touching(resource, handles, newest)
         blocks = self.pre.blocks
         reads = set(self.pre.by_resource().get(resource, ()))
 
         def older_read(i: int) -> bool:
-            # (tagged as the resource's read, or carrying one logged read's handle alone: the
-            # copy put back untagged is the same read, red team 122, F12)
+            # (tagged as the resource's read, or carrying a logged older read's handle and not
+            # the newest's: the copy put back untagged, or with one more handle, is the same
+            # read: red team 122, F12; red team 124, F02)
             if blocks[i].derived:
                 return False
             hs = blocks[i].handles
-            return i in reads or (len(hs) == 1 and hs[0] != newest and hs[0] in handles)
+            return i in reads or (newest not in hs and any(h in handles for h in hs))
 
         candidates = [i for i, newer in before if not newer and older_read(i)]
         if not candidates:
             return before
-        kept = set(self.match)
-        post_ids = self.post.id_pos()
-        dropped = {i for i in candidates if i not in kept and blocks[i].id not in post_ids}
+        post = self.post.blocks
+        read_ids = {blocks[i].id for i in candidates}
+        if all(not post[j].derived and post[j].id in read_ids for j in touching if j in changed):
+            kept = set(self.match)
+            post_ids = self.post.id_pos()
+            dropped = {i for i in candidates if i not in kept and blocks[i].id not in post_ids}
+        else:
+            dropped = set(candidates)
         return [(i, newer) for i, newer in before if i not in dropped]
 
     def _pre_blocks_touching(self, resource: str, handles: set[str] | _LeftLine, newest: str
