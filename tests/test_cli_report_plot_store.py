@@ -56,3 +56,17 @@ def test_a_plot_beside_the_store_is_written(tmp_path, store, capsys):
     assert plot.read_bytes()[:4] == b"\x89PNG"
     with SourceStore(str(store), read_only=True) as st:
         assert st.get("tool:a") == "retries=3\n"
+
+
+def test_a_plot_linked_to_the_wal_of_a_store_named_by_a_link_is_refused(tmp_path, store, capsys):
+    # red team 124, F07: SQLite keeps the -wal beside the file the link resolves to; the side
+    # files were looked for beside the link's name, and the PNG written over the WAL
+    link = tmp_path / "link.sqlite3"
+    os.symlink(store, link)
+    wal = tmp_path / "wal.png"
+    os.symlink(str(store) + "-wal", wal)
+    capsys.readouterr()
+    code = cli.main(["report", "--store", str(link), "--session", "S", "--plot", str(wal)])
+    e = json.loads(capsys.readouterr().err.strip().splitlines()[-1])["error"]
+    assert code == 2 and e["field"] == "--plot" and "-wal" in e["message"], e
+    assert not os.path.exists(str(store) + "-wal") or not open(str(store) + "-wal", "rb").read(4) == b"\x89PNG"

@@ -80,3 +80,14 @@ def test_provgate_verify_exits_1_on_a_summary_citation_and_0_on_an_honest_one(tm
     out = json.loads(capsys.readouterr().out)
     assert out["ok"] is False and out["totals"]["accurate"] == 0 and out["totals"]["by_grade"]["nominal"] == 1
     assert cli.main(["verify", "--store", str(store_path), str(honest)]) == 0
+
+
+def test_a_bare_marker_naming_only_a_summary_is_not_present(store_path):
+    # red team 124, F06: a bare marker of a window_summary handle counted as present, exit 0
+    with SourceStore(str(store_path)) as st:
+        report = verify_citations(st, f"The client is robust [src:{H}].")
+        assert report.totals()["bare_markers_present"] == 0 and not report.ok
+        honest = verify_citations(st, "The client retries [src:tool:call_8841].")
+        assert honest.totals()["bare_markers_present"] == 1 and honest.ok
+        both = verify_citations(st, f"The client retries [src:tool:call_8841] [src:{H}].")
+        assert both.totals()["bare_markers"] == 2 and not both.ok

@@ -6,6 +6,7 @@ given, and two digests of one span that differ are refused at parse time, naming
 
 from __future__ import annotations
 
+import hashlib
 import json
 
 import pytest
@@ -83,6 +84,21 @@ def test_hash_and_span_digest_that_differ_are_refused_as_ambiguous():
     assert err.value.field == "pointers[0].span_digest"
     with pytest.raises(EditFormatError, match="ambiguous"):
         Gate(b).check([BLK], [BLK], operator="rewrite", pointers=[two])
+
+
+def test_a_null_span_digest_is_not_given_and_another_algorithm_is_named():
+    # red team 124, F08: a span_digest of null, or of another algorithm, was refused as
+    # "differs from hash" with no word of why
+    _, b = stores()
+    j = b.pointer("tool:x", 0, 7).to_json()
+    pointer = dict(j, block="b", hash=j["span_digest"], span_digest=None)
+    edit = parse_edit(json.dumps({"operator": "rewrite", "pre": [BLK], "post": [BLK], "pointers": [pointer]}))
+    assert edit.pointers[0].hash == j["span_digest"]
+    sha = "sha256:" + hashlib.sha256(b"retries").hexdigest()
+    with pytest.raises(EditFormatError, match="another algorithm") as err:
+        parse_edit(json.dumps({"operator": "rewrite", "pre": [BLK], "post": [BLK],
+                               "pointers": [dict(j, block="b", hash=sha)]}))
+    assert err.value.field == "pointers[0].span_digest"
 
 
 # -- red team 122, F09: an inline source under a block's text handle must be that text ---------

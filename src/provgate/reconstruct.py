@@ -547,12 +547,16 @@ class CitationReport:
     """
 
     __slots__ = ("_parsed", "_rows", "_bare_rows", "_handles", "_checks", "_best", "_citations", "_bare", "_unmarked",
-                 "malformed_markers")
+                 "malformed_markers", "_summaries_only")
 
     def __init__(self, parsed: _Parsed, rows: list[tuple[int, str, int, int, tuple[int, ...]]],
                  bare: list[tuple[str, int, int]], handles: dict[str, tuple[str, ...]], checks: _Checks,
-                 best: list[int], malformed: tuple[MalformedMarker, ...] = ()) -> None:  # fmt: skip
-        # internal: made by verify_citations; a row is (quotation, name, start, end, check slots)
+                 best: list[int], malformed: tuple[MalformedMarker, ...] = (),
+                 summaries_only: frozenset[str] = frozenset()) -> None:  # fmt: skip
+        # internal: made by verify_citations; a row is (quotation, name, start, end, check slots);
+        # ``summaries_only``: the bare markers' names whose every handle holds a summary's words
+        # (kind DERIVED_KIND), no source, so such a marker is not present (red team 124, F06)
+        self._summaries_only = summaries_only
         self._parsed = parsed
         self._rows = rows
         self._bare_rows = bare
@@ -618,7 +622,7 @@ class CitationReport:
         return (
             not self.malformed_markers
             and all(b == _EXACT for b in self._best)
-            and all(self._handles[n] for n, _, _ in self._bare_rows)
+            and all(self._handles[n] and n not in self._summaries_only for n, _, _ in self._bare_rows)
         )
 
     def totals(self) -> dict[str, Any]:
@@ -636,7 +640,7 @@ class CitationReport:
             "by_grade": by_grade,
             "ambiguous": sum(1 for row in self._rows if len(self._handles[row[1]]) > 1),
             "bare_markers": len(bare),
-            "bare_markers_present": sum(1 for n, _, _ in bare if self._handles[n]),
+            "bare_markers_present": sum(1 for n, _, _ in bare if self._handles[n] and n not in self._summaries_only),
             "unmarked_quotes": len(self._parsed.unmarked),
             "malformed_markers": len(self.malformed_markers),
         }
@@ -2027,7 +2031,9 @@ def verify_citations(
     grade = checks.grade
     # a citation takes the best grade among the handles its marker names
     best = [grade[row[4][0]] if len(row[4]) == 1 else min([grade[s] for s in row[4]], default=_UNKNOWN) for row in rows]
-    return CitationReport(parsed, rows, bare, handles, checks, best, _malformed_markers(data, len({m[1] for m in parsed.markers}), lambda name: bool(cache.marker_handles(name))))
+    summaries_only = frozenset(name for name, _, _ in bare if handles[name] and all(
+        (x := cache.source(h)) is not None and x.derived for h in handles[name]))
+    return CitationReport(parsed, rows, bare, handles, checks, best, _malformed_markers(data, len({m[1] for m in parsed.markers}), lambda name: bool(cache.marker_handles(name))), summaries_only)
 
 
 # what ends a near-marker's span: a closing bracket (] ］ 】 〕, or ) after a parenthesis, taken

@@ -967,7 +967,10 @@ def refuse_store_file(store: str | None, target: str | os.PathLike[str]) -> None
     if not store or store == ":memory:":
         return
     real = os.path.realpath(target)
-    for kept in (store + suffix for suffix in ("", "-wal", "-shm", "-journal")):
+    # (SQLite keeps the side files beside the file a link resolves to, not beside the link: red
+    # team 124, F07, a plot linked to the resolved store's -wal was written over it)
+    bases = dict.fromkeys((store, os.path.realpath(store)))
+    for kept in (base + suffix for base in bases for suffix in ("", "-wal", "-shm", "-journal")):
         same = real == os.path.realpath(kept)
         if not same and os.path.exists(target) and os.path.exists(kept):
             try:

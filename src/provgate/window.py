@@ -413,14 +413,20 @@ class Citation:
                 raise _fail(f"{path}.nominal", f"must be a boolean, not {type(obj['nominal']).__name__}")
             if obj["nominal"]:
                 raise _fail(f"{path}.nominal", "a nominal pointer points into a derived text, not a source: it cannot be a citation")
+        if obj.get("span_digest", 0) is None:
+            obj = {k: v for k, v in obj.items() if k != "span_digest"}  # (null: not given, red team 124, F08)
         if "hash" not in obj and "span_digest" in obj:
             # (its digest of the span is the citation's hash)
             obj = {**obj, "hash": obj["span_digest"]}
         elif "span_digest" in obj and obj["span_digest"] != obj["hash"]:
             # two digests of one span that differ: which one is meant is ambiguous, as a key
             # given twice is (red team 122, F06: "hash" was kept, "span_digest" dropped unread)
-            raise _fail(f"{path}.span_digest", "differs from hash; both give the digest of the span, and which one "
-                                               "is meant is ambiguous (give one, or the same digest in both)")
+            other = (isinstance(obj["span_digest"], str) and isinstance(obj["hash"], str)
+                     and obj["span_digest"].partition(":")[0] != obj["hash"].partition(":")[0])
+            raise _fail(f"{path}.span_digest",
+                        "names another algorithm than hash; give one digest of the span, not two" if other else
+                        "differs from hash; both give the digest of the span, and which one is meant is ambiguous "
+                        "(give one, or the same digest in both)")
         for required in _CITATION_FIELDS:
             if required not in obj:
                 raise _fail(f"{path}.{required}", "required field is missing")
