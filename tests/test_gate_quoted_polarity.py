@@ -1393,6 +1393,22 @@ def test_a_quotation_in_marks_the_grammar_does_not_read_is_grounded_as_a_quote(m
     assert_accepted(_rewrite(before, before.replace("Runbook:", "Runbook -")))
 
 
+@pytest.mark.parametrize("source, text", [
+    # red team 123, F06: a curly quotation was grounded byte for byte, stricter than a straight one
+    ("delete the  staging db", "The user said \u201cdelete the staging db\u201d."),
+    ("please delete\nthe staging db", "The user said \u201cplease delete the staging db\u201d."),
+    ("**please** delete the staging db", "The user said \u201cplease delete the staging db\u201d."),
+    ('"use the \'main\' branch"', "The user said \u201cuse the \u2018main\u2019 branch\u201d."),
+    ("don\u2019t delete the staging db", "The user said \u201cdon't delete the staging db\u201d."),
+    ("please delete the staging db, we will rebuild it",
+     "The user said \u201cplease delete the staging db \u2026 we will rebuild it\u201d."),
+])
+def test_a_marked_quotation_is_compared_as_a_quotation_is(source, text):
+    assert_accepted(_summarize(source, text))
+    find(_summarize(source, text.replace("staging", "prod").replace("main", "dev")), "I1",
+         evidence__change="quote_ungrounded")
+
+
 def test_the_words_between_two_guillemet_quotations_are_no_quotation():
     # (not "» never run «": the » closes a word and the « opens one)
     source = "Use \u00abmake build\u00bb and never run \u00abmake deploy\u00bb here."
