@@ -1409,6 +1409,17 @@ def test_a_marked_quotation_is_compared_as_a_quotation_is(source, text):
          evidence__change="quote_ungrounded")
 
 
+@pytest.mark.parametrize("text", ["The user said \u201cdelete the prod db\".", "The user said \"delete the prod db\u201d."])
+def test_a_quotation_of_one_curly_and_one_straight_mark_is_read(text):
+    # red team 123, F10: an editor or a model converting one mark of a pair left a quotation no
+    # rule read
+    source = 'The user said "delete the staging db".'
+    find(_summarize(source, text), "I1", evidence__change="quote_ungrounded")
+    assert_accepted(_summarize(source, text.replace("prod", "staging")))
+    find(_summarize('Runbook: run "make deploy".', text.replace("The user said", "Never run").replace(
+        "delete the prod db", "make deploy")), "I1", value="make deploy", evidence__change="negation_added")
+
+
 def test_the_words_between_two_guillemet_quotations_are_no_quotation():
     # (not "» never run «": the » closes a word and the « opens one)
     source = "Use \u00abmake build\u00bb and never run \u00abmake deploy\u00bb here."

@@ -11261,7 +11261,11 @@ _MARKED_QUOTATION = re.compile(rb"\xc2\xab(?:[ \t]|\xc2\xa0)*([^\n]{1,200}?)(?:[
                                # none, "don’t"): read by no rule, so 'Never run “make deploy”' of
                                # 'Run "make deploy"' passed
                                rb"|\xe2\x80\x9c(?:[ \t]|\xc2\xa0)*([^\n]{1,200}?)(?:[ \t]|\xc2\xa0)*\xe2\x80\x9d"
-                               rb"|\xe2\x80\x98([^\n]{1,200}?)\xe2\x80\x99(?![0-9A-Za-z_])")
+                               rb"|\xe2\x80\x98([^\n]{1,200}?)\xe2\x80\x99(?![0-9A-Za-z_])"
+                               # one side curly, the other straight, as an editor or a model that
+                               # converts one mark of a pair leaves it (red team 123, F10)
+                               rb"|\xe2\x80\x9c([^\n\"\xe2]{1,200}?)\""
+                               rb"|(?<![0-9A-Za-z_])\"([^\n\"\xe2]{1,200}?)\xe2\x80\x9d")
 # an ANSI CSI sequence (a colour code), passed where a clause is read
 _CSI = re.compile(rb"\x1b\[[\x20-\x3f]*[\x40-\x7e]")
 # a short aside in brackets on one line, passed as if not there ("A" (it pages on-call) or "B")
@@ -12491,9 +12495,10 @@ def _holds_mark(data: bytes, mark: bytes) -> bool:
     return False
 
 
-# the opening marks of :data:`_MARKED_QUOTATION` (« », the corner brackets, ‹, „, “, ‘)
+# the marks that open a quotation of :data:`_MARKED_QUOTATION` (« », the corner brackets, ‹, „,
+# “, ‘), and ” (which closes one opened by a straight mark)
 _OPENING_MARKS = (b"\xc2\xab", b"\xc2\xbb", b"\xe3\x80\x8c", b"\xe3\x80\x8e", b"\xe3\x80\x8a", b"\xe3\x80\x88",
-                  b"\xe2\x80\xb9", b"\xe2\x80\x9e", b"\xe2\x80\x9c", b"\xe2\x80\x98")
+                  b"\xe2\x80\xb9", b"\xe2\x80\x9e", b"\xe2\x80\x9c", b"\xe2\x80\x98", b"\xe2\x80\x9d")
 
 
 def _as_quoted(text: bytes) -> bytes:
