@@ -297,6 +297,22 @@ def test_a_lead_in_opening_its_sentence_or_after_a_subject_of_function_words_lea
         find(v, "P", block="s", handle=B, evidence__reason="unclaimed_handle")
 
 
+def test_a_lead_in_opening_its_clause_or_its_sentence_leads():
+    # red team 123, F08/F19: a lead-in opening a clause after ';' or ', and', one opening its
+    # sentence a few words before the marker, and a wrapped line ending in a comma
+    for text in ["Alpha retries 3 times; per [src:cfgB], beta retries=5.\n",
+                 "Alpha retries 3 times, and per [src:cfgB], beta retries=5.\n",
+                 "Alpha retries 3 times, while per [src:cfgB] beta retries=5.\n",
+                 "Per the beta config [src:cfgB], retries=5.\n",
+                 "According to the beta service config [src:cfgB], retries=5.\n",
+                 "Alpha keeps its defaults, and for beta,\nper [src:cfgB], retries=5.\n"]:
+        assert_accepted(_summary_pointing_into_b(text), "lossy")
+    # a claim in the clause before its lead-in still leads nothing
+    for text in ["Alpha retries 3 times; alpha retries thrice, per [src:cfgB], in 5 regions.\n",
+                 "Alpha keeps its defaults, and alpha retries thrice\nper [src:cfgB], 5 regions.\n"]:
+        find(_summary_pointing_into_b(text), "P", block="s", handle=B, evidence__reason="unclaimed_handle")
+
+
 def test_unwrapped_reads_the_line_a_lower_case_statement_continues():
     from provgate.gate import _unwrapped
 

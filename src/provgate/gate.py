@@ -8800,9 +8800,13 @@ class _Check:
                 spans.append((a, b))
                 statement = t.data[a:b]
                 if statement.rstrip(b" \t")[-1:] not in b".!?\n":
-                    lo, hi = np.searchsorted(starts, [a, b], "left").tolist()
+                    # (from the last clause break: "Alpha retries 3 times; per [src:b], beta
+                    # retries=5." opens a clause with its lead-in, red team 123, F08)
+                    clause = _last_clause_start(statement)
+                    lo, hi = np.searchsorted(starts, [a + clause, b], "left").tolist()
                     leads = (not ((ends[lo:hi] <= b) & (kinds[lo:hi] != _KIND_CITATION)).any()
-                             and _leads_in(_unwrapped(t.data, a) + statement, t.data[after[0]:after[1]]))
+                             and _leads_in((b"" if clause else _unwrapped(t.data, a)) + statement[clause:],
+                                           t.data[after[0]:after[1]]))
             if after[1] > after[0] and leads:
                 # a marker may lead its statement (``Per [src:b], retries=5.``, ``[src:b] Retries=5.``):
                 # it cites what follows it up to its sentence's end (red team 117, F24); one that
@@ -16064,6 +16068,9 @@ def _leads_in(statement: bytes, tail: bytes) -> bool:
     dash). ``Alpha retries thrice, per [src:b] in 5 regions.`` closes a claim of its own (red
     team 120, F04); a subject of three words, or a determiner, is no claim (red team 121, F05)."""
     words = _SENTENCE_WORD.findall(statement.lower())
+    if words and words[0] in _MARKER_LEAD_IN and len(words) <= 6:
+        return True  # (a lead-in opening its sentence, a few words naming the source after it:
+        # "According to the beta service config [src:b], ...", red team 123, F08)
     k = next((k for k in range(len(words) - 1, max(len(words) - 4, -1), -1) if words[k] in _MARKER_LEAD_IN), None)
     if k is None:
         return False
@@ -16073,6 +16080,18 @@ def _leads_in(statement: bytes, tail: bytes) -> bool:
     if not subject:
         return True  # (the lead-in opens its sentence)
     return len(subject) <= 2 and tail.lstrip(b" \t")[:1] in (b",", b":", b";", b")", b"-", b"\xe2")
+
+
+def _last_clause_start(statement: bytes) -> int:
+    """Where the last clause of ``statement`` starts: after its last ``;``, or a comma before
+    ``and``, ``but``, ``while``, ``whereas`` (0: it has one clause)."""
+    m = None
+    for m in _CLAUSE_BREAK.finditer(statement):
+        pass
+    return 0 if m is None else m.end()
+
+
+_CLAUSE_BREAK = re.compile(rb";[ \t]*|,[ \t]+(?:and|but|while|whereas)[ \t]+", re.IGNORECASE)
 
 
 def _unwrapped(data: bytes, a: int) -> bytes:
@@ -16092,7 +16111,12 @@ def _unwrapped(data: bytes, a: int) -> bytes:
     last = None
     for last in _SENTENCE_END.finditer(line):
         pass
-    return (line[last.end():] if last is not None else line) + b" "
+    line = line[last.end():] if last is not None else line
+    # (and since its last comma or clause break: "Alpha keeps its defaults, and for beta,\nper
+    # [src:b], retries=5." has the subject "for beta", red team 123, F19)
+    line = line.rstrip(b", \t")
+    cut = max(line.rfind(b","), line.rfind(b";"))
+    return line[cut + 1:] + b" "
 
 
 # the words that, among the last three before a marker in the middle of its sentence, make it
