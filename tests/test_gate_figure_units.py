@@ -884,6 +884,16 @@ def test_a_currency_kept_on_a_figure_is_accepted(source, text):
     assert_accepted(_summarize(source, text))
 
 
+# red team 123, F18: the currency's code or name after a rate's figure is its sign before it
+@pytest.mark.parametrize("source", ["Price: 5 USD/month.", "Price: 5 dollars/month."])
+def test_a_currency_named_after_a_rate_is_its_sign(source):
+    assert_accepted(_summarize(source, "Price: $5/month."))
+    assert not _summarize(source, "Price: $5/day.").accepted
+    assert not _summarize(source.replace("USD", "EUR").replace("dollars", "euros"), "Price: $5/month.").accepted
+    assert _same_unit(b"$ count/mo", b"usd/mo") and _same_unit(b"dollars/mo", b"$ count/mo")
+    assert not _same_unit(b"$ count/mo", b"eur/mo") and not _same_unit(b"$ count/mo", b"usd/d")
+
+
 def test_unit_at_reads_a_currency_before_the_figure():
     assert _unit_at(b"$5/month", 2) == b"$ count/mo"
     assert _unit_at("\u20ac5 per month".encode(), 4) == "\u20ac count/mo".encode()

@@ -14025,6 +14025,12 @@ def _same_unit(a: bytes, b: bytes) -> bool:
         return True  # ("300 kelvin" -> "300 K": kelvin's symbol, red team 120, F12)
     if b" " in a or b" " in b:  # (a currency's sign before either: _with_currency)
         (sign_a, _, a), (sign_b, _, b) = a.rpartition(b" "), b.rpartition(b" ")
+        if sign_a != sign_b and not (sign_a and sign_b):
+            # a sign on one side, the currency's code or name on the other ("$5/month" of "5
+            # USD/month": red team 123, F18)
+            sign, signed, named = (sign_a, a, b) if sign_a else (sign_b, b, a)
+            (what_s, _, per_s), (what_n, _, per_n) = signed.partition(b"/"), named.partition(b"/")
+            return what_s == b"count" and per_s == per_n and what_n in _CURRENCY_NAMES.get(sign, ())
         return sign_a == sign_b and _same_unit(a, b)
     if b"/" not in a or b"/" not in b:
         return False
@@ -14191,6 +14197,12 @@ def _unit_at(text: bytes, end: int) -> bytes | None:
 
 # a currency's sign before a figure ("$5/month"): $, £, ¥, €, ₹ (red team 120, F11)
 _CURRENCY_SIGNS = (b"$", b"\xc2\xa3", b"\xc2\xa5", b"\xe2\x82\xac", b"\xe2\x82\xb9")
+# what a rate counts when it names the currency of a sign ("5 USD/month", "5 dollars/month")
+_CURRENCY_NAMES = {b"$": frozenset((b"usd", b"dollar", b"dollars")),
+                   b"\xc2\xa3": frozenset((b"gbp", b"pound", b"pounds")),
+                   b"\xc2\xa5": frozenset((b"jpy", b"cny", b"yen", b"yuan")),
+                   b"\xe2\x82\xac": frozenset((b"eur", b"euro", b"euros")),
+                   b"\xe2\x82\xb9": frozenset((b"inr", b"rupee", b"rupees"))}
 
 
 def _with_currency(text: bytes, start: int, unit: bytes | None) -> bytes | None:
