@@ -969,6 +969,10 @@ def test_unit_at_passes_over_a_footnote_only():
     ("Max temp: 300 K.", "Max temp: 300 degrees C."),
     ("Max temp: 300 K", "Max temp: 300 \u00b0F."),
     ("Max temp: 300 kelvin.", "Max temp: 300 \u00b0C."),
+    # red team 123, F15: the kelvin sign, and the one-character degree units
+    ("The cryostat holds 300 \u212a.", "The cryostat holds 300 \u00b0C."),
+    ("Keep it at 30 \u2103.", "Keep it at 30 \u2109."),
+    ("Keep it at 30 \u2103.", "Keep it at 30 K."),
 ])
 def test_a_figure_in_k_grounds_no_degrees_nor_the_reverse(source, lie):
     find(_summarize(source, lie), "I1", block="s", evidence__change="unit_changed")
@@ -980,6 +984,8 @@ def test_a_figure_in_k_grounds_no_degrees_nor_the_reverse(source, lie):
     ("Keep it at 300 K.", "Keep it at 300 kelvin."),
     ("Max temp: 300 K.", "The max temp is 300 K and falling."),
     ("We have 100 K users.", "We have 100 K customers."),  # (a noun after it: no unit)
+    ("The cryostat holds 300 \u212a.", "The cryostat holds 300 K."),
+    ("Keep it at 30 \u2103.", "Keep it at 30 \u00b0C."),
 ])
 def test_a_figure_in_k_kept_is_accepted(source, honest):
     assert_accepted(_summarize(source, honest))

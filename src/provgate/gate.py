@@ -11082,6 +11082,9 @@ _NEGATION_FOLD = str.maketrans({
                "\u0410\u0412\u0415\u041a\u041c\u041d\u041e\u0420\u0421\u0422\u0425"
                "\u03bf\u03bd\u03b9\u039f\u039d\u03a4\u0391\u0392\u0395\u0397\u039a\u039c",
                "aeopcyxijshdw" "ABEKMHOPCTX" "oviONTABEHKM")),
+    # the kelvin sign and the one-character degree units, as they are read (red team 123, F15:
+    # "300 \u212a" had no unit, and grounded "300 \u00b0C")
+    "\u212a": "K", "\u2103": "\u00b0C", "\u2109": "\u00b0F",
 })
 
 
