@@ -260,6 +260,12 @@ def test_prepositions_before_figures_name_nothing(before, after):
     ("before \u2248 120 ms; after \u2248 34 ms", "after \u2248 120 ms; before \u2248 34 ms"),
     ("Cost before - $120; after - $34.", "Cost after - $120; before - $34."),
     ("before - ~120 ms; after - ~34 ms", "after - ~120 ms; before - ~34 ms"),
+    # red team 123, F11: "~", "⇒", "≃", "is" between, a currency's code before the figure
+    ("before ~ 120 ms; after ~ 34 ms", "after ~ 120 ms; before ~ 34 ms"),
+    ("before \u21d2 120 ms; after \u21d2 34 ms", "after \u21d2 120 ms; before \u21d2 34 ms"),
+    ("before \u2243 120 ms; after \u2243 34 ms", "after \u2243 120 ms; before \u2243 34 ms"),
+    ("Latency before is 120 ms; after is 34 ms.", "Latency after is 120 ms; before is 34 ms."),
+    ("Cost before - USD 120; after - USD 34.", "Cost after - USD 120; before - USD 34."),
 ])
 def test_sides_as_labels_swapped_are_refused(before, after):
     find(_rewrite(before, after), "I2", evidence__change="traded_in_place")

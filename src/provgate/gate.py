@@ -13041,8 +13041,10 @@ _SIDES = frozenset(b"before after in out over under".split())
 # a dash or an arrow between a label and its figure ("after - 34 ms", "after -- 34 ms", "after — 34
 # ms", "after -> 34 ms", "after → 34 ms", "after ≈ 34 ms"), a currency or approximation sign
 # before the figure ("after - $34", "after - ~34 ms": red team 121, F09)
-_LABEL_DASH = re.compile(rb"(?:-{1,2}>?|=>|\xe2\x80[\x93\x94]|\xe2\x86\x92|\xe2\x89\x88)[ \t]*"
-                         rb"(?:[$~]|\xe2\x82\xac|\xc2\xa3|\xe2\x89\x88)?[ \t]*[0-9]")
+# (red team 123, F11: "~", "⇒", "≃", "is"/"was" as well, and a currency's code before the figure)
+_LABEL_DASH = re.compile(rb"(?:-{1,2}>?|=>|~|\xe2\x80[\x93\x94]|\xe2\x86\x92|\xe2\x87\x92|\xe2\x89[\x88\x83]"
+                         rb"|(?:is|was)(?=[ \t]))[ \t]*"
+                         rb"(?:[$~]|\xe2\x82\xac|\xc2\xa3|\xe2\x89\x88|(?:usd|eur|gbp)[ \t])?[ \t]*[0-9]")
 
 
 def _labels(lowered: bytes, a: int, b: int) -> bool:
