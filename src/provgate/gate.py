@@ -11082,9 +11082,6 @@ _NEGATION_FOLD = str.maketrans({
                "\u0410\u0412\u0415\u041a\u041c\u041d\u041e\u0420\u0421\u0422\u0425"
                "\u03bf\u03bd\u03b9\u039f\u039d\u03a4\u0391\u0392\u0395\u0397\u039a\u039c",
                "aeopcyxijshdw" "ABEKMHOPCTX" "oviONTABEHKM")),
-    # the kelvin sign and the one-character degree units, as they are read (red team 123, F15:
-    # "300 \u212a" had no unit, and grounded "300 \u00b0C")
-    "\u212a": "K", "\u2103": "\u00b0C", "\u2109": "\u00b0F",
 })
 
 
@@ -14193,11 +14190,17 @@ def _unit_at(text: bytes, end: int) -> bytes | None:
         start -= 1
     tail = text[end:end + 96]
     if not tail.isascii():
-        tail = tail.decode("utf-8", "replace").translate(_NEGATION_FOLD).encode("utf-8")
+        # (and the kelvin sign and the one-character degree units as they are read: red team
+        # 123, F15, "300 \u212a" had no unit and grounded "300 \u00b0C"; the tail only, whose
+        # offsets nothing else reads)
+        tail = tail.decode("utf-8", "replace").translate(_NEGATION_FOLD).translate(_UNIT_SIGNS).encode("utf-8")
     if b"\x1b" in tail:
         tail = _ANSI_SEQUENCE.sub(b"", tail)
     m = _UNIT_AFTER_FIGURE.match(tail)
     return None if m is None else _with_currency(text, start, _unit_of_match(tail, m))
+
+
+_UNIT_SIGNS = str.maketrans({"\u212a": "K", "\u2103": "\u00b0C", "\u2109": "\u00b0F"})
 
 
 # a currency's sign before a figure ("$5/month"): $, £, ¥, €, ₹ (red team 120, F11)
@@ -16012,7 +16015,6 @@ _BLOCK_ID = attrgetter("id")
 _HANDLES = attrgetter("handles")
 _DERIVED_FROM = attrgetter("derived_from")
 _PINNED = attrgetter("pinned")
-_HANDLES = attrgetter("handles")
 _N_FACTS = attrgetter("n_facts")
 _N_MARKERS = attrgetter("n_markers")
 
@@ -16103,12 +16105,12 @@ def _last_clause_start(statement: bytes) -> int:
     """Where the last clause of ``statement`` starts: after its last ``;``, or a comma before
     ``and``, ``but``, ``while``, ``whereas`` (0: it has one clause)."""
     m = None
-    for m in _CLAUSE_BREAK.finditer(statement):
+    for m in _LEAD_CLAUSE_BREAK.finditer(statement):
         pass
     return 0 if m is None else m.end()
 
 
-_CLAUSE_BREAK = re.compile(rb";[ \t]*|,[ \t]+(?:and|but|while|whereas)[ \t]+", re.IGNORECASE)
+_LEAD_CLAUSE_BREAK = re.compile(rb";[ \t]*|,[ \t]+(?:and|but|while|whereas)[ \t]+", re.IGNORECASE)
 
 
 def _unwrapped(data: bytes, a: int) -> bytes:
