@@ -10478,7 +10478,7 @@ def _ground_same_requirements(tables: list[FactTable], sources: list[list[_Facts
     sources' and grounds nothing. Each text is read once, and only for a block with a row left
     inside a requirement."""
     excused: list[int] = []
-    spans: dict[int, list[tuple[int, int, tuple[bytes, ...]]]] = {}
+    spans: dict[int, tuple[list[tuple[int, int, tuple[bytes, ...]]], list[int]]] = {}
     read: dict[int, frozenset[tuple[bytes, ...]]] = {}
     known_of: dict[int, set[tuple[bytes, ...]]] = {}
     for n, (t, r) in enumerate(zip(owner.tolist(), row.tolist())):
@@ -10487,13 +10487,13 @@ def _ground_same_requirements(tables: list[FactTable], sources: list[list[_Facts
             continue
         mine = spans.get(t)
         if mine is None:
-            mine = spans[t] = _requirement_spans(table.data)
-        if not mine:
+            mine = spans[t] = _requirement_spans_by_start(table.data)
+        # (the requirement holding the row by a binary search: a scan of every requirement a
+        # row made a rewrite of n padded requirements quadratic, red team 123, F21)
+        key = _requirement_holding(mine, int(table.start[r]), int(table.end[r]))
+        if key is None:
             continue
-        a, b = int(table.start[r]), int(table.end[r])
-        inside = [key for s, e, key in mine if s <= a and b <= e]
-        if not inside:
-            continue
+        inside = [key]
         known = known_of.get(t)
         if known is None:
             known = known_of[t] = set()
@@ -10542,25 +10542,37 @@ def _in_same_requirement(table: FactTable, r: int, other: bytes | None, cache: d
         return False
     mine = cache.get(id(table))
     if mine is None:
-        spans = sorted(_requirement_spans(table.data), key=lambda span: span[0])
-        # (by start, with the starts apart: the spans holding a row found by a binary search,
-        # not a pass over all of them a row, which made a rewrite of n requirements quadratic:
-        # red team 120, F07)
-        mine = cache[id(table)] = (spans, [s for s, _, _ in spans])
-    spans, span_starts = mine
-    if not spans:
+        mine = cache[id(table)] = _requirement_spans_by_start(table.data)
+    key = _requirement_holding(mine, int(table.start[r]), int(table.end[r]))
+    if key is None:
         return False
-    a, b = int(table.start[r]), int(table.end[r])
-    # (the matches do not overlap: only the last span starting at or before the row may hold it;
-    # were they to overlap, a span missed excuses nothing, which fails closed)
-    k = bisect.bisect_right(span_starts, a) - 1
-    if k < 0 or b > spans[k][1]:
-        return False
-    inside = [spans[k][2]]
+    inside = [key]
     theirs = cache.get(other)
     if theirs is None:
         theirs = cache[other] = frozenset(_requirements(other))
     return all(key in theirs for key in inside)
+
+
+def _requirement_spans_by_start(data: bytes) -> tuple[list[tuple[int, int, tuple[bytes, ...]]], list[int]]:
+    """:func:`_requirement_spans` of ``data`` by start, and their starts apart: the requirement
+    holding a row is found by a binary search (:func:`_requirement_holding`), not a pass over
+    all of them a row, which made a rewrite of n requirements quadratic (red team 120, F07;
+    red team 123, F21)."""
+    spans = sorted(_requirement_spans(data), key=lambda span: span[0])
+    return spans, [s for s, _, _ in spans]
+
+
+def _requirement_holding(mine: tuple[list[tuple[int, int, tuple[bytes, ...]]], list[int]], a: int, b: int
+                         ) -> tuple[bytes, ...] | None:
+    """The key of the requirement of ``mine`` (:func:`_requirement_spans_by_start`) whose span
+    holds the bytes ``a`` to ``b``, or None. The matches do not overlap: only the last span
+    starting at or before ``a`` may hold them (were they to overlap, a span missed excuses
+    nothing, which fails closed)."""
+    spans, starts = mine
+    k = bisect.bisect_right(starts, a) - 1
+    if k < 0 or b > spans[k][1]:
+        return None
+    return spans[k][2]
 
 
 # a specifier set's clauses (:func:`_comparison_clauses`): an operator glued to a version
