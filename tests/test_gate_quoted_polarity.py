@@ -1535,6 +1535,42 @@ def test_an_attempt_of_no_failure_or_a_success_of_one_is_refused(source, text):
     find(_summarize(source, text), "I1", block="s1", value="make deploy", evidence__change="negation_dropped")
 
 
+# red team 123, F01: the attempt and the failure name the same act (a failure to revert, prevent,
+# cancel, block or forbid "A" states no attempt to run it), and the attempt is a past one (the
+# imperative "Try to run "A" again." or "Attempt "A"" reports nothing)
+@pytest.mark.parametrize("source, text, value", [
+    ('The agent failed to revert "DROP TABLE users" in time.', 'The agent tried to run "DROP TABLE users".',
+     "DROP TABLE users"),
+    ('The guard failed to prevent "rm -rf /data".', 'The guard tried running "rm -rf /data".', "rm -rf /data"),
+    ('CI was unable to cancel "make deploy".', 'Try to run "make deploy" again.', "make deploy"),
+    ('The policy failed to block "git push --force".', 'Attempt "git push --force" if needed.', "git push --force"),
+    ('The bot was unable to forbid "make deploy".', 'The bot tried to run "make deploy".', "make deploy"),
+    ('The agent failed to run "make deploy".', 'Try running "make deploy".', "make deploy"),
+])
+def test_an_attempt_of_another_act_or_an_imperative_attempt_is_refused(source, text, value):
+    find(_summarize(source, text), "I1", block="s1", value=value, evidence__change="negation_dropped")
+
+
+@pytest.mark.parametrize("source, text", [
+    ('The agent failed to run "make deploy" (no credentials).', 'The agent tried to run "make deploy".'),
+    ('The agent failed to run "make deploy".', 'The agent has tried running "make deploy".'),
+    ('The agent failed to revert "DROP TABLE users" in time.', 'The agent tried to revert "DROP TABLE users".'),
+    ('The job failed to execute "make deploy".', 'The job attempted executing "make deploy".'),
+])
+def test_an_attempt_of_the_same_act_as_the_failure_is_accepted(source, text):
+    assert_accepted(_summarize(source, text))
+
+
+@pytest.mark.parametrize("verb, stem", [
+    (b"run", b"run"), (b"running", b"run"), (b"ran", b"run"), (b"execute", b"execut"), (b"executing", b"execut"),
+    (b"deploy", b"deploy"), (b"deploying", b"deploy"), (b"calling", b"call"), (b"revert", b"revert"),
+])
+def test_act_stem_reads_a_verb_s_forms_alike(verb, stem):
+    from provgate.gate import _act_stem
+
+    assert _act_stem(verb) == stem
+
+
 # a team or role right before "is against" opposes ("Security is against "A""), where a thing
 # there names a baseline as before
 @pytest.mark.parametrize("source", [

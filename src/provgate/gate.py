@@ -12554,14 +12554,19 @@ def _attempt_of_failures(text: bytes, at: int, sources: list[bytes], needle: byt
     run "A"`` was refused as a negation dropped). ``forgot to``, ``neglected to`` state no
     attempt, and a prohibition none either (``Never run "A"``): the quotation is refused as
     before."""
-    if _ATTEMPT_BEFORE.search(text[max(at - 64, 0):at].lower()) is None:
+    attempt = _ATTEMPT_BEFORE.search(text[max(at - 64, 0):at].lower())
+    if attempt is None:
         return False
+    # (the same act on both sides: "failed to revert "A"" states no attempt to run it, red team
+    # 123, F01)
+    verb = _act_stem(attempt.group(1) or attempt.group(2))
     found = False
     for source in sources:
         where, seen = source.find(needle), 0
         while where >= 0 and seen < _POLARITY_OCCURRENCES:
             if _whole_words_at(source, where, where + len(needle)):
-                if _FAILURE_BEFORE.search(source[max(where - 64, 0):where].lower()) is None:
+                failure = _FAILURE_BEFORE.search(source[max(where - 64, 0):where].lower())
+                if failure is None or _act_stem(failure.group(1)) != verb:
                     return False
                 found = True
                 seen += 1
@@ -12569,12 +12574,30 @@ def _attempt_of_failures(text: bytes, at: int, sources: list[bytes], needle: byt
     return found
 
 
+def _act_stem(verb: bytes) -> bytes:
+    """The act a verb names, its form aside: ``run``, ``running``, ``ran`` alike (``run``),
+    ``execute`` and ``executing`` alike (``execut``), ``deploy`` and ``deploying``
+    (:func:`_attempt_of_failures`)."""
+    verb = _IRREGULAR_ACTS.get(verb, verb)
+    if verb.endswith(b"ing") and len(verb) > 4:
+        verb = verb[:-3]
+        if len(verb) > 2 and verb[-1] == verb[-2] and verb[-1] not in b"aeiouls":
+            verb = verb[:-1]  # (running, stopping; not calling, passing)
+    return verb[:-1] if verb.endswith(b"e") and len(verb) > 2 else verb
+
+
+_IRREGULAR_ACTS = {b"ran": b"run", b"did": b"do", b"made": b"make", b"built": b"build", b"began": b"begin",
+                   b"wrote": b"write", b"went": b"go", b"gave": b"give", b"took": b"take"}
+
+
 # an attempt, then a verb (or its -ing form), then the quotation's opening marks, at the end of
 # the text before the quotation (:func:`_attempt_of_failures`); and a failure so
 _QUOTE_MARKS_AT_END = rb"[ \t]*(?:[\"'`*_]|\xe2\x80[\x9c\x98])*\Z"
-_ATTEMPT_BEFORE = re.compile(rb"(?<![0-9a-z_'])(?:tried|tries|try|trying|attempted|attempts|attempt|attempting)"
-                             rb"(?:[ \t]+to[ \t]+[a-z]+|[ \t]+[a-z]+ing)?" + _QUOTE_MARKS_AT_END)
-_FAILURE_BEFORE = re.compile(rb"(?<![0-9a-z_'])(?:failed|fails|unable)[ \t]+to[ \t]+[a-z]+" + _QUOTE_MARKS_AT_END)
+# (a past attempt naming its act, "tried to run", "has tried running", "attempted to run": the
+# imperative "Try to run "A" again." or "Attempt "A"" reports none, red team 123, F01)
+_ATTEMPT_BEFORE = re.compile(rb"(?<![0-9a-z_'])(?:tried|attempted)"
+                             rb"(?:[ \t]+to[ \t]+([a-z]+)|[ \t]+([a-z]+ing))" + _QUOTE_MARKS_AT_END)
+_FAILURE_BEFORE = re.compile(rb"(?<![0-9a-z_'])(?:failed|fails|unable)[ \t]+to[ \t]+([a-z]+)" + _QUOTE_MARKS_AT_END)
 
 
 def _in_question(text: bytes, end: int) -> bool:
