@@ -1741,6 +1741,39 @@ def test_a_quotation_with_no_thing_near_it_blocked_is_still_prohibited(text):
          evidence__change="negation_added")
 
 
+# red team 123, F13: a PR, a ticket, an issue, a bug, a branch, a commit named right before a
+# quotation or right after it names it whatever its words: a title that starts with a command word
+# or holds a flag is no command; a step, a task, a migration, a job, a pipeline named so is (red
+# team 121, F03, above)
+@pytest.mark.parametrize("text", [
+    'PR "make retries configurable" is blocked by review.',
+    'PR "go live checklist" is blocked pending approval.',
+    'Ticket "find memory leak in parser" is blocked pending triage.',
+    'Issue "cat output truncated" is blocked until the upstream fix.',
+    'PR "Add --dry-run flag" is blocked by review.',
+    'PR "fix a && b precedence" is blocked by review.',
+    'PR "run.sh cleanup" is blocked by review.',
+    'The pull request titled "make retries configurable" is blocked by review.',
+    'PR #42 "npm audit fixes" is blocked by review.',
+    'The "make retries configurable" PR is blocked by review.',
+    'Bug "drop table users_old" is blocked pending triage.',
+])
+def test_a_pr_or_a_ticket_named_by_a_command_like_title_blocked_is_a_status(text):
+    # (the source says only that it waits: "blocked" read as a prohibition was refused)
+    assert_accepted(_summarize(text.split(" is blocked")[0] + " waits for review.", text))
+
+
+@pytest.mark.parametrize("text, value", [
+    ('Task "make deploy" is blocked until further notice.', "make deploy"),
+    ('The pipeline "make deploy" is blocked by review.', "make deploy"),
+    ('Merge "git merge main" is blocked until further notice.', "git merge main"),
+    ('The request "make deploy" is blocked by review.', "make deploy"),
+    ('See the PR. "make deploy" is blocked by review.', "make deploy"),
+])
+def test_a_command_named_by_no_pr_or_ticket_blocked_is_still_prohibited(text, value):
+    find(_summarize(_GUIDE, text), "I1", block="s1", value=value, evidence__change="negation_added")
+
+
 def test_holds_mark_is_a_search_of_the_mark():
     import random
 

@@ -12152,16 +12152,38 @@ def _waiting_thing_near(text: bytes, at: int, quoted: bytes, rest: bytes) -> boo
     (:func:`_command_quoted`) and a word of ``_WAITING_THINGS`` among the four words before its
     opening mark in its sentence (``PR "fix-login"``, ``The PR titled "Fix login"``, ``PR #42
     "fix-login"``, ``The deploy of "v1.2"``: red team 121, F06, read only the last word) or the
-    word right after its closing mark (``The "fix-login" PR``)?"""
-    if _command_quoted(quoted):
-        return False
+    word right after its closing mark (``The "fix-login" PR``)? A PR, a ticket, an issue, a
+    branch, a commit (``_NAMED_THINGS``) right before it (a number, ``titled``, ``named`` between)
+    or right after it names it whatever its words (red team 123, F13: ``PR "make retries
+    configurable"``, ``Ticket "find memory leak in parser"``, ``PR "Add --dry-run flag"`` read as
+    commands); a step, a task, a migration, a job does not (red team 121, F03: ``Task "make
+    deploy"``)."""
     before = text[max(0, at - 64):at].lower()
     if (cut := _THING_CUT.search(before)) is not None:
         before = before[cut.start() + 1:]
     words = [w for w in _SENTENCE_WORD.findall(before) if _HAS_LETTER.search(w)][-4:]
+    after = _words_of_clause(rest[:24])[:2]
+    if after[:1] and after[0] in _NAMED_THINGS or after[:2] in _NAMED_PAIRS:
+        return True  # (the "fix-login" PR)
+    k = len(words)
+    while k and (words[k - 1] in _NAME_LEADS or words[k - 1].lstrip(b"#").isdigit()):
+        k -= 1
+    if k and (words[k - 1] in _NAMED_THINGS or words[max(k - 2, 0):k] in _NAMED_PAIRS):
+        return True  # (PR "make retries configurable", the pull request #42 titled "A")
+    if _command_quoted(quoted):
+        return False
     if any(w in _WAITING_THINGS for w in words):
         return True
-    return _words_of_clause(rest[:24])[:1] in ([w] for w in _WAITING_THINGS)
+    return after[:1] in ([w] for w in _WAITING_THINGS)
+
+
+# the things whose name a quotation right after or before them is, whatever its words (a PR's
+# title, a ticket's, a branch's, a commit's message: :func:`_waiting_thing_near`), and the words
+# between such a thing and its name
+_NAMED_THINGS = frozenset((b"pr", b"prs", b"mr", b"mrs", b"ticket", b"tickets", b"issue", b"issues", b"bug", b"bugs",
+                           b"story", b"stories", b"branch", b"branches", b"commit", b"commits"))
+_NAMED_PAIRS = ([b"pull", b"request"], [b"merge", b"request"], [b"pull", b"requests"], [b"merge", b"requests"])
+_NAME_LEADS = frozenset((b"titled", b"named", b"called", b"entitled"))
 
 
 _OMITTED_AFTER = frozenset(w + b"ed" for w in (b"skipp", b"omitt", b"ignor", b"miss", b"dropp", b"disabl",
