@@ -1703,6 +1703,44 @@ def test_blocked_as_prohibition_reads_the_place_past_a_determiner(after, prohibi
     assert _blocked_as_prohibition(after, thing=False) is prohibits
 
 
+# red team 123, F09: the head of the noun a "blocked on" names decides (an upgrade, a release, a
+# migration, tests that resolve), a place or a time word modifying it does not
+@pytest.mark.parametrize("source, text", [
+    ('Run "make deploy" once the main cluster upgrade is done.', '"make deploy" is blocked on the main cluster upgrade.'),
+    ('Run "make deploy" after the weekly release.', '"make deploy" is blocked on the weekly release.'),
+    ('Run "make deploy" once the prod db migration is done.', '"make deploy" is blocked on the prod db migration.'),
+    ('Run "make deploy" once the staging tests pass.', '"make deploy" is blocked on staging tests.'),
+])
+def test_a_command_blocked_on_a_thing_a_place_modifies_is_a_status(source, text):
+    assert_accepted(_summarize(source, text))
+
+
+@pytest.mark.parametrize("text", [
+    '"make deploy" is blocked on the main cluster.',
+    '"make deploy" is blocked on weekdays.',
+    '"make deploy" is blocked on prod.',
+    '"make deploy" is blocked on the main cluster today.',
+    '"make deploy" is blocked on prod until the tests pass.',
+])
+def test_a_command_blocked_on_a_place_no_resolving_head_follows_is_still_prohibited(text):
+    find(_summarize('Deploy guide: run "make deploy" on any weekday, on the main cluster, on prod.', text), "I1",
+         block="s1", value="make deploy", evidence__change="negation_added")
+
+
+@pytest.mark.parametrize("after, prohibits", [
+    ([b"on", b"the", b"main", b"cluster", b"upgrade"], False),
+    ([b"on", b"the", b"weekly", b"release"], False),
+    ([b"on", b"the", b"prod", b"db", b"migration"], False),
+    ([b"on", b"staging", b"tests"], False),
+    ([b"on", b"the", b"release"], True),
+    ([b"on", b"release"], True),
+    ([b"on", b"prod", b"until", b"the", b"tests"], True),
+    ([b"on", b"the", b"main", b"cluster", b"today"], True),
+])
+def test_blocked_as_prohibition_reads_the_head_of_the_noun(after, prohibits):
+    assert _blocked_as_prohibition(after, thing=False) is prohibits
+
+
 @pytest.mark.parametrize("after, prohibits", [
     ([b"on", b"prod"], True),
     ([b"on", b"the", b"main", b"branch"], False),  # (a thing that waits: a status, as before)

@@ -12122,14 +12122,39 @@ def _blocked_as_prohibition(after: list[bytes], thing: bool = True) -> bool:
     if after[0] != b"on":
         return False
     if after[1:2] != [] and after[1] in _BLOCKING_PLACES:
-        return True  # ("blocked on prod", "on main", of a thing that waits too)
+        # ("blocked on prod", "on main", of a thing that waits too; "on staging tests" a status:
+        # the noun's head resolves, red team 123, F09)
+        return not _resolving_head(after[1:])
     if thing:
         return False
     k = 1
     while k < len(after) and after[k] in _BLOCKED_ON_SKIPPED:
         k += 1
+    if _resolving_head(after[k:]):
+        return False  # ("on the main cluster upgrade", "on the weekly release": red team 123, F09)
     noun = list(itertools.takewhile(lambda w: w not in _BLOCKED_ON_ENDS, after[k:k + 3]))
     return bool(noun) and (noun[-1] in _BLOCKING_SCOPES or any(w in _BLOCKING_PLACES for w in noun))
+
+
+def _resolving_head(words: list[bytes]) -> bool:
+    """Is the noun ``words`` start (four words at most, up to a word of ``_BLOCKED_ON_ENDS``) of
+    two words at least and headed (its last word) by a thing that resolves (``_RESOLVING_HEADS``:
+    ``main cluster upgrade``, ``weekly release``, ``prod db migration``, ``staging tests``), a
+    place or a time word in it a modifier (red team 123, F09: read as the place of a prohibition)?
+    A noun ending in any other word is read as before (fail closed: ``main cluster today``)."""
+    noun = list(itertools.takewhile(lambda w: w not in _BLOCKED_ON_ENDS, words[:4]))
+    return len(noun) > 1 and noun[-1] in _RESOLVING_HEADS
+
+
+# the heads of a noun a "blocked on" names that resolve, whatever place or time word modifies them
+# (:func:`_resolving_head`)
+_RESOLVING_HEADS = frozenset((
+    b"upgrade", b"upgrades", b"release", b"releases", b"migration", b"migrations", b"test", b"tests", b"review",
+    b"reviews", b"fix", b"fixes", b"approval", b"approvals", b"audit", b"audits", b"rollout", b"rollouts",
+    b"merge", b"merges", b"build", b"builds", b"deploy", b"deploys", b"deployment", b"deployments", b"patch",
+    b"patches", b"sign-off", b"signoff", b"ticket", b"tickets", b"issue", b"issues", b"pr", b"prs", b"bug",
+    b"bugs", b"outage", b"incident", b"maintenance", b"freeze", b"update", b"updates", b"backup", b"restore",
+    b"check", b"checks", b"rebuild", b"cutover", b"failover", b"investigation", b"decision"))
 
 
 # the things a status "blocked by / until / pending" is said of, named before a quotation or right
