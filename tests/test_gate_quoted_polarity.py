@@ -1812,6 +1812,30 @@ def test_a_command_named_by_no_pr_or_ticket_blocked_is_still_prohibited(text, va
     find(_summarize(_GUIDE, text), "I1", block="s1", value=value, evidence__change="negation_added")
 
 
+# red team 123, F03: a quotation its source says to run (a verb of doing right before it) is a
+# command whatever its first word, and "blocked" of it prohibits whatever thing it is named as
+@pytest.mark.parametrize("source, text, value", [
+    ('Run "invoke deploy" after review.', 'The "invoke deploy" task is blocked until further notice.', "invoke deploy"),
+    ('Run "fab deploy" after review.', 'Task "fab deploy" is blocked until further notice.', "fab deploy"),
+    ('Run "bin/deploy prod" after review.', 'Step "bin/deploy prod" is blocked until further notice.',
+     "bin/deploy prod"),
+    ('Then execute \u00abinvoke deploy now\u00bb after review.',
+     'The \u00abinvoke deploy now\u00bb task is blocked until further notice.', "invoke deploy now"),
+])
+def test_a_quotation_its_source_says_to_run_blocked_is_prohibited(source, text, value):
+    find(_summarize(source, text), "I1", block="s1", value=value, evidence__change="negation_added")
+
+
+@pytest.mark.parametrize("source, text", [
+    ('The "invoke deploy" task waits for review.', 'The "invoke deploy" task is blocked until further notice.'),
+    ('The PR called "invoke deploy" waits for review.', 'The PR called "invoke deploy" is blocked by review.'),
+    ('Run "invoke deploy" after review.', 'The "invoke deploy" task ran.'),
+    ('Run "make deploy" once the review is done.', '"make deploy" is blocked on the review.'),
+])
+def test_a_quotation_no_source_says_to_run_or_not_blocked_is_accepted(source, text):
+    assert_accepted(_summarize(source, text))
+
+
 def test_holds_mark_is_a_search_of_the_mark():
     import random
 

@@ -26,6 +26,7 @@ change only pays for that block.
 from __future__ import annotations
 
 import bisect
+import contextvars
 import difflib
 import functools
 import heapq
@@ -4035,6 +4036,9 @@ class _Check:
                 if len(states) != 1:
                     continue  # (in no source, grounded some other way, or read both ways there)
                 negated = _clause_negated(table.data, int(table.value_start[r]))
+                if negated is False and negated in states and _blocked_of_a_run(
+                        table.data, int(table.value_start[r]), words, sources):
+                    negated = True  # (a run its sources say to do, read "blocked" of a thing that waits)
                 if negated in states:
                     continue
                 if not negated and _attempt_of_failures(table.data, int(table.value_start[r]), sources,
@@ -4125,6 +4129,8 @@ class _Check:
                 elif (negated := read.get(key)) is None:
                     negated = read[key] = _clause_negated(data, start)
                 value = words.decode("utf-8", "replace")
+                if negated is False and negated in states and _blocked_of_a_run(data, start, words, sources):
+                    negated = True  # (a run its sources say to do, read "blocked" of a thing that waits)
                 if negated in states or (block.id, value) in reported:
                     continue
                 reported.add((block.id, value))
@@ -12183,6 +12189,8 @@ def _waiting_thing_near(text: bytes, at: int, quoted: bytes, rest: bytes) -> boo
     configurable"``, ``Ticket "find memory leak in parser"``, ``PR "Add --dry-run flag"`` read as
     commands); a step, a task, a migration, a job does not (red team 121, F03: ``Task "make
     deploy"``)."""
+    if (run := _RUN_QUOTED.get()) is not None and _one_blank(quoted.strip(b" \t*_~")) == run:
+        return False  # (its sources say to run it: a command, :func:`_blocked_of_a_run`)
     before = text[max(0, at - 64):at].lower()
     if (cut := _THING_CUT.search(before)) is not None:
         before = before[cut.start() + 1:]
@@ -12200,6 +12208,39 @@ def _waiting_thing_near(text: bytes, at: int, quoted: bytes, rest: bytes) -> boo
     if any(w in _WAITING_THINGS for w in words):
         return True
     return after[:1] in ([w] for w in _WAITING_THINGS)
+
+
+# the quotation :func:`_blocked_of_a_run` reads as a command whatever its words (its blanks made one)
+_RUN_QUOTED: contextvars.ContextVar[bytes | None] = contextvars.ContextVar("_RUN_QUOTED", default=None)
+# a verb of doing right before a quotation's opening marks (:func:`_blocked_of_a_run`)
+_RUN_BEFORE = re.compile(rb"(?<![0-9a-z_'])(?:run|runs|ran|running|execute|executes|executed|executing|invoke|"
+                         rb"invokes|invoked|launch|launches|launched)"
+                         rb"[ \t]*(?:[\"'`*_]|\xe2\x80[\x9c\x98\x9e]|\xc2[\xab\xbb]|\xe3\x80[\x8a\x8c\x8e])*\Z")
+
+
+def _blocked_of_a_run(text: bytes, at: int, quoted: bytes, sources: list[bytes]) -> bool:
+    """Is the quotation ``quoted`` at ``text[at]``, read with no negation, one a "blocked" after it
+    prohibits once it is read as a command, and one a source says to run (a verb of doing right
+    before it: ``Run "invoke deploy" after review.``)? A quotation the source itself says to run
+    is a command whatever its first word (red team 123, F03: ``The "invoke deploy" task is
+    blocked until further notice.`` passed as the status of a task, ``invoke`` no command word).
+    Read only where "blocked" follows it in its 256 bytes."""
+    if b"blocked" not in text[at:at + 256].lower():
+        return False
+    needle = _one_blank(quoted.strip(b" \t*_~"))
+    for source in sources:
+        where, seen = source.find(needle), 0
+        while where >= 0 and seen < _POLARITY_OCCURRENCES:
+            if _whole_words_at(source, where, where + len(needle)):
+                seen += 1
+                if _RUN_BEFORE.search(source[max(where - 64, 0):where].lower()) is not None:
+                    token = _RUN_QUOTED.set(needle)
+                    try:
+                        return _clause_negated(text, at)
+                    finally:
+                        _RUN_QUOTED.reset(token)
+            where = source.find(needle, where + 1)
+    return False
 
 
 # the things whose name a quotation right after or before them is, whatever its words (a PR's
