@@ -1562,6 +1562,42 @@ def test_an_attempt_of_no_failure_or_a_success_of_one_is_refused(source, text):
     find(_summarize(source, text), "I1", block="s1", value="make deploy", evidence__change="negation_dropped")
 
 
+# red team 123, F01: the attempt and the failure name the same act (a failure to revert, prevent,
+# cancel, block or forbid "A" states no attempt to run it), and the attempt is a past one (the
+# imperative "Try to run "A" again." or "Attempt "A"" reports nothing)
+@pytest.mark.parametrize("source, text, value", [
+    ('The agent failed to revert "DROP TABLE users" in time.', 'The agent tried to run "DROP TABLE users".',
+     "DROP TABLE users"),
+    ('The guard failed to prevent "rm -rf /data".', 'The guard tried running "rm -rf /data".', "rm -rf /data"),
+    ('CI was unable to cancel "make deploy".', 'Try to run "make deploy" again.', "make deploy"),
+    ('The policy failed to block "git push --force".', 'Attempt "git push --force" if needed.', "git push --force"),
+    ('The bot was unable to forbid "make deploy".', 'The bot tried to run "make deploy".', "make deploy"),
+    ('The agent failed to run "make deploy".', 'Try running "make deploy".', "make deploy"),
+])
+def test_an_attempt_of_another_act_or_an_imperative_attempt_is_refused(source, text, value):
+    find(_summarize(source, text), "I1", block="s1", value=value, evidence__change="negation_dropped")
+
+
+@pytest.mark.parametrize("source, text", [
+    ('The agent failed to run "make deploy" (no credentials).', 'The agent tried to run "make deploy".'),
+    ('The agent failed to run "make deploy".', 'The agent has tried running "make deploy".'),
+    ('The agent failed to revert "DROP TABLE users" in time.', 'The agent tried to revert "DROP TABLE users".'),
+    ('The job failed to execute "make deploy".', 'The job attempted executing "make deploy".'),
+])
+def test_an_attempt_of_the_same_act_as_the_failure_is_accepted(source, text):
+    assert_accepted(_summarize(source, text))
+
+
+@pytest.mark.parametrize("verb, stem", [
+    (b"run", b"run"), (b"running", b"run"), (b"ran", b"run"), (b"execute", b"execut"), (b"executing", b"execut"),
+    (b"deploy", b"deploy"), (b"deploying", b"deploy"), (b"calling", b"call"), (b"revert", b"revert"),
+])
+def test_act_stem_reads_a_verb_s_forms_alike(verb, stem):
+    from provgate.gate import _act_stem
+
+    assert _act_stem(verb) == stem
+
+
 # a team or role right before "is against" opposes ("Security is against "A""), where a thing
 # there names a baseline as before
 @pytest.mark.parametrize("source", [
@@ -1694,6 +1730,44 @@ def test_blocked_as_prohibition_reads_the_place_past_a_determiner(after, prohibi
     assert _blocked_as_prohibition(after, thing=False) is prohibits
 
 
+# red team 123, F09: the head of the noun a "blocked on" names decides (an upgrade, a release, a
+# migration, tests that resolve), a place or a time word modifying it does not
+@pytest.mark.parametrize("source, text", [
+    ('Run "make deploy" once the main cluster upgrade is done.', '"make deploy" is blocked on the main cluster upgrade.'),
+    ('Run "make deploy" after the weekly release.', '"make deploy" is blocked on the weekly release.'),
+    ('Run "make deploy" once the prod db migration is done.', '"make deploy" is blocked on the prod db migration.'),
+    ('Run "make deploy" once the staging tests pass.', '"make deploy" is blocked on staging tests.'),
+])
+def test_a_command_blocked_on_a_thing_a_place_modifies_is_a_status(source, text):
+    assert_accepted(_summarize(source, text))
+
+
+@pytest.mark.parametrize("text", [
+    '"make deploy" is blocked on the main cluster.',
+    '"make deploy" is blocked on weekdays.',
+    '"make deploy" is blocked on prod.',
+    '"make deploy" is blocked on the main cluster today.',
+    '"make deploy" is blocked on prod until the tests pass.',
+])
+def test_a_command_blocked_on_a_place_no_resolving_head_follows_is_still_prohibited(text):
+    find(_summarize('Deploy guide: run "make deploy" on any weekday, on the main cluster, on prod.', text), "I1",
+         block="s1", value="make deploy", evidence__change="negation_added")
+
+
+@pytest.mark.parametrize("after, prohibits", [
+    ([b"on", b"the", b"main", b"cluster", b"upgrade"], False),
+    ([b"on", b"the", b"weekly", b"release"], False),
+    ([b"on", b"the", b"prod", b"db", b"migration"], False),
+    ([b"on", b"staging", b"tests"], False),
+    ([b"on", b"the", b"release"], True),
+    ([b"on", b"release"], True),
+    ([b"on", b"prod", b"until", b"the", b"tests"], True),
+    ([b"on", b"the", b"main", b"cluster", b"today"], True),
+])
+def test_blocked_as_prohibition_reads_the_head_of_the_noun(after, prohibits):
+    assert _blocked_as_prohibition(after, thing=False) is prohibits
+
+
 @pytest.mark.parametrize("after, prohibits", [
     ([b"on", b"prod"], True),
     ([b"on", b"the", b"main", b"branch"], False),  # (a thing that waits: a status, as before)
@@ -1730,6 +1804,63 @@ def test_a_thing_named_near_its_quotation_blocked_is_a_status(source, text):
 def test_a_quotation_with_no_thing_near_it_blocked_is_still_prohibited(text):
     find(_summarize('Run "fix-login" after the tests pass.', text), "I1", block="s1", value="fix-login",
          evidence__change="negation_added")
+
+
+# red team 123, F13: a PR, a ticket, an issue, a bug, a branch, a commit named right before a
+# quotation or right after it names it whatever its words: a title that starts with a command word
+# or holds a flag is no command; a step, a task, a migration, a job, a pipeline named so is (red
+# team 121, F03, above)
+@pytest.mark.parametrize("text", [
+    'PR "make retries configurable" is blocked by review.',
+    'PR "go live checklist" is blocked pending approval.',
+    'Ticket "find memory leak in parser" is blocked pending triage.',
+    'Issue "cat output truncated" is blocked until the upstream fix.',
+    'PR "Add --dry-run flag" is blocked by review.',
+    'PR "fix a && b precedence" is blocked by review.',
+    'PR "run.sh cleanup" is blocked by review.',
+    'The pull request titled "make retries configurable" is blocked by review.',
+    'PR #42 "npm audit fixes" is blocked by review.',
+    'The "make retries configurable" PR is blocked by review.',
+    'Bug "drop table users_old" is blocked pending triage.',
+])
+def test_a_pr_or_a_ticket_named_by_a_command_like_title_blocked_is_a_status(text):
+    # (the source says only that it waits: "blocked" read as a prohibition was refused)
+    assert_accepted(_summarize(text.split(" is blocked")[0] + " waits for review.", text))
+
+
+@pytest.mark.parametrize("text, value", [
+    ('Task "make deploy" is blocked until further notice.', "make deploy"),
+    ('The pipeline "make deploy" is blocked by review.', "make deploy"),
+    ('Merge "git merge main" is blocked until further notice.', "git merge main"),
+    ('The request "make deploy" is blocked by review.', "make deploy"),
+    ('See the PR. "make deploy" is blocked by review.', "make deploy"),
+])
+def test_a_command_named_by_no_pr_or_ticket_blocked_is_still_prohibited(text, value):
+    find(_summarize(_GUIDE, text), "I1", block="s1", value=value, evidence__change="negation_added")
+
+
+# red team 123, F03: a quotation its source says to run (a verb of doing right before it) is a
+# command whatever its first word, and "blocked" of it prohibits whatever thing it is named as
+@pytest.mark.parametrize("source, text, value", [
+    ('Run "invoke deploy" after review.', 'The "invoke deploy" task is blocked until further notice.', "invoke deploy"),
+    ('Run "fab deploy" after review.', 'Task "fab deploy" is blocked until further notice.', "fab deploy"),
+    ('Run "bin/deploy prod" after review.', 'Step "bin/deploy prod" is blocked until further notice.',
+     "bin/deploy prod"),
+    ('Then execute \u00abinvoke deploy now\u00bb after review.',
+     'The \u00abinvoke deploy now\u00bb task is blocked until further notice.', "invoke deploy now"),
+])
+def test_a_quotation_its_source_says_to_run_blocked_is_prohibited(source, text, value):
+    find(_summarize(source, text), "I1", block="s1", value=value, evidence__change="negation_added")
+
+
+@pytest.mark.parametrize("source, text", [
+    ('The "invoke deploy" task waits for review.', 'The "invoke deploy" task is blocked until further notice.'),
+    ('The PR called "invoke deploy" waits for review.', 'The PR called "invoke deploy" is blocked by review.'),
+    ('Run "invoke deploy" after review.', 'The "invoke deploy" task ran.'),
+    ('Run "make deploy" once the review is done.', '"make deploy" is blocked on the review.'),
+])
+def test_a_quotation_no_source_says_to_run_or_not_blocked_is_accepted(source, text):
+    assert_accepted(_summarize(source, text))
 
 
 def test_holds_mark_is_a_search_of_the_mark():

@@ -26,6 +26,7 @@ change only pays for that block.
 from __future__ import annotations
 
 import bisect
+import contextvars
 import difflib
 import functools
 import heapq
@@ -4035,6 +4036,9 @@ class _Check:
                 if len(states) != 1:
                     continue  # (in no source, grounded some other way, or read both ways there)
                 negated = _clause_negated(table.data, int(table.value_start[r]))
+                if negated is False and negated in states and _blocked_of_a_run(
+                        table.data, int(table.value_start[r]), words, sources):
+                    negated = True  # (a run its sources say to do, read "blocked" of a thing that waits)
                 if negated in states:
                     continue
                 if not negated and _attempt_of_failures(table.data, int(table.value_start[r]), sources,
@@ -4130,6 +4134,8 @@ class _Check:
                 elif (negated := read.get(key)) is None:
                     negated = read[key] = _clause_negated(data, start)
                 value = words.decode("utf-8", "replace")
+                if negated is False and negated in states and _blocked_of_a_run(data, start, words, sources):
+                    negated = True  # (a run its sources say to do, read "blocked" of a thing that waits)
                 if negated in states or (block.id, value) in reported:
                     continue
                 reported.add((block.id, value))
@@ -12147,14 +12153,39 @@ def _blocked_as_prohibition(after: list[bytes], thing: bool = True) -> bool:
     if after[0] != b"on":
         return False
     if after[1:2] != [] and after[1] in _BLOCKING_PLACES:
-        return True  # ("blocked on prod", "on main", of a thing that waits too)
+        # ("blocked on prod", "on main", of a thing that waits too; "on staging tests" a status:
+        # the noun's head resolves, red team 123, F09)
+        return not _resolving_head(after[1:])
     if thing:
         return False
     k = 1
     while k < len(after) and after[k] in _BLOCKED_ON_SKIPPED:
         k += 1
+    if _resolving_head(after[k:]):
+        return False  # ("on the main cluster upgrade", "on the weekly release": red team 123, F09)
     noun = list(itertools.takewhile(lambda w: w not in _BLOCKED_ON_ENDS, after[k:k + 3]))
     return bool(noun) and (noun[-1] in _BLOCKING_SCOPES or any(w in _BLOCKING_PLACES for w in noun))
+
+
+def _resolving_head(words: list[bytes]) -> bool:
+    """Is the noun ``words`` start (four words at most, up to a word of ``_BLOCKED_ON_ENDS``) of
+    two words at least and headed (its last word) by a thing that resolves (``_RESOLVING_HEADS``:
+    ``main cluster upgrade``, ``weekly release``, ``prod db migration``, ``staging tests``), a
+    place or a time word in it a modifier (red team 123, F09: read as the place of a prohibition)?
+    A noun ending in any other word is read as before (fail closed: ``main cluster today``)."""
+    noun = list(itertools.takewhile(lambda w: w not in _BLOCKED_ON_ENDS, words[:4]))
+    return len(noun) > 1 and noun[-1] in _RESOLVING_HEADS
+
+
+# the heads of a noun a "blocked on" names that resolve, whatever place or time word modifies them
+# (:func:`_resolving_head`)
+_RESOLVING_HEADS = frozenset((
+    b"upgrade", b"upgrades", b"release", b"releases", b"migration", b"migrations", b"test", b"tests", b"review",
+    b"reviews", b"fix", b"fixes", b"approval", b"approvals", b"audit", b"audits", b"rollout", b"rollouts",
+    b"merge", b"merges", b"build", b"builds", b"deploy", b"deploys", b"deployment", b"deployments", b"patch",
+    b"patches", b"sign-off", b"signoff", b"ticket", b"tickets", b"issue", b"issues", b"pr", b"prs", b"bug",
+    b"bugs", b"outage", b"incident", b"maintenance", b"freeze", b"update", b"updates", b"backup", b"restore",
+    b"check", b"checks", b"rebuild", b"cutover", b"failover", b"investigation", b"decision"))
 
 
 # the things a status "blocked by / until / pending" is said of, named before a quotation or right
@@ -12177,16 +12208,73 @@ def _waiting_thing_near(text: bytes, at: int, quoted: bytes, rest: bytes) -> boo
     (:func:`_command_quoted`) and a word of ``_WAITING_THINGS`` among the four words before its
     opening mark in its sentence (``PR "fix-login"``, ``The PR titled "Fix login"``, ``PR #42
     "fix-login"``, ``The deploy of "v1.2"``: red team 121, F06, read only the last word) or the
-    word right after its closing mark (``The "fix-login" PR``)?"""
-    if _command_quoted(quoted):
-        return False
+    word right after its closing mark (``The "fix-login" PR``)? A PR, a ticket, an issue, a
+    branch, a commit (``_NAMED_THINGS``) right before it (a number, ``titled``, ``named`` between)
+    or right after it names it whatever its words (red team 123, F13: ``PR "make retries
+    configurable"``, ``Ticket "find memory leak in parser"``, ``PR "Add --dry-run flag"`` read as
+    commands); a step, a task, a migration, a job does not (red team 121, F03: ``Task "make
+    deploy"``)."""
+    if (run := _RUN_QUOTED.get()) is not None and _one_blank(quoted.strip(b" \t*_~")) == run:
+        return False  # (its sources say to run it: a command, :func:`_blocked_of_a_run`)
     before = text[max(0, at - 64):at].lower()
     if (cut := _THING_CUT.search(before)) is not None:
         before = before[cut.start() + 1:]
     words = [w for w in _SENTENCE_WORD.findall(before) if _HAS_LETTER.search(w)][-4:]
+    after = _words_of_clause(rest[:24])[:2]
+    if after[:1] and after[0] in _NAMED_THINGS or after[:2] in _NAMED_PAIRS:
+        return True  # (the "fix-login" PR)
+    k = len(words)
+    while k and (words[k - 1] in _NAME_LEADS or words[k - 1].lstrip(b"#").isdigit()):
+        k -= 1
+    if k and (words[k - 1] in _NAMED_THINGS or words[max(k - 2, 0):k] in _NAMED_PAIRS):
+        return True  # (PR "make retries configurable", the pull request #42 titled "A")
+    if _command_quoted(quoted):
+        return False
     if any(w in _WAITING_THINGS for w in words):
         return True
-    return _words_of_clause(rest[:24])[:1] in ([w] for w in _WAITING_THINGS)
+    return after[:1] in ([w] for w in _WAITING_THINGS)
+
+
+# the quotation :func:`_blocked_of_a_run` reads as a command whatever its words (its blanks made one)
+_RUN_QUOTED: contextvars.ContextVar[bytes | None] = contextvars.ContextVar("_RUN_QUOTED", default=None)
+# a verb of doing right before a quotation's opening marks (:func:`_blocked_of_a_run`)
+_RUN_BEFORE = re.compile(rb"(?<![0-9a-z_'])(?:run|runs|ran|running|execute|executes|executed|executing|invoke|"
+                         rb"invokes|invoked|launch|launches|launched)"
+                         rb"[ \t]*(?:[\"'`*_]|\xe2\x80[\x9c\x98\x9e]|\xc2[\xab\xbb]|\xe3\x80[\x8a\x8c\x8e])*\Z")
+
+
+def _blocked_of_a_run(text: bytes, at: int, quoted: bytes, sources: list[bytes]) -> bool:
+    """Is the quotation ``quoted`` at ``text[at]``, read with no negation, one a "blocked" after it
+    prohibits once it is read as a command, and one a source says to run (a verb of doing right
+    before it: ``Run "invoke deploy" after review.``)? A quotation the source itself says to run
+    is a command whatever its first word (red team 123, F03: ``The "invoke deploy" task is
+    blocked until further notice.`` passed as the status of a task, ``invoke`` no command word).
+    Read only where "blocked" follows it in its 256 bytes."""
+    if b"blocked" not in text[at:at + 256].lower():
+        return False
+    needle = _one_blank(quoted.strip(b" \t*_~"))
+    for source in sources:
+        where, seen = source.find(needle), 0
+        while where >= 0 and seen < _POLARITY_OCCURRENCES:
+            if _whole_words_at(source, where, where + len(needle)):
+                seen += 1
+                if _RUN_BEFORE.search(source[max(where - 64, 0):where].lower()) is not None:
+                    token = _RUN_QUOTED.set(needle)
+                    try:
+                        return _clause_negated(text, at)
+                    finally:
+                        _RUN_QUOTED.reset(token)
+            where = source.find(needle, where + 1)
+    return False
+
+
+# the things whose name a quotation right after or before them is, whatever its words (a PR's
+# title, a ticket's, a branch's, a commit's message: :func:`_waiting_thing_near`), and the words
+# between such a thing and its name
+_NAMED_THINGS = frozenset((b"pr", b"prs", b"mr", b"mrs", b"ticket", b"tickets", b"issue", b"issues", b"bug", b"bugs",
+                           b"story", b"stories", b"branch", b"branches", b"commit", b"commits"))
+_NAMED_PAIRS = ([b"pull", b"request"], [b"merge", b"request"], [b"pull", b"requests"], [b"merge", b"requests"])
+_NAME_LEADS = frozenset((b"titled", b"named", b"called", b"entitled"))
 
 
 _OMITTED_AFTER = frozenset(w + b"ed" for w in (b"skipp", b"omitt", b"ignor", b"miss", b"dropp", b"disabl",
@@ -12593,14 +12681,19 @@ def _attempt_of_failures(text: bytes, at: int, sources: list[bytes], needle: byt
     run "A"`` was refused as a negation dropped). ``forgot to``, ``neglected to`` state no
     attempt, and a prohibition none either (``Never run "A"``): the quotation is refused as
     before."""
-    if _ATTEMPT_BEFORE.search(text[max(at - 64, 0):at].lower()) is None:
+    attempt = _ATTEMPT_BEFORE.search(text[max(at - 64, 0):at].lower())
+    if attempt is None:
         return False
+    # (the same act on both sides: "failed to revert "A"" states no attempt to run it, red team
+    # 123, F01)
+    verb = _act_stem(attempt.group(1) or attempt.group(2))
     found = False
     for source in sources:
         where, seen = source.find(needle), 0
         while where >= 0 and seen < _POLARITY_OCCURRENCES:
             if _whole_words_at(source, where, where + len(needle)):
-                if _FAILURE_BEFORE.search(source[max(where - 64, 0):where].lower()) is None:
+                failure = _FAILURE_BEFORE.search(source[max(where - 64, 0):where].lower())
+                if failure is None or _act_stem(failure.group(1)) != verb:
                     return False
                 found = True
                 seen += 1
@@ -12608,12 +12701,30 @@ def _attempt_of_failures(text: bytes, at: int, sources: list[bytes], needle: byt
     return found
 
 
+def _act_stem(verb: bytes) -> bytes:
+    """The act a verb names, its form aside: ``run``, ``running``, ``ran`` alike (``run``),
+    ``execute`` and ``executing`` alike (``execut``), ``deploy`` and ``deploying``
+    (:func:`_attempt_of_failures`)."""
+    verb = _IRREGULAR_ACTS.get(verb, verb)
+    if verb.endswith(b"ing") and len(verb) > 4:
+        verb = verb[:-3]
+        if len(verb) > 2 and verb[-1] == verb[-2] and verb[-1] not in b"aeiouls":
+            verb = verb[:-1]  # (running, stopping; not calling, passing)
+    return verb[:-1] if verb.endswith(b"e") and len(verb) > 2 else verb
+
+
+_IRREGULAR_ACTS = {b"ran": b"run", b"did": b"do", b"made": b"make", b"built": b"build", b"began": b"begin",
+                   b"wrote": b"write", b"went": b"go", b"gave": b"give", b"took": b"take"}
+
+
 # an attempt, then a verb (or its -ing form), then the quotation's opening marks, at the end of
 # the text before the quotation (:func:`_attempt_of_failures`); and a failure so
 _QUOTE_MARKS_AT_END = rb"[ \t]*(?:[\"'`*_]|\xe2\x80[\x9c\x98])*\Z"
-_ATTEMPT_BEFORE = re.compile(rb"(?<![0-9a-z_'])(?:tried|tries|try|trying|attempted|attempts|attempt|attempting)"
-                             rb"(?:[ \t]+to[ \t]+[a-z]+|[ \t]+[a-z]+ing)?" + _QUOTE_MARKS_AT_END)
-_FAILURE_BEFORE = re.compile(rb"(?<![0-9a-z_'])(?:failed|fails|unable)[ \t]+to[ \t]+[a-z]+" + _QUOTE_MARKS_AT_END)
+# (a past attempt naming its act, "tried to run", "has tried running", "attempted to run": the
+# imperative "Try to run "A" again." or "Attempt "A"" reports none, red team 123, F01)
+_ATTEMPT_BEFORE = re.compile(rb"(?<![0-9a-z_'])(?:tried|attempted)"
+                             rb"(?:[ \t]+to[ \t]+([a-z]+)|[ \t]+([a-z]+ing))" + _QUOTE_MARKS_AT_END)
+_FAILURE_BEFORE = re.compile(rb"(?<![0-9a-z_'])(?:failed|fails|unable)[ \t]+to[ \t]+([a-z]+)" + _QUOTE_MARKS_AT_END)
 
 
 def _in_question(text: bytes, end: int) -> bool:
