@@ -884,7 +884,7 @@ def test_a_currency_kept_on_a_figure_is_accepted(source, text):
     assert_accepted(_summarize(source, text))
 
 
-# red team 123, F18: the currency's code or name after a rate's figure is its sign before it
+# red team 123, F17: the currency's code or name after a rate's figure is its sign before it
 @pytest.mark.parametrize("source", ["Price: 5 USD/month.", "Price: 5 dollars/month."])
 def test_a_currency_named_after_a_rate_is_its_sign(source):
     assert_accepted(_summarize(source, "Price: $5/month."))
@@ -969,7 +969,7 @@ def test_unit_at_passes_over_a_footnote_only():
     ("Max temp: 300 K.", "Max temp: 300 degrees C."),
     ("Max temp: 300 K", "Max temp: 300 \u00b0F."),
     ("Max temp: 300 kelvin.", "Max temp: 300 \u00b0C."),
-    # red team 123, F15: the kelvin sign, and the one-character degree units
+    # red team 123, F20: the kelvin sign, and the one-character degree units
     ("The cryostat holds 300 \u212a.", "The cryostat holds 300 \u00b0C."),
     ("Keep it at 30 \u2103.", "Keep it at 30 \u2109."),
     ("Keep it at 30 \u2103.", "Keep it at 30 K."),

@@ -260,7 +260,7 @@ def test_prepositions_before_figures_name_nothing(before, after):
     ("before \u2248 120 ms; after \u2248 34 ms", "after \u2248 120 ms; before \u2248 34 ms"),
     ("Cost before - $120; after - $34.", "Cost after - $120; before - $34."),
     ("before - ~120 ms; after - ~34 ms", "after - ~120 ms; before - ~34 ms"),
-    # red team 123, F11: "~", "⇒", "≃", "is" between, a currency's code before the figure
+    # red team 123, F09: "~", "⇒", "≃", "is" between, a currency's code before the figure
     ("before ~ 120 ms; after ~ 34 ms", "after ~ 120 ms; before ~ 34 ms"),
     ("before \u21d2 120 ms; after \u21d2 34 ms", "after \u21d2 120 ms; before \u21d2 34 ms"),
     ("before \u2243 120 ms; after \u2243 34 ms", "after \u2243 120 ms; before \u2243 34 ms"),

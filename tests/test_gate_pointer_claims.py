@@ -298,7 +298,7 @@ def test_a_lead_in_opening_its_sentence_or_after_a_subject_of_function_words_lea
 
 
 def test_a_lead_in_opening_its_clause_or_its_sentence_leads():
-    # red team 123, F08/F19: a lead-in opening a clause after ';' or ', and', one opening its
+    # red team 123, F19/F18: a lead-in opening a clause after ';' or ', and', one opening its
     # sentence a few words before the marker, and a wrapped line ending in a comma
     for text in ["Alpha retries 3 times; per [src:cfgB], beta retries=5.\n",
                  "Alpha retries 3 times, and per [src:cfgB], beta retries=5.\n",

@@ -1394,7 +1394,7 @@ def test_a_quotation_in_marks_the_grammar_does_not_read_is_grounded_as_a_quote(m
 
 
 @pytest.mark.parametrize("source, text", [
-    # red team 123, F06: a curly quotation was grounded byte for byte, stricter than a straight one
+    # red team 123, F13: a curly quotation was grounded byte for byte, stricter than a straight one
     ("delete the  staging db", "The user said \u201cdelete the staging db\u201d."),
     ("please delete\nthe staging db", "The user said \u201cplease delete the staging db\u201d."),
     ("**please** delete the staging db", "The user said \u201cplease delete the staging db\u201d."),
@@ -1411,7 +1411,7 @@ def test_a_marked_quotation_is_compared_as_a_quotation_is(source, text):
 
 @pytest.mark.parametrize("text", ["The user said \u201cdelete the prod db\".", "The user said \"delete the prod db\u201d."])
 def test_a_quotation_of_one_curly_and_one_straight_mark_is_read(text):
-    # red team 123, F10: an editor or a model converting one mark of a pair left a quotation no
+    # red team 123, F07: an editor or a model converting one mark of a pair left a quotation no
     # rule read
     source = 'The user said "delete the staging db".'
     find(_summarize(source, text), "I1", evidence__change="quote_ungrounded")
@@ -1730,7 +1730,7 @@ def test_blocked_as_prohibition_reads_the_place_past_a_determiner(after, prohibi
     assert _blocked_as_prohibition(after, thing=False) is prohibits
 
 
-# red team 123, F09: the head of the noun a "blocked on" names decides (an upgrade, a release, a
+# red team 123, F15: the head of the noun a "blocked on" names decides (an upgrade, a release, a
 # migration, tests that resolve), a place or a time word modifying it does not
 @pytest.mark.parametrize("source, text", [
     ('Run "make deploy" once the main cluster upgrade is done.', '"make deploy" is blocked on the main cluster upgrade.'),
@@ -1806,7 +1806,7 @@ def test_a_quotation_with_no_thing_near_it_blocked_is_still_prohibited(text):
          evidence__change="negation_added")
 
 
-# red team 123, F13: a PR, a ticket, an issue, a bug, a branch, a commit named right before a
+# red team 123, F14: a PR, a ticket, an issue, a bug, a branch, a commit named right before a
 # quotation or right after it names it whatever its words: a title that starts with a command word
 # or holds a flag is no command; a step, a task, a migration, a job, a pipeline named so is (red
 # team 121, F03, above)

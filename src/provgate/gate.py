@@ -4081,7 +4081,7 @@ class _Check:
                            if (x := gate.source_facts(h)) is not None]
                 if not sources:
                     continue  # (a block without a source is I1's to refuse, or a turn of its own)
-            # (both sides as a quotation is compared, red team 123, F06: a source's line break
+            # (both sides as a quotation is compared, red team 123, F13: a source's line break
             # or doubled blank inside the words, its bold, a curly apostrophe for a straight one)
             sources = [_as_quoted(x) for x in sources]
             # (a quotation that elides words, "A … B", is grounded piece by piece)
@@ -8807,7 +8807,7 @@ class _Check:
                 statement = t.data[a:b]
                 if statement.rstrip(b" \t")[-1:] not in b".!?\n":
                     # (from the last clause break: "Alpha retries 3 times; per [src:b], beta
-                    # retries=5." opens a clause with its lead-in, red team 123, F08)
+                    # retries=5." opens a clause with its lead-in, red team 123, F19)
                     clause = _last_clause_start(statement)
                     lo, hi = np.searchsorted(starts, [a + clause, b], "left").tolist()
                     leads = (not ((ends[lo:hi] <= b) & (kinds[lo:hi] != _KIND_CITATION)).any()
@@ -11285,7 +11285,7 @@ _MARKED_QUOTATION = re.compile(rb"\xc2\xab(?:[ \t]|\xc2\xa0)*([^\n]{1,200}?)(?:[
                                rb"|\xe2\x80\x9c(?:[ \t]|\xc2\xa0)*([^\n]{1,200}?)(?:[ \t]|\xc2\xa0)*\xe2\x80\x9d"
                                rb"|\xe2\x80\x98([^\n]{1,200}?)\xe2\x80\x99(?![0-9A-Za-z_])"
                                # one side curly, the other straight, as an editor or a model that
-                               # converts one mark of a pair leaves it (red team 123, F10)
+                               # converts one mark of a pair leaves it (red team 123, F07)
                                rb"|\xe2\x80\x9c([^\n\"\xe2]{1,200}?)\""
                                rb"|(?<![0-9A-Za-z_])\"([^\n\"\xe2]{1,200}?)\xe2\x80\x9d")
 # an ANSI CSI sequence (a colour code), passed where a clause is read
@@ -12154,7 +12154,7 @@ def _blocked_as_prohibition(after: list[bytes], thing: bool = True) -> bool:
         return False
     if after[1:2] != [] and after[1] in _BLOCKING_PLACES:
         # ("blocked on prod", "on main", of a thing that waits too; "on staging tests" a status:
-        # the noun's head resolves, red team 123, F09)
+        # the noun's head resolves, red team 123, F15)
         return not _resolving_head(after[1:])
     if thing:
         return False
@@ -12162,7 +12162,7 @@ def _blocked_as_prohibition(after: list[bytes], thing: bool = True) -> bool:
     while k < len(after) and after[k] in _BLOCKED_ON_SKIPPED:
         k += 1
     if _resolving_head(after[k:]):
-        return False  # ("on the main cluster upgrade", "on the weekly release": red team 123, F09)
+        return False  # ("on the main cluster upgrade", "on the weekly release": red team 123, F15)
     noun = list(itertools.takewhile(lambda w: w not in _BLOCKED_ON_ENDS, after[k:k + 3]))
     return bool(noun) and (noun[-1] in _BLOCKING_SCOPES or any(w in _BLOCKING_PLACES for w in noun))
 
@@ -12171,7 +12171,7 @@ def _resolving_head(words: list[bytes]) -> bool:
     """Is the noun ``words`` start (four words at most, up to a word of ``_BLOCKED_ON_ENDS``) of
     two words at least and headed (its last word) by a thing that resolves (``_RESOLVING_HEADS``:
     ``main cluster upgrade``, ``weekly release``, ``prod db migration``, ``staging tests``), a
-    place or a time word in it a modifier (red team 123, F09: read as the place of a prohibition)?
+    place or a time word in it a modifier (red team 123, F15: read as the place of a prohibition)?
     A noun ending in any other word is read as before (fail closed: ``main cluster today``)."""
     noun = list(itertools.takewhile(lambda w: w not in _BLOCKED_ON_ENDS, words[:4]))
     return len(noun) > 1 and noun[-1] in _RESOLVING_HEADS
@@ -12210,7 +12210,7 @@ def _waiting_thing_near(text: bytes, at: int, quoted: bytes, rest: bytes) -> boo
     "fix-login"``, ``The deploy of "v1.2"``: red team 121, F06, read only the last word) or the
     word right after its closing mark (``The "fix-login" PR``)? A PR, a ticket, an issue, a
     branch, a commit (``_NAMED_THINGS``) right before it (a number, ``titled``, ``named`` between)
-    or right after it names it whatever its words (red team 123, F13: ``PR "make retries
+    or right after it names it whatever its words (red team 123, F14: ``PR "make retries
     configurable"``, ``Ticket "find memory leak in parser"``, ``PR "Add --dry-run flag"`` read as
     commands); a step, a task, a migration, a job does not (red team 121, F03: ``Task "make
     deploy"``)."""
@@ -13161,7 +13161,7 @@ _SIDES = frozenset(b"before after in out over under".split())
 # a dash or an arrow between a label and its figure ("after - 34 ms", "after -- 34 ms", "after — 34
 # ms", "after -> 34 ms", "after → 34 ms", "after ≈ 34 ms"), a currency or approximation sign
 # before the figure ("after - $34", "after - ~34 ms": red team 121, F09)
-# (red team 123, F11: "~", "⇒", "≃", "is"/"was" as well, and a currency's code before the figure)
+# (red team 123, F09: "~", "⇒", "≃", "is"/"was" as well, and a currency's code before the figure)
 _LABEL_DASH = re.compile(rb"(?:-{1,2}>?|=>|~|\xe2\x80[\x93\x94]|\xe2\x86\x92|\xe2\x87\x92|\xe2\x89[\x88\x83]"
                          rb"|(?:is|was)(?=[ \t]))[ \t]*"
                          rb"(?:[$~]|\xe2\x82\xac|\xc2\xa3|\xe2\x89\x88|(?:usd|eur|gbp)[ \t])?[ \t]*[0-9]")
@@ -14152,7 +14152,7 @@ def _same_unit(a: bytes, b: bytes) -> bool:
         (sign_a, _, a), (sign_b, _, b) = a.rpartition(b" "), b.rpartition(b" ")
         if sign_a != sign_b and not (sign_a and sign_b):
             # a sign on one side, the currency's code or name on the other ("$5/month" of "5
-            # USD/month": red team 123, F18)
+            # USD/month": red team 123, F17)
             sign, signed, named = (sign_a, a, b) if sign_a else (sign_b, b, a)
             (what_s, _, per_s), (what_n, _, per_n) = signed.partition(b"/"), named.partition(b"/")
             return what_s == b"count" and per_s == per_n and what_n in _CURRENCY_NAMES.get(sign, ())
@@ -16212,7 +16212,7 @@ def _leads_in(statement: bytes, tail: bytes) -> bool:
     words = _SENTENCE_WORD.findall(statement.lower())
     if words and words[0] in _MARKER_LEAD_IN and len(words) <= 6:
         return True  # (a lead-in opening its sentence, a few words naming the source after it:
-        # "According to the beta service config [src:b], ...", red team 123, F08)
+        # "According to the beta service config [src:b], ...", red team 123, F19)
     k = next((k for k in range(len(words) - 1, max(len(words) - 4, -1), -1) if words[k] in _MARKER_LEAD_IN), None)
     if k is None:
         return False
@@ -16255,7 +16255,7 @@ def _unwrapped(data: bytes, a: int) -> bytes:
         pass
     line = line[last.end():] if last is not None else line
     # (and since its last comma or clause break: "Alpha keeps its defaults, and for beta,\nper
-    # [src:b], retries=5." has the subject "for beta", red team 123, F19)
+    # [src:b], retries=5." has the subject "for beta", red team 123, F18)
     line = line.rstrip(b", \t")
     cut = max(line.rfind(b","), line.rfind(b";"))
     return line[cut + 1:] + b" "
