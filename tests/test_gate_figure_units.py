@@ -1182,3 +1182,83 @@ def test_two_figures_a_no_break_space_separates_are_no_grouped_number(source, te
 ])
 def test_a_figure_a_no_break_space_groups_is_accepted(source, text):
     assert_accepted(_summarize(source, text))
+
+
+# red team 123, F02: a count's head after a word of waiting is that wait's maximum
+# ("backoff_max", "retry_interval_max"), a key's "time" a duration unless "times"/"time(s)"
+@pytest.mark.parametrize("source, text, value", [
+    ("retries: 3\nbackoff_max: 30\nrequest timeout: 30 s\n", "Retries up to 30 times.", "30"),
+    ("retries: 3\nbackoffMax: 30\nrequest timeout: 30 s\n", "Retries up to 30 times.", "30"),
+    ("retries: 3\nretry_interval_max: 30\nrequest timeout: 30 s\n", "Retries up to 30 times.", "30"),
+    ("retries: 3\nretry_max_time: 120\ndeadline 120 s\n", "Retries up to 120 times.", "120"),
+    ("retries: 3\nretry_time: 10\nbackoff: 10 s\n", "Retries 10 times.", "10"),
+    ("reconnect_time: 10\nidle timeout 10 s\n", "Reconnects 10 times.", "10"),
+])
+def test_a_waits_maximum_or_time_key_grounds_no_count(source, text, value):
+    find(_summarize(source, text), "I1", block="s", value=value, evidence__change="unit_changed")
+
+
+@pytest.mark.parametrize("source, text", [
+    ("max_retries: 30\ntimeout 30 s\n", "Retries up to 30 times."),
+    ("Retry time(s): 3\nbackoff 3 s\n", "Retries 3 times."),
+    ("RETRY_TIMES = 3\nbackoff 3 s\n", "Retries 3 times."),
+    ("spec:\n  backoffLimit: 3\n  activeDeadlineSeconds: 3\n", "The job is retried 3 times."),
+])
+def test_a_count_key_beside_a_wait_is_still_a_count(source, text):
+    assert_accepted(_summarize(source, text))
+
+
+@pytest.mark.parametrize("key, counts", [
+    (b"backoff_max", False), (b"backoffMax", False), (b"retry_interval_max", False), (b"retry_max_time", False),
+    (b"retry_time", False), (b"reconnect_time", False), (b"retry_times", True), (b"Retry time(s)", True),
+    (b"backoffLimit", True), (b"retry_total", True),
+])
+def test_the_keys_of_a_waits_maximum_name_no_count(key, counts):
+    from provgate.gate import _key_parts, _names_repeats
+
+    assert _names_repeats(_key_parts(key)) is counts
+
+
+# red team 123, F04: an "x" after a verb of repeating that a noun, a determiner or a comparative
+# follows multiplies it or is a ratio, no count
+@pytest.mark.parametrize("source, text", [
+    ("We ran 8x H100 for the training job.", "We ran the training job 8 times on H100."),
+    ("We deployed 4x m5.large behind the balancer.", "We deployed 4 times behind the balancer."),
+    ("Parquet files are stored 3x smaller than CSV.", "Parquet files are stored 3 times."),
+    ("Memory copied 2x the buffer size.", "Memory was copied 2 times."),
+    ("We ran 8x nodes overnight.", "We ran 8 times overnight."),
+])
+def test_a_glued_x_multiplying_what_follows_a_repeat_verb_grounds_no_count(source, text):
+    find(_summarize(source, text), "I1", block="s")
+
+
+@pytest.mark.parametrize("source, text", [
+    ("The job was retried 3x before failing.", "The job was retried 3 times before failing."),
+    ("The job was retried 3x.", "The job was retried 3 times."),
+    ("Backups run 3x weekly.", "Backups run 3 times weekly."),
+    ("The task ran 3x a day.", "The task ran 3 times a day."),
+    ("It was retried 3x, then gave up.", "It was retried 3 times."),
+])
+def test_a_glued_x_after_a_repeat_verb_at_a_clauses_end_still_counts(source, text):
+    assert_accepted(_summarize(source, text))
+
+
+# red team 123, F20: the count a glued "x" states is a unit its source gives the figure, beside
+# the figure's other units
+@pytest.mark.parametrize("source, text", [
+    ("The job was retried 3x and took 3 s.", "The job was retried 3 times."),
+    ("The job was retried 3x; timeout 3 s.", "The job was retried 3 times with a 3 s timeout."),
+    ("Backups: 5x per day, 5 s each.", "Backups run 5 times per day."),
+])
+def test_a_glued_x_count_beside_another_unit_is_accepted(source, text):
+    assert_accepted(_summarize(source, text))
+
+
+@pytest.mark.parametrize("source, text", [
+    ("Speedup: 3x; the job took 3 s.", "The job was retried 3 times."),
+    ("Throughput grew 3x and took 3 s.", "The job was retried 3 times."),
+    ("We ran 8x H100 for 8 s.", "We ran it 8 times."),
+    ("Backups: 5x per day, 5 s each.", "Backups run 5 times per hour."),
+])
+def test_a_glued_x_ratio_beside_another_unit_grounds_no_count(source, text):
+    find(_summarize(source, text), "I1", block="s")

@@ -4401,6 +4401,7 @@ class _Check:
         headed: dict[str, dict[bytes, set[bytes]]] = {}  # source -> figure -> its tables' header units
         counted: dict[str, dict[bytes, set[bytes]]] = {}  # block -> its counts in times -> their words
         bare: dict[str, dict[bytes, set[tuple[bytes, bool]]]] = {}  # source -> its keyed bare figures
+        glued_x: dict[str, dict[bytes, set[bytes | None]]] = {}  # source -> its glued figures' units
         for block, stated, sources, rewritten, own_text in stating:
             for h, text in sources:
                 if h not in read:
@@ -4444,6 +4445,13 @@ class _Check:
                         sources_say.discard(_KEY_MIN)
                         if any(u in _PERIODS for u in names):
                             sources_say.add(b"min")
+                if sources_say and any(u.startswith(b"times") for u in names) and not _units_given(names, sources_say):
+                    # and the count a glued "x" states ("retried 3x and took 3 s": times beside
+                    # seconds, red team 123, F20), each source read once
+                    for h, _ in sources:
+                        if (glued := glued_x.get(h)) is None:
+                            glued = glued_x[h] = _respelled_units(as_read[h]) if b"x" in as_read[h].lower() else {}
+                        sources_say |= {u for u in glued.get(figure, ()) if u is not None and u.startswith(b"times")}
                 if not sources_say or _units_given(names, sources_say) or (block.id, figure.decode()) in reported:
                     continue
                 if all(u == b"times" or _units_given((u,), sources_say) for u in names) and (
@@ -10836,7 +10844,15 @@ def _glued_x_counts(text: bytes, start: int, end: int, unit: bytes) -> bool:
     if before_word in _X_CHANGE_WORDS:
         return False
     if before_word in _X_REPEAT_VERBS:
-        return True
+        # a count only at a clause's end or before a word that is no noun, determiner nor
+        # comparative ("retried 3x before failing", "run 3x weekly"); "ran 8x H100", "deployed 4x
+        # m5.large", "copied 2x the buffer size" multiply what follows, "stored 3x smaller" is a
+        # ratio (red team 123, F04)
+        if _glued_period(text, end, unit) is not None or _X_CLAUSE_END.match(text, end) is not None:
+            return True
+        follower = _X_FOLLOWER.match(text, end)
+        return follower is not None and (follower.group(1) in _X_COUNT_FOLLOWERS or (
+            follower.group(1).endswith(b"ly") and follower.group(1) not in _COMPARATIVES))
     after = _WORD_AFTER_X.match(text, end)
     if after is not None and after.group(1).lower() in _COMPARATIVES:
         return True
@@ -10856,6 +10872,17 @@ _X_REPEAT_VERBS = frozenset((b"retried", b"retry", b"retries", b"retrying", b"re
                              b"happens", b"happened", b"occurs", b"occurred", b"deployed", b"sent", b"redelivered",
                              b"retransmitted", b"reconnected", b"failed", b"fails", b"crashed", b"crashes",
                              b"stored", b"backed", b"mirrored", b"duplicated"))
+# a clause's end right after a glued "x" (blanks, then punctuation, a line's end or the text's
+# end), and the lower-case word after it; the words after a count's "x" that are no noun nor
+# determiner (a preposition, conjunction or adverb: "retried 3x before failing")
+_X_CLAUSE_END = re.compile(rb"[ \t]*(?:[.,;:!?)\]\r\n]|\Z)")
+_X_FOLLOWER = re.compile(rb"[ \t]+([a-z]{1,16})(?![0-9A-Za-z_\-]|\.[0-9A-Za-z])")
+_X_COUNT_FOLLOWERS = frozenset((b"before", b"after", b"across", b"in", b"on", b"at", b"per", b"and", b"or", b"but",
+                                b"then", b"until", b"till", b"with", b"without", b"within", b"during", b"over",
+                                b"from", b"to", b"for", b"by", b"while", b"when", b"because", b"since", b"so",
+                                b"again", b"already", b"today", b"yesterday", b"now", b"overall", b"total",
+                                b"into", b"against", b"if", b"unless", b"due", b"via", b"through", b"between",
+                                b"weekly", b"daily", b"hourly", b"nightly", b"monthly"))
 _X_CHANGE_WORDS = frozenset((b"grew", b"grow", b"grows", b"growing", b"grown", b"increased", b"increases", b"increase",
                              b"rose", b"rise", b"rises", b"risen", b"dropped", b"drops", b"fell", b"falls", b"declined",
                              b"improved", b"improves", b"shrank", b"shrinks", b"scaled", b"scales", b"expanded",
@@ -14409,7 +14436,10 @@ def _key_parts(before: bytes) -> list[bytes]:
     found = _KEY_WORDS_END.search(before)
     if found is None:
         return []
-    parts = [_count_word(w.lower()) for w in _KEY_HUMPS.findall(found.group(0))][-4:]
+    humps = _KEY_HUMPS.findall(found.group(0))[-4:]
+    parts = [_count_word(w.lower()) for w in humps]
+    if parts and parts[-1] == b"time" and (bracket is not None or humps[-1].lower() == b"times"):
+        parts[-1] = b"times"  # ("Retry time(s)", "retry_times": a count; "retry_time" a duration, red team 123, F02)
     return parts[:parts.index(b"per")] if b"per" in parts else parts  # ("retries_per_job": retries)
 
 
@@ -14432,7 +14462,11 @@ def _names_repeats(parts: list[bytes]) -> bool:
     Whole words, never a prefix (red team 121, F01: ``timeout``, ``node_count``,
     ``password_length``; ``retry_delay`` is a delay)."""
     head = parts[-1]
-    return head in _REPEATS or head in _COUNT_HEADS and any(w in _REPEATS or w in _REPEATED for w in parts[:-1])
+    if head in _REPEATS:
+        return True
+    if head not in _COUNT_HEADS or head != b"limit" and any(w in _WAITS for w in parts[:-1]):
+        return False  # ("backoff_max", "retry_interval_max": that wait's maximum, red team 123, F02)
+    return any(w in _REPEATS or w in _REPEATED for w in parts[:-1])
 
 
 # a figure stated as a count in times: "3 times", "3x" (and a "times" the unit reader reads)
@@ -14448,7 +14482,11 @@ _REPEATS = frozenset((b"retry", b"attempt", b"try", b"round", b"restart", b"reru
                       b"redelivery", b"retransmit", b"retransmission", b"reattempt", b"reconnect", b"respawn",
                       b"replay", b"requeue", b"redo"))
 _REPEATED = frozenset((b"backoff", b"retransmit", b"redeliver", b"rerun", b"restart", b"reconnect", b"requeue"))
-_COUNT_HEADS = frozenset((b"limit", b"count", b"max", b"maximum", b"num", b"number", b"total", b"time", b"cnt", b"n"))
+# (a key's "time" head a count only as "times" or "time(s)", :func:`_key_parts`: "retry_time" is
+# a duration; and a head after a word of waiting that wait's maximum, "backoff_max", save
+# "backoffLimit": red team 123, F02)
+_COUNT_HEADS = frozenset((b"limit", b"count", b"max", b"maximum", b"num", b"number", b"total", b"times", b"cnt", b"n"))
+_WAITS = frozenset((b"backoff", b"interval", b"delay", b"timeout", b"wait", b"sleep", b"ttl"))
 # a noun of repeats after a figure ("3 retries", "5 attempts")
 _COUNT_NOUN = re.compile(rb"(?<![0-9A-Za-z_.,\-])([0-9]+)[ \t]+(retries|retry|attempts|tries|rounds|restarts|reruns|"
                          rb"repeats|repetitions|redeliveries|retransmits|retransmissions|reattempts|reconnects|respawns)"
