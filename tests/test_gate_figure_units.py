@@ -1262,3 +1262,40 @@ def test_a_glued_x_count_beside_another_unit_is_accepted(source, text):
 ])
 def test_a_glued_x_ratio_beside_another_unit_grounds_no_count(source, text):
     find(_summarize(source, text), "I1", block="s")
+
+
+# red team 123, F12: a count written without a ":"/"=" key (a flag, a call's argument, a key-value
+# table row, prose's verb), or a key matched to the summary's verb by their shared stem, grounds
+# "N times" beside the figure's other units; a wait, a worker or a delay still grounds none
+@pytest.mark.parametrize("source, text", [
+    ("curl --retry 3 --retry-delay 3 https://x\nEach delay is 3 s.\n", "curl retries 3 times, 3 s apart."),
+    ("@retry(times=3)\n# backoff 3 s\n", "The call is retried 3 times."),
+    ("Retry(total=3, backoff_factor=3)\ntimeout 3 s\n", "The call is retried 3 times."),
+    ("@retry(stop=stop_after_attempt(3))\nwait 3 s\n", "It is attempted up to 3 times."),
+    ("The client retries up to 3 and backs off 3 s.\n", "The client retries up to 3 times."),
+    ("Retry count 3, delay 3 s\n", "Retries 3 times."),
+    ("| key | value |\n|---|---|\n| retries | 3 |\n| delay | 3 s |\n", "Retries 3 times."),
+    ("runs: 3\nduration: 3 s\n", "The job ran 3 times."),
+    ("executions: 3\nduration: 3 s\n", "It was executed 3 times."),
+    ("Failures: 3\nbackoff: 3 s\n", "The job failed 3 times."),
+])
+def test_a_count_written_without_a_key_or_by_its_verbs_stem_is_accepted(source, text):
+    assert_accepted(_summarize(source, text))
+
+
+@pytest.mark.parametrize("source, text, value", [
+    ("curl --retry 3 --retry-delay 5 https://x\nEach delay is 5 s.\n", "curl retries 5 times.", "5"),
+    ("run --workers 5 --retry 3\nbackoff 5 s\n", "Retries 5 times.", "5"),
+    ("@retry(times=3, delay=5)\n# backoff 5 s\n", "The call is retried 5 times.", "5"),
+    ("retry(delay=5)\n# backoff 5 s\n", "The call is retried 5 times.", "5"),
+    ("Retry(backoff_max=5)\ntimeout 5 s\n", "The call is retried 5 times.", "5"),
+    ("time.sleep(5)\nbackoff 5 s\n", "The call is retried 5 times.", "5"),
+    ("| key | value |\n|---|---|\n| workers | 5 |\n| delay | 5 s |\n", "Retries 5 times.", "5"),
+    ("| retry_delay | 5 |\n| timeout | 5 s |\n", "Retries 5 times.", "5"),
+    ("The pool retries 5 jobs and backs off 5 s.\n", "The pool retries 5 times.", "5"),
+    ("Retries after 5 s.\n", "Retries 5 times.", "5"),
+    ("timeout: 30\nbackoff 30 s\n", "The job ran 30 times.", "30"),
+    ("retries=3\nnode_count=8\nbackoff 8 s\n", "Retries 8 times.", "8"),
+])
+def test_a_wait_a_worker_or_a_delay_written_without_a_key_grounds_no_count(source, text, value):
+    find(_summarize(source, text), "I1", block="s", value=value)

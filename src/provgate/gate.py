@@ -4463,7 +4463,8 @@ class _Check:
                     # unit another mention of it has ("backoff 3 s": red team 119, F05);
                     # "workers=5", "retry_delay=5" ground no "Retries 5 times" (red team 120, F02;
                     # red team 121, F01, F02, F14). Each text read once (F11)
-                    if any(is_count or head in words and head not in _DURATION_KEYS and head not in _UNITS
+                    if any(is_count or (head in words or _verb_stem(head) in {_verb_stem(w) for w in words})
+                           and head not in _DURATION_KEYS and head not in _UNITS
                            for h, _ in sources
                            for head, is_count in (bare[h] if h in bare
                                                   else bare.setdefault(h, _bare_counts(as_read[h]))).get(figure, ())):
@@ -14416,11 +14417,60 @@ def _bare_counts(text: bytes) -> dict[bytes, set[tuple[bytes, bool]]]:
         line = text.rfind(b"\n", max(0, m.start() - 64), m.start()) + 1
         parts = _key_parts(text[max(line, m.start() - 64):m.start()])
         if parts:
-            out.setdefault(_figure_number(m.group(1)), set()).add((parts[-1], _names_repeats(parts)))
+            is_count = _names_repeats(parts)
+            if not is_count and parts[-1] in _COUNT_HEADS and (
+                    call := _CALL_OPEN.search(text, max(line, m.start() - 64), m.start())) is not None:
+                # (a count's head as a call's argument, read with the call's name: "@retry(times=3)",
+                # "Retry(total=3)"; "retry(delay=5)" is none, red team 123, F12)
+                is_count = _names_repeats(_key_parts(call.group(1)) + parts)
+            out.setdefault(_figure_number(m.group(1)), set()).add((parts[-1], is_count))
     for m in _COUNT_NOUN.finditer(text):
         noun = _count_word(m.group(2).lower())
         out.setdefault(_figure_number(m.group(1)), set()).add((noun, True))
+    _bare_counts_more(text, out)
     return out
+
+
+def _verb_stem(word: bytes) -> bytes:
+    """A count's word (:func:`_count_word`) as the stem its verb and its noun share (``ran``,
+    ``run``: ``run``; ``failure``, ``fail``: ``fail``; ``execution``, ``execut``: ``execut``),
+    red team 123, F12."""
+    if word == b"ran":
+        return b"run"
+    if len(word) > 6 and word.endswith((b"ion", b"ure")):
+        return word[:-3]
+    return word
+
+
+def _bare_counts_more(text: bytes, out: dict[bytes, set[tuple[bytes, bool]]]) -> None:
+    """The bare counts of ``text`` written without a ":"/"=" key (red team 123, F12): a flag's
+    (``--retry 3``), a call's argument (``stop_after_attempt(3)``; ``@retry(times=3)``, a count's
+    head read with the call's name), a key-value table row's (``| retries | 3 |``) and prose's
+    (``retries up to 3``, ``Retry count 3``), each figure followed by no unit, no noun."""
+    for pattern in (_FLAG_FIGURE, _CALL_FIGURE, _ROW_FIGURE):
+        for m in pattern.finditer(text):
+            if _unit_at(text, m.end(2)) is None and (parts := _key_parts(m.group(1).replace(b"-", b"_"))):
+                out.setdefault(_figure_number(m.group(2)), set()).add((parts[-1], _names_repeats(parts)))
+    for m in _PROSE_COUNT.finditer(text):
+        end = m.end(2)
+        if _unit_at(text, end) is not None:
+            continue
+        follower = _X_FOLLOWER.match(text, end)
+        if _X_CLAUSE_END.match(text, end) is not None or (
+                follower is not None and follower.group(1) in _X_COUNT_FOLLOWERS):
+            out.setdefault(_figure_number(m.group(2)), set()).add((_count_word(m.group(1).lower()), True))
+
+
+# a flag and its figure ("--retry 3"), a call of one figure ("stop_after_attempt(3)"), a key-value
+# table row ("| retries | 3 |"), and prose's verb or noun of repeats before a figure ("retries up
+# to 3", "Retry count 3"); red team 123, F12
+_FLAG_FIGURE = re.compile(rb"(?<![0-9A-Za-z_\-])--?([A-Za-z][A-Za-z0-9\-]{0,40})[ \t]+([0-9]+)(?![0-9A-Za-z_]|[.,][0-9])")
+_CALL_OPEN = re.compile(rb"(?<![0-9A-Za-z_])([A-Za-z_][A-Za-z0-9_]{0,40})\([^()\n]*\Z")
+_CALL_FIGURE = re.compile(rb"(?<![0-9A-Za-z_])([A-Za-z_][A-Za-z0-9_]{0,40})\([ \t]*([0-9]+)[ \t]*\)")
+_ROW_FIGURE = re.compile(rb"(?m)^[ \t]*\|[ \t]*([A-Za-z][A-Za-z0-9_ \-]{0,40}?)[ \t]*\|[ \t]*([0-9]+)[ \t]*\|")
+_PROSE_COUNT = re.compile(rb"(?<![0-9A-Za-z_\-])(retries|retried|attempts|attempted|restarts|restarted|reruns|tries|tried|"
+                          rb"(?:retry|attempt|restart)[ \t]+(?:count|limit))[ \t]+(?:(?:up[ \t]+to|at[ \t]+most|a[ \t]+"
+                          rb"maximum[ \t]+of|max)[ \t]+)?([0-9]+)(?![0-9A-Za-z_]|[.,][0-9])", re.IGNORECASE)
 
 
 def _key_parts(before: bytes) -> list[bytes]:
