@@ -1299,3 +1299,21 @@ def test_a_count_written_without_a_key_or_by_its_verbs_stem_is_accepted(source, 
 ])
 def test_a_wait_a_worker_or_a_delay_written_without_a_key_grounds_no_count(source, text, value):
     find(_summarize(source, text), "I1", block="s", value=value)
+
+
+# (and a table's header column over a bare figure, an ordinal "attempt 3 of 3": red team 123, F12)
+@pytest.mark.parametrize("source, text", [
+    ("| job | retries | delay |\n|---|---|---|\n| sync | 3 | 3 s |\n", "The sync job retries 3 times."),
+    ("attempt 3 of 3 failed after 3 s\n", "The job was attempted 3 times."),
+])
+def test_a_count_in_a_header_column_or_an_ordinal_of_attempts_is_accepted(source, text):
+    assert_accepted(_summarize(source, text))
+
+
+@pytest.mark.parametrize("source, text, value", [
+    ("| job | workers | delay |\n|---|---|---|\n| sync | 5 | 5 s |\n", "The sync job retries 5 times.", "5"),
+    ("| job | retry_delay | timeout |\n|---|---|---|\n| sync | 5 | 5 s |\n", "The sync job retries 5 times.", "5"),
+    ("attempt 2 of 5 failed after 5 s\n", "The job was attempted 5 times.", "5"),
+])
+def test_a_header_column_of_no_repeats_or_an_attempts_total_grounds_no_count(source, text, value):
+    find(_summarize(source, text), "I1", block="s", value=value)

@@ -14451,6 +14451,18 @@ def _bare_counts_more(text: bytes, out: dict[bytes, set[tuple[bytes, bool]]]) ->
         for m in pattern.finditer(text):
             if _unit_at(text, m.end(2)) is None and (parts := _key_parts(m.group(1).replace(b"-", b"_"))):
                 out.setdefault(_figure_number(m.group(2)), set()).add((parts[-1], _names_repeats(parts)))
+    if b"|" in text:
+        # a table's header column over its rows' bare figures ("| job | retries |" over "| sync | 3 |")
+        for table in _HEADED_TABLE.finditer(text):
+            header = [cell.strip() for cell in table.group(1).strip().strip(b"|").split(b"|")]
+            for line in table.group(2).splitlines():
+                cells = [cell.strip() for cell in line.strip().strip(b"|").split(b"|")]
+                for key, cell in zip(header, cells):
+                    if cell.isdigit() and (parts := _key_parts(key.replace(b"-", b"_"))):
+                        out.setdefault(_figure_number(cell), set()).add((parts[-1], _names_repeats(parts)))
+    for m in _ORDINAL_OF.finditer(text):
+        # ("attempt 3 of 3": three attempts made; the total, "of 5", none)
+        out.setdefault(_figure_number(m.group(1)), set()).add((_count_word(m.group(0).split()[0].lower()), True))
     for m in _PROSE_COUNT.finditer(text):
         end = m.end(2)
         if _unit_at(text, end) is not None:
@@ -14465,6 +14477,9 @@ def _bare_counts_more(text: bytes, out: dict[bytes, set[tuple[bytes, bool]]]) ->
 # table row ("| retries | 3 |"), and prose's verb or noun of repeats before a figure ("retries up
 # to 3", "Retry count 3"); red team 123, F12
 _FLAG_FIGURE = re.compile(rb"(?<![0-9A-Za-z_\-])--?([A-Za-z][A-Za-z0-9\-]{0,40})[ \t]+([0-9]+)(?![0-9A-Za-z_]|[.,][0-9])")
+_HEADED_TABLE = re.compile(rb"(?m)^([ \t]*\|[^\n]*\|)[ \t]*\r?\n[ \t]*\|?[ \t]*:?-{3,}[-|: \t]*\r?\n((?:[ \t]*\|[^\n]*\n?){1,64})")
+_ORDINAL_OF = re.compile(rb"(?<![0-9A-Za-z_\-])(?:attempt|try|retry|run|restart)[ \t]+#?([0-9]+)[ \t]+of[ \t]+[0-9]+"
+                         rb"(?![0-9A-Za-z_])", re.IGNORECASE)
 _CALL_OPEN = re.compile(rb"(?<![0-9A-Za-z_])([A-Za-z_][A-Za-z0-9_]{0,40})\([^()\n]*\Z")
 _CALL_FIGURE = re.compile(rb"(?<![0-9A-Za-z_])([A-Za-z_][A-Za-z0-9_]{0,40})\([ \t]*([0-9]+)[ \t]*\)")
 _ROW_FIGURE = re.compile(rb"(?m)^[ \t]*\|[ \t]*([A-Za-z][A-Za-z0-9_ \-]{0,40}?)[ \t]*\|[ \t]*([0-9]+)[ \t]*\|")
