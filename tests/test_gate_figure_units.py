@@ -1198,3 +1198,138 @@ def test_two_figures_a_no_break_space_separates_are_no_grouped_number(source, te
 ])
 def test_a_figure_a_no_break_space_groups_is_accepted(source, text):
     assert_accepted(_summarize(source, text))
+
+
+# red team 123, F02: a count's head after a word of waiting is that wait's maximum
+# ("backoff_max", "retry_interval_max"), a key's "time" a duration unless "times"/"time(s)"
+@pytest.mark.parametrize("source, text, value", [
+    ("retries: 3\nbackoff_max: 30\nrequest timeout: 30 s\n", "Retries up to 30 times.", "30"),
+    ("retries: 3\nbackoffMax: 30\nrequest timeout: 30 s\n", "Retries up to 30 times.", "30"),
+    ("retries: 3\nretry_interval_max: 30\nrequest timeout: 30 s\n", "Retries up to 30 times.", "30"),
+    ("retries: 3\nretry_max_time: 120\ndeadline 120 s\n", "Retries up to 120 times.", "120"),
+    ("retries: 3\nretry_time: 10\nbackoff: 10 s\n", "Retries 10 times.", "10"),
+    ("reconnect_time: 10\nidle timeout 10 s\n", "Reconnects 10 times.", "10"),
+])
+def test_a_waits_maximum_or_time_key_grounds_no_count(source, text, value):
+    find(_summarize(source, text), "I1", block="s", value=value, evidence__change="unit_changed")
+
+
+@pytest.mark.parametrize("source, text", [
+    ("max_retries: 30\ntimeout 30 s\n", "Retries up to 30 times."),
+    ("Retry time(s): 3\nbackoff 3 s\n", "Retries 3 times."),
+    ("RETRY_TIMES = 3\nbackoff 3 s\n", "Retries 3 times."),
+    ("spec:\n  backoffLimit: 3\n  activeDeadlineSeconds: 3\n", "The job is retried 3 times."),
+])
+def test_a_count_key_beside_a_wait_is_still_a_count(source, text):
+    assert_accepted(_summarize(source, text))
+
+
+@pytest.mark.parametrize("key, counts", [
+    (b"backoff_max", False), (b"backoffMax", False), (b"retry_interval_max", False), (b"retry_max_time", False),
+    (b"retry_time", False), (b"reconnect_time", False), (b"retry_times", True), (b"Retry time(s)", True),
+    (b"backoffLimit", True), (b"retry_total", True),
+])
+def test_the_keys_of_a_waits_maximum_name_no_count(key, counts):
+    from provgate.gate import _key_parts, _names_repeats
+
+    assert _names_repeats(_key_parts(key)) is counts
+
+
+# red team 123, F04: an "x" after a verb of repeating that a noun, a determiner or a comparative
+# follows multiplies it or is a ratio, no count
+@pytest.mark.parametrize("source, text", [
+    ("We ran 8x H100 for the training job.", "We ran the training job 8 times on H100."),
+    ("We deployed 4x m5.large behind the balancer.", "We deployed 4 times behind the balancer."),
+    ("Parquet files are stored 3x smaller than CSV.", "Parquet files are stored 3 times."),
+    ("Memory copied 2x the buffer size.", "Memory was copied 2 times."),
+    ("We ran 8x nodes overnight.", "We ran 8 times overnight."),
+])
+def test_a_glued_x_multiplying_what_follows_a_repeat_verb_grounds_no_count(source, text):
+    find(_summarize(source, text), "I1", block="s")
+
+
+@pytest.mark.parametrize("source, text", [
+    ("The job was retried 3x before failing.", "The job was retried 3 times before failing."),
+    ("The job was retried 3x.", "The job was retried 3 times."),
+    ("Backups run 3x weekly.", "Backups run 3 times weekly."),
+    ("The task ran 3x a day.", "The task ran 3 times a day."),
+    ("It was retried 3x, then gave up.", "It was retried 3 times."),
+])
+def test_a_glued_x_after_a_repeat_verb_at_a_clauses_end_still_counts(source, text):
+    assert_accepted(_summarize(source, text))
+
+
+# red team 123, F20: the count a glued "x" states is a unit its source gives the figure, beside
+# the figure's other units
+@pytest.mark.parametrize("source, text", [
+    ("The job was retried 3x and took 3 s.", "The job was retried 3 times."),
+    ("The job was retried 3x; timeout 3 s.", "The job was retried 3 times with a 3 s timeout."),
+    ("Backups: 5x per day, 5 s each.", "Backups run 5 times per day."),
+])
+def test_a_glued_x_count_beside_another_unit_is_accepted(source, text):
+    assert_accepted(_summarize(source, text))
+
+
+@pytest.mark.parametrize("source, text", [
+    ("Speedup: 3x; the job took 3 s.", "The job was retried 3 times."),
+    ("Throughput grew 3x and took 3 s.", "The job was retried 3 times."),
+    ("We ran 8x H100 for 8 s.", "We ran it 8 times."),
+    ("Backups: 5x per day, 5 s each.", "Backups run 5 times per hour."),
+])
+def test_a_glued_x_ratio_beside_another_unit_grounds_no_count(source, text):
+    find(_summarize(source, text), "I1", block="s")
+
+
+# red team 123, F12: a count written without a ":"/"=" key (a flag, a call's argument, a key-value
+# table row, prose's verb), or a key matched to the summary's verb by their shared stem, grounds
+# "N times" beside the figure's other units; a wait, a worker or a delay still grounds none
+@pytest.mark.parametrize("source, text", [
+    ("curl --retry 3 --retry-delay 3 https://x\nEach delay is 3 s.\n", "curl retries 3 times, 3 s apart."),
+    ("@retry(times=3)\n# backoff 3 s\n", "The call is retried 3 times."),
+    ("Retry(total=3, backoff_factor=3)\ntimeout 3 s\n", "The call is retried 3 times."),
+    ("@retry(stop=stop_after_attempt(3))\nwait 3 s\n", "It is attempted up to 3 times."),
+    ("The client retries up to 3 and backs off 3 s.\n", "The client retries up to 3 times."),
+    ("Retry count 3, delay 3 s\n", "Retries 3 times."),
+    ("| key | value |\n|---|---|\n| retries | 3 |\n| delay | 3 s |\n", "Retries 3 times."),
+    ("runs: 3\nduration: 3 s\n", "The job ran 3 times."),
+    ("executions: 3\nduration: 3 s\n", "It was executed 3 times."),
+    ("Failures: 3\nbackoff: 3 s\n", "The job failed 3 times."),
+])
+def test_a_count_written_without_a_key_or_by_its_verbs_stem_is_accepted(source, text):
+    assert_accepted(_summarize(source, text))
+
+
+@pytest.mark.parametrize("source, text, value", [
+    ("curl --retry 3 --retry-delay 5 https://x\nEach delay is 5 s.\n", "curl retries 5 times.", "5"),
+    ("run --workers 5 --retry 3\nbackoff 5 s\n", "Retries 5 times.", "5"),
+    ("@retry(times=3, delay=5)\n# backoff 5 s\n", "The call is retried 5 times.", "5"),
+    ("retry(delay=5)\n# backoff 5 s\n", "The call is retried 5 times.", "5"),
+    ("Retry(backoff_max=5)\ntimeout 5 s\n", "The call is retried 5 times.", "5"),
+    ("time.sleep(5)\nbackoff 5 s\n", "The call is retried 5 times.", "5"),
+    ("| key | value |\n|---|---|\n| workers | 5 |\n| delay | 5 s |\n", "Retries 5 times.", "5"),
+    ("| retry_delay | 5 |\n| timeout | 5 s |\n", "Retries 5 times.", "5"),
+    ("The pool retries 5 jobs and backs off 5 s.\n", "The pool retries 5 times.", "5"),
+    ("Retries after 5 s.\n", "Retries 5 times.", "5"),
+    ("timeout: 30\nbackoff 30 s\n", "The job ran 30 times.", "30"),
+    ("retries=3\nnode_count=8\nbackoff 8 s\n", "Retries 8 times.", "8"),
+])
+def test_a_wait_a_worker_or_a_delay_written_without_a_key_grounds_no_count(source, text, value):
+    find(_summarize(source, text), "I1", block="s", value=value)
+
+
+# (and a table's header column over a bare figure, an ordinal "attempt 3 of 3": red team 123, F12)
+@pytest.mark.parametrize("source, text", [
+    ("| job | retries | delay |\n|---|---|---|\n| sync | 3 | 3 s |\n", "The sync job retries 3 times."),
+    ("attempt 3 of 3 failed after 3 s\n", "The job was attempted 3 times."),
+])
+def test_a_count_in_a_header_column_or_an_ordinal_of_attempts_is_accepted(source, text):
+    assert_accepted(_summarize(source, text))
+
+
+@pytest.mark.parametrize("source, text, value", [
+    ("| job | workers | delay |\n|---|---|---|\n| sync | 5 | 5 s |\n", "The sync job retries 5 times.", "5"),
+    ("| job | retry_delay | timeout |\n|---|---|---|\n| sync | 5 | 5 s |\n", "The sync job retries 5 times.", "5"),
+    ("attempt 2 of 5 failed after 5 s\n", "The job was attempted 5 times.", "5"),
+])
+def test_a_header_column_of_no_repeats_or_an_attempts_total_grounds_no_count(source, text, value):
+    find(_summarize(source, text), "I1", block="s", value=value)

@@ -4412,6 +4412,7 @@ class _Check:
         headed: dict[str, dict[bytes, set[bytes]]] = {}  # source -> figure -> its tables' header units
         counted: dict[str, dict[bytes, set[bytes]]] = {}  # block -> its counts in times -> their words
         bare: dict[str, dict[bytes, set[tuple[bytes, bool]]]] = {}  # source -> its keyed bare figures
+        glued_x: dict[str, dict[bytes, set[bytes | None]]] = {}  # source -> its glued figures' units
         for block, stated, sources, rewritten, own_text in stating:
             for h, text in sources:
                 if h not in read:
@@ -4455,6 +4456,13 @@ class _Check:
                         sources_say.discard(_KEY_MIN)
                         if any(u in _PERIODS for u in names):
                             sources_say.add(b"min")
+                if sources_say and any(u.startswith(b"times") for u in names) and not _units_given(names, sources_say):
+                    # and the count a glued "x" states ("retried 3x and took 3 s": times beside
+                    # seconds, red team 123, F20), each source read once
+                    for h, _ in sources:
+                        if (glued := glued_x.get(h)) is None:
+                            glued = glued_x[h] = _respelled_units(as_read[h]) if b"x" in as_read[h].lower() else {}
+                        sources_say |= {u for u in glued.get(figure, ()) if u is not None and u.startswith(b"times")}
                 if not sources_say or _units_given(names, sources_say) or (block.id, figure.decode()) in reported:
                     continue
                 if all(u == b"times" or _units_given((u,), sources_say) for u in names) and (
@@ -4466,7 +4474,8 @@ class _Check:
                     # unit another mention of it has ("backoff 3 s": red team 119, F05);
                     # "workers=5", "retry_delay=5" ground no "Retries 5 times" (red team 120, F02;
                     # red team 121, F01, F02, F14). Each text read once (F11)
-                    if any(is_count or head in words and head not in _DURATION_KEYS and head not in _UNITS
+                    if any(is_count or (head in words or _verb_stem(head) in {_verb_stem(w) for w in words})
+                           and head not in _DURATION_KEYS and head not in _UNITS
                            for h, _ in sources
                            for head, is_count in (bare[h] if h in bare
                                                   else bare.setdefault(h, _bare_counts(as_read[h]))).get(figure, ())):
@@ -10863,7 +10872,15 @@ def _glued_x_counts(text: bytes, start: int, end: int, unit: bytes) -> bool:
     if before_word in _X_CHANGE_WORDS:
         return False
     if before_word in _X_REPEAT_VERBS:
-        return True
+        # a count only at a clause's end or before a word that is no noun, determiner nor
+        # comparative ("retried 3x before failing", "run 3x weekly"); "ran 8x H100", "deployed 4x
+        # m5.large", "copied 2x the buffer size" multiply what follows, "stored 3x smaller" is a
+        # ratio (red team 123, F04)
+        if _glued_period(text, end, unit) is not None or _X_CLAUSE_END.match(text, end) is not None:
+            return True
+        follower = _X_FOLLOWER.match(text, end)
+        return follower is not None and (follower.group(1) in _X_COUNT_FOLLOWERS or (
+            follower.group(1).endswith(b"ly") and follower.group(1) not in _COMPARATIVES))
     after = _WORD_AFTER_X.match(text, end)
     if after is not None and after.group(1).lower() in _COMPARATIVES:
         return True
@@ -10883,6 +10900,17 @@ _X_REPEAT_VERBS = frozenset((b"retried", b"retry", b"retries", b"retrying", b"re
                              b"happens", b"happened", b"occurs", b"occurred", b"deployed", b"sent", b"redelivered",
                              b"retransmitted", b"reconnected", b"failed", b"fails", b"crashed", b"crashes",
                              b"stored", b"backed", b"mirrored", b"duplicated"))
+# a clause's end right after a glued "x" (blanks, then punctuation, a line's end or the text's
+# end), and the lower-case word after it; the words after a count's "x" that are no noun nor
+# determiner (a preposition, conjunction or adverb: "retried 3x before failing")
+_X_CLAUSE_END = re.compile(rb"[ \t]*(?:[.,;:!?)\]\r\n]|\Z)")
+_X_FOLLOWER = re.compile(rb"[ \t]+([a-z]{1,16})(?![0-9A-Za-z_\-]|\.[0-9A-Za-z])")
+_X_COUNT_FOLLOWERS = frozenset((b"before", b"after", b"across", b"in", b"on", b"at", b"per", b"and", b"or", b"but",
+                                b"then", b"until", b"till", b"with", b"without", b"within", b"during", b"over",
+                                b"from", b"to", b"for", b"by", b"while", b"when", b"because", b"since", b"so",
+                                b"again", b"already", b"today", b"yesterday", b"now", b"overall", b"total",
+                                b"into", b"against", b"if", b"unless", b"due", b"via", b"through", b"between",
+                                b"weekly", b"daily", b"hourly", b"nightly", b"monthly"))
 _X_CHANGE_WORDS = frozenset((b"grew", b"grow", b"grows", b"growing", b"grown", b"increased", b"increases", b"increase",
                              b"rose", b"rise", b"rises", b"risen", b"dropped", b"drops", b"fell", b"falls", b"declined",
                              b"improved", b"improves", b"shrank", b"shrinks", b"scaled", b"scales", b"expanded",
@@ -14559,11 +14587,75 @@ def _bare_counts(text: bytes) -> dict[bytes, set[tuple[bytes, bool]]]:
         line = text.rfind(b"\n", max(0, m.start() - 64), m.start()) + 1
         parts = _key_parts(text[max(line, m.start() - 64):m.start()])
         if parts:
-            out.setdefault(_figure_number(m.group(1)), set()).add((parts[-1], _names_repeats(parts)))
+            is_count = _names_repeats(parts)
+            if not is_count and parts[-1] in _COUNT_HEADS and (
+                    call := _CALL_OPEN.search(text, max(line, m.start() - 64), m.start())) is not None:
+                # (a count's head as a call's argument, read with the call's name: "@retry(times=3)",
+                # "Retry(total=3)"; "retry(delay=5)" is none, red team 123, F12)
+                is_count = _names_repeats(_key_parts(call.group(1)) + parts)
+            out.setdefault(_figure_number(m.group(1)), set()).add((parts[-1], is_count))
     for m in _COUNT_NOUN.finditer(text):
         noun = _count_word(m.group(2).lower())
         out.setdefault(_figure_number(m.group(1)), set()).add((noun, True))
+    _bare_counts_more(text, out)
     return out
+
+
+def _verb_stem(word: bytes) -> bytes:
+    """A count's word (:func:`_count_word`) as the stem its verb and its noun share (``ran``,
+    ``run``: ``run``; ``failure``, ``fail``: ``fail``; ``execution``, ``execut``: ``execut``),
+    red team 123, F12."""
+    if word == b"ran":
+        return b"run"
+    if len(word) > 6 and word.endswith((b"ion", b"ure")):
+        return word[:-3]
+    return word
+
+
+def _bare_counts_more(text: bytes, out: dict[bytes, set[tuple[bytes, bool]]]) -> None:
+    """The bare counts of ``text`` written without a ":"/"=" key (red team 123, F12): a flag's
+    (``--retry 3``), a call's argument (``stop_after_attempt(3)``; ``@retry(times=3)``, a count's
+    head read with the call's name), a key-value table row's (``| retries | 3 |``) and prose's
+    (``retries up to 3``, ``Retry count 3``), each figure followed by no unit, no noun."""
+    for pattern in (_FLAG_FIGURE, _CALL_FIGURE, _ROW_FIGURE):
+        for m in pattern.finditer(text):
+            if _unit_at(text, m.end(2)) is None and (parts := _key_parts(m.group(1).replace(b"-", b"_"))):
+                out.setdefault(_figure_number(m.group(2)), set()).add((parts[-1], _names_repeats(parts)))
+    if b"|" in text:
+        # a table's header column over its rows' bare figures ("| job | retries |" over "| sync | 3 |")
+        for table in _HEADED_TABLE.finditer(text):
+            header = [cell.strip() for cell in table.group(1).strip().strip(b"|").split(b"|")]
+            for line in table.group(2).splitlines():
+                cells = [cell.strip() for cell in line.strip().strip(b"|").split(b"|")]
+                for key, cell in zip(header, cells):
+                    if cell.isdigit() and (parts := _key_parts(key.replace(b"-", b"_"))):
+                        out.setdefault(_figure_number(cell), set()).add((parts[-1], _names_repeats(parts)))
+    for m in _ORDINAL_OF.finditer(text):
+        # ("attempt 3 of 3": three attempts made; the total, "of 5", none)
+        out.setdefault(_figure_number(m.group(1)), set()).add((_count_word(m.group(0).split()[0].lower()), True))
+    for m in _PROSE_COUNT.finditer(text):
+        end = m.end(2)
+        if _unit_at(text, end) is not None:
+            continue
+        follower = _X_FOLLOWER.match(text, end)
+        if _X_CLAUSE_END.match(text, end) is not None or (
+                follower is not None and follower.group(1) in _X_COUNT_FOLLOWERS):
+            out.setdefault(_figure_number(m.group(2)), set()).add((_count_word(m.group(1).lower()), True))
+
+
+# a flag and its figure ("--retry 3"), a call of one figure ("stop_after_attempt(3)"), a key-value
+# table row ("| retries | 3 |"), and prose's verb or noun of repeats before a figure ("retries up
+# to 3", "Retry count 3"); red team 123, F12
+_FLAG_FIGURE = re.compile(rb"(?<![0-9A-Za-z_\-])--?([A-Za-z][A-Za-z0-9\-]{0,40})[ \t]+([0-9]+)(?![0-9A-Za-z_]|[.,][0-9])")
+_HEADED_TABLE = re.compile(rb"(?m)^([ \t]*\|[^\n]*\|)[ \t]*\r?\n[ \t]*\|?[ \t]*:?-{3,}[-|: \t]*\r?\n((?:[ \t]*\|[^\n]*\n?){1,64})")
+_ORDINAL_OF = re.compile(rb"(?<![0-9A-Za-z_\-])(?:attempt|try|retry|run|restart)[ \t]+#?([0-9]+)[ \t]+of[ \t]+[0-9]+"
+                         rb"(?![0-9A-Za-z_])", re.IGNORECASE)
+_CALL_OPEN = re.compile(rb"(?<![0-9A-Za-z_])([A-Za-z_][A-Za-z0-9_]{0,40})\([^()\n]*\Z")
+_CALL_FIGURE = re.compile(rb"(?<![0-9A-Za-z_])([A-Za-z_][A-Za-z0-9_]{0,40})\([ \t]*([0-9]+)[ \t]*\)")
+_ROW_FIGURE = re.compile(rb"(?m)^[ \t]*\|[ \t]*([A-Za-z][A-Za-z0-9_ \-]{0,40}?)[ \t]*\|[ \t]*([0-9]+)[ \t]*\|")
+_PROSE_COUNT = re.compile(rb"(?<![0-9A-Za-z_\-])(retries|retried|attempts|attempted|restarts|restarted|reruns|tries|tried|"
+                          rb"(?:retry|attempt|restart)[ \t]+(?:count|limit))[ \t]+(?:(?:up[ \t]+to|at[ \t]+most|a[ \t]+"
+                          rb"maximum[ \t]+of|max)[ \t]+)?([0-9]+)(?![0-9A-Za-z_]|[.,][0-9])", re.IGNORECASE)
 
 
 def _key_parts(before: bytes) -> list[bytes]:
@@ -14579,7 +14671,10 @@ def _key_parts(before: bytes) -> list[bytes]:
     found = _KEY_WORDS_END.search(before)
     if found is None:
         return []
-    parts = [_count_word(w.lower()) for w in _KEY_HUMPS.findall(found.group(0))][-4:]
+    humps = _KEY_HUMPS.findall(found.group(0))[-4:]
+    parts = [_count_word(w.lower()) for w in humps]
+    if parts and parts[-1] == b"time" and (bracket is not None or humps[-1].lower() == b"times"):
+        parts[-1] = b"times"  # ("Retry time(s)", "retry_times": a count; "retry_time" a duration, red team 123, F02)
     return parts[:parts.index(b"per")] if b"per" in parts else parts  # ("retries_per_job": retries)
 
 
@@ -14602,7 +14697,11 @@ def _names_repeats(parts: list[bytes]) -> bool:
     Whole words, never a prefix (red team 121, F01: ``timeout``, ``node_count``,
     ``password_length``; ``retry_delay`` is a delay)."""
     head = parts[-1]
-    return head in _REPEATS or head in _COUNT_HEADS and any(w in _REPEATS or w in _REPEATED for w in parts[:-1])
+    if head in _REPEATS:
+        return True
+    if head not in _COUNT_HEADS or head != b"limit" and any(w in _WAITS for w in parts[:-1]):
+        return False  # ("backoff_max", "retry_interval_max": that wait's maximum, red team 123, F02)
+    return any(w in _REPEATS or w in _REPEATED for w in parts[:-1])
 
 
 # a figure stated as a count in times: "3 times", "3x" (and a "times" the unit reader reads)
@@ -14618,7 +14717,11 @@ _REPEATS = frozenset((b"retry", b"attempt", b"try", b"round", b"restart", b"reru
                       b"redelivery", b"retransmit", b"retransmission", b"reattempt", b"reconnect", b"respawn",
                       b"replay", b"requeue", b"redo"))
 _REPEATED = frozenset((b"backoff", b"retransmit", b"redeliver", b"rerun", b"restart", b"reconnect", b"requeue"))
-_COUNT_HEADS = frozenset((b"limit", b"count", b"max", b"maximum", b"num", b"number", b"total", b"time", b"cnt", b"n"))
+# (a key's "time" head a count only as "times" or "time(s)", :func:`_key_parts`: "retry_time" is
+# a duration; and a head after a word of waiting that wait's maximum, "backoff_max", save
+# "backoffLimit": red team 123, F02)
+_COUNT_HEADS = frozenset((b"limit", b"count", b"max", b"maximum", b"num", b"number", b"total", b"times", b"cnt", b"n"))
+_WAITS = frozenset((b"backoff", b"interval", b"delay", b"timeout", b"wait", b"sleep", b"ttl"))
 # a noun of repeats after a figure ("3 retries", "5 attempts")
 _COUNT_NOUN = re.compile(rb"(?<![0-9A-Za-z_.,\-])([0-9]+)[ \t]+(retries|retry|attempts|tries|rounds|restarts|reruns|"
                          rb"repeats|repetitions|redeliveries|retransmits|retransmissions|reattempts|reconnects|respawns)"
