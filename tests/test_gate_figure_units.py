@@ -1259,7 +1259,7 @@ def test_a_glued_x_after_a_repeat_verb_at_a_clauses_end_still_counts(source, tex
     assert_accepted(_summarize(source, text))
 
 
-# red team 123, F20: the count a glued "x" states is a unit its source gives the figure, beside
+# red team 123, F16: the count a glued "x" states is a unit its source gives the figure, beside
 # the figure's other units
 @pytest.mark.parametrize("source, text", [
     ("The job was retried 3x and took 3 s.", "The job was retried 3 times."),
@@ -1280,7 +1280,7 @@ def test_a_glued_x_ratio_beside_another_unit_grounds_no_count(source, text):
     find(_summarize(source, text), "I1", block="s")
 
 
-# red team 123, F12: a count written without a ":"/"=" key (a flag, a call's argument, a key-value
+# red team 123, F05: a count written without a ":"/"=" key (a flag, a call's argument, a key-value
 # table row, prose's verb), or a key matched to the summary's verb by their shared stem, grounds
 # "N times" beside the figure's other units; a wait, a worker or a delay still grounds none
 @pytest.mark.parametrize("source, text", [
@@ -1317,7 +1317,7 @@ def test_a_wait_a_worker_or_a_delay_written_without_a_key_grounds_no_count(sourc
     find(_summarize(source, text), "I1", block="s", value=value)
 
 
-# (and a table's header column over a bare figure, an ordinal "attempt 3 of 3": red team 123, F12)
+# (and a table's header column over a bare figure, an ordinal "attempt 3 of 3": red team 123, F05)
 @pytest.mark.parametrize("source, text", [
     ("| job | retries | delay |\n|---|---|---|\n| sync | 3 | 3 s |\n", "The sync job retries 3 times."),
     ("attempt 3 of 3 failed after 3 s\n", "The job was attempted 3 times."),

@@ -4458,7 +4458,7 @@ class _Check:
                             sources_say.add(b"min")
                 if sources_say and any(u.startswith(b"times") for u in names) and not _units_given(names, sources_say):
                     # and the count a glued "x" states ("retried 3x and took 3 s": times beside
-                    # seconds, red team 123, F20), each source read once
+                    # seconds, red team 123, F16), each source read once
                     for h, _ in sources:
                         if (glued := glued_x.get(h)) is None:
                             glued = glued_x[h] = _respelled_units(as_read[h]) if b"x" in as_read[h].lower() else {}
@@ -14342,7 +14342,7 @@ def _unit_at(text: bytes, end: int) -> bytes | None:
     tail = text[end:end + 96]
     if not tail.isascii():
         # (and the kelvin sign and the one-character degree units as they are read: red team
-        # 123, F15, "300 \u212a" had no unit and grounded "300 \u00b0C"; the tail only, whose
+        # 123, F20, "300 \u212a" had no unit and grounded "300 \u00b0C"; the tail only, whose
         # offsets nothing else reads)
         tail = tail.decode("utf-8", "replace").translate(_NEGATION_FOLD).translate(_UNIT_SIGNS).encode("utf-8")
     if b"\x1b" in tail:
@@ -14591,7 +14591,7 @@ def _bare_counts(text: bytes) -> dict[bytes, set[tuple[bytes, bool]]]:
             if not is_count and parts[-1] in _COUNT_HEADS and (
                     call := _CALL_OPEN.search(text, max(line, m.start() - 64), m.start())) is not None:
                 # (a count's head as a call's argument, read with the call's name: "@retry(times=3)",
-                # "Retry(total=3)"; "retry(delay=5)" is none, red team 123, F12)
+                # "Retry(total=3)"; "retry(delay=5)" is none, red team 123, F05)
                 is_count = _names_repeats(_key_parts(call.group(1)) + parts)
             out.setdefault(_figure_number(m.group(1)), set()).add((parts[-1], is_count))
     for m in _COUNT_NOUN.finditer(text):
@@ -14604,7 +14604,7 @@ def _bare_counts(text: bytes) -> dict[bytes, set[tuple[bytes, bool]]]:
 def _verb_stem(word: bytes) -> bytes:
     """A count's word (:func:`_count_word`) as the stem its verb and its noun share (``ran``,
     ``run``: ``run``; ``failure``, ``fail``: ``fail``; ``execution``, ``execut``: ``execut``),
-    red team 123, F12."""
+    red team 123, F05."""
     if word == b"ran":
         return b"run"
     if len(word) > 6 and word.endswith((b"ion", b"ure")):
@@ -14613,7 +14613,7 @@ def _verb_stem(word: bytes) -> bytes:
 
 
 def _bare_counts_more(text: bytes, out: dict[bytes, set[tuple[bytes, bool]]]) -> None:
-    """The bare counts of ``text`` written without a ":"/"=" key (red team 123, F12): a flag's
+    """The bare counts of ``text`` written without a ":"/"=" key (red team 123, F05): a flag's
     (``--retry 3``), a call's argument (``stop_after_attempt(3)``; ``@retry(times=3)``, a count's
     head read with the call's name), a key-value table row's (``| retries | 3 |``) and prose's
     (``retries up to 3``, ``Retry count 3``), each figure followed by no unit, no noun."""
@@ -14645,7 +14645,7 @@ def _bare_counts_more(text: bytes, out: dict[bytes, set[tuple[bytes, bool]]]) ->
 
 # a flag and its figure ("--retry 3"), a call of one figure ("stop_after_attempt(3)"), a key-value
 # table row ("| retries | 3 |"), and prose's verb or noun of repeats before a figure ("retries up
-# to 3", "Retry count 3"); red team 123, F12
+# to 3", "Retry count 3"); red team 123, F05
 _FLAG_FIGURE = re.compile(rb"(?<![0-9A-Za-z_\-])--?([A-Za-z][A-Za-z0-9\-]{0,40})[ \t]+([0-9]+)(?![0-9A-Za-z_]|[.,][0-9])")
 _HEADED_TABLE = re.compile(rb"(?m)^([ \t]*\|[^\n]*\|)[ \t]*\r?\n[ \t]*\|?[ \t]*:?-{3,}[-|: \t]*\r?\n((?:[ \t]*\|[^\n]*\n?){1,64})")
 _ORDINAL_OF = re.compile(rb"(?<![0-9A-Za-z_\-])(?:attempt|try|retry|run|restart)[ \t]+#?([0-9]+)[ \t]+of[ \t]+[0-9]+"
