@@ -13640,36 +13640,33 @@ def _marker_tree(tokens: list[tuple[str, bytes, int]], i: int, depth: int) -> tu
     bracket that groups nothing changes nothing); brackets that group are the nesting."""
     if depth > _MARKER_DEPTH:
         return None
-    ors: list[tuple[Any, ...]] = []
-    got = _marker_and(tokens, i, depth)
-    if got is None:
-        return None
-    while True:
-        term, i = got
-        ors.extend(term[1] if term[0] == "or" else (term,))
-        if i >= len(tokens) or tokens[i][:2] != ("b", b"or"):
-            break
-        got = _marker_and(tokens, i + 1, depth)
-        if got is None:
-            break
-    return (ors[0] if len(set(ors)) == 1 else ("or", frozenset(ors))), i
+    return _marker_chain(tokens, i, depth, "or", _marker_and)
 
 
 def _marker_and(tokens: list[tuple[str, bytes, int]], i: int, depth: int) -> tuple[tuple[Any, ...], int] | None:
     """``marker_and`` from token ``i``: its tree (:func:`_marker_tree`) and the next token."""
-    ands: list[tuple[Any, ...]] = []
-    got = _marker_atom(tokens, i, depth)
+    return _marker_chain(tokens, i, depth, "and", _marker_atom)
+
+
+def _marker_chain(tokens: list[tuple[str, bytes, int]], i: int, depth: int, op: str,
+                  operand: Callable[[list[tuple[str, bytes, int]], int, int], tuple[tuple[Any, ...], int] | None]
+                  ) -> tuple[tuple[Any, ...], int] | None:
+    """Operands (``operand``) joined by ``op`` from token ``i``: their tree, an operand of the
+    same operator flattened into it, and the next token (:func:`_marker_tree`)."""
+    terms: list[tuple[Any, ...]] = []
+    got = operand(tokens, i, depth)
     if got is None:
         return None
+    word = op.encode()
     while True:
         term, i = got
-        ands.extend(term[1] if term[0] == "and" else (term,))
-        if i >= len(tokens) or tokens[i][:2] != ("b", b"and"):
+        terms.extend(term[1] if term[0] == op else (term,))
+        if i >= len(tokens) or tokens[i][:2] != ("b", word):
             break
-        got = _marker_atom(tokens, i + 1, depth)
+        got = operand(tokens, i + 1, depth)
         if got is None:
             break
-    return (ands[0] if len(set(ands)) == 1 else ("and", frozenset(ands))), i
+    return (terms[0] if len(set(terms)) == 1 else (op, frozenset(terms))), i
 
 
 def _marker_atom(tokens: list[tuple[str, bytes, int]], i: int, depth: int) -> tuple[tuple[Any, ...], int] | None:

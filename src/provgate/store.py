@@ -1784,8 +1784,7 @@ class SourceStore:
             try:
                 yield
                 if not raw.in_transaction:  # (rolled back by SQLite on an error the caller went past)
-                    raise StoreIOError(f"store {self._path!r}: the open transaction was rolled back after an error; "
-                                       "nothing of it was written", path=self._path)
+                    raise self._rolled_back()
                 raw.execute("COMMIT")
             except BaseException:
                 if raw.in_transaction:
@@ -1797,13 +1796,16 @@ class SourceStore:
             finally:
                 self._outer_transaction = None
 
+    def _rolled_back(self) -> StoreIOError:
+        return StoreIOError(f"store {self._path!r}: the open transaction was rolled back after an error; "
+                            "nothing of it was written", path=self._path)
+
     def _savepoint(self, raw: sqlite3.Connection, fn: Callable[[sqlite3.Connection], T]) -> T:
         """A write inside _one_transaction: a savepoint of it, undone alone if it fails."""
         if not raw.in_transaction:
             # SQLite rolled the whole transaction back on an error (a full disk, say) that
             # the caller went past: a write now would commit alone, without what came before
-            raise StoreIOError(f"store {self._path!r}: the open transaction was rolled back after an error; "
-                               "nothing of it was written", path=self._path)
+            raise self._rolled_back()
         # inside _one_transaction: this write is a savepoint of it, undone alone if it fails
         raw.execute("SAVEPOINT provgate_write")
         try:
