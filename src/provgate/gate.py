@@ -4063,22 +4063,15 @@ class _Check:
         the staging db”`` was accepted, and ``Run “make destroy”`` of ``Run "make deploy"``:
         neither held a fact to look for."""
         post_blocks = self.post.blocks
-        gate = self.gate
-        pre_id = self.pre.id_pos()
         for j in blocks:
             block = post_blocks[j]
-            data = self.post_facts[j].table.data
-            found = [(m.start(g), m.group(g)) for m in _MARKED_QUOTATION.finditer(data)
-                     if len(_SENTENCE_WORD.findall(m.group(g := m.lastindex or 1).lower())) >= 2]
+            found, own, sources = self._marked_quotations(j)
             if not found:
                 continue
-            if not block.derived and block.id in pre_id:
+            if own:
                 invariant, where = "I2", "which its pre version does not hold"
-                sources = [self.pre.texts[pre_id[block.id]].encode("utf-8", "surrogatepass")]
             else:
                 invariant, where = "I1", "which occurs in none of its sources"
-                sources = [x.table.data for h in dict.fromkeys(block.provenance + self.cited(j))
-                           if (x := gate.source_facts(h)) is not None]
                 if not sources:
                     continue  # (a block without a source is I1's to refuse, or a turn of its own)
             # (both sides as a quotation is compared, red team 123, F13: a source's line break
@@ -4097,6 +4090,24 @@ class _Check:
                              block=block.id, key="quote", value=value,
                              evidence={"span": [start, start + len(words)], "text": value, "change": "quote_ungrounded"})
 
+    def _marked_quotations(self, j: int) -> tuple[list[tuple[int, bytes]], bool, list[bytes]]:
+        """Post block ``j``'s quotations of two words or more in :data:`_MARKED_QUOTATION`'s
+        marks (start, words), whether it is read against its own pre version (a block rewritten
+        under its id, not derived), and the texts it is read against (that version, else its
+        sources: handles, ``derived_from``, markers); no texts when it quotes nothing."""
+        block = self.post.blocks[j]
+        data = self.post_facts[j].table.data
+        found = [(m.start(g), m.group(g)) for m in _MARKED_QUOTATION.finditer(data)
+                 if len(_SENTENCE_WORD.findall(m.group(g := m.lastindex or 1).lower())) >= 2]
+        if not found:
+            return found, False, []
+        pre_id = self.pre.id_pos()
+        if not block.derived and block.id in pre_id:
+            return found, True, [self.pre.texts[pre_id[block.id]].encode("utf-8", "surrogatepass")]
+        source_facts = self.gate.source_facts
+        return found, False, [x.table.data for h in dict.fromkeys(block.provenance + self.cited(j))
+                              if (x := source_facts(h)) is not None]
+
     def _check_marked_quotation_polarity(self, blocks: list[int], reported: set[tuple[str, Any]]) -> None:
         """:meth:`_check_quoted_polarity` of the quotations in guillemets and corner brackets
         (``«make deploy»``, ``「make deploy」``), which the grammar reads as no quotation: a
@@ -4104,20 +4115,12 @@ class _Check:
         117, F22). ``blocks``: the derived, new or reworded blocks holding such a mark; a block
         rewritten under its id (not derived, its id in pre) is read against its pre version."""
         post_blocks = self.post.blocks
-        gate = self.gate
-        pre_id = self.pre.id_pos()
         for j in blocks:
             block = post_blocks[j]
             data = self.post_facts[j].table.data
-            found = [(m.start(g), m.group(g)) for m in _MARKED_QUOTATION.finditer(data)
-                     if len(_SENTENCE_WORD.findall(m.group(g := m.lastindex or 1).lower())) >= 2]
+            found, _, sources = self._marked_quotations(j)
             if not found:
                 continue
-            if not block.derived and block.id in pre_id:
-                sources = [self.pre.texts[pre_id[block.id]].encode("utf-8", "surrogatepass")]
-            else:
-                sources = [x.table.data for h in dict.fromkeys(block.provenance + self.cited(j))
-                           if (x := gate.source_facts(h)) is not None]
             polarities = _quotation_polarities(sources, {w for _, words in found for w in (words, _one_blank(words))})
             # (a quotation whose reading window is that of one read already reads as it did: a
             # summary repeating "run «a b» " 4000 times read each, 0.2 ms apiece: red team 119,
