@@ -19,12 +19,12 @@ import sys
 from pathlib import Path
 
 import pytest
+from gate_helpers import tool
+from store_helpers import row_counts
 
 import provgate.cli as cli
-from gate_helpers import tool
 from provgate.errors import StoreIOError
 from provgate.store import SourceStore
-from store_helpers import row_counts
 
 OLD = "retries=3\ntimeout=30\n"
 

@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import json
 import os
+from pathlib import Path
 
 import pytest
+from gate_helpers import tool
+from store_helpers import row_counts
 
 import provgate.cli as cli
-from gate_helpers import tool
 from provgate.store import SourceStore
-from store_helpers import row_counts
 
 
 @pytest.fixture()
@@ -69,4 +70,5 @@ def test_a_plot_linked_to_the_wal_of_a_store_named_by_a_link_is_refused(tmp_path
     code = cli.main(["report", "--store", str(link), "--session", "S", "--plot", str(wal)])
     e = json.loads(capsys.readouterr().err.strip().splitlines()[-1])["error"]
     assert code == 2 and e["field"] == "--plot" and "-wal" in e["message"], e
-    assert not os.path.exists(str(store) + "-wal") or not open(str(store) + "-wal", "rb").read(4) == b"\x89PNG"
+    wal_file = Path(str(store) + "-wal")
+    assert not wal_file.exists() or wal_file.read_bytes()[:4] != b"\x89PNG"

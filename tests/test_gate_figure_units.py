@@ -11,7 +11,14 @@ from gate_helpers import assert_accepted, blk, find, gate_for, tool
 from test_grammar_v4 import _rewrite, _summarize
 
 from provgate._search import unit_leads
-from provgate.gate import _UNITS, _figures_with_units, _key_units_of_figure, _same_unit, _unit_at, _unit_leads
+from provgate.gate import (
+    _UNITS,
+    _figures_with_units,
+    _key_units_of_figure,
+    _same_unit,
+    _unit_at,
+    _unit_leads,
+)
 
 
 def _with_units(text: bytes) -> dict[bytes, set[bytes]]:

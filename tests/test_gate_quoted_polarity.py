@@ -10,7 +10,12 @@ from __future__ import annotations
 import pytest
 from gate_helpers import assert_accepted, blk, find, store_with, summary
 
-from provgate.gate import Gate, _blocked_as_prohibition, _clause_negated, _command_quoted
+from provgate.gate import (
+    Gate,
+    _blocked_as_prohibition,
+    _clause_negated,
+    _command_quoted,
+)
 
 
 def _summarize(source: str, text: str, *, role: str = "user"):

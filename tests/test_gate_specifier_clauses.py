@@ -152,7 +152,7 @@ def test_comparisons_not_found_are_looked_up_in_an_index_after_a_few_searches(mo
 def test_the_index_and_the_search_find_the_same_comparisons():
     import random
 
-    from provgate.gate import _ComparisonFinder, _FINDS_BEFORE_INDEX
+    from provgate.gate import _FINDS_BEFORE_INDEX, _ComparisonFinder
 
     rng = random.Random(121)
     pieces = ["p1", "p12", "a.b", "x-y", "_z", ">=", "<", "==", ",", "1", "2.0", " ", "\n", "(", ")", ";", ".", "-"]

@@ -13,7 +13,12 @@ from blake3 import blake3
 
 import provgate.cli as cli
 from provgate.handles import block_text_handle
-from provgate.reconstruct import GRADE_EXACT, SourceCache, verify_citations, verify_quote
+from provgate.reconstruct import (
+    GRADE_EXACT,
+    SourceCache,
+    verify_citations,
+    verify_quote,
+)
 from provgate.store import DERIVED_KIND, SourceStore
 
 CONF = "retries=3\ntimeout_s=30\n"

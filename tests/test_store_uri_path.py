@@ -9,9 +9,9 @@ import json
 import os
 
 import pytest
+from gate_helpers import tool
 
 import provgate.cli as cli
-from gate_helpers import tool
 from provgate.store import SourceStore
 
 

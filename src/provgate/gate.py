@@ -42,8 +42,8 @@ import uuid
 import weakref
 from bisect import bisect_left, bisect_right
 from collections import Counter
-from contextlib import suppress
 from collections.abc import Callable, Container, Iterable, Iterator, Mapping, Sequence
+from contextlib import suppress
 from dataclasses import dataclass
 from itertools import accumulate, chain, compress, count, islice, repeat
 from operator import attrgetter, is_, is_not, itemgetter
@@ -54,8 +54,14 @@ from blake3 import blake3
 
 from provgate import _blockscan
 from provgate import digests as _digests
-from provgate._blockscan import (block_texts, matched_by_id, provenance_changed, same_blocks_as, same_shape_as,
-                                 texts_changed)
+from provgate._blockscan import (
+    block_texts,
+    matched_by_id,
+    provenance_changed,
+    same_blocks_as,
+    same_shape_as,
+    texts_changed,
+)
 from provgate._factdiff import (
     SortedFingerprints,
     absent_from_all,
@@ -72,14 +78,14 @@ from provgate._factdiff import (
 )
 from provgate._hashing import hash_buffers
 from provgate._matching import denied_quotes, occurs_at_boundaries
-from provgate._quotations import asked_quotations
 from provgate._matching_py import QUOTE as _MODE_QUOTE
 from provgate._matching_py import RELAXED as _MODE_RELAXED
 from provgate._matching_py import _words_closed_at
+from provgate._quotations import asked_quotations
 from provgate._scanner import fold_digits, span_values
+from provgate._scanner_py import normalize_value
 from provgate._search import unit_leads
 from provgate._search_py import UNIT_GAP_RUN, UNIT_LOWER_CASE_ONLY, UNIT_NAMES
-from provgate._scanner_py import normalize_value
 from provgate._textnorm import same_after_normalisation, same_words
 from provgate._textnorm_py import (
     normalize_whitespace as normalize_whitespace,  # the rule, re-exported here
@@ -105,7 +111,13 @@ from provgate.facts import (
     fingerprint_kv_keys,
 )
 from provgate.fingerprints import EMPTY, FingerprintSet
-from provgate.handles import BLOCK_HANDLE_PREFIX, block_text_handle, check_handle, is_text_handle, stored_text_handle
+from provgate.handles import (
+    BLOCK_HANDLE_PREFIX,
+    block_text_handle,
+    check_handle,
+    is_text_handle,
+    stored_text_handle,
+)
 from provgate.nesting import enclosing_keys
 from provgate.pointers import Pointer
 from provgate.store import DERIVED_KIND, SourceStore
@@ -181,10 +193,30 @@ def _hex(digest: bytes) -> str:
 class _Facts:
     """A fact table plus what the gate asks of it again and again."""
 
-    __slots__ = ("table", "n_markers", "n_facts", "quoted", "_markers", "_ground_rows", "_fact_fps", "_kv_rows",
-                 "_kv_sets", "_grounding_set", "_kv_prose_set", "_cited_names", "_dotted", "_nesting", "_worded",
-                 "_kv_key_order", "_dotted_by_leaf", "_source", "_path_lines", "_url_parts", "_denied",
-                 "_pin_prose")
+    __slots__ = (
+        "_cited_names",
+        "_denied",
+        "_dotted",
+        "_dotted_by_leaf",
+        "_fact_fps",
+        "_ground_rows",
+        "_grounding_set",
+        "_kv_key_order",
+        "_kv_prose_set",
+        "_kv_rows",
+        "_kv_sets",
+        "_markers",
+        "_nesting",
+        "_path_lines",
+        "_pin_prose",
+        "_source",
+        "_url_parts",
+        "_worded",
+        "n_facts",
+        "n_markers",
+        "quoted",
+        "table",
+    )
 
     def __init__(self, table: FactTable) -> None:
         self.table = table
@@ -556,7 +588,7 @@ class _AllBut:
     """The positions ``0 .. n-1`` but a few: the pre blocks an edit in place keeps, as a set
     that costs the few, not the window."""
 
-    __slots__ = ("n", "missing")
+    __slots__ = ("missing", "n")
 
     def __init__(self, n: int, missing: Iterable[int]) -> None:
         self.n = n
@@ -672,7 +704,7 @@ class _ValuePool:
 class _RowMap:
     """Position in a concatenation of blocks' fact rows -> (block index, row in its table)."""
 
-    __slots__ = ("facts", "indices", "sizes", "ends", "places")
+    __slots__ = ("ends", "facts", "indices", "places", "sizes")
 
     def __init__(self, facts: list[_Facts], indices: list[int], sizes: list[int]) -> None:
         self.facts = facts
@@ -721,9 +753,23 @@ class _Shape:
     (the usual rewrite of a few texts in place, a session's next one-block edit) hold one
     ``_Shape`` between them, so an index built for either serves both."""
 
-    __slots__ = ("ids", "id_pos", "bad_derived", "handle_union", "derived_union",
-                 "holding", "pinned", "pinned_handles", "pin_candidates", "by_resource", "by_provenance", "resolved", "read_line",
-                 "reads_logged", "reads_filed")
+    __slots__ = (
+        "bad_derived",
+        "by_provenance",
+        "by_resource",
+        "derived_union",
+        "handle_union",
+        "holding",
+        "id_pos",
+        "ids",
+        "pin_candidates",
+        "pinned",
+        "pinned_handles",
+        "read_line",
+        "reads_filed",
+        "reads_logged",
+        "resolved",
+    )
 
     def __init__(self) -> None:
         self.ids: list[str] | None = None
@@ -759,10 +805,30 @@ class _Side:
     built, and a check pays per block only for the post window it has not seen.
     """
 
-    __slots__ = ("_window", "texts", "digests", "_ix", "_marked", "_facts", "_n_facts", "_n_markers",
-                 "_positions", "_text_counts", "_text_handles", "_reads", "_newest", "_may_cite", "_fact_set",
-                 "_window_digest", "_names", "_names_ok_at", "_differ",
-                 "_facts_complete", "_summary_texts", "_stamp_units")
+    __slots__ = (
+        "_differ",
+        "_fact_set",
+        "_facts",
+        "_facts_complete",
+        "_ix",
+        "_marked",
+        "_may_cite",
+        "_n_facts",
+        "_n_markers",
+        "_names",
+        "_names_ok_at",
+        "_newest",
+        "_positions",
+        "_reads",
+        "_stamp_units",
+        "_summary_texts",
+        "_text_counts",
+        "_text_handles",
+        "_window",
+        "_window_digest",
+        "digests",
+        "texts",
+    )
 
     def __init__(self, window: Window, texts: list[str], digests: list[bytes]) -> None:
         # The window is the caller's: held weakly, so that it (and its blocks) dies where the
@@ -10657,7 +10723,7 @@ class _ComparisonFinder:
     runs of name bytes, indexed once: a search a row of a rewrite reordering the clauses of n
     requirements, none found, made it quadratic (red team 121, F12: 16,000 requirements, 15 s)."""
 
-    __slots__ = ("text", "asked", "starts")
+    __slots__ = ("asked", "starts", "text")
 
     def __init__(self, text: bytes) -> None:
         self.text = text
@@ -12135,7 +12201,7 @@ _SHELL_SYNTAX = re.compile(rb"[ \t]--?[A-Za-z]|&&|\|\||[ \t]\|[ \t]|\$\(|\$\{|[ 
                            rb"\A(?:\.{1,2}/|~/|/|\$[ \t])|\A[A-Z_][A-Z0-9_]*=\S+[ \t]|\A\S+\.(?:sh|py|js|rb|pl|ps1|bat|cmd)\b")
 # the SQL a quotation holds that makes it a statement run ("DROP TABLE users")
 _SQL_COMMAND = re.compile(rb"\A(?:drop|truncate|alter)[ \t]+(?:table|database|schema|index|view)\b|"
-                          rb"\A(?:delete[ \t]+from|insert[ \t]+into|update[ \t]+\S+[ \t]+set)\b", re.I)
+                          rb"\A(?:delete[ \t]+from|insert[ \t]+into|update[ \t]+\S+[ \t]+set)\b", re.IGNORECASE)
 
 
 def _command_quoted(quoted: bytes) -> bool:
