@@ -222,11 +222,14 @@ def gate_edits(store: SourceStore, gate: Gate) -> bool:
     reread = {"id": "b5", "role": "tool", "text": CONFIG_REREAD, "handles": ["tool:call_8850"], "ts": 140.0,
               "resource": "file:/srv/payments/client.conf"}
     merged = [dict(pre[0], handles=["tool:call_8841", "tool:call_8850"]), *pre[1:]]
-    ok &= show(gate.check([*pre, reread], merged, operator="prune"), False,
+    # (on a gate of their own: a session that has seen the re-read holds every later edit to
+    # its retries=4, and step 7 compacts a window of this session that never read it again)
+    other = Gate(store, audit=False)
+    ok &= show(other.check([*pre, reread], merged, operator="prune"), False,
                "a prune that merged two reads of client.conf into the older one")
     kept_newer = [*pre[1:], reread]
-    ok &= show(gate.check([*pre, reread], kept_newer, operator="prune",
-                          supersedes=[{"block": "b5", "handle": "tool:call_8841"}]), True,
+    ok &= show(other.check([*pre, reread], kept_newer, operator="prune",
+                           supersedes=[{"block": "b5", "handle": "tool:call_8841"}]), True,
                "keeping the newer read with a supersedes edge")
     say()
     return ok
