@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from provgate.window import Window
+from provgate.errors import EditFormatError
+from provgate.window import Window, type_name
 
 INVARIANTS = ("I1", "I2", "I3", "I4", "I5", "P", "R")
 CLASSIFICATIONS = ("structural", "lossless", "lossy", "rejected")
@@ -35,16 +36,35 @@ class Violation:
         }
 
     @classmethod
-    def from_json(cls, obj: dict[str, Any]) -> Violation:
-        return cls(
-            invariant=obj["invariant"],
-            message=obj["message"],
-            block=obj.get("block"),
-            handle=obj.get("handle"),
-            key=obj.get("key"),
-            value=obj.get("value"),
-            evidence=dict(obj.get("evidence") or {}),
-        )
+    def from_json(cls, obj: Any, path: str = "violation") -> Violation:
+        """The violation of ``to_json()``'s object, checked as the package's other readers check
+        theirs: a wrong type or a missing field is an :class:`EditFormatError` naming the field
+        (``path.field``), never a raw ``KeyError`` or a violation of wrong types (red team 122,
+        F14). Unknown fields are ignored."""
+        if not isinstance(obj, dict):
+            raise _invalid(path, f"expected an object, got {type_name(obj)}")
+        for required in ("invariant", "message"):
+            if required not in obj:
+                raise _invalid(f"{path}.{required}", "required field is missing")
+        if obj["invariant"] not in INVARIANTS:
+            raise _invalid(f"{path}.invariant", f"must be one of {', '.join(INVARIANTS)}, not {obj['invariant']!r}")
+        if not isinstance(obj["message"], str):
+            raise _invalid(f"{path}.message", f"expected a string, got {type_name(obj['message'])}")
+        for name in ("block", "handle", "key"):
+            if obj.get(name) is not None and not isinstance(obj[name], str):
+                raise _invalid(f"{path}.{name}", f"expected a string or null, got {type_name(obj[name])}")
+        value = obj.get("value")
+        if value is not None and not isinstance(value, (str, int, float)):
+            raise _invalid(f"{path}.value", f"expected a string, a number or null, got {type_name(value)}")
+        evidence = obj.get("evidence")
+        if evidence is not None and not isinstance(evidence, dict):
+            raise _invalid(f"{path}.evidence", f"expected an object or null, got {type_name(evidence)}")
+        return cls(invariant=obj["invariant"], message=obj["message"], block=obj.get("block"),
+                   handle=obj.get("handle"), key=obj.get("key"), value=value, evidence=dict(evidence or {}))
+
+
+def _invalid(field_path: str, message: str) -> EditFormatError:
+    return EditFormatError(f"{field_path}: {message}", field=field_path)
 
 
 @dataclass(frozen=True, slots=True)
