@@ -13549,13 +13549,16 @@ def _figure_cycle(edges: dict[Any, list[tuple[Any, bytes]]]) -> list[tuple[Any, 
 _REQ_OP = rb"(?:===|==|!=|~=|>=|<=|>|<)"
 _REQ_VERSION = rb"""['"]?v?[0-9](?:[A-Za-z0-9.*+!_\-]*[A-Za-z0-9*])?['"]?"""
 _REQ_EXTRA = rb"[A-Za-z0-9._,\- \t]"
-_REQUIREMENT = re.compile(
+# a requirement's name and extras (groups 1-4), and its specifier set (group 5, after the
+# separator a requirement allows before it): shared with _MARKED_HEAD
+_REQ_NAME_EXTRAS = (
     rb"(?<![A-Za-z0-9._\-\[@/\\])([A-Za-z](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)"
     rb"(?:\[(" + _REQ_EXTRA + rb"*)\]|[ \t]*\\\[([A-Za-z]" + _REQ_EXTRA + rb"*)\\\]|[ \t]+\[([A-Za-z]"
-    + _REQ_EXTRA + rb"*)\])?"
-    rb"[ \t]*(?:[=:](?!=)[ \t]*['\"]?|\([ \t]*)?"
-    rb"(" + _REQ_OP + rb"[ \t]*" + _REQ_VERSION + rb"(?:(?:[ \t]*,[ \t]*|[ \t]+)" + _REQ_OP + rb"[ \t]*"
-    + _REQ_VERSION + rb")*)")
+    + _REQ_EXTRA + rb"*)\])?")
+_REQ_SPECIFIERS = (rb"[ \t]*(?:[=:](?!=)[ \t]*['\"]?|\([ \t]*)?"
+                   rb"(" + _REQ_OP + rb"[ \t]*" + _REQ_VERSION + rb"(?:(?:[ \t]*,[ \t]*|[ \t]+)" + _REQ_OP
+                   + rb"[ \t]*" + _REQ_VERSION + rb")*)")
+_REQUIREMENT = re.compile(_REQ_NAME_EXTRAS + _REQ_SPECIFIERS)
 _REQ_CLAUSE = re.compile(rb"(" + _REQ_OP + rb")[ \t]*['\"]?(v?[0-9](?:[A-Za-z0-9.*+!_\-]*[A-Za-z0-9*])?)")
 # (no requirement without a comparison and a digit after it: one search of a text, most texts)
 # (a comparison: ==, !=, ~=, <=, >=, < or >; led by one set of bytes, which the engine scans for,
@@ -13661,13 +13664,7 @@ def _markers(text: bytes) -> Iterator[tuple[tuple[bytes, ...], str]]:
 # nothing new. A marker after `;` is read whole, as PEP 508's grammar reads it (`or` of `and`s of
 # comparisons or bracketed markers), and keyed with the requirement before it
 _MARKED_HINT = re.compile(rb";[ \t]*\(*[ \t]*(?:python|os|sys|platform|implementation|extra|['\"])")
-_MARKED_HEAD = re.compile(
-    rb"(?<![A-Za-z0-9._\-\[@/\\])([A-Za-z](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)"
-    rb"(?:\[(" + _REQ_EXTRA + rb"*)\]|[ \t]*\\\[([A-Za-z]" + _REQ_EXTRA + rb"*)\\\]|[ \t]+\[([A-Za-z]"
-    + _REQ_EXTRA + rb"*)\])?"
-    rb"[ \t]*(?:(?:[=:](?!=)[ \t]*['\"]?|\([ \t]*)?"
-    rb"(" + _REQ_OP + rb"[ \t]*" + _REQ_VERSION + rb"(?:(?:[ \t]*,[ \t]*|[ \t]+)" + _REQ_OP + rb"[ \t]*"
-    + _REQ_VERSION + rb")*)[ \t]*\)?)?[ \t]*;")
+_MARKED_HEAD = re.compile(_REQ_NAME_EXTRAS + rb"(?:" + _REQ_SPECIFIERS + rb"[ \t]*\)?)?[ \t]*;")
 _MARKER_TOKEN = re.compile(rb"""[ \t]*(?:(\()|(\))|(['"])([^'"\n]*)\3|(===|==|!=|~=|>=|<=|<|>|not[ \t]+in\b|in\b)"""
                            rb"""|(and|or)\b|([A-Za-z_][A-Za-z0-9_.]*))""")
 _MARKER_VARIABLE_WHOLE = re.compile(_MARKER_VARIABLE + rb"\Z")

@@ -1787,11 +1787,7 @@ class SourceStore:
                     raise self._rolled_back()
                 raw.execute("COMMIT")
             except BaseException:
-                if raw.in_transaction:
-                    try:
-                        raw.execute("ROLLBACK")
-                    except sqlite3.Error:
-                        pass  # the connection rolls back on its own when it is closed
+                _roll_back(raw)
                 raise
             finally:
                 self._outer_transaction = None
@@ -1829,11 +1825,7 @@ class SourceStore:
             result = fn(raw)
             raw.execute("COMMIT")
         except BaseException:
-            if raw.in_transaction:
-                try:
-                    raw.execute("ROLLBACK")
-                except sqlite3.Error:
-                    pass  # the connection rolls back on its own when it is closed
+            _roll_back(raw)
             raise
         return result
 
@@ -2017,6 +2009,15 @@ def _source_info(row: tuple[Any, ...], checked: bool) -> SourceInfo:
     if checked and (type(row_digest) is not bytes or row_digest != _row_digest(seq, handle, digest, kind, ts)):
         _check_row(handle, seq, digest, kind, ts, row_digest)  # raises, naming what is wrong
     return SourceInfo(handle=handle, digest=digest, size=size, kind=kind, ts=ts, seq=seq)
+
+
+def _roll_back(raw: sqlite3.Connection) -> None:
+    """Roll back the open transaction of ``raw``, if any, after an error."""
+    if raw.in_transaction:
+        try:
+            raw.execute("ROLLBACK")
+        except sqlite3.Error:
+            pass  # the connection rolls back on its own when it is closed
 
 
 def _check_row_types(handle: str, seq: Any, kind: Any, ts: Any) -> None:
