@@ -463,3 +463,51 @@ def test_a_tool_page_re_rendered_under_another_handle_is_another_source():
     pre = [blk("q", "tool", shown, ["tool:b"]), U]
     assert_accepted(g.check(pre, [summary("s", "retries=3", ["tool:b"]), U], operator="summarize",
                             evicted=["tool:b"]))
+
+
+def _toggling_session(keep_sides: bool, asked: list[int] | None = None) -> list[tuple[bool, list[tuple[str, str]]]]:
+    """A session whose page ``p`` was pinned by its flag, then shown unflagged (pinned by its
+    text), beside a block ``q`` of the pinned output whose text turns, edit by edit, into the
+    pinned page re-rendered and back; each edit rewrites an assistant turn and ``q`` in place,
+    from the window the last check committed. ``keep_sides``: False forgets every window's side
+    before each check (no answer carried from the last window). ``asked``: the number of
+    candidates each look-up of normalised texts asked, appended."""
+    g = Gate(store_with({"tool:a": PAGE + OTHER_PAGE}))
+    if asked is not None:
+        looked_up = g._normalised_text_handles
+        g._normalised_text_handles = lambda texts, digest_of, positions: (
+            asked.append(len(positions)), looked_up(texts, digest_of, positions))[1]
+
+    def window(q_text: str, k: int, flag: bool = False) -> Window:
+        return Window([tool("p", "tool:a", PAGE, pinned=flag), tool("q", "tool:a", q_text),
+                       blk("a", "assistant", "Noted" + ", noted" * k + ".\n"), U])
+
+    first = window(OTHER_PAGE, 0, flag=True)
+    g.check(first, first, operator="reorder", commit=True)
+    w = window(OTHER_PAGE, 0)
+    g.check(first, w, operator="rewrite", commit=True)
+    out = []
+    for k, q_text in enumerate([OTHER_PAGE, RENDERINGS["crlf"], RENDERINGS["crlf"], OTHER_PAGE, OTHER_PAGE,
+                                RENDERINGS["crlf"], OTHER_PAGE], 1):
+        if not keep_sides:
+            g._sides.clear()
+        nxt = window(q_text, k)
+        v = g.check(w, nxt, operator="rewrite", commit=True)
+        out.append((v.accepted, sorted((x.invariant, x.block) for x in v.violations)))
+        w = nxt
+    return out
+
+
+def test_the_re_rendered_pins_carried_from_the_last_window_are_those_found_anew():
+    """The next edit's pre window is the window the last check's post became, rewritten in
+    place: the re-rendered pinned pages found among its candidates are carried over and only
+    the blocks whose texts changed are asked again (Gate._respaced, _Side.inherit). A block
+    that became the pinned page re-rendered, or stopped being one, is found so exactly as a
+    gate that carries nothing finds it."""
+    asked: list[int] = []
+    carried = _toggling_session(True, asked)
+    assert carried == _toggling_session(False)
+    # q is held to R exactly where pre showed it re-rendered (steps 3, 4 and 7)
+    assert [k for k, (_, found) in enumerate(carried, 1) if ("R", "q") in found] == [3, 4, 7]
+    # and the carried answer was used: past the first edits, only the two changed blocks were asked
+    assert asked and max(asked[-6:]) <= 2

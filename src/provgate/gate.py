@@ -818,6 +818,7 @@ class _Side:
         "_names",
         "_names_ok_at",
         "_newest",
+        "_norm_memo",
         "_positions",
         "_reads",
         "_stamp_units",
@@ -865,6 +866,10 @@ class _Side:
         # made from another window's side: (that side's digest list, the positions whose text
         # objects differ from it); every other position holds that side's very digest object
         self._differ: tuple[list[bytes], list[int]] | None = None
+        # Gate._respaced's last answer for this window: (the candidates list asked, the pinned
+        # norms, the candidates whose normalised text is one of them, the positions whose texts
+        # changed since that answer was found: inherit)
+        self._norm_memo: tuple[list[int], frozenset[str], list[int], tuple[int, ...]] | None = None
 
     def is_of(self, window: Window) -> bool:
         # a dead window's address may be taken by another: the reference tells them apart
@@ -953,6 +958,11 @@ class _Side:
             blocks = self.blocks
             if all(blocks[j].resource is None for j in differing):
                 self._reads = other._reads
+        if other._norm_memo is not None and self._norm_memo is None:
+            # the re-rendered pins found among the same candidates: the same, but at the
+            # positions whose texts differ (Gate._respaced asks those again)
+            candidates, norms, found, stale = other._norm_memo
+            self._norm_memo = (candidates, norms, found, (*stale, *differing))
 
     def _counts_from(self, other: _Side, differing: list[int]) -> None:
         """:meth:`text_counts` (and :meth:`positions`' index, where no repeated text is
@@ -1729,9 +1739,15 @@ class Gate:
         made ~1,200 more Python calls when this was a generator)."""
         found = list(map(self._norm_handles.get, map(digest_of, positions)))
         if None in found:
-            for k, handle in enumerate(found):
-                if handle is None:
-                    found[k] = self._normalised_text_handle(digest_of(positions[k]), texts[positions[k]])
+            # (the few misses found by list.index in C: a next edit's one new text was a
+            # Python step over every candidate)
+            k = found.index(None)
+            while True:
+                found[k] = self._normalised_text_handle(digest_of(positions[k]), texts[positions[k]])
+                try:
+                    k = found.index(None, k + 1)
+                except ValueError:
+                    break
         return found
 
     def _stored_pinned_texts(self, handles: Iterable[str], texts: set[str], kept_norms: set[str]) -> set[str]:
@@ -1764,14 +1780,18 @@ class Gate:
         return out
 
     def _respaced(self, texts: Sequence[str], digest_of: Callable[[int], bytes], candidates: Sequence[int],
-                  flagged: Sequence[int], norms: frozenset[str]) -> list[int]:
+                  flagged: Sequence[int], norms: frozenset[str], side: _Side | None = None) -> list[int]:
         """Of ``candidates`` (blocks carrying a pinned handle, or found by their text alone),
         those whose text is a pinned text after the whitespace normalisation: the pinned page shown
         again re-rendered (CRLF line ends, trailing blanks, a final line break dropped), which
         the fast path itself calls the same block (red team 42, R1). ``norms``: the session's
         (Gate._pinned_norms); the texts of ``flagged`` are pinned from this pass on, as their
         bytes are (_Check._take_pre_pins). Only candidates and flagged blocks are normalised,
-        none when there is no candidate, and each text once per gate: then it is a lookup."""
+        none when there is no candidate, and each text once per gate: then it is a lookup.
+        ``side``: the side whose texts these are, which keeps the answer; the next edit's pre
+        window (the window this one's post became, rewritten in place) asks again only the
+        candidates whose texts it changed (_Side.inherit): a look-up of every candidate's text
+        was most of a next edit's pins phase."""
         if not candidates:
             return []
         extra = set(self._normalised_text_handles(texts, digest_of, flagged))
@@ -1781,8 +1801,23 @@ class Gate:
             norms = norms - {_BLANK_NORM}
         if not norms:
             return []
-        return list(compress(candidates, map(norms.__contains__,
-                                             self._normalised_text_handles(texts, digest_of, candidates))))
+        memo = side._norm_memo if side is not None else None
+        if memo is not None and memo[0] is candidates and memo[1] == norms:
+            if not memo[3]:
+                return list(memo[2])
+            stale = set(memo[3])
+            # (candidates are in window order: a stale position is looked up in them by bisection)
+            asked = [i for i in sorted(stale) if (k := bisect_left(candidates, i)) < len(candidates)
+                     and candidates[k] == i]
+            found = sorted({*(i for i in memo[2] if i not in stale),
+                            *compress(asked, map(norms.__contains__,
+                                                 self._normalised_text_handles(texts, digest_of, asked)))})
+        else:
+            found = list(compress(candidates, map(norms.__contains__,
+                                                  self._normalised_text_handles(texts, digest_of, candidates))))
+        if side is not None:
+            side._norm_memo = (candidates, frozenset(norms), found, ())  # type: ignore[arg-type]
+        return list(found)
 
     def _respaced_text_pins(self, window: Window, sticky: set[str] | frozenset[str]) -> set[str]:
         """For compact(): the text handles of the blocks of ``window`` that the gate holds to R
@@ -7278,9 +7313,13 @@ class _Check:
             # it was given and however its lines were re-rendered (red team 117, F09: its final
             # line break stripped, CRLF, a blank line added; the window's whitespace
             # normalisation, _pin_normalised); an untagged excerpt of it is not the read and is
-            # honest (red team 56, F03)
-            for i, b in enumerate(blocks):
-                if b.resource is not None or b.derived or not b.handles:
+            # honest (red team 56, F03). Only blocks naming a logged handle can be one: found
+            # natively from the handles the window and the log share (a dict view's & walks
+            # the smaller side), not by a Python step over every block.
+            logged_here = read_of.keys() & pre.handle_union()
+            for i in _blockscan.holding(blocks, logged_here) if logged_here else ():
+                b = blocks[i]
+                if b.resource is not None or b.derived:
                     continue
                 for h in b.handles:
                     if (logged := read_of.get(h)) is not None and (x := self.gate.source_facts(h)) is not None \
@@ -7593,7 +7632,7 @@ class _Check:
         Every block of ``touching`` may say the newer value; only those in ``judged`` (all, if
         None) are reported, and not for a (path, value) the pre window ``already`` held alone
         (red team 18, k04, k05)."""
-        post = self.edit.post
+        post = self.edit.post.blocks
         said = [x for j in touching for x in self._dotted_paths(j)]
         if not said:
             return False
@@ -7690,7 +7729,7 @@ class _Check:
         ``block_of``: the block a violation names for the older read that held the value;
         ``newer``: how the message names the newest read (``newer_evidence``: how the
         evidence does)."""
-        post, match = self.edit.post, self.match
+        post, match = self.edit.post.blocks, self.match
         # a rewritten or derived block restates a value in prose too
         read_facts = self.gate.read_facts  # (a kept JSON read states the values it encodes)
         alone = self._stale_alone(basis, ((read_facts(self.post_facts[j]), match[j] is None or post[j].derived, True)
@@ -7804,7 +7843,7 @@ class _Check:
         # (the read log and the facts kept of it hold still while this check weighs them:
         # _record and _undo take the same lock)
         with gate._left_lock:
-            post = self.edit.post
+            post = self.edit.post.blocks
             read_of = gate._read_of
             # The pre window's reads the log does not hold yet are the line's too: the log takes
             # them after this check, whatever its verdict, and both weighings already place them
@@ -7899,7 +7938,7 @@ class _Check:
         :meth:`_left_reads_of` (a gate with ``_incremental_left`` off takes this path), and the
         way that path names a stale value it found."""
         gate = self.gate
-        post, match = self.edit.post, self.match
+        post, match = self.edit.post.blocks, self.match
         read_of = gate._read_of
         pre_blocks, pre_res = self.pre.blocks, self.pre.by_resource()
         with gate._lock:
@@ -7972,7 +8011,7 @@ class _Check:
         reports, is the basis rebuilt from the whole line (:meth:`_left_basis`), so a violation
         names the same older read, value and row as ever."""
         gate = self.gate
-        post, match = self.edit.post, self.match
+        post, match = self.edit.post.blocks, self.match
         line = _LeftLine.of(self, resource)
         if line is None:
             return  # (fewer than two reads, or fewer than two stored)
@@ -8579,7 +8618,7 @@ class _Check:
         not such a declaration: the evicted source stays in the store for its citations)."""
         _, superseded = self._covering()
         pre_facts, post_facts = self.pre_facts, self.post_facts
-        post_blocks, pre_blocks = self.edit.post, self.pre.blocks
+        post_blocks, pre_blocks = self.edit.post.blocks, self.pre.blocks
         match, flipped = self.match, self.flipped
         added = ([(post_blocks[j], pre_facts[match[j]]) for j in (*self.reused, *flipped)]  # type: ignore[index]
                  + [(post_blocks[j], post_facts[j]) for j in self.changed])
@@ -8669,7 +8708,7 @@ class _Check:
 
         held = holders.get(candidate, ())
         if not held:  # new to the window
-            post_blocks = self.edit.post
+            post_blocks = self.edit.post.blocks
             return any(not post_blocks[j].derived and same_kind(post_blocks[j])
                        for j in self.post.by_provenance().get(candidate, ()))
         for i in held:
@@ -9008,7 +9047,9 @@ class _Check:
             candidates = sorted(set(candidates).union(_blockscan.holding_or_found_by_text(pre.blocks, extra, _TURNS)))
         # (the pinned blocks are asked too, and left out of the few found: a pass less over
         # the candidates, which are most of a window's turns)
-        found = self.gate._respaced(pre.texts, pre.digests.__getitem__, candidates, flagged, self.pinned_norms)
+        # (the side keeps the answer for the window's own candidates, those a next edit asks)
+        found = self.gate._respaced(pre.texts, pre.digests.__getitem__, candidates, flagged, self.pinned_norms,
+                                    side=None if extra else pre)
         return [i for i in found if i not in pinned] if found else found
 
     def _free_text_pins(self) -> set[int]:
