@@ -13133,13 +13133,14 @@ def _negation_traded(pre: bytes, post: bytes) -> tuple[bytes, bytes] | None:
             end = len(text) if m is None else m.start()
             unit = text[at:end].lower()
             at = end if m is None else m.end()
-            words, denials = _unit_words(unit)
-            if not words:
-                continue
-            if denials:
-                denied |= words
-            else:
-                plain |= words
+            for piece in _negation_pieces(unit):
+                words, denials = _unit_words(piece)
+                if not words:
+                    continue
+                if denials:
+                    denied |= words
+                else:
+                    plain |= words
         sides.append((denied - plain, plain - denied))
     (pre_denied, pre_plain), (post_denied, post_plain) = sides
     now_denied = sorted(pre_plain & post_denied)
@@ -13147,6 +13148,49 @@ def _negation_traded(pre: bytes, post: bytes) -> tuple[bytes, bytes] | None:
     if now_denied and now_plain:
         return now_denied[0], now_plain[0]
     return None
+
+
+def _negation_pieces(unit: bytes) -> list[bytes]:
+    """A lower-cased unit of :func:`_negation_traded` cut at a contrast or an aside the unit
+    breaks do not end (red team 123, F08: ``Restart the api although you must not restart the
+    db`` -> ``Restart the db although you must not restart the api`` was one unit, no word
+    moved): ``although``, ``though``, ``whereas``; a dash set off by blanks (``-``, ``--``,
+    ``–``, ``—``) or an em dash; a bracket opened after a blank, and closed; and a colon or
+    ``and`` that the words after open with a denial (``Restart the api: do not restart the
+    db``, ``Restart the api and never restart the db``; a colon otherwise opens what a negation
+    before it governs, ``Never run this: make deploy``, and ``and`` joins what one governs,
+    ``Never stop and restart the db``)."""
+    if _PIECE_HINT.search(unit) is None:
+        return [unit]
+    pieces = []
+    at = 0
+    for m in _PIECE_BREAK.finditer(unit):
+        if m.group("opens") is not None and not _opens_denied(unit, m.end()):
+            continue
+        pieces.append(unit[at:m.start()])
+        at = m.end()
+    pieces.append(unit[at:])
+    return pieces
+
+
+def _opens_denied(unit: bytes, at: int) -> bool:
+    """Do the words of ``unit`` from ``at`` open with a denial (:func:`_denial_words`), past
+    at most three auxiliaries or pronouns (``do not``, ``you must not``, ``don't``, ``never``)?"""
+    lead = _DENIAL_LEAD.match(unit, at)
+    stop = lead.end() if lead is not None else at
+    head = unit[at:min(stop + 12, len(unit))]
+    denials = _denial_words(head, 0, len(head))
+    return bool(denials) and denials[0][0] <= stop - at + 3
+
+
+# the bytes :func:`_negation_pieces` looks for before it cuts a unit, and its cuts: a contrast,
+# a dash, a bracket, and a colon or "and" ("opens": only where a denial opens the words after)
+_PIECE_HINT = re.compile(rb"though|whereas|[ \t]-|\xe2\x80[\x93\x94]|[ \t]\(|:[ \t]|[ \t]and[ \t]")
+_PIECE_BREAK = re.compile(
+    rb",?[ \t]+(?:(?:even[ \t]+)?(?:although|though)|whereas)(?![0-9a-z_'\x80-\xff])|[ \t]+(?:--?|\xe2\x80[\x93\x94])[ \t]+"
+    rb"|[ \t]*\xe2\x80\x94[ \t]*|[ \t]+\([ \t]*|[ \t]*\)(?=[ \t.,;:!?]|\Z)|(?P<opens>:[ \t]+|,?[ \t]+and[ \t]+)")
+# the auxiliaries and pronouns before a denial that opens words (:func:`_opens_denied`)
+_DENIAL_LEAD = re.compile(rb"(?:(?:please|you|we|do|does|did|must|should|shall|will|can|then|also)[ \t]+){0,3}")
 
 
 def _unit_words(unit: bytes) -> tuple[set[bytes], list[tuple[int, int]]]:
