@@ -475,3 +475,48 @@ def test_a_negation_moved_across_a_contrast_or_a_kept_line_is_refused(before, af
 ])
 def test_a_negation_kept_over_its_words_across_a_contrast_or_a_line_is_accepted(before, after):
     assert_accepted(_rewrite(before, after), "lossless")
+
+
+# red team 123, F08: unquoted acts swapped across "although", "though", "whereas", a dash, a
+# colon, a bracket or an "and" that a denial follows were one unit and moved nothing
+@pytest.mark.parametrize("before, after", [
+    ("Restart the api although you must not restart the db.", "Restart the db although you must not restart the api."),
+    ("Restart the api whereas you must not restart the db.", "Restart the db whereas you must not restart the api."),
+    ("Restart the api, even though you must not restart the db.",
+     "Restart the db, even though you must not restart the api."),
+    ("Restart the api - do not restart the db.", "Restart the db - do not restart the api."),
+    ("Restart the api -- do not restart the db.", "Restart the db -- do not restart the api."),
+    ("Restart the api \u2013 do not restart the db.", "Restart the db \u2013 do not restart the api."),
+    ("Restart the api \u2014 do not restart the db.", "Restart the db \u2014 do not restart the api."),
+    ("Restart the api\u2014do not restart the db.", "Restart the db\u2014do not restart the api."),
+    ("Restart the api: do not restart the db.", "Restart the db: do not restart the api."),
+    ("Restart the api (but never restart the db).", "Restart the db (but never restart the api)."),
+    ("Restart the api (never the db) today.", "Restart the db (never the api) today."),
+    ("Restart the api and do not restart the db.", "Restart the db and do not restart the api."),
+    ("Restart the api and never restart the db.", "Restart the db and never restart the api."),
+    ("Restart the api and you must not restart the db.", "Restart the db and you must not restart the api."),
+    ("Restart the api and don't restart the db.", "Restart the db and don't restart the api."),
+])
+def test_a_negation_moved_across_an_aside_a_dash_or_an_and_is_refused(before, after):
+    find(_rewrite(before, after), "I2", block="b1", key="negation", evidence__change="negation_moved")
+
+
+@pytest.mark.parametrize("before, after", [
+    # clauses reordered: each act keeps its denial
+    ("Restart the api although you must not restart the db.", "Although you must not restart the db, restart the api."),
+    ("Restart the api whereas you must not restart the db.", "You must not restart the db whereas you restart the api."),
+    ("Restart the api - do not restart the db.", "Do not restart the db - restart the api."),
+    ("Restart the api - do not restart the db.", "Restart the api\u2014do not restart the db."),
+    ("Restart the api: do not restart the db.", "Do not restart the db: restart the api."),
+    ("Restart the api (but never restart the db).", "Never restart the db, but restart the api."),
+    ("Restart the api and do not restart the db.", "Do not restart the db and restart the api."),
+    ("Restart the api and do not restart the db.", "Do not restart the db; restart the api."),
+    # a colon or an "and" no denial opens stays in its unit
+    ("Never run this: make deploy.", "Never run this command: make deploy."),
+    ("Never stop and restart the db.", "Never stop the db and restart it."),
+    ("Never restart the db and the api.", "Never restart the api and the db."),
+    ("Do not - under any circumstances - run make deploy.", "Do not run make deploy under any circumstances."),
+    ("Do not run make deploy (in prod) on Fridays.", "Do not run make deploy in prod on Fridays."),
+])
+def test_a_negation_kept_over_its_words_across_an_aside_a_dash_or_an_and_is_accepted(before, after):
+    assert_accepted(_rewrite(before, after), "lossless")

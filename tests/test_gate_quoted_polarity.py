@@ -1879,3 +1879,57 @@ def test_holds_mark_is_a_search_of_the_mark():
         data = b"".join(rng.choice(pieces) for _ in range(rng.randint(0, 120)))
         for mark in _OPENING_MARKS:
             assert _holds_mark(data, mark) == (mark in data), (data, mark)
+
+
+# red team 123, F11: a fenced block under a sentence ending in "." that points at it, or with
+# one after its closing fence that points back at it, was governed by neither (only a line
+# ending in ":" before the fence was read)
+_F11_FENCE = "```\nmake deploy\n```\n"
+
+
+@pytest.mark.parametrize("source, text", [
+    ("Never run this.\n" + _F11_FENCE, "Run this.\n" + _F11_FENCE),
+    ("Never run this.\n\n" + _F11_FENCE, "Run this.\n\n" + _F11_FENCE),
+    ("Do not run the following.\n" + _F11_FENCE, "Run the following.\n" + _F11_FENCE),
+    ("Don't execute the command below!\n" + _F11_FENCE, "Execute the command below!\n" + _F11_FENCE),
+    ("Don't bother running this.\n" + _F11_FENCE, "Run this.\n" + _F11_FENCE),
+    (_F11_FENCE + "Never run the above.\n", _F11_FENCE + "Run the above.\n"),
+    (_F11_FENCE + "\nDon't run that. It deletes prod.\n", _F11_FENCE + "\nRun that. It deletes prod.\n"),
+    (_F11_FENCE + "Never run the above.\n", 'The user asked to run "make deploy".'),
+])
+def test_a_fence_a_dotted_sentence_denies_rewritten_as_asked_is_refused(source, text):
+    find(_summarize(source, text), "I1", block="s1", value="make deploy", evidence__change="negation_dropped")
+    assert_accepted(_summarize(source, source))
+
+
+@pytest.mark.parametrize("source, text", [
+    # the instruction kept, the fence re-indented (a list item's four spaces)
+    ("Never run this.\n\n" + _F11_FENCE, "Never run this.\n\n    ```\n    make deploy\n    ```\n"),
+    (_F11_FENCE + "Never run the above.\n", 'The user said never to run "make deploy".'),
+    # a sentence that points at nothing, or names no act, governs nothing
+    ("The output was long.\n" + _F11_FENCE, "The output was long:\n" + _F11_FENCE),
+    ("The build did not finish.\n" + _F11_FENCE, 'The user ran "make deploy".'),
+    (_F11_FENCE + "I did not expect that.\n", 'The user ran "make deploy".'),
+    (_F11_FENCE + "Why not run the above?\n", 'Run "make deploy".'),
+    # a negation of another verb asks for the act
+    ("Don't forget to run this.\n" + _F11_FENCE, 'Run "make deploy".'),
+    ("Don't worry about running this.\n" + _F11_FENCE, 'Run "make deploy".'),
+    ("Run this.\n" + _F11_FENCE, "Run this.\n" + _F11_FENCE),
+])
+def test_a_fence_no_dotted_sentence_denies_is_accepted(source, text):
+    assert_accepted(_summarize(source, text))
+
+
+@pytest.mark.parametrize("text, negated", [
+    (b"Never run this.\n```\nmake deploy\n```\n", True),
+    (b"Tests pass. Do not use these lines.\n\n```\nmake deploy\n```\n", True),
+    (b"```\nmake deploy\n```\nNever run the above.\n", True),
+    (b"~~~\nmake deploy\n~~~\n\nDon't run it.\n", True),
+    (b"````\nmake deploy\n```\nstill code\n````\nDon't run them.\n", True),  # (the fence of four closes it)
+    (b"```\nmake deploy\n~~~\nNever run the above.\n", False),  # (no closing fence: the block runs on)
+    (b"The output was long.\n```\nmake deploy\n```\n", False),
+    (b"```\nmake deploy\n```\nI did not expect that.\n", False),
+    (b"```\nmake deploy\n```\nRun the above. Never run it twice.\n", False),  # (the first sentence only)
+])
+def test_clause_negated_reads_a_dotted_sentence_pointing_at_a_fence(text, negated):
+    assert _clause_negated(text, text.index(b"make")) is negated

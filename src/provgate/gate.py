@@ -11906,12 +11906,17 @@ def _clause_negated_before(text: bytes, at: int, depth: int) -> bool:
     if window.endswith(b"\n") and depth < _LIST_ITEMS and (fence := _FENCE_OPENING.search(window)) is not None:
         h = lo + fence.start()
         end = max(h - 256, 0) + len(text[max(h - 256, 0):h].rstrip())  # (past blank lines, a bounded read)
-        if end <= 0 or not _clause_negated_before(text, end, depth + 1):
-            return False
-        # (a negation of a verb that governs something else, "You don't need sudo for this:",
-        # "Don't worry about the warnings:", governs no command of the block: red team 119, F08)
-        line = text[text.rfind(b"\n", max(end - 256, 0), end) + 1:end].lower()
-        return not _negates_another_verb(_words_of_clause(line))
+        if end > 0:
+            line = text[text.rfind(b"\n", max(end - 256, 0), end) + 1:end].lower()
+            # (a negation of a verb that governs something else, "You don't need sudo for this:",
+            # "Don't worry about the warnings:", governs no command of the block: red team 119, F08)
+            if _clause_negated_before(text, end, depth + 1) and not _negates_another_verb(_words_of_clause(line)):
+                return True
+            # (or a sentence ending in "." that points at the fence: "Never run this.", "Do not
+            # run the following.": red team 123, F11, read as governing nothing)
+            if _fence_instruction_negated(line, _FENCE_POINTER_BELOW, depth):
+                return True
+        return _fence_denied_after(text, at, fence.group(), depth)
     line = window.rfind(b"\n") + 1
     if _ITEM_LEAD.fullmatch(window, line):
         if _header_negated(text, lo + line):
@@ -12018,6 +12023,21 @@ _STEPS = frozenset((b"run", b"execute", b"use", b"invoke", b"call", b"deploy", b
                              b"format", b"check", b"verify", b"sign", b"upload", b"rollout", b"roll"))
 # the line that opens a fenced block, at the end of the text before the block's first line
 _FENCE_OPENING = re.compile(rb"(?:\A|\n)[ \t]{0,3}(?:`{3,}|~{3,})[0-9a-z_+.-]*[ \t]*\n\Z")
+# the line that closes a fenced block: its fence (:func:`_fence_denied_after`)
+_FENCE_CLOSING = re.compile(rb"\n[ \t]{0,3}(`{3,}|~{3,})[ \t]*(?:\r?\n|\Z)")
+# the most bytes of a fenced block read for its closing fence (:func:`_fence_denied_after`)
+_FENCE_READ = 16384
+# the words that name what a fenced block holds ("the command below", "the above script")
+_FENCE_NOUN = rb"(?:commands?|lines?|snippets?|scripts?|code|block|steps?)"
+# a verb, then words pointing at the fenced block below or above it, at the end of a sentence
+# ("run this.", "run the following.", "execute the command below!"; "run the above.", "run
+# that.", "use these lines.": :func:`_fence_instruction_negated`)
+_FENCE_POINTER_BELOW = re.compile(
+    rb"(?<![0-9a-z_'])([a-z]+)[ \t]+(?:(?:this|these|the[ \t]+following|following)(?:[ \t]+" + _FENCE_NOUN
+    + rb")?(?:[ \t]+below)?|(?:the[ \t]+" + _FENCE_NOUN + rb"[ \t]+)?below)[ \t*_]*[.!]+[ \t*_]*\Z")
+_FENCE_POINTER_ABOVE = re.compile(
+    rb"(?<![0-9a-z_'])([a-z]+)[ \t]+(?:(?:the[ \t]+)?above(?:[ \t]+" + _FENCE_NOUN + rb")?|(?:the|that|those|this|these)[ \t]+"
+    + _FENCE_NOUN + rb"(?:[ \t]+above)?|that|those|this|these|it|them)[ \t*_]*[.!]+[ \t*_]*\Z")
 # a list item's bullet (:data:`_ITEM_LEAD`'s), the words of the item after it
 _ITEM_BULLET = re.compile(rb"[ \t]*(?:[-*+]|\xe2\x80\xa2|\d{1,9}[.)]|\(\d{1,9}\)|[a-z][.)])[ \t]+(?:\[[ x]\][ \t]+)?[*_~]*")
 # the most quotations of a list one is read back over (:func:`_clause_negated_before`)
@@ -12026,6 +12046,41 @@ _LIST_ITEMS = 8
 _OPENER_OF = {b'"': b'"', b"'": b"'", b"\xe2\x80\x9d": b"\xe2\x80\x9c", b"\xe2\x80\x99": b"\xe2\x80\x98"}
 # the end of a quotation and what joins the next to it ("A" or, "A", "A" and): its closing mark
 _JOINED_TO_QUOTATION = re.compile(rb"(?:[\"']|\xe2\x80[\x9d\x99])[*_~]*(?:,[ \t]*(?:(?:or|nor|and)[ \t]*)?|[ \t]+(?:or|nor|and)[ \t]*)\Z")
+
+
+def _fence_instruction_negated(sentence: bytes, pointer: re.Pattern[bytes], depth: int) -> bool:
+    """Does the lower-cased ``sentence`` (a line's last sentence before a fenced block, or its
+    first after one, its end mark kept) deny an act of ``_FENCE_ACTS`` whose object points at
+    the block (``pointer``): ``Never run this.``, ``Do not run the following.``, ``Never run
+    the above.`` (red team 123, F11: only a line ending in ``:`` before the block was read)? The
+    words up to the verb are read as the clause before a quotation is, and a negation of
+    another verb (``Don't worry about running this.``) denies nothing; a sentence that points
+    at nothing (``The output was long.``) or names no act governs nothing."""
+    m = pointer.search(sentence)
+    if m is None or _act_stem(m.group(1)) not in _FENCE_ACTS:
+        return False
+    clause = sentence[:m.end(1)]
+    return _clause_negated_before(clause, len(clause), depth + 1) and not _negates_another_verb(
+        _words_of_clause(clause))
+
+
+def _fence_denied_after(text: bytes, at: int, opening: bytes, depth: int) -> bool:
+    """Does the first sentence of the line after the fenced block whose first line starts at
+    ``text[at]`` (past blank lines; ``opening``: its opening fence line) deny the block
+    (:func:`_fence_instruction_negated`: ``Never run the above.``, ``Don't run that.``)? Its
+    closing fence is read for within ``_FENCE_READ`` bytes; an unclosed block governs nothing."""
+    char = opening.lstrip(b"\n \t")[:1]
+    width = len(opening.lstrip(b"\n \t")) - len(opening.lstrip(b"\n \t").lstrip(char))
+    for closing in _FENCE_CLOSING.finditer(text, at - 1, at + _FENCE_READ):
+        if closing.group(1)[:1] == char and len(closing.group(1)) >= width:
+            break
+    else:
+        return False
+    after = text[closing.end():closing.end() + 256].lstrip().lower()
+    line = after[:_LINE_BREAK.search(after).start()] if _LINE_BREAK.search(after) else after
+    stop = _SENTENCE_END.search(line)  # (the first sentence)
+    sentence = line[:stop.end()] if stop is not None else line
+    return _fence_instruction_negated(sentence.rstrip(), _FENCE_POINTER_ABOVE, depth)
 
 
 def _verb_item_negated(text: bytes, line_start: int, item: bytes) -> bool:
@@ -12853,6 +12908,8 @@ def _act_stem(verb: bytes) -> bytes:
 
 _IRREGULAR_ACTS = {b"ran": b"run", b"did": b"do", b"made": b"make", b"built": b"build", b"began": b"begin",
                    b"wrote": b"write", b"went": b"go", b"gave": b"give", b"took": b"take"}
+# the acts a sentence pointing at a fenced block asks or denies (:func:`_act_stem` of each)
+_FENCE_ACTS = frozenset(_act_stem(verb) for verb in _STEPS | _DOING | {b"paste", b"type", b"enter", b"copy", b"do"})
 
 
 # an attempt, then a verb (or its -ing form), then the quotation's opening marks, at the end of
@@ -13117,13 +13174,14 @@ def _negation_traded(pre: bytes, post: bytes) -> tuple[bytes, bytes] | None:
             end = len(text) if m is None else m.start()
             unit = text[at:end].lower()
             at = end if m is None else m.end()
-            words, denials = _unit_words(unit)
-            if not words:
-                continue
-            if denials:
-                denied |= words
-            else:
-                plain |= words
+            for piece in _negation_pieces(unit):
+                words, denials = _unit_words(piece)
+                if not words:
+                    continue
+                if denials:
+                    denied |= words
+                else:
+                    plain |= words
         sides.append((denied - plain, plain - denied))
     (pre_denied, pre_plain), (post_denied, post_plain) = sides
     now_denied = sorted(pre_plain & post_denied)
@@ -13131,6 +13189,49 @@ def _negation_traded(pre: bytes, post: bytes) -> tuple[bytes, bytes] | None:
     if now_denied and now_plain:
         return now_denied[0], now_plain[0]
     return None
+
+
+def _negation_pieces(unit: bytes) -> list[bytes]:
+    """A lower-cased unit of :func:`_negation_traded` cut at a contrast or an aside the unit
+    breaks do not end (red team 123, F08: ``Restart the api although you must not restart the
+    db`` -> ``Restart the db although you must not restart the api`` was one unit, no word
+    moved): ``although``, ``though``, ``whereas``; a dash set off by blanks (``-``, ``--``,
+    ``–``, ``—``) or an em dash; a bracket opened after a blank, and closed; and a colon or
+    ``and`` that the words after open with a denial (``Restart the api: do not restart the
+    db``, ``Restart the api and never restart the db``; a colon otherwise opens what a negation
+    before it governs, ``Never run this: make deploy``, and ``and`` joins what one governs,
+    ``Never stop and restart the db``)."""
+    if _PIECE_HINT.search(unit) is None:
+        return [unit]
+    pieces = []
+    at = 0
+    for m in _PIECE_BREAK.finditer(unit):
+        if m.group("opens") is not None and not _opens_denied(unit, m.end()):
+            continue
+        pieces.append(unit[at:m.start()])
+        at = m.end()
+    pieces.append(unit[at:])
+    return pieces
+
+
+def _opens_denied(unit: bytes, at: int) -> bool:
+    """Do the words of ``unit`` from ``at`` open with a denial (:func:`_denial_words`), past
+    at most three auxiliaries or pronouns (``do not``, ``you must not``, ``don't``, ``never``)?"""
+    lead = _DENIAL_LEAD.match(unit, at)
+    stop = lead.end() if lead is not None else at
+    head = unit[at:min(stop + 12, len(unit))]
+    denials = _denial_words(head, 0, len(head))
+    return bool(denials) and denials[0][0] <= stop - at + 3
+
+
+# the bytes :func:`_negation_pieces` looks for before it cuts a unit, and its cuts: a contrast,
+# a dash, a bracket, and a colon or "and" ("opens": only where a denial opens the words after)
+_PIECE_HINT = re.compile(rb"though|whereas|[ \t]-|\xe2\x80[\x93\x94]|[ \t]\(|:[ \t]|[ \t]and[ \t]")
+_PIECE_BREAK = re.compile(
+    rb",?[ \t]+(?:(?:even[ \t]+)?(?:although|though)|whereas)(?![0-9a-z_'\x80-\xff])|[ \t]+(?:--?|\xe2\x80[\x93\x94])[ \t]+"
+    rb"|[ \t]*\xe2\x80\x94[ \t]*|[ \t]+\([ \t]*|[ \t]*\)(?=[ \t.,;:!?]|\Z)|(?P<opens>:[ \t]+|,?[ \t]+and[ \t]+)")
+# the auxiliaries and pronouns before a denial that opens words (:func:`_opens_denied`)
+_DENIAL_LEAD = re.compile(rb"(?:(?:please|you|we|do|does|did|must|should|shall|will|can|then|also)[ \t]+){0,3}")
 
 
 def _unit_words(unit: bytes) -> tuple[set[bytes], list[tuple[int, int]]]:
