@@ -696,6 +696,9 @@ def test_a_figure_of_many_occurrences_reads_its_keys_in_one_pass(monkeypatch):
     # (YAML sequences: red team 120, F13)
     b"timeout_ms:\n  - 300\n  - 400\n  - '500'\nr:\n  - 3\n  - 4\nd_s:\n- 7\n- 8 h\n- 9\nq_ms: 1\n- 2\n",
     b"a_ms:\n  - 1\n  - 2, 3\n  - 4\nb_s:\n  - 5 x\n  - 6\nc_h:\n" + b"".join(b"  - %d\n" % i for i in range(60)),
+    # (comment and blank lines, a micro sign: red team 123, F12)
+    b"a_ms:\n  # per stage\n  - 300\n  - 400\nb_s:\n\n  - 5\n  # x\n\n  - 6\nc_h:  # c\n  7\nd_\xc2\xb5s: 8\ne: #9\n  - 10\n",
+    b"url: http://a#b\n  - 11\nx: 1\n# y\n  - 12\nz_ms: 5\n# note\n  - 13\n",
 ])
 def test_the_two_passes_over_keys_agree(monkeypatch, text):
     from provgate import gate as gate_module
@@ -1340,3 +1343,48 @@ def test_a_count_in_a_header_column_or_an_ordinal_of_attempts_is_accepted(source
 ])
 def test_a_header_column_of_no_repeats_or_an_attempts_total_grounds_no_count(source, text, value):
     find(_summarize(source, text), "I1", block="s", value=value)
+
+
+# red team 123, F12: a micro sign in a key's suffix ("latency_\u00b5s"), a YAML sequence whose first item
+# follows a comment or blank line, and a footnote's bracket of words ("5 [see note] minutes")
+@pytest.mark.parametrize("source, text, value", [
+    ("latency_\u00b5s: 250\n", "Latency: 250 ms.", "250"),
+    ("latency_\u03bcs: 250\n", "Latency: 250 ms.", "250"),
+    ("timeout_ms:\n  # per stage\n  - 300\n  - 400\n", "Timeout: 400 s.", "400"),
+    ("timeout_ms:\n  # per stage\n  - 300\n  - 400\n", "Timeout: 300 s.", "300"),
+    ("timeout_ms:\n\n  - 300\n  - 400\n", "Timeout: 400 s.", "400"),
+    ("timeout_ms:  # per stage\n  - 300\n  - 400\n", "Timeout: 400 s.", "400"),
+    ("timeout_ms:\n  - 300\n  # the second\n\n  - 400\n", "Timeout: 400 s.", "400"),
+    ("timeout_ms:\n  # per stage\n  300\n", "Timeout: 300 s.", "300"),
+    ("Wait 5 seconds.\n", "Wait 5 [see note] minutes.", "5"),
+    ("Wait 5 seconds.\n", "Wait 5 [sic] minutes.", "5"),
+])
+def test_a_micro_key_a_commented_sequence_or_a_bracket_of_words_keeps_its_unit(source, text, value):
+    find(_summarize(source, text), "I1", block="s", value=value, evidence__change="unit_changed")
+
+
+@pytest.mark.parametrize("source, text", [
+    ("latency_us: 250\n", "Latency: 250 us."),
+    ("latency_\u00b5s: 250\n", "Latency: 250 \u00b5s."),
+    ("latency_\u03bcs: 250\n", "Latency: 250 us."),
+    ("timeout_ms:\n  # per stage\n  - 300\n  - 400\n", "Timeouts: 300 ms, then 400 ms."),
+    ("timeout_ms:\n\n  - 300\n  - 400\n", "Timeout: 400 ms."),
+    ("timeouts:\n  # per stage\n  - 300\n  - 400\n", "Timeout: 400 s."),  # (the key names no unit)
+    ("url: http://a#b\n  - 300\n", "Timeout: 300 s."),  # (a "#" in a word is no comment)
+    ("Wait 5 [see note] minutes.\n", "Wait 5 minutes."),
+    ("Wait 5 seconds [see note].\n", "Wait 5 [see note] seconds."),
+])
+def test_a_micro_key_a_commented_sequence_or_a_bracket_of_words_kept_is_accepted(source, text):
+    assert_accepted(_summarize(source, text))
+
+
+def test_the_units_of_a_micro_key_a_commented_sequence_and_a_bracket_of_words():
+    assert _key_units_of_figure("latency_\u00b5s: 250\n".encode(), b"250") == {b"us"}
+    assert _key_units_of_figure(b"timeout_ms:\n  # per stage\n\n  - 300\n  - 400\n", b"400") == {b"ms"}
+    assert _key_units_of_figure(b"timeout_ms: 5\n# note\n  - 300\n", b"300") == set()  # (no key's ":" above)
+    assert _key_units_of_figure(b"timeout_ms: # 300\n", b"300") == set()  # (a figure in the comment)
+    assert _unit_at(b"5 [see note] minutes", 1) == b"min" and _unit_at(b"5 [sic] s", 1) == b"s"
+    assert _unit_at(b"5 [ms] later", 1) == b"ms" and _unit_at(b"5 [ms, p99] later", 1) == b"ms"  # (a unit's bracket, as before)
+    assert _unit_at(b"5 [second try] minutes", 1) == b"s"  # (a bracket whose first word spells a unit: that unit, as before)
+    text = b"Wait 5 [see note] minutes, 7 [citation needed] days"
+    assert _figures_with_units(text, _unit_leads(text)) == {b"5": {b"min"}, b"7": {b"d"}}

@@ -14148,7 +14148,11 @@ _UNIT_RATE = rb"(?:(?:[ \t]*/[ \t]*|[ \t]+[Pp][Ee][Rr][ \t]+)" + _UNIT_WORD + rb
 # a footnote's bracket between a figure and its unit ("5 [1] minutes", "5 [^a] s", "5 [a] min"): a
 # bracket that holds no unit (digits, a caret's mark, a letter that spells none) is passed over
 # to the unit after it (red team 120, F18); "5 [s]" and "5 [minutes]" are read as before
-_FOOTNOTE = rb"\[(?:\^[0-9A-Za-z]{1,8}|[0-9]{1,3}|[ace-gi-ln-rt-zAC-Z])\]"
+# (and a bracket of words whose first word spells no unit, "5 [see note] minutes", "5 [sic] s":
+# red team 123, F12; "5 [ms]" and "5 [ms, p99]" are read as before)
+_FOOTNOTE = (rb"\[(?:\^[0-9A-Za-z]{1,8}|[0-9]{1,3}|[ace-gi-ln-rt-zAC-Z]|(?!(?i:"
+             + b"|".join(re.escape(spelling) for spelling in sorted(_UNITS, key=len, reverse=True) if spelling.isalpha())
+             + rb")(?![A-Za-z]))[A-Za-z][A-Za-z0-9 \t.,'\-]{1,39})\]")
 _UNIT_TAIL = (rb"(?:(?:[ \t]*" + _FOOTNOTE + rb")?" + _UNIT_GAP + _UNIT_WORD + _UNIT_RATE
               + rb"|[ \t]*/[ \t]*([A-Za-z]{1,16})(?![0-9A-Za-z_]))")
 # a footnote's bracket after a digit and at most two blanks (searched for from its "[")
@@ -14579,11 +14583,14 @@ def _figure_searches(figure: bytes, with_unit: bool) -> list[re.Pattern[bytes]]:
 # (and a YAML sequence's first item on the next line, "timeout_ms:\n  - 300": red team 120, F13)
 # (and, after a key's unit in brackets, "is", "was" or "of" in prose: "The delay(ms) is 300", red
 # team 121, F08)
-_KEY_TAIL = (rb"(?:[\"']?[ \t]*(?:=>?|:)[ \t]*(?:\r?\n(?:[ \t]*-[ \t]+|[ \t]+))?|(?<=[)\]])[ \t]+(?:[Ii]s|[Ww]as|of)[ \t]+)"
+# (and the value's line after comment lines or blank lines, or a comment after the key:
+# "timeout_ms:\n  # per stage\n  - 300", "timeout_ms:\n\n  - 300": red team 123, F12)
+_KEY_NEXT_LINE = rb"(?:(?:#[^\r\n]*)?\r?\n(?:[ \t]*(?:#[^\r\n]*)?\r?\n)*(?:[ \t]*-[ \t]+|[ \t]+))?"
+_KEY_TAIL = (rb"(?:[\"']?[ \t]*(?:=>?|:)[ \t]*" + _KEY_NEXT_LINE + rb"|(?<=[)\]])[ \t]+(?:[Ii]s|[Ww]as|of)[ \t]+)"
              rb"[\"']?[ \t]*(?:\[[ \t]*[\"']?[ \t]*)?-?")
 # the prose tail right before a figure (:func:`_key_unit_before`)
 _PROSE_KEY_TAIL = re.compile(rb"[)\]][ \t]+(?:[Ii]s|[Ww]as|of)[ \t]+\Z")
-_KEY_UNIT = (rb"(?:[A-Za-z0-9][_.-]([A-Za-z%]{2,16}|[SsHhDd])|[a-z0-9]([A-Z][a-z]{1,15})"
+_KEY_UNIT = (rb"(?:[A-Za-z0-9][_.-]((?:\xc2\xb5|\xce\xbc)[A-Za-z]{1,15}|[A-Za-z%]{2,16}|[SsHhDd])|[a-z0-9]([A-Z][a-z]{1,15})"
              rb"|(?:(?<![0-9A-Za-z_])|(?=[(\[][ \t]*(?!(?:[sS]|es)[ \t]*[)\]])))[(\[][ \t]*((?:\xc2\xb5|\xce\xbc)?[A-Za-z%]{1,16})[ \t]*[)\]]"
              rb"|(?<![A-Za-z])([A-Za-z]{2,16})\([sS]\)"
              rb"|[A-Za-z)\]][ \t]+[Ii][Nn][ \t]+((?:\xc2\xb5|\xce\xbc)?[A-Za-z%]{1,16}))"
@@ -14802,6 +14809,8 @@ def _key_unit_before(text: bytes, at: int) -> bytes | None:
     j = at
     while j > 0 and text[j - 1] in _KEY_TAIL_BYTES:
         j -= 1
+    if j and text[j - 1] not in b":=>" and text.find(b"\n", j, at) >= 0 and text.find(b"#", max(0, at - _KEY_LIST), j) >= 0:
+        j = _past_comments(text, j, max(0, at - _KEY_LIST))  # ("timeout_ms:\n  # per stage\n  - 300": F12)
     if j and text[j - 1] == 44 and at > 1:  # (","): a later item of a list after a key, "timeout_ms: 300, 400"
         lo = max(0, at - _KEY_LIST)
         while j > lo and text[j - 1] in _LIST_BYTES:
@@ -14826,8 +14835,29 @@ def _key_unit_before(text: bytes, at: int) -> bytes | None:
     if not j or text[j - 1] not in b":=>" and (text[j - 1] not in b"sf" or _PROSE_KEY_TAIL.search(text, max(0, at - 12), at) is None):
         return None  # (no key's ":" or "=" right before the figure: most figures, one look)
     line = text.rfind(b"\n", max(0, j - 80), j) + 1  # (the key's line: a value may be on the next)
-    found = _KEY_UNIT_BEFORE.search(text, max(line, at - 80), at)
+    found = _KEY_UNIT_BEFORE.search(text, max(line, j - 80), at)
     return None if found is None else _key_unit_of(text, found)
+
+
+def _past_comments(text: bytes, j: int, lo: int) -> int:
+    """Where the bytes before a figure end once the comments between it and the lines above are
+    passed over (from ``j``, the end of what stands before the figure's line, back to ``lo`` at
+    most): each line's comment, a "#" at its start or after a blank, and the blanks and line
+    breaks before it, as far as a key's ":", "=" or "=>" (red team 123, F12). ``j`` itself where
+    no comment stands there."""
+    while j > lo and text[j - 1] not in b":=>":
+        line = text.rfind(b"\n", lo, j) + 1
+        comment = _COMMENT_START.search(text, max(line, lo), j)
+        if comment is None:
+            break
+        j = comment.start()
+        while j > lo and text[j - 1] in _KEY_TAIL_BYTES:
+            j -= 1
+    return j
+
+
+# a comment's "#" at a line's start or after a blank (a "#" in a word or a URL is none)
+_COMMENT_START = re.compile(rb"(?<![^ \t\n])#")
 
 
 _KEY_TAIL_BYTES = frozenset(b" \t\"'[-\r\n")
@@ -14836,7 +14866,8 @@ _DIGIT_OR_QUOTE = frozenset(b"0123456789\"'")
 # group 1), and the next item after a figure's end (red team 120, F13)
 _YAML_ITEM_HEAD = re.compile(rb"[ \t]*-[ \t]+[\"']?-?")
 _YAML_ITEM = re.compile(rb"[ \t]*-[ \t]+[\"']?-?([0-9](?:[.,]?[0-9])*)[\"']?[ \t]*\r?")
-_YAML_NEXT = re.compile(rb"[\"']?[ \t]*\r?\n[ \t]*-[ \t]+[\"']?-?([0-9](?:[.,]?[0-9])*)(?![0-9]|[.,][0-9])"
+_BLANK_OR_COMMENT_LINE = re.compile(rb"[ \t]*(?:#[^\r\n]*)?\r?")
+_YAML_NEXT = re.compile(rb"[\"']?[ \t]*\r?\n(?:[ \t]*(?:#[^\r\n]*)?\r?\n)*[ \t]*-[ \t]+[\"']?-?([0-9](?:[.,]?[0-9])*)(?![0-9]|[.,][0-9])"
                         rb"(?=[\"']?[ \t]*(?:\r?\n|\Z))")
 
 
@@ -14856,6 +14887,9 @@ def _yaml_first_item(text: bytes, at: int) -> int | None:
         above = text.rfind(b"\n", 0, line - 1) + 1
         item = _YAML_ITEM.fullmatch(text, above, line - 1)
         if item is None:
+            if _BLANK_OR_COMMENT_LINE.fullmatch(text, above, line - 1) is not None:
+                line = above  # (a blank or comment line between items: F12)
+                continue
             break
         first, line = item.start(1), above
     return first
@@ -15006,7 +15040,7 @@ def _key_units_of_figures(text: bytes) -> dict[bytes, set[bytes]]:
     for m in _KEYED_FIGURE.finditer(text):
         at = m.start(1)
         line = text.rfind(b"\n", max(0, m.start() - 80), m.start()) + 1
-        before = text[max(line, at - 80):at]
+        before = text[max(line, m.start() - 80):at]
         unit = seen.get(before, _NO_UNIT)
         if unit is _NO_UNIT:
             found = _KEY_UNIT_BEFORE.search(before)
@@ -15040,7 +15074,7 @@ def _key_list_items(text: bytes, start: int, at: int, unit: bytes, out: dict[byt
 
 
 # a figure right after a key's ":" or "=" (and a quote), as a whole number
-_KEYED_FIGURE = re.compile(rb"(?:[:=]>?[ \t]*(?:\r?\n(?:[ \t]*-[ \t]+|[ \t]+))?|[)\]][ \t]+(?:[Ii]s|[Ww]as|of)[ \t]+)[\"']?[ \t]*(?:\[[ \t]*[\"']?[ \t]*)?-?"
+_KEYED_FIGURE = re.compile(rb"(?:[:=]>?[ \t]*" + _KEY_NEXT_LINE + rb"|[)\]][ \t]+(?:[Ii]s|[Ww]as|of)[ \t]+)[\"']?[ \t]*(?:\[[ \t]*[\"']?[ \t]*)?-?"
                            rb"([0-9](?:[.,]?[0-9])*)(?![0-9]|[.,][0-9])")
 
 
