@@ -4339,8 +4339,8 @@ class _Check:
             # as one text first, most edits' none)
             hit = set(asked)
             rest = [j for j in texts if j not in hit]
-            if _may_hold_markers(b"\n".join([texts[j] for j in rest])):
-                asked = sorted([*asked, *(j for j in rest if _may_hold_markers(texts[j]))])
+            if _may_hold_markers(joined := b"\n".join([texts[j] for j in rest])) or _may_hold_table_markers(joined):
+                asked = sorted([*asked, *(j for j in rest if _may_hold_markers(texts[j]) or _may_hold_table_markers(texts[j]))])
         if not asked:
             return
         gate = self.gate
@@ -4364,7 +4364,7 @@ class _Check:
         def marked_of(text: bytes) -> dict[Any, str]:
             found = marked_by_text.get(text)
             if found is None:
-                found = marked_by_text[text] = _marked_requirements(text)
+                found = marked_by_text[text] = _marked_requirements_of(text)
             return found
 
         for j in asked:
@@ -13800,6 +13800,93 @@ def _marked_requirements(text: bytes) -> dict[tuple[bytes, bytes, tuple[tuple[by
         clauses = tuple(sorted({(op, _padded_version(op, v.lower())) for op, v in _REQ_CLAUSE.findall(head.group(5) or b"")}))
         out.setdefault((name, extras, clauses, canon),
                        text[head.start():tokens[n - 1][2]].decode("utf-8", "replace"))
+    return out
+
+
+def _marked_requirements_of(text: bytes) -> dict[tuple[bytes, bytes, tuple[tuple[bytes, bytes], ...], bytes], str]:
+    """:func:`_marked_requirements` of ``text``, and its requirements whose marker a TOML inline
+    table gives (:func:`_table_marked_requirements`: Poetry's, a Pipfile's)."""
+    out = _marked_requirements(text)
+    if _may_hold_table_markers(text):
+        for key, written in _table_marked_requirements(text).items():
+            out.setdefault(key, written)
+    return out
+
+
+# a requirement's environment marker written as a TOML inline table's key beside its version
+# (Poetry's "requests = { version = "2.31.0", markers = "python_version >= '3.8'" }", a Pipfile's
+# "requests = {version = "==2.31.0", markers = "..."}"; and Poetry's "python" and "platform"
+# constraints), tied to the table's key, the package's name (red team 123, F10: the marker was a
+# quoted value tied to nothing, so markers swapped between two packages stated nothing new).
+# The table (on one line, as TOML writes one) around such a key, the name before it ("name = {"
+# or in an array of tables, "name = [{...}, {"), and its keys and values
+_TABLE_MARKED_HINT = re.compile(rb"""(?<![A-Za-z0-9_\-])(?:markers|python|platform)[ \t]*=[ \t]*['"]""")
+_TABLE_NAME_BEFORE = re.compile(rb"""(?:(?<=[\n,{])|^)[ \t]*(?:"([^"\n]{1,80})"|'([^'\n]{1,80})'|([A-Za-z0-9_.\-]{1,80}))[ \t]*=[ \t]*"""
+                                rb"""(?:\[(?:[ \t\r\n,]|\{[^{}\n]*\})*)?\{[^{}\n]*\Z""")
+_TABLE_PAIR = re.compile(rb"""([A-Za-z0-9_\-]+)[ \t]*=[ \t]*(?:"((?:[^"\\\n]|\\.)*)"|'([^'\n]*)'|\[([^\]\n]*)\])""")
+_TABLE_CARET = re.compile(rb"([\^~])(?!=)[ \t]*(v?[0-9][A-Za-z0-9.*+!_\-]*)")
+_TABLE_REACH = 512
+
+
+def _may_hold_table_markers(text: bytes) -> bool:
+    """Whether ``text`` may hold a TOML inline table's marker (:func:`_table_marked_requirements`):
+    a ``{`` and a key of a marker (byte scans, most texts)."""
+    return b"{" in text and (b"markers" in text or b"python" in text or b"platform" in text) and (
+        _TABLE_MARKED_HINT.search(text) is not None)
+
+
+def _table_marked_requirements(text: bytes) -> dict[tuple[bytes, bytes, tuple[tuple[bytes, bytes], ...], bytes], str]:
+    """Each TOML inline table of ``text`` that gives a package a marker (``markers``, Poetry's
+    ``python`` or ``platform``), keyed as :func:`_marked_requirements` keys a requirement: the
+    table's key as the name (PEP 503), its ``extras``, its ``version`` as clauses (Poetry's bare
+    version an exact one, ``==``; its ``^``/``~`` kept as written; ``*`` none), and the marker's
+    canonical text (:func:`_marker_tree`; ``python`` and ``platform`` appended as written) ->
+    the table's text. Tables of other keys, and markers that do not parse, are none."""
+    out: dict[tuple[bytes, bytes, tuple[tuple[bytes, bytes], ...], bytes], str] = {}
+    text = _ascii_comparisons(text)
+    done = -1
+    for hint in _TABLE_MARKED_HINT.finditer(text):
+        at = hint.start()
+        if at < done:
+            continue
+        line_end = text.find(b"\n", at)
+        line_end = len(text) if line_end < 0 else line_end
+        opening = text.rfind(b"{", max(0, at - _TABLE_REACH, text.rfind(b"\n", 0, at)), at)
+        closing = text.find(b"}", at, line_end)
+        if opening < 0 or closing < 0 or text.find(b"}", opening, at) >= 0:
+            continue
+        done = closing
+        named = _TABLE_NAME_BEFORE.search(text, max(0, opening - _TABLE_REACH), opening + 1)
+        if named is None:
+            continue
+        raw_name = named.group(1) or named.group(2) or named.group(3)
+        values: dict[bytes, bytes] = {}
+        for pair in _TABLE_PAIR.finditer(text, opening + 1, closing):
+            key = pair.group(1).lower()
+            value = pair.group(2) if pair.group(2) is not None else pair.group(3) if pair.group(3) is not None else pair.group(4)
+            values.setdefault(key, value)
+        parts: list[bytes] = []
+        if (marker := values.get(b"markers")) is not None:
+            tokens = _marker_tokens(marker, 0, 64)
+            got = _marker_tree(tokens, 0, 0)
+            if got is None or not got[1]:
+                continue
+            parts.append(_marker_text(got[0]))
+        for key in (b"python", b"platform"):
+            if (value := values.get(key)) is not None:
+                parts.append(key + b" '" + b" ".join(value.split()) + b"'")
+        if not parts:
+            continue
+        version = b"".join(values.get(b"version", b"").split())
+        clauses = {(op, _padded_version(op, v.lower())) for op, v in _REQ_CLAUSE.findall(version)}
+        clauses.update((op, v.lower()) for op, v in _TABLE_CARET.findall(version))
+        if not clauses and version[:1].isdigit():
+            clauses.add((b"==", _padded_version(b"==", version.lower())))  # (Poetry's exact version)
+        extras = values.get(b"extras")
+        extras = b"" if extras is None else b",".join(sorted(
+            {_PEP503_RUN.sub(b"-", e.strip(b" \t'\"").lower()) for e in extras.split(b",")} - {b""}))
+        out.setdefault((_PEP503_RUN.sub(b"-", raw_name.lower()), extras, tuple(sorted(clauses)), b" and ".join(parts)),
+                       text[named.start():closing + 1].strip().decode("utf-8", "replace"))
     return out
 
 
