@@ -1388,3 +1388,47 @@ def test_the_units_of_a_micro_key_a_commented_sequence_and_a_bracket_of_words():
     assert _unit_at(b"5 [second try] minutes", 1) == b"s"  # (a bracket whose first word spells a unit: that unit, as before)
     text = b"Wait 5 [see note] minutes, 7 [citation needed] days"
     assert _figures_with_units(text, _unit_leads(text)) == {b"5": {b"min"}, b"7": {b"d"}}
+
+
+# red team 123, F06: a figure a no-break, narrow no-break or thin space follows (or, in a list,
+# precedes) is a figure of its source, with the unit or word after the space, as after a blank;
+# the figures a no-break space groups (red team 121, F13) are the one number only
+@pytest.mark.parametrize("source, text", [
+    ("Disk: 12\u00a0GB\n", "Disk: 12 GB."),
+    ("Latency: 12\u202fms\n", "Latency: 12 ms."),
+    ("CPU: 12\u00a0%\n", "CPU: 12%."),
+    ("The job had 3\u00a0retries and 3\u00a0s backoff.\n", "The job had 3 retries."),
+    ("Replicas: 12\u00a0\nZones: 3\n", "Replicas: 12."),
+    ("Open ports: 80\u00a0443\n", "Open ports: 80 and 443."),
+    ("Disk: 12\u2009GB\n", "Disk: 12 GB."),
+    ("Wait 30\u00a0seconds.\n", "Wait 30 s."),
+    ("Node\u00a0db-01 has 12\u00a0GB\u00a0free\n", "db-01 has 12 GB free."),
+    ("Total: 1\u00a0234\u00a0567 rows\n", "Total: 1,234,567 rows."),
+])
+def test_a_figure_beside_a_no_break_space_is_grounded(source, text):
+    assert_accepted(_summarize(source, text))
+
+
+@pytest.mark.parametrize("source, text, value", [
+    ("Wait 30\u00a0seconds.\n", "Wait 30 minutes.", "30"),          # (its unit kept)
+    ("Latency: 12\u202fms\n", "Latency: 12 s.", "12"),
+    ("Disk: 12\u00a0GB\n", "Disk: 12 TB.", "12"),
+    ("Disk: 12\u00a0GB\n", "Disk: 13 GB.", "13"),
+    ("Total: 1\u00a0234\u00a0567 rows\n", "Total: 234 rows.", "234"),  # (a group of a figure of thousands)
+    ("Total: 12\u00a0500 rows\n", "Total: 12 rows.", "12"),
+    ("Open ports: 80\u00a0443\n", "Open ports: 80443.", "80443"),
+    ("Temp: -5\u00a0\u00b0C\n", "Temp: 5 \u00b0C.", "5"),                # (a signed figure's number)
+    ("Version v1.2\u00a0released\n", "Release 1.2 is out.", "1.2"),     # (glued to a word)
+])
+def test_a_figure_beside_a_no_break_space_changed_is_refused(source, text, value):
+    find(_summarize(source, text), "I1", block="s", value=value)
+
+
+def test_the_figures_and_words_beside_a_no_break_space():
+    from provgate.gate import _no_break_words, _respelled_units
+
+    assert _respelled_units("Disk: 12\u00a0GB, 3\u202fms, 80\u00a0443, 7\u00a0\n".encode()) == {
+        b"12": {b"gb"}, b"3": {b"ms"}, b"80": {None}, b"443": {None}, b"7": {None}}
+    assert _respelled_units("Rows: 1\u00a0234\u00a0567, v2\u00a0x, a-5\u00a0s".encode()) == {b"1234567": {None}}
+    assert _no_break_words(b"Disk: 12 GB") == set() and _no_break_words("12\u00a0GB".encode())
+    assert _no_break_words(("x" * 200 + "\u00a0GB").encode()) == set()  # (a word past the reach)

@@ -4803,6 +4803,7 @@ class _Check:
                                                          self.edit.operator in LOSSY_OPERATORS),
                   lambda o, r: _ground_quoted_facts(tables, sources, o, r),
                   lambda o, r: _ground_units_respelled(tables, sources, o, r),
+                  lambda o, r: _ground_across_no_break_spaces(tables, sources, o, r),
                   lambda o, r: _ground_wrapped_quotes(tables, [[x.table.data for x in group] + (
                       [] if own_pre is None else [own_pre.table.data]) for group, (*_, own_pre) in zip(
                       sources, requests)], o, r))
@@ -10832,6 +10833,69 @@ def _unit_at_read(text: bytes, end: int) -> bytes | None:
 _READ_WINDOW = 512
 
 
+def _ground_across_no_break_spaces(tables: list[FactTable], sources: list[list[_Facts]], owner: np.ndarray,
+                                   row: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The (owner, row) pairs left once a name or identifier its sources write beside a
+    no-break, narrow no-break or thin space is grounded: the grammar reads the space as a byte
+    of a word, so ``Disk: 12\u00a0GB`` held no name ``GB`` (red team 123, F06; its figure:
+    :func:`_no_break_figures`). Each source's words around such a space (as far as an ASCII
+    blank either side, ``_NO_BREAK_REACH`` bytes at most; ``_NO_BREAK_WORDS`` spaces at most,
+    the rest read as before) are read once, the space a blank."""
+    keep = np.ones(owner.size, dtype=np.bool_)
+    said: dict[int, set[tuple[int, ...]]] = {}
+    for n, (t, r) in enumerate(zip(owner.tolist(), row.tolist())):
+        table = tables[t]
+        if table.kind[r] != _KIND_NAME and table.kind[r] != _KIND_IDENTIFIER:
+            continue
+        fact = tuple(table.fp_fact[r].tolist())
+        for facts in sources[t]:
+            found = said.get(id(facts))
+            if found is None:
+                found = said[id(facts)] = _no_break_words(facts.table.data)
+            if fact in found:
+                keep[n] = False
+                break
+    return (owner, row) if keep.all() else (owner[keep], row[keep])
+
+
+def _no_break_words(text: bytes) -> set[tuple[int, ...]]:
+    """The fingerprints of the names and identifiers of the words of ``text`` around its
+    no-break, narrow no-break and thin spaces, each space read as a blank
+    (:func:`_ground_across_no_break_spaces`)."""
+    if b"\xc2\xa0" not in text and b"\xe2\x80\xaf" not in text and b"\xe2\x80\x89" not in text:
+        return set()
+    pieces = []
+    last = -1
+    for k, blank in enumerate(_BLANK_OF.finditer(text)):
+        if k >= _NO_BREAK_WORDS:
+            break
+        if blank.start() < last:
+            continue
+        lo = blank.start()
+        floor = max(0, lo - _NO_BREAK_REACH)
+        while lo > floor and text[lo - 1] not in _NO_BREAK_WORD_ENDS:
+            lo -= 1
+        hi = blank.end()
+        ceiling = min(len(text), hi + _NO_BREAK_REACH)
+        while hi < ceiling and text[hi] not in _NO_BREAK_WORD_ENDS:
+            hi += 1
+        if (lo and text[lo - 1] not in _NO_BREAK_WORD_ENDS) or (hi < len(text) and text[hi] not in _NO_BREAK_WORD_ENDS):
+            continue  # (a word longer than the reach: read as before)
+        last = hi
+        pieces.append(_BLANK_OF.sub(b" ", text[lo:hi]))
+    if not pieces:
+        return set()
+    found = extract(b"\n".join(pieces))
+    kinds = found.kind
+    return {tuple(found.fp_fact[i].tolist()) for i in range(len(found))
+            if kinds[i] == _KIND_NAME or kinds[i] == _KIND_IDENTIFIER}
+
+
+_NO_BREAK_WORD_ENDS = frozenset(b" \t\r\n")
+_NO_BREAK_REACH = 128
+_NO_BREAK_WORDS = 4096
+
+
 def _ground_units_respelled(tables: list[FactTable], sources: list[list[_Facts]], owner: np.ndarray,
                             row: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The (owner, row) pairs left once a figure its sources write with the same unit another
@@ -11022,13 +11086,54 @@ def _respelled_units(text: bytes) -> dict[bytes, set[bytes | None]]:
         # group joins where the blank is the narrow no-break space locales group with, a word or
         # unit follows ("12 500 rows"), or the text groups a figure of more groups with the same blank)
         surely = {_BLANK_OF.search(m.group(1)).group(0) for m in found if len(_BLANK_OF.findall(m.group(1))) >= 2}
+        grouped: list[tuple[int, int]] = []
         for m in found:
             blank = _BLANK_OF.search(m.group(1)).group(0)
             if (blank == b"\xe2\x80\xaf" or blank in surely  # (and so a figure of more groups itself)
                     or (after := _WORD_AFTER_GROUPED.match(text, m.end())) is not None
                     and after.group(1).lower() not in _NO_NAME):  # ("80 443 and 22": a list still)
                 out.setdefault(re.sub(rb"[^0-9]", b"", m.group(1)), set()).add(None)
+                grouped.append(m.span(1))
+        if b"\xc2\xa0" in text or b"\xe2\x80\xaf" in text or b"\xe2\x80\x89" in text:
+            _no_break_figures(text, grouped, out)
     return out
+
+
+def _no_break_figures(text: bytes, grouped: list[tuple[int, int]], out: dict[bytes, set[bytes | None]]) -> None:
+    """Add to ``out`` (:func:`_respelled_units`) each figure of ``text`` a no-break, narrow
+    no-break or thin space stands right after or right before, as a number -> its unit read as
+    across a blank (or None): the grammar reads the space as a byte of a word, so ``Disk:
+    12\u00a0GB``, ``12\u202fms``, ``3\u00a0retries`` and ``80\u00a0443`` (a list) held no number
+    of 12, 3, 80 or 443 (red team 123, F06). A figure of thousands the space groups
+    (``grouped``: ``1\u00a0234\u00a0567``, red team 121, F13) is that one number only."""
+    spaced = None
+    for blank in _BLANK_OF.finditer(text):
+        figures = []
+        j = blank.start()
+        i = j
+        while i > 0 and text[i - 1] in _FIGURE_BYTES:
+            i -= 1
+        while i < j and text[i] in b".,":
+            i += 1
+        if i < j:
+            figures.append((i, j))
+        if (after := _FIGURE_RUN_AT.match(text, blank.end())) is not None:
+            figures.append(after.span())
+        for start, end in figures:
+            if (_WHOLE_FIGURE.fullmatch(text, start, end) is None or start and text[start - 1] in _FIGURE_GLUE_OR_SIGN
+                    or text[max(0, start - 3):start] == _MINUS_SIGN or end < len(text) and text[end] in _ASCII_WORD_BYTE
+                    and _BLANK_OF.match(text, end) is None
+                    or any(lo <= start and end <= hi for lo, hi in grouped)):
+                continue  # (glued to a word, signed, or a group of a figure of thousands)
+            if spaced is None:
+                spaced = text.replace(b"\xc2\xa0", b"  ").replace(b"\xe2\x80\xaf", b"   ").replace(b"\xe2\x80\x89", b"   ")
+            out.setdefault(_figure_number(text[start:end]), set()).add(_unit_at(spaced, end))
+
+
+# a figure from where it starts (_no_break_figures), and one whole
+_FIGURE_RUN_AT = re.compile(rb"[0-9]+(?:[.,][0-9]+)*(?![0-9])")
+_WHOLE_FIGURE = re.compile(rb"[0-9]+(?:[.,][0-9]+)*")
+_ASCII_WORD_BYTE = frozenset(b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_")
 
 
 # the blanks _BLANK_GROUPED groups with, and a word or unit after a figure ("12 500 rows")
