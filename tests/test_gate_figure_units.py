@@ -699,6 +699,7 @@ def test_a_figure_of_many_occurrences_reads_its_keys_in_one_pass(monkeypatch):
     # (comment and blank lines, a micro sign: red team 123, F12)
     b"a_ms:\n  # per stage\n  - 300\n  - 400\nb_s:\n\n  - 5\n  # x\n\n  - 6\nc_h:  # c\n  7\nd_\xc2\xb5s: 8\ne: #9\n  - 10\n",
     b"url: http://a#b\n  - 11\nx: 1\n# y\n  - 12\nz_ms: 5\n# note\n  - 13\n",
+    b"a_ms:\n  - 1  # one\n  - 2 # two\n\n  # three\n  - '3'  # x\nb_s:\n  - 4 #5\n  - 6\n",
 ])
 def test_the_two_passes_over_keys_agree(monkeypatch, text):
     from provgate import gate as gate_module
@@ -1356,6 +1357,7 @@ def test_a_header_column_of_no_repeats_or_an_attempts_total_grounds_no_count(sou
     ("timeout_ms:  # per stage\n  - 300\n  - 400\n", "Timeout: 400 s.", "400"),
     ("timeout_ms:\n  - 300\n  # the second\n\n  - 400\n", "Timeout: 400 s.", "400"),
     ("timeout_ms:\n  # per stage\n  300\n", "Timeout: 300 s.", "300"),
+    ("timeout_ms:\n  - 300  # stage 1\n  - 400  # stage 2\n", "Timeout: 400 s.", "400"),
     ("Wait 5 seconds.\n", "Wait 5 [see note] minutes.", "5"),
     ("Wait 5 seconds.\n", "Wait 5 [sic] minutes.", "5"),
 ])

@@ -15057,10 +15057,11 @@ _DIGIT_OR_QUOTE = frozenset(b"0123456789\"'")
 # a YAML sequence's item: the start of its line before the figure, its whole line (the figure its
 # group 1), and the next item after a figure's end (red team 120, F13)
 _YAML_ITEM_HEAD = re.compile(rb"[ \t]*-[ \t]+[\"']?-?")
-_YAML_ITEM = re.compile(rb"[ \t]*-[ \t]+[\"']?-?([0-9](?:[.,]?[0-9])*)[\"']?[ \t]*\r?")
+# (and a comment after an item, a comment or blank line between items: red team 123, F12)
+_YAML_ITEM = re.compile(rb"[ \t]*-[ \t]+[\"']?-?([0-9](?:[.,]?[0-9])*)[\"']?(?:[ \t]+#[^\r\n]*)?[ \t]*\r?")
 _BLANK_OR_COMMENT_LINE = re.compile(rb"[ \t]*(?:#[^\r\n]*)?\r?")
-_YAML_NEXT = re.compile(rb"[\"']?[ \t]*\r?\n(?:[ \t]*(?:#[^\r\n]*)?\r?\n)*[ \t]*-[ \t]+[\"']?-?([0-9](?:[.,]?[0-9])*)(?![0-9]|[.,][0-9])"
-                        rb"(?=[\"']?[ \t]*(?:\r?\n|\Z))")
+_YAML_NEXT = re.compile(rb"[\"']?(?:[ \t]+#[^\r\n]*)?[ \t]*\r?\n(?:[ \t]*(?:#[^\r\n]*)?\r?\n)*[ \t]*-[ \t]+[\"']?-?"
+                        rb"([0-9](?:[.,]?[0-9])*)(?![0-9]|[.,][0-9])(?=[\"']?(?:[ \t]+#[^\r\n]*)?[ \t]*(?:\r?\n|\Z))")
 
 
 def _yaml_first_item(text: bytes, at: int) -> int | None:
