@@ -164,6 +164,8 @@ POETRY = ("[tool.poetry.dependencies]\n"
 PIPFILE = ("[packages]\n"
            "requests = {version = \"==2.31.0\", markers = \"python_version >= '3.8'\"}\n"
            "urllib3 = {version = \"==1.26.18\", markers = \"python_version < '3.8'\"}\n")
+STANDARD = ("[tool.poetry.dependencies.requests]\nversion = \"2.31.0\"\nmarkers = \"python_version >= '3.8'\"\n\n"
+            "[tool.poetry.dependencies.urllib3]\nversion = \"1.26.18\"\nmarkers = \"python_version < '3.8'\"\n")
 CONSTRAINTS = ("[tool.poetry.dependencies]\n"
                "foo = [\n    {version = \"<=1.9\", python = \">=3.6,<3.8\"},\n    {version = \"^2.0\", python = \">=3.8\"}\n]\n")
 
@@ -176,6 +178,7 @@ def _swapped(text: str, a: str, b: str) -> str:
     (POETRY, _swapped(POETRY, ">= '3.8'", "< '3.8'")),
     (PIPFILE, _swapped(PIPFILE, ">= '3.8'", "< '3.8'")),
     (CONSTRAINTS, _swapped(CONSTRAINTS, '">=3.6,<3.8"', '">=3.8"')),                 # Poetry's python constraints
+    (STANDARD, _swapped(STANDARD, ">= '3.8'", "< '3.8'")),                            # standard tables
     ("[packages]\nfoo = {version = \"*\", platform = \"linux\"}\nbar = {version = \"*\", platform = \"darwin\"}\n",
      "[packages]\nfoo = {version = \"*\", platform = \"darwin\"}\nbar = {version = \"*\", platform = \"linux\"}\n"),
 ])
@@ -193,6 +196,7 @@ def test_a_marker_moved_between_table_requirements_is_refused(source, lie):
              "urllib3 = { markers = \"python_version < '3.8'\", version = \"1.26.18\" }\n"
              "requests = { version = \"2.31.0\", markers = \"python_version >= '3.8'\" }\n", (rewrite, summarize)),
     (POETRY, POETRY.replace(" = { ", "={").replace(" }", "}"), (rewrite, summarize)),   # re-spaced
+    (STANDARD, "\n\n".join(STANDARD.split("\n\n")[::-1]) + "\n", (rewrite, summarize)),  # tables reordered
     (PIPFILE, PIPFILE.replace(" = {", " = { ").replace("'\"}", "'\" }"), (rewrite, summarize)),
     (CONSTRAINTS, CONSTRAINTS.replace("    {version = \"<=1.9\", python = \">=3.6,<3.8\"},\n", "")
      .replace("{version = \"^2.0\", python = \">=3.8\"}", "{version = \"^2.0\", python = \">=3.8\"},\n"
@@ -217,3 +221,7 @@ def test_table_marked_requirements_are_keyed_by_the_tables_key():
     found = _table_marked_requirements(b'bar = { version = "~1.2", extras = ["socks", "Security"], platform = "linux" }')
     assert list(found) == [(b"bar", b"security,socks", ((b"~", b"1.2"),), b"platform 'linux'")]
     assert _table_marked_requirements(b'requests = { version = "2.31.0" }\nx = {markers = "nonsense"}\n') == {}
+    assert set(_table_marked_requirements(STANDARD.encode())) == set(_table_marked_requirements(POETRY.encode()))
+    # (a table of no section of packages, and the project's own python, are none)
+    assert _table_marked_requirements(b'[other.x]\nmarkers = "os_name == \'nt\'"\n'
+                                      b'[tool.poetry.dependencies]\npython = "^3.8"\n') == {}

@@ -13929,14 +13929,17 @@ _TABLE_MARKED_HINT = re.compile(rb"""(?<![A-Za-z0-9_\-])(?:markers|python|platfo
 _TABLE_NAME_BEFORE = re.compile(rb"""(?:(?<=[\n,{])|^)[ \t]*(?:"([^"\n]{1,80})"|'([^'\n]{1,80})'|([A-Za-z0-9_.\-]{1,80}))[ \t]*=[ \t]*"""
                                 rb"""(?:\[(?:[ \t\r\n,]|\{[^{}\n]*\})*)?\{[^{}\n]*\Z""")
 _TABLE_PAIR = re.compile(rb"""([A-Za-z0-9_\-]+)[ \t]*=[ \t]*(?:"((?:[^"\\\n]|\\.)*)"|'([^'\n]*)'|\[([^\]\n]*)\])""")
+# a standard table's header naming a package under a section of them ("[packages.requests]",
+# '[tool.poetry.dependencies."zope.interface"]'): its section (group 1 or 3) and the name (2 or 4)
+_TABLE_HEADER = re.compile(rb"""(?m)^[ \t]*\[[ \t]*(?:([A-Za-z0-9_.\-]+)\.([A-Za-z0-9_\-]+)|([A-Za-z0-9_.\-]+)\.[ \t]*"([^"\n]{1,80})")[ \t]*\][ \t]*\r?$""")
 _TABLE_CARET = re.compile(rb"([\^~])(?!=)[ \t]*(v?[0-9][A-Za-z0-9.*+!_\-]*)")
 _TABLE_REACH = 512
 
 
 def _may_hold_table_markers(text: bytes) -> bool:
     """Whether ``text`` may hold a TOML inline table's marker (:func:`_table_marked_requirements`):
-    a ``{`` and a key of a marker (byte scans, most texts)."""
-    return b"{" in text and (b"markers" in text or b"python" in text or b"platform" in text) and (
+    a ``{`` or a table's ``[``, and a key of a marker (byte scans, most texts)."""
+    return (b"{" in text or b"[" in text) and (b"markers" in text or b"python" in text or b"platform" in text) and (
         _TABLE_MARKED_HINT.search(text) is not None)
 
 
@@ -13956,15 +13959,31 @@ def _table_marked_requirements(text: bytes) -> dict[tuple[bytes, bytes, tuple[tu
             continue
         line_end = text.find(b"\n", at)
         line_end = len(text) if line_end < 0 else line_end
-        opening = text.rfind(b"{", max(0, at - _TABLE_REACH, text.rfind(b"\n", 0, at)), at)
+        opening = text.rfind(b"{", max(0, at - _TABLE_REACH, text.rfind(b"\n", max(0, at - _TABLE_REACH), at)), at)
         closing = text.find(b"}", at, line_end)
         if opening < 0 or closing < 0 or text.find(b"}", opening, at) >= 0:
-            continue
+            # (or a standard table of the package: "[tool.poetry.dependencies.requests]" and its
+            # "version = ..." and "markers = ..." lines)
+            header = None
+            for header in _TABLE_HEADER.finditer(text, max(0, at - _TABLE_REACH), at):
+                pass
+            if header is None or not any(word in (header.group(1) or header.group(3)).lower()
+                                         for word in (b"dependencies", b"packages")):
+                continue
+            raw_name = header.group(2) or header.group(4)
+            opening = header.end()
+            closing = text.find(b"\n[", opening, opening + _TABLE_REACH)
+            closing = min(len(text), opening + _TABLE_REACH) if closing < 0 else closing
+            if closing < at:
+                continue
+            start = header.start()
+        else:
+            named = _TABLE_NAME_BEFORE.search(text, max(0, opening - _TABLE_REACH), opening + 1)
+            if named is None:
+                continue
+            raw_name = named.group(1) or named.group(2) or named.group(3)
+            start = named.start()
         done = closing
-        named = _TABLE_NAME_BEFORE.search(text, max(0, opening - _TABLE_REACH), opening + 1)
-        if named is None:
-            continue
-        raw_name = named.group(1) or named.group(2) or named.group(3)
         values: dict[bytes, bytes] = {}
         for pair in _TABLE_PAIR.finditer(text, opening + 1, closing):
             key = pair.group(1).lower()
@@ -13991,7 +14010,7 @@ def _table_marked_requirements(text: bytes) -> dict[tuple[bytes, bytes, tuple[tu
         extras = b"" if extras is None else b",".join(sorted(
             {_PEP503_RUN.sub(b"-", e.strip(b" \t'\"").lower()) for e in extras.split(b",")} - {b""}))
         out.setdefault((_PEP503_RUN.sub(b"-", raw_name.lower()), extras, tuple(sorted(clauses)), b" and ".join(parts)),
-                       text[named.start():closing + 1].strip().decode("utf-8", "replace"))
+                       text[start:closing + 1].strip().decode("utf-8", "replace"))
     return out
 
 
