@@ -1426,6 +1426,16 @@ def test_a_figure_beside_a_no_break_space_changed_is_refused(source, text, value
     find(_summarize(source, text), "I1", block="s", value=value)
 
 
+@pytest.mark.parametrize("source", [
+    "Wait 30\u00a0seconds. The job ran 5 minutes on 30 nodes.\n",   # (30 grounded by the nodes: its unit is read)
+    "Wait 30\u202fs. The job ran 5 minutes on 30 nodes.\n",
+    "Wait 30\u2009seconds. " + " ".join("%d\u00a0GB" % i for i in range(40, 80)) + " on 30 nodes.\n",  # (among many figures)
+])
+def test_a_unit_after_a_no_break_space_is_kept(source):
+    found = find(_summarize(source, "Wait 30 minutes."), "I1", block="s", value="30", evidence__change="unit_changed")
+    assert found.evidence["unit"] == "min"
+
+
 def test_the_figures_and_words_beside_a_no_break_space():
     from provgate.gate import _no_break_words, _respelled_units
 
@@ -1434,3 +1444,6 @@ def test_the_figures_and_words_beside_a_no_break_space():
     assert _respelled_units("Rows: 1\u00a0234\u00a0567, v2\u00a0x, a-5\u00a0s".encode()) == {b"1234567": {None}}
     assert _no_break_words(b"Disk: 12 GB") == set() and _no_break_words("12\u00a0GB".encode())
     assert _no_break_words(("x" * 200 + "\u00a0GB").encode()) == set()  # (a word past the reach)
+    assert _unit_at("30\u00a0seconds".encode(), 2) == b"s" and _unit_at("12\u202fms".encode(), 2) == b"ms"
+    text = "Wait 30\u00a0seconds, 12\u2009GB, 1\u00a0234\u00a0567 rows".encode()
+    assert _figures_with_units(text, _unit_leads(text)) == {b"30": {b"s"}, b"12": {b"gb"}}

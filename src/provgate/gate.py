@@ -14387,6 +14387,14 @@ def _extra_leads(text: bytes, first: bool = False) -> list[int]:
             out.append(j - 1)
             if first:
                 return out
+    if b"\xc2\xa0" in text or b"\xe2\x80\xaf" in text or b"\xe2\x80\x89" in text:
+        # (a figure a no-break, narrow no-break or thin space follows, the unit after it: red
+        # team 123, F06)
+        for m in _BLANK_OF.finditer(text):
+            if m.start() and 48 <= text[m.start() - 1] <= 57:
+                out.append(m.start() - 1)
+                if first:
+                    return out
     at = text.find(b"K")
     while at >= 0:
         if text[at - 1] in b" \t":
@@ -14404,14 +14412,15 @@ def _extra_leads(text: bytes, first: bool = False) -> list[int]:
 def _unit_leads(text: bytes) -> list[int]:
     """:func:`~provgate._search.unit_leads` of ``text``, and :func:`_extra_leads`, in order."""
     found = unit_leads(text).tolist()
-    if (b"[" in text or b"K" in text) and (more := _extra_leads(text)):
+    if (b"[" in text or b"K" in text or b"\xc2\xa0" in text or b"\xe2\x80" in text) and (more := _extra_leads(text)):
         found = sorted(set(found).union(more))
     return found
 
 
 def _has_unit_lead(text: bytes) -> bool:
     """Is there any of :func:`_unit_leads` in ``text``?"""
-    return bool(len(unit_leads(text))) or (b"[" in text or b"K" in text) and bool(_extra_leads(text, True))
+    return bool(len(unit_leads(text))) or (b"[" in text or b"K" in text or b"\xc2\xa0" in text or b"\xe2\x80" in text) and bool(
+        _extra_leads(text, True))
 
 
 # "K" after a figure, apart from it, with no word after it ("Max temp: 300 K."): kelvin's symbol or
@@ -14629,7 +14638,10 @@ def _unit_at(text: bytes, end: int) -> bytes | None:
     return None if m is None else _with_currency(text, start, _unit_of_match(tail, m))
 
 
-_UNIT_SIGNS = str.maketrans({"\u212a": "K", "\u2103": "\u00b0C", "\u2109": "\u00b0F"})
+# (and a no-break, narrow no-break or thin space a blank, as a reader sees it: "30\u00a0seconds",
+# red team 123, F06)
+_UNIT_SIGNS = str.maketrans({"\u212a": "K", "\u2103": "\u00b0C", "\u2109": "\u00b0F",
+                             "\u00a0": " ", "\u202f": " ", "\u2009": " "})
 
 
 # a currency's sign before a figure ("$5/month"): $, £, ¥, €, ₹ (red team 120, F11)
