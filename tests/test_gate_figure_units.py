@@ -696,6 +696,10 @@ def test_a_figure_of_many_occurrences_reads_its_keys_in_one_pass(monkeypatch):
     # (YAML sequences: red team 120, F13)
     b"timeout_ms:\n  - 300\n  - 400\n  - '500'\nr:\n  - 3\n  - 4\nd_s:\n- 7\n- 8 h\n- 9\nq_ms: 1\n- 2\n",
     b"a_ms:\n  - 1\n  - 2, 3\n  - 4\nb_s:\n  - 5 x\n  - 6\nc_h:\n" + b"".join(b"  - %d\n" % i for i in range(60)),
+    # (comment and blank lines, a micro sign: red team 123, F12)
+    b"a_ms:\n  # per stage\n  - 300\n  - 400\nb_s:\n\n  - 5\n  # x\n\n  - 6\nc_h:  # c\n  7\nd_\xc2\xb5s: 8\ne: #9\n  - 10\n",
+    b"url: http://a#b\n  - 11\nx: 1\n# y\n  - 12\nz_ms: 5\n# note\n  - 13\n",
+    b"a_ms:\n  - 1  # one\n  - 2 # two\n\n  # three\n  - '3'  # x\nb_s:\n  - 4 #5\n  - 6\n",
 ])
 def test_the_two_passes_over_keys_agree(monkeypatch, text):
     from provgate import gate as gate_module
@@ -1340,3 +1344,106 @@ def test_a_count_in_a_header_column_or_an_ordinal_of_attempts_is_accepted(source
 ])
 def test_a_header_column_of_no_repeats_or_an_attempts_total_grounds_no_count(source, text, value):
     find(_summarize(source, text), "I1", block="s", value=value)
+
+
+# red team 123, F12: a micro sign in a key's suffix ("latency_\u00b5s"), a YAML sequence whose first item
+# follows a comment or blank line, and a footnote's bracket of words ("5 [see note] minutes")
+@pytest.mark.parametrize("source, text, value", [
+    ("latency_\u00b5s: 250\n", "Latency: 250 ms.", "250"),
+    ("latency_\u03bcs: 250\n", "Latency: 250 ms.", "250"),
+    ("timeout_ms:\n  # per stage\n  - 300\n  - 400\n", "Timeout: 400 s.", "400"),
+    ("timeout_ms:\n  # per stage\n  - 300\n  - 400\n", "Timeout: 300 s.", "300"),
+    ("timeout_ms:\n\n  - 300\n  - 400\n", "Timeout: 400 s.", "400"),
+    ("timeout_ms:  # per stage\n  - 300\n  - 400\n", "Timeout: 400 s.", "400"),
+    ("timeout_ms:\n  - 300\n  # the second\n\n  - 400\n", "Timeout: 400 s.", "400"),
+    ("timeout_ms:\n  # per stage\n  300\n", "Timeout: 300 s.", "300"),
+    ("timeout_ms:\n  - 300  # stage 1\n  - 400  # stage 2\n", "Timeout: 400 s.", "400"),
+    ("Wait 5 seconds.\n", "Wait 5 [see note] minutes.", "5"),
+    ("Wait 5 seconds.\n", "Wait 5 [sic] minutes.", "5"),
+])
+def test_a_micro_key_a_commented_sequence_or_a_bracket_of_words_keeps_its_unit(source, text, value):
+    find(_summarize(source, text), "I1", block="s", value=value, evidence__change="unit_changed")
+
+
+@pytest.mark.parametrize("source, text", [
+    ("latency_us: 250\n", "Latency: 250 us."),
+    ("latency_\u00b5s: 250\n", "Latency: 250 \u00b5s."),
+    ("latency_\u03bcs: 250\n", "Latency: 250 us."),
+    ("timeout_ms:\n  # per stage\n  - 300\n  - 400\n", "Timeouts: 300 ms, then 400 ms."),
+    ("timeout_ms:\n\n  - 300\n  - 400\n", "Timeout: 400 ms."),
+    ("timeouts:\n  # per stage\n  - 300\n  - 400\n", "Timeout: 400 s."),  # (the key names no unit)
+    ("url: http://a#b\n  - 300\n", "Timeout: 300 s."),  # (a "#" in a word is no comment)
+    ("Wait 5 [see note] minutes.\n", "Wait 5 minutes."),
+    ("Wait 5 seconds [see note].\n", "Wait 5 [see note] seconds."),
+])
+def test_a_micro_key_a_commented_sequence_or_a_bracket_of_words_kept_is_accepted(source, text):
+    assert_accepted(_summarize(source, text))
+
+
+def test_the_units_of_a_micro_key_a_commented_sequence_and_a_bracket_of_words():
+    assert _key_units_of_figure("latency_\u00b5s: 250\n".encode(), b"250") == {b"us"}
+    assert _key_units_of_figure(b"timeout_ms:\n  # per stage\n\n  - 300\n  - 400\n", b"400") == {b"ms"}
+    assert _key_units_of_figure(b"timeout_ms: 5\n# note\n  - 300\n", b"300") == set()  # (no key's ":" above)
+    assert _key_units_of_figure(b"timeout_ms: # 300\n", b"300") == set()  # (a figure in the comment)
+    assert _unit_at(b"5 [see note] minutes", 1) == b"min" and _unit_at(b"5 [sic] s", 1) == b"s"
+    assert _unit_at(b"5 [ms] later", 1) == b"ms" and _unit_at(b"5 [ms, p99] later", 1) == b"ms"  # (a unit's bracket, as before)
+    assert _unit_at(b"5 [second try] minutes", 1) == b"s"  # (a bracket whose first word spells a unit: that unit, as before)
+    text = b"Wait 5 [see note] minutes, 7 [citation needed] days"
+    assert _figures_with_units(text, _unit_leads(text)) == {b"5": {b"min"}, b"7": {b"d"}}
+
+
+# red team 123, F06: a figure a no-break, narrow no-break or thin space follows (or, in a list,
+# precedes) is a figure of its source, with the unit or word after the space, as after a blank;
+# the figures a no-break space groups (red team 121, F13) are the one number only
+@pytest.mark.parametrize("source, text", [
+    ("Disk: 12\u00a0GB\n", "Disk: 12 GB."),
+    ("Latency: 12\u202fms\n", "Latency: 12 ms."),
+    ("CPU: 12\u00a0%\n", "CPU: 12%."),
+    ("The job had 3\u00a0retries and 3\u00a0s backoff.\n", "The job had 3 retries."),
+    ("Replicas: 12\u00a0\nZones: 3\n", "Replicas: 12."),
+    ("Open ports: 80\u00a0443\n", "Open ports: 80 and 443."),
+    ("Disk: 12\u2009GB\n", "Disk: 12 GB."),
+    ("Wait 30\u00a0seconds.\n", "Wait 30 s."),
+    ("Node\u00a0db-01 has 12\u00a0GB\u00a0free\n", "db-01 has 12 GB free."),
+    ("Total: 1\u00a0234\u00a0567 rows\n", "Total: 1,234,567 rows."),
+])
+def test_a_figure_beside_a_no_break_space_is_grounded(source, text):
+    assert_accepted(_summarize(source, text))
+
+
+@pytest.mark.parametrize("source, text, value", [
+    ("Wait 30\u00a0seconds.\n", "Wait 30 minutes.", "30"),          # (its unit kept)
+    ("Latency: 12\u202fms\n", "Latency: 12 s.", "12"),
+    ("Disk: 12\u00a0GB\n", "Disk: 12 TB.", "12"),
+    ("Disk: 12\u00a0GB\n", "Disk: 13 GB.", "13"),
+    ("Total: 1\u00a0234\u00a0567 rows\n", "Total: 234 rows.", "234"),  # (a group of a figure of thousands)
+    ("Total: 12\u00a0500 rows\n", "Total: 12 rows.", "12"),
+    ("Open ports: 80\u00a0443\n", "Open ports: 80443.", "80443"),
+    ("Temp: -5\u00a0\u00b0C\n", "Temp: 5 \u00b0C.", "5"),                # (a signed figure's number)
+    ("Version v1.2\u00a0released\n", "Release 1.2 is out.", "1.2"),     # (glued to a word)
+])
+def test_a_figure_beside_a_no_break_space_changed_is_refused(source, text, value):
+    find(_summarize(source, text), "I1", block="s", value=value)
+
+
+@pytest.mark.parametrize("source", [
+    "Wait 30\u00a0seconds. The job ran 5 minutes on 30 nodes.\n",   # (30 grounded by the nodes: its unit is read)
+    "Wait 30\u202fs. The job ran 5 minutes on 30 nodes.\n",
+    "Wait 30\u2009seconds. " + " ".join("%d\u00a0GB" % i for i in range(40, 80)) + " on 30 nodes.\n",  # (among many figures)
+])
+def test_a_unit_after_a_no_break_space_is_kept(source):
+    found = find(_summarize(source, "Wait 30 minutes."), "I1", block="s", value="30", evidence__change="unit_changed")
+    assert found.evidence["unit"] == "min"
+
+
+def test_the_figures_and_words_beside_a_no_break_space():
+    from provgate.gate import _no_break_words, _respelled_units
+
+    assert _respelled_units("Disk: 12\u00a0GB, 3\u202fms, 80\u00a0443, 7\u00a0\n".encode()) == {
+        b"12": {b"gb"}, b"3": {b"ms"}, b"80": {None}, b"443": {None}, b"7": {None}}
+    assert _respelled_units("Rows: 1\u00a0234\u00a0567, v2\u00a0x, a-5\u00a0s".encode()) == {b"1234567": {None}}
+    assert _no_break_words(b"Disk: 12 GB") == set() and _no_break_words("12\u00a0GB".encode())
+    assert _no_break_words(("x" * 200 + "\u00a0GB").encode()) == set()  # (a word past the reach)
+    assert _unit_at("30\u00a0seconds".encode(), 2) == b"s" and _unit_at("12\u202fms".encode(), 2) == b"ms"
+    text = "Wait 30\u00a0seconds, 12\u2009GB, 1\u00a0234\u00a0567 rows".encode()
+    assert _figures_with_units(text, _unit_leads(text)) == {b"30": {b"s"}, b"12": {b"gb"}}

@@ -154,3 +154,74 @@ def test_marked_requirements_are_read_whole():
     found = _marked_requirements(b"Needs requests; os_name == 'nt' and then some.")
     assert list(found.values()) == ["requests; os_name == 'nt'"]
     assert _marked_requirements(b"a; b == 'c'") == {} and _marked_requirements(b"x==1\ny==2") == {}
+
+
+# red team 123, F10: a marker written as a TOML inline table's key beside its version (Poetry,
+# a Pipfile; Poetry's "python" and "platform" constraints) is tied to the table's key, the package
+POETRY = ("[tool.poetry.dependencies]\n"
+          "requests = { version = \"2.31.0\", markers = \"python_version >= '3.8'\" }\n"
+          "urllib3 = { version = \"1.26.18\", markers = \"python_version < '3.8'\" }\n")
+PIPFILE = ("[packages]\n"
+           "requests = {version = \"==2.31.0\", markers = \"python_version >= '3.8'\"}\n"
+           "urllib3 = {version = \"==1.26.18\", markers = \"python_version < '3.8'\"}\n")
+STANDARD = ("[tool.poetry.dependencies.requests]\nversion = \"2.31.0\"\nmarkers = \"python_version >= '3.8'\"\n\n"
+            "[tool.poetry.dependencies.urllib3]\nversion = \"1.26.18\"\nmarkers = \"python_version < '3.8'\"\n")
+CONSTRAINTS = ("[tool.poetry.dependencies]\n"
+               "foo = [\n    {version = \"<=1.9\", python = \">=3.6,<3.8\"},\n    {version = \"^2.0\", python = \">=3.8\"}\n]\n")
+
+
+def _swapped(text: str, a: str, b: str) -> str:
+    return text.replace(a, "\0").replace(b, a).replace("\0", b)
+
+
+@pytest.mark.parametrize("source, lie", [
+    (POETRY, _swapped(POETRY, ">= '3.8'", "< '3.8'")),
+    (PIPFILE, _swapped(PIPFILE, ">= '3.8'", "< '3.8'")),
+    (CONSTRAINTS, _swapped(CONSTRAINTS, '">=3.6,<3.8"', '">=3.8"')),                 # Poetry's python constraints
+    (STANDARD, _swapped(STANDARD, ">= '3.8'", "< '3.8'")),                            # standard tables
+    ("[packages]\nfoo = {version = \"*\", platform = \"linux\"}\nbar = {version = \"*\", platform = \"darwin\"}\n",
+     "[packages]\nfoo = {version = \"*\", platform = \"darwin\"}\nbar = {version = \"*\", platform = \"linux\"}\n"),
+])
+def test_a_marker_moved_between_table_requirements_is_refused(source, lie):
+    v = rewrite(source, lie)
+    assert not v.accepted
+    assert marked(v) and {x.invariant for x in marked(v)} == {"I2"}, v.violations
+    v = summarize(source, lie)
+    assert not v.accepted
+    assert marked(v) and {x.invariant for x in marked(v)} == {"I1"}, v.violations
+
+
+@pytest.mark.parametrize("source, text, edits", [
+    (POETRY, "[tool.poetry.dependencies]\n"                                           # rows and keys reordered
+             "urllib3 = { markers = \"python_version < '3.8'\", version = \"1.26.18\" }\n"
+             "requests = { version = \"2.31.0\", markers = \"python_version >= '3.8'\" }\n", (rewrite, summarize)),
+    (POETRY, POETRY.replace(" = { ", "={").replace(" }", "}"), (rewrite, summarize)),   # re-spaced
+    (STANDARD, "\n\n".join(STANDARD.split("\n\n")[::-1]) + "\n", (rewrite, summarize)),  # tables reordered
+    (PIPFILE, PIPFILE.replace(" = {", " = { ").replace("'\"}", "'\" }"), (rewrite, summarize)),
+    (CONSTRAINTS, CONSTRAINTS.replace("    {version = \"<=1.9\", python = \">=3.6,<3.8\"},\n", "")
+     .replace("{version = \"^2.0\", python = \">=3.8\"}", "{version = \"^2.0\", python = \">=3.8\"},\n"
+              "    {version = \"<=1.9\", python = \">=3.6,<3.8\"}"), (summarize,)),  # the array reordered
+    (POETRY, "requests 2.31.0 is for python >= 3.8; urllib3 1.26.18 for python < 3.8.\n", (summarize,)),  # prose
+    (POETRY, "urllib3 = { version = \"1.26.18\", markers = \"python_version < '3.8'\" }\n", (summarize,)),  # one kept
+])
+def test_a_marker_kept_with_its_table_requirement_is_accepted(source, text, edits):
+    for edit in edits:
+        assert_accepted(edit(source, text))
+
+
+def test_table_marked_requirements_are_keyed_by_the_tables_key():
+    from provgate.gate import _marked_requirements_of, _table_marked_requirements
+
+    found = _table_marked_requirements(POETRY.encode())
+    assert set(found) == {(b"requests", b"", ((b"==", b"2.31"),), b"python-version >= '3.8'"),
+                          (b"urllib3", b"", ((b"==", b"1.26.18"),), b"python-version < '3.8'")}
+    # (a Pipfile's "==" and Poetry's bare version are one; a PEP 508 line's key is the same)
+    assert set(_table_marked_requirements(PIPFILE.encode())) == set(found)
+    assert set(_marked_requirements_of(b"requests==2.31.0; python_version >= '3.8'\n")) < set(found)
+    found = _table_marked_requirements(b'bar = { version = "~1.2", extras = ["socks", "Security"], platform = "linux" }')
+    assert list(found) == [(b"bar", b"security,socks", ((b"~", b"1.2"),), b"platform 'linux'")]
+    assert _table_marked_requirements(b'requests = { version = "2.31.0" }\nx = {markers = "nonsense"}\n') == {}
+    assert set(_table_marked_requirements(STANDARD.encode())) == set(_table_marked_requirements(POETRY.encode()))
+    # (a table of no section of packages, and the project's own python, are none)
+    assert _table_marked_requirements(b'[other.x]\nmarkers = "os_name == \'nt\'"\n'
+                                      b'[tool.poetry.dependencies]\npython = "^3.8"\n') == {}

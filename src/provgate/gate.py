@@ -4374,8 +4374,8 @@ class _Check:
             # as one text first, most edits' none)
             hit = set(asked)
             rest = [j for j in texts if j not in hit]
-            if _may_hold_markers(b"\n".join([texts[j] for j in rest])):
-                asked = sorted([*asked, *(j for j in rest if _may_hold_markers(texts[j]))])
+            if _may_hold_markers(joined := b"\n".join([texts[j] for j in rest])) or _may_hold_table_markers(joined):
+                asked = sorted([*asked, *(j for j in rest if _may_hold_markers(texts[j]) or _may_hold_table_markers(texts[j]))])
         if not asked:
             return
         gate = self.gate
@@ -4399,7 +4399,7 @@ class _Check:
         def marked_of(text: bytes) -> dict[Any, str]:
             found = marked_by_text.get(text)
             if found is None:
-                found = marked_by_text[text] = _marked_requirements(text)
+                found = marked_by_text[text] = _marked_requirements_of(text)
             return found
 
         for j in asked:
@@ -4838,6 +4838,7 @@ class _Check:
                                                          self.edit.operator in LOSSY_OPERATORS),
                   lambda o, r: _ground_quoted_facts(tables, sources, o, r),
                   lambda o, r: _ground_units_respelled(tables, sources, o, r),
+                  lambda o, r: _ground_across_no_break_spaces(tables, sources, o, r),
                   lambda o, r: _ground_wrapped_quotes(tables, [[x.table.data for x in group] + (
                       [] if own_pre is None else [own_pre.table.data]) for group, (*_, own_pre) in zip(
                       sources, requests)], o, r))
@@ -10873,6 +10874,69 @@ def _unit_at_read(text: bytes, end: int) -> bytes | None:
 _READ_WINDOW = 512
 
 
+def _ground_across_no_break_spaces(tables: list[FactTable], sources: list[list[_Facts]], owner: np.ndarray,
+                                   row: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The (owner, row) pairs left once a name or identifier its sources write beside a
+    no-break, narrow no-break or thin space is grounded: the grammar reads the space as a byte
+    of a word, so ``Disk: 12\u00a0GB`` held no name ``GB`` (red team 123, F06; its figure:
+    :func:`_no_break_figures`). Each source's words around such a space (as far as an ASCII
+    blank either side, ``_NO_BREAK_REACH`` bytes at most; ``_NO_BREAK_WORDS`` spaces at most,
+    the rest read as before) are read once, the space a blank."""
+    keep = np.ones(owner.size, dtype=np.bool_)
+    said: dict[int, set[tuple[int, ...]]] = {}
+    for n, (t, r) in enumerate(zip(owner.tolist(), row.tolist())):
+        table = tables[t]
+        if table.kind[r] != _KIND_NAME and table.kind[r] != _KIND_IDENTIFIER:
+            continue
+        fact = tuple(table.fp_fact[r].tolist())
+        for facts in sources[t]:
+            found = said.get(id(facts))
+            if found is None:
+                found = said[id(facts)] = _no_break_words(facts.table.data)
+            if fact in found:
+                keep[n] = False
+                break
+    return (owner, row) if keep.all() else (owner[keep], row[keep])
+
+
+def _no_break_words(text: bytes) -> set[tuple[int, ...]]:
+    """The fingerprints of the names and identifiers of the words of ``text`` around its
+    no-break, narrow no-break and thin spaces, each space read as a blank
+    (:func:`_ground_across_no_break_spaces`)."""
+    if b"\xc2\xa0" not in text and b"\xe2\x80\xaf" not in text and b"\xe2\x80\x89" not in text:
+        return set()
+    pieces = []
+    last = -1
+    for k, blank in enumerate(_BLANK_OF.finditer(text)):
+        if k >= _NO_BREAK_WORDS:
+            break
+        if blank.start() < last:
+            continue
+        lo = blank.start()
+        floor = max(0, lo - _NO_BREAK_REACH)
+        while lo > floor and text[lo - 1] not in _NO_BREAK_WORD_ENDS:
+            lo -= 1
+        hi = blank.end()
+        ceiling = min(len(text), hi + _NO_BREAK_REACH)
+        while hi < ceiling and text[hi] not in _NO_BREAK_WORD_ENDS:
+            hi += 1
+        if (lo and text[lo - 1] not in _NO_BREAK_WORD_ENDS) or (hi < len(text) and text[hi] not in _NO_BREAK_WORD_ENDS):
+            continue  # (a word longer than the reach: read as before)
+        last = hi
+        pieces.append(_BLANK_OF.sub(b" ", text[lo:hi]))
+    if not pieces:
+        return set()
+    found = extract(b"\n".join(pieces))
+    kinds = found.kind
+    return {tuple(found.fp_fact[i].tolist()) for i in range(len(found))
+            if kinds[i] == _KIND_NAME or kinds[i] == _KIND_IDENTIFIER}
+
+
+_NO_BREAK_WORD_ENDS = frozenset(b" \t\r\n")
+_NO_BREAK_REACH = 128
+_NO_BREAK_WORDS = 4096
+
+
 def _ground_units_respelled(tables: list[FactTable], sources: list[list[_Facts]], owner: np.ndarray,
                             row: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The (owner, row) pairs left once a figure its sources write with the same unit another
@@ -11063,13 +11127,54 @@ def _respelled_units(text: bytes) -> dict[bytes, set[bytes | None]]:
         # group joins where the blank is the narrow no-break space locales group with, a word or
         # unit follows ("12 500 rows"), or the text groups a figure of more groups with the same blank)
         surely = {_BLANK_OF.search(m.group(1)).group(0) for m in found if len(_BLANK_OF.findall(m.group(1))) >= 2}
+        grouped: list[tuple[int, int]] = []
         for m in found:
             blank = _BLANK_OF.search(m.group(1)).group(0)
             if (blank == b"\xe2\x80\xaf" or blank in surely  # (and so a figure of more groups itself)
                     or (after := _WORD_AFTER_GROUPED.match(text, m.end())) is not None
                     and after.group(1).lower() not in _NO_NAME):  # ("80 443 and 22": a list still)
                 out.setdefault(re.sub(rb"[^0-9]", b"", m.group(1)), set()).add(None)
+                grouped.append(m.span(1))
+        if b"\xc2\xa0" in text or b"\xe2\x80\xaf" in text or b"\xe2\x80\x89" in text:
+            _no_break_figures(text, grouped, out)
     return out
+
+
+def _no_break_figures(text: bytes, grouped: list[tuple[int, int]], out: dict[bytes, set[bytes | None]]) -> None:
+    """Add to ``out`` (:func:`_respelled_units`) each figure of ``text`` a no-break, narrow
+    no-break or thin space stands right after or right before, as a number -> its unit read as
+    across a blank (or None): the grammar reads the space as a byte of a word, so ``Disk:
+    12\u00a0GB``, ``12\u202fms``, ``3\u00a0retries`` and ``80\u00a0443`` (a list) held no number
+    of 12, 3, 80 or 443 (red team 123, F06). A figure of thousands the space groups
+    (``grouped``: ``1\u00a0234\u00a0567``, red team 121, F13) is that one number only."""
+    spaced = None
+    for blank in _BLANK_OF.finditer(text):
+        figures = []
+        j = blank.start()
+        i = j
+        while i > 0 and text[i - 1] in _FIGURE_BYTES:
+            i -= 1
+        while i < j and text[i] in b".,":
+            i += 1
+        if i < j:
+            figures.append((i, j))
+        if (after := _FIGURE_RUN_AT.match(text, blank.end())) is not None:
+            figures.append(after.span())
+        for start, end in figures:
+            if (_WHOLE_FIGURE.fullmatch(text, start, end) is None or start and text[start - 1] in _FIGURE_GLUE_OR_SIGN
+                    or text[max(0, start - 3):start] == _MINUS_SIGN or end < len(text) and text[end] in _ASCII_WORD_BYTE
+                    and _BLANK_OF.match(text, end) is None
+                    or any(lo <= start and end <= hi for lo, hi in grouped)):
+                continue  # (glued to a word, signed, or a group of a figure of thousands)
+            if spaced is None:
+                spaced = text.replace(b"\xc2\xa0", b"  ").replace(b"\xe2\x80\xaf", b"   ").replace(b"\xe2\x80\x89", b"   ")
+            out.setdefault(_figure_number(text[start:end]), set()).add(_unit_at(spaced, end))
+
+
+# a figure from where it starts (_no_break_figures), and one whole
+_FIGURE_RUN_AT = re.compile(rb"[0-9]+(?:[.,][0-9]+)*(?![0-9])")
+_WHOLE_FIGURE = re.compile(rb"[0-9]+(?:[.,][0-9]+)*")
+_ASCII_WORD_BYTE = frozenset(b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_")
 
 
 # the blanks _BLANK_GROUPED groups with, and a word or unit after a figure ("12 500 rows")
@@ -13945,6 +14050,112 @@ def _marked_requirements(text: bytes) -> dict[tuple[bytes, bytes, tuple[tuple[by
     return out
 
 
+def _marked_requirements_of(text: bytes) -> dict[tuple[bytes, bytes, tuple[tuple[bytes, bytes], ...], bytes], str]:
+    """:func:`_marked_requirements` of ``text``, and its requirements whose marker a TOML inline
+    table gives (:func:`_table_marked_requirements`: Poetry's, a Pipfile's)."""
+    out = _marked_requirements(text)
+    if _may_hold_table_markers(text):
+        for key, written in _table_marked_requirements(text).items():
+            out.setdefault(key, written)
+    return out
+
+
+# a requirement's environment marker written as a TOML inline table's key beside its version
+# (Poetry's "requests = { version = "2.31.0", markers = "python_version >= '3.8'" }", a Pipfile's
+# "requests = {version = "==2.31.0", markers = "..."}"; and Poetry's "python" and "platform"
+# constraints), tied to the table's key, the package's name (red team 123, F10: the marker was a
+# quoted value tied to nothing, so markers swapped between two packages stated nothing new).
+# The table (on one line, as TOML writes one) around such a key, the name before it ("name = {"
+# or in an array of tables, "name = [{...}, {"), and its keys and values
+_TABLE_MARKED_HINT = re.compile(rb"""(?<![A-Za-z0-9_\-])(?:markers|python|platform)[ \t]*=[ \t]*['"]""")
+_TABLE_NAME_BEFORE = re.compile(rb"""(?:(?<=[\n,{])|^)[ \t]*(?:"([^"\n]{1,80})"|'([^'\n]{1,80})'|([A-Za-z0-9_.\-]{1,80}))[ \t]*=[ \t]*"""
+                                rb"""(?:\[(?:[ \t\r\n,]|\{[^{}\n]*\})*)?\{[^{}\n]*\Z""")
+_TABLE_PAIR = re.compile(rb"""([A-Za-z0-9_\-]+)[ \t]*=[ \t]*(?:"((?:[^"\\\n]|\\.)*)"|'([^'\n]*)'|\[([^\]\n]*)\])""")
+# a standard table's header naming a package under a section of them ("[packages.requests]",
+# '[tool.poetry.dependencies."zope.interface"]'): its section (group 1 or 3) and the name (2 or 4)
+_TABLE_HEADER = re.compile(rb"""(?m)^[ \t]*\[[ \t]*(?:([A-Za-z0-9_.\-]+)\.([A-Za-z0-9_\-]+)|([A-Za-z0-9_.\-]+)\.[ \t]*"([^"\n]{1,80})")[ \t]*\][ \t]*\r?$""")
+_TABLE_CARET = re.compile(rb"([\^~])(?!=)[ \t]*(v?[0-9][A-Za-z0-9.*+!_\-]*)")
+_TABLE_REACH = 512
+
+
+def _may_hold_table_markers(text: bytes) -> bool:
+    """Whether ``text`` may hold a TOML inline table's marker (:func:`_table_marked_requirements`):
+    a ``{`` or a table's ``[``, and a key of a marker (byte scans, most texts)."""
+    return (b"{" in text or b"[" in text) and (b"markers" in text or b"python" in text or b"platform" in text) and (
+        _TABLE_MARKED_HINT.search(text) is not None)
+
+
+def _table_marked_requirements(text: bytes) -> dict[tuple[bytes, bytes, tuple[tuple[bytes, bytes], ...], bytes], str]:
+    """Each TOML inline table of ``text`` that gives a package a marker (``markers``, Poetry's
+    ``python`` or ``platform``), keyed as :func:`_marked_requirements` keys a requirement: the
+    table's key as the name (PEP 503), its ``extras``, its ``version`` as clauses (Poetry's bare
+    version an exact one, ``==``; its ``^``/``~`` kept as written; ``*`` none), and the marker's
+    canonical text (:func:`_marker_tree`; ``python`` and ``platform`` appended as written) ->
+    the table's text. Tables of other keys, and markers that do not parse, are none."""
+    out: dict[tuple[bytes, bytes, tuple[tuple[bytes, bytes], ...], bytes], str] = {}
+    text = _ascii_comparisons(text)
+    done = -1
+    for hint in _TABLE_MARKED_HINT.finditer(text):
+        at = hint.start()
+        if at < done:
+            continue
+        line_end = text.find(b"\n", at)
+        line_end = len(text) if line_end < 0 else line_end
+        opening = text.rfind(b"{", max(0, at - _TABLE_REACH, text.rfind(b"\n", max(0, at - _TABLE_REACH), at)), at)
+        closing = text.find(b"}", at, line_end)
+        if opening < 0 or closing < 0 or text.find(b"}", opening, at) >= 0:
+            # (or a standard table of the package: "[tool.poetry.dependencies.requests]" and its
+            # "version = ..." and "markers = ..." lines)
+            header = None
+            for header in _TABLE_HEADER.finditer(text, max(0, at - _TABLE_REACH), at):
+                pass
+            if header is None or not any(word in (header.group(1) or header.group(3)).lower()
+                                         for word in (b"dependencies", b"packages")):
+                continue
+            raw_name = header.group(2) or header.group(4)
+            opening = header.end()
+            closing = text.find(b"\n[", opening, opening + _TABLE_REACH)
+            closing = min(len(text), opening + _TABLE_REACH) if closing < 0 else closing
+            if closing < at:
+                continue
+            start = header.start()
+        else:
+            named = _TABLE_NAME_BEFORE.search(text, max(0, opening - _TABLE_REACH), opening + 1)
+            if named is None:
+                continue
+            raw_name = named.group(1) or named.group(2) or named.group(3)
+            start = named.start()
+        done = closing
+        values: dict[bytes, bytes] = {}
+        for pair in _TABLE_PAIR.finditer(text, opening + 1, closing):
+            key = pair.group(1).lower()
+            value = pair.group(2) if pair.group(2) is not None else pair.group(3) if pair.group(3) is not None else pair.group(4)
+            values.setdefault(key, value)
+        parts: list[bytes] = []
+        if (marker := values.get(b"markers")) is not None:
+            tokens = _marker_tokens(marker, 0, 64)
+            got = _marker_tree(tokens, 0, 0)
+            if got is None or not got[1]:
+                continue
+            parts.append(_marker_text(got[0]))
+        for key in (b"python", b"platform"):
+            if (value := values.get(key)) is not None:
+                parts.append(key + b" '" + b" ".join(value.split()) + b"'")
+        if not parts:
+            continue
+        version = b"".join(values.get(b"version", b"").split())
+        clauses = {(op, _padded_version(op, v.lower())) for op, v in _REQ_CLAUSE.findall(version)}
+        clauses.update((op, v.lower()) for op, v in _TABLE_CARET.findall(version))
+        if not clauses and version[:1].isdigit():
+            clauses.add((b"==", _padded_version(b"==", version.lower())))  # (Poetry's exact version)
+        extras = values.get(b"extras")
+        extras = b"" if extras is None else b",".join(sorted(
+            {_PEP503_RUN.sub(b"-", e.strip(b" \t'\"").lower()) for e in extras.split(b",")} - {b""}))
+        out.setdefault((_PEP503_RUN.sub(b"-", raw_name.lower()), extras, tuple(sorted(clauses)), b" and ".join(parts)),
+                       text[start:closing + 1].strip().decode("utf-8", "replace"))
+    return out
+
+
 # a version as PEP 440 compares it (red team 120, F17: "django==3.2" -> "django==3.2.0" was refused,
 # pip reading them equal). PEP 440, "Version matching": "The only substitution performed is the zero
 # padding of the release segment to ensure the release segments are compared with the same length";
@@ -14290,7 +14501,11 @@ _UNIT_RATE = rb"(?:(?:[ \t]*/[ \t]*|[ \t]+[Pp][Ee][Rr][ \t]+)" + _UNIT_WORD + rb
 # a footnote's bracket between a figure and its unit ("5 [1] minutes", "5 [^a] s", "5 [a] min"): a
 # bracket that holds no unit (digits, a caret's mark, a letter that spells none) is passed over
 # to the unit after it (red team 120, F18); "5 [s]" and "5 [minutes]" are read as before
-_FOOTNOTE = rb"\[(?:\^[0-9A-Za-z]{1,8}|[0-9]{1,3}|[ace-gi-ln-rt-zAC-Z])\]"
+# (and a bracket of words whose first word spells no unit, "5 [see note] minutes", "5 [sic] s":
+# red team 123, F12; "5 [ms]" and "5 [ms, p99]" are read as before)
+_FOOTNOTE = (rb"\[(?:\^[0-9A-Za-z]{1,8}|[0-9]{1,3}|[ace-gi-ln-rt-zAC-Z]|(?!(?i:"
+             + b"|".join(re.escape(spelling) for spelling in sorted(_UNITS, key=len, reverse=True) if spelling.isalpha())
+             + rb")(?![A-Za-z]))[A-Za-z][A-Za-z0-9 \t.,'\-]{1,39})\]")
 _UNIT_TAIL = (rb"(?:(?:[ \t]*" + _FOOTNOTE + rb")?" + _UNIT_GAP + _UNIT_WORD + _UNIT_RATE
               + rb"|[ \t]*/[ \t]*([A-Za-z]{1,16})(?![0-9A-Za-z_]))")
 # a footnote's bracket after a digit and at most two blanks (searched for from its "[")
@@ -14314,6 +14529,14 @@ def _extra_leads(text: bytes, first: bool = False) -> list[int]:
             out.append(j - 1)
             if first:
                 return out
+    if b"\xc2\xa0" in text or b"\xe2\x80\xaf" in text or b"\xe2\x80\x89" in text:
+        # (a figure a no-break, narrow no-break or thin space follows, the unit after it: red
+        # team 123, F06)
+        for m in _BLANK_OF.finditer(text):
+            if m.start() and 48 <= text[m.start() - 1] <= 57:
+                out.append(m.start() - 1)
+                if first:
+                    return out
     at = text.find(b"K")
     while at >= 0:
         if text[at - 1] in b" \t":
@@ -14331,14 +14554,15 @@ def _extra_leads(text: bytes, first: bool = False) -> list[int]:
 def _unit_leads(text: bytes) -> list[int]:
     """:func:`~provgate._search.unit_leads` of ``text``, and :func:`_extra_leads`, in order."""
     found = unit_leads(text).tolist()
-    if (b"[" in text or b"K" in text) and (more := _extra_leads(text)):
+    if (b"[" in text or b"K" in text or b"\xc2\xa0" in text or b"\xe2\x80" in text) and (more := _extra_leads(text)):
         found = sorted(set(found).union(more))
     return found
 
 
 def _has_unit_lead(text: bytes) -> bool:
     """Is there any of :func:`_unit_leads` in ``text``?"""
-    return bool(len(unit_leads(text))) or (b"[" in text or b"K" in text) and bool(_extra_leads(text, True))
+    return bool(len(unit_leads(text))) or (b"[" in text or b"K" in text or b"\xc2\xa0" in text or b"\xe2\x80" in text) and bool(
+        _extra_leads(text, True))
 
 
 # "K" after a figure, apart from it, with no word after it ("Max temp: 300 K."): kelvin's symbol or
@@ -14556,7 +14780,10 @@ def _unit_at(text: bytes, end: int) -> bytes | None:
     return None if m is None else _with_currency(text, start, _unit_of_match(tail, m))
 
 
-_UNIT_SIGNS = str.maketrans({"\u212a": "K", "\u2103": "\u00b0C", "\u2109": "\u00b0F"})
+# (and a no-break, narrow no-break or thin space a blank, as a reader sees it: "30\u00a0seconds",
+# red team 123, F06)
+_UNIT_SIGNS = str.maketrans({"\u212a": "K", "\u2103": "\u00b0C", "\u2109": "\u00b0F",
+                             "\u00a0": " ", "\u202f": " ", "\u2009": " "})
 
 
 # a currency's sign before a figure ("$5/month"): $, £, ¥, €, ₹ (red team 120, F11)
@@ -14721,11 +14948,14 @@ def _figure_searches(figure: bytes, with_unit: bool) -> list[re.Pattern[bytes]]:
 # (and a YAML sequence's first item on the next line, "timeout_ms:\n  - 300": red team 120, F13)
 # (and, after a key's unit in brackets, "is", "was" or "of" in prose: "The delay(ms) is 300", red
 # team 121, F08)
-_KEY_TAIL = (rb"(?:[\"']?[ \t]*(?:=>?|:)[ \t]*(?:\r?\n(?:[ \t]*-[ \t]+|[ \t]+))?|(?<=[)\]])[ \t]+(?:[Ii]s|[Ww]as|of)[ \t]+)"
+# (and the value's line after comment lines or blank lines, or a comment after the key:
+# "timeout_ms:\n  # per stage\n  - 300", "timeout_ms:\n\n  - 300": red team 123, F12)
+_KEY_NEXT_LINE = rb"(?:(?:#[^\r\n]*)?\r?\n(?:[ \t]*(?:#[^\r\n]*)?\r?\n)*(?:[ \t]*-[ \t]+|[ \t]+))?"
+_KEY_TAIL = (rb"(?:[\"']?[ \t]*(?:=>?|:)[ \t]*" + _KEY_NEXT_LINE + rb"|(?<=[)\]])[ \t]+(?:[Ii]s|[Ww]as|of)[ \t]+)"
              rb"[\"']?[ \t]*(?:\[[ \t]*[\"']?[ \t]*)?-?")
 # the prose tail right before a figure (:func:`_key_unit_before`)
 _PROSE_KEY_TAIL = re.compile(rb"[)\]][ \t]+(?:[Ii]s|[Ww]as|of)[ \t]+\Z")
-_KEY_UNIT = (rb"(?:[A-Za-z0-9][_.-]([A-Za-z%]{2,16}|[SsHhDd])|[a-z0-9]([A-Z][a-z]{1,15})"
+_KEY_UNIT = (rb"(?:[A-Za-z0-9][_.-]((?:\xc2\xb5|\xce\xbc)[A-Za-z]{1,15}|[A-Za-z%]{2,16}|[SsHhDd])|[a-z0-9]([A-Z][a-z]{1,15})"
              rb"|(?:(?<![0-9A-Za-z_])|(?=[(\[][ \t]*(?!(?:[sS]|es)[ \t]*[)\]])))[(\[][ \t]*((?:\xc2\xb5|\xce\xbc)?[A-Za-z%]{1,16})[ \t]*[)\]]"
              rb"|(?<![A-Za-z])([A-Za-z]{2,16})\([sS]\)"
              rb"|[A-Za-z)\]][ \t]+[Ii][Nn][ \t]+((?:\xc2\xb5|\xce\xbc)?[A-Za-z%]{1,16}))"
@@ -14944,6 +15174,8 @@ def _key_unit_before(text: bytes, at: int) -> bytes | None:
     j = at
     while j > 0 and text[j - 1] in _KEY_TAIL_BYTES:
         j -= 1
+    if j and text[j - 1] not in b":=>" and text.find(b"\n", j, at) >= 0 and text.find(b"#", max(0, at - _KEY_LIST), j) >= 0:
+        j = _past_comments(text, j, max(0, at - _KEY_LIST))  # ("timeout_ms:\n  # per stage\n  - 300": F12)
     if j and text[j - 1] == 44 and at > 1:  # (","): a later item of a list after a key, "timeout_ms: 300, 400"
         lo = max(0, at - _KEY_LIST)
         while j > lo and text[j - 1] in _LIST_BYTES:
@@ -14968,8 +15200,29 @@ def _key_unit_before(text: bytes, at: int) -> bytes | None:
     if not j or text[j - 1] not in b":=>" and (text[j - 1] not in b"sf" or _PROSE_KEY_TAIL.search(text, max(0, at - 12), at) is None):
         return None  # (no key's ":" or "=" right before the figure: most figures, one look)
     line = text.rfind(b"\n", max(0, j - 80), j) + 1  # (the key's line: a value may be on the next)
-    found = _KEY_UNIT_BEFORE.search(text, max(line, at - 80), at)
+    found = _KEY_UNIT_BEFORE.search(text, max(line, j - 80), at)
     return None if found is None else _key_unit_of(text, found)
+
+
+def _past_comments(text: bytes, j: int, lo: int) -> int:
+    """Where the bytes before a figure end once the comments between it and the lines above are
+    passed over (from ``j``, the end of what stands before the figure's line, back to ``lo`` at
+    most): each line's comment, a "#" at its start or after a blank, and the blanks and line
+    breaks before it, as far as a key's ":", "=" or "=>" (red team 123, F12). ``j`` itself where
+    no comment stands there."""
+    while j > lo and text[j - 1] not in b":=>":
+        line = text.rfind(b"\n", lo, j) + 1
+        comment = _COMMENT_START.search(text, max(line, lo), j)
+        if comment is None:
+            break
+        j = comment.start()
+        while j > lo and text[j - 1] in _KEY_TAIL_BYTES:
+            j -= 1
+    return j
+
+
+# a comment's "#" at a line's start or after a blank (a "#" in a word or a URL is none)
+_COMMENT_START = re.compile(rb"(?<![^ \t\n])#")
 
 
 _KEY_TAIL_BYTES = frozenset(b" \t\"'[-\r\n")
@@ -14977,9 +15230,11 @@ _DIGIT_OR_QUOTE = frozenset(b"0123456789\"'")
 # a YAML sequence's item: the start of its line before the figure, its whole line (the figure its
 # group 1), and the next item after a figure's end (red team 120, F13)
 _YAML_ITEM_HEAD = re.compile(rb"[ \t]*-[ \t]+[\"']?-?")
-_YAML_ITEM = re.compile(rb"[ \t]*-[ \t]+[\"']?-?([0-9](?:[.,]?[0-9])*)[\"']?[ \t]*\r?")
-_YAML_NEXT = re.compile(rb"[\"']?[ \t]*\r?\n[ \t]*-[ \t]+[\"']?-?([0-9](?:[.,]?[0-9])*)(?![0-9]|[.,][0-9])"
-                        rb"(?=[\"']?[ \t]*(?:\r?\n|\Z))")
+# (and a comment after an item, a comment or blank line between items: red team 123, F12)
+_YAML_ITEM = re.compile(rb"[ \t]*-[ \t]+[\"']?-?([0-9](?:[.,]?[0-9])*)[\"']?(?:[ \t]+#[^\r\n]*)?[ \t]*\r?")
+_BLANK_OR_COMMENT_LINE = re.compile(rb"[ \t]*(?:#[^\r\n]*)?\r?")
+_YAML_NEXT = re.compile(rb"[\"']?(?:[ \t]+#[^\r\n]*)?[ \t]*\r?\n(?:[ \t]*(?:#[^\r\n]*)?\r?\n)*[ \t]*-[ \t]+[\"']?-?"
+                        rb"([0-9](?:[.,]?[0-9])*)(?![0-9]|[.,][0-9])(?=[\"']?(?:[ \t]+#[^\r\n]*)?[ \t]*(?:\r?\n|\Z))")
 
 
 def _yaml_first_item(text: bytes, at: int) -> int | None:
@@ -14998,6 +15253,9 @@ def _yaml_first_item(text: bytes, at: int) -> int | None:
         above = text.rfind(b"\n", 0, line - 1) + 1
         item = _YAML_ITEM.fullmatch(text, above, line - 1)
         if item is None:
+            if _BLANK_OR_COMMENT_LINE.fullmatch(text, above, line - 1) is not None:
+                line = above  # (a blank or comment line between items: F12)
+                continue
             break
         first, line = item.start(1), above
     return first
@@ -15148,7 +15406,7 @@ def _key_units_of_figures(text: bytes) -> dict[bytes, set[bytes]]:
     for m in _KEYED_FIGURE.finditer(text):
         at = m.start(1)
         line = text.rfind(b"\n", max(0, m.start() - 80), m.start()) + 1
-        before = text[max(line, at - 80):at]
+        before = text[max(line, m.start() - 80):at]
         unit = seen.get(before, _NO_UNIT)
         if unit is _NO_UNIT:
             found = _KEY_UNIT_BEFORE.search(before)
@@ -15182,7 +15440,7 @@ def _key_list_items(text: bytes, start: int, at: int, unit: bytes, out: dict[byt
 
 
 # a figure right after a key's ":" or "=" (and a quote), as a whole number
-_KEYED_FIGURE = re.compile(rb"(?:[:=]>?[ \t]*(?:\r?\n(?:[ \t]*-[ \t]+|[ \t]+))?|[)\]][ \t]+(?:[Ii]s|[Ww]as|of)[ \t]+)[\"']?[ \t]*(?:\[[ \t]*[\"']?[ \t]*)?-?"
+_KEYED_FIGURE = re.compile(rb"(?:[:=]>?[ \t]*" + _KEY_NEXT_LINE + rb"|[)\]][ \t]+(?:[Ii]s|[Ww]as|of)[ \t]+)[\"']?[ \t]*(?:\[[ \t]*[\"']?[ \t]*)?-?"
                            rb"([0-9](?:[.,]?[0-9])*)(?![0-9]|[.,][0-9])")
 
 
