@@ -85,6 +85,16 @@ def test_markers_are_read_from_either_side():
 TWO = "requests==2.31.0; sys_platform == 'linux'\npywin32==306; sys_platform == 'win32'\n"
 
 
+def assert_marker_moved_refused(source: str, lie: str) -> None:
+    """Refused for its marker, as I2 rewritten and as I1 summarized."""
+    v = rewrite(source, lie)
+    assert not v.accepted
+    assert marked(v) and {x.invariant for x in marked(v)} == {"I2"}, v.violations
+    v = summarize(source, lie)
+    assert not v.accepted
+    assert marked(v) and {x.invariant for x in marked(v)} == {"I1"}, v.violations
+
+
 def marked(v) -> list:
     return [x for x in changed(v) if "marker" in (x.evidence or {})]
 
@@ -103,12 +113,7 @@ def marked(v) -> list:
     ("foo; python_version >= '3.8' and extra == 'a'\n", "foo; python_version >= '3.8' or extra == 'a'\n"),
 ])
 def test_a_marker_moved_between_requirements_or_regrouped_is_refused(source, lie):
-    v = rewrite(source, lie)
-    assert not v.accepted
-    assert marked(v) and {x.invariant for x in marked(v)} == {"I2"}, v.violations
-    v = summarize(source, lie)
-    assert not v.accepted
-    assert marked(v) and {x.invariant for x in marked(v)} == {"I1"}, v.violations
+    assert_marker_moved_refused(source, lie)
 
 
 @pytest.mark.parametrize("source, text", [
@@ -183,12 +188,7 @@ def _swapped(text: str, a: str, b: str) -> str:
      "[packages]\nfoo = {version = \"*\", platform = \"darwin\"}\nbar = {version = \"*\", platform = \"linux\"}\n"),
 ])
 def test_a_marker_moved_between_table_requirements_is_refused(source, lie):
-    v = rewrite(source, lie)
-    assert not v.accepted
-    assert marked(v) and {x.invariant for x in marked(v)} == {"I2"}, v.violations
-    v = summarize(source, lie)
-    assert not v.accepted
-    assert marked(v) and {x.invariant for x in marked(v)} == {"I1"}, v.violations
+    assert_marker_moved_refused(source, lie)
 
 
 @pytest.mark.parametrize("source, text, edits", [
