@@ -829,7 +829,7 @@ def test_a_summary_whose_words_ask_nothing_reads_no_code_span(monkeypatch):
 
     calls = []
     real = g._code_spans_asked
-    monkeypatch.setattr(g, "_code_spans_asked", lambda t: calls.append(1) or real(t))
+    monkeypatch.setattr(g, "_code_spans_asked", lambda t, *more: calls.append(1) or real(t, *more))
     text = " ".join(f"Noted: `make t{i}`, `deploy ci {i}`." for i in range(50))
     assert_accepted(_summarize(" ".join(f"Never run `make t{i}` or `deploy ci {i}`." for i in range(50)), text))
     assert calls == []
@@ -1865,6 +1865,33 @@ def test_a_quotation_its_source_says_to_run_blocked_is_prohibited(source, text, 
     ('Run "make deploy" once the review is done.', '"make deploy" is blocked on the review.'),
 ])
 def test_a_quotation_no_source_says_to_run_or_not_blocked_is_accepted(source, text):
+    assert_accepted(_summarize(source, text))
+
+
+# red team 123, F03 (the rest): a command in backticks named by a thing that waits, "blocked"
+# after it, was asked by no rule (a code span is asked only by a verb of doing or a request)
+@pytest.mark.parametrize("source, text, value", [
+    ("Run `make deploy` after review.", "Task `make deploy` is blocked until further notice.", "make deploy"),
+    ("Run `fab deploy` after review.", "Task `fab deploy` is blocked until further notice.", "fab deploy"),
+    ("Run `bin/deploy prod` after review.", "Step `bin/deploy prod` is blocked until further notice.",
+     "bin/deploy prod"),
+    ("Run `invoke deploy` after review.", "The `invoke deploy` task is blocked until further notice.", "invoke deploy"),
+    ("Run `fab deploy` after review.", 'Task "fab deploy" is blocked until further notice.', "fab deploy"),
+])
+def test_a_code_span_its_source_says_to_run_blocked_is_prohibited(source, text, value):
+    find(_summarize(source, text), "I1", block="s1", value=value, evidence__change="negation_added")
+
+
+@pytest.mark.parametrize("source, text", [
+    ("PR `fix-login` waits for review. Run `make test` first.", "PR `fix-login` is blocked by review; run `make test` first."),
+    ("Task `fab deploy` is blocked until further notice.", "Task `fab deploy` is blocked until further notice."),
+    ("Run `bin/deploy prod` once the cluster upgrade is done.", "Step `bin/deploy prod` is blocked on the cluster upgrade."),
+    ("Run `fab deploy` after review.", "Task `fab deploy` is not blocked."),
+    # (a span asked only for its "blocked" counts only read as prohibited: the PR's name states
+    # nothing to do, whatever its source says of merging it)
+    ("Do not merge PR `fix-login` yet.", "PR `fix-login` is blocked by review."),
+])
+def test_a_code_span_blocked_as_a_status_or_as_its_source_says_is_accepted(source, text):
     assert_accepted(_summarize(source, text))
 
 

@@ -4121,9 +4121,12 @@ class _Check:
                                          [t.value_start for t in tables], [t.value_end for t in tables], _KIND_QUOTE)
         by_owner = dict(_grouped(owners.tolist(), found.tolist()))
         # (code spans: one look at the blocks joined first, most summaries asking none)
+        # (a span asked only for a "blocked" after it counts only read as prohibited: red team
+        # 123, F03, ``Task `fab deploy` is blocked until further notice``; it names a thing else)
+        blocked_only: dict[int, list[int]] = {}
         if _may_ask_code_spans(b"\n".join(t.data for t in tables if b"`" in t.data)):
             for o, table in enumerate(tables):
-                spans = _code_spans_asked(table)
+                spans = _code_spans_asked(table, blocked_only.setdefault(o, []))
                 if spans:
                     by_owner[o] = sorted(by_owner.get(o, []) + spans)
         for o, rows_of in sorted(by_owner.items()):
@@ -4147,7 +4150,7 @@ class _Check:
                 if negated is False and negated in states and _blocked_of_a_run(
                         table.data, int(table.value_start[r]), words, sources):
                     negated = True  # (a run its sources say to do, read "blocked" of a thing that waits)
-                if negated in states:
+                if negated in states or (not negated and r in blocked_only.get(o, ())):
                     continue
                 if not negated and _attempt_of_failures(table.data, int(table.value_start[r]), sources,
                                                         words if polarities[words] else one):
@@ -12748,7 +12751,7 @@ def _emphatic_negation_before(window: bytes, breaks: list[re.Match[bytes]], k: i
     return False
 
 
-def _code_spans_asked(table: Any) -> list[int]:
+def _code_spans_asked(table: Any, blocked_only: list[int] | None = None) -> list[int]:
     """The rows of ``table`` (a derived block's) that are code spans of two words or more,
     none inside another, whose clause opens with a verb of doing (``_DOING``, an imperative),
     has one in its last two words before them, or holds a word of request before them
@@ -12757,7 +12760,10 @@ def _code_spans_asked(table: Any) -> list[int]:
     ``It names `rm -rf /``` names a thing (red team 117, F22: commands written in backticks
     escaped the polarity rule; red team 89, F07: a code span naming a thing is no claim). The
     candidates are found by numpy over the kind and start columns; each is read back at most
-    256 bytes, as a quotation is."""
+    256 bytes, as a quotation is. A span asked by none of these whose clause goes on to
+    "blocked" after it (``Task `make deploy` is blocked until further notice``, red team 123,
+    F03: read by no rule) is asked as well, and put in ``blocked_only``: it counts only read
+    as prohibited (a PR's name in backticks states nothing to do)."""
     data = table.data
     if b"`" not in data:
         return []
@@ -12804,7 +12810,14 @@ def _code_spans_asked(table: Any) -> list[int]:
         if ((words[:1] and words[0] in _DOING) or _DOING.intersection(words[-2:])
                 or _REQUESTING.intersection(words[-_CLAUSE_WORDS:]) or _span_denied_or_done(data, s, window, cut, words)):
             out.append(r)
+        elif blocked_only is not None and _BLOCKED_AFTER_SPAN.match(data[e + 1:e + 97].lower()) is not None:
+            out.append(r)
+            blocked_only.append(r)
     return out
+
+
+# a "blocked" in the clause after a code span's closing mark (:func:`_code_spans_asked`)
+_BLOCKED_AFTER_SPAN = re.compile(rb"[^.!?;:,()\n`\"]{0,48}?(?<![0-9a-z_'])blocked(?![0-9a-z_])")
 
 
 def _span_denied_or_done(data: bytes, s: int, window: bytes, cut: re.Match[bytes] | None, words: list[bytes]) -> bool:
@@ -12872,7 +12885,7 @@ def _may_ask_code_spans(data: bytes) -> bool:
         import ahocorasick  # (only a block with a code span asks for it)
 
         automaton = ahocorasick.Automaton()
-        for word in _DOING | _REQUESTING | _DOING_FORMS | _SKIPPING:
+        for word in _DOING | _REQUESTING | _DOING_FORMS | _SKIPPING | {b"blocked"}:  # (and a "blocked" after one)
             automaton.add_word(f" {word.decode()} ", 0)
         automaton.make_automaton()
         _ASKING = automaton
