@@ -1759,6 +1759,34 @@ def test_a_command_blocked_on_a_place_no_resolving_head_follows_is_still_prohibi
          block="s1", value="make deploy", evidence__change="negation_added")
 
 
+# red team 123, F15 (the rest): an adverb between the verb of being and "blocked" ("is currently
+# blocked") read as no prohibition
+@pytest.mark.parametrize("text", [
+    '"make deploy" is currently blocked.',
+    '"make deploy" remains temporarily blocked.',
+    '"make deploy" is currently blocked on the main cluster.',
+    '"make deploy" is now indefinitely blocked.',
+    '"make deploy" is currently forbidden.',
+    'Task `make deploy` is currently blocked.',
+])
+def test_a_command_an_adverb_puts_before_blocked_is_prohibited(text):
+    find(_summarize('Deploy guide: run "make deploy" on any weekday, on the main cluster.', text), "I1",
+         block="s1", value="make deploy", evidence__change="negation_added")
+
+
+@pytest.mark.parametrize("source, text", [
+    ('Run "make deploy" once the cluster upgrade is done.', '"make deploy" is currently blocked on the cluster upgrade.'),
+    ('Run "make deploy" once the main cluster upgrade is done.',
+     '"make deploy" is currently blocked on the main cluster upgrade.'),
+    ('Deploy guide: run "make deploy" on any weekday.', '"make deploy" is not currently blocked.'),
+    ('Deploy guide: run "make deploy" on any weekday.', '"make deploy" was previously blocked; run it now.'),
+    ('Never run "make deploy" on the main cluster.', '"make deploy" is currently blocked on the main cluster.'),
+    ('PR "fix-login" waits for review.', 'PR "fix-login" is currently blocked by review.'),
+])
+def test_a_status_an_adverb_puts_before_blocked_is_accepted(source, text):
+    assert_accepted(_summarize(source, text))
+
+
 @pytest.mark.parametrize("after, prohibits", [
     ([b"on", b"the", b"main", b"cluster", b"upgrade"], False),
     ([b"on", b"the", b"weekly", b"release"], False),

@@ -12692,9 +12692,19 @@ def _read_after(text: bytes, at: int, depth: int = 0) -> int:
             if word in _DONE and (verb in _BE or verb in _HAVE):
                 return _AFTER_DENIED  # ("was not tried", "hasn't been run": a statement it was not done)
             return _AFTER_NOTHING
-        elif word not in (b"now", b"still", b"strictly", b"absolutely", b"hereby", b"also", b"always"):
+        elif word not in (b"now", b"still", b"strictly", b"absolutely", b"hereby", b"also", b"always") and (
+                word not in _STANDING_ADVERBS):
             return _AFTER_NOTHING
     return _AFTER_NOTHING
+
+
+# the adverbs between a verb of being and its prohibition that leave it one (""A" is currently
+# blocked", ""A" remains temporarily blocked": red team 123, F15, read as no prohibition); an
+# adverb that puts it in the past or makes it rare ("previously", "rarely") is none of them
+_STANDING_ADVERBS = frozenset((b"currently", b"presently", b"temporarily", b"indefinitely", b"permanently",
+                               b"completely", b"fully", b"totally", b"entirely", b"effectively", b"officially",
+                               b"explicitly", b"formally", b"actually", b"really", b"firmly", b"automatically",
+                               b"intentionally", b"deliberately", b"globally", b"outright", b"again", b"today"))
 
 
 # the words that open a condition (a clause break of _CLAUSE_BREAK's): a negation set off by a
