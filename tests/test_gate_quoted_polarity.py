@@ -1358,7 +1358,10 @@ def test_a_quotation_blocked_in_other_words_is_prohibited(text):
                                     "\u3008make deploy\u3009",
                                     # the curly quotes of English prose and smart-quote editors: read by
                                     # no rule, 'Never run \u201cmake deploy\u201d' of 'Run "make deploy"' passed
-                                    "\u201cmake deploy\u201d", "\u2018make deploy\u2019", "\u201c make deploy \u201d"])
+                                    "\u201cmake deploy\u201d", "\u2018make deploy\u2019", "\u201c make deploy \u201d",
+                                    # the Swedish/Finnish, the German low single marks and the double
+                                    # prime: read by no rule (found after stop 51)
+                                    "\u201dmake deploy\u201d", "\u201amake deploy\u2018", "\u2033make deploy\u2033"])
 def test_quotations_in_other_languages_marks_keep_their_polarity(marked):
     find(_summarize('Runbook: run "make deploy" after the tests pass.', f"Runbook: never run {marked}."), "I1",
          block="s1", value="make deploy", evidence__change="negation_added")
@@ -1366,6 +1369,36 @@ def test_quotations_in_other_languages_marks_keep_their_polarity(marked):
     find(_summarize('Runbook: do not run "make deploy".', f"Runbook: run {marked} after the tests pass."), "I1",
          block="s1", value="make deploy", evidence__change="negation_dropped")
     assert_accepted(_summarize(f"Runbook: run {marked} after the tests pass.", f"Runbook: run {marked} now."))
+
+
+@pytest.mark.parametrize("a, b", [("\u201d", "\u201d"), ("\u201a", "\u2018"), ("\u2033", "\u2033")])
+def test_a_quotation_in_one_mark_both_sides_a_low_mark_or_double_primes_is_read(a, b):
+    # the Swedish/Finnish \u201d\u2026\u201d, the German \u201a\u2026\u2018 and the double prime
+    # \u2033\u2026\u2033, in the source as in the summary: 'Never run \u201dmake deploy\u201d' rewritten
+    # 'Run \u201dmake deploy\u201d' passed
+    denied = f"Never run {a}make deploy{b}."
+    find(_summarize(denied, f"Run {a}make deploy{b}."), "I1", block="s1", value="make deploy",
+         evidence__change="negation_dropped")
+    assert_accepted(_summarize(denied, f"The guide says never to run {a}make deploy{b}."))
+    assert_accepted(_summarize(f"Run {a}make deploy{b} after review.", f"The guide says to run {a}make deploy{b}."))
+    find(_summarize(f"Run {a}fab deploy{b} after review.", f"Task {a}fab deploy{b} is blocked until further notice."),
+         "I1", block="s1", value="fab deploy", evidence__change="negation_added")
+    find(_summarize(f"Run {a}make deploy{b} after review.", f"Run {a}make destroy{b} today."), "I1",
+         block="s1", value="make destroy", evidence__change="quote_ungrounded")
+
+
+@pytest.mark.parametrize("text", ["Use a 5\u2033 pipe and a 3\u2033 pipe.", "Heights: 6\u2032 2\u2033 and 5\u2032 11\u2033 tall.",
+                                  "Said \u201cgo ahead\u201d, then \u201cnot yet\u201d."])
+def test_inches_and_english_closing_marks_quote_nothing_new(text):
+    # (a double prime after a figure is an inch or a second, no opening mark; an English
+    # closing mark after a word opens no Swedish quotation)
+    from provgate.gate import _MARKED_QUOTATION
+
+    groups = [m.group(m.lastindex) for m in _MARKED_QUOTATION.finditer(text.encode())]
+    assert groups == ([] if "\u2033" in text else [b"go ahead", b"not yet"])
+    source = ("Use a 3\u2033 pipe and a 5\u2033 pipe. Heights: 5\u2032 11\u2033 and 6\u2032 2\u2033 tall. "
+              "Said \u201cgo ahead\u201d, then \u201cnot yet\u201d.")
+    assert_accepted(_summarize(source, text))
 
 
 def test_curly_quotes_beside_apostrophes_keep_their_polarity():
@@ -1382,7 +1415,8 @@ def test_curly_quotes_beside_apostrophes_keep_their_polarity():
 
 
 @pytest.mark.parametrize("marks", [("\u201c", "\u201d"), ("\u2018", "\u2019"), ("\u00ab", "\u00bb"),
-                                   ("\u201e", "\u201c"), ("\u300c", "\u300d")])
+                                   ("\u201e", "\u201c"), ("\u300c", "\u300d"), ("\u201d", "\u201d"),
+                                   ("\u201a", "\u2018"), ("\u2033", "\u2033")])
 def test_a_quotation_in_marks_the_grammar_does_not_read_is_grounded_as_a_quote(marks):
     # the grammar reads these marks as word bytes: their words were no quote fact, and a summary
     # or a rewrite changing what they quote was accepted

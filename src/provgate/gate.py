@@ -11535,7 +11535,7 @@ _NEGATION_STRESS = frozenset((b"ever", b"really", b"even", b"just", b"you"))
 # the words between a prohibition and the verb it governs ("refuse to skip", "stop ever skipping")
 _PROHIBITION_FILLER = _NEGATION_STRESS | frozenset((b"to",))
 # the marks, emphasis and brackets that open the quoted words, passed before the clause is read
-_QUOTE_OPENING = re.compile(rb"(?:[\"'`*_~ \t(\[]|\xe2\x80[\x9c\x98\xb9\x9e]|\xc2[\xab\xa0\xbb]|\xe3\x80[\x8c\x8e\x88\x8a])+\Z")
+_QUOTE_OPENING = re.compile(rb"(?:[\"'`*_~ \t(\[]|\xe2\x80[\x9c\x98\xb9\x9e\x9d\x9a\xb3]|\xc2[\xab\xa0\xbb]|\xe3\x80[\x8c\x8e\x88\x8a])+\Z")
 # a quotation in guillemets (double or single: eng-pol8's leftovers) or corner brackets, on one line (:meth:`_check_marked_quotation_polarity`),
 # the blanks that set French guillemets off passed
 # and (red team 119, F10) the Danish and German inverted guillemets (»A«, only where the » opens a
@@ -11555,7 +11555,14 @@ _MARKED_QUOTATION = re.compile(rb"\xc2\xab(?:[ \t]|\xc2\xa0)*([^\n]{1,200}?)(?:[
                                # one side curly, the other straight, as an editor or a model that
                                # converts one mark of a pair leaves it (red team 123, F07)
                                rb"|\xe2\x80\x9c([^\n\"\xe2]{1,200}?)\""
-                               rb"|(?<![0-9A-Za-z_])\"([^\n\"\xe2]{1,200}?)\xe2\x80\x9d")
+                               rb"|(?<![0-9A-Za-z_])\"([^\n\"\xe2]{1,200}?)\xe2\x80\x9d"
+                               # the Swedish and Finnish ”…” (one mark both sides), the German low
+                               # single ‚…‘ and the double prime ″…″: an opening mark no word byte
+                               # comes before and no blank after, a closing one no blank before and
+                               # no letter after (not an inch's ″: 3″ x 5″), read by no rule
+                               rb"|(?<![^\s(\[:])\xe2\x80\x9d(?!\s)([^\n]{1,200}?)(?<!\s)\xe2\x80\x9d(?![0-9A-Za-z_])"
+                               rb"|(?<![^\s(\[:])\xe2\x80\x9a(?!\s)([^\n]{1,200}?)(?<!\s)\xe2\x80[\x98\x99](?![0-9A-Za-z_])"
+                               rb"|(?<![^\s(\[:])\xe2\x80\xb3(?!\s)([^\n]{1,200}?)(?<!\s)\xe2\x80\xb3(?![0-9A-Za-z_])")
 # an ANSI CSI sequence (a colour code), passed where a clause is read
 _CSI = re.compile(rb"\x1b\[[\x20-\x3f]*[\x40-\x7e]")
 # a short aside in brackets on one line, passed as if not there ("A" (it pages on-call) or "B")
@@ -12563,7 +12570,7 @@ _RUN_QUOTED: contextvars.ContextVar[bytes | None] = contextvars.ContextVar("_RUN
 # a verb of doing right before a quotation's opening marks (:func:`_blocked_of_a_run`)
 _RUN_BEFORE = re.compile(rb"(?<![0-9a-z_'])(?:run|runs|ran|running|execute|executes|executed|executing|invoke|"
                          rb"invokes|invoked|launch|launches|launched)"
-                         rb"[ \t]*(?:[\"'`*_]|\xe2\x80[\x9c\x98\x9e]|\xc2[\xab\xbb]|\xe3\x80[\x8a\x8c\x8e])*\Z")
+                         rb"[ \t]*(?:[\"'`*_]|\xe2\x80[\x9c\x98\x9e\x9d\x9a\xb3]|\xc2[\xab\xbb]|\xe3\x80[\x8a\x8c\x8e])*\Z")
 
 
 def _blocked_of_a_run(text: bytes, at: int, quoted: bytes, sources: list[bytes]) -> bool:
@@ -12604,6 +12611,11 @@ _OMITTED_AFTER = frozenset(w + b"ed" for w in (b"skipp", b"omitt", b"ignor", b"m
                                                b"bypass", b"neglect", b"overlook")) | frozenset((b"forgotten",))
 
 
+# the marks that close a quotation, the first after its words (:func:`_read_after`): ‘ closes
+# the German ‚…‘, ″ the double prime's ″…″
+_CLOSING_MARK = re.compile(rb"[\"'`]|\xe2\x80[\x9d\x99\xba\x9c\x98\xb3]|\xc2[\xbb\xab]|\xe3\x80[\x8d\x8f\x89\x8b]")
+
+
 def _read_after(text: bytes, at: int, depth: int = 0) -> int:
     """What the words after the quotation whose words start at ``text[at]`` say of it, up to
     the end of its clause (``_AFTER_BREAK``): ``_AFTER_DENIED`` for a prohibition whose subject
@@ -12618,7 +12630,7 @@ def _read_after(text: bytes, at: int, depth: int = 0) -> int:
     negated verb of being before a participle of doing states it undone (``"A" was not tried``,
     ``"A" has never been run``), and so does a word of ``_UNDONE_AFTER`` (``"A" untried``: F10)."""
     window = text[at:at + 256].lower()
-    m = re.search(rb"[\"'`]|\xe2\x80[\x9d\x99\xba\x9c]|\xc2[\xbb\xab]|\xe3\x80[\x8d\x8f\x89\x8b]", window)
+    m = _CLOSING_MARK.search(window)
     if m is None:
         return _AFTER_NOTHING
     rest = window[m.end():m.end() + 120]
@@ -12951,9 +12963,10 @@ def _holds_no_break_space(text: bytes) -> bool:
             or _holds_mark(text, b"\xe2\x80\x89", 256))
 
 # the marks that open a quotation of :data:`_MARKED_QUOTATION` (« », the corner brackets, ‹, „,
-# “, ‘), and ” (which closes one opened by a straight mark)
+# “, ‘, ‚, ″), and ” (which closes one opened by a straight mark, and opens the Swedish ”…”)
 _OPENING_MARKS = (b"\xc2\xab", b"\xc2\xbb", b"\xe3\x80\x8c", b"\xe3\x80\x8e", b"\xe3\x80\x8a", b"\xe3\x80\x88",
-                  b"\xe2\x80\xb9", b"\xe2\x80\x9e", b"\xe2\x80\x9c", b"\xe2\x80\x98", b"\xe2\x80\x9d")
+                  b"\xe2\x80\xb9", b"\xe2\x80\x9e", b"\xe2\x80\x9c", b"\xe2\x80\x98", b"\xe2\x80\x9d", b"\xe2\x80\x9a",
+                  b"\xe2\x80\xb3")
 
 
 def _as_quoted(text: bytes) -> bytes:
@@ -13109,9 +13122,12 @@ def _whole_words_at(text: bytes, start: int, end: int) -> bool:
                  or text[end:end + 2] in (b"\xc2\xbb", b"\xc2\xab") or text[end:end + 3] in _MARKS_CLOSING))
 
 
-_MARKS_OPENING = frozenset(("\u300c".encode(), "\u300e".encode(), "\u2039".encode(), "\u300a".encode(),
+# (and ”, ‚, ″ opening the Swedish ”…”, the German ‚…‘, the double prime's ″…″; ‘, ″ closing)
+_MARKS_OPENING = frozenset(("\u201d".encode(), "\u201a".encode(), "\u2033".encode(), "\u300c".encode(),
+                            "\u300e".encode(), "\u2039".encode(), "\u300a".encode(),
                             "\u3008".encode(), "\u201e".encode(), "\u201c".encode()))
-_MARKS_CLOSING = frozenset(("\u300d".encode(), "\u300f".encode(), "\u203a".encode(), "\u300b".encode(),
+_MARKS_CLOSING = frozenset(("\u2018".encode(), "\u2033".encode(), "\u300d".encode(), "\u300f".encode(),
+                            "\u203a".encode(), "\u300b".encode(),
                             "\u3009".encode(), "\u201c".encode(), "\u201d".encode()))
 
 
