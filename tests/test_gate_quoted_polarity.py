@@ -1387,6 +1387,26 @@ def test_a_quotation_in_one_mark_both_sides_a_low_mark_or_double_primes_is_read(
          block="s1", value="make destroy", evidence__change="quote_ungrounded")
 
 
+def test_a_source_quoting_in_english_single_marks_is_read():
+    # a source's \u2018A\u2019 was read at no occurrence (the \u2018 and \u2019 are word bytes, and
+    # \u2019 is an apostrophe), so its polarity was never asked
+    find(_summarize("Run \u2018make deploy\u2019 today.", "Never run \u2018make deploy\u2019."), "I1",
+         block="s1", value="make deploy", evidence__change="negation_added")
+    find(_summarize("Never run \u2018make deploy\u2019 today.", "Run \u2018make deploy\u2019 today."), "I1",
+         block="s1", value="make deploy", evidence__change="negation_dropped")
+    find(_summarize("Run \u2018bin/deploy prod\u2019 after review.",
+                    "Step \u2018bin/deploy prod\u2019 is blocked until further notice."), "I1",
+         block="s1", value="bin/deploy prod", evidence__change="negation_added")
+    assert_accepted(_summarize("Never run \u2018make deploy\u2019 today.",
+                               "The guide says never to run \u2018make deploy\u2019."))
+    assert_accepted(_summarize("Run \u2018make deploy\u2019 today.", "The guide says to run \u2018make deploy\u2019 today."))
+    # (an apostrophe after the words, no opening mark before them, closes nothing)
+    from provgate.gate import _whole_words_at
+
+    assert not _whole_words_at(b"the make deploy\xe2\x80\x99s output", 4, 15)
+    assert _whole_words_at(b"the \xe2\x80\x98make deploy\xe2\x80\x99 output", 7, 18)
+
+
 @pytest.mark.parametrize("text", ["Use a 5\u2033 pipe and a 3\u2033 pipe.", "Heights: 6\u2032 2\u2033 and 5\u2032 11\u2033 tall.",
                                   "Said \u201cgo ahead\u201d, then \u201cnot yet\u201d."])
 def test_inches_and_english_closing_marks_quote_nothing_new(text):

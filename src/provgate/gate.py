@@ -13115,16 +13115,19 @@ _POLARITY_OCCURRENCES = 32
 
 def _whole_words_at(text: bytes, start: int, end: int) -> bool:
     """Does ``text[start:end]`` have no word byte touching it on either side (a guillemet or
-    corner bracket, ``«A»``, ``「A」``, none)?"""
+    corner bracket, ``«A»``, ``「A」``, none)? A ’ closes it only after a ‘ opening it (``‘A’``: a
+    source quoting in English single marks was read at no occurrence, so ``Never run ‘A’`` of
+    ``Run ‘A’`` passed; ``A’s`` is no whole word)."""
     return ((start == 0 or text[start - 1] not in _NOT_BEFORE_NEGATION
              or text[start - 2:start] in (b"\xc2\xab", b"\xc2\xbb") or text[start - 3:start] in _MARKS_OPENING)
             and (end == len(text) or text[end] not in _NOT_BEFORE_NEGATION
-                 or text[end:end + 2] in (b"\xc2\xbb", b"\xc2\xab") or text[end:end + 3] in _MARKS_CLOSING))
+                 or text[end:end + 2] in (b"\xc2\xbb", b"\xc2\xab") or text[end:end + 3] in _MARKS_CLOSING
+                 or (text[end:end + 3] == b"\xe2\x80\x99" and text[start - 3:start] == b"\xe2\x80\x98")))
 
 
-# (and ”, ‚, ″ opening the Swedish ”…”, the German ‚…‘, the double prime's ″…″; ‘, ″ closing)
-_MARKS_OPENING = frozenset(("\u201d".encode(), "\u201a".encode(), "\u2033".encode(), "\u300c".encode(),
-                            "\u300e".encode(), "\u2039".encode(), "\u300a".encode(),
+# (and ‘, ”, ‚, ″ opening ‘…’, the Swedish ”…”, the German ‚…‘, the double prime's ″…″; ‘, ″ closing)
+_MARKS_OPENING = frozenset(("\u2018".encode(), "\u201d".encode(), "\u201a".encode(), "\u2033".encode(),
+                            "\u300c".encode(), "\u300e".encode(), "\u2039".encode(), "\u300a".encode(),
                             "\u3008".encode(), "\u201e".encode(), "\u201c".encode()))
 _MARKS_CLOSING = frozenset(("\u2018".encode(), "\u2033".encode(), "\u300d".encode(), "\u300f".encode(),
                             "\u203a".encode(), "\u300b".encode(),
