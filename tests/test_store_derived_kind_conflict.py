@@ -73,7 +73,7 @@ def test_a_repeated_put_of_other_kinds_keeps_the_first_kind(store, how, first, s
     assert info.kind == first and info.ts == 1.5
 
 
-def test_the_summary_first_stored_as_a_source_is_not_then_graded_exact(store):
+def test_a_put_marking_a_source_row_a_summary_is_refused_not_acknowledged(store):
     # the finding's sequence: after the refused put, the words are what the first put said
     # (a caller's plain source), and the put that would have said otherwise did not pass as done
     store.put(HANDLE, WORDS)
