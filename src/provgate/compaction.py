@@ -40,6 +40,7 @@ from provgate._textsize import utf8_lengths
 from provgate.errors import (
     CompactionBudgetError,
     EditFormatError,
+    HandleConflictError,
     InvalidArgumentError,
     InvalidContentError,
     OptionalDependencyError,
@@ -1010,8 +1011,19 @@ def compact(
         to_store.update(evicted_texts)
         for handle, block in to_store.items():
             if handle not in stored:
-                # (a summary's words are a derived text: pointers into them are nominal)
-                store.put(handle, block.text, kind=DERIVED_KIND if block.derived else BLOCK_SOURCE_KIND, ts=block.ts)
+                # (a summary's words are a derived text: pointers into them are nominal). The
+                # store refuses the words under another kind when one of them is DERIVED_KIND,
+                # where it used to keep the first put's silently: an evicted summary stored as a
+                # source is refused here, nothing evicted (red team 124, F05)
+                try:
+                    store.put(handle, block.text, kind=DERIVED_KIND if block.derived else BLOCK_SOURCE_KIND,
+                              ts=block.ts)
+                except HandleConflictError as exc:
+                    what = "summary" if block.derived else "block"
+                    raise HandleConflictError(
+                        f"compact(): the words of the {what} {block.id!r} it would evict are already stored under "
+                        f"{handle!r} with another kind, so the record of the eviction would not say what they are; "
+                        f"nothing was evicted ({exc})") from exc
                 stored[handle] = None
         operator = "summarize" if live else "evict"
         # the pass commits the window of an accepted verdict (its pins stick now)

@@ -2731,7 +2731,8 @@ MAX_SESSION_CHARS = 256
 def check_session(session: Any, argument: str = "session") -> str:
     """``session`` if it can name a session in the audit log: a non-empty str of at most 256
     characters that encodes as UTF-8 (no lone surrogate: a name read from a non-UTF-8 argv or
-    file name arrives as one), without NUL; else InvalidArgumentError naming ``argument``.
+    file name arrives as one), without NUL, and not ``"all"`` (the report's every session);
+    else InvalidArgumentError naming ``argument``.
     Checked when the gate is made, so a check never writes a source or a fact table and then
     fails on the audit record."""
     if not isinstance(session, str) or not session or len(session) > MAX_SESSION_CHARS:
@@ -2745,6 +2746,14 @@ def check_session(session: Any, argument: str = "session") -> str:
                                    argument=argument) from None
     if "\x00" in session:
         raise InvalidArgumentError(f"{argument} contains a NUL character", argument=argument)
+    if session == "all":
+        # the session report's word for every session (`provgate report --session all`,
+        # session_report(session="all")): a session of that name could never be reported alone
+        # (red team 122, F08). Records an older version wrote under it stay readable: every
+        # session's report holds them, and session_report(session=["all"]) selects them.
+        raise InvalidArgumentError(f"{argument} 'all' is reserved: the session report reads it as every session "
+                                   "(`provgate report --session all`), so a session of that name could not be "
+                                   "reported alone; choose another name", argument=argument)
     return session
 
 

@@ -554,6 +554,10 @@ class SourceStore:
                 self._check_body(f"content of {handle!r}", digest, row[2], row[3])
                 # and the row that keeps the first put's kind and ts is intact (red team 93, F03)
                 _check_row(handle, row[5], row[1], row[4], row[6], row[7])
+                # a summary's words kept as a source's, or a source's as a summary's, if the put
+                # were taken as done: refused (red team 124, F05); other kinds keep the first put's
+                if row[4] != kind and DERIVED_KIND in (row[4], kind):
+                    _refuse_kind_change(handle, row[4], kind)
                 return digest
             raise HandleConflictError(
                 f"handle {handle!r} already holds {row[1]}; refusing different content {digest} "
@@ -1922,6 +1926,17 @@ def _in_snapshot(conn: sqlite3.Connection, fn: Callable[[sqlite3.Connection], T]
 
 _BLOCK_HANDLE = re.compile(re.escape(BLOCK_HANDLE_PREFIX) + r"[0-9a-f]{32}")
 
+
+
+def _refuse_kind_change(handle: str, stored: str | None, kind: str | None) -> None:
+    """The same content put again under another kind, one of them :data:`DERIVED_KIND`: the
+    stored kind is kept (a row never changes), so the put cannot be acknowledged as done
+    (red team 124, F05: compact()'s put of an evicted summary over a plain source's row was
+    a silent no-op, and the summary's words were then graded an exact citation)."""
+    raise HandleConflictError(
+        f"handle {handle!r} already holds this content with kind {stored!r}; refusing it with kind {kind!r} "
+        f"({DERIVED_KIND!r} marks a summary's words, not a source's, and a source's kind is its first put's and "
+        "cannot change)")
 
 def _check_block_handle(handle: str, digest: str) -> None:
     """A block handle (``block:`` and 32 hex digits, ``handles.block_text_handle``) names its
