@@ -1,8 +1,8 @@
 """Red team 124, F03 (I4 across edits, red team 122 F12's family), a documented limit
 (docs/gate.md I4): a summary of an OLD read put back into the window after the newest read left
 it excuses restating the stale value, which the same summary made with nothing in pre is refused
-for. The lies are strict xfails: a fix turns them into passes (and must keep the honest controls
-below). Why it is left: the same pre window is reached honestly by keeping the summary through an
+for. The lies are asserted accepted, as the limit stands: a fix makes that test fail, to be
+turned around (keeping the honest controls below accepted). Why it is left: the same pre window is reached honestly by keeping the summary through an
 eviction of the newest read on the record (red team 20, n01), and rewording it then is accepted
 by design; the audit log records no block texts, so a resumed gate cannot tell the put-back copy
 from the kept one (test_the_same_edit_after_the_summary_was_kept_all_along_is_accepted). Both I4
@@ -75,18 +75,28 @@ LIES = {
 }
 
 
-LIMIT = pytest.mark.xfail(strict=True, reason="red team 124 F03, documented limit (docs/gate.md I4): a put-back "
-                           "summary of an older read excuses its stale value")
-
-
 @pytest.mark.parametrize("resumed", [False, True], ids=["live", "resumed"])
-@pytest.mark.parametrize("name", [n if n == "made-from-nothing" else pytest.param(n, marks=LIMIT) for n in LIES])
-def test_a_summary_of_an_older_read_put_back_excuses_no_stale_value(tmp_path, incremental, resumed, name):
+def test_a_summary_of_an_older_read_made_with_nothing_in_pre_is_refused(tmp_path, incremental, resumed):
     gate = session(tmp_path, incremental, resumed)
-    pre, post, operator = LIES[name]
+    pre, post, operator = LIES["made-from-nothing"]
     verdict = gate.check(pre, post, operator=operator)
     assert not verdict.accepted
     assert [(v.value, v.evidence["newer_read"]) for v in left(verdict)] == [("3", "tool:r2")]
+
+
+@pytest.mark.parametrize("resumed", [False, True], ids=["live", "resumed"])
+@pytest.mark.parametrize("name", [n for n in LIES if n != "made-from-nothing"])
+def test_a_summary_of_an_older_read_put_back_still_excuses_its_stale_value_a_documented_limit(
+        tmp_path, incremental, resumed, name):
+    """The limit as it stands (docs/gate.md I4, red team 124 F03): accepted, with no I4 finding
+    on the stale value. A fix turns each of these into a refusal naming ("3", "tool:r2"), as
+    the control above; this test then fails and is to be turned around (keeping the honest
+    controls below accepted)."""
+    gate = session(tmp_path, incremental, resumed)
+    pre, post, operator = LIES[name]
+    verdict = gate.check(pre, post, operator=operator)
+    assert verdict.accepted, verdict.summary()
+    assert left(verdict) == []
 
 
 NEWEST_SUMMARY = summary("sn", "The config sets retries=5 and timeout=30.\n", ["tool:r2"])
