@@ -13309,11 +13309,14 @@ def _negation_traded(pre: bytes, post: bytes) -> tuple[bytes, bytes] | None:
             end = len(text) if m is None else m.start()
             unit = text[at:end].lower()
             at = end if m is None else m.end()
+            carried = False  # (a piece of only a denial governs the next: "Do not, even though it is slow, restart")
             for piece in _negation_pieces(unit):
                 words, denials = _unit_words(piece)
                 if not words:
+                    carried = carried or bool(_denial_words(piece, 0, len(piece)))
                     continue
-                if denials:
+                if denials or carried:
+                    carried = False
                     denied |= words
                 else:
                     plain |= words
@@ -13338,14 +13341,31 @@ def _negation_pieces(unit: bytes) -> list[bytes]:
     ``Never stop and restart the db``)."""
     if _PIECE_HINT.search(unit) is None:
         return [unit]
+    cuts = [m for m in _PIECE_BREAK.finditer(unit) if m.group("opens") is None or _opens_denied(unit, m.end())]
     pieces = []
+    around: list[bytes] = []  # (the words before an open aside, joined to the words after it)
+    aside = None  # (the group that opened the aside being read: "dash" or "open")
     at = 0
-    for m in _PIECE_BREAK.finditer(unit):
-        if m.group("opens") is not None and not _opens_denied(unit, m.end()):
-            continue
-        pieces.append(unit[at:m.start()])
+    for i, m in enumerate(cuts):
+        part = unit[at:m.start()]
         at = m.end()
-    pieces.append(unit[at:])
+        if aside is not None:
+            pieces.append(part)
+            if m.group("close" if aside == "open" else "dash") is not None:
+                aside = None
+            continue
+        around.append(part)
+        if m.group("open") is not None or (m.group("dash") is not None and any(
+                n.group("dash") is not None for n in cuts[i + 1:])):
+            aside = "open" if m.group("open") is not None else "dash"
+            continue
+        pieces.append(b" ".join(around))
+        around = []
+    if aside is not None:  # (an aside never closed ends the unit: the words before it a piece)
+        pieces.append(b" ".join(around))
+        around = []
+    around.append(unit[at:])
+    pieces.append(b" ".join(around))
     return pieces
 
 
@@ -13363,8 +13383,8 @@ def _opens_denied(unit: bytes, at: int) -> bool:
 # a dash, a bracket, and a colon or "and" ("opens": only where a denial opens the words after)
 _PIECE_HINT = re.compile(rb"though|whereas|[ \t]-|\xe2\x80[\x93\x94]|[ \t]\(|:[ \t]|[ \t]and[ \t]")
 _PIECE_BREAK = re.compile(
-    rb",?[ \t]+(?:(?:even[ \t]+)?(?:although|though)|whereas)(?![0-9a-z_'\x80-\xff])|[ \t]+(?:--?|\xe2\x80[\x93\x94])[ \t]+"
-    rb"|[ \t]*\xe2\x80\x94[ \t]*|[ \t]+\([ \t]*|[ \t]*\)(?=[ \t.,;:!?]|\Z)|(?P<opens>:[ \t]+|,?[ \t]+and[ \t]+)")
+    rb",?[ \t]+(?:(?:even[ \t]+)?(?:although|though)|whereas)(?![0-9a-z_'\x80-\xff])|(?P<dash>[ \t]+(?:--?|\xe2\x80[\x93\x94])[ \t]+"
+    rb"|[ \t]*\xe2\x80\x94[ \t]*)|(?P<open>[ \t]+\([ \t]*)|(?P<close>[ \t]*\)(?=[ \t.,;:!?]|\Z))|(?P<opens>:[ \t]+|,?[ \t]+and[ \t]+)")
 # the auxiliaries and pronouns before a denial that opens words (:func:`_opens_denied`)
 _DENIAL_LEAD = re.compile(rb"(?:(?:please|you|we|do|does|did|must|should|shall|will|can|then|also)[ \t]+){0,3}")
 
