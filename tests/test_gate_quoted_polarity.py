@@ -1933,3 +1933,37 @@ def test_a_fence_no_dotted_sentence_denies_is_accepted(source, text):
 ])
 def test_clause_negated_reads_a_dotted_sentence_pointing_at_a_fence(text, negated):
     assert _clause_negated(text, text.index(b"make")) is negated
+
+
+# red team 125, F03 and F11: a sentence pointing at a fenced block that reports the act (past
+# tense, "did not", "has") or denies a harm of it ("It won't hurt to run this.") was read as a
+# prohibition of the block, so an honest summary asking for it was refused
+@pytest.mark.parametrize("source", [
+    "Run this:\n" + _F11_FENCE + "I did not run that.\n",
+    "Run this:\n" + _F11_FENCE + "We never ran that.\n",
+    "Run this:\n" + _F11_FENCE + "Nobody has run this.\n",
+    "Run this:\n" + _F11_FENCE + "I didn\u2019t run it.\n",
+    "Run this:\n" + _F11_FENCE + "The agent did not execute it.\n",
+    "It won't hurt to run this.\n" + _F11_FENCE,
+    "It doesn't hurt to run this.\n" + _F11_FENCE,
+    "It can't hurt to run this.\n" + _F11_FENCE,
+    "There's nothing wrong with running this.\n" + _F11_FENCE,
+    "You will not regret running this.\n" + _F11_FENCE,
+    "Nothing stops you from running this.\n" + _F11_FENCE,
+    "Run this:\n" + _F11_FENCE + "It won't hurt to run that.\n",
+])
+def test_a_fence_a_report_or_a_harm_denied_points_at_is_not_denied(source):
+    assert_accepted(_summarize(source, "Run this:\n" + _F11_FENCE))
+
+
+@pytest.mark.parametrize("source", [
+    "You had better not run this.\n" + _F11_FENCE,
+    "Please don't ever run this.\n" + _F11_FENCE,
+    "It works. Never run this.\n" + _F11_FENCE,
+    "Do not keep running this.\n" + _F11_FENCE,
+    "It won't hurt. Never run this.\n" + _F11_FENCE,
+    "Run this:\n" + _F11_FENCE + "Never run that.\n",
+])
+def test_a_fence_a_prohibition_points_at_is_still_denied(source):
+    find(_summarize(source, "Run this:\n" + _F11_FENCE), "I1", block="s1", value="make deploy",
+         evidence__change="negation_dropped")

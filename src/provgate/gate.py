@@ -12187,8 +12187,53 @@ def _fence_instruction_negated(sentence: bytes, pointer: re.Pattern[bytes], dept
     if m is None or _act_stem(m.group(1)) not in _FENCE_ACTS:
         return False
     clause = sentence[:m.end(1)]
-    return _clause_negated_before(clause, len(clause), depth + 1) and not _negates_another_verb(
-        _words_of_clause(clause))
+    # (the words of the verb's own sentence, read for a report or a harm denied)
+    words = _words_of_clause(clause[_LAST_SENTENCE_START.match(clause).end():].replace(b"\xe2\x80\x99", b"'"))
+    if _fence_act_reported(m.group(1), words) or _fence_harm_denied(words):
+        return False
+    return _clause_negated_before(clause, len(clause), depth + 1) and not _negates_another_verb(words)
+
+
+def _fence_act_reported(verb: bytes, words: list[bytes]) -> bool:
+    """Do the words of a sentence pointing at a fenced block (``words``, up to its ``verb``)
+    report the act rather than deny it: a past form (``We never ran that.``, ``Nobody executed
+    it.``) or an auxiliary of the past or the perfect before the verb (``I did not run that.``,
+    ``Nobody has run this.``; red team 125, F03: read as a prohibition of the block)? ``had
+    better`` asks (``You had better not run this.``)."""
+    if verb in _IRREGULAR_ACTS or (verb.endswith(b"ed") and len(verb) > 3):
+        return True
+    for n, word in enumerate(words[:-1]):
+        bare = word[:-3] if word.endswith(b"n't") else word[:-2] if word in _BARE_NOT else word
+        if bare in _FENCE_REPORT_AUX and not (bare == b"had" and words[n + 1:n + 2] == [b"better"]):
+            return True
+    return False
+
+
+def _fence_harm_denied(words: list[bytes]) -> bool:
+    """Does every negation among the words of a sentence pointing at a fenced block (and at
+    least one) deny a harm, a regret or a hindrance of the act, which encourages it (``It won't
+    hurt to run this.``, ``There's nothing wrong with running this.``, ``Nothing stops you from
+    running this.``: red team 125, F11, read as denying the block)?"""
+    seen = False
+    for n, word in enumerate(words):
+        if word not in _BARE_NOT and not _negation_words(word, 0, len(word)):
+            continue
+        k = next((k for k in range(n + 1, len(words)) if words[k] not in _HARM_FILLER), None)
+        if k is None or words[k] not in _FENCE_HARMLESS:
+            return False
+        seen = True
+    return seen
+
+
+# the auxiliaries of a report of an act done or not done (:func:`_fence_act_reported`)
+_FENCE_REPORT_AUX = frozenset((b"did", b"has", b"have", b"had", b"was", b"were"))
+# the words of a harm, regret or hindrance a negation denies of an act (:func:`_fence_harm_denied`)
+_FENCE_HARMLESS = frozenset((b"hurt", b"hurts", b"harm", b"harms", b"harmful", b"regret", b"wrong", b"stop", b"stops",
+                             b"prevent", b"prevents", b"problem", b"dangerous"))
+# the words passed between a negation and the harm it denies ("won't ever hurt", "isn't a problem")
+_HARM_FILLER = _NEGATION_STRESS | frozenset((b"be", b"a", b"any", b"anything", b"at", b"all"))
+# the start of a clause's last sentence (:func:`_fence_instruction_negated`)
+_LAST_SENTENCE_START = re.compile(rb"(?:.*[.!?;][ \t]+)?", re.S)
 
 
 def _fence_denied_after(text: bytes, at: int, opening: bytes, depth: int) -> bool:
