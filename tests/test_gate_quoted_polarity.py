@@ -1967,3 +1967,29 @@ def test_a_fence_a_report_or_a_harm_denied_points_at_is_not_denied(source):
 def test_a_fence_a_prohibition_points_at_is_still_denied(source):
     find(_summarize(source, "Run this:\n" + _F11_FENCE), "I1", block="s1", value="make deploy",
          evidence__change="negation_dropped")
+
+
+# red team 125, F02: a sentence between two fences that points down at the next ("Never run
+# this.") was read as the fence above pointing back as well
+_F02_SOURCE = "Run this:\n```\nmake test\n```\nNever run this.\n```\nmake deploy\n```\n"
+
+
+@pytest.mark.parametrize("text", [
+    "Run this:\n```\nmake test\n```\n",
+    "Run this:\n```\nmake test\n```\nSkip the deploy step.\n",
+    _F02_SOURCE,
+])
+def test_a_sentence_pointing_down_at_the_next_fence_governs_not_the_one_above(text):
+    assert_accepted(_summarize(_F02_SOURCE, text))
+
+
+@pytest.mark.parametrize("source, text, value", [
+    (_F02_SOURCE, "Run this.\n```\nmake deploy\n```\n", "make deploy"),
+    # a sentence pointing back (that, the above) still governs the fence above
+    ("Run this:\n```\nmake test\n```\nNever run that.\n```\nmake deploy\n```\n", "Run this:\n```\nmake test\n```\n",
+     "make test"),
+    ("Run this:\n```\nmake test\n```\nNever run the above.\n\n```\nmake deploy\n```\n", "Run this:\n```\nmake test\n```\n",
+     "make test"),
+])
+def test_a_sentence_between_two_fences_denies_the_one_it_points_at(source, text, value):
+    find(_summarize(source, text), "I1", block="s1", value=value, evidence__change="negation_dropped")

@@ -12249,10 +12249,20 @@ def _fence_denied_after(text: bytes, at: int, opening: bytes, depth: int) -> boo
     else:
         return False
     after = text[closing.end():closing.end() + 256].lstrip().lower()
-    line = after[:_LINE_BREAK.search(after).start()] if _LINE_BREAK.search(after) else after
+    brk = _LINE_BREAK.search(after)
+    line = after[:brk.start()] if brk is not None else after
     stop = _SENTENCE_END.search(line)  # (the first sentence)
     sentence = line[:stop.end()] if stop is not None else line
+    # (a line pointing down over the next fence governs that one, not this: "Never run this."
+    # between two fences, red team 125, F02)
+    if brk is not None and _FENCE_NEXT.match(after, brk.start()) is not None and _FENCE_POINTER_BELOW.search(
+            sentence.rstrip()) is not None:
+        return False
     return _fence_instruction_negated(sentence.rstrip(), _FENCE_POINTER_ABOVE, depth)
+
+
+# the blank lines and the fence that open a fenced block right after a line (:func:`_fence_denied_after`)
+_FENCE_NEXT = re.compile(rb"\s*\n[ \t]{0,3}(?:`{3,}|~{3,})")
 
 
 def _verb_item_negated(text: bytes, line_start: int, item: bytes) -> bool:
