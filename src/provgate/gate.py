@@ -13431,7 +13431,9 @@ def _opens_denied(unit: bytes, at: int) -> bool:
     stop = lead.end() if lead is not None else at
     head = unit[at:min(stop + 12, len(unit))]
     denials = _denial_words(head, 0, len(head))
-    return bool(denials) and denials[0][0] <= stop - at + 3
+    # (or a clause of its own subject that denies: "Restart the api: the db must not be
+    # restarted", red team 125, F13)
+    return (bool(denials) and denials[0][0] <= stop - at + 3) or _SUBJECT_DENIAL.match(unit, at) is not None
 
 
 # the bytes :func:`_negation_pieces` looks for before it cuts a unit, and its cuts: a contrast,
@@ -13441,7 +13443,12 @@ _PIECE_BREAK = re.compile(
     rb",?[ \t]+(?:(?:even[ \t]+)?(?:although|though)|whereas)(?![0-9a-z_'\x80-\xff])|(?P<dash>[ \t]+(?:--?|\xe2\x80[\x93\x94])[ \t]+"
     rb"|[ \t]*\xe2\x80\x94[ \t]*)|(?P<open>[ \t]+\([ \t]*)|(?P<close>[ \t]*\)(?=[ \t.,;:!?]|\Z))|(?P<opens>:[ \t]+|,?[ \t]+and[ \t]+)")
 # the auxiliaries and pronouns before a denial that opens words (:func:`_opens_denied`)
-_DENIAL_LEAD = re.compile(rb"(?:(?:please|you|we|do|does|did|must|should|shall|will|can|then|also)[ \t]+){0,3}")
+# (and the first words of a denial phrase, "under no circumstances", "in no case", "at no time")
+_DENIAL_LEAD = re.compile(rb"(?:(?:please|you|we|do|does|did|must|should|shall|will|can|then|also|under|in|at),?[ \t]+){0,3}")
+# a subject of one to three words, then a modal or "be" denied, or "never" (:func:`_opens_denied`)
+_SUBJECT_DENIAL = re.compile(
+    rb"(?:[0-9a-z_.'-]+[ \t]+){1,3}?(?:(?:must|should|shall|may|can|will|would|is|are|was|were|does|do|did)"
+    rb"(?:n't|n\xe2\x80\x99t|[ \t]+(?:not|never)(?![0-9a-z_'])|not)|never(?![0-9a-z_']))")
 
 
 def _unit_words(unit: bytes) -> tuple[set[bytes], list[tuple[int, int]]]:
