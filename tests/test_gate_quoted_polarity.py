@@ -11,10 +11,13 @@ import pytest
 from gate_helpers import assert_accepted, blk, find, store_with, summary
 
 from provgate.gate import (
+    _FENCE_POINTER_ABOVE,
+    _FENCE_POINTER_BELOW,
     Gate,
     _blocked_as_prohibition,
     _clause_negated,
     _command_quoted,
+    _fence_instruction_negated,
 )
 
 
@@ -1993,3 +1996,55 @@ def test_a_sentence_pointing_down_at_the_next_fence_governs_not_the_one_above(te
 ])
 def test_a_sentence_between_two_fences_denies_the_one_it_points_at(source, text, value):
     find(_summarize(source, text), "I1", block="s1", value=value, evidence__change="negation_dropped")
+
+
+# red team 125, F04: only a verb and a pointer ending its line governed a fence: a second
+# sentence, an adverbial, "it", a passive and CRLF line ends governed nothing
+@pytest.mark.parametrize("source, text", [
+    ("Never run this. It wipes prod.\n" + _F11_FENCE, "Run this. It wipes prod.\n" + _F11_FENCE),
+    ("Never run this in production.\n" + _F11_FENCE, "Run this in production.\n" + _F11_FENCE),
+    ("Never run it.\n" + _F11_FENCE, "Run it.\n" + _F11_FENCE),
+    ("Do not run the command below as root.\n" + _F11_FENCE, "Run the command below as root.\n" + _F11_FENCE),
+    ("The following must never be run.\n" + _F11_FENCE, "The following must be run.\n" + _F11_FENCE),
+    (_F11_FENCE + "Never run the above in production.\n", _F11_FENCE + "Run the above in production.\n"),
+    (_F11_FENCE + "Don't run that, ever.\n", _F11_FENCE + "Run that.\n"),
+    (_F11_FENCE + "The above must never be run.\n", _F11_FENCE + "The above must be run.\n"),
+    (_F11_FENCE + "The above should never be executed.\n", "Run this:\n" + _F11_FENCE),
+    ("Never run this.\r\n```\r\nmake deploy\r\n```\r\n", "Run this.\r\n```\r\nmake deploy\r\n```\r\n"),
+    ("Never run this:\r\n```\r\nmake deploy\r\n```\r\n", "Run this:\r\n```\r\nmake deploy\r\n```\r\n"),
+])
+def test_a_fence_a_sentence_with_more_words_denies_rewritten_as_asked_is_refused(source, text):
+    find(_summarize(source, text), "I1", block="s1", value="make deploy", evidence__change="negation_dropped")
+    assert_accepted(_summarize(source, source))
+
+
+@pytest.mark.parametrize("source", [
+    # a redirect, a limit, an "it" with more words, a line ending in ":" after a denial
+    "Don't run this, run the following instead.\n" + _F11_FENCE,
+    "Run this once. Never run it twice.\n" + _F11_FENCE,
+    "Build the image. Never run it as root.\n" + _F11_FENCE,
+    "Never run the old script. Use the following:\n" + _F11_FENCE,
+    "Run this in production.\n" + _F11_FENCE,
+    _F11_FENCE + "The above must be run.\n",
+    _F11_FENCE + "It was not run.\n",
+    "Run this:\r\n```\r\nmake deploy\r\n```\r\nThe output was long.\r\n",
+])
+def test_a_fence_a_sentence_with_more_words_that_denies_nothing_is_accepted(source):
+    assert_accepted(_summarize(source, "Run this:\n" + _F11_FENCE))
+
+
+@pytest.mark.parametrize("sentence, pointer, negated", [
+    (b"never run this. it wipes prod.", "below", True),
+    (b"never run this. run the following.", "below", False),
+    (b"never run this again.", "below", True),
+    (b"never run this twice.", "below", False),
+    (b"never run it as root.", "below", False),
+    (b"the following must never be run.", "below", True),
+    (b"the above must never be executed.", "above", True),
+    (b"they should not be deployed.", "above", True),
+    (b"it was not run.", "above", False),
+    (b"never run the above. use this:", "above", False),
+])
+def test_fence_instruction_negated_reads_more_words(sentence, pointer, negated):
+    regex = _FENCE_POINTER_BELOW if pointer == "below" else _FENCE_POINTER_ABOVE
+    assert _fence_instruction_negated(sentence, regex, 0) is negated

@@ -12149,7 +12149,7 @@ _STEPS = frozenset((b"run", b"execute", b"use", b"invoke", b"call", b"deploy", b
                              b"ship", b"lint", b"package", b"rebuild", b"migrate", b"restart", b"upgrade", b"install",
                              b"format", b"check", b"verify", b"sign", b"upload", b"rollout", b"roll"))
 # the line that opens a fenced block, at the end of the text before the block's first line
-_FENCE_OPENING = re.compile(rb"(?:\A|\n)[ \t]{0,3}(?:`{3,}|~{3,})[0-9a-z_+.-]*[ \t]*\n\Z")
+_FENCE_OPENING = re.compile(rb"(?:\A|\n)[ \t]{0,3}(?:`{3,}|~{3,})[0-9a-z_+.-]*[ \t]*\r?\n\Z")
 # the line that closes a fenced block: its fence (:func:`_fence_denied_after`)
 _FENCE_CLOSING = re.compile(rb"\n[ \t]{0,3}(`{3,}|~{3,})[ \t]*(?:\r?\n|\Z)")
 # the most bytes of a fenced block read for its closing fence (:func:`_fence_denied_after`)
@@ -12159,12 +12159,27 @@ _FENCE_NOUN = rb"(?:commands?|lines?|snippets?|scripts?|code|block|steps?)"
 # a verb, then words pointing at the fenced block below or above it, at the end of a sentence
 # ("run this.", "run the following.", "execute the command below!"; "run the above.", "run
 # that.", "use these lines.": :func:`_fence_instruction_negated`)
+# the words of an adverbial after what a sentence points at ("in production", "as root", ", ever":
+# red team 125, F04), and the end mark of the sentence, another sentence or none after it
+_FENCE_ADVERBIAL = (rb"(?:,?[ \t]+(?!(?:this|these|following|below|above|that|those|it|them|twice)(?![0-9a-z'-]))"
+                    rb"[0-9a-z'-]+){0,6}?")
+_FENCE_END = rb"[ \t*_]*[.!]+(?=[ \t*_]*\Z|[ \t])"
+# a modal denied (or not) and "be" before a passive verb ("must never be run": red team 125, F04)
+_FENCE_PASSIVE = rb"[ \t]+(?:must|should|shall|may|can|will|is|are)(?:n't|[ \t]+not|[ \t]+never)?(?:[ \t]+ever)?[ \t]+be[ \t]+(?P<passive>[a-z]+)"
+_FENCE_BELOW = (rb"(?:(?:this|these|the[ \t]+following|following)(?:[ \t]+" + _FENCE_NOUN
+                + rb")?(?:[ \t]+below)?|(?:the[ \t]+" + _FENCE_NOUN + rb"[ \t]+)?below)")
+_FENCE_ABOVE = (rb"(?:(?:the[ \t]+)?above(?:[ \t]+" + _FENCE_NOUN + rb")?|(?:the|that|those|this|these)[ \t]+"
+                + _FENCE_NOUN + rb"(?:[ \t]+above)?|that|those|this|these|it|them)")
+# a verb, then words pointing at the fenced block below or above it, or those words, then a
+# passive verb, at the end of a sentence ("run this.", "run the following in production.",
+# "execute the command below!", "the following must never be run."; "run the above.", "run
+# that.", "use these lines.": :func:`_fence_instruction_negated`)
 _FENCE_POINTER_BELOW = re.compile(
-    rb"(?<![0-9a-z_'])([a-z]+)[ \t]+(?:(?:this|these|the[ \t]+following|following)(?:[ \t]+" + _FENCE_NOUN
-    + rb")?(?:[ \t]+below)?|(?:the[ \t]+" + _FENCE_NOUN + rb"[ \t]+)?below)[ \t*_]*[.!]+[ \t*_]*\Z")
+    rb"(?<![0-9a-z_'])(?:" + _FENCE_BELOW + _FENCE_PASSIVE + rb"|(?P<verb>[a-z]+)[ \t]+(?:" + _FENCE_BELOW + rb"|(?P<pronoun>it|them)))"
+    + _FENCE_ADVERBIAL + _FENCE_END)
 _FENCE_POINTER_ABOVE = re.compile(
-    rb"(?<![0-9a-z_'])([a-z]+)[ \t]+(?:(?:the[ \t]+)?above(?:[ \t]+" + _FENCE_NOUN + rb")?|(?:the|that|those|this|these)[ \t]+"
-    + _FENCE_NOUN + rb"(?:[ \t]+above)?|that|those|this|these|it|them)[ \t*_]*[.!]+[ \t*_]*\Z")
+    rb"(?<![0-9a-z_'])(?:" + _FENCE_ABOVE.replace(b"|them)", b"|them|they)") + _FENCE_PASSIVE
+    + rb"|(?P<verb>[a-z]+)[ \t]+" + _FENCE_ABOVE + rb")" + _FENCE_ADVERBIAL + _FENCE_END)
 # a list item's bullet (:data:`_ITEM_LEAD`'s), the words of the item after it
 _ITEM_BULLET = re.compile(rb"[ \t]*(?:[-*+]|\xe2\x80\xa2|\d{1,9}[.)]|\(\d{1,9}\)|[a-z][.)])[ \t]+(?:\[[ x]\][ \t]+)?[*_~]*")
 # the most quotations of a list one is read back over (:func:`_clause_negated_before`)
@@ -12183,13 +12198,23 @@ def _fence_instruction_negated(sentence: bytes, pointer: re.Pattern[bytes], dept
     words up to the verb are read as the clause before a quotation is, and a negation of
     another verb (``Don't worry about running this.``) denies nothing; a sentence that points
     at nothing (``The output was long.``) or names no act governs nothing."""
-    m = pointer.search(sentence)
-    if m is None or _act_stem(m.group(1)) not in _FENCE_ACTS:
+    if sentence.endswith(b":"):
+        return False  # (a line ending in ":" governs the block as the clause before it: "Never run this. Use the following:")
+    m = None
+    for m in pointer.finditer(sentence):
+        pass  # (the last sentence pointing at the block: "Never run this. It wipes prod.")
+    if m is None or (m.groupdict().get("pronoun") is not None and sentence[m.end("pronoun"):m.end()].strip(b".!*_ \t")):
+        return False  # (an "it" before a fence points at it alone: "Never run it as root." may mean something else)
+    passive = m.group("verb") is None
+    verb = m.group("passive") if passive else m.group("verb")
+    if passive and verb.endswith(b"ed"):
+        verb = verb[:-1] if _act_stem(verb[:-1]) in _FENCE_ACTS else verb[:-2]  # ("executed", "deployed")
+    if _act_stem(verb) not in _FENCE_ACTS:
         return False
-    clause = sentence[:m.end(1)]
+    clause = sentence[:m.end("passive" if passive else "verb")]
     # (the words of the verb's own sentence, read for a report or a harm denied)
     words = _words_of_clause(clause[_LAST_SENTENCE_START.match(clause).end():].replace(b"\xe2\x80\x99", b"'"))
-    if _fence_act_reported(m.group(1), words) or _fence_harm_denied(words):
+    if _fence_act_reported(verb, words) or _fence_harm_denied(words):
         return False
     return _clause_negated_before(clause, len(clause), depth + 1) and not _negates_another_verb(words)
 
@@ -12233,7 +12258,7 @@ _FENCE_HARMLESS = frozenset((b"hurt", b"hurts", b"harm", b"harms", b"harmful", b
 # the words passed between a negation and the harm it denies ("won't ever hurt", "isn't a problem")
 _HARM_FILLER = _NEGATION_STRESS | frozenset((b"be", b"a", b"any", b"anything", b"at", b"all"))
 # the start of a clause's last sentence (:func:`_fence_instruction_negated`)
-_LAST_SENTENCE_START = re.compile(rb"(?:.*[.!?;][ \t]+)?", re.S)
+_LAST_SENTENCE_START = re.compile(rb"(?:.*[.!?;][ \t]+)?", re.DOTALL)
 
 
 def _fence_denied_after(text: bytes, at: int, opening: bytes, depth: int) -> bool:
@@ -12255,9 +12280,9 @@ def _fence_denied_after(text: bytes, at: int, opening: bytes, depth: int) -> boo
     sentence = line[:stop.end()] if stop is not None else line
     # (a line pointing down over the next fence governs that one, not this: "Never run this."
     # between two fences, red team 125, F02)
-    if brk is not None and _FENCE_NEXT.match(after, brk.start()) is not None and _FENCE_POINTER_BELOW.search(
-            sentence.rstrip()) is not None:
-        return False
+    if brk is not None and _FENCE_NEXT.match(after, brk.start()) is not None and (
+            down := _FENCE_POINTER_BELOW.search(sentence.rstrip())) is not None and down.group("pronoun") is None:
+        return False  # ("it" / "them" point back: "Never run it." between two fences denies the one above)
     return _fence_instruction_negated(sentence.rstrip(), _FENCE_POINTER_ABOVE, depth)
 
 
