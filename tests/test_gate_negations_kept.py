@@ -520,3 +520,66 @@ def test_a_negation_moved_across_an_aside_a_dash_or_an_and_is_refused(before, af
 ])
 def test_a_negation_kept_over_its_words_across_an_aside_a_dash_or_an_and_is_accepted(before, after):
     assert_accepted(_rewrite(before, after), "lossless")
+
+
+# red team 125, F01: an aside right after the denial (a dash pair, an em dash pair, a bracket,
+# "even though") cut the denial off from the act it denies, so the acts swapped moved nothing
+@pytest.mark.parametrize("before, after", [
+    ("Never \u2014 under any circumstances \u2014 restart the db. Restart the api.",
+     "Never \u2014 under any circumstances \u2014 restart the api. Restart the db."),
+    ("Never - under any circumstances - restart the db. Restart the api.",
+     "Never - under any circumstances - restart the api. Restart the db."),
+    ("Do not (under any circumstances) restart the db. Restart the api.",
+     "Do not (under any circumstances) restart the api. Restart the db."),
+    ("Don't (ever) restart the db. Restart the api.", "Don't (ever) restart the api. Restart the db."),
+    ("You must not\u2014ever\u2014restart the db. Restart the api.",
+     "You must not\u2014ever\u2014restart the api. Restart the db."),
+    ("Do not, even though it is slow, restart the db. Restart the api.",
+     "Do not, even though it is slow, restart the api. Restart the db."),
+    ("Do not restart -- or even stop -- the db. Restart the api.",
+     "Do not restart -- or even stop -- the api. Restart the db."),
+    # an aside that holds the denial is a piece of its own, the words around it one
+    ("Restart the api - never the db - today.", "Restart the db - never the api - today."),
+])
+def test_a_negation_moved_past_an_aside_after_the_denial_is_refused(before, after):
+    find(_rewrite(before, after), "I2", block="b1", key="negation", evidence__change="negation_moved")
+
+
+@pytest.mark.parametrize("before, after", [
+    ("Restart the api (do not restart the db).", "Do not restart the db; restart the api."),
+    ("Never \u2014 under any circumstances \u2014 restart the db. Restart the api.",
+     "Never restart the db under any circumstances. Restart the api."),
+    ("Do not (ever) restart the db. Restart the api.", "Restart the api. Do not ever restart the db."),
+    ("Do not, even though it is slow, restart the db. Restart the api.",
+     "Restart the api. Even though it is slow, do not restart the db."),
+    ("Restart the api - never the db - today.", "Today, restart the api (never the db)."),
+])
+def test_a_negation_kept_over_its_act_past_an_aside_is_accepted(before, after):
+    assert_accepted(_rewrite(before, after), "lossless")
+
+
+# red team 125, F13: a colon or "and" opening a clause of its own subject that denies, or a
+# denial phrase ("under no circumstances", "please, never"), cut nothing: the swap moved nothing
+@pytest.mark.parametrize("before, after", [
+    ("Restart the api: the db must not be restarted.", "Restart the db: the api must not be restarted."),
+    ("Restart the api and the db must not be restarted.", "Restart the db and the api must not be restarted."),
+    ("Restart the api and the db shouldn't be restarted.", "Restart the db and the api shouldn't be restarted."),
+    ("Restart the api and under no circumstances restart the db.",
+     "Restart the db and under no circumstances restart the api."),
+    ("Restart the api: under no circumstances restart the db.", "Restart the db: under no circumstances restart the api."),
+    ("Restart the api and please, never restart the db.", "Restart the db and please, never restart the api."),
+    ("Restart the api and at no time restart the db.", "Restart the db and at no time restart the api."),
+])
+def test_a_negation_moved_across_a_clause_of_its_own_that_denies_is_refused(before, after):
+    find(_rewrite(before, after), "I2", block="b1", key="negation", evidence__change="negation_moved")
+
+
+@pytest.mark.parametrize("before, after", [
+    ("Restart the api: the db must not be restarted.", "The db must not be restarted; restart the api."),
+    ("Restart the api and under no circumstances restart the db.",
+     "Under no circumstances restart the db, but restart the api."),
+    ("Never run this: the db is not ready.", "Never run this, as the db is not ready."),
+    ("Do not restart the db and the api is not ready either.", "The api is not ready either; do not restart the db."),
+])
+def test_a_negation_kept_over_its_words_across_a_clause_of_its_own_is_accepted(before, after):
+    assert_accepted(_rewrite(before, after), "lossless")

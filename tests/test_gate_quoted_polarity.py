@@ -11,10 +11,13 @@ import pytest
 from gate_helpers import assert_accepted, blk, find, store_with, summary
 
 from provgate.gate import (
+    _FENCE_POINTER_ABOVE,
+    _FENCE_POINTER_BELOW,
     Gate,
     _blocked_as_prohibition,
     _clause_negated,
     _command_quoted,
+    _fence_instruction_negated,
 )
 
 
@@ -2042,3 +2045,115 @@ def test_a_fence_no_dotted_sentence_denies_is_accepted(source, text):
 ])
 def test_clause_negated_reads_a_dotted_sentence_pointing_at_a_fence(text, negated):
     assert _clause_negated(text, text.index(b"make")) is negated
+
+
+# red team 125, F03 and F11: a sentence pointing at a fenced block that reports the act (past
+# tense, "did not", "has") or denies a harm of it ("It won't hurt to run this.") was read as a
+# prohibition of the block, so an honest summary asking for it was refused
+@pytest.mark.parametrize("source", [
+    "Run this:\n" + _F11_FENCE + "I did not run that.\n",
+    "Run this:\n" + _F11_FENCE + "We never ran that.\n",
+    "Run this:\n" + _F11_FENCE + "Nobody has run this.\n",
+    "Run this:\n" + _F11_FENCE + "I didn\u2019t run it.\n",
+    "Run this:\n" + _F11_FENCE + "The agent did not execute it.\n",
+    "It won't hurt to run this.\n" + _F11_FENCE,
+    "It doesn't hurt to run this.\n" + _F11_FENCE,
+    "It can't hurt to run this.\n" + _F11_FENCE,
+    "There's nothing wrong with running this.\n" + _F11_FENCE,
+    "You will not regret running this.\n" + _F11_FENCE,
+    "Nothing stops you from running this.\n" + _F11_FENCE,
+    "Run this:\n" + _F11_FENCE + "It won't hurt to run that.\n",
+])
+def test_a_fence_a_report_or_a_harm_denied_points_at_is_not_denied(source):
+    assert_accepted(_summarize(source, "Run this:\n" + _F11_FENCE))
+
+
+@pytest.mark.parametrize("source", [
+    "You had better not run this.\n" + _F11_FENCE,
+    "Please don't ever run this.\n" + _F11_FENCE,
+    "It works. Never run this.\n" + _F11_FENCE,
+    "Do not keep running this.\n" + _F11_FENCE,
+    "It won't hurt. Never run this.\n" + _F11_FENCE,
+    "Run this:\n" + _F11_FENCE + "Never run that.\n",
+])
+def test_a_fence_a_prohibition_points_at_is_still_denied(source):
+    find(_summarize(source, "Run this:\n" + _F11_FENCE), "I1", block="s1", value="make deploy",
+         evidence__change="negation_dropped")
+
+
+# red team 125, F02: a sentence between two fences that points down at the next ("Never run
+# this.") was read as the fence above pointing back as well
+_F02_SOURCE = "Run this:\n```\nmake test\n```\nNever run this.\n```\nmake deploy\n```\n"
+
+
+@pytest.mark.parametrize("text", [
+    "Run this:\n```\nmake test\n```\n",
+    "Run this:\n```\nmake test\n```\nSkip the deploy step.\n",
+    _F02_SOURCE,
+])
+def test_a_sentence_pointing_down_at_the_next_fence_governs_not_the_one_above(text):
+    assert_accepted(_summarize(_F02_SOURCE, text))
+
+
+@pytest.mark.parametrize("source, text, value", [
+    (_F02_SOURCE, "Run this.\n```\nmake deploy\n```\n", "make deploy"),
+    # a sentence pointing back (that, the above) still governs the fence above
+    ("Run this:\n```\nmake test\n```\nNever run that.\n```\nmake deploy\n```\n", "Run this:\n```\nmake test\n```\n",
+     "make test"),
+    ("Run this:\n```\nmake test\n```\nNever run the above.\n\n```\nmake deploy\n```\n", "Run this:\n```\nmake test\n```\n",
+     "make test"),
+])
+def test_a_sentence_between_two_fences_denies_the_one_it_points_at(source, text, value):
+    find(_summarize(source, text), "I1", block="s1", value=value, evidence__change="negation_dropped")
+
+
+# red team 125, F04: only a verb and a pointer ending its line governed a fence: a second
+# sentence, an adverbial, "it", a passive and CRLF line ends governed nothing
+@pytest.mark.parametrize("source, text", [
+    ("Never run this. It wipes prod.\n" + _F11_FENCE, "Run this. It wipes prod.\n" + _F11_FENCE),
+    ("Never run this in production.\n" + _F11_FENCE, "Run this in production.\n" + _F11_FENCE),
+    ("Never run it.\n" + _F11_FENCE, "Run it.\n" + _F11_FENCE),
+    ("Do not run the command below as root.\n" + _F11_FENCE, "Run the command below as root.\n" + _F11_FENCE),
+    ("The following must never be run.\n" + _F11_FENCE, "The following must be run.\n" + _F11_FENCE),
+    (_F11_FENCE + "Never run the above in production.\n", _F11_FENCE + "Run the above in production.\n"),
+    (_F11_FENCE + "Don't run that, ever.\n", _F11_FENCE + "Run that.\n"),
+    (_F11_FENCE + "The above must never be run.\n", _F11_FENCE + "The above must be run.\n"),
+    (_F11_FENCE + "The above should never be executed.\n", "Run this:\n" + _F11_FENCE),
+    ("Never run this.\r\n```\r\nmake deploy\r\n```\r\n", "Run this.\r\n```\r\nmake deploy\r\n```\r\n"),
+    ("Never run this:\r\n```\r\nmake deploy\r\n```\r\n", "Run this:\r\n```\r\nmake deploy\r\n```\r\n"),
+])
+def test_a_fence_a_sentence_with_more_words_denies_rewritten_as_asked_is_refused(source, text):
+    find(_summarize(source, text), "I1", block="s1", value="make deploy", evidence__change="negation_dropped")
+    assert_accepted(_summarize(source, source))
+
+
+@pytest.mark.parametrize("source", [
+    # a redirect, a limit, an "it" with more words, a line ending in ":" after a denial
+    "Don't run this, run the following instead.\n" + _F11_FENCE,
+    "Run this once. Never run it twice.\n" + _F11_FENCE,
+    "Build the image. Never run it as root.\n" + _F11_FENCE,
+    "Never run the old script. Use the following:\n" + _F11_FENCE,
+    "Run this in production.\n" + _F11_FENCE,
+    _F11_FENCE + "The above must be run.\n",
+    _F11_FENCE + "It was not run.\n",
+    "Run this:\r\n```\r\nmake deploy\r\n```\r\nThe output was long.\r\n",
+])
+def test_a_fence_a_sentence_with_more_words_that_denies_nothing_is_accepted(source):
+    assert_accepted(_summarize(source, "Run this:\n" + _F11_FENCE))
+
+
+@pytest.mark.parametrize("sentence, pointer, negated", [
+    (b"never run this. it wipes prod.", "below", True),
+    (b"never run this. run the following.", "below", False),
+    (b"never run this again.", "below", True),
+    (b"never run this twice.", "below", False),
+    (b"never run it as root.", "below", False),
+    (b"the following must never be run.", "below", True),
+    (b"the above must never be executed.", "above", True),
+    (b"they should not be deployed.", "above", True),
+    (b"it was not run.", "above", False),
+    (b"never run the above. use this:", "above", False),
+])
+def test_fence_instruction_negated_reads_more_words(sentence, pointer, negated):
+    regex = _FENCE_POINTER_BELOW if pointer == "below" else _FENCE_POINTER_ABOVE
+    assert _fence_instruction_negated(sentence, regex, 0) is negated

@@ -12168,7 +12168,7 @@ _STEPS = frozenset((b"run", b"execute", b"use", b"invoke", b"call", b"deploy", b
                              b"ship", b"lint", b"package", b"rebuild", b"migrate", b"restart", b"upgrade", b"install",
                              b"format", b"check", b"verify", b"sign", b"upload", b"rollout", b"roll"))
 # the line that opens a fenced block, at the end of the text before the block's first line
-_FENCE_OPENING = re.compile(rb"(?:\A|\n)[ \t]{0,3}(?:`{3,}|~{3,})[0-9a-z_+.-]*[ \t]*\n\Z")
+_FENCE_OPENING = re.compile(rb"(?:\A|\n)[ \t]{0,3}(?:`{3,}|~{3,})[0-9a-z_+.-]*[ \t]*\r?\n\Z")
 # the line that closes a fenced block: its fence (:func:`_fence_denied_after`)
 _FENCE_CLOSING = re.compile(rb"\n[ \t]{0,3}(`{3,}|~{3,})[ \t]*(?:\r?\n|\Z)")
 # the most bytes of a fenced block read for its closing fence (:func:`_fence_denied_after`)
@@ -12178,12 +12178,27 @@ _FENCE_NOUN = rb"(?:commands?|lines?|snippets?|scripts?|code|block|steps?)"
 # a verb, then words pointing at the fenced block below or above it, at the end of a sentence
 # ("run this.", "run the following.", "execute the command below!"; "run the above.", "run
 # that.", "use these lines.": :func:`_fence_instruction_negated`)
+# the words of an adverbial after what a sentence points at ("in production", "as root", ", ever":
+# red team 125, F04), and the end mark of the sentence, another sentence or none after it
+_FENCE_ADVERBIAL = (rb"(?:,?[ \t]+(?!(?:this|these|following|below|above|that|those|it|them|twice)(?![0-9a-z'-]))"
+                    rb"[0-9a-z'-]+){0,6}?")
+_FENCE_END = rb"[ \t*_]*[.!]+(?=[ \t*_]*\Z|[ \t])"
+# a modal denied (or not) and "be" before a passive verb ("must never be run": red team 125, F04)
+_FENCE_PASSIVE = rb"[ \t]+(?:must|should|shall|may|can|will|is|are)(?:n't|[ \t]+not|[ \t]+never)?(?:[ \t]+ever)?[ \t]+be[ \t]+(?P<passive>[a-z]+)"
+_FENCE_BELOW = (rb"(?:(?:this|these|the[ \t]+following|following)(?:[ \t]+" + _FENCE_NOUN
+                + rb")?(?:[ \t]+below)?|(?:the[ \t]+" + _FENCE_NOUN + rb"[ \t]+)?below)")
+_FENCE_ABOVE = (rb"(?:(?:the[ \t]+)?above(?:[ \t]+" + _FENCE_NOUN + rb")?|(?:the|that|those|this|these)[ \t]+"
+                + _FENCE_NOUN + rb"(?:[ \t]+above)?|that|those|this|these|it|them)")
+# a verb, then words pointing at the fenced block below or above it, or those words, then a
+# passive verb, at the end of a sentence ("run this.", "run the following in production.",
+# "execute the command below!", "the following must never be run."; "run the above.", "run
+# that.", "use these lines.": :func:`_fence_instruction_negated`)
 _FENCE_POINTER_BELOW = re.compile(
-    rb"(?<![0-9a-z_'])([a-z]+)[ \t]+(?:(?:this|these|the[ \t]+following|following)(?:[ \t]+" + _FENCE_NOUN
-    + rb")?(?:[ \t]+below)?|(?:the[ \t]+" + _FENCE_NOUN + rb"[ \t]+)?below)[ \t*_]*[.!]+[ \t*_]*\Z")
+    rb"(?<![0-9a-z_'])(?:" + _FENCE_BELOW + _FENCE_PASSIVE + rb"|(?P<verb>[a-z]+)[ \t]+(?:" + _FENCE_BELOW + rb"|(?P<pronoun>it|them)))"
+    + _FENCE_ADVERBIAL + _FENCE_END)
 _FENCE_POINTER_ABOVE = re.compile(
-    rb"(?<![0-9a-z_'])([a-z]+)[ \t]+(?:(?:the[ \t]+)?above(?:[ \t]+" + _FENCE_NOUN + rb")?|(?:the|that|those|this|these)[ \t]+"
-    + _FENCE_NOUN + rb"(?:[ \t]+above)?|that|those|this|these|it|them)[ \t*_]*[.!]+[ \t*_]*\Z")
+    rb"(?<![0-9a-z_'])(?:" + _FENCE_ABOVE.replace(b"|them)", b"|them|they)") + _FENCE_PASSIVE
+    + rb"|(?P<verb>[a-z]+)[ \t]+" + _FENCE_ABOVE + rb")" + _FENCE_ADVERBIAL + _FENCE_END)
 # a list item's bullet (:data:`_ITEM_LEAD`'s), the words of the item after it
 _ITEM_BULLET = re.compile(rb"[ \t]*(?:[-*+]|\xe2\x80\xa2|\d{1,9}[.)]|\(\d{1,9}\)|[a-z][.)])[ \t]+(?:\[[ x]\][ \t]+)?[*_~]*")
 # the most quotations of a list one is read back over (:func:`_clause_negated_before`)
@@ -12202,12 +12217,67 @@ def _fence_instruction_negated(sentence: bytes, pointer: re.Pattern[bytes], dept
     words up to the verb are read as the clause before a quotation is, and a negation of
     another verb (``Don't worry about running this.``) denies nothing; a sentence that points
     at nothing (``The output was long.``) or names no act governs nothing."""
-    m = pointer.search(sentence)
-    if m is None or _act_stem(m.group(1)) not in _FENCE_ACTS:
+    if sentence.endswith(b":"):
+        return False  # (a line ending in ":" governs the block as the clause before it: "Never run this. Use the following:")
+    m = None
+    for m in pointer.finditer(sentence):
+        pass  # (the last sentence pointing at the block: "Never run this. It wipes prod.")
+    if m is None or (m.groupdict().get("pronoun") is not None and sentence[m.end("pronoun"):m.end()].strip(b".!*_ \t")):
+        return False  # (an "it" before a fence points at it alone: "Never run it as root." may mean something else)
+    passive = m.group("verb") is None
+    verb = m.group("passive") if passive else m.group("verb")
+    if passive and verb.endswith(b"ed"):
+        verb = verb[:-1] if _act_stem(verb[:-1]) in _FENCE_ACTS else verb[:-2]  # ("executed", "deployed")
+    if _act_stem(verb) not in _FENCE_ACTS:
         return False
-    clause = sentence[:m.end(1)]
-    return _clause_negated_before(clause, len(clause), depth + 1) and not _negates_another_verb(
-        _words_of_clause(clause))
+    clause = sentence[:m.end("passive" if passive else "verb")]
+    # (the words of the verb's own sentence, read for a report or a harm denied)
+    words = _words_of_clause(clause[_LAST_SENTENCE_START.match(clause).end():].replace(b"\xe2\x80\x99", b"'"))
+    if _fence_act_reported(verb, words) or _fence_harm_denied(words):
+        return False
+    return _clause_negated_before(clause, len(clause), depth + 1) and not _negates_another_verb(words)
+
+
+def _fence_act_reported(verb: bytes, words: list[bytes]) -> bool:
+    """Do the words of a sentence pointing at a fenced block (``words``, up to its ``verb``)
+    report the act rather than deny it: a past form (``We never ran that.``, ``Nobody executed
+    it.``) or an auxiliary of the past or the perfect before the verb (``I did not run that.``,
+    ``Nobody has run this.``; red team 125, F03: read as a prohibition of the block)? ``had
+    better`` asks (``You had better not run this.``)."""
+    if verb in _IRREGULAR_ACTS or (verb.endswith(b"ed") and len(verb) > 3):
+        return True
+    for n, word in enumerate(words[:-1]):
+        bare = word[:-3] if word.endswith(b"n't") else word[:-2] if word in _BARE_NOT else word
+        if bare in _FENCE_REPORT_AUX and not (bare == b"had" and words[n + 1:n + 2] == [b"better"]):
+            return True
+    return False
+
+
+def _fence_harm_denied(words: list[bytes]) -> bool:
+    """Does every negation among the words of a sentence pointing at a fenced block (and at
+    least one) deny a harm, a regret or a hindrance of the act, which encourages it (``It won't
+    hurt to run this.``, ``There's nothing wrong with running this.``, ``Nothing stops you from
+    running this.``: red team 125, F11, read as denying the block)?"""
+    seen = False
+    for n, word in enumerate(words):
+        if word not in _BARE_NOT and not _negation_words(word, 0, len(word)):
+            continue
+        k = next((k for k in range(n + 1, len(words)) if words[k] not in _HARM_FILLER), None)
+        if k is None or words[k] not in _FENCE_HARMLESS:
+            return False
+        seen = True
+    return seen
+
+
+# the auxiliaries of a report of an act done or not done (:func:`_fence_act_reported`)
+_FENCE_REPORT_AUX = frozenset((b"did", b"has", b"have", b"had", b"was", b"were"))
+# the words of a harm, regret or hindrance a negation denies of an act (:func:`_fence_harm_denied`)
+_FENCE_HARMLESS = frozenset((b"hurt", b"hurts", b"harm", b"harms", b"harmful", b"regret", b"wrong", b"stop", b"stops",
+                             b"prevent", b"prevents", b"problem", b"dangerous"))
+# the words passed between a negation and the harm it denies ("won't ever hurt", "isn't a problem")
+_HARM_FILLER = _NEGATION_STRESS | frozenset((b"be", b"a", b"any", b"anything", b"at", b"all"))
+# the start of a clause's last sentence (:func:`_fence_instruction_negated`)
+_LAST_SENTENCE_START = re.compile(rb"(?:.*[.!?;][ \t]+)?", re.DOTALL)
 
 
 def _fence_denied_after(text: bytes, at: int, opening: bytes, depth: int) -> bool:
@@ -12223,10 +12293,20 @@ def _fence_denied_after(text: bytes, at: int, opening: bytes, depth: int) -> boo
     else:
         return False
     after = text[closing.end():closing.end() + 256].lstrip().lower()
-    line = after[:_LINE_BREAK.search(after).start()] if _LINE_BREAK.search(after) else after
+    brk = _LINE_BREAK.search(after)
+    line = after[:brk.start()] if brk is not None else after
     stop = _SENTENCE_END.search(line)  # (the first sentence)
     sentence = line[:stop.end()] if stop is not None else line
+    # (a line pointing down over the next fence governs that one, not this: "Never run this."
+    # between two fences, red team 125, F02)
+    if brk is not None and _FENCE_NEXT.match(after, brk.start()) is not None and (
+            down := _FENCE_POINTER_BELOW.search(sentence.rstrip())) is not None and down.group("pronoun") is None:
+        return False  # ("it" / "them" point back: "Never run it." between two fences denies the one above)
     return _fence_instruction_negated(sentence.rstrip(), _FENCE_POINTER_ABOVE, depth)
+
+
+# the blank lines and the fence that open a fenced block right after a line (:func:`_fence_denied_after`)
+_FENCE_NEXT = re.compile(rb"\s*\n[ \t]{0,3}(?:`{3,}|~{3,})")
 
 
 def _verb_item_negated(text: bytes, line_start: int, item: bytes) -> bool:
@@ -13360,11 +13440,14 @@ def _negation_traded(pre: bytes, post: bytes) -> tuple[bytes, bytes] | None:
             end = len(text) if m is None else m.start()
             unit = text[at:end].lower()
             at = end if m is None else m.end()
+            carried = False  # (a piece of only a denial governs the next: "Do not, even though it is slow, restart")
             for piece in _negation_pieces(unit):
                 words, denials = _unit_words(piece)
                 if not words:
+                    carried = carried or bool(_denial_words(piece, 0, len(piece)))
                     continue
-                if denials:
+                if denials or carried:
+                    carried = False
                     denied |= words
                 else:
                     plain |= words
@@ -13389,14 +13472,31 @@ def _negation_pieces(unit: bytes) -> list[bytes]:
     ``Never stop and restart the db``)."""
     if _PIECE_HINT.search(unit) is None:
         return [unit]
+    cuts = [m for m in _PIECE_BREAK.finditer(unit) if m.group("opens") is None or _opens_denied(unit, m.end())]
     pieces = []
+    around: list[bytes] = []  # (the words before an open aside, joined to the words after it)
+    aside = None  # (the group that opened the aside being read: "dash" or "open")
     at = 0
-    for m in _PIECE_BREAK.finditer(unit):
-        if m.group("opens") is not None and not _opens_denied(unit, m.end()):
-            continue
-        pieces.append(unit[at:m.start()])
+    for i, m in enumerate(cuts):
+        part = unit[at:m.start()]
         at = m.end()
-    pieces.append(unit[at:])
+        if aside is not None:
+            pieces.append(part)
+            if m.group("close" if aside == "open" else "dash") is not None:
+                aside = None
+            continue
+        around.append(part)
+        if m.group("open") is not None or (m.group("dash") is not None and any(
+                n.group("dash") is not None for n in cuts[i + 1:])):
+            aside = "open" if m.group("open") is not None else "dash"
+            continue
+        pieces.append(b" ".join(around))
+        around = []
+    if aside is not None:  # (an aside never closed ends the unit: the words before it a piece)
+        pieces.append(b" ".join(around))
+        around = []
+    around.append(unit[at:])
+    pieces.append(b" ".join(around))
     return pieces
 
 
@@ -13407,17 +13507,24 @@ def _opens_denied(unit: bytes, at: int) -> bool:
     stop = lead.end() if lead is not None else at
     head = unit[at:min(stop + 12, len(unit))]
     denials = _denial_words(head, 0, len(head))
-    return bool(denials) and denials[0][0] <= stop - at + 3
+    # (or a clause of its own subject that denies: "Restart the api: the db must not be
+    # restarted", red team 125, F13)
+    return (bool(denials) and denials[0][0] <= stop - at + 3) or _SUBJECT_DENIAL.match(unit, at) is not None
 
 
 # the bytes :func:`_negation_pieces` looks for before it cuts a unit, and its cuts: a contrast,
 # a dash, a bracket, and a colon or "and" ("opens": only where a denial opens the words after)
 _PIECE_HINT = re.compile(rb"though|whereas|[ \t]-|\xe2\x80[\x93\x94]|[ \t]\(|:[ \t]|[ \t]and[ \t]")
 _PIECE_BREAK = re.compile(
-    rb",?[ \t]+(?:(?:even[ \t]+)?(?:although|though)|whereas)(?![0-9a-z_'\x80-\xff])|[ \t]+(?:--?|\xe2\x80[\x93\x94])[ \t]+"
-    rb"|[ \t]*\xe2\x80\x94[ \t]*|[ \t]+\([ \t]*|[ \t]*\)(?=[ \t.,;:!?]|\Z)|(?P<opens>:[ \t]+|,?[ \t]+and[ \t]+)")
+    rb",?[ \t]+(?:(?:even[ \t]+)?(?:although|though)|whereas)(?![0-9a-z_'\x80-\xff])|(?P<dash>[ \t]+(?:--?|\xe2\x80[\x93\x94])[ \t]+"
+    rb"|[ \t]*\xe2\x80\x94[ \t]*)|(?P<open>[ \t]+\([ \t]*)|(?P<close>[ \t]*\)(?=[ \t.,;:!?]|\Z))|(?P<opens>:[ \t]+|,?[ \t]+and[ \t]+)")
 # the auxiliaries and pronouns before a denial that opens words (:func:`_opens_denied`)
-_DENIAL_LEAD = re.compile(rb"(?:(?:please|you|we|do|does|did|must|should|shall|will|can|then|also)[ \t]+){0,3}")
+# (and the first words of a denial phrase, "under no circumstances", "in no case", "at no time")
+_DENIAL_LEAD = re.compile(rb"(?:(?:please|you|we|do|does|did|must|should|shall|will|can|then|also|under|in|at),?[ \t]+){0,3}")
+# a subject of one to three words, then a modal or "be" denied, or "never" (:func:`_opens_denied`)
+_SUBJECT_DENIAL = re.compile(
+    rb"(?:[0-9a-z_.'-]+[ \t]+){1,3}?(?:(?:must|should|shall|may|can|will|would|is|are|was|were|does|do|did)"
+    rb"(?:n't|n\xe2\x80\x99t|[ \t]+(?:not|never)(?![0-9a-z_'])|not)|never(?![0-9a-z_']))")
 
 
 def _unit_words(unit: bytes) -> tuple[set[bytes], list[tuple[int, int]]]:
