@@ -1406,6 +1406,13 @@ def test_the_units_of_a_micro_key_a_commented_sequence_and_a_bracket_of_words():
     ("Wait 30\u00a0seconds.\n", "Wait 30 s."),
     ("Node\u00a0db-01 has 12\u00a0GB\u00a0free\n", "db-01 has 12 GB free."),
     ("Total: 1\u00a0234\u00a0567 rows\n", "Total: 1,234,567 rows."),
+    # (red team 125, F05: a figure the spaces group, a unit after it, is that one number with the unit)
+    ("Disk: 1\u00a0234\u00a0GB\n", "Disk: 1,234 GB."),
+    ("Disk: 1\u00a0234 GB\n", "Disk: 1,234 GB."),
+    ("Disk: 1\u202f234\u202fGB\n", "Disk: 1234 GB."),
+    ("Disk: 1\u00a0234\u00a0567\u00a0GB\n", "Disk: 1,234,567 GB."),
+    ("Balance: 12\u00a0500\u00a0\u20ac\n", "Balance: 12,500 \u20ac."),
+    ("Sizes: 1234\u00a0567 GB\n", "Sizes: 567 GB."),  # (four digits before: no grouping, a list)
 ])
 def test_a_figure_beside_a_no_break_space_is_grounded(source, text):
     assert_accepted(_summarize(source, text))
@@ -1421,6 +1428,15 @@ def test_a_figure_beside_a_no_break_space_is_grounded(source, text):
     ("Open ports: 80\u00a0443\n", "Open ports: 80443.", "80443"),
     ("Temp: -5\u00a0\u00b0C\n", "Temp: 5 \u00b0C.", "5"),                # (a signed figure's number)
     ("Version v1.2\u00a0released\n", "Release 1.2 is out.", "1.2"),     # (glued to a word)
+    # (red team 125, F05: the last group of a figure the spaces group, a unit after it, is no figure)
+    ("Disk: 1\u00a0234\u00a0GB\n", "Disk: 234 GB.", "234"),
+    ("Disk: 1\u202f234\u202fGB\n", "Disk: 234 GB.", "234"),
+    ("Disk: 1\u2009234\u2009GB\n", "Disk: 234 GB.", "234"),
+    ("Disk: 1\u00a0234 GB\n", "Disk: 234 GB.", "234"),
+    ("Disk: 1\u00a0234\u00a0567\u00a0GB\n", "Disk: 234,567 GB.", "234567"),
+    ("Balance: 12\u00a0500\u00a0\u20ac\n", "Balance: 500 \u20ac.", "500"),
+    ("Cost: 12\u00a0500\u00a0\u00a3\n", "Cost: 500 \u00a3.", "500"),
+    ("Disk: 1\u00a0234\u00a0GB\n", "Disk: 1,234 MB.", "1234"),
 ])
 def test_a_figure_beside_a_no_break_space_changed_is_refused(source, text, value):
     find(_summarize(source, text), "I1", block="s", value=value)
@@ -1447,3 +1463,7 @@ def test_the_figures_and_words_beside_a_no_break_space():
     assert _unit_at("30\u00a0seconds".encode(), 2) == b"s" and _unit_at("12\u202fms".encode(), 2) == b"ms"
     text = "Wait 30\u00a0seconds, 12\u2009GB, 1\u00a0234\u00a0567 rows".encode()
     assert _figures_with_units(text, _unit_leads(text)) == {b"30": {b"s"}, b"12": {b"gb"}}
+    # (red team 125, F05: the figure the spaces group, not its last group, has the unit)
+    text = "Disk: 1\u00a0234\u00a0GB, 1\u202f234\u202f567 ms".encode()
+    assert _figures_with_units(text, _unit_leads(text)) == {b"1234": {b"gb"}, b"1234567": {b"ms"}}
+    assert _respelled_units(text) == {b"1234": {None, b"gb"}, b"1234567": {None, b"ms"}}

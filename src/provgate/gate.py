@@ -11137,6 +11137,10 @@ def _respelled_units(text: bytes) -> dict[bytes, set[bytes | None]]:
         while read[start] in b".,":
             start += 1
         figure = read[start:p + 1]
+        if start > 2 and read[start - 1] in _NO_BREAK_LAST_BYTES and (lo := _grouped_figure_start(read, start)) >= 0:
+            # (the last group of a figure a no-break space groups: "1\u00a0234\u00a0GB" is 1 234 GB,
+            # no 234 GB, red team 125, F05)
+            start, figure = lo, re.sub(rb"[^0-9]", b"", read[lo:p + 1])
         if (start and read[start - 1] in _FIGURE_GLUE_OR_SIGN) or read[max(0, start - 3):start] == _MINUS_SIGN or any(
                 x in figure for x in (b"..", b",,", b".,", b",.")):
             continue  # (inside a token, or signed: "-12 %" grounds no "12 %")
@@ -11193,6 +11197,30 @@ def _no_break_figures(text: bytes, grouped: list[tuple[int, int]], out: dict[byt
             out.setdefault(_figure_number(text[start:end]), set()).add(_unit_at(spaced, end))
 
 
+def _grouped_figure_start(text: bytes, start: int) -> int:
+    """Where the figure of thousands a no-break, narrow no-break or thin space groups starts
+    (``_BLANK_GROUPED``), when the figure at ``start`` is its last group; else -1. A figure of
+    three digits after such a space is read back group by group (three digits each, the first
+    one to three)."""
+    lo = start
+    while True:
+        blank = lo - 2 if text[lo - 1] == 0xA0 else lo - 3
+        if blank < 1 or _BLANK_OF.match(text, blank, lo) is None or not 48 <= text[blank - 1] <= 57:
+            break
+        k = blank
+        while k > 0 and 48 <= text[k - 1] <= 57 and blank - k < 4:
+            k -= 1
+        lo = k
+        if blank - k != 3 or k == 0 or text[k - 1] not in _NO_BREAK_LAST_BYTES:
+            break
+    if lo == start:
+        return -1
+    m = _BLANK_GROUPED.match(text, lo)
+    return lo if m is not None and m.end(1) >= start + 3 else -1
+
+
+# the last bytes of the no-break, narrow no-break and thin spaces
+_NO_BREAK_LAST_BYTES = frozenset(b"\xa0\xaf\x89")
 # a figure from where it starts (_no_break_figures), and one whole
 _FIGURE_RUN_AT = re.compile(rb"[0-9]+(?:[.,][0-9]+)*(?![0-9])")
 _WHOLE_FIGURE = re.compile(rb"[0-9]+(?:[.,][0-9]+)*")
@@ -11201,7 +11229,8 @@ _ASCII_WORD_BYTE = frozenset(b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklm
 
 # the blanks _BLANK_GROUPED groups with, and a word or unit after a figure ("12 500 rows")
 _BLANK_OF = re.compile(rb"\xc2\xa0|\xe2\x80\xaf|\xe2\x80\x89")
-_WORD_AFTER_GROUPED = re.compile(rb"[ \t]*(?:\xc2\xa0)?[ \t]*([A-Za-z]+|[%$]|\xc2[\xb0\xb5]|\xce\xbc)")
+_WORD_AFTER_GROUPED = re.compile(rb"[ \t]*(?:\xc2\xa0|\xe2\x80\xaf|\xe2\x80\x89)?[ \t]*([A-Za-z]+|[%$]|\xc2[\xb0\xb5\xa3\xa5]"
+                                 rb"|\xce\xbc|\xe2\x82[\xa0-\xbf])")  # (and a currency's sign: "12 500 €", red team 125, F05)
 
 
 def _inner_facts(table: FactTable, r: int) -> list[int]:
@@ -14915,6 +14944,8 @@ def _figures_with_units(text: bytes, at: list[int]) -> dict[bytes, set[bytes]]:
         while text[start] in b".,":
             start += 1  # (a figure starts with a digit)
         figure = text[start:p + 1]
+        if start > 2 and text[start - 1] in _NO_BREAK_LAST_BYTES and (lo := _grouped_figure_start(text, start)) >= 0:
+            start, figure = lo, re.sub(rb"[^0-9]", b"", text[lo:p + 1])  # (1\u00a0234 GB: red team 125, F05)
         if b".." in figure or b",," in figure or b".," in figure or b",." in figure:
             continue
         if start and text[start - 1] in _FIGURE_GLUE:
