@@ -1392,6 +1392,43 @@ def test_the_units_of_a_micro_key_a_commented_sequence_and_a_bracket_of_words():
     assert _figures_with_units(text, _unit_leads(text)) == {b"5": {b"min"}, b"7": {b"d"}}
 
 
+# red team 125, F06: a bracket after a figure that names a unit further in ("5 [in ms]") gives the
+# figure that unit; a bracket of words too long to be a note, with no unit, the unit after it
+_BRACKET_NOTE = "Wait 5 [a very long editorial note that goes on and on] minutes.\n"
+
+
+@pytest.mark.parametrize("source, text, value", [
+    ("The p99 latency was 5 [in ms] on Monday.\n", "The p99 latency was 5 s on Monday.", "5"),
+    ("The p99 latency was 5 [unit: ms] on Monday.\n", "The p99 latency was 5 s on Monday.", "5"),
+    ("Latency: 250 [in \u00b5s]\n", "Latency: 250 ms.", "250"),
+    (_BRACKET_NOTE, "Wait 5 seconds.", "5"),
+])
+def test_a_unit_named_inside_a_bracket_of_words_is_kept(source, text, value):
+    found = find(_summarize(source, text), "I1", block="s", value=value, evidence__change="unit_changed")
+    assert found.evidence["unit"] in ("s", "ms")
+
+
+@pytest.mark.parametrize("source, text", [
+    ("The p99 latency was 5 [in ms] on Monday.\n", "The p99 latency was 5 ms on Monday."),
+    ("The p99 latency was 5 [unit: ms] on Monday.\n", "The p99 latency was 5 ms on Monday."),
+    ("Latency: 250 [in \u00b5s]\n", "Latency: 250 \u00b5s."),
+    (_BRACKET_NOTE, "Wait 5 minutes."),
+    ("Wait 5 [see note] minutes.\n", "Wait 5 minutes."),
+])
+def test_a_unit_named_inside_a_bracket_of_words_grounds_the_same_unit(source, text):
+    assert_accepted(_summarize(source, text))
+
+
+def test_the_unit_a_bracket_of_words_names():
+    assert _unit_at(b"5 [in ms] on", 1) == b"ms" and _unit_at(b"5 [unit: ms] x", 1) == b"ms"
+    assert _unit_at("5 [in \u00b5s]".encode(), 1) == b"us" and _unit_at(b"5 [approx MB]", 1) == b"mb"
+    assert _unit_at(_BRACKET_NOTE.encode(), 6) == b"min"  # (too long for a note, no unit: the one after it)
+    assert _unit_at(b"5 [see note] minutes", 1) == b"min" and _unit_at(b"5 [MB/s] x", 1) == b"mb/s"  # (as before)
+    assert _unit_at(b"5 [second try] minutes", 1) == b"s" and _unit_at(b"5 [x]", 1) is None
+    text = b"Wait 5 [in ms], 7 [unit: h] and 9 [see note] days"
+    assert _figures_with_units(text, _unit_leads(text)) == {b"5": {b"ms"}, b"7": {b"h"}, b"9": {b"d"}}
+
+
 # red team 123, F06: a figure a no-break, narrow no-break or thin space follows (or, in a list,
 # precedes) is a figure of its source, with the unit or word after the space, as after a blank;
 # the figures a no-break space groups (red team 121, F13) are the one number only

@@ -14565,9 +14565,11 @@ _UNIT_RATE = rb"(?:(?:[ \t]*/[ \t]*|[ \t]+[Pp][Ee][Rr][ \t]+)" + _UNIT_WORD + rb
 # (a bracket of words is first read as one, its closing "]" found, before the unit spellings are
 # tried at its start: each "[" of a citation after a figure tried them all, +0.2 ms on the
 # rewrite benchmark)
-_FOOTNOTE = (rb"\[(?:\^[0-9A-Za-z]{1,8}|[0-9]{1,3}|[ace-gi-ln-rt-zAC-Z]|(?=[A-Za-z][A-Za-z0-9 \t.,'\-]{1,39}\])(?!(?i:"
+# (up to 80 bytes, and ":" in it, "5 [unit: ms]": its unit named further in is read by _unit_at,
+# red team 125, F06)
+_FOOTNOTE = (rb"\[(?:\^[0-9A-Za-z]{1,8}|[0-9]{1,3}|[ace-gi-ln-rt-zAC-Z]|(?=[A-Za-z][A-Za-z0-9 \t.,:'\-]{1,79}\])(?!(?i:"
              + b"|".join(re.escape(spelling) for spelling in sorted(_UNITS, key=len, reverse=True) if spelling.isalpha())
-             + rb")(?![A-Za-z]))[A-Za-z][A-Za-z0-9 \t.,'\-]{1,39})\]")
+             + rb")(?![A-Za-z]))[A-Za-z][A-Za-z0-9 \t.,:'\-]{1,79})\]")
 _UNIT_TAIL = (rb"(?:(?:[ \t]*" + _FOOTNOTE + rb")?" + _UNIT_GAP + _UNIT_WORD + _UNIT_RATE
               + rb"|[ \t]*/[ \t]*([A-Za-z]{1,16})(?![0-9A-Za-z_]))")
 # a footnote's bracket after a digit and at most two blanks (searched for from its "[")
@@ -14837,6 +14839,8 @@ def _unit_at(text: bytes, end: int) -> bytes | None:
     while start > 0 and text[start - 1] in _FIGURE_BYTES:
         start -= 1
     tail = text[end:end + 96]
+    if b"[" in tail[:3]:
+        tail = text[end:end + 192]  # (a bracket of words before the unit: red team 125, F06)
     if not tail.isascii():
         # (and the kelvin sign and the one-character degree units as they are read: red team
         # 123, F20, "300 \u212a" had no unit and grounded "300 \u00b0C"; the tail only, whose
@@ -14845,7 +14849,25 @@ def _unit_at(text: bytes, end: int) -> bytes | None:
     if b"\x1b" in tail:
         tail = _ANSI_SEQUENCE.sub(b"", tail)
     m = _UNIT_AFTER_FIGURE.match(tail)
-    return None if m is None else _with_currency(text, start, _unit_of_match(tail, m))
+    unit = None if m is None else _unit_of_match(tail, m)
+    if b"[" in tail[:3] and (bracket := _BRACKET_AFTER_FIGURE.match(tail)) is not None and (
+            unit is None or m.start(1 if m.group(1) is not None else 3) >= bracket.end()):
+        # a bracket of words passed over as a note, or too long to be one, that names a unit
+        # further in gives the figure that unit ("5 [in ms]", "5 [unit: ms]", "250 [in µs]"); one
+        # of words with none, the unit after it (red team 125, F06: the unit after the note, or none,
+        # was read, and any unit grounded)
+        for word in _BRACKET_WORD.findall(bracket.group(1)):
+            if (inside := _unit_named(word, None)) is not None:
+                return _with_currency(text, start, inside)
+        if unit is None and bracket.group(1)[:1].isalpha() and (
+                m := _UNIT_AFTER_FIGURE.match(tail, bracket.end())) is not None:  # (words: no "[1234]")
+            unit = _unit_of_match(tail, m)
+    return _with_currency(text, start, unit)
+
+
+# a bracket after a figure (at most two blanks before it) and its inside, and a word of it
+_BRACKET_AFTER_FIGURE = re.compile(rb"[ \t]{0,2}\[([^\]\n\[]{1,80})\]")
+_BRACKET_WORD = re.compile(rb"(?<![0-9A-Za-z_])(?:[A-Za-z]+|\xc2\xb5[A-Za-z]*|\xce\xbc[A-Za-z]*)(?![0-9A-Za-z_])")
 
 
 # (and a no-break, narrow no-break or thin space a blank, as a reader sees it: "30\u00a0seconds",
@@ -14983,7 +15005,18 @@ def _units_of_figure(text: bytes, figure: bytes) -> set[bytes]:
             at = m.start()
             if at and text[at - 1] in _FIGURE_GLUE or text[at - 1:at] == b",":
                 continue
-            unit = _with_currency(text, at, _unit_of_match(text, m)) if plain else _unit_at(text, m.end())
+            if not plain:
+                unit = _unit_at(text, m.end())
+            elif b"[" in text[at:m.end()]:
+                # (a bracket after the figure: read as _unit_at reads it, red team 125, F06)
+                end = at
+                while end < len(text) and text[end] in _FIGURE_BYTES:
+                    end += 1
+                while text[end - 1] in b".,":
+                    end -= 1
+                unit = _unit_at(text, end)
+            else:
+                unit = _with_currency(text, at, _unit_of_match(text, m))
             if unit is not None:
                 out.add(unit)
     return out
