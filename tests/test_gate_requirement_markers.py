@@ -174,6 +174,27 @@ STANDARD = ("[tool.poetry.dependencies.requests]\nversion = \"2.31.0\"\nmarkers 
 CONSTRAINTS = ("[tool.poetry.dependencies]\n"
                "foo = [\n    {version = \"<=1.9\", python = \">=3.6,<3.8\"},\n    {version = \"^2.0\", python = \">=3.8\"}\n]\n")
 
+REORDERED = ("[tool.poetry.dependencies]\n"
+             "requests = { version = \"2.31.0\", python = \">=3.8,<4.0\" }\n"
+             "urllib3 = { version = \"1.26.18\", python = \"<3.8\" }\n")
+
+
+def test_a_python_constraint_changed_in_a_table_is_refused():
+    # (red team 125, F12's control: the clause set is compared, not dropped)
+    v = rewrite(REORDERED, REORDERED.replace('">=3.8,<4.0"', '"<3.10,>=3.8"'))
+    assert not v.accepted
+    find(v, "I2", block="b1", evidence__change="requirement_changed")
+
+
+def test_a_python_constraint_is_keyed_as_a_set_of_clauses():
+    from provgate.gate import _constraint_set
+
+    assert _constraint_set(b">=3.8,<4.0") == _constraint_set(b"<4.0, >=3.8") == _constraint_set(b"<4,>=3.8.0")
+    assert _constraint_set(b">=2.7,<2.8 || >=3.4") == _constraint_set(b">=3.4 || <2.8,>=2.7")
+    assert _constraint_set(b">=3.8,<4.0") != _constraint_set(b">=3.8,<3.10")
+    assert _constraint_set(b">=3.8,<4.0") != _constraint_set(b">=3.8 || <4.0")  # (an "or" is no "and")
+    assert _constraint_set(b"linux") == b"linux" and _constraint_set(b"^3.8") == b"^3.8"
+
 
 def _swapped(text: str, a: str, b: str) -> str:
     return text.replace(a, "\0").replace(b, a).replace("\0", b)
@@ -203,6 +224,9 @@ def test_a_marker_moved_between_table_requirements_is_refused(source, lie):
               "    {version = \"<=1.9\", python = \">=3.6,<3.8\"}"), (summarize,)),  # the array reordered
     (POETRY, "requests 2.31.0 is for python >= 3.8; urllib3 1.26.18 for python < 3.8.\n", (summarize,)),  # prose
     (POETRY, "urllib3 = { version = \"1.26.18\", markers = \"python_version < '3.8'\" }\n", (summarize,)),  # one kept
+    # (red team 125, F12: Poetry's python constraint is a set of clauses: reordered, the same)
+    (REORDERED, REORDERED.replace('">=3.8,<4.0"', '"<4.0,>=3.8"'), (rewrite, summarize)),
+    (REORDERED, REORDERED.replace('">=3.8,<4.0"', '"<4.0, >=3.8"'), (rewrite, summarize)),
 ])
 def test_a_marker_kept_with_its_table_requirement_is_accepted(source, text, edits):
     for edit in edits:

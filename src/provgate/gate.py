@@ -14199,7 +14199,7 @@ def _table_marked_requirements(text: bytes) -> dict[tuple[bytes, bytes, tuple[tu
             parts.append(_marker_text(got[0]))
         for key in (b"python", b"platform"):
             if (value := values.get(key)) is not None:
-                parts.append(key + b" '" + b" ".join(value.split()) + b"'")
+                parts.append(key + b" '" + _constraint_set(value) + b"'")
         if not parts:
             continue
         version = b"".join(values.get(b"version", b"").split())
@@ -14213,6 +14213,24 @@ def _table_marked_requirements(text: bytes) -> dict[tuple[bytes, bytes, tuple[tu
         out.setdefault((_PEP503_RUN.sub(b"-", raw_name.lower()), extras, tuple(sorted(clauses)), b" and ".join(parts)),
                        text[start:closing + 1].strip().decode("utf-8", "replace"))
     return out
+
+
+def _constraint_set(value: bytes) -> bytes:
+    """Poetry's ``python`` or ``platform`` constraint as the set it is: its ``||`` alternatives,
+    each a set of ``,``-separated clauses (blanks dropped; a comparison's version padded as
+    PEP 440 compares it), sorted (red team 125, F12: ``>=3.8,<4.0`` and ``<4.0,>=3.8`` were two
+    requirements)."""
+    alternatives = set()
+    for alternative in value.split(b"||"):
+        clauses = set()
+        for clause in alternative.split(b","):
+            clause = b"".join(clause.split())
+            if (m := _REQ_CLAUSE.fullmatch(clause)) is not None:
+                clause = m.group(1) + _padded_version(m.group(1), m.group(2).lower())
+            if clause:
+                clauses.add(clause)
+        alternatives.add(b",".join(sorted(clauses)))
+    return b" || ".join(sorted(alternatives))
 
 
 # a version as PEP 440 compares it (red team 120, F17: "django==3.2" -> "django==3.2.0" was refused,
