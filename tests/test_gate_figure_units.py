@@ -1380,6 +1380,41 @@ def test_a_micro_key_a_commented_sequence_or_a_bracket_of_words_kept_is_accepted
     assert_accepted(_summarize(source, text))
 
 
+# red team 125, F09: "usec", "µsec" and "nsec" (a key's suffix or a unit after a figure) are
+# microseconds and nanoseconds, and a micro sign glued to a key ("latencyµs") its suffix
+@pytest.mark.parametrize("source, text, value", [
+    ("latency_\u00b5sec: 250\n", "Latency: 250 ms.", "250"),
+    ("latency_usec: 250\n", "Latency: 250 ms.", "250"),
+    ("latency_nsec: 250\n", "Latency: 250 ms.", "250"),
+    ("latency\u00b5s: 250\n", "Latency: 250 ms.", "250"),
+    ("latency\u03bcs: 250\n", "Latency: 250 ms.", "250"),
+    ("Latency was 250 usec.\n", "Latency was 250 ms.", "250"),
+    ("Latency was 250 \u00b5sec.\n", "Latency was 250 ms.", "250"),
+])
+def test_a_usec_or_nsec_key_or_a_glued_micro_sign_keeps_its_unit(source, text, value):
+    find(_summarize(source, text), "I1", block="s", value=value, evidence__change="unit_changed")
+
+
+@pytest.mark.parametrize("source, text", [
+    ("latency_\u00b5sec: 250\n", "Latency: 250 \u00b5s."),
+    ("latency_usec: 250\n", "Latency: 250 microseconds."),
+    ("latency_nsec: 250\n", "Latency: 250 ns."),
+    ("latency\u00b5s: 250\n", "Latency: 250 us."),
+    ("Latency was 250 usec.\n", "Latency was 250 \u00b5s."),
+    ("Latency was 250 \u00b5sec.\n", "Latency was 250 usec."),
+])
+def test_a_usec_or_nsec_key_or_a_glued_micro_sign_kept_is_accepted(source, text):
+    assert_accepted(_summarize(source, text))
+
+
+def test_the_units_of_a_usec_key_and_a_glued_micro_sign():
+    assert _key_units_of_figure("latency_\u00b5sec: 250\n".encode(), b"250") == {b"us"}
+    assert _key_units_of_figure(b"latency_usec: 250\n", b"250") == {b"us"}
+    assert _key_units_of_figure(b"latency_nsec: 250\n", b"250") == {b"ns"}
+    assert _key_units_of_figure("latency\u00b5s: 250\n".encode(), b"250") == {b"us"}
+    assert _unit_at("250 \u00b5sec".encode(), 3) == b"us" and _unit_at(b"250 nsecs", 3) == b"ns"
+
+
 def test_the_units_of_a_micro_key_a_commented_sequence_and_a_bracket_of_words():
     assert _key_units_of_figure("latency_\u00b5s: 250\n".encode(), b"250") == {b"us"}
     assert _key_units_of_figure(b"timeout_ms:\n  # per stage\n\n  - 300\n  - 400\n", b"400") == {b"ms"}

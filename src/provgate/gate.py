@@ -14570,7 +14570,7 @@ _UNITS = {spelling: name for name, spellings in UNIT_NAMES.items() for spelling 
 # column's too, one line break, a hyphen as in "30-minute", markdown emphasis or code marks);
 # a unit glued to the figure ("26%", "30s") is part of the number's fact
 _UNIT_GAP = UNIT_GAP_RUN
-_UNIT_WORD = rb"([A-Za-z]+|%|\xc2\xb5s|\xce\xbcs|\xc2[\xb0\xba][ \t]?[CFcf]|\xe2\x84[\x83\x89]|\xe2\x80\xb0)(?![0-9A-Za-z_])"
+_UNIT_WORD = rb"([A-Za-z]+|%|\xc2\xb5s(?:ecs?)?|\xce\xbcs(?:ecs?)?|\xc2[\xb0\xba][ \t]?[CFcf]|\xe2\x84[\x83\x89]|\xe2\x80\xb0)(?![0-9A-Za-z_])"
 # a rate: "40 MB/s", "100 req/s", "100 requests per minute"
 _UNIT_RATE = rb"(?:(?:[ \t]*/[ \t]*|[ \t]+[Pp][Ee][Rr][ \t]+)" + _UNIT_WORD + rb")?"
 # or a rate of nothing named, "/" right after the figure ("100/h", "$5/month": red team 118, F27;
@@ -15076,7 +15076,7 @@ _KEY_TAIL = (rb"(?:[\"']?[ \t]*(?:=>?|:)[ \t]*" + _KEY_NEXT_LINE + rb"|(?<=[)\]]
              rb"[\"']?[ \t]*(?:\[[ \t]*[\"']?[ \t]*)?-?")
 # the prose tail right before a figure (:func:`_key_unit_before`)
 _PROSE_KEY_TAIL = re.compile(rb"[)\]][ \t]+(?:[Ii]s|[Ww]as|of)[ \t]+\Z")
-_KEY_UNIT = (rb"(?:[A-Za-z0-9][_.-]((?:\xc2\xb5|\xce\xbc)[A-Za-z]{1,15}|[A-Za-z%]{2,16}|[SsHhDd])|[a-z0-9]([A-Z][a-z]{1,15})"
+_KEY_UNIT = (rb"(?:[A-Za-z0-9](?:[_.-]|(?=\xc2\xb5|\xce\xbc))((?:\xc2\xb5|\xce\xbc)[A-Za-z]{1,15}|[A-Za-z%]{2,16}|[SsHhDd])|[a-z0-9]([A-Z][a-z]{1,15})"
              rb"|(?:(?<![0-9A-Za-z_])|(?=[(\[][ \t]*(?!(?:[sS]|es)[ \t]*[)\]])))[(\[][ \t]*((?:\xc2\xb5|\xce\xbc)?[A-Za-z%]{1,16})[ \t]*[)\]]"
              rb"|(?<![A-Za-z])([A-Za-z]{2,16})\([sS]\)"
              rb"|[A-Za-z)\]][ \t]+[Ii][Nn][ \t]+((?:\xc2\xb5|\xce\xbc)?[A-Za-z%]{1,16}))"
