@@ -14126,7 +14126,13 @@ def _marked_requirements_of(text: bytes) -> dict[tuple[bytes, bytes, tuple[tuple
 # quoted value tied to nothing, so markers swapped between two packages stated nothing new).
 # The table (on one line, as TOML writes one) around such a key, the name before it ("name = {"
 # or in an array of tables, "name = [{...}, {"), and its keys and values
-_TABLE_MARKED_HINT = re.compile(rb"""(?<![A-Za-z0-9_\-])(?:markers|python|platform)[ \t]*=[ \t]*['"]""")
+_TABLE_MARKED_HINT = re.compile(rb"""(?<![A-Za-z0-9_\-])(?:markers|python(?:_full)?(?:_version)?|platform(?:_[a-z]+)?"""
+                                rb"""|sys_platform)[ \t]*=[ \t]*['"]""")
+# a Pipfile's marker variables written as a package's keys (those _may_hold_table_markers' scans
+# find: "python" or "platform" in them; os_name and implementation_name beside one of them)
+_PIPFILE_MARKER_KEYS = frozenset((b"python_version", b"python_full_version", b"sys_platform", b"platform_machine",
+                                  b"platform_system", b"platform_release", b"platform_version",
+                                  b"platform_python_implementation", b"os_name", b"implementation_name"))
 _TABLE_NAME_BEFORE = re.compile(rb"""(?:(?<=[\n,{])|^)[ \t]*(?:"([^"\n]{1,80})"|'([^'\n]{1,80})'|([A-Za-z0-9_.\-]{1,80}))[ \t]*=[ \t]*"""
                                 rb"""(?:\[(?:[ \t\r\n,]|\{[^{}\n]*\})*)?\{[^{}\n]*\Z""")
 _TABLE_PAIR = re.compile(rb"""([A-Za-z0-9_\-]+)[ \t]*=[ \t]*(?:"((?:[^"\\\n]|\\.)*)"|'([^'\n]*)'|\[([^\]\n]*)\])""")
@@ -14163,6 +14169,16 @@ def _table_marked_requirements(text: bytes) -> dict[tuple[bytes, bytes, tuple[tu
         opening = text.rfind(b"{", max(0, at - _TABLE_REACH, text.rfind(b"\n", max(0, at - _TABLE_REACH), at)), at)
         closing = text.find(b"}", at, line_end)
         if opening < 0 or closing < 0 or text.find(b"}", opening, at) >= 0:
+            # (an inline table across lines, TOML 1.1's: "requests = {\n  version = ...,\n  markers =
+            # ...\n}", red team 125, F07)
+            opening = text.rfind(b"{", max(0, at - _TABLE_REACH), at)
+            closing = text.find(b"}", at, at + _TABLE_REACH)
+            if opening >= 0 and closing >= 0 and text.find(b"}", opening, at) < 0 and text.find(
+                    b"{", at, closing) < 0 and text.find(b"\n[", opening, closing) < 0:
+                line_end = closing
+            else:
+                opening = closing = -1
+        if opening < 0 or closing < 0:
             # (or a standard table of the package: "[tool.poetry.dependencies.requests]" and its
             # "version = ..." and "markers = ..." lines)
             header = None
@@ -14191,7 +14207,16 @@ def _table_marked_requirements(text: bytes) -> dict[tuple[bytes, bytes, tuple[tu
             value = pair.group(2) if pair.group(2) is not None else pair.group(3) if pair.group(3) is not None else pair.group(4)
             values.setdefault(key, value)
         parts: list[bytes] = []
-        if (marker := values.get(b"markers")) is not None:
+        marker = values.get(b"markers")
+        if keyed := [key + b" " + values[key] for key in sorted(values) if key in _PIPFILE_MARKER_KEYS]:
+            # (a Pipfile's marker variables as keys, 'sys_platform = "== \'win32\'"': one marker
+            # with its "markers", red team 125, F07; one that does not parse, as written)
+            joined = b" and ".join(([b"(" + marker + b")"] if marker is not None else []) + keyed)
+            tokens = _marker_tokens(joined, 0, 64)
+            got = _marker_tree(tokens, 0, 0)
+            parts.append(_marker_text(got[0]) if got is not None and got[1] == len(tokens) and tokens[-1][2] == len(
+                joined) else b"".join(joined.split()))
+        elif marker is not None:
             tokens = _marker_tokens(marker, 0, 64)
             got = _marker_tree(tokens, 0, 0)
             if got is None or not got[1]:
