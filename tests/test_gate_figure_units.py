@@ -1380,6 +1380,41 @@ def test_a_micro_key_a_commented_sequence_or_a_bracket_of_words_kept_is_accepted
     assert_accepted(_summarize(source, text))
 
 
+# red team 125, F09: "usec", "µsec" and "nsec" (a key's suffix or a unit after a figure) are
+# microseconds and nanoseconds, and a micro sign glued to a key ("latencyµs") its suffix
+@pytest.mark.parametrize("source, text, value", [
+    ("latency_\u00b5sec: 250\n", "Latency: 250 ms.", "250"),
+    ("latency_usec: 250\n", "Latency: 250 ms.", "250"),
+    ("latency_nsec: 250\n", "Latency: 250 ms.", "250"),
+    ("latency\u00b5s: 250\n", "Latency: 250 ms.", "250"),
+    ("latency\u03bcs: 250\n", "Latency: 250 ms.", "250"),
+    ("Latency was 250 usec.\n", "Latency was 250 ms.", "250"),
+    ("Latency was 250 \u00b5sec.\n", "Latency was 250 ms.", "250"),
+])
+def test_a_usec_or_nsec_key_or_a_glued_micro_sign_keeps_its_unit(source, text, value):
+    find(_summarize(source, text), "I1", block="s", value=value, evidence__change="unit_changed")
+
+
+@pytest.mark.parametrize("source, text", [
+    ("latency_\u00b5sec: 250\n", "Latency: 250 \u00b5s."),
+    ("latency_usec: 250\n", "Latency: 250 microseconds."),
+    ("latency_nsec: 250\n", "Latency: 250 ns."),
+    ("latency\u00b5s: 250\n", "Latency: 250 us."),
+    ("Latency was 250 usec.\n", "Latency was 250 \u00b5s."),
+    ("Latency was 250 \u00b5sec.\n", "Latency was 250 usec."),
+])
+def test_a_usec_or_nsec_key_or_a_glued_micro_sign_kept_is_accepted(source, text):
+    assert_accepted(_summarize(source, text))
+
+
+def test_the_units_of_a_usec_key_and_a_glued_micro_sign():
+    assert _key_units_of_figure("latency_\u00b5sec: 250\n".encode(), b"250") == {b"us"}
+    assert _key_units_of_figure(b"latency_usec: 250\n", b"250") == {b"us"}
+    assert _key_units_of_figure(b"latency_nsec: 250\n", b"250") == {b"ns"}
+    assert _key_units_of_figure("latency\u00b5s: 250\n".encode(), b"250") == {b"us"}
+    assert _unit_at("250 \u00b5sec".encode(), 3) == b"us" and _unit_at(b"250 nsecs", 3) == b"ns"
+
+
 def test_the_units_of_a_micro_key_a_commented_sequence_and_a_bracket_of_words():
     assert _key_units_of_figure("latency_\u00b5s: 250\n".encode(), b"250") == {b"us"}
     assert _key_units_of_figure(b"timeout_ms:\n  # per stage\n\n  - 300\n  - 400\n", b"400") == {b"ms"}
@@ -1390,6 +1425,43 @@ def test_the_units_of_a_micro_key_a_commented_sequence_and_a_bracket_of_words():
     assert _unit_at(b"5 [second try] minutes", 1) == b"s"  # (a bracket whose first word spells a unit: that unit, as before)
     text = b"Wait 5 [see note] minutes, 7 [citation needed] days"
     assert _figures_with_units(text, _unit_leads(text)) == {b"5": {b"min"}, b"7": {b"d"}}
+
+
+# red team 125, F06: a bracket after a figure that names a unit further in ("5 [in ms]") gives the
+# figure that unit; a bracket of words too long to be a note, with no unit, the unit after it
+_BRACKET_NOTE = "Wait 5 [a very long editorial note that goes on and on] minutes.\n"
+
+
+@pytest.mark.parametrize("source, text, value", [
+    ("The p99 latency was 5 [in ms] on Monday.\n", "The p99 latency was 5 s on Monday.", "5"),
+    ("The p99 latency was 5 [unit: ms] on Monday.\n", "The p99 latency was 5 s on Monday.", "5"),
+    ("Latency: 250 [in \u00b5s]\n", "Latency: 250 ms.", "250"),
+    (_BRACKET_NOTE, "Wait 5 seconds.", "5"),
+])
+def test_a_unit_named_inside_a_bracket_of_words_is_kept(source, text, value):
+    found = find(_summarize(source, text), "I1", block="s", value=value, evidence__change="unit_changed")
+    assert found.evidence["unit"] in ("s", "ms")
+
+
+@pytest.mark.parametrize("source, text", [
+    ("The p99 latency was 5 [in ms] on Monday.\n", "The p99 latency was 5 ms on Monday."),
+    ("The p99 latency was 5 [unit: ms] on Monday.\n", "The p99 latency was 5 ms on Monday."),
+    ("Latency: 250 [in \u00b5s]\n", "Latency: 250 \u00b5s."),
+    (_BRACKET_NOTE, "Wait 5 minutes."),
+    ("Wait 5 [see note] minutes.\n", "Wait 5 minutes."),
+])
+def test_a_unit_named_inside_a_bracket_of_words_grounds_the_same_unit(source, text):
+    assert_accepted(_summarize(source, text))
+
+
+def test_the_unit_a_bracket_of_words_names():
+    assert _unit_at(b"5 [in ms] on", 1) == b"ms" and _unit_at(b"5 [unit: ms] x", 1) == b"ms"
+    assert _unit_at("5 [in \u00b5s]".encode(), 1) == b"us" and _unit_at(b"5 [approx MB]", 1) == b"mb"
+    assert _unit_at(_BRACKET_NOTE.encode(), 6) == b"min"  # (too long for a note, no unit: the one after it)
+    assert _unit_at(b"5 [see note] minutes", 1) == b"min" and _unit_at(b"5 [MB/s] x", 1) == b"mb/s"  # (as before)
+    assert _unit_at(b"5 [second try] minutes", 1) == b"s" and _unit_at(b"5 [x]", 1) is None
+    text = b"Wait 5 [in ms], 7 [unit: h] and 9 [see note] days"
+    assert _figures_with_units(text, _unit_leads(text)) == {b"5": {b"ms"}, b"7": {b"h"}, b"9": {b"d"}}
 
 
 # red team 123, F06: a figure a no-break, narrow no-break or thin space follows (or, in a list,
@@ -1406,6 +1478,13 @@ def test_the_units_of_a_micro_key_a_commented_sequence_and_a_bracket_of_words():
     ("Wait 30\u00a0seconds.\n", "Wait 30 s."),
     ("Node\u00a0db-01 has 12\u00a0GB\u00a0free\n", "db-01 has 12 GB free."),
     ("Total: 1\u00a0234\u00a0567 rows\n", "Total: 1,234,567 rows."),
+    # (red team 125, F05: a figure the spaces group, a unit after it, is that one number with the unit)
+    ("Disk: 1\u00a0234\u00a0GB\n", "Disk: 1,234 GB."),
+    ("Disk: 1\u00a0234 GB\n", "Disk: 1,234 GB."),
+    ("Disk: 1\u202f234\u202fGB\n", "Disk: 1234 GB."),
+    ("Disk: 1\u00a0234\u00a0567\u00a0GB\n", "Disk: 1,234,567 GB."),
+    ("Balance: 12\u00a0500\u00a0\u20ac\n", "Balance: 12,500 \u20ac."),
+    ("Sizes: 1234\u00a0567 GB\n", "Sizes: 567 GB."),  # (four digits before: no grouping, a list)
 ])
 def test_a_figure_beside_a_no_break_space_is_grounded(source, text):
     assert_accepted(_summarize(source, text))
@@ -1421,6 +1500,15 @@ def test_a_figure_beside_a_no_break_space_is_grounded(source, text):
     ("Open ports: 80\u00a0443\n", "Open ports: 80443.", "80443"),
     ("Temp: -5\u00a0\u00b0C\n", "Temp: 5 \u00b0C.", "5"),                # (a signed figure's number)
     ("Version v1.2\u00a0released\n", "Release 1.2 is out.", "1.2"),     # (glued to a word)
+    # (red team 125, F05: the last group of a figure the spaces group, a unit after it, is no figure)
+    ("Disk: 1\u00a0234\u00a0GB\n", "Disk: 234 GB.", "234"),
+    ("Disk: 1\u202f234\u202fGB\n", "Disk: 234 GB.", "234"),
+    ("Disk: 1\u2009234\u2009GB\n", "Disk: 234 GB.", "234"),
+    ("Disk: 1\u00a0234 GB\n", "Disk: 234 GB.", "234"),
+    ("Disk: 1\u00a0234\u00a0567\u00a0GB\n", "Disk: 234,567 GB.", "234567"),
+    ("Balance: 12\u00a0500\u00a0\u20ac\n", "Balance: 500 \u20ac.", "500"),
+    ("Cost: 12\u00a0500\u00a0\u00a3\n", "Cost: 500 \u00a3.", "500"),
+    ("Disk: 1\u00a0234\u00a0GB\n", "Disk: 1,234 MB.", "1234"),
 ])
 def test_a_figure_beside_a_no_break_space_changed_is_refused(source, text, value):
     find(_summarize(source, text), "I1", block="s", value=value)
@@ -1447,3 +1535,7 @@ def test_the_figures_and_words_beside_a_no_break_space():
     assert _unit_at("30\u00a0seconds".encode(), 2) == b"s" and _unit_at("12\u202fms".encode(), 2) == b"ms"
     text = "Wait 30\u00a0seconds, 12\u2009GB, 1\u00a0234\u00a0567 rows".encode()
     assert _figures_with_units(text, _unit_leads(text)) == {b"30": {b"s"}, b"12": {b"gb"}}
+    # (red team 125, F05: the figure the spaces group, not its last group, has the unit)
+    text = "Disk: 1\u00a0234\u00a0GB, 1\u202f234\u202f567 ms".encode()
+    assert _figures_with_units(text, _unit_leads(text)) == {b"1234": {b"gb"}, b"1234567": {b"ms"}}
+    assert _respelled_units(text) == {b"1234": {None, b"gb"}, b"1234567": {None, b"ms"}}

@@ -174,6 +174,35 @@ STANDARD = ("[tool.poetry.dependencies.requests]\nversion = \"2.31.0\"\nmarkers 
 CONSTRAINTS = ("[tool.poetry.dependencies]\n"
                "foo = [\n    {version = \"<=1.9\", python = \">=3.6,<3.8\"},\n    {version = \"^2.0\", python = \">=3.8\"}\n]\n")
 
+REORDERED = ("[tool.poetry.dependencies]\n"
+             "requests = { version = \"2.31.0\", python = \">=3.8,<4.0\" }\n"
+             "urllib3 = { version = \"1.26.18\", python = \"<3.8\" }\n")
+
+
+def test_a_python_constraint_changed_in_a_table_is_refused():
+    # (red team 125, F12's control: the clause set is compared, not dropped)
+    v = rewrite(REORDERED, REORDERED.replace('">=3.8,<4.0"', '"<3.10,>=3.8"'))
+    assert not v.accepted
+    find(v, "I2", block="b1", evidence__change="requirement_changed")
+
+
+def test_a_python_constraint_is_keyed_as_a_set_of_clauses():
+    from provgate.gate import _constraint_set
+
+    assert _constraint_set(b">=3.8,<4.0") == _constraint_set(b"<4.0, >=3.8") == _constraint_set(b"<4,>=3.8.0")
+    assert _constraint_set(b">=2.7,<2.8 || >=3.4") == _constraint_set(b">=3.4 || <2.8,>=2.7")
+    assert _constraint_set(b">=3.8,<4.0") != _constraint_set(b">=3.8,<3.10")
+    assert _constraint_set(b">=3.8,<4.0") != _constraint_set(b">=3.8 || <4.0")  # (an "or" is no "and")
+    assert _constraint_set(b"linux") == b"linux" and _constraint_set(b"^3.8") == b"^3.8"
+
+# red team 125, F07: a Pipfile's marker variables as keys, and an inline table across lines
+PIPFILE_KEYS = ("[packages]\n"
+                "requests = {version = \"==2.31.0\", sys_platform = \"== 'win32'\"}\n"
+                "urllib3 = {version = \"==1.26.18\", sys_platform = \"!= 'win32'\"}\n")
+MULTI_LINE = ("[tool.poetry.dependencies]\n"
+              "requests = {\n  version = \"2.31.0\",\n  markers = \"python_version >= '3.8'\"\n}\n"
+              "urllib3 = {\n  version = \"1.26.18\",\n  markers = \"python_version < '3.8'\"\n}\n")
+
 
 def _swapped(text: str, a: str, b: str) -> str:
     return text.replace(a, "\0").replace(b, a).replace("\0", b)
@@ -184,6 +213,11 @@ def _swapped(text: str, a: str, b: str) -> str:
     (PIPFILE, _swapped(PIPFILE, ">= '3.8'", "< '3.8'")),
     (CONSTRAINTS, _swapped(CONSTRAINTS, '">=3.6,<3.8"', '">=3.8"')),                 # Poetry's python constraints
     (STANDARD, _swapped(STANDARD, ">= '3.8'", "< '3.8'")),                            # standard tables
+    (PIPFILE_KEYS, _swapped(PIPFILE_KEYS, "== 'win32'", "!= 'win32'")),                # a Pipfile's marker keys
+    (PIPFILE_KEYS.replace("sys_platform", "os_name").replace("\"==1.26.18\"", "\"==1.26.18\", python_version = \">= '3'\""),
+     _swapped(PIPFILE_KEYS.replace("sys_platform", "os_name").replace(
+         "\"==1.26.18\"", "\"==1.26.18\", python_version = \">= '3'\""), "== 'win32'", "!= 'win32'")),
+    (MULTI_LINE, _swapped(MULTI_LINE, ">= '3.8'", "< '3.8'")),                      # a table across lines
     ("[packages]\nfoo = {version = \"*\", platform = \"linux\"}\nbar = {version = \"*\", platform = \"darwin\"}\n",
      "[packages]\nfoo = {version = \"*\", platform = \"darwin\"}\nbar = {version = \"*\", platform = \"linux\"}\n"),
 ])
@@ -203,6 +237,13 @@ def test_a_marker_moved_between_table_requirements_is_refused(source, lie):
               "    {version = \"<=1.9\", python = \">=3.6,<3.8\"}"), (summarize,)),  # the array reordered
     (POETRY, "requests 2.31.0 is for python >= 3.8; urllib3 1.26.18 for python < 3.8.\n", (summarize,)),  # prose
     (POETRY, "urllib3 = { version = \"1.26.18\", markers = \"python_version < '3.8'\" }\n", (summarize,)),  # one kept
+    (PIPFILE_KEYS, "\n".join(PIPFILE_KEYS.splitlines()[::-1][:-1]) + "\n[packages]\n", (summarize,)),  # rows reordered
+    (PIPFILE_KEYS, PIPFILE_KEYS.replace(" = {", " = { ").replace("'\"}", "'\" }"), (rewrite, summarize)),  # re-spaced
+    (MULTI_LINE, "\n".join(MULTI_LINE.split("\n")[5:]) + "\n".join(MULTI_LINE.split("\n")[:5]) + "\n", (summarize,)),
+    (MULTI_LINE, MULTI_LINE.replace(",\n  markers", ", markers"), (rewrite, summarize)),
+    # (red team 125, F12: Poetry's python constraint is a set of clauses: reordered, the same)
+    (REORDERED, REORDERED.replace('">=3.8,<4.0"', '"<4.0,>=3.8"'), (rewrite, summarize)),
+    (REORDERED, REORDERED.replace('">=3.8,<4.0"', '"<4.0, >=3.8"'), (rewrite, summarize)),
 ])
 def test_a_marker_kept_with_its_table_requirement_is_accepted(source, text, edits):
     for edit in edits:
@@ -222,6 +263,10 @@ def test_table_marked_requirements_are_keyed_by_the_tables_key():
     assert list(found) == [(b"bar", b"security,socks", ((b"~", b"1.2"),), b"platform 'linux'")]
     assert _table_marked_requirements(b'requests = { version = "2.31.0" }\nx = {markers = "nonsense"}\n') == {}
     assert set(_table_marked_requirements(STANDARD.encode())) == set(_table_marked_requirements(POETRY.encode()))
+    # (a Pipfile's marker key is that marker; a table across lines is the one-line table)
+    assert set(_marked_requirements_of(b"requests==2.31.0; sys_platform == 'win32'\n")) < set(
+        _table_marked_requirements(PIPFILE_KEYS.encode()))
+    assert set(_table_marked_requirements(MULTI_LINE.encode())) == set(_table_marked_requirements(POETRY.encode()))
     # (a table of no section of packages, and the project's own python, are none)
     assert _table_marked_requirements(b'[other.x]\nmarkers = "os_name == \'nt\'"\n'
                                       b'[tool.poetry.dependencies]\npython = "^3.8"\n') == {}

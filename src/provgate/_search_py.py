@@ -102,8 +102,10 @@ WHITESPACE_RUN = re.compile(b"(?:" + b"|".join(re.escape(w) for w in WHITESPACE)
 # units a figure is read with (the gate's unit rules): each name -> its spellings, lower-case, so
 # "30 seconds" -> "30 s" keeps the unit and "30 seconds" -> "30 minutes" changes it
 UNIT_NAMES: dict[bytes, tuple[bytes, ...]] = {
-    b"ns": (b"ns", b"nanosecond", b"nanoseconds", b"nanos"),
-    b"us": (b"us", b"\xc2\xb5s", b"\xce\xbcs", b"microsecond", b"microseconds", b"micros"),
+    # (and "usec", "µsec", "nsec": a key's suffix, "latency_usec", red team 125, F09)
+    b"ns": (b"ns", b"nsec", b"nsecs", b"nanosecond", b"nanoseconds", b"nanos"),
+    b"us": (b"us", b"\xc2\xb5s", b"\xce\xbcs", b"usec", b"usecs", b"\xc2\xb5sec", b"\xc2\xb5secs", b"\xce\xbcsec",
+            b"\xce\xbcsecs", b"microsecond", b"microseconds", b"micros"),
     b"ms": (b"ms", b"msec", b"msecs", b"millisecond", b"milliseconds", b"millis"),
     b"s": (b"s", b"sec", b"secs", b"second", b"seconds"),
     b"min": (b"min", b"mins", b"minute", b"minutes"),

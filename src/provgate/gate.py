@@ -11149,6 +11149,10 @@ def _respelled_units(text: bytes) -> dict[bytes, set[bytes | None]]:
         while read[start] in b".,":
             start += 1
         figure = read[start:p + 1]
+        if start > 2 and read[start - 1] in _NO_BREAK_LAST_BYTES and (lo := _grouped_figure_start(read, start)) >= 0:
+            # (the last group of a figure a no-break space groups: "1\u00a0234\u00a0GB" is 1 234 GB,
+            # no 234 GB, red team 125, F05)
+            start, figure = lo, re.sub(rb"[^0-9]", b"", read[lo:p + 1])
         if (start and read[start - 1] in _FIGURE_GLUE_OR_SIGN) or read[max(0, start - 3):start] == _MINUS_SIGN or any(
                 x in figure for x in (b"..", b",,", b".,", b",.")):
             continue  # (inside a token, or signed: "-12 %" grounds no "12 %")
@@ -11205,6 +11209,30 @@ def _no_break_figures(text: bytes, grouped: list[tuple[int, int]], out: dict[byt
             out.setdefault(_figure_number(text[start:end]), set()).add(_unit_at(spaced, end))
 
 
+def _grouped_figure_start(text: bytes, start: int) -> int:
+    """Where the figure of thousands a no-break, narrow no-break or thin space groups starts
+    (``_BLANK_GROUPED``), when the figure at ``start`` is its last group; else -1. A figure of
+    three digits after such a space is read back group by group (three digits each, the first
+    one to three)."""
+    lo = start
+    while True:
+        blank = lo - 2 if text[lo - 1] == 0xA0 else lo - 3
+        if blank < 1 or _BLANK_OF.match(text, blank, lo) is None or not 48 <= text[blank - 1] <= 57:
+            break
+        k = blank
+        while k > 0 and 48 <= text[k - 1] <= 57 and blank - k < 4:
+            k -= 1
+        lo = k
+        if blank - k != 3 or k == 0 or text[k - 1] not in _NO_BREAK_LAST_BYTES:
+            break
+    if lo == start:
+        return -1
+    m = _BLANK_GROUPED.match(text, lo)
+    return lo if m is not None and m.end(1) >= start + 3 else -1
+
+
+# the last bytes of the no-break, narrow no-break and thin spaces
+_NO_BREAK_LAST_BYTES = frozenset(b"\xa0\xaf\x89")
 # a figure from where it starts (_no_break_figures), and one whole
 _FIGURE_RUN_AT = re.compile(rb"[0-9]+(?:[.,][0-9]+)*(?![0-9])")
 _WHOLE_FIGURE = re.compile(rb"[0-9]+(?:[.,][0-9]+)*")
@@ -11213,7 +11241,8 @@ _ASCII_WORD_BYTE = frozenset(b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklm
 
 # the blanks _BLANK_GROUPED groups with, and a word or unit after a figure ("12 500 rows")
 _BLANK_OF = re.compile(rb"\xc2\xa0|\xe2\x80\xaf|\xe2\x80\x89")
-_WORD_AFTER_GROUPED = re.compile(rb"[ \t]*(?:\xc2\xa0)?[ \t]*([A-Za-z]+|[%$]|\xc2[\xb0\xb5]|\xce\xbc)")
+_WORD_AFTER_GROUPED = re.compile(rb"[ \t]*(?:\xc2\xa0|\xe2\x80\xaf|\xe2\x80\x89)?[ \t]*([A-Za-z]+|[%$]|\xc2[\xb0\xb5\xa3\xa5]"
+                                 rb"|\xce\xbc|\xe2\x82[\xa0-\xbf])")  # (and a currency's sign: "12 500 €", red team 125, F05)
 
 
 def _inner_facts(table: FactTable, r: int) -> list[int]:
@@ -14255,7 +14284,13 @@ def _marked_requirements_of(text: bytes) -> dict[tuple[bytes, bytes, tuple[tuple
 # quoted value tied to nothing, so markers swapped between two packages stated nothing new).
 # The table (on one line, as TOML writes one) around such a key, the name before it ("name = {"
 # or in an array of tables, "name = [{...}, {"), and its keys and values
-_TABLE_MARKED_HINT = re.compile(rb"""(?<![A-Za-z0-9_\-])(?:markers|python|platform)[ \t]*=[ \t]*['"]""")
+_TABLE_MARKED_HINT = re.compile(rb"""(?<![A-Za-z0-9_\-])(?:markers|python(?:_full)?(?:_version)?|platform(?:_[a-z]+)?"""
+                                rb"""|sys_platform)[ \t]*=[ \t]*['"]""")
+# a Pipfile's marker variables written as a package's keys (those _may_hold_table_markers' scans
+# find: "python" or "platform" in them; os_name and implementation_name beside one of them)
+_PIPFILE_MARKER_KEYS = frozenset((b"python_version", b"python_full_version", b"sys_platform", b"platform_machine",
+                                  b"platform_system", b"platform_release", b"platform_version",
+                                  b"platform_python_implementation", b"os_name", b"implementation_name"))
 _TABLE_NAME_BEFORE = re.compile(rb"""(?:(?<=[\n,{])|^)[ \t]*(?:"([^"\n]{1,80})"|'([^'\n]{1,80})'|([A-Za-z0-9_.\-]{1,80}))[ \t]*=[ \t]*"""
                                 rb"""(?:\[(?:[ \t\r\n,]|\{[^{}\n]*\})*)?\{[^{}\n]*\Z""")
 _TABLE_PAIR = re.compile(rb"""([A-Za-z0-9_\-]+)[ \t]*=[ \t]*(?:"((?:[^"\\\n]|\\.)*)"|'([^'\n]*)'|\[([^\]\n]*)\])""")
@@ -14292,6 +14327,16 @@ def _table_marked_requirements(text: bytes) -> dict[tuple[bytes, bytes, tuple[tu
         opening = text.rfind(b"{", max(0, at - _TABLE_REACH, text.rfind(b"\n", max(0, at - _TABLE_REACH), at)), at)
         closing = text.find(b"}", at, line_end)
         if opening < 0 or closing < 0 or text.find(b"}", opening, at) >= 0:
+            # (an inline table across lines, TOML 1.1's: "requests = {\n  version = ...,\n  markers =
+            # ...\n}", red team 125, F07)
+            opening = text.rfind(b"{", max(0, at - _TABLE_REACH), at)
+            closing = text.find(b"}", at, at + _TABLE_REACH)
+            if opening >= 0 and closing >= 0 and text.find(b"}", opening, at) < 0 and text.find(
+                    b"{", at, closing) < 0 and text.find(b"\n[", opening, closing) < 0:
+                line_end = closing
+            else:
+                opening = closing = -1
+        if opening < 0 or closing < 0:
             # (or a standard table of the package: "[tool.poetry.dependencies.requests]" and its
             # "version = ..." and "markers = ..." lines)
             header = None
@@ -14320,7 +14365,16 @@ def _table_marked_requirements(text: bytes) -> dict[tuple[bytes, bytes, tuple[tu
             value = pair.group(2) if pair.group(2) is not None else pair.group(3) if pair.group(3) is not None else pair.group(4)
             values.setdefault(key, value)
         parts: list[bytes] = []
-        if (marker := values.get(b"markers")) is not None:
+        marker = values.get(b"markers")
+        if keyed := [key + b" " + values[key] for key in sorted(values) if key in _PIPFILE_MARKER_KEYS]:
+            # (a Pipfile's marker variables as keys, 'sys_platform = "== \'win32\'"': one marker
+            # with its "markers", red team 125, F07; one that does not parse, as written)
+            joined = b" and ".join(([b"(" + marker + b")"] if marker is not None else []) + keyed)
+            tokens = _marker_tokens(joined, 0, 64)
+            got = _marker_tree(tokens, 0, 0)
+            parts.append(_marker_text(got[0]) if got is not None and got[1] == len(tokens) and tokens[-1][2] == len(
+                joined) else b"".join(joined.split()))
+        elif marker is not None:
             tokens = _marker_tokens(marker, 0, 64)
             got = _marker_tree(tokens, 0, 0)
             if got is None or not got[1]:
@@ -14328,7 +14382,7 @@ def _table_marked_requirements(text: bytes) -> dict[tuple[bytes, bytes, tuple[tu
             parts.append(_marker_text(got[0]))
         for key in (b"python", b"platform"):
             if (value := values.get(key)) is not None:
-                parts.append(key + b" '" + b" ".join(value.split()) + b"'")
+                parts.append(key + b" '" + _constraint_set(value) + b"'")
         if not parts:
             continue
         version = b"".join(values.get(b"version", b"").split())
@@ -14342,6 +14396,24 @@ def _table_marked_requirements(text: bytes) -> dict[tuple[bytes, bytes, tuple[tu
         out.setdefault((_PEP503_RUN.sub(b"-", raw_name.lower()), extras, tuple(sorted(clauses)), b" and ".join(parts)),
                        text[start:closing + 1].strip().decode("utf-8", "replace"))
     return out
+
+
+def _constraint_set(value: bytes) -> bytes:
+    """Poetry's ``python`` or ``platform`` constraint as the set it is: its ``||`` alternatives,
+    each a set of ``,``-separated clauses (blanks dropped; a comparison's version padded as
+    PEP 440 compares it), sorted (red team 125, F12: ``>=3.8,<4.0`` and ``<4.0,>=3.8`` were two
+    requirements)."""
+    alternatives = set()
+    for alternative in value.split(b"||"):
+        clauses = set()
+        for clause in alternative.split(b","):
+            clause = b"".join(clause.split())
+            if (m := _REQ_CLAUSE.fullmatch(clause)) is not None:
+                clause = m.group(1) + _padded_version(m.group(1), m.group(2).lower())
+            if clause:
+                clauses.add(clause)
+        alternatives.add(b",".join(sorted(clauses)))
+    return b" || ".join(sorted(alternatives))
 
 
 # a version as PEP 440 compares it (red team 120, F17: "django==3.2" -> "django==3.2.0" was refused,
@@ -14681,7 +14753,7 @@ _UNITS = {spelling: name for name, spellings in UNIT_NAMES.items() for spelling 
 # column's too, one line break, a hyphen as in "30-minute", markdown emphasis or code marks);
 # a unit glued to the figure ("26%", "30s") is part of the number's fact
 _UNIT_GAP = UNIT_GAP_RUN
-_UNIT_WORD = rb"([A-Za-z]+|%|\xc2\xb5s|\xce\xbcs|\xc2[\xb0\xba][ \t]?[CFcf]|\xe2\x84[\x83\x89]|\xe2\x80\xb0)(?![0-9A-Za-z_])"
+_UNIT_WORD = rb"([A-Za-z]+|%|\xc2\xb5s(?:ecs?)?|\xce\xbcs(?:ecs?)?|\xc2[\xb0\xba][ \t]?[CFcf]|\xe2\x84[\x83\x89]|\xe2\x80\xb0)(?![0-9A-Za-z_])"
 # a rate: "40 MB/s", "100 req/s", "100 requests per minute"
 _UNIT_RATE = rb"(?:(?:[ \t]*/[ \t]*|[ \t]+[Pp][Ee][Rr][ \t]+)" + _UNIT_WORD + rb")?"
 # or a rate of nothing named, "/" right after the figure ("100/h", "$5/month": red team 118, F27;
@@ -14694,9 +14766,11 @@ _UNIT_RATE = rb"(?:(?:[ \t]*/[ \t]*|[ \t]+[Pp][Ee][Rr][ \t]+)" + _UNIT_WORD + rb
 # (a bracket of words is first read as one, its closing "]" found, before the unit spellings are
 # tried at its start: each "[" of a citation after a figure tried them all, +0.2 ms on the
 # rewrite benchmark)
-_FOOTNOTE = (rb"\[(?:\^[0-9A-Za-z]{1,8}|[0-9]{1,3}|[ace-gi-ln-rt-zAC-Z]|(?=[A-Za-z][A-Za-z0-9 \t.,'\-]{1,39}\])(?!(?i:"
+# (up to 80 bytes, and ":" in it, "5 [unit: ms]": its unit named further in is read by _unit_at,
+# red team 125, F06)
+_FOOTNOTE = (rb"\[(?:\^[0-9A-Za-z]{1,8}|[0-9]{1,3}|[ace-gi-ln-rt-zAC-Z]|(?=[A-Za-z][A-Za-z0-9 \t.,:'\-]{1,79}\])(?!(?i:"
              + b"|".join(re.escape(spelling) for spelling in sorted(_UNITS, key=len, reverse=True) if spelling.isalpha())
-             + rb")(?![A-Za-z]))[A-Za-z][A-Za-z0-9 \t.,'\-]{1,39})\]")
+             + rb")(?![A-Za-z]))[A-Za-z][A-Za-z0-9 \t.,:'\-]{1,79})\]")
 _UNIT_TAIL = (rb"(?:(?:[ \t]*" + _FOOTNOTE + rb")?" + _UNIT_GAP + _UNIT_WORD + _UNIT_RATE
               + rb"|[ \t]*/[ \t]*([A-Za-z]{1,16})(?![0-9A-Za-z_]))")
 # a footnote's bracket after a digit and at most two blanks (searched for from its "[")
@@ -14966,6 +15040,8 @@ def _unit_at(text: bytes, end: int) -> bytes | None:
     while start > 0 and text[start - 1] in _FIGURE_BYTES:
         start -= 1
     tail = text[end:end + 96]
+    if b"[" in tail[:3]:
+        tail = text[end:end + 192]  # (a bracket of words before the unit: red team 125, F06)
     if not tail.isascii():
         # (and the kelvin sign and the one-character degree units as they are read: red team
         # 123, F20, "300 \u212a" had no unit and grounded "300 \u00b0C"; the tail only, whose
@@ -14974,7 +15050,25 @@ def _unit_at(text: bytes, end: int) -> bytes | None:
     if b"\x1b" in tail:
         tail = _ANSI_SEQUENCE.sub(b"", tail)
     m = _UNIT_AFTER_FIGURE.match(tail)
-    return None if m is None else _with_currency(text, start, _unit_of_match(tail, m))
+    unit = None if m is None else _unit_of_match(tail, m)
+    if b"[" in tail[:3] and (bracket := _BRACKET_AFTER_FIGURE.match(tail)) is not None and (
+            unit is None or m.start(1 if m.group(1) is not None else 3) >= bracket.end()):
+        # a bracket of words passed over as a note, or too long to be one, that names a unit
+        # further in gives the figure that unit ("5 [in ms]", "5 [unit: ms]", "250 [in µs]"); one
+        # of words with none, the unit after it (red team 125, F06: the unit after the note, or none,
+        # was read, and any unit grounded)
+        for word in _BRACKET_WORD.findall(bracket.group(1)):
+            if (inside := _unit_named(word, None)) is not None:
+                return _with_currency(text, start, inside)
+        if unit is None and bracket.group(1)[:1].isalpha() and (
+                m := _UNIT_AFTER_FIGURE.match(tail, bracket.end())) is not None:  # (words: no "[1234]")
+            unit = _unit_of_match(tail, m)
+    return _with_currency(text, start, unit)
+
+
+# a bracket after a figure (at most two blanks before it) and its inside, and a word of it
+_BRACKET_AFTER_FIGURE = re.compile(rb"[ \t]{0,2}\[([^\]\n\[]{1,80})\]")
+_BRACKET_WORD = re.compile(rb"(?<![0-9A-Za-z_])(?:[A-Za-z]+|\xc2\xb5[A-Za-z]*|\xce\xbc[A-Za-z]*)(?![0-9A-Za-z_])")
 
 
 # (and a no-break, narrow no-break or thin space a blank, as a reader sees it: "30\u00a0seconds",
@@ -15073,6 +15167,8 @@ def _figures_with_units(text: bytes, at: list[int]) -> dict[bytes, set[bytes]]:
         while text[start] in b".,":
             start += 1  # (a figure starts with a digit)
         figure = text[start:p + 1]
+        if start > 2 and text[start - 1] in _NO_BREAK_LAST_BYTES and (lo := _grouped_figure_start(text, start)) >= 0:
+            start, figure = lo, re.sub(rb"[^0-9]", b"", text[lo:p + 1])  # (1\u00a0234 GB: red team 125, F05)
         if b".." in figure or b",," in figure or b".," in figure or b",." in figure:
             continue
         if start and text[start - 1] in _FIGURE_GLUE:
@@ -15110,7 +15206,18 @@ def _units_of_figure(text: bytes, figure: bytes) -> set[bytes]:
             at = m.start()
             if at and text[at - 1] in _FIGURE_GLUE or text[at - 1:at] == b",":
                 continue
-            unit = _with_currency(text, at, _unit_of_match(text, m)) if plain else _unit_at(text, m.end())
+            if not plain:
+                unit = _unit_at(text, m.end())
+            elif b"[" in text[at:m.end()]:
+                # (a bracket after the figure: read as _unit_at reads it, red team 125, F06)
+                end = at
+                while end < len(text) and text[end] in _FIGURE_BYTES:
+                    end += 1
+                while text[end - 1] in b".,":
+                    end -= 1
+                unit = _unit_at(text, end)
+            else:
+                unit = _with_currency(text, at, _unit_of_match(text, m))
             if unit is not None:
                 out.add(unit)
     return out
@@ -15152,7 +15259,7 @@ _KEY_TAIL = (rb"(?:[\"']?[ \t]*(?:=>?|:)[ \t]*" + _KEY_NEXT_LINE + rb"|(?<=[)\]]
              rb"[\"']?[ \t]*(?:\[[ \t]*[\"']?[ \t]*)?-?")
 # the prose tail right before a figure (:func:`_key_unit_before`)
 _PROSE_KEY_TAIL = re.compile(rb"[)\]][ \t]+(?:[Ii]s|[Ww]as|of)[ \t]+\Z")
-_KEY_UNIT = (rb"(?:[A-Za-z0-9][_.-]((?:\xc2\xb5|\xce\xbc)[A-Za-z]{1,15}|[A-Za-z%]{2,16}|[SsHhDd])|[a-z0-9]([A-Z][a-z]{1,15})"
+_KEY_UNIT = (rb"(?:[A-Za-z0-9](?:[_.-]|(?=\xc2\xb5|\xce\xbc))((?:\xc2\xb5|\xce\xbc)[A-Za-z]{1,15}|[A-Za-z%]{2,16}|[SsHhDd])|[a-z0-9]([A-Z][a-z]{1,15})"
              rb"|(?:(?<![0-9A-Za-z_])|(?=[(\[][ \t]*(?!(?:[sS]|es)[ \t]*[)\]])))[(\[][ \t]*((?:\xc2\xb5|\xce\xbc)?[A-Za-z%]{1,16})[ \t]*[)\]]"
              rb"|(?<![A-Za-z])([A-Za-z]{2,16})\([sS]\)"
              rb"|[A-Za-z)\]][ \t]+[Ii][Nn][ \t]+((?:\xc2\xb5|\xce\xbc)?[A-Za-z%]{1,16}))"
