@@ -1524,6 +1524,33 @@ def test_a_unit_after_a_no_break_space_is_kept(source):
     assert found.evidence["unit"] == "min"
 
 
+# red team 125, F10: the figure space (U+2007, made to glue a figure) and the medium mathematical
+# space (U+205F) are read as the no-break spaces are
+@pytest.mark.parametrize("source, text", [
+    ("Disk: 12\u2007GB\n", "Disk: 12 GB."),
+    ("Disk: 12\u205fGB\n", "Disk: 12 GB."),
+    ("Wait 30\u2007seconds.\n", "Wait 30 s."),
+    ("Disk: 1\u2007234\u2007GB\n", "Disk: 1,234 GB."),
+])
+def test_a_figure_beside_a_figure_space_is_grounded(source, text):
+    assert_accepted(_summarize(source, text))
+
+
+@pytest.mark.parametrize("source, text, value", [
+    ("Disk: 12\u2007GB\n", "Disk: 12 TB.", "12"),
+    ("Disk: 12\u205fGB\n", "Disk: 13 GB.", "13"),
+    ("Disk: 1\u2007234\u2007GB\n", "Disk: 234 GB.", "234"),
+])
+def test_a_figure_beside_a_figure_space_changed_is_refused(source, text, value):
+    find(_summarize(source, text), "I1", block="s", value=value)
+
+
+def test_a_unit_after_a_figure_space_is_kept():
+    found = find(_summarize("Wait 30\u2007seconds. The job ran 5 minutes on 30 nodes.\n", "Wait 30 minutes."), "I1",
+                 block="s", value="30", evidence__change="unit_changed")
+    assert found.evidence["unit"] == "min"
+
+
 def test_the_figures_and_words_beside_a_no_break_space():
     from provgate.gate import _no_break_words, _respelled_units
 

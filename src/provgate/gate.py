@@ -11030,7 +11030,7 @@ _GLUED_IN_TEXT = re.compile(rb"(?<![0-9A-Za-z_.,+\-])(?<!\xe2\x88\x92)([0-9]+(?:
                             rb"(?![0-9A-Za-z_])")
 # (a no-break, narrow no-break or thin space only: a plain blank between figures is as often a
 # list, "Open ports: 80 443" summarized "80443" or "80,443", red team 120, F01)
-_BLANK_GROUPED = re.compile(rb"(?<![0-9A-Za-z_.,+\-])(?<!\xe2\x88\x92)([0-9]{1,3}(?:(?:\xc2\xa0|\xe2\x80\xaf|\xe2\x80\x89)[0-9]{3})+)"
+_BLANK_GROUPED = re.compile(rb"(?<![0-9A-Za-z_.,+\-])(?<!\xe2\x88\x92)([0-9]{1,3}(?:(?:\xc2\xa0|\xe2\x80[\xaf\x89\x87]|\xe2\x81\x9f)[0-9]{3})+)"
                             rb"(?![0-9A-Za-z_]|[.,][0-9])")
 _GLUED_PER = re.compile(rb"(?:[ \t]*/[ \t]*|[ \t]+[Pp][Ee][Rr][ \t]+)([A-Za-z]{1,16})(?![0-9A-Za-z_])")
 # no word right after a figure (blanks, then no letter)
@@ -11158,7 +11158,7 @@ def _respelled_units(text: bytes) -> dict[bytes, set[bytes | None]]:
             continue  # (inside a token, or signed: "-12 %" grounds no "12 %")
         if (unit := _unit_at(read, p + 1)) is not None:
             out.setdefault(_figure_number(figure), set()).add(unit)
-    if b" " in text or b"\xc2\xa0" in text or b"\xe2\x80" in text:
+    if b" " in text or b"\xc2\xa0" in text or b"\xe2\x80" in text or b"\xe2\x81" in text:
         found = list(_BLANK_GROUPED.finditer(text))
         # (a no-break or thin space between two figures is as often a list's separator, HTML's
         # "80&nbsp;443" decoded: "Open ports: 80 443" is no 80443, red team 121, F13. A single
@@ -11205,7 +11205,7 @@ def _no_break_figures(text: bytes, grouped: list[tuple[int, int]], out: dict[byt
                     or any(lo <= start and end <= hi for lo, hi in grouped)):
                 continue  # (glued to a word, signed, or a group of a figure of thousands)
             if spaced is None:
-                spaced = text.replace(b"\xc2\xa0", b"  ").replace(b"\xe2\x80\xaf", b"   ").replace(b"\xe2\x80\x89", b"   ")
+                spaced = _BLANK_OF.sub(lambda m: b" " * len(m.group()), text)
             out.setdefault(_figure_number(text[start:end]), set()).add(_unit_at(spaced, end))
 
 
@@ -11232,7 +11232,7 @@ def _grouped_figure_start(text: bytes, start: int) -> int:
 
 
 # the last bytes of the no-break, narrow no-break and thin spaces
-_NO_BREAK_LAST_BYTES = frozenset(b"\xa0\xaf\x89")
+_NO_BREAK_LAST_BYTES = frozenset(b"\xa0\xaf\x89\x87\x9f")
 # a figure from where it starts (_no_break_figures), and one whole
 _FIGURE_RUN_AT = re.compile(rb"[0-9]+(?:[.,][0-9]+)*(?![0-9])")
 _WHOLE_FIGURE = re.compile(rb"[0-9]+(?:[.,][0-9]+)*")
@@ -11240,8 +11240,9 @@ _ASCII_WORD_BYTE = frozenset(b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklm
 
 
 # the blanks _BLANK_GROUPED groups with, and a word or unit after a figure ("12 500 rows")
-_BLANK_OF = re.compile(rb"\xc2\xa0|\xe2\x80\xaf|\xe2\x80\x89")
-_WORD_AFTER_GROUPED = re.compile(rb"[ \t]*(?:\xc2\xa0|\xe2\x80\xaf|\xe2\x80\x89)?[ \t]*([A-Za-z]+|[%$]|\xc2[\xb0\xb5\xa3\xa5]"
+# (and the figure space and the medium mathematical space: "Disk: 12\u2007GB", red team 125, F10)
+_BLANK_OF = re.compile(rb"\xc2\xa0|\xe2\x80[\xaf\x89\x87]|\xe2\x81\x9f")
+_WORD_AFTER_GROUPED = re.compile(rb"[ \t]*(?:\xc2\xa0|\xe2\x80[\xaf\x89\x87]|\xe2\x81\x9f)?[ \t]*([A-Za-z]+|[%$]|\xc2[\xb0\xb5\xa3\xa5]"
                                  rb"|\xce\xbc|\xe2\x82[\xa0-\xbf])")  # (and a currency's sign: "12 500 €", red team 125, F05)
 
 
@@ -13074,11 +13075,13 @@ def _holds_mark(data: bytes, mark: bytes, tries: int = 16) -> bool:
 
 
 def _holds_no_break_space(text: bytes) -> bool:
-    """Does ``text`` hold a no-break, narrow no-break or thin space? (:func:`_holds_mark` each,
+    """Does ``text`` hold a no-break, narrow no-break, thin, figure or medium mathematical space
+    (the last two: red team 125, F10)? (:func:`_holds_mark` each,
     their last bytes being rare: ``in`` of their bytes read 79 KB of the rewrite benchmark's
     sources at ~1 GB/s, 0.2 ms)."""
     return (_holds_mark(text, b"\xc2\xa0", 256) or _holds_mark(text, b"\xe2\x80\xaf", 256)
-            or _holds_mark(text, b"\xe2\x80\x89", 256))
+            or _holds_mark(text, b"\xe2\x80\x89", 256) or _holds_mark(text, b"\xe2\x80\x87", 256)
+            or _holds_mark(text, b"\xe2\x81\x9f", 256))
 
 # the marks that open a quotation of :data:`_MARKED_QUOTATION` (« », the corner brackets, ‹, „,
 # “, ‘, ‚, ″), and ” (which closes one opened by a straight mark, and opens the Swedish ”…”)
@@ -15074,7 +15077,7 @@ _BRACKET_WORD = re.compile(rb"(?<![0-9A-Za-z_])(?:[A-Za-z]+|\xc2\xb5[A-Za-z]*|\x
 # (and a no-break, narrow no-break or thin space a blank, as a reader sees it: "30\u00a0seconds",
 # red team 123, F06)
 _UNIT_SIGNS = str.maketrans({"\u212a": "K", "\u2103": "\u00b0C", "\u2109": "\u00b0F",
-                             "\u00a0": " ", "\u202f": " ", "\u2009": " "})
+                             "\u00a0": " ", "\u202f": " ", "\u2009": " ", "\u2007": " ", "\u205f": " "})
 
 
 # a currency's sign before a figure ("$5/month"): $, £, ¥, €, ₹ (red team 120, F11)
