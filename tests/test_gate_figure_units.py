@@ -1517,7 +1517,7 @@ def test_a_figure_beside_a_no_break_space_changed_is_refused(source, text, value
 @pytest.mark.parametrize("source", [
     "Wait 30\u00a0seconds. The job ran 5 minutes on 30 nodes.\n",   # (30 grounded by the nodes: its unit is read)
     "Wait 30\u202fs. The job ran 5 minutes on 30 nodes.\n",
-    "Wait 30\u2009seconds. " + " ".join("%d\u00a0GB" % i for i in range(40, 80)) + " on 30 nodes.\n",  # (among many figures)
+    "Wait 30\u2009seconds. " + " ".join(f"{i}\u00a0GB" for i in range(40, 80)) + " on 30 nodes.\n",  # (among many figures)
 ])
 def test_a_unit_after_a_no_break_space_is_kept(source):
     found = find(_summarize(source, "Wait 30 minutes."), "I1", block="s", value="30", evidence__change="unit_changed")

@@ -34,20 +34,25 @@ def left(verdict) -> list:
     return [v for v in of(verdict, "I4") if "newer_read" in (v.evidence or {})]
 
 
-def session(tmp_path, incremental: bool, resumed: bool):
-    """Red team 122 F12's first edits (both reads seen, then both evicted on the record); the
-    gate to check the next edit with, the same one or one resumed from the audit log."""
-    path = str(tmp_path / "s.sqlite3")
-    store = SourceStore(path)
+def _new_gate(tmp_path, incremental: bool) -> Gate:
+    """A gate of session S on a file store holding the sources, on the I4 path asked."""
+    store = SourceStore(str(tmp_path / "s.sqlite3"))
     for h, t in SOURCES.items():
         store.put(h, t)
     gate = Gate(store, session="S")
     gate._incremental_left = incremental
+    return gate
+
+
+def session(tmp_path, incremental: bool, resumed: bool):
+    """Red team 122 F12's first edits (both reads seen, then both evicted on the record); the
+    gate to check the next edit with, the same one or one resumed from the audit log."""
+    gate = _new_gate(tmp_path, incremental)
     assert_accepted(gate.check([TURN, R1, R2], [TURN, R1, R2], operator="reorder", commit=True))
     assert_accepted(gate.check([TURN, R1, R2], [TURN], operator="evict", evicted=["tool:r1", "tool:r2"],
                                commit=True))
     if resumed:
-        gate = Gate(SourceStore(path), session="S")
+        gate = Gate(SourceStore(str(tmp_path / "s.sqlite3")), session="S")
         gate._incremental_left = incremental
     return gate
 
@@ -137,18 +142,13 @@ def test_the_same_edit_after_the_summary_was_kept_all_along_is_accepted(tmp_path
     """The honest twin of the "rewritten-own-id" lie: the summary of the old read made while the
     newest read was in the window, kept through the newest read's eviction on the record (as red
     team 20 n01's session), then reworded: the very same pre and post, accepted by design."""
-    path = str(tmp_path / "s.sqlite3")
-    store = SourceStore(path)
-    for h, t in SOURCES.items():
-        store.put(h, t)
-    gate = Gate(store, session="S")
-    gate._incremental_left = incremental
+    gate = _new_gate(tmp_path, incremental)
     assert_accepted(gate.check([TURN, R1, R2], [TURN, R1, R2], operator="reorder", commit=True))
     assert_accepted(gate.check([TURN, R1, R2], [TURN, OLD_SUMMARY, R2], operator="summarize", commit=True))
     assert_accepted(gate.check([TURN, OLD_SUMMARY, R2], [TURN, OLD_SUMMARY], operator="evict", evicted=["tool:r2"],
                                commit=True))
     if resumed:
-        gate = Gate(SourceStore(path), session="S")
+        gate = Gate(SourceStore(str(tmp_path / "s.sqlite3")), session="S")
         gate._incremental_left = incremental
     pre, post, operator = LIES["rewritten-own-id"]
     assert_accepted(gate.check(pre, post, operator=operator))

@@ -226,9 +226,9 @@ def test_a_marker_moved_between_table_requirements_is_refused(source, lie):
 
 
 @pytest.mark.parametrize("source, text, edits", [
-    (POETRY, "[tool.poetry.dependencies]\n"                                           # rows and keys reordered
-             "urllib3 = { markers = \"python_version < '3.8'\", version = \"1.26.18\" }\n"
-             "requests = { version = \"2.31.0\", markers = \"python_version >= '3.8'\" }\n", (rewrite, summarize)),
+    (POETRY, ("[tool.poetry.dependencies]\n"                                          # rows and keys reordered
+              "urllib3 = { markers = \"python_version < '3.8'\", version = \"1.26.18\" }\n"
+              "requests = { version = \"2.31.0\", markers = \"python_version >= '3.8'\" }\n"), (rewrite, summarize)),
     (POETRY, POETRY.replace(" = { ", "={").replace(" }", "}"), (rewrite, summarize)),   # re-spaced
     (STANDARD, "\n\n".join(STANDARD.split("\n\n")[::-1]) + "\n", (rewrite, summarize)),  # tables reordered
     (PIPFILE, PIPFILE.replace(" = {", " = { ").replace("'\"}", "'\" }"), (rewrite, summarize)),

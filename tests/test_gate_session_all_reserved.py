@@ -11,9 +11,8 @@ import json
 import pytest
 from gate_helpers import tool
 
-import provgate.cli as cli
 import provgate.gate as gate_mod
-from provgate import Gate, SourceStore
+from provgate import Gate, SourceStore, cli
 from provgate.errors import InvalidArgumentError
 from provgate.report import session_report
 from provgate.window import Window
