@@ -1566,3 +1566,55 @@ def test_the_figures_and_words_beside_a_no_break_space():
     text = "Disk: 1\u00a0234\u00a0GB, 1\u202f234\u202f567 ms".encode()
     assert _figures_with_units(text, _unit_leads(text)) == {b"1234": {b"gb"}, b"1234567": {b"ms"}}
     assert _respelled_units(text) == {b"1234": {None, b"gb"}, b"1234567": {None, b"ms"}}
+
+
+# red team 126, F02: each group of a long run of groups was read back to the run's start and
+# forward to its end (2,000 groups in 2.9 s); a run of more than _MAX_GROUPS groups is no figure
+
+
+def test_a_figure_of_eight_groups_is_read_whole_and_a_longer_run_is_no_figure():
+    from provgate import gate as gate_module
+
+    nb = "\u00a0".encode()
+    eight = nb.join([b"1"] + [b"234"] * 7)  # 1 234 ... 234: eight groups
+    text = b"Rows: " + eight + b" rows."
+    last = text.rindex(nb) + len(nb)
+    assert gate_module._grouped_figure_start(text, last) == len(b"Rows: ")
+    nine = nb.join([b"1"] + [b"234"] * 8)
+    text = b"Ids: " + nine + b" ok."
+    assert gate_module._grouped_figure_start(text, text.rindex(nb) + len(nb)) == -1
+    assert gate_module._grouped_figure_start(text, text.index(nb) + len(nb)) == -1  # (its run is too long)
+    # the same with the three-byte narrow no-break space
+    nnb = "\u202f".encode()
+    text = b"Ids: " + nnb.join([b"123"] * 9) + b" ok."
+    assert gate_module._grouped_figure_start(text, text.index(nnb) + len(nnb)) == -1
+    text = b"Rows: " + nnb.join([b"123"] * 8) + b" rows."
+    assert gate_module._grouped_figure_start(text, text.rindex(nnb) + len(nnb)) == len(b"Rows: ")
+
+
+class _CountingPattern:
+    """A compiled pattern that counts the bytes its match calls may read."""
+
+    def __init__(self, pattern):
+        self.pattern, self.calls, self.span = pattern, 0, 0
+
+    def match(self, text, pos=0, endpos=None):
+        self.calls += 1
+        self.span += (len(text) if endpos is None else min(endpos, len(text))) - pos
+        return self.pattern.match(text, pos, *(() if endpos is None else (endpos,)))
+
+    def __getattr__(self, name):
+        return getattr(self.pattern, name)
+
+
+@pytest.mark.parametrize("n", [100, 400, 1600])
+def test_a_long_run_of_groups_is_read_in_linear_time(monkeypatch, n):
+    """Counted, not timed: the run's figures are each read within a bounded window."""
+    from provgate import gate as gate_module
+
+    counting = _CountingPattern(gate_module._BLANK_GROUPED)
+    monkeypatch.setattr(gate_module, "_BLANK_GROUPED", counting)
+    source = "Sizes: " + "\u00a0".join(["123"] * n) + "\u00a0GB.\n"
+    v = _summarize(source, "Sizes: 123 GB.\n")
+    assert v is not None
+    assert counting.calls <= 2 * n and counting.span <= 64 * counting.calls
