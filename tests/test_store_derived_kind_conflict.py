@@ -143,3 +143,25 @@ def test_compact_evicts_a_summary_stored_as_one_already():
                      budget_tokens=200, gate=gate, on_reject="evict")
     assert result.verdict.accepted and "s1" in result.evicted
     assert store.info(SUMMARY_HANDLE).kind == DERIVED_KIND
+
+
+@pytest.mark.parametrize("first_derived", [True, False], ids=["summary-then-turn", "turn-then-summary"])
+def test_compact_evicts_a_text_an_earlier_pass_evicted_under_its_other_kind(first_derived):
+    """Red team 126, F09: an evicted summary saying "Done." and, a pass later, an evicted turn
+    saying "Done." (or the reverse) are one block handle with compact()'s two kinds. Both are
+    compact()'s own evictions, so the words are stored already: the second pass evicts as before
+    the refusal existed, the first kind kept (a caller's kind still stops it: the test above)."""
+    filler = " ".join(f"word{i}" for i in range(60))
+    store = memory_store({"tool:c1": "retries=3\ntimeout=30s\n"})
+    gate = Gate(store)
+    done = Block("d", "assistant", "Done.", derived=True, derived_from=("tool:c1",))
+    turn = Block("t", "assistant", "Done.")
+    handle = block_text_handle(blake3(b"Done.").digest())
+    passes = [done, turn] if first_derived else [turn, done]
+    for k, block in enumerate(passes):
+        window = Window([block, Block(f"u{k}", "user", "Please continue. " + filler),
+                         Block(f"a{k}", "assistant", "Working on it. " + filler)])
+        result = compact(window, lambda request: "Done.", store=store, budget_tokens=100, gate=gate,
+                         on_reject="evict")
+        assert result.verdict.accepted and block.id in result.evicted
+    assert store.info(handle).kind == (DERIVED_KIND if first_derived else "window_block")

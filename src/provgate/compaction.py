@@ -1019,6 +1019,15 @@ def compact(
                     store.put(handle, block.text, kind=DERIVED_KIND if block.derived else BLOCK_SOURCE_KIND,
                               ts=block.ts)
                 except HandleConflictError as exc:
+                    # The same bytes evicted before under the other of compact()'s own kinds (a
+                    # summary saying "Done." and, later, a turn saying "Done.", or the reverse:
+                    # red team 126, F09) are those words already: kept as first stored, as
+                    # before the refusal existed (a summary's kind is the stricter grade; a turn's
+                    # evicted text is an original's). Only a kind the caller gave (an inline
+                    # source, F05) stops the eviction.
+                    if store.info(handle).kind in (DERIVED_KIND, BLOCK_SOURCE_KIND):
+                        stored[handle] = None
+                        continue
                     what = "summary" if block.derived else "block"
                     raise HandleConflictError(
                         f"compact(): the words of the {what} {block.id!r} it would evict are already stored under "
