@@ -13508,19 +13508,29 @@ def _negation_pieces(unit: bytes) -> list[bytes]:
     pieces = []
     around: list[bytes] = []  # (the words before an open aside, joined to the words after it)
     aside = None  # (the group that opened the aside being read: "dash" or "open")
+    depth = 0  # (the brackets open in a bracketed aside: one nested in it ends at its own close,
+    # "Do not (under any (really, any) circumstances) restart the db", red team 126, F01)
     at = 0
     for i, m in enumerate(cuts):
         part = unit[at:m.start()]
         at = m.end()
         if aside is not None:
             pieces.append(part)
-            if m.group("close" if aside == "open" else "dash") is not None:
+            if aside == "open":
+                if m.group("open") is not None:
+                    depth += 1
+                elif m.group("close") is not None:
+                    depth -= 1
+                    if depth == 0:
+                        aside = None
+            elif m.group("dash") is not None:
                 aside = None
             continue
         around.append(part)
         if m.group("open") is not None or (m.group("dash") is not None and any(
                 n.group("dash") is not None for n in cuts[i + 1:])):
             aside = "open" if m.group("open") is not None else "dash"
+            depth = 1
             continue
         pieces.append(b" ".join(around))
         around = []
