@@ -2157,3 +2157,31 @@ def test_a_fence_a_sentence_with_more_words_that_denies_nothing_is_accepted(sour
 def test_fence_instruction_negated_reads_more_words(sentence, pointer, negated):
     regex = _FENCE_POINTER_BELOW if pointer == "below" else _FENCE_POINTER_ABOVE
     assert _fence_instruction_negated(sentence, regex, 0) is negated
+
+
+# red team 126, F14: the sentence between two fences freed the fence above even when the fence
+# below is the command's output, so "Never run this." over its output no longer denied it
+_F14_COMMAND = "```\nmake deploy\n```\n"
+_F14_OUTPUT = "```\nDeploying to prod... done\n```\n"
+
+
+@pytest.mark.parametrize("source", [
+    _F14_COMMAND + "Never run this.\n" + _F14_OUTPUT,
+    _F14_COMMAND + "Never run this. It wiped prod last time:\n" + _F14_OUTPUT,
+    # no line ending in ":" over the fence above: "this" may point back, the fence stays governed
+    _F14_COMMAND + "Never run this.\n```\nmake status\n```\n",
+    # the pointing sentence is not the whole line
+    "Run this:\n" + _F14_COMMAND + "Never run this. It wiped prod last time:\n```\nmake status\n```\n",
+])
+def test_a_sentence_over_an_output_fence_still_denies_the_command_above(source):
+    find(_summarize(source, "Run this:\n" + _F14_COMMAND), "I1", block="s1", value="make deploy",
+         evidence__change="negation_dropped")
+
+
+@pytest.mark.parametrize("source, text", [
+    (_F02_SOURCE, "Run this:\n```\nmake test\n```\n"),
+    ("Run this:\n```\nmake test\n```\nNever run this.\n```\n$ make deploy\n```\n", "Run this:\n```\nmake test\n```\n"),
+    ("Run this:\n```\nmake test\n```\n" + _F14_OUTPUT, "Run this:\n```\nmake test\n```\n"),
+])
+def test_a_sentence_pointing_down_at_a_command_fence_frees_the_one_above(source, text):
+    assert_accepted(_summarize(source, text))

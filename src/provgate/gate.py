@@ -12322,21 +12322,33 @@ def _fence_denied_after(text: bytes, at: int, opening: bytes, depth: int) -> boo
             break
     else:
         return False
-    after = text[closing.end():closing.end() + 256].lstrip().lower()
+    raw = text[closing.end():closing.end() + 256]
+    after = raw.lstrip().lower()
     brk = _LINE_BREAK.search(after)
     line = after[:brk.start()] if brk is not None else after
     stop = _SENTENCE_END.search(line)  # (the first sentence)
     sentence = line[:stop.end()] if stop is not None else line
     # (a line pointing down over the next fence governs that one, not this: "Never run this."
-    # between two fences, red team 125, F02)
-    if brk is not None and _FENCE_NEXT.match(after, brk.start()) is not None and (
-            down := _FENCE_POINTER_BELOW.search(sentence.rstrip())) is not None and down.group("pronoun") is None:
-        return False  # ("it" / "them" point back: "Never run it." between two fences denies the one above)
+    # between two fences, red team 125, F02; only where it is the whole line, the fence above
+    # has a line of its own ending in ":" over it and the next one opens with a command, else
+    # "this" may point back and the fence above stays governed: "```make deploy```" / "Never
+    # run this." / "```Deploying to prod... done```", red team 126, F14)
+    if brk is not None and (nxt := _FENCE_NEXT.match(after, brk.start())) is not None and (
+            down := _FENCE_POINTER_BELOW.search(sentence.rstrip())) is not None and down.group("pronoun") is None \
+            and sentence.rstrip() == line.rstrip() \
+            and _FENCE_COMMAND.match(text, closing.end() + len(raw) - len(after) + nxt.end()) is not None:
+        h = at - len(opening)  # (where the fence above opens)
+        if text[max(h - 256, 0):max(h, 0)].rstrip().endswith(b":"):
+            return False  # ("it" / "them" point back: "Never run it." between two fences denies the one above)
     return _fence_instruction_negated(sentence.rstrip(), _FENCE_POINTER_ABOVE, depth)
 
 
 # the blank lines and the fence that open a fenced block right after a line (:func:`_fence_denied_after`)
 _FENCE_NEXT = re.compile(rb"\s*\n[ \t]{0,3}(?:`{3,}|~{3,})")
+# the rest of that fence's line and a first line that opens with a command, a prompt allowed,
+# its name lower-case and followed by a blank or the line's end (an output, "Deploying to
+# prod... done", "error: ...", is none: :func:`_fence_denied_after`)
+_FENCE_COMMAND = re.compile(rb"[^\n]*\n[ \t]*(?:\$[ \t]+)?[a-z][a-z0-9_.+/-]*(?:[ \t]|\r?\n)")
 
 
 def _verb_item_negated(text: bytes, line_start: int, item: bytes) -> bool:
