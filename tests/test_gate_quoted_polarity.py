@@ -2185,3 +2185,34 @@ def test_a_sentence_over_an_output_fence_still_denies_the_command_above(source):
 ])
 def test_a_sentence_pointing_down_at_a_command_fence_frees_the_one_above(source, text):
     assert_accepted(_summarize(source, text))
+
+
+# red team 126, F10: encouraging sentences (a fear, a risk, a breakage or problems denied by a
+# statement, "why not", "no reason not to", a regret in the past) were read as denying the block
+@pytest.mark.parametrize("source", [
+    "Don't be afraid to run this.\n" + _F11_FENCE,
+    "It is not risky to run this.\n" + _F11_FENCE,
+    "There's no reason not to run this.\n" + _F11_FENCE,
+    "Why not just run this.\n" + _F11_FENCE,
+    "It won't cause problems to run this.\n" + _F11_FENCE,
+    "It can't break anything to run this.\n" + _F11_FENCE,
+    "Run this:\n" + _F11_FENCE + "I never regretted running that.\n",
+    "Run this:\n" + _F11_FENCE + "No one ever regrets running that.\n",
+])
+def test_a_fence_an_encouraging_sentence_points_at_is_not_denied(source):
+    assert_accepted(_summarize(source, "Run this:\n" + _F11_FENCE))
+
+
+@pytest.mark.parametrize("source", [
+    "Don't break prod by running this.\n" + _F11_FENCE,
+    "Do not cause problems by running this.\n" + _F11_FENCE,
+    "You must not break anything by running this.\n" + _F11_FENCE,
+    "There's no reason to run this.\n" + _F11_FENCE,
+    "It won't break prod to never run this.\n" + _F11_FENCE,
+    "Don't be afraid: never run this.\n" + _F11_FENCE,
+    "No one should run this.\n" + _F11_FENCE,
+    "Why? Never run this.\n" + _F11_FENCE,
+])
+def test_a_fence_a_prohibition_near_an_encouraging_word_points_at_is_still_denied(source):
+    find(_summarize(source, "Run this:\n" + _F11_FENCE), "I1", block="s1", value="make deploy",
+         evidence__change="negation_dropped")

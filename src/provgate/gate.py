@@ -12292,7 +12292,25 @@ def _fence_harm_denied(words: list[bytes]) -> bool:
     for n, word in enumerate(words):
         if word not in _BARE_NOT and not _negation_words(word, 0, len(word)):
             continue
+        if n == 1 and word == b"not" and words[0] == b"why":
+            seen = True  # (a suggestion: "Why not just run this.", red team 126, F10)
+            continue
+        if word == b"not" and words[n - 2:n] == [b"no", b"reason"]:
+            continue  # (a double negation: "There's no reason not to run this.", read with "no reason")
         k = next((k for k in range(n + 1, len(words)) if words[k] not in _HARM_FILLER), None)
+        if k is not None and words[k] == b"reason" and words[n] == b"no" and words[k + 1:k + 2] == [b"not"]:
+            seen = True
+            continue
+        # (a harm caused or done that a statement, not a prohibition, denies: "It won't cause
+        # problems to run this.", "It can't break anything to run this."; "Don't break prod by
+        # running this." still denies)
+        if k is not None and words[k] in _FENCE_HARM_VERBS and (
+                word in _FENCE_HARM_NOT or (word == b"not" and n > 0 and words[n - 1] in (b"will", b"can"))):
+            k = next((j for j in range(k + 1, len(words)) if words[j] not in _HARM_FILLER), len(words))
+            if words[k - 1] != b"anything" and (k == len(words) or words[k] not in _FENCE_HARMLESS):
+                return False
+            seen = True
+            continue
         if k is None or words[k] not in _FENCE_HARMLESS:
             return False
         seen = True
@@ -12303,9 +12321,15 @@ def _fence_harm_denied(words: list[bytes]) -> bool:
 _FENCE_REPORT_AUX = frozenset((b"did", b"has", b"have", b"had", b"was", b"were"))
 # the words of a harm, regret or hindrance a negation denies of an act (:func:`_fence_harm_denied`)
 _FENCE_HARMLESS = frozenset((b"hurt", b"hurts", b"harm", b"harms", b"harmful", b"regret", b"wrong", b"stop", b"stops",
-                             b"prevent", b"prevents", b"problem", b"dangerous"))
+                             b"prevent", b"prevents", b"problem", b"dangerous",
+                             # (red team 126, F10: "Don't be afraid to run this.", "It is not risky
+                             # to run this.", "I never regretted running that.")
+                             b"problems", b"afraid", b"scared", b"risky", b"regrets", b"regretted"))
+# the verbs of a harm done, read only after a statement's negation (:func:`_fence_harm_denied`)
+_FENCE_HARM_VERBS = frozenset((b"cause", b"causes", b"break", b"breaks"))
+_FENCE_HARM_NOT = frozenset((b"won't", b"can't", b"cannot", b"wont", b"cant", b"wouldn't", b"couldn't"))
 # the words passed between a negation and the harm it denies ("won't ever hurt", "isn't a problem")
-_HARM_FILLER = _NEGATION_STRESS | frozenset((b"be", b"a", b"any", b"anything", b"at", b"all"))
+_HARM_FILLER = _NEGATION_STRESS | frozenset((b"be", b"a", b"any", b"anything", b"at", b"all", b"one"))
 # the start of a clause's last sentence (:func:`_fence_instruction_negated`)
 _LAST_SENTENCE_START = re.compile(rb"(?:.*[.!?;][ \t]+)?", re.DOTALL)
 
