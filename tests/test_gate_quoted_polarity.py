@@ -2216,3 +2216,23 @@ def test_a_fence_an_encouraging_sentence_points_at_is_not_denied(source):
 def test_a_fence_a_prohibition_near_an_encouraging_word_points_at_is_still_denied(source):
     find(_summarize(source, "Run this:\n" + _F11_FENCE), "I1", block="s1", value="make deploy",
          evidence__change="negation_dropped")
+
+
+# red team 126, F13: an adverb of a time that ends after a past "was" ("was temporarily blocked
+# until yesterday") was read as a standing prohibition
+@pytest.mark.parametrize("source", [
+    "`make deploy` was temporarily blocked until yesterday.",
+    "`make deploy` and `make test` were temporarily blocked until yesterday.",
+])
+def test_a_command_temporarily_blocked_in_the_past_is_asked(source):
+    assert_accepted(_summarize(source, "Run `make deploy`."))
+
+
+@pytest.mark.parametrize("source", [
+    "`make deploy` is temporarily blocked until tomorrow.",
+    "`make deploy` remains temporarily blocked.",
+    "`make deploy` was permanently blocked.",
+])
+def test_a_command_blocked_for_good_or_now_is_still_prohibited(source):
+    find(_summarize(source, "Run `make deploy`."), "I1", block="s1", value="make deploy",
+         evidence__change="negation_dropped")

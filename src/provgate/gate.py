@@ -12860,8 +12860,9 @@ def _read_after(text: bytes, at: int, depth: int = 0) -> int:
                 return _AFTER_DENIED  # ("was not tried", "hasn't been run": a statement it was not done)
             return _AFTER_NOTHING
         elif word not in (b"now", b"still", b"strictly", b"absolutely", b"hereby", b"also", b"always") and (
-                word not in _STANDING_ADVERBS):
-            return _AFTER_NOTHING
+                word not in _STANDING_ADVERBS or (word in _LAPSED_ADVERBS and verb in (b"was", b"were"))):
+            return _AFTER_NOTHING  # (a past "was" with one that ends: ""A" was temporarily blocked
+            # until yesterday", red team 126, F13, read as standing; "was permanently blocked" still is)
     return _AFTER_NOTHING
 
 
@@ -12872,6 +12873,9 @@ _STANDING_ADVERBS = frozenset((b"currently", b"presently", b"temporarily", b"ind
                                b"completely", b"fully", b"totally", b"entirely", b"effectively", b"officially",
                                b"explicitly", b"formally", b"actually", b"really", b"firmly", b"automatically",
                                b"intentionally", b"deliberately", b"globally", b"outright", b"again", b"today"))
+# the standing adverbs of a time that ends, which after a past "was" / "were" put the
+# prohibition in the past (:data:`_STANDING_ADVERBS`)
+_LAPSED_ADVERBS = frozenset((b"currently", b"presently", b"temporarily", b"today"))
 
 
 # the words that open a condition (a clause break of _CLAUSE_BREAK's): a negation set off by a
