@@ -2198,6 +2198,7 @@ def test_a_sentence_pointing_down_at_a_command_fence_frees_the_one_above(source,
     "It can't break anything to run this.\n" + _F11_FENCE,
     "Run this:\n" + _F11_FENCE + "I never regretted running that.\n",
     "Run this:\n" + _F11_FENCE + "No one ever regrets running that.\n",
+    "Run this:\n" + _F11_FENCE + "Not everyone needs to run that.\n",
 ])
 def test_a_fence_an_encouraging_sentence_points_at_is_not_denied(source):
     assert_accepted(_summarize(source, "Run this:\n" + _F11_FENCE))
@@ -2212,6 +2213,8 @@ def test_a_fence_an_encouraging_sentence_points_at_is_not_denied(source):
     "Don't be afraid: never run this.\n" + _F11_FENCE,
     "No one should run this.\n" + _F11_FENCE,
     "Why? Never run this.\n" + _F11_FENCE,
+    "Run this:\n" + _F11_FENCE + "Not everyone should run that.\n",
+    "Run this:\n" + _F11_FENCE + "Not everyone needs to run that, and nobody should run that.\n",
 ])
 def test_a_fence_a_prohibition_near_an_encouraging_word_points_at_is_still_denied(source):
     find(_summarize(source, "Run this:\n" + _F11_FENCE), "I1", block="s1", value="make deploy",

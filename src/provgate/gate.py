@@ -12295,6 +12295,10 @@ def _fence_harm_denied(words: list[bytes]) -> bool:
         if n == 1 and word == b"not" and words[0] == b"why":
             seen = True  # (a suggestion: "Why not just run this.", red team 126, F10)
             continue
+        if n == 0 and word == b"not" and words[1:2] in ([b"everyone"], [b"everybody"]) and words[2:3] in (
+                [b"needs"], [b"need"]):
+            seen = True  # (an act not every reader needs: "Not everyone needs to run that."; "Not
+            continue  # everyone should run that." still denies)
         if word == b"not" and words[n - 2:n] == [b"no", b"reason"]:
             continue  # (a double negation: "There's no reason not to run this.", read with "no reason")
         k = next((k for k in range(n + 1, len(words)) if words[k] not in _HARM_FILLER), None)
