@@ -583,3 +583,25 @@ def test_a_negation_moved_across_a_clause_of_its_own_that_denies_is_refused(befo
 ])
 def test_a_negation_kept_over_its_words_across_a_clause_of_its_own_is_accepted(before, after):
     assert_accepted(_rewrite(before, after), "lossless")
+
+
+# red team 126, F01: a bracket nested in a bracketed aside ended the aside at its own ')', so the
+# words after it joined the denial and the act after the outer ')' was read as a plain piece
+@pytest.mark.parametrize("before, after", [
+    ("Do not (under any (really, any) circumstances) restart the db. Restart the api.",
+     "Do not (under any (really, any) circumstances) restart the api. Restart the db."),
+    ("Never (not even (once)) restart the db. Restart the api.",
+     "Never (not even (once)) restart the api. Restart the db."),
+])
+def test_a_negation_moved_past_a_nested_bracket_aside_is_refused(before, after):
+    find(_rewrite(before, after), "I2", block="b1", key="negation", evidence__change="negation_moved")
+
+
+@pytest.mark.parametrize("before, after", [
+    ("Do not (under any (really, any) circumstances) restart the db. Restart the api.",
+     "Restart the api. Do not (under any (really, any) circumstances) restart the db."),
+    ("Never (not even (once)) restart the db. Restart the api.",
+     "Restart the api. Never (not even (once)) restart the db."),
+])
+def test_a_negation_kept_over_its_act_past_a_nested_bracket_aside_is_accepted(before, after):
+    assert_accepted(_rewrite(before, after), "lossless")

@@ -2157,3 +2157,85 @@ def test_a_fence_a_sentence_with_more_words_that_denies_nothing_is_accepted(sour
 def test_fence_instruction_negated_reads_more_words(sentence, pointer, negated):
     regex = _FENCE_POINTER_BELOW if pointer == "below" else _FENCE_POINTER_ABOVE
     assert _fence_instruction_negated(sentence, regex, 0) is negated
+
+
+# red team 126, F14: the sentence between two fences freed the fence above even when the fence
+# below is the command's output, so "Never run this." over its output no longer denied it
+_F14_COMMAND = "```\nmake deploy\n```\n"
+_F14_OUTPUT = "```\nDeploying to prod... done\n```\n"
+
+
+@pytest.mark.parametrize("source", [
+    _F14_COMMAND + "Never run this.\n" + _F14_OUTPUT,
+    _F14_COMMAND + "Never run this. It wiped prod last time:\n" + _F14_OUTPUT,
+    # no line ending in ":" over the fence above: "this" may point back, the fence stays governed
+    _F14_COMMAND + "Never run this.\n```\nmake status\n```\n",
+    # the pointing sentence is not the whole line
+    "Run this:\n" + _F14_COMMAND + "Never run this. It wiped prod last time:\n```\nmake status\n```\n",
+])
+def test_a_sentence_over_an_output_fence_still_denies_the_command_above(source):
+    find(_summarize(source, "Run this:\n" + _F14_COMMAND), "I1", block="s1", value="make deploy",
+         evidence__change="negation_dropped")
+
+
+@pytest.mark.parametrize("source, text", [
+    (_F02_SOURCE, "Run this:\n```\nmake test\n```\n"),
+    ("Run this:\n```\nmake test\n```\nNever run this.\n```\n$ make deploy\n```\n", "Run this:\n```\nmake test\n```\n"),
+    ("Run this:\n```\nmake test\n```\n" + _F14_OUTPUT, "Run this:\n```\nmake test\n```\n"),
+])
+def test_a_sentence_pointing_down_at_a_command_fence_frees_the_one_above(source, text):
+    assert_accepted(_summarize(source, text))
+
+
+# red team 126, F10: encouraging sentences (a fear, a risk, a breakage or problems denied by a
+# statement, "why not", "no reason not to", a regret in the past) were read as denying the block
+@pytest.mark.parametrize("source", [
+    "Don't be afraid to run this.\n" + _F11_FENCE,
+    "It is not risky to run this.\n" + _F11_FENCE,
+    "There's no reason not to run this.\n" + _F11_FENCE,
+    "Why not just run this.\n" + _F11_FENCE,
+    "It won't cause problems to run this.\n" + _F11_FENCE,
+    "It can't break anything to run this.\n" + _F11_FENCE,
+    "Run this:\n" + _F11_FENCE + "I never regretted running that.\n",
+    "Run this:\n" + _F11_FENCE + "No one ever regrets running that.\n",
+    "Run this:\n" + _F11_FENCE + "Not everyone needs to run that.\n",
+])
+def test_a_fence_an_encouraging_sentence_points_at_is_not_denied(source):
+    assert_accepted(_summarize(source, "Run this:\n" + _F11_FENCE))
+
+
+@pytest.mark.parametrize("source", [
+    "Don't break prod by running this.\n" + _F11_FENCE,
+    "Do not cause problems by running this.\n" + _F11_FENCE,
+    "You must not break anything by running this.\n" + _F11_FENCE,
+    "There's no reason to run this.\n" + _F11_FENCE,
+    "It won't break prod to never run this.\n" + _F11_FENCE,
+    "Don't be afraid: never run this.\n" + _F11_FENCE,
+    "No one should run this.\n" + _F11_FENCE,
+    "Why? Never run this.\n" + _F11_FENCE,
+    "Run this:\n" + _F11_FENCE + "Not everyone should run that.\n",
+    "Run this:\n" + _F11_FENCE + "Not everyone needs to run that, and nobody should run that.\n",
+])
+def test_a_fence_a_prohibition_near_an_encouraging_word_points_at_is_still_denied(source):
+    find(_summarize(source, "Run this:\n" + _F11_FENCE), "I1", block="s1", value="make deploy",
+         evidence__change="negation_dropped")
+
+
+# red team 126, F13: an adverb of a time that ends after a past "was" ("was temporarily blocked
+# until yesterday") was read as a standing prohibition
+@pytest.mark.parametrize("source", [
+    "`make deploy` was temporarily blocked until yesterday.",
+    "`make deploy` and `make test` were temporarily blocked until yesterday.",
+])
+def test_a_command_temporarily_blocked_in_the_past_is_asked(source):
+    assert_accepted(_summarize(source, "Run `make deploy`."))
+
+
+@pytest.mark.parametrize("source", [
+    "`make deploy` is temporarily blocked until tomorrow.",
+    "`make deploy` remains temporarily blocked.",
+    "`make deploy` was permanently blocked.",
+])
+def test_a_command_blocked_for_good_or_now_is_still_prohibited(source):
+    find(_summarize(source, "Run `make deploy`."), "I1", block="s1", value="make deploy",
+         evidence__change="negation_dropped")

@@ -12306,7 +12306,29 @@ def _fence_harm_denied(words: list[bytes]) -> bool:
     for n, word in enumerate(words):
         if word not in _BARE_NOT and not _negation_words(word, 0, len(word)):
             continue
+        if n == 1 and word == b"not" and words[0] == b"why":
+            seen = True  # (a suggestion: "Why not just run this.", red team 126, F10)
+            continue
+        if n == 0 and word == b"not" and words[1:2] in ([b"everyone"], [b"everybody"]) and words[2:3] in (
+                [b"needs"], [b"need"]):
+            seen = True  # (an act not every reader needs: "Not everyone needs to run that."; "Not
+            continue  # everyone should run that." still denies)
+        if word == b"not" and words[n - 2:n] == [b"no", b"reason"]:
+            continue  # (a double negation: "There's no reason not to run this.", read with "no reason")
         k = next((k for k in range(n + 1, len(words)) if words[k] not in _HARM_FILLER), None)
+        if k is not None and words[k] == b"reason" and words[n] == b"no" and words[k + 1:k + 2] == [b"not"]:
+            seen = True
+            continue
+        # (a harm caused or done that a statement, not a prohibition, denies: "It won't cause
+        # problems to run this.", "It can't break anything to run this."; "Don't break prod by
+        # running this." still denies)
+        if k is not None and words[k] in _FENCE_HARM_VERBS and (
+                word in _FENCE_HARM_NOT or (word == b"not" and n > 0 and words[n - 1] in (b"will", b"can"))):
+            k = next((j for j in range(k + 1, len(words)) if words[j] not in _HARM_FILLER), len(words))
+            if words[k - 1] != b"anything" and (k == len(words) or words[k] not in _FENCE_HARMLESS):
+                return False
+            seen = True
+            continue
         if k is None or words[k] not in _FENCE_HARMLESS:
             return False
         seen = True
@@ -12317,9 +12339,15 @@ def _fence_harm_denied(words: list[bytes]) -> bool:
 _FENCE_REPORT_AUX = frozenset((b"did", b"has", b"have", b"had", b"was", b"were"))
 # the words of a harm, regret or hindrance a negation denies of an act (:func:`_fence_harm_denied`)
 _FENCE_HARMLESS = frozenset((b"hurt", b"hurts", b"harm", b"harms", b"harmful", b"regret", b"wrong", b"stop", b"stops",
-                             b"prevent", b"prevents", b"problem", b"dangerous"))
+                             b"prevent", b"prevents", b"problem", b"dangerous",
+                             # (red team 126, F10: "Don't be afraid to run this.", "It is not risky
+                             # to run this.", "I never regretted running that.")
+                             b"problems", b"afraid", b"scared", b"risky", b"regrets", b"regretted"))
+# the verbs of a harm done, read only after a statement's negation (:func:`_fence_harm_denied`)
+_FENCE_HARM_VERBS = frozenset((b"cause", b"causes", b"break", b"breaks"))
+_FENCE_HARM_NOT = frozenset((b"won't", b"can't", b"cannot", b"wont", b"cant", b"wouldn't", b"couldn't"))
 # the words passed between a negation and the harm it denies ("won't ever hurt", "isn't a problem")
-_HARM_FILLER = _NEGATION_STRESS | frozenset((b"be", b"a", b"any", b"anything", b"at", b"all"))
+_HARM_FILLER = _NEGATION_STRESS | frozenset((b"be", b"a", b"any", b"anything", b"at", b"all", b"one"))
 # the start of a clause's last sentence (:func:`_fence_instruction_negated`)
 _LAST_SENTENCE_START = re.compile(rb"(?:.*[.!?;][ \t]+)?", re.DOTALL)
 
@@ -12336,21 +12364,33 @@ def _fence_denied_after(text: bytes, at: int, opening: bytes, depth: int) -> boo
             break
     else:
         return False
-    after = text[closing.end():closing.end() + 256].lstrip().lower()
+    raw = text[closing.end():closing.end() + 256]
+    after = raw.lstrip().lower()
     brk = _LINE_BREAK.search(after)
     line = after[:brk.start()] if brk is not None else after
     stop = _SENTENCE_END.search(line)  # (the first sentence)
     sentence = line[:stop.end()] if stop is not None else line
     # (a line pointing down over the next fence governs that one, not this: "Never run this."
-    # between two fences, red team 125, F02)
-    if brk is not None and _FENCE_NEXT.match(after, brk.start()) is not None and (
-            down := _FENCE_POINTER_BELOW.search(sentence.rstrip())) is not None and down.group("pronoun") is None:
-        return False  # ("it" / "them" point back: "Never run it." between two fences denies the one above)
+    # between two fences, red team 125, F02; only where it is the whole line, the fence above
+    # has a line of its own ending in ":" over it and the next one opens with a command, else
+    # "this" may point back and the fence above stays governed: "```make deploy```" / "Never
+    # run this." / "```Deploying to prod... done```", red team 126, F14)
+    if brk is not None and (nxt := _FENCE_NEXT.match(after, brk.start())) is not None and (
+            down := _FENCE_POINTER_BELOW.search(sentence.rstrip())) is not None and down.group("pronoun") is None \
+            and sentence.rstrip() == line.rstrip() \
+            and _FENCE_COMMAND.match(text, closing.end() + len(raw) - len(after) + nxt.end()) is not None:
+        h = at - len(opening)  # (where the fence above opens)
+        if text[max(h - 256, 0):max(h, 0)].rstrip().endswith(b":"):
+            return False  # ("it" / "them" point back: "Never run it." between two fences denies the one above)
     return _fence_instruction_negated(sentence.rstrip(), _FENCE_POINTER_ABOVE, depth)
 
 
 # the blank lines and the fence that open a fenced block right after a line (:func:`_fence_denied_after`)
 _FENCE_NEXT = re.compile(rb"\s*\n[ \t]{0,3}(?:`{3,}|~{3,})")
+# the rest of that fence's line and a first line that opens with a command, a prompt allowed,
+# its name lower-case and followed by a blank or the line's end (an output, "Deploying to
+# prod... done", "error: ...", is none: :func:`_fence_denied_after`)
+_FENCE_COMMAND = re.compile(rb"[^\n]*\n[ \t]*(?:\$[ \t]+)?[a-z][a-z0-9_.+/-]*(?:[ \t]|\r?\n)")
 
 
 def _verb_item_negated(text: bytes, line_start: int, item: bytes) -> bool:
@@ -12838,8 +12878,9 @@ def _read_after(text: bytes, at: int, depth: int = 0) -> int:
                 return _AFTER_DENIED  # ("was not tried", "hasn't been run": a statement it was not done)
             return _AFTER_NOTHING
         elif word not in (b"now", b"still", b"strictly", b"absolutely", b"hereby", b"also", b"always") and (
-                word not in _STANDING_ADVERBS):
-            return _AFTER_NOTHING
+                word not in _STANDING_ADVERBS or (word in _LAPSED_ADVERBS and verb in (b"was", b"were"))):
+            return _AFTER_NOTHING  # (a past "was" with one that ends: ""A" was temporarily blocked
+            # until yesterday", red team 126, F13, read as standing; "was permanently blocked" still is)
     return _AFTER_NOTHING
 
 
@@ -12850,6 +12891,9 @@ _STANDING_ADVERBS = frozenset((b"currently", b"presently", b"temporarily", b"ind
                                b"completely", b"fully", b"totally", b"entirely", b"effectively", b"officially",
                                b"explicitly", b"formally", b"actually", b"really", b"firmly", b"automatically",
                                b"intentionally", b"deliberately", b"globally", b"outright", b"again", b"today"))
+# the standing adverbs of a time that ends, which after a past "was" / "were" put the
+# prohibition in the past (:data:`_STANDING_ADVERBS`)
+_LAPSED_ADVERBS = frozenset((b"currently", b"presently", b"temporarily", b"today"))
 
 
 # the words that open a condition (a clause break of _CLAUSE_BREAK's): a negation set off by a
@@ -13522,19 +13566,29 @@ def _negation_pieces(unit: bytes) -> list[bytes]:
     pieces = []
     around: list[bytes] = []  # (the words before an open aside, joined to the words after it)
     aside = None  # (the group that opened the aside being read: "dash" or "open")
+    depth = 0  # (the brackets open in a bracketed aside: one nested in it ends at its own close,
+    # "Do not (under any (really, any) circumstances) restart the db", red team 126, F01)
     at = 0
     for i, m in enumerate(cuts):
         part = unit[at:m.start()]
         at = m.end()
         if aside is not None:
             pieces.append(part)
-            if m.group("close" if aside == "open" else "dash") is not None:
+            if aside == "open":
+                if m.group("open") is not None:
+                    depth += 1
+                elif m.group("close") is not None:
+                    depth -= 1
+                    if depth == 0:
+                        aside = None
+            elif m.group("dash") is not None:
                 aside = None
             continue
         around.append(part)
         if m.group("open") is not None or (m.group("dash") is not None and any(
                 n.group("dash") is not None for n in cuts[i + 1:])):
             aside = "open" if m.group("open") is not None else "dash"
+            depth = 1
             continue
         pieces.append(b" ".join(around))
         around = []
