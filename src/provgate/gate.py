@@ -12316,7 +12316,7 @@ def _fence_harm_denied(words: list[bytes]) -> bool:
         if word == b"not" and words[n - 2:n] == [b"no", b"reason"]:
             continue  # (a double negation: "There's no reason not to run this.", read with "no reason")
         k = next((k for k in range(n + 1, len(words)) if words[k] not in _HARM_FILLER), None)
-        if k is not None and words[k] == b"reason" and words[n] == b"no" and words[k + 1:k + 2] == [b"not"]:
+        if k is not None and words[k] == b"reason" and word == b"no" and words[k + 1:k + 2] == [b"not"]:
             seen = True
             continue
         # (a harm caused or done that a statement, not a prohibition, denies: "It won't cause
