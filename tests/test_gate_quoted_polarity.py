@@ -2075,6 +2075,11 @@ def test_a_fence_a_report_or_a_harm_denied_points_at_is_not_denied(source):
     "Do not keep running this.\n" + _F11_FENCE,
     "It won't hurt. Never run this.\n" + _F11_FENCE,
     "Run this:\n" + _F11_FENCE + "Never run that.\n",
+    # red team 126, F03: a did/has/was of another clause makes no report of the act
+    "If the build was green, never run this.\n" + _F11_FENCE,
+    "Once the migration has finished, do not run this.\n" + _F11_FENCE,
+    "Whatever you have done, never run this.\n" + _F11_FENCE,
+    "Run this:\n" + _F11_FENCE + "If CI was green, never run that.\n",
 ])
 def test_a_fence_a_prohibition_points_at_is_still_denied(source):
     find(_summarize(source, "Run this:\n" + _F11_FENCE), "I1", block="s1", value="make deploy",

@@ -12290,10 +12290,16 @@ def _fence_act_reported(verb: bytes, words: list[bytes]) -> bool:
     better`` asks (``You had better not run this.``)."""
     if verb in _IRREGULAR_ACTS or (verb.endswith(b"ed") and len(verb) > 3):
         return True
-    for n, word in enumerate(words[:-1]):
+    # the auxiliary of the verb's own group only: read back from the verb over a negation and
+    # adverbs of time or stress, the first other word ("If the build was green, never run this."
+    # and "Nobody who has access should run that." deny; red team 126, F03: any did/has/was
+    # before the verb made them reports)
+    for word in reversed(words[:-1]):
         bare = word[:-3] if word.endswith(b"n't") else word[:-2] if word in _BARE_NOT else word
-        if bare in _FENCE_REPORT_AUX and not (bare == b"had" and words[n + 1:n + 2] == [b"better"]):
-            return True
+        if bare in _FENCE_REPORT_AUX:
+            return True  # ("did not run", "hasn't run", "have never run")
+        if word not in _REPORT_SKIPPED:
+            return False  # (another word, a modal of the verb's own among them: "should run", "don't run")
     return False
 
 
@@ -12337,6 +12343,10 @@ def _fence_harm_denied(words: list[bytes]) -> bool:
 
 # the auxiliaries of a report of an act done or not done (:func:`_fence_act_reported`)
 _FENCE_REPORT_AUX = frozenset((b"did", b"has", b"have", b"had", b"was", b"were"))
+# the words read past between a reported act's auxiliary and its verb ("did not run", "have
+# never actually run", "had already run")
+_REPORT_SKIPPED = frozenset((b"not", b"never", b"ever", b"just", b"already", b"yet", b"really", b"actually", b"even",
+                             b"once", b"twice", b"previously", b"recently", b"also", b"still", b"n't"))
 # the words of a harm, regret or hindrance a negation denies of an act (:func:`_fence_harm_denied`)
 _FENCE_HARMLESS = frozenset((b"hurt", b"hurts", b"harm", b"harms", b"harmful", b"regret", b"wrong", b"stop", b"stops",
                              b"prevent", b"prevents", b"problem", b"dangerous",
