@@ -22,7 +22,7 @@ import pytest
 from gate_helpers import tool
 from store_helpers import row_counts
 
-import provgate.cli as cli
+from provgate import cli
 from provgate.errors import StoreIOError
 from provgate.store import SourceStore
 
@@ -103,13 +103,18 @@ def test_a_check_that_raises_after_reading_its_sources_exits_2_with_nothing_writ
     assert row_counts(store) == before
 
 
-def test_an_audit_record_the_disk_refuses_exits_2_without_the_sources(tmp_path, capsys, monkeypatch):
+def _store_and_evict_edit(tmp_path: Path) -> tuple[Path, Path, dict]:
+    """A store holding the old read, the evicting edit's file, and the store's row counts."""
     store = tmp_path / "s.sqlite3"
     with SourceStore(str(store)) as st:
         st.put("tool:old", OLD)
     edit = tmp_path / "e.json"
     edit.write_text(json.dumps(evict_edit()))
-    before = row_counts(store)
+    return store, edit, row_counts(store)
+
+
+def test_an_audit_record_the_disk_refuses_exits_2_without_the_sources(tmp_path, capsys, monkeypatch):
+    store, edit, before = _store_and_evict_edit(tmp_path)
 
     def refused(self, records):
         raise StoreIOError(f"store {self._path!r}: the disk refused the audit record; rolled back", path=self._path)
@@ -122,12 +127,7 @@ def test_an_audit_record_the_disk_refuses_exits_2_without_the_sources(tmp_path, 
 
 
 def test_an_honest_check_commits_its_sources_and_its_record_together(tmp_path, capsys):
-    store = tmp_path / "s.sqlite3"
-    with SourceStore(str(store)) as st:
-        st.put("tool:old", OLD)
-    edit = tmp_path / "e.json"
-    edit.write_text(json.dumps(evict_edit()))
-    before = row_counts(store)
+    store, edit, before = _store_and_evict_edit(tmp_path)
     code, out, err = run_main(["check", edit, "--store", store, "--session", "S"], capsys)
     assert code == 0, err
     assert json.loads(out)["accepted"] is True
@@ -141,12 +141,11 @@ def test_an_honest_check_commits_its_sources_and_its_record_together(tmp_path, c
 def test_one_transaction_commits_all_or_nothing(tmp_path):
     path = tmp_path / "s.sqlite3"
     with SourceStore(str(path)) as st:
-        with pytest.raises(RuntimeError):
-            with st._one_transaction():
-                st.put("tool:a", "a\n")
-                st.append_audit({"note": "x"})
-                assert st.get("tool:a") == "a\n"  # (its own writes are read inside)
-                raise RuntimeError("the check raised")
+        with pytest.raises(RuntimeError), st._one_transaction():
+            st.put("tool:a", "a\n")
+            st.append_audit({"note": "x"})
+            assert st.get("tool:a") == "a\n"  # (its own writes are read inside)
+            raise RuntimeError("the check raised")
         assert len(st) == 0 and list(st.iter_audit()) == []
         with st._one_transaction():
             st.put("tool:a", "a\n")

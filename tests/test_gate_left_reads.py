@@ -877,14 +877,23 @@ def test_a_new_read_tagged_as_two_resources_in_one_window_is_weighed_where_the_l
 # newest read left it) excused a summary restating its stale value alone, which the same summary
 # without the copy was refused for
 
-def test_an_older_read_put_back_excuses_no_summary_of_its_stale_value(incremental):
-    old, new = "retries=3\ntimeout=30\n", "retries=5\ntimeout=30\n"
-    store = store_with({"tool:r1": old, "tool:r2": new, "user:u": "Fix retries.\n"})
+_OLD_READ, _NEW_READ = "retries=3\ntimeout=30\n", "retries=5\ntimeout=30\n"
+
+
+def _both_reads_evicted(incremental):
+    """A gate whose session saw the older and the newer read of one file, then evicted both on
+    the record: (gate, the user's turn, the older read, the newer read)."""
+    store = store_with({"tool:r1": _OLD_READ, "tool:r2": _NEW_READ, "user:u": "Fix retries.\n"})
     gate = gate_on(store, incremental, audit=False)
     turn = blk("u", "user", "Fix retries.\n", ["user:u"])
-    r1, r2 = read(1, old, ts=1.0), read(2, new, ts=2.0)
+    r1, r2 = read(1, _OLD_READ, ts=1.0), read(2, _NEW_READ, ts=2.0)
     assert_accepted(gate.check([turn, r1, r2], [turn, r1, r2], operator="reorder", commit=True))
     assert_accepted(gate.check([turn, r1, r2], [turn], operator="evict", evicted=["tool:r1", "tool:r2"], commit=True))
+    return gate, turn, r1, r2
+
+
+def test_an_older_read_put_back_excuses_no_summary_of_its_stale_value(incremental):
+    gate, turn, r1, r2 = _both_reads_evicted(incremental)
     stale = summary("s", "The config sets retries=3 and timeout=30.\n", ["tool:r1"])
     for pre in ([turn], [turn, r1]):  # (without the copy, and with the older read put back)
         verdict = gate.check(pre, [turn, stale], operator="summarize")
@@ -899,15 +908,9 @@ def test_an_older_read_put_back_excuses_no_summary_of_its_stale_value(incrementa
 
 
 def test_an_older_read_put_back_untagged_or_restamped_excuses_nothing(incremental):
-    old, new = "retries=3\ntimeout=30\n", "retries=5\ntimeout=30\n"
+    old = _OLD_READ
     for copy in (tool("r1", "tool:r1", old), read(1, old, ts=3.0)):  # (no resource nor ts; stamped after r2)
-        store = store_with({"tool:r1": old, "tool:r2": new, "user:u": "Fix retries.\n"})
-        gate = gate_on(store, incremental, audit=False)
-        turn = blk("u", "user", "Fix retries.\n", ["user:u"])
-        r1, r2 = read(1, old, ts=1.0), read(2, new, ts=2.0)
-        assert_accepted(gate.check([turn, r1, r2], [turn, r1, r2], operator="reorder", commit=True))
-        assert_accepted(gate.check([turn, r1, r2], [turn], operator="evict", evicted=["tool:r1", "tool:r2"],
-                                   commit=True))
+        gate, turn, _, _ = _both_reads_evicted(incremental)
         stale = summary("s", "The config sets retries=3 and timeout=30.\n", ["tool:r1"])
         verdict = gate.check([turn, copy], [turn, stale], operator="summarize")
         assert [(v.value, v.evidence["newer_read"]) for v in left(verdict)] == [("3", "tool:r2")], copy
@@ -917,13 +920,8 @@ def test_an_older_read_kept_beside_a_summary_of_its_stale_value_excuses_nothing(
     # red team 124, F01: kept in post beside the new summary, the put-back read excused it, and
     # the next edit evicted the read and left the stale summary alone; F02: the copy untagged
     # with one more handle was not taken for the read
-    old, new = "retries=3\ntimeout=30\n", "retries=5\ntimeout=30\n"
-    store = store_with({"tool:r1": old, "tool:r2": new, "user:u": "Fix retries.\n"})
-    gate = gate_on(store, incremental, audit=False)
-    turn = blk("u", "user", "Fix retries.\n", ["user:u"])
-    r1, r2 = read(1, old, ts=1.0), read(2, new, ts=2.0)
-    assert_accepted(gate.check([turn, r1, r2], [turn, r1, r2], operator="reorder", commit=True))
-    assert_accepted(gate.check([turn, r1, r2], [turn], operator="evict", evicted=["tool:r1", "tool:r2"], commit=True))
+    old = _OLD_READ
+    gate, turn, r1, _ = _both_reads_evicted(incremental)
     stale = summary("s", "The config sets retries=3 and timeout=30.\n", ["tool:r1"])
     verdict = gate.check([turn, r1], [turn, r1, stale], operator="summarize")
     assert [(v.value, v.evidence["newer_read"]) for v in left(verdict)] == [("3", "tool:r2")]
