@@ -208,3 +208,26 @@ def test_a_block_only_re_spaced_is_not_read_for_requirements_again(monkeypatch):
     assert calls == []
     assert changed(rewrite(text, text.replace(">=", "<")))
     assert calls
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_the_byte_tests_before_a_requirement_search_pass_every_text_it_would_match(seed):
+    # the requirement rule asks the blocks joined for a comparison's bytes before it searches
+    # each (_may_hold_requirement), and a text for a Unicode sign's lead bytes before it
+    # rewrites them (_has_unicode_comparison): neither may say no where the search finds one
+    import random
+
+    rng = random.Random(seed)
+    pieces = [b"django", b" ", b"=", b"==", b"!", b"~", b"<", b">", b"3.2", b"v", b"'", b'"', b"(", b"\t", b"\n",
+              b"\xe2\x89\xa5", b"\xef\xbc\x9e", b"\xef\xbc\x81\xef\xbc\x9d", b"\xef\xbd\x9e", b"\xe2\xa9\xbd", b"x"]
+    seen = set()
+    for _ in range(4000):
+        text = b"".join(rng.choice(pieces) for _ in range(rng.randint(0, 8)))
+        matched = gate_module._REQUIREMENT_HINT.search(gate_module._ascii_comparisons(text)) is not None
+        if matched:
+            assert gate_module._may_hold_requirement(gate_module._ascii_comparisons(text)), text
+        rewritten = any(sign in text for sign, _ in gate_module._UNICODE_COMPARISONS)
+        if rewritten:
+            assert gate_module._has_unicode_comparison(text), text
+        seen.add((matched, rewritten))
+    assert {(True, True), (True, False), (False, True), (False, False)} <= seen

@@ -4387,13 +4387,18 @@ class _Check:
             j for _, j in self._reworded_in_place())
         texts = {j: _ascii_comparisons(post_texts[j].encode()) for j in sorted(set(self.changed + self.restated))
                  if j not in respaced}
-        asked = [j for j, t in texts.items() if _REQUIREMENT_HINT.search(t)]
+        # (the blocks joined asked for a comparison's signs first: the hint's search of each
+        # block reads ~0.2 GB/s, and most edits hold none)
+        joined = b"\n".join(texts.values())
+        asked = [j for j, t in texts.items() if _REQUIREMENT_HINT.search(t)] if _may_hold_requirement(joined) else []
         if len(asked) < len(texts):
             # (an environment marker's string comparison, red team 118 F22: the blocks left asked
             # as one text first, most edits' none)
             hit = set(asked)
             rest = [j for j in texts if j not in hit]
-            if _may_hold_markers(joined := b"\n".join([texts[j] for j in rest])) or _may_hold_table_markers(joined):
+            if rest != list(texts):
+                joined = b"\n".join([texts[j] for j in rest])
+            if _may_hold_markers(joined) or _may_hold_table_markers(joined):
                 asked = sorted([*asked, *(j for j in rest if _may_hold_markers(texts[j]) or _may_hold_table_markers(texts[j]))])
         if not asked:
             return
@@ -14109,6 +14114,15 @@ _REQ_CLAUSE = re.compile(rb"(" + _REQ_OP + rb")[ \t]*['\"]?(v?[0-9](?:[A-Za-z0-9
 # (a comparison: ==, !=, ~=, <=, >=, < or >; led by one set of bytes, which the engine scans for,
 # three times as fast as an alternation of the operators)
 _REQUIREMENT_HINT = re.compile(rb"""[<>=!~](?:(?<=[<>])=?|=)[ \t(]*['"]?v?[0-9]""")
+
+
+def _may_hold_requirement(text: bytes) -> bool:
+    """Might ``text`` hold a match of :data:`_REQUIREMENT_HINT`: a ``<`` or ``>``, or an ``=``
+    after ``=``, ``!`` or ``~``? (memchr first: the pairs only in a text with their bytes.)"""
+    return b"<" in text or b">" in text or (b"=" in text and (
+        b"==" in text or (b"!" in text and b"!=" in text) or (b"~" in text and b"~=" in text)))
+
+
 _PEP503_RUN = re.compile(rb"[-_.]+")
 
 
@@ -14122,8 +14136,10 @@ _UNICODE_COMPARISONS = ((b"\xe2\x89\xa5", b">="), (b"\xe2\x89\xa4", b"<="), (b"\
 
 
 def _has_unicode_comparison(text: bytes) -> bool:
-    """Might ``text`` hold a sign of ``_UNICODE_COMPARISONS``? (Their lead bytes: a byte test.)"""
-    return b"\xe2" in text or b"\xef\xbc" in text or b"\xef\xbd" in text
+    """Might ``text`` hold a sign of ``_UNICODE_COMPARISONS``? (Their lead bytes: a byte test,
+    memchr first; a search of two bytes reads ~1 GB/s, and the summarize benchmark's 49 blocks
+    paid 0.09 ms for two of them.)"""
+    return b"\xe2" in text or (b"\xef" in text and (b"\xef\xbc" in text or b"\xef\xbd" in text))
 
 
 def _ascii_comparisons(text: bytes) -> bytes:
