@@ -877,6 +877,24 @@ def test_the_words_outside_code_spans_are_placed_as_a_line_by_line_reading_finds
     assert seen == {True, False}
 
 
+@pytest.mark.parametrize("lines", [1, 40])
+def test_the_words_in_a_long_text_of_code_spans_are_placed_in_one_pass(monkeypatch, lines):
+    # every verb of a text sits in a code span (asking nothing): each is placed from the one
+    # before, the backticks of the text counted about twice in all (from the line's start for
+    # each word, a line of 5,000 spans counted 60 MB)
+    import provgate.gate as g
+
+    counted = []
+    real = g._backticks
+    monkeypatch.setattr(g, "_backticks", lambda data, start, end: counted.append(end - start) or real(data, start, end))
+    line = b" ".join(b"`run ci %d` `deploy it`" % i for i in range(5000 // lines))
+    data = b"\n".join([line] * lines)
+    assert g._may_ask_code_spans(data) is False
+    assert 0 < sum(counted) <= 2 * len(data)
+    counted.clear()
+    assert g._may_ask_code_spans(data + b" run") is True  # (the control: a verb outside a span)
+
+
 def test_a_rewrite_that_only_re_spaced_a_block_reads_none_of_its_quotations(monkeypatch):
     import provgate.gate as g
 
