@@ -78,7 +78,7 @@ def start_held_check(tmp_path: Path, store: Path, edit: dict, session: str, name
     while not ready.exists():
         if proc.poll() is not None or time.monotonic() > deadline:
             proc.kill()
-            out, err = proc.communicate()
+            _, err = proc.communicate()
             pytest.fail(f"the held check never got to its hook: exit {proc.returncode}, {err[-2000:]}")
         time.sleep(0.01)
     return proc, go
@@ -177,7 +177,8 @@ def checks_counted(monkeypatch, between=None) -> list[str]:
 
 def test_a_source_stored_between_check_and_commit_makes_the_check_again(tmp_path, monkeypatch, capsys):
     """Lie: the staged check found tool:old unstored (rejected, I3); another writer stores it
-    before the commit: the verdict committed is the check made again, accepted."""
+    before the commit: the verdict committed is the check made again (without the lock: the
+    basis held still under it), accepted."""
     path = tmp_path / "s.sqlite3"
     with SourceStore(str(path)) as st:
         st.put("tool:new", NEW)
@@ -191,11 +192,35 @@ def test_a_source_stored_between_check_and_commit_makes_the_check_again(tmp_path
     edit.write_text(json.dumps(evict_edit()))
     code = cli.main(["check", str(edit), "--store", str(path), "--session", "S"])
     verdict = json.loads(capsys.readouterr().out)
-    assert seen == ["StagedStore", "SourceStore"]
+    assert seen == ["StagedStore", "StagedStore"]
     assert code == 0 and verdict["accepted"] is True
     with SourceStore(str(path)) as st:
         records = [r for _, r in st.iter_audit_of_session("S")]
     assert [r["accepted"] for r in records] == [True]
+
+
+def test_a_basis_moved_under_every_unlocked_check_is_checked_under_the_lock(tmp_path, monkeypatch, capsys):
+    """Another writer adds a source after each check made without the lock: after two of them
+    the check is made under the lock (where nothing moves), and one verdict is recorded."""
+    path = tmp_path / "s.sqlite3"
+    with SourceStore(str(path)) as st:
+        st.put("tool:new", NEW)
+    added = []
+
+    def other_writer():
+        with SourceStore(str(path)) as other:
+            added.append(f"tool:call_{len(added)}")
+            other.put(added[-1], "a tool call's result")
+
+    seen = checks_counted(monkeypatch, other_writer)
+    edit = tmp_path / "e.json"
+    edit.write_text(json.dumps(evict_edit({"tool:old": OLD})))
+    code = cli.main(["check", str(edit), "--store", str(path), "--session", "S"])
+    verdict = json.loads(capsys.readouterr().out)
+    assert seen == ["StagedStore", "StagedStore", "SourceStore"]
+    assert code == 0 and verdict["accepted"] is True and verdict["cycle"] == 1
+    assert handles(path) == ["tool:new", "tool:call_0", "tool:call_1", "tool:old"]
+    assert session_cycles(path, "S") == [1]
 
 
 def test_nothing_changed_commits_the_staged_check(tmp_path, monkeypatch, capsys):

@@ -67,9 +67,11 @@ class StagedStore(SourceStore):
     """``store`` with its writes staged: see the module docstring. Not thread-safe beyond what
     one check needs (``provgate check`` runs one)."""
 
-    __slots__ = ("_staged", "_staged_base", "_calls")
+    __slots__ = ("_calls", "_staged", "_staged_base")
 
-    def __init__(self, store: SourceStore) -> None:  # noqa: D107 - shares the store's state
+    def __init__(self, store: SourceStore) -> None:
+        # the store's own state, shared (its connections, limits, schema); what is staged is kept
+        # in this object's slots, apart from it
         self.__dict__ = store.__dict__
         self._staged: dict[str, tuple[str, bytes, str | None, float | None]] = {}
         self._staged_base: int | None = None  # the newest stored source's number when staging began

@@ -214,6 +214,10 @@ def _cmd_check(args: argparse.Namespace) -> int:
     return code
 
 
+# checks made without the store's write lock before one is made under it (_check_and_commit)
+_UNLOCKED_CHECKS = 2
+
+
 def _check_and_commit(store: Any, edit: Any, args: argparse.Namespace) -> Any:
     """The check, without the store's write lock, and then its commit, under the lock, in one
     short transaction: the edit's inline sources, the fact cache and the audit record together,
@@ -226,7 +230,9 @@ def _check_and_commit(store: Any, edit: Any, args: argparse.Namespace) -> Any:
     reads again what the verdict relied on that another writer can change (the newest source,
     the session's newest record): if either moved since the check began, the verdict may be
     stale (another check of the session took the next cycle, a source now resolves a marker),
-    and the check is made again, under the lock, on the store as it is."""
+    and the check is made again: without the lock once more, and then, if the basis moved
+    again, under the lock, on the store as it is (a verdict is never committed on a basis
+    another writer changed since the check began)."""
     from provgate._staged import StagedStore, store_basis
     from provgate.gate import Gate
 
@@ -235,15 +241,19 @@ def _check_and_commit(store: Any, edit: Any, args: argparse.Namespace) -> Any:
         # exit 0 is a command-line agent's commit point: an accepted edit's post pins stick
         return gate.check_edit(edit, commit=True)
 
-    basis = store_basis(store, args.session)  # (before the session is resumed)
-    staged = StagedStore(store)
-    verdict = check(staged)
+    for _ in range(_UNLOCKED_CHECKS):
+        basis = store_basis(store, args.session)  # (before the session is resumed)
+        staged = StagedStore(store)
+        verdict = check(staged)
+        with store._one_transaction():
+            if store_basis(store, args.session) == basis:
+                staged.commit(store)
+                return verdict
+        # (nothing written: the transaction held no write, and the staged check is dropped)
+    # other writers moved the basis under every check made without the lock: the last one is
+    # made under it, where nothing can move (as every check was made before red team 124, F04)
     with store._one_transaction():
-        if store_basis(store, args.session) == basis:
-            staged.commit(store)
-        else:
-            verdict = check(store)
-    return verdict
+        return check(store)
 
 
 def _check_durable_store(path: str | None) -> None:
