@@ -286,3 +286,70 @@ def test_staged_store_reads_its_sources_and_writes_them_only_at_commit(tmp_path)
         # a write the staged store does not keep is an error, never a write
         with pytest.raises(AssertionError):
             staged.append_audit({"x": 1})
+
+
+def _without_times(obj):
+    if isinstance(obj, dict):
+        return {k: _without_times(v) for k, v in obj.items() if k not in ("timings_ms", "ts_recorded", "check_ms")}
+    if isinstance(obj, list):
+        return [_without_times(v) for v in obj]
+    return obj
+
+
+def _dump(path: Path) -> tuple[list, list]:
+    conn = sqlite3.connect(str(path))
+    try:
+        sources = conn.execute("SELECT seq, handle, digest, kind, ts, row_digest FROM sources ORDER BY seq").fetchall()
+        audit = [json.loads(r) for (r,) in conn.execute("SELECT record FROM audit ORDER BY seq")]
+    finally:
+        conn.close()
+    # (a record's own ts is the time it was made)
+    return sources, [_without_times({k: v for k, v in r.items() if k != "ts"}) for r in audit]
+
+
+def test_a_staged_check_commits_what_a_check_under_the_lock_commits(tmp_path, capsys):
+    """StagedStore held to the store itself: the corpus's edits, every source inline, checked in
+    turn in one session through `provgate check` (staged, then committed) and by a Gate on the
+    store under the lock (the command before the fix): the same verdicts, the same rows."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+    import corpus
+
+    window = corpus.make_window(20_000, seed=0)
+    edits = [corpus.prune_edit(window), corpus.summarize_edit(window), corpus.rewrite_edit(window),
+             corpus.drift_edit(window)]
+    staged_path, locked_path = tmp_path / "staged.sqlite3", tmp_path / "locked.sqlite3"
+    SourceStore(str(staged_path)).close()
+    from provgate.window import parse_edit
+
+    verdicts = []
+    for i, obj in enumerate(edits):
+        f = tmp_path / f"e{i}.json"
+        f.write_text(json.dumps(obj))
+        code = cli.main(["check", str(f), "--store", str(staged_path), "--session", "S"])
+        staged = json.loads(capsys.readouterr().out)
+        with SourceStore(str(locked_path)) as st, st._one_transaction():
+            locked = Gate(st, session="S").check_edit(parse_edit(json.dumps(obj).encode()), commit=True).to_json()
+        assert code == (0 if locked["accepted"] else 1)
+        assert _without_times(staged) == _without_times(locked)
+        verdicts.append(locked["accepted"])
+    assert True in verdicts  # (and the rows of accepted edits' commits compared too)
+    staged_rows, locked_rows = _dump(staged_path), _dump(locked_path)
+    assert len(staged_rows[1]) == len(edits)
+    assert [row[:5] for row in staged_rows[0]] == [row[:5] for row in locked_rows[0]]
+    assert staged_rows[1] == locked_rows[1]
+
+
+def test_a_check_killed_before_its_commit_leaves_nothing(tmp_path):
+    """Killed while judging (its writes held in memory): no source, no record of it, and the
+    store takes writes at once (no lock left behind)."""
+    path = tmp_path / "s.sqlite3"
+    with SourceStore(str(path)) as st:
+        st.put("tool:old", OLD)
+        st.put("tool:new", NEW)
+    proc, _ = start_held_check(tmp_path, path, evict_edit({"tool:inline": "inline=1\n"}), "S")
+    proc.kill()
+    proc.communicate(timeout=120)
+    assert handles(path) == ["tool:old", "tool:new"]
+    assert session_cycles(path, "S") == []
+    with SourceStore(str(path), busy_timeout=0.2) as st:
+        st.put("tool:after", "after=1\n")
