@@ -353,3 +353,32 @@ def test_a_check_killed_before_its_commit_leaves_nothing(tmp_path):
     assert session_cycles(path, "S") == []
     with SourceStore(str(path), busy_timeout=0.2) as st:
         st.put("tool:after", "after=1\n")
+
+
+def test_a_fact_table_the_store_refuses_is_left_uncached_at_the_commit(tmp_path, monkeypatch, capsys):
+    """As the gate does (red team 93, F09): a fact table past a row's limit is not cached, and
+    the check is committed all the same, not failed at its commit (exit 2)."""
+    from provgate.errors import LimitExceededError
+
+    path = tmp_path / "s.sqlite3"
+    with SourceStore(str(path)) as st:
+        st.put("tool:old", OLD)
+        st.put("tool:new", NEW)
+    cached = []
+    orig = SourceStore.put_cached_facts_many
+
+    def refuses_big(self, entries):
+        entries = list(entries)
+        if len(entries) > 1:
+            raise LimitExceededError("fact blob is too big (simulated)")
+        cached.append(entries[0][0])
+        return orig(self, entries)
+
+    monkeypatch.setattr(SourceStore, "put_cached_facts_many", refuses_big)
+    edit = tmp_path / "e.json"
+    edit.write_text(json.dumps(evict_edit({"tool:inline": "inline=1\n"})))
+    assert cli.main(["check", str(edit), "--store", str(path), "--session", "S"]) == 0
+    capsys.readouterr()
+    assert len(cached) > 1  # (each cached alone)
+    assert session_cycles(path, "S") == [1]
+    assert handles(path)[-1] == "tool:inline"

@@ -22,7 +22,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from provgate.digests import compute_digest
-from provgate.errors import UnknownHandleError
+from provgate.errors import LimitExceededError, UnknownHandleError
 from provgate.handles import check_handle
 from provgate.store import (
     MAX_KIND_BYTES,
@@ -61,6 +61,20 @@ def store_basis(store: SourceStore, session: str | None) -> tuple[int, int, int]
         return (int(newest), int(head[0]), int(head[1]))
 
     return store._read(lambda conn: _in_snapshot(conn, read))
+
+
+def _put_cached_facts(store: SourceStore, entries: list[tuple[str, str, bytes]]) -> None:
+    """As the gate caches fact tables (Gate._persist_fact_tables): a table a row of SQLite's
+    own limit refuses is left uncached, each other one still cached (a failed write inside the
+    commit is a savepoint of it, undone alone)."""
+    try:
+        store.put_cached_facts_many(entries)
+    except LimitExceededError:
+        for entry in entries:
+            try:
+                store.put_cached_facts_many([entry])
+            except LimitExceededError:
+                pass
 
 
 class StagedStore(SourceStore):
@@ -131,7 +145,10 @@ class StagedStore(SourceStore):
     def commit(self, store: SourceStore) -> None:
         """Write what was staged to ``store`` (inside the caller's transaction), in the order made."""
         for name, args, kwargs in self._calls:
-            getattr(store, name)(*args, **kwargs)
+            if name == "put_cached_facts_many":
+                _put_cached_facts(store, args[0])
+            else:
+                getattr(store, name)(*args, **kwargs)
 
     # -- reads: the store's, and what is staged after every stored source ----------------------
 
