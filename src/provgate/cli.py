@@ -171,7 +171,7 @@ def _open_store(path: str | None, *, create: bool, read_only: bool = False) -> A
 
 def _cmd_check(args: argparse.Namespace) -> int:
     from provgate.errors import InvalidArgumentError
-    from provgate.gate import Gate, check_session
+    from provgate.gate import check_session
     from provgate.window import encode_text, parse_edit
 
     if not 0.0 <= args.retention_floor <= 1.0:  # NaN fails both
@@ -196,14 +196,7 @@ def _cmd_check(args: argparse.Namespace) -> int:
     _scan_large_texts(edit)
     store = _open_store(args.store, create=args.create)
     try:
-        # one transaction: the edit's inline sources, the fact cache and the audit record are
-        # committed together after the verdict, or, when anything raises (a damaged source the
-        # check must read, a disk refusing the audit record, a lock held too long), nothing is
-        # written, as exit 2 promises (red team 122, F03: the sources were committed first)
-        with store._one_transaction():
-            gate = Gate(store, policy=args.policy, retention_floor=args.retention_floor, session=args.session)
-            # exit 0 is a command-line agent's commit point: an accepted edit's post pins stick
-            verdict = gate.check_edit(edit, commit=True)
+        verdict = _check_and_commit(store, edit, args)
     finally:
         store.close()
     code = EXIT_OK if verdict.accepted else EXIT_REJECTED
@@ -219,6 +212,48 @@ def _cmd_check(args: argparse.Namespace) -> int:
         # retrying on 2 would record twice (red team 122, F05); stderr says what happened
         _stdout_failed(exc, verdict.accepted, code)
     return code
+
+
+# checks made without the store's write lock before one is made under it (_check_and_commit)
+_UNLOCKED_CHECKS = 2
+
+
+def _check_and_commit(store: Any, edit: Any, args: argparse.Namespace) -> Any:
+    """The check, without the store's write lock, and then its commit, under the lock, in one
+    short transaction: the edit's inline sources, the fact cache and the audit record together,
+    or, when anything raises (a damaged source the check must read, a disk refusing the audit
+    record, a lock held too long), nothing, as exit 2 promises (red team 122, F03). The check
+    runs on a StagedStore, which keeps those writes in memory (its reads see the staged sources
+    as stored), so another writer of the store (an agent putting a tool call's result, another
+    check) is never made to wait for a check, only for a commit (red team 124, F04: the lock
+    was held from the session's resume through every rule). Under the lock the commit first
+    reads again what the verdict relied on that another writer can change (the newest source,
+    the session's newest record): if either moved since the check began, the verdict may be
+    stale (another check of the session took the next cycle, a source now resolves a marker),
+    and the check is made again: without the lock once more, and then, if the basis moved
+    again, under the lock, on the store as it is (a verdict is never committed on a basis
+    another writer changed since the check began)."""
+    from provgate._staged import StagedStore, store_basis
+    from provgate.gate import Gate
+
+    def check(target: Any) -> Any:
+        gate = Gate(target, policy=args.policy, retention_floor=args.retention_floor, session=args.session)
+        # exit 0 is a command-line agent's commit point: an accepted edit's post pins stick
+        return gate.check_edit(edit, commit=True)
+
+    for _ in range(_UNLOCKED_CHECKS):
+        basis = store_basis(store, args.session)  # (before the session is resumed)
+        staged = StagedStore(store)
+        verdict = check(staged)
+        with store._one_transaction():
+            if store_basis(store, args.session) == basis:
+                staged.commit(store)
+                return verdict
+        # (nothing written: the transaction held no write, and the staged check is dropped)
+    # other writers moved the basis under every check made without the lock: the last one is
+    # made under it, where nothing can move (as every check was made before red team 124, F04)
+    with store._one_transaction():
+        return check(store)
 
 
 def _check_durable_store(path: str | None) -> None:
