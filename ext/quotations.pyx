@@ -1,4 +1,5 @@
-"""The quotations a polarity rule asks, native; the specification is ``provgate._quotations_py``.
+"""The quotations a polarity rule asks, and whether a block's words outside its code spans may ask
+for one (``asks_outside_code_spans``), native; the specification is ``provgate._quotations_py``.
 
 The batch is checked at C speed, and by the reference's ``check_batch`` when it fails (one set
 of messages); then every
@@ -10,9 +11,11 @@ import numpy as np
 
 cimport numpy as cnp
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_GET_SIZE
-from libc.stdint cimport int64_t, uint8_t
+from libc.stdint cimport int64_t, uint8_t, uint64_t
+from libc.stdlib cimport calloc, free
+from libc.string cimport memchr
 
-from provgate._quotations_py import check_batch
+from provgate._quotations_py import check_batch, check_words
 from provgate.errors import InvalidArgumentError
 
 cnp.import_array()
@@ -142,3 +145,131 @@ def asked_quotations(datas, kinds, starts, ends, quote_kind):
             f"row {r} of text {bad_text}: words {keep_start[bad_text][r]}..{keep_end[bad_text][r]} "
             f"outside its {size[2 * bad_text]} bytes", argument="starts")
     return owners[:found].copy(), rows[:found].copy()
+
+
+# -- asks_outside_code_spans ----------------------------------------------------------------------
+# A word (1 to 16 bytes of 0-9 a-z _, none of them 0) is its bytes packed little-endian into two
+# uint64, zero-padded: the pair is the word. The words sit in an open-addressing table of twice
+# a power of two their count; a slot of (0, 0) is empty.
+
+cdef inline bint ascii_word_byte(uint8_t c) noexcept nogil:
+    return c == 0x5F or 0x30 <= c <= 0x39 or 0x41 <= c <= 0x5A or 0x61 <= c <= 0x7A
+
+
+cdef inline uint64_t slot_of(uint64_t lo, uint64_t hi, uint64_t mask) noexcept nogil:
+    return ((lo * <uint64_t>0x9E3779B97F4A7C15) ^ (hi * <uint64_t>0xC2B2AE3D27D4EB4F)) >> 17 & mask
+
+
+cdef class _WordTable:
+    """The words of one frozenset, as a table the scan reads without the GIL."""
+    cdef uint64_t* keys  # 2 * (mask + 1): lo, hi of each slot
+    cdef uint64_t mask
+
+    def __cinit__(self, words):
+        cdef uint64_t size = 16, lo, hi, k
+        cdef bytes word
+        cdef Py_ssize_t i
+        while size < 2 * <uint64_t>len(words):
+            size *= 2
+        self.mask = size - 1
+        self.keys = <uint64_t*>calloc(2 * size, sizeof(uint64_t))
+        if self.keys == NULL:
+            raise MemoryError()
+        for word in words:
+            lo = hi = 0
+            for i in range(len(word)):
+                if i < 8:
+                    lo |= (<uint64_t>word[i]) << (8 * i)
+                else:
+                    hi |= (<uint64_t>word[i]) << (8 * (i - 8))
+            k = slot_of(lo, hi, self.mask)
+            while self.keys[2 * k] != 0 and not (self.keys[2 * k] == lo and self.keys[2 * k + 1] == hi):
+                k = (k + 1) & self.mask
+            self.keys[2 * k] = lo
+            self.keys[2 * k + 1] = hi
+
+    def __dealloc__(self):
+        free(self.keys)
+
+
+cdef bint table_has(const uint64_t* keys, uint64_t mask, uint64_t lo, uint64_t hi) noexcept nogil:
+    cdef uint64_t k = slot_of(lo, hi, mask)
+    while keys[2 * k] != 0:
+        if keys[2 * k] == lo and keys[2 * k + 1] == hi:
+            return True
+        k = (k + 1) & mask
+    return False
+
+
+cdef inline void pack_lower(const uint8_t* w, Py_ssize_t size, uint64_t* lo, uint64_t* hi) noexcept nogil:
+    cdef Py_ssize_t i
+    cdef uint64_t c
+    lo[0] = 0
+    hi[0] = 0
+    for i in range(size):
+        c = w[i]
+        if 0x41 <= c <= 0x5A:
+            c |= 0x20
+        if i < 8:
+            lo[0] |= c << (8 * i)
+        else:
+            hi[0] |= c << (8 * (i - 8))
+
+
+cdef bint scan_outside_spans(const uint8_t* d, Py_ssize_t n, const uint64_t* keys, uint64_t mask) noexcept nogil:
+    # line by line: the backticks counted, then each word outside the spans (or anywhere, on a
+    # line with an odd count) looked up; a word never holds a backtick or crosses a line
+    cdef Py_ssize_t pos = 0, line_end, i, j, ticks
+    cdef const uint8_t* nl
+    cdef bint whole, outside
+    cdef uint64_t lo, hi
+    cdef uint8_t c
+    while True:
+        nl = <const uint8_t*>memchr(d + pos, 0x0A, <size_t>(n - pos)) if pos < n else NULL
+        line_end = n if nl == NULL else nl - d
+        ticks = 0
+        for i in range(pos, line_end):
+            ticks += d[i] == 0x60
+        whole = ticks & 1
+        outside = True
+        i = pos
+        while i < line_end:
+            c = d[i]
+            if c == 0x60:
+                outside = not outside
+                i += 1
+            elif ascii_word_byte(c):
+                j = i + 1
+                while j < line_end and ascii_word_byte(d[j]):
+                    j += 1
+                if (whole or outside) and j - i <= 16:
+                    pack_lower(d + i, j - i, &lo, &hi)
+                    if table_has(keys, mask, lo, hi):
+                        return True
+                i = j
+            else:
+                i += 1
+        if nl == NULL:
+            return False
+        pos = line_end + 1
+
+
+# the tables made, by their frozenset (a few: the gate asks with one)
+_tables = {}
+
+
+def asks_outside_code_spans(data, words):
+    if type(data) is not bytes:
+        raise TypeError(f"data must be bytes, not {type(data).__name__}")
+    cdef _WordTable table = _tables.get(words) if type(words) is frozenset else None
+    if table is None:
+        check_words(words)  # (raises as the reference does)
+        if len(_tables) >= 8:
+            _tables.clear()
+        table = _tables[words] = _WordTable(words)
+    cdef const uint8_t* d = <const uint8_t*>PyBytes_AS_STRING(data)
+    cdef Py_ssize_t n = PyBytes_GET_SIZE(data)
+    cdef bint found
+    with nogil:
+        found = scan_outside_spans(d, n, table.keys, table.mask)
+    return found

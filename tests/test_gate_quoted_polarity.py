@@ -841,60 +841,6 @@ def test_a_summary_whose_words_ask_nothing_reads_no_code_span(monkeypatch):
     assert calls
 
 
-def _asks_outside_spans_line_by_line(data: bytes) -> bool:
-    """The reading _may_ask_code_spans makes, line by line: each line with an even count of
-    backticks without its spans (one with an odd count whole), then its words looked up."""
-    import provgate.gate as g
-
-    words = set(g._DOING | g._REQUESTING | g._DOING_FORMS | g._SKIPPING | {b"blocked"})
-    for line in data.split(b"\n"):
-        pieces = line.split(b"`")
-        kept = b" ".join(pieces[::2]) if len(pieces) % 2 else line
-        if words.intersection(kept.lower().translate(g._WORD_BYTES_ONLY).split()):
-            return True
-    return False
-
-
-@pytest.mark.parametrize("seed", range(6))
-def test_the_words_outside_code_spans_are_placed_as_a_line_by_line_reading_finds_them(seed):
-    # _may_ask_code_spans looks the words up in the whole text and places each in its line (a
-    # split of every line at its backticks cost the summarize benchmark 0.12 ms): the answer must
-    # be the line-by-line reading's, a verb inside a span, beside a backtick, on a line with an
-    # odd count of backticks, at either end of the text, upper case or after a non-ASCII byte
-    import random
-
-    from provgate.gate import _may_ask_code_spans
-
-    rng = random.Random(seed)
-    pieces = [b"Run", b"run", b"RUN", b"runs", b"deploy", b"please", b"noted", b"make", b"x", b"`", b"``",
-              b"\n", b" ", b", ", b".", b"\xc3\xa9", b"_run", b"run_", b"call_1", b"blocked", b"\t"]
-    seen = set()
-    for _ in range(3000):
-        data = b"".join(rng.choice(pieces) for _ in range(rng.randint(0, 14)))
-        expected = _asks_outside_spans_line_by_line(data)
-        assert _may_ask_code_spans(data) is expected, data
-        seen.add(expected)
-    assert seen == {True, False}
-
-
-@pytest.mark.parametrize("lines", [1, 40])
-def test_the_words_in_a_long_text_of_code_spans_are_placed_in_one_pass(monkeypatch, lines):
-    # every verb of a text sits in a code span (asking nothing): each is placed from the one
-    # before, the backticks of the text counted about twice in all (from the line's start for
-    # each word, a line of 5,000 spans counted 60 MB)
-    import provgate.gate as g
-
-    counted = []
-    real = g._backticks
-    monkeypatch.setattr(g, "_backticks", lambda data, start, end: counted.append(end - start) or real(data, start, end))
-    line = b" ".join(b"`run ci %d` `deploy it`" % i for i in range(5000 // lines))
-    data = b"\n".join([line] * lines)
-    assert g._may_ask_code_spans(data) is False
-    assert 0 < sum(counted) <= 2 * len(data)
-    counted.clear()
-    assert g._may_ask_code_spans(data + b" run") is True  # (the control: a verb outside a span)
-
-
 def test_a_rewrite_that_only_re_spaced_a_block_reads_none_of_its_quotations(monkeypatch):
     import provgate.gate as g
 

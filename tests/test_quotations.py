@@ -123,3 +123,69 @@ def test_switch_loaded_the_native_build():
         return
     assert _quotations.IMPLEMENTATION == "native"
     assert _quotations.asked_quotations is importlib.import_module("provgate._ext.quotations").asked_quotations
+    assert _quotations.asks_outside_code_spans is importlib.import_module("provgate._ext.quotations").asks_outside_code_spans
+
+
+# -- asks_outside_code_spans: a word of the set outside a code span ---------------------------------
+
+_WORDS = frozenset((b"run", b"deploy", b"please", b"blocked", b"call_me", b"x1", b"recommendations"))
+
+
+@pytest.mark.parametrize("text, asks", [
+    (b"Run the tests.", True),  # (upper case)
+    (b"Noted: `make run`, `deploy ci`.", False),  # (every verb inside a span)
+    (b"Noted: `make t1` then run it.", True),
+    (b"`run` `deploy`", False),
+    (b"`run` deploy", True),
+    (b"odd ` line run `x` here", True),  # (an odd count of backticks: the line whole)
+    (b"`a`\nrun", True),  # (the next line)
+    (b"`run\ndeploy`", True),  # (a line with one backtick each: each whole)
+    (b"running and rerun", False),  # (whole words only)
+    (b"call_me maybe", True), (b"call me", False),  # ("_" is a word byte)
+    (b"x1", True), (b"x12", False),
+    (b"caf\xc3\xa9run", True),  # (a non-ASCII byte ends a word)
+    (b"RECOMMENDATIONS", True),  # (15 bytes, in the second half of the key)
+    (b"recommendationsx", False),
+    (b"", False), (b"\n\n", False), (b"``", False),
+])
+def test_words_outside_code_spans_fixed_cases(impl, text, asks):
+    assert impl.asks_outside_code_spans(text, _WORDS) is asks
+
+
+@pytest.mark.parametrize("data, words, exc, message", [
+    ("run", _WORDS, TypeError, "data must be bytes, not str"),
+    (bytearray(b"run"), _WORDS, TypeError, "data must be bytes, not bytearray"),
+    (b"run", {b"run"}, TypeError, "words must be a frozenset of bytes, not set"),
+    (b"run", frozenset(("run",)), TypeError, "each word must be bytes, not str"),
+    (b"run", frozenset((b"Run",)), InvalidArgumentError, "is not 1 to 16 bytes of 0-9 a-z _"),
+    (b"run", frozenset((b"",)), InvalidArgumentError, "is not 1 to 16 bytes of 0-9 a-z _"),
+    (b"run", frozenset((b"a" * 17,)), InvalidArgumentError, "is not 1 to 16 bytes of 0-9 a-z _"),
+    (b"run", frozenset((b"re-run",)), InvalidArgumentError, "is not 1 to 16 bytes of 0-9 a-z _"),
+    (b"run", frozenset(b"w%d" % i for i in range(1025)), InvalidArgumentError, "holds 1025 words, more than 1024"),
+])
+def test_words_outside_code_spans_bad_input(impl, data, words, exc, message):
+    with pytest.raises(exc, match=message):
+        impl.asks_outside_code_spans(data, words)
+
+
+_SPAN_PIECES = st.sampled_from([b"run", b"Run", b"RUN", b"runs", b"deploy", b"please", b"noted", b"x", b"x1", b"`",
+                                b"``", b"\n", b" ", b", ", b".", b"\xc3\xa9", b"_run", b"run_", b"call_me", b"\t",
+                                b"blocked", b"\r"])
+
+
+@settings(max_examples=3000, deadline=None)
+@given(st.lists(_SPAN_PIECES, max_size=24).map(b"".join))
+def test_words_outside_code_spans_every_implementation_equals_the_reference(text):
+    expected = _load("reference").asks_outside_code_spans(text, _WORDS)
+    for which in IMPLEMENTATIONS:
+        assert _load(which).asks_outside_code_spans(text, _WORDS) is expected
+
+
+def test_words_outside_code_spans_the_gate_asks_with_every_word_of_its_rule():
+    # the gate's set is its verbs of doing and words of request (any one missing, a span after
+    # it went unasked)
+    import provgate.gate as g
+
+    for word in g._DOING | g._REQUESTING | g._DOING_FORMS | g._SKIPPING | {b"blocked"}:
+        assert g._may_ask_code_spans(b"`x` " + word + b" `y`")
+        assert not g._may_ask_code_spans(b"`x " + word + b" y`")

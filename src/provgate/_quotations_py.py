@@ -23,6 +23,15 @@ not bytes, of the others not a one-dimensional C-contiguous numpy array of uint8
 or int64 (``starts``, ``ends``) of its table's length: ``TypeError``; a start or end outside
 its text, or an end before its start: ``InvalidArgumentError``. The native module
 ``provgate._ext.quotations`` must agree exactly.
+
+:func:`asks_outside_code_spans` says whether a block's words outside its code spans may ask
+for one: whether a word of ``words`` (a verb of doing or a word of request, which the gate's
+code-span rule needs before it reads any span's clause) stands in ``data`` outside a code span.
+Read line by line: a line with an even count of backticks without the bytes between each pair
+(its spans), one with an odd count whole (generous: the rule reads it span by span); a word is
+a run of ASCII letters, digits and ``_``, compared lower-cased. ``words`` is a frozenset of at
+most ``MAX_WORDS`` bytes objects, each 1 to ``MAX_WORD_BYTES`` bytes of ``0-9 a-z _``; ``data``
+bytes. Otherwise ``TypeError`` (a type) or ``InvalidArgumentError`` (a word, or too many).
 """
 
 from __future__ import annotations
@@ -37,6 +46,13 @@ IMPLEMENTATION = "reference"
 
 BACKTICK = 0x60
 WORD_BYTES = frozenset(b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_'") | frozenset(range(0x80, 0x100))
+
+MAX_WORDS = 1024
+MAX_WORD_BYTES = 16
+# every byte but an ASCII letter, digit or "_" a blank, and the letters lower-cased: the words
+_LOWER_WORD_BYTES = bytes(c if chr(c).isascii() and (chr(c).isalnum() or c == 0x5F) else 0x20
+                          for c in range(256)).lower()
+_ASKING_WORD = frozenset(b"0123456789abcdefghijklmnopqrstuvwxyz_")
 
 
 def check_batch(datas: Any, kinds: Any, starts: Any, ends: Any, quote_kind: Any) -> None:
@@ -100,3 +116,28 @@ def asked_quotations(datas: Any, kinds: Any, starts: Any, ends: Any, quote_kind:
                 owners.append(t)
                 rows.append(r)
     return np.array(owners, dtype=np.int64), np.array(rows, dtype=np.int64)
+
+
+def check_words(words: Any) -> None:
+    if type(words) is not frozenset:
+        raise TypeError(f"words must be a frozenset of bytes, not {type(words).__name__}")
+    if len(words) > MAX_WORDS:
+        raise InvalidArgumentError(f"words holds {len(words)} words, more than {MAX_WORDS}", argument="words")
+    for word in words:
+        if type(word) is not bytes:
+            raise TypeError(f"each word must be bytes, not {type(word).__name__}")
+        if not 1 <= len(word) <= MAX_WORD_BYTES or not _ASKING_WORD.issuperset(word):
+            raise InvalidArgumentError(f"word {word!r} is not 1 to {MAX_WORD_BYTES} bytes of 0-9 a-z _",
+                                       argument="words")
+
+
+def asks_outside_code_spans(data: Any, words: Any) -> bool:
+    if type(data) is not bytes:
+        raise TypeError(f"data must be bytes, not {type(data).__name__}")
+    check_words(words)
+    for line in data.split(b"\n"):
+        pieces = line.split(b"`")
+        kept = b" ".join(pieces[::2]) if len(pieces) % 2 else line
+        if not words.isdisjoint(kept.translate(_LOWER_WORD_BYTES).split()):
+            return True
+    return False

@@ -81,7 +81,7 @@ from provgate._matching import denied_quotes, occurs_at_boundaries
 from provgate._matching_py import QUOTE as _MODE_QUOTE
 from provgate._matching_py import RELAXED as _MODE_RELAXED
 from provgate._matching_py import _words_closed_at
-from provgate._quotations import asked_quotations
+from provgate._quotations import asked_quotations, asks_outside_code_spans
 from provgate._scanner import fold_digits, span_values
 from provgate._scanner_py import normalize_value
 from provgate._search import unit_leads
@@ -13099,58 +13099,13 @@ _NEAR_BREAKS = (b".", b",", b";", b":", b"!", b"?", b"(", b")", b"\n")
 
 def _may_ask_code_spans(data: bytes) -> bool:
     """Do the words of ``data`` outside its code spans hold a verb of doing or a word of
-    request, without which :func:`_code_spans_asked` asks none of its spans? One look at a
-    block (or at many joined), not a clause reading a span: a summary listing facts in backticks
-    (``Relevant: `a.md`, `retries=4```) cost the summarize benchmark 20 ms when every span's
-    clause was read for a negation as well."""
-    global _ASKING
-    if _ASKING is None:
-        import ahocorasick  # (only a block with a code span asks for it)
-
-        automaton = ahocorasick.Automaton()
-        for word in _DOING | _REQUESTING | _DOING_FORMS | _SKIPPING | {b"blocked"}:  # (and a "blocked" after one)
-            automaton.add_word(f" {word.decode()} ", 0)
-        automaton.make_automaton()
-        _ASKING = automaton
-    # the words outside the code spans (a line with an odd count of backticks whole: generous,
-    # a block passing is read span by span): one Aho-Corasick pass over every word, then each
-    # word found placed in its line, the backticks counted on from the word before (a count from
-    # the line's start for each word was quadratic in a long line of spans holding verbs).
-    # Splitting each line at its backticks to drop the spans first cost the summarize benchmark
-    # 0.12 ms (49 summaries listing facts in backticks)
-    words = b" " + data.translate(_LOWER_WORD_BYTES) + b" "
-    counted_to = line_start = before = 0
-    line_odd: bool | None = None  # (the line's count is odd: counted once a line, when asked)
-    for end, _ in _ASKING.iter(words.decode("latin-1")):
-        # (``end`` is the blank after the word in ``words``, one byte ahead of ``data``: the
-        # word ends at ``at`` in ``data``, and holds no backtick)
-        at = end - 1
-        newline = data.rfind(b"\n", counted_to, at)
-        if newline >= 0:
-            line_start, counted_to, before, line_odd = newline + 1, newline + 1, 0, None
-        before += _backticks(data, counted_to, at)
-        counted_to = at
-        if not before % 2:
-            return True  # (an even count before: no span is open here)
-        if line_odd is None:
-            line_end = data.find(b"\n", at)
-            line_odd = bool(_backticks(data, line_start, len(data) if line_end < 0 else line_end) % 2)
-        if line_odd:
-            return True  # (an odd count on the line: it is read whole)
-    return False
-
-
-def _backticks(data: bytes, start: int, end: int) -> int:
-    """How many backticks ``data[start:end]`` holds."""
-    return data.count(b"`", start, end)
-
-
-_ASKING: Any = None
-# every byte but an ASCII letter, digit or "_" a blank: the words (``call_6578`` of a marker is
-# one, and no "call"); those of _DOING and _REQUESTING are letters only
-_WORD_BYTES_ONLY = bytes(c if chr(c).isascii() and (chr(c).isalnum() or c == 0x5F) else 0x20 for c in range(256))
-# the same, lower case (one translation where lower() and then this took two)
-_LOWER_WORD_BYTES = _WORD_BYTES_ONLY.lower()
+    request (:data:`_ASKING_WORDS`), without which :func:`_code_spans_asked` asks none of its
+    spans? One look at a block (or at many joined), not a clause reading a span: a summary
+    listing facts in backticks (``Relevant: `a.md`, `retries=4```) cost the summarize benchmark
+    20 ms when every span's clause was read for a negation as well. Native
+    (``asks_outside_code_spans``, a line at a time): an Aho-Corasick pass over the words in
+    Python cost the 49 summaries of that benchmark 0.16 ms."""
+    return asks_outside_code_spans(data, _ASKING_WORDS)
 
 
 # the verbs of doing whose imperative opening a clause makes a code span in it an instruction
@@ -13164,6 +13119,9 @@ _REQUESTING = frozenset(w + e for w in (b"ask", b"want", b"request", b"instruct"
                                          b"recommend", b"urg", b"encourag", b"insist")
                         for e in (b"", b"s", b"ed", b"es", b"e", b"d")) | frozenset((b"should", b"must", b"please",
                                                                                     b"ok", b"okay", b"fine"))
+# the words without one of which outside its code spans a block asks none of them (and a
+# "blocked" after one: _code_spans_asked)
+_ASKING_WORDS = _DOING | _REQUESTING | _DOING_FORMS | _SKIPPING | frozenset((b"blocked",))
 
 
 # A byte is looked for as an int (``b"<"[0] in text``, folded to 60 when compiled): CPython
