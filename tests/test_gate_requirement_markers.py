@@ -250,6 +250,48 @@ def test_a_marker_kept_with_its_table_requirement_is_accepted(source, text, edit
         assert_accepted(edit(source, text))
 
 
+# red team 126, F07: every PEP 508 variable as a Pipfile's key on its own (implementation_name
+# swapped between two packages was accepted: read only beside a key of "python" or "platform")
+PIPFILE_VARIABLES = [  # (the key, its value in requests' table, in urllib3's)
+    ("implementation_name", "== 'cpython'", "== 'pypy'"),
+    ("implementation_version", ">= '3.11'", "< '3.11'"),
+    ("platform_python_implementation", "== 'CPython'", "== 'PyPy'"),
+    ("os_name", "== 'nt'", "!= 'nt'"),
+    ("extra", "== 'socks'", "== 'security'"),
+    ("platform_release", "== '5.10'", "== '6.1'"),
+    ("dependency_groups", "== 'dev'", "== 'test'"),
+]
+
+
+def _pipfile_of(key: str, a: str, b: str) -> str:
+    return (f"[packages]\nrequests = {{version = \"==2.31.0\", {key} = \"{a}\"}}\n"
+            f"urllib3 = {{version = \"==1.26.18\", {key} = \"{b}\"}}\n")
+
+
+@pytest.mark.parametrize("key, a, b", PIPFILE_VARIABLES)
+def test_a_pipfile_marker_key_of_any_variable_moved_is_refused(key, a, b):
+    assert_marker_moved_refused(_pipfile_of(key, a, b), _pipfile_of(key, b, a))
+
+
+@pytest.mark.parametrize("key, a, b", PIPFILE_VARIABLES)
+def test_a_pipfile_marker_key_of_any_variable_kept_is_accepted(key, a, b):
+    source = _pipfile_of(key, a, b)
+    assert_accepted(rewrite(source, source.replace(" = {", " = { ").replace("\"}", "\" }")))  # re-spaced
+    assert_accepted(summarize(source, "\n".join(source.splitlines()[::-1][:-1]) + "\n[packages]\n"))  # reordered
+    # (the key is read: the table is keyed by its marker, not only its version)
+    from provgate.gate import _table_marked_requirements
+
+    found = _table_marked_requirements(source.encode())
+    assert len(found) == 2 and all(marker for *_, marker in found), found
+
+
+def test_a_pipfile_extras_key_is_no_marker():
+    # ("extras" is the package's extras, not the marker variable of PEP 751's lock files)
+    from provgate.gate import _table_marked_requirements
+
+    assert _table_marked_requirements(b'[packages]\nrequests = {version = "==2.31.0", extras = ["socks"]}\n') == {}
+
+
 def test_table_marked_requirements_are_keyed_by_the_tables_key():
     from provgate.gate import _marked_requirements_of, _table_marked_requirements
 

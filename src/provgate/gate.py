@@ -14395,13 +14395,17 @@ def _marked_requirements_of(text: bytes) -> dict[tuple[bytes, bytes, tuple[tuple
 # quoted value tied to nothing, so markers swapped between two packages stated nothing new).
 # The table (on one line, as TOML writes one) around such a key, the name before it ("name = {"
 # or in an array of tables, "name = [{...}, {"), and its keys and values
-_TABLE_MARKED_HINT = re.compile(rb"""(?<![A-Za-z0-9_\-])(?:markers|python(?:_full)?(?:_version)?|platform(?:_[a-z]+)?"""
-                                rb"""|sys_platform)[ \t]*=[ \t]*['"]""")
-# a Pipfile's marker variables written as a package's keys (those _may_hold_table_markers' scans
-# find: "python" or "platform" in them; os_name and implementation_name beside one of them)
-_PIPFILE_MARKER_KEYS = frozenset((b"python_version", b"python_full_version", b"sys_platform", b"platform_machine",
-                                  b"platform_system", b"platform_release", b"platform_version",
-                                  b"platform_python_implementation", b"os_name", b"implementation_name"))
+_TABLE_MARKED_HINT = re.compile(rb"""(?<![A-Za-z0-9_\-])(?:markers|python(?:_full)?(?:_version)?|platform(?:_[a-z_]+)?"""
+                                rb"""|sys_platform|os_name|implementation_(?:name|version)|extra|dependency_groups)"""
+                                rb"""[ \t]*=[ \t]*['"]""")
+# a Pipfile's marker variables written as a package's keys: every variable of PEP 508 (and PEP
+# 751's dependency_groups), each on its own (red team 126, F07: implementation_name was read only
+# beside a key of "python" or "platform", so two packages' implementation_name swapped stated
+# nothing new). Not "extras": a Pipfile's "extras" is the package's extras, keyed as such
+_PIPFILE_MARKER_KEYS = frozenset((b"python_version", b"python_full_version", b"os_name", b"sys_platform",
+                                  b"platform_release", b"platform_system", b"platform_version", b"platform_machine",
+                                  b"platform_python_implementation", b"implementation_name",
+                                  b"implementation_version", b"extra", b"dependency_groups"))
 _TABLE_NAME_BEFORE = re.compile(rb"""(?:(?<=[\n,{])|^)[ \t]*(?:"([^"\n]{1,80})"|'([^'\n]{1,80})'|([A-Za-z0-9_.\-]{1,80}))[ \t]*=[ \t]*"""
                                 rb"""(?:\[(?:[ \t\r\n,]|\{[^{}\n]*\})*)?\{[^{}\n]*\Z""")
 _TABLE_PAIR = re.compile(rb"""([A-Za-z0-9_\-]+)[ \t]*=[ \t]*(?:"((?:[^"\\\n]|\\.)*)"|'([^'\n]*)'|\[([^\]\n]*)\])""")
@@ -14415,7 +14419,9 @@ _TABLE_REACH = 512
 def _may_hold_table_markers(text: bytes) -> bool:
     """Whether ``text`` may hold a TOML inline table's marker (:func:`_table_marked_requirements`):
     a ``{`` or a table's ``[``, and a key of a marker (byte scans, most texts)."""
-    return (b"{"[0] in text or b"["[0] in text) and (b"markers" in text or b"python" in text or b"platform" in text) and (
+    return (b"{"[0] in text or b"["[0] in text) and (
+        b"markers" in text or b"python" in text or b"platform" in text or b"os_name" in text
+        or b"implementation_" in text or b"extra" in text or b"dependency_groups" in text) and (
         _TABLE_MARKED_HINT.search(text) is not None)
 
 
