@@ -195,6 +195,50 @@ def test_a_python_constraint_is_keyed_as_a_set_of_clauses():
     assert _constraint_set(b">=3.8,<4.0") != _constraint_set(b">=3.8 || <4.0")  # (an "or" is no "and")
     assert _constraint_set(b"linux") == b"linux" and _constraint_set(b"^3.8") == b"^3.8"
 
+# red team 126, F11: Poetry's "||" alternatives are a set of sets: reordered, the same
+ALTERNATIVES = ("[tool.poetry.dependencies]\n"
+                "requests = { version = \"2.31.0\", python = \">=3.8,<4.0 || >=2.7,<3.0\" }\n")
+
+
+@pytest.mark.parametrize("written", [
+    ">=2.7,<3.0 || >=3.8,<4.0",          # the alternatives reordered
+    "<4.0,>=3.8 || >=2.7,<3.0",          # the clauses reordered inside one alternative
+    "<3.0,>=2.7||<4.0, >=3.8",           # both, re-spaced
+])
+def test_poetry_alternatives_reordered_are_accepted(written):
+    for edit in (rewrite, summarize):
+        assert_accepted(edit(ALTERNATIVES, ALTERNATIVES.replace(">=3.8,<4.0 || >=2.7,<3.0", written)))
+
+
+@pytest.mark.parametrize("written", [
+    ">=3.8,<3.0 || >=2.7,<4.0",          # clauses swapped across the alternatives
+    ">=2.7,<4.0 || >=3.8,<3.0",          # the same, reordered
+    ">=3.8,<4.0 || >=2.6,<3.0",          # the second alternative changed
+])
+def test_poetry_alternatives_changed_are_refused(written):
+    lie = ALTERNATIVES.replace(">=3.8,<4.0 || >=2.7,<3.0", written)
+    v = rewrite(ALTERNATIVES, lie)
+    assert not v.accepted
+    find(v, "I2", block="b1", evidence__change="requirement_changed")
+    v = summarize(ALTERNATIVES, lie)
+    assert not v.accepted
+    assert [x for x in changed(v) if x.invariant == "I1"], v.violations
+
+
+def test_poetry_alternatives_are_keyed_as_a_set_of_clause_sets():
+    from provgate.gate import _requirement_stated
+
+    key, = _requirements(b'python = ">=3.8,<4.0 || >=2.7,<3.0"')
+    assert (key,) == tuple(_requirements(b'python = ">=2.7, <3.0 || <4,>=3.8.0"'))
+    assert key != next(iter(_requirements(b'python = ">=3.8,<3.0 || >=2.7,<4.0"')))
+    # (a lossy edit may name one alternative's clauses, never clauses of two, nor drop an "||")
+    one, = _requirements(b"python>=2.7,<3.0")
+    mixed, = _requirements(b"python>=3.8,<3.0")
+    assert _requirement_stated(one, {key}, True) and not _requirement_stated(one, {key}, False)
+    assert not _requirement_stated(mixed, {key}, True)
+    assert not _requirement_stated(key, {one}, True)
+
+
 # red team 125, F07: a Pipfile's marker variables as keys, and an inline table across lines
 PIPFILE_KEYS = ("[packages]\n"
                 "requests = {version = \"==2.31.0\", sys_platform = \"== 'win32'\"}\n"

@@ -14119,9 +14119,12 @@ _REQ_NAME_EXTRAS = (
     rb"(?<![A-Za-z0-9._\-\[@/\\])([A-Za-z](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)"
     rb"(?:\[(" + _REQ_EXTRA + rb"*)\]|[ \t]*\\\[([A-Za-z]" + _REQ_EXTRA + rb"*)\\\]|[ \t]+\[([A-Za-z]"
     + _REQ_EXTRA + rb"*)\])?")
+# (and Poetry's "||" alternatives, each such a set: ">=3.8,<4.0 || >=2.7,<3.0", red team 126, F11:
+# the set ended at the first "||", so the alternatives reordered were a new requirement)
+_REQ_CLAUSES = (_REQ_OP + rb"[ \t]*" + _REQ_VERSION + rb"(?:(?:[ \t]*,[ \t]*|[ \t]+)" + _REQ_OP
+                + rb"[ \t]*" + _REQ_VERSION + rb")*")
 _REQ_SPECIFIERS = (rb"[ \t]*(?:[=:](?!=)[ \t]*['\"]?|\([ \t]*)?"
-                   rb"(" + _REQ_OP + rb"[ \t]*" + _REQ_VERSION + rb"(?:(?:[ \t]*,[ \t]*|[ \t]+)" + _REQ_OP
-                   + rb"[ \t]*" + _REQ_VERSION + rb")*)")
+                   rb"(" + _REQ_CLAUSES + rb"(?:[ \t]*\|\|[ \t]*" + _REQ_CLAUSES + rb")*)")
 _REQUIREMENT = re.compile(_REQ_NAME_EXTRAS + _REQ_SPECIFIERS)
 _REQ_CLAUSE = re.compile(rb"(" + _REQ_OP + rb")[ \t]*['\"]?(v?[0-9](?:[A-Za-z0-9.*+!_\-]*[A-Za-z0-9*])?)")
 # (no requirement without a comparison and a digit after it: one search of a text, most texts)
@@ -14573,8 +14576,18 @@ def _requirement_key(m: re.Match[bytes]) -> tuple[bytes, ...]:
     raw = m.group(2) if m.group(2) is not None else m.group(3) if m.group(3) is not None else m.group(4)
     extras = b"" if raw is None else b",".join(
         sorted({_PEP503_RUN.sub(b"-", e.strip().lower()) for e in raw.split(b",")} - {b""}))
+    specifiers = m.group(5)
+    if b"||" in specifiers:
+        # (alternatives: each a sorted set of clauses, written "op+version,...", as the pair
+        # (b"||", it), the pairs sorted; one alternative alone is the plain set. Clauses swapped
+        # across alternatives are another requirement: red team 126, F11)
+        alternatives = {b",".join(sorted({op + (_padded_version(op, v.lower()) if b"0" in v else v.lower())
+                                          for op, v in _REQ_CLAUSE.findall(alternative)}))
+                        for alternative in specifiers.split(b"||")}
+        if len(alternatives) > 1:
+            return (name, extras) + tuple(x for a in sorted(alternatives) for x in (b"||", a))
     clauses = sorted({(op, _padded_version(op, v.lower()) if b"0" in v else v.lower())
-                      for op, v in _REQ_CLAUSE.findall(m.group(5))})
+                      for op, v in _REQ_CLAUSE.findall(specifiers)})
     return (name, extras) + tuple(x for c in clauses for x in c)
 
 
@@ -14645,14 +14658,18 @@ def _requirement_stated(req: tuple[bytes, ...], known: set[tuple[bytes, ...]], l
     """Whether requirement ``req`` (a key of :func:`_requirements`) is stated by ``known``: the
     same requirement, or, for a lossy edit, one with the same name whose clauses hold all of
     ``req``'s and whose extras are ``req``'s or ``req`` names none (a summary may name fewer
-    clauses: ``django>=3.2`` of ``django>=3.2,<4.2``; never another clause or extra)."""
+    clauses: ``django>=3.2`` of ``django>=3.2,<4.2``; never another clause or extra). Of
+    Poetry's ``||`` alternatives (``python>=3.8,<4.0 || >=2.7,<3.0``), a lossy edit may name
+    the clauses of one alternative; a requirement of alternatives is stated only by the same set
+    of them (red team 126, F11)."""
     if req in known:
         return True
-    if not lossy:
+    if not lossy or b"||" in req[2::2]:
         return False
     name, extras, mine = req[0], req[1], set(zip(req[2::2], req[3::2]))
-    return any(k[0] == name and (not extras or k[1] == extras) and mine <= set(zip(k[2::2], k[3::2]))
-               for k in known)
+    return any(k[0] == name and (not extras or k[1] == extras) and (
+        mine <= set(zip(k[2::2], k[3::2])) if b"||" not in k[2::2]
+        else any(mine <= set(_REQ_CLAUSE.findall(alternative)) for alternative in k[3::2])) for k in known)
 
 
 
