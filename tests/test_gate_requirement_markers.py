@@ -329,6 +329,19 @@ def test_a_pipfile_marker_key_of_any_variable_kept_is_accepted(key, a, b):
     assert len(found) == 2 and all(marker for *_, marker in found), found
 
 
+def test_the_table_marker_prefilter_finds_every_key_however_spaced():
+    # (the "=" after a key searched for first, the hint around it: no key missed)
+    from provgate.gate import _TABLE_MARKED_HINT, _may_hold_table_markers
+
+    keys = [key for key, _, _ in PIPFILE_VARIABLES] + ["markers", "python", "platform", "python_version",
+                                                       "python_full_version", "sys_platform", "platform_machine"]
+    for key in keys:
+        for gap in ("", " ", "  ", "\t", " \t ", "        "):
+            text = f'x = 1\nrequests = {{version = "*", {key}{gap}={gap}"== \'a\'"}}\n'.encode()
+            assert _TABLE_MARKED_HINT.search(text) and _may_hold_table_markers(text), text
+    assert not _may_hold_table_markers(b'[x]\nbufferSize     = 65536\nname = "python"\nextra_x = "1"\n')
+
+
 def test_a_pipfile_extras_key_is_no_marker():
     # ("extras" is the package's extras, not the marker variable of PEP 751's lock files)
     from provgate.gate import _table_marked_requirements

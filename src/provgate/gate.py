@@ -14422,10 +14422,28 @@ _TABLE_REACH = 512
 def _may_hold_table_markers(text: bytes) -> bool:
     """Whether ``text`` may hold a TOML inline table's marker (:func:`_table_marked_requirements`):
     a ``{`` or a table's ``[``, and a key of a marker (byte scans, most texts)."""
-    return (b"{"[0] in text or b"["[0] in text) and (
-        b"markers" in text or b"python" in text or b"platform" in text or b"os_name" in text
-        or b"implementation_" in text or b"extra" in text or b"dependency_groups" in text) and (
-        _TABLE_MARKED_HINT.search(text) is not None)
+    if b"{"[0] not in text and b"["[0] not in text:
+        return False
+    # (each "=" that may follow such a key, and the hint searched for around it only: a byte scan
+    # a key's word, seven of them, cost 0.05 ms on the summarize benchmark's 17 KB block; the hint
+    # searched for in a whole text, which it cannot start from a literal, 0.4 ms)
+    for m in _TABLE_MARKED_EQUALS.finditer(text):
+        a, b = m.start(), m.end()
+        while a and text[a - 1] in b" \t":
+            a -= 1
+        while b < len(text) and text[b] in b" \t":
+            b += 1
+        if _TABLE_MARKED_HINT.search(text, max(0, a - _TABLE_KEY_LONGEST), b + 1) is not None:
+            return True
+    return False
+
+
+# an "=" that may follow a key of _TABLE_MARKED_HINT: its last five bytes before it (and a blank),
+# or two blanks (an aligned column's); and the longest such key (platform_python_implementation)
+_TABLE_KEY_LONGEST = 32
+_TABLE_MARKED_EQUALS = re.compile(rb"=(?:(?<=(?:rkers|ython|_full|rsion|tform|chine|ystem|lease|ation|_name|extra|roups)=)"
+                                  rb"|(?<=(?:rkers|ython|_full|rsion|tform|chine|ystem|lease|ation|_name|extra|roups)[ \t]=)"
+                                  rb"|(?<=[ \t][ \t]=))")
 
 
 def _table_marked_requirements(text: bytes) -> dict[tuple[bytes, bytes, tuple[tuple[bytes, bytes], ...], bytes], str]:
