@@ -1464,6 +1464,50 @@ def test_the_unit_a_bracket_of_words_names():
     assert _figures_with_units(text, _unit_leads(text)) == {b"5": {b"ms"}, b"7": {b"h"}, b"9": {b"d"}}
 
 
+# red team 126, F08: a ROUND bracket that is the figure's unit label ("5 (in ms)", "5 (ms)", "30
+# (unit: seconds)") gives the figure that unit, as "[in ms]" does; an aside of words whose first
+# word spells no unit ("5 (see below) minutes") is passed over to the unit after it; other round
+# brackets, asides and citations, give no unit, as before
+@pytest.mark.parametrize("source, text, value", [
+    ("The p99 latency was 5 (in ms) on Monday.\n", "The p99 latency was 5 s on Monday.", "5"),
+    ("The p99 latency was 5 (ms) on Monday.\n", "The p99 latency was 5 s on Monday.", "5"),
+    ("Timeout: 30 (unit: seconds).\n", "Timeout: 30 minutes.", "30"),
+    ("Throughput: 40 (in MB/s) per node.\n", "Throughput: 40 GB/s per node.", "40"),
+    ("Latency: 250 (in \u00b5s)\n", "Latency: 250 ms.", "250"),
+    ("Wait 5 (see below) minutes.\n", "Wait 5 seconds.", "5"),
+])
+def test_a_unit_named_by_a_round_bracket_is_kept(source, text, value):
+    find(_summarize(source, text), "I1", block="s", value=value, evidence__change="unit_changed")
+    find(_rewrite(source, text), "I2", value=value, evidence__change="unit_changed")
+
+
+@pytest.mark.parametrize("source, text", [
+    ("The p99 latency was 5 (in ms) on Monday.\n", "The p99 latency was 5 ms on Monday."),
+    ("The p99 latency was 5 (ms) on Monday.\n", "The p99 latency was 5 milliseconds on Monday."),
+    ("Timeout: 30 (unit: seconds).\n", "Timeout: 30 s."),
+    ("Wait 5 (see below) minutes.\n", "Wait 5 minutes."),
+    # (asides and citations: no unit read from them, the honest summaries as before)
+    ("Retries: 5 (see below).\n", "Retries: 5."),
+    ("The job ran 3 (over two hours) times.\n", "The job ran 3 times."),
+    ("See section 3 (b) for 5 ms of latency.\n", "Section 3 (b): 5 ms of latency."),
+    ("We had 5 (in total) failures.\n", "We had 5 failures."),
+    ("Error 404 (Not Found) after 30 s.\n", "After 30 s: error 404."),
+])
+def test_a_round_bracket_grounds_the_same_unit_and_asides_stay_accepted(source, text):
+    assert_accepted(_summarize(source, text))
+
+
+def test_the_unit_a_round_bracket_names():
+    assert _unit_at(b"5 (in ms) on", 1) == b"ms" and _unit_at(b"5 (unit: seconds).", 1) == b"s"
+    assert _unit_at(b"5 (ms)", 1) == b"ms" and _unit_at(b"5 (measured in ms)", 1) == b"ms"
+    assert _unit_at(b"5 (see below) minutes", 1) == b"min" and _unit_at(b"5 (see below).", 1) is None
+    # (a one-letter bracket is a list mark as often; a bracket of more than the unit, no label)
+    assert _unit_at(b"3 (b) x", 1) is None and _unit_at(b"5 (ms, p99)", 1) is None
+    assert _unit_at(b"3 (over two hours) jobs", 1) is None and _unit_at(b"404 (Not Found)", 3) is None
+    text = b"Wait 5 (in ms), 7 (unit: h) and 9 (see note) days"
+    assert _figures_with_units(text, _unit_leads(text)) == {b"5": {b"ms"}, b"7": {b"h"}, b"9": {b"d"}}
+
+
 # red team 123, F06: a figure a no-break, narrow no-break or thin space follows (or, in a list,
 # precedes) is a figure of its source, with the unit or word after the space, as after a blank;
 # the figures a no-break space groups (red team 121, F13) are the one number only
