@@ -1662,3 +1662,53 @@ def test_a_long_run_of_groups_is_read_in_linear_time(monkeypatch, n):
     v = _summarize(source, "Sizes: 123 GB.\n")
     assert v is not None
     assert counting.calls <= 2 * n and counting.span <= 64 * counting.calls
+
+
+# red team 125, F13: a text dense in figures with a no-break space before the unit ("v12: 12\u00a0ms")
+# decoded and translated each figure's tail twice (8x base's slope). The blanks are replaced in the
+# bytes first: no character of such a tail is translated, and each figure is read at most twice.
+# (Work counted, not time: the characters _unit_at translates and its calls.)
+class _CountingTable(dict):
+    looked_up = 0
+
+    def __getitem__(self, key):
+        type(self).looked_up += 1
+        return super().__getitem__(key)
+
+
+def _work_of(monkeypatch, text: bytes):
+    import provgate.gate as gate
+
+    _CountingTable.looked_up = 0
+    monkeypatch.setattr(gate, "_UNIT_SIGNS", _CountingTable(gate._UNIT_SIGNS))
+    calls = []
+    unit_at = gate._unit_at
+    monkeypatch.setattr(gate, "_unit_at", lambda t, end: calls.append(end) or unit_at(t, end))
+    found = gate._respelled_units(text)
+    return found, _CountingTable.looked_up, len(calls)
+
+
+@pytest.mark.parametrize("blank", ["\u00a0", "\u202f", "\u2009", "\u2007", "\u205f"])
+def test_no_break_figures_are_read_without_decoding_their_tails(monkeypatch, blank):
+    n = 400
+    text = " ".join(f"v{i}: {i}{blank}ms" for i in range(n)).encode() + b"\n"
+    found, translated, calls = _work_of(monkeypatch, text)
+    assert all(found[b"%d" % i] == {b"ms"} for i in range(n))
+    assert translated == 0  # (was ~96 characters a figure, twice)
+    assert calls <= 2 * n + 2
+    # (the counter counts: a tail with another character is still decoded and translated)
+    found, translated, _ = _work_of(monkeypatch, "Max: 300\u00a0\u212a.\n".encode())
+    assert translated > 0 and found[b"300"] == {b"K"}
+
+
+def test_a_tail_with_no_break_blanks_reads_as_decoded():
+    # (the blanks replaced in the bytes read as a plain blank did, decoded or not)
+    for text in ("30\u00a0seconds", "30\u202f\u00b5s", "5\u00a0\u2103", "40\u2009MB/s", "30\u00a0\u00a0min",
+                 "12\u2007GB", "7\u205fms", "9\u00a0[see note]\u00a0minutes", "4\u00a0(in\u00a0ms)"):
+        end = len(text) - len(text.lstrip("0123456789"))
+        plain = text.replace("\u00a0", " ").replace("\u202f", " ").replace("\u2009", " ").replace(
+            "\u2007", " ").replace("\u205f", " ")
+        assert _unit_at(text.encode(), end) == _unit_at(plain.encode(), end) is not None, text
+    # (a tail cut inside a blank's bytes is read to the blank's end)
+    text = ("5" + "\u202f" * 40 + "ms").encode()
+    assert _unit_at(text, 1) == _unit_at(("5" + " " * 40 + "ms").encode(), 1)

@@ -11158,8 +11158,8 @@ def _respelled_units(text: bytes) -> dict[bytes, set[bytes | None]]:
             # (the last group of a figure a no-break space groups: "1\u00a0234\u00a0GB" is 1 234 GB,
             # no 234 GB, red team 125, F05)
             start, figure = lo, re.sub(rb"[^0-9]", b"", read[lo:p + 1])
-        if (start and read[start - 1] in _FIGURE_GLUE_OR_SIGN) or read[max(0, start - 3):start] == _MINUS_SIGN or any(
-                x in figure for x in (b"..", b",,", b".,", b",.")):
+        if (start and read[start - 1] in _FIGURE_GLUE_OR_SIGN) or read[max(0, start - 3):start] == _MINUS_SIGN or (
+                b"." in figure or b"," in figure) and any(x in figure for x in (b"..", b",,", b".,", b",.")):
             continue  # (inside a token, or signed: "-12 %" grounds no "12 %")
         if (unit := _unit_at(read, p + 1)) is not None:
             out.setdefault(_figure_number(figure), set()).add(unit)
@@ -11210,7 +11210,12 @@ def _no_break_figures(text: bytes, grouped: list[tuple[int, int]], out: dict[byt
                     or any(lo <= start and end <= hi for lo, hi in grouped)):
                 continue  # (glued to a word, signed, or a group of a figure of thousands)
             if spaced is None:
-                spaced = _BLANK_OF.sub(lambda m: b" " * len(m.group()), text)
+                # (each space a blank of its bytes, by byte replaces: a call a space, 4,000 of them in
+                # a table of "12\u00a0ms" figures, was a third of this reading, red team 125, F13)
+                spaced = text.replace(b"\xc2\xa0", b"  ")
+                if b"\xe2\x80" in spaced or b"\xe2\x81" in spaced:
+                    for blank in (b"\xe2\x80\xaf", b"\xe2\x80\x89", b"\xe2\x80\x87", b"\xe2\x81\x9f"):
+                        spaced = spaced.replace(blank, b"   ")
             out.setdefault(_figure_number(text[start:end]), set()).add(_unit_at(spaced, end))
 
 
@@ -15225,10 +15230,26 @@ def _unit_at(text: bytes, end: int) -> bytes | None:
     if b"[" in tail[:3] or b"(" in tail[:3]:
         tail = text[end:end + 192]  # (a bracket of words before the unit: red team 125, F06; 126, F08)
     if not tail.isascii():
-        # (and the kelvin sign and the one-character degree units as they are read: red team
-        # 123, F20, "300 \u212a" had no unit and grounded "300 \u00b0C"; the tail only, whose
-        # offsets nothing else reads)
-        tail = tail.decode("utf-8", "replace").translate(_NEGATION_FOLD).translate(_UNIT_SIGNS).encode("utf-8")
+        stop = end + len(tail)
+        if stop < len(text) and 0x80 <= text[stop] < 0xC0:
+            # (a character the tail's end cuts read whole: its bytes left would not decode)
+            while stop < len(text) and 0x80 <= text[stop] < 0xC0 and stop - end < len(tail) + 3:
+                stop += 1
+            tail = text[end:stop]
+        if b"\xc2\xa0" in tail or b"\xe2\x80" in tail or b"\xe2\x81" in tail:
+            # (a no-break, narrow no-break, thin, figure or medium mathematical space a blank,
+            # as _UNIT_SIGNS reads it, replaced in the bytes first: a tail with no other
+            # character is not decoded, red team 125, F13: a table of "12\u00a0ms" figures
+            # decoded and translated each figure's tail twice, 8x base's time)
+            if b"\xc2\xa0" in tail:
+                tail = tail.replace(b"\xc2\xa0", b" ")
+            if b"\xe2\x80" in tail or b"\xe2\x81" in tail:
+                tail = _NO_BREAK_BLANKS_RE.sub(b" ", tail)
+        if not tail.isascii():
+            # (and the kelvin sign and the one-character degree units as they are read: red team
+            # 123, F20, "300 \u212a" had no unit and grounded "300 \u00b0C"; the tail only, whose
+            # offsets nothing else reads)
+            tail = tail.decode("utf-8", "replace").translate(_NEGATION_FOLD).translate(_UNIT_SIGNS).encode("utf-8")
     if b"\x1b" in tail:
         tail = _ANSI_SEQUENCE.sub(b"", tail)
     m = _UNIT_AFTER_FIGURE.match(tail)
@@ -15253,6 +15274,8 @@ _BRACKET_AFTER_FIGURE = re.compile(rb"[ \t]{0,2}\[([^\]\n\[]{1,80})\]")
 _BRACKET_WORD = re.compile(rb"(?<![0-9A-Za-z_])(?:[A-Za-z]+|\xc2\xb5[A-Za-z]*|\xce\xbc[A-Za-z]*)(?![0-9A-Za-z_])")
 
 
+# the bytes of the blanks _UNIT_SIGNS reads as " " (_unit_at replaces them before decoding)
+_NO_BREAK_BLANKS_RE = re.compile(rb"\xc2\xa0|\xe2\x80[\xaf\x89\x87]|\xe2\x81\x9f")
 # (and a no-break, narrow no-break or thin space a blank, as a reader sees it: "30\u00a0seconds",
 # red team 123, F06)
 _UNIT_SIGNS = str.maketrans({"\u212a": "K", "\u2103": "\u00b0C", "\u2109": "\u00b0F",
