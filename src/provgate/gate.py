@@ -14971,7 +14971,7 @@ def _extra_leads(text: bytes, first: bool = False) -> list[int]:
             out.append(j - 1)
             if first:
                 return out
-    if b"(" in text:
+    if b"("[0] in text:
         # (a round bracket after a figure, its unit's label or an aside before the unit: red team
         # 126, F08)
         for m in _ROUND_AFTER_DIGIT.finditer(text):
@@ -15227,7 +15227,7 @@ def _unit_at(text: bytes, end: int) -> bytes | None:
     while start > 0 and text[start - 1] in _FIGURE_BYTES:
         start -= 1
     tail = text[end:end + 96]
-    if b"[" in tail[:3] or b"(" in tail[:3]:
+    if b"["[0] in tail[:3] or b"("[0] in tail[:3]:
         tail = text[end:end + 192]  # (a bracket of words before the unit: red team 125, F06; 126, F08)
     if not tail.isascii():
         stop = end + len(tail)
@@ -15250,11 +15250,11 @@ def _unit_at(text: bytes, end: int) -> bytes | None:
             # 123, F20, "300 \u212a" had no unit and grounded "300 \u00b0C"; the tail only, whose
             # offsets nothing else reads)
             tail = tail.decode("utf-8", "replace").translate(_NEGATION_FOLD).translate(_UNIT_SIGNS).encode("utf-8")
-    if b"\x1b" in tail:
+    if b"\x1b"[0] in tail:
         tail = _ANSI_SEQUENCE.sub(b"", tail)
     m = _UNIT_AFTER_FIGURE.match(tail)
     unit = None if m is None else _unit_of_match(tail, m)
-    if b"[" in tail[:3] and (bracket := _BRACKET_AFTER_FIGURE.match(tail)) is not None and (
+    if b"["[0] in tail[:3] and (bracket := _BRACKET_AFTER_FIGURE.match(tail)) is not None and (
             unit is None or m.start(1 if m.group(1) is not None else 3) >= bracket.end()):
         # a bracket of words passed over as a note, or too long to be one, that names a unit
         # further in gives the figure that unit ("5 [in ms]", "5 [unit: ms]", "250 [in µs]"); one
