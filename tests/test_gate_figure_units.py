@@ -1475,6 +1475,8 @@ def test_the_unit_a_bracket_of_words_names():
     ("Throughput: 40 (in MB/s) per node.\n", "Throughput: 40 GB/s per node.", "40"),
     ("Latency: 250 (in \u00b5s)\n", "Latency: 250 ms.", "250"),
     ("Wait 5 (see below) minutes.\n", "Wait 5 seconds.", "5"),
+    ("Timeout is 30 (thirty) seconds.\n", "Timeout is 30 minutes.", "30"),  # (an aside: no label)
+    ("Rate: 40 (requests per minute).\n", "Rate: 40 requests per second.", "40"),
 ])
 def test_a_unit_named_by_a_round_bracket_is_kept(source, text, value):
     find(_summarize(source, text), "I1", block="s", value=value, evidence__change="unit_changed")
@@ -1492,6 +1494,12 @@ def test_a_unit_named_by_a_round_bracket_is_kept(source, text, value):
     ("See section 3 (b) for 5 ms of latency.\n", "Section 3 (b): 5 ms of latency."),
     ("We had 5 (in total) failures.\n", "We had 5 failures."),
     ("Error 404 (Not Found) after 30 s.\n", "After 30 s: error 404."),
+    ("Timeout is 30 (thirty) seconds.\n", "Timeout is 30 seconds."),
+    ("HTTP 200 (OK) in 35 ms.\n", "HTTP 200 OK in 35 ms."),
+    ("CPU: 4 (cores), memory: 512 (MB).\n", "4 cores and 512 MB of memory."),
+    ("Python 3 (3.11.4) is installed.\n", "Python 3.11.4 is installed."),
+    ("Ran 120 tests (3 failed) in 4.2 s.\n", "120 tests ran in 4.2 s; 3 failed."),
+    ("Latency: 5 (p50), 9 (p99) ms.\n", "Latency p50 5 ms, p99 9 ms."),
 ])
 def test_a_round_bracket_grounds_the_same_unit_and_asides_stay_accepted(source, text):
     assert_accepted(_summarize(source, text))
@@ -1504,6 +1512,9 @@ def test_the_unit_a_round_bracket_names():
     # (a one-letter bracket is a list mark as often; a bracket of more than the unit, no label)
     assert _unit_at(b"3 (b) x", 1) is None and _unit_at(b"5 (ms, p99)", 1) is None
     assert _unit_at(b"3 (over two hours) jobs", 1) is None and _unit_at(b"404 (Not Found)", 3) is None
+    # (a label's word spells a unit, or is a rate: "(thirty)" is an aside, passed over)
+    assert _unit_at(b"30 (thirty) seconds", 2) == b"s" and _unit_at(b"5 (OK) s", 1) == b"s"
+    assert _unit_at(b"40 (req/s)", 2) == b"req/s" and _unit_at(b"40 (requests per minute)", 2) == b"req/min"
     text = b"Wait 5 (in ms), 7 (unit: h) and 9 (see note) days"
     assert _figures_with_units(text, _unit_leads(text)) == {b"5": {b"ms"}, b"7": {b"h"}, b"9": {b"d"}}
 

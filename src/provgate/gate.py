@@ -14940,9 +14940,14 @@ _ROUND_ASIDE = (rb"\((?=[A-Za-z][A-Za-z \t.,:'\-]{1,79}\))(?!(?i:"
                 + b"|".join(re.escape(spelling) for spelling in sorted(_UNITS, key=len, reverse=True)
                             if spelling.isalpha())
                 + rb")(?![A-Za-z]))[A-Za-z][A-Za-z \t.,:'\-]{1,79}\)")
+# (a label's word a unit's spelling, or a rate: "(thirty)" is an aside, no label of no unit)
+_UNIT_ALPHA_SPELLINGS = b"|".join(re.escape(spelling) for spelling in sorted(_UNITS, key=len, reverse=True)
+                                  if spelling.isalpha())
 _ROUND_LABEL = (rb"[ \t]{0,2}\([ \t]*(?:(?i:in|units?|measured[ \t]+in|all[ \t]+in|values[ \t]+in)"
-                rb"(?:[ \t]*:[ \t]*|[ \t]+)|(?=%|[^ \t)]{2}))(?=" + _UNIT_WORD.replace(b"(", b"(?:", 1)
-                + _UNIT_RATE.replace(b"(" + _UNIT_WORD[1:], b"(?:" + _UNIT_WORD[1:], 1) + rb"[ \t]*\))")
+                rb"(?:[ \t]*:[ \t]*|[ \t]+)|(?=%|[^ \t)]{2}))(?=(?:(?i:" + _UNIT_ALPHA_SPELLINGS + rb")(?![0-9A-Za-z_])"
+                rb"|(?![A-Za-z])" + _UNIT_WORD.replace(b"(", b"(?:", 1) + rb"|[A-Za-z]+(?="
+                + _UNIT_RATE.replace(_UNIT_WORD, _UNIT_WORD.replace(b"(", b"(?:", 1), 1)[:-1] + rb"))"
+                + _UNIT_RATE.replace(_UNIT_WORD, _UNIT_WORD.replace(b"(", b"(?:", 1), 1) + rb"[ \t]*\))")
 _UNIT_TAIL = (rb"(?:(?:" + _ROUND_LABEL + rb"|(?:[ \t]*(?:" + _FOOTNOTE + rb"|" + _ROUND_ASIDE + rb"))?" + _UNIT_GAP
               + rb")" + _UNIT_WORD + _UNIT_RATE + rb"|[ \t]*/[ \t]*([A-Za-z]{1,16})(?![0-9A-Za-z_]))")
 # a footnote's bracket after a digit and at most two blanks (searched for from its "[")
