@@ -1464,6 +1464,61 @@ def test_the_unit_a_bracket_of_words_names():
     assert _figures_with_units(text, _unit_leads(text)) == {b"5": {b"ms"}, b"7": {b"h"}, b"9": {b"d"}}
 
 
+# red team 126, F08: a ROUND bracket that is the figure's unit label ("5 (in ms)", "5 (ms)", "30
+# (unit: seconds)") gives the figure that unit, as "[in ms]" does; an aside of words whose first
+# word spells no unit ("5 (see below) minutes") is passed over to the unit after it; other round
+# brackets, asides and citations, give no unit, as before
+@pytest.mark.parametrize("source, text, value", [
+    ("The p99 latency was 5 (in ms) on Monday.\n", "The p99 latency was 5 s on Monday.", "5"),
+    ("The p99 latency was 5 (ms) on Monday.\n", "The p99 latency was 5 s on Monday.", "5"),
+    ("Timeout: 30 (unit: seconds).\n", "Timeout: 30 minutes.", "30"),
+    ("Throughput: 40 (in MB/s) per node.\n", "Throughput: 40 GB/s per node.", "40"),
+    ("Latency: 250 (in \u00b5s)\n", "Latency: 250 ms.", "250"),
+    ("Wait 5 (see below) minutes.\n", "Wait 5 seconds.", "5"),
+    ("Timeout is 30 (thirty) seconds.\n", "Timeout is 30 minutes.", "30"),  # (an aside: no label)
+    ("Rate: 40 (requests per minute).\n", "Rate: 40 requests per second.", "40"),
+])
+def test_a_unit_named_by_a_round_bracket_is_kept(source, text, value):
+    find(_summarize(source, text), "I1", block="s", value=value, evidence__change="unit_changed")
+    find(_rewrite(source, text), "I2", value=value, evidence__change="unit_changed")
+
+
+@pytest.mark.parametrize("source, text", [
+    ("The p99 latency was 5 (in ms) on Monday.\n", "The p99 latency was 5 ms on Monday."),
+    ("The p99 latency was 5 (ms) on Monday.\n", "The p99 latency was 5 milliseconds on Monday."),
+    ("Timeout: 30 (unit: seconds).\n", "Timeout: 30 s."),
+    ("Wait 5 (see below) minutes.\n", "Wait 5 minutes."),
+    # (asides and citations: no unit read from them, the honest summaries as before)
+    ("Retries: 5 (see below).\n", "Retries: 5."),
+    ("The job ran 3 (over two hours) times.\n", "The job ran 3 times."),
+    ("See section 3 (b) for 5 ms of latency.\n", "Section 3 (b): 5 ms of latency."),
+    ("We had 5 (in total) failures.\n", "We had 5 failures."),
+    ("Error 404 (Not Found) after 30 s.\n", "After 30 s: error 404."),
+    ("Timeout is 30 (thirty) seconds.\n", "Timeout is 30 seconds."),
+    ("HTTP 200 (OK) in 35 ms.\n", "HTTP 200 OK in 35 ms."),
+    ("CPU: 4 (cores), memory: 512 (MB).\n", "4 cores and 512 MB of memory."),
+    ("Python 3 (3.11.4) is installed.\n", "Python 3.11.4 is installed."),
+    ("Ran 120 tests (3 failed) in 4.2 s.\n", "120 tests ran in 4.2 s; 3 failed."),
+    ("Latency: 5 (p50), 9 (p99) ms.\n", "Latency p50 5 ms, p99 9 ms."),
+])
+def test_a_round_bracket_grounds_the_same_unit_and_asides_stay_accepted(source, text):
+    assert_accepted(_summarize(source, text))
+
+
+def test_the_unit_a_round_bracket_names():
+    assert _unit_at(b"5 (in ms) on", 1) == b"ms" and _unit_at(b"5 (unit: seconds).", 1) == b"s"
+    assert _unit_at(b"5 (ms)", 1) == b"ms" and _unit_at(b"5 (measured in ms)", 1) == b"ms"
+    assert _unit_at(b"5 (see below) minutes", 1) == b"min" and _unit_at(b"5 (see below).", 1) is None
+    # (a one-letter bracket is a list mark as often; a bracket of more than the unit, no label)
+    assert _unit_at(b"3 (b) x", 1) is None and _unit_at(b"5 (ms, p99)", 1) is None
+    assert _unit_at(b"3 (over two hours) jobs", 1) is None and _unit_at(b"404 (Not Found)", 3) is None
+    # (a label's word spells a unit, or is a rate: "(thirty)" is an aside, passed over)
+    assert _unit_at(b"30 (thirty) seconds", 2) == b"s" and _unit_at(b"5 (OK) s", 1) == b"s"
+    assert _unit_at(b"40 (req/s)", 2) == b"req/s" and _unit_at(b"40 (requests per minute)", 2) == b"req/min"
+    text = b"Wait 5 (in ms), 7 (unit: h) and 9 (see note) days"
+    assert _figures_with_units(text, _unit_leads(text)) == {b"5": {b"ms"}, b"7": {b"h"}, b"9": {b"d"}}
+
+
 # red team 123, F06: a figure a no-break, narrow no-break or thin space follows (or, in a list,
 # precedes) is a figure of its source, with the unit or word after the space, as after a blank;
 # the figures a no-break space groups (red team 121, F13) are the one number only
@@ -1618,3 +1673,53 @@ def test_a_long_run_of_groups_is_read_in_linear_time(monkeypatch, n):
     v = _summarize(source, "Sizes: 123 GB.\n")
     assert v is not None
     assert counting.calls <= 2 * n and counting.span <= 64 * counting.calls
+
+
+# red team 125, F13: a text dense in figures with a no-break space before the unit ("v12: 12\u00a0ms")
+# decoded and translated each figure's tail twice (8x base's slope). The blanks are replaced in the
+# bytes first: no character of such a tail is translated, and each figure is read at most twice.
+# (Work counted, not time: the characters _unit_at translates and its calls.)
+class _CountingTable(dict):
+    looked_up = 0
+
+    def __getitem__(self, key):
+        type(self).looked_up += 1
+        return super().__getitem__(key)
+
+
+def _work_of(monkeypatch, text: bytes):
+    import provgate.gate as gate
+
+    _CountingTable.looked_up = 0
+    monkeypatch.setattr(gate, "_UNIT_SIGNS", _CountingTable(gate._UNIT_SIGNS))
+    calls = []
+    unit_at = gate._unit_at
+    monkeypatch.setattr(gate, "_unit_at", lambda t, end: calls.append(end) or unit_at(t, end))
+    found = gate._respelled_units(text)
+    return found, _CountingTable.looked_up, len(calls)
+
+
+@pytest.mark.parametrize("blank", ["\u00a0", "\u202f", "\u2009", "\u2007", "\u205f"])
+def test_no_break_figures_are_read_without_decoding_their_tails(monkeypatch, blank):
+    n = 400
+    text = " ".join(f"v{i}: {i}{blank}ms" for i in range(n)).encode() + b"\n"
+    found, translated, calls = _work_of(monkeypatch, text)
+    assert all(found[b"%d" % i] == {b"ms"} for i in range(n))
+    assert translated == 0  # (was ~96 characters a figure, twice)
+    assert calls <= 2 * n + 2
+    # (the counter counts: a tail with another character is still decoded and translated)
+    found, translated, _ = _work_of(monkeypatch, "Max: 300\u00a0\u212a.\n".encode())
+    assert translated > 0 and found[b"300"] == {b"K"}
+
+
+def test_a_tail_with_no_break_blanks_reads_as_decoded():
+    # (the blanks replaced in the bytes read as a plain blank did, decoded or not)
+    for text in ("30\u00a0seconds", "30\u202f\u00b5s", "5\u00a0\u2103", "40\u2009MB/s", "30\u00a0\u00a0min",
+                 "12\u2007GB", "7\u205fms", "9\u00a0[see note]\u00a0minutes", "4\u00a0(in\u00a0ms)"):
+        end = len(text) - len(text.lstrip("0123456789"))
+        plain = text.replace("\u00a0", " ").replace("\u202f", " ").replace("\u2009", " ").replace(
+            "\u2007", " ").replace("\u205f", " ")
+        assert _unit_at(text.encode(), end) == _unit_at(plain.encode(), end) is not None, text
+    # (a tail cut inside a blank's bytes is read to the blank's end)
+    text = ("5" + "\u202f" * 40 + "ms").encode()
+    assert _unit_at(text, 1) == _unit_at(("5" + " " * 40 + "ms").encode(), 1)

@@ -195,6 +195,50 @@ def test_a_python_constraint_is_keyed_as_a_set_of_clauses():
     assert _constraint_set(b">=3.8,<4.0") != _constraint_set(b">=3.8 || <4.0")  # (an "or" is no "and")
     assert _constraint_set(b"linux") == b"linux" and _constraint_set(b"^3.8") == b"^3.8"
 
+# red team 126, F11: Poetry's "||" alternatives are a set of sets: reordered, the same
+ALTERNATIVES = ("[tool.poetry.dependencies]\n"
+                "requests = { version = \"2.31.0\", python = \">=3.8,<4.0 || >=2.7,<3.0\" }\n")
+
+
+@pytest.mark.parametrize("written", [
+    ">=2.7,<3.0 || >=3.8,<4.0",          # the alternatives reordered
+    "<4.0,>=3.8 || >=2.7,<3.0",          # the clauses reordered inside one alternative
+    "<3.0,>=2.7||<4.0, >=3.8",           # both, re-spaced
+])
+def test_poetry_alternatives_reordered_are_accepted(written):
+    for edit in (rewrite, summarize):
+        assert_accepted(edit(ALTERNATIVES, ALTERNATIVES.replace(">=3.8,<4.0 || >=2.7,<3.0", written)))
+
+
+@pytest.mark.parametrize("written", [
+    ">=3.8,<3.0 || >=2.7,<4.0",          # clauses swapped across the alternatives
+    ">=2.7,<4.0 || >=3.8,<3.0",          # the same, reordered
+    ">=3.8,<4.0 || >=2.6,<3.0",          # the second alternative changed
+])
+def test_poetry_alternatives_changed_are_refused(written):
+    lie = ALTERNATIVES.replace(">=3.8,<4.0 || >=2.7,<3.0", written)
+    v = rewrite(ALTERNATIVES, lie)
+    assert not v.accepted
+    find(v, "I2", block="b1", evidence__change="requirement_changed")
+    v = summarize(ALTERNATIVES, lie)
+    assert not v.accepted
+    assert [x for x in changed(v) if x.invariant == "I1"], v.violations
+
+
+def test_poetry_alternatives_are_keyed_as_a_set_of_clause_sets():
+    from provgate.gate import _requirement_stated
+
+    key, = _requirements(b'python = ">=3.8,<4.0 || >=2.7,<3.0"')
+    assert (key,) == tuple(_requirements(b'python = ">=2.7, <3.0 || <4,>=3.8.0"'))
+    assert key != next(iter(_requirements(b'python = ">=3.8,<3.0 || >=2.7,<4.0"')))
+    # (a lossy edit may name one alternative's clauses, never clauses of two, nor drop an "||")
+    one, = _requirements(b"python>=2.7,<3.0")
+    mixed, = _requirements(b"python>=3.8,<3.0")
+    assert _requirement_stated(one, {key}, True) and not _requirement_stated(one, {key}, False)
+    assert not _requirement_stated(mixed, {key}, True)
+    assert not _requirement_stated(key, {one}, True)
+
+
 # red team 125, F07: a Pipfile's marker variables as keys, and an inline table across lines
 PIPFILE_KEYS = ("[packages]\n"
                 "requests = {version = \"==2.31.0\", sys_platform = \"== 'win32'\"}\n"
@@ -248,6 +292,61 @@ def test_a_marker_moved_between_table_requirements_is_refused(source, lie):
 def test_a_marker_kept_with_its_table_requirement_is_accepted(source, text, edits):
     for edit in edits:
         assert_accepted(edit(source, text))
+
+
+# red team 126, F07: every PEP 508 variable as a Pipfile's key on its own (implementation_name
+# swapped between two packages was accepted: read only beside a key of "python" or "platform")
+PIPFILE_VARIABLES = [  # (the key, its value in requests' table, in urllib3's)
+    ("implementation_name", "== 'cpython'", "== 'pypy'"),
+    ("implementation_version", ">= '3.11'", "< '3.11'"),
+    ("platform_python_implementation", "== 'CPython'", "== 'PyPy'"),
+    ("os_name", "== 'nt'", "!= 'nt'"),
+    ("extra", "== 'socks'", "== 'security'"),
+    ("platform_release", "== '5.10'", "== '6.1'"),
+    ("dependency_groups", "== 'dev'", "== 'test'"),
+]
+
+
+def _pipfile_of(key: str, a: str, b: str) -> str:
+    return (f"[packages]\nrequests = {{version = \"==2.31.0\", {key} = \"{a}\"}}\n"
+            f"urllib3 = {{version = \"==1.26.18\", {key} = \"{b}\"}}\n")
+
+
+@pytest.mark.parametrize("key, a, b", PIPFILE_VARIABLES)
+def test_a_pipfile_marker_key_of_any_variable_moved_is_refused(key, a, b):
+    assert_marker_moved_refused(_pipfile_of(key, a, b), _pipfile_of(key, b, a))
+
+
+@pytest.mark.parametrize("key, a, b", PIPFILE_VARIABLES)
+def test_a_pipfile_marker_key_of_any_variable_kept_is_accepted(key, a, b):
+    source = _pipfile_of(key, a, b)
+    assert_accepted(rewrite(source, source.replace(" = {", " = { ").replace("\"}", "\" }")))  # re-spaced
+    assert_accepted(summarize(source, "\n".join(source.splitlines()[::-1][:-1]) + "\n[packages]\n"))  # reordered
+    # (the key is read: the table is keyed by its marker, not only its version)
+    from provgate.gate import _table_marked_requirements
+
+    found = _table_marked_requirements(source.encode())
+    assert len(found) == 2 and all(marker for *_, marker in found), found
+
+
+def test_the_table_marker_prefilter_finds_every_key_however_spaced():
+    # (the "=" after a key searched for first, the hint around it: no key missed)
+    from provgate.gate import _TABLE_MARKED_HINT, _may_hold_table_markers
+
+    keys = [key for key, _, _ in PIPFILE_VARIABLES] + ["markers", "python", "platform", "python_version",
+                                                       "python_full_version", "sys_platform", "platform_machine"]
+    for key in keys:
+        for gap in ("", " ", "  ", "\t", " \t ", "        "):
+            text = f'x = 1\nrequests = {{version = "*", {key}{gap}={gap}"== \'a\'"}}\n'.encode()
+            assert _TABLE_MARKED_HINT.search(text) and _may_hold_table_markers(text), text
+    assert not _may_hold_table_markers(b'[x]\nbufferSize     = 65536\nname = "python"\nextra_x = "1"\n')
+
+
+def test_a_pipfile_extras_key_is_no_marker():
+    # ("extras" is the package's extras, not the marker variable of PEP 751's lock files)
+    from provgate.gate import _table_marked_requirements
+
+    assert _table_marked_requirements(b'[packages]\nrequests = {version = "==2.31.0", extras = ["socks"]}\n') == {}
 
 
 def test_table_marked_requirements_are_keyed_by_the_tables_key():

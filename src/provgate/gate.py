@@ -11167,8 +11167,8 @@ def _respelled_units(text: bytes) -> dict[bytes, set[bytes | None]]:
             # (the last group of a figure a no-break space groups: "1\u00a0234\u00a0GB" is 1 234 GB,
             # no 234 GB, red team 125, F05)
             start, figure = lo, re.sub(rb"[^0-9]", b"", read[lo:p + 1])
-        if (start and read[start - 1] in _FIGURE_GLUE_OR_SIGN) or read[max(0, start - 3):start] == _MINUS_SIGN or any(
-                x in figure for x in (b"..", b",,", b".,", b",.")):
+        if (start and read[start - 1] in _FIGURE_GLUE_OR_SIGN) or read[max(0, start - 3):start] == _MINUS_SIGN or (
+                b"." in figure or b"," in figure) and any(x in figure for x in (b"..", b",,", b".,", b",.")):
             continue  # (inside a token, or signed: "-12 %" grounds no "12 %")
         if (unit := _unit_at(read, p + 1)) is not None:
             out.setdefault(_figure_number(figure), set()).add(unit)
@@ -11219,7 +11219,12 @@ def _no_break_figures(text: bytes, grouped: list[tuple[int, int]], out: dict[byt
                     or any(lo <= start and end <= hi for lo, hi in grouped)):
                 continue  # (glued to a word, signed, or a group of a figure of thousands)
             if spaced is None:
-                spaced = _BLANK_OF.sub(lambda m: b" " * len(m.group()), text)
+                # (each space a blank of its bytes, by byte replaces: a call a space, 4,000 of them in
+                # a table of "12\u00a0ms" figures, was a third of this reading, red team 125, F13)
+                spaced = text.replace(b"\xc2\xa0", b"  ")
+                if b"\xe2\x80" in spaced or b"\xe2\x81" in spaced:
+                    for blank in (b"\xe2\x80\xaf", b"\xe2\x80\x89", b"\xe2\x80\x87", b"\xe2\x81\x9f"):
+                        spaced = spaced.replace(blank, b"   ")
             out.setdefault(_figure_number(text[start:end]), set()).add(_unit_at(spaced, end))
 
 
@@ -14100,9 +14105,12 @@ _REQ_NAME_EXTRAS = (
     rb"(?<![A-Za-z0-9._\-\[@/\\])([A-Za-z](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)"
     rb"(?:\[(" + _REQ_EXTRA + rb"*)\]|[ \t]*\\\[([A-Za-z]" + _REQ_EXTRA + rb"*)\\\]|[ \t]+\[([A-Za-z]"
     + _REQ_EXTRA + rb"*)\])?")
+# (and Poetry's "||" alternatives, each such a set: ">=3.8,<4.0 || >=2.7,<3.0", red team 126, F11:
+# the set ended at the first "||", so the alternatives reordered were a new requirement)
+_REQ_CLAUSES = (_REQ_OP + rb"[ \t]*" + _REQ_VERSION + rb"(?:(?:[ \t]*,[ \t]*|[ \t]+)" + _REQ_OP
+                + rb"[ \t]*" + _REQ_VERSION + rb")*")
 _REQ_SPECIFIERS = (rb"[ \t]*(?:[=:](?!=)[ \t]*['\"]?|\([ \t]*)?"
-                   rb"(" + _REQ_OP + rb"[ \t]*" + _REQ_VERSION + rb"(?:(?:[ \t]*,[ \t]*|[ \t]+)" + _REQ_OP
-                   + rb"[ \t]*" + _REQ_VERSION + rb")*)")
+                   rb"(" + _REQ_CLAUSES + rb"(?:[ \t]*\|\|[ \t]*" + _REQ_CLAUSES + rb")*)")
 _REQUIREMENT = re.compile(_REQ_NAME_EXTRAS + _REQ_SPECIFIERS)
 _REQ_CLAUSE = re.compile(rb"(" + _REQ_OP + rb")[ \t]*['\"]?(v?[0-9](?:[A-Za-z0-9.*+!_\-]*[A-Za-z0-9*])?)")
 # (no requirement without a comparison and a digit after it: one search of a text, most texts)
@@ -14376,13 +14384,17 @@ def _marked_requirements_of(text: bytes) -> dict[tuple[bytes, bytes, tuple[tuple
 # quoted value tied to nothing, so markers swapped between two packages stated nothing new).
 # The table (on one line, as TOML writes one) around such a key, the name before it ("name = {"
 # or in an array of tables, "name = [{...}, {"), and its keys and values
-_TABLE_MARKED_HINT = re.compile(rb"""(?<![A-Za-z0-9_\-])(?:markers|python(?:_full)?(?:_version)?|platform(?:_[a-z]+)?"""
-                                rb"""|sys_platform)[ \t]*=[ \t]*['"]""")
-# a Pipfile's marker variables written as a package's keys (those _may_hold_table_markers' scans
-# find: "python" or "platform" in them; os_name and implementation_name beside one of them)
-_PIPFILE_MARKER_KEYS = frozenset((b"python_version", b"python_full_version", b"sys_platform", b"platform_machine",
-                                  b"platform_system", b"platform_release", b"platform_version",
-                                  b"platform_python_implementation", b"os_name", b"implementation_name"))
+_TABLE_MARKED_HINT = re.compile(rb"""(?<![A-Za-z0-9_\-])(?:markers|python(?:_full)?(?:_version)?|platform(?:_[a-z_]+)?"""
+                                rb"""|sys_platform|os_name|implementation_(?:name|version)|extra|dependency_groups)"""
+                                rb"""[ \t]*=[ \t]*['"]""")
+# a Pipfile's marker variables written as a package's keys: every variable of PEP 508 (and PEP
+# 751's dependency_groups), each on its own (red team 126, F07: implementation_name was read only
+# beside a key of "python" or "platform", so two packages' implementation_name swapped stated
+# nothing new). Not "extras": a Pipfile's "extras" is the package's extras, keyed as such
+_PIPFILE_MARKER_KEYS = frozenset((b"python_version", b"python_full_version", b"os_name", b"sys_platform",
+                                  b"platform_release", b"platform_system", b"platform_version", b"platform_machine",
+                                  b"platform_python_implementation", b"implementation_name",
+                                  b"implementation_version", b"extra", b"dependency_groups"))
 _TABLE_NAME_BEFORE = re.compile(rb"""(?:(?<=[\n,{])|^)[ \t]*(?:"([^"\n]{1,80})"|'([^'\n]{1,80})'|([A-Za-z0-9_.\-]{1,80}))[ \t]*=[ \t]*"""
                                 rb"""(?:\[(?:[ \t\r\n,]|\{[^{}\n]*\})*)?\{[^{}\n]*\Z""")
 _TABLE_PAIR = re.compile(rb"""([A-Za-z0-9_\-]+)[ \t]*=[ \t]*(?:"((?:[^"\\\n]|\\.)*)"|'([^'\n]*)'|\[([^\]\n]*)\])""")
@@ -14396,8 +14408,28 @@ _TABLE_REACH = 512
 def _may_hold_table_markers(text: bytes) -> bool:
     """Whether ``text`` may hold a TOML inline table's marker (:func:`_table_marked_requirements`):
     a ``{`` or a table's ``[``, and a key of a marker (byte scans, most texts)."""
-    return (b"{"[0] in text or b"["[0] in text) and (b"markers" in text or b"python" in text or b"platform" in text) and (
-        _TABLE_MARKED_HINT.search(text) is not None)
+    if b"{"[0] not in text and b"["[0] not in text:
+        return False
+    # (each "=" that may follow such a key, and the hint searched for around it only: a byte scan
+    # a key's word, seven of them, cost 0.05 ms on the summarize benchmark's 17 KB block; the hint
+    # searched for in a whole text, which it cannot start from a literal, 0.4 ms)
+    for m in _TABLE_MARKED_EQUALS.finditer(text):
+        a, b = m.start(), m.end()
+        while a and text[a - 1] in b" \t":
+            a -= 1
+        while b < len(text) and text[b] in b" \t":
+            b += 1
+        if _TABLE_MARKED_HINT.search(text, max(0, a - _TABLE_KEY_LONGEST), b + 1) is not None:
+            return True
+    return False
+
+
+# an "=" that may follow a key of _TABLE_MARKED_HINT: its last five bytes before it (and a blank),
+# or two blanks (an aligned column's); and the longest such key (platform_python_implementation)
+_TABLE_KEY_LONGEST = 32
+_TABLE_MARKED_EQUALS = re.compile(rb"=(?:(?<=(?:rkers|ython|_full|rsion|tform|chine|ystem|lease|ation|_name|extra|roups)=)"
+                                  rb"|(?<=(?:rkers|ython|_full|rsion|tform|chine|ystem|lease|ation|_name|extra|roups)[ \t]=)"
+                                  rb"|(?<=[ \t][ \t]=))")
 
 
 def _table_marked_requirements(text: bytes) -> dict[tuple[bytes, bytes, tuple[tuple[bytes, bytes], ...], bytes], str]:
@@ -14548,8 +14580,18 @@ def _requirement_key(m: re.Match[bytes]) -> tuple[bytes, ...]:
     raw = m.group(2) if m.group(2) is not None else m.group(3) if m.group(3) is not None else m.group(4)
     extras = b"" if raw is None else b",".join(
         sorted({_PEP503_RUN.sub(b"-", e.strip().lower()) for e in raw.split(b",")} - {b""}))
+    specifiers = m.group(5)
+    if b"||" in specifiers:
+        # (alternatives: each a sorted set of clauses, written "op+version,...", as the pair
+        # (b"||", it), the pairs sorted; one alternative alone is the plain set. Clauses swapped
+        # across alternatives are another requirement: red team 126, F11)
+        alternatives = {b",".join(sorted({op + (_padded_version(op, v.lower()) if b"0" in v else v.lower())
+                                          for op, v in _REQ_CLAUSE.findall(alternative)}))
+                        for alternative in specifiers.split(b"||")}
+        if len(alternatives) > 1:
+            return (name, extras) + tuple(x for a in sorted(alternatives) for x in (b"||", a))
     clauses = sorted({(op, _padded_version(op, v.lower()) if b"0" in v else v.lower())
-                      for op, v in _REQ_CLAUSE.findall(m.group(5))})
+                      for op, v in _REQ_CLAUSE.findall(specifiers)})
     return (name, extras) + tuple(x for c in clauses for x in c)
 
 
@@ -14620,14 +14662,18 @@ def _requirement_stated(req: tuple[bytes, ...], known: set[tuple[bytes, ...]], l
     """Whether requirement ``req`` (a key of :func:`_requirements`) is stated by ``known``: the
     same requirement, or, for a lossy edit, one with the same name whose clauses hold all of
     ``req``'s and whose extras are ``req``'s or ``req`` names none (a summary may name fewer
-    clauses: ``django>=3.2`` of ``django>=3.2,<4.2``; never another clause or extra)."""
+    clauses: ``django>=3.2`` of ``django>=3.2,<4.2``; never another clause or extra). Of
+    Poetry's ``||`` alternatives (``python>=3.8,<4.0 || >=2.7,<3.0``), a lossy edit may name
+    the clauses of one alternative; a requirement of alternatives is stated only by the same set
+    of them (red team 126, F11)."""
     if req in known:
         return True
-    if not lossy:
+    if not lossy or b"||" in req[2::2]:
         return False
     name, extras, mine = req[0], req[1], set(zip(req[2::2], req[3::2]))
-    return any(k[0] == name and (not extras or k[1] == extras) and mine <= set(zip(k[2::2], k[3::2]))
-               for k in known)
+    return any(k[0] == name and (not extras or k[1] == extras) and (
+        mine <= set(zip(k[2::2], k[3::2])) if b"||" not in k[2::2]
+        else any(mine <= set(_REQ_CLAUSE.findall(alternative)) for alternative in k[3::2])) for k in known)
 
 
 
@@ -14863,11 +14909,36 @@ _UNIT_RATE = rb"(?:(?:[ \t]*/[ \t]*|[ \t]+[Pp][Ee][Rr][ \t]+)" + _UNIT_WORD + rb
 _FOOTNOTE = (rb"\[(?:\^[0-9A-Za-z]{1,8}|[0-9]{1,3}|[ace-gi-ln-rt-zAC-Z]|(?=[A-Za-z][A-Za-z0-9 \t.,:'\-]{1,79}\])(?!(?i:"
              + b"|".join(re.escape(spelling) for spelling in sorted(_UNITS, key=len, reverse=True) if spelling.isalpha())
              + rb")(?![A-Za-z]))[A-Za-z][A-Za-z0-9 \t.,:'\-]{1,79})\]")
-_UNIT_TAIL = (rb"(?:(?:[ \t]*" + _FOOTNOTE + rb")?" + _UNIT_GAP + _UNIT_WORD + _UNIT_RATE
-              + rb"|[ \t]*/[ \t]*([A-Za-z]{1,16})(?![0-9A-Za-z_]))")
+# a round bracket after a figure (red team 126, F08: only "[...]" was read, so "5 (in ms)" and
+# "30 (unit: seconds)" gave the figure no unit and any unit was grounded). Round brackets hold
+# asides and citations more often than units, so: a bracket that IS the unit's label ("5 (ms)",
+# "5 (in ms)", "30 (unit: seconds)", "40 (in MB/s)", "7 (unit: h)"; a bare unit of two bytes
+# or more: "(b)" and "(s)" are list marks as often) gives the figure that unit; an aside of words
+# whose first word spells no unit ("5 (see below) minutes", as "5 [see note] minutes") is passed
+# over to the unit after it; any other ("3 (over two hours) jobs", "5 (p99, in ms)") is no unit,
+# as before. The label is tried first: "(in ms)" is no aside
+_ROUND_ASIDE = (rb"\((?=[A-Za-z][A-Za-z \t.,:'\-]{1,79}\))(?!(?i:"
+                + b"|".join(re.escape(spelling) for spelling in sorted(_UNITS, key=len, reverse=True)
+                            if spelling.isalpha())
+                + rb")(?![A-Za-z]))[A-Za-z][A-Za-z \t.,:'\-]{1,79}\)")
+# (a label's word a unit's spelling, or a rate: "(thirty)" is an aside, no label of no unit)
+_UNIT_ALPHA_SPELLINGS = b"|".join(re.escape(spelling) for spelling in sorted(_UNITS, key=len, reverse=True)
+                                  if spelling.isalpha())
+_ROUND_LABEL = (rb"[ \t]{0,2}\([ \t]*(?:(?i:in|units?|measured[ \t]+in|all[ \t]+in|values[ \t]+in)"
+                rb"(?:[ \t]*:[ \t]*|[ \t]+)|(?=%|[^ \t)]{2}))(?=(?:(?i:" + _UNIT_ALPHA_SPELLINGS + rb")(?![0-9A-Za-z_])"
+                rb"|(?![A-Za-z])" + _UNIT_WORD.replace(b"(", b"(?:", 1) + rb"|[A-Za-z]+(?="
+                + _UNIT_RATE.replace(_UNIT_WORD, _UNIT_WORD.replace(b"(", b"(?:", 1), 1)[:-1] + rb"))"
+                + _UNIT_RATE.replace(_UNIT_WORD, _UNIT_WORD.replace(b"(", b"(?:", 1), 1) + rb"[ \t]*\))")
+_UNIT_TAIL = (rb"(?:(?:" + _ROUND_LABEL + rb"|(?:[ \t]*(?:" + _FOOTNOTE + rb"|" + _ROUND_ASIDE + rb"))?" + _UNIT_GAP
+              + rb")" + _UNIT_WORD + _UNIT_RATE + rb"|[ \t]*/[ \t]*([A-Za-z]{1,16})(?![0-9A-Za-z_]))")
 # a footnote's bracket after a digit and at most two blanks (searched for from its "[")
 _FOOTNOTE_AFTER_DIGIT = re.compile(rb"\[(?:(?<=[0-9]\[)|(?<=[0-9][ \t]\[)|(?<=[0-9][ \t][ \t]\[))"
                                    + _FOOTNOTE[2:])
+# a round bracket closed on its line after a digit and at most two blanks (_ROUND_LABEL, _ROUND_ASIDE);
+# searched for from its "(", a byte before it that is no digit nor blank ("f(", most of code's)
+# rejected by one look behind first (a third less time on the rewrite benchmark's 80 KB block)
+_ROUND_AFTER_DIGIT = re.compile(rb"\((?<=[0-9 \t]\()(?:(?<=[0-9]\()|(?<=[0-9][ \t]\()|(?<=[0-9][ \t][ \t]\())"
+                                rb"(?=[^()\n]{1,80}\))")
 
 
 def _extra_leads(text: bytes, first: bool = False) -> list[int]:
@@ -14880,6 +14951,16 @@ def _extra_leads(text: bytes, first: bool = False) -> list[int]:
     out: list[int] = []
     if b"["[0] in text:
         for m in _FOOTNOTE_AFTER_DIGIT.finditer(text):
+            j = m.start()
+            while text[j - 1] in b" \t":
+                j -= 1
+            out.append(j - 1)
+            if first:
+                return out
+    if b"("[0] in text:
+        # (a round bracket after a figure, its unit's label or an aside before the unit: red team
+        # 126, F08)
+        for m in _ROUND_AFTER_DIGIT.finditer(text):
             j = m.start()
             while text[j - 1] in b" \t":
                 j -= 1
@@ -14925,7 +15006,7 @@ def _may_have_extra_leads(text: bytes) -> bool:
     """Could :func:`_extra_leads` find one? (The bytes each kind of lead needs; the no-break
     spaces by all their bytes: "\\xe2\\x80" alone, the lead bytes of every curly quote, dash and
     ellipsis, sent most texts of the rewrite benchmark down the slow way, +0.2 ms.)"""
-    return b"["[0] in text or b"K"[0] in text or _holds_no_break_space(text)
+    return b"["[0] in text or b"("[0] in text or b"K"[0] in text or _holds_no_break_space(text)
 
 
 # "K" after a figure, apart from it, with no word after it ("Max temp: 300 K."): kelvin's symbol or
@@ -15132,18 +15213,34 @@ def _unit_at(text: bytes, end: int) -> bytes | None:
     while start > 0 and text[start - 1] in _FIGURE_BYTES:
         start -= 1
     tail = text[end:end + 96]
-    if b"[" in tail[:3]:
-        tail = text[end:end + 192]  # (a bracket of words before the unit: red team 125, F06)
+    if b"["[0] in tail[:3] or b"("[0] in tail[:3]:
+        tail = text[end:end + 192]  # (a bracket of words before the unit: red team 125, F06; 126, F08)
     if not tail.isascii():
-        # (and the kelvin sign and the one-character degree units as they are read: red team
-        # 123, F20, "300 \u212a" had no unit and grounded "300 \u00b0C"; the tail only, whose
-        # offsets nothing else reads)
-        tail = tail.decode("utf-8", "replace").translate(_NEGATION_FOLD).translate(_UNIT_SIGNS).encode("utf-8")
-    if b"\x1b" in tail:
+        stop = end + len(tail)
+        if stop < len(text) and 0x80 <= text[stop] < 0xC0:
+            # (a character the tail's end cuts read whole: its bytes left would not decode)
+            while stop < len(text) and 0x80 <= text[stop] < 0xC0 and stop - end < len(tail) + 3:
+                stop += 1
+            tail = text[end:stop]
+        if b"\xc2\xa0" in tail or b"\xe2\x80" in tail or b"\xe2\x81" in tail:
+            # (a no-break, narrow no-break, thin, figure or medium mathematical space a blank,
+            # as _UNIT_SIGNS reads it, replaced in the bytes first: a tail with no other
+            # character is not decoded, red team 125, F13: a table of "12\u00a0ms" figures
+            # decoded and translated each figure's tail twice, 8x base's time)
+            if b"\xc2\xa0" in tail:
+                tail = tail.replace(b"\xc2\xa0", b" ")
+            if b"\xe2\x80" in tail or b"\xe2\x81" in tail:
+                tail = _NO_BREAK_BLANKS_RE.sub(b" ", tail)
+        if not tail.isascii():
+            # (and the kelvin sign and the one-character degree units as they are read: red team
+            # 123, F20, "300 \u212a" had no unit and grounded "300 \u00b0C"; the tail only, whose
+            # offsets nothing else reads)
+            tail = tail.decode("utf-8", "replace").translate(_NEGATION_FOLD).translate(_UNIT_SIGNS).encode("utf-8")
+    if b"\x1b"[0] in tail:
         tail = _ANSI_SEQUENCE.sub(b"", tail)
     m = _UNIT_AFTER_FIGURE.match(tail)
     unit = None if m is None else _unit_of_match(tail, m)
-    if b"[" in tail[:3] and (bracket := _BRACKET_AFTER_FIGURE.match(tail)) is not None and (
+    if b"["[0] in tail[:3] and (bracket := _BRACKET_AFTER_FIGURE.match(tail)) is not None and (
             unit is None or m.start(1 if m.group(1) is not None else 3) >= bracket.end()):
         # a bracket of words passed over as a note, or too long to be one, that names a unit
         # further in gives the figure that unit ("5 [in ms]", "5 [unit: ms]", "250 [in µs]"); one
@@ -15163,6 +15260,8 @@ _BRACKET_AFTER_FIGURE = re.compile(rb"[ \t]{0,2}\[([^\]\n\[]{1,80})\]")
 _BRACKET_WORD = re.compile(rb"(?<![0-9A-Za-z_])(?:[A-Za-z]+|\xc2\xb5[A-Za-z]*|\xce\xbc[A-Za-z]*)(?![0-9A-Za-z_])")
 
 
+# the bytes of the blanks _UNIT_SIGNS reads as " " (_unit_at replaces them before decoding)
+_NO_BREAK_BLANKS_RE = re.compile(rb"\xc2\xa0|\xe2\x80[\xaf\x89\x87]|\xe2\x81\x9f")
 # (and a no-break, narrow no-break or thin space a blank, as a reader sees it: "30\u00a0seconds",
 # red team 123, F06)
 _UNIT_SIGNS = str.maketrans({"\u212a": "K", "\u2103": "\u00b0C", "\u2109": "\u00b0F",
