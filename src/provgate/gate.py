@@ -5845,10 +5845,10 @@ class _Check:
             if pre_at.size != post_at.size:
                 # a figure repeated or one repeat dropped, the same figures else: names traded
                 # are read still (red team 116, F06: "…; 12 GB is low." added hid the swap)
-                if np.array_equal(np.unique(pre_fp, axis=0), np.unique(post_fp, axis=0)):
+                if _same_rows(np.unique(pre_fp, axis=0), np.unique(post_fp, axis=0)):
                     self._check_figures_repaired(i, j, pre_rows, post_rows)
                 continue
-            if np.array_equal(pre_fp, post_fp):
+            if _same_rows(pre_fp, post_fp):
                 # kept in order: and their units (red team 115, F07: "Wait 30 seconds" -> "Wait
                 # 30 minutes" kept every fact)
                 self._check_units_kept(i, j, pre_rows, post_rows)
@@ -5856,7 +5856,7 @@ class _Check:
                 # "db-02 has 12 GB, db-01 has 34 GB" swapped the names, not the figures)
                 self._check_figures_repaired(i, j, pre_rows, post_rows)
                 continue
-            if not np.array_equal(pre_fp[np.lexsort(pre_fp.T[::-1])], post_fp[np.lexsort(post_fp.T[::-1])]):
+            if not _same_rows(pre_fp[np.lexsort(pre_fp.T[::-1])], post_fp[np.lexsort(post_fp.T[::-1])]):
                 continue  # (figures changed, which the other rules ask)
             pre_figures = [pre_table.value_bytes(r) for r in pre_rows]
             post_figures = [post_table.value_bytes(r) for r in post_rows]
