@@ -1688,7 +1688,7 @@ class _CountingTable(dict):
 
 
 def _work_of(monkeypatch, text: bytes):
-    import provgate.gate as gate
+    from provgate import gate
 
     _CountingTable.looked_up = 0
     monkeypatch.setattr(gate, "_UNIT_SIGNS", _CountingTable(gate._UNIT_SIGNS))
