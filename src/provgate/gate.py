@@ -12093,7 +12093,8 @@ def _clause_negated_before(text: bytes, at: int, depth: int) -> bool:
     read as a clause of no words) is read as the words right after the lines before its fence."""
     lo = max(at - 256, 0)
     window = text[lo:at].lower()
-    if window.endswith(b"\n") and depth < _LIST_ITEMS and (fence := _FENCE_OPENING.search(window)) is not None:
+    if window.endswith(b"\n") and depth < _LIST_ITEMS and (fence := _FENCE_OPENING.search(window)) is not None \
+            and _fence_opens_at(text, at):  # (a closing fence opens nothing: red team 125, F04)
         h = lo + fence.start()
         end = max(h - 256, 0) + len(text[max(h - 256, 0):h].rstrip())  # (past blank lines, a bounded read)
         if end > 0:
@@ -12107,6 +12108,9 @@ def _clause_negated_before(text: bytes, at: int, depth: int) -> bool:
             if _fence_instruction_negated(line, _FENCE_POINTER_BELOW, depth):
                 return True
         return _fence_denied_after(text, at, fence.group(), depth)
+    if depth < _LIST_ITEMS and (first := _fenced_line_start(text, at)) is not None and _clause_negated_before(
+            text, first, depth + 1):
+        return True  # (a later line of a governed fence is governed too: red team 125, F04)
     line = window.rfind(b"\n") + 1
     if _ITEM_LEAD.fullmatch(window, line):
         if _header_negated(text, lo + line):
@@ -12212,7 +12216,57 @@ _STEPS = frozenset((b"run", b"execute", b"use", b"invoke", b"call", b"deploy", b
                              b"ship", b"lint", b"package", b"rebuild", b"migrate", b"restart", b"upgrade", b"install",
                              b"format", b"check", b"verify", b"sign", b"upload", b"rollout", b"roll"))
 # the line that opens a fenced block, at the end of the text before the block's first line
-_FENCE_OPENING = re.compile(rb"(?:\A|\n)[ \t]{0,3}(?:`{3,}|~{3,})[0-9a-z_+.-]*[ \t]*\r?\n\Z")
+# (its info string is the rest of the line, blanks, "=" and "{" in it, no backtick after a
+# backtick fence's: "```bash title=deploy.sh", "```sh {.line-numbers}", red team 126, F05)
+_FENCE_OPENING = re.compile(rb"(?:\A|\n)[ \t]{0,3}(?:`{3,}[^`\n]*|~{3,}[^\n]*)\n\Z")
+def _fenced_line_start(text: bytes, at: int) -> int | None:
+    """The start of the first line of the fenced block whose content holds ``text[at]`` past
+    its first line's start (a later line, or a word within a line), or None: none does. A
+    command quoted from a later line of a fence that a sentence before or after denies is
+    governed as its first line is (red team 125, F04: only a quotation starting at the first
+    line was read)."""
+    if at <= 0:
+        return None
+    blocks = _fence_blocks(text)
+    k = bisect_right(blocks, (at,)) - 1  # (the last block whose content starts before ``at``)
+    if k < 0:
+        return None
+    start, end = blocks[k]
+    return start if start < at < end else None
+
+
+def _fence_opens_at(text: bytes, at: int) -> bool:
+    """Does a fenced block's content start at ``text[at]`` (the line before it opens one, and
+    does not close one)?"""
+    blocks = _fence_blocks(text)
+    k = bisect_left(blocks, (at,))
+    return k < len(blocks) and blocks[k][0] == at
+
+
+@functools.lru_cache(maxsize=16)
+def _fence_blocks(text: bytes) -> list[tuple[int, int]]:
+    """The fenced blocks of ``text`` in order, each its content's (start, end): the end is the
+    start of its closing fence's line, or the text's end for an unclosed one. CommonMark: a
+    fence is three or more backticks or tildes after at most three blanks, closed by a line of
+    the same character, at least as many, and blanks only; a backtick fence's info string holds
+    no backtick."""
+    blocks: list[tuple[int, int]] = []
+    opened: tuple[bytes, int, int] | None = None  # (character, width, content start)
+    for m in _FENCE_ANY_LINE.finditer(text):
+        run, rest = m.group(1), m.group(2)
+        if opened is None:
+            if not (run[:1] == b"`" and b"`" in rest):
+                opened = (run[:1], len(run), min(m.end() + 1, len(text)))
+        elif run[:1] == opened[0] and len(run) >= opened[1] and not rest.strip():
+            blocks.append((opened[2], m.start()))
+            opened = None
+    if opened is not None:
+        blocks.append((opened[2], len(text)))
+    return blocks
+
+
+# a line that may open or close a fenced block: its fence and the rest of it (:func:`_fence_blocks`)
+_FENCE_ANY_LINE = re.compile(rb"^[ \t]{0,3}(`{3,}|~{3,})([^\n]*)", re.MULTILINE)
 # the line that closes a fenced block: its fence (:func:`_fence_denied_after`)
 _FENCE_CLOSING = re.compile(rb"\n[ \t]{0,3}(`{3,}|~{3,})[ \t]*(?:\r?\n|\Z)")
 # the most bytes of a fenced block read for its closing fence (:func:`_fence_denied_after`)
@@ -12835,9 +12889,21 @@ def _read_after(text: bytes, at: int, depth: int = 0) -> int:
                 return _AFTER_DENIED
         if said[:1] and said[0] in _PROHIBITED:
             return _AFTER_FORBIDDEN  # (a status read as the same after a verb of being: "PR "A": rejected")
+        if said[:1] == [b"blocked"] and _blocked_as_prohibition(said[1:9], _waiting_thing_near(
+                text, at, text[at:at + m.start()], rest)):
+            return _AFTER_FORBIDDEN  # (so is "blocked": "`A`: blocked until further notice", red team 126, F12)
         if said[:1] in ([b"not"], [b"never"]) and said[1:2] and said[1] in _DONE or said[:1] and said[0] in _UNDONE_AFTER:
             return _AFTER_DENIED  # (a status of it not done: "`A`: not run", red team 119, F24)
+    if b"ly " in rest or b"ly," in rest:
+        # (adverbs joined by "and", "or" or a comma read as one: "remains completely and
+        # indefinitely blocked", red team 126, F12)
+        rest = _ADVERBS_JOINED.sub(b" ", rest)
     cut = _AFTER_BREAK.search(rest)
+    if cut is not None and cut.group() == b"," and (aside := _BE_ASIDE.match(rest)) is not None:
+        # (an aside set off by commas after a verb of being is read past: "`A` is, for now,
+        # blocked", red team 126, F12)
+        rest = rest[:aside.end(1)] + b" " + rest[aside.end():]
+        cut = _AFTER_BREAK.search(rest)
     words = _words_of_clause(rest[:cut.start()] if cut is not None else rest)[:8]
     if not words:
         return _AFTER_NOTHING
@@ -12867,7 +12933,7 @@ def _read_after(text: bytes, at: int, depth: int = 0) -> int:
     verb = words[aux].replace(b"\xe2\x80\x99", b"'")
     negated = verb.endswith(b"n't")
     prohibiting = _PROHIBITING_BE if verb in _BE else _PROHIBITING
-    for n, word in enumerate(words[aux + 1:aux + 5], aux + 1):
+    for n, word in enumerate(words[aux + 1:aux + 8], aux + 1):
         if word in _PROHIBITED or (word == b"blocked" and _blocked_as_prohibition(
                 _blocked_after(rest, n + 1), _waiting_thing_near(text, at, text[at:at + m.start()], rest))):
             # ("is not forbidden": allowed; "blocked" too, but a status "blocked on" a thing: red
@@ -12888,7 +12954,11 @@ def _read_after(text: bytes, at: int, depth: int = 0) -> int:
                 return _AFTER_DENIED  # ("was not tried", "hasn't been run": a statement it was not done)
             return _AFTER_NOTHING
         elif word not in (b"now", b"still", b"strictly", b"absolutely", b"hereby", b"also", b"always") and (
-                word not in _STANDING_ADVERBS or (word in _LAPSED_ADVERBS and verb in (b"was", b"were"))):
+                word not in _STANDING_ADVERBS or (word in _LAPSED_ADVERBS and verb in (b"was", b"were"))) and (
+                # (any other adverb in -ly of a present verb leaves it standing, but one of a
+                # time that ends or of how often: "is usually blocked", "was briefly blocked")
+                not word.endswith(b"ly") or word in _RARE_ADVERBS or verb in (b"was", b"were")
+                or not any(w == b"blocked" or w in _PROHIBITED for w in words[n + 1:aux + 8])):
             return _AFTER_NOTHING  # (a past "was" with one that ends: ""A" was temporarily blocked
             # until yesterday", red team 126, F13, read as standing; "was permanently blocked" still is)
     return _AFTER_NOTHING
@@ -12901,6 +12971,20 @@ _STANDING_ADVERBS = frozenset((b"currently", b"presently", b"temporarily", b"ind
                                b"completely", b"fully", b"totally", b"entirely", b"effectively", b"officially",
                                b"explicitly", b"formally", b"actually", b"really", b"firmly", b"automatically",
                                b"intentionally", b"deliberately", b"globally", b"outright", b"again", b"today"))
+# the adverbs in -ly of how often or of a time that ends, which leave no standing prohibition
+# (""A" is occasionally blocked"; :func:`_read_after`)
+_RARE_ADVERBS = frozenset((b"rarely", b"occasionally", b"usually", b"normally", b"typically", b"generally",
+                           b"frequently", b"briefly", b"formerly", b"previously", b"recently", b"only", b"early",
+                           b"partly", b"partially", b"hardly", b"barely", b"scarcely", b"likely", b"possibly",
+                           b"probably", b"supposedly", b"reportedly", b"apparently", b"seemingly", b"allegedly",
+                           b"sporadically", b"intermittently", b"periodically", b"nightly", b"weekly", b"daily",
+                           b"monthly", b"yearly", b"hourly", b"initially", b"originally", b"finally", b"eventually"))
+# the joiner of two adverbs in -ly (:func:`_read_after`)
+_ADVERBS_JOINED = re.compile(rb"(?<=[a-z]ly)(?:,?[ \t]+(?:and|or)|,)[ \t]+(?=[a-z]+ly(?![0-9a-z'-]))")
+# a verb of being or a modal, then an aside set off by commas, at most 40 bytes and no other
+# break in it (""A" is, for now, blocked": :func:`_read_after`)
+_BE_ASIDE = re.compile(rb"[^.!?;:,()\[\]\n\r\"`]{0,60}?(?<![0-9a-z'])(is|are|remains|stays|must|should|shall|will)"
+                       rb"[ \t]*,[^.!?;:,()\[\]\n\r\"`]{1,40},[ \t]*")
 # the standing adverbs of a time that ends, which after a past "was" / "were" put the
 # prohibition in the past (:data:`_STANDING_ADVERBS`)
 _LAPSED_ADVERBS = frozenset((b"currently", b"presently", b"temporarily", b"today"))

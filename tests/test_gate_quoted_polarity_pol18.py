@@ -1,0 +1,101 @@
+"""Quoted polarity at fenced blocks and "blocked" (docs/gate.md, I1 — "quoted polarity"):
+red team 125 F04 and red team 126 F04, F05, F06, F12. Each lie is refused and its honest
+control accepted; the suite runs once each way (PROVGATE_NO_EXTENSIONS=1)."""
+
+from __future__ import annotations
+
+import pytest
+from gate_helpers import assert_accepted, blk, find, store_with, summary
+
+from provgate.gate import Gate, _clause_negated
+
+
+def _summarize(source: str, text: str):
+    store = store_with({"src:1": source})
+    pre = [blk("b1", "user", source, ["src:1"])]
+    return Gate(store).check(pre, [summary("s1", text, ["src:1"])], operator="summarize")
+
+
+def _refused(source: str, text: str, value: str = "make deploy") -> None:
+    find(_summarize(source, text), "I1", block="s1", value=value, evidence__change="negation_dropped")
+
+
+# red team 126, F05: a fence whose info string holds blanks, "=" or "{" was governed by no sentence
+@pytest.mark.parametrize("opening", ["```bash title=deploy.sh", "```sh {.line-numbers}", "``` bash"])
+@pytest.mark.parametrize("before", ["Never run this.", "Never run this:"])
+def test_a_fence_with_an_info_string_is_governed(opening, before):
+    fence = opening + "\nmake deploy\n```\n"
+    _refused(before + "\n" + fence, before.replace("Never run", "Run") + "\n" + fence)
+    assert_accepted(_summarize("Run this:\n" + fence, "Run this:\n" + fence))
+
+
+@pytest.mark.parametrize("text, negated", [
+    (b"Never run this:\n```bash title=deploy.sh\nmake deploy\n```\n", True),
+    (b"Never run this.\n```sh {.line-numbers}\nmake deploy\n```\n", True),
+    (b"Run this:\n```bash title=deploy.sh\nmake deploy\n```\n", False),
+    # (a backtick in a backtick fence's info string: no fence, CommonMark)
+    (b"Never run this.\n```a`b\nmake deploy\n```\n", False),
+])
+def test_clause_negated_reads_a_fence_with_an_info_string(text, negated):
+    assert _clause_negated(text, text.index(b"make")) is negated
+
+
+# red team 125, F04: only the quotation starting at a governed fence's first line was governed
+_TWO_LINES = "```\nmake build\nmake deploy\n```\n"
+
+
+@pytest.mark.parametrize("source", [
+    "Never run this:\n" + _TWO_LINES,
+    "Never run this.\n" + _TWO_LINES,
+    _TWO_LINES + "Never run the above.\n",
+    "Never run this:\n```bash title=x\nmake build\n  make deploy --now\n```\n",
+])
+def test_a_later_line_of_a_governed_fence_is_governed(source):
+    _refused(source, "Run `make deploy` now.")
+    _refused(source, "Run `make build` now.", "make build")
+
+
+@pytest.mark.parametrize("source", [
+    "Run this:\n" + _TWO_LINES,
+    _TWO_LINES + "Run the above.\n",
+    # a closed fence governs nothing after its closing line
+    "Never run this:\n```\nmake build\n```\nmake deploy\n",
+    "Never run this.\n```\nmake build\n```\n\nThen:\n```\nmake deploy\n```\n",
+])
+def test_a_later_line_of_a_fence_nothing_denies_is_accepted(source):
+    assert_accepted(_summarize(source, "Run `make deploy` now."))
+
+
+@pytest.mark.parametrize("text, negated", [
+    (b"Never run this:\n```\nmake build\nmake deploy\n```\n", True),
+    (b"```\nmake build\nmake deploy\n```\nDon't run them.\n", True),
+    (b"Run this:\n```\nmake build\nmake deploy\n```\n", False),
+    (b"Never run this:\n```\nmake build\n```\nmake deploy\n", False),
+])
+def test_clause_negated_reads_a_later_line_of_a_fence(text, negated):
+    assert _clause_negated(text, text.index(b"make deploy")) is negated
+
+
+# red team 126, F12: coordinated adverbs, a comma aside or a colon before "blocked" left it unread
+@pytest.mark.parametrize("source", [
+    "`make deploy` remains completely and indefinitely blocked.",
+    "`make deploy` is completely, utterly blocked.",
+    "`make deploy` is firmly or permanently blocked.",
+    "The `make deploy` target is, for now, blocked.",
+    "`make deploy` is, as of today, blocked by the release freeze.",
+    "`make deploy`: blocked until further notice.",
+    "`make deploy` is strangely blocked.",
+])
+def test_a_command_blocked_past_adverbs_or_an_aside_is_prohibited(source):
+    _refused(source, "Run `make deploy`.")
+
+
+@pytest.mark.parametrize("source", [
+    "`make deploy` is, for now, the way to ship.",
+    "`make deploy` is occasionally blocked by flaky tests, so retry it.",
+    "`make deploy` was briefly and partially blocked until yesterday.",
+    "`make deploy`: blocked on PR 12, run it after the merge.",
+    "`make deploy` is quickly and fully done.",
+])
+def test_a_command_no_standing_block_names_is_asked(source):
+    assert_accepted(_summarize(source, "Run `make deploy`."))
