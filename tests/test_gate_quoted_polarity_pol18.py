@@ -99,3 +99,59 @@ def test_a_command_blocked_past_adverbs_or_an_aside_is_prohibited(source):
 ])
 def test_a_command_no_standing_block_names_is_asked(source):
     assert_accepted(_summarize(source, "Run `make deploy`."))
+
+
+# red team 126, F04: a sentence pointing at a fence governed it only with at most six words after
+# the pointer, no bracket, no quantifier and no comma in a passive; read by its structure now
+_FENCE = "```\nmake deploy\n```\n"
+
+
+@pytest.mark.parametrize("before", [
+    "Never run this (it wipes prod).",
+    "Never run this on db.prod.internal.",
+    "Never run this on the production cluster during business hours.",
+    "Never run this command on prod, it wipes the db.",
+    "Never run this; it wipes prod.",
+    "Never run any of these.",
+    "Do not run either of the following.",
+    "Never run the next block.",
+    "This is not to be run.",
+    "Under no circumstances should this be run.",
+    "This should never, ever be run.",
+    "Never run or share this.",
+    "None of these should be run.",
+])
+def test_a_fence_a_longer_or_quantified_prohibition_before_it_denies(before):
+    _refused(before + "\n" + _FENCE, "Run this.\n" + _FENCE)
+
+
+@pytest.mark.parametrize("after", [
+    "Never run that (it wipes prod).",
+    "Never run any of the above.",
+    "None of the above should be run.",
+    "You should never, ever run that on a shared host.",
+    # item 6 of eng-pol18: a subject that denies carries across the clause that qualifies it
+    "Nobody who has access should run that.",
+])
+def test_a_fence_a_longer_or_quantified_prohibition_after_it_denies(after):
+    _refused(_FENCE + after + "\n", _FENCE + "Run the above.\n")
+
+
+@pytest.mark.parametrize("source", [
+    "Run this (it fixes prod).\n" + _FENCE,
+    "Run this on db.prod.internal.\n" + _FENCE,
+    "Run this on the production cluster during business hours.\n" + _FENCE,
+    "Run any of these.\n" + _FENCE,
+    "This is to be run.\n" + _FENCE,
+    "This should always be run.\n" + _FENCE,
+    "Don't skip this; it fixes prod.\n" + _FENCE,
+    "Following the upgrade, don't forget to run this.\n" + _FENCE,
+    "Never run this twice (it is not idempotent).\n" + _FENCE,
+    "Why not run any of these?\n" + _FENCE,
+    "Do not hesitate to run this on prod.\n" + _FENCE,
+    _FENCE + "Nobody has run that (yet).\n",
+    _FENCE + "Anyone who has access should run that.\n",
+    _FENCE + "This has not been run yet, so run it now.\n",
+])
+def test_a_fence_a_longer_sentence_that_asks_for_it_is_accepted(source):
+    assert_accepted(_summarize(source, "Run this:\n" + _FENCE))

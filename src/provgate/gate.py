@@ -12310,30 +12310,109 @@ _JOINED_TO_QUOTATION = re.compile(rb"(?:[\"']|\xe2\x80[\x9d\x99])[*_~]*(?:,[ \t]
 def _fence_instruction_negated(sentence: bytes, pointer: re.Pattern[bytes], depth: int) -> bool:
     """Does the lower-cased ``sentence`` (a line's last sentence before a fenced block, or its
     first after one, its end mark kept) deny an act of ``_FENCE_ACTS`` whose object points at
-    the block (``pointer``): ``Never run this.``, ``Do not run the following.``, ``Never run
-    the above.`` (red team 123, F11: only a line ending in ``:`` before the block was read)? The
+    the block (``pointer``: :data:`_FENCE_POINTER_BELOW` for a block below, else one above):
+    ``Never run this.``, ``Do not run the following.``, ``Never run the above.`` (red team 123,
+    F11: only a line ending in ``:`` before the block was read)? Read by its structure, not by
+    its length (red team 126, F04: a bracket, a dotted host, seven words, a quantifier, a
+    passive with a comma each governed nothing): the last of its sentences (``;`` ends one, a
+    bracket is passed) holding a word pointing at the block (:data:`_FENCE_POINTS_BELOW`,
+    :data:`_FENCE_POINTS_ABOVE`; ``it`` / ``them`` below only right before the end) with an
+    act of doing before it in its clause (``Never run or share this``, ``Never run any of
+    these``, ``Never run this command on prod, it wipes the db``) or as a passive after it
+    (``This should never, ever be run``, ``Under no circumstances should this be run``). The
     words up to the verb are read as the clause before a quotation is, and a negation of
-    another verb (``Don't worry about running this.``) denies nothing; a sentence that points
-    at nothing (``The output was long.``) or names no act governs nothing."""
+    another verb (``Don't worry about running this.``), a report of the act (:func:`_fence_act_reported`)
+    or a harm denied (:func:`_fence_harm_denied`) denies nothing; a question, a sentence that
+    points at nothing (``The output was long.``) or names no act governs nothing."""
     if sentence.endswith(b":"):
         return False  # (a line ending in ":" governs the block as the clause before it: "Never run this. Use the following:")
-    m = None
-    for m in pointer.finditer(sentence):
-        pass  # (the last sentence pointing at the block: "Never run this. It wipes prod.")
-    if m is None or (m.groupdict().get("pronoun") is not None and sentence[m.end("pronoun"):m.end()].strip(b".!*_ \t")):
-        return False  # (an "it" before a fence points at it alone: "Never run it as root." may mean something else)
-    passive = m.group("verb") is None
-    verb = m.group("passive") if passive else m.group("verb")
-    if passive and verb.endswith(b"ed"):
-        verb = verb[:-1] if _act_stem(verb[:-1]) in _FENCE_ACTS else verb[:-2]  # ("executed", "deployed")
-    if _act_stem(verb) not in _FENCE_ACTS:
-        return False
-    clause = sentence[:m.end("passive" if passive else "verb")]
-    # (the words of the verb's own sentence, read for a report or a harm denied)
-    words = _words_of_clause(clause[_LAST_SENTENCE_START.match(clause).end():].replace(b"\xe2\x80\x99", b"'"))
-    if _fence_act_reported(verb, words) or _fence_harm_denied(words):
-        return False
-    return _clause_negated_before(clause, len(clause), depth + 1) and not _negates_another_verb(words)
+    below = pointer is _FENCE_POINTER_BELOW
+    points = _FENCE_POINTS_BELOW if below else _FENCE_POINTS_ABOVE
+    text = _FENCE_BRACKETED.sub(b" ", sentence.replace(b"\xe2\x80\x99", b"'"))
+    pieces = [m for m in _FENCE_SENTENCE.finditer(text) if m.group().strip(b" \t*_")]
+    for piece in reversed(pieces):
+        if piece.group().rstrip(b" \t*_").endswith(b"?"):
+            continue  # (a question asks nothing of the block: "Why not run the above?")
+        found = _fence_act_pointed(text, piece.start(), piece.end(), points, below)
+        if found is None:
+            continue  # (the last sentence pointing at the block: "Never run this. It wipes prod.")
+        verb, verb_end, limited, _ = found
+        if limited:
+            return False  # (a limit, no prohibition: "Never run this twice.")
+        clause = text[:verb_end]
+        # (the words of the verb's own sentence, read for a report or a harm denied)
+        words = _words_of_clause(clause[piece.start():])
+        if _fence_act_reported(verb, words) or _fence_harm_denied(words):
+            return False
+        if _negates_another_verb(words):
+            return False
+        if _clause_negated_before(clause, len(clause), depth + 1):
+            return True
+        # (a passive's negation may stand before its subject: "Under no circumstances should
+        # this be run", "At no point must the above be run"; and a subject that denies carries
+        # across a clause that qualifies it: "Nobody who has access should run that"; fail closed)
+        if found[3]:
+            return any(w in _BARE_NOT or _negation_words(w, 0, len(w)) for w in words[:-1])
+        return any(w in _FENCE_NOBODY or (w == b"no" and words[k + 1:k + 2] == [b"one"]) for k, w in enumerate(words))
+    return False
+
+
+def _fence_act_pointed(text: bytes, lo: int, hi: int, points: frozenset[bytes],
+                       below: bool) -> tuple[bytes, int, bool, bool] | None:
+    """The act of doing a sentence ``text[lo:hi]`` asks or denies of the fenced block it points
+    at (:func:`_fence_instruction_negated`): its verb (a passive participle as its bare verb),
+    the end of the verb in ``text``, whether a limit follows the pointer (``twice``), whether it
+    is a passive; or None: no word points at the block with an act of doing before it in its
+    clause or a passive after it."""
+    tokens = [(m.group(), m.start(), m.end()) for m in _FENCE_TOKEN.finditer(text, lo, hi)]
+    for n in range(len(tokens) - 1, -1, -1):
+        word = tokens[n][0]
+        if word not in points:
+            continue
+        if word in (b"it", b"them") and below and any(t[0][:1].isalnum() for t in tokens[n + 1:]):
+            continue  # (an "it" before a fence points at it alone: "Never run it as root." may mean something else)
+        if word == b"following" and (n == 0 or tokens[n - 1][0] != b"the") and n + 1 < len(tokens) \
+                and tokens[n + 1][0] not in _FENCE_NOUNS and tokens[n + 1][0][:1].isalnum():
+            continue  # ("the following", "following steps" point; "following the tests" is no pointer)
+        limited = any(t[0] == b"twice" for t in tokens[n + 1:])
+        # an act of doing before the pointer in its clause, the nearest ("never run or share this")
+        for j in range(n - 1, -1, -1):
+            w = tokens[j][0]
+            if not w[:1].isalnum():
+                break
+            if w in (b"do", b"does", b"did", b"done", b"doing") and j != n - 1:
+                continue  # (an auxiliary: "did not expect that"; "don't do this" is the act)
+            if w not in _FENCE_POINTS_BELOW and w not in _FENCE_POINTS_ABOVE and _act_stem(w) in _FENCE_ACTS:
+                return w, tokens[j][2], limited, False
+        # or a passive after it, across commas ("this should never, ever be run")
+        for j in range(n + 1, len(tokens)):
+            w = tokens[j][0]
+            if tokens[j - 1][0] != b"be" or not w[:1].isalpha():
+                continue
+            verb = w
+            if verb.endswith(b"ed"):
+                verb = verb[:-1] if _act_stem(verb[:-1]) in _FENCE_ACTS else verb[:-2]  # ("executed", "deployed")
+            if _act_stem(verb) in _FENCE_ACTS:
+                return verb, tokens[j][2], limited, True
+    return None
+
+
+# the subjects that deny the act of every one (:func:`_fence_instruction_negated`)
+_FENCE_NOBODY = frozenset((b"nobody", b"noone", b"no-one", b"none"))
+# the words pointing at the fenced block below a sentence or above it (:func:`_fence_act_pointed`)
+_FENCE_POINTS_BELOW = frozenset((b"this", b"these", b"following", b"below", b"next", b"it", b"them"))
+_FENCE_POINTS_ABOVE = frozenset((b"above", b"that", b"those", b"this", b"these", b"it", b"them", b"they",
+                                 b"previous", b"preceding"))
+# the nouns of what a fenced block holds (:data:`_FENCE_NOUN`'s)
+_FENCE_NOUNS = frozenset((b"command", b"commands", b"line", b"lines", b"snippet", b"snippets", b"script", b"scripts",
+                          b"code", b"block", b"step", b"steps", b"one", b"ones"))
+# a sentence of a line: up to an end mark or a ";" and the blanks after it, a dot within a word
+# kept ("db.prod.internal")
+_FENCE_SENTENCE = re.compile(rb"(?:[^.!?;]|[.!?](?![.!?;]*(?:[ \t*_)\]]|\Z)))+(?:[.!?;]+[ \t*_)\]]*)?|[.!?;]+[ \t*_]*")
+# the words and the clause breaks of a sentence (:func:`_fence_act_pointed`)
+_FENCE_TOKEN = re.compile(rb"[0-9a-z][0-9a-z'-]*|[,:]|\xe2\x80[\x93\x94]|[ \t]-[ \t]")
+# a short bracketed aside, passed ("Never run this (it wipes prod).")
+_FENCE_BRACKETED = re.compile(rb"\([^()\n]{0,120}\)|\[[^\[\]\n]{0,120}\]")
 
 
 def _fence_act_reported(verb: bytes, words: list[bytes]) -> bool:
