@@ -155,3 +155,40 @@ def test_a_fence_a_longer_or_quantified_prohibition_after_it_denies(after):
 ])
 def test_a_fence_a_longer_sentence_that_asks_for_it_is_accepted(source):
     assert_accepted(_summarize(source, "Run this:\n" + _FENCE))
+
+
+# red team 126, F06: a colon or "and" was not cut where the denial is "can't" / "won't", the
+# subject has four words, a comma follows "and", or a word stands before the denial phrase
+def _rewrite(before: str, after: str):
+    store = store_with({"user:1": before})
+    pre = [blk("b1", "user", before, ["user:1"])]
+    post = [blk("b1", "user", after, ["user:1"])]
+    return Gate(store).check(pre, post, operator="rewrite", policy="reject")
+
+
+@pytest.mark.parametrize("before", [
+    "Restart the api: the db can't be restarted.",
+    "Restart the api: the db won't be restarted.",
+    "Restart the api: the db cannot be restarted.",
+    "Restart the api: the db can\u2019t be restarted.",
+    "Restart the api: the primary postgres db must not be restarted.",
+    "Restart the api: the primary postgres db there must not be restarted.",
+    "Restart the api and, please, never restart the db.",
+    "Restart the api and for no reason restart the db.",
+    "Restart the api and by no means restart the db.",
+])
+def test_a_negation_swapped_across_a_clause_that_denies_is_refused(before):
+    after = before.replace("api", "API").replace("db", "api").replace("API", "db")
+    find(_rewrite(before, after), "I2", block="b1", key="negation", evidence__change="negation_moved")
+
+
+@pytest.mark.parametrize("before, after", [
+    ("Restart the api: the db can't be restarted.", "The db can't be restarted; restart the api."),
+    ("Restart the api: the primary postgres db must not be restarted.",
+     "The primary postgres db must not be restarted; restart the api."),
+    ("Restart the api and, please, never restart the db.", "Never restart the db, but restart the api."),
+    ("Restart the api and for no reason restart the db.", "For no reason restart the db; restart the api."),
+    ("Never stop and restart the db. Restart the api.", "Restart the api. Never stop and restart the db."),
+])
+def test_a_negation_kept_across_a_clause_that_denies_is_accepted(before, after):
+    assert_accepted(_rewrite(before, after), "lossless")

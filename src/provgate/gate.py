@@ -13778,6 +13778,10 @@ def _opens_denied(unit: bytes, at: int) -> bool:
     at most three auxiliaries or pronouns (``do not``, ``you must not``, ``don't``, ``never``)?"""
     lead = _DENIAL_LEAD.match(unit, at)
     stop = lead.end() if lead is not None else at
+    # (the denial may be the lead's second word, after a word of any kind: "and for no reason
+    # restart the db", "and by no means restart the db", red team 126, F06)
+    if (word := _PIECE_WORD.match(unit, stop)) is not None:
+        stop = word.end()
     head = unit[at:min(stop + 12, len(unit))]
     denials = _denial_words(head, 0, len(head))
     # (or a clause of its own subject that denies: "Restart the api: the db must not be
@@ -13787,17 +13791,20 @@ def _opens_denied(unit: bytes, at: int) -> bool:
 
 # the bytes :func:`_negation_pieces` looks for before it cuts a unit, and its cuts: a contrast,
 # a dash, a bracket, and a colon or "and" ("opens": only where a denial opens the words after)
-_PIECE_HINT = re.compile(rb"though|whereas|[ \t]-|\xe2\x80[\x93\x94]|[ \t]\(|:[ \t]|[ \t]and[ \t]")
+_PIECE_HINT = re.compile(rb"though|whereas|[ \t]-|\xe2\x80[\x93\x94]|[ \t]\(|:[ \t]|[ \t]and[ \t,]")
 _PIECE_BREAK = re.compile(
     rb",?[ \t]+(?:(?:even[ \t]+)?(?:although|though)|whereas)(?![0-9a-z_'\x80-\xff])|(?P<dash>[ \t]+(?:--?|\xe2\x80[\x93\x94])[ \t]+"
-    rb"|[ \t]*\xe2\x80\x94[ \t]*)|(?P<open>[ \t]+\([ \t]*)|(?P<close>[ \t]*\)(?=[ \t.,;:!?]|\Z))|(?P<opens>:[ \t]+|,?[ \t]+and[ \t]+)")
+    rb"|[ \t]*\xe2\x80\x94[ \t]*)|(?P<open>[ \t]+\([ \t]*)|(?P<close>[ \t]*\)(?=[ \t.,;:!?]|\Z))|(?P<opens>:[ \t]+|,?[ \t]+and(?:[ \t]*,)?[ \t]+)")
 # the auxiliaries and pronouns before a denial that opens words (:func:`_opens_denied`)
 # (and the first words of a denial phrase, "under no circumstances", "in no case", "at no time")
 _DENIAL_LEAD = re.compile(rb"(?:(?:please|you|we|do|does|did|must|should|shall|will|can|then|also|under|in|at),?[ \t]+){0,3}")
-# a subject of one to three words, then a modal or "be" denied, or "never" (:func:`_opens_denied`)
+# a subject of one to six words, then a modal or "be" denied ("can't" and "won't" too: red team
+# 126, F06), or "never" (:func:`_opens_denied`)
 _SUBJECT_DENIAL = re.compile(
-    rb"(?:[0-9a-z_.'-]+[ \t]+){1,3}?(?:(?:must|should|shall|may|can|will|would|is|are|was|were|does|do|did)"
-    rb"(?:n't|n\xe2\x80\x99t|[ \t]+(?:not|never)(?![0-9a-z_'])|not)|never(?![0-9a-z_']))")
+    rb"(?:[0-9a-z_.'-]+[ \t]+){1,6}?(?:(?:must|should|shall|may|can|will|would|is|are|was|were|does|do|did)"
+    rb"(?:n't|n\xe2\x80\x99t|[ \t]+(?:not|never)(?![0-9a-z_'])|not)|(?:can|won)(?:'t|\xe2\x80\x99t)|never(?![0-9a-z_']))")
+# the word after a denial's lead that a denial may follow (:func:`_opens_denied`)
+_PIECE_WORD = re.compile(rb"[0-9a-z'-]+[ \t]+")
 
 
 def _unit_words(unit: bytes) -> tuple[set[bytes], list[tuple[int, int]]]:
