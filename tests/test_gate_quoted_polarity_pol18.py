@@ -5,8 +5,13 @@ control accepted; the suite runs once each way (PROVGATE_NO_EXTENSIONS=1)."""
 from __future__ import annotations
 
 import pytest
+from conftest import IMPLEMENTATIONS, load_implementation
 from gate_helpers import assert_accepted, blk, find, store_with, summary
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scanner_helpers import assert_same_columns, columns, spans
 
+from provgate import _scanner_py
 from provgate.gate import Gate, _clause_negated
 
 
@@ -192,3 +197,43 @@ def test_a_negation_swapped_across_a_clause_that_denies_is_refused(before):
 ])
 def test_a_negation_kept_across_a_clause_that_denies_is_accepted(before, after):
     assert_accepted(_rewrite(before, after), "lossless")
+
+
+# red team 126, F05: a "~~~" fence was no fence of the quote layer, so nothing governed it
+_TILDE = "~~~\nmake deploy\n~~~\n"
+
+
+@pytest.mark.parametrize("source, text", [
+    ("Never run this.\n" + _TILDE, "Run this.\n" + _TILDE),
+    ("Never run this:\n" + _TILDE, "Run this:\n" + _TILDE),
+    (_TILDE + "Never run the above.\n", _TILDE + "Run the above.\n"),
+    ("Never run this:\n~~~~ bash {.x} `y`\nmake deploy\n```\n~~~~\n", "Run this:\n" + _TILDE),
+])
+def test_a_tilde_fence_a_sentence_denies_is_governed(source, text):
+    _refused(source, text)
+    assert_accepted(_summarize(source.replace("Never run", "Run"), text))
+
+
+_FENCE_PIECES = ["~~~", "~~~~", "~~", " ~~~", "    ~~~", "```", "````", "~~~ bash `x`", "``` a`b", '"q"', "'q'",
+                 "`c`", "make deploy", " ", "\r", "\n", "\n", "\n", "x=1"]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(_FENCE_PIECES), max_size=40).map("".join))
+def test_the_quote_layer_reads_tilde_fences_alike_natively_and_in_reference(text):
+    data = text.encode()
+    native = load_implementation("scanner", "_scanner_py", IMPLEMENTATIONS[0])
+    assert_same_columns(columns(native, data), _scanner_py.scan(data, 10**7, shortcut=False), data)
+
+
+@pytest.mark.parametrize("impl_name", IMPLEMENTATIONS)
+@pytest.mark.parametrize("text, value", [
+    ("~~~\nmake deploy\n~~~\nx", "make deploy"),
+    ("~~~ bash `y`\nmake deploy\n```\n~~~~\n", "make deploy\n```"),
+    ("~~~~\n~~~\nmake deploy\n~~~~", "~~~\nmake deploy"),
+    ("```\n~~~\nmake deploy\n```", "~~~\nmake deploy"),
+])
+def test_the_quote_layer_reads_a_tilde_fence_as_one_quotation(impl_name, text, value):
+    impl = load_implementation("scanner", "_scanner_py", impl_name)
+    found = spans(impl, text)
+    assert [v for k, _, _, v in found if k == "quote"][:1] == [value]
