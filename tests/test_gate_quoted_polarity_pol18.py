@@ -125,6 +125,7 @@ _FENCE = "```\nmake deploy\n```\n"
     "This should never, ever be run.",
     "Never run or share this.",
     "None of these should be run.",
+    "Never run this before the backup.",
 ])
 def test_a_fence_a_longer_or_quantified_prohibition_before_it_denies(before):
     _refused(before + "\n" + _FENCE, "Run this.\n" + _FENCE)
@@ -157,6 +158,9 @@ def test_a_fence_a_longer_or_quantified_prohibition_after_it_denies(after):
     _FENCE + "Nobody has run that (yet).\n",
     _FENCE + "Anyone who has access should run that.\n",
     _FENCE + "This has not been run yet, so run it now.\n",
+    # what is done before or after the block is another act
+    "Nothing else needs to run before this.\n" + _FENCE,
+    _FENCE + "No need to run anything else after that.\n",
 ])
 def test_a_fence_a_longer_sentence_that_asks_for_it_is_accepted(source):
     assert_accepted(_summarize(source, "Run this:\n" + _FENCE))

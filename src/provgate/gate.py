@@ -12374,6 +12374,9 @@ def _fence_act_pointed(text: bytes, lo: int, hi: int, points: frozenset[bytes],
         if word == b"following" and (n == 0 or tokens[n - 1][0] != b"the") and n + 1 < len(tokens) \
                 and tokens[n + 1][0] not in _FENCE_NOUNS and tokens[n + 1][0][:1].isalnum():
             continue  # ("the following", "following steps" point; "following the tests" is no pointer)
+        j = n - 2 if n > 1 and tokens[n - 1][0] == b"the" else n - 1
+        if j >= 0 and tokens[j][0] in _FENCE_NOT_OBJECT:
+            continue  # (what is done before or after the block is another act: "Nothing else needs to run before this.")
         limited = any(t[0] == b"twice" for t in tokens[n + 1:])
         # an act of doing before the pointer in its clause, the nearest ("never run or share this")
         for j in range(n - 1, -1, -1):
@@ -12403,6 +12406,10 @@ _FENCE_NOBODY = frozenset((b"nobody", b"noone", b"no-one", b"none"))
 _FENCE_POINTS_BELOW = frozenset((b"this", b"these", b"following", b"below", b"next", b"it", b"them"))
 _FENCE_POINTS_ABOVE = frozenset((b"above", b"that", b"those", b"this", b"these", b"it", b"them", b"they",
                                  b"previous", b"preceding"))
+# the prepositions after which a word pointing at a fenced block names no object of the act
+# ("no need to run anything else after that": :func:`_fence_act_pointed`)
+_FENCE_NOT_OBJECT = frozenset((b"before", b"after", b"until", b"till", b"besides", b"except", b"than", b"without",
+                               b"beyond", b"unlike"))
 # the nouns of what a fenced block holds (:data:`_FENCE_NOUN`'s)
 _FENCE_NOUNS = frozenset((b"command", b"commands", b"line", b"lines", b"snippet", b"snippets", b"script", b"scripts",
                           b"code", b"block", b"step", b"steps", b"one", b"ones"))
