@@ -301,7 +301,7 @@ _NOTHING_HERE = re.compile(
 
 # quote layer
 # (a tilde fence's info string may hold backticks: red team 126, F05, "~~~" was no fence)
-_FENCE_OPEN = re.compile(rb" {0,3}+(`{3,}+[^`]*+|~{3,}+.*+)")
+_FENCE_OPEN = re.compile(rb" {0,3}+(?:(`{3,}+)[^`]*+|(~{3,}+).*+)")
 _FENCE_CLOSE = re.compile(rb" {0,3}+(`{3,}+|~{3,}+)[ \t\r]*+")
 _DOUBLE_QUOTED = re.compile(rb'"((?:[^"\\\n]|\\[^\n])*+)"')
 _SINGLE_CLOSE = re.compile(rb"(?<=[^\x00-\x20\x7f])'" + _END)
@@ -1107,9 +1107,8 @@ def _quote_spans(data: bytes) -> list:
         if fence is None:
             m = _FENCE_OPEN.fullmatch(data, ls, le)
             if m is not None:
-                run = m.group(1)
-                width = len(run) - len(run.lstrip(run[:1]))
-                fence = [len(out), width, m.start(1), min(le + 1, n), run[:1]]
+                g = 1 if m.group(1) is not None else 2
+                fence = [len(out), len(m.group(g)), m.start(g), min(le + 1, n), m.group(g)[:1]]
                 out.append(None)  # the fence starts before the quotes inside it
             else:
                 _inline_quotes(data, ls, le, out)
