@@ -2768,19 +2768,87 @@ cdef inline Py_ssize_t fence_line_start(const byte_t* d, Py_ssize_t pos, Py_ssiz
     return -1
 
 
+cdef Py_ssize_t tilde_line(const byte_t* d, Py_ssize_t n, Py_ssize_t p) noexcept nogil:
+    """The start of the first line at or after p (a line start) that opens with at most three
+    spaces and three tildes, a tilde fence line (CommonMark; red team 126, F05), or n."""
+    cdef const byte_t* hit
+    cdef Py_ssize_t q = p, j
+    while q + 3 <= n:
+        hit = <const byte_t*>memchr(d + q, b'~', n - q)
+        if hit == NULL:
+            return n
+        q = hit - d
+        if q + 3 > n:
+            return n
+        if d[q + 1] == b'~' and d[q + 2] == b'~':
+            j = q
+            while j > p and d[j - 1] == b' ' and q - j < 3:
+                j -= 1
+            if j == 0 or d[j - 1] == b'\n':
+                return j
+            while q < n and d[q] == b'~':
+                q += 1
+        else:
+            q += 1
+    return n
+
+
 cdef int quote_spans(const byte_t* d, Py_ssize_t n, Rows* out) noexcept nogil:
     """The quote layer. Only the lines holding a quote mark matter: a fence line holds
     backticks, and a line without quote marks holds no quote and neither opens nor closes a
     fence. So the loop goes from quote mark to quote mark (each taking its whole line), not
     from line to line; most lines are never looked at."""
-    cdef Py_ssize_t pos = 0, ls, le, q, k, rs = 0, slot = -1, fence_k = 0, fence_vs = 0, ve, first
-    cdef bint is_fence
+    cdef Py_ssize_t pos = 0, ls, le, q, k, rs = 0, slot = -1, fence_k = 0, fence_vs = 0, ve, first, tl = -1
+    cdef bint is_fence, tilde_fence = False
     cdef Cursor cur
     cur.base = -64
     cur.bits = 0
     while True:
         # pos starts a line, and every line before it is done
         first = next_quote_event(d, n, pos, &cur)
+        if tl < pos:
+            tl = tilde_line(d, n, pos)
+        if tl < n and tl <= first:
+            # a line of tildes before the next quote mark's line (or that line itself): a tilde
+            # fence opens with any info string and closes a tilde fence with blanks after it
+            le = line_end(d, n, tl)
+            q = tl
+            while q < le and d[q] == b' ':
+                q += 1
+            rs = q
+            while q < le and d[q] == b'~':
+                q += 1
+            k = q - rs
+            is_fence = slot < 0
+            if slot >= 0 and tilde_fence and k >= fence_k:
+                is_fence = True
+                for q in range(rs + k, le):
+                    if not (has(d[q], F_BLANK) or d[q] == b'\r'):
+                        is_fence = False
+                        break
+            if is_fence and slot < 0:
+                if rows_push(out, 0, rs, rs, -1, -1, 0, 0, V_RAW) < 0:
+                    return -1
+                slot = out.n - 1
+                fence_k = k
+                tilde_fence = True
+                fence_vs = le + 1 if le < n else n
+            elif is_fence:
+                ve = fence_value_end(d, fence_vs, tl)
+                if ve > fence_vs:
+                    out.rows[slot].kind = K_QUOTE
+                    out.rows[slot].end = rs + k
+                    out.rows[slot].value_start = fence_vs
+                    out.rows[slot].value_end = ve
+                else:
+                    out.n = slot
+                slot = -1
+            elif first < le and inline_quotes(d, n, first, le, out, &cur) < 0:
+                return -1
+            if le >= n:
+                break
+            pos = le + 1
+            continue
         if first >= n:
             break
         # a fence line starts with at most three spaces and backticks, so only a line whose
@@ -2801,12 +2869,13 @@ cdef int quote_spans(const byte_t* d, Py_ssize_t n, Rows* out) noexcept nogil:
                     return -1
                 slot = out.n - 1
                 fence_k = k
+                tilde_fence = False
                 fence_vs = le + 1 if le < n else n
             elif inline_quotes(d, n, first, le, out, &cur) < 0:
                 return -1
         else:
-            k = fence_run(d, ls, le, &rs) if ls >= 0 else 0
-            is_fence = k >= fence_k
+            k = fence_run(d, ls, le, &rs) if ls >= 0 and not tilde_fence else 0
+            is_fence = k >= fence_k and k > 0
             if is_fence:
                 for q in range(rs + k, le):
                     if not (has(d[q], F_BLANK) or d[q] == b'\r'):

@@ -42,27 +42,30 @@ cdef struct cursor_t:
     Py_ssize_t pos    # where the next line starts; n + 1 when there is none
     Py_ssize_t start  # the current line, as it is compared: [start, end)
     Py_ssize_t end
-    Py_ssize_t fence  # backticks of the open fence's opening line; 0 outside a fence
+    Py_ssize_t fence  # backticks (or tildes) of the open fence's opening line; 0 outside a fence
+    Py_UCS4 mark      # the open fence's character: ` or ~
     bint verbatim     # the current line is inside a fence (kept as it is)
 
 
-cdef Py_ssize_t fence_backticks(const text_t* t, Py_ssize_t i, Py_ssize_t e, bint closing) noexcept nogil:
-    """The backticks of a fence line ``[i, e)`` (without its \\n, with its \\r), else 0: up to
-    three spaces, three or more backticks, then anything but a backtick (an opening line) or
-    only spaces, tabs and \\r (a closing line) -- the scanner's _FENCE_OPEN / _FENCE_CLOSE."""
+cdef Py_ssize_t fence_backticks(const text_t* t, Py_ssize_t i, Py_ssize_t e, bint closing,
+                                Py_UCS4 mark) noexcept nogil:
+    """The backticks (``mark`` 96) or tildes (126) of a fence line ``[i, e)`` (without its \\n,
+    with its \\r), else 0: up to three spaces, three or more of them, then anything (but a
+    backtick after backticks: an opening line) or only spaces, tabs and \\r (a closing line)
+    -- the scanner's _FENCE_OPEN / _FENCE_CLOSE (tildes since red team 126, F05)."""
     cdef Py_ssize_t spaces = 0, ticks = 0
     cdef Py_UCS4 c
     while i < e and spaces < 3 and char_at(t, i) == 32:
         i += 1
         spaces += 1
-    while i < e and char_at(t, i) == 96:
+    while i < e and char_at(t, i) == mark:
         i += 1
         ticks += 1
     if ticks < 3:
         return 0
     while i < e:
         c = char_at(t, i)
-        if c == 96 or (closing and c != 32 and c != 9 and c != 13):
+        if (c == 96 and mark == 96) or (closing and c != 32 and c != 9 and c != 13):
             return 0
         i += 1
     return ticks
@@ -105,13 +108,17 @@ cdef bint next_line(const text_t* t, cursor_t* c) noexcept nogil:
     c.end = i
     c.verbatim = False
     if c.fence:
-        ticks = fence_backticks(t, pos, i, True)
+        ticks = fence_backticks(t, pos, i, True, c.mark)
         if ticks < c.fence:
             c.verbatim = True  # part of the fence's value: \r and trailing blanks are text
             return True
         c.fence = 0
     else:
-        c.fence = fence_backticks(t, pos, i, False)
+        c.mark = 96
+        c.fence = fence_backticks(t, pos, i, False, 96)
+        if not c.fence:
+            c.mark = 126
+            c.fence = fence_backticks(t, pos, i, False, 126)
     e = i
     if i < t.n and e > pos and char_at(t, e - 1) == 13:
         e -= 1  # the \r of a \r\n line ending

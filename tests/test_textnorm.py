@@ -20,11 +20,12 @@ from provgate.gate import normalize_whitespace
 
 # a fenced block as docs/grammar.md describes it, found in the whole text at once (the reference
 # and the scanner go line by line): the opening line, then either the lines up to the first
-# closing line with at least as many backticks, or (unclosed) the rest of the text
+# closing line with at least as many backticks (or tildes, of a tilde fence), or (unclosed) the
+# rest of the text
 FENCED = re.compile(
-    r"^( {0,3}(`{3,})[^`\n]*)"                              # 1: opening line, 2: its backticks
-    r"(?:\n((?:[^\n]*\n)*?)( {0,3}\2`*[ \t\r]*)(?=\n|\Z)"  # 3: the lines inside, 4: closing line
-    r"|\n(.*)"                                             # 5: an unclosed fence's lines
+    r"^( {0,3}(?:(`{3,})[^`\n]*|(~{3,})[^\n]*))"            # 1: opening line, 2: backticks, 3: tildes
+    r"(?:\n((?:[^\n]*\n)*?)( {0,3}(?:\2`*|\3~*)[ \t\r]*)(?=\n|\Z)"  # 4: the lines inside, 5: closing line
+    r"|\n(.*)"                                             # 6: an unclosed fence's lines
     r"|\Z)",
     re.MULTILINE | re.DOTALL)
 INSIDE = "\ue000"  # stands for a fence's inside in the skeleton (no generated text holds it)
@@ -37,11 +38,11 @@ def documented_normalisation(text: str) -> tuple[str, list[str]]:
     insides: list[str] = []
 
     def set_aside(m: re.Match) -> str:
-        if m.group(3) is not None:
-            insides.append(m.group(3))
-            return f"{m.group(1)}\n{INSIDE}\n{m.group(4)}"
-        if m.group(5) is not None:
-            insides.append(m.group(5))
+        if m.group(4) is not None:
+            insides.append(m.group(4))
+            return f"{m.group(1)}\n{INSIDE}\n{m.group(5)}"
+        if m.group(6) is not None:
+            insides.append(m.group(6))
             return f"{m.group(1)}\n{INSIDE}"
         return m.group(1)
 

@@ -18,7 +18,7 @@ Everything else is punctuation.
 Two independent layers, merged at the end
 -----------------------------------------
 1. **Quote layer** (``_quote_spans``), line by line (lines end at ``\\n``): fenced code blocks
-   (CommonMark-style ``` fences, an unclosed fence runs to the end of the text) and inline
+   (CommonMark-style ``` and ~~~ fences, an unclosed fence runs to the end of the text) and inline
    quotes ``"…"``, ``'…'``, `` `…` `` inside one line. Inline quotes are found on every line
    that is not itself a fence line, inside fences too; they do not nest in each other.
 2. **Token layer** (``_token_spans``), one left-to-right pass that tries lexemes at each
@@ -300,8 +300,9 @@ _NOTHING_HERE = re.compile(
 )
 
 # quote layer
-_FENCE_OPEN = re.compile(rb" {0,3}+(`{3,}+)[^`]*+")
-_FENCE_CLOSE = re.compile(rb" {0,3}+(`{3,}+)[ \t\r]*+")
+# (a tilde fence's info string may hold backticks: red team 126, F05, "~~~" was no fence)
+_FENCE_OPEN = re.compile(rb" {0,3}+(?:(`{3,}+)[^`]*+|(~{3,}+).*+)")
+_FENCE_CLOSE = re.compile(rb" {0,3}+(`{3,}+|~{3,}+)[ \t\r]*+")
 _DOUBLE_QUOTED = re.compile(rb'"((?:[^"\\\n]|\\[^\n])*+)"')
 _SINGLE_CLOSE = re.compile(rb"(?<=[^\x00-\x20\x7f])'" + _END)
 _INLINE_DELIM = re.compile(rb"[\"'`]")
@@ -1106,14 +1107,15 @@ def _quote_spans(data: bytes) -> list:
         if fence is None:
             m = _FENCE_OPEN.fullmatch(data, ls, le)
             if m is not None:
-                fence = [len(out), len(m.group(1)), m.start(1), min(le + 1, n)]
+                g = 1 if m.group(1) is not None else 2
+                fence = [len(out), len(m.group(g)), m.start(g), min(le + 1, n), m.group(g)[:1]]
                 out.append(None)  # the fence starts before the quotes inside it
             else:
                 _inline_quotes(data, ls, le, out)
         else:
             m = _FENCE_CLOSE.fullmatch(data, ls, le)
-            if m is not None and len(m.group(1)) >= fence[1]:
-                slot, _, start, vs = fence
+            if m is not None and len(m.group(1)) >= fence[1] and m.group(1)[:1] == fence[4]:
+                slot, _, start, vs, _ = fence
                 ve = _fence_value_end(data, vs, ls)
                 if ve > vs:
                     out[slot] = (QUOTE, start, m.end(1), -1, -1, vs, ve, VALUE_RAW)
@@ -1124,7 +1126,7 @@ def _quote_spans(data: bytes) -> list:
             break
         ls = le + 1
     if fence is not None:  # an unclosed fence runs to the end of the text (CommonMark)
-        slot, _, start, vs = fence
+        slot, _, start, vs, _ = fence
         ve = _fence_value_end(data, vs, n)
         if ve > vs:
             out[slot] = (QUOTE, start, n, -1, -1, vs, ve, VALUE_RAW)

@@ -77,8 +77,8 @@ def check_byte_pairs(a: Any, b: Any) -> None:
 # The scanner's fence lines (``_scanner_py._FENCE_OPEN`` / ``_FENCE_CLOSE``, there over UTF-8
 # bytes, here over characters: the patterns are ASCII, so both find the same lines). A line is
 # matched without its ``\n`` and with its ``\r``, as the scanner matches it.
-_FENCE_OPEN = re.compile(r" {0,3}+(`{3,}+)[^`]*+")
-_FENCE_CLOSE = re.compile(r" {0,3}+(`{3,}+)[ \t\r]*+")
+_FENCE_OPEN = re.compile(r" {0,3}+(?:(`{3,}+)[^`]*+|(~{3,}+).*+)")
+_FENCE_CLOSE = re.compile(r" {0,3}+(`{3,}+|~{3,}+)[ \t\r]*+")
 
 
 def normalised_lines(text: str) -> list[str]:
@@ -86,18 +86,20 @@ def normalised_lines(text: str) -> list[str]:
     lines = text.split("\n")
     last = len(lines) - 1
     out = []
-    fence = 0  # backticks of the open fence's opening line; 0 outside a fence
+    fence = 0  # backticks (or tildes) of the open fence's opening line; 0 outside a fence
+    mark = ""  # the open fence's character
     for k, line in enumerate(lines):
         if fence:
             closing = _FENCE_CLOSE.fullmatch(line)
-            if closing is None or len(closing.group(1)) < fence:
+            if closing is None or len(closing.group(1)) < fence or closing.group(1)[0] != mark:
                 out.append(line)  # inside the fence: part of its value, verbatim
                 continue
             fence = 0
         else:
             opening = _FENCE_OPEN.fullmatch(line)
             if opening is not None:
-                fence = len(opening.group(1))
+                run = opening.group(1) or opening.group(2)
+                fence, mark = len(run), run[0]
         if k < last and line.endswith("\r"):
             line = line[:-1]  # a \r\n line ending (a \r on the last line is no line ending)
         out.append(line.rstrip(" \t"))

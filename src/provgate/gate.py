@@ -12112,7 +12112,8 @@ def _clause_negated_before(text: bytes, at: int, depth: int) -> bool:
     read as a clause of no words) is read as the words right after the lines before its fence."""
     lo = max(at - 256, 0)
     window = text[lo:at].lower()
-    if window.endswith(b"\n") and depth < _LIST_ITEMS and (fence := _FENCE_OPENING.search(window)) is not None:
+    if window.endswith(b"\n") and depth < _LIST_ITEMS and (fence := _FENCE_OPENING.search(window)) is not None \
+            and _fence_opens_at(text, at):  # (a closing fence opens nothing: red team 125, F04)
         h = lo + fence.start()
         end = max(h - 256, 0) + len(text[max(h - 256, 0):h].rstrip())  # (past blank lines, a bounded read)
         if end > 0:
@@ -12126,6 +12127,9 @@ def _clause_negated_before(text: bytes, at: int, depth: int) -> bool:
             if _fence_instruction_negated(line, _FENCE_POINTER_BELOW, depth):
                 return True
         return _fence_denied_after(text, at, fence.group(), depth)
+    if depth < _LIST_ITEMS and (first := _fenced_line_start(text, at)) is not None and _clause_negated_before(
+            text, first, depth + 1):
+        return True  # (a later line of a governed fence is governed too: red team 125, F04)
     line = window.rfind(b"\n") + 1
     if _ITEM_LEAD.fullmatch(window, line):
         if _header_negated(text, lo + line):
@@ -12231,7 +12235,57 @@ _STEPS = frozenset((b"run", b"execute", b"use", b"invoke", b"call", b"deploy", b
                              b"ship", b"lint", b"package", b"rebuild", b"migrate", b"restart", b"upgrade", b"install",
                              b"format", b"check", b"verify", b"sign", b"upload", b"rollout", b"roll"))
 # the line that opens a fenced block, at the end of the text before the block's first line
-_FENCE_OPENING = re.compile(rb"(?:\A|\n)[ \t]{0,3}(?:`{3,}|~{3,})[0-9a-z_+.-]*[ \t]*\r?\n\Z")
+# (its info string is the rest of the line, blanks, "=" and "{" in it, no backtick after a
+# backtick fence's: "```bash title=deploy.sh", "```sh {.line-numbers}", red team 126, F05)
+_FENCE_OPENING = re.compile(rb"(?:\A|\n)[ \t]{0,3}(?:`{3,}[^`\n]*|~{3,}[^\n]*)\n\Z")
+def _fenced_line_start(text: bytes, at: int) -> int | None:
+    """The start of the first line of the fenced block whose content holds ``text[at]`` past
+    its first line's start (a later line, or a word within a line), or None: none does. A
+    command quoted from a later line of a fence that a sentence before or after denies is
+    governed as its first line is (red team 125, F04: only a quotation starting at the first
+    line was read)."""
+    if at <= 0:
+        return None
+    blocks = _fence_blocks(text)
+    k = bisect_right(blocks, (at,)) - 1  # (the last block whose content starts before ``at``)
+    if k < 0:
+        return None
+    start, end = blocks[k]
+    return start if start < at < end else None
+
+
+def _fence_opens_at(text: bytes, at: int) -> bool:
+    """Does a fenced block's content start at ``text[at]`` (the line before it opens one, and
+    does not close one)?"""
+    blocks = _fence_blocks(text)
+    k = bisect_left(blocks, (at,))
+    return k < len(blocks) and blocks[k][0] == at
+
+
+@functools.lru_cache(maxsize=16)
+def _fence_blocks(text: bytes) -> list[tuple[int, int]]:
+    """The fenced blocks of ``text`` in order, each its content's (start, end): the end is the
+    start of its closing fence's line, or the text's end for an unclosed one. CommonMark: a
+    fence is three or more backticks or tildes after at most three blanks, closed by a line of
+    the same character, at least as many, and blanks only; a backtick fence's info string holds
+    no backtick."""
+    blocks: list[tuple[int, int]] = []
+    opened: tuple[bytes, int, int] | None = None  # (character, width, content start)
+    for m in _FENCE_ANY_LINE.finditer(text):
+        run, rest = m.group(1), m.group(2)
+        if opened is None:
+            if not (run[:1] == b"`" and b"`" in rest):
+                opened = (run[:1], len(run), min(m.end() + 1, len(text)))
+        elif run[:1] == opened[0] and len(run) >= opened[1] and not rest.strip():
+            blocks.append((opened[2], m.start()))
+            opened = None
+    if opened is not None:
+        blocks.append((opened[2], len(text)))
+    return blocks
+
+
+# a line that may open or close a fenced block: its fence and the rest of it (:func:`_fence_blocks`)
+_FENCE_ANY_LINE = re.compile(rb"^[ \t]{0,3}(`{3,}|~{3,})([^\n]*)", re.MULTILINE)
 # the line that closes a fenced block: its fence (:func:`_fence_denied_after`)
 _FENCE_CLOSING = re.compile(rb"\n[ \t]{0,3}(`{3,}|~{3,})[ \t]*(?:\r?\n|\Z)")
 # the most bytes of a fenced block read for its closing fence (:func:`_fence_denied_after`)
@@ -12275,30 +12329,116 @@ _JOINED_TO_QUOTATION = re.compile(rb"(?:[\"']|\xe2\x80[\x9d\x99])[*_~]*(?:,[ \t]
 def _fence_instruction_negated(sentence: bytes, pointer: re.Pattern[bytes], depth: int) -> bool:
     """Does the lower-cased ``sentence`` (a line's last sentence before a fenced block, or its
     first after one, its end mark kept) deny an act of ``_FENCE_ACTS`` whose object points at
-    the block (``pointer``): ``Never run this.``, ``Do not run the following.``, ``Never run
-    the above.`` (red team 123, F11: only a line ending in ``:`` before the block was read)? The
+    the block (``pointer``: :data:`_FENCE_POINTER_BELOW` for a block below, else one above):
+    ``Never run this.``, ``Do not run the following.``, ``Never run the above.`` (red team 123,
+    F11: only a line ending in ``:`` before the block was read)? Read by its structure, not by
+    its length (red team 126, F04: a bracket, a dotted host, seven words, a quantifier, a
+    passive with a comma each governed nothing): the last of its sentences (``;`` ends one, a
+    bracket is passed) holding a word pointing at the block (:data:`_FENCE_POINTS_BELOW`,
+    :data:`_FENCE_POINTS_ABOVE`; ``it`` / ``them`` below only right before the end) with an
+    act of doing before it in its clause (``Never run or share this``, ``Never run any of
+    these``, ``Never run this command on prod, it wipes the db``) or as a passive after it
+    (``This should never, ever be run``, ``Under no circumstances should this be run``). The
     words up to the verb are read as the clause before a quotation is, and a negation of
-    another verb (``Don't worry about running this.``) denies nothing; a sentence that points
-    at nothing (``The output was long.``) or names no act governs nothing."""
+    another verb (``Don't worry about running this.``), a report of the act (:func:`_fence_act_reported`)
+    or a harm denied (:func:`_fence_harm_denied`) denies nothing; a question, a sentence that
+    points at nothing (``The output was long.``) or names no act governs nothing."""
     if sentence.endswith(b":"):
         return False  # (a line ending in ":" governs the block as the clause before it: "Never run this. Use the following:")
-    m = None
-    for m in pointer.finditer(sentence):
-        pass  # (the last sentence pointing at the block: "Never run this. It wipes prod.")
-    if m is None or (m.groupdict().get("pronoun") is not None and sentence[m.end("pronoun"):m.end()].strip(b".!*_ \t")):
-        return False  # (an "it" before a fence points at it alone: "Never run it as root." may mean something else)
-    passive = m.group("verb") is None
-    verb = m.group("passive") if passive else m.group("verb")
-    if passive and verb.endswith(b"ed"):
-        verb = verb[:-1] if _act_stem(verb[:-1]) in _FENCE_ACTS else verb[:-2]  # ("executed", "deployed")
-    if _act_stem(verb) not in _FENCE_ACTS:
-        return False
-    clause = sentence[:m.end("passive" if passive else "verb")]
-    # (the words of the verb's own sentence, read for a report or a harm denied)
-    words = _words_of_clause(clause[_LAST_SENTENCE_START.match(clause).end():].replace(b"\xe2\x80\x99", b"'"))
-    if _fence_act_reported(verb, words) or _fence_harm_denied(words):
-        return False
-    return _clause_negated_before(clause, len(clause), depth + 1) and not _negates_another_verb(words)
+    below = pointer is _FENCE_POINTER_BELOW
+    points = _FENCE_POINTS_BELOW if below else _FENCE_POINTS_ABOVE
+    text = _FENCE_BRACKETED.sub(b" ", sentence.replace(b"\xe2\x80\x99", b"'"))
+    pieces = [m for m in _FENCE_SENTENCE.finditer(text) if m.group().strip(b" \t*_")]
+    for piece in reversed(pieces):
+        if piece.group().rstrip(b" \t*_").endswith(b"?"):
+            continue  # (a question asks nothing of the block: "Why not run the above?")
+        found = _fence_act_pointed(text, piece.start(), piece.end(), points, below)
+        if found is None:
+            continue  # (the last sentence pointing at the block: "Never run this. It wipes prod.")
+        verb, verb_end, limited, _ = found
+        if limited:
+            return False  # (a limit, no prohibition: "Never run this twice.")
+        clause = text[:verb_end]
+        # (the words of the verb's own sentence, read for a report or a harm denied)
+        words = _words_of_clause(clause[piece.start():])
+        if _fence_act_reported(verb, words) or _fence_harm_denied(words):
+            return False
+        if _negates_another_verb(words):
+            return False
+        if _clause_negated_before(clause, len(clause), depth + 1):
+            return True
+        # (a passive's negation may stand before its subject: "Under no circumstances should
+        # this be run", "At no point must the above be run"; and a subject that denies carries
+        # across a clause that qualifies it: "Nobody who has access should run that"; fail closed)
+        if found[3]:
+            return any(w in _BARE_NOT or _negation_words(w, 0, len(w)) for w in words[:-1])
+        return any(w in _FENCE_NOBODY or (w == b"no" and words[k + 1:k + 2] == [b"one"]) for k, w in enumerate(words))
+    return False
+
+
+def _fence_act_pointed(text: bytes, lo: int, hi: int, points: frozenset[bytes],
+                       below: bool) -> tuple[bytes, int, bool, bool] | None:
+    """The act of doing a sentence ``text[lo:hi]`` asks or denies of the fenced block it points
+    at (:func:`_fence_instruction_negated`): its verb (a passive participle as its bare verb),
+    the end of the verb in ``text``, whether a limit follows the pointer (``twice``), whether it
+    is a passive; or None: no word points at the block with an act of doing before it in its
+    clause or a passive after it."""
+    tokens = [(m.group(), m.start(), m.end()) for m in _FENCE_TOKEN.finditer(text, lo, hi)]
+    for n in range(len(tokens) - 1, -1, -1):
+        word = tokens[n][0]
+        if word not in points:
+            continue
+        if word in (b"it", b"them") and below and any(t[0][:1].isalnum() for t in tokens[n + 1:]):
+            continue  # (an "it" before a fence points at it alone: "Never run it as root." may mean something else)
+        if word == b"following" and (n == 0 or tokens[n - 1][0] != b"the") and n + 1 < len(tokens) \
+                and tokens[n + 1][0] not in _FENCE_NOUNS and tokens[n + 1][0][:1].isalnum():
+            continue  # ("the following", "following steps" point; "following the tests" is no pointer)
+        j = n - 2 if n > 1 and tokens[n - 1][0] == b"the" else n - 1
+        if j >= 0 and tokens[j][0] in _FENCE_NOT_OBJECT:
+            continue  # (what is done before or after the block is another act: "Nothing else needs to run before this.")
+        limited = any(t[0] == b"twice" for t in tokens[n + 1:])
+        # an act of doing before the pointer in its clause, the nearest ("never run or share this")
+        for j in range(n - 1, -1, -1):
+            w = tokens[j][0]
+            if not w[:1].isalnum():
+                break
+            if w in (b"do", b"does", b"did", b"done", b"doing") and j != n - 1:
+                continue  # (an auxiliary: "did not expect that"; "don't do this" is the act)
+            if w not in _FENCE_POINTS_BELOW and w not in _FENCE_POINTS_ABOVE and _act_stem(w) in _FENCE_ACTS:
+                return w, tokens[j][2], limited, False
+        # or a passive after it, across commas ("this should never, ever be run")
+        for j in range(n + 1, len(tokens)):
+            w = tokens[j][0]
+            if tokens[j - 1][0] != b"be" or not w[:1].isalpha():
+                continue
+            verb = w
+            if verb.endswith(b"ed"):
+                verb = verb[:-1] if _act_stem(verb[:-1]) in _FENCE_ACTS else verb[:-2]  # ("executed", "deployed")
+            if _act_stem(verb) in _FENCE_ACTS:
+                return verb, tokens[j][2], limited, True
+    return None
+
+
+# the subjects that deny the act of every one (:func:`_fence_instruction_negated`)
+_FENCE_NOBODY = frozenset((b"nobody", b"noone", b"no-one", b"none"))
+# the words pointing at the fenced block below a sentence or above it (:func:`_fence_act_pointed`)
+_FENCE_POINTS_BELOW = frozenset((b"this", b"these", b"following", b"below", b"next", b"it", b"them"))
+_FENCE_POINTS_ABOVE = frozenset((b"above", b"that", b"those", b"this", b"these", b"it", b"them", b"they",
+                                 b"previous", b"preceding"))
+# the prepositions after which a word pointing at a fenced block names no object of the act
+# ("no need to run anything else after that": :func:`_fence_act_pointed`)
+_FENCE_NOT_OBJECT = frozenset((b"before", b"after", b"until", b"till", b"besides", b"except", b"than", b"without",
+                               b"beyond", b"unlike"))
+# the nouns of what a fenced block holds (:data:`_FENCE_NOUN`'s)
+_FENCE_NOUNS = frozenset((b"command", b"commands", b"line", b"lines", b"snippet", b"snippets", b"script", b"scripts",
+                          b"code", b"block", b"step", b"steps", b"one", b"ones"))
+# a sentence of a line: up to an end mark or a ";" and the blanks after it, a dot within a word
+# kept ("db.prod.internal")
+_FENCE_SENTENCE = re.compile(rb"(?:[^.!?;]|[.!?](?![.!?;]*(?:[ \t*_)\]]|\Z)))+(?:[.!?;]+[ \t*_)\]]*)?|[.!?;]+[ \t*_]*")
+# the words and the clause breaks of a sentence (:func:`_fence_act_pointed`)
+_FENCE_TOKEN = re.compile(rb"[0-9a-z][0-9a-z'-]*|[,:]|\xe2\x80[\x93\x94]|[ \t]-[ \t]")
+# a short bracketed aside, passed ("Never run this (it wipes prod).")
+_FENCE_BRACKETED = re.compile(rb"\([^()\n]{0,120}\)|\[[^\[\]\n]{0,120}\]")
 
 
 def _fence_act_reported(verb: bytes, words: list[bytes]) -> bool:
@@ -12854,9 +12994,21 @@ def _read_after(text: bytes, at: int, depth: int = 0) -> int:
                 return _AFTER_DENIED
         if said[:1] and said[0] in _PROHIBITED:
             return _AFTER_FORBIDDEN  # (a status read as the same after a verb of being: "PR "A": rejected")
+        if said[:1] == [b"blocked"] and _blocked_as_prohibition(said[1:9], _waiting_thing_near(
+                text, at, text[at:at + m.start()], rest)):
+            return _AFTER_FORBIDDEN  # (so is "blocked": "`A`: blocked until further notice", red team 126, F12)
         if said[:1] in ([b"not"], [b"never"]) and said[1:2] and said[1] in _DONE or said[:1] and said[0] in _UNDONE_AFTER:
             return _AFTER_DENIED  # (a status of it not done: "`A`: not run", red team 119, F24)
+    if b"ly " in rest or b"ly," in rest:
+        # (adverbs joined by "and", "or" or a comma read as one: "remains completely and
+        # indefinitely blocked", red team 126, F12)
+        rest = _ADVERBS_JOINED.sub(b" ", rest)
     cut = _AFTER_BREAK.search(rest)
+    if cut is not None and cut.group() == b"," and (aside := _BE_ASIDE.match(rest)) is not None:
+        # (an aside set off by commas after a verb of being is read past: "`A` is, for now,
+        # blocked", red team 126, F12)
+        rest = rest[:aside.end(1)] + b" " + rest[aside.end():]
+        cut = _AFTER_BREAK.search(rest)
     words = _words_of_clause(rest[:cut.start()] if cut is not None else rest)[:8]
     if not words:
         return _AFTER_NOTHING
@@ -12886,7 +13038,7 @@ def _read_after(text: bytes, at: int, depth: int = 0) -> int:
     verb = words[aux].replace(b"\xe2\x80\x99", b"'")
     negated = verb.endswith(b"n't")
     prohibiting = _PROHIBITING_BE if verb in _BE else _PROHIBITING
-    for n, word in enumerate(words[aux + 1:aux + 5], aux + 1):
+    for n, word in enumerate(words[aux + 1:aux + 8], aux + 1):
         if word in _PROHIBITED or (word == b"blocked" and _blocked_as_prohibition(
                 _blocked_after(rest, n + 1), _waiting_thing_near(text, at, text[at:at + m.start()], rest))):
             # ("is not forbidden": allowed; "blocked" too, but a status "blocked on" a thing: red
@@ -12907,7 +13059,11 @@ def _read_after(text: bytes, at: int, depth: int = 0) -> int:
                 return _AFTER_DENIED  # ("was not tried", "hasn't been run": a statement it was not done)
             return _AFTER_NOTHING
         elif word not in (b"now", b"still", b"strictly", b"absolutely", b"hereby", b"also", b"always") and (
-                word not in _STANDING_ADVERBS or (word in _LAPSED_ADVERBS and verb in (b"was", b"were"))):
+                word not in _STANDING_ADVERBS or (word in _LAPSED_ADVERBS and verb in (b"was", b"were"))) and (
+                # (any other adverb in -ly of a present verb leaves it standing, but one of a
+                # time that ends or of how often: "is usually blocked", "was briefly blocked")
+                not word.endswith(b"ly") or word in _RARE_ADVERBS or verb in (b"was", b"were")
+                or not any(w == b"blocked" or w in _PROHIBITED for w in words[n + 1:aux + 8])):
             return _AFTER_NOTHING  # (a past "was" with one that ends: ""A" was temporarily blocked
             # until yesterday", red team 126, F13, read as standing; "was permanently blocked" still is)
     return _AFTER_NOTHING
@@ -12920,6 +13076,20 @@ _STANDING_ADVERBS = frozenset((b"currently", b"presently", b"temporarily", b"ind
                                b"completely", b"fully", b"totally", b"entirely", b"effectively", b"officially",
                                b"explicitly", b"formally", b"actually", b"really", b"firmly", b"automatically",
                                b"intentionally", b"deliberately", b"globally", b"outright", b"again", b"today"))
+# the adverbs in -ly of how often or of a time that ends, which leave no standing prohibition
+# (""A" is occasionally blocked"; :func:`_read_after`)
+_RARE_ADVERBS = frozenset((b"rarely", b"occasionally", b"usually", b"normally", b"typically", b"generally",
+                           b"frequently", b"briefly", b"formerly", b"previously", b"recently", b"only", b"early",
+                           b"partly", b"partially", b"hardly", b"barely", b"scarcely", b"likely", b"possibly",
+                           b"probably", b"supposedly", b"reportedly", b"apparently", b"seemingly", b"allegedly",
+                           b"sporadically", b"intermittently", b"periodically", b"nightly", b"weekly", b"daily",
+                           b"monthly", b"yearly", b"hourly", b"initially", b"originally", b"finally", b"eventually"))
+# the joiner of two adverbs in -ly (:func:`_read_after`)
+_ADVERBS_JOINED = re.compile(rb"(?<=[a-z]ly)(?:,?[ \t]+(?:and|or)|,)[ \t]+(?=[a-z]+ly(?![0-9a-z'-]))")
+# a verb of being or a modal, then an aside set off by commas, at most 40 bytes and no other
+# break in it (""A" is, for now, blocked": :func:`_read_after`)
+_BE_ASIDE = re.compile(rb"[^.!?;:,()\[\]\n\r\"`]{0,60}?(?<![0-9a-z'])(is|are|remains|stays|must|should|shall|will)"
+                       rb"[ \t]*,[^.!?;:,()\[\]\n\r\"`]{1,40},[ \t]*")
 # the standing adverbs of a time that ends, which after a past "was" / "were" put the
 # prohibition in the past (:data:`_STANDING_ADVERBS`)
 _LAPSED_ADVERBS = frozenset((b"currently", b"presently", b"temporarily", b"today"))
@@ -13620,6 +13790,10 @@ def _opens_denied(unit: bytes, at: int) -> bool:
     at most three auxiliaries or pronouns (``do not``, ``you must not``, ``don't``, ``never``)?"""
     lead = _DENIAL_LEAD.match(unit, at)
     stop = lead.end() if lead is not None else at
+    # (the denial may be the lead's second word, after a word of any kind: "and for no reason
+    # restart the db", "and by no means restart the db", red team 126, F06)
+    if (word := _PIECE_WORD.match(unit, stop)) is not None:
+        stop = word.end()
     head = unit[at:min(stop + 12, len(unit))]
     denials = _denial_words(head, 0, len(head))
     # (or a clause of its own subject that denies: "Restart the api: the db must not be
@@ -13629,17 +13803,20 @@ def _opens_denied(unit: bytes, at: int) -> bool:
 
 # the bytes :func:`_negation_pieces` looks for before it cuts a unit, and its cuts: a contrast,
 # a dash, a bracket, and a colon or "and" ("opens": only where a denial opens the words after)
-_PIECE_HINT = re.compile(rb"though|whereas|[ \t]-|\xe2\x80[\x93\x94]|[ \t]\(|:[ \t]|[ \t]and[ \t]")
+_PIECE_HINT = re.compile(rb"though|whereas|[ \t]-|\xe2\x80[\x93\x94]|[ \t]\(|:[ \t]|[ \t]and[ \t,]")
 _PIECE_BREAK = re.compile(
     rb",?[ \t]+(?:(?:even[ \t]+)?(?:although|though)|whereas)(?![0-9a-z_'\x80-\xff])|(?P<dash>[ \t]+(?:--?|\xe2\x80[\x93\x94])[ \t]+"
-    rb"|[ \t]*\xe2\x80\x94[ \t]*)|(?P<open>[ \t]+\([ \t]*)|(?P<close>[ \t]*\)(?=[ \t.,;:!?]|\Z))|(?P<opens>:[ \t]+|,?[ \t]+and[ \t]+)")
+    rb"|[ \t]*\xe2\x80\x94[ \t]*)|(?P<open>[ \t]+\([ \t]*)|(?P<close>[ \t]*\)(?=[ \t.,;:!?]|\Z))|(?P<opens>:[ \t]+|,?[ \t]+and(?:[ \t]*,)?[ \t]+)")
 # the auxiliaries and pronouns before a denial that opens words (:func:`_opens_denied`)
 # (and the first words of a denial phrase, "under no circumstances", "in no case", "at no time")
 _DENIAL_LEAD = re.compile(rb"(?:(?:please|you|we|do|does|did|must|should|shall|will|can|then|also|under|in|at),?[ \t]+){0,3}")
-# a subject of one to three words, then a modal or "be" denied, or "never" (:func:`_opens_denied`)
+# a subject of one to six words, then a modal or "be" denied ("can't" and "won't" too: red team
+# 126, F06), or "never" (:func:`_opens_denied`)
 _SUBJECT_DENIAL = re.compile(
-    rb"(?:[0-9a-z_.'-]+[ \t]+){1,3}?(?:(?:must|should|shall|may|can|will|would|is|are|was|were|does|do|did)"
-    rb"(?:n't|n\xe2\x80\x99t|[ \t]+(?:not|never)(?![0-9a-z_'])|not)|never(?![0-9a-z_']))")
+    rb"(?:[0-9a-z_.'-]+[ \t]+){1,6}?(?:(?:must|should|shall|may|can|will|would|is|are|was|were|does|do|did)"
+    rb"(?:n't|n\xe2\x80\x99t|[ \t]+(?:not|never)(?![0-9a-z_'])|not)|(?:can|won)(?:'t|\xe2\x80\x99t)|never(?![0-9a-z_']))")
+# the word after a denial's lead that a denial may follow (:func:`_opens_denied`)
+_PIECE_WORD = re.compile(rb"[0-9a-z'-]+[ \t]+")
 
 
 def _unit_words(unit: bytes) -> tuple[set[bytes], list[tuple[int, int]]]:
